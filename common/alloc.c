@@ -1,0 +1,104 @@
+/*
+ * alloc.c: allocation through Boehm GC, and the small containers built on
+ * it.  Nothing here is freed by hand; the collector reclaims what the
+ * compiler drops (abandoned IR after an error in the REPL, for instance).
+ */
+#include <gc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static void *check(void *p, size_t size) {
+  if (!p && size) {
+    fprintf(stderr, "nessie: error: out of memory (%zu bytes)\n", size);
+    exit(1);
+  }
+  return p;
+}
+
+void *xmalloc(size_t size) { return check(GC_MALLOC(size), size); }
+void *xmalloc_atomic(size_t size) { return check(GC_MALLOC_ATOMIC(size), size); }
+void *xrealloc(void *p, size_t size) { return check(GC_REALLOC(p, size), size); }
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n) {
+  char *p = xmalloc_atomic(n + 1);
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+char *xvprintf(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  char *p = xmalloc_atomic((size_t)n + 1);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  return p;
+}
+
+char *xprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *p = xvprintf(fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+void vec_push(Vec *v, void *item) {
+  if (v->len == v->cap) {
+    v->cap = v->cap ? 2 * v->cap : 8;
+    v->data = xrealloc(v->data, sizeof(void *) * (size_t)v->cap);
+  }
+  v->data[v->len++] = item;
+}
+
+void *vec_get(const Vec *v, int i) {
+  if (i < 0 || i >= v->len)
+    die("vec_get: index %d out of range [0, %d)", i, v->len);
+  return v->data[i];
+}
+
+void *vec_last(const Vec *v) { return vec_get(v, v->len - 1); }
+
+static void buf_reserve(Buf *b, size_t extra) {
+  if (b->len + extra + 1 <= b->cap)
+    return;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < b->len + extra + 1)
+    cap *= 2;
+  char *p = xmalloc_atomic(cap);
+  if (b->len)
+    memcpy(p, b->data, b->len);
+  b->data = p;
+  b->cap = cap;
+}
+
+void buf_putc(Buf *b, char c) {
+  buf_reserve(b, 1);
+  b->data[b->len++] = c;
+}
+
+void buf_puts(Buf *b, const char *s) {
+  size_t n = strlen(s);
+  buf_reserve(b, n);
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+}
+
+void buf_printf(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = xvprintf(fmt, ap);
+  va_end(ap);
+  buf_puts(b, s);
+}
+
+char *buf_str(Buf *b) {
+  buf_reserve(b, 0);
+  b->data[b->len] = '\0';
+  return b->data;
+}

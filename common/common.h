@@ -1,0 +1,119 @@
+/*
+ * common.h: what every stage of nessie shares: memory allocation through
+ * Boehm GC, growable pointer vectors, source locations and diagnostics.
+ *
+ * The compiler never frees by hand: every allocation goes through
+ * xmalloc()/xstrdup(), which call the collector.  Diagnostics use one
+ * format, `file:line:col: error: message`, followed by the source line and
+ * a caret.  A compile error does not exit(): it is counted, and the driver
+ * decides when to stop, so that the REPL survives every error.  Fatal
+ * errors inside a pass longjmp to the handler installed with diag_catch().
+ */
+#ifndef NESSIE_COMMON_H
+#define NESSIE_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- alloc.c ---- */
+
+void *xmalloc(size_t size);        /* zeroed, scanned for pointers */
+void *xmalloc_atomic(size_t size); /* not zeroed, never holds pointers */
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvprintf(const char *fmt, va_list ap);
+
+#define NEW(T) ((T *)xmalloc(sizeof(T)))
+
+/* A growable array of pointers.  Zero-initialized is empty. */
+typedef struct Vec {
+  void **data;
+  int len, cap;
+} Vec;
+
+void vec_push(Vec *v, void *item);
+void *vec_get(const Vec *v, int i);
+void *vec_last(const Vec *v);
+
+/* A growable character buffer, for building text. */
+typedef struct Buf {
+  char *data;
+  size_t len, cap;
+} Buf;
+
+void buf_putc(Buf *b, char c);
+void buf_puts(Buf *b, const char *s);
+void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *buf_str(Buf *b); /* NUL-terminated contents; the buffer stays usable */
+
+/* ---- map.c ---- */
+
+/* A hash map from strings to pointers.  Zero-initialized is empty. */
+typedef struct Map {
+  struct MapEntry *entries;
+  int cap, used;
+} Map;
+
+void *map_get(const Map *m, const char *key);
+void map_put(Map *m, const char *key, void *value);
+Map map_copy(const Map *m);
+
+/* ---- diag.c ---- */
+
+/* A source file as the lexer and the diagnostics see it. */
+typedef struct Source {
+  const char *name; /* as given on the command line, or "<stdin>" */
+  const char *text; /* whole contents, NUL-terminated */
+  size_t len;
+} Source;
+
+/* A position in a source: 1-based line and column (bytes). */
+typedef struct Loc {
+  const Source *src;
+  int line, col;
+} Loc;
+
+extern const Loc no_loc;
+
+Source *source_from_file(const char *path); /* NULL if unreadable */
+Source *source_from_string(const char *name, const char *text);
+
+/* Prints `file:line:col: error: message`, the source line and a caret to
+   stderr, and counts the error. */
+void diag_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_verror(Loc loc, const char *fmt, va_list ap);
+void diag_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int diag_count(void); /* errors since the last diag_reset() */
+void diag_reset(void);
+
+/* Where diagnostics go (stderr by default); tests redirect it. */
+void diag_set_stream(FILE *f);
+
+/* Reports an error and abandons the current compilation by longjmp to the
+   innermost handler set with DIAG_TRY. */
+_Noreturn void diag_fatal(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Abandons the current compilation like diag_fatal, without a message:
+   for an error that has been reported already. */
+_Noreturn void diag_abort(void);
+
+/* Internal compiler errors: a bug in nessie, never the user's fault. */
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+#define unreachable() die_at(__FILE__, __LINE__, "unreachable")
+
+/* The handler stack behind diag_fatal.  Use as
+     jmp_buf jb; if (!setjmp(jb)) { diag_push_handler(&jb); ...; diag_pop_handler(); }
+     else { ... recovered ... }
+   Without a handler, diag_fatal exits with status 1. */
+void diag_push_handler(jmp_buf *jb);
+void diag_pop_handler(void);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * map.c: a string-keyed hash map with open addressing (linear probing).
+ * Keys are not copied: callers pass strings that live as long as the map
+ * (names in the AST do).  Nothing is ever removed, which keeps probing
+ * simple.
+ */
+#include <string.h>
+
+#include "common.h"
+
+typedef struct MapEntry {
+  const char *key;
+  void *value;
+} MapEntry;
+
+static uint64_t hash(const char *s) {
+  uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+static MapEntry *find(const Map *m, const char *key) {
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = hash(key) & mask;; i = (i + 1) & mask) {
+    MapEntry *e = &m->entries[i];
+    if (!e->key || strcmp(e->key, key) == 0)
+      return e;
+  }
+}
+
+static void grow(Map *m) {
+  Map bigger = {xmalloc(sizeof(MapEntry) * (size_t)(m->cap ? 2 * m->cap : 64)),
+                m->cap ? 2 * m->cap : 64, 0};
+  for (int i = 0; i < m->cap; i++)
+    if (m->entries[i].key)
+      map_put(&bigger, m->entries[i].key, m->entries[i].value);
+  *m = bigger;
+}
+
+void *map_get(const Map *m, const char *key) {
+  if (!m->cap)
+    return NULL;
+  MapEntry *e = find(m, key);
+  return e->key ? e->value : NULL;
+}
+
+void map_put(Map *m, const char *key, void *value) {
+  if (2 * (m->used + 1) > m->cap)
+    grow(m);
+  MapEntry *e = find(m, key);
+  if (!e->key) {
+    e->key = key;
+    m->used++;
+  }
+  e->value = value;
+}
+
+Map map_copy(const Map *m) {
+  Map c = *m;
+  if (m->cap) {
+    c.entries = xmalloc(sizeof(MapEntry) * (size_t)m->cap);
+    memcpy(c.entries, m->entries, sizeof(MapEntry) * (size_t)m->cap);
+  }
+  return c;
+}

@@ -1,0 +1,195 @@
+/*
+ * main.c: the `nessie` command line.
+ *
+ * The pipeline is one function, compile(), that reads like the list of
+ * stages in DESIGN.md; `--dump=STAGE` prints the program after a stage and
+ * stops there.  Exit status: 0 on success, 1 on compile errors, 2 on bad
+ * usage.
+ */
+#include <gc.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "frontend/frontend.h"
+#include "frontend/typecheck.h"
+
+#define NESSIE_VERSION "0.1.0"
+
+enum { EXIT_OK = 0, EXIT_COMPILE_ERROR = 1, EXIT_USAGE = 2 };
+
+/* The stages whose program can be printed, in pipeline order. */
+typedef enum Stage {
+  STAGE_NONE,
+  STAGE_AST,   /* the parsed program, printed back as NESL */
+  STAGE_TYPED, /* each statement with its type */
+} Stage;
+
+static const struct {
+  const char *name;
+  Stage stage;
+} stages[] = {
+    {"ast", STAGE_AST},
+    {"typed", STAGE_TYPED},
+};
+
+typedef struct Options {
+  const char *file;
+  Stage dump;
+  bool types;     /* --types: the REPL's `name = fn : type` lines */
+  bool check_ir;  /* --check-ir: run every IR checker between passes */
+} Options;
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: nessie [options] FILE.nesl\n"
+          "\n"
+          "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
+          "\n"
+          "options:\n"
+          "  --types          print the type of each function and datatype, as the\n"
+          "                   NESL REPL does (`sqr = fn : a -> a :: (a in number)`)\n"
+          "  --dump=STAGE     print the program after STAGE and stop; STAGE is one of:\n"
+          "                     ast    the parsed program, printed back as NESL\n"
+          "                     typed  each definition and statement with its type\n"
+          "  --check-ir       check every intermediate representation between passes\n"
+          "  --help           print this help and exit\n"
+          "  --version        print the version and exit\n"
+          "\n"
+          "Not yet available in this version (see README.md, \"Status\"): the REPL\n"
+          "(`nessie` with no file), the interpreters (--interp) and compiling to an\n"
+          "executable.\n"
+          "\n"
+          "Exit status: 0 on success, 1 on compile errors, 2 on bad usage.\n");
+}
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "nessie: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(run 'nessie --help' for usage)\n");
+  return EXIT_USAGE;
+}
+
+/* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
+static int parse_options(int argc, char **argv, Options *opt) {
+  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION };
+  static const struct option longopts[] = {
+      {"types", no_argument, NULL, OPT_TYPES},
+      {"dump", required_argument, NULL, OPT_DUMP},
+      {"check-ir", no_argument, NULL, OPT_CHECK_IR},
+      {"help", no_argument, NULL, OPT_HELP},
+      {"version", no_argument, NULL, OPT_VERSION},
+      {NULL, 0, NULL, 0},
+  };
+  opterr = 0;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (c) {
+    case OPT_TYPES:
+      opt->types = true;
+      break;
+    case OPT_DUMP: {
+      size_t i;
+      for (i = 0; i < sizeof stages / sizeof stages[0]; i++)
+        if (strcmp(optarg, stages[i].name) == 0)
+          break;
+      if (i == sizeof stages / sizeof stages[0])
+        return bad_usage("unknown stage '%s' for --dump (expected ast or typed)", optarg);
+      opt->dump = stages[i].stage;
+      break;
+    }
+    case OPT_CHECK_IR:
+      opt->check_ir = true;
+      break;
+    case 'h':
+    case OPT_HELP:
+      usage(stdout);
+      return EXIT_OK;
+    case OPT_VERSION:
+      printf("nessie %s\n", NESSIE_VERSION);
+      return EXIT_OK;
+    case ':':
+      return bad_usage("option '%s' needs an argument", argv[optind - 1]);
+    default:
+      return bad_usage("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind == argc)
+    return bad_usage("%s", "no input file (the REPL, `nessie` with no file, is not available yet)");
+  if (optind + 1 < argc)
+    return bad_usage("more than one input file ('%s' ...)", argv[optind + 1]);
+  opt->file = argv[optind];
+  return -1;
+}
+
+/* --types: `name = fn : type` for each function and datatype, in order. */
+static void print_types(const Program *prog) {
+  for (int i = 0; i < prog->tops.len; i++) {
+    const TopLevel *t = prog->tops.data[i];
+    if ((t->kind == TOP_FUNCTION || t->kind == TOP_DATATYPE) && t->def)
+      printf("%s\n", tc_def_signature_line(t->def));
+  }
+}
+
+/* --dump=typed: each statement as NESL, then its type as a comment. */
+static void print_typed(const Program *prog) {
+  for (int i = 0; i < prog->tops.len; i++) {
+    const TopLevel *t = prog->tops.data[i];
+    ast_print_top(stdout, t);
+    switch (t->kind) {
+    case TOP_FUNCTION:
+    case TOP_DATATYPE:
+      printf("\n  %% %s : %s %%\n", t->name, type_scheme_to_string(t->def->type));
+      break;
+    case TOP_BIND:
+    case TOP_EXPR:
+      printf("\n  %% : %s %%\n", type_value_to_string(t->type));
+      break;
+    }
+  }
+}
+
+/* The pipeline.  Returns the exit status. */
+static int compile(const Options *opt) {
+  Source *src = source_from_file(opt->file);
+  if (!src) {
+    fprintf(stderr, "nessie: error: cannot read '%s'\n", opt->file);
+    return EXIT_COMPILE_ERROR;
+  }
+
+  Program *prog = parse_program(src, false);
+  if (diag_count())
+    return EXIT_COMPILE_ERROR;
+  if (opt->dump == STAGE_AST) {
+    ast_print_program(stdout, prog);
+    return EXIT_OK;
+  }
+
+  TypeEnv *env = tc_new_env();
+  tc_check_program(env, prog);
+  if (diag_count())
+    return EXIT_COMPILE_ERROR;
+  if (opt->dump == STAGE_TYPED) {
+    print_typed(prog);
+    return EXIT_OK;
+  }
+  if (opt->types) {
+    print_types(prog);
+    return EXIT_OK;
+  }
+
+  fprintf(stderr, "nessie: error: '%s' type checks, but compiling to an executable is not available "
+                  "yet in this version; use --types or --dump=STAGE\n", opt->file);
+  return EXIT_COMPILE_ERROR;
+}
+
+int main(int argc, char **argv) {
+  GC_INIT();
+  Options opt = {0};
+  int status = parse_options(argc, argv, &opt);
+  if (status >= 0)
+    return status;
+  return compile(&opt);
+}

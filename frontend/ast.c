@@ -1,0 +1,209 @@
+/*
+ * ast.c: constructors for AST nodes.  Every node gets its location first,
+ * as chibicc's constructors do; GC_MALLOC zeroes the rest.
+ */
+#include <string.h>
+
+#include "ast.h"
+
+static const char *binop_texts[] = {
+#define BINOP(name, text, power, libname) text,
+#include "ops.def"
+};
+static const char *binop_libnames[] = {
+#define BINOP(name, text, power, libname) libname,
+#include "ops.def"
+};
+static const int binop_powers[] = {
+#define BINOP(name, text, power, libname) power,
+#include "ops.def"
+};
+static const char *unop_texts[] = {
+#define UNOP(name, text, power, libname) text,
+#include "ops.def"
+};
+static const char *unop_libnames[] = {
+#define UNOP(name, text, power, libname) libname,
+#include "ops.def"
+};
+
+const char *binop_text(BinOp op) { return binop_texts[op]; }
+const char *binop_libname(BinOp op) { return binop_libnames[op]; }
+int binop_power(BinOp op) { return binop_powers[op]; }
+const char *unop_text(UnOp op) { return unop_texts[op]; }
+const char *unop_libname(UnOp op) { return unop_libnames[op]; }
+
+Expr *ast_expr(ExprKind kind, Loc loc) {
+  Expr *e = NEW(Expr);
+  e->kind = kind;
+  e->loc = loc;
+  return e;
+}
+
+Expr *ast_int(Loc loc, int32_t v) {
+  Expr *e = ast_expr(EX_INT, loc);
+  e->u.ival = v;
+  return e;
+}
+
+Expr *ast_float(Loc loc, double v) {
+  Expr *e = ast_expr(EX_FLOAT, loc);
+  e->u.fval = v;
+  return e;
+}
+
+Expr *ast_bool(Loc loc, bool v) {
+  Expr *e = ast_expr(EX_BOOL, loc);
+  e->u.bval = v;
+  return e;
+}
+
+Expr *ast_char(Loc loc, char c) {
+  Expr *e = ast_expr(EX_CHAR, loc);
+  e->u.cval = c;
+  return e;
+}
+
+Expr *ast_string(Loc loc, const char *chars, size_t len) {
+  Expr *e = ast_expr(EX_STRING, loc);
+  e->u.str.chars = chars;
+  e->u.str.len = len;
+  return e;
+}
+
+Expr *ast_var(Loc loc, const char *name) {
+  Expr *e = ast_expr(EX_VAR, loc);
+  e->u.ref.name = name;
+  return e;
+}
+
+Expr *ast_call(Loc loc, const char *name, Expr *arg) {
+  Expr *e = ast_expr(EX_CALL, loc);
+  e->u.ref.name = name;
+  e->u.ref.arg = arg;
+  return e;
+}
+
+Expr *ast_binop(Loc loc, BinOp op, Expr *lhs, Expr *rhs) {
+  Expr *e = ast_expr(EX_BINOP, loc);
+  e->u.op.op = (int)op;
+  e->u.op.lhs = lhs;
+  e->u.op.rhs = rhs;
+  return e;
+}
+
+Expr *ast_unop(Loc loc, UnOp op, Expr *arg) {
+  Expr *e = ast_expr(EX_UNOP, loc);
+  e->u.op.op = (int)op;
+  e->u.op.lhs = arg;
+  return e;
+}
+
+Expr *ast_pair(Loc loc, Expr *fst, Expr *snd) {
+  Expr *e = ast_expr(EX_PAIR, loc);
+  e->u.pair.fst = fst;
+  e->u.pair.snd = snd;
+  return e;
+}
+
+Expr *ast_if(Loc loc, Expr *cond, Expr *then, Expr *els) {
+  Expr *e = ast_expr(EX_IF, loc);
+  e->u.ifx.cond = cond;
+  e->u.ifx.then = then;
+  e->u.ifx.els = els;
+  return e;
+}
+
+Expr *ast_index(Loc loc, Expr *seq, Expr *index) {
+  Expr *e = ast_expr(EX_INDEX, loc);
+  e->u.index.seq = seq;
+  e->u.index.index = index;
+  return e;
+}
+
+Expr *ast_time(Loc loc, Expr *timed) {
+  Expr *e = ast_expr(EX_TIME, loc);
+  e->u.timed = timed;
+  return e;
+}
+
+Expr *ast_pattern_to_expr(Pattern *p) {
+  switch (p->kind) {
+  case PAT_VAR:
+    return ast_var(p->loc, p->name);
+  case PAT_WILD:
+    return NULL;
+  case PAT_PAIR: {
+    Expr *a = ast_pattern_to_expr(p->fst);
+    Expr *b = ast_pattern_to_expr(p->snd);
+    return a && b ? ast_pair(p->loc, a, b) : NULL;
+  }
+  case PAT_CON: {
+    Expr *a = ast_pattern_to_expr(p->arg);
+    return a ? ast_call(p->loc, p->name, a) : NULL;
+  }
+  }
+  return NULL;
+}
+
+static Pattern *pattern(PatKind kind, Loc loc) {
+  Pattern *p = NEW(Pattern);
+  p->kind = kind;
+  p->loc = loc;
+  return p;
+}
+
+Pattern *ast_pat_var(Loc loc, const char *name) {
+  Pattern *p = pattern(PAT_VAR, loc);
+  p->name = name;
+  return p;
+}
+
+Pattern *ast_pat_wild(Loc loc) { return pattern(PAT_WILD, loc); }
+
+Pattern *ast_pat_pair(Loc loc, Pattern *fst, Pattern *snd) {
+  Pattern *p = pattern(PAT_PAIR, loc);
+  p->fst = fst;
+  p->snd = snd;
+  return p;
+}
+
+Pattern *ast_pat_con(Loc loc, const char *name, Pattern *arg) {
+  Pattern *p = pattern(PAT_CON, loc);
+  p->name = name;
+  p->arg = arg;
+  return p;
+}
+
+static TypeExpr *type_expr(TypeExprKind kind, Loc loc) {
+  TypeExpr *t = NEW(TypeExpr);
+  t->kind = kind;
+  t->loc = loc;
+  return t;
+}
+
+TypeExpr *ast_type_name(Loc loc, const char *name) {
+  TypeExpr *t = type_expr(TX_NAME, loc);
+  t->name = name;
+  return t;
+}
+
+TypeExpr *ast_type_seq(Loc loc, TypeExpr *elem) {
+  TypeExpr *t = type_expr(TX_SEQ, loc);
+  t->elem = elem;
+  return t;
+}
+
+TypeExpr *ast_type_pair(Loc loc, TypeExpr *fst, TypeExpr *snd) {
+  TypeExpr *t = type_expr(TX_PAIR, loc);
+  t->fst = fst;
+  t->snd = snd;
+  return t;
+}
+
+TopLevel *ast_top(TopKind kind, Loc loc) {
+  TopLevel *t = NEW(TopLevel);
+  t->kind = kind;
+  t->loc = loc;
+  return t;
+}

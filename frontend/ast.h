@@ -1,0 +1,255 @@
+/*
+ * ast.h: the NESL abstract syntax tree, its constructors and its printer.
+ *
+ * The parser builds it, the type checker annotates it in place (the 'type'
+ * field of every expression and pattern, the 'def' field of names), and
+ * the later stages read it.  Tuples are binary and nest to the right, as in
+ * NESL: (a, b, c) is (a, (b, c)).  Every node carries a source location.
+ */
+#ifndef NESSIE_AST_H
+#define NESSIE_AST_H
+
+#include "../common/common.h"
+
+struct Type;
+struct Def;
+
+/* ---- operators (ops.def) ---- */
+
+typedef enum BinOp {
+#define BINOP(name, text, power, libname) BIN_##name,
+#include "ops.def"
+  BIN_COUNT
+} BinOp;
+
+typedef enum UnOp {
+#define UNOP(name, text, power, libname) UN_##name,
+#include "ops.def"
+  UN_COUNT
+} UnOp;
+
+const char *binop_text(BinOp op);    /* "+" */
+const char *binop_libname(BinOp op); /* "__add" */
+int binop_power(BinOp op);
+const char *unop_text(UnOp op);
+const char *unop_libname(UnOp op);
+
+/* ---- syntactic types (signatures, typed empty sequences, datatypes) ---- */
+
+typedef enum TypeExprKind {
+  TX_NAME, /* int, float, point, twin(a), or a type variable a */
+  TX_SEQ,  /* [t] */
+  TX_PAIR, /* (t1, t2): tuple types nest to the right like tuple values */
+} TypeExprKind;
+
+typedef struct TypeExpr {
+  TypeExprKind kind;
+  Loc loc;
+  const char *name;      /* TX_NAME, lowercased */
+  Vec args;              /* TX_NAME: type arguments (TypeExpr *) */
+  struct TypeExpr *elem; /* TX_SEQ */
+  struct TypeExpr *fst, *snd; /* TX_PAIR */
+} TypeExpr;
+
+/* A type-class constraint of a context, `a in number`. */
+typedef struct ContextItem {
+  Loc loc;
+  const char *var;   /* type variable */
+  const char *klass; /* "number", "ordinal", "logical" or "any" */
+} ContextItem;
+
+/* ---- patterns ---- */
+
+typedef enum PatKind {
+  PAT_VAR,  /* x */
+  PAT_WILD, /* _ */
+  PAT_PAIR, /* (p1, p2) */
+  PAT_CON,  /* point(p): a datatype constructor around its fields */
+} PatKind;
+
+typedef struct Pattern {
+  PatKind kind;
+  Loc loc;
+  struct Type *type;      /* set by the type checker */
+  const char *name;       /* PAT_VAR variable, PAT_CON constructor */
+  struct Pattern *fst, *snd; /* PAT_PAIR */
+  struct Pattern *arg;    /* PAT_CON */
+  struct Def *def;        /* PAT_CON: the datatype, set by the checker */
+} Pattern;
+
+/* ---- expressions ---- */
+
+typedef enum ExprKind {
+  EX_INT,    /* 42 */
+  EX_FLOAT,  /* 1.5 */
+  EX_BOOL,   /* t, f */
+  EX_CHAR,   /* `a */
+  EX_STRING, /* "ab": a [char] */
+  EX_VAR,    /* a name in value position: a local, a top-level binding, a
+                constant such as pi */
+  EX_CALL,   /* f(arg): a function or constructor applied to one argument
+                (usually a tuple) */
+  EX_BINOP,  /* a op b */
+  EX_UNOP,   /* op a */
+  EX_PAIR,   /* (a, b) */
+  EX_SEQ,    /* [a, b, c]: a non-empty sequence literal */
+  EX_EMPTY,  /* [] t: the empty sequence of type [t] */
+  EX_RANGE,  /* [s:e] or [s:e:d] */
+  EX_INDEX,  /* s[i] */
+  EX_IF,     /* if c then a else b */
+  EX_LET,    /* let p1 = e1; ... in body */
+  EX_APPLY,  /* {body : p1 in e1; ... | filter}: apply-to-each */
+  EX_TIME,   /* time(e) */
+} ExprKind;
+
+/* One `pattern = exp` of a let. */
+typedef struct Binding {
+  Loc loc;
+  struct Pattern *pat;
+  struct Expr *value;
+} Binding;
+
+/* One `pattern in exp` of an apply-to-each. */
+typedef struct Generator {
+  Loc loc;
+  struct Pattern *pat;
+  struct Expr *seq;
+  bool bare; /* written as a bare name `x`, meaning `x in x` */
+} Generator;
+
+typedef struct Expr {
+  ExprKind kind;
+  Loc loc;
+  struct Type *type; /* set by the type checker */
+  bool parenthesized; /* written (a, b): one element inside [ ] */
+  union {
+    int32_t ival;   /* EX_INT */
+    double fval;    /* EX_FLOAT */
+    bool bval;      /* EX_BOOL */
+    char cval;      /* EX_CHAR */
+    struct {        /* EX_STRING */
+      const char *chars;
+      size_t len;
+    } str;
+    struct {        /* EX_VAR, EX_CALL */
+      const char *name; /* lowercased */
+      struct Expr *arg; /* EX_CALL only */
+      struct Def *def;  /* the definition it names, set by the checker;
+                           NULL for a local variable */
+      struct Type *inst; /* EX_CALL: the instantiated function type
+                            (a T_FUN), set by the checker */
+    } ref;
+    struct {        /* EX_BINOP, EX_UNOP */
+      int op;       /* BinOp or UnOp */
+      struct Expr *lhs, *rhs; /* EX_UNOP uses lhs only */
+      struct Def *def;  /* the library function behind the operator */
+      struct Type *inst;
+    } op;
+    struct {        /* EX_PAIR */
+      struct Expr *fst, *snd;
+    } pair;
+    Vec elems;      /* EX_SEQ (Expr *) */
+    TypeExpr *elem_type; /* EX_EMPTY */
+    struct {        /* EX_RANGE */
+      struct Expr *start, *end, *stride; /* stride may be NULL */
+    } range;
+    struct {        /* EX_INDEX */
+      struct Expr *seq, *index;
+    } index;
+    struct {        /* EX_IF */
+      struct Expr *cond, *then, *els;
+    } ifx;
+    struct {        /* EX_LET */
+      Vec binds;    /* Binding * */
+      struct Expr *body;
+    } let;
+    struct {        /* EX_APPLY */
+      struct Expr *body;
+      Vec gens;     /* Generator * */
+      struct Expr *filter; /* may be NULL */
+      bool filter_only;    /* written {p in e | c}; body is p as an exp */
+    } apply;
+    struct Expr *timed; /* EX_TIME */
+  } u;
+} Expr;
+
+/* ---- top level ---- */
+
+typedef enum TopKind {
+  TOP_FUNCTION, /* function f pat [: sig] = body */
+  TOP_DATATYPE, /* datatype name fields [:: context] */
+  TOP_BIND,     /* pat = exp */
+  TOP_EXPR,     /* exp */
+} TopKind;
+
+/* A function signature `: arg -> result :: (context)`. */
+typedef struct Signature {
+  Loc loc;
+  TypeExpr *arg, *result;
+  Vec context; /* ContextItem * */
+} Signature;
+
+typedef struct TopLevel {
+  TopKind kind;
+  Loc loc;
+  const char *name;    /* TOP_FUNCTION, TOP_DATATYPE */
+  Pattern *param;      /* TOP_FUNCTION */
+  Signature *sig;      /* TOP_FUNCTION, may be NULL */
+  TypeExpr *fields;    /* TOP_DATATYPE: the constructor's argument type */
+  Vec context;         /* TOP_DATATYPE (ContextItem *) */
+  Pattern *pat;        /* TOP_BIND */
+  Expr *body;          /* TOP_FUNCTION body, TOP_BIND value, TOP_EXPR */
+  bool is_primitive;   /* TOP_FUNCTION: body is `__prim`, library only */
+  struct Def *def;     /* TOP_FUNCTION, TOP_DATATYPE: set by the checker */
+  struct Type *type;   /* TOP_BIND, TOP_EXPR: set by the checker */
+} TopLevel;
+
+typedef struct Program {
+  Vec tops; /* TopLevel * */
+} Program;
+
+/* ---- ast.c: constructors ---- */
+
+Expr *ast_expr(ExprKind kind, Loc loc);
+Expr *ast_int(Loc loc, int32_t v);
+Expr *ast_float(Loc loc, double v);
+Expr *ast_bool(Loc loc, bool v);
+Expr *ast_char(Loc loc, char c);
+Expr *ast_string(Loc loc, const char *chars, size_t len);
+Expr *ast_var(Loc loc, const char *name);
+Expr *ast_call(Loc loc, const char *name, Expr *arg);
+Expr *ast_binop(Loc loc, BinOp op, Expr *lhs, Expr *rhs);
+Expr *ast_unop(Loc loc, UnOp op, Expr *arg);
+Expr *ast_pair(Loc loc, Expr *fst, Expr *snd);
+Expr *ast_if(Loc loc, Expr *cond, Expr *then, Expr *els);
+Expr *ast_index(Loc loc, Expr *seq, Expr *index);
+Expr *ast_time(Loc loc, Expr *e);
+Expr *ast_pattern_to_expr(Pattern *p); /* for {p in e | c}; NULL if p has _ */
+
+Pattern *ast_pat_var(Loc loc, const char *name);
+Pattern *ast_pat_wild(Loc loc);
+Pattern *ast_pat_pair(Loc loc, Pattern *fst, Pattern *snd);
+Pattern *ast_pat_con(Loc loc, const char *name, Pattern *arg);
+
+TypeExpr *ast_type_name(Loc loc, const char *name);
+TypeExpr *ast_type_seq(Loc loc, TypeExpr *elem);
+TypeExpr *ast_type_pair(Loc loc, TypeExpr *fst, TypeExpr *snd);
+
+TopLevel *ast_top(TopKind kind, Loc loc);
+
+/* ---- ast_print.c: NESL concrete syntax ---- */
+
+/* Prints the program back as NESL source, one statement per line, fully
+   parenthesized where precedence requires and nowhere else, so that
+   printing, parsing and printing again gives the same text. */
+void ast_print_program(FILE *out, const Program *prog);
+void ast_print_top(FILE *out, const TopLevel *top);
+void ast_print_expr(FILE *out, const Expr *e);
+void ast_print_pattern(FILE *out, const Pattern *p);
+void ast_print_type_expr(FILE *out, const TypeExpr *t);
+char *ast_expr_to_string(const Expr *e);
+
+/* The character in NESL's literal syntax: `a */
+void ast_print_char_literal(FILE *out, char c);
+
+#endif

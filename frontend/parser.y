@@ -1,0 +1,475 @@
+/*
+ * parser.y: the NESL grammar (NESL.md, "Grammar"), for Bison.
+ *
+ * A pure parser with locations.  Expressions use one nonterminal 'exp' and
+ * Bison precedence declarations that follow the binding powers of the
+ * reference parser.  Three places need care:
+ *
+ *  - A comma builds a tuple, but inside [ ] it separates the elements of a
+ *    sequence literal.  We parse [ exp ] and split the unparenthesized
+ *    right spine of tuples into elements, which is what the reference does
+ *    (so `[1, if c then 2 else 3, 4]` has two elements, the second an `if`
+ *    whose else branch is the tuple `3, 4`, as NESL reads it).
+ *  - A top-level binding `p = e` and a filter-only apply-to-each `{p in e}`
+ *    begin with something that could be a pattern or an expression; we
+ *    parse an expression and convert it to a pattern (exp_to_pattern).
+ *  - `if`, `let` and `else` bodies extend as far to the right as they can,
+ *    across commas (precedence LOWEST).
+ *
+ * On a syntax error the parser reports the unexpected token and what it
+ * expected, skips to the next `;` or `$`, and goes on.
+ */
+%code requires {
+#include "frontend.h"
+typedef struct Parser Parser;
+}
+
+%code provides {
+int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p);
+int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc);
+}
+
+%code {
+#include <string.h>
+#include <gc.h>
+
+struct Parser {
+  Lexer lx;
+  Program *prog;
+  bool in_error; /* a statement with an error is being skipped */
+};
+
+/* Bison's stacks grow through these, so that the collector sees the AST
+   pointers on them (STYLE.md, "Memory with Boehm GC"). */
+#define YYMALLOC GC_MALLOC
+#define YYFREE(p) ((void)(p))
+
+static Loc L(Parser *p, YYLTYPE l) {
+  Loc loc = {p->lx.src, l.first_line, l.first_column};
+  return loc;
+}
+#define LOC(l) L(p, l)
+
+static void yyerror(YYLTYPE *loc, Parser *p, const char *msg) {
+  diag_error(L(p, *loc), "%s", msg);
+}
+
+static Pattern *exp_to_pattern(Parser *p, Expr *e);
+static void split_elems(Vec *out, Expr *e);
+static void add_top(Parser *p, TopLevel *t);
+static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
+}
+
+%define api.pure full
+%define api.prefix {yy}
+%define parse.error custom
+%locations
+%param {Parser *p}
+%expect 0
+
+%union {
+  int32_t ival;
+  double fval;
+  bool bval;
+  char cval;
+  struct { const char *chars; size_t len; } str;
+  const char *name;
+  Expr *exp;
+  Pattern *pat;
+  TypeExpr *texp;
+  Signature *sig;
+  TopLevel *top;
+  Binding *bind;
+  Generator *gen;
+  ContextItem *ctx;
+  Vec *vec;
+}
+
+%token TOK_EOF 0 "end of file"
+%token TOK_LEXERROR "invalid token"
+%token <ival> TOK_INT "integer"
+%token <fval> TOK_FLOAT "float"
+%token <bval> TOK_BOOL "boolean"
+%token <cval> TOK_CHAR "character"
+%token <str> TOK_STRING "string"
+%token <name> TOK_NAME "name"
+%token TOK_FUNCTION "'function'" TOK_DATATYPE "'datatype'" TOK_LET "'let'"
+%token TOK_IN "'in'" TOK_IF "'if'" TOK_THEN "'then'" TOK_ELSE "'else'"
+%token TOK_TIME "'time'" TOK_AND "'and'" TOK_OR "'or'" TOK_XOR "'xor'"
+%token TOK_NAND "'nand'" TOK_NOR "'nor'" TOK_UNDERSCORE "'_'"
+%token TOK_EQ "'=='" TOK_NE "'/='" TOK_LE "'<='" TOK_GE "'>='"
+%token TOK_LARROW "'<-'" TOK_RARROW "'->'" TOK_APPEND "'++'" TOK_PAD "'||'"
+%token TOK_DCOLON "'::'"
+
+%type <exp> exp atom
+%type <pat> pattern pattern_tuple
+%type <texp> type type_tuple
+%type <sig> signature
+%type <top> toplevel
+%type <bind> binding
+%type <gen> generator
+%type <ctx> context_item
+%type <vec> bindings generators more_generators type_list context context_items
+%type <exp> filter
+
+/* lowest first */
+%precedence LOWEST
+%right ','
+%left TOK_OR TOK_NOR TOK_XOR
+%left TOK_AND TOK_NAND
+%left TOK_EQ TOK_NE '<' '>' TOK_LE TOK_GE
+%left '+' '-' TOK_APPEND
+%left '*' '/' TOK_PAD
+%left '^'
+%left TOK_LARROW
+%right TOK_RARROW
+%precedence UNARY
+%precedence '['
+
+%%
+
+program
+  : %empty
+  | program statement
+  ;
+
+statement
+  : toplevel terminator      { add_top(p, $1); }
+  | error terminator         { yyerrok; }
+  ;
+
+terminator : ';' | '$' ;
+
+toplevel
+  : TOK_FUNCTION TOK_NAME pattern signature '=' exp
+      {
+        $$ = ast_top(TOP_FUNCTION, @1.first_line ? LOC(@1) : LOC(@2));
+        $$->name = $2; $$->param = $3; $$->sig = $4; $$->body = $6;
+        if ($6->kind == EX_VAR && strcmp($6->u.ref.name, "__prim") == 0)
+          $$->is_primitive = true;
+      }
+  | TOK_FUNCTION TOK_NAME pattern '=' exp
+      {
+        $$ = ast_top(TOP_FUNCTION, LOC(@1));
+        $$->name = $2; $$->param = $3; $$->body = $5;
+        if ($5->kind == EX_VAR && strcmp($5->u.ref.name, "__prim") == 0)
+          $$->is_primitive = true;
+      }
+  | TOK_DATATYPE TOK_NAME '(' type_tuple ')'
+      {
+        $$ = ast_top(TOP_DATATYPE, LOC(@1));
+        $$->name = $2; $$->fields = $4;
+      }
+  | TOK_DATATYPE TOK_NAME '(' type_tuple ')' TOK_DCOLON context
+      {
+        $$ = ast_top(TOP_DATATYPE, LOC(@1));
+        $$->name = $2; $$->fields = $4; $$->context = *$7;
+      }
+  | exp '=' exp
+      {
+        $$ = ast_top(TOP_BIND, $1->loc);
+        $$->pat = exp_to_pattern(p, $1); $$->body = $3;
+        if (!$$->pat) YYERROR;
+      }
+  | exp
+      {
+        $$ = ast_top(TOP_EXPR, $1->loc);
+        $$->body = $1;
+      }
+  ;
+
+signature
+  : ':' type_tuple TOK_RARROW type_tuple
+      { $$ = NEW(Signature); $$->loc = LOC(@1); $$->arg = $2; $$->result = $4; }
+  | ':' type_tuple TOK_RARROW type_tuple TOK_DCOLON context
+      { $$ = NEW(Signature); $$->loc = LOC(@1); $$->arg = $2; $$->result = $4; $$->context = *$6; }
+  ;
+
+context
+  : '(' context_items ')'    { $$ = $2; }
+  ;
+
+context_items
+  : context_item                     { $$ = NEW(Vec); vec_push($$, $1); }
+  | context_items ';' context_item   { $$ = $1; vec_push($$, $3); }
+  | context_items ',' context_item   { $$ = $1; vec_push($$, $3); }
+  ;
+
+context_item
+  : TOK_NAME TOK_IN TOK_NAME
+      {
+        $$ = NEW(ContextItem); $$->loc = LOC(@1); $$->var = $1; $$->klass = $3;
+        if (strcmp($3, "number") && strcmp($3, "ordinal") && strcmp($3, "logical") && strcmp($3, "any")) {
+          diag_error(LOC(@3), "unknown type class '%s' (expected number, ordinal, logical or any)", $3);
+          YYERROR;
+        }
+      }
+  ;
+
+type_tuple
+  : type                     { $$ = $1; }
+  | type ',' type_tuple      { $$ = ast_type_pair(LOC(@1), $1, $3); }
+  ;
+
+type
+  : TOK_NAME                     { $$ = ast_type_name(LOC(@1), $1); }
+  | TOK_NAME '(' type_list ')'   { $$ = ast_type_name(LOC(@1), $1); $$->args = *$3; }
+  | '[' type ']'                 { $$ = ast_type_seq(LOC(@1), $2); }
+  | '(' type_tuple ')'           { $$ = $2; }
+  ;
+
+type_list
+  : type                     { $$ = NEW(Vec); vec_push($$, $1); }
+  | type_list ',' type       { $$ = $1; vec_push($$, $3); }
+  ;
+
+pattern
+  : TOK_NAME                       { $$ = ast_pat_var(LOC(@1), $1); }
+  | TOK_UNDERSCORE                 { $$ = ast_pat_wild(LOC(@1)); }
+  | TOK_NAME '(' pattern_tuple ')' { $$ = ast_pat_con(LOC(@1), $1, $3); }
+  | '(' pattern_tuple ')'          { $$ = $2; }
+  | TOK_BOOL
+      {
+        diag_error(LOC(@1), "'%s' is the constant %s and cannot be used as a variable",
+                   $1 ? "t" : "f", $1 ? "true" : "false");
+        YYERROR;
+      }
+  ;
+
+pattern_tuple
+  : pattern                        { $$ = $1; }
+  | pattern ',' pattern_tuple      { $$ = ast_pat_pair(LOC(@1), $1, $3); }
+  ;
+
+exp
+  : TOK_IF exp TOK_THEN exp TOK_ELSE exp %prec LOWEST
+      { $$ = ast_if(LOC(@1), $2, $4, $6); }
+  | TOK_LET bindings TOK_IN exp %prec LOWEST
+      { $$ = ast_expr(EX_LET, LOC(@1)); $$->u.let.binds = *$2; $$->u.let.body = $4; }
+  | TOK_LET bindings ';' TOK_IN exp %prec LOWEST
+      { $$ = ast_expr(EX_LET, LOC(@1)); $$->u.let.binds = *$2; $$->u.let.body = $5; }
+  | exp ',' exp              { $$ = ast_pair($1->loc, $1, $3); }
+  | exp TOK_OR exp           { $$ = ast_binop(LOC(@2), BIN_OR, $1, $3); }
+  | exp TOK_NOR exp          { $$ = ast_binop(LOC(@2), BIN_NOR, $1, $3); }
+  | exp TOK_XOR exp          { $$ = ast_binop(LOC(@2), BIN_XOR, $1, $3); }
+  | exp TOK_AND exp          { $$ = ast_binop(LOC(@2), BIN_AND, $1, $3); }
+  | exp TOK_NAND exp         { $$ = ast_binop(LOC(@2), BIN_NAND, $1, $3); }
+  | exp TOK_EQ exp           { $$ = ast_binop(LOC(@2), BIN_EQ, $1, $3); }
+  | exp TOK_NE exp           { $$ = ast_binop(LOC(@2), BIN_NE, $1, $3); }
+  | exp '<' exp              { $$ = ast_binop(LOC(@2), BIN_LT, $1, $3); }
+  | exp '>' exp              { $$ = ast_binop(LOC(@2), BIN_GT, $1, $3); }
+  | exp TOK_LE exp           { $$ = ast_binop(LOC(@2), BIN_LE, $1, $3); }
+  | exp TOK_GE exp           { $$ = ast_binop(LOC(@2), BIN_GE, $1, $3); }
+  | exp '+' exp              { $$ = ast_binop(LOC(@2), BIN_ADD, $1, $3); }
+  | exp '-' exp              { $$ = ast_binop(LOC(@2), BIN_SUB, $1, $3); }
+  | exp TOK_APPEND exp       { $$ = ast_binop(LOC(@2), BIN_APPEND, $1, $3); }
+  | exp '*' exp              { $$ = ast_binop(LOC(@2), BIN_MUL, $1, $3); }
+  | exp '/' exp              { $$ = ast_binop(LOC(@2), BIN_DIV, $1, $3); }
+  | exp TOK_PAD exp          { $$ = ast_binop(LOC(@2), BIN_PAD, $1, $3); }
+  | exp '^' exp              { $$ = ast_binop(LOC(@2), BIN_POW, $1, $3); }
+  | exp TOK_LARROW exp       { $$ = ast_binop(LOC(@2), BIN_WRITE, $1, $3); }
+  | exp TOK_RARROW exp       { $$ = ast_binop(LOC(@2), BIN_READ, $1, $3); }
+  | '#' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_LENGTH, $2); }
+  | '@' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_TO_STRING, $2); }
+  | '-' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_NEG, $2); }
+  | exp '[' exp ']'          { $$ = ast_index(LOC(@2), $1, $3); }
+  | atom                     { $$ = $1; }
+  ;
+
+atom
+  : TOK_INT                  { $$ = ast_int(LOC(@1), $1); }
+  | TOK_FLOAT                { $$ = ast_float(LOC(@1), $1); }
+  | TOK_BOOL                 { $$ = ast_bool(LOC(@1), $1); }
+  | TOK_CHAR                 { $$ = ast_char(LOC(@1), $1); }
+  | TOK_STRING               { $$ = ast_string(LOC(@1), $1.chars, $1.len); }
+  | TOK_NAME                 { $$ = ast_var(LOC(@1), $1); }
+  | TOK_UNDERSCORE           { $$ = ast_var(LOC(@1), "_"); }
+  | TOK_NAME '(' exp ')'     { $$ = ast_call(LOC(@1), $1, $3); }
+  | TOK_TIME '(' exp ')'     { $$ = ast_time(LOC(@1), $3); }
+  | '(' exp ')'
+      {
+        $$ = $2;
+        /* remember the parentheses: (a, b) inside [ ] is one element */
+        if ($$->kind == EX_PAIR) { Expr *c = NEW(Expr); *c = *$$; c->parenthesized = true; $$ = c; }
+      }
+  | '[' exp ']'              { $$ = new_seq(p, @1, $2); }
+  | '[' ']' type             { $$ = ast_expr(EX_EMPTY, LOC(@1)); $$->u.elem_type = $3; }
+  | '[' exp ':' exp ']'
+      { $$ = ast_expr(EX_RANGE, LOC(@1)); $$->u.range.start = $2; $$->u.range.end = $4; }
+  | '[' exp ':' exp ':' exp ']'
+      {
+        $$ = ast_expr(EX_RANGE, LOC(@1));
+        $$->u.range.start = $2; $$->u.range.end = $4; $$->u.range.stride = $6;
+      }
+  | '{' exp ':' generators filter '}'
+      {
+        $$ = ast_expr(EX_APPLY, LOC(@1));
+        $$->u.apply.body = $2; $$->u.apply.gens = *$4; $$->u.apply.filter = $5;
+      }
+  | '{' exp TOK_IN exp more_generators filter '}'
+      {
+        /* {p in e; ... | c}: the values of p for which c holds */
+        $$ = ast_expr(EX_APPLY, LOC(@1));
+        Generator *g = NEW(Generator);
+        g->loc = $2->loc; g->pat = exp_to_pattern(p, $2); g->seq = $4;
+        if (!g->pat) YYERROR;
+        $$->u.apply.body = ast_pattern_to_expr(g->pat);
+        if (!$$->u.apply.body) {
+          diag_error($2->loc, "the pattern of a filter-only apply-to-each {p in e | c} cannot contain '_'");
+          YYERROR;
+        }
+        vec_push(&$$->u.apply.gens, g);
+        for (int i = 0; $5 && i < $5->len; i++)
+          vec_push(&$$->u.apply.gens, $5->data[i]);
+        $$->u.apply.filter = $6;
+        $$->u.apply.filter_only = true;
+      }
+  ;
+
+more_generators
+  : %empty                   { $$ = NULL; }
+  | ';' generators           { $$ = $2; }
+  ;
+
+filter
+  : %empty                   { $$ = NULL; }
+  | '|' exp                  { $$ = $2; }
+  ;
+
+generators
+  : generator                    { $$ = NEW(Vec); vec_push($$, $1); }
+  | generators ';' generator     { $$ = $1; vec_push($$, $3); }
+  ;
+
+generator
+  : pattern TOK_IN exp
+      { $$ = NEW(Generator); $$->loc = $1->loc; $$->pat = $1; $$->seq = $3; }
+  | TOK_NAME
+      {
+        /* a bare name x means x in x */
+        $$ = NEW(Generator); $$->loc = LOC(@1); $$->bare = true;
+        $$->pat = ast_pat_var(LOC(@1), $1); $$->seq = ast_var(LOC(@1), $1);
+      }
+  ;
+
+bindings
+  : binding                  { $$ = NEW(Vec); vec_push($$, $1); }
+  | bindings ';' binding     { $$ = $1; vec_push($$, $3); }
+  ;
+
+binding
+  : pattern '=' exp
+      { $$ = NEW(Binding); $$->loc = $1->loc; $$->pat = $1; $$->value = $3; }
+  ;
+
+%%
+
+int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p) {
+  int tok = lexer_next(&p->lx, val, loc);
+  p->lx.last_token = tok;
+  loc->last_line = p->lx.line;
+  loc->last_column = p->lx.col;
+  return tok;
+}
+
+/* Friendly names for the tokens in messages: Bison's own, without the
+   quotes Bison adds around string aliases. */
+const char *parser_token_name(int token) {
+  yysymbol_kind_t kind = YYTRANSLATE(token);
+  return yysymbol_name(kind);
+}
+
+static const char *symbol_text(yysymbol_kind_t kind) {
+  const char *name = yysymbol_name(kind);
+  /* Bison writes single-character tokens as "'+'" and aliases as given. */
+  if (name[0] == '"') {
+    /* "'function'" -> 'function' */
+    size_t n = strlen(name);
+    return xstrndup(name + 1, n - 2);
+  }
+  if (strcmp(name, "TOK_EOF") == 0 || strcmp(name, "\"end of file\"") == 0)
+    return "end of file";
+  return name;
+}
+
+/* "unexpected ')', expected ']'": the unexpected token and up to five
+   tokens that could have come instead. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
+  yysymbol_kind_t unexpected = yypcontext_token(ctx);
+  Loc loc = L(p, *yypcontext_location(ctx));
+  if (unexpected == YYSYMBOL_TOK_LEXERROR)
+    return 0; /* the lexer has reported it */
+  enum { MAX_EXPECTED = 6 };
+  yysymbol_kind_t expected[MAX_EXPECTED];
+  int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+  Buf b = {0};
+  if (unexpected == YYSYMBOL_YYEOF)
+    buf_puts(&b, "unexpected end of file");
+  else
+    buf_printf(&b, "unexpected %s", symbol_text(unexpected));
+  if (n > 0 && n < MAX_EXPECTED) {
+    buf_puts(&b, ", expected ");
+    for (int i = 0; i < n; i++) {
+      if (i > 0)
+        buf_puts(&b, i == n - 1 ? " or " : ", ");
+      buf_puts(&b, symbol_text(expected[i]));
+    }
+  }
+  diag_error(loc, "syntax error: %s", buf_str(&b));
+  return 0;
+}
+
+/* Converts an expression parsed where a pattern may stand (the left side
+   of a top-level binding, the pattern of {p in e | c}) into the pattern. */
+static Pattern *exp_to_pattern(Parser *p, Expr *e) {
+  (void)p;
+  switch (e->kind) {
+  case EX_VAR:
+    if (strcmp(e->u.ref.name, "_") == 0)
+      return ast_pat_wild(e->loc);
+    return ast_pat_var(e->loc, e->u.ref.name);
+  case EX_PAIR: {
+    Pattern *a = exp_to_pattern(p, e->u.pair.fst);
+    Pattern *b = a ? exp_to_pattern(p, e->u.pair.snd) : NULL;
+    return b ? ast_pat_pair(e->loc, a, b) : NULL;
+  }
+  case EX_CALL: {
+    Pattern *a = exp_to_pattern(p, e->u.ref.arg);
+    return a ? ast_pat_con(e->loc, e->u.ref.name, a) : NULL;
+  }
+  case EX_BOOL:
+    diag_error(e->loc, "'%s' is the constant %s and cannot be used as a variable",
+               e->u.bval ? "t" : "f", e->u.bval ? "true" : "false");
+    return NULL;
+  default:
+    diag_error(e->loc, "expected a pattern (a name, '_', a tuple of patterns or a constructor pattern)");
+    return NULL;
+  }
+}
+
+/* The elements of [e]: the unparenthesized right spine of tuples. */
+static void split_elems(Vec *out, Expr *e) {
+  while (e->kind == EX_PAIR && !e->parenthesized) {
+    vec_push(out, e->u.pair.fst);
+    e = e->u.pair.snd;
+  }
+  vec_push(out, e);
+}
+
+static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e) {
+  Expr *s = ast_expr(EX_SEQ, LOC(loc));
+  split_elems(&s->u.elems, e);
+  return s;
+}
+
+static void add_top(Parser *p, TopLevel *t) {
+  vec_push(&p->prog->tops, t);
+}
+
+Program *parse_program(const Source *src, bool library) {
+  Parser *p = NEW(Parser);
+  lexer_init(&p->lx, src, library);
+  p->prog = NEW(Program);
+  yyparse(p);
+  return p->prog;
+}

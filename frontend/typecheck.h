@@ -1,0 +1,68 @@
+/*
+ * typecheck.h: the NESL type checker and the global environment of
+ * definitions it builds.
+ *
+ * Checking annotates the AST in place: every expression and pattern gets
+ * its type, every name its definition (Def).  The environment maps a name
+ * to its newest definition; a redefinition keeps the older one reachable
+ * through 'prev' (NESL.md, "Redefinition": callers checked before a
+ * redefinition keep the definition they were checked against).
+ */
+#ifndef NESSIE_TYPECHECK_H
+#define NESSIE_TYPECHECK_H
+
+#include "ast.h"
+#include "types.h"
+
+typedef enum DefKind {
+  DEF_FUNCTION,    /* a function, user or library */
+  DEF_CONSTRUCTOR, /* a datatype's constructor, named like the type */
+  DEF_VALUE,       /* a top-level binding (including library constants) */
+} DefKind;
+
+typedef struct Def {
+  DefKind kind;
+  const char *name;
+  Loc loc;
+  Type *type;          /* T_FUN for functions and constructors, generic
+                          variables at GENERIC_LEVEL; the value's type for
+                          DEF_VALUE */
+  TopLevel *top;       /* the definition; NULL for none */
+  bool library;        /* from lib-nesl */
+  bool primitive;      /* implemented inside nessie (`= __prim`) */
+  bool broken;         /* its definition failed to check: uses of it are
+                          not reported again */
+  struct Def *prev;    /* the definition of the same name it shadows */
+  int version;         /* 1 for the first definition of a name, ... */
+  /* DEF_CONSTRUCTOR: the datatype's parameters, in order (T_VAR) */
+  Vec params;
+} Def;
+
+typedef struct TypeEnv TypeEnv;
+
+/* A fresh environment holding the basis library (lib-nesl), checked. */
+TypeEnv *tc_new_env(void);
+
+/* Checks 'prog' statement by statement in 'env', adding its definitions.
+   Errors are reported through diag; a statement with an error is marked
+   'broken' (and its definitions are too) and checking goes on with the
+   next one.  Returns the number of errors. */
+int tc_check_program(TypeEnv *env, Program *prog);
+
+/* Checks one statement; returns false on error. */
+bool tc_check_top(TypeEnv *env, TopLevel *top);
+
+/* The newest definition of 'name', or NULL. */
+Def *tc_lookup(TypeEnv *env, const char *name);
+
+/* The line the REPL prints for a definition: `sqr = fn : a -> a :: (a in
+   number)`. */
+char *tc_def_signature_line(Def *def);
+
+/* Parses and checks lib-nesl's source into 'env' (builtins.c). */
+void tc_load_library(TypeEnv *env);
+/* While on, definitions are marked as the library's and `__prim` bodies
+   are accepted. */
+void tc_set_library_mode(TypeEnv *env, bool on);
+
+#endif

@@ -1,0 +1,504 @@
+/*
+ * types.c: type construction, unification with type classes, and printing
+ * in the notation of the NESL REPL.
+ *
+ * Unification is the textbook algorithm over union-find links, extended
+ * with class masks on variables (see types.h) and with levels for
+ * let-polymorphism (a variable bound inside a function body may only be
+ * generalized if it does not escape into the enclosing scope; binding
+ * lowers levels, as in Rémy's algorithm).
+ */
+#include <string.h>
+
+#include "types.h"
+
+static Type base_int = {.kind = T_INT}, base_float = {.kind = T_FLOAT},
+            base_bool = {.kind = T_BOOL}, base_char = {.kind = T_CHAR};
+Type *type_int = &base_int, *type_float = &base_float, *type_bool = &base_bool,
+     *type_char = &base_char;
+
+static int next_var_id;
+
+static Type *new_type(TypeKind kind) {
+  Type *t = NEW(Type);
+  t->kind = kind;
+  return t;
+}
+
+Type *type_seq(Type *elem) {
+  Type *t = new_type(T_SEQ);
+  t->elem = elem;
+  return t;
+}
+
+Type *type_pair(Type *fst, Type *snd) {
+  Type *t = new_type(T_PAIR);
+  t->fst = fst;
+  t->snd = snd;
+  return t;
+}
+
+Type *type_fun(Type *arg, Type *result) {
+  Type *t = new_type(T_FUN);
+  t->fst = arg;
+  t->snd = result;
+  return t;
+}
+
+Type *type_data(const char *name, Vec args) {
+  Type *t = new_type(T_DATA);
+  t->name = name;
+  t->args = args;
+  return t;
+}
+
+Type *type_var(int klass, int level) {
+  Type *t = new_type(T_VAR);
+  t->id = ++next_var_id;
+  t->klass = klass;
+  t->level = level;
+  return t;
+}
+
+Type *type_resolve(Type *t) {
+  while (t->kind == T_VAR && t->link)
+    t = t->link;
+  return t;
+}
+
+int class_from_name(const char *klass) {
+  if (strcmp(klass, "number") == 0)
+    return CLASS_NUMBER;
+  if (strcmp(klass, "ordinal") == 0)
+    return CLASS_ORDINAL;
+  if (strcmp(klass, "logical") == 0)
+    return CLASS_LOGICAL;
+  if (strcmp(klass, "any") == 0)
+    return CLASS_ANY;
+  return 0;
+}
+
+const char *class_name(int klass) {
+  switch (klass) {
+  case CLASS_NUMBER:
+    return "number";
+  case CLASS_ORDINAL:
+    return "ordinal";
+  case CLASS_LOGICAL:
+    return "logical";
+  case CLASS_ANY:
+    return "any";
+  }
+  return NULL;
+}
+
+/* ---- the trail ---- */
+
+typedef struct TrailEntry {
+  Type *var;
+  Type *link;
+  int klass, level;
+} TrailEntry;
+
+static TrailEntry *trail;
+static int trail_len, trail_cap;
+
+static void save(Type *v) {
+  if (trail_len == trail_cap) {
+    trail_cap = trail_cap ? 2 * trail_cap : 256;
+    trail = xrealloc(trail, sizeof *trail * (size_t)trail_cap);
+  }
+  trail[trail_len++] = (TrailEntry){v, v->link, v->klass, v->level};
+}
+
+int type_trail_mark(void) { return trail_len; }
+
+void type_trail_undo(int mark) {
+  while (trail_len > mark) {
+    TrailEntry *e = &trail[--trail_len];
+    e->var->link = e->link;
+    e->var->klass = e->klass;
+    e->var->level = e->level;
+  }
+}
+
+/* ---- unification ---- */
+
+static int class_of_concrete(Type *t) {
+  switch (t->kind) {
+  case T_INT:
+    return CLASS_INT;
+  case T_FLOAT:
+    return CLASS_FLOAT;
+  case T_CHAR:
+    return CLASS_CHAR;
+  case T_BOOL:
+    return CLASS_BOOL;
+  default:
+    return CLASS_OTHER;
+  }
+}
+
+/* Does variable 'v' occur in 't'?  Also lowers the levels of the
+   variables of 't' to that of 'v', since 't' now lives where 'v' does. */
+static bool occurs_adjust(Type *v, Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR:
+    if (t == v)
+      return true;
+    if (t->level > v->level && t->level != GENERIC_LEVEL) {
+      save(t);
+      t->level = v->level;
+    }
+    return false;
+  case T_SEQ:
+    return occurs_adjust(v, t->elem);
+  case T_PAIR:
+  case T_FUN:
+    return occurs_adjust(v, t->fst) || occurs_adjust(v, t->snd);
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      if (occurs_adjust(v, t->args.data[i]))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+static void bind(Type *v, Type *t) {
+  save(v);
+  v->link = t;
+}
+
+/* Binds variable 'v' to non-variable 't', if the class of 'v' allows. */
+static bool bind_concrete(Type *v, Type *t) {
+  if (v->rigid)
+    return false;
+  if (!(v->klass & class_of_concrete(t)))
+    return false;
+  if (occurs_adjust(v, t))
+    return false;
+  bind(v, t);
+  return true;
+}
+
+/* Unifies two variables: the class is the intersection. */
+static bool bind_vars(Type *a, Type *b) {
+  if (a->rigid && b->rigid)
+    return false;
+  if (a->rigid) {
+    Type *tmp = a;
+    a = b;
+    b = tmp;
+  }
+  /* 'a' is flexible; 'b' may be rigid */
+  int klass = a->klass & b->klass;
+  if (b->rigid && klass != b->klass)
+    return false; /* the signature's variable is more general */
+  if (klass == 0)
+    return false;
+  if (klass == CLASS_INT && !b->rigid) {
+    bind(a, type_int);
+    bind(b, type_int);
+    return true;
+  }
+  if (!b->rigid && (b->klass != klass || b->level > a->level)) {
+    save(b);
+    b->klass = klass;
+    if (a->level < b->level)
+      b->level = a->level;
+  }
+  bind(a, b);
+  return true;
+}
+
+static bool unify(Type *a, Type *b) {
+  a = type_resolve(a);
+  b = type_resolve(b);
+  if (a == b)
+    return true;
+  if (a->kind == T_VAR && b->kind == T_VAR)
+    return bind_vars(a, b);
+  if (a->kind == T_VAR)
+    return bind_concrete(a, b);
+  if (b->kind == T_VAR)
+    return bind_concrete(b, a);
+  if (a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case T_INT:
+  case T_FLOAT:
+  case T_BOOL:
+  case T_CHAR:
+    return true;
+  case T_SEQ:
+    return unify(a->elem, b->elem);
+  case T_PAIR:
+  case T_FUN:
+    return unify(a->fst, b->fst) && unify(a->snd, b->snd);
+  case T_DATA:
+    if (strcmp(a->name, b->name) != 0 || a->args.len != b->args.len)
+      return false;
+    for (int i = 0; i < a->args.len; i++)
+      if (!unify(a->args.data[i], b->args.data[i]))
+        return false;
+    return true;
+  case T_VAR:
+    break;
+  }
+  return false;
+}
+
+bool type_unify(Type *a, Type *b) {
+  int mark = type_trail_mark();
+  if (unify(a, b))
+    return true;
+  type_trail_undo(mark);
+  return false;
+}
+
+/* ---- instantiation and generalization ---- */
+
+typedef struct Subst {
+  Vec from, to;
+} Subst;
+
+static Type *instantiate(Type *t, int level, Subst *s) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR:
+    if (t->level != GENERIC_LEVEL)
+      return t;
+    for (int i = 0; i < s->from.len; i++)
+      if (s->from.data[i] == t)
+        return s->to.data[i];
+    Type *fresh = type_var(t->klass, level);
+    vec_push(&s->from, t);
+    vec_push(&s->to, fresh);
+    return fresh;
+  case T_SEQ:
+    return type_seq(instantiate(t->elem, level, s));
+  case T_PAIR:
+    return type_pair(instantiate(t->fst, level, s), instantiate(t->snd, level, s));
+  case T_FUN:
+    return type_fun(instantiate(t->fst, level, s), instantiate(t->snd, level, s));
+  case T_DATA: {
+    Vec args = {0};
+    for (int i = 0; i < t->args.len; i++)
+      vec_push(&args, instantiate(t->args.data[i], level, s));
+    return type_data(t->name, args);
+  }
+  default:
+    return t;
+  }
+}
+
+Type *type_instantiate(Type *t, int level) {
+  Subst s = {0};
+  return instantiate(t, level, &s);
+}
+
+void type_generalize(Type *t, int level) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR:
+    if (t->level > level) {
+      t->level = GENERIC_LEVEL;
+      t->rigid = false;
+    }
+    break;
+  case T_SEQ:
+    type_generalize(t->elem, level);
+    break;
+  case T_PAIR:
+  case T_FUN:
+    type_generalize(t->fst, level);
+    type_generalize(t->snd, level);
+    break;
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      type_generalize(t->args.data[i], level);
+    break;
+  default:
+    break;
+  }
+}
+
+bool type_is_ground(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR:
+    return false;
+  case T_SEQ:
+    return type_is_ground(t->elem);
+  case T_PAIR:
+  case T_FUN:
+    return type_is_ground(t->fst) && type_is_ground(t->snd);
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      if (!type_is_ground(t->args.data[i]))
+        return false;
+    return true;
+  default:
+    return true;
+  }
+}
+
+static bool equivalent(Type *a, Type *b, Subst *s) {
+  a = type_resolve(a);
+  b = type_resolve(b);
+  if (a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case T_VAR:
+    for (int i = 0; i < s->from.len; i++)
+      if (s->from.data[i] == a || s->to.data[i] == b)
+        return s->from.data[i] == a && s->to.data[i] == b;
+    if (a->klass != b->klass)
+      return false;
+    vec_push(&s->from, a);
+    vec_push(&s->to, b);
+    return true;
+  case T_SEQ:
+    return equivalent(a->elem, b->elem, s);
+  case T_PAIR:
+  case T_FUN:
+    return equivalent(a->fst, b->fst, s) && equivalent(a->snd, b->snd, s);
+  case T_DATA:
+    if (strcmp(a->name, b->name) != 0 || a->args.len != b->args.len)
+      return false;
+    for (int i = 0; i < a->args.len; i++)
+      if (!equivalent(a->args.data[i], b->args.data[i], s))
+        return false;
+    return true;
+  default:
+    return true;
+  }
+}
+
+bool type_equivalent(Type *a, Type *b) {
+  Subst s = {0};
+  return equivalent(a, b, &s);
+}
+
+/* ---- printing ---- */
+
+static const char *var_name(TypeNamer *nm, Type *v) {
+  int i;
+  for (i = 0; i < nm->vars.len; i++)
+    if (nm->vars.data[i] == v)
+      break;
+  if (i == nm->vars.len)
+    vec_push(&nm->vars, v);
+  if (i < 26)
+    return xprintf("%c", 'a' + i);
+  return xprintf("%c%d", 'a' + i % 26, i / 26);
+}
+
+static void print(Buf *b, TypeNamer *nm, Type *t, bool parens);
+
+/* A tuple's items, right spine flattened: int, (int, int), bool. */
+static void print_items(Buf *b, TypeNamer *nm, Type *t) {
+  for (;;) {
+    print(b, nm, t->fst, true);
+    buf_puts(b, ", ");
+    t = type_resolve(t->snd);
+    if (t->kind != T_PAIR) {
+      print(b, nm, t, true);
+      return;
+    }
+  }
+}
+
+/* 'parens': a tuple here needs parentheses (everywhere but the top). */
+static void print(Buf *b, TypeNamer *nm, Type *t, bool parens) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+    buf_puts(b, "int");
+    break;
+  case T_FLOAT:
+    buf_puts(b, "float");
+    break;
+  case T_BOOL:
+    buf_puts(b, "bool");
+    break;
+  case T_CHAR:
+    buf_puts(b, "char");
+    break;
+  case T_SEQ:
+    buf_putc(b, '[');
+    print(b, nm, t->elem, true);
+    buf_putc(b, ']');
+    break;
+  case T_PAIR:
+    if (parens)
+      buf_putc(b, '(');
+    print_items(b, nm, t);
+    if (parens)
+      buf_putc(b, ')');
+    break;
+  case T_DATA:
+    buf_puts(b, t->name);
+    if (t->args.len) {
+      buf_putc(b, '(');
+      for (int i = 0; i < t->args.len; i++) {
+        if (i)
+          buf_puts(b, ", ");
+        print(b, nm, t->args.data[i], true);
+      }
+      buf_putc(b, ')');
+    }
+    break;
+  case T_VAR:
+    buf_puts(b, var_name(nm, t));
+    break;
+  case T_FUN:
+    print(b, nm, t->fst, true);
+    buf_puts(b, " -> ");
+    print(b, nm, t->snd, true);
+    break;
+  }
+}
+
+char *type_to_string(TypeNamer *nm, Type *t) {
+  Buf b = {0};
+  print(&b, nm, t, false);
+  return buf_str(&b);
+}
+
+char *type_fun_to_string(TypeNamer *nm, Type *fun) {
+  Buf b = {0};
+  print(&b, nm, fun, true);
+  return buf_str(&b);
+}
+
+char *type_context_string(TypeNamer *nm) {
+  if (!nm->vars.len)
+    return "";
+  Buf b = {0};
+  buf_puts(&b, " :: (");
+  for (int i = 0; i < nm->vars.len; i++) {
+    Type *v = nm->vars.data[i];
+    const char *cls = class_name(v->klass);
+    if (i)
+      buf_puts(&b, "; ");
+    buf_printf(&b, "%s in %s", var_name(nm, v), cls ? cls : "any");
+  }
+  buf_putc(&b, ')');
+  return buf_str(&b);
+}
+
+char *type_scheme_to_string(Type *fun) {
+  TypeNamer nm = {0};
+  char *s = type_fun_to_string(&nm, fun);
+  return xprintf("%s%s", s, type_context_string(&nm));
+}
+
+char *type_value_to_string(Type *t) {
+  TypeNamer nm = {0};
+  char *s = type_to_string(&nm, t);
+  return xprintf("%s%s", s, type_context_string(&nm));
+}
