@@ -80,20 +80,35 @@ test-asan:
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
 
 # ---- fuzzing: libFuzzer over lexer + parser + type checker ----
+# `make fuzz FUZZ_SECONDS=N` fuzzes for N seconds; FUZZ_FLAGS adds libFuzzer
+# options (e.g. FUZZ_FLAGS="-fork=1 -ignore_crashes=1" to go on past a
+# crash).  Crash, timeout and leak inputs are written to build-fuzz/artifacts/;
+# replay one with `build-fuzz/fuzz_frontend FILE` (NESSIE_FUZZ_VERBOSE=1
+# shows the diagnostics).  Leak detection is off: memory is Boehm GC's.
+# -fno-sanitize-recover makes every UBSan report a crash the fuzzer stops on.
 
 FUZZ_SECONDS ?= 60
+FUZZ_FLAGS ?=
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS := $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS)) build-fuzz/frontend/lexer.o \
+             build-fuzz/frontend/parser.o build-fuzz/lib-nesl/library_text.o
+# the corpus seeds: the tests' programs, or the shared corpus where the
+# tests have none yet
+FUZZ_SEEDS := $(or $(wildcard tests/programs/*.nesl tests/errors/*.nesl), \
+                   $(wildcard /work/shared/corpus/*.nesl /work/shared/corpus/errors/*.nesl))
+
 fuzz:
-	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g" \
-	  SAN="-fsanitize=fuzzer-no-link,address,undefined" $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS)) \
-	  build-fuzz/frontend/lexer.o build-fuzz/frontend/parser.o build-fuzz/lib-nesl/library_text.o
-	clang $(CPPFLAGS) -Ibuild-fuzz/frontend -O1 -g -fsanitize=fuzzer,address,undefined \
-	  -o build-fuzz/fuzz_frontend tests/fuzz/fuzz_frontend.c \
-	  $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS)) build-fuzz/frontend/lexer.o \
-	  build-fuzz/frontend/parser.o build-fuzz/lib-nesl/library_text.o $(LDLIBS)
-	mkdir -p build-fuzz/corpus
-	cp tests/programs/*.nesl tests/errors/*.nesl build-fuzz/corpus/ 2>/dev/null || true
+	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_OBJS)
+	clang -std=c17 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -I. -Ibuild-fuzz/frontend -Ifrontend \
+	  -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer $(FUZZ_SAN) \
+	  -o build-fuzz/fuzz_frontend tests/fuzz/fuzz_frontend.c $(FUZZ_OBJS) $(LDLIBS)
+	mkdir -p build-fuzz/corpus build-fuzz/artifacts
+	$(if $(strip $(FUZZ_SEEDS)),cp $(FUZZ_SEEDS) build-fuzz/corpus/)
 	build-fuzz/fuzz_frontend -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	  -dict=tests/fuzz/nesl.dict build-fuzz/corpus
+	  -timeout=10 -detect_leaks=0 -print_final_stats=1 \
+	  -artifact_prefix=build-fuzz/artifacts/ -dict=tests/fuzz/nesl.dict \
+	  $(FUZZ_FLAGS) build-fuzz/corpus
 
 # ---- set-up ----
 

@@ -33,10 +33,19 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc);
 #include <string.h>
 #include <gc.h>
 
+/* An open bracket not yet closed, for the note "to match this '('". */
+typedef struct OpenBracket {
+  int token; /* '(', '[' or '{' */
+  Loc loc;
+} OpenBracket;
+
+enum { MAX_OPEN = 256 };
+
 struct Parser {
   Lexer lx;
   Program *prog;
-  bool in_error; /* a statement with an error is being skipped */
+  OpenBracket open[MAX_OPEN];
+  int depth; /* may exceed MAX_OPEN; only the first MAX_OPEN are kept */
 };
 
 /* Bison's stacks grow through these, so that the collector sees the AST
@@ -134,8 +143,8 @@ program
   ;
 
 statement
-  : toplevel terminator      { add_top(p, $1); }
-  | error terminator         { yyerrok; }
+  : toplevel terminator      { add_top(p, $1); p->depth = 0; }
+  | error terminator         { yyerrok; p->depth = 0; }
   ;
 
 terminator : ';' | '$' ;
@@ -324,6 +333,22 @@ atom
         $$->u.apply.filter = $6;
         $$->u.apply.filter_only = true;
       }
+  | '{' exp '|' exp '}'
+      {
+        /* {x | c}: the bare-name form of {x in x | c} */
+        if ($2->kind != EX_VAR) {
+          diag_error(LOC(@3), "syntax error: unexpected '|', expected ':' or 'in'");
+          YYERROR;
+        }
+        $$ = ast_expr(EX_APPLY, LOC(@1));
+        Generator *g = NEW(Generator);
+        g->loc = $2->loc; g->bare = true;
+        g->pat = ast_pat_var($2->loc, $2->u.ref.name); g->seq = $2;
+        vec_push(&$$->u.apply.gens, g);
+        $$->u.apply.body = ast_var($2->loc, $2->u.ref.name);
+        $$->u.apply.filter = $4;
+        $$->u.apply.filter_only = true;
+      }
   ;
 
 more_generators
@@ -364,8 +389,23 @@ binding
 
 %%
 
+static int closer_of(int open) { return open == '(' ? ')' : open == '[' ? ']' : '}'; }
+
+/* Keeps the stack of open brackets. */
+static void track_brackets(Parser *p, int tok, Loc loc) {
+  if (tok == '(' || tok == '[' || tok == '{') {
+    if (p->depth < MAX_OPEN)
+      p->open[p->depth] = (OpenBracket){tok, loc};
+    p->depth++;
+  } else if ((tok == ')' || tok == ']' || tok == '}') && p->depth > 0) {
+    if (p->depth > MAX_OPEN || closer_of(p->open[p->depth - 1].token) == tok)
+      p->depth--;
+  }
+}
+
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p) {
   int tok = lexer_next(&p->lx, val, loc);
+  track_brackets(p, tok, L(p, *loc));
   p->lx.last_token = tok;
   loc->last_line = p->lx.line;
   loc->last_column = p->lx.col;
@@ -392,22 +432,50 @@ static const char *symbol_text(yysymbol_kind_t kind) {
   return name;
 }
 
-/* "unexpected ')', expected ']'": the unexpected token and up to five
-   tokens that could have come instead. */
+/* Tokens worth naming when many are possible: the ones that close or
+   continue a construct, not the operators that could extend an
+   expression anywhere. */
+static const char *symbol_text(yysymbol_kind_t kind);
+
+static bool is_structural(yysymbol_kind_t k) {
+  static const char *names[] = {"')'", "']'", "'}'", "'in'", "'then'", "'else'", "'='", "':'", "'|'"};
+  const char *text = symbol_text(k);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(text, names[i]) == 0)
+      return true;
+  return false;
+}
+
+/* "unexpected ')', expected ']'": the unexpected token and the tokens
+   that could have come instead (the structural ones when there are many),
+   then a note at the bracket that is still open. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
   yysymbol_kind_t unexpected = yypcontext_token(ctx);
   Loc loc = L(p, *yypcontext_location(ctx));
   if (unexpected == YYSYMBOL_TOK_LEXERROR)
     return 0; /* the lexer has reported it */
-  enum { MAX_EXPECTED = 6 };
-  yysymbol_kind_t expected[MAX_EXPECTED];
-  int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+  yysymbol_kind_t expected[YYNTOKENS];
+  int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+  if (n > 5) {
+    /* keep the structural ones, closing brackets first */
+    yysymbol_kind_t kept[YYNTOKENS];
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < n; i++) {
+        const char *t = symbol_text(expected[i]);
+        bool closer = strcmp(t, "')'") == 0 || strcmp(t, "']'") == 0 || strcmp(t, "'}'") == 0;
+        if (is_structural(expected[i]) && closer == (pass == 0))
+          kept[k++] = expected[i];
+      }
+    memcpy(expected, kept, sizeof kept[0] * (size_t)k);
+    n = k;
+  }
   Buf b = {0};
   if (unexpected == YYSYMBOL_YYEOF)
     buf_puts(&b, "unexpected end of file");
   else
     buf_printf(&b, "unexpected %s", symbol_text(unexpected));
-  if (n > 0 && n < MAX_EXPECTED) {
+  if (n > 0) {
     buf_puts(&b, ", expected ");
     for (int i = 0; i < n; i++) {
       if (i > 0)
@@ -416,6 +484,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
     }
   }
   diag_error(loc, "syntax error: %s", buf_str(&b));
+  /* the innermost open bracket, if its closer could have come here */
+  if (p->depth > 0 && p->depth <= MAX_OPEN) {
+    OpenBracket *ob = &p->open[p->depth - 1];
+    for (int i = 0; i < n; i++)
+      if (strcmp(symbol_text(expected[i]), xprintf("'%c'", closer_of(ob->token))) == 0) {
+        diag_note(ob->loc, "to match this '%c'", ob->token);
+        break;
+      }
+  }
   return 0;
 }
 

@@ -1,0 +1,165 @@
+/*
+ * fuzz_frontend.c: a libFuzzer target for nessie's front end: lexer,
+ * parser, type checker and the AST printer, in the order the driver runs
+ * them (driver/main.c, compile()).
+ *
+ * Every input is one NESL source file.  It is parsed; if it parses without
+ * an error it is printed back as NESL (the --dump=ast path) and checked
+ * against a fresh basis-library environment; if it checks, its statements
+ * and types are printed as --dump=typed and --types would print them.
+ * Diagnostics and printed text go to /dev/null: the fuzzer is looking for
+ * crashes, sanitizer reports, internal errors (die() aborts), exits
+ * (diag_fatal/diag_abort with no handler call exit(1), which libFuzzer
+ * reports as "fuzz target exited") and hangs, not for messages.
+ *
+ * One property is checked besides: ast_print.c promises that "printing,
+ * parsing and printing again gives the same text" (ast.h).  A program that
+ * parses is printed, the text parsed again and printed again; if the second
+ * parse reports an error or the two texts differ, the target aborts after
+ * printing both.  NESSIE_FUZZ_NO_ROUNDTRIP=1 turns that check off.
+ *
+ * Set NESSIE_FUZZ_VERBOSE=1 to see the diagnostics and the printed program
+ * on stderr when replaying one input:
+ *   NESSIE_FUZZ_VERBOSE=1 build-fuzz/fuzz_frontend tests/fuzz/crashes/FILE
+ *
+ * Memory is Boehm GC's, as in the compiler; run with -detect_leaks=0 (the
+ * Makefile's `fuzz` target does), since nothing is ever freed by hand.
+ */
+#include <gc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "frontend/frontend.h"
+#include "frontend/typecheck.h"
+#include "frontend/types.h"
+
+static FILE *sink; /* /dev/null, or stderr when verbose */
+static bool roundtrip = true;
+
+static bool env_flag(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  GC_INIT();
+  roundtrip = !env_flag("NESSIE_FUZZ_NO_ROUNDTRIP");
+  if (env_flag("NESSIE_FUZZ_VERBOSE")) {
+    sink = stderr;
+  } else {
+    sink = fopen("/dev/null", "w");
+    if (!sink) {
+      perror("fuzz_frontend: /dev/null");
+      abort();
+    }
+  }
+  diag_set_stream(sink);
+  return 0;
+}
+
+/* What the driver's --dump=typed and --types print (driver/main.c). */
+static void print_typed(const Program *prog) {
+  for (int i = 0; i < prog->tops.len; i++) {
+    const TopLevel *t = prog->tops.data[i];
+    ast_print_top(sink, t);
+    switch (t->kind) {
+    case TOP_FUNCTION:
+    case TOP_DATATYPE:
+      if (t->def) {
+        fprintf(sink, "\n  %% %s : %s %%\n", t->name, type_scheme_to_string(t->def->type));
+        fprintf(sink, "%s\n", tc_def_signature_line(t->def));
+      }
+      break;
+    case TOP_BIND:
+    case TOP_EXPR:
+      if (t->type)
+        fprintf(sink, "\n  %% : %s %%\n", type_value_to_string(t->type));
+      break;
+    }
+  }
+}
+
+/* The program as ast_print_program prints it, in a fresh string. */
+static char *print_to_string(const Program *prog, size_t *len) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  if (!f)
+    abort();
+  ast_print_program(f, prog);
+  fclose(f);
+  char *s = xstrndup(buf, n);
+  free(buf);
+  *len = n;
+  return s;
+}
+
+/* Print, parse, print: the two texts must be equal (ast.h). */
+static void check_roundtrip(const Program *prog) {
+  size_t len1, len2;
+  char *text1 = print_to_string(prog, &len1);
+  Source *src1 = NEW(Source);
+  src1->name = "<printed>";
+  src1->text = text1;
+  src1->len = len1;
+  diag_reset();
+  Program *prog2 = parse_program(src1, false);
+  if (diag_count() != 0 || !prog2) {
+    fprintf(stderr, "fuzz_frontend: the printed program does not parse back:\n%s\n", text1);
+    diag_set_stream(stderr);
+    diag_reset();
+    parse_program(src1, false);
+    abort();
+  }
+  char *text2 = print_to_string(prog2, &len2);
+  if (len1 != len2 || memcmp(text1, text2, len1) != 0) {
+    fprintf(stderr,
+            "fuzz_frontend: printing is not stable:\n--- printed once ---\n%s\n"
+            "--- parsed and printed again ---\n%s\n",
+            text1, text2);
+    abort();
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  /* The Source as source_from_file() builds it: the whole input, embedded
+     NUL bytes included (the lexer stops at len, not at the first NUL),
+     followed by a terminating NUL. */
+  char *text = xmalloc_atomic(size + 1);
+  if (size)
+    memcpy(text, data, size);
+  text[size] = '\0';
+  Source *src = NEW(Source);
+  src->name = "<fuzz>";
+  src->text = text;
+  src->len = size;
+
+  diag_reset();
+  Program *prog = parse_program(src, false);
+  if (!prog)
+    return 0;
+  /* A program with syntax errors holds the statements without them; it
+     must print as well (the driver prints only error-free programs). */
+  ast_print_program(sink, prog);
+  if (diag_count() == 0) {
+    if (roundtrip)
+      check_roundtrip(prog);
+    diag_reset();
+    TypeEnv *env = tc_new_env();
+    if (diag_count() != 0) {
+      fprintf(stderr, "fuzz_frontend: the basis library does not check\n");
+      abort();
+    }
+    int errors = tc_check_program(env, prog);
+    if (errors == 0 && diag_count() == 0)
+      print_typed(prog);
+  }
+  fflush(sink);
+  diag_reset();
+  return 0;
+}

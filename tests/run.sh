@@ -1,0 +1,127 @@
+#!/bin/sh
+# tests/run.sh BUILD: runs every test of nessie against the binary in
+# BUILD/nessie and prints one line per test, then `N passed, M failed`.
+# Exit status 1 if any test failed.
+#
+#   unit        BUILD/tests/test_* (cmocka)
+#   sync        tests/programs and tests/errors equal ../shared/corpus
+#   types       --types on each corpus program prints the `= fn :` lines
+#               of its .expected
+#   ast         --dump=ast round-trips: print, parse, print again gives the
+#               same text, and the reprinted program has the same types
+#   errors      each corpus error program fails at compile time on the line
+#               its header names (syntax, type) or type checks (runtime, none)
+#   diag        tests/diagnostics/NAME.nesl gives exactly NAME.err on stderr
+set -u
+BUILD=${1:-build}
+NESSIE=$BUILD/nessie
+OUT=$BUILD/test-out
+rm -rf "$OUT"
+mkdir -p "$OUT"
+passed=0
+failed=0
+failures=""
+
+pass() { passed=$((passed + 1)); echo "[PASS] $1"; }
+fail() {
+  failed=$((failed + 1)); echo "[FAIL] $1"
+  failures="$failures $1"
+  [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/    /' | head -20
+  return 0
+}
+
+# ---- unit tests ----
+for t in "$BUILD"/tests/test_*; do
+  [ -x "$t" ] || continue
+  name=unit/$(basename "$t")
+  if "$t" > "$OUT/$(basename "$t").log" 2>&1; then pass "$name"
+  else fail "$name" "$(tail -20 "$OUT/$(basename "$t").log")"; fi
+done
+
+# ---- the corpus copy is in sync with ../shared/corpus ----
+if [ -d ../shared/corpus ]; then
+  if d=$(diff -r -q ../shared/corpus tests/programs 2>&1 | grep -v '^Only in tests/programs' | grep -v "^Only in ../shared/corpus: errors"); [ -z "$d" ] &&
+     d2=$(diff -r -q ../shared/corpus/errors tests/errors 2>&1) && [ -z "$d2" ]; then
+    pass sync/corpus
+  else
+    fail sync/corpus "$d ${d2:-} (run 'make sync-corpus')"
+  fi
+fi
+
+# ---- --types on the corpus ----
+for f in tests/programs/*.nesl; do
+  n=$(basename "$f" .nesl)
+  grep '= fn :' "tests/programs/$n.expected" > "$OUT/$n.types.expected"
+  if "$NESSIE" --types "$f" > "$OUT/$n.types" 2> "$OUT/$n.types.err" &&
+     cmp -s "$OUT/$n.types" "$OUT/$n.types.expected"; then
+    pass "types/$n"
+  else
+    fail "types/$n" "$(diff "$OUT/$n.types.expected" "$OUT/$n.types"; cat "$OUT/$n.types.err")"
+  fi
+done
+
+# ---- --dump=ast round trip ----
+for f in tests/programs/*.nesl tests/ast/*.nesl; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .nesl)
+  a1=$OUT/$n.ast1.nesl; a2=$OUT/$n.ast2.nesl
+  if ! "$NESSIE" --dump=ast "$f" > "$a1" 2> "$OUT/$n.ast.err"; then
+    fail "ast/$n" "$(cat "$OUT/$n.ast.err")"; continue
+  fi
+  if ! "$NESSIE" --dump=ast "$a1" > "$a2" 2> "$OUT/$n.ast.err"; then
+    fail "ast/$n" "reprinted program does not parse: $(cat "$OUT/$n.ast.err")"; continue
+  fi
+  if ! cmp -s "$a1" "$a2"; then
+    fail "ast/$n" "$(diff "$a1" "$a2")"; continue
+  fi
+  "$NESSIE" --types "$f" > "$OUT/$n.t1" 2>&1; "$NESSIE" --types "$a1" > "$OUT/$n.t2" 2>&1
+  if sed "s|$a1|$f|" "$OUT/$n.t2" | cmp -s "$OUT/$n.t1" -; then pass "ast/$n"
+  else fail "ast/$n" "types differ after printing: $(diff "$OUT/$n.t1" "$OUT/$n.t2")"; fi
+done
+
+# ---- error programs ----
+for f in tests/errors/*.nesl; do
+  n=$(basename "$f" .nesl)
+  set -- $(head -1 "$f")
+  kind=$3; line=$4
+  "$NESSIE" --types "$f" > "$OUT/$n.out" 2> "$OUT/$n.err"
+  rc=$?
+  first=$(grep -m1 ': error: ' "$OUT/$n.err")
+  got=$(printf '%s' "$first" | sed -n 's/^[^:]*:\([0-9]*\):[0-9]*: error: .*/\1/p')
+  case $kind in
+  syntax|type)
+    if [ $rc -ne 1 ]; then fail "errors/$n" "exit status $rc, expected 1"
+    elif [ "$got" != "$line" ]; then fail "errors/$n" "first error on line '$got', expected $line: $first"
+    elif [ -s "$OUT/$n.out" ]; then fail "errors/$n" "printed output: $(cat "$OUT/$n.out")"
+    elif [ "$kind" = type ] && [ "$n" != type_t_as_variable ] &&
+         printf '%s' "$first" | grep -q 'syntax error'; then fail "errors/$n" "a type error reported as a syntax error: $first"
+    else pass "errors/$n"; fi ;;
+  runtime|none)
+    if [ $rc -eq 0 ]; then pass "errors/$n"
+    else fail "errors/$n" "does not type check: $(cat "$OUT/$n.err")"; fi ;;
+  *) fail "errors/$n" "bad header: $kind" ;;
+  esac
+done
+
+# ---- diagnostics golden files ----
+for f in tests/diagnostics/*.nesl; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .nesl)
+  (cd tests/diagnostics && "../../$NESSIE" --types "$n.nesl" > /dev/null 2> "../../$OUT/$n.diag")
+  rc=$?
+  if [ $rc -ne 1 ]; then fail "diag/$n" "exit status $rc, expected 1"
+  elif cmp -s "$OUT/$n.diag" "tests/diagnostics/$n.err"; then pass "diag/$n"
+  else fail "diag/$n" "$(diff "tests/diagnostics/$n.err" "$OUT/$n.diag")"; fi
+done
+
+# ---- command line ----
+for t in tests/cli/*.sh; do
+  [ -f "$t" ] || continue
+  n=$(basename "$t" .sh)
+  if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "cli/$n"; else fail "cli/$n" "$o"; fi
+done
+
+echo
+[ $failed -gt 0 ] && echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
