@@ -456,6 +456,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
     return 0; /* the lexer has reported it */
   yysymbol_kind_t expected[YYNTOKENS];
   int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
+  bool wants_exp = false, wants_name = false;
+  for (int i = 0; i < n; i++) {
+    wants_exp |= expected[i] == YYSYMBOL_TOK_INT;
+    wants_name |= expected[i] == YYSYMBOL_TOK_NAME;
+  }
   if (n > 5) {
     /* keep the structural ones, closing brackets first */
     yysymbol_kind_t kept[YYNTOKENS];
@@ -475,7 +480,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
     buf_puts(&b, "unexpected end of file");
   else
     buf_printf(&b, "unexpected %s", symbol_text(unexpected));
-  if (n > 0) {
+  if (n == 0 && wants_exp) {
+    buf_puts(&b, ", expected an expression");
+  } else if (n > 0) {
     buf_puts(&b, ", expected ");
     for (int i = 0; i < n; i++) {
       if (i > 0)
@@ -483,6 +490,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
       buf_puts(&b, symbol_text(expected[i]));
     }
   }
+  if (unexpected == YYSYMBOL_TOK_BOOL && wants_name)
+    buf_puts(&b, " (t and f are the booleans true and false in NESL, not names)");
   diag_error(loc, "syntax error: %s", buf_str(&b));
   /* the innermost open bracket, if its closer could have come here */
   if (p->depth > 0 && p->depth <= MAX_OPEN) {

@@ -212,6 +212,22 @@ static void pattern_mismatch(Pattern *p, Type *expected, Type *actual) {
   type_error(p->loc, "this pattern matches values of type %s, but here it must match %s", got, want);
 }
 
+/* The number of items of a tuple type, counting along the right spine as
+   far as it is known. */
+static int tuple_width(Type *t) {
+  int n = 1;
+  for (t = type_resolve(t); t->kind == T_PAIR; t = type_resolve(t->snd))
+    n++;
+  return n;
+}
+
+static int pattern_width(const Pattern *p) {
+  int n = 1;
+  for (; p->kind == PAT_PAIR; p = p->snd)
+    n++;
+  return n;
+}
+
 /* Checks that 'p' matches values of type 't' and binds its variables as
    locals.  'bound' collects the names, to reject a name bound twice. */
 static void check_pattern(TypeEnv *env, Pattern *p, Type *t, Vec *bound) {
@@ -243,6 +259,10 @@ static void check_pattern(TypeEnv *env, Pattern *p, Type *t, Vec *bound) {
     Type *ft = type_instantiate(d->type, env->level);
     if (!type_unify(ft->snd, t))
       pattern_mismatch(p, t, ft->snd);
+    int want = tuple_width(ft->fst), got = pattern_width(p->arg);
+    if (got > want)
+      type_error(p->loc, "the constructor %s has %d field%s (%s), but this pattern has %d", p->name, want,
+                 want == 1 ? "" : "s", show1(ft->fst), got);
     check_pattern(env, p->arg, ft->fst, bound);
     return;
   }

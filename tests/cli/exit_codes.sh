@@ -1,0 +1,22 @@
+# Exit status: 0 on success, 1 on compile errors, 2 on bad usage.
+set -u
+check() { # expected-status description command...
+  want=$1; what=$2; shift 2
+  "$@" > /dev/null 2>&1; got=$?
+  [ "$got" = "$want" ] || { echo "$what: exit $got, expected $want ($*)"; exit 1; }
+}
+tmp=$(mktemp -d)
+printf 'function sqr(x) = x * x;\nsqr(3);\n' > "$tmp/ok.nesl"
+printf 'x = 1 +;\n' > "$tmp/bad.nesl"
+check 0 "--help" "$NESSIE" --help
+check 0 "--version" "$NESSIE" --version
+check 0 "--types" "$NESSIE" --types "$tmp/ok.nesl"
+check 0 "--dump=ast" "$NESSIE" --dump=ast "$tmp/ok.nesl"
+check 0 "--dump=typed" "$NESSIE" --dump=typed "$tmp/ok.nesl"
+check 1 "syntax error" "$NESSIE" --types "$tmp/bad.nesl"
+check 1 "missing file" "$NESSIE" --types "$tmp/none.nesl"
+check 2 "unknown option" "$NESSIE" --frobnicate "$tmp/ok.nesl"
+check 2 "unknown stage" "$NESSIE" --dump=nothing "$tmp/ok.nesl"
+check 2 "missing --dump argument" "$NESSIE" "$tmp/ok.nesl" --dump
+check 2 "two files" "$NESSIE" --types "$tmp/ok.nesl" "$tmp/ok.nesl"
+rm -rf "$tmp"
