@@ -30,7 +30,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus
 
 all: $(BUILD)/nessie
 
@@ -75,7 +75,10 @@ unit: $(UNIT_TESTS)
 test: $(BUILD)/nessie $(UNIT_TESTS)
 	@sh tests/run.sh $(BUILD)
 
+# Sanitizer reports exit with a status no test expects, and the runner
+# also fails on any report left in its output files.
 test-asan:
+	ASAN_OPTIONS=exitcode=86:detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1 \
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
 
@@ -114,6 +117,11 @@ fuzz:
 
 setup:
 	sh tools/setup.sh
+
+# refresh the corpus copy from ../shared/corpus (never edit the copies)
+sync-corpus:
+	cp ../shared/corpus/*.nesl ../shared/corpus/*.expected ../shared/corpus/README.md tests/programs/
+	cp ../shared/corpus/errors/* tests/errors/
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -121,6 +121,10 @@ for t in tests/cli/*.sh; do
   if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "cli/$n"; else fail "cli/$n" "$o"; fi
 done
 
+# ---- no sanitizer report anywhere (make test-asan) ----
+reports=$(grep -l -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$OUT"/* 2>/dev/null)
+if [ -n "$reports" ]; then fail "sanitizers" "reports in: $reports"; fi
+
 echo
 [ $failed -gt 0 ] && echo "failed:$failures"
 echo "$passed passed, $failed failed"
