@@ -46,6 +46,7 @@ struct Parser {
   Program *prog;
   OpenBracket open[MAX_OPEN];
   int depth; /* may exceed MAX_OPEN; only the first MAX_OPEN are kept */
+  int history[3]; /* the last three tokens read, newest first */
 };
 
 /* Bison's stacks grow through these, so that the collector sees the AST
@@ -406,6 +407,9 @@ static void track_brackets(Parser *p, int tok, Loc loc) {
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p) {
   int tok = lexer_next(&p->lx, val, loc);
   track_brackets(p, tok, L(p, *loc));
+  p->history[2] = p->history[1];
+  p->history[1] = p->history[0];
+  p->history[0] = tok;
   p->lx.last_token = tok;
   loc->last_line = p->lx.line;
   loc->last_column = p->lx.col;
@@ -490,6 +494,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
       buf_puts(&b, symbol_text(expected[i]));
     }
   }
+  if (p->history[1] == ']' && p->history[2] == '[')
+    buf_puts(&b, " (an empty sequence is written with its element type: [] int)");
   if (unexpected == YYSYMBOL_TOK_BOOL && wants_name)
     buf_puts(&b, " (t and f are the booleans true and false in NESL, not names)");
   diag_error(loc, "syntax error: %s", buf_str(&b));
