@@ -15,7 +15,7 @@ OPT ?= -O2 -g
 SAN ?=
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -I. -I$(BUILD)/frontend -Ifrontend
 CFLAGS += $(CSTD) $(WARN) $(OPT) $(SAN)
-LDLIBS += -lgc -ledit -lm
+LDLIBS += -lgc -ledit -lm -lpthread
 LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
@@ -25,8 +25,10 @@ FRONTEND := frontend/ast.c frontend/ast_print.c frontend/types.c \
             frontend/typecheck.c frontend/builtins.c
 GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
              $(BUILD)/lib-nesl/library_text.c
+EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
+RT := rt/print.c
 DRIVER := driver/main.c
-CORE_SRCS := $(COMMON) $(FRONTEND)
+CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 

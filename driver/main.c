@@ -6,14 +6,17 @@
  * stops there.  Exit status: 0 on success, 1 on compile errors, 2 on bad
  * usage.
  */
+#define GC_THREADS /* the evaluator runs on a thread with a large stack */
 #include <gc.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
+#include "eval/eval.h"
 
 #define NESSIE_VERSION "0.1.0"
 
@@ -34,9 +37,17 @@ static const struct {
     {"typed", STAGE_TYPED},
 };
 
+/* The interpreters, by the IR they run. */
+typedef enum Interp {
+  INTERP_NONE,
+  INTERP_EVAL, /* the source-level evaluator */
+} Interp;
+
 typedef struct Options {
   const char *file;
   Stage dump;
+  Interp interp;
+  bool stats;     /* --stats: counts after the run */
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
 } Options;
@@ -53,13 +64,16 @@ static void usage(FILE *out) {
           "  --dump=STAGE     print the program after STAGE and stop; STAGE is one of:\n"
           "                     ast    the parsed program, printed back as NESL\n"
           "                     typed  each definition and statement with its type\n"
+          "  --interp[=IR]    run the program in an interpreter and print the NESL\n"
+          "                   REPL's transcript; IR is eval (the default), the\n"
+          "                   source-level evaluator\n"
+          "  --stats          after --interp, print counts of calls to stderr\n"
           "  --check-ir       check every intermediate representation between passes\n"
           "  --help           print this help and exit\n"
           "  --version        print the version and exit\n"
           "\n"
           "Not yet available in this version (see README.md, \"Status\"): the REPL\n"
-          "(`nessie` with no file), the interpreters (--interp) and compiling to an\n"
-          "executable.\n"
+          "(`nessie` with no file) and compiling to an executable.\n"
           "\n"
           "Exit status: 0 on success, 1 on compile errors, 2 on bad usage.\n");
 }
@@ -73,8 +87,10 @@ static int bad_usage(const char *fmt, const char *arg) {
 
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
-  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION };
+  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS };
   static const struct option longopts[] = {
+      {"interp", optional_argument, NULL, OPT_INTERP},
+      {"stats", no_argument, NULL, OPT_STATS},
       {"types", no_argument, NULL, OPT_TYPES},
       {"dump", required_argument, NULL, OPT_DUMP},
       {"check-ir", no_argument, NULL, OPT_CHECK_IR},
@@ -102,6 +118,15 @@ static int parse_options(int argc, char **argv, Options *opt) {
     }
     case OPT_CHECK_IR:
       opt->check_ir = true;
+      break;
+    case OPT_INTERP:
+      if (!optarg || strcmp(optarg, "eval") == 0)
+        opt->interp = INTERP_EVAL;
+      else
+        return bad_usage("unknown interpreter '%s' for --interp (expected eval)", optarg);
+      break;
+    case OPT_STATS:
+      opt->stats = true;
       break;
     case 'h':
     case OPT_HELP:
@@ -151,6 +176,46 @@ static void print_typed(const Program *prog) {
   }
 }
 
+/* Runs every statement of 'prog' through the evaluator, printing the
+   transcript.  Run on a thread with a large stack (run_on_big_stack):
+   the evaluator recurses as deeply as the NESL program does. */
+typedef struct EvalJob {
+  TypeEnv *env;
+  Program *prog;
+  bool stats;
+} EvalJob;
+
+static void *run_eval(void *arg) {
+  EvalJob *job = arg;
+  Eval *ev = ev_new(job->env, stdout);
+  ev_init_library(ev, tc_library_program(job->env));
+  for (int i = 0; i < job->prog->tops.len; i++)
+    ev_run_top(ev, job->prog->tops.data[i]);
+  if (job->stats) {
+    EvalStats st = ev_stats(ev);
+    fprintf(stderr, "stats: %llu calls, %llu primitive calls\n", (unsigned long long)st.calls,
+            (unsigned long long)st.prim_calls);
+  }
+  return NULL;
+}
+
+/* 1 GiB of address space; only the pages the recursion touches are used.
+   NESL programs may recurse 100000 deep (tests/errors/rt_deep_recursion_ok). */
+enum { BIG_STACK = 1 << 30 };
+
+static void run_on_big_stack(void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  pthread_t thread;
+  pthread_attr_init(&attr);
+  if (pthread_attr_setstacksize(&attr, BIG_STACK) != 0 || pthread_create(&thread, &attr, fn, arg) != 0) {
+    pthread_attr_destroy(&attr);
+    fn(arg); /* no thread: run here, with the ordinary stack */
+    return;
+  }
+  pthread_attr_destroy(&attr);
+  pthread_join(thread, NULL);
+}
+
 /* The pipeline.  Returns the exit status. */
 static int compile(const Options *opt) {
   Source *src = source_from_file(opt->file);
@@ -177,6 +242,11 @@ static int compile(const Options *opt) {
   }
   if (opt->types) {
     print_types(prog);
+    return EXIT_OK;
+  }
+  if (opt->interp == INTERP_EVAL) {
+    EvalJob job = {env, prog, opt->stats};
+    run_on_big_stack(run_eval, &job);
     return EXIT_OK;
   }
 

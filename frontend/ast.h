@@ -201,6 +201,9 @@ typedef struct TopLevel {
   Expr *body;          /* TOP_FUNCTION body, TOP_BIND value, TOP_EXPR */
   bool is_primitive;   /* TOP_FUNCTION: body is `__prim`, library only */
   struct Def *def;     /* TOP_FUNCTION, TOP_DATATYPE: set by the checker */
+  Vec bound;           /* TOP_BIND: the Def of each variable of 'pat', in
+                          left-to-right order, set by the checker */
+  bool library;        /* from lib-nesl */
   struct Type *type;   /* TOP_BIND, TOP_EXPR: set by the checker */
 } TopLevel;
 
@@ -246,6 +249,7 @@ void ast_print_program(FILE *out, const Program *prog);
 void ast_print_top(FILE *out, const TopLevel *top);
 void ast_print_expr(FILE *out, const Expr *e);
 void ast_print_pattern(FILE *out, const Pattern *p);
+char *ast_pattern_to_string(const Pattern *p);
 void ast_print_type_expr(FILE *out, const TypeExpr *t);
 char *ast_expr_to_string(const Expr *e);
 

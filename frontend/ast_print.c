@@ -377,11 +377,13 @@ char *ast_expr_to_string(const Expr *e) {
 
 void ast_print_expr(FILE *out, const Expr *e) { fputs(ast_expr_to_string(e), out); }
 
-void ast_print_pattern(FILE *out, const Pattern *p) {
+char *ast_pattern_to_string(const Pattern *p) {
   Buf b = {0};
   print_pattern(&b, p);
-  fputs(buf_str(&b), out);
+  return buf_str(&b);
 }
+
+void ast_print_pattern(FILE *out, const Pattern *p) { fputs(ast_pattern_to_string(p), out); }
 
 void ast_print_type_expr(FILE *out, const TypeExpr *t) {
   Buf b = {0};

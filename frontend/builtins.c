@@ -16,6 +16,7 @@ void tc_load_library(TypeEnv *env) {
   tc_set_library_mode(env, true);
   tc_check_program(env, lib);
   tc_set_library_mode(env, false);
+  tc_set_library_program(env, lib);
   if (diag_count() != before)
     die("the basis library does not compile");
 }

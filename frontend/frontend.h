@@ -31,7 +31,7 @@ void lexer_init(Lexer *lx, const Source *src, bool library);
    bodies of lib-nesl. */
 Program *parse_program(const Source *src, bool library);
 
-/* Token names as the parser's messages show them, e.g. "'+'" or "a name". */
+/* Token names as Bison knows them, e.g. "'+'" or "name". */
 const char *parser_token_name(int token);
 
 #endif

@@ -555,6 +555,7 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e) {
 }
 
 static void add_top(Parser *p, TopLevel *t) {
+  t->library = p->lx.library;
   vec_push(&p->prog->tops, t);
 }
 

@@ -34,6 +34,8 @@ struct TypeEnv {
   int level;       /* 0 at top level, 1 inside a function body */
   Local *locals;
   Def *current;    /* the definition being checked, marked broken on error */
+  Program *library_program; /* lib-nesl, checked */
+  int datatype_count;       /* numbers datatype definitions */
 };
 
 /* ---- errors ---- */
@@ -173,7 +175,7 @@ static Type *convert_type(TypeEnv *env, const TypeExpr *tx, TypeVars *tv) {
     Vec args = {0};
     for (int i = 0; i < tx->args.len; i++)
       vec_push(&args, convert_type(env, tx->args.data[i], tv));
-    return type_data(n, args);
+    return type_data(n, dt->data_id, args);
   }
   if (tx->args.len)
     type_error(tx->loc, "unknown datatype '%s'", n);
@@ -485,6 +487,8 @@ static void check_function(TypeEnv *env, TopLevel *top) {
   d->primitive = top->is_primitive;
   env->current = d;
   top->def = d;
+  d->type = type_fun(type_var(CLASS_ANY, 1), type_var(CLASS_ANY, 1));
+  define(env, d); /* first: if the definition fails, uses are silent */
   if (d->primitive && !env->library)
     type_error(top->loc, "__prim bodies are only allowed in the basis library");
   if (d->primitive && !top->sig)
@@ -500,8 +504,7 @@ static void check_function(TypeEnv *env, TopLevel *top) {
     arg = fresh(env);
     result = fresh(env);
   }
-  d->type = type_fun(arg, result);
-  define(env, d); /* visible in its own body: recursion */
+  d->type = type_fun(arg, result); /* its own body sees it: recursion */
   env->locals = NULL;
   Vec bound = {0};
   check_pattern(env, top->param, arg, &bound);
@@ -560,6 +563,8 @@ static void check_datatype(TypeEnv *env, TopLevel *top) {
   Def *d = new_def(env, DEF_CONSTRUCTOR, top->name, top->loc, top);
   env->current = d;
   top->def = d;
+  d->type = type_fun(type_var(CLASS_ANY, 1), type_var(CLASS_ANY, 1));
+  define(env, d); /* first: if the definition fails, uses are silent */
   static const char *reserved[] = {"int", "float", "bool", "char"};
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
     if (strcmp(top->name, reserved[i]) == 0)
@@ -569,12 +574,12 @@ static void check_datatype(TypeEnv *env, TopLevel *top) {
   d->params = tv.vars;
   /* registered before its fields are converted: a datatype may contain
      itself, e.g. in a sequence */
-  d->type = type_fun(type_var(CLASS_ANY, 1), type_data(top->name, tv.vars));
+  d->data_id = ++env->datatype_count;
+  d->type = type_fun(type_var(CLASS_ANY, 1), type_data(top->name, d->data_id, tv.vars));
   map_put(&env->datatypes, top->name, d);
-  define(env, d);
   Type *fields = convert_type(env, top->fields, &tv);
   check_context(&top->context, &tv);
-  d->type = type_fun(fields, type_data(top->name, tv.vars));
+  d->type = type_fun(fields, type_data(top->name, d->data_id, tv.vars));
   type_generalize(d->type, 0);
 }
 
@@ -591,6 +596,7 @@ static void define_pattern_values(TypeEnv *env, Pattern *p, TopLevel *top, bool 
     if (!broken)
       type_generalize(d->type, 0);
     define(env, d);
+    vec_push(&top->bound, d);
     return;
   }
   case PAT_PAIR:
@@ -660,6 +666,9 @@ int tc_check_program(TypeEnv *env, Program *prog) {
       errors++;
   return errors;
 }
+
+Program *tc_library_program(TypeEnv *env) { return env->library_program; }
+void tc_set_library_program(TypeEnv *env, Program *prog) { env->library_program = prog; }
 
 TypeEnv *tc_new_env(void) {
   TypeEnv *env = NEW(TypeEnv);

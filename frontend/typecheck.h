@@ -36,6 +36,8 @@ typedef struct Def {
   int version;         /* 1 for the first definition of a name, ... */
   /* DEF_CONSTRUCTOR: the datatype's parameters, in order (T_VAR) */
   Vec params;
+  int data_id;         /* DEF_CONSTRUCTOR: numbers datatype definitions */
+  void *runtime;       /* owned by the evaluator (eval/eval.c) */
 } Def;
 
 typedef struct TypeEnv TypeEnv;
@@ -46,7 +48,8 @@ TypeEnv *tc_new_env(void);
 /* Checks 'prog' statement by statement in 'env', adding its definitions.
    Errors are reported through diag; a statement with an error is marked
    'broken' (and its definitions are too) and checking goes on with the
-   next one.  Returns the number of errors. */
+   next one.  Returns the number of statements that failed, including
+   those stopped silently by a use of a broken definition. */
 int tc_check_program(TypeEnv *env, Program *prog);
 
 /* Checks one statement; returns false on error. */
@@ -64,5 +67,8 @@ void tc_load_library(TypeEnv *env);
 /* While on, definitions are marked as the library's and `__prim` bodies
    are accepted. */
 void tc_set_library_mode(TypeEnv *env, bool on);
+/* The library program tc_load_library checked. */
+Program *tc_library_program(TypeEnv *env);
+void tc_set_library_program(TypeEnv *env, Program *prog);
 
 #endif

@@ -45,9 +45,10 @@ Type *type_fun(Type *arg, Type *result) {
   return t;
 }
 
-Type *type_data(const char *name, Vec args) {
+Type *type_data(const char *name, int data_id, Vec args) {
   Type *t = new_type(T_DATA);
   t->name = name;
+  t->data_id = data_id;
   t->args = args;
   return t;
 }
@@ -148,6 +149,10 @@ static bool occurs_adjust(Type *v, Type *t) {
     if (t == v)
       return true;
     if (t->level > v->level && t->level != GENERIC_LEVEL) {
+      /* a signature's variable may not escape into an enclosing scope:
+         the body would not be as general as the signature says */
+      if (t->rigid)
+        return true;
       save(t);
       t->level = v->level;
     }
@@ -197,6 +202,8 @@ static bool bind_vars(Type *a, Type *b) {
   int klass = a->klass & b->klass;
   if (b->rigid && klass != b->klass)
     return false; /* the signature's variable is more general */
+  if (b->rigid && a->level < b->level)
+    return false; /* it would escape its function */
   if (klass == 0)
     return false;
   if (klass == CLASS_INT && !b->rigid) {
@@ -239,7 +246,7 @@ static bool unify(Type *a, Type *b) {
   case T_FUN:
     return unify(a->fst, b->fst) && unify(a->snd, b->snd);
   case T_DATA:
-    if (strcmp(a->name, b->name) != 0 || a->args.len != b->args.len)
+    if (a->data_id != b->data_id || a->args.len != b->args.len)
       return false;
     for (int i = 0; i < a->args.len; i++)
       if (!unify(a->args.data[i], b->args.data[i]))
@@ -288,7 +295,7 @@ static Type *instantiate(Type *t, int level, Subst *s) {
     Vec args = {0};
     for (int i = 0; i < t->args.len; i++)
       vec_push(&args, instantiate(t->args.data[i], level, s));
-    return type_data(t->name, args);
+    return type_data(t->name, t->data_id, args);
   }
   default:
     return t;
@@ -367,7 +374,7 @@ static bool equivalent(Type *a, Type *b, Subst *s) {
   case T_FUN:
     return equivalent(a->fst, b->fst, s) && equivalent(a->snd, b->snd, s);
   case T_DATA:
-    if (strcmp(a->name, b->name) != 0 || a->args.len != b->args.len)
+    if (a->data_id != b->data_id || a->args.len != b->args.len)
       return false;
     for (int i = 0; i < a->args.len; i++)
       if (!equivalent(a->args.data[i], b->args.data[i], s))

@@ -50,6 +50,8 @@ typedef struct Type {
   struct Type *elem;        /* T_SEQ */
   struct Type *fst, *snd;   /* T_PAIR, T_FUN (argument, result) */
   const char *name;         /* T_DATA */
+  int data_id;              /* T_DATA: which definition of 'name' (a
+                               redefined datatype is another type) */
   Vec args;                 /* T_DATA: parameters (Type *) */
   /* T_VAR: */
   struct Type *link;        /* the binding, or NULL */
@@ -65,7 +67,7 @@ extern Type *type_int, *type_float, *type_bool, *type_char;
 Type *type_seq(Type *elem);
 Type *type_pair(Type *fst, Type *snd);
 Type *type_fun(Type *arg, Type *result);
-Type *type_data(const char *name, Vec args);
+Type *type_data(const char *name, int data_id, Vec args);
 Type *type_var(int klass, int level);
 
 /* Follows links to the representative. */

@@ -1,0 +1,502 @@
+/*
+ * eval.c: the source-level evaluator: a tree walk over the typed AST.
+ *
+ * Environments are linked lists of (name, value); globals live in the
+ * type checker's Def records (Def.runtime).  Functions are called by
+ * binding the parameter pattern and evaluating the body; primitives run C
+ * code from prims.c.  A run-time error longjmps out of the statement (see
+ * ev_error), and the transcript goes on with the next statement, as the
+ * NESL REPL does.
+ *
+ * Redefinition (NESL.md, "Reference behaviour"): when a statement defines
+ * a function again with the same type, calls that were checked against
+ * the old definition use the new one from then on; Def.runtime records
+ * the forwarding.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "../frontend/types.h"
+#include "eval.h"
+
+/* The evaluator's side of a global definition. */
+typedef struct RtDef {
+  bool has_value; /* DEF_VALUE: evaluated */
+  Value value;
+  Def *current;   /* functions: the redefinition that replaced this one */
+  const Prim *prim; /* primitives: the C implementation, once looked up */
+} RtDef;
+
+/* A call of a (possibly polymorphic) user or library function: what its
+   type variables stand for is the call's instantiated type, read in the
+   caller's frame.  Only primitives that need their type (scans and
+   reductions of empty sequences) ever ask. */
+typedef struct Frame {
+  Def *def;
+  Type *inst; /* the function's type at the call, in the caller's terms */
+  struct Frame *parent;
+} Frame;
+
+typedef struct Env {
+  const char *name;
+  Value value;
+  struct Env *next;
+} Env;
+
+struct Eval {
+  TypeEnv *types;
+  FILE *out;
+  jmp_buf *stop;       /* where a run-time error goes */
+  bool in_library;     /* evaluating library code called from the user's */
+  Loc user_loc;        /* the user's call that entered the library */
+  const char *lib_fn;  /* the library function it called */
+  EvalStats stats;
+  uint64_t seed, draws;
+  Frame *frame;        /* the innermost call */
+  bool mid_line;       /* the program's output did not end with a newline */
+};
+
+static Value eval(Eval *ev, Expr *e, Env *env);
+
+static RtDef *rt(Def *d) {
+  if (!d->runtime)
+    d->runtime = NEW(RtDef);
+  return d->runtime;
+}
+
+FILE *ev_out(Eval *ev) { return ev->out; }
+
+void ev_write(Eval *ev, const char *s, size_t n) {
+  if (n == 0)
+    return;
+  fwrite(s, 1, n, ev->out);
+  ev->mid_line = s[n - 1] != '\n';
+}
+
+/* Starts a transcript line at the beginning of a line. */
+static void line_start(Eval *ev) {
+  if (ev->mid_line)
+    fputc('\n', ev->out);
+  ev->mid_line = false;
+}
+
+Def *ev_stream_constructor(Eval *ev) {
+  Def *d = tc_lookup(ev->types, "stream");
+  if (!d || d->kind != DEF_CONSTRUCTOR || !d->library)
+    die("the basis library has no stream datatype");
+  return d;
+}
+EvalStats ev_stats(Eval *ev) { return ev->stats; }
+
+/* ---- errors ---- */
+
+void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = xvprintf(fmt, ap);
+  va_end(ap);
+  line_start(ev);
+  if (ev->in_library) {
+    loc = ev->user_loc;
+    msg = xprintf("in %s: %s", ev->lib_fn, msg);
+  }
+  if (loc.src)
+    fprintf(ev->out, "error: %s:%d:%d: %s\n", loc.src->name, loc.line, loc.col, msg);
+  else
+    fprintf(ev->out, "error: %s\n", msg);
+  fflush(ev->out);
+  if (!ev->stop)
+    die("run-time error outside a statement: %s", msg);
+  longjmp(*ev->stop, 1);
+}
+
+/* ---- patterns ---- */
+
+static Env *bind(Env *env, const char *name, Value v) {
+  Env *e = NEW(Env);
+  e->name = name;
+  e->value = v;
+  e->next = env;
+  return e;
+}
+
+/* Binds the variables of 'p' to the parts of 'v' (which the type checker
+   has made fit). */
+static Env *match(Env *env, Pattern *p, Value v) {
+  switch (p->kind) {
+  case PAT_WILD:
+    return env;
+  case PAT_VAR:
+    return bind(env, p->name, v);
+  case PAT_PAIR:
+    env = match(env, p->fst, v.u.pair->fst);
+    return match(env, p->snd, v.u.pair->snd);
+  case PAT_CON:
+    return match(env, p->arg, v.u.data->fields);
+  }
+  unreachable();
+}
+
+static bool lookup(Env *env, const char *name, Value *out) {
+  for (; env; env = env->next)
+    if (env->name == name || strcmp(env->name, name) == 0) {
+      *out = env->value;
+      return true;
+    }
+  return false;
+}
+
+/* ---- calls ---- */
+
+/* The definition a call checked against 'd' runs now. */
+static Def *current(Def *d) {
+  while (d->runtime && ((RtDef *)d->runtime)->current)
+    d = ((RtDef *)d->runtime)->current;
+  return d;
+}
+
+/* Finds what generic variable 'var' of 'scheme' corresponds to in 'inst'
+   (the same shape); NULL if it does not occur. */
+static Type *match_var(Type *scheme, Type *inst, Type *var) {
+  scheme = type_resolve(scheme);
+  inst = type_resolve(inst);
+  if (scheme == var)
+    return inst;
+  if (scheme->kind != inst->kind)
+    return NULL;
+  switch (scheme->kind) {
+  case T_SEQ:
+    return match_var(scheme->elem, inst->elem, var);
+  case T_PAIR:
+  case T_FUN: {
+    Type *t = match_var(scheme->fst, inst->fst, var);
+    return t ? t : match_var(scheme->snd, inst->snd, var);
+  }
+  case T_DATA:
+    for (int i = 0; i < scheme->args.len && i < inst->args.len; i++) {
+      Type *t = match_var(scheme->args.data[i], inst->args.data[i], var);
+      if (t)
+        return t;
+    }
+    return NULL;
+  default:
+    return NULL;
+  }
+}
+
+/* 't' with every generic variable replaced by the type it stands for in
+   'frame' and the frames above it. */
+static Type *runtime_type(Frame *frame, Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR: {
+    for (Frame *f = frame; f; f = f->parent) {
+      Type *u = match_var(f->def->type, f->inst, t);
+      if (u)
+        return runtime_type(f->parent, u);
+    }
+    return t;
+  }
+  case T_SEQ:
+    return type_seq(runtime_type(frame, t->elem));
+  case T_PAIR:
+    return type_pair(runtime_type(frame, t->fst), runtime_type(frame, t->snd));
+  case T_FUN:
+    return type_fun(runtime_type(frame, t->fst), runtime_type(frame, t->snd));
+  case T_DATA: {
+    Vec args = {0};
+    for (int i = 0; i < t->args.len; i++)
+      vec_push(&args, runtime_type(frame, t->args.data[i]));
+    return type_data(t->name, t->data_id, args);
+  }
+  default:
+    return t;
+  }
+}
+
+/* Calls 'd' (as checked at type 'inst') on 'arg'. */
+static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
+  d = current(d);
+  if (d->kind == DEF_CONSTRUCTOR)
+    return val_data(d, arg);
+  ev->stats.calls++;
+  bool entered = !ev->in_library && d->library;
+  if (entered) {
+    ev->in_library = true;
+    ev->user_loc = loc;
+    ev->lib_fn = d->name;
+  }
+  Value result;
+  if (d->primitive) {
+    RtDef *r = rt(d);
+    if (!r->prim) {
+      r->prim = prim_lookup(d->name);
+      if (!r->prim)
+        die("primitive %s has no implementation", d->name);
+    }
+    ev->stats.prim_calls++;
+    Type *type = r->prim->needs_type ? runtime_type(ev->frame, inst) : NULL;
+    result = r->prim->fn(ev, arg, loc, type);
+  } else {
+    Frame frame = {d, inst, ev->frame};
+    ev->frame = &frame;
+    Env *env = match(NULL, d->top->param, arg);
+    result = eval(ev, d->top->body, env);
+    ev->frame = frame.parent;
+  }
+  if (entered)
+    ev->in_library = false;
+  return result;
+}
+
+static Value global_value(Eval *ev, Def *d, Loc loc) {
+  RtDef *r = rt(d);
+  if (!r->has_value)
+    ev_error(ev, loc, "'%s' has no value: its definition stopped with an error", d->name);
+  return r->value;
+}
+
+/* ---- expressions ---- */
+
+static Value eval_apply(Eval *ev, Expr *e, Env *env) {
+  int n = e->u.apply.gens.len;
+  Value *seqs = xmalloc(sizeof(Value) * (size_t)n);
+  int64_t len = 0;
+  for (int g = 0; g < n; g++) {
+    Generator *gen = e->u.apply.gens.data[g];
+    seqs[g] = eval(ev, gen->seq, env);
+    int64_t l = seqs[g].u.seq->len;
+    if (g > 0 && l != len)
+      ev_error(ev, gen->seq->loc, "length mismatch in an apply-to-each: the generators have lengths %lld and %lld",
+               (long long)len, (long long)l);
+    len = l;
+  }
+  Value result = val_seq_new(len);
+  int64_t out = 0;
+  for (int64_t i = 0; i < len; i++) {
+    Env *inner = env;
+    for (int g = 0; g < n; g++) {
+      Generator *gen = e->u.apply.gens.data[g];
+      inner = match(inner, gen->pat, seqs[g].u.seq->elems[i]);
+    }
+    if (e->u.apply.filter && !eval(ev, e->u.apply.filter, inner).u.b)
+      continue;
+    result.u.seq->elems[out++] = eval(ev, e->u.apply.body, inner);
+  }
+  result.u.seq->len = out;
+  return result;
+}
+
+static Value eval_range(Eval *ev, Expr *e, Env *env) {
+  int32_t s = eval(ev, e->u.range.start, env).u.i;
+  int32_t end = eval(ev, e->u.range.end, env).u.i;
+  int32_t d = e->u.range.stride ? eval(ev, e->u.range.stride, env).u.i : 1;
+  if (end < s || d <= 0)
+    ev_error(ev, e->loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, end, d);
+  int64_t len = ((int64_t)end - s + d - 1) / d;
+  Value v = val_seq_new(len);
+  for (int64_t i = 0; i < len; i++)
+    v.u.seq->elems[i] = val_int((int32_t)(s + i * d));
+  return v;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static Value eval(Eval *ev, Expr *e, Env *env) {
+  switch (e->kind) {
+  case EX_INT:
+    return val_int(e->u.ival);
+  case EX_FLOAT:
+    return val_float(e->u.fval);
+  case EX_BOOL:
+    return val_bool(e->u.bval);
+  case EX_CHAR:
+    return val_char(e->u.cval);
+  case EX_STRING:
+    return val_string(e->u.str.chars, e->u.str.len);
+  case EX_VAR: {
+    Value v;
+    if (!e->u.ref.def && lookup(env, e->u.ref.name, &v))
+      return v;
+    return global_value(ev, e->u.ref.def, e->loc);
+  }
+  case EX_CALL:
+    return call(ev, e->u.ref.def, e->u.ref.inst, eval(ev, e->u.ref.arg, env), e->loc);
+  case EX_BINOP: {
+    Value a = eval(ev, e->u.op.lhs, env);
+    Value b = eval(ev, e->u.op.rhs, env);
+    return call(ev, e->u.op.def, e->u.op.inst, val_pair(a, b), e->loc);
+  }
+  case EX_UNOP:
+    return call(ev, e->u.op.def, e->u.op.inst, eval(ev, e->u.op.lhs, env), e->loc);
+  case EX_PAIR: {
+    Value a = eval(ev, e->u.pair.fst, env);
+    return val_pair(a, eval(ev, e->u.pair.snd, env));
+  }
+  case EX_SEQ: {
+    Value v = val_seq_new(e->u.elems.len);
+    for (int i = 0; i < e->u.elems.len; i++)
+      v.u.seq->elems[i] = eval(ev, e->u.elems.data[i], env);
+    return v;
+  }
+  case EX_EMPTY:
+    return val_seq_new(0);
+  case EX_RANGE:
+    return eval_range(ev, e, env);
+  case EX_INDEX: {
+    Value s = eval(ev, e->u.index.seq, env);
+    int32_t i = eval(ev, e->u.index.index, env).u.i;
+    if (i < 0 || i >= s.u.seq->len)
+      ev_error(ev, e->loc, "subscript %d is out of range for a sequence of length %lld", i,
+               (long long)s.u.seq->len);
+    return s.u.seq->elems[i];
+  }
+  case EX_IF:
+    if (eval(ev, e->u.ifx.cond, env).u.b)
+      return eval(ev, e->u.ifx.then, env);
+    return eval(ev, e->u.ifx.els, env);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      env = match(env, b->pat, eval(ev, b->value, env));
+    }
+    return eval(ev, e->u.let.body, env);
+  case EX_APPLY:
+    return eval_apply(ev, e, env);
+  case EX_TIME: {
+    double start = now_seconds();
+    Value v = eval(ev, e->u.timed, env);
+    return val_pair(v, val_float(now_seconds() - start));
+  }
+  }
+  unreachable();
+}
+
+/* ---- top level ---- */
+
+Eval *ev_new(TypeEnv *types, FILE *out) {
+  Eval *ev = NEW(Eval);
+  ev->types = types;
+  ev->out = out;
+  ev_rand_seed(ev, 0);
+  return ev;
+}
+
+/* Gives the variables of 'p', in order, the parts of 'v': the Defs the
+   checker made for them are in 'defs' in the same order. */
+static void define_values(Pattern *p, Value v, Vec *defs, int *next) {
+  switch (p->kind) {
+  case PAT_WILD:
+    return;
+  case PAT_VAR: {
+    RtDef *r = rt(vec_get(defs, (*next)++));
+    r->value = v;
+    r->has_value = true;
+    return;
+  }
+  case PAT_PAIR:
+    define_values(p->fst, v.u.pair->fst, defs, next);
+    define_values(p->snd, v.u.pair->snd, defs, next);
+    return;
+  case PAT_CON:
+    define_values(p->arg, v.u.data->fields, defs, next);
+    return;
+  }
+}
+
+/* Records 'd' as the replacement of the definitions of the same name and
+   an equivalent type that it shadows. */
+static void forward_redefinition(Def *d) {
+  for (Def *old = d->prev; old; old = old->prev)
+    if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
+      rt(old)->current = d;
+      return;
+    }
+}
+
+static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
+  jmp_buf jb;
+  jmp_buf *saved = ev->stop;
+  ev->stop = &jb;
+  ev->in_library = false;
+  if (setjmp(jb)) {
+    ev->stop = saved;
+    ev->in_library = false;
+    ev->frame = NULL;
+    *ok = false;
+    return val_int(0);
+  }
+  Value v = eval(ev, top->body, NULL);
+  ev->stop = saved;
+  *ok = true;
+  return v;
+}
+
+bool ev_run_top(Eval *ev, TopLevel *top) {
+  bool ok = true;
+  line_start(ev);
+  switch (top->kind) {
+  case TOP_FUNCTION:
+  case TOP_DATATYPE:
+    forward_redefinition(top->def);
+    if (!top->def->library) {
+      line_start(ev);
+      fprintf(ev->out, "%s\n", tc_def_signature_line(top->def));
+    }
+    break;
+  case TOP_BIND: {
+    Value v = run_body(ev, top, &ok);
+    if (ok) {
+      int next = 0;
+      define_values(top->pat, v, &top->bound, &next);
+      if (!top->library) {
+        line_start(ev);
+        char *pat = ast_pattern_to_string(top->pat);
+        fprintf(ev->out, "%s = %s : %s\n", pat, val_to_string(v, top->type), type_value_to_string(top->type));
+      }
+    }
+    break;
+  }
+  case TOP_EXPR: {
+    Value v = run_body(ev, top, &ok);
+    if (ok) {
+      line_start(ev);
+      fprintf(ev->out, "it = %s : %s\n", val_to_string(v, top->type), type_value_to_string(top->type));
+    }
+    break;
+  }
+  }
+  fflush(ev->out);
+  return ok;
+}
+
+void ev_init_library(Eval *ev, Program *lib) {
+  for (int i = 0; i < lib->tops.len; i++) {
+    TopLevel *top = lib->tops.data[i];
+    if (top->kind == TOP_BIND && !ev_run_top(ev, top))
+      die("the basis library's binding on line %d fails", top->loc.line);
+  }
+}
+
+/* ---- random numbers ----
+   A counter-based generator: draw k after seed s is splitmix64(s, k).
+   The same program and seed give the same numbers on every run.  The
+   flattened backends number their draws by call site and element instead
+   (lib-nesl/README.md); this evaluator visits elements in another order
+   and may draw other numbers. */
+
+void ev_rand_seed(Eval *ev, int32_t seed) {
+  ev->seed = (uint64_t)(uint32_t)seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+  ev->draws = 0;
+}
+
+uint64_t ev_rand_next(Eval *ev) {
+  uint64_t z = ev->seed + ++ev->draws * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}

@@ -1,0 +1,450 @@
+/*
+ * io.c: the primitives that print, format and parse text, and the file
+ * and stream functions of NESL's I/O library.
+ *
+ * A stream is the datatype `stream(int)` of lib-nesl: 0, 1 and 2 are
+ * stdin, stdout and stderr, -1 is nullstr (writes vanish, reads see end of
+ * file), and files opened by open_in_file/open_out_file get 3, 4, ...
+ * The functions that can fail return (result, ok, message): 'ok' is false
+ * and 'message' says why when the file cannot be opened, read or written;
+ * reading past the end of a stream is such a failure ("end of file").
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../frontend/types.h"
+#include "../rt/print.h"
+#include "eval.h"
+
+#define SND(v) ((v).u.pair->snd)
+
+enum { MAX_FILES = 256 };
+static FILE *files[MAX_FILES];
+
+static Value ok_result(Value v) { return val_pair(v, val_pair(val_bool(true), val_string("", 0))); }
+
+static Value failure(Value v, const char *msg) {
+  return val_pair(v, val_pair(val_bool(false), val_string(msg, strlen(msg))));
+}
+
+/* The FILE of stream value 's', or NULL for nullstr and closed streams. */
+static FILE *stream_file(Eval *ev, Value s) {
+  int32_t n = s.u.data->fields.u.i;
+  switch (n) {
+  case 0:
+    return stdin;
+  case 1:
+    return ev_out(ev);
+  case 2:
+    return stderr;
+  default:
+    return n > 2 && n < MAX_FILES ? files[n] : NULL;
+  }
+}
+
+/* ---- printing ---- */
+
+static Value p_print_char(Eval *ev, Value c, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  ev_write(ev, &c.u.c, 1);
+  return val_bool(true);
+}
+
+static Value p_print_string(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  char *chars = val_string_chars(s);
+  ev_write(ev, chars, (size_t)s.u.seq->len);
+  return val_bool(true);
+}
+
+/* @x: NESL's own conversion to text, unlike the REPL printer: booleans
+   are t and f, floats have 8 significant digits in C's %g style, and a
+   string is a sequence of characters like any other. */
+static void to_string(Buf *b, Value v) {
+  switch (v.kind) {
+  case V_INT:
+    buf_printf(b, "%d", (int)v.u.i);
+    return;
+  case V_FLOAT: {
+    char text[64];
+    snprintf(text, sizeof text, "%.8g", v.u.f);
+    /* C writes 1e+07; NESL writes 1.e+7 style with the exponent's digits
+       as they are: keep C's mantissa, strip the exponent's zeros */
+    char *e = strchr(text, 'e');
+    if (e) {
+      int exponent = atoi(e + 1);
+      *e = '\0';
+      buf_printf(b, "%se%c%d", text, exponent < 0 ? '-' : '+', abs(exponent));
+    } else {
+      buf_puts(b, text);
+      if (!strpbrk(text, ".n"))
+        buf_puts(b, ".0");
+    }
+    return;
+  }
+  case V_BOOL:
+    buf_putc(b, v.u.b ? 't' : 'f');
+    return;
+  case V_CHAR:
+    buf_putc(b, '`');
+    buf_putc(b, v.u.c);
+    return;
+  case V_SEQ:
+    buf_putc(b, '[');
+    for (int64_t i = 0; i < v.u.seq->len; i++) {
+      if (i)
+        buf_puts(b, ", ");
+      to_string(b, v.u.seq->elems[i]);
+    }
+    buf_putc(b, ']');
+    return;
+  case V_PAIR:
+    buf_putc(b, '(');
+    to_string(b, v.u.pair->fst);
+    buf_puts(b, ", ");
+    to_string(b, v.u.pair->snd);
+    buf_putc(b, ')');
+    return;
+  case V_DATA:
+    buf_printf(b, "%s(", v.u.data->name);
+    to_string(b, v.u.data->fields);
+    buf_putc(b, ')');
+    return;
+  }
+}
+
+static Value p_to_string(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  Buf b = {0};
+  to_string(&b, v);
+  return val_string(buf_str(&b), b.len);
+}
+
+/* exp_string(x, d): x in exponent notation with d digits after the point,
+   in NESL's form 3.1416e+0 (no zeros padding the exponent). */
+static Value p_exp_string(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  double x = a.u.pair->fst.u.f;
+  int32_t d = SND(a).u.i;
+  if (d < 0 || d > 40)
+    ev_error(ev, loc, "exp_string: %d digits after the point", d);
+  char text[96];
+  snprintf(text, sizeof text, "%.*e", (int)d, x);
+  char *e = strchr(text, 'e');
+  int exponent = atoi(e + 1);
+  *e = '\0';
+  char *r = xprintf("%se%c%d", text, exponent < 0 ? '-' : '+', abs(exponent));
+  return val_string(r, strlen(r));
+}
+
+/* parse_int(s): (value, ok); ok is false unless all of s is an int */
+static Value p_parse_int(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  char *text = val_string_chars(s), *end;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  bool ok = *text && *end == '\0' && errno == 0 && v >= INT32_MIN && v <= INT32_MAX;
+  return val_pair(val_int(ok ? (int32_t)v : 0), val_bool(ok));
+}
+
+static Value p_parse_float(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  char *text = val_string_chars(s), *end;
+  double v = strtod(text, &end);
+  bool ok = *text && *end == '\0' && isfinite(v);
+  return val_pair(val_float(ok ? v : 0.0), val_bool(ok));
+}
+
+/* ---- files ---- */
+
+static char *read_all(FILE *f, size_t *len) {
+  Buf b = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    for (size_t i = 0; i < n; i++)
+      buf_putc(&b, chunk[i]);
+  *len = b.len;
+  return buf_str(&b);
+}
+
+static Value write_file(Value a, const char *mode) {
+  Value text = a.u.pair->fst;
+  char *name = val_string_chars(SND(a));
+  FILE *f = fopen(name, mode);
+  if (!f)
+    return val_bool(false);
+  size_t n = (size_t)text.u.seq->len;
+  bool ok = fwrite(val_string_chars(text), 1, n, f) == n;
+  ok &= fclose(f) == 0;
+  return val_bool(ok);
+}
+
+static Value p_write_string_to_file(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  return write_file(a, "wb");
+}
+
+static Value p_append_string_to_file(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  return write_file(a, "ab");
+}
+
+static Value p_read_string_from_file(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)type;
+  char *path = val_string_chars(name);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    ev_error(ev, loc, "read_string_from_file: cannot open '%s': %s", path, strerror(errno));
+  size_t len;
+  char *text = read_all(f, &len);
+  fclose(f);
+  return val_string(text, len);
+}
+
+/* The whitespace-separated numbers of a file. */
+static Value read_numbers(Eval *ev, Value name, Loc loc, bool floats, const char *fn) {
+  char *path = val_string_chars(name);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    ev_error(ev, loc, "%s: cannot open '%s': %s", fn, path, strerror(errno));
+  size_t len;
+  char *text = read_all(f, &len);
+  fclose(f);
+  Vec items = {0};
+  char *p = text;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+      p++;
+    if (!*p)
+      break;
+    char *end;
+    Value *v = NEW(Value);
+    errno = 0;
+    if (floats) {
+      double x = strtod(p, &end);
+      *v = val_float(x);
+    } else {
+      long long x = strtoll(p, &end, 10);
+      if (x < INT32_MIN || x > INT32_MAX)
+        errno = ERANGE;
+      *v = val_int((int32_t)x);
+    }
+    if (end == p || errno || (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
+      ev_error(ev, loc, "%s: '%s' holds something that is not %s", fn, path, floats ? "a float" : "an int");
+    vec_push(&items, v);
+    p = end;
+  }
+  Value r = val_seq_new(items.len);
+  for (int i = 0; i < items.len; i++)
+    r.u.seq->elems[i] = *(Value *)items.data[i];
+  return r;
+}
+
+static Value p_read_int_seq_from_file(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)type;
+  return read_numbers(ev, name, loc, false, "read_int_seq_from_file");
+}
+
+static Value p_read_float_seq_from_file(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)type;
+  return read_numbers(ev, name, loc, true, "read_float_seq_from_file");
+}
+
+static Value make_stream(Eval *ev, int32_t n) {
+  Def *con = ev_stream_constructor(ev);
+  return val_data(con, val_int(n));
+}
+
+static Value open_file(Eval *ev, Value name, const char *mode) {
+  char *path = val_string_chars(name);
+  int n;
+  for (n = 3; n < MAX_FILES && files[n]; n++)
+    ;
+  if (n == MAX_FILES)
+    return failure(make_stream(ev, -1), "too many open files");
+  FILE *f = fopen(path, mode);
+  if (!f)
+    return failure(make_stream(ev, -1), strerror(errno));
+  files[n] = f;
+  return ok_result(make_stream(ev, n));
+}
+
+static Value p_open_in_file(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  return open_file(ev, name, "rb");
+}
+
+static Value p_open_out_file(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  return open_file(ev, name, "wb");
+}
+
+/* close_file(s): (ok, message) */
+static Value p_close_file(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  int32_t n = s.u.data->fields.u.i;
+  Value msg;
+  if (n < 3 || n >= MAX_FILES || !files[n]) {
+    msg = val_string("not an open file", 16);
+    return val_pair(val_bool(n >= -1 && n <= 2), n >= -1 && n <= 2 ? val_string("", 0) : msg);
+  }
+  bool ok = fclose(files[n]) == 0;
+  files[n] = NULL;
+  return val_pair(val_bool(ok), ok ? val_string("", 0) : val_string("close failed", 12));
+}
+
+static Value write_to(Eval *ev, Value stream, const char *s, size_t n) {
+  int32_t id = stream.u.data->fields.u.i;
+  if (id == -1)
+    return val_pair(val_bool(true), val_string("", 0));
+  FILE *f = stream_file(ev, stream);
+  if (!f || id == 0)
+    return val_pair(val_bool(false), val_string("not an output stream", 20));
+  if (f == ev_out(ev)) {
+    ev_write(ev, s, n);
+    return val_pair(val_bool(true), val_string("", 0));
+  }
+  bool ok = fwrite(s, 1, n, f) == n;
+  return val_pair(val_bool(ok), ok ? val_string("", 0) : val_string("write failed", 12));
+}
+
+static Value p_write_char(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  char c = a.u.pair->fst.u.c;
+  return write_to(ev, SND(a), &c, 1);
+}
+
+static Value p_write_string(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  Value s = a.u.pair->fst;
+  return write_to(ev, SND(a), val_string_chars(s), (size_t)s.u.seq->len);
+}
+
+static FILE *input(Eval *ev, Value stream) {
+  int32_t id = stream.u.data->fields.u.i;
+  if (id == 1 || id == 2)
+    return NULL;
+  return stream_file(ev, stream);
+}
+
+/* read_char(s): (c, ok, message) */
+static Value p_read_char(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  FILE *f = input(ev, s);
+  int c = f ? fgetc(f) : EOF;
+  if (c == EOF)
+    return failure(val_char(0), f ? "end of file" : "not an input stream");
+  return ok_result(val_char((char)c));
+}
+
+/* read_string(delims, maxlen, s): ((text, n), ok, message): reads up to
+   maxlen characters, stopping before any character of 'delims'; n is the
+   number read. */
+static Value p_read_string(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  char *delims = val_string_chars(a.u.pair->fst);
+  int32_t maxlen = SND(a).u.pair->fst.u.i;
+  FILE *f = input(ev, SND(a).u.pair->snd);
+  Buf b = {0};
+  if (!f)
+    return failure(val_pair(val_string("", 0), val_int(0)), "not an input stream");
+  while ((int64_t)b.len < maxlen) {
+    int c = fgetc(f);
+    if (c == EOF)
+      break;
+    if (strchr(delims, c) && c != 0) {
+      ungetc(c, f);
+      break;
+    }
+    buf_putc(&b, (char)c);
+  }
+  return ok_result(val_pair(val_string(buf_str(&b), b.len), val_int((int32_t)b.len)));
+}
+
+/* read_line(s): ((line, eof), ok, message): the line without its newline;
+   'eof' is true when the stream ended before a newline. */
+static Value p_read_line(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  FILE *f = input(ev, s);
+  if (!f)
+    return failure(val_pair(val_string("", 0), val_bool(true)), "not an input stream");
+  Buf b = {0};
+  int c;
+  while ((c = fgetc(f)) != EOF && c != '\n')
+    buf_putc(&b, (char)c);
+  return ok_result(val_pair(val_string(buf_str(&b), b.len), val_bool(c == EOF)));
+}
+
+/* read_word(s): ((word, delimiter, eof), ok, message): skips blanks,
+   reads up to the next blank. */
+static Value p_read_word(Eval *ev, Value s, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  FILE *f = input(ev, s);
+  if (!f)
+    return failure(val_pair(val_string("", 0), val_pair(val_char(0), val_bool(true))), "not an input stream");
+  int c;
+  while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+    ;
+  Buf b = {0};
+  while (c != EOF && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+    buf_putc(&b, (char)c);
+    c = fgetc(f);
+  }
+  return ok_result(val_pair(val_string(buf_str(&b), b.len),
+                            val_pair(val_char(c == EOF ? 0 : (char)c), val_bool(c == EOF))));
+}
+
+static const Prim io_prims[] = {
+    {"print_char", p_print_char, false},
+    {"print_string", p_print_string, false},
+    {"__to_string", p_to_string, false},
+    {"exp_string", p_exp_string, false},
+    {"parse_int", p_parse_int, false},
+    {"parse_float", p_parse_float, false},
+    {"write_string_to_file", p_write_string_to_file, false},
+    {"append_string_to_file", p_append_string_to_file, false},
+    {"read_string_from_file", p_read_string_from_file, false},
+    {"read_int_seq_from_file", p_read_int_seq_from_file, false},
+    {"read_float_seq_from_file", p_read_float_seq_from_file, false},
+    {"open_in_file", p_open_in_file, false},
+    {"open_out_file", p_open_out_file, false},
+    {"close_file", p_close_file, false},
+    {"write_char", p_write_char, false},
+    {"write_string", p_write_string, false},
+    {"read_char", p_read_char, false},
+    {"read_string", p_read_string, false},
+    {"read_line", p_read_line, false},
+    {"read_word", p_read_word, false},
+};
+
+const Prim *prim_lookup_io(const char *name) {
+  for (size_t i = 0; i < sizeof io_prims / sizeof io_prims[0]; i++)
+    if (strcmp(io_prims[i].name, name) == 0)
+      return &io_prims[i];
+  return NULL;
+}

@@ -1,0 +1,702 @@
+/*
+ * prims.c: the C implementations of the basis library's primitives, the
+ * functions that lib-nesl/builtins.nesl declares with the body `__prim`.
+ * lib-nesl/README.md lists them and their contract; everything else in
+ * the library is NESL built on them.
+ *
+ * Every primitive checks its arguments as NESL does with arg_check on and
+ * stops the statement with ev_error: subscripts out of range, division by
+ * zero, length mismatches, negative lengths, and floating-point results
+ * that are not finite (NESL has no infinities or NaN).
+ *
+ * Integer arithmetic is 32-bit two's complement and wraps (NESL.md); it is
+ * done in uint32_t so that C never sees a signed overflow.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../frontend/types.h"
+#include "eval.h"
+
+#define ARG1(v) ((v).u.pair->fst)
+#define ARG2(v) ((v).u.pair->snd.u.pair->fst)
+#define ARG3(v) ((v).u.pair->snd.u.pair->snd)
+/* (a, b): the second of two */
+#define SND(v) ((v).u.pair->snd)
+
+static int32_t wrap(uint32_t x) { return (int32_t)x; }
+
+static Value check_float(Eval *ev, Loc loc, double x, const char *op) {
+  if (!isfinite(x))
+    ev_error(ev, loc, "%s: the result is not a finite number (NESL has no infinities or NaN)", op);
+  return val_float(x);
+}
+
+/* ---- arithmetic ---- */
+
+static Value p_add(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Value x = a.u.pair->fst, y = SND(a);
+  if (x.kind == V_INT)
+    return val_int(wrap((uint32_t)x.u.i + (uint32_t)y.u.i));
+  return check_float(ev, loc, x.u.f + y.u.f, "+");
+}
+
+static Value p_sub(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Value x = a.u.pair->fst, y = SND(a);
+  if (x.kind == V_INT)
+    return val_int(wrap((uint32_t)x.u.i - (uint32_t)y.u.i));
+  return check_float(ev, loc, x.u.f - y.u.f, "-");
+}
+
+static Value p_mul(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Value x = a.u.pair->fst, y = SND(a);
+  if (x.kind == V_INT)
+    return val_int(wrap((uint32_t)x.u.i * (uint32_t)y.u.i));
+  return check_float(ev, loc, x.u.f * y.u.f, "*");
+}
+
+static int32_t int_div(Eval *ev, Loc loc, int32_t x, int32_t y, const char *op) {
+  if (y == 0)
+    ev_error(ev, loc, "division by zero in %s", op);
+  if (x == INT32_MIN && y == -1)
+    return INT32_MIN; /* wraps */
+  return x / y;
+}
+
+static Value p_div(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Value x = a.u.pair->fst, y = SND(a);
+  if (x.kind == V_INT)
+    return val_int(int_div(ev, loc, x.u.i, y.u.i, "/"));
+  if (y.u.f == 0.0)
+    ev_error(ev, loc, "division by zero in /");
+  return check_float(ev, loc, x.u.f / y.u.f, "/");
+}
+
+static Value p_rem(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  int32_t x = a.u.pair->fst.u.i, y = SND(a).u.i;
+  if (y == 0)
+    ev_error(ev, loc, "division by zero in rem");
+  if (y == -1)
+    return val_int(0);
+  return val_int(x % y);
+}
+
+static Value p_negate(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  if (x.kind == V_INT)
+    return val_int(wrap(0u - (uint32_t)x.u.i));
+  return check_float(ev, loc, -x.u.f, "-");
+}
+
+static Value p_reciprocal(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  if (x.kind == V_INT)
+    return val_int(int_div(ev, loc, 1, x.u.i, "reciprocal"));
+  if (x.u.f == 0.0)
+    ev_error(ev, loc, "division by zero in reciprocal");
+  return check_float(ev, loc, 1.0 / x.u.f, "reciprocal");
+}
+
+/* x ^ n: an int exponent; repeated squaring for ints (wrapping). */
+static Value p_pow(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Value x = a.u.pair->fst;
+  int32_t n = SND(a).u.i;
+  if (x.kind == V_INT) {
+    if (n < 0)
+      ev_error(ev, loc, "^: negative exponent %d for an int", n);
+    uint32_t base = (uint32_t)x.u.i, r = 1;
+    for (uint32_t e = (uint32_t)n; e; e >>= 1) {
+      if (e & 1)
+        r *= base;
+      base *= base;
+    }
+    return val_int(wrap(r));
+  }
+  return check_float(ev, loc, pow(x.u.f, (double)n), "^");
+}
+
+/* ---- comparison ---- */
+
+static int compare(Value x, Value y) {
+  switch (x.kind) {
+  case V_INT:
+    return (x.u.i > y.u.i) - (x.u.i < y.u.i);
+  case V_FLOAT:
+    return (x.u.f > y.u.f) - (x.u.f < y.u.f);
+  case V_CHAR:
+    return ((unsigned char)x.u.c > (unsigned char)y.u.c) - ((unsigned char)x.u.c < (unsigned char)y.u.c);
+  case V_BOOL:
+    return (x.u.b > y.u.b) - (x.u.b < y.u.b);
+  default:
+    die("compare on a non-scalar");
+  }
+}
+
+#define COMPARISON(fname, test)                                                                          \
+  static Value fname(Eval *ev, Value a, Loc loc, Type *type) {                                           \
+    (void)type;                                                                                          \
+    (void)ev;                                                                                            \
+    (void)loc;                                                                                           \
+    int c = compare(a.u.pair->fst, SND(a));                                                              \
+    return val_bool(test);                                                                               \
+  }
+COMPARISON(p_eq, c == 0)
+COMPARISON(p_ne, c != 0)
+COMPARISON(p_lt, c < 0)
+COMPARISON(p_gt, c > 0)
+COMPARISON(p_le, c <= 0)
+COMPARISON(p_ge, c >= 0)
+
+/* ---- logical: bitwise on ints, boolean on bools ---- */
+
+static Value p_not(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return x.kind == V_BOOL ? val_bool(!x.u.b) : val_int(~x.u.i);
+}
+
+#define LOGICAL(fname, bop, iop)                                                                         \
+  static Value fname(Eval *ev, Value a, Loc loc, Type *type) {                                           \
+    (void)type;                                                                                          \
+    (void)ev;                                                                                            \
+    (void)loc;                                                                                           \
+    Value x = a.u.pair->fst, y = SND(a);                                                                 \
+    if (x.kind == V_BOOL)                                                                                \
+      return val_bool(x.u.b bop y.u.b);                                                                  \
+    return val_int(x.u.i iop y.u.i);                                                                     \
+  }
+LOGICAL(p_and, &&, &)
+LOGICAL(p_or, ||, |)
+LOGICAL(p_xor, !=, ^)
+
+static Value p_lshift(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  int32_t x = a.u.pair->fst.u.i, n = SND(a).u.i;
+  if (n < 0 || n >= 32)
+    return val_int(0);
+  return val_int(wrap((uint32_t)x << n));
+}
+
+static Value p_rshift(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  int32_t x = a.u.pair->fst.u.i, n = SND(a).u.i;
+  if (n < 0)
+    return val_int(0);
+  if (n >= 32)
+    return val_int(x < 0 ? -1 : 0);
+  /* arithmetic shift, written so that it is defined for negative x */
+  return val_int(x < 0 ? ~(~x >> n) : x >> n);
+}
+
+/* ---- floating point ---- */
+
+static Value p_sqrt(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  if (x.u.f < 0)
+    ev_error(ev, loc, "sqrt of a negative number (%g)", x.u.f);
+  return val_float(sqrt(x.u.f));
+}
+
+static Value p_ln(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  if (x.u.f <= 0)
+    ev_error(ev, loc, "ln of a number that is not positive (%g)", x.u.f);
+  return check_float(ev, loc, log(x.u.f), "ln");
+}
+
+#define FLOAT_FN(fname, cfn, text)                                                                       \
+  static Value fname(Eval *ev, Value x, Loc loc, Type *type) {                                          \
+    (void)type;                                                                                          \
+    return check_float(ev, loc, cfn(x.u.f), text);                                                       \
+  }
+FLOAT_FN(p_exp, exp, "exp")
+FLOAT_FN(p_sin, sin, "sin")
+FLOAT_FN(p_cos, cos, "cos")
+FLOAT_FN(p_tan, tan, "tan")
+FLOAT_FN(p_asin, asin, "asin")
+FLOAT_FN(p_acos, acos, "acos")
+FLOAT_FN(p_atan, atan, "atan")
+FLOAT_FN(p_sinh, sinh, "sinh")
+FLOAT_FN(p_cosh, cosh, "cosh")
+FLOAT_FN(p_tanh, tanh, "tanh")
+
+static Value p_expt(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  return check_float(ev, loc, pow(a.u.pair->fst.u.f, SND(a).u.f), "expt");
+}
+
+/* ---- conversions ---- */
+
+static Value p_float(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return val_float((double)x.u.i);
+}
+
+static Value to_int(Eval *ev, Loc loc, double x, const char *op) {
+  if (!(x > -2147483649.0 && x < 2147483648.0))
+    ev_error(ev, loc, "%s: %g does not fit in an int", op, x);
+  return val_int((int32_t)x);
+}
+
+static Value p_trunc(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type; return to_int(ev, loc, trunc(x.u.f), "trunc"); }
+static Value p_floor(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type; return to_int(ev, loc, floor(x.u.f), "floor"); }
+static Value p_ceil(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type; return to_int(ev, loc, ceil(x.u.f), "ceil"); }
+/* NESL.md: round(x) is trunc(x + 0.5) */
+static Value p_round(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type; return to_int(ev, loc, trunc(x.u.f + 0.5), "round"); }
+
+static Value p_btoi(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return val_int(x.u.b ? 1 : 0);
+}
+
+static Value p_code_char(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  if (x.u.i < 0 || x.u.i > 255)
+    ev_error(ev, loc, "code_char: %d is not a character code (0 to 255)", x.u.i);
+  return val_char((char)(unsigned char)x.u.i);
+}
+
+static Value p_char_code(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return val_int((unsigned char)x.u.c);
+}
+
+/* ---- random numbers ---- */
+
+static Value p_rand(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)loc;
+  uint64_t r = ev_rand_next(ev);
+  if (x.kind == V_INT) {
+    if (x.u.i <= 0)
+      return val_int(0);
+    return val_int((int32_t)(r % (uint64_t)x.u.i));
+  }
+  /* 53 random bits give a double in [0, 1) */
+  double unit = (double)(r >> 11) * (1.0 / 9007199254740992.0);
+  return val_float(unit * x.u.f);
+}
+
+static Value p_rand_seed(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)loc;
+  ev_rand_seed(ev, x.u.i);
+  return val_bool(true);
+}
+
+/* ---- errors raised by library code ---- */
+
+static Value p_error(Eval *ev, Value msg, Loc loc, Type *type) {
+  (void)type; ev_error(ev, loc, "%s", val_string_chars(msg)); }
+
+/* ---- sequences ---- */
+
+static Seq *seq(Value v) { return v.u.seq; }
+
+static Value p_length(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return val_int((int32_t)seq(v)->len);
+}
+
+static Value p_dist(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Value x = a.u.pair->fst;
+  int32_t n = SND(a).u.i;
+  if (n < 0)
+    ev_error(ev, loc, "dist: negative length %d", n);
+  Value r = val_seq_new(n);
+  for (int32_t i = 0; i < n; i++)
+    r.u.seq->elems[i] = x;
+  return r;
+}
+
+/* [s:e:d] */
+static Value p_range(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  int32_t s = ARG1(a).u.i, e = ARG2(a).u.i, d = ARG3(a).u.i;
+  if (e < s || d <= 0)
+    ev_error(ev, loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, e, d);
+  int64_t len = ((int64_t)e - s + d - 1) / d;
+  Value r = val_seq_new(len);
+  for (int64_t i = 0; i < len; i++)
+    r.u.seq->elems[i] = val_int((int32_t)(s + i * d));
+  return r;
+}
+
+static void check_index(Eval *ev, Loc loc, int64_t i, int64_t len, const char *op) {
+  if (i < 0 || i >= len)
+    ev_error(ev, loc, "%s: index %lld is out of range for a sequence of length %lld", op, (long long)i,
+             (long long)len);
+}
+
+static Value p_elt(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Seq *s = seq(a.u.pair->fst);
+  int32_t i = SND(a).u.i;
+  check_index(ev, loc, i, s->len, "subscript");
+  return s->elems[i];
+}
+
+/* values -> indices */
+static Value p_gather(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Seq *s = seq(a.u.pair->fst), *idx = seq(SND(a));
+  Value r = val_seq_new(idx->len);
+  for (int64_t k = 0; k < idx->len; k++) {
+    int32_t i = idx->elems[k].u.i;
+    check_index(ev, loc, i, s->len, "->");
+    r.u.seq->elems[k] = s->elems[i];
+  }
+  return r;
+}
+
+/* a copy of d with vals[k] written at idx[k], in order (a later write to
+   the same place wins) */
+static Value p_scatter(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Seq *d = seq(ARG1(a)), *idx = seq(ARG2(a)), *vals = seq(ARG3(a));
+  if (idx->len != vals->len)
+    ev_error(ev, loc, "<-: %lld indices but %lld values", (long long)idx->len, (long long)vals->len);
+  Value r = val_seq_new(d->len);
+  memcpy(r.u.seq->elems, d->elems, sizeof(Value) * (size_t)d->len);
+  for (int64_t k = 0; k < idx->len; k++) {
+    int32_t i = idx->elems[k].u.i;
+    check_index(ev, loc, i, d->len, "<-");
+    r.u.seq->elems[i] = vals->elems[k];
+  }
+  return r;
+}
+
+static Value p_pack(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Seq *s = seq(a.u.pair->fst), *flags = seq(SND(a));
+  if (s->len != flags->len)
+    ev_error(ev, loc, "pack: %lld values but %lld flags", (long long)s->len, (long long)flags->len);
+  Value r = val_seq_new(s->len);
+  int64_t n = 0;
+  for (int64_t i = 0; i < s->len; i++)
+    if (flags->elems[i].u.b)
+      r.u.seq->elems[n++] = s->elems[i];
+  r.u.seq->len = n;
+  return r;
+}
+
+static Value p_append(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  Seq *x = seq(a.u.pair->fst), *y = seq(SND(a));
+  Value r = val_seq_new(x->len + y->len);
+  memcpy(r.u.seq->elems, x->elems, sizeof(Value) * (size_t)x->len);
+  memcpy(r.u.seq->elems + x->len, y->elems, sizeof(Value) * (size_t)y->len);
+  return r;
+}
+
+/* ---- scans and reductions ---- */
+
+typedef enum Combine { C_ADD, C_MUL, C_MAX, C_MIN, C_AND, C_OR, C_XOR } Combine;
+
+/* The identity of 'op' on elements of kind 'kind' (NESL.md, "Identities"). */
+static Value identity(Combine op, ValueKind kind) {
+  static const double float_extreme = 9.99999961690316e35; /* (float)1e36, as NESL */
+  switch (op) {
+  case C_ADD:
+    return kind == V_FLOAT ? val_float(0.0) : val_int(0);
+  case C_MUL:
+    return kind == V_FLOAT ? val_float(1.0) : val_int(1);
+  case C_MAX:
+    return kind == V_FLOAT ? val_float(-float_extreme) : kind == V_CHAR ? val_char(0) : val_int(INT32_MIN);
+  case C_MIN:
+    return kind == V_FLOAT ? val_float(float_extreme) : kind == V_CHAR ? val_char((char)255) : val_int(INT32_MAX);
+  case C_AND:
+    return kind == V_BOOL ? val_bool(true) : val_int(-1);
+  case C_OR:
+  case C_XOR:
+    return kind == V_BOOL ? val_bool(false) : val_int(0);
+  }
+  unreachable();
+}
+
+static Value combine(Eval *ev, Loc loc, Combine op, Value x, Value y) {
+  switch (op) {
+  case C_ADD:
+    return p_add(ev, val_pair(x, y), loc, NULL);
+  case C_MUL:
+    return p_mul(ev, val_pair(x, y), loc, NULL);
+  case C_MAX:
+    return compare(x, y) >= 0 ? x : y;
+  case C_MIN:
+    return compare(x, y) <= 0 ? x : y;
+  case C_AND:
+    return p_and(ev, val_pair(x, y), loc, NULL);
+  case C_OR:
+    return p_or(ev, val_pair(x, y), loc, NULL);
+  case C_XOR:
+    return p_xor(ev, val_pair(x, y), loc, NULL);
+  }
+  unreachable();
+}
+
+/* The element kind of the sequence argument, from the primitive's
+   instantiated type ([a] -> ...): needed for the identity when the
+   sequence is empty. */
+static ValueKind elem_kind(Type *fun) {
+  Type *arg = fun ? type_resolve(type_resolve(fun)->fst) : NULL;
+  Type *elem = arg && arg->kind == T_SEQ ? type_resolve(arg->elem) : NULL;
+  switch (elem ? elem->kind : T_INT) {
+  case T_FLOAT:
+    return V_FLOAT;
+  case T_CHAR:
+    return V_CHAR;
+  case T_BOOL:
+    return V_BOOL;
+  default:
+    return V_INT;
+  }
+}
+
+static Value scan(Eval *ev, Value v, Loc loc, Type *type, Combine op) {
+  Seq *s = seq(v);
+  Value acc = identity(op, s->len ? s->elems[0].kind : elem_kind(type));
+  Value r = val_seq_new(s->len);
+  for (int64_t i = 0; i < s->len; i++) {
+    r.u.seq->elems[i] = acc;
+    acc = combine(ev, loc, op, acc, s->elems[i]);
+  }
+  return r;
+}
+
+static Value reduce(Eval *ev, Value v, Loc loc, Type *type, Combine op) {
+  Seq *s = seq(v);
+  Value acc = identity(op, s->len ? s->elems[0].kind : elem_kind(type));
+  for (int64_t i = 0; i < s->len; i++)
+    acc = combine(ev, loc, op, acc, s->elems[i]);
+  return acc;
+}
+
+#define SCAN_REDUCE(name, op)                                                                            \
+  static Value p_scan_##name(Eval *ev, Value a, Loc loc, Type *t) { return scan(ev, a, loc, t, op); }    \
+  static Value p_reduce_##name(Eval *ev, Value a, Loc loc, Type *t) { return reduce(ev, a, loc, t, op); }
+SCAN_REDUCE(add, C_ADD)
+SCAN_REDUCE(mul, C_MUL)
+SCAN_REDUCE(max, C_MAX)
+SCAN_REDUCE(min, C_MIN)
+SCAN_REDUCE(and, C_AND)
+SCAN_REDUCE(or, C_OR)
+SCAN_REDUCE(xor, C_XOR)
+
+/* The index of the first greatest (least) element; max_int when empty. */
+static Value extreme_index(Value v, int sign) {
+  Seq *s = seq(v);
+  if (s->len == 0)
+    return val_int(INT32_MAX);
+  int64_t best = 0;
+  for (int64_t i = 1; i < s->len; i++)
+    if (compare(s->elems[i], s->elems[best]) * sign > 0)
+      best = i;
+  return val_int((int32_t)best);
+}
+
+static Value p_max_index(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return extreme_index(v, 1);
+}
+
+static Value p_min_index(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return extreme_index(v, -1);
+}
+
+/* ---- nesting: the one place a primitive makes or removes a level ---- */
+
+static Value p_partition(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  Seq *s = seq(a.u.pair->fst), *counts = seq(SND(a));
+  int64_t total = 0;
+  for (int64_t i = 0; i < counts->len; i++) {
+    if (counts->elems[i].u.i < 0)
+      ev_error(ev, loc, "partition: negative count %d", counts->elems[i].u.i);
+    total += counts->elems[i].u.i;
+  }
+  if (total != s->len)
+    ev_error(ev, loc, "partition: the counts add up to %lld, but the sequence has length %lld", (long long)total,
+             (long long)s->len);
+  Value r = val_seq_new(counts->len);
+  int64_t at = 0;
+  for (int64_t i = 0; i < counts->len; i++) {
+    int32_t n = counts->elems[i].u.i;
+    Value part = val_seq_new(n);
+    memcpy(part.u.seq->elems, s->elems + at, sizeof(Value) * (size_t)n);
+    at += n;
+    r.u.seq->elems[i] = part;
+  }
+  return r;
+}
+
+static Value p_flatten(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  Seq *s = seq(v);
+  int64_t total = 0;
+  for (int64_t i = 0; i < s->len; i++)
+    total += seq(s->elems[i])->len;
+  Value r = val_seq_new(total);
+  int64_t at = 0;
+  for (int64_t i = 0; i < s->len; i++) {
+    Seq *part = seq(s->elems[i]);
+    memcpy(r.u.seq->elems + at, part->elems, sizeof(Value) * (size_t)part->len);
+    at += part->len;
+  }
+  return r;
+}
+
+/* ---- sorting: rank(v)[i] is where v[i] goes in the stable sort ---- */
+
+typedef struct RankItem {
+  Value v;
+  int64_t index;
+} RankItem;
+
+static int rank_sign;
+
+static int rank_compare(const void *pa, const void *pb) {
+  const RankItem *a = pa, *b = pb;
+  int c = compare(a->v, b->v) * rank_sign;
+  if (c)
+    return c;
+  return (a->index > b->index) - (a->index < b->index); /* stable */
+}
+
+static Value rank(Value v, int sign) {
+  Seq *s = seq(v);
+  RankItem *items = xmalloc(sizeof(RankItem) * (size_t)(s->len ? s->len : 1));
+  for (int64_t i = 0; i < s->len; i++)
+    items[i] = (RankItem){s->elems[i], i};
+  rank_sign = sign;
+  qsort(items, (size_t)s->len, sizeof(RankItem), rank_compare);
+  Value r = val_seq_new(s->len);
+  for (int64_t k = 0; k < s->len; k++)
+    r.u.seq->elems[items[k].index] = val_int((int32_t)k);
+  return r;
+}
+
+static Value p_rank(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return rank(v, 1);
+}
+
+static Value p_rank_down(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return rank(v, -1);
+}
+
+/* name(s)[i]: the index of the last occurrence of s[i]'s value in s.  A
+   hash table keyed by value (val_hash, val_equal) makes it linear. */
+static Value p_name(Eval *ev, Value v, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  Seq *s = seq(v);
+  int64_t cap = 16;
+  while (cap < 2 * s->len)
+    cap *= 2;
+  int64_t *table = xmalloc_atomic(sizeof(int64_t) * (size_t)cap);
+  for (int64_t i = 0; i < cap; i++)
+    table[i] = -1;
+  Value r = val_seq_new(s->len);
+  /* from the end: the first time a value is seen is its last occurrence */
+  for (int64_t i = s->len - 1; i >= 0; i--) {
+    uint64_t h = val_hash(s->elems[i]) & (uint64_t)(cap - 1);
+    while (table[h] >= 0 && !val_equal(s->elems[table[h]], s->elems[i]))
+      h = (h + 1) & (uint64_t)(cap - 1);
+    if (table[h] < 0)
+      table[h] = i;
+    r.u.seq->elems[i] = val_int((int32_t)table[h]);
+  }
+  return r;
+}
+
+/* ---- any type ---- */
+
+static Value p_eql(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return val_bool(val_equal(a.u.pair->fst, SND(a)));
+}
+
+static Value p_hash(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  int32_t l = SND(a).u.i;
+  if (l <= 0)
+    ev_error(ev, loc, "hash: the range %d is not positive", l);
+  return val_int((int32_t)(val_hash(a.u.pair->fst) % (uint64_t)l));
+}
+
+/* ---- the table ---- */
+
+static const Prim prims[] = {
+    {"__add", p_add, false}, {"__sub", p_sub, false}, {"__mul", p_mul, false}, {"__div", p_div, false}, {"rem", p_rem, false},
+    {"__negate", p_negate, false}, {"reciprocal", p_reciprocal, false}, {"__pow", p_pow, false},
+    {"__eq", p_eq, false}, {"__ne", p_ne, false}, {"__lt", p_lt, false}, {"__gt", p_gt, false}, {"__le", p_le, false}, {"__ge", p_ge, false},
+    {"not", p_not, false}, {"__and", p_and, false}, {"__or", p_or, false}, {"__xor", p_xor, false},
+    {"lshift", p_lshift, false}, {"rshift", p_rshift, false},
+    {"sqrt", p_sqrt, false}, {"ln", p_ln, false}, {"exp", p_exp, false}, {"sin", p_sin, false}, {"cos", p_cos, false}, {"tan", p_tan, false},
+    {"asin", p_asin, false}, {"acos", p_acos, false}, {"atan", p_atan, false}, {"sinh", p_sinh, false}, {"cosh", p_cosh, false},
+    {"tanh", p_tanh, false}, {"expt", p_expt, false},
+    {"float", p_float, false}, {"trunc", p_trunc, false}, {"floor", p_floor, false}, {"ceil", p_ceil, false}, {"round", p_round, false},
+    {"btoi", p_btoi, false}, {"code_char", p_code_char, false}, {"char_code", p_char_code, false},
+    {"rand", p_rand, false}, {"rand_seed", p_rand_seed, false}, {"__error", p_error, false},
+    {"__length", p_length, false}, {"dist", p_dist, false}, {"__range", p_range, false}, {"__elt", p_elt, false},
+    {"__gather", p_gather, false}, {"__scatter", p_scatter, false}, {"__pack", p_pack, false}, {"__append", p_append, false},
+    {"__scan_add", p_scan_add, true}, {"__scan_mul", p_scan_mul, true}, {"__scan_max", p_scan_max, true},
+    {"__scan_min", p_scan_min, true}, {"__scan_and", p_scan_and, true}, {"__scan_or", p_scan_or, true},
+    {"__scan_xor", p_scan_xor, true},
+    {"__reduce_add", p_reduce_add, true}, {"__reduce_mul", p_reduce_mul, true}, {"__reduce_max", p_reduce_max, true},
+    {"__reduce_min", p_reduce_min, true}, {"__reduce_and", p_reduce_and, true}, {"__reduce_or", p_reduce_or, true},
+    {"__reduce_xor", p_reduce_xor, true},
+    {"max_index", p_max_index, false}, {"min_index", p_min_index, false},
+    {"partition", p_partition, false}, {"flatten", p_flatten, false},
+    {"rank", p_rank, false}, {"rank_down", p_rank_down, false}, {"name", p_name, false},
+    {"eql", p_eql, false}, {"hash", p_hash, false},
+};
+
+const Prim *prim_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++)
+    if (strcmp(prims[i].name, name) == 0)
+      return &prims[i];
+  return prim_lookup_io(name);
+}

@@ -1,0 +1,210 @@
+/*
+ * value.c: the evaluator's values and their printing in NESL's format.
+ *
+ * Scalars are held unboxed in a 16-byte Value; sequences, pairs and
+ * datatype values point to GC-allocated blocks.  Printing is directed by
+ * the static type where it matters ([char] prints as a string), and uses
+ * rt/print.c for scalars so that every backend prints alike.
+ */
+#include <string.h>
+
+#include "../frontend/types.h"
+#include "../rt/print.h"
+#include "eval.h"
+
+Value val_int(int32_t i) { return (Value){.kind = V_INT, .u.i = i}; }
+Value val_float(double f) { return (Value){.kind = V_FLOAT, .u.f = f}; }
+Value val_bool(bool b) { return (Value){.kind = V_BOOL, .u.b = b}; }
+Value val_char(char c) { return (Value){.kind = V_CHAR, .u.c = c}; }
+
+Value val_pair(Value a, Value b) {
+  Pair *p = NEW(Pair);
+  p->fst = a;
+  p->snd = b;
+  return (Value){.kind = V_PAIR, .u.pair = p};
+}
+
+Value val_data(Def *con, Value fields) {
+  Data *d = NEW(Data);
+  d->name = con->name;
+  d->con = con;
+  d->fields = fields;
+  return (Value){.kind = V_DATA, .u.data = d};
+}
+
+Value val_seq_new(int64_t len) {
+  Seq *s = xmalloc(sizeof(Seq) + sizeof(Value) * (size_t)len);
+  s->len = len;
+  return (Value){.kind = V_SEQ, .u.seq = s};
+}
+
+Value val_string(const char *s, size_t n) {
+  Value v = val_seq_new((int64_t)n);
+  for (size_t i = 0; i < n; i++)
+    v.u.seq->elems[i] = val_char(s[i]);
+  return v;
+}
+
+char *val_string_chars(Value v) {
+  Seq *s = v.u.seq;
+  char *r = xmalloc_atomic((size_t)s->len + 1);
+  for (int64_t i = 0; i < s->len; i++)
+    r[i] = s->elems[i].u.c;
+  r[s->len] = '\0';
+  return r;
+}
+
+bool val_equal(Value a, Value b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case V_INT:
+    return a.u.i == b.u.i;
+  case V_FLOAT:
+    return a.u.f == b.u.f;
+  case V_BOOL:
+    return a.u.b == b.u.b;
+  case V_CHAR:
+    return a.u.c == b.u.c;
+  case V_SEQ:
+    if (a.u.seq->len != b.u.seq->len)
+      return false;
+    for (int64_t i = 0; i < a.u.seq->len; i++)
+      if (!val_equal(a.u.seq->elems[i], b.u.seq->elems[i]))
+        return false;
+    return true;
+  case V_PAIR:
+    return val_equal(a.u.pair->fst, b.u.pair->fst) && val_equal(a.u.pair->snd, b.u.pair->snd);
+  case V_DATA:
+    return strcmp(a.u.data->name, b.u.data->name) == 0 && val_equal(a.u.data->fields, b.u.data->fields);
+  }
+  return false;
+}
+
+static uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+uint64_t val_hash(Value v) {
+  switch (v.kind) {
+  case V_INT:
+    return mix(1, (uint32_t)v.u.i);
+  case V_FLOAT: {
+    double f = v.u.f == 0.0 ? 0.0 : v.u.f; /* -0.0 equals 0.0 */
+    uint64_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return mix(2, bits);
+  }
+  case V_BOOL:
+    return mix(3, v.u.b);
+  case V_CHAR:
+    return mix(4, (unsigned char)v.u.c);
+  case V_SEQ: {
+    uint64_t h = mix(5, (uint64_t)v.u.seq->len);
+    for (int64_t i = 0; i < v.u.seq->len; i++)
+      h = mix(h, val_hash(v.u.seq->elems[i]));
+    return h;
+  }
+  case V_PAIR:
+    return mix(mix(6, val_hash(v.u.pair->fst)), val_hash(v.u.pair->snd));
+  case V_DATA:
+    return mix(7, val_hash(v.u.data->fields));
+  }
+  return 0;
+}
+
+/* ---- printing ---- */
+
+static void print(Buf *b, Value v, Type *t);
+
+static Type *resolved(Type *t) { return t ? type_resolve(t) : NULL; }
+
+/* Tuple items, right spine flattened: 1, (2, 3), 4. */
+static void print_items(Buf *b, Value v, Type *t) {
+  for (;;) {
+    t = resolved(t);
+    Type *ft = t && t->kind == T_PAIR ? t->fst : NULL;
+    Type *st = t && t->kind == T_PAIR ? t->snd : NULL;
+    print(b, v.u.pair->fst, ft);
+    buf_puts(b, ", ");
+    v = v.u.pair->snd;
+    if (v.kind != V_PAIR) {
+      print(b, v, st);
+      return;
+    }
+    t = st;
+  }
+}
+
+/* The type of the fields of datatype value 'v' of type 't': the
+   constructor's argument type at t's type arguments. */
+static Type *data_field_type(Value v, Type *t) {
+  Type *ft = type_instantiate(v.u.data->con->type, 0);
+  if (t && t->kind == T_DATA && !type_unify(ft->snd, t))
+    return NULL;
+  return ft->fst;
+}
+
+static void print(Buf *b, Value v, Type *t) {
+  t = resolved(t);
+  char fbuf[RT_FLOAT_BUF];
+  switch (v.kind) {
+  case V_INT:
+    buf_printf(b, "%d", (int)v.u.i);
+    return;
+  case V_FLOAT:
+    rt_format_float(fbuf, v.u.f);
+    buf_puts(b, fbuf);
+    return;
+  case V_BOOL:
+    buf_putc(b, v.u.b ? 'T' : 'F');
+    return;
+  case V_CHAR:
+    buf_putc(b, '`');
+    buf_putc(b, v.u.c);
+    return;
+  case V_SEQ: {
+    Seq *s = v.u.seq;
+    Type *et = t && t->kind == T_SEQ ? resolved(t->elem) : NULL;
+    bool is_string = et ? et->kind == T_CHAR : (s->len > 0 && s->elems[0].kind == V_CHAR);
+    if (is_string) {
+      buf_putc(b, '"');
+      for (int64_t i = 0; i < s->len; i++)
+        buf_putc(b, s->elems[i].u.c);
+      buf_putc(b, '"');
+      return;
+    }
+    buf_putc(b, '[');
+    for (int64_t i = 0; i < s->len; i++) {
+      if (i)
+        buf_puts(b, ", ");
+      print(b, s->elems[i], et);
+    }
+    buf_putc(b, ']');
+    return;
+  }
+  case V_PAIR:
+    buf_putc(b, '(');
+    print_items(b, v, t);
+    buf_putc(b, ')');
+    return;
+  case V_DATA:
+    buf_printf(b, "%s(", v.u.data->name);
+    Type *ft = data_field_type(v, t);
+    if (v.u.data->fields.kind == V_PAIR)
+      print_items(b, v.u.data->fields, ft);
+    else
+      print(b, v.u.data->fields, ft);
+    buf_putc(b, ')');
+    return;
+  }
+}
+
+char *val_to_string(Value v, Type *type) {
+  Buf b = {0};
+  print(&b, v, type);
+  return buf_str(&b);
+}
+
+void val_print(FILE *out, Value v, Type *type) { fputs(val_to_string(v, type), out); }
