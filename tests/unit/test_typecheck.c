@@ -662,7 +662,7 @@ static void test_type_printing(void **state) {
                       "int -> (bool, char)");
   Vec args = {0};
   vec_push(&args, n);
-  assert_string_equal(type_value_to_string(type_data("twin", args)), "twin(a) :: (a in number)");
+  assert_string_equal(type_value_to_string(type_data("twin", 1, args)), "twin(a) :: (a in number)");
   assert_int_equal(class_from_name("ordinal"), CLASS_ORDINAL);
   assert_int_equal(class_from_name("other"), 0);
   assert_string_equal(class_name(CLASS_LOGICAL), "logical");
@@ -689,10 +689,9 @@ static void test_instantiate_and_generalize(void **state) {
   assert_false(type_is_ground(f));
 }
 
-/* ---- bugs found by these tests (see the report); kept out of the run ---- */
+/* ---- regressions: bugs these tests found, fixed ---- */
 
-#if 0
-/* BUG: a signature's rigid variable unified with a top-level value's
+/* Was a bug: a signature's rigid variable unified with a top-level value's
    monomorphic type variable is generalized afterwards, which makes the
    value polymorphic and accepts a signature that the body does not
    satisfy.  Expected: an error for g; actual: no error, and x is then
@@ -708,7 +707,7 @@ static void test_bug_signature_variable_escapes(void **state) {
   (void)c;
 }
 
-/* BUG: an error found in a function's signature (or in a datatype's name)
+/* Was a bug: an error found in a function's signature (or in a datatype's name)
    before the definition is entered leaves the name undefined, so a later
    use reports a second error ("'g' is undefined") instead of stopping
    silently as for other broken definitions. */
@@ -719,7 +718,7 @@ static void test_bug_broken_signature_gives_second_error(void **state) {
   check_error("datatype int(float);\nint(1.0);", 1, "'int' is a base type");
 }
 
-/* BUG: datatypes are compared by name only, so after a datatype is
+/* Was a bug: datatypes were compared by name only, so after a datatype is
    redefined with other fields, a value built by the old constructor is
    accepted where the new type is expected: g(x) below type checks
    (result float) although x holds an int field.  Expected: a type error
@@ -733,7 +732,6 @@ static void test_bug_redefined_datatype_confused_with_old(void **state) {
               "g(x);\n",
               1, "t.nesl:5:");
 }
-#endif
 
 int main(void) {
   GC_INIT();
@@ -758,6 +756,9 @@ int main(void) {
       T(test_environments_are_separate),
       T(test_redefinition),
       T(test_redefinition_of_values_and_library),
+      T(test_bug_signature_variable_escapes),
+      T(test_bug_broken_signature_gives_second_error),
+      T(test_bug_redefined_datatype_confused_with_old),
       T(test_error_undefined),
       T(test_error_wrong_arity),
       T(test_error_if),
