@@ -27,7 +27,7 @@ GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
              $(BUILD)/lib-nesl/library_text.c
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 RT := rt/print.c
-DRIVER := driver/main.c
+DRIVER := driver/main.c driver/repl.c
 CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
@@ -36,7 +36,7 @@ CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
 
 all: $(BUILD)/nessie
 
-$(BUILD)/nessie: $(CORE_OBJS) $(BUILD)/driver/main.o
+$(BUILD)/nessie: $(CORE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(DRIVER))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/frontend/parser.c $(BUILD)/frontend/parser.h: frontend/parser.y
@@ -74,7 +74,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS)
 
 unit: $(UNIT_TESTS)
 
-test: $(BUILD)/nessie $(UNIT_TESTS)
+$(BUILD)/nesl_compare: tests/nesl_compare.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -o $@ $< -lm
+
+test: $(BUILD)/nessie $(UNIT_TESTS) $(BUILD)/nesl_compare
 	@sh tests/run.sh $(BUILD)
 
 # Sanitizer reports exit with a status no test expects, and the runner

@@ -17,17 +17,11 @@
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
 #include "eval/eval.h"
+#include "driver/driver.h"
 
 #define NESSIE_VERSION "0.1.0"
 
 enum { EXIT_OK = 0, EXIT_COMPILE_ERROR = 1, EXIT_USAGE = 2 };
-
-/* The stages whose program can be printed, in pipeline order. */
-typedef enum Stage {
-  STAGE_NONE,
-  STAGE_AST,   /* the parsed program, printed back as NESL */
-  STAGE_TYPED, /* each statement with its type */
-} Stage;
 
 static const struct {
   const char *name;
@@ -36,6 +30,13 @@ static const struct {
     {"ast", STAGE_AST},
     {"typed", STAGE_TYPED},
 };
+
+Stage stage_by_name(const char *name) {
+  for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
+    if (strcmp(name, stages[i].name) == 0)
+      return stages[i].stage;
+  return STAGE_NONE;
+}
 
 /* The interpreters, by the IR they run. */
 typedef enum Interp {
@@ -50,15 +51,18 @@ typedef struct Options {
   bool stats;     /* --stats: counts after the run */
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
+  bool repl;      /* no file, or -i FILE */
 } Options;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: nessie [options] FILE.nesl\n"
+          "       nessie [-i FILE.nesl]       the REPL\n"
           "\n"
           "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
           "\n"
           "options:\n"
+          "  -i FILE          load FILE into the REPL, then read statements\n"
           "  --types          print the type of each function and datatype, as the\n"
           "                   NESL REPL does (`sqr = fn : a -> a :: (a in number)`)\n"
           "  --dump=STAGE     print the program after STAGE and stop; STAGE is one of:\n"
@@ -72,8 +76,8 @@ static void usage(FILE *out) {
           "  --help           print this help and exit\n"
           "  --version        print the version and exit\n"
           "\n"
-          "Not yet available in this version (see README.md, \"Status\"): the REPL\n"
-          "(`nessie` with no file) and compiling to an executable.\n"
+          "Not yet available in this version (see README.md, \"Status\"): compiling\n"
+          "to an executable.\n"
           "\n"
           "Exit status: 0 on success, 1 on compile errors, 2 on bad usage.\n");
 }
@@ -101,21 +105,20 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opterr = 0;
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "hi:", longopts, NULL)) != -1) {
     switch (c) {
     case OPT_TYPES:
       opt->types = true;
       break;
-    case OPT_DUMP: {
-      size_t i;
-      for (i = 0; i < sizeof stages / sizeof stages[0]; i++)
-        if (strcmp(optarg, stages[i].name) == 0)
-          break;
-      if (i == sizeof stages / sizeof stages[0])
+    case OPT_DUMP:
+      opt->dump = stage_by_name(optarg);
+      if (opt->dump == STAGE_NONE)
         return bad_usage("unknown stage '%s' for --dump (expected ast or typed)", optarg);
-      opt->dump = stages[i].stage;
       break;
-    }
+    case 'i':
+      opt->repl = true;
+      opt->file = optarg;
+      break;
     case OPT_CHECK_IR:
       opt->check_ir = true;
       break;
@@ -141,8 +144,15 @@ static int parse_options(int argc, char **argv, Options *opt) {
       return bad_usage("unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind == argc)
-    return bad_usage("%s", "no input file (the REPL, `nessie` with no file, is not available yet)");
+  if (opt->repl) {
+    if (optind < argc)
+      return bad_usage("-i takes one file; '%s' is one too many", argv[optind]);
+    return -1;
+  }
+  if (optind == argc) {
+    opt->repl = true; /* no file: the REPL */
+    return -1;
+  }
   if (optind + 1 < argc)
     return bad_usage("more than one input file ('%s' ...)", argv[optind + 1]);
   opt->file = argv[optind];
@@ -158,19 +168,18 @@ static void print_types(const Program *prog) {
   }
 }
 
-/* --dump=typed: each statement as NESL, then its type as a comment. */
-static void print_typed(const Program *prog) {
+void print_typed(FILE *out, const Program *prog) {
   for (int i = 0; i < prog->tops.len; i++) {
     const TopLevel *t = prog->tops.data[i];
-    ast_print_top(stdout, t);
+    ast_print_top(out, t);
     switch (t->kind) {
     case TOP_FUNCTION:
     case TOP_DATATYPE:
-      printf("\n  %% %s : %s %%\n", t->name, type_scheme_to_string(t->def->type));
+      fprintf(out, "\n  %% %s : %s %%\n", t->name, type_scheme_to_string(t->def->type));
       break;
     case TOP_BIND:
     case TOP_EXPR:
-      printf("\n  %% : %s %%\n", type_value_to_string(t->type));
+      fprintf(out, "\n  %% : %s %%\n", type_value_to_string(t->type));
       break;
     }
   }
@@ -203,7 +212,7 @@ static void *run_eval(void *arg) {
    NESL programs may recurse 100000 deep (tests/errors/rt_deep_recursion_ok). */
 enum { BIG_STACK = 1 << 30 };
 
-static void run_on_big_stack(void *(*fn)(void *), void *arg) {
+void run_on_big_stack(void *(*fn)(void *), void *arg) {
   pthread_attr_t attr;
   pthread_t thread;
   pthread_attr_init(&attr);
@@ -237,7 +246,7 @@ static int compile(const Options *opt) {
   if (diag_count())
     return EXIT_COMPILE_ERROR;
   if (opt->dump == STAGE_TYPED) {
-    print_typed(prog);
+    print_typed(stdout, prog);
     return EXIT_OK;
   }
   if (opt->types) {
@@ -261,5 +270,7 @@ int main(int argc, char **argv) {
   int status = parse_options(argc, argv, &opt);
   if (status >= 0)
     return status;
+  if (opt.repl)
+    return repl_run(opt.file, opt.stats);
   return compile(&opt);
 }

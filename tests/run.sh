@@ -79,6 +79,17 @@ for f in tests/programs/*.nesl tests/ast/*.nesl; do
   else fail "ast/$n" "types differ after printing: $(diff "$OUT/$n.t1" "$OUT/$n.t2")"; fi
 done
 
+# ---- the evaluator reproduces the reference output ----
+for f in tests/programs/*.nesl; do
+  n=$(basename "$f" .nesl)
+  if "$NESSIE" --interp=eval "$f" > "$OUT/$n.eval" 2> "$OUT/$n.eval.err" &&
+     d=$("$BUILD/nesl_compare" "$OUT/$n.eval" "tests/programs/$n.expected" 2>&1); then
+    pass "eval/$n"
+  else
+    fail "eval/$n" "${d:-}$(head -5 "$OUT/$n.eval.err")"
+  fi
+done
+
 # ---- error programs ----
 for f in tests/errors/*.nesl; do
   n=$(basename "$f" .nesl)
@@ -97,8 +108,14 @@ for f in tests/errors/*.nesl; do
          printf '%s' "$first" | grep -q 'syntax error'; then fail "errors/$n" "a type error reported as a syntax error: $first"
     else pass "errors/$n"; fi ;;
   runtime|none)
-    if [ $rc -eq 0 ]; then pass "errors/$n"
-    else fail "errors/$n" "does not type check: $(cat "$OUT/$n.err")"; fi ;;
+    if [ $rc -ne 0 ]; then fail "errors/$n" "does not type check: $(cat "$OUT/$n.err")"; continue; fi
+    "$NESSIE" --interp=eval "$f" > "$OUT/$n.eval" 2> "$OUT/$n.eval.err"
+    rc=$?
+    if [ $rc -ne 0 ]; then fail "errors/$n" "--interp=eval exit $rc: $(head -5 "$OUT/$n.eval.err")"
+    elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.eval" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "$d"
+    elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.eval" | grep -q "^error: [^:]*:$line:"; then
+      fail "errors/$n" "the error is not reported on line $line: $(tail -1 "$OUT/$n.eval")"
+    else pass "errors/$n"; fi ;;
   *) fail "errors/$n" "bad header: $kind" ;;
   esac
 done
@@ -112,6 +129,18 @@ for f in tests/diagnostics/*.nesl; do
   if [ $rc -ne 1 ]; then fail "diag/$n" "exit status $rc, expected 1"
   elif cmp -s "$OUT/$n.diag" "tests/diagnostics/$n.err"; then pass "diag/$n"
   else fail "diag/$n" "$(diff "tests/diagnostics/$n.err" "$OUT/$n.diag")"; fi
+done
+
+# ---- the REPL, driven through a pipe ----
+for f in tests/repl/*.in; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .in)
+  "$NESSIE" < "$f" > "$OUT/$n.repl.out" 2> "$OUT/$n.repl.err"
+  if cmp -s "$OUT/$n.repl.out" "tests/repl/$n.out" && cmp -s "$OUT/$n.repl.err" "tests/repl/$n.err"; then
+    pass "repl/$n"
+  else
+    fail "repl/$n" "$(diff "tests/repl/$n.out" "$OUT/$n.repl.out"; diff "tests/repl/$n.err" "$OUT/$n.repl.err")"
+  fi
 done
 
 # ---- command line ----
