@@ -80,6 +80,15 @@ static void line_start(Eval *ev) {
   ev->mid_line = false;
 }
 
+Def *ev_constructor(Eval *ev, Type *t) {
+  /* the newest definition of the name may be a later datatype of the same
+     name: follow 'prev' to the one the type was made from */
+  for (Def *d = tc_lookup(ev->types, t->name); d; d = d->prev)
+    if (d->kind == DEF_CONSTRUCTOR && d->data_id == t->data_id)
+      return d;
+  die("no constructor for datatype %s", t->name);
+}
+
 Def *ev_stream_constructor(Eval *ev) {
   Def *d = tc_lookup(ev->types, "stream");
   if (!d || d->kind != DEF_CONSTRUCTOR || !d->library)
@@ -98,7 +107,9 @@ void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   line_start(ev);
   if (ev->in_library) {
     loc = ev->user_loc;
-    msg = xprintf("in %s: %s", ev->lib_fn, msg);
+    size_t n = strlen(ev->lib_fn);
+    if (!(strncmp(msg, ev->lib_fn, n) == 0 && msg[n] == ':'))
+      msg = xprintf("in %s: %s", ev->lib_fn, msg);
   }
   if (loc.src)
     fprintf(ev->out, "error: %s:%d:%d: %s\n", loc.src->name, loc.line, loc.col, msg);

@@ -132,6 +132,8 @@ FILE *ev_out(Eval *ev);
 /* Writes the program's own output; the transcript starts its next line
    on a fresh line if this did not end with a newline. */
 void ev_write(Eval *ev, const char *s, size_t n);
+/* The constructor of the datatype 't' (a T_DATA). */
+Def *ev_constructor(Eval *ev, struct Type *t);
 /* The constructor of lib-nesl's `stream` datatype. */
 Def *ev_stream_constructor(Eval *ev);
 

@@ -419,7 +419,164 @@ static Value p_read_word(Eval *ev, Value s, Loc loc, Type *type) {
                             val_pair(val_char(c == EOF ? 0 : (char)c), val_bool(c == EOF))));
 }
 
+/* ---- objects in files: the REPL's printed form, read back by type ---- */
+
+static Value p_write_object_to_file(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  Type *ft = type ? type_resolve(type) : NULL;
+  Type *obj_type = ft ? type_resolve(ft->fst)->fst : NULL;
+  char *text = val_to_string(a.u.pair->fst, obj_type);
+  char *path = val_string_chars(SND(a));
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return val_bool(false);
+  bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  ok &= fclose(f) == 0;
+  return val_bool(ok);
+}
+
+typedef struct Reader {
+  Eval *ev;
+  Loc loc;
+  const char *path;
+  const char *p;
+} Reader;
+
+_Noreturn static void bad_object(Reader *r, const char *what) {
+  ev_error(r->ev, r->loc, "read_object_from_file: '%s' does not hold %s where expected", r->path, what);
+}
+
+static void skip_space(Reader *r) {
+  while (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r')
+    r->p++;
+}
+
+static void expect_char(Reader *r, char c, const char *what) {
+  skip_space(r);
+  if (*r->p != c)
+    bad_object(r, what);
+  r->p++;
+}
+
+static Value read_value(Reader *r, Type *t);
+
+/* The items of a tuple, right spine flattened: a, b, c */
+static Value read_items(Reader *r, Type *t) {
+  t = type_resolve(t);
+  if (t->kind != T_PAIR)
+    return read_value(r, t);
+  Value a = read_value(r, t->fst);
+  expect_char(r, ',', "a tuple");
+  return val_pair(a, read_items(r, t->snd));
+}
+
+static Value read_value(Reader *r, Type *t) {
+  t = type_resolve(t);
+  skip_space(r);
+  char *end;
+  switch (t->kind) {
+  case T_INT: {
+    long long v = strtoll(r->p, &end, 10);
+    if (end == r->p || v < INT32_MIN || v > INT32_MAX)
+      bad_object(r, "an int");
+    r->p = end;
+    return val_int((int32_t)v);
+  }
+  case T_FLOAT: {
+    double v = strtod(r->p, &end);
+    if (end == r->p)
+      bad_object(r, "a float");
+    r->p = end;
+    return val_float(v);
+  }
+  case T_BOOL:
+    if (*r->p != 'T' && *r->p != 'F')
+      bad_object(r, "a boolean");
+    return val_bool(*r->p++ == 'T');
+  case T_CHAR:
+    if (r->p[0] != '`' || !r->p[1])
+      bad_object(r, "a character");
+    r->p += 2;
+    return val_char(r->p[-1]);
+  case T_SEQ: {
+    Type *et = type_resolve(t->elem);
+    if (et->kind == T_CHAR && *r->p == '"') {
+      const char *start = ++r->p;
+      while (*r->p && *r->p != '"')
+        r->p++;
+      if (!*r->p)
+        bad_object(r, "a string");
+      Value v = val_string(start, (size_t)(r->p - start));
+      r->p++;
+      return v;
+    }
+    expect_char(r, '[', "a sequence");
+    Vec items = {0};
+    skip_space(r);
+    if (*r->p != ']') {
+      for (;;) {
+        Value *v = NEW(Value);
+        *v = read_value(r, et);
+        vec_push(&items, v);
+        skip_space(r);
+        if (*r->p != ',')
+          break;
+        r->p++;
+      }
+    }
+    expect_char(r, ']', "the end of a sequence");
+    Value s = val_seq_new(items.len);
+    for (int i = 0; i < items.len; i++)
+      s.u.seq->elems[i] = *(Value *)items.data[i];
+    return s;
+  }
+  case T_PAIR: {
+    expect_char(r, '(', "a tuple");
+    Value v = read_items(r, t);
+    expect_char(r, ')', "the end of a tuple");
+    return v;
+  }
+  case T_DATA: {
+    size_t n = strlen(t->name);
+    if (strncmp(r->p, t->name, n) != 0)
+      bad_object(r, xprintf("a %s", t->name));
+    r->p += n;
+    Def *con = ev_constructor(r->ev, t);
+    Type *ft = type_instantiate(con->type, 0);
+    if (!type_unify(ft->snd, t))
+      bad_object(r, xprintf("a %s", t->name));
+    expect_char(r, '(', "a datatype's fields");
+    Value fields = read_items(r, ft->fst);
+    expect_char(r, ')', "the end of a datatype's fields");
+    return val_data(con, fields);
+  }
+  default:
+    ev_error(r->ev, r->loc, "read_object_from_file: the type of the object is not known here");
+  }
+}
+
+/* read_object_from_file(template, file): an object of the template's
+   type, as write_object_to_file wrote it. */
+static Value p_read_object_from_file(Eval *ev, Value a, Loc loc, Type *type) {
+  char *path = val_string_chars(SND(a));
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    ev_error(ev, loc, "read_object_from_file: cannot open '%s': %s", path, strerror(errno));
+  size_t len;
+  char *text = read_all(f, &len);
+  fclose(f);
+  Reader r = {ev, loc, path, text};
+  Value v = read_value(&r, type_resolve(type)->snd);
+  skip_space(&r);
+  if (*r.p)
+    bad_object(&r, "only one object");
+  return v;
+}
+
 static const Prim io_prims[] = {
+    {"write_object_to_file", p_write_object_to_file, true},
+    {"read_object_from_file", p_read_object_from_file, true},
     {"print_char", p_print_char, false},
     {"print_string", p_print_string, false},
     {"__to_string", p_to_string, false},
