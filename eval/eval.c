@@ -500,14 +500,16 @@ void ev_init_library(Eval *ev, Program *lib) {
    (lib-nesl/README.md); this evaluator visits elements in another order
    and may draw other numbers. */
 
-void ev_rand_seed(Eval *ev, int32_t seed) {
-  ev->seed = (uint64_t)(uint32_t)seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
-  ev->draws = 0;
-}
-
-uint64_t ev_rand_next(Eval *ev) {
-  uint64_t z = ev->seed + ++ev->draws * 0x9e3779b97f4a7c15ULL;
+static uint64_t mix64(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+
+/* The seed is mixed first, so that nearby seeds give unrelated streams. */
+void ev_rand_seed(Eval *ev, int32_t seed) {
+  ev->seed = mix64((uint64_t)(uint32_t)seed ^ 0x632be59bd9b4e019ULL);
+  ev->draws = 0;
+}
+
+uint64_t ev_rand_next(Eval *ev) { return mix64(ev->seed + ++ev->draws * 0x9e3779b97f4a7c15ULL); }

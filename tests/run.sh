@@ -90,6 +90,17 @@ for f in tests/programs/*.nesl; do
   fi
 done
 
+# ---- our own evaluator tests: expected output, and the same output twice ----
+for f in tests/eval/*.nesl; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --interp=eval "$f" > "$OUT/$n.own1" 2>&1
+  "$NESSIE" --interp=eval "$f" > "$OUT/$n.own2" 2>&1
+  if ! cmp -s "$OUT/$n.own1" "$OUT/$n.own2"; then fail "eval-own/$n" "two runs print different output"
+  elif d=$("$BUILD/nesl_compare" "$OUT/$n.own1" "tests/eval/$n.expected" 2>&1); then pass "eval-own/$n"
+  else fail "eval-own/$n" "$d"; fi
+done
+
 # ---- error programs ----
 for f in tests/errors/*.nesl; do
   n=$(basename "$f" .nesl)
