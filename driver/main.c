@@ -200,6 +200,7 @@ static void *run_eval(void *arg) {
   ev_init_library(ev, tc_library_program(job->env));
   for (int i = 0; i < job->prog->tops.len; i++)
     ev_run_top(ev, job->prog->tops.data[i]);
+  fflush(stdout);
   if (job->stats) {
     EvalStats st = ev_stats(ev);
     fprintf(stderr, "stats: %llu calls, %llu primitive calls\n", (unsigned long long)st.calls,

@@ -20,3 +20,14 @@ check 2 "unknown stage" "$NESSIE" --dump=nothing "$tmp/ok.nesl"
 check 2 "missing --dump argument" "$NESSIE" "$tmp/ok.nesl" --dump
 check 2 "two files" "$NESSIE" --types "$tmp/ok.nesl" "$tmp/ok.nesl"
 rm -rf "$tmp"
+# --interp: 0 even when a statement stops with a run-time error; 1 on compile errors
+tmp=$(mktemp -d)
+printf 'x = [1, 2];\nx[5];\n' > "$tmp/rt.nesl"
+check 0 "--interp with a run-time error" "$NESSIE" --interp "$tmp/rt.nesl"
+check 0 "--interp=eval" "$NESSIE" --interp=eval "$tmp/rt.nesl"
+printf 'y = 1 + t;\n' > "$tmp/bad.nesl"
+check 1 "--interp with a type error" "$NESSIE" --interp "$tmp/bad.nesl"
+check 2 "unknown interpreter" "$NESSIE" --interp=nothing "$tmp/rt.nesl"
+check 0 "-i FILE with no input" sh -c "'$NESSIE' -i '$tmp/rt.nesl' < /dev/null"
+"$NESSIE" --interp "$tmp/rt.nesl" | grep -q '^error: .*rt.nesl:2:' || { echo "run-time error line"; exit 1; }
+rm -rf "$tmp"
