@@ -35,12 +35,23 @@ static Value check_float(Eval *ev, Loc loc, double x, const char *op) {
 
 /* ---- arithmetic ---- */
 
-static Value p_add(Eval *ev, Value a, Loc loc, Type *type) {
-  (void)type;
-  Value x = a.u.pair->fst, y = SND(a);
+/* x + y and x * y on two scalars (also the combining steps of the scans
+   and reductions, which must not allocate a pair per element) */
+static Value add(Eval *ev, Loc loc, Value x, Value y) {
   if (x.kind == V_INT)
     return val_int(wrap((uint32_t)x.u.i + (uint32_t)y.u.i));
   return check_float(ev, loc, x.u.f + y.u.f, "+");
+}
+
+static Value mul(Eval *ev, Loc loc, Value x, Value y) {
+  if (x.kind == V_INT)
+    return val_int(wrap((uint32_t)x.u.i * (uint32_t)y.u.i));
+  return check_float(ev, loc, x.u.f * y.u.f, "*");
+}
+
+static Value p_add(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)type;
+  return add(ev, loc, a.u.pair->fst, SND(a));
 }
 
 static Value p_sub(Eval *ev, Value a, Loc loc, Type *type) {
@@ -53,10 +64,7 @@ static Value p_sub(Eval *ev, Value a, Loc loc, Type *type) {
 
 static Value p_mul(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
-  Value x = a.u.pair->fst, y = SND(a);
-  if (x.kind == V_INT)
-    return val_int(wrap((uint32_t)x.u.i * (uint32_t)y.u.i));
-  return check_float(ev, loc, x.u.f * y.u.f, "*");
+  return mul(ev, loc, a.u.pair->fst, SND(a));
 }
 
 static int32_t int_div(Eval *ev, Loc loc, int32_t x, int32_t y, const char *op) {
@@ -163,19 +171,21 @@ static Value p_not(Eval *ev, Value x, Loc loc, Type *type) {
   return x.kind == V_BOOL ? val_bool(!x.u.b) : val_int(~x.u.i);
 }
 
-#define LOGICAL(fname, bop, iop)                                                                         \
+#define LOGICAL(fname, sname, bop, iop)                                                                  \
+  static Value sname(Value x, Value y) {                                                                 \
+    if (x.kind == V_BOOL)                                                                                \
+      return val_bool(x.u.b bop y.u.b);                                                                  \
+    return val_int(x.u.i iop y.u.i);                                                                     \
+  }                                                                                                      \
   static Value fname(Eval *ev, Value a, Loc loc, Type *type) {                                           \
     (void)type;                                                                                          \
     (void)ev;                                                                                            \
     (void)loc;                                                                                           \
-    Value x = a.u.pair->fst, y = SND(a);                                                                 \
-    if (x.kind == V_BOOL)                                                                                \
-      return val_bool(x.u.b bop y.u.b);                                                                  \
-    return val_int(x.u.i iop y.u.i);                                                                     \
+    return sname(a.u.pair->fst, SND(a));                                                                 \
   }
-LOGICAL(p_and, &&, &)
-LOGICAL(p_or, ||, |)
-LOGICAL(p_xor, !=, ^)
+LOGICAL(p_and, and2, &&, &)
+LOGICAL(p_or, or2, ||, |)
+LOGICAL(p_xor, xor2, !=, ^)
 
 static Value p_lshift(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
@@ -444,19 +454,19 @@ static Value identity(Combine op, ValueKind kind) {
 static Value combine(Eval *ev, Loc loc, Combine op, Value x, Value y) {
   switch (op) {
   case C_ADD:
-    return p_add(ev, val_pair(x, y), loc, NULL);
+    return add(ev, loc, x, y);
   case C_MUL:
-    return p_mul(ev, val_pair(x, y), loc, NULL);
+    return mul(ev, loc, x, y);
   case C_MAX:
     return compare(x, y) >= 0 ? x : y;
   case C_MIN:
     return compare(x, y) <= 0 ? x : y;
   case C_AND:
-    return p_and(ev, val_pair(x, y), loc, NULL);
+    return and2(x, y);
   case C_OR:
-    return p_or(ev, val_pair(x, y), loc, NULL);
+    return or2(x, y);
   case C_XOR:
-    return p_xor(ev, val_pair(x, y), loc, NULL);
+    return xor2(x, y);
   }
   unreachable();
 }
@@ -666,6 +676,36 @@ static Value p_hash(Eval *ev, Value a, Loc loc, Type *type) {
   return val_int((int32_t)(val_hash(a.u.pair->fst) % (uint64_t)l));
 }
 
+/* identity(x): the zero of x's type, built from x's shape (so it needs
+   no type): 0, 0.0, F, the character of code 0, the empty sequence;
+   tuples and datatype values field by field. */
+static Value zero_like(Value x) {
+  switch (x.kind) {
+  case V_INT:
+    return val_int(0);
+  case V_FLOAT:
+    return val_float(0.0);
+  case V_BOOL:
+    return val_bool(false);
+  case V_CHAR:
+    return val_char(0);
+  case V_SEQ:
+    return val_seq_new(0);
+  case V_PAIR:
+    return val_pair(zero_like(x.u.pair->fst), zero_like(x.u.pair->snd));
+  case V_DATA:
+    return val_data(x.u.data->con, zero_like(x.u.data->fields));
+  }
+  unreachable();
+}
+
+static Value p_identity(Eval *ev, Value x, Loc loc, Type *type) {
+  (void)type;
+  (void)ev;
+  (void)loc;
+  return zero_like(x);
+}
+
 /* ---- the table ---- */
 
 static const Prim prims[] = {
@@ -691,7 +731,7 @@ static const Prim prims[] = {
     {"max_index", p_max_index, false}, {"min_index", p_min_index, false},
     {"partition", p_partition, false}, {"flatten", p_flatten, false},
     {"rank", p_rank, false}, {"rank_down", p_rank_down, false}, {"name", p_name, false},
-    {"eql", p_eql, false}, {"hash", p_hash, false},
+    {"eql", p_eql, false}, {"hash", p_hash, false}, {"identity", p_identity, false},
 };
 
 const Prim *prim_lookup(const char *name) {

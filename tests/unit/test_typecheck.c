@@ -366,7 +366,10 @@ static void test_library(void **state) {
   assert_string_equal(sig(&c, "not"), "not = fn : a -> a :: (a in logical)");
   Def *zip = tc_lookup(c.env, "zip");
   assert_true(zip->library);
-  assert_true(zip->primitive);
+  assert_false(zip->primitive); /* NESL over the primitives */
+  Def *gather = tc_lookup(c.env, "__gather");
+  assert_true(gather->library);
+  assert_true(gather->primitive);
   Def *pi = tc_lookup(c.env, "pi");
   assert_non_null(pi);
   assert_int_equal(pi->kind, DEF_VALUE);
