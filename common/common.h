@@ -64,6 +64,10 @@ void *map_get(const Map *m, const char *key);
 void map_put(Map *m, const char *key, void *value);
 Map map_copy(const Map *m);
 
+/* The one copy of string 's': equal names are then equal pointers, so
+   the evaluator compares names by address. */
+const char *intern(const char *s);
+
 /* ---- diag.c ---- */
 
 /* A source file as the lexer and the diagnostics see it. */

@@ -64,3 +64,16 @@ Map map_copy(const Map *m) {
   }
   return c;
 }
+
+/* The interned strings.  A global table: names are shared by every
+   compilation in the process (the REPL's inputs, the library). */
+static Map interned;
+
+const char *intern(const char *s) {
+  const char *found = map_get(&interned, s);
+  if (found)
+    return found;
+  const char *copy = xstrdup(s);
+  map_put(&interned, copy, (void *)copy);
+  return copy;
+}

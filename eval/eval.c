@@ -53,6 +53,8 @@ struct Eval {
   EvalStats stats;
   uint64_t seed, draws;
   Frame *frame;        /* the innermost call */
+  int user_depth;      /* calls of user functions under way */
+  Loc stmt_call_loc;   /* the outermost of them, in the statement itself */
   bool mid_line;       /* the program's output did not end with a newline */
 };
 
@@ -99,20 +101,43 @@ EvalStats ev_stats(Eval *ev) { return ev->stats; }
 
 /* ---- errors ---- */
 
+/* The innermost user (not library) function being run, or NULL. */
+static Def *innermost_user_function(Eval *ev) {
+  for (Frame *f = ev->frame; f; f = f->parent)
+    if (!f->def->library)
+      return f->def;
+  return NULL;
+}
+
+/* A run-time error is reported at the place in the failing statement
+   where it arose: the statement's own code, or the call in it that led to
+   the error.  The message says where inside a user function it happened,
+   and which library function was running (by its operator's spelling for
+   operators). */
 void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *msg = xvprintf(fmt, ap);
   va_end(ap);
   line_start(ev);
+  Loc inner = loc;
   if (ev->in_library) {
-    loc = ev->user_loc;
-    size_t n = strlen(ev->lib_fn);
-    if (!(strncmp(msg, ev->lib_fn, n) == 0 && msg[n] == ':'))
-      msg = xprintf("in %s: %s", ev->lib_fn, msg);
+    inner = ev->user_loc;
+    const char *op = ast_operator_for_libname(ev->lib_fn);
+    const char *name = op ? op : ev->lib_fn;
+    size_t n = strlen(name);
+    /* a message that starts with the function's name needs no prefix */
+    if (!(strncmp(msg, name, n) == 0 && msg[n] == ':'))
+      msg = xprintf("in %s: %s", op ? xprintf("'%s'", op) : name, msg);
   }
-  if (loc.src)
-    fprintf(ev->out, "error: %s:%d:%d: %s\n", loc.src->name, loc.line, loc.col, msg);
+  Loc where = inner;
+  Def *fn = ev->user_depth > 0 ? innermost_user_function(ev) : NULL;
+  if (fn) {
+    where = ev->stmt_call_loc;
+    msg = xprintf("%s (in function %s, line %d, column %d)", msg, fn->name, inner.line, inner.col);
+  }
+  if (where.src)
+    fprintf(ev->out, "error: %s:%d:%d: %s\n", where.src->name, where.line, where.col, msg);
   else
     fprintf(ev->out, "error: %s\n", msg);
   fflush(ev->out);
@@ -148,9 +173,10 @@ static Env *match(Env *env, Pattern *p, Value v) {
   unreachable();
 }
 
+/* Names are interned (ast.c), so they compare by address. */
 static bool lookup(Env *env, const char *name, Value *out) {
   for (; env; env = env->next)
-    if (env->name == name || strcmp(env->name, name) == 0) {
+    if (env->name == name) {
       *out = env->value;
       return true;
     }
@@ -225,11 +251,9 @@ static Type *runtime_type(Frame *frame, Type *t) {
   }
 }
 
-/* Calls 'd' (as checked at type 'inst') on 'arg'. */
-static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
-  d = current(d);
-  if (d->kind == DEF_CONSTRUCTOR)
-    return val_data(d, arg);
+/* Runs the body of user or library function 'd' with its parameters
+   bound in 'env'. */
+static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
   ev->stats.calls++;
   bool entered = !ev->in_library && d->library;
   if (entered) {
@@ -237,27 +261,71 @@ static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
     ev->user_loc = loc;
     ev->lib_fn = d->name;
   }
-  Value result;
-  if (d->primitive) {
-    RtDef *r = rt(d);
-    if (!r->prim) {
-      r->prim = prim_lookup(d->name);
-      if (!r->prim)
-        die("primitive %s has no implementation", d->name);
-    }
-    ev->stats.prim_calls++;
-    Type *type = r->prim->needs_type ? runtime_type(ev->frame, inst) : NULL;
-    result = r->prim->fn(ev, arg, loc, type);
-  } else {
-    Frame frame = {d, inst, ev->frame};
-    ev->frame = &frame;
-    Env *env = match(NULL, d->top->param, arg);
-    result = eval(ev, d->top->body, env);
-    ev->frame = frame.parent;
-  }
+  Frame frame = {d, inst, ev->frame};
+  bool user = !d->library;
+  if (user && ev->user_depth++ == 0)
+    ev->stmt_call_loc = loc;
+  ev->frame = &frame;
+  Value result = eval(ev, d->top->body, env);
+  ev->frame = frame.parent;
+  if (user)
+    ev->user_depth--;
   if (entered)
     ev->in_library = false;
   return result;
+}
+
+static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
+  ev->stats.calls++;
+  ev->stats.prim_calls++;
+  RtDef *r = rt(d);
+  if (!r->prim) {
+    r->prim = prim_lookup(d->name);
+    if (!r->prim)
+      die("primitive %s has no implementation", d->name);
+  }
+  bool entered = !ev->in_library;
+  if (entered) {
+    ev->in_library = true;
+    ev->user_loc = loc;
+    ev->lib_fn = d->name;
+  }
+  Type *type = r->prim->needs_type ? runtime_type(ev->frame, inst) : NULL;
+  Value result = r->prim->fn(ev, arg, loc, type);
+  if (entered)
+    ev->in_library = false;
+  return result;
+}
+
+/* Calls 'd' (as checked at type 'inst') on the value 'arg'. */
+static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
+  d = current(d);
+  if (d->kind == DEF_CONSTRUCTOR)
+    return val_data(d, arg);
+  if (d->primitive)
+    return run_primitive(ev, d, inst, arg, loc);
+  return run_function(ev, d, inst, match(NULL, d->top->param, arg), loc);
+}
+
+/* Binds pattern 'p' to the value of 'arg' (evaluated in 'caller'),
+   adding to 'callee'.  A tuple argument written out against a tuple
+   pattern is bound part by part, without building the tuple: most calls
+   are f(a, b, ...) against function f(x, y, ...). */
+static Env *bind_argument(Eval *ev, Env *callee, Pattern *p, Expr *arg, Env *caller) {
+  if (p->kind == PAT_PAIR && arg->kind == EX_PAIR) {
+    callee = bind_argument(ev, callee, p->fst, arg->u.pair.fst, caller);
+    return bind_argument(ev, callee, p->snd, arg->u.pair.snd, caller);
+  }
+  return match(callee, p, eval(ev, arg, caller));
+}
+
+/* f(arg): a call written in the program. */
+static Value call_expr(Eval *ev, Expr *e, Env *env) {
+  Def *d = current(e->u.ref.def);
+  if (d->kind == DEF_CONSTRUCTOR || d->primitive)
+    return call(ev, d, e->u.ref.inst, eval(ev, e->u.ref.arg, env), e->loc);
+  Env *params = bind_argument(ev, NULL, d->top->param, e->u.ref.arg, env);
+  return run_function(ev, d, e->u.ref.inst, params, e->loc);
 }
 
 static Value global_value(Eval *ev, Def *d, Loc loc) {
@@ -336,10 +404,17 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
     return global_value(ev, e->u.ref.def, e->loc);
   }
   case EX_CALL:
-    return call(ev, e->u.ref.def, e->u.ref.inst, eval(ev, e->u.ref.arg, env), e->loc);
+    return call_expr(ev, e, env);
   case EX_BINOP: {
     Value a = eval(ev, e->u.op.lhs, env);
     Value b = eval(ev, e->u.op.rhs, env);
+    if (current(e->u.op.def)->primitive) {
+      /* a primitive reads its argument and keeps no pointer to it, so the
+         pair can live on the stack: most operators are primitives, and
+         this saves an allocation per operation */
+      Pair args = {a, b};
+      return call(ev, e->u.op.def, e->u.op.inst, (Value){.kind = V_PAIR, .u.pair = &args}, e->loc);
+    }
     return call(ev, e->u.op.def, e->u.op.inst, val_pair(a, b), e->loc);
   }
   case EX_UNOP:
@@ -420,9 +495,10 @@ static void define_values(Pattern *p, Value v, Vec *defs, int *next) {
 }
 
 /* Records 'd' as the replacement of the definitions of the same name and
-   an equivalent type that it shadows. */
+   an equivalent type that it shadows.  A library function is never
+   replaced: the library's own calls must not see a user's definition. */
 static void forward_redefinition(Def *d) {
-  for (Def *old = d->prev; old; old = old->prev)
+  for (Def *old = d->prev; old && !old->library; old = old->prev)
     if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
       rt(old)->current = d;
       return;
@@ -438,6 +514,7 @@ static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
     ev->stop = saved;
     ev->in_library = false;
     ev->frame = NULL;
+    ev->user_depth = 0;
     *ok = false;
     return val_int(0);
   }

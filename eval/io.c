@@ -148,11 +148,15 @@ static Value p_parse_int(Eval *ev, Value s, Loc loc, Type *type) {
   (void)ev;
   (void)loc;
   (void)type;
+  /* the number at the start of the text, and whether the text is just
+     that number (the reference keeps the leading number: "12a" gives
+     (12, F)) */
   char *text = val_string_chars(s), *end;
   errno = 0;
   long long v = strtoll(text, &end, 10);
-  bool ok = *text && *end == '\0' && errno == 0 && v >= INT32_MIN && v <= INT32_MAX;
-  return val_pair(val_int(ok ? (int32_t)v : 0), val_bool(ok));
+  bool in_range = errno == 0 && v >= INT32_MIN && v <= INT32_MAX;
+  bool ok = end != text && *end == '\0' && in_range;
+  return val_pair(val_int(end != text && in_range ? (int32_t)v : 0), val_bool(ok));
 }
 
 static Value p_parse_float(Eval *ev, Value s, Loc loc, Type *type) {
@@ -161,8 +165,8 @@ static Value p_parse_float(Eval *ev, Value s, Loc loc, Type *type) {
   (void)type;
   char *text = val_string_chars(s), *end;
   double v = strtod(text, &end);
-  bool ok = *text && *end == '\0' && isfinite(v);
-  return val_pair(val_float(ok ? v : 0.0), val_bool(ok));
+  bool ok = end != text && *end == '\0' && isfinite(v);
+  return val_pair(val_float(end != text && isfinite(v) ? v : 0.0), val_bool(ok));
 }
 
 /* ---- files ---- */

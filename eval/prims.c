@@ -69,7 +69,7 @@ static Value p_mul(Eval *ev, Value a, Loc loc, Type *type) {
 
 static int32_t int_div(Eval *ev, Loc loc, int32_t x, int32_t y, const char *op) {
   if (y == 0)
-    ev_error(ev, loc, "division by zero in %s", op);
+    ev_error(ev, loc, "%s: division by zero", op);
   if (x == INT32_MIN && y == -1)
     return INT32_MIN; /* wraps */
   return x / y;
@@ -81,7 +81,7 @@ static Value p_div(Eval *ev, Value a, Loc loc, Type *type) {
   if (x.kind == V_INT)
     return val_int(int_div(ev, loc, x.u.i, y.u.i, "/"));
   if (y.u.f == 0.0)
-    ev_error(ev, loc, "division by zero in /");
+    ev_error(ev, loc, "/: division by zero");
   return check_float(ev, loc, x.u.f / y.u.f, "/");
 }
 
@@ -89,7 +89,7 @@ static Value p_rem(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
   int32_t x = a.u.pair->fst.u.i, y = SND(a).u.i;
   if (y == 0)
-    ev_error(ev, loc, "division by zero in rem");
+    ev_error(ev, loc, "rem: division by zero");
   if (y == -1)
     return val_int(0);
   return val_int(x % y);
@@ -107,7 +107,7 @@ static Value p_reciprocal(Eval *ev, Value x, Loc loc, Type *type) {
   if (x.kind == V_INT)
     return val_int(int_div(ev, loc, 1, x.u.i, "reciprocal"));
   if (x.u.f == 0.0)
-    ev_error(ev, loc, "division by zero in reciprocal");
+    ev_error(ev, loc, "reciprocal: division by zero");
   return check_float(ev, loc, 1.0 / x.u.f, "reciprocal");
 }
 

@@ -170,8 +170,12 @@ static void print(Buf *b, Value v, Type *t) {
     bool is_string = et ? et->kind == T_CHAR : (s->len > 0 && s->elems[0].kind == V_CHAR);
     if (is_string) {
       buf_putc(b, '"');
-      for (int64_t i = 0; i < s->len; i++)
-        buf_putc(b, s->elems[i].u.c);
+      for (int64_t i = 0; i < s->len; i++) {
+        char c = s->elems[i].u.c;
+        if (c == '"' || c == '\\')
+          buf_putc(b, '\\'); /* as NESL prints them: "quote \" inside" */
+        buf_putc(b, c);
+      }
       buf_putc(b, '"');
       return;
     }

@@ -33,6 +33,16 @@ int binop_power(BinOp op) { return binop_powers[op]; }
 const char *unop_text(UnOp op) { return unop_texts[op]; }
 const char *unop_libname(UnOp op) { return unop_libnames[op]; }
 
+const char *ast_operator_for_libname(const char *libname) {
+  for (int i = 0; i < BIN_COUNT; i++)
+    if (strcmp(binop_libnames[i], libname) == 0)
+      return binop_texts[i];
+  for (int i = 0; i < UN_COUNT; i++)
+    if (strcmp(unop_libnames[i], libname) == 0)
+      return unop_texts[i];
+  return NULL;
+}
+
 Expr *ast_expr(ExprKind kind, Loc loc) {
   Expr *e = NEW(Expr);
   e->kind = kind;
@@ -73,13 +83,13 @@ Expr *ast_string(Loc loc, const char *chars, size_t len) {
 
 Expr *ast_var(Loc loc, const char *name) {
   Expr *e = ast_expr(EX_VAR, loc);
-  e->u.ref.name = name;
+  e->u.ref.name = intern(name);
   return e;
 }
 
 Expr *ast_call(Loc loc, const char *name, Expr *arg) {
   Expr *e = ast_expr(EX_CALL, loc);
-  e->u.ref.name = name;
+  e->u.ref.name = intern(name);
   e->u.ref.arg = arg;
   return e;
 }
@@ -155,7 +165,7 @@ static Pattern *pattern(PatKind kind, Loc loc) {
 
 Pattern *ast_pat_var(Loc loc, const char *name) {
   Pattern *p = pattern(PAT_VAR, loc);
-  p->name = name;
+  p->name = intern(name);
   return p;
 }
 
@@ -170,7 +180,7 @@ Pattern *ast_pat_pair(Loc loc, Pattern *fst, Pattern *snd) {
 
 Pattern *ast_pat_con(Loc loc, const char *name, Pattern *arg) {
   Pattern *p = pattern(PAT_CON, loc);
-  p->name = name;
+  p->name = intern(name);
   p->arg = arg;
   return p;
 }

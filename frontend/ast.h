@@ -33,6 +33,9 @@ const char *binop_libname(BinOp op); /* "__add" */
 int binop_power(BinOp op);
 const char *unop_text(UnOp op);
 const char *unop_libname(UnOp op);
+/* The spelling of the operator whose library function is 'libname'
+   ("__add" -> "+"), or NULL. */
+const char *ast_operator_for_libname(const char *libname);
 
 /* ---- syntactic types (signatures, typed empty sequences, datatypes) ---- */
 
@@ -211,7 +214,8 @@ typedef struct Program {
   Vec tops; /* TopLevel * */
 } Program;
 
-/* ---- ast.c: constructors ---- */
+/* ---- ast.c: constructors ----
+   Names of variables, calls and patterns are interned (common.h). */
 
 Expr *ast_expr(ExprKind kind, Loc loc);
 Expr *ast_int(Loc loc, int32_t v);

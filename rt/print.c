@@ -51,7 +51,8 @@ void rt_format_float(char *buf, double x) {
     trim_zeros(buf);
   } else {
     trim_zeros(sci);
-    snprintf(buf, RT_FLOAT_BUF, "%sE%d", sci, exponent);
+    /* sci holds at most "-d.dddddddddddddd" (17 bytes): this fits */
+    snprintf(buf, RT_FLOAT_BUF, "%.20sE%d", sci, exponent);
   }
 }
 
@@ -72,6 +73,10 @@ void rt_print_char(FILE *out, char c) {
 
 void rt_print_string(FILE *out, const char *s, size_t n) {
   fputc('"', out);
-  fwrite(s, 1, n, out);
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '"' || s[i] == '\\')
+      fputc('\\', out);
+    fputc(s[i], out);
+  }
   fputc('"', out);
 }

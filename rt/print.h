@@ -24,8 +24,8 @@ void rt_print_float(FILE *out, double x);
 void rt_print_int(FILE *out, int32_t x);
 void rt_print_bool(FILE *out, bool b);
 void rt_print_char(FILE *out, char c);
-/* A [char] as NESL prints it: "abc" (no escapes; NESL prints the
-   characters as they are). */
+/* A [char] as NESL prints it: "abc", with \" and \\ for the quote
+   and the backslash. */
 void rt_print_string(FILE *out, const char *s, size_t n);
 
 #endif
