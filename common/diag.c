@@ -68,9 +68,21 @@ static void show_line(Loc loc) {
   const char *eol = p;
   while (eol < end && *eol != '\n')
     eol++;
-  fprintf(out(), "  %.*s\n  ", (int)(eol - p), p);
-  for (int i = 1; i < loc.col && p + i - 1 < eol; i++)
-    fputc(p[i - 1] == '\t' ? '\t' : ' ', out());
+  /* a long line is shown as a window around the column */
+  enum { WIDTH = 100 };
+  const char *from = p, *to = eol;
+  int col = loc.col;
+  if (eol - p > WIDTH + 20) {
+    from = p + (loc.col > WIDTH / 2 ? loc.col - WIDTH / 2 : 0);
+    if (from > eol)
+      from = eol;
+    to = from + WIDTH < eol ? from + WIDTH : eol;
+    col = loc.col - (int)(from - p);
+  }
+  fprintf(out(), "  %s%.*s%s\n  %s", from > p ? "..." : "", (int)(to - from), from, to < eol ? "..." : "",
+          from > p ? "   " : "");
+  for (int i = 1; i < col && from + i - 1 < to; i++)
+    fputc(from[i - 1] == '\t' ? '\t' : ' ', out());
   fputs("^\n", out());
 }
 

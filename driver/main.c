@@ -186,8 +186,8 @@ void print_typed(FILE *out, const Program *prog) {
 }
 
 /* Runs every statement of 'prog' through the evaluator, printing the
-   transcript.  Run on a thread with a large stack (run_on_big_stack):
-   the evaluator recurses as deeply as the NESL program does. */
+   transcript.  compile() runs on the big stack: the evaluator recurses as
+   deeply as the NESL program does. */
 typedef struct EvalJob {
   TypeEnv *env;
   Program *prog;
@@ -213,13 +213,30 @@ static void *run_eval(void *arg) {
    NESL programs may recurse 100000 deep (tests/errors/rt_deep_recursion_ok). */
 enum { BIG_STACK = 1 << 30 };
 
+typedef struct BigStackJob {
+  void *(*fn)(void *);
+  void *arg;
+} BigStackJob;
+
+/* Records where the thread's stack begins, for the evaluator's check
+   that recursion leaves room (ev_stack_room). */
+static void *big_stack_start(void *arg) {
+  BigStackJob *job = arg;
+  char base = 0;
+  ev_set_stack(&base, BIG_STACK);
+  return job->fn(job->arg);
+}
+
 void run_on_big_stack(void *(*fn)(void *), void *arg) {
   pthread_attr_t attr;
   pthread_t thread;
+  BigStackJob job = {fn, arg};
   pthread_attr_init(&attr);
-  if (pthread_attr_setstacksize(&attr, BIG_STACK) != 0 || pthread_create(&thread, &attr, fn, arg) != 0) {
+  if (pthread_attr_setstacksize(&attr, BIG_STACK) != 0 || pthread_create(&thread, &attr, big_stack_start, &job) != 0) {
     pthread_attr_destroy(&attr);
-    fn(arg); /* no thread: run here, with the ordinary stack */
+    char base = 0;
+    ev_set_stack(&base, 8 << 20); /* no thread: the ordinary stack */
+    fn(arg);
     return;
   }
   pthread_attr_destroy(&attr);
@@ -256,13 +273,26 @@ static int compile(const Options *opt) {
   }
   if (opt->interp == INTERP_EVAL) {
     EvalJob job = {env, prog, opt->stats};
-    run_on_big_stack(run_eval, &job);
+    run_eval(&job);
     return EXIT_OK;
   }
 
   fprintf(stderr, "nessie: error: '%s' type checks, but compiling to an executable is not available "
                   "yet in this version; use --types or --dump=STAGE\n", opt->file);
   return EXIT_COMPILE_ERROR;
+}
+
+/* compile() on the big stack: checking and printing recurse as deeply as
+   the program's expressions nest. */
+typedef struct CompileJob {
+  const Options *opt;
+  int status;
+} CompileJob;
+
+static void *run_compile(void *arg) {
+  CompileJob *job = arg;
+  job->status = compile(job->opt);
+  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -273,5 +303,7 @@ int main(int argc, char **argv) {
     return status;
   if (opt.repl)
     return repl_run(opt.file, opt.stats);
-  return compile(&opt);
+  CompileJob job = {&opt, 0};
+  run_on_big_stack(run_compile, &job);
+  return job.status;
 }

@@ -251,9 +251,26 @@ static Type *runtime_type(Frame *frame, Type *t) {
   }
 }
 
+static _Thread_local const char *stack_base;
+static _Thread_local size_t stack_size;
+
+void ev_set_stack(const void *base, size_t size) {
+  stack_base = base;
+  stack_size = size;
+}
+
+/* Stops a recursion that would exhaust the stack (keeping a margin for
+   the primitives and the error report). */
+static void check_stack(Eval *ev, Loc loc) {
+  char here;
+  if (stack_base && (size_t)(stack_base - &here) > stack_size - stack_size / 8)
+    ev_error(ev, loc, "recursion too deep: the evaluator's stack (%zu MiB) is exhausted", stack_size >> 20);
+}
+
 /* Runs the body of user or library function 'd' with its parameters
    bound in 'env'. */
 static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
+  check_stack(ev, loc);
   ev->stats.calls++;
   bool entered = !ev->in_library && d->library;
   if (entered) {

@@ -127,6 +127,12 @@ const Prim *prim_lookup_io(const char *name); /* io.c */
 void ev_rand_seed(Eval *ev, int32_t seed);
 uint64_t ev_rand_next(Eval *ev);
 
+/* The stack the evaluator runs on: it starts at 'base' (an address near
+   the top of the thread's stack) and has 'size' bytes.  Deep recursion
+   in a NESL program is then stopped with a run-time error before the
+   stack runs out. */
+void ev_set_stack(const void *base, size_t size);
+
 /* The stream used for the program's own output (print_string). */
 FILE *ev_out(Eval *ev);
 /* Writes the program's own output; the transcript starts its next line

@@ -47,7 +47,15 @@ Expr *ast_expr(ExprKind kind, Loc loc) {
   Expr *e = NEW(Expr);
   e->kind = kind;
   e->loc = loc;
+  e->depth = 1;
   return e;
+}
+
+static int deeper(const Expr *a, const Expr *b) {
+  int d = a->depth;
+  if (b && b->depth > d)
+    d = b->depth;
+  return d + 1;
 }
 
 Expr *ast_int(Loc loc, int32_t v) {
@@ -91,6 +99,7 @@ Expr *ast_call(Loc loc, const char *name, Expr *arg) {
   Expr *e = ast_expr(EX_CALL, loc);
   e->u.ref.name = intern(name);
   e->u.ref.arg = arg;
+  e->depth = deeper(arg, NULL);
   return e;
 }
 
@@ -99,6 +108,7 @@ Expr *ast_binop(Loc loc, BinOp op, Expr *lhs, Expr *rhs) {
   e->u.op.op = (int)op;
   e->u.op.lhs = lhs;
   e->u.op.rhs = rhs;
+  e->depth = deeper(lhs, rhs);
   return e;
 }
 
@@ -106,6 +116,7 @@ Expr *ast_unop(Loc loc, UnOp op, Expr *arg) {
   Expr *e = ast_expr(EX_UNOP, loc);
   e->u.op.op = (int)op;
   e->u.op.lhs = arg;
+  e->depth = deeper(arg, NULL);
   return e;
 }
 
@@ -113,6 +124,7 @@ Expr *ast_pair(Loc loc, Expr *fst, Expr *snd) {
   Expr *e = ast_expr(EX_PAIR, loc);
   e->u.pair.fst = fst;
   e->u.pair.snd = snd;
+  e->depth = deeper(fst, snd);
   return e;
 }
 
@@ -121,6 +133,7 @@ Expr *ast_if(Loc loc, Expr *cond, Expr *then, Expr *els) {
   e->u.ifx.cond = cond;
   e->u.ifx.then = then;
   e->u.ifx.els = els;
+  e->depth = deeper(cond, then) > deeper(els, NULL) ? deeper(cond, then) : deeper(els, NULL);
   return e;
 }
 
@@ -128,6 +141,7 @@ Expr *ast_index(Loc loc, Expr *seq, Expr *index) {
   Expr *e = ast_expr(EX_INDEX, loc);
   e->u.index.seq = seq;
   e->u.index.index = index;
+  e->depth = deeper(seq, index);
   return e;
 }
 

@@ -125,6 +125,10 @@ typedef struct Expr {
   Loc loc;
   struct Type *type; /* set by the type checker */
   bool parenthesized; /* written (a, b): one element inside [ ] */
+  int depth;          /* nesting of operators, tuples, subscripts and
+                         calls below this node (1 for a leaf): the parser
+                         refuses expressions nested beyond AST_MAX_DEPTH,
+                         which every recursive pass can then afford */
   union {
     int32_t ival;   /* EX_INT */
     double fval;    /* EX_FLOAT */
@@ -213,6 +217,8 @@ typedef struct TopLevel {
 typedef struct Program {
   Vec tops; /* TopLevel * */
 } Program;
+
+enum { AST_MAX_DEPTH = 100000 };
 
 /* ---- ast.c: constructors ----
    Names of variables, calls and patterns are interned (common.h). */

@@ -144,7 +144,15 @@ program
   ;
 
 statement
-  : toplevel terminator      { add_top(p, $1); p->depth = 0; }
+  : toplevel terminator
+      {
+        p->depth = 0;
+        if ($1->body && $1->body->depth > AST_MAX_DEPTH)
+          diag_error($1->body->loc, "expression nested too deeply (more than %d levels of operators, "
+                     "tuples and calls); split it with let", AST_MAX_DEPTH);
+        else
+          add_top(p, $1);
+      }
   | error terminator         { yyerrok; p->depth = 0; }
   ;
 
