@@ -154,6 +154,19 @@ for f in tests/repl/*.in; do
   fi
 done
 
+# ---- inputs that once crashed or hung the front end (tests/fuzz/crashes) ----
+for f in tests/fuzz/crashes/*; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f")
+  ok=true
+  for mode in --types --dump=ast --interp; do
+    timeout 60 "$NESSIE" $mode "$f" > /dev/null 2>&1
+    rc=$?
+    [ $rc -le 1 ] || { ok=false; fail "crash/$n" "$mode: exit status $rc"; break; }
+  done
+  $ok && pass "crash/$n"
+done
+
 # ---- command line ----
 for t in tests/cli/*.sh; do
   [ -f "$t" ] || continue
