@@ -53,6 +53,8 @@ struct Eval {
   EvalStats stats;
   uint64_t seed, draws;
   Frame *frame;        /* the innermost call */
+  const char *ctx_user_fn; /* set by ev_set_error_context: the user function
+                              running, for interpreters without Frames */
   int user_depth;      /* calls of user functions under way */
   Loc stmt_call_loc;   /* the outermost of them, in the statement itself */
   bool mid_line;       /* the program's output did not end with a newline */
@@ -132,9 +134,10 @@ void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   }
   Loc where = inner;
   Def *fn = ev->user_depth > 0 ? innermost_user_function(ev) : NULL;
-  if (fn) {
+  const char *fn_name = fn ? fn->name : ev->ctx_user_fn;
+  if (fn_name) {
     where = ev->stmt_call_loc;
-    msg = xprintf("%s (in function %s, line %d, column %d)", msg, fn->name, inner.line, inner.col);
+    msg = xprintf("%s (in function %s, line %d, column %d)", msg, fn_name, inner.line, inner.col);
   }
   if (where.src)
     fprintf(ev->out, "error: %s:%d:%d: %s\n", where.src->name, where.line, where.col, msg);
@@ -607,3 +610,28 @@ void ev_rand_seed(Eval *ev, int32_t seed) {
 }
 
 uint64_t ev_rand_next(Eval *ev) { return mix64(ev->seed + ++ev->draws * 0x9e3779b97f4a7c15ULL); }
+
+/* ---- for other interpreters ---- */
+
+void ev_set_stop(Eval *ev, jmp_buf *stop) { ev->stop = stop; }
+
+void ev_set_error_context(Eval *ev, const char *lib_fn, Loc user_loc, const char *user_fn, Loc stmt_loc) {
+  ev->in_library = lib_fn != NULL;
+  ev->lib_fn = lib_fn;
+  ev->user_loc = user_loc;
+  ev->ctx_user_fn = user_fn;
+  ev->stmt_call_loc = stmt_loc;
+  ev->user_depth = 0;
+  ev->frame = NULL;
+}
+
+Value ev_call_prim(Eval *ev, const char *name, Value arg, Loc loc, Type *type) {
+  const Prim *p = prim_lookup(name);
+  if (!p)
+    die("primitive %s has no implementation", name);
+  return p->fn(ev, arg, loc, type);
+}
+
+void ev_begin_line(Eval *ev) { line_start(ev); }
+
+uint64_t ev_rand_state(Eval *ev) { return ev->seed; }

@@ -96,7 +96,28 @@ typedef struct EvalStats {
 } EvalStats;
 EvalStats ev_stats(Eval *ev);
 
-/* ---- run-time errors (errors.c, shared with prims.c) ---- */
+/* ---- for other interpreters (the flat interpreter) ----
+   They use an Eval for the primitives of io.c, for reporting run-time
+   errors in the same words, for rand's state, and for the transcript's
+   line breaks. */
+
+/* Where ev_error goes (a handler of the caller's). */
+void ev_set_stop(Eval *ev, jmp_buf *stop);
+/* The context of a run-time error: 'lib_fn' is the library function the
+   user's code called at 'user_loc' (NULL: none), 'user_fn' the user
+   function running (NULL: the statement itself) and 'stmt_loc' the place
+   in the statement that called it. */
+void ev_set_error_context(Eval *ev, const char *lib_fn, Loc user_loc, const char *user_fn, Loc stmt_loc);
+/* Runs primitive 'name' (eval/prims.c, eval/io.c) on 'arg'; 'type' is its
+   instantiated type, or NULL. */
+Value ev_call_prim(Eval *ev, const char *name, Value arg, Loc loc, struct Type *type);
+/* The generator state rand_seed set (rand.c's seed, mixed). */
+uint64_t ev_rand_state(Eval *ev);
+/* Starts a transcript line on a fresh line (after output that did not
+   end with a newline). */
+void ev_begin_line(Eval *ev);
+
+/* ---- run-time errors ---- */
 
 /* Stops the current statement with `error: file:line:col: message`.  The
    location is that of the user's code: inside a library function, the

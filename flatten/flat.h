@@ -1,0 +1,222 @@
+/*
+ * flat.h: the flat IR, what flattening produces: no apply-to-each is left,
+ * and every value is a scalar, a flat vector of one base type, or a
+ * segment descriptor.
+ *
+ * A NESL value is spread over several flat variables, its components, in
+ * a fixed order given by its type (flat_layout.c):
+ *   host representation H(t), for values outside any apply-to-each:
+ *     H(int) = one int scalar (also float, bool, char)
+ *     H((a, b)) = H(a) ++ H(b)
+ *     H([t]) = V(t)                   (the sequence's elements, as vectors)
+ *   vector representation V(t), for a sequence of n values of type t:
+ *     V(int) = one [:int:] vector of length n
+ *     V((a, b)) = V(a) ++ V(b)        (same length n)
+ *     V([t]) = one segdes of n segments ++ V(t) (its total length)
+ * So [[(int, float)]] at the host is (segdes, [:int:], [:float:]).
+ * Inside an apply-to-each over n elements, a variable of type t is V(t).
+ *
+ * The IR is in A-normal form with multiple results: a block is a list of
+ * statements, each binding variables to the results of one operation
+ * (flat_ops.def), a call, an `if` on a scalar bool, or a timed block,
+ * followed by the block's result atoms.  Control flow stays on the host:
+ * only `if` and calls; recursion is host recursion.
+ *
+ * Every IR has a printer, a checker and an interpreter (flat_print.c,
+ * flat_check.c, flat_interp.c).
+ */
+#ifndef NESSIE_FLAT_H
+#define NESSIE_FLAT_H
+
+#include "../common/common.h"
+#include "../frontend/ast.h"
+#include "../frontend/typecheck.h"
+#include "../frontend/types.h"
+
+typedef enum FlatOp {
+#define FLAT_OP(name, text, nargs, nresults) FLAT_##name,
+#include "flat_ops.def"
+  FLAT_OP_COUNT
+} FlatOp;
+
+const char *flat_op_name(FlatOp op);
+int flat_op_nargs(FlatOp op);    /* -1: any number */
+int flat_op_nresults(FlatOp op); /* -1: any number */
+
+/* ---- types ---- */
+
+typedef enum FlatBase {
+  FB_INT,
+  FB_FLOAT,
+  FB_BOOL,
+  FB_CHAR,
+} FlatBase;
+
+typedef enum FlatTypeKind {
+  FT_SCALAR, /* one value of a base type */
+  FT_VEC,    /* a flat vector of a base type: [:int:] */
+  FT_SEGDES, /* a segment descriptor: the lengths of consecutive segments */
+} FlatTypeKind;
+
+typedef struct FlatType {
+  FlatTypeKind kind;
+  FlatBase base; /* FT_SCALAR, FT_VEC */
+} FlatType;
+
+bool flat_type_equal(FlatType a, FlatType b);
+const char *flat_type_name(FlatType t); /* "int", "[:float:]", "segdes" */
+
+/* ---- variables and atoms ---- */
+
+typedef struct FlatVar {
+  int id;           /* unique in the program, for printing: x12 */
+  const char *hint; /* the NESL name it comes from, or NULL */
+  FlatType type;
+  int shape;        /* shape analysis: vectors (and segdes) with the same
+                       nonzero shape have the same length (number of
+                       segments); 0 when unknown */
+  bool global;      /* a component of a top-level binding's value: bound
+                       by the FlatTop that defines it, readable anywhere
+                       after */
+} FlatVar;
+
+typedef enum FlatAtomKind {
+  FA_VAR,
+  FA_INT,
+  FA_FLOAT,
+  FA_BOOL,
+  FA_CHAR,
+} FlatAtomKind;
+
+typedef struct FlatAtom {
+  FlatAtomKind kind;
+  union {
+    FlatVar *var;
+    int32_t i;
+    double f;
+    bool b;
+    char c;
+  } u;
+} FlatAtom;
+
+/* ---- statements and blocks ---- */
+
+typedef enum FlatStmtKind {
+  FS_OP,   /* results = op(args) */
+  FS_CALL, /* results = callee(args) */
+  FS_IF,   /* results = if args[0] then 'then' else 'els' */
+  FS_TIME, /* results = the block's results, then the seconds it took (float) */
+} FlatStmtKind;
+
+struct FlatFunc;
+
+typedef struct FlatStmt {
+  FlatStmtKind kind;
+  Loc loc;            /* the NESL expression it comes from */
+  Vec results;        /* FlatVar * */
+  Vec args;           /* FlatAtom * */
+  FlatOp op;          /* FS_OP */
+  struct FlatFunc *callee;            /* FS_CALL */
+  struct FlatBlock *then, *els, *body; /* FS_IF; FS_TIME's body */
+  /* FS_OP details: */
+  bool lifted;        /* NAME, EQL, HASH, HOST_PRIM: on vectors of values */
+  Type *elem_type;    /* NAME, EQL, HASH, HOST_PRIM: the (monomorphic) NESL
+                         type of the value whose components are the
+                         arguments; for HOST_PRIM the primitive's argument
+                         type.  HOST_PRIM's result type is 'result_type'. */
+  Type *result_type;  /* HOST_PRIM */
+  const char *prim;   /* HOST_PRIM: the primitive's name (eval/io.c) */
+  int site;           /* RAND: numbers the call sites, for the generator */
+} FlatStmt;
+
+typedef struct FlatBlock {
+  Vec stmts;   /* FlatStmt * */
+  Vec results; /* FlatAtom * */
+} FlatBlock;
+
+typedef struct FlatFunc {
+  const char *name;   /* unique: sum_3, qsort^ (lifted) */
+  Loc loc;
+  Vec params;         /* FlatVar * */
+  FlatBlock *body;
+  Vec result_types;   /* FlatType * */
+  bool lifted;        /* the lifted version of a NESL function */
+  bool library;       /* from lib-nesl */
+  const char *source; /* the NESL function's name, for messages */
+} FlatFunc;
+
+/* A top-level statement: its block computes the components of the value
+   (host layout) of 'type', which is printed as the REPL does. */
+typedef struct FlatTop {
+  TopLevel *source;   /* the statement it comes from */
+  FlatBlock *body;    /* NULL for definitions */
+  Type *type;         /* the value's NESL type (datatypes included) */
+  Type *mono_type;    /* the same with datatypes as tuples */
+  Vec defines;        /* TOP_BIND: per pattern variable, in order, the
+                         FlatVar * globals it defines (see 'globals') */
+} FlatTop;
+
+typedef struct FlatProgram {
+  Vec funcs;   /* FlatFunc * */
+  Vec tops;    /* FlatTop * */
+  Vec globals; /* FlatVar *: values of top-level bindings, set by the
+                  statements that define them and read by later ones */
+  int next_var;
+} FlatProgram;
+
+/* ---- flat.c: construction ---- */
+
+FlatVar *flat_new_var(FlatProgram *p, FlatType type, const char *hint);
+FlatAtom *flat_var_atom(FlatVar *v);
+FlatAtom *flat_int_atom(int32_t i);
+FlatAtom *flat_float_atom(double f);
+FlatAtom *flat_bool_atom(bool b);
+FlatAtom *flat_char_atom(char c);
+FlatType flat_atom_type(const FlatAtom *a);
+FlatType flat_scalar(FlatBase b);
+FlatType flat_vec(FlatBase b);
+FlatType flat_segdes(void);
+
+/* ---- flat_layout.c: components of NESL values ---- */
+
+/* The flat types of the components of H(t) and V(t), for a monomorphic
+   't' whose datatypes have been replaced by tuples (mono.c). */
+void flat_host_layout(Type *t, Vec *out);   /* FlatType * */
+void flat_vector_layout(Type *t, Vec *out); /* FlatType * */
+
+/* ---- flat_print.c ---- */
+
+void flat_print_program(FILE *out, const FlatProgram *p);
+void flat_print_func(FILE *out, const FlatFunc *f);
+void flat_print_block(FILE *out, const FlatBlock *b, int indent);
+
+/* ---- flat_check.c ---- */
+
+/* Checks the invariants of the IR: every variable is bound once before
+   its use, operation arities and argument types agree with
+   flat_ops.def, calls match their callee's parameters and results, both
+   branches of an if give the results' types.  Reports the first broken
+   invariant with its location and 'after' (the pass that ran last) and
+   returns false. */
+bool flat_check(const FlatProgram *p, const char *after);
+
+/* ---- flat_interp.c ---- */
+
+typedef struct FlatStats {
+  uint64_t host_calls;  /* FS_CALL statements run */
+  uint64_t ops;         /* FS_OP statements run */
+  uint64_t elements;    /* vector elements the operations produced */
+  int max_depth;        /* deepest host recursion */
+} FlatStats;
+
+typedef struct FlatInterp FlatInterp;
+
+/* Runs the program's statements in order, printing the same transcript
+   as the source evaluator (eval.h) on 'out'.  'env' is the checked
+   program's environment (for the `name = fn : ...` lines and datatype
+   constructors when printing). */
+FlatInterp *flat_interp_new(FlatProgram *p, TypeEnv *env, FILE *out);
+void flat_interp_run_top(FlatInterp *in, FlatTop *top);
+FlatStats flat_interp_stats(FlatInterp *in);
+
+#endif
