@@ -28,7 +28,8 @@ GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 RT := rt/print.c
 DRIVER := driver/main.c driver/repl.c
-CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT)
+PASSES := flatten/mono.c
+CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 

@@ -13,6 +13,7 @@ typedef enum Stage {
   STAGE_NONE,
   STAGE_AST,   /* the parsed program, printed back as NESL */
   STAGE_TYPED, /* each statement with its type */
+  STAGE_MONO,  /* every function specialized at its types */
 } Stage;
 
 /* Looks up a stage by its --dump name; STAGE_NONE if unknown. */

@@ -18,6 +18,7 @@
 #include "frontend/typecheck.h"
 #include "eval/eval.h"
 #include "driver/driver.h"
+#include "flatten/flatten.h"
 
 #define NESSIE_VERSION "0.1.0"
 
@@ -29,6 +30,7 @@ static const struct {
 } stages[] = {
     {"ast", STAGE_AST},
     {"typed", STAGE_TYPED},
+    {"mono", STAGE_MONO},
 };
 
 Stage stage_by_name(const char *name) {
@@ -68,6 +70,8 @@ static void usage(FILE *out) {
           "  --dump=STAGE     print the program after STAGE and stop; STAGE is one of:\n"
           "                     ast    the parsed program, printed back as NESL\n"
           "                     typed  each definition and statement with its type\n"
+          "                     mono   every function specialized at the types it is\n"
+          "                            used at, datatypes as tuples\n"
           "  --interp[=IR]    run the program in an interpreter and print the NESL\n"
           "                   REPL's transcript; IR is eval (the default), the\n"
           "                   source-level evaluator\n"
@@ -113,7 +117,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_DUMP:
       opt->dump = stage_by_name(optarg);
       if (opt->dump == STAGE_NONE)
-        return bad_usage("unknown stage '%s' for --dump (expected ast or typed)", optarg);
+        return bad_usage("unknown stage '%s' for --dump (expected ast, typed or mono)", optarg);
       break;
     case 'i':
       opt->repl = true;
@@ -269,6 +273,12 @@ static int compile(const Options *opt) {
   }
   if (opt->types) {
     print_types(prog);
+    return EXIT_OK;
+  }
+
+  MonoProgram *mono = mono_program(env, prog);
+  if (opt->dump == STAGE_MONO) {
+    mono_print(stdout, mono);
     return EXIT_OK;
   }
   if (opt->interp == INTERP_EVAL) {

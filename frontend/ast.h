@@ -125,6 +125,9 @@ typedef struct Expr {
   Loc loc;
   struct Type *type; /* set by the type checker */
   bool parenthesized; /* written (a, b): one element inside [ ] */
+  struct MonoFunc *callee; /* EX_CALL, EX_BINOP, EX_UNOP after
+                              monomorphization (flatten/mono.c): the
+                              instance called; NULL for constructors */
   int depth;          /* nesting of operators, tuples, subscripts and
                          calls below this node (1 for a leaf): the parser
                          refuses expressions nested beyond AST_MAX_DEPTH,

@@ -1,0 +1,73 @@
+/*
+ * flatten.h: the passes from the typed AST to the flat IR (flat.h):
+ * monomorphization (mono.c) and flattening (flatten.c).
+ */
+#ifndef NESSIE_FLATTEN_H
+#define NESSIE_FLATTEN_H
+
+#include "../frontend/ast.h"
+#include "../frontend/typecheck.h"
+#include "flat.h"
+
+/* ---- mono.c ---- */
+
+/* One specialization of a function at one monomorphic type. */
+typedef struct MonoFunc {
+  Def *def;          /* the NESL definition */
+  const char *name;  /* unique: the NESL name, then _N for the Nth instance */
+  Type *nesl_type;   /* its type, monomorphic (datatypes kept) */
+  Type *type;        /* the same with every datatype replaced by its
+                        fields' tuple: what later passes use */
+  Pattern *param;    /* a copy of the parameter pattern (constructor
+                        patterns replaced by their fields' pattern) */
+  Expr *body;        /* a copy of the body at these types; NULL for a
+                        primitive */
+  bool primitive;    /* `= __prim` in lib-nesl */
+  bool library;
+  int index;         /* the order in which instances were made */
+} MonoFunc;
+
+/* A top-level statement at monomorphic types. */
+typedef struct MonoTop {
+  TopLevel *source;
+  Expr *body;        /* TOP_BIND, TOP_EXPR: a copy of the expression */
+  Pattern *pat;      /* TOP_BIND: a copy of the pattern */
+  Type *nesl_type;   /* the value's type as the REPL prints it */
+  Type *type;        /* the same, datatypes as tuples */
+} MonoTop;
+
+typedef struct MonoProgram {
+  Vec funcs; /* MonoFunc *, in the order they were made */
+  Vec tops;  /* MonoTop *: the library's bindings, then the program's
+                statements in order */
+  /* the pass's own state */
+  TypeEnv *env;
+  Map instances;  /* key (def, type, generation) -> MonoFunc * */
+  int generation; /* counts redefinitions that replace a definition */
+  Map forward;    /* Def (by address) -> the Def that replaced it */
+} MonoProgram;
+
+/* Specializes every function the statements of 'prog' (checked in 'env')
+   use, demand-driven from the statements, at the types they are used at.
+   Datatypes become tuples, constructors the identity on their fields.
+   Redefinitions are resolved as the statements run in order (NESL.md,
+   "Redefinition"). */
+MonoProgram *mono_program(TypeEnv *env, Program *prog);
+
+/* The instance of 'def' at the monomorphic function type 'nesl_type',
+   made if needed: flattening asks for instances this way too. */
+MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type);
+
+/* `--dump=mono`: each instance as a NESL function with its type, then the
+   statements. */
+void mono_print(FILE *out, const MonoProgram *mp);
+
+/* The monomorphic type with datatypes replaced by their fields. */
+Type *mono_strip_datatypes(Type *t);
+
+/* ---- flatten.c ---- */
+
+/* Flattens 'mp' into the flat IR. */
+FlatProgram *flatten_program(MonoProgram *mp);
+
+#endif

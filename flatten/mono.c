@@ -1,0 +1,421 @@
+/*
+ * mono.c: monomorphization.
+ *
+ * Requires: a program checked by the type checker (every expression has
+ * its type; calls record the Def and the instantiated type).
+ * Gives: a MonoProgram in which every function is an instance at one
+ * monomorphic type, every expression's type is monomorphic with datatypes
+ * replaced by their fields' tuples, and every call points at its instance
+ * (Expr.callee).
+ *
+ * Instances are made on demand, starting from the top-level statements:
+ * copying a function's body at a type substitutes its type variables and
+ * asks for the instances its own calls need.  A type variable that nothing
+ * determines (a value that is never used, say) becomes int, the smallest
+ * type of every class but char-only, which does not exist.
+ *
+ * Redefinition (NESL.md): a statement that defines a user function again
+ * with an equivalent type makes the old one forward to the new one for
+ * later statements.  Each such redefinition starts a new generation of
+ * instances, so that an instance made before it keeps calling what it
+ * called then.
+ */
+#include <string.h>
+
+#include "flatten.h"
+
+/* ---- types ---- */
+
+/* What a generic variable stands for in one instance. */
+typedef struct Subst {
+  Vec vars;  /* Type * (generic T_VAR) */
+  Vec types; /* Type * */
+} Subst;
+
+static Type *subst_lookup(const Subst *s, Type *v) {
+  for (int i = 0; i < s->vars.len; i++)
+    if (s->vars.data[i] == v)
+      return s->types.data[i];
+  return NULL;
+}
+
+/* Matches generic 'scheme' against monomorphic 'mono', recording what
+   each variable stands for. */
+static void subst_match(Subst *s, Type *scheme, Type *mono) {
+  scheme = type_resolve(scheme);
+  mono = type_resolve(mono);
+  switch (scheme->kind) {
+  case T_VAR:
+    if (!subst_lookup(s, scheme)) {
+      vec_push(&s->vars, scheme);
+      vec_push(&s->types, mono);
+    }
+    return;
+  case T_SEQ:
+    if (mono->kind == T_SEQ)
+      subst_match(s, scheme->elem, mono->elem);
+    return;
+  case T_PAIR:
+  case T_FUN:
+    if (mono->kind == scheme->kind) {
+      subst_match(s, scheme->fst, mono->fst);
+      subst_match(s, scheme->snd, mono->snd);
+    }
+    return;
+  case T_DATA:
+    if (mono->kind == T_DATA)
+      for (int i = 0; i < scheme->args.len && i < mono->args.len; i++)
+        subst_match(s, scheme->args.data[i], mono->args.data[i]);
+    return;
+  default:
+    return;
+  }
+}
+
+/* 't' with the substitution applied; variables it does not know become
+   int (see the top of the file). */
+static Type *subst_apply(const Subst *s, Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR: {
+    Type *u = s ? subst_lookup(s, t) : NULL;
+    return u ? u : (t->klass & CLASS_INT ? type_int : t->klass & CLASS_FLOAT ? type_float
+                                          : t->klass & CLASS_CHAR ? type_char : type_bool);
+  }
+  case T_SEQ:
+    return type_seq(subst_apply(s, t->elem));
+  case T_PAIR:
+    return type_pair(subst_apply(s, t->fst), subst_apply(s, t->snd));
+  case T_FUN:
+    return type_fun(subst_apply(s, t->fst), subst_apply(s, t->snd));
+  case T_DATA: {
+    Vec args = {0};
+    for (int i = 0; i < t->args.len; i++)
+      vec_push(&args, subst_apply(s, t->args.data[i]));
+    return type_data(t->name, t->data_id, args);
+  }
+  default:
+    return t;
+  }
+}
+
+static TypeEnv *strip_env; /* for mono_strip_datatypes's constructor lookups */
+
+static Def *constructor_of(TypeEnv *env, Type *t) {
+  for (Def *d = tc_lookup(env, t->name); d; d = d->prev)
+    if (d->kind == DEF_CONSTRUCTOR && d->data_id == t->data_id)
+      return d;
+  die("mono: no constructor for datatype %s", t->name);
+}
+
+Type *mono_strip_datatypes(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_SEQ:
+    return type_seq(mono_strip_datatypes(t->elem));
+  case T_PAIR:
+    return type_pair(mono_strip_datatypes(t->fst), mono_strip_datatypes(t->snd));
+  case T_FUN:
+    return type_fun(mono_strip_datatypes(t->fst), mono_strip_datatypes(t->snd));
+  case T_DATA: {
+    /* the constructor's argument type at the datatype's parameters */
+    Def *con = constructor_of(strip_env, t);
+    Subst s = {0};
+    subst_match(&s, con->type->snd, t);
+    return mono_strip_datatypes(subst_apply(&s, con->type->fst));
+  }
+  default:
+    return t;
+  }
+}
+
+/* A key naming a monomorphic type exactly (datatypes by definition). */
+static void type_key(Buf *b, Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+    buf_putc(b, 'i');
+    break;
+  case T_FLOAT:
+    buf_putc(b, 'f');
+    break;
+  case T_BOOL:
+    buf_putc(b, 'b');
+    break;
+  case T_CHAR:
+    buf_putc(b, 'c');
+    break;
+  case T_SEQ:
+    buf_putc(b, '[');
+    type_key(b, t->elem);
+    buf_putc(b, ']');
+    break;
+  case T_PAIR:
+  case T_FUN:
+    buf_putc(b, t->kind == T_PAIR ? '(' : '{');
+    type_key(b, t->fst);
+    buf_putc(b, ',');
+    type_key(b, t->snd);
+    buf_putc(b, ')');
+    break;
+  case T_DATA:
+    buf_printf(b, "%s#%d(", t->name, t->data_id);
+    for (int i = 0; i < t->args.len; i++) {
+      type_key(b, t->args.data[i]);
+      buf_putc(b, ',');
+    }
+    buf_putc(b, ')');
+    break;
+  case T_VAR:
+    buf_putc(b, '?');
+    break;
+  }
+}
+
+/* ---- copying expressions at a substitution ---- */
+
+typedef struct Copier {
+  MonoProgram *mp;
+  const Subst *subst;
+} Copier;
+
+static Expr *copy_expr(Copier *c, Expr *e);
+
+static Type *mono_of(Copier *c, Type *t) { return mono_strip_datatypes(subst_apply(c->subst, t)); }
+
+/* Constructor patterns become their fields' patterns. */
+static Pattern *copy_pattern(Copier *c, Pattern *p) {
+  Pattern *q;
+  switch (p->kind) {
+  case PAT_CON:
+    return copy_pattern(c, p->arg);
+  case PAT_PAIR:
+    q = ast_pat_pair(p->loc, copy_pattern(c, p->fst), copy_pattern(c, p->snd));
+    break;
+  case PAT_VAR:
+    q = ast_pat_var(p->loc, p->name);
+    break;
+  case PAT_WILD:
+    q = ast_pat_wild(p->loc);
+    break;
+  default:
+    unreachable();
+  }
+  q->type = mono_of(c, p->type);
+  return q;
+}
+
+static const char *def_key(Def *d) { return xprintf("%p", (void *)d); }
+
+/* The definition a call checked against 'd' runs now. */
+static Def *current(MonoProgram *mp, Def *d) {
+  Def *next;
+  while ((next = map_get(&mp->forward, def_key(d))))
+    d = next;
+  return d;
+}
+
+/* The instance a call (def 'd' at instantiated type 'inst') needs. */
+static MonoFunc *callee(Copier *c, Def *d, Type *inst) {
+  d = current(c->mp, d);
+  return mono_instance(c->mp, d, subst_apply(c->subst, inst));
+}
+
+static Expr *copy_expr(Copier *c, Expr *e) {
+  Expr *n = NEW(Expr);
+  *n = *e;
+  n->type = mono_of(c, e->type);
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+  case EX_STRING:
+  case EX_VAR:
+  case EX_EMPTY:
+    break;
+  case EX_CALL: {
+    Def *d = current(c->mp, e->u.ref.def);
+    n->u.ref.arg = copy_expr(c, e->u.ref.arg);
+    if (d->kind == DEF_CONSTRUCTOR) {
+      /* a constructor is its fields */
+      n->u.ref.arg->type = n->type;
+      return n->u.ref.arg;
+    }
+    n->callee = callee(c, d, e->u.ref.inst);
+    n->u.ref.name = n->callee->name;
+    n->u.ref.inst = n->callee->type;
+    break;
+  }
+  case EX_BINOP:
+  case EX_UNOP:
+    n->u.op.lhs = copy_expr(c, e->u.op.lhs);
+    if (e->kind == EX_BINOP)
+      n->u.op.rhs = copy_expr(c, e->u.op.rhs);
+    n->callee = callee(c, e->u.op.def, e->u.op.inst);
+    n->u.op.inst = n->callee->type;
+    break;
+  case EX_PAIR:
+    n->u.pair.fst = copy_expr(c, e->u.pair.fst);
+    n->u.pair.snd = copy_expr(c, e->u.pair.snd);
+    break;
+  case EX_SEQ:
+    n->u.elems = (Vec){0};
+    for (int i = 0; i < e->u.elems.len; i++)
+      vec_push(&n->u.elems, copy_expr(c, e->u.elems.data[i]));
+    break;
+  case EX_RANGE:
+    n->u.range.start = copy_expr(c, e->u.range.start);
+    n->u.range.end = copy_expr(c, e->u.range.end);
+    if (e->u.range.stride)
+      n->u.range.stride = copy_expr(c, e->u.range.stride);
+    break;
+  case EX_INDEX:
+    n->u.index.seq = copy_expr(c, e->u.index.seq);
+    n->u.index.index = copy_expr(c, e->u.index.index);
+    break;
+  case EX_IF:
+    n->u.ifx.cond = copy_expr(c, e->u.ifx.cond);
+    n->u.ifx.then = copy_expr(c, e->u.ifx.then);
+    n->u.ifx.els = copy_expr(c, e->u.ifx.els);
+    break;
+  case EX_LET:
+    n->u.let.binds = (Vec){0};
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i], *nb = NEW(Binding);
+      *nb = *b;
+      nb->value = copy_expr(c, b->value);
+      nb->pat = copy_pattern(c, b->pat);
+      vec_push(&n->u.let.binds, nb);
+    }
+    n->u.let.body = copy_expr(c, e->u.let.body);
+    break;
+  case EX_APPLY:
+    n->u.apply.gens = (Vec){0};
+    for (int i = 0; i < e->u.apply.gens.len; i++) {
+      Generator *g = e->u.apply.gens.data[i], *ng = NEW(Generator);
+      *ng = *g;
+      ng->seq = copy_expr(c, g->seq);
+      ng->pat = copy_pattern(c, g->pat);
+      vec_push(&n->u.apply.gens, ng);
+    }
+    n->u.apply.body = copy_expr(c, e->u.apply.body);
+    if (e->u.apply.filter)
+      n->u.apply.filter = copy_expr(c, e->u.apply.filter);
+    break;
+  case EX_TIME:
+    n->u.timed = copy_expr(c, e->u.timed);
+    break;
+  }
+  return n;
+}
+
+/* ---- instances ---- */
+
+MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
+  Buf key = {0};
+  buf_printf(&key, "%p/%d/", (void *)def, def->library ? 0 : mp->generation);
+  type_key(&key, nesl_type);
+  MonoFunc *f = map_get(&mp->instances, buf_str(&key));
+  if (f)
+    return f;
+  f = NEW(MonoFunc);
+  f->def = def;
+  f->nesl_type = nesl_type;
+  f->type = mono_strip_datatypes(nesl_type);
+  f->primitive = def->primitive;
+  f->library = def->library;
+  f->index = mp->funcs.len;
+  int n = 0;
+  for (int i = 0; i < mp->funcs.len; i++)
+    n += strcmp(((MonoFunc *)mp->funcs.data[i])->def->name, def->name) == 0;
+  f->name = n == 0 ? def->name : intern(xprintf("%s_%d", def->name, n + 1));
+  /* registered before its body is copied: recursion finds it */
+  map_put(&mp->instances, xstrdup(buf_str(&key)), f);
+  vec_push(&mp->funcs, f);
+  Subst s = {0};
+  subst_match(&s, def->type, nesl_type);
+  Copier c = {mp, &s};
+  f->param = copy_pattern(&c, def->top->param);
+  if (!f->primitive)
+    f->body = copy_expr(&c, def->top->body);
+  return f;
+}
+
+/* After a statement that defines 'd': an older user definition of the
+   same name and an equivalent type forwards to it. */
+static void forward_redefinition(MonoProgram *mp, Def *d) {
+  for (Def *old = d->prev; old && !old->library; old = old->prev)
+    if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
+      map_put(&mp->forward, def_key(old), d);
+      mp->generation++;
+      return;
+    }
+}
+
+static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
+  MonoTop *t = NEW(MonoTop);
+  t->source = top;
+  if (top->kind == TOP_FUNCTION || top->kind == TOP_DATATYPE) {
+    forward_redefinition(mp, top->def);
+    return t;
+  }
+  Copier c = {mp, NULL};
+  t->body = copy_expr(&c, top->body);
+  t->nesl_type = subst_apply(NULL, top->type);
+  t->type = mono_strip_datatypes(t->nesl_type);
+  if (top->kind == TOP_BIND)
+    t->pat = copy_pattern(&c, top->pat);
+  return t;
+}
+
+MonoProgram *mono_program(TypeEnv *env, Program *prog) {
+  MonoProgram *mp = NEW(MonoProgram);
+  mp->env = env;
+  strip_env = env;
+  Program *lib = tc_library_program(env);
+  for (int i = 0; i < lib->tops.len; i++) {
+    TopLevel *top = lib->tops.data[i];
+    if (top->kind == TOP_BIND)
+      vec_push(&mp->tops, mono_top(mp, top));
+  }
+  for (int i = 0; i < prog->tops.len; i++)
+    vec_push(&mp->tops, mono_top(mp, prog->tops.data[i]));
+  return mp;
+}
+
+/* ---- printing ---- */
+
+void mono_print(FILE *out, const MonoProgram *mp) {
+  for (int i = 0; i < mp->funcs.len; i++) {
+    MonoFunc *f = mp->funcs.data[i];
+    if (f->library && f->primitive)
+      continue; /* primitives have no body to show */
+    fprintf(out, "%% %s : %s%s %%\nfunction %s", f->def->name, type_fun_to_string(&(TypeNamer){0}, f->nesl_type),
+            f->library ? " (library)" : "", f->name);
+    if (f->param->kind == PAT_PAIR) {
+      ast_print_pattern(out, f->param);
+    } else {
+      fputc('(', out);
+      ast_print_pattern(out, f->param);
+      fputc(')', out);
+    }
+    fputs(" = ", out);
+    if (f->body)
+      ast_print_expr(out, f->body);
+    else
+      fputs("__prim", out);
+    fputs(";\n", out);
+  }
+  for (int i = 0; i < mp->tops.len; i++) {
+    MonoTop *t = mp->tops.data[i];
+    if (!t->body || t->source->library)
+      continue;
+    if (t->pat) {
+      ast_print_pattern(out, t->pat);
+      fputs(" = ", out);
+    }
+    ast_print_expr(out, t->body);
+    fprintf(out, ";\n  %% : %s %%\n", type_value_to_string(t->type));
+  }
+}
