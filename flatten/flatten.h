@@ -70,4 +70,9 @@ Type *mono_strip_datatypes(Type *t);
 /* Flattens 'mp' into the flat IR. */
 FlatProgram *flatten_program(MonoProgram *mp);
 
+/* ---- shape.c ---- */
+
+/* Shape analysis: sets FlatVar.shape (see flat.h). */
+void flat_fill_shapes(FlatProgram *p);
+
 #endif

@@ -1,0 +1,1044 @@
+/*
+ * flatten.c: the flattening transformation (Blelloch; Keller's thesis),
+ * from monomorphic NESL (mono.c) to the flat IR (flat.h).
+ *
+ * Requires: a MonoProgram (monomorphic types, datatypes as tuples, calls
+ * resolved to instances).  Gives: a FlatProgram with no apply-to-each:
+ * every value is spread over flat components (flat.h: H(t) at the host,
+ * V(t) for n values at once), and every parallel operation is one flat or
+ * segmented operation over whole vectors.
+ *
+ * An expression is translated in a context: the host, or lifted over n
+ * elements (inside an apply-to-each, or in a lifted function f^).  In a
+ * lifted context every variable holds V(t) for the n elements, constants
+ * are distributed, scalar primitives become element-wise operations on
+ * vectors, sequence primitives their segmented forms, and a call of f
+ * becomes a call of f^, made on demand.  The rules, by construct:
+ *  - {e : p in s | c} at the host: s gives V(t); e is translated lifted
+ *    over #s elements, with p bound to V(t) and the free variables of e
+ *    distributed; c packs every variable of the context first.
+ *  - the same inside a lifted context: s gives (segdes, V(t)); the inner
+ *    context has one element per element of all segments; the free
+ *    variables are replicated per segment (gathered by segment id); the
+ *    result is (segdes, V(e)).
+ *  - if c then a else b, lifted: the flags of c split the context; each
+ *    branch runs on the elements that take it (packed), and not at all
+ *    when there are none (this is what ends a lifted recursion); the
+ *    results are merged back in order.
+ *  - a lifted function f^ returns empty results at once on an empty
+ *    context, so recursion stays on the host and ends.
+ * Sequence operations on values of any type (gather, pack, append,
+ * distribute) are expanded along the type into operations on the flat
+ * components (the *_values helpers).
+ */
+#include <string.h>
+
+#include "flatten.h"
+
+/* ---- the pass's state ---- */
+
+typedef struct Fl {
+  MonoProgram *mp;
+  FlatProgram *fp;
+  Map funcs;       /* "name" or "name^" -> FlatFunc * */
+  Vec pending;     /* Pending *: functions whose bodies are still to make */
+  Map globals;     /* Def (address) -> Vec * of the global FlatVars */
+  FlatBlock *block; /* where statements go */
+  Loc loc;         /* of the expression being translated */
+  int sites;       /* numbers RAND statements */
+} Fl;
+
+typedef struct Pending {
+  FlatFunc *func;
+  MonoFunc *mono;
+} Pending;
+
+/* A value being built: its components (FlatAtom *), in layout order. */
+typedef Vec Vals;
+
+/* The context: host, or lifted over 'len' elements. */
+typedef struct Ctx {
+  bool lifted;
+  FlatAtom *len; /* lifted: the number of elements (an int scalar) */
+} Ctx;
+
+/* Local variables: name -> components. */
+typedef struct Env {
+  const char *name;
+  Type *type;
+  Vals vals;
+  struct Env *next;
+} Env;
+
+/* ---- emitting statements ---- */
+
+static FlatStmt *stmt(Fl *fl, FlatStmtKind kind) {
+  FlatStmt *s = NEW(FlatStmt);
+  s->kind = kind;
+  s->loc = fl->loc;
+  vec_push(&fl->block->stmts, s);
+  return s;
+}
+
+/* results = op(args...), one result of type 'rt'. */
+static FlatAtom *op(Fl *fl, FlatOp o, FlatType rt, int nargs, ...) {
+  FlatStmt *s = stmt(fl, FS_OP);
+  s->op = o;
+  va_list ap;
+  va_start(ap, nargs);
+  for (int i = 0; i < nargs; i++)
+    vec_push(&s->args, va_arg(ap, FlatAtom *));
+  va_end(ap);
+  FlatVar *v = flat_new_var(fl->fp, rt, NULL);
+  vec_push(&s->results, v);
+  return flat_var_atom(v);
+}
+
+static FlatType ty(const FlatAtom *a) { return flat_atom_type(a); }
+static FlatType vec_int(void) { return flat_vec(FB_INT); }
+static FlatType vec_bool(void) { return flat_vec(FB_BOOL); }
+static FlatType int_scalar(void) { return flat_scalar(FB_INT); }
+
+static FlatAtom *int_const(int32_t i) { return flat_int_atom(i); }
+
+/* Vector of the element type of a vector or scalar atom. */
+static FlatType as_vec(FlatType t) { return flat_vec(t.base); }
+
+static FlatAtom *length(Fl *fl, FlatAtom *v) { return op(fl, FLAT_LENGTH, int_scalar(), 1, v); }
+static FlatAtom *iota(Fl *fl, FlatAtom *n) {
+  return op(fl, FLAT_RANGE, vec_int(), 3, int_const(0), n, int_const(1));
+}
+static FlatAtom *dist(Fl *fl, FlatAtom *x, FlatAtom *n) { return op(fl, FLAT_DIST, as_vec(ty(x)), 2, x, n); }
+static FlatAtom *seg_lengths(Fl *fl, FlatAtom *d) { return op(fl, FLAT_SEG_LENGTHS, vec_int(), 1, d); }
+static FlatAtom *make_segdes(Fl *fl, FlatAtom *lens) { return op(fl, FLAT_MAKE_SEGDES, flat_segdes(), 1, lens); }
+static FlatAtom *binary(Fl *fl, FlatOp o, FlatAtom *a, FlatAtom *b) {
+  FlatType t = ty(a);
+  bool vec = t.kind == FT_VEC || ty(b).kind == FT_VEC;
+  FlatBase base = t.base;
+  switch (o) {
+  case FLAT_EQ:
+  case FLAT_NE:
+  case FLAT_LT:
+  case FLAT_GT:
+  case FLAT_LE:
+  case FLAT_GE:
+    base = FB_BOOL;
+    break;
+  default:
+    break;
+  }
+  return op(fl, o, vec ? flat_vec(base) : flat_scalar(base), 2, a, b);
+}
+
+/* A block to fill: makes 'fl' emit into it until restored. */
+static FlatBlock *enter_block(Fl *fl, FlatBlock **saved) {
+  *saved = fl->block;
+  fl->block = NEW(FlatBlock);
+  return fl->block;
+}
+
+/* if cond then ERROR(msg) -- for checks that the primitives cannot do */
+static FlatAtom *string_vector(Fl *fl, const char *s);
+
+static void error_if(Fl *fl, FlatAtom *cond, const char *msg) {
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, cond);
+  FlatBlock *saved;
+  s->then = enter_block(fl, &saved);
+  FlatStmt *e = stmt(fl, FS_OP);
+  e->op = FLAT_ERROR;
+  vec_push(&e->args, string_vector(fl, msg));
+  s->els = NEW(FlatBlock);
+  fl->block = saved;
+}
+
+static FlatAtom *string_vector(Fl *fl, const char *s) {
+  size_t n = strlen(s);
+  if (n == 0)
+    return op(fl, FLAT_DIST, flat_vec(FB_CHAR), 2, flat_char_atom(' '), int_const(0));
+  FlatStmt *st = stmt(fl, FS_OP);
+  st->op = FLAT_VECTOR;
+  for (size_t i = 0; i < n; i++)
+    vec_push(&st->args, flat_char_atom(s[i]));
+  FlatVar *v = flat_new_var(fl->fp, flat_vec(FB_CHAR), NULL);
+  vec_push(&st->results, v);
+  return flat_var_atom(v);
+}
+
+/* ---- layouts ---- */
+
+static int host_count(Type *t) {
+  Vec v = {0};
+  flat_host_layout(t, &v);
+  return v.len;
+}
+
+static int vector_count(Type *t) {
+  Vec v = {0};
+  flat_vector_layout(t, &v);
+  return v.len;
+}
+
+static Type *res(Type *t) { return type_resolve(t); }
+
+static FlatBase base_of(Type *t) {
+  switch (res(t)->kind) {
+  case T_INT:
+    return FB_INT;
+  case T_FLOAT:
+    return FB_FLOAT;
+  case T_BOOL:
+    return FB_BOOL;
+  case T_CHAR:
+    return FB_CHAR;
+  default:
+    die("flatten: not a base type");
+  }
+}
+
+static bool is_base(Type *t) {
+  TypeKind k = res(t)->kind;
+  return k == T_INT || k == T_FLOAT || k == T_BOOL || k == T_CHAR;
+}
+
+/* vals[from .. from+n) */
+static Vals slice(Vals v, int from, int n) {
+  Vals r = {0};
+  for (int i = 0; i < n; i++)
+    vec_push(&r, vec_get(&v, from + i));
+  return r;
+}
+
+static Vals concat(Vals a, Vals b) {
+  Vals r = {0};
+  for (int i = 0; i < a.len; i++)
+    vec_push(&r, a.data[i]);
+  for (int i = 0; i < b.len; i++)
+    vec_push(&r, b.data[i]);
+  return r;
+}
+
+static Vals one(FlatAtom *a) {
+  Vals r = {0};
+  vec_push(&r, a);
+  return r;
+}
+
+/* The number of values in V(t) 'v'. */
+static FlatAtom *vals_length(Fl *fl, Vals v, Type *t) {
+  FlatAtom *first = vec_get(&v, 0);
+  if (ty(first).kind == FT_SEGDES)
+    return op(fl, FLAT_SEG_COUNT, int_scalar(), 1, first);
+  (void)t;
+  return length(fl, first);
+}
+
+/* ---- operations on values of any type, along the type ---- */
+
+/* V(t) with no values. */
+static Vals empty_values(Fl *fl, Type *t) {
+  t = res(t);
+  if (is_base(t)) {
+    FlatAtom *zero;
+    switch (base_of(t)) {
+    case FB_INT:
+      zero = int_const(0);
+      break;
+    case FB_FLOAT:
+      zero = flat_float_atom(0.0);
+      break;
+    case FB_BOOL:
+      zero = flat_bool_atom(false);
+      break;
+    default:
+      zero = flat_char_atom(' ');
+    }
+    return one(dist(fl, zero, int_const(0)));
+  }
+  if (t->kind == T_PAIR)
+    return concat(empty_values(fl, t->fst), empty_values(fl, t->snd));
+  FlatAtom *d = make_segdes(fl, dist(fl, int_const(0), int_const(0)));
+  return concat(one(d), empty_values(fl, t->elem));
+}
+
+/* V(t) of the values of V(t) 'v' at 'idx' (an int vector). */
+static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
+  t = res(t);
+  if (is_base(t)) {
+    FlatAtom *x = vec_get(&v, 0);
+    return one(op(fl, FLAT_GATHER, ty(x), 2, x, idx));
+  }
+  if (t->kind == T_PAIR) {
+    int n = vector_count(t->fst);
+    return concat(gather_values(fl, slice(v, 0, n), t->fst, idx),
+                  gather_values(fl, slice(v, n, v.len - n), t->snd, idx));
+  }
+  /* [u]: whole segments */
+  FlatAtom *d = vec_get(&v, 0);
+  FlatAtom *lens = op(fl, FLAT_GATHER, vec_int(), 2, seg_lengths(fl, d), idx);
+  FlatAtom *starts = op(fl, FLAT_GATHER, vec_int(), 2, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), idx);
+  FlatStmt *s = stmt(fl, FS_OP);
+  s->op = FLAT_SEG_RANGE;
+  vec_push(&s->args, starts);
+  vec_push(&s->args, binary(fl, FLAT_ADD, starts, lens));
+  vec_push(&s->args, dist(fl, int_const(1), length(fl, idx)));
+  FlatVar *nd = flat_new_var(fl->fp, flat_segdes(), NULL);
+  FlatVar *inner = flat_new_var(fl->fp, vec_int(), NULL);
+  vec_push(&s->results, nd);
+  vec_push(&s->results, inner);
+  return concat(one(flat_var_atom(nd)), gather_values(fl, slice(v, 1, v.len - 1), t->elem, flat_var_atom(inner)));
+}
+
+/* V(t) of 'a' then 'b'. */
+static Vals append_values(Fl *fl, Vals a, Vals b, Type *t) {
+  t = res(t);
+  if (is_base(t)) {
+    FlatAtom *x = vec_get(&a, 0);
+    return one(op(fl, FLAT_APPEND, ty(x), 2, x, vec_get(&b, 0)));
+  }
+  if (t->kind == T_PAIR) {
+    int n = vector_count(t->fst);
+    return concat(append_values(fl, slice(a, 0, n), slice(b, 0, n), t->fst),
+                  append_values(fl, slice(a, n, a.len - n), slice(b, n, b.len - n), t->snd));
+  }
+  FlatAtom *lens = op(fl, FLAT_APPEND, vec_int(), 2, seg_lengths(fl, vec_get(&a, 0)), seg_lengths(fl, vec_get(&b, 0)));
+  return concat(one(make_segdes(fl, lens)),
+                append_values(fl, slice(a, 1, a.len - 1), slice(b, 1, b.len - 1), t->elem));
+}
+
+/* V(t) holding the values of V(t) 'v' whose flag is true. */
+static Vals pack_values(Fl *fl, Vals v, Type *t, FlatAtom *flags) {
+  if (is_base(t)) {
+    FlatAtom *x = vec_get(&v, 0);
+    return one(op(fl, FLAT_PACK, ty(x), 2, x, flags));
+  }
+  FlatAtom *idx = op(fl, FLAT_PACK, vec_int(), 2, iota(fl, length(fl, flags)), flags);
+  return gather_values(fl, v, t, idx);
+}
+
+/* V(t) of n copies of the host value H(t) 'x'. */
+static Vals dist_values(Fl *fl, Vals x, Type *t, FlatAtom *n) {
+  t = res(t);
+  if (is_base(t))
+    return one(dist(fl, vec_get(&x, 0), n));
+  if (t->kind == T_PAIR) {
+    int k = host_count(t->fst);
+    return concat(dist_values(fl, slice(x, 0, k), t->fst, n), dist_values(fl, slice(x, k, x.len - k), t->snd, n));
+  }
+  /* [u]: H([u]) = V(u) of length L; n segments of L, data repeated */
+  FlatAtom *l = vals_length(fl, x, t->elem);
+  FlatAtom *d = make_segdes(fl, dist(fl, l, n));
+  FlatAtom *total = op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, d);
+  FlatAtom *idx = binary(fl, FLAT_REM, iota(fl, total), dist(fl, l, total));
+  return concat(one(d), gather_values(fl, x, t->elem, idx));
+}
+
+/* H(t) as V(t) of one value. */
+static Vals singleton_values(Fl *fl, Vals x, Type *t) { return dist_values(fl, x, t, int_const(1)); }
+
+/* V(t) merging 'a' (the elements whose flag is true, in order) and 'b'
+   (the others) back into the order of 'flags'. */
+static Vals combine_values(Fl *fl, FlatAtom *flags, Vals a, Vals b, Type *t, FlatAtom *count_a) {
+  FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
+  FlatAtom *in_a = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, flags));
+  FlatAtom *in_b = op(fl, FLAT_SCAN_ADD, vec_int(), 1, op(fl, FLAT_BTOI, vec_int(), 1, not_flags));
+  FlatAtom *n = length(fl, flags);
+  FlatAtom *idx = op(fl, FLAT_SELECT, vec_int(), 3, flags, in_a, binary(fl, FLAT_ADD, in_b, dist(fl, count_a, n)));
+  return gather_values(fl, append_values(fl, a, b, t), t, idx);
+}
+
+/* Values to stand for the result of a call that stopped with an error
+   (never used: the statement stops). */
+static Vals dummy_values(Fl *fl, Ctx *ctx, Type *t) {
+  if (!ctx->lifted) {
+    t = res(t);
+    if (is_base(t)) {
+      switch (base_of(t)) {
+      case FB_INT:
+        return one(int_const(0));
+      case FB_FLOAT:
+        return one(flat_float_atom(0.0));
+      case FB_BOOL:
+        return one(flat_bool_atom(false));
+      default:
+        return one(flat_char_atom(' '));
+      }
+    }
+    if (t->kind == T_PAIR)
+      return concat(dummy_values(fl, ctx, t->fst), dummy_values(fl, ctx, t->snd));
+    return empty_values(fl, t->elem);
+  }
+  Ctx host = {false, NULL};
+  return dist_values(fl, dummy_values(fl, &host, t), t, ctx->len);
+}
+
+/* ---- environments and patterns ---- */
+
+static Env *bind(Env *env, const char *name, Type *t, Vals v) {
+  Env *e = NEW(Env);
+  e->name = name;
+  e->type = t;
+  e->vals = v;
+  e->next = env;
+  return e;
+}
+
+static Env *lookup(Env *env, const char *name) {
+  for (; env; env = env->next)
+    if (env->name == name)
+      return env;
+  return NULL;
+}
+
+/* Binds the variables of 'p' (of type 'p->type') to their parts of 'v'
+   (H or V layout, as 'lifted' says). */
+static Env *match(Env *env, Pattern *p, Vals v, bool lifted) {
+  switch (p->kind) {
+  case PAT_WILD:
+    return env;
+  case PAT_VAR:
+    return bind(env, p->name, p->type, v);
+  case PAT_PAIR: {
+    int n = lifted ? vector_count(p->fst->type) : host_count(p->fst->type);
+    env = match(env, p->fst, slice(v, 0, n), lifted);
+    return match(env, p->snd, slice(v, n, v.len - n), lifted);
+  }
+  case PAT_CON:
+    return match(env, p->arg, v, lifted);
+  }
+  unreachable();
+}
+
+/* ---- free variables ---- */
+
+typedef struct Names {
+  Vec names; /* const char * (interned) */
+} Names;
+
+static bool names_has(const Names *n, const char *s) {
+  for (int i = 0; i < n->names.len; i++)
+    if (n->names.data[i] == s)
+      return true;
+  return false;
+}
+
+static void pattern_names(Pattern *p, Names *out) {
+  switch (p->kind) {
+  case PAT_VAR:
+    vec_push(&out->names, (void *)p->name);
+    return;
+  case PAT_PAIR:
+    pattern_names(p->fst, out);
+    pattern_names(p->snd, out);
+    return;
+  case PAT_CON:
+    pattern_names(p->arg, out);
+    return;
+  case PAT_WILD:
+    return;
+  }
+}
+
+/* Adds the local variables 'e' uses and 'bound' does not bind to 'out'. */
+static void free_vars(Expr *e, Names *bound, Names *out) {
+  switch (e->kind) {
+  case EX_VAR:
+    if (!e->u.ref.def && !names_has(bound, e->u.ref.name) && !names_has(out, e->u.ref.name))
+      vec_push(&out->names, (void *)e->u.ref.name);
+    return;
+  case EX_CALL:
+    free_vars(e->u.ref.arg, bound, out);
+    return;
+  case EX_BINOP:
+    free_vars(e->u.op.lhs, bound, out);
+    free_vars(e->u.op.rhs, bound, out);
+    return;
+  case EX_UNOP:
+    free_vars(e->u.op.lhs, bound, out);
+    return;
+  case EX_PAIR:
+    free_vars(e->u.pair.fst, bound, out);
+    free_vars(e->u.pair.snd, bound, out);
+    return;
+  case EX_SEQ:
+    for (int i = 0; i < e->u.elems.len; i++)
+      free_vars(e->u.elems.data[i], bound, out);
+    return;
+  case EX_RANGE:
+    free_vars(e->u.range.start, bound, out);
+    free_vars(e->u.range.end, bound, out);
+    if (e->u.range.stride)
+      free_vars(e->u.range.stride, bound, out);
+    return;
+  case EX_INDEX:
+    free_vars(e->u.index.seq, bound, out);
+    free_vars(e->u.index.index, bound, out);
+    return;
+  case EX_IF:
+    free_vars(e->u.ifx.cond, bound, out);
+    free_vars(e->u.ifx.then, bound, out);
+    free_vars(e->u.ifx.els, bound, out);
+    return;
+  case EX_LET: {
+    Names inner = *bound;
+    inner.names = (Vec){0};
+    for (int i = 0; i < bound->names.len; i++)
+      vec_push(&inner.names, bound->names.data[i]);
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      free_vars(b->value, &inner, out);
+      pattern_names(b->pat, &inner);
+    }
+    free_vars(e->u.let.body, &inner, out);
+    return;
+  }
+  case EX_APPLY: {
+    Names inner = {0};
+    for (int i = 0; i < bound->names.len; i++)
+      vec_push(&inner.names, bound->names.data[i]);
+    for (int i = 0; i < e->u.apply.gens.len; i++) {
+      Generator *g = e->u.apply.gens.data[i];
+      free_vars(g->seq, bound, out);
+      pattern_names(g->pat, &inner);
+    }
+    if (e->u.apply.filter)
+      free_vars(e->u.apply.filter, &inner, out);
+    free_vars(e->u.apply.body, &inner, out);
+    return;
+  }
+  case EX_TIME:
+    free_vars(e->u.timed, bound, out);
+    return;
+  default:
+    return;
+  }
+}
+
+/* ---- translation ---- */
+
+static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e);
+static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted);
+
+/* The components of a literal scalar, distributed when lifted. */
+static Vals scalar(Fl *fl, Ctx *ctx, FlatAtom *a) {
+  return one(ctx->lifted ? dist(fl, a, ctx->len) : a);
+}
+
+static Vals call_function(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args, Type *result) {
+  FlatFunc *f = get_func(fl, mf, ctx->lifted);
+  FlatStmt *s = stmt(fl, FS_CALL);
+  s->callee = f;
+  for (int i = 0; i < args.len; i++)
+    vec_push(&s->args, args.data[i]);
+  Vec types = {0};
+  if (ctx->lifted)
+    flat_vector_layout(result, &types);
+  else
+    flat_host_layout(result, &types);
+  Vals r = {0};
+  for (int i = 0; i < types.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+    vec_push(&s->results, v);
+    vec_push(&r, flat_var_atom(v));
+  }
+  return r;
+}
+
+static Vals primitive(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args);
+
+static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
+  if (mf->primitive)
+    return primitive(fl, ctx, mf, args);
+  return call_function(fl, ctx, mf, args, res(mf->type)->snd);
+}
+
+/* [e1, ..., ek] */
+static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  Type *t = res(e->type)->elem;
+  int k = e->u.elems.len;
+  Vals *elems = xmalloc(sizeof(Vals) * (size_t)k);
+  for (int i = 0; i < k; i++)
+    elems[i] = tr(fl, ctx, env, e->u.elems.data[i]);
+  if (!ctx->lifted) {
+    if (is_base(t)) {
+      FlatStmt *s = stmt(fl, FS_OP);
+      s->op = FLAT_VECTOR;
+      for (int i = 0; i < k; i++)
+        vec_push(&s->args, vec_get(&elems[i], 0));
+      FlatVar *v = flat_new_var(fl->fp, flat_vec(base_of(t)), NULL);
+      vec_push(&s->results, v);
+      return one(flat_var_atom(v));
+    }
+    Vals acc = singleton_values(fl, elems[0], t);
+    for (int i = 1; i < k; i++)
+      acc = append_values(fl, acc, singleton_values(fl, elems[i], t), t);
+    return acc;
+  }
+  /* lifted: m segments of k; element j of segment i is elems[j][i] */
+  Vals all = elems[0];
+  for (int i = 1; i < k; i++)
+    all = append_values(fl, all, elems[i], t);
+  FlatAtom *m = ctx->len;
+  FlatAtom *total = binary(fl, FLAT_MUL, m, int_const(k));
+  FlatAtom *p = iota(fl, total);
+  FlatAtom *seg = binary(fl, FLAT_DIV, p, dist(fl, int_const(k), total));
+  FlatAtom *pos = binary(fl, FLAT_REM, p, dist(fl, int_const(k), total));
+  FlatAtom *idx = binary(fl, FLAT_ADD, binary(fl, FLAT_MUL, pos, dist(fl, m, total)), seg);
+  FlatAtom *d = make_segdes(fl, dist(fl, int_const(k), m));
+  return concat(one(d), gather_values(fl, all, t, idx));
+}
+
+/* {body : p1 in s1; ... | filter} */
+static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  int k = e->u.apply.gens.len;
+  Vals *seqs = xmalloc(sizeof(Vals) * (size_t)k);
+  for (int i = 0; i < k; i++) {
+    Generator *g = e->u.apply.gens.data[i];
+    seqs[i] = tr(fl, ctx, env, g->seq);
+  }
+  Generator *g0 = e->u.apply.gens.data[0];
+  Type *t0 = res(g0->seq->type)->elem;
+  Ctx inner = {true, NULL};
+  FlatAtom *segdes = NULL; /* lifted: the generators' segments */
+  Vals *elems = xmalloc(sizeof(Vals) * (size_t)k);
+  if (!ctx->lifted) {
+    inner.len = vals_length(fl, seqs[0], t0);
+    for (int i = 0; i < k; i++) {
+      elems[i] = seqs[i];
+      if (i > 0) {
+        Generator *g = e->u.apply.gens.data[i];
+        FlatAtom *n = vals_length(fl, seqs[i], res(g->seq->type)->elem);
+        fl->loc = g->seq->loc;
+        error_if(fl, binary(fl, FLAT_NE, n, inner.len), "length mismatch in an apply-to-each");
+      }
+    }
+  } else {
+    segdes = vec_get(&seqs[0], 0);
+    inner.len = op(fl, FLAT_SEG_TOTAL, int_scalar(), 1, segdes);
+    FlatAtom *lens0 = NULL;
+    for (int i = 0; i < k; i++) {
+      elems[i] = slice(seqs[i], 1, seqs[i].len - 1);
+      if (i > 0) {
+        Generator *g = e->u.apply.gens.data[i];
+        if (!lens0)
+          lens0 = seg_lengths(fl, segdes);
+        FlatAtom *ne = binary(fl, FLAT_NE, lens0, seg_lengths(fl, vec_get(&seqs[i], 0)));
+        fl->loc = g->seq->loc;
+        error_if(fl, op(fl, FLAT_REDUCE_OR, flat_scalar(FB_BOOL), 1, ne), "length mismatch in an apply-to-each");
+      }
+    }
+  }
+  /* the body's environment: the generators' patterns, and the free
+     variables distributed (host) or replicated per segment (lifted) */
+  Names bound = {0}, free = {0};
+  for (int i = 0; i < k; i++)
+    pattern_names(((Generator *)e->u.apply.gens.data[i])->pat, &bound);
+  free_vars(e->u.apply.body, &bound, &free);
+  if (e->u.apply.filter)
+    free_vars(e->u.apply.filter, &bound, &free);
+  Env *ienv = NULL;
+  FlatAtom *ids = NULL;
+  for (int i = 0; i < free.names.len; i++) {
+    Env *x = lookup(env, free.names.data[i]);
+    if (!x)
+      die("flatten: unbound variable %s", (const char *)free.names.data[i]);
+    Vals v;
+    if (!ctx->lifted) {
+      v = dist_values(fl, x->vals, x->type, inner.len);
+    } else {
+      if (!ids)
+        ids = op(fl, FLAT_SEG_IDS, vec_int(), 1, segdes);
+      v = gather_values(fl, x->vals, x->type, ids);
+    }
+    ienv = bind(ienv, x->name, x->type, v);
+  }
+  for (int i = 0; i < k; i++)
+    ienv = match(ienv, ((Generator *)e->u.apply.gens.data[i])->pat, elems[i], true);
+  FlatAtom *result_segdes = segdes;
+  if (e->u.apply.filter) {
+    Vals fv = tr(fl, &inner, ienv, e->u.apply.filter);
+    FlatAtom *flags = vec_get(&fv, 0);
+    Env *packed = NULL;
+    for (Env *x = ienv; x; x = x->next)
+      packed = bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, flags));
+    ienv = packed;
+    if (ctx->lifted)
+      result_segdes = make_segdes(fl, op(fl, FLAT_SEG_REDUCE_ADD, vec_int(), 2, segdes,
+                                         op(fl, FLAT_BTOI, vec_int(), 1, flags)));
+    inner.len = length(fl, op(fl, FLAT_PACK, vec_bool(), 2, flags, flags));
+  }
+  Vals body = tr(fl, &inner, ienv, e->u.apply.body);
+  if (!ctx->lifted)
+    return body;
+  return concat(one(result_segdes), body);
+}
+
+/* if c then a else b, lifted: each branch on the elements that take it */
+static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  Type *t = e->type;
+  Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
+  FlatAtom *flags = vec_get(&cv, 0);
+  FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
+  Vals branch[2];
+  FlatAtom *counts[2];
+  for (int b = 0; b < 2; b++) {
+    Expr *arm = b == 0 ? e->u.ifx.then : e->u.ifx.els;
+    FlatAtom *fb = b == 0 ? flags : not_flags;
+    Names none = {0}, free = {0};
+    free_vars(arm, &none, &free);
+    FlatAtom *n = op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
+    counts[b] = n;
+    /* if n == 0 then empty else the arm on the packed context */
+    FlatStmt *s = stmt(fl, FS_IF);
+    vec_push(&s->args, binary(fl, FLAT_EQ, n, int_const(0)));
+    FlatBlock *saved;
+    s->then = enter_block(fl, &saved);
+    Vals empty = empty_values(fl, t);
+    for (int i = 0; i < empty.len; i++)
+      vec_push(&fl->block->results, empty.data[i]);
+    s->els = NEW(FlatBlock);
+    fl->block = s->els;
+    Env *packed = NULL;
+    for (int i = 0; i < free.names.len; i++) {
+      Env *x = lookup(env, free.names.data[i]);
+      if (!x)
+        die("flatten: unbound variable %s", (const char *)free.names.data[i]);
+      packed = bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, fb));
+    }
+    Ctx sub = {true, n};
+    Vals r = tr(fl, &sub, packed, arm);
+    for (int i = 0; i < r.len; i++)
+      vec_push(&fl->block->results, r.data[i]);
+    fl->block = saved;
+    Vec types = {0};
+    flat_vector_layout(t, &types);
+    branch[b] = (Vals){0};
+    for (int i = 0; i < types.len; i++) {
+      FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+      vec_push(&s->results, v);
+      vec_push(&branch[b], flat_var_atom(v));
+    }
+  }
+  return combine_values(fl, flags, branch[0], branch[1], t, counts[0]);
+}
+
+static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, vec_get(&cv, 0));
+  FlatBlock *saved;
+  s->then = enter_block(fl, &saved);
+  Vals a = tr(fl, ctx, env, e->u.ifx.then);
+  for (int i = 0; i < a.len; i++)
+    vec_push(&fl->block->results, a.data[i]);
+  s->els = NEW(FlatBlock);
+  fl->block = s->els;
+  Vals b = tr(fl, ctx, env, e->u.ifx.els);
+  for (int i = 0; i < b.len; i++)
+    vec_push(&fl->block->results, b.data[i]);
+  fl->block = saved;
+  Vec types = {0};
+  flat_host_layout(e->type, &types);
+  Vals r = {0};
+  for (int i = 0; i < types.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+    vec_push(&s->results, v);
+    vec_push(&r, flat_var_atom(v));
+  }
+  return r;
+}
+
+/* s[i] */
+static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
+  t = res(t);
+  if (!ctx->lifted) {
+    if (is_base(t)) {
+      FlatAtom *v = vec_get(&s, 0);
+      return one(op(fl, FLAT_ELT, flat_scalar(ty(v).base), 2, v, i));
+    }
+    /* any type: gather the one element, then read it as a host value */
+    FlatAtom *n = vals_length(fl, s, t);
+    error_if(fl, binary(fl, FLAT_OR, binary(fl, FLAT_LT, i, int_const(0)), binary(fl, FLAT_GE, i, n)),
+             "subscript out of range");
+    Vals one_elem = gather_values(fl, s, t, dist(fl, i, int_const(1)));
+    /* V(t) of one value -> H(t) */
+    Vec layout = {0};
+    flat_vector_layout(t, &layout);
+    Vals r = {0};
+    if (t->kind == T_PAIR) {
+      int k = vector_count(t->fst);
+      return concat(subscript(fl, ctx, slice(one_elem, 0, k), t->fst, int_const(0)),
+                    subscript(fl, ctx, slice(one_elem, k, one_elem.len - k), t->snd, int_const(0)));
+    }
+    /* [u]: H([u]) = V(u): the one segment's data */
+    (void)r;
+    return slice(one_elem, 1, one_elem.len - 1);
+  }
+  /* lifted: s = (d, V(t)), i a vector */
+  FlatAtom *d = vec_get(&s, 0);
+  FlatAtom *lens = seg_lengths(fl, d);
+  FlatAtom *bad = binary(fl, FLAT_OR, binary(fl, FLAT_LT, i, dist(fl, int_const(0), ctx->len)), binary(fl, FLAT_GE, i, lens));
+  error_if(fl, op(fl, FLAT_REDUCE_OR, flat_scalar(FB_BOOL), 1, bad), "subscript out of range");
+  FlatAtom *pos = binary(fl, FLAT_ADD, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), i);
+  return gather_values(fl, slice(s, 1, s.len - 1), t, pos);
+}
+
+static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+    return scalar(fl, ctx, int_const(e->u.ival));
+  case EX_FLOAT:
+    return scalar(fl, ctx, flat_float_atom(e->u.fval));
+  case EX_BOOL:
+    return scalar(fl, ctx, flat_bool_atom(e->u.bval));
+  case EX_CHAR:
+    return scalar(fl, ctx, flat_char_atom(e->u.cval));
+  case EX_STRING: {
+    Vals s = one(string_vector(fl, xstrndup(e->u.str.chars, e->u.str.len)));
+    if (memchr(e->u.str.chars, '\0', e->u.str.len))
+      die("flatten: NUL in a string literal");
+    return ctx->lifted ? dist_values(fl, s, e->type, ctx->len) : s;
+  }
+  case EX_VAR: {
+    if (e->u.ref.def) {
+      Vec *g = map_get(&fl->globals, xprintf("%p", (void *)e->u.ref.def));
+      if (!g)
+        die("flatten: global %s has no value", e->u.ref.name);
+      Vals v = {0};
+      for (int i = 0; i < g->len; i++)
+        vec_push(&v, flat_var_atom(g->data[i]));
+      return ctx->lifted ? dist_values(fl, v, e->type, ctx->len) : v;
+    }
+    Env *x = lookup(env, e->u.ref.name);
+    if (!x)
+      die("flatten: unbound variable %s", e->u.ref.name);
+    return x->vals;
+  }
+  case EX_CALL: {
+    Vals a = tr(fl, ctx, env, e->u.ref.arg);
+    fl->loc = e->loc;
+    return call(fl, ctx, e->callee, a);
+  }
+  case EX_BINOP: {
+    Vals a = tr(fl, ctx, env, e->u.op.lhs);
+    Vals b = tr(fl, ctx, env, e->u.op.rhs);
+    fl->loc = e->loc;
+    return call(fl, ctx, e->callee, concat(a, b));
+  }
+  case EX_UNOP: {
+    Vals a = tr(fl, ctx, env, e->u.op.lhs);
+    fl->loc = e->loc;
+    return call(fl, ctx, e->callee, a);
+  }
+  case EX_PAIR: {
+    Vals a = tr(fl, ctx, env, e->u.pair.fst);
+    return concat(a, tr(fl, ctx, env, e->u.pair.snd));
+  }
+  case EX_SEQ:
+    return sequence(fl, ctx, env, e);
+  case EX_EMPTY: {
+    Type *t = res(e->type)->elem;
+    if (!ctx->lifted)
+      return empty_values(fl, t);
+    return concat(one(make_segdes(fl, dist(fl, int_const(0), ctx->len))), empty_values(fl, t));
+  }
+  case EX_RANGE: {
+    Vals s = tr(fl, ctx, env, e->u.range.start);
+    Vals en = tr(fl, ctx, env, e->u.range.end);
+    Vals d = e->u.range.stride ? tr(fl, ctx, env, e->u.range.stride) : scalar(fl, ctx, int_const(1));
+    fl->loc = e->loc;
+    if (!ctx->lifted)
+      return one(op(fl, FLAT_RANGE, vec_int(), 3, vec_get(&s, 0), vec_get(&en, 0), vec_get(&d, 0)));
+    FlatStmt *st = stmt(fl, FS_OP);
+    st->op = FLAT_SEG_RANGE;
+    vec_push(&st->args, vec_get(&s, 0));
+    vec_push(&st->args, vec_get(&en, 0));
+    vec_push(&st->args, vec_get(&d, 0));
+    FlatVar *sd = flat_new_var(fl->fp, flat_segdes(), NULL), *data = flat_new_var(fl->fp, vec_int(), NULL);
+    vec_push(&st->results, sd);
+    vec_push(&st->results, data);
+    return concat(one(flat_var_atom(sd)), one(flat_var_atom(data)));
+  }
+  case EX_INDEX: {
+    Vals s = tr(fl, ctx, env, e->u.index.seq);
+    Vals i = tr(fl, ctx, env, e->u.index.index);
+    fl->loc = e->loc;
+    return subscript(fl, ctx, s, e->type, vec_get(&i, 0));
+  }
+  case EX_IF:
+    return ctx->lifted ? lifted_if(fl, ctx, env, e) : host_if(fl, ctx, env, e);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      Vals v = tr(fl, ctx, env, b->value);
+      env = match(env, b->pat, v, ctx->lifted);
+    }
+    return tr(fl, ctx, env, e->u.let.body);
+  case EX_APPLY:
+    return apply_to_each(fl, ctx, env, e);
+  case EX_TIME: {
+    FlatStmt *s = stmt(fl, FS_TIME);
+    FlatBlock *saved;
+    s->body = enter_block(fl, &saved);
+    Vals v = tr(fl, ctx, env, e->u.timed);
+    for (int i = 0; i < v.len; i++)
+      vec_push(&fl->block->results, v.data[i]);
+    fl->block = saved;
+    Vals r = {0};
+    for (int i = 0; i < v.len; i++) {
+      FlatVar *x = flat_new_var(fl->fp, ty(v.data[i]), NULL);
+      vec_push(&s->results, x);
+      vec_push(&r, flat_var_atom(x));
+    }
+    FlatVar *secs = flat_new_var(fl->fp, flat_scalar(FB_FLOAT), "seconds");
+    vec_push(&s->results, secs);
+    return concat(r, scalar(fl, ctx, flat_var_atom(secs)));
+  }
+  }
+  unreachable();
+}
+
+static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  Loc saved = fl->loc;
+  fl->loc = e->loc;
+  Vals v = tr_inner(fl, ctx, env, e);
+  fl->loc = saved;
+  return v;
+}
+
+#include "flatten_prims.inc"
+
+/* ---- functions ---- */
+
+static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) {
+  const char *key = xprintf("%s%s", mf->name, lifted ? "^" : "");
+  FlatFunc *f = map_get(&fl->funcs, key);
+  if (f)
+    return f;
+  f = NEW(FlatFunc);
+  f->name = intern(key);
+  f->loc = mf->def->loc;
+  f->lifted = lifted;
+  f->library = mf->library;
+  f->source = mf->def->name;
+  Type *ft = res(mf->type);
+  Vec pt = {0}, rt = {0};
+  if (lifted) {
+    flat_vector_layout(ft->fst, &pt);
+    flat_vector_layout(ft->snd, &rt);
+  } else {
+    flat_host_layout(ft->fst, &pt);
+    flat_host_layout(ft->snd, &rt);
+  }
+  for (int i = 0; i < pt.len; i++)
+    vec_push(&f->params, flat_new_var(fl->fp, *(FlatType *)pt.data[i], NULL));
+  f->result_types = rt;
+  map_put(&fl->funcs, f->name, f);
+  vec_push(&fl->fp->funcs, f);
+  Pending *p = NEW(Pending);
+  p->func = f;
+  p->mono = mf;
+  vec_push(&fl->pending, p);
+  return f;
+}
+
+/* Makes the body of 'f': the instance's body at the host, or lifted over
+   the length of its first parameter, returning at once when that is 0. */
+static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf) {
+  fl->block = f->body = NEW(FlatBlock);
+  fl->loc = mf->body->loc;
+  Vals params = {0};
+  for (int i = 0; i < f->params.len; i++)
+    vec_push(&params, flat_var_atom(f->params.data[i]));
+  Env *env = match(NULL, mf->param, params, f->lifted);
+  Type *rt = res(mf->type)->snd;
+  if (!f->lifted) {
+    Ctx host = {false, NULL};
+    Vals r = tr(fl, &host, env, mf->body);
+    for (int i = 0; i < r.len; i++)
+      vec_push(&f->body->results, r.data[i]);
+    return;
+  }
+  FlatAtom *first = flat_var_atom(f->params.data[0]);
+  FlatAtom *n = ty(first).kind == FT_SEGDES ? op(fl, FLAT_SEG_COUNT, int_scalar(), 1, first) : length(fl, first);
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, binary(fl, FLAT_EQ, n, int_const(0)));
+  FlatBlock *outer;
+  s->then = enter_block(fl, &outer);
+  Vals empty = empty_values(fl, rt);
+  for (int i = 0; i < empty.len; i++)
+    vec_push(&fl->block->results, empty.data[i]);
+  s->els = NEW(FlatBlock);
+  fl->block = s->els;
+  Ctx lifted = {true, n};
+  Vals r = tr(fl, &lifted, env, mf->body);
+  for (int i = 0; i < r.len; i++)
+    vec_push(&fl->block->results, r.data[i]);
+  fl->block = outer;
+  for (int i = 0; i < f->result_types.len; i++) {
+    FlatVar *v = flat_new_var(fl->fp, *(FlatType *)f->result_types.data[i], NULL);
+    vec_push(&s->results, v);
+    vec_push(&f->body->results, flat_var_atom(v));
+  }
+}
+
+static void make_pending(Fl *fl) {
+  while (fl->pending.len) {
+    Pending *p = fl->pending.data[--fl->pending.len];
+    FlatBlock *saved = fl->block;
+    make_body(fl, p->func, p->mono);
+    fl->block = saved;
+  }
+}
+
+/* ---- top level ---- */
+
+static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
+  FlatTop *t = NEW(FlatTop);
+  t->source = mt->source;
+  if (!mt->body)
+    return t;
+  t->type = mt->nesl_type;
+  t->mono_type = mt->type;
+  fl->block = t->body = NEW(FlatBlock);
+  Ctx host = {false, NULL};
+  Vals v = tr(fl, &host, NULL, mt->body);
+  for (int i = 0; i < v.len; i++)
+    vec_push(&t->body->results, v.data[i]);
+  if (mt->source->kind == TOP_BIND) {
+    /* one global per component; each pattern variable gets its slice */
+    for (int i = 0; i < v.len; i++) {
+      FlatVar *g = flat_new_var(fl->fp, ty(v.data[i]), NULL);
+      g->global = true;
+      vec_push(&t->defines, g);
+      vec_push(&fl->fp->globals, g);
+    }
+    Vals gv = {0};
+    for (int i = 0; i < t->defines.len; i++)
+      vec_push(&gv, flat_var_atom(t->defines.data[i]));
+    Env *env = match(NULL, mt->pat, gv, false);
+    int next = 0;
+    /* the checker's Defs for the pattern's variables, in order */
+    for (int i = 0; i < mt->source->bound.len; i++) {
+      Def *d = mt->source->bound.data[i];
+      Env *x = lookup(env, d->name);
+      (void)next;
+      Vec *comps = NEW(Vec);
+      for (int k = 0; x && k < x->vals.len; k++)
+        vec_push(comps, ((FlatAtom *)x->vals.data[k])->u.var);
+      map_put(&fl->globals, xprintf("%p", (void *)d), comps);
+    }
+  }
+  return t;
+}
+
+FlatProgram *flatten_program(MonoProgram *mp) {
+  Fl *fl = NEW(Fl);
+  fl->mp = mp;
+  fl->fp = NEW(FlatProgram);
+  for (int i = 0; i < mp->tops.len; i++) {
+    vec_push(&fl->fp->tops, flatten_top(fl, mp->tops.data[i]));
+    make_pending(fl);
+  }
+  return fl->fp;
+}
