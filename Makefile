@@ -28,8 +28,11 @@ GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 RT := rt/print.c
 DRIVER := driver/main.c driver/repl.c
-PASSES := flatten/mono.c
-CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES)
+PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
+# the flat IR itself: constructors, layouts, printer, checker, interpreter
+FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
+           flatten/flat_interp.c
+CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
@@ -102,10 +105,12 @@ FUZZ_FLAGS ?=
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS := $(patsubst %.c,build-fuzz/%.o,$(CORE_SRCS)) build-fuzz/frontend/lexer.o \
              build-fuzz/frontend/parser.o build-fuzz/lib-nesl/library_text.o
-# the corpus seeds: the tests' programs, or the shared corpus where the
-# tests have none yet
+# the corpus seeds: the tests' programs (or the shared corpus where the
+# tests have none yet) and tests/fuzz/seeds, which reach corners of the
+# checker the fuzzer does not find alone (datatype arguments, patterns)
 FUZZ_SEEDS := $(or $(wildcard tests/programs/*.nesl tests/errors/*.nesl), \
-                   $(wildcard /work/shared/corpus/*.nesl /work/shared/corpus/errors/*.nesl))
+                   $(wildcard /work/shared/corpus/*.nesl /work/shared/corpus/errors/*.nesl)) \
+              $(wildcard tests/fuzz/seeds/*.nesl)
 
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang OPT="-O1 -g -fno-omit-frame-pointer" \

@@ -14,6 +14,7 @@ typedef enum Stage {
   STAGE_AST,   /* the parsed program, printed back as NESL */
   STAGE_TYPED, /* each statement with its type */
   STAGE_MONO,  /* every function specialized at its types */
+  STAGE_FLAT,  /* the flat IR: no apply-to-each, flat vectors and segdes */
 } Stage;
 
 /* Looks up a stage by its --dump name; STAGE_NONE if unknown. */

@@ -31,6 +31,7 @@ static const struct {
     {"ast", STAGE_AST},
     {"typed", STAGE_TYPED},
     {"mono", STAGE_MONO},
+    {"flat", STAGE_FLAT},
 };
 
 Stage stage_by_name(const char *name) {
@@ -44,6 +45,7 @@ Stage stage_by_name(const char *name) {
 typedef enum Interp {
   INTERP_NONE,
   INTERP_EVAL, /* the source-level evaluator */
+  INTERP_FLAT, /* the flat IR's interpreter */
 } Interp;
 
 typedef struct Options {
@@ -72,10 +74,14 @@ static void usage(FILE *out) {
           "                     typed  each definition and statement with its type\n"
           "                     mono   every function specialized at the types it is\n"
           "                            used at, datatypes as tuples\n"
+          "                     flat   the flat IR: flat vectors, segment descriptors,\n"
+          "                            no apply-to-each left\n"
           "  --interp[=IR]    run the program in an interpreter and print the NESL\n"
           "                   REPL's transcript; IR is eval (the default), the\n"
-          "                   source-level evaluator\n"
-          "  --stats          after --interp, print counts of calls to stderr\n"
+          "                   source-level evaluator, or flat, the flat IR's\n"
+          "                   interpreter (whole-vector operations)\n"
+          "  --stats          after --interp, print counts to stderr (calls; for\n"
+          "                   flat: host calls, vector operations, elements)\n"
           "  --check-ir       check every intermediate representation between passes\n"
           "  --help           print this help and exit\n"
           "  --version        print the version and exit\n"
@@ -117,7 +123,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_DUMP:
       opt->dump = stage_by_name(optarg);
       if (opt->dump == STAGE_NONE)
-        return bad_usage("unknown stage '%s' for --dump (expected ast, typed or mono)", optarg);
+        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono or flat)", optarg);
       break;
     case 'i':
       opt->repl = true;
@@ -129,8 +135,10 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_INTERP:
       if (!optarg || strcmp(optarg, "eval") == 0)
         opt->interp = INTERP_EVAL;
+      else if (strcmp(optarg, "flat") == 0)
+        opt->interp = INTERP_FLAT;
       else
-        return bad_usage("unknown interpreter '%s' for --interp (expected eval)", optarg);
+        return bad_usage("unknown interpreter '%s' for --interp (expected eval or flat)", optarg);
       break;
     case OPT_STATS:
       opt->stats = true;
@@ -275,15 +283,39 @@ static int compile(const Options *opt) {
     print_types(prog);
     return EXIT_OK;
   }
+  if (opt->interp == INTERP_EVAL) {
+    EvalJob job = {env, prog, opt->stats};
+    run_eval(&job);
+    return EXIT_OK;
+  }
 
   MonoProgram *mono = mono_program(env, prog);
+  if (opt->check_ir && !mono_check(mono, "mono"))
+    return EXIT_COMPILE_ERROR;
   if (opt->dump == STAGE_MONO) {
     mono_print(stdout, mono);
     return EXIT_OK;
   }
-  if (opt->interp == INTERP_EVAL) {
-    EvalJob job = {env, prog, opt->stats};
-    run_eval(&job);
+
+  FlatProgram *flat = flatten_program(mono);
+  flat_fill_shapes(flat);
+  if (opt->check_ir && !flat_check(flat, "flatten"))
+    return EXIT_COMPILE_ERROR;
+  if (opt->dump == STAGE_FLAT) {
+    flat_print_program(stdout, flat);
+    return EXIT_OK;
+  }
+  if (opt->interp == INTERP_FLAT) {
+    FlatInterp *in = flat_interp_new(flat, env, stdout);
+    for (int i = 0; i < flat->tops.len; i++)
+      flat_interp_run_top(in, flat->tops.data[i]);
+    fflush(stdout);
+    if (opt->stats) {
+      FlatStats st = flat_interp_stats(in);
+      fprintf(stderr, "stats: %llu host calls, %llu vector operations, %llu elements, recursion depth %d\n",
+              (unsigned long long)st.host_calls, (unsigned long long)st.ops, (unsigned long long)st.elements,
+              st.max_depth);
+    }
     return EXIT_OK;
   }
 

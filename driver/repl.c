@@ -18,6 +18,7 @@
 
 #include "../eval/eval.h"
 #include "../frontend/frontend.h"
+#include "../flatten/flatten.h"
 #include "../frontend/types.h"
 #include "driver.h"
 
@@ -168,9 +169,10 @@ static void command_type(Repl *r, const char *text) {
   }
 }
 
-/* :ast and :typed: the statement after that stage.  Definitions are
-   checked in a copy of nothing: the REPL's environment is used, so a
-   definition shown by :typed is also defined. */
+/* :ast, :typed, :mono, :flat: the statement after that stage.  The REPL's
+   environment is used, so a definition shown by :typed (and the later
+   stages) is also defined; :flat shows the statement with every function
+   it needs. */
 static void command_stage(Repl *r, Stage stage, const char *text) {
   Program *prog = parse_command_statement(r, text);
   if (!prog)
@@ -182,7 +184,18 @@ static void command_stage(Repl *r, Stage stage, const char *text) {
   for (int i = 0; i < prog->tops.len; i++)
     if (!tc_check_top(r->env, prog->tops.data[i]))
       return;
-  print_typed(stdout, prog);
+  if (stage == STAGE_TYPED) {
+    print_typed(stdout, prog);
+    return;
+  }
+  MonoProgram *mono = mono_program(r->env, prog);
+  if (stage == STAGE_MONO) {
+    mono_print(stdout, mono);
+    return;
+  }
+  FlatProgram *flat = flatten_program(mono);
+  flat_fill_shapes(flat);
+  flat_print_program(stdout, flat);
 }
 
 static void command_set(Repl *r, const char *args) {
@@ -206,6 +219,8 @@ static void command_help(void) {
          "  :type EXPR       the type of EXPR, without running it\n"
          "  :ast EXPR        EXPR (or a statement) as the parser read it\n"
          "  :typed EXPR      EXPR (or a statement) with its type\n"
+         "  :mono EXPR       EXPR with every function specialized at its types\n"
+         "  :flat EXPR       EXPR flattened: the flat IR it runs as\n"
          "  :set stats on    print call counts after each input (off to stop)\n"
          "  :quit            leave (end of input does too)\n");
 }
@@ -234,6 +249,10 @@ static void command(Repl *r, const char *line) {
     command_stage(r, STAGE_AST, args);
   else if (strcmp(name, "typed") == 0 && *args)
     command_stage(r, STAGE_TYPED, args);
+  else if (strcmp(name, "mono") == 0 && *args)
+    command_stage(r, STAGE_MONO, args);
+  else if (strcmp(name, "flat") == 0 && *args)
+    command_stage(r, STAGE_FLAT, args);
   else if (strcmp(name, "set") == 0)
     command_set(r, args);
   else

@@ -262,11 +262,17 @@ void ev_set_stack(const void *base, size_t size) {
   stack_size = size;
 }
 
-/* Stops a recursion that would exhaust the stack (keeping a margin for
-   the primitives and the error report). */
-static void check_stack(Eval *ev, Loc loc) {
+/* True when the running thread has used all but an eighth of the stack
+   ev_set_stack described: the margin is for the primitives and the
+   error report. */
+bool ev_stack_exhausted(void) {
   char here;
-  if (stack_base && (size_t)(stack_base - &here) > stack_size - stack_size / 8)
+  return stack_base && (size_t)(stack_base - &here) > stack_size - stack_size / 8;
+}
+
+/* Stops a recursion that would exhaust the stack. */
+static void check_stack(Eval *ev, Loc loc) {
+  if (ev_stack_exhausted())
     ev_error(ev, loc, "recursion too deep: the evaluator's stack (%zu MiB) is exhausted", stack_size >> 20);
 }
 

@@ -153,6 +153,11 @@ uint64_t ev_rand_next(Eval *ev);
    in a NESL program is then stopped with a run-time error before the
    stack runs out. */
 void ev_set_stack(const void *base, size_t size);
+/* True when deeper recursion would come too close to the end of that
+   stack (always false when ev_set_stack was not called on this thread):
+   other interpreters stop their recursion with it as the evaluator
+   does. */
+bool ev_stack_exhausted(void);
 
 /* The stream used for the program's own output (print_string). */
 FILE *ev_out(Eval *ev);

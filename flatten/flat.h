@@ -29,6 +29,7 @@
 #define NESSIE_FLAT_H
 
 #include "../common/common.h"
+#include "../eval/eval.h"
 #include "../frontend/ast.h"
 #include "../frontend/typecheck.h"
 #include "../frontend/types.h"
@@ -120,10 +121,11 @@ typedef struct FlatStmt {
   struct FlatBlock *then, *els, *body; /* FS_IF; FS_TIME's body */
   /* FS_OP details: */
   bool lifted;        /* NAME, EQL, HASH, HOST_PRIM: on vectors of values */
-  Type *elem_type;    /* NAME, EQL, HASH, HOST_PRIM: the (monomorphic) NESL
-                         type of the value whose components are the
-                         arguments; for HOST_PRIM the primitive's argument
-                         type.  HOST_PRIM's result type is 'result_type'. */
+  Type *elem_type;    /* NAME, EQL, HASH: the monomorphic type (datatypes
+                         as tuples) of the value whose components are the
+                         arguments.  HOST_PRIM: the primitive's argument
+                         type with its datatypes kept (streams are a
+                         datatype), and 'result_type' its result type. */
   Type *result_type;  /* HOST_PRIM */
   const char *prim;   /* HOST_PRIM: the primitive's name (eval/io.c) */
   int site;           /* RAND: numbers the call sites, for the generator */
@@ -152,8 +154,10 @@ typedef struct FlatTop {
   FlatBlock *body;    /* NULL for definitions */
   Type *type;         /* the value's NESL type (datatypes included) */
   Type *mono_type;    /* the same with datatypes as tuples */
-  Vec defines;        /* TOP_BIND: per pattern variable, in order, the
-                         FlatVar * globals it defines (see 'globals') */
+  Vec defines;        /* TOP_BIND: one global FlatVar * per component of
+                         the value, in layout order (a wildcard's too);
+                         the flattener gives each pattern variable its
+                         slice (see 'globals') */
 } FlatTop;
 
 typedef struct FlatProgram {
@@ -183,6 +187,59 @@ FlatType flat_segdes(void);
    't' whose datatypes have been replaced by tuples (mono.c). */
 void flat_host_layout(Type *t, Vec *out);   /* FlatType * */
 void flat_vector_layout(Type *t, Vec *out); /* FlatType * */
+
+/* The run-time value of one component, as the interpreter holds it: a
+   scalar, a flat vector (int32_t, double, bool as uint8_t, char), or a
+   segment descriptor (lengths; offsets computed when first asked for).
+   A FlatValue is allocated once and never copied: a scalar's 'data'
+   points into its own 'scalar' field. */
+typedef struct FlatValue {
+  FlatType type;
+  int64_t len;       /* FT_VEC: elements; FT_SEGDES: segments; FT_SCALAR: 1 */
+  union {
+    int32_t *i;
+    double *f;
+    uint8_t *b;
+    char *c;
+    void *any;
+  } data;            /* FT_SCALAR (one element), FT_VEC */
+  int64_t *lengths;  /* FT_SEGDES: 'len' segment lengths */
+  int64_t *offsets;  /* FT_SEGDES: 'len' + 1 offsets, or NULL until
+                        flat_seg_offsets computes them */
+  union {
+    int32_t i;
+    double f;
+    uint8_t b;
+    char c;
+  } scalar;          /* FT_SCALAR: the value */
+} FlatValue;
+
+/* A value of type 't' with 'len' elements left uninitialized (a scalar
+   has one; a segdes gets 'len' lengths). */
+FlatValue *flat_value_new(FlatType t, int64_t len);
+FlatValue *flat_value_int(int32_t i);
+FlatValue *flat_value_float(double f);
+FlatValue *flat_value_bool(bool b);
+FlatValue *flat_value_char(char c);
+/* Where each segment of 'd' starts, 'd->len' + 1 entries (the last is
+   the total). */
+const int64_t *flat_seg_offsets(FlatValue *d);
+
+/* Conversions between the components of a value and the source
+   evaluator's Value (eval.h), for what runs on the host: the primitives
+   of eval/io.c (HOST_PRIM) and the printed transcript.  'type' is the
+   NESL type, datatypes included; 'mono' is the same type with datatypes
+   as their fields' tuples (FlatTop.mono_type), walked in parallel as a
+   check, or NULL.  A T_DATA in 'type' has the components of its fields
+   and becomes val_data(constructor, fields).  The component counts and
+   types must be those of the layout: anything else is a bug (die). */
+Value flat_host_to_value(Eval *ev, Type *type, Type *mono, FlatValue **comps, int ncomps);
+void flat_value_to_host(Eval *ev, Value v, Type *type, Type *mono, Vec *out); /* FlatValue * */
+/* V(type) <-> a sequence (V_SEQ) of values of 'type'. */
+Value flat_vector_to_value(Eval *ev, Type *type, Type *mono, FlatValue **comps, int ncomps);
+void flat_value_to_vector(Eval *ev, Value seq, Type *type, Type *mono, Vec *out); /* FlatValue * */
+/* The type of the fields of datatype 't' (a T_DATA) at t's arguments. */
+Type *flat_data_fields(Eval *ev, Type *t);
 
 /* ---- flat_print.c ---- */
 

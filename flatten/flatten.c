@@ -67,6 +67,8 @@ typedef struct Env {
   const char *name;
   Type *type;
   Vals vals;
+  bool invariant; /* in a lifted context, the same value for every
+                     element: 'vals' holds H(t) once, not V(t) */
   struct Env *next;
 } Env;
 
@@ -145,9 +147,10 @@ static void error_if(Fl *fl, FlatAtom *cond, const char *msg) {
   vec_push(&s->args, cond);
   FlatBlock *saved;
   s->then = enter_block(fl, &saved);
+  FlatAtom *text = string_vector(fl, msg);
   FlatStmt *e = stmt(fl, FS_OP);
   e->op = FLAT_ERROR;
-  vec_push(&e->args, string_vector(fl, msg));
+  vec_push(&e->args, text);
   s->els = NEW(FlatBlock);
   fl->block = saved;
 }
@@ -277,11 +280,14 @@ static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   FlatAtom *d = vec_get(&v, 0);
   FlatAtom *lens = op(fl, FLAT_GATHER, vec_int(), 2, seg_lengths(fl, d), idx);
   FlatAtom *starts = op(fl, FLAT_GATHER, vec_int(), 2, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), idx);
+  /* (the arguments first: a statement's arguments are emitted before it) */
+  FlatAtom *ends = binary(fl, FLAT_ADD, starts, lens);
+  FlatAtom *ones = dist(fl, int_const(1), length(fl, idx));
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_SEG_RANGE;
   vec_push(&s->args, starts);
-  vec_push(&s->args, binary(fl, FLAT_ADD, starts, lens));
-  vec_push(&s->args, dist(fl, int_const(1), length(fl, idx)));
+  vec_push(&s->args, ends);
+  vec_push(&s->args, ones);
   FlatVar *nd = flat_new_var(fl->fp, flat_segdes(), NULL);
   FlatVar *inner = flat_new_var(fl->fp, vec_int(), NULL);
   vec_push(&s->results, nd);
@@ -381,6 +387,12 @@ static Env *bind(Env *env, const char *name, Type *t, Vals v) {
   e->vals = v;
   e->next = env;
   return e;
+}
+
+static Env *bind_invariant(Env *env, const char *name, Type *t, Vals v) {
+  env = bind(env, name, t, v);
+  env->invariant = true;
+  return env;
 }
 
 static Env *lookup(Env *env, const char *name) {
@@ -642,15 +654,17 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     Env *x = lookup(env, free.names.data[i]);
     if (!x)
       die("flatten: unbound variable %s", (const char *)free.names.data[i]);
-    Vals v;
-    if (!ctx->lifted) {
-      v = dist_values(fl, x->vals, x->type, inner.len);
-    } else {
-      if (!ids)
-        ids = op(fl, FLAT_SEG_IDS, vec_int(), 1, segdes);
-      v = gather_values(fl, x->vals, x->type, ids);
+    /* a value from the host is the same for every element: it stays a
+       host value, and is distributed only where an operation needs it
+       as a vector (see invariant_arg); one that varies with the outer
+       elements is replicated per segment */
+    if (!ctx->lifted || x->invariant) {
+      ienv = bind_invariant(ienv, x->name, x->type, x->vals);
+      continue;
     }
-    ienv = bind(ienv, x->name, x->type, v);
+    if (!ids)
+      ids = op(fl, FLAT_SEG_IDS, vec_int(), 1, segdes);
+    ienv = bind(ienv, x->name, x->type, gather_values(fl, x->vals, x->type, ids));
   }
   for (int i = 0; i < k; i++)
     ienv = match(ienv, ((Generator *)e->u.apply.gens.data[i])->pat, elems[i], true);
@@ -660,7 +674,8 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     FlatAtom *flags = vec_get(&fv, 0);
     Env *packed = NULL;
     for (Env *x = ienv; x; x = x->next)
-      packed = bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, flags));
+      packed = x->invariant ? bind_invariant(packed, x->name, x->type, x->vals)
+                            : bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, flags));
     ienv = packed;
     if (ctx->lifted)
       result_segdes = make_segdes(fl, op(fl, FLAT_SEG_REDUCE_ADD, vec_int(), 2, segdes,
@@ -689,8 +704,9 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     FlatAtom *n = op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
     counts[b] = n;
     /* if n == 0 then empty else the arm on the packed context */
+    FlatAtom *none_take = binary(fl, FLAT_EQ, n, int_const(0));
     FlatStmt *s = stmt(fl, FS_IF);
-    vec_push(&s->args, binary(fl, FLAT_EQ, n, int_const(0)));
+    vec_push(&s->args, none_take);
     FlatBlock *saved;
     s->then = enter_block(fl, &saved);
     Vals empty = empty_values(fl, t);
@@ -703,7 +719,8 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       Env *x = lookup(env, free.names.data[i]);
       if (!x)
         die("flatten: unbound variable %s", (const char *)free.names.data[i]);
-      packed = bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, fb));
+      packed = x->invariant ? bind_invariant(packed, x->name, x->type, x->vals)
+                            : bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, fb));
     }
     Ctx sub = {true, n};
     Vals r = tr(fl, &sub, packed, arm);
@@ -783,6 +800,68 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   return gather_values(fl, slice(s, 1, s.len - 1), t, pos);
 }
 
+/* In a lifted context: is 'e' a variable whose value is the same for
+   every element (a value from the host, or a top-level binding)?  Then
+   '*out' gets its host value H(t). */
+static bool invariant_arg(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
+  if (!ctx->lifted || e->kind != EX_VAR)
+    return false;
+  if (e->u.ref.def) {
+    Vec *g = map_get(&fl->globals, xprintf("%p", (void *)e->u.ref.def));
+    if (!g)
+      return false;
+    *out = (Vals){0};
+    for (int i = 0; i < g->len; i++)
+      vec_push(out, flat_var_atom(g->data[i]));
+    return true;
+  }
+  Env *x = lookup(env, e->u.ref.name);
+  if (!x || !x->invariant)
+    return false;
+  *out = x->vals;
+  return true;
+}
+
+/* Lifted s[i] (or __gather(s, i)) where s is the same sequence, H([t]), for
+   every element: index the one copy instead of distributing it. */
+static Vals index_invariant(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *idx, FlatAtom *idx_segdes) {
+  FlatAtom *n = vals_length(fl, s, t);
+  FlatAtom *k = length(fl, idx);
+  FlatAtom *bad = binary(fl, FLAT_OR, binary(fl, FLAT_LT, idx, dist(fl, int_const(0), k)),
+                         binary(fl, FLAT_GE, idx, dist(fl, n, k)));
+  error_if(fl, op(fl, FLAT_REDUCE_OR, flat_scalar(FB_BOOL), 1, bad), "subscript out of range");
+  Vals r = gather_values(fl, s, t, idx);
+  (void)ctx;
+  return idx_segdes ? concat(one(idx_segdes), r) : r;
+}
+
+/* The primitives that read a sequence argument without needing a copy
+   per element, when that argument is invariant. */
+static bool invariant_primitive(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
+  if (!ctx->lifted || !e->callee || !e->callee->primitive)
+    return false;
+  const char *name = e->callee->def->name;
+  Expr *arg = e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs;
+  Expr *first = arg->kind == EX_PAIR ? arg->u.pair.fst : arg;
+  Vals s;
+  if (strcmp(name, "__length") == 0 && invariant_arg(fl, ctx, env, arg, &s)) {
+    *out = one(dist(fl, vals_length(fl, s, res(arg->type)->elem), ctx->len));
+    return true;
+  }
+  bool elt = strcmp(name, "__elt") == 0, gather = strcmp(name, "__gather") == 0;
+  if ((elt || gather) && arg->kind == EX_PAIR && invariant_arg(fl, ctx, env, first, &s)) {
+    Vals iv = tr(fl, ctx, env, arg->u.pair.snd);
+    fl->loc = e->loc;
+    Type *t = res(first->type)->elem;
+    if (elt)
+      *out = index_invariant(fl, ctx, s, t, vec_get(&iv, 0), NULL);
+    else
+      *out = index_invariant(fl, ctx, s, t, vec_get(&iv, 1), vec_get(&iv, 0));
+    return true;
+  }
+  return false;
+}
+
 static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   switch (e->kind) {
   case EX_INT:
@@ -812,9 +891,14 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     Env *x = lookup(env, e->u.ref.name);
     if (!x)
       die("flatten: unbound variable %s", e->u.ref.name);
+    if (x->invariant && ctx->lifted)
+      return dist_values(fl, x->vals, x->type, ctx->len);
     return x->vals;
   }
   case EX_CALL: {
+    Vals fast;
+    if (invariant_primitive(fl, ctx, env, e, &fast))
+      return fast;
     Vals a = tr(fl, ctx, env, e->u.ref.arg);
     fl->loc = e->loc;
     return call(fl, ctx, e->callee, a);
@@ -826,6 +910,9 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     return call(fl, ctx, e->callee, concat(a, b));
   }
   case EX_UNOP: {
+    Vals fast;
+    if (invariant_primitive(fl, ctx, env, e, &fast))
+      return fast;
     Vals a = tr(fl, ctx, env, e->u.op.lhs);
     fl->loc = e->loc;
     return call(fl, ctx, e->callee, a);
@@ -860,6 +947,12 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     return concat(one(flat_var_atom(sd)), one(flat_var_atom(data)));
   }
   case EX_INDEX: {
+    Vals inv;
+    if (invariant_arg(fl, ctx, env, e->u.index.seq, &inv)) {
+      Vals i = tr(fl, ctx, env, e->u.index.index);
+      fl->loc = e->loc;
+      return index_invariant(fl, ctx, inv, e->type, vec_get(&i, 0), NULL);
+    }
     Vals s = tr(fl, ctx, env, e->u.index.seq);
     Vals i = tr(fl, ctx, env, e->u.index.index);
     fl->loc = e->loc;
@@ -961,8 +1054,9 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf) {
   }
   FlatAtom *first = flat_var_atom(f->params.data[0]);
   FlatAtom *n = ty(first).kind == FT_SEGDES ? op(fl, FLAT_SEG_COUNT, int_scalar(), 1, first) : length(fl, first);
+  FlatAtom *empty_context = binary(fl, FLAT_EQ, n, int_const(0));
   FlatStmt *s = stmt(fl, FS_IF);
-  vec_push(&s->args, binary(fl, FLAT_EQ, n, int_const(0)));
+  vec_push(&s->args, empty_context);
   FlatBlock *outer;
   s->then = enter_block(fl, &outer);
   Vals empty = empty_values(fl, rt);

@@ -62,6 +62,10 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type);
    statements. */
 void mono_print(FILE *out, const MonoProgram *mp);
 
+/* Checks that every type is monomorphic without datatypes and every call
+   has its instance; reports the first failure (after pass 'after'). */
+bool mono_check(const MonoProgram *mp, const char *after);
+
 /* The monomorphic type with datatypes replaced by their fields. */
 Type *mono_strip_datatypes(Type *t);
 

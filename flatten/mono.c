@@ -419,3 +419,131 @@ void mono_print(FILE *out, const MonoProgram *mp) {
     fprintf(out, ";\n  %% : %s %%\n", type_value_to_string(t->type));
   }
 }
+
+/* ---- checking ---- */
+
+static bool monomorphic(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR:
+  case T_DATA:
+    return false;
+  case T_SEQ:
+    return monomorphic(t->elem);
+  case T_PAIR:
+  case T_FUN:
+    return monomorphic(t->fst) && monomorphic(t->snd);
+  default:
+    return true;
+  }
+}
+
+typedef struct Checker {
+  const char *after;
+  bool ok;
+} Checker;
+
+static void check_fail(Checker *c, Loc loc, const char *what) {
+  if (c->ok)
+    diag_error(loc, "mono IR check failed after %s: %s", c->after, what);
+  c->ok = false;
+}
+
+static void check_pattern(Checker *c, Pattern *p) {
+  if (!p->type || !monomorphic(p->type))
+    check_fail(c, p->loc, "a pattern's type is not monomorphic");
+  if (p->kind == PAT_CON)
+    check_fail(c, p->loc, "a constructor pattern is left");
+  if (p->kind == PAT_PAIR) {
+    check_pattern(c, p->fst);
+    check_pattern(c, p->snd);
+  }
+}
+
+static void check_expr(Checker *c, Expr *e) {
+  if (!e->type || !monomorphic(e->type))
+    check_fail(c, e->loc, "an expression's type is not monomorphic");
+  switch (e->kind) {
+  case EX_CALL:
+    if (!e->callee)
+      check_fail(c, e->loc, "a call has no instance");
+    check_expr(c, e->u.ref.arg);
+    break;
+  case EX_BINOP:
+  case EX_UNOP:
+    if (!e->callee)
+      check_fail(c, e->loc, "an operator has no instance");
+    check_expr(c, e->u.op.lhs);
+    if (e->kind == EX_BINOP)
+      check_expr(c, e->u.op.rhs);
+    break;
+  case EX_PAIR:
+    check_expr(c, e->u.pair.fst);
+    check_expr(c, e->u.pair.snd);
+    break;
+  case EX_SEQ:
+    for (int i = 0; i < e->u.elems.len; i++)
+      check_expr(c, e->u.elems.data[i]);
+    break;
+  case EX_RANGE:
+    check_expr(c, e->u.range.start);
+    check_expr(c, e->u.range.end);
+    if (e->u.range.stride)
+      check_expr(c, e->u.range.stride);
+    break;
+  case EX_INDEX:
+    check_expr(c, e->u.index.seq);
+    check_expr(c, e->u.index.index);
+    break;
+  case EX_IF:
+    check_expr(c, e->u.ifx.cond);
+    check_expr(c, e->u.ifx.then);
+    check_expr(c, e->u.ifx.els);
+    break;
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      check_expr(c, b->value);
+      check_pattern(c, b->pat);
+    }
+    check_expr(c, e->u.let.body);
+    break;
+  case EX_APPLY:
+    for (int i = 0; i < e->u.apply.gens.len; i++) {
+      Generator *g = e->u.apply.gens.data[i];
+      check_expr(c, g->seq);
+      check_pattern(c, g->pat);
+    }
+    if (e->u.apply.filter)
+      check_expr(c, e->u.apply.filter);
+    check_expr(c, e->u.apply.body);
+    break;
+  case EX_TIME:
+    check_expr(c, e->u.timed);
+    break;
+  default:
+    break;
+  }
+}
+
+bool mono_check(const MonoProgram *mp, const char *after) {
+  Checker c = {after, true};
+  for (int i = 0; i < mp->funcs.len && c.ok; i++) {
+    MonoFunc *f = mp->funcs.data[i];
+    if (!monomorphic(f->type))
+      check_fail(&c, f->def->loc, xprintf("the instance %s has a polymorphic type", f->name));
+    check_pattern(&c, f->param);
+    if (f->body)
+      check_expr(&c, f->body);
+    else if (!f->primitive)
+      check_fail(&c, f->def->loc, xprintf("the instance %s has no body", f->name));
+  }
+  for (int i = 0; i < mp->tops.len && c.ok; i++) {
+    MonoTop *t = mp->tops.data[i];
+    if (t->body)
+      check_expr(&c, t->body);
+    if (t->pat)
+      check_pattern(&c, t->pat);
+  }
+  return c.ok;
+}

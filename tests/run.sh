@@ -90,6 +90,41 @@ for f in tests/programs/*.nesl; do
   fi
 done
 
+# ---- the flat interpreter reproduces the reference output (IR checked) ----
+for f in tests/programs/*.nesl; do
+  n=$(basename "$f" .nesl)
+  if "$NESSIE" --check-ir --interp=flat "$f" > "$OUT/$n.flat" 2> "$OUT/$n.flat.err" &&
+     d=$("$BUILD/nesl_compare" "$OUT/$n.flat" "tests/programs/$n.expected" 2>&1); then
+    pass "flat/$n"
+  else
+    fail "flat/$n" "${d:-}$(head -5 "$OUT/$n.flat.err")"
+  fi
+done
+
+# ---- flattening's hard cases: both interpreters ----
+for f in tests/flat/*.nesl; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .nesl)
+  ok=true
+  for interp in eval flat; do
+    "$NESSIE" --check-ir --interp=$interp "$f" > "$OUT/$n.$interp.own" 2>&1
+    if ! d=$("$BUILD/nesl_compare" "$OUT/$n.$interp.own" "tests/flat/$n.expected" 2>&1); then
+      ok=false; fail "flat-own/$n ($interp)" "$d"; break
+    fi
+  done
+  $ok && pass "flat-own/$n"
+done
+# quicksort on 100 000 keys: O(log n) host recursion, a constant number of
+# vector operations per level
+stats=$("$NESSIE" --interp=flat --stats tests/flat/quicksort_100k.nesl 2>&1 >/dev/null)
+depth=$(printf '%s' "$stats" | sed -n 's/.*recursion depth \([0-9]*\).*/\1/p')
+ops=$(printf '%s' "$stats" | sed -n 's/.* \([0-9]*\) vector operations.*/\1/p')
+if [ -n "$depth" ] && [ "$depth" -le 68 ] && [ -n "$ops" ] && [ $((ops / depth)) -le 400 ]; then
+  pass "flat-stats/quicksort_100k ($stats)"
+else
+  fail "flat-stats/quicksort_100k" "expected depth <= 68 (4 log2 n) and <= 400 operations per level: $stats"
+fi
+
 # ---- our own evaluator tests: expected output, and the same output twice ----
 for f in tests/eval/*.nesl; do
   [ -f "$f" ] || continue
@@ -126,6 +161,11 @@ for f in tests/errors/*.nesl; do
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.eval" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "$d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.eval" | grep -q "^error: [^:]*:$line:"; then
       fail "errors/$n" "the error is not reported on line $line: $(tail -1 "$OUT/$n.eval")"
+    elif ! "$NESSIE" --check-ir --interp=flat "$f" > "$OUT/$n.flat" 2> "$OUT/$n.flat.err"; then
+      fail "errors/$n" "--interp=flat: $(head -5 "$OUT/$n.flat.err")"
+    elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.flat" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "flat: $d"
+    elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.flat" | grep -q "^error: [^:]*:$line:"; then
+      fail "errors/$n" "flat: the error is not reported on line $line: $(tail -1 "$OUT/$n.flat")"
     else pass "errors/$n"; fi ;;
   *) fail "errors/$n" "bad header: $kind" ;;
   esac

@@ -1,0 +1,767 @@
+/*
+ * flat_check.c: the flat IR's checker (`--check-ir`), run after every pass
+ * that produces or rewrites flat code.
+ *
+ * It checks what the interpreter and the later passes rely on without
+ * checking again:
+ *   - every variable is bound exactly once in the program, before its
+ *     uses, and used only where its binding is in scope (a variable bound
+ *     in a branch of an `if` is not visible after it); globals are bound
+ *     only by the FlatTop that defines them, and top-level statements
+ *     read only globals defined by earlier ones;
+ *   - each operation has the numbers of arguments and results of
+ *     flat_ops.def, and argument types its semantics accept; its results
+ *     have the types the operation gives (element-wise operations take all
+ *     scalars or all vectors, never a mix);
+ *   - the kernels over structured values (NAME, EQL, HASH, HOST_PRIM)
+ *     take exactly the components of their element type's layout;
+ *   - calls agree with their callee's parameters and results, both
+ *     branches of an `if` and the body of `time` give the statement's
+ *     result types, function bodies give the declared result types, and a
+ *     top-level block gives the host layout of its value.
+ * The first broken invariant is reported through diag with the location
+ * of the statement and the pass that ran last; checking stops there.
+ */
+#include "flat.h"
+
+/* Base-type classes, as bit masks over FlatBase. */
+enum {
+  B_INT = 1 << FB_INT,
+  B_FLOAT = 1 << FB_FLOAT,
+  B_BOOL = 1 << FB_BOOL,
+  B_CHAR = 1 << FB_CHAR,
+  B_NUMBER = B_INT | B_FLOAT,
+  B_ORDINAL = B_INT | B_FLOAT | B_CHAR,
+  B_LOGICAL = B_INT | B_BOOL,
+  B_ANY = B_INT | B_FLOAT | B_BOOL | B_CHAR,
+};
+
+typedef struct Checker {
+  const FlatProgram *p;
+  const char *after;
+  jmp_buf fail;
+  /* by variable id (0 .. p->next_var - 1): */
+  const FlatVar **by_id;  /* the one FlatVar with this id */
+  uint8_t *bound;         /* bound somewhere already */
+  uint8_t *visible;       /* bound in an enclosing scope */
+  uint8_t *is_global;     /* listed in p->globals */
+  uint8_t *defined;       /* a global defined by an earlier FlatTop */
+  Vec scope;              /* the ids made visible, innermost last (as
+                             pointers to FlatVar) */
+  Map funcs;              /* name -> the program's FlatFunc of that name */
+  bool in_top;            /* checking a top-level block, not a function */
+} Checker;
+
+_Noreturn __attribute__((format(printf, 3, 4))) static void fail(Checker *c, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = xvprintf(fmt, ap);
+  va_end(ap);
+  diag_error(loc, "flat IR check failed after %s: %s", c->after, msg);
+  longjmp(c->fail, 1);
+}
+
+static const char *var_name(const FlatVar *v) {
+  return v->hint ? xprintf("%s_%d", v->hint, v->id) : xprintf("x%d", v->id);
+}
+
+/* Registers 'v' as the variable of its id, which must be in range. */
+static void check_var_identity(Checker *c, Loc loc, const FlatVar *v) {
+  if (!v)
+    fail(c, loc, "a missing variable");
+  if (v->id < 0 || v->id >= c->p->next_var)
+    fail(c, loc, "%s has id %d, outside [0, next_var = %d)", var_name(v), v->id, c->p->next_var);
+  if (c->by_id[v->id] && c->by_id[v->id] != v)
+    fail(c, loc, "two different variables have id %d", v->id);
+  c->by_id[v->id] = v;
+}
+
+/* A local binding of 'v' (a parameter or a statement's result). */
+static void bind(Checker *c, Loc loc, const FlatVar *v) {
+  check_var_identity(c, loc, v);
+  if (v->global)
+    fail(c, loc, "global %s is bound by a statement; only its FlatTop defines it", var_name(v));
+  if (c->bound[v->id])
+    fail(c, loc, "%s is bound twice", var_name(v));
+  c->bound[v->id] = 1;
+  c->visible[v->id] = 1;
+  vec_push(&c->scope, (void *)v);
+}
+
+/* Ends the scopes opened since 'mark' (a length of c->scope). */
+static void close_scope(Checker *c, int mark) {
+  while (c->scope.len > mark) {
+    const FlatVar *v = c->scope.data[--c->scope.len];
+    c->visible[v->id] = 0;
+  }
+}
+
+static FlatType use_atom(Checker *c, Loc loc, const FlatAtom *a) {
+  if (!a)
+    fail(c, loc, "a missing argument");
+  if (a->kind != FA_VAR)
+    return flat_atom_type(a);
+  const FlatVar *v = a->u.var;
+  check_var_identity(c, loc, v);
+  if (v->global) {
+    if (!c->is_global[v->id])
+      fail(c, loc, "%s is marked global but is not in the program's globals", var_name(v));
+    if (c->in_top && !c->defined[v->id])
+      fail(c, loc, "global %s is used before a top-level statement defines it", var_name(v));
+  } else if (!c->visible[v->id]) {
+    fail(c, loc, "%s is used %s", var_name(v),
+         c->bound[v->id] ? "outside the scope of its binding" : "before it is bound");
+  }
+  return v->type;
+}
+
+/* ---- operation types ---- */
+
+static bool in_class(FlatType t, int mask) { return (mask >> t.base) & 1; }
+
+static void want(Checker *c, const FlatStmt *s, FlatType *args, int i, FlatTypeKind kind, int mask) {
+  if (args[i].kind != kind || (kind != FT_SEGDES && !in_class(args[i], mask)))
+    fail(c, s->loc, "%s: argument %d is a %s", flat_op_name(s->op), i + 1, flat_type_name(args[i]));
+}
+
+static void same_base(Checker *c, const FlatStmt *s, FlatType *args, int i, int j) {
+  if (args[i].base != args[j].base)
+    fail(c, s->loc, "%s: arguments %d and %d are a %s and a %s", flat_op_name(s->op), i + 1, j + 1,
+         flat_type_name(args[i]), flat_type_name(args[j]));
+}
+
+static void push_result(Vec *out, FlatType t) {
+  FlatType *p = NEW(FlatType);
+  *p = t;
+  vec_push(out, p);
+}
+
+/* An element-wise operation: all scalars or all vectors, each argument's
+   base in its class ('masks'); the result has the arguments' kind. */
+static FlatTypeKind elementwise(Checker *c, const FlatStmt *s, FlatType *args, int n, const int *masks) {
+  FlatTypeKind kind = args[0].kind;
+  if (kind != FT_SCALAR && kind != FT_VEC)
+    fail(c, s->loc, "%s: an element-wise operation on a %s", flat_op_name(s->op), flat_type_name(args[0]));
+  for (int i = 0; i < n; i++) {
+    if (args[i].kind != kind)
+      fail(c, s->loc, "%s: mixes a %s and a %s", flat_op_name(s->op), flat_type_name(args[0]),
+           flat_type_name(args[i]));
+    want(c, s, args, i, kind, masks[i]);
+  }
+  return kind;
+}
+
+static bool layout_known(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+  case T_FLOAT:
+  case T_BOOL:
+  case T_CHAR:
+    return true;
+  case T_SEQ:
+    return layout_known(t->elem);
+  case T_PAIR:
+    return layout_known(t->fst) && layout_known(t->snd);
+  default:
+    return false; /* datatypes need their constructors to be laid out */
+  }
+}
+
+/* Checks that args[from .. from + layout.len) have the types of 'layout';
+   returns the index after them. */
+static int match_layout(Checker *c, const FlatStmt *s, FlatType *args, int n, int from, const Vec *layout,
+                        const char *what) {
+  if (from + layout->len > n)
+    fail(c, s->loc, "%s: %d arguments, too few for %s", flat_op_name(s->op), n, what);
+  for (int i = 0; i < layout->len; i++)
+    if (!flat_type_equal(args[from + i], *(FlatType *)layout->data[i]))
+      fail(c, s->loc, "%s: argument %d is a %s where %s has a %s", flat_op_name(s->op), from + i + 1,
+           flat_type_name(args[from + i]), what, flat_type_name(*(FlatType *)layout->data[i]));
+  return from + layout->len;
+}
+
+static void need_elem_type(Checker *c, const FlatStmt *s, Type *t, const char *field) {
+  if (!t)
+    fail(c, s->loc, "%s has no %s", flat_op_name(s->op), field);
+  if (!type_is_ground(t))
+    fail(c, s->loc, "%s: %s %s is not monomorphic", flat_op_name(s->op), field, type_value_to_string(t));
+}
+
+/* NAME, EQL, HASH: their arguments are the components of values of
+   s->elem_type (flat_ops.def). */
+static void structured_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
+  need_elem_type(c, s, s->elem_type, "element type");
+  bool known = layout_known(s->elem_type);
+  Vec layout = {0};
+  if (known)
+    (s->op == FLAT_NAME || s->lifted ? flat_vector_layout : flat_host_layout)(s->elem_type, &layout);
+  const char *what = type_value_to_string(s->elem_type);
+  switch (s->op) {
+  case FLAT_NAME:
+    /* V(t), or segdes ++ V(t): the segmented name of each segment */
+    if (known) {
+      int from = n == layout.len + 1 && args[0].kind == FT_SEGDES ? 1 : 0;
+      if (match_layout(c, s, args, n, from, &layout, what) != n)
+        fail(c, s->loc, "name: %d arguments, too many for %s", n, what);
+    }
+    push_result(results, flat_vec(FB_INT));
+    return;
+  case FLAT_EQL:
+    if (known) {
+      int mid = match_layout(c, s, args, n, 0, &layout, what);
+      if (match_layout(c, s, args, n, mid, &layout, what) != n)
+        fail(c, s->loc, "eql: %d arguments, too many for two values of %s", n, what);
+    }
+    push_result(results, s->lifted ? flat_vec(FB_BOOL) : flat_scalar(FB_BOOL));
+    return;
+  case FLAT_HASH: {
+    FlatType range = s->lifted ? flat_vec(FB_INT) : flat_scalar(FB_INT);
+    if (known) {
+      int at = match_layout(c, s, args, n, 0, &layout, what);
+      if (at != n - 1 || !flat_type_equal(args[at], range))
+        fail(c, s->loc, "hash: the arguments are not the components of %s and a %s", what, flat_type_name(range));
+    }
+    push_result(results, range);
+    return;
+  }
+  default:
+    unreachable();
+  }
+}
+
+static void host_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
+  if (!s->prim || !prim_lookup(s->prim))
+    fail(c, s->loc, "host: '%s' is not a primitive", s->prim ? s->prim : "(none)");
+  need_elem_type(c, s, s->elem_type, "argument type");
+  need_elem_type(c, s, s->result_type, "result type");
+  void (*layout_of)(Type *, Vec *) = s->lifted ? flat_vector_layout : flat_host_layout;
+  if (layout_known(s->elem_type)) {
+    Vec layout = {0};
+    layout_of(s->elem_type, &layout);
+    if (match_layout(c, s, args, n, 0, &layout, type_value_to_string(s->elem_type)) != n)
+      fail(c, s->loc, "host %s: %d arguments, too many for %s", s->prim, n, type_value_to_string(s->elem_type));
+  }
+  if (layout_known(s->result_type)) {
+    layout_of(s->result_type, results);
+  } else {
+    /* a datatype in the result: take the result variables' word for it */
+    for (int i = 0; i < s->results.len; i++)
+      push_result(results, ((FlatVar *)s->results.data[i])->type);
+  }
+}
+
+/* The types of s's results, given its arguments' types; fails if the
+   arguments do not fit the operation. */
+static void op_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
+  FlatTypeKind kind;
+  switch (s->op) {
+  /* ---- element-wise ---- */
+  case FLAT_ADD:
+  case FLAT_SUB:
+  case FLAT_MUL:
+  case FLAT_DIV:
+    kind = elementwise(c, s, args, n, (int[]){B_NUMBER, B_NUMBER});
+    same_base(c, s, args, 0, 1);
+    push_result(results, (FlatType){kind, args[0].base});
+    return;
+  case FLAT_NEG:
+  case FLAT_RECIP:
+  case FLAT_RAND:
+    kind = elementwise(c, s, args, n, (int[]){B_NUMBER});
+    push_result(results, (FlatType){kind, args[0].base});
+    return;
+  case FLAT_REM:
+  case FLAT_LSHIFT:
+  case FLAT_RSHIFT:
+    kind = elementwise(c, s, args, n, (int[]){B_INT, B_INT});
+    push_result(results, (FlatType){kind, FB_INT});
+    return;
+  case FLAT_POW:
+    kind = elementwise(c, s, args, n, (int[]){B_NUMBER, B_INT});
+    push_result(results, (FlatType){kind, args[0].base});
+    return;
+  case FLAT_EQ:
+  case FLAT_NE:
+  case FLAT_LT:
+  case FLAT_GT:
+  case FLAT_LE:
+  case FLAT_GE:
+    kind = elementwise(c, s, args, n, (int[]){B_ANY, B_ANY});
+    same_base(c, s, args, 0, 1);
+    push_result(results, (FlatType){kind, FB_BOOL});
+    return;
+  case FLAT_NOT:
+    kind = elementwise(c, s, args, n, (int[]){B_LOGICAL});
+    push_result(results, (FlatType){kind, args[0].base});
+    return;
+  case FLAT_AND:
+  case FLAT_OR:
+  case FLAT_XOR:
+    kind = elementwise(c, s, args, n, (int[]){B_LOGICAL, B_LOGICAL});
+    same_base(c, s, args, 0, 1);
+    push_result(results, (FlatType){kind, args[0].base});
+    return;
+  case FLAT_SQRT:
+  case FLAT_LN:
+  case FLAT_EXP:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_ATAN:
+  case FLAT_SINH:
+  case FLAT_COSH:
+  case FLAT_TANH:
+    kind = elementwise(c, s, args, n, (int[]){B_FLOAT});
+    push_result(results, (FlatType){kind, FB_FLOAT});
+    return;
+  case FLAT_EXPT:
+    kind = elementwise(c, s, args, n, (int[]){B_FLOAT, B_FLOAT});
+    push_result(results, (FlatType){kind, FB_FLOAT});
+    return;
+  case FLAT_TO_FLOAT:
+    kind = elementwise(c, s, args, n, (int[]){B_INT});
+    push_result(results, (FlatType){kind, FB_FLOAT});
+    return;
+  case FLAT_TRUNC:
+  case FLAT_FLOOR:
+  case FLAT_CEIL:
+  case FLAT_ROUND:
+    kind = elementwise(c, s, args, n, (int[]){B_FLOAT});
+    push_result(results, (FlatType){kind, FB_INT});
+    return;
+  case FLAT_BTOI:
+    kind = elementwise(c, s, args, n, (int[]){B_BOOL});
+    push_result(results, (FlatType){kind, FB_INT});
+    return;
+  case FLAT_CODE_CHAR:
+    kind = elementwise(c, s, args, n, (int[]){B_INT});
+    push_result(results, (FlatType){kind, FB_CHAR});
+    return;
+  case FLAT_CHAR_CODE:
+    kind = elementwise(c, s, args, n, (int[]){B_CHAR});
+    push_result(results, (FlatType){kind, FB_INT});
+    return;
+  case FLAT_SELECT:
+    kind = elementwise(c, s, args, n, (int[]){B_BOOL, B_ANY, B_ANY});
+    same_base(c, s, args, 1, 2);
+    push_result(results, (FlatType){kind, args[1].base});
+    return;
+  case FLAT_ZERO:
+    kind = elementwise(c, s, args, n, (int[]){B_ANY});
+    push_result(results, (FlatType){kind, args[0].base});
+    return;
+  case FLAT_COPY:
+    push_result(results, args[0]);
+    return;
+  case FLAT_VECTOR:
+    for (int i = 0; i < n; i++) {
+      want(c, s, args, i, FT_SCALAR, B_ANY);
+      same_base(c, s, args, 0, i);
+    }
+    push_result(results, flat_vec(args[0].base));
+    return;
+
+  /* ---- vectors ---- */
+  case FLAT_DIST:
+    want(c, s, args, 0, FT_SCALAR, B_ANY);
+    want(c, s, args, 1, FT_SCALAR, B_INT);
+    push_result(results, flat_vec(args[0].base));
+    return;
+  case FLAT_LENGTH:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    push_result(results, flat_scalar(FB_INT));
+    return;
+  case FLAT_RANGE:
+    for (int i = 0; i < 3; i++)
+      want(c, s, args, i, FT_SCALAR, B_INT);
+    push_result(results, flat_vec(FB_INT));
+    return;
+  case FLAT_GATHER:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    want(c, s, args, 1, FT_VEC, B_INT);
+    push_result(results, args[0]);
+    return;
+  case FLAT_ELT:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    want(c, s, args, 1, FT_SCALAR, B_INT);
+    push_result(results, flat_scalar(args[0].base));
+    return;
+  case FLAT_SCATTER:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    want(c, s, args, 1, FT_VEC, B_INT);
+    want(c, s, args, 2, FT_VEC, B_ANY);
+    same_base(c, s, args, 0, 2);
+    push_result(results, args[0]);
+    return;
+  case FLAT_PACK:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    want(c, s, args, 1, FT_VEC, B_BOOL);
+    push_result(results, args[0]);
+    return;
+  case FLAT_APPEND:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    want(c, s, args, 1, FT_VEC, B_ANY);
+    same_base(c, s, args, 0, 1);
+    push_result(results, args[0]);
+    return;
+  case FLAT_REDUCE_ADD:
+  case FLAT_REDUCE_MUL:
+  case FLAT_SCAN_ADD:
+  case FLAT_SCAN_MUL:
+  case FLAT_REDUCE_MAX:
+  case FLAT_REDUCE_MIN:
+  case FLAT_SCAN_MAX:
+  case FLAT_SCAN_MIN:
+  case FLAT_REDUCE_AND:
+  case FLAT_REDUCE_OR:
+  case FLAT_REDUCE_XOR:
+  case FLAT_SCAN_AND:
+  case FLAT_SCAN_OR:
+  case FLAT_SCAN_XOR: {
+    int mask = B_LOGICAL;
+    if (s->op == FLAT_REDUCE_ADD || s->op == FLAT_REDUCE_MUL || s->op == FLAT_SCAN_ADD || s->op == FLAT_SCAN_MUL)
+      mask = B_NUMBER;
+    else if (s->op == FLAT_REDUCE_MAX || s->op == FLAT_REDUCE_MIN || s->op == FLAT_SCAN_MAX ||
+             s->op == FLAT_SCAN_MIN)
+      mask = B_ORDINAL;
+    want(c, s, args, 0, FT_VEC, mask);
+    bool scan = s->op >= FLAT_SCAN_ADD && s->op <= FLAT_SCAN_XOR;
+    push_result(results, scan ? args[0] : flat_scalar(args[0].base));
+    return;
+  }
+  case FLAT_MAX_INDEX:
+  case FLAT_MIN_INDEX:
+    want(c, s, args, 0, FT_VEC, B_ORDINAL);
+    push_result(results, flat_scalar(FB_INT));
+    return;
+  case FLAT_RANK:
+  case FLAT_RANK_DOWN:
+    want(c, s, args, 0, FT_VEC, B_ORDINAL);
+    push_result(results, flat_vec(FB_INT));
+    return;
+
+  /* ---- segment descriptors ---- */
+  case FLAT_MAKE_SEGDES:
+    want(c, s, args, 0, FT_VEC, B_INT);
+    push_result(results, flat_segdes());
+    return;
+  case FLAT_SEG_LENGTHS:
+  case FLAT_SEG_IDS:
+  case FLAT_SEG_OFFSETS:
+    want(c, s, args, 0, FT_SEGDES, 0);
+    push_result(results, flat_vec(FB_INT));
+    return;
+  case FLAT_SEG_COUNT:
+  case FLAT_SEG_TOTAL:
+    want(c, s, args, 0, FT_SEGDES, 0);
+    push_result(results, flat_scalar(FB_INT));
+    return;
+  case FLAT_SEG_REDUCE_ADD:
+  case FLAT_SEG_REDUCE_MUL:
+  case FLAT_SEG_SCAN_ADD:
+  case FLAT_SEG_SCAN_MUL:
+  case FLAT_SEG_REDUCE_MAX:
+  case FLAT_SEG_REDUCE_MIN:
+  case FLAT_SEG_SCAN_MAX:
+  case FLAT_SEG_SCAN_MIN:
+  case FLAT_SEG_REDUCE_AND:
+  case FLAT_SEG_REDUCE_OR:
+  case FLAT_SEG_REDUCE_XOR:
+  case FLAT_SEG_SCAN_AND:
+  case FLAT_SEG_SCAN_OR:
+  case FLAT_SEG_SCAN_XOR: {
+    int mask = B_LOGICAL;
+    if (s->op == FLAT_SEG_REDUCE_ADD || s->op == FLAT_SEG_REDUCE_MUL || s->op == FLAT_SEG_SCAN_ADD ||
+        s->op == FLAT_SEG_SCAN_MUL)
+      mask = B_NUMBER;
+    else if (s->op == FLAT_SEG_REDUCE_MAX || s->op == FLAT_SEG_REDUCE_MIN || s->op == FLAT_SEG_SCAN_MAX ||
+             s->op == FLAT_SEG_SCAN_MIN)
+      mask = B_ORDINAL;
+    want(c, s, args, 0, FT_SEGDES, 0);
+    want(c, s, args, 1, FT_VEC, mask);
+    push_result(results, args[1]);
+    return;
+  }
+  case FLAT_SEG_MAX_INDEX:
+  case FLAT_SEG_MIN_INDEX:
+  case FLAT_SEG_RANK:
+  case FLAT_SEG_RANK_DOWN:
+    want(c, s, args, 0, FT_SEGDES, 0);
+    want(c, s, args, 1, FT_VEC, B_ORDINAL);
+    push_result(results, flat_vec(FB_INT));
+    return;
+  case FLAT_SEG_RANGE:
+    for (int i = 0; i < 3; i++)
+      want(c, s, args, i, FT_VEC, B_INT);
+    push_result(results, flat_segdes());
+    push_result(results, flat_vec(FB_INT));
+    return;
+
+  /* ---- structured values, the host, errors ---- */
+  case FLAT_NAME:
+  case FLAT_EQL:
+  case FLAT_HASH:
+    structured_signature(c, s, args, n, results);
+    return;
+  case FLAT_HOST_PRIM:
+    host_signature(c, s, args, n, results);
+    return;
+  case FLAT_ERROR:
+    want(c, s, args, 0, FT_VEC, B_CHAR);
+    return;
+  case FLAT_ERROR_ANY:
+    want(c, s, args, 0, FT_SEGDES, 0);
+    want(c, s, args, 1, FT_VEC, B_CHAR);
+    return;
+  case FLAT_OP_COUNT:
+    break;
+  }
+  fail(c, s->loc, "operation %d does not exist", (int)s->op);
+}
+
+/* ---- statements and blocks ---- */
+
+static void check_block(Checker *c, const FlatBlock *b, Loc loc);
+
+/* Checks that the variables 'results' have the types 'types' (FlatType *). */
+static void check_result_types(Checker *c, Loc loc, const char *what, const Vec *results, const Vec *types) {
+  if (results->len != types->len)
+    fail(c, loc, "%s: %d results where %d are given", what, results->len, types->len);
+  for (int i = 0; i < results->len; i++) {
+    const FlatVar *v = results->data[i];
+    if (!v)
+      fail(c, loc, "%s: result %d is missing", what, i + 1);
+    FlatType t = *(FlatType *)types->data[i];
+    if (!flat_type_equal(v->type, t))
+      fail(c, loc, "%s: result %s is a %s, but the %s gives a %s", what, var_name(v), flat_type_name(v->type),
+           what, flat_type_name(t));
+  }
+}
+
+/* The types of a block's result atoms, after checking the block. */
+static Vec block_result_types(Checker *c, const FlatBlock *b, Loc loc) {
+  Vec types = {0};
+  for (int i = 0; i < b->results.len; i++)
+    push_result(&types, use_atom(c, loc, b->results.data[i]));
+  return types;
+}
+
+/* Checks 'b' in a scope of its own; returns its results' types. */
+static Vec check_nested_block(Checker *c, const FlatBlock *b, Loc loc, const char *what) {
+  if (!b)
+    fail(c, loc, "%s has no block", what);
+  int mark = c->scope.len;
+  check_block(c, b, loc);
+  Vec types = block_result_types(c, b, loc);
+  close_scope(c, mark);
+  return types;
+}
+
+static bool func_in_program(Checker *c, const FlatFunc *f) { return f->name && map_get(&c->funcs, f->name) == f; }
+
+static void check_stmt(Checker *c, const FlatStmt *s) {
+  if (!s)
+    fail(c, no_loc, "a missing statement");
+  int n = s->args.len;
+  FlatType *args = xmalloc_atomic(sizeof(FlatType) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    args[i] = use_atom(c, s->loc, s->args.data[i]);
+  switch (s->kind) {
+  case FS_OP: {
+    if ((unsigned)s->op >= FLAT_OP_COUNT)
+      fail(c, s->loc, "operation %d does not exist", (int)s->op);
+    const char *name = flat_op_name(s->op);
+    int want_args = flat_op_nargs(s->op), want_results = flat_op_nresults(s->op);
+    if (want_args >= 0 && n != want_args)
+      fail(c, s->loc, "%s takes %d arguments, not %d", name, want_args, n);
+    if (want_args < 0 && n == 0)
+      fail(c, s->loc, "%s has no arguments", name);
+    if (want_results >= 0 && s->results.len != want_results)
+      fail(c, s->loc, "%s gives %d results, not %d", name, want_results, s->results.len);
+    if (s->lifted && s->op != FLAT_NAME && s->op != FLAT_EQL && s->op != FLAT_HASH && s->op != FLAT_HOST_PRIM)
+      fail(c, s->loc, "%s has no lifted form", name);
+    Vec types = {0};
+    op_signature(c, s, args, n, &types);
+    check_result_types(c, s->loc, name, &s->results, &types);
+    break;
+  }
+  case FS_CALL: {
+    const FlatFunc *f = s->callee;
+    if (!f)
+      fail(c, s->loc, "a call without a callee");
+    if (!func_in_program(c, f))
+      fail(c, s->loc, "call of %s, which is not in the program", f->name);
+    if (n != f->params.len)
+      fail(c, s->loc, "call of %s with %d arguments; it has %d parameters", f->name, n, f->params.len);
+    for (int i = 0; i < n; i++) {
+      FlatType pt = ((FlatVar *)f->params.data[i])->type;
+      if (!flat_type_equal(args[i], pt))
+        fail(c, s->loc, "call of %s: argument %d is a %s, the parameter a %s", f->name, i + 1,
+             flat_type_name(args[i]), flat_type_name(pt));
+    }
+    check_result_types(c, s->loc, xprintf("call of %s", f->name), &s->results, &f->result_types);
+    break;
+  }
+  case FS_IF: {
+    if (n != 1 || !flat_type_equal(args[0], flat_scalar(FB_BOOL)))
+      fail(c, s->loc, "if: the condition must be one bool scalar");
+    Vec then_types = check_nested_block(c, s->then, s->loc, "if's then branch");
+    Vec else_types = check_nested_block(c, s->els, s->loc, "if's else branch");
+    check_result_types(c, s->loc, "then branch", &s->results, &then_types);
+    check_result_types(c, s->loc, "else branch", &s->results, &else_types);
+    break;
+  }
+  case FS_TIME: {
+    if (n != 0)
+      fail(c, s->loc, "time takes no arguments");
+    Vec types = check_nested_block(c, s->body, s->loc, "time");
+    push_result(&types, flat_scalar(FB_FLOAT));
+    check_result_types(c, s->loc, "time", &s->results, &types);
+    break;
+  }
+  default:
+    fail(c, s->loc, "statement kind %d does not exist", (int)s->kind);
+  }
+  for (int i = 0; i < s->results.len; i++)
+    bind(c, s->loc, s->results.data[i]);
+}
+
+static void check_block(Checker *c, const FlatBlock *b, Loc loc) {
+  if (!b)
+    fail(c, loc, "a missing block");
+  for (int i = 0; i < b->stmts.len; i++)
+    check_stmt(c, b->stmts.data[i]);
+}
+
+static void check_func(Checker *c, const FlatFunc *f) {
+  c->in_top = false;
+  int mark = c->scope.len;
+  for (int i = 0; i < f->params.len; i++)
+    bind(c, f->loc, f->params.data[i]);
+  if (!f->body)
+    fail(c, f->loc, "function %s has no body", f->name);
+  check_block(c, f->body, f->loc);
+  Vec types = block_result_types(c, f->body, f->loc);
+  if (types.len != f->result_types.len)
+    fail(c, f->loc, "function %s returns %d values but declares %d", f->name, types.len, f->result_types.len);
+  for (int i = 0; i < types.len; i++) {
+    FlatType want_t = *(FlatType *)f->result_types.data[i], got = *(FlatType *)types.data[i];
+    if (!flat_type_equal(want_t, got))
+      fail(c, f->loc, "function %s: result %d is a %s but declared a %s", f->name, i + 1, flat_type_name(got),
+           flat_type_name(want_t));
+  }
+  close_scope(c, mark);
+}
+
+/* Counts the components of the pattern's variables in H(mono): a
+   wildcard's components are dropped, a constructor pattern has its
+   fields' (mono types have no datatypes). */
+static bool pattern_components(Pattern *p, Type *mono, Vec *out) {
+  mono = type_resolve(mono);
+  switch (p->kind) {
+  case PAT_VAR:
+    flat_host_layout(mono, out);
+    return true;
+  case PAT_WILD:
+    return true;
+  case PAT_PAIR:
+    if (mono->kind != T_PAIR)
+      return false;
+    return pattern_components(p->fst, mono->fst, out) && pattern_components(p->snd, mono->snd, out);
+  case PAT_CON:
+    return pattern_components(p->arg, mono, out);
+  }
+  return false;
+}
+
+static void check_top(Checker *c, const FlatTop *t) {
+  Loc loc = t->source ? t->source->loc : no_loc;
+  if (!t->body) {
+    if (t->defines.len)
+      fail(c, loc, "a top-level statement without a block defines globals");
+    return;
+  }
+  if (!t->type || !t->mono_type)
+    fail(c, loc, "a top-level block without its value's type");
+  if (!layout_known(t->mono_type))
+    fail(c, loc, "the monomorphic type %s has datatypes or variables", type_value_to_string(t->mono_type));
+  c->in_top = true;
+  int mark = c->scope.len;
+  check_block(c, t->body, loc);
+  Vec types = block_result_types(c, t->body, loc);
+  Vec layout = {0};
+  flat_host_layout(t->mono_type, &layout);
+  if (types.len != layout.len)
+    fail(c, loc, "the top-level block returns %d components; %s has %d", types.len,
+         type_value_to_string(t->mono_type), layout.len);
+  for (int i = 0; i < types.len; i++)
+    if (!flat_type_equal(*(FlatType *)types.data[i], *(FlatType *)layout.data[i]))
+      fail(c, loc, "the top-level block's result %d is a %s; %s has a %s", i + 1,
+           flat_type_name(*(FlatType *)types.data[i]), type_value_to_string(t->mono_type),
+           flat_type_name(*(FlatType *)layout.data[i]));
+  close_scope(c, mark);
+  if (t->defines.len) {
+    if (!t->source || t->source->kind != TOP_BIND)
+      fail(c, loc, "only a binding defines globals");
+    /* one global per component of the value (a wildcard's too), or one
+       per component of the pattern's variables */
+    Vec comps = {0};
+    if (!pattern_components(t->source->pat, t->mono_type, &comps))
+      fail(c, loc, "the pattern does not fit %s", type_value_to_string(t->mono_type));
+    if (t->defines.len == layout.len)
+      comps = layout;
+    else if (comps.len != t->defines.len)
+      fail(c, loc, "%d globals are defined; the value has %d components, the pattern's variables %d",
+           t->defines.len, layout.len, comps.len);
+    for (int i = 0; i < t->defines.len; i++) {
+      const FlatVar *g = t->defines.data[i];
+      check_var_identity(c, loc, g);
+      if (!g->global || !c->is_global[g->id])
+        fail(c, loc, "%s is defined at top level but is not a global", var_name(g));
+      if (c->defined[g->id])
+        fail(c, loc, "global %s is defined twice", var_name(g));
+      if (!flat_type_equal(g->type, *(FlatType *)comps.data[i]))
+        fail(c, loc, "global %s is a %s where the value has a %s", var_name(g), flat_type_name(g->type),
+             flat_type_name(*(FlatType *)comps.data[i]));
+      c->defined[g->id] = 1;
+      c->bound[g->id] = 1;
+    }
+  }
+}
+
+bool flat_check(const FlatProgram *p, const char *after) {
+  Checker *c = NEW(Checker);
+  c->p = p;
+  c->after = after ? after : "(unknown pass)";
+  size_t n = (size_t)(p->next_var > 0 ? p->next_var : 1);
+  c->by_id = xmalloc(sizeof(FlatVar *) * n);
+  c->bound = xmalloc(n);
+  c->visible = xmalloc(n);
+  c->is_global = xmalloc(n);
+  c->defined = xmalloc(n);
+  if (setjmp(c->fail))
+    return false;
+  for (int i = 0; i < p->globals.len; i++) {
+    const FlatVar *g = p->globals.data[i];
+    check_var_identity(c, no_loc, g);
+    if (!g->global)
+      fail(c, no_loc, "%s is in the program's globals but not marked global", var_name(g));
+    c->is_global[g->id] = 1;
+  }
+  for (int i = 0; i < p->funcs.len; i++) {
+    FlatFunc *f = p->funcs.data[i];
+    if (!f || !f->name)
+      fail(c, f ? f->loc : no_loc, "a function without a name");
+    if (map_get(&c->funcs, f->name))
+      fail(c, f->loc, "two functions are named %s", f->name);
+    map_put(&c->funcs, f->name, f);
+  }
+  for (int i = 0; i < p->funcs.len; i++)
+    check_func(c, p->funcs.data[i]);
+  for (int i = 0; i < p->tops.len; i++)
+    check_top(c, p->tops.data[i]);
+  return true;
+}
