@@ -1,0 +1,288 @@
+/*
+ * lcu.h: λcu, the three-level IR of Reppy and Wingerter ("λcu — An
+ * Intermediate Representation for Compiling Nested Data Parallelism";
+ * ../shared/papers/lambda-cu.txt, section 3), which fusion rewrites and
+ * code generation reads.
+ *
+ *   CPU level:    functions of statements: scalar operations, `run K args`,
+ *                 calls (recursive), `if`, host reads of sizes, and the
+ *                 host-only operations (I/O, errors, constant vectors).
+ *   kernel level: `kernel K (params) { let xs = SOAC args ... return ys }`.
+ *   GPU level:    thunks `{ xs => exp using ys }` over base values and
+ *                 tuples; their only vector operation is subscripting.
+ *
+ * The three levels are three C types (LcuStmt, LcuSoac, LcuExp), so that a
+ * SOAC cannot appear inside a thunk.  Types are stratified as in the
+ * paper's Figure 2: base types in thunks (tuples are lists of values),
+ * vectors of base values and segment descriptors at the kernel level, and
+ * at the CPU level also host-side vectors (the arguments of the host
+ * operations) — see LcuType.
+ *
+ * Every IR has a printer (lcu_print.c: the paper's concrete syntax), a
+ * checker (lcu_check.c: the paper's typing rules and the `using`
+ * discipline) and an interpreter (lcu_interp.c: each SOAC by its
+ * semantics).  lower.c makes λcu from the flat IR, one SOAC per kernel.
+ */
+#ifndef NESSIE_LCU_H
+#define NESSIE_LCU_H
+
+#include "../common/common.h"
+#include "../flatten/flat.h"
+
+/* ---- types ---- */
+
+typedef enum LcuTypeKind {
+  LT_SCALAR, /* b: int, float, bool, char (FlatBase) */
+  LT_VEC,    /* [b]: a vector of base values in GPU memory */
+  LT_SEGDES, /* sd: a segment descriptor in GPU memory */
+} LcuTypeKind;
+
+typedef struct LcuType {
+  LcuTypeKind kind;
+  FlatBase base; /* LT_SCALAR, LT_VEC */
+} LcuType;
+
+/* ---- variables ---- */
+
+typedef struct LcuVar {
+  int id;           /* unique in the program */
+  const char *name; /* printed name: NESL-ish hint plus id, e.g. xs_12 */
+  LcuType type;
+} LcuVar;
+
+/* ---- GPU level: thunk expressions ---- */
+
+typedef enum LcuExpKind {
+  LE_VAR,   /* a thunk parameter, a let-bound name, or a `using` scalar */
+  LE_CONST, /* a base constant */
+  LE_INDEX, /* x[e]: x a `using` vector; error when out of range */
+  LE_OP,    /* an element-wise scalar operation of flat_ops.def (ADD ...
+               SELECT, ZERO, RAND excluded) on scalar operands */
+  LE_IF,    /* if e then e else e */
+  LE_LET,   /* let x = e in e */
+  LE_LENGTH,/* #x: the length of a `using` vector */
+} LcuExpKind;
+
+typedef struct LcuExp {
+  LcuExpKind kind;
+  FlatBase type;          /* every thunk expression has a base type */
+  LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
+                             LE_LENGTH */
+  FlatAtom constant;      /* LE_CONST (FA_INT ... FA_CHAR) */
+  FlatOp op;              /* LE_OP */
+  struct LcuExp *args[3]; /* LE_OP operands; LE_INDEX: [0] the index;
+                             LE_IF: cond, then, else; LE_LET: value, body */
+  int nargs;
+} LcuExp;
+
+/* { xs => (e1, ..., ek) using ys }: a thunk with scalar parameters whose
+   body is a tuple of expressions (one per result). */
+typedef struct LcuThunk {
+  Vec params;  /* LcuVar * (LT_SCALAR) */
+  Vec body;    /* LcuExp *: the tuple of results */
+  Vec using;   /* LcuVar *: the kernel variables the body may read */
+} LcuThunk;
+
+/* ---- kernel level: SOACs ---- */
+
+#define LCU_SOACS(X)                                                                             \
+  X(MAP, "MAP")                   /* A n: A applied to 0..n-1 */                                 \
+  X(PERMUTE, "PERMUTE")           /* A I n [into D]: Y[I(i)] = A(i), in order; Y is D's copy */ \
+  X(REDUCE, "REDUCE")             /* A id op n: the reduction of A(0..n-1) by op */              \
+  X(SCAN, "SCAN")                 /* A id op n: the exclusive scan */                            \
+  X(FILTER, "FILTER")             /* A P n: the values of A(0..n-1) for which P holds */         \
+  X(PARTITION, "PARTITION")       /* A P n: those for which P holds, then the others */          \
+  X(ONCE, "ONCE")                 /* A: A() on one thread */                                     \
+  X(SEG_PERMUTE, "SEG_PERMUTE")   /* A I sd: PERMUTE within each segment (I is local) */         \
+  X(SEG_REDUCE, "SEG_REDUCE")     /* A id op sd: one reduction per segment */                    \
+  X(SEG_SCAN, "SEG_SCAN")         /* A id op sd: an exclusive scan per segment */                \
+  X(SEG_FILTER, "SEG_FILTER")     /* A P sd: FILTER per segment; also the new sd */              \
+  X(SEG_PARTITION, "SEG_PARTITION") /* A P sd: PARTITION per segment; and two sds */             \
+  X(LIBRARY, "LIBRARY")           /* a library kernel (sort, rank, ...): see LcuLibrary */
+
+typedef enum LcuSoacKind {
+#define X(name, text) SOAC_##name,
+  LCU_SOACS(X)
+#undef X
+  SOAC_COUNT
+} LcuSoacKind;
+
+/* Library kernels: what maps to a CUDA library or a hand-written kernel
+   rather than to a SOAC with thunks.  Arguments and results are kernel
+   variables. */
+#define LCU_LIBRARIES(X)                                                                        \
+  X(RANK, "rank")                   /* v -> stable sort ranks */                                 \
+  X(RANK_DOWN, "rank_down")                                                                      \
+  X(SEG_RANK, "seg_rank")           /* sd, v -> ranks within segments */                         \
+  X(SEG_RANK_DOWN, "seg_rank_down")                                                              \
+  X(MAKE_SEGDES, "make_segdes")     /* lengths -> sd; error on a negative length */              \
+  X(SEG_LENGTHS, "seg_lengths")     /* sd -> lengths */                                          \
+  X(SEG_OFFSETS, "seg_offsets")     /* sd -> offsets */                                          \
+  X(SEG_IDS, "seg_ids")             /* sd -> segment of each element */                          \
+  X(NAME, "name")                   /* components of V(t) -> last occurrence of each value */   \
+  X(EQL, "eql")                     /* two values' components -> bool(s) */                      \
+  X(HASH, "hash")                   /* a value's components, range -> int(s) */                  \
+  X(RAND, "rand")                   /* v limits -> random numbers (flat.h's formula) */
+
+typedef enum LcuLibrary {
+#define X(name, text) LIB_##name,
+  LCU_LIBRARIES(X)
+#undef X
+  LIB_COUNT
+} LcuLibrary;
+
+/* A SOAC's size: the n of MAP ... n, a variable or constant of the kernel,
+   or the length of a kernel vector (#xs). */
+typedef struct LcuSize {
+  LcuVar *var;    /* an int scalar parameter, or NULL */
+  LcuVar *length; /* #length, or NULL */
+  int32_t value;  /* when both are NULL */
+} LcuSize;
+
+/* let xs = SOAC args */
+typedef struct LcuSoac {
+  LcuSoacKind kind;
+  Loc loc;
+  Vec results;        /* LcuVar * bound by the SOAC */
+  LcuThunk *pull;     /* every SOAC but LIBRARY: the pull thunk (ONCE: its
+                         only thunk, without parameters) */
+  LcuThunk *second;   /* PERMUTE: the index thunk; FILTER, PARTITION: the
+                         predicate (over the pulled values); REDUCE, SCAN:
+                         the operator (over two tuples of values) */
+  Vec identity;       /* REDUCE, SCAN: FlatAtom * constants, one per value */
+  LcuSize size;       /* the unsegmented SOACs but ONCE */
+  LcuVar *segdes;     /* the SEG_ SOACs */
+  LcuVar *into;       /* PERMUTE, SEG_PERMUTE: the vector whose copy is
+                         written (NULL: the indices are a permutation) */
+  LcuLibrary library; /* LIBRARY */
+  Vec args;           /* LIBRARY: LcuVar * */
+  Type *elem_type;    /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_type */
+  bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
+  int site;           /* LIBRARY RAND: as FlatStmt.site */
+} LcuSoac;
+
+typedef struct LcuKernel {
+  const char *name; /* K1, K2, ... */
+  Vec params;       /* LcuVar * */
+  Vec soacs;        /* LcuSoac * */
+  Vec results;      /* LcuVar * */
+} LcuKernel;
+
+/* ---- CPU level ---- */
+
+typedef enum LcuStmtKind {
+  LS_SCALAR, /* results = op(args): a flat element-wise operation on
+                scalars, on the host */
+  LS_RUN,    /* results = run kernel(args) */
+  LS_CALL,   /* results = f(args) */
+  LS_IF,     /* results = if args[0] then 'then' else 'els' */
+  LS_TIME,   /* results = body's results and the seconds it took */
+  LS_LENGTH, /* results[0] = #args[0]: the length of a GPU vector, or the
+                number of segments (count) or elements (total) of a sd */
+  LS_HOST,   /* results = a flat operation that runs on the host with the
+                vectors copied there: VECTOR (constant vectors), ERROR,
+                ERROR_ANY, HOST_PRIM (text and I/O), RANGE/SEG_RANGE's
+                checks; 'flat' is the flat statement it comes from */
+} LcuStmtKind;
+
+typedef enum LcuLengthKind {
+  LEN_VECTOR,   /* #v */
+  LEN_SEGMENTS, /* the number of segments of a sd */
+  LEN_TOTAL,    /* the number of elements a sd describes */
+} LcuLengthKind;
+
+typedef struct LcuStmt {
+  LcuStmtKind kind;
+  Loc loc;
+  Vec results;  /* LcuVar * */
+  Vec args;     /* LcuAtom *: variables or constants */
+  FlatOp op;    /* LS_SCALAR */
+  LcuKernel *kernel;     /* LS_RUN */
+  struct LcuFunc *callee; /* LS_CALL */
+  struct LcuBlock *then, *els, *body; /* LS_IF; LS_TIME */
+  LcuLengthKind length;  /* LS_LENGTH */
+  FlatStmt *flat;        /* LS_HOST */
+} LcuStmt;
+
+/* An argument at the CPU level: a variable or a scalar constant. */
+typedef struct LcuAtom {
+  LcuVar *var;       /* or NULL for a constant */
+  FlatAtom constant; /* when var is NULL */
+} LcuAtom;
+
+typedef struct LcuBlock {
+  Vec stmts;   /* LcuStmt * */
+  Vec results; /* LcuAtom * */
+} LcuBlock;
+
+typedef struct LcuFunc {
+  const char *name;
+  Loc loc;
+  Vec params;    /* LcuVar * */
+  LcuBlock *body;
+  bool library;  /* from lib-nesl (for error messages) */
+  const char *source; /* the NESL function's name */
+  FlatFunc *flat;
+} LcuFunc;
+
+/* A top-level statement, as FlatTop. */
+typedef struct LcuTop {
+  FlatTop *flat;  /* source, types and 'defines' (global FlatVars) */
+  LcuBlock *body; /* NULL for definitions */
+  Vec defines;    /* LcuVar *: the globals, one per component */
+} LcuTop;
+
+typedef struct LcuProgram {
+  Vec kernels; /* LcuKernel * */
+  Vec funcs;   /* LcuFunc * */
+  Vec tops;    /* LcuTop * */
+  Vec globals; /* LcuVar *: components of top-level bindings */
+  int next_var;
+} LcuProgram;
+
+/* ---- lcu.c: construction ---- */
+
+const char *lcu_soac_name(LcuSoacKind k);
+const char *lcu_library_name(LcuLibrary l);
+LcuType lcu_scalar(FlatBase b);
+LcuType lcu_vec(FlatBase b);
+LcuType lcu_segdes(void);
+bool lcu_type_equal(LcuType a, LcuType b);
+const char *lcu_type_name(LcuType t); /* "int", "[float]", "sd" */
+LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint);
+
+/* ---- lower.c ---- */
+
+/* λcu from the flat IR: every vector operation becomes a kernel of one
+   SOAC (kernels that are equal are made once and run several times);
+   scalar work and control stay at the CPU level. */
+LcuProgram *lcu_lower(FlatProgram *fp);
+
+/* ---- lcu_print.c ---- */
+
+/* Kernels first, then the CPU functions and top-level statements, in the
+   paper's concrete syntax. */
+void lcu_print_program(FILE *out, const LcuProgram *p);
+
+/* ---- lcu_check.c ---- */
+
+/* The typing rules of the paper's Figures 3 and 4 and the `using`
+   discipline: a thunk reads only its parameters and the variables it
+   lists.  Reports the first violation (after pass 'after'). */
+bool lcu_check(const LcuProgram *p, const char *after);
+
+/* ---- lcu_interp.c ---- */
+
+typedef struct LcuStats {
+  int kernels;        /* kernels defined */
+  uint64_t runs;      /* `run`s executed */
+  uint64_t elements;  /* elements the SOACs processed (their index spaces) */
+} LcuStats;
+
+typedef struct LcuInterp LcuInterp;
+
+LcuInterp *lcu_interp_new(LcuProgram *p, TypeEnv *env, FILE *out);
+void lcu_interp_run_top(LcuInterp *in, LcuTop *top);
+LcuStats lcu_interp_stats(LcuInterp *in);
+
+#endif
