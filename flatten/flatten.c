@@ -680,7 +680,13 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     if (ctx->lifted)
       result_segdes = make_segdes(fl, op(fl, FLAT_SEG_REDUCE_ADD, vec_int(), 2, segdes,
                                          op(fl, FLAT_BTOI, vec_int(), 1, flags)));
-    inner.len = length(fl, op(fl, FLAT_PACK, vec_bool(), 2, flags, flags));
+    /* the number of elements left: the length of a packed variable, or
+       the count of the flags when every variable is invariant */
+    Env *packed_var = ienv;
+    while (packed_var && packed_var->invariant)
+      packed_var = packed_var->next;
+    inner.len = packed_var ? vals_length(fl, packed_var->vals, packed_var->type)
+                           : op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, flags));
   }
   Vals body = tr(fl, &inner, ienv, e->u.apply.body);
   if (!ctx->lifted)

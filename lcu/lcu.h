@@ -202,6 +202,11 @@ typedef struct LcuStmt {
   struct LcuBlock *then, *els, *body; /* LS_IF; LS_TIME */
   LcuLengthKind length;  /* LS_LENGTH */
   FlatStmt *flat;        /* LS_HOST */
+  /* a statement inlined from a library function (lower.c inlines the
+     library's non-recursive functions): a run-time error in it is
+     reported as in that function, called from user code at 'user_loc' */
+  const char *lib_fn;    /* NULL: not inlined from the library */
+  Loc user_loc;
 } LcuStmt;
 
 /* An argument at the CPU level: a variable or a scalar constant. */
