@@ -15,6 +15,7 @@ typedef enum Stage {
   STAGE_TYPED, /* each statement with its type */
   STAGE_MONO,  /* every function specialized at its types */
   STAGE_FLAT,  /* the flat IR: no apply-to-each, flat vectors and segdes */
+  STAGE_LCU,   /* λcu: kernels of one SOAC each, and the CPU program */
 } Stage;
 
 /* Looks up a stage by its --dump name; STAGE_NONE if unknown. */

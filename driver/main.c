@@ -19,6 +19,7 @@
 #include "eval/eval.h"
 #include "driver/driver.h"
 #include "flatten/flatten.h"
+#include "lcu/lcu.h"
 
 #define NESSIE_VERSION "0.1.0"
 
@@ -32,6 +33,7 @@ static const struct {
     {"typed", STAGE_TYPED},
     {"mono", STAGE_MONO},
     {"flat", STAGE_FLAT},
+    {"lcu", STAGE_LCU},
 };
 
 Stage stage_by_name(const char *name) {
@@ -46,6 +48,7 @@ typedef enum Interp {
   INTERP_NONE,
   INTERP_EVAL, /* the source-level evaluator */
   INTERP_FLAT, /* the flat IR's interpreter */
+  INTERP_LCU,  /* λcu's interpreter */
 } Interp;
 
 typedef struct Options {
@@ -76,12 +79,16 @@ static void usage(FILE *out) {
           "                            used at, datatypes as tuples\n"
           "                     flat   the flat IR: flat vectors, segment descriptors,\n"
           "                            no apply-to-each left\n"
+          "                     lcu    λcu: kernels of one SOAC each (MAP, REDUCE, ...)\n"
+          "                            and the CPU program that runs them\n"
           "  --interp[=IR]    run the program in an interpreter and print the NESL\n"
           "                   REPL's transcript; IR is eval (the default), the\n"
-          "                   source-level evaluator, or flat, the flat IR's\n"
-          "                   interpreter (whole-vector operations)\n"
+          "                   source-level evaluator, flat, the flat IR's\n"
+          "                   interpreter (whole-vector operations), or lcu,\n"
+          "                   λcu's interpreter (kernels run by their SOACs)\n"
           "  --stats          after --interp, print counts to stderr (calls; for\n"
-          "                   flat: host calls, vector operations, elements)\n"
+          "                   flat: host calls, vector operations, elements; for\n"
+          "                   lcu: kernels defined, runs, elements processed)\n"
           "  --check-ir       check every intermediate representation between passes\n"
           "  --help           print this help and exit\n"
           "  --version        print the version and exit\n"
@@ -123,7 +130,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_DUMP:
       opt->dump = stage_by_name(optarg);
       if (opt->dump == STAGE_NONE)
-        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono or flat)", optarg);
+        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono, flat or lcu)", optarg);
       break;
     case 'i':
       opt->repl = true;
@@ -137,8 +144,10 @@ static int parse_options(int argc, char **argv, Options *opt) {
         opt->interp = INTERP_EVAL;
       else if (strcmp(optarg, "flat") == 0)
         opt->interp = INTERP_FLAT;
+      else if (strcmp(optarg, "lcu") == 0)
+        opt->interp = INTERP_LCU;
       else
-        return bad_usage("unknown interpreter '%s' for --interp (expected eval or flat)", optarg);
+        return bad_usage("unknown interpreter '%s' for --interp (expected eval, flat or lcu)", optarg);
       break;
     case OPT_STATS:
       opt->stats = true;
@@ -315,6 +324,26 @@ static int compile(const Options *opt) {
       fprintf(stderr, "stats: %llu host calls, %llu vector operations, %llu elements, recursion depth %d\n",
               (unsigned long long)st.host_calls, (unsigned long long)st.ops, (unsigned long long)st.elements,
               st.max_depth);
+    }
+    return EXIT_OK;
+  }
+
+  LcuProgram *lcu = lcu_lower(flat);
+  if (opt->check_ir && !lcu_check(lcu, "lower"))
+    return EXIT_COMPILE_ERROR;
+  if (opt->dump == STAGE_LCU) {
+    lcu_print_program(stdout, lcu);
+    return EXIT_OK;
+  }
+  if (opt->interp == INTERP_LCU) {
+    LcuInterp *in = lcu_interp_new(lcu, env, stdout);
+    for (int i = 0; i < lcu->tops.len; i++)
+      lcu_interp_run_top(in, lcu->tops.data[i]);
+    fflush(stdout);
+    if (opt->stats) {
+      LcuStats st = lcu_interp_stats(in);
+      fprintf(stderr, "stats: %d kernels, %llu runs, %llu elements\n", st.kernels, (unsigned long long)st.runs,
+              (unsigned long long)st.elements);
     }
     return EXIT_OK;
   }

@@ -19,6 +19,7 @@
 #include "../eval/eval.h"
 #include "../frontend/frontend.h"
 #include "../flatten/flatten.h"
+#include "../lcu/lcu.h"
 #include "../frontend/types.h"
 #include "driver.h"
 
@@ -169,7 +170,7 @@ static void command_type(Repl *r, const char *text) {
   }
 }
 
-/* :ast, :typed, :mono, :flat: the statement after that stage.  The REPL's
+/* :ast, :typed, :mono, :flat, :lcu: the statement after that stage.  The REPL's
    environment is used, so a definition shown by :typed (and the later
    stages) is also defined; :flat shows the statement with every function
    it needs. */
@@ -195,7 +196,11 @@ static void command_stage(Repl *r, Stage stage, const char *text) {
   }
   FlatProgram *flat = flatten_program(mono);
   flat_fill_shapes(flat);
-  flat_print_program(stdout, flat);
+  if (stage == STAGE_FLAT) {
+    flat_print_program(stdout, flat);
+    return;
+  }
+  lcu_print_program(stdout, lcu_lower(flat));
 }
 
 static void command_set(Repl *r, const char *args) {
@@ -221,6 +226,7 @@ static void command_help(void) {
          "  :typed EXPR      EXPR (or a statement) with its type\n"
          "  :mono EXPR       EXPR with every function specialized at its types\n"
          "  :flat EXPR       EXPR flattened: the flat IR it runs as\n"
+         "  :lcu EXPR        EXPR in λcu: its kernels and the CPU code running them\n"
          "  :set stats on    print call counts after each input (off to stop)\n"
          "  :quit            leave (end of input does too)\n");
 }
@@ -253,6 +259,8 @@ static void command(Repl *r, const char *line) {
     command_stage(r, STAGE_MONO, args);
   else if (strcmp(name, "flat") == 0 && *args)
     command_stage(r, STAGE_FLAT, args);
+  else if (strcmp(name, "lcu") == 0 && *args)
+    command_stage(r, STAGE_LCU, args);
   else if (strcmp(name, "set") == 0)
     command_set(r, args);
   else

@@ -260,8 +260,13 @@ static bool unify(Type *a, Type *b) {
 
 bool type_unify(Type *a, Type *b) {
   int mark = type_trail_mark();
-  if (unify(a, b))
+  if (unify(a, b)) {
+    /* nothing undoes a unification that succeeded: forget its entries,
+       so that the trail does not keep every type ever unified alive (a
+       long REPL session, a fuzzer) */
+    trail_len = mark;
     return true;
+  }
   type_trail_undo(mark);
   return false;
 }

@@ -82,7 +82,8 @@ int type_trail_mark(void);
 void type_trail_undo(int mark);
 
 /* Makes 'a' and 'b' equal, binding variables; false if impossible.  On
-   failure the bindings it made are undone. */
+   failure the bindings it made are undone; on success they are kept and
+   the trail forgets them (a success is never undone). */
 bool type_unify(Type *a, Type *b);
 
 /* Copies 't' with every generic variable replaced by a fresh one at

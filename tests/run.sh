@@ -101,18 +101,30 @@ for f in tests/programs/*.nesl; do
   fi
 done
 
-# ---- flattening's hard cases: both interpreters ----
-for f in tests/flat/*.nesl; do
+# ---- the λcu interpreter reproduces the reference output (IR checked) ----
+for f in tests/programs/*.nesl; do
+  n=$(basename "$f" .nesl)
+  if "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.lcu" 2> "$OUT/$n.lcu.err" &&
+     d=$("$BUILD/nesl_compare" "$OUT/$n.lcu" "tests/programs/$n.expected" 2>&1); then
+    pass "lcu/$n"
+  else
+    fail "lcu/$n" "${d:-}$(head -5 "$OUT/$n.lcu.err")"
+  fi
+done
+
+# ---- flattening's and λcu's own cases: every interpreter ----
+for f in tests/flat/*.nesl tests/lcu/*.nesl; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .nesl)
+  dir=$(dirname "$f")
   ok=true
-  for interp in eval flat; do
+  for interp in eval flat lcu; do
     "$NESSIE" --check-ir --interp=$interp "$f" > "$OUT/$n.$interp.own" 2>&1
-    if ! d=$("$BUILD/nesl_compare" "$OUT/$n.$interp.own" "tests/flat/$n.expected" 2>&1); then
-      ok=false; fail "flat-own/$n ($interp)" "$d"; break
+    if ! d=$("$BUILD/nesl_compare" "$OUT/$n.$interp.own" "$dir/$n.expected" 2>&1); then
+      ok=false; fail "$(basename "$dir")-own/$n ($interp)" "$d"; break
     fi
   done
-  $ok && pass "flat-own/$n"
+  $ok && pass "$(basename "$dir")-own/$n"
 done
 # quicksort on 100 000 keys: O(log n) host recursion, a constant number of
 # vector operations per level
@@ -166,6 +178,11 @@ for f in tests/errors/*.nesl; do
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.flat" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "flat: $d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.flat" | grep -q "^error: [^:]*:$line:"; then
       fail "errors/$n" "flat: the error is not reported on line $line: $(tail -1 "$OUT/$n.flat")"
+    elif ! "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.lcu" 2> "$OUT/$n.lcu.err"; then
+      fail "errors/$n" "--interp=lcu: $(head -5 "$OUT/$n.lcu.err")"
+    elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "lcu: $d"
+    elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.lcu" | grep -q "^error: [^:]*:$line:"; then
+      fail "errors/$n" "lcu: the error is not reported on line $line: $(tail -1 "$OUT/$n.lcu")"
     else pass "errors/$n"; fi ;;
   *) fail "errors/$n" "bad header: $kind" ;;
   esac
@@ -207,8 +224,8 @@ for f in tests/fuzz/crashes/*; do
   $ok && pass "crash/$n"
 done
 
-# ---- command line ----
-for t in tests/cli/*.sh; do
+# ---- command line, and λcu's shape checks ----
+for t in tests/cli/*.sh tests/lcu/*.sh; do
   [ -f "$t" ] || continue
   n=$(basename "$t" .sh)
   if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "cli/$n"; else fail "cli/$n" "$o"; fi
