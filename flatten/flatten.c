@@ -140,14 +140,14 @@ static FlatBlock *enter_block(Fl *fl, FlatBlock **saved) {
 }
 
 /* if cond then ERROR(msg) -- for checks that the primitives cannot do */
-static FlatAtom *string_vector(Fl *fl, const char *s);
+static FlatAtom *string_vector(Fl *fl, const char *s, size_t n);
 
 static void error_if(Fl *fl, FlatAtom *cond, const char *msg) {
   FlatStmt *s = stmt(fl, FS_IF);
   vec_push(&s->args, cond);
   FlatBlock *saved;
   s->then = enter_block(fl, &saved);
-  FlatAtom *text = string_vector(fl, msg);
+  FlatAtom *text = string_vector(fl, msg, strlen(msg));
   FlatStmt *e = stmt(fl, FS_OP);
   e->op = FLAT_ERROR;
   vec_push(&e->args, text);
@@ -155,8 +155,8 @@ static void error_if(Fl *fl, FlatAtom *cond, const char *msg) {
   fl->block = saved;
 }
 
-static FlatAtom *string_vector(Fl *fl, const char *s) {
-  size_t n = strlen(s);
+/* A constant [:char:] of the 'n' characters at 's' (NUL bytes included). */
+static FlatAtom *string_vector(Fl *fl, const char *s, size_t n) {
   if (n == 0)
     return op(fl, FLAT_DIST, flat_vec(FB_CHAR), 2, flat_char_atom(' '), int_const(0));
   FlatStmt *st = stmt(fl, FS_OP);
@@ -879,9 +879,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   case EX_CHAR:
     return scalar(fl, ctx, flat_char_atom(e->u.cval));
   case EX_STRING: {
-    Vals s = one(string_vector(fl, xstrndup(e->u.str.chars, e->u.str.len)));
-    if (memchr(e->u.str.chars, '\0', e->u.str.len))
-      die("flatten: NUL in a string literal");
+    Vals s = one(string_vector(fl, e->u.str.chars, e->u.str.len));
     return ctx->lifted ? dist_values(fl, s, e->type, ctx->len) : s;
   }
   case EX_VAR: {

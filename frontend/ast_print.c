@@ -375,7 +375,14 @@ char *ast_expr_to_string(const Expr *e) {
   return buf_str(&b);
 }
 
-void ast_print_expr(FILE *out, const Expr *e) { fputs(ast_expr_to_string(e), out); }
+/* fwrite, not fputs: a string or character literal may hold a NUL byte */
+static void put_buf(FILE *out, Buf *b) { fwrite(buf_str(b), 1, b->len, out); }
+
+void ast_print_expr(FILE *out, const Expr *e) {
+  Buf b = {0};
+  print_expr(&b, e, LEVEL_OPEN);
+  put_buf(out, &b);
+}
 
 char *ast_pattern_to_string(const Pattern *p) {
   Buf b = {0};
@@ -383,18 +390,22 @@ char *ast_pattern_to_string(const Pattern *p) {
   return buf_str(&b);
 }
 
-void ast_print_pattern(FILE *out, const Pattern *p) { fputs(ast_pattern_to_string(p), out); }
+void ast_print_pattern(FILE *out, const Pattern *p) {
+  Buf b = {0};
+  print_pattern(&b, p);
+  put_buf(out, &b);
+}
 
 void ast_print_type_expr(FILE *out, const TypeExpr *t) {
   Buf b = {0};
   print_type(&b, t);
-  fputs(buf_str(&b), out);
+  put_buf(out, &b);
 }
 
 void ast_print_top(FILE *out, const TopLevel *t) {
   Buf b = {0};
   print_top(&b, t);
-  fputs(buf_str(&b), out);
+  put_buf(out, &b);
 }
 
 void ast_print_program(FILE *out, const Program *prog) {

@@ -264,6 +264,7 @@ bool type_unify(Type *a, Type *b) {
     /* nothing undoes a unification that succeeded: forget its entries,
        so that the trail does not keep every type ever unified alive (a
        long REPL session, a fuzzer) */
+    memset(trail + mark, 0, sizeof *trail * (size_t)(trail_len - mark)); /* let the collector have them */
     trail_len = mark;
     return true;
   }

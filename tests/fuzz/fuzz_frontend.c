@@ -29,6 +29,13 @@
  *
  * Memory is Boehm GC's, as in the compiler; run with -detect_leaks=0 (the
  * Makefile's `fuzz` target does), since nothing is ever freed by hand.
+ * The unifier's trail (types.c) is a global that every successful
+ * unification pushes onto and nothing pops, so it keeps every type of
+ * every input checked so far reachable: about 200 KB per input that
+ * reaches the checker (each builds a basis-library environment), enough
+ * to reach libFuzzer's 2 GB RSS limit within a long run.  After each input the trail is undone to where it stood before:
+ * every type it points to belongs to that input's environment, which is
+ * garbage by then.  NESSIE_FUZZ_KEEP_TRAIL=1 leaves the trail alone.
  *
  * Each input runs on a worker thread with a 1 GiB stack, as the driver runs
  * compile() (driver/main.c, run_on_big_stack): checking and printing
@@ -56,6 +63,7 @@ static FILE *sink; /* /dev/null, or stderr when verbose */
 static void start_worker(void);
 static bool roundtrip = true;
 static bool nul_roundtrip = false;
+static bool keep_trail = false;
 
 static bool env_flag(const char *name) {
   const char *v = getenv(name);
@@ -68,6 +76,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   GC_INIT();
   roundtrip = !env_flag("NESSIE_FUZZ_NO_ROUNDTRIP");
   nul_roundtrip = env_flag("NESSIE_FUZZ_NUL_ROUNDTRIP");
+  keep_trail = env_flag("NESSIE_FUZZ_KEEP_TRAIL");
   if (env_flag("NESSIE_FUZZ_VERBOSE")) {
     sink = stderr;
   } else {
@@ -154,6 +163,7 @@ static void run_one(const uint8_t *data, size_t size) {
   if (size)
     memcpy(text, data, size);
   text[size] = '\0';
+  int trail_mark = type_trail_mark();
   Source *src = NEW(Source);
   src->name = "<fuzz>";
   src->text = text;
@@ -162,7 +172,7 @@ static void run_one(const uint8_t *data, size_t size) {
   diag_reset();
   Program *prog = parse_program(src, false);
   if (!prog)
-    return;
+    goto done;
   /* A program with syntax errors holds the statements without them; it
      must print as well (the driver prints only error-free programs). */
   ast_print_program(sink, prog);
@@ -179,8 +189,11 @@ static void run_one(const uint8_t *data, size_t size) {
     if (errors == 0 && diag_count() == 0)
       print_typed(prog);
   }
+done:
   fflush(sink);
   diag_reset();
+  if (!keep_trail)
+    type_trail_undo(trail_mark);
 }
 
 /* As the driver's run_on_big_stack: 1 GiB of address space, only the
