@@ -257,6 +257,89 @@ void flat_print_block(FILE *out, const FlatBlock *b, int indent);
    returns false. */
 bool flat_check(const FlatProgram *p, const char *after);
 
+/* ---- flat_exec.c: the operations on values, shared by the interpreters ---- */
+
+/* Where a run-time error stands besides its own location: what the
+   source evaluator knows of the calls under way when it reports one
+   (ev_set_error_context).  An interpreter works it out once per call it
+   makes, with flat_call_context. */
+typedef struct FlatErrorContext {
+  const char *lib_fn;  /* the library function the user's code called, or NULL */
+  Loc lib_call;        /* where the user's code called it */
+  const char *user_fn; /* the innermost user function running, or NULL */
+  Loc stmt_loc;        /* the statement's outermost call of a user function */
+} FlatErrorContext;
+
+/* The context inside 'callee' (a NESL function name; 'library': from
+   lib-nesl) called at 'call' by code of context 'caller' (NULL: the
+   top-level statement's own code). */
+FlatErrorContext flat_call_context(const FlatErrorContext *caller, const char *callee, bool library, Loc call);
+
+/* What running an operation needs: the evaluator (errors, host
+   primitives, rand's seed), the context of errors, and how many times
+   each RAND site has run. */
+typedef struct FlatExec FlatExec;
+
+FlatExec *flat_exec_new(Eval *ev);
+/* The context of the errors from now on, kept by pointer (NULL: the
+   top-level statement's own code). */
+void flat_exec_set_context(FlatExec *ex, const FlatErrorContext *c);
+const FlatErrorContext *flat_exec_context(FlatExec *ex);
+
+/* Stops the statement with `error: ...` at 'loc' in the current context;
+   'prim' names the primitive the failing operation implements, for an
+   error in the user's own code (NULL: none, as for subscripts). */
+_Noreturn void flat_exec_fail(FlatExec *ex, Loc loc, const char *prim, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The error of subscript 'i' out of range for 'len' elements in
+   operation 'op' (GATHER, ELT or SCATTER), in the evaluator's words. */
+_Noreturn void flat_exec_index_error(FlatExec *ex, Loc loc, FlatOp op, int32_t i, int64_t len);
+/* The error of reading global 'name' whose definition failed. */
+_Noreturn void flat_exec_fail_undefined(FlatExec *ex, Loc loc, const char *name);
+/* Stops a call at 'call' with "recursion too deep" when the stack is
+   nearly exhausted (ev_stack_exhausted). */
+void flat_exec_check_stack(FlatExec *ex, Loc call);
+/* The evaluator's name of the primitive that combines by 'op' (ADD or
+   MUL) in a reduction or a scan: __reduce_add ...; NULL for other ops. */
+const char *flat_combine_prim(FlatOp op, bool scan);
+
+/* Runs operation s->op (an FS_OP statement: its loc, lifted, elem_type,
+   result_type, prim and site count) on the values 'args' and appends
+   its results' values to 'results' (FlatValue *): one, none for
+   ERROR/ERROR_ANY, two for SEG_RANGE, the components of the result for
+   HOST_PRIM.  (A caller that reuses one Vec allocates nothing there.) */
+void flat_exec_op(FlatExec *ex, const FlatStmt *s, FlatValue **args, int nargs, Vec *results);
+/* Element-wise 'op' (ADD ... COPY, not RAND) at 'loc' on all scalars or
+   on vectors of one length.  'prim', when not NULL, is the primitive
+   its errors name instead of the operation's own (the + of a reduction
+   is __reduce_add's). */
+FlatValue *flat_exec_elementwise(FlatExec *ex, FlatOp op, Loc loc, const char *prim, FlatValue **args,
+                                 int nargs);
+/* The same into 'result', a scalar or vector of the result's type and
+   length that the caller made (on its stack, for a scalar). */
+void flat_exec_elementwise_into(FlatExec *ex, FlatOp op, Loc loc, const char *prim, FlatValue **args, int nargs,
+                                FlatValue *result);
+
+/* What flat_exec_run_top needs from an interpreter. */
+typedef struct FlatTopHooks {
+  void *ctx;
+  /* Runs the statement's block and returns the components of its value
+     (*n of them); a run-time error longjmps out (ev_error). */
+  FlatValue **(*run)(void *ctx, int *n);
+  /* After a run-time error stopped 'run' (the error line printed):
+     forget the frames (may be NULL). */
+  void (*stopped)(void *ctx);
+  /* Global 'index' (of FlatTop.defines) belongs to NESL variable 'name'
+     (NULL: a wildcard's) and, unless NULL, gets 'value'. */
+  void (*define)(void *ctx, int index, const char *name, FlatValue *value);
+} FlatTopHooks;
+
+/* Runs top-level statement 'top' and prints its transcript on 'out' as
+   the source evaluator does: `name = fn : ...` for a definition (not
+   the library's), `pattern = VALUE : TYPE`, `it = VALUE : TYPE`, or the
+   `error:` line; each on a fresh line after the program's own output. */
+void flat_exec_run_top(FlatExec *ex, FILE *out, FlatTop *top, const FlatTopHooks *hooks);
+
 /* ---- flat_interp.c ---- */
 
 typedef struct FlatStats {

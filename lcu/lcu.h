@@ -44,6 +44,10 @@ typedef struct LcuType {
 
 /* ---- variables ---- */
 
+/* One LcuVar per id.  A variable may appear in several kernels and CPU
+   functions (a kernel made once is run from many places), but it is
+   bound at most once in each kernel, thunk, and function or top-level
+   block (lcu_check). */
 typedef struct LcuVar {
   int id;           /* unique in the program */
   const char *name; /* printed name: NESL-ish hint plus id, e.g. xs_12 */
@@ -57,7 +61,9 @@ typedef enum LcuExpKind {
   LE_CONST, /* a base constant */
   LE_INDEX, /* x[e]: x a `using` vector; error when out of range */
   LE_OP,    /* an element-wise scalar operation of flat_ops.def (ADD ...
-               SELECT, ZERO, RAND excluded) on scalar operands */
+               SELECT, ZERO, RAND excluded) on scalar operands: the range
+               FLAT_ADD .. FLAT_SELECT; ZERO is a constant, COPY the
+               operand itself; nargs is flat_op_nargs(op) */
   LE_IF,    /* if e then e else e */
   LE_LET,   /* let x = e in e */
   LE_LENGTH,/* #x: the length of a `using` vector */
@@ -76,7 +82,13 @@ typedef struct LcuExp {
 } LcuExp;
 
 /* { xs => (e1, ..., ek) using ys }: a thunk with scalar parameters whose
-   body is a tuple of expressions (one per result). */
+   body is a tuple of expressions (one per result, k >= 1).  The body
+   reads only the parameters, the names its LE_LETs bind (in their
+   bodies), and the `using` variables: each a parameter of the kernel or
+   the result of an earlier SOAC, a scalar or a vector (never a sd; a
+   scalar is read as x, a vector only as x[e] and #x).  Parameters and
+   let-bound names are scalars bound once in the thunk, and are neither
+   `using` variables nor variables of the kernel. */
 typedef struct LcuThunk {
   Vec params;  /* LcuVar * (LT_SCALAR) */
   Vec body;    /* LcuExp *: the tuple of results */
@@ -85,6 +97,21 @@ typedef struct LcuThunk {
 
 /* ---- kernel level: SOACs ---- */
 
+/* The results of `let xs = SOAC ...` when the pull thunk gives k values
+   of base types τ1 ... τk (τ↑ = [τ1], ..., [τk]; Figures 3 and 4):
+     MAP, PERMUTE, SCAN, FILTER, SEG_PERMUTE, SEG_REDUCE, SEG_SCAN: τ↑
+       (SEG_REDUCE: one value per segment)
+     REDUCE, ONCE: the k scalars τ1 ... τk
+     PARTITION: τ↑ of those for which P holds, then τ↑ of the others (2k)
+     SEG_FILTER: τ↑, then the sd of the kept values (k + 1)
+     SEG_PARTITION: τ↑ held, their sd, τ↑ the others, their sd (2k + 2)
+   The second thunk: PERMUTE's index thunk takes the index and gives one
+   int; FILTER's and PARTITION's predicate takes the k values and gives
+   one bool; REDUCE's and SCAN's operator takes 2k parameters (the values
+   of the left operand, then those of the right) and gives k values of
+   types τ1 ... τk, the types of the k identities.  ONCE's thunk has no
+   parameters; the others' pull thunks take one int, the index (for the
+   SEG_ SOACs, the index among all the sd's elements). */
 #define LCU_SOACS(X)                                                                             \
   X(MAP, "MAP")                   /* A n: A applied to 0..n-1 */                                 \
   X(PERMUTE, "PERMUTE")           /* A I n [into D]: Y[I(i)] = A(i), in order; Y is D's copy */ \
@@ -122,7 +149,8 @@ typedef enum LcuSoacKind {
   X(NAME, "name")                   /* components of V(t) -> last occurrence of each value */   \
   X(EQL, "eql")                     /* two values' components -> bool(s) */                      \
   X(HASH, "hash")                   /* a value's components, range -> int(s) */                  \
-  X(RAND, "rand")                   /* v limits -> random numbers (flat.h's formula) */
+  X(RAND, "rand")                   /* v limits -> random numbers (flat.h's formula);
+                                       also a scalar limit -> a scalar */
 
 typedef enum LcuLibrary {
 #define X(name, text) LIB_##name,
@@ -135,8 +163,8 @@ typedef enum LcuLibrary {
    or the length of a kernel vector (#xs). */
 typedef struct LcuSize {
   LcuVar *var;    /* an int scalar parameter, or NULL */
-  LcuVar *length; /* #length, or NULL */
-  int32_t value;  /* when both are NULL */
+  LcuVar *length; /* #length, or NULL (never both set) */
+  int32_t value;  /* when both are NULL: >= 0 */
 } LcuSize;
 
 /* let xs = SOAC args */
@@ -150,10 +178,13 @@ typedef struct LcuSoac {
                          predicate (over the pulled values); REDUCE, SCAN:
                          the operator (over two tuples of values) */
   Vec identity;       /* REDUCE, SCAN: FlatAtom * constants, one per value */
-  LcuSize size;       /* the unsegmented SOACs but ONCE */
+  LcuSize size;       /* the unsegmented SOACs but ONCE (the others leave
+                         it zero) */
   LcuVar *segdes;     /* the SEG_ SOACs */
   LcuVar *into;       /* PERMUTE, SEG_PERMUTE: the vector whose copy is
-                         written (NULL: the indices are a permutation) */
+                         written (NULL: the indices are a permutation);
+                         with `into`, the pull thunk gives one value, of
+                         into's base type */
   LcuLibrary library; /* LIBRARY */
   Vec args;           /* LIBRARY: LcuVar * */
   Type *elem_type;    /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_type */
@@ -172,7 +203,8 @@ typedef struct LcuKernel {
 
 typedef enum LcuStmtKind {
   LS_SCALAR, /* results = op(args): a flat element-wise operation on
-                scalars, on the host */
+                scalars, on the host: ADD ... COPY of flat_ops.def, but
+                RAND, which is the library kernel rand (it has a site) */
   LS_RUN,    /* results = run kernel(args) */
   LS_CALL,   /* results = f(args) */
   LS_IF,     /* results = if args[0] then 'then' else 'els' */
@@ -182,7 +214,10 @@ typedef enum LcuStmtKind {
   LS_HOST,   /* results = a flat operation that runs on the host with the
                 vectors copied there: VECTOR (constant vectors), ERROR,
                 ERROR_ANY, HOST_PRIM (text and I/O), RANGE/SEG_RANGE's
-                checks; 'flat' is the flat statement it comes from */
+                checks; 'flat' is the flat statement it comes from.
+                Arguments and results are those of the flat operation;
+                RANGE and SEG_RANGE may also have no results (the
+                checks alone) */
 } LcuStmtKind;
 
 typedef enum LcuLengthKind {
@@ -220,6 +255,7 @@ typedef struct LcuBlock {
   Vec results; /* LcuAtom * */
 } LcuBlock;
 
+/* A CPU function; its result types are those of its body's results. */
 typedef struct LcuFunc {
   const char *name;
   Loc loc;
@@ -230,18 +266,21 @@ typedef struct LcuFunc {
   FlatFunc *flat;
 } LcuFunc;
 
-/* A top-level statement, as FlatTop. */
+/* A top-level statement, as FlatTop: its body gives the components of
+   H(flat->mono_type). */
 typedef struct LcuTop {
   FlatTop *flat;  /* source, types and 'defines' (global FlatVars) */
   LcuBlock *body; /* NULL for definitions */
-  Vec defines;    /* LcuVar *: the globals, one per component */
+  Vec defines;    /* LcuVar *: the globals, one per component: one for
+                     one with flat->defines, of the same types */
 } LcuTop;
 
 typedef struct LcuProgram {
   Vec kernels; /* LcuKernel * */
   Vec funcs;   /* LcuFunc * */
   Vec tops;    /* LcuTop * */
-  Vec globals; /* LcuVar *: components of top-level bindings */
+  Vec globals; /* LcuVar *: components of top-level bindings, readable
+                  everywhere; bound only by their LcuTop's 'defines' */
   int next_var;
 } LcuProgram;
 

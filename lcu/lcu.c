@@ -1,0 +1,75 @@
+/*
+ * lcu.c: λcu's constructors and the facts about its SOACs, library
+ * kernels and types that every pass shares.
+ *
+ * The names of the SOACs and library kernels come from the X-macros of
+ * lcu.h, so that adding one there is the only change this file needs.
+ * Everything is allocated through the collector and never freed
+ * (common.h).
+ */
+#include "lcu.h"
+
+/* ---- SOACs and library kernels ---- */
+
+static const char *const soac_names[] = {
+#define X(name, text) text,
+    LCU_SOACS(X)
+#undef X
+};
+
+static const char *const library_names[] = {
+#define X(name, text) text,
+    LCU_LIBRARIES(X)
+#undef X
+};
+
+const char *lcu_soac_name(LcuSoacKind k) {
+  if ((unsigned)k >= SOAC_COUNT)
+    die("λcu SOAC %d does not exist", (int)k);
+  return soac_names[k];
+}
+
+const char *lcu_library_name(LcuLibrary l) {
+  if ((unsigned)l >= LIB_COUNT)
+    die("λcu library kernel %d does not exist", (int)l);
+  return library_names[l];
+}
+
+/* ---- types ---- */
+
+LcuType lcu_scalar(FlatBase b) { return (LcuType){LT_SCALAR, b}; }
+LcuType lcu_vec(FlatBase b) { return (LcuType){LT_VEC, b}; }
+/* the base is meaningless for a sd; it is left at FB_INT so that two sd
+   types compare equal field by field as well (as flat_segdes) */
+LcuType lcu_segdes(void) { return (LcuType){LT_SEGDES, FB_INT}; }
+
+bool lcu_type_equal(LcuType a, LcuType b) {
+  if (a.kind != b.kind)
+    return false;
+  return a.kind == LT_SEGDES || a.base == b.base;
+}
+
+const char *lcu_type_name(LcuType t) {
+  static const char *const scalars[] = {"int", "float", "bool", "char"};
+  static const char *const vectors[] = {"[int]", "[float]", "[bool]", "[char]"};
+  switch (t.kind) {
+  case LT_SCALAR:
+  case LT_VEC:
+    if ((unsigned)t.base > FB_CHAR)
+      die("λcu base type %d does not exist", (int)t.base);
+    return t.kind == LT_SCALAR ? scalars[t.base] : vectors[t.base];
+  case LT_SEGDES:
+    return "sd";
+  }
+  die("λcu type kind %d does not exist", (int)t.kind);
+}
+
+/* ---- variables ---- */
+
+LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
+  LcuVar *v = NEW(LcuVar);
+  v->id = p->next_var++;
+  v->type = t;
+  v->name = intern(hint ? xprintf("%s_%d", hint, v->id) : xprintf("x%d", v->id));
+  return v;
+}

@@ -1,0 +1,1240 @@
+/*
+ * lcu_check.c: λcu's checker (`--check-ir`), run after lowering and after
+ * every pass that rewrites λcu (fusion).
+ *
+ * It implements the typing rules of the paper (section 3.3): the SOAC
+ * signatures of Figures 3 and 4 and the rule for thunks,
+ *
+ *     (Γ|ys)[x_i ↦ τ_i] ⊢ e : τ
+ *     ───────────────────────────────────────────────
+ *     Γ ⊢ { x_i : τ_i => e using ys } : τ_1 × ... × τ_n ⇒ τ
+ *
+ * which is the `using` discipline: a thunk's body reads only its
+ * parameters, the names it binds with `let`, and the kernel variables it
+ * lists in `using`, each a parameter of the kernel or the result of an
+ * earlier SOAC.  In detail:
+ *   - GPU level: every expression has the base type it claims; LE_VAR
+ *     reads a scalar, LE_INDEX and LE_LENGTH a `using` vector; LE_OP is an
+ *     element-wise operation of flat_ops.def (ADD ... SELECT) on operands
+ *     its semantics accept; thunk binders are scalars, bound once in the
+ *     thunk, and neither `using` variables nor variables of the kernel.
+ *   - kernel level: each SOAC's thunks, identities, size and segment
+ *     descriptor against its signature, and its results against τ↑ (the
+ *     layouts are written down in lcu.h, above LCU_SOACS); the library
+ *     kernels against their signatures; variables bound once per kernel;
+ *     the kernel's results bound in it.
+ *   - CPU level: variables bound once per function (or top-level block)
+ *     before their uses and used only in the scope of their binding (the
+ *     globals of LcuProgram.globals are readable everywhere, and bound
+ *     only by the top-level statement that defines them); `run`s and
+ *     calls agree with their kernel's or callee's parameters and results;
+ *     both branches of an `if` and the body of `time` give the statement's
+ *     result types; LS_LENGTH reads a vector or a sd; the host operations
+ *     take and give what their flat operations do.
+ * A variable may appear in several kernels and functions (a kernel made
+ * once is run from many places, and lowering may use one LcuVar on both
+ * sides of a `run`): scopes are per kernel, per thunk and per function,
+ * and only the identity of a variable (one LcuVar per id) is global.
+ *
+ * The first violation is reported through diag with the location of the
+ * SOAC or statement and the pass that ran last; checking stops there.
+ */
+#include "lcu.h"
+
+/* Base-type classes, as bit masks over FlatBase (as in flat_check.c). */
+enum {
+  B_INT = 1 << FB_INT,
+  B_FLOAT = 1 << FB_FLOAT,
+  B_BOOL = 1 << FB_BOOL,
+  B_CHAR = 1 << FB_CHAR,
+  B_NUMBER = B_INT | B_FLOAT,
+  B_ORDINAL = B_INT | B_FLOAT | B_CHAR,
+  B_LOGICAL = B_INT | B_BOOL,
+  B_ANY = B_INT | B_FLOAT | B_BOOL | B_CHAR,
+};
+
+typedef struct Checker {
+  const LcuProgram *p;
+  const char *after;
+  jmp_buf fail;
+  const char *where; /* "kernel K1", "function f", "top-level statement" */
+  /* by variable id (0 .. p->next_var - 1): */
+  const LcuVar **by_id; /* the one LcuVar with this id */
+  uint8_t *is_global;   /* listed in p->globals */
+  uint8_t *defined;     /* a global defined by a top-level statement */
+  uint8_t *kbound;      /* bound in the kernel being checked */
+  uint8_t *tusing;      /* in the `using` list of the thunk being checked */
+  uint8_t *tbound;      /* bound somewhere in the thunk being checked */
+  uint8_t *tvisible;    /* a thunk binder in scope */
+  uint8_t *bound;       /* bound in the function or top-level block */
+  uint8_t *visible;     /* ... in an enclosing scope */
+  Vec kvars, tvars, fvars; /* what to clear after a kernel, thunk, function */
+  Vec scope;               /* CPU variables made visible, innermost last */
+  Map kernels;             /* name -> the program's LcuKernel */
+  Map funcs;               /* name -> the program's LcuFunc */
+} Checker;
+
+_Noreturn __attribute__((format(printf, 3, 4))) static void fail(Checker *c, Loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = xvprintf(fmt, ap);
+  va_end(ap);
+  if (c->where)
+    diag_error(loc, "λcu check failed after %s: %s: %s", c->after, c->where, msg);
+  else
+    diag_error(loc, "λcu check failed after %s: %s", c->after, msg);
+  longjmp(c->fail, 1);
+}
+
+static const char *var_name(const LcuVar *v) {
+  if (!v)
+    return "(missing)";
+  return v->name ? v->name : xprintf("x%d", v->id);
+}
+
+static const char *base_name(FlatBase b) { return lcu_type_name(lcu_scalar(b)); }
+
+/* "an int", "a [float]", "a sd": a type with its article, for messages */
+static const char *an(LcuType t) {
+  const char *name = lcu_type_name(t);
+  return xprintf("%s %s", name[0] == 'i' ? "an" : "a", name);
+}
+
+static const char *an_base(FlatBase b) { return an(lcu_scalar(b)); }
+
+static bool base_valid(FlatBase b) { return (unsigned)b <= FB_CHAR; }
+
+static bool type_valid(LcuType t) {
+  return (t.kind == LT_SCALAR || t.kind == LT_VEC) ? base_valid(t.base) : t.kind == LT_SEGDES;
+}
+
+static bool in_class(FlatBase b, int mask) { return (mask >> b) & 1; }
+
+static LcuType from_flat(FlatType t) {
+  switch (t.kind) {
+  case FT_SCALAR:
+    return lcu_scalar(t.base);
+  case FT_VEC:
+    return lcu_vec(t.base);
+  case FT_SEGDES:
+    return lcu_segdes();
+  }
+  die("flat type kind %d does not exist", (int)t.kind);
+}
+
+static void push_type(Vec *out, LcuType t) {
+  LcuType *p = NEW(LcuType);
+  *p = t;
+  vec_push(out, p);
+}
+
+static LcuType type_at(const Vec *types, int i) { return *(LcuType *)types->data[i]; }
+
+/* Registers 'v' as the variable of its id, which must be in range, and
+   checks that its type exists. */
+static void check_var_identity(Checker *c, Loc loc, const LcuVar *v) {
+  if (!v)
+    fail(c, loc, "a missing variable");
+  if (v->id < 0 || v->id >= c->p->next_var)
+    fail(c, loc, "%s has id %d, outside [0, next_var = %d)", var_name(v), v->id, c->p->next_var);
+  if (c->by_id[v->id] && c->by_id[v->id] != v)
+    fail(c, loc, "two different variables have id %d", v->id);
+  c->by_id[v->id] = v;
+  if (!type_valid(v->type))
+    fail(c, loc, "%s has no valid type", var_name(v));
+}
+
+static void clear_marks(Vec *vars, uint8_t *marks) {
+  for (int i = 0; i < vars->len; i++)
+    marks[((const LcuVar *)vars->data[i])->id] = 0;
+  vars->len = 0;
+}
+
+/* ---- scalar operations (thunks' LE_OP and the CPU's LS_SCALAR) ---- */
+
+/* The result type of the element-wise operation 'op' on scalars of the
+   bases 'a' (as many as flat_op_nargs says), or NULL with '*why' set. */
+static bool scalar_op_type(FlatOp op, const FlatBase *a, FlatBase *result, const char **why) {
+  /* each argument's class, and which argument the result follows
+     (-1: the fixed base 'fixed') */
+  int masks[3] = {0, 0, 0};
+  int same = -1; /* the argument that must have argument 'same_as''s base */
+  int same_as = 0;
+  int follows = 0;
+  FlatBase fixed = FB_INT;
+  switch (op) {
+  case FLAT_ADD:
+  case FLAT_SUB:
+  case FLAT_MUL:
+  case FLAT_DIV:
+    masks[0] = masks[1] = B_NUMBER;
+    same = 1;
+    break;
+  case FLAT_NEG:
+  case FLAT_RECIP:
+  case FLAT_RAND:
+    masks[0] = B_NUMBER;
+    break;
+  case FLAT_REM:
+  case FLAT_LSHIFT:
+  case FLAT_RSHIFT:
+    masks[0] = masks[1] = B_INT;
+    break;
+  case FLAT_POW:
+    masks[0] = B_NUMBER;
+    masks[1] = B_INT;
+    break;
+  case FLAT_EQ:
+  case FLAT_NE:
+  case FLAT_LT:
+  case FLAT_GT:
+  case FLAT_LE:
+  case FLAT_GE:
+    masks[0] = masks[1] = B_ANY;
+    same = 1;
+    follows = -1, fixed = FB_BOOL;
+    break;
+  case FLAT_NOT:
+    masks[0] = B_LOGICAL;
+    break;
+  case FLAT_AND:
+  case FLAT_OR:
+  case FLAT_XOR:
+    masks[0] = masks[1] = B_LOGICAL;
+    same = 1;
+    break;
+  case FLAT_SQRT:
+  case FLAT_LN:
+  case FLAT_EXP:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_ATAN:
+  case FLAT_SINH:
+  case FLAT_COSH:
+  case FLAT_TANH:
+    masks[0] = B_FLOAT;
+    break;
+  case FLAT_EXPT:
+    masks[0] = masks[1] = B_FLOAT;
+    break;
+  case FLAT_TO_FLOAT:
+    masks[0] = B_INT;
+    follows = -1, fixed = FB_FLOAT;
+    break;
+  case FLAT_TRUNC:
+  case FLAT_FLOOR:
+  case FLAT_CEIL:
+  case FLAT_ROUND:
+    masks[0] = B_FLOAT;
+    follows = -1, fixed = FB_INT;
+    break;
+  case FLAT_BTOI:
+    masks[0] = B_BOOL;
+    follows = -1, fixed = FB_INT;
+    break;
+  case FLAT_CODE_CHAR:
+    masks[0] = B_INT;
+    follows = -1, fixed = FB_CHAR;
+    break;
+  case FLAT_CHAR_CODE:
+    masks[0] = B_CHAR;
+    follows = -1, fixed = FB_INT;
+    break;
+  case FLAT_SELECT:
+    masks[0] = B_BOOL;
+    masks[1] = masks[2] = B_ANY;
+    same = 2, same_as = 1;
+    follows = 1;
+    break;
+  case FLAT_ZERO:
+  case FLAT_COPY:
+    masks[0] = B_ANY;
+    break;
+  default:
+    *why = xprintf("%s is not an element-wise operation", flat_op_name(op));
+    return false;
+  }
+  int n = flat_op_nargs(op);
+  for (int i = 0; i < n; i++)
+    if (!in_class(a[i], masks[i])) {
+      *why = xprintf("%s: operand %d is %s", flat_op_name(op), i + 1, an_base(a[i]));
+      return false;
+    }
+  if (same >= 0 && a[same] != a[same_as]) {
+    *why = xprintf("%s: operands %d and %d are %s and %s", flat_op_name(op), same_as + 1, same + 1,
+                   an_base(a[same_as]), an_base(a[same]));
+    return false;
+  }
+  *result = follows < 0 ? fixed : a[follows];
+  return true;
+}
+
+/* ---- GPU level: thunks ---- */
+
+/* The context of a thunk: its SOAC (for the location and messages) and
+   what the thunk is (the pull thunk, the predicate, ...). */
+typedef struct ThunkCtx {
+  const LcuSoac *s;
+  const char *what; /* "MAP's pull thunk" */
+} ThunkCtx;
+
+/* A binder of the thunk: a parameter or a `let`. */
+static void thunk_bind(Checker *c, const ThunkCtx *t, const LcuVar *v) {
+  Loc loc = t->s->loc;
+  check_var_identity(c, loc, v);
+  if (v->type.kind != LT_SCALAR)
+    fail(c, loc, "%s binds %s, %s; thunk variables are scalars", t->what, var_name(v), an(v->type));
+  if (c->tusing[v->id])
+    fail(c, loc, "%s binds %s, which is also in its `using` list", t->what, var_name(v));
+  if (c->kbound[v->id])
+    fail(c, loc, "%s binds %s, a variable of the kernel", t->what, var_name(v));
+  if (c->tbound[v->id])
+    fail(c, loc, "%s binds %s twice", t->what, var_name(v));
+  c->tbound[v->id] = 1;
+  c->tvisible[v->id] = 1;
+  vec_push(&c->tvars, (void *)v);
+}
+
+/* Checks 'e' and returns its base type, which must be the one it claims. */
+static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
+  Loc loc = t->s->loc;
+  if (!e)
+    fail(c, loc, "%s: a missing expression", t->what);
+  if (!base_valid(e->type))
+    fail(c, loc, "%s: an expression of type %d", t->what, (int)e->type);
+  FlatBase got;
+  switch (e->kind) {
+  case LE_VAR: {
+    const LcuVar *v = e->var;
+    check_var_identity(c, loc, v);
+    if (!c->tvisible[v->id]) {
+      if (!c->tusing[v->id])
+        fail(c, loc, "%s reads %s, which is %s", t->what, var_name(v),
+             c->tbound[v->id] ? "used outside the scope of its `let`"
+             : c->kbound[v->id] ? "not in its `using` list"
+                                : "neither its parameter nor a variable of the kernel");
+      if (v->type.kind != LT_SCALAR)
+        fail(c, loc, "%s reads the %s %s as a value; a thunk reads vectors only as x[e] and #x", t->what,
+             lcu_type_name(v->type), var_name(v));
+    }
+    got = v->type.base;
+    break;
+  }
+  case LE_CONST:
+    switch (e->constant.kind) {
+    case FA_INT:
+      got = FB_INT;
+      break;
+    case FA_FLOAT:
+      got = FB_FLOAT;
+      break;
+    case FA_BOOL:
+      got = FB_BOOL;
+      break;
+    case FA_CHAR:
+      got = FB_CHAR;
+      break;
+    default:
+      fail(c, loc, "%s: a constant that is not a base value", t->what);
+    }
+    break;
+  case LE_INDEX:
+  case LE_LENGTH: {
+    const char *form = e->kind == LE_INDEX ? "x[e]" : "#x";
+    const LcuVar *v = e->var;
+    check_var_identity(c, loc, v);
+    if (c->tvisible[v->id])
+      fail(c, loc, "%s: %s of %s, a scalar of the thunk", t->what, form, var_name(v));
+    if (!c->tusing[v->id])
+      fail(c, loc, "%s: %s of %s, which is not in its `using` list", t->what, form, var_name(v));
+    if (v->type.kind != LT_VEC)
+      fail(c, loc, "%s: %s of %s, %s, not a vector", t->what, form, var_name(v), an(v->type));
+    if (e->kind == LE_LENGTH) {
+      got = FB_INT;
+      break;
+    }
+    FlatBase index = check_exp(c, t, e->args[0]);
+    if (index != FB_INT)
+      fail(c, loc, "%s: the index of %s[e] is %s", t->what, var_name(v), an_base(index));
+    got = v->type.base;
+    break;
+  }
+  case LE_OP: {
+    if ((unsigned)e->op >= FLAT_OP_COUNT)
+      fail(c, loc, "%s: operation %d does not exist", t->what, (int)e->op);
+    /* the element-wise operations of flat_ops.def, ADD ... SELECT */
+    if (e->op > FLAT_SELECT)
+      fail(c, loc, "%s: %s is not an operation of thunks", t->what, flat_op_name(e->op));
+    int n = flat_op_nargs(e->op);
+    if (e->nargs != n)
+      fail(c, loc, "%s: %s takes %d operands, not %d", t->what, flat_op_name(e->op), n, e->nargs);
+    FlatBase args[3];
+    for (int i = 0; i < n; i++)
+      args[i] = check_exp(c, t, e->args[i]);
+    const char *why = NULL;
+    if (!scalar_op_type(e->op, args, &got, &why))
+      fail(c, loc, "%s: %s", t->what, why);
+    break;
+  }
+  case LE_IF: {
+    FlatBase cond = check_exp(c, t, e->args[0]);
+    if (cond != FB_BOOL)
+      fail(c, loc, "%s: the condition of an if is %s", t->what, an_base(cond));
+    FlatBase then = check_exp(c, t, e->args[1]), els = check_exp(c, t, e->args[2]);
+    if (then != els)
+      fail(c, loc, "%s: the branches of an if are %s and %s", t->what, an_base(then), an_base(els));
+    got = then;
+    break;
+  }
+  case LE_LET: {
+    const LcuVar *v = e->var;
+    FlatBase value = check_exp(c, t, e->args[0]);
+    thunk_bind(c, t, v);
+    if (v->type.base != value)
+      fail(c, loc, "%s: let %s : %s is bound to %s", t->what, var_name(v), lcu_type_name(v->type),
+           an_base(value));
+    got = check_exp(c, t, e->args[1]);
+    c->tvisible[v->id] = 0;
+    break;
+  }
+  default:
+    fail(c, loc, "%s: expression kind %d does not exist", t->what, (int)e->kind);
+  }
+  if (got != e->type)
+    fail(c, loc, "%s: an expression of type %s claims to be %s", t->what, base_name(got), an_base(e->type));
+  return got;
+}
+
+/* Checks thunk 'th' of SOAC 't->s', whose parameters must have the base
+   types 'params' (n of them); returns the types of its results. */
+static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const FlatBase *params, int n) {
+  Loc loc = t->s->loc;
+  if (!th)
+    fail(c, loc, "%s is missing", t->what);
+  for (int i = 0; i < th->using.len; i++) {
+    const LcuVar *v = th->using.data[i];
+    check_var_identity(c, loc, v);
+    if (!c->kbound[v->id])
+      fail(c, loc, "%s uses %s, which is neither a parameter of the kernel nor an earlier result", t->what,
+           var_name(v));
+    if (v->type.kind == LT_SEGDES)
+      fail(c, loc, "%s uses %s, a sd; thunks read scalars and vectors", t->what, var_name(v));
+    if (!c->tusing[v->id])
+      vec_push(&c->tvars, (void *)v);
+    c->tusing[v->id] = 1;
+  }
+  if (th->params.len != n)
+    fail(c, loc, "%s takes %d parameter%s, not %d", t->what, n, n == 1 ? "" : "s", th->params.len);
+  for (int i = 0; i < n; i++) {
+    const LcuVar *v = th->params.data[i];
+    thunk_bind(c, t, v);
+    if (v->type.base != params[i])
+      fail(c, loc, "%s: parameter %s is %s where %s is passed", t->what, var_name(v), an_base(v->type.base),
+           an_base(params[i]));
+  }
+  if (th->body.len == 0)
+    fail(c, loc, "%s gives no values", t->what);
+  Vec types = {0};
+  for (int i = 0; i < th->body.len; i++)
+    push_type(&types, lcu_scalar(check_exp(c, t, th->body.data[i])));
+  /* the thunk's scope ends: nothing of it is visible from the next */
+  for (int i = 0; i < c->tvars.len; i++) {
+    int id = ((const LcuVar *)c->tvars.data[i])->id;
+    c->tusing[id] = c->tbound[id] = c->tvisible[id] = 0;
+  }
+  c->tvars.len = 0;
+  return types;
+}
+
+/* ---- kernel level ---- */
+
+static void kernel_bind(Checker *c, Loc loc, const LcuVar *v) {
+  check_var_identity(c, loc, v);
+  if (c->kbound[v->id])
+    fail(c, loc, "%s is bound twice in the kernel", var_name(v));
+  c->kbound[v->id] = 1;
+  vec_push(&c->kvars, (void *)v);
+}
+
+/* A kernel variable read by the SOAC 's' (size, sd, into, library
+   argument): bound in the kernel before 's'. */
+static LcuType kernel_use(Checker *c, const LcuSoac *s, const LcuVar *v, const char *what) {
+  check_var_identity(c, s->loc, v);
+  if (!c->kbound[v->id])
+    fail(c, s->loc, "%s: %s %s is neither a parameter of the kernel nor an earlier result", lcu_soac_name(s->kind),
+         what, var_name(v));
+  return v->type;
+}
+
+static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= SOAC_SEG_PARTITION; }
+
+/* The size of an unsegmented SOAC: an int variable, #vector, or a
+   non-negative constant. */
+static void check_size(Checker *c, const LcuSoac *s) {
+  const char *name = lcu_soac_name(s->kind);
+  const LcuSize *z = &s->size;
+  if (z->var && z->length)
+    fail(c, s->loc, "%s: the size is both %s and #%s", name, var_name(z->var), var_name(z->length));
+  if (z->var) {
+    LcuType t = kernel_use(c, s, z->var, "the size");
+    if (!lcu_type_equal(t, lcu_scalar(FB_INT)))
+      fail(c, s->loc, "%s: the size %s is %s, not an int", name, var_name(z->var), an(t));
+  } else if (z->length) {
+    LcuType t = kernel_use(c, s, z->length, "the size's vector");
+    if (t.kind != LT_VEC)
+      fail(c, s->loc, "%s: the size #%s of %s, not a vector", name, var_name(z->length), an(t));
+  } else if (z->value < 0) {
+    fail(c, s->loc, "%s: the size is %d", name, (int)z->value);
+  }
+}
+
+static bool layout_known(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+  case T_FLOAT:
+  case T_BOOL:
+  case T_CHAR:
+    return true;
+  case T_SEQ:
+    return layout_known(t->elem);
+  case T_PAIR:
+    return layout_known(t->fst) && layout_known(t->snd);
+  default:
+    return false; /* datatypes need their constructors to be laid out */
+  }
+}
+
+/* The λcu types of the components of H(t) or V(t) (flat_layout.c). */
+static Vec layout_of(Type *t, bool vector) {
+  Vec flat = {0}, out = {0};
+  if (vector)
+    flat_vector_layout(t, &flat);
+  else
+    flat_host_layout(t, &flat);
+  for (int i = 0; i < flat.len; i++)
+    push_type(&out, from_flat(*(FlatType *)flat.data[i]));
+  return out;
+}
+
+/* Checks that types[from ...] begin with 'layout'; returns the index
+   after it. */
+static int match_layout(Checker *c, const LcuSoac *s, const LcuType *types, int n, int from, const Vec *layout,
+                        const char *what) {
+  const char *name = lcu_library_name(s->library);
+  if (from + layout->len > n)
+    fail(c, s->loc, "LIBRARY %s: %d arguments, too few for %s", name, n, what);
+  for (int i = 0; i < layout->len; i++)
+    if (!lcu_type_equal(types[from + i], type_at(layout, i)))
+      fail(c, s->loc, "LIBRARY %s: argument %d is %s where %s has %s", name, from + i + 1, an(types[from + i]), what,
+           an(type_at(layout, i)));
+  return from + layout->len;
+}
+
+/* The library kernel 's': its arguments against its signature (lcu.h,
+   LCU_LIBRARIES; flat_ops.def for the flat operations they come from);
+   its results' types go to 'results'. */
+static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
+  if ((unsigned)s->library >= LIB_COUNT)
+    fail(c, s->loc, "library kernel %d does not exist", (int)s->library);
+  const char *name = lcu_library_name(s->library);
+  if (s->pull || s->second || s->identity.len || s->segdes || s->into)
+    fail(c, s->loc, "LIBRARY %s has thunks, identities, a sd or `into`; its arguments are kernel variables",
+         name);
+  if (s->lifted && s->library != LIB_NAME && s->library != LIB_EQL && s->library != LIB_HASH)
+    fail(c, s->loc, "LIBRARY %s has no lifted form", name);
+  int n = s->args.len;
+  LcuType *a = xmalloc_atomic(sizeof(LcuType) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    a[i] = kernel_use(c, s, s->args.data[i], xprintf("argument %d", i + 1));
+  /* fixed signatures: the arguments' kinds and base classes */
+  int want = -1;
+  LcuTypeKind kinds[2];
+  int masks[2] = {0, 0};
+  switch (s->library) {
+  case LIB_RANK:
+  case LIB_RANK_DOWN:
+    want = 1, kinds[0] = LT_VEC, masks[0] = B_ORDINAL;
+    push_type(results, lcu_vec(FB_INT));
+    break;
+  case LIB_SEG_RANK:
+  case LIB_SEG_RANK_DOWN:
+    want = 2, kinds[0] = LT_SEGDES, kinds[1] = LT_VEC, masks[1] = B_ORDINAL;
+    push_type(results, lcu_vec(FB_INT));
+    break;
+  case LIB_MAKE_SEGDES:
+    want = 1, kinds[0] = LT_VEC, masks[0] = B_INT;
+    push_type(results, lcu_segdes());
+    break;
+  case LIB_SEG_LENGTHS:
+  case LIB_SEG_OFFSETS:
+  case LIB_SEG_IDS:
+    want = 1, kinds[0] = LT_SEGDES;
+    push_type(results, lcu_vec(FB_INT));
+    break;
+  case LIB_RAND:
+    /* a number below each limit: one limit (a scalar) or a vector */
+    want = 1, kinds[0] = n == 1 && a[0].kind == LT_SCALAR ? LT_SCALAR : LT_VEC, masks[0] = B_NUMBER;
+    if (n == 1)
+      push_type(results, a[0]);
+    break;
+  default:
+    break;
+  }
+  if (want >= 0) {
+    if (n != want)
+      fail(c, s->loc, "LIBRARY %s takes %d argument%s, not %d", name, want, want == 1 ? "" : "s", n);
+    for (int i = 0; i < n; i++)
+      if (a[i].kind != kinds[i] || (kinds[i] != LT_SEGDES && !in_class(a[i].base, masks[i])))
+        fail(c, s->loc, "LIBRARY %s: argument %d is %s", name, i + 1, an(a[i]));
+    return;
+  }
+  /* the kernels over structured values: the components of one or two
+     values of 'elem_type', as FlatStmt's NAME, EQL and HASH */
+  if (!s->elem_type)
+    fail(c, s->loc, "LIBRARY %s without its element type", name);
+  bool known = layout_known(s->elem_type);
+  const char *what = type_value_to_string(s->elem_type);
+  switch (s->library) {
+  case LIB_NAME:
+    /* V(t), or sd ++ V(t): the segmented name of each segment */
+    if (known) {
+      Vec layout = layout_of(s->elem_type, true);
+      int from = n == layout.len + 1 && a[0].kind == LT_SEGDES ? 1 : 0;
+      if (match_layout(c, s, a, n, from, &layout, what) != n)
+        fail(c, s->loc, "LIBRARY name: %d arguments, too many for %s", n, what);
+    }
+    push_type(results, lcu_vec(FB_INT));
+    return;
+  case LIB_EQL:
+    if (known) {
+      Vec layout = layout_of(s->elem_type, s->lifted);
+      int mid = match_layout(c, s, a, n, 0, &layout, what);
+      if (match_layout(c, s, a, n, mid, &layout, what) != n)
+        fail(c, s->loc, "LIBRARY eql: %d arguments, too many for two values of %s", n, what);
+    }
+    push_type(results, s->lifted ? lcu_vec(FB_BOOL) : lcu_scalar(FB_BOOL));
+    return;
+  case LIB_HASH: {
+    LcuType range = s->lifted ? lcu_vec(FB_INT) : lcu_scalar(FB_INT);
+    if (known) {
+      Vec layout = layout_of(s->elem_type, s->lifted);
+      int at = match_layout(c, s, a, n, 0, &layout, what);
+      if (at != n - 1 || !lcu_type_equal(a[at], range))
+        fail(c, s->loc, "LIBRARY hash: the arguments are not the components of %s and %s", what, an(range));
+    }
+    push_type(results, range);
+    return;
+  }
+  default:
+    unreachable();
+  }
+}
+
+/* Checks that the variables 'results' have the types 'types'. */
+static void check_results(Checker *c, Loc loc, const char *what, const Vec *results, const Vec *types) {
+  if (results->len != types->len)
+    fail(c, loc, "%s gives %d result%s, not %d", what, types->len, types->len == 1 ? "" : "s", results->len);
+  for (int i = 0; i < results->len; i++) {
+    const LcuVar *v = results->data[i];
+    check_var_identity(c, loc, v);
+    LcuType t = type_at(types, i);
+    if (!lcu_type_equal(v->type, t))
+      fail(c, loc, "%s: result %s is %s, but it gives %s", what, var_name(v), an(v->type), an(t));
+  }
+}
+
+/* τ↑ of the values 'tau' (scalars): one vector per value, appended to
+   'out'. */
+static void push_lifted(Vec *out, const Vec *tau) {
+  for (int i = 0; i < tau->len; i++)
+    push_type(out, lcu_vec(type_at(tau, i).base));
+}
+
+/* The SOAC 's' against its signature (Figures 3 and 4); binds its
+   results. */
+static void check_soac(Checker *c, const LcuSoac *s) {
+  if (!s)
+    fail(c, no_loc, "a missing SOAC");
+  if ((unsigned)s->kind >= SOAC_COUNT)
+    fail(c, s->loc, "SOAC %d does not exist", (int)s->kind);
+  const char *name = lcu_soac_name(s->kind);
+  Vec results = {0};
+  if (s->kind == SOAC_LIBRARY) {
+    check_library(c, s, &results);
+    check_results(c, s->loc, xprintf("LIBRARY %s", lcu_library_name(s->library)), &s->results, &results);
+    for (int i = 0; i < s->results.len; i++)
+      kernel_bind(c, s->loc, s->results.data[i]);
+    return;
+  }
+  if (s->args.len)
+    fail(c, s->loc, "%s has library arguments", name);
+
+  /* the pull thunk: int => τ (ONCE: unit => τ) */
+  bool once = s->kind == SOAC_ONCE;
+  FlatBase index = FB_INT;
+  ThunkCtx pull = {s, xprintf("%s's %s", name, once ? "thunk" : "pull thunk")};
+  Vec tau = check_thunk(c, &pull, s->pull, &index, once ? 0 : 1);
+  int k = tau.len;
+  FlatBase *tb = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k));
+  for (int i = 0; i < k; i++)
+    tb[i] = tb[k + i] = type_at(&tau, i).base;
+
+  /* the second thunk and the identity */
+  bool has_second = s->kind != SOAC_MAP && !once;
+  bool monoid = s->kind == SOAC_REDUCE || s->kind == SOAC_SCAN || s->kind == SOAC_SEG_REDUCE ||
+                s->kind == SOAC_SEG_SCAN;
+  bool permute = s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE;
+  if (!has_second && s->second)
+    fail(c, s->loc, "%s has a second thunk", name);
+  if (!monoid && s->identity.len)
+    fail(c, s->loc, "%s has an identity", name);
+  if (!permute && s->into)
+    fail(c, s->loc, "%s has `into`", name);
+  if (permute) {
+    /* int => int: where each value goes */
+    ThunkCtx idx = {s, xprintf("%s's index thunk", name)};
+    Vec it = check_thunk(c, &idx, s->second, &index, 1);
+    if (it.len != 1 || type_at(&it, 0).base != FB_INT)
+      fail(c, s->loc, "%s's index thunk gives %s; it must give one int", name,
+           it.len == 1 ? an(type_at(&it, 0)) : xprintf("%d values", it.len));
+    if (s->into) {
+      LcuType d = kernel_use(c, s, s->into, "the `into` vector");
+      if (k != 1)
+        fail(c, s->loc, "%s into %s, but the pull thunk gives %d values; `into` takes one", name, var_name(s->into), k);
+      if (!lcu_type_equal(d, lcu_vec(tb[0])))
+        fail(c, s->loc, "%s into %s, %s, but the values are %ss", name, var_name(s->into), an(d),
+             base_name(tb[0]));
+    }
+  } else if (monoid) {
+    /* τ, and τ × τ => τ */
+    if (s->identity.len != k)
+      fail(c, s->loc, "%s: %d identit%s for %d value%s", name, s->identity.len, s->identity.len == 1 ? "y" : "ies",
+           k, k == 1 ? "" : "s");
+    for (int i = 0; i < k; i++) {
+      const FlatAtom *id = s->identity.data[i];
+      FlatBase b;
+      if (!id)
+        fail(c, s->loc, "%s: identity %d is missing", name, i + 1);
+      switch (id->kind) {
+      case FA_INT:
+        b = FB_INT;
+        break;
+      case FA_FLOAT:
+        b = FB_FLOAT;
+        break;
+      case FA_BOOL:
+        b = FB_BOOL;
+        break;
+      case FA_CHAR:
+        b = FB_CHAR;
+        break;
+      default:
+        fail(c, s->loc, "%s: identity %d is not a constant", name, i + 1);
+      }
+      if (b != tb[i])
+        fail(c, s->loc, "%s: identity %d is %s where the value is %s", name, i + 1, an_base(b), an_base(tb[i]));
+    }
+    ThunkCtx op = {s, xprintf("%s's operator", name)};
+    Vec ot = check_thunk(c, &op, s->second, tb, 2 * k);
+    if (ot.len != k)
+      fail(c, s->loc, "%s's operator gives %d value%s for %d", name, ot.len, ot.len == 1 ? "" : "s", k);
+    for (int i = 0; i < k; i++)
+      if (type_at(&ot, i).base != tb[i])
+        fail(c, s->loc, "%s's operator gives %s where the value is %s", name, an(type_at(&ot, i)), an_base(tb[i]));
+  } else if (has_second) {
+    /* FILTER, PARTITION: τ => bool */
+    ThunkCtx pred = {s, xprintf("%s's predicate", name)};
+    Vec pt = check_thunk(c, &pred, s->second, tb, k);
+    if (pt.len != 1 || type_at(&pt, 0).base != FB_BOOL)
+      fail(c, s->loc, "%s's predicate gives %s; it must give one bool", name,
+           pt.len == 1 ? an(type_at(&pt, 0)) : xprintf("%d values", pt.len));
+  }
+
+  /* the index space: n, a sd, or none */
+  if (is_segmented(s->kind)) {
+    if (s->size.var || s->size.length)
+      fail(c, s->loc, "%s has a size; its sd gives the index space", name);
+    if (!s->segdes)
+      fail(c, s->loc, "%s without its sd", name);
+    LcuType d = kernel_use(c, s, s->segdes, "the sd");
+    if (d.kind != LT_SEGDES)
+      fail(c, s->loc, "%s over %s, %s, not a sd", name, var_name(s->segdes), an(d));
+  } else {
+    if (s->segdes)
+      fail(c, s->loc, "%s has a sd", name);
+    if (!once)
+      check_size(c, s);
+    else if (s->size.var || s->size.length)
+      fail(c, s->loc, "ONCE has a size");
+  }
+
+  /* the results: τ↑ and its variations (lcu.h, above LCU_SOACS) */
+  switch (s->kind) {
+  case SOAC_REDUCE:
+  case SOAC_ONCE:
+    results = tau;
+    break;
+  case SOAC_MAP:
+  case SOAC_PERMUTE:
+  case SOAC_SCAN:
+  case SOAC_FILTER:
+  case SOAC_SEG_PERMUTE:
+  case SOAC_SEG_REDUCE:
+  case SOAC_SEG_SCAN:
+    push_lifted(&results, &tau);
+    break;
+  case SOAC_PARTITION:
+    push_lifted(&results, &tau);
+    push_lifted(&results, &tau);
+    break;
+  case SOAC_SEG_FILTER:
+    push_lifted(&results, &tau);
+    push_type(&results, lcu_segdes());
+    break;
+  case SOAC_SEG_PARTITION:
+    push_lifted(&results, &tau);
+    push_type(&results, lcu_segdes());
+    push_lifted(&results, &tau);
+    push_type(&results, lcu_segdes());
+    break;
+  default:
+    unreachable();
+  }
+  check_results(c, s->loc, name, &s->results, &results);
+  for (int i = 0; i < s->results.len; i++)
+    kernel_bind(c, s->loc, s->results.data[i]);
+}
+
+static void check_kernel(Checker *c, const LcuKernel *k) {
+  c->where = NULL;
+  if (!k || !k->name)
+    fail(c, no_loc, "a kernel without a name");
+  c->where = xprintf("kernel %s", k->name);
+  /* a kernel has no location of its own: its first SOAC's stands for it */
+  Loc loc = k->soacs.len > 0 && k->soacs.data[0] ? ((LcuSoac *)k->soacs.data[0])->loc : no_loc;
+  for (int i = 0; i < k->params.len; i++)
+    kernel_bind(c, loc, k->params.data[i]);
+  for (int i = 0; i < k->soacs.len; i++)
+    check_soac(c, k->soacs.data[i]);
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    check_var_identity(c, loc, v);
+    if (!c->kbound[v->id])
+      fail(c, loc, "result %s is not bound in the kernel", var_name(v));
+  }
+  clear_marks(&c->kvars, c->kbound);
+}
+
+/* ---- CPU level ---- */
+
+static LcuType constant_type(const FlatAtom *a) {
+  switch (a->kind) {
+  case FA_FLOAT:
+    return lcu_scalar(FB_FLOAT);
+  case FA_BOOL:
+    return lcu_scalar(FB_BOOL);
+  case FA_CHAR:
+    return lcu_scalar(FB_CHAR);
+  default:
+    return lcu_scalar(FB_INT);
+  }
+}
+
+/* The types of f's results: those of its body's result atoms. */
+static Vec func_result_types(Checker *c, const LcuFunc *f, Loc loc) {
+  if (!f->body)
+    fail(c, loc, "function %s has no body", f->name);
+  Vec types = {0};
+  for (int i = 0; i < f->body->results.len; i++) {
+    const LcuAtom *a = f->body->results.data[i];
+    if (!a)
+      fail(c, loc, "function %s: result %d is missing", f->name, i + 1);
+    push_type(&types, a->var ? a->var->type : constant_type(&a->constant));
+  }
+  return types;
+}
+
+static void cpu_bind(Checker *c, Loc loc, const LcuVar *v) {
+  check_var_identity(c, loc, v);
+  if (c->is_global[v->id])
+    fail(c, loc, "global %s is bound by a statement; only its top-level statement defines it", var_name(v));
+  if (c->bound[v->id])
+    fail(c, loc, "%s is bound twice", var_name(v));
+  c->bound[v->id] = 1;
+  c->visible[v->id] = 1;
+  vec_push(&c->fvars, (void *)v);
+  vec_push(&c->scope, (void *)v);
+}
+
+/* Ends the scopes opened since 'mark' (a length of c->scope). */
+static void close_scope(Checker *c, int mark) {
+  while (c->scope.len > mark) {
+    const LcuVar *v = c->scope.data[--c->scope.len];
+    c->visible[v->id] = 0;
+  }
+}
+
+static LcuType use_atom(Checker *c, Loc loc, const LcuAtom *a) {
+  if (!a)
+    fail(c, loc, "a missing argument");
+  if (!a->var) {
+    if (a->constant.kind == FA_VAR)
+      fail(c, loc, "a variable argument without its variable");
+    if ((unsigned)a->constant.kind > FA_CHAR)
+      fail(c, loc, "a constant of kind %d", (int)a->constant.kind);
+    return constant_type(&a->constant);
+  }
+  const LcuVar *v = a->var;
+  check_var_identity(c, loc, v);
+  if (!c->is_global[v->id] && !c->visible[v->id])
+    fail(c, loc, "%s is used %s", var_name(v),
+         c->bound[v->id] ? "outside the scope of its binding" : "before it is bound");
+  return v->type;
+}
+
+static void check_block(Checker *c, const LcuBlock *b, Loc loc);
+
+/* The types of a block's result atoms, after checking the block. */
+static Vec block_result_types(Checker *c, const LcuBlock *b, Loc loc) {
+  Vec types = {0};
+  for (int i = 0; i < b->results.len; i++)
+    push_type(&types, use_atom(c, loc, b->results.data[i]));
+  return types;
+}
+
+/* Checks 'b' in a scope of its own; returns its results' types. */
+static Vec check_nested_block(Checker *c, const LcuBlock *b, Loc loc, const char *what) {
+  if (!b)
+    fail(c, loc, "%s has no block", what);
+  int mark = c->scope.len;
+  check_block(c, b, loc);
+  Vec types = block_result_types(c, b, loc);
+  close_scope(c, mark);
+  return types;
+}
+
+/* The arguments 'args' (types) against the parameters 'params'. */
+static void check_args(Checker *c, Loc loc, const char *what, const LcuType *args, int n, const Vec *params) {
+  if (n != params->len)
+    fail(c, loc, "%s with %d argument%s; it has %d parameter%s", what, n, n == 1 ? "" : "s", params->len,
+         params->len == 1 ? "" : "s");
+  for (int i = 0; i < n; i++) {
+    const LcuVar *p = params->data[i];
+    if (!p)
+      fail(c, loc, "%s: parameter %d is missing", what, i + 1);
+    if (!lcu_type_equal(args[i], p->type))
+      fail(c, loc, "%s: argument %d is %s, the parameter %s %s", what, i + 1, an(args[i]), var_name(p),
+           an(p->type));
+  }
+}
+
+/* An LS_HOST statement: what its flat operation takes and gives, with
+   the vectors on the host.  Its results' types go to 'results'. */
+static void check_host(Checker *c, const LcuStmt *s, const LcuType *a, int n, Vec *results) {
+  const FlatStmt *f = s->flat;
+  if (!f || f->kind != FS_OP || (unsigned)f->op >= FLAT_OP_COUNT)
+    fail(c, s->loc, "host: without the flat operation it runs");
+  const char *name = flat_op_name(f->op);
+  switch (f->op) {
+  case FLAT_VECTOR:
+    if (n == 0)
+      fail(c, s->loc, "host vector of no elements");
+    for (int i = 0; i < n; i++)
+      if (a[i].kind != LT_SCALAR || a[i].base != a[0].base)
+        fail(c, s->loc, "host vector: element %d is %s among %ss", i + 1, an(a[i]),
+             lcu_type_name(a[0]));
+    push_type(results, lcu_vec(a[0].base));
+    return;
+  case FLAT_ERROR:
+    if (n != 1 || !lcu_type_equal(a[0], lcu_vec(FB_CHAR)))
+      fail(c, s->loc, "host error takes one [char], the message");
+    return;
+  case FLAT_ERROR_ANY:
+    if (n != 2 || a[0].kind != LT_SEGDES || !lcu_type_equal(a[1], lcu_vec(FB_CHAR)))
+      fail(c, s->loc, "host error_any takes a sd and a [char], the messages");
+    return;
+  case FLAT_RANGE:
+  case FLAT_SEG_RANGE: {
+    /* the checks alone (no results), or the whole operation */
+    LcuType want = f->op == FLAT_RANGE ? lcu_scalar(FB_INT) : lcu_vec(FB_INT);
+    if (n != 3)
+      fail(c, s->loc, "host %s takes 3 arguments, not %d", name, n);
+    for (int i = 0; i < 3; i++)
+      if (!lcu_type_equal(a[i], want))
+        fail(c, s->loc, "host %s: argument %d is %s", name, i + 1, an(a[i]));
+    if (s->results.len > 0) {
+      if (f->op == FLAT_SEG_RANGE)
+        push_type(results, lcu_segdes());
+      push_type(results, lcu_vec(FB_INT));
+    }
+    return;
+  }
+  case FLAT_HOST_PRIM: {
+    if (!f->prim || !prim_lookup(f->prim))
+      fail(c, s->loc, "host: '%s' is not a primitive", f->prim ? f->prim : "(none)");
+    if (!f->elem_type || !f->result_type)
+      fail(c, s->loc, "host %s without its argument and result types", f->prim);
+    if (layout_known(f->elem_type)) {
+      Vec layout = layout_of(f->elem_type, f->lifted);
+      const char *what = type_value_to_string(f->elem_type);
+      if (n != layout.len)
+        fail(c, s->loc, "host %s: %d arguments for the %d components of %s", f->prim, n, layout.len, what);
+      for (int i = 0; i < n; i++)
+        if (!lcu_type_equal(a[i], type_at(&layout, i)))
+          fail(c, s->loc, "host %s: argument %d is %s where %s has %s", f->prim, i + 1, an(a[i]), what,
+               an(type_at(&layout, i)));
+    }
+    if (layout_known(f->result_type)) {
+      Vec layout = layout_of(f->result_type, f->lifted);
+      for (int i = 0; i < layout.len; i++)
+        push_type(results, type_at(&layout, i));
+    } else {
+      /* a datatype in the result: take the result variables' word */
+      for (int i = 0; i < s->results.len; i++) {
+        const LcuVar *v = s->results.data[i];
+        check_var_identity(c, s->loc, v);
+        push_type(results, v->type);
+      }
+    }
+    return;
+  }
+  default:
+    fail(c, s->loc, "host: %s does not run on the host", name);
+  }
+}
+
+static bool func_in_program(Checker *c, const LcuFunc *f) { return f->name && map_get(&c->funcs, f->name) == f; }
+
+static bool kernel_in_program(Checker *c, const LcuKernel *k) {
+  return k->name && map_get(&c->kernels, k->name) == k;
+}
+
+static void check_stmt(Checker *c, const LcuStmt *s) {
+  if (!s)
+    fail(c, no_loc, "a missing statement");
+  int n = s->args.len;
+  LcuType *a = xmalloc_atomic(sizeof(LcuType) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    a[i] = use_atom(c, s->loc, s->args.data[i]);
+  Vec results = {0};
+  const char *what = "";
+  switch (s->kind) {
+  case LS_SCALAR: {
+    if ((unsigned)s->op >= FLAT_OP_COUNT)
+      fail(c, s->loc, "operation %d does not exist", (int)s->op);
+    what = flat_op_name(s->op);
+    /* the element-wise operations, ZERO and COPY (ADD ... COPY); RAND
+       is the library kernel rand, which has the site */
+    if (s->op > FLAT_COPY)
+      fail(c, s->loc, "%s is not a scalar operation", what);
+    if (s->op == FLAT_RAND)
+      fail(c, s->loc, "rand is a library kernel, not a scalar operation");
+    int want = flat_op_nargs(s->op);
+    if (n != want)
+      fail(c, s->loc, "%s takes %d argument%s, not %d", what, want, want == 1 ? "" : "s", n);
+    FlatBase bases[3];
+    for (int i = 0; i < n; i++) {
+      if (a[i].kind != LT_SCALAR)
+        fail(c, s->loc, "%s: argument %d is %s, not a scalar", what, i + 1, an(a[i]));
+      bases[i] = a[i].base;
+    }
+    FlatBase r;
+    const char *why = NULL;
+    if (!scalar_op_type(s->op, bases, &r, &why))
+      fail(c, s->loc, "%s", why);
+    push_type(&results, lcu_scalar(r));
+    break;
+  }
+  case LS_RUN: {
+    const LcuKernel *k = s->kernel;
+    if (!k)
+      fail(c, s->loc, "run without a kernel");
+    if (!kernel_in_program(c, k))
+      fail(c, s->loc, "run %s, which is not a kernel of the program", k->name ? k->name : "(unnamed)");
+    what = xprintf("run %s", k->name);
+    check_args(c, s->loc, what, a, n, &k->params);
+    for (int i = 0; i < k->results.len; i++) {
+      const LcuVar *v = k->results.data[i];
+      push_type(&results, v->type);
+    }
+    break;
+  }
+  case LS_CALL: {
+    const LcuFunc *f = s->callee;
+    if (!f)
+      fail(c, s->loc, "a call without a callee");
+    if (!func_in_program(c, f))
+      fail(c, s->loc, "call of %s, which is not in the program", f->name ? f->name : "(unnamed)");
+    what = xprintf("call of %s", f->name);
+    check_args(c, s->loc, what, a, n, &f->params);
+    results = func_result_types(c, f, s->loc);
+    break;
+  }
+  case LS_IF: {
+    if (n != 1 || !lcu_type_equal(a[0], lcu_scalar(FB_BOOL)))
+      fail(c, s->loc, "if: the condition must be one bool scalar");
+    Vec then_types = check_nested_block(c, s->then, s->loc, "if's then branch");
+    Vec else_types = check_nested_block(c, s->els, s->loc, "if's else branch");
+    check_results(c, s->loc, "if's then branch", &s->results, &then_types);
+    what = "if's else branch";
+    results = else_types;
+    break;
+  }
+  case LS_TIME:
+    if (n != 0)
+      fail(c, s->loc, "time takes no arguments");
+    results = check_nested_block(c, s->body, s->loc, "time");
+    push_type(&results, lcu_scalar(FB_FLOAT));
+    what = "time";
+    break;
+  case LS_LENGTH: {
+    if (n != 1 || !((LcuAtom *)s->args.data[0])->var)
+      fail(c, s->loc, "# takes one variable");
+    const char *arg = var_name(((LcuAtom *)s->args.data[0])->var);
+    switch (s->length) {
+    case LEN_VECTOR:
+      if (a[0].kind != LT_VEC)
+        fail(c, s->loc, "#%s of %s, not a vector", arg, an(a[0]));
+      what = "#";
+      break;
+    case LEN_SEGMENTS:
+    case LEN_TOTAL:
+      what = s->length == LEN_SEGMENTS ? "#segments" : "#elements";
+      if (a[0].kind != LT_SEGDES)
+        fail(c, s->loc, "%s %s of %s, not a sd", what, arg, an(a[0]));
+      break;
+    default:
+      fail(c, s->loc, "length kind %d does not exist", (int)s->length);
+    }
+    push_type(&results, lcu_scalar(FB_INT));
+    break;
+  }
+  case LS_HOST:
+    check_host(c, s, a, n, &results);
+    what = s->flat->op == FLAT_HOST_PRIM ? xprintf("host %s", s->flat->prim) : xprintf("host %s", flat_op_name(s->flat->op));
+    break;
+  default:
+    fail(c, s->loc, "statement kind %d does not exist", (int)s->kind);
+  }
+  check_results(c, s->loc, what, &s->results, &results);
+  for (int i = 0; i < s->results.len; i++)
+    cpu_bind(c, s->loc, s->results.data[i]);
+}
+
+static void check_block(Checker *c, const LcuBlock *b, Loc loc) {
+  if (!b)
+    fail(c, loc, "a missing block");
+  for (int i = 0; i < b->stmts.len; i++)
+    check_stmt(c, b->stmts.data[i]);
+}
+
+static void end_function(Checker *c) {
+  close_scope(c, 0);
+  clear_marks(&c->fvars, c->bound);
+}
+
+static void check_func(Checker *c, const LcuFunc *f) {
+  c->where = xprintf("function %s", f->name);
+  for (int i = 0; i < f->params.len; i++)
+    cpu_bind(c, f->loc, f->params.data[i]);
+  if (!f->body)
+    fail(c, f->loc, "no body");
+  check_block(c, f->body, f->loc);
+  block_result_types(c, f->body, f->loc);
+  end_function(c);
+}
+
+static void check_top(Checker *c, const LcuTop *t) {
+  c->where = "top-level statement";
+  if (!t)
+    fail(c, no_loc, "a missing top-level statement");
+  const FlatTop *ft = t->flat;
+  Loc loc = ft && ft->source ? ft->source->loc : no_loc;
+  if (!t->body) {
+    if (t->defines.len)
+      fail(c, loc, "a top-level statement without a block defines globals");
+    return;
+  }
+  check_block(c, t->body, loc);
+  Vec types = block_result_types(c, t->body, loc);
+  end_function(c);
+  /* the block gives the components of its value, H(mono_type) */
+  if (ft && ft->mono_type && layout_known(ft->mono_type)) {
+    Vec layout = layout_of(ft->mono_type, false);
+    const char *what = type_value_to_string(ft->mono_type);
+    if (types.len != layout.len)
+      fail(c, loc, "the block gives %d components; %s has %d", types.len, what, layout.len);
+    for (int i = 0; i < types.len; i++)
+      if (!lcu_type_equal(type_at(&types, i), type_at(&layout, i)))
+        fail(c, loc, "the block's result %d is %s; %s has %s", i + 1, an(type_at(&types, i)), what,
+             an(type_at(&layout, i)));
+  }
+  /* the globals it defines: those of the flat statement, one for one */
+  if (ft && t->defines.len != ft->defines.len)
+    fail(c, loc, "%d globals are defined where the flat statement defines %d", t->defines.len, ft->defines.len);
+  for (int i = 0; i < t->defines.len; i++) {
+    const LcuVar *g = t->defines.data[i];
+    check_var_identity(c, loc, g);
+    if (!c->is_global[g->id])
+      fail(c, loc, "%s is defined at top level but is not in the program's globals", var_name(g));
+    if (c->defined[g->id])
+      fail(c, loc, "global %s is defined twice", var_name(g));
+    c->defined[g->id] = 1;
+    if (ft) {
+      const FlatVar *fv = ft->defines.data[i];
+      if (fv && !lcu_type_equal(g->type, from_flat(fv->type)))
+        fail(c, loc, "global %s is %s where the flat statement's is %s", var_name(g), an(g->type),
+             an(from_flat(fv->type)));
+    }
+  }
+}
+
+bool lcu_check(const LcuProgram *p, const char *after) {
+  Checker *c = NEW(Checker);
+  c->p = p;
+  c->after = after ? after : "(unknown pass)";
+  size_t n = (size_t)(p->next_var > 0 ? p->next_var : 1);
+  c->by_id = xmalloc(sizeof(LcuVar *) * n);
+  c->is_global = xmalloc(n);
+  c->defined = xmalloc(n);
+  c->kbound = xmalloc(n);
+  c->tusing = xmalloc(n);
+  c->tbound = xmalloc(n);
+  c->tvisible = xmalloc(n);
+  c->bound = xmalloc(n);
+  c->visible = xmalloc(n);
+  if (setjmp(c->fail))
+    return false;
+  for (int i = 0; i < p->globals.len; i++) {
+    const LcuVar *g = p->globals.data[i];
+    check_var_identity(c, no_loc, g);
+    c->is_global[g->id] = 1;
+  }
+  for (int i = 0; i < p->kernels.len; i++) {
+    const LcuKernel *k = p->kernels.data[i];
+    if (!k || !k->name)
+      fail(c, no_loc, "a kernel without a name");
+    if (map_get(&c->kernels, k->name))
+      fail(c, no_loc, "two kernels are named %s", k->name);
+    map_put(&c->kernels, k->name, (void *)k);
+  }
+  for (int i = 0; i < p->funcs.len; i++) {
+    const LcuFunc *f = p->funcs.data[i];
+    if (!f || !f->name)
+      fail(c, f ? f->loc : no_loc, "a function without a name");
+    if (map_get(&c->funcs, f->name))
+      fail(c, f->loc, "two functions are named %s", f->name);
+    map_put(&c->funcs, f->name, (void *)f);
+  }
+  for (int i = 0; i < p->kernels.len; i++)
+    check_kernel(c, p->kernels.data[i]);
+  for (int i = 0; i < p->funcs.len; i++)
+    check_func(c, p->funcs.data[i]);
+  for (int i = 0; i < p->tops.len; i++)
+    check_top(c, p->tops.data[i]);
+  return true;
+}

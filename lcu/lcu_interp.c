@@ -1,0 +1,1557 @@
+/*
+ * lcu_interp.c: λcu's interpreter (`--interp=lcu`): the CPU program runs
+ * statement by statement, each `run K args` runs the SOACs of kernel K in
+ * order by their semantics (the paper's section 3.2 and Figures 3-4), and
+ * thunks are evaluated over the index space.  It prints exactly the
+ * transcript of the flat IR's interpreter, whose operations it shares
+ * (flatten/flat_exec.c): the element-wise operations with their errors,
+ * the host statements, the library kernels and the top-level transcript.
+ *
+ * Values are the flat IR's FlatValue at both the CPU and the kernel
+ * level: scalars, vectors of a base type, segment descriptors.  Values
+ * are never changed in place, so that they are shared freely.
+ *
+ * Thunks run on all their lanes at once: a thunk applied to the indices
+ * 0..n-1 gets each parameter as an n-vector, and each expression
+ * evaluates to an n-vector, so that LE_OP is one whole-vector call of
+ * the flat operation (its errors reported for the first failing lane, as
+ * the flat interpreter reports them).  LE_IF evaluates each branch on
+ * the lanes that take it only, so that an untaken branch raises no
+ * error.  The operator of REDUCE and SCAN is applied one element after
+ * the other, from the identity, segment after segment: the order in
+ * which the flat interpreter combines, so that floating-point sums come
+ * out the same; it runs on one lane with its scalars on the C stack.
+ *
+ * Conventions beyond the letter of the paper (lcu.h writes them down
+ * above LCU_SOACS; lower.c and lcu_check.c follow them):
+ *   - a pull thunk has one int parameter, the index (for the SEG_ SOACs
+ *     the index of the element among all the segments' elements, 0 ..
+ *     total-1); ONCE's has none.  (A pull thunk without parameters is
+ *     accepted too: it ignores the index.)
+ *   - PERMUTE's index thunk takes the same index and gives one int: where
+ *     the element goes; SEG_PERMUTE's gives the place within the
+ *     element's segment, and the result has the segments of the sd (and
+ *     `into` D the sd's total length).
+ *   - FILTER's and PARTITION's predicate takes the k values the pull
+ *     thunk gives (k parameters) and gives one bool.
+ *   - REDUCE's and SCAN's operator takes two tuples of k values, the
+ *     accumulated one first (2k parameters: acc_1..acc_k, x_1..x_k), and
+ *     gives k values; 'identity' has k constants.
+ *   - results, for a pull thunk of k values (ORDER LCU RESULTS, see
+ *     soac_results):
+ *       MAP, SCAN, FILTER, PERMUTE: k vectors; REDUCE, ONCE: k scalars;
+ *       PARTITION: the k vectors of the values for which the predicate
+ *         holds, then the k vectors of the others;
+ *       SEG_REDUCE: k vectors of one value per segment;
+ *       SEG_SCAN, SEG_PERMUTE: k vectors;
+ *       SEG_FILTER: k vectors, then the new sd (Figure 4: τ↑ × sd);
+ *       SEG_PARTITION: k vectors and their sd for the values for which
+ *         the predicate holds, then k vectors and their sd for the
+ *         others (Figure 4: τ↑ × sd × τ↑ × sd).
+ *     PERMUTE and SEG_PERMUTE `into` D have k = 1.
+ * And choices of this interpreter:
+ *   - an error in a kernel is reported at the `run` statement: lower.c
+ *     makes equal kernels once and runs them from several places, so
+ *     that a SOAC's own location is that of the first.
+ *   - a SOAC whose size is negative stops the statement with DIST's
+ *     error ("dist: negative length"): the only NESL operation that asks
+ *     for a negative number of elements is dist, and lower.c lowers it
+ *     to a MAP without a check of its own.
+ *   - a subscript out of range in a thunk is reported as the flat
+ *     interpreter reports GATHER's (ELT's under ONCE, which is how ELT is
+ *     lowered): the two differ only in library code.
+ *   - an error of + or * in a REDUCE's or SCAN's operator names the
+ *     reduction's primitive (__reduce_add, ...), as the flat REDUCE_ADD
+ *     does.
+ *   - LcuTop.defines parallels FlatTop.defines (one global per entry, in
+ *     the same order).
+ *
+ * Statistics: kernels defined, runs executed, and elements processed:
+ * the index space of each SOAC run (n for the unsegmented SOACs, the
+ * total number of elements for the SEG_ ones, 1 for ONCE; a library
+ * kernel counts the elements of its first result: a vector's length, a
+ * sd's segments, 1 for a scalar).
+ */
+#include <string.h>
+#include <time.h>
+
+#include "lcu.h"
+
+/* ---- a small map from pointers to pointers ----
+   Keyed by LcuFunc, LcuKernel, LcuTop and FlatAtom addresses; it is
+   never iterated, so the addresses never decide an order. */
+
+typedef struct PtrMap {
+  const void **keys;
+  void **values;
+  int64_t cap, used;
+} PtrMap;
+
+static uint64_t ptr_hash(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 33);
+}
+
+static void **ptrmap_slot(PtrMap *m, const void *key);
+
+static void ptrmap_grow(PtrMap *m) {
+  PtrMap bigger = {0};
+  bigger.cap = m->cap ? 2 * m->cap : 64;
+  bigger.keys = xmalloc(sizeof(void *) * (size_t)bigger.cap);
+  bigger.values = xmalloc(sizeof(void *) * (size_t)bigger.cap);
+  for (int64_t i = 0; i < m->cap; i++)
+    if (m->keys[i])
+      *ptrmap_slot(&bigger, m->keys[i]) = m->values[i];
+  *m = bigger;
+}
+
+/* The value slot of 'key', added (holding NULL) if absent. */
+static void **ptrmap_slot(PtrMap *m, const void *key) {
+  if (2 * (m->used + 1) > m->cap)
+    ptrmap_grow(m);
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    if (m->keys[i] == key)
+      return &m->values[i];
+    if (!m->keys[i]) {
+      m->keys[i] = key;
+      m->used++;
+      return &m->values[i];
+    }
+  }
+}
+
+/* ---- the interpreter's state ---- */
+
+/* The frame layout of a function, a top-level block or a kernel: each
+   variable it binds has a slot.  The slots are per layout, not per
+   variable: one variable may be bound in several kernels and functions
+   (a kernel made once runs from many places; lcu.h, LcuVar). */
+typedef struct Layout {
+  int nslots;
+  int cap;        /* of the table below: a power of two */
+  int32_t *ids;   /* open addressing by variable id; -1: empty */
+  int32_t *slots;
+} Layout;
+
+/* A running function, or the top-level block (func NULL), with the
+   context of the errors raised in it. */
+typedef struct Frame {
+  const LcuFunc *func;
+  const Layout *layout;
+  FlatValue **slots;
+  struct Frame *parent;
+  FlatErrorContext context;
+} Frame;
+
+struct LcuInterp {
+  LcuProgram *p;
+  FlatExec *ex;
+  FILE *out;
+  LcuStats stats;
+  FlatValue **globals;       /* by variable id; NULL until defined */
+  const char **global_names; /* by variable id: the NESL variable a global
+                                is (part of), for messages */
+  uint8_t *is_global;        /* by variable id */
+  int var_cap;               /* the size of the tables by variable id */
+  int globals_seen;          /* how many of p->globals are marked */
+  PtrMap layouts;            /* LcuFunc, LcuTop, LcuKernel -> Layout */
+  PtrMap constants;          /* FlatAtom (a constant's address) -> its
+                                FlatValue, made once */
+  Frame *frame;
+  LcuTop *top;               /* the statement running */
+  Vec results;               /* FlatValue *: a flat operation's, reused */
+};
+
+static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
+
+/* Arrays of at most SMALL values live on the C stack (which the
+   collector scans); longer ones are allocated. */
+enum { SMALL = 16 };
+
+static FlatValue **small_array(FlatValue **buf, int n) {
+  return n <= SMALL ? buf : xmalloc(sizeof(FlatValue *) * (size_t)(n + 1));
+}
+
+static const char *func_source(const LcuFunc *f) { return f->source ? f->source : f->name; }
+
+static const FlatErrorContext top_context = {NULL, {NULL, 0, 0}, NULL, {NULL, 0, 0}};
+
+/* ---- variables ---- */
+
+static void ensure_var_tables(LcuInterp *in, int id) {
+  if (id < in->var_cap)
+    return;
+  int cap = in->var_cap ? in->var_cap : 256;
+  while (cap <= id || cap < in->p->next_var)
+    cap *= 2;
+  uint8_t *is_global = xmalloc_atomic((size_t)cap);
+  FlatValue **globals = xmalloc(sizeof(FlatValue *) * (size_t)cap);
+  const char **names = xmalloc(sizeof(char *) * (size_t)cap);
+  if (in->var_cap) { /* (memcpy must not see the first tables' NULL) */
+    memcpy(is_global, in->is_global, (size_t)in->var_cap);
+    memcpy(globals, in->globals, sizeof(FlatValue *) * (size_t)in->var_cap);
+    memcpy(names, in->global_names, sizeof(char *) * (size_t)in->var_cap);
+  }
+  for (int i = in->var_cap; i < cap; i++)
+    is_global[i] = 0;
+  in->is_global = is_global;
+  in->globals = globals;
+  in->global_names = names;
+  in->var_cap = cap;
+}
+
+static void mark_global(LcuInterp *in, const LcuVar *v) {
+  if (v->id < 0)
+    die("variable %s with negative id %d", v->name, v->id);
+  ensure_var_tables(in, v->id);
+  in->is_global[v->id] = 1;
+}
+
+static uint32_t id_hash(int id) { return (uint32_t)id * 0x9e3779b1u; }
+
+/* The slot of variable 'v' in 'l', or -1. */
+static int slot_in(const Layout *l, const LcuVar *v) {
+  if (!l->cap)
+    return -1;
+  uint32_t mask = (uint32_t)l->cap - 1;
+  for (uint32_t i = id_hash(v->id) & mask;; i = (i + 1) & mask) {
+    if (l->ids[i] == v->id)
+      return l->slots[i];
+    if (l->ids[i] < 0)
+      return -1;
+  }
+}
+
+static void layout_grow(Layout *l) {
+  Layout bigger = {l->nslots, l->cap ? 2 * l->cap : 16, NULL, NULL};
+  bigger.ids = xmalloc_atomic(sizeof(int32_t) * (size_t)bigger.cap);
+  bigger.slots = xmalloc_atomic(sizeof(int32_t) * (size_t)bigger.cap);
+  for (int i = 0; i < bigger.cap; i++)
+    bigger.ids[i] = -1;
+  uint32_t mask = (uint32_t)bigger.cap - 1;
+  for (int i = 0; i < l->cap; i++) {
+    if (l->ids[i] < 0)
+      continue;
+    uint32_t j = id_hash(l->ids[i]) & mask;
+    while (bigger.ids[j] >= 0)
+      j = (j + 1) & mask;
+    bigger.ids[j] = l->ids[i];
+    bigger.slots[j] = l->slots[i];
+  }
+  *l = bigger;
+}
+
+/* Gives 'v' a slot in 'layout' (once). */
+static void assign_slot(const LcuVar *v, Layout *layout) {
+  if (v->id < 0)
+    die("variable %s with negative id %d", v->name, v->id);
+  if (slot_in(layout, v) >= 0)
+    return;
+  if (2 * (layout->nslots + 1) > layout->cap)
+    layout_grow(layout);
+  uint32_t mask = (uint32_t)layout->cap - 1;
+  uint32_t i = id_hash(v->id) & mask;
+  while (layout->ids[i] >= 0)
+    i = (i + 1) & mask;
+  layout->ids[i] = v->id;
+  layout->slots[i] = layout->nslots++;
+}
+
+static void assign_slots(const Vec *vars, Layout *layout) {
+  for (int i = 0; i < vars->len; i++)
+    assign_slot(vars->data[i], layout);
+}
+
+static void layout_block(const LcuBlock *b, Layout *layout) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    assign_slots(&s->results, layout);
+    if (s->then)
+      layout_block(s->then, layout);
+    if (s->els)
+      layout_block(s->els, layout);
+    if (s->body)
+      layout_block(s->body, layout);
+  }
+}
+
+/* The layout of a function (params: its parameters) or a top-level
+   block, made the first time it runs. */
+static Layout *block_layout(LcuInterp *in, const void *owner, const Vec *params, const LcuBlock *body) {
+  void **slot = ptrmap_slot(&in->layouts, owner);
+  if (!*slot) {
+    Layout *layout = NEW(Layout);
+    if (params)
+      assign_slots(params, layout);
+    layout_block(body, layout);
+    *slot = layout;
+  }
+  return *slot;
+}
+
+/* A kernel's: its parameters and the results of its SOACs. */
+static Layout *kernel_layout(LcuInterp *in, const LcuKernel *k) {
+  void **slot = ptrmap_slot(&in->layouts, k);
+  if (!*slot) {
+    Layout *layout = NEW(Layout);
+    assign_slots(&k->params, layout);
+    for (int i = 0; i < k->soacs.len; i++)
+      assign_slots(&((const LcuSoac *)k->soacs.data[i])->results, layout);
+    *slot = layout;
+  }
+  return *slot;
+}
+
+static FlatTypeKind kind_of(LcuTypeKind k) {
+  switch (k) {
+  case LT_SCALAR:
+    return FT_SCALAR;
+  case LT_VEC:
+    return FT_VEC;
+  case LT_SEGDES:
+    return FT_SEGDES;
+  }
+  die("λcu type kind %d", (int)k);
+}
+
+static bool type_fits(LcuType t, const FlatValue *v) {
+  return kind_of(t.kind) == v->type.kind && (t.kind == LT_SEGDES || t.base == v->type.base);
+}
+
+static const char *type_name(LcuType t) { return flat_type_name((FlatType){kind_of(t.kind), t.base}); }
+
+static void check_fits(const LcuVar *v, const FlatValue *value) {
+  if (!type_fits(v->type, value))
+    die("%s : %s gets a %s", v->name, type_name(v->type), flat_type_name(value->type));
+}
+
+/* Binds 'v' (of the function or top-level block running, or a global)
+   to 'value'. */
+static void bind(LcuInterp *in, const LcuVar *v, FlatValue *value) {
+  check_fits(v, value);
+  ensure_var_tables(in, v->id);
+  if (in->is_global[v->id]) {
+    in->globals[v->id] = value;
+    return;
+  }
+  int slot = in->frame ? slot_in(in->frame->layout, v) : -1;
+  if (slot < 0)
+    die("%s has no slot in this frame", v->name);
+  in->frame->slots[slot] = value;
+}
+
+static void bind_all(LcuInterp *in, const Vec *vars, FlatValue **values, int n, const char *what) {
+  if (n != vars->len)
+    die("%s gives %d values for %d results", what, n, vars->len);
+  for (int i = 0; i < n; i++)
+    bind(in, vars->data[i], values[i]);
+}
+
+static FlatValue *constant_value(const FlatAtom *c) {
+  switch (c->kind) {
+  case FA_INT:
+    return flat_value_int(c->u.i);
+  case FA_FLOAT:
+    return flat_value_float(c->u.f);
+  case FA_BOOL:
+    return flat_value_bool(c->u.b);
+  case FA_CHAR:
+    return flat_value_char(c->u.c);
+  case FA_VAR:
+    break;
+  }
+  die("a λcu constant of kind %d", (int)c->kind);
+}
+
+/* The value of constant 'c', made the first time (values are never
+   changed in place, so that one can be shared). */
+static FlatValue *constant(LcuInterp *in, const FlatAtom *c) {
+  void **slot = ptrmap_slot(&in->constants, c);
+  if (!*slot)
+    *slot = constant_value(c);
+  return *slot;
+}
+
+/* The value of CPU-level atom 'a'; 'loc' is where a failed global's
+   error is reported. */
+static FlatValue *atom_value(LcuInterp *in, const LcuAtom *a, Loc loc) {
+  if (!a->var)
+    return constant(in, &a->constant);
+  const LcuVar *v = a->var;
+  ensure_var_tables(in, v->id);
+  if (in->is_global[v->id]) {
+    FlatValue *g = in->globals[v->id];
+    if (!g)
+      flat_exec_fail_undefined(in->ex, loc, in->global_names[v->id] ? in->global_names[v->id] : v->name);
+    return g;
+  }
+  int slot = in->frame ? slot_in(in->frame->layout, v) : -1;
+  FlatValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
+  if (!x)
+    die("%s is used before it is bound", v->name);
+  return x;
+}
+
+/* The values of 'atoms', in 'buf' if they fit (see SMALL), else in a
+   new array; NULL 'buf': always a new array. */
+static FlatValue **atom_values(LcuInterp *in, const Vec *atoms, Loc loc, FlatValue **buf) {
+  FlatValue **values = buf ? small_array(buf, atoms->len) : xmalloc(sizeof(FlatValue *) * (size_t)(atoms->len + 1));
+  for (int i = 0; i < atoms->len; i++)
+    values[i] = atom_value(in, atoms->data[i], loc);
+  return values;
+}
+
+/* ---- vectors ---- */
+
+static size_t base_size(FlatBase b) {
+  switch (b) {
+  case FB_INT:
+    return sizeof(int32_t);
+  case FB_FLOAT:
+    return sizeof(double);
+  case FB_BOOL:
+    return sizeof(uint8_t);
+  case FB_CHAR:
+    return sizeof(char);
+  }
+  die("base_size: base %d", (int)b);
+}
+
+/* One element of 'size' bytes (1, 4 or 8): a copy the compiler inlines,
+   where memcpy of a variable size is a call per element. */
+static inline void copy_elem(void *to, const void *from, size_t size) {
+  switch (size) {
+  case 1:
+    memcpy(to, from, 1);
+    return;
+  case 4:
+    memcpy(to, from, 4);
+    return;
+  default:
+    memcpy(to, from, 8);
+    return;
+  }
+}
+
+static FlatValue *new_vec(FlatBase b, int64_t n) { return flat_value_new(flat_vec(b), n); }
+
+static char *elem_at(const FlatValue *v, int64_t k) { return (char *)v->data.any + (size_t)k * base_size(v->type.base); }
+
+/* 'n' copies of the element of base 'b' at 'elem' */
+static FlatValue *fill(FlatBase b, const void *elem, int64_t n) {
+  FlatValue *r = new_vec(b, n);
+  size_t size = base_size(b);
+  for (int64_t k = 0; k < n; k++)
+    copy_elem((char *)r->data.any + (size_t)k * size, elem, size);
+  return r;
+}
+
+/* 'n' copies of scalar 'x' */
+static FlatValue *broadcast(const FlatValue *x, int64_t n) { return fill(x->type.base, x->data.any, n); }
+
+/* v[sel[0]], ..., v[sel[n-1]] */
+static FlatValue *select_lanes(const FlatValue *v, const int64_t *sel, int64_t n) {
+  FlatValue *r = new_vec(v->type.base, n);
+  size_t size = base_size(v->type.base);
+  for (int64_t k = 0; k < n; k++)
+    copy_elem((char *)r->data.any + (size_t)k * size, elem_at(v, sel[k]), size);
+  return r;
+}
+
+/* Element 'k' of vector 'v' as a scalar. */
+static FlatValue *scalar_at(const FlatValue *v, int64_t k) {
+  FlatValue *r = flat_value_new(flat_scalar(v->type.base), 1);
+  copy_elem(r->data.any, elem_at(v, k), base_size(v->type.base));
+  return r;
+}
+
+/* The elements of 'v' whose flag is set (flags[k] == want). */
+static FlatValue *pack(const FlatValue *v, const FlatValue *flags, bool want, int64_t count) {
+  FlatValue *r = new_vec(v->type.base, count);
+  size_t size = base_size(v->type.base);
+  int64_t at = 0;
+  for (int64_t k = 0; k < v->len; k++)
+    if ((flags->data.b[k] != 0) == want)
+      copy_elem((char *)r->data.any + (size_t)(at++) * size, elem_at(v, k), size);
+  return r;
+}
+
+/* ---- GPU level: thunks ----
+   A thunk runs on n lanes at once: its parameters, its lets and every
+   expression hold n-vectors.  Only its parameters, its lets and its
+   `using` variables (read in the kernel's frame) may be read.
+
+   The index parameter of a pull thunk is kept as "lane j holds base + j"
+   until something needs its values, so that xs[i] over the lanes
+   0..#xs-1, the most common pull, is xs itself, with neither the
+   indices nor the copy made (values are never changed in place). */
+
+typedef struct Local {
+  const LcuVar *var;
+  FlatValue *value;   /* an n-vector, or NULL for an index not yet made */
+  bool index;         /* lane j holds base + j */
+  int64_t base;
+  struct Local *next;
+} Local;
+
+/* What evaluating the thunks of one SOAC needs. */
+typedef struct Kernel {
+  LcuInterp *in;
+  const LcuSoac *soac;
+  Loc loc;                 /* the run's: where errors are reported */
+  const Layout *layout;    /* the kernel's */
+  FlatValue **slots;       /* the kernel's frame */
+  const LcuThunk *thunk;   /* the thunk running */
+  const char *(*prim)(FlatOp op, bool scan); /* the operator of a REDUCE
+                              or SCAN: the primitive its errors name */
+  bool scan;
+} Kernel;
+
+static FlatValue *kernel_var(Kernel *k, const LcuVar *v) {
+  int slot = slot_in(k->layout, v);
+  FlatValue *x = slot >= 0 ? k->slots[slot] : NULL;
+  if (!x)
+    die("kernel variable %s is used before it is bound", v->name);
+  return x;
+}
+
+/* The value of `using` variable 'v' of the running thunk. */
+static FlatValue *using_var(Kernel *k, const LcuVar *v) {
+  const Vec *using = &k->thunk->using;
+  for (int i = 0; i < using->len; i++)
+    if (using->data[i] == v)
+      return kernel_var(k, v);
+  die("a thunk of %s reads %s, which is not in its using list", lcu_soac_name(k->soac->kind), v->name);
+}
+
+/* The values of 'l' on its n lanes. */
+static FlatValue *local_value(Local *l, int64_t n) {
+  if (!l->value) {
+    FlatValue *r = new_vec(FB_INT, n);
+    for (int64_t j = 0; j < n; j++)
+      r->data.i[j] = (int32_t)(l->base + j);
+    l->value = r;
+  }
+  return l->value;
+}
+
+static Local *lookup(Local *env, const LcuVar *v) {
+  for (Local *l = env; l; l = l->next)
+    if (l->var == v)
+      return l;
+  return NULL;
+}
+
+static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n);
+
+/* A subset of the lanes: 'n' of them, the lanes idx[0..n) (increasing)
+   or, with 'idx' NULL, the range first .. first+n-1. */
+typedef struct Sel {
+  int64_t n;
+  const int64_t *idx;
+  int64_t first;
+} Sel;
+
+/* The lanes 'sel' of vector 'v'. */
+static FlatValue *sel_values(const FlatValue *v, const Sel *sel) {
+  if (!sel->idx) {
+    FlatValue *r = new_vec(v->type.base, sel->n);
+    memcpy(r->data.any, elem_at(v, sel->first), base_size(v->type.base) * (size_t)sel->n);
+    return r;
+  }
+  return select_lanes(v, sel->idx, sel->n);
+}
+
+/* 'env' on the lanes 'sel' of its n. */
+static Local *restrict_env(Local *env, const Sel *sel, int64_t n) {
+  Local *first = NULL, **tail = &first;
+  for (Local *b = env; b; b = b->next) {
+    Local *c = NEW(Local);
+    c->var = b->var;
+    if (b->index && !sel->idx) {
+      c->index = true;
+      c->base = b->base + sel->first;
+    } else {
+      c->value = sel_values(local_value(b, n), sel);
+    }
+    *tail = c;
+    tail = &c->next;
+  }
+  return first;
+}
+
+/* Writes 'part' (sel->n values) into the lanes 'sel' of 'r'. */
+static void sel_merge(FlatValue *r, const Sel *sel, const FlatValue *part) {
+  size_t size = base_size(r->type.base);
+  if (!sel->idx) {
+    memcpy(elem_at(r, sel->first), part->data.any, size * (size_t)sel->n);
+    return;
+  }
+  for (int64_t j = 0; j < sel->n; j++)
+    copy_elem(elem_at(r, sel->idx[j]), elem_at(part, j), size);
+}
+
+/* if c then a else b: each branch on its own lanes.  When the lanes
+   that take one branch come first (as in an append's pull), both sets
+   are ranges, and neither the index nor the vectors sliced with it are
+   copied lane by lane. */
+static FlatValue *eval_if(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+  FlatValue *c = eval(k, e->args[0], env, n);
+  int64_t yes = 0, changes = 0;
+  for (int64_t j = 0; j < n; j++) {
+    yes += c->data.b[j] != 0;
+    changes += j > 0 && (c->data.b[j] != 0) != (c->data.b[j - 1] != 0);
+  }
+  if (yes == n)
+    return eval(k, e->args[1], env, n);
+  if (yes == 0)
+    return eval(k, e->args[2], env, n);
+  Sel sel_yes = {yes, NULL, 0}, sel_no = {n - yes, NULL, 0};
+  if (changes == 1) {
+    bool yes_first = c->data.b[0] != 0;
+    sel_yes.first = yes_first ? 0 : n - yes;
+    sel_no.first = yes_first ? yes : 0;
+  } else {
+    int64_t *iy = xmalloc_atomic(sizeof(int64_t) * (size_t)yes);
+    int64_t *in_ = xmalloc_atomic(sizeof(int64_t) * (size_t)(n - yes));
+    int64_t a = 0, b = 0;
+    for (int64_t j = 0; j < n; j++) {
+      if (c->data.b[j])
+        iy[a++] = j;
+      else
+        in_[b++] = j;
+    }
+    sel_yes.idx = iy;
+    sel_no.idx = in_;
+  }
+  FlatValue *then = eval(k, e->args[1], restrict_env(env, &sel_yes, n), yes);
+  FlatValue *els = eval(k, e->args[2], restrict_env(env, &sel_no, n), n - yes);
+  if (then->type.base != e->type || els->type.base != e->type)
+    die("if: branches of types %s and %s for %s", flat_type_name(then->type), flat_type_name(els->type),
+        flat_type_name(flat_scalar(e->type)));
+  FlatValue *r = new_vec(e->type, n);
+  sel_merge(r, &sel_yes, then);
+  sel_merge(r, &sel_no, els);
+  return r;
+}
+
+/* The value of int expression 'e' if it is the same on every lane (a
+   constant, a `using` scalar, a `using` vector's length). */
+static bool invariant_int(Kernel *k, const LcuExp *e, Local *env, int64_t *value) {
+  switch (e->kind) {
+  case LE_CONST:
+    if (e->constant.kind != FA_INT)
+      return false;
+    *value = e->constant.u.i;
+    return true;
+  case LE_LENGTH: {
+    FlatValue *x = using_var(k, e->var);
+    if (x->type.kind != FT_VEC)
+      return false;
+    *value = x->len;
+    return true;
+  }
+  case LE_VAR: {
+    if (lookup(env, e->var))
+      return false;
+    FlatValue *x = using_var(k, e->var);
+    if (!flat_type_equal(x->type, flat_scalar(FB_INT)))
+      return false;
+    *value = x->data.i[0];
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+/* True if int expression 'e' holds base + j on lane j, for some *base
+   worked out exactly (in 64 bits): the index, plus or minus values the
+   same on every lane. */
+static bool affine_index(Kernel *k, const LcuExp *e, Local *env, int64_t *base) {
+  if (e->kind == LE_VAR) {
+    Local *l = lookup(env, e->var);
+    if (!l || !l->index)
+      return false;
+    *base = l->base;
+    return true;
+  }
+  if (e->kind != LE_OP || (e->op != FLAT_ADD && e->op != FLAT_SUB) || e->type != FB_INT || e->nargs != 2)
+    return false;
+  int64_t b, c;
+  if (affine_index(k, e->args[0], env, &b) && invariant_int(k, e->args[1], env, &c)) {
+    *base = e->op == FLAT_ADD ? b + c : b - c;
+    return true;
+  }
+  if (e->op == FLAT_ADD && invariant_int(k, e->args[0], env, &c) && affine_index(k, e->args[1], env, &b)) {
+    *base = b + c;
+    return true;
+  }
+  return false;
+}
+
+/* x[i] for each lane: an index out of range is the flat GATHER's (or
+   ELT's, under ONCE) error.  Lanes that read a slice of x read x itself
+   (all of it) or one copy of the slice. */
+static FlatValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+  FlatValue *v = using_var(k, e->var);
+  if (v->type.kind != FT_VEC)
+    die("%s[...] on a %s", e->var->name, flat_type_name(v->type));
+  size_t size = base_size(v->type.base);
+  int64_t base;
+  if (affine_index(k, e->args[0], env, &base) && base >= 0 && base + n <= v->len) {
+    if (base == 0 && n == v->len)
+      return v;
+    FlatValue *r = new_vec(v->type.base, n);
+    memcpy(r->data.any, elem_at(v, base), size * (size_t)n);
+    return r;
+  }
+  FlatValue *idx = eval(k, e->args[0], env, n);
+  if (idx->type.base != FB_INT)
+    die("%s[...] with a %s index", e->var->name, flat_type_name(idx->type));
+  FlatValue *r = new_vec(v->type.base, n);
+  for (int64_t j = 0; j < n; j++) {
+    int32_t i = idx->data.i[j];
+    if (i < 0 || i >= v->len)
+      flat_exec_index_error(k->in->ex, k->loc, k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER, i, v->len);
+    copy_elem((char *)r->data.any + (size_t)j * size, elem_at(v, i), size);
+  }
+  return r;
+}
+
+/* Expression 'e' on n lanes, its parameters and lets in 'env'. */
+static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+  switch (e->kind) {
+  case LE_VAR: {
+    Local *l = lookup(env, e->var);
+    if (l)
+      return local_value(l, n);
+    FlatValue *x = using_var(k, e->var);
+    if (x->type.kind != FT_SCALAR)
+      die("thunk variable %s is a %s", e->var->name, flat_type_name(x->type));
+    return broadcast(x, n);
+  }
+  case LE_CONST:
+    return broadcast(constant(k->in, &e->constant), n);
+  case LE_INDEX:
+    return eval_index(k, e, env, n);
+  case LE_LENGTH: {
+    FlatValue *x = using_var(k, e->var);
+    if (x->type.kind != FT_VEC)
+      die("#%s on a %s", e->var->name, flat_type_name(x->type));
+    int32_t len = (int32_t)x->len;
+    return fill(FB_INT, &len, n);
+  }
+  case LE_OP: {
+    if (e->nargs < 1 || e->nargs > 3)
+      die("%s with %d operands in a thunk", flat_op_name(e->op), e->nargs);
+    FlatValue *args[3];
+    for (int i = 0; i < e->nargs; i++)
+      args[i] = eval(k, e->args[i], env, n);
+    const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
+    return flat_exec_elementwise(k->in->ex, e->op, k->loc, prim, args, e->nargs);
+  }
+  case LE_IF:
+    return eval_if(k, e, env, n);
+  case LE_LET: {
+    Local bound = {e->var, eval(k, e->args[0], env, n), false, 0, env};
+    return eval(k, e->args[1], &bound, n);
+  }
+  }
+  die("thunk expression kind %d", (int)e->kind);
+}
+
+/* Thunk 't' on n lanes: 'args' holds one n-vector per parameter, NULL
+   for the index (lane j holds j); 'values' gets one n-vector per
+   expression of its body. */
+static void run_thunk(Kernel *k, const LcuThunk *t, FlatValue **args, int nargs, int64_t n, FlatValue **values) {
+  if (!t)
+    die("%s without a thunk it needs", lcu_soac_name(k->soac->kind));
+  if (t->params.len != nargs)
+    die("a thunk of %s with %d parameters for %d arguments", lcu_soac_name(k->soac->kind), t->params.len, nargs);
+  Local *env = NULL;
+  Local buf[SMALL];
+  Local *locals = nargs <= SMALL ? buf : xmalloc(sizeof(Local) * (size_t)nargs);
+  for (int i = 0; i < nargs; i++) {
+    const LcuVar *p = t->params.data[i];
+    FlatValue *a = args[i];
+    if (p->type.kind != LT_SCALAR || (a ? a->type.kind != FT_VEC || a->type.base != p->type.base || a->len != n
+                                        : p->type.base != FB_INT))
+      die("thunk parameter %s : %s gets a %s of %lld", p->name, type_name(p->type),
+          a ? flat_type_name(a->type) : "index", a ? (long long)a->len : (long long)n);
+    locals[i] = (Local){p, a, !a, 0, env};
+    env = &locals[i];
+  }
+  const LcuThunk *saved = k->thunk;
+  k->thunk = t;
+  for (int i = 0; i < t->body.len; i++) {
+    const LcuExp *e = t->body.data[i];
+    values[i] = eval(k, e, env, n);
+    if (values[i]->type.base != e->type)
+      die("a thunk expression of type %s gives a %s", flat_type_name(flat_scalar(e->type)),
+          flat_type_name(values[i]->type));
+  }
+  k->thunk = saved;
+}
+
+/* A thunk on the indices 0 .. n-1 (its one parameter; a pull thunk may
+   have none) into 'values'. */
+static void on_indices(Kernel *k, const LcuThunk *t, int64_t n, FlatValue **values) {
+  if (!t)
+    die("%s without a thunk it needs", lcu_soac_name(k->soac->kind));
+  FlatValue *index = NULL;
+  run_thunk(k, t, &index, t->params.len == 0 && t == k->soac->pull ? 0 : 1, n, values);
+}
+
+static void pull(Kernel *k, int64_t n, FlatValue **values) { on_indices(k, k->soac->pull, n, values); }
+
+/* The predicate of FILTER or PARTITION on the k pulled n-vectors. */
+static FlatValue *predicate(Kernel *k, FlatValue **values, int nvalues, int64_t n) {
+  const LcuThunk *t = k->soac->second;
+  if (!t || t->body.len != 1)
+    die("%s without a predicate of one result", lcu_soac_name(k->soac->kind));
+  FlatValue *r;
+  run_thunk(k, t, values, nvalues, n, &r);
+  if (r->type.base != FB_BOOL)
+    die("a predicate of type %s", flat_type_name(r->type));
+  return r;
+}
+
+/* ---- GPU level: a thunk on one lane ----
+   REDUCE's and SCAN's operator runs once per element, in order, and
+   ONCE's thunk once: on one lane, with scalars on the C stack, so that
+   nothing is allocated per element. */
+
+typedef struct One {
+  const LcuVar *var;
+  FlatValue *value; /* a scalar */
+  struct One *next;
+} One;
+
+/* Makes '*v' a scalar of base 'b' (its data is its own 'scalar'). */
+static void scalar_init(FlatValue *v, FlatBase b) {
+  v->type = flat_scalar(b);
+  v->len = 1;
+  v->data.any = &v->scalar;
+  v->lengths = v->offsets = NULL;
+}
+
+static void scalar_copy(FlatValue *to, const FlatValue *from) {
+  if (from->type.kind != FT_SCALAR || from->type.base != to->type.base)
+    die("a %s where a %s is wanted", flat_type_name(from->type), flat_type_name(to->type));
+  copy_elem(to->data.any, from->data.any, base_size(to->type.base));
+}
+
+/* Expression 'e' on one lane into '*out' (a FlatValue the caller owns). */
+static void eval1(Kernel *k, const LcuExp *e, One *env, FlatValue *out) {
+  scalar_init(out, e->type);
+  switch (e->kind) {
+  case LE_VAR: {
+    for (One *o = env; o; o = o->next)
+      if (o->var == e->var) {
+        scalar_copy(out, o->value);
+        return;
+      }
+    scalar_copy(out, using_var(k, e->var));
+    return;
+  }
+  case LE_CONST: {
+    const FlatAtom *c = &e->constant;
+    switch (c->kind) {
+    case FA_INT:
+      out->scalar.i = c->u.i;
+      break;
+    case FA_FLOAT:
+      out->scalar.f = c->u.f;
+      break;
+    case FA_BOOL:
+      out->scalar.b = c->u.b;
+      break;
+    case FA_CHAR:
+      out->scalar.c = c->u.c;
+      break;
+    case FA_VAR:
+      die("a λcu constant that is a variable");
+    }
+    if (constant(k->in, c)->type.base != e->type)
+      die("a constant of another type than its expression");
+    return;
+  }
+  case LE_INDEX: {
+    FlatValue *v = using_var(k, e->var);
+    if (v->type.kind != FT_VEC || v->type.base != e->type)
+      die("%s[...] on a %s", e->var->name, flat_type_name(v->type));
+    FlatValue i;
+    eval1(k, e->args[0], env, &i);
+    if (i.type.base != FB_INT)
+      die("%s[...] with a %s index", e->var->name, flat_type_name(i.type));
+    if (i.scalar.i < 0 || i.scalar.i >= v->len)
+      flat_exec_index_error(k->in->ex, k->loc, k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER,
+                            i.scalar.i, v->len);
+    copy_elem(out->data.any, elem_at(v, i.scalar.i), base_size(v->type.base));
+    return;
+  }
+  case LE_LENGTH: {
+    FlatValue *v = using_var(k, e->var);
+    if (v->type.kind != FT_VEC)
+      die("#%s on a %s", e->var->name, flat_type_name(v->type));
+    out->scalar.i = (int32_t)v->len;
+    return;
+  }
+  case LE_OP: {
+    if (e->nargs < 1 || e->nargs > 3)
+      die("%s with %d operands in a thunk", flat_op_name(e->op), e->nargs);
+    FlatValue a[3];
+    FlatValue *args[3];
+    for (int i = 0; i < e->nargs; i++) {
+      eval1(k, e->args[i], env, &a[i]);
+      args[i] = &a[i];
+    }
+    const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
+    flat_exec_elementwise_into(k->in->ex, e->op, k->loc, prim, args, e->nargs, out);
+    return;
+  }
+  case LE_IF: {
+    FlatValue c;
+    eval1(k, e->args[0], env, &c);
+    if (c.type.base != FB_BOOL)
+      die("if on a %s", flat_type_name(c.type));
+    eval1(k, e->args[c.scalar.b ? 1 : 2], env, out);
+    if (out->type.base != e->type)
+      die("if: a branch of another type than the if");
+    return;
+  }
+  case LE_LET: {
+    FlatValue v;
+    eval1(k, e->args[0], env, &v);
+    One bound = {e->var, &v, env};
+    eval1(k, e->args[1], &bound, out);
+    return;
+  }
+  }
+  die("thunk expression kind %d", (int)e->kind);
+}
+
+/* ---- kernel level: SOACs ---- */
+
+/* The result vectors of a SOAC must be as many as its results. */
+static int nvalues_of(Kernel *k, const LcuThunk *t) {
+  if (!t)
+    die("%s without a pull thunk", lcu_soac_name(k->soac->kind));
+  return t->body.len;
+}
+
+/* The SOAC's size: a scalar, a vector's length, or a constant; a
+   negative one is dist's error (see the top of the file). */
+static int64_t soac_size(Kernel *k) {
+  const LcuSize *s = &k->soac->size;
+  int64_t n;
+  if (s->var) {
+    FlatValue *v = kernel_var(k, s->var);
+    if (!flat_type_equal(v->type, flat_scalar(FB_INT)))
+      die("a SOAC size of type %s", flat_type_name(v->type));
+    n = v->data.i[0];
+  } else if (s->length) {
+    FlatValue *v = kernel_var(k, s->length);
+    if (v->type.kind == FT_SCALAR)
+      die("#%s on a scalar", s->length->name);
+    n = v->len;
+  } else {
+    n = s->value;
+  }
+  if (n < 0)
+    flat_exec_fail(k->in->ex, k->loc, "dist", "dist: negative length %lld", (long long)n);
+  return n;
+}
+
+static FlatValue *soac_segdes(Kernel *k) {
+  if (!k->soac->segdes)
+    die("%s without a segment descriptor", lcu_soac_name(k->soac->kind));
+  FlatValue *d = kernel_var(k, k->soac->segdes);
+  if (d->type.kind != FT_SEGDES)
+    die("%s over a %s", lcu_soac_name(k->soac->kind), flat_type_name(d->type));
+  return d;
+}
+
+/* PERMUTE and SEG_PERMUTE: Y[place(i)] = A(i) in order, Y a copy of
+   'into' or fresh (zeroed) vectors of 'len'; 'off' (SEG_PERMUTE) gives
+   the segments, within which the index thunk's places are local. */
+static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int64_t len, FlatValue **y) {
+  const LcuSoac *s = k->soac;
+  int nv = nvalues_of(k, s->pull);
+  FlatValue *xbuf[SMALL];
+  FlatValue **x = small_array(xbuf, nv);
+  pull(k, n, x);
+  if (!s->second || s->second->body.len != 1)
+    die("%s without an index thunk of one result", lcu_soac_name(s->kind));
+  FlatValue *place[1];
+  on_indices(k, s->second, n, place);
+  if (place[0]->type.base != FB_INT)
+    die("a PERMUTE index thunk of type %s", flat_type_name(place[0]->type));
+  for (int v = 0; v < nv; v++) {
+    y[v] = new_vec(x[v]->type.base, len);
+    memset(y[v]->data.any, 0, base_size(x[v]->type.base) * (size_t)len);
+  }
+  if (s->into) {
+    FlatValue *d = kernel_var(k, s->into);
+    if (nv != 1 || d->type.kind != FT_VEC || d->type.base != x[0]->type.base || d->len != len)
+      die("PERMUTE of %d values into a %s of %lld", nv, flat_type_name(d->type), (long long)d->len);
+    memcpy(y[0]->data.any, d->data.any, base_size(d->type.base) * (size_t)len);
+  }
+  int64_t seg = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t base = 0, room = len;
+    if (off) {
+      while (seg < nseg && off[seg + 1] <= j)
+        seg++;
+      base = off[seg];
+      room = off[seg + 1] - off[seg];
+    }
+    int32_t to = place[0]->data.i[j];
+    if (to < 0 || to >= room)
+      flat_exec_index_error(k->in->ex, k->loc, FLAT_SCATTER, to, room);
+    for (int v = 0; v < nv; v++) {
+      size_t size = base_size(x[v]->type.base);
+      copy_elem(elem_at(y[v], base + to), elem_at(x[v], j), size);
+    }
+  }
+}
+
+/* REDUCE, SCAN and their SEG_ forms: the operator folds the values
+   'x' (nv vectors of off[nseg] elements) of each segment [off[g],
+   off[g+1]) in order from the identity, as the flat interpreter's
+   reductions do.  A reduction gives nv vectors of nseg values, a scan
+   the nv vectors of each element's exclusive prefix. */
+static void combine(Kernel *k, FlatValue **x, int nv, const int64_t *off, int64_t nseg, bool scan, FlatValue **out) {
+  const LcuSoac *s = k->soac;
+  const LcuThunk *op = s->second;
+  if (!op)
+    die("%s without an operator", lcu_soac_name(s->kind));
+  if (s->identity.len != nv || op->params.len != 2 * nv || op->body.len != nv)
+    die("%s of %d values with %d identities and an operator of %d parameters and %d results", lcu_soac_name(s->kind),
+        nv, s->identity.len, op->params.len, op->body.len);
+  FlatValue *ids = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
+  FlatValue *acc = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
+  FlatValue *cur = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
+  FlatValue *next = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
+  One *env = xmalloc(sizeof(One) * (size_t)(2 * nv + 1));
+  for (int v = 0; v < nv; v++) {
+    FlatBase b = x[v]->type.base;
+    out[v] = new_vec(b, scan ? off[nseg] : nseg);
+    scalar_init(&ids[v], b);
+    scalar_copy(&ids[v], constant(k->in, s->identity.data[v]));
+    scalar_init(&acc[v], b);
+    scalar_init(&cur[v], b);
+  }
+  for (int p = 0; p < 2 * nv; p++) {
+    const LcuVar *param = op->params.data[p];
+    if (param->type.kind != LT_SCALAR || param->type.base != x[p % nv]->type.base)
+      die("operator parameter %s : %s for values of type %s", param->name, type_name(param->type),
+          flat_type_name(x[p % nv]->type));
+    env[p] = (One){param, p < nv ? &acc[p] : &cur[p - nv], p + 1 < 2 * nv ? &env[p + 1] : NULL};
+  }
+  const LcuThunk *saved = k->thunk;
+  k->thunk = op;
+  k->prim = flat_combine_prim;
+  k->scan = scan;
+  for (int64_t g = 0; g < nseg; g++) {
+    for (int v = 0; v < nv; v++)
+      scalar_copy(&acc[v], &ids[v]);
+    for (int64_t j = off[g]; j < off[g + 1]; j++) {
+      for (int v = 0; v < nv; v++) {
+        size_t size = base_size(acc[v].type.base);
+        copy_elem(cur[v].data.any, elem_at(x[v], j), size);
+        if (scan)
+          copy_elem(elem_at(out[v], j), acc[v].data.any, size);
+      }
+      for (int v = 0; v < nv; v++)
+        eval1(k, op->body.data[v], env, &next[v]);
+      for (int v = 0; v < nv; v++)
+        scalar_copy(&acc[v], &next[v]);
+    }
+    if (!scan)
+      for (int v = 0; v < nv; v++)
+        copy_elem(elem_at(out[v], g), acc[v].data.any, base_size(acc[v].type.base));
+  }
+  k->thunk = saved;
+  k->prim = NULL;
+}
+
+/* FILTER and PARTITION (and their SEG_ forms, with 'd' the sd): the
+   values for which the predicate holds, then (PARTITION) the others;
+   with a sd, each group is followed by its new sd. */
+static void filter(Kernel *k, int64_t n, FlatValue *d, bool partition, FlatValue **out) {
+  int nv = nvalues_of(k, k->soac->pull);
+  FlatValue *xbuf[SMALL];
+  FlatValue **x = small_array(xbuf, nv);
+  pull(k, n, x);
+  FlatValue *flags = predicate(k, x, nv, n);
+  int64_t yes = 0;
+  for (int64_t j = 0; j < n; j++)
+    yes += flags->data.b[j] != 0;
+  int at = 0;
+  for (int pass = 0; pass < (partition ? 2 : 1); pass++) {
+    bool want = pass == 0;
+    for (int v = 0; v < nv; v++)
+      out[at++] = pack(x[v], flags, want, want ? yes : n - yes);
+    if (d) {
+      const int64_t *off = flat_seg_offsets(d);
+      FlatValue *nd = flat_value_new(flat_segdes(), d->len);
+      for (int64_t g = 0; g < d->len; g++) {
+        int64_t c = 0;
+        for (int64_t j = off[g]; j < off[g + 1]; j++)
+          c += (flags->data.b[j] != 0) == want;
+        nd->lengths[g] = c;
+      }
+      out[at++] = nd;
+    }
+  }
+}
+
+/* The flat operation of library kernel 'l'. */
+static FlatOp library_op(LcuLibrary l) {
+  switch (l) {
+  case LIB_RANK:
+    return FLAT_RANK;
+  case LIB_RANK_DOWN:
+    return FLAT_RANK_DOWN;
+  case LIB_SEG_RANK:
+    return FLAT_SEG_RANK;
+  case LIB_SEG_RANK_DOWN:
+    return FLAT_SEG_RANK_DOWN;
+  case LIB_MAKE_SEGDES:
+    return FLAT_MAKE_SEGDES;
+  case LIB_SEG_LENGTHS:
+    return FLAT_SEG_LENGTHS;
+  case LIB_SEG_OFFSETS:
+    return FLAT_SEG_OFFSETS;
+  case LIB_SEG_IDS:
+    return FLAT_SEG_IDS;
+  case LIB_NAME:
+    return FLAT_NAME;
+  case LIB_EQL:
+    return FLAT_EQL;
+  case LIB_HASH:
+    return FLAT_HASH;
+  case LIB_RAND:
+    return FLAT_RAND;
+  case LIB_COUNT:
+    break;
+  }
+  die("λcu library kernel %d", (int)l);
+}
+
+/* A library kernel: the flat operation of the same name on its
+   arguments, as the flat interpreter runs it. */
+static void run_library(Kernel *k, FlatValue **out) {
+  const LcuSoac *s = k->soac;
+  FlatValue *buf[SMALL];
+  FlatValue **args = small_array(buf, s->args.len);
+  for (int i = 0; i < s->args.len; i++)
+    args[i] = kernel_var(k, s->args.data[i]);
+  FlatStmt fs = {.kind = FS_OP,
+                 .loc = k->loc,
+                 .op = library_op(s->library),
+                 .lifted = s->lifted,
+                 .elem_type = s->elem_type,
+                 .site = s->site};
+  Vec *r = &k->in->results;
+  r->len = 0;
+  flat_exec_op(k->in->ex, &fs, args, s->args.len, r);
+  if (r->len != s->results.len)
+    die("library kernel %s gives %d values for %d results", lcu_library_name(s->library), r->len, s->results.len);
+  if (r->len > 0) {
+    FlatValue *first = r->data[0];
+    k->in->stats.elements += first->type.kind == FT_SCALAR ? 1 : (uint64_t)first->len;
+  }
+  for (int i = 0; i < r->len; i++)
+    out[i] = r->data[i];
+}
+
+/* The number of results SOAC 's' gives for a pull thunk of 'nv' values
+   (ORDER LCU RESULTS, at the top of the file). */
+static int soac_results(const LcuSoac *s, int nv) {
+  switch (s->kind) {
+  case SOAC_PARTITION:
+    return 2 * nv;
+  case SOAC_SEG_FILTER:
+    return nv + 1;
+  case SOAC_SEG_PARTITION:
+    return 2 * nv + 2;
+  default:
+    return nv;
+  }
+}
+
+/* Runs SOAC 's' of a kernel whose frame is 'slots'; 'out' gets the
+   values of its results. */
+static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, FlatValue **slots, Loc loc,
+                     FlatValue **out) {
+  Kernel k = {in, s, loc, layout, slots, NULL, NULL, false};
+  if (s->kind == SOAC_LIBRARY) {
+    run_library(&k, out);
+    return;
+  }
+  int nv = nvalues_of(&k, s->pull);
+  if (soac_results(s, nv) != s->results.len)
+    die("%s of %d values with %d results", lcu_soac_name(s->kind), nv, s->results.len);
+  FlatValue *xbuf[SMALL];
+  FlatValue **x = small_array(xbuf, nv);
+  switch (s->kind) {
+  case SOAC_MAP: {
+    int64_t n = soac_size(&k);
+    in->stats.elements += (uint64_t)n;
+    pull(&k, n, out);
+    return;
+  }
+  case SOAC_PERMUTE: {
+    int64_t n = soac_size(&k);
+    in->stats.elements += (uint64_t)n;
+    permute(&k, n, NULL, 0, s->into ? kernel_var(&k, s->into)->len : n, out);
+    return;
+  }
+  case SOAC_REDUCE:
+  case SOAC_SCAN: {
+    int64_t n = soac_size(&k);
+    in->stats.elements += (uint64_t)n;
+    int64_t off[2] = {0, n};
+    pull(&k, n, x);
+    combine(&k, x, nv, off, 1, s->kind == SOAC_SCAN, out);
+    if (s->kind == SOAC_REDUCE)
+      for (int v = 0; v < nv; v++)
+        out[v] = scalar_at(out[v], 0);
+    return;
+  }
+  case SOAC_FILTER:
+  case SOAC_PARTITION: {
+    int64_t n = soac_size(&k);
+    in->stats.elements += (uint64_t)n;
+    filter(&k, n, NULL, s->kind == SOAC_PARTITION, out);
+    return;
+  }
+  case SOAC_ONCE: {
+    in->stats.elements += 1;
+    const LcuThunk *t = s->pull;
+    if (t->params.len != 0)
+      die("ONCE with a thunk of %d parameters", t->params.len);
+    k.thunk = t;
+    for (int v = 0; v < nv; v++) {
+      const LcuExp *e = t->body.data[v];
+      out[v] = flat_value_new(flat_scalar(e->type), 1);
+      eval1(&k, e, NULL, out[v]);
+    }
+    return;
+  }
+  case SOAC_SEG_PERMUTE: {
+    FlatValue *d = soac_segdes(&k);
+    const int64_t *off = flat_seg_offsets(d);
+    int64_t n = off[d->len];
+    in->stats.elements += (uint64_t)n;
+    permute(&k, n, off, d->len, n, out);
+    return;
+  }
+  case SOAC_SEG_REDUCE:
+  case SOAC_SEG_SCAN: {
+    FlatValue *d = soac_segdes(&k);
+    const int64_t *off = flat_seg_offsets(d);
+    int64_t n = off[d->len];
+    in->stats.elements += (uint64_t)n;
+    pull(&k, n, x);
+    combine(&k, x, nv, off, d->len, s->kind == SOAC_SEG_SCAN, out);
+    return;
+  }
+  case SOAC_SEG_FILTER:
+  case SOAC_SEG_PARTITION: {
+    FlatValue *d = soac_segdes(&k);
+    int64_t n = flat_seg_offsets(d)[d->len];
+    in->stats.elements += (uint64_t)n;
+    filter(&k, n, d, s->kind == SOAC_SEG_PARTITION, out);
+    return;
+  }
+  case SOAC_LIBRARY:
+  case SOAC_COUNT:
+    break;
+  }
+  die("SOAC kind %d", (int)s->kind);
+}
+
+/* `run K args` at 'loc': binds K's parameters, runs its SOACs in order,
+   and binds 'results' (of the code running K) to the values of K's
+   results.  Errors are reported at 'loc': kernels that come out equal
+   are made once and shared by their runs (lower.c), so that a SOAC's
+   own location is that of the first. */
+static void run_kernel(LcuInterp *in, const LcuKernel *k, FlatValue **args, int nargs, Loc loc, const Vec *results) {
+  if (nargs != k->params.len)
+    die("run %s with %d arguments for %d parameters", k->name, nargs, k->params.len);
+  if (results->len != k->results.len)
+    die("run %s with %d results for %d", k->name, results->len, k->results.len);
+  Layout *layout = kernel_layout(in, k);
+  FlatValue *buf[4 * SMALL];
+  FlatValue **slots =
+      layout->nslots <= 4 * SMALL ? buf : xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
+  memset(slots, 0, sizeof(FlatValue *) * (size_t)layout->nslots);
+  for (int i = 0; i < nargs; i++) {
+    const LcuVar *p = k->params.data[i];
+    check_fits(p, args[i]);
+    slots[slot_in(layout, p)] = args[i];
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    FlatValue *outbuf[SMALL];
+    FlatValue **out = small_array(outbuf, s->results.len);
+    run_soac(in, s, layout, slots, loc, out);
+    for (int r = 0; r < s->results.len; r++) {
+      const LcuVar *v = s->results.data[r];
+      check_fits(v, out[r]);
+      slots[slot_in(layout, v)] = out[r];
+    }
+  }
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    int slot = slot_in(layout, v);
+    FlatValue *x = slot >= 0 ? slots[slot] : NULL;
+    if (!x)
+      die("%s returns %s, which it does not bind", k->name, v->name);
+    bind(in, results->data[i], x);
+  }
+}
+
+/* ---- CPU level: statements ---- */
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void run_call(LcuInterp *in, const LcuStmt *s) {
+  const LcuFunc *f = s->callee;
+  if (!f || !f->body)
+    die("a call without a callee");
+  if (s->args.len != f->params.len)
+    die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
+  Layout *layout = block_layout(in, f, &f->params, f->body);
+  FlatValue **slots = xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
+  for (int i = 0; i < s->args.len; i++) {
+    const LcuVar *param = f->params.data[i];
+    FlatValue *v = atom_value(in, s->args.data[i], s->loc);
+    check_fits(param, v);
+    slots[slot_in(layout, param)] = v;
+  }
+  flat_exec_check_stack(in->ex, s->loc);
+  const FlatErrorContext *caller = flat_exec_context(in->ex);
+  Frame *parent = in->frame;
+  Frame frame = {f, layout, slots, parent, flat_call_context(caller, func_source(f), f->library, s->loc)};
+  in->frame = &frame;
+  flat_exec_set_context(in->ex, &frame.context);
+  FlatValue **results = run_block(in, f->body, f->loc);
+  in->frame = parent;
+  flat_exec_set_context(in->ex, caller);
+  bind_all(in, &s->results, results, f->body->results.len, f->name);
+}
+
+/* A host statement: the operation of its flat statement (with the
+   details that statement gives: its prim, types, lifted flag) on the
+   statement's own arguments.  A statement without results only checks
+   (RANGE's). */
+__attribute__((noinline)) static void run_host(LcuInterp *in, const LcuStmt *s) {
+  const FlatStmt *fs = s->flat;
+  if (!fs || fs->kind != FS_OP)
+    die("a host statement without its flat operation");
+  FlatValue *buf[SMALL];
+  Vec *r = &in->results;
+  r->len = 0;
+  flat_exec_op(in->ex, fs, atom_values(in, &s->args, s->loc, buf), s->args.len, r);
+  if (s->results.len == 0)
+    return;
+  bind_all(in, &s->results, (FlatValue **)r->data, r->len, flat_op_name(fs->op));
+}
+
+static void run_length(LcuInterp *in, const LcuStmt *s) {
+  if (s->args.len != 1)
+    die("a length of %d arguments", s->args.len);
+  FlatValue *v = atom_value(in, s->args.data[0], s->loc);
+  int64_t n;
+  switch (s->length) {
+  case LEN_VECTOR:
+    if (v->type.kind != FT_VEC)
+      die("the length of a %s", flat_type_name(v->type));
+    n = v->len;
+    break;
+  case LEN_SEGMENTS:
+  case LEN_TOTAL:
+    if (v->type.kind != FT_SEGDES)
+      die("the segments of a %s", flat_type_name(v->type));
+    n = s->length == LEN_SEGMENTS ? v->len : flat_seg_offsets(v)[v->len];
+    break;
+  default:
+    die("length kind %d", (int)s->length);
+  }
+  FlatValue *r = flat_value_int((int32_t)n);
+  bind_all(in, &s->results, &r, 1, "a length");
+}
+
+/* The statements that call nothing keep their arrays on the stack, in
+   frames of their own (noinline): the frames of the recursion (run_stmt,
+   run_call, run_block) stay small, and hold no stale pointers for the
+   collector to mistake for live ones. */
+
+__attribute__((noinline)) static void run_scalar(LcuInterp *in, const LcuStmt *s) {
+  FlatStmt fs = {.kind = FS_OP, .loc = s->loc, .op = s->op};
+  const FlatStmt *op = s->flat && s->flat->op == s->op ? s->flat : &fs;
+  if (s->op == FLAT_RAND && op == &fs)
+    die("a scalar rand without its flat statement (its site)");
+  if (s->op > FLAT_COPY)
+    die("%s is not a scalar operation", flat_op_name(s->op));
+  FlatValue *buf[SMALL];
+  Vec *r = &in->results;
+  r->len = 0;
+  flat_exec_op(in->ex, op, atom_values(in, &s->args, s->loc, buf), s->args.len, r);
+  bind_all(in, &s->results, (FlatValue **)r->data, r->len, flat_op_name(s->op));
+}
+
+__attribute__((noinline)) static void run_run(LcuInterp *in, const LcuStmt *s) {
+  if (!s->kernel)
+    die("a run without a kernel");
+  in->stats.runs++;
+  FlatValue *buf[SMALL];
+  run_kernel(in, s->kernel, atom_values(in, &s->args, s->loc, buf), s->args.len, s->loc, &s->results);
+}
+
+static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
+  switch (s->kind) {
+  case LS_SCALAR:
+    run_scalar(in, s);
+    return;
+  case LS_RUN:
+    run_run(in, s);
+    return;
+  case LS_CALL:
+    run_call(in, s);
+    return;
+  case LS_IF: {
+    FlatValue *c = atom_value(in, s->args.data[0], s->loc);
+    if (!flat_type_equal(c->type, flat_scalar(FB_BOOL)))
+      die("if on a %s", flat_type_name(c->type));
+    const LcuBlock *b = c->data.b[0] ? s->then : s->els;
+    bind_all(in, &s->results, run_block(in, b, s->loc), b->results.len, "if");
+    return;
+  }
+  case LS_TIME: {
+    double start = now_seconds();
+    FlatValue **values = run_block(in, s->body, s->loc);
+    double seconds = now_seconds() - start;
+    int n = s->body->results.len;
+    FlatValue **all = xmalloc(sizeof(FlatValue *) * (size_t)(n + 1));
+    memcpy(all, values, sizeof(FlatValue *) * (size_t)n);
+    all[n] = flat_value_float(seconds);
+    bind_all(in, &s->results, all, n + 1, "time");
+    return;
+  }
+  case LS_LENGTH:
+    run_length(in, s);
+    return;
+  case LS_HOST:
+    run_host(in, s);
+    return;
+  }
+  die("statement kind %d", (int)s->kind);
+}
+
+/* A statement inlined from a library function (lcu.h, LcuStmt.lib_fn)
+   reports its errors as in that function, called at s->user_loc, unless
+   the code running is the library's already. */
+static void run_stmt(LcuInterp *in, const LcuStmt *s) {
+  const FlatErrorContext *ctx = flat_exec_context(in->ex);
+  if (!s->lib_fn || (ctx && ctx->lib_fn)) {
+    run_stmt_here(in, s);
+    return;
+  }
+  FlatErrorContext inlined = ctx ? *ctx : top_context;
+  inlined.lib_fn = s->lib_fn;
+  inlined.lib_call = s->user_loc;
+  flat_exec_set_context(in->ex, &inlined);
+  run_stmt_here(in, s);
+  flat_exec_set_context(in->ex, ctx);
+}
+
+/* Runs 'b' in the current frame; returns its results' values.  'loc' is
+   that of the statement, function or top-level statement that owns it. */
+static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
+  if (!b)
+    die("a missing block");
+  for (int i = 0; i < b->stmts.len; i++)
+    run_stmt(in, b->stmts.data[i]);
+  return atom_values(in, &b->results, loc, NULL);
+}
+
+/* ---- the top level ---- */
+
+LcuInterp *lcu_interp_new(LcuProgram *p, TypeEnv *env, FILE *out) {
+  LcuInterp *in = NEW(LcuInterp);
+  in->p = p;
+  in->out = out;
+  in->ex = flat_exec_new(ev_new(env, out));
+  return in;
+}
+
+LcuStats lcu_interp_stats(LcuInterp *in) {
+  LcuStats st = in->stats;
+  st.kernels = in->p->kernels.len;
+  return st;
+}
+
+/* Runs the block of the statement running, on a frame of its own, and
+   returns the components of its value. */
+static FlatValue **run_top_block(void *ctx, int *n) {
+  LcuInterp *in = ctx;
+  LcuTop *top = in->top;
+  if (!top->body)
+    die("a top-level binding or expression without a block");
+  Layout *layout = block_layout(in, top, NULL, top->body);
+  Frame frame = {NULL, layout, xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1)), NULL, top_context};
+  in->frame = &frame;
+  flat_exec_set_context(in->ex, NULL);
+  FlatValue **results = run_block(in, top->body, top->flat->source->loc);
+  in->frame = NULL;
+  *n = top->body->results.len;
+  return results;
+}
+
+static void top_stopped(void *ctx) {
+  LcuInterp *in = ctx;
+  in->frame = NULL;
+}
+
+/* Global 'index' of the running statement's defines: its name, and its
+   value unless NULL. */
+static void define_global(void *ctx, int index, const char *name, FlatValue *value) {
+  LcuInterp *in = ctx;
+  const LcuVar *g = in->top->defines.data[index];
+  mark_global(in, g);
+  if (name)
+    in->global_names[g->id] = name;
+  if (!value)
+    return;
+  check_fits(g, value);
+  in->globals[g->id] = value;
+}
+
+void lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
+  if (!top->flat)
+    die("a λcu top-level statement without its flat one");
+  if (top->flat->source && top->flat->source->kind == TOP_BIND && top->defines.len != top->flat->defines.len)
+    die("a binding of %d globals for the flat IR's %d", top->defines.len, top->flat->defines.len);
+  /* globals are readable from every function: mark those lowered since */
+  for (; in->globals_seen < in->p->globals.len; in->globals_seen++)
+    mark_global(in, in->p->globals.data[in->globals_seen]);
+  for (int i = 0; i < top->defines.len; i++)
+    mark_global(in, top->defines.data[i]);
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
+  in->top = top;
+  flat_exec_run_top(in->ex, in->out, top->flat, &hooks);
+  in->top = NULL;
+}

@@ -1,0 +1,756 @@
+/*
+ * lcu_print.c: λcu as text (`--dump=lcu`), in the concrete syntax of the
+ * paper (section 3, Figure 1, and the norm2 example of section 5), one
+ * binding per line and stable from run to run (variables print by their
+ * names, which carry their ids; kernels in the program's order).
+ *
+ *   kernel K1 (xs_3 : [float]) -> float {
+ *     let z_5 = REDUCE { i_4 => xs_3[i_4] using xs_3 } (0.0) { (x_6, y_7) => x_6 + y_7 } (#xs_3)
+ *     return z_5
+ *   }
+ *
+ *   function norm2 (xs_3 : [float]) -> ([float], [float]) {
+ *     let sum1_7 : float = run K1 (xs_3)
+ *     ...
+ *     return (res1_9, res2_10)
+ *   }
+ *
+ * Kernels come first, then the CPU functions, then the top-level
+ * statements, each under a NESL comment `% source : type %` (the
+ * library's own statements are left out, as in flat_print.c).
+ *
+ * Thunk bodies print as NESL expressions: the operators NESL writes infix
+ * (+ - * / ^ == /= < > <= >= and or xor, prefix -) with NESL's binding
+ * powers (frontend/ops.def) and parentheses only where those require
+ * them; every other operation in function-call syntax under its flat
+ * name (sqrt(x), float(x), rem(x, y), not(b), select(b, x, y)).  A thunk
+ * of several results prints its body as a tuple, one without parameters
+ * as `{ () => ... }`; an empty `using` list is left out.  SOAC sizes are
+ * parenthesized as in the paper, `(#xs)`, `(n)`, `(10)`; the SEG_ SOACs
+ * print their segment descriptor there.
+ *
+ * Bindings at the CPU level show their types (`let n : int = #xs`), and
+ * the kernel level does not, as in the paper.  Host operations print as
+ * `host OP (args)`; an argument that a `host vector "..."` made earlier
+ * in the same function gets its text in a trailing comment, so that an
+ * error's message is readable where it is raised.
+ *
+ * The printer must not crash on ill-formed IR (it is what one looks at
+ * when lcu_check fails): a missing piece prints as `?`.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+#include "lcu.h"
+
+/* Binding levels of thunk expressions (higher binds tighter); binary
+   operators use NESL's binding powers (frontend/ops.def), which lie
+   between LEVEL_GUARDED and LEVEL_UNARY. */
+enum {
+  LEVEL_OPEN = 0,    /* if, let: only where nothing follows, or in ( ) */
+  LEVEL_GUARDED = 1, /* tuple items and call arguments but the last,
+                        let values, if's condition and then branch */
+  LEVEL_NEGATIVE = 2, /* a negative constant: in ( ) as any operand of an
+                         operator, `x - (-3)` */
+  LEVEL_UNARY = 25,  /* -x, #x */
+  LEVEL_ATOM = 40,   /* variables, constants, calls, x[e] */
+};
+
+typedef struct Printer {
+  FILE *out;
+  Map strings; /* variable name -> the quoted text a `host vector` gave it */
+} Printer;
+
+static const char *var_name(const LcuVar *v) {
+  if (!v)
+    return "?";
+  return v->name ? v->name : xprintf("x%d", v->id);
+}
+
+static void indent_to(FILE *out, int indent) { fprintf(out, "%*s", indent, ""); }
+
+/* ---- constants ---- */
+
+static bool is_negative(const FlatAtom *a) {
+  return (a->kind == FA_INT && a->u.i < 0) || (a->kind == FA_FLOAT && signbit(a->u.f));
+}
+
+/* A base constant as a NESL literal; floats always with a point. */
+static void print_constant(FILE *out, const FlatAtom *a) {
+  if (!a) {
+    fputc('?', out);
+    return;
+  }
+  switch (a->kind) {
+  case FA_INT:
+    fprintf(out, "%d", (int)a->u.i);
+    return;
+  case FA_FLOAT:
+    fputs(ast_expr_to_string(ast_float(no_loc, a->u.f)), out);
+    return;
+  case FA_BOOL:
+    fputs(a->u.b ? "T" : "F", out);
+    return;
+  case FA_CHAR:
+    /* a character that would break the line prints as the expression
+       that makes it */
+    if (isprint((unsigned char)a->u.c))
+      ast_print_char_literal(out, a->u.c);
+    else
+      fprintf(out, "code_char(%d)", (unsigned char)a->u.c);
+    return;
+  case FA_VAR:
+    break;
+  }
+  fputc('?', out);
+}
+
+/* A constant where binding level 'need' is required. */
+static void print_constant_at(FILE *out, const FlatAtom *a, int need) {
+  bool parens = a && is_negative(a) && need > LEVEL_NEGATIVE;
+  if (parens)
+    fputc('(', out);
+  print_constant(out, a);
+  if (parens)
+    fputc(')', out);
+}
+
+/* ---- operations, shared by thunks and LS_SCALAR ---- */
+
+/* The NESL operator that spells 'op' infix, or -1. */
+static int infix_of(FlatOp op) {
+  switch (op) {
+  case FLAT_ADD:
+    return BIN_ADD;
+  case FLAT_SUB:
+    return BIN_SUB;
+  case FLAT_MUL:
+    return BIN_MUL;
+  case FLAT_DIV:
+    return BIN_DIV;
+  case FLAT_POW:
+    return BIN_POW;
+  case FLAT_EQ:
+    return BIN_EQ;
+  case FLAT_NE:
+    return BIN_NE;
+  case FLAT_LT:
+    return BIN_LT;
+  case FLAT_GT:
+    return BIN_GT;
+  case FLAT_LE:
+    return BIN_LE;
+  case FLAT_GE:
+    return BIN_GE;
+  case FLAT_AND:
+    return BIN_AND;
+  case FLAT_OR:
+    return BIN_OR;
+  case FLAT_XOR:
+    return BIN_XOR;
+  default:
+    return -1;
+  }
+}
+
+static bool op_known(FlatOp op) { return (unsigned)op < FLAT_OP_COUNT; }
+
+/* The binding level of an application of 'op' to 'nargs' operands. */
+static int op_level(FlatOp op, int nargs) {
+  int bin = infix_of(op);
+  if (bin >= 0 && nargs == 2)
+    return binop_power((BinOp)bin);
+  if (op == FLAT_NEG && nargs == 1)
+    return LEVEL_UNARY;
+  if (op == FLAT_COPY && nargs == 1)
+    return -1; /* the operand's own level: see print_op */
+  return LEVEL_ATOM;
+}
+
+/* Prints operand 'i' of 'ctx' at binding level 'need'. */
+typedef void PrintOperand(Printer *pr, const void *ctx, int i, int need);
+
+/* op(operand 0, ..., operand nargs-1), without parentheses around it:
+   the caller compares op_level with what it needs. */
+static void print_op(Printer *pr, FlatOp op, int nargs, PrintOperand *operand, const void *ctx) {
+  int bin = op_known(op) ? infix_of(op) : -1;
+  if (bin >= 0 && nargs == 2) {
+    /* binary operators are left-associative (ops.def) */
+    int power = binop_power((BinOp)bin);
+    operand(pr, ctx, 0, power);
+    fprintf(pr->out, " %s ", binop_text((BinOp)bin));
+    operand(pr, ctx, 1, power + 1);
+    return;
+  }
+  if (op == FLAT_NEG && nargs == 1) {
+    fputc('-', pr->out);
+    operand(pr, ctx, 0, LEVEL_ATOM);
+    return;
+  }
+  fprintf(pr->out, "%s(", op_known(op) ? flat_op_name(op) : "?");
+  for (int i = 0; i < nargs; i++) {
+    if (i)
+      fputs(", ", pr->out);
+    operand(pr, ctx, i, i == nargs - 1 ? LEVEL_OPEN : LEVEL_GUARDED);
+  }
+  fputc(')', pr->out);
+}
+
+/* ---- GPU level: thunk expressions ---- */
+
+static void print_exp(Printer *pr, const LcuExp *e, int need);
+
+static int exp_level(const LcuExp *e) {
+  switch (e->kind) {
+  case LE_IF:
+  case LE_LET:
+    return LEVEL_OPEN;
+  case LE_LENGTH:
+    return LEVEL_UNARY;
+  case LE_CONST:
+    return is_negative(&e->constant) ? LEVEL_NEGATIVE : LEVEL_ATOM;
+  case LE_OP:
+    return op_known(e->op) ? op_level(e->op, e->nargs) : LEVEL_ATOM;
+  default:
+    return LEVEL_ATOM;
+  }
+}
+
+static void print_exp_operand(Printer *pr, const void *ctx, int i, int need) {
+  print_exp(pr, ((const LcuExp *const *)ctx)[i], need);
+}
+
+static void print_exp_inner(Printer *pr, const LcuExp *e) {
+  FILE *out = pr->out;
+  switch (e->kind) {
+  case LE_VAR:
+    fputs(var_name(e->var), out);
+    return;
+  case LE_CONST:
+    print_constant(out, &e->constant);
+    return;
+  case LE_INDEX:
+    fprintf(out, "%s[", var_name(e->var));
+    print_exp(pr, e->args[0], LEVEL_OPEN);
+    fputc(']', out);
+    return;
+  case LE_LENGTH:
+    fprintf(out, "#%s", var_name(e->var));
+    return;
+  case LE_OP: {
+    int n = e->nargs < 0 ? 0 : e->nargs > 3 ? 3 : e->nargs;
+    print_op(pr, e->op, n, print_exp_operand, e->args);
+    return;
+  }
+  case LE_IF:
+    fputs("if ", out);
+    print_exp(pr, e->args[0], LEVEL_GUARDED);
+    fputs(" then ", out);
+    print_exp(pr, e->args[1], LEVEL_GUARDED);
+    fputs(" else ", out);
+    print_exp(pr, e->args[2], LEVEL_OPEN);
+    return;
+  case LE_LET:
+    fprintf(out, "let %s = ", var_name(e->var));
+    print_exp(pr, e->args[0], LEVEL_GUARDED);
+    fputs(" in ", out);
+    print_exp(pr, e->args[1], LEVEL_OPEN);
+    return;
+  }
+  fputc('?', out);
+}
+
+/* 'e' where binding level 'need' is required: in parentheses if it binds
+   more loosely. */
+static void print_exp(Printer *pr, const LcuExp *e, int need) {
+  if (!e) {
+    fputc('?', pr->out);
+    return;
+  }
+  int level = exp_level(e);
+  if (e->kind == LE_OP && level < 0) { /* COPY: as its operand */
+    print_exp(pr, e->args[0], need);
+    return;
+  }
+  bool parens = level < need;
+  if (parens)
+    fputc('(', pr->out);
+  print_exp_inner(pr, e);
+  if (parens)
+    fputc(')', pr->out);
+}
+
+/* x, or (x, y, ...) unless there is exactly one. */
+static void print_var_tuple(FILE *out, const Vec *vars) {
+  if (vars->len != 1)
+    fputc('(', out);
+  for (int i = 0; i < vars->len; i++) {
+    if (i)
+      fputs(", ", out);
+    fputs(var_name(vars->data[i]), out);
+  }
+  if (vars->len != 1)
+    fputc(')', out);
+}
+
+/* { xs => e using ys }, { (x, y) => (e1, e2) }, { () => e using ys } */
+static void print_thunk(Printer *pr, const LcuThunk *t) {
+  FILE *out = pr->out;
+  if (!t) {
+    fputc('?', out);
+    return;
+  }
+  fputs("{ ", out);
+  print_var_tuple(out, &t->params);
+  fputs(" => ", out);
+  if (t->body.len == 1) {
+    print_exp(pr, t->body.data[0], LEVEL_OPEN);
+  } else {
+    fputc('(', out);
+    for (int i = 0; i < t->body.len; i++) {
+      if (i)
+        fputs(", ", out);
+      print_exp(pr, t->body.data[i], i == t->body.len - 1 ? LEVEL_OPEN : LEVEL_GUARDED);
+    }
+    fputc(')', out);
+  }
+  if (t->using.len > 0) {
+    fputs(" using ", out);
+    for (int i = 0; i < t->using.len; i++) {
+      if (i)
+        fputs(", ", out);
+      fputs(var_name(t->using.data[i]), out);
+    }
+  }
+  fputs(" }", out);
+}
+
+/* ---- kernel level ---- */
+
+static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= SOAC_SEG_PARTITION; }
+
+/* (#xs), (n), (10); a SEG_ SOAC's (sd) */
+static void print_size(Printer *pr, const LcuSoac *s) {
+  FILE *out = pr->out;
+  if (is_segmented(s->kind))
+    fprintf(out, "(%s)", var_name(s->segdes));
+  else if (s->size.length)
+    fprintf(out, "(#%s)", var_name(s->size.length));
+  else if (s->size.var)
+    fprintf(out, "(%s)", var_name(s->size.var));
+  else
+    fprintf(out, "(%d)", (int)s->size.value);
+}
+
+static void print_identity(Printer *pr, const Vec *ids) {
+  fputc('(', pr->out);
+  for (int i = 0; i < ids->len; i++) {
+    if (i)
+      fputs(", ", pr->out);
+    print_constant(pr->out, ids->data[i]);
+  }
+  fputc(')', pr->out);
+}
+
+/* LIBRARY eql^ <(int, [char])> (a, b, c, d) */
+static void print_library(Printer *pr, const LcuSoac *s) {
+  FILE *out = pr->out;
+  bool known = (unsigned)s->library < LIB_COUNT;
+  fprintf(out, "LIBRARY %s", known ? lcu_library_name(s->library) : "?");
+  if (known && (s->library == LIB_NAME || s->library == LIB_EQL || s->library == LIB_HASH)) {
+    if (s->lifted)
+      fputc('^', out);
+    if (s->elem_type)
+      fprintf(out, " <%s>", type_value_to_string(s->elem_type));
+  }
+  if (known && s->library == LIB_RAND)
+    fprintf(out, " <site %d>", s->site);
+  fputc(' ', out);
+  fputc('(', out);
+  for (int i = 0; i < s->args.len; i++) {
+    if (i)
+      fputs(", ", out);
+    fputs(var_name(s->args.data[i]), out);
+  }
+  fputc(')', out);
+}
+
+/* let xs = SOAC args */
+static void print_soac(Printer *pr, const LcuSoac *s) {
+  FILE *out = pr->out;
+  indent_to(out, 2);
+  if (!s) {
+    fputs("?\n", out);
+    return;
+  }
+  fputs("let ", out);
+  print_var_tuple(out, &s->results);
+  fputs(" = ", out);
+  if ((unsigned)s->kind >= SOAC_COUNT) {
+    fputs("?\n", out);
+    return;
+  }
+  if (s->kind == SOAC_LIBRARY) {
+    print_library(pr, s);
+    fputc('\n', out);
+    return;
+  }
+  fprintf(out, "%s ", lcu_soac_name(s->kind));
+  print_thunk(pr, s->pull);
+  switch (s->kind) {
+  case SOAC_ONCE:
+    fputc('\n', out);
+    return;
+  case SOAC_MAP:
+    break;
+  case SOAC_REDUCE:
+  case SOAC_SCAN:
+  case SOAC_SEG_REDUCE:
+  case SOAC_SEG_SCAN:
+    fputc(' ', out);
+    print_identity(pr, &s->identity);
+    fputc(' ', out);
+    print_thunk(pr, s->second);
+    break;
+  default: /* PERMUTE, FILTER, PARTITION and their SEG_ forms */
+    fputc(' ', out);
+    print_thunk(pr, s->second);
+    break;
+  }
+  fputc(' ', out);
+  print_size(pr, s);
+  if (s->into)
+    fprintf(out, " into %s", var_name(s->into));
+  fputc('\n', out);
+}
+
+/* `(a : int, b : [float])` as a parameter list */
+static void print_params(FILE *out, const Vec *params) {
+  fputc('(', out);
+  for (int i = 0; i < params->len; i++) {
+    const LcuVar *v = params->data[i];
+    if (i)
+      fputs(", ", out);
+    fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+  }
+  fputc(')', out);
+}
+
+/* t, or (t1, t2, ...) unless there is exactly one. */
+static void print_type_tuple(FILE *out, const LcuType *types, int n) {
+  if (n != 1)
+    fputc('(', out);
+  for (int i = 0; i < n; i++) {
+    if (i)
+      fputs(", ", out);
+    fputs(lcu_type_name(types[i]), out);
+  }
+  if (n != 1)
+    fputc(')', out);
+}
+
+static void print_kernel(Printer *pr, const LcuKernel *k) {
+  FILE *out = pr->out;
+  fprintf(out, "kernel %s ", k->name ? k->name : "?");
+  print_params(out, &k->params);
+  fputs(" -> ", out);
+  LcuType *types = xmalloc_atomic(sizeof(LcuType) * (size_t)(k->results.len + 1));
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    types[i] = v ? v->type : lcu_scalar(FB_INT);
+  }
+  print_type_tuple(out, types, k->results.len);
+  fputs(" {\n", out);
+  for (int i = 0; i < k->soacs.len; i++)
+    print_soac(pr, k->soacs.data[i]);
+  indent_to(out, 2);
+  fputs("return ", out);
+  print_var_tuple(out, &k->results);
+  fputc('\n', out);
+  fputs("}\n", out);
+}
+
+/* ---- CPU level ---- */
+
+static LcuType atom_type(const LcuAtom *a) {
+  if (a->var)
+    return a->var->type;
+  switch (a->constant.kind) {
+  case FA_FLOAT:
+    return lcu_scalar(FB_FLOAT);
+  case FA_BOOL:
+    return lcu_scalar(FB_BOOL);
+  case FA_CHAR:
+    return lcu_scalar(FB_CHAR);
+  default:
+    return lcu_scalar(FB_INT);
+  }
+}
+
+static void print_atom_at(Printer *pr, const LcuAtom *a, int need) {
+  if (!a)
+    fputc('?', pr->out);
+  else if (a->var)
+    fputs(var_name(a->var), pr->out);
+  else
+    print_constant_at(pr->out, &a->constant, need);
+}
+
+static void print_atom_operand(Printer *pr, const void *ctx, int i, int need) {
+  print_atom_at(pr, vec_get(ctx, i), need);
+}
+
+/* (a, 5, x) */
+static void print_atom_tuple(Printer *pr, const Vec *atoms) {
+  fputc('(', pr->out);
+  for (int i = 0; i < atoms->len; i++) {
+    if (i)
+      fputs(", ", pr->out);
+    print_atom_at(pr, atoms->data[i], LEVEL_OPEN);
+  }
+  fputc(')', pr->out);
+}
+
+static void print_block(Printer *pr, const LcuBlock *b, int indent);
+
+/* `let x : int = `, `let (a : int, b : [int]) = `, or nothing for a
+   statement without results. */
+static void print_let(FILE *out, const Vec *results) {
+  if (results->len == 0)
+    return;
+  fputs("let ", out);
+  if (results->len != 1)
+    fputc('(', out);
+  for (int i = 0; i < results->len; i++) {
+    const LcuVar *v = results->data[i];
+    if (i)
+      fputs(", ", out);
+    fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+  }
+  if (results->len != 1)
+    fputc(')', out);
+  fputs(" = ", out);
+}
+
+/* True if the LS_HOST 's' builds a vector of printable character
+   constants: a string, which prints as one. */
+static bool is_string_vector(const LcuStmt *s) {
+  if (!s->flat || s->flat->op != FLAT_VECTOR || s->args.len == 0)
+    return false;
+  for (int i = 0; i < s->args.len; i++) {
+    const LcuAtom *a = s->args.data[i];
+    if (!a || a->var || a->constant.kind != FA_CHAR || !isprint((unsigned char)a->constant.u.c))
+      return false;
+  }
+  return true;
+}
+
+static char *string_text(const LcuStmt *s) {
+  Buf b = {0};
+  buf_putc(&b, '"');
+  for (int i = 0; i < s->args.len; i++) {
+    char c = ((const LcuAtom *)s->args.data[i])->constant.u.c;
+    if (c == '"' || c == '\\')
+      buf_putc(&b, '\\');
+    buf_putc(&b, c);
+  }
+  buf_putc(&b, '"');
+  return buf_str(&b);
+}
+
+/* host vector "abc", host print_string (s), host^ print_string (s, ss),
+   host error (msg) */
+static void print_host(Printer *pr, const LcuStmt *s) {
+  FILE *out = pr->out;
+  const FlatStmt *f = s->flat;
+  if (!f || f->kind != FS_OP || !op_known(f->op)) {
+    fputs("host ? ", out);
+    print_atom_tuple(pr, &s->args);
+    return;
+  }
+  if (is_string_vector(s)) {
+    char *text = string_text(s);
+    fprintf(out, "host vector %s", text);
+    if (s->results.len == 1 && s->results.data[0])
+      map_put(&pr->strings, var_name(s->results.data[0]), text);
+    return;
+  }
+  fputs("host", out);
+  if (f->lifted)
+    fputc('^', out);
+  /* the primitive's NESL type is left out: the bindings show the
+     components' types, and --dump=flat the primitive's */
+  if (f->op == FLAT_HOST_PRIM) {
+    fprintf(out, " %s", f->prim ? f->prim : "?");
+  } else {
+    fprintf(out, " %s", flat_op_name(f->op));
+  }
+  fputc(' ', out);
+  print_atom_tuple(pr, &s->args);
+  /* the text of arguments that are constant strings */
+  bool first = true;
+  for (int i = 0; i < s->args.len; i++) {
+    const LcuAtom *a = s->args.data[i];
+    const char *text = a && a->var ? map_get(&pr->strings, var_name(a->var)) : NULL;
+    if (!text)
+      continue;
+    fprintf(out, first ? "  %% %s = %s" : ", %s = %s", var_name(a->var), text);
+    first = false;
+  }
+  if (!first)
+    fputs(" %", out);
+}
+
+static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
+  FILE *out = pr->out;
+  indent_to(out, indent);
+  if (!s) {
+    fputs("?\n", out);
+    return;
+  }
+  print_let(out, &s->results);
+  switch (s->kind) {
+  case LS_SCALAR: {
+    int n = s->args.len;
+    if (op_known(s->op) && s->op == FLAT_COPY && n == 1)
+      print_atom_at(pr, s->args.data[0], LEVEL_OPEN);
+    else
+      print_op(pr, s->op, n, print_atom_operand, &s->args);
+    break;
+  }
+  case LS_RUN:
+    fprintf(out, "run %s ", s->kernel && s->kernel->name ? s->kernel->name : "?");
+    print_atom_tuple(pr, &s->args);
+    break;
+  case LS_CALL:
+    fprintf(out, "%s ", s->callee && s->callee->name ? s->callee->name : "?");
+    print_atom_tuple(pr, &s->args);
+    break;
+  case LS_IF:
+    fputs("if ", out);
+    print_atom_at(pr, s->args.len > 0 ? s->args.data[0] : NULL, LEVEL_OPEN);
+    fputs(" then {\n", out);
+    print_block(pr, s->then, indent + 2);
+    indent_to(out, indent);
+    fputs("} else {\n", out);
+    print_block(pr, s->els, indent + 2);
+    indent_to(out, indent);
+    fputc('}', out);
+    break;
+  case LS_TIME:
+    fputs("time {\n", out);
+    print_block(pr, s->body, indent + 2);
+    indent_to(out, indent);
+    fputc('}', out);
+    break;
+  case LS_LENGTH:
+    fputs(s->length == LEN_SEGMENTS ? "#segments " : s->length == LEN_TOTAL ? "#elements " : "#", out);
+    print_atom_at(pr, s->args.len > 0 ? s->args.data[0] : NULL, LEVEL_ATOM);
+    break;
+  case LS_HOST:
+    print_host(pr, s);
+    break;
+  default:
+    fputc('?', out);
+    break;
+  }
+  fputc('\n', out);
+}
+
+/* return x, return (x, y) */
+static void print_return(Printer *pr, const Vec *results, int indent) {
+  indent_to(pr->out, indent);
+  fputs("return ", pr->out);
+  if (results->len == 1)
+    print_atom_at(pr, results->data[0], LEVEL_OPEN);
+  else
+    print_atom_tuple(pr, results);
+  fputc('\n', pr->out);
+}
+
+static void print_block(Printer *pr, const LcuBlock *b, int indent) {
+  if (!b) {
+    indent_to(pr->out, indent);
+    fputs("% no block %\n", pr->out);
+    return;
+  }
+  for (int i = 0; i < b->stmts.len; i++)
+    print_stmt(pr, b->stmts.data[i], indent);
+  print_return(pr, &b->results, indent);
+}
+
+static void print_func(Printer *pr, const LcuFunc *f) {
+  FILE *out = pr->out;
+  pr->strings = (Map){0};
+  fprintf(out, "function %s ", f->name ? f->name : "?");
+  print_params(out, &f->params);
+  fputs(" -> ", out);
+  /* the result types are those of the body's results */
+  int n = f->body ? f->body->results.len : 0;
+  LcuType *types = xmalloc_atomic(sizeof(LcuType) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    const LcuAtom *a = f->body->results.data[i];
+    types[i] = a ? atom_type(a) : lcu_scalar(FB_INT);
+  }
+  print_type_tuple(out, types, n);
+  fputs(" {", out);
+  /* where it comes from, when the name does not say it all */
+  if (f->library || (f->source && f->name && strcmp(f->source, f->name) != 0))
+    fprintf(out, " %% %s%s %%", f->source ? f->source : f->name, f->library ? ", library" : "");
+  fputc('\n', out);
+  print_block(pr, f->body, 2);
+  fputs("}\n", out);
+}
+
+/* `% x = f(3); : int %` above the statement's block. */
+static void print_top(Printer *pr, const LcuTop *t) {
+  FILE *out = pr->out;
+  const FlatTop *ft = t->flat;
+  pr->strings = (Map){0};
+  fputs("% ", out);
+  if (ft && ft->source) {
+    ast_print_top(out, ft->source);
+    if ((ft->source->kind == TOP_FUNCTION || ft->source->kind == TOP_DATATYPE) && ft->source->def)
+      fprintf(out, " : %s", type_scheme_to_string(ft->source->def->type));
+  }
+  if (ft && ft->type)
+    fprintf(out, " : %s", type_value_to_string(ft->type));
+  fputs(" %\n", out);
+  if (!t->body)
+    return;
+  fputs("top ", out);
+  if (t->defines.len > 0) {
+    fputs("-> ", out);
+    print_params(out, &t->defines);
+    fputc(' ', out);
+  }
+  fputs("{\n", out);
+  print_block(pr, t->body, 2);
+  fputs("}\n", out);
+}
+
+void lcu_print_program(FILE *out, const LcuProgram *p) {
+  Printer pr = {.out = out};
+  for (int i = 0; i < p->kernels.len; i++) {
+    const LcuKernel *k = p->kernels.data[i];
+    if (!k)
+      continue;
+    print_kernel(&pr, k);
+    fputc('\n', out);
+  }
+  for (int i = 0; i < p->funcs.len; i++) {
+    const LcuFunc *f = p->funcs.data[i];
+    if (!f)
+      continue;
+    print_func(&pr, f);
+    fputc('\n', out);
+  }
+  /* the library's constants (pi, max_int, ...) run first but are not
+     the program's: they are left out */
+  for (int i = 0; i < p->tops.len; i++) {
+    const LcuTop *t = p->tops.data[i];
+    if (t && !(t->flat && t->flat->source && t->flat->source->library))
+      print_top(&pr, t);
+  }
+}
