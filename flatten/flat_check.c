@@ -401,6 +401,19 @@ static void op_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, V
     want(c, s, args, 1, FT_VEC, B_BOOL);
     push_result(results, args[0]);
     return;
+  case FLAT_SEG_PACK:
+    want(c, s, args, 0, FT_SEGDES, B_ANY);
+    want(c, s, args, 1, FT_VEC, B_ANY);
+    want(c, s, args, 2, FT_VEC, B_BOOL);
+    push_result(results, flat_segdes());
+    push_result(results, args[1]);
+    return;
+  case FLAT_PARTITION:
+    want(c, s, args, 0, FT_VEC, B_ANY);
+    want(c, s, args, 1, FT_VEC, B_BOOL);
+    push_result(results, args[0]);
+    push_result(results, args[0]);
+    return;
   case FLAT_APPEND:
     want(c, s, args, 0, FT_VEC, B_ANY);
     want(c, s, args, 1, FT_VEC, B_ANY);

@@ -1558,6 +1558,16 @@ void flat_exec_op(FlatExec *ex, const FlatStmt *s, FlatValue **a, int n, Vec *re
     need(a[1], FT_VEC, s);
     r = run_pack(ex, s, a[0], a[1]);
     break;
+  case FLAT_PARTITION: {
+    need(a[0], FT_VEC, s);
+    need(a[1], FT_VEC, s);
+    FlatValue *not_flags = flat_value_new(a[1]->type, a[1]->len);
+    for (int64_t i = 0; i < a[1]->len; i++)
+      not_flags->data.b[i] = !a[1]->data.b[i];
+    vec_push(results, run_pack(ex, s, a[0], a[1]));
+    vec_push(results, run_pack(ex, s, a[0], not_flags));
+    return;
+  }
   case FLAT_APPEND:
     need(a[0], FT_VEC, s);
     need(a[1], FT_VEC, s);
@@ -1645,6 +1655,30 @@ void flat_exec_op(FlatExec *ex, const FlatStmt *s, FlatValue **a, int n, Vec *re
     r = new_vec(FB_INT, a[1]->len);
     ranks(a[1], off, a[0]->len, s->op == FLAT_SEG_RANK_DOWN, r->data.i);
     break;
+  }
+  case FLAT_SEG_PACK: {
+    need(a[0], FT_SEGDES, s);
+    need(a[1], FT_VEC, s);
+    need(a[2], FT_VEC, s);
+    FlatValue *d = a[0], *flags = a[2];
+    int64_t total = 0;
+    for (int64_t k = 0; k < d->len; k++)
+      total += d->lengths[k];
+    if (total != a[1]->len || total != flags->len)
+      fail(ex, s, "pack", "pack: the segments hold %lld elements, but there are %lld values and %lld flags",
+           (long long)total, (long long)a[1]->len, (long long)flags->len);
+    FlatValue *nd = flat_value_new(flat_segdes(), d->len);
+    int64_t at = 0;
+    for (int64_t k = 0; k < d->len; k++) {
+      int64_t kept = 0;
+      for (int64_t j = 0; j < d->lengths[k]; j++)
+        kept += flags->data.b[at + j] != 0;
+      nd->lengths[k] = kept;
+      at += d->lengths[k];
+    }
+    vec_push(results, nd);
+    vec_push(results, run_pack(ex, s, a[1], flags));
+    return;
   }
   case FLAT_SEG_RANGE:
     for (int i = 0; i < 3; i++)

@@ -694,19 +694,56 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   return concat(one(result_segdes), body);
 }
 
-/* if c then a else b, lifted: each branch on the elements that take it */
+/* The values of V(t) 'v' whose flag is true, and those whose flag is
+   false: one PARTITION for a base type, the indices partitioned and
+   gathered otherwise. */
+static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes, Vals *no) {
+  FlatAtom *src = is_base(t) ? vec_get(&v, 0) : iota(fl, length(fl, flags));
+  FlatStmt *s = stmt(fl, FS_OP);
+  s->op = FLAT_PARTITION;
+  vec_push(&s->args, src);
+  vec_push(&s->args, flags);
+  FlatVar *a = flat_new_var(fl->fp, ty(src), NULL), *b = flat_new_var(fl->fp, ty(src), NULL);
+  vec_push(&s->results, a);
+  vec_push(&s->results, b);
+  if (is_base(t)) {
+    *yes = one(flat_var_atom(a));
+    *no = one(flat_var_atom(b));
+    return;
+  }
+  *yes = gather_values(fl, v, t, flat_var_atom(a));
+  *no = gather_values(fl, v, t, flat_var_atom(b));
+}
+
+/* if c then a else b, lifted: each branch on the elements that take it.
+   The variables both branches read are split once by PARTITION; those
+   only one reads are packed for it alone. */
 static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Type *t = e->type;
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
   FlatAtom *flags = vec_get(&cv, 0);
   FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
+  Names none = {0}, free[2] = {{{0}}, {{0}}};
+  free_vars(e->u.ifx.then, &none, &free[0]);
+  free_vars(e->u.ifx.els, &none, &free[1]);
+  /* the shared variables, split before the branches */
+  Env *split[2] = {NULL, NULL};
+  for (int i = 0; i < free[0].names.len; i++) {
+    Env *x = lookup(env, free[0].names.data[i]);
+    if (!x)
+      die("flatten: unbound variable %s", (const char *)free[0].names.data[i]);
+    if (x->invariant || !names_has(&free[1], x->name))
+      continue;
+    Vals yes, no;
+    partition_values(fl, x->vals, x->type, flags, &yes, &no);
+    split[0] = bind(split[0], x->name, x->type, yes);
+    split[1] = bind(split[1], x->name, x->type, no);
+  }
   Vals branch[2];
   FlatAtom *counts[2];
   for (int b = 0; b < 2; b++) {
     Expr *arm = b == 0 ? e->u.ifx.then : e->u.ifx.els;
     FlatAtom *fb = b == 0 ? flags : not_flags;
-    Names none = {0}, free = {0};
-    free_vars(arm, &none, &free);
     FlatAtom *n = op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
     counts[b] = n;
     /* if n == 0 then empty else the arm on the packed context */
@@ -721,12 +758,15 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     s->els = NEW(FlatBlock);
     fl->block = s->els;
     Env *packed = NULL;
-    for (int i = 0; i < free.names.len; i++) {
-      Env *x = lookup(env, free.names.data[i]);
-      if (!x)
-        die("flatten: unbound variable %s", (const char *)free.names.data[i]);
-      packed = x->invariant ? bind_invariant(packed, x->name, x->type, x->vals)
-                            : bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, fb));
+    for (int i = 0; i < free[b].names.len; i++) {
+      const char *name = free[b].names.data[i];
+      Env *x = lookup(env, name), *sx = lookup(split[b], name);
+      if (sx)
+        packed = bind(packed, sx->name, sx->type, sx->vals);
+      else if (x->invariant)
+        packed = bind_invariant(packed, x->name, x->type, x->vals);
+      else
+        packed = bind(packed, x->name, x->type, pack_values(fl, x->vals, x->type, fb));
     }
     Ctx sub = {true, n};
     Vals r = tr(fl, &sub, packed, arm);

@@ -80,6 +80,7 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
     same(s, arg_var(st, 1), arg_var(st, 2));
     break;
   case FLAT_PACK:
+  case FLAT_PARTITION:
     same(s, arg_var(st, 0), arg_var(st, 1));
     break;
   case FLAT_SCAN_ADD:
@@ -120,6 +121,10 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
     break;
   case FLAT_SEG_RANGE:
     same(s, r, arg_var(st, 0)); /* one segment per start */
+    break;
+  case FLAT_SEG_PACK:
+    same(s, r, arg_var(st, 0)); /* as many segments */
+    same(s, arg_var(st, 1), arg_var(st, 2));
     break;
   case FLAT_NAME:
     same(s, r, arg_var(st, 0));

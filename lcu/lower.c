@@ -14,7 +14,8 @@
  *   SCATTER -> PERMUTE (into a copy of the destination);
  *   REDUCE_op / SCAN_op (and MAX_INDEX as a reduction of (value, index))
  *     -> REDUCE / SCAN, with NESL's identities;
- *   PACK -> FILTER on (value, flag) pairs;  ELT -> ONCE;
+ *   PACK -> FILTER on (value, flag) pairs, PARTITION (the split of a
+ *     lifted `if`) -> PARTITION, SEG_PACK -> SEG_FILTER;  ELT -> ONCE;
  *   the segmented ops -> SEG_REDUCE / SEG_SCAN over the segdes;
  *   ranks, segment descriptors, name/eql/hash, rand -> library kernels;
  *   element-wise ops on scalars -> CPU scalar operations;
@@ -1039,6 +1040,73 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     soac_result(kb, s, lcu_vec(FB_BOOL));
     kernel_run(kb, s, &out);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
+    return;
+  }
+  case FLAT_SEG_PACK: {
+    /* SEG_FILTER { i => (v[i], flags[i]) } { (x, f) => f } sd: the values
+       and flags kept, then the new sd */
+    LcuVar *sd = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
+    LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
+    FlatAtom *fa = fs->args.data[2];
+    LcuVar *total = length_of(lw, sd, LEN_TOTAL);
+    LcuVar *nv = length_of(lw, v, LEN_VECTOR);
+    LcuVar *nf = length_of(lw, var_of(lw, fa->u.var), LEN_VECTOR);
+    LcuVar *bad = scalar_op(lw, FLAT_OR, FB_BOOL, 2, av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nv))),
+                            av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nf))));
+    error_if(lw, bad, "pack: the numbers of values and flags differ");
+    KB *kb = kernel_begin(lw);
+    LcuThunk *t = index_thunk(kb);
+    LcuExp *i = ex_var(thunk_param(t, 0));
+    vec_push(&t->body, ex_index(param(kb, v), i));
+    vec_push(&t->body, operand(kb, fa, i));
+    kb->thunk = NULL;
+    FlatBase types[2] = {v->type.base, FB_BOOL};
+    LcuThunk *p = thunk_begin(kb, 2, types);
+    vec_push(&p->body, ex_var(thunk_param(p, 1)));
+    kb->thunk = NULL;
+    LcuSoac *s = soac_new(SOAC_SEG_FILTER);
+    s->pull = t;
+    s->second = p;
+    s->segdes = plain_param(kb, sd);
+    soac_result(kb, s, v->type);
+    soac_result(kb, s, lcu_vec(FB_BOOL));
+    soac_result(kb, s, lcu_segdes());
+    kernel_run(kb, s, &out);
+    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[2]);
+    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[0]);
+    return;
+  }
+  case FLAT_PARTITION: {
+    /* PARTITION { i => (v[i], flags[i]) } { (x, f) => f } n: the values
+       and flags that hold, then those that do not */
+    FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
+    LcuVar *v = var_of(lw, va->u.var);
+    if (!va->u.var->shape || va->u.var->shape != fa->u.var->shape) {
+      LcuVar *nv = length_of(lw, v, LEN_VECTOR);
+      LcuVar *nf = length_of(lw, var_of(lw, fa->u.var), LEN_VECTOR);
+      error_if(lw, scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(nv), av(nf)), "partition: the numbers of values and flags differ");
+    }
+    KB *kb = kernel_begin(lw);
+    LcuThunk *t = index_thunk(kb);
+    LcuExp *i = ex_var(thunk_param(t, 0));
+    vec_push(&t->body, ex_index(param(kb, v), i));
+    vec_push(&t->body, operand(kb, fa, i));
+    kb->thunk = NULL;
+    FlatBase types[2] = {v->type.base, FB_BOOL};
+    LcuThunk *p = thunk_begin(kb, 2, types);
+    vec_push(&p->body, ex_var(thunk_param(p, 1)));
+    kb->thunk = NULL;
+    LcuSoac *s = soac_new(SOAC_PARTITION);
+    s->pull = t;
+    s->second = p;
+    s->size = size_of_vector(kb, v);
+    soac_result(kb, s, v->type);
+    soac_result(kb, s, lcu_vec(FB_BOOL));
+    soac_result(kb, s, v->type);
+    soac_result(kb, s, lcu_vec(FB_BOOL));
+    kernel_run(kb, s, &out);
+    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
+    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[2]);
     return;
   }
   case FLAT_APPEND: {
