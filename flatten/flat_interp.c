@@ -105,11 +105,16 @@ struct FlatInterp {
   PtrMap layouts;             /* FlatFunc or FlatTop -> FrameLayout */
   Frame *frame;
   FlatTop *top;               /* the statement running */
+  PtrMap dead_after;          /* FlatStmt -> Vec * of the slots of the
+                                 variables whose last use it is */
+  PtrMap block_done;          /* FlatBlock -> non-NULL once analysed */
+  PtrMap params_done;         /* FlatFunc -> non-NULL once analysed */
   Vec results;                /* FlatValue *: an operation's, reused */
   int depth;
 };
 
 static FlatValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc);
+static void analyse_params(FlatInterp *in, const FlatFunc *f);
 
 static const char *func_source(const FlatFunc *f) { return f->source ? f->source : f->name; }
 
@@ -265,6 +270,7 @@ static void run_call(FlatInterp *in, const FlatStmt *s) {
   if (s->args.len != f->params.len)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   FrameLayout *layout = frame_layout(in, f, &f->params, f->body);
+  analyse_params(in, f);
   FlatValue **slots = xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
   for (int i = 0; i < s->args.len; i++) {
     const FlatVar *param = f->params.data[i];
@@ -319,11 +325,113 @@ static void run_stmt(FlatInterp *in, const FlatStmt *s) {
   die("statement kind %d", (int)s->kind);
 }
 
+/* ---- freeing values after their last use ----
+   A frame would otherwise keep every vector it computed until it
+   returns, and a deep host recursion (a lifted recursive function) would
+   keep all of its levels' vectors at once.  For each block, the variables
+   it binds are cleared from the frame after the statement that reads them
+   last (a read anywhere inside a statement's nested blocks counts as the
+   statement's), or at once if nothing reads them; the collector then
+   takes them. */
+
+static void note_read(PtrMap *last, const FlatAtom *a, int at) {
+  if (a->kind == FA_VAR && !a->u.var->global)
+    *ptrmap_slot(last, a->u.var, true) = (void *)(intptr_t)(at + 1);
+}
+
+static void note_block_reads(PtrMap *last, const FlatBlock *b, int at);
+
+static void note_stmt_reads(PtrMap *last, const FlatStmt *s, int at) {
+  for (int i = 0; i < s->args.len; i++)
+    note_read(last, s->args.data[i], at);
+  if (s->then)
+    note_block_reads(last, s->then, at);
+  if (s->els)
+    note_block_reads(last, s->els, at);
+  if (s->body)
+    note_block_reads(last, s->body, at);
+}
+
+static void note_block_reads(PtrMap *last, const FlatBlock *b, int at) {
+  for (int i = 0; i < b->stmts.len; i++)
+    note_stmt_reads(last, b->stmts.data[i], at);
+  for (int i = 0; i < b->results.len; i++)
+    note_read(last, b->results.data[i], at);
+}
+
+static void add_dead(FlatInterp *in, const FlatStmt *s, int slot) {
+  void **p = ptrmap_slot(&in->dead_after, s, true);
+  if (!*p)
+    *p = NEW(Vec);
+  vec_push(*p, (void *)(intptr_t)slot);
+}
+
+/* Works out, once per block, which of the variables it binds die after
+   which of its statements. */
+static void analyse_block(FlatInterp *in, const FlatBlock *b) {
+  void **done = ptrmap_slot(&in->block_done, b, true);
+  if (*done)
+    return;
+  *done = (void *)1;
+  PtrMap last = {0};
+  for (int i = 0; i < b->stmts.len; i++)
+    note_stmt_reads(&last, b->stmts.data[i], i);
+  for (int i = 0; i < b->results.len; i++)
+    note_read(&last, b->results.data[i], b->stmts.len); /* live to the end */
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    for (int k = 0; k < s->results.len; k++) {
+      const FlatVar *v = s->results.data[k];
+      if (v->global)
+        continue;
+      void **p = ptrmap_slot(&last, v, false);
+      int at = p ? (int)(intptr_t)*p - 1 : i;
+      if (at < b->stmts.len)
+        add_dead(in, b->stmts.data[at > i ? at : i], in->slot_of[v->id]);
+    }
+  }
+}
+
+/* The parameters of 'f' die after the statement of its body that reads
+   them last (a function's parameters are bound by its call, not by a
+   statement of the body). */
+static void analyse_params(FlatInterp *in, const FlatFunc *f) {
+  void **done = ptrmap_slot(&in->params_done, f, true);
+  if (*done)
+    return;
+  *done = (void *)1;
+  PtrMap last = {0};
+  const FlatBlock *b = f->body;
+  for (int i = 0; i < b->stmts.len; i++)
+    note_stmt_reads(&last, b->stmts.data[i], i);
+  for (int i = 0; i < b->results.len; i++)
+    note_read(&last, b->results.data[i], b->stmts.len);
+  for (int k = 0; k < f->params.len; k++) {
+    const FlatVar *v = f->params.data[k];
+    void **p = ptrmap_slot(&last, v, false);
+    int at = p ? (int)(intptr_t)*p - 1 : 0;
+    if (at < b->stmts.len && b->stmts.len > 0)
+      add_dead(in, b->stmts.data[at], in->slot_of[v->id]);
+  }
+}
+
+static void clear_dead(FlatInterp *in, const FlatStmt *s) {
+  void **p = ptrmap_slot(&in->dead_after, s, false);
+  if (!p || !*p)
+    return;
+  Vec *slots = *p;
+  for (int i = 0; i < slots->len; i++)
+    in->frame->slots[(intptr_t)slots->data[i]] = NULL;
+}
+
 /* Runs 'b' in the current frame; returns its results' values.  'loc' is
    that of the statement, function or top-level statement that owns it. */
 static FlatValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc) {
-  for (int i = 0; i < b->stmts.len; i++)
+  analyse_block(in, b);
+  for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
+    clear_dead(in, b->stmts.data[i]);
+  }
   FlatValue **results = xmalloc(sizeof(FlatValue *) * (size_t)(b->results.len + 1));
   for (int i = 0; i < b->results.len; i++)
     results[i] = atom_value(in, b->results.data[i], loc);
