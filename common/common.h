@@ -64,6 +64,18 @@ void *map_get(const Map *m, const char *key);
 void map_put(Map *m, const char *key, void *value);
 Map map_copy(const Map *m);
 
+/* A hash map from pointers to pointers.  Zero-initialized is empty.  It
+   is never iterated, so addresses never decide an order. */
+typedef struct PtrMap {
+  const void **keys;
+  void **values;
+  int64_t cap, used;
+} PtrMap;
+
+/* The value slot of 'key', added (holding NULL) if 'insert'; NULL if
+   absent and not 'insert'. */
+void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
+
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */
 const char *intern(const char *s);

@@ -77,3 +77,42 @@ const char *intern(const char *s) {
   map_put(&interned, copy, (void *)copy);
   return copy;
 }
+
+/* ---- pointer-keyed maps ---- */
+
+static uint64_t ptr_hash(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 33);
+}
+
+static void ptrmap_grow(PtrMap *m) {
+  PtrMap bigger = {0};
+  bigger.cap = m->cap ? 2 * m->cap : 64;
+  bigger.keys = xmalloc(sizeof(void *) * (size_t)bigger.cap);
+  bigger.values = xmalloc(sizeof(void *) * (size_t)bigger.cap);
+  for (int64_t i = 0; i < m->cap; i++)
+    if (m->keys[i])
+      *ptrmap_slot(&bigger, m->keys[i], true) = m->values[i];
+  *m = bigger;
+}
+
+void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
+  if (insert && 2 * (m->used + 1) > m->cap)
+    ptrmap_grow(m);
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    if (m->keys[i] == key)
+      return &m->values[i];
+    if (!m->keys[i]) {
+      if (!insert)
+        return NULL;
+      m->keys[i] = key;
+      m->used++;
+      return &m->values[i];
+    }
+  }
+}

@@ -77,52 +77,6 @@
 
 #include "lcu.h"
 
-/* ---- a small map from pointers to pointers ----
-   Keyed by LcuFunc, LcuKernel, LcuTop and FlatAtom addresses; it is
-   never iterated, so the addresses never decide an order. */
-
-typedef struct PtrMap {
-  const void **keys;
-  void **values;
-  int64_t cap, used;
-} PtrMap;
-
-static uint64_t ptr_hash(const void *p) {
-  uint64_t h = (uint64_t)(uintptr_t)p;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  return h ^ (h >> 33);
-}
-
-static void **ptrmap_slot(PtrMap *m, const void *key);
-
-static void ptrmap_grow(PtrMap *m) {
-  PtrMap bigger = {0};
-  bigger.cap = m->cap ? 2 * m->cap : 64;
-  bigger.keys = xmalloc(sizeof(void *) * (size_t)bigger.cap);
-  bigger.values = xmalloc(sizeof(void *) * (size_t)bigger.cap);
-  for (int64_t i = 0; i < m->cap; i++)
-    if (m->keys[i])
-      *ptrmap_slot(&bigger, m->keys[i]) = m->values[i];
-  *m = bigger;
-}
-
-/* The value slot of 'key', added (holding NULL) if absent. */
-static void **ptrmap_slot(PtrMap *m, const void *key) {
-  if (2 * (m->used + 1) > m->cap)
-    ptrmap_grow(m);
-  uint64_t mask = (uint64_t)m->cap - 1;
-  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
-    if (m->keys[i] == key)
-      return &m->values[i];
-    if (!m->keys[i]) {
-      m->keys[i] = key;
-      m->used++;
-      return &m->values[i];
-    }
-  }
-}
-
 /* ---- the interpreter's state ---- */
 
 /* The frame layout of a function, a top-level block or a kernel: each
@@ -163,9 +117,13 @@ struct LcuInterp {
   Frame *frame;
   LcuTop *top;               /* the statement running */
   Vec results;               /* FlatValue *: a flat operation's, reused */
+  PtrMap dead_after;         /* LcuStmt -> Vec * of variables whose last use
+                                it is (see clear_dead) */
+  PtrMap analysed;           /* LcuBlock, LcuFunc -> non-NULL when done */
 };
 
 static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
+static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params);
 
 /* Arrays of at most SMALL values live on the C stack (which the
    collector scans); longer ones are allocated. */
@@ -281,7 +239,7 @@ static void layout_block(const LcuBlock *b, Layout *layout) {
 /* The layout of a function (params: its parameters) or a top-level
    block, made the first time it runs. */
 static Layout *block_layout(LcuInterp *in, const void *owner, const Vec *params, const LcuBlock *body) {
-  void **slot = ptrmap_slot(&in->layouts, owner);
+  void **slot = ptrmap_slot(&in->layouts, owner, true);
   if (!*slot) {
     Layout *layout = NEW(Layout);
     if (params)
@@ -294,7 +252,7 @@ static Layout *block_layout(LcuInterp *in, const void *owner, const Vec *params,
 
 /* A kernel's: its parameters and the results of its SOACs. */
 static Layout *kernel_layout(LcuInterp *in, const LcuKernel *k) {
-  void **slot = ptrmap_slot(&in->layouts, k);
+  void **slot = ptrmap_slot(&in->layouts, k, true);
   if (!*slot) {
     Layout *layout = NEW(Layout);
     assign_slots(&k->params, layout);
@@ -369,7 +327,7 @@ static FlatValue *constant_value(const FlatAtom *c) {
 /* The value of constant 'c', made the first time (values are never
    changed in place, so that one can be shared). */
 static FlatValue *constant(LcuInterp *in, const FlatAtom *c) {
-  void **slot = ptrmap_slot(&in->constants, c);
+  void **slot = ptrmap_slot(&in->constants, c, true);
   if (!*slot)
     *slot = constant_value(c);
   return *slot;
@@ -1334,6 +1292,7 @@ static void run_call(LcuInterp *in, const LcuStmt *s) {
   if (s->args.len != f->params.len)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   Layout *layout = block_layout(in, f, &f->params, f->body);
+  analyse(in, f, f->body, &f->params);
   FlatValue **slots = xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
   for (int i = 0; i < s->args.len; i++) {
     const LcuVar *param = f->params.data[i];
@@ -1478,13 +1437,95 @@ static void run_stmt(LcuInterp *in, const LcuStmt *s) {
   flat_exec_set_context(in->ex, ctx);
 }
 
+/* ---- freeing values after their last use ----
+   As in flat_interp.c: the variables a block binds (and a function's
+   parameters) are cleared from the frame after the statement that reads
+   them last, so that a deep host recursion does not keep every level's
+   vectors alive. */
+
+static void note_read(PtrMap *last, const LcuAtom *a, int at) {
+  if (a->var)
+    *ptrmap_slot(last, a->var, true) = (void *)(intptr_t)(at + 1);
+}
+
+static void note_block_reads(PtrMap *last, const LcuBlock *b, int at);
+
+static void note_stmt_reads(PtrMap *last, const LcuStmt *s, int at) {
+  for (int i = 0; i < s->args.len; i++)
+    note_read(last, s->args.data[i], at);
+  if (s->then)
+    note_block_reads(last, s->then, at);
+  if (s->els)
+    note_block_reads(last, s->els, at);
+  if (s->body)
+    note_block_reads(last, s->body, at);
+}
+
+static void note_block_reads(PtrMap *last, const LcuBlock *b, int at) {
+  for (int i = 0; i < b->stmts.len; i++)
+    note_stmt_reads(last, b->stmts.data[i], at);
+  for (int i = 0; i < b->results.len; i++)
+    note_read(last, b->results.data[i], at);
+}
+
+/* 'v' dies after statement 'at' of 'b' (or is never read: after 'first'). */
+static void add_dead(LcuInterp *in, PtrMap *last, const LcuBlock *b, const LcuVar *v, int first) {
+  ensure_var_tables(in, v->id);
+  if (in->is_global[v->id])
+    return;
+  void **p = ptrmap_slot(last, v, false);
+  int at = p ? (int)(intptr_t)*p - 1 : first;
+  if (at < first)
+    at = first;
+  if (at >= b->stmts.len)
+    return; /* a result of the block: live to its end */
+  void **d = ptrmap_slot(&in->dead_after, b->stmts.data[at], true);
+  if (!*d)
+    *d = NEW(Vec);
+  vec_push(*d, (void *)v);
+}
+
+static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params) {
+  void **done = ptrmap_slot(&in->analysed, owner, true);
+  if (*done)
+    return;
+  *done = (void *)1;
+  PtrMap last = {0};
+  for (int i = 0; i < b->stmts.len; i++)
+    note_stmt_reads(&last, b->stmts.data[i], i);
+  for (int i = 0; i < b->results.len; i++)
+    note_read(&last, b->results.data[i], b->stmts.len);
+  for (int i = 0; params && i < params->len && b->stmts.len > 0; i++)
+    add_dead(in, &last, b, params->data[i], 0);
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    for (int k = 0; k < s->results.len; k++)
+      add_dead(in, &last, b, s->results.data[k], i);
+  }
+}
+
+static void clear_dead(LcuInterp *in, const LcuStmt *s) {
+  void **p = ptrmap_slot(&in->dead_after, s, false);
+  if (!p || !*p || !in->frame)
+    return;
+  Vec *vars = *p;
+  for (int i = 0; i < vars->len; i++) {
+    int slot = slot_in(in->frame->layout, vars->data[i]);
+    if (slot >= 0)
+      in->frame->slots[slot] = NULL;
+  }
+}
+
 /* Runs 'b' in the current frame; returns its results' values.  'loc' is
    that of the statement, function or top-level statement that owns it. */
 static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
   if (!b)
     die("a missing block");
-  for (int i = 0; i < b->stmts.len; i++)
+  analyse(in, b, b, NULL);
+  for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
+    clear_dead(in, b->stmts.data[i]);
+  }
   return atom_values(in, &b->results, loc, NULL);
 }
 
