@@ -890,6 +890,49 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[0]);
 }
 
+/* A FILTER-like kernel over (v[i], flags[i]) pairs whose predicate is the
+   flag: FILTER, PARTITION or SEG_FILTER (with 'sd').  Its results are,
+   in the order lcu.h gives, the kept values and flags (then the others'
+   for PARTITION, or the new sd for SEG_FILTER). */
+static Vec flag_filter(Lw *lw, LcuSoacKind kind, LcuVar *v, FlatAtom *flags, LcuVar *sd) {
+  KB *kb = kernel_begin(lw);
+  LcuThunk *t = index_thunk(kb);
+  LcuExp *i = ex_var(thunk_param(t, 0));
+  vec_push(&t->body, ex_index(param(kb, v), i));
+  vec_push(&t->body, operand(kb, flags, i));
+  kb->thunk = NULL;
+  FlatBase types[2] = {v->type.base, FB_BOOL};
+  LcuThunk *p = thunk_begin(kb, 2, types);
+  vec_push(&p->body, ex_var(thunk_param(p, 1)));
+  kb->thunk = NULL;
+  LcuSoac *s = soac_new(kind);
+  s->pull = t;
+  s->second = p;
+  if (sd)
+    s->segdes = plain_param(kb, sd);
+  else
+    s->size = size_of_vector(kb, v);
+  for (int k = 0; k < (kind == SOAC_PARTITION ? 2 : 1); k++) {
+    soac_result(kb, s, v->type);
+    soac_result(kb, s, lcu_vec(FB_BOOL));
+  }
+  if (kind == SOAC_SEG_FILTER)
+    soac_result(kb, s, lcu_segdes());
+  Vec out;
+  kernel_run(kb, s, &out);
+  return out;
+}
+
+/* Errors unless vectors 'a' and 'b' (flat atoms) have one length; shape
+   analysis often knows they do. */
+static void check_lengths(Lw *lw, FlatAtom *a, FlatAtom *b, const char *msg) {
+  if (a->u.var->shape && a->u.var->shape == b->u.var->shape)
+    return;
+  LcuVar *na = length_of(lw, var_of(lw, a->u.var), LEN_VECTOR);
+  LcuVar *nb = length_of(lw, var_of(lw, b->u.var), LEN_VECTOR);
+  error_if(lw, scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(na), av(nb)), msg);
+}
+
 static bool nonnegative(Lw *lw, FlatAtom *a);
 static void mark_nonnegative(Lw *lw, FlatVar *v);
 
@@ -990,12 +1033,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     LcuVar *dst = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     LcuVar *idx = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
     FlatAtom *vals = fs->args.data[2];
-    FlatVar *fi = ((FlatAtom *)fs->args.data[1])->u.var;
-    if (!fi->shape || fi->shape != vals->u.var->shape) {
-      LcuVar *ni = length_of(lw, idx, LEN_VECTOR);
-      LcuVar *nv = length_of(lw, var_of(lw, vals->u.var), LEN_VECTOR);
-      error_if(lw, scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(ni), av(nv)), "<-: the numbers of indices and values differ");
-    }
+    check_lengths(lw, fs->args.data[1], vals, "<-: the numbers of indices and values differ");
     KB *kb = kernel_begin(lw);
     LcuThunk *t = index_thunk(kb);
     vec_push(&t->body, operand(kb, vals, ex_var(thunk_param(t, 0))));
@@ -1015,36 +1053,13 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   }
   case FLAT_PACK: {
     FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
-    LcuVar *v = var_of(lw, va->u.var);
-    /* the lengths must agree; shape analysis often knows they do */
-    if (!va->u.var->shape || va->u.var->shape != fa->u.var->shape) {
-      LcuVar *nv = length_of(lw, v, LEN_VECTOR);
-      LcuVar *nf = length_of(lw, var_of(lw, fa->u.var), LEN_VECTOR);
-      error_if(lw, scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(nv), av(nf)), "pack: the numbers of values and flags differ");
-    }
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    LcuExp *i = ex_var(thunk_param(t, 0));
-    vec_push(&t->body, ex_index(param(kb, v), i));
-    vec_push(&t->body, operand(kb, fa, i));
-    kb->thunk = NULL;
-    FlatBase types[2] = {v->type.base, FB_BOOL};
-    LcuThunk *p = thunk_begin(kb, 2, types);
-    vec_push(&p->body, ex_var(thunk_param(p, 1)));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_FILTER);
-    s->pull = t;
-    s->second = p;
-    s->size = size_of_vector(kb, v);
-    soac_result(kb, s, v->type);
-    soac_result(kb, s, lcu_vec(FB_BOOL));
-    kernel_run(kb, s, &out);
+    check_lengths(lw, va, fa, "pack: the numbers of values and flags differ");
+    out = flag_filter(lw, SOAC_FILTER, var_of(lw, va->u.var), fa, NULL);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
     return;
   }
   case FLAT_SEG_PACK: {
-    /* SEG_FILTER { i => (v[i], flags[i]) } { (x, f) => f } sd: the values
-       and flags kept, then the new sd */
+    /* SEG_FILTER { i => (v[i], flags[i]) } { (x, f) => f } sd */
     LcuVar *sd = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
     FlatAtom *fa = fs->args.data[2];
@@ -1054,57 +1069,16 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     LcuVar *bad = scalar_op(lw, FLAT_OR, FB_BOOL, 2, av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nv))),
                             av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nf))));
     error_if(lw, bad, "pack: the numbers of values and flags differ");
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    LcuExp *i = ex_var(thunk_param(t, 0));
-    vec_push(&t->body, ex_index(param(kb, v), i));
-    vec_push(&t->body, operand(kb, fa, i));
-    kb->thunk = NULL;
-    FlatBase types[2] = {v->type.base, FB_BOOL};
-    LcuThunk *p = thunk_begin(kb, 2, types);
-    vec_push(&p->body, ex_var(thunk_param(p, 1)));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_SEG_FILTER);
-    s->pull = t;
-    s->second = p;
-    s->segdes = plain_param(kb, sd);
-    soac_result(kb, s, v->type);
-    soac_result(kb, s, lcu_vec(FB_BOOL));
-    soac_result(kb, s, lcu_segdes());
-    kernel_run(kb, s, &out);
+    out = flag_filter(lw, SOAC_SEG_FILTER, v, fa, sd);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[2]);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[0]);
     return;
   }
   case FLAT_PARTITION: {
-    /* PARTITION { i => (v[i], flags[i]) } { (x, f) => f } n: the values
-       and flags that hold, then those that do not */
+    /* PARTITION { i => (v[i], flags[i]) } { (x, f) => f } n */
     FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
-    LcuVar *v = var_of(lw, va->u.var);
-    if (!va->u.var->shape || va->u.var->shape != fa->u.var->shape) {
-      LcuVar *nv = length_of(lw, v, LEN_VECTOR);
-      LcuVar *nf = length_of(lw, var_of(lw, fa->u.var), LEN_VECTOR);
-      error_if(lw, scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(nv), av(nf)), "partition: the numbers of values and flags differ");
-    }
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    LcuExp *i = ex_var(thunk_param(t, 0));
-    vec_push(&t->body, ex_index(param(kb, v), i));
-    vec_push(&t->body, operand(kb, fa, i));
-    kb->thunk = NULL;
-    FlatBase types[2] = {v->type.base, FB_BOOL};
-    LcuThunk *p = thunk_begin(kb, 2, types);
-    vec_push(&p->body, ex_var(thunk_param(p, 1)));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_PARTITION);
-    s->pull = t;
-    s->second = p;
-    s->size = size_of_vector(kb, v);
-    soac_result(kb, s, v->type);
-    soac_result(kb, s, lcu_vec(FB_BOOL));
-    soac_result(kb, s, v->type);
-    soac_result(kb, s, lcu_vec(FB_BOOL));
-    kernel_run(kb, s, &out);
+    check_lengths(lw, va, fa, "partition: the numbers of values and flags differ");
+    out = flag_filter(lw, SOAC_PARTITION, var_of(lw, va->u.var), fa, NULL);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[2]);
     return;
