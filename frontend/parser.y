@@ -47,6 +47,7 @@ struct Parser {
   OpenBracket open[MAX_OPEN];
   int depth; /* may exceed MAX_OPEN; only the first MAX_OPEN are kept */
   int history[3]; /* the last three tokens read, newest first */
+  bool broken;     /* the statement being read had a syntax error */
 };
 
 /* Bison's stacks grow through these, so that the collector sees the AST
@@ -147,13 +148,18 @@ statement
   : toplevel terminator
       {
         p->depth = 0;
+        bool broken = p->broken;
+        p->broken = false;
+        if (broken)
+          ; /* recovered inside it (a binding or a generator): dropped */
+        else
         if ($1->body && $1->body->depth > AST_MAX_DEPTH)
           diag_error($1->body->loc, "expression nested too deeply (more than %d levels of operators, "
                      "tuples and calls); split it with let", AST_MAX_DEPTH);
         else
           add_top(p, $1);
       }
-  | error terminator         { yyerrok; p->depth = 0; }
+  | error terminator         { yyerrok; p->depth = 0; p->broken = false; }
   ;
 
 terminator : ';' | '$' ;
@@ -378,6 +384,13 @@ generators
 generator
   : pattern TOK_IN exp
       { $$ = NEW(Generator); $$->loc = $1->loc; $$->pat = $1; $$->seq = $3; }
+  | error
+      {
+        /* as for a broken binding */
+        p->broken = true;
+        $$ = NEW(Generator); $$->loc = LOC(@1);
+        $$->pat = ast_pat_wild(LOC(@1)); $$->seq = ast_var(LOC(@1), "_");
+      }
   | TOK_NAME
       {
         /* a bare name x means x in x */
@@ -394,6 +407,14 @@ bindings
 binding
   : pattern '=' exp
       { $$ = NEW(Binding); $$->loc = $1->loc; $$->pat = $1; $$->value = $3; }
+  | error
+      {
+        /* recover at the ';' or `in` after a broken binding, not at the
+           statement's end: a second error would be spurious */
+        p->broken = true;
+        $$ = NEW(Binding); $$->loc = LOC(@1);
+        $$->pat = ast_pat_wild(LOC(@1)); $$->value = ast_int(LOC(@1), 0);
+      }
   ;
 
 %%
@@ -464,6 +485,7 @@ static bool is_structural(yysymbol_kind_t k) {
 static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
   yysymbol_kind_t unexpected = yypcontext_token(ctx);
   Loc loc = L(p, *yypcontext_location(ctx));
+  p->broken = true;
   if (unexpected == YYSYMBOL_TOK_LEXERROR)
     return 0; /* the lexer has reported it */
   yysymbol_kind_t expected[YYNTOKENS];

@@ -1007,10 +1007,9 @@ static void test_token_names(void **state) {
   assert_string_equal(parser_token_name(TOK_EOF), "end of file");
 }
 
-#if 0
-/* BUG (minor): recovery resynchronizes at any ';', including the ';' that
+/* Was a bug: recovery resynchronized at any ';', including the ';' that
    separates the bindings of a let or the generators of an apply-to-each,
-   so one mistake there gives a second, spurious error ("unexpected 'in',
+   so one mistake there gave a second, spurious error ("unexpected 'in',
    expected ';' or '$'" at 1:21 below). */
 static void test_bug_recovery_inside_let(void **state) {
   (void)state;
@@ -1021,7 +1020,6 @@ static void test_bug_recovery_inside_let(void **state) {
   parse_with_errors("{x : x in ; y in b};\n");
   assert_int_equal(diag_count(), 1);
 }
-#endif
 
 int main(void) {
   GC_INIT();
@@ -1072,6 +1070,7 @@ int main(void) {
       T(test_recovery_two_independent_errors),
       T(test_recovery_after_error_at_dollar),
       T(test_token_names),
+      T(test_bug_recovery_inside_let),
 #undef T
   };
   return cmocka_run_group_tests_name("parser", tests, NULL, NULL);
