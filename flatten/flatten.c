@@ -825,16 +825,12 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
              "subscript out of range");
     Vals one_elem = gather_values(fl, s, t, dist(fl, i, int_const(1)));
     /* V(t) of one value -> H(t) */
-    Vec layout = {0};
-    flat_vector_layout(t, &layout);
-    Vals r = {0};
     if (t->kind == T_PAIR) {
       int k = vector_count(t->fst);
       return concat(subscript(fl, ctx, slice(one_elem, 0, k), t->fst, int_const(0)),
                     subscript(fl, ctx, slice(one_elem, k, one_elem.len - k), t->snd, int_const(0)));
     }
     /* [u]: H([u]) = V(u): the one segment's data */
-    (void)r;
     return slice(one_elem, 1, one_elem.len - 1);
   }
   /* lifted: s = (d, V(t)), i a vector */
