@@ -14,7 +14,9 @@
  *   SCATTER -> PERMUTE (into a copy of the destination);
  *   REDUCE_op / SCAN_op (and MAX_INDEX as a reduction of (value, index))
  *     -> REDUCE / SCAN, with NESL's identities;
- *   PACK -> FILTER on (value, flag) pairs, PARTITION (the split of a
+ *   PACK -> FILTER on (value, flag) pairs, or FILTER with the flags'
+ *     predicate in its own thunk when they are a comparison of the
+ *     packed values (the paper's norm2), PARTITION (the split of a
  *     lifted `if`) -> PARTITION, SEG_PACK -> SEG_FILTER;  ELT -> ONCE;
  *   the segmented ops -> SEG_REDUCE / SEG_SCAN over the segdes;
  *   ranks, segment descriptors, name/eql/hash, rand -> library kernels;
@@ -37,6 +39,9 @@ typedef struct Scope {
   Map vars;   /* FlatVar (address) -> LcuVar * */
   Map dists;  /* FlatVar (address) -> Dist *: vectors made by DIST */
   Map nonneg; /* FlatVar (address): ints that cannot be negative */
+  Map predicates; /* FlatVar (address) -> FlatStmt *: bool vectors made
+                     by an element-wise op that cannot fail, which a
+                     FILTER can compute in its predicate (see FLAT_PACK) */
 } Scope;
 
 typedef struct Dist {
@@ -490,6 +495,18 @@ static LcuExp *elementwise_exp(FlatOp op, FlatBase type, int n, LcuExp **args) {
   return ex_op(op, type, n, args[0], n > 1 ? args[1] : NULL, n > 2 ? args[2] : NULL);
 }
 
+/* Element-wise ops that give a bool and cannot fail: a FILTER's
+   predicate may compute them from the pulled value. */
+static bool predicate_op(FlatOp op) {
+  switch (op) {
+  case FLAT_EQ: case FLAT_NE: case FLAT_LT: case FLAT_GT: case FLAT_LE: case FLAT_GE:
+  case FLAT_NOT: case FLAT_AND: case FLAT_OR: case FLAT_XOR:
+    return true;
+  default:
+    return false;
+  }
+}
+
 static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   FlatVar *r = fs->results.data[0];
   if (r->type.kind == FT_SCALAR && fs->op != FLAT_RAND) {
@@ -557,8 +574,13 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   s->size = size;
   soac_result(kb, s, type_of(r->type));
   Vec out;
-  kernel_run(kb, s, &out);
+  LcuStmt *run = kernel_run(kb, s, &out);
   bind_results(lw, fs, &out);
+  if (r->type.base == FB_BOOL && predicate_op(fs->op)) {
+    /* a FILTER may compute these flags itself; then this run is dead */
+    map_put(&lw->scope->predicates, xstrdup(key_of(r)), fs);
+    map_put(&lw->droppable, xstrdup(key_of(run)), (void *)1);
+  }
 }
 
 /* ---- the other operations ---- */
@@ -894,6 +916,48 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
    flag: FILTER, PARTITION or SEG_FILTER (with 'sd').  Its results are,
    in the order lcu.h gives, the kept values and flags (then the others'
    for PARTITION, or the new sd for SEG_FILTER). */
+/* FILTER { i => v[i] } { x => p(x) } n when the flags are an element-wise
+   predicate of v's elements (and constants, scalars, distributed
+   scalars): the paper's FILTER, without a MAP for the flags.  Its only
+   result is the kept values.  NULL if the flags are not such. */
+static Vec *predicate_filter(Lw *lw, FlatAtom *va, FlatAtom *fa) {
+  FlatStmt *pred = map_get(&lw->scope->predicates, key_of(fa->u.var));
+  if (!pred)
+    return NULL;
+  for (int k = 0; k < pred->args.len; k++) {
+    FlatAtom *a = pred->args.data[k];
+    bool ok = a->kind != FA_VAR || a->u.var == va->u.var || a->u.var->type.kind == FT_SCALAR ||
+              map_get(&lw->scope->dists, key_of(a->u.var));
+    if (!ok)
+      return NULL;
+  }
+  LcuVar *v = var_of(lw, va->u.var);
+  KB *kb = kernel_begin(lw);
+  LcuThunk *t = index_thunk(kb);
+  vec_push(&t->body, ex_index(param(kb, v), ex_var(thunk_param(t, 0))));
+  kb->thunk = NULL;
+  FlatBase base = v->type.base;
+  LcuThunk *p = thunk_begin(kb, 1, &base);
+  LcuVar *xv = thunk_param(p, 0);
+  xv->name = intern(xprintf("x_%d", xv->id)); /* a value, not an index */
+  LcuExp *x = ex_var(xv);
+  LcuExp *args[3] = {0};
+  for (int k = 0; k < pred->args.len; k++) {
+    FlatAtom *a = pred->args.data[k];
+    args[k] = a->kind == FA_VAR && a->u.var == va->u.var ? x : operand(kb, a, NULL);
+  }
+  vec_push(&p->body, elementwise_exp(pred->op, FB_BOOL, pred->args.len, args));
+  kb->thunk = NULL;
+  LcuSoac *s = soac_new(SOAC_FILTER);
+  s->pull = t;
+  s->second = p;
+  s->size = size_of_vector(kb, v);
+  soac_result(kb, s, v->type);
+  Vec *out = NEW(Vec);
+  kernel_run(kb, s, out);
+  return out;
+}
+
 static Vec flag_filter(Lw *lw, LcuSoacKind kind, LcuVar *v, FlatAtom *flags, LcuVar *sd) {
   KB *kb = kernel_begin(lw);
   LcuThunk *t = index_thunk(kb);
@@ -1054,6 +1118,11 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   case FLAT_PACK: {
     FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
     check_lengths(lw, va, fa, "pack: the numbers of values and flags differ");
+    Vec *kept = predicate_filter(lw, va, fa);
+    if (kept) {
+      map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), kept->data[0]);
+      return;
+    }
     out = flag_filter(lw, SOAC_FILTER, var_of(lw, va->u.var), fa, NULL);
     map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
     return;
