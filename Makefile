@@ -74,9 +74,9 @@ $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS) $(DRIVER)) $(BUILD)/frontend/lexer.o: $
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJS)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/capture.h $(CORE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS) -lcmocka
 
 unit: $(UNIT_TESTS)
 

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "capture.h"
 #include <gc.h>
 
 #include "common/common.h"
@@ -37,18 +39,17 @@ static FlatBlock *blk;    /* the block statements go into */
 static FlatInterp *IN;    /* made at the first run */
 static TopLevel *expr_src; /* a TOP_EXPR to stand for top-level expressions */
 
-static FILE *out_file, *diag_file;
-static char *out_text, *diag_text;
-static size_t out_size, diag_size, out_seen;
+static FILE *out_file;
+static char *out_text;
+static size_t out_size, out_seen;
 
 static int setup(void **state) {
   (void)state;
   diag_reset();
-  out_text = diag_text = NULL;
-  out_size = diag_size = out_seen = 0;
+  out_text = NULL;
+  out_size = out_seen = 0;
   out_file = open_memstream(&out_text, &out_size);
-  diag_file = open_memstream(&diag_text, &diag_size);
-  diag_set_stream(diag_file);
+  diag_capture_start();
   env = base_env;
   src = source_from_string("t.nesl", "line one\nline two\nline three\nline four\nline five\nline six\n");
   P = NEW(FlatProgram);
@@ -63,19 +64,12 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  diag_set_stream(NULL);
   fclose(out_file);
-  fclose(diag_file);
   free(out_text);
-  free(diag_text);
+  diag_capture_stop();
   diag_reset();
   ev_set_stack(NULL, 0);
   return 0;
-}
-
-static const char *diags(void) {
-  fflush(diag_file);
-  return diag_text ? diag_text : "";
 }
 
 /* ---- building ---- */

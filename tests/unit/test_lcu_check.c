@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "capture.h"
 #include <gc.h>
 
 #include "common/common.h"
@@ -29,17 +31,11 @@
 static TypeEnv *base_env;
 static Source *src;   /* where the locations point */
 static LcuProgram *P; /* the program being built */
-static FILE *diag_file;
-static char *diag_text;
-static size_t diag_size;
 
 static int setup(void **state) {
   (void)state;
   diag_reset();
-  diag_text = NULL;
-  diag_size = 0;
-  diag_file = open_memstream(&diag_text, &diag_size);
-  diag_set_stream(diag_file);
+  diag_capture_start();
   src = source_from_string("t.nesl", "line one\nline two\nline three\n");
   P = NEW(LcuProgram);
   P->next_var = 1;
@@ -48,16 +44,9 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
-  diag_set_stream(NULL);
-  fclose(diag_file);
-  free(diag_text);
+  diag_capture_stop();
   diag_reset();
   return 0;
-}
-
-static const char *diags(void) {
-  fflush(diag_file);
-  return diag_text ? diag_text : "";
 }
 
 static Loc at(int line) { return (Loc){src, line, 1}; }

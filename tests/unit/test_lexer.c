@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "capture.h"
 #include <gc.h>
 
 #include "common/common.h"
@@ -23,38 +25,22 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc);
 
 /* ---- diagnostics captured in memory ---- */
 
-static FILE *diag_file;
-static char *diag_text;
-static size_t diag_size;
 
 static int setup(void **state) {
   (void)state;
   diag_reset();
-  diag_text = NULL;
-  diag_size = 0;
-  diag_file = open_memstream(&diag_text, &diag_size);
-  assert_non_null(diag_file);
-  diag_set_stream(diag_file);
+  diag_capture_start();
   return 0;
 }
 
 static int teardown(void **state) {
   (void)state;
-  diag_set_stream(NULL);
-  fclose(diag_file);
-  free(diag_text);
-  diag_file = NULL;
-  diag_text = NULL;
+  diag_capture_stop();
   diag_reset();
   return 0;
 }
 
 /* Everything reported so far. */
-static const char *diags(void) {
-  fflush(diag_file);
-  return diag_text ? diag_text : "";
-}
-
 /* ---- lexing a whole string ---- */
 
 typedef struct Tok {
