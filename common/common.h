@@ -75,6 +75,12 @@ typedef struct PtrMap {
 /* The value slot of 'key', added (holding NULL) if 'insert'; NULL if
    absent and not 'insert'. */
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
+/* The value of 'key', or NULL; and setting it.  The map's arrays are
+   scanned by the collector, so a key stays alive as long as the map: an
+   address can never be reused for another object while it is a key
+   (the bug of keying a Map by a formatted pointer). */
+void *ptrmap_get(const PtrMap *m, const void *key);
+void ptrmap_put(PtrMap *m, const void *key, void *value);
 
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */

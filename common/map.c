@@ -116,3 +116,10 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
     }
   }
 }
+
+void *ptrmap_get(const PtrMap *m, const void *key) {
+  void **slot = ptrmap_slot((PtrMap *)m, key, false);
+  return slot ? *slot : NULL;
+}
+
+void ptrmap_put(PtrMap *m, const void *key, void *value) { *ptrmap_slot(m, key, true) = value; }

@@ -42,7 +42,7 @@ typedef struct Fl {
   FlatProgram *fp;
   Map funcs;       /* "name" or "name^" -> FlatFunc * */
   Vec pending;     /* Pending *: functions whose bodies are still to make */
-  Map globals;     /* Def (address) -> Vec * of the global FlatVars */
+  PtrMap globals;  /* Def (by pointer) -> Vec * of the global FlatVars */
   FlatBlock *block; /* where statements go */
   Loc loc;         /* of the expression being translated */
   int sites;       /* numbers RAND statements */
@@ -849,7 +849,7 @@ static bool invariant_arg(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
   if (!ctx->lifted || e->kind != EX_VAR)
     return false;
   if (e->u.ref.def) {
-    Vec *g = map_get(&fl->globals, xprintf("%p", (void *)e->u.ref.def));
+    Vec *g = ptrmap_get(&fl->globals, e->u.ref.def);
     if (!g)
       return false;
     *out = (Vals){0};
@@ -920,7 +920,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   }
   case EX_VAR: {
     if (e->u.ref.def) {
-      Vec *g = map_get(&fl->globals, xprintf("%p", (void *)e->u.ref.def));
+      Vec *g = ptrmap_get(&fl->globals, e->u.ref.def);
       if (!g)
         die("flatten: global %s has no value", e->u.ref.name);
       Vals v = {0};
@@ -1160,7 +1160,7 @@ static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
       Vec *comps = NEW(Vec);
       for (int k = 0; x && k < x->vals.len; k++)
         vec_push(comps, ((FlatAtom *)x->vals.data[k])->u.var);
-      map_put(&fl->globals, xprintf("%p", (void *)d), comps);
+      ptrmap_put(&fl->globals, d, comps);
     }
   }
   return t;

@@ -42,9 +42,9 @@ typedef struct MonoProgram {
                 statements in order */
   /* the pass's own state */
   TypeEnv *env;
-  Map instances;  /* key (def, type, generation) -> MonoFunc * */
+  PtrMap instances; /* Def -> Map *: "generation/type key" -> MonoFunc * */
   int generation; /* counts redefinitions that replace a definition */
-  Map forward;    /* Def (by address) -> the Def that replaced it */
+  PtrMap forward;   /* Def -> the Def that replaced it */
 } MonoProgram;
 
 /* Specializes every function the statements of 'prog' (checked in 'env')

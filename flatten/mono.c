@@ -205,12 +205,10 @@ static Pattern *copy_pattern(Copier *c, Pattern *p) {
   return q;
 }
 
-static const char *def_key(Def *d) { return xprintf("%p", (void *)d); }
-
 /* The definition a call checked against 'd' runs now. */
 static Def *current(MonoProgram *mp, Def *d) {
   Def *next;
-  while ((next = map_get(&mp->forward, def_key(d))))
+  while ((next = ptrmap_get(&mp->forward, d)))
     d = next;
   return d;
 }
@@ -313,10 +311,16 @@ static Expr *copy_expr(Copier *c, Expr *e) {
 /* ---- instances ---- */
 
 MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
+  /* the instances of one definition, by generation and type */
+  Map *of_def = ptrmap_get(&mp->instances, def);
+  if (!of_def) {
+    of_def = NEW(Map);
+    ptrmap_put(&mp->instances, def, of_def);
+  }
   Buf key = {0};
-  buf_printf(&key, "%p/%d/", (void *)def, def->library ? 0 : mp->generation);
+  buf_printf(&key, "%d/", def->library ? 0 : mp->generation);
   type_key(&key, nesl_type);
-  MonoFunc *f = map_get(&mp->instances, buf_str(&key));
+  MonoFunc *f = map_get(of_def, buf_str(&key));
   if (f)
     return f;
   f = NEW(MonoFunc);
@@ -331,7 +335,7 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
     n += strcmp(((MonoFunc *)mp->funcs.data[i])->def->name, def->name) == 0;
   f->name = n == 0 ? def->name : intern(xprintf("%s_%d", def->name, n + 1));
   /* registered before its body is copied: recursion finds it */
-  map_put(&mp->instances, xstrdup(buf_str(&key)), f);
+  map_put(of_def, xstrdup(buf_str(&key)), f);
   vec_push(&mp->funcs, f);
   Subst s = {0};
   subst_match(&s, def->type, nesl_type);
@@ -347,7 +351,7 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
 static void forward_redefinition(MonoProgram *mp, Def *d) {
   for (Def *old = d->prev; old && !old->library; old = old->prev)
     if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
-      map_put(&mp->forward, def_key(old), d);
+      ptrmap_put(&mp->forward, old, d);
       mp->generation++;
       return;
     }

@@ -36,10 +36,10 @@
 
 /* What a flat variable stands for in the function being lowered. */
 typedef struct Scope {
-  Map vars;   /* FlatVar (address) -> LcuVar * */
-  Map dists;  /* FlatVar (address) -> Dist *: vectors made by DIST */
-  Map nonneg; /* FlatVar (address): ints that cannot be negative */
-  Map predicates; /* FlatVar (address) -> FlatStmt *: bool vectors made
+  PtrMap vars;   /* FlatVar (by pointer) -> LcuVar * */
+  PtrMap dists;  /* FlatVar (by pointer) -> Dist *: vectors made by DIST */
+  PtrMap nonneg; /* FlatVar (by pointer): ints that cannot be negative */
+  PtrMap predicates; /* FlatVar (by pointer) -> FlatStmt *: bool vectors made
                      by an element-wise op that cannot fail, which a
                      FILTER can compute in its predicate (see FLAT_PACK) */
 } Scope;
@@ -55,20 +55,18 @@ typedef struct Lw {
   FlatProgram *fp;
   LcuProgram *lp;
   Map kernels;     /* canonical text -> LcuKernel * */
-  Map funcs;       /* FlatFunc (address) -> LcuFunc * */
-  Map recursive;   /* FlatFunc (address) -> non-NULL if on a call cycle */
-  Map globals;     /* FlatVar (address) -> LcuVar * */
+  PtrMap funcs;       /* FlatFunc (by pointer) -> LcuFunc * */
+  PtrMap recursive;   /* FlatFunc (by pointer) -> non-NULL if on a call cycle */
+  PtrMap globals;     /* FlatVar (by pointer) -> LcuVar * */
   Scope *scope;
   LcuBlock *block;
   Loc loc;
   const char *lib_fn; /* inlining a library function: its name */
   Loc user_loc;       /* and the user's call that led there */
   Vec pending;        /* FlatFunc * still to lower */
-  Map droppable;      /* LcuStmt (address): runs of DIST kernels that
+  PtrMap droppable;      /* LcuStmt (by pointer): runs of DIST kernels that
                          cannot fail, dropped if their vector is unused */
 } Lw;
-
-static const char *key_of(const void *p) { return xprintf("%p", p); }
 
 /* ---- variables and atoms ---- */
 
@@ -86,18 +84,18 @@ static LcuType type_of(FlatType t) {
 
 static LcuVar *var_of(Lw *lw, FlatVar *v) {
   if (v->global) {
-    LcuVar *g = map_get(&lw->globals, key_of(v));
+    LcuVar *g = ptrmap_get(&lw->globals, v);
     if (!g) {
       g = lcu_new_var(lw->lp, type_of(v->type), v->hint);
-      map_put(&lw->globals, xstrdup(key_of(v)), g);
+      ptrmap_put(&lw->globals, v, g);
       vec_push(&lw->lp->globals, g);
     }
     return g;
   }
-  LcuVar *x = map_get(&lw->scope->vars, key_of(v));
+  LcuVar *x = ptrmap_get(&lw->scope->vars, v);
   if (!x) {
     x = lcu_new_var(lw->lp, type_of(v->type), v->hint);
-    map_put(&lw->scope->vars, xstrdup(key_of(v)), x);
+    ptrmap_put(&lw->scope->vars, v, x);
   }
   return x;
 }
@@ -231,7 +229,7 @@ typedef struct KB {
   Lw *lw;
   LcuKernel *k;
   Vec outer;   /* LcuAtom *: the run's arguments, one per parameter */
-  Map params;  /* outer LcuVar (address) -> parameter */
+  PtrMap params;  /* outer LcuVar (by pointer) -> parameter */
   LcuThunk *thunk; /* the thunk being built: its `using` list grows */
 } KB;
 
@@ -245,10 +243,10 @@ static KB *kernel_begin(Lw *lw) {
 /* The kernel parameter standing for CPU variable 'v' (and listed in the
    current thunk's `using`). */
 static LcuVar *param(KB *kb, LcuVar *v) {
-  LcuVar *p = map_get(&kb->params, key_of(v));
+  LcuVar *p = ptrmap_get(&kb->params, v);
   if (!p) {
     p = lcu_new_var(kb->lw->lp, v->type, NULL);
-    map_put(&kb->params, xstrdup(key_of(v)), p);
+    ptrmap_put(&kb->params, v, p);
     vec_push(&kb->k->params, p);
     vec_push(&kb->outer, atom_var(v));
   }
@@ -459,7 +457,7 @@ static void soac_result(KB *kb, LcuSoac *s, LcuType t) { vec_push(&s->results, l
 /* Binds the flat results of 'fs' to the CPU variables 'outer'. */
 static void bind_results(Lw *lw, FlatStmt *fs, Vec *outer) {
   for (int i = 0; i < fs->results.len; i++)
-    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[i])), outer->data[i]);
+    ptrmap_put(&lw->scope->vars, fs->results.data[i], outer->data[i]);
 }
 
 /* ---- element-wise operations ---- */
@@ -474,7 +472,7 @@ static LcuExp *operand(KB *kb, FlatAtom *a, LcuExp *i) {
   Lw *lw = kb->lw;
   if (a->kind != FA_VAR)
     return ex_const(*a);
-  Dist *d = map_get(&lw->scope->dists, key_of(a->u.var));
+  Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
   if (d)
     return scalar_exp(kb, d->value);
   LcuVar *v = var_of(lw, a->u.var);
@@ -537,10 +535,10 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   if (fs->op == FLAT_COPY) {
     /* a vector copy is the same vector: no kernel */
     FlatAtom *a = fs->args.data[0];
-    map_put(&lw->scope->vars, xstrdup(key_of(r)), var_of(lw, a->u.var));
-    Dist *d = map_get(&lw->scope->dists, key_of(a->u.var));
+    ptrmap_put(&lw->scope->vars, r, var_of(lw, a->u.var));
+    Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
     if (d)
-      map_put(&lw->scope->dists, xstrdup(key_of(r)), d);
+      ptrmap_put(&lw->scope->dists, r, d);
     return;
   }
   KB *kb = kernel_begin(lw);
@@ -552,7 +550,7 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   for (int k = 0; k < fs->args.len; k++) {
     args[k] = operand(kb, fs->args.data[k], i);
     FlatAtom *a = fs->args.data[k];
-    if (!sized && a->kind == FA_VAR && a->u.var->type.kind == FT_VEC && !map_get(&lw->scope->dists, key_of(a->u.var))) {
+    if (!sized && a->kind == FA_VAR && a->u.var->type.kind == FT_VEC && !ptrmap_get(&lw->scope->dists, a->u.var)) {
       size = size_of_vector(kb, var_of(lw, a->u.var));
       sized = true;
     }
@@ -561,7 +559,7 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
     /* every vector argument is a DIST: their length */
     for (int k = 0; k < fs->args.len && !sized; k++) {
       FlatAtom *a = fs->args.data[k];
-      Dist *d = a->kind == FA_VAR ? map_get(&lw->scope->dists, key_of(a->u.var)) : NULL;
+      Dist *d = a->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, a->u.var) : NULL;
       if (d) {
         size = size_of_atom(kb, d->length);
         sized = true;
@@ -578,8 +576,8 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   bind_results(lw, fs, &out);
   if (r->type.base == FB_BOOL && predicate_op(fs->op)) {
     /* a FILTER may compute these flags itself; then this run is dead */
-    map_put(&lw->scope->predicates, xstrdup(key_of(r)), fs);
-    map_put(&lw->droppable, xstrdup(key_of(run)), (void *)1);
+    ptrmap_put(&lw->scope->predicates, r, fs);
+    ptrmap_put(&lw->droppable, run, (void *)1);
   }
 }
 
@@ -748,7 +746,7 @@ static void lower_extreme_index(Lw *lw, FlatStmt *fs, bool segmented, bool max) 
   soac_result(kb, s, segmented ? lcu_vec(FB_INT) : lcu_scalar(FB_INT));
   Vec out;
   kernel_run(kb, s, &out);
-  map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[1]);
+  ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[1]);
 }
 
 /* A library kernel on the flat statement's arguments and results. */
@@ -908,8 +906,8 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   m->size = size_of_atom(kb, av(total));
   soac_result(kb, m, lcu_vec(FB_INT));
   kernel_run(kb, m, &out);
-  map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), vars[0]);
-  map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[0]);
+  ptrmap_put(&lw->scope->vars, fs->results.data[0], vars[0]);
+  ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[0]);
 }
 
 /* A FILTER-like kernel over (v[i], flags[i]) pairs whose predicate is the
@@ -921,13 +919,13 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
    scalars): the paper's FILTER, without a MAP for the flags.  Its only
    result is the kept values.  NULL if the flags are not such. */
 static Vec *predicate_filter(Lw *lw, FlatAtom *va, FlatAtom *fa) {
-  FlatStmt *pred = map_get(&lw->scope->predicates, key_of(fa->u.var));
+  FlatStmt *pred = ptrmap_get(&lw->scope->predicates, fa->u.var);
   if (!pred)
     return NULL;
   for (int k = 0; k < pred->args.len; k++) {
     FlatAtom *a = pred->args.data[k];
     bool ok = a->kind != FA_VAR || a->u.var == va->u.var || a->u.var->type.kind == FT_SCALAR ||
-              map_get(&lw->scope->dists, key_of(a->u.var));
+              ptrmap_get(&lw->scope->dists, a->u.var);
     if (!ok)
       return NULL;
   }
@@ -1026,14 +1024,14 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     d->nonnegative = nonnegative(lw, fs->args.data[1]);
     d->run = run;
     if (d->nonnegative)
-      map_put(&lw->droppable, xstrdup(key_of(run)), (void *)1);
-    map_put(&lw->scope->dists, xstrdup(key_of(fs->results.data[0])), d);
+      ptrmap_put(&lw->droppable, run, (void *)1);
+    ptrmap_put(&lw->scope->dists, fs->results.data[0], d);
     return;
   }
   case FLAT_LENGTH: {
     FlatAtom *a = fs->args.data[0];
     mark_nonnegative(lw, fs->results.data[0]);
-    Dist *d = map_get(&lw->scope->dists, key_of(a->u.var));
+    Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
     if (d && d->nonnegative) {
       LcuStmt *s = stmt(lw, LS_SCALAR);
       s->op = FLAT_COPY;
@@ -1072,7 +1070,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     kb->thunk = NULL;
     LcuSoac *s = soac_new(SOAC_MAP);
     s->pull = t;
-    Dist *d = map_get(&lw->scope->dists, key_of(idx->u.var));
+    Dist *d = ptrmap_get(&lw->scope->dists, idx->u.var);
     s->size = d ? size_of_atom(kb, d->length) : size_of_vector(kb, var_of(lw, idx->u.var));
     soac_result(kb, s, type_of(((FlatVar *)fs->results.data[0])->type));
     kernel_run(kb, s, &out);
@@ -1120,11 +1118,11 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     check_lengths(lw, va, fa, "pack: the numbers of values and flags differ");
     Vec *kept = predicate_filter(lw, va, fa);
     if (kept) {
-      map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), kept->data[0]);
+      ptrmap_put(&lw->scope->vars, fs->results.data[0], kept->data[0]);
       return;
     }
     out = flag_filter(lw, SOAC_FILTER, var_of(lw, va->u.var), fa, NULL);
-    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
+    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[0]);
     return;
   }
   case FLAT_SEG_PACK: {
@@ -1139,8 +1137,8 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
                             av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nf))));
     error_if(lw, bad, "pack: the numbers of values and flags differ");
     out = flag_filter(lw, SOAC_SEG_FILTER, v, fa, sd);
-    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[2]);
-    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[0]);
+    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[2]);
+    ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[0]);
     return;
   }
   case FLAT_PARTITION: {
@@ -1148,8 +1146,8 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
     check_lengths(lw, va, fa, "partition: the numbers of values and flags differ");
     out = flag_filter(lw, SOAC_PARTITION, var_of(lw, va->u.var), fa, NULL);
-    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[0])), out.data[0]);
-    map_put(&lw->scope->vars, xstrdup(key_of(fs->results.data[1])), out.data[2]);
+    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[0]);
+    ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[2]);
     return;
   }
   case FLAT_APPEND: {
@@ -1244,10 +1242,10 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
 static bool nonnegative(Lw *lw, FlatAtom *a) {
   if (a->kind == FA_INT)
     return a->u.i >= 0;
-  return a->kind == FA_VAR && map_get(&lw->scope->nonneg, key_of(a->u.var));
+  return a->kind == FA_VAR && ptrmap_get(&lw->scope->nonneg, a->u.var);
 }
 
-static void mark_nonnegative(Lw *lw, FlatVar *v) { map_put(&lw->scope->nonneg, xstrdup(key_of(v)), (void *)1); }
+static void mark_nonnegative(Lw *lw, FlatVar *v) { ptrmap_put(&lw->scope->nonneg, v, (void *)1); }
 
 /* ---- blocks, calls, inlining ---- */
 
@@ -1267,13 +1265,13 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
     LcuAtom *a = args.data[i];
     FlatVar *p = f->params.data[i];
     if (a->var) {
-      map_put(&callee->vars, xstrdup(key_of(p)), a->var);
+      ptrmap_put(&callee->vars, p, a->var);
       FlatVar *fa = ((FlatAtom *)fs->args.data[i])->u.var;
-      Dist *d = map_get(&caller->dists, key_of(fa));
+      Dist *d = ptrmap_get(&caller->dists, fa);
       if (d)
-        map_put(&callee->dists, xstrdup(key_of(p)), d);
-      if (map_get(&caller->nonneg, key_of(fa)))
-        map_put(&callee->nonneg, xstrdup(key_of(p)), (void *)1);
+        ptrmap_put(&callee->dists, p, d);
+      if (ptrmap_get(&caller->nonneg, fa))
+        ptrmap_put(&callee->nonneg, p, (void *)1);
     } else {
       LcuStmt *s = stmt(lw, LS_SCALAR);
       s->op = FLAT_COPY;
@@ -1301,7 +1299,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   for (int i = 0; i < fs->results.len; i++) {
     LcuAtom *r = results.data[i];
     if (r->var) {
-      map_put(&caller->vars, xstrdup(key_of(fs->results.data[i])), r->var);
+      ptrmap_put(&caller->vars, fs->results.data[i], r->var);
     } else {
       LcuStmt *s = stmt(lw, LS_SCALAR);
       s->op = FLAT_COPY;
@@ -1318,7 +1316,7 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
     lower_op(lw, fs);
     return;
   case FS_CALL:
-    if (fs->callee->library && !map_get(&lw->recursive, key_of(fs->callee))) {
+    if (fs->callee->library && !ptrmap_get(&lw->recursive, fs->callee)) {
       inline_call(lw, fs);
       return;
     } else {
@@ -1366,7 +1364,7 @@ static void lower_block_into(Lw *lw, FlatBlock *b, LcuBlock *out) {
 }
 
 static LcuFunc *func_of(Lw *lw, FlatFunc *f) {
-  LcuFunc *lf = map_get(&lw->funcs, key_of(f));
+  LcuFunc *lf = ptrmap_get(&lw->funcs, f);
   if (lf)
     return lf;
   lf = NEW(LcuFunc);
@@ -1375,7 +1373,7 @@ static LcuFunc *func_of(Lw *lw, FlatFunc *f) {
   lf->library = f->library;
   lf->source = f->source;
   lf->flat = f;
-  map_put(&lw->funcs, xstrdup(key_of(f)), lf);
+  ptrmap_put(&lw->funcs, f, lf);
   vec_push(&lw->lp->funcs, lf);
   vec_push(&lw->pending, f);
   return lf;
@@ -1383,16 +1381,16 @@ static LcuFunc *func_of(Lw *lw, FlatFunc *f) {
 
 /* ---- dead runs ---- */
 
-static void count_uses(LcuBlock *b, Map *uses);
+static void count_uses(LcuBlock *b, PtrMap *uses);
 
-static void use_atom(LcuAtom *a, Map *uses) {
+static void use_atom(LcuAtom *a, PtrMap *uses) {
   if (a->var) {
-    intptr_t n = (intptr_t)map_get(uses, key_of(a->var));
-    map_put(uses, xstrdup(key_of(a->var)), (void *)(n + 1));
+    intptr_t n = (intptr_t)ptrmap_get(uses, a->var);
+    ptrmap_put(uses, a->var, (void *)(n + 1));
   }
 }
 
-static void count_uses(LcuBlock *b, Map *uses) {
+static void count_uses(LcuBlock *b, PtrMap *uses) {
   for (int i = 0; i < b->stmts.len; i++) {
     LcuStmt *s = b->stmts.data[i];
     for (int k = 0; k < s->args.len; k++)
@@ -1428,7 +1426,7 @@ static bool safe_scalar(LcuStmt *s) {
    or print: lengths, safe scalar operations, and the runs of DIST
    kernels made unnecessary by reading their scalar in thunks.  Returns
    whether anything was dropped. */
-static bool drop_dead(LcuBlock *b, Map *uses, Map *droppable) {
+static bool drop_dead(LcuBlock *b, PtrMap *uses, PtrMap *droppable) {
   bool changed = false;
   int out = 0;
   for (int i = 0; i < b->stmts.len; i++) {
@@ -1441,9 +1439,9 @@ static bool drop_dead(LcuBlock *b, Map *uses, Map *droppable) {
       changed |= drop_dead(s->body, uses, droppable);
     bool unused = s->results.len > 0;
     for (int k = 0; k < s->results.len; k++)
-      unused &= !map_get(uses, key_of(s->results.data[k]));
+      unused &= !ptrmap_get(uses, s->results.data[k]);
     bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
-                (s->kind == LS_RUN && map_get(droppable, key_of(s)));
+                (s->kind == LS_RUN && ptrmap_get(droppable, s));
     if (unused && pure)
       changed = true;
     else
@@ -1459,9 +1457,9 @@ static bool drop_dead(LcuBlock *b, Map *uses, Map *droppable) {
 static void find_recursion(Lw *lw) {
   FlatProgram *fp = lw->fp;
   int n = fp->funcs.len;
-  Map index = {0};
+  PtrMap index = {0};
   for (int i = 0; i < n; i++)
-    map_put(&index, xstrdup(key_of(fp->funcs.data[i])), (void *)(intptr_t)(i + 1));
+    ptrmap_put(&index, fp->funcs.data[i], (void *)(intptr_t)(i + 1));
   /* reach[i][j]: i calls j, transitively (n is small) */
   char *reach = xmalloc_atomic((size_t)n * (size_t)n + 1);
   memset(reach, 0, (size_t)n * (size_t)n + 1);
@@ -1474,7 +1472,7 @@ static void find_recursion(Lw *lw) {
       for (int k = 0; k < b->stmts.len; k++) {
         FlatStmt *s = b->stmts.data[k];
         if (s->kind == FS_CALL) {
-          intptr_t j = (intptr_t)map_get(&index, key_of(s->callee));
+          intptr_t j = (intptr_t)ptrmap_get(&index, s->callee);
           if (j)
             reach[(size_t)i * (size_t)n + (size_t)(j - 1)] = 1;
         }
@@ -1495,23 +1493,23 @@ static void find_recursion(Lw *lw) {
             reach[(size_t)i * (size_t)n + (size_t)j] = 1;
   for (int i = 0; i < n; i++)
     if (reach[(size_t)i * (size_t)n + (size_t)i])
-      map_put(&lw->recursive, xstrdup(key_of(fp->funcs.data[i])), (void *)1);
+      ptrmap_put(&lw->recursive, fp->funcs.data[i], (void *)1);
 }
 
 static void finish_block(Lw *lw, LcuBlock *b) {
   for (;;) {
-    Map uses = {0};
+    PtrMap uses = {0};
     count_uses(b, &uses);
     if (!drop_dead(b, &uses, &lw->droppable))
       return;
   }
 }
 
-static void mark_run_kernels(LcuBlock *b, Map *run) {
+static void mark_run_kernels(LcuBlock *b, PtrMap *run) {
   for (int i = 0; i < b->stmts.len; i++) {
     LcuStmt *s = b->stmts.data[i];
     if (s->kind == LS_RUN)
-      map_put(run, xstrdup(key_of(s->kernel)), (void *)1);
+      ptrmap_put(run, s->kernel, (void *)1);
     if (s->then)
       mark_run_kernels(s->then, run);
     if (s->els)
@@ -1524,7 +1522,7 @@ static void mark_run_kernels(LcuBlock *b, Map *run) {
 /* Leaves out the kernels no statement runs (those of dropped runs), and
    numbers the others K1, K2, ... in order. */
 static void prune_kernels(LcuProgram *p) {
-  Map run = {0};
+  PtrMap run = {0};
   for (int i = 0; i < p->funcs.len; i++)
     mark_run_kernels(((LcuFunc *)p->funcs.data[i])->body, &run);
   for (int i = 0; i < p->tops.len; i++) {
@@ -1535,7 +1533,7 @@ static void prune_kernels(LcuProgram *p) {
   int out = 0;
   for (int i = 0; i < p->kernels.len; i++) {
     LcuKernel *k = p->kernels.data[i];
-    if (map_get(&run, key_of(k))) {
+    if (ptrmap_get(&run, k)) {
       k->name = xprintf("K%d", out + 1);
       p->kernels.data[out++] = k;
     }

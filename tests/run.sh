@@ -236,6 +236,12 @@ for t in tests/cli/*.sh tests/lcu/*.sh; do
   if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "cli/$n"; else fail "cli/$n" "$o"; fi
 done
 
+# ---- compilation is deterministic: every dump stage of every program,
+# five runs, the last two with the collector forced to run often ----
+d=$(sh tests/determinism/run.sh "$NESSIE" "$OUT/determinism" 5)
+if [ -z "$d" ]; then pass "determinism/every-stage (5 runs, 2 under forced collections)"
+else fail "determinism/every-stage" "$d"; fi
+
 # ---- no sanitizer report anywhere (make test-asan) ----
 reports=$(grep -l -E 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$OUT"/* 2>/dev/null)
 if [ -n "$reports" ]; then fail "sanitizers" "reports in: $reports"; fi
