@@ -26,7 +26,9 @@ FRONTEND := frontend/ast.c frontend/ast_print.c frontend/types.c \
 GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
              $(BUILD)/lib-nesl/library_text.c
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
-RT := rt/print.c
+# the runtime: shared by the interpreters and linked into every executable
+RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
+      rt/print.c rt/host.c rt/rand.c
 DRIVER := driver/main.c driver/repl.c
 PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter

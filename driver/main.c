@@ -315,7 +315,7 @@ static int compile(const Options *opt) {
     return EXIT_OK;
   }
   if (opt->interp == INTERP_FLAT) {
-    FlatInterp *in = flat_interp_new(flat, env, stdout);
+    FlatInterp *in = flat_interp_new(flat, stdout);
     for (int i = 0; i < flat->tops.len; i++)
       flat_interp_run_top(in, flat->tops.data[i]);
     fflush(stdout);
@@ -336,7 +336,7 @@ static int compile(const Options *opt) {
     return EXIT_OK;
   }
   if (opt->interp == INTERP_LCU) {
-    LcuInterp *in = lcu_interp_new(lcu, env, stdout);
+    LcuInterp *in = lcu_interp_new(lcu, stdout);
     for (int i = 0; i < lcu->tops.len; i++)
       lcu_interp_run_top(in, lcu->tops.data[i]);
     fflush(stdout);

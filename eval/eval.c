@@ -17,7 +17,10 @@
 #include <time.h>
 
 #include "../frontend/types.h"
+#include "../rt/rt.h"
 #include "eval.h"
+
+static RtLoc rt_loc(Loc l) { return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col}; }
 
 /* The evaluator's side of a global definition. */
 typedef struct RtDef {
@@ -122,27 +125,13 @@ void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   char *msg = xvprintf(fmt, ap);
   va_end(ap);
   line_start(ev);
-  Loc inner = loc;
-  if (ev->in_library) {
-    inner = ev->user_loc;
-    const char *op = ast_operator_for_libname(ev->lib_fn);
-    const char *name = op ? op : ev->lib_fn;
-    size_t n = strlen(name);
-    /* a message that starts with the function's name needs no prefix */
-    if (!(strncmp(msg, name, n) == 0 && msg[n] == ':'))
-      msg = xprintf("in %s: %s", op ? xprintf("'%s'", op) : name, msg);
-  }
-  Loc where = inner;
+  /* the runtime's words (rt/error.c), from what the evaluator knows of
+     the calls under way */
   Def *fn = ev->user_depth > 0 ? innermost_user_function(ev) : NULL;
-  const char *fn_name = fn ? fn->name : ev->ctx_user_fn;
-  if (fn_name) {
-    where = ev->stmt_call_loc;
-    msg = xprintf("%s (in function %s, line %d, column %d)", msg, fn_name, inner.line, inner.col);
-  }
-  if (where.src)
-    fprintf(ev->out, "error: %s:%d:%d: %s\n", where.src->name, where.line, where.col, msg);
-  else
-    fprintf(ev->out, "error: %s\n", msg);
+  RtLoc none = {0};
+  RtContext c = {ev->in_library ? ev->lib_fn : NULL, ev->in_library ? rt_loc(ev->user_loc) : none,
+                 fn ? fn->name : ev->ctx_user_fn, rt_loc(ev->stmt_call_loc)};
+  fprintf(ev->out, "error: %s\n", rt_error_text(&c, rt_loc(loc), NULL, msg));
   fflush(ev->out);
   if (!ev->stop)
     die("run-time error outside a statement: %s", msg);
@@ -254,21 +243,16 @@ static Type *runtime_type(Frame *frame, Type *t) {
   }
 }
 
-static _Thread_local const char *stack_base;
-static _Thread_local size_t stack_size;
+/* The stack limit is the runtime's (rt/error.c), which the other
+   interpreters and the executables share. */
+static size_t stack_size;
 
 void ev_set_stack(const void *base, size_t size) {
-  stack_base = base;
   stack_size = size;
+  rt_set_stack(base, size);
 }
 
-/* True when the running thread has used all but an eighth of the stack
-   ev_set_stack described: the margin is for the primitives and the
-   error report. */
-bool ev_stack_exhausted(void) {
-  char here;
-  return stack_base && (size_t)(stack_base - &here) > stack_size - stack_size / 8;
-}
+bool ev_stack_exhausted(void) { return rt_stack_exhausted(); }
 
 /* Stops a recursion that would exhaust the stack. */
 static void check_stack(Eval *ev, Loc loc) {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../frontend/types.h"
-#include "../rt/print.h"
+#include "../rt/rt.h"
 #include "eval.h"
 
 #define SND(v) ((v).u.pair->snd)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../frontend/types.h"
-#include "../rt/print.h"
+#include "../rt/rt.h"
 #include "eval.h"
 
 Value val_int(int32_t i) { return (Value){.kind = V_INT, .u.i = i}; }

@@ -2,29 +2,14 @@
  * flat.c: the flat IR's constructors and the facts about its operations
  * and types that every pass shares.
  *
- * The table of operations is flat_ops.def, expanded here into the name,
- * argument-count and result-count arrays, so that adding an operation to
- * the .def file is the only change this file ever needs.  Everything is
+ * The table of operations is the runtime's rt/ops.def (rt/ops.c reads
+ * its columns), so that adding an operation to the .def file is the only
+ * change this file ever needs.  Everything is
  * allocated through the collector and never freed (common.h).
  */
 #include "flat.h"
 
 /* ---- operations ---- */
-
-static const char *const op_names[] = {
-#define FLAT_OP(name, text, nargs, nresults) text,
-#include "flat_ops.def"
-};
-
-static const int op_nargs[] = {
-#define FLAT_OP(name, text, nargs, nresults) nargs,
-#include "flat_ops.def"
-};
-
-static const int op_nresults[] = {
-#define FLAT_OP(name, text, nargs, nresults) nresults,
-#include "flat_ops.def"
-};
 
 static void check_op(FlatOp op) {
   if ((unsigned)op >= FLAT_OP_COUNT)
@@ -33,17 +18,17 @@ static void check_op(FlatOp op) {
 
 const char *flat_op_name(FlatOp op) {
   check_op(op);
-  return op_names[op];
+  return rt_op_name(flat_rt_op(op));
 }
 
 int flat_op_nargs(FlatOp op) {
   check_op(op);
-  return op_nargs[op];
+  return rt_op_nargs(flat_rt_op(op));
 }
 
 int flat_op_nresults(FlatOp op) {
   check_op(op);
-  return op_nresults[op];
+  return rt_op_nresults(flat_rt_op(op));
 }
 
 /* ---- types ---- */

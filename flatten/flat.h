@@ -29,43 +29,49 @@
 #define NESSIE_FLAT_H
 
 #include "../common/common.h"
-#include "../eval/eval.h"
 #include "../frontend/ast.h"
 #include "../frontend/typecheck.h"
 #include "../frontend/types.h"
+#include "../rt/rt.h"
 
+/* The operations are the runtime's (rt/ops.def: names, classes,
+   signatures), FLAT_ADD being RT_ADD. */
 typedef enum FlatOp {
-#define FLAT_OP(name, text, nargs, nresults) FLAT_##name,
-#include "flat_ops.def"
+#define FLAT_OP(name, text, class, args, results, combine) FLAT_##name,
+#include "../rt/ops.def"
   FLAT_OP_COUNT
 } FlatOp;
 
 const char *flat_op_name(FlatOp op);
 int flat_op_nargs(FlatOp op);    /* -1: any number */
 int flat_op_nresults(FlatOp op); /* -1: any number */
+static inline RtOp flat_rt_op(FlatOp op) { return (RtOp)op; }
 
 /* ---- types ---- */
 
-typedef enum FlatBase {
-  FB_INT,
-  FB_FLOAT,
-  FB_BOOL,
-  FB_CHAR,
-} FlatBase;
+/* The flat IR's types are the runtime's representation types (rt.h):
+   a component is a scalar, a vector of a base type or a segment
+   descriptor, in the IR as at run time.  The IR keeps its own names for
+   them, which are the runtime's. */
+typedef RtBase FlatBase;
+#define FB_INT RT_INT
+#define FB_FLOAT RT_FLOAT
+#define FB_BOOL RT_BOOL
+#define FB_CHAR RT_CHAR
 
-typedef enum FlatTypeKind {
-  FT_SCALAR, /* one value of a base type */
-  FT_VEC,    /* a flat vector of a base type: [:int:] */
-  FT_SEGDES, /* a segment descriptor: the lengths of consecutive segments */
-} FlatTypeKind;
+typedef RtKind FlatTypeKind;
+#define FT_SCALAR RT_SCALAR /* one value of a base type */
+#define FT_VEC RT_VEC       /* a flat vector of a base type: [:int:] */
+#define FT_SEGDES RT_SEGDES /* a segment descriptor: the lengths of consecutive segments */
 
-typedef struct FlatType {
-  FlatTypeKind kind;
-  FlatBase base; /* FT_SCALAR, FT_VEC */
-} FlatType;
+typedef RtType FlatType;
 
 bool flat_type_equal(FlatType a, FlatType b);
 const char *flat_type_name(FlatType t); /* "int", "[:float:]", "segdes" */
+static inline RtType flat_rt_type(FlatType t) { return t; }
+static inline RtBase flat_rt_base(FlatBase b) { return b; }
+/* A source location as the runtime sees it. */
+static inline RtLoc flat_rt_loc(Loc l) { return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col}; }
 
 /* ---- variables and atoms ---- */
 
@@ -127,7 +133,12 @@ typedef struct FlatStmt {
                          type with its datatypes kept (streams are a
                          datatype), and 'result_type' its result type. */
   Type *result_type;  /* HOST_PRIM */
-  const char *prim;   /* HOST_PRIM: the primitive's name (eval/io.c) */
+  const char *prim;   /* HOST_PRIM: the primitive's name (rt/host.def) */
+  RtHost host;        /* HOST_PRIM: that primitive */
+  /* NAME, EQL, HASH: the layout of the element type, datatypes named
+     (NAME lifted: of (segment id, element)); HOST_PRIM: of the argument
+     type and of the result type.  What the runtime reads values by. */
+  const RtLayout *layout, *result_layout;
   int site;           /* RAND: numbers the call sites, for the generator */
 } FlatStmt;
 
@@ -158,6 +169,7 @@ typedef struct FlatTop {
                          the value, in layout order (a wildcard's too);
                          the flattener gives each pattern variable its
                          slice (see 'globals') */
+  const RtLayout *layout; /* of 'type': how the value prints */
 } FlatTop;
 
 typedef struct FlatProgram {
@@ -188,58 +200,13 @@ FlatType flat_segdes(void);
 void flat_host_layout(Type *t, Vec *out);   /* FlatType * */
 void flat_vector_layout(Type *t, Vec *out); /* FlatType * */
 
-/* The run-time value of one component, as the interpreter holds it: a
-   scalar, a flat vector (int32_t, double, bool as uint8_t, char), or a
-   segment descriptor (lengths; offsets computed when first asked for).
-   A FlatValue is allocated once and never copied: a scalar's 'data'
-   points into its own 'scalar' field. */
-typedef struct FlatValue {
-  FlatType type;
-  int64_t len;       /* FT_VEC: elements; FT_SEGDES: segments; FT_SCALAR: 1 */
-  union {
-    int32_t *i;
-    double *f;
-    uint8_t *b;
-    char *c;
-    void *any;
-  } data;            /* FT_SCALAR (one element), FT_VEC */
-  int64_t *lengths;  /* FT_SEGDES: 'len' segment lengths */
-  int64_t *offsets;  /* FT_SEGDES: 'len' + 1 offsets, or NULL until
-                        flat_seg_offsets computes them */
-  union {
-    int32_t i;
-    double f;
-    uint8_t b;
-    char c;
-  } scalar;          /* FT_SCALAR: the value */
-} FlatValue;
-
-/* A value of type 't' with 'len' elements left uninitialized (a scalar
-   has one; a segdes gets 'len' lengths). */
-FlatValue *flat_value_new(FlatType t, int64_t len);
-FlatValue *flat_value_int(int32_t i);
-FlatValue *flat_value_float(double f);
-FlatValue *flat_value_bool(bool b);
-FlatValue *flat_value_char(char c);
-/* Where each segment of 'd' starts, 'd->len' + 1 entries (the last is
-   the total). */
-const int64_t *flat_seg_offsets(FlatValue *d);
-
-/* Conversions between the components of a value and the source
-   evaluator's Value (eval.h), for what runs on the host: the primitives
-   of eval/io.c (HOST_PRIM) and the printed transcript.  'type' is the
-   NESL type, datatypes included; 'mono' is the same type with datatypes
-   as their fields' tuples (FlatTop.mono_type), walked in parallel as a
-   check, or NULL.  A T_DATA in 'type' has the components of its fields
-   and becomes val_data(constructor, fields).  The component counts and
-   types must be those of the layout: anything else is a bug (die). */
-Value flat_host_to_value(Eval *ev, Type *type, Type *mono, FlatValue **comps, int ncomps);
-void flat_value_to_host(Eval *ev, Value v, Type *type, Type *mono, Vec *out); /* FlatValue * */
-/* V(type) <-> a sequence (V_SEQ) of values of 'type'. */
-Value flat_vector_to_value(Eval *ev, Type *type, Type *mono, FlatValue **comps, int ncomps);
-void flat_value_to_vector(Eval *ev, Value seq, Type *type, Type *mono, Vec *out); /* FlatValue * */
+/* The runtime's layout descriptor of NESL type 't' (datatypes included,
+   named: rt.h), made by the compiler once per statement for what the
+   runtime must read as whole values (printing, @, name, eql, hash, the
+   host primitives).  'env' finds the datatypes' fields. */
+const RtLayout *flat_rt_layout(TypeEnv *env, Type *t);
 /* The type of the fields of datatype 't' (a T_DATA) at t's arguments. */
-Type *flat_data_fields(Eval *ev, Type *t);
+Type *flat_data_fields(TypeEnv *env, Type *t);
 
 /* ---- flat_print.c ---- */
 
@@ -257,88 +224,50 @@ void flat_print_block(FILE *out, const FlatBlock *b, int indent);
    returns false. */
 bool flat_check(const FlatProgram *p, const char *after);
 
-/* ---- flat_exec.c: the operations on values, shared by the interpreters ---- */
+/* ---- flat_exec.c: what both interpreters share: a flat operation run
+   on values by the runtime, and the transcript of a statement ---- */
 
-/* Where a run-time error stands besides its own location: what the
-   source evaluator knows of the calls under way when it reports one
-   (ev_set_error_context).  An interpreter works it out once per call it
-   makes, with flat_call_context. */
-typedef struct FlatErrorContext {
-  const char *lib_fn;  /* the library function the user's code called, or NULL */
-  Loc lib_call;        /* where the user's code called it */
-  const char *user_fn; /* the innermost user function running, or NULL */
-  Loc stmt_loc;        /* the statement's outermost call of a user function */
-} FlatErrorContext;
+/* The context of errors inside 'callee' (a NESL function name; 'library':
+   from lib-nesl) called at 'call' by code of context 'caller' (NULL: the
+   top-level statement's own code): rt_call_context with the compiler's
+   locations. */
+RtContext flat_call_context(const RtContext *caller, const char *callee, bool library, Loc call);
 
-/* The context inside 'callee' (a NESL function name; 'library': from
-   lib-nesl) called at 'call' by code of context 'caller' (NULL: the
-   top-level statement's own code). */
-FlatErrorContext flat_call_context(const FlatErrorContext *caller, const char *callee, bool library, Loc call);
+/* Runs operation s->op (an FS_OP statement: its loc, lifted, layouts,
+   host primitive and RAND site) on the values 'args' and appends its
+   results' values to 'results' (RtValue *): one, none for
+   ERROR/ERROR_ANY, two for SEG_RANGE and the other two-result
+   operations, the components of the result for HOST_PRIM.  A run-time
+   error longjmps (rt_fail). */
+void flat_exec_op(const FlatStmt *s, RtValue **args, int nargs, Vec *results);
 
-/* What running an operation needs: the evaluator (errors, host
-   primitives, rand's seed), the context of errors, and how many times
-   each RAND site has run. */
-typedef struct FlatExec FlatExec;
-
-FlatExec *flat_exec_new(Eval *ev);
-/* The context of the errors from now on, kept by pointer (NULL: the
-   top-level statement's own code). */
-void flat_exec_set_context(FlatExec *ex, const FlatErrorContext *c);
-const FlatErrorContext *flat_exec_context(FlatExec *ex);
-
-/* Stops the statement with `error: ...` at 'loc' in the current context;
-   'prim' names the primitive the failing operation implements, for an
-   error in the user's own code (NULL: none, as for subscripts). */
-_Noreturn void flat_exec_fail(FlatExec *ex, Loc loc, const char *prim, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-/* The error of subscript 'i' out of range for 'len' elements in
-   operation 'op' (GATHER, ELT or SCATTER), in the evaluator's words. */
-_Noreturn void flat_exec_index_error(FlatExec *ex, Loc loc, FlatOp op, int32_t i, int64_t len);
-/* The error of reading global 'name' whose definition failed. */
-_Noreturn void flat_exec_fail_undefined(FlatExec *ex, Loc loc, const char *name);
-/* Stops a call at 'call' with "recursion too deep" when the stack is
-   nearly exhausted (ev_stack_exhausted). */
-void flat_exec_check_stack(FlatExec *ex, Loc call);
-/* The evaluator's name of the primitive that combines by 'op' (ADD or
-   MUL) in a reduction or a scan: __reduce_add ...; NULL for other ops. */
-const char *flat_combine_prim(FlatOp op, bool scan);
-
-/* Runs operation s->op (an FS_OP statement: its loc, lifted, elem_type,
-   result_type, prim and site count) on the values 'args' and appends
-   its results' values to 'results' (FlatValue *): one, none for
-   ERROR/ERROR_ANY, two for SEG_RANGE, the components of the result for
-   HOST_PRIM.  (A caller that reuses one Vec allocates nothing there.) */
-void flat_exec_op(FlatExec *ex, const FlatStmt *s, FlatValue **args, int nargs, Vec *results);
-/* Element-wise 'op' (ADD ... COPY, not RAND) at 'loc' on all scalars or
-   on vectors of one length.  'prim', when not NULL, is the primitive
-   its errors name instead of the operation's own (the + of a reduction
-   is __reduce_add's). */
-FlatValue *flat_exec_elementwise(FlatExec *ex, FlatOp op, Loc loc, const char *prim, FlatValue **args,
-                                 int nargs);
-/* The same into 'result', a scalar or vector of the result's type and
-   length that the caller made (on its stack, for a scalar). */
-void flat_exec_elementwise_into(FlatExec *ex, FlatOp op, Loc loc, const char *prim, FlatValue **args, int nargs,
-                                FlatValue *result);
+/* The value of a constant atom (made anew). */
+RtValue *flat_exec_constant(const FlatAtom *a);
 
 /* What flat_exec_run_top needs from an interpreter. */
 typedef struct FlatTopHooks {
   void *ctx;
   /* Runs the statement's block and returns the components of its value
-     (*n of them); a run-time error longjmps out (ev_error). */
-  FlatValue **(*run)(void *ctx, int *n);
+     (*n of them); a run-time error longjmps out (rt_fail). */
+  RtValue **(*run)(void *ctx, int *n);
   /* After a run-time error stopped 'run' (the error line printed):
      forget the frames (may be NULL). */
   void (*stopped)(void *ctx);
   /* Global 'index' (of FlatTop.defines) belongs to NESL variable 'name'
      (NULL: a wildcard's) and, unless NULL, gets 'value'. */
-  void (*define)(void *ctx, int index, const char *name, FlatValue *value);
+  void (*define)(void *ctx, int index, const char *name, RtValue *value);
 } FlatTopHooks;
 
-/* Runs top-level statement 'top' and prints its transcript on 'out' as
-   the source evaluator does: `name = fn : ...` for a definition (not
-   the library's), `pattern = VALUE : TYPE`, `it = VALUE : TYPE`, or the
-   `error:` line; each on a fresh line after the program's own output. */
-void flat_exec_run_top(FlatExec *ex, FILE *out, FlatTop *top, const FlatTopHooks *hooks);
+/* Runs top-level statement 'top' and prints its transcript on the
+   runtime's output as the source evaluator does: `name = fn : ...` for a
+   definition (not the library's), `pattern = VALUE : TYPE`, `it = VALUE
+   : TYPE`, or the `error:` line; each on a fresh line after the
+   program's own output.  Returns false if a run-time error stopped it. */
+bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks);
+
+/* Makes the runtime allocate through the collector (the interpreters'
+   values are the collector's), once. */
+void flat_exec_use_gc(void);
 
 /* ---- flat_interp.c ---- */
 
@@ -352,11 +281,10 @@ typedef struct FlatStats {
 typedef struct FlatInterp FlatInterp;
 
 /* Runs the program's statements in order, printing the same transcript
-   as the source evaluator (eval.h) on 'out'.  'env' is the checked
-   program's environment (for the `name = fn : ...` lines and datatype
-   constructors when printing). */
-FlatInterp *flat_interp_new(FlatProgram *p, TypeEnv *env, FILE *out);
-void flat_interp_run_top(FlatInterp *in, FlatTop *top);
+   as the source evaluator on 'out' (the runtime's output from now on). */
+FlatInterp *flat_interp_new(FlatProgram *p, FILE *out);
+/* False when a run-time error stopped the statement. */
+bool flat_interp_run_top(FlatInterp *in, FlatTop *top);
 FlatStats flat_interp_stats(FlatInterp *in);
 
 #endif

@@ -231,7 +231,7 @@ static void structured_signature(Checker *c, const FlatStmt *s, FlatType *args, 
 }
 
 static void host_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
-  if (!s->prim || !prim_lookup(s->prim))
+  if (!s->prim || !(s->host != RT_HOST_COUNT && rt_host_lookup(s->prim) == s->host))
     fail(c, s->loc, "host: '%s' is not a primitive", s->prim ? s->prim : "(none)");
   need_elem_type(c, s, s->elem_type, "argument type");
   need_elem_type(c, s, s->result_type, "result type");

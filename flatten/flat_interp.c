@@ -13,7 +13,7 @@
  * number each variable gets once per function), and NESL recursion is C
  * recursion, stopped with a run-time error before the stack runs out.
  *
- * Errors go through the source evaluator's ev_error (flat_exec.c): each
+ * Errors go through the runtime's rt_fail (rt/error.c): each
  * frame works out, as it is pushed, the error context of the code it
  * runs (the library function the user's code entered, the innermost
  * user function and the outermost user call of the statement), so that
@@ -36,17 +36,16 @@ typedef struct FrameLayout {
    context of the errors raised in it. */
 typedef struct Frame {
   const FlatFunc *func;
-  FlatValue **slots;
+  RtValue **slots;
   struct Frame *parent;
-  FlatErrorContext context;
+  RtContext context;
 } Frame;
 
 struct FlatInterp {
   FlatProgram *p;
-  FlatExec *ex;
   FILE *out;
   FlatStats stats;
-  FlatValue **globals;        /* by variable id; NULL until defined */
+  RtValue **globals;        /* by variable id; NULL until defined */
   const char **global_names;  /* by variable id: the NESL variable a
                                  global is (part of), for messages */
   int *slot_of;               /* by variable id: its slot in its frame */
@@ -58,11 +57,11 @@ struct FlatInterp {
                                  variables whose last use it is */
   PtrMap block_done;          /* FlatBlock -> non-NULL once analysed */
   PtrMap params_done;         /* FlatFunc -> non-NULL once analysed */
-  Vec results;                /* FlatValue *: an operation's, reused */
+  Vec results;                /* RtValue *: an operation's, reused */
   int depth;
 };
 
-static FlatValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc);
+static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc);
 static void analyse_params(FlatInterp *in, const FlatFunc *f);
 
 static const char *func_source(const FlatFunc *f) { return f->source ? f->source : f->name; }
@@ -76,11 +75,11 @@ static void ensure_var_tables(FlatInterp *in, int id) {
   while (cap <= id || cap < in->p->next_var)
     cap *= 2;
   int *slots = xmalloc_atomic(sizeof(int) * (size_t)cap);
-  FlatValue **globals = xmalloc(sizeof(FlatValue *) * (size_t)cap);
+  RtValue **globals = xmalloc(sizeof(RtValue *) * (size_t)cap);
   const char **names = xmalloc(sizeof(char *) * (size_t)cap);
   if (in->var_cap) { /* (memcpy must not see the first tables' NULL) */
     memcpy(slots, in->slot_of, sizeof(int) * (size_t)in->var_cap);
-    memcpy(globals, in->globals, sizeof(FlatValue *) * (size_t)in->var_cap);
+    memcpy(globals, in->globals, sizeof(RtValue *) * (size_t)in->var_cap);
     memcpy(names, in->global_names, sizeof(char *) * (size_t)in->var_cap);
   }
   for (int i = in->var_cap; i < cap; i++)
@@ -131,9 +130,9 @@ static const char *var_name(const FlatVar *v) {
   return v->hint ? xprintf("%s_%d", v->hint, v->id) : xprintf("x%d", v->id);
 }
 
-static void bind(FlatInterp *in, const FlatVar *v, FlatValue *value) {
-  if (!flat_type_equal(v->type, value->type))
-    die("%s : %s gets a %s", var_name(v), flat_type_name(v->type), flat_type_name(value->type));
+static void bind(FlatInterp *in, const FlatVar *v, RtValue *value) {
+  if (!rt_type_equal(flat_rt_type(v->type), value->type))
+    die("%s : %s gets a %s", var_name(v), flat_type_name(v->type), rt_type_name(value->type));
   ensure_var_tables(in, v->id);
   if (v->global) {
     in->globals[v->id] = value;
@@ -145,44 +144,44 @@ static void bind(FlatInterp *in, const FlatVar *v, FlatValue *value) {
   in->frame->slots[slot] = value;
 }
 
-static FlatValue *atom_value(FlatInterp *in, const FlatAtom *a, Loc loc) {
+static RtValue *atom_value(FlatInterp *in, const FlatAtom *a, Loc loc) {
   switch (a->kind) {
   case FA_VAR: {
     const FlatVar *v = a->u.var;
     ensure_var_tables(in, v->id);
     if (v->global) {
-      FlatValue *g = in->globals[v->id];
+      RtValue *g = in->globals[v->id];
       if (!g) {
         const char *name = in->global_names[v->id] ? in->global_names[v->id] : v->hint ? v->hint : var_name(v);
-        flat_exec_fail_undefined(in->ex, loc, name);
+        rt_undefined_error(flat_rt_loc(loc), name);
       }
       return g;
     }
     int slot = in->slot_of[v->id];
-    FlatValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
+    RtValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
     if (!x)
       die("%s is used before it is bound", var_name(v));
     return x;
   }
   case FA_INT:
-    return flat_value_int(a->u.i);
+    return rt_int(a->u.i);
   case FA_FLOAT:
-    return flat_value_float(a->u.f);
+    return rt_float(a->u.f);
   case FA_BOOL:
-    return flat_value_bool(a->u.b);
+    return rt_bool(a->u.b);
   case FA_CHAR:
-    return flat_value_char(a->u.c);
+    return rt_char(a->u.c);
   }
   die("atom kind %d", (int)a->kind);
 }
 /* ---- operations ---- */
 
-static void count_elements(FlatInterp *in, FlatValue *v) {
-  if (v->type.kind == FT_VEC)
+static void count_elements(FlatInterp *in, RtValue *v) {
+  if (v->type.kind == RT_VEC)
     in->stats.elements += (uint64_t)v->len;
 }
 
-static void bind_results(FlatInterp *in, const FlatStmt *s, FlatValue **values, int n) {
+static void bind_results(FlatInterp *in, const FlatStmt *s, RtValue **values, int n) {
   if (n != s->results.len)
     die("%s gives %d values for %d results", s->kind == FS_OP ? flat_op_name(s->op) : "a statement", n,
         s->results.len);
@@ -192,14 +191,14 @@ static void bind_results(FlatInterp *in, const FlatStmt *s, FlatValue **values, 
 
 static void run_op(FlatInterp *in, const FlatStmt *s) {
   int n = s->args.len;
-  FlatValue **a = xmalloc(sizeof(FlatValue *) * (size_t)(n + 1));
+  RtValue **a = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
     a[i] = atom_value(in, s->args.data[i], s->loc);
   in->stats.ops++;
   Vec *results = &in->results;
   results->len = 0;
-  flat_exec_op(in->ex, s, a, n, results);
-  bind_results(in, s, (FlatValue **)results->data, results->len);
+  flat_exec_op(s, a, n, results);
+  bind_results(in, s, (RtValue **)results->data, results->len);
   for (int i = 0; i < results->len; i++)
     count_elements(in, results->data[i]);
 }
@@ -220,26 +219,26 @@ static void run_call(FlatInterp *in, const FlatStmt *s) {
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   FrameLayout *layout = frame_layout(in, f, &f->params, f->body);
   analyse_params(in, f);
-  FlatValue **slots = xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
+  RtValue **slots = xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
   for (int i = 0; i < s->args.len; i++) {
     const FlatVar *param = f->params.data[i];
-    FlatValue *v = atom_value(in, s->args.data[i], s->loc);
-    if (!flat_type_equal(param->type, v->type))
-      die("call of %s: parameter %s gets a %s", f->name, var_name(param), flat_type_name(v->type));
+    RtValue *v = atom_value(in, s->args.data[i], s->loc);
+    if (!rt_type_equal(flat_rt_type(param->type), v->type))
+      die("call of %s: parameter %s gets a %s", f->name, var_name(param), rt_type_name(v->type));
     slots[in->slot_of[param->id]] = v;
   }
-  flat_exec_check_stack(in->ex, s->loc);
+  rt_check_stack(flat_rt_loc(s->loc));
   in->stats.host_calls++;
   Frame *parent = in->frame;
   Frame frame = {f, slots, parent, flat_call_context(&parent->context, func_source(f), f->library, s->loc)};
   in->frame = &frame;
-  flat_exec_set_context(in->ex, &frame.context);
+  rt_set_context(&frame.context);
   if (++in->depth > in->stats.max_depth)
     in->stats.max_depth = in->depth;
-  FlatValue **results = run_block(in, f->body, f->loc);
+  RtValue **results = run_block(in, f->body, f->loc);
   in->depth--;
   in->frame = parent;
-  flat_exec_set_context(in->ex, &parent->context);
+  rt_set_context(&parent->context);
   bind_results(in, s, results, f->body->results.len);
 }
 
@@ -252,21 +251,21 @@ static void run_stmt(FlatInterp *in, const FlatStmt *s) {
     run_call(in, s);
     return;
   case FS_IF: {
-    FlatValue *c = atom_value(in, s->args.data[0], s->loc);
-    if (!flat_type_equal(c->type, flat_scalar(FB_BOOL)))
-      die("if on a %s", flat_type_name(c->type));
+    RtValue *c = atom_value(in, s->args.data[0], s->loc);
+    if (!rt_type_equal(c->type, rt_scalar_type(RT_BOOL)))
+      die("if on a %s", rt_type_name(c->type));
     const FlatBlock *b = c->data.b[0] ? s->then : s->els;
     bind_results(in, s, run_block(in, b, s->loc), b->results.len);
     return;
   }
   case FS_TIME: {
     double start = now_seconds();
-    FlatValue **values = run_block(in, s->body, s->loc);
+    RtValue **values = run_block(in, s->body, s->loc);
     double seconds = now_seconds() - start;
     int n = s->body->results.len;
-    FlatValue **all = xmalloc(sizeof(FlatValue *) * (size_t)(n + 1));
-    memcpy(all, values, sizeof(FlatValue *) * (size_t)n);
-    all[n] = flat_value_float(seconds);
+    RtValue **all = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
+    memcpy(all, values, sizeof(RtValue *) * (size_t)n);
+    all[n] = rt_float(seconds);
     bind_results(in, s, all, n + 1);
     return;
   }
@@ -375,13 +374,13 @@ static void clear_dead(FlatInterp *in, const FlatStmt *s) {
 
 /* Runs 'b' in the current frame; returns its results' values.  'loc' is
    that of the statement, function or top-level statement that owns it. */
-static FlatValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc) {
+static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc) {
   analyse_block(in, b);
   for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
     clear_dead(in, b->stmts.data[i]);
   }
-  FlatValue **results = xmalloc(sizeof(FlatValue *) * (size_t)(b->results.len + 1));
+  RtValue **results = xmalloc(sizeof(RtValue *) * (size_t)(b->results.len + 1));
   for (int i = 0; i < b->results.len; i++)
     results[i] = atom_value(in, b->results.data[i], loc);
   return results;
@@ -389,11 +388,12 @@ static FlatValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc) {
 
 /* ---- the top level ---- */
 
-FlatInterp *flat_interp_new(FlatProgram *p, TypeEnv *env, FILE *out) {
+FlatInterp *flat_interp_new(FlatProgram *p, FILE *out) {
   FlatInterp *in = NEW(FlatInterp);
   in->p = p;
   in->out = out;
-  in->ex = flat_exec_new(ev_new(env, out));
+  flat_exec_use_gc();
+  rt_set_output(out);
   return in;
 }
 
@@ -401,18 +401,17 @@ FlatStats flat_interp_stats(FlatInterp *in) { return in->stats; }
 
 /* Runs the block of the statement running, on a frame of its own, and
    returns the components of its value. */
-static FlatValue **run_top_block(void *ctx, int *n) {
+static RtValue **run_top_block(void *ctx, int *n) {
   FlatInterp *in = ctx;
   FlatTop *top = in->top;
   if (!top->body)
     die("a top-level %s without a block", top->source->kind == TOP_BIND ? "binding" : "expression");
   FrameLayout *layout = frame_layout(in, top, NULL, top->body);
-  Frame frame = {NULL, xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1)), NULL,
-                 {NULL, no_loc, NULL, no_loc}};
+  Frame frame = {NULL, xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1)), NULL, {0}};
   in->frame = &frame;
   in->depth = 0;
-  flat_exec_set_context(in->ex, NULL);
-  FlatValue **results = run_block(in, top->body, top->source->loc);
+  rt_set_context(NULL);
+  RtValue **results = run_block(in, top->body, top->source->loc);
   in->frame = NULL;
   *n = top->body->results.len;
   return results;
@@ -426,7 +425,7 @@ static void top_stopped(void *ctx) {
 
 /* Global 'index' of the running statement's defines: its name, and its
    value unless NULL. */
-static void define_global(void *ctx, int index, const char *name, FlatValue *value) {
+static void define_global(void *ctx, int index, const char *name, RtValue *value) {
   FlatInterp *in = ctx;
   FlatVar *g = in->top->defines.data[index];
   ensure_var_tables(in, g->id);
@@ -434,14 +433,15 @@ static void define_global(void *ctx, int index, const char *name, FlatValue *val
     in->global_names[g->id] = name;
   if (!value)
     return;
-  if (!flat_type_equal(g->type, value->type))
-    die("global %s gets a %s", var_name(g), flat_type_name(value->type));
+  if (!rt_type_equal(flat_rt_type(g->type), value->type))
+    die("global %s gets a %s", var_name(g), rt_type_name(value->type));
   in->globals[g->id] = value;
 }
 
-void flat_interp_run_top(FlatInterp *in, FlatTop *top) {
+bool flat_interp_run_top(FlatInterp *in, FlatTop *top) {
   FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
   in->top = top;
-  flat_exec_run_top(in->ex, in->out, top, &hooks);
+  bool ok = flat_exec_run_top(top, &hooks);
   in->top = NULL;
+  return ok;
 }

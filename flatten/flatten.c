@@ -1134,6 +1134,7 @@ static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
     return t;
   t->type = mt->nesl_type;
   t->mono_type = mt->type;
+  t->layout = flat_rt_layout(fl->mp->env, mt->nesl_type);
   fl->block = t->body = NEW(FlatBlock);
   Ctx host = {false, NULL};
   Vals v = tr(fl, &host, NULL, mt->body);

@@ -188,6 +188,7 @@ typedef struct LcuSoac {
   LcuLibrary library; /* LIBRARY */
   Vec args;           /* LIBRARY: LcuVar * */
   Type *elem_type;    /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_type */
+  const RtLayout *layout; /* LIBRARY NAME, EQL, HASH: as FlatStmt.layout */
   bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
   int site;           /* LIBRARY RAND: as FlatStmt.site */
 } LcuSoac;
@@ -325,8 +326,11 @@ typedef struct LcuStats {
 
 typedef struct LcuInterp LcuInterp;
 
-LcuInterp *lcu_interp_new(LcuProgram *p, TypeEnv *env, FILE *out);
-void lcu_interp_run_top(LcuInterp *in, LcuTop *top);
+/* Runs the program's statements, printing on 'out' (the runtime's output
+   from now on) the transcript of the flat interpreter. */
+LcuInterp *lcu_interp_new(LcuProgram *p, FILE *out);
+/* False when a run-time error stopped the statement. */
+bool lcu_interp_run_top(LcuInterp *in, LcuTop *top);
 LcuStats lcu_interp_stats(LcuInterp *in);
 
 #endif

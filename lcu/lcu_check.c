@@ -974,7 +974,7 @@ static void check_host(Checker *c, const LcuStmt *s, const LcuType *a, int n, Ve
     return;
   }
   case FLAT_HOST_PRIM: {
-    if (!f->prim || !prim_lookup(f->prim))
+    if (!f->prim || !(f->host != RT_HOST_COUNT && rt_host_lookup(f->prim) == f->host))
       fail(c, s->loc, "host: '%s' is not a primitive", f->prim ? f->prim : "(none)");
     if (!f->elem_type || !f->result_type)
       fail(c, s->loc, "host %s without its argument and result types", f->prim);

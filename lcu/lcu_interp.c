@@ -7,7 +7,7 @@
  * (flatten/flat_exec.c): the element-wise operations with their errors,
  * the host statements, the library kernels and the top-level transcript.
  *
- * Values are the flat IR's FlatValue at both the CPU and the kernel
+ * Values are the flat IR's RtValue at both the CPU and the kernel
  * level: scalars, vectors of a base type, segment descriptors.  Values
  * are never changed in place, so that they are shared freely.
  *
@@ -95,17 +95,16 @@ typedef struct Layout {
 typedef struct Frame {
   const LcuFunc *func;
   const Layout *layout;
-  FlatValue **slots;
+  RtValue **slots;
   struct Frame *parent;
-  FlatErrorContext context;
+  RtContext context;
 } Frame;
 
 struct LcuInterp {
   LcuProgram *p;
-  FlatExec *ex;
   FILE *out;
   LcuStats stats;
-  FlatValue **globals;       /* by variable id; NULL until defined */
+  RtValue **globals;       /* by variable id; NULL until defined */
   const char **global_names; /* by variable id: the NESL variable a global
                                 is (part of), for messages */
   uint8_t *is_global;        /* by variable id */
@@ -113,29 +112,29 @@ struct LcuInterp {
   int globals_seen;          /* how many of p->globals are marked */
   PtrMap layouts;            /* LcuFunc, LcuTop, LcuKernel -> Layout */
   PtrMap constants;          /* FlatAtom (a constant's address) -> its
-                                FlatValue, made once */
+                                RtValue, made once */
   Frame *frame;
   LcuTop *top;               /* the statement running */
-  Vec results;               /* FlatValue *: a flat operation's, reused */
+  Vec results;               /* RtValue *: a flat operation's, reused */
   PtrMap dead_after;         /* LcuStmt -> Vec * of variables whose last use
                                 it is (see clear_dead) */
   PtrMap analysed;           /* LcuBlock, LcuFunc -> non-NULL when done */
 };
 
-static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
+static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
 static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params);
 
 /* Arrays of at most SMALL values live on the C stack (which the
    collector scans); longer ones are allocated. */
 enum { SMALL = 16 };
 
-static FlatValue **small_array(FlatValue **buf, int n) {
-  return n <= SMALL ? buf : xmalloc(sizeof(FlatValue *) * (size_t)(n + 1));
+static RtValue **small_array(RtValue **buf, int n) {
+  return n <= SMALL ? buf : xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
 }
 
 static const char *func_source(const LcuFunc *f) { return f->source ? f->source : f->name; }
 
-static const FlatErrorContext top_context = {NULL, {NULL, 0, 0}, NULL, {NULL, 0, 0}};
+static const RtContext top_context = {NULL, {NULL, 0, 0}, NULL, {NULL, 0, 0}};
 
 /* ---- variables ---- */
 
@@ -146,11 +145,11 @@ static void ensure_var_tables(LcuInterp *in, int id) {
   while (cap <= id || cap < in->p->next_var)
     cap *= 2;
   uint8_t *is_global = xmalloc_atomic((size_t)cap);
-  FlatValue **globals = xmalloc(sizeof(FlatValue *) * (size_t)cap);
+  RtValue **globals = xmalloc(sizeof(RtValue *) * (size_t)cap);
   const char **names = xmalloc(sizeof(char *) * (size_t)cap);
   if (in->var_cap) { /* (memcpy must not see the first tables' NULL) */
     memcpy(is_global, in->is_global, (size_t)in->var_cap);
-    memcpy(globals, in->globals, sizeof(FlatValue *) * (size_t)in->var_cap);
+    memcpy(globals, in->globals, sizeof(RtValue *) * (size_t)in->var_cap);
     memcpy(names, in->global_names, sizeof(char *) * (size_t)in->var_cap);
   }
   for (int i = in->var_cap; i < cap; i++)
@@ -263,32 +262,32 @@ static Layout *kernel_layout(LcuInterp *in, const LcuKernel *k) {
   return *slot;
 }
 
-static FlatTypeKind kind_of(LcuTypeKind k) {
+static RtKind kind_of(LcuTypeKind k) {
   switch (k) {
   case LT_SCALAR:
-    return FT_SCALAR;
+    return RT_SCALAR;
   case LT_VEC:
-    return FT_VEC;
+    return RT_VEC;
   case LT_SEGDES:
-    return FT_SEGDES;
+    return RT_SEGDES;
   }
   die("λcu type kind %d", (int)k);
 }
 
-static bool type_fits(LcuType t, const FlatValue *v) {
-  return kind_of(t.kind) == v->type.kind && (t.kind == LT_SEGDES || t.base == v->type.base);
+static bool type_fits(LcuType t, const RtValue *v) {
+  return kind_of(t.kind) == v->type.kind && (t.kind == LT_SEGDES || flat_rt_base(t.base) == v->type.base);
 }
 
-static const char *type_name(LcuType t) { return flat_type_name((FlatType){kind_of(t.kind), t.base}); }
+static const char *type_name(LcuType t) { return rt_type_name((RtType){kind_of(t.kind), flat_rt_base(t.base)}); }
 
-static void check_fits(const LcuVar *v, const FlatValue *value) {
+static void check_fits(const LcuVar *v, const RtValue *value) {
   if (!type_fits(v->type, value))
-    die("%s : %s gets a %s", v->name, type_name(v->type), flat_type_name(value->type));
+    die("%s : %s gets a %s", v->name, type_name(v->type), rt_type_name(value->type));
 }
 
 /* Binds 'v' (of the function or top-level block running, or a global)
    to 'value'. */
-static void bind(LcuInterp *in, const LcuVar *v, FlatValue *value) {
+static void bind(LcuInterp *in, const LcuVar *v, RtValue *value) {
   check_fits(v, value);
   ensure_var_tables(in, v->id);
   if (in->is_global[v->id]) {
@@ -301,23 +300,23 @@ static void bind(LcuInterp *in, const LcuVar *v, FlatValue *value) {
   in->frame->slots[slot] = value;
 }
 
-static void bind_all(LcuInterp *in, const Vec *vars, FlatValue **values, int n, const char *what) {
+static void bind_all(LcuInterp *in, const Vec *vars, RtValue **values, int n, const char *what) {
   if (n != vars->len)
     die("%s gives %d values for %d results", what, n, vars->len);
   for (int i = 0; i < n; i++)
     bind(in, vars->data[i], values[i]);
 }
 
-static FlatValue *constant_value(const FlatAtom *c) {
+static RtValue *constant_value(const FlatAtom *c) {
   switch (c->kind) {
   case FA_INT:
-    return flat_value_int(c->u.i);
+    return rt_int(c->u.i);
   case FA_FLOAT:
-    return flat_value_float(c->u.f);
+    return rt_float(c->u.f);
   case FA_BOOL:
-    return flat_value_bool(c->u.b);
+    return rt_bool(c->u.b);
   case FA_CHAR:
-    return flat_value_char(c->u.c);
+    return rt_char(c->u.c);
   case FA_VAR:
     break;
   }
@@ -326,7 +325,7 @@ static FlatValue *constant_value(const FlatAtom *c) {
 
 /* The value of constant 'c', made the first time (values are never
    changed in place, so that one can be shared). */
-static FlatValue *constant(LcuInterp *in, const FlatAtom *c) {
+static RtValue *constant(LcuInterp *in, const FlatAtom *c) {
   void **slot = ptrmap_slot(&in->constants, c, true);
   if (!*slot)
     *slot = constant_value(c);
@@ -335,19 +334,19 @@ static FlatValue *constant(LcuInterp *in, const FlatAtom *c) {
 
 /* The value of CPU-level atom 'a'; 'loc' is where a failed global's
    error is reported. */
-static FlatValue *atom_value(LcuInterp *in, const LcuAtom *a, Loc loc) {
+static RtValue *atom_value(LcuInterp *in, const LcuAtom *a, Loc loc) {
   if (!a->var)
     return constant(in, &a->constant);
   const LcuVar *v = a->var;
   ensure_var_tables(in, v->id);
   if (in->is_global[v->id]) {
-    FlatValue *g = in->globals[v->id];
+    RtValue *g = in->globals[v->id];
     if (!g)
-      flat_exec_fail_undefined(in->ex, loc, in->global_names[v->id] ? in->global_names[v->id] : v->name);
+      rt_undefined_error(flat_rt_loc(loc), in->global_names[v->id] ? in->global_names[v->id] : v->name);
     return g;
   }
   int slot = in->frame ? slot_in(in->frame->layout, v) : -1;
-  FlatValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
+  RtValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
   if (!x)
     die("%s is used before it is bound", v->name);
   return x;
@@ -355,8 +354,8 @@ static FlatValue *atom_value(LcuInterp *in, const LcuAtom *a, Loc loc) {
 
 /* The values of 'atoms', in 'buf' if they fit (see SMALL), else in a
    new array; NULL 'buf': always a new array. */
-static FlatValue **atom_values(LcuInterp *in, const Vec *atoms, Loc loc, FlatValue **buf) {
-  FlatValue **values = buf ? small_array(buf, atoms->len) : xmalloc(sizeof(FlatValue *) * (size_t)(atoms->len + 1));
+static RtValue **atom_values(LcuInterp *in, const Vec *atoms, Loc loc, RtValue **buf) {
+  RtValue **values = buf ? small_array(buf, atoms->len) : xmalloc(sizeof(RtValue *) * (size_t)(atoms->len + 1));
   for (int i = 0; i < atoms->len; i++)
     values[i] = atom_value(in, atoms->data[i], loc);
   return values;
@@ -394,13 +393,13 @@ static inline void copy_elem(void *to, const void *from, size_t size) {
   }
 }
 
-static FlatValue *new_vec(FlatBase b, int64_t n) { return flat_value_new(flat_vec(b), n); }
+static RtValue *new_vec(FlatBase b, int64_t n) { return rt_value_new(rt_vec_type(flat_rt_base(b)), n); }
 
-static char *elem_at(const FlatValue *v, int64_t k) { return (char *)v->data.any + (size_t)k * base_size(v->type.base); }
+static char *elem_at(const RtValue *v, int64_t k) { return (char *)v->data.any + (size_t)k * base_size(v->type.base); }
 
 /* 'n' copies of the element of base 'b' at 'elem' */
-static FlatValue *fill(FlatBase b, const void *elem, int64_t n) {
-  FlatValue *r = new_vec(b, n);
+static RtValue *fill(FlatBase b, const void *elem, int64_t n) {
+  RtValue *r = new_vec(b, n);
   size_t size = base_size(b);
   for (int64_t k = 0; k < n; k++)
     copy_elem((char *)r->data.any + (size_t)k * size, elem, size);
@@ -408,11 +407,11 @@ static FlatValue *fill(FlatBase b, const void *elem, int64_t n) {
 }
 
 /* 'n' copies of scalar 'x' */
-static FlatValue *broadcast(const FlatValue *x, int64_t n) { return fill(x->type.base, x->data.any, n); }
+static RtValue *broadcast(const RtValue *x, int64_t n) { return fill(x->type.base, x->data.any, n); }
 
 /* v[sel[0]], ..., v[sel[n-1]] */
-static FlatValue *select_lanes(const FlatValue *v, const int64_t *sel, int64_t n) {
-  FlatValue *r = new_vec(v->type.base, n);
+static RtValue *select_lanes(const RtValue *v, const int64_t *sel, int64_t n) {
+  RtValue *r = new_vec(v->type.base, n);
   size_t size = base_size(v->type.base);
   for (int64_t k = 0; k < n; k++)
     copy_elem((char *)r->data.any + (size_t)k * size, elem_at(v, sel[k]), size);
@@ -420,15 +419,15 @@ static FlatValue *select_lanes(const FlatValue *v, const int64_t *sel, int64_t n
 }
 
 /* Element 'k' of vector 'v' as a scalar. */
-static FlatValue *scalar_at(const FlatValue *v, int64_t k) {
-  FlatValue *r = flat_value_new(flat_scalar(v->type.base), 1);
+static RtValue *scalar_at(const RtValue *v, int64_t k) {
+  RtValue *r = rt_value_new(rt_scalar_type(v->type.base), 1);
   copy_elem(r->data.any, elem_at(v, k), base_size(v->type.base));
   return r;
 }
 
 /* The elements of 'v' whose flag is set (flags[k] == want). */
-static FlatValue *pack(const FlatValue *v, const FlatValue *flags, bool want, int64_t count) {
-  FlatValue *r = new_vec(v->type.base, count);
+static RtValue *pack(const RtValue *v, const RtValue *flags, bool want, int64_t count) {
+  RtValue *r = new_vec(v->type.base, count);
   size_t size = base_size(v->type.base);
   int64_t at = 0;
   for (int64_t k = 0; k < v->len; k++)
@@ -449,7 +448,7 @@ static FlatValue *pack(const FlatValue *v, const FlatValue *flags, bool want, in
 
 typedef struct Local {
   const LcuVar *var;
-  FlatValue *value;   /* an n-vector, or NULL for an index not yet made */
+  RtValue *value;   /* an n-vector, or NULL for an index not yet made */
   bool index;         /* lane j holds base + j */
   int64_t base;
   struct Local *next;
@@ -461,23 +460,23 @@ typedef struct Kernel {
   const LcuSoac *soac;
   Loc loc;                 /* the run's: where errors are reported */
   const Layout *layout;    /* the kernel's */
-  FlatValue **slots;       /* the kernel's frame */
+  RtValue **slots;       /* the kernel's frame */
   const LcuThunk *thunk;   /* the thunk running */
   const char *(*prim)(FlatOp op, bool scan); /* the operator of a REDUCE
                               or SCAN: the primitive its errors name */
   bool scan;
 } Kernel;
 
-static FlatValue *kernel_var(Kernel *k, const LcuVar *v) {
+static RtValue *kernel_var(Kernel *k, const LcuVar *v) {
   int slot = slot_in(k->layout, v);
-  FlatValue *x = slot >= 0 ? k->slots[slot] : NULL;
+  RtValue *x = slot >= 0 ? k->slots[slot] : NULL;
   if (!x)
     die("kernel variable %s is used before it is bound", v->name);
   return x;
 }
 
 /* The value of `using` variable 'v' of the running thunk. */
-static FlatValue *using_var(Kernel *k, const LcuVar *v) {
+static RtValue *using_var(Kernel *k, const LcuVar *v) {
   const Vec *using = &k->thunk->using;
   for (int i = 0; i < using->len; i++)
     if (using->data[i] == v)
@@ -486,9 +485,9 @@ static FlatValue *using_var(Kernel *k, const LcuVar *v) {
 }
 
 /* The values of 'l' on its n lanes. */
-static FlatValue *local_value(Local *l, int64_t n) {
+static RtValue *local_value(Local *l, int64_t n) {
   if (!l->value) {
-    FlatValue *r = new_vec(FB_INT, n);
+    RtValue *r = new_vec(FB_INT, n);
     for (int64_t j = 0; j < n; j++)
       r->data.i[j] = (int32_t)(l->base + j);
     l->value = r;
@@ -503,7 +502,7 @@ static Local *lookup(Local *env, const LcuVar *v) {
   return NULL;
 }
 
-static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n);
+static RtValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n);
 
 /* A subset of the lanes: 'n' of them, the lanes idx[0..n) (increasing)
    or, with 'idx' NULL, the range first .. first+n-1. */
@@ -514,9 +513,9 @@ typedef struct Sel {
 } Sel;
 
 /* The lanes 'sel' of vector 'v'. */
-static FlatValue *sel_values(const FlatValue *v, const Sel *sel) {
+static RtValue *sel_values(const RtValue *v, const Sel *sel) {
   if (!sel->idx) {
-    FlatValue *r = new_vec(v->type.base, sel->n);
+    RtValue *r = new_vec(v->type.base, sel->n);
     memcpy(r->data.any, elem_at(v, sel->first), base_size(v->type.base) * (size_t)sel->n);
     return r;
   }
@@ -542,7 +541,7 @@ static Local *restrict_env(Local *env, const Sel *sel, int64_t n) {
 }
 
 /* Writes 'part' (sel->n values) into the lanes 'sel' of 'r'. */
-static void sel_merge(FlatValue *r, const Sel *sel, const FlatValue *part) {
+static void sel_merge(RtValue *r, const Sel *sel, const RtValue *part) {
   size_t size = base_size(r->type.base);
   if (!sel->idx) {
     memcpy(elem_at(r, sel->first), part->data.any, size * (size_t)sel->n);
@@ -556,8 +555,8 @@ static void sel_merge(FlatValue *r, const Sel *sel, const FlatValue *part) {
    that take one branch come first (as in an append's pull), both sets
    are ranges, and neither the index nor the vectors sliced with it are
    copied lane by lane. */
-static FlatValue *eval_if(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
-  FlatValue *c = eval(k, e->args[0], env, n);
+static RtValue *eval_if(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+  RtValue *c = eval(k, e->args[0], env, n);
   int64_t yes = 0, changes = 0;
   for (int64_t j = 0; j < n; j++) {
     yes += c->data.b[j] != 0;
@@ -585,12 +584,12 @@ static FlatValue *eval_if(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     sel_yes.idx = iy;
     sel_no.idx = in_;
   }
-  FlatValue *then = eval(k, e->args[1], restrict_env(env, &sel_yes, n), yes);
-  FlatValue *els = eval(k, e->args[2], restrict_env(env, &sel_no, n), n - yes);
+  RtValue *then = eval(k, e->args[1], restrict_env(env, &sel_yes, n), yes);
+  RtValue *els = eval(k, e->args[2], restrict_env(env, &sel_no, n), n - yes);
   if (then->type.base != e->type || els->type.base != e->type)
-    die("if: branches of types %s and %s for %s", flat_type_name(then->type), flat_type_name(els->type),
-        flat_type_name(flat_scalar(e->type)));
-  FlatValue *r = new_vec(e->type, n);
+    die("if: branches of types %s and %s for %s", rt_type_name(then->type), rt_type_name(els->type),
+        rt_type_name(rt_scalar_type((RtBase)e->type)));
+  RtValue *r = new_vec(e->type, n);
   sel_merge(r, &sel_yes, then);
   sel_merge(r, &sel_no, els);
   return r;
@@ -606,7 +605,7 @@ static bool invariant_int(Kernel *k, const LcuExp *e, Local *env, int64_t *value
     *value = e->constant.u.i;
     return true;
   case LE_LENGTH: {
-    FlatValue *x = using_var(k, e->var);
+    RtValue *x = using_var(k, e->var);
     if (x->type.kind != FT_VEC)
       return false;
     *value = x->len;
@@ -615,8 +614,8 @@ static bool invariant_int(Kernel *k, const LcuExp *e, Local *env, int64_t *value
   case LE_VAR: {
     if (lookup(env, e->var))
       return false;
-    FlatValue *x = using_var(k, e->var);
-    if (!flat_type_equal(x->type, flat_scalar(FB_INT)))
+    RtValue *x = using_var(k, e->var);
+    if (!rt_type_equal(x->type, rt_scalar_type(RT_INT)))
       return false;
     *value = x->data.i[0];
     return true;
@@ -654,42 +653,42 @@ static bool affine_index(Kernel *k, const LcuExp *e, Local *env, int64_t *base) 
 /* x[i] for each lane: an index out of range is the flat GATHER's (or
    ELT's, under ONCE) error.  Lanes that read a slice of x read x itself
    (all of it) or one copy of the slice. */
-static FlatValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
-  FlatValue *v = using_var(k, e->var);
+static RtValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+  RtValue *v = using_var(k, e->var);
   if (v->type.kind != FT_VEC)
-    die("%s[...] on a %s", e->var->name, flat_type_name(v->type));
+    die("%s[...] on a %s", e->var->name, rt_type_name(v->type));
   size_t size = base_size(v->type.base);
   int64_t base;
   if (affine_index(k, e->args[0], env, &base) && base >= 0 && base + n <= v->len) {
     if (base == 0 && n == v->len)
       return v;
-    FlatValue *r = new_vec(v->type.base, n);
+    RtValue *r = new_vec(v->type.base, n);
     memcpy(r->data.any, elem_at(v, base), size * (size_t)n);
     return r;
   }
-  FlatValue *idx = eval(k, e->args[0], env, n);
+  RtValue *idx = eval(k, e->args[0], env, n);
   if (idx->type.base != FB_INT)
-    die("%s[...] with a %s index", e->var->name, flat_type_name(idx->type));
-  FlatValue *r = new_vec(v->type.base, n);
+    die("%s[...] with a %s index", e->var->name, rt_type_name(idx->type));
+  RtValue *r = new_vec(v->type.base, n);
   for (int64_t j = 0; j < n; j++) {
     int32_t i = idx->data.i[j];
     if (i < 0 || i >= v->len)
-      flat_exec_index_error(k->in->ex, k->loc, k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER, i, v->len);
+      rt_index_error(flat_rt_loc(k->loc), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER, i, v->len);
     copy_elem((char *)r->data.any + (size_t)j * size, elem_at(v, i), size);
   }
   return r;
 }
 
 /* Expression 'e' on n lanes, its parameters and lets in 'env'. */
-static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+static RtValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   switch (e->kind) {
   case LE_VAR: {
     Local *l = lookup(env, e->var);
     if (l)
       return local_value(l, n);
-    FlatValue *x = using_var(k, e->var);
+    RtValue *x = using_var(k, e->var);
     if (x->type.kind != FT_SCALAR)
-      die("thunk variable %s is a %s", e->var->name, flat_type_name(x->type));
+      die("thunk variable %s is a %s", e->var->name, rt_type_name(x->type));
     return broadcast(x, n);
   }
   case LE_CONST:
@@ -697,20 +696,20 @@ static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   case LE_INDEX:
     return eval_index(k, e, env, n);
   case LE_LENGTH: {
-    FlatValue *x = using_var(k, e->var);
+    RtValue *x = using_var(k, e->var);
     if (x->type.kind != FT_VEC)
-      die("#%s on a %s", e->var->name, flat_type_name(x->type));
+      die("#%s on a %s", e->var->name, rt_type_name(x->type));
     int32_t len = (int32_t)x->len;
     return fill(FB_INT, &len, n);
   }
   case LE_OP: {
     if (e->nargs < 1 || e->nargs > 3)
       die("%s with %d operands in a thunk", flat_op_name(e->op), e->nargs);
-    FlatValue *args[3];
+    RtValue *args[3];
     for (int i = 0; i < e->nargs; i++)
       args[i] = eval(k, e->args[i], env, n);
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
-    return flat_exec_elementwise(k->in->ex, e->op, k->loc, prim, args, e->nargs);
+    return rt_elementwise(flat_rt_op(e->op), flat_rt_loc(k->loc), prim, args, e->nargs);
   }
   case LE_IF:
     return eval_if(k, e, env, n);
@@ -725,7 +724,7 @@ static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
 /* Thunk 't' on n lanes: 'args' holds one n-vector per parameter, NULL
    for the index (lane j holds j); 'values' gets one n-vector per
    expression of its body. */
-static void run_thunk(Kernel *k, const LcuThunk *t, FlatValue **args, int nargs, int64_t n, FlatValue **values) {
+static void run_thunk(Kernel *k, const LcuThunk *t, RtValue **args, int nargs, int64_t n, RtValue **values) {
   if (!t)
     die("%s without a thunk it needs", lcu_soac_name(k->soac->kind));
   if (t->params.len != nargs)
@@ -735,11 +734,11 @@ static void run_thunk(Kernel *k, const LcuThunk *t, FlatValue **args, int nargs,
   Local *locals = nargs <= SMALL ? buf : xmalloc(sizeof(Local) * (size_t)nargs);
   for (int i = 0; i < nargs; i++) {
     const LcuVar *p = t->params.data[i];
-    FlatValue *a = args[i];
+    RtValue *a = args[i];
     if (p->type.kind != LT_SCALAR || (a ? a->type.kind != FT_VEC || a->type.base != p->type.base || a->len != n
                                         : p->type.base != FB_INT))
       die("thunk parameter %s : %s gets a %s of %lld", p->name, type_name(p->type),
-          a ? flat_type_name(a->type) : "index", a ? (long long)a->len : (long long)n);
+          a ? rt_type_name(a->type) : "index", a ? (long long)a->len : (long long)n);
     locals[i] = (Local){p, a, !a, 0, env};
     env = &locals[i];
   }
@@ -749,32 +748,32 @@ static void run_thunk(Kernel *k, const LcuThunk *t, FlatValue **args, int nargs,
     const LcuExp *e = t->body.data[i];
     values[i] = eval(k, e, env, n);
     if (values[i]->type.base != e->type)
-      die("a thunk expression of type %s gives a %s", flat_type_name(flat_scalar(e->type)),
-          flat_type_name(values[i]->type));
+      die("a thunk expression of type %s gives a %s", rt_type_name(rt_scalar_type((RtBase)e->type)),
+          rt_type_name(values[i]->type));
   }
   k->thunk = saved;
 }
 
 /* A thunk on the indices 0 .. n-1 (its one parameter; a pull thunk may
    have none) into 'values'. */
-static void on_indices(Kernel *k, const LcuThunk *t, int64_t n, FlatValue **values) {
+static void on_indices(Kernel *k, const LcuThunk *t, int64_t n, RtValue **values) {
   if (!t)
     die("%s without a thunk it needs", lcu_soac_name(k->soac->kind));
-  FlatValue *index = NULL;
+  RtValue *index = NULL;
   run_thunk(k, t, &index, t->params.len == 0 && t == k->soac->pull ? 0 : 1, n, values);
 }
 
-static void pull(Kernel *k, int64_t n, FlatValue **values) { on_indices(k, k->soac->pull, n, values); }
+static void pull(Kernel *k, int64_t n, RtValue **values) { on_indices(k, k->soac->pull, n, values); }
 
 /* The predicate of FILTER or PARTITION on the k pulled n-vectors. */
-static FlatValue *predicate(Kernel *k, FlatValue **values, int nvalues, int64_t n) {
+static RtValue *predicate(Kernel *k, RtValue **values, int nvalues, int64_t n) {
   const LcuThunk *t = k->soac->second;
   if (!t || t->body.len != 1)
     die("%s without a predicate of one result", lcu_soac_name(k->soac->kind));
-  FlatValue *r;
+  RtValue *r;
   run_thunk(k, t, values, nvalues, n, &r);
   if (r->type.base != FB_BOOL)
-    die("a predicate of type %s", flat_type_name(r->type));
+    die("a predicate of type %s", rt_type_name(r->type));
   return r;
 }
 
@@ -785,26 +784,26 @@ static FlatValue *predicate(Kernel *k, FlatValue **values, int nvalues, int64_t 
 
 typedef struct One {
   const LcuVar *var;
-  FlatValue *value; /* a scalar */
+  RtValue *value; /* a scalar */
   struct One *next;
 } One;
 
 /* Makes '*v' a scalar of base 'b' (its data is its own 'scalar'). */
-static void scalar_init(FlatValue *v, FlatBase b) {
-  v->type = flat_scalar(b);
+static void scalar_init(RtValue *v, FlatBase b) {
+  v->type = rt_scalar_type(flat_rt_base(b));
   v->len = 1;
   v->data.any = &v->scalar;
   v->lengths = v->offsets = NULL;
 }
 
-static void scalar_copy(FlatValue *to, const FlatValue *from) {
+static void scalar_copy(RtValue *to, const RtValue *from) {
   if (from->type.kind != FT_SCALAR || from->type.base != to->type.base)
-    die("a %s where a %s is wanted", flat_type_name(from->type), flat_type_name(to->type));
+    die("a %s where a %s is wanted", rt_type_name(from->type), rt_type_name(to->type));
   copy_elem(to->data.any, from->data.any, base_size(to->type.base));
 }
 
-/* Expression 'e' on one lane into '*out' (a FlatValue the caller owns). */
-static void eval1(Kernel *k, const LcuExp *e, One *env, FlatValue *out) {
+/* Expression 'e' on one lane into '*out' (a RtValue the caller owns). */
+static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
   scalar_init(out, e->type);
   switch (e->kind) {
   case LE_VAR: {
@@ -839,51 +838,51 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, FlatValue *out) {
     return;
   }
   case LE_INDEX: {
-    FlatValue *v = using_var(k, e->var);
+    RtValue *v = using_var(k, e->var);
     if (v->type.kind != FT_VEC || v->type.base != e->type)
-      die("%s[...] on a %s", e->var->name, flat_type_name(v->type));
-    FlatValue i;
+      die("%s[...] on a %s", e->var->name, rt_type_name(v->type));
+    RtValue i;
     eval1(k, e->args[0], env, &i);
     if (i.type.base != FB_INT)
-      die("%s[...] with a %s index", e->var->name, flat_type_name(i.type));
+      die("%s[...] with a %s index", e->var->name, rt_type_name(i.type));
     if (i.scalar.i < 0 || i.scalar.i >= v->len)
-      flat_exec_index_error(k->in->ex, k->loc, k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER,
+      rt_index_error(flat_rt_loc(k->loc), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
                             i.scalar.i, v->len);
     copy_elem(out->data.any, elem_at(v, i.scalar.i), base_size(v->type.base));
     return;
   }
   case LE_LENGTH: {
-    FlatValue *v = using_var(k, e->var);
+    RtValue *v = using_var(k, e->var);
     if (v->type.kind != FT_VEC)
-      die("#%s on a %s", e->var->name, flat_type_name(v->type));
+      die("#%s on a %s", e->var->name, rt_type_name(v->type));
     out->scalar.i = (int32_t)v->len;
     return;
   }
   case LE_OP: {
     if (e->nargs < 1 || e->nargs > 3)
       die("%s with %d operands in a thunk", flat_op_name(e->op), e->nargs);
-    FlatValue a[3];
-    FlatValue *args[3];
+    RtValue a[3];
+    RtValue *args[3];
     for (int i = 0; i < e->nargs; i++) {
       eval1(k, e->args[i], env, &a[i]);
       args[i] = &a[i];
     }
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
-    flat_exec_elementwise_into(k->in->ex, e->op, k->loc, prim, args, e->nargs, out);
+    rt_elementwise_into(flat_rt_op(e->op), flat_rt_loc(k->loc), prim, args, e->nargs, out);
     return;
   }
   case LE_IF: {
-    FlatValue c;
+    RtValue c;
     eval1(k, e->args[0], env, &c);
     if (c.type.base != FB_BOOL)
-      die("if on a %s", flat_type_name(c.type));
+      die("if on a %s", rt_type_name(c.type));
     eval1(k, e->args[c.scalar.b ? 1 : 2], env, out);
     if (out->type.base != e->type)
       die("if: a branch of another type than the if");
     return;
   }
   case LE_LET: {
-    FlatValue v;
+    RtValue v;
     eval1(k, e->args[0], env, &v);
     One bound = {e->var, &v, env};
     eval1(k, e->args[1], &bound, out);
@@ -908,12 +907,12 @@ static int64_t soac_size(Kernel *k) {
   const LcuSize *s = &k->soac->size;
   int64_t n;
   if (s->var) {
-    FlatValue *v = kernel_var(k, s->var);
-    if (!flat_type_equal(v->type, flat_scalar(FB_INT)))
-      die("a SOAC size of type %s", flat_type_name(v->type));
+    RtValue *v = kernel_var(k, s->var);
+    if (!rt_type_equal(v->type, rt_scalar_type(RT_INT)))
+      die("a SOAC size of type %s", rt_type_name(v->type));
     n = v->data.i[0];
   } else if (s->length) {
-    FlatValue *v = kernel_var(k, s->length);
+    RtValue *v = kernel_var(k, s->length);
     if (v->type.kind == FT_SCALAR)
       die("#%s on a scalar", s->length->name);
     n = v->len;
@@ -921,42 +920,42 @@ static int64_t soac_size(Kernel *k) {
     n = s->value;
   }
   if (n < 0)
-    flat_exec_fail(k->in->ex, k->loc, "dist", "dist: negative length %lld", (long long)n);
+    rt_fail(flat_rt_loc(k->loc), "dist", "dist: negative length %lld", (long long)n);
   return n;
 }
 
-static FlatValue *soac_segdes(Kernel *k) {
+static RtValue *soac_segdes(Kernel *k) {
   if (!k->soac->segdes)
     die("%s without a segment descriptor", lcu_soac_name(k->soac->kind));
-  FlatValue *d = kernel_var(k, k->soac->segdes);
+  RtValue *d = kernel_var(k, k->soac->segdes);
   if (d->type.kind != FT_SEGDES)
-    die("%s over a %s", lcu_soac_name(k->soac->kind), flat_type_name(d->type));
+    die("%s over a %s", lcu_soac_name(k->soac->kind), rt_type_name(d->type));
   return d;
 }
 
 /* PERMUTE and SEG_PERMUTE: Y[place(i)] = A(i) in order, Y a copy of
    'into' or fresh (zeroed) vectors of 'len'; 'off' (SEG_PERMUTE) gives
    the segments, within which the index thunk's places are local. */
-static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int64_t len, FlatValue **y) {
+static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int64_t len, RtValue **y) {
   const LcuSoac *s = k->soac;
   int nv = nvalues_of(k, s->pull);
-  FlatValue *xbuf[SMALL];
-  FlatValue **x = small_array(xbuf, nv);
+  RtValue *xbuf[SMALL];
+  RtValue **x = small_array(xbuf, nv);
   pull(k, n, x);
   if (!s->second || s->second->body.len != 1)
     die("%s without an index thunk of one result", lcu_soac_name(s->kind));
-  FlatValue *place[1];
+  RtValue *place[1];
   on_indices(k, s->second, n, place);
   if (place[0]->type.base != FB_INT)
-    die("a PERMUTE index thunk of type %s", flat_type_name(place[0]->type));
+    die("a PERMUTE index thunk of type %s", rt_type_name(place[0]->type));
   for (int v = 0; v < nv; v++) {
     y[v] = new_vec(x[v]->type.base, len);
     memset(y[v]->data.any, 0, base_size(x[v]->type.base) * (size_t)len);
   }
   if (s->into) {
-    FlatValue *d = kernel_var(k, s->into);
+    RtValue *d = kernel_var(k, s->into);
     if (nv != 1 || d->type.kind != FT_VEC || d->type.base != x[0]->type.base || d->len != len)
-      die("PERMUTE of %d values into a %s of %lld", nv, flat_type_name(d->type), (long long)d->len);
+      die("PERMUTE of %d values into a %s of %lld", nv, rt_type_name(d->type), (long long)d->len);
     memcpy(y[0]->data.any, d->data.any, base_size(d->type.base) * (size_t)len);
   }
   int64_t seg = 0;
@@ -970,7 +969,7 @@ static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int6
     }
     int32_t to = place[0]->data.i[j];
     if (to < 0 || to >= room)
-      flat_exec_index_error(k->in->ex, k->loc, FLAT_SCATTER, to, room);
+      rt_index_error(flat_rt_loc(k->loc), RT_SCATTER, to, room);
     for (int v = 0; v < nv; v++) {
       size_t size = base_size(x[v]->type.base);
       copy_elem(elem_at(y[v], base + to), elem_at(x[v], j), size);
@@ -983,7 +982,15 @@ static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int6
    off[g+1]) in order from the identity, as the flat interpreter's
    reductions do.  A reduction gives nv vectors of nseg values, a scan
    the nv vectors of each element's exclusive prefix. */
-static void combine(Kernel *k, FlatValue **x, int nv, const int64_t *off, int64_t nseg, bool scan, FlatValue **out) {
+/* The primitive whose errors a + or * of a REDUCE's or SCAN's operator
+   reports, as the flat REDUCE_ADD does (NULL for other operations). */
+static const char *combine_prim(FlatOp op, bool scan) {
+  if (op != FLAT_ADD && op != FLAT_MUL)
+    return NULL;
+  return rt_combine_prim(op == FLAT_ADD ? RC_ADD : RC_MUL, scan);
+}
+
+static void combine(Kernel *k, RtValue **x, int nv, const int64_t *off, int64_t nseg, bool scan, RtValue **out) {
   const LcuSoac *s = k->soac;
   const LcuThunk *op = s->second;
   if (!op)
@@ -991,10 +998,10 @@ static void combine(Kernel *k, FlatValue **x, int nv, const int64_t *off, int64_
   if (s->identity.len != nv || op->params.len != 2 * nv || op->body.len != nv)
     die("%s of %d values with %d identities and an operator of %d parameters and %d results", lcu_soac_name(s->kind),
         nv, s->identity.len, op->params.len, op->body.len);
-  FlatValue *ids = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
-  FlatValue *acc = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
-  FlatValue *cur = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
-  FlatValue *next = xmalloc(sizeof(FlatValue) * (size_t)(nv + 1));
+  RtValue *ids = xmalloc(sizeof(RtValue) * (size_t)(nv + 1));
+  RtValue *acc = xmalloc(sizeof(RtValue) * (size_t)(nv + 1));
+  RtValue *cur = xmalloc(sizeof(RtValue) * (size_t)(nv + 1));
+  RtValue *next = xmalloc(sizeof(RtValue) * (size_t)(nv + 1));
   One *env = xmalloc(sizeof(One) * (size_t)(2 * nv + 1));
   for (int v = 0; v < nv; v++) {
     FlatBase b = x[v]->type.base;
@@ -1008,12 +1015,12 @@ static void combine(Kernel *k, FlatValue **x, int nv, const int64_t *off, int64_
     const LcuVar *param = op->params.data[p];
     if (param->type.kind != LT_SCALAR || param->type.base != x[p % nv]->type.base)
       die("operator parameter %s : %s for values of type %s", param->name, type_name(param->type),
-          flat_type_name(x[p % nv]->type));
+          rt_type_name(x[p % nv]->type));
     env[p] = (One){param, p < nv ? &acc[p] : &cur[p - nv], p + 1 < 2 * nv ? &env[p + 1] : NULL};
   }
   const LcuThunk *saved = k->thunk;
   k->thunk = op;
-  k->prim = flat_combine_prim;
+  k->prim = combine_prim;
   k->scan = scan;
   for (int64_t g = 0; g < nseg; g++) {
     for (int v = 0; v < nv; v++)
@@ -1041,12 +1048,12 @@ static void combine(Kernel *k, FlatValue **x, int nv, const int64_t *off, int64_
 /* FILTER and PARTITION (and their SEG_ forms, with 'd' the sd): the
    values for which the predicate holds, then (PARTITION) the others;
    with a sd, each group is followed by its new sd. */
-static void filter(Kernel *k, int64_t n, FlatValue *d, bool partition, FlatValue **out) {
+static void filter(Kernel *k, int64_t n, RtValue *d, bool partition, RtValue **out) {
   int nv = nvalues_of(k, k->soac->pull);
-  FlatValue *xbuf[SMALL];
-  FlatValue **x = small_array(xbuf, nv);
+  RtValue *xbuf[SMALL];
+  RtValue **x = small_array(xbuf, nv);
   pull(k, n, x);
-  FlatValue *flags = predicate(k, x, nv, n);
+  RtValue *flags = predicate(k, x, nv, n);
   int64_t yes = 0;
   for (int64_t j = 0; j < n; j++)
     yes += flags->data.b[j] != 0;
@@ -1056,8 +1063,8 @@ static void filter(Kernel *k, int64_t n, FlatValue *d, bool partition, FlatValue
     for (int v = 0; v < nv; v++)
       out[at++] = pack(x[v], flags, want, want ? yes : n - yes);
     if (d) {
-      const int64_t *off = flat_seg_offsets(d);
-      FlatValue *nd = flat_value_new(flat_segdes(), d->len);
+      const int64_t *off = rt_seg_offsets(d);
+      RtValue *nd = rt_value_new(rt_segdes_type(), d->len);
       for (int64_t g = 0; g < d->len; g++) {
         int64_t c = 0;
         for (int64_t j = off[g]; j < off[g + 1]; j++)
@@ -1104,10 +1111,10 @@ static FlatOp library_op(LcuLibrary l) {
 
 /* A library kernel: the flat operation of the same name on its
    arguments, as the flat interpreter runs it. */
-static void run_library(Kernel *k, FlatValue **out) {
+static void run_library(Kernel *k, RtValue **out) {
   const LcuSoac *s = k->soac;
-  FlatValue *buf[SMALL];
-  FlatValue **args = small_array(buf, s->args.len);
+  RtValue *buf[SMALL];
+  RtValue **args = small_array(buf, s->args.len);
   for (int i = 0; i < s->args.len; i++)
     args[i] = kernel_var(k, s->args.data[i]);
   FlatStmt fs = {.kind = FS_OP,
@@ -1115,14 +1122,15 @@ static void run_library(Kernel *k, FlatValue **out) {
                  .op = library_op(s->library),
                  .lifted = s->lifted,
                  .elem_type = s->elem_type,
+                 .layout = s->layout,
                  .site = s->site};
   Vec *r = &k->in->results;
   r->len = 0;
-  flat_exec_op(k->in->ex, &fs, args, s->args.len, r);
+  flat_exec_op(&fs, args, s->args.len, r);
   if (r->len != s->results.len)
     die("library kernel %s gives %d values for %d results", lcu_library_name(s->library), r->len, s->results.len);
   if (r->len > 0) {
-    FlatValue *first = r->data[0];
+    RtValue *first = r->data[0];
     k->in->stats.elements += first->type.kind == FT_SCALAR ? 1 : (uint64_t)first->len;
   }
   for (int i = 0; i < r->len; i++)
@@ -1146,8 +1154,8 @@ static int soac_results(const LcuSoac *s, int nv) {
 
 /* Runs SOAC 's' of a kernel whose frame is 'slots'; 'out' gets the
    values of its results. */
-static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, FlatValue **slots, Loc loc,
-                     FlatValue **out) {
+static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtValue **slots, Loc loc,
+                     RtValue **out) {
   Kernel k = {in, s, loc, layout, slots, NULL, NULL, false};
   if (s->kind == SOAC_LIBRARY) {
     run_library(&k, out);
@@ -1156,8 +1164,8 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, Flat
   int nv = nvalues_of(&k, s->pull);
   if (soac_results(s, nv) != s->results.len)
     die("%s of %d values with %d results", lcu_soac_name(s->kind), nv, s->results.len);
-  FlatValue *xbuf[SMALL];
-  FlatValue **x = small_array(xbuf, nv);
+  RtValue *xbuf[SMALL];
+  RtValue **x = small_array(xbuf, nv);
   switch (s->kind) {
   case SOAC_MAP: {
     int64_t n = soac_size(&k);
@@ -1198,14 +1206,14 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, Flat
     k.thunk = t;
     for (int v = 0; v < nv; v++) {
       const LcuExp *e = t->body.data[v];
-      out[v] = flat_value_new(flat_scalar(e->type), 1);
+      out[v] = rt_value_new(rt_scalar_type(flat_rt_base(e->type)), 1);
       eval1(&k, e, NULL, out[v]);
     }
     return;
   }
   case SOAC_SEG_PERMUTE: {
-    FlatValue *d = soac_segdes(&k);
-    const int64_t *off = flat_seg_offsets(d);
+    RtValue *d = soac_segdes(&k);
+    const int64_t *off = rt_seg_offsets(d);
     int64_t n = off[d->len];
     in->stats.elements += (uint64_t)n;
     permute(&k, n, off, d->len, n, out);
@@ -1213,8 +1221,8 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, Flat
   }
   case SOAC_SEG_REDUCE:
   case SOAC_SEG_SCAN: {
-    FlatValue *d = soac_segdes(&k);
-    const int64_t *off = flat_seg_offsets(d);
+    RtValue *d = soac_segdes(&k);
+    const int64_t *off = rt_seg_offsets(d);
     int64_t n = off[d->len];
     in->stats.elements += (uint64_t)n;
     pull(&k, n, x);
@@ -1223,8 +1231,8 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, Flat
   }
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION: {
-    FlatValue *d = soac_segdes(&k);
-    int64_t n = flat_seg_offsets(d)[d->len];
+    RtValue *d = soac_segdes(&k);
+    int64_t n = rt_seg_offsets(d)[d->len];
     in->stats.elements += (uint64_t)n;
     filter(&k, n, d, s->kind == SOAC_SEG_PARTITION, out);
     return;
@@ -1241,16 +1249,16 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, Flat
    results.  Errors are reported at 'loc': kernels that come out equal
    are made once and shared by their runs (lower.c), so that a SOAC's
    own location is that of the first. */
-static void run_kernel(LcuInterp *in, const LcuKernel *k, FlatValue **args, int nargs, Loc loc, const Vec *results) {
+static void run_kernel(LcuInterp *in, const LcuKernel *k, RtValue **args, int nargs, Loc loc, const Vec *results) {
   if (nargs != k->params.len)
     die("run %s with %d arguments for %d parameters", k->name, nargs, k->params.len);
   if (results->len != k->results.len)
     die("run %s with %d results for %d", k->name, results->len, k->results.len);
   Layout *layout = kernel_layout(in, k);
-  FlatValue *buf[4 * SMALL];
-  FlatValue **slots =
-      layout->nslots <= 4 * SMALL ? buf : xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
-  memset(slots, 0, sizeof(FlatValue *) * (size_t)layout->nslots);
+  RtValue *buf[4 * SMALL];
+  RtValue **slots =
+      layout->nslots <= 4 * SMALL ? buf : xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
+  memset(slots, 0, sizeof(RtValue *) * (size_t)layout->nslots);
   for (int i = 0; i < nargs; i++) {
     const LcuVar *p = k->params.data[i];
     check_fits(p, args[i]);
@@ -1258,8 +1266,8 @@ static void run_kernel(LcuInterp *in, const LcuKernel *k, FlatValue **args, int 
   }
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
-    FlatValue *outbuf[SMALL];
-    FlatValue **out = small_array(outbuf, s->results.len);
+    RtValue *outbuf[SMALL];
+    RtValue **out = small_array(outbuf, s->results.len);
     run_soac(in, s, layout, slots, loc, out);
     for (int r = 0; r < s->results.len; r++) {
       const LcuVar *v = s->results.data[r];
@@ -1270,7 +1278,7 @@ static void run_kernel(LcuInterp *in, const LcuKernel *k, FlatValue **args, int 
   for (int i = 0; i < k->results.len; i++) {
     const LcuVar *v = k->results.data[i];
     int slot = slot_in(layout, v);
-    FlatValue *x = slot >= 0 ? slots[slot] : NULL;
+    RtValue *x = slot >= 0 ? slots[slot] : NULL;
     if (!x)
       die("%s returns %s, which it does not bind", k->name, v->name);
     bind(in, results->data[i], x);
@@ -1293,22 +1301,22 @@ static void run_call(LcuInterp *in, const LcuStmt *s) {
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   Layout *layout = block_layout(in, f, &f->params, f->body);
   analyse(in, f, f->body, &f->params);
-  FlatValue **slots = xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
+  RtValue **slots = xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
   for (int i = 0; i < s->args.len; i++) {
     const LcuVar *param = f->params.data[i];
-    FlatValue *v = atom_value(in, s->args.data[i], s->loc);
+    RtValue *v = atom_value(in, s->args.data[i], s->loc);
     check_fits(param, v);
     slots[slot_in(layout, param)] = v;
   }
-  flat_exec_check_stack(in->ex, s->loc);
-  const FlatErrorContext *caller = flat_exec_context(in->ex);
+  rt_check_stack(flat_rt_loc(s->loc));
+  const RtContext *caller = rt_context();
   Frame *parent = in->frame;
   Frame frame = {f, layout, slots, parent, flat_call_context(caller, func_source(f), f->library, s->loc)};
   in->frame = &frame;
-  flat_exec_set_context(in->ex, &frame.context);
-  FlatValue **results = run_block(in, f->body, f->loc);
+  rt_set_context(&frame.context);
+  RtValue **results = run_block(in, f->body, f->loc);
   in->frame = parent;
-  flat_exec_set_context(in->ex, caller);
+  rt_set_context(caller);
   bind_all(in, &s->results, results, f->body->results.len, f->name);
 }
 
@@ -1320,36 +1328,36 @@ __attribute__((noinline)) static void run_host(LcuInterp *in, const LcuStmt *s) 
   const FlatStmt *fs = s->flat;
   if (!fs || fs->kind != FS_OP)
     die("a host statement without its flat operation");
-  FlatValue *buf[SMALL];
+  RtValue *buf[SMALL];
   Vec *r = &in->results;
   r->len = 0;
-  flat_exec_op(in->ex, fs, atom_values(in, &s->args, s->loc, buf), s->args.len, r);
+  flat_exec_op(fs, atom_values(in, &s->args, s->loc, buf), s->args.len, r);
   if (s->results.len == 0)
     return;
-  bind_all(in, &s->results, (FlatValue **)r->data, r->len, flat_op_name(fs->op));
+  bind_all(in, &s->results, (RtValue **)r->data, r->len, flat_op_name(fs->op));
 }
 
 static void run_length(LcuInterp *in, const LcuStmt *s) {
   if (s->args.len != 1)
     die("a length of %d arguments", s->args.len);
-  FlatValue *v = atom_value(in, s->args.data[0], s->loc);
+  RtValue *v = atom_value(in, s->args.data[0], s->loc);
   int64_t n;
   switch (s->length) {
   case LEN_VECTOR:
     if (v->type.kind != FT_VEC)
-      die("the length of a %s", flat_type_name(v->type));
+      die("the length of a %s", rt_type_name(v->type));
     n = v->len;
     break;
   case LEN_SEGMENTS:
   case LEN_TOTAL:
     if (v->type.kind != FT_SEGDES)
-      die("the segments of a %s", flat_type_name(v->type));
-    n = s->length == LEN_SEGMENTS ? v->len : flat_seg_offsets(v)[v->len];
+      die("the segments of a %s", rt_type_name(v->type));
+    n = s->length == LEN_SEGMENTS ? v->len : rt_seg_offsets(v)[v->len];
     break;
   default:
     die("length kind %d", (int)s->length);
   }
-  FlatValue *r = flat_value_int((int32_t)n);
+  RtValue *r = rt_int((int32_t)n);
   bind_all(in, &s->results, &r, 1, "a length");
 }
 
@@ -1365,18 +1373,18 @@ __attribute__((noinline)) static void run_scalar(LcuInterp *in, const LcuStmt *s
     die("a scalar rand without its flat statement (its site)");
   if (s->op > FLAT_COPY)
     die("%s is not a scalar operation", flat_op_name(s->op));
-  FlatValue *buf[SMALL];
+  RtValue *buf[SMALL];
   Vec *r = &in->results;
   r->len = 0;
-  flat_exec_op(in->ex, op, atom_values(in, &s->args, s->loc, buf), s->args.len, r);
-  bind_all(in, &s->results, (FlatValue **)r->data, r->len, flat_op_name(s->op));
+  flat_exec_op(op, atom_values(in, &s->args, s->loc, buf), s->args.len, r);
+  bind_all(in, &s->results, (RtValue **)r->data, r->len, flat_op_name(s->op));
 }
 
 __attribute__((noinline)) static void run_run(LcuInterp *in, const LcuStmt *s) {
   if (!s->kernel)
     die("a run without a kernel");
   in->stats.runs++;
-  FlatValue *buf[SMALL];
+  RtValue *buf[SMALL];
   run_kernel(in, s->kernel, atom_values(in, &s->args, s->loc, buf), s->args.len, s->loc, &s->results);
 }
 
@@ -1392,21 +1400,21 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
     run_call(in, s);
     return;
   case LS_IF: {
-    FlatValue *c = atom_value(in, s->args.data[0], s->loc);
-    if (!flat_type_equal(c->type, flat_scalar(FB_BOOL)))
-      die("if on a %s", flat_type_name(c->type));
+    RtValue *c = atom_value(in, s->args.data[0], s->loc);
+    if (!rt_type_equal(c->type, rt_scalar_type(RT_BOOL)))
+      die("if on a %s", rt_type_name(c->type));
     const LcuBlock *b = c->data.b[0] ? s->then : s->els;
     bind_all(in, &s->results, run_block(in, b, s->loc), b->results.len, "if");
     return;
   }
   case LS_TIME: {
     double start = now_seconds();
-    FlatValue **values = run_block(in, s->body, s->loc);
+    RtValue **values = run_block(in, s->body, s->loc);
     double seconds = now_seconds() - start;
     int n = s->body->results.len;
-    FlatValue **all = xmalloc(sizeof(FlatValue *) * (size_t)(n + 1));
-    memcpy(all, values, sizeof(FlatValue *) * (size_t)n);
-    all[n] = flat_value_float(seconds);
+    RtValue **all = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
+    memcpy(all, values, sizeof(RtValue *) * (size_t)n);
+    all[n] = rt_float(seconds);
     bind_all(in, &s->results, all, n + 1, "time");
     return;
   }
@@ -1424,17 +1432,17 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
    reports its errors as in that function, called at s->user_loc, unless
    the code running is the library's already. */
 static void run_stmt(LcuInterp *in, const LcuStmt *s) {
-  const FlatErrorContext *ctx = flat_exec_context(in->ex);
+  const RtContext *ctx = rt_context();
   if (!s->lib_fn || (ctx && ctx->lib_fn)) {
     run_stmt_here(in, s);
     return;
   }
-  FlatErrorContext inlined = ctx ? *ctx : top_context;
+  RtContext inlined = ctx ? *ctx : top_context;
   inlined.lib_fn = s->lib_fn;
-  inlined.lib_call = s->user_loc;
-  flat_exec_set_context(in->ex, &inlined);
+  inlined.lib_call = flat_rt_loc(s->user_loc);
+  rt_set_context(&inlined);
   run_stmt_here(in, s);
-  flat_exec_set_context(in->ex, ctx);
+  rt_set_context(ctx);
 }
 
 /* ---- freeing values after their last use ----
@@ -1518,7 +1526,7 @@ static void clear_dead(LcuInterp *in, const LcuStmt *s) {
 
 /* Runs 'b' in the current frame; returns its results' values.  'loc' is
    that of the statement, function or top-level statement that owns it. */
-static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
+static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
   if (!b)
     die("a missing block");
   analyse(in, b, b, NULL);
@@ -1531,11 +1539,12 @@ static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
 
 /* ---- the top level ---- */
 
-LcuInterp *lcu_interp_new(LcuProgram *p, TypeEnv *env, FILE *out) {
+LcuInterp *lcu_interp_new(LcuProgram *p, FILE *out) {
   LcuInterp *in = NEW(LcuInterp);
   in->p = p;
   in->out = out;
-  in->ex = flat_exec_new(ev_new(env, out));
+  flat_exec_use_gc();
+  rt_set_output(out);
   return in;
 }
 
@@ -1547,16 +1556,16 @@ LcuStats lcu_interp_stats(LcuInterp *in) {
 
 /* Runs the block of the statement running, on a frame of its own, and
    returns the components of its value. */
-static FlatValue **run_top_block(void *ctx, int *n) {
+static RtValue **run_top_block(void *ctx, int *n) {
   LcuInterp *in = ctx;
   LcuTop *top = in->top;
   if (!top->body)
     die("a top-level binding or expression without a block");
   Layout *layout = block_layout(in, top, NULL, top->body);
-  Frame frame = {NULL, layout, xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1)), NULL, top_context};
+  Frame frame = {NULL, layout, xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1)), NULL, top_context};
   in->frame = &frame;
-  flat_exec_set_context(in->ex, NULL);
-  FlatValue **results = run_block(in, top->body, top->flat->source->loc);
+  rt_set_context(NULL);
+  RtValue **results = run_block(in, top->body, top->flat->source->loc);
   in->frame = NULL;
   *n = top->body->results.len;
   return results;
@@ -1569,7 +1578,7 @@ static void top_stopped(void *ctx) {
 
 /* Global 'index' of the running statement's defines: its name, and its
    value unless NULL. */
-static void define_global(void *ctx, int index, const char *name, FlatValue *value) {
+static void define_global(void *ctx, int index, const char *name, RtValue *value) {
   LcuInterp *in = ctx;
   const LcuVar *g = in->top->defines.data[index];
   mark_global(in, g);
@@ -1581,7 +1590,7 @@ static void define_global(void *ctx, int index, const char *name, FlatValue *val
   in->globals[g->id] = value;
 }
 
-void lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
+bool lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
   if (!top->flat)
     die("a λcu top-level statement without its flat one");
   if (top->flat->source && top->flat->source->kind == TOP_BIND && top->defines.len != top->flat->defines.len)
@@ -1593,6 +1602,7 @@ void lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
     mark_global(in, top->defines.data[i]);
   FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
   in->top = top;
-  flat_exec_run_top(in->ex, in->out, top->flat, &hooks);
+  bool ok = flat_exec_run_top(top->flat, &hooks);
   in->top = NULL;
+  return ok;
 }

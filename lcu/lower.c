@@ -377,6 +377,22 @@ static void canon_thunk(Canon *c, LcuThunk *t) {
   buf_putc(&c->b, '}');
 }
 
+/* A layout as text: kernels over datatypes of equal fields but other
+   names hash differently, so they are not equal. */
+static void canon_layout(Canon *c, const RtLayout *l) {
+  buf_printf(&c->b, "L%d", (int)l->kind);
+  if (l->name)
+    buf_printf(&c->b, "%s", l->name);
+  buf_putc(&c->b, '(');
+  if (l->fst)
+    canon_layout(c, l->fst);
+  if (l->snd)
+    canon_layout(c, l->snd);
+  if (l->elem)
+    canon_layout(c, l->elem);
+  buf_putc(&c->b, ')');
+}
+
 static char *canonical(LcuKernel *k) {
   Canon c = {0};
   for (int i = 0; i < k->params.len; i++)
@@ -388,6 +404,8 @@ static char *canonical(LcuKernel *k) {
       TypeNamer nm = {0};
       buf_puts(&c.b, type_to_string(&nm, s->elem_type));
     }
+    if (s->layout)
+      canon_layout(&c, s->layout);
     for (int r = 0; r < s->results.len; r++)
       canon_var(&c, s->results.data[r]);
     canon_thunk(&c, s->pull);
@@ -755,6 +773,7 @@ static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
   LcuSoac *s = soac_new(SOAC_LIBRARY);
   s->library = lib;
   s->elem_type = fs->elem_type;
+  s->layout = fs->layout;
   s->lifted = fs->lifted;
   s->site = fs->site;
   for (int i = 0; i < fs->args.len; i++) {

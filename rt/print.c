@@ -1,16 +1,25 @@
 /*
- * print.c: NESL's printed form of scalars (see print.h for the rules).
+ * print.c: NESL's printed form of every value, one printer for the
+ * interpreters and the executables (the source evaluator prints its own
+ * nested values with the scalar rules here).
  *
  * The float rule is NESL's, not printf's: round to 15 significant digits
  * first, then choose plain or E notation from the decimal exponent of the
  * rounded value (so 9999999.99999999999 rounds to 1.0E7), then drop
- * trailing zeros but keep one digit after the point.
+ * trailing zeros but keep one digit after the point.  @ has a rule of its
+ * own (8 significant digits, `1.2345678e+7`).
+ *
+ * A value is printed from its components and its layout: a sequence's
+ * elements are found through the segdes's offsets, never rebuilt.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
+#include "buf.h"
+#include "rt.h"
+
+/* ---- scalars ---- */
 
 /* Removes trailing zeros of the fraction in 's' (which has a point),
    keeping at least one digit after the point. */
@@ -23,7 +32,10 @@ static void trim_zeros(char *s) {
     *end-- = '\0';
 }
 
-void rt_format_float(char *buf, double x) {
+/* 'x' with 'digits' significant digits: plain for 1e-3 <= |x| < 1e7 (of
+   the rounded value), otherwise the mantissa and the exponent as
+   'exponent_fmt' writes them (one digit after the point at least). */
+static void format_float(char *buf, double x, int digits, const char *exponent_fmt) {
   if (isnan(x)) {
     strcpy(buf, "NaN");
     return;
@@ -36,25 +48,40 @@ void rt_format_float(char *buf, double x) {
     strcpy(buf, signbit(x) ? "-0.0" : "0.0");
     return;
   }
-  /* 15 significant digits: d.dddddddddddddde±XX */
   char sci[RT_FLOAT_BUF];
-  snprintf(sci, sizeof sci, "%.14e", x);
+  snprintf(sci, sizeof sci, "%.*e", digits - 1, x);
   char *e = strchr(sci, 'e');
   int exponent = atoi(e + 1);
   *e = '\0';
   if (exponent >= -3 && exponent < 7) {
-    /* plain: as many decimals as leave 15 significant digits */
-    int decimals = 14 - exponent;
-    snprintf(buf, RT_FLOAT_BUF, "%.*f", decimals, x);
+    /* plain: as many decimals as leave 'digits' significant digits */
+    snprintf(buf, RT_FLOAT_BUF, "%.*f", digits - 1 - exponent, x);
     if (!strchr(buf, '.'))
       strcat(buf, ".0");
     trim_zeros(buf);
   } else {
+    if (!strchr(sci, '.'))
+      strcat(sci, ".0");
     trim_zeros(sci);
     /* sci holds at most "-d.dddddddddddddd" (17 bytes): this fits */
-    snprintf(buf, RT_FLOAT_BUF, "%.20sE%d", sci, exponent);
+    char mantissa[RT_FLOAT_BUF];
+    snprintf(mantissa, sizeof mantissa, "%.20s", sci);
+    snprintf(buf, RT_FLOAT_BUF, exponent_fmt, mantissa, exponent < 0 ? "-" : "+", abs(exponent));
   }
 }
+
+void rt_format_float(char *buf, double x) {
+  /* the REPL's: 1.0E10, 1.0E-4 */
+  char tmp[RT_FLOAT_BUF];
+  format_float(tmp, x, 15, "%sE%s%d");
+  /* no '+' in the REPL's exponent */
+  char *plus = strstr(tmp, "E+");
+  if (plus)
+    memmove(plus + 1, plus + 2, strlen(plus + 2) + 1);
+  strcpy(buf, tmp);
+}
+
+void rt_format_float_text(char *buf, double x) { format_float(buf, x, 8, "%se%s%d"); }
 
 void rt_print_float(FILE *out, double x) {
   char buf[RT_FLOAT_BUF];
@@ -79,4 +106,142 @@ void rt_print_string(FILE *out, const char *s, size_t n) {
     fputc(s[i], out);
   }
   fputc('"', out);
+}
+
+/* ---- values ---- */
+
+/* How to print: the REPL's form, or @'s. */
+typedef struct Printer {
+  RtBuf b;
+  bool text; /* @ */
+} Printer;
+
+static void put_scalar(Printer *p, RtLayoutKind k, const RtValue *v, int64_t i) {
+  char buf[RT_FLOAT_BUF];
+  switch (k) {
+  case RL_INT:
+    snprintf(buf, sizeof buf, "%d", (int)v->data.i[i]);
+    rt_buf_puts(&p->b, buf);
+    return;
+  case RL_FLOAT:
+    if (p->text)
+      rt_format_float_text(buf, v->data.f[i]);
+    else
+      rt_format_float(buf, v->data.f[i]);
+    rt_buf_puts(&p->b, buf);
+    return;
+  case RL_BOOL:
+    rt_buf_putc(&p->b, v->data.b[i] ? (p->text ? 't' : 'T') : (p->text ? 'f' : 'F'));
+    return;
+  case RL_CHAR:
+    rt_buf_putc(&p->b, '`');
+    rt_buf_putc(&p->b, v->data.c[i]);
+    return;
+  default:
+    return;
+  }
+}
+
+static void put_value(Printer *p, const RtLayout *l, RtValue **comps, int *at, bool host, int64_t k);
+
+/* The elements [from, to) of V(t) at comps[*at ...] as a sequence. */
+static void put_sequence(Printer *p, const RtLayout *elem, RtValue **comps, int *at, int64_t from, int64_t to) {
+  if (elem->kind == RL_CHAR && !p->text) {
+    RtValue *v = comps[(*at)++];
+    rt_buf_putc(&p->b, '"');
+    for (int64_t i = from; i < to; i++) {
+      char c = v->data.c[i];
+      if (c == '"' || c == '\\')
+        rt_buf_putc(&p->b, '\\'); /* as NESL prints them: "quote \" inside" */
+      rt_buf_putc(&p->b, c);
+    }
+    rt_buf_putc(&p->b, '"');
+    return;
+  }
+  int start = *at, end = start;
+  rt_buf_putc(&p->b, '[');
+  for (int64_t i = from; i < to; i++) {
+    if (i > from)
+      rt_buf_puts(&p->b, ", ");
+    int here = start;
+    put_value(p, elem, comps, &here, false, i);
+    end = here;
+  }
+  rt_buf_putc(&p->b, ']');
+  *at = from < to ? end : start + rt_layout_count(elem, false);
+}
+
+/* Tuple items, the right spine flattened: 1, (2, 3), 4 prints 1, 2, 3, 4
+   (not in @'s form, which nests them). */
+static void put_items(Printer *p, const RtLayout *l, RtValue **comps, int *at, bool host, int64_t k) {
+  for (;;) {
+    put_value(p, l->fst, comps, at, host, k);
+    rt_buf_puts(&p->b, ", ");
+    l = l->snd;
+    if (l->kind != RL_PAIR || p->text) {
+      put_value(p, l, comps, at, host, k);
+      return;
+    }
+  }
+}
+
+/* Value k of V(t) (or, 'host', the value H(t)) at comps[*at ...],
+   advancing *at past its components. */
+static void put_value(Printer *p, const RtLayout *l, RtValue **comps, int *at, bool host, int64_t k) {
+  switch (l->kind) {
+  case RL_INT:
+  case RL_FLOAT:
+  case RL_BOOL:
+  case RL_CHAR:
+    put_scalar(p, l->kind, comps[(*at)++], host ? 0 : k);
+    return;
+  case RL_PAIR:
+    rt_buf_putc(&p->b, '(');
+    put_items(p, l, comps, at, host, k);
+    rt_buf_putc(&p->b, ')');
+    return;
+  case RL_DATA:
+    rt_buf_puts(&p->b, l->name);
+    rt_buf_putc(&p->b, '(');
+    if (l->fst->kind == RL_PAIR && !p->text)
+      put_items(p, l->fst, comps, at, host, k);
+    else
+      put_value(p, l->fst, comps, at, host, k);
+    rt_buf_putc(&p->b, ')');
+    return;
+  case RL_SEQ:
+    if (host) {
+      /* H([t]) = V(t): all its values, which its first component counts */
+      put_sequence(p, l->elem, comps, at, 0, comps[*at]->len);
+    } else {
+      const int64_t *off = rt_seg_offsets(comps[(*at)++]);
+      put_sequence(p, l->elem, comps, at, off[k], off[k + 1]);
+    }
+    return;
+  }
+}
+
+static char *text_of(const RtLayout *l, RtValue **comps, bool text) {
+  Printer p = {{0}, text};
+  int at = 0;
+  put_value(&p, l, comps, &at, true, 0);
+  return rt_buf_str(&p.b);
+}
+
+char *rt_value_text(const RtLayout *l, RtValue **comps) { return text_of(l, comps, false); }
+
+char *rt_to_string(const RtLayout *l, RtValue **comps) { return text_of(l, comps, true); }
+
+void rt_print_value(FILE *out, const RtLayout *l, RtValue **comps) {
+  char *s = rt_value_text(l, comps);
+  fputs(s, out);
+  rt_free(s);
+}
+
+void rt_print_binding(const char *name, const RtLayout *l, RtValue **comps, const char *type_text) {
+  char *s = rt_value_text(l, comps);
+  rt_begin_line();
+  fprintf(rt_output(), "%s = %s : %s\n", name, s, type_text);
+  fflush(rt_output());
+  rt_free(s);
 }

@@ -68,7 +68,7 @@ static int teardown(void **state) {
   free(out_text);
   diag_capture_stop();
   diag_reset();
-  ev_set_stack(NULL, 0);
+  rt_set_stack(NULL, 0);
   return 0;
 }
 
@@ -260,7 +260,9 @@ static const char *run_top(FlatTop *top) {
   vec_push(&P->tops, top);
   check_program();
   if (!IN)
-    IN = flat_interp_new(P, env, out_file);
+    IN = flat_interp_new(P, out_file);
+  if (!top->layout && top->type)
+    top->layout = flat_rt_layout(env, top->type);
   flat_interp_run_top(IN, top);
   return new_output();
 }
@@ -358,52 +360,54 @@ static void test_layouts(void **state) {
   assert_string_equal(vector_layout(pair(type_bool, seq(type_char))), "[:bool:], segdes, [:char:]");
 }
 
-/* Values spread over components and gathered back are unchanged:
-   nested sequences (with empty ones), tuples and datatypes. */
+/* The runtime reads values through the compiler's layouts: nested
+   sequences (with empty ones), tuples and datatypes print as the REPL
+   prints them, and a value cut out of V(t) and gathered back is the
+   same. */
 static void test_layout_values(void **state) {
   (void)state;
   TypeEnv *e = tc_new_env();
   Program *prog = parse_program(source_from_string("d.nesl", "datatype pt(int, float);\n"), false);
   tc_check_program(e, prog);
   Type *pt = ((TopLevel *)prog->tops.data[0])->def->type->snd;
-  Eval *ev = ev_new(e, stdout);
 
+  /* H([[(int, [char])]]) = segdes, [:int:], segdes, [:char:] */
   Type *t = seq(seq(pair(type_int, seq(type_char))));
-  Value v = val_seq_new(3);
-  Value inner = val_seq_new(2);
-  inner.u.seq->elems[0] = val_pair(val_int(1), val_string("ab", 2));
-  inner.u.seq->elems[1] = val_pair(val_int(2), val_string("", 0));
-  v.u.seq->elems[0] = inner;
-  v.u.seq->elems[1] = val_seq_new(0);
-  v.u.seq->elems[2] = val_seq_new(1);
-  v.u.seq->elems[2].u.seq->elems[0] = val_pair(val_int(3), val_string("c", 1));
-  Vec comps = {0};
-  flat_value_to_host(ev, v, t, t, &comps);
-  assert_int_equal(comps.len, 4); /* segdes, [:int:], segdes, [:char:] */
-  FlatValue *d = comps.data[0];
-  assert_int_equal(d->len, 3);
-  assert_int_equal(flat_seg_offsets(d)[3], 3);
-  Value back = flat_host_to_value(ev, t, t, (FlatValue **)comps.data, comps.len);
-  assert_string_equal(val_to_string(back, t), "[[(1, \"ab\"), (2, \"\")], [], [(3, \"c\")]]");
+  const RtLayout *l = flat_rt_layout(e, t);
+  assert_int_equal(rt_layout_count(l, true), 4);
+  assert_int_equal(rt_layout_count(l, false), 5);
+  RtValue *outer = rt_value_new(rt_segdes_type(), 3);
+  outer->lengths[0] = 2, outer->lengths[1] = 0, outer->lengths[2] = 1;
+  RtValue *ints = rt_value_new(rt_vec_type(RT_INT), 3);
+  ints->data.i[0] = 1, ints->data.i[1] = 2, ints->data.i[2] = 3;
+  RtValue *strs = rt_value_new(rt_segdes_type(), 3);
+  strs->lengths[0] = 2, strs->lengths[1] = 0, strs->lengths[2] = 1;
+  RtValue *chars = rt_chars("abc", 3);
+  RtValue *comps[] = {outer, ints, strs, chars};
+  assert_string_equal(rt_value_text(l, comps), "[[(1, \"ab\"), (2, \"\")], [], [(3, \"c\")]]");
+  assert_string_equal(rt_to_string(l, comps), "[[(1, [`a, `b]), (2, [])], [], [(3, [`c])]]");
 
-  /* a datatype is its fields, and comes back as a datatype value */
+  /* V([(int, [char])]) of three values: each cut out and gathered back */
+  const RtLayout *el = l->elem;
+  RtValue *one[3][4];
+  RtValue **each[3] = {one[0], one[1], one[2]};
+  for (int k = 0; k < 3; k++)
+    rt_vector_element(el, comps, k, one[k]);
+  assert_string_equal(rt_value_text(el, one[0]), "[(1, \"ab\"), (2, \"\")]");
+  assert_string_equal(rt_value_text(el, one[1]), "[]");
+  RtValue *back[4];
+  rt_vector_of(el, each, 3, back);
+  assert_string_equal(rt_value_text(l, back), rt_value_text(l, comps));
+
+  /* a datatype is its fields, printed with its name */
   Type *dt = seq(pair(pt, type_bool));
-  Type *mono = seq(pair(pair(type_int, type_float), type_bool));
-  Value dv = val_seq_new(2);
-  Def *con = ev_constructor(ev, pt);
-  dv.u.seq->elems[0] = val_pair(val_data(con, val_pair(val_int(1), val_float(2.5))), val_bool(true));
-  dv.u.seq->elems[1] = val_pair(val_data(con, val_pair(val_int(-3), val_float(0))), val_bool(false));
-  Vec dcomps = {0};
-  flat_value_to_host(ev, dv, dt, mono, &dcomps);
-  assert_int_equal(dcomps.len, 3);
-  assert_string_equal(val_to_string(flat_host_to_value(ev, dt, mono, (FlatValue **)dcomps.data, dcomps.len), dt),
-                      "[(pt(1, 2.5), T), (pt(-3, 0.0), F)]");
-  /* V(t) <-> a sequence of values */
-  Vec vcomps = {0};
-  flat_value_to_vector(ev, dv, pair(pt, type_bool), NULL, &vcomps);
-  assert_int_equal(vcomps.len, 3);
-  Value vs = flat_vector_to_value(ev, pair(pt, type_bool), NULL, (FlatValue **)vcomps.data, vcomps.len);
-  assert_string_equal(val_to_string(vs, dt), "[(pt(1, 2.5), T), (pt(-3, 0.0), F)]");
+  const RtLayout *dl = flat_rt_layout(e, dt);
+  assert_int_equal(dl->elem->fst->kind, RL_DATA);
+  RtValue *xs = rt_value_new(rt_vec_type(RT_INT), 2), *fs = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  RtValue *bs = rt_value_new(rt_vec_type(RT_BOOL), 2);
+  xs->data.i[0] = 1, xs->data.i[1] = -3, fs->data.f[0] = 2.5, fs->data.f[1] = 0, bs->data.b[0] = 1, bs->data.b[1] = 0;
+  RtValue *dcomps[] = {xs, fs, bs};
+  assert_string_equal(rt_value_text(dl, dcomps), "[(pt(1, 2.5), T), (pt(-3, 0.0), F)]");
 }
 
 /* ---- element-wise operations ---- */
@@ -567,7 +571,8 @@ static uint64_t draw(uint64_t state, int site, uint64_t execution, int64_t k) {
 
 static void test_rand(void **state) {
   (void)state;
-  uint64_t s0 = ev_rand_state(ev_new(env, stdout)); /* a fresh Eval: seed 0 */
+  rt_rand_seed(0);
+  uint64_t s0 = rt_rand_state(); /* seed 0, as at start */
   FlatAtom *bounds = ivec(4, 100, 1000, 0, -5);
   FlatStmt *r = op_stmt(at(1, 1), FLAT_RAND, bounds, NULL);
   r->site = 7;
@@ -597,13 +602,16 @@ static void test_rand(void **state) {
   assert_run(want, pair(seq(type_int), type_bool), 2, out, ok);
 
   /* rand_seed starts the executions again: the same seed, the same draws */
-  Eval *seeded = ev_new(env, stdout);
-  ev_rand_seed(seeded, 5);
-  uint64_t s5 = ev_rand_state(seeded);
+  rt_rand_seed(5);
+  uint64_t s5 = rt_rand_state();
+  rt_rand_seed(0);
   FlatStmt *seed = op_stmt(at(1, 1), FLAT_HOST_PRIM, I(5), NULL);
   seed->prim = "rand_seed";
+  seed->host = RT_HOST_RAND_SEED;
   seed->elem_type = type_int;
+  seed->layout = flat_rt_layout(env, seed->elem_type);
   seed->result_type = type_bool;
+  seed->result_layout = flat_rt_layout(env, type_bool);
   result(seed, S_BOOL);
   FlatAtom *c3 = call_at(at(1, 1), f, V_INT_T, ivec(1, 1000000), NULL);
   snprintf(want, sizeof want, "it = [%d] : [int]\n", (int)(draw(s5, 3, 0, 0) % 1000000));
@@ -790,6 +798,7 @@ static void test_name(void **state) {
   (void)state;
   FlatStmt *plain = op_stmt(at(1, 1), FLAT_NAME, ivec(5, 5, 3, 5, 1, 3), NULL);
   plain->elem_type = type_int;
+  plain->layout = flat_rt_layout(env, plain->elem_type);
   assert_run("it = [2, 4, 2, 3, 4] : [int]\n", seq(type_int), 1, result(plain, V_INT_T));
   /* tuples (int, [char]): V is [:int:], segdes, [:char:] */
   FlatAtom *ints = ivec(4, 1, 1, 2, 1);
@@ -797,24 +806,29 @@ static void test_name(void **state) {
   FlatAtom *chars = cvec("abababx");
   FlatStmt *s = op_stmt(at(1, 1), FLAT_NAME, ints, d, chars, NULL);
   s->elem_type = pair(type_int, seq(type_char));
+  s->layout = flat_rt_layout(env, s->elem_type);
   assert_run("it = [1, 1, 2, 3] : [int]\n", seq(type_int), 1, result(s, V_INT_T));
   /* nested sequences [[int]], with empty ones */
   FlatAtom *outer = segdes(ivec(4, 1, 0, 1, 0));
   FlatAtom *inner = segdes(ivec(2, 0, 0));
   FlatStmt *n = op_stmt(at(1, 1), FLAT_NAME, outer, inner, ivec(0), NULL);
   n->elem_type = seq(seq(type_int));
+  n->layout = flat_rt_layout(env, n->elem_type);
   assert_run("it = [2, 3, 2, 3] : [int]\n", seq(type_int), 1, result(n, V_INT_T));
   /* floats: 0.0 and -0.0 are one value */
   FlatStmt *z = op_stmt(at(1, 1), FLAT_NAME, fvec(3, 0.0, -0.0, 1.0), NULL);
   z->elem_type = type_float;
+  z->layout = flat_rt_layout(env, z->elem_type);
   assert_run("it = [1, 1, 2] : [int]\n", seq(type_int), 1, result(z, V_INT_T));
   /* the segmented form: indices within each segment */
   FlatStmt *sg = op_stmt(at(1, 1), FLAT_NAME, segdes(ivec(2, 3, 2)), ivec(5, 4, 5, 4, 4, 4), NULL);
   sg->elem_type = type_int;
+  sg->layout = flat_rt_layout(env, sg->elem_type);
   assert_run("it = [2, 1, 2, 1, 1] : [int]\n", seq(type_int), 1, result(sg, V_INT_T));
   /* nothing to name */
   FlatStmt *e = op_stmt(at(1, 1), FLAT_NAME, ivec(0), NULL);
   e->elem_type = type_int;
+  e->layout = flat_rt_layout(env, e->elem_type);
   assert_run("it = [] : [int]\n", seq(type_int), 1, result(e, V_INT_T));
 }
 
@@ -826,6 +840,7 @@ static void test_name_is_linear(void **state) {
   FlatAtom *mod = op(FLAT_REM, V_INT_T, big, op(FLAT_DIST, V_INT_T, I(1000), I(400000)));
   FlatStmt *s = op_stmt(at(1, 1), FLAT_NAME, mod, NULL);
   s->elem_type = type_int;
+  s->layout = flat_rt_layout(env, s->elem_type);
   FlatAtom *names = result(s, V_INT_T);
   assert_run("it = (399000, 399999) : int, int\n", pair(type_int, type_int), 2, op(FLAT_ELT, S_INT, names, I(0)),
              op(FLAT_ELT, S_INT, names, I(399999)));
@@ -834,6 +849,7 @@ static void test_name_is_linear(void **state) {
                         op(FLAT_DIST, V_INT_T, I(65536), I(60000)));
   FlatStmt *d = op_stmt(at(1, 1), FLAT_NAME, spread, NULL);
   d->elem_type = type_int;
+  d->layout = flat_rt_layout(env, d->elem_type);
   assert_run("it = 59999 : int\n", type_int, 1, op(FLAT_ELT, S_INT, result(d, V_INT_T), I(59999)));
 }
 
@@ -842,6 +858,7 @@ static FlatAtom *structured(FlatOp o, bool lifted, Type *t, FlatType rt, int n, 
   s->op = o;
   s->lifted = lifted;
   s->elem_type = t;
+  s->layout = flat_rt_layout(env, s->elem_type);
   for (int i = 0; i < n; i++)
     vec_push(&s->args, args[i]);
   return result(s, rt);
@@ -880,6 +897,7 @@ static void test_eql_and_hash(void **state) {
   FlatStmt *hs = new_stmt(FS_OP, at(5, 6));
   hs->op = FLAT_HASH;
   hs->elem_type = type_int;
+  hs->layout = flat_rt_layout(env, hs->elem_type);
   vec_push(&hs->args, bad[0]);
   vec_push(&hs->args, bad[1]);
   assert_run("error: t.nesl:5:6: hash: the range 0 is not positive\n", type_int, 1, result(hs, S_INT));
@@ -1029,9 +1047,9 @@ static void test_deep_recursion(void **state) {
   block_returns(loop->body, call_at(at(6, 3), loop, S_INT, op(FLAT_ADD, S_INT, n, I(1)), NULL));
   enter(saved);
   char base = 0;
-  ev_set_stack(&base, 1 << 20);
+  rt_set_stack(&base, 1 << 20);
   const char *got = run_expr(type_int, 1, call_at(at(1, 2), loop, S_INT, I(0), NULL));
-  ev_set_stack(NULL, 0);
+  rt_set_stack(NULL, 0);
   assert_non_null(strstr(got, "error: t.nesl:1:2: recursion too deep"));
   assert_non_null(strstr(got, "(in function loop, line 6, column 3)"));
   assert_true(flat_interp_stats(IN).max_depth > 100);
@@ -1048,9 +1066,12 @@ static FlatStmt *host(const char *prim, bool lifted, Type *arg, Type *res, ...) 
   FlatStmt *s = op_stmt_va(at(1, 1), FLAT_HOST_PRIM, ap);
   va_end(ap);
   s->prim = prim;
+  s->host = rt_host_lookup(prim);
   s->lifted = lifted;
   s->elem_type = arg;
+  s->layout = flat_rt_layout(env, s->elem_type);
   s->result_type = res;
+  s->result_layout = flat_rt_layout(env, res);
   return s;
 }
 
@@ -1250,11 +1271,13 @@ static void test_printer(void **state) {
   enter(e);
   FlatStmt *nm = op_stmt(at(1, 1), FLAT_NAME, r, NULL);
   nm->elem_type = type_int;
+  nm->layout = flat_rt_layout(env, nm->elem_type);
   FlatAtom *names = result(nm, V_INT_T);
   FlatStmt *h = op_stmt(at(1, 1), FLAT_HOST_PRIM, d, names, NULL);
   h->prim = "print_string";
   h->lifted = true;
   h->elem_type = seq(type_char);
+  h->layout = flat_rt_layout(env, h->elem_type);
   h->result_type = type_bool;
   result(h, V_BOOL_T);
   block_returns(e, names);
@@ -1513,6 +1536,7 @@ static void test_check_structured_layout(void **state) {
   (void)state;
   FlatStmt *s = op_stmt(at(1, 1), FLAT_NAME, ivec(1, 1), NULL);
   s->elem_type = pair(type_int, type_int);
+  s->layout = flat_rt_layout(env, s->elem_type);
   as_top(seq(type_int), result(s, V_INT_T));
   assert_check_fails("name: 1 arguments, too few for int, int");
 }

@@ -619,8 +619,11 @@ static void test_cpu_statements(void **state) {
   LcuVar *ok = var(BOOL, "ok");
   LcuStmt *print = host(FLAT_HOST_PRIM, VARS(ok), ATOMS(av(msg)));
   print->flat->prim = "print_string";
+  print->flat->host = RT_HOST_PRINT_STRING;
   print->flat->elem_type = type_seq(type_char);
   print->flat->result_type = type_bool;
+  print->flat->layout = flat_rt_layout(base_env, print->flat->elem_type);
+  print->flat->result_layout = flat_rt_layout(base_env, type_bool);
   iff->els = block(ATOMS(av(r2)), host(FLAT_VECTOR, VARS(msg), ATOMS(achar('n'), achar('o'))), print,
                    host(FLAT_ERROR, NOVARS, ATOMS(av(msg))), run(k, VARS(r2), ATOMS(av(xs), av(m))), NULL);
   func("f", VARS(xs, sd),

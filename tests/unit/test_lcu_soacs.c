@@ -73,7 +73,7 @@ static int teardown(void **state) {
   free(out_text);
   diag_capture_stop();
   diag_reset();
-  ev_set_stack(NULL, 0);
+  rt_set_stack(NULL, 0);
   return 0;
 }
 
@@ -465,7 +465,7 @@ static const char *run_top(LcuTop *top) {
   vec_push(&P->tops, top);
   check_program();
   if (!IN)
-    IN = lcu_interp_new(P, env, out_file);
+    IN = lcu_interp_new(P, out_file);
   lcu_interp_run_top(IN, top);
   return new_output();
 }
@@ -474,6 +474,8 @@ static FlatTop *flat_top(TopLevel *source, Type *t) {
   FlatTop *ft = NEW(FlatTop);
   ft->source = source;
   ft->type = ft->mono_type = t;
+  if (t)
+    ft->layout = flat_rt_layout(env, t);
   return ft;
 }
 
@@ -1123,15 +1125,18 @@ static void test_library_kernels(void **state) {
   LcuSoac *name =
       library_at(at(1, 1), LIB_NAME, V_INT, &names, ivec(3, 1, 2, 1), segdes(ivec(3, 1, 0, 1)), cvec("aa"), NULL);
   name->elem_type = pair(type_int, seq(type_char));
+  name->layout = flat_rt_layout(env, name->elem_type);
   assert_run("it = [2, 1, 2] : [int]\n", seq(type_int), 1, names);
   LcuAtom *same;
   LcuSoac *eql = library_at(at(1, 1), LIB_EQL, V_BOOL, &same, ivec(2, 1, 2), ivec(2, 1, 3), NULL);
   eql->elem_type = type_int;
+  eql->layout = flat_rt_layout(env, eql->elem_type);
   eql->lifted = true;
   assert_run("it = [T, F] : [bool]\n", seq(type_bool), 1, same);
   LcuAtom *h;
   LcuSoac *hash = library_at(at(2, 2), LIB_HASH, V_INT, &h, ivec(1, 5), ivec(1, 0), NULL);
   hash->elem_type = type_int;
+  hash->layout = flat_rt_layout(env, hash->elem_type);
   hash->lifted = true;
   assert_run("error: t.nesl:2:2: hash: the range 0 is not positive\n", seq(type_int), 1, h);
   LcuStats st = lcu_interp_stats(IN);
@@ -1153,7 +1158,8 @@ static uint64_t draw(uint64_t state, int site, uint64_t execution, int64_t k) {
 
 static void test_rand(void **state) {
   (void)state;
-  uint64_t s0 = ev_rand_state(ev_new(env, stdout)); /* seed 0 */
+  rt_rand_seed(0);
+  uint64_t s0 = rt_rand_state(); /* seed 0 */
   LcuKernel *k = kernel();
   LcuVar *limits = kparam(k, V_INT);
   LcuSoac *s = soac(k, SOAC_LIBRARY);
@@ -1217,8 +1223,11 @@ static void test_host_statements(void **state) {
   /* print_string: the program's own output, then the transcript */
   LcuStmt *p = host_at(at(1, 1), FLAT_HOST_PRIM, cvec("no newline"), NULL);
   p->flat->prim = "print_string";
+  p->flat->host = RT_HOST_PRINT_STRING;
   p->flat->elem_type = seq(type_char);
   p->flat->result_type = type_bool;
+  p->flat->layout = flat_rt_layout(env, p->flat->elem_type);
+  p->flat->result_layout = flat_rt_layout(env, type_bool);
   assert_run("no newline\nit = T : bool\n", type_bool, 1, result(p, S_BOOL));
   /* error and error_any */
   host_at(at(2, 3), FLAT_ERROR, cvec("oops"), NULL);
@@ -1332,9 +1341,9 @@ static void test_deep_recursion(void **state) {
            call_at(at(6, 3), loop, S_INT, scalar_at(at(6, 8), FLAT_ADD, S_INT, n, AI(1)), NULL));
   enter(saved);
   char base = 0;
-  ev_set_stack(&base, 1 << 20);
+  rt_set_stack(&base, 1 << 20);
   const char *got = run_expr(type_int, 1, call_at(at(1, 2), loop, S_INT, AI(0), NULL));
-  ev_set_stack(NULL, 0);
+  rt_set_stack(NULL, 0);
   assert_non_null(strstr(got, "error: t.nesl:1:2: recursion too deep"));
   assert_non_null(strstr(got, "(in function loop, line 6, column 3)"));
   assert_run("it = 2 : int\n", type_int, 1, scalar_at(at(1, 1), FLAT_ADD, S_INT, AI(1), AI(1)));

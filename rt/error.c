@@ -1,0 +1,213 @@
+/*
+ * error.c: run-time errors, the transcript stream, and the limit of
+ * recursion: one module for every backend, so that the interpreters and
+ * the executables stop a statement with the same line in the same words
+ * as the source evaluator (which formats its errors here too).
+ *
+ * An error line names where the user's code stands: inside a library
+ * function, the user's call that entered the library, and the message
+ * names the library function (`in mod: rem: division by zero`); inside a
+ * user function, the statement's outermost call of a user function, and
+ * the place in the function after the message (`(in function f, line 3,
+ * column 5)`).  The context that says so is the caller's to keep
+ * (rt_set_context), so that reporting never walks frames.
+ *
+ * After the line, rt_fail longjmps to the statement's guard; the program
+ * goes on with the next statement, as NESL's REPL does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+/* ---- the transcript ---- */
+
+static FILE *out_stream;
+static bool mid_line; /* the program's own output did not end a line */
+
+void rt_set_output(FILE *out) { out_stream = out; }
+
+FILE *rt_output(void) { return out_stream ? out_stream : stdout; }
+
+void rt_write(const char *s, size_t n) {
+  if (n == 0)
+    return;
+  fwrite(s, 1, n, rt_output());
+  mid_line = s[n - 1] != '\n';
+}
+
+void rt_begin_line(void) {
+  if (mid_line)
+    fputc('\n', rt_output());
+  mid_line = false;
+}
+
+/* ---- context ---- */
+
+static const RtContext *context;
+static jmp_buf *stop;
+static bool failed;
+
+void rt_set_context(const RtContext *c) { context = c; }
+
+const RtContext *rt_context(void) { return context; }
+
+jmp_buf *rt_set_stop(jmp_buf *s) {
+  jmp_buf *old = stop;
+  stop = s;
+  return old;
+}
+
+bool rt_failed(void) { return failed; }
+
+void rt_clear_failed(void) { failed = false; }
+
+/* The context the evaluator would have inside a call: the library
+   function the user's code entered stays the one named, the innermost
+   user function is the callee unless it is the library's, and the place
+   in the statement is that of the outermost user call. */
+RtContext rt_call_context(const RtContext *caller, const char *callee, bool library, RtLoc call) {
+  static const RtContext top = {0};
+  if (!caller)
+    caller = &top;
+  RtContext c = {0};
+  if (caller->lib_fn) {
+    c.lib_fn = caller->lib_fn;
+    c.lib_call = caller->lib_call;
+  } else if (library) {
+    c.lib_fn = callee;
+    c.lib_call = call;
+  }
+  c.user_fn = library ? caller->user_fn : callee;
+  c.stmt_loc = caller->user_fn || library ? caller->stmt_loc : call;
+  return c;
+}
+
+/* ---- the words ---- */
+
+/* The operator whose library function is 'libname' ("__div" -> "/"), or
+   NULL: the frontend's table of operators, read as data. */
+static const char *operator_of(const char *libname) {
+  static const struct {
+    const char *libname, *text;
+  } ops[] = {
+#define BINOP(name, text, power, libname) {libname, text},
+#define UNOP(name, text, power, libname) {libname, text},
+#include "../frontend/ops.def"
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(ops[i].libname, libname) == 0)
+      return ops[i].text;
+  return NULL;
+}
+
+/* A fixed buffer: an error line must be made when memory has run out.
+   Text that does not fit is cut. */
+enum { TEXT_MAX = 4096 };
+static char text_buf[TEXT_MAX];
+
+typedef struct Text {
+  char *s;
+  size_t len;
+} Text;
+
+__attribute__((format(printf, 2, 3))) static void add(Text *t, const char *fmt, ...) {
+  if (t->len >= TEXT_MAX - 1)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->s + t->len, TEXT_MAX - t->len, fmt, ap);
+  va_end(ap);
+  if (n > 0)
+    t->len = t->len + (size_t)n < TEXT_MAX - 1 ? t->len + (size_t)n : TEXT_MAX - 1;
+}
+
+char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg) {
+  RtLoc inner = loc;
+  const char *lib_fn = NULL;
+  if (c && c->lib_fn) {
+    lib_fn = c->lib_fn;
+    inner = c->lib_call;
+  } else if (prim) {
+    lib_fn = prim;
+  }
+  RtLoc where = c && c->user_fn ? c->stmt_loc : inner;
+  Text t = {text_buf, 0};
+  text_buf[0] = '\0';
+  if (where.file)
+    add(&t, "%s:%d:%d: ", where.file, where.line, where.col);
+  if (lib_fn) {
+    const char *op = operator_of(lib_fn);
+    const char *name = op ? op : lib_fn;
+    size_t n = strlen(name);
+    /* a message that starts with the function's name needs no prefix */
+    if (!(strncmp(msg, name, n) == 0 && msg[n] == ':')) {
+      if (op)
+        add(&t, "in '%s': ", op);
+      else
+        add(&t, "in %s: ", name);
+    }
+  }
+  add(&t, "%s", msg);
+  if (c && c->user_fn)
+    add(&t, " (in function %s, line %d, column %d)", c->user_fn, inner.line, inner.col);
+  return text_buf;
+}
+
+void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap) {
+  char msg[TEXT_MAX];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  char *text = rt_error_text(context, loc, prim, msg);
+  rt_begin_line();
+  fprintf(rt_output(), "error: %s\n", text);
+  fflush(rt_output());
+  failed = true;
+  if (!stop)
+    exit(1);
+  longjmp(*stop, 1);
+}
+
+void rt_fail(RtLoc loc, const char *prim, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rt_vfail(loc, prim, fmt, ap);
+}
+
+void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len) {
+  /* in the user's code a subscript is reported as the evaluator reports
+     s[i]; in the library as the primitive does */
+  if (!(context && context->lib_fn) && (op == RT_ELT || op == RT_GATHER))
+    rt_fail(loc, NULL, "subscript %d is out of range for a sequence of length %lld", i, (long long)len);
+  const char *lib_op = op == RT_ELT ? "subscript" : op == RT_GATHER ? "->" : "<-";
+  const char *prim = op == RT_ELT ? "__elt" : op == RT_GATHER ? "__read" : "__write";
+  rt_fail(loc, prim, "%s: index %d is out of range for a sequence of length %lld", lib_op, i, (long long)len);
+}
+
+void rt_undefined_error(RtLoc loc, const char *name) {
+  rt_fail(loc, NULL, "'%s' has no value: its definition stopped with an error", name);
+}
+
+/* ---- the stack ---- */
+
+static _Thread_local const char *stack_base;
+static _Thread_local size_t stack_size;
+
+void rt_set_stack(const void *base, size_t size) {
+  stack_base = base;
+  stack_size = size;
+}
+
+/* True when the running thread has used all but an eighth of the stack
+   rt_set_stack described: the margin is for the operations and the
+   error's own printing. */
+bool rt_stack_exhausted(void) {
+  char here;
+  return stack_base && (size_t)(stack_base - &here) > stack_size - stack_size / 8;
+}
+
+void rt_check_stack(RtLoc call) {
+  /* the evaluator stops deep recursion at the call, in the caller's
+     context: so does everything else */
+  if (rt_stack_exhausted())
+    rt_fail(call, NULL, "recursion too deep: the interpreter's stack is exhausted");
+}

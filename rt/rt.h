@@ -1,0 +1,440 @@
+/*
+ * rt.h: nessie's runtime, the one home of what a running NESL program
+ * needs, shared by the interpreters of the flat IR and of λcu and by the
+ * executables that code generation writes.  Plain C17 with no other
+ * dependency (no Boehm GC, nothing of the compiler), so that a generated
+ * program links it as it is.
+ *
+ *   value.c      the run-time representation of flat values: scalars,
+ *                vectors of a base type with 64-bit lengths, segment
+ *                descriptors; allocation through a replaceable allocator
+ *   error.c      run-time errors: their words, their context (which
+ *                library function the user's code called, which user
+ *                function runs), the `error:` line, the statement guard;
+ *                the transcript stream; the stack limit of recursion
+ *   ops.c        the element-wise operations on vectors and scalars
+ *                (their scalar semantics are scalar.h's, which generated
+ *                code inlines), reductions and scans, plain and segmented
+ *   vector.c     the other vector operations of the flat IR: dist,
+ *                ranges, gathers, scatters, packs, appends, segment
+ *                descriptors, extreme indices, ranks (the sort)
+ *   layout.c     layout descriptors: how a NESL value of some type is
+ *                spread over flat components, for what must see whole
+ *                values (printing, @, name, eql, hash, host primitives)
+ *   structured.c name, eql and hash over values of any type
+ *   print.c      NESL's printed form of every value (the REPL's), and of
+ *                @ (NESL's own conversion to text)
+ *   host.c       the text and I/O primitives over flat components: print,
+ *                parse, files, streams, objects in files
+ *   rand.c       the counter-based random numbers of lib-nesl/README.md
+ *
+ * Values are never changed in place once made, so that they may be shared.
+ * Every operation that can fail reports through rt_fail, which prints the
+ * error line and longjmps to the statement's guard (rt_set_stop).
+ */
+#ifndef NESSIE_RT_H
+#define NESSIE_RT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- operations (ops.def) ---- */
+
+typedef enum RtOp {
+#define FLAT_OP(name, text, class, args, results, combine) RT_##name,
+#include "ops.def"
+  RT_OP_COUNT
+} RtOp;
+
+/* What an operation is, the `class` column of ops.def. */
+typedef enum RtOpClass {
+  OPC_ELEMENTWISE, /* on scalars, or on vectors of one length position by position */
+  OPC_VECTOR,      /* on whole vectors */
+  OPC_REDUCE,      /* a reduction (its combining operation in `combine`) */
+  OPC_SCAN,        /* an exclusive scan */
+  OPC_SEGDES,      /* makes or reads a segment descriptor */
+  OPC_SEG_REDUCE,  /* a reduction per segment */
+  OPC_SEG_SCAN,    /* an exclusive scan per segment */
+  OPC_SEGMENTED,   /* another operation per segment */
+  OPC_STRUCTURED,  /* over values of any type, given by their layout */
+  OPC_HOST,        /* text and I/O on the host */
+  OPC_ERROR,       /* stops the statement */
+} RtOpClass;
+
+const char *rt_op_name(RtOp op);      /* the printed name: "add" */
+RtOpClass rt_op_class(RtOp op);
+/* The signature columns of ops.def: see the file's header for the
+   notation.  NULL for the operations whose arguments follow a layout
+   (NAME, EQL, HASH, HOST_PRIM). */
+const char *rt_op_args(RtOp op);
+const char *rt_op_results(RtOp op);
+int rt_op_nargs(RtOp op);    /* -1: any number */
+int rt_op_nresults(RtOp op); /* -1: any number */
+/* How a reduction or scan combines (the `combine` column). */
+typedef enum RtCombine {
+  RC_NONE, /* not a reduction or scan */
+  RC_ADD,
+  RC_MUL,
+  RC_MAX,
+  RC_MIN,
+  RC_AND,
+  RC_OR,
+  RC_XOR,
+} RtCombine;
+RtCombine rt_op_combine(RtOp op);
+
+/* ---- values (value.c) ---- */
+
+typedef enum RtBase {
+  RT_INT,   /* int32_t */
+  RT_FLOAT, /* double */
+  RT_BOOL,  /* uint8_t, 0 or 1 */
+  RT_CHAR,  /* char */
+} RtBase;
+
+typedef enum RtKind {
+  RT_SCALAR, /* one value of a base type */
+  RT_VEC,    /* a flat vector of a base type */
+  RT_SEGDES, /* a segment descriptor: the lengths of consecutive segments */
+} RtKind;
+
+typedef struct RtType {
+  RtKind kind;
+  RtBase base; /* RT_SCALAR, RT_VEC */
+} RtType;
+
+/* One component of a value: a scalar, a flat vector, or a segment
+   descriptor (its lengths; its offsets made when first asked for).  A
+   scalar's data points at its own 'scalar' field, so that code may read
+   every value through 'data'. */
+typedef struct RtValue {
+  RtType type;
+  int64_t len; /* RT_VEC: elements; RT_SEGDES: segments; RT_SCALAR: 1 */
+  union {
+    int32_t *i;
+    double *f;
+    uint8_t *b;
+    char *c;
+    void *any;
+  } data;              /* RT_SCALAR, RT_VEC */
+  int64_t *lengths;    /* RT_SEGDES: 'len' lengths */
+  int64_t *offsets;    /* RT_SEGDES: 'len' + 1 offsets or NULL (rt_seg_offsets) */
+  union {
+    int32_t i;
+    double f;
+    uint8_t b;
+    char c;
+  } scalar;
+} RtValue;
+
+/* Where the runtime's memory comes from.  The default is malloc and free;
+   the interpreters, whose values the compiler's collector looks after,
+   give Boehm GC's allocator and a free that does nothing.  'alloc' gives
+   zeroed memory that may hold pointers, 'alloc_atomic' memory for plain
+   data.  An allocator returns NULL when the memory is not there. */
+typedef struct RtAllocator {
+  void *(*alloc)(size_t size);
+  void *(*alloc_atomic)(size_t size);
+  void (*free)(void *p);
+} RtAllocator;
+void rt_set_allocator(const RtAllocator *a);
+void *rt_alloc(size_t size);        /* stops the statement when out of memory */
+void *rt_alloc_atomic(size_t size); /* the same, not zeroed */
+void rt_free(void *p);
+
+static inline RtType rt_scalar_type(RtBase b) { return (RtType){RT_SCALAR, b}; }
+static inline RtType rt_vec_type(RtBase b) { return (RtType){RT_VEC, b}; }
+static inline RtType rt_segdes_type(void) { return (RtType){RT_SEGDES, RT_INT}; }
+bool rt_type_equal(RtType a, RtType b);
+const char *rt_type_name(RtType t); /* "int", "[:float:]", "segdes" */
+const char *rt_base_name(RtBase b); /* "int" ... */
+size_t rt_base_size(RtBase b);      /* bytes of one element */
+
+/* A value of type 't' with 'len' elements left uninitialized (a scalar
+   has one; a segdes gets 'len' lengths). */
+RtValue *rt_value_new(RtType t, int64_t len);
+/* Gives back a value's memory (executables, after its last use). */
+void rt_value_free(RtValue *v);
+RtValue *rt_int(int32_t i);
+RtValue *rt_float(double f);
+RtValue *rt_bool(bool b);
+RtValue *rt_char(char c);
+/* A [char] vector holding 'n' bytes of 's'. */
+RtValue *rt_chars(const char *s, size_t n);
+/* Where each segment of 'd' starts: 'd->len' + 1 entries, the last the
+   total. */
+const int64_t *rt_seg_offsets(RtValue *d);
+int64_t rt_seg_total(RtValue *d);
+/* Element 'k' of vector (or scalar) 'v' as a value of its own. */
+RtValue *rt_scalar_at(const RtValue *v, int64_t k);
+
+/* ---- run-time errors (error.c) ---- */
+
+/* A place in the NESL source. */
+typedef struct RtLoc {
+  const char *file; /* NULL: no location */
+  int line, col;
+} RtLoc;
+
+/* Where a run-time error stands besides its own location: what the
+   source evaluator knows of the calls under way.  'lib_fn' is the
+   library function the user's code called at 'lib_call' (its library
+   name: "__div", "mod"; NULL: none); 'user_fn' the innermost user
+   function running (NULL: the statement's own code) and 'stmt_loc' the
+   statement's outermost call of a user function. */
+typedef struct RtContext {
+  const char *lib_fn;
+  RtLoc lib_call;
+  const char *user_fn;
+  RtLoc stmt_loc;
+} RtContext;
+
+/* The context inside 'callee' (a NESL function's name; 'library': from
+   lib-nesl) called at 'call' by code of context 'caller' (NULL: the
+   top-level statement's own code). */
+RtContext rt_call_context(const RtContext *caller, const char *callee, bool library, RtLoc call);
+
+/* The context of the errors from now on, kept by pointer (NULL: the
+   statement's own code). */
+void rt_set_context(const RtContext *c);
+const RtContext *rt_context(void);
+
+/* The text of an error line after `error: `: the location, the message,
+   and what the context says (`in mod: ...`, `(in function f, line 3,
+   column 5)`).  'prim' is the library primitive the failing operation
+   implements, named as lib-nesl names it ("__div"): used when the error
+   is in the user's own code (NULL: none is named, as for subscripts).
+   The evaluator formats its errors through this too.  The string is
+   the runtime's (rt_alloc_atomic). */
+char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg);
+
+/* Stops the statement: prints `error: TEXT` (rt_error_text in the
+   current context) on a fresh line of the transcript, and longjmps to
+   the stop set with rt_set_stop (without one, exits with status 1). */
+_Noreturn void rt_fail(RtLoc loc, const char *prim, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap);
+/* The guard of the statement running; returns the previous one. */
+jmp_buf *rt_set_stop(jmp_buf *stop);
+/* An error was reported since the last rt_clear_failed: an executable
+   exits with status 1 at the end. */
+bool rt_failed(void);
+void rt_clear_failed(void);
+
+/* The stack recursion runs on: from 'base' (near the top of the thread's
+   stack), 'size' bytes.  Deep NESL recursion is then stopped with a
+   run-time error before the stack runs out. */
+void rt_set_stack(const void *base, size_t size);
+bool rt_stack_exhausted(void);
+/* Stops a call at 'call' with "recursion too deep" when the stack is
+   nearly exhausted. */
+void rt_check_stack(RtLoc call);
+
+/* The transcript: where the program's own output and the REPL-style
+   lines go (stdout unless set). */
+void rt_set_output(FILE *out);
+FILE *rt_output(void);
+/* Writes the program's own output; the next transcript line starts on a
+   fresh line if this did not end with a newline. */
+void rt_write(const char *s, size_t n);
+/* Starts a transcript line at the beginning of a line. */
+void rt_begin_line(void);
+
+/* The errors of the operations, in the evaluator's words.  A subscript
+   'i' out of range for 'len' elements by operation 'op' (RT_GATHER,
+   RT_ELT or RT_SCATTER). */
+_Noreturn void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
+/* Reading a global whose definition stopped with an error. */
+_Noreturn void rt_undefined_error(RtLoc loc, const char *name);
+
+/* ---- element-wise operations, reductions and scans (ops.c) ---- */
+
+/* The type of element-wise 'op' on arguments of types 'a' (all scalars,
+   or vectors of one length: anything else is a bug). */
+RtType rt_elementwise_type(RtOp op, RtValue **a, int nargs);
+/* Element-wise 'op' (ADD ... COPY of ops.def, RAND excepted) at 'loc'.
+   'prim', when not NULL, is the primitive its errors name instead of the
+   operation's own (the + of a reduction is __reduce_add's). */
+RtValue *rt_elementwise(RtOp op, RtLoc loc, const char *prim, RtValue **args, int nargs);
+/* The same into 'result', of the result's type and length. */
+void rt_elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, int nargs, RtValue *result);
+/* Stops the statement with the error 'err' (an RtScalarError of
+   scalar.h) of element-wise 'op' on operand 'x' (the one the message
+   names: the exponent of POW, the argument of SQRT, LN and the
+   conversions), in the evaluator's words. */
+_Noreturn void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim);
+/* The library primitive that a reduction ('scan' false) or scan by 'c'
+   implements, for its errors: "__reduce_add" ... */
+const char *rt_combine_prim(RtCombine c, bool scan);
+/* A reduction (class OPC_REDUCE) or scan (OPC_SCAN) of vector 'v', or
+   one per segment of 'd' (OPC_SEG_REDUCE, OPC_SEG_SCAN). */
+RtValue *rt_reduce(RtOp op, RtLoc loc, RtValue *v);
+RtValue *rt_scan(RtOp op, RtLoc loc, RtValue *v);
+RtValue *rt_seg_reduce(RtOp op, RtLoc loc, RtValue *d, RtValue *v);
+RtValue *rt_seg_scan(RtOp op, RtLoc loc, RtValue *d, RtValue *v);
+/* The identity of a reduction or scan by 'c' over 'base' (NESL's:
+   max of nothing is min_int, the float extremes are ∓9.99999961690316E35,
+   and on ints starts from -1), into 'out' (rt_base_size bytes). */
+void rt_combine_identity(RtCombine c, RtBase base, void *out);
+
+/* ---- other vector operations (vector.c) ---- */
+
+RtValue *rt_dist(RtLoc loc, RtValue *x, int64_t n); /* error if n < 0 */
+/* [start:end:stride]: error unless start <= end and stride > 0 */
+void rt_check_range(RtLoc loc, int32_t start, int32_t end, int32_t stride);
+int64_t rt_range_length(int32_t start, int32_t end, int32_t stride);
+RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride);
+/* One range per element of the vectors: the segdes and the values. */
+void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values);
+RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx);
+RtValue *rt_elt(RtLoc loc, RtValue *v, int32_t i);
+/* A copy of 'dst' with vals[k] at idx[k], in order (a later write wins). */
+RtValue *rt_scatter(RtLoc loc, RtValue *dst, RtValue *idx, RtValue *vals);
+/* The elements whose flag is (or, 'want' false, is not) set. */
+RtValue *rt_pack(RtLoc loc, RtValue *v, RtValue *flags, bool want);
+/* PACK within each segment of 'd': the new segdes and the values. */
+void rt_seg_pack(RtLoc loc, RtValue *d, RtValue *v, RtValue *flags, RtValue **segdes, RtValue **values);
+RtValue *rt_vector(RtValue **scalars, int n);
+RtValue *rt_append(RtValue *x, RtValue *y);
+RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths); /* error on a negative length */
+RtValue *rt_seg_lengths(RtValue *d);
+RtValue *rt_seg_ids(RtValue *d);
+RtValue *rt_seg_starts(RtValue *d); /* the offsets of the segments */
+/* The index of the first greatest ('sign' 1) or least (-1) element:
+   max_int for an empty vector. */
+int32_t rt_extreme_index(RtValue *v, int sign);
+RtValue *rt_seg_extreme_index(RtValue *d, RtValue *v, int sign);
+/* Where each element goes in the stable sort, ascending or ('down')
+   descending; per segment of 'd'. */
+RtValue *rt_rank(RtValue *v, bool down);
+RtValue *rt_seg_rank(RtValue *d, RtValue *v, bool down);
+
+/* ---- layouts (layout.c) ---- */
+
+/* How a NESL value of some type is spread over components (the compiler's
+   flat.h says it in full):
+     host representation H(t), for a value outside any apply-to-each:
+       H(base) = one scalar;  H((a, b)) = H(a) ++ H(b);  H([t]) = V(t)
+     vector representation V(t), for a sequence of n values:
+       V(base) = one vector of n;  V((a, b)) = V(a) ++ V(b);
+       V([t]) = a segdes of n segments ++ V(t) of its total
+   A datatype is its fields, named for printing. */
+typedef enum RtLayoutKind {
+  RL_INT,
+  RL_FLOAT,
+  RL_BOOL,
+  RL_CHAR,
+  RL_SEQ,  /* [elem] */
+  RL_PAIR, /* (fst, snd): tuples nest to the right */
+  RL_DATA, /* a datatype value: 'name' and its fields 'fst' */
+} RtLayoutKind;
+
+typedef struct RtLayout {
+  RtLayoutKind kind;
+  const struct RtLayout *fst; /* RL_PAIR, RL_DATA: the fields */
+  const struct RtLayout *snd; /* RL_PAIR */
+  const struct RtLayout *elem; /* RL_SEQ */
+  const char *name;            /* RL_DATA */
+} RtLayout;
+
+/* The components of H(t) ('host') or V(t). */
+int rt_layout_count(const RtLayout *l, bool host);
+/* The types of those components, into 'out' (rt_layout_count entries). */
+void rt_layout_types(const RtLayout *l, bool host, RtType *out);
+/* The layout of a string, [char]. */
+const RtLayout *rt_string_layout(void);
+
+/* The components of value k of V(t) ('comps', rt_layout_count(l, false)
+   of them) as H(t) of one value: scalars and sub-vectors made anew. */
+void rt_vector_element(const RtLayout *l, RtValue **comps, int64_t k, RtValue **out);
+/* V(t) of n values from the H(t) components of each: 'elems[k]' holds
+   value k's. */
+void rt_vector_of(const RtLayout *l, RtValue ***elems, int64_t n, RtValue **out);
+
+/* ---- name, eql, hash (structured.c) ---- */
+
+/* name: for each value of V(t), the index of the last occurrence of its
+   value (within its segment of 'seg', when not NULL). */
+RtValue *rt_name(const RtLayout *l, RtValue *seg, RtValue **comps);
+/* eql of two values given by H(t) ('host') or of two sequences of values
+   given by V(t), position by position. */
+RtValue *rt_eql(const RtLayout *l, bool host, RtValue **a, RtValue **b);
+/* hash of H(t) or of each value of V(t), modulo 'range' (a scalar, or a
+   vector of one range per value): error unless the range is positive. */
+RtValue *rt_hash(RtLoc loc, const RtLayout *l, bool host, RtValue **comps, RtValue *range);
+
+/* ---- printing (print.c) ---- */
+
+enum { RT_FLOAT_BUF = 40 };
+
+/* NESL's printed form of a float: 15 significant digits, shortest form,
+   a trailing `.0` when integral; plain for 1e-3 <= |x| < 1e7, otherwise E
+   notation with a capital E and no '+' (`1.0E10`). */
+void rt_format_float(char *buf, double x);
+/* @x of a float: 8 significant digits, plain for 1e-3 <= |x| < 1e7,
+   otherwise a lowercase e and a signed exponent (`1.2345678e+7`). */
+void rt_format_float_text(char *buf, double x);
+void rt_print_float(FILE *out, double x);
+void rt_print_int(FILE *out, int32_t x);
+void rt_print_bool(FILE *out, bool b);
+void rt_print_char(FILE *out, char c);
+/* A [char] as NESL prints it: "abc", with \" and \\ for the quote and
+   the backslash. */
+void rt_print_string(FILE *out, const char *s, size_t n);
+
+/* A value given by H(t) as the REPL prints it. */
+void rt_print_value(FILE *out, const RtLayout *l, RtValue **comps);
+/* The same as a string (rt_alloc_atomic). */
+char *rt_value_text(const RtLayout *l, RtValue **comps);
+/* @: NESL's own conversion to text (booleans t and f, floats as
+   rt_format_float_text, strings as sequences of characters). */
+char *rt_to_string(const RtLayout *l, RtValue **comps);
+/* A transcript line `NAME = VALUE : TYPE` on a fresh line. */
+void rt_print_binding(const char *name, const RtLayout *l, RtValue **comps, const char *type_text);
+
+/* ---- host primitives (host.c, host.def) ---- */
+
+typedef enum RtHost {
+#define HOST_PRIM(name, text) RT_HOST_##name,
+#include "host.def"
+  RT_HOST_COUNT
+} RtHost;
+
+/* The host primitive named 'name' in lib-nesl ("print_string"), or
+   RT_HOST_COUNT. */
+RtHost rt_host_lookup(const char *name);
+const char *rt_host_name(RtHost h);
+/* Runs host primitive 'h' at 'loc' on the value 'args' (H of its argument
+   type, laid out by 'arg'), or, 'lifted', on each value of V(arg type)
+   in order; writes the components of the result(s) (H or V of the result
+   type, laid out by 'result') to 'results'. */
+void rt_host_call(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *result, bool lifted, RtValue **args,
+                  RtValue **results);
+/* The FILE of stream number 'id' (0, 1, 2: stdin, the transcript,
+   stderr; -1 nullstr and closed streams: NULL).  The evaluator's streams
+   are these too. */
+FILE *rt_stream_file(int32_t id);
+/* Opens 'path' with fopen 'mode' as a new stream: its number, or -1 with
+   the reason in '*why'. */
+int32_t rt_stream_open(const char *path, const char *mode, const char **why);
+/* Closes stream 'id': false with the reason in '*why' if it fails. */
+bool rt_stream_close(int32_t id, const char **why);
+
+/* ---- random numbers (rand.c) ---- */
+
+/* Starts the draws again from seed 'seed' (rand_seed); the state starts
+   from seed 0. */
+void rt_rand_seed(int32_t seed);
+/* The state rand_seed set (the seed, mixed). */
+uint64_t rt_rand_state(void);
+/* The next execution of the RAND at 'site' (counting from 0). */
+uint64_t rt_rand_execution(int site);
+/* A random number below each bound of 'x' (ints: in [0, bound), 0 for a
+   bound <= 0; floats: in [0, bound)), drawn as scalar.h's rt_rand_stream
+   and rt_rand_draw say, by the next execution of the RAND at 'site'. */
+RtValue *rt_rand(int site, RtValue *x);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * scalar.h: the semantics of NESL's scalar operations, one inline function
+ * per operation and base type, for every backend: the interpreters' loops
+ * (rt/ops.c), the generated C of the CPU target and the generated CUDA of
+ * the GPU target include this file, so that all of them compute the same
+ * values and detect the same errors.
+ *
+ * An operation that can fail takes 'int *err' and, on failure, stores an
+ * RtScalarError there (and returns some value, which the caller must not
+ * use): it never traps, so that a GPU thread can record the error and go
+ * on.  Ints are 32-bit two's complement and wrap; floats are doubles and
+ * NESL has no infinities or NaN, so an operation whose result is not
+ * finite fails.  Booleans are 0 or 1 in a uint8_t; characters order by
+ * their unsigned codes.
+ */
+#ifndef NESSIE_RT_SCALAR_H
+#define NESSIE_RT_SCALAR_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define RT_FN static __host__ __device__ __forceinline__
+#else
+#define RT_FN static inline
+#endif
+
+/* The errors of scalar operations: with the operation and the operand
+   they make the message (rt_scalar_error_text in ops.c). */
+typedef enum RtScalarError {
+  RT_OK,
+  RT_E_DIV_ZERO,     /* a zero divisor */
+  RT_E_NOT_FINITE,   /* the result is not a finite number */
+  RT_E_NEG_EXPONENT, /* x ^ n with an int x and n < 0 */
+  RT_E_SQRT_NEG,     /* sqrt of a negative number */
+  RT_E_LN_NONPOS,    /* ln of a number that is not positive */
+  RT_E_NOT_INT,      /* trunc, floor, ceil, round: out of the int range */
+  RT_E_NOT_CHAR,     /* code_char: not a code from 0 to 255 */
+} RtScalarError;
+
+RT_FN int32_t rt_wrap(uint32_t x) { return (int32_t)x; }
+
+RT_FN double rt_finite(double x, int *err) {
+  if (!isfinite(x))
+    *err = RT_E_NOT_FINITE;
+  return x;
+}
+
+/* ---- arithmetic ---- */
+
+RT_FN int32_t rt_add_i(int32_t a, int32_t b) { return rt_wrap((uint32_t)a + (uint32_t)b); }
+RT_FN int32_t rt_sub_i(int32_t a, int32_t b) { return rt_wrap((uint32_t)a - (uint32_t)b); }
+RT_FN int32_t rt_mul_i(int32_t a, int32_t b) { return rt_wrap((uint32_t)a * (uint32_t)b); }
+RT_FN int32_t rt_div_i(int32_t a, int32_t b, int *err) {
+  if (b == 0) {
+    *err = RT_E_DIV_ZERO;
+    return 0;
+  }
+  return a == INT32_MIN && b == -1 ? INT32_MIN : a / b; /* wraps */
+}
+/* the sign of the dividend */
+RT_FN int32_t rt_rem_i(int32_t a, int32_t b, int *err) {
+  if (b == 0) {
+    *err = RT_E_DIV_ZERO;
+    return 0;
+  }
+  return b == -1 ? 0 : a % b;
+}
+RT_FN int32_t rt_neg_i(int32_t a) { return rt_wrap(0u - (uint32_t)a); }
+RT_FN int32_t rt_recip_i(int32_t a, int *err) {
+  if (a == 0) {
+    *err = RT_E_DIV_ZERO;
+    return 0;
+  }
+  return 1 / a;
+}
+/* x ^ n by repeated squaring, wrapping */
+RT_FN int32_t rt_pow_i(int32_t x, int32_t n, int *err) {
+  if (n < 0) {
+    *err = RT_E_NEG_EXPONENT;
+    return 0;
+  }
+  uint32_t base = (uint32_t)x, acc = 1;
+  for (uint32_t bits = (uint32_t)n; bits; bits >>= 1) {
+    if (bits & 1)
+      acc *= base;
+    base *= base;
+  }
+  return rt_wrap(acc);
+}
+
+RT_FN double rt_add_f(double a, double b, int *err) { return rt_finite(a + b, err); }
+RT_FN double rt_sub_f(double a, double b, int *err) { return rt_finite(a - b, err); }
+RT_FN double rt_mul_f(double a, double b, int *err) { return rt_finite(a * b, err); }
+RT_FN double rt_div_f(double a, double b, int *err) {
+  if (b == 0.0) {
+    *err = RT_E_DIV_ZERO;
+    return 0.0;
+  }
+  return rt_finite(a / b, err);
+}
+RT_FN double rt_neg_f(double a) { return -a; }
+RT_FN double rt_recip_f(double a, int *err) {
+  if (a == 0.0) {
+    *err = RT_E_DIV_ZERO;
+    return 0.0;
+  }
+  return rt_finite(1.0 / a, err);
+}
+RT_FN double rt_pow_f(double x, int32_t n, int *err) { return rt_finite(pow(x, (double)n), err); }
+
+/* ---- comparisons: characters by their unsigned codes ---- */
+
+#define RT_COMPARE(name, op)                                                                                     \
+  RT_FN uint8_t rt_##name##_i(int32_t a, int32_t b) { return a op b; }                                         \
+  RT_FN uint8_t rt_##name##_f(double a, double b) { return a op b; }                                           \
+  RT_FN uint8_t rt_##name##_b(uint8_t a, uint8_t b) { return a op b; }                                         \
+  RT_FN uint8_t rt_##name##_c(char a, char b) { return (unsigned char)a op(unsigned char) b; }
+RT_COMPARE(eq, ==)
+RT_COMPARE(ne, !=)
+RT_COMPARE(lt, <)
+RT_COMPARE(gt, >)
+RT_COMPARE(le, <=)
+RT_COMPARE(ge, >=)
+#undef RT_COMPARE
+
+/* ---- logic: logical on bools, bitwise on ints ---- */
+
+RT_FN uint8_t rt_not_b(uint8_t a) { return !a; }
+RT_FN uint8_t rt_and_b(uint8_t a, uint8_t b) { return a && b; }
+RT_FN uint8_t rt_or_b(uint8_t a, uint8_t b) { return a || b; }
+RT_FN uint8_t rt_xor_b(uint8_t a, uint8_t b) { return (a != 0) != (b != 0); }
+RT_FN int32_t rt_not_i(int32_t a) { return ~a; }
+RT_FN int32_t rt_and_i(int32_t a, int32_t b) { return a & b; }
+RT_FN int32_t rt_or_i(int32_t a, int32_t b) { return a | b; }
+RT_FN int32_t rt_xor_i(int32_t a, int32_t b) { return a ^ b; }
+/* shifts by 32 or more give 0 (or -1, right, for a negative x); by a
+   negative amount 0 */
+RT_FN int32_t rt_lshift_i(int32_t x, int32_t n) { return n < 0 || n >= 32 ? 0 : rt_wrap((uint32_t)x << n); }
+RT_FN int32_t rt_rshift_i(int32_t x, int32_t n) {
+  if (n < 0)
+    return 0;
+  if (n >= 32)
+    return x < 0 ? -1 : 0;
+  return x < 0 ? ~(~x >> n) : x >> n; /* arithmetic, defined for negative x */
+}
+
+/* ---- floating point ---- */
+
+RT_FN double rt_sqrt_f(double x, int *err) {
+  if (x < 0) {
+    *err = RT_E_SQRT_NEG;
+    return 0.0;
+  }
+  return sqrt(x);
+}
+RT_FN double rt_ln_f(double x, int *err) {
+  if (x <= 0) {
+    *err = RT_E_LN_NONPOS;
+    return 0.0;
+  }
+  return rt_finite(log(x), err);
+}
+RT_FN double rt_exp_f(double x, int *err) { return rt_finite(exp(x), err); }
+RT_FN double rt_sin_f(double x, int *err) { return rt_finite(sin(x), err); }
+RT_FN double rt_cos_f(double x, int *err) { return rt_finite(cos(x), err); }
+RT_FN double rt_tan_f(double x, int *err) { return rt_finite(tan(x), err); }
+RT_FN double rt_asin_f(double x, int *err) { return rt_finite(asin(x), err); }
+RT_FN double rt_acos_f(double x, int *err) { return rt_finite(acos(x), err); }
+RT_FN double rt_atan_f(double x, int *err) { return rt_finite(atan(x), err); }
+RT_FN double rt_sinh_f(double x, int *err) { return rt_finite(sinh(x), err); }
+RT_FN double rt_cosh_f(double x, int *err) { return rt_finite(cosh(x), err); }
+RT_FN double rt_tanh_f(double x, int *err) { return rt_finite(tanh(x), err); }
+RT_FN double rt_expt_f(double x, double y, int *err) { return rt_finite(pow(x, y), err); }
+
+/* ---- conversions ---- */
+
+RT_FN double rt_to_float_i(int32_t x) { return (double)x; }
+/* a float that must fit an int (trunc, floor, ceil, round) */
+RT_FN int32_t rt_to_int(double v, int *err) {
+  if (!(v > -2147483649.0 && v < 2147483648.0)) {
+    *err = RT_E_NOT_INT;
+    return 0;
+  }
+  return (int32_t)v;
+}
+RT_FN int32_t rt_trunc_f(double x, int *err) { return rt_to_int(trunc(x), err); }
+RT_FN int32_t rt_floor_f(double x, int *err) { return rt_to_int(floor(x), err); }
+RT_FN int32_t rt_ceil_f(double x, int *err) { return rt_to_int(ceil(x), err); }
+RT_FN int32_t rt_round_f(double x, int *err) { return rt_to_int(trunc(x + 0.5), err); }
+/* the value that failed to convert, for the message */
+RT_FN double rt_round_value(double x) { return trunc(x + 0.5); }
+RT_FN int32_t rt_btoi_b(uint8_t b) { return b ? 1 : 0; }
+RT_FN char rt_code_char_i(int32_t c, int *err) {
+  if (c < 0 || c > 255) {
+    *err = RT_E_NOT_CHAR;
+    return 0;
+  }
+  return (char)(unsigned char)c;
+}
+RT_FN int32_t rt_char_code_c(char c) { return (unsigned char)c; }
+
+/* ---- random numbers (lib-nesl/README.md, "Random numbers") ---- */
+
+/* splitmix64's finalizer */
+RT_FN uint64_t rt_mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+#define RT_GOLDEN_GAMMA 0x9e3779b97f4a7c15ULL
+
+/* The stream of execution 'e' of the RAND at 'site' after a seed whose
+   state is 'state': element k then draws rt_rand_draw(stream, k). */
+RT_FN uint64_t rt_rand_stream(uint64_t state, int site, uint64_t e) {
+  return rt_mix64(state ^ rt_mix64((uint64_t)site * RT_GOLDEN_GAMMA + e));
+}
+RT_FN uint64_t rt_rand_draw(uint64_t stream, int64_t k) {
+  return rt_mix64(stream + (uint64_t)(k + 1) * RT_GOLDEN_GAMMA);
+}
+/* in [0, bound), 0 for a bound <= 0 */
+RT_FN int32_t rt_rand_below_i(uint64_t bits, int32_t bound) {
+  return bound <= 0 ? 0 : (int32_t)(bits % (uint64_t)bound);
+}
+/* 53 random bits give a double in [0, 1) */
+RT_FN double rt_rand_below_f(uint64_t bits, double bound) {
+  return (double)(bits >> 11) * (1.0 / 9007199254740992.0) * bound;
+}
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * vector.c: the vector operations of the flat IR other than the
+ * element-wise ones and the reductions: dist, ranges, gathers and
+ * scatters, packs, appends, segment descriptors, extreme indices and
+ * ranks (the stable sort behind NESL's sorting functions).  The
+ * interpreters run them; the CPU target's library kernels call the
+ * ranks.
+ *
+ * Their errors are those of the primitives they implement, in the
+ * evaluator's words (rt_fail names the primitive).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+static RtValue *new_vec(RtBase b, int64_t n) { return rt_value_new(rt_vec_type(b), n); }
+
+RtValue *rt_dist(RtLoc loc, RtValue *x, int64_t n) {
+  if (n < 0)
+    rt_fail(loc, "dist", "dist: negative length %lld", (long long)n);
+  RtValue *r = new_vec(x->type.base, n);
+  size_t size = rt_base_size(x->type.base);
+  for (int64_t k = 0; k < n; k++)
+    memcpy(r->data.c + (size_t)k * size, x->data.any, size);
+  return r;
+}
+
+void rt_check_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
+  if (end < start || stride <= 0)
+    rt_fail(loc, NULL, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", start, end,
+            stride);
+}
+
+int64_t rt_range_length(int32_t start, int32_t end, int32_t stride) {
+  return ((int64_t)end - start + stride - 1) / stride;
+}
+
+RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
+  rt_check_range(loc, start, end, stride);
+  int64_t n = rt_range_length(start, end, stride);
+  RtValue *r = new_vec(RT_INT, n);
+  for (int64_t k = 0; k < n; k++)
+    r->data.i[k] = (int32_t)(start + k * stride);
+  return r;
+}
+
+void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values) {
+  int64_t n = starts->len;
+  RtValue *d = rt_value_new(rt_segdes_type(), n);
+  int64_t total = 0;
+  for (int64_t k = 0; k < n; k++) {
+    rt_check_range(loc, starts->data.i[k], ends->data.i[k], strides->data.i[k]);
+    d->lengths[k] = rt_range_length(starts->data.i[k], ends->data.i[k], strides->data.i[k]);
+    total += d->lengths[k];
+  }
+  RtValue *v = new_vec(RT_INT, total);
+  int64_t at = 0;
+  for (int64_t k = 0; k < n; k++)
+    for (int64_t j = 0; j < d->lengths[k]; j++)
+      v->data.i[at++] = (int32_t)(starts->data.i[k] + j * strides->data.i[k]);
+  *segdes = d;
+  *values = v;
+}
+
+RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx) {
+  RtValue *r = new_vec(v->type.base, idx->len);
+  size_t size = rt_base_size(v->type.base);
+  for (int64_t k = 0; k < idx->len; k++) {
+    int32_t i = idx->data.i[k];
+    if (i < 0 || i >= v->len)
+      rt_index_error(loc, RT_GATHER, i, v->len);
+    memcpy(r->data.c + (size_t)k * size, v->data.c + (size_t)i * size, size);
+  }
+  return r;
+}
+
+RtValue *rt_elt(RtLoc loc, RtValue *v, int32_t i) {
+  if (i < 0 || i >= v->len)
+    rt_index_error(loc, RT_ELT, i, v->len);
+  return rt_scalar_at(v, i);
+}
+
+RtValue *rt_scatter(RtLoc loc, RtValue *dst, RtValue *idx, RtValue *vals) {
+  if (idx->len != vals->len)
+    rt_fail(loc, "__write", "<-: %lld indices but %lld values", (long long)idx->len, (long long)vals->len);
+  size_t size = rt_base_size(dst->type.base);
+  RtValue *r = new_vec(dst->type.base, dst->len);
+  memcpy(r->data.any, dst->data.any, size * (size_t)dst->len);
+  for (int64_t k = 0; k < idx->len; k++) { /* in order: a later write wins */
+    int32_t i = idx->data.i[k];
+    if (i < 0 || i >= dst->len)
+      rt_index_error(loc, RT_SCATTER, i, dst->len);
+    memcpy(r->data.c + (size_t)i * size, vals->data.c + (size_t)k * size, size);
+  }
+  return r;
+}
+
+RtValue *rt_pack(RtLoc loc, RtValue *v, RtValue *flags, bool want) {
+  if (v->len != flags->len)
+    rt_fail(loc, "pack", "pack: %lld values but %lld flags", (long long)v->len, (long long)flags->len);
+  int64_t n = 0;
+  for (int64_t k = 0; k < v->len; k++)
+    n += (flags->data.b[k] != 0) == want;
+  RtValue *r = new_vec(v->type.base, n);
+  size_t size = rt_base_size(v->type.base);
+  int64_t at = 0;
+  for (int64_t k = 0; k < v->len; k++)
+    if ((flags->data.b[k] != 0) == want)
+      memcpy(r->data.c + (size_t)(at++) * size, v->data.c + (size_t)k * size, size);
+  return r;
+}
+
+void rt_seg_pack(RtLoc loc, RtValue *d, RtValue *v, RtValue *flags, RtValue **segdes, RtValue **values) {
+  int64_t total = rt_seg_total(d);
+  if (total != v->len || total != flags->len)
+    rt_fail(loc, "pack", "pack: the segments hold %lld elements, but there are %lld values and %lld flags",
+            (long long)total, (long long)v->len, (long long)flags->len);
+  RtValue *nd = rt_value_new(rt_segdes_type(), d->len);
+  int64_t at = 0;
+  for (int64_t k = 0; k < d->len; k++) {
+    int64_t kept = 0;
+    for (int64_t j = 0; j < d->lengths[k]; j++)
+      kept += flags->data.b[at + j] != 0;
+    nd->lengths[k] = kept;
+    at += d->lengths[k];
+  }
+  *segdes = nd;
+  *values = rt_pack(loc, v, flags, true);
+}
+
+RtValue *rt_vector(RtValue **scalars, int n) {
+  RtBase b = scalars[0]->type.base;
+  size_t size = rt_base_size(b);
+  RtValue *r = new_vec(b, n);
+  for (int k = 0; k < n; k++)
+    memcpy(r->data.c + (size_t)k * size, scalars[k]->data.any, size);
+  return r;
+}
+
+RtValue *rt_append(RtValue *x, RtValue *y) {
+  size_t size = rt_base_size(x->type.base);
+  RtValue *r = new_vec(x->type.base, x->len + y->len);
+  memcpy(r->data.any, x->data.any, size * (size_t)x->len);
+  memcpy(r->data.c + size * (size_t)x->len, y->data.any, size * (size_t)y->len);
+  return r;
+}
+
+/* ---- segment descriptors ---- */
+
+RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths) {
+  RtValue *d = rt_value_new(rt_segdes_type(), lengths->len);
+  for (int64_t k = 0; k < lengths->len; k++) {
+    if (lengths->data.i[k] < 0)
+      rt_fail(loc, NULL, "negative length %d", lengths->data.i[k]);
+    d->lengths[k] = lengths->data.i[k];
+  }
+  return d;
+}
+
+RtValue *rt_seg_lengths(RtValue *d) {
+  RtValue *r = new_vec(RT_INT, d->len);
+  for (int64_t k = 0; k < d->len; k++)
+    r->data.i[k] = (int32_t)d->lengths[k];
+  return r;
+}
+
+RtValue *rt_seg_ids(RtValue *d) {
+  const int64_t *off = rt_seg_offsets(d);
+  RtValue *r = new_vec(RT_INT, off[d->len]);
+  for (int64_t k = 0; k < d->len; k++)
+    for (int64_t j = off[k]; j < off[k + 1]; j++)
+      r->data.i[j] = (int32_t)k;
+  return r;
+}
+
+RtValue *rt_seg_starts(RtValue *d) {
+  const int64_t *off = rt_seg_offsets(d);
+  RtValue *r = new_vec(RT_INT, d->len);
+  for (int64_t k = 0; k < d->len; k++)
+    r->data.i[k] = (int32_t)off[k];
+  return r;
+}
+
+/* ---- extreme indices and ranks ---- */
+
+/* Element 'k' of 'v' as a double: an exact key for ordering every base
+   type (ints and chars fit a double's mantissa; chars order unsigned). */
+static double key_at(const RtValue *v, int64_t k) {
+  switch (v->type.base) {
+  case RT_INT:
+    return v->data.i[k];
+  case RT_FLOAT:
+    return v->data.f[k];
+  case RT_BOOL:
+    return v->data.b[k];
+  case RT_CHAR:
+    return (unsigned char)v->data.c[k];
+  }
+  return 0;
+}
+
+/* The index within [from, to) of the first greatest ('sign' 1) or least
+   (-1) element, counted from 'from'; max_int when empty. */
+static int32_t extreme_in(const RtValue *v, int64_t from, int64_t to, int sign) {
+  if (from == to)
+    return INT32_MAX;
+  int64_t best = from;
+  double best_key = key_at(v, best);
+  for (int64_t j = from + 1; j < to; j++) {
+    double key = key_at(v, j);
+    if (sign > 0 ? key > best_key : key < best_key) {
+      best = j;
+      best_key = key;
+    }
+  }
+  return (int32_t)(best - from);
+}
+
+int32_t rt_extreme_index(RtValue *v, int sign) { return extreme_in(v, 0, v->len, sign); }
+
+RtValue *rt_seg_extreme_index(RtValue *d, RtValue *v, int sign) {
+  const int64_t *off = rt_seg_offsets(d);
+  RtValue *r = new_vec(RT_INT, d->len);
+  for (int64_t k = 0; k < d->len; k++)
+    r->data.i[k] = extreme_in(v, off[k], off[k + 1], sign);
+  return r;
+}
+
+/* Sorts idx[0 .. n) by keys[idx[.]], stably (a bottom-up merge sort). */
+static void stable_sort(const double *keys, int64_t *idx, int64_t *tmp, int64_t n) {
+  for (int64_t width = 1; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int64_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi)
+        tmp[o++] = keys[idx[j]] < keys[idx[i]] ? idx[j++] : idx[i++];
+      while (i < mid)
+        tmp[o++] = idx[i++];
+      while (j < hi)
+        tmp[o++] = idx[j++];
+    }
+    memcpy(idx, tmp, sizeof(int64_t) * (size_t)n);
+  }
+}
+
+/* Where each element goes in the stable sort of its segment
+   [off[k], off[k + 1]), ascending or ('down') descending. */
+static RtValue *ranks(RtValue *v, const int64_t *off, int64_t nseg, bool down) {
+  int64_t n = off[nseg];
+  RtValue *r = new_vec(RT_INT, n);
+  double *keys = rt_alloc_atomic(sizeof(double) * (size_t)(n + 1));
+  int64_t *idx = rt_alloc_atomic(sizeof(int64_t) * (size_t)(n + 1));
+  int64_t *tmp = rt_alloc_atomic(sizeof(int64_t) * (size_t)(n + 1));
+  for (int64_t j = 0; j < n; j++) {
+    keys[j] = down ? -key_at(v, j) : key_at(v, j); /* -0.0 == 0.0: ties stay ties */
+    idx[j] = j;
+  }
+  for (int64_t k = 0; k < nseg; k++) {
+    int64_t len = off[k + 1] - off[k];
+    stable_sort(keys, idx + off[k], tmp + off[k], len);
+    for (int64_t p = 0; p < len; p++)
+      r->data.i[idx[off[k] + p]] = (int32_t)p;
+  }
+  rt_free(keys);
+  rt_free(idx);
+  rt_free(tmp);
+  return r;
+}
+
+RtValue *rt_rank(RtValue *v, bool down) {
+  int64_t off[2] = {0, v->len};
+  return ranks(v, off, 1, down);
+}
+
+RtValue *rt_seg_rank(RtValue *d, RtValue *v, bool down) { return ranks(v, rt_seg_offsets(d), d->len, down); }
