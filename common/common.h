@@ -7,7 +7,8 @@
  * format, `file:line:col: error: message`, followed by the source line and
  * a caret.  A compile error does not exit(): it is counted, and the driver
  * decides when to stop, so that the REPL survives every error.  Fatal
- * errors inside a pass longjmp to the handler installed with diag_catch().
+ * errors inside a pass longjmp to the innermost handler pushed with
+ * diag_push_handler() (see diag_fatal).
  */
 #ifndef NESSIE_COMMON_H
 #define NESSIE_COMMON_H
@@ -118,7 +119,7 @@ void diag_reset(void);
 void diag_set_stream(FILE *f);
 
 /* Reports an error and abandons the current compilation by longjmp to the
-   innermost handler set with DIAG_TRY. */
+   innermost handler pushed with diag_push_handler. */
 _Noreturn void diag_fatal(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Abandons the current compilation like diag_fatal, without a message:

@@ -20,28 +20,18 @@
 
 #define SND(v) ((v).u.pair->snd)
 
-enum { MAX_FILES = 256 };
-static FILE *files[MAX_FILES];
-
 static Value ok_result(Value v) { return val_pair(v, val_pair(val_bool(true), val_string("", 0))); }
 
 static Value failure(Value v, const char *msg) {
   return val_pair(v, val_pair(val_bool(false), val_string(msg, strlen(msg))));
 }
 
-/* The FILE of stream value 's', or NULL for nullstr and closed streams. */
+/* The FILE of stream value 's', or NULL for nullstr and closed streams:
+   the runtime's streams (rt/host.c), which every backend shares, but the
+   transcript, which is the evaluator's. */
 static FILE *stream_file(Eval *ev, Value s) {
   int32_t n = s.u.data->fields.u.i;
-  switch (n) {
-  case 0:
-    return stdin;
-  case 1:
-    return ev_out(ev);
-  case 2:
-    return stderr;
-  default:
-    return n > 2 && n < MAX_FILES ? files[n] : NULL;
-  }
+  return n == 1 ? ev_out(ev) : rt_stream_file(n);
 }
 
 /* ---- printing ---- */
@@ -62,28 +52,18 @@ static Value p_print_string(Eval *ev, Value s, Loc loc, Type *type) {
 }
 
 /* @x: NESL's own conversion to text, unlike the REPL printer: booleans
-   are t and f, floats have 8 significant digits in C's %g style, and a
-   string is a sequence of characters like any other. */
+   are t and f, floats have 8 significant digits (rt/print.c's rule:
+   `1.2345678e+7`, `1.0e-4`), and a string is a sequence of characters
+   like any other. */
 static void to_string(Buf *b, Value v) {
   switch (v.kind) {
   case V_INT:
     buf_printf(b, "%d", (int)v.u.i);
     return;
   case V_FLOAT: {
-    char text[64];
-    snprintf(text, sizeof text, "%.8g", v.u.f);
-    /* C writes 1e+07; NESL writes 1.e+7 style with the exponent's digits
-       as they are: keep C's mantissa, strip the exponent's zeros */
-    char *e = strchr(text, 'e');
-    if (e) {
-      int exponent = atoi(e + 1);
-      *e = '\0';
-      buf_printf(b, "%se%c%d", text, exponent < 0 ? '-' : '+', abs(exponent));
-    } else {
-      buf_puts(b, text);
-      if (!strpbrk(text, ".n"))
-        buf_puts(b, ".0");
-    }
+    char text[RT_FLOAT_BUF];
+    rt_format_float_text(text, v.u.f);
+    buf_puts(b, text);
     return;
   }
   case V_BOOL:
@@ -135,6 +115,8 @@ static Value p_exp_string(Eval *ev, Value a, Loc loc, Type *type) {
   if (d < 0 || d > 40)
     ev_error(ev, loc, "exp_string: %d digits after the point", d);
   char text[96];
+  if (x == 0.0) /* NESL writes zero plainly */
+    return val_string("0.0", 3);
   snprintf(text, sizeof text, "%.*e", (int)d, x);
   char *e = strchr(text, 'e');
   int exponent = atoi(e + 1);
@@ -275,16 +257,10 @@ static Value make_stream(Eval *ev, int32_t n) {
 }
 
 static Value open_file(Eval *ev, Value name, const char *mode) {
-  char *path = val_string_chars(name);
-  int n;
-  for (n = 3; n < MAX_FILES && files[n]; n++)
-    ;
-  if (n == MAX_FILES)
-    return failure(make_stream(ev, -1), "too many open files");
-  FILE *f = fopen(path, mode);
-  if (!f)
-    return failure(make_stream(ev, -1), strerror(errno));
-  files[n] = f;
+  const char *why = "";
+  int32_t n = rt_stream_open(val_string_chars(name), mode, &why);
+  if (n < 0)
+    return failure(make_stream(ev, -1), why);
   return ok_result(make_stream(ev, n));
 }
 
@@ -305,15 +281,9 @@ static Value p_close_file(Eval *ev, Value s, Loc loc, Type *type) {
   (void)ev;
   (void)loc;
   (void)type;
-  int32_t n = s.u.data->fields.u.i;
-  Value msg;
-  if (n < 3 || n >= MAX_FILES || !files[n]) {
-    msg = val_string("not an open file", 16);
-    return val_pair(val_bool(n >= -1 && n <= 2), n >= -1 && n <= 2 ? val_string("", 0) : msg);
-  }
-  bool ok = fclose(files[n]) == 0;
-  files[n] = NULL;
-  return val_pair(val_bool(ok), ok ? val_string("", 0) : val_string("close failed", 12));
+  const char *why = "";
+  bool ok = rt_stream_close(s.u.data->fields.u.i, &why);
+  return val_pair(val_bool(ok), val_string(why, strlen(why)));
 }
 
 static Value write_to(Eval *ev, Value stream, const char *s, size_t n) {

@@ -143,3 +143,141 @@ FlatType flat_atom_type(const FlatAtom *a) {
   }
   die("flat atom kind %d does not exist", (int)a->kind);
 }
+
+/* ---- signatures (rt/ops.def's columns) ---- */
+
+typedef struct Word {
+  char kind, base;
+} Word;
+
+/* The words of signature 'sig' into 'w' (at most 'max'); '*repeat': the
+   last one repeats. */
+static int parse_words(const char *sig, Word *w, int max, bool *repeat) {
+  int n = 0;
+  if (repeat)
+    *repeat = false;
+  for (const char *p = sig; *p;) {
+    while (*p == ' ')
+      p++;
+    if (!*p)
+      break;
+    if (n == max)
+      die("signature '%s' has too many words", sig);
+    w[n].kind = *p++;
+    w[n].base = *p && *p != ' ' && *p != '+' ? *p++ : 0;
+    if (*p == '+') {
+      if (repeat)
+        *repeat = true;
+      p++;
+    }
+    n++;
+  }
+  return n;
+}
+
+/* Does base 'b' belong to class 'c' of the notation? */
+static bool base_in(char c, FlatBase b) {
+  switch (c) {
+  case 'i':
+    return b == FB_INT;
+  case 'f':
+    return b == FB_FLOAT;
+  case 'b':
+    return b == FB_BOOL;
+  case 'c':
+    return b == FB_CHAR;
+  case 'n':
+    return b == FB_INT || b == FB_FLOAT;
+  case 'o':
+    return b != FB_BOOL;
+  case 'l':
+    return b == FB_INT || b == FB_BOOL;
+  default:
+    return true;
+  }
+}
+
+/* "an int", "a [:float:]", "a segdes" */
+static const char *a_type(FlatType t) {
+  const char *name = flat_type_name(t);
+  return xprintf("%s %s", name[0] == 'i' ? "an" : "a", name);
+}
+
+static FlatBase base_named(char c) {
+  return c == 'f' ? FB_FLOAT : c == 'b' ? FB_BOOL : c == 'c' ? FB_CHAR : FB_INT;
+}
+
+Vec *flat_op_result_types(FlatOp op, const FlatType *args, int n, const char **why) {
+  const char *name = flat_op_name(op);
+  const char *as = rt_op_args(flat_rt_op(op)), *rs = rt_op_results(flat_rt_op(op));
+  if (!as || !rs)
+    die("%s: its arguments follow a layout, not a signature", name);
+  Word aw[8], rw[8];
+  bool repeat;
+  int na = parse_words(as, aw, 8, &repeat), nr = parse_words(rs, rw, 8, NULL);
+  if (repeat ? n < na : n != na) {
+    *why = xprintf("%s takes %s%d arguments, not %d", name, repeat ? "at least " : "", na, n);
+    return NULL;
+  }
+  int first_e = -1; /* the first element-wise argument: its kind is theirs */
+  for (int i = 0; i < n; i++) {
+    Word w = aw[i < na ? i : na - 1];
+    FlatType t = args[i];
+    switch (w.kind) {
+    case 'e':
+      if (t.kind == FT_SEGDES) {
+        *why = xprintf("%s: an element-wise operation on %s", name, a_type(t));
+        return NULL;
+      }
+      if (first_e < 0) {
+        first_e = i;
+      } else if (t.kind != args[first_e].kind) {
+        *why = xprintf("%s: mixes %s and %s", name, a_type(args[first_e]), a_type(t));
+        return NULL;
+      }
+      break;
+    case 's':
+    case 'v':
+    case 'd':
+      if (t.kind != (w.kind == 's' ? FT_SCALAR : w.kind == 'v' ? FT_VEC : FT_SEGDES)) {
+        *why = xprintf("%s: argument %d is %s", name, i + 1, a_type(t));
+        return NULL;
+      }
+      break;
+    default: /* 'x': any kind */
+      break;
+    }
+    if (w.kind == 'd' || !w.base)
+      continue;
+    if (i >= na && t.base != args[na - 1].base) { /* a repeated word: one base */
+      *why = xprintf("%s: arguments %d and %d are %s and %s", name, na, i + 1, a_type(args[na - 1]), a_type(t));
+      return NULL;
+    }
+    if (w.base >= '1' && w.base <= '9') {
+      int k = w.base - '1';
+      if (args[k].base != t.base) {
+        *why = xprintf("%s: arguments %d and %d are %s and %s", name, k + 1, i + 1, a_type(args[k]), a_type(t));
+        return NULL;
+      }
+    } else if (!base_in(w.base, t.base)) {
+      *why = xprintf("%s: argument %d is %s", name, i + 1, a_type(t));
+      return NULL;
+    }
+  }
+  Vec *results = NEW(Vec);
+  for (int r = 0; r < nr; r++) {
+    Word w = rw[r];
+    FlatType *t = NEW(FlatType);
+    if (w.kind == 'x') {
+      *t = args[w.base - '1'];
+    } else if (w.kind == 'd') {
+      *t = flat_segdes();
+    } else {
+      FlatBase b = w.base >= '1' && w.base <= '9' ? args[w.base - '1'].base : base_named(w.base);
+      FlatTypeKind k = w.kind == 's' ? FT_SCALAR : w.kind == 'v' ? FT_VEC : args[first_e].kind;
+      *t = (FlatType){k, b};
+    }
+    vec_push(results, t);
+  }
+  return results;
+}

@@ -66,6 +66,12 @@ typedef RtKind FlatTypeKind;
 
 typedef RtType FlatType;
 
+/* The types of op's results given its arguments' types 'args' (n of
+   them), by the signature columns of rt/ops.def; NULL, with the reason in
+   '*why', when the arguments do not fit.  The operations whose arguments
+   follow a layout (NAME, EQL, HASH, HOST_PRIM) are their caller's to
+   check. */
+Vec *flat_op_result_types(FlatOp op, const FlatType *args, int n, const char **why); /* FlatType * */
 bool flat_type_equal(FlatType a, FlatType b);
 const char *flat_type_name(FlatType t); /* "int", "[:float:]", "segdes" */
 static inline RtType flat_rt_type(FlatType t) { return t; }

@@ -10,7 +10,7 @@
  *     only by the FlatTop that defines them, and top-level statements
  *     read only globals defined by earlier ones;
  *   - each operation has the numbers of arguments and results of
- *     flat_ops.def, and argument types its semantics accept; its results
+ *     rt/ops.def, and argument types its signature accepts; its results
  *     have the types the operation gives (element-wise operations take all
  *     scalars or all vectors, never a mix);
  *   - the kernels over structured values (NAME, EQL, HASH, HOST_PRIM)
@@ -23,18 +23,6 @@
  * of the statement and the pass that ran last; checking stops there.
  */
 #include "flat.h"
-
-/* Base-type classes, as bit masks over FlatBase. */
-enum {
-  B_INT = 1 << FB_INT,
-  B_FLOAT = 1 << FB_FLOAT,
-  B_BOOL = 1 << FB_BOOL,
-  B_CHAR = 1 << FB_CHAR,
-  B_NUMBER = B_INT | B_FLOAT,
-  B_ORDINAL = B_INT | B_FLOAT | B_CHAR,
-  B_LOGICAL = B_INT | B_BOOL,
-  B_ANY = B_INT | B_FLOAT | B_BOOL | B_CHAR,
-};
 
 typedef struct Checker {
   const FlatProgram *p;
@@ -117,38 +105,10 @@ static FlatType use_atom(Checker *c, Loc loc, const FlatAtom *a) {
 
 /* ---- operation types ---- */
 
-static bool in_class(FlatType t, int mask) { return (mask >> t.base) & 1; }
-
-static void want(Checker *c, const FlatStmt *s, FlatType *args, int i, FlatTypeKind kind, int mask) {
-  if (args[i].kind != kind || (kind != FT_SEGDES && !in_class(args[i], mask)))
-    fail(c, s->loc, "%s: argument %d is a %s", flat_op_name(s->op), i + 1, flat_type_name(args[i]));
-}
-
-static void same_base(Checker *c, const FlatStmt *s, FlatType *args, int i, int j) {
-  if (args[i].base != args[j].base)
-    fail(c, s->loc, "%s: arguments %d and %d are a %s and a %s", flat_op_name(s->op), i + 1, j + 1,
-         flat_type_name(args[i]), flat_type_name(args[j]));
-}
-
 static void push_result(Vec *out, FlatType t) {
   FlatType *p = NEW(FlatType);
   *p = t;
   vec_push(out, p);
-}
-
-/* An element-wise operation: all scalars or all vectors, each argument's
-   base in its class ('masks'); the result has the arguments' kind. */
-static FlatTypeKind elementwise(Checker *c, const FlatStmt *s, FlatType *args, int n, const int *masks) {
-  FlatTypeKind kind = args[0].kind;
-  if (kind != FT_SCALAR && kind != FT_VEC)
-    fail(c, s->loc, "%s: an element-wise operation on a %s", flat_op_name(s->op), flat_type_name(args[0]));
-  for (int i = 0; i < n; i++) {
-    if (args[i].kind != kind)
-      fail(c, s->loc, "%s: mixes a %s and a %s", flat_op_name(s->op), flat_type_name(args[0]),
-           flat_type_name(args[i]));
-    want(c, s, args, i, kind, masks[i]);
-  }
-  return kind;
 }
 
 static bool layout_known(Type *t) {
@@ -254,285 +214,22 @@ static void host_signature(Checker *c, const FlatStmt *s, FlatType *args, int n,
 /* The types of s's results, given its arguments' types; fails if the
    arguments do not fit the operation. */
 static void op_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
-  FlatTypeKind kind;
-  switch (s->op) {
-  /* ---- element-wise ---- */
-  case FLAT_ADD:
-  case FLAT_SUB:
-  case FLAT_MUL:
-  case FLAT_DIV:
-    kind = elementwise(c, s, args, n, (int[]){B_NUMBER, B_NUMBER});
-    same_base(c, s, args, 0, 1);
-    push_result(results, (FlatType){kind, args[0].base});
-    return;
-  case FLAT_NEG:
-  case FLAT_RECIP:
-  case FLAT_RAND:
-    kind = elementwise(c, s, args, n, (int[]){B_NUMBER});
-    push_result(results, (FlatType){kind, args[0].base});
-    return;
-  case FLAT_REM:
-  case FLAT_LSHIFT:
-  case FLAT_RSHIFT:
-    kind = elementwise(c, s, args, n, (int[]){B_INT, B_INT});
-    push_result(results, (FlatType){kind, FB_INT});
-    return;
-  case FLAT_POW:
-    kind = elementwise(c, s, args, n, (int[]){B_NUMBER, B_INT});
-    push_result(results, (FlatType){kind, args[0].base});
-    return;
-  case FLAT_EQ:
-  case FLAT_NE:
-  case FLAT_LT:
-  case FLAT_GT:
-  case FLAT_LE:
-  case FLAT_GE:
-    kind = elementwise(c, s, args, n, (int[]){B_ANY, B_ANY});
-    same_base(c, s, args, 0, 1);
-    push_result(results, (FlatType){kind, FB_BOOL});
-    return;
-  case FLAT_NOT:
-    kind = elementwise(c, s, args, n, (int[]){B_LOGICAL});
-    push_result(results, (FlatType){kind, args[0].base});
-    return;
-  case FLAT_AND:
-  case FLAT_OR:
-  case FLAT_XOR:
-    kind = elementwise(c, s, args, n, (int[]){B_LOGICAL, B_LOGICAL});
-    same_base(c, s, args, 0, 1);
-    push_result(results, (FlatType){kind, args[0].base});
-    return;
-  case FLAT_SQRT:
-  case FLAT_LN:
-  case FLAT_EXP:
-  case FLAT_SIN:
-  case FLAT_COS:
-  case FLAT_TAN:
-  case FLAT_ASIN:
-  case FLAT_ACOS:
-  case FLAT_ATAN:
-  case FLAT_SINH:
-  case FLAT_COSH:
-  case FLAT_TANH:
-    kind = elementwise(c, s, args, n, (int[]){B_FLOAT});
-    push_result(results, (FlatType){kind, FB_FLOAT});
-    return;
-  case FLAT_EXPT:
-    kind = elementwise(c, s, args, n, (int[]){B_FLOAT, B_FLOAT});
-    push_result(results, (FlatType){kind, FB_FLOAT});
-    return;
-  case FLAT_TO_FLOAT:
-    kind = elementwise(c, s, args, n, (int[]){B_INT});
-    push_result(results, (FlatType){kind, FB_FLOAT});
-    return;
-  case FLAT_TRUNC:
-  case FLAT_FLOOR:
-  case FLAT_CEIL:
-  case FLAT_ROUND:
-    kind = elementwise(c, s, args, n, (int[]){B_FLOAT});
-    push_result(results, (FlatType){kind, FB_INT});
-    return;
-  case FLAT_BTOI:
-    kind = elementwise(c, s, args, n, (int[]){B_BOOL});
-    push_result(results, (FlatType){kind, FB_INT});
-    return;
-  case FLAT_CODE_CHAR:
-    kind = elementwise(c, s, args, n, (int[]){B_INT});
-    push_result(results, (FlatType){kind, FB_CHAR});
-    return;
-  case FLAT_CHAR_CODE:
-    kind = elementwise(c, s, args, n, (int[]){B_CHAR});
-    push_result(results, (FlatType){kind, FB_INT});
-    return;
-  case FLAT_SELECT:
-    kind = elementwise(c, s, args, n, (int[]){B_BOOL, B_ANY, B_ANY});
-    same_base(c, s, args, 1, 2);
-    push_result(results, (FlatType){kind, args[1].base});
-    return;
-  case FLAT_ZERO:
-    kind = elementwise(c, s, args, n, (int[]){B_ANY});
-    push_result(results, (FlatType){kind, args[0].base});
-    return;
-  case FLAT_COPY:
-    push_result(results, args[0]);
-    return;
-  case FLAT_VECTOR:
-    for (int i = 0; i < n; i++) {
-      want(c, s, args, i, FT_SCALAR, B_ANY);
-      same_base(c, s, args, 0, i);
-    }
-    push_result(results, flat_vec(args[0].base));
-    return;
-
-  /* ---- vectors ---- */
-  case FLAT_DIST:
-    want(c, s, args, 0, FT_SCALAR, B_ANY);
-    want(c, s, args, 1, FT_SCALAR, B_INT);
-    push_result(results, flat_vec(args[0].base));
-    return;
-  case FLAT_LENGTH:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    push_result(results, flat_scalar(FB_INT));
-    return;
-  case FLAT_RANGE:
-    for (int i = 0; i < 3; i++)
-      want(c, s, args, i, FT_SCALAR, B_INT);
-    push_result(results, flat_vec(FB_INT));
-    return;
-  case FLAT_GATHER:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    want(c, s, args, 1, FT_VEC, B_INT);
-    push_result(results, args[0]);
-    return;
-  case FLAT_ELT:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    want(c, s, args, 1, FT_SCALAR, B_INT);
-    push_result(results, flat_scalar(args[0].base));
-    return;
-  case FLAT_SCATTER:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    want(c, s, args, 1, FT_VEC, B_INT);
-    want(c, s, args, 2, FT_VEC, B_ANY);
-    same_base(c, s, args, 0, 2);
-    push_result(results, args[0]);
-    return;
-  case FLAT_PACK:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    want(c, s, args, 1, FT_VEC, B_BOOL);
-    push_result(results, args[0]);
-    return;
-  case FLAT_SEG_PACK:
-    want(c, s, args, 0, FT_SEGDES, B_ANY);
-    want(c, s, args, 1, FT_VEC, B_ANY);
-    want(c, s, args, 2, FT_VEC, B_BOOL);
-    push_result(results, flat_segdes());
-    push_result(results, args[1]);
-    return;
-  case FLAT_PARTITION:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    want(c, s, args, 1, FT_VEC, B_BOOL);
-    push_result(results, args[0]);
-    push_result(results, args[0]);
-    return;
-  case FLAT_APPEND:
-    want(c, s, args, 0, FT_VEC, B_ANY);
-    want(c, s, args, 1, FT_VEC, B_ANY);
-    same_base(c, s, args, 0, 1);
-    push_result(results, args[0]);
-    return;
-  case FLAT_REDUCE_ADD:
-  case FLAT_REDUCE_MUL:
-  case FLAT_SCAN_ADD:
-  case FLAT_SCAN_MUL:
-  case FLAT_REDUCE_MAX:
-  case FLAT_REDUCE_MIN:
-  case FLAT_SCAN_MAX:
-  case FLAT_SCAN_MIN:
-  case FLAT_REDUCE_AND:
-  case FLAT_REDUCE_OR:
-  case FLAT_REDUCE_XOR:
-  case FLAT_SCAN_AND:
-  case FLAT_SCAN_OR:
-  case FLAT_SCAN_XOR: {
-    int mask = B_LOGICAL;
-    if (s->op == FLAT_REDUCE_ADD || s->op == FLAT_REDUCE_MUL || s->op == FLAT_SCAN_ADD || s->op == FLAT_SCAN_MUL)
-      mask = B_NUMBER;
-    else if (s->op == FLAT_REDUCE_MAX || s->op == FLAT_REDUCE_MIN || s->op == FLAT_SCAN_MAX ||
-             s->op == FLAT_SCAN_MIN)
-      mask = B_ORDINAL;
-    want(c, s, args, 0, FT_VEC, mask);
-    bool scan = s->op >= FLAT_SCAN_ADD && s->op <= FLAT_SCAN_XOR;
-    push_result(results, scan ? args[0] : flat_scalar(args[0].base));
-    return;
-  }
-  case FLAT_MAX_INDEX:
-  case FLAT_MIN_INDEX:
-    want(c, s, args, 0, FT_VEC, B_ORDINAL);
-    push_result(results, flat_scalar(FB_INT));
-    return;
-  case FLAT_RANK:
-  case FLAT_RANK_DOWN:
-    want(c, s, args, 0, FT_VEC, B_ORDINAL);
-    push_result(results, flat_vec(FB_INT));
-    return;
-
-  /* ---- segment descriptors ---- */
-  case FLAT_MAKE_SEGDES:
-    want(c, s, args, 0, FT_VEC, B_INT);
-    push_result(results, flat_segdes());
-    return;
-  case FLAT_SEG_LENGTHS:
-  case FLAT_SEG_IDS:
-  case FLAT_SEG_OFFSETS:
-    want(c, s, args, 0, FT_SEGDES, 0);
-    push_result(results, flat_vec(FB_INT));
-    return;
-  case FLAT_SEG_COUNT:
-  case FLAT_SEG_TOTAL:
-    want(c, s, args, 0, FT_SEGDES, 0);
-    push_result(results, flat_scalar(FB_INT));
-    return;
-  case FLAT_SEG_REDUCE_ADD:
-  case FLAT_SEG_REDUCE_MUL:
-  case FLAT_SEG_SCAN_ADD:
-  case FLAT_SEG_SCAN_MUL:
-  case FLAT_SEG_REDUCE_MAX:
-  case FLAT_SEG_REDUCE_MIN:
-  case FLAT_SEG_SCAN_MAX:
-  case FLAT_SEG_SCAN_MIN:
-  case FLAT_SEG_REDUCE_AND:
-  case FLAT_SEG_REDUCE_OR:
-  case FLAT_SEG_REDUCE_XOR:
-  case FLAT_SEG_SCAN_AND:
-  case FLAT_SEG_SCAN_OR:
-  case FLAT_SEG_SCAN_XOR: {
-    int mask = B_LOGICAL;
-    if (s->op == FLAT_SEG_REDUCE_ADD || s->op == FLAT_SEG_REDUCE_MUL || s->op == FLAT_SEG_SCAN_ADD ||
-        s->op == FLAT_SEG_SCAN_MUL)
-      mask = B_NUMBER;
-    else if (s->op == FLAT_SEG_REDUCE_MAX || s->op == FLAT_SEG_REDUCE_MIN || s->op == FLAT_SEG_SCAN_MAX ||
-             s->op == FLAT_SEG_SCAN_MIN)
-      mask = B_ORDINAL;
-    want(c, s, args, 0, FT_SEGDES, 0);
-    want(c, s, args, 1, FT_VEC, mask);
-    push_result(results, args[1]);
-    return;
-  }
-  case FLAT_SEG_MAX_INDEX:
-  case FLAT_SEG_MIN_INDEX:
-  case FLAT_SEG_RANK:
-  case FLAT_SEG_RANK_DOWN:
-    want(c, s, args, 0, FT_SEGDES, 0);
-    want(c, s, args, 1, FT_VEC, B_ORDINAL);
-    push_result(results, flat_vec(FB_INT));
-    return;
-  case FLAT_SEG_RANGE:
-    for (int i = 0; i < 3; i++)
-      want(c, s, args, i, FT_VEC, B_INT);
-    push_result(results, flat_segdes());
-    push_result(results, flat_vec(FB_INT));
-    return;
-
-  /* ---- structured values, the host, errors ---- */
-  case FLAT_NAME:
-  case FLAT_EQL:
-  case FLAT_HASH:
+  switch (rt_op_class(flat_rt_op(s->op))) {
+  case OPC_STRUCTURED:
     structured_signature(c, s, args, n, results);
     return;
-  case FLAT_HOST_PRIM:
+  case OPC_HOST:
     host_signature(c, s, args, n, results);
     return;
-  case FLAT_ERROR:
-    want(c, s, args, 0, FT_VEC, B_CHAR);
+  default: {
+    const char *why = NULL;
+    Vec *types = flat_op_result_types(s->op, args, n, &why);
+    if (!types)
+      fail(c, s->loc, "%s", why);
+    *results = *types;
     return;
-  case FLAT_ERROR_ANY:
-    want(c, s, args, 0, FT_SEGDES, 0);
-    want(c, s, args, 1, FT_VEC, B_CHAR);
-    return;
-  case FLAT_OP_COUNT:
-    break;
   }
-  fail(c, s->loc, "operation %d does not exist", (int)s->op);
+  }
 }
 
 /* ---- statements and blocks ---- */

@@ -71,6 +71,24 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
   if (st->kind != FS_OP || st->results.len == 0)
     return;
   FlatVar *r = st->results.data[0];
+  switch (rt_op_class(flat_rt_op(st->op))) {
+  case OPC_ELEMENTWISE:
+    /* every vector argument and the result */
+    for (int i = 0; i < st->args.len; i++)
+      same(s, r, arg_var(st, i));
+    return;
+  case OPC_SCAN:
+    same(s, r, arg_var(st, 0));
+    return;
+  case OPC_SEG_REDUCE: /* one value per segment */
+    same(s, r, arg_var(st, 0));
+    return;
+  case OPC_SEG_SCAN:
+    same(s, r, arg_var(st, 1));
+    return;
+  default:
+    break;
+  }
   switch (st->op) {
   case FLAT_GATHER:
     same(s, r, arg_var(st, 1));
@@ -83,13 +101,6 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
   case FLAT_PARTITION:
     same(s, arg_var(st, 0), arg_var(st, 1));
     break;
-  case FLAT_SCAN_ADD:
-  case FLAT_SCAN_MUL:
-  case FLAT_SCAN_MAX:
-  case FLAT_SCAN_MIN:
-  case FLAT_SCAN_AND:
-  case FLAT_SCAN_OR:
-  case FLAT_SCAN_XOR:
   case FLAT_RANK:
   case FLAT_RANK_DOWN:
   case FLAT_MAKE_SEGDES:
@@ -97,24 +108,10 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
   case FLAT_SEG_OFFSETS:
     same(s, r, arg_var(st, 0));
     break;
-  case FLAT_SEG_REDUCE_ADD:
-  case FLAT_SEG_REDUCE_MUL:
-  case FLAT_SEG_REDUCE_MAX:
-  case FLAT_SEG_REDUCE_MIN:
-  case FLAT_SEG_REDUCE_AND:
-  case FLAT_SEG_REDUCE_OR:
-  case FLAT_SEG_REDUCE_XOR:
   case FLAT_SEG_MAX_INDEX:
   case FLAT_SEG_MIN_INDEX:
     same(s, r, arg_var(st, 0));
     break;
-  case FLAT_SEG_SCAN_ADD:
-  case FLAT_SEG_SCAN_MUL:
-  case FLAT_SEG_SCAN_MAX:
-  case FLAT_SEG_SCAN_MIN:
-  case FLAT_SEG_SCAN_AND:
-  case FLAT_SEG_SCAN_OR:
-  case FLAT_SEG_SCAN_XOR:
   case FLAT_SEG_RANK:
   case FLAT_SEG_RANK_DOWN:
     same(s, r, arg_var(st, 1));
@@ -129,19 +126,7 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
   case FLAT_NAME:
     same(s, r, arg_var(st, 0));
     break;
-  case FLAT_DIST:
-  case FLAT_RANGE:
-  case FLAT_APPEND:
-  case FLAT_SEG_IDS:
-  case FLAT_VECTOR:
-  case FLAT_HOST_PRIM:
-  case FLAT_EQL:
-  case FLAT_HASH:
-    break;
-  default:
-    /* element-wise: every vector argument and the result */
-    for (int i = 0; i < st->args.len; i++)
-      same(s, r, arg_var(st, i));
+  default: /* no equal lengths to record */
     break;
   }
 }

@@ -155,120 +155,19 @@ static void clear_marks(Vec *vars, uint8_t *marks) {
 /* The result type of the element-wise operation 'op' on scalars of the
    bases 'a' (as many as flat_op_nargs says), or NULL with '*why' set. */
 static bool scalar_op_type(FlatOp op, const FlatBase *a, FlatBase *result, const char **why) {
-  /* each argument's class, and which argument the result follows
-     (-1: the fixed base 'fixed') */
-  int masks[3] = {0, 0, 0};
-  int same = -1; /* the argument that must have argument 'same_as''s base */
-  int same_as = 0;
-  int follows = 0;
-  FlatBase fixed = FB_INT;
-  switch (op) {
-  case FLAT_ADD:
-  case FLAT_SUB:
-  case FLAT_MUL:
-  case FLAT_DIV:
-    masks[0] = masks[1] = B_NUMBER;
-    same = 1;
-    break;
-  case FLAT_NEG:
-  case FLAT_RECIP:
-  case FLAT_RAND:
-    masks[0] = B_NUMBER;
-    break;
-  case FLAT_REM:
-  case FLAT_LSHIFT:
-  case FLAT_RSHIFT:
-    masks[0] = masks[1] = B_INT;
-    break;
-  case FLAT_POW:
-    masks[0] = B_NUMBER;
-    masks[1] = B_INT;
-    break;
-  case FLAT_EQ:
-  case FLAT_NE:
-  case FLAT_LT:
-  case FLAT_GT:
-  case FLAT_LE:
-  case FLAT_GE:
-    masks[0] = masks[1] = B_ANY;
-    same = 1;
-    follows = -1, fixed = FB_BOOL;
-    break;
-  case FLAT_NOT:
-    masks[0] = B_LOGICAL;
-    break;
-  case FLAT_AND:
-  case FLAT_OR:
-  case FLAT_XOR:
-    masks[0] = masks[1] = B_LOGICAL;
-    same = 1;
-    break;
-  case FLAT_SQRT:
-  case FLAT_LN:
-  case FLAT_EXP:
-  case FLAT_SIN:
-  case FLAT_COS:
-  case FLAT_TAN:
-  case FLAT_ASIN:
-  case FLAT_ACOS:
-  case FLAT_ATAN:
-  case FLAT_SINH:
-  case FLAT_COSH:
-  case FLAT_TANH:
-    masks[0] = B_FLOAT;
-    break;
-  case FLAT_EXPT:
-    masks[0] = masks[1] = B_FLOAT;
-    break;
-  case FLAT_TO_FLOAT:
-    masks[0] = B_INT;
-    follows = -1, fixed = FB_FLOAT;
-    break;
-  case FLAT_TRUNC:
-  case FLAT_FLOOR:
-  case FLAT_CEIL:
-  case FLAT_ROUND:
-    masks[0] = B_FLOAT;
-    follows = -1, fixed = FB_INT;
-    break;
-  case FLAT_BTOI:
-    masks[0] = B_BOOL;
-    follows = -1, fixed = FB_INT;
-    break;
-  case FLAT_CODE_CHAR:
-    masks[0] = B_INT;
-    follows = -1, fixed = FB_CHAR;
-    break;
-  case FLAT_CHAR_CODE:
-    masks[0] = B_CHAR;
-    follows = -1, fixed = FB_INT;
-    break;
-  case FLAT_SELECT:
-    masks[0] = B_BOOL;
-    masks[1] = masks[2] = B_ANY;
-    same = 2, same_as = 1;
-    follows = 1;
-    break;
-  case FLAT_ZERO:
-  case FLAT_COPY:
-    masks[0] = B_ANY;
-    break;
-  default:
+  if (rt_op_class(flat_rt_op(op)) != OPC_ELEMENTWISE) {
     *why = xprintf("%s is not an element-wise operation", flat_op_name(op));
     return false;
   }
+  /* the signature of rt/ops.def, on scalars */
+  FlatType args[3];
   int n = flat_op_nargs(op);
   for (int i = 0; i < n; i++)
-    if (!in_class(a[i], masks[i])) {
-      *why = xprintf("%s: operand %d is %s", flat_op_name(op), i + 1, an_base(a[i]));
-      return false;
-    }
-  if (same >= 0 && a[same] != a[same_as]) {
-    *why = xprintf("%s: operands %d and %d are %s and %s", flat_op_name(op), same_as + 1, same + 1,
-                   an_base(a[same_as]), an_base(a[same]));
+    args[i] = flat_scalar(a[i]);
+  Vec *results = flat_op_result_types(op, args, n, why);
+  if (!results)
     return false;
-  }
-  *result = follows < 0 ? fixed : a[follows];
+  *result = ((FlatType *)results->data[0])->base;
   return true;
 }
 

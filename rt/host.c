@@ -160,6 +160,10 @@ static void exp_string(RtLoc loc, RtValue **a, RtValue **r) {
   if (d < 0 || d > 40)
     rt_fail(loc, "exp_string", "exp_string: %d digits after the point", d);
   char text[96], out[128];
+  if (x == 0.0) { /* NESL writes zero plainly */
+    r[0] = string_value("0.0");
+    return;
+  }
   snprintf(text, sizeof text, "%.*e", (int)d, x);
   char *e = strchr(text, 'e');
   int exponent = atoi(e + 1);

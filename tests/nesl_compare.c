@@ -4,7 +4,10 @@
  *   - lines are compared in order, and both files must have as many;
  *   - an `error:` line matches any `error:` line (the wording may differ);
  *   - floats (numbers written with a point or an E) match within a
- *     relative tolerance of 1e-9 (absolute 1e-12 near zero);
+ *     relative tolerance of 1e-9 (absolute 1e-12 near zero), but inside
+ *     a string literal ("..."), whose text must be equal: @ and
+ *     exp_string write numbers as NESL does, and the comparison must not
+ *     hide it;
  *   - everything else must be equal.
  * usage: nesl_compare ACTUAL EXPECTED; exit 0 if they match, else 1 with
  * the first difference on stderr.
@@ -79,7 +82,26 @@ static bool close_enough(double a, double b) {
 static bool lines_match(const char *a, const char *b) {
   if (strncmp(a, "error:", 6) == 0 && strncmp(b, "error:", 6) == 0)
     return true;
+  const char *start = a;
   while (*a && *b) {
+    /* a string literal (not the character `"): its text exactly */
+    if (*a == '"' && *b == '"' && !(a > start && a[-1] == '`')) {
+      a++;
+      b++;
+      while (*a && *a == *b && *a != '"') {
+        if (*a == '\\' && a[1] && a[1] == b[1]) {
+          a++;
+          b++;
+        }
+        a++;
+        b++;
+      }
+      if (*a != '"' || *b != '"')
+        return false;
+      a++;
+      b++;
+      continue;
+    }
     bool fa, fb;
     /* a number starts after a non-identifier character */
     size_t na = number_at(a, &fa), nb = number_at(b, &fb);

@@ -1426,7 +1426,7 @@ static void test_check_scope_of_branches(void **state) {
 static void test_check_operation_types(void **state) {
   (void)state;
   as_top(type_int, op_at(at(1, 2), FLAT_ADD, S_INT, I(1), F(2), NULL));
-  assert_check_fails("add: arguments 1 and 2 are a int and a float");
+  assert_check_fails("add: arguments 1 and 2 are an int and a float");
 }
 
 static void test_check_arity(void **state) {
@@ -1438,7 +1438,7 @@ static void test_check_arity(void **state) {
 static void test_check_mixed_elementwise(void **state) {
   (void)state;
   as_top(seq(type_int), op(FLAT_ADD, V_INT_T, ivec(1, 1), I(2)));
-  assert_check_fails("add: mixes a [:int:] and a int");
+  assert_check_fails("add: mixes a [:int:] and an int");
 }
 
 static void test_check_result_type(void **state) {

@@ -1000,7 +1000,7 @@ static void test_expression_types(void **state) {
   LcuVar *xs = var(VINT, "xs"), *s = var(INT, "s"), *i = var(INT, "i");
   /* int + float */
   one_map(xs, s, i, eop(FLAT_ADD, FB_INT, ev(i), efloat(1.0), NULL), NOVARS);
-  assert_fails("add: operands 1 and 2 are an int and a float");
+  assert_fails("add: arguments 1 and 2 are an int and a float");
 }
 
 static void test_expression_claims_type(void **state) {
