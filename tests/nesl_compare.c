@@ -96,6 +96,8 @@ static bool lines_match(const char *a, const char *b) {
         a++;
         b++;
       }
+      if (!*a && !*b) /* the string goes on on the next line */
+        return true;
       if (*a != '"' || *b != '"')
         return false;
       a++;
