@@ -18,7 +18,7 @@
  *
  * The IR is in A-normal form with multiple results: a block is a list of
  * statements, each binding variables to the results of one operation
- * (flat_ops.def), a call, an `if` on a scalar bool, or a timed block,
+ * (rt/ops.def), a call, an `if` on a scalar bool, or a timed block,
  * followed by the block's result atoms.  Control flow stays on the host:
  * only `if` and calls; recursion is host recursion.
  *
@@ -224,7 +224,7 @@ void flat_print_block(FILE *out, const FlatBlock *b, int indent);
 
 /* Checks the invariants of the IR: every variable is bound once before
    its use, operation arities and argument types agree with
-   flat_ops.def, calls match their callee's parameters and results, both
+   rt/ops.def, calls match their callee's parameters and results, both
    branches of an if give the results' types.  Reports the first broken
    invariant with its location and 'after' (the pass that ran last) and
    returns false. */

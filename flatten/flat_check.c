@@ -149,7 +149,7 @@ static void need_elem_type(Checker *c, const FlatStmt *s, Type *t, const char *f
 }
 
 /* NAME, EQL, HASH: their arguments are the components of values of
-   s->elem_type (flat_ops.def). */
+   s->elem_type (rt/ops.def). */
 static void structured_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
   need_elem_type(c, s, s->elem_type, "element type");
   bool known = layout_known(s->elem_type);

@@ -60,7 +60,7 @@ typedef enum LcuExpKind {
   LE_VAR,   /* a thunk parameter, a let-bound name, or a `using` scalar */
   LE_CONST, /* a base constant */
   LE_INDEX, /* x[e]: x a `using` vector; error when out of range */
-  LE_OP,    /* an element-wise scalar operation of flat_ops.def (ADD ...
+  LE_OP,    /* an element-wise scalar operation of rt/ops.def (ADD ...
                SELECT, ZERO, RAND excluded) on scalar operands: the range
                FLAT_ADD .. FLAT_SELECT; ZERO is a constant, COPY the
                operand itself; nargs is flat_op_nargs(op) */
@@ -204,7 +204,7 @@ typedef struct LcuKernel {
 
 typedef enum LcuStmtKind {
   LS_SCALAR, /* results = op(args): a flat element-wise operation on
-                scalars, on the host: ADD ... COPY of flat_ops.def, but
+                scalars, on the host: ADD ... COPY of rt/ops.def, but
                 RAND, which is the library kernel rand (it has a site) */
   LS_RUN,    /* results = run kernel(args) */
   LS_CALL,   /* results = f(args) */

@@ -15,7 +15,7 @@
  * earlier SOAC.  In detail:
  *   - GPU level: every expression has the base type it claims; LE_VAR
  *     reads a scalar, LE_INDEX and LE_LENGTH a `using` vector; LE_OP is an
- *     element-wise operation of flat_ops.def (ADD ... SELECT) on operands
+ *     element-wise operation of rt/ops.def (ADD ... SELECT) on operands
  *     its semantics accept; thunk binders are scalars, bound once in the
  *     thunk, and neither `using` variables nor variables of the kernel.
  *   - kernel level: each SOAC's thunks, identities, size and segment
@@ -264,7 +264,7 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
   case LE_OP: {
     if ((unsigned)e->op >= FLAT_OP_COUNT)
       fail(c, loc, "%s: operation %d does not exist", t->what, (int)e->op);
-    /* the element-wise operations of flat_ops.def, ADD ... SELECT */
+    /* the element-wise operations of rt/ops.def, ADD ... SELECT */
     if (e->op > FLAT_SELECT)
       fail(c, loc, "%s: %s is not an operation of thunks", t->what, flat_op_name(e->op));
     int n = flat_op_nargs(e->op);
@@ -434,7 +434,7 @@ static int match_layout(Checker *c, const LcuSoac *s, const LcuType *types, int 
 }
 
 /* The library kernel 's': its arguments against its signature (lcu.h,
-   LCU_LIBRARIES; flat_ops.def for the flat operations they come from);
+   LCU_LIBRARIES; rt/ops.def for the flat operations they come from);
    its results' types go to 'results'. */
 static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
   if ((unsigned)s->library >= LIB_COUNT)

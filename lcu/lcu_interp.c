@@ -363,19 +363,6 @@ static RtValue **atom_values(LcuInterp *in, const Vec *atoms, Loc loc, RtValue *
 
 /* ---- vectors ---- */
 
-static size_t base_size(FlatBase b) {
-  switch (b) {
-  case FB_INT:
-    return sizeof(int32_t);
-  case FB_FLOAT:
-    return sizeof(double);
-  case FB_BOOL:
-    return sizeof(uint8_t);
-  case FB_CHAR:
-    return sizeof(char);
-  }
-  die("base_size: base %d", (int)b);
-}
 
 /* One element of 'size' bytes (1, 4 or 8): a copy the compiler inlines,
    where memcpy of a variable size is a call per element. */
@@ -395,12 +382,12 @@ static inline void copy_elem(void *to, const void *from, size_t size) {
 
 static RtValue *new_vec(FlatBase b, int64_t n) { return rt_value_new(rt_vec_type(flat_rt_base(b)), n); }
 
-static char *elem_at(const RtValue *v, int64_t k) { return (char *)v->data.any + (size_t)k * base_size(v->type.base); }
+static char *elem_at(const RtValue *v, int64_t k) { return (char *)v->data.any + (size_t)k * rt_base_size(v->type.base); }
 
 /* 'n' copies of the element of base 'b' at 'elem' */
 static RtValue *fill(FlatBase b, const void *elem, int64_t n) {
   RtValue *r = new_vec(b, n);
-  size_t size = base_size(b);
+  size_t size = rt_base_size(b);
   for (int64_t k = 0; k < n; k++)
     copy_elem((char *)r->data.any + (size_t)k * size, elem, size);
   return r;
@@ -412,7 +399,7 @@ static RtValue *broadcast(const RtValue *x, int64_t n) { return fill(x->type.bas
 /* v[sel[0]], ..., v[sel[n-1]] */
 static RtValue *select_lanes(const RtValue *v, const int64_t *sel, int64_t n) {
   RtValue *r = new_vec(v->type.base, n);
-  size_t size = base_size(v->type.base);
+  size_t size = rt_base_size(v->type.base);
   for (int64_t k = 0; k < n; k++)
     copy_elem((char *)r->data.any + (size_t)k * size, elem_at(v, sel[k]), size);
   return r;
@@ -421,14 +408,14 @@ static RtValue *select_lanes(const RtValue *v, const int64_t *sel, int64_t n) {
 /* Element 'k' of vector 'v' as a scalar. */
 static RtValue *scalar_at(const RtValue *v, int64_t k) {
   RtValue *r = rt_value_new(rt_scalar_type(v->type.base), 1);
-  copy_elem(r->data.any, elem_at(v, k), base_size(v->type.base));
+  copy_elem(r->data.any, elem_at(v, k), rt_base_size(v->type.base));
   return r;
 }
 
 /* The elements of 'v' whose flag is set (flags[k] == want). */
 static RtValue *pack(const RtValue *v, const RtValue *flags, bool want, int64_t count) {
   RtValue *r = new_vec(v->type.base, count);
-  size_t size = base_size(v->type.base);
+  size_t size = rt_base_size(v->type.base);
   int64_t at = 0;
   for (int64_t k = 0; k < v->len; k++)
     if ((flags->data.b[k] != 0) == want)
@@ -516,7 +503,7 @@ typedef struct Sel {
 static RtValue *sel_values(const RtValue *v, const Sel *sel) {
   if (!sel->idx) {
     RtValue *r = new_vec(v->type.base, sel->n);
-    memcpy(r->data.any, elem_at(v, sel->first), base_size(v->type.base) * (size_t)sel->n);
+    memcpy(r->data.any, elem_at(v, sel->first), rt_base_size(v->type.base) * (size_t)sel->n);
     return r;
   }
   return select_lanes(v, sel->idx, sel->n);
@@ -542,7 +529,7 @@ static Local *restrict_env(Local *env, const Sel *sel, int64_t n) {
 
 /* Writes 'part' (sel->n values) into the lanes 'sel' of 'r'. */
 static void sel_merge(RtValue *r, const Sel *sel, const RtValue *part) {
-  size_t size = base_size(r->type.base);
+  size_t size = rt_base_size(r->type.base);
   if (!sel->idx) {
     memcpy(elem_at(r, sel->first), part->data.any, size * (size_t)sel->n);
     return;
@@ -657,7 +644,7 @@ static RtValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   RtValue *v = using_var(k, e->var);
   if (v->type.kind != FT_VEC)
     die("%s[...] on a %s", e->var->name, rt_type_name(v->type));
-  size_t size = base_size(v->type.base);
+  size_t size = rt_base_size(v->type.base);
   int64_t base;
   if (affine_index(k, e->args[0], env, &base) && base >= 0 && base + n <= v->len) {
     if (base == 0 && n == v->len)
@@ -799,7 +786,7 @@ static void scalar_init(RtValue *v, FlatBase b) {
 static void scalar_copy(RtValue *to, const RtValue *from) {
   if (from->type.kind != FT_SCALAR || from->type.base != to->type.base)
     die("a %s where a %s is wanted", rt_type_name(from->type), rt_type_name(to->type));
-  copy_elem(to->data.any, from->data.any, base_size(to->type.base));
+  copy_elem(to->data.any, from->data.any, rt_base_size(to->type.base));
 }
 
 /* Expression 'e' on one lane into '*out' (a RtValue the caller owns). */
@@ -848,7 +835,7 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (i.scalar.i < 0 || i.scalar.i >= v->len)
       rt_index_error(flat_rt_loc(k->loc), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
                             i.scalar.i, v->len);
-    copy_elem(out->data.any, elem_at(v, i.scalar.i), base_size(v->type.base));
+    copy_elem(out->data.any, elem_at(v, i.scalar.i), rt_base_size(v->type.base));
     return;
   }
   case LE_LENGTH: {
@@ -950,13 +937,13 @@ static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int6
     die("a PERMUTE index thunk of type %s", rt_type_name(place[0]->type));
   for (int v = 0; v < nv; v++) {
     y[v] = new_vec(x[v]->type.base, len);
-    memset(y[v]->data.any, 0, base_size(x[v]->type.base) * (size_t)len);
+    memset(y[v]->data.any, 0, rt_base_size(x[v]->type.base) * (size_t)len);
   }
   if (s->into) {
     RtValue *d = kernel_var(k, s->into);
     if (nv != 1 || d->type.kind != FT_VEC || d->type.base != x[0]->type.base || d->len != len)
       die("PERMUTE of %d values into a %s of %lld", nv, rt_type_name(d->type), (long long)d->len);
-    memcpy(y[0]->data.any, d->data.any, base_size(d->type.base) * (size_t)len);
+    memcpy(y[0]->data.any, d->data.any, rt_base_size(d->type.base) * (size_t)len);
   }
   int64_t seg = 0;
   for (int64_t j = 0; j < n; j++) {
@@ -971,7 +958,7 @@ static void permute(Kernel *k, int64_t n, const int64_t *off, int64_t nseg, int6
     if (to < 0 || to >= room)
       rt_index_error(flat_rt_loc(k->loc), RT_SCATTER, to, room);
     for (int v = 0; v < nv; v++) {
-      size_t size = base_size(x[v]->type.base);
+      size_t size = rt_base_size(x[v]->type.base);
       copy_elem(elem_at(y[v], base + to), elem_at(x[v], j), size);
     }
   }
@@ -1027,7 +1014,7 @@ static void combine(Kernel *k, RtValue **x, int nv, const int64_t *off, int64_t 
       scalar_copy(&acc[v], &ids[v]);
     for (int64_t j = off[g]; j < off[g + 1]; j++) {
       for (int v = 0; v < nv; v++) {
-        size_t size = base_size(acc[v].type.base);
+        size_t size = rt_base_size(acc[v].type.base);
         copy_elem(cur[v].data.any, elem_at(x[v], j), size);
         if (scan)
           copy_elem(elem_at(out[v], j), acc[v].data.any, size);
@@ -1039,7 +1026,7 @@ static void combine(Kernel *k, RtValue **x, int nv, const int64_t *off, int64_t 
     }
     if (!scan)
       for (int v = 0; v < nv; v++)
-        copy_elem(elem_at(out[v], g), acc[v].data.any, base_size(acc[v].type.base));
+        copy_elem(elem_at(out[v], g), acc[v].data.any, rt_base_size(acc[v].type.base));
   }
   k->thunk = saved;
   k->prim = NULL;
