@@ -30,19 +30,43 @@ EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
       rt/print.c rt/host.c rt/rand.c
 DRIVER := driver/main.c driver/repl.c
+# code generation: λcu to C and CUDA, and the driver of cc/nvcc
+CODEGEN := codegen/emit.c codegen/thunk.c codegen/cpu.c codegen/host.c codegen/build.c
 PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
 FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
            flatten/flat_exec.c flatten/flat_interp.c
 # λcu: constructors, lowering, printer, checker, interpreter
 LCU := lcu/lcu.c lcu/lower.c lcu/lcu_print.c lcu/lcu_check.c lcu/lcu_interp.c
-CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU)
+CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(CODEGEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
 .PHONY: all setup test test-asan fuzz clean unit sync-corpus
+.DEFAULT_GOAL := all
 
-all: $(BUILD)/nessie
+# ---- the runtime that executables link: headers and a library next to
+# the nessie binary (build/lib/nessie), as `make install` puts them under
+# PREFIX/lib/nessie; built with OpenMP for the CPU target ----
+RT_HEADERS := rt/rt.h rt/scalar.h rt/kernel.h rt/ops.def rt/host.def
+RUNTIME_DIR := $(BUILD)/lib/nessie
+RUNTIME := $(RUNTIME_DIR)/libnessie_rt.a $(patsubst rt/%,$(RUNTIME_DIR)/include/%,$(RT_HEADERS))
+RT_LIB_OBJS := $(patsubst rt/%.c,$(BUILD)/rt-lib/%.o,$(RT))
+
+$(BUILD)/rt-lib/%.o: rt/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -fopenmp -MMD -MP -c -o $@ $<
+
+$(RUNTIME_DIR)/libnessie_rt.a: $(RT_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(RUNTIME_DIR)/include/%: rt/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+all: $(BUILD)/nessie $(RUNTIME)
 
 $(BUILD)/nessie: $(CORE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(DRIVER))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

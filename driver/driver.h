@@ -16,6 +16,7 @@ typedef enum Stage {
   STAGE_MONO,  /* every function specialized at its types */
   STAGE_FLAT,  /* the flat IR: no apply-to-each, flat vectors and segdes */
   STAGE_LCU,   /* λcu: kernels of one SOAC each, and the CPU program */
+  STAGE_C,     /* the generated C of the CPU target */
 } Stage;
 
 /* Looks up a stage by its --dump name; STAGE_NONE if unknown. */

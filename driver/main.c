@@ -18,6 +18,7 @@
 #include "frontend/typecheck.h"
 #include "eval/eval.h"
 #include "driver/driver.h"
+#include "codegen/codegen.h"
 #include "flatten/flatten.h"
 #include "lcu/lcu.h"
 
@@ -34,6 +35,7 @@ static const struct {
     {"mono", STAGE_MONO},
     {"flat", STAGE_FLAT},
     {"lcu", STAGE_LCU},
+    {"c", STAGE_C},
 };
 
 Stage stage_by_name(const char *name) {
@@ -59,16 +61,31 @@ typedef struct Options {
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
   bool repl;      /* no file, or -i FILE */
+  /* compiling to an executable */
+  const char *output; /* -o */
+  CgTargetKind target;
+  bool target_set;
+  const char *arch;   /* --arch=sm_XX */
+  bool keep;          /* --keep */
+  bool verbose;       /* -v */
 } Options;
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: nessie [options] FILE.nesl\n"
-          "       nessie [-i FILE.nesl]       the REPL\n"
+          "usage: nessie [options] FILE.nesl   compile FILE.nesl to an executable\n"
+          "       nessie [-i FILE.nesl]         the REPL\n"
           "\n"
           "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
           "\n"
-          "options:\n"
+          "compiling (the default):\n"
+          "  -o OUT           the executable's name (default: FILE without .nesl)\n"
+          "  --target=T       cpu (C with OpenMP) or cuda (default: cuda where\n"
+          "                   nvcc is found, else cpu)\n"
+          "  --arch=sm_XX     the GPU architecture, for cuda\n"
+          "  --keep           keep the generated source beside the executable\n"
+          "  -v               print each command nessie runs\n"
+          "\n"
+          "other modes:\n"
           "  -i FILE          load FILE into the REPL, then read statements\n"
           "  --types          print the type of each function and datatype, as the\n"
           "                   NESL REPL does (`sqr = fn : a -> a :: (a in number)`)\n"
@@ -81,6 +98,7 @@ static void usage(FILE *out) {
           "                            no apply-to-each left\n"
           "                     lcu    λcu: kernels of one SOAC each (MAP, REDUCE, ...)\n"
           "                            and the CPU program that runs them\n"
+          "                     c      the C the CPU target generates\n"
           "  --interp[=IR]    run the program in an interpreter and print the NESL\n"
           "                   REPL's transcript; IR is eval (the default), the\n"
           "                   source-level evaluator, flat, the flat IR's\n"
@@ -93,10 +111,8 @@ static void usage(FILE *out) {
           "  --help           print this help and exit\n"
           "  --version        print the version and exit\n"
           "\n"
-          "Not yet available in this version (see README.md, \"Status\"): compiling\n"
-          "to an executable.\n"
-          "\n"
-          "Exit status: 0 on success, 1 on compile errors, 2 on bad usage.\n");
+          "Exit status: 0 on success, 1 on compile errors, 2 on bad usage.  An\n"
+          "executable exits with 1 when a statement stopped with a run-time error.\n");
 }
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -108,8 +124,12 @@ static int bad_usage(const char *fmt, const char *arg) {
 
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
-  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS };
+  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
+         OPT_ARCH, OPT_KEEP };
   static const struct option longopts[] = {
+      {"target", required_argument, NULL, OPT_TARGET},
+      {"arch", required_argument, NULL, OPT_ARCH},
+      {"keep", no_argument, NULL, OPT_KEEP},
       {"interp", optional_argument, NULL, OPT_INTERP},
       {"stats", no_argument, NULL, OPT_STATS},
       {"types", no_argument, NULL, OPT_TYPES},
@@ -122,15 +142,36 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opterr = 0;
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "hi:", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "hi:o:v", longopts, NULL)) != -1) {
     switch (c) {
+    case 'o':
+      opt->output = optarg;
+      break;
+    case 'v':
+      opt->verbose = true;
+      break;
+    case OPT_TARGET:
+      if (strcmp(optarg, "cpu") == 0)
+        opt->target = CG_CPU;
+      else if (strcmp(optarg, "cuda") == 0)
+        opt->target = CG_CUDA;
+      else
+        return bad_usage("unknown target '%s' for --target (expected cpu or cuda)", optarg);
+      opt->target_set = true;
+      break;
+    case OPT_ARCH:
+      opt->arch = optarg;
+      break;
+    case OPT_KEEP:
+      opt->keep = true;
+      break;
     case OPT_TYPES:
       opt->types = true;
       break;
     case OPT_DUMP:
       opt->dump = stage_by_name(optarg);
       if (opt->dump == STAGE_NONE)
-        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono, flat or lcu)", optarg);
+        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono, flat, lcu or c)", optarg);
       break;
     case 'i':
       opt->repl = true;
@@ -264,6 +305,16 @@ void run_on_big_stack(void *(*fn)(void *), void *arg) {
   pthread_join(thread, NULL);
 }
 
+/* The executable's default name: the file's, without its directory and
+   its .nesl ("prog.nesl" -> "prog"; a name without .nesl gets ".out"). */
+static const char *default_output(const char *file) {
+  const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+  size_t n = strlen(base);
+  if (n > 5 && strcmp(base + n - 5, ".nesl") == 0)
+    return xstrndup(base, n - 5);
+  return xprintf("%s.out", base);
+}
+
 /* The pipeline.  Returns the exit status. */
 static int compile(const Options *opt) {
   Source *src = source_from_file(opt->file);
@@ -348,9 +399,13 @@ static int compile(const Options *opt) {
     return EXIT_OK;
   }
 
-  fprintf(stderr, "nessie: error: '%s' type checks, but compiling to an executable is not available "
-                  "yet in this version; use --types or --dump=STAGE\n", opt->file);
-  return EXIT_COMPILE_ERROR;
+  if (opt->dump == STAGE_C) {
+    cg_program(stdout, lcu, &cg_cpu_target, opt->file);
+    return EXIT_OK;
+  }
+  CgBuild build = {opt->target, opt->output ? opt->output : default_output(opt->file), opt->arch, opt->keep,
+                   opt->verbose, opt->file};
+  return cg_build(lcu, &build) == 0 ? EXIT_OK : EXIT_COMPILE_ERROR;
 }
 
 /* compile() on the big stack: checking and printing recurse as deeply as

@@ -271,6 +271,10 @@ typedef struct FlatTopHooks {
    program's own output.  Returns false if a run-time error stopped it. */
 bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks);
 
+/* The NESL variable each of top->defines belongs to (NULL: a
+   wildcard's), for a binding. */
+const char **flat_top_define_names(FlatTop *top);
+
 /* Makes the runtime allocate through the collector (the interpreters'
    values are the collector's), once. */
 void flat_exec_use_gc(void);

@@ -275,6 +275,30 @@ static void define_globals(FlatTop *top, const FlatTopHooks *hooks, RtValue **co
     die("the binding's pattern does not account for its value's components or globals");
 }
 
+/* The names of top->defines: what an executable needs to say that a
+   global has no value. */
+typedef struct NameWalk {
+  FlatTop *top;
+  const char **names;
+  bool all;
+  int next;
+} NameWalk;
+
+static void name_component(void *ctx, int index, const char *var) {
+  (void)index;
+  NameWalk *w = ctx;
+  if ((var || w->all) && w->next < w->top->defines.len)
+    w->names[w->next++] = var;
+}
+
+const char **flat_top_define_names(FlatTop *top) {
+  int ncomps = rt_layout_count(top->layout, true);
+  NameWalk w = {top, xmalloc(sizeof(char *) * (size_t)(top->defines.len + 1)), top->defines.len == ncomps, 0};
+  int at = 0;
+  walk_pattern(top->source->pat, top->layout, &at, name_component, &w);
+  return w.names;
+}
+
 /* The components of the value of 'top' as hooks->run computes them, or
    NULL if a run-time error stopped it (its line printed). */
 static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {

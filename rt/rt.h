@@ -129,6 +129,7 @@ typedef struct RtValue {
     uint8_t b;
     char c;
   } scalar;
+  int64_t refs; /* the references the executables hold (rt_retain) */
 } RtValue;
 
 /* Where the runtime's memory comes from.  The default is malloc and free;
@@ -159,6 +160,10 @@ size_t rt_base_size(RtBase b);      /* bytes of one element */
 RtValue *rt_value_new(RtType t, int64_t len);
 /* Gives back a value's memory (executables, after its last use). */
 void rt_value_free(RtValue *v);
+/* The executables share values by counting references: a new value has
+   one; the last release frees it. */
+void rt_retain(RtValue *v);
+void rt_release(RtValue *v);
 RtValue *rt_int(int32_t i);
 RtValue *rt_float(double f);
 RtValue *rt_bool(bool b);
@@ -224,6 +229,19 @@ jmp_buf *rt_set_stop(jmp_buf *stop);
 bool rt_failed(void);
 void rt_clear_failed(void);
 
+/* Enters library function 'lib_fn' called from the user's code at
+   'call' (code inlined from lib-nesl reports its errors as in that
+   function), unless the code running is the library's already: the
+   context to restore afterwards.  'buf' holds the new context. */
+const RtContext *rt_enter_library(RtContext *buf, const char *lib_fn, RtLoc call);
+
+/* Runs 'program' (a generated executable's statements) on a thread with
+   a big stack, as the interpreters run on one; the exit status: 1 if a
+   statement stopped with a run-time error, else 0.  'argv' is main's. */
+int rt_main(char **argv, void (*program)(void));
+/* Seconds on a monotonic clock (time). */
+double rt_now(void);
+
 /* The stack recursion runs on: from 'base' (near the top of the thread's
    stack), 'size' bytes.  Deep NESL recursion is then stopped with a
    run-time error before the stack runs out. */
@@ -249,6 +267,13 @@ void rt_begin_line(void);
 _Noreturn void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
 /* Reading a global whose definition stopped with an error. */
 _Noreturn void rt_undefined_error(RtLoc loc, const char *name);
+/* Reports the error a generated kernel recorded (rt/kernel.h), in the
+   interpreters' words; 'sites' is the program's table of sites, and
+   'run' the location of the `run` statement, for a site that has none
+   of its own. */
+struct RtKernelError;
+struct RtSite;
+_Noreturn void rt_kernel_fail(const struct RtKernelError *e, const struct RtSite *sites, RtLoc run);
 
 /* ---- element-wise operations, reductions and scans (ops.c) ---- */
 

@@ -91,6 +91,7 @@ static size_t bytes(int64_t n, size_t size) {
 RtValue *rt_value_new(RtType t, int64_t len) {
   RtValue *v = rt_alloc(sizeof(RtValue));
   v->type = t;
+  v->refs = 1;
   switch (t.kind) {
   case RT_SCALAR:
     v->len = 1;
@@ -116,6 +117,16 @@ void rt_value_free(RtValue *v) {
   rt_free(v->lengths);
   rt_free(v->offsets);
   rt_free(v);
+}
+
+void rt_retain(RtValue *v) {
+  if (v)
+    v->refs++;
+}
+
+void rt_release(RtValue *v) {
+  if (v && --v->refs == 0)
+    rt_value_free(v);
 }
 
 RtValue *rt_int(int32_t i) {

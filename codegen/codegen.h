@@ -1,0 +1,181 @@
+/*
+ * codegen.h: code generation, λcu to C (the CPU target, with OpenMP) or to
+ * CUDA (the GPU target), and the driver that compiles the result into an
+ * executable linked with the runtime (rt/).
+ *
+ * The design is section 6 of the λcu paper: each SOAC is an algorithmic
+ * skeleton that owns data access, iteration and synchronization; its
+ * thunks give the computation.  The thunk translator (thunk.c, the paper's
+ * gen_thunk) turns a λcu thunk into C statements, given an environment
+ * from λcu variables to C expressions and a continuation that stores the
+ * results; a target (cpu.c, cuda.c) gives one skeleton per SOAC and the
+ * kernels' host wrappers; host.c writes the CPU level (functions, `run`s,
+ * calls, `if`, the top-level statements, freeing each vector after its
+ * last use) for both targets.  A kernel may hold several SOACs (after
+ * fusion): its skeletons run one after the other, sharing its parameters.
+ *
+ *   emit.c   the generated text: names, C types, constants, the tables of
+ *            layouts and of sites (where each check stands in the source)
+ *   thunk.c  the thunk translator
+ *   cpu.c    the CPU target: skeletons on OpenMP
+ *   host.c   the CPU level of λcu as C, and main
+ *   build.c  writing the source and running cc (or nvcc) on it
+ */
+#ifndef NESSIE_CODEGEN_H
+#define NESSIE_CODEGEN_H
+
+#include "../common/common.h"
+#include "../lcu/lcu.h"
+
+typedef enum CgTargetKind {
+  CG_CPU,  /* C with OpenMP */
+  CG_CUDA, /* CUDA C++ */
+} CgTargetKind;
+
+typedef struct Cg Cg;
+
+/* A λcu variable as generated code reads it: a scalar's C expression, a
+   vector's data pointer and length, a segdes's offsets and count. */
+typedef struct CgBinding {
+  const LcuVar *var;
+  const char *value;  /* scalar: its value; vector: its data (a typed
+                         pointer); segdes: its RtValue * */
+  const char *length; /* vector: its length (int64_t); segdes: its number
+                         of segments */
+  const char *offsets; /* segdes: its offsets (const int64_t *) */
+  struct CgBinding *next;
+} CgBinding;
+
+/* Where a thunk's checks record their errors: the element index they
+   are for, and the record (an RtKernelError lvalue). */
+typedef struct CgChecks {
+  const char *index;
+  const char *record;
+  int combine;      /* in a REDUCE's or SCAN's operator (1: a
+                       reduction's, 2: a scan's): the errors of + and *
+                       name the reduction's primitive (__reduce_add ...),
+                       as the interpreters do; 0 elsewhere */
+  /* a subscript needs no check when it is 'safe_index' (the SOAC's own
+     index, in [0, n)) into a vector whose length is 'safe_length' (n) */
+  const char *safe_index, *safe_length;
+  Loc loc;          /* where the checks stand when an expression has no
+                       location of its own (no_loc: the `run`'s) */
+  const char *index_op; /* the operation a subscript's error names:
+                           "RT_GATHER", or "RT_ELT" in a ONCE */
+} CgChecks;
+
+/* The continuation of a thunk: it gets the C expressions of the results
+   (each a name of a local) and writes the statements that store them. */
+typedef void (*CgStore)(Cg *cg, void *ctx, const char **values, int n);
+
+/* A target: the kernels are its; the rest is shared. */
+typedef struct CgTarget {
+  CgTargetKind kind;
+  const char *name;        /* "cpu", "cuda" */
+  const char *extension;   /* of the generated source: ".c", ".cu" */
+  /* the code before everything: includes and the target's helpers */
+  void (*prelude)(Cg *cg);
+  /* kernel 'k' as a host function `static void K(params, results)`,
+     which its `run`s call */
+  void (*kernel)(Cg *cg, const LcuKernel *k);
+} CgTarget;
+
+/* A check's place in the source, an entry of the program's table of
+   sites (rt/kernel.h, RtSite). */
+typedef struct CgSite {
+  Loc loc;
+  const char *prim, *message;
+} CgSite;
+
+/* The state of one program's generation. */
+struct Cg {
+  FILE *out;
+  const LcuProgram *p;
+  const CgTarget *target;
+  int indent;
+  int temps;          /* numbers temporaries: t1, t2, ... */
+  Vec sites;          /* CgSite *: the program's table of sites */
+  PtrMap layouts;     /* const RtLayout * -> the name of its static copy */
+  int nlayouts;
+  Buf layout_text;    /* the layouts' definitions, written out first */
+  const char *record_fn; /* the target's recording of a kernel error */
+};
+
+/* ---- emit.c ---- */
+
+/* A line of code at the current indentation. */
+void cg_line(Cg *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An empty line. */
+void cg_blank(Cg *cg);
+/* The runtime's name of operation 'op': "RT_ADD". */
+const char *cg_rtop(FlatOp op);
+/* A fresh name: "t12". */
+const char *cg_temp(Cg *cg);
+/* The C name of λcu variable 'v' (unique in the program). */
+const char *cg_name(const LcuVar *v);
+/* The C type of one element of base 'b': int32_t, double, uint8_t, char. */
+const char *cg_ctype(FlatBase b);
+/* The runtime's name of base 'b': RT_INT ... */
+const char *cg_rtbase(FlatBase b);
+/* The member of RtValue.data for base 'b': "i", "f", "b", "c". */
+const char *cg_member(FlatBase b);
+/* A base constant as a C expression of its type. */
+const char *cg_constant(FlatAtom c);
+/* A C string literal of 'n' bytes of 's'. */
+const char *cg_string(const char *s, size_t n);
+/* The name of a static RtLayout copy of 'l', made once per program. */
+const char *cg_layout(Cg *cg, const RtLayout *l);
+/* The number of a site: where a check stands ('loc'), the primitive its
+   errors name ('prim', or NULL), and its own message (or NULL). */
+int cg_site(Cg *cg, Loc loc, const char *prim, const char *message);
+/* The location 'loc' as an RtLoc initializer: {"f.nesl", 3, 5}. */
+const char *cg_loc(Loc loc);
+/* A comment naming the NESL source line of 'loc'. */
+const char *cg_where(Loc loc);
+
+/* ---- thunk.c ---- */
+
+/* Binds 'var' to 'value' (and 'length', 'offsets') in front of 'env'. */
+CgBinding *cg_bind(CgBinding *env, const LcuVar *var, const char *value, const char *length, const char *offsets);
+CgBinding *cg_lookup(CgBinding *env, const LcuVar *var);
+/* Writes the statements of thunk 't' applied to the C expressions 'args'
+   (one per parameter), its `using` variables read through 'env'; then
+   calls 'store' with the results' expressions.  Its checks record into
+   'checks'. */
+void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
+              void *ctx);
+/* The scalar operation 'op' on C expressions 'args' whose first operand
+   has base 'base': the C expression, and whether it reports errors
+   through an 'int *' (written as the last argument, 'err'), and which
+   operand its message names (-1: none). */
+const char *cg_scalar_op(FlatOp op, FlatBase base, const char **args, const char *err, bool *checked,
+                         int *operand);
+
+/* ---- cpu.c ---- */
+
+extern const CgTarget cg_cpu_target;
+
+/* ---- host.c ---- */
+
+/* Writes the whole program for 'target' to 'out'. */
+void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const char *source_name);
+
+/* ---- build.c ---- */
+
+typedef struct CgBuild {
+  CgTargetKind target;
+  const char *output;  /* the executable */
+  const char *arch;    /* CUDA: sm_XX, or NULL */
+  bool keep;           /* keep the generated source beside the output */
+  bool verbose;        /* print each command */
+  const char *source_name; /* the NESL file, for comments */
+} CgBuild;
+
+/* Writes the program, compiles and links it into b->output with the
+   runtime; returns 0, or 1 after an error message. */
+int cg_build(const LcuProgram *p, const CgBuild *b);
+/* Where the runtime's headers and library are, next to the nessie
+   binary; NULL if not found. */
+const char *cg_runtime_dir(void);
+
+#endif

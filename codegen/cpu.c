@@ -1,0 +1,868 @@
+/*
+ * cpu.c: the CPU target, each SOAC a skeleton on OpenMP.
+ *
+ * A kernel becomes one C function `static void K(RtKernelError *err,
+ * RtLoc loc, params..., results...)` that runs its SOACs one after the
+ * other; each SOAC's skeleton owns the loops, the thunk translator
+ * (thunk.c) writes the computation inside them.  The loops split the
+ * index space into fixed chunks (RT_CHUNK elements), not into one chunk
+ * per thread, so that reductions and scans combine in the same order
+ * whatever the number of threads: the output of a program does not
+ * depend on OMP_NUM_THREADS.
+ *
+ *   MAP         a parallel loop
+ *   REDUCE      a reduction per chunk (parallel), then of the chunks'
+ *               results in order
+ *   SCAN        the same, then each chunk scanned from its prefix
+ *   FILTER,     flags and a count per chunk, the counts' exclusive scan,
+ *   PARTITION   then each chunk written at its offset
+ *   PERMUTE     a parallel scatter; `into` a copy of D, in order (a later
+ *               write wins, so it runs on one thread)
+ *   ONCE        the thunk, once
+ *   SEG_*       a loop over the segments (parallel, dynamic schedule),
+ *               each segment in order
+ *   LIBRARY     the runtime's function (rt/vector.c, rt/structured.c)
+ *
+ * A check in a thunk records the error of the lowest element index in
+ * *err; after each SOAC the kernel returns if there is one, and the
+ * `run` reports it (host.c).
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+/* The state of the kernel being written. */
+typedef struct Kx {
+  Cg *cg;
+  const LcuKernel *k;
+  const LcuSoac *s;  /* the SOAC being written */
+  CgBinding *env;    /* the kernel's parameters and its SOACs' results */
+  Vec vectors;       /* const char *: every vector or segdes local, freed
+                        at the end unless a result */
+  Vec vector_vars;   /* const LcuVar *: the same, as λcu variables */
+} Kx;
+
+static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
+static bool is_sd(const LcuVar *v) { return v->type.kind == LT_SEGDES; }
+
+/* ---- bindings ---- */
+
+/* Binds vector or segdes 'v', held in RtValue 'name', with the names of
+   its data, length and offsets. */
+static void bind_value(Kx *x, const LcuVar *v, const char *name) {
+  Cg *cg = x->cg;
+  if (is_vec(v)) {
+    const char *d = xprintf("%s_d", name), *n = xprintf("%s_n", name);
+    cg_line(cg, "%s *%s = %s->data.%s;", cg_ctype(v->type.base), d, name, cg_member(v->type.base));
+    cg_line(cg, "const int64_t %s = %s->len;", n, name);
+    x->env = cg_bind(x->env, v, d, n, NULL);
+  } else {
+    const char *off = xprintf("%s_off", name), *n = xprintf("%s_n", name);
+    cg_line(cg, "const int64_t *%s = rt_seg_offsets(%s);", off, name);
+    cg_line(cg, "const int64_t %s = %s->len;", n, name);
+    x->env = cg_bind(x->env, v, name, n, off);
+  }
+}
+
+/* A new vector local for SOAC result 'v' of 'n' elements. */
+static void new_vector(Kx *x, const LcuVar *v, const char *n) {
+  const char *name = cg_name(v);
+  cg_line(x->cg, "%s = rt_value_new(rt_vec_type(%s), %s);", name, cg_rtbase(v->type.base), n);
+  bind_value(x, v, name);
+}
+
+/* The C expression of the SOAC's size, checked not negative (dist's
+   error, as the interpreters report it). */
+static const char *soac_size(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSize *sz = &x->s->size;
+  const char *n = cg_temp(cg);
+  if (sz->var)
+    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->env, sz->var)->value);
+  else if (sz->length)
+    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->env, sz->length)->length);
+  else
+    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
+  if (sz->var) {
+    int site = cg_site(cg, no_loc, NULL, NULL);
+    cg_line(cg, "if (%s < 0) {", n);
+    cg_line(cg, "  %s(*err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
+    cg_line(cg, "  goto fail;");
+    cg_line(cg, "}");
+  }
+  return n;
+}
+
+/* The length expression of the vectors known to have the size's length,
+   for subscripts that need no check. */
+static const char *safe_length(Kx *x) {
+  const LcuSize *sz = &x->s->size;
+  return sz->length ? cg_lookup(x->env, sz->length)->length : NULL;
+}
+
+/* The checks of a thunk at element 'index' (as an int32, 'ix'); 'combine'
+   as CgChecks says. */
+static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
+  CgChecks c = {index, "*err", combine, ix, safe_length(x), no_loc, "RT_GATHER"};
+  return c;
+}
+
+/* ---- continuations ---- */
+
+/* Stores thunk results into 'dests' (C lvalue patterns with one %s for
+   nothing: complete lvalues). */
+typedef struct Dests {
+  const char **lvalues;
+  int n;
+} Dests;
+
+static void store_dests(Cg *cg, void *ctx, const char **values, int n) {
+  Dests *d = ctx;
+  if (n != d->n)
+    die("codegen: a thunk gives %d values for %d places", n, d->n);
+  for (int i = 0; i < n; i++)
+    cg_line(cg, "%s = %s;", d->lvalues[i], values[i]);
+}
+
+/* Declares 'n' locals of the types of the pull thunk's values; returns
+   their names. */
+static const char **declare_values(Kx *x, const LcuThunk *t, const char *prefix) {
+  const char **names = xmalloc(sizeof(char *) * (size_t)(t->body.len + 1));
+  for (int i = 0; i < t->body.len; i++) {
+    names[i] = xprintf("%s%d", prefix, i);
+    cg_line(x->cg, "%s %s;", cg_ctype(((LcuExp *)t->body.data[i])->type), names[i]);
+  }
+  return names;
+}
+
+/* Runs thunk 't' on 'args', its values into the lvalues 'dests'. */
+static void thunk_into(Kx *x, const LcuThunk *t, const char **args, const CgChecks *c, const char **dests) {
+  Dests d = {dests, t->body.len};
+  cg_thunk(x->cg, t, args, x->env, c, store_dests, &d);
+}
+
+static int nvalues(const LcuSoac *s) { return s->pull->body.len; }
+
+static FlatBase value_base(const LcuSoac *s, int i) { return ((LcuExp *)s->pull->body.data[i])->type; }
+
+/* The identity of value 'i' of a REDUCE or SCAN. */
+static const char *identity(const LcuSoac *s, int i) { return cg_constant(*(FlatAtom *)s->identity.data[i]); }
+
+/* The SOAC's results, as they are bound (the names of their locals). */
+static const char *result_name(const LcuSoac *s, int i) { return cg_name(s->results.data[i]); }
+
+/* The loop header of a parallel loop over [0, n) with index 'i', chunked. */
+static void chunk_loop(Cg *cg, const char *c, const char *nch) {
+  cg_line(cg, "RT_PARALLEL_FOR_IF(%s > 1)", nch);
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+}
+
+/* ---- MAP ---- */
+
+static void gen_map(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const char *n = soac_size(x);
+  int nv = nvalues(s);
+  const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], n);
+  const char *i = cg_temp(cg), *ix = cg_temp(cg);
+  for (int v = 0; v < nv; v++)
+    dests[v] = xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
+  cg_line(cg, "RT_PARALLEL_FOR_IF(%s >= RT_PARALLEL_MIN)", n);
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  CgChecks c = checks_at(x, i, ix, 0);
+  thunk_into(x, s->pull, (const char *[]){ix}, &c, dests);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+/* ---- REDUCE and SCAN ---- */
+
+/* acc = op(acc, vals): the operator thunk on the accumulators and the
+   values, into the accumulators. */
+static void combine_into(Kx *x, const char **acc, const char **vals, const CgChecks *c) {
+  int nv = nvalues(x->s);
+  const char **args = xmalloc(sizeof(char *) * (size_t)(2 * nv + 1));
+  for (int v = 0; v < nv; v++) {
+    args[v] = acc[v];
+    args[nv + v] = vals[v];
+  }
+  thunk_into(x, x->s->second, args, c, acc);
+}
+
+static void gen_reduce_or_scan(Kx *x, bool scan) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  const char *n = soac_size(x);
+  const char *nch = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = %s > 0 ? (%s + RT_CHUNK - 1) / RT_CHUNK : 1;", nch, n, n);
+  /* the chunks' results */
+  const char **part = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++) {
+    part[v] = cg_temp(cg);
+    cg_line(cg, "%s *%s = rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
+            cg_ctype(value_base(s, v)), nch);
+  }
+  int combine = scan ? 2 : 1;
+  const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
+  /* pass 1: each chunk from the identity */
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  const char **acc = declare_values(x, s->pull, xprintf("%sa", c));
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s = %s;", acc[v], identity(s, v));
+  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  CgChecks ck = checks_at(x, i, ix, 0), op = checks_at(x, i, ix, combine);
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  combine_into(x, acc, val, &op);
+  cg->indent--;
+  cg_line(cg, "}");
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s[%s] = %s;", part[v], c, acc[v]);
+  cg->indent--;
+  cg_line(cg, "}");
+  /* the chunks' results in order: the reduction, or each chunk's prefix */
+  const char **total = declare_values(x, s->pull, xprintf("%st", c));
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s = %s;", total[v], identity(s, v));
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+  cg->indent++;
+  const char **chunk_val = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++) {
+    chunk_val[v] = cg_temp(cg);
+    cg_line(cg, "const %s %s = %s[%s];", cg_ctype(value_base(s, v)), chunk_val[v], part[v], c);
+    if (scan)
+      cg_line(cg, "%s[%s] = %s;", part[v], c, total[v]);
+  }
+  CgChecks last = checks_at(x, n, NULL, combine);
+  combine_into(x, total, chunk_val, &last);
+  cg->indent--;
+  cg_line(cg, "}");
+  if (!scan) {
+    for (int v = 0; v < nv; v++) {
+      cg_line(cg, "%s = %s;", result_name(s, v), total[v]);
+      x->env = cg_bind(x->env, s->results.data[v], result_name(s, v), NULL, NULL);
+      cg_line(cg, "rt_free(%s);", part[v]);
+    }
+    return;
+  }
+  /* pass 2: each chunk scanned from its prefix */
+  const char **dst = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], n);
+  for (int v = 0; v < nv; v++)
+    dst[v] = cg_lookup(x->env, s->results.data[v])->value;
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  const char **acc2 = declare_values(x, s->pull, xprintf("%sp", c));
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s = %s[%s];", acc2[v], part[v], c);
+  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
+  const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
+  combine_into(x, acc2, val2, &op);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "rt_free(%s);", part[v]);
+}
+
+/* ---- FILTER and PARTITION ---- */
+
+static void gen_filter(Kx *x, bool partition) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  const char *n = soac_size(x);
+  const char *nch = cg_temp(cg), *flags = cg_temp(cg), *count = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = %s > 0 ? (%s + RT_CHUNK - 1) / RT_CHUNK : 1;", nch, n, n);
+  cg_line(cg, "uint8_t *%s = rt_alloc_atomic((size_t)%s + 1);", flags, n);
+  cg_line(cg, "int64_t *%s = rt_alloc_atomic(sizeof(int64_t) * (size_t)(%s + 1));", count, nch);
+  const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
+  /* pass 1: the flags, and each chunk's count */
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  cg_line(cg, "int64_t kept = 0;");
+  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  CgChecks ck = checks_at(x, i, ix, 0);
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  const char *keep = cg_temp(cg);
+  cg_line(cg, "uint8_t %s;", keep);
+  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
+  cg_line(cg, "%s[%s] = %s != 0;", flags, i, keep);
+  cg_line(cg, "kept += %s != 0;", keep);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "%s[%s] = kept;", count, c);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "if (err->index != INT64_MAX) {");
+  cg_line(cg, "  rt_free(%s);", flags);
+  cg_line(cg, "  rt_free(%s);", count);
+  cg_line(cg, "  goto fail;");
+  cg_line(cg, "}");
+  /* the offsets */
+  const char *total = cg_temp(cg);
+  cg_line(cg, "int64_t %s = 0;", total);
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+  cg_line(cg, "  const int64_t k = %s[%s];", count, c);
+  cg_line(cg, "  %s[%s] = %s;", count, c, total);
+  cg_line(cg, "  %s += k;", total);
+  cg_line(cg, "}");
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], total);
+  if (partition)
+    for (int v = 0; v < nv; v++)
+      new_vector(x, s->results.data[nv + v], xprintf("(%s - %s)", n, total));
+  /* pass 2: each chunk at its offsets */
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  cg_line(cg, "int64_t at = %s[%s];", count, c);
+  if (partition)
+    cg_line(cg, "int64_t at_not = %s * RT_CHUNK - %s[%s];", c, count, c);
+  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  if (!partition)
+    cg_line(cg, "if (!%s[%s])", flags, i);
+  if (!partition)
+    cg_line(cg, "  continue;");
+  const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
+  cg_line(cg, "if (%s[%s]) {", flags, i);
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val2[v]);
+  cg_line(cg, "  at++;");
+  if (partition) {
+    cg_line(cg, "} else {");
+    for (int v = 0; v < nv; v++)
+      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[nv + v])->value, val2[v]);
+    cg_line(cg, "  at_not++;");
+  }
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "rt_free(%s);", flags);
+  cg_line(cg, "rt_free(%s);", count);
+}
+
+/* ---- PERMUTE ---- */
+
+static void gen_permute(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  const char *n = soac_size(x);
+  const char *i = cg_temp(cg), *ix = cg_temp(cg), *to = cg_temp(cg);
+  const char *room;
+  if (s->into) {
+    /* a copy of D, written in order: a later write wins */
+    CgBinding *d = cg_lookup(x->env, s->into);
+    const LcuVar *r = s->results.data[0];
+    new_vector(x, r, d->length);
+    room = d->length;
+    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
+            cg_ctype(r->type.base), d->length);
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
+  } else {
+    for (int v = 0; v < nv; v++)
+      new_vector(x, s->results.data[v], n);
+    room = n;
+    cg_line(cg, "RT_PARALLEL_FOR_IF(%s >= RT_PARALLEL_MIN)", n);
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
+  }
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  CgChecks ck = checks_at(x, i, ix, 0);
+  const char **val = declare_values(x, s->pull, xprintf("%sx", i));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  cg_line(cg, "int32_t %s;", to);
+  thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
+  int site = cg_site(cg, no_loc, "__write", NULL);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
+  cg_line(cg, "  %s(*err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
+  cg_line(cg, "  continue;");
+  cg_line(cg, "}");
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, to, val[v]);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+/* ---- ONCE ---- */
+
+static void gen_once(Kx *x) {
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++)
+    dests[v] = result_name(s, v);
+  CgChecks ck = {"0", "*err", 0, NULL, NULL, no_loc, "RT_ELT"};
+  thunk_into(x, s->pull, NULL, &ck, dests);
+  for (int v = 0; v < nv; v++)
+    x->env = cg_bind(x->env, s->results.data[v], dests[v], NULL, NULL);
+}
+
+/* ---- the segmented SOACs ---- */
+
+/* A loop over the segments of the SOAC's sd, parallel; 'seg' the segment
+   and 'j' the element, each segment in order. */
+static CgBinding *seg_loop(Kx *x, const char *seg) {
+  Cg *cg = x->cg;
+  CgBinding *sd = cg_lookup(x->env, x->s->segdes);
+  cg_line(cg, "RT_PARALLEL_FOR_SEGMENTS_IF(%s >= 64)", sd->length);
+  cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", seg, seg, sd->length, seg);
+  return sd;
+}
+
+static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  CgBinding *sd = cg_lookup(x->env, s->segdes);
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], scan ? xprintf("%s[%s]", sd->offsets, sd->length) : sd->length);
+  const char *g = cg_temp(cg), *j = cg_temp(cg), *ix = cg_temp(cg);
+  seg_loop(x, g);
+  cg->indent++;
+  const char **acc = declare_values(x, s->pull, xprintf("%sa", g));
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s = %s;", acc[v], identity(s, v));
+  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
+  if (scan)
+    for (int v = 0; v < nv; v++)
+      cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
+  CgChecks ck = {j, "*err", 0, NULL, NULL, no_loc, "RT_GATHER"};
+  CgChecks op = {j, "*err", scan ? 2 : 1, NULL, NULL, no_loc, "RT_GATHER"};
+  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  combine_into(x, acc, val, &op);
+  cg->indent--;
+  cg_line(cg, "}");
+  if (!scan)
+    for (int v = 0; v < nv; v++)
+      cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, g, acc[v]);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+/* SEG_FILTER (the kept values, then their sd) and SEG_PARTITION (the
+   kept values and their sd, then the others and theirs). */
+static void gen_seg_filter(Kx *x, bool partition) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  CgBinding *sd = cg_lookup(x->env, s->segdes);
+  const char *total = xprintf("%s[%s]", sd->offsets, sd->length);
+  const char *flags = cg_temp(cg), *g = cg_temp(cg), *j = cg_temp(cg), *ix = cg_temp(cg);
+  /* the new sds: the kept (and the others') count per segment */
+  const LcuVar *kept_sd = s->results.data[nv];
+  const LcuVar *other_sd = partition ? s->results.data[2 * nv + 1] : NULL;
+  cg_line(cg, "%s = rt_value_new(rt_segdes_type(), %s);", cg_name(kept_sd), sd->length);
+  if (partition)
+    cg_line(cg, "%s = rt_value_new(rt_segdes_type(), %s);", cg_name(other_sd), sd->length);
+  cg_line(cg, "uint8_t *%s = rt_alloc_atomic((size_t)%s + 1);", flags, total);
+  seg_loop(x, g);
+  cg->indent++;
+  cg_line(cg, "int64_t kept = 0;");
+  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
+  CgChecks ck = {j, "*err", 0, NULL, NULL, no_loc, "RT_GATHER"};
+  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  const char *keep = cg_temp(cg);
+  cg_line(cg, "uint8_t %s;", keep);
+  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
+  cg_line(cg, "%s[%s] = %s != 0;", flags, j, keep);
+  cg_line(cg, "kept += %s != 0;", keep);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "%s->lengths[%s] = kept;", cg_name(kept_sd), g);
+  if (partition)
+    cg_line(cg, "%s->lengths[%s] = %s[%s + 1] - %s[%s] - kept;", cg_name(other_sd), g, sd->offsets, g, sd->offsets,
+            g);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "if (err->index != INT64_MAX) {");
+  cg_line(cg, "  rt_free(%s);", flags);
+  cg_line(cg, "  goto fail;");
+  cg_line(cg, "}");
+  bind_value(x, kept_sd, cg_name(kept_sd));
+  CgBinding *ks = cg_lookup(x->env, kept_sd);
+  CgBinding *os = NULL;
+  if (partition) {
+    bind_value(x, other_sd, cg_name(other_sd));
+    os = cg_lookup(x->env, other_sd);
+  }
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], xprintf("%s[%s]", ks->offsets, ks->length));
+  if (partition)
+    for (int v = 0; v < nv; v++)
+      new_vector(x, s->results.data[nv + 1 + v], xprintf("%s[%s]", os->offsets, os->length));
+  seg_loop(x, g);
+  cg->indent++;
+  cg_line(cg, "int64_t at = %s[%s];", ks->offsets, g);
+  if (partition)
+    cg_line(cg, "int64_t at_not = %s[%s];", os->offsets, g);
+  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
+  if (!partition)
+    cg_line(cg, "if (!%s[%s])", flags, j);
+  if (!partition)
+    cg_line(cg, "  continue;");
+  const char **val2 = declare_values(x, s->pull, xprintf("%sy", g));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
+  cg_line(cg, "if (%s[%s]) {", flags, j);
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val2[v]);
+  cg_line(cg, "  at++;");
+  if (partition) {
+    cg_line(cg, "} else {");
+    for (int v = 0; v < nv; v++)
+      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[nv + 1 + v])->value, val2[v]);
+    cg_line(cg, "  at_not++;");
+  }
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "rt_free(%s);", flags);
+}
+
+/* SEG_PERMUTE: within each segment, the index thunk gives the place in
+   the segment; `into` D, a copy of D written in order. */
+static void gen_seg_permute(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  CgBinding *sd = cg_lookup(x->env, s->segdes);
+  const char *total = xprintf("%s[%s]", sd->offsets, sd->length);
+  if (s->into) {
+    CgBinding *d = cg_lookup(x->env, s->into);
+    const LcuVar *r = s->results.data[0];
+    new_vector(x, r, d->length);
+    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
+            cg_ctype(r->type.base), d->length);
+  } else {
+    for (int v = 0; v < nv; v++)
+      new_vector(x, s->results.data[v], total);
+  }
+  const char *g = cg_temp(cg), *j = cg_temp(cg), *ix = cg_temp(cg), *to = cg_temp(cg);
+  if (s->into)
+    cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", g, g, sd->length, g);
+  else
+    seg_loop(x, g);
+  cg->indent++;
+  cg_line(cg, "const int64_t len = %s[%s + 1] - %s[%s];", sd->offsets, g, sd->offsets, g);
+  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
+  CgChecks ck = {j, "*err", 0, NULL, NULL, no_loc, "RT_GATHER"};
+  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  cg_line(cg, "int32_t %s;", to);
+  thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
+  int site = cg_site(cg, no_loc, "__write", NULL);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)len) {", to);
+  cg_line(cg, "  %s(*err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
+  cg_line(cg, "  continue;");
+  cg_line(cg, "}");
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "%s[%s[%s] + %s] = %s;", cg_lookup(x->env, s->results.data[v])->value, sd->offsets, g, to, val[v]);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+/* ---- library kernels ---- */
+
+/* A kernel variable as an RtValue * argument of the runtime: a scalar is
+   boxed (and freed after). */
+static const char *boxed(Kx *x, const LcuVar *v, Vec *boxes) {
+  Cg *cg = x->cg;
+  if (v->type.kind != LT_SCALAR)
+    return cg_name(v);
+  const char *b = cg_temp(cg);
+  cg_line(cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(v->type.base));
+  cg_line(cg, "%s->scalar.%s = %s;", b, cg_member(v->type.base), cg_lookup(x->env, v)->value);
+  vec_push(boxes, (void *)b);
+  return b;
+}
+
+static void gen_library(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  Vec boxes = {0};
+  const char **a = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
+  for (int i = 0; i < s->args.len; i++)
+    a[i] = boxed(x, s->args.data[i], &boxes);
+  const char *r = cg_temp(cg);
+  const char *layout = s->layout ? cg_layout(cg, s->layout) : "NULL";
+  switch (s->library) {
+  case LIB_RANK:
+  case LIB_RANK_DOWN:
+    cg_line(cg, "RtValue *%s = rt_rank(%s, %d);", r, a[0], s->library == LIB_RANK_DOWN);
+    break;
+  case LIB_SEG_RANK:
+  case LIB_SEG_RANK_DOWN:
+    cg_line(cg, "RtValue *%s = rt_seg_rank(%s, %s, %d);", r, a[0], a[1], s->library == LIB_SEG_RANK_DOWN);
+    break;
+  case LIB_MAKE_SEGDES:
+    cg_line(cg, "RtValue *%s = rt_make_segdes(loc, %s);", r, a[0]);
+    break;
+  case LIB_SEG_LENGTHS:
+    cg_line(cg, "RtValue *%s = rt_seg_lengths(%s);", r, a[0]);
+    break;
+  case LIB_SEG_OFFSETS:
+    cg_line(cg, "RtValue *%s = rt_seg_starts(%s);", r, a[0]);
+    break;
+  case LIB_SEG_IDS:
+    cg_line(cg, "RtValue *%s = rt_seg_ids(%s);", r, a[0]);
+    break;
+  case LIB_NAME: {
+    /* the segmented form has a segdes before the values' components */
+    bool seg = s->args.len == rt_layout_count(s->layout, false) + 1 && is_sd(s->args.data[0]);
+    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
+    for (int i = 0; i < s->args.len; i++)
+      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
+    cg_line(cg, "RtValue *%s = rt_name(&%s, %s, %s_args + %d);", r, layout, seg ? a[0] : "NULL", r, seg ? 1 : 0);
+    break;
+  }
+  case LIB_EQL:
+  case LIB_HASH: {
+    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
+    for (int i = 0; i < s->args.len; i++)
+      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
+    if (s->library == LIB_EQL)
+      cg_line(cg, "RtValue *%s = rt_eql(&%s, %d, %s_args, %s_args + %d);", r, layout, !s->lifted, r, r,
+              s->args.len / 2);
+    else
+      cg_line(cg, "RtValue *%s = rt_hash(loc, &%s, %d, %s_args, %s);", r, layout, !s->lifted, r,
+              a[s->args.len - 1]);
+    break;
+  }
+  case LIB_RAND:
+    cg_line(cg, "RtValue *%s = rt_rand(%d, %s);", r, s->site, a[0]);
+    break;
+  case LIB_COUNT:
+    unreachable();
+  }
+  for (int i = 0; i < boxes.len; i++)
+    cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
+  const LcuVar *res = s->results.data[0];
+  if (res->type.kind == LT_SCALAR) {
+    cg_line(cg, "%s = %s->scalar.%s;", cg_name(res), r, cg_member(res->type.base));
+    cg_line(cg, "rt_value_free(%s);", r);
+    x->env = cg_bind(x->env, res, cg_name(res), NULL, NULL);
+  } else {
+    cg_line(cg, "%s = %s;", cg_name(res), r);
+    bind_value(x, res, cg_name(res));
+  }
+}
+
+/* ---- kernels ---- */
+
+static void declare_result(Kx *x, const LcuVar *v) {
+  if (v->type.kind == LT_SCALAR) {
+    cg_line(x->cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
+  } else {
+    cg_line(x->cg, "RtValue *%s = NULL;", cg_name(v));
+    vec_push(&x->vectors, (void *)cg_name(v));
+    vec_push(&x->vector_vars, (void *)v);
+  }
+}
+
+static bool is_result(const LcuKernel *k, const LcuVar *v) {
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == v)
+      return true;
+  return false;
+}
+
+static void gen_soac(Kx *x) {
+  switch (x->s->kind) {
+  case SOAC_MAP:
+    gen_map(x);
+    return;
+  case SOAC_REDUCE:
+    gen_reduce_or_scan(x, false);
+    return;
+  case SOAC_SCAN:
+    gen_reduce_or_scan(x, true);
+    return;
+  case SOAC_FILTER:
+    gen_filter(x, false);
+    return;
+  case SOAC_PARTITION:
+    gen_filter(x, true);
+    return;
+  case SOAC_PERMUTE:
+    gen_permute(x);
+    return;
+  case SOAC_ONCE:
+    gen_once(x);
+    return;
+  case SOAC_SEG_PERMUTE:
+    gen_seg_permute(x);
+    return;
+  case SOAC_SEG_REDUCE:
+    gen_seg_reduce_or_scan(x, false);
+    return;
+  case SOAC_SEG_SCAN:
+    gen_seg_reduce_or_scan(x, true);
+    return;
+  case SOAC_SEG_FILTER:
+    gen_seg_filter(x, false);
+    return;
+  case SOAC_SEG_PARTITION:
+    gen_seg_filter(x, true);
+    return;
+  case SOAC_LIBRARY:
+    gen_library(x);
+    return;
+  case SOAC_COUNT:
+    break;
+  }
+  unreachable();
+}
+
+/* The kernel's C parameters: its variables, then its results by address. */
+static const char *kernel_signature(const LcuKernel *k) {
+  Buf b = {0};
+  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc", k->name);
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    if (v->type.kind == LT_SCALAR)
+      buf_printf(&b, ", %s %s", cg_ctype(v->type.base), cg_name(v));
+    else
+      buf_printf(&b, ", RtValue *%s", cg_name(v));
+  }
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    if (v->type.kind == LT_SCALAR)
+      buf_printf(&b, ", %s *out_%s", cg_ctype(v->type.base), cg_name(v));
+    else
+      buf_printf(&b, ", RtValue **out_%s", cg_name(v));
+  }
+  buf_puts(&b, ")");
+  return buf_str(&b);
+}
+
+static void cpu_kernel(Cg *cg, const LcuKernel *k) {
+  Kx x = {cg, k, NULL, NULL, {0}, {0}};
+  Buf what = {0};
+  for (int i = 0; i < k->soacs.len; i++)
+    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
+  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
+  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
+          first ? cg_where(first->loc) : "");
+  cg_line(cg, "%s {", kernel_signature(k));
+  cg->indent++;
+  cg_line(cg, "(void)loc;");
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    if (v->type.kind == LT_SCALAR)
+      x.env = cg_bind(x.env, v, cg_name(v), NULL, NULL);
+    else
+      bind_value(&x, v, cg_name(v));
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    for (int r = 0; r < s->results.len; r++)
+      declare_result(&x, s->results.data[r]);
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    x.s = k->soacs.data[i];
+    cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
+    cg_line(cg, "{");
+    cg->indent++;
+    CgBinding *outer = x.env;
+    gen_soac(&x);
+    cg->indent--;
+    cg_line(cg, "}");
+    cg_line(cg, "if (err->index != INT64_MAX)");
+    cg_line(cg, "  goto fail;");
+    /* the SOAC's results stay bound for the SOACs after it: their data
+       and length names were declared inside the block, so bind them again
+       outside */
+    x.env = outer;
+    for (int r = 0; r < x.s->results.len; r++) {
+      const LcuVar *v = x.s->results.data[r];
+      if (v->type.kind == LT_SCALAR)
+        x.env = cg_bind(x.env, v, cg_name(v), NULL, NULL);
+      else if (i + 1 < k->soacs.len) /* read by the SOACs after it */
+        bind_value(&x, v, cg_name(v));
+    }
+  }
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
+  }
+  /* the intermediate vectors of a kernel of several SOACs */
+  for (int i = 0; i < x.vectors.len; i++)
+    if (!is_result(k, x.vector_vars.data[i]))
+      cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg_line(cg, "return;");
+  cg->indent--;
+  cg_line(cg, "fail:");
+  cg->indent++;
+  for (int i = 0; i < x.vectors.len; i++)
+    cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
+static void cpu_prelude(Cg *cg) {
+  cg_line(cg, "#include <stdint.h>");
+  cg_line(cg, "#include <string.h>");
+  cg_line(cg, "#include \"rt.h\"");
+  cg_line(cg, "#include \"scalar.h\"");
+  cg_line(cg, "#include \"kernel.h\"");
+  cg_blank(cg);
+  cg_line(cg, "/* the CPU target: loops in fixed chunks, parallel with OpenMP */");
+  cg_line(cg, "enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };");
+  cg_line(cg, "#ifdef _OPENMP");
+  cg_line(cg, "#define RT_PRAGMA(x) _Pragma(#x)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c) RT_PRAGMA(omp parallel for schedule(static) if (c))");
+  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 64) if (c))");
+  cg_line(cg, "#else");
+  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
+  cg_line(cg, "#endif");
+  cg_line(cg, "/* a check's error, for the lowest element index */");
+  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
+  cg_line(cg, "  rt_kernel_record(&(r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x)})");
+  cg_blank(cg);
+}
+
+const CgTarget cg_cpu_target = {CG_CPU, "cpu", ".c", cpu_prelude, cpu_kernel};

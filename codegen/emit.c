@@ -1,0 +1,202 @@
+/*
+ * emit.c: the generated text: indented lines, names, C types and
+ * constants, and the two tables every generated program carries: the
+ * layouts of the values the runtime reads whole (printing, host
+ * primitives, name/eql/hash), and the sites of the checks (where in the
+ * NESL source each stands, for the error's words).
+ *
+ * Names are λcu's (x23, i_22, K3), so that a person reading the C finds
+ * the λcu dump's variables in it; every kernel and function carries a
+ * comment naming its NESL source line.
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+void cg_line(Cg *cg, const char *fmt, ...) {
+  for (int i = 0; i < cg->indent; i++)
+    fputs("  ", cg->out);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(cg->out, fmt, ap);
+  va_end(ap);
+  fputc('\n', cg->out);
+}
+
+void cg_blank(Cg *cg) { fputc('\n', cg->out); }
+
+const char *cg_rtop(FlatOp op) {
+  static const char *const names[] = {
+#define FLAT_OP(name, text, class, args, results, combine) "RT_" #name,
+#include "../rt/ops.def"
+  };
+  return names[op];
+}
+
+const char *cg_temp(Cg *cg) { return xprintf("t%d", ++cg->temps); }
+
+const char *cg_name(const LcuVar *v) {
+  /* the printed name (xs_12), made a C identifier; the id keeps it
+     unique */
+  Buf b = {0};
+  const char *n = v->name ? v->name : "x";
+  for (const char *p = n; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    buf_putc(&b, (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ? (char)c
+                                                                                                       : '_');
+  }
+  if (!v->name || !strstr(v->name, xprintf("%d", v->id)))
+    buf_printf(&b, "_%d", v->id);
+  /* never a C keyword or a runtime name: prefixed */
+  return xprintf("v_%s", buf_str(&b));
+}
+
+const char *cg_ctype(FlatBase b) {
+  switch (b) {
+  case FB_INT:
+    return "int32_t";
+  case FB_FLOAT:
+    return "double";
+  case FB_BOOL:
+    return "uint8_t";
+  case FB_CHAR:
+    return "char";
+  }
+  unreachable();
+}
+
+const char *cg_rtbase(FlatBase b) {
+  switch (b) {
+  case FB_INT:
+    return "RT_INT";
+  case FB_FLOAT:
+    return "RT_FLOAT";
+  case FB_BOOL:
+    return "RT_BOOL";
+  case FB_CHAR:
+    return "RT_CHAR";
+  }
+  unreachable();
+}
+
+const char *cg_member(FlatBase b) {
+  switch (b) {
+  case FB_INT:
+    return "i";
+  case FB_FLOAT:
+    return "f";
+  case FB_BOOL:
+    return "b";
+  case FB_CHAR:
+    return "c";
+  }
+  unreachable();
+}
+
+const char *cg_constant(FlatAtom c) {
+  switch (c.kind) {
+  case FA_INT:
+    /* INT32_MIN has no literal of its own */
+    return c.u.i == INT32_MIN ? "(-2147483647 - 1)" : xprintf("%d", (int)c.u.i);
+  case FA_FLOAT: {
+    /* %.17g gives the double back exactly; a point or an exponent keeps it
+       a double */
+    char *s = xprintf("%.17g", c.u.f);
+    if (!strpbrk(s, ".eEn"))
+      s = xprintf("%s.0", s);
+    return c.u.f < 0 ? xprintf("(%s)", s) : s;
+  }
+  case FA_BOOL:
+    return c.u.b ? "1" : "0";
+  case FA_CHAR: {
+    unsigned char ch = (unsigned char)c.u.c;
+    if (ch >= 32 && ch < 127 && ch != '\'' && ch != '\\')
+      return xprintf("'%c'", ch);
+    return xprintf("(char)%d", ch);
+  }
+  case FA_VAR:
+    break;
+  }
+  die("cg_constant: a variable");
+}
+
+const char *cg_string(const char *s, size_t n) {
+  Buf b = {0};
+  buf_putc(&b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\')
+      buf_printf(&b, "\\%c", c);
+    else if (c >= 32 && c < 127 && c != '?') /* '?': no trigraphs */
+      buf_putc(&b, (char)c);
+    else
+      buf_printf(&b, "\\%03o", c);
+  }
+  buf_putc(&b, '"');
+  return buf_str(&b);
+}
+
+/* ---- layouts ---- */
+
+static const char *layout_kind(RtLayoutKind k) {
+  static const char *const names[] = {"RL_INT", "RL_FLOAT", "RL_BOOL", "RL_CHAR", "RL_SEQ", "RL_PAIR", "RL_DATA"};
+  return names[k];
+}
+
+const char *cg_layout(Cg *cg, const RtLayout *l) {
+  if (!l)
+    return "NULL";
+  const char *name = ptrmap_get(&cg->layouts, l);
+  if (name)
+    return name;
+  /* the parts first: C wants them declared before they are pointed at */
+  const char *fst = l->fst ? xprintf("&%s", cg_layout(cg, l->fst)) : "NULL";
+  const char *snd = l->snd ? xprintf("&%s", cg_layout(cg, l->snd)) : "NULL";
+  const char *elem = l->elem ? xprintf("&%s", cg_layout(cg, l->elem)) : "NULL";
+  name = xprintf("layout_%d", ++cg->nlayouts);
+  buf_printf(&cg->layout_text, "static const RtLayout %s = {%s, %s, %s, %s, %s};\n", name, layout_kind(l->kind), fst,
+             snd, elem, l->name ? cg_string(l->name, strlen(l->name)) : "NULL");
+  ptrmap_put(&cg->layouts, l, (void *)name);
+  return name;
+}
+
+/* ---- sites ---- */
+
+int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
+  for (int i = 0; i < cg->sites.len; i++) {
+    CgSite *s = cg->sites.data[i];
+    if (s->loc.src == loc.src && s->loc.line == loc.line && s->loc.col == loc.col &&
+        (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)) &&
+        (s->message == message || (s->message && message && strcmp(s->message, message) == 0)))
+      return i;
+  }
+  CgSite *s = NEW(CgSite);
+  s->loc = loc;
+  s->prim = prim;
+  s->message = message;
+  vec_push(&cg->sites, s);
+  return cg->sites.len - 1;
+}
+
+const char *cg_loc(Loc loc) {
+  if (!loc.src)
+    return "{NULL, 0, 0}";
+  return xprintf("{%s, %d, %d}", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
+}
+
+const char *cg_where(Loc loc) {
+  if (!loc.src)
+    return "";
+  /* the source line itself, cut, so that the reader sees the NESL */
+  const char *text = loc.src->text, *p = text;
+  for (int line = 1; line < loc.line && *p; p++)
+    if (*p == '\n')
+      line++;
+  const char *end = p;
+  while (*end && *end != '\n' && end - p < 70)
+    end++;
+  Buf b = {0};
+  for (const char *q = p; q < end; q++)
+    buf_putc(&b, *q == '*' && q[1] == '/' ? '+' : *q); /* no end of comment */
+  return xprintf("%s:%d: %s", loc.src->name, loc.line, buf_str(&b));
+}

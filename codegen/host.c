@@ -1,0 +1,653 @@
+/*
+ * host.c: the CPU level of λcu as C, for every target: each λcu function
+ * a C function, each top-level statement a function that main runs under
+ * a guard (a run-time error stops that statement and the next one runs,
+ * as in NESL's REPL), the globals static variables.
+ *
+ * Values: a scalar is a C scalar; a vector or a segdes an RtValue * with
+ * a reference count.  A block owns the vectors it binds (a function body
+ * also its parameters): it releases each right after the statement that
+ * reads it last (or after the one that binds it, if nothing reads it).
+ * What outlives its statement takes a reference of its own: a call's
+ * arguments (the callee owns its parameters), a block's results, a
+ * global's value.  A `run` only borrows its arguments.
+ *
+ * Errors: the context the runtime words errors with (rt_set_context) is
+ * kept as the interpreters keep it: a call enters its callee's context, a
+ * statement inlined from lib-nesl enters its library function's; a
+ * kernel's recorded error is reported at its `run` (rt_kernel_fail).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+
+/* ---- names ---- */
+
+/* The C name of function 'f': its λcu name made an identifier. */
+static const char *func_name(const LcuFunc *f) {
+  Buf b = {0};
+  buf_puts(&b, "fn_");
+  for (const char *p = f->name; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')
+      buf_putc(&b, (char)c);
+    else if (c == '^')
+      buf_puts(&b, "_lifted");
+    else
+      buf_printf(&b, "_%02x", c);
+  }
+  return buf_str(&b);
+}
+
+static bool is_vector(const LcuVar *v) { return v->type.kind != LT_SCALAR; }
+
+static const char *var_type(const LcuVar *v) { return is_vector(v) ? "RtValue *" : cg_ctype(v->type.base); }
+
+/* ---- the state ---- */
+
+typedef struct Hx {
+  Cg *cg;
+  const LcuProgram *p;
+  PtrMap globals;  /* LcuVar -> its NESL name (for "has no value"), or a
+                      placeholder: the globals */
+} Hx;
+
+static bool is_global(Hx *h, const LcuVar *v) { return ptrmap_get(&h->globals, v) != NULL; }
+
+static const char *global_name(const LcuVar *v) { return xprintf("g_%s", cg_name(v) + 2); }
+
+static const char *var_ref(Hx *h, const LcuVar *v) { return is_global(h, v) ? global_name(v) : cg_name(v); }
+
+/* An atom's C expression; a global's read is checked defined. */
+static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
+  if (!a->var)
+    return cg_constant(a->constant);
+  if (is_global(h, a->var)) {
+    const char *name = ptrmap_get(&h->globals, a->var);
+    cg_line(h->cg, "if (!%s_defined)", global_name(a->var));
+    cg_line(h->cg, "  rt_undefined_error((RtLoc)%s, %s);", cg_loc(loc), cg_string(name, strlen(name)));
+  }
+  return var_ref(h, a->var);
+}
+
+/* ---- liveness: where each vector a block owns is read last ---- */
+
+static void note_reads(PtrMap *last, const LcuBlock *b, int at);
+
+static void note_atom(PtrMap *last, const LcuAtom *a, int at) {
+  if (a->var && is_vector(a->var))
+    ptrmap_put(last, a->var, (void *)(intptr_t)(at + 1));
+}
+
+static void note_stmt(PtrMap *last, const LcuStmt *s, int at) {
+  for (int i = 0; i < s->args.len; i++)
+    note_atom(last, s->args.data[i], at);
+  if (s->then)
+    note_reads(last, s->then, at);
+  if (s->els)
+    note_reads(last, s->els, at);
+  if (s->body)
+    note_reads(last, s->body, at);
+}
+
+/* Every vector read in 'b' (nested blocks included) gets 'at' as its
+   last read, or, for the top block (at < 0), its statement's index. */
+static void note_reads(PtrMap *last, const LcuBlock *b, int at) {
+  for (int i = 0; i < b->stmts.len; i++)
+    note_stmt(last, b->stmts.data[i], at >= 0 ? at : i);
+  for (int i = 0; i < b->results.len; i++)
+    note_atom(last, b->results.data[i], at >= 0 ? at : b->stmts.len);
+}
+
+/* Releases, after statement 'at' of 'b', the vectors 'b' owns that it
+   reads last there ('owned' the block's own, 'last' from note_reads). */
+static void release_after(Hx *h, const Vec *owned, PtrMap *last, int at) {
+  for (int i = 0; i < owned->len; i++) {
+    const LcuVar *v = owned->data[i];
+    intptr_t l = (intptr_t)ptrmap_get(last, v);
+    if (l == at + 1)
+      cg_line(h->cg, "rt_release(%s);", cg_name(v));
+  }
+}
+
+/* ---- statements ---- */
+
+static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests);
+
+/* The C declaration of a local named 'name' for values of 'v''s type. */
+static void declare_as(Hx *h, const LcuVar *v, const char *name) {
+  if (is_vector(v))
+    cg_line(h->cg, "RtValue *%s = NULL;", name);
+  else
+    cg_line(h->cg, "%s %s = 0;", cg_ctype(v->type.base), name);
+}
+
+/* The declaration of statement result 'v', where it is bound. */
+static void declare(Hx *h, const LcuVar *v) { declare_as(h, v, cg_name(v)); }
+
+/* The enum names of the host primitives (rt/host.def). */
+static const char *host_enum(RtHost host) {
+  static const char *const names[] = {
+#define HOST_PRIM(name, text) "RT_HOST_" #name,
+#include "../rt/host.def"
+  };
+  return names[host];
+}
+
+static void gen_scalar(Hx *h, const LcuStmt *s) {
+  Cg *cg = h->cg;
+  const LcuVar *r = s->results.data[0];
+  const char *args[3];
+  for (int i = 0; i < s->args.len; i++)
+    args[i] = atom(h, s->args.data[i], s->loc);
+  FlatBase base = FB_INT;
+  const LcuAtom *a0 = s->args.data[0];
+  base = a0->var ? a0->var->type.base : flat_atom_type(&a0->constant).base;
+  bool checked;
+  int operand;
+  const char *call = cg_scalar_op(s->op, base, args, "&err", &checked, &operand);
+  if (!checked) {
+    cg_line(cg, "%s = %s;", cg_name(r), call);
+    return;
+  }
+  cg_line(cg, "{");
+  cg_line(cg, "  int err = 0;");
+  cg_line(cg, "  %s = %s;", cg_name(r), call);
+  cg_line(cg, "  if (err)");
+  cg_line(cg, "    rt_scalar_fail(%s, err, %s, (RtLoc)%s, NULL);", cg_rtop(s->op),
+          operand >= 0 ? xprintf("(double)%s", args[operand]) : "0.0", cg_loc(s->loc));
+  cg_line(cg, "}");
+}
+
+static void gen_run(Hx *h, const LcuStmt *s) {
+  Cg *cg = h->cg;
+  const LcuKernel *k = s->kernel;
+  Buf call = {0};
+  buf_printf(&call, "%s(&kerr, (RtLoc)%s", k->name, cg_loc(s->loc));
+  for (int i = 0; i < s->args.len; i++)
+    buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
+  for (int i = 0; i < s->results.len; i++)
+    buf_printf(&call, ", &%s", cg_name(s->results.data[i]));
+  buf_puts(&call, ")");
+  cg_line(cg, "{");
+  cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
+  cg_line(cg, "  %s;", buf_str(&call));
+  cg_line(cg, "  if (kerr.index != INT64_MAX)");
+  cg_line(cg, "    rt_kernel_fail(&kerr, nessie_sites, (RtLoc)%s);", cg_loc(s->loc));
+  cg_line(cg, "}");
+}
+
+static void gen_call(Hx *h, const LcuStmt *s) {
+  Cg *cg = h->cg;
+  const LcuFunc *f = s->callee;
+  const char *loc = cg_loc(s->loc);
+  Buf call = {0};
+  buf_printf(&call, "%s(", func_name(f));
+  const char **args = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
+  for (int i = 0; i < s->args.len; i++)
+    args[i] = atom(h, s->args.data[i], s->loc);
+  for (int i = 0; i < s->args.len; i++)
+    buf_printf(&call, "%s%s", i ? ", " : "", args[i]);
+  for (int i = 0; i < s->results.len; i++)
+    buf_printf(&call, "%s&%s", s->args.len || i ? ", " : "", cg_name(s->results.data[i]));
+  buf_puts(&call, ")");
+  const char *name = f->source ? f->source : f->name;
+  cg_line(cg, "{");
+  cg->indent++;
+  /* the stack is checked in the caller's context, at the call */
+  cg_line(cg, "rt_check_stack((RtLoc)%s);", loc);
+  for (int i = 0; i < s->args.len; i++) {
+    const LcuAtom *a = s->args.data[i];
+    if (a->var && is_vector(a->var))
+      cg_line(cg, "rt_retain(%s);", args[i]); /* the callee owns its parameters */
+  }
+  cg_line(cg, "const RtContext *saved = rt_context();");
+  cg_line(cg, "RtContext inner = rt_call_context(saved, %s, %d, (RtLoc)%s);", cg_string(name, strlen(name)),
+          f->library, loc);
+  cg_line(cg, "rt_set_context(&inner);");
+  cg_line(cg, "%s;", buf_str(&call));
+  cg_line(cg, "rt_set_context(saved);");
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+static void gen_length(Hx *h, const LcuStmt *s) {
+  const char *v = atom(h, s->args.data[0], s->loc);
+  const char *r = cg_name(s->results.data[0]);
+  switch (s->length) {
+  case LEN_VECTOR:
+  case LEN_SEGMENTS:
+    cg_line(h->cg, "%s = (int32_t)%s->len;", r, v);
+    return;
+  case LEN_TOTAL:
+    cg_line(h->cg, "%s = (int32_t)rt_seg_total(%s);", r, v);
+    return;
+  }
+}
+
+/* An atom as an RtValue * for the runtime (a scalar boxed; 'boxes'
+   collects what to free). */
+static const char *boxed(Hx *h, const LcuAtom *a, Loc loc, Vec *boxes) {
+  const char *v = atom(h, a, loc);
+  FlatType t = a->var ? (FlatType){(FlatTypeKind)(a->var->type.kind == LT_SCALAR   ? FT_SCALAR
+                                                  : a->var->type.kind == LT_VEC ? FT_VEC
+                                                                                : FT_SEGDES),
+                                   a->var->type.base}
+                      : flat_atom_type(&a->constant);
+  if (t.kind != FT_SCALAR)
+    return v;
+  const char *b = cg_temp(h->cg);
+  cg_line(h->cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(t.base));
+  cg_line(h->cg, "%s->scalar.%s = %s;", b, cg_member(t.base), v);
+  vec_push(boxes, (void *)b);
+  return b;
+}
+
+/* A host operation: constant vectors, errors, range checks, text and I/O. */
+static void gen_host(Hx *h, const LcuStmt *s) {
+  Cg *cg = h->cg;
+  const FlatStmt *fs = s->flat;
+  const char *loc = xprintf("(RtLoc)%s", cg_loc(s->loc));
+  switch (fs->op) {
+  case FLAT_VECTOR: {
+    const LcuVar *r = s->results.data[0];
+    FlatBase b = r->type.base;
+    bool constant_chars = b == FB_CHAR;
+    for (int i = 0; i < s->args.len; i++)
+      constant_chars &= ((LcuAtom *)s->args.data[i])->var == NULL;
+    if (constant_chars) {
+      Buf text = {0};
+      for (int i = 0; i < s->args.len; i++)
+        buf_putc(&text, ((LcuAtom *)s->args.data[i])->constant.u.c);
+      cg_line(cg, "%s = rt_chars(%s, %d);", cg_name(r), cg_string(text.data, text.len), s->args.len);
+      return;
+    }
+    cg_line(cg, "%s = rt_value_new(rt_vec_type(%s), %d);", cg_name(r), cg_rtbase(b), s->args.len);
+    for (int i = 0; i < s->args.len; i++)
+      cg_line(cg, "%s->data.%s[%d] = %s;", cg_name(r), cg_member(b), i, atom(h, s->args.data[i], s->loc));
+    return;
+  }
+  case FLAT_ERROR: {
+    const char *m = atom(h, s->args.data[0], s->loc);
+    cg_line(cg, "rt_fail(%s, NULL, \"%%.*s\", (int)%s->len, %s->data.c);", loc, m, m);
+    return;
+  }
+  case FLAT_ERROR_ANY: {
+    const char *d = atom(h, s->args.data[0], s->loc), *m = atom(h, s->args.data[1], s->loc);
+    cg_line(cg, "if (%s->len > 0)", d);
+    cg_line(cg, "  rt_fail(%s, NULL, \"%%.*s\", (int)rt_seg_offsets(%s)[1], %s->data.c);", loc, d, m);
+    return;
+  }
+  case FLAT_RANGE: {
+    const char *a = atom(h, s->args.data[0], s->loc), *e = atom(h, s->args.data[1], s->loc),
+               *d = atom(h, s->args.data[2], s->loc);
+    if (s->results.len)
+      cg_line(cg, "%s = rt_range(%s, %s, %s, %s);", cg_name(s->results.data[0]), loc, a, e, d);
+    else
+      cg_line(cg, "rt_check_range(%s, %s, %s, %s);", loc, a, e, d);
+    return;
+  }
+  case FLAT_SEG_RANGE: {
+    const char *a = atom(h, s->args.data[0], s->loc), *e = atom(h, s->args.data[1], s->loc),
+               *d = atom(h, s->args.data[2], s->loc);
+    if (s->results.len == 2) {
+      cg_line(cg, "rt_seg_range(%s, %s, %s, %s, &%s, &%s);", loc, a, e, d, cg_name(s->results.data[0]),
+              cg_name(s->results.data[1]));
+    } else {
+      /* the checks alone */
+      cg_line(cg, "for (int64_t k = 0; k < %s->len; k++)", a);
+      cg_line(cg, "  rt_check_range(%s, %s->data.i[k], %s->data.i[k], %s->data.i[k]);", loc, a, e, d);
+    }
+    return;
+  }
+  case FLAT_HOST_PRIM: {
+    Vec boxes = {0};
+    cg_line(cg, "{");
+    cg->indent++;
+    cg_line(cg, "RtValue *args[%d], *results[%d];", s->args.len + 1, s->results.len + 1);
+    for (int i = 0; i < s->args.len; i++)
+      cg_line(cg, "args[%d] = %s;", i, boxed(h, s->args.data[i], s->loc, &boxes));
+    cg_line(cg, "rt_host_call(%s, %s, &%s, &%s, %d, args, results);", host_enum(fs->host), loc,
+            cg_layout(cg, fs->layout), cg_layout(cg, fs->result_layout), fs->lifted);
+    for (int i = 0; i < boxes.len; i++)
+      cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
+    for (int i = 0; i < s->results.len; i++) {
+      const LcuVar *r = s->results.data[i];
+      if (is_vector(r)) {
+        cg_line(cg, "%s = results[%d];", cg_name(r), i);
+      } else {
+        cg_line(cg, "%s = results[%d]->scalar.%s;", cg_name(r), i, cg_member(r->type.base));
+        cg_line(cg, "rt_value_free(results[%d]);", i);
+      }
+    }
+    cg->indent--;
+    cg_line(cg, "}");
+    return;
+  }
+  default:
+    die("codegen: host %s", flat_op_name(fs->op));
+  }
+}
+
+static void gen_stmt(Hx *h, const LcuStmt *s) {
+  Cg *cg = h->cg;
+  switch (s->kind) {
+  case LS_SCALAR:
+    gen_scalar(h, s);
+    return;
+  case LS_RUN:
+    gen_run(h, s);
+    return;
+  case LS_CALL:
+    gen_call(h, s);
+    return;
+  case LS_IF: {
+    const char *c = atom(h, s->args.data[0], s->loc);
+    const char **dests = xmalloc(sizeof(char *) * (size_t)(s->results.len + 1));
+    for (int i = 0; i < s->results.len; i++)
+      dests[i] = cg_name(s->results.data[i]);
+    cg_line(cg, "if (%s) {", c);
+    cg->indent++;
+    gen_block(h, s->then, NULL, dests);
+    cg->indent--;
+    cg_line(cg, "} else {");
+    cg->indent++;
+    gen_block(h, s->els, NULL, dests);
+    cg->indent--;
+    cg_line(cg, "}");
+    return;
+  }
+  case LS_TIME: {
+    int n = s->body->results.len;
+    const char **dests = xmalloc(sizeof(char *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+      dests[i] = cg_name(s->results.data[i]);
+    const char *t0 = cg_temp(cg);
+    cg_line(cg, "const double %s = rt_now();", t0);
+    cg_line(cg, "{");
+    cg->indent++;
+    gen_block(h, s->body, NULL, dests);
+    cg->indent--;
+    cg_line(cg, "}");
+    cg_line(cg, "%s = rt_now() - %s;", cg_name(s->results.data[n]), t0);
+    return;
+  }
+  case LS_LENGTH:
+    gen_length(h, s);
+    return;
+  case LS_HOST:
+    gen_host(h, s);
+    return;
+  }
+  unreachable();
+}
+
+/* Statement 's', in the context of its library function if it was
+   inlined from lib-nesl. */
+static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
+  Cg *cg = h->cg;
+  for (int i = 0; i < s->results.len; i++)
+    declare(h, s->results.data[i]);
+  if (!s->lib_fn) {
+    gen_stmt(h, s);
+    return;
+  }
+  cg_line(cg, "{");
+  cg->indent++;
+  cg_line(cg, "RtContext lib;");
+  cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, (RtLoc)%s);",
+          cg_string(s->lib_fn, strlen(s->lib_fn)), cg_loc(s->user_loc));
+  gen_stmt(h, s);
+  cg_line(cg, "rt_set_context(saved);");
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+/* The statements of 'b' and its results into the lvalues 'dests' (each
+   vector result with a reference of its own); 'params' are the
+   function's parameters, owned by its body. */
+static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests) {
+  Cg *cg = h->cg;
+  PtrMap last = {0};
+  note_reads(&last, b, -1);
+  Vec owned = {0};
+  if (params)
+    for (int i = 0; i < params->len; i++)
+      if (is_vector(params->data[i]))
+        vec_push(&owned, params->data[i]);
+  /* parameters nothing reads */
+  for (int i = 0; i < owned.len; i++)
+    if (!ptrmap_get(&last, owned.data[i]))
+      cg_line(cg, "rt_release(%s);", cg_name(owned.data[i]));
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    gen_stmt_in_context(h, s);
+    release_after(h, &owned, &last, i);
+    for (int r = 0; r < s->results.len; r++) {
+      const LcuVar *v = s->results.data[r];
+      if (!is_vector(v))
+        continue;
+      if (!ptrmap_get(&last, v))
+        cg_line(cg, "rt_release(%s);", cg_name(v)); /* nothing reads it */
+      else
+        vec_push(&owned, (void *)v);
+    }
+  }
+  for (int i = 0; i < b->results.len; i++) {
+    const LcuAtom *a = b->results.data[i];
+    const char *v = atom(h, a, no_loc);
+    cg_line(cg, "%s = %s;", dests[i], v);
+    if (a->var && is_vector(a->var))
+      cg_line(cg, "rt_retain(%s);", v);
+  }
+  release_after(h, &owned, &last, b->stmts.len);
+}
+
+/* ---- functions ---- */
+
+static const char *func_signature(const LcuFunc *f) {
+  Buf b = {0};
+  buf_printf(&b, "static void %s(", func_name(f));
+  int n = 0;
+  for (int i = 0; i < f->params.len; i++, n++) {
+    const LcuVar *v = f->params.data[i];
+    buf_printf(&b, "%s%s%s%s", n ? ", " : "", var_type(v), is_vector(v) ? "" : " ", cg_name(v));
+  }
+  /* the results' types are those of the body's results */
+  for (int i = 0; i < f->body->results.len; i++, n++) {
+    const LcuAtom *a = f->body->results.data[i];
+    const char *type;
+    if (a->var)
+      type = is_vector(a->var) ? "RtValue **" : xprintf("%s *", cg_ctype(a->var->type.base));
+    else
+      type = xprintf("%s *", cg_ctype(flat_atom_type(&a->constant).base));
+    buf_printf(&b, "%s%sout_%d", n ? ", " : "", type, i);
+  }
+  if (n == 0)
+    buf_puts(&b, "void");
+  buf_puts(&b, ")");
+  return buf_str(&b);
+}
+
+static void gen_func(Hx *h, const LcuFunc *f) {
+  Cg *cg = h->cg;
+  cg_line(cg, "/* function %s%s%s */", f->source ? f->source : f->name, f->loc.src ? " -- " : "", cg_where(f->loc));
+  cg_line(cg, "%s {", func_signature(f));
+  cg->indent++;
+  const char **dests = xmalloc(sizeof(char *) * (size_t)(f->body->results.len + 1));
+  for (int i = 0; i < f->body->results.len; i++)
+    dests[i] = xprintf("*out_%d", i);
+  gen_block(h, f->body, &f->params, dests);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
+/* ---- top-level statements ---- */
+
+/* A statement's value printed as `NAME = VALUE : TYPE`. */
+static void print_value(Hx *h, const LcuTop *t, const char *name, const char **comps, const Vec *vars) {
+  Cg *cg = h->cg;
+  int n = vars->len;
+  cg_line(cg, "{");
+  cg->indent++;
+  cg_line(cg, "RtValue *comps[%d];", n + 1);
+  for (int i = 0; i < n; i++) {
+    const LcuVar *v = vars->data[i];
+    if (is_vector(v)) {
+      cg_line(cg, "comps[%d] = %s;", i, comps[i]);
+    } else {
+      cg_line(cg, "comps[%d] = rt_value_new(rt_scalar_type(%s), 1);", i, cg_rtbase(v->type.base));
+      cg_line(cg, "comps[%d]->scalar.%s = %s;", i, cg_member(v->type.base), comps[i]);
+    }
+  }
+  const char *type = type_value_to_string(t->flat->type);
+  cg_line(cg, "rt_print_binding(%s, &%s, comps, %s);", cg_string(name, strlen(name)), cg_layout(cg, t->flat->layout),
+          cg_string(type, strlen(type)));
+  for (int i = 0; i < n; i++)
+    if (!is_vector(vars->data[i]))
+      cg_line(cg, "rt_value_free(comps[%d]);", i);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+static void gen_top(Hx *h, const LcuTop *t, int index) {
+  Cg *cg = h->cg;
+  TopLevel *src = t->flat->source;
+  cg_line(cg, "/* %s */", cg_where(src->loc));
+  cg_line(cg, "static void top_%d(void) {", index);
+  cg->indent++;
+  int n = t->body->results.len;
+  const char **comps = xmalloc(sizeof(char *) * (size_t)(n + 1));
+  Vec vars = {0};
+  for (int i = 0; i < n; i++) {
+    comps[i] = xprintf("value_%d", i);
+    /* the component's type: the global it defines, or the result's */
+    const LcuAtom *a = t->body->results.data[i];
+    LcuVar *v = NULL;
+    if (src->kind == TOP_BIND && i < t->defines.len)
+      v = t->defines.data[i];
+    else if (a->var)
+      v = a->var;
+    if (!v) { /* a constant result: a scalar of its type */
+      v = NEW(LcuVar);
+      FlatType ft = flat_atom_type(&a->constant);
+      v->type = lcu_scalar(ft.base);
+    }
+    vec_push(&vars, v);
+    declare_as(h, v, comps[i]);
+  }
+  gen_block(h, t->body, NULL, comps);
+  if (src->kind == TOP_BIND) {
+    /* the globals take the values (and their references) */
+    for (int i = 0; i < t->defines.len && i < n; i++) {
+      const LcuVar *g = t->defines.data[i];
+      cg_line(cg, "%s = %s;", global_name(g), comps[i]);
+      cg_line(cg, "%s_defined = 1;", global_name(g));
+    }
+  }
+  if (!src->library) {
+    const char *name = src->kind == TOP_BIND ? ast_pattern_to_string(src->pat) : "it";
+    print_value(h, t, name, comps, &vars);
+  }
+  if (src->kind != TOP_BIND)
+    for (int i = 0; i < n; i++)
+      if (is_vector(vars.data[i]))
+        cg_line(cg, "rt_release(%s);", comps[i]);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
+/* ---- the program ---- */
+
+static void gen_globals(Hx *h) {
+  Cg *cg = h->cg;
+  const LcuProgram *p = h->p;
+  /* the NESL names of the globals, for "'x' has no value" */
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (!t->body || t->flat->source->kind != TOP_BIND)
+      continue;
+    const char **names = flat_top_define_names(t->flat);
+    for (int g = 0; g < t->defines.len; g++) {
+      const LcuVar *v = t->defines.data[g];
+      ptrmap_put(&h->globals, v, (void *)(names[g] ? names[g] : v->name));
+    }
+  }
+  for (int i = 0; i < p->globals.len; i++) {
+    const LcuVar *v = p->globals.data[i];
+    if (!ptrmap_get(&h->globals, v))
+      ptrmap_put(&h->globals, v, (void *)v->name);
+    cg_line(cg, "static %s%s%s;", var_type(v), is_vector(v) ? "" : " ", global_name(v));
+    cg_line(cg, "static int %s_defined;", global_name(v));
+  }
+  cg_blank(cg);
+}
+
+void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const char *source_name) {
+  /* the body first, into memory: the tables of layouts and sites it fills
+     are written before it */
+  char *body_text = NULL;
+  size_t body_len = 0;
+  FILE *body = open_memstream(&body_text, &body_len);
+  if (!body)
+    die("codegen: open_memstream failed");
+  Cg cg = {body, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD"};
+  Hx h = {&cg, p, {0}};
+  gen_globals(&h);
+  for (int i = 0; i < p->funcs.len; i++)
+    cg_line(&cg, "%s;", func_signature(p->funcs.data[i]));
+  cg_blank(&cg);
+  for (int i = 0; i < p->kernels.len; i++)
+    target->kernel(&cg, p->kernels.data[i]);
+  for (int i = 0; i < p->funcs.len; i++)
+    gen_func(&h, p->funcs.data[i]);
+  Vec tops = {0};
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (!t->body)
+      continue;
+    gen_top(&h, t, tops.len);
+    vec_push(&tops, t);
+  }
+  cg_line(&cg, "static void program(void) {");
+  cg_line(&cg, "  static void (*const tops[])(void) = {");
+  for (int i = 0; i < tops.len; i++)
+    cg_line(&cg, "    top_%d,", i);
+  cg_line(&cg, "    NULL};");
+  cg_line(&cg, "  for (int i = 0; tops[i]; i++) {");
+  cg_line(&cg, "    jmp_buf stop;");
+  cg_line(&cg, "    rt_set_stop(&stop);");
+  cg_line(&cg, "    if (setjmp(stop) == 0)");
+  cg_line(&cg, "      tops[i]();");
+  cg_line(&cg, "    rt_set_stop(NULL);");
+  cg_line(&cg, "    rt_set_context(NULL);");
+  cg_line(&cg, "  }");
+  cg_line(&cg, "}");
+  cg_blank(&cg);
+  cg_line(&cg, "int main(int argc, char **argv) {");
+  cg_line(&cg, "  (void)argc;");
+  cg_line(&cg, "  return rt_main(argv, program);");
+  cg_line(&cg, "}");
+  fclose(body);
+
+  Cg head = {out, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD"};
+  cg_line(&head, "/* generated by nessie from %s for the %s target: edit the NESL, not this */",
+          source_name ? source_name : "a NESL program", target->name);
+  target->prelude(&head);
+  fputs(buf_str(&cg.layout_text), out);
+  fputs("\n/* where each check stands in the NESL source */\n", out);
+  fputs("static const RtSite nessie_sites[] = {\n", out);
+  for (int i = 0; i < cg.sites.len; i++) {
+    const CgSite *s = cg.sites.data[i];
+    const char *file = s->loc.src ? cg_string(s->loc.src->name, strlen(s->loc.src->name)) : "NULL";
+    fprintf(out, "  {%s, %d, %d, %s, %s},\n", file, s->loc.line, s->loc.col,
+            s->prim ? cg_string(s->prim, strlen(s->prim)) : "NULL",
+            s->message ? cg_string(s->message, strlen(s->message)) : "NULL");
+  }
+  fputs("  {NULL, 0, 0, NULL, NULL}};\n\n", out);
+  fwrite(body_text, 1, body_len, out);
+  free(body_text);
+}

@@ -1,0 +1,247 @@
+/*
+ * thunk.c: the thunk translator, the paper's gen_thunk (section 6, Figure
+ * 8): a λcu thunk { xs => e using ys } becomes C statements, given an
+ * environment from λcu variables to C expressions (CgBinding) and a
+ * continuation that stores the results (CgStore).  Every target uses it:
+ * a skeleton decides where the index comes from and where the results go;
+ * the thunk only computes.
+ *
+ * Each expression becomes a local (`int32_t t5 = ...;`), so that the C
+ * reads like the λcu it comes from and nvcc sees straight-line code.  An
+ * `if` evaluates only the branch it takes (an untaken branch may divide
+ * by zero or subscript out of range harmlessly, as in NESL).  A check
+ * never traps: a subscript out of range or a failing scalar operation
+ * records the error (rt/kernel.h) for the lowest element index and
+ * yields a harmless value, and the host reports the record after the
+ * kernel.
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+CgBinding *cg_bind(CgBinding *env, const LcuVar *var, const char *value, const char *length, const char *offsets) {
+  CgBinding *b = NEW(CgBinding);
+  b->var = var;
+  b->value = value;
+  b->length = length;
+  b->offsets = offsets;
+  b->next = env;
+  return b;
+}
+
+CgBinding *cg_lookup(CgBinding *env, const LcuVar *var) {
+  for (; env; env = env->next)
+    if (env->var == var)
+      return env;
+  die("codegen: %s is not bound in the thunk's environment", var->name);
+}
+
+/* ---- scalar operations ---- */
+
+static char base_letter(FlatBase b) { return b == FB_INT ? 'i' : b == FB_FLOAT ? 'f' : b == FB_BOOL ? 'b' : 'c'; }
+
+const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *err, bool *checked, int *operand) {
+  *checked = false;
+  *operand = -1;
+  const char *name = flat_op_name(op);
+  char l = base_letter(base);
+  switch (op) {
+  case FLAT_ADD:
+  case FLAT_SUB:
+  case FLAT_MUL:
+    if (base == FB_INT)
+      return xprintf("rt_%s_i(%s, %s)", name, a[0], a[1]);
+    *checked = true;
+    return xprintf("rt_%s_f(%s, %s, %s)", name, a[0], a[1], err);
+  case FLAT_DIV:
+  case FLAT_REM:
+    *checked = true;
+    return xprintf("rt_%s_%c(%s, %s, %s)", name, l, a[0], a[1], err);
+  case FLAT_NEG:
+    return xprintf("rt_neg_%c(%s)", l, a[0]);
+  case FLAT_RECIP:
+    *checked = true;
+    return xprintf("rt_recip_%c(%s, %s)", l, a[0], err);
+  case FLAT_POW:
+    *checked = true;
+    *operand = base == FB_INT ? 1 : -1; /* the exponent, in the int's message */
+    return xprintf("rt_pow_%c(%s, %s, %s)", l, a[0], a[1], err);
+  case FLAT_EQ:
+  case FLAT_NE:
+  case FLAT_LT:
+  case FLAT_GT:
+  case FLAT_LE:
+  case FLAT_GE:
+    return xprintf("rt_%s_%c(%s, %s)", name, l, a[0], a[1]);
+  case FLAT_NOT:
+    return xprintf("rt_not_%c(%s)", base == FB_INT ? 'i' : 'b', a[0]);
+  case FLAT_AND:
+  case FLAT_OR:
+  case FLAT_XOR:
+    return xprintf("rt_%s_%c(%s, %s)", name, base == FB_INT ? 'i' : 'b', a[0], a[1]);
+  case FLAT_LSHIFT:
+  case FLAT_RSHIFT:
+    return xprintf("rt_%s_i(%s, %s)", name, a[0], a[1]);
+  case FLAT_SQRT:
+  case FLAT_LN:
+  case FLAT_TRUNC:
+  case FLAT_FLOOR:
+  case FLAT_CEIL:
+  case FLAT_ROUND:
+    *operand = 0; /* the message names the argument */
+    /* fall through */
+  case FLAT_EXP:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_ATAN:
+  case FLAT_SINH:
+  case FLAT_COSH:
+  case FLAT_TANH:
+    *checked = true;
+    return xprintf("rt_%s_f(%s, %s)", name, a[0], err);
+  case FLAT_EXPT:
+    *checked = true;
+    return xprintf("rt_expt_f(%s, %s, %s)", a[0], a[1], err);
+  case FLAT_TO_FLOAT:
+    return xprintf("rt_to_float_i(%s)", a[0]);
+  case FLAT_BTOI:
+    return xprintf("rt_btoi_b(%s)", a[0]);
+  case FLAT_CODE_CHAR:
+    *checked = true;
+    *operand = 0;
+    return xprintf("rt_code_char_i(%s, %s)", a[0], err);
+  case FLAT_CHAR_CODE:
+    return xprintf("rt_char_code_c(%s)", a[0]);
+  case FLAT_SELECT:
+    return xprintf("(%s ? %s : %s)", a[0], a[1], a[2]);
+  case FLAT_ZERO:
+    return xprintf("((%s)0)", cg_ctype(base));
+  case FLAT_COPY:
+    return a[0];
+  default:
+    die("codegen: %s is not a scalar operation", name);
+  }
+}
+
+/* ---- expressions ---- */
+
+typedef struct Tx {
+  Cg *cg;
+  const CgChecks *checks;
+} Tx;
+
+/* The record of error 'what' at the check's element. */
+static void record(Tx *tx, const char *what) {
+  Cg *cg = tx->cg;
+  cg_line(cg, "%s(%s, %s, %s);", cg->record_fn, tx->checks->record, tx->checks->index, what);
+}
+
+static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);
+
+static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
+  Cg *cg = tx->cg;
+  CgBinding *b = cg_lookup(env, e->var);
+  const char *i = gen_exp(tx, e->args[0], env);
+  const char *t = cg_temp(cg);
+  const CgChecks *c = tx->checks;
+  if (c->safe_index && strcmp(i, c->safe_index) == 0 && c->safe_length && strcmp(b->length, c->safe_length) == 0) {
+    /* the SOAC's own index into a vector of its size: in range */
+    cg_line(cg, "%s %s = %s[%s];", cg_ctype(e->type), t, b->value, i);
+    return t;
+  }
+  cg_line(cg, "%s %s;", cg_ctype(e->type), t);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s < (uint64_t)%s) {", i, b->length);
+  cg_line(cg, "  %s = %s[%s];", t, b->value, i);
+  cg_line(cg, "} else {");
+  cg->indent++;
+  int site = cg_site(cg, c->loc, NULL, NULL);
+  record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i,
+                     b->length));
+  cg_line(cg, "%s = 0;", t);
+  cg->indent--;
+  cg_line(cg, "}");
+  return t;
+}
+
+static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
+  Cg *cg = tx->cg;
+  const char *args[3];
+  for (int i = 0; i < e->nargs; i++)
+    args[i] = gen_exp(tx, e->args[i], env);
+  FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
+  bool checked;
+  int operand;
+  const char *err = cg_temp(cg);
+  const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
+  const char *t = cg_temp(cg);
+  if (!checked) {
+    cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, call);
+    return t;
+  }
+  cg_line(cg, "int %s = 0;", err);
+  cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, call);
+  /* + and * in a reduction's operator name the reduction */
+  const char *prim = NULL;
+  if ((e->op == FLAT_ADD || e->op == FLAT_MUL) && tx->checks->combine)
+    prim = rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, tx->checks->combine == 2);
+  int site = cg_site(cg, tx->checks->loc, prim, NULL);
+  cg_line(cg, "if (%s) {", err);
+  cg->indent++;
+  record(tx, xprintf("RT_CHECK_SCALAR, %d, %s, %s, 0, 0, %s", site, err, cg_rtop(e->op),
+                     operand >= 0 ? xprintf("(double)%s", args[operand]) : "0.0"));
+  cg->indent--;
+  cg_line(cg, "}");
+  return t;
+}
+
+static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
+  Cg *cg = tx->cg;
+  switch (e->kind) {
+  case LE_VAR:
+    return cg_lookup(env, e->var)->value;
+  case LE_CONST:
+    return cg_constant(e->constant);
+  case LE_LENGTH:
+    return xprintf("(int32_t)%s", cg_lookup(env, e->var)->length);
+  case LE_INDEX:
+    return index_exp(tx, e, env);
+  case LE_OP:
+    return op_exp(tx, e, env);
+  case LE_IF: {
+    const char *c = gen_exp(tx, e->args[0], env);
+    const char *t = cg_temp(cg);
+    cg_line(cg, "%s %s;", cg_ctype(e->type), t);
+    cg_line(cg, "if (%s) {", c);
+    cg->indent++;
+    cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[1], env));
+    cg->indent--;
+    cg_line(cg, "} else {");
+    cg->indent++;
+    cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[2], env));
+    cg->indent--;
+    cg_line(cg, "}");
+    return t;
+  }
+  case LE_LET: {
+    const char *v = gen_exp(tx, e->args[0], env);
+    const char *x = cg_name(e->var);
+    cg_line(cg, "const %s %s = %s;", cg_ctype(e->var->type.base), x, v);
+    return gen_exp(tx, e->args[1], cg_bind(env, e->var, x, NULL, NULL));
+  }
+  }
+  unreachable();
+}
+
+void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
+              void *ctx) {
+  Tx tx = {cg, checks};
+  for (int i = 0; i < t->params.len; i++)
+    env = cg_bind(env, t->params.data[i], args[i], NULL, NULL);
+  const char **values = xmalloc(sizeof(char *) * (size_t)(t->body.len + 1));
+  for (int i = 0; i < t->body.len; i++)
+    values[i] = gen_exp(&tx, t->body.data[i], env);
+  store(cg, ctx, values, t->body.len);
+}

@@ -1,0 +1,68 @@
+/*
+ * kernel.h: what generated kernels need of the runtime besides scalar.h:
+ * the error record that a kernel writes instead of stopping, and the
+ * sites that say where in the NESL source each check stands.
+ *
+ * A check inside a kernel never traps and never returns to the host: it
+ * records the error of the lowest element index that failed (so that the
+ * report does not depend on the order threads run in) and the kernel goes
+ * on.  The host reads the record after the kernel (the CPU target) or at
+ * its next synchronization (the GPU target) and reports it through
+ * rt_kernel_fail, in the words the interpreters use.
+ */
+#ifndef NESSIE_RT_KERNEL_H
+#define NESSIE_RT_KERNEL_H
+
+#include <stdint.h>
+
+#include "scalar.h"
+
+/* What failed. */
+typedef enum RtCheck {
+  RT_CHECK_NONE,
+  RT_CHECK_SCALAR,   /* a scalar operation: 'code' an RtScalarError, 'op'
+                        the operation (RtOp), 'x' its operand */
+  RT_CHECK_INDEX,    /* a subscript: 'i' of 'len' elements, 'op' RT_GATHER,
+                        RT_ELT or RT_SCATTER */
+  RT_CHECK_SIZE,     /* a negative size: 'len' (dist's error) */
+  RT_CHECK_MESSAGE,  /* a site's own message (a check of lowering) */
+} RtCheck;
+
+/* Where a check stands: the compiler writes one table of sites per
+   program, and a kernel's checks name their entries. */
+typedef struct RtSite {
+  const char *file;
+  int line, col;
+  const char *prim;    /* the library primitive the operation implements
+                          (for the error's words), or NULL */
+  const char *message; /* RT_CHECK_MESSAGE: the message */
+} RtSite;
+
+typedef struct RtKernelError {
+  int64_t index; /* the element that failed, the lowest; INT64_MAX: none */
+  int32_t check; /* RtCheck */
+  int32_t site;  /* its entry in the table of sites */
+  int32_t code;  /* RT_CHECK_SCALAR: the RtScalarError */
+  int32_t op;    /* the operation (RtOp) */
+  int32_t i;     /* RT_CHECK_INDEX: the subscript */
+  int64_t len;   /* RT_CHECK_INDEX: the length; RT_CHECK_SIZE: the size */
+  double x;      /* RT_CHECK_SCALAR: the operand */
+} RtKernelError;
+
+#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0}
+
+/* Records 'e' in '*r' unless an error of a lower index is there (CPU:
+   under a lock, the rare path; GPU code has its own, atomic, version). */
+#ifndef __CUDACC__
+static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
+#ifdef _OPENMP
+#pragma omp critical(nessie_kernel_error)
+#endif
+  {
+    if (e.index < r->index)
+      *r = e;
+  }
+}
+#endif
+
+#endif
