@@ -67,6 +67,8 @@ struct Parser {
   Loc juxt_loc;    /* its argument */
   int juxt_token;  /* 'ntokens' when it was read */
   int let_token;   /* 'ntokens' at the last `let` */
+  int end_line, end_col; /* just after the last token read: where an
+                            unexpected end of file is reported */
 };
 
 /* A sequence literal may be long (NESL programs that carry their data):
@@ -530,6 +532,24 @@ static void track_brackets(Parser *p, int tok, Loc loc) {
 
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p) {
   int tok = lexer_next(&p->lx, val, loc);
+  if (tok == TOK_EOF && p->ntokens > 0) {
+    /* the end of the file is reported just after the last token, on its
+       line, not after the blank lines and comments that may follow */
+    loc->first_line = p->end_line;
+    loc->first_column = p->end_col;
+  } else {
+    int line = loc->first_line, col = loc->first_column;
+    for (const char *q = p->lx.tok; q < p->lx.cur; q++) {
+      if (*q == '\n') {
+        line++;
+        col = 1;
+      } else {
+        col++;
+      }
+    }
+    p->end_line = line;
+    p->end_col = col;
+  }
   track_brackets(p, tok, L(p, *loc));
   p->history[2] = p->history[1];
   p->history[1] = p->history[0];

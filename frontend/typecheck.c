@@ -446,8 +446,9 @@ static Def *lookup_global(TypeEnv *env, const char *name, Loc loc) {
 _Noreturn static void not_a_function(Expr *e, Expr *fn, Type *ft, const char *what) {
   Expr *arg = e->kind == EX_APP ? e->u.app.arg : e->u.ref.arg;
   if (e->juxtaposed)
-    type_error(arg->loc, "'%s' is %s of type %s, not a function, but '%s' applies it to this by juxtaposition; "
-               "is an operator missing before it?", quote(fn), what, show1(ft), quote(e));
+    type_error(arg->loc, "'%s' is %s of type %s, not a function, but '%s %s' applies it to '%s' by "
+               "juxtaposition; is an operator missing before '%s'?", quote(fn), what, show1(ft), quote(fn),
+               quote(arg), quote(arg), quote(arg));
   type_error(e->loc, "'%s' is %s of type %s, not a function, so it cannot be called", quote(fn), what, show1(ft));
 }
 
@@ -731,6 +732,13 @@ static void check_function(TypeEnv *env, TopLevel *top) {
     result = fresh(env);
   }
   Type *own = type_fun_id(arg, result, d->ident);
+  if (!top->body || d->primitive) {
+    /* no body to check: the parameters get their types */
+    env->locals = NULL;
+    Vec bound = {0};
+    check_pattern(env, top->param, arg, &bound);
+    env->locals = NULL;
+  }
   if (!top->body) {
     /* a declaration: its signature is its type until a definition */
     d->type = own;

@@ -431,6 +431,12 @@ static bool equivalent(Type *a, Type *b, Subst *s) {
 
 bool type_equivalent(Type *a, Type *b) {
   Subst s = {0};
+  a = type_resolve(a);
+  b = type_resolve(b);
+  /* two definitions' types: each is its own function, so only their
+     arguments and results compare */
+  if (a->kind == T_FUN && b->kind == T_FUN)
+    return equivalent(a->fst, b->fst, &s) && equivalent(a->snd, b->snd, &s);
   return equivalent(a, b, &s);
 }
 

@@ -118,7 +118,9 @@ void type_generalize(Type *t, int level);
 bool type_is_ground(Type *t);
 
 /* True if 'a' and 'b' are the same up to renaming of generic variables
-   (with the same classes). */
+   (with the same classes).  Of two function types, only the arguments and
+   results compare, not which functions they are: two definitions of a
+   function are equivalent if their types are. */
 bool type_equivalent(Type *a, Type *b);
 
 /* True if 't' has a function type anywhere in it. */
