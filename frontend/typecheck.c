@@ -34,6 +34,7 @@
  * marked broken, and their uses stop the using statement silently, so
  * that one mistake gives one message.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "typecheck.h"
@@ -129,6 +130,20 @@ const char *tc_doc(TypeEnv *env, const char *name) {
     if (x->top->doc)
       return x->top->doc;
   return "";
+}
+
+char *tc_describe(TypeEnv *env, const char *name) {
+  while (*name == ' ' || *name == '\t')
+    name++;
+  size_t n = strcspn(name, " \t;");
+  char *key = xstrndup(name, n);
+  for (char *q = key; *q; q++)
+    *q = (char)tolower((unsigned char)*q);
+  const char *doc = tc_doc(env, key);
+  if (!doc)
+    return NULL;
+  return xprintf("%s\n%s\n", tc_def_signature_line(tc_lookup(env, intern(key))),
+                 *doc ? doc : "(no documentation string)");
 }
 
 static Def *new_def(TypeEnv *env, DefKind kind, const char *name, Loc loc, TopLevel *top) {

@@ -78,6 +78,12 @@ Def *tc_current(Def *d);
    none; NULL if there is no such function. */
 const char *tc_doc(TypeEnv *env, const char *name);
 
+/* What the REPL's `:doc NAME` prints (CMU NESL's `describe NAME`): the
+   function's line `name = fn : type` and its documentation string, each
+   ending with a newline; NULL if 'name' (any case, blanks and a ';'
+   around it allowed) names no function. */
+char *tc_describe(TypeEnv *env, const char *name);
+
 /* The line the REPL prints for a definition: `sqr = fn : a -> a :: (a in
    number)`. */
 char *tc_def_signature_line(Def *def);
