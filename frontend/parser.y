@@ -730,9 +730,10 @@ static Generator *bare_generator(Parser *p, Expr *e) {
     return g;
   }
   if (e->juxtaposed && e->kind == EX_CALL) {
+    const char *arg = ast_expr_to_string(e->u.ref.arg);
     diag_error(e->u.ref.arg->loc, "syntax error: a generator is 'pattern in sequence', and 'in' is missing "
-               "before this ('%s' reads as applying %s to it by juxtaposition)", ast_expr_to_string(e),
-               e->u.ref.name);
+               "before '%s' ('%s %s' reads as applying %s to %s by juxtaposition)", arg, e->u.ref.name, arg,
+               e->u.ref.name, arg);
     return NULL;
   }
   diag_error(e->loc, "syntax error: a generator is 'pattern in sequence' (or a bare name x, meaning x in x), "

@@ -314,6 +314,13 @@ static void check_pattern(TypeEnv *env, Pattern *p, Type *t, Vec *bound) {
     bind_local(env, p->name, t);
     return;
   case PAT_PAIR: {
+    /* more components than a tuple of known length: say so whole */
+    Type *end = type_resolve(t);
+    while (end->kind == T_PAIR)
+      end = type_resolve(end->snd);
+    if (end->kind != T_VAR && pattern_width(p) > tuple_width(t))
+      type_error(p->loc, "the pattern '%s' has %d components, but the value it matches, of type %s, has %d",
+                 ast_pattern_to_string(p), pattern_width(p), show1(t), tuple_width(t));
     Type *pair = type_pair(fresh(env), fresh(env));
     if (!type_unify(pair, t))
       type_error(p->loc, "a tuple pattern cannot match a value of type %s", show1(t));
@@ -369,6 +376,11 @@ static Type *apply(TypeEnv *env, Expr *e, Def *d, Expr *arg, Type *arg_type, con
     TypeNamer nm = {0};
     char *want = show(&nm, d->type->fst, true);
     char *got = show(&nm, arg_type, false);
+    if (e->kind == EX_BINOP && e->u.op.op == BIN_SUB && e->u.op.lhs->kind == EX_VAR && e->u.op.lhs->u.ref.def &&
+        e->u.op.lhs->u.ref.def->kind != DEF_VALUE)
+      type_error(e->loc, "type error in '%s': %s is a function, and a '-' after it subtracts; to apply it to a "
+                 "negative number, write %s(-%s)", quote(e), e->u.op.lhs->u.ref.name, e->u.op.lhs->u.ref.name,
+                 quote(e->u.op.rhs));
     if (e->kind == EX_BINOP)
       type_error(e->loc, "type error in '%s': the operands of %s have types %s, but %s takes %s",
                  quote(e), shown, got, shown, want);

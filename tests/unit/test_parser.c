@@ -1060,7 +1060,7 @@ static void test_error_missing_in(void **state) {
   parse_with_errors("{x + 1 : x xs};");
   assert_int_equal(diag_count(), 1);
   assert_non_null(strstr(diags(), "t.nesl:1:12: error: syntax error: a generator is 'pattern in sequence', and "
-                                  "'in' is missing before this ('x(xs)' reads as applying x to it by "
+                                  "'in' is missing before 'xs' ('x xs' reads as applying x to xs by "
                                   "juxtaposition)"));
 }
 
