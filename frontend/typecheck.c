@@ -438,7 +438,8 @@ static Def *declare_early(TypeEnv *env, TopLevel *top) {
   d->type = type_fun_id(type_var(CLASS_ANY, 1), type_var(CLASS_ANY, 1), d->ident);
   top->def = d;
   define(env, d);
-  if (top->sig && top->body) {
+  if (top->sig) {
+    /* (a declaration without a body, too: its definition comes later) */
     d->broken = true; /* until its signature is converted */
     TypeVars tv = {.context = &top->sig->context, .allow_new = true, .level = 1};
     Type *arg = convert_type(env, top->sig->arg, &tv);

@@ -215,6 +215,14 @@ static void test_mutual_recursion_and_declarations(void **state) {
   check_error("function g(x) : int -> int;\ng(1);", 1, "t.nesl:2:1: error: this statement runs 'g', which is only "
               "declared (line 1)");
   diag_reset();
+  /* a call before a later declaration: the declaration gives the type */
+  c = check_ok("function h(x) = g(x) + 1;\nfunction g(x) : int -> int;\nfunction g(x) = x * 10;\nh(2);\n");
+  assert_string_equal(sig(&c, "h"), "h = fn : int -> int");
+  assert_ptr_equal(tc_current(top(&c, 1)->def), top(&c, 2)->def);
+  diag_reset();
+  check_error("function h(x) = g(x) + 1;\nfunction g(x) : int -> int;\nh(1);\n", 1,
+              "t.nesl:3:1: error: this statement runs 'g' (through 'h'), which is only declared (line 2)");
+  diag_reset();
   /* an error in the later function is reported once, at its place */
   check_error("function p(x) = q(x);\nfunction q(x) = x + `a;\np(1);", 1, "t.nesl:2:19: error: type error in "
               "'x + `a'");
