@@ -711,6 +711,8 @@ static void check_body(TypeEnv *env, TopLevel *top, Type *arg, Type *result, con
   check_pattern(env, top->param, arg, &bound);
   Type *body = check_expr(env, top->body);
   if (!type_unify(body, result)) {
+    explain_identity(top->body->loc, body, result,
+                     xprintf("the body of '%s' and the result it must have hold", top->name));
     TypeNamer nm = {0};
     char *got = show(&nm, body, false);
     char *want = show(&nm, result, false);
