@@ -3,7 +3,7 @@
  *
  * A pure parser with locations.  Expressions use one nonterminal 'exp' and
  * Bison precedence declarations that follow the binding powers of the
- * reference parser.  Three places need care:
+ * reference parser.  These places need care:
  *
  *  - The comma is an operator (binding power 4 on the left, 3 on the
  *    right: right-associative) that builds a pair, but inside [ ] it
@@ -168,8 +168,8 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
    f x (binding power 30 in CMU NESL).  The tokens that can begin a
    juxtaposed argument carry this precedence, so that `-f x` is -(f x)
    and `a + f x` is a + (f x).  (Application is left to right, `f x y`
-   being (f x) y, by the grammar alone: a juxtaposed argument is never
-   itself an application.) */
+   being (f x) y, by the grammar alone: a juxtaposed name or literal is
+   never itself applied to what follows.) */
 %precedence '[' '(' TOK_NAME TOK_INT TOK_FLOAT TOK_BOOL TOK_CHAR TOK_STRING '{' '#' '@'
 
 %%
