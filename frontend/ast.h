@@ -230,6 +230,10 @@ typedef struct TopLevel {
                           left-to-right order, set by the checker */
   bool library;        /* from lib-nesl */
   struct Type *type;   /* TOP_BIND, TOP_EXPR: set by the checker */
+  struct Program *program; /* the program it was parsed in, and its place
+                          there: the checker looks ahead for functions a
+                          function body calls before their statements */
+  int index;
 } TopLevel;
 
 typedef struct Program {

@@ -758,6 +758,8 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e) {
 
 static void add_top(Parser *p, TopLevel *t) {
   t->library = p->lx.library;
+  t->program = p->prog;
+  t->index = p->prog->tops.len;
   vec_push(&p->prog->tops, t);
 }
 

@@ -55,9 +55,9 @@ struct TypeEnv {
   Def *current;    /* the definition being checked, marked broken on error */
   Program *library_program; /* lib-nesl, checked */
   int datatype_count;       /* numbers datatype definitions */
-  Program *program; /* the program tc_check_program is checking, for calls
-                       of functions that later statements define */
-  int index;        /* the statement of 'program' being checked */
+  Program *program; /* the program of the statement being checked, for
+                       calls of functions that later statements define */
+  int index;        /* that statement's place in it */
   Vec group;        /* Def *: functions checked with the current one,
                        which calls them before their statements */
   int group_next;   /* the first of 'group' not checked yet */
@@ -907,6 +907,7 @@ static void check_bind(TypeEnv *env, TopLevel *top) {
 }
 
 static void reset(TypeEnv *env) {
+  env->program = NULL;
   env->locals = NULL;
   env->level = 0;
   env->current = NULL;
@@ -1051,6 +1052,8 @@ bool tc_check_top(TypeEnv *env, TopLevel *top) {
     return false;
   }
   diag_push_handler(&jb);
+  env->program = top->program;
+  env->index = top->index;
   switch (top->kind) {
   case TOP_FUNCTION:
     check_function(env, top);
@@ -1074,13 +1077,9 @@ bool tc_check_top(TypeEnv *env, TopLevel *top) {
 
 int tc_check_program(TypeEnv *env, Program *prog) {
   int errors = 0;
-  env->program = prog;
-  for (int i = 0; i < prog->tops.len; i++) {
-    env->index = i;
+  for (int i = 0; i < prog->tops.len; i++)
     if (!tc_check_top(env, prog->tops.data[i]))
       errors++;
-  }
-  env->program = NULL;
   return errors;
 }
 
