@@ -294,6 +294,8 @@ static void check_stack(Eval *ev, Loc loc) {
    bound in 'env'. */
 static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
   check_stack(ev, loc);
+  if (!d->top->body) /* the checker rejects a statement that would get here */
+    ev_error(ev, loc, "'%s' is declared but not defined", d->name);
   ev->stats.calls++;
   bool entered = !ev->in_library && d->library;
   if (entered) {

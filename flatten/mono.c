@@ -480,6 +480,9 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
   subst_match(&s, def->type, nesl_type);
   Copier c = {mp, &s};
   f->param = copy_pattern(&c, def->top->param);
+  if (!f->primitive && !def->top->body)
+    die("mono: an instance of '%s', which is only declared (the checker rejects a statement that needs one)",
+        def->name);
   if (!f->primitive)
     f->body = copy_expr(&c, def->top->body);
   return f;

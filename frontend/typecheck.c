@@ -1010,8 +1010,11 @@ static void search_def(StubSearch *s, Def *d, Loc loc) {
     type_error(s->call, "this statement runs '%s'%s, which is only declared (line %d): its definition must "
                "come before a statement that runs it", d->name,
                in_statement ? "" : xprintf(" (through '%s')", s->first), d->loc.line);
-  if (!d->checked)
-    return; /* called before its statement: defined later, checked then */
+  bool later = d->top->program && d->top->program == s->env->program && d->top->index > s->env->index;
+  if (!d->checked || later)
+    type_error(s->call, "this statement runs '%s'%s, which is defined by a later statement (line %d): a "
+               "statement runs before the statements that follow it", d->name,
+               in_statement ? "" : xprintf(" (through '%s')", s->first), d->loc.line);
   search_expr(s, d->top->body);
   if (in_statement)
     s->first = NULL;

@@ -215,6 +215,16 @@ static void test_mutual_recursion_and_declarations(void **state) {
   check_error("function g(x) : int -> int;\ng(1);", 1, "t.nesl:2:1: error: this statement runs 'g', which is only "
               "declared (line 1)");
   diag_reset();
+  /* a statement may not run a function whose statement comes later, even
+     if a function before it called it */
+  check_error("function u(x) = idq(x);\nu(3);\nfunction idq(y) = y;\n", 1,
+              "t.nesl:2:1: error: this statement runs 'idq' (through 'u'), which is defined by a later statement "
+              "(line 3)");
+  diag_reset();
+  check_error("function u(x) = idp(x);\nu(3);\nfunction idp(y) : a -> a :: (a in any) = y;\n", 1,
+              "t.nesl:2:1: error: this statement runs 'idp' (through 'u'), which is defined by a later statement "
+              "(line 3)");
+  diag_reset();
   /* a call before a later declaration: the declaration gives the type */
   c = check_ok("function h(x) = g(x) + 1;\nfunction g(x) : int -> int;\nfunction g(x) = x * 10;\nh(2);\n");
   assert_string_equal(sig(&c, "h"), "h = fn : int -> int");
