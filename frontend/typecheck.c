@@ -1001,6 +1001,7 @@ static void search_def(StubSearch *s, Def *d, Loc loc) {
   if (d->library || d->kind != DEF_FUNCTION || d->visited == s->env->searches)
     return;
   d->visited = s->env->searches;
+  check_not_broken(d); /* its error is reported: stop silently */
   bool in_statement = !s->first;
   if (in_statement) {
     s->call = loc;
