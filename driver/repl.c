@@ -216,12 +216,22 @@ static void command_set(Repl *r, const char *args) {
     fprintf(stderr, "error: unknown option '%s' (options: stats)\n", name);
 }
 
+/* :doc NAME: a function's type and documentation string */
+static void command_doc(Repl *r, const char *name) {
+  char *text = tc_describe(r->env, name);
+  if (text)
+    fputs(text, stdout);
+  else
+    fprintf(stderr, "error: :doc: no function named '%s'\n", name);
+}
+
 static void command_help(void) {
   printf("Type NESL statements ending with ';' or '$'; a statement may span lines.\n"
          "Commands:\n"
          "  :help            this list\n"
          "  :load FILE       run the statements of FILE\n"
          "  :type EXPR       the type of EXPR, without running it\n"
+         "  :doc NAME        the type and documentation string of function NAME\n"
          "  :ast EXPR        EXPR (or a statement) as the parser read it\n"
          "  :typed EXPR      EXPR (or a statement) with its type\n"
          "  :mono EXPR       EXPR with every function specialized at its types\n"
@@ -251,6 +261,8 @@ static void command(Repl *r, const char *line) {
     load_file(r, args);
   else if (strcmp(name, "type") == 0 && *args)
     command_type(r, args);
+  else if (strcmp(name, "doc") == 0 && *args)
+    command_doc(r, args);
   else if (strcmp(name, "ast") == 0 && *args)
     command_stage(r, STAGE_AST, args);
   else if (strcmp(name, "typed") == 0 && *args)

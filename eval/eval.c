@@ -8,6 +8,13 @@
  * ev_error), and the transcript goes on with the next statement, as the
  * NESL REPL does.
  *
+ * Function values (higher-order functions): the type of a function value
+ * says which function it is (frontend/types.h), so the value itself
+ * carries nothing: it is the boolean F, as in the monomorphized program
+ * (flatten/mono.c), and an application `g(x)` of a function-valued `g`
+ * finds the function in g's type, read in the caller's frame like any
+ * type variable of a polymorphic function.
+ *
  * Redefinition (NESL.md, "Reference behaviour"): when a statement defines
  * a function again with the same type, calls that were checked against
  * the old definition use the new one from then on; Def.runtime records
@@ -196,9 +203,13 @@ static Type *match_var(Type *scheme, Type *inst, Type *var) {
   switch (scheme->kind) {
   case T_SEQ:
     return match_var(scheme->elem, inst->elem, var);
-  case T_PAIR:
-  case T_FUN: {
+  case T_PAIR: {
     Type *t = match_var(scheme->fst, inst->fst, var);
+    return t ? t : match_var(scheme->snd, inst->snd, var);
+  }
+  case T_FUN: {
+    Type *t = scheme->ident && inst->ident ? match_var(scheme->ident, inst->ident, var) : NULL;
+    t = t ? t : match_var(scheme->fst, inst->fst, var);
     return t ? t : match_var(scheme->snd, inst->snd, var);
   }
   case T_DATA:
@@ -219,6 +230,8 @@ static Type *runtime_type(Frame *frame, Type *t) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_VAR: {
+    if (t->def)
+      return t; /* a known function */
     for (Frame *f = frame; f; f = f->parent) {
       Type *u = match_var(f->def->type, f->inst, t);
       if (u)
@@ -231,7 +244,8 @@ static Type *runtime_type(Frame *frame, Type *t) {
   case T_PAIR:
     return type_pair(runtime_type(frame, t->fst), runtime_type(frame, t->snd));
   case T_FUN:
-    return type_fun(runtime_type(frame, t->fst), runtime_type(frame, t->snd));
+    return type_fun_id(runtime_type(frame, t->fst), runtime_type(frame, t->snd),
+                       t->ident ? runtime_type(frame, t->ident) : NULL);
   case T_DATA: {
     Vec args = {0};
     for (int i = 0; i < t->args.len; i++)
@@ -264,6 +278,8 @@ static void check_stack(Eval *ev, Loc loc) {
    bound in 'env'. */
 static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
   check_stack(ev, loc);
+  if (!d->top->body) /* the checker rejects a statement that would get here */
+    ev_error(ev, loc, "'%s' is declared but not defined", d->name);
   ev->stats.calls++;
   bool entered = !ev->in_library && d->library;
   if (entered) {
@@ -336,6 +352,18 @@ static Value call_expr(Eval *ev, Expr *e, Env *env) {
     return call(ev, d, e->u.ref.inst, eval(ev, e->u.ref.arg, env), e->loc);
   Env *params = bind_argument(ev, NULL, d->top->param, e->u.ref.arg, env);
   return run_function(ev, d, e->u.ref.inst, params, e->loc);
+}
+
+/* fn(arg) where fn's value is a function: its type says which. */
+static Value call_value(Eval *ev, Expr *e, Env *env) {
+  eval(ev, e->u.app.fn, env); /* for its errors: the value is F */
+  Value arg = eval(ev, e->u.app.arg, env);
+  Type *ft = runtime_type(ev->frame, e->u.app.fn->type);
+  Type *id = ft->kind == T_FUN && ft->ident ? type_resolve(ft->ident) : NULL;
+  if (!id || !id->def)
+    ev_error(ev, e->loc, "which function '%s' is was not known when the program was compiled",
+             ast_expr_to_string(e->u.app.fn));
+  return call(ev, id->def, ft, arg, e->loc);
 }
 
 static Value global_value(Eval *ev, Def *d, Loc loc) {
@@ -411,10 +439,14 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
     Value v;
     if (!e->u.ref.def && lookup(env, e->u.ref.name, &v))
       return v;
+    if (e->u.ref.def->kind != DEF_VALUE)
+      return val_bool(false); /* a function: its type says which */
     return global_value(ev, e->u.ref.def, e->loc);
   }
   case EX_CALL:
     return call_expr(ev, e, env);
+  case EX_APP:
+    return call_value(ev, e, env);
   case EX_BINOP: {
     Value a = eval(ev, e->u.op.lhs, env);
     Value b = eval(ev, e->u.op.rhs, env);

@@ -1009,6 +1009,8 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     return tr(fl, ctx, env, e->u.let.body);
   case EX_APPLY:
     return apply_to_each(fl, ctx, env, e);
+  case EX_APP:
+    die("flatten: an application of a function value is left after monomorphization");
   case EX_TIME: {
     FlatStmt *s = stmt(fl, FS_TIME);
     FlatBlock *saved;

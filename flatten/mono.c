@@ -14,6 +14,19 @@
  * determines (a value that is never used, say) becomes int, the smallest
  * type of every class but char-only, which does not exist.
  *
+ * Higher-order functions are specialized away here, as C++ templates are:
+ * a function type carries the identity of the function (frontend/types.h),
+ * so an instance's type says which function each function-valued
+ * parameter holds, and instances differ by it (the type key includes
+ * it).  In the copy of a body, an application `g(x)` of a function value
+ * becomes a direct call of the function g's type names, and a function
+ * value itself becomes the constant F of type bool: it carries no
+ * information, and a tuple or sequence holding it keeps its shape.  So
+ * flattening, λcu and the interpreters never see a function value.  (A
+ * function value whose identity nothing fixes comes only from an empty
+ * sequence `[] (a -> b)`; an application of one can never run, and it
+ * becomes a default value of its type.)
+ *
  * Redefinition (NESL.md): a statement that defines a user function again
  * with an equivalent type makes the old one forward to the new one for
  * later statements.  Each such redefinition starts a new generation of
@@ -33,6 +46,8 @@ typedef struct Subst {
 } Subst;
 
 static Type *subst_lookup(const Subst *s, Type *v) {
+  if (v->def)
+    return v; /* a known function is not a variable */
   for (int i = 0; i < s->vars.len; i++)
     if (s->vars.data[i] == v)
       return s->types.data[i];
@@ -55,8 +70,11 @@ static void subst_match(Subst *s, Type *scheme, Type *mono) {
     if (mono->kind == T_SEQ)
       subst_match(s, scheme->elem, mono->elem);
     return;
-  case T_PAIR:
   case T_FUN:
+    if (mono->kind == T_FUN && scheme->ident && mono->ident)
+      subst_match(s, scheme->ident, mono->ident);
+    /* fall through */
+  case T_PAIR:
     if (mono->kind == scheme->kind) {
       subst_match(s, scheme->fst, mono->fst);
       subst_match(s, scheme->snd, mono->snd);
@@ -78,7 +96,11 @@ static Type *subst_apply(const Subst *s, Type *t) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_VAR: {
+    if (t->def)
+      return t;
     Type *u = s ? subst_lookup(s, t) : NULL;
+    if (!u && t->klass == CLASS_IDENT)
+      return t; /* a function nothing determines (see the top) */
     return u ? u : (t->klass & CLASS_INT ? type_int : t->klass & CLASS_FLOAT ? type_float
                                           : t->klass & CLASS_CHAR ? type_char : type_bool);
   }
@@ -87,7 +109,7 @@ static Type *subst_apply(const Subst *s, Type *t) {
   case T_PAIR:
     return type_pair(subst_apply(s, t->fst), subst_apply(s, t->snd));
   case T_FUN:
-    return type_fun(subst_apply(s, t->fst), subst_apply(s, t->snd));
+    return type_fun_id(subst_apply(s, t->fst), subst_apply(s, t->snd), t->ident ? subst_apply(s, t->ident) : NULL);
   case T_DATA: {
     Vec args = {0};
     for (int i = 0; i < t->args.len; i++)
@@ -108,25 +130,35 @@ static Def *constructor_of(TypeEnv *env, Type *t) {
   die("mono: no constructor for datatype %s", t->name);
 }
 
-Type *mono_strip_datatypes(Type *t) {
+/* The type of a value of monomorphic type 't' after monomorphization:
+   datatypes are their fields' tuples, and a function value is the
+   constant F (see the top of the file). */
+static Type *value_type(Type *t) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_SEQ:
-    return type_seq(mono_strip_datatypes(t->elem));
+    return type_seq(value_type(t->elem));
   case T_PAIR:
-    return type_pair(mono_strip_datatypes(t->fst), mono_strip_datatypes(t->snd));
+    return type_pair(value_type(t->fst), value_type(t->snd));
   case T_FUN:
-    return type_fun(mono_strip_datatypes(t->fst), mono_strip_datatypes(t->snd));
+    return type_bool;
   case T_DATA: {
     /* the constructor's argument type at the datatype's parameters */
     Def *con = constructor_of(strip_env, t);
     Subst s = {0};
     subst_match(&s, con->type->snd, t);
-    return mono_strip_datatypes(subst_apply(&s, con->type->fst));
+    return value_type(subst_apply(&s, con->type->fst));
   }
   default:
     return t;
   }
+}
+
+Type *mono_strip_datatypes(Type *t) {
+  t = type_resolve(t);
+  if (t->kind == T_FUN)
+    return type_fun(value_type(t->fst), value_type(t->snd));
+  return value_type(t);
 }
 
 /* A key naming a monomorphic type exactly (datatypes by definition). */
@@ -156,6 +188,11 @@ static void type_key(Buf *b, Type *t) {
     type_key(b, t->fst);
     buf_putc(b, ',');
     type_key(b, t->snd);
+    if (t->kind == T_FUN && t->ident) {
+      /* which function: instances differ by it */
+      buf_putc(b, '=');
+      type_key(b, t->ident);
+    }
     buf_putc(b, ')');
     break;
   case T_DATA:
@@ -167,7 +204,10 @@ static void type_key(Buf *b, Type *t) {
     buf_putc(b, ')');
     break;
   case T_VAR:
-    buf_putc(b, '?');
+    if (t->def)
+      buf_printf(b, "%s#%d", t->def->name, t->def->version);
+    else
+      buf_putc(b, '?');
     break;
   }
 }
@@ -181,7 +221,7 @@ typedef struct Copier {
 
 static Expr *copy_expr(Copier *c, Expr *e);
 
-static Type *mono_of(Copier *c, Type *t) { return mono_strip_datatypes(subst_apply(c->subst, t)); }
+static Type *mono_of(Copier *c, Type *t) { return value_type(subst_apply(c->subst, t)); }
 
 /* Constructor patterns become their fields' patterns. */
 static Pattern *copy_pattern(Copier *c, Pattern *p) {
@@ -219,6 +259,96 @@ static MonoFunc *callee(Copier *c, Def *d, Type *inst) {
   return mono_instance(c->mp, d, subst_apply(c->subst, inst));
 }
 
+/* A syntactic type for monomorphic value type 't' (an empty sequence's
+   element type). */
+static TypeExpr *type_expr_of(Loc loc, Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_SEQ:
+    return ast_type_seq(loc, type_expr_of(loc, t->elem));
+  case T_PAIR:
+    return ast_type_pair(loc, type_expr_of(loc, t->fst), type_expr_of(loc, t->snd));
+  case T_INT:
+    return ast_type_name(loc, "int");
+  case T_FLOAT:
+    return ast_type_name(loc, "float");
+  case T_CHAR:
+    return ast_type_name(loc, "char");
+  default:
+    return ast_type_name(loc, "bool");
+  }
+}
+
+/* Some value of monomorphic value type 't', for an application that can
+   never run (see the top of the file). */
+static Expr *default_value(Loc loc, Type *t) {
+  t = type_resolve(t);
+  Expr *e;
+  switch (t->kind) {
+  case T_INT:
+    e = ast_int(loc, 0);
+    break;
+  case T_FLOAT:
+    e = ast_float(loc, 0.0);
+    break;
+  case T_CHAR:
+    e = ast_char(loc, ' ');
+    break;
+  case T_SEQ:
+    e = ast_expr(EX_EMPTY, loc);
+    e->u.elem_type = type_expr_of(loc, t->elem);
+    break;
+  case T_PAIR:
+    e = ast_pair(loc, default_value(loc, t->fst), default_value(loc, t->snd));
+    break;
+  default:
+    e = ast_bool(loc, false);
+    break;
+  }
+  e->type = t;
+  return e;
+}
+
+/* fn(arg), where fn's value is a function: a direct call of the function
+   that fn's type names.  An fn other than a variable is still evaluated
+   first, for its run-time errors. */
+static Expr *copy_application(Copier *c, Expr *e, Expr *n) {
+  Expr *fn = e->u.app.fn;
+  Type *ft = type_resolve(subst_apply(c->subst, fn->type));
+  Type *id = ft->kind == T_FUN && ft->ident ? type_resolve(ft->ident) : NULL;
+  Expr *arg = copy_expr(c, e->u.app.arg);
+  Expr *call;
+  if (!id || !id->def) {
+    call = default_value(e->loc, n->type);
+  } else {
+    Def *d = current(c->mp, id->def);
+    if (d->kind == DEF_CONSTRUCTOR) {
+      /* a constructor is its fields */
+      arg->type = n->type;
+      call = arg;
+    } else {
+      call = ast_call(e->loc, d->name, arg);
+      call->type = n->type;
+      call->u.ref.def = d;
+      call->callee = callee(c, d, fn->type);
+      call->u.ref.name = call->callee->name;
+      call->u.ref.inst = call->callee->type;
+    }
+  }
+  if (fn->kind == EX_VAR)
+    return call;
+  Expr *let = ast_expr(EX_LET, e->loc);
+  Binding *b = NEW(Binding);
+  b->loc = fn->loc;
+  b->pat = ast_pat_wild(fn->loc);
+  b->pat->type = type_bool;
+  b->value = copy_expr(c, fn);
+  vec_push(&let->u.let.binds, b);
+  let->u.let.body = call;
+  let->type = n->type;
+  return let;
+}
+
 static Expr *copy_expr(Copier *c, Expr *e) {
   Expr *n = NEW(Expr);
   *n = *e;
@@ -229,9 +359,18 @@ static Expr *copy_expr(Copier *c, Expr *e) {
   case EX_BOOL:
   case EX_CHAR:
   case EX_STRING:
-  case EX_VAR:
   case EX_EMPTY:
     break;
+  case EX_VAR:
+    if (e->u.ref.def && e->u.ref.def->kind != DEF_VALUE) {
+      /* a function as a value: its type says which (see the top) */
+      Expr *f = ast_bool(e->loc, false);
+      f->type = type_bool;
+      return f;
+    }
+    break;
+  case EX_APP:
+    return copy_application(c, e, n);
   case EX_CALL: {
     Def *d = current(c->mp, e->u.ref.def);
     n->u.ref.arg = copy_expr(c, e->u.ref.arg);
@@ -341,6 +480,9 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
   subst_match(&s, def->type, nesl_type);
   Copier c = {mp, &s};
   f->param = copy_pattern(&c, def->top->param);
+  if (!f->primitive && !def->top->body)
+    die("mono: an instance of '%s', which is only declared (the checker rejects a statement that needs one)",
+        def->name);
   if (!f->primitive)
     f->body = copy_expr(&c, def->top->body);
   return f;

@@ -103,6 +103,14 @@ Expr *ast_call(Loc loc, const char *name, Expr *arg) {
   return e;
 }
 
+Expr *ast_app(Loc loc, Expr *fn, Expr *arg) {
+  Expr *e = ast_expr(EX_APP, loc);
+  e->u.app.fn = fn;
+  e->u.app.arg = arg;
+  e->depth = deeper(fn, arg);
+  return e;
+}
+
 Expr *ast_binop(Loc loc, BinOp op, Expr *lhs, Expr *rhs) {
   Expr *e = ast_expr(EX_BINOP, loc);
   e->u.op.op = (int)op;
@@ -222,6 +230,13 @@ TypeExpr *ast_type_pair(Loc loc, TypeExpr *fst, TypeExpr *snd) {
   TypeExpr *t = type_expr(TX_PAIR, loc);
   t->fst = fst;
   t->snd = snd;
+  return t;
+}
+
+TypeExpr *ast_type_fun(Loc loc, TypeExpr *arg, TypeExpr *result) {
+  TypeExpr *t = type_expr(TX_FUN, loc);
+  t->fst = arg;
+  t->snd = result;
   return t;
 }
 

@@ -43,6 +43,8 @@ typedef enum TypeExprKind {
   TX_NAME, /* int, float, point, twin(a), or a type variable a */
   TX_SEQ,  /* [t] */
   TX_PAIR, /* (t1, t2): tuple types nest to the right like tuple values */
+  TX_FUN,  /* t1 -> t2: a function's type, in a signature's argument or
+              result (higher-order functions) */
 } TypeExprKind;
 
 typedef struct TypeExpr {
@@ -51,7 +53,7 @@ typedef struct TypeExpr {
   const char *name;      /* TX_NAME, lowercased */
   Vec args;              /* TX_NAME: type arguments (TypeExpr *) */
   struct TypeExpr *elem; /* TX_SEQ */
-  struct TypeExpr *fst, *snd; /* TX_PAIR */
+  struct TypeExpr *fst, *snd; /* TX_PAIR; TX_FUN (argument, result) */
 } TypeExpr;
 
 /* A type-class constraint of a context, `a in number`. */
@@ -90,8 +92,11 @@ typedef enum ExprKind {
   EX_STRING, /* "ab": a [char] */
   EX_VAR,    /* a name in value position: a local, a top-level binding, a
                 constant such as pi */
-  EX_CALL,   /* f(arg): a function or constructor applied to one argument
-                (usually a tuple) */
+  EX_CALL,   /* f(arg) or f arg: a function or constructor named by a
+                top-level name applied to one argument (usually a tuple) */
+  EX_APP,    /* e(arg) or e arg where e is not a top-level function's
+                name: a local variable of function type (a function
+                parameter), or an expression whose value is a function */
   EX_BINOP,  /* a op b */
   EX_UNOP,   /* op a */
   EX_PAIR,   /* (a, b) */
@@ -125,6 +130,9 @@ typedef struct Expr {
   Loc loc;
   struct Type *type; /* set by the type checker */
   bool parenthesized; /* written (a, b): one element inside [ ] */
+  bool juxtaposed;    /* EX_CALL, EX_APP written `f x`, without ( ):
+                         messages say so when it is really a missing
+                         operator */
   struct MonoFunc *callee; /* EX_CALL, EX_BINOP, EX_UNOP after
                               monomorphization (flatten/mono.c): the
                               instance called; NULL for constructors */
@@ -158,6 +166,9 @@ typedef struct Expr {
     struct {        /* EX_PAIR */
       struct Expr *fst, *snd;
     } pair;
+    struct {        /* EX_APP */
+      struct Expr *fn, *arg;
+    } app;
     Vec elems;      /* EX_SEQ (Expr *) */
     TypeExpr *elem_type; /* EX_EMPTY */
     struct {        /* EX_RANGE */
@@ -186,7 +197,8 @@ typedef struct Expr {
 /* ---- top level ---- */
 
 typedef enum TopKind {
-  TOP_FUNCTION, /* function f pat [: sig] = body */
+  TOP_FUNCTION, /* function f pat [: sig] ["doc"] = body, or a declaration
+                   function f pat : sig ["doc"] (body NULL) */
   TOP_DATATYPE, /* datatype name fields [:: context] */
   TOP_BIND,     /* pat = exp */
   TOP_EXPR,     /* exp */
@@ -208,13 +220,20 @@ typedef struct TopLevel {
   TypeExpr *fields;    /* TOP_DATATYPE: the constructor's argument type */
   Vec context;         /* TOP_DATATYPE (ContextItem *) */
   Pattern *pat;        /* TOP_BIND */
-  Expr *body;          /* TOP_FUNCTION body, TOP_BIND value, TOP_EXPR */
+  Expr *body;          /* TOP_FUNCTION body (NULL: a declaration, to be
+                          defined later), TOP_BIND value, TOP_EXPR */
+  const char *doc;     /* TOP_FUNCTION: the documentation string, or NULL */
+  size_t doc_len;
   bool is_primitive;   /* TOP_FUNCTION: body is `__prim`, library only */
   struct Def *def;     /* TOP_FUNCTION, TOP_DATATYPE: set by the checker */
   Vec bound;           /* TOP_BIND: the Def of each variable of 'pat', in
                           left-to-right order, set by the checker */
   bool library;        /* from lib-nesl */
   struct Type *type;   /* TOP_BIND, TOP_EXPR: set by the checker */
+  struct Program *program; /* the program it was parsed in, and its place
+                          there: the checker looks ahead for functions a
+                          function body calls before their statements */
+  int index;
 } TopLevel;
 
 typedef struct Program {
@@ -234,6 +253,7 @@ Expr *ast_char(Loc loc, char c);
 Expr *ast_string(Loc loc, const char *chars, size_t len);
 Expr *ast_var(Loc loc, const char *name);
 Expr *ast_call(Loc loc, const char *name, Expr *arg);
+Expr *ast_app(Loc loc, Expr *fn, Expr *arg);
 Expr *ast_binop(Loc loc, BinOp op, Expr *lhs, Expr *rhs);
 Expr *ast_unop(Loc loc, UnOp op, Expr *arg);
 Expr *ast_pair(Loc loc, Expr *fst, Expr *snd);
@@ -250,6 +270,7 @@ Pattern *ast_pat_con(Loc loc, const char *name, Pattern *arg);
 TypeExpr *ast_type_name(Loc loc, const char *name);
 TypeExpr *ast_type_seq(Loc loc, TypeExpr *elem);
 TypeExpr *ast_type_pair(Loc loc, TypeExpr *fst, TypeExpr *snd);
+TypeExpr *ast_type_fun(Loc loc, TypeExpr *arg, TypeExpr *result);
 
 TopLevel *ast_top(TopKind kind, Loc loc);
 

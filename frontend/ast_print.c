@@ -25,7 +25,7 @@ enum {
 
 static void print_expr(Buf *b, const Expr *e, int ctx);
 static void print_pattern(Buf *b, const Pattern *p);
-static void print_type(Buf *b, const TypeExpr *t);
+static void print_type(Buf *b, const TypeExpr *t, bool bare_fun);
 
 static int level_of(const Expr *e) {
   switch (e->kind) {
@@ -39,6 +39,7 @@ static int level_of(const Expr *e) {
   case EX_UNOP:
     return LEVEL_UNARY;
   case EX_INDEX:
+  case EX_APP:
     return LEVEL_POSTFIX;
   default:
     return LEVEL_ATOM;
@@ -137,8 +138,15 @@ static void print_expr_inner(Buf *b, const Expr *e) {
     buf_puts(b, e->u.ref.name);
     break;
   case EX_CALL:
+    /* a juxtaposition `f x` prints as the call f(x) it means */
     buf_printf(b, "%s(", e->u.ref.name);
     print_expr(b, e->u.ref.arg, LEVEL_OPEN);
+    buf_putc(b, ')');
+    break;
+  case EX_APP:
+    print_expr(b, e->u.app.fn, LEVEL_POSTFIX);
+    buf_putc(b, '(');
+    print_expr(b, e->u.app.arg, LEVEL_OPEN);
     buf_putc(b, ')');
     break;
   case EX_BINOP: {
@@ -168,7 +176,7 @@ static void print_expr_inner(Buf *b, const Expr *e) {
     break;
   case EX_EMPTY:
     buf_puts(b, "[] ");
-    print_type(b, e->u.elem_type);
+    print_type(b, e->u.elem_type, false);
     break;
   case EX_RANGE:
     buf_putc(b, '[');
@@ -281,16 +289,18 @@ static void print_pattern(Buf *b, const Pattern *p) {
   }
 }
 
-static void print_type_items(Buf *b, const TypeExpr *t) {
+static void print_type_items(Buf *b, const TypeExpr *t, bool bare_fun) {
   while (t->kind == TX_PAIR) {
-    print_type(b, t->fst);
+    print_type(b, t->fst, bare_fun);
     buf_puts(b, ", ");
     t = t->snd;
   }
-  print_type(b, t);
+  print_type(b, t, bare_fun);
 }
 
-static void print_type(Buf *b, const TypeExpr *t) {
+/* 'bare_fun': a function type may stand here without parentheses (inside
+   ( ) or [ ], and as a signature's result); elsewhere it needs them. */
+static void print_type(Buf *b, const TypeExpr *t, bool bare_fun) {
   switch (t->kind) {
   case TX_NAME:
     buf_puts(b, t->name);
@@ -299,20 +309,29 @@ static void print_type(Buf *b, const TypeExpr *t) {
       for (int i = 0; i < t->args.len; i++) {
         if (i)
           buf_puts(b, ", ");
-        print_type(b, t->args.data[i]);
+        print_type(b, t->args.data[i], false);
       }
       buf_putc(b, ')');
     }
     break;
   case TX_SEQ:
     buf_putc(b, '[');
-    print_type(b, t->elem);
+    print_type(b, t->elem, true);
     buf_putc(b, ']');
     break;
   case TX_PAIR:
     buf_putc(b, '(');
-    print_type_items(b, t);
+    print_type_items(b, t, true);
     buf_putc(b, ')');
+    break;
+  case TX_FUN:
+    if (!bare_fun)
+      buf_putc(b, '(');
+    print_type(b, t->fst, false);
+    buf_puts(b, " -> ");
+    print_type(b, t->snd, true);
+    if (!bare_fun)
+      buf_putc(b, ')');
     break;
   }
 }
@@ -343,17 +362,23 @@ static void print_top(Buf *b, const TopLevel *t) {
     }
     if (t->sig) {
       buf_puts(b, " : ");
-      print_type(b, t->sig->arg);
+      print_type(b, t->sig->arg, false);
       buf_puts(b, " -> ");
-      print_type(b, t->sig->result);
+      print_type(b, t->sig->result, true);
       print_context(b, &t->sig->context);
     }
-    buf_puts(b, " = ");
-    print_expr(b, t->body, LEVEL_OPEN);
+    if (t->doc) {
+      buf_putc(b, ' ');
+      print_string_literal(b, t->doc, t->doc_len);
+    }
+    if (t->body) {
+      buf_puts(b, " = ");
+      print_expr(b, t->body, LEVEL_OPEN);
+    }
     break;
   case TOP_DATATYPE:
     buf_printf(b, "datatype %s(", t->name);
-    print_type_items(b, t->fields);
+    print_type_items(b, t->fields, false);
     buf_putc(b, ')');
     print_context(b, &t->context);
     break;
@@ -398,7 +423,7 @@ void ast_print_pattern(FILE *out, const Pattern *p) {
 
 void ast_print_type_expr(FILE *out, const TypeExpr *t) {
   Buf b = {0};
-  print_type(&b, t);
+  print_type(&b, t, false);
   put_buf(out, &b);
 }
 

@@ -120,7 +120,10 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
         return TOK_INT;
       }
 
-      digit+ "." digit* exponent? | "." digit+ exponent? {
+      /* a float has a point or an exponent: 1.5, .5, 1., 1e-3, 2E10 (an
+         e after digits is an exponent only when digits, perhaps signed,
+         follow it, so `2e` is the integer 2 and the name e) */
+      digit+ "." digit* exponent? | "." digit+ exponent? | digit+ exponent {
         char *text = xstrndup(start, (size_t)(lx->cur - start));
         val->fval = strtod(text, NULL);
         if (val->fval > 1.7976931348623157e308)

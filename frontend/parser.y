@@ -3,18 +3,30 @@
  *
  * A pure parser with locations.  Expressions use one nonterminal 'exp' and
  * Bison precedence declarations that follow the binding powers of the
- * reference parser.  Three places need care:
+ * reference parser.  These places need care:
  *
- *  - A comma builds a tuple, but inside [ ] it separates the elements of a
- *    sequence literal.  We parse [ exp ] and split the unparenthesized
- *    right spine of tuples into elements, which is what the reference does
- *    (so `[1, if c then 2 else 3, 4]` has two elements, the second an `if`
- *    whose else branch is the tuple `3, 4`, as NESL reads it).
- *  - A top-level binding `p = e` and a filter-only apply-to-each `{p in e}`
- *    begin with something that could be a pattern or an expression; we
- *    parse an expression and convert it to a pattern (exp_to_pattern).
+ *  - The comma is an operator (binding power 4 on the left, 3 on the
+ *    right: right-associative) that builds a pair, but inside [ ] it
+ *    separates the elements of a sequence literal.  We parse [ exp ] and
+ *    split the unparenthesized right spine of tuples into elements, which
+ *    is what the reference does (so `[1, if c then 2 else 3, 4]` has two
+ *    elements, the second an `if` whose else branch is the tuple `3, 4`,
+ *    as NESL reads it).  The parser's stack may grow as long as the
+ *    longest literal (YYMAXDEPTH), and splitting is linear.
+ *  - Patterns are read as expressions and converted (exp_to_pattern), as
+ *    CMU NESL's parser does: the left side of a top-level or let binding,
+ *    the pattern of a generator, of a filter-only apply-to-each {p in e}.
+ *    So tuple patterns need no parentheses: `let a, b = f(x) in ...`,
+ *    `{x + y : x, y in pairs}`.  Only a function's parameters are a
+ *    pattern of their own.
  *  - `if`, `let` and `else` bodies extend as far to the right as they can,
  *    across commas (precedence LOWEST).
+ *  - Application: `e(x)` calls, `e[i]` subscripts, and a primary
+ *    expression after another applies the first to it (juxtaposition:
+ *    `sqrt 4.0`, `(float) n`), all at binding power 30, left to right.
+ *    A juxtaposed argument is a name, a literal, an apply-to-each in
+ *    { }, or `#`/`@` and their operand; it cannot begin with ( or [
+ *    (those call and subscript) or - (that subtracts), as in CMU NESL.
  *
  * On a syntax error the parser reports the unexpected token and what it
  * expected, skips to the next `;` or `$`, and goes on.
@@ -48,7 +60,21 @@ struct Parser {
   int depth; /* may exceed MAX_OPEN; only the first MAX_OPEN are kept */
   int history[3]; /* the last three tokens read, newest first */
   bool broken;     /* the statement being read had a syntax error */
+  int ntokens;     /* tokens read so far */
+  /* the last juxtaposition read (`f x`), for the note that an operator
+     or `in` may be missing before its argument */
+  bool juxt_seen;  /* one was read in this statement */
+  Loc juxt_loc;    /* its argument */
+  int juxt_token;  /* 'ntokens' when it was read */
+  int let_token;   /* 'ntokens' at the last `let` */
+  int end_line, end_col; /* just after the last token read: where an
+                            unexpected end of file is reported */
 };
+
+/* A sequence literal may be long (NESL programs that carry their data):
+   the right spine of its commas is on the parser's stack while it is
+   read.  Bison's stacks grow by doubling, so this costs linear time. */
+#define YYMAXDEPTH 50000000
 
 /* Bison's stacks grow through these, so that the collector sees the AST
    pointers on them (STYLE.md, "Memory with Boehm GC"). */
@@ -66,6 +92,8 @@ static void yyerror(YYLTYPE *loc, Parser *p, const char *msg) {
 }
 
 static Pattern *exp_to_pattern(Parser *p, Expr *e);
+static Expr *application(Parser *p, Expr *fn, Expr *arg, bool juxtaposed);
+static Generator *bare_generator(Parser *p, Expr *e);
 static void split_elems(Vec *out, Expr *e);
 static void add_top(Parser *p, TopLevel *t);
 static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
@@ -112,9 +140,9 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
 %token TOK_LARROW "'<-'" TOK_RARROW "'->'" TOK_APPEND "'++'" TOK_PAD "'||'"
 %token TOK_DCOLON "'::'"
 
-%type <exp> exp atom
+%type <exp> exp atom primary juxt_arg
 %type <pat> pattern pattern_tuple
-%type <texp> type type_tuple
+%type <texp> type type_tuple type_fn type_fn_tuple sig_result
 %type <sig> signature
 %type <top> toplevel
 %type <bind> binding
@@ -122,6 +150,7 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
 %type <ctx> context_item
 %type <vec> bindings generators more_generators type_list context context_items
 %type <exp> filter
+%type <str> doc
 
 /* lowest first */
 %precedence LOWEST
@@ -135,7 +164,13 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
 %left TOK_LARROW
 %right TOK_RARROW
 %precedence UNARY
-%precedence '['
+/* Application binds tightest: subscript a[i], call f(x), juxtaposition
+   f x (binding power 30 in CMU NESL).  The tokens that can begin a
+   juxtaposed argument carry this precedence, so that `-f x` is -(f x)
+   and `a + f x` is a + (f x).  (Application is left to right, `f x y`
+   being (f x) y, by the grammar alone: a juxtaposed name or literal is
+   never itself applied to what follows.) */
+%precedence '[' '(' TOK_NAME TOK_INT TOK_FLOAT TOK_BOOL TOK_CHAR TOK_STRING '{' '#' '@'
 
 %%
 
@@ -148,6 +183,7 @@ statement
   : toplevel terminator
       {
         p->depth = 0;
+        p->juxt_seen = false;
         bool broken = p->broken;
         p->broken = false;
         if (broken)
@@ -159,25 +195,35 @@ statement
         else
           add_top(p, $1);
       }
-  | error terminator         { yyerrok; p->depth = 0; p->broken = false; }
+  | error terminator         { yyerrok; p->depth = 0; p->broken = false; p->juxt_seen = false; }
   ;
 
 terminator : ';' | '$' ;
 
 toplevel
-  : TOK_FUNCTION TOK_NAME pattern signature '=' exp
+  : TOK_FUNCTION TOK_NAME pattern signature doc '=' exp
       {
         $$ = ast_top(TOP_FUNCTION, @1.first_line ? LOC(@1) : LOC(@2));
-        $$->name = $2; $$->param = $3; $$->sig = $4; $$->body = $6;
+        $$->name = $2; $$->param = $3; $$->sig = $4; $$->body = $7;
+        $$->doc = $5.chars; $$->doc_len = $5.len;
+        if ($7->kind == EX_VAR && strcmp($7->u.ref.name, "__prim") == 0)
+          $$->is_primitive = true;
+      }
+  | TOK_FUNCTION TOK_NAME pattern doc '=' exp
+      {
+        $$ = ast_top(TOP_FUNCTION, LOC(@1));
+        $$->name = $2; $$->param = $3; $$->body = $6;
+        $$->doc = $4.chars; $$->doc_len = $4.len;
         if ($6->kind == EX_VAR && strcmp($6->u.ref.name, "__prim") == 0)
           $$->is_primitive = true;
       }
-  | TOK_FUNCTION TOK_NAME pattern '=' exp
+  | TOK_FUNCTION TOK_NAME pattern signature doc
       {
+        /* a declaration: the function is defined by a later statement
+           (forward declarations, mutual recursion) */
         $$ = ast_top(TOP_FUNCTION, LOC(@1));
-        $$->name = $2; $$->param = $3; $$->body = $5;
-        if ($5->kind == EX_VAR && strcmp($5->u.ref.name, "__prim") == 0)
-          $$->is_primitive = true;
+        $$->name = $2; $$->param = $3; $$->sig = $4;
+        $$->doc = $5.chars; $$->doc_len = $5.len;
       }
   | TOK_DATATYPE TOK_NAME '(' type_tuple ')'
       {
@@ -202,11 +248,24 @@ toplevel
       }
   ;
 
+/* A function's documentation string, between its parameters (or its
+   signature) and `=` (CMU NESL's `describe` shows it). */
+doc
+  : %empty                   { $$.chars = NULL; $$.len = 0; }
+  | TOK_STRING               { $$ = $1; }
+  ;
+
 signature
-  : ':' type_tuple TOK_RARROW type_tuple
+  : ':' type_tuple TOK_RARROW sig_result
       { $$ = NEW(Signature); $$->loc = LOC(@1); $$->arg = $2; $$->result = $4; }
-  | ':' type_tuple TOK_RARROW type_tuple TOK_DCOLON context
+  | ':' type_tuple TOK_RARROW sig_result TOK_DCOLON context
       { $$ = NEW(Signature); $$->loc = LOC(@1); $$->arg = $2; $$->result = $4; $$->context = *$6; }
+  ;
+
+/* a function may return a function: `: int -> int -> int` */
+sig_result
+  : type_tuple                          { $$ = $1; }
+  | type_tuple TOK_RARROW sig_result    { $$ = ast_type_fun(LOC(@2), $1, $3); }
   ;
 
 context
@@ -236,10 +295,24 @@ type_tuple
   ;
 
 type
-  : TOK_NAME                     { $$ = ast_type_name(LOC(@1), $1); }
+  : TOK_NAME %prec LOWEST       { $$ = ast_type_name(LOC(@1), $1); }
   | TOK_NAME '(' type_list ')'   { $$ = ast_type_name(LOC(@1), $1); $$->args = *$3; }
-  | '[' type ']'                 { $$ = ast_type_seq(LOC(@1), $2); }
-  | '(' type_tuple ')'           { $$ = $2; }
+  | '[' type_fn ']'              { $$ = ast_type_seq(LOC(@1), $2); }
+  | '(' type_fn_tuple ')'        { $$ = $2; }
+  ;
+
+/* Inside ( ) and [ ], a type may be a function type: `(a -> b, a)` is a
+   function and an `a`, as CMU NESL reads it (`->` binds tighter than `,`
+   there); at the top of a signature `,` binds tighter, as nessie has
+   always read `int, int -> int`. */
+type_fn
+  : type                         { $$ = $1; }
+  | type TOK_RARROW type_fn      { $$ = ast_type_fun(LOC(@2), $1, $3); }
+  ;
+
+type_fn_tuple
+  : type_fn                      { $$ = $1; }
+  | type_fn ',' type_fn_tuple    { $$ = ast_type_pair(LOC(@1), $1, $3); }
   ;
 
 type_list
@@ -297,18 +370,27 @@ exp
   | '@' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_TO_STRING, $2); }
   | '-' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_NEG, $2); }
   | exp '[' exp ']'          { $$ = ast_index(LOC(@2), $1, $3); }
+  | exp '(' exp ')'          { $$ = application(p, $1, $3, false); }
+  | exp juxt_arg
+      {
+        $$ = application(p, $1, $2, true);
+        p->juxt_seen = true;
+        p->juxt_loc = $2->loc;
+        p->juxt_token = p->ntokens;
+      }
   | atom                     { $$ = $1; }
   ;
 
+/* What may follow an expression to be applied to it by juxtaposition. */
+juxt_arg
+  : primary                  { $$ = $1; }
+  | '#' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_LENGTH, $2); }
+  | '@' exp %prec UNARY      { $$ = ast_unop(LOC(@1), UN_TO_STRING, $2); }
+  ;
+
 atom
-  : TOK_INT                  { $$ = ast_int(LOC(@1), $1); }
-  | TOK_FLOAT                { $$ = ast_float(LOC(@1), $1); }
-  | TOK_BOOL                 { $$ = ast_bool(LOC(@1), $1); }
-  | TOK_CHAR                 { $$ = ast_char(LOC(@1), $1); }
-  | TOK_STRING               { $$ = ast_string(LOC(@1), $1.chars, $1.len); }
-  | TOK_NAME                 { $$ = ast_var(LOC(@1), $1); }
+  : primary                  { $$ = $1; }
   | TOK_UNDERSCORE           { $$ = ast_var(LOC(@1), "_"); }
-  | TOK_NAME '(' exp ')'     { $$ = ast_call(LOC(@1), $1, $3); }
   | TOK_TIME '(' exp ')'     { $$ = ast_time(LOC(@1), $3); }
   | '(' exp ')'
       {
@@ -325,6 +407,15 @@ atom
         $$ = ast_expr(EX_RANGE, LOC(@1));
         $$->u.range.start = $2; $$->u.range.end = $4; $$->u.range.stride = $6;
       }
+  ;
+
+primary
+  : TOK_INT                  { $$ = ast_int(LOC(@1), $1); }
+  | TOK_FLOAT                { $$ = ast_float(LOC(@1), $1); }
+  | TOK_BOOL                 { $$ = ast_bool(LOC(@1), $1); }
+  | TOK_CHAR                 { $$ = ast_char(LOC(@1), $1); }
+  | TOK_STRING               { $$ = ast_string(LOC(@1), $1.chars, $1.len); }
+  | TOK_NAME                 { $$ = ast_var(LOC(@1), $1); }
   | '{' exp ':' generators filter '}'
       {
         $$ = ast_expr(EX_APPLY, LOC(@1));
@@ -382,8 +473,11 @@ generators
   ;
 
 generator
-  : pattern TOK_IN exp
-      { $$ = NEW(Generator); $$->loc = $1->loc; $$->pat = $1; $$->seq = $3; }
+  : exp TOK_IN exp
+      {
+        $$ = NEW(Generator); $$->loc = $1->loc; $$->pat = exp_to_pattern(p, $1); $$->seq = $3;
+        if (!$$->pat) YYERROR;
+      }
   | error
       {
         /* as for a broken binding */
@@ -391,11 +485,11 @@ generator
         $$ = NEW(Generator); $$->loc = LOC(@1);
         $$->pat = ast_pat_wild(LOC(@1)); $$->seq = ast_var(LOC(@1), "_");
       }
-  | TOK_NAME
+  | exp
       {
         /* a bare name x means x in x */
-        $$ = NEW(Generator); $$->loc = LOC(@1); $$->bare = true;
-        $$->pat = ast_pat_var(LOC(@1), $1); $$->seq = ast_var(LOC(@1), $1);
+        $$ = bare_generator(p, $1);
+        if (!$$) YYERROR;
       }
   ;
 
@@ -405,8 +499,11 @@ bindings
   ;
 
 binding
-  : pattern '=' exp
-      { $$ = NEW(Binding); $$->loc = $1->loc; $$->pat = $1; $$->value = $3; }
+  : exp '=' exp
+      {
+        $$ = NEW(Binding); $$->loc = $1->loc; $$->pat = exp_to_pattern(p, $1); $$->value = $3;
+        if (!$$->pat) YYERROR;
+      }
   | error
       {
         /* recover at the ';' or `in` after a broken binding, not at the
@@ -435,11 +532,32 @@ static void track_brackets(Parser *p, int tok, Loc loc) {
 
 int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p) {
   int tok = lexer_next(&p->lx, val, loc);
+  if (tok == TOK_EOF && p->ntokens > 0) {
+    /* the end of the file is reported just after the last token, on its
+       line, not after the blank lines and comments that may follow */
+    loc->first_line = p->end_line;
+    loc->first_column = p->end_col;
+  } else {
+    int line = loc->first_line, col = loc->first_column;
+    for (const char *q = p->lx.tok; q < p->lx.cur; q++) {
+      if (*q == '\n') {
+        line++;
+        col = 1;
+      } else {
+        col++;
+      }
+    }
+    p->end_line = line;
+    p->end_col = col;
+  }
   track_brackets(p, tok, L(p, *loc));
   p->history[2] = p->history[1];
   p->history[1] = p->history[0];
   p->history[0] = tok;
   p->lx.last_token = tok;
+  p->ntokens++;
+  if (tok == TOK_LET)
+    p->let_token = p->ntokens;
   loc->last_line = p->lx.line;
   loc->last_column = p->lx.col;
   return tok;
@@ -529,6 +647,18 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
   if (unexpected == YYSYMBOL_TOK_BOOL && wants_name)
     buf_puts(&b, " (t and f are the booleans true and false in NESL, not names)");
   diag_error(loc, "syntax error: %s", buf_str(&b));
+  /* A juxtaposition read just before, or since the last `let` when `in`
+     would do, is likely a missing operator or `in`: `let x = 5 x * 2`
+     reads `5 x` as applying 5 to x. */
+  bool wants_in = false;
+  for (int i = 0; i < n; i++)
+    wants_in |= expected[i] == YYSYMBOL_TOK_IN;
+  if (p->juxt_seen && wants_in && p->juxt_token > p->let_token)
+    diag_note(p->juxt_loc, "this was read as an argument applied by juxtaposition to what precedes it; "
+              "is 'in' missing before it?");
+  else if (p->juxt_seen && p->ntokens - p->juxt_token <= 1)
+    diag_note(p->juxt_loc, "this was read as an argument applied by juxtaposition to what precedes it; "
+              "is an operator missing before it?");
   /* the innermost open bracket, if its closer could have come here */
   if (p->depth > 0 && p->depth <= MAX_OPEN) {
     OpenBracket *ob = &p->open[p->depth - 1];
@@ -542,9 +672,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
 }
 
 /* Converts an expression parsed where a pattern may stand (the left side
-   of a top-level binding, the pattern of {p in e | c}) into the pattern. */
+   of a binding, the pattern of a generator or of {p in e | c}) into the
+   pattern; reports and returns NULL if it is not one. */
 static Pattern *exp_to_pattern(Parser *p, Expr *e) {
-  (void)p;
   switch (e->kind) {
   case EX_VAR:
     if (strcmp(e->u.ref.name, "_") == 0)
@@ -556,6 +686,7 @@ static Pattern *exp_to_pattern(Parser *p, Expr *e) {
     return b ? ast_pat_pair(e->loc, a, b) : NULL;
   }
   case EX_CALL: {
+    /* point(x, y), or by juxtaposition point p */
     Pattern *a = exp_to_pattern(p, e->u.ref.arg);
     return a ? ast_pat_con(e->loc, e->u.ref.name, a) : NULL;
   }
@@ -564,9 +695,50 @@ static Pattern *exp_to_pattern(Parser *p, Expr *e) {
                e->u.bval ? "t" : "f", e->u.bval ? "true" : "false");
     return NULL;
   default:
-    diag_error(e->loc, "expected a pattern (a name, '_', a tuple of patterns or a constructor pattern)");
+    diag_error(e->loc, "expected a pattern (a name, '_', a tuple of patterns or a constructor pattern), "
+               "not '%s'", ast_expr_to_string(e));
     return NULL;
   }
+}
+
+/* fn(arg) or fn arg: a call of a top-level function by name (EX_CALL;
+   the type checker turns it into EX_APP if the name is a local variable),
+   or the application of another expression's value (EX_APP). */
+static Expr *application(Parser *p, Expr *fn, Expr *arg, bool juxtaposed) {
+  (void)p;
+  Expr *e;
+  if (fn->kind == EX_VAR && strcmp(fn->u.ref.name, "_") != 0)
+    e = ast_call(fn->loc, fn->u.ref.name, arg);
+  else
+    e = ast_app(fn->loc, fn, arg);
+  e->juxtaposed = juxtaposed;
+  return e;
+}
+
+/* A generator that is an expression alone must be a bare name x (x in
+   x).  Anything else lacks its `in`: with juxtaposition, `x xs` reads as
+   applying x to xs, so say where `in` was probably meant to be. */
+static Generator *bare_generator(Parser *p, Expr *e) {
+  p->broken = true;
+  if (e->kind == EX_VAR && strcmp(e->u.ref.name, "_") != 0) {
+    p->broken = false;
+    Generator *g = NEW(Generator);
+    g->loc = e->loc;
+    g->bare = true;
+    g->pat = ast_pat_var(e->loc, e->u.ref.name);
+    g->seq = ast_var(e->loc, e->u.ref.name);
+    return g;
+  }
+  if (e->juxtaposed && e->kind == EX_CALL) {
+    const char *arg = ast_expr_to_string(e->u.ref.arg);
+    diag_error(e->u.ref.arg->loc, "syntax error: a generator is 'pattern in sequence', and 'in' is missing "
+               "before '%s' ('%s %s' reads as applying %s to %s by juxtaposition)", arg, e->u.ref.name, arg,
+               e->u.ref.name, arg);
+    return NULL;
+  }
+  diag_error(e->loc, "syntax error: a generator is 'pattern in sequence' (or a bare name x, meaning x in x), "
+             "but '%s' has no 'in'", ast_expr_to_string(e));
+  return NULL;
 }
 
 /* The elements of [e]: the unparenthesized right spine of tuples. */
@@ -586,6 +758,8 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e) {
 
 static void add_top(Parser *p, TopLevel *t) {
   t->library = p->lx.library;
+  t->program = p->prog;
+  t->index = p->prog->tops.len;
   vec_push(&p->prog->tops, t);
 }
 

@@ -11,11 +11,30 @@
  * body must be at least as general as the signature says, and the
  * function then has the signature's type (which may be less general).
  *
+ * Higher-order functions (types.h): a top-level function's name is a value
+ * whose function type carries the function's identity, and a variable of
+ * function type (a parameter, say) can be called: `f(x)` or `f x` on a
+ * local `f` becomes EX_APP.  Identities unify like types, so a function
+ * value is always one function known when compiling.
+ *
+ * A function may be called before its statement by the function being
+ * checked (mutual recursion without a declaration): when a name is
+ * undefined inside a function body and a later statement defines a
+ * function of that name, that function is declared now (from its
+ * signature if it has one; otherwise it joins a group checked together
+ * with the current function, as one recursive binding group, and
+ * generalized with it).  A declaration without a body (`function f(x) :
+ * int -> int;`) gives the type; a later definition without a signature
+ * takes the declaration's, so that it replaces the declaration for every
+ * caller.  A statement that would run a declared function before its
+ * definition is an error.
+ *
  * An error stops the statement it is in (longjmp through diag) and the
  * next statement is checked.  Definitions whose statement failed are
  * marked broken, and their uses stop the using statement silently, so
  * that one mistake gives one message.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "typecheck.h"
@@ -36,6 +55,14 @@ struct TypeEnv {
   Def *current;    /* the definition being checked, marked broken on error */
   Program *library_program; /* lib-nesl, checked */
   int datatype_count;       /* numbers datatype definitions */
+  Program *program; /* the program of the statement being checked, for
+                       calls of functions that later statements define */
+  int index;        /* that statement's place in it */
+  Vec group;        /* Def *: functions checked with the current one,
+                       which calls them before their statements */
+  int group_next;   /* the first of 'group' not checked yet */
+  int searches;     /* numbers the searches for declared functions run
+                       before their definitions (Def.visited) */
 };
 
 /* ---- errors ---- */
@@ -87,6 +114,38 @@ static char *show1(Type *t) {
 
 Def *tc_lookup(TypeEnv *env, const char *name) { return map_get(&env->globals, name); }
 
+Def *tc_current(Def *d) {
+  while (d->replaced_by)
+    d = d->replaced_by;
+  return d;
+}
+
+const char *tc_doc(TypeEnv *env, const char *name) {
+  Def *d = tc_lookup(env, intern(name));
+  if (!d || d->kind != DEF_FUNCTION || !d->top)
+    return NULL;
+  /* a definition that repeats a declaration without its documentation
+     keeps the declaration's */
+  for (Def *x = d; x && x->kind == DEF_FUNCTION && x->top; x = x->prev)
+    if (x->top->doc)
+      return x->top->doc;
+  return "";
+}
+
+char *tc_describe(TypeEnv *env, const char *name) {
+  while (*name == ' ' || *name == '\t')
+    name++;
+  size_t n = strcspn(name, " \t;");
+  char *key = xstrndup(name, n);
+  for (char *q = key; *q; q++)
+    *q = (char)tolower((unsigned char)*q);
+  const char *doc = tc_doc(env, key);
+  if (!doc)
+    return NULL;
+  return xprintf("%s\n%s\n", tc_def_signature_line(tc_lookup(env, intern(key))),
+                 *doc ? doc : "(no documentation string)");
+}
+
 static Def *new_def(TypeEnv *env, DefKind kind, const char *name, Loc loc, TopLevel *top) {
   Def *d = NEW(Def);
   d->kind = kind;
@@ -133,6 +192,7 @@ typedef struct TypeVars {
   const Vec *context; /* ContextItem *, may be NULL */
   bool allow_new;     /* may unknown names become variables? */
   bool rigid;
+  bool no_functions;  /* a datatype's fields */
   int level;
 } TypeVars;
 
@@ -153,6 +213,15 @@ static Type *convert_type(TypeEnv *env, const TypeExpr *tx, TypeVars *tv) {
   case TX_PAIR: {
     Type *a = convert_type(env, tx->fst, tv);
     return type_pair(a, convert_type(env, tx->snd, tv));
+  }
+  case TX_FUN: {
+    if (tv->no_functions)
+      type_error(tx->loc, "a datatype's fields cannot be functions");
+    Type *a = convert_type(env, tx->fst, tv);
+    Type *r = convert_type(env, tx->snd, tv);
+    /* which function it is, is not written: a flexible variable, which
+       the body may fix (`: int -> (int -> int) = inc`) or leave general */
+    return type_fun_id(a, r, type_var(CLASS_IDENT, tv->level));
   }
   case TX_NAME:
     break;
@@ -245,6 +314,13 @@ static void check_pattern(TypeEnv *env, Pattern *p, Type *t, Vec *bound) {
     bind_local(env, p->name, t);
     return;
   case PAT_PAIR: {
+    /* more components than a tuple of known length: say so whole */
+    Type *end = type_resolve(t);
+    while (end->kind == T_PAIR)
+      end = type_resolve(end->snd);
+    if (end->kind != T_VAR && pattern_width(p) > tuple_width(t))
+      type_error(p->loc, "the pattern '%s' has %d components, but the value it matches, of type %s, has %d",
+                 ast_pattern_to_string(p), pattern_width(p), show1(t), tuple_width(t));
     Type *pair = type_pair(fresh(env), fresh(env));
     if (!type_unify(pair, t))
       type_error(p->loc, "a tuple pattern cannot match a value of type %s", show1(t));
@@ -275,6 +351,19 @@ static void check_pattern(TypeEnv *env, Pattern *p, Type *t, Vec *bound) {
 
 static Type *check_expr(TypeEnv *env, Expr *e);
 
+/* When 'a' and 'b' differ only in which functions they hold: the message
+   for that, where 'what' names the two places ("the then branch and the
+   else branch hold"); otherwise nothing. */
+static void explain_identity(Loc loc, Type *a, Type *b, const char *what) {
+  const char *fa, *fb;
+  if (!type_identity_conflict(a, b, &fa, &fb))
+    return;
+  const char *which = fa && fb ? xprintf(" (%s and %s)", fa, fb) : "";
+  type_error(loc, "%s two different functions%s: which function a function value is must be known when "
+             "compiling, as in CMU NESL, so a program cannot choose between functions at run time; "
+             "apply each function where it is chosen instead", what, which);
+}
+
 /* Applies the function 'd' to the argument 'arg' at expression 'e';
    'shown' names the function in messages ("add2", "operator +"). */
 static Type *apply(TypeEnv *env, Expr *e, Def *d, Expr *arg, Type *arg_type, const char *shown,
@@ -282,9 +371,16 @@ static Type *apply(TypeEnv *env, Expr *e, Def *d, Expr *arg, Type *arg_type, con
   check_not_broken(d);
   Type *ft = type_instantiate(d->type, env->level);
   if (!type_unify(ft->fst, arg_type)) {
+    explain_identity(arg ? arg->loc : e->loc, ft->fst, arg_type,
+                     xprintf("in '%s', the argument and the parameters of %s hold", quote(e), shown));
     TypeNamer nm = {0};
     char *want = show(&nm, d->type->fst, true);
     char *got = show(&nm, arg_type, false);
+    if (e->kind == EX_BINOP && e->u.op.op == BIN_SUB && e->u.op.lhs->kind == EX_VAR && e->u.op.lhs->u.ref.def &&
+        e->u.op.lhs->u.ref.def->kind != DEF_VALUE)
+      type_error(e->loc, "type error in '%s': %s is a function, and a '-' after it subtracts; to apply it to a "
+                 "negative number, write %s(-%s)", quote(e), e->u.op.lhs->u.ref.name, e->u.op.lhs->u.ref.name,
+                 quote(e->u.op.rhs));
     if (e->kind == EX_BINOP)
       type_error(e->loc, "type error in '%s': the operands of %s have types %s, but %s takes %s",
                  quote(e), shown, got, shown, want);
@@ -302,16 +398,129 @@ static Def *library_operator(TypeEnv *env, const char *libname) {
   return d;
 }
 
+/* Does pattern 'p' bind 'name'? */
+static bool pattern_binds(const Pattern *p, const char *name) {
+  switch (p->kind) {
+  case PAT_VAR:
+    return strcmp(p->name, name) == 0;
+  case PAT_PAIR:
+    return pattern_binds(p->fst, name) || pattern_binds(p->snd, name);
+  case PAT_CON:
+    return pattern_binds(p->arg, name);
+  case PAT_WILD:
+    return false;
+  }
+  return false;
+}
+
+/* The statement `function NAME ...` after the one being checked, if no
+   other statement defines NAME before it. */
+static TopLevel *later_function(TypeEnv *env, const char *name) {
+  if (!env->program)
+    return NULL;
+  for (int i = env->index + 1; i < env->program->tops.len; i++) {
+    TopLevel *t = env->program->tops.data[i];
+    if (t->kind == TOP_FUNCTION && strcmp(t->name, name) == 0)
+      return t;
+    if ((t->kind == TOP_DATATYPE && strcmp(t->name, name) == 0) || (t->kind == TOP_BIND && pattern_binds(t->pat, name)))
+      return NULL;
+  }
+  return NULL;
+}
+
+/* Declares the function of statement 'top', which the function being
+   checked calls before that statement.  With a signature, it has the
+   signature's type now and its body is checked at its own statement;
+   without one, it is checked with the current function (env->group). */
+static Def *declare_early(TypeEnv *env, TopLevel *top) {
+  Def *d = new_def(env, DEF_FUNCTION, top->name, top->loc, top);
+  d->ident = type_fnid(d, d->name);
+  d->type = type_fun_id(type_var(CLASS_ANY, 1), type_var(CLASS_ANY, 1), d->ident);
+  top->def = d;
+  define(env, d);
+  if (top->sig) {
+    /* (a declaration without a body, too: its definition comes later) */
+    d->broken = true; /* until its signature is converted */
+    TypeVars tv = {.context = &top->sig->context, .allow_new = true, .level = 1};
+    Type *arg = convert_type(env, top->sig->arg, &tv);
+    Type *result = convert_type(env, top->sig->result, &tv);
+    check_context(&top->sig->context, &tv);
+    d->type = type_fun_id(arg, result, d->ident);
+    type_generalize(d->type, 0);
+    d->broken = false;
+    d->declared = true;
+  } else {
+    vec_push(&env->group, d);
+  }
+  return d;
+}
+
+/* The definition a top-level name refers to: the newest one or, inside a
+   function body, the function a later statement defines. */
+static Def *lookup_global(TypeEnv *env, const char *name, Loc loc) {
+  Def *d = tc_lookup(env, name);
+  if (d)
+    return d;
+  TopLevel *later = later_function(env, name);
+  if (!later)
+    type_error(loc, "'%s' is undefined", name);
+  if (env->level == 0)
+    type_error(loc, "'%s' is undefined here: it is defined by a later statement (line %d), and a statement "
+               "runs before the statements that follow it", name, later->loc.line);
+  return declare_early(env, later);
+}
+
+/* The message for applying something that is not a function. */
+_Noreturn static void not_a_function(Expr *e, Expr *fn, Type *ft, const char *what) {
+  Expr *arg = e->kind == EX_APP ? e->u.app.arg : e->u.ref.arg;
+  if (e->juxtaposed)
+    type_error(arg->loc, "'%s' is %s of type %s, not a function, but '%s %s' applies it to '%s' by "
+               "juxtaposition; is an operator missing before '%s'?", quote(fn), what, show1(ft), quote(fn),
+               quote(arg), quote(arg), quote(arg));
+  type_error(e->loc, "'%s' is %s of type %s, not a function, so it cannot be called", quote(fn), what, show1(ft));
+}
+
+/* e = fn(arg) where fn is not a top-level function's name: a local of
+   function type, or any expression whose value is a function. */
+static Type *check_app(TypeEnv *env, Expr *e) {
+  Expr *fn = e->u.app.fn;
+  Type *ft = check_expr(env, fn);
+  Type *r = type_resolve(ft);
+  if (r->kind != T_FUN && r->kind != T_VAR)
+    not_a_function(e, fn, ft, fn->kind == EX_VAR ? "a variable" : "a value");
+  Type *at = check_expr(env, e->u.app.arg);
+  Type *want = type_fun_id(at, fresh(env), type_var(CLASS_IDENT, env->level));
+  if (!type_unify(ft, want)) {
+    if (r->kind != T_FUN)
+      not_a_function(e, fn, ft, fn->kind == EX_VAR ? "a variable" : "a value");
+    explain_identity(e->u.app.arg->loc, r->fst, at,
+                     xprintf("in '%s', the argument and the parameters of %s hold", quote(e), quote(fn)));
+    TypeNamer nm = {0};
+    char *takes = show(&nm, r->fst, true);
+    char *got = show(&nm, at, false);
+    type_error(e->u.app.arg->loc, "type error in '%s': the argument of %s has type %s, but %s takes %s", quote(e),
+               quote(fn), got, quote(fn), takes);
+  }
+  return want->snd;
+}
+
 static Type *check_call(TypeEnv *env, Expr *e) {
   const char *name = e->u.ref.name;
-  if (lookup_local(env, name))
-    type_error(e->loc, "'%s' is a variable, not a function, so it cannot be called", name);
-  Def *d = tc_lookup(env, name);
-  if (!d)
-    type_error(e->loc, "'%s' is undefined", name);
+  if (lookup_local(env, name)) {
+    /* a call of a local variable: a function parameter, say */
+    Expr *arg = e->u.ref.arg;
+    Expr *fn = ast_var(e->loc, name);
+    e->kind = EX_APP;
+    e->u.app.fn = fn;
+    e->u.app.arg = arg;
+    return check_app(env, e);
+  }
+  Def *d = lookup_global(env, name, e->loc);
   check_not_broken(d);
-  if (d->kind == DEF_VALUE)
-    type_error(e->loc, "'%s' is a value, not a function, so it cannot be called", name);
+  if (d->kind == DEF_VALUE) {
+    Expr fn = {.kind = EX_VAR, .loc = e->loc, .u.ref.name = name};
+    not_a_function(e, &fn, d->type, "a value");
+  }
   Type *at = check_expr(env, e->u.ref.arg);
   e->u.ref.def = d;
   return apply(env, e, d, e->u.ref.arg, at, name, &e->u.ref.inst);
@@ -326,14 +535,10 @@ static Type *check_var(TypeEnv *env, Expr *e) {
   Type *t = lookup_local(env, name);
   if (t)
     return t;
-  Def *d = tc_lookup(env, name);
-  if (!d)
-    type_error(e->loc, "'%s' is undefined", name);
+  Def *d = lookup_global(env, name, e->loc);
   check_not_broken(d);
-  if (d->kind != DEF_VALUE)
-    type_error(e->loc, "'%s' is a %s, not a value; NESL functions are not values (call it: %s(...))", name,
-               d->kind == DEF_FUNCTION ? "function" : "datatype constructor", name);
   e->u.ref.def = d;
+  /* a function's name as a value: its type, with its identity */
   return type_instantiate(d->type, env->level);
 }
 
@@ -397,6 +602,8 @@ static Type *check_expr_inner(TypeEnv *env, Expr *e) {
     return check_var(env, e);
   case EX_CALL:
     return check_call(env, e);
+  case EX_APP:
+    return check_app(env, e);
   case EX_BINOP: {
     BinOp op = (BinOp)e->u.op.op;
     Def *d = library_operator(env, binop_libname(op));
@@ -422,6 +629,7 @@ static Type *check_expr_inner(TypeEnv *env, Expr *e) {
       Expr *x = e->u.elems.data[i];
       Type *u = check_expr(env, x);
       if (!type_unify(t, u)) {
+        explain_identity(x->loc, t, u, xprintf("element %d of this sequence and the elements before it hold", i + 1));
         TypeNamer nm = {0};
         char *first = show(&nm, t, false);
         type_error(x->loc, "the elements of a sequence must have one type, but element %d ('%s') has type %s "
@@ -431,7 +639,7 @@ static Type *check_expr_inner(TypeEnv *env, Expr *e) {
     return type_seq(t);
   }
   case EX_EMPTY: {
-    TypeVars tv = {.allow_new = false};
+    TypeVars tv = {.allow_new = false, .level = env->level};
     return type_seq(convert_type(env, e->u.elem_type, &tv));
   }
   case EX_RANGE:
@@ -457,6 +665,7 @@ static Type *check_expr_inner(TypeEnv *env, Expr *e) {
     Type *a = check_expr(env, e->u.ifx.then);
     Type *b = check_expr(env, e->u.ifx.els);
     if (!type_unify(a, b)) {
+      explain_identity(e->loc, a, b, "the then branch and the else branch of this if hold");
       TypeNamer nm = {0};
       char *ta = show(&nm, a, false);
       type_error(e->loc, "the two branches of an if must have one type, but the then branch has type %s "
@@ -481,49 +690,118 @@ static Type *check_expr(TypeEnv *env, Expr *e) {
 
 /* ---- top level ---- */
 
-/* function f(p) [: sig] = body */
+/* After a statement that defines 'd': an older user definition of the
+   same name and an equivalent type is replaced by it for every caller
+   (NESL.md, "Redefinition"; the evaluator and mono.c apply the same
+   rule as the statements run). */
+static void record_replacement(Def *d) {
+  for (Def *old = d->prev; old && !old->library; old = old->prev)
+    if (old->kind == d->kind && type_equivalent(old->type, d->type)) {
+      old->replaced_by = d;
+      return;
+    }
+}
+
+/* Checks the body of 'd' (statement 'top') against its parameter type
+   'arg' and result type 'result'; 'why' says where the result type comes
+   from, for the message. */
+static void check_body(TypeEnv *env, TopLevel *top, Type *arg, Type *result, const char *why) {
+  env->locals = NULL;
+  Vec bound = {0};
+  check_pattern(env, top->param, arg, &bound);
+  Type *body = check_expr(env, top->body);
+  if (!type_unify(body, result)) {
+    explain_identity(top->body->loc, body, result,
+                     xprintf("the body of '%s' and the result it must have hold", top->name));
+    TypeNamer nm = {0};
+    char *got = show(&nm, body, false);
+    char *want = show(&nm, result, false);
+    type_error(top->body->loc, "the body of '%s' has type %s, but %s %s", top->name, got, why, want);
+  }
+  env->locals = NULL;
+}
+
+/* The declaration without a body that the definition 'd' follows, if
+   any: its signature is the definition's when it has none. */
+static Signature *declared_signature(Def *d) {
+  Def *decl = d->prev;
+  if (decl && decl->kind == DEF_FUNCTION && !decl->library && decl->top && !decl->top->body)
+    return decl->top->sig;
+  return NULL;
+}
+
+/* function f(p) [: sig] ["doc"] [= body] */
 static void check_function(TypeEnv *env, TopLevel *top) {
-  Def *d = new_def(env, DEF_FUNCTION, top->name, top->loc, top);
+  Def *d = top->def;
+  bool early = d != NULL; /* declared when a function before it called it */
+  if (!early) {
+    d = new_def(env, DEF_FUNCTION, top->name, top->loc, top);
+    d->ident = type_fnid(d, d->name);
+    top->def = d;
+    d->type = type_fun_id(type_var(CLASS_ANY, 1), type_var(CLASS_ANY, 1), d->ident);
+    define(env, d); /* first: if the definition fails, uses are silent */
+  }
   d->primitive = top->is_primitive;
   env->current = d;
-  top->def = d;
-  d->type = type_fun(type_var(CLASS_ANY, 1), type_var(CLASS_ANY, 1));
-  define(env, d); /* first: if the definition fails, uses are silent */
   if (d->primitive && !env->library)
     type_error(top->loc, "__prim bodies are only allowed in the basis library");
   if (d->primitive && !top->sig)
     type_error(top->loc, "a primitive needs a signature");
+  Signature *sig = top->sig ? top->sig : declared_signature(d);
   env->level = 1;
   Type *arg, *result;
-  if (top->sig) {
-    TypeVars tv = {.context = &top->sig->context, .allow_new = true, .rigid = true, .level = 1};
-    arg = convert_type(env, top->sig->arg, &tv);
-    result = convert_type(env, top->sig->result, &tv);
-    check_context(&top->sig->context, &tv);
+  if (sig) {
+    /* rigid while a body is checked against it: the body must be at
+       least as general */
+    TypeVars tv = {.context = &sig->context, .allow_new = true, .rigid = top->body != NULL, .level = 1};
+    arg = convert_type(env, sig->arg, &tv);
+    result = convert_type(env, sig->result, &tv);
+    check_context(&sig->context, &tv);
   } else {
     arg = fresh(env);
     result = fresh(env);
   }
-  d->type = type_fun(arg, result); /* its own body sees it: recursion */
-  env->locals = NULL;
-  Vec bound = {0};
-  check_pattern(env, top->param, arg, &bound);
-  if (!d->primitive) {
-    Type *body = check_expr(env, top->body);
-    if (!type_unify(body, result)) {
-      TypeNamer nm = {0};
-      char *got = show(&nm, body, false);
-      char *want = show(&nm, result, false);
-      if (top->sig)
-        type_error(top->body->loc, "the body of '%s' has type %s, but its signature says the result is %s",
-                   top->name, got, want);
-      type_error(top->body->loc, "the body of '%s' has type %s, but a recursive call uses its result as %s",
-                 top->name, got, want);
-    }
+  Type *own = type_fun_id(arg, result, d->ident);
+  if (!top->body || d->primitive) {
+    /* no body to check: the parameters get their types */
+    env->locals = NULL;
+    Vec bound = {0};
+    check_pattern(env, top->param, arg, &bound);
+    env->locals = NULL;
   }
-  env->locals = NULL;
+  if (!top->body) {
+    /* a declaration: its signature is its type until a definition */
+    d->type = own;
+    d->declared = true;
+  } else {
+    /* its own body sees it (recursion); one called early with a
+       signature keeps the signature's polymorphic type meanwhile */
+    if (!early)
+      d->type = own;
+    if (!d->primitive)
+      check_body(env, top, arg, result,
+                 sig ? (top->sig ? "its signature says the result is" : "its declaration says the result is")
+                     : "a recursive call uses its result as");
+    /* the functions it called before their statements, as one group */
+    while (env->group_next < env->group.len) {
+      Def *g = env->group.data[env->group_next++];
+      env->current = g;
+      check_body(env, g->top, g->type->fst, g->type->snd,
+                 xprintf("a call before its statement (from '%s') uses its result as", top->name));
+      env->current = d;
+    }
+    d->type = own;
+    d->declared = false;
+  }
   env->level = 0;
   type_generalize(d->type, 0);
+  d->checked = true;
+  record_replacement(d);
+  for (int i = 0; i < env->group.len; i++) {
+    Def *g = env->group.data[i];
+    type_generalize(g->type, 0);
+    g->checked = true;
+  }
 }
 
 /* Collects, in order of appearance, the names in 'tx' that will be type
@@ -535,6 +813,7 @@ static void collect_params(TypeEnv *env, const TypeExpr *tx, const char *self, T
     collect_params(env, tx->elem, self, tv);
     return;
   case TX_PAIR:
+  case TX_FUN:
     collect_params(env, tx->fst, self, tv);
     collect_params(env, tx->snd, self, tv);
     return;
@@ -569,17 +848,18 @@ static void check_datatype(TypeEnv *env, TopLevel *top) {
   for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
     if (strcmp(top->name, reserved[i]) == 0)
       type_error(top->loc, "'%s' is a base type and cannot be redefined", top->name);
-  TypeVars tv = {.context = &top->context, .allow_new = false, .level = 1};
+  TypeVars tv = {.context = &top->context, .allow_new = false, .no_functions = true, .level = 1};
   collect_params(env, top->fields, top->name, &tv);
   d->params = tv.vars;
   /* registered before its fields are converted: a datatype may contain
      itself, e.g. in a sequence */
   d->data_id = ++env->datatype_count;
-  d->type = type_fun(type_var(CLASS_ANY, 1), type_data(top->name, d->data_id, tv.vars));
+  d->ident = type_fnid(d, d->name);
+  d->type = type_fun_id(type_var(CLASS_ANY, 1), type_data(top->name, d->data_id, tv.vars), d->ident);
   map_put(&env->datatypes, top->name, d);
   Type *fields = convert_type(env, top->fields, &tv);
   check_context(&top->context, &tv);
-  d->type = type_fun(fields, type_data(top->name, d->data_id, tv.vars));
+  d->type = type_fun_id(fields, type_data(top->name, d->data_id, tv.vars), d->ident);
   type_generalize(d->type, 0);
 }
 
@@ -610,9 +890,14 @@ static void define_pattern_values(TypeEnv *env, Pattern *p, TopLevel *top, bool 
 }
 
 /* pat = exp at top level */
+static void check_printable(Expr *body, Type *t);
+static void check_runs_defined(TypeEnv *env, Expr *body);
+
 static void check_bind(TypeEnv *env, TopLevel *top) {
   env->current = NULL;
   Type *t = check_expr(env, top->body);
+  check_printable(top->body, t);
+  check_runs_defined(env, top->body);
   Vec bound = {0};
   env->locals = NULL;
   check_pattern(env, top->pat, t, &bound);
@@ -622,24 +907,157 @@ static void check_bind(TypeEnv *env, TopLevel *top) {
 }
 
 static void reset(TypeEnv *env) {
+  env->program = NULL;
   env->locals = NULL;
   env->level = 0;
   env->current = NULL;
+  env->group = (Vec){0};
+  env->group_next = 0;
+}
+
+/* ---- statements that would run a declared function ---- */
+
+typedef struct StubSearch {
+  TypeEnv *env;
+  Loc call;          /* the call in the statement that leads there */
+  const char *first; /* the function it calls there */
+} StubSearch;
+
+static void search_def(StubSearch *s, Def *d, Loc loc);
+
+static void search_expr(StubSearch *s, Expr *e) {
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+  case EX_STRING:
+  case EX_EMPTY:
+    return;
+  case EX_VAR:
+    if (e->u.ref.def)
+      search_def(s, e->u.ref.def, e->loc);
+    return;
+  case EX_CALL:
+    search_def(s, e->u.ref.def, e->loc);
+    search_expr(s, e->u.ref.arg);
+    return;
+  case EX_APP:
+    search_expr(s, e->u.app.fn);
+    search_expr(s, e->u.app.arg);
+    return;
+  case EX_BINOP:
+    search_expr(s, e->u.op.lhs);
+    search_expr(s, e->u.op.rhs);
+    return;
+  case EX_UNOP:
+    search_expr(s, e->u.op.lhs);
+    return;
+  case EX_PAIR:
+    search_expr(s, e->u.pair.fst);
+    search_expr(s, e->u.pair.snd);
+    return;
+  case EX_SEQ:
+    for (int i = 0; i < e->u.elems.len; i++)
+      search_expr(s, e->u.elems.data[i]);
+    return;
+  case EX_RANGE:
+    search_expr(s, e->u.range.start);
+    search_expr(s, e->u.range.end);
+    if (e->u.range.stride)
+      search_expr(s, e->u.range.stride);
+    return;
+  case EX_INDEX:
+    search_expr(s, e->u.index.seq);
+    search_expr(s, e->u.index.index);
+    return;
+  case EX_IF:
+    search_expr(s, e->u.ifx.cond);
+    search_expr(s, e->u.ifx.then);
+    search_expr(s, e->u.ifx.els);
+    return;
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      search_expr(s, ((Binding *)e->u.let.binds.data[i])->value);
+    search_expr(s, e->u.let.body);
+    return;
+  case EX_APPLY:
+    for (int i = 0; i < e->u.apply.gens.len; i++)
+      search_expr(s, ((Generator *)e->u.apply.gens.data[i])->seq);
+    if (e->u.apply.filter)
+      search_expr(s, e->u.apply.filter);
+    search_expr(s, e->u.apply.body);
+    return;
+  case EX_TIME:
+    search_expr(s, e->u.timed);
+    return;
+  }
+}
+
+/* 'd' is used (called, or taken as a value) at 'loc'.  The library never
+   calls a user's function, so only user functions are searched. */
+static void search_def(StubSearch *s, Def *d, Loc loc) {
+  d = tc_current(d);
+  if (d->library || d->kind != DEF_FUNCTION || d->visited == s->env->searches)
+    return;
+  d->visited = s->env->searches;
+  check_not_broken(d); /* its error is reported: stop silently */
+  bool in_statement = !s->first;
+  if (in_statement) {
+    s->call = loc;
+    s->first = d->name;
+  }
+  if (!d->top->body)
+    type_error(s->call, "this statement runs '%s'%s, which is only declared (line %d): its definition must "
+               "come before a statement that runs it", d->name,
+               in_statement ? "" : xprintf(" (through '%s')", s->first), d->loc.line);
+  bool later = d->top->program && d->top->program == s->env->program && d->top->index > s->env->index;
+  if (!d->checked || later)
+    type_error(s->call, "this statement runs '%s'%s, which is defined by a later statement (line %d): a "
+               "statement runs before the statements that follow it", d->name,
+               in_statement ? "" : xprintf(" (through '%s')", s->first), d->loc.line);
+  search_expr(s, d->top->body);
+  if (in_statement)
+    s->first = NULL;
+}
+
+/* A statement that runs: it may not reach a function that is declared
+   but not yet defined (CMU NESL would stop it when it runs). */
+static void check_runs_defined(TypeEnv *env, Expr *body) {
+  env->searches++;
+  StubSearch s = {env, {0}, NULL};
+  search_expr(&s, body);
+}
+
+/* The value of a statement is printed; a function has no printed form. */
+static void check_printable(Expr *body, Type *t) {
+  if (type_has_function(t))
+    type_error(body->loc, "the value of a top-level statement cannot be a function or hold one (this one has "
+               "type %s): the REPL prints every statement's value, and functions have no printed form; "
+               "apply the function instead", show1(t));
 }
 
 bool tc_check_top(TypeEnv *env, TopLevel *top) {
   jmp_buf jb;
   reset(env);
+  if (top->kind == TOP_FUNCTION && top->def && (top->def->checked || top->def->broken))
+    return !top->def->broken; /* checked with a function that called it */
   if (setjmp(jb)) {
     /* an error was reported (or a broken definition was used) */
     if (env->current)
       env->current->broken = true;
     else if (top->kind == TOP_BIND)
       define_pattern_values(env, top->pat, top, true);
+    if (top->def)
+      top->def->broken = true;
+    for (int i = 0; i < env->group.len; i++)
+      ((Def *)env->group.data[i])->broken = true;
     reset(env);
     return false;
   }
   diag_push_handler(&jb);
+  env->program = top->program;
+  env->index = top->index;
   switch (top->kind) {
   case TOP_FUNCTION:
     check_function(env, top);
@@ -652,6 +1070,8 @@ bool tc_check_top(TypeEnv *env, TopLevel *top) {
     break;
   case TOP_EXPR:
     top->type = check_expr(env, top->body);
+    check_printable(top->body, top->type);
+    check_runs_defined(env, top->body);
     break;
   }
   diag_pop_handler();

@@ -38,6 +38,18 @@ typedef struct Def {
   Vec params;
   int data_id;         /* DEF_CONSTRUCTOR: numbers datatype definitions */
   void *runtime;       /* owned by the evaluator (eval/eval.c) */
+  Type *ident;         /* DEF_FUNCTION, DEF_CONSTRUCTOR: its identity as
+                          a function value (type_fnid) */
+  struct Def *replaced_by; /* a later definition of the same name and an
+                          equivalent type, which callers of this one use
+                          from then on (NESL.md, "Redefinition") */
+  bool checked;        /* DEF_FUNCTION: its body has been checked (a
+                          function called before its statement, by a
+                          mutually recursive one, is checked with it) */
+  bool declared;       /* DEF_FUNCTION: checked from its signature alone
+                          so far (a declaration without a body, or a
+                          function called before its statement) */
+  int visited;         /* the last stub search that reached it */
 } Def;
 
 typedef struct TypeEnv TypeEnv;
@@ -57,6 +69,20 @@ bool tc_check_top(TypeEnv *env, TopLevel *top);
 
 /* The newest definition of 'name', or NULL. */
 Def *tc_lookup(TypeEnv *env, const char *name);
+
+/* The definition that a use checked against 'd' runs now (following
+   'replaced_by'). */
+Def *tc_current(Def *d);
+
+/* The documentation string of the newest function 'name': "" if it has
+   none; NULL if there is no such function. */
+const char *tc_doc(TypeEnv *env, const char *name);
+
+/* What the REPL's `:doc NAME` prints (CMU NESL's `describe NAME`): the
+   function's line `name = fn : type` and its documentation string, each
+   ending with a newline; NULL if 'name' (any case, blanks and a ';'
+   around it allowed) names no function. */
+char *tc_describe(TypeEnv *env, const char *name);
 
 /* The line the REPL prints for a definition: `sqr = fn : a -> a :: (a in
    number)`. */

@@ -45,6 +45,20 @@ Type *type_fun(Type *arg, Type *result) {
   return t;
 }
 
+Type *type_fun_id(Type *arg, Type *result, Type *ident) {
+  Type *t = type_fun(arg, result);
+  t->ident = ident;
+  return t;
+}
+
+Type *type_fnid(struct Def *def, const char *name) {
+  Type *t = type_var(CLASS_IDENT, 0);
+  t->rigid = true;
+  t->def = def;
+  t->name = name;
+  return t;
+}
+
 Type *type_data(const char *name, int data_id, Vec args) {
   Type *t = new_type(T_DATA);
   t->name = name;
@@ -159,8 +173,11 @@ static bool occurs_adjust(Type *v, Type *t) {
     return false;
   case T_SEQ:
     return occurs_adjust(v, t->elem);
-  case T_PAIR:
   case T_FUN:
+    if (t->ident && occurs_adjust(v, t->ident))
+      return true;
+    return occurs_adjust(v, t->fst) || occurs_adjust(v, t->snd);
+  case T_PAIR:
     return occurs_adjust(v, t->fst) || occurs_adjust(v, t->snd);
   case T_DATA:
     for (int i = 0; i < t->args.len; i++)
@@ -221,11 +238,17 @@ static bool bind_vars(Type *a, Type *b) {
   return true;
 }
 
+/* While set, unification ignores the identities of functions: only to
+   tell an identity conflict from another (type_identity_conflict). */
+static bool ignore_identity;
+
 static bool unify(Type *a, Type *b) {
   a = type_resolve(a);
   b = type_resolve(b);
   if (a == b)
     return true;
+  if (a->kind == T_VAR && b->kind == T_VAR && a->def && b->def)
+    return a->def == b->def; /* two known functions */
   if (a->kind == T_VAR && b->kind == T_VAR)
     return bind_vars(a, b);
   if (a->kind == T_VAR)
@@ -242,8 +265,11 @@ static bool unify(Type *a, Type *b) {
     return true;
   case T_SEQ:
     return unify(a->elem, b->elem);
-  case T_PAIR:
   case T_FUN:
+    if (a->ident && b->ident && !ignore_identity && !unify(a->ident, b->ident))
+      return false;
+    return unify(a->fst, b->fst) && unify(a->snd, b->snd);
+  case T_PAIR:
     return unify(a->fst, b->fst) && unify(a->snd, b->snd);
   case T_DATA:
     if (a->data_id != b->data_id || a->args.len != b->args.len)
@@ -295,8 +321,10 @@ static Type *instantiate(Type *t, int level, Subst *s) {
     return type_seq(instantiate(t->elem, level, s));
   case T_PAIR:
     return type_pair(instantiate(t->fst, level, s), instantiate(t->snd, level, s));
-  case T_FUN:
-    return type_fun(instantiate(t->fst, level, s), instantiate(t->snd, level, s));
+  case T_FUN: {
+    Type *ident = t->ident ? instantiate(t->ident, level, s) : NULL;
+    return type_fun_id(instantiate(t->fst, level, s), instantiate(t->snd, level, s), ident);
+  }
   case T_DATA: {
     Vec args = {0};
     for (int i = 0; i < t->args.len; i++)
@@ -325,8 +353,13 @@ void type_generalize(Type *t, int level) {
   case T_SEQ:
     type_generalize(t->elem, level);
     break;
-  case T_PAIR:
   case T_FUN:
+    if (t->ident)
+      type_generalize(t->ident, level);
+    type_generalize(t->fst, level);
+    type_generalize(t->snd, level);
+    break;
+  case T_PAIR:
     type_generalize(t->fst, level);
     type_generalize(t->snd, level);
     break;
@@ -366,6 +399,8 @@ static bool equivalent(Type *a, Type *b, Subst *s) {
     return false;
   switch (a->kind) {
   case T_VAR:
+    if (a->def || b->def)
+      return a->def == b->def;
     for (int i = 0; i < s->from.len; i++)
       if (s->from.data[i] == a || s->to.data[i] == b)
         return s->from.data[i] == a && s->to.data[i] == b;
@@ -376,8 +411,11 @@ static bool equivalent(Type *a, Type *b, Subst *s) {
     return true;
   case T_SEQ:
     return equivalent(a->elem, b->elem, s);
-  case T_PAIR:
   case T_FUN:
+    if (a->ident && b->ident && !equivalent(a->ident, b->ident, s))
+      return false;
+    return equivalent(a->fst, b->fst, s) && equivalent(a->snd, b->snd, s);
+  case T_PAIR:
     return equivalent(a->fst, b->fst, s) && equivalent(a->snd, b->snd, s);
   case T_DATA:
     if (a->data_id != b->data_id || a->args.len != b->args.len)
@@ -393,7 +431,77 @@ static bool equivalent(Type *a, Type *b, Subst *s) {
 
 bool type_equivalent(Type *a, Type *b) {
   Subst s = {0};
+  a = type_resolve(a);
+  b = type_resolve(b);
+  /* two definitions' types: each is its own function, so only their
+     arguments and results compare */
+  if (a->kind == T_FUN && b->kind == T_FUN)
+    return equivalent(a->fst, b->fst, &s) && equivalent(a->snd, b->snd, &s);
   return equivalent(a, b, &s);
+}
+
+bool type_has_function(Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_FUN:
+    return true;
+  case T_SEQ:
+    return type_has_function(t->elem);
+  case T_PAIR:
+    return type_has_function(t->fst) || type_has_function(t->snd);
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      if (type_has_function(t->args.data[i]))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* The first pair of function types, in 'a' and 'b' at the same place,
+   whose identities are two different functions. */
+static bool find_conflict(Type *a, Type *b, const char **fa, const char **fb) {
+  a = type_resolve(a);
+  b = type_resolve(b);
+  if (a->kind != b->kind)
+    return false;
+  switch (a->kind) {
+  case T_FUN:
+    if (a->ident && b->ident) {
+      Type *ia = type_resolve(a->ident), *ib = type_resolve(b->ident);
+      if (ia->def && ib->def && ia->def != ib->def) {
+        *fa = ia->name;
+        *fb = ib->name;
+        return true;
+      }
+    }
+    return find_conflict(a->fst, b->fst, fa, fb) || find_conflict(a->snd, b->snd, fa, fb);
+  case T_PAIR:
+    return find_conflict(a->fst, b->fst, fa, fb) || find_conflict(a->snd, b->snd, fa, fb);
+  case T_SEQ:
+    return find_conflict(a->elem, b->elem, fa, fb);
+  case T_DATA:
+    for (int i = 0; i < a->args.len && i < b->args.len; i++)
+      if (find_conflict(a->args.data[i], b->args.data[i], fa, fb))
+        return true;
+    return false;
+  default:
+    return false;
+  }
+}
+
+bool type_identity_conflict(Type *a, Type *b, const char **fa, const char **fb) {
+  int mark = type_trail_mark();
+  ignore_identity = true;
+  bool would = unify(a, b);
+  ignore_identity = false;
+  type_trail_undo(mark);
+  if (!would)
+    return false;
+  *fa = *fb = NULL;
+  find_conflict(a, b, fa, fb);
+  return true;
 }
 
 /* ---- printing ---- */
@@ -410,23 +518,25 @@ static const char *var_name(TypeNamer *nm, Type *v) {
   return xprintf("%c%d", 'a' + i % 26, i / 26);
 }
 
-static void print(Buf *b, TypeNamer *nm, Type *t, bool parens);
+static void print(Buf *b, TypeNamer *nm, Type *t, bool parens, bool fun_parens);
 
 /* A tuple's items, right spine flattened: int, (int, int), bool. */
 static void print_items(Buf *b, TypeNamer *nm, Type *t) {
   for (;;) {
-    print(b, nm, t->fst, true);
+    print(b, nm, t->fst, true, false);
     buf_puts(b, ", ");
     t = type_resolve(t->snd);
     if (t->kind != T_PAIR) {
-      print(b, nm, t, true);
+      print(b, nm, t, true, false);
       return;
     }
   }
 }
 
-/* 'parens': a tuple here needs parentheses (everywhere but the top). */
-static void print(Buf *b, TypeNamer *nm, Type *t, bool parens) {
+/* 'parens': a tuple here needs parentheses (everywhere but the top).
+   'fun_parens': so does a function type (the argument of another; CMU
+   NESL prints `(a -> b, a) -> b` and `[int -> int]` without them). */
+static void print(Buf *b, TypeNamer *nm, Type *t, bool parens, bool fun_parens) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_INT:
@@ -443,7 +553,7 @@ static void print(Buf *b, TypeNamer *nm, Type *t, bool parens) {
     break;
   case T_SEQ:
     buf_putc(b, '[');
-    print(b, nm, t->elem, true);
+    print(b, nm, t->elem, true, false);
     buf_putc(b, ']');
     break;
   case T_PAIR:
@@ -460,7 +570,7 @@ static void print(Buf *b, TypeNamer *nm, Type *t, bool parens) {
       for (int i = 0; i < t->args.len; i++) {
         if (i)
           buf_puts(b, ", ");
-        print(b, nm, t->args.data[i], true);
+        print(b, nm, t->args.data[i], true, false);
       }
       buf_putc(b, ')');
     }
@@ -469,22 +579,26 @@ static void print(Buf *b, TypeNamer *nm, Type *t, bool parens) {
     buf_puts(b, var_name(nm, t));
     break;
   case T_FUN:
-    print(b, nm, t->fst, true);
+    if (fun_parens)
+      buf_putc(b, '(');
+    print(b, nm, t->fst, true, true);
     buf_puts(b, " -> ");
-    print(b, nm, t->snd, true);
+    print(b, nm, t->snd, true, false);
+    if (fun_parens)
+      buf_putc(b, ')');
     break;
   }
 }
 
 char *type_to_string(TypeNamer *nm, Type *t) {
   Buf b = {0};
-  print(&b, nm, t, false);
+  print(&b, nm, t, false, false);
   return buf_str(&b);
 }
 
 char *type_fun_to_string(TypeNamer *nm, Type *fun) {
   Buf b = {0};
-  print(&b, nm, fun, true);
+  print(&b, nm, fun, true, false);
   return buf_str(&b);
 }
 

@@ -10,6 +10,14 @@
  * binds the variable to int.  Every binding is recorded on a trail so that
  * a failed unification can be undone and reported with the types as they
  * were before it.
+ *
+ * Higher-order functions: a function type also says which function it is
+ * (its identity: a top-level function, or a variable standing for one),
+ * as CMU NESL 3.1's types do (its typechecker puts the function's binding
+ * in the type).  Two function types unify only if their identities do, so
+ * which function a function-valued expression holds is always known when
+ * compiling, and monomorphization specializes a higher-order function on
+ * it (flatten/mono.c).  Identities are never printed.
  */
 #ifndef NESSIE_TYPES_H
 #define NESSIE_TYPES_H
@@ -25,7 +33,9 @@ typedef enum TypeKind {
   T_PAIR,  /* (fst, snd); longer tuples nest to the right */
   T_DATA,  /* a datatype applied to its parameters: twin(int) */
   T_VAR,   /* a type variable, bound when 'link' is set */
-  T_FUN,   /* fst -> snd: the type of a function (never a value's type) */
+  T_FUN,   /* fst -> snd: the type of a function; 'ident' says which one
+              (a T_VAR of CLASS_IDENT, or NULL where it does not matter:
+              the types the later stages build) */
 } TypeKind;
 
 /* Class masks: which base types a type variable may take. */
@@ -39,6 +49,10 @@ enum {
   CLASS_ORDINAL = CLASS_INT | CLASS_FLOAT | CLASS_CHAR,
   CLASS_LOGICAL = CLASS_INT | CLASS_BOOL,
   CLASS_ANY = 31,
+  CLASS_IDENT = 32, /* a variable standing for a function's identity: it
+                       unifies only with identities, never with a type.
+                       A known identity is such a variable that is a
+                       constant: rigid, at level 0, with 'def' set. */
 };
 
 /* Variables at this level are generic: a polymorphic function's type
@@ -49,7 +63,8 @@ typedef struct Type {
   TypeKind kind;
   struct Type *elem;        /* T_SEQ */
   struct Type *fst, *snd;   /* T_PAIR, T_FUN (argument, result) */
-  const char *name;         /* T_DATA */
+  struct Type *ident;       /* T_FUN: which function (see above) */
+  const char *name;         /* T_DATA; a function constant's name */
   int data_id;              /* T_DATA: which definition of 'name' (a
                                redefined datatype is another type) */
   Vec args;                 /* T_DATA: parameters (Type *) */
@@ -60,13 +75,18 @@ typedef struct Type {
   int level;                /* let-nesting level, or GENERIC_LEVEL */
   bool rigid;               /* a signature's variable while checking the
                                body against it: binds to nothing */
+  struct Def *def;          /* a function constant (CLASS_IDENT): the
+                               top-level function or constructor */
 } Type;
 
 extern Type *type_int, *type_float, *type_bool, *type_char;
 
 Type *type_seq(Type *elem);
 Type *type_pair(Type *fst, Type *snd);
-Type *type_fun(Type *arg, Type *result);
+Type *type_fun(Type *arg, Type *result); /* identity NULL */
+Type *type_fun_id(Type *arg, Type *result, Type *ident);
+/* The identity of top-level function or constructor 'def'. */
+Type *type_fnid(struct Def *def, const char *name);
 Type *type_data(const char *name, int data_id, Vec args);
 Type *type_var(int klass, int level);
 
@@ -98,8 +118,18 @@ void type_generalize(Type *t, int level);
 bool type_is_ground(Type *t);
 
 /* True if 'a' and 'b' are the same up to renaming of generic variables
-   (with the same classes). */
+   (with the same classes).  Of two function types, only the arguments and
+   results compare, not which functions they are: two definitions of a
+   function are equivalent if their types are. */
 bool type_equivalent(Type *a, Type *b);
+
+/* True if 't' has a function type anywhere in it. */
+bool type_has_function(Type *t);
+
+/* If 'a' and 'b' would unify but for the identities of functions in
+   them, gives the names of two functions they disagree on (NULL for one
+   not yet known) and returns true. */
+bool type_identity_conflict(Type *a, Type *b, const char **fa, const char **fb);
 
 /* ---- printing in NESL's notation ---- */
 

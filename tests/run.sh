@@ -112,8 +112,9 @@ for f in tests/programs/*.nesl; do
   fi
 done
 
-# ---- flattening's and λcu's own cases: every interpreter ----
-for f in tests/flat/*.nesl tests/lcu/*.nesl; do
+# ---- flattening's and λcu's own cases, and the syntax of NESL programs
+# that CMU NESL 3.1 accepts (tests/syntax): every interpreter ----
+for f in tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .nesl)
   dir=$(dirname "$f")
@@ -136,6 +137,21 @@ if [ -n "$depth" ] && [ "$depth" -le 68 ] && [ -n "$ops" ] && [ $((ops / depth))
 else
   fail "flat-stats/quicksort_100k" "expected depth <= 68 (4 log2 n) and <= 400 operations per level: $stats"
 fi
+
+# a sequence literal of 100 000 elements: read in linear time, the same
+# under every interpreter, each within 30 seconds
+awk 'BEGIN { printf "xs = ["; for (i = 0; i < 100000; i++) printf "%s%d", (i ? ", " : ""), (i * 7919) % 2001 - 1000;
+             print "];"; print "#xs;"; print "sum(xs);"; print "xs[99999];" }' > "$OUT/literal_100k.nesl"
+ok=true
+for interp in eval flat lcu; do
+  if ! timeout 30 "$NESSIE" --interp=$interp "$OUT/literal_100k.nesl" > "$OUT/literal_100k.$interp" 2>&1; then
+    ok=false; fail "syntax-own/literal_100k ($interp)" "$(tail -3 "$OUT/literal_100k.$interp")"; break
+  fi
+done
+if $ok && cmp -s "$OUT/literal_100k.eval" "$OUT/literal_100k.flat" && cmp -s "$OUT/literal_100k.eval" "$OUT/literal_100k.lcu" &&
+   tail -3 "$OUT/literal_100k.eval" | tr '\n' ' ' | grep -q "^it = 100000 : int it = 1655 : int it = -667 : int $"; then
+  pass "syntax-own/literal_100k"
+elif $ok; then fail "syntax-own/literal_100k" "$(tail -3 "$OUT/literal_100k.eval")"; fi
 
 # ---- our own evaluator tests: expected output, and the same output twice ----
 for f in tests/eval/*.nesl; do

@@ -1,7 +1,8 @@
 #!/bin/sh
-# tests/determinism/run.sh NESSIE OUTDIR [RUNS]: compiles every corpus and
-# error program to every dump stage RUNS times (default 5), the last two
-# runs with the collector forced to run very often, and prints the
+# tests/determinism/run.sh NESSIE OUTDIR [RUNS]: compiles every corpus,
+# error, flattening, λcu and syntax test program to every dump stage RUNS
+# times (default 5), the last two runs with the collector forced to run
+# very often, and prints the
 # programs whose dumps differ between runs, one line each
 # ("NAME STAGE").  Prints nothing when every dump is byte-identical.
 #
@@ -14,7 +15,7 @@ OUT=$2
 RUNS=${3:-5}
 STAGES=${STAGES:-"ast typed mono flat lcu"}
 mkdir -p "$OUT"
-for f in tests/programs/*.nesl tests/errors/*.nesl tests/flat/*.nesl tests/lcu/*.nesl; do
+for f in tests/programs/*.nesl tests/errors/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .nesl)
   for stage in $STAGES; do

@@ -230,17 +230,30 @@ static void test_floats_in_every_form(void **state) {
   assert_int_equal(diag_count(), 0);
 }
 
-static void test_exponent_needs_a_point(void **state) {
+static void test_exponent_without_a_point(void **state) {
   (void)state;
   Lexed l;
-  /* 1e3 is not a float: the int 1 and the name e3 */
-  lex(&l, "1e3 2E5");
-  KINDS(&l, TOK_INT, TOK_NAME, TOK_INT, TOK_NAME, TOK_EOF);
-  assert_int_equal(l.toks[0].val.ival, 1);
-  assert_name(&l.toks[1], "e3");
-  assert_pos(&l.toks[1], 1, 2);
-  assert_int_equal(l.toks[2].val.ival, 2);
-  assert_name(&l.toks[3], "e5");
+  /* CMU NESL reads an e after digits as an exponent when a digit or a
+     signed digit follows: 1e3, 2E5, 1e-3 and 3e+2 are floats */
+  lex(&l, "1e3 2E5 1e-3 3e+2");
+  KINDS(&l, TOK_FLOAT, TOK_FLOAT, TOK_FLOAT, TOK_FLOAT, TOK_EOF);
+  assert_float_equal(l.toks[0].val.fval, 1000.0, 0);
+  assert_float_equal(l.toks[1].val.fval, 200000.0, 0);
+  assert_float_equal(l.toks[2].val.fval, 1e-3, 0);
+  assert_float_equal(l.toks[3].val.fval, 300.0, 0);
+  assert_pos(&l.toks[2], 1, 9);
+  assert_int_equal(diag_count(), 0);
+}
+
+static void test_e_without_digits_is_a_name(void **state) {
+  (void)state;
+  Lexed l;
+  /* no digit after the e: the int, then a name (2e, 1e-x, 4else) */
+  lex(&l, "2e 1e-x 4else");
+  KINDS(&l, TOK_INT, TOK_NAME, TOK_INT, TOK_NAME, '-', TOK_NAME, TOK_INT, TOK_ELSE, TOK_EOF);
+  assert_int_equal(l.toks[0].val.ival, 2);
+  assert_name(&l.toks[1], "e");
+  assert_name(&l.toks[3], "e");
   assert_int_equal(diag_count(), 0);
 }
 
@@ -657,7 +670,8 @@ int main(void) {
       T(test_double_underscore_in_library),
       T(test_ints),
       T(test_floats_in_every_form),
-      T(test_exponent_needs_a_point),
+      T(test_exponent_without_a_point),
+      T(test_e_without_digits_is_a_name),
       T(test_incomplete_exponent),
       T(test_numbers_next_to_operators),
       T(test_int_too_large),

@@ -122,6 +122,13 @@ static void sx_type(Buf *b, const TypeExpr *t) {
     sx_type(b, t->snd);
     buf_putc(b, ')');
     break;
+  case TX_FUN:
+    buf_puts(b, "(-> ");
+    sx_type(b, t->fst);
+    buf_putc(b, ' ');
+    sx_type(b, t->snd);
+    buf_putc(b, ')');
+    break;
   }
 }
 
@@ -157,8 +164,16 @@ static void sx_expr(Buf *b, const Expr *e) {
     buf_puts(b, e->u.ref.name);
     break;
   case EX_CALL:
-    buf_printf(b, "(call %s ", e->u.ref.name);
+    /* `f x` shows as (jcall f x), `f(x)` as (call f x) */
+    buf_printf(b, "(%scall %s ", e->juxtaposed ? "j" : "", e->u.ref.name);
     sx_expr(b, e->u.ref.arg);
+    buf_putc(b, ')');
+    break;
+  case EX_APP:
+    buf_printf(b, "(%sapp ", e->juxtaposed ? "j" : "");
+    sx_expr(b, e->u.app.fn);
+    buf_putc(b, ' ');
+    sx_expr(b, e->u.app.arg);
     buf_putc(b, ')');
     break;
   case EX_BINOP:
@@ -298,6 +313,119 @@ static char *print_program(const Program *p) {
 }
 
 /* ---- precedence and associativity ---- */
+
+/* The comma: right-associative, below every other operator, above if and
+   let bodies; a, b, c is (a, (b, c)). */
+static void test_comma_operator(void **state) {
+  (void)state;
+  check_shape("a, b, c;", "(, a (, b c))");
+  check_shape("(a, b), c;", "(, (, a b) c)");
+  check_shape("x + 1, y * 2;", "(, (+ x 1) (* y 2))");
+  check_shape("a == b, c or d;", "(, (== a b) (or c d))");
+  check_shape("if c then 1, 2 else 3, 4;", "(if c (, 1 2) (, 3 4))");
+  check_shape("let x = 1 in x, x;", "(let ((x 1)) (, x x))");
+}
+
+/* Patterns are expressions converted, so tuple patterns need no ( ). */
+static void test_patterns_without_parentheses(void **state) {
+  (void)state;
+  check_shape("let ids, vals = unzip(a) in ids;", "(let (((, ids vals) (call unzip a))) ids)");
+  check_shape("let a, (b, c) = x; d = a in d;", "(let (((, a (, b c)) x) (d a)) d)");
+  check_shape("{i : i, x, y in packed};", "(apply i (in (, i (, x y)) packed))");
+  check_shape("{v, w : fl, nk, v in table};", "(apply (, v w) (in (, fl (, nk v)) table))");
+  check_shape("{x + y : x, _ in a; y in b};", "(apply (+ x y) (in (, x _) a) (in y b))");
+  check_shape("{x, y in pairs | x < y};", "(filter (, x y) (in (, x y) pairs) | (< x y))");
+  check_shape("let point(x, y) = p in x;", "(let (((con point (, x y)) p)) x)");
+  Program *p = parse_ok("q, r = (7, 2);\nfunction h(x, y) = x + 1, y;");
+  assert_int_equal(top(p, 0)->kind, TOP_BIND);
+  assert_string_equal(sxp(top(p, 0)->pat), "(, q r)");
+  assert_string_equal(sx(top(p, 1)->body), "(, (+ x 1) y)");
+}
+
+/* Juxtaposition: a primary after an expression applies it, at the
+   binding power of calls and subscripts, left to right. */
+static void test_juxtaposition(void **state) {
+  (void)state;
+  check_shape("sqrt 4.0;", "(jcall sqrt 4f)");
+  check_shape("(float) n;", "(jcall float n)");
+  check_shape("exp((float) n);", "(call exp (jcall float n))");
+  check_shape("g x y;", "(japp (jcall g x) y)");
+  check_shape("-g x;", "(u- (jcall g x))");
+  check_shape("a + g x * 2;", "(+ a (* (jcall g x) 2))");
+  check_shape("g x[i];", "(idx (jcall g x) i)");
+  check_shape("g #a + 1;", "(+ (jcall g (u# a)) 1)");
+  check_shape("sum {x : x in s};", "(jcall sum (apply x (in x s)))");
+  check_shape("g \"s\";", "(jcall g \"s\")");
+  /* ( and [ after an expression call and subscript; - subtracts */
+  check_shape("g (x);", "(call g x)");
+  check_shape("g -1;", "(- g 1)");
+  check_shape("g(x)(y);", "(app (call g x) y)");
+  check_shape("(g x)(y);", "(app (jcall g x) y)");
+  check_shape("1 2;", "(japp 1 2)");
+}
+
+/* Function types in signatures and empty sequences. */
+static void test_function_types(void **state) {
+  (void)state;
+  Program *p = parse_ok("function apply(g, x) : (a -> b, a) -> b = g(x);\n"
+                        "function k(x) : int -> int -> int = inc;\n"
+                        "function c(g) : ((int -> int) -> int) -> int = g(inc);\n"
+                        "x = [] (int -> [int]);\n"
+                        "function s(v) : [float -> float] -> int = #v;\n");
+  assert_string_equal(sxt(top(p, 0)->sig->arg), "(, (-> a b) a)");
+  assert_string_equal(sxt(top(p, 0)->sig->result), "b");
+  assert_string_equal(sxt(top(p, 1)->sig->result), "(-> int int)");
+  assert_string_equal(sxt(top(p, 2)->sig->arg), "(-> (-> int int) int)");
+  assert_string_equal(sx(top(p, 3)->body), "(empty (-> int [int]))");
+  assert_string_equal(sxt(top(p, 4)->sig->arg), "[(-> float float)]");
+  /* printed back so that it parses to the same types */
+  assert_string_equal(print_program(p),
+                      "function apply(g, x) : (a -> b, a) -> b = g(x);\n"
+                      "function k(x) : int -> int -> int = inc;\n"
+                      "function c(g) : ((int -> int) -> int) -> int = g(inc);\n"
+                      "x = [] (int -> [int]);\n"
+                      "function s(v) : [float -> float] -> int = #v;\n");
+}
+
+/* Documentation strings and declarations without a body. */
+static void test_doc_strings_and_declarations(void **state) {
+  (void)state;
+  Program *p = parse_ok("function kth(s, k) \"Returns the kth \\\"smallest\\\"\" = s[k];\n"
+                        "function g(x) : int -> int \"doc\" = x;\n"
+                        "function d(x) : int -> bool;\n"
+                        "function e(x) : int -> bool \"declared\";\n");
+  assert_int_equal(p->tops.len, 4);
+  assert_string_equal(top(p, 0)->doc, "Returns the kth \"smallest\"");
+  assert_string_equal(top(p, 1)->doc, "doc");
+  assert_null(top(p, 2)->body);
+  assert_null(top(p, 2)->doc);
+  assert_null(top(p, 3)->body);
+  assert_string_equal(top(p, 3)->doc, "declared");
+  assert_string_equal(print_program(p), "function kth(s, k) \"Returns the kth \\\"smallest\\\"\" = s[k];\n"
+                                        "function g(x) : int -> int \"doc\" = x;\n"
+                                        "function d(x) : int -> bool;\n"
+                                        "function e(x) : int -> bool \"declared\";\n");
+  diag_reset();
+  /* a declaration needs a signature */
+  parse_with_errors("function h(x);\n");
+  assert_int_equal(diag_count(), 1);
+  assert_non_null(strstr(diags(), "t.nesl:1:14: error: syntax error: unexpected ';', expected"));
+}
+
+/* Sequence literals of any length, in linear time. */
+static void test_long_sequence_literal(void **state) {
+  (void)state;
+  Buf b = {0};
+  buf_puts(&b, "x = [");
+  for (int i = 0; i < 200000; i++)
+    buf_printf(&b, i ? ", %d" : "%d", i);
+  buf_puts(&b, "];");
+  Program *p = parse_ok(buf_str(&b));
+  Expr *s = top(p, 0)->body;
+  assert_int_equal(s->kind, EX_SEQ);
+  assert_int_equal(s->u.elems.len, 200000);
+  assert_int_equal(((Expr *)s->u.elems.data[199999])->u.ival, 199999);
+}
 
 static void test_arithmetic_precedence(void **state) {
   (void)state;
@@ -897,7 +1025,7 @@ static void test_error_not_a_pattern(void **state) {
   assert_int_equal(diag_count(), 2);
   const char *d = diags();
   assert_non_null(strstr(d, "t.nesl:1:1: error: expected a pattern (a name, '_', a tuple of patterns or a "
-                            "constructor pattern)\n"));
+                            "constructor pattern), not '3'\n"));
   assert_non_null(strstr(d, "t.nesl:2:7: error: expected a pattern"));
 }
 
@@ -919,9 +1047,21 @@ static void test_error_keyword_as_name(void **state) {
 
 static void test_error_missing_in(void **state) {
   (void)state;
+  /* `1 a` reads as a juxtaposition; the error comes at the end, and a
+     note shows where `in` was probably meant */
   parse_with_errors("let a = 1\n  a + 1;");
   assert_int_equal(diag_count(), 1);
-  assert_non_null(strstr(diags(), "t.nesl:2:3: error: syntax error: unexpected name"));
+  const char *d = diags();
+  assert_non_null(strstr(d, "t.nesl:2:9: error: syntax error: unexpected end of file, expected 'in'"));
+  assert_non_null(strstr(d, "t.nesl:2:3: note: this was read as an argument applied by juxtaposition to what "
+                            "precedes it; is 'in' missing before it?"));
+  diag_reset();
+  /* in a generator */
+  parse_with_errors("{x + 1 : x xs};");
+  assert_int_equal(diag_count(), 1);
+  assert_non_null(strstr(diags(), "t.nesl:1:12: error: syntax error: a generator is 'pattern in sequence', and "
+                                  "'in' is missing before 'xs' ('x xs' reads as applying x to xs by "
+                                  "juxtaposition)"));
 }
 
 static void test_error_bar_without_generator(void **state) {
@@ -1011,6 +1151,12 @@ int main(void) {
   GC_INIT();
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+      T(test_comma_operator),
+      T(test_patterns_without_parentheses),
+      T(test_juxtaposition),
+      T(test_function_types),
+      T(test_doc_strings_and_declarations),
+      T(test_long_sequence_literal),
       T(test_arithmetic_precedence),
       T(test_power_and_unary_minus),
       T(test_subscript_binds_tighter_than_prefix),

@@ -121,6 +121,123 @@ static void assert_value_type(const char *text, const char *want) {
 
 /* ---- inferred function types ---- */
 
+/* Higher-order functions: parameters of function type, their types as
+   CMU NESL prints them, functions as arguments, in tuples and sequences. */
+static void test_higher_order(void **state) {
+  (void)state;
+  assert_sig("function apply(g, x) = g(x);", "apply", "apply = fn : (a -> b, a) -> b :: (a in any; b in any)");
+  assert_sig("function twice(g, x) = g(g(x));", "twice", "twice = fn : (a -> a, a) -> a :: (a in any)");
+  assert_sig("function compose(g, h, x) = g(h(x));", "compose",
+             "compose = fn : (a -> b, c -> a, c) -> b :: (a in any; b in any; c in any)");
+  /* juxtaposition is left-associative: g h x is (g h) x */
+  assert_sig("function gh(g, h, x) = g h x;", "gh",
+             "gh = fn : (a -> b -> c, a, b) -> c :: (a in any; b in any; c in any)");
+  assert_sig("function mapf(g, s) = {g(x) : x in s};", "mapf",
+             "mapf = fn : (a -> b, [a]) -> [b] :: (a in any; b in any)");
+  /* a function taking a function: the inner one in parentheses */
+  assert_sig("function at1(k) = k(sqrt);", "at1", "at1 = fn : ((float -> float) -> a) -> a :: (a in any)");
+  /* returning a function */
+  assert_sig("function pick(b) = if b then sqrt else sqrt;", "pick", "pick = fn : bool -> float -> float");
+  /* signatures with function types */
+  assert_sig("function ap(g, x) : (int -> int, int) -> int = g(x);", "ap", "ap = fn : (int -> int, int) -> int");
+  assert_sig("function ap2(g, x) : (a -> a, a) -> a :: (a in number) = g(x);", "ap2",
+             "ap2 = fn : (a -> a, a) -> a :: (a in number)");
+  /* functions as arguments, in tuples and sequences, by juxtaposition */
+  assert_value_type("function apply(g, x) = g(x);\napply(sqrt, 4.0);", "float");
+  assert_value_type("function apply(g, x) = g(x);\nfunction inc(x) = x + 1;\napply(inc, 4);", "int");
+  assert_value_type("function app2(p) = let (g, x) = p in g x;\napp2((sqrt, 2.0));", "float");
+  assert_value_type("{g(x) : g in [sqrt, sqrt]; x in [1.0, 4.0]};", "[float]");
+  assert_value_type("let g = sqrt in g 9.0;", "float");
+  assert_value_type("{g(2.0) : g in dist(ln, 3)};", "[float]");
+  /* a polymorphic function as an argument, at the type it is used */
+  assert_value_type("function apply(g, x) = g(x);\n(apply(abs, -2), apply(abs, -2.5));", "int, float");
+  /* a constructor is a function too */
+  assert_value_type("datatype pt(int, int);\nfunction apply(g, x) = g(x);\napply(pt, (1, 2));", "pt");
+}
+
+/* Which function a function value is, is part of its type: a choice
+   between two functions at run time is an error. */
+static void test_error_functions_chosen_at_run_time(void **state) {
+  (void)state;
+  check_error("function h(b, x) = (if b then sqrt else ln)(x);", 1,
+              "t.nesl:1:21: error: the then branch and the else branch of this if hold two different functions "
+              "(sqrt and ln): which function a function value is must be known when compiling, as in CMU NESL, so "
+              "a program cannot choose between functions at run time; apply each function where it is chosen "
+              "instead");
+  diag_reset();
+  check_error("{g(1.0) : g in [sqrt, ln, sqrt]};", 1,
+              "t.nesl:1:23: error: element 2 of this sequence and the elements before it hold two different "
+              "functions (sqrt and ln)");
+  diag_reset();
+  check_error("function apply2(g, x, y) = (g(x), g(y));\napply2(sqrt, 1.0, 2.0);\nfunction k(g) = apply2(g, 1, 2);", 0,
+              "");
+  diag_reset();
+  /* a recursion passes its own function parameter: here it fixes it */
+  check_error("function it(g, x, n) = if n == 0 then x else it(ln, g(x), n - 1);\nit(sqrt, 1.0, 2);", 1,
+              "t.nesl:2:4: error: in 'it(sqrt, 1.0, 2)', the argument and the parameters of it hold two different "
+              "functions (ln and sqrt)");
+}
+
+/* A function called before its statement by a function before it
+   (mutual recursion without a declaration), and declarations. */
+static void test_mutual_recursion_and_declarations(void **state) {
+  (void)state;
+  const char *text = "function is_even(n) = if n == 0 then t else is_odd(n - 1);\n"
+                     "function is_odd(n) = if n == 0 then f else is_even(n - 1);\n"
+                     "is_even(10);\n";
+  Checked c = check_ok(text);
+  assert_string_equal(sig(&c, "is_even"), "is_even = fn : int -> bool");
+  assert_string_equal(sig(&c, "is_odd"), "is_odd = fn : int -> bool");
+  /* one check: the second statement was checked with the first */
+  assert_ptr_equal(top(&c, 1)->def, tc_lookup(c.env, "is_odd"));
+  diag_reset();
+  /* a group of three, polymorphic once checked */
+  assert_sig("function a(x, n) = if n == 0 then x else b(x, n - 1);\n"
+             "function b(x, n) = c(x, n);\n"
+             "function c(x, n) = a(x, n);\n", "a", "a = fn : (a, int) -> a :: (a in any)");
+  /* with a signature, the later function is polymorphic at once */
+  assert_sig("function u(x) = (idp(x), idp(1.5));\nfunction idp(y) : a -> a :: (a in any) = y;", "u",
+             "u = fn : a -> (a, float) :: (a in any)");
+  /* a declaration, then the definition, which takes its signature */
+  c = check_ok("function dec(x) : int -> int \"one less\";\nfunction dec2(x) = dec(dec(x));\n"
+               "function dec(x) = x - 1;\ndec2(5);\n");
+  assert_string_equal(sig(&c, "dec"), "dec = fn : int -> int");
+  assert_ptr_equal(tc_current(top(&c, 0)->def), top(&c, 2)->def);
+  assert_string_equal(tc_doc(c.env, "dec"), "one less");
+  assert_string_equal(tc_doc(c.env, "dec2"), "");
+  assert_null(tc_doc(c.env, "nothing"));
+  diag_reset();
+  /* running a declared function before its definition */
+  check_error("function g(x) : int -> int;\nfunction h(x) = g(x) + 1;\nh(1);\nfunction g(x) = x;", 1,
+              "t.nesl:3:1: error: this statement runs 'g' (through 'h'), which is only declared (line 1): its "
+              "definition must come before a statement that runs it");
+  diag_reset();
+  check_error("function g(x) : int -> int;\ng(1);", 1, "t.nesl:2:1: error: this statement runs 'g', which is only "
+              "declared (line 1)");
+  diag_reset();
+  /* a statement may not run a function whose statement comes later, even
+     if a function before it called it */
+  check_error("function u(x) = idq(x);\nu(3);\nfunction idq(y) = y;\n", 1,
+              "t.nesl:2:1: error: this statement runs 'idq' (through 'u'), which is defined by a later statement "
+              "(line 3)");
+  diag_reset();
+  check_error("function u(x) = idp(x);\nu(3);\nfunction idp(y) : a -> a :: (a in any) = y;\n", 1,
+              "t.nesl:2:1: error: this statement runs 'idp' (through 'u'), which is defined by a later statement "
+              "(line 3)");
+  diag_reset();
+  /* a call before a later declaration: the declaration gives the type */
+  c = check_ok("function h(x) = g(x) + 1;\nfunction g(x) : int -> int;\nfunction g(x) = x * 10;\nh(2);\n");
+  assert_string_equal(sig(&c, "h"), "h = fn : int -> int");
+  assert_ptr_equal(tc_current(top(&c, 1)->def), top(&c, 2)->def);
+  diag_reset();
+  check_error("function h(x) = g(x) + 1;\nfunction g(x) : int -> int;\nh(1);\n", 1,
+              "t.nesl:3:1: error: this statement runs 'g' (through 'h'), which is only declared (line 2)");
+  diag_reset();
+  /* an error in the later function is reported once, at its place */
+  check_error("function p(x) = q(x);\nfunction q(x) = x + `a;\np(1);", 1, "t.nesl:2:19: error: type error in "
+              "'x + `a'");
+}
+
 static void test_sqr_and_dup(void **state) {
   (void)state;
   assert_sig("function sqr(x) = x*x;", "sqr", "sqr = fn : a -> a :: (a in number)");
@@ -421,8 +538,11 @@ static void test_error_undefined(void **state) {
   diag_reset();
   check_error("x = 1;\ny + x;", 1, "t.nesl:2:1: error: 'y' is undefined");
   diag_reset();
-  /* no forward references */
-  check_error("function a1(x) = b1(x);\nfunction b1(x) = x;", 1, "t.nesl:1:18: error: 'b1' is undefined");
+  /* a statement runs before the ones after it: it cannot call a function
+     defined later (a function body can: mutual recursion) */
+  check_error("a2(1);\nfunction a2(x) = x;", 1,
+              "t.nesl:1:1: error: 'a2' is undefined here: it is defined by a later statement (line 2), and a "
+              "statement runs before the statements that follow it");
 }
 
 static void test_error_wrong_arity(void **state) {
@@ -486,27 +606,35 @@ static void test_error_pattern_binds_twice(void **state) {
 
 static void test_error_calling_a_variable(void **state) {
   (void)state;
-  check_error("function g(x) = x(1);", 1,
-              "t.nesl:1:17: error: 'x' is a variable, not a function, so it cannot be called");
+  /* a parameter may be a function, but not one that is also a number */
+  check_error("function g(x) = let y = x + 1 in x(y);", 1,
+              "t.nesl:1:34: error: 'x' is a variable of type int, not a function, so it cannot be called");
   diag_reset();
-  /* a local hides a function of the same name */
-  check_error("function g(sum) = sum([1]);", 1, "'sum' is a variable, not a function");
+  check_error("y = 1;\ny(2);", 1, "t.nesl:2:1: error: 'y' is a value of type int, not a function, so it cannot be "
+              "called");
   diag_reset();
-  check_error("y = 1;\ny(2);", 1, "t.nesl:2:1: error: 'y' is a value, not a function, so it cannot be called");
+  /* juxtaposition that is really a missing operator */
+  check_error("function g(n) = n + 1 n;", 1,
+              "t.nesl:1:23: error: '1' is a value of type int, not a function, but '1 n' applies it to 'n' by "
+              "juxtaposition; is an operator missing before 'n'?");
+  diag_reset();
+  check_error("y = 1;\n2 * y y;", 1, "t.nesl:2:7: error: 'y' is a value of type int, not a function, but 'y y' "
+              "applies it to 'y' by juxtaposition");
 }
 
-static void test_error_function_as_value(void **state) {
+static void test_error_function_as_statement_value(void **state) {
   (void)state;
+  /* functions are values, but a statement's value is printed */
   check_error("function i(x) = x;\ni;", 1,
-              "t.nesl:2:1: error: 'i' is a function, not a value; NESL functions are not values (call it: i(...))");
+              "t.nesl:2:1: error: the value of a top-level statement cannot be a function or hold one (this one has "
+              "type a -> a :: (a in any))");
   diag_reset();
-  check_error("function i(x) = x;\ndist(i, 3);", 1, "t.nesl:2:6: error: 'i' is a function, not a value");
+  check_error("function i(x) = x;\ndist(i, 3);", 1, "t.nesl:2:1: error: the value of a top-level statement cannot "
+              "be a function or hold one (this one has type [a -> a] :: (a in any))");
   diag_reset();
-  check_error("datatype point(float, float);\npoint;", 1,
-              "'point' is a datatype constructor, not a value; NESL functions are not values (call it: "
-              "point(...))");
+  check_error("datatype point(float, float);\npoint;", 1, "(this one has type (float, float) -> point)");
   diag_reset();
-  check_error("x = sum;", 1, "'sum' is a function, not a value");
+  check_error("x = sum;", 1, "t.nesl:1:5: error: the value of a top-level statement cannot be a function");
 }
 
 static void test_error_other_expressions(void **state) {
@@ -533,7 +661,8 @@ static void test_error_other_expressions(void **state) {
   diag_reset();
   check_error("1 + t;", 1, "the operands of + have types int, bool");
   diag_reset();
-  check_error("let (a, b) = 1 in a;", 1, "a tuple pattern cannot match a value of type int");
+  check_error("let (a, b) = 1 in a;", 1,
+              "the pattern '(a, b)' has 2 components, but the value it matches, of type int, has 1");
   diag_reset();
   check_error("-t;", 1, "the argument of prefix - has type bool");
   diag_reset();
@@ -590,7 +719,8 @@ static void test_broken_pattern_binding(void **state) {
   Checked c = check("(a, b) = 1;\nc = a + b;\nd = 1;\n");
   assert_int_equal(diag_count(), 1);
   /* a tuple's location is that of its first item */
-  assert_diag("t.nesl:1:2: error: a tuple pattern cannot match a value of type int");
+  assert_diag("t.nesl:1:2: error: the pattern '(a, b)' has 2 components, but the value it matches, of type int, "
+              "has 1");
   assert_true(tc_lookup(c.env, "a")->broken);
   assert_true(tc_lookup(c.env, "b")->broken);
   assert_true(tc_lookup(c.env, "c")->broken);
@@ -727,6 +857,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
       T(test_sqr_and_dup),
+      T(test_higher_order),
+      T(test_error_functions_chosen_at_run_time),
+      T(test_mutual_recursion_and_declarations),
       T(test_function_types),
       T(test_class_intersection),
       T(test_recursion),
@@ -756,7 +889,7 @@ int main(void) {
       T(test_error_underscore_as_expression),
       T(test_error_pattern_binds_twice),
       T(test_error_calling_a_variable),
-      T(test_error_function_as_value),
+      T(test_error_function_as_statement_value),
       T(test_error_other_expressions),
       T(test_checking_goes_on_after_an_error),
       T(test_check_program_reports_every_statement),
