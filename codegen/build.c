@@ -111,10 +111,10 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
   if (!written) {
     fprintf(stderr, "nessie: error: cannot write %s\n", src);
   } else {
-    const char *cc = getenv("NESSIE_CC");
+    const char *cc = getenv("NESSIE_CC"), *opt = getenv("NESSIE_CFLAGS");
     char *argv[] = {(char *)(cc && *cc ? cc : "cc"),
                     "-std=c17",
-                    "-O2",
+                    (char *)(opt && *opt ? opt : "-O2"), /* one flag: -O1 for quicker builds */
                     "-fopenmp",
                     "-w", /* generated code: its warnings are nessie's bugs, not the user's */
                     xprintf("-I%s/include", rt),

@@ -172,6 +172,7 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   buf_puts(&call, ")");
   cg_line(cg, "{");
   cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
+  cg_line(cg, "  rt_stats.kernels++;");
   cg_line(cg, "  %s;", buf_str(&call));
   cg_line(cg, "  if (kerr.index != INT64_MAX)");
   cg_line(cg, "    rt_kernel_fail(&kerr, nessie_sites, (RtLoc)%s);", cg_loc(s->loc));

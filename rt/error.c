@@ -285,5 +285,10 @@ int rt_main(char **argv, void (*program)(void)) {
     program();
   }
   fflush(rt_output());
+  const char *stats = getenv("NESSIE_STATS");
+  if (stats && strcmp(stats, "0") != 0)
+    fprintf(stderr, "stats: %llu kernel launches, %llu host synchronizations, %llu bytes allocated\n",
+            (unsigned long long)rt_stats.kernels, (unsigned long long)rt_stats.syncs,
+            (unsigned long long)rt_stats.bytes);
   return failed ? 1 : 0;
 }

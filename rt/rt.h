@@ -235,6 +235,15 @@ void rt_clear_failed(void);
    context to restore afterwards.  'buf' holds the new context. */
 const RtContext *rt_enter_library(RtContext *buf, const char *lib_fn, RtLoc call);
 
+/* What an executable did, printed at its exit on stderr when the
+   environment has NESSIE_STATS=1. */
+typedef struct RtStats {
+  uint64_t kernels; /* kernel launches (runs of λcu kernels) */
+  uint64_t syncs;   /* host synchronizations with a GPU */
+  uint64_t bytes;   /* bytes allocated for vectors and segment descriptors */
+} RtStats;
+extern RtStats rt_stats;
+
 /* Runs 'program' (a generated executable's statements) on a thread with
    a big stack, as the interpreters run on one; the exit status: 1 if a
    statement stopped with a run-time error, else 0.  'argv' is main's. */

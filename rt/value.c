@@ -81,10 +81,13 @@ size_t rt_base_size(RtBase b) {
 
 /* ---- values ---- */
 
+RtStats rt_stats;
+
 /* n * size bytes, or a run-time error when that does not fit a size_t */
 static size_t bytes(int64_t n, size_t size) {
   if (n < 0 || (uint64_t)n > SIZE_MAX / size - 1)
     rt_fail((RtLoc){0}, NULL, "out of memory: a vector of %lld elements asked for", (long long)n);
+  rt_stats.bytes += (uint64_t)n * size;
   return (size_t)n * size;
 }
 

@@ -227,18 +227,62 @@ RtValue *rt_seg_extreme_index(RtValue *d, RtValue *v, int sign) {
   return r;
 }
 
+/* Merges the sorted runs idx[lo, mid) and idx[mid, hi) into tmp[lo, hi),
+   stably (ties from the left run first). */
+static void merge_runs(const double *keys, const int64_t *idx, int64_t *tmp, int64_t lo, int64_t mid, int64_t hi) {
+  int64_t i = lo, j = mid, o = lo;
+  while (i < mid && j < hi)
+    tmp[o++] = keys[idx[j]] < keys[idx[i]] ? idx[j++] : idx[i++];
+  while (i < mid)
+    tmp[o++] = idx[i++];
+  while (j < hi)
+    tmp[o++] = idx[j++];
+}
+
 /* Sorts idx[0 .. n) by keys[idx[.]], stably (a bottom-up merge sort). */
 static void stable_sort(const double *keys, int64_t *idx, int64_t *tmp, int64_t n) {
   for (int64_t width = 1; width < n; width *= 2) {
     for (int64_t lo = 0; lo < n; lo += 2 * width) {
       int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-      int64_t i = lo, j = mid, o = lo;
-      while (i < mid && j < hi)
-        tmp[o++] = keys[idx[j]] < keys[idx[i]] ? idx[j++] : idx[i++];
-      while (i < mid)
-        tmp[o++] = idx[i++];
-      while (j < hi)
-        tmp[o++] = idx[j++];
+      merge_runs(keys, idx, tmp, lo, mid, hi);
+    }
+    memcpy(idx, tmp, sizeof(int64_t) * (size_t)n);
+  }
+}
+
+#ifdef _OPENMP
+#include <omp.h>
+#define RT_PRAGMA(x) _Pragma(#x)
+#else
+#define RT_PRAGMA(x)
+#endif
+
+/* The same on all processors (the executables link the runtime built
+   with OpenMP): runs of n/T sorted each on its own, then merged pairwise.
+   A stable sort has one result, so the ranks do not depend on T. */
+static void stable_sort_parallel(const double *keys, int64_t *idx, int64_t *tmp, int64_t n) {
+  int runs = 1;
+#ifdef _OPENMP
+  if (n >= 1 << 16)
+    runs = omp_get_max_threads();
+#endif
+  if (runs <= 1) {
+    stable_sort(keys, idx, tmp, n);
+    return;
+  }
+  int64_t width = (n + runs - 1) / runs;
+  RT_PRAGMA(omp parallel for schedule(static))
+  for (int r = 0; r < runs; r++) {
+    int64_t lo = (int64_t)r * width, hi = lo + width < n ? lo + width : n;
+    if (lo < hi)
+      stable_sort(keys, idx + lo, tmp + lo, hi - lo);
+  }
+  for (; width < n; width *= 2) {
+    int64_t pairs = (n + 2 * width - 1) / (2 * width);
+    RT_PRAGMA(omp parallel for schedule(static))
+    for (int64_t p = 0; p < pairs; p++) {
+      int64_t lo = p * 2 * width, mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      merge_runs(keys, idx, tmp, lo, mid, hi);
     }
     memcpy(idx, tmp, sizeof(int64_t) * (size_t)n);
   }
@@ -258,7 +302,10 @@ static RtValue *ranks(RtValue *v, const int64_t *off, int64_t nseg, bool down) {
   }
   for (int64_t k = 0; k < nseg; k++) {
     int64_t len = off[k + 1] - off[k];
-    stable_sort(keys, idx + off[k], tmp + off[k], len);
+    if (nseg == 1)
+      stable_sort_parallel(keys, idx, tmp, len);
+    else
+      stable_sort(keys, idx + off[k], tmp + off[k], len);
     for (int64_t p = 0; p < len; p++)
       r->data.i[idx[off[k] + p]] = (int32_t)p;
   }
