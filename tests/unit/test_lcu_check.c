@@ -1,6 +1,6 @@
 /*
  * test_lcu_check.c: unit tests for λcu's constructors, printer and
- * checker (lcu/lcu.c, lcu_print.c, lcu_check.c).
+ * checker (lcu/build.c, lcu_print.c, lcu_check.c).
  *
  * Programs are built by hand: the norm2 example of the paper's section 5
  * (three kernels, REDUCE, FILTER and MAP, run five times by one CPU
@@ -37,8 +37,7 @@ static int setup(void **state) {
   diag_reset();
   diag_capture_start();
   src = source_from_string("t.nesl", "line one\nline two\nline three\n");
-  P = NEW(LcuProgram);
-  P->next_var = 1;
+  P = lcu_program_new();
   return 0;
 }
 
@@ -70,46 +69,15 @@ static void push_all(Vec *v, void **items) {
     vec_push(v, *items);
 }
 
-static LcuExp *exp_new(LcuExpKind kind, FlatBase type) {
-  LcuExp *e = NEW(LcuExp);
-  e->kind = kind;
-  e->type = type;
-  return e;
-}
-
-static LcuExp *ev(LcuVar *v) {
-  LcuExp *e = exp_new(LE_VAR, v->type.base);
-  e->var = v;
-  return e;
-}
-
-static LcuExp *eint(int32_t i) {
-  LcuExp *e = exp_new(LE_CONST, FB_INT);
-  e->constant = (FlatAtom){.kind = FA_INT, .u.i = i};
-  return e;
-}
-
-static LcuExp *efloat(double f) {
-  LcuExp *e = exp_new(LE_CONST, FB_FLOAT);
-  e->constant = (FlatAtom){.kind = FA_FLOAT, .u.f = f};
-  return e;
-}
-
-static LcuExp *ebool(bool b) {
-  LcuExp *e = exp_new(LE_CONST, FB_BOOL);
-  e->constant = (FlatAtom){.kind = FA_BOOL, .u.b = b};
-  return e;
-}
+/* Expressions are at line 2, as the SOACs; statements at line 3. */
+static LcuExp *ev(LcuVar *v) { return lcu_exp_var(at(2), v); }
+static LcuExp *eint(int32_t i) { return lcu_exp_const(at(2), lcu_int_const(i)); }
+static LcuExp *efloat(double f) { return lcu_exp_const(at(2), lcu_float_const(f)); }
+static LcuExp *ebool(bool b) { return lcu_exp_const(at(2), lcu_bool_const(b)); }
 
 /* op(a, b, c) of type 't', with flat_op_nargs(op) operands */
 static LcuExp *eop(FlatOp op, FlatBase t, LcuExp *a, LcuExp *b, LcuExp *c) {
-  LcuExp *e = exp_new(LE_OP, t);
-  e->op = op;
-  e->nargs = flat_op_nargs(op);
-  e->args[0] = a;
-  e->args[1] = b;
-  e->args[2] = c;
-  return e;
+  return lcu_exp_op(at(2), op, t, flat_op_nargs(op), a, b, c);
 }
 
 static LcuExp *ebin(FlatOp op, LcuExp *a, LcuExp *b) {
@@ -119,59 +87,34 @@ static LcuExp *ebin(FlatOp op, LcuExp *a, LcuExp *b) {
   return eop(op, t, a, b, NULL);
 }
 
-static LcuExp *eindex(LcuVar *v, LcuExp *i) {
-  LcuExp *e = exp_new(LE_INDEX, v->type.base);
-  e->var = v;
-  e->args[0] = i;
-  e->nargs = 1;
-  return e;
-}
-
-static LcuExp *elen(LcuVar *v) {
-  LcuExp *e = exp_new(LE_LENGTH, FB_INT);
-  e->var = v;
-  return e;
-}
-
-static LcuExp *eif(LcuExp *c, LcuExp *a, LcuExp *b) {
-  LcuExp *e = exp_new(LE_IF, a->type);
-  e->args[0] = c;
-  e->args[1] = a;
-  e->args[2] = b;
-  e->nargs = 3;
-  return e;
-}
-
-static LcuExp *elet(LcuVar *v, LcuExp *value, LcuExp *body) {
-  LcuExp *e = exp_new(LE_LET, body->type);
-  e->var = v;
-  e->args[0] = value;
-  e->args[1] = body;
-  e->nargs = 2;
-  return e;
-}
+static LcuExp *eindex(LcuVar *v, LcuExp *i) { return lcu_exp_index(at(2), v, i); }
+static LcuExp *elen(LcuVar *v) { return lcu_exp_length(at(2), v); }
+static LcuExp *eif(LcuExp *c, LcuExp *a, LcuExp *b) { return lcu_exp_if(at(2), c, a, b); }
+static LcuExp *elet(LcuVar *v, LcuExp *value, LcuExp *body) { return lcu_exp_let(at(2), v, value, body); }
 
 /* { params => body using uses } */
 static LcuThunk *thunk(LcuVar **params, LcuExp **body, LcuVar **uses) {
-  LcuThunk *t = NEW(LcuThunk);
+  LcuThunk *t = lcu_thunk_new();
   push_all(&t->params, (void **)params);
-  push_all(&t->body, (void **)body);
-  push_all(&t->using, (void **)uses);
+  for (; *body; body++)
+    lcu_thunk_return(t, *body);
+  for (; *uses; uses++)
+    lcu_thunk_use(t, *uses);
   return t;
 }
 
+/* A SOAC of any kind (the checker's tests make ill-formed ones too):
+   the MAP constructor, its kind then changed. */
 static LcuSoac *soac(LcuSoacKind kind, LcuVar **results, LcuThunk *pull, LcuThunk *second) {
-  LcuSoac *s = NEW(LcuSoac);
+  LcuSoac *s = lcu_soac_map(at(2), pull, lcu_size_const(0));
   s->kind = kind;
-  s->loc = at(2);
-  push_all(&s->results, (void **)results);
-  s->pull = pull;
   s->second = second;
+  push_all(&s->results, (void **)results);
   return s;
 }
 
 static LcuSoac *sized(LcuSoac *s, LcuVar *length) {
-  s->size.length = length;
+  s->size = lcu_size_length(length);
   return s;
 }
 
@@ -182,57 +125,42 @@ static void identity(LcuSoac *s, FlatAtom a) {
 }
 
 static LcuSoac *library(LcuLibrary lib, LcuVar **results, LcuVar **args) {
-  LcuSoac *s = soac(SOAC_LIBRARY, results, NULL, NULL);
-  s->library = lib;
+  LcuSoac *s = lcu_soac_library(at(2), lib);
+  push_all(&s->results, (void **)results);
   push_all(&s->args, (void **)args);
   return s;
 }
 
 /* kernel name (params) { soacs... return results }, added to P */
 static LcuKernel *kernel(const char *name, LcuVar **params, LcuVar **results, ...) {
-  LcuKernel *k = NEW(LcuKernel);
-  k->name = name;
+  LcuKernel *k = lcu_kernel_new();
   push_all(&k->params, (void **)params);
-  push_all(&k->results, (void **)results);
+  for (; *results; results++)
+    lcu_kernel_return(k, *results);
   va_list ap;
   va_start(ap, results);
   for (LcuSoac *s; (s = va_arg(ap, LcuSoac *));)
-    vec_push(&k->soacs, s);
+    lcu_kernel_soac(k, s);
   va_end(ap);
-  vec_push(&P->kernels, k);
+  lcu_add_kernel(P, k);
+  k->name = name;
   return k;
 }
 
-static LcuAtom *av(LcuVar *v) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->var = v;
-  return a;
-}
+static LcuAtom *av(LcuVar *v) { return lcu_atom_var(v); }
+static LcuAtom *aint(int32_t i) { return lcu_atom_int(i); }
+static LcuAtom *afloat(double f) { return lcu_atom_const(lcu_float_const(f)); }
+static LcuAtom *achar(char c) { return lcu_atom_const(lcu_char_const(c)); }
 
-static LcuAtom *aint(int32_t i) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_INT, .u.i = i};
-  return a;
-}
-
-static LcuAtom *afloat(double f) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_FLOAT, .u.f = f};
-  return a;
-}
-
-static LcuAtom *achar(char c) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_CHAR, .u.c = c};
-  return a;
-}
-
+/* A statement of kind 'kind' at line 3 (the LS_SCALAR constructor, its
+   kind then changed: the tests make ill-formed statements too). */
 static LcuStmt *stmt(LcuStmtKind kind, LcuVar **results, LcuAtom **args) {
-  LcuStmt *s = NEW(LcuStmt);
+  LcuStmt *s = lcu_stmt_scalar(at(3), FLAT_ADD);
   s->kind = kind;
-  s->loc = at(3);
-  push_all(&s->results, (void **)results);
-  push_all(&s->args, (void **)args);
+  for (; *results; results++)
+    lcu_stmt_bind(s, *results);
+  for (; *args; args++)
+    lcu_stmt_arg(s, *args);
   return s;
 }
 
@@ -249,8 +177,8 @@ static LcuStmt *scalar(FlatOp op, LcuVar *result, LcuAtom **args) {
 }
 
 static LcuStmt *length(LcuLengthKind kind, LcuVar *result, LcuVar *of) {
-  LcuStmt *s = stmt(LS_LENGTH, VARS(result), ATOMS(av(of)));
-  s->length = kind;
+  LcuStmt *s = lcu_stmt_length(at(3), kind, av(of));
+  lcu_stmt_bind(s, result);
   return s;
 }
 
@@ -264,21 +192,19 @@ static LcuStmt *host(FlatOp op, LcuVar **results, LcuAtom **args) {
 }
 
 static LcuBlock *block(LcuAtom **results, ...) {
-  LcuBlock *b = NEW(LcuBlock);
-  push_all(&b->results, (void **)results);
+  LcuBlock *b = lcu_block_new();
+  for (; *results; results++)
+    lcu_block_return(b, *results);
   va_list ap;
   va_start(ap, results);
   for (LcuStmt *s; (s = va_arg(ap, LcuStmt *));)
-    vec_push(&b->stmts, s);
+    lcu_block_add(b, s);
   va_end(ap);
   return b;
 }
 
 static LcuFunc *func(const char *name, LcuVar **params, LcuBlock *body) {
-  LcuFunc *f = NEW(LcuFunc);
-  f->name = name;
-  f->loc = at(1);
-  f->source = name;
+  LcuFunc *f = lcu_func_new(at(1), name, name, false);
   push_all(&f->params, (void **)params);
   f->body = body;
   vec_push(&P->funcs, f);
@@ -731,25 +657,19 @@ static void test_print_tops(void **state) {
   ft->source = prog->tops.data[0];
   ft->type = ft->mono_type = type_int;
   vec_push(&ft->defines, fg);
-  LcuTop *t = NEW(LcuTop);
-  t->flat = ft;
-  t->body = block(ATOMS(aint(5)), NULL);
+  LcuTop *t = lcu_top_new(ft, block(ATOMS(aint(5)), NULL));
   vec_push(&t->defines, g);
   vec_push(&P->tops, t);
   /* a library top, then one that reads the global */
   FlatTop *lib_ft = NEW(FlatTop);
   lib_ft->source = prog->tops.data[1];
   lib_ft->type = lib_ft->mono_type = type_int;
-  LcuTop *lib = NEW(LcuTop);
-  lib->flat = lib_ft;
-  lib->body = block(ATOMS(aint(6)), NULL);
+  LcuTop *lib = lcu_top_new(lib_ft, block(ATOMS(aint(6)), NULL));
   vec_push(&P->tops, lib);
   FlatTop *ft2 = NEW(FlatTop);
   ft2->source = prog->tops.data[1];
   ft2->type = ft2->mono_type = type_int;
-  LcuTop *t2 = NEW(LcuTop);
-  t2->flat = ft2;
-  t2->body = block(ATOMS(av(y)), scalar(FLAT_MUL, y, ATOMS(av(g), aint(2))), NULL);
+  LcuTop *t2 = lcu_top_new(ft2, block(ATOMS(av(y)), scalar(FLAT_MUL, y, ATOMS(av(g), aint(2))), NULL));
   vec_push(&P->tops, t2);
   assert_passes();
   /* the library flag on a copy of the source, so that the last top
