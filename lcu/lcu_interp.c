@@ -50,9 +50,13 @@
  *         others (Figure 4: τ↑ × sd × τ↑ × sd).
  *     PERMUTE and SEG_PERMUTE `into` D have k = 1.
  * And choices of this interpreter:
- *   - an error in a kernel is reported at the `run` statement: lower.c
- *     makes equal kernels once and runs them from several places, so
- *     that a SOAC's own location is that of the first.
+ *   - an error in a thunk expression is reported at the expression's
+ *     location (LcuExp.loc: the NESL expression it computes), unless
+ *     that is its SOAC's own, then at the `run` statement: lower.c makes
+ *     equal kernels once and runs them from several places, so that a
+ *     SOAC's own location is that of the first (lcu_error_loc).  Other
+ *     errors of a kernel (a negative size, a PERMUTE out of range) are
+ *     reported at the `run`.
  *   - a SOAC whose size is negative stops the statement with DIST's
  *     error ("dist: negative length"): the only NESL operation that asks
  *     for a negative number of elements is dist, and lower.c lowers it
@@ -459,7 +463,9 @@ typedef struct Local {
 typedef struct Kernel {
   LcuInterp *in;
   const LcuSoac *soac;
-  Loc loc;                 /* the run's: where errors are reported */
+  Loc loc;                 /* the run's: where errors outside thunks are
+                              reported, and those of the expressions made
+                              for the run's own statement (lcu_error_loc) */
   const Layout *layout;    /* the kernel's */
   FlatValue **slots;       /* the kernel's frame */
   const LcuThunk *thunk;   /* the thunk running */
@@ -674,7 +680,8 @@ static FlatValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) 
   for (int64_t j = 0; j < n; j++) {
     int32_t i = idx->data.i[j];
     if (i < 0 || i >= v->len)
-      flat_exec_index_error(k->in->ex, k->loc, k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER, i, v->len);
+      flat_exec_index_error(k->in->ex, lcu_error_loc(e, k->soac, k->loc),
+                            k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER, i, v->len);
     copy_elem((char *)r->data.any + (size_t)j * size, elem_at(v, i), size);
   }
   return r;
@@ -710,7 +717,7 @@ static FlatValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     for (int i = 0; i < e->nargs; i++)
       args[i] = eval(k, e->args[i], env, n);
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
-    return flat_exec_elementwise(k->in->ex, e->op, k->loc, prim, args, e->nargs);
+    return flat_exec_elementwise(k->in->ex, e->op, lcu_error_loc(e, k->soac, k->loc), prim, args, e->nargs);
   }
   case LE_IF:
     return eval_if(k, e, env, n);
@@ -847,7 +854,7 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, FlatValue *out) {
     if (i.type.base != FB_INT)
       die("%s[...] with a %s index", e->var->name, flat_type_name(i.type));
     if (i.scalar.i < 0 || i.scalar.i >= v->len)
-      flat_exec_index_error(k->in->ex, k->loc, k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER,
+      flat_exec_index_error(k->in->ex, lcu_error_loc(e, k->soac, k->loc), k->soac->kind == SOAC_ONCE ? FLAT_ELT : FLAT_GATHER,
                             i.scalar.i, v->len);
     copy_elem(out->data.any, elem_at(v, i.scalar.i), base_size(v->type.base));
     return;
@@ -869,7 +876,7 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, FlatValue *out) {
       args[i] = &a[i];
     }
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
-    flat_exec_elementwise_into(k->in->ex, e->op, k->loc, prim, args, e->nargs, out);
+    flat_exec_elementwise_into(k->in->ex, e->op, lcu_error_loc(e, k->soac, k->loc), prim, args, e->nargs, out);
     return;
   }
   case LE_IF: {
