@@ -425,14 +425,20 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
   fputc('\n', out);
 }
 
+/* `x : [int]`, with the shape when known: `x : [int] #2` */
+static void print_binder(FILE *out, const LcuVar *v) {
+  fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+  if (v && v->shape)
+    fprintf(out, " #%d", v->shape);
+}
+
 /* `(a : int, b : [float])` as a parameter list */
 static void print_params(FILE *out, const Vec *params) {
   fputc('(', out);
   for (int i = 0; i < params->len; i++) {
-    const LcuVar *v = params->data[i];
     if (i)
       fputs(", ", out);
-    fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+    print_binder(out, params->data[i]);
   }
   fputc(')', out);
 }
@@ -523,10 +529,9 @@ static void print_let(FILE *out, const Vec *results) {
   if (results->len != 1)
     fputc('(', out);
   for (int i = 0; i < results->len; i++) {
-    const LcuVar *v = results->data[i];
     if (i)
       fputs(", ", out);
-    fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+    print_binder(out, results->data[i]);
   }
   if (results->len != 1)
     fputc(')', out);

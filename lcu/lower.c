@@ -42,6 +42,8 @@ typedef struct Scope {
   PtrMap predicates; /* FlatVar (by pointer) -> FlatStmt *: bool vectors made
                      by an element-wise op that cannot fail, which a
                      FILTER can compute in its predicate (see FLAT_PACK) */
+  PtrMap shapes; /* FlatVar.shape (as a pointer-sized integer) -> the
+                    shape class of this scope's LcuVars (idem) */
 } Scope;
 
 typedef struct Dist {
@@ -66,6 +68,10 @@ typedef struct Lw {
   Vec pending;        /* FlatFunc * still to lower */
   PtrMap droppable;      /* LcuStmt (by pointer): runs of DIST kernels that
                          cannot fail, dropped if their vector is unused */
+  /* shape classes (see bind_shape): union-find over class numbers */
+  int *shape_parent;
+  int nshapes, shape_cap;
+  Vec shaped;         /* LcuVar * with a shape class, in creation order */
 } Lw;
 
 /* ---- variables and atoms ---- */
@@ -82,6 +88,85 @@ static LcuType type_of(FlatType t) {
   unreachable();
 }
 
+/* ---- shapes ----
+   FlatVar.shape numbers classes of flat variables of one length, within
+   a function's body; lowering inlines library functions, so that the
+   variables of one flat function stand for several expansions, whose
+   lengths differ.  So each scope (a function's or top-level block, an
+   inlined call) maps flat shapes to classes of its own, and a class
+   meets another only where one value is both: a call's argument and the
+   callee's parameter, the inlined body's result and the caller's
+   variable, a global and its uses.  The classes are merged by
+   union-find, and numbered 1, 2, ... at the end (lcu_lower), those of
+   one variable left at 0. */
+
+static int shape_find(Lw *lw, int c) {
+  while (lw->shape_parent[c] != c) {
+    lw->shape_parent[c] = lw->shape_parent[lw->shape_parent[c]];
+    c = lw->shape_parent[c];
+  }
+  return c;
+}
+
+static int new_shape(Lw *lw) {
+  if (lw->nshapes + 1 >= lw->shape_cap) {
+    lw->shape_cap = lw->shape_cap ? 2 * lw->shape_cap : 256;
+    lw->shape_parent = xrealloc(lw->shape_parent, sizeof(int) * (size_t)lw->shape_cap);
+  }
+  int c = ++lw->nshapes; /* 0 stays "unknown" */
+  lw->shape_parent[c] = c;
+  return c;
+}
+
+/* LcuVar 'x' holds the value of flat variable 'v' in the current scope. */
+static void bind_shape(Lw *lw, FlatVar *v, LcuVar *x) {
+  if (!v->shape || x->type.kind == LT_SCALAR)
+    return;
+  void **slot = ptrmap_slot(&lw->scope->shapes, (void *)(intptr_t)v->shape, true);
+  if (!*slot)
+    *slot = (void *)(intptr_t)(x->shape ? x->shape : new_shape(lw));
+  int c = (int)(intptr_t)*slot;
+  if (!x->shape) {
+    x->shape = c;
+    vec_push(&lw->shaped, x);
+  } else {
+    int a = shape_find(lw, x->shape), b = shape_find(lw, c);
+    if (a != b)
+      lw->shape_parent[a < b ? b : a] = a < b ? a : b;
+  }
+}
+
+/* Each variable's class by its root, numbered in order of first
+   appearance; classes of one variable are unknown (0). */
+static void number_shapes(Lw *lw) {
+  int *members = xmalloc_atomic(sizeof(int) * (size_t)(lw->nshapes + 1));
+  int *number = xmalloc_atomic(sizeof(int) * (size_t)(lw->nshapes + 1));
+  for (int c = 0; c <= lw->nshapes; c++)
+    members[c] = number[c] = 0;
+  for (int i = 0; i < lw->shaped.len; i++) {
+    LcuVar *x = lw->shaped.data[i];
+    x->shape = shape_find(lw, x->shape);
+    members[x->shape]++;
+  }
+  int next = 0;
+  for (int i = 0; i < lw->shaped.len; i++) {
+    LcuVar *x = lw->shaped.data[i];
+    if (members[x->shape] < 2) {
+      x->shape = 0;
+      continue;
+    }
+    if (!number[x->shape])
+      number[x->shape] = ++next;
+    x->shape = number[x->shape];
+  }
+}
+
+/* Flat variable 'v' is 'x' in the current scope. */
+static void bind_var(Lw *lw, FlatVar *v, LcuVar *x) {
+  ptrmap_put(&lw->scope->vars, v, x);
+  bind_shape(lw, v, x);
+}
+
 static LcuVar *var_of(Lw *lw, FlatVar *v) {
   if (v->global) {
     LcuVar *g = ptrmap_get(&lw->globals, v);
@@ -90,12 +175,13 @@ static LcuVar *var_of(Lw *lw, FlatVar *v) {
       ptrmap_put(&lw->globals, v, g);
       vec_push(&lw->lp->globals, g);
     }
+    bind_shape(lw, v, g);
     return g;
   }
   LcuVar *x = ptrmap_get(&lw->scope->vars, v);
   if (!x) {
     x = lcu_new_var(lw->lp, type_of(v->type), v->hint);
-    ptrmap_put(&lw->scope->vars, v, x);
+    bind_var(lw, v, x);
   }
   return x;
 }
@@ -155,7 +241,7 @@ static LcuStmt *kernel_run(Lw *lw, LcuKernelBuilder *kb, LcuSoac *soac, Vec *out
 /* Binds the flat results of 'fs' to the CPU variables 'outer'. */
 static void bind_results(Lw *lw, FlatStmt *fs, Vec *outer) {
   for (int i = 0; i < fs->results.len; i++)
-    ptrmap_put(&lw->scope->vars, fs->results.data[i], outer->data[i]);
+    bind_var(lw, fs->results.data[i], outer->data[i]);
 }
 
 /* ---- element-wise operations ---- */
@@ -230,7 +316,7 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   if (fs->op == FLAT_COPY) {
     /* a vector copy is the same vector: no kernel */
     FlatAtom *a = fs->args.data[0];
-    ptrmap_put(&lw->scope->vars, r, var_of(lw, a->u.var));
+    bind_var(lw, r, var_of(lw, a->u.var));
     Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
     if (d)
       ptrmap_put(&lw->scope->dists, r, d);
@@ -429,7 +515,7 @@ static void lower_extreme_index(Lw *lw, FlatStmt *fs, bool segmented, bool max) 
   lcu_soac_result(lw->lp, s, segmented ? lcu_vec(FB_INT) : lcu_scalar(FB_INT));
   Vec out;
   kernel_run(lw, kb, s, &out);
-  ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[1]);
+  bind_var(lw, fs->results.data[0], out.data[1]);
 }
 
 /* A library kernel on the flat statement's arguments and results. */
@@ -568,8 +654,8 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   m = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(total)));
   lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
   kernel_run(lw, kb, m, &out);
-  ptrmap_put(&lw->scope->vars, fs->results.data[0], vars[0]);
-  ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[0]);
+  bind_var(lw, fs->results.data[0], vars[0]);
+  bind_var(lw, fs->results.data[1], out.data[0]);
 }
 
 /* A FILTER-like kernel over (v[i], flags[i]) pairs whose predicate is the
@@ -763,11 +849,11 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     check_lengths(lw, va, fa, "pack: the numbers of values and flags differ");
     Vec *kept = predicate_filter(lw, va, fa);
     if (kept) {
-      ptrmap_put(&lw->scope->vars, fs->results.data[0], kept->data[0]);
+      bind_var(lw, fs->results.data[0], kept->data[0]);
       return;
     }
     out = flag_filter(lw, SOAC_FILTER, var_of(lw, va->u.var), fa, NULL);
-    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[0]);
+    bind_var(lw, fs->results.data[0], out.data[0]);
     return;
   }
   case FLAT_SEG_PACK: {
@@ -782,8 +868,8 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
                             av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nf))));
     error_if(lw, bad, "pack: the numbers of values and flags differ");
     out = flag_filter(lw, SOAC_SEG_FILTER, v, fa, sd);
-    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[2]);
-    ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[0]);
+    bind_var(lw, fs->results.data[0], out.data[2]);
+    bind_var(lw, fs->results.data[1], out.data[0]);
     return;
   }
   case FLAT_PARTITION: {
@@ -791,8 +877,8 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
     check_lengths(lw, va, fa, "partition: the numbers of values and flags differ");
     out = flag_filter(lw, SOAC_PARTITION, var_of(lw, va->u.var), fa, NULL);
-    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[0]);
-    ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[2]);
+    bind_var(lw, fs->results.data[0], out.data[0]);
+    bind_var(lw, fs->results.data[1], out.data[2]);
     return;
   }
   case FLAT_APPEND: {
@@ -908,7 +994,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
     LcuAtom *a = args.data[i];
     FlatVar *p = f->params.data[i];
     if (a->var) {
-      ptrmap_put(&callee->vars, p, a->var);
+      bind_var(lw, p, a->var); /* lw->scope is the callee's */
       FlatVar *fa = ((FlatAtom *)fs->args.data[i])->u.var;
       Dist *d = ptrmap_get(&caller->dists, fa);
       if (d)
@@ -941,7 +1027,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   for (int i = 0; i < fs->results.len; i++) {
     LcuAtom *r = results.data[i];
     if (r->var) {
-      ptrmap_put(&caller->vars, fs->results.data[i], r->var);
+      bind_var(lw, fs->results.data[i], r->var); /* lw->scope is the caller's */
     } else {
       LcuStmt *s = emit(lw, lcu_stmt_scalar(lw->loc, FLAT_COPY));
       lcu_stmt_arg(s, r);
@@ -1085,5 +1171,6 @@ LcuProgram *lcu_lower(FlatProgram *fp) {
   }
   lcu_drop_dead(lw->lp, &lw->droppable);
   lcu_prune_kernels(lw->lp);
+  number_shapes(lw);
   return lw->lp;
 }
