@@ -458,6 +458,73 @@ void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable);
    statements. */
 void lcu_prune_kernels(LcuProgram *p);
 
+/* ---- rewrite.c: the toolkit of rewrites (fusion) ----
+   Nothing here changes its arguments: kernels are shared by their runs,
+   so a rewrite copies what it changes.  Every binder a copy or a
+   substitution makes is a new variable. */
+
+/* A new variable of v's type and shape, named after v's hint. */
+LcuVar *lcu_copy_var(LcuProgram *p, const LcuVar *v);
+/* A copy of 'e' whose LE_LET binders are new variables; the variables
+   it reads are renamed by 'renaming' (LcuVar -> LcuVar, may be NULL),
+   to which the new binders are added. */
+LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming);
+/* A copy of thunk 't' with new parameters and let binders; its `using`
+   variables renamed by 'renaming' (may be NULL). */
+LcuThunk *lcu_copy_thunk(LcuProgram *p, const LcuThunk *t, PtrMap *renaming);
+/* A copy of kernel 'k' with new variables for all it binds (parameters,
+   SOAC results, thunk binders); named as 'k' until lcu_add_kernel. */
+LcuKernel *lcu_copy_kernel(LcuProgram *p, const LcuKernel *k);
+
+/* e with every read of variable 'x' (LE_VAR x) replaced by a copy of
+   'by', and new let binders: [by/x]e. */
+LcuExp *lcu_subst_var(LcuProgram *p, const LcuExp *e, const LcuVar *x, const LcuExp *by);
+/* e with every subscript vec[index] (at exactly the variable 'index')
+   replaced by a copy of 'by': the paper's [A[i]/a]e (Figure 5) with
+   'by' the variable a.  Other reads of 'vec' stay. */
+LcuExp *lcu_subst_index(LcuProgram *p, const LcuExp *e, const LcuVar *vec, const LcuVar *index, const LcuExp *by);
+/* True if 'e' reads variable 'v' (as x, x[e] or #x). */
+bool lcu_exp_reads(const LcuExp *e, const LcuVar *v);
+
+/* The variables thunk 't' reads and does not bind (its parameters, its
+   lets), in order of first appearance: what its `using` must list. */
+Vec lcu_free_vars(const LcuThunk *t);
+/* Sets t's `using` to its free variables. */
+void lcu_fill_using(LcuThunk *t);
+
+/* MAP-MAP, MAP-REDUCE, MAP-PERMUTE, ... of the paper's Figure 5 (and
+   MAP into any SOAC's pull thunk): the consumer's thunk 'consumer' with
+   the results A_1..A_k of MAP 'producer' computed in it instead of
+   read.  Each result expression of 'consumer' that reads A_j[i] at its
+   index parameter i (its first parameter, an int) becomes
+     let a_j = e_j[i] in [A_j[i]/a_j]e
+   (e_j: the producer's j-th pull value at i), so that the producer's
+   work is done once per expression; a read A_j[e'] at another index
+   becomes e_j[e'], and #A_j the producer's size.  `using` is
+   recomputed: the producer's variables and the consumer's, without the
+   A_j.  Requires: 'producer' is a MAP; the caller puts both SOACs'
+   variables in one kernel (the producer's size is where the consumer's
+   index space must equal it: the caller checks). */
+LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer);
+
+/* A CPU-level block as common/liveness.c sees it. */
+LiveBlock *lcu_live_block(const LcuBlock *b);
+/* Last uses in 'b' (live_last_reads): for each statement of 'b', the
+   variables of 'params' and of b's statements' results that die after
+   it.  The interpreter frees values by it; code generation will too. */
+Vec *lcu_last_uses(const LcuBlock *b, const Vec *params);
+
+/* Def-use chains of one CPU-level block. */
+typedef struct LcuDefUse {
+  PtrMap def;      /* LcuVar -> the LcuStmt of the block that binds it
+                      (absent: a parameter, a global, an outer variable) */
+  PtrMap uses;     /* LcuVar -> Vec * of the statements of the block that
+                      read it, in order, once each (a read in a nested
+                      block counts as its statement's) */
+  PtrMap live_out; /* LcuVar -> non-NULL: read by the block's results */
+} LcuDefUse;
+void lcu_fill_def_use(const LcuBlock *b, LcuDefUse *du);
+
 /* ---- lower.c ---- */
 
 /* λcu from the flat IR: every vector operation becomes a kernel of one

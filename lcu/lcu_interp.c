@@ -123,11 +123,11 @@ struct LcuInterp {
   Vec results;               /* FlatValue *: a flat operation's, reused */
   PtrMap dead_after;         /* LcuStmt -> Vec * of variables whose last use
                                 it is (see clear_dead) */
-  PtrMap analysed;           /* LcuBlock, LcuFunc -> non-NULL when done */
+  PtrMap analysed;           /* LcuBlock -> non-NULL when done */
 };
 
 static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
-static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params);
+static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params);
 
 /* Arrays of at most SMALL values live on the C stack (which the
    collector scans); longer ones are allocated. */
@@ -1299,7 +1299,7 @@ static void run_call(LcuInterp *in, const LcuStmt *s) {
   if (s->args.len != f->params.len)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   Layout *layout = block_layout(in, f, &f->params, f->body);
-  analyse(in, f, f->body, &f->params);
+  analyse(in, f->body, &f->params);
   FlatValue **slots = xmalloc(sizeof(FlatValue *) * (size_t)(layout->nslots + 1));
   for (int i = 0; i < s->args.len; i++) {
     const LcuVar *param = f->params.data[i];
@@ -1450,64 +1450,26 @@ static void run_stmt(LcuInterp *in, const LcuStmt *s) {
    them last, so that a deep host recursion does not keep every level's
    vectors alive. */
 
-static void note_read(PtrMap *last, const LcuAtom *a, int at) {
-  if (a->var)
-    *ptrmap_slot(last, a->var, true) = (void *)(intptr_t)(at + 1);
-}
-
-static void note_block_reads(PtrMap *last, const LcuBlock *b, int at);
-
-static void note_stmt_reads(PtrMap *last, const LcuStmt *s, int at) {
-  for (int i = 0; i < s->args.len; i++)
-    note_read(last, s->args.data[i], at);
-  if (s->then)
-    note_block_reads(last, s->then, at);
-  if (s->els)
-    note_block_reads(last, s->els, at);
-  if (s->body)
-    note_block_reads(last, s->body, at);
-}
-
-static void note_block_reads(PtrMap *last, const LcuBlock *b, int at) {
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(last, b->stmts.data[i], at);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(last, b->results.data[i], at);
-}
-
-/* 'v' dies after statement 'at' of 'b' (or is never read: after 'first'). */
-static void add_dead(LcuInterp *in, PtrMap *last, const LcuBlock *b, const LcuVar *v, int first) {
-  ensure_var_tables(in, v->id);
-  if (in->is_global[v->id])
-    return;
-  void **p = ptrmap_slot(last, v, false);
-  int at = p ? (int)(intptr_t)*p - 1 : first;
-  if (at < first)
-    at = first;
-  if (at >= b->stmts.len)
-    return; /* a result of the block: live to its end */
-  void **d = ptrmap_slot(&in->dead_after, b->stmts.data[at], true);
-  if (!*d)
-    *d = NEW(Vec);
-  vec_push(*d, (void *)v);
-}
-
-static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params) {
-  void **done = ptrmap_slot(&in->analysed, owner, true);
+/* Works out, once per block, which of the variables it binds (and of
+   'params', for a function's body) die after which of its statements
+   (lcu_last_uses); globals never do. */
+static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params) {
+  void **done = ptrmap_slot(&in->analysed, b, true);
   if (*done)
     return;
   *done = (void *)1;
-  PtrMap last = {0};
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(&last, b->stmts.data[i], i);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(&last, b->results.data[i], b->stmts.len);
-  for (int i = 0; params && i < params->len && b->stmts.len > 0; i++)
-    add_dead(in, &last, b, params->data[i], 0);
+  Vec *dead = lcu_last_uses(b, params);
   for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    for (int k = 0; k < s->results.len; k++)
-      add_dead(in, &last, b, s->results.data[k], i);
+    for (int k = 0; k < dead[i].len; k++) {
+      const LcuVar *v = dead[i].data[k];
+      ensure_var_tables(in, v->id);
+      if (in->is_global[v->id])
+        continue;
+      void **d = ptrmap_slot(&in->dead_after, b->stmts.data[i], true);
+      if (!*d)
+        *d = NEW(Vec);
+      vec_push(*d, (void *)v);
+    }
   }
 }
 
@@ -1528,7 +1490,7 @@ static void clear_dead(LcuInterp *in, const LcuStmt *s) {
 static FlatValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
   if (!b)
     die("a missing block");
-  analyse(in, b, b, NULL);
+  analyse(in, b, NULL);
   for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
     clear_dead(in, b->stmts.data[i]);
