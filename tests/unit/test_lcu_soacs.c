@@ -519,6 +519,19 @@ static void test_thunk_errors(void **state) {
              R(run_at(at(2, 5), k, ivec(3, 1, 0, 1), NULL), 0));
   assert_run("error: t.nesl:4:1: /: division by zero\n", seq(type_int), 1,
              R(run_at(at(4, 1), k, ivec(1, 0), NULL), 0));
+  /* an expression of another NESL expression than its SOAC's (as after
+     fusion) is reported at its own location, wherever the run is */
+  k = kernel();
+  xs = kparam(k, V_INT);
+  t = index_thunk(&i);
+  tusing(t, xs);
+  tbody(t, lcu_exp_op(at(5, 7), FLAT_DIV, FB_INT, 2, xi(12), xidx(xs, xv(i)), NULL));
+  s = soac(k, SOAC_MAP);
+  s->pull = t;
+  s->size = size_of(xs);
+  sresult(k, s, V_INT);
+  assert_run("error: t.nesl:5:7: /: division by zero\n", seq(type_int), 1,
+             R(run_at(at(4, 1), k, ivec(1, 0), NULL), 0));
   /* a subscript out of range */
   k = kernel();
   xs = kparam(k, V_INT);
