@@ -33,7 +33,7 @@ PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
            flatten/flat_exec.c flatten/flat_interp.c
 # λcu: constructors, lowering, printer, checker, interpreter
-LCU := lcu/lcu.c lcu/build.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_check.c lcu/lcu_interp.c
+LCU := lcu/lcu.c lcu/build.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
 CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))

@@ -537,6 +537,18 @@ LcuProgram *lcu_lower(FlatProgram *fp);
 /* Kernels first, then the CPU functions and top-level statements, in the
    paper's concrete syntax. */
 void lcu_print_program(FILE *out, const LcuProgram *p);
+/* ` : TYPE` after a top-level statement's NESL text: its function's type
+   scheme, its value's type (as the dump prints them). */
+char *lcu_statement_types(const FlatTop *ft);
+
+/* ---- lcu_read.c ---- */
+
+/* The program text 'src' holds, in the syntax lcu_print_program writes
+   (print(read(print(p))) == print(p)).  Its NESL statements are type
+   checked into 'env' (from tc_new_env), which the interpreter then runs
+   with.  NULL after a `file:line:col: error:` (diag) on malformed
+   input.  The result is not checked: lcu_check does that. */
+LcuProgram *lcu_read(const Source *src, TypeEnv *env);
 
 /* ---- lcu_check.c ---- */
 
@@ -544,6 +556,10 @@ void lcu_print_program(FILE *out, const LcuProgram *p);
    discipline: a thunk reads only its parameters and the variables it
    lists.  Reports the first violation (after pass 'after'). */
 bool lcu_check(const LcuProgram *p, const char *after);
+/* The result base of element-wise operation 'op' (ADD ... COPY) on
+   scalars of the bases 'args' (flat_op_nargs(op) of them); false with
+   '*why' set if it does not apply to them. */
+bool lcu_op_type(FlatOp op, const FlatBase *args, FlatBase *result, const char **why);
 
 /* ---- lcu_interp.c ---- */
 

@@ -272,6 +272,10 @@ static bool scalar_op_type(FlatOp op, const FlatBase *a, FlatBase *result, const
   return true;
 }
 
+bool lcu_op_type(FlatOp op, const FlatBase *args, FlatBase *result, const char **why) {
+  return scalar_op_type(op, args, result, why);
+}
+
 /* ---- GPU level: thunks ---- */
 
 /* The context of a thunk: its SOAC (for the location and messages) and

@@ -16,7 +16,7 @@ runs=$(printf '%s\n' "$body" | grep -c '= run K')
 [ "$kernels" -eq 3 ] || { echo "expected 3 kernels, got $kernels"; printf '%s\n' "$dump"; exit 1; }
 [ "$reduce" -eq 1 ] && [ "$filter" -eq 1 ] && [ "$maps" -eq 1 ] ||
   { echo "expected 1 REDUCE, 1 FILTER, 1 MAP kernel; got $reduce, $filter, $maps"; exit 1; }
-printf '%s\n' "$dump" | grep -q '= FILTER { i_[0-9]* => [a-z0-9_]*\[i_[0-9]*\] using [a-z0-9_]* } { x_[0-9]* => x_[0-9]* > 0.0 }' ||
+printf '%s\n' "$dump" | grep -qE '= FILTER \{ i_[0-9]+ => [a-z0-9_]+\[i_[0-9]+\] using [a-z0-9_]+ \} \{ x_[0-9]+ => \(?x_[0-9]+ > 0\.0\)?(@[0-9]+:[0-9]+)? \}' ||
   { echo "the FILTER should test x > 0.0 in its predicate"; printf '%s\n' "$dump"; exit 1; }
 [ "$runs" -eq 5 ] || { echo "expected norm2 to run 5 kernels, got $runs"; printf '%s\n' "$body"; exit 1; }
 twice=$(printf '%s\n' "$body" | grep '= run K' | sed 's/.*run \(K[0-9]*\).*/\1/' | sort | uniq -c | grep -c '^ *2 ')

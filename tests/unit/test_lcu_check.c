@@ -344,27 +344,29 @@ static void test_norm2_checks(void **state) {
 static void test_norm2_prints(void **state) {
   (void)state;
   build_norm2();
-  const char *want = "kernel K1 (xs_1 : [float]) -> float {\n"
-                     "  let z_5 = REDUCE { i_2 => xs_1[i_2] using xs_1 } (0.0) { (x_3, y_4) => x_3 + y_4 } (#xs_1)\n"
+  const char *want = "source \"t.nesl\"\n"
+                     "\n"
+                     "kernel K1 (xs_1 : [float]) -> float {\n"
+                     "  let z_5 : float = REDUCE { i_2 => xs_1[i_2] using xs_1 } (0.0) { (x_3, y_4) => x_3 + y_4 } (#xs_1)\n"
                      "  return z_5\n"
                      "}\n"
                      "\n"
                      "kernel K2 (xs_1 : [float]) -> [float] {\n"
-                     "  let ys_6 = FILTER { i_2 => xs_1[i_2] using xs_1 } { x_3 => x_3 > 0.0 } (#xs_1)\n"
+                     "  let ys_6 : [float] = FILTER { i_2 => xs_1[i_2] using xs_1 } { x_3 => x_3 > 0.0 } (#xs_1)\n"
                      "  return ys_6\n"
                      "}\n"
                      "\n"
                      "kernel K3 (xs_1 : [float], s_7 : float) -> [float] {\n"
-                     "  let zs_8 = MAP { i_2 => xs_1[i_2] / s_7 using xs_1, s_7 } (#xs_1)\n"
+                     "  let zs_8 : [float] = MAP { i_2 => xs_1[i_2] / s_7 using xs_1, s_7 } (#xs_1)\n"
                      "  return zs_8\n"
                      "}\n"
                      "\n"
-                     "function norm2 (xs_1 : [float]) -> ([float], [float]) {\n"
-                     "  let sum1_9 : float = run K1 (xs_1)\n"
-                     "  let gts_10 : [float] = run K2 (xs_1)\n"
-                     "  let sum2_11 : float = run K1 (gts_10)\n"
-                     "  let res1_12 : [float] = run K3 (xs_1, sum1_9)\n"
-                     "  let res2_13 : [float] = run K3 (xs_1, sum2_11)\n"
+                     "function norm2 (xs_1 : [float]) -> ([float], [float]) @1:1 {\n"
+                     "  let sum1_9 : float = run K1 (xs_1) @3:1\n"
+                     "  let gts_10 : [float] = run K2 (xs_1) @3:1\n"
+                     "  let sum2_11 : float = run K1 (gts_10) @3:1\n"
+                     "  let res1_12 : [float] = run K3 (xs_1, sum1_9) @3:1\n"
+                     "  let res2_13 : [float] = run K3 (xs_1, sum2_11) @3:1\n"
                      "  return (res1_12, res2_13)\n"
                      "}\n"
                      "\n";
@@ -409,11 +411,11 @@ static void test_map_permute_once(void **state) {
   assert_passes();
   char *text = printed();
   assert_has_line(text, "kernel K1 (xs_1 : [int], n_2 : int) -> ([float], [int], [int], int, bool) {");
-  assert_has_line(text, "  let (a_5, b_6) = MAP { i_3 => ((let t_7 = xs_1[i_3] in if t_7 < 0 then -t_7 else t_7), "
+  assert_has_line(text, "  let (a_5 : [int], b_6 : [float]) = MAP { i_3 => ((let t_7 = xs_1[i_3] in if t_7 < 0 then -t_7 else t_7), "
                         "float(i_3)) using xs_1 } (n_2)");
-  assert_has_line(text, "  let r_8 = PERMUTE { i_3 => a_5[i_3] using a_5 } { j_4 => #a_5 - j_4 - 1 using a_5 } (#a_5)");
-  assert_has_line(text, "  let q_9 = PERMUTE { i_3 => 7 } { i_3 => 0 } (#xs_1) into xs_1");
-  assert_has_line(text, "  let (last_10, flag_11) = ONCE { () => (r_8[#r_8 - 1], T) using r_8 }");
+  assert_has_line(text, "  let r_8 : [int] = PERMUTE { i_3 => a_5[i_3] using a_5 } { j_4 => #a_5 - j_4 - 1 using a_5 } (#a_5)");
+  assert_has_line(text, "  let q_9 : [int] = PERMUTE { i_3 => 7 } { i_3 => 0 } (#xs_1) into xs_1");
+  assert_has_line(text, "  let (last_10 : int, flag_11 : bool) = ONCE { () => (r_8[#r_8 - 1], T) using r_8 }");
   assert_has_line(text, "  return (b_6, r_8, q_9, last_10, flag_11)");
 }
 
@@ -440,10 +442,10 @@ static void test_reduce_scan(void **state) {
   kernel("K1", VARS(xs), VARS(m, mi, sc), red, scan, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let (m_7, mi_8) = REDUCE { i_2 => (xs_1[i_2], i_2) using xs_1 } (-1.0e300, 2147483647) "
+  assert_has_line(text, "  let (m_7 : float, mi_8 : int) = REDUCE { i_2 => (xs_1[i_2], i_2) using xs_1 } (-1.0e300, 2147483647) "
                         "{ (x_3, xi_4, y_5, yi_6) => ((let keep_9 = x_3 >= y_5 in if keep_9 then x_3 else y_5), "
                         "if x_3 >= y_5 then xi_4 else yi_6) } (#xs_1)");
-  assert_has_line(text, "  let sc_10 = SCAN { i_2 => xs_1[i_2] using xs_1 } (0.0) { (a_11, b_12) => a_11 + b_12 } (#xs_1)");
+  assert_has_line(text, "  let sc_10 : [float] = SCAN { i_2 => xs_1[i_2] using xs_1 } (0.0) { (a_11, b_12) => a_11 + b_12 } (#xs_1)");
 }
 
 static void test_filter_partition(void **state) {
@@ -463,9 +465,9 @@ static void test_filter_partition(void **state) {
   kernel("K1", VARS(vs, fs, n), VARS(kept, yes, no), filter, part, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let (kept_6, flags_7) = FILTER { i_3 => (vs_1[i_3], fs_2[i_3]) using vs_1, fs_2 } "
+  assert_has_line(text, "  let (kept_6 : [char], flags_7 : [bool]) = FILTER { i_3 => (vs_1[i_3], fs_2[i_3]) using vs_1, fs_2 } "
                         "{ (c_4, f_5) => f_5 } (#vs_1)");
-  assert_has_line(text, "  let (yes_9, no_10) = PARTITION { i_3 => i_3 * i_3 } { x_11 => rem(x_11, 2) == 0 } (10)");
+  assert_has_line(text, "  let (yes_9 : [int], no_10 : [int]) = PARTITION { i_3 => i_3 * i_3 } { x_11 => rem(x_11, 2) == 0 } (10)");
 }
 
 static void test_segmented(void **state) {
@@ -492,11 +494,11 @@ static void test_segmented(void **state) {
   kernel("K1", VARS(sd, xs), VARS(sums, pre, perm, kept, ksd, yes, ysd, no, nsd), red, scan, sperm, filter, part, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let sums_6 = SEG_REDUCE { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
-  assert_has_line(text, "  let pre_7 = SEG_SCAN { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
-  assert_has_line(text, "  let perm_8 = SEG_PERMUTE { i_3 => xs_2[i_3] using xs_2 } { i_3 => 0 } (sd_1)");
-  assert_has_line(text, "  let (kept_9, ksd_10) = SEG_FILTER { i_3 => xs_2[i_3] using xs_2 } { a_4 => a_4 > 0 } (sd_1)");
-  assert_has_line(text, "  let (yes_11, ysd_12, no_13, nsd_14) = SEG_PARTITION { i_3 => xs_2[i_3] using xs_2 } "
+  assert_has_line(text, "  let sums_6 : [int] = SEG_REDUCE { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
+  assert_has_line(text, "  let pre_7 : [int] = SEG_SCAN { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
+  assert_has_line(text, "  let perm_8 : [int] = SEG_PERMUTE { i_3 => xs_2[i_3] using xs_2 } { i_3 => 0 } (sd_1)");
+  assert_has_line(text, "  let (kept_9 : [int], ksd_10 : sd) = SEG_FILTER { i_3 => xs_2[i_3] using xs_2 } { a_4 => a_4 > 0 } (sd_1)");
+  assert_has_line(text, "  let (yes_11 : [int], ysd_12 : sd, no_13 : [int], nsd_14 : sd) = SEG_PARTITION { i_3 => xs_2[i_3] using xs_2 } "
                         "{ a_4 => a_4 > 0 } (sd_1)");
 }
 
@@ -517,10 +519,10 @@ static void test_library(void **state) {
          library(LIB_SEG_RANK, VARS(sr), VARS(sd, xs)), eql, hash, rand, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let r_4 = LIBRARY rank (xs_1)");
-  assert_has_line(text, "  let sr_7 = LIBRARY seg_rank (sd_5, xs_1)");
-  assert_has_line(text, "  let e_8 = LIBRARY eql^ <int, float> (lens_2, xs_1, lens_2, xs_1)");
-  assert_has_line(text, "  let rn_10 = LIBRARY rand <site 4> (lim_3)");
+  assert_has_line(text, "  let r_4 : [int] = LIBRARY rank (xs_1)");
+  assert_has_line(text, "  let sr_7 : [int] = LIBRARY seg_rank (sd_5, xs_1)");
+  assert_has_line(text, "  let e_8 : [bool] = LIBRARY eql^ <int, float> (lens_2, xs_1, lens_2, xs_1)");
+  assert_has_line(text, "  let rn_10 : int = LIBRARY rand <site 4> (lim_3)");
 }
 
 /* ---- the CPU level ---- */
@@ -556,23 +558,24 @@ static void test_cpu_statements(void **state) {
              scalar(FLAT_SUB, neg, ATOMS(av(m), aint(-3))), scalar(FLAT_SQRT, root, ATOMS(afloat(2.0))), NULL));
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "function f (xs_1 : [int], sd_2 : sd) -> ([int], float) {");
-  assert_has_line(text, "  let n_6 : int = #xs_1");
-  assert_has_line(text, "  let segs_7 : int = #segments sd_2");
-  assert_has_line(text, "  let tot_8 : int = #elements sd_2");
-  assert_has_line(text, "  let m_9 : int = n_6 + 1");
-  assert_has_line(text, "  let big_10 : bool = m_9 > tot_8");
+  assert_has_line(text, "function f (xs_1 : [int], sd_2 : sd) -> ([int], float) @1:1 {");
+  assert_has_line(text, "  let n_6 : int = #xs_1 @3:1");
+  assert_has_line(text, "  let segs_7 : int = #segments sd_2 @3:1");
+  assert_has_line(text, "  let tot_8 : int = #elements sd_2 @3:1");
+  assert_has_line(text, "  let m_9 : int = n_6 + 1 @3:1");
+  assert_has_line(text, "  let big_10 : bool = m_9 > tot_8 @3:1");
   assert_has_line(text, "  let r_11 : [int] = if big_10 then {");
-  assert_has_line(text, "    let r1_14 : [int] = run K1 (xs_1, 5)");
+  assert_has_line(text, "    let r1_14 : [int] = run K1 (xs_1, 5) @3:1");
   assert_has_line(text, "    return r1_14");
   assert_has_line(text, "  } else {");
-  assert_has_line(text, "    let msg_13 : [char] = host vector \"no\"");
-  assert_has_line(text, "    let ok_19 : bool = host print_string (msg_13)  % msg_13 = \"no\" %");
-  assert_has_line(text, "    host error (msg_13)  % msg_13 = \"no\" %");
+  assert_has_line(text, "    let msg_13 : [char] = host vector \"no\" @3:1");
+  assert_has_line(text, "    let ok_19 : bool = host print_string <[char] -> bool> (msg_13) @3:1  % msg_13 = \"no\" %");
+  assert_has_line(text, "    host error (msg_13) @3:1  % msg_13 = \"no\" %");
+  assert_has_line(text, "  } @3:1");
   assert_has_line(text, "  let (c_18 : int, t_12 : float) = time {");
   assert_has_line(text, "    return 1");
-  assert_has_line(text, "  let neg_16 : int = m_9 - (-3)");
-  assert_has_line(text, "  let root_17 : float = sqrt(2.0)");
+  assert_has_line(text, "  let neg_16 : int = m_9 - (-3) @3:1");
+  assert_has_line(text, "  let root_17 : float = sqrt(2.0) @3:1");
   assert_has_line(text, "  return (r_11, root_17)");
 }
 
@@ -590,10 +593,10 @@ static void test_calls_and_globals(void **state) {
   func("main", NOVARS, block(ATOMS(av(w)), call, NULL));
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let z_4 : int = x_2 + g_1");
-  assert_has_line(text, "  let y_3 : int = f (z_4)");
-  assert_has_line(text, "  let w_5 : int = f (3)");
-  assert_has_line(text, "function main () -> int {");
+  assert_has_line(text, "  let z_4 : int = x_2 + g_1 @3:1");
+  assert_has_line(text, "  let y_3 : int = f (z_4) @3:1");
+  assert_has_line(text, "  let w_5 : int = f (3) @3:1");
+  assert_has_line(text, "function main () -> int @1:1 {");
 }
 
 /* ---- the printer's expressions ---- */
@@ -630,17 +633,17 @@ static void test_print_expressions(void **state) {
          sized(soac(SOAC_MAP, VARS(s3), thunk(VARS(i), EXPS(e10), uses), NULL), xs), NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let (r_10, r2_11, r3_12, r4_13) = MAP { i_2 => ((a_3 + b_4) * c_5, "
+  assert_has_line(text, "  let (r_10 : [int], r2_11 : [float], r3_12 : [bool], r4_13 : [int]) = MAP { i_2 => ((a_3 + b_4) * c_5, "
                         "select(p_7 and not(q_8), sqrt(f_6), 1.5), a_3 < b_4 or p_7 and b_4 /= c_5, "
                         "a_3 - (b_4 - c_5)) using xs_1, a_3, b_4, c_5, f_6, p_7, q_8 } (#xs_1)");
-  assert_has_line(text, "  let (r5_14, r6_15, r7_16, r8_17) = MAP { i_2 => (a_3 - b_4 - (-3), -(-a_3), "
+  assert_has_line(text, "  let (r5_14 : [int], r6_15 : [int], r7_16 : [float], r8_17 : [int]) = MAP { i_2 => (a_3 - b_4 - (-3), -(-a_3), "
                         "float(char_code(cs_18[i_2])), (if p_7 then a_3 else b_4) + 1) "
                         "using xs_1, a_3, b_4, c_5, f_6, p_7, q_8, cs_18 } (#xs_1)");
-  assert_has_line(text, "  let s1_19 = MAP { i_2 => (a_3 * b_4) ^ xs_1[i_2 + 1] using xs_1, a_3, b_4, c_5, f_6, "
+  assert_has_line(text, "  let s1_19 : [int] = MAP { i_2 => (a_3 * b_4) ^ xs_1[i_2 + 1] using xs_1, a_3, b_4, c_5, f_6, "
                         "p_7, q_8 } (#xs_1)");
-  assert_has_line(text, "  let s2_20 = MAP { i_2 => let t_9 = a_3 + #xs_1 in -(#xs_1) using xs_1, a_3, b_4, c_5, "
+  assert_has_line(text, "  let s2_20 : [int] = MAP { i_2 => let t_9 = a_3 + #xs_1 in -(#xs_1) using xs_1, a_3, b_4, c_5, "
                         "f_6, p_7, q_8 } (#xs_1)");
-  assert_has_line(text, "  let s3_21 = MAP { i_2 => a_3 / (b_4 * c_5) using xs_1, a_3, b_4, c_5, f_6, p_7, q_8 } (#xs_1)");
+  assert_has_line(text, "  let s3_21 : [int] = MAP { i_2 => a_3 / (b_4 * c_5) using xs_1, a_3, b_4, c_5, f_6, p_7, q_8 } (#xs_1)");
 }
 
 /* The comment above a top-level statement, and the library's left out. */
@@ -679,13 +682,15 @@ static void test_print_tops(void **state) {
   libsrc->library = true;
   lib_ft->source = libsrc;
   char *text = printed();
-  assert_string_equal(text, "% x = 5; : int %\n"
-                            "top -> (x_1 : int) {\n"
+  assert_string_equal(text, "source \"p.nesl\"\n"
+                            "\n"
+                            "nesl \"x = 5;\" : int\n"
+                            "top @1:1 -> (x_1 : int) {\n"
                             "  return 5\n"
                             "}\n"
-                            "% 6; : int %\n"
-                            "top {\n"
-                            "  let y_2 : int = x_1 * 2\n"
+                            "nesl \"6;\" : int\n"
+                            "top @2:1 {\n"
+                            "  let y_2 : int = x_1 * 2 @\"t.nesl\":3:1\n"
                             "  return y_2\n"
                             "}\n");
 }
