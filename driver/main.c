@@ -296,7 +296,8 @@ static int compile_lcu(const Options *opt, Source *src) {
   LcuProgram *lcu = lcu_read(src, env);
   if (!lcu || diag_count())
     return EXIT_COMPILE_ERROR;
-  if (opt->check_ir && !lcu_check(lcu, "read"))
+  /* read λcu may be anything: it is checked before it runs */
+  if ((opt->check_ir || opt->interp == INTERP_LCU) && !lcu_check(lcu, "read"))
     return EXIT_COMPILE_ERROR;
   if (opt->dump == STAGE_LCU) {
     lcu_print_program(stdout, lcu);

@@ -73,21 +73,28 @@ typedef struct Reader {
   Vec funcs_in_order;   /* LcuFunc *, as defined */
   Vec vars;             /* every LcuVar made, for the ids */
   FlatProgram flat;     /* for the globals' FlatVars */
+  size_t seen;          /* loc_at's last offset, and its line and column */
+  int seen_line, seen_col;
 } Reader;
 
 /* ---- errors and positions ---- */
 
+/* The line and column of 'offset', counted on from the last offset
+   asked for when it is further (SOACs ask in order). */
 static Loc loc_at(Reader *r, size_t offset) {
-  int line = 1, col = 1;
-  for (size_t i = 0; i < offset && r->text[i]; i++) {
-    if (r->text[i] == '\n') {
-      line++;
-      col = 1;
+  if (offset < r->seen) {
+    r->seen = 0;
+    r->seen_line = r->seen_col = 1;
+  }
+  for (; r->seen < offset && r->text[r->seen]; r->seen++) {
+    if (r->text[r->seen] == '\n') {
+      r->seen_line++;
+      r->seen_col = 1;
     } else {
-      col++;
+      r->seen_col++;
     }
   }
-  return (Loc){r->src, line, col};
+  return (Loc){r->src, r->seen_line, r->seen_col};
 }
 
 _Noreturn __attribute__((format(printf, 3, 4))) static void fail_at(Reader *r, size_t offset, const char *fmt, ...) {
@@ -537,22 +544,22 @@ static const Infix *peek_infix(Reader *r) {
   return NULL;
 }
 
-/* The base of 'op' applied to 'args', or an error. */
-static FlatBase op_type(Reader *r, FlatOp op, LcuExp **args, int n) {
+/* The base of 'op' applied to 'args', or an error at 'at'. */
+static FlatBase op_type(Reader *r, size_t at, FlatOp op, LcuExp **args, int n) {
   FlatBase bases[3];
   for (int i = 0; i < n; i++)
     bases[i] = args[i]->type;
   FlatBase result;
   const char *why = NULL;
   if (!lcu_op_type(op, bases, &result, &why))
-    fail(r, "%s", why);
+    fail_at(r, at, "%s", why);
   return result;
 }
 
 static LcuExp *exp_at(Reader *r, int power);
 
-/* op(args) in a thunk, 'n' its name, read */
-static LcuExp *op_call(Reader *r, const char *n) {
+/* op(args) in a thunk, 'n' its name (at 'at'), read */
+static LcuExp *op_call(Reader *r, const char *n, size_t at) {
   int op = elementwise_op(n);
   if (op < 0 || op == FLAT_RAND)
     fail(r, "'%s' is not an element-wise operation", n);
@@ -571,7 +578,7 @@ static LcuExp *op_call(Reader *r, const char *n) {
     fail(r, "%s takes %d operand%s, not %d", n, want, want == 1 ? "" : "s", got);
   if (op == FLAT_ZERO) /* the zero of the operand's type: a constant */
     return lcu_exp_op(unset, FLAT_ZERO, args[0]->type, 1, args[0], NULL, NULL);
-  return lcu_exp_op(unset, (FlatOp)op, op_type(r, (FlatOp)op, args, got), got, args[0], args[1], args[2]);
+  return lcu_exp_op(unset, (FlatOp)op, op_type(r, at, (FlatOp)op, args, got), got, args[0], args[1], args[2]);
 }
 
 /* A primary expression and its location: x, c, x[e], #x, op(e, ...),
@@ -589,7 +596,7 @@ static LcuExp *primary(Reader *r) {
   } else if (accept(r, "-")) {
     e = primary(r);
     LcuExp *args[1] = {e};
-    e = lcu_exp_op(unset, FLAT_NEG, op_type(r, FLAT_NEG, args, 1), 1, e, NULL, NULL);
+    e = lcu_exp_op(unset, FLAT_NEG, op_type(r, at, FLAT_NEG, args, 1), 1, e, NULL, NULL);
   } else if (accept(r, "#")) {
     LcuVar *v = use(r, false);
     e = lcu_exp_length(unset, v);
@@ -620,7 +627,7 @@ static LcuExp *primary(Reader *r) {
     const char *n = name(r);
     if (cur(r) == '(') { /* an operation: no blank before its '(' */
       r->pos++;
-      e = op_call(r, n);
+      e = op_call(r, n, at);
     } else {
       LcuVar *v = lookup(r, n);
       if (!v) {
@@ -662,9 +669,10 @@ static LcuExp *exp_at(Reader *r, int power) {
     int p = binop_power(binop_of(in->op));
     if (p < power)
       return left;
+    size_t at = r->tok;
     r->pos += strlen(in->text);
     LcuExp *args[2] = {left, exp_at(r, p + 1)};
-    left = lcu_exp_op(unset, in->op, op_type(r, in->op, args, 2), 2, args[0], args[1], NULL);
+    left = lcu_exp_op(unset, in->op, op_type(r, at, in->op, args, 2), 2, args[0], args[1], NULL);
   }
 }
 
@@ -749,7 +757,7 @@ static FlatBase *body_types(LcuThunk *t, int times) {
 static const FlatBase index_type[1] = {FB_INT};
 
 /* A pull thunk: one int parameter, the index (ONCE: none). */
-static LcuThunk *pull_thunk(Reader *r, bool once) {
+static LcuThunk *pull_thunk(Reader *r, bool once, Loc loc) {
   size_t at = (skip(r), r->tok);
   /* how many parameters: look ahead at the thunk's parameter list */
   size_t save = r->pos;
@@ -759,7 +767,7 @@ static LcuThunk *pull_thunk(Reader *r, bool once) {
   r->tok = at;
   if (once && !none)
     fail(r, "ONCE's thunk takes no parameters: { () => ... }");
-  return thunk(r, index_type, none ? 0 : 1, no_loc);
+  return thunk(r, index_type, none ? 0 : 1, loc);
 }
 
 /* (#x), (n), (10) */
@@ -839,8 +847,19 @@ static LcuSoac *library_kernel(Reader *r) {
   return s;
 }
 
-/* The right side of `let xs = SOAC ...` */
+/* The right side of `let xs = SOAC ...`.  Its location is where it is
+   in the file (the dump does not show a SOAC's): lcu_check reports
+   there, and its thunks' expressions without one of their own get it. */
+static LcuSoac *soac_at(Reader *r, Loc loc);
+
 static LcuSoac *soac(Reader *r) {
+  size_t at = (skip(r), r->tok);
+  LcuSoac *s = soac_at(r, loc_at(r, at));
+  s->loc = loc_at(r, at);
+  return s;
+}
+
+static LcuSoac *soac_at(Reader *r, Loc loc) {
   if (accept(r, "LIBRARY"))
     return library_kernel(r);
   size_t at = (skip(r), r->tok);
@@ -853,7 +872,7 @@ static LcuSoac *soac(Reader *r) {
     r->tok = at;
     fail(r, "'%s' is not a SOAC", kind);
   }
-  LcuThunk *pull = pull_thunk(r, k == SOAC_ONCE);
+  LcuThunk *pull = pull_thunk(r, k == SOAC_ONCE, loc);
   int npull = pull->body.len;
   LcuThunk *second;
   Vec ids = {0};
@@ -864,7 +883,7 @@ static LcuSoac *soac(Reader *r) {
     return lcu_soac_once(no_loc, pull);
   case SOAC_PERMUTE:
   case SOAC_SEG_PERMUTE: {
-    second = thunk(r, index_type, 1, no_loc);
+    second = thunk(r, index_type, 1, loc);
     LcuSize n = k == SOAC_PERMUTE ? size(r) : (LcuSize){0};
     LcuVar *sd = k == SOAC_SEG_PERMUTE ? segdes(r) : NULL;
     LcuVar *into = accept(r, "into") ? use(r, false) : NULL;
@@ -876,7 +895,7 @@ static LcuSoac *soac(Reader *r) {
   case SOAC_SEG_REDUCE:
   case SOAC_SEG_SCAN: {
     identities(r, &ids);
-    second = thunk(r, body_types(pull, 2), 2 * npull, no_loc);
+    second = thunk(r, body_types(pull, 2), 2 * npull, loc);
     LcuSoac *s = k == SOAC_REDUCE || k == SOAC_SCAN ? lcu_soac_reduce(no_loc, pull, NULL, 0, second, size(r))
                                                     : lcu_soac_seg_reduce(no_loc, pull, NULL, 0, second, segdes(r));
     s->identity = ids;
@@ -885,11 +904,11 @@ static LcuSoac *soac(Reader *r) {
   }
   case SOAC_FILTER:
   case SOAC_PARTITION:
-    second = thunk(r, body_types(pull, 1), npull, no_loc);
+    second = thunk(r, body_types(pull, 1), npull, loc);
     return (k == SOAC_FILTER ? lcu_soac_filter : lcu_soac_partition)(no_loc, pull, second, size(r));
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
-    second = thunk(r, body_types(pull, 1), npull, no_loc);
+    second = thunk(r, body_types(pull, 1), npull, loc);
     return (k == SOAC_SEG_FILTER ? lcu_soac_seg_filter : lcu_soac_seg_partition)(no_loc, pull, second, segdes(r));
   default:
     break;
@@ -998,6 +1017,7 @@ static LcuStmt *host(Reader *r, bool lifted) {
   fs->kind = FS_OP;
   fs->lifted = lifted;
   LcuStmt *s = lcu_stmt_host(no_loc, fs);
+  size_t at = (skip(r), r->tok);
   const char *n = name(r);
   int op = -1;
   for (int i = 0; i < FLAT_OP_COUNT; i++)
@@ -1023,9 +1043,10 @@ static LcuStmt *host(Reader *r, bool lifted) {
     fs->result_type = nesl_type(r);
     expect(r, ">");
   } else {
-    fail(r, "host %s: not an operation that runs on the host (vector, error, error_any, range, seg_range, or a "
+    fail_at(r, at,
+            "host %s: not an operation that runs on the host (vector, error, error_any, range, seg_range, or a "
             "primitive with its <argument -> result> types)",
-         n);
+            n);
   }
   atoms(r, &s->args);
   return s;
@@ -1383,6 +1404,7 @@ LcuProgram *lcu_read(const Source *src, TypeEnv *env) {
   r->env = env;
   r->p = lcu_program_new();
   r->main = src;
+  r->seen_line = r->seen_col = 1;
   if (setjmp(r->fail))
     return NULL;
   if (accept(r, "source")) {
