@@ -49,6 +49,30 @@ bool lcu_type_equal(LcuType a, LcuType b) {
   return a.kind == LT_SEGDES || a.base == b.base;
 }
 
+LcuType lcu_type_of_flat(FlatType t) {
+  switch (t.kind) {
+  case FT_SCALAR:
+    return lcu_scalar(t.base);
+  case FT_VEC:
+    return lcu_vec(t.base);
+  case FT_SEGDES:
+    return lcu_segdes();
+  }
+  die("flat type kind %d does not exist", (int)t.kind);
+}
+
+FlatType lcu_flat_type(LcuType t) {
+  switch (t.kind) {
+  case LT_SCALAR:
+    return flat_scalar(t.base);
+  case LT_VEC:
+    return flat_vec(t.base);
+  case LT_SEGDES:
+    return flat_segdes();
+  }
+  die("λcu type kind %d does not exist", (int)t.kind);
+}
+
 const char *lcu_type_name(LcuType t) {
   static const char *const scalars[] = {"int", "float", "bool", "char"};
   static const char *const vectors[] = {"[int]", "[float]", "[bool]", "[char]"};

@@ -18,10 +18,12 @@
  * at the CPU level also host-side vectors (the arguments of the host
  * operations) — see LcuType.
  *
- * Every IR has a printer (lcu_print.c: the paper's concrete syntax), a
- * checker (lcu_check.c: the paper's typing rules and the `using`
- * discipline) and an interpreter (lcu_interp.c: each SOAC by its
- * semantics).  lower.c makes λcu from the flat IR, one SOAC per kernel.
+ * Every IR has a printer (lcu_print.c: the paper's concrete syntax, which
+ * lcu_read.c reads back), a checker (lcu_check.c: the paper's typing
+ * rules and the `using` discipline) and an interpreter (lcu_interp.c:
+ * each SOAC by its semantics).  build.c has the constructors; lower.c
+ * makes λcu from the flat IR, one SOAC per kernel; rewrite.c has what
+ * rewrites (fusion) are made of.
  */
 #ifndef NESSIE_LCU_H
 #define NESSIE_LCU_H
@@ -303,6 +305,8 @@ LcuType lcu_vec(FlatBase b);
 LcuType lcu_segdes(void);
 bool lcu_type_equal(LcuType a, LcuType b);
 const char *lcu_type_name(LcuType t); /* "int", "[float]", "sd" */
+LcuType lcu_type_of_flat(FlatType t);  /* a flat variable's λcu type */
+FlatType lcu_flat_type(LcuType t);     /* and back */
 bool lcu_loc_equal(Loc a, Loc b);
 /* Where a run-time error in thunk expression 'e' of SOAC 's', run by a
    `run` at 'run', is reported: e's own location, unless it is s's (an

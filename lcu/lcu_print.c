@@ -540,21 +540,6 @@ static void print_kernel(Printer *pr, const LcuKernel *k) {
 
 /* ---- CPU level ---- */
 
-static LcuType atom_type(const LcuAtom *a) {
-  if (a->var)
-    return a->var->type;
-  switch (a->constant.kind) {
-  case FA_FLOAT:
-    return lcu_scalar(FB_FLOAT);
-  case FA_BOOL:
-    return lcu_scalar(FB_BOOL);
-  case FA_CHAR:
-    return lcu_scalar(FB_CHAR);
-  default:
-    return lcu_scalar(FB_INT);
-  }
-}
-
 static void print_atom_at(Printer *pr, const LcuAtom *a, int need) {
   if (!a)
     fputc('?', pr->out);
@@ -789,7 +774,7 @@ static void print_func(Printer *pr, const LcuFunc *f) {
   LcuType *types = xmalloc_atomic(sizeof(LcuType) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     const LcuAtom *a = f->body->results.data[i];
-    types[i] = a ? atom_type(a) : lcu_scalar(FB_INT);
+    types[i] = a ? lcu_atom_type(a) : lcu_scalar(FB_INT);
   }
   print_type_tuple(out, types, n);
   /* where it comes from, when the name does not say it all */

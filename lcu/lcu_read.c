@@ -1344,11 +1344,7 @@ static void statement(Reader *r) {
         map_put(&r->globals, g->name, g);
         vec_push(&r->p->globals, g);
       }
-      FlatVar *fv = flat_new_var(&r->flat, (FlatType){g->type.kind == LT_SCALAR ? FT_SCALAR
-                                                     : g->type.kind == LT_VEC  ? FT_VEC
-                                                                               : FT_SEGDES,
-                                                     g->type.base},
-                                 NULL);
+      FlatVar *fv = flat_new_var(&r->flat, lcu_flat_type(g->type), NULL);
       fv->global = true;
       vec_push(&ft->defines, fv);
     }

@@ -76,18 +76,6 @@ typedef struct Lw {
 
 /* ---- variables and atoms ---- */
 
-static LcuType type_of(FlatType t) {
-  switch (t.kind) {
-  case FT_SCALAR:
-    return lcu_scalar(t.base);
-  case FT_VEC:
-    return lcu_vec(t.base);
-  case FT_SEGDES:
-    return lcu_segdes();
-  }
-  unreachable();
-}
-
 /* ---- shapes ----
    FlatVar.shape numbers classes of flat variables of one length, within
    a function's body; lowering inlines library functions, so that the
@@ -171,7 +159,7 @@ static LcuVar *var_of(Lw *lw, FlatVar *v) {
   if (v->global) {
     LcuVar *g = ptrmap_get(&lw->globals, v);
     if (!g) {
-      g = lcu_new_var(lw->lp, type_of(v->type), v->hint);
+      g = lcu_new_var(lw->lp, lcu_type_of_flat(v->type), v->hint);
       ptrmap_put(&lw->globals, v, g);
       vec_push(&lw->lp->globals, g);
     }
@@ -180,7 +168,7 @@ static LcuVar *var_of(Lw *lw, FlatVar *v) {
   }
   LcuVar *x = ptrmap_get(&lw->scope->vars, v);
   if (!x) {
-    x = lcu_new_var(lw->lp, type_of(v->type), v->hint);
+    x = lcu_new_var(lw->lp, lcu_type_of_flat(v->type), v->hint);
     bind_var(lw, v, x);
   }
   return x;
@@ -307,7 +295,7 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
       vec_push(&s->args, lcu_kb_plain_param(kb, a->var));
     else
       vec_push(&s->args, lcu_kb_param(kb, scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a)));
-    lcu_soac_result(lw->lp, s, type_of(r->type));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
     Vec out;
     kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
@@ -349,7 +337,7 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   }
   lcu_thunk_return(t, elementwise_exp(kb->loc, fs->op, r->type.base, fs->args.len, args));
   LcuSoac *s = lcu_soac_map(lw->loc, t, size);
-  lcu_soac_result(lw->lp, s, type_of(r->type));
+  lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
   Vec out;
   LcuStmt *run = kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
@@ -458,7 +446,7 @@ static void lower_reduction(Lw *lw, FlatStmt *fs, bool segmented, bool scan) {
   } else {
     s = (scan ? lcu_soac_scan : lcu_soac_reduce)(lw->loc, pull, &id, 1, op, lcu_kb_size_length(kb, v));
   }
-  lcu_soac_result(lw->lp, s, type_of(((FlatVar *)fs->results.data[0])->type));
+  lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
   Vec out;
   kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
@@ -531,7 +519,7 @@ static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
     vec_push(&s->args, lcu_kb_plain_param(kb, v));
   }
   for (int i = 0; i < fs->results.len; i++)
-    lcu_soac_result(lw->lp, s, type_of(((FlatVar *)fs->results.data[i])->type));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
   Vec out;
   kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
@@ -756,7 +744,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     lcu_thunk_return(t, lcu_kb_scalar(kb, x));
     lcu_kb_end_thunk(kb);
     LcuSoac *s = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, n));
-    lcu_soac_result(lw->lp, s, type_of(((FlatVar *)fs->results.data[0])->type));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
     LcuStmt *run = kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     Dist *d = NEW(Dist);
@@ -808,7 +796,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     Dist *d = ptrmap_get(&lw->scope->dists, idx->u.var);
     LcuSoac *s = lcu_soac_map(lw->loc, t, d ? lcu_kb_size_atom(kb, d->length)
                                             : lcu_kb_size_length(kb, var_of(lw, idx->u.var)));
-    lcu_soac_result(lw->lp, s, type_of(((FlatVar *)fs->results.data[0])->type));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
     kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
@@ -821,7 +809,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     lcu_thunk_return(t, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), lcu_kb_scalar(kb, i)));
     lcu_kb_end_thunk(kb);
     LcuSoac *s = lcu_soac_once(lw->loc, t);
-    lcu_soac_result(lw->lp, s, type_of(((FlatVar *)fs->results.data[0])->type));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
     kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
