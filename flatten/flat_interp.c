@@ -280,10 +280,10 @@ static void run_stmt(FlatInterp *in, const FlatStmt *s) {
    it binds are cleared from the frame after the statement that reads them
    last (a read anywhere inside a statement's nested blocks counts as the
    statement's), or at once if nothing reads them; the collector then
-   takes them. */
+   takes them.  common/liveness.c works out which (the same analysis as
+   λcu's interpreter's). */
 
 /* The block as common/liveness.c sees it; globals never die. */
-static LiveBlock *describe_block(const FlatBlock *b);
 
 static void describe_reads(Vec *reads, const Vec *atoms) {
   for (int i = 0; i < atoms->len; i++) {

@@ -75,7 +75,12 @@ typedef struct Reader {
   FlatProgram flat;     /* for the globals' FlatVars */
   size_t seen;          /* loc_at's last offset, and its line and column */
   int seen_line, seen_col;
+  int depth;            /* of nested expressions and blocks */
 } Reader;
+
+/* Nesting deeper than this is refused rather than allowed to exhaust
+   the stack (the printer never nests so deep). */
+enum { MAX_DEPTH = 10000 };
 
 /* ---- errors and positions ---- */
 
@@ -594,7 +599,10 @@ static LcuExp *primary(Reader *r) {
     e = exp_at(r, 0);
     expect(r, ")");
   } else if (accept(r, "-")) {
+    if (++r->depth > MAX_DEPTH) /* - - - ... x */
+      fail(r, "an expression nested too deeply");
     e = primary(r);
+    r->depth--;
     LcuExp *args[1] = {e};
     e = lcu_exp_op(unset, FLAT_NEG, op_type(r, at, FLAT_NEG, args, 1), 1, e, NULL, NULL);
   } else if (accept(r, "#")) {
@@ -661,14 +669,20 @@ static LcuExp *primary(Reader *r) {
 /* An expression whose operators bind at least as tightly as 'power'
    (binary operators are left-associative, frontend/ops.def). */
 static LcuExp *exp_at(Reader *r, int power) {
+  if (++r->depth > MAX_DEPTH)
+    fail(r, "an expression nested too deeply");
   LcuExp *left = primary(r);
   for (;;) {
     const Infix *in = peek_infix(r);
-    if (!in)
+    if (!in) {
+      r->depth--;
       return left;
+    }
     int p = binop_power(binop_of(in->op));
-    if (p < power)
+    if (p < power) {
+      r->depth--;
       return left;
+    }
     size_t at = r->tok;
     r->pos += strlen(in->text);
     LcuExp *args[2] = {left, exp_at(r, p + 1)};
@@ -1126,6 +1140,8 @@ static LcuStmt *cpu(Reader *r) {
 
 /* { statements return atoms } in a scope of its own */
 static LcuBlock *block(Reader *r) {
+  if (++r->depth > MAX_DEPTH)
+    fail(r, "blocks nested too deeply");
   expect(r, "{");
   int mark = r->scope.len;
   LcuBlock *b = lcu_block_new();
@@ -1161,6 +1177,7 @@ static LcuBlock *block(Reader *r) {
   }
   expect(r, "}");
   r->scope.len = mark;
+  r->depth--;
   return b;
 }
 
@@ -1359,10 +1376,13 @@ static void statement(Reader *r) {
 static void number_vars(Reader *r) {
   PtrMap taken = {0};
   int next = 1;
+  /* ids index the checker's and interpreter's tables: one far beyond
+     the variables' number (a hand-written x999999999) is not kept */
+  int most = 8 * r->vars.len + 100000;
   for (int i = 0; i < r->vars.len; i++) {
     LcuVar *v = r->vars.data[i];
     int id = id_of(v->name);
-    if (id >= 0 && !ptrmap_get(&taken, (void *)(intptr_t)(id + 1))) {
+    if (id >= 0 && id <= most && !ptrmap_get(&taken, (void *)(intptr_t)(id + 1))) {
       v->id = id;
       ptrmap_put(&taken, (void *)(intptr_t)(id + 1), v);
       if (id >= next)

@@ -5,8 +5,12 @@
  * vector operation of the flat IR runs as a kernel of one SOAC (or a
  * library kernel), and scalar work, control flow and recursion stay at
  * the CPU level.  Kernels that come out equal (up to the names of their
- * parameters) are made once and run several times, as K1 and K3 of the
- * paper's norm2 example.
+ * variables, and with their expressions where their SOACs are: build.c,
+ * lcu_intern_kernel) are made once and run several times, as K1 and K3
+ * of the paper's norm2 example.  Then dead statements and unused
+ * kernels go (lcu_drop_dead, lcu_prune_kernels).  Every expression has
+ * the location of the flat statement it comes from; CPU vectors get the
+ * shape classes of shape analysis (see "shapes" below).
  *
  * The translation, by flat operation:
  *   element-wise ops on vectors, DIST, GATHER, APPEND  -> MAP over the
