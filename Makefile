@@ -20,7 +20,7 @@ LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
 
-COMMON := common/alloc.c common/diag.c common/map.c
+COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c
 FRONTEND := frontend/ast.c frontend/ast_print.c frontend/types.c \
             frontend/typecheck.c frontend/builtins.c
 GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
@@ -37,7 +37,7 @@ PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
            flatten/flat_exec.c flatten/flat_interp.c
 # λcu: constructors, lowering, printer, checker, interpreter
-LCU := lcu/lcu.c lcu/lower.c lcu/lcu_print.c lcu/lcu_check.c lcu/lcu_interp.c
+LCU := lcu/lcu.c lcu/build.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
 CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(CODEGEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))

@@ -71,46 +71,6 @@ static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
   return var_ref(h, a->var);
 }
 
-/* ---- liveness: where each vector a block owns is read last ---- */
-
-static void note_reads(PtrMap *last, const LcuBlock *b, int at);
-
-static void note_atom(PtrMap *last, const LcuAtom *a, int at) {
-  if (a->var && is_vector(a->var))
-    ptrmap_put(last, a->var, (void *)(intptr_t)(at + 1));
-}
-
-static void note_stmt(PtrMap *last, const LcuStmt *s, int at) {
-  for (int i = 0; i < s->args.len; i++)
-    note_atom(last, s->args.data[i], at);
-  if (s->then)
-    note_reads(last, s->then, at);
-  if (s->els)
-    note_reads(last, s->els, at);
-  if (s->body)
-    note_reads(last, s->body, at);
-}
-
-/* Every vector read in 'b' (nested blocks included) gets 'at' as its
-   last read, or, for the top block (at < 0), its statement's index. */
-static void note_reads(PtrMap *last, const LcuBlock *b, int at) {
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt(last, b->stmts.data[i], at >= 0 ? at : i);
-  for (int i = 0; i < b->results.len; i++)
-    note_atom(last, b->results.data[i], at >= 0 ? at : b->stmts.len);
-}
-
-/* Releases, after statement 'at' of 'b', the vectors 'b' owns that it
-   reads last there ('owned' the block's own, 'last' from note_reads). */
-static void release_after(Hx *h, const Vec *owned, PtrMap *last, int at) {
-  for (int i = 0; i < owned->len; i++) {
-    const LcuVar *v = owned->data[i];
-    intptr_t l = (intptr_t)ptrmap_get(last, v);
-    if (l == at + 1)
-      cg_line(h->cg, "rt_release(%s);", cg_name(v));
-  }
-}
-
 /* ---- statements ---- */
 
 static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests);
@@ -407,42 +367,49 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
 
 /* The statements of 'b' and its results into the lvalues 'dests' (each
    vector result with a reference of its own); 'params' are the
-   function's parameters, owned by its body. */
+   function's parameters, owned by its body.  The block owns what it binds
+   and its parameters: each is released after the statement that reads it
+   last (lcu_last_uses, the one liveness analysis of λcu), or moved into a
+   result. */
 static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests) {
   Cg *cg = h->cg;
-  PtrMap last = {0};
-  note_reads(&last, b, -1);
-  Vec owned = {0};
+  Vec *dying = lcu_last_uses(b, params);
+  PtrMap owned = {0};
   if (params)
     for (int i = 0; i < params->len; i++)
-      if (is_vector(params->data[i]))
-        vec_push(&owned, params->data[i]);
-  /* parameters nothing reads */
-  for (int i = 0; i < owned.len; i++)
-    if (!ptrmap_get(&last, owned.data[i]))
-      cg_line(cg, "rt_release(%s);", cg_name(owned.data[i]));
+      ptrmap_put(&owned, params->data[i], (void *)1);
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     gen_stmt_in_context(h, s);
-    release_after(h, &owned, &last, i);
-    for (int r = 0; r < s->results.len; r++) {
-      const LcuVar *v = s->results.data[r];
-      if (!is_vector(v))
-        continue;
-      if (!ptrmap_get(&last, v))
-        cg_line(cg, "rt_release(%s);", cg_name(v)); /* nothing reads it */
-      else
-        vec_push(&owned, (void *)v);
+    for (int r = 0; r < s->results.len; r++)
+      ptrmap_put(&owned, s->results.data[r], (void *)1);
+    for (int d = 0; d < dying[i].len; d++) {
+      const LcuVar *v = dying[i].data[d];
+      if (is_vector(v))
+        cg_line(cg, "rt_release(%s);", cg_name(v));
     }
   }
+  /* the results: an owned vector moves into its first result, anything
+     else takes a reference of its own */
+  PtrMap moved = {0};
   for (int i = 0; i < b->results.len; i++) {
     const LcuAtom *a = b->results.data[i];
     const char *v = atom(h, a, no_loc);
     cg_line(cg, "%s = %s;", dests[i], v);
-    if (a->var && is_vector(a->var))
+    if (!a->var || !is_vector(a->var))
+      continue;
+    if (ptrmap_get(&owned, a->var) && !ptrmap_get(&moved, a->var))
+      ptrmap_put(&moved, a->var, (void *)1);
+    else
       cg_line(cg, "rt_retain(%s);", v);
   }
-  release_after(h, &owned, &last, b->stmts.len);
+  /* parameters of a block without statements that no result reads */
+  if (params && b->stmts.len == 0)
+    for (int i = 0; i < params->len; i++) {
+      const LcuVar *p = params->data[i];
+      if (is_vector(p) && !ptrmap_get(&moved, p))
+        cg_line(cg, "rt_release(%s);", cg_name(p));
+    }
 }
 
 /* ---- functions ---- */

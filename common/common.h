@@ -87,6 +87,31 @@ void ptrmap_put(PtrMap *m, const void *key, void *value);
    the evaluator compares names by address. */
 const char *intern(const char *s);
 
+/* ---- liveness.c: last reads within a block ---- */
+
+/* A block as the last-read analysis sees it.  A variable is any pointer
+   that identifies one (FlatVar *, LcuVar *). */
+typedef struct LiveStmt {
+  Vec reads;  /* the variables the statement reads itself */
+  Vec blocks; /* LiveBlock *: its nested blocks (branches, bodies), whose
+                 reads count as the statement's */
+  Vec binds;  /* the variables it binds */
+} LiveStmt;
+
+typedef struct LiveBlock {
+  Vec stmts; /* LiveStmt * */
+  Vec reads; /* the variables the block's results read */
+} LiveBlock;
+
+/* Which variables die after which statement of 'b': an array of one Vec
+   per statement, statement i's holding the variables of 'params' (may
+   be NULL) and of b's statements' binds whose last read in 'b' is
+   statement i (a read in a nested block counts as its statement's), or
+   that statement i binds and nothing reads.  Those the block's results
+   read are in none, nor are parameters of a block without statements.
+   Each Vec lists parameters first, then binds in statement order. */
+Vec *live_last_reads(const LiveBlock *b, const Vec *params);
+
 /* ---- diag.c ---- */
 
 /* A source file as the lexer and the diagnostics see it. */

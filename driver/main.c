@@ -74,6 +74,8 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: nessie [options] FILE.nesl   compile FILE.nesl to an executable\n"
           "       nessie [-i FILE.nesl]         the REPL\n"
+          "       nessie [--check-ir] --dump=lcu | --interp=lcu FILE.lcu\n"
+          "                                     λcu in the form --dump=lcu prints\n"
           "\n"
           "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
           "\n"
@@ -315,6 +317,46 @@ static const char *default_output(const char *file) {
   return xprintf("%s.out", base);
 }
 
+/* --interp=lcu: λcu's interpreter on every top-level statement. */
+static int run_lcu(const Options *opt, LcuProgram *lcu) {
+  LcuInterp *in = lcu_interp_new(lcu, stdout);
+  for (int i = 0; i < lcu->tops.len; i++)
+    lcu_interp_run_top(in, lcu->tops.data[i]);
+  fflush(stdout);
+  if (opt->stats) {
+    LcuStats st = lcu_interp_stats(in);
+    fprintf(stderr, "stats: %d kernels, %llu runs, %llu elements\n", st.kernels, (unsigned long long)st.runs,
+            (unsigned long long)st.elements);
+  }
+  return EXIT_OK;
+}
+
+static bool is_lcu_file(const char *path) {
+  size_t n = strlen(path);
+  return n > 4 && strcmp(path + n - 4, ".lcu") == 0;
+}
+
+/* FILE.lcu: λcu as --dump=lcu prints it (lcu_read), printed again or
+   run; the NESL statements it holds are checked, the program is not
+   compiled again. */
+static int compile_lcu(const Options *opt, Source *src) {
+  if (opt->types || (opt->dump != STAGE_NONE && opt->dump != STAGE_LCU) ||
+      (opt->interp != INTERP_NONE && opt->interp != INTERP_LCU) || (opt->dump == STAGE_NONE && !opt->interp))
+    return bad_usage("'%s' holds λcu: use --dump=lcu or --interp=lcu", opt->file);
+  TypeEnv *env = tc_new_env();
+  LcuProgram *lcu = lcu_read(src, env);
+  if (!lcu || diag_count())
+    return EXIT_COMPILE_ERROR;
+  /* read λcu may be anything: it is checked before it runs */
+  if ((opt->check_ir || opt->interp == INTERP_LCU) && !lcu_check(lcu, "read"))
+    return EXIT_COMPILE_ERROR;
+  if (opt->dump == STAGE_LCU) {
+    lcu_print_program(stdout, lcu);
+    return EXIT_OK;
+  }
+  return run_lcu(opt, lcu);
+}
+
 /* The pipeline.  Returns the exit status. */
 static int compile(const Options *opt) {
   Source *src = source_from_file(opt->file);
@@ -322,6 +364,8 @@ static int compile(const Options *opt) {
     fprintf(stderr, "nessie: error: cannot read '%s'\n", opt->file);
     return EXIT_COMPILE_ERROR;
   }
+  if (is_lcu_file(opt->file))
+    return compile_lcu(opt, src);
 
   Program *prog = parse_program(src, false);
   if (diag_count())
@@ -386,18 +430,8 @@ static int compile(const Options *opt) {
     lcu_print_program(stdout, lcu);
     return EXIT_OK;
   }
-  if (opt->interp == INTERP_LCU) {
-    LcuInterp *in = lcu_interp_new(lcu, stdout);
-    for (int i = 0; i < lcu->tops.len; i++)
-      lcu_interp_run_top(in, lcu->tops.data[i]);
-    fflush(stdout);
-    if (opt->stats) {
-      LcuStats st = lcu_interp_stats(in);
-      fprintf(stderr, "stats: %d kernels, %llu runs, %llu elements\n", st.kernels, (unsigned long long)st.runs,
-              (unsigned long long)st.elements);
-    }
-    return EXIT_OK;
-  }
+  if (opt->interp == INTERP_LCU)
+    return run_lcu(opt, lcu);
 
   if (opt->dump == STAGE_C) {
     cg_program(stdout, lcu, &cg_cpu_target, opt->file);

@@ -56,7 +56,6 @@ struct FlatInterp {
   PtrMap dead_after;          /* FlatStmt -> Vec * of the slots of the
                                  variables whose last use it is */
   PtrMap block_done;          /* FlatBlock -> non-NULL once analysed */
-  PtrMap params_done;         /* FlatFunc -> non-NULL once analysed */
   Vec results;                /* RtValue *: an operation's, reused */
   int depth;
 };
@@ -280,31 +279,36 @@ static void run_stmt(FlatInterp *in, const FlatStmt *s) {
    it binds are cleared from the frame after the statement that reads them
    last (a read anywhere inside a statement's nested blocks counts as the
    statement's), or at once if nothing reads them; the collector then
-   takes them. */
+   takes them.  common/liveness.c works out which (the same analysis as
+   λcu's interpreter's). */
 
-static void note_read(PtrMap *last, const FlatAtom *a, int at) {
-  if (a->kind == FA_VAR && !a->u.var->global)
-    *ptrmap_slot(last, a->u.var, true) = (void *)(intptr_t)(at + 1);
+/* The block as common/liveness.c sees it; globals never die. */
+
+static void describe_reads(Vec *reads, const Vec *atoms) {
+  for (int i = 0; i < atoms->len; i++) {
+    const FlatAtom *a = atoms->data[i];
+    if (a->kind == FA_VAR && !a->u.var->global)
+      vec_push(reads, a->u.var);
+  }
 }
 
-static void note_block_reads(PtrMap *last, const FlatBlock *b, int at);
-
-static void note_stmt_reads(PtrMap *last, const FlatStmt *s, int at) {
-  for (int i = 0; i < s->args.len; i++)
-    note_read(last, s->args.data[i], at);
-  if (s->then)
-    note_block_reads(last, s->then, at);
-  if (s->els)
-    note_block_reads(last, s->els, at);
-  if (s->body)
-    note_block_reads(last, s->body, at);
-}
-
-static void note_block_reads(PtrMap *last, const FlatBlock *b, int at) {
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(last, b->stmts.data[i], at);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(last, b->results.data[i], at);
+static LiveBlock *describe_block(const FlatBlock *b) {
+  LiveBlock *lb = NEW(LiveBlock);
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    LiveStmt *ls = NEW(LiveStmt);
+    describe_reads(&ls->reads, &s->args);
+    const FlatBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        vec_push(&ls->blocks, describe_block(nested[k]));
+    for (int k = 0; k < s->results.len; k++)
+      if (!((const FlatVar *)s->results.data[k])->global)
+        vec_push(&ls->binds, s->results.data[k]);
+    vec_push(&lb->stmts, ls);
+  }
+  describe_reads(&lb->reads, &b->results);
+  return lb;
 }
 
 static void add_dead(FlatInterp *in, const FlatStmt *s, int slot) {
@@ -314,54 +318,25 @@ static void add_dead(FlatInterp *in, const FlatStmt *s, int slot) {
   vec_push(*p, (void *)(intptr_t)slot);
 }
 
-/* Works out, once per block, which of the variables it binds die after
-   which of its statements. */
-static void analyse_block(FlatInterp *in, const FlatBlock *b) {
+/* Works out, once per block, which of the variables it binds (and of
+   'params', for a function's body) die after which of its statements. */
+static void analyse(FlatInterp *in, const FlatBlock *b, const Vec *params) {
   void **done = ptrmap_slot(&in->block_done, b, true);
   if (*done)
     return;
   *done = (void *)1;
-  PtrMap last = {0};
+  Vec *dead = live_last_reads(describe_block(b), params);
   for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(&last, b->stmts.data[i], i);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(&last, b->results.data[i], b->stmts.len); /* live to the end */
-  for (int i = 0; i < b->stmts.len; i++) {
-    const FlatStmt *s = b->stmts.data[i];
-    for (int k = 0; k < s->results.len; k++) {
-      const FlatVar *v = s->results.data[k];
-      if (v->global)
-        continue;
-      void **p = ptrmap_slot(&last, v, false);
-      int at = p ? (int)(intptr_t)*p - 1 : i;
-      if (at < b->stmts.len)
-        add_dead(in, b->stmts.data[at > i ? at : i], in->slot_of[v->id]);
-    }
-  }
+    for (int k = 0; k < dead[i].len; k++)
+      add_dead(in, b->stmts.data[i], in->slot_of[((const FlatVar *)dead[i].data[k])->id]);
 }
 
-/* The parameters of 'f' die after the statement of its body that reads
-   them last (a function's parameters are bound by its call, not by a
-   statement of the body). */
-static void analyse_params(FlatInterp *in, const FlatFunc *f) {
-  void **done = ptrmap_slot(&in->params_done, f, true);
-  if (*done)
-    return;
-  *done = (void *)1;
-  PtrMap last = {0};
-  const FlatBlock *b = f->body;
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(&last, b->stmts.data[i], i);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(&last, b->results.data[i], b->stmts.len);
-  for (int k = 0; k < f->params.len; k++) {
-    const FlatVar *v = f->params.data[k];
-    void **p = ptrmap_slot(&last, v, false);
-    int at = p ? (int)(intptr_t)*p - 1 : 0;
-    if (at < b->stmts.len && b->stmts.len > 0)
-      add_dead(in, b->stmts.data[at], in->slot_of[v->id]);
-  }
-}
+static void analyse_block(FlatInterp *in, const FlatBlock *b) { analyse(in, b, NULL); }
+
+/* A function's parameters die after the statement of its body that reads
+   them last (they are bound by its call, not by a statement of the
+   body): its body is analysed with them, before it first runs. */
+static void analyse_params(FlatInterp *in, const FlatFunc *f) { analyse(in, f->body, &f->params); }
 
 static void clear_dead(FlatInterp *in, const FlatStmt *s) {
   void **p = ptrmap_slot(&in->dead_after, s, false);

@@ -66,8 +66,11 @@ void mono_print(FILE *out, const MonoProgram *mp);
    has its instance; reports the first failure (after pass 'after'). */
 bool mono_check(const MonoProgram *mp, const char *after);
 
-/* The monomorphic type with datatypes replaced by their fields. */
+/* The monomorphic type with datatypes replaced by their fields (while
+   mono_program runs: its environment's datatypes). */
 Type *mono_strip_datatypes(Type *t);
+/* The same with the datatypes of 'env' (the λcu reader's). */
+Type *mono_strip_datatypes_in(TypeEnv *env, Type *t);
 
 /* ---- flatten.c ---- */
 

@@ -161,6 +161,14 @@ Type *mono_strip_datatypes(Type *t) {
   return value_type(t);
 }
 
+Type *mono_strip_datatypes_in(TypeEnv *env, Type *t) {
+  TypeEnv *saved = strip_env;
+  strip_env = env;
+  Type *r = mono_strip_datatypes(t);
+  strip_env = saved;
+  return r;
+}
+
 /* A key naming a monomorphic type exactly (datatypes by definition). */
 static void type_key(Buf *b, Type *t) {
   t = type_resolve(t);

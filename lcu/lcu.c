@@ -1,6 +1,6 @@
 /*
- * lcu.c: λcu's constructors and the facts about its SOACs, library
- * kernels and types that every pass shares.
+ * lcu.c: the facts about λcu's SOACs, library kernels, types and
+ * locations that every pass shares (the constructors are build.c's).
  *
  * The names of the SOACs and library kernels come from the X-macros of
  * lcu.h, so that adding one there is the only change this file needs.
@@ -49,6 +49,30 @@ bool lcu_type_equal(LcuType a, LcuType b) {
   return a.kind == LT_SEGDES || a.base == b.base;
 }
 
+LcuType lcu_type_of_flat(FlatType t) {
+  switch (t.kind) {
+  case FT_SCALAR:
+    return lcu_scalar(t.base);
+  case FT_VEC:
+    return lcu_vec(t.base);
+  case FT_SEGDES:
+    return lcu_segdes();
+  }
+  die("flat type kind %d does not exist", (int)t.kind);
+}
+
+FlatType lcu_flat_type(LcuType t) {
+  switch (t.kind) {
+  case LT_SCALAR:
+    return flat_scalar(t.base);
+  case LT_VEC:
+    return flat_vec(t.base);
+  case LT_SEGDES:
+    return flat_segdes();
+  }
+  die("λcu type kind %d does not exist", (int)t.kind);
+}
+
 const char *lcu_type_name(LcuType t) {
   static const char *const scalars[] = {"int", "float", "bool", "char"};
   static const char *const vectors[] = {"[int]", "[float]", "[bool]", "[char]"};
@@ -64,12 +88,12 @@ const char *lcu_type_name(LcuType t) {
   die("λcu type kind %d does not exist", (int)t.kind);
 }
 
-/* ---- variables ---- */
+/* ---- locations ---- */
 
-LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
-  LcuVar *v = NEW(LcuVar);
-  v->id = p->next_var++;
-  v->type = t;
-  v->name = intern(hint ? xprintf("%s_%d", hint, v->id) : xprintf("x%d", v->id));
-  return v;
+bool lcu_loc_equal(Loc a, Loc b) { return a.src == b.src && a.line == b.line && a.col == b.col; }
+
+Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run) {
+  if (!e->loc.src || lcu_loc_equal(e->loc, s->loc))
+    return run;
+  return e->loc;
 }

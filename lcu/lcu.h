@@ -18,10 +18,12 @@
  * at the CPU level also host-side vectors (the arguments of the host
  * operations) — see LcuType.
  *
- * Every IR has a printer (lcu_print.c: the paper's concrete syntax), a
- * checker (lcu_check.c: the paper's typing rules and the `using`
- * discipline) and an interpreter (lcu_interp.c: each SOAC by its
- * semantics).  lower.c makes λcu from the flat IR, one SOAC per kernel.
+ * Every IR has a printer (lcu_print.c: the paper's concrete syntax, which
+ * lcu_read.c reads back), a checker (lcu_check.c: the paper's typing
+ * rules and the `using` discipline) and an interpreter (lcu_interp.c:
+ * each SOAC by its semantics).  build.c has the constructors; lower.c
+ * makes λcu from the flat IR, one SOAC per kernel; rewrite.c has what
+ * rewrites (fusion) are made of.
  */
 #ifndef NESSIE_LCU_H
 #define NESSIE_LCU_H
@@ -52,6 +54,11 @@ typedef struct LcuVar {
   int id;           /* unique in the program */
   const char *name; /* printed name: NESL-ish hint plus id, e.g. xs_12 */
   LcuType type;
+  int shape;        /* CPU-level vectors and sds: those of one nonzero shape
+                       have one length (number of segments), within the
+                       program (lower.c sets it from FlatVar.shape); 0:
+                       unknown.  Kernel and thunk variables have 0 (a
+                       kernel is shared by runs of different sizes). */
 } LcuVar;
 
 /* ---- GPU level: thunk expressions ---- */
@@ -71,6 +78,11 @@ typedef enum LcuExpKind {
 
 typedef struct LcuExp {
   LcuExpKind kind;
+  Loc loc;                /* the NESL expression it computes (lower.c: the
+                             flat statement it comes from); a run-time
+                             error in it is reported there, or at the
+                             `run` when 'loc' is its SOAC's own (see
+                             lcu_error_loc) */
   FlatBase type;          /* every thunk expression has a base type */
   LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
                              LE_LENGTH */
@@ -285,7 +297,7 @@ typedef struct LcuProgram {
   int next_var;
 } LcuProgram;
 
-/* ---- lcu.c: construction ---- */
+/* ---- lcu.c: names and types ---- */
 
 const char *lcu_soac_name(LcuSoacKind k);
 const char *lcu_library_name(LcuLibrary l);
@@ -294,7 +306,229 @@ LcuType lcu_vec(FlatBase b);
 LcuType lcu_segdes(void);
 bool lcu_type_equal(LcuType a, LcuType b);
 const char *lcu_type_name(LcuType t); /* "int", "[float]", "sd" */
+LcuType lcu_type_of_flat(FlatType t);  /* a flat variable's λcu type */
+FlatType lcu_flat_type(LcuType t);     /* and back */
+bool lcu_loc_equal(Loc a, Loc b);
+/* Where a run-time error in thunk expression 'e' of SOAC 's', run by a
+   `run` at 'run', is reported: e's own location, unless it is s's (an
+   expression of the statement the kernel was made for: the kernel may
+   be shared by runs of other statements, lcu_intern_kernel), then the
+   run's. */
+Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run);
+
+/* ---- build.c: constructors, the kernel builder, interning ----
+   Every node is made here, location first (chibicc's new_binary).  A
+   constructor sets the fields it is given and leaves lists empty; the
+   callers push onto them (results, arguments, statements) through the
+   helpers below. */
+
+/* Variables and atoms. */
 LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint);
+LcuAtom *lcu_atom_var(LcuVar *v);
+LcuAtom *lcu_atom_const(FlatAtom c);
+LcuAtom *lcu_atom_int(int32_t i);
+FlatAtom lcu_int_const(int32_t i);
+FlatAtom lcu_float_const(double f);
+FlatAtom lcu_bool_const(bool b);
+FlatAtom lcu_char_const(char c);
+FlatBase lcu_const_base(FlatAtom c); /* the base type of a constant */
+LcuType lcu_atom_type(const LcuAtom *a);
+
+/* Thunk expressions. */
+LcuExp *lcu_exp_var(Loc loc, LcuVar *v);
+LcuExp *lcu_exp_const(Loc loc, FlatAtom c);
+LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i);
+LcuExp *lcu_exp_length(Loc loc, LcuVar *vec);
+/* op(a, b, c) of result base 'type' with 'nargs' operands (the others NULL) */
+LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c);
+LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els);
+LcuExp *lcu_exp_let(Loc loc, LcuVar *x, LcuExp *value, LcuExp *body);
+
+/* Thunks: made empty; parameters are new variables. */
+LcuThunk *lcu_thunk_new(void);
+LcuVar *lcu_thunk_param(LcuProgram *p, LcuThunk *t, FlatBase b, const char *hint);
+void lcu_thunk_return(LcuThunk *t, LcuExp *e); /* adds a result to the body */
+void lcu_thunk_use(LcuThunk *t, LcuVar *v);    /* adds to `using` (once) */
+
+/* SOACs, one constructor per kind (the layouts are above LCU_SOACS);
+   results are added with lcu_soac_result.  'ids' holds the REDUCE's or
+   SCAN's 'nids' identities. */
+LcuSize lcu_size_const(int32_t n);
+LcuSize lcu_size_var(LcuVar *n);
+LcuSize lcu_size_length(LcuVar *vec);
+LcuSoac *lcu_soac_map(Loc loc, LcuThunk *pull, LcuSize n);
+LcuSoac *lcu_soac_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuSize n, LcuVar *into);
+LcuSoac *lcu_soac_reduce(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuSize n);
+LcuSoac *lcu_soac_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuSize n);
+LcuSoac *lcu_soac_filter(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n);
+LcuSoac *lcu_soac_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n);
+LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk);
+LcuSoac *lcu_soac_seg_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuVar *sd, LcuVar *into);
+LcuSoac *lcu_soac_seg_reduce(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuVar *sd);
+LcuSoac *lcu_soac_seg_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuVar *sd);
+LcuSoac *lcu_soac_seg_filter(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuVar *sd);
+LcuSoac *lcu_soac_seg_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuVar *sd);
+/* a library kernel; its arguments are added with vec_push(&s->args, v) */
+LcuSoac *lcu_soac_library(Loc loc, LcuLibrary lib);
+LcuVar *lcu_soac_result(LcuProgram *p, LcuSoac *s, LcuType t);
+
+/* Kernels: made empty and unnamed (lcu_add_kernel names them). */
+LcuKernel *lcu_kernel_new(void);
+LcuVar *lcu_kernel_param(LcuProgram *p, LcuKernel *k, LcuType t);
+void lcu_kernel_soac(LcuKernel *k, LcuSoac *s); /* appends a SOAC */
+void lcu_kernel_return(LcuKernel *k, LcuVar *v); /* adds a result */
+/* Adds 'k' to the program's kernels, named K<n> after those before it. */
+void lcu_add_kernel(LcuProgram *p, LcuKernel *k);
+
+/* CPU statements; arguments and results are pushed by the caller
+   (lcu_stmt_arg, lcu_stmt_result). */
+LcuStmt *lcu_stmt_scalar(Loc loc, FlatOp op);
+LcuStmt *lcu_stmt_run(Loc loc, LcuKernel *k);
+LcuStmt *lcu_stmt_call(Loc loc, LcuFunc *callee);
+LcuStmt *lcu_stmt_if(Loc loc, LcuAtom *cond, LcuBlock *then, LcuBlock *els);
+LcuStmt *lcu_stmt_time(Loc loc, LcuBlock *body);
+LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of);
+LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat);
+void lcu_stmt_arg(LcuStmt *s, LcuAtom *a);
+LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t); /* a new variable */
+void lcu_stmt_bind(LcuStmt *s, LcuVar *v);                     /* an existing one */
+
+/* Blocks, functions, top-level statements, programs. */
+LcuBlock *lcu_block_new(void);
+void lcu_block_add(LcuBlock *b, LcuStmt *s);
+void lcu_block_return(LcuBlock *b, LcuAtom *a);
+LcuFunc *lcu_func_new(Loc loc, const char *name, const char *source, bool library);
+LcuVar *lcu_func_param(LcuProgram *p, LcuFunc *f, LcuType t, const char *hint);
+LcuTop *lcu_top_new(FlatTop *flat, LcuBlock *body);
+LcuProgram *lcu_program_new(void);
+
+/* The kernel builder: a kernel of one SOAC made while lowering one CPU
+   statement.  Its parameters stand for CPU variables (the `run`'s
+   arguments, in 'outer'): lcu_kb_param gives the parameter of a CPU
+   variable, made the first time, and lists it in the `using` of the
+   thunk being built ('thunk', set by lcu_kb_thunk, cleared by
+   lcu_kb_end_thunk). */
+typedef struct LcuKernelBuilder {
+  LcuProgram *p;
+  Loc loc;         /* of the statement: the SOAC's and the expressions' */
+  LcuKernel *k;
+  Vec outer;       /* LcuAtom *: the run's arguments, one per parameter */
+  PtrMap params;   /* CPU LcuVar -> its parameter */
+  LcuThunk *thunk; /* the thunk being built, or NULL */
+} LcuKernelBuilder;
+
+LcuKernelBuilder *lcu_kb_new(LcuProgram *p, Loc loc);
+/* The parameter for CPU variable 'v', in the current thunk's `using`. */
+LcuVar *lcu_kb_param(LcuKernelBuilder *kb, LcuVar *v);
+/* The same, not read by a thunk (a size, a sd, a library argument). */
+LcuVar *lcu_kb_plain_param(LcuKernelBuilder *kb, LcuVar *v);
+/* Starts a thunk of 'n' scalar parameters of bases 'types' (one int
+   parameter is named i_N, the index) and makes it current. */
+LcuThunk *lcu_kb_thunk(LcuKernelBuilder *kb, int n, const FlatBase *types);
+LcuThunk *lcu_kb_index_thunk(LcuKernelBuilder *kb); /* { i => ... } */
+void lcu_kb_end_thunk(LcuKernelBuilder *kb);
+/* A CPU atom in the current thunk: a constant, or a scalar's parameter. */
+LcuExp *lcu_kb_scalar(LcuKernelBuilder *kb, LcuAtom *a);
+LcuSize lcu_kb_size_atom(LcuKernelBuilder *kb, LcuAtom *n);  /* (n) */
+LcuSize lcu_kb_size_length(LcuKernelBuilder *kb, LcuVar *v); /* (#v) */
+/* Ends the kernel with SOAC 's' (whose results become the kernel's) and
+   returns it, not yet interned. */
+LcuKernel *lcu_kb_finish(LcuKernelBuilder *kb, LcuSoac *s);
+
+/* The canonical text of a kernel: its structure with variables numbered
+   by first appearance and expression locations written relative to
+   their SOAC's (lcu_error_loc), so that two kernels have one text when
+   they differ only in their variables and in where they were made. */
+char *lcu_kernel_canonical(const LcuKernel *k);
+/* Kernels by canonical text: each distinct kernel made once. */
+typedef struct LcuKernelTable {
+  Map by_text; /* canonical text -> LcuKernel * */
+} LcuKernelTable;
+/* The kernel of t equal to 'k' if there is one; else 'k', added to the
+   table and to the program (lcu_add_kernel). */
+LcuKernel *lcu_intern_kernel(LcuKernelTable *t, LcuProgram *p, LcuKernel *k);
+
+/* Dead-code elimination at the CPU level.
+   Requires: a program whose variables are bound once per function.
+   Drops, to a fixpoint, the statements whose results nothing reads and
+   that can neither fail nor print: lengths, scalar operations that
+   cannot stop with an error, and the `run`s in 'droppable' (a set of
+   LcuStmt: runs the caller knows to be pure and unable to fail).
+   Keeps: everything else, in order; kernels (see lcu_prune_kernels). */
+void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable);
+
+/* Unused kernels.
+   Requires: nothing.  Leaves out of p->kernels the kernels no `run`
+   runs, and renames those left K1, K2, ... in order.  Keeps: the
+   statements. */
+void lcu_prune_kernels(LcuProgram *p);
+
+/* ---- rewrite.c: the toolkit of rewrites (fusion) ----
+   Nothing here changes its arguments: kernels are shared by their runs,
+   so a rewrite copies what it changes.  Every binder a copy or a
+   substitution makes is a new variable. */
+
+/* A new variable of v's type and shape, named after v's hint. */
+LcuVar *lcu_copy_var(LcuProgram *p, const LcuVar *v);
+/* A copy of 'e' whose LE_LET binders are new variables; the variables
+   it reads are renamed by 'renaming' (LcuVar -> LcuVar, may be NULL),
+   to which the new binders are added. */
+LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming);
+/* A copy of thunk 't' with new parameters and let binders; its `using`
+   variables renamed by 'renaming' (may be NULL). */
+LcuThunk *lcu_copy_thunk(LcuProgram *p, const LcuThunk *t, PtrMap *renaming);
+/* A copy of kernel 'k' with new variables for all it binds (parameters,
+   SOAC results, thunk binders); named as 'k' until lcu_add_kernel. */
+LcuKernel *lcu_copy_kernel(LcuProgram *p, const LcuKernel *k);
+
+/* e with every read of variable 'x' (LE_VAR x) replaced by a copy of
+   'by', and new let binders: [by/x]e. */
+LcuExp *lcu_subst_var(LcuProgram *p, const LcuExp *e, const LcuVar *x, const LcuExp *by);
+/* e with every subscript vec[index] (at exactly the variable 'index')
+   replaced by a copy of 'by': the paper's [A[i]/a]e (Figure 5) with
+   'by' the variable a.  Other reads of 'vec' stay. */
+LcuExp *lcu_subst_index(LcuProgram *p, const LcuExp *e, const LcuVar *vec, const LcuVar *index, const LcuExp *by);
+/* True if 'e' reads variable 'v' (as x, x[e] or #x). */
+bool lcu_exp_reads(const LcuExp *e, const LcuVar *v);
+
+/* The variables thunk 't' reads and does not bind (its parameters, its
+   lets), in order of first appearance: what its `using` must list. */
+Vec lcu_free_vars(const LcuThunk *t);
+/* Sets t's `using` to its free variables. */
+void lcu_fill_using(LcuThunk *t);
+
+/* MAP-MAP, MAP-REDUCE, MAP-PERMUTE, ... of the paper's Figure 5 (and
+   MAP into any SOAC's pull thunk): the consumer's thunk 'consumer' with
+   the results A_1..A_k of MAP 'producer' computed in it instead of
+   read.  Each result expression of 'consumer' that reads A_j[i] at its
+   index parameter i (its first parameter, an int) becomes
+     let a_j = e_j[i] in [A_j[i]/a_j]e
+   (e_j: the producer's j-th pull value at i), so that the producer's
+   work is done once per expression; a read A_j[e'] at another index
+   becomes e_j[e'], and #A_j the producer's size.  `using` is
+   recomputed: the producer's variables and the consumer's, without the
+   A_j.  Requires: 'producer' is a MAP; the caller puts both SOACs'
+   variables in one kernel (the producer's size is where the consumer's
+   index space must equal it: the caller checks). */
+LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer);
+
+/* A CPU-level block as common/liveness.c sees it. */
+LiveBlock *lcu_live_block(const LcuBlock *b);
+/* Last uses in 'b' (live_last_reads): for each statement of 'b', the
+   variables of 'params' and of b's statements' results that die after
+   it.  The interpreter frees values by it; code generation will too. */
+Vec *lcu_last_uses(const LcuBlock *b, const Vec *params);
+
+/* Def-use chains of one CPU-level block. */
+typedef struct LcuDefUse {
+  PtrMap def;      /* LcuVar -> the LcuStmt of the block that binds it
+                      (absent: a parameter, a global, an outer variable) */
+  PtrMap uses;     /* LcuVar -> Vec * of the statements of the block that
+                      read it, in order, once each (a read in a nested
+                      block counts as its statement's) */
+  PtrMap live_out; /* LcuVar -> non-NULL: read by the block's results */
+} LcuDefUse;
+void lcu_fill_def_use(const LcuBlock *b, LcuDefUse *du);
 
 /* ---- lower.c ---- */
 
@@ -308,6 +542,18 @@ LcuProgram *lcu_lower(FlatProgram *fp);
 /* Kernels first, then the CPU functions and top-level statements, in the
    paper's concrete syntax. */
 void lcu_print_program(FILE *out, const LcuProgram *p);
+/* ` : TYPE` after a top-level statement's NESL text: its function's type
+   scheme, its value's type (as the dump prints them). */
+char *lcu_statement_types(const FlatTop *ft);
+
+/* ---- lcu_read.c ---- */
+
+/* The program text 'src' holds, in the syntax lcu_print_program writes
+   (print(read(print(p))) == print(p)).  Its NESL statements are type
+   checked into 'env' (from tc_new_env), which the interpreter then runs
+   with.  NULL after a `file:line:col: error:` (diag) on malformed
+   input.  The result is not checked: lcu_check does that. */
+LcuProgram *lcu_read(const Source *src, TypeEnv *env);
 
 /* ---- lcu_check.c ---- */
 
@@ -315,6 +561,10 @@ void lcu_print_program(FILE *out, const LcuProgram *p);
    discipline: a thunk reads only its parameters and the variables it
    lists.  Reports the first violation (after pass 'after'). */
 bool lcu_check(const LcuProgram *p, const char *after);
+/* The result base of element-wise operation 'op' (ADD ... COPY) on
+   scalars of the bases 'args' (flat_op_nargs(op) of them); false with
+   '*why' set if it does not apply to them. */
+bool lcu_op_type(FlatOp op, const FlatBase *args, FlatBase *result, const char **why);
 
 /* ---- lcu_interp.c ---- */
 

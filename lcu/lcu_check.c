@@ -110,18 +110,6 @@ static bool type_valid(LcuType t) {
 
 static bool in_class(FlatBase b, int mask) { return (mask >> b) & 1; }
 
-static LcuType from_flat(FlatType t) {
-  switch (t.kind) {
-  case FT_SCALAR:
-    return lcu_scalar(t.base);
-  case FT_VEC:
-    return lcu_vec(t.base);
-  case FT_SEGDES:
-    return lcu_segdes();
-  }
-  die("flat type kind %d does not exist", (int)t.kind);
-}
-
 static void push_type(Vec *out, LcuType t) {
   LcuType *p = NEW(LcuType);
   *p = t;
@@ -169,6 +157,10 @@ static bool scalar_op_type(FlatOp op, const FlatBase *a, FlatBase *result, const
     return false;
   *result = ((FlatType *)results->data[0])->base;
   return true;
+}
+
+bool lcu_op_type(FlatOp op, const FlatBase *args, FlatBase *result, const char **why) {
+  return scalar_op_type(op, args, result, why);
 }
 
 /* ---- GPU level: thunks ---- */
@@ -415,7 +407,7 @@ static Vec layout_of(Type *t, bool vector) {
   else
     flat_host_layout(t, &flat);
   for (int i = 0; i < flat.len; i++)
-    push_type(&out, from_flat(*(FlatType *)flat.data[i]));
+    push_type(&out, lcu_type_of_flat(*(FlatType *)flat.data[i]));
   return out;
 }
 
@@ -1085,9 +1077,9 @@ static void check_top(Checker *c, const LcuTop *t) {
     c->defined[g->id] = 1;
     if (ft) {
       const FlatVar *fv = ft->defines.data[i];
-      if (fv && !lcu_type_equal(g->type, from_flat(fv->type)))
+      if (fv && !lcu_type_equal(g->type, lcu_type_of_flat(fv->type)))
         fail(c, loc, "global %s is %s where the flat statement's is %s", var_name(g), an(g->type),
-             an(from_flat(fv->type)));
+             an(lcu_type_of_flat(fv->type)));
     }
   }
 }

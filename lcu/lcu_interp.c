@@ -50,9 +50,13 @@
  *         others (Figure 4: τ↑ × sd × τ↑ × sd).
  *     PERMUTE and SEG_PERMUTE `into` D have k = 1.
  * And choices of this interpreter:
- *   - an error in a kernel is reported at the `run` statement: lower.c
- *     makes equal kernels once and runs them from several places, so
- *     that a SOAC's own location is that of the first.
+ *   - an error in a thunk expression is reported at the expression's
+ *     location (LcuExp.loc: the NESL expression it computes), unless
+ *     that is its SOAC's own, then at the `run` statement: lower.c makes
+ *     equal kernels once and runs them from several places, so that a
+ *     SOAC's own location is that of the first (lcu_error_loc).  Other
+ *     errors of a kernel (a negative size, a PERMUTE out of range) are
+ *     reported at the `run`.
  *   - a SOAC whose size is negative stops the statement with DIST's
  *     error ("dist: negative length"): the only NESL operation that asks
  *     for a negative number of elements is dist, and lower.c lowers it
@@ -118,11 +122,11 @@ struct LcuInterp {
   Vec results;               /* RtValue *: a flat operation's, reused */
   PtrMap dead_after;         /* LcuStmt -> Vec * of variables whose last use
                                 it is (see clear_dead) */
-  PtrMap analysed;           /* LcuBlock, LcuFunc -> non-NULL when done */
+  PtrMap analysed;           /* LcuBlock -> non-NULL when done */
 };
 
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
-static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params);
+static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params);
 
 /* Arrays of at most SMALL values live on the C stack (which the
    collector scans); longer ones are allocated. */
@@ -445,7 +449,9 @@ typedef struct Local {
 typedef struct Kernel {
   LcuInterp *in;
   const LcuSoac *soac;
-  Loc loc;                 /* the run's: where errors are reported */
+  Loc loc;                 /* the run's: where errors outside thunks are
+                              reported, and those of the expressions made
+                              for the run's own statement (lcu_error_loc) */
   const Layout *layout;    /* the kernel's */
   RtValue **slots;       /* the kernel's frame */
   const LcuThunk *thunk;   /* the thunk running */
@@ -660,7 +666,8 @@ static RtValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   for (int64_t j = 0; j < n; j++) {
     int32_t i = idx->data.i[j];
     if (i < 0 || i >= v->len)
-      rt_index_error(flat_rt_loc(k->loc), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER, i, v->len);
+      rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
+                     i, v->len);
     copy_elem((char *)r->data.any + (size_t)j * size, elem_at(v, i), size);
   }
   return r;
@@ -696,7 +703,7 @@ static RtValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     for (int i = 0; i < e->nargs; i++)
       args[i] = eval(k, e->args[i], env, n);
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
-    return rt_elementwise(flat_rt_op(e->op), flat_rt_loc(k->loc), prim, args, e->nargs);
+    return rt_elementwise(flat_rt_op(e->op), flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), prim, args, e->nargs);
   }
   case LE_IF:
     return eval_if(k, e, env, n);
@@ -833,7 +840,7 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (i.type.base != FB_INT)
       die("%s[...] with a %s index", e->var->name, rt_type_name(i.type));
     if (i.scalar.i < 0 || i.scalar.i >= v->len)
-      rt_index_error(flat_rt_loc(k->loc), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
+      rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
                             i.scalar.i, v->len);
     copy_elem(out->data.any, elem_at(v, i.scalar.i), rt_base_size(v->type.base));
     return;
@@ -855,7 +862,8 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
       args[i] = &a[i];
     }
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
-    rt_elementwise_into(flat_rt_op(e->op), flat_rt_loc(k->loc), prim, args, e->nargs, out);
+    rt_elementwise_into(flat_rt_op(e->op), flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), prim, args, e->nargs,
+                        out);
     return;
   }
   case LE_IF: {
@@ -1287,7 +1295,7 @@ static void run_call(LcuInterp *in, const LcuStmt *s) {
   if (s->args.len != f->params.len)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
   Layout *layout = block_layout(in, f, &f->params, f->body);
-  analyse(in, f, f->body, &f->params);
+  analyse(in, f->body, &f->params);
   RtValue **slots = xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
   for (int i = 0; i < s->args.len; i++) {
     const LcuVar *param = f->params.data[i];
@@ -1438,64 +1446,26 @@ static void run_stmt(LcuInterp *in, const LcuStmt *s) {
    them last, so that a deep host recursion does not keep every level's
    vectors alive. */
 
-static void note_read(PtrMap *last, const LcuAtom *a, int at) {
-  if (a->var)
-    *ptrmap_slot(last, a->var, true) = (void *)(intptr_t)(at + 1);
-}
-
-static void note_block_reads(PtrMap *last, const LcuBlock *b, int at);
-
-static void note_stmt_reads(PtrMap *last, const LcuStmt *s, int at) {
-  for (int i = 0; i < s->args.len; i++)
-    note_read(last, s->args.data[i], at);
-  if (s->then)
-    note_block_reads(last, s->then, at);
-  if (s->els)
-    note_block_reads(last, s->els, at);
-  if (s->body)
-    note_block_reads(last, s->body, at);
-}
-
-static void note_block_reads(PtrMap *last, const LcuBlock *b, int at) {
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(last, b->stmts.data[i], at);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(last, b->results.data[i], at);
-}
-
-/* 'v' dies after statement 'at' of 'b' (or is never read: after 'first'). */
-static void add_dead(LcuInterp *in, PtrMap *last, const LcuBlock *b, const LcuVar *v, int first) {
-  ensure_var_tables(in, v->id);
-  if (in->is_global[v->id])
-    return;
-  void **p = ptrmap_slot(last, v, false);
-  int at = p ? (int)(intptr_t)*p - 1 : first;
-  if (at < first)
-    at = first;
-  if (at >= b->stmts.len)
-    return; /* a result of the block: live to its end */
-  void **d = ptrmap_slot(&in->dead_after, b->stmts.data[at], true);
-  if (!*d)
-    *d = NEW(Vec);
-  vec_push(*d, (void *)v);
-}
-
-static void analyse(LcuInterp *in, const void *owner, const LcuBlock *b, const Vec *params) {
-  void **done = ptrmap_slot(&in->analysed, owner, true);
+/* Works out, once per block, which of the variables it binds (and of
+   'params', for a function's body) die after which of its statements
+   (lcu_last_uses); globals never do. */
+static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params) {
+  void **done = ptrmap_slot(&in->analysed, b, true);
   if (*done)
     return;
   *done = (void *)1;
-  PtrMap last = {0};
-  for (int i = 0; i < b->stmts.len; i++)
-    note_stmt_reads(&last, b->stmts.data[i], i);
-  for (int i = 0; i < b->results.len; i++)
-    note_read(&last, b->results.data[i], b->stmts.len);
-  for (int i = 0; params && i < params->len && b->stmts.len > 0; i++)
-    add_dead(in, &last, b, params->data[i], 0);
+  Vec *dead = lcu_last_uses(b, params);
   for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    for (int k = 0; k < s->results.len; k++)
-      add_dead(in, &last, b, s->results.data[k], i);
+    for (int k = 0; k < dead[i].len; k++) {
+      const LcuVar *v = dead[i].data[k];
+      ensure_var_tables(in, v->id);
+      if (in->is_global[v->id])
+        continue;
+      void **d = ptrmap_slot(&in->dead_after, b->stmts.data[i], true);
+      if (!*d)
+        *d = NEW(Vec);
+      vec_push(*d, (void *)v);
+    }
   }
 }
 
@@ -1516,7 +1486,7 @@ static void clear_dead(LcuInterp *in, const LcuStmt *s) {
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc) {
   if (!b)
     die("a missing block");
-  analyse(in, b, b, NULL);
+  analyse(in, b, NULL);
   for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
     clear_dead(in, b->stmts.data[i]);

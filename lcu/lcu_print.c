@@ -40,6 +40,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lcu.h"
@@ -60,6 +61,10 @@ enum {
 typedef struct Printer {
   FILE *out;
   Map strings; /* variable name -> the quoted text a `host vector` gave it */
+  const Source *main; /* the program's file: its locations print as @L:C */
+  Loc context;        /* the location of what encloses the expression being
+                         printed (its parent, or its SOAC): an expression
+                         elsewhere shows its own */
 } Printer;
 
 static const char *var_name(const LcuVar *v) {
@@ -69,6 +74,52 @@ static const char *var_name(const LcuVar *v) {
 }
 
 static void indent_to(FILE *out, int indent) { fprintf(out, "%*s", indent, ""); }
+
+/* "text" with \" \\ \n \t and \xHH escapes (lcu_read reads them). */
+static void print_quoted(FILE *out, const char *text) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p < 32 || *p == 127)
+      fprintf(out, "\\x%02x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+/* A name as it is if lcu_read reads it as one (letters, digits, _ ^ '),
+   else quoted. */
+static void print_name(FILE *out, const char *name) {
+  bool plain = name && (isalpha((unsigned char)name[0]) || name[0] == '_');
+  for (const char *p = name; plain && *p; p++)
+    plain = isalnum((unsigned char)*p) || *p == '_' || *p == '^' || *p == '\'';
+  if (plain)
+    fputs(name, out);
+  else
+    print_quoted(out, name ? name : "?");
+}
+
+/* @line:col in the program's file, @"file":line:col in another (the
+   library's), @- for none. */
+static void print_loc(Printer *pr, Loc loc) {
+  FILE *out = pr->out;
+  fputc('@', out);
+  if (!loc.src) {
+    fputc('-', out);
+    return;
+  }
+  if (loc.src != pr->main) {
+    print_quoted(out, loc.src->name ? loc.src->name : "");
+    fputc(':', out);
+  }
+  fprintf(out, "%d:%d", loc.line, loc.col);
+}
 
 /* ---- constants ---- */
 
@@ -262,23 +313,32 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
 }
 
 /* 'e' where binding level 'need' is required: in parentheses if it binds
-   more loosely. */
+   more loosely.  An expression at another location than what encloses
+   it is followed by its own, as an atom: `(x > 0.0)@7:26`. */
 static void print_exp(Printer *pr, const LcuExp *e, int need) {
   if (!e) {
     fputc('?', pr->out);
     return;
   }
+  Loc enclosing = pr->context;
+  bool located = !lcu_loc_equal(e->loc, enclosing);
+  if (located)
+    need = LEVEL_ATOM;
+  pr->context = e->loc;
   int level = exp_level(e);
   if (e->kind == LE_OP && level < 0) { /* COPY: as its operand */
     print_exp(pr, e->args[0], need);
-    return;
+  } else {
+    bool parens = level < need;
+    if (parens)
+      fputc('(', pr->out);
+    print_exp_inner(pr, e);
+    if (parens)
+      fputc(')', pr->out);
   }
-  bool parens = level < need;
-  if (parens)
-    fputc('(', pr->out);
-  print_exp_inner(pr, e);
-  if (parens)
-    fputc(')', pr->out);
+  pr->context = enclosing;
+  if (located)
+    print_loc(pr, e->loc);
 }
 
 /* x, or (x, y, ...) unless there is exactly one. */
@@ -376,6 +436,8 @@ static void print_library(Printer *pr, const LcuSoac *s) {
   fputc(')', out);
 }
 
+static void print_let(FILE *out, const Vec *results);
+
 /* let xs = SOAC args */
 static void print_soac(Printer *pr, const LcuSoac *s) {
   FILE *out = pr->out;
@@ -384,9 +446,8 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
     fputs("?\n", out);
     return;
   }
-  fputs("let ", out);
-  print_var_tuple(out, &s->results);
-  fputs(" = ", out);
+  print_let(out, &s->results);
+  pr->context = s->loc;
   if ((unsigned)s->kind >= SOAC_COUNT) {
     fputs("?\n", out);
     return;
@@ -425,14 +486,20 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
   fputc('\n', out);
 }
 
+/* `x : [int]`, with the shape when known: `x : [int] #2` */
+static void print_binder(FILE *out, const LcuVar *v) {
+  fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+  if (v && v->shape)
+    fprintf(out, " #%d", v->shape);
+}
+
 /* `(a : int, b : [float])` as a parameter list */
 static void print_params(FILE *out, const Vec *params) {
   fputc('(', out);
   for (int i = 0; i < params->len; i++) {
-    const LcuVar *v = params->data[i];
     if (i)
       fputs(", ", out);
-    fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+    print_binder(out, params->data[i]);
   }
   fputc(')', out);
 }
@@ -473,21 +540,6 @@ static void print_kernel(Printer *pr, const LcuKernel *k) {
 
 /* ---- CPU level ---- */
 
-static LcuType atom_type(const LcuAtom *a) {
-  if (a->var)
-    return a->var->type;
-  switch (a->constant.kind) {
-  case FA_FLOAT:
-    return lcu_scalar(FB_FLOAT);
-  case FA_BOOL:
-    return lcu_scalar(FB_BOOL);
-  case FA_CHAR:
-    return lcu_scalar(FB_CHAR);
-  default:
-    return lcu_scalar(FB_INT);
-  }
-}
-
 static void print_atom_at(Printer *pr, const LcuAtom *a, int need) {
   if (!a)
     fputc('?', pr->out);
@@ -523,10 +575,9 @@ static void print_let(FILE *out, const Vec *results) {
   if (results->len != 1)
     fputc('(', out);
   for (int i = 0; i < results->len; i++) {
-    const LcuVar *v = results->data[i];
     if (i)
       fputs(", ", out);
-    fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
+    print_binder(out, results->data[i]);
   }
   if (results->len != 1)
     fputc(')', out);
@@ -579,16 +630,24 @@ static void print_host(Printer *pr, const LcuStmt *s) {
   fputs("host", out);
   if (f->lifted)
     fputc('^', out);
-  /* the primitive's NESL type is left out: the bindings show the
-     components' types, and --dump=flat the primitive's */
+  /* a primitive with its argument and result types, which say how its
+     components make NESL values */
   if (f->op == FLAT_HOST_PRIM) {
-    fprintf(out, " %s", f->prim ? f->prim : "?");
+    fputc(' ', out);
+    print_name(out, f->prim ? f->prim : "?");
+    fprintf(out, " <%s -> %s>", f->elem_type ? type_value_to_string(f->elem_type) : "?",
+            f->result_type ? type_value_to_string(f->result_type) : "?");
   } else {
     fprintf(out, " %s", flat_op_name(f->op));
   }
   fputc(' ', out);
   print_atom_tuple(pr, &s->args);
-  /* the text of arguments that are constant strings */
+}
+
+/* `  % msg = "text" %`: the text of a host statement's arguments that
+   are constant strings. */
+static void print_string_args(Printer *pr, const LcuStmt *s) {
+  FILE *out = pr->out;
   bool first = true;
   for (int i = 0; i < s->args.len; i++) {
     const LcuAtom *a = s->args.data[i];
@@ -600,6 +659,22 @@ static void print_host(Printer *pr, const LcuStmt *s) {
   }
   if (!first)
     fputs(" %", out);
+}
+
+/* ` @line:col` after a statement; a statement inlined from a library
+   function shows where the user's code called it instead, ` from f
+   @line:col`: its errors are reported there (lcu_interp.c). */
+static void print_stmt_loc(Printer *pr, const LcuStmt *s) {
+  FILE *out = pr->out;
+  if (s->lib_fn) {
+    fputs(" from ", out);
+    print_name(out, s->lib_fn);
+    fputc(' ', out);
+    print_loc(pr, s->user_loc);
+  } else if (s->loc.src) {
+    fputc(' ', out);
+    print_loc(pr, s->loc);
+  }
 }
 
 static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
@@ -620,11 +695,14 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
     break;
   }
   case LS_RUN:
-    fprintf(out, "run %s ", s->kernel && s->kernel->name ? s->kernel->name : "?");
+    fputs("run ", out);
+    print_name(out, s->kernel && s->kernel->name ? s->kernel->name : "?");
+    fputc(' ', out);
     print_atom_tuple(pr, &s->args);
     break;
   case LS_CALL:
-    fprintf(out, "%s ", s->callee && s->callee->name ? s->callee->name : "?");
+    print_name(out, s->callee && s->callee->name ? s->callee->name : "?");
+    fputc(' ', out);
     print_atom_tuple(pr, &s->args);
     break;
   case LS_IF:
@@ -655,6 +733,9 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
     fputc('?', out);
     break;
   }
+  print_stmt_loc(pr, s);
+  if (s->kind == LS_HOST)
+    print_string_args(pr, s);
   fputc('\n', out);
 }
 
@@ -683,7 +764,9 @@ static void print_block(Printer *pr, const LcuBlock *b, int indent) {
 static void print_func(Printer *pr, const LcuFunc *f) {
   FILE *out = pr->out;
   pr->strings = (Map){0};
-  fprintf(out, "function %s ", f->name ? f->name : "?");
+  fputs("function ", out);
+  print_name(out, f->name ? f->name : "?");
+  fputc(' ', out);
   print_params(out, &f->params);
   fputs(" -> ", out);
   /* the result types are those of the body's results */
@@ -691,35 +774,66 @@ static void print_func(Printer *pr, const LcuFunc *f) {
   LcuType *types = xmalloc_atomic(sizeof(LcuType) * (size_t)(n + 1));
   for (int i = 0; i < n; i++) {
     const LcuAtom *a = f->body->results.data[i];
-    types[i] = a ? atom_type(a) : lcu_scalar(FB_INT);
+    types[i] = a ? lcu_atom_type(a) : lcu_scalar(FB_INT);
   }
   print_type_tuple(out, types, n);
-  fputs(" {", out);
   /* where it comes from, when the name does not say it all */
-  if (f->library || (f->source && f->name && strcmp(f->source, f->name) != 0))
-    fprintf(out, " %% %s%s %%", f->source ? f->source : f->name, f->library ? ", library" : "");
-  fputc('\n', out);
+  if (f->source && f->name && strcmp(f->source, f->name) != 0) {
+    fputs(" from ", out);
+    print_name(out, f->source);
+  }
+  if (f->library)
+    fputs(" library", out);
+  if (f->loc.src) {
+    fputc(' ', out);
+    print_loc(pr, f->loc);
+  }
+  fputs(" {\n", out);
   print_block(pr, f->body, 2);
   fputs("}\n", out);
 }
 
-/* `% x = f(3); : int %` above the statement's block. */
+/* The NESL statement as --dump=ast prints it. */
+static char *statement_text(const TopLevel *top) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  if (!f)
+    die("open_memstream failed");
+  ast_print_top(f, top);
+  fclose(f);
+  char *copy = xstrdup(text);
+  free(text);
+  return copy;
+}
+
+char *lcu_statement_types(const FlatTop *ft) {
+  Buf b = {0};
+  if (ft->source && (ft->source->kind == TOP_FUNCTION || ft->source->kind == TOP_DATATYPE) && ft->source->def)
+    buf_printf(&b, " : %s", type_scheme_to_string(ft->source->def->type));
+  if (ft->type)
+    buf_printf(&b, " : %s", type_value_to_string(ft->type));
+  return buf_str(&b);
+}
+
+/* `nesl "x = f(3);" : int`, then the statement's block:
+   `top @2:1 -> (x_1 : int) { ... }`. */
 static void print_top(Printer *pr, const LcuTop *t) {
   FILE *out = pr->out;
   const FlatTop *ft = t->flat;
   pr->strings = (Map){0};
-  fputs("% ", out);
-  if (ft && ft->source) {
-    ast_print_top(out, ft->source);
-    if ((ft->source->kind == TOP_FUNCTION || ft->source->kind == TOP_DATATYPE) && ft->source->def)
-      fprintf(out, " : %s", type_scheme_to_string(ft->source->def->type));
-  }
-  if (ft && ft->type)
-    fprintf(out, " : %s", type_value_to_string(ft->type));
-  fputs(" %\n", out);
+  fputs(ft && ft->source && ft->source->library ? "nesl library " : "nesl ", out);
+  print_quoted(out, ft && ft->source ? statement_text(ft->source) : "?");
+  if (ft)
+    fputs(lcu_statement_types(ft), out);
+  fputc('\n', out);
   if (!t->body)
     return;
   fputs("top ", out);
+  if (ft && ft->source && ft->source->loc.src) {
+    print_loc(pr, ft->source->loc);
+    fputc(' ', out);
+  }
   if (t->defines.len > 0) {
     fputs("-> ", out);
     print_params(out, &t->defines);
@@ -730,8 +844,66 @@ static void print_top(Printer *pr, const LcuTop *t) {
   fputs("}\n", out);
 }
 
+/* The file whose locations print as @line:col: the first user
+   statement's, or the first user function's. */
+static const Source *main_source(const LcuProgram *p) {
+  for (int i = 0; i < p->tops.len; i++) {
+    const LcuTop *t = p->tops.data[i];
+    if (t && t->flat && t->flat->source && !t->flat->source->library && t->flat->source->loc.src)
+      return t->flat->source->loc.src;
+  }
+  for (int i = 0; i < p->funcs.len; i++) {
+    const LcuFunc *f = p->funcs.data[i];
+    if (f && !f->library && f->loc.src)
+      return f->loc.src;
+  }
+  return NULL;
+}
+
+/* Notes in 'read' the variables block 'b' reads. */
+static void note_reads(const LcuBlock *b, PtrMap *read) {
+  if (!b)
+    return;
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    for (int k = 0; s && k < s->args.len; k++) {
+      const LcuAtom *a = s->args.data[k];
+      if (a && a->var)
+        ptrmap_put(read, a->var, (void *)1);
+    }
+    if (s) {
+      note_reads(s->then, read);
+      note_reads(s->els, read);
+      note_reads(s->body, read);
+    }
+  }
+  for (int i = 0; i < b->results.len; i++) {
+    const LcuAtom *a = b->results.data[i];
+    if (a && a->var)
+      ptrmap_put(read, a->var, (void *)1);
+  }
+}
+
+/* A top-level statement the dump shows: the program's, and those of the
+   library's (pi, newline, ...) whose globals the program reads. */
+static bool shown(const LcuTop *t, const PtrMap *read) {
+  if (!t)
+    return false;
+  if (!(t->flat && t->flat->source && t->flat->source->library))
+    return true;
+  for (int i = 0; i < t->defines.len; i++)
+    if (ptrmap_get(read, t->defines.data[i]))
+      return true;
+  return false;
+}
+
 void lcu_print_program(FILE *out, const LcuProgram *p) {
-  Printer pr = {.out = out};
+  Printer pr = {.out = out, .main = main_source(p)};
+  if (pr.main) {
+    fputs("source ", out);
+    print_quoted(out, pr.main->name ? pr.main->name : "");
+    fputs("\n\n", out);
+  }
   for (int i = 0; i < p->kernels.len; i++) {
     const LcuKernel *k = p->kernels.data[i];
     if (!k)
@@ -747,10 +919,15 @@ void lcu_print_program(FILE *out, const LcuProgram *p) {
     fputc('\n', out);
   }
   /* the library's constants (pi, max_int, ...) run first but are not
-     the program's: they are left out */
-  for (int i = 0; i < p->tops.len; i++) {
-    const LcuTop *t = p->tops.data[i];
-    if (t && !(t->flat && t->flat->source && t->flat->source->library))
-      print_top(&pr, t);
-  }
+     the program's: only those the program reads are shown */
+  PtrMap read = {0};
+  for (int i = 0; i < p->funcs.len; i++)
+    if (p->funcs.data[i])
+      note_reads(((const LcuFunc *)p->funcs.data[i])->body, &read);
+  for (int i = 0; i < p->tops.len; i++)
+    if (p->tops.data[i])
+      note_reads(((const LcuTop *)p->tops.data[i])->body, &read);
+  for (int i = 0; i < p->tops.len; i++)
+    if (shown(p->tops.data[i], &read))
+      print_top(&pr, p->tops.data[i]);
 }

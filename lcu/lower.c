@@ -5,8 +5,12 @@
  * vector operation of the flat IR runs as a kernel of one SOAC (or a
  * library kernel), and scalar work, control flow and recursion stay at
  * the CPU level.  Kernels that come out equal (up to the names of their
- * parameters) are made once and run several times, as K1 and K3 of the
- * paper's norm2 example.
+ * variables, and with their expressions where their SOACs are: build.c,
+ * lcu_intern_kernel) are made once and run several times, as K1 and K3
+ * of the paper's norm2 example.  Then dead statements and unused
+ * kernels go (lcu_drop_dead, lcu_prune_kernels).  Every expression has
+ * the location of the flat statement it comes from; CPU vectors get the
+ * shape classes of shape analysis (see "shapes" below).
  *
  * The translation, by flat operation:
  *   element-wise ops on vectors, DIST, GATHER, APPEND  -> MAP over the
@@ -42,6 +46,8 @@ typedef struct Scope {
   PtrMap predicates; /* FlatVar (by pointer) -> FlatStmt *: bool vectors made
                      by an element-wise op that cannot fail, which a
                      FILTER can compute in its predicate (see FLAT_PACK) */
+  PtrMap shapes; /* FlatVar.shape (as a pointer-sized integer) -> the
+                    shape class of this scope's LcuVars (idem) */
 } Scope;
 
 typedef struct Dist {
@@ -54,7 +60,7 @@ typedef struct Dist {
 typedef struct Lw {
   FlatProgram *fp;
   LcuProgram *lp;
-  Map kernels;     /* canonical text -> LcuKernel * */
+  LcuKernelTable kernels; /* each distinct kernel, made once */
   PtrMap funcs;       /* FlatFunc (by pointer) -> LcuFunc * */
   PtrMap recursive;   /* FlatFunc (by pointer) -> non-NULL if on a call cycle */
   PtrMap globals;     /* FlatVar (by pointer) -> LcuVar * */
@@ -66,416 +72,168 @@ typedef struct Lw {
   Vec pending;        /* FlatFunc * still to lower */
   PtrMap droppable;      /* LcuStmt (by pointer): runs of DIST kernels that
                          cannot fail, dropped if their vector is unused */
+  /* shape classes (see bind_shape): union-find over class numbers */
+  int *shape_parent;
+  int nshapes, shape_cap;
+  Vec shaped;         /* LcuVar * with a shape class, in creation order */
 } Lw;
 
 /* ---- variables and atoms ---- */
 
-static LcuType type_of(FlatType t) {
-  switch (t.kind) {
-  case FT_SCALAR:
-    return lcu_scalar(t.base);
-  case FT_VEC:
-    return lcu_vec(t.base);
-  case FT_SEGDES:
-    return lcu_segdes();
+/* ---- shapes ----
+   FlatVar.shape numbers classes of flat variables of one length, within
+   a function's body; lowering inlines library functions, so that the
+   variables of one flat function stand for several expansions, whose
+   lengths differ.  So each scope (a function's or top-level block, an
+   inlined call) maps flat shapes to classes of its own, and a class
+   meets another only where one value is both: a call's argument and the
+   callee's parameter, the inlined body's result and the caller's
+   variable, a global and its uses.  The classes are merged by
+   union-find, and numbered 1, 2, ... at the end (lcu_lower), those of
+   one variable left at 0. */
+
+static int shape_find(Lw *lw, int c) {
+  while (lw->shape_parent[c] != c) {
+    lw->shape_parent[c] = lw->shape_parent[lw->shape_parent[c]];
+    c = lw->shape_parent[c];
   }
-  unreachable();
+  return c;
+}
+
+static int new_shape(Lw *lw) {
+  if (lw->nshapes + 1 >= lw->shape_cap) {
+    lw->shape_cap = lw->shape_cap ? 2 * lw->shape_cap : 256;
+    lw->shape_parent = xrealloc(lw->shape_parent, sizeof(int) * (size_t)lw->shape_cap);
+  }
+  int c = ++lw->nshapes; /* 0 stays "unknown" */
+  lw->shape_parent[c] = c;
+  return c;
+}
+
+/* LcuVar 'x' holds the value of flat variable 'v' in the current scope. */
+static void bind_shape(Lw *lw, FlatVar *v, LcuVar *x) {
+  if (!v->shape || x->type.kind == LT_SCALAR)
+    return;
+  void **slot = ptrmap_slot(&lw->scope->shapes, (void *)(intptr_t)v->shape, true);
+  if (!*slot)
+    *slot = (void *)(intptr_t)(x->shape ? x->shape : new_shape(lw));
+  int c = (int)(intptr_t)*slot;
+  if (!x->shape) {
+    x->shape = c;
+    vec_push(&lw->shaped, x);
+  } else {
+    int a = shape_find(lw, x->shape), b = shape_find(lw, c);
+    if (a != b)
+      lw->shape_parent[a < b ? b : a] = a < b ? a : b;
+  }
+}
+
+/* Each variable's class by its root, numbered in order of first
+   appearance; classes of one variable are unknown (0). */
+static void number_shapes(Lw *lw) {
+  int *members = xmalloc_atomic(sizeof(int) * (size_t)(lw->nshapes + 1));
+  int *number = xmalloc_atomic(sizeof(int) * (size_t)(lw->nshapes + 1));
+  for (int c = 0; c <= lw->nshapes; c++)
+    members[c] = number[c] = 0;
+  for (int i = 0; i < lw->shaped.len; i++) {
+    LcuVar *x = lw->shaped.data[i];
+    x->shape = shape_find(lw, x->shape);
+    members[x->shape]++;
+  }
+  int next = 0;
+  for (int i = 0; i < lw->shaped.len; i++) {
+    LcuVar *x = lw->shaped.data[i];
+    if (members[x->shape] < 2) {
+      x->shape = 0;
+      continue;
+    }
+    if (!number[x->shape])
+      number[x->shape] = ++next;
+    x->shape = number[x->shape];
+  }
+}
+
+/* Flat variable 'v' is 'x' in the current scope. */
+static void bind_var(Lw *lw, FlatVar *v, LcuVar *x) {
+  ptrmap_put(&lw->scope->vars, v, x);
+  bind_shape(lw, v, x);
 }
 
 static LcuVar *var_of(Lw *lw, FlatVar *v) {
   if (v->global) {
     LcuVar *g = ptrmap_get(&lw->globals, v);
     if (!g) {
-      g = lcu_new_var(lw->lp, type_of(v->type), v->hint);
+      g = lcu_new_var(lw->lp, lcu_type_of_flat(v->type), v->hint);
       ptrmap_put(&lw->globals, v, g);
       vec_push(&lw->lp->globals, g);
     }
+    bind_shape(lw, v, g);
     return g;
   }
   LcuVar *x = ptrmap_get(&lw->scope->vars, v);
   if (!x) {
-    x = lcu_new_var(lw->lp, type_of(v->type), v->hint);
-    ptrmap_put(&lw->scope->vars, v, x);
+    x = lcu_new_var(lw->lp, lcu_type_of_flat(v->type), v->hint);
+    bind_var(lw, v, x);
   }
   return x;
 }
 
-static LcuAtom *atom_var(LcuVar *v) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->var = v;
-  return a;
-}
-
-static LcuAtom *atom_const(FlatAtom c) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = c;
-  return a;
-}
-
 static LcuAtom *atom_of(Lw *lw, FlatAtom *a) {
-  return a->kind == FA_VAR ? atom_var(var_of(lw, a->u.var)) : atom_const(*a);
+  return a->kind == FA_VAR ? lcu_atom_var(var_of(lw, a->u.var)) : lcu_atom_const(*a);
 }
-
-static FlatAtom int_atom(int32_t i) { return (FlatAtom){.kind = FA_INT, .u.i = i}; }
 
 /* ---- CPU statements ---- */
 
-static LcuStmt *stmt(Lw *lw, LcuStmtKind kind) {
-  LcuStmt *s = NEW(LcuStmt);
-  s->kind = kind;
-  s->loc = lw->loc;
+/* Appends 's' to the block being lowered; a statement inlined from the
+   library keeps the library function's name for its errors. */
+static LcuStmt *emit(Lw *lw, LcuStmt *s) {
   s->lib_fn = lw->lib_fn;
   s->user_loc = lw->user_loc;
-  vec_push(&lw->block->stmts, s);
+  lcu_block_add(lw->block, s);
   return s;
 }
-
-static LcuVar *new_var(Lw *lw, LcuType t) { return lcu_new_var(lw->lp, t, NULL); }
 
 /* results = op(args) on scalars, at the CPU level */
 static LcuVar *scalar_op(Lw *lw, FlatOp op, FlatBase result, int nargs, ...) {
   va_list ap;
   va_start(ap, nargs);
-  LcuStmt *s = stmt(lw, LS_SCALAR);
-  s->op = op;
+  LcuStmt *s = emit(lw, lcu_stmt_scalar(lw->loc, op));
   for (int i = 0; i < nargs; i++)
-    vec_push(&s->args, va_arg(ap, LcuAtom *));
+    lcu_stmt_arg(s, va_arg(ap, LcuAtom *));
   va_end(ap);
-  LcuVar *r = new_var(lw, lcu_scalar(result));
-  vec_push(&s->results, r);
-  return r;
+  return lcu_stmt_result(lw->lp, s, lcu_scalar(result));
 }
 
 static LcuVar *length_of(Lw *lw, LcuVar *v, LcuLengthKind kind) {
-  LcuStmt *s = stmt(lw, LS_LENGTH);
-  s->length = kind;
-  vec_push(&s->args, atom_var(v));
-  LcuVar *r = new_var(lw, lcu_scalar(FB_INT));
-  vec_push(&s->results, r);
-  return r;
+  LcuStmt *s = emit(lw, lcu_stmt_length(lw->loc, kind, lcu_atom_var(v)));
+  return lcu_stmt_result(lw->lp, s, lcu_scalar(FB_INT));
 }
 
-/* ---- thunk expressions ---- */
-
-static LcuExp *exp_new(LcuExpKind kind, FlatBase type) {
-  LcuExp *e = NEW(LcuExp);
-  e->kind = kind;
-  e->type = type;
-  return e;
-}
-
-static LcuExp *ex_var(LcuVar *v) {
-  LcuExp *e = exp_new(LE_VAR, v->type.base);
-  e->var = v;
-  return e;
-}
-
-static FlatBase const_base(FlatAtom c) {
-  switch (c.kind) {
-  case FA_FLOAT:
-    return FB_FLOAT;
-  case FA_BOOL:
-    return FB_BOOL;
-  case FA_CHAR:
-    return FB_CHAR;
-  default:
-    return FB_INT;
-  }
-}
-
-static LcuExp *ex_const(FlatAtom c) {
-  LcuExp *e = exp_new(LE_CONST, const_base(c));
-  e->constant = c;
-  return e;
-}
-
-static LcuExp *ex_index(LcuVar *vec, LcuExp *i) {
-  LcuExp *e = exp_new(LE_INDEX, vec->type.base);
-  e->var = vec;
-  e->args[0] = i;
-  e->nargs = 1;
-  return e;
-}
-
-static LcuExp *ex_length(LcuVar *vec) {
-  LcuExp *e = exp_new(LE_LENGTH, FB_INT);
-  e->var = vec;
-  return e;
-}
-
-static LcuExp *ex_op(FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c) {
-  LcuExp *e = exp_new(LE_OP, type);
-  e->op = op;
-  e->nargs = nargs;
-  e->args[0] = a;
-  e->args[1] = b;
-  e->args[2] = c;
-  return e;
-}
-
-static LcuExp *ex_if(LcuExp *c, LcuExp *a, LcuExp *b) {
-  LcuExp *e = exp_new(LE_IF, a->type);
-  e->args[0] = c;
-  e->args[1] = a;
-  e->args[2] = b;
-  e->nargs = 3;
-  return e;
-}
+static LcuAtom *av(LcuVar *v) { return lcu_atom_var(v); }
 
 /* ---- kernels ---- */
 
-/* A kernel being built: its parameters stand for CPU variables. */
-typedef struct KB {
-  Lw *lw;
-  LcuKernel *k;
-  Vec outer;   /* LcuAtom *: the run's arguments, one per parameter */
-  PtrMap params;  /* outer LcuVar (by pointer) -> parameter */
-  LcuThunk *thunk; /* the thunk being built: its `using` list grows */
-} KB;
-
-static KB *kernel_begin(Lw *lw) {
-  KB *kb = NEW(KB);
-  kb->lw = lw;
-  kb->k = NEW(LcuKernel);
-  return kb;
-}
-
-/* The kernel parameter standing for CPU variable 'v' (and listed in the
-   current thunk's `using`). */
-static LcuVar *param(KB *kb, LcuVar *v) {
-  LcuVar *p = ptrmap_get(&kb->params, v);
-  if (!p) {
-    p = lcu_new_var(kb->lw->lp, v->type, NULL);
-    ptrmap_put(&kb->params, v, p);
-    vec_push(&kb->k->params, p);
-    vec_push(&kb->outer, atom_var(v));
-  }
-  if (kb->thunk) {
-    bool listed = false;
-    for (int i = 0; i < kb->thunk->using.len; i++)
-      listed |= kb->thunk->using.data[i] == p;
-    if (!listed)
-      vec_push(&kb->thunk->using, p);
-  }
-  return p;
-}
-
-static LcuThunk *thunk_begin(KB *kb, int nparams, FlatBase *types) {
-  LcuThunk *t = NEW(LcuThunk);
-  for (int i = 0; i < nparams; i++)
-    vec_push(&t->params, lcu_new_var(kb->lw->lp, lcu_scalar(types[i]), i == 0 && nparams == 1 ? "i" : NULL));
-  kb->thunk = t;
-  return t;
-}
-
-static LcuThunk *index_thunk(KB *kb) {
-  FlatBase b = FB_INT;
-  return thunk_begin(kb, 1, &b);
-}
+static LcuKernelBuilder *kernel_begin(Lw *lw) { return lcu_kb_new(lw->lp, lw->loc); }
 
 static LcuVar *thunk_param(LcuThunk *t, int i) { return t->params.data[i]; }
 
-/* A CPU atom inside a thunk: a constant, or a scalar parameter. */
-static LcuExp *scalar_exp(KB *kb, LcuAtom *a) {
-  if (!a->var)
-    return ex_const(a->constant);
-  return ex_var(param(kb, a->var));
-}
-
-static LcuSize size_const(int32_t n) { return (LcuSize){NULL, NULL, n}; }
-
-static LcuSize size_of_atom(KB *kb, LcuAtom *a) {
-  LcuThunk *saved = kb->thunk;
-  kb->thunk = NULL; /* a size is not read by the thunk */
-  LcuSize s = a->var ? (LcuSize){param(kb, a->var), NULL, 0} : size_const(a->constant.u.i);
-  kb->thunk = saved;
-  return s;
-}
-
-static LcuSize size_of_vector(KB *kb, LcuVar *v) {
-  LcuThunk *saved = kb->thunk;
-  kb->thunk = NULL;
-  LcuSize s = {NULL, param(kb, v), 0};
-  kb->thunk = saved;
-  return s;
-}
-
-/* A kernel parameter that no thunk reads (a size, a segdes, a library
-   kernel's argument). */
-static LcuVar *plain_param(KB *kb, LcuVar *sd) {
-  LcuThunk *saved = kb->thunk;
-  kb->thunk = NULL;
-  LcuVar *p = param(kb, sd);
-  kb->thunk = saved;
-  return p;
-}
-
-/* The canonical text of a kernel: its structure with variables numbered
-   by first appearance, so that equal kernels compare equal. */
-typedef struct Canon {
-  Buf b;
-  Vec seen; /* LcuVar * in order of first appearance */
-} Canon;
-
-static void canon_var(Canon *c, LcuVar *v) {
-  int i;
-  for (i = 0; i < c->seen.len; i++)
-    if (c->seen.data[i] == v)
-      break;
-  if (i == c->seen.len)
-    vec_push(&c->seen, v);
-  buf_printf(&c->b, "v%d:%s ", i, lcu_type_name(v->type));
-}
-
-static void canon_exp(Canon *c, LcuExp *e) {
-  buf_printf(&c->b, "(%d/%d ", e->kind, e->type);
-  switch (e->kind) {
-  case LE_VAR:
-  case LE_LENGTH:
-    canon_var(c, e->var);
-    break;
-  case LE_CONST:
-    if (e->constant.kind == FA_FLOAT)
-      buf_printf(&c->b, "f%a", e->constant.u.f);
-    else
-      buf_printf(&c->b, "k%d/%d", e->constant.kind,
-                 e->constant.kind == FA_INT ? e->constant.u.i
-                 : e->constant.kind == FA_BOOL ? e->constant.u.b
-                                               : (unsigned char)e->constant.u.c);
-    break;
-  case LE_INDEX:
-    canon_var(c, e->var);
-    break;
-  case LE_OP:
-    buf_printf(&c->b, "op%d ", e->op);
-    break;
-  case LE_LET:
-    canon_var(c, e->var);
-    break;
-  default:
-    break;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    canon_exp(c, e->args[i]);
-  buf_putc(&c->b, ')');
-}
-
-static void canon_thunk(Canon *c, LcuThunk *t) {
-  if (!t) {
-    buf_puts(&c->b, "{}");
-    return;
-  }
-  buf_putc(&c->b, '{');
-  for (int i = 0; i < t->params.len; i++)
-    canon_var(c, t->params.data[i]);
-  buf_puts(&c->b, "=>");
-  for (int i = 0; i < t->body.len; i++)
-    canon_exp(c, t->body.data[i]);
-  buf_puts(&c->b, "using ");
-  for (int i = 0; i < t->using.len; i++)
-    canon_var(c, t->using.data[i]);
-  buf_putc(&c->b, '}');
-}
-
-/* A layout as text: kernels over datatypes of equal fields but other
-   names hash differently, so they are not equal. */
-static void canon_layout(Canon *c, const RtLayout *l) {
-  buf_printf(&c->b, "L%d", (int)l->kind);
-  if (l->name)
-    buf_printf(&c->b, "%s", l->name);
-  buf_putc(&c->b, '(');
-  if (l->fst)
-    canon_layout(c, l->fst);
-  if (l->snd)
-    canon_layout(c, l->snd);
-  if (l->elem)
-    canon_layout(c, l->elem);
-  buf_putc(&c->b, ')');
-}
-
-static char *canonical(LcuKernel *k) {
-  Canon c = {0};
-  for (int i = 0; i < k->params.len; i++)
-    canon_var(&c, k->params.data[i]);
-  for (int i = 0; i < k->soacs.len; i++) {
-    LcuSoac *s = k->soacs.data[i];
-    buf_printf(&c.b, "|%d lib%d site%d lifted%d ", s->kind, s->library, s->site, s->lifted);
-    if (s->elem_type) {
-      TypeNamer nm = {0};
-      buf_puts(&c.b, type_to_string(&nm, s->elem_type));
-    }
-    if (s->layout)
-      canon_layout(&c, s->layout);
-    for (int r = 0; r < s->results.len; r++)
-      canon_var(&c, s->results.data[r]);
-    canon_thunk(&c, s->pull);
-    canon_thunk(&c, s->second);
-    for (int r = 0; r < s->identity.len; r++) {
-      FlatAtom *a = s->identity.data[r];
-      buf_printf(&c.b, "id%d/%a/%d ", a->kind, a->kind == FA_FLOAT ? a->u.f : 0.0, a->kind == FA_INT ? a->u.i : 0);
-    }
-    if (s->size.var)
-      canon_var(&c, s->size.var);
-    else if (s->size.length) {
-      buf_putc(&c.b, '#');
-      canon_var(&c, s->size.length);
-    } else {
-      buf_printf(&c.b, "n%d ", s->size.value);
-    }
-    if (s->segdes)
-      canon_var(&c, s->segdes);
-    if (s->into)
-      canon_var(&c, s->into);
-    for (int a = 0; a < s->args.len; a++)
-      canon_var(&c, s->args.data[a]);
-  }
-  buf_puts(&c.b, "->");
-  for (int i = 0; i < k->results.len; i++)
-    canon_var(&c, k->results.data[i]);
-  return buf_str(&c.b);
-}
-
-/* Finishes the kernel of one SOAC and runs it; the results are new CPU
-   variables of the SOAC results' types.  An equal kernel made before is
-   run instead. */
-static LcuStmt *kernel_run(KB *kb, LcuSoac *soac, Vec *outer_results) {
-  Lw *lw = kb->lw;
-  soac->loc = lw->loc;
-  vec_push(&kb->k->soacs, soac);
-  for (int i = 0; i < soac->results.len; i++)
-    vec_push(&kb->k->results, soac->results.data[i]);
-  char *key = canonical(kb->k);
-  LcuKernel *k = map_get(&lw->kernels, key);
-  if (!k) {
-    k = kb->k;
-    k->name = xprintf("K%d", lw->lp->kernels.len + 1);
-    map_put(&lw->kernels, key, k);
-    vec_push(&lw->lp->kernels, k);
-  }
-  LcuStmt *s = stmt(lw, LS_RUN);
-  s->kernel = k;
+/* Finishes the kernel of SOAC 'soac' and runs it; the results are new
+   CPU variables of the SOAC results' types.  An equal kernel made
+   before is run instead. */
+static LcuStmt *kernel_run(Lw *lw, LcuKernelBuilder *kb, LcuSoac *soac, Vec *outer_results) {
+  LcuKernel *k = lcu_intern_kernel(&lw->kernels, lw->lp, lcu_kb_finish(kb, soac));
+  LcuStmt *s = emit(lw, lcu_stmt_run(lw->loc, k));
   s->args = kb->outer;
   *outer_results = (Vec){0};
-  for (int i = 0; i < soac->results.len; i++) {
-    LcuVar *r = new_var(lw, ((LcuVar *)soac->results.data[i])->type);
-    vec_push(&s->results, r);
-    vec_push(outer_results, r);
-  }
+  for (int i = 0; i < soac->results.len; i++)
+    vec_push(outer_results, lcu_stmt_result(lw->lp, s, ((LcuVar *)soac->results.data[i])->type));
   return s;
 }
-
-static LcuSoac *soac_new(LcuSoacKind kind) {
-  LcuSoac *s = NEW(LcuSoac);
-  s->kind = kind;
-  return s;
-}
-
-static void soac_result(KB *kb, LcuSoac *s, LcuType t) { vec_push(&s->results, lcu_new_var(kb->lw->lp, t, NULL)); }
 
 /* Binds the flat results of 'fs' to the CPU variables 'outer'. */
 static void bind_results(Lw *lw, FlatStmt *fs, Vec *outer) {
   for (int i = 0; i < fs->results.len; i++)
-    ptrmap_put(&lw->scope->vars, fs->results.data[i], outer->data[i]);
+    bind_var(lw, fs->results.data[i], outer->data[i]);
 }
 
 /* ---- element-wise operations ---- */
@@ -486,29 +244,28 @@ static bool is_elementwise(FlatOp op) {
 
 /* The thunk operand for flat argument 'a' at index 'i': a constant, a
    scalar, a DIST's scalar, or the vector subscripted. */
-static LcuExp *operand(KB *kb, FlatAtom *a, LcuExp *i) {
-  Lw *lw = kb->lw;
+static LcuExp *operand(Lw *lw, LcuKernelBuilder *kb, FlatAtom *a, LcuExp *i) {
   if (a->kind != FA_VAR)
-    return ex_const(*a);
+    return lcu_exp_const(kb->loc, *a);
   Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
   if (d)
-    return scalar_exp(kb, d->value);
+    return lcu_kb_scalar(kb, d->value);
   LcuVar *v = var_of(lw, a->u.var);
   if (v->type.kind == LT_SCALAR)
-    return ex_var(param(kb, v));
-  return ex_index(param(kb, v), i);
+    return lcu_exp_var(kb->loc, lcu_kb_param(kb, v));
+  return lcu_exp_index(kb->loc, lcu_kb_param(kb, v), i);
 }
 
 /* The scalar form of an element-wise op in a thunk. */
-static LcuExp *elementwise_exp(FlatOp op, FlatBase type, int n, LcuExp **args) {
+static LcuExp *elementwise_exp(Loc loc, FlatOp op, FlatBase type, int n, LcuExp **args) {
   if (op == FLAT_COPY)
     return args[0];
   if (op == FLAT_ZERO)
-    return ex_const(type == FB_FLOAT ? (FlatAtom){.kind = FA_FLOAT, .u.f = 0.0}
-                    : type == FB_BOOL ? (FlatAtom){.kind = FA_BOOL, .u.b = false}
-                    : type == FB_CHAR ? (FlatAtom){.kind = FA_CHAR, .u.c = 0}
-                                      : int_atom(0));
-  return ex_op(op, type, n, args[0], n > 1 ? args[1] : NULL, n > 2 ? args[2] : NULL);
+    return lcu_exp_const(loc, type == FB_FLOAT  ? lcu_float_const(0.0)
+                              : type == FB_BOOL ? lcu_bool_const(false)
+                              : type == FB_CHAR ? lcu_char_const(0)
+                                                : lcu_int_const(0));
+  return lcu_exp_op(loc, op, type, n, args[0], n > 1 ? args[1] : NULL, n > 2 ? args[2] : NULL);
 }
 
 /* Element-wise ops that give a bool and cannot fail: a FILTER's
@@ -526,50 +283,48 @@ static bool predicate_op(FlatOp op) {
 static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   FlatVar *r = fs->results.data[0];
   if (r->type.kind == FT_SCALAR && fs->op != FLAT_RAND) {
-    LcuStmt *s = stmt(lw, LS_SCALAR);
-    s->op = fs->op;
+    LcuStmt *s = emit(lw, lcu_stmt_scalar(lw->loc, fs->op));
     for (int i = 0; i < fs->args.len; i++)
-      vec_push(&s->args, atom_of(lw, fs->args.data[i]));
-    vec_push(&s->results, var_of(lw, r));
+      lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
+    lcu_stmt_bind(s, var_of(lw, r));
     return;
   }
   if (fs->op == FLAT_RAND) {
     /* a library kernel: the generator's state lives with the runtime */
-    KB *kb = kernel_begin(lw);
-    LcuSoac *s = soac_new(SOAC_LIBRARY);
-    s->library = LIB_RAND;
+    LcuKernelBuilder *kb = kernel_begin(lw);
+    LcuSoac *s = lcu_soac_library(lw->loc, LIB_RAND);
     s->site = fs->site;
     LcuAtom *a = atom_of(lw, fs->args.data[0]);
     if (a->var)
-      vec_push(&s->args, plain_param(kb, a->var));
+      vec_push(&s->args, lcu_kb_plain_param(kb, a->var));
     else
-      vec_push(&s->args, param(kb, scalar_op(lw, FLAT_COPY, const_base(a->constant), 1, a)));
-    soac_result(kb, s, type_of(r->type));
+      vec_push(&s->args, lcu_kb_param(kb, scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a)));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
     Vec out;
-    kernel_run(kb, s, &out);
+    kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
   }
   if (fs->op == FLAT_COPY) {
     /* a vector copy is the same vector: no kernel */
     FlatAtom *a = fs->args.data[0];
-    ptrmap_put(&lw->scope->vars, r, var_of(lw, a->u.var));
+    bind_var(lw, r, var_of(lw, a->u.var));
     Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
     if (d)
       ptrmap_put(&lw->scope->dists, r, d);
     return;
   }
-  KB *kb = kernel_begin(lw);
-  LcuThunk *t = index_thunk(kb);
-  LcuExp *i = ex_var(thunk_param(t, 0));
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
   LcuExp *args[3] = {0};
   LcuSize size = {0};
   bool sized = false;
   for (int k = 0; k < fs->args.len; k++) {
-    args[k] = operand(kb, fs->args.data[k], i);
+    args[k] = operand(lw, kb, fs->args.data[k], i);
     FlatAtom *a = fs->args.data[k];
     if (!sized && a->kind == FA_VAR && a->u.var->type.kind == FT_VEC && !ptrmap_get(&lw->scope->dists, a->u.var)) {
-      size = size_of_vector(kb, var_of(lw, a->u.var));
+      size = lcu_kb_size_length(kb, var_of(lw, a->u.var));
       sized = true;
     }
   }
@@ -579,18 +334,16 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
       FlatAtom *a = fs->args.data[k];
       Dist *d = a->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, a->u.var) : NULL;
       if (d) {
-        size = size_of_atom(kb, d->length);
+        size = lcu_kb_size_atom(kb, d->length);
         sized = true;
       }
     }
   }
-  vec_push(&t->body, elementwise_exp(fs->op, r->type.base, fs->args.len, args));
-  LcuSoac *s = soac_new(SOAC_MAP);
-  s->pull = t;
-  s->size = size;
-  soac_result(kb, s, type_of(r->type));
+  lcu_thunk_return(t, elementwise_exp(kb->loc, fs->op, r->type.base, fs->args.len, args));
+  LcuSoac *s = lcu_soac_map(lw->loc, t, size);
+  lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
   Vec out;
-  LcuStmt *run = kernel_run(kb, s, &out);
+  LcuStmt *run = kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
   if (r->type.base == FB_BOOL && predicate_op(fs->op)) {
     /* a FILTER may compute these flags itself; then this run is dead */
@@ -601,9 +354,9 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
 
 /* ---- the other operations ---- */
 
-static LcuThunk *pull_vector(KB *kb, LcuVar *v) {
-  LcuThunk *t = index_thunk(kb);
-  vec_push(&t->body, ex_index(param(kb, v), ex_var(thunk_param(t, 0))));
+static LcuThunk *pull_vector(LcuKernelBuilder *kb, LcuVar *v) {
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  lcu_thunk_return(t, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), lcu_exp_var(kb->loc, thunk_param(t, 0))));
   return t;
 }
 
@@ -668,38 +421,38 @@ static FlatOp combiner(FlatOp op) {
 }
 
 /* { (x, y) => x op y } */
-static LcuThunk *operator_thunk(KB *kb, FlatOp comb, FlatBase b) {
+static LcuThunk *operator_thunk(LcuKernelBuilder *kb, FlatOp comb, FlatBase b) {
   FlatBase types[2] = {b, b};
-  LcuThunk *t = thunk_begin(kb, 2, types);
-  LcuExp *x = ex_var(thunk_param(t, 0)), *y = ex_var(thunk_param(t, 1));
+  LcuThunk *t = lcu_kb_thunk(kb, 2, types);
+  LcuExp *x = lcu_exp_var(kb->loc, thunk_param(t, 0)), *y = lcu_exp_var(kb->loc, thunk_param(t, 1));
   if (comb == FLAT_GE || comb == FLAT_LE)
-    vec_push(&t->body, ex_if(ex_op(comb, FB_BOOL, 2, x, y, NULL), x, y));
+    lcu_thunk_return(t, lcu_exp_if(kb->loc, lcu_exp_op(kb->loc, comb, FB_BOOL, 2, x, y, NULL), x, y));
   else
-    vec_push(&t->body, ex_op(comb, b, 2, x, y, NULL));
-  kb->thunk = NULL;
+    lcu_thunk_return(t, lcu_exp_op(kb->loc, comb, b, 2, x, y, NULL));
+  lcu_kb_end_thunk(kb);
   return t;
 }
 
 static void lower_reduction(Lw *lw, FlatStmt *fs, bool segmented, bool scan) {
-  KB *kb = kernel_begin(lw);
+  LcuKernelBuilder *kb = kernel_begin(lw);
   FlatAtom *va = fs->args.data[segmented ? 1 : 0];
   LcuVar *v = var_of(lw, va->u.var);
   FlatBase b = v->type.base;
-  LcuSoac *s = soac_new(segmented ? (scan ? SOAC_SEG_SCAN : SOAC_SEG_REDUCE) : (scan ? SOAC_SCAN : SOAC_REDUCE));
-  s->pull = pull_vector(kb, v);
-  kb->thunk = NULL;
+  LcuThunk *pull = pull_vector(kb, v);
+  lcu_kb_end_thunk(kb);
   FlatOp comb = combiner(fs->op);
-  s->second = operator_thunk(kb, comb, b);
-  FlatAtom *id = NEW(FlatAtom);
-  *id = identity_of(comb, b);
-  vec_push(&s->identity, id);
-  if (segmented)
-    s->segdes = plain_param(kb, var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var));
-  else
-    s->size = size_of_vector(kb, v);
-  soac_result(kb, s, type_of(((FlatVar *)fs->results.data[0])->type));
+  LcuThunk *op = operator_thunk(kb, comb, b);
+  FlatAtom id = identity_of(comb, b);
+  LcuSoac *s;
+  if (segmented) {
+    LcuVar *sd = lcu_kb_plain_param(kb, var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var));
+    s = (scan ? lcu_soac_seg_scan : lcu_soac_seg_reduce)(lw->loc, pull, &id, 1, op, sd);
+  } else {
+    s = (scan ? lcu_soac_scan : lcu_soac_reduce)(lw->loc, pull, &id, 1, op, lcu_kb_size_length(kb, v));
+  }
+  lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
   Vec out;
-  kernel_run(kb, s, &out);
+  kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
 }
 
@@ -711,91 +464,79 @@ static void lower_extreme_index(Lw *lw, FlatStmt *fs, bool segmented, bool max) 
   LcuVar *sd = segmented ? var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var) : NULL;
   if (segmented) {
     for (int k = 0; k < 2; k++) {
-      KB *lb = kernel_begin(lw);
-      LcuSoac *ls = soac_new(SOAC_LIBRARY);
-      ls->library = k == 0 ? LIB_SEG_OFFSETS : LIB_SEG_IDS;
-      vec_push(&ls->args, plain_param(lb, sd));
-      soac_result(lb, ls, lcu_vec(FB_INT));
+      LcuKernelBuilder *lb = kernel_begin(lw);
+      LcuSoac *ls = lcu_soac_library(lw->loc, k == 0 ? LIB_SEG_OFFSETS : LIB_SEG_IDS);
+      vec_push(&ls->args, lcu_kb_plain_param(lb, sd));
+      lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT));
       Vec out;
-      kernel_run(lb, ls, &out);
+      kernel_run(lw, lb, ls, &out);
       if (k == 0)
         offsets = out.data[0];
       else
         ids = out.data[0];
     }
   }
-  KB *kb = kernel_begin(lw);
+  LcuKernelBuilder *kb = kernel_begin(lw);
   LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[segmented ? 1 : 0])->u.var);
   FlatBase b = v->type.base;
-  LcuThunk *pull = index_thunk(kb);
-  LcuExp *i = ex_var(thunk_param(pull, 0));
-  vec_push(&pull->body, ex_index(param(kb, v), i));
+  LcuThunk *pull = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(pull, 0));
+  lcu_thunk_return(pull, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), i));
   if (segmented)
-    vec_push(&pull->body, ex_op(FLAT_SUB, FB_INT, 2, i,
-                                ex_index(param(kb, offsets), ex_index(param(kb, ids), i)), NULL));
+    lcu_thunk_return(pull, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i,
+                                lcu_exp_index(kb->loc, lcu_kb_param(kb, offsets), lcu_exp_index(kb->loc, lcu_kb_param(kb, ids), i)), NULL));
   else
-    vec_push(&pull->body, i);
-  kb->thunk = NULL;
+    lcu_thunk_return(pull, i);
+  lcu_kb_end_thunk(kb);
   FlatBase types[4] = {b, FB_INT, b, FB_INT};
-  LcuThunk *op = thunk_begin(kb, 4, types);
-  LcuExp *x = ex_var(thunk_param(op, 0)), *xi = ex_var(thunk_param(op, 1));
-  LcuExp *y = ex_var(thunk_param(op, 2)), *yi = ex_var(thunk_param(op, 3));
+  LcuThunk *op = lcu_kb_thunk(kb, 4, types);
+  LcuExp *x = lcu_exp_var(kb->loc, thunk_param(op, 0)), *xi = lcu_exp_var(kb->loc, thunk_param(op, 1));
+  LcuExp *y = lcu_exp_var(kb->loc, thunk_param(op, 2)), *yi = lcu_exp_var(kb->loc, thunk_param(op, 3));
   /* keep (x, xi) if x is strictly more extreme, or equal with xi <= yi */
-  LcuExp *strict = ex_op(max ? FLAT_GT : FLAT_LT, FB_BOOL, 2, x, y, NULL);
-  LcuExp *tie = ex_op(FLAT_AND, FB_BOOL, 2, ex_op(FLAT_EQ, FB_BOOL, 2, x, y, NULL),
-                      ex_op(FLAT_LE, FB_BOOL, 2, xi, yi, NULL), NULL);
-  LcuExp *keep = ex_op(FLAT_OR, FB_BOOL, 2, strict, tie, NULL);
-  vec_push(&op->body, ex_if(keep, x, y));
-  vec_push(&op->body, ex_if(keep, xi, yi));
-  kb->thunk = NULL;
-  LcuSoac *s = soac_new(segmented ? SOAC_SEG_REDUCE : SOAC_REDUCE);
-  s->pull = pull;
-  s->second = op;
-  FlatAtom *id0 = NEW(FlatAtom), *id1 = NEW(FlatAtom);
-  *id0 = identity_of(max ? FLAT_GE : FLAT_LE, b);
-  *id1 = int_atom(INT32_MAX);
-  vec_push(&s->identity, id0);
-  vec_push(&s->identity, id1);
-  if (segmented)
-    s->segdes = plain_param(kb, sd);
-  else
-    s->size = size_of_vector(kb, v);
-  soac_result(kb, s, segmented ? lcu_vec(b) : lcu_scalar(b));
-  soac_result(kb, s, segmented ? lcu_vec(FB_INT) : lcu_scalar(FB_INT));
+  LcuExp *strict = lcu_exp_op(kb->loc, max ? FLAT_GT : FLAT_LT, FB_BOOL, 2, x, y, NULL);
+  LcuExp *tie = lcu_exp_op(kb->loc, FLAT_AND, FB_BOOL, 2, lcu_exp_op(kb->loc, FLAT_EQ, FB_BOOL, 2, x, y, NULL),
+                      lcu_exp_op(kb->loc, FLAT_LE, FB_BOOL, 2, xi, yi, NULL), NULL);
+  LcuExp *keep = lcu_exp_op(kb->loc, FLAT_OR, FB_BOOL, 2, strict, tie, NULL);
+  lcu_thunk_return(op, lcu_exp_if(kb->loc, keep, x, y));
+  lcu_thunk_return(op, lcu_exp_if(kb->loc, keep, xi, yi));
+  lcu_kb_end_thunk(kb);
+  FlatAtom identities[2] = {identity_of(max ? FLAT_GE : FLAT_LE, b), lcu_int_const(INT32_MAX)};
+  LcuSoac *s = segmented ? lcu_soac_seg_reduce(lw->loc, pull, identities, 2, op, lcu_kb_plain_param(kb, sd))
+                         : lcu_soac_reduce(lw->loc, pull, identities, 2, op, lcu_kb_size_length(kb, v));
+  lcu_soac_result(lw->lp, s, segmented ? lcu_vec(b) : lcu_scalar(b));
+  lcu_soac_result(lw->lp, s, segmented ? lcu_vec(FB_INT) : lcu_scalar(FB_INT));
   Vec out;
-  kernel_run(kb, s, &out);
-  ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[1]);
+  kernel_run(lw, kb, s, &out);
+  bind_var(lw, fs->results.data[0], out.data[1]);
 }
 
 /* A library kernel on the flat statement's arguments and results. */
 static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
-  KB *kb = kernel_begin(lw);
-  LcuSoac *s = soac_new(SOAC_LIBRARY);
-  s->library = lib;
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuSoac *s = lcu_soac_library(lw->loc, lib);
   s->elem_type = fs->elem_type;
   s->layout = fs->layout;
   s->lifted = fs->lifted;
   s->site = fs->site;
   for (int i = 0; i < fs->args.len; i++) {
     LcuAtom *a = atom_of(lw, fs->args.data[i]);
-    LcuVar *v = a->var ? a->var : scalar_op(lw, FLAT_COPY, const_base(a->constant), 1, a);
-    vec_push(&s->args, plain_param(kb, v));
+    LcuVar *v = a->var ? a->var : scalar_op(lw, FLAT_COPY, lcu_const_base(a->constant), 1, a);
+    vec_push(&s->args, lcu_kb_plain_param(kb, v));
   }
   for (int i = 0; i < fs->results.len; i++)
-    soac_result(kb, s, type_of(((FlatVar *)fs->results.data[i])->type));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
   Vec out;
-  kernel_run(kb, s, &out);
+  kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
 }
 
 /* A host operation: the flat statement runs on the host. */
 static void lower_host(Lw *lw, FlatStmt *fs) {
-  LcuStmt *s = stmt(lw, LS_HOST);
-  s->flat = fs;
+  LcuStmt *s = emit(lw, lcu_stmt_host(lw->loc, fs));
   for (int i = 0; i < fs->args.len; i++)
-    vec_push(&s->args, atom_of(lw, fs->args.data[i]));
+    lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
   for (int i = 0; i < fs->results.len; i++)
-    vec_push(&s->results, var_of(lw, fs->results.data[i]));
+    lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
 }
 
 /* if cond then error(msg) */
@@ -810,50 +551,41 @@ static FlatStmt *error_stmt(const char *msg, Loc loc) {
 }
 
 static void error_if(Lw *lw, LcuVar *cond, const char *msg) {
-  LcuStmt *s = stmt(lw, LS_IF);
-  vec_push(&s->args, atom_var(cond));
+  LcuStmt *s = emit(lw, lcu_stmt_if(lw->loc, lcu_atom_var(cond), lcu_block_new(), lcu_block_new()));
   LcuBlock *saved = lw->block;
-  s->then = lw->block = NEW(LcuBlock);
-  LcuStmt *text = stmt(lw, LS_HOST);
-  text->flat = error_stmt(msg, lw->loc);
+  lw->block = s->then;
+  LcuStmt *text = emit(lw, lcu_stmt_host(lw->loc, error_stmt(msg, lw->loc)));
   for (int i = 0; i < text->flat->args.len; i++)
-    vec_push(&text->args, atom_const(*(FlatAtom *)text->flat->args.data[i]));
-  LcuVar *t = new_var(lw, lcu_vec(FB_CHAR));
-  vec_push(&text->results, t);
+    lcu_stmt_arg(text, lcu_atom_const(*(FlatAtom *)text->flat->args.data[i]));
+  LcuVar *t = lcu_stmt_result(lw->lp, text, lcu_vec(FB_CHAR));
   FlatStmt *err = NEW(FlatStmt);
   err->kind = FS_OP;
   err->op = FLAT_ERROR;
   err->loc = lw->loc;
-  LcuStmt *e = stmt(lw, LS_HOST);
-  e->flat = err;
-  vec_push(&e->args, atom_var(t));
-  s->els = NEW(LcuBlock);
+  LcuStmt *e = emit(lw, lcu_stmt_host(lw->loc, err));
+  lcu_stmt_arg(e, lcu_atom_var(t));
   lw->block = saved;
 }
-
-static LcuAtom *av(LcuVar *v) { return atom_var(v); }
 
 /* [s:e:d]: the check and the length on the CPU, the values by a MAP */
 static void lower_range(Lw *lw, FlatStmt *fs) {
   LcuAtom *s = atom_of(lw, fs->args.data[0]), *e = atom_of(lw, fs->args.data[1]), *d = atom_of(lw, fs->args.data[2]);
   LcuVar *bad = scalar_op(lw, FLAT_OR, FB_BOOL, 2, av(scalar_op(lw, FLAT_LT, FB_BOOL, 2, e, s)),
-                          av(scalar_op(lw, FLAT_LE, FB_BOOL, 2, d, atom_const(int_atom(0)))));
+                          av(scalar_op(lw, FLAT_LE, FB_BOOL, 2, d, lcu_atom_const(lcu_int_const(0)))));
   error_if(lw, bad, "bad range: the end must be >= the start and the stride positive");
   LcuVar *span = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(scalar_op(lw, FLAT_SUB, FB_INT, 2, e, s)),
-                           av(scalar_op(lw, FLAT_SUB, FB_INT, 2, d, atom_const(int_atom(1)))));
+                           av(scalar_op(lw, FLAT_SUB, FB_INT, 2, d, lcu_atom_const(lcu_int_const(1)))));
   LcuVar *n = scalar_op(lw, FLAT_DIV, FB_INT, 2, av(span), d);
-  KB *kb = kernel_begin(lw);
-  LcuThunk *t = index_thunk(kb);
-  LcuExp *i = ex_var(thunk_param(t, 0));
-  vec_push(&t->body, ex_op(FLAT_ADD, FB_INT, 2, scalar_exp(kb, s),
-                           ex_op(FLAT_MUL, FB_INT, 2, i, scalar_exp(kb, d), NULL), NULL));
-  kb->thunk = NULL;
-  LcuSoac *so = soac_new(SOAC_MAP);
-  so->pull = t;
-  so->size = size_of_atom(kb, av(n));
-  soac_result(kb, so, lcu_vec(FB_INT));
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_kb_scalar(kb, s),
+                           lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, i, lcu_kb_scalar(kb, d), NULL), NULL));
+  lcu_kb_end_thunk(kb);
+  LcuSoac *so = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(n)));
+  lcu_soac_result(lw->lp, so, lcu_vec(FB_INT));
   Vec out;
-  kernel_run(kb, so, &out);
+  kernel_run(lw, kb, so, &out);
   bind_results(lw, fs, &out);
 }
 
@@ -864,69 +596,59 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   LcuVar *ev = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
   LcuVar *dv = var_of(lw, ((FlatAtom *)fs->args.data[2])->u.var);
   /* any bad range? */
-  KB *kb = kernel_begin(lw);
-  LcuThunk *t = index_thunk(kb);
-  LcuExp *i = ex_var(thunk_param(t, 0));
-  LcuExp *s = ex_index(param(kb, sv), i), *e = ex_index(param(kb, ev), i), *d = ex_index(param(kb, dv), i);
-  vec_push(&t->body, ex_op(FLAT_OR, FB_BOOL, 2, ex_op(FLAT_LT, FB_BOOL, 2, e, s, NULL),
-                           ex_op(FLAT_LE, FB_BOOL, 2, d, ex_const(int_atom(0)), NULL), NULL));
-  kb->thunk = NULL;
-  LcuSoac *r = soac_new(SOAC_REDUCE);
-  r->pull = t;
-  r->second = operator_thunk(kb, FLAT_OR, FB_BOOL);
-  FlatAtom *f = NEW(FlatAtom);
-  *f = (FlatAtom){.kind = FA_BOOL, .u.b = false};
-  vec_push(&r->identity, f);
-  r->size = size_of_vector(kb, sv);
-  soac_result(kb, r, lcu_scalar(FB_BOOL));
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuExp *s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i), *e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i), *d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
+  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_OR, FB_BOOL, 2, lcu_exp_op(kb->loc, FLAT_LT, FB_BOOL, 2, e, s, NULL),
+                           lcu_exp_op(kb->loc, FLAT_LE, FB_BOOL, 2, d, lcu_exp_const(kb->loc, lcu_int_const(0)), NULL), NULL));
+  lcu_kb_end_thunk(kb);
+  FlatAtom no = lcu_bool_const(false);
+  LcuSoac *r = lcu_soac_reduce(lw->loc, t, &no, 1, operator_thunk(kb, FLAT_OR, FB_BOOL), lcu_kb_size_length(kb, sv));
+  lcu_soac_result(lw->lp, r, lcu_scalar(FB_BOOL));
   Vec out;
-  kernel_run(kb, r, &out);
+  kernel_run(lw, kb, r, &out);
   error_if(lw, out.data[0], "bad range: the end must be >= the start and the stride positive");
   /* the lengths */
   kb = kernel_begin(lw);
-  t = index_thunk(kb);
-  i = ex_var(thunk_param(t, 0));
-  s = ex_index(param(kb, sv), i);
-  e = ex_index(param(kb, ev), i);
-  d = ex_index(param(kb, dv), i);
-  vec_push(&t->body, ex_op(FLAT_DIV, FB_INT, 2,
-                           ex_op(FLAT_ADD, FB_INT, 2, ex_op(FLAT_SUB, FB_INT, 2, e, s, NULL),
-                                 ex_op(FLAT_SUB, FB_INT, 2, d, ex_const(int_atom(1)), NULL), NULL),
+  t = lcu_kb_index_thunk(kb);
+  i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
+  e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i);
+  d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
+  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_DIV, FB_INT, 2,
+                           lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL),
+                                 lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, d, lcu_exp_const(kb->loc, lcu_int_const(1)), NULL), NULL),
                            d, NULL));
-  kb->thunk = NULL;
-  LcuSoac *m = soac_new(SOAC_MAP);
-  m->pull = t;
-  m->size = size_of_vector(kb, sv);
-  soac_result(kb, m, lcu_vec(FB_INT));
-  kernel_run(kb, m, &out);
+  lcu_kb_end_thunk(kb);
+  LcuSoac *m = lcu_soac_map(lw->loc, t, lcu_kb_size_length(kb, sv));
+  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
+  kernel_run(lw, kb, m, &out);
   LcuVar *lens = out.data[0];
   LcuVar *vars[3];
   LcuLibrary libs[3] = {LIB_MAKE_SEGDES, LIB_SEG_IDS, LIB_SEG_OFFSETS};
   for (int k = 0; k < 3; k++) {
-    KB *lb = kernel_begin(lw);
-    LcuSoac *ls = soac_new(SOAC_LIBRARY);
-    ls->library = libs[k];
-    vec_push(&ls->args, plain_param(lb, k == 0 ? lens : vars[0]));
-    soac_result(lb, ls, k == 0 ? lcu_segdes() : lcu_vec(FB_INT));
-    kernel_run(lb, ls, &out);
+    LcuKernelBuilder *lb = kernel_begin(lw);
+    LcuSoac *ls = lcu_soac_library(lw->loc, libs[k]);
+    vec_push(&ls->args, lcu_kb_plain_param(lb, k == 0 ? lens : vars[0]));
+    lcu_soac_result(lw->lp, ls, k == 0 ? lcu_segdes() : lcu_vec(FB_INT));
+    kernel_run(lw, lb, ls, &out);
     vars[k] = out.data[0];
   }
   LcuVar *total = length_of(lw, vars[0], LEN_TOTAL);
   kb = kernel_begin(lw);
-  t = index_thunk(kb);
-  i = ex_var(thunk_param(t, 0));
-  LcuExp *seg = ex_index(param(kb, vars[1]), i);
-  LcuExp *local = ex_op(FLAT_SUB, FB_INT, 2, i, ex_index(param(kb, vars[2]), seg), NULL);
-  vec_push(&t->body, ex_op(FLAT_ADD, FB_INT, 2, ex_index(param(kb, sv), seg),
-                           ex_op(FLAT_MUL, FB_INT, 2, local, ex_index(param(kb, dv), seg), NULL), NULL));
-  kb->thunk = NULL;
-  m = soac_new(SOAC_MAP);
-  m->pull = t;
-  m->size = size_of_atom(kb, av(total));
-  soac_result(kb, m, lcu_vec(FB_INT));
-  kernel_run(kb, m, &out);
-  ptrmap_put(&lw->scope->vars, fs->results.data[0], vars[0]);
-  ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[0]);
+  t = lcu_kb_index_thunk(kb);
+  i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuExp *seg = lcu_exp_index(kb->loc, lcu_kb_param(kb, vars[1]), i);
+  LcuExp *local = lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i, lcu_exp_index(kb->loc, lcu_kb_param(kb, vars[2]), seg), NULL);
+  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), seg),
+                           lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, local, lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), seg), NULL), NULL));
+  lcu_kb_end_thunk(kb);
+  m = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(total)));
+  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
+  kernel_run(lw, kb, m, &out);
+  bind_var(lw, fs->results.data[0], vars[0]);
+  bind_var(lw, fs->results.data[1], out.data[0]);
 }
 
 /* A FILTER-like kernel over (v[i], flags[i]) pairs whose predicate is the
@@ -949,58 +671,53 @@ static Vec *predicate_filter(Lw *lw, FlatAtom *va, FlatAtom *fa) {
       return NULL;
   }
   LcuVar *v = var_of(lw, va->u.var);
-  KB *kb = kernel_begin(lw);
-  LcuThunk *t = index_thunk(kb);
-  vec_push(&t->body, ex_index(param(kb, v), ex_var(thunk_param(t, 0))));
-  kb->thunk = NULL;
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  lcu_thunk_return(t, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), lcu_exp_var(kb->loc, thunk_param(t, 0))));
+  lcu_kb_end_thunk(kb);
   FlatBase base = v->type.base;
-  LcuThunk *p = thunk_begin(kb, 1, &base);
+  kb->loc = pred->loc; /* the predicate is the comparison's expression */
+  LcuThunk *p = lcu_kb_thunk(kb, 1, &base);
   LcuVar *xv = thunk_param(p, 0);
   xv->name = intern(xprintf("x_%d", xv->id)); /* a value, not an index */
-  LcuExp *x = ex_var(xv);
+  LcuExp *x = lcu_exp_var(kb->loc, xv);
   LcuExp *args[3] = {0};
   for (int k = 0; k < pred->args.len; k++) {
     FlatAtom *a = pred->args.data[k];
-    args[k] = a->kind == FA_VAR && a->u.var == va->u.var ? x : operand(kb, a, NULL);
+    args[k] = a->kind == FA_VAR && a->u.var == va->u.var ? x : operand(lw, kb, a, NULL);
   }
-  vec_push(&p->body, elementwise_exp(pred->op, FB_BOOL, pred->args.len, args));
-  kb->thunk = NULL;
-  LcuSoac *s = soac_new(SOAC_FILTER);
-  s->pull = t;
-  s->second = p;
-  s->size = size_of_vector(kb, v);
-  soac_result(kb, s, v->type);
+  lcu_thunk_return(p, elementwise_exp(kb->loc, pred->op, FB_BOOL, pred->args.len, args));
+  lcu_kb_end_thunk(kb);
+  kb->loc = lw->loc;
+  LcuSoac *s = lcu_soac_filter(lw->loc, t, p, lcu_kb_size_length(kb, v));
+  lcu_soac_result(lw->lp, s, v->type);
   Vec *out = NEW(Vec);
-  kernel_run(kb, s, out);
+  kernel_run(lw, kb, s, out);
   return out;
 }
 
 static Vec flag_filter(Lw *lw, LcuSoacKind kind, LcuVar *v, FlatAtom *flags, LcuVar *sd) {
-  KB *kb = kernel_begin(lw);
-  LcuThunk *t = index_thunk(kb);
-  LcuExp *i = ex_var(thunk_param(t, 0));
-  vec_push(&t->body, ex_index(param(kb, v), i));
-  vec_push(&t->body, operand(kb, flags, i));
-  kb->thunk = NULL;
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  lcu_thunk_return(t, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), i));
+  lcu_thunk_return(t, operand(lw, kb, flags, i));
+  lcu_kb_end_thunk(kb);
   FlatBase types[2] = {v->type.base, FB_BOOL};
-  LcuThunk *p = thunk_begin(kb, 2, types);
-  vec_push(&p->body, ex_var(thunk_param(p, 1)));
-  kb->thunk = NULL;
-  LcuSoac *s = soac_new(kind);
-  s->pull = t;
-  s->second = p;
-  if (sd)
-    s->segdes = plain_param(kb, sd);
-  else
-    s->size = size_of_vector(kb, v);
+  LcuThunk *p = lcu_kb_thunk(kb, 2, types);
+  lcu_thunk_return(p, lcu_exp_var(kb->loc, thunk_param(p, 1)));
+  lcu_kb_end_thunk(kb);
+  LcuSoac *s = kind == SOAC_SEG_FILTER ? lcu_soac_seg_filter(lw->loc, t, p, lcu_kb_plain_param(kb, sd))
+               : kind == SOAC_PARTITION ? lcu_soac_partition(lw->loc, t, p, lcu_kb_size_length(kb, v))
+                                        : lcu_soac_filter(lw->loc, t, p, lcu_kb_size_length(kb, v));
   for (int k = 0; k < (kind == SOAC_PARTITION ? 2 : 1); k++) {
-    soac_result(kb, s, v->type);
-    soac_result(kb, s, lcu_vec(FB_BOOL));
+    lcu_soac_result(lw->lp, s, v->type);
+    lcu_soac_result(lw->lp, s, lcu_vec(FB_BOOL));
   }
   if (kind == SOAC_SEG_FILTER)
-    soac_result(kb, s, lcu_segdes());
+    lcu_soac_result(lw->lp, s, lcu_segdes());
   Vec out;
-  kernel_run(kb, s, &out);
+  kernel_run(lw, kb, s, &out);
   return out;
 }
 
@@ -1027,15 +744,13 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   switch (op) {
   case FLAT_DIST: {
     LcuAtom *x = atom_of(lw, fs->args.data[0]), *n = atom_of(lw, fs->args.data[1]);
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    vec_push(&t->body, scalar_exp(kb, x));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_MAP);
-    s->pull = t;
-    s->size = size_of_atom(kb, n);
-    soac_result(kb, s, type_of(((FlatVar *)fs->results.data[0])->type));
-    LcuStmt *run = kernel_run(kb, s, &out);
+    LcuKernelBuilder *kb = kernel_begin(lw);
+    LcuThunk *t = lcu_kb_index_thunk(kb);
+    lcu_thunk_return(t, lcu_kb_scalar(kb, x));
+    lcu_kb_end_thunk(kb);
+    LcuSoac *s = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, n));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+    LcuStmt *run = kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     Dist *d = NEW(Dist);
     d->value = x;
@@ -1052,25 +767,21 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     mark_nonnegative(lw, fs->results.data[0]);
     Dist *d = ptrmap_get(&lw->scope->dists, a->u.var);
     if (d && d->nonnegative) {
-      LcuStmt *s = stmt(lw, LS_SCALAR);
-      s->op = FLAT_COPY;
-      vec_push(&s->args, d->length);
-      vec_push(&s->results, var_of(lw, fs->results.data[0]));
+      LcuStmt *s = emit(lw, lcu_stmt_scalar(lw->loc, FLAT_COPY));
+      lcu_stmt_arg(s, d->length);
+      lcu_stmt_bind(s, var_of(lw, fs->results.data[0]));
       return;
     }
-    LcuStmt *s = stmt(lw, LS_LENGTH);
-    s->length = LEN_VECTOR;
-    vec_push(&s->args, atom_of(lw, a));
-    vec_push(&s->results, var_of(lw, fs->results.data[0]));
+    LcuStmt *s = emit(lw, lcu_stmt_length(lw->loc, LEN_VECTOR, atom_of(lw, a)));
+    lcu_stmt_bind(s, var_of(lw, fs->results.data[0]));
     return;
   }
   case FLAT_SEG_COUNT:
   case FLAT_SEG_TOTAL: {
     mark_nonnegative(lw, fs->results.data[0]);
-    LcuStmt *s = stmt(lw, LS_LENGTH);
-    s->length = op == FLAT_SEG_COUNT ? LEN_SEGMENTS : LEN_TOTAL;
-    vec_push(&s->args, atom_of(lw, fs->args.data[0]));
-    vec_push(&s->results, var_of(lw, fs->results.data[0]));
+    LcuStmt *s = emit(lw, lcu_stmt_length(lw->loc, op == FLAT_SEG_COUNT ? LEN_SEGMENTS : LEN_TOTAL,
+                                          atom_of(lw, fs->args.data[0])));
+    lcu_stmt_bind(s, var_of(lw, fs->results.data[0]));
     return;
   }
   case FLAT_RANGE:
@@ -1082,31 +793,29 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   case FLAT_GATHER: {
     LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     FlatAtom *idx = fs->args.data[1];
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    LcuExp *i = ex_var(thunk_param(t, 0));
-    vec_push(&t->body, ex_index(param(kb, v), operand(kb, idx, i)));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_MAP);
-    s->pull = t;
+    LcuKernelBuilder *kb = kernel_begin(lw);
+    LcuThunk *t = lcu_kb_index_thunk(kb);
+    LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+    lcu_thunk_return(t, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), operand(lw, kb, idx, i)));
+    lcu_kb_end_thunk(kb);
     Dist *d = ptrmap_get(&lw->scope->dists, idx->u.var);
-    s->size = d ? size_of_atom(kb, d->length) : size_of_vector(kb, var_of(lw, idx->u.var));
-    soac_result(kb, s, type_of(((FlatVar *)fs->results.data[0])->type));
-    kernel_run(kb, s, &out);
+    LcuSoac *s = lcu_soac_map(lw->loc, t, d ? lcu_kb_size_atom(kb, d->length)
+                                            : lcu_kb_size_length(kb, var_of(lw, idx->u.var)));
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+    kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
   }
   case FLAT_ELT: {
     LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     LcuAtom *i = atom_of(lw, fs->args.data[1]);
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = thunk_begin(kb, 0, NULL);
-    vec_push(&t->body, ex_index(param(kb, v), scalar_exp(kb, i)));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_ONCE);
-    s->pull = t;
-    soac_result(kb, s, type_of(((FlatVar *)fs->results.data[0])->type));
-    kernel_run(kb, s, &out);
+    LcuKernelBuilder *kb = kernel_begin(lw);
+    LcuThunk *t = lcu_kb_thunk(kb, 0, NULL);
+    lcu_thunk_return(t, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), lcu_kb_scalar(kb, i)));
+    lcu_kb_end_thunk(kb);
+    LcuSoac *s = lcu_soac_once(lw->loc, t);
+    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+    kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
   }
@@ -1115,20 +824,16 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     LcuVar *idx = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
     FlatAtom *vals = fs->args.data[2];
     check_lengths(lw, fs->args.data[1], vals, "<-: the numbers of indices and values differ");
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    vec_push(&t->body, operand(kb, vals, ex_var(thunk_param(t, 0))));
-    kb->thunk = NULL;
-    LcuThunk *it = index_thunk(kb);
-    vec_push(&it->body, ex_index(param(kb, idx), ex_var(thunk_param(it, 0))));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_PERMUTE);
-    s->pull = t;
-    s->second = it;
-    s->size = size_of_vector(kb, idx);
-    s->into = plain_param(kb, dst);
-    soac_result(kb, s, dst->type);
-    kernel_run(kb, s, &out);
+    LcuKernelBuilder *kb = kernel_begin(lw);
+    LcuThunk *t = lcu_kb_index_thunk(kb);
+    lcu_thunk_return(t, operand(lw, kb, vals, lcu_exp_var(kb->loc, thunk_param(t, 0))));
+    lcu_kb_end_thunk(kb);
+    LcuThunk *it = lcu_kb_index_thunk(kb);
+    lcu_thunk_return(it, lcu_exp_index(kb->loc, lcu_kb_param(kb, idx), lcu_exp_var(kb->loc, thunk_param(it, 0))));
+    lcu_kb_end_thunk(kb);
+    LcuSoac *s = lcu_soac_permute(lw->loc, t, it, lcu_kb_size_length(kb, idx), lcu_kb_plain_param(kb, dst));
+    lcu_soac_result(lw->lp, s, dst->type);
+    kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
   }
@@ -1137,11 +842,11 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     check_lengths(lw, va, fa, "pack: the numbers of values and flags differ");
     Vec *kept = predicate_filter(lw, va, fa);
     if (kept) {
-      ptrmap_put(&lw->scope->vars, fs->results.data[0], kept->data[0]);
+      bind_var(lw, fs->results.data[0], kept->data[0]);
       return;
     }
     out = flag_filter(lw, SOAC_FILTER, var_of(lw, va->u.var), fa, NULL);
-    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[0]);
+    bind_var(lw, fs->results.data[0], out.data[0]);
     return;
   }
   case FLAT_SEG_PACK: {
@@ -1156,8 +861,8 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
                             av(scalar_op(lw, FLAT_NE, FB_BOOL, 2, av(total), av(nf))));
     error_if(lw, bad, "pack: the numbers of values and flags differ");
     out = flag_filter(lw, SOAC_SEG_FILTER, v, fa, sd);
-    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[2]);
-    ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[0]);
+    bind_var(lw, fs->results.data[0], out.data[2]);
+    bind_var(lw, fs->results.data[1], out.data[0]);
     return;
   }
   case FLAT_PARTITION: {
@@ -1165,26 +870,24 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     FlatAtom *va = fs->args.data[0], *fa = fs->args.data[1];
     check_lengths(lw, va, fa, "partition: the numbers of values and flags differ");
     out = flag_filter(lw, SOAC_PARTITION, var_of(lw, va->u.var), fa, NULL);
-    ptrmap_put(&lw->scope->vars, fs->results.data[0], out.data[0]);
-    ptrmap_put(&lw->scope->vars, fs->results.data[1], out.data[2]);
+    bind_var(lw, fs->results.data[0], out.data[0]);
+    bind_var(lw, fs->results.data[1], out.data[2]);
     return;
   }
   case FLAT_APPEND: {
     LcuVar *a = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     LcuVar *b = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
     LcuVar *n = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(length_of(lw, a, LEN_VECTOR)), av(length_of(lw, b, LEN_VECTOR)));
-    KB *kb = kernel_begin(lw);
-    LcuThunk *t = index_thunk(kb);
-    LcuExp *i = ex_var(thunk_param(t, 0));
-    LcuVar *pa = param(kb, a), *pb = param(kb, b);
-    vec_push(&t->body, ex_if(ex_op(FLAT_LT, FB_BOOL, 2, i, ex_length(pa), NULL), ex_index(pa, i),
-                             ex_index(pb, ex_op(FLAT_SUB, FB_INT, 2, i, ex_length(pa), NULL))));
-    kb->thunk = NULL;
-    LcuSoac *s = soac_new(SOAC_MAP);
-    s->pull = t;
-    s->size = size_of_atom(kb, av(n));
-    soac_result(kb, s, a->type);
-    kernel_run(kb, s, &out);
+    LcuKernelBuilder *kb = kernel_begin(lw);
+    LcuThunk *t = lcu_kb_index_thunk(kb);
+    LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+    LcuVar *pa = lcu_kb_param(kb, a), *pb = lcu_kb_param(kb, b);
+    lcu_thunk_return(t, lcu_exp_if(kb->loc, lcu_exp_op(kb->loc, FLAT_LT, FB_BOOL, 2, i, lcu_exp_length(kb->loc, pa), NULL), lcu_exp_index(kb->loc, pa, i),
+                             lcu_exp_index(kb->loc, pb, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i, lcu_exp_length(kb->loc, pa), NULL))));
+    lcu_kb_end_thunk(kb);
+    LcuSoac *s = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(n)));
+    lcu_soac_result(lw->lp, s, a->type);
+    kernel_run(lw, kb, s, &out);
     bind_results(lw, fs, &out);
     return;
   }
@@ -1284,7 +987,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
     LcuAtom *a = args.data[i];
     FlatVar *p = f->params.data[i];
     if (a->var) {
-      ptrmap_put(&callee->vars, p, a->var);
+      bind_var(lw, p, a->var); /* lw->scope is the callee's */
       FlatVar *fa = ((FlatAtom *)fs->args.data[i])->u.var;
       Dist *d = ptrmap_get(&caller->dists, fa);
       if (d)
@@ -1292,10 +995,9 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
       if (ptrmap_get(&caller->nonneg, fa))
         ptrmap_put(&callee->nonneg, p, (void *)1);
     } else {
-      LcuStmt *s = stmt(lw, LS_SCALAR);
-      s->op = FLAT_COPY;
-      vec_push(&s->args, a);
-      vec_push(&s->results, var_of(lw, p));
+      LcuStmt *s = emit(lw, lcu_stmt_scalar(lw->loc, FLAT_COPY));
+      lcu_stmt_arg(s, a);
+      lcu_stmt_bind(s, var_of(lw, p));
     }
   }
   const char *saved_fn = lw->lib_fn;
@@ -1309,7 +1011,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   lower_block_into(lw, f->body, &tmp);
   lw->block = saved_block;
   for (int i = 0; i < tmp.stmts.len; i++)
-    vec_push(&lw->block->stmts, tmp.stmts.data[i]);
+    lcu_block_add(lw->block, tmp.stmts.data[i]);
   Vec results = tmp.results;
   lw->lib_fn = saved_fn;
   lw->user_loc = saved_user;
@@ -1318,12 +1020,11 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   for (int i = 0; i < fs->results.len; i++) {
     LcuAtom *r = results.data[i];
     if (r->var) {
-      ptrmap_put(&caller->vars, fs->results.data[i], r->var);
+      bind_var(lw, fs->results.data[i], r->var); /* lw->scope is the caller's */
     } else {
-      LcuStmt *s = stmt(lw, LS_SCALAR);
-      s->op = FLAT_COPY;
-      vec_push(&s->args, r);
-      vec_push(&s->results, var_of(lw, fs->results.data[i]));
+      LcuStmt *s = emit(lw, lcu_stmt_scalar(lw->loc, FLAT_COPY));
+      lcu_stmt_arg(s, r);
+      lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
     }
   }
 }
@@ -1339,35 +1040,30 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
       inline_call(lw, fs);
       return;
     } else {
-      LcuStmt *s = stmt(lw, LS_CALL);
-      s->callee = func_of(lw, fs->callee);
+      LcuStmt *s = emit(lw, lcu_stmt_call(lw->loc, func_of(lw, fs->callee)));
       for (int i = 0; i < fs->args.len; i++)
-        vec_push(&s->args, atom_of(lw, fs->args.data[i]));
+        lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
       for (int i = 0; i < fs->results.len; i++)
-        vec_push(&s->results, var_of(lw, fs->results.data[i]));
+        lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
     }
     return;
   case FS_IF: {
-    LcuStmt *s = stmt(lw, LS_IF);
-    vec_push(&s->args, atom_of(lw, fs->args.data[0]));
-    s->then = NEW(LcuBlock);
-    s->els = NEW(LcuBlock);
+    LcuStmt *s = emit(lw, lcu_stmt_if(lw->loc, atom_of(lw, fs->args.data[0]), lcu_block_new(), lcu_block_new()));
     LcuBlock *saved = lw->block;
     lower_block_into(lw, fs->then, s->then);
     lower_block_into(lw, fs->els, s->els);
     lw->block = saved;
     for (int i = 0; i < fs->results.len; i++)
-      vec_push(&s->results, var_of(lw, fs->results.data[i]));
+      lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
     return;
   }
   case FS_TIME: {
-    LcuStmt *s = stmt(lw, LS_TIME);
-    s->body = NEW(LcuBlock);
+    LcuStmt *s = emit(lw, lcu_stmt_time(lw->loc, lcu_block_new()));
     LcuBlock *saved = lw->block;
     lower_block_into(lw, fs->body, s->body);
     lw->block = saved;
     for (int i = 0; i < fs->results.len; i++)
-      vec_push(&s->results, var_of(lw, fs->results.data[i]));
+      lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
     return;
   }
   }
@@ -1379,95 +1075,19 @@ static void lower_block_into(Lw *lw, FlatBlock *b, LcuBlock *out) {
     lower_stmt(lw, b->stmts.data[i]);
   lw->block = out;
   for (int i = 0; i < b->results.len; i++)
-    vec_push(&out->results, atom_of(lw, b->results.data[i]));
+    lcu_block_return(out, atom_of(lw, b->results.data[i]));
 }
 
 static LcuFunc *func_of(Lw *lw, FlatFunc *f) {
   LcuFunc *lf = ptrmap_get(&lw->funcs, f);
   if (lf)
     return lf;
-  lf = NEW(LcuFunc);
-  lf->name = f->name;
-  lf->loc = f->loc;
-  lf->library = f->library;
-  lf->source = f->source;
+  lf = lcu_func_new(f->loc, f->name, f->source, f->library);
   lf->flat = f;
   ptrmap_put(&lw->funcs, f, lf);
   vec_push(&lw->lp->funcs, lf);
   vec_push(&lw->pending, f);
   return lf;
-}
-
-/* ---- dead runs ---- */
-
-static void count_uses(LcuBlock *b, PtrMap *uses);
-
-static void use_atom(LcuAtom *a, PtrMap *uses) {
-  if (a->var) {
-    intptr_t n = (intptr_t)ptrmap_get(uses, a->var);
-    ptrmap_put(uses, a->var, (void *)(n + 1));
-  }
-}
-
-static void count_uses(LcuBlock *b, PtrMap *uses) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *s = b->stmts.data[i];
-    for (int k = 0; k < s->args.len; k++)
-      use_atom(s->args.data[k], uses);
-    if (s->then)
-      count_uses(s->then, uses);
-    if (s->els)
-      count_uses(s->els, uses);
-    if (s->body)
-      count_uses(s->body, uses);
-  }
-  for (int i = 0; i < b->results.len; i++)
-    use_atom(b->results.data[i], uses);
-}
-
-/* A CPU scalar operation that cannot stop with an error (float
-   arithmetic can: NESL has no infinities). */
-static bool safe_scalar(LcuStmt *s) {
-  bool ints = ((LcuVar *)s->results.data[0])->type.base != FB_FLOAT;
-  switch (s->op) {
-  case FLAT_ADD: case FLAT_SUB: case FLAT_MUL: case FLAT_NEG:
-    return ints;
-  case FLAT_EQ: case FLAT_NE: case FLAT_LT: case FLAT_GT: case FLAT_LE: case FLAT_GE:
-  case FLAT_NOT: case FLAT_AND: case FLAT_OR: case FLAT_XOR: case FLAT_LSHIFT: case FLAT_RSHIFT:
-  case FLAT_COPY: case FLAT_SELECT: case FLAT_BTOI: case FLAT_TO_FLOAT: case FLAT_CHAR_CODE: case FLAT_ZERO:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/* Dead code: statements whose results nothing reads and that cannot fail
-   or print: lengths, safe scalar operations, and the runs of DIST
-   kernels made unnecessary by reading their scalar in thunks.  Returns
-   whether anything was dropped. */
-static bool drop_dead(LcuBlock *b, PtrMap *uses, PtrMap *droppable) {
-  bool changed = false;
-  int out = 0;
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *s = b->stmts.data[i];
-    if (s->then)
-      changed |= drop_dead(s->then, uses, droppable);
-    if (s->els)
-      changed |= drop_dead(s->els, uses, droppable);
-    if (s->body)
-      changed |= drop_dead(s->body, uses, droppable);
-    bool unused = s->results.len > 0;
-    for (int k = 0; k < s->results.len; k++)
-      unused &= !ptrmap_get(uses, s->results.data[k]);
-    bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
-                (s->kind == LS_RUN && ptrmap_get(droppable, s));
-    if (unused && pure)
-      changed = true;
-    else
-      b->stmts.data[out++] = s;
-  }
-  b->stmts.len = out;
-  return changed;
 }
 
 /* ---- programs ---- */
@@ -1515,67 +1135,18 @@ static void find_recursion(Lw *lw) {
       ptrmap_put(&lw->recursive, fp->funcs.data[i], (void *)1);
 }
 
-static void finish_block(Lw *lw, LcuBlock *b) {
-  for (;;) {
-    PtrMap uses = {0};
-    count_uses(b, &uses);
-    if (!drop_dead(b, &uses, &lw->droppable))
-      return;
-  }
-}
-
-static void mark_run_kernels(LcuBlock *b, PtrMap *run) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *s = b->stmts.data[i];
-    if (s->kind == LS_RUN)
-      ptrmap_put(run, s->kernel, (void *)1);
-    if (s->then)
-      mark_run_kernels(s->then, run);
-    if (s->els)
-      mark_run_kernels(s->els, run);
-    if (s->body)
-      mark_run_kernels(s->body, run);
-  }
-}
-
-/* Leaves out the kernels no statement runs (those of dropped runs), and
-   numbers the others K1, K2, ... in order. */
-static void prune_kernels(LcuProgram *p) {
-  PtrMap run = {0};
-  for (int i = 0; i < p->funcs.len; i++)
-    mark_run_kernels(((LcuFunc *)p->funcs.data[i])->body, &run);
-  for (int i = 0; i < p->tops.len; i++) {
-    LcuTop *t = p->tops.data[i];
-    if (t->body)
-      mark_run_kernels(t->body, &run);
-  }
-  int out = 0;
-  for (int i = 0; i < p->kernels.len; i++) {
-    LcuKernel *k = p->kernels.data[i];
-    if (ptrmap_get(&run, k)) {
-      k->name = xprintf("K%d", out + 1);
-      p->kernels.data[out++] = k;
-    }
-  }
-  p->kernels.len = out;
-}
-
 LcuProgram *lcu_lower(FlatProgram *fp) {
   Lw *lw = NEW(Lw);
   lw->fp = fp;
-  lw->lp = NEW(LcuProgram);
-  lw->lp->next_var = 1;
+  lw->lp = lcu_program_new();
   find_recursion(lw);
   for (int i = 0; i < fp->tops.len; i++) {
     FlatTop *ft = fp->tops.data[i];
-    LcuTop *t = NEW(LcuTop);
-    t->flat = ft;
+    LcuTop *t = lcu_top_new(ft, ft->body ? lcu_block_new() : NULL);
     if (ft->body) {
       lw->scope = NEW(Scope);
       lw->lib_fn = NULL;
-      t->body = NEW(LcuBlock);
       lower_block_into(lw, ft->body, t->body);
-      finish_block(lw, t->body);
       for (int k = 0; k < ft->defines.len; k++)
         vec_push(&t->defines, var_of(lw, ft->defines.data[k]));
     }
@@ -1587,11 +1158,12 @@ LcuProgram *lcu_lower(FlatProgram *fp) {
       lw->lib_fn = NULL;
       for (int k = 0; k < f->params.len; k++)
         vec_push(&lf->params, var_of(lw, f->params.data[k]));
-      lf->body = NEW(LcuBlock);
+      lf->body = lcu_block_new();
       lower_block_into(lw, f->body, lf->body);
-      finish_block(lw, lf->body);
     }
   }
-  prune_kernels(lw->lp);
+  lcu_drop_dead(lw->lp, &lw->droppable);
+  lcu_prune_kernels(lw->lp);
+  number_shapes(lw);
   return lw->lp;
 }

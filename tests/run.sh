@@ -12,6 +12,9 @@
 #   errors      each corpus error program fails at compile time on the line
 #               its header names (syntax, type) or type checks (runtime, none)
 #   diag        tests/diagnostics/NAME.nesl gives exactly NAME.err on stderr
+#   lcu-read    every corpus program's --dump=lcu reads back to the same text
+#   lcu-golden  tests/lcu/golden/NAME.lcu is NAME's dump, reads back, runs
+#   lcu-hand    hand-written λcu (tests/lcu/read) runs or is rejected as expected
 set -u
 BUILD=${1:-build}
 NESSIE=$BUILD/nessie
@@ -243,6 +246,56 @@ for f in tests/fuzz/crashes/*; do
     cmp -s "$OUT/$n.ast1" "$OUT/$n.ast2" || { ok=false; fail "crash/$n" "--dump=ast does not round-trip"; }
   fi
   $ok && pass "crash/$n"
+done
+
+# ---- λcu read back: the dump is the syntax the reader reads ----
+# every corpus program: print, read, print again gives the same text
+for f in tests/programs/*.nesl; do
+  n=$(basename "$f" .nesl)
+  if ! "$NESSIE" --dump=lcu "$f" > "$OUT/$n.rt1.lcu" 2> "$OUT/$n.rt.err"; then
+    fail "lcu-read/$n" "$(head -5 "$OUT/$n.rt.err")"
+  elif ! "$NESSIE" --check-ir --dump=lcu "$OUT/$n.rt1.lcu" > "$OUT/$n.rt2.lcu" 2> "$OUT/$n.rt.err"; then
+    fail "lcu-read/$n" "the dump does not read back: $(head -5 "$OUT/$n.rt.err")"
+  elif ! cmp -s "$OUT/$n.rt1.lcu" "$OUT/$n.rt2.lcu"; then
+    fail "lcu-read/$n" "$(diff "$OUT/$n.rt1.lcu" "$OUT/$n.rt2.lcu" | head -10)"
+  else pass "lcu-read/$n"; fi
+done
+# golden dumps (tests/lcu/golden/update.sh writes them): the dump is the
+# golden file, which reads back to itself and runs to the program's output
+for g in tests/lcu/golden/*.lcu; do
+  [ -f "$g" ] || continue
+  n=$(basename "$g" .lcu)
+  src=tests/programs/$n.nesl
+  [ -f "$src" ] || src=tests/lcu/$n.nesl
+  if ! "$NESSIE" --dump=lcu "$src" > "$OUT/$n.golden.lcu" 2>&1 || ! cmp -s "$OUT/$n.golden.lcu" "$g"; then
+    fail "lcu-golden/$n" "the dump differs (tests/lcu/golden/update.sh regenerates): $(diff "$g" "$OUT/$n.golden.lcu" | head -10)"
+  elif ! "$NESSIE" --dump=lcu "$g" > "$OUT/$n.golden2.lcu" 2>&1 || ! cmp -s "$OUT/$n.golden2.lcu" "$g"; then
+    fail "lcu-golden/$n" "read back, it prints otherwise: $(diff "$g" "$OUT/$n.golden2.lcu" | head -10)"
+  elif ! "$NESSIE" --check-ir --interp=lcu "$g" > "$OUT/$n.golden.out" 2>&1 ||
+       ! d=$("$BUILD/nesl_compare" "$OUT/$n.golden.out" "${src%.nesl}.expected" 2>&1); then
+    fail "lcu-golden/$n" "run: ${d:-}$(head -5 "$OUT/$n.golden.out")"
+  else pass "lcu-golden/$n"; fi
+done
+# hand-written λcu (tests/lcu/read): NAME.lcu runs to NAME.expected and
+# prints what reads back to the same text, or is rejected with exactly
+# the diagnostics of NAME.err
+for f in tests/lcu/read/*.lcu; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .lcu)
+  d=tests/lcu/read
+  if [ -f "$d/$n.err" ]; then
+    "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.read.out" 2> "$OUT/$n.read.err"
+    rc=$?
+    if [ $rc -ne 1 ]; then fail "lcu-hand/$n" "exit status $rc, expected 1"
+    elif cmp -s "$OUT/$n.read.err" "$d/$n.err"; then pass "lcu-hand/$n"
+    else fail "lcu-hand/$n" "$(diff "$d/$n.err" "$OUT/$n.read.err")"; fi
+  elif ! "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.read.out" 2>&1 || ! cmp -s "$OUT/$n.read.out" "$d/$n.expected"; then
+    fail "lcu-hand/$n" "$(diff "$d/$n.expected" "$OUT/$n.read.out")"
+  elif ! "$NESSIE" --dump=lcu "$f" > "$OUT/$n.read1.lcu" 2>&1 ||
+       ! "$NESSIE" --dump=lcu "$OUT/$n.read1.lcu" > "$OUT/$n.read2.lcu" 2>&1 ||
+       ! cmp -s "$OUT/$n.read1.lcu" "$OUT/$n.read2.lcu"; then
+    fail "lcu-hand/$n" "printed, it does not read back to the same text: $(diff "$OUT/$n.read1.lcu" "$OUT/$n.read2.lcu" | head -10)"
+  else pass "lcu-hand/$n"; fi
 done
 
 # ---- command line, and λcu's shape checks ----

@@ -31,3 +31,16 @@ check 2 "unknown interpreter" "$NESSIE" --interp=nothing "$tmp/rt.nesl"
 check 0 "-i FILE with no input" sh -c "'$NESSIE' -i '$tmp/rt.nesl' < /dev/null"
 "$NESSIE" --interp "$tmp/rt.nesl" | grep -q '^error: .*rt.nesl:2:' || { echo "run-time error line"; exit 1; }
 rm -rf "$tmp"
+# FILE.lcu: λcu read back; it can only be printed or run
+tmp=$(mktemp -d)
+printf 'function sqr(x) = x * x;\nsqr(3);\n' > "$tmp/ok.nesl"
+"$NESSIE" --dump=lcu "$tmp/ok.nesl" > "$tmp/ok.lcu"
+printf 'kernel K1 (\n' > "$tmp/bad.lcu"
+check 0 "--dump=lcu FILE.lcu" "$NESSIE" --dump=lcu "$tmp/ok.lcu"
+check 0 "--interp=lcu FILE.lcu" "$NESSIE" --check-ir --interp=lcu "$tmp/ok.lcu"
+check 1 "a malformed .lcu" "$NESSIE" --dump=lcu "$tmp/bad.lcu"
+check 2 "--interp=flat FILE.lcu" "$NESSIE" --interp=flat "$tmp/ok.lcu"
+check 2 "--dump=flat FILE.lcu" "$NESSIE" --dump=flat "$tmp/ok.lcu"
+check 2 "FILE.lcu alone" "$NESSIE" "$tmp/ok.lcu"
+"$NESSIE" --interp=lcu "$tmp/ok.lcu" | grep -q '^it = 9 : int$' || { echo "--interp=lcu FILE.lcu: the transcript"; exit 1; }
+rm -rf "$tmp"

@@ -1,6 +1,6 @@
 /*
  * test_lcu_check.c: unit tests for λcu's constructors, printer and
- * checker (lcu/lcu.c, lcu_print.c, lcu_check.c).
+ * checker (lcu/build.c, lcu_print.c, lcu_check.c).
  *
  * Programs are built by hand: the norm2 example of the paper's section 5
  * (three kernels, REDUCE, FILTER and MAP, run five times by one CPU
@@ -37,8 +37,7 @@ static int setup(void **state) {
   diag_reset();
   diag_capture_start();
   src = source_from_string("t.nesl", "line one\nline two\nline three\n");
-  P = NEW(LcuProgram);
-  P->next_var = 1;
+  P = lcu_program_new();
   return 0;
 }
 
@@ -70,46 +69,15 @@ static void push_all(Vec *v, void **items) {
     vec_push(v, *items);
 }
 
-static LcuExp *exp_new(LcuExpKind kind, FlatBase type) {
-  LcuExp *e = NEW(LcuExp);
-  e->kind = kind;
-  e->type = type;
-  return e;
-}
-
-static LcuExp *ev(LcuVar *v) {
-  LcuExp *e = exp_new(LE_VAR, v->type.base);
-  e->var = v;
-  return e;
-}
-
-static LcuExp *eint(int32_t i) {
-  LcuExp *e = exp_new(LE_CONST, FB_INT);
-  e->constant = (FlatAtom){.kind = FA_INT, .u.i = i};
-  return e;
-}
-
-static LcuExp *efloat(double f) {
-  LcuExp *e = exp_new(LE_CONST, FB_FLOAT);
-  e->constant = (FlatAtom){.kind = FA_FLOAT, .u.f = f};
-  return e;
-}
-
-static LcuExp *ebool(bool b) {
-  LcuExp *e = exp_new(LE_CONST, FB_BOOL);
-  e->constant = (FlatAtom){.kind = FA_BOOL, .u.b = b};
-  return e;
-}
+/* Expressions are at line 2, as the SOACs; statements at line 3. */
+static LcuExp *ev(LcuVar *v) { return lcu_exp_var(at(2), v); }
+static LcuExp *eint(int32_t i) { return lcu_exp_const(at(2), lcu_int_const(i)); }
+static LcuExp *efloat(double f) { return lcu_exp_const(at(2), lcu_float_const(f)); }
+static LcuExp *ebool(bool b) { return lcu_exp_const(at(2), lcu_bool_const(b)); }
 
 /* op(a, b, c) of type 't', with flat_op_nargs(op) operands */
 static LcuExp *eop(FlatOp op, FlatBase t, LcuExp *a, LcuExp *b, LcuExp *c) {
-  LcuExp *e = exp_new(LE_OP, t);
-  e->op = op;
-  e->nargs = flat_op_nargs(op);
-  e->args[0] = a;
-  e->args[1] = b;
-  e->args[2] = c;
-  return e;
+  return lcu_exp_op(at(2), op, t, flat_op_nargs(op), a, b, c);
 }
 
 static LcuExp *ebin(FlatOp op, LcuExp *a, LcuExp *b) {
@@ -119,59 +87,34 @@ static LcuExp *ebin(FlatOp op, LcuExp *a, LcuExp *b) {
   return eop(op, t, a, b, NULL);
 }
 
-static LcuExp *eindex(LcuVar *v, LcuExp *i) {
-  LcuExp *e = exp_new(LE_INDEX, v->type.base);
-  e->var = v;
-  e->args[0] = i;
-  e->nargs = 1;
-  return e;
-}
-
-static LcuExp *elen(LcuVar *v) {
-  LcuExp *e = exp_new(LE_LENGTH, FB_INT);
-  e->var = v;
-  return e;
-}
-
-static LcuExp *eif(LcuExp *c, LcuExp *a, LcuExp *b) {
-  LcuExp *e = exp_new(LE_IF, a->type);
-  e->args[0] = c;
-  e->args[1] = a;
-  e->args[2] = b;
-  e->nargs = 3;
-  return e;
-}
-
-static LcuExp *elet(LcuVar *v, LcuExp *value, LcuExp *body) {
-  LcuExp *e = exp_new(LE_LET, body->type);
-  e->var = v;
-  e->args[0] = value;
-  e->args[1] = body;
-  e->nargs = 2;
-  return e;
-}
+static LcuExp *eindex(LcuVar *v, LcuExp *i) { return lcu_exp_index(at(2), v, i); }
+static LcuExp *elen(LcuVar *v) { return lcu_exp_length(at(2), v); }
+static LcuExp *eif(LcuExp *c, LcuExp *a, LcuExp *b) { return lcu_exp_if(at(2), c, a, b); }
+static LcuExp *elet(LcuVar *v, LcuExp *value, LcuExp *body) { return lcu_exp_let(at(2), v, value, body); }
 
 /* { params => body using uses } */
 static LcuThunk *thunk(LcuVar **params, LcuExp **body, LcuVar **uses) {
-  LcuThunk *t = NEW(LcuThunk);
+  LcuThunk *t = lcu_thunk_new();
   push_all(&t->params, (void **)params);
-  push_all(&t->body, (void **)body);
-  push_all(&t->using, (void **)uses);
+  for (; *body; body++)
+    lcu_thunk_return(t, *body);
+  for (; *uses; uses++)
+    lcu_thunk_use(t, *uses);
   return t;
 }
 
+/* A SOAC of any kind (the checker's tests make ill-formed ones too):
+   the MAP constructor, its kind then changed. */
 static LcuSoac *soac(LcuSoacKind kind, LcuVar **results, LcuThunk *pull, LcuThunk *second) {
-  LcuSoac *s = NEW(LcuSoac);
+  LcuSoac *s = lcu_soac_map(at(2), pull, lcu_size_const(0));
   s->kind = kind;
-  s->loc = at(2);
-  push_all(&s->results, (void **)results);
-  s->pull = pull;
   s->second = second;
+  push_all(&s->results, (void **)results);
   return s;
 }
 
 static LcuSoac *sized(LcuSoac *s, LcuVar *length) {
-  s->size.length = length;
+  s->size = lcu_size_length(length);
   return s;
 }
 
@@ -182,57 +125,42 @@ static void identity(LcuSoac *s, FlatAtom a) {
 }
 
 static LcuSoac *library(LcuLibrary lib, LcuVar **results, LcuVar **args) {
-  LcuSoac *s = soac(SOAC_LIBRARY, results, NULL, NULL);
-  s->library = lib;
+  LcuSoac *s = lcu_soac_library(at(2), lib);
+  push_all(&s->results, (void **)results);
   push_all(&s->args, (void **)args);
   return s;
 }
 
 /* kernel name (params) { soacs... return results }, added to P */
 static LcuKernel *kernel(const char *name, LcuVar **params, LcuVar **results, ...) {
-  LcuKernel *k = NEW(LcuKernel);
-  k->name = name;
+  LcuKernel *k = lcu_kernel_new();
   push_all(&k->params, (void **)params);
-  push_all(&k->results, (void **)results);
+  for (; *results; results++)
+    lcu_kernel_return(k, *results);
   va_list ap;
   va_start(ap, results);
   for (LcuSoac *s; (s = va_arg(ap, LcuSoac *));)
-    vec_push(&k->soacs, s);
+    lcu_kernel_soac(k, s);
   va_end(ap);
-  vec_push(&P->kernels, k);
+  lcu_add_kernel(P, k);
+  k->name = name;
   return k;
 }
 
-static LcuAtom *av(LcuVar *v) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->var = v;
-  return a;
-}
+static LcuAtom *av(LcuVar *v) { return lcu_atom_var(v); }
+static LcuAtom *aint(int32_t i) { return lcu_atom_int(i); }
+static LcuAtom *afloat(double f) { return lcu_atom_const(lcu_float_const(f)); }
+static LcuAtom *achar(char c) { return lcu_atom_const(lcu_char_const(c)); }
 
-static LcuAtom *aint(int32_t i) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_INT, .u.i = i};
-  return a;
-}
-
-static LcuAtom *afloat(double f) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_FLOAT, .u.f = f};
-  return a;
-}
-
-static LcuAtom *achar(char c) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_CHAR, .u.c = c};
-  return a;
-}
-
+/* A statement of kind 'kind' at line 3 (the LS_SCALAR constructor, its
+   kind then changed: the tests make ill-formed statements too). */
 static LcuStmt *stmt(LcuStmtKind kind, LcuVar **results, LcuAtom **args) {
-  LcuStmt *s = NEW(LcuStmt);
+  LcuStmt *s = lcu_stmt_scalar(at(3), FLAT_ADD);
   s->kind = kind;
-  s->loc = at(3);
-  push_all(&s->results, (void **)results);
-  push_all(&s->args, (void **)args);
+  for (; *results; results++)
+    lcu_stmt_bind(s, *results);
+  for (; *args; args++)
+    lcu_stmt_arg(s, *args);
   return s;
 }
 
@@ -249,8 +177,8 @@ static LcuStmt *scalar(FlatOp op, LcuVar *result, LcuAtom **args) {
 }
 
 static LcuStmt *length(LcuLengthKind kind, LcuVar *result, LcuVar *of) {
-  LcuStmt *s = stmt(LS_LENGTH, VARS(result), ATOMS(av(of)));
-  s->length = kind;
+  LcuStmt *s = lcu_stmt_length(at(3), kind, av(of));
+  lcu_stmt_bind(s, result);
   return s;
 }
 
@@ -264,21 +192,19 @@ static LcuStmt *host(FlatOp op, LcuVar **results, LcuAtom **args) {
 }
 
 static LcuBlock *block(LcuAtom **results, ...) {
-  LcuBlock *b = NEW(LcuBlock);
-  push_all(&b->results, (void **)results);
+  LcuBlock *b = lcu_block_new();
+  for (; *results; results++)
+    lcu_block_return(b, *results);
   va_list ap;
   va_start(ap, results);
   for (LcuStmt *s; (s = va_arg(ap, LcuStmt *));)
-    vec_push(&b->stmts, s);
+    lcu_block_add(b, s);
   va_end(ap);
   return b;
 }
 
 static LcuFunc *func(const char *name, LcuVar **params, LcuBlock *body) {
-  LcuFunc *f = NEW(LcuFunc);
-  f->name = name;
-  f->loc = at(1);
-  f->source = name;
+  LcuFunc *f = lcu_func_new(at(1), name, name, false);
   push_all(&f->params, (void **)params);
   f->body = body;
   vec_push(&P->funcs, f);
@@ -418,27 +344,29 @@ static void test_norm2_checks(void **state) {
 static void test_norm2_prints(void **state) {
   (void)state;
   build_norm2();
-  const char *want = "kernel K1 (xs_1 : [float]) -> float {\n"
-                     "  let z_5 = REDUCE { i_2 => xs_1[i_2] using xs_1 } (0.0) { (x_3, y_4) => x_3 + y_4 } (#xs_1)\n"
+  const char *want = "source \"t.nesl\"\n"
+                     "\n"
+                     "kernel K1 (xs_1 : [float]) -> float {\n"
+                     "  let z_5 : float = REDUCE { i_2 => xs_1[i_2] using xs_1 } (0.0) { (x_3, y_4) => x_3 + y_4 } (#xs_1)\n"
                      "  return z_5\n"
                      "}\n"
                      "\n"
                      "kernel K2 (xs_1 : [float]) -> [float] {\n"
-                     "  let ys_6 = FILTER { i_2 => xs_1[i_2] using xs_1 } { x_3 => x_3 > 0.0 } (#xs_1)\n"
+                     "  let ys_6 : [float] = FILTER { i_2 => xs_1[i_2] using xs_1 } { x_3 => x_3 > 0.0 } (#xs_1)\n"
                      "  return ys_6\n"
                      "}\n"
                      "\n"
                      "kernel K3 (xs_1 : [float], s_7 : float) -> [float] {\n"
-                     "  let zs_8 = MAP { i_2 => xs_1[i_2] / s_7 using xs_1, s_7 } (#xs_1)\n"
+                     "  let zs_8 : [float] = MAP { i_2 => xs_1[i_2] / s_7 using xs_1, s_7 } (#xs_1)\n"
                      "  return zs_8\n"
                      "}\n"
                      "\n"
-                     "function norm2 (xs_1 : [float]) -> ([float], [float]) {\n"
-                     "  let sum1_9 : float = run K1 (xs_1)\n"
-                     "  let gts_10 : [float] = run K2 (xs_1)\n"
-                     "  let sum2_11 : float = run K1 (gts_10)\n"
-                     "  let res1_12 : [float] = run K3 (xs_1, sum1_9)\n"
-                     "  let res2_13 : [float] = run K3 (xs_1, sum2_11)\n"
+                     "function norm2 (xs_1 : [float]) -> ([float], [float]) @1:1 {\n"
+                     "  let sum1_9 : float = run K1 (xs_1) @3:1\n"
+                     "  let gts_10 : [float] = run K2 (xs_1) @3:1\n"
+                     "  let sum2_11 : float = run K1 (gts_10) @3:1\n"
+                     "  let res1_12 : [float] = run K3 (xs_1, sum1_9) @3:1\n"
+                     "  let res2_13 : [float] = run K3 (xs_1, sum2_11) @3:1\n"
                      "  return (res1_12, res2_13)\n"
                      "}\n"
                      "\n";
@@ -483,11 +411,11 @@ static void test_map_permute_once(void **state) {
   assert_passes();
   char *text = printed();
   assert_has_line(text, "kernel K1 (xs_1 : [int], n_2 : int) -> ([float], [int], [int], int, bool) {");
-  assert_has_line(text, "  let (a_5, b_6) = MAP { i_3 => ((let t_7 = xs_1[i_3] in if t_7 < 0 then -t_7 else t_7), "
+  assert_has_line(text, "  let (a_5 : [int], b_6 : [float]) = MAP { i_3 => ((let t_7 = xs_1[i_3] in if t_7 < 0 then -t_7 else t_7), "
                         "float(i_3)) using xs_1 } (n_2)");
-  assert_has_line(text, "  let r_8 = PERMUTE { i_3 => a_5[i_3] using a_5 } { j_4 => #a_5 - j_4 - 1 using a_5 } (#a_5)");
-  assert_has_line(text, "  let q_9 = PERMUTE { i_3 => 7 } { i_3 => 0 } (#xs_1) into xs_1");
-  assert_has_line(text, "  let (last_10, flag_11) = ONCE { () => (r_8[#r_8 - 1], T) using r_8 }");
+  assert_has_line(text, "  let r_8 : [int] = PERMUTE { i_3 => a_5[i_3] using a_5 } { j_4 => #a_5 - j_4 - 1 using a_5 } (#a_5)");
+  assert_has_line(text, "  let q_9 : [int] = PERMUTE { i_3 => 7 } { i_3 => 0 } (#xs_1) into xs_1");
+  assert_has_line(text, "  let (last_10 : int, flag_11 : bool) = ONCE { () => (r_8[#r_8 - 1], T) using r_8 }");
   assert_has_line(text, "  return (b_6, r_8, q_9, last_10, flag_11)");
 }
 
@@ -514,10 +442,10 @@ static void test_reduce_scan(void **state) {
   kernel("K1", VARS(xs), VARS(m, mi, sc), red, scan, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let (m_7, mi_8) = REDUCE { i_2 => (xs_1[i_2], i_2) using xs_1 } (-1.0e300, 2147483647) "
+  assert_has_line(text, "  let (m_7 : float, mi_8 : int) = REDUCE { i_2 => (xs_1[i_2], i_2) using xs_1 } (-1.0e300, 2147483647) "
                         "{ (x_3, xi_4, y_5, yi_6) => ((let keep_9 = x_3 >= y_5 in if keep_9 then x_3 else y_5), "
                         "if x_3 >= y_5 then xi_4 else yi_6) } (#xs_1)");
-  assert_has_line(text, "  let sc_10 = SCAN { i_2 => xs_1[i_2] using xs_1 } (0.0) { (a_11, b_12) => a_11 + b_12 } (#xs_1)");
+  assert_has_line(text, "  let sc_10 : [float] = SCAN { i_2 => xs_1[i_2] using xs_1 } (0.0) { (a_11, b_12) => a_11 + b_12 } (#xs_1)");
 }
 
 static void test_filter_partition(void **state) {
@@ -537,9 +465,9 @@ static void test_filter_partition(void **state) {
   kernel("K1", VARS(vs, fs, n), VARS(kept, yes, no), filter, part, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let (kept_6, flags_7) = FILTER { i_3 => (vs_1[i_3], fs_2[i_3]) using vs_1, fs_2 } "
+  assert_has_line(text, "  let (kept_6 : [char], flags_7 : [bool]) = FILTER { i_3 => (vs_1[i_3], fs_2[i_3]) using vs_1, fs_2 } "
                         "{ (c_4, f_5) => f_5 } (#vs_1)");
-  assert_has_line(text, "  let (yes_9, no_10) = PARTITION { i_3 => i_3 * i_3 } { x_11 => rem(x_11, 2) == 0 } (10)");
+  assert_has_line(text, "  let (yes_9 : [int], no_10 : [int]) = PARTITION { i_3 => i_3 * i_3 } { x_11 => rem(x_11, 2) == 0 } (10)");
 }
 
 static void test_segmented(void **state) {
@@ -566,11 +494,11 @@ static void test_segmented(void **state) {
   kernel("K1", VARS(sd, xs), VARS(sums, pre, perm, kept, ksd, yes, ysd, no, nsd), red, scan, sperm, filter, part, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let sums_6 = SEG_REDUCE { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
-  assert_has_line(text, "  let pre_7 = SEG_SCAN { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
-  assert_has_line(text, "  let perm_8 = SEG_PERMUTE { i_3 => xs_2[i_3] using xs_2 } { i_3 => 0 } (sd_1)");
-  assert_has_line(text, "  let (kept_9, ksd_10) = SEG_FILTER { i_3 => xs_2[i_3] using xs_2 } { a_4 => a_4 > 0 } (sd_1)");
-  assert_has_line(text, "  let (yes_11, ysd_12, no_13, nsd_14) = SEG_PARTITION { i_3 => xs_2[i_3] using xs_2 } "
+  assert_has_line(text, "  let sums_6 : [int] = SEG_REDUCE { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
+  assert_has_line(text, "  let pre_7 : [int] = SEG_SCAN { i_3 => xs_2[i_3] using xs_2 } (0) { (a_4, b_5) => a_4 + b_5 } (sd_1)");
+  assert_has_line(text, "  let perm_8 : [int] = SEG_PERMUTE { i_3 => xs_2[i_3] using xs_2 } { i_3 => 0 } (sd_1)");
+  assert_has_line(text, "  let (kept_9 : [int], ksd_10 : sd) = SEG_FILTER { i_3 => xs_2[i_3] using xs_2 } { a_4 => a_4 > 0 } (sd_1)");
+  assert_has_line(text, "  let (yes_11 : [int], ysd_12 : sd, no_13 : [int], nsd_14 : sd) = SEG_PARTITION { i_3 => xs_2[i_3] using xs_2 } "
                         "{ a_4 => a_4 > 0 } (sd_1)");
 }
 
@@ -591,10 +519,10 @@ static void test_library(void **state) {
          library(LIB_SEG_RANK, VARS(sr), VARS(sd, xs)), eql, hash, rand, NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let r_4 = LIBRARY rank (xs_1)");
-  assert_has_line(text, "  let sr_7 = LIBRARY seg_rank (sd_5, xs_1)");
-  assert_has_line(text, "  let e_8 = LIBRARY eql^ <int, float> (lens_2, xs_1, lens_2, xs_1)");
-  assert_has_line(text, "  let rn_10 = LIBRARY rand <site 4> (lim_3)");
+  assert_has_line(text, "  let r_4 : [int] = LIBRARY rank (xs_1)");
+  assert_has_line(text, "  let sr_7 : [int] = LIBRARY seg_rank (sd_5, xs_1)");
+  assert_has_line(text, "  let e_8 : [bool] = LIBRARY eql^ <int, float> (lens_2, xs_1, lens_2, xs_1)");
+  assert_has_line(text, "  let rn_10 : int = LIBRARY rand <site 4> (lim_3)");
 }
 
 /* ---- the CPU level ---- */
@@ -633,23 +561,24 @@ static void test_cpu_statements(void **state) {
              scalar(FLAT_SUB, neg, ATOMS(av(m), aint(-3))), scalar(FLAT_SQRT, root, ATOMS(afloat(2.0))), NULL));
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "function f (xs_1 : [int], sd_2 : sd) -> ([int], float) {");
-  assert_has_line(text, "  let n_6 : int = #xs_1");
-  assert_has_line(text, "  let segs_7 : int = #segments sd_2");
-  assert_has_line(text, "  let tot_8 : int = #elements sd_2");
-  assert_has_line(text, "  let m_9 : int = n_6 + 1");
-  assert_has_line(text, "  let big_10 : bool = m_9 > tot_8");
+  assert_has_line(text, "function f (xs_1 : [int], sd_2 : sd) -> ([int], float) @1:1 {");
+  assert_has_line(text, "  let n_6 : int = #xs_1 @3:1");
+  assert_has_line(text, "  let segs_7 : int = #segments sd_2 @3:1");
+  assert_has_line(text, "  let tot_8 : int = #elements sd_2 @3:1");
+  assert_has_line(text, "  let m_9 : int = n_6 + 1 @3:1");
+  assert_has_line(text, "  let big_10 : bool = m_9 > tot_8 @3:1");
   assert_has_line(text, "  let r_11 : [int] = if big_10 then {");
-  assert_has_line(text, "    let r1_14 : [int] = run K1 (xs_1, 5)");
+  assert_has_line(text, "    let r1_14 : [int] = run K1 (xs_1, 5) @3:1");
   assert_has_line(text, "    return r1_14");
   assert_has_line(text, "  } else {");
-  assert_has_line(text, "    let msg_13 : [char] = host vector \"no\"");
-  assert_has_line(text, "    let ok_19 : bool = host print_string (msg_13)  % msg_13 = \"no\" %");
-  assert_has_line(text, "    host error (msg_13)  % msg_13 = \"no\" %");
+  assert_has_line(text, "    let msg_13 : [char] = host vector \"no\" @3:1");
+  assert_has_line(text, "    let ok_19 : bool = host print_string <[char] -> bool> (msg_13) @3:1  % msg_13 = \"no\" %");
+  assert_has_line(text, "    host error (msg_13) @3:1  % msg_13 = \"no\" %");
+  assert_has_line(text, "  } @3:1");
   assert_has_line(text, "  let (c_18 : int, t_12 : float) = time {");
   assert_has_line(text, "    return 1");
-  assert_has_line(text, "  let neg_16 : int = m_9 - (-3)");
-  assert_has_line(text, "  let root_17 : float = sqrt(2.0)");
+  assert_has_line(text, "  let neg_16 : int = m_9 - (-3) @3:1");
+  assert_has_line(text, "  let root_17 : float = sqrt(2.0) @3:1");
   assert_has_line(text, "  return (r_11, root_17)");
 }
 
@@ -667,10 +596,10 @@ static void test_calls_and_globals(void **state) {
   func("main", NOVARS, block(ATOMS(av(w)), call, NULL));
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let z_4 : int = x_2 + g_1");
-  assert_has_line(text, "  let y_3 : int = f (z_4)");
-  assert_has_line(text, "  let w_5 : int = f (3)");
-  assert_has_line(text, "function main () -> int {");
+  assert_has_line(text, "  let z_4 : int = x_2 + g_1 @3:1");
+  assert_has_line(text, "  let y_3 : int = f (z_4) @3:1");
+  assert_has_line(text, "  let w_5 : int = f (3) @3:1");
+  assert_has_line(text, "function main () -> int @1:1 {");
 }
 
 /* ---- the printer's expressions ---- */
@@ -707,17 +636,17 @@ static void test_print_expressions(void **state) {
          sized(soac(SOAC_MAP, VARS(s3), thunk(VARS(i), EXPS(e10), uses), NULL), xs), NULL);
   assert_passes();
   char *text = printed();
-  assert_has_line(text, "  let (r_10, r2_11, r3_12, r4_13) = MAP { i_2 => ((a_3 + b_4) * c_5, "
+  assert_has_line(text, "  let (r_10 : [int], r2_11 : [float], r3_12 : [bool], r4_13 : [int]) = MAP { i_2 => ((a_3 + b_4) * c_5, "
                         "select(p_7 and not(q_8), sqrt(f_6), 1.5), a_3 < b_4 or p_7 and b_4 /= c_5, "
                         "a_3 - (b_4 - c_5)) using xs_1, a_3, b_4, c_5, f_6, p_7, q_8 } (#xs_1)");
-  assert_has_line(text, "  let (r5_14, r6_15, r7_16, r8_17) = MAP { i_2 => (a_3 - b_4 - (-3), -(-a_3), "
+  assert_has_line(text, "  let (r5_14 : [int], r6_15 : [int], r7_16 : [float], r8_17 : [int]) = MAP { i_2 => (a_3 - b_4 - (-3), -(-a_3), "
                         "float(char_code(cs_18[i_2])), (if p_7 then a_3 else b_4) + 1) "
                         "using xs_1, a_3, b_4, c_5, f_6, p_7, q_8, cs_18 } (#xs_1)");
-  assert_has_line(text, "  let s1_19 = MAP { i_2 => (a_3 * b_4) ^ xs_1[i_2 + 1] using xs_1, a_3, b_4, c_5, f_6, "
+  assert_has_line(text, "  let s1_19 : [int] = MAP { i_2 => (a_3 * b_4) ^ xs_1[i_2 + 1] using xs_1, a_3, b_4, c_5, f_6, "
                         "p_7, q_8 } (#xs_1)");
-  assert_has_line(text, "  let s2_20 = MAP { i_2 => let t_9 = a_3 + #xs_1 in -(#xs_1) using xs_1, a_3, b_4, c_5, "
+  assert_has_line(text, "  let s2_20 : [int] = MAP { i_2 => let t_9 = a_3 + #xs_1 in -(#xs_1) using xs_1, a_3, b_4, c_5, "
                         "f_6, p_7, q_8 } (#xs_1)");
-  assert_has_line(text, "  let s3_21 = MAP { i_2 => a_3 / (b_4 * c_5) using xs_1, a_3, b_4, c_5, f_6, p_7, q_8 } (#xs_1)");
+  assert_has_line(text, "  let s3_21 : [int] = MAP { i_2 => a_3 / (b_4 * c_5) using xs_1, a_3, b_4, c_5, f_6, p_7, q_8 } (#xs_1)");
 }
 
 /* The comment above a top-level statement, and the library's left out. */
@@ -734,25 +663,19 @@ static void test_print_tops(void **state) {
   ft->source = prog->tops.data[0];
   ft->type = ft->mono_type = type_int;
   vec_push(&ft->defines, fg);
-  LcuTop *t = NEW(LcuTop);
-  t->flat = ft;
-  t->body = block(ATOMS(aint(5)), NULL);
+  LcuTop *t = lcu_top_new(ft, block(ATOMS(aint(5)), NULL));
   vec_push(&t->defines, g);
   vec_push(&P->tops, t);
   /* a library top, then one that reads the global */
   FlatTop *lib_ft = NEW(FlatTop);
   lib_ft->source = prog->tops.data[1];
   lib_ft->type = lib_ft->mono_type = type_int;
-  LcuTop *lib = NEW(LcuTop);
-  lib->flat = lib_ft;
-  lib->body = block(ATOMS(aint(6)), NULL);
+  LcuTop *lib = lcu_top_new(lib_ft, block(ATOMS(aint(6)), NULL));
   vec_push(&P->tops, lib);
   FlatTop *ft2 = NEW(FlatTop);
   ft2->source = prog->tops.data[1];
   ft2->type = ft2->mono_type = type_int;
-  LcuTop *t2 = NEW(LcuTop);
-  t2->flat = ft2;
-  t2->body = block(ATOMS(av(y)), scalar(FLAT_MUL, y, ATOMS(av(g), aint(2))), NULL);
+  LcuTop *t2 = lcu_top_new(ft2, block(ATOMS(av(y)), scalar(FLAT_MUL, y, ATOMS(av(g), aint(2))), NULL));
   vec_push(&P->tops, t2);
   assert_passes();
   /* the library flag on a copy of the source, so that the last top
@@ -762,13 +685,15 @@ static void test_print_tops(void **state) {
   libsrc->library = true;
   lib_ft->source = libsrc;
   char *text = printed();
-  assert_string_equal(text, "% x = 5; : int %\n"
-                            "top -> (x_1 : int) {\n"
+  assert_string_equal(text, "source \"p.nesl\"\n"
+                            "\n"
+                            "nesl \"x = 5;\" : int\n"
+                            "top @1:1 -> (x_1 : int) {\n"
                             "  return 5\n"
                             "}\n"
-                            "% 6; : int %\n"
-                            "top {\n"
-                            "  let y_2 : int = x_1 * 2\n"
+                            "nesl \"6;\" : int\n"
+                            "top @2:1 {\n"
+                            "  let y_2 : int = x_1 * 2 @\"t.nesl\":3:1\n"
                             "  return y_2\n"
                             "}\n");
 }

@@ -5,7 +5,7 @@
  * expressions, the library kernels, the CPU level (host statements,
  * calls, `if`, recursion) and the transcript.
  *
- * Programs are built by hand through lcu.c's constructors, checked with
+ * Programs are built by hand through build.c's constructors, checked with
  * lcu_check (every program a test runs must pass it: the checker and the
  * interpreter agree on the layouts), and run by the interpreter into a
  * memory stream; the tests compare the transcript, `it = VALUE : TYPE`
@@ -56,9 +56,8 @@ static int setup(void **state) {
   diag_capture_start();
   env = base_env;
   src = source_from_string("t.nesl", "line one\nline two\nline three\nline four\nline five\nline six\n");
-  P = NEW(LcuProgram);
-  P->next_var = 1;
-  blk = NEW(LcuBlock);
+  P = lcu_program_new();
+  blk = lcu_block_new();
   IN = NULL;
   check_ir = true;
   Program *prog = parse_program(source_from_string("e.nesl", "0;\n"), false);
@@ -93,104 +92,31 @@ static Loc at(int line, int col) { return (Loc){src, line, col}; }
 
 static LcuVar *var(LcuType t) { return lcu_new_var(P, t, NULL); }
 
-static LcuAtom *A(LcuVar *v) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->var = v;
-  return a;
-}
+static LcuAtom *A(LcuVar *v) { return lcu_atom_var(v); }
+static LcuAtom *AI(int32_t i) { return lcu_atom_int(i); }
+static LcuAtom *AB(bool b) { return lcu_atom_const(lcu_bool_const(b)); }
 
-static LcuAtom *AI(int32_t i) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_INT, .u.i = i};
-  return a;
-}
-
-static LcuAtom *AB(bool b) {
-  LcuAtom *a = NEW(LcuAtom);
-  a->constant = (FlatAtom){.kind = FA_BOOL, .u.b = b};
-  return a;
-}
-
-static LcuExp *exp_new(LcuExpKind kind, FlatBase type) {
-  LcuExp *e = NEW(LcuExp);
-  e->kind = kind;
-  e->type = type;
-  return e;
-}
-
-static LcuExp *xv(LcuVar *v) {
-  LcuExp *e = exp_new(LE_VAR, v->type.base);
-  e->var = v;
-  return e;
-}
-
-static LcuExp *xi(int32_t i) {
-  LcuExp *e = exp_new(LE_CONST, FB_INT);
-  e->constant = (FlatAtom){.kind = FA_INT, .u.i = i};
-  return e;
-}
-
-static LcuExp *xf(double f) {
-  LcuExp *e = exp_new(LE_CONST, FB_FLOAT);
-  e->constant = (FlatAtom){.kind = FA_FLOAT, .u.f = f};
-  return e;
-}
-
-static LcuExp *xidx(LcuVar *vec, LcuExp *i) {
-  LcuExp *e = exp_new(LE_INDEX, vec->type.base);
-  e->var = vec;
-  e->args[0] = i;
-  e->nargs = 1;
-  return e;
-}
-
-static LcuExp *xlen(LcuVar *vec) {
-  LcuExp *e = exp_new(LE_LENGTH, FB_INT);
-  e->var = vec;
-  return e;
-}
+/* Thunk expressions are at 1:1, as the SOACs. */
+static LcuExp *xv(LcuVar *v) { return lcu_exp_var(at(1, 1), v); }
+static LcuExp *xi(int32_t i) { return lcu_exp_const(at(1, 1), lcu_int_const(i)); }
+static LcuExp *xf(double f) { return lcu_exp_const(at(1, 1), lcu_float_const(f)); }
+static LcuExp *xidx(LcuVar *vec, LcuExp *i) { return lcu_exp_index(at(1, 1), vec, i); }
+static LcuExp *xlen(LcuVar *vec) { return lcu_exp_length(at(1, 1), vec); }
 
 /* op(a) or op(a, b) (b NULL for a unary op) of result type 't' */
 static LcuExp *xop(FlatOp op, FlatBase t, LcuExp *a, LcuExp *b) {
-  LcuExp *e = exp_new(LE_OP, t);
-  e->op = op;
-  e->args[0] = a;
-  e->args[1] = b;
-  e->nargs = b ? 2 : 1;
-  return e;
+  return lcu_exp_op(at(1, 1), op, t, b ? 2 : 1, a, b, NULL);
 }
 
-static LcuExp *xif(LcuExp *c, LcuExp *a, LcuExp *b) {
-  LcuExp *e = exp_new(LE_IF, a->type);
-  e->args[0] = c;
-  e->args[1] = a;
-  e->args[2] = b;
-  e->nargs = 3;
-  return e;
-}
-
-static LcuExp *xlet(LcuVar *x, LcuExp *value, LcuExp *body) {
-  LcuExp *e = exp_new(LE_LET, body->type);
-  e->var = x;
-  e->args[0] = value;
-  e->args[1] = body;
-  e->nargs = 2;
-  return e;
-}
+static LcuExp *xif(LcuExp *c, LcuExp *a, LcuExp *b) { return lcu_exp_if(at(1, 1), c, a, b); }
+static LcuExp *xlet(LcuVar *x, LcuExp *value, LcuExp *body) { return lcu_exp_let(at(1, 1), x, value, body); }
 
 /* ---- building: thunks, SOACs, kernels ---- */
 
-static LcuThunk *thunk(void) { return NEW(LcuThunk); }
-
-static LcuVar *tparam(LcuThunk *t, FlatBase b) {
-  LcuVar *v = var(lcu_scalar(b));
-  vec_push(&t->params, v);
-  return v;
-}
-
-static void tbody(LcuThunk *t, LcuExp *e) { vec_push(&t->body, e); }
-
-static void tusing(LcuThunk *t, LcuVar *v) { vec_push(&t->using, v); }
+static LcuThunk *thunk(void) { return lcu_thunk_new(); }
+static LcuVar *tparam(LcuThunk *t, FlatBase b) { return lcu_thunk_param(P, t, b, NULL); }
+static void tbody(LcuThunk *t, LcuExp *e) { lcu_thunk_return(t, e); }
+static void tusing(LcuThunk *t, LcuVar *v) { lcu_thunk_use(t, v); }
 
 /* { i => body(i) using ... }: a thunk of one int parameter; 'index'
    gets the parameter */
@@ -201,37 +127,33 @@ static LcuThunk *index_thunk(LcuVar **index) {
 }
 
 static LcuKernel *kernel(void) {
-  LcuKernel *k = NEW(LcuKernel);
-  k->name = xprintf("K%d", P->kernels.len + 1);
-  vec_push(&P->kernels, k);
+  LcuKernel *k = lcu_kernel_new();
+  lcu_add_kernel(P, k);
   return k;
 }
 
-static LcuVar *kparam(LcuKernel *k, LcuType t) {
-  LcuVar *v = var(t);
-  vec_push(&k->params, v);
-  return v;
-}
+static LcuVar *kparam(LcuKernel *k, LcuType t) { return lcu_kernel_param(P, k, t); }
 
+/* A SOAC of 'kind' at 1:1 appended to 'k', whose thunks, size and
+   identities the test sets: the MAP constructor with its kind changed,
+   so that one helper serves every kind a test takes as a parameter. */
 static LcuSoac *soac(LcuKernel *k, LcuSoacKind kind) {
-  LcuSoac *s = NEW(LcuSoac);
+  LcuSoac *s = lcu_soac_map(at(1, 1), NULL, lcu_size_const(0));
   s->kind = kind;
-  s->loc = at(1, 1);
-  vec_push(&k->soacs, s);
+  lcu_kernel_soac(k, s);
   return s;
 }
 
 /* A result of SOAC 's', also a result of its kernel. */
 static LcuVar *sresult(LcuKernel *k, LcuSoac *s, LcuType t) {
-  LcuVar *v = var(t);
-  vec_push(&s->results, v);
-  vec_push(&k->results, v);
+  LcuVar *v = lcu_soac_result(P, s, t);
+  lcu_kernel_return(k, v);
   return v;
 }
 
-static LcuSize size_of(LcuVar *v) { return (LcuSize){v->type.kind == LT_SCALAR ? v : NULL, v->type.kind == LT_SCALAR ? NULL : v, 0}; }
+static LcuSize size_of(LcuVar *v) { return v->type.kind == LT_SCALAR ? lcu_size_var(v) : lcu_size_length(v); }
 
-static LcuSize size_n(int32_t n) { return (LcuSize){NULL, NULL, n}; }
+static LcuSize size_n(int32_t n) { return lcu_size_const(n); }
 
 static void identity(LcuSoac *s, FlatAtom a) {
   FlatAtom *p = NEW(FlatAtom);
@@ -239,34 +161,27 @@ static void identity(LcuSoac *s, FlatAtom a) {
   vec_push(&s->identity, p);
 }
 
-static FlatAtom fa_int(int32_t i) { return (FlatAtom){.kind = FA_INT, .u.i = i}; }
-static FlatAtom fa_float(double f) { return (FlatAtom){.kind = FA_FLOAT, .u.f = f}; }
+static FlatAtom fa_int(int32_t i) { return lcu_int_const(i); }
+static FlatAtom fa_float(double f) { return lcu_float_const(f); }
 
 /* ---- building: CPU statements ---- */
 
-static LcuStmt *stmt(LcuStmtKind kind, Loc loc) {
-  LcuStmt *s = NEW(LcuStmt);
-  s->kind = kind;
-  s->loc = loc;
-  vec_push(&blk->stmts, s);
+/* Appends 's' to the current block. */
+static LcuStmt *add(LcuStmt *s) {
+  lcu_block_add(blk, s);
   return s;
 }
 
-static LcuAtom *result(LcuStmt *s, LcuType t) {
-  LcuVar *v = var(t);
-  vec_push(&s->results, v);
-  return A(v);
-}
+static LcuAtom *result(LcuStmt *s, LcuType t) { return A(lcu_stmt_result(P, s, t)); }
 
 /* run k (args, ending with NULL) at 'loc'; the results are new variables
    of the kernel's result types. */
 static LcuStmt *run_at(Loc loc, LcuKernel *k, ...) {
-  LcuStmt *s = stmt(LS_RUN, loc);
-  s->kernel = k;
+  LcuStmt *s = add(lcu_stmt_run(loc, k));
   va_list ap;
   va_start(ap, k);
   for (LcuAtom *a; (a = va_arg(ap, LcuAtom *));)
-    vec_push(&s->args, a);
+    lcu_stmt_arg(s, a);
   va_end(ap);
   for (int i = 0; i < k->results.len; i++)
     result(s, ((LcuVar *)k->results.data[i])->type);
@@ -281,26 +196,24 @@ static LcuAtom *R(LcuStmt *s, int i) { return A(s->results.data[i]); }
 
 /* A scalar operation at the CPU level. */
 static LcuAtom *scalar_at(Loc loc, FlatOp op, LcuType t, LcuAtom *a, LcuAtom *b) {
-  LcuStmt *s = stmt(LS_SCALAR, loc);
-  s->op = op;
-  vec_push(&s->args, a);
+  LcuStmt *s = add(lcu_stmt_scalar(loc, op));
+  lcu_stmt_arg(s, a);
   if (b)
-    vec_push(&s->args, b);
+    lcu_stmt_arg(s, b);
   return result(s, t);
 }
 
 /* A host statement running flat operation 'op' on 'args' (NULL-ended). */
 static LcuStmt *host_at(Loc loc, FlatOp op, ...) {
-  LcuStmt *s = stmt(LS_HOST, loc);
   FlatStmt *fs = NEW(FlatStmt);
   fs->kind = FS_OP;
   fs->op = op;
   fs->loc = loc;
-  s->flat = fs;
+  LcuStmt *s = add(lcu_stmt_host(loc, fs));
   va_list ap;
   va_start(ap, op);
   for (LcuAtom *a; (a = va_arg(ap, LcuAtom *));)
-    vec_push(&s->args, a);
+    lcu_stmt_arg(s, a);
   va_end(ap);
   return s;
 }
@@ -310,15 +223,12 @@ static LcuAtom *empty_vec(FlatBase b) {
   LcuKernel *k = kernel();
   LcuVar *i;
   LcuThunk *t = index_thunk(&i);
-  LcuExp *zero = exp_new(LE_CONST, b);
-  zero->constant = b == FB_FLOAT  ? fa_float(0)
-                   : b == FB_BOOL ? (FlatAtom){.kind = FA_BOOL, .u.b = false}
-                   : b == FB_CHAR ? (FlatAtom){.kind = FA_CHAR, .u.c = 'a'}
-                                  : fa_int(0);
-  tbody(t, zero);
-  LcuSoac *s = soac(k, SOAC_MAP);
-  s->pull = t;
-  s->size = size_n(0);
+  tbody(t, lcu_exp_const(at(1, 1), b == FB_FLOAT  ? fa_float(0)
+                                    : b == FB_BOOL ? lcu_bool_const(false)
+                                    : b == FB_CHAR ? lcu_char_const('a')
+                                                   : fa_int(0)));
+  LcuSoac *s = lcu_soac_map(at(1, 1), t, size_n(0));
+  lcu_kernel_soac(k, s);
   sresult(k, s, lcu_vec(b));
   return R(run0(k), 0);
 }
@@ -342,11 +252,8 @@ static LcuAtom *fvec(int n, ...) {
   LcuStmt *s = host_at(at(1, 1), FLAT_VECTOR, NULL);
   va_list ap;
   va_start(ap, n);
-  for (int i = 0; i < n; i++) {
-    LcuAtom *a = NEW(LcuAtom);
-    a->constant = fa_float(va_arg(ap, double));
-    vec_push(&s->args, a);
-  }
+  for (int i = 0; i < n; i++)
+    lcu_stmt_arg(s, lcu_atom_const(fa_float(va_arg(ap, double))));
   va_end(ap);
   return result(s, V_FLOAT);
 }
@@ -358,7 +265,7 @@ static LcuAtom *bvec(int n, ...) {
   va_list ap;
   va_start(ap, n);
   for (int i = 0; i < n; i++)
-    vec_push(&s->args, AB(va_arg(ap, int) != 0));
+    lcu_stmt_arg(s, AB(va_arg(ap, int) != 0));
   va_end(ap);
   return result(s, V_BOOL);
 }
@@ -366,11 +273,8 @@ static LcuAtom *bvec(int n, ...) {
 /* The characters of 's' as a [char] (s not empty). */
 static LcuAtom *cvec(const char *text) {
   LcuStmt *s = host_at(at(1, 1), FLAT_VECTOR, NULL);
-  for (const char *p = text; *p; p++) {
-    LcuAtom *a = NEW(LcuAtom);
-    a->constant = (FlatAtom){.kind = FA_CHAR, .u.c = *p};
-    vec_push(&s->args, a);
-  }
+  for (const char *p = text; *p; p++)
+    lcu_stmt_arg(s, lcu_atom_const(lcu_char_const(*p)));
   return result(s, V_CHAR);
 }
 
@@ -378,14 +282,13 @@ static LcuAtom *cvec(const char *text) {
    types of 'args' (NULL-ended). */
 static LcuSoac *library_at(Loc loc, LcuLibrary lib, LcuType rt, LcuAtom **out, ...) {
   LcuKernel *k = kernel();
-  LcuSoac *s = soac(k, SOAC_LIBRARY);
-  s->library = lib;
-  LcuStmt *r = stmt(LS_RUN, loc);
-  r->kernel = k;
+  LcuSoac *s = lcu_soac_library(at(1, 1), lib);
+  lcu_kernel_soac(k, s);
+  LcuStmt *r = add(lcu_stmt_run(loc, k));
   va_list ap;
   va_start(ap, out);
   for (LcuAtom *a; (a = va_arg(ap, LcuAtom *));) {
-    vec_push(&r->args, a);
+    lcu_stmt_arg(r, a);
     vec_push(&s->args, kparam(k, a->var->type));
   }
   va_end(ap);
@@ -404,21 +307,13 @@ static LcuAtom *segdes(LcuAtom *lengths) {
 /* ---- building: functions ---- */
 
 static LcuFunc *func(const char *name, bool library) {
-  LcuFunc *f = NEW(LcuFunc);
-  f->name = name;
-  f->source = name;
-  f->library = library;
-  f->loc = at(1, 1);
-  f->body = NEW(LcuBlock);
+  LcuFunc *f = lcu_func_new(at(1, 1), name, name, library);
+  f->body = lcu_block_new();
   vec_push(&P->funcs, f);
   return f;
 }
 
-static LcuAtom *fparam(LcuFunc *f, LcuType t) {
-  LcuVar *v = var(t);
-  vec_push(&f->params, v);
-  return A(v);
-}
+static LcuAtom *fparam(LcuFunc *f, LcuType t) { return A(lcu_func_param(P, f, t, NULL)); }
 
 /* Makes 'b' the block statements go into; returns the one before. */
 static LcuBlock *enter(LcuBlock *b) {
@@ -428,22 +323,17 @@ static LcuBlock *enter(LcuBlock *b) {
 }
 
 static LcuAtom *call_at(Loc loc, LcuFunc *f, LcuType t, ...) {
-  LcuStmt *s = stmt(LS_CALL, loc);
-  s->callee = f;
+  LcuStmt *s = add(lcu_stmt_call(loc, f));
   va_list ap;
   va_start(ap, t);
   for (LcuAtom *a; (a = va_arg(ap, LcuAtom *));)
-    vec_push(&s->args, a);
+    lcu_stmt_arg(s, a);
   va_end(ap);
   return result(s, t);
 }
 
 static LcuAtom *if_at(Loc loc, LcuAtom *cond, LcuBlock *then, LcuBlock *els, LcuType t) {
-  LcuStmt *s = stmt(LS_IF, loc);
-  vec_push(&s->args, cond);
-  s->then = then;
-  s->els = els;
-  return result(s, t);
+  return result(add(lcu_stmt_if(loc, cond, then, els)), t);
 }
 
 /* ---- running ---- */
@@ -488,10 +378,8 @@ static const char *run_expr(Type *t, int n, ...) {
   for (int i = 0; i < n; i++)
     vec_push(&blk->results, va_arg(ap, LcuAtom *));
   va_end(ap);
-  LcuTop *top = NEW(LcuTop);
-  top->flat = flat_top(expr_src, t);
-  top->body = blk;
-  blk = NEW(LcuBlock);
+  LcuTop *top = lcu_top_new(flat_top(expr_src, t), blk);
+  blk = lcu_block_new();
   return run_top(top);
 }
 
@@ -524,7 +412,7 @@ static void test_map(void **state) {
   /* one kernel, run again, on an empty vector */
   assert_run("it = [] : [int]\n", seq(type_int), 1, R(run(dbl, ivec(0)), 0));
   LcuStats st = lcu_interp_stats(IN);
-  assert_int_equal(st.kernels, P->kernels.len);
+  assert_int_equal(st.kernels, 2); /* the doubling and the empty vector's MAP */
   assert_int_equal(st.runs, 3); /* the empty vector is a run too */
   assert_int_equal(st.elements, 3);
 
@@ -632,6 +520,19 @@ static void test_thunk_errors(void **state) {
   assert_run("error: t.nesl:2:5: /: division by zero\n", seq(type_int), 1,
              R(run_at(at(2, 5), k, ivec(3, 1, 0, 1), NULL), 0));
   assert_run("error: t.nesl:4:1: /: division by zero\n", seq(type_int), 1,
+             R(run_at(at(4, 1), k, ivec(1, 0), NULL), 0));
+  /* an expression of another NESL expression than its SOAC's (as after
+     fusion) is reported at its own location, wherever the run is */
+  k = kernel();
+  xs = kparam(k, V_INT);
+  t = index_thunk(&i);
+  tusing(t, xs);
+  tbody(t, lcu_exp_op(at(5, 7), FLAT_DIV, FB_INT, 2, xi(12), xidx(xs, xv(i)), NULL));
+  s = soac(k, SOAC_MAP);
+  s->pull = t;
+  s->size = size_of(xs);
+  sresult(k, s, V_INT);
+  assert_run("error: t.nesl:5:7: /: division by zero\n", seq(type_int), 1,
              R(run_at(at(4, 1), k, ivec(1, 0), NULL), 0));
   /* a subscript out of range */
   k = kernel();
@@ -1140,7 +1041,7 @@ static void test_library_kernels(void **state) {
   hash->lifted = true;
   assert_run("error: t.nesl:2:2: hash: the range 0 is not positive\n", seq(type_int), 1, h);
   LcuStats st = lcu_interp_stats(IN);
-  assert_int_equal(st.kernels, P->kernels.len);
+  assert_int_equal(st.kernels, 14); /* 10 library kernels, 3 segment descriptors, 1 empty vector */
 }
 
 /* RAND as a library kernel: the flat formula (site, execution, element),
@@ -1188,29 +1089,20 @@ static void test_scalar_length_time(void **state) {
   LcuStmt *sel = blk->stmts.data[blk->stmts.len - 1];
   vec_push(&sel->args, AI(9));
   LcuAtom *v = ivec(3, 1, 2, 3);
-  LcuStmt *len = stmt(LS_LENGTH, at(1, 1));
-  len->length = LEN_VECTOR;
-  vec_push(&len->args, v);
-  LcuAtom *n = result(len, S_INT);
+  LcuAtom *n = result(add(lcu_stmt_length(at(1, 1), LEN_VECTOR, v)), S_INT);
   LcuAtom *d = segdes(ivec(3, 2, 0, 4));
-  LcuStmt *segs = stmt(LS_LENGTH, at(1, 1));
-  segs->length = LEN_SEGMENTS;
-  vec_push(&segs->args, d);
-  LcuStmt *total = stmt(LS_LENGTH, at(1, 1));
-  total->length = LEN_TOTAL;
-  vec_push(&total->args, d);
+  LcuStmt *segs = add(lcu_stmt_length(at(1, 1), LEN_SEGMENTS, d));
+  LcuStmt *total = add(lcu_stmt_length(at(1, 1), LEN_TOTAL, d));
   assert_run("it = (5, 9, 3, 3, 6) : int, int, int, int, int\n",
              pair(type_int, pair(type_int, pair(type_int, pair(type_int, type_int)))), 5, x, y, n,
              result(segs, S_INT), result(total, S_INT));
   /* time: the body's results and the seconds it took */
-  LcuStmt *tm = stmt(LS_TIME, at(1, 1));
-  tm->body = NEW(LcuBlock);
+  LcuStmt *tm = add(lcu_stmt_time(at(1, 1), lcu_block_new()));
   LcuBlock *saved = enter(tm->body);
-  vec_push(&tm->body->results, scalar_at(at(1, 1), FLAT_MUL, S_INT, AI(6), AI(7)));
+  lcu_block_return(tm->body, scalar_at(at(1, 1), FLAT_MUL, S_INT, AI(6), AI(7)));
   enter(saved);
   LcuAtom *product = result(tm, S_INT), *seconds = result(tm, S_FLOAT);
-  LcuAtom *zero = NEW(LcuAtom);
-  zero->constant = fa_float(0.0);
+  LcuAtom *zero = lcu_atom_const(fa_float(0.0));
   assert_run("it = (42, T) : int, bool\n", pair(type_int, type_bool), 2, product,
              scalar_at(at(1, 1), FLAT_GE, S_BOOL, seconds, zero));
   /* a scalar operation's error */
@@ -1250,7 +1142,7 @@ static LcuFunc *make_fact(void) {
   LcuAtom *n = fparam(f, S_INT);
   LcuBlock *saved = enter(f->body);
   LcuAtom *zero = scalar_at(at(4, 2), FLAT_EQ, S_BOOL, n, AI(0));
-  LcuBlock *then = NEW(LcuBlock), *els = NEW(LcuBlock);
+  LcuBlock *then = lcu_block_new(), *els = lcu_block_new();
   vec_push(&then->results, AI(1));
   enter(els);
   LcuAtom *rec = call_at(at(4, 8), f, S_INT, scalar_at(at(4, 9), FLAT_SUB, S_INT, n, AI(1)), NULL);
@@ -1275,7 +1167,7 @@ static void test_call_if_recursion(void **state) {
   /* an if with vector results, both branches */
   LcuAtom *r[2];
   for (int i = 0; i < 2; i++) {
-    LcuBlock *t = NEW(LcuBlock), *e = NEW(LcuBlock);
+    LcuBlock *t = lcu_block_new(), *e = lcu_block_new();
     LcuBlock *saved = enter(t);
     vec_push(&t->results, ivec(2, 1, 2));
     enter(e);
@@ -1359,10 +1251,8 @@ static Program *parse_and_check(const char *text) {
 }
 
 static LcuTop *top_of(Program *prog, int i) {
-  LcuTop *t = NEW(LcuTop);
   TopLevel *source = prog->tops.data[i];
-  t->flat = flat_top(source, source->type);
-  return t;
+  return lcu_top_new(flat_top(source, source->type), NULL);
 }
 
 /* One global of 'top' (flat and λcu), of type 't'. */
@@ -1396,7 +1286,7 @@ static void test_top_level(void **state) {
   LcuVar *ga = define(bind, S_INT);
   define(bind, V_INT);
   define(bind, V_FLOAT);
-  blk = NEW(LcuBlock);
+  blk = lcu_block_new();
   assert_string_equal(run_top(bind), "(a, _, b) = (1, [2, 3], [4.5]) : int, [int], [float]\n");
   /* read by a later statement, and from a function */
   LcuFunc *f = func("get_a", false);
@@ -1406,19 +1296,19 @@ static void test_top_level(void **state) {
   LcuTop *use = top_of(prog, 2);
   use->body = blk;
   vec_push(&blk->results, scalar_at(at(1, 1), FLAT_ADD, S_INT, A(ga), call_at(at(1, 1), f, S_INT, NULL)));
-  blk = NEW(LcuBlock);
+  blk = lcu_block_new();
   assert_string_equal(run_top(use), "it = 12 : int\n");
   /* a binding that fails leaves its variable without a value */
   LcuTop *cbind = top_of(prog, 3);
   cbind->body = blk;
   vec_push(&blk->results, scalar_at(at(5, 7), FLAT_DIV, S_INT, AI(1), AI(0)));
   LcuVar *gc = define(cbind, S_INT);
-  blk = NEW(LcuBlock);
+  blk = lcu_block_new();
   assert_string_equal(run_top(cbind), "error: t.nesl:5:7: /: division by zero\n");
   LcuTop *cuse = top_of(prog, 4);
   cuse->body = blk;
   vec_push(&blk->results, scalar_at(at(6, 1), FLAT_ADD, S_INT, A(gc), AI(1)));
-  blk = NEW(LcuBlock);
+  blk = lcu_block_new();
   assert_string_equal(run_top(cuse), "error: t.nesl:6:1: 'c' has no value: its definition stopped with an error\n");
   /* a library binding is silent, and defines its variable */
   LcuTop *lib = top_of(prog, 5);
@@ -1426,7 +1316,7 @@ static void test_top_level(void **state) {
   lib->body = blk;
   vec_push(&blk->results, AI(5));
   LcuVar *gd = define(lib, S_INT);
-  blk = NEW(LcuBlock);
+  blk = lcu_block_new();
   assert_string_equal(run_top(lib), "");
   assert_run("it = 6 : int\n", type_int, 1, scalar_at(at(1, 1), FLAT_ADD, S_INT, A(gd), AI(1)));
 }

@@ -1,0 +1,711 @@
+/*
+ * build.c: how λcu is made: one constructor per node, the kernel builder
+ * that lowering uses to make a kernel of one SOAC, kernel interning, and
+ * the two clean-up passes that follow lowering (dead statements, unused
+ * kernels).
+ *
+ * Constructors take the location first, as chibicc's new_binary, and
+ * set only what they are given: GC_MALLOC zeroes the rest, so that a
+ * list starts empty and a pointer NULL.  Lowering (lower.c), the unit
+ * tests and the reader of printed λcu (lcu_read.c) all build through
+ * here, so that a field added to a node is set in one place.
+ *
+ * Interning makes equal kernels once: two kernels are equal when their
+ * canonical texts are, which number variables by first appearance and
+ * write an expression's location relative to its SOAC's.  So the two
+ * `x / s` maps of the paper's norm2, made for two statements, are one
+ * kernel run twice (an error in one reports at its `run`, lcu_error_loc),
+ * while a kernel whose predicate comes from another NESL expression than
+ * its SOAC keeps that expression's location and is equal only to kernels
+ * with the same one.
+ */
+#include "lcu.h"
+
+/* ---- variables and atoms ---- */
+
+LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
+  LcuVar *v = NEW(LcuVar);
+  v->id = p->next_var++;
+  v->type = t;
+  v->name = intern(hint ? xprintf("%s_%d", hint, v->id) : xprintf("x%d", v->id));
+  return v;
+}
+
+LcuAtom *lcu_atom_var(LcuVar *v) {
+  LcuAtom *a = NEW(LcuAtom);
+  a->var = v;
+  return a;
+}
+
+LcuAtom *lcu_atom_const(FlatAtom c) {
+  LcuAtom *a = NEW(LcuAtom);
+  a->constant = c;
+  return a;
+}
+
+FlatAtom lcu_int_const(int32_t i) { return (FlatAtom){.kind = FA_INT, .u.i = i}; }
+FlatAtom lcu_float_const(double f) { return (FlatAtom){.kind = FA_FLOAT, .u.f = f}; }
+FlatAtom lcu_bool_const(bool b) { return (FlatAtom){.kind = FA_BOOL, .u.b = b}; }
+FlatAtom lcu_char_const(char c) { return (FlatAtom){.kind = FA_CHAR, .u.c = c}; }
+
+LcuAtom *lcu_atom_int(int32_t i) { return lcu_atom_const(lcu_int_const(i)); }
+
+FlatBase lcu_const_base(FlatAtom c) {
+  switch (c.kind) {
+  case FA_FLOAT:
+    return FB_FLOAT;
+  case FA_BOOL:
+    return FB_BOOL;
+  case FA_CHAR:
+    return FB_CHAR;
+  default:
+    return FB_INT;
+  }
+}
+
+LcuType lcu_atom_type(const LcuAtom *a) { return a->var ? a->var->type : lcu_scalar(lcu_const_base(a->constant)); }
+
+/* ---- thunk expressions ---- */
+
+static LcuExp *exp_new(Loc loc, LcuExpKind kind, FlatBase type) {
+  LcuExp *e = NEW(LcuExp);
+  e->kind = kind;
+  e->loc = loc;
+  e->type = type;
+  return e;
+}
+
+LcuExp *lcu_exp_var(Loc loc, LcuVar *v) {
+  LcuExp *e = exp_new(loc, LE_VAR, v->type.base);
+  e->var = v;
+  return e;
+}
+
+LcuExp *lcu_exp_const(Loc loc, FlatAtom c) {
+  LcuExp *e = exp_new(loc, LE_CONST, lcu_const_base(c));
+  e->constant = c;
+  return e;
+}
+
+LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i) {
+  LcuExp *e = exp_new(loc, LE_INDEX, vec->type.base);
+  e->var = vec;
+  e->args[0] = i;
+  e->nargs = 1;
+  return e;
+}
+
+LcuExp *lcu_exp_length(Loc loc, LcuVar *vec) {
+  LcuExp *e = exp_new(loc, LE_LENGTH, FB_INT);
+  e->var = vec;
+  return e;
+}
+
+LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c) {
+  LcuExp *e = exp_new(loc, LE_OP, type);
+  e->op = op;
+  e->nargs = nargs;
+  e->args[0] = a;
+  e->args[1] = b;
+  e->args[2] = c;
+  return e;
+}
+
+LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els) {
+  LcuExp *e = exp_new(loc, LE_IF, then->type);
+  e->args[0] = cond;
+  e->args[1] = then;
+  e->args[2] = els;
+  e->nargs = 3;
+  return e;
+}
+
+LcuExp *lcu_exp_let(Loc loc, LcuVar *x, LcuExp *value, LcuExp *body) {
+  LcuExp *e = exp_new(loc, LE_LET, body->type);
+  e->var = x;
+  e->args[0] = value;
+  e->args[1] = body;
+  e->nargs = 2;
+  return e;
+}
+
+/* ---- thunks ---- */
+
+LcuThunk *lcu_thunk_new(void) { return NEW(LcuThunk); }
+
+LcuVar *lcu_thunk_param(LcuProgram *p, LcuThunk *t, FlatBase b, const char *hint) {
+  LcuVar *v = lcu_new_var(p, lcu_scalar(b), hint);
+  vec_push(&t->params, v);
+  return v;
+}
+
+void lcu_thunk_return(LcuThunk *t, LcuExp *e) { vec_push(&t->body, e); }
+
+void lcu_thunk_use(LcuThunk *t, LcuVar *v) {
+  for (int i = 0; i < t->using.len; i++)
+    if (t->using.data[i] == v)
+      return;
+  vec_push(&t->using, v);
+}
+
+/* ---- SOACs ---- */
+
+LcuSize lcu_size_const(int32_t n) { return (LcuSize){NULL, NULL, n}; }
+LcuSize lcu_size_var(LcuVar *n) { return (LcuSize){n, NULL, 0}; }
+LcuSize lcu_size_length(LcuVar *vec) { return (LcuSize){NULL, vec, 0}; }
+
+static LcuSoac *soac_new(Loc loc, LcuSoacKind kind, LcuThunk *pull, LcuThunk *second) {
+  LcuSoac *s = NEW(LcuSoac);
+  s->kind = kind;
+  s->loc = loc;
+  s->pull = pull;
+  s->second = second;
+  return s;
+}
+
+static void set_identities(LcuSoac *s, const FlatAtom *ids, int nids) {
+  for (int i = 0; i < nids; i++) {
+    FlatAtom *a = NEW(FlatAtom);
+    *a = ids[i];
+    vec_push(&s->identity, a);
+  }
+}
+
+LcuSoac *lcu_soac_map(Loc loc, LcuThunk *pull, LcuSize n) {
+  LcuSoac *s = soac_new(loc, SOAC_MAP, pull, NULL);
+  s->size = n;
+  return s;
+}
+
+LcuSoac *lcu_soac_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuSize n, LcuVar *into) {
+  LcuSoac *s = soac_new(loc, SOAC_PERMUTE, pull, index);
+  s->size = n;
+  s->into = into;
+  return s;
+}
+
+LcuSoac *lcu_soac_reduce(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuSize n) {
+  LcuSoac *s = soac_new(loc, SOAC_REDUCE, pull, op);
+  set_identities(s, ids, nids);
+  s->size = n;
+  return s;
+}
+
+LcuSoac *lcu_soac_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuSize n) {
+  LcuSoac *s = lcu_soac_reduce(loc, pull, ids, nids, op, n);
+  s->kind = SOAC_SCAN;
+  return s;
+}
+
+LcuSoac *lcu_soac_filter(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n) {
+  LcuSoac *s = soac_new(loc, SOAC_FILTER, pull, pred);
+  s->size = n;
+  return s;
+}
+
+LcuSoac *lcu_soac_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n) {
+  LcuSoac *s = lcu_soac_filter(loc, pull, pred, n);
+  s->kind = SOAC_PARTITION;
+  return s;
+}
+
+LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk) { return soac_new(loc, SOAC_ONCE, thunk, NULL); }
+
+LcuSoac *lcu_soac_seg_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuVar *sd, LcuVar *into) {
+  LcuSoac *s = soac_new(loc, SOAC_SEG_PERMUTE, pull, index);
+  s->segdes = sd;
+  s->into = into;
+  return s;
+}
+
+LcuSoac *lcu_soac_seg_reduce(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuVar *sd) {
+  LcuSoac *s = soac_new(loc, SOAC_SEG_REDUCE, pull, op);
+  set_identities(s, ids, nids);
+  s->segdes = sd;
+  return s;
+}
+
+LcuSoac *lcu_soac_seg_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuVar *sd) {
+  LcuSoac *s = lcu_soac_seg_reduce(loc, pull, ids, nids, op, sd);
+  s->kind = SOAC_SEG_SCAN;
+  return s;
+}
+
+LcuSoac *lcu_soac_seg_filter(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuVar *sd) {
+  LcuSoac *s = soac_new(loc, SOAC_SEG_FILTER, pull, pred);
+  s->segdes = sd;
+  return s;
+}
+
+LcuSoac *lcu_soac_seg_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuVar *sd) {
+  LcuSoac *s = lcu_soac_seg_filter(loc, pull, pred, sd);
+  s->kind = SOAC_SEG_PARTITION;
+  return s;
+}
+
+LcuSoac *lcu_soac_library(Loc loc, LcuLibrary lib) {
+  LcuSoac *s = soac_new(loc, SOAC_LIBRARY, NULL, NULL);
+  s->library = lib;
+  return s;
+}
+
+LcuVar *lcu_soac_result(LcuProgram *p, LcuSoac *s, LcuType t) {
+  LcuVar *v = lcu_new_var(p, t, NULL);
+  vec_push(&s->results, v);
+  return v;
+}
+
+/* ---- kernels ---- */
+
+LcuKernel *lcu_kernel_new(void) { return NEW(LcuKernel); }
+
+LcuVar *lcu_kernel_param(LcuProgram *p, LcuKernel *k, LcuType t) {
+  LcuVar *v = lcu_new_var(p, t, NULL);
+  vec_push(&k->params, v);
+  return v;
+}
+
+void lcu_kernel_soac(LcuKernel *k, LcuSoac *s) { vec_push(&k->soacs, s); }
+
+void lcu_kernel_return(LcuKernel *k, LcuVar *v) { vec_push(&k->results, v); }
+
+void lcu_add_kernel(LcuProgram *p, LcuKernel *k) {
+  k->name = xprintf("K%d", p->kernels.len + 1);
+  vec_push(&p->kernels, k);
+}
+
+/* ---- CPU statements, blocks, functions ---- */
+
+static LcuStmt *stmt_new(Loc loc, LcuStmtKind kind) {
+  LcuStmt *s = NEW(LcuStmt);
+  s->kind = kind;
+  s->loc = loc;
+  return s;
+}
+
+LcuStmt *lcu_stmt_scalar(Loc loc, FlatOp op) {
+  LcuStmt *s = stmt_new(loc, LS_SCALAR);
+  s->op = op;
+  return s;
+}
+
+LcuStmt *lcu_stmt_run(Loc loc, LcuKernel *k) {
+  LcuStmt *s = stmt_new(loc, LS_RUN);
+  s->kernel = k;
+  return s;
+}
+
+LcuStmt *lcu_stmt_call(Loc loc, LcuFunc *callee) {
+  LcuStmt *s = stmt_new(loc, LS_CALL);
+  s->callee = callee;
+  return s;
+}
+
+LcuStmt *lcu_stmt_if(Loc loc, LcuAtom *cond, LcuBlock *then, LcuBlock *els) {
+  LcuStmt *s = stmt_new(loc, LS_IF);
+  vec_push(&s->args, cond);
+  s->then = then;
+  s->els = els;
+  return s;
+}
+
+LcuStmt *lcu_stmt_time(Loc loc, LcuBlock *body) {
+  LcuStmt *s = stmt_new(loc, LS_TIME);
+  s->body = body;
+  return s;
+}
+
+LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of) {
+  LcuStmt *s = stmt_new(loc, LS_LENGTH);
+  s->length = kind;
+  vec_push(&s->args, of);
+  return s;
+}
+
+LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat) {
+  LcuStmt *s = stmt_new(loc, LS_HOST);
+  s->flat = flat;
+  return s;
+}
+
+void lcu_stmt_arg(LcuStmt *s, LcuAtom *a) { vec_push(&s->args, a); }
+
+LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t) {
+  LcuVar *v = lcu_new_var(p, t, NULL);
+  vec_push(&s->results, v);
+  return v;
+}
+
+void lcu_stmt_bind(LcuStmt *s, LcuVar *v) { vec_push(&s->results, v); }
+
+LcuBlock *lcu_block_new(void) { return NEW(LcuBlock); }
+
+void lcu_block_add(LcuBlock *b, LcuStmt *s) { vec_push(&b->stmts, s); }
+
+void lcu_block_return(LcuBlock *b, LcuAtom *a) { vec_push(&b->results, a); }
+
+LcuFunc *lcu_func_new(Loc loc, const char *name, const char *source, bool library) {
+  LcuFunc *f = NEW(LcuFunc);
+  f->loc = loc;
+  f->name = name;
+  f->source = source;
+  f->library = library;
+  return f;
+}
+
+LcuVar *lcu_func_param(LcuProgram *p, LcuFunc *f, LcuType t, const char *hint) {
+  LcuVar *v = lcu_new_var(p, t, hint);
+  vec_push(&f->params, v);
+  return v;
+}
+
+LcuTop *lcu_top_new(FlatTop *flat, LcuBlock *body) {
+  LcuTop *t = NEW(LcuTop);
+  t->flat = flat;
+  t->body = body;
+  return t;
+}
+
+LcuProgram *lcu_program_new(void) {
+  LcuProgram *p = NEW(LcuProgram);
+  p->next_var = 1;
+  return p;
+}
+
+/* ---- the kernel builder ---- */
+
+LcuKernelBuilder *lcu_kb_new(LcuProgram *p, Loc loc) {
+  LcuKernelBuilder *kb = NEW(LcuKernelBuilder);
+  kb->p = p;
+  kb->loc = loc;
+  kb->k = lcu_kernel_new();
+  return kb;
+}
+
+LcuVar *lcu_kb_param(LcuKernelBuilder *kb, LcuVar *v) {
+  LcuVar *p = ptrmap_get(&kb->params, v);
+  if (!p) {
+    p = lcu_kernel_param(kb->p, kb->k, v->type);
+    ptrmap_put(&kb->params, v, p);
+    vec_push(&kb->outer, lcu_atom_var(v));
+  }
+  if (kb->thunk)
+    lcu_thunk_use(kb->thunk, p);
+  return p;
+}
+
+LcuVar *lcu_kb_plain_param(LcuKernelBuilder *kb, LcuVar *v) {
+  LcuThunk *saved = kb->thunk;
+  kb->thunk = NULL;
+  LcuVar *p = lcu_kb_param(kb, v);
+  kb->thunk = saved;
+  return p;
+}
+
+LcuThunk *lcu_kb_thunk(LcuKernelBuilder *kb, int n, const FlatBase *types) {
+  LcuThunk *t = lcu_thunk_new();
+  for (int i = 0; i < n; i++)
+    lcu_thunk_param(kb->p, t, types[i], i == 0 && n == 1 ? "i" : NULL);
+  kb->thunk = t;
+  return t;
+}
+
+LcuThunk *lcu_kb_index_thunk(LcuKernelBuilder *kb) {
+  FlatBase b = FB_INT;
+  return lcu_kb_thunk(kb, 1, &b);
+}
+
+void lcu_kb_end_thunk(LcuKernelBuilder *kb) { kb->thunk = NULL; }
+
+LcuExp *lcu_kb_scalar(LcuKernelBuilder *kb, LcuAtom *a) {
+  if (!a->var)
+    return lcu_exp_const(kb->loc, a->constant);
+  return lcu_exp_var(kb->loc, lcu_kb_param(kb, a->var));
+}
+
+LcuSize lcu_kb_size_atom(LcuKernelBuilder *kb, LcuAtom *n) {
+  return n->var ? lcu_size_var(lcu_kb_plain_param(kb, n->var)) : lcu_size_const(n->constant.u.i);
+}
+
+LcuSize lcu_kb_size_length(LcuKernelBuilder *kb, LcuVar *v) { return lcu_size_length(lcu_kb_plain_param(kb, v)); }
+
+LcuKernel *lcu_kb_finish(LcuKernelBuilder *kb, LcuSoac *s) {
+  kb->thunk = NULL;
+  lcu_kernel_soac(kb->k, s);
+  for (int i = 0; i < s->results.len; i++)
+    lcu_kernel_return(kb->k, s->results.data[i]);
+  return kb->k;
+}
+
+/* ---- interning ---- */
+
+typedef struct Canon {
+  Buf b;
+  PtrMap seen; /* LcuVar -> its number + 1, by first appearance */
+  int nseen;
+  Loc soac;    /* the location of the SOAC being written */
+} Canon;
+
+static void canon_var(Canon *c, const LcuVar *v) {
+  void **slot = ptrmap_slot(&c->seen, v, true);
+  if (!*slot)
+    *slot = (void *)(intptr_t)++c->nseen;
+  buf_printf(&c->b, "v%d:%s ", (int)(intptr_t)*slot - 1, lcu_type_name(v->type));
+}
+
+static void canon_constant(Canon *c, const FlatAtom *a) {
+  if (a->kind == FA_FLOAT)
+    buf_printf(&c->b, "f%a ", a->u.f);
+  else
+    buf_printf(&c->b, "k%d/%d ", a->kind,
+               a->kind == FA_INT ? a->u.i : a->kind == FA_BOOL ? a->u.b : (unsigned char)a->u.c);
+}
+
+/* Where 'e' is: "=" when at its SOAC's location, else by file name (never
+   by address: the text is a key, and must not depend on where the
+   collector put a Source). */
+static void canon_loc(Canon *c, Loc loc) {
+  if (lcu_loc_equal(loc, c->soac))
+    buf_puts(&c->b, "= ");
+  else
+    buf_printf(&c->b, "@%s:%d:%d ", loc.src ? loc.src->name : "", loc.line, loc.col);
+}
+
+static void canon_exp(Canon *c, const LcuExp *e) {
+  buf_printf(&c->b, "(%d/%d ", e->kind, e->type);
+  canon_loc(c, e->loc);
+  switch (e->kind) {
+  case LE_VAR:
+  case LE_LENGTH:
+  case LE_INDEX:
+  case LE_LET:
+    canon_var(c, e->var);
+    break;
+  case LE_CONST:
+    canon_constant(c, &e->constant);
+    break;
+  case LE_OP:
+    buf_printf(&c->b, "op%d ", e->op);
+    break;
+  case LE_IF:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    canon_exp(c, e->args[i]);
+  buf_putc(&c->b, ')');
+}
+
+static void canon_thunk(Canon *c, const LcuThunk *t) {
+  if (!t) {
+    buf_puts(&c->b, "{}");
+    return;
+  }
+  buf_putc(&c->b, '{');
+  for (int i = 0; i < t->params.len; i++)
+    canon_var(c, t->params.data[i]);
+  buf_puts(&c->b, "=>");
+  for (int i = 0; i < t->body.len; i++)
+    canon_exp(c, t->body.data[i]);
+  buf_puts(&c->b, "using ");
+  for (int i = 0; i < t->using.len; i++)
+    canon_var(c, t->using.data[i]);
+  buf_putc(&c->b, '}');
+}
+
+/* A layout as text: kernels over datatypes of equal fields but other
+   names hash differently, so they are not equal. */
+static void canon_layout(Canon *c, const RtLayout *l) {
+  buf_printf(&c->b, "L%d", (int)l->kind);
+  if (l->name)
+    buf_printf(&c->b, "%s", l->name);
+  buf_putc(&c->b, '(');
+  if (l->fst)
+    canon_layout(c, l->fst);
+  if (l->snd)
+    canon_layout(c, l->snd);
+  if (l->elem)
+    canon_layout(c, l->elem);
+  buf_putc(&c->b, ')');
+}
+
+static void canon_soac(Canon *c, const LcuSoac *s) {
+  c->soac = s->loc;
+  buf_printf(&c->b, "|%d lib%d site%d lifted%d ", s->kind, s->library, s->site, s->lifted);
+  if (s->elem_type) {
+    TypeNamer nm = {0};
+    buf_puts(&c->b, type_to_string(&nm, s->elem_type));
+  }
+  if (s->layout)
+    canon_layout(c, s->layout);
+  for (int r = 0; r < s->results.len; r++)
+    canon_var(c, s->results.data[r]);
+  canon_thunk(c, s->pull);
+  canon_thunk(c, s->second);
+  for (int r = 0; r < s->identity.len; r++) {
+    buf_puts(&c->b, "id ");
+    canon_constant(c, s->identity.data[r]);
+  }
+  if (s->size.var)
+    canon_var(c, s->size.var);
+  else if (s->size.length) {
+    buf_putc(&c->b, '#');
+    canon_var(c, s->size.length);
+  } else {
+    buf_printf(&c->b, "n%d ", s->size.value);
+  }
+  if (s->segdes)
+    canon_var(c, s->segdes);
+  if (s->into)
+    canon_var(c, s->into);
+  for (int a = 0; a < s->args.len; a++)
+    canon_var(c, s->args.data[a]);
+}
+
+char *lcu_kernel_canonical(const LcuKernel *k) {
+  Canon c = {0};
+  for (int i = 0; i < k->params.len; i++)
+    canon_var(&c, k->params.data[i]);
+  for (int i = 0; i < k->soacs.len; i++)
+    canon_soac(&c, k->soacs.data[i]);
+  buf_puts(&c.b, "->");
+  for (int i = 0; i < k->results.len; i++)
+    canon_var(&c, k->results.data[i]);
+  return buf_str(&c.b);
+}
+
+LcuKernel *lcu_intern_kernel(LcuKernelTable *t, LcuProgram *p, LcuKernel *k) {
+  char *key = lcu_kernel_canonical(k);
+  LcuKernel *old = map_get(&t->by_text, key);
+  if (old)
+    return old;
+  map_put(&t->by_text, key, k);
+  lcu_add_kernel(p, k);
+  return k;
+}
+
+/* ---- dead statements ---- */
+
+static void count_uses(const LcuBlock *b, PtrMap *uses);
+
+static void use_atom(const LcuAtom *a, PtrMap *uses) {
+  if (a->var) {
+    void **n = ptrmap_slot(uses, a->var, true);
+    *n = (void *)((intptr_t)*n + 1);
+  }
+}
+
+static void count_uses(const LcuBlock *b, PtrMap *uses) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    for (int k = 0; k < s->args.len; k++)
+      use_atom(s->args.data[k], uses);
+    if (s->then)
+      count_uses(s->then, uses);
+    if (s->els)
+      count_uses(s->els, uses);
+    if (s->body)
+      count_uses(s->body, uses);
+  }
+  for (int i = 0; i < b->results.len; i++)
+    use_atom(b->results.data[i], uses);
+}
+
+/* A CPU scalar operation that cannot stop with an error (float
+   arithmetic can: NESL has no infinities). */
+static bool safe_scalar(const LcuStmt *s) {
+  bool ints = ((LcuVar *)s->results.data[0])->type.base != FB_FLOAT;
+  switch (s->op) {
+  case FLAT_ADD: case FLAT_SUB: case FLAT_MUL: case FLAT_NEG:
+    return ints;
+  case FLAT_EQ: case FLAT_NE: case FLAT_LT: case FLAT_GT: case FLAT_LE: case FLAT_GE:
+  case FLAT_NOT: case FLAT_AND: case FLAT_OR: case FLAT_XOR: case FLAT_LSHIFT: case FLAT_RSHIFT:
+  case FLAT_COPY: case FLAT_SELECT: case FLAT_BTOI: case FLAT_TO_FLOAT: case FLAT_CHAR_CODE: case FLAT_ZERO:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* One sweep over 'b' and its nested blocks; returns whether anything
+   was dropped. */
+static bool drop_dead_once(LcuBlock *b, const PtrMap *uses, const PtrMap *droppable) {
+  bool changed = false;
+  int out = 0;
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    if (s->then)
+      changed |= drop_dead_once(s->then, uses, droppable);
+    if (s->els)
+      changed |= drop_dead_once(s->els, uses, droppable);
+    if (s->body)
+      changed |= drop_dead_once(s->body, uses, droppable);
+    bool unused = s->results.len > 0;
+    for (int k = 0; k < s->results.len; k++)
+      unused &= !ptrmap_get(uses, s->results.data[k]);
+    bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
+                (s->kind == LS_RUN && ptrmap_get(droppable, s));
+    if (unused && pure)
+      changed = true;
+    else
+      b->stmts.data[out++] = s;
+  }
+  b->stmts.len = out;
+  return changed;
+}
+
+/* The uses are counted per function (or top-level block): a CPU
+   variable is bound and read within one. */
+static void drop_dead_block(LcuBlock *b, const PtrMap *droppable) {
+  for (;;) {
+    PtrMap uses = {0};
+    count_uses(b, &uses);
+    if (!drop_dead_once(b, &uses, droppable))
+      return;
+  }
+}
+
+void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable) {
+  for (int i = 0; i < p->funcs.len; i++)
+    drop_dead_block(((LcuFunc *)p->funcs.data[i])->body, droppable);
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (t->body)
+      drop_dead_block(t->body, droppable);
+  }
+}
+
+/* ---- unused kernels ---- */
+
+static void mark_run_kernels(const LcuBlock *b, PtrMap *run) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_RUN)
+      ptrmap_put(run, s->kernel, (void *)1);
+    if (s->then)
+      mark_run_kernels(s->then, run);
+    if (s->els)
+      mark_run_kernels(s->els, run);
+    if (s->body)
+      mark_run_kernels(s->body, run);
+  }
+}
+
+void lcu_prune_kernels(LcuProgram *p) {
+  PtrMap run = {0};
+  for (int i = 0; i < p->funcs.len; i++)
+    mark_run_kernels(((LcuFunc *)p->funcs.data[i])->body, &run);
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (t->body)
+      mark_run_kernels(t->body, &run);
+  }
+  int out = 0;
+  for (int i = 0; i < p->kernels.len; i++) {
+    LcuKernel *k = p->kernels.data[i];
+    if (ptrmap_get(&run, k)) {
+      k->name = xprintf("K%d", out + 1);
+      p->kernels.data[out++] = k;
+    }
+  }
+  p->kernels.len = out;
+}
