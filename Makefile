@@ -15,7 +15,7 @@ OPT ?= -O2 -g
 SAN ?=
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -I. -I$(BUILD)/frontend -Ifrontend
 CFLAGS += $(CSTD) $(WARN) $(OPT) $(SAN)
-LDLIBS += -lgc -ledit -lm -lpthread
+LDLIBS += -lgc -lglpk -ledit -lm -lpthread
 LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
@@ -38,7 +38,9 @@ FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/fla
            flatten/flat_exec.c flatten/flat_interp.c
 # λcu: constructors, lowering, printer, checker, interpreter
 LCU := lcu/lcu.c lcu/build.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
-CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(CODEGEN)
+# fusion: simplification, the PDG, the ILP scheduler (GLPK), merging, the rules
+FUSION := fusion/facts.c fusion/simplify.c
+CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(FUSION) $(CODEGEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 

@@ -16,6 +16,9 @@ typedef enum Stage {
   STAGE_MONO,  /* every function specialized at its types */
   STAGE_FLAT,  /* the flat IR: no apply-to-each, flat vectors and segdes */
   STAGE_LCU,   /* λcu: kernels of one SOAC each, and the CPU program */
+  STAGE_PDG,   /* fusion's program-dependence graphs, as Graphviz */
+  STAGE_ILP,   /* fusion's ILP of each region, in CPLEX LP format */
+  STAGE_FUSED, /* λcu after simplification and fusion */
   STAGE_C,     /* the generated C of the CPU target */
 } Stage;
 

@@ -21,6 +21,7 @@
 #include "codegen/codegen.h"
 #include "flatten/flatten.h"
 #include "lcu/lcu.h"
+#include "fusion/fusion.h"
 
 #define NESSIE_VERSION "0.1.0"
 
@@ -35,6 +36,9 @@ static const struct {
     {"mono", STAGE_MONO},
     {"flat", STAGE_FLAT},
     {"lcu", STAGE_LCU},
+    {"pdg", STAGE_PDG},
+    {"ilp", STAGE_ILP},
+    {"fused", STAGE_FUSED},
     {"c", STAGE_C},
 };
 
@@ -60,6 +64,7 @@ typedef struct Options {
   bool stats;     /* --stats: counts after the run */
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
+  int opt_level;  /* -O0: no simplification and no fusion; -O1 (default) */
   bool repl;      /* no file, or -i FILE */
   /* compiling to an executable */
   const char *output; /* -o */
@@ -144,8 +149,14 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opterr = 0;
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "hi:o:v", longopts, NULL)) != -1) {
+  opt->opt_level = 1;
+  while ((c = getopt_long(argc, argv, "hi:o:vO:", longopts, NULL)) != -1) {
     switch (c) {
+    case 'O':
+      if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
+        return bad_usage("unknown optimization level '-O%s' (expected -O0 or -O1)", optarg);
+      opt->opt_level = optarg[0] - '0';
+      break;
     case 'o':
       opt->output = optarg;
       break;
@@ -173,7 +184,8 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_DUMP:
       opt->dump = stage_by_name(optarg);
       if (opt->dump == STAGE_NONE)
-        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono, flat, lcu or c)", optarg);
+        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono, flat, lcu, pdg, ilp, fused or c)",
+                         optarg);
       break;
     case 'i':
       opt->repl = true;
@@ -427,6 +439,15 @@ static int compile(const Options *opt) {
   if (opt->check_ir && !lcu_check(lcu, "lower"))
     return EXIT_COMPILE_ERROR;
   if (opt->dump == STAGE_LCU) {
+    lcu_print_program(stdout, lcu);
+    return EXIT_OK;
+  }
+  if (opt->opt_level > 0) {
+    fus_simplify(lcu);
+    if (opt->check_ir && !lcu_check(lcu, "simplify"))
+      return EXIT_COMPILE_ERROR;
+  }
+  if (opt->dump == STAGE_FUSED) {
     lcu_print_program(stdout, lcu);
     return EXIT_OK;
   }

@@ -1,0 +1,461 @@
+/*
+ * facts.c: what fusion must know of the runs of a function: the lengths
+ * of their kernels' vectors, and what can fail.
+ *
+ * Lengths.  Shape analysis (LcuVar.shape) says which CPU vectors have one
+ * length; sizes say the rest: a MAP's results have its size, a `#v` the
+ * length of v, a SEG_SCAN's results the number of elements of its sd.  A
+ * FusLen names a length by what is known of it, so that two lengths are
+ * known equal when their names are (a shape class, a variable, a
+ * constant, the elements of a sd).  One more fact joins the two: a vector
+ * of shape k made with the length of the elements of sd S (S's seg_ids, a
+ * SEG_SCAN over S) says that class k is S's elements, which is how a
+ * segmented SOAC's index space meets the vectors it reads.
+ *
+ * Failures.  Fusion moves computations between runs and SOACs, and
+ * removes runs; it must know what can fail, so that an error is still
+ * reported, first, and at the same place.  A thunk expression can fail if
+ * its operation can (division, float arithmetic, which NESL checks for
+ * infinities) or if it subscripts a vector at an index not known to be in
+ * range: x[i] at the SOAC's own index i is safe when x's length is the
+ * SOAC's index space.  A SOAC can fail at its run when its size is a
+ * variable that may be negative, when it scatters (PERMUTE), or when a
+ * library kernel checks its input (make_segdes, hash).  Random numbers
+ * are drawn from a counter: a `rand` neither fails nor may be moved.
+ */
+#include "fusion.h"
+
+/* ---- lengths ---- */
+
+static FusLen unknown(void) { return (FusLen){FL_UNKNOWN, 0, NULL}; }
+static FusLen len_const(int32_t c) { return (FusLen){FL_CONST, c, NULL}; }
+static FusLen len_shape(int shape) { return (FusLen){FL_SHAPE, shape, NULL}; }
+static FusLen len_var(const LcuVar *v) { return (FusLen){FL_VAR, 0, v}; }
+
+bool fus_len_equal(FusLen a, FusLen b) {
+  if (a.kind == FL_UNKNOWN || a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case FL_CONST:
+  case FL_SHAPE:
+    return a.value == b.value;
+  case FL_VAR:
+  case FL_TOTAL:
+    return a.of == b.of;
+  default:
+    return false;
+  }
+}
+
+bool fus_len_nonneg(FusLen a) {
+  switch (a.kind) {
+  case FL_CONST:
+    return a.value >= 0;
+  case FL_SHAPE:
+  case FL_TOTAL:
+    return true;
+  case FL_VAR:
+    return a.of->type.kind != LT_SCALAR; /* a length, not an int's value */
+  default:
+    return false;
+  }
+}
+
+static FusLen *boxed(FusLen l) {
+  FusLen *b = NEW(FusLen);
+  *b = l;
+  return b;
+}
+
+/* The number of elements of CPU sd 'sd': a shape class when a vector of
+   that class was made with that length, else the sd's own. */
+static FusLen total_of(FusFacts *f, const LcuVar *sd) {
+  FusLen *alias = ptrmap_get(&f->totals, sd);
+  return alias ? *alias : (FusLen){FL_TOTAL, 0, sd};
+}
+
+static void note_defs(FusFacts *f, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    for (int k = 0; k < s->results.len; k++)
+      ptrmap_put(&f->def, s->results.data[k], (void *)s);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        note_defs(f, nested[k]);
+  }
+}
+
+static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v);
+
+/* The length of 'v' from its definition, without its shape. */
+static FusLen defined_len(FusFacts *f, const LcuVar *v) {
+  const LcuStmt *s = ptrmap_get(&f->def, v);
+  if (!s)
+    return len_var(v);
+  switch (s->kind) {
+  case LS_LENGTH: {
+    const LcuAtom *a = s->args.data[0];
+    if (!a->var)
+      return unknown();
+    if (s->length == LEN_TOTAL)
+      return total_of(f, a->var);
+    return fus_var_len(f, a->var);
+  }
+  case LS_SCALAR:
+    if (s->op == FLAT_COPY)
+      return fus_atom_len(f, s->args.data[0]);
+    return len_var(v);
+  case LS_RUN:
+    return run_result_len(f, s, v);
+  default:
+    return len_var(v);
+  }
+}
+
+FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
+  if (!v)
+    return unknown();
+  if (v->type.kind != LT_SCALAR && v->shape > 0)
+    return len_shape(v->shape);
+  if (v->type.kind == LT_SCALAR && v->type.base != FB_INT)
+    return unknown();
+  FusLen *memo = ptrmap_get(&f->lens, v);
+  if (memo)
+    return *memo;
+  FusLen l = defined_len(f, v);
+  ptrmap_put(&f->lens, v, boxed(l));
+  return l;
+}
+
+FusLen fus_atom_len(FusFacts *f, const LcuAtom *a) {
+  if (a->var)
+    return fus_var_len(f, a->var);
+  if (a->constant.kind == FA_INT)
+    return len_const(a->constant.u.i);
+  return unknown();
+}
+
+FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v) {
+  FusLen *l = v ? ptrmap_get(&kl->lens, v) : NULL;
+  return l ? *l : unknown();
+}
+
+static FusLen size_len(const FusKernelLens *kl, const LcuSize *z) {
+  if (z->var)
+    return fus_kernel_len(kl, z->var);
+  if (z->length)
+    return fus_kernel_len(kl, z->length);
+  return len_const(z->value);
+}
+
+static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= SOAC_SEG_PARTITION; }
+
+/* The number of elements of kernel sd 'sd'. */
+static FusLen kernel_total(const FusKernelLens *kl, const LcuVar *sd) {
+  FusLen *t = sd ? ptrmap_get(&kl->totals, sd) : NULL;
+  return t ? *t : unknown();
+}
+
+FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s) {
+  if (s->kind == SOAC_ONCE)
+    return len_const(1);
+  if (s->kind == SOAC_LIBRARY)
+    return unknown();
+  if (is_segmented(s->kind))
+    return kernel_total(kl, s->segdes);
+  return size_len(kl, &s->size);
+}
+
+static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { ptrmap_put(&kl->lens, v, boxed(l)); }
+
+/* The lengths of the results of SOAC 's' (ORDER LCU RESULTS, lcu.h);
+   what is known only as itself is the result's own. */
+static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
+  FusLen space = fus_soac_space(kl, s);
+  for (int i = 0; i < s->results.len; i++) {
+    const LcuVar *r = s->results.data[i];
+    FusLen l = unknown();
+    switch (s->kind) {
+    case SOAC_MAP:
+    case SOAC_SCAN:
+    case SOAC_SEG_SCAN:
+      l = space;
+      break;
+    case SOAC_PERMUTE:
+    case SOAC_SEG_PERMUTE:
+      l = s->into ? fus_kernel_len(kl, s->into) : space;
+      break;
+    case SOAC_SEG_REDUCE:
+      l = fus_kernel_len(kl, s->segdes);
+      break;
+    case SOAC_SEG_FILTER:
+    case SOAC_SEG_PARTITION:
+      /* the new sds have the segments of the old */
+      if (r->type.kind == LT_SEGDES)
+        l = fus_kernel_len(kl, s->segdes);
+      break;
+    case SOAC_LIBRARY: {
+      const LcuVar *a0 = s->args.len > 0 ? s->args.data[0] : NULL;
+      switch (s->library) {
+      case LIB_SEG_LENGTHS:
+      case LIB_SEG_OFFSETS:
+      case LIB_MAKE_SEGDES:
+      case LIB_RANK:
+      case LIB_RANK_DOWN:
+        l = fus_kernel_len(kl, a0);
+        break;
+      case LIB_SEG_IDS:
+        l = kernel_total(kl, a0);
+        break;
+      case LIB_SEG_RANK:
+      case LIB_SEG_RANK_DOWN:
+        l = fus_kernel_len(kl, s->args.len > 1 ? s->args.data[1] : NULL);
+        break;
+      case LIB_RAND:
+        if (a0 && a0->type.kind == LT_VEC)
+          l = fus_kernel_len(kl, a0);
+        break;
+      default:
+        break;
+      }
+      break;
+    }
+    default:
+      break; /* REDUCE, ONCE, FILTER, PARTITION: known only as themselves */
+    }
+    if (l.kind == FL_UNKNOWN)
+      l = len_var(r);
+    set_len(kl, r, l);
+    if (r->type.kind == LT_SEGDES)
+      ptrmap_put(&kl->totals, r, boxed((FusLen){FL_TOTAL, 0, r}));
+  }
+}
+
+void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+  *kl = (FusKernelLens){0};
+  for (int i = 0; i < k->params.len && i < args->len; i++) {
+    const LcuVar *p = k->params.data[i];
+    const LcuAtom *a = args->data[i];
+    ptrmap_put(&kl->cpu, p, (void *)a);
+    FusLen l = fus_atom_len(f, a);
+    if (l.kind == FL_UNKNOWN)
+      l = len_var(p);
+    set_len(kl, p, l);
+    if (p->type.kind == LT_SEGDES)
+      ptrmap_put(&kl->totals, p, boxed(a->var ? total_of(f, a->var) : unknown()));
+  }
+  for (int i = 0; i < k->soacs.len; i++)
+    soac_result_lens(kl, k->soacs.data[i]);
+}
+
+/* The index of kernel variable 'v' among k's results, or -1. */
+static int result_index(const LcuKernel *k, const LcuVar *v) {
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == v)
+      return i;
+  return -1;
+}
+
+/* True if 'v' is bound by one of k's SOACs. */
+static bool soac_bound(const LcuKernel *k, const LcuVar *v) {
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    for (int r = 0; r < s->results.len; r++)
+      if (s->results.data[r] == v)
+        return true;
+  }
+  return false;
+}
+
+/* A CPU run result's length: its kernel result's, in CPU terms (the
+   parameters' are already; a SOAC result's own becomes the CPU variable
+   the run binds to it, or 'v' itself). */
+static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
+  const LcuKernel *k = s->kernel;
+  int at = -1;
+  for (int i = 0; i < s->results.len; i++)
+    if (s->results.data[i] == v)
+      at = i;
+  if (at < 0 || at >= k->results.len)
+    return len_var(v);
+  FusKernelLens kl;
+  fus_fill_kernel_lens(f, k, &s->args, &kl);
+  FusLen l = fus_kernel_len(&kl, k->results.data[at]);
+  if ((l.kind != FL_VAR && l.kind != FL_TOTAL) || !soac_bound(k, l.of))
+    return l;
+  int j = result_index(k, l.of);
+  if (j < 0 || j >= s->results.len)
+    return len_var(v);
+  const LcuVar *cpu = s->results.data[j];
+  if (l.kind == FL_TOTAL)
+    return total_of(f, cpu);
+  return cpu == v ? len_var(v) : fus_var_len(f, cpu);
+}
+
+/* A vector of shape k whose length is the number of elements of sd S:
+   S's elements are class k.  Walks 'b' for them. */
+static void note_totals(FusFacts *f, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        note_totals(f, nested[k]);
+    if (s->kind != LS_RUN)
+      continue;
+    for (int k = 0; k < s->results.len; k++) {
+      const LcuVar *v = s->results.data[k];
+      if (v->type.kind != LT_VEC || v->shape <= 0)
+        continue;
+      FusLen l = run_result_len(f, s, v);
+      if (l.kind == FL_TOTAL && !ptrmap_get(&f->totals, l.of))
+        ptrmap_put(&f->totals, l.of, boxed(len_shape(v->shape)));
+    }
+  }
+}
+
+void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
+  *f = (FusFacts){0};
+  note_defs(f, body);
+  note_totals(f, body);
+  /* the lengths memoized while looking were worked out without all the
+     totals: forget them */
+  f->lens = (PtrMap){0};
+}
+
+/* ---- failures ---- */
+
+bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
+  switch (op) {
+  case FLAT_ADD:
+  case FLAT_SUB:
+  case FLAT_MUL:
+    return b != FB_FLOAT; /* ints wrap; floats may leave the finite */
+  case FLAT_DIV:
+  case FLAT_REM:
+    return b == FB_INT && divisor && divisor->kind == FA_INT && divisor->u.i != 0;
+  case FLAT_NEG:
+  case FLAT_EQ:
+  case FLAT_NE:
+  case FLAT_LT:
+  case FLAT_GT:
+  case FLAT_LE:
+  case FLAT_GE:
+  case FLAT_NOT:
+  case FLAT_AND:
+  case FLAT_OR:
+  case FLAT_XOR:
+  case FLAT_LSHIFT:
+  case FLAT_RSHIFT:
+  case FLAT_TO_FLOAT:
+  case FLAT_BTOI:
+  case FLAT_CHAR_CODE:
+  case FLAT_SELECT:
+  case FLAT_COPY:
+  case FLAT_ZERO:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* The index parameter of thunk 't' of SOAC 's', or NULL: the pull's
+   (but ONCE's), PERMUTE's index thunk's. */
+static const LcuVar *index_param(const LcuSoac *s, const LcuThunk *t) {
+  if (!t || t->params.len != 1 || s->kind == SOAC_ONCE)
+    return NULL;
+  if (t == s->pull || (t == s->second && (s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE)))
+    return t->params.data[0];
+  return NULL;
+}
+
+bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
+  for (int i = 0; i < e->nargs; i++)
+    if (fus_exp_may_fail(kl, s, t, e->args[i]))
+      return true;
+  switch (e->kind) {
+  case LE_INDEX: {
+    const LcuVar *i = index_param(s, t);
+    const LcuExp *at = e->args[0];
+    if (!i || at->kind != LE_VAR || at->var != i)
+      return true;
+    return !fus_len_equal(fus_kernel_len(kl, e->var), fus_soac_space(kl, s));
+  }
+  case LE_OP: {
+    const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
+    const FlatAtom *divisor = d && d->kind == LE_CONST ? &d->constant : NULL;
+    return !fus_op_safe(e->op, e->args[0]->type, divisor);
+  }
+  default:
+    return false;
+  }
+}
+
+static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
+  if (!t)
+    return false;
+  for (int i = 0; i < t->body.len; i++)
+    if (fus_exp_may_fail(kl, s, t, t->body.data[i]))
+      return true;
+  return false;
+}
+
+int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
+  int f = 0;
+  if (s->kind == SOAC_LIBRARY) {
+    if (s->library == LIB_MAKE_SEGDES || s->library == LIB_HASH)
+      f |= FUS_FAIL_RUN;
+    if (s->library == LIB_RAND)
+      f |= FUS_EFFECT;
+    return f;
+  }
+  if (thunk_may_fail(kl, s, s->pull) || thunk_may_fail(kl, s, s->second))
+    f |= FUS_FAIL_THUNK;
+  if (s->size.var && !fus_len_nonneg(fus_kernel_len(kl, s->size.var)))
+    f |= FUS_FAIL_RUN; /* dist's negative length */
+  if (s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE)
+    f |= FUS_FAIL_RUN; /* a scatter out of range */
+  return f;
+}
+
+int fus_run_failures(FusFacts *f, const LcuStmt *run) {
+  void **memo = ptrmap_slot(&f->failures, run, true);
+  if (*memo)
+    return (int)((intptr_t)*memo - 1);
+  FusKernelLens kl;
+  fus_fill_kernel_lens(f, run->kernel, &run->args, &kl);
+  int bits = 0;
+  for (int i = 0; i < run->kernel->soacs.len; i++)
+    bits |= fus_soac_failures(&kl, run->kernel->soacs.data[i]);
+  *memo = (void *)(intptr_t)(bits + 1);
+  return bits;
+}
+
+static bool block_effects(FusFacts *f, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++)
+    if (fus_stmt_effects(f, b->stmts.data[i]))
+      return true;
+  return false;
+}
+
+bool fus_stmt_effects(FusFacts *f, const LcuStmt *s) {
+  switch (s->kind) {
+  case LS_RUN:
+    return fus_run_failures(f, s) != 0;
+  case LS_SCALAR: {
+    const LcuAtom *a0 = s->args.len > 0 ? s->args.data[0] : NULL;
+    const LcuAtom *a1 = s->args.len > 1 ? s->args.data[1] : NULL;
+    FlatBase b = a0 ? lcu_atom_type(a0).base : FB_INT;
+    return !fus_op_safe(s->op, b, a1 && !a1->var ? &a1->constant : NULL);
+  }
+  case LS_LENGTH:
+    return false;
+  case LS_IF:
+    return block_effects(f, s->then) || block_effects(f, s->els);
+  case LS_TIME:
+    return block_effects(f, s->body);
+  default:
+    return true; /* host operations, calls */
+  }
+}

@@ -1,0 +1,278 @@
+/*
+ * fusion.h: kernel fusion on λcu, section 4 of Reppy and Wingerter's
+ * paper (../shared/papers/lambda-cu.txt) with the ILP of Robinson,
+ * Lippmeier and Keller (../shared/DESIGN.md, "The fusion ILP").
+ *
+ *   simplify.c   the CPU level before fusion: constants folded, copies
+ *                propagated, common subexpressions and dead statements
+ *                removed (fus_simplify)
+ *   facts.c      what fusion must know of a run: the lengths of its
+ *                kernel's vectors (from shapes and sizes), what can fail,
+ *                what has effects (fus_fill_facts, fus_fill_kernel_lens)
+ *   pdg.c        the program-dependence graph of one control region: its
+ *                `run`s, their data and ordering edges (fus_fill_pdg)
+ *   candidates.c the pairs a rewrite rule can fuse, vertical and
+ *                horizontal, and what fusing them saves (fus_fill_candidates)
+ *   schedule.c   the clusters: an ILP solved by GLPK, or a greedy
+ *                fallback (fus_schedule)
+ *   merge.c      the runs of one cluster as one run of one kernel (fus_merge)
+ *   rules.c      the SOAC rewrite rules inside a kernel (fus_rewrite)
+ *   fuse.c       the pass: every region of every function (fus_fuse)
+ *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
+ *
+ * docs/fusion.md describes the passes, the cost model and the rules.
+ */
+#ifndef NESSIE_FUSION_H
+#define NESSIE_FUSION_H
+
+#include "../common/common.h"
+#include "../lcu/lcu.h"
+
+/* ---- facts.c: lengths, failures and effects ---- */
+
+/* What is known of a length (of a vector; of the number of segments of a
+   sd; of the value of an int scalar used as a size).  Two lengths are
+   known equal when their kinds and what they name are. */
+typedef enum FusLenKind {
+  FL_UNKNOWN, /* nothing: equal to nothing, not even itself */
+  FL_CONST,   /* 'value' */
+  FL_SHAPE,   /* that of the vectors (sds) of shape class 'value' (LcuVar.shape) */
+  FL_VAR,     /* that of variable 'of' (a vector, a sd, an int scalar),
+                 known only as itself */
+  FL_TOTAL,   /* the number of elements that sd 'of' describes */
+} FusLenKind;
+
+typedef struct FusLen {
+  FusLenKind kind;
+  int32_t value;
+  const LcuVar *of;
+} FusLen;
+
+bool fus_len_equal(FusLen a, FusLen b);
+/* Never negative: a constant >= 0, or the length of something. */
+bool fus_len_nonneg(FusLen a);
+
+/* The CPU-level facts of one function (or top-level block): where each of
+   its variables is bound, and the lengths worked out so far. */
+typedef struct FusFacts {
+  PtrMap def;    /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
+  PtrMap lens;   /* LcuVar -> FusLen *, memoized by fus_var_len */
+  PtrMap totals; /* sd LcuVar -> FusLen * (FL_SHAPE): the class of vectors
+                    whose length is the number of its elements */
+  PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
+} FusFacts;
+
+/* Fills 'f' for the function or top-level block whose body is 'body'. */
+void fus_fill_facts(const LcuBlock *body, FusFacts *f);
+/* The length of CPU variable 'v' (a vector's length, a sd's number of
+   segments, an int scalar's value); of an atom (a constant's value). */
+FusLen fus_var_len(FusFacts *f, const LcuVar *v);
+FusLen fus_atom_len(FusFacts *f, const LcuAtom *a);
+
+/* The lengths of a kernel's variables at one run: its parameters from
+   the run's arguments, its SOACs' results from their sizes. */
+typedef struct FusKernelLens {
+  PtrMap lens;   /* kernel LcuVar -> FusLen * */
+  PtrMap totals; /* kernel sd LcuVar -> FusLen *: its number of elements */
+  PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
+} FusKernelLens;
+
+void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
+FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v);
+/* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */
+FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s);
+
+/* How a SOAC or a run can fail (bits). */
+enum {
+  FUS_FAIL_THUNK = 1, /* an expression of a thunk: reported at the
+                         expression's location (lcu_error_loc) */
+  FUS_FAIL_RUN = 2,   /* the SOAC itself (a negative size, a scatter out
+                         of range, a library kernel's check): reported at
+                         the `run` */
+  FUS_EFFECT = 4,     /* no failure, but the run's order matters (rand
+                         draws from a counter) */
+};
+
+/* True if thunk expression 'e' (of thunk 't' of SOAC 's') can fail:
+   an operation that can (a division, float arithmetic, ...), or a
+   subscript not known to be in range. */
+bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e);
+int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
+/* The failures of a `run` statement (FUS_ bits). */
+int fus_run_failures(FusFacts *f, const LcuStmt *run);
+/* True if CPU statement 's' can fail, print, read or draw random
+   numbers, so that its order with others like it must stay: a host
+   statement, a call, an `if` or `time` holding one, a scalar operation
+   that can fail, a run that can fail or has an effect. */
+bool fus_stmt_effects(FusFacts *f, const LcuStmt *s);
+/* True if scalar operation 'op' on operands of base 'b' cannot fail
+   ('divisor': the second operand when it is a constant, else NULL). */
+bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor);
+
+/* ---- simplify.c ---- */
+
+/* The CPU level simplified before fusion.
+   Requires: a checked program (bound-once variables).
+   Folds constant scalar operations and `if`s on constants, propagates
+   copies and constants, removes repeated computations (the same scalar
+   operation, length or `run` of a kernel on the same arguments, where an
+   earlier one dominates), rewrites the lengths of segment descriptors
+   made from a lengths vector to that vector, and removes statements whose
+   results are unused and that can neither fail nor have an effect, then
+   the kernels no `run` runs (renumbering K1, K2, ...).
+   Keeps: the order of everything that can fail or print (an error stays
+   at its statement), the program's output. */
+void fus_simplify(LcuProgram *p);
+
+/* ---- pdg.c: the program-dependence graph of a region ---- */
+
+typedef enum FusEdgeKind {
+  FE_FUSIBLE,    /* v reads u's results and a rewrite rule fuses them */
+  FE_ORDER,      /* no data, but v must not run before u: both fail or
+                    have effects; one kernel may hold both, in order */
+  FE_PREVENTING, /* v reads u's results and no rule applies (the consumer
+                    needs the whole result first), or a host statement
+                    stands between them (a host read, an effect) */
+} FusEdgeKind;
+
+typedef struct FusNode {
+  int id;          /* its index in the region's nodes */
+  int pos;         /* the index of its statement in the block */
+  LcuStmt *run;
+  LcuSoac *soac;   /* its kernel's only SOAC, or NULL (several, or none) */
+  int failures;    /* FUS_ bits */
+  FusKernelLens lens;
+  double out_bytes; /* the estimated bytes of its vector results */
+  bool live_out;   /* a result is read outside the runs of the region */
+  int cluster;     /* the schedule's */
+} FusNode;
+
+typedef struct FusEdge {
+  int from, to; /* node ids, from < to */
+  FusEdgeKind kind;
+  const char *why; /* the rule (FE_FUSIBLE) or the reason (others) */
+  LcuVar *var;     /* FE_FUSIBLE, data FE_PREVENTING: a result of 'from'
+                      that 'to' reads (the first) */
+  int pair;        /* FE_FUSIBLE, FE_ORDER: its pair, or -1 */
+} FusEdge;
+
+typedef enum FusPairKind {
+  FP_VERTICAL,   /* a fusible edge */
+  FP_HORIZONTAL, /* no path between them, one iteration space */
+  FP_ORDER,      /* an order edge: fused only to keep a cluster whole */
+} FusPairKind;
+
+typedef struct FusPair {
+  int u, v; /* node ids, u < v */
+  FusPairKind kind;
+  const char *rule; /* "MAP-REDUCE", "REDUCE+REDUCE", ... */
+  double gain;      /* what fusing them saves: bytes, and a launch */
+  bool fused;       /* the schedule's choice */
+} FusPair;
+
+/* One control region: a CPU-level block.  Host statements (scalar
+   operations, lengths, `if`s, calls, host operations) are not nodes;
+   they order the runs around them (a path through one is a preventing
+   edge). */
+typedef struct FusRegion {
+  int index;         /* numbered in program order, from 1 */
+  const char *where; /* "function f", "top-level statement 3" */
+  LcuBlock *block;
+  FusFacts *facts;
+  Vec nodes;         /* FusNode * */
+  Vec edges;         /* FusEdge * */
+  Vec pairs;         /* FusPair * */
+  /* the schedule */
+  int nclusters;
+  double solve_ms;
+  const char *method; /* "ilp", "greedy" (the solver gave up), "none" */
+  double bytes_before, bytes_after; /* the cost model's estimate */
+} FusRegion;
+
+/* The PDG of block 'b' (a region of the function whose facts are 'f'):
+   its runs and the edges between them.
+   Requires: fus_simplify (not necessarily).  Keeps: everything. */
+FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f);
+
+/* ---- candidates.c ---- */
+
+/* The candidate pairs of 'r' (FusRegion.pairs): every fusible edge, every
+   order edge, and the horizontal pairs, with the gain of each.
+   Requires: fus_fill_pdg.  Keeps: the graph. */
+void fus_fill_candidates(FusRegion *r);
+/* The estimated global-memory bytes of node 'n' alone (reads and
+   writes), for the cost model. */
+double fus_node_bytes(const FusRegion *r, const FusNode *n);
+
+/* ---- schedule.c ---- */
+
+typedef struct FusScheduleOptions {
+  double time_limit_ms; /* GLPK's, per region */
+  FILE *lp_out;         /* --dump=ilp: each region's model in CPLEX LP
+                           format, or NULL */
+  bool greedy_only;     /* skip the ILP (tests of the fallback) */
+} FusScheduleOptions;
+
+/* Chooses the clusters of 'r' (FusPair.fused, FusNode.cluster,
+   FusRegion.nclusters): GLPK solves the ILP of DESIGN.md; when it gives
+   up (the time limit), a greedy merge of the best pairs that keeps every
+   cluster legal.  Requires: fus_fill_candidates.  Keeps: the graph. */
+void fus_schedule(FusRegion *r, const FusScheduleOptions *o);
+
+/* ---- merge.c ---- */
+
+/* The runs of cluster 'c' of 'r' as one run of one new kernel (added to
+   the program), which the region's block holds instead; the statements
+   are reordered so that each cluster stands where its inputs are ready
+   and before its first use.  Returns the new run.
+   Requires: fus_schedule.  Keeps: what the block computes; the order of
+   what can fail. */
+void fus_merge(LcuProgram *p, FusRegion *r);
+
+/* ---- rules.c ---- */
+
+/* Rewrites the SOACs of kernel 'k' (run by 'run', whose facts are 'f') by
+   the rules of the paper's Figure 5 and section 4.2 until none applies:
+   MAP into any consumer, FILTER-REDUCE, FILTER-FILTER, horizontal MAP,
+   REDUCE, SCAN, FILTER with one predicate, ONCE, and their segmented
+   forms; dead SOAC results dropped.  Parameters no SOAC reads are removed
+   with their arguments.  Requires: a kernel that only 'run' runs.  Keeps:
+   the kernel's results and the errors it reports. */
+void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f);
+
+/* ---- fuse.c: the pass ---- */
+
+typedef struct FusOptions {
+  FusScheduleOptions schedule;
+  FILE *pdg_out; /* --dump=pdg: Graphviz of every region, or NULL */
+  bool check_ir; /* lcu_check after every step */
+} FusOptions;
+
+typedef struct FusRegionStats {
+  const char *where;
+  int runs, clusters;
+  double solve_ms;
+  const char *method;
+  double bytes_before, bytes_after;
+} FusRegionStats;
+
+typedef struct FusStats {
+  int kernels_before, kernels_after; /* defined */
+  Vec regions;                       /* FusRegionStats * */
+} FusStats;
+
+/* Fusion: every region of every function and top-level block scheduled,
+   merged and rewritten; unused kernels pruned.
+   Requires: a checked program (fus_simplify first, for best results).
+   Keeps: what the program prints, errors at their statements and
+   locations.  Returns false if --check-ir found a broken invariant. */
+bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st);
+
+/* ---- dot.c ---- */
+
+/* The region's PDG as a Graphviz subgraph: nodes labelled by SOAC and
+   kernel, fusible, order and preventing edges drawn differently, the
+   chosen clusters as nested subgraphs. */
+void fus_print_pdg(FILE *out, const FusRegion *r);
+
+#endif

@@ -1,0 +1,609 @@
+/*
+ * simplify.c: the CPU level of λcu made smaller before fusion.
+ *
+ * Lowering works one flat statement at a time, and the library functions
+ * it inlines repeat themselves: quicksort's level computes `1 <= 0` for
+ * each range check and runs `seg_lengths` of one segment descriptor three
+ * times.  Fusion sees every repeated `run` as a node to schedule, so the
+ * repetitions go first.  One walk over each function, repeated until
+ * nothing changes:
+ *
+ *   - constant folding: a scalar operation on constants, by the runtime's
+ *     own scalar semantics (rt/scalar.h), when it cannot fail (a division
+ *     by zero stays, to fail at run time where it did); an `if` on a
+ *     constant becomes the branch it takes;
+ *   - algebraic identities that cannot fail: x + 0, x * 1, x / 1 (ints),
+ *     b or F, b and T, select on a constant;
+ *   - copy propagation: a COPY's result is its operand (constants too);
+ *   - common subexpressions: the same scalar operation, length or `run`
+ *     (of one kernel, on the same arguments) as an earlier one that
+ *     dominates it (earlier in its block or an enclosing one) is replaced
+ *     by that one's results.  This holds for what can fail as well: the
+ *     repetition can only run if the first did not fail, and then it does
+ *     not either.  Kernels that draw random numbers are never merged;
+ *   - lengths: #v of a MAP's (SCAN's, PERMUTE's) result is its size, the
+ *     segments of make_segdes(v) are #v, and seg_lengths(make_segdes(v))
+ *     is v itself;
+ *   - dead code: a statement whose results nothing reads and that can
+ *     neither fail nor have an effect (facts.c) goes, and an `if` left
+ *     with nothing in its branches.
+ *
+ * Nothing that can fail or print is moved, and nothing that can fail is
+ * removed unless an identical one before it guards it, so that an error
+ * is reported at the same statement as before.
+ */
+#include <string.h>
+
+#include "fusion.h"
+#include "../rt/scalar.h"
+
+typedef struct Simp {
+  LcuProgram *p;
+  FusFacts *facts; /* of the function being simplified */
+  PtrMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
+  bool changed;
+} Simp;
+
+/* ---- atoms ---- */
+
+static LcuAtom *subst_atom(Simp *s, LcuAtom *a) {
+  if (!a->var)
+    return a;
+  LcuAtom *r = ptrmap_get(&s->subst, a->var);
+  return r ? r : a;
+}
+
+static void subst_atoms(Simp *s, Vec *atoms) {
+  for (int i = 0; i < atoms->len; i++)
+    atoms->data[i] = subst_atom(s, atoms->data[i]);
+}
+
+/* Reads of 'v' become 'by' from now on. */
+static void replace(Simp *s, LcuVar *v, LcuAtom *by) {
+  ptrmap_put(&s->subst, v, by);
+  s->changed = true;
+}
+
+static bool is_const(const LcuAtom *a, FlatAtomKind kind) { return !a->var && a->constant.kind == kind; }
+static bool is_int(const LcuAtom *a, int32_t i) { return is_const(a, FA_INT) && a->constant.u.i == i; }
+static bool is_bool(const LcuAtom *a, bool b) { return is_const(a, FA_BOOL) && a->constant.u.b == b; }
+
+/* The text an atom contributes to a key (floats bit for bit). */
+static void key_atom(Buf *b, const LcuAtom *a) {
+  if (a->var) {
+    buf_printf(b, " v%d", a->var->id);
+    return;
+  }
+  switch (a->constant.kind) {
+  case FA_INT:
+    buf_printf(b, " i%d", (int)a->constant.u.i);
+    break;
+  case FA_FLOAT:
+    buf_printf(b, " f%a", a->constant.u.f);
+    break;
+  case FA_BOOL:
+    buf_printf(b, " b%d", (int)a->constant.u.b);
+    break;
+  case FA_CHAR:
+    buf_printf(b, " c%d", (int)(unsigned char)a->constant.u.c);
+    break;
+  default:
+    buf_puts(b, " ?");
+  }
+}
+
+static char *key_of(const char *head, const Vec *args) {
+  Buf b = {0};
+  buf_puts(&b, head);
+  for (int i = 0; i < args->len; i++)
+    key_atom(&b, args->data[i]);
+  return buf_str(&b);
+}
+
+/* ---- constant folding ---- */
+
+/* op(a...) on constants by the runtime's semantics; false when it fails
+   or gives a float (whose printed constant might not be exact). */
+static bool fold(FlatOp op, const FlatAtom *a, int n, FlatAtom *out) {
+  int err = RT_OK;
+  FlatAtomKind k = a[0].kind;
+#define INT(x) (*out = lcu_int_const(x), true)
+#define BOOL(x) (*out = lcu_bool_const((x) != 0), true)
+  if (op == FLAT_COPY) {
+    *out = a[0];
+    return true;
+  }
+  if (op == FLAT_SELECT) {
+    if (k != FA_BOOL || a[1].kind != a[2].kind)
+      return false;
+    *out = a[0].u.b ? a[1] : a[2];
+    return true;
+  }
+  for (int i = 1; i < n; i++)
+    if (a[i].kind != k)
+      return false;
+  if (op >= FLAT_EQ && op <= FLAT_GE) {
+    int c; /* -1, 0, 1 */
+    switch (k) {
+    case FA_INT:
+      c = (a[0].u.i > a[1].u.i) - (a[0].u.i < a[1].u.i);
+      break;
+    case FA_FLOAT:
+      c = (a[0].u.f > a[1].u.f) - (a[0].u.f < a[1].u.f);
+      break;
+    case FA_BOOL:
+      c = (int)a[0].u.b - (int)a[1].u.b;
+      break;
+    case FA_CHAR:
+      c = ((unsigned char)a[0].u.c > (unsigned char)a[1].u.c) - ((unsigned char)a[0].u.c < (unsigned char)a[1].u.c);
+      break;
+    default:
+      return false;
+    }
+    switch (op) {
+    case FLAT_EQ:
+      return BOOL(c == 0);
+    case FLAT_NE:
+      return BOOL(c != 0);
+    case FLAT_LT:
+      return BOOL(c < 0);
+    case FLAT_GT:
+      return BOOL(c > 0);
+    case FLAT_LE:
+      return BOOL(c <= 0);
+    default:
+      return BOOL(c >= 0);
+    }
+  }
+  if (k == FA_BOOL) {
+    switch (op) {
+    case FLAT_NOT:
+      return BOOL(rt_not_b(a[0].u.b));
+    case FLAT_AND:
+      return BOOL(rt_and_b(a[0].u.b, a[1].u.b));
+    case FLAT_OR:
+      return BOOL(rt_or_b(a[0].u.b, a[1].u.b));
+    case FLAT_XOR:
+      return BOOL(rt_xor_b(a[0].u.b, a[1].u.b));
+    case FLAT_BTOI:
+      return INT(rt_btoi_b(a[0].u.b));
+    default:
+      return false;
+    }
+  }
+  if (k == FA_CHAR)
+    return op == FLAT_CHAR_CODE && INT((unsigned char)a[0].u.c);
+  if (k != FA_INT)
+    return false;
+  int32_t x = a[0].u.i, y = n > 1 ? a[1].u.i : 0, r;
+  switch (op) {
+  case FLAT_ADD:
+    return INT(rt_add_i(x, y));
+  case FLAT_SUB:
+    return INT(rt_sub_i(x, y));
+  case FLAT_MUL:
+    return INT(rt_mul_i(x, y));
+  case FLAT_DIV:
+    r = rt_div_i(x, y, &err);
+    return err == RT_OK && INT(r);
+  case FLAT_REM:
+    r = rt_rem_i(x, y, &err);
+    return err == RT_OK && INT(r);
+  case FLAT_NEG:
+    return INT(rt_neg_i(x));
+  case FLAT_NOT:
+    return INT(rt_not_i(x));
+  case FLAT_AND:
+    return INT(rt_and_i(x, y));
+  case FLAT_OR:
+    return INT(rt_or_i(x, y));
+  case FLAT_XOR:
+    return INT(rt_xor_i(x, y));
+  case FLAT_LSHIFT:
+    return INT(rt_lshift_i(x, y));
+  case FLAT_RSHIFT:
+    return INT(rt_rshift_i(x, y));
+  default:
+    return false;
+  }
+#undef INT
+#undef BOOL
+}
+
+static bool nonneg(Simp *s, const LcuAtom *a) {
+  return a->var ? fus_len_nonneg(fus_var_len(s->facts, a->var)) : a->constant.kind == FA_INT && a->constant.u.i >= 0;
+}
+
+/* The operand a scalar operation reduces to by an identity that cannot
+   fail, or NULL.  A length is never negative: `#v < 0` is F (the range
+   checks of lowering ask it). */
+static LcuAtom *identity(Simp *s, const LcuStmt *st) {
+  LcuAtom *a = st->args.data[0];
+  LcuAtom *b = st->args.len > 1 ? st->args.data[1] : NULL;
+  FlatBase t = lcu_atom_type(a).base;
+  switch (st->op) {
+  case FLAT_COPY:
+    return a;
+  case FLAT_ZERO: /* the zero of the operand's type */
+    switch (t) {
+    case FB_FLOAT:
+      return lcu_atom_const(lcu_float_const(0.0));
+    case FB_BOOL:
+      return lcu_atom_const(lcu_bool_const(false));
+    case FB_CHAR:
+      return lcu_atom_const(lcu_char_const(0));
+    default:
+      return lcu_atom_int(0);
+    }
+  case FLAT_ADD:
+    if (t != FB_INT)
+      return NULL;
+    return is_int(b, 0) ? a : is_int(a, 0) ? b : NULL;
+  case FLAT_SUB:
+    return t == FB_INT && is_int(b, 0) ? a : NULL;
+  case FLAT_MUL:
+    if (t != FB_INT)
+      return NULL;
+    return is_int(b, 1) ? a : is_int(a, 1) ? b : NULL;
+  case FLAT_DIV:
+    return t == FB_INT && is_int(b, 1) ? a : NULL;
+  case FLAT_OR:
+    if (t != FB_BOOL)
+      return NULL;
+    return is_bool(b, false) ? a : is_bool(a, false) ? b : is_bool(a, true) ? a : is_bool(b, true) ? b : NULL;
+  case FLAT_AND:
+    if (t != FB_BOOL)
+      return NULL;
+    return is_bool(b, true) ? a : is_bool(a, true) ? b : is_bool(a, false) ? a : is_bool(b, false) ? b : NULL;
+  case FLAT_LT:
+  case FLAT_GE:
+    if (t == FB_INT && is_int(b, 0) && nonneg(s, a))
+      return lcu_atom_const(lcu_bool_const(st->op == FLAT_GE));
+    return NULL;
+  case FLAT_GT:
+  case FLAT_LE:
+    if (t == FB_INT && is_int(a, 0) && nonneg(s, b))
+      return lcu_atom_const(lcu_bool_const(st->op == FLAT_LE));
+    return NULL;
+  case FLAT_SELECT: {
+    LcuAtom *c = st->args.data[2];
+    if (is_bool(a, true))
+      return b;
+    if (is_bool(a, false))
+      return c;
+    return NULL;
+  }
+  default:
+    return NULL;
+  }
+}
+
+/* ---- the kernels a rule recognizes ---- */
+
+/* The library kernel of a kernel of one library SOAC, or -1. */
+static int library_of(const LcuKernel *k) {
+  if (k->soacs.len != 1)
+    return -1;
+  const LcuSoac *s = k->soacs.data[0];
+  return s->kind == SOAC_LIBRARY ? (int)s->library : -1;
+}
+
+static bool draws_random(const LcuKernel *k) {
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    if (s->kind == SOAC_LIBRARY && s->library == LIB_RAND)
+      return true;
+  }
+  return false;
+}
+
+/* The run that binds 'v', if a run binds it. */
+static const LcuStmt *run_of(Simp *s, const LcuVar *v) {
+  const LcuStmt *d = v ? ptrmap_get(&s->facts->def, v) : NULL;
+  return d && d->kind == LS_RUN ? d : NULL;
+}
+
+/* make_segdes's argument, when 'sd' is its result. */
+static LcuAtom *segdes_lengths(Simp *s, const LcuVar *sd) {
+  const LcuStmt *d = run_of(s, sd);
+  if (!d || library_of(d->kernel) != LIB_MAKE_SEGDES || d->args.len != 1)
+    return NULL;
+  return subst_atom(s, d->args.data[0]);
+}
+
+/* #v as an atom when v is the result of a run whose SOAC's size gives
+   it: a constant or the run's argument for a size parameter; or as
+   another vector whose length it is ('*same'). */
+static LcuAtom *known_length(Simp *s, const LcuVar *v, LcuVar **same) {
+  *same = NULL;
+  const LcuStmt *d = run_of(s, v);
+  if (!d)
+    return NULL;
+  const LcuKernel *k = d->kernel;
+  int at = -1;
+  for (int i = 0; i < d->results.len; i++)
+    if (d->results.data[i] == v)
+      at = i;
+  if (at < 0 || at >= k->results.len)
+    return NULL;
+  const LcuVar *kr = k->results.data[at];
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *so = k->soacs.data[i];
+    bool mine = false;
+    for (int r = 0; r < so->results.len; r++)
+      mine |= so->results.data[r] == kr;
+    if (!mine)
+      continue;
+    bool sized = so->kind == SOAC_MAP || so->kind == SOAC_SCAN || (so->kind == SOAC_PERMUTE && !so->into);
+    if (!sized)
+      return NULL;
+    const LcuVar *param = so->size.var ? so->size.var : so->size.length;
+    if (!param)
+      return lcu_atom_int(so->size.value);
+    for (int p = 0; p < k->params.len; p++) {
+      if (k->params.data[p] != param)
+        continue;
+      LcuAtom *arg = subst_atom(s, d->args.data[p]);
+      if (so->size.var)
+        return arg;
+      *same = arg->var;
+      return NULL;
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+/* ---- the walk ---- */
+
+static void simp_stmts(Simp *s, const Vec *in, Vec *out, Map *avail);
+
+/* Looks up 'key'; if an earlier statement computed it, the results of
+   'st' become that one's and true is returned; else 'st' is recorded. */
+static bool common(Simp *s, Map *avail, const char *key, LcuStmt *st) {
+  LcuStmt *old = map_get(avail, key);
+  if (old && old->results.len == st->results.len) {
+    for (int i = 0; i < st->results.len; i++)
+      replace(s, st->results.data[i], lcu_atom_var(old->results.data[i]));
+    return true;
+  }
+  map_put(avail, key, st);
+  return false;
+}
+
+/* Simplifies scalar statement 'st'; true if it goes. */
+static bool simp_scalar(Simp *s, LcuStmt *st, Map *avail) {
+  LcuVar *r = st->results.data[0];
+  FlatAtom c[3];
+  bool constant = st->args.len > 0;
+  for (int i = 0; i < st->args.len; i++) {
+    LcuAtom *a = st->args.data[i];
+    constant &= !a->var;
+    if (!a->var)
+      c[i] = a->constant;
+  }
+  FlatAtom folded;
+  if (constant && fold(st->op, c, st->args.len, &folded) && lcu_const_base(folded) == r->type.base) {
+    replace(s, r, lcu_atom_const(folded));
+    return true;
+  }
+  LcuAtom *same = identity(s, st);
+  if (same && lcu_type_equal(lcu_atom_type(same), r->type)) {
+    replace(s, r, same);
+    return true;
+  }
+  return common(s, avail, key_of(xprintf("s%d", (int)st->op), &st->args), st);
+}
+
+/* Simplifies length statement 'st'; true if it goes. */
+static bool simp_length(Simp *s, LcuStmt *st, Map *avail) {
+  LcuVar *r = st->results.data[0];
+  for (;;) {
+    LcuAtom *a = st->args.data[0];
+    if (!a->var)
+      break;
+    if (st->length == LEN_SEGMENTS) { /* the segments of make_segdes(v): #v */
+      LcuAtom *lengths = segdes_lengths(s, a->var);
+      if (lengths && lengths->var) {
+        st->length = LEN_VECTOR;
+        st->args.data[0] = lengths;
+        s->changed = true;
+        continue;
+      }
+      break;
+    }
+    if (st->length != LEN_VECTOR)
+      break;
+    LcuVar *other;
+    LcuAtom *n = known_length(s, a->var, &other);
+    if (n) {
+      replace(s, r, n);
+      return true;
+    }
+    if (other && other != a->var) {
+      st->args.data[0] = lcu_atom_var(other);
+      s->changed = true;
+      continue;
+    }
+    break;
+  }
+  return common(s, avail, key_of(xprintf("l%d", (int)st->length), &st->args), st);
+}
+
+/* Simplifies run 'st'; true if it goes. */
+static bool simp_run(Simp *s, LcuStmt *st, Map *avail) {
+  const LcuKernel *k = st->kernel;
+  /* seg_lengths(make_segdes(v)) is v: make_segdes checked that the
+     lengths are not negative, and the sd keeps them as they were */
+  if (library_of(k) == LIB_SEG_LENGTHS && st->args.len == 1 && st->results.len == 1) {
+    LcuAtom *a = st->args.data[0];
+    LcuAtom *lengths = a->var ? segdes_lengths(s, a->var) : NULL;
+    if (lengths && lengths->var && lcu_type_equal(lengths->var->type, ((LcuVar *)st->results.data[0])->type)) {
+      replace(s, st->results.data[0], lengths);
+      return true;
+    }
+  }
+  if (draws_random(k))
+    return false;
+  return common(s, avail, key_of(xprintf("r%s", k->name), &st->args), st);
+}
+
+static void simp_block(Simp *s, LcuBlock *b, Map *avail) {
+  Vec out = {0};
+  simp_stmts(s, &b->stmts, &out, avail);
+  b->stmts = out;
+  subst_atoms(s, &b->results);
+}
+
+/* True if block 'b' does nothing: no statements. */
+static bool empty(const LcuBlock *b) { return b->stmts.len == 0; }
+
+/* Simplifies `if` 'st' into 'out'; its nested blocks see the expressions
+   available before it. */
+static void simp_if(Simp *s, LcuStmt *st, Vec *out, Map *avail) {
+  LcuAtom *c = st->args.data[0];
+  if (!c->var && c->constant.kind == FA_BOOL) {
+    /* the branch it takes, in its place */
+    LcuBlock *taken = c->constant.u.b ? st->then : st->els;
+    simp_stmts(s, &taken->stmts, out, avail);
+    subst_atoms(s, &taken->results);
+    for (int i = 0; i < st->results.len; i++)
+      replace(s, st->results.data[i], taken->results.data[i]);
+    s->changed = true;
+    return;
+  }
+  Map then_avail = map_copy(avail), else_avail = map_copy(avail);
+  simp_block(s, st->then, &then_avail);
+  simp_block(s, st->els, &else_avail);
+  if (empty(st->then) && empty(st->els)) {
+    /* both branches give the same atoms: so does the if */
+    bool same = true;
+    for (int i = 0; i < st->results.len; i++) {
+      LcuAtom *x = st->then->results.data[i], *y = st->els->results.data[i];
+      same &= x->var ? x->var == y->var : !y->var && memcmp(&x->constant, &y->constant, sizeof x->constant) == 0;
+    }
+    if (same) {
+      for (int i = 0; i < st->results.len; i++)
+        replace(s, st->results.data[i], st->then->results.data[i]);
+      s->changed = true;
+      return;
+    }
+  }
+  vec_push(out, st);
+}
+
+static void simp_stmts(Simp *s, const Vec *in, Vec *out, Map *avail) {
+  for (int i = 0; i < in->len; i++) {
+    LcuStmt *st = in->data[i];
+    subst_atoms(s, &st->args);
+    bool gone = false;
+    switch (st->kind) {
+    case LS_SCALAR:
+      gone = simp_scalar(s, st, avail);
+      break;
+    case LS_LENGTH:
+      gone = simp_length(s, st, avail);
+      break;
+    case LS_RUN:
+      gone = simp_run(s, st, avail);
+      break;
+    case LS_IF:
+      simp_if(s, st, out, avail);
+      continue;
+    case LS_TIME: {
+      Map inner = map_copy(avail);
+      simp_block(s, st->body, &inner);
+      break;
+    }
+    default:
+      break;
+    }
+    if (!gone)
+      vec_push(out, st);
+  }
+}
+
+/* ---- dead code ---- */
+
+static void count_atoms(const Vec *atoms, PtrMap *uses) {
+  for (int i = 0; i < atoms->len; i++) {
+    const LcuAtom *a = atoms->data[i];
+    if (a->var) {
+      void **n = ptrmap_slot(uses, a->var, true);
+      *n = (void *)((intptr_t)*n + 1);
+    }
+  }
+}
+
+static void count_uses(const LcuBlock *b, PtrMap *uses) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *st = b->stmts.data[i];
+    count_atoms(&st->args, uses);
+    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        count_uses(nested[k], uses);
+  }
+  count_atoms(&b->results, uses);
+}
+
+/* Drops the dead statements of 'b' (and of its nested blocks); true if
+   any went. */
+static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
+  bool changed = false;
+  int out = 0;
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *st = b->stmts.data[i];
+    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        changed |= sweep(s, (LcuBlock *)nested[k], uses);
+    bool unused = true;
+    for (int k = 0; k < st->results.len; k++)
+      unused &= !ptrmap_get(uses, st->results.data[k]);
+    if (unused && !fus_stmt_effects(s->facts, st) && st->kind != LS_CALL && st->kind != LS_HOST) {
+      changed = true;
+      continue;
+    }
+    b->stmts.data[out++] = st;
+  }
+  b->stmts.len = out;
+  return changed;
+}
+
+static void drop_dead(Simp *s, LcuBlock *body) {
+  for (;;) {
+    PtrMap uses = {0};
+    count_uses(body, &uses);
+    if (!sweep(s, body, &uses))
+      return;
+    s->changed = true;
+  }
+}
+
+/* ---- the pass ---- */
+
+static void simplify_body(LcuProgram *p, LcuBlock *body) {
+  for (int round = 0; round < 64; round++) {
+    FusFacts facts;
+    fus_fill_facts(body, &facts);
+    Simp s = {p, &facts, {0}, false};
+    Map avail = {0};
+    simp_block(&s, body, &avail);
+    fus_fill_facts(body, &facts);
+    drop_dead(&s, body);
+    if (!s.changed)
+      return;
+  }
+}
+
+void fus_simplify(LcuProgram *p) {
+  for (int i = 0; i < p->funcs.len; i++)
+    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body);
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (t->body)
+      simplify_body(p, t->body);
+  }
+  lcu_prune_kernels(p);
+}
