@@ -25,6 +25,10 @@
 
 #define NESSIE_VERSION "0.1.0"
 
+/* GLPK's limit per region: a guard, far above what the corpus needs
+   (docs/fusion.md; schedule.c also limits the search itself). */
+#define FUSION_TIME_LIMIT_MS 2000
+
 enum { EXIT_OK = 0, EXIT_COMPILE_ERROR = 1, EXIT_USAGE = 2 };
 
 static const struct {
@@ -329,18 +333,66 @@ static const char *default_output(const char *file) {
   return xprintf("%s.out", base);
 }
 
-/* --interp=lcu: λcu's interpreter on every top-level statement. */
-static int run_lcu(const Options *opt, LcuProgram *lcu) {
-  LcuInterp *in = lcu_interp_new(lcu, stdout);
+/* λcu's interpreter on every top-level statement of 'lcu', printing on
+   'out'. */
+static LcuStats interpret(LcuProgram *lcu, FILE *out) {
+  LcuInterp *in = lcu_interp_new(lcu, out);
   for (int i = 0; i < lcu->tops.len; i++)
     lcu_interp_run_top(in, lcu->tops.data[i]);
-  fflush(stdout);
-  if (opt->stats) {
-    LcuStats st = lcu_interp_stats(in);
-    fprintf(stderr, "stats: %d kernels, %llu runs, %llu elements\n", st.kernels, (unsigned long long)st.runs,
-            (unsigned long long)st.elements);
+  fflush(out);
+  return lcu_interp_stats(in);
+}
+
+static void print_lcu_stats(const char *what, LcuStats st) {
+  fprintf(stderr, "stats: %s%d kernels, %llu runs, %llu elements, %llu bytes\n", what, st.kernels,
+          (unsigned long long)st.runs, (unsigned long long)st.elements, (unsigned long long)st.bytes);
+}
+
+/* --interp=lcu: λcu's interpreter on every top-level statement.  With
+   --stats after fusion, 'unfused' (the flat program) is lowered again and
+   run first, its output thrown away and its random numbers drawn again
+   after, for the counts before fusion (so that a program reading
+   standard input sees it empty the second time). */
+static int run_lcu(const Options *opt, LcuProgram *lcu, FlatProgram *unfused, const FusStats *fusion) {
+  LcuStats before = {0};
+  if (unfused) {
+    FILE *null = fopen("/dev/null", "w");
+    if (null) {
+      before = interpret(lcu_lower(unfused), null);
+      fclose(null);
+      rt_rand_seed(0);
+    }
   }
+  LcuStats st = interpret(lcu, stdout);
+  if (!opt->stats)
+    return EXIT_OK;
+  print_lcu_stats("", st);
+  if (!unfused)
+    return EXIT_OK;
+  print_lcu_stats("before fusion: ", before);
+  double model_before = 0, model_after = 0;
+  for (int i = 0; i < fusion->regions.len; i++) {
+    const FusRegionStats *r = fusion->regions.data[i];
+    model_before += r->bytes_before;
+    model_after += r->bytes_after;
+    fprintf(stderr, "stats: fusion: %s: %d runs in %d kernels (%s, %.2f ms), estimated bytes %.0f -> %.0f\n", r->where,
+            r->runs, r->clusters, r->method, r->solve_ms, r->bytes_before, r->bytes_after);
+  }
+  fprintf(stderr, "stats: fusion: %d kernels -> %d, estimated bytes %.0f -> %.0f per run of each region\n",
+          fusion->kernels_before, fusion->kernels_after, model_before, model_after);
   return EXIT_OK;
+}
+
+/* -O1: the CPU level simplified, then fused (--dump=pdg and --dump=ilp
+   print what fusion sees and decides). */
+static bool optimize(const Options *opt, LcuProgram *lcu, FusStats *st) {
+  fus_simplify(lcu);
+  if (opt->check_ir && !lcu_check(lcu, "simplify"))
+    return false;
+  FusOptions fo = {{FUSION_TIME_LIMIT_MS, opt->dump == STAGE_ILP ? stdout : NULL, false},
+                   opt->dump == STAGE_PDG ? stdout : NULL,
+                   opt->check_ir};
+  return fus_fuse(lcu, &fo, st) && (!opt->check_ir || lcu_check(lcu, "fusion"));
 }
 
 static bool is_lcu_file(const char *path) {
@@ -366,7 +418,7 @@ static int compile_lcu(const Options *opt, Source *src) {
     lcu_print_program(stdout, lcu);
     return EXIT_OK;
   }
-  return run_lcu(opt, lcu);
+  return run_lcu(opt, lcu, NULL, NULL);
 }
 
 /* The pipeline.  Returns the exit status. */
@@ -442,17 +494,18 @@ static int compile(const Options *opt) {
     lcu_print_program(stdout, lcu);
     return EXIT_OK;
   }
-  if (opt->opt_level > 0) {
-    fus_simplify(lcu);
-    if (opt->check_ir && !lcu_check(lcu, "simplify"))
-      return EXIT_COMPILE_ERROR;
-  }
+  FusStats fusion = {0};
+  bool analyse = opt->dump == STAGE_PDG || opt->dump == STAGE_ILP;
+  if ((opt->opt_level > 0 || analyse) && !optimize(opt, lcu, &fusion))
+    return EXIT_COMPILE_ERROR;
+  if (analyse)
+    return EXIT_OK;
   if (opt->dump == STAGE_FUSED) {
     lcu_print_program(stdout, lcu);
     return EXIT_OK;
   }
   if (opt->interp == INTERP_LCU)
-    return run_lcu(opt, lcu);
+    return run_lcu(opt, lcu, opt->stats && opt->opt_level > 0 ? flat : NULL, &fusion);
 
   if (opt->dump == STAGE_C) {
     cg_program(stdout, lcu, &cg_cpu_target, opt->file);

@@ -189,12 +189,6 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_SEG_REDUCE:
       l = fus_kernel_len(kl, s->segdes);
       break;
-    case SOAC_SEG_FILTER:
-    case SOAC_SEG_PARTITION:
-      /* the new sds have the segments of the old */
-      if (r->type.kind == LT_SEGDES)
-        l = fus_kernel_len(kl, s->segdes);
-      break;
     case SOAC_LIBRARY: {
       const LcuVar *a0 = s->args.len > 0 ? s->args.data[0] : NULL;
       switch (s->library) {
@@ -221,8 +215,22 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       }
       break;
     }
+    case SOAC_FILTER:
+    case SOAC_PARTITION:
+    case SOAC_SEG_FILTER:
+    case SOAC_SEG_PARTITION:
+      /* the new sds have the segments of the old; the values of one
+         group have one length, that of its first */
+      if (r->type.kind == LT_SEGDES) {
+        l = fus_kernel_len(kl, s->segdes);
+      } else {
+        int nv = s->pull ? s->pull->body.len : 1;
+        int group = s->kind == SOAC_SEG_FILTER || s->kind == SOAC_SEG_PARTITION ? nv + 1 : nv;
+        l = len_var(s->results.data[i - i % group]);
+      }
+      break;
     default:
-      break; /* REDUCE, ONCE, FILTER, PARTITION: known only as themselves */
+      break; /* REDUCE, ONCE: known only as themselves */
     }
     if (l.kind == FL_UNKNOWN)
       l = len_var(r);
@@ -360,10 +368,8 @@ bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
   }
 }
 
-/* The index parameter of thunk 't' of SOAC 's', or NULL: the pull's
-   (but ONCE's), PERMUTE's index thunk's. */
-static const LcuVar *index_param(const LcuSoac *s, const LcuThunk *t) {
-  if (!t || t->params.len != 1 || s->kind == SOAC_ONCE)
+const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t) {
+  if (!t || t->params.len != 1 || s->kind == SOAC_ONCE || s->kind == SOAC_LIBRARY)
     return NULL;
   if (t == s->pull || (t == s->second && (s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE)))
     return t->params.data[0];
@@ -376,7 +382,7 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
       return true;
   switch (e->kind) {
   case LE_INDEX: {
-    const LcuVar *i = index_param(s, t);
+    const LcuVar *i = fus_index_param(s, t);
     const LcuExp *at = e->args[0];
     if (!i || at->kind != LE_VAR || at->var != i)
       return true;

@@ -93,6 +93,9 @@ enum {
                          draws from a counter) */
 };
 
+/* The index parameter of thunk 't' of SOAC 's' (its pull's, PERMUTE's
+   index thunk's), or NULL (ONCE, a predicate, an operator). */
+const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t);
 /* True if thunk expression 'e' (of thunk 't' of SOAC 's') can fail:
    an operation that can (a division, float arithmetic, ...), or a
    subscript not known to be in range. */
@@ -166,7 +169,8 @@ typedef struct FusPair {
   int u, v; /* node ids, u < v */
   FusPairKind kind;
   const char *rule; /* "MAP-REDUCE", "REDUCE+REDUCE", ... */
-  double gain;      /* what fusing them saves: bytes, and a launch */
+  double bytes;     /* the global-memory bytes fusing them saves */
+  double gain;      /* the ILP's weight: those bytes and a launch */
   bool fused;       /* the schedule's choice */
 } FusPair;
 
@@ -182,6 +186,11 @@ typedef struct FusRegion {
   Vec nodes;         /* FusNode * */
   Vec edges;         /* FusEdge * */
   Vec pairs;         /* FusPair * */
+  /* the block's statements: what must come after each (its readers, and
+     the next statement that fails or has effects), and its node */
+  int nstmts;
+  Vec *succ;         /* per statement: statement indices (intptr_t) */
+  int *node_of;      /* per statement: its node, or -1 */
   /* the schedule */
   int nclusters;
   double solve_ms;
@@ -203,6 +212,10 @@ void fus_fill_candidates(FusRegion *r);
 /* The estimated global-memory bytes of node 'n' alone (reads and
    writes), for the cost model. */
 double fus_node_bytes(const FusRegion *r, const FusNode *n);
+/* True if u and v may share a kernel as far as their own checks go: a
+   check at a run reports at the run holding it (merge.c gives the fused
+   run that member's place and library context). */
+bool fus_anchors_agree(const FusNode *u, const FusNode *v);
 
 /* ---- schedule.c ---- */
 
@@ -221,13 +234,14 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o);
 
 /* ---- merge.c ---- */
 
-/* The runs of cluster 'c' of 'r' as one run of one new kernel (added to
-   the program), which the region's block holds instead; the statements
-   are reordered so that each cluster stands where its inputs are ready
-   and before its first use.  Returns the new run.
+/* The runs of each cluster of several runs of 'r' as one run of one new
+   kernel (added to the program), which the region's block holds
+   instead; the statements are reordered so that each cluster stands
+   where its inputs are ready and before its first use.  Returns the new
+   runs (LcuStmt *), in order.
    Requires: fus_schedule.  Keeps: what the block computes; the order of
    what can fail. */
-void fus_merge(LcuProgram *p, FusRegion *r);
+Vec fus_merge(LcuProgram *p, FusRegion *r);
 
 /* ---- rules.c ---- */
 

@@ -474,6 +474,8 @@ static void canon_loc(Canon *c, Loc loc) {
 static void canon_exp(Canon *c, const LcuExp *e) {
   buf_printf(&c->b, "(%d/%d ", e->kind, e->type);
   canon_loc(c, e->loc);
+  if (e->lib_fn)
+    buf_printf(&c->b, "from %s ", e->lib_fn);
   switch (e->kind) {
   case LE_VAR:
   case LE_LENGTH:

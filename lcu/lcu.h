@@ -91,6 +91,12 @@ typedef struct LcuExp {
   struct LcuExp *args[3]; /* LE_OP operands; LE_INDEX: [0] the index;
                              LE_IF: cond, then, else; LE_LET: value, body */
   int nargs;
+  const char *lib_fn;     /* NULL, or (fusion) the library function whose
+                             inlined statement the expression was moved out
+                             of, into a run of other code: its errors are
+                             worded as in that function called at 'loc'
+                             (LcuStmt.lib_fn, user_loc), whatever the run
+                             holding it */
 } LcuExp;
 
 /* { xs => (e1, ..., ek) using ys }: a thunk with scalar parameters whose
@@ -572,6 +578,9 @@ typedef struct LcuStats {
   int kernels;        /* kernels defined */
   uint64_t runs;      /* `run`s executed */
   uint64_t elements;  /* elements the SOACs processed (their index spaces) */
+  uint64_t bytes;     /* global-memory traffic: the elements the thunks
+                         read (a vector read at the SOAC's own index once
+                         per SOAC) and the SOACs' results */
 } LcuStats;
 
 typedef struct LcuInterp LcuInterp;

@@ -458,6 +458,9 @@ typedef struct Kernel {
   const char *(*prim)(FlatOp op, bool scan); /* the operator of a REDUCE
                               or SCAN: the primitive its errors name */
   bool scan;
+  int64_t space;           /* the SOAC's index space, for the traffic */
+  Vec own;                 /* the vectors read at the SOAC's own index so
+                              far: counted once (a loop loads x[i] once) */
 } Kernel;
 
 static RtValue *kernel_var(Kernel *k, const LcuVar *v) {
@@ -643,6 +646,39 @@ static bool affine_index(Kernel *k, const LcuExp *e, Local *env, int64_t *base) 
   return false;
 }
 
+/* ---- traffic: the bytes a SOAC reads and writes (LcuStats.bytes) ---- */
+
+static uint64_t value_bytes(const RtValue *v) {
+  switch (v->type.kind) {
+  case FT_SCALAR:
+    return rt_base_size(v->type.base);
+  case FT_VEC:
+    return (uint64_t)v->len * rt_base_size(v->type.base);
+  default:
+    return (uint64_t)v->len * sizeof(int64_t);
+  }
+}
+
+/* Counts the read of vector 'v' by 'e' on n lanes: at the SOAC's own
+   index, once per SOAC for its whole index space. */
+static void count_read(Kernel *k, const LcuExp *e, const RtValue *v, int64_t n) {
+  const LcuThunk *t = k->thunk;
+  const LcuExp *i = e->args[0];
+  bool own = i->kind == LE_VAR && t && t->params.len == 1 && i->var == t->params.data[0] &&
+             (t == k->soac->pull || (t == k->soac->second && (k->soac->kind == SOAC_PERMUTE ||
+                                                              k->soac->kind == SOAC_SEG_PERMUTE)));
+  size_t size = rt_base_size(v->type.base);
+  if (!own) {
+    k->in->stats.bytes += (uint64_t)n * size;
+    return;
+  }
+  for (int j = 0; j < k->own.len; j++)
+    if (k->own.data[j] == e->var)
+      return;
+  vec_push(&k->own, (void *)e->var);
+  k->in->stats.bytes += (uint64_t)k->space * size;
+}
+
 /* x[i] for each lane: an index out of range is the flat GATHER's (or
    ELT's, under ONCE) error.  Lanes that read a slice of x read x itself
    (all of it) or one copy of the slice. */
@@ -650,6 +686,7 @@ static RtValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   RtValue *v = using_var(k, e->var);
   if (v->type.kind != FT_VEC)
     die("%s[...] on a %s", e->var->name, rt_type_name(v->type));
+  count_read(k, e, v, n);
   size_t size = rt_base_size(v->type.base);
   int64_t base;
   if (affine_index(k, e->args[0], env, &base) && base >= 0 && base + n <= v->len) {
@@ -673,8 +710,33 @@ static RtValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   return r;
 }
 
+static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n);
+
+/* An expression that fusion moved out of a statement inlined from a
+   library function into a run of other code (LcuExp.lib_fn) reports its
+   errors as that statement would have: in the function, called at
+   e->loc.  The context is the running frame's with the library call. */
+static const RtContext *enter_library(const LcuExp *e, RtContext *moved) {
+  const RtContext *ctx = rt_context();
+  *moved = ctx ? *ctx : top_context;
+  moved->lib_fn = e->lib_fn;
+  moved->lib_call = flat_rt_loc(e->loc);
+  rt_set_context(moved);
+  return ctx;
+}
+
 /* Expression 'e' on n lanes, its parameters and lets in 'env'. */
 static RtValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
+  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_OP))
+    return eval_here(k, e, env, n);
+  RtContext moved;
+  const RtContext *saved = enter_library(e, &moved);
+  RtValue *r = eval_here(k, e, env, n);
+  rt_set_context(saved);
+  return r;
+}
+
+static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   switch (e->kind) {
   case LE_VAR: {
     Local *l = lookup(env, e->var);
@@ -796,8 +858,21 @@ static void scalar_copy(RtValue *to, const RtValue *from) {
   copy_elem(to->data.any, from->data.any, rt_base_size(to->type.base));
 }
 
+static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out);
+
 /* Expression 'e' on one lane into '*out' (a RtValue the caller owns). */
 static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
+  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_OP)) {
+    eval1_here(k, e, env, out);
+    return;
+  }
+  RtContext moved;
+  const RtContext *saved = enter_library(e, &moved);
+  eval1_here(k, e, env, out);
+  rt_set_context(saved);
+}
+
+static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
   scalar_init(out, e->type);
   switch (e->kind) {
   case LE_VAR: {
@@ -842,6 +917,7 @@ static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (i.scalar.i < 0 || i.scalar.i >= v->len)
       rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
                             i.scalar.i, v->len);
+    k->in->stats.bytes += rt_base_size(v->type.base);
     copy_elem(out->data.any, elem_at(v, i.scalar.i), rt_base_size(v->type.base));
     return;
   }
@@ -1121,6 +1197,8 @@ static void run_library(Kernel *k, RtValue **out) {
                  .site = s->site};
   Vec *r = &k->in->results;
   r->len = 0;
+  for (int i = 0; i < s->args.len; i++)
+    k->in->stats.bytes += value_bytes(args[i]);
   flat_exec_op(&fs, args, s->args.len, r);
   if (r->len != s->results.len)
     die("library kernel %s gives %d values for %d results", lcu_library_name(s->library), r->len, s->results.len);
@@ -1151,7 +1229,7 @@ static int soac_results(const LcuSoac *s, int nv) {
    values of its results. */
 static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtValue **slots, Loc loc,
                      RtValue **out) {
-  Kernel k = {in, s, loc, layout, slots, NULL, NULL, false};
+  Kernel k = {in, s, loc, layout, slots, NULL, NULL, false, 0, {0}};
   if (s->kind == SOAC_LIBRARY) {
     run_library(&k, out);
     return;
@@ -1164,12 +1242,14 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
   switch (s->kind) {
   case SOAC_MAP: {
     int64_t n = soac_size(&k);
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     pull(&k, n, out);
     return;
   }
   case SOAC_PERMUTE: {
     int64_t n = soac_size(&k);
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     permute(&k, n, NULL, 0, s->into ? kernel_var(&k, s->into)->len : n, out);
     return;
@@ -1177,6 +1257,7 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
   case SOAC_REDUCE:
   case SOAC_SCAN: {
     int64_t n = soac_size(&k);
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     int64_t off[2] = {0, n};
     pull(&k, n, x);
@@ -1189,6 +1270,7 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
   case SOAC_FILTER:
   case SOAC_PARTITION: {
     int64_t n = soac_size(&k);
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     filter(&k, n, NULL, s->kind == SOAC_PARTITION, out);
     return;
@@ -1210,6 +1292,7 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     RtValue *d = soac_segdes(&k);
     const int64_t *off = rt_seg_offsets(d);
     int64_t n = off[d->len];
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     permute(&k, n, off, d->len, n, out);
     return;
@@ -1219,6 +1302,7 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     RtValue *d = soac_segdes(&k);
     const int64_t *off = rt_seg_offsets(d);
     int64_t n = off[d->len];
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     pull(&k, n, x);
     combine(&k, x, nv, off, d->len, s->kind == SOAC_SEG_SCAN, out);
@@ -1228,6 +1312,7 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
   case SOAC_SEG_PARTITION: {
     RtValue *d = soac_segdes(&k);
     int64_t n = rt_seg_offsets(d)[d->len];
+    k.space = n;
     in->stats.elements += (uint64_t)n;
     filter(&k, n, d, s->kind == SOAC_SEG_PARTITION, out);
     return;
@@ -1267,6 +1352,7 @@ static void run_kernel(LcuInterp *in, const LcuKernel *k, RtValue **args, int na
     for (int r = 0; r < s->results.len; r++) {
       const LcuVar *v = s->results.data[r];
       check_fits(v, out[r]);
+      in->stats.bytes += value_bytes(out[r]);
       slots[slot_in(layout, v)] = out[r];
     }
   }

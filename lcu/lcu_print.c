@@ -65,6 +65,7 @@ typedef struct Printer {
   Loc context;        /* the location of what encloses the expression being
                          printed (its parent, or its SOAC): an expression
                          elsewhere shows its own */
+  const char *context_fn; /* and its LcuExp.lib_fn */
 } Printer;
 
 static const char *var_name(const LcuVar *v) {
@@ -321,10 +322,12 @@ static void print_exp(Printer *pr, const LcuExp *e, int need) {
     return;
   }
   Loc enclosing = pr->context;
-  bool located = !lcu_loc_equal(e->loc, enclosing);
+  const char *enclosing_fn = pr->context_fn;
+  bool located = !lcu_loc_equal(e->loc, enclosing) || e->lib_fn != enclosing_fn;
   if (located)
     need = LEVEL_ATOM;
   pr->context = e->loc;
+  pr->context_fn = e->lib_fn;
   int level = exp_level(e);
   if (e->kind == LE_OP && level < 0) { /* COPY: as its operand */
     print_exp(pr, e->args[0], need);
@@ -337,8 +340,15 @@ static void print_exp(Printer *pr, const LcuExp *e, int need) {
       fputc(')', pr->out);
   }
   pr->context = enclosing;
-  if (located)
+  pr->context_fn = enclosing_fn;
+  if (located && e->lib_fn) { /* moved out of an inlined library call */
+    fputs("@{", pr->out);
+    print_name(pr->out, e->lib_fn);
+    fputc('}', pr->out);
     print_loc(pr, e->loc);
+  } else if (located) {
+    print_loc(pr, e->loc);
+  }
 }
 
 /* x, or (x, y, ...) unless there is exactly one. */
@@ -448,6 +458,7 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
   }
   print_let(out, &s->results);
   pr->context = s->loc;
+  pr->context_fn = NULL;
   if ((unsigned)s->kind >= SOAC_COUNT) {
     fputs("?\n", out);
     return;

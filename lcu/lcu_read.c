@@ -661,6 +661,13 @@ static LcuExp *primary(Reader *r) {
   }
   if (cur(r) == '@') { /* right after it: its own location */
     r->pos++;
+    if (cur(r) == '{') { /* @{f}@LOC: moved out of library function f's call at LOC */
+      r->pos++;
+      e->lib_fn = name(r);
+      if (cur(r) != '}' || r->text[r->pos + 1] != '@')
+        fail(r, "expected '}@' and a location after the library function of an expression");
+      r->pos += 2;
+    }
     e->loc = location(r);
   }
   return e;
@@ -692,11 +699,13 @@ static LcuExp *exp_at(Reader *r, int power) {
 
 /* Gives the expressions whose location is unset that of what encloses
    them. */
-static void settle(LcuExp *e, Loc enclosing) {
-  if (e->loc.src == &unset_source)
+static void settle(LcuExp *e, Loc enclosing, const char *enclosing_fn) {
+  if (e->loc.src == &unset_source) {
     e->loc = enclosing;
+    e->lib_fn = enclosing_fn;
+  }
   for (int i = 0; i < e->nargs; i++)
-    settle(e->args[i], e->loc);
+    settle(e->args[i], e->loc, e->lib_fn);
 }
 
 /* { params => body using names }: the parameters of bases 'types' ('n'
@@ -753,7 +762,7 @@ static LcuThunk *thunk(Reader *r, const FlatBase *types, int n, Loc soac) {
   }
   expect(r, "}");
   for (int i = 0; i < t->body.len; i++)
-    settle(t->body.data[i], soac);
+    settle(t->body.data[i], soac, NULL);
   return t;
 }
 

@@ -1,0 +1,414 @@
+/*
+ * candidates.c: the pairs of runs of a region that fusion may put in one
+ * kernel (section 4.2 of the λcu paper), and the cost model that weighs
+ * them.
+ *
+ * Vertical pairs are the fusible edges (pdg.c names their rule).
+ * Horizontal pairs have no path between them and one iteration space,
+ * known from shapes and sizes (facts.c): two MAPs, REDUCEs, SCANs or
+ * ONCEs become one SOAC over tuples; two FILTERs or PARTITIONs with one
+ * predicate over the same values too; SEG_REDUCEs, SEG_SCANs and
+ * SEG_FILTERs over one sd; and any two of MAP, REDUCE, SCAN, FILTER and
+ * PARTITION over one index space share a kernel: a MAP beside another
+ * shares its loop (the other's skeleton also writes the MAP's outputs),
+ * and a REDUCE beside a FILTER whose values another REDUCE sums becomes,
+ * after FILTER-REDUCE, two REDUCEs side by side (the paper's norm2).  Order pairs are the order edges: they cost a little,
+ * so that the solver joins two runs that only share an order when the
+ * clusters around them ask for it.
+ *
+ * The cost model is the bytes that move through global memory, with a
+ * launch worth LAUNCH_BYTES.  Lengths come from facts.c: a constant is
+ * itself, any other length (a shape class, a variable) is NOMINAL
+ * elements, so that the symbolic sizes of one shape class are taken
+ * equal, and so are all the others: the model compares traffic, not
+ * times.  A run reads the vectors its thunks read and writes its vector
+ * results; fusing a producer into its consumer saves the consumer's read
+ * of the producer's result, but the consumer now reads the producer's own
+ * inputs (a gathering MAP composed into several consumers is recomputed
+ * by each: the model counts its reads once per consumer), and a producer
+ * that no cluster outside needs is not written at all (its c is 0 in the
+ * ILP) nor does it read its inputs itself.
+ */
+#include <string.h>
+
+#include "fusion.h"
+
+enum { NOMINAL = 1000000 };
+#define LAUNCH_BYTES 4.0e6
+
+static double vec_bytes(FusLen l, FlatBase b) {
+  double n = l.kind == FL_CONST ? (l.value > 0 ? l.value : 0) : NOMINAL;
+  return n * (double)rt_base_size(flat_rt_base(b));
+}
+
+/* ---- what a run reads ---- */
+
+typedef struct Read {
+  const LcuVar *cpu; /* the CPU vector read (NULL: a kernel's own) */
+  double bytes;
+} Read;
+
+static void note_read(Vec *reads, const LcuVar *cpu, double bytes) {
+  for (int i = 0; i < reads->len; i++) {
+    Read *r = reads->data[i];
+    if (cpu && r->cpu == cpu)
+      return;
+  }
+  Read *r = NEW(Read);
+  r->cpu = cpu;
+  r->bytes = bytes;
+  vec_push(reads, r);
+}
+
+static const LcuVar *cpu_var(const FusNode *n, const LcuVar *kv) {
+  const LcuAtom *a = ptrmap_get(&n->lens.cpu, kv);
+  return a ? a->var : NULL;
+}
+
+static void exp_reads(const FusNode *n, const LcuSoac *s, const LcuExp *e, Vec *reads) {
+  if (e->kind == LE_INDEX)
+    note_read(reads, cpu_var(n, e->var), vec_bytes(fus_soac_space(&n->lens, s), e->type));
+  for (int i = 0; i < e->nargs; i++)
+    exp_reads(n, s, e->args[i], reads);
+}
+
+/* The vectors node 'n' reads, each once. */
+static Vec node_reads(const FusNode *n) {
+  Vec reads = {0};
+  const LcuKernel *k = n->run->kernel;
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    const LcuThunk *ts[2] = {s->pull, s->second};
+    for (int t = 0; t < 2; t++)
+      if (ts[t])
+        for (int b = 0; b < ts[t]->body.len; b++)
+          exp_reads(n, s, ts[t]->body.data[b], &reads);
+    for (int a = 0; a < s->args.len; a++) {
+      const LcuVar *v = s->args.data[a];
+      if (v->type.kind == LT_VEC)
+        note_read(&reads, cpu_var(n, v), vec_bytes(fus_kernel_len(&n->lens, v), v->type.base));
+    }
+  }
+  return reads;
+}
+
+static double sum_reads(const Vec *reads) {
+  double t = 0;
+  for (int i = 0; i < reads->len; i++)
+    t += ((Read *)reads->data[i])->bytes;
+  return t;
+}
+
+static double node_writes(const FusNode *n) {
+  double t = 0;
+  const LcuKernel *k = n->run->kernel;
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    t += v->type.kind == LT_VEC ? vec_bytes(fus_kernel_len(&n->lens, v), v->type.base) : 8;
+  }
+  return t;
+}
+
+double fus_node_bytes(const FusRegion *r, const FusNode *n) {
+  (void)r;
+  Vec reads = node_reads(n);
+  return sum_reads(&reads) + node_writes(n);
+}
+
+/* The bytes of the reads of 'a' that 'b' does not make too. */
+static double reads_not_in(const Vec *a, const Vec *b) {
+  double t = 0;
+  for (int i = 0; i < a->len; i++) {
+    const Read *x = a->data[i];
+    bool shared = false;
+    for (int k = 0; k < b->len && x->cpu; k++)
+      shared |= ((Read *)b->data[k])->cpu == x->cpu;
+    if (!shared)
+      t += x->bytes;
+  }
+  return t;
+}
+
+/* ---- horizontal compatibility ---- */
+
+/* A predicate applied to the values it is given, as text: its
+   parameters become the pull's expressions, the pull's index `$i`, the
+   kernel's parameters the CPU atoms the run passes, so that two FILTERs
+   of two kernels compare by what they test. */
+typedef struct Canon {
+  const FusNode *n;
+  const LcuThunk *pull, *pred;
+  Vec lets;
+  Buf b;
+} Canon;
+
+static void canon_atom(Canon *c, const LcuAtom *a) {
+  if (a->var) {
+    buf_printf(&c->b, "v%d", a->var->id);
+    return;
+  }
+  const FlatAtom *k = &a->constant;
+  switch (k->kind) {
+  case FA_INT:
+    buf_printf(&c->b, "i%d", (int)k->u.i);
+    break;
+  case FA_FLOAT:
+    buf_printf(&c->b, "f%a", k->u.f);
+    break;
+  case FA_BOOL:
+    buf_printf(&c->b, "b%d", (int)k->u.b);
+    break;
+  default:
+    buf_printf(&c->b, "c%d", (int)(unsigned char)k->u.c);
+  }
+}
+
+static void canon_exp(Canon *c, const LcuExp *e);
+
+static void canon_var(Canon *c, const LcuVar *v) {
+  for (int i = c->lets.len - 1; i >= 0; i--)
+    if (c->lets.data[i] == v) {
+      buf_printf(&c->b, "L%d", i);
+      return;
+    }
+  if (c->pred)
+    for (int i = 0; i < c->pred->params.len; i++)
+      if (c->pred->params.data[i] == v) {
+        const LcuThunk *pred = c->pred;
+        c->pred = NULL; /* the pull's expressions do not see the predicate's parameters */
+        buf_putc(&c->b, '<');
+        canon_exp(c, c->pull->body.data[i]);
+        buf_putc(&c->b, '>');
+        c->pred = pred;
+        return;
+      }
+  if (c->pull->params.len == 1 && c->pull->params.data[0] == v) {
+    buf_puts(&c->b, "$i");
+    return;
+  }
+  const LcuAtom *a = ptrmap_get(&c->n->lens.cpu, v);
+  if (a)
+    canon_atom(c, a);
+  else
+    buf_printf(&c->b, "?%d", v->id);
+}
+
+static void canon_exp(Canon *c, const LcuExp *e) {
+  buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
+  switch (e->kind) {
+  case LE_VAR:
+  case LE_INDEX:
+  case LE_LENGTH:
+    canon_var(c, e->var);
+    break;
+  case LE_CONST:
+    canon_atom(c, &(LcuAtom){NULL, e->constant});
+    break;
+  case LE_OP:
+    buf_printf(&c->b, "op%d", (int)e->op);
+    break;
+  case LE_LET:
+    canon_exp(c, e->args[0]);
+    vec_push(&c->lets, e->var);
+    canon_exp(c, e->args[1]);
+    c->lets.len--;
+    buf_putc(&c->b, ')');
+    return;
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    canon_exp(c, e->args[i]);
+  buf_putc(&c->b, ')');
+}
+
+static char *predicate_text(const FusNode *n) {
+  Canon c = {n, n->soac->pull, n->soac->second, {0}, {0}};
+  for (int i = 0; i < c.pred->body.len; i++)
+    canon_exp(&c, c.pred->body.data[i]);
+  return buf_str(&c.b);
+}
+
+static const LcuVar *cpu_segdes(const FusNode *n) { return cpu_var(n, n->soac->segdes); }
+
+static bool same_space(const FusNode *u, const FusNode *v) {
+  return fus_len_equal(fus_soac_space(&u->lens, u->soac), fus_soac_space(&v->lens, v->soac));
+}
+
+/* A SOAC that is one pass over its index space, with a skeleton that can
+   carry another's work: a MAP, a REDUCE, a SCAN, a FILTER, a PARTITION. */
+static bool one_pass(LcuSoacKind k) {
+  return k == SOAC_MAP || k == SOAC_REDUCE || k == SOAC_SCAN || k == SOAC_FILTER || k == SOAC_PARTITION;
+}
+
+/* The rule that fuses u and v side by side, or NULL. */
+static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
+  const LcuSoac *P = u->soac, *Q = v->soac;
+  if (!P || !Q || P->kind == SOAC_LIBRARY || Q->kind == SOAC_LIBRARY)
+    return NULL;
+  LcuSoacKind a = P->kind, b = Q->kind;
+  if (a == b) {
+    switch (a) {
+    case SOAC_MAP:
+    case SOAC_REDUCE:
+    case SOAC_SCAN:
+      return same_space(u, v) ? xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b)) : NULL;
+    case SOAC_ONCE:
+      return "ONCE+ONCE";
+    case SOAC_SEG_REDUCE:
+    case SOAC_SEG_SCAN: {
+      const LcuVar *s1 = cpu_segdes(u), *s2 = cpu_segdes(v);
+      return s1 && s1 == s2 ? xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b)) : NULL;
+    }
+    case SOAC_FILTER:
+    case SOAC_PARTITION:
+    case SOAC_SEG_FILTER: {
+      bool space = a == SOAC_SEG_FILTER ? cpu_segdes(u) && cpu_segdes(u) == cpu_segdes(v) : same_space(u, v);
+      if (!space || strcmp(predicate_text(u), predicate_text(v)) != 0)
+        return NULL;
+      return xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b));
+    }
+    default:
+      return NULL;
+    }
+  }
+  /* a MAP beside a REDUCE, a SCAN, a FILTER (the other's skeleton also
+     writes the MAP's outputs), and a REDUCE beside a FILTER or SCAN,
+     which becomes a REDUCE side by side when the FILTER's consumer is
+     a REDUCE too (the paper's norm2) */
+  if (one_pass(a) && one_pass(b) && same_space(u, v))
+    return xprintf("%s beside %s", lcu_soac_name(a), lcu_soac_name(b));
+  return NULL;
+}
+
+/* ---- anchors ---- */
+
+static bool same_name(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* A run's own checks (FUS_FAIL_RUN) report at the run holding them, in
+   its context: a fused run takes the place and context of such a member
+   (merge.c).  So a run that checks in a library function's context
+   shares a kernel only with runs of that call, and two runs that check
+   in the user's code only if they stand at one place. */
+static bool anchor_allows(const FusNode *a, const FusNode *b) {
+  if (!(a->failures & FUS_FAIL_RUN))
+    return true;
+  const LcuStmt *x = a->run, *y = b->run;
+  if (x->lib_fn)
+    return same_name(x->lib_fn, y->lib_fn) && lcu_loc_equal(x->user_loc, y->user_loc);
+  if (!(b->failures & FUS_FAIL_RUN))
+    return true;
+  return !y->lib_fn && lcu_loc_equal(x->loc, y->loc);
+}
+
+bool fus_anchors_agree(const FusNode *u, const FusNode *v) { return anchor_allows(u, v) && anchor_allows(v, u); }
+
+/* ---- the pairs ---- */
+
+static FusPair *add_pair(FusRegion *r, int u, int v, FusPairKind kind, const char *rule, double gain) {
+  FusPair *p = NEW(FusPair);
+  double bytes = gain > 0 ? gain - LAUNCH_BYTES : 0;
+  *p = (FusPair){u, v, kind, rule, bytes, gain, false};
+  vec_push(&r->pairs, p);
+  return p;
+}
+
+/* Joinable at all: a SOAC of its own, not a library kernel. */
+static bool joinable(const FusNode *n) { return n->soac && n->soac->kind != SOAC_LIBRARY; }
+
+static double vertical_gain(const FusRegion *r, const FusEdge *e) {
+  const FusNode *u = r->nodes.data[e->from], *v = r->nodes.data[e->to];
+  if (u->soac->kind == SOAC_REDUCE)
+    return 8 + LAUNCH_BYTES;
+  /* the consumer's reads of the producer's results are saved ... */
+  double saved = 0;
+  for (int i = 0; i < u->run->results.len; i++) {
+    const LcuVar *y = u->run->results.data[i];
+    for (int k = 0; k < v->run->args.len; k++)
+      if (((LcuAtom *)v->run->args.data[k])->var == y && y->type.kind == LT_VEC) {
+        saved += vec_bytes(fus_var_len(r->facts, y), y->type.base);
+        break;
+      }
+  }
+  /* ... but it reads the producer's inputs it did not read */
+  Vec ur = node_reads(u), vr = node_reads(v);
+  return saved - reads_not_in(&ur, &vr) + LAUNCH_BYTES;
+}
+
+static bool order_pair_at(const FusRegion *r, int u, int v) {
+  for (int i = 0; i < r->edges.len; i++) {
+    const FusEdge *e = r->edges.data[i];
+    if (e->from == u && e->to == v && e->kind == FE_ORDER && e->pair >= 0)
+      return true;
+  }
+  return false;
+}
+
+void fus_fill_candidates(FusRegion *r) {
+  int n = r->nodes.len;
+  /* reachability: reach[u] holds v when a path of data (or of a host
+     statement) leads from u to v; an order alone does not keep two runs
+     from sharing a loop (side by side, the first's work stays first) */
+  int words = (n + 63) / 64;
+  uint64_t *reach = xmalloc_atomic(sizeof(uint64_t) * (size_t)(n * words + 1));
+  for (int i = 0; i < n * words; i++)
+    reach[i] = 0;
+  Vec *out = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  for (int i = 0; i < r->edges.len; i++) {
+    FusEdge *e = r->edges.data[i];
+    if (e->kind != FE_ORDER)
+      vec_push(&out[e->from], e);
+  }
+  for (int u = n - 1; u >= 0; u--) /* edges go forward: later nodes are done */
+    for (int k = 0; k < out[u].len; k++) {
+      int v = ((FusEdge *)out[u].data[k])->to;
+      reach[u * words + v / 64] |= (uint64_t)1 << (v % 64);
+      for (int w = 0; w < words; w++)
+        reach[u * words + w] |= reach[v * words + w];
+    }
+  for (int i = 0; i < r->edges.len; i++) {
+    FusEdge *e = r->edges.data[i];
+    const FusNode *u = r->nodes.data[e->from], *v = r->nodes.data[e->to];
+    bool ok = joinable(u) && joinable(v) && fus_anchors_agree(u, v);
+    if (e->kind == FE_FUSIBLE && ok) {
+      e->pair = r->pairs.len;
+      add_pair(r, e->from, e->to, FP_VERTICAL, e->why, vertical_gain(r, e));
+    } else if (e->kind == FE_ORDER && ok) {
+      /* an order between two runs that fit side by side is that pair */
+      const char *rule = reach[e->from * words + e->to / 64] & ((uint64_t)1 << (e->to % 64)) ? NULL
+                                                                                           : horizontal_rule(u, v);
+      e->pair = r->pairs.len;
+      if (rule) {
+        Vec ur = node_reads(u), vr = node_reads(v);
+        add_pair(r, e->from, e->to, FP_ORDER, rule, sum_reads(&ur) - reads_not_in(&ur, &vr) + LAUNCH_BYTES);
+      } else {
+        add_pair(r, e->from, e->to, FP_ORDER, "order", -1);
+      }
+    } else if (e->kind != FE_PREVENTING) {
+      /* no pair: the two stay apart */
+      e->kind = FE_PREVENTING;
+      e->why = !ok && joinable(u) && joinable(v) ? "both check at their own runs" : "a library kernel or several SOACs";
+    }
+  }
+  for (int u = 0; u < n; u++) {
+    const FusNode *a = r->nodes.data[u];
+    if (!joinable(a))
+      continue;
+    Vec ar = node_reads(a);
+    for (int v = u + 1; v < n; v++) {
+      if (reach[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
+        continue;
+      if (order_pair_at(r, u, v))
+        continue; /* the order edge's pair stands for it */
+      const FusNode *b = r->nodes.data[v];
+      if (!joinable(b) || !fus_anchors_agree(a, b))
+        continue;
+      const char *rule = horizontal_rule(a, b);
+      if (!rule)
+        continue;
+      Vec br = node_reads(b);
+      double shared = sum_reads(&ar) - reads_not_in(&ar, &br);
+      add_pair(r, u, v, FP_HORIZONTAL, rule, shared + LAUNCH_BYTES);
+    }
+  }
+}

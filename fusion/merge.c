@@ -1,0 +1,303 @@
+/*
+ * merge.c: the runs of one cluster become one run of one kernel (section
+ * 4.4 of the λcu paper, the bookkeeping step): the SOACs of the
+ * members' kernels, copied with fresh variables, one after the other in
+ * the order the members ran; one parameter per distinct CPU variable
+ * (a result one member passes to another becomes the producing SOAC's
+ * own variable); the results that statements outside the cluster read
+ * returned.  rules.c then rewrites the SOACs into as few as the rules
+ * allow.
+ *
+ * Errors.  A member's thunk expressions report their errors where they
+ * did (lcu_error_loc): each expression's location is made the one it
+ * reported at (its own, or its run's), and every SOAC of the new kernel
+ * gets the new run's location, so that lcu_error_loc finds it again.  The
+ * new run takes the place and context of a member that checks at its run
+ * (FUS_FAIL_RUN: a size, a scatter, make_segdes), whose checks report at
+ * the run (candidates.c lets only members that agree share a cluster);
+ * else, when all members come from one inlined library call, that call's
+ * context; else the user's code, and the expressions of members inlined
+ * from a library call say so (LcuExp.lib_fn).
+ *
+ * The block is then put in an order where every cluster stands as one
+ * statement: a topological order of the block's statements with each
+ * cluster contracted (the schedule made it acyclic), the earliest
+ * original position first, so that what can fail keeps its order.
+ */
+#include <string.h>
+
+#include "fusion.h"
+
+typedef struct Merger {
+  LcuProgram *p;
+  FusRegion *r;
+  PtrMap param_of;    /* CPU variable -> the new kernel's parameter */
+  PtrMap produced;    /* CPU variable -> the new kernel's variable for it */
+  LcuKernel *k;
+  LcuStmt *run;
+} Merger;
+
+/* ---- locations ---- */
+
+/* Gives every node of 'e' (of SOAC 's', run by 'member') the place it
+   reported its errors at; 'mark' moves it out of a library call. */
+static void settle_exp(LcuExp *e, const LcuSoac *s, const LcuStmt *member, bool mark) {
+  if (e->lib_fn) { /* moved out of a library call already */
+  } else if (mark) {
+    e->lib_fn = member->lib_fn;
+    e->loc = member->user_loc;
+  } else {
+    e->loc = lcu_error_loc(e, s, member->loc);
+  }
+  for (int i = 0; i < e->nargs; i++)
+    settle_exp(e->args[i], s, member, mark);
+}
+
+static void settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool mark) {
+  if (t)
+    for (int i = 0; i < t->body.len; i++)
+      settle_exp(t->body.data[i], s, member, mark);
+}
+
+static bool same_name(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static bool same_context(const LcuStmt *a, const LcuStmt *b) {
+  return same_name(a->lib_fn, b->lib_fn) && (!a->lib_fn || lcu_loc_equal(a->user_loc, b->user_loc));
+}
+
+/* The statement whose place and context the new run takes. */
+static const LcuStmt *anchor_of(const Vec *members) {
+  for (int i = 0; i < members->len; i++) {
+    const FusNode *n = members->data[i];
+    if (n->failures & FUS_FAIL_RUN)
+      return n->run;
+  }
+  return NULL;
+}
+
+/* ---- the new kernel ---- */
+
+static LcuSoac *copy_soac(LcuProgram *p, const LcuSoac *s, PtrMap *ren) {
+  LcuSoac *c = NEW(LcuSoac);
+  *c = *s;
+  c->pull = lcu_copy_thunk(p, s->pull, ren);
+  c->second = lcu_copy_thunk(p, s->second, ren);
+  c->identity = (Vec){0};
+  for (int i = 0; i < s->identity.len; i++) {
+    FlatAtom *a = NEW(FlatAtom);
+    *a = *(FlatAtom *)s->identity.data[i];
+    vec_push(&c->identity, a);
+  }
+  LcuVar *r;
+  c->size.var = s->size.var ? ((r = ptrmap_get(ren, s->size.var)) ? r : s->size.var) : NULL;
+  c->size.length = s->size.length ? ((r = ptrmap_get(ren, s->size.length)) ? r : s->size.length) : NULL;
+  c->segdes = s->segdes ? ((r = ptrmap_get(ren, s->segdes)) ? r : s->segdes) : NULL;
+  c->into = s->into ? ((r = ptrmap_get(ren, s->into)) ? r : s->into) : NULL;
+  c->args = (Vec){0};
+  for (int i = 0; i < s->args.len; i++)
+    vec_push(&c->args, (r = ptrmap_get(ren, s->args.data[i])) ? r : s->args.data[i]);
+  c->results = (Vec){0};
+  for (int i = 0; i < s->results.len; i++) {
+    LcuVar *v = lcu_copy_var(p, s->results.data[i]);
+    ptrmap_put(ren, s->results.data[i], v);
+    vec_push(&c->results, v);
+  }
+  return c;
+}
+
+/* Appends member 'n' (a run) to the new kernel. */
+static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool mark) {
+  const LcuStmt *run = n->run;
+  const LcuKernel *k = run->kernel;
+  PtrMap ren = {0};
+  for (int i = 0; i < k->params.len; i++) {
+    LcuVar *param = k->params.data[i];
+    LcuAtom *a = run->args.data[i];
+    LcuVar *to = a->var ? ptrmap_get(&m->produced, a->var) : NULL;
+    if (!to && a->var)
+      to = ptrmap_get(&m->param_of, a->var);
+    if (!to) {
+      to = lcu_copy_var(m->p, param);
+      vec_push(&m->k->params, to);
+      lcu_stmt_arg(m->run, a);
+      if (a->var)
+        ptrmap_put(&m->param_of, a->var, to);
+    }
+    ptrmap_put(&ren, param, to);
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    LcuSoac *c = copy_soac(m->p, s, &ren);
+    /* the copies have the original's locations: settle them against the
+       original SOAC and run, then give the SOAC the new run's place */
+    settle_thunk(c->pull, s, run, mark);
+    settle_thunk(c->second, s, run, mark);
+    c->loc = fused->loc;
+    lcu_kernel_soac(m->k, c);
+  }
+  for (int i = 0; i < run->results.len && i < k->results.len; i++) {
+    LcuVar *kr = ptrmap_get(&ren, k->results.data[i]);
+    ptrmap_put(&m->produced, run->results.data[i], kr ? kr : k->results.data[i]);
+  }
+}
+
+/* True if CPU variable 'v' is read by a statement of the block that is
+   not one of the statements in 'inside', or by the block's results. */
+static bool read_outside(const FusRegion *r, const LcuVar *v, const PtrMap *inside, const PtrMap *readers) {
+  const Vec *rs = ptrmap_get(readers, v);
+  for (int i = 0; rs && i < rs->len; i++)
+    if (!ptrmap_get(inside, rs->data[i]))
+      return true;
+  for (int i = 0; i < r->block->results.len; i++)
+    if (((LcuAtom *)r->block->results.data[i])->var == v)
+      return true;
+  return false;
+}
+
+static void atom_readers(PtrMap *readers, const Vec *atoms, const LcuStmt *s) {
+  for (int i = 0; i < atoms->len; i++) {
+    const LcuAtom *a = atoms->data[i];
+    if (!a->var)
+      continue;
+    void **slot = ptrmap_slot(readers, a->var, true);
+    if (!*slot)
+      *slot = NEW(Vec);
+    vec_push(*slot, (void *)s);
+  }
+}
+
+static void block_readers(PtrMap *readers, const LcuBlock *b, const LcuStmt *s) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *n = b->stmts.data[i];
+    atom_readers(readers, &n->args, s);
+    const LcuBlock *nested[3] = {n->then, n->els, n->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        block_readers(readers, nested[k], s);
+  }
+  atom_readers(readers, &b->results, s);
+}
+
+/* The run of cluster 'members' (nodes, in order). */
+static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, const PtrMap *readers) {
+  const LcuStmt *first = ((FusNode *)members->data[0])->run;
+  const LcuStmt *anchor = anchor_of(members);
+  bool one_context = true;
+  for (int i = 1; i < members->len; i++)
+    one_context &= same_context(first, ((FusNode *)members->data[i])->run);
+  /* where the new run stands, and in what context */
+  const LcuStmt *place = anchor ? anchor : first;
+  LcuStmt *run = lcu_stmt_run(place->loc, NULL);
+  if (anchor || one_context) {
+    run->lib_fn = place->lib_fn;
+    run->user_loc = place->user_loc;
+  } else if (place->lib_fn) {
+    run->loc = place->user_loc; /* the user's code, at the call */
+  }
+  Merger m = {p, r, {0}, {0}, lcu_kernel_new(), run};
+  for (int i = 0; i < members->len; i++) {
+    const FusNode *n = members->data[i];
+    bool mark = n->run->lib_fn && !same_context(n->run, run);
+    add_member(&m, n, run, mark);
+  }
+  PtrMap inside = {0};
+  for (int i = 0; i < members->len; i++)
+    ptrmap_put(&inside, ((FusNode *)members->data[i])->run, (void *)1);
+  for (int i = 0; i < members->len; i++) {
+    const LcuStmt *s = ((FusNode *)members->data[i])->run;
+    for (int k = 0; k < s->results.len; k++) {
+      LcuVar *y = s->results.data[k];
+      if (!read_outside(r, y, &inside, readers))
+        continue;
+      lcu_kernel_return(m.k, ptrmap_get(&m.produced, y));
+      lcu_stmt_bind(run, y);
+    }
+  }
+  lcu_add_kernel(p, m.k);
+  run->kernel = m.k;
+  return run;
+}
+
+/* ---- the order of the block ---- */
+
+Vec fus_merge(LcuProgram *p, FusRegion *r) {
+  int n = r->nodes.len, m = r->nstmts;
+  Vec fused = {0};
+  if (r->nclusters == n)
+    return fused; /* nothing fused */
+  LcuBlock *b = r->block;
+  /* the members of each cluster, in order */
+  Vec *members = xmalloc(sizeof(Vec) * (size_t)(r->nclusters + 1));
+  for (int u = 0; u < n; u++) {
+    FusNode *node = r->nodes.data[u];
+    vec_push(&members[node->cluster], node);
+  }
+  PtrMap readers = {0}; /* CPU variable -> the statements of the block reading it */
+  for (int j = 0; j < m; j++) {
+    const LcuStmt *s = b->stmts.data[j];
+    atom_readers(&readers, &s->args, s);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        block_readers(&readers, nested[k], s);
+  }
+  /* units: a cluster of several runs is one, any other statement one */
+  int *unit = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
+  int nunits = 0;
+  int *cluster_unit = xmalloc_atomic(sizeof(int) * (size_t)(r->nclusters + 1));
+  for (int c = 0; c < r->nclusters; c++)
+    cluster_unit[c] = -1;
+  Vec unit_stmt = {0}; /* unit -> its statement */
+  for (int j = 0; j < m; j++) {
+    int node = r->node_of[j];
+    int c = node >= 0 ? ((FusNode *)r->nodes.data[node])->cluster : -1;
+    if (c >= 0 && members[c].len > 1) {
+      if (cluster_unit[c] < 0) {
+        cluster_unit[c] = nunits++;
+        LcuStmt *run = merge_cluster(p, r, &members[c], &readers);
+        vec_push(&unit_stmt, run);
+        vec_push(&fused, run);
+      }
+      unit[j] = cluster_unit[c];
+    } else {
+      unit[j] = nunits++;
+      vec_push(&unit_stmt, b->stmts.data[j]);
+    }
+  }
+  /* the units' edges, and a topological order by earliest position */
+  Vec *out = xmalloc(sizeof(Vec) * (size_t)(nunits + 1));
+  int *indeg = xmalloc_atomic(sizeof(int) * (size_t)(nunits + 1));
+  int *first = xmalloc_atomic(sizeof(int) * (size_t)(nunits + 1));
+  bool *done = xmalloc_atomic(sizeof(bool) * (size_t)(nunits + 1));
+  for (int u = 0; u < nunits; u++) {
+    indeg[u] = 0;
+    first[u] = -1;
+    done[u] = false;
+  }
+  for (int j = 0; j < m; j++) {
+    if (first[unit[j]] < 0)
+      first[unit[j]] = j;
+    for (int k = 0; k < r->succ[j].len; k++) {
+      int t = (int)(intptr_t)r->succ[j].data[k];
+      if (unit[t] == unit[j])
+        continue;
+      vec_push(&out[unit[j]], (void *)(intptr_t)unit[t]);
+      indeg[unit[t]]++;
+    }
+  }
+  Vec order = {0};
+  for (int placed = 0; placed < nunits; placed++) {
+    int best = -1;
+    for (int u = 0; u < nunits; u++)
+      if (!done[u] && !indeg[u] && (best < 0 || first[u] < first[best]))
+        best = u;
+    if (best < 0)
+      die("fusion: the clusters of %s form a cycle", r->where);
+    done[best] = true;
+    vec_push(&order, unit_stmt.data[best]);
+    for (int k = 0; k < out[best].len; k++)
+      indeg[(int)(intptr_t)out[best].data[k]]--;
+  }
+  b->stmts = order;
+  return fused;
+}

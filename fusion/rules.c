@@ -1,0 +1,785 @@
+/*
+ * rules.c: the SOAC rewrite rules (the λcu paper's Figure 5 and section
+ * 4.2), applied to the SOACs of one kernel, which merge.c made from a
+ * cluster, until none applies.
+ *
+ * Each rule keeps what the kernel returns and the errors it reports, in
+ * order.  λcu's interpreter evaluates a thunk one result expression at a
+ * time over all the lanes, and a `let`'s value before its body: a
+ * computation moved into a `let` at the head of its consumer's first
+ * expression is still done on every lane, and first.  So:
+ *   - a producer that can fail may vanish into its consumers only if its
+ *     work stays first and whole: its first consumer reads each of its
+ *     results at its own index in its first expression, and nothing that
+ *     can fail runs between them; else it stays (and its consumers may
+ *     still recompute it: its errors come first, from it);
+ *   - a producer with a check at its run (a size, FUS_FAIL_RUN) never
+ *     vanishes: the check would go with it;
+ *   - work is never done on lanes where it was not: a filtered-out value
+ *     is guarded by the predicate (`if p then e else id`);
+ *   - two SOACs side by side become one whose expressions are the first's
+ *     then the second's; one is moved past others only if it cannot fail
+ *     or they cannot.
+ * (Two REDUCEs side by side interleave their operators element by
+ * element: when both would fail, the second's error may come first.
+ * docs/fusion.md says so.)
+ */
+#include <string.h>
+
+#include "fusion.h"
+
+typedef struct Rw {
+  LcuProgram *p;
+  LcuKernel *k;
+  LcuStmt *run;
+  FusFacts *f;
+  FusKernelLens kl;
+} Rw;
+
+static void refresh(Rw *w) { fus_fill_kernel_lens(w->f, w->k, &w->run->args, &w->kl); }
+
+static LcuSoac *soac_at(const Rw *w, int i) { return w->k->soacs.data[i]; }
+static int nsoacs(const Rw *w) { return w->k->soacs.len; }
+
+static void remove_soac(Rw *w, int i) {
+  Vec *v = &w->k->soacs;
+  for (int j = i; j + 1 < v->len; j++)
+    v->data[j] = v->data[j + 1];
+  v->len--;
+}
+
+/* Whether 's' can fail or has an effect: it must keep its order. */
+static bool fails(const Rw *w, const LcuSoac *s) { return fus_soac_failures(&w->kl, s) != 0; }
+
+static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
+  if (t)
+    for (int i = 0; i < t->body.len; i++)
+      if (lcu_exp_reads(t->body.data[i], v))
+        return true;
+  return false;
+}
+
+/* True if SOAC 's' reads kernel variable 'v' anywhere. */
+static bool soac_reads(const LcuSoac *s, const LcuVar *v) {
+  if (thunk_reads(s->pull, v) || thunk_reads(s->second, v))
+    return true;
+  if (s->size.var == v || s->size.length == v || s->segdes == v || s->into == v)
+    return true;
+  for (int i = 0; i < s->args.len; i++)
+    if (s->args.data[i] == v)
+      return true;
+  return false;
+}
+
+static bool thunk_reads_any(const LcuThunk *t, const LcuSoac *of) {
+  for (int i = 0; i < of->results.len; i++)
+    if (thunk_reads(t, of->results.data[i]))
+      return true;
+  return false;
+}
+
+static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
+  for (int i = 0; i < of->results.len; i++)
+    if (soac_reads(s, of->results.data[i]))
+      return true;
+  return false;
+}
+
+static bool is_result(const LcuKernel *k, const LcuVar *v) {
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == v)
+      return true;
+  return false;
+}
+
+/* True if 'v' is read by a SOAC from index 'from' on, or returned. */
+static bool used_from(const Rw *w, int from, const LcuVar *v) {
+  if (is_result(w->k, v))
+    return true;
+  for (int i = from; i < nsoacs(w); i++)
+    if (soac_reads(soac_at(w, i), v))
+      return true;
+  return false;
+}
+
+static bool any_fails_between(const Rw *w, int a, int b) {
+  for (int i = a + 1; i < b; i++)
+    if (fails(w, soac_at(w, i)))
+      return true;
+  return false;
+}
+
+static bool own_read(const LcuExp *e, const LcuVar *i, const LcuVar *vec) {
+  return i && e->kind == LE_INDEX && e->var == vec && e->args[0]->kind == LE_VAR && e->args[0]->var == i;
+}
+
+static bool contains_own_read(const LcuExp *e, const LcuVar *i, const LcuVar *vec) {
+  if (own_read(e, i, vec))
+    return true;
+  for (int k = 0; k < e->nargs; k++)
+    if (contains_own_read(e->args[k], i, vec))
+      return true;
+  return false;
+}
+
+static LcuVar *fresh(Rw *w, FlatBase b, const char *hint) { return lcu_new_var(w->p, lcu_scalar(b), hint); }
+
+/* A copy of 'e' with the variables of 'from' read as those of 'to'. */
+static LcuExp *copy_renamed(Rw *w, const LcuExp *e, const Vec *from, const Vec *to) {
+  PtrMap ren = {0};
+  for (int i = 0; i < from->len; i++)
+    ptrmap_put(&ren, from->data[i], to->data[i]);
+  return lcu_copy_exp(w->p, e, &ren);
+}
+
+static Vec one_var(LcuVar *v) {
+  Vec r = {0};
+  vec_push(&r, v);
+  return r;
+}
+
+/* ---- MAP into any SOAC: MAP-MAP, MAP-REDUCE, MAP-PERMUTE of Figure 5,
+   and MAP into any consumer's index thunks:
+       A = MAP { i => e1 using xs } n  (+)  B = SOAC { i => e2 using ys } ... n
+       ------------------------------------------------------------------
+       B = SOAC { i => let a = e1 in [A[i]/a]e2 using xs u (ys \ {A}) } ... n
+   (lcu_compose_pull).  The consumer reads A only at its own index, in
+   range (its index space is A's), or as #A. ---- */
+
+static bool composable(const Rw *w, const LcuSoac *P, const LcuSoac *C);
+
+static bool exp_composable(const Rw *w, const LcuSoac *C, const LcuThunk *t, const LcuExp *e, const LcuVar *a) {
+  for (int k = 0; k < e->nargs; k++)
+    if (!exp_composable(w, C, t, e->args[k], a))
+      return false;
+  if (e->var != a || e->kind == LE_LET || e->kind == LE_LENGTH)
+    return true;
+  return e->kind == LE_INDEX && own_read(e, fus_index_param(C, t), a) &&
+         fus_len_equal(fus_kernel_len(&w->kl, a), fus_soac_space(&w->kl, C));
+}
+
+static bool composable(const Rw *w, const LcuSoac *P, const LcuSoac *C) {
+  if (C->kind == SOAC_LIBRARY)
+    return false;
+  for (int j = 0; j < P->results.len; j++) {
+    const LcuVar *a = P->results.data[j];
+    if (C->size.var == a || C->segdes == a || C->into == a)
+      return false;
+    const LcuThunk *ts[2] = {C->pull, C->second};
+    for (int t = 0; t < 2; t++)
+      if (ts[t])
+        for (int b = 0; b < ts[t]->body.len; b++)
+          if (!exp_composable(w, C, ts[t], ts[t]->body.data[b], a))
+            return false;
+  }
+  return true;
+}
+
+/* Its first consumer does P's work first: it reads every result of P at
+   its own index in its first expression. */
+static bool reads_all_first(const LcuSoac *P, const LcuSoac *C) {
+  const LcuVar *i = fus_index_param(C, C->pull);
+  if (!i || !C->pull->body.len)
+    return false;
+  for (int j = 0; j < P->results.len; j++)
+    if (!contains_own_read(C->pull->body.data[0], i, P->results.data[j]))
+      return false;
+  return true;
+}
+
+static void compose_into(Rw *w, const LcuSoac *P, LcuSoac *C) {
+  bool pull = false, second = false;
+  for (int j = 0; j < P->results.len; j++) {
+    pull |= thunk_reads(C->pull, P->results.data[j]);
+    second |= thunk_reads(C->second, P->results.data[j]);
+    if (C->size.length == P->results.data[j])
+      C->size = P->size;
+  }
+  if (pull)
+    C->pull = lcu_compose_pull(w->p, P, C->pull);
+  if (second)
+    C->second = lcu_compose_pull(w->p, P, C->second);
+}
+
+static bool rule_compose(Rw *w) {
+  for (int pi = 0; pi < nsoacs(w); pi++) {
+    LcuSoac *P = soac_at(w, pi);
+    if (P->kind != SOAC_MAP)
+      continue;
+    Vec consumers = {0};
+    bool needed = false;
+    for (int ci = pi + 1; ci < nsoacs(w); ci++) {
+      LcuSoac *C = soac_at(w, ci);
+      if (!reads_results_of(C, P))
+        continue;
+      if (composable(w, P, C))
+        vec_push(&consumers, (void *)(intptr_t)ci);
+      else
+        needed = true;
+    }
+    if (!consumers.len)
+      continue;
+    for (int j = 0; j < P->results.len; j++)
+      needed |= is_result(w->k, P->results.data[j]);
+    int pf = fus_soac_failures(&w->kl, P);
+    bool vanish = !needed && !(pf & (FUS_FAIL_RUN | FUS_EFFECT));
+    if (vanish && (pf & FUS_FAIL_THUNK)) {
+      int c0 = (int)(intptr_t)consumers.data[0];
+      vanish = reads_all_first(P, soac_at(w, c0)) && !any_fails_between(w, pi, c0);
+    }
+    for (int c = 0; c < consumers.len; c++)
+      compose_into(w, P, soac_at(w, (int)(intptr_t)consumers.data[c]));
+    if (vanish)
+      remove_soac(w, pi);
+    return true;
+  }
+  return false;
+}
+
+/* ---- FILTER-REDUCE (Figure 5), and SEG_FILTER-SEG_REDUCE:
+       A = FILTER { i => e1 } { w => p } n  (+)  b = REDUCE { i => e2 } id op (#A)
+       ----------------------------------------------------------------------
+       b = REDUCE { i => let a = e1 in if [a/w]p then [A[i]/a]e2 else id } id op n
+   The consumer reads A's values at its own index and nothing else there;
+   the segmented form reduces over the SEG_FILTER's new sd, whose
+   segments are the old sd's. ---- */
+
+/* The values of FILTER 'F' (its first k results). */
+static Vec filter_values(const LcuSoac *F) {
+  Vec v = {0};
+  for (int i = 0; i < F->pull->body.len; i++)
+    vec_push(&v, F->results.data[i]);
+  return v;
+}
+
+/* True if thunk 't' of 'C' reads its index only in own-index reads of
+   'vals'. */
+static bool index_only_in(const LcuExp *e, const LcuVar *i, const Vec *vals) {
+  if (e->kind == LE_INDEX && e->args[0]->kind == LE_VAR && e->args[0]->var == i) {
+    for (int k = 0; k < vals->len; k++)
+      if (vals->data[k] == e->var)
+        return true;
+    return false;
+  }
+  if (e->kind == LE_VAR && e->var == i)
+    return false;
+  for (int k = 0; k < e->nargs; k++)
+    if (!index_only_in(e->args[k], i, vals))
+      return false;
+  return true;
+}
+
+static bool pull_index_only_in(const LcuSoac *C, const Vec *vals) {
+  const LcuVar *i = fus_index_param(C, C->pull);
+  if (!i)
+    return false;
+  for (int k = 0; k < C->pull->body.len; k++)
+    if (!index_only_in(C->pull->body.data[k], i, vals))
+      return false;
+  return true;
+}
+
+/* The one later SOAC that reads F's results, if none other does and F
+   returns none; -1 otherwise. */
+static int only_consumer(const Rw *w, int fi) {
+  const LcuSoac *F = soac_at(w, fi);
+  int found = -1;
+  for (int j = 0; j < F->results.len; j++)
+    if (is_result(w->k, F->results.data[j]))
+      return -1;
+  for (int ci = fi + 1; ci < nsoacs(w); ci++)
+    if (reads_results_of(soac_at(w, ci), F)) {
+      if (found >= 0)
+        return -1;
+      found = ci;
+    }
+  return found;
+}
+
+/* The filter's space and the consumer's agree: the consumer iterates over
+   the kept values (or over the new sd). */
+static bool over_kept(const Rw *w, const LcuSoac *F, const LcuSoac *C) {
+  int nv = F->pull->body.len;
+  if (F->kind == SOAC_SEG_FILTER)
+    return C->segdes == F->results.data[nv];
+  return fus_len_equal(fus_soac_space(&w->kl, C), fus_kernel_len(&w->kl, F->results.data[0]));
+}
+
+/* The filter's predicate on let-bound values 'ws', as an expression. */
+static LcuExp *predicate_on(Rw *w, const LcuSoac *F, const Vec *ws) {
+  return copy_renamed(w, F->second->body.data[0], &F->second->params, ws);
+}
+
+/* let w_1 = e1_1 in ... let w_k = e1_k in body, the filter's pull values
+   at index 'i'. */
+static LcuExp *let_values(Rw *w, const LcuSoac *F, const Vec *ws, LcuVar *i, LcuExp *body) {
+  Vec fi = one_var(F->pull->params.data[0]), ni = one_var(i);
+  for (int m = ws->len - 1; m >= 0; m--) {
+    const LcuExp *e = F->pull->body.data[m];
+    body = lcu_exp_let(e->loc, ws->data[m], copy_renamed(w, e, &fi, &ni), body);
+  }
+  return body;
+}
+
+static Vec let_vars(Rw *w, const LcuSoac *F) {
+  Vec ws = {0};
+  for (int m = 0; m < F->pull->body.len; m++)
+    vec_push(&ws, fresh(w, ((LcuExp *)F->pull->body.data[m])->type, "w"));
+  return ws;
+}
+
+static void move_size(LcuSoac *to, const LcuSoac *from) {
+  to->size = from->size;
+  to->segdes = from->segdes;
+}
+
+static LcuSoac *filter_reduce(Rw *w, const LcuSoac *F, const LcuSoac *R) {
+  Vec vals = filter_values(F);
+  const LcuVar *ir = R->pull->params.data[0];
+  LcuThunk *pull = lcu_thunk_new();
+  LcuVar *i = fresh(w, FB_INT, "i");
+  vec_push(&pull->params, i);
+  for (int j = 0; j < R->pull->body.len; j++) {
+    const LcuExp *e2 = R->pull->body.data[j];
+    Vec ws = let_vars(w, F);
+    LcuExp *val = lcu_copy_exp(w->p, e2, NULL);
+    for (int m = 0; m < vals.len; m++)
+      val = lcu_subst_index(w->p, val, vals.data[m], ir, lcu_exp_var(e2->loc, ws.data[m]));
+    LcuExp *id = lcu_exp_const(e2->loc, *(FlatAtom *)R->identity.data[j]);
+    LcuExp *body = lcu_exp_if(e2->loc, predicate_on(w, F, &ws), val, id);
+    lcu_thunk_return(pull, let_values(w, F, &ws, i, body));
+  }
+  lcu_fill_using(pull);
+  LcuSoac *r = NEW(LcuSoac);
+  *r = *R;
+  r->pull = pull;
+  move_size(r, F);
+  return r;
+}
+
+static bool rule_filter_reduce(Rw *w) {
+  for (int fi = 0; fi < nsoacs(w); fi++) {
+    const LcuSoac *F = soac_at(w, fi);
+    if (F->kind != SOAC_FILTER && F->kind != SOAC_SEG_FILTER)
+      continue;
+    int ri = only_consumer(w, fi);
+    if (ri < 0)
+      continue;
+    const LcuSoac *R = soac_at(w, ri);
+    LcuSoacKind want = F->kind == SOAC_FILTER ? SOAC_REDUCE : SOAC_SEG_REDUCE;
+    Vec vals = filter_values(F);
+    if (R->kind != want || !over_kept(w, F, R) || !pull_index_only_in(R, &vals) || thunk_reads_any(R->second, F))
+      continue;
+    if (fails(w, F) && any_fails_between(w, fi, ri))
+      continue;
+    w->k->soacs.data[ri] = filter_reduce(w, F, R);
+    remove_soac(w, fi);
+    return true;
+  }
+  return false;
+}
+
+/* ---- FILTER-FILTER (Figure 5), and SEG_FILTER-SEG_FILTER, when the
+   second filters the first's values themselves:
+       A = FILTER { i => e1 } { w => p1 } n  (+)  B = FILTER { i => A[i] } { w => p2 } (#A)
+       ---------------------------------------------------------------------------
+       B = FILTER { i => e1 } { w => if p1 then p2 else F } n
+   (p2 only where p1 holds, as before: it may fail elsewhere). ---- */
+
+static bool pull_is_identity(const LcuSoac *C, const Vec *vals) {
+  const LcuVar *i = fus_index_param(C, C->pull);
+  if (!i || C->pull->body.len != vals->len)
+    return false;
+  for (int k = 0; k < vals->len; k++)
+    if (!own_read(C->pull->body.data[k], i, vals->data[k]))
+      return false;
+  return true;
+}
+
+static LcuSoac *filter_filter(Rw *w, const LcuSoac *A, const LcuSoac *B) {
+  LcuThunk *pred = lcu_thunk_new();
+  Vec ws = {0};
+  for (int m = 0; m < A->second->params.len; m++) {
+    LcuVar *v = lcu_copy_var(w->p, A->second->params.data[m]);
+    vec_push(&ws, v);
+    vec_push(&pred->params, v);
+  }
+  const LcuExp *p1 = A->second->body.data[0], *p2 = B->second->body.data[0];
+  LcuExp *no = lcu_exp_const(p2->loc, lcu_bool_const(false));
+  lcu_thunk_return(pred, lcu_exp_if(p2->loc, copy_renamed(w, p1, &A->second->params, &ws),
+                                    copy_renamed(w, p2, &B->second->params, &ws), no));
+  lcu_fill_using(pred);
+  LcuSoac *r = NEW(LcuSoac);
+  *r = *B;
+  r->pull = A->pull;
+  r->second = pred;
+  move_size(r, A);
+  return r;
+}
+
+static bool rule_filter_filter(Rw *w) {
+  for (int fi = 0; fi < nsoacs(w); fi++) {
+    const LcuSoac *A = soac_at(w, fi);
+    if (A->kind != SOAC_FILTER && A->kind != SOAC_SEG_FILTER)
+      continue;
+    int bi = only_consumer(w, fi);
+    if (bi < 0)
+      continue;
+    const LcuSoac *B = soac_at(w, bi);
+    Vec vals = filter_values(A);
+    if (B->kind != A->kind || !over_kept(w, A, B) || !pull_is_identity(B, &vals) || thunk_reads_any(B->second, A))
+      continue;
+    if (fails(w, A) && any_fails_between(w, fi, bi))
+      continue;
+    w->k->soacs.data[bi] = filter_filter(w, A, B);
+    remove_soac(w, fi);
+    return true;
+  }
+  return false;
+}
+
+/* ---- side by side: two SOACs of one kind over one index space become
+   one over tuples (section 4.2, horizontal fusion):
+       A = MAP { i => e1 } n  (+)  B = MAP { i => e2 } n
+       --------------------------------------------------
+       (A, B) = MAP { i => (e1, [i/i']e2) } n
+   and so for REDUCE and SCAN (the operators side by side, the identities
+   too), SEG_REDUCE and SEG_SCAN over one sd, ONCE, and FILTER, PARTITION
+   and SEG_FILTER that test the same predicate of the same values (then
+   one predicate serves both). ---- */
+
+/* The text of what a FILTER's predicate tests, in kernel terms: its
+   parameters are the pull's expressions, the pull's index `$i`. */
+typedef struct Canon {
+  const LcuThunk *pull, *pred;
+  Vec lets;
+  Buf b;
+} Canon;
+
+static void canon_exp(Canon *c, const LcuExp *e);
+
+static void canon_var(Canon *c, const LcuVar *v) {
+  for (int i = c->lets.len - 1; i >= 0; i--)
+    if (c->lets.data[i] == v) {
+      buf_printf(&c->b, "L%d", i);
+      return;
+    }
+  if (c->pred)
+    for (int i = 0; i < c->pred->params.len; i++)
+      if (c->pred->params.data[i] == v) {
+        const LcuThunk *pred = c->pred;
+        c->pred = NULL;
+        buf_putc(&c->b, '<');
+        canon_exp(c, c->pull->body.data[i]);
+        buf_putc(&c->b, '>');
+        c->pred = pred;
+        return;
+      }
+  if (c->pull->params.len == 1 && c->pull->params.data[0] == v)
+    buf_puts(&c->b, "$i");
+  else
+    buf_printf(&c->b, "v%d", v->id);
+}
+
+static void canon_exp(Canon *c, const LcuExp *e) {
+  buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
+  switch (e->kind) {
+  case LE_VAR:
+  case LE_INDEX:
+  case LE_LENGTH:
+    canon_var(c, e->var);
+    break;
+  case LE_CONST: {
+    const FlatAtom *k = &e->constant;
+    if (k->kind == FA_FLOAT)
+      buf_printf(&c->b, "f%a", k->u.f);
+    else
+      buf_printf(&c->b, "%d:%d", (int)k->kind, k->kind == FA_INT ? (int)k->u.i : k->kind == FA_BOOL ? (int)k->u.b : (int)(unsigned char)k->u.c);
+    break;
+  }
+  case LE_OP:
+    buf_printf(&c->b, "op%d", (int)e->op);
+    break;
+  case LE_LET:
+    canon_exp(c, e->args[0]);
+    vec_push(&c->lets, e->var);
+    canon_exp(c, e->args[1]);
+    c->lets.len--;
+    buf_putc(&c->b, ')');
+    return;
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    canon_exp(c, e->args[i]);
+  buf_putc(&c->b, ')');
+}
+
+static char *predicate_text(const LcuSoac *s) {
+  Canon c = {s->pull, s->second, {0}, {0}};
+  canon_exp(&c, s->second->body.data[0]);
+  return buf_str(&c.b);
+}
+
+static bool side_by_side(const Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  if (a->kind != b->kind || a->into || b->into)
+    return false;
+  switch (a->kind) {
+  case SOAC_MAP:
+  case SOAC_REDUCE:
+  case SOAC_SCAN:
+    return fus_len_equal(fus_soac_space(&w->kl, a), fus_soac_space(&w->kl, b));
+  case SOAC_ONCE:
+    return true;
+  case SOAC_SEG_REDUCE:
+  case SOAC_SEG_SCAN:
+    return a->segdes == b->segdes;
+  case SOAC_FILTER:
+  case SOAC_PARTITION:
+  case SOAC_SEG_FILTER: {
+    bool space = a->kind == SOAC_SEG_FILTER ? a->segdes == b->segdes
+                                            : fus_len_equal(fus_soac_space(&w->kl, a), fus_soac_space(&w->kl, b));
+    return space && strcmp(predicate_text(a), predicate_text(b)) == 0;
+  }
+  default:
+    return false;
+  }
+}
+
+/* The pull of 'a' then of 'b', on one new index. */
+static LcuThunk *pull_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  LcuThunk *t = lcu_thunk_new();
+  Vec to = {0};
+  if (a->kind != SOAC_ONCE) {
+    LcuVar *i = fresh(w, FB_INT, "i");
+    vec_push(&t->params, i);
+    vec_push(&to, i);
+  }
+  const LcuSoac *both[2] = {a, b};
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < both[s]->pull->body.len; k++)
+      lcu_thunk_return(t, copy_renamed(w, both[s]->pull->body.data[k], &both[s]->pull->params, &to));
+  lcu_fill_using(t);
+  return t;
+}
+
+/* REDUCE's and SCAN's operators side by side: the accumulators of 'a',
+   then of 'b', then the values of 'a', then of 'b'. */
+static LcuThunk *operator_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  LcuThunk *t = lcu_thunk_new();
+  int ka = a->pull->body.len, kb = b->pull->body.len;
+  Vec na = {0}, nb = {0}; /* the new parameters, in the order of each old operator's */
+  for (int i = 0; i < 2 * ka; i++)
+    vec_push(&na, lcu_copy_var(w->p, a->second->params.data[i]));
+  for (int i = 0; i < 2 * kb; i++)
+    vec_push(&nb, lcu_copy_var(w->p, b->second->params.data[i]));
+  for (int i = 0; i < ka; i++)
+    vec_push(&t->params, na.data[i]);
+  for (int i = 0; i < kb; i++)
+    vec_push(&t->params, nb.data[i]);
+  for (int i = 0; i < ka; i++)
+    vec_push(&t->params, na.data[ka + i]);
+  for (int i = 0; i < kb; i++)
+    vec_push(&t->params, nb.data[kb + i]);
+  for (int i = 0; i < ka; i++)
+    lcu_thunk_return(t, copy_renamed(w, a->second->body.data[i], &a->second->params, &na));
+  for (int i = 0; i < kb; i++)
+    lcu_thunk_return(t, copy_renamed(w, b->second->body.data[i], &b->second->params, &nb));
+  lcu_fill_using(t);
+  return t;
+}
+
+/* One predicate for both: 'a's, on the first of the values. */
+static LcuThunk *predicate_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  LcuThunk *t = lcu_thunk_new();
+  Vec na = {0};
+  for (int i = 0; i < a->second->params.len; i++) {
+    LcuVar *v = lcu_copy_var(w->p, a->second->params.data[i]);
+    vec_push(&na, v);
+    vec_push(&t->params, v);
+  }
+  for (int i = 0; i < b->second->params.len; i++)
+    vec_push(&t->params, lcu_copy_var(w->p, b->second->params.data[i]));
+  lcu_thunk_return(t, copy_renamed(w, a->second->body.data[0], &a->second->params, &na));
+  lcu_fill_using(t);
+  return t;
+}
+
+static void rename_in_kernel(Rw *w, const LcuVar *from, LcuVar *to) {
+  for (int i = 0; i < nsoacs(w); i++) {
+    LcuSoac *s = soac_at(w, i);
+    if (s->segdes == from)
+      s->segdes = to;
+    for (int a = 0; a < s->args.len; a++)
+      if (s->args.data[a] == from)
+        s->args.data[a] = to;
+  }
+  for (int i = 0; i < w->k->results.len; i++)
+    if (w->k->results.data[i] == from)
+      w->k->results.data[i] = to;
+}
+
+static LcuSoac *combine(Rw *w, const LcuSoac *a, const LcuSoac *b) {
+  LcuSoac *s = NEW(LcuSoac);
+  *s = *a;
+  s->pull = pull_pair(w, a, b);
+  s->results = (Vec){0};
+  s->identity = (Vec){0};
+  int ka = a->pull->body.len, kb = b->pull->body.len;
+  switch (a->kind) {
+  case SOAC_REDUCE:
+  case SOAC_SCAN:
+  case SOAC_SEG_REDUCE:
+  case SOAC_SEG_SCAN:
+    s->second = operator_pair(w, a, b);
+    for (int i = 0; i < ka; i++)
+      vec_push(&s->identity, a->identity.data[i]);
+    for (int i = 0; i < kb; i++)
+      vec_push(&s->identity, b->identity.data[i]);
+    break;
+  case SOAC_FILTER:
+  case SOAC_PARTITION:
+  case SOAC_SEG_FILTER:
+    s->second = predicate_pair(w, a, b);
+    break;
+  default:
+    s->second = NULL;
+  }
+  /* the results, in the layout of lcu.h (ORDER LCU RESULTS) */
+  if (a->kind == SOAC_PARTITION) {
+    for (int g = 0; g < 2; g++) {
+      for (int i = 0; i < ka; i++)
+        vec_push(&s->results, a->results.data[g * ka + i]);
+      for (int i = 0; i < kb; i++)
+        vec_push(&s->results, b->results.data[g * kb + i]);
+    }
+  } else if (a->kind == SOAC_SEG_FILTER) {
+    for (int i = 0; i < ka; i++)
+      vec_push(&s->results, a->results.data[i]);
+    for (int i = 0; i < kb; i++)
+      vec_push(&s->results, b->results.data[i]);
+    vec_push(&s->results, a->results.data[ka]);
+  } else {
+    for (int i = 0; i < a->results.len; i++)
+      vec_push(&s->results, a->results.data[i]);
+    for (int i = 0; i < b->results.len; i++)
+      vec_push(&s->results, b->results.data[i]);
+  }
+  return s;
+}
+
+static bool rule_side_by_side(Rw *w) {
+  int n = nsoacs(w);
+  bool *dep = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int a = 0; a < n; a++) {
+    const LcuSoac *A = soac_at(w, a);
+    for (int b = a + 1; b < n; b++) {
+      const LcuSoac *B = soac_at(w, b);
+      if (!side_by_side(w, A, B))
+        continue;
+      /* what depends on A, up to B */
+      for (int i = a; i <= b; i++) {
+        dep[i] = i == a;
+        for (int j = a; j < i && !dep[i]; j++)
+          dep[i] = dep[j] && reads_results_of(soac_at(w, i), soac_at(w, j));
+      }
+      if (dep[b])
+        continue;
+      bool at_b = true, at_a = true;
+      for (int i = a + 1; i < b; i++) {
+        const LcuSoac *s = soac_at(w, i);
+        at_b &= !dep[i] && !(fails(w, A) && fails(w, s));
+        at_a &= !reads_results_of(B, s) && !(fails(w, B) && fails(w, s));
+      }
+      if (!at_a && !at_b)
+        continue;
+      LcuSoac *s = combine(w, A, B);
+      if (A->kind == SOAC_SEG_FILTER)
+        rename_in_kernel(w, B->results.data[B->pull->body.len], A->results.data[A->pull->body.len]);
+      if (at_b) {
+        w->k->soacs.data[b] = s;
+        remove_soac(w, a);
+      } else {
+        w->k->soacs.data[a] = s;
+        remove_soac(w, b);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- dead results: a SOAC nothing reads goes when it cannot fail, and
+   so does a MAP's result column that nothing reads. ---- */
+
+static bool rule_dead(Rw *w) {
+  for (int i = nsoacs(w) - 1; i >= 0; i--) {
+    LcuSoac *s = soac_at(w, i);
+    bool used = false;
+    for (int r = 0; r < s->results.len; r++)
+      used |= used_from(w, i + 1, s->results.data[r]);
+    if (!used && !fails(w, s)) {
+      remove_soac(w, i);
+      return true;
+    }
+    if (s->kind != SOAC_MAP || s->results.len < 2)
+      continue;
+    for (int r = 0; r < s->results.len; r++) {
+      if (used_from(w, i + 1, s->results.data[r]) || fus_exp_may_fail(&w->kl, s, s->pull, s->pull->body.data[r]))
+        continue;
+      LcuSoac *c = NEW(LcuSoac);
+      *c = *s;
+      c->results = (Vec){0};
+      LcuThunk *t = lcu_thunk_new();
+      t->params = s->pull->params;
+      for (int k = 0; k < s->results.len; k++)
+        if (k != r) {
+          vec_push(&c->results, s->results.data[k]);
+          lcu_thunk_return(t, s->pull->body.data[k]);
+        }
+      lcu_fill_using(t);
+      c->pull = t;
+      w->k->soacs.data[i] = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+/* ---- the kernel's parameters: those nothing reads go, with their
+   arguments; every thunk's `using` is what it reads. ---- */
+
+static void finish(Rw *w) {
+  for (int i = 0; i < nsoacs(w); i++) {
+    LcuSoac *s = soac_at(w, i);
+    if (s->pull)
+      lcu_fill_using(s->pull);
+    if (s->second)
+      lcu_fill_using(s->second);
+  }
+  int out = 0;
+  for (int i = 0; i < w->k->params.len; i++) {
+    LcuVar *q = w->k->params.data[i];
+    bool read = is_result(w->k, q);
+    for (int j = 0; j < nsoacs(w) && !read; j++)
+      read = soac_reads(soac_at(w, j), q);
+    if (!read)
+      continue;
+    w->k->params.data[out] = q;
+    w->run->args.data[out] = w->run->args.data[i];
+    out++;
+  }
+  w->k->params.len = out;
+  w->run->args.len = out;
+}
+
+void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
+  Rw w = {.p = p, .k = run->kernel, .run = run, .f = f};
+  for (int step = 0; step < 10000; step++) {
+    refresh(&w);
+    if (!rule_dead(&w) && !rule_compose(&w) && !rule_filter_reduce(&w) && !rule_filter_filter(&w) &&
+        !rule_side_by_side(&w))
+      break;
+  }
+  finish(&w);
+}
