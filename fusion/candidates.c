@@ -335,6 +335,23 @@ static double vertical_gain(const FusRegion *r, const FusEdge *e) {
   return saved - reads_not_in(&ur, &vr) + LAUNCH_BYTES;
 }
 
+/* True if some run reads results of both u and v ('out': the edges
+   leaving each node). */
+static bool common_consumer(const FusRegion *r, const Vec *out, int u, int v) {
+  (void)r;
+  for (int i = 0; i < out[u].len; i++) {
+    const FusEdge *a = out[u].data[i];
+    if (!a->var)
+      continue;
+    for (int k = 0; k < out[v].len; k++) {
+      const FusEdge *b = out[v].data[k];
+      if (b->var && b->to == a->to)
+        return true;
+    }
+  }
+  return false;
+}
+
 static bool order_pair_at(const FusRegion *r, int u, int v) {
   for (int i = 0; i < r->edges.len; i++) {
     const FusEdge *e = r->edges.data[i];
@@ -406,8 +423,13 @@ void fus_fill_candidates(FusRegion *r) {
       const char *rule = horizontal_rule(a, b);
       if (!rule)
         continue;
+      /* only side by side pairs with something in common: an input, or
+         a consumer; the others would save a launch and nothing more,
+         and would make the model large */
       Vec br = node_reads(b);
       double shared = sum_reads(&ar) - reads_not_in(&ar, &br);
+      if (shared <= 0 && !common_consumer(r, out, u, v))
+        continue;
       add_pair(r, u, v, FP_HORIZONTAL, rule, shared + LAUNCH_BYTES);
     }
   }

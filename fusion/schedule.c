@@ -27,15 +27,26 @@
  * when a solution joins them, the path of fused pairs between them gets
  * a row `sum x >= 1` and the model is solved again (a lazy constraint).
  *
+ * One model per part of the region: the pairs join the nodes into
+ * components, and a node of one component never shares a kernel with a
+ * node of another.  The components are solved one after the other, in
+ * the order of their first nodes, each with what the others decided
+ * contracted: a path between two of its nodes through anything outside
+ * it (a node of another component, a cluster decided before) is a
+ * preventing edge of its model, as a path through a host statement is.
+ * So the models stay small (pi ranges over the component), and the
+ * clusters of all of them together still form no cycle.
+ *
  * GLPK is given a limit on branch-and-bound nodes (so that what it finds
  * does not depend on how loaded the machine is: compilation stays
- * deterministic) and a time limit as a last guard; when it gives up, a
- * greedy merge of the pairs by gain, each kept only if every cluster
- * stays legal, decides.  GLPK holds only numbers and names: the columns
- * map to nodes and pairs through arrays of the collector's, and every
- * GLPK object is freed here.
+ * deterministic) and a time limit as a last guard; when it gives up, or
+ * a component is too large to try, a greedy merge of the pairs by gain,
+ * each kept only if every cluster stays legal, decides.  GLPK holds only
+ * numbers and names: the columns map to nodes and pairs through arrays of
+ * the collector's, and every GLPK object is freed here.
  */
 #include <glpk.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,7 +54,7 @@
 
 #include "fusion.h"
 
-enum { NODE_LIMIT = 2000, MAX_LAZY_ROUNDS = 16 };
+enum { NODE_LIMIT = 500, MAX_LAZY_ROUNDS = 16, WINDOW = 48 };
 
 static double now_ms(void) {
   struct timespec ts;
@@ -124,17 +135,16 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
 
 /* ---- the greedy fallback ---- */
 
-static void greedy(FusRegion *r) {
-  int n = r->nodes.len, np = r->pairs.len;
-  int *parent = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+/* Merges the pairs of 'part' (indices into r->pairs) by gain, each kept
+   if the clusters stay legal; 'parent' holds the clusters so far. */
+static void greedy(FusRegion *r, const Vec *part, int *parent) {
+  int n = r->nodes.len, np = part->len;
   int *trial = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  for (int i = 0; i < n; i++)
-    parent[i] = i;
   /* the pairs by gain, then by position (a stable order) */
   int *order = xmalloc_atomic(sizeof(int) * (size_t)(np + 1));
   for (int i = 0; i < np; i++)
-    order[i] = i;
-  for (int i = 1; i < np; i++) { /* insertion sort: regions are small */
+    order[i] = (int)(intptr_t)part->data[i];
+  for (int i = 1; i < np; i++) { /* insertion sort: parts are small */
     int k = order[i], j = i - 1;
     double g = ((FusPair *)r->pairs.data[k])->gain;
     while (j >= 0 && ((FusPair *)r->pairs.data[order[j]])->gain < g) {
@@ -154,18 +164,25 @@ static void greedy(FusRegion *r) {
       memcpy(parent, trial, sizeof(int) * (size_t)n);
   }
   for (int i = 0; i < np; i++) {
-    FusPair *p = r->pairs.data[i];
+    FusPair *p = r->pairs.data[(int)(intptr_t)part->data[i]];
     p->fused = find(parent, p->u) == find(parent, p->v);
   }
 }
 
-/* ---- the ILP ---- */
+/* ---- the ILP of one part ---- */
+
+typedef struct Part {
+  FusRegion *r;
+  Vec nodes;   /* node ids, increasing */
+  Vec pairs;   /* pair indices */
+  int *local;  /* node id -> its index in the part, or -1 */
+  int number;  /* of the part in its region, from 1 */
+} Part;
 
 typedef struct Model {
   glp_prob *lp;
-  int n;      /* nodes: columns 1..n are pi */
-  int *xcol;  /* pair -> its column */
-  int *ccol;  /* node -> its c column, or 0 */
+  int *xcol;  /* the part's pair k -> its column */
+  int *ccol;  /* the part's node k -> its c column, or 0 */
 } Model;
 
 static void add_row(glp_prob *lp, const char *name, int type, double lo, double hi, int len, const int *cols,
@@ -203,44 +220,169 @@ static bool may_vanish(const FusRegion *r, const FusNode *u) {
   return consumed;
 }
 
-static Model build_model(FusRegion *r) {
-  Model m = {glp_create_prob(), r->nodes.len, NULL, NULL};
+/* The pairs (u, v) of part nodes that a path through something outside
+   the part, or through a preventing edge, joins: pi_v > pi_u.  'parent'
+   contracts what was decided before. */
+static Vec outside_paths(const Part *pt, int *parent) {
+  FusRegion *r = pt->r;
+  int n = r->nodes.len;
+  Vec *out = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  Vec *members = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  for (int i = 0; i < r->edges.len; i++) {
+    FusEdge *e = r->edges.data[i];
+    vec_push(&out[e->from], e);
+  }
+  for (int u = 0; u < n; u++)
+    vec_push(&members[find(parent, u)], (void *)(intptr_t)u);
+  Vec strict = {0};
+  /* seen[state]: state = node * 2 + flag (flag: left the part or crossed
+     a preventing edge) */
+  int *seen = xmalloc_atomic(sizeof(int) * (size_t)(2 * n + 2));
+  for (int i = 0; i < 2 * n; i++)
+    seen[i] = -1;
+  Vec stack = {0};
+  for (int k = 0; k < pt->nodes.len; k++) {
+    int u = (int)(intptr_t)pt->nodes.data[k];
+    stack.len = 0;
+    vec_push(&stack, (void *)(intptr_t)(u * 2));
+    seen[u * 2] = u;
+    while (stack.len) {
+      int state = (int)(intptr_t)stack.data[--stack.len];
+      int x = state / 2, flag = state % 2;
+      /* a node outside the part leaves by any member of its cluster */
+      const Vec *from = pt->local[x] >= 0 ? NULL : &members[find(parent, x)];
+      int nfrom = from ? from->len : 1;
+      for (int f = 0; f < nfrom; f++) {
+        int y0 = from ? (int)(intptr_t)from->data[f] : x;
+        for (int i = 0; i < out[y0].len; i++) {
+          const FusEdge *e = out[y0].data[i];
+          int y = e->to, g = flag | (e->kind == FE_PREVENTING);
+          if (pt->local[y] >= 0) {
+            if (g && seen[y * 2 + 1] != u) {
+              seen[y * 2 + 1] = u;
+              vec_push(&strict, (void *)(intptr_t)(u * n + y));
+            }
+            continue; /* beyond y, y's own paths */
+          }
+          g = 1;
+          if (seen[y * 2 + g] == u)
+            continue;
+          seen[y * 2 + g] = u;
+          vec_push(&stack, (void *)(intptr_t)(y * 2 + g));
+        }
+      }
+    }
+  }
+  return strict;
+}
+
+/* Cuts that make the model's relaxation tight where the big-M rows are
+   weak: two nodes that must be in different slots (a path from one to
+   the other crosses a preventing edge, 'apart') are never one cluster,
+   so a pair between them is not fused, and of two pairs that join them
+   through a third node one is not fused either. */
+static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
+  FusRegion *r = pt->r;
+  int nc = pt->nodes.len, n = r->nodes.len;
+  /* apart[a][b]: a path from a to b with a strict step; ordered[a][b]:
+     a path at all (edges go from lower ids to higher) */
+  bool *apart = xmalloc_atomic((size_t)(nc * nc + 1));
+  bool *ordered = xmalloc_atomic((size_t)(nc * nc + 1));
+  memset(apart, 0, (size_t)(nc * nc));
+  memset(ordered, 0, (size_t)(nc * nc));
+  for (int i = 0; i < strict->len; i++) {
+    int code = (int)(intptr_t)strict->data[i];
+    int a = pt->local[code / n], b = pt->local[code % n];
+    apart[a * nc + b] = ordered[a * nc + b] = true;
+  }
+  for (int k = 0; k < pt->pairs.len; k++) {
+    FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+    if (p->kind != FP_HORIZONTAL)
+      ordered[pt->local[p->u] * nc + pt->local[p->v]] = true;
+  }
+  for (int a = nc - 1; a >= 0; a--) /* the closure, later nodes first */
+    for (int b = a + 1; b < nc; b++) {
+      if (!ordered[a * nc + b])
+        continue;
+      for (int c = b + 1; c < nc; c++) {
+        if (!ordered[b * nc + c])
+          continue;
+        ordered[a * nc + c] = true;
+        if (apart[a * nc + b] || apart[b * nc + c])
+          apart[a * nc + c] = true;
+      }
+    }
+  /* the pairs at each node, to find paths of two */
+  Vec *at = xmalloc(sizeof(Vec) * (size_t)(nc + 1));
+  for (int k = 0; k < pt->pairs.len; k++) {
+    FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+    vec_push(&at[pt->local[p->u]], (void *)(intptr_t)k);
+    vec_push(&at[pt->local[p->v]], (void *)(intptr_t)k);
+  }
+  for (int k = 0; k < pt->pairs.len; k++) {
+    FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+    int a = pt->local[p->u], b = pt->local[p->v];
+    if (apart[a * nc + b])
+      glp_set_col_bnds(m->lp, m->xcol[k], GLP_FX, 1, 1);
+  }
+  for (int a = 0; a < nc; a++)
+    for (int i = 0; i < at[a].len; i++) {
+      int k1 = (int)(intptr_t)at[a].data[i];
+      FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k1]];
+      int w = pt->local[p->u] == a ? pt->local[p->v] : pt->local[p->u];
+      for (int j = 0; j < at[w].len; j++) {
+        int k2 = (int)(intptr_t)at[w].data[j];
+        FusPair *q = r->pairs.data[(int)(intptr_t)pt->pairs.data[k2]];
+        int b = pt->local[q->u] == w ? pt->local[q->v] : pt->local[q->u];
+        if (k2 == k1 || b <= a || !apart[a * nc + b])
+          continue;
+        add_row(m->lp, xprintf("apart_%d_%d_%d", (int)(intptr_t)pt->nodes.data[a], (int)(intptr_t)pt->nodes.data[w],
+                               (int)(intptr_t)pt->nodes.data[b]),
+                GLP_LO, 1, 0, 2, (int[]){m->xcol[k1], m->xcol[k2]}, (double[]){1, 1});
+      }
+    }
+}
+
+static Model build_model(Part *pt, const Vec *strict) {
+  FusRegion *r = pt->r;
+  Model m = {glp_create_prob(), NULL, NULL};
   glp_prob *lp = m.lp;
-  int n = m.n;
-  glp_set_prob_name(lp, xprintf("region_%d", r->index));
+  int nc = pt->nodes.len, n = r->nodes.len;
+  glp_set_prob_name(lp, xprintf("region_%d_part_%d", r->index, pt->number));
   glp_set_obj_name(lp, "unsaved");
   glp_set_obj_dir(lp, GLP_MIN);
-  glp_add_cols(lp, n);
-  for (int u = 0; u < n; u++) {
-    glp_set_col_name(lp, u + 1, xprintf("pi_%d", u));
-    glp_set_col_kind(lp, u + 1, GLP_IV);
-    glp_set_col_bnds(lp, u + 1, n > 1 ? GLP_DB : GLP_FX, 0, n - 1);
+  glp_add_cols(lp, nc);
+  for (int k = 0; k < nc; k++) {
+    glp_set_col_name(lp, k + 1, xprintf("pi_%d", (int)(intptr_t)pt->nodes.data[k]));
+    glp_set_col_kind(lp, k + 1, GLP_IV);
+    glp_set_col_bnds(lp, k + 1, GLP_DB, 0, nc - 1);
   }
-  m.xcol = xmalloc_atomic(sizeof(int) * (size_t)(r->pairs.len + 1));
-  for (int i = 0; i < r->pairs.len; i++) {
-    FusPair *p = r->pairs.data[i];
+  m.xcol = xmalloc_atomic(sizeof(int) * (size_t)(pt->pairs.len + 1));
+  for (int k = 0; k < pt->pairs.len; k++) {
+    FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
     int col = glp_add_cols(lp, 1);
-    m.xcol[i] = col;
+    m.xcol[k] = col;
     glp_set_col_name(lp, col, xprintf("x_%d_%d", p->u, p->v));
     glp_set_col_kind(lp, col, GLP_BV);
     glp_set_obj_coef(lp, col, p->gain);
   }
-  m.ccol = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  for (int u = 0; u < n; u++) {
-    m.ccol[u] = 0;
-    const FusNode *node = r->nodes.data[u];
+  m.ccol = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
+  for (int k = 0; k < nc; k++) {
+    m.ccol[k] = 0;
+    const FusNode *node = r->nodes.data[(int)(intptr_t)pt->nodes.data[k]];
     if (!may_vanish(r, node))
       continue;
     int col = glp_add_cols(lp, 1);
-    m.ccol[u] = col;
-    glp_set_col_name(lp, col, xprintf("c_%d", u));
+    m.ccol[k] = col;
+    glp_set_col_name(lp, col, xprintf("c_%d", node->id));
     glp_set_col_kind(lp, col, GLP_BV);
     glp_set_obj_coef(lp, col, fus_node_bytes(r, node));
   }
-  double N = n;
-  for (int i = 0; i < r->pairs.len; i++) {
-    FusPair *p = r->pairs.data[i];
-    int cols[3] = {p->v + 1, p->u + 1, m.xcol[i]};
+  double N = nc;
+  for (int k = 0; k < pt->pairs.len; k++) {
+    FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+    int u = pt->local[p->u], v = pt->local[p->v];
+    int cols[3] = {v + 1, u + 1, m.xcol[k]};
     const char *name = xprintf("p_%d_%d", p->u, p->v);
     if (p->kind == FP_HORIZONTAL) {
       add_row(lp, xprintf("%s_hi", name), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
@@ -249,17 +391,15 @@ static Model build_model(FusRegion *r) {
       add_row(lp, xprintf("%s_lo", name), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, -1});
       add_row(lp, xprintf("%s_hi", name), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
     }
-    if (p->kind == FP_VERTICAL && m.ccol[p->u])
-      add_row(lp, xprintf("c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[i], m.ccol[p->u]},
-              (double[]){1, -1});
+    if (p->kind == FP_VERTICAL && m.ccol[u])
+      add_row(lp, xprintf("c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[k], m.ccol[u]}, (double[]){1, -1});
   }
-  for (int i = 0; i < r->edges.len; i++) {
-    const FusEdge *e = r->edges.data[i];
-    if (e->kind != FE_PREVENTING)
-      continue;
-    add_row(lp, xprintf("e_%d_%d", e->from, e->to), GLP_LO, 1, 0, 2, (int[]){e->to + 1, e->from + 1},
+  for (int i = 0; i < strict->len; i++) {
+    int code = (int)(intptr_t)strict->data[i], a = code / n, b = code % n;
+    add_row(lp, xprintf("e_%d_%d", a, b), GLP_LO, 1, 0, 2, (int[]){pt->local[b] + 1, pt->local[a] + 1},
             (double[]){1, -1});
   }
+  add_path_cuts(pt, &m, strict);
   return m;
 }
 
@@ -295,108 +435,215 @@ static void write_lp(glp_prob *lp, FILE *out) {
   unlink(path);
 }
 
-/* Solves 'm'; true with the pairs' choices set when GLPK found a
-   solution. */
-static bool solve(FusRegion *r, Model *m, const FusScheduleOptions *o) {
+/* Solves 'm'; true with the part's pairs' choices set when GLPK found
+   the best solution within its limits. */
+static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.presolve = GLP_ON;
   parm.msg_lev = GLP_MSG_OFF;
+  /* cuts and the branching that served the corpus best (docs/fusion.md) */
+  parm.gmi_cuts = parm.mir_cuts = parm.cov_cuts = parm.clq_cuts = GLP_ON;
+  parm.br_tech = GLP_BR_DTH;
+  parm.bt_tech = GLP_BT_BPH;
   parm.tm_lim = (int)o->time_limit_ms;
   Limit limit = {0};
   parm.cb_func = on_event;
   parm.cb_info = &limit;
   int ret = glp_intopt(m->lp, &parm);
   int status = glp_mip_status(m->lp);
-  if ((ret != 0 && ret != GLP_ETMLIM && ret != GLP_ESTOP) || (status != GLP_OPT && status != GLP_FEAS))
-    return false;
-  if (ret != 0) /* stopped early: a feasible answer, not known best */
-    return false;
-  for (int i = 0; i < r->pairs.len; i++) {
-    FusPair *p = r->pairs.data[i];
-    p->fused = glp_mip_col_val(m->lp, m->xcol[i]) < 0.5;
+  if (ret != 0 || (status != GLP_OPT && status != GLP_FEAS))
+    return false; /* given up (limits), or no solution */
+  for (int k = 0; k < pt->pairs.len; k++) {
+    FusPair *p = pt->r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+    p->fused = glp_mip_col_val(m->lp, m->xcol[k]) < 0.5;
   }
   return true;
 }
 
+/* A row that keeps nodes a and b apart: not every pair of the part on
+   the path of fused pairs between them is fused. */
+static void keep_apart(Part *pt, Model *m, int a, int b) {
+  FusRegion *r = pt->r;
+  int n = r->nodes.len;
+  int *from = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    from[i] = -1;
+  Vec queue = {0};
+  vec_push(&queue, (void *)(intptr_t)a);
+  from[a] = -2;
+  for (int q = 0; q < queue.len && from[b] == -1; q++) {
+    int x = (int)(intptr_t)queue.data[q];
+    for (int k = 0; k < pt->pairs.len; k++) {
+      FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+      int y = p->u == x ? p->v : p->v == x ? p->u : -1;
+      if (!p->fused || y < 0 || from[y] != -1)
+        continue;
+      from[y] = k;
+      vec_push(&queue, (void *)(intptr_t)y);
+    }
+  }
+  Vec cols = {0};
+  for (int y = b; from[y] >= 0;) {
+    FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[from[y]]];
+    vec_push(&cols, (void *)(intptr_t)m->xcol[from[y]]);
+    y = p->u == y ? p->v : p->u;
+  }
+  int row = glp_add_rows(m->lp, 1);
+  glp_set_row_name(m->lp, row, xprintf("apart_%d_%d", a, b));
+  glp_set_row_bnds(m->lp, row, GLP_LO, 1, 0);
+  int *ind = xmalloc_atomic(sizeof(int) * (size_t)(cols.len + 1));
+  double *val = xmalloc_atomic(sizeof(double) * (size_t)(cols.len + 1));
+  for (int i = 0; i < cols.len; i++) {
+    ind[i + 1] = (int)(intptr_t)cols.data[i];
+    val[i + 1] = 1;
+  }
+  glp_set_mat_row(m->lp, row, cols.len, ind, val);
+}
+
+static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o);
+
+/* GLPK's fatal errors (it would abort the process) come back here: the
+   part is then decided without it. */
+static jmp_buf *glpk_failed;
+
+static void on_glpk_error(void *info) {
+  (void)info;
+  longjmp(*glpk_failed, 1);
+}
+
+/* The ILP of part 'pt'; true if it decided (the pairs' fused set). */
+static bool solve_part(Part *pt, int *parent, const FusScheduleOptions *o) {
+  jmp_buf jb;
+  if (setjmp(jb)) {
+    glp_error_hook(NULL, NULL);
+    glp_free_env(); /* GLPK's state is lost after its error: start anew */
+    return false;
+  }
+  glpk_failed = &jb;
+  glp_error_hook(on_glpk_error, NULL);
+  bool decided = solve_hooked(pt, parent, o);
+  glp_error_hook(NULL, NULL);
+  return decided;
+}
+
+static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
+  FusRegion *r = pt->r;
+  int n = r->nodes.len;
+  Vec strict = outside_paths(pt, parent);
+  Model m = build_model(pt, &strict);
+  if (o->lp_out)
+    write_lp(m.lp, o->lp_out);
+  bool decided = false;
+  int *trial = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int round = 0; round < MAX_LAZY_ROUNDS; round++) {
+    if (!solve(pt, &m, o))
+      break;
+    memcpy(trial, parent, sizeof(int) * (size_t)n);
+    for (int k = 0; k < pt->pairs.len; k++) {
+      FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
+      if (p->fused)
+        unite(trial, p->u, p->v);
+    }
+    int a, b;
+    if (!anchor_conflict(r, trial, &a, &b)) {
+      decided = clusters_legal(r, trial);
+      break;
+    }
+    keep_apart(pt, &m, a, b);
+  }
+  glp_delete_prob(m.lp);
+  return decided;
+}
+
+/* ---- the region ---- */
+
 void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int n = r->nodes.len;
   int *parent = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  double start = now_ms();
-  bool solved = false;
-  if (r->pairs.len > 0 && !o->greedy_only) {
-    glp_term_out(GLP_OFF);
-    Model m = build_model(r);
-    if (o->lp_out)
-      write_lp(m.lp, o->lp_out);
-    for (int round = 0; round < MAX_LAZY_ROUNDS; round++) {
-      if (!solve(r, &m, o))
-        break;
-      for (int i = 0; i < n; i++)
-        parent[i] = i;
-      for (int i = 0; i < r->pairs.len; i++) {
-        FusPair *p = r->pairs.data[i];
-        if (p->fused)
-          unite(parent, p->u, p->v);
-      }
-      int a, b;
-      if (!anchor_conflict(r, parent, &a, &b)) {
-        solved = clusters_legal(r, parent);
-        break;
-      }
-      /* a and b share a cluster through fused pairs: not all of the
-         pairs on one path between them may be fused */
-      int *from = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-      for (int i = 0; i < n; i++)
-        from[i] = -1;
-      Vec queue = {0};
-      vec_push(&queue, (void *)(intptr_t)a);
-      from[a] = -2;
-      for (int q = 0; q < queue.len && from[b] == -1; q++) {
-        int x = (int)(intptr_t)queue.data[q];
-        for (int i = 0; i < r->pairs.len; i++) {
-          FusPair *p = r->pairs.data[i];
-          int y = p->u == x ? p->v : p->v == x ? p->u : -1;
-          if (!p->fused || y < 0 || from[y] != -1)
-            continue;
-          from[y] = i;
-          vec_push(&queue, (void *)(intptr_t)y);
-        }
-      }
-      Vec cols = {0};
-      for (int y = b; from[y] >= 0;) {
-        FusPair *p = r->pairs.data[from[y]];
-        vec_push(&cols, (void *)(intptr_t)m.xcol[from[y]]);
-        y = p->u == y ? p->v : p->u;
-      }
-      int row = glp_add_rows(m.lp, 1);
-      glp_set_row_name(m.lp, row, xprintf("apart_%d_%d", a, b));
-      glp_set_row_bnds(m.lp, row, GLP_LO, 1, 0);
-      int *ind = xmalloc_atomic(sizeof(int) * (size_t)(cols.len + 1));
-      double *val = xmalloc_atomic(sizeof(double) * (size_t)(cols.len + 1));
-      for (int i = 0; i < cols.len; i++) {
-        ind[i + 1] = (int)(intptr_t)cols.data[i];
-        val[i + 1] = 1;
-      }
-      glp_set_mat_row(m.lp, row, cols.len, ind, val);
-    }
-    glp_delete_prob(m.lp);
-  }
-  if (solved) {
-    r->method = "ilp";
-  } else if (r->pairs.len > 0) {
-    greedy(r);
-    r->method = "greedy";
-  }
-  r->solve_ms = now_ms() - start;
-  /* the clusters, numbered by their first node */
+  int *comp = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
-    parent[i] = i;
+    parent[i] = comp[i] = i;
   for (int i = 0; i < r->pairs.len; i++) {
     FusPair *p = r->pairs.data[i];
-    if (p->fused)
-      unite(parent, p->u, p->v);
+    p->fused = false;
+    unite(comp, p->u, p->v);
   }
+  /* the parts, in the order of their first nodes: each component, cut
+     into windows of WINDOW nodes in statement order (a pair across two
+     windows is not fused), so that no model grows past what GLPK solves
+     in a few milliseconds */
+  Part *parts = xmalloc(sizeof(Part) * (size_t)(n + 1));
+  int *part_of = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *count = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *window = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int nparts = 0;
+  for (int u = 0; u < n; u++)
+    count[u] = 0;
+  for (int u = 0; u < n; u++) {
+    int root = find(comp, u);
+    if (count[root] % WINDOW == 0) {
+      window[root] = nparts;
+      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1};
+      nparts++;
+    }
+    count[root]++;
+    part_of[u] = window[root];
+    vec_push(&parts[part_of[u]].nodes, (void *)(intptr_t)u);
+  }
+  for (int i = 0; i < r->pairs.len; i++) {
+    FusPair *p = r->pairs.data[i];
+    if (part_of[p->u] == part_of[p->v])
+      vec_push(&parts[part_of[p->u]].pairs, (void *)(intptr_t)i);
+  }
+  /* the parts in the order of their first nodes */
+  for (int i = 1; i < nparts; i++) {
+    Part t = parts[i];
+    int j = i - 1;
+    int first = (int)(intptr_t)t.nodes.data[0];
+    while (j >= 0 && (int)(intptr_t)parts[j].nodes.data[0] > first) {
+      parts[j + 1] = parts[j];
+      j--;
+    }
+    parts[j + 1] = t;
+  }
+  for (int i = 0; i < nparts; i++)
+    parts[i].number = i + 1;
+  double start = now_ms();
+  bool ilp = false, gave_up = false;
+  if (r->pairs.len > 0)
+    glp_term_out(GLP_OFF);
+  for (int k = 0; k < nparts; k++) {
+    Part *pt = &parts[k];
+    if (!pt->pairs.len)
+      continue;
+    pt->local = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+      pt->local[i] = -1;
+    for (int i = 0; i < pt->nodes.len; i++)
+      pt->local[(int)(intptr_t)pt->nodes.data[i]] = i;
+    if (!o->greedy_only && solve_part(pt, parent, o)) {
+      ilp = true;
+    } else {
+      greedy(r, &pt->pairs, parent);
+      gave_up = true;
+    }
+    for (int i = 0; i < pt->pairs.len; i++) {
+      FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[i]];
+      if (p->fused)
+        unite(parent, p->u, p->v);
+    }
+  }
+  r->method = gave_up ? (ilp ? "ilp and greedy" : "greedy") : ilp ? "ilp" : "none";
+  r->solve_ms = now_ms() - start;
+  /* the clusters are the fused pairs' components (a pair inside one
+     cluster counts as fused), numbered by their first node */
+  for (int i = 0; i < r->pairs.len; i++) {
+    FusPair *p = r->pairs.data[i];
+    p->fused = find(parent, p->u) == find(parent, p->v);
+  }
+  if (!clusters_legal(r, parent))
+    die("fusion: the clusters of %s are not legal", r->where);
   int *number = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   r->nclusters = 0;
   for (int u = 0; u < n; u++) {
@@ -406,7 +653,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
     ((FusNode *)r->nodes.data[u])->cluster = number[root];
   }
   /* the model's estimate of the bytes, before and after */
-  r->bytes_before = r->bytes_after = 0;
+  r->bytes_before = 0;
   for (int u = 0; u < n; u++)
     r->bytes_before += fus_node_bytes(r, r->nodes.data[u]);
   r->bytes_after = r->bytes_before;
