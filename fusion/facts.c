@@ -123,9 +123,21 @@ FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
   FusLen *memo = ptrmap_get(&f->lens, v);
   if (memo)
     return *memo;
-  FusLen l = defined_len(f, v);
+  FusLen *alias = v->type.kind == LT_SCALAR ? ptrmap_get(&f->sizes, v) : NULL;
+  FusLen l = alias ? *alias : defined_len(f, v);
   ptrmap_put(&f->lens, v, boxed(l));
   return l;
+}
+
+bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
+  if (!a->var)
+    return a->constant.kind == FA_INT && a->constant.u.i >= 0;
+  const LcuStmt *s = ptrmap_get(&f->def, a->var);
+  if (!s)
+    return false;
+  if (s->kind == LS_LENGTH)
+    return true;
+  return s->kind == LS_SCALAR && s->op == FLAT_COPY && fus_int_nonneg(f, s->args.data[0]);
 }
 
 FusLen fus_atom_len(FusFacts *f, const LcuAtom *a) {
@@ -240,6 +252,93 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
   }
 }
 
+/* ---- value ranges ---- */
+
+/* A let-bound variable in scope and the range of its value. */
+typedef struct LetRange {
+  const LcuVar *var;
+  FusLen bound;
+  const struct LetRange *next;
+} LetRange;
+
+/* A bound on the values of int expression 'e' of thunk 't' of 's': they
+   lie in [0, bound) whenever 'e' is computed without an error. */
+static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                        const LetRange *lets) {
+  if (e->type != FB_INT)
+    return unknown();
+  switch (e->kind) {
+  case LE_VAR:
+    for (const LetRange *l = lets; l; l = l->next)
+      if (l->var == e->var)
+        return l->bound;
+    if (e->var == fus_index_param(s, t))
+      return fus_soac_space(kl, s);
+    return unknown();
+  case LE_INDEX: { /* whatever the index, a value of the vector */
+    FusLen *b = ptrmap_get(&kl->ranges, e->var);
+    return b ? *b : unknown();
+  }
+  case LE_CONST:
+    return e->constant.u.i >= 0 && e->constant.u.i < INT32_MAX ? len_const(e->constant.u.i + 1) : unknown();
+  case LE_OP: {
+    const LcuExp *a = e->args[0], *b = e->nargs > 1 ? e->args[1] : NULL;
+    bool zero_b = b && b->kind == LE_CONST && b->constant.kind == FA_INT && b->constant.u.i == 0;
+    bool zero_a = a->kind == LE_CONST && a->constant.kind == FA_INT && a->constant.u.i == 0;
+    bool one_b = b && b->kind == LE_CONST && b->constant.kind == FA_INT && b->constant.u.i == 1;
+    bool one_a = a->kind == LE_CONST && a->constant.kind == FA_INT && a->constant.u.i == 1;
+    if ((e->op == FLAT_ADD && zero_b) || (e->op == FLAT_MUL && one_b) || (e->op == FLAT_SUB && zero_b))
+      return exp_range(kl, s, t, a, lets);
+    if ((e->op == FLAT_ADD && zero_a) || (e->op == FLAT_MUL && one_a))
+      return exp_range(kl, s, t, b, lets);
+    return unknown();
+  }
+  case LE_IF: {
+    FusLen x = exp_range(kl, s, t, e->args[1], lets), y = exp_range(kl, s, t, e->args[2], lets);
+    return fus_len_equal(x, y) ? x : unknown();
+  }
+  case LE_LET: {
+    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), lets};
+    return exp_range(kl, s, t, e->args[1], &l);
+  }
+  default:
+    return unknown();
+  }
+}
+
+/* The value ranges of the results of SOAC 's': what a MAP or a filter
+   pulls, the segments of seg_ids. */
+static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
+  int nv = s->pull ? s->pull->body.len : 0;
+  for (int i = 0; i < s->results.len; i++) {
+    const LcuVar *r = s->results.data[i];
+    if (r->type.kind != LT_VEC || r->type.base != FB_INT)
+      continue;
+    FusLen b = unknown();
+    switch (s->kind) {
+    case SOAC_MAP:
+    case SOAC_FILTER:
+    case SOAC_PARTITION:
+    case SOAC_SEG_FILTER:
+    case SOAC_SEG_PARTITION: {
+      int group = s->kind == SOAC_SEG_FILTER || s->kind == SOAC_SEG_PARTITION ? nv + 1 : nv;
+      int j = nv ? i % group : 0;
+      if (j < nv)
+        b = exp_range(kl, s, s->pull, s->pull->body.data[j], NULL);
+      break;
+    }
+    case SOAC_LIBRARY:
+      if (s->library == LIB_SEG_IDS && s->args.len == 1)
+        b = fus_kernel_len(kl, s->args.data[0]);
+      break;
+    default:
+      break;
+    }
+    if (b.kind != FL_UNKNOWN)
+      ptrmap_put(&kl->ranges, r, boxed(b));
+  }
+}
+
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
   *kl = (FusKernelLens){0};
   for (int i = 0; i < k->params.len && i < args->len; i++) {
@@ -252,9 +351,18 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
     set_len(kl, p, l);
     if (p->type.kind == LT_SEGDES)
       ptrmap_put(&kl->totals, p, boxed(a->var ? total_of(f, a->var) : unknown()));
+    if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
+      ptrmap_put(&kl->nonneg, p, (void *)1);
+    if (a->var && p->type.kind == LT_VEC && p->type.base == FB_INT) {
+      FusLen b = fus_var_range(f, a->var);
+      if (b.kind != FL_UNKNOWN)
+        ptrmap_put(&kl->ranges, p, boxed(b));
+    }
   }
-  for (int i = 0; i < k->soacs.len; i++)
+  for (int i = 0; i < k->soacs.len; i++) {
     soac_result_lens(kl, k->soacs.data[i]);
+    soac_result_ranges(kl, k->soacs.data[i]);
+  }
 }
 
 /* The index of kernel variable 'v' among k's results, or -1. */
@@ -276,33 +384,64 @@ static bool soac_bound(const LcuKernel *k, const LcuVar *v) {
   return false;
 }
 
-/* A CPU run result's length: its kernel result's, in CPU terms (the
-   parameters' are already; a SOAC result's own becomes the CPU variable
-   the run binds to it, or 'v' itself). */
-static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
+/* A length of run 's''s kernel in CPU terms: the parameters' are
+   already; a SOAC result's own becomes the CPU variable the run binds to
+   it (its own length for 'v' itself), else it is unknown outside. */
+static FusLen cpu_terms(FusFacts *f, const LcuStmt *s, const LcuVar *v, FusLen l) {
   const LcuKernel *k = s->kernel;
-  int at = -1;
-  for (int i = 0; i < s->results.len; i++)
-    if (s->results.data[i] == v)
-      at = i;
-  if (at < 0 || at >= k->results.len)
-    return len_var(v);
-  FusKernelLens kl;
-  fus_fill_kernel_lens(f, k, &s->args, &kl);
-  FusLen l = fus_kernel_len(&kl, k->results.data[at]);
   if ((l.kind != FL_VAR && l.kind != FL_TOTAL) || !soac_bound(k, l.of))
     return l;
   int j = result_index(k, l.of);
   if (j < 0 || j >= s->results.len)
-    return len_var(v);
+    return unknown();
   const LcuVar *cpu = s->results.data[j];
   if (l.kind == FL_TOTAL)
     return total_of(f, cpu);
   return cpu == v ? len_var(v) : fus_var_len(f, cpu);
 }
 
+static int run_result_index(const LcuStmt *s, const LcuVar *v) {
+  for (int i = 0; i < s->results.len; i++)
+    if (s->results.data[i] == v)
+      return i < s->kernel->results.len ? i : -1;
+  return -1;
+}
+
+/* A CPU run result's length: its kernel result's, in CPU terms. */
+static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
+  int at = run_result_index(s, v);
+  if (at < 0)
+    return len_var(v);
+  FusKernelLens kl;
+  fus_fill_kernel_lens(f, s->kernel, &s->args, &kl);
+  FusLen l = cpu_terms(f, s, v, fus_kernel_len(&kl, s->kernel->results.data[at]));
+  return l.kind == FL_UNKNOWN ? len_var(v) : l;
+}
+
+FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
+  if (!v || v->type.kind != LT_VEC || v->type.base != FB_INT)
+    return unknown();
+  FusLen *memo = ptrmap_get(&f->ranges, v);
+  if (memo)
+    return *memo;
+  ptrmap_put(&f->ranges, v, boxed(unknown())); /* (defined before used: no cycle) */
+  const LcuStmt *s = ptrmap_get(&f->def, v);
+  FusLen b = unknown();
+  int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
+  if (at >= 0) {
+    FusKernelLens kl;
+    fus_fill_kernel_lens(f, s->kernel, &s->args, &kl);
+    FusLen *kb = ptrmap_get(&kl.ranges, s->kernel->results.data[at]);
+    if (kb)
+      b = cpu_terms(f, s, NULL, *kb);
+  }
+  ptrmap_put(&f->ranges, v, boxed(b));
+  return b;
+}
+
 /* A vector of shape k whose length is the number of elements of sd S:
-   S's elements are class k.  Walks 'b' for them. */
+   S's elements are class k; one whose length is int n (a MAP's size):
+   n is class k's length.  Walks 'b' for them. */
 static void note_totals(FusFacts *f, const LcuBlock *b) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
@@ -319,6 +458,9 @@ static void note_totals(FusFacts *f, const LcuBlock *b) {
       FusLen l = run_result_len(f, s, v);
       if (l.kind == FL_TOTAL && !ptrmap_get(&f->totals, l.of))
         ptrmap_put(&f->totals, l.of, boxed(len_shape(v->shape)));
+      /* a MAP of size n whose result is of class k: n is that length */
+      if (l.kind == FL_VAR && l.of->type.kind == LT_SCALAR && !ptrmap_get(&f->sizes, l.of))
+        ptrmap_put(&f->sizes, l.of, boxed(len_shape(v->shape)));
     }
   }
 }
@@ -330,6 +472,7 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   /* the lengths memoized while looking were worked out without all the
      totals: forget them */
   f->lens = (PtrMap){0};
+  f->ranges = (PtrMap){0};
 }
 
 /* ---- failures ---- */
@@ -376,18 +519,20 @@ const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t) {
   return NULL;
 }
 
-bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
+static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                     const LetRange *lets) {
+  if (e->kind == LE_LET) {
+    if (may_fail(kl, s, t, e->args[0], lets))
+      return true;
+    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), lets};
+    return may_fail(kl, s, t, e->args[1], &l);
+  }
   for (int i = 0; i < e->nargs; i++)
-    if (fus_exp_may_fail(kl, s, t, e->args[i]))
+    if (may_fail(kl, s, t, e->args[i], lets))
       return true;
   switch (e->kind) {
-  case LE_INDEX: {
-    const LcuVar *i = fus_index_param(s, t);
-    const LcuExp *at = e->args[0];
-    if (!i || at->kind != LE_VAR || at->var != i)
-      return true;
-    return !fus_len_equal(fus_kernel_len(kl, e->var), fus_soac_space(kl, s));
-  }
+  case LE_INDEX: /* in range when the index's values are below the length */
+    return !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
   case LE_OP: {
     const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
     const FlatAtom *divisor = d && d->kind == LE_CONST ? &d->constant : NULL;
@@ -396,6 +541,10 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
   default:
     return false;
   }
+}
+
+bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
+  return may_fail(kl, s, t, e, NULL);
 }
 
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
@@ -418,7 +567,7 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
   }
   if (thunk_may_fail(kl, s, s->pull) || thunk_may_fail(kl, s, s->second))
     f |= FUS_FAIL_THUNK;
-  if (s->size.var && !fus_len_nonneg(fus_kernel_len(kl, s->size.var)))
+  if (s->size.var && !ptrmap_get(&kl->nonneg, s->size.var))
     f |= FUS_FAIL_RUN; /* dist's negative length */
   if (s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE)
     f |= FUS_FAIL_RUN; /* a scatter out of range */

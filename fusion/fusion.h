@@ -59,7 +59,11 @@ typedef struct FusFacts {
   PtrMap lens;   /* LcuVar -> FusLen *, memoized by fus_var_len */
   PtrMap totals; /* sd LcuVar -> FusLen * (FL_SHAPE): the class of vectors
                     whose length is the number of its elements */
+  PtrMap sizes;  /* int LcuVar -> FusLen * (FL_SHAPE): the class of vectors
+                    whose length it is */
   PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
+  PtrMap ranges; /* int vector LcuVar -> FusLen *: its values lie in
+                    [0, bound), memoized by fus_var_range */
 } FusFacts;
 
 /* Fills 'f' for the function or top-level block whose body is 'body'. */
@@ -68,12 +72,24 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f);
    segments, an int scalar's value); of an atom (a constant's value). */
 FusLen fus_var_len(FusFacts *f, const LcuVar *v);
 FusLen fus_atom_len(FusFacts *f, const LcuAtom *a);
+/* True if int atom 'a' is never negative: a constant >= 0, a length
+   (#v), a copy of one.  (A length equal to a shape's says nothing before
+   the SOAC of that size has checked it.) */
+bool fus_int_nonneg(FusFacts *f, const LcuAtom *a);
+/* A bound on the values of int vector 'v': they lie in [0, bound), as
+   the segment numbers seg_ids gives, the indices a MAP { i => i } gives,
+   and what is filtered or gathered from such a vector; FL_UNKNOWN if
+   nothing is known. */
+FusLen fus_var_range(FusFacts *f, const LcuVar *v);
 
 /* The lengths of a kernel's variables at one run: its parameters from
    the run's arguments, its SOACs' results from their sizes. */
 typedef struct FusKernelLens {
   PtrMap lens;   /* kernel LcuVar -> FusLen * */
   PtrMap totals; /* kernel sd LcuVar -> FusLen *: its number of elements */
+  PtrMap ranges; /* kernel int vector LcuVar -> FusLen *: a bound on its
+                    values (fus_var_range) */
+  PtrMap nonneg; /* int parameter -> non-NULL when fus_int_nonneg */
   PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
 } FusKernelLens;
 

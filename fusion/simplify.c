@@ -42,6 +42,8 @@ typedef struct Simp {
   FusFacts *facts; /* of the function being simplified */
   PtrMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
   bool changed;
+  Map *kernels;    /* canonical text -> LcuKernel: the kernels made here
+                      are made once (lcu_intern_kernel) */
 } Simp;
 
 /* ---- atoms ---- */
@@ -210,9 +212,7 @@ static bool fold(FlatOp op, const FlatAtom *a, int n, FlatAtom *out) {
 #undef BOOL
 }
 
-static bool nonneg(Simp *s, const LcuAtom *a) {
-  return a->var ? fus_len_nonneg(fus_var_len(s->facts, a->var)) : a->constant.kind == FA_INT && a->constant.u.i >= 0;
-}
+static bool nonneg(Simp *s, const LcuAtom *a) { return fus_int_nonneg(s->facts, a); }
 
 /* The operand a scalar operation reduces to by an identity that cannot
    fail, or NULL.  A length is never negative: `#v < 0` is F (the range
@@ -354,6 +354,293 @@ static LcuAtom *known_length(Simp *s, const LcuVar *v, LcuVar **same) {
   return NULL;
 }
 
+/* ---- thunks ----
+   Kernels are shared by their runs, so what holds for every run is
+   simplified in place: constant operations folded (as on the CPU), the
+   same identities, an `if` on a constant. */
+
+static bool exp_const(const LcuExp *e, FlatAtomKind k) { return e->kind == LE_CONST && e->constant.kind == k; }
+static bool exp_int(const LcuExp *e, int32_t i) { return exp_const(e, FA_INT) && e->constant.u.i == i; }
+static bool exp_bool(const LcuExp *e, bool b) { return exp_const(e, FA_BOOL) && e->constant.u.b == b; }
+
+/* 'e' simplified (its operands first); 'changed' is set if it changed. */
+static LcuExp *simp_exp(LcuExp *e, bool *changed) {
+  for (int i = 0; i < e->nargs; i++)
+    e->args[i] = simp_exp(e->args[i], changed);
+  if (e->kind == LE_IF && e->args[0]->kind == LE_CONST) {
+    *changed = true;
+    return e->args[0]->constant.u.b ? e->args[1] : e->args[2];
+  }
+  if (e->kind != LE_OP)
+    return e;
+  LcuExp *a = e->args[0], *b = e->nargs > 1 ? e->args[1] : NULL;
+  bool constant = true;
+  FlatAtom c[3];
+  for (int i = 0; i < e->nargs; i++) {
+    constant &= e->args[i]->kind == LE_CONST;
+    c[i] = e->args[i]->constant;
+  }
+  FlatAtom folded;
+  if (constant && fold(e->op, c, e->nargs, &folded) && lcu_const_base(folded) == e->type) {
+    *changed = true;
+    return lcu_exp_const(e->loc, folded);
+  }
+  LcuExp *same = NULL;
+  FlatBase t = a->type;
+  switch (e->op) {
+  case FLAT_COPY:
+    same = a;
+    break;
+  case FLAT_ADD:
+    same = t != FB_INT ? NULL : exp_int(b, 0) ? a : exp_int(a, 0) ? b : NULL;
+    break;
+  case FLAT_SUB:
+    same = t == FB_INT && exp_int(b, 0) ? a : NULL;
+    break;
+  case FLAT_MUL:
+    same = t != FB_INT ? NULL : exp_int(b, 1) ? a : exp_int(a, 1) ? b : NULL;
+    break;
+  case FLAT_DIV:
+    same = t == FB_INT && exp_int(b, 1) ? a : NULL;
+    break;
+  case FLAT_OR:
+    same = t != FB_BOOL ? NULL : exp_bool(b, false) ? a : exp_bool(a, false) ? b : NULL;
+    break;
+  case FLAT_AND:
+    same = t != FB_BOOL ? NULL : exp_bool(b, true) ? a : exp_bool(a, true) ? b : NULL;
+    break;
+  default:
+    break;
+  }
+  if (same && same->type == e->type) {
+    *changed = true;
+    return same;
+  }
+  return e;
+}
+
+static void simp_thunk(LcuThunk *t, bool *changed) {
+  if (!t)
+    return;
+  bool mine = false;
+  for (int i = 0; i < t->body.len; i++)
+    t->body.data[i] = simp_exp(t->body.data[i], &mine);
+  if (mine)
+    lcu_fill_using(t); /* a folded read is no longer used */
+  *changed |= mine;
+}
+
+static bool simp_kernels(LcuProgram *p) {
+  bool changed = false;
+  for (int i = 0; i < p->kernels.len; i++) {
+    LcuKernel *k = p->kernels.data[i];
+    for (int j = 0; j < k->soacs.len; j++) {
+      LcuSoac *so = k->soacs.data[j];
+      simp_thunk(so->pull, &changed);
+      simp_thunk(so->second, &changed);
+    }
+  }
+  return changed;
+}
+
+/* Kernel 'k', or the one made before with its text. */
+static LcuKernel *intern_kernel(Simp *s, LcuKernel *k) {
+  if (!s->kernels->cap)
+    for (int i = 0; i < s->p->kernels.len; i++) {
+      LcuKernel *old = s->p->kernels.data[i];
+      char *text = lcu_kernel_canonical(old);
+      if (!map_get(s->kernels, text))
+        map_put(s->kernels, text, old);
+    }
+  char *text = lcu_kernel_canonical(k);
+  LcuKernel *old = map_get(s->kernels, text);
+  if (old)
+    return old;
+  map_put(s->kernels, text, k);
+  lcu_add_kernel(s->p, k);
+  return k;
+}
+
+/* ---- invariant vectors ----
+   A MAP whose value does not depend on the index (dist of a constant or
+   of a scalar: MAP { i => 1 }, MAP { i => x using x }) gives the same
+   value everywhere: a consumer that reads it at its own index, in range,
+   reads that value.  The consumer's kernel is copied for the run, with
+   the MAP's expression in place of the read (and the MAP's scalars as
+   new parameters); the MAP's run stays if it can fail (dist of a
+   negative length), to fail where it did. */
+
+static bool invariant(const LcuExp *e, const LcuVar *index) {
+  if (e->kind == LE_INDEX || e->kind == LE_LENGTH || (e->kind == LE_VAR && e->var == index))
+    return false;
+  for (int i = 0; i < e->nargs; i++)
+    if (!invariant(e->args[i], index))
+      return false;
+  return true;
+}
+
+/* The expression the MAP of run 'g' gives for its result 'v', if the
+   same at every index; NULL otherwise. */
+static const LcuExp *invariant_value(const LcuStmt *g, const LcuVar *v, const LcuSoac **map) {
+  const LcuKernel *k = g->kernel;
+  if (k->soacs.len != 1)
+    return NULL;
+  const LcuSoac *m = k->soacs.data[0];
+  if (m->kind != SOAC_MAP)
+    return NULL;
+  for (int i = 0; i < g->results.len && i < k->results.len; i++) {
+    if (g->results.data[i] != v)
+      continue;
+    for (int j = 0; j < m->results.len; j++)
+      if (m->results.data[j] == k->results.data[i]) {
+        const LcuExp *e = m->pull->body.data[j];
+        *map = m;
+        return invariant(e, m->pull->params.len ? m->pull->params.data[0] : NULL) ? e : NULL;
+      }
+  }
+  return NULL;
+}
+
+/* True if SOAC 's' reads kernel variable 'q' only at its own index, in
+   range, or as #q. */
+static bool reads_own_only(const FusKernelLens *kl, const LcuSoac *s, const LcuVar *q);
+
+static bool exp_reads_own_only(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                               const LcuVar *q) {
+  for (int i = 0; i < e->nargs; i++)
+    if (!exp_reads_own_only(kl, s, t, e->args[i], q))
+      return false;
+  if (e->var != q || e->kind == LE_LET || e->kind == LE_LENGTH)
+    return true;
+  const LcuVar *i = fus_index_param(s, t);
+  return e->kind == LE_INDEX && i && e->args[0]->kind == LE_VAR && e->args[0]->var == i &&
+         fus_len_equal(fus_kernel_len(kl, q), fus_soac_space(kl, s));
+}
+
+static bool reads_own_only(const FusKernelLens *kl, const LcuSoac *s, const LcuVar *q) {
+  if (s->size.var == q || s->segdes == q || s->into == q)
+    return false;
+  for (int i = 0; i < s->args.len; i++)
+    if (s->args.data[i] == q)
+      return false;
+  const LcuThunk *ts[2] = {s->pull, s->second};
+  for (int t = 0; t < 2; t++)
+    if (ts[t])
+      for (int b = 0; b < ts[t]->body.len; b++)
+        if (!exp_reads_own_only(kl, s, ts[t], ts[t]->body.data[b], q))
+          return false;
+  return true;
+}
+
+static bool thunk_reads_var(const LcuThunk *t, const LcuVar *v) {
+  if (t)
+    for (int i = 0; i < t->body.len; i++)
+      if (lcu_exp_reads(t->body.data[i], v))
+        return true;
+  return false;
+}
+
+/* Run 'st' with the invariant vectors it reads replaced by their value;
+   true if it changed. */
+static bool propagate_invariants(Simp *s, LcuStmt *st) {
+  LcuKernel *k = st->kernel;
+  FusKernelLens kl;
+  fus_fill_kernel_lens(s->facts, k, &st->args, &kl);
+  LcuKernel *copy = NULL;
+  for (int a = 0; a < st->args.len; a++) {
+    LcuAtom *atom = st->args.data[a];
+    LcuVar *q = k->params.data[a];
+    const LcuStmt *g = run_of(s, atom->var);
+    const LcuSoac *m = NULL;
+    const LcuExp *e = g && q->type.kind == LT_VEC ? invariant_value(g, atom->var, &m) : NULL;
+    if (!e)
+      continue;
+    bool ok = true, read = false;
+    for (int j = 0; j < k->soacs.len && ok; j++) {
+      const LcuSoac *so = k->soacs.data[j];
+      ok = reads_own_only(&kl, so, q);
+      read |= thunk_reads_var(so->pull, q) || thunk_reads_var(so->second, q);
+    }
+    if (!ok || !read)
+      continue;
+    if (!copy) {
+      copy = lcu_copy_kernel(s->p, k);
+      copy->name = NULL;
+    }
+    /* the MAP's scalars become parameters of the copy */
+    PtrMap ren = {0};
+    const LcuKernel *gk = g->kernel;
+    for (int i = 0; i < gk->params.len; i++) {
+      LcuVar *gp = gk->params.data[i];
+      if (!lcu_exp_reads(e, gp))
+        continue;
+      LcuVar *np = lcu_copy_var(s->p, gp);
+      vec_push(&copy->params, np);
+      lcu_stmt_arg(st, g->args.data[i]);
+      ptrmap_put(&ren, gp, np);
+    }
+    LcuExp *value = lcu_copy_exp(s->p, e, &ren);
+    LcuVar *cq = copy->params.data[a];
+    for (int j = 0; j < copy->soacs.len; j++) {
+      LcuSoac *so = copy->soacs.data[j];
+      LcuThunk *ts[2] = {so->pull, so->second};
+      for (int t = 0; t < 2; t++) {
+        const LcuVar *i = fus_index_param(so, ts[t]);
+        if (!i || !thunk_reads_var(ts[t], cq))
+          continue;
+        for (int b = 0; b < ts[t]->body.len; b++)
+          ts[t]->body.data[b] = lcu_subst_index(s->p, ts[t]->body.data[b], cq, i, value);
+        lcu_fill_using(ts[t]);
+      }
+    }
+  }
+  if (!copy)
+    return false;
+  /* parameters nothing reads go, with their arguments */
+  int out = 0;
+  for (int i = 0; i < copy->params.len; i++) {
+    LcuVar *q = copy->params.data[i];
+    bool read = false;
+    for (int j = 0; j < copy->soacs.len && !read; j++) {
+      const LcuSoac *so = copy->soacs.data[j];
+      read = thunk_reads_var(so->pull, q) || thunk_reads_var(so->second, q) || so->size.var == q ||
+             so->size.length == q || so->segdes == q || so->into == q;
+      for (int x = 0; x < so->args.len && !read; x++)
+        read = so->args.data[x] == q;
+    }
+    for (int x = 0; x < copy->results.len && !read; x++)
+      read = copy->results.data[x] == q;
+    if (!read)
+      continue;
+    copy->params.data[out] = q;
+    st->args.data[out] = st->args.data[i];
+    out++;
+  }
+  copy->params.len = out;
+  st->args.len = out;
+  st->kernel = intern_kernel(s, copy);
+  return true;
+}
+
+/* seg_offsets(make_segdes(v)) is the exclusive sum scan of v: a SCAN,
+   which fusion can put beside the MAP that makes v. */
+static LcuKernel *offsets_scan(Simp *s, Loc loc) {
+  LcuKernel *k = lcu_kernel_new();
+  LcuVar *v = lcu_kernel_param(s->p, k, lcu_vec(FB_INT));
+  LcuThunk *pull = lcu_thunk_new();
+  LcuVar *i = lcu_thunk_param(s->p, pull, FB_INT, "i");
+  lcu_thunk_return(pull, lcu_exp_index(loc, v, lcu_exp_var(loc, i)));
+  lcu_thunk_use(pull, v);
+  LcuThunk *op = lcu_thunk_new();
+  LcuVar *x = lcu_thunk_param(s->p, op, FB_INT, NULL), *y = lcu_thunk_param(s->p, op, FB_INT, NULL);
+  lcu_thunk_return(op, lcu_exp_op(loc, FLAT_ADD, FB_INT, 2, lcu_exp_var(loc, x), lcu_exp_var(loc, y), NULL));
+  FlatAtom zero = lcu_int_const(0);
+  LcuSoac *scan = lcu_soac_scan(loc, pull, &zero, 1, op, lcu_size_length(v));
+  lcu_kernel_soac(k, scan);
+  lcu_kernel_return(k, lcu_soac_result(s->p, scan, lcu_vec(FB_INT)));
+  return intern_kernel(s, k);
+}
+
 /* ---- the walk ---- */
 
 static void simp_stmts(Simp *s, const Vec *in, Vec *out, Map *avail);
@@ -442,6 +729,20 @@ static bool simp_run(Simp *s, LcuStmt *st, Map *avail) {
       replace(s, st->results.data[0], lengths);
       return true;
     }
+  }
+  if (library_of(k) == LIB_SEG_OFFSETS && st->args.len == 1 && st->results.len == 1) {
+    LcuAtom *a = st->args.data[0];
+    LcuAtom *lengths = a->var ? segdes_lengths(s, a->var) : NULL;
+    if (lengths && lengths->var) {
+      st->kernel = offsets_scan(s, st->loc);
+      st->args.data[0] = lengths;
+      s->changed = true;
+      k = st->kernel;
+    }
+  }
+  if (propagate_invariants(s, st)) {
+    s->changed = true;
+    k = st->kernel;
   }
   if (draws_random(k))
     return false;
@@ -583,11 +884,12 @@ static void drop_dead(Simp *s, LcuBlock *body) {
 
 /* ---- the pass ---- */
 
-static void simplify_body(LcuProgram *p, LcuBlock *body) {
+static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
   for (int round = 0; round < 64; round++) {
     FusFacts facts;
     fus_fill_facts(body, &facts);
-    Simp s = {p, &facts, {0}, false};
+    Simp s = {p, &facts, {0}, false, kernels};
+    s.changed = simp_kernels(p);
     Map avail = {0};
     simp_block(&s, body, &avail);
     fus_fill_facts(body, &facts);
@@ -598,12 +900,13 @@ static void simplify_body(LcuProgram *p, LcuBlock *body) {
 }
 
 void fus_simplify(LcuProgram *p) {
+  Map kernels = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body);
+    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &kernels);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      simplify_body(p, t->body);
+      simplify_body(p, t->body, &kernels);
   }
   lcu_prune_kernels(p);
 }
