@@ -254,12 +254,37 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
 
 /* ---- value ranges ---- */
 
-/* A let-bound variable in scope and the range of its value. */
+/* What is known of a thunk variable in scope: a let's value lies in
+   [0, bound); or, in an append's branches (`if i < #a then a[i] else
+   b[i - #a]`), the index lies in [0, #a), or at or above #a ('above'). */
 typedef struct LetRange {
   const LcuVar *var;
   FusLen bound;
+  const LcuVar *above; /* the index is at least #above, or NULL */
   const struct LetRange *next;
 } LetRange;
+
+/* The SOAC's index space less #a, when its size is a CPU sum of #a and
+   another length (the size of an append): that other length. */
+static FusLen space_less(const FusKernelLens *kl, const LcuSoac *s, const LcuVar *a) {
+  FusLen *sum = s->size.var ? ptrmap_get(&kl->sums, s->size.var) : NULL;
+  FusLen la = fus_kernel_len(kl, a);
+  if (!sum)
+    return unknown();
+  if (fus_len_equal(sum[0], la))
+    return sum[1];
+  if (fus_len_equal(sum[1], la))
+    return sum[0];
+  return unknown();
+}
+
+/* 'c' is `i < #a` for the thunk's index i: 'a', else NULL. */
+static const LcuVar *below_length(const LcuExp *c, const LcuVar *i) {
+  if (c->kind != LE_OP || c->op != FLAT_LT || !i)
+    return NULL;
+  const LcuExp *x = c->args[0], *y = c->args[1];
+  return x->kind == LE_VAR && x->var == i && y->kind == LE_LENGTH ? y->var : NULL;
+}
 
 /* A bound on the values of int expression 'e' of thunk 't' of 's': they
    lie in [0, bound) whenever 'e' is computed without an error. */
@@ -270,7 +295,7 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
   switch (e->kind) {
   case LE_VAR:
     for (const LetRange *l = lets; l; l = l->next)
-      if (l->var == e->var)
+      if (l->var == e->var && !l->above)
         return l->bound;
     if (e->var == fus_index_param(s, t))
       return fus_soac_space(kl, s);
@@ -291,6 +316,11 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
       return exp_range(kl, s, t, a, lets);
     if ((e->op == FLAT_ADD && zero_a) || (e->op == FLAT_MUL && one_a))
       return exp_range(kl, s, t, b, lets);
+    /* i - #a where i >= #a: below the space less #a */
+    if (e->op == FLAT_SUB && a->kind == LE_VAR && b->kind == LE_LENGTH)
+      for (const LetRange *l = lets; l; l = l->next)
+        if (l->var == a->var && l->above == b->var)
+          return space_less(kl, s, b->var);
     return unknown();
   }
   case LE_IF: {
@@ -298,7 +328,7 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
     return fus_len_equal(x, y) ? x : unknown();
   }
   case LE_LET: {
-    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), lets};
+    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
     return exp_range(kl, s, t, e->args[1], &l);
   }
   default:
@@ -353,6 +383,13 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
       ptrmap_put(&kl->totals, p, boxed(a->var ? total_of(f, a->var) : unknown()));
     if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
       ptrmap_put(&kl->nonneg, p, (void *)1);
+    const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
+    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
+      FusLen *sum = xmalloc_atomic(sizeof(FusLen) * 2);
+      sum[0] = fus_atom_len(f, d->args.data[0]);
+      sum[1] = fus_atom_len(f, d->args.data[1]);
+      ptrmap_put(&kl->sums, p, sum);
+    }
     if (a->var && p->type.kind == LT_VEC && p->type.base == FB_INT) {
       FusLen b = fus_var_range(f, a->var);
       if (b.kind != FL_UNKNOWN)
@@ -521,10 +558,17 @@ const LcuVar *fus_index_param(const LcuSoac *s, const LcuThunk *t) {
 
 static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
                      const LetRange *lets) {
+  const LcuVar *i = fus_index_param(s, t);
+  const LcuVar *a = e->kind == LE_IF ? below_length(e->args[0], i) : NULL;
+  if (a) { /* an append: each branch knows where the index is */
+    LetRange below = {i, fus_kernel_len(kl, a), NULL, lets}, above = {i, unknown(), a, lets};
+    return may_fail(kl, s, t, e->args[0], lets) || may_fail(kl, s, t, e->args[1], &below) ||
+           may_fail(kl, s, t, e->args[2], &above);
+  }
   if (e->kind == LE_LET) {
     if (may_fail(kl, s, t, e->args[0], lets))
       return true;
-    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), lets};
+    LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
     return may_fail(kl, s, t, e->args[1], &l);
   }
   for (int i = 0; i < e->nargs; i++)

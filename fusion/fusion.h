@@ -90,6 +90,8 @@ typedef struct FusKernelLens {
   PtrMap ranges; /* kernel int vector LcuVar -> FusLen *: a bound on its
                     values (fus_var_range) */
   PtrMap nonneg; /* int parameter -> non-NULL when fus_int_nonneg */
+  PtrMap sums;   /* int parameter the run passes a CPU sum x + y -> FusLen[2],
+                    the lengths x and y are (an append's size) */
   PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
 } FusKernelLens;
 

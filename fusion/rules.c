@@ -222,11 +222,14 @@ static bool rule_compose(Rw *w) {
     for (int j = 0; j < P->results.len; j++)
       needed |= is_result(w->k, P->results.data[j]);
     int pf = fus_soac_failures(&w->kl, P);
-    bool vanish = !needed && !(pf & (FUS_FAIL_RUN | FUS_EFFECT));
-    if (vanish && (pf & FUS_FAIL_THUNK)) {
-      int c0 = (int)(intptr_t)consumers.data[0];
+    int c0 = (int)(intptr_t)consumers.data[0];
+    bool vanish = !needed && !(pf & FUS_EFFECT);
+    /* a MAP's check at its run is of its size: its first consumer makes
+       the same check first when its size is the same variable */
+    if (vanish && (pf & FUS_FAIL_RUN))
+      vanish = P->size.var && soac_at(w, c0)->size.var == P->size.var && !any_fails_between(w, pi, c0);
+    if (vanish && (pf & FUS_FAIL_THUNK))
       vanish = reads_all_first(P, soac_at(w, c0)) && !any_fails_between(w, pi, c0);
-    }
     for (int c = 0; c < consumers.len; c++)
       compose_into(w, P, soac_at(w, (int)(intptr_t)consumers.data[c]));
     if (vanish)
@@ -710,7 +713,23 @@ static bool rule_side_by_side(Rw *w) {
 }
 
 /* ---- dead results: a SOAC nothing reads goes when it cannot fail, and
-   so does a MAP's result column that nothing reads. ---- */
+   so does a MAP's result column that nothing reads.  A MAP whose only
+   check is of its size goes too when another SOAC of the kernel makes
+   the same check, before it or with nothing that can fail between
+   (dist's error, at the same run). ---- */
+
+static bool checked_elsewhere(const Rw *w, int i) {
+  const LcuSoac *s = soac_at(w, i);
+  if (s->kind != SOAC_MAP || !s->size.var || (fus_soac_failures(&w->kl, s) & ~FUS_FAIL_RUN))
+    return false;
+  for (int j = 0; j < nsoacs(w); j++) {
+    if (j == i || soac_at(w, j)->size.var != s->size.var)
+      continue;
+    if (j < i || !any_fails_between(w, i, j))
+      return true;
+  }
+  return false;
+}
 
 static bool rule_dead(Rw *w) {
   for (int i = nsoacs(w) - 1; i >= 0; i--) {
@@ -718,7 +737,7 @@ static bool rule_dead(Rw *w) {
     bool used = false;
     for (int r = 0; r < s->results.len; r++)
       used |= used_from(w, i + 1, s->results.data[r]);
-    if (!used && !fails(w, s)) {
+    if (!used && (!fails(w, s) || checked_elsewhere(w, i))) {
       remove_soac(w, i);
       return true;
     }
