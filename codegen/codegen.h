@@ -62,6 +62,9 @@ typedef struct CgChecks {
                        location of its own (no_loc: the `run`'s) */
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
+  Loc soac_loc;     /* the SOAC's: an expression at another location
+                       reports there (lcu_error_loc), one at the SOAC's at
+                       'loc' */
 } CgChecks;
 
 /* The continuation of a thunk: it gets the C expressions of the results
@@ -85,6 +88,8 @@ typedef struct CgTarget {
 typedef struct CgSite {
   Loc loc;
   const char *prim, *message;
+  const char *lib_fn; /* an expression fusion moved out of a library
+                         call (LcuExp.lib_fn): worded as in it */
 } CgSite;
 
 /* The state of one program's generation. */
@@ -128,6 +133,9 @@ const char *cg_layout(Cg *cg, const RtLayout *l);
 /* The number of a site: where a check stands ('loc'), the primitive its
    errors name ('prim', or NULL), and its own message (or NULL). */
 int cg_site(Cg *cg, Loc loc, const char *prim, const char *message);
+/* The site of a check of thunk expression 'e' (its location, or the
+   run's, as lcu_error_loc; its library call, LcuExp.lib_fn). */
+int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim);
 /* The location 'loc' as an RtLoc initializer: {"f.nesl", 3, 5}. */
 const char *cg_loc(Loc loc);
 /* A comment naming the NESL source line of 'loc'. */

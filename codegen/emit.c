@@ -165,7 +165,7 @@ const char *cg_layout(Cg *cg, const RtLayout *l) {
 int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
   for (int i = 0; i < cg->sites.len; i++) {
     CgSite *s = cg->sites.data[i];
-    if (s->loc.src == loc.src && s->loc.line == loc.line && s->loc.col == loc.col &&
+    if (!s->lib_fn && s->loc.src == loc.src && s->loc.line == loc.line && s->loc.col == loc.col &&
         (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)) &&
         (s->message == message || (s->message && message && strcmp(s->message, message) == 0)))
       return i;
@@ -176,6 +176,25 @@ int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
   s->message = message;
   vec_push(&cg->sites, s);
   return cg->sites.len - 1;
+}
+
+int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
+  if (e->lib_fn) {
+    for (int i = 0; i < cg->sites.len; i++) {
+      CgSite *s = cg->sites.data[i];
+      if (s->lib_fn && strcmp(s->lib_fn, e->lib_fn) == 0 && lcu_loc_equal(s->loc, e->loc) &&
+          (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)))
+        return i;
+    }
+    CgSite *s = NEW(CgSite);
+    s->loc = e->loc;
+    s->prim = prim;
+    s->lib_fn = e->lib_fn;
+    vec_push(&cg->sites, s);
+    return cg->sites.len - 1;
+  }
+  bool own = e->loc.src && !lcu_loc_equal(e->loc, c->soac_loc);
+  return cg_site(cg, own ? e->loc : c->loc, prim, NULL);
 }
 
 const char *cg_loc(Loc loc) {

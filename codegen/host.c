@@ -611,11 +611,12 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
   for (int i = 0; i < cg.sites.len; i++) {
     const CgSite *s = cg.sites.data[i];
     const char *file = s->loc.src ? cg_string(s->loc.src->name, strlen(s->loc.src->name)) : "NULL";
-    fprintf(out, "  {%s, %d, %d, %s, %s},\n", file, s->loc.line, s->loc.col,
+    fprintf(out, "  {%s, %d, %d, %s, %s, %s},\n", file, s->loc.line, s->loc.col,
             s->prim ? cg_string(s->prim, strlen(s->prim)) : "NULL",
-            s->message ? cg_string(s->message, strlen(s->message)) : "NULL");
+            s->message ? cg_string(s->message, strlen(s->message)) : "NULL",
+            s->lib_fn ? cg_string(s->lib_fn, strlen(s->lib_fn)) : "NULL");
   }
-  fputs("  {NULL, 0, 0, NULL, NULL}};\n\n", out);
+  fputs("  {NULL, 0, 0, NULL, NULL, NULL}};\n\n", out);
   fwrite(body_text, 1, body_len, out);
   free(body_text);
 }

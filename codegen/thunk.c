@@ -157,7 +157,7 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   cg_line(cg, "  %s = %s[%s];", t, b->value, i);
   cg_line(cg, "} else {");
   cg->indent++;
-  int site = cg_site(cg, c->loc, NULL, NULL);
+  int site = cg_exp_site(cg, e, c, NULL);
   record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i,
                      b->length));
   cg_line(cg, "%s = 0;", t);
@@ -187,7 +187,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *prim = NULL;
   if ((e->op == FLAT_ADD || e->op == FLAT_MUL) && tx->checks->combine)
     prim = rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, tx->checks->combine == 2);
-  int site = cg_site(cg, tx->checks->loc, prim, NULL);
+  int site = cg_exp_site(cg, e, tx->checks, prim);
   cg_line(cg, "if (%s) {", err);
   cg->indent++;
   record(tx, xprintf("RT_CHECK_SCALAR, %d, %s, %s, 0, 0, %s", site, err, cg_rtop(e->op),

@@ -201,6 +201,15 @@ void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len) {
 void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   const RtSite *s = &sites[e->site];
   RtLoc loc = s->file ? (RtLoc){s->file, s->line, s->col} : run;
+  /* a check moved out of an inlined library call: in that call's context
+     (the run's caller's, with the call); it fails, so it is never undone */
+  static RtContext moved;
+  if (s->lib_fn) {
+    moved = context ? *context : (RtContext){0};
+    moved.lib_fn = s->lib_fn;
+    moved.lib_call = loc;
+    context = &moved;
+  }
   switch (e->check) {
   case RT_CHECK_SCALAR:
     rt_scalar_fail((RtOp)e->op, e->code, e->x, loc, s->prim);

@@ -36,6 +36,11 @@ typedef struct RtSite {
   const char *prim;    /* the library primitive the operation implements
                           (for the error's words), or NULL */
   const char *message; /* RT_CHECK_MESSAGE: the message */
+  const char *lib_fn;  /* a check that fusion moved out of a statement
+                          inlined from this library function: its error is
+                          worded as in that function, called at
+                          file:line:col (the interpreters' LcuExp.lib_fn),
+                          or NULL */
 } RtSite;
 
 typedef struct RtKernelError {
