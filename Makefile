@@ -45,7 +45,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(F
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -113,8 +113,19 @@ $(BUILD)/nesl_compare: tests/nesl_compare.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -o $@ $< -lm
 
-test: $(BUILD)/nessie $(UNIT_TESTS) $(BUILD)/nesl_compare
+# random well-typed λcu programs, for the differential test of fusion
+$(BUILD)/gen_lcu: tests/fusion/gen_lcu.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -o $@ $<
+
+test: $(BUILD)/nessie $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/gen_lcu
 	@sh tests/run.sh $(BUILD)
+
+# the differential test of fusion on many random programs (make test runs
+# 300): `make random-fusion RANDOM_COUNT=5000`
+RANDOM_COUNT ?= 5000
+random-fusion: $(BUILD)/nessie $(BUILD)/gen_lcu
+	sh tests/fusion/random.sh $(BUILD)/nessie $(BUILD)/gen_lcu $(BUILD)/random-fusion $(RANDOM_COUNT)
 
 # Sanitizer reports exit with a status no test expects, and the runner
 # also fails on any report left in its output files.

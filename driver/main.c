@@ -383,6 +383,7 @@ static int run_lcu(const Options *opt, LcuProgram *lcu, FlatProgram *unfused, co
   return EXIT_OK;
 }
 
+
 /* -O1: the CPU level simplified, then fused (--dump=pdg and --dump=ilp
    print what fusion sees and decides). */
 static bool optimize(const Options *opt, LcuProgram *lcu, FusStats *st) {
@@ -404,9 +405,10 @@ static bool is_lcu_file(const char *path) {
    run; the NESL statements it holds are checked, the program is not
    compiled again. */
 static int compile_lcu(const Options *opt, Source *src) {
-  if (opt->types || (opt->dump != STAGE_NONE && opt->dump != STAGE_LCU) ||
+  bool fusion_dump = opt->dump == STAGE_FUSED || opt->dump == STAGE_PDG || opt->dump == STAGE_ILP;
+  if (opt->types || (opt->dump != STAGE_NONE && opt->dump != STAGE_LCU && !fusion_dump) ||
       (opt->interp != INTERP_NONE && opt->interp != INTERP_LCU) || (opt->dump == STAGE_NONE && !opt->interp))
-    return bad_usage("'%s' holds λcu: use --dump=lcu or --interp=lcu", opt->file);
+    return bad_usage("'%s' holds λcu: use --dump=lcu, --dump=fused (pdg, ilp) or --interp=lcu", opt->file);
   TypeEnv *env = tc_new_env();
   LcuProgram *lcu = lcu_read(src, env);
   if (!lcu || diag_count())
@@ -415,6 +417,17 @@ static int compile_lcu(const Options *opt, Source *src) {
   if ((opt->check_ir || opt->interp == INTERP_LCU) && !lcu_check(lcu, "read"))
     return EXIT_COMPILE_ERROR;
   if (opt->dump == STAGE_LCU) {
+    lcu_print_program(stdout, lcu);
+    return EXIT_OK;
+  }
+  /* fused as a program lowered from NESL is (-O1, the default) */
+  FusStats fusion = {0};
+  bool analyse = opt->dump == STAGE_PDG || opt->dump == STAGE_ILP;
+  if ((opt->opt_level > 0 || analyse) && !optimize(opt, lcu, &fusion))
+    return EXIT_COMPILE_ERROR;
+  if (analyse)
+    return EXIT_OK;
+  if (opt->dump == STAGE_FUSED) {
     lcu_print_program(stdout, lcu);
     return EXIT_OK;
   }

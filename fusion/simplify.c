@@ -547,7 +547,8 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
   FusKernelLens kl;
   fus_fill_kernel_lens(s->facts, k, &st->args, &kl);
   LcuKernel *copy = NULL;
-  for (int a = 0; a < st->args.len; a++) {
+  int nargs = k->params.len; /* (the copy's new parameters come after) */
+  for (int a = 0; a < nargs; a++) {
     LcuAtom *atom = st->args.data[a];
     LcuVar *q = k->params.data[a];
     const LcuStmt *g = run_of(s, atom->var);

@@ -63,6 +63,9 @@ static void rename_vars(Vec *to, const Vec *from, const PtrMap *renaming) {
 /* ---- copies ---- */
 
 LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming) {
+  PtrMap local = {0};
+  if (!renaming) /* (a let's new binder must be recorded somewhere) */
+    renaming = &local;
   LcuExp *c = NEW(LcuExp);
   *c = *e;
   if (e->kind == LE_LET) {

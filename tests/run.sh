@@ -15,6 +15,9 @@
 #   lcu-read    every corpus program's --dump=lcu reads back to the same text
 #   lcu-golden  tests/lcu/golden/NAME.lcu is NAME's dump, reads back, runs
 #   lcu-hand    hand-written λcu (tests/lcu/read) runs or is rejected as expected
+#   lcu, lcu-O0 the λcu interpreter with fusion (the default) and without
+#   fusion      fused and unfused runs of random λcu programs agree
+#               (tests/fusion/random.sh); tests/fusion/check_*.sh
 set -u
 BUILD=${1:-build}
 NESSIE=$BUILD/nessie
@@ -115,6 +118,31 @@ for f in tests/programs/*.nesl; do
   fi
 done
 
+# ---- ... and without fusion (-O0): the IR as lowering makes it ----
+for f in tests/programs/*.nesl; do
+  n=$(basename "$f" .nesl)
+  if "$NESSIE" -O0 --check-ir --interp=lcu "$f" > "$OUT/$n.lcu0" 2> "$OUT/$n.lcu0.err" &&
+     d=$("$BUILD/nesl_compare" "$OUT/$n.lcu0" "tests/programs/$n.expected" 2>&1); then
+    pass "lcu-O0/$n"
+  else
+    fail "lcu-O0/$n" "${d:-}$(head -5 "$OUT/$n.lcu0.err")"
+  fi
+done
+
+# ---- fusion: random λcu programs run with fusion and without print the
+# same (tests/fusion/gen_lcu.c writes them; `make random-fusion` runs
+# thousands), and the shapes and counts fusion must reach ----
+if d=$(sh tests/fusion/random.sh "$NESSIE" "$BUILD/gen_lcu" "$OUT/random" 300 2>&1); then
+  pass "fusion/random ($(printf '%s' "$d" | tail -1))"
+else
+  fail "fusion/random" "$d"
+fi
+for t in tests/fusion/check_*.sh; do
+  [ -f "$t" ] || continue
+  n=$(basename "$t" .sh)
+  if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "fusion/$n"; else fail "fusion/$n" "$o"; fi
+done
+
 # ---- flattening's and λcu's own cases, and the syntax of NESL programs
 # that CMU NESL 3.1 accepts (tests/syntax): every interpreter ----
 for f in tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
@@ -202,6 +230,9 @@ for f in tests/errors/*.nesl; do
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "lcu: $d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.lcu" | grep -q "^error: [^:]*:$line:"; then
       fail "errors/$n" "lcu: the error is not reported on line $line: $(tail -1 "$OUT/$n.lcu")"
+    elif ! "$NESSIE" -O0 --check-ir --interp=lcu "$f" > "$OUT/$n.lcu0" 2> "$OUT/$n.lcu0.err" ||
+         ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu0" "tests/errors/$n.expected" 2>&1); then
+      fail "errors/$n" "lcu -O0: ${d:-}$(head -5 "$OUT/$n.lcu0.err")"
     else pass "errors/$n"; fi ;;
   *) fail "errors/$n" "bad header: $kind" ;;
   esac

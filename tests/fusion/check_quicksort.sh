@@ -1,0 +1,19 @@
+# Quicksort of 100 000 keys (tests/flat/quicksort_100k.nesl) under λcu's
+# interpreter, with fusion and without (--stats gives both): the kernel
+# runs per level of its recursion and the elements processed both fall,
+# by at least what fusion reaches today (docs/fusion.md has the numbers).
+set -u
+f=tests/flat/quicksort_100k.nesl
+stats=$("$NESSIE" --interp=lcu --stats "$f" 2>&1 >/dev/null) || { echo "the run failed: $stats"; exit 1; }
+depth=$("$NESSIE" --interp=flat --stats "$f" 2>&1 >/dev/null | sed -n 's/.*recursion depth \([0-9]*\).*/\1/p')
+after=$(printf '%s\n' "$stats" | sed -n '1s/^stats: [0-9]* kernels, \([0-9]*\) runs, \([0-9]*\) elements.*/\1 \2/p')
+before=$(printf '%s\n' "$stats" | sed -n 's/^stats: before fusion: [0-9]* kernels, \([0-9]*\) runs, \([0-9]*\) elements.*/\1 \2/p')
+set -- $after $before
+[ $# -eq 4 ] && [ -n "$depth" ] || { echo "no counts in: $stats"; exit 1; }
+runs=$1 elements=$2 runs0=$3 elements0=$4
+per_level=$((runs / depth))
+[ "$per_level" -le 63 ] || { echo "$runs runs over $depth levels: $per_level per level, expected at most 63"; exit 1; }
+[ $((elements * 2)) -le "$elements0" ] ||
+  { echo "$elements elements processed, expected at most half of the $elements0 without fusion"; exit 1; }
+[ "$runs" -lt "$runs0" ] || { echo "runs did not fall: $runs0 -> $runs"; exit 1; }
+exit 0
