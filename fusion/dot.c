@@ -8,6 +8,8 @@
  * that the schedule fused are blue undirected lines; each cluster of
  * several runs is a filled subgraph of its own.
  */
+#include <string.h>
+
 #include "fusion.h"
 
 static void print_label_text(FILE *out, const char *s) {
@@ -78,9 +80,16 @@ void fus_print_pdg(FILE *out, const FusRegion *r) {
       print_label_text(out, e->why);
       fputs("\"", out);
       break;
-    case FE_ORDER:
+    case FE_ORDER: { /* an order edge: its pair may fit side by side */
+      const FusPair *p = e->pair >= 0 ? r->pairs.data[e->pair] : NULL;
       fputs("style=dotted", out);
+      if (p && strcmp(p->rule, "order") != 0) {
+        fputs(", label=\"", out);
+        print_label_text(out, p->rule);
+        fputs("\"", out);
+      }
       break;
+    }
     case FE_PREVENTING:
       fputs("style=dashed, color=red, fontcolor=red, label=\"", out);
       print_label_text(out, e->why);

@@ -2,7 +2,7 @@
 # setup.sh: installs every Debian package that nessie's build and tests
 # need.  Idempotent and non-interactive; run as root or through sudo.
 set -eu
-PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev"
+PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev graphviz"
 
 missing=""
 for p in $PACKAGES; do
