@@ -58,8 +58,8 @@ typedef struct CgChecks {
   /* a subscript needs no check when it is 'safe_index' (the SOAC's own
      index, in [0, n)) into a vector whose length is 'safe_length' (n) */
   const char *safe_index, *safe_length;
-  Loc loc;          /* where the checks stand when an expression has no
-                       location of its own (no_loc: the `run`'s) */
+  Loc loc;          /* the SOAC's: an expression there reports its errors
+                       at the `run` (lcu_error_loc), any other at its own */
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
 } CgChecks;

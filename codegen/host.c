@@ -340,6 +340,14 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
   case LS_HOST:
     gen_host(h, s);
     return;
+  case LS_CHECK: {
+    const char *ops[3] = {"0", "0", "0"};
+    for (int i = 0; i < s->args.len && i < 3; i++)
+      ops[i] = atom(h, s->args.data[i], s->loc);
+    cg_line(cg, "rt_check(%d /* %s */, (RtLoc)%s, %s, %s, %s);", s->check, rt_check_name(s->check), cg_loc(s->loc),
+            ops[0], ops[1], ops[2]);
+    return;
+  }
   }
   unreachable();
 }

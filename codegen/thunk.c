@@ -133,6 +133,15 @@ typedef struct Tx {
   const CgChecks *checks;
 } Tx;
 
+/* Where an error of thunk expression 'e' is reported: its own location,
+   unless it is its SOAC's (then the run's, no_loc in the site), as the
+   λcu interpreter does (lcu_error_loc). */
+static Loc site_loc(Tx *tx, const LcuExp *e) {
+  if (!e->loc.src || lcu_loc_equal(e->loc, tx->checks->loc))
+    return no_loc;
+  return e->loc;
+}
+
 /* The record of error 'what' at the check's element. */
 static void record(Tx *tx, const char *what) {
   Cg *cg = tx->cg;
@@ -157,7 +166,7 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   cg_line(cg, "  %s = %s[%s];", t, b->value, i);
   cg_line(cg, "} else {");
   cg->indent++;
-  int site = cg_site(cg, c->loc, NULL, NULL);
+  int site = cg_site(cg, site_loc(tx, e), NULL, NULL);
   record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i,
                      b->length));
   cg_line(cg, "%s = 0;", t);
@@ -187,7 +196,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *prim = NULL;
   if ((e->op == FLAT_ADD || e->op == FLAT_MUL) && tx->checks->combine)
     prim = rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, tx->checks->combine == 2);
-  int site = cg_site(cg, tx->checks->loc, prim, NULL);
+  int site = cg_site(cg, site_loc(tx, e), prim, NULL);
   cg_line(cg, "if (%s) {", err);
   cg->indent++;
   record(tx, xprintf("RT_CHECK_SCALAR, %d, %s, %s, 0, 0, %s", site, err, cg_rtop(e->op),

@@ -33,6 +33,7 @@
 #include "../frontend/typecheck.h"
 #include "../frontend/types.h"
 #include "../rt/rt.h"
+#include "../rt/scalar.h" /* the argument checks (RtCheckKind) */
 
 /* The operations are the runtime's (rt/ops.def: names, classes,
    signatures), FLAT_ADD being RT_ADD. */
@@ -146,6 +147,7 @@ typedef struct FlatStmt {
      type and of the result type.  What the runtime reads values by. */
   const RtLayout *layout, *result_layout;
   int site;           /* RAND: numbers the call sites, for the generator */
+  int check;          /* CHECK: the check (RtCheckKind) */
 } FlatStmt;
 
 typedef struct FlatBlock {

@@ -113,6 +113,10 @@ void flat_exec_op(const FlatStmt *s, RtValue **a, int n, Vec *results) {
     host_prim(s, a, n, results);
     return;
   case OPC_ERROR:
+    if (op == RT_CHECK) {
+      rt_check_all(s->check, loc, a, n);
+      return;
+    }
     if (op == RT_ERROR) {
       need(a[0], RT_VEC, s);
       rt_fail(loc, NULL, "%.*s", (int)a[0]->len, a[0]->data.c);

@@ -1383,8 +1383,19 @@ __attribute__((noinline)) static void run_run(LcuInterp *in, const LcuStmt *s) {
   run_kernel(in, s->kernel, atom_values(in, &s->args, s->loc, buf), s->args.len, s->loc, &s->results);
 }
 
+/* NESL's argument check on scalars (rt/error.c words it). */
+static void run_check(LcuInterp *in, const LcuStmt *s) {
+  int64_t ops[3] = {0, 0, 0};
+  for (int i = 0; i < s->args.len && i < 3; i++)
+    ops[i] = atom_value(in, s->args.data[i], s->loc)->scalar.i;
+  rt_check(s->check, flat_rt_loc(s->loc), ops[0], ops[1], ops[2]);
+}
+
 static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
   switch (s->kind) {
+  case LS_CHECK:
+    run_check(in, s);
+    return;
   case LS_SCALAR:
     run_scalar(in, s);
     return;

@@ -1103,6 +1103,17 @@ static LcuStmt *cpu(Reader *r) {
     return lcu_stmt_length(no_loc, LEN_TOTAL, atom(r));
   if (accept(r, "#"))
     return lcu_stmt_length(no_loc, LEN_VECTOR, atom(r));
+  if (accept(r, "check")) {
+    const char *kind = name(r);
+    int k = rt_check_lookup(kind);
+    if (k < 0) {
+      r->tok = at;
+      fail(r, "check %s: not a check (subscript, lengths, range or counts)", kind);
+    }
+    LcuStmt *s = lcu_stmt_check(no_loc, k);
+    atoms(r, &s->args);
+    return s;
+  }
   if (accept(r, "host"))
     return host(r, false);
   if (accept(r, "host^"))

@@ -208,8 +208,64 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
     rt_index_error(loc, (RtOp)e->op, e->i, e->len);
   case RT_CHECK_SIZE:
     rt_fail(loc, "dist", "dist: negative length %lld", (long long)e->len);
+  case RT_CHECK_ARGUMENT:
+    rt_check(e->code, loc, e->i, e->len, (int64_t)e->x);
+    rt_fail(loc, NULL, "internal error: a check recorded that passes");
   default:
     rt_fail(loc, s->prim, "%s", s->message ? s->message : "error");
+  }
+}
+
+/* ---- argument checks ---- */
+
+static const char *const check_names[] = {"subscript", "lengths", "range", "counts"};
+
+const char *rt_check_name(int kind) { return kind >= 0 && kind < RT_CHECK_KINDS ? check_names[kind] : "?"; }
+
+int rt_check_lookup(const char *name) {
+  for (int k = 0; k < RT_CHECK_KINDS; k++)
+    if (strcmp(check_names[k], name) == 0)
+      return k;
+  return -1;
+}
+
+void rt_check_passing(int kind, int64_t *ops) {
+  ops[0] = 0;
+  ops[1] = kind == RT_CHECK_SUBSCRIPT || kind == RT_CHECK_RANGE ? 1 : 0;
+  ops[2] = 1;
+}
+
+void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c) {
+  if (rt_check_ok(kind, a, b, c))
+    return;
+  /* the evaluator's words (eval/eval.c, eval/prims.c) */
+  switch (kind) {
+  case RT_CHECK_SUBSCRIPT:
+    rt_fail(loc, NULL, "subscript %lld is out of range for a sequence of length %lld", (long long)a, (long long)b);
+  case RT_CHECK_LENGTHS:
+    rt_fail(loc, NULL, "length mismatch in an apply-to-each: the generators have lengths %lld and %lld",
+            (long long)a, (long long)b);
+  case RT_CHECK_RANGE:
+    rt_fail(loc, NULL, "bad range [%lld:%lld:%lld]: the end must be >= the start and the stride positive",
+            (long long)a, (long long)b, (long long)c);
+  default:
+    rt_fail(loc, "partition", "partition: the counts add up to %lld, but the sequence has length %lld", (long long)a,
+            (long long)b);
+  }
+}
+
+static int64_t operand_at(RtValue *v, int64_t k) { return v->type.kind == RT_SCALAR ? v->scalar.i : v->data.i[k]; }
+
+void rt_check_all(int kind, RtLoc loc, RtValue **ops, int nops) {
+  int64_t n = 1;
+  for (int i = 0; i < nops; i++)
+    if (ops[i]->type.kind == RT_VEC)
+      n = ops[i]->len;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t a = operand_at(ops[0], k), b = nops > 1 ? operand_at(ops[1], k) : 0,
+            c = nops > 2 ? operand_at(ops[2], k) : 0;
+    if (!rt_check_ok(kind, a, b, c))
+      rt_check(kind, loc, a, b, c);
   }
 }
 

@@ -25,7 +25,9 @@ typedef enum RtCheck {
   RT_CHECK_INDEX,    /* a subscript: 'i' of 'len' elements, 'op' RT_GATHER,
                         RT_ELT or RT_SCATTER */
   RT_CHECK_SIZE,     /* a negative size: 'len' (dist's error) */
-  RT_CHECK_MESSAGE,  /* a site's own message (a check of lowering) */
+  RT_CHECK_MESSAGE,  /* a site's own message */
+  RT_CHECK_ARGUMENT, /* an argument check (RtCheckKind 'code') on
+                        operands 'i' (as a), 'len' (as b) and 'x' (as c) */
 } RtCheck;
 
 /* Where a check stands: the compiler writes one table of sites per

@@ -274,6 +274,18 @@ void rt_begin_line(void);
    'i' out of range for 'len' elements by operation 'op' (RT_GATHER,
    RT_ELT or RT_SCATTER). */
 _Noreturn void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
+/* Check 'kind' (scalar.h, RtCheckKind) at 'loc' on operands a, b, c:
+   stops the statement with the evaluator's words if it fails. */
+void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c);
+/* The same at every position of 'ops' (nops scalars, or vectors of one
+   length): the first position that fails stops the statement. */
+void rt_check_all(int kind, RtLoc loc, RtValue **ops, int nops);
+/* The name of check 'kind' ("subscript"), and the kind named so, or -1. */
+const char *rt_check_name(int kind);
+int rt_check_lookup(const char *name);
+/* The operands of a check that passes, for an identity: (0, 1, 1). */
+void rt_check_passing(int kind, int64_t *ops);
+
 /* Reading a global whose definition stopped with an error. */
 _Noreturn void rt_undefined_error(RtLoc loc, const char *name);
 /* Reports the error a generated kernel recorded (rt/kernel.h), in the
