@@ -128,7 +128,7 @@ const char *cg_layout(Cg *cg, const RtLayout *l);
 /* The number of a site: where a check stands ('loc'), the primitive its
    errors name ('prim', or NULL), and its own message (or NULL). */
 int cg_site(Cg *cg, Loc loc, const char *prim, const char *message);
-/* The location 'loc' as an RtLoc initializer: {"f.nesl", 3, 5}. */
+/* The location 'loc' as an RtLoc expression: RT_LOC("f.nesl", 3, 5). */
 const char *cg_loc(Loc loc);
 /* A comment naming the NESL source line of 'loc'. */
 const char *cg_where(Loc loc);

@@ -2,7 +2,8 @@
  * cpu.c: the CPU target, each SOAC a skeleton on OpenMP.
  *
  * A kernel becomes one C function `static void K(RtKernelError *err,
- * RtLoc loc, params..., results...)` that runs its SOACs one after the
+ * RtLoc loc, int run, params..., results...)` (run: the site of the
+ * `run` statement, rt/kernel.h) that runs its SOACs one after the
  * other; each SOAC's skeleton owns the loops, the thunk translator
  * (thunk.c) writes the computation inside them.  The loops split the
  * index space into fixed chunks (RT_CHUNK elements), not into one chunk
@@ -86,7 +87,7 @@ static const char *soac_size(Kx *x) {
   if (sz->var) {
     int site = cg_site(cg, no_loc, NULL, NULL);
     cg_line(cg, "if (%s < 0) {", n);
-    cg_line(cg, "  %s(*err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
+    cg_line(cg, "  %s(err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
     cg_line(cg, "  goto fail;");
     cg_line(cg, "}");
   }
@@ -103,7 +104,7 @@ static const char *safe_length(Kx *x) {
 /* The checks of a thunk at element 'index' (as an int32, 'ix'); 'combine'
    as CgChecks says. */
 static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
-  CgChecks c = {index, "*err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER"};
+  CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER"};
   return c;
 }
 
@@ -403,7 +404,7 @@ static void gen_permute(Kx *x) {
   thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
   int site = cg_site(cg, no_loc, "__write", NULL);
   cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
-  cg_line(cg, "  %s(*err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
   cg_line(cg, "  continue;");
   cg_line(cg, "}");
   for (int v = 0; v < nv; v++)
@@ -420,7 +421,7 @@ static void gen_once(Kx *x) {
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++)
     dests[v] = result_name(s, v);
-  CgChecks ck = {"0", "*err", 0, NULL, NULL, s->loc, "RT_ELT"};
+  CgChecks ck = {"0", "err", 0, NULL, NULL, s->loc, "RT_ELT"};
   thunk_into(x, s->pull, NULL, &ck, dests);
   for (int v = 0; v < nv; v++)
     x->env = cg_bind(x->env, s->results.data[v], dests[v], NULL, NULL);
@@ -457,8 +458,8 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = {j, "*err", 0, NULL, NULL, s->loc, "RT_GATHER"};
-  CgChecks op = {j, "*err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks op = {j, "err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER"};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -493,7 +494,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "*err", 0, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   const char *keep = cg_temp(cg);
@@ -585,14 +586,14 @@ static void gen_seg_permute(Kx *x) {
   cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "*err", 0, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   cg_line(cg, "int32_t %s;", to);
   thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
   int site = cg_site(cg, no_loc, "__write", NULL);
   cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)len) {", to);
-  cg_line(cg, "  %s(*err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
   cg_line(cg, "  continue;");
   cg_line(cg, "}");
   for (int v = 0; v < nv; v++)
@@ -758,7 +759,7 @@ static void gen_soac(Kx *x) {
 /* The kernel's C parameters: its variables, then its results by address. */
 static const char *kernel_signature(const LcuKernel *k) {
   Buf b = {0};
-  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc", k->name);
+  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", k->name);
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
     if (v->type.kind == LT_SCALAR)
@@ -788,6 +789,7 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
   cg_line(cg, "%s {", kernel_signature(k));
   cg->indent++;
   cg_line(cg, "(void)loc;");
+  cg_line(cg, "(void)run;");
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
     if (v->type.kind == LT_SCALAR)
@@ -859,9 +861,21 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
   cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
   cg_line(cg, "#endif");
+  cg_line(cg, "/* the host's view of values: on the CPU, values are the host's */");
+  cg_line(cg, "#define NESSIE_INIT(sites) ((void)(sites))");
+  cg_line(cg, "#define NESSIE_SYNC() ((void)0)");
+  cg_line(cg, "#define NESSIE_FAIL(call) call");
+  cg_line(cg, "#define NESSIE_TO_HOST(v) (v)");
+  cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((void)0)");
+  cg_line(cg, "#define NESSIE_TO_DEVICE(h) (h)");
+  cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rt_seg_total(d)");
+  cg_line(cg, "#define NESSIE_NOW() rt_now()");
+  cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))");
+  cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
+  cg_line(cg, "  rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))");
   cg_line(cg, "/* a check's error, for the lowest element index */");
   cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
-  cg_line(cg, "  rt_kernel_record(&(r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x)})");
+  cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})");
   cg_blank(cg);
 }
 

@@ -180,8 +180,8 @@ int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
 
 const char *cg_loc(Loc loc) {
   if (!loc.src)
-    return "{NULL, 0, 0}";
-  return xprintf("{%s, %d, %d}", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
+    return "RT_LOC(NULL, 0, 0)";
+  return xprintf("RT_LOC(%s, %d, %d)", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
 }
 
 const char *cg_where(Loc loc) {

@@ -200,6 +200,8 @@ void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len) {
 
 void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   const RtSite *s = &sites[e->site];
+  if (!run.file && e->run > 0) /* the GPU: the run is known by its site */
+    run = (RtLoc){sites[e->run].file, sites[e->run].line, sites[e->run].col};
   RtLoc loc = s->file ? (RtLoc){s->file, s->line, s->col} : run;
   switch (e->check) {
   case RT_CHECK_SCALAR:
@@ -208,6 +210,8 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
     rt_index_error(loc, (RtOp)e->op, e->i, e->len);
   case RT_CHECK_SIZE:
     rt_fail(loc, "dist", "dist: negative length %lld", (long long)e->len);
+  case RT_CHECK_NEGATIVE_LENGTH:
+    rt_fail(loc, NULL, "negative length %d", e->i);
   case RT_CHECK_ARGUMENT:
     rt_check(e->code, loc, e->i, e->len, (int64_t)e->x);
     rt_fail(loc, NULL, "internal error: a check recorded that passes");

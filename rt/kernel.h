@@ -28,6 +28,7 @@ typedef enum RtCheck {
   RT_CHECK_MESSAGE,  /* a site's own message */
   RT_CHECK_ARGUMENT, /* an argument check (RtCheckKind 'code') on
                         operands 'i' (as a), 'len' (as b) and 'x' (as c) */
+  RT_CHECK_NEGATIVE_LENGTH, /* make_segdes: the length 'i' */
 } RtCheck;
 
 /* Where a check stands: the compiler writes one table of sites per
@@ -49,9 +50,11 @@ typedef struct RtKernelError {
   int32_t i;     /* RT_CHECK_INDEX: the subscript */
   int64_t len;   /* RT_CHECK_INDEX: the length; RT_CHECK_SIZE: the size */
   double x;      /* RT_CHECK_SCALAR: the operand */
+  int32_t run;   /* the site of the `run` that launched the kernel, where
+                    a check without a location of its own is reported */
 } RtKernelError;
 
-#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0}
+#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0, 0}
 
 /* Records 'e' in '*r' unless an error of a lower index is there (CPU:
    under a lock, the rare path; GPU code has its own, atomic, version). */

@@ -42,6 +42,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The GPU target's generated code is CUDA C++: the runtime, which is C,
+   is declared for it too. */
+#ifdef __cplusplus
+#define RT_NORETURN [[noreturn]]
+extern "C" {
+#else
+#define RT_NORETURN _Noreturn
+#endif
+
 /* ---- operations (ops.def) ---- */
 
 typedef enum RtOp {
@@ -130,7 +139,14 @@ typedef struct RtValue {
     char c;
   } scalar;
   int64_t refs; /* the references the executables hold (rt_retain) */
+  /* The GPU target: data, lengths and offsets are in device memory, and
+     the host knows a segdes's total once it has been read (-1: not yet). */
+  bool device;
+  int64_t total;
 } RtValue;
+
+/* Frees device memory (set by the GPU runtime, rt/gpu.cu). */
+extern void (*rt_device_free)(void *p);
 
 /* Where the runtime's memory comes from.  The default is malloc and free;
    the interpreters, whose values the compiler's collector looks after,
@@ -185,6 +201,13 @@ typedef struct RtLoc {
   int line, col;
 } RtLoc;
 
+/* An RtLoc as an expression, in C and in C++ (generated code uses both). */
+#ifdef __cplusplus
+#define RT_LOC(f, l, c) (RtLoc{(f), (l), (c)})
+#else
+#define RT_LOC(f, l, c) ((RtLoc){(f), (l), (c)})
+#endif
+
 /* Where a run-time error stands besides its own location: what the
    source evaluator knows of the calls under way.  'lib_fn' is the
    library function the user's code called at 'lib_call' (its library
@@ -220,8 +243,8 @@ char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char 
 /* Stops the statement: prints `error: TEXT` (rt_error_text in the
    current context) on a fresh line of the transcript, and longjmps to
    the stop set with rt_set_stop (without one, exits with status 1). */
-_Noreturn void rt_fail(RtLoc loc, const char *prim, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-_Noreturn void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap);
+RT_NORETURN void rt_fail(RtLoc loc, const char *prim, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+RT_NORETURN void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap);
 /* The guard of the statement running; returns the previous one. */
 jmp_buf *rt_set_stop(jmp_buf *stop);
 /* An error was reported since the last rt_clear_failed: an executable
@@ -273,7 +296,7 @@ void rt_begin_line(void);
 /* The errors of the operations, in the evaluator's words.  A subscript
    'i' out of range for 'len' elements by operation 'op' (RT_GATHER,
    RT_ELT or RT_SCATTER). */
-_Noreturn void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
+RT_NORETURN void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
 /* Check 'kind' (scalar.h, RtCheckKind) at 'loc' on operands a, b, c:
    stops the statement with the evaluator's words if it fails. */
 void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c);
@@ -287,14 +310,14 @@ int rt_check_lookup(const char *name);
 void rt_check_passing(int kind, int64_t *ops);
 
 /* Reading a global whose definition stopped with an error. */
-_Noreturn void rt_undefined_error(RtLoc loc, const char *name);
+RT_NORETURN void rt_undefined_error(RtLoc loc, const char *name);
 /* Reports the error a generated kernel recorded (rt/kernel.h), in the
    interpreters' words; 'sites' is the program's table of sites, and
    'run' the location of the `run` statement, for a site that has none
    of its own. */
 struct RtKernelError;
 struct RtSite;
-_Noreturn void rt_kernel_fail(const struct RtKernelError *e, const struct RtSite *sites, RtLoc run);
+RT_NORETURN void rt_kernel_fail(const struct RtKernelError *e, const struct RtSite *sites, RtLoc run);
 
 /* ---- element-wise operations, reductions and scans (ops.c) ---- */
 
@@ -311,7 +334,7 @@ void rt_elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, i
    scalar.h) of element-wise 'op' on operand 'x' (the one the message
    names: the exponent of POW, the argument of SQRT, LN and the
    conversions), in the evaluator's words. */
-_Noreturn void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim);
+RT_NORETURN void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim);
 /* The library primitive that a reduction ('scan' false) or scan by 'c'
    implements, for its errors: "__reduce_add" ... */
 const char *rt_combine_prim(RtCombine c, bool scan);
@@ -482,5 +505,9 @@ uint64_t rt_rand_execution(int site);
    bound <= 0; floats: in [0, bound)), drawn as scalar.h's rt_rand_stream
    and rt_rand_draw say, by the next execution of the RAND at 'site'. */
 RtValue *rt_rand(int site, RtValue *x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

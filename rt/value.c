@@ -95,6 +95,7 @@ RtValue *rt_value_new(RtType t, int64_t len) {
   RtValue *v = rt_alloc(sizeof(RtValue));
   v->type = t;
   v->refs = 1;
+  v->total = -1;
   switch (t.kind) {
   case RT_SCALAR:
     v->len = 1;
@@ -112,13 +113,16 @@ RtValue *rt_value_new(RtType t, int64_t len) {
   return v;
 }
 
+void (*rt_device_free)(void *p);
+
 void rt_value_free(RtValue *v) {
   if (!v)
     return;
+  void (*free_data)(void *) = v->device && rt_device_free ? rt_device_free : rt_free;
   if (v->type.kind == RT_VEC)
-    rt_free(v->data.any);
-  rt_free(v->lengths);
-  rt_free(v->offsets);
+    free_data(v->data.any);
+  free_data(v->lengths);
+  free_data(v->offsets);
   rt_free(v);
 }
 
