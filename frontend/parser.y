@@ -48,6 +48,7 @@ struct Parser {
   int depth; /* may exceed MAX_OPEN; only the first MAX_OPEN are kept */
   int history[3]; /* the last three tokens read, newest first */
   bool broken;     /* the statement being read had a syntax error */
+  bool incomplete; /* the first error is an unexpected end of file */
 };
 
 /* Bison's stacks grow through these, so that the collector sees the AST
@@ -61,9 +62,20 @@ static Loc L(Parser *p, YYLTYPE l) {
 }
 #define LOC(l) L(p, l)
 
+/* Bison's own messages: only "memory exhausted" reaches here (syntax
+   errors go through yyreport_syntax_error), when the stack would grow
+   past YYMAXDEPTH, that is when an expression nests too deeply. */
 static void yyerror(YYLTYPE *loc, Parser *p, const char *msg) {
-  diag_error(L(p, *loc), "%s", msg);
+  if (strcmp(msg, "memory exhausted") == 0)
+    diag_error(L(p, *loc), "expression nested too deeply (limit %d)", PARSER_MAX_DEPTH);
+  else
+    diag_error(L(p, *loc), "%s", msg);
 }
+
+/* The stack may hold one state per nesting level: PARSER_MAX_DEPTH, so
+   that a sequence literal of tens of thousands of elements (whose commas
+   nest to the right) still parses. */
+#define YYMAXDEPTH PARSER_MAX_DEPTH
 
 static Pattern *exp_to_pattern(Parser *p, Expr *e);
 static void split_elems(Vec *out, Expr *e);
@@ -486,6 +498,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
   yysymbol_kind_t unexpected = yypcontext_token(ctx);
   Loc loc = L(p, *yypcontext_location(ctx));
   p->broken = true;
+  if (unexpected == YYSYMBOL_YYEOF && diag_count() == p->lx.errors_before)
+    p->incomplete = true;
   if (unexpected == YYSYMBOL_TOK_LEXERROR)
     return 0; /* the lexer has reported it */
   yysymbol_kind_t expected[YYNTOKENS];
@@ -595,4 +609,14 @@ Program *parse_program(const Source *src, bool library) {
   p->prog = NEW(Program);
   yyparse(p);
   return p->prog;
+}
+
+bool parse_input_incomplete(const Source *src) {
+  diag_set_muted(true);
+  Parser *p = NEW(Parser);
+  lexer_init(&p->lx, src, false);
+  p->prog = NEW(Program);
+  yyparse(p);
+  diag_set_muted(false);
+  return p->incomplete || p->lx.incomplete;
 }
