@@ -27,7 +27,7 @@ GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
              $(BUILD)/lib-nesl/library_text.c
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 RT := rt/print.c
-DRIVER := driver/main.c driver/repl.c
+DRIVER := driver/main.c driver/repl.c driver/pipeline.c
 PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
 FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
