@@ -15,6 +15,7 @@
  */
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../frontend/types.h"
 #include "eval.h"
@@ -174,7 +175,11 @@ void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   stop(ev, loc, msg, true);
 }
 
-void ev_interrupted(Eval *ev, Loc loc) { stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false); }
+void ev_interrupted(Eval *ev, Loc loc) {
+  if (isatty(fileno(ev->out)))
+    fputc('\n', ev->out); /* after the ^C the terminal echoed */
+  stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false);
+}
 
 /* The statement's allocation failed: stop it, at the call under way. */
 static void out_of_memory(void *ctx, size_t size) {

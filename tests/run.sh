@@ -12,6 +12,9 @@
 #   errors      each corpus error program fails at compile time on the line
 #               its header names (syntax, type) or type checks (runtime, none)
 #   diag        tests/diagnostics/NAME.nesl gives exactly NAME.err on stderr
+#   repl        tests/repl/NAME.in piped gives NAME.out and NAME.err;
+#               tests/repl/*.sh drive it otherwise (terminal.sh: tmux)
+#   cli         tests/cli/*.sh: the command line (exit statuses, limits)
 set -u
 BUILD=${1:-build}
 NESSIE=$BUILD/nessie
@@ -211,6 +214,13 @@ for f in tests/repl/*.in; do
   else
     fail "repl/$n" "$(diff "tests/repl/$n.out" "$OUT/$n.repl.out"; diff "tests/repl/$n.err" "$OUT/$n.repl.err")"
   fi
+done
+
+# ---- the REPL on a terminal (tmux) and other scripted sessions ----
+for t in tests/repl/*.sh; do
+  [ -f "$t" ] || continue
+  n=$(basename "$t" .sh)
+  if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "repl/$n"; else fail "repl/$n" "$o"; fi
 done
 
 # ---- inputs that once crashed or hung the front end (tests/fuzz/crashes) ----
