@@ -41,7 +41,7 @@ static bool show_gc_warnings;
    nessie reports running out of memory itself. */
 static void gc_warning(char *msg, GC_word arg) {
   if (show_gc_warnings) {
-    fputs("nessie: collector warning: ", stderr);
+    fputs("nessie: ", stderr); /* the message begins "GC Warning: " */
     fprintf(stderr, msg, arg);
   }
 }

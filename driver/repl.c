@@ -157,6 +157,21 @@ static const char *skip_blanks(const char *s) {
 
 static bool blank(const char *s) { return *skip_blanks(s) == '\0'; }
 
+/* True if 'text' holds nothing but blanks and whole comments: no
+   statement has begun, and a `:` line after it is a command. */
+static bool no_statement(const char *text) {
+  for (const char *p = text; *p; p++) {
+    if (*p == '%') {
+      p = strchr(p + 1, '%');
+      if (!p)
+        return false; /* a comment still open */
+    } else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ---- running ---- */
 
 static Source *chunk_source(Repl *r, const char *text) {
@@ -541,7 +556,7 @@ static void *repl_loop(void *arg) {
       buf_putc(&pending, '\n');
     buf_puts(&pending, line);
     char *text = buf_str(&pending);
-    if (blank(text)) {
+    if (no_statement(text)) {
       pending.len = 0;
       continue;
     }
