@@ -45,7 +45,7 @@ typedef struct Options {
 } Options;
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: nessie [options] FILE.nesl   (FILE - reads standard input)\n"
+  fprintf(out, "usage: nessie [options] FILE.nesl   (FILE may be -, standard input)\n"
                "       nessie [-i FILE.nesl]         the REPL\n"
                "\n"
                "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
@@ -69,8 +69,8 @@ static void usage(FILE *out) {
   }
   fprintf(out, "\n"
                "options:\n"
-               "  --stats          with --interp or in the REPL, print counts of the run to\n"
-               "                   stderr:");
+               "  --stats          with --interp (on stderr) or in the REPL, print counts of\n"
+               "                   the run:");
   for (int i = 0; i < pipeline_engine_count; i++)
     fprintf(out, "%s %s: %s", i ? ";\n                  " : "", pipeline_engines[i].name,
             pipeline_engines[i].stats_help);

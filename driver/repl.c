@@ -430,15 +430,15 @@ static void command_help(Repl *r) {
          "Commands:\n"
          "  :help            this list\n"
          "  :load FILE       run the statements of FILE\n"
-         "  :type EXPR       the type of EXPR, without running it (or of a function: :type f)\n");
-  printf("The program of EXPR (or of a statement) after a stage of the compiler:\n");
+         "  :type EXPR       the type of EXPR, without running it; :type NAME, of a function\n"
+         "  :STAGE EXPR      EXPR (or a statement) after a stage of the compiler; STAGE is:\n");
   for (int i = 0; i < pipeline_stage_count; i++) {
-    printf("  :%-6s EXPR     ", pipeline_stages[i].name);
-    print_indented(stdout, pipeline_stages[i].help, 19);
+    printf("                     %-6s ", pipeline_stages[i].name);
+    print_indented(stdout, pipeline_stages[i].help, 28);
     putchar('\n');
   }
   printf("  :set stats on    after each statement, print what its interpreter counted\n"
-         "                   (off to stop)\n"
+         "                   (:set stats off to stop)\n"
          "  :set interp ENGINE  the interpreter that runs the statements (now %s):\n",
          r->engine->name);
   for (int i = 0; i < pipeline_engine_count; i++) {
