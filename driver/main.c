@@ -218,7 +218,7 @@ typedef struct BigStackJob {
 } BigStackJob;
 
 /* Records where the thread's stack begins, for the evaluator's check
-   that recursion leaves room (ev_stack_room). */
+   that recursion leaves room (ev_stack_exhausted). */
 static void *big_stack_start(void *arg) {
   BigStackJob *job = arg;
   char base = 0;

@@ -478,6 +478,25 @@ static void command(Repl *r, const char *line) {
 
 /* ---- the loop ---- */
 
+/* Runs 'fn(r, text)' with a diagnostics handler under it, so that an
+   error that abandons a compilation where no pass catches it (memory
+   running out while parsing or flattening: diag_out_of_memory) abandons
+   this input, not the session. */
+static void guarded(Repl *r, void (*fn)(Repl *, const char *), const char *text) {
+  jmp_buf jb;
+  int depth = diag_handler_depth();
+  if (setjmp(jb)) {
+    diag_set_handler_depth(depth);
+    fprintf(stderr, "error: the input was abandoned\n");
+    return;
+  }
+  diag_push_handler(&jb);
+  fn(r, text);
+  diag_set_handler_depth(depth);
+}
+
+static void run_text(Repl *r, const char *text) { run_source(r, chunk_source(r, text)); }
+
 typedef struct ReplJob {
   Repl *repl;
   const char *file;
@@ -525,7 +544,7 @@ static void *repl_loop(void *arg) {
   if (r->interactive)
     printf("nessie: NESL to CUDA.  Statements end with ';'.  :help lists the commands.\n");
   if (job->file)
-    load_file(r, job->file);
+    guarded(r, load_file, job->file);
   Buf pending = {0};
   while (!r->quit) {
     char *line = NULL;
@@ -549,7 +568,7 @@ static void *repl_loop(void *arg) {
     if (pending.len == 0 && skip_blanks(line)[0] == ':') {
       if (r->interactive)
         add_history(line);
-      command(r, skip_blanks(line));
+      guarded(r, command, skip_blanks(line));
       continue;
     }
     if (pending.len)
@@ -571,7 +590,7 @@ static void *repl_loop(void *arg) {
     if (r->interactive)
       add_history(text);
     interrupt_clear();
-    run_source(r, chunk_source(r, text));
+    guarded(r, run_text, text);
     interrupt_clear();
   }
   fflush(stdout);
