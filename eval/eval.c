@@ -145,11 +145,9 @@ _Noreturn static void stop(Eval *ev, Loc loc, char *msg, bool name_library) {
     const char *op = ast_operator_for_libname(ev->lib_fn);
     const char *name = op ? op : ev->lib_fn;
     size_t n = strlen(name);
-    if (!name_library)
-      ;
-    else if (!ev->foreign_context)
+    if (name_library && !ev->foreign_context)
       msg = name_library_error(name, msg);
-    else if (!(strncmp(msg, name, n) == 0 && msg[n] == ':'))
+    else if (name_library && !(strncmp(msg, name, n) == 0 && msg[n] == ':'))
       /* the flat and λcu interpreters' errors keep their wording until
          their context names the user's call the same way */
       msg = xprintf("in %s: %s", op ? xprintf("'%s'", op) : name, msg);

@@ -79,6 +79,12 @@ NESSIE_GC_WARNINGS=1 GC_LARGE_ALLOC_WARN_INTERVAL=1 "$NESSIE" --interp "$tmp/big
 # with the size, and the next statement runs (AddressSanitizer needs far
 # more address space than this limit: not under make test-asan)
 if [ -z "${ASAN_OPTIONS:-}" ]; then
+  # the evaluator packs sequences of scalars: 2e7 ints and their apply-to-
+  # each fit in 1.7 GB of address space, the 1 GiB stack included (boxed,
+  # with an environment node per element, they needed more than 2 GB)
+  printf 'sum({1 : i in [0:20000000]});\n' > "$tmp/packed.nesl"
+  out=$( (ulimit -v 1700000; "$NESSIE" --interp "$tmp/packed.nesl") 2>&1)
+  [ "$out" = "it = 20000000 : int" ] || { echo "2e7 elements in 1.7 GB: $out"; exit 1; }
   printf 'x = dist(0, 1000000000);\ny = 1 + 2;\n#x;\n' > "$tmp/oom.nesl"
   for mode in "--interp" "-i"; do
     out=$( (ulimit -v 3000000; if [ "$mode" = -i ]; then "$NESSIE" < "$tmp/oom.nesl"; else "$NESSIE" --interp "$tmp/oom.nesl"; fi) 2> /dev/null)
