@@ -18,6 +18,7 @@
  *            layouts and of sites (where each check stands in the source)
  *   thunk.c  the thunk translator
  *   cpu.c    the CPU target: skeletons on OpenMP
+ *   cuda.c   the GPU target: functors for the skeletons of rt/gpu.cuh
  *   host.c   the CPU level of λcu as C, and main
  *   build.c  writing the source and running cc (or nvcc) on it
  */
@@ -151,9 +152,10 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
 const char *cg_scalar_op(FlatOp op, FlatBase base, const char **args, const char *err, bool *checked,
                          int *operand);
 
-/* ---- cpu.c ---- */
+/* ---- cpu.c, cuda.c ---- */
 
 extern const CgTarget cg_cpu_target;
+extern const CgTarget cg_cuda_target;
 
 /* ---- host.c ---- */
 
@@ -174,6 +176,9 @@ typedef struct CgBuild {
 /* Writes the program, compiles and links it into b->output with the
    runtime; returns 0, or 1 after an error message. */
 int cg_build(const LcuProgram *p, const CgBuild *b);
+/* The target when none is asked for: cuda where nvcc and the CUDA
+   runtime are found, else cpu. */
+CgTargetKind cg_default_target(void);
 /* Where the runtime's headers and library are, next to the nessie
    binary; NULL if not found. */
 const char *cg_runtime_dir(void);

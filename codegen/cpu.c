@@ -865,6 +865,7 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#define NESSIE_INIT(sites) ((void)(sites))");
   cg_line(cg, "#define NESSIE_SYNC() ((void)0)");
   cg_line(cg, "#define NESSIE_FAIL(call) call");
+  cg_line(cg, "#define NESSIE_COUNT_RUN() (rt_stats.kernels++)");
   cg_line(cg, "#define NESSIE_TO_HOST(v) (v)");
   cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((void)0)");
   cg_line(cg, "#define NESSIE_TO_DEVICE(h) (h)");

@@ -132,10 +132,10 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   buf_puts(&call, ")");
   cg_line(cg, "{");
   cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
-  cg_line(cg, "  rt_stats.kernels++;");
+  cg_line(cg, "  NESSIE_COUNT_RUN();");
   cg_line(cg, "  %s;", buf_str(&call));
   cg_line(cg, "  if (kerr.index != INT64_MAX)");
-  cg_line(cg, "    rt_kernel_fail(&kerr, nessie_sites, %s);", cg_loc(s->loc));
+  cg_line(cg, "    NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, %s));", cg_loc(s->loc));
   cg_line(cg, "}");
 }
 

@@ -252,6 +252,16 @@ void flat_exec_op(const FlatStmt *s, RtValue **args, int nargs, Vec *results);
 /* The value of a constant atom (made anew). */
 RtValue *flat_exec_constant(const FlatAtom *a);
 
+/* Stops the statement with "interrupted (Ctrl-C)" at 'loc' when Ctrl-C
+   was pressed (interrupt_pending): the interpreters call it at every
+   statement they run, which bounds the wait by one vector operation. */
+static inline void flat_exec_poll(Loc loc) {
+  if (interrupt_pending()) {
+    interrupt_clear();
+    rt_fail(flat_rt_loc(loc), NULL, "interrupted (Ctrl-C)");
+  }
+}
+
 /* What flat_exec_run_top needs from an interpreter. */
 typedef struct FlatTopHooks {
   void *ctx;

@@ -1438,6 +1438,7 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
    reports its errors as in that function, called at s->user_loc, unless
    the code running is the library's already. */
 static void run_stmt(LcuInterp *in, const LcuStmt *s) {
+  flat_exec_poll(s->loc);
   const RtContext *ctx = rt_context();
   if (!s->lib_fn || (ctx && ctx->lib_fn)) {
     run_stmt_here(in, s);

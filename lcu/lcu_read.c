@@ -39,7 +39,7 @@
 
 /* An expression's location before the reader knows it: that of what
    encloses it (its parent, its SOAC), set when the thunk is done. */
-static const Source unset_source = {"(unset)", "", 0};
+static const Source unset_source = {.name = "(unset)", .text = ""};
 static const Loc unset = {&unset_source, 0, 0};
 
 typedef struct Scoped {

@@ -137,30 +137,40 @@ __attribute__((format(printf, 2, 3))) static void add(Text *t, const char *fmt, 
     t->len = t->len + (size_t)n < TEXT_MAX - 1 ? t->len + (size_t)n : TEXT_MAX - 1;
 }
 
-char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg) {
-  RtLoc inner = loc;
-  const char *lib_fn = NULL;
+/* Where the error is reported and what inner place the message names
+   (see rt_error_text). */
+static RtLoc error_places(const RtContext *c, RtLoc loc, const char *prim, const char **lib_fn, RtLoc *inner) {
+  *inner = loc;
+  *lib_fn = NULL;
   if (c && c->lib_fn) {
-    lib_fn = c->lib_fn;
-    inner = c->lib_call;
+    *lib_fn = c->lib_fn;
+    *inner = c->lib_call;
   } else if (prim) {
-    lib_fn = prim;
+    *lib_fn = prim;
   }
-  RtLoc where = c && c->user_fn ? c->stmt_loc : inner;
+  return c && c->user_fn ? c->stmt_loc : *inner;
+}
+
+char *rt_error_message(const RtContext *c, RtLoc loc, const char *prim, const char *msg, RtLoc *where) {
+  const char *lib_fn;
+  RtLoc inner;
+  RtLoc at = error_places(c, loc, prim, &lib_fn, &inner);
+  if (where)
+    *where = at;
   Text t = {text_buf, 0};
   text_buf[0] = '\0';
-  if (where.file)
-    add(&t, "%s:%d:%d: ", where.file, where.line, where.col);
   if (lib_fn) {
+    /* the library function the user called names the error: "mod:
+       division by zero", not mod's own internals ("rem: ..."); an
+       operator by its spelling */
     const char *op = operator_of(lib_fn);
     const char *name = op ? op : lib_fn;
     size_t n = strlen(name);
-    /* a message that starts with the function's name needs no prefix */
     if (!(strncmp(msg, name, n) == 0 && msg[n] == ':')) {
-      if (op)
-        add(&t, "in '%s': ", op);
-      else
-        add(&t, "in %s: ", name);
+      size_t word = strcspn(msg, " :");
+      if (word > 0 && msg[word] == ':' && msg[word + 1] == ' ')
+        msg += word + 2;
+      add(&t, "%s: ", name);
     }
   }
   add(&t, "%s", msg);
@@ -169,13 +179,38 @@ char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char 
   return text_buf;
 }
 
+char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg) {
+  RtLoc where;
+  char words[TEXT_MAX];
+  snprintf(words, sizeof words, "%s", rt_error_message(c, loc, prim, msg, &where));
+  Text t = {text_buf, 0};
+  text_buf[0] = '\0';
+  if (where.file)
+    add(&t, "%s:%d:%d: ", where.file, where.line, where.col);
+  add(&t, "%s", words);
+  return text_buf;
+}
+
+static RtReporter reporter;
+
+RtReporter rt_set_reporter(RtReporter r) {
+  RtReporter old = reporter;
+  reporter = r;
+  return old;
+}
+
 void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap) {
   char msg[TEXT_MAX];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  char *text = rt_error_text(context, loc, prim, msg);
   rt_begin_line();
-  fprintf(rt_output(), "error: %s\n", text);
-  fflush(rt_output());
+  if (reporter) {
+    RtLoc where;
+    char *words = rt_error_message(context, loc, prim, msg, &where);
+    reporter(where, words);
+  } else {
+    fprintf(rt_output(), "error: %s\n", rt_error_text(context, loc, prim, msg));
+    fflush(rt_output());
+  }
   failed = true;
   if (!stop)
     exit(1);

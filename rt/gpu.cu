@@ -153,6 +153,81 @@ void rtg_launched(const char *name, RtLoc loc) {
     rt_fail(loc, NULL, "CUDA error launching kernel %s: %s", name, cudaGetErrorString(e));
 }
 
+/* ---- launches, for the context of their errors ---- */
+
+typedef struct Launch {
+  int site;
+  bool has_context;
+  RtContext context;
+} Launch;
+
+static Launch *launches; /* launches[id - 1] */
+static int nlaunches, launch_cap;
+enum { LAUNCH_HASH = 4096 };
+static int launch_hash[LAUNCH_HASH]; /* id, or 0: empty (open addressing) */
+
+static bool same_launch(const Launch *l, int site, const RtContext *c) {
+  if (l->site != site || l->has_context != (c != NULL))
+    return false;
+  if (!c)
+    return true;
+  const RtContext *d = &l->context;
+  return d->lib_fn == c->lib_fn && d->user_fn == c->user_fn && d->lib_call.file == c->lib_call.file &&
+         d->lib_call.line == c->lib_call.line && d->lib_call.col == c->lib_call.col &&
+         d->stmt_loc.file == c->stmt_loc.file && d->stmt_loc.line == c->stmt_loc.line &&
+         d->stmt_loc.col == c->stmt_loc.col;
+}
+
+static unsigned launch_key(int site, const RtContext *c) {
+  uint64_t h = (uint64_t)site * 0x9E3779B97F4A7C15ull;
+  if (c)
+    h ^= ((uintptr_t)c->lib_fn * 31u) ^ ((uintptr_t)c->user_fn * 17u) ^ ((uint64_t)c->stmt_loc.line << 20) ^
+         (uint64_t)c->lib_call.line;
+  h ^= h >> 29;
+  return (unsigned)(h % LAUNCH_HASH);
+}
+
+int rtg_launch(int site) {
+  const RtContext *c = rt_context();
+  unsigned k = launch_key(site, c);
+  /* a full table (thousands of distinct contexts in one statement) is
+     searched no more: the newest launches get new numbers */
+  for (int probe = 0; probe < 64; probe++) {
+    int id = launch_hash[(k + probe) % LAUNCH_HASH];
+    if (id == 0) {
+      if (nlaunches == launch_cap) {
+        launch_cap = launch_cap ? 2 * launch_cap : 256;
+        launches = (Launch *)realloc(launches, sizeof(Launch) * (size_t)launch_cap);
+        if (!launches) {
+          fprintf(stderr, "error: out of memory\n");
+          exit(1);
+        }
+      }
+      Launch *l = &launches[nlaunches++];
+      l->site = site;
+      l->has_context = c != NULL;
+      if (c)
+        l->context = *c;
+      launch_hash[(k + probe) % LAUNCH_HASH] = nlaunches;
+      return nlaunches;
+    }
+    if (same_launch(&launches[id - 1], site, c))
+      return id;
+  }
+  return -site; /* the table is crowded: reported at its run, in no context */
+}
+
+static void forget_launches(void) {
+  if (nlaunches)
+    memset(launch_hash, 0, sizeof launch_hash);
+  nlaunches = 0;
+}
+
+void rtg_statement_end(void) {
+  rtg_sync();
+  forget_launches();
+}
+
 void rtg_sync(void) {
   rt_stats.syncs++;
   cudaError_t e = cudaStreamSynchronize(stream);
@@ -164,6 +239,16 @@ void rtg_sync(void) {
   if (rec.index != INT64_MAX) {
     rtg::ErrorSlot none = {RT_NO_ERROR, 0};
     cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+    /* the launch's number says where its `run` was, and in what context */
+    static Launch failed;
+    if (rec.run > 0 && rec.run <= nlaunches) {
+      failed = launches[rec.run - 1];
+      rec.run = failed.site;
+      rt_set_context(failed.has_context ? &failed.context : NULL);
+    } else if (rec.run < 0) {
+      rec.run = -rec.run;
+    }
+    forget_launches();
     rt_kernel_fail(&rec, program_sites, RtLoc{NULL, 0, 0});
   }
 }
@@ -207,6 +292,13 @@ RtValue *rtg_to_device(RtValue *h) {
   }
   /* the host copy may be freed as soon as the copy has been made */
   check(cudaStreamSynchronize(stream), "a copy to the device");
+  return d;
+}
+
+RtValue *rtg_adopt(RtValue *h) {
+  RtValue *d = rtg_to_device(h);
+  if (d != h)
+    rt_value_free(h);
   return d;
 }
 
@@ -464,12 +556,7 @@ static void free_host_all(RtValue **h, RtValue **comps, int n) {
   rt_free(h);
 }
 
-static RtValue *back_to_device(RtValue *h) {
-  RtValue *d = rtg_to_device(h);
-  if (d != h)
-    rt_value_free(h);
-  return d;
-}
+static RtValue *back_to_device(RtValue *h) { return rtg_adopt(h); }
 
 RtValue *rtg_name(const RtLayout *l, RtValue *seg, RtValue **comps, int ncomps) {
   RtValue **h = to_host_all(comps, ncomps);

@@ -6,7 +6,8 @@
  *
  *   a pull functor     V operator()(int64_t i) const: the values at index i
  *   an operator        V operator()(V a, V b) const: a REDUCE's or SCAN's
- *   a predicate        bool operator()(V v) const
+ *   a predicate        bool operator()(int64_t i, V v) const: i for the
+ *                      errors it records
  *   an index functor   int32_t operator()(int64_t i) const: a PERMUTE's
  *   a store functor    void operator()(int64_t i, V v) const: writes the
  *                      results at position i
@@ -30,7 +31,7 @@ constexpr int THREADS = 256;
 
 /* Values per thread in a tile: fewer for bigger values, so that a tile
    stays within a block's shared memory. */
-template <class V> constexpr int items() { return sizeof(V) <= 16 ? 4 : sizeof(V) <= 48 ? 2 : 1; }
+template <class V> constexpr int ITEMS = sizeof(V) <= 16 ? 4 : sizeof(V) <= 48 ? 2 : 1;
 
 /* ---- the error record ---- */
 
@@ -92,12 +93,12 @@ template <class V, class Op> __device__ void block_combine(V *sh, Op op) {
 }
 
 /* Combines the values of [from, to) in order, by tiles: each thread the
-   items<V>() consecutive values of its place in the tile.  Thread 0 gets
+   ITEMS<V> consecutive values of its place in the tile.  Thread 0 gets
    the result (the others an unspecified value).  'buf' holds a tile
-   (THREADS * items<V>() values); its first THREADS hold the threads'
+   (THREADS * ITEMS<V> values); its first THREADS hold the threads'
    values afterwards. */
 template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, Op op, V id, int64_t from, int64_t to, V *buf) {
-  constexpr int IT = items<V>();
+  constexpr int IT = ITEMS<V>;
   V acc = id;
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
     /* load the tile coalesced: position k of the tile by thread k % THREADS */
@@ -126,7 +127,7 @@ template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, O
 /* Block b combines its contiguous part of [0, n) into partial[b]. */
 template <class V, class Pull, class Op>
 __global__ void reduce_parts(Pull pull, Op op, V id, int64_t n, int64_t part, V *partial) {
-  __shared__ V buf[THREADS * items<V>()];
+  __shared__ V buf[THREADS * ITEMS<V>];
   int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
   V r = combine_range(pull, op, id, from, to, buf);
   if (threadIdx.x == 0)
@@ -140,7 +141,7 @@ template <class V> struct FromArray {
 };
 
 template <class V, class Op> __global__ void reduce_final(const V *partial, int64_t nparts, Op op, V id, V *out) {
-  __shared__ V buf[THREADS * items<V>()];
+  __shared__ V buf[THREADS * ITEMS<V>];
   V r = combine_range(FromArray<V>{partial}, op, id, 0, nparts, buf);
   if (threadIdx.x == 0)
     *out = r;
@@ -148,7 +149,7 @@ template <class V, class Op> __global__ void reduce_final(const V *partial, int6
 
 /* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
 template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  int blocks = blocks_for(n, items<V>());
+  int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
   if (part < 1)
     part = 1;
@@ -184,7 +185,7 @@ template <class V, class Op> __global__ void scan_prefixes(V *partial, int64_t n
 
 template <class V, class Pull, class Op, class Store>
 __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, const V *prefix, Store store) {
-  constexpr int IT = items<V>();
+  constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
   __shared__ V sh[THREADS];
   __shared__ V carry;
@@ -231,7 +232,7 @@ template <class V, class Pull, class Op, class Store>
 void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store store) {
   if (n <= 0)
     return;
-  int blocks = blocks_for(n, items<V>());
+  int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
@@ -245,9 +246,10 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
 
 /* ---- FILTER and PARTITION ---- */
 
+/* The predicate gets the element's index too, for the errors it records. */
 template <class Pull, class Pred> __global__ void flags_kernel(Pull pull, Pred pred, int64_t n, uint8_t *flags) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    flags[i] = pred(pull(i)) ? 1 : 0;
+    flags[i] = pred(i, pull(i)) ? 1 : 0;
 }
 
 /* The kept values to store_kept at their offsets; with 'partition' the
@@ -440,6 +442,60 @@ __global__ void seg_permute_kernel(Pull pull, Index index, int64_t n, const int3
     }
     store(off[s] + to, pull(j));
   }
+}
+
+/* SEG_PERMUTE `into` D: as permute's, the winners by global place. */
+template <class Index>
+__global__ void seg_winners_kernel(Index index, int64_t n, const int32_t *ids, const int64_t *off,
+                                   unsigned long long *win, RtKernelError *err, int run, int site) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x) {
+    int32_t s = ids[j];
+    int64_t len = off[s + 1] - off[s];
+    int32_t to = index(j);
+    if ((uint64_t)(int64_t)to >= (uint64_t)len) {
+      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run});
+      continue;
+    }
+    atomicMax(&win[off[s] + to], (unsigned long long)j + 1);
+  }
+}
+
+template <class Pull, class Index, class Store>
+__global__ void seg_winners_write(Pull pull, Index index, int64_t n, const int32_t *ids, const int64_t *off,
+                                  const unsigned long long *win, Store store) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x) {
+    int32_t s = ids[j];
+    int32_t to = index(j);
+    if ((uint64_t)(int64_t)to < (uint64_t)(off[s + 1] - off[s]) && win[off[s] + to] == (unsigned long long)j + 1)
+      store(off[s] + to, pull(j));
+  }
+}
+
+/* Within each segment of 'sd', value j goes to the segment's start plus
+   index(j); `into` a copy of D (a later write wins). */
+template <class Pull, class Index, class Store>
+void seg_permute(const char *name, RtLoc loc, Pull pull, Index index, RtValue *sd, bool into, Store store, int run,
+                 int site) {
+  int64_t n = rtg_seg_total(sd);
+  if (n <= 0)
+    return;
+  const int64_t *off = rtg_seg_offsets(sd);
+  int32_t *ids = rtg_seg_ids_raw(sd);
+  if (!into) {
+    seg_permute_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, store, rtg_error(),
+                                                                        run, site);
+    rtg_launched(name, loc);
+  } else {
+    unsigned long long *win = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * ((size_t)n + 1));
+    cudaMemsetAsync(win, 0, sizeof(unsigned long long) * ((size_t)n + 1), rtg_stream());
+    seg_winners_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(index, n, ids, off, win, rtg_error(), run,
+                                                                        site);
+    rtg_launched(name, loc);
+    seg_winners_write<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, win, store);
+    rtg_launched(name, loc);
+    rtg_free(win);
+  }
+  rtg_free(ids);
 }
 
 } /* namespace rtg */

@@ -45,6 +45,18 @@ RtValue *rtg_segdes_new(int64_t nseg);
 const int64_t *rtg_seg_offsets(RtValue *d);
 int64_t rtg_seg_total(RtValue *d);
 
+/* A launch's identity for the errors its kernels record: the `run` at
+   site 'site' in the context under way (rt_context), as a number > 0
+   that the kernels store in RtKernelError.run.  An error found at a later
+   synchronization is then reported in the context of the `run` that made
+   it, as the CPU reports it.  The same site and context give the same
+   number; the numbers are forgotten at the end of each top-level
+   statement (rtg_statement_end). */
+int rtg_launch(int site);
+/* The end of a top-level statement: waits for the device, reports an
+   error recorded, and forgets the launches. */
+void rtg_statement_end(void);
+
 /* The device's error record, which kernels write (rt/kernel.h). */
 RtKernelError *rtg_error(void);
 /* After launching kernel 'name' for the `run` at 'loc': counts it, and
@@ -59,6 +71,8 @@ void rtg_sync(void);
    functions (printing, host primitives), and back. */
 RtValue *rtg_to_host(RtValue *v);
 RtValue *rtg_to_device(RtValue *h);
+/* rtg_to_device of a host value the caller gives up (freed when copied). */
+RtValue *rtg_adopt(RtValue *h);
 /* Reads 'n' bytes of device memory at 'dev' into 'host' (a sync). */
 void rtg_read(void *host, const void *dev, size_t n);
 

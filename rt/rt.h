@@ -232,13 +232,22 @@ void rt_set_context(const RtContext *c);
 const RtContext *rt_context(void);
 
 /* The text of an error line after `error: `: the location, the message,
-   and what the context says (`in mod: ...`, `(in function f, line 3,
+   and what the context says (`mod: ...`, `(in function f, line 3,
    column 5)`).  'prim' is the library primitive the failing operation
    implements, named as lib-nesl names it ("__div"): used when the error
    is in the user's own code (NULL: none is named, as for subscripts).
-   The evaluator formats its errors through this too.  The string is
-   the runtime's (rt_alloc_atomic). */
+   The evaluator words its errors through this too.  The string is a
+   static buffer, valid until the next call. */
 char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg);
+/* The same without the location, which goes to '*where' (may be NULL). */
+char *rt_error_message(const RtContext *c, RtLoc loc, const char *prim, const char *msg, RtLoc *where);
+
+/* Who prints a run-time error: by default `error: FILE:LINE:COL: WORDS`
+   on the transcript; the interpreters report through the compiler's
+   diagnostics instead, which also show the source line (a NULL file:
+   no location).  Returns the reporter it replaces. */
+typedef void (*RtReporter)(RtLoc where, const char *words);
+RtReporter rt_set_reporter(RtReporter r);
 
 /* Stops the statement: prints `error: TEXT` (rt_error_text in the
    current context) on a fresh line of the transcript, and longjmps to
@@ -491,6 +500,20 @@ FILE *rt_stream_file(int32_t id);
 int32_t rt_stream_open(const char *path, const char *mode, const char **why);
 /* Closes stream 'id': false with the reason in '*why' if it fails. */
 bool rt_stream_close(int32_t id, const char **why);
+
+/* The REPL's store of top-level values, which __global_value reads and
+   __keep_value writes when the flat or λcu interpreter runs a statement
+   (the REPL keeps its values in the evaluator; driver/ bridges).  'get'
+   writes the H(t) components of value 'k' (laid out by 'l') to 'out';
+   'keep' stores value 'k' from its components.  Without a store (an
+   executable), either primitive is an error. */
+typedef struct RtStore {
+  void *ctx;
+  void (*get)(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **out);
+  void (*keep)(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **comps);
+} RtStore;
+/* Installs 's' (NULL: none) and returns the store it replaces. */
+const RtStore *rt_set_store(const RtStore *s);
 
 /* ---- random numbers (rand.c) ---- */
 

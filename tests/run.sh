@@ -15,6 +15,9 @@
 #   lcu-read    every corpus program's --dump=lcu reads back to the same text
 #   lcu-golden  tests/lcu/golden/NAME.lcu is NAME's dump, reads back, runs
 #   lcu-hand    hand-written λcu (tests/lcu/read) runs or is rejected as expected
+#   repl        tests/repl/NAME.in piped gives NAME.out and NAME.err;
+#               tests/repl/*.sh drive it otherwise (terminal.sh: tmux)
+#   cli         tests/cli/*.sh: the command line (exit statuses, limits)
 set -u
 BUILD=${1:-build}
 NESSIE=$BUILD/nessie
@@ -186,18 +189,20 @@ for f in tests/errors/*.nesl; do
     else pass "errors/$n"; fi ;;
   runtime|none)
     if [ $rc -ne 0 ]; then fail "errors/$n" "does not type check: $(cat "$OUT/$n.err")"; continue; fi
+    # --interp exits 1 after a statement stopped with a run-time error
+    want=0; [ "$kind" = runtime ] && want=1
     "$NESSIE" --interp=eval "$f" > "$OUT/$n.eval" 2> "$OUT/$n.eval.err"
     rc=$?
-    if [ $rc -ne 0 ]; then fail "errors/$n" "--interp=eval exit $rc: $(head -5 "$OUT/$n.eval.err")"
+    if [ $rc -ne $want ]; then fail "errors/$n" "--interp=eval exit $rc, expected $want: $(head -5 "$OUT/$n.eval.err")"
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.eval" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "$d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.eval" | grep -q "^error: [^:]*:$line:"; then
       fail "errors/$n" "the error is not reported on line $line: $(tail -1 "$OUT/$n.eval")"
-    elif ! "$NESSIE" --check-ir --interp=flat "$f" > "$OUT/$n.flat" 2> "$OUT/$n.flat.err"; then
+    elif "$NESSIE" --check-ir --interp=flat "$f" > "$OUT/$n.flat" 2> "$OUT/$n.flat.err"; [ $? -ne $want ]; then
       fail "errors/$n" "--interp=flat: $(head -5 "$OUT/$n.flat.err")"
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.flat" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "flat: $d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.flat" | grep -q "^error: [^:]*:$line:"; then
       fail "errors/$n" "flat: the error is not reported on line $line: $(tail -1 "$OUT/$n.flat")"
-    elif ! "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.lcu" 2> "$OUT/$n.lcu.err"; then
+    elif "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.lcu" 2> "$OUT/$n.lcu.err"; [ $? -ne $want ]; then
       fail "errors/$n" "--interp=lcu: $(head -5 "$OUT/$n.lcu.err")"
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "lcu: $d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.lcu" | grep -q "^error: [^:]*:$line:"; then
@@ -228,6 +233,13 @@ for f in tests/repl/*.in; do
   else
     fail "repl/$n" "$(diff "tests/repl/$n.out" "$OUT/$n.repl.out"; diff "tests/repl/$n.err" "$OUT/$n.repl.err")"
   fi
+done
+
+# ---- the REPL on a terminal (tmux) and other scripted sessions ----
+for t in tests/repl/*.sh; do
+  [ -f "$t" ] || continue
+  n=$(basename "$t" .sh)
+  if o=$(NESSIE="$NESSIE" sh "$t" 2>&1); then pass "repl/$n"; else fail "repl/$n" "$o"; fi
 done
 
 # ---- inputs that once crashed or hung the front end (tests/fuzz/crashes) ----
@@ -289,8 +301,11 @@ for f in tests/lcu/read/*.lcu; do
     if [ $rc -ne 1 ]; then fail "lcu-hand/$n" "exit status $rc, expected 1"
     elif cmp -s "$OUT/$n.read.err" "$d/$n.err"; then pass "lcu-hand/$n"
     else fail "lcu-hand/$n" "$(diff "$d/$n.err" "$OUT/$n.read.err")"; fi
-  elif ! "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.read.out" 2>&1 || ! cmp -s "$OUT/$n.read.out" "$d/$n.expected"; then
-    fail "lcu-hand/$n" "$(diff "$d/$n.expected" "$OUT/$n.read.out")"
+  elif "$NESSIE" --check-ir --interp=lcu "$f" > "$OUT/$n.read.out" 2> "$OUT/$n.read.stderr"; rc=$?
+       ! cmp -s "$OUT/$n.read.out" "$d/$n.expected"; then
+    fail "lcu-hand/$n" "$(diff "$d/$n.expected" "$OUT/$n.read.out"; head -5 "$OUT/$n.read.stderr")"
+  elif [ $rc -ne "$(grep -q '^error:' "$d/$n.expected" && echo 1 || echo 0)" ]; then
+    fail "lcu-hand/$n" "exit status $rc (1 is for a run-time error, 0 for none)"
   elif ! "$NESSIE" --dump=lcu "$f" > "$OUT/$n.read1.lcu" 2>&1 ||
        ! "$NESSIE" --dump=lcu "$OUT/$n.read1.lcu" > "$OUT/$n.read2.lcu" 2>&1 ||
        ! cmp -s "$OUT/$n.read1.lcu" "$OUT/$n.read2.lcu"; then

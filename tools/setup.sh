@@ -2,7 +2,8 @@
 # setup.sh: installs every Debian package that nessie's build and tests
 # need.  Idempotent and non-interactive; run as root or through sudo.
 set -eu
-PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev"
+# tmux: tests/repl/terminal.sh types at the REPL on a terminal
+PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev tmux"
 
 missing=""
 for p in $PACKAGES; do
