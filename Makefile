@@ -42,7 +42,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(C
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus gpu-test
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -132,8 +132,16 @@ $(BUILD)/nesl_compare: tests/nesl_compare.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -D_POSIX_C_SOURCE=200809L -o $@ $< -lm
 
-test: $(BUILD)/nessie $(UNIT_TESTS) $(BUILD)/nesl_compare
+test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare
 	@sh tests/run.sh $(BUILD)
+
+# On a machine with an NVIDIA GPU: the CUDA executables of every test
+# program, compared with their .expected, then under compute-sanitizer's
+# tools (SANITIZE= to skip them).  tools/gpu-bundle.sh packs a build for a
+# GPU machine that lacks the build's dependencies.
+SANITIZE ?= memcheck racecheck initcheck synccheck
+gpu-test: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
+	sh tests/gpu/run.sh $(BUILD) $(BUILD)/gpu-test "$(SANITIZE)"
 
 # Sanitizer reports exit with a status no test expects, and the runner
 # also fails on any report left in its output files.

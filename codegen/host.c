@@ -122,6 +122,7 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
 
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
+  cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
   Buf call = {0};
   buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
@@ -208,6 +209,7 @@ static const char *boxed(Hx *h, const LcuAtom *a, Loc loc, Vec *boxes) {
 /* A host operation: constant vectors, errors, range checks, text and I/O. */
 static void gen_host(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
+  cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const FlatStmt *fs = s->flat;
   const char *loc = xprintf("%s", cg_loc(s->loc));
   switch (fs->op) {

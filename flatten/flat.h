@@ -252,10 +252,13 @@ void flat_exec_op(const FlatStmt *s, RtValue **args, int nargs, Vec *results);
 /* The value of a constant atom (made anew). */
 RtValue *flat_exec_constant(const FlatAtom *a);
 
-/* Stops the statement with "interrupted (Ctrl-C)" at 'loc' when Ctrl-C
-   was pressed (interrupt_pending): the interpreters call it at every
-   statement they run, which bounds the wait by one vector operation. */
+/* Statement 'loc' runs: it is where running out of memory is reported
+   (rt_here), and the statement stops with "interrupted (Ctrl-C)" when
+   Ctrl-C was pressed (interrupt_pending): the interpreters call it at
+   every statement they run, which bounds the wait by one vector
+   operation. */
 static inline void flat_exec_poll(Loc loc) {
+  rt_here = flat_rt_loc(loc); /* for running out of memory */
   if (interrupt_pending()) {
     interrupt_clear();
     rt_fail(flat_rt_loc(loc), NULL, "interrupted (Ctrl-C)");

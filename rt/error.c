@@ -191,6 +191,8 @@ char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char 
   return text_buf;
 }
 
+RtLoc rt_here;
+
 static RtReporter reporter;
 
 RtReporter rt_set_reporter(RtReporter r) {

@@ -91,7 +91,7 @@ void *rtg_alloc(size_t bytes) {
     cudaGetLastError(); /* clear it */
     size_t free_bytes = 0, total = 0;
     cudaMemGetInfo(&free_bytes, &total);
-    rt_fail(RtLoc{NULL, 0, 0}, NULL, "out of memory on the GPU: %zu bytes asked for, %zu free of %zu", bytes,
+    rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes on the GPU; %zu of %zu bytes free)", bytes,
             free_bytes, total);
   }
   rt_stats.bytes += bytes;

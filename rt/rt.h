@@ -249,6 +249,11 @@ char *rt_error_message(const RtContext *c, RtLoc loc, const char *prim, const ch
 typedef void (*RtReporter)(RtLoc where, const char *words);
 RtReporter rt_set_reporter(RtReporter r);
 
+/* Where the host is: the `run` or host operation under way (the
+   generated code and the interpreters set it), for the errors that know
+   no place of their own: running out of memory. */
+extern RtLoc rt_here;
+
 /* Stops the statement: prints `error: TEXT` (rt_error_text in the
    current context) on a fresh line of the transcript, and longjmps to
    the stop set with rt_set_stop (without one, exits with status 1). */

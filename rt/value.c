@@ -21,7 +21,7 @@ static const RtAllocator *allocator = &plain;
 void rt_set_allocator(const RtAllocator *a) { allocator = a ? a : &plain; }
 
 static _Noreturn void out_of_memory(size_t size) {
-  rt_fail((RtLoc){0}, NULL, "out of memory: %zu bytes asked for", size);
+  rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes)", size);
 }
 
 void *rt_alloc(size_t size) {
@@ -86,7 +86,7 @@ RtStats rt_stats;
 /* n * size bytes, or a run-time error when that does not fit a size_t */
 static size_t bytes(int64_t n, size_t size) {
   if (n < 0 || (uint64_t)n > SIZE_MAX / size - 1)
-    rt_fail((RtLoc){0}, NULL, "out of memory: a vector of %lld elements asked for", (long long)n);
+    rt_fail(rt_here, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)n);
   rt_stats.bytes += (uint64_t)n * size;
   return (size_t)n * size;
 }

@@ -322,33 +322,30 @@ done
 
 # ---- executables of the CPU target: the corpus, the runtime-error
 # programs and our own cases, built in parallel, run, compared as the
-# interpreters' transcripts are (without the `= fn :` lines); a program
-# that stops a statement with a run-time error exits with status 1 ----
-CPU=$OUT/cpu
-progs=""
-for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
-  [ -f "$f" ] && progs="$progs $f"
-done
-for f in tests/errors/*.nesl; do
-  set -- $(head -1 "$f")
-  case $3 in runtime|none) progs="$progs $f" ;; esac
-done
-sh tests/cpu/build_all.sh "$NESSIE" "$CPU" $progs
-for f in $progs; do
-  n=$(basename "$f" .nesl); dir=$(dirname "$f")
-  if [ ! -x "$CPU/$n" ]; then fail "cpu/$n" "the build failed: $(head -5 "$CPU/$n.build")"; continue; fi
-  timeout 300 "$CPU/$n" > "$CPU/$n.out" 2> "$CPU/$n.err"
-  rc=$?
-  grep -v ' = fn : ' "$dir/$n.expected" > "$CPU/$n.exp"
-  want_rc=0
-  grep -q '^error:' "$CPU/$n.exp" && want_rc=1
-  if ! d=$("$BUILD/nesl_compare" "$CPU/$n.out" "$CPU/$n.exp" 2>&1); then fail "cpu/$n" "$d$(head -3 "$CPU/$n.err")"
-  elif [ $rc -ne $want_rc ]; then fail "cpu/$n" "exit status $rc, expected $want_rc: $(head -3 "$CPU/$n.err")"
-  elif [ "$dir" = tests/errors ] && set -- $(head -1 "$f") && [ "$3" = runtime ] &&
-       ! tail -1 "$CPU/$n.out" | grep -q "^error: [^:]*:$4:"; then
-    fail "cpu/$n" "the error is not reported on line $4: $(tail -1 "$CPU/$n.out")"
-  else pass "cpu/$n"; fi
-done
+# interpreters' transcripts are (tests/exec/check.sh) ----
+sh tests/exec/check.sh cpu "$BUILD" "$OUT/cpu" > "$OUT/cpu.log" 2>&1
+grep -v '^[0-9]* passed, [0-9]* failed$' "$OUT/cpu.log"
+for n in $(sed -n 's/^\[PASS\] //p' "$OUT/cpu.log"); do passed=$((passed + 1)); done
+for n in $(sed -n 's/^\[FAIL\] //p' "$OUT/cpu.log"); do failed=$((failed + 1)); failures="$failures $n"; done
+
+# ---- the CUDA target, where nvcc is found (CI has it, without a GPU):
+# every program of the CPU section compiles and links with nvcc; running
+# them is tests/gpu/run.sh's, on a GPU (make gpu-test) ----
+if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ]; then
+  progs=""
+  for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl tests/errors/*.nesl; do
+    [ -f "$f" ] || continue
+    set -- $(head -1 "$f")
+    case $f in tests/errors/*) case $3 in runtime|none) ;; *) continue ;; esac ;; esac
+    progs="$progs $f"
+  done
+  TARGET=cuda NESSIE_NVCCFLAGS=${NESSIE_NVCCFLAGS:--O1} sh tests/cpu/build_all.sh "$NESSIE" "$OUT/cuda" $progs
+  for f in $progs; do
+    n=$(basename "$f" .nesl)
+    if [ -x "$OUT/cuda/$n" ]; then pass "cuda-build/$n"
+    else fail "cuda-build/$n" "$(head -8 "$OUT/cuda/$n.build")"; fi
+  done
+fi
 
 # ---- compilation is deterministic: every dump stage of every program,
 # five runs, the last two with the collector forced to run often ----
