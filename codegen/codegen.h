@@ -156,6 +156,12 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **args, const char
 
 extern const CgTarget cg_cpu_target;
 extern const CgTarget cg_cuda_target;
+/* The CPU target's kernel 'k' as a host function called 'name' (the GPU
+   target runs a kernel on small vectors on the host). */
+void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name);
+/* The CPU target's loop macros (RT_CHUNK, RT_PARALLEL_FOR_IF), parallel
+   with OpenMP or on one thread. */
+void cg_cpu_loops(Cg *cg, bool parallel);
 
 /* ---- host.c ---- */
 

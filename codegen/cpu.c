@@ -206,8 +206,8 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **part = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
     part[v] = cg_temp(cg);
-    cg_line(cg, "%s *%s = rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
-            cg_ctype(value_base(s, v)), nch);
+    cg_line(cg, "%s *%s = (%s *)rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
+            cg_ctype(value_base(s, v)), cg_ctype(value_base(s, v)), nch);
   }
   int combine = scan ? 2 : 1;
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
@@ -293,8 +293,8 @@ static void gen_filter(Kx *x, bool partition) {
   const char *n = soac_size(x);
   const char *nch = cg_temp(cg), *flags = cg_temp(cg), *count = cg_temp(cg);
   cg_line(cg, "const int64_t %s = %s > 0 ? (%s + RT_CHUNK - 1) / RT_CHUNK : 1;", nch, n, n);
-  cg_line(cg, "uint8_t *%s = rt_alloc_atomic((size_t)%s + 1);", flags, n);
-  cg_line(cg, "int64_t *%s = rt_alloc_atomic(sizeof(int64_t) * (size_t)(%s + 1));", count, nch);
+  cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, n);
+  cg_line(cg, "int64_t *%s = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(%s + 1));", count, nch);
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
   /* pass 1: the flags, and each chunk's count */
   chunk_loop(cg, c, nch);
@@ -487,7 +487,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "%s = rt_value_new(rt_segdes_type(), %s);", cg_name(kept_sd), sd->length);
   if (partition)
     cg_line(cg, "%s = rt_value_new(rt_segdes_type(), %s);", cg_name(other_sd), sd->length);
-  cg_line(cg, "uint8_t *%s = rt_alloc_atomic((size_t)%s + 1);", flags, total);
+  cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, total);
   seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "int64_t kept = 0;");
@@ -757,9 +757,9 @@ static void gen_soac(Kx *x) {
 }
 
 /* The kernel's C parameters: its variables, then its results by address. */
-static const char *kernel_signature(const LcuKernel *k) {
+static const char *kernel_signature(const LcuKernel *k, const char *name) {
   Buf b = {0};
-  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", k->name);
+  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", name);
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
     if (v->type.kind == LT_SCALAR)
@@ -778,7 +778,7 @@ static const char *kernel_signature(const LcuKernel *k) {
   return buf_str(&b);
 }
 
-static void cpu_kernel(Cg *cg, const LcuKernel *k) {
+void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   Kx x = {cg, k, NULL, NULL, {0}, {0}};
   Buf what = {0};
   for (int i = 0; i < k->soacs.len; i++)
@@ -786,7 +786,7 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
   const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
   cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
           first ? cg_where(first->loc) : "");
-  cg_line(cg, "%s {", kernel_signature(k));
+  cg_line(cg, "%s {", kernel_signature(k, name));
   cg->indent++;
   cg_line(cg, "(void)loc;");
   cg_line(cg, "(void)run;");
@@ -844,6 +844,21 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
   cg_blank(cg);
 }
 
+void cg_cpu_loops(Cg *cg, bool parallel) {
+  cg_line(cg, "enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };");
+  if (parallel)
+    cg_line(cg, "#ifdef _OPENMP");
+  else
+    cg_line(cg, "#if 0 /* the host's kernels here run on small vectors, on one thread */");
+  cg_line(cg, "#define RT_PRAGMA(x) _Pragma(#x)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c) RT_PRAGMA(omp parallel for schedule(static) if (c))");
+  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 64) if (c))");
+  cg_line(cg, "#else");
+  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
+  cg_line(cg, "#endif");
+}
+
 static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#include <stdint.h>");
   cg_line(cg, "#include <string.h>");
@@ -852,15 +867,7 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#include \"kernel.h\"");
   cg_blank(cg);
   cg_line(cg, "/* the CPU target: loops in fixed chunks, parallel with OpenMP */");
-  cg_line(cg, "enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };");
-  cg_line(cg, "#ifdef _OPENMP");
-  cg_line(cg, "#define RT_PRAGMA(x) _Pragma(#x)");
-  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c) RT_PRAGMA(omp parallel for schedule(static) if (c))");
-  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 64) if (c))");
-  cg_line(cg, "#else");
-  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
-  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
-  cg_line(cg, "#endif");
+  cg_cpu_loops(cg, true);
   cg_line(cg, "/* the host's view of values: on the CPU, values are the host's */");
   cg_line(cg, "#define NESSIE_INIT(sites) ((void)(sites))");
   cg_line(cg, "#define NESSIE_SYNC() ((void)0)");
@@ -879,5 +886,7 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})");
   cg_blank(cg);
 }
+
+static void cpu_kernel(Cg *cg, const LcuKernel *k) { cg_cpu_kernel(cg, k, k->name); }
 
 const CgTarget cg_cpu_target = {CG_CPU, "cpu", ".c", cpu_prelude, cpu_kernel};

@@ -14,10 +14,13 @@
  *                     (index, V -> bool), _index (index -> int32_t), _store
  *                     (index, V: the writes), each holding a copy of K_A;
  *
- * and a host function `static void K(RtKernelError *err, RtLoc loc, int
+ * a host function `static void K_gpu(RtKernelError *err, RtLoc loc, int
  * run, params..., results...)`, the CPU target's signature, that fills a
  * K_A and launches the skeletons one SOAC after the other on the runtime's
- * one stream.  It does not wait: a check in a thunk records its error on
+ * one stream; K_host, the CPU target's function for the same kernel; and
+ * K, which runs K_host when every vector and size is small (rt/gpu.h,
+ * rtg_choose_host: a launch and a read-back cost more than the work), else
+ * K_gpu, each with its vectors moved to its side first.  It does not wait: a check in a thunk records its error on
  * the device (rtg::record, the lowest element index wins), and the host
  * finds it where it synchronizes anyway (a scalar result, a size, the end
  * of the statement) and reports it in the context of the `run` that
@@ -650,9 +653,9 @@ static bool is_result(const LcuKernel *k, const LcuVar *v) {
 }
 
 /* The host function's C parameters: as the CPU target's. */
-static const char *kernel_signature(const LcuKernel *k) {
+static const char *kernel_signature_named(const LcuKernel *k, const char *name) {
   Buf b = {0};
-  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", k->name);
+  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", name);
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
     if (v->type.kind == LT_SCALAR)
@@ -671,7 +674,105 @@ static const char *kernel_signature(const LcuKernel *k) {
   return buf_str(&b);
 }
 
+static const char *kernel_signature(const LcuKernel *k) { return kernel_signature_named(k, k->name); }
+
+/* ---- the choice between host and device ---- */
+
+static bool in_vec(const Vec *v, const void *x) {
+  for (int i = 0; i < v->len; i++)
+    if (v->data[i] == x)
+      return true;
+  return false;
+}
+
+/* Can kernel 'k' run on the host when its vector parameters are small?
+   Only if every SOAC's size is bounded by them: a size that is a scalar
+   parameter or a constant is checked at run time (pushed on 'sizes', as
+   C expressions), the length of a bounded vector is bounded, and a
+   SOAC's results are bounded when its size is (a segdes made inside the
+   kernel from lengths is not: its total may be anything). */
+static bool host_possible(const LcuKernel *k, Vec *sizes) {
+  Vec bounded = {0};
+  for (int i = 0; i < k->params.len; i++)
+    vec_push(&bounded, k->params.data[i]);
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    bool ok;
+    if (s->kind == SOAC_LIBRARY) {
+      ok = true;
+      for (int a = 0; a < s->args.len; a++)
+        if (((LcuVar *)s->args.data[a])->type.kind != LT_SCALAR && !in_vec(&bounded, s->args.data[a]))
+          ok = false;
+      if (s->library == LIB_MAKE_SEGDES || s->library == LIB_RAND)
+        ok = ok && s->library == LIB_RAND; /* rand's result is as long as its argument */
+    } else if (s->segdes) {
+      ok = in_vec(&bounded, s->segdes);
+    } else if (s->kind == SOAC_ONCE) {
+      ok = true;
+    } else if (s->size.var) {
+      ok = in_vec(&k->params, s->size.var);
+      if (ok)
+        vec_push(sizes, (void *)cg_name(s->size.var));
+    } else if (s->size.length) {
+      ok = in_vec(&bounded, s->size.length);
+    } else {
+      ok = true;
+      vec_push(sizes, (void *)xprintf("%d", (int)s->size.value));
+    }
+    if (!ok)
+      return false;
+    for (int r = 0; r < s->results.len; r++)
+      vec_push(&bounded, s->results.data[r]);
+  }
+  return true;
+}
+
+/* K itself: the host's kernel (K_host) when the data is small, else the
+   device's (K_gpu); either way with every vector on its side first. */
+static void gen_dispatch(Cg *cg, const LcuKernel *k) {
+  Vec sizes = {0};
+  bool host = host_possible(k, &sizes);
+  const char *sig = kernel_signature(k);
+  cg_line(cg, "%s {", sig);
+  cg->indent++;
+  Buf args = {0};
+  buf_puts(&args, "err, loc, run");
+  Vec vals = {0};
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    buf_printf(&args, ", %s", cg_name(v));
+    if (v->type.kind != LT_SCALAR)
+      vec_push(&vals, (void *)cg_name(v));
+  }
+  for (int i = 0; i < k->results.len; i++)
+    buf_printf(&args, ", out_%s", cg_name(k->results.data[i]));
+  Buf vb = {0}, sb = {0};
+  for (int i = 0; i < vals.len; i++)
+    buf_printf(&vb, "%s%s", i ? ", " : "", (const char *)vals.data[i]);
+  for (int i = 0; i < sizes.len; i++)
+    buf_printf(&sb, "%s(int64_t)%s", i ? ", " : "", (const char *)sizes.data[i]);
+  cg_line(cg, "RtValue *vals[] = {%s%s};", buf_str(&vb), vals.len ? "" : "NULL");
+  cg_line(cg, "const int64_t sizes[] = {%s%s};", buf_str(&sb), sizes.len ? "" : "0");
+  if (host) {
+    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d))", vals.len, sizes.len);
+    cg_line(cg, "  %s_host(%s);", k->name, buf_str(&args));
+    cg_line(cg, "else");
+    cg_line(cg, "  %s_gpu(%s);", k->name, buf_str(&args));
+  } else {
+    cg_line(cg, "/* a size made inside the kernel may be large: always the device */");
+    cg_line(cg, "rtg_to_device_all(vals, %d);", vals.len);
+    cg_line(cg, "%s_gpu(%s);", k->name, buf_str(&args));
+  }
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
 static void cuda_kernel(Cg *cg, const LcuKernel *k) {
+  /* the host's version: the CPU target's, on one thread */
+  cg_cpu_kernel(cg, k, xprintf("%s_host", k->name));
+  const char *record = cg->record_fn;
+  cg->record_fn = "NESSIE_DEVICE_RECORD";
   Gx x = {cg, k, NULL, 0, NULL, NULL, {0}, {0}};
   Buf what = {0};
   for (int i = 0; i < k->soacs.len; i++)
@@ -690,8 +791,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     x.index = i;
     gen_functors(&x);
   }
-  /* the host function */
-  cg_line(cg, "%s {", kernel_signature(k));
+  /* the device's version */
+  cg_line(cg, "%s {", kernel_signature_named(k, xprintf("%s_gpu", k->name)));
   cg->indent++;
   cg_line(cg, "(void)loc;");
   cg_line(cg, "(void)err;");
@@ -741,6 +842,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   cg->indent--;
   cg_line(cg, "}");
   cg_blank(cg);
+  cg->record_fn = record;
+  gen_dispatch(cg, k);
 }
 
 static void cuda_prelude(Cg *cg) {
@@ -748,7 +851,10 @@ static void cuda_prelude(Cg *cg) {
   cg_line(cg, "#include <string.h>");
   cg_line(cg, "#include \"gpu.cuh\"");
   cg_blank(cg);
-  cg_line(cg, "/* the host's view of values: vectors live on the device (rt/gpu.h) */");
+  cg_line(cg, "/* the host's kernels (for small vectors): the CPU target's loops, on one thread */");
+  cg_cpu_loops(cg, false);
+  cg_line(cg, "/* the host's view of values: a vector lives on the device, or on the host");
+  cg_line(cg, "   when it is small (rt/gpu.h) */");
   cg_line(cg, "#define NESSIE_INIT(sites) rtg_init(sites)");
   cg_line(cg, "#define NESSIE_SYNC() rtg_statement_end()");
   cg_line(cg, "/* an error found on the host comes after the device's, which were first */");
@@ -756,18 +862,22 @@ static void cuda_prelude(Cg *cg) {
   cg_line(cg, "#define NESSIE_COUNT_RUN() ((void)0)");
   cg_line(cg, "#define NESSIE_TO_HOST(v) rtg_to_host(v)");
   cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)");
-  cg_line(cg, "#define NESSIE_TO_DEVICE(h) rtg_adopt(h)");
+  cg_line(cg, "#define NESSIE_TO_DEVICE(h) rtg_place(h)");
   cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)");
   cg_line(cg, "#define NESSIE_NOW() rtg_now()");
   cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) \\");
   cg_line(cg, "  (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))");
   cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
   cg_line(cg, "  rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))");
-  cg_line(cg, "/* a check's error on the device, for the lowest element index, with the");
-  cg_line(cg, "   launch's number (A.run) */");
+  cg_line(cg, "/* a check's error, for the lowest element index: in the host's kernels,");
+  cg_line(cg, "   and on the device, with the launch's number (A.run) */");
+  cg_line(cg, "#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \\");
+  cg_line(cg, "  RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \\");
+  cg_line(cg, "                (int32_t)(i), (int64_t)(len), (double)(x), (run)}");
   cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
-  cg_line(cg, "  rtg::record((r), RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), \\");
-  cg_line(cg, "                                 (int32_t)(op), (int32_t)(i), (int64_t)(len), (double)(x), A.run})");
+  cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
+  cg_line(cg, "#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
+  cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))");
   cg_blank(cg);
 }
 

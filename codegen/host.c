@@ -610,6 +610,7 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
     vec_push(&tops, t);
   }
   cg_line(&cg, "static void program(void) {");
+  cg_line(&cg, "  NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */");
   cg_line(&cg, "  static void (*const tops[])(void) = {");
   for (int i = 0; i < tops.len; i++)
     cg_line(&cg, "    top_%d,", i);
@@ -626,7 +627,6 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
   cg_blank(&cg);
   cg_line(&cg, "int main(int argc, char **argv) {");
   cg_line(&cg, "  (void)argc;");
-  cg_line(&cg, "  NESSIE_INIT(nessie_sites);");
   cg_line(&cg, "  return rt_main(argv, program);");
   cg_line(&cg, "}");
   fclose(body);

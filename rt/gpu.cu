@@ -29,8 +29,22 @@ static void device_free(void *p) {
     cudaFreeAsync(p, stream);
 }
 
+/* Vectors of at most this many elements are small (gpu.h). */
+static int64_t host_max = 4096;
+
+static void read_host_max(void) {
+  const char *env = getenv("NESSIE_HOST_MAX");
+  if (env && *env) {
+    char *end;
+    long long m = strtoll(env, &end, 10);
+    if (*end == '\0' && m >= 0)
+      host_max = m;
+  }
+}
+
 void rtg_init(const RtSite *sites) {
   program_sites = sites;
+  read_host_max();
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -123,6 +137,8 @@ RtValue *rtg_segdes_new(int64_t nseg) {
 }
 
 const int64_t *rtg_seg_offsets(RtValue *d) {
+  if (!d->device)
+    return rt_seg_offsets(d);
   if (!d->offsets) {
     int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
     cudaMemsetAsync(off, 0, sizeof(int64_t), stream);
@@ -139,6 +155,8 @@ const int64_t *rtg_seg_offsets(RtValue *d) {
 }
 
 int64_t rtg_seg_total(RtValue *d) {
+  if (!d->device)
+    return rt_seg_total(d);
   if (d->total < 0)
     rtg_read(&d->total, rtg_seg_offsets(d) + d->len, sizeof(int64_t));
   return d->total;
@@ -293,6 +311,104 @@ RtValue *rtg_to_device(RtValue *h) {
   /* the host copy may be freed as soon as the copy has been made */
   check(cudaStreamSynchronize(stream), "a copy to the device");
   return d;
+}
+
+/* ---- where a value lives ---- */
+
+bool rtg_small(RtValue *v) {
+  if (v->type.kind == RT_SEGDES)
+    return v->len <= host_max && rtg_seg_total(v) <= host_max;
+  return v->len <= host_max;
+}
+
+static size_t data_bytes(const RtValue *v) { return rt_base_size(v->type.base) * (size_t)(v->len > 0 ? v->len : 1); }
+
+/* Moves device value 'v' to new host memory, the copies queued on the
+   stream; 'old' gets what to free once they are done. */
+static void queue_to_host(RtValue *v, void **old, int *nold) {
+  if (v->type.kind == RT_SEGDES) {
+    int64_t *lengths = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(v->len + 1));
+    check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyDeviceToHost, stream),
+          "a copy to the host");
+    old[(*nold)++] = v->lengths;
+    old[(*nold)++] = v->offsets; /* made again on the host when needed */
+    v->lengths = lengths;
+    v->offsets = NULL;
+  } else {
+    void *data = rt_alloc_atomic(data_bytes(v));
+    check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyDeviceToHost,
+                          stream),
+          "a copy to the host");
+    old[(*nold)++] = v->data.any;
+    v->data.any = data;
+  }
+  v->device = false;
+}
+
+/* Moves host value 'v' to the device: the copy is made from pageable
+   memory, so the host memory may be freed as soon as the call returns. */
+static void to_device_in_place(RtValue *v) {
+  if (v->type.kind == RT_SEGDES) {
+    int64_t *lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
+    check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyHostToDevice, stream),
+          "a copy to the device");
+    int64_t total = rt_seg_total(v);
+    check(cudaStreamSynchronize(stream), "a copy to the device");
+    rt_free(v->lengths);
+    rt_free(v->offsets);
+    v->lengths = lengths;
+    v->offsets = NULL;
+    v->total = total;
+  } else {
+    void *data = rtg_alloc(data_bytes(v));
+    check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyHostToDevice,
+                          stream),
+          "a copy to the device");
+    check(cudaStreamSynchronize(stream), "a copy to the device");
+    rt_free(v->data.any);
+    v->data.any = data;
+  }
+  v->device = true;
+}
+
+bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes) {
+  bool host = true;
+  for (int i = 0; i < nsizes && host; i++)
+    host = sizes[i] <= host_max;
+  for (int i = 0; i < nvals && host; i++)
+    host = rtg_small(vals[i]);
+  if (!host) {
+    for (int i = 0; i < nvals; i++)
+      if (!vals[i]->device)
+        to_device_in_place(vals[i]);
+    return false;
+  }
+  void **old = (void **)rt_alloc(sizeof(void *) * (size_t)(2 * nvals + 1));
+  int nold = 0;
+  for (int i = 0; i < nvals; i++)
+    if (vals[i]->device)
+      queue_to_host(vals[i], old, &nold);
+  if (nold > 0) {
+    check(cudaStreamSynchronize(stream), "a copy to the host");
+    for (int i = 0; i < nold; i++)
+      rtg_free(old[i]);
+    rtg_sync(); /* the errors of the kernels before */
+  }
+  rt_free(old);
+  return true;
+}
+
+void rtg_to_device_all(RtValue **vals, int nvals) {
+  for (int i = 0; i < nvals; i++)
+    if (!vals[i]->device)
+      to_device_in_place(vals[i]);
+}
+
+RtValue *rtg_place(RtValue *h) {
+  if (h->device || h->type.kind == RT_SCALAR || rtg_small(h))
+    return h;
+  to_device_in_place(h);
+  return h;
 }
 
 RtValue *rtg_adopt(RtValue *h) {
@@ -592,5 +708,5 @@ void rtg_host_call(RtHost hp, RtLoc loc, const RtLayout *arg, const RtLayout *re
   rt_host_call(hp, loc, arg, result, lifted, h, results);
   free_host_all(h, args, nargs);
   for (int i = 0; i < nresults; i++)
-    results[i] = back_to_device(results[i]);
+    results[i] = rtg_place(results[i]);
 }

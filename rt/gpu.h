@@ -80,6 +80,28 @@ void rtg_read(void *host, const void *dev, size_t n);
    the device); returns the total (a sync). */
 int64_t rtg_flag_offsets(const uint8_t *flags, int64_t *offsets, int64_t n);
 
+/* ---- where a value lives ----
+   A vector or segdes of at most NESSIE_HOST_MAX elements (default 4096)
+   is small: a kernel whose vectors and sizes are all small runs on the
+   host (the CPU target's code, compiled into the program beside the
+   GPU's), because a launch, and above all a synchronization to read a
+   result back, costs more than the work.  A recursive algorithm's leaves
+   (quicksort's small partitions, a merge's one-element steps) then never
+   touch the GPU.  Values move in place (the RtValue keeps its identity,
+   its data changes side), so every reference sees the move. */
+
+/* Is 'v' small (a segdes: its segments and its elements)? */
+bool rtg_small(RtValue *v);
+/* Whether kernel arguments 'vals' (vectors and segdes) and SOAC sizes
+   'sizes' make a host run: then every value is moved to the host (one
+   synchronization for all), else every value to the device. */
+bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes);
+/* Moves every value of 'vals' to the device. */
+void rtg_to_device_all(RtValue **vals, int nvals);
+/* A value the host made (a literal, a range, a host primitive's result):
+   kept on the host if small, else moved to the device. */
+RtValue *rtg_place(RtValue *h);
+
 /* ---- library kernels on the device ---- */
 
 RtValue *rtg_rank(RtValue *v, bool down);

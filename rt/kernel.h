@@ -56,11 +56,11 @@ typedef struct RtKernelError {
 
 #define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0, 0}
 
-/* Records 'e' in '*r' unless an error of a lower index is there (CPU:
-   under a lock, the rare path; GPU code has its own, atomic, version). */
-#ifndef __CUDACC__
+/* Records 'e' in '*r' unless an error of a lower index is there (host
+   code: under a lock, the rare path; device code has its own, atomic,
+   version, rt/gpu.cuh). */
 static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
-#ifdef _OPENMP
+#if defined(_OPENMP) && !defined(__CUDACC__) /* CUDA's host kernels run on one thread */
 #pragma omp critical(nessie_kernel_error)
 #endif
   {
@@ -68,6 +68,5 @@ static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
       *r = e;
   }
 }
-#endif
 
 #endif

@@ -325,7 +325,7 @@ done
 # interpreters' transcripts are (tests/exec/check.sh) ----
 sh tests/exec/check.sh cpu "$BUILD" "$OUT/cpu" > "$OUT/cpu.log" 2>&1
 grep -v '^[0-9]* passed, [0-9]* failed$' "$OUT/cpu.log"
-for n in $(sed -n 's/^\[PASS\] //p' "$OUT/cpu.log"); do passed=$((passed + 1)); done
+for n in $(sed -n 's/^\[PASS\] \([^ ]*\).*/\1/p' "$OUT/cpu.log"); do passed=$((passed + 1)); done
 for n in $(sed -n 's/^\[FAIL\] //p' "$OUT/cpu.log"); do failed=$((failed + 1)); failures="$failures $n"; done
 
 # ---- the CUDA target, where nvcc is found (CI has it, without a GPU):
