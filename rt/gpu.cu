@@ -205,7 +205,13 @@ static unsigned launch_key(int site, const RtContext *c) {
   return (unsigned)(h % LAUNCH_HASH);
 }
 
+/* Whether a kernel that may write the error record was launched since the
+   last rtg_sync: a program whose data stays on the host (small vectors)
+   never waits for the device. */
+static bool launched_since_sync;
+
 int rtg_launch(int site) {
+  launched_since_sync = true;
   const RtContext *c = rt_context();
   unsigned k = launch_key(site, c);
   /* a full table (thousands of distinct contexts in one statement) is
@@ -247,6 +253,9 @@ void rtg_statement_end(void) {
 }
 
 void rtg_sync(void) {
+  if (!launched_since_sync)
+    return;
+  launched_since_sync = false;
   rt_stats.syncs++;
   cudaError_t e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess)

@@ -19,10 +19,11 @@ passed=$(sed -n 's/^\([0-9]*\) passed, [0-9]* failed$/\1/p' "$OUT/check.log")
 failed=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$OUT/check.log")
 [ -n "$passed" ] || { echo "tests/exec/check.sh did not finish"; exit 1; }
 jobs=${SANITIZER_JOBS:-8}
+export SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-600}
 for tool in $SANITIZE; do
   # every program, $jobs at once; a report (or a crash) fails it
   ls "$OUT/cuda" | grep -v '\.' | while read -r n; do echo "$n"; done |
-    xargs -P "$jobs" -I{} sh -c 'timeout 600 compute-sanitizer --tool "$0" --error-exitcode 99 \
+    xargs -P "$jobs" -I{} sh -c 'timeout "${SANITIZER_TIMEOUT:-600}" compute-sanitizer --tool "$0" --error-exitcode 99 \
         --print-limit 20 "$1/cuda/{}" > "$1/{}.$0.out" 2> "$1/{}.$0.log"; echo $? > "$1/{}.$0.rc"' \
       "$tool" "$OUT"
   for rcf in "$OUT"/*."$tool".rc; do
@@ -36,7 +37,9 @@ for tool in $SANITIZE; do
     else
       failed=$((failed + 1))
       echo "[FAIL] $tool/$n (exit $rc)"
-      grep '=========' "$OUT/$n.$tool.log" | head -12 | sed 's/^/    /'
+      [ "$rc" = 124 ] && echo "    stopped after ${SANITIZER_TIMEOUT:-600} s"
+      # compute-sanitizer prints its reports on the program's stdout
+      grep -h '=========' "$OUT/$n.$tool.out" "$OUT/$n.$tool.log" | head -12 | sed 's/^/    /'
     fi
   done
 done
