@@ -29,9 +29,9 @@ EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 # the runtime: shared by the interpreters and linked into every executable
 RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
       rt/print.c rt/host.c rt/rand.c
-DRIVER := driver/main.c driver/repl.c
+DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
-CODEGEN := codegen/emit.c codegen/thunk.c codegen/cpu.c codegen/host.c codegen/build.c
+CODEGEN := codegen/emit.c codegen/thunk.c codegen/cpu.c codegen/cuda.c codegen/host.c codegen/build.c
 PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
 FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
@@ -45,7 +45,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(F
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -68,6 +68,28 @@ $(RUNTIME_DIR)/libnessie_rt.a: $(RT_LIB_OBJS)
 $(RUNTIME_DIR)/include/%: rt/%
 	@mkdir -p $(dir $@)
 	cp $< $@
+
+# The CUDA runtime, where nvcc is found: rt/gpu.cu (nvcc) with the same C
+# objects, for the GPU target (--target=cuda).  CUDA_ARCHS are the GPU
+# architectures it is built for (sm_80: A100; sm_90: H100, H200), with
+# PTX for the newest so that later GPUs run it too.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_ARCHS ?= 80 90
+NVCC_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+                -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+GPU_HEADERS := rt/gpu.h rt/gpu.cuh
+ifneq ($(NVCC),)
+RUNTIME += $(RUNTIME_DIR)/libnessie_rt_cuda.a $(patsubst rt/%,$(RUNTIME_DIR)/include/%,$(GPU_HEADERS))
+endif
+
+$(BUILD)/rt-gpu/gpu.o: rt/gpu.cu $(GPU_HEADERS) rt/rt.h rt/kernel.h rt/scalar.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall -c -o $@ $<
+
+$(RUNTIME_DIR)/libnessie_rt_cuda.a: $(RT_LIB_OBJS) $(BUILD)/rt-gpu/gpu.o
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
 
 all: $(BUILD)/nessie $(RUNTIME)
 
@@ -118,14 +140,22 @@ $(BUILD)/gen_lcu: tests/fusion/gen_lcu.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -o $@ $<
 
-test: $(BUILD)/nessie $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/gen_lcu
-	@sh tests/run.sh $(BUILD)
 
 # the differential test of fusion on many random programs (make test runs
 # 300): `make random-fusion RANDOM_COUNT=5000`
 RANDOM_COUNT ?= 5000
 random-fusion: $(BUILD)/nessie $(BUILD)/gen_lcu
 	sh tests/fusion/random.sh $(BUILD)/nessie $(BUILD)/gen_lcu $(BUILD)/random-fusion $(RANDOM_COUNT)
+test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/gen_lcu
+	@sh tests/run.sh $(BUILD)
+
+# On a machine with an NVIDIA GPU: the CUDA executables of every test
+# program, compared with their .expected, then under compute-sanitizer's
+# tools (SANITIZE= to skip them).  tools/gpu-bundle.sh packs a build for a
+# GPU machine that lacks the build's dependencies.
+SANITIZE ?= memcheck racecheck initcheck synccheck
+gpu-test: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
+	sh tests/gpu/run.sh $(BUILD) $(BUILD)/gpu-test "$(SANITIZE)"
 
 # Sanitizer reports exit with a status no test expects, and the runner
 # also fails on any report left in its output files.

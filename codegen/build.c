@@ -25,6 +25,46 @@ static bool is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Is 'name' an executable file in a directory of $PATH (or a path)? */
+static bool on_path(const char *name) {
+  if (strchr(name, '/'))
+    return access(name, X_OK) == 0;
+  const char *path = getenv("PATH");
+  if (!path)
+    return false;
+  for (const char *p = path; *p;) {
+    size_t n = strcspn(p, ":");
+    if (n > 0 && access(xprintf("%.*s/%s", (int)n, p, name), X_OK) == 0)
+      return true;
+    p += n;
+    if (*p == ':')
+      p++;
+  }
+  return false;
+}
+
+/* nvcc: $NESSIE_NVCC, else nvcc on the PATH, else the toolkit's usual
+   place; NULL if none. */
+static const char *find_nvcc(void) {
+  const char *env = getenv("NESSIE_NVCC");
+  if (env && *env)
+    return env;
+  if (on_path("nvcc"))
+    return "nvcc";
+  if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
+    return "/usr/local/cuda/bin/nvcc";
+  return NULL;
+}
+
+/* The runtime directory if it holds the CUDA runtime too. */
+static bool has_cuda_runtime(const char *rt) {
+  return rt && is_file(xprintf("%s/libnessie_rt_cuda.a", rt)) && is_file(xprintf("%s/include/gpu.cuh", rt));
+}
+
+CgTargetKind cg_default_target(void) {
+  return find_nvcc() && has_cuda_runtime(cg_runtime_dir()) ? CG_CUDA : CG_CPU;
+}
+
 const char *cg_runtime_dir(void) {
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -79,17 +119,66 @@ static bool copy_file(const char *from, const char *to) {
   return ok;
 }
 
-int cg_build(const LcuProgram *p, const CgBuild *b) {
-  const CgTarget *target = &cg_cpu_target;
+/* The compiler's command line for 'src' (argv, NULL-terminated). */
+static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc, const char *src) {
+  static char *argv[32];
+  int n = 0;
   if (b->target == CG_CUDA) {
-    fprintf(stderr, "nessie: error: the CUDA target is not available yet; use --target=cpu\n");
-    return 1;
+    const char *opt = getenv("NESSIE_NVCCFLAGS");
+    argv[n++] = (char *)nvcc;
+    argv[n++] = "-std=c++17";
+    argv[n++] = (char *)(opt && *opt ? opt : "-O3"); /* one flag, as NESSIE_CFLAGS */
+    argv[n++] = xprintf("-arch=%s", b->arch ? b->arch : "sm_90");
+    argv[n++] = "-w";
+    argv[n++] = xprintf("-I%s/include", rt);
+    argv[n++] = "-o";
+    argv[n++] = (char *)b->output;
+    argv[n++] = (char *)src;
+    argv[n++] = xprintf("%s/libnessie_rt_cuda.a", rt);
+    argv[n++] = "-Xcompiler";
+    argv[n++] = "-fopenmp";
+    argv[n++] = "-lm";
+    argv[n++] = "-lpthread";
+  } else {
+    const char *cc = getenv("NESSIE_CC"), *opt = getenv("NESSIE_CFLAGS");
+    argv[n++] = (char *)(cc && *cc ? cc : "cc");
+    argv[n++] = "-std=c17";
+    argv[n++] = (char *)(opt && *opt ? opt : "-O2"); /* one flag: -O1 for quicker builds */
+    argv[n++] = "-fopenmp";
+    argv[n++] = "-w"; /* generated code: its warnings are nessie's bugs, not the user's */
+    argv[n++] = xprintf("-I%s/include", rt);
+    argv[n++] = "-o";
+    argv[n++] = (char *)b->output;
+    argv[n++] = (char *)src;
+    argv[n++] = xprintf("%s/libnessie_rt.a", rt);
+    argv[n++] = "-lm";
+    argv[n++] = "-lpthread";
   }
+  argv[n] = NULL;
+  return argv;
+}
+
+int cg_build(const LcuProgram *p, const CgBuild *b) {
+  const CgTarget *target = b->target == CG_CUDA ? &cg_cuda_target : &cg_cpu_target;
   const char *rt = cg_runtime_dir();
   if (!rt) {
     fprintf(stderr, "nessie: error: the runtime (lib/nessie/include/rt.h and libnessie_rt.a) is not next to the "
                     "nessie binary: run `make`, or `make install`\n");
     return 1;
+  }
+  const char *nvcc = NULL;
+  if (b->target == CG_CUDA) {
+    nvcc = find_nvcc();
+    if (!nvcc) {
+      fprintf(stderr, "nessie: error: --target=cuda needs nvcc, the CUDA compiler: put it on the PATH or name it "
+                      "in NESSIE_NVCC (or use --target=cpu)\n");
+      return 1;
+    }
+    if (!has_cuda_runtime(rt)) {
+      fprintf(stderr, "nessie: error: the CUDA runtime (%s/libnessie_rt_cuda.a) was not built: run `make` where "
+                      "nvcc is found (or use --target=cpu)\n", rt);
+      return 1;
+    }
   }
   const char *tmp = getenv("TMPDIR");
   char *dir = xprintf("%s/nessie-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -111,25 +200,13 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
   if (!written) {
     fprintf(stderr, "nessie: error: cannot write %s\n", src);
   } else {
-    const char *cc = getenv("NESSIE_CC"), *opt = getenv("NESSIE_CFLAGS");
-    char *argv[] = {(char *)(cc && *cc ? cc : "cc"),
-                    "-std=c17",
-                    (char *)(opt && *opt ? opt : "-O2"), /* one flag: -O1 for quicker builds */
-                    "-fopenmp",
-                    "-w", /* generated code: its warnings are nessie's bugs, not the user's */
-                    xprintf("-I%s/include", rt),
-                    "-o",
-                    (char *)b->output,
-                    (char *)src,
-                    xprintf("%s/libnessie_rt.a", rt),
-                    "-lm",
-                    "-lpthread",
-                    NULL};
+    char **argv = compile_command(b, rt, nvcc, src);
     int rc = run_command(argv, b->verbose);
     if (rc == 0)
       status = 0;
     else if (rc > 0)
-      fprintf(stderr, "nessie: error: the C compiler (%s) failed with status %d\n", argv[0], rc);
+      fprintf(stderr, "nessie: error: the %s compiler (%s) failed with status %d\n",
+              b->target == CG_CUDA ? "CUDA" : "C", argv[0], rc);
   }
   if (b->keep) {
     const char *kept = xprintf("%s%s", b->output, target->extension);

@@ -18,6 +18,7 @@
  *            layouts and of sites (where each check stands in the source)
  *   thunk.c  the thunk translator
  *   cpu.c    the CPU target: skeletons on OpenMP
+ *   cuda.c   the GPU target: functors for the skeletons of rt/gpu.cuh
  *   host.c   the CPU level of λcu as C, and main
  *   build.c  writing the source and running cc (or nvcc) on it
  */
@@ -58,13 +59,10 @@ typedef struct CgChecks {
   /* a subscript needs no check when it is 'safe_index' (the SOAC's own
      index, in [0, n)) into a vector whose length is 'safe_length' (n) */
   const char *safe_index, *safe_length;
-  Loc loc;          /* where the checks stand when an expression has no
-                       location of its own (no_loc: the `run`'s) */
+  Loc loc;          /* the SOAC's: an expression there reports its errors
+                       at the `run` (lcu_error_loc), any other at its own */
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
-  Loc soac_loc;     /* the SOAC's: an expression at another location
-                       reports there (lcu_error_loc), one at the SOAC's at
-                       'loc' */
 } CgChecks;
 
 /* The continuation of a thunk: it gets the C expressions of the results
@@ -133,10 +131,11 @@ const char *cg_layout(Cg *cg, const RtLayout *l);
 /* The number of a site: where a check stands ('loc'), the primitive its
    errors name ('prim', or NULL), and its own message (or NULL). */
 int cg_site(Cg *cg, Loc loc, const char *prim, const char *message);
-/* The site of a check of thunk expression 'e' (its location, or the
-   run's, as lcu_error_loc; its library call, LcuExp.lib_fn). */
+/* The site of a check of thunk expression 'e' under checks 'c': its own
+   location, or the run's when it is its SOAC's (lcu_error_loc); in its
+   library call when fusion moved it out of one (LcuExp.lib_fn). */
 int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim);
-/* The location 'loc' as an RtLoc initializer: {"f.nesl", 3, 5}. */
+/* The location 'loc' as an RtLoc expression: RT_LOC("f.nesl", 3, 5). */
 const char *cg_loc(Loc loc);
 /* A comment naming the NESL source line of 'loc'. */
 const char *cg_where(Loc loc);
@@ -159,9 +158,16 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
 const char *cg_scalar_op(FlatOp op, FlatBase base, const char **args, const char *err, bool *checked,
                          int *operand);
 
-/* ---- cpu.c ---- */
+/* ---- cpu.c, cuda.c ---- */
 
 extern const CgTarget cg_cpu_target;
+extern const CgTarget cg_cuda_target;
+/* The CPU target's kernel 'k' as a host function called 'name' (the GPU
+   target runs a kernel on small vectors on the host). */
+void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name);
+/* The CPU target's loop macros (RT_CHUNK, RT_PARALLEL_FOR_IF), parallel
+   with OpenMP or on one thread. */
+void cg_cpu_loops(Cg *cg, bool parallel);
 
 /* ---- host.c ---- */
 
@@ -182,6 +188,9 @@ typedef struct CgBuild {
 /* Writes the program, compiles and links it into b->output with the
    runtime; returns 0, or 1 after an error message. */
 int cg_build(const LcuProgram *p, const CgBuild *b);
+/* The target when none is asked for: cuda where nvcc and the CUDA
+   runtime are found, else cpu. */
+CgTargetKind cg_default_target(void);
 /* Where the runtime's headers and library are, next to the nessie
    binary; NULL if not found. */
 const char *cg_runtime_dir(void);

@@ -2,7 +2,8 @@
  * cpu.c: the CPU target, each SOAC a skeleton on OpenMP.
  *
  * A kernel becomes one C function `static void K(RtKernelError *err,
- * RtLoc loc, params..., results...)` that runs its SOACs one after the
+ * RtLoc loc, int run, params..., results...)` (run: the site of the
+ * `run` statement, rt/kernel.h) that runs its SOACs one after the
  * other; each SOAC's skeleton owns the loops, the thunk translator
  * (thunk.c) writes the computation inside them.  The loops split the
  * index space into fixed chunks (RT_CHUNK elements), not into one chunk
@@ -86,7 +87,7 @@ static const char *soac_size(Kx *x) {
   if (sz->var) {
     int site = cg_site(cg, no_loc, NULL, NULL);
     cg_line(cg, "if (%s < 0) {", n);
-    cg_line(cg, "  %s(*err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
+    cg_line(cg, "  %s(err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
     cg_line(cg, "  goto fail;");
     cg_line(cg, "}");
   }
@@ -103,7 +104,7 @@ static const char *safe_length(Kx *x) {
 /* The checks of a thunk at element 'index' (as an int32, 'ix'); 'combine'
    as CgChecks says. */
 static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
-  CgChecks c = {index, "*err", combine, ix, safe_length(x), no_loc, "RT_GATHER", x->s->loc};
+  CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER"};
   return c;
 }
 
@@ -205,8 +206,8 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **part = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++) {
     part[v] = cg_temp(cg);
-    cg_line(cg, "%s *%s = rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
-            cg_ctype(value_base(s, v)), nch);
+    cg_line(cg, "%s *%s = (%s *)rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
+            cg_ctype(value_base(s, v)), cg_ctype(value_base(s, v)), nch);
   }
   int combine = scan ? 2 : 1;
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
@@ -292,8 +293,8 @@ static void gen_filter(Kx *x, bool partition) {
   const char *n = soac_size(x);
   const char *nch = cg_temp(cg), *flags = cg_temp(cg), *count = cg_temp(cg);
   cg_line(cg, "const int64_t %s = %s > 0 ? (%s + RT_CHUNK - 1) / RT_CHUNK : 1;", nch, n, n);
-  cg_line(cg, "uint8_t *%s = rt_alloc_atomic((size_t)%s + 1);", flags, n);
-  cg_line(cg, "int64_t *%s = rt_alloc_atomic(sizeof(int64_t) * (size_t)(%s + 1));", count, nch);
+  cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, n);
+  cg_line(cg, "int64_t *%s = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(%s + 1));", count, nch);
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
   /* pass 1: the flags, and each chunk's count */
   chunk_loop(cg, c, nch);
@@ -403,7 +404,7 @@ static void gen_permute(Kx *x) {
   thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
   int site = cg_site(cg, no_loc, "__write", NULL);
   cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
-  cg_line(cg, "  %s(*err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
   cg_line(cg, "  continue;");
   cg_line(cg, "}");
   for (int v = 0; v < nv; v++)
@@ -420,7 +421,7 @@ static void gen_once(Kx *x) {
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++)
     dests[v] = result_name(s, v);
-  CgChecks ck = {"0", "*err", 0, NULL, NULL, no_loc, "RT_ELT", s->loc};
+  CgChecks ck = {"0", "err", 0, NULL, NULL, s->loc, "RT_ELT"};
   thunk_into(x, s->pull, NULL, &ck, dests);
   for (int v = 0; v < nv; v++)
     x->env = cg_bind(x->env, s->results.data[v], dests[v], NULL, NULL);
@@ -457,8 +458,8 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = {j, "*err", 0, NULL, NULL, no_loc, "RT_GATHER", s->loc};
-  CgChecks op = {j, "*err", scan ? 2 : 1, NULL, NULL, no_loc, "RT_GATHER", s->loc};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks op = {j, "err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER"};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -486,14 +487,14 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "%s = rt_value_new(rt_segdes_type(), %s);", cg_name(kept_sd), sd->length);
   if (partition)
     cg_line(cg, "%s = rt_value_new(rt_segdes_type(), %s);", cg_name(other_sd), sd->length);
-  cg_line(cg, "uint8_t *%s = rt_alloc_atomic((size_t)%s + 1);", flags, total);
+  cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, total);
   seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "int64_t kept = 0;");
   cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "*err", 0, NULL, NULL, no_loc, "RT_GATHER", s->loc};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   const char *keep = cg_temp(cg);
@@ -585,14 +586,14 @@ static void gen_seg_permute(Kx *x) {
   cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "*err", 0, NULL, NULL, no_loc, "RT_GATHER", s->loc};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   cg_line(cg, "int32_t %s;", to);
   thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
   int site = cg_site(cg, no_loc, "__write", NULL);
   cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)len) {", to);
-  cg_line(cg, "  %s(*err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
   cg_line(cg, "  continue;");
   cg_line(cg, "}");
   for (int v = 0; v < nv; v++)
@@ -756,9 +757,9 @@ static void gen_soac(Kx *x) {
 }
 
 /* The kernel's C parameters: its variables, then its results by address. */
-static const char *kernel_signature(const LcuKernel *k) {
+static const char *kernel_signature(const LcuKernel *k, const char *name) {
   Buf b = {0};
-  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc", k->name);
+  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", name);
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
     if (v->type.kind == LT_SCALAR)
@@ -777,7 +778,7 @@ static const char *kernel_signature(const LcuKernel *k) {
   return buf_str(&b);
 }
 
-static void cpu_kernel(Cg *cg, const LcuKernel *k) {
+void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   Kx x = {cg, k, NULL, NULL, {0}, {0}};
   Buf what = {0};
   for (int i = 0; i < k->soacs.len; i++)
@@ -785,9 +786,10 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
   const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
   cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
           first ? cg_where(first->loc) : "");
-  cg_line(cg, "%s {", kernel_signature(k));
+  cg_line(cg, "%s {", kernel_signature(k, name));
   cg->indent++;
   cg_line(cg, "(void)loc;");
+  cg_line(cg, "(void)run;");
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *v = k->params.data[i];
     if (v->type.kind == LT_SCALAR)
@@ -800,6 +802,7 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
     for (int r = 0; r < s->results.len; r++)
       declare_result(&x, s->results.data[r]);
   }
+  int nested = 0;
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
     cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
@@ -815,6 +818,14 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
        and length names were declared inside the block, so bind them again
        outside */
     x.env = outer;
+    /* ... in a block of their own, which the `goto fail`s above do not
+       enter (C++, for the CUDA target's host kernels, forbids jumping
+       past an initialization into its scope) */
+    if (i + 1 < k->soacs.len) {
+      cg_line(cg, "{");
+      cg->indent++;
+      nested++;
+    }
     for (int r = 0; r < x.s->results.len; r++) {
       const LcuVar *v = x.s->results.data[r];
       if (v->type.kind == LT_SCALAR)
@@ -822,6 +833,10 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
       else if (i + 1 < k->soacs.len) /* read by the SOACs after it */
         bind_value(&x, v, cg_name(v));
     }
+  }
+  for (; nested > 0; nested--) {
+    cg->indent--;
+    cg_line(cg, "}");
   }
   for (int i = 0; i < k->results.len; i++) {
     const LcuVar *v = k->results.data[i];
@@ -842,6 +857,21 @@ static void cpu_kernel(Cg *cg, const LcuKernel *k) {
   cg_blank(cg);
 }
 
+void cg_cpu_loops(Cg *cg, bool parallel) {
+  cg_line(cg, "enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };");
+  if (parallel)
+    cg_line(cg, "#ifdef _OPENMP");
+  else
+    cg_line(cg, "#if 0 /* the host's kernels here run on small vectors, on one thread */");
+  cg_line(cg, "#define RT_PRAGMA(x) _Pragma(#x)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c) RT_PRAGMA(omp parallel for schedule(static) if (c))");
+  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 64) if (c))");
+  cg_line(cg, "#else");
+  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
+  cg_line(cg, "#endif");
+}
+
 static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#include <stdint.h>");
   cg_line(cg, "#include <string.h>");
@@ -850,19 +880,26 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#include \"kernel.h\"");
   cg_blank(cg);
   cg_line(cg, "/* the CPU target: loops in fixed chunks, parallel with OpenMP */");
-  cg_line(cg, "enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };");
-  cg_line(cg, "#ifdef _OPENMP");
-  cg_line(cg, "#define RT_PRAGMA(x) _Pragma(#x)");
-  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c) RT_PRAGMA(omp parallel for schedule(static) if (c))");
-  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 64) if (c))");
-  cg_line(cg, "#else");
-  cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
-  cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
-  cg_line(cg, "#endif");
+  cg_cpu_loops(cg, true);
+  cg_line(cg, "/* the host's view of values: on the CPU, values are the host's */");
+  cg_line(cg, "#define NESSIE_INIT(sites) ((void)(sites))");
+  cg_line(cg, "#define NESSIE_SYNC() ((void)0)");
+  cg_line(cg, "#define NESSIE_FAIL(call) call");
+  cg_line(cg, "#define NESSIE_COUNT_RUN() (rt_stats.kernels++)");
+  cg_line(cg, "#define NESSIE_TO_HOST(v) (v)");
+  cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((void)0)");
+  cg_line(cg, "#define NESSIE_TO_DEVICE(h) (h)");
+  cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rt_seg_total(d)");
+  cg_line(cg, "#define NESSIE_NOW() rt_now()");
+  cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))");
+  cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
+  cg_line(cg, "  rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))");
   cg_line(cg, "/* a check's error, for the lowest element index */");
   cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
-  cg_line(cg, "  rt_kernel_record(&(r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x)})");
+  cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})");
   cg_blank(cg);
 }
+
+static void cpu_kernel(Cg *cg, const LcuKernel *k) { cg_cpu_kernel(cg, k, k->name); }
 
 const CgTarget cg_cpu_target = {CG_CPU, "cpu", ".c", cpu_prelude, cpu_kernel};

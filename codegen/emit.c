@@ -193,14 +193,14 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
     vec_push(&cg->sites, s);
     return cg->sites.len - 1;
   }
-  bool own = e->loc.src && !lcu_loc_equal(e->loc, c->soac_loc);
-  return cg_site(cg, own ? e->loc : c->loc, prim, NULL);
+  bool own = e->loc.src && !lcu_loc_equal(e->loc, c->loc);
+  return cg_site(cg, own ? e->loc : no_loc, prim, NULL);
 }
 
 const char *cg_loc(Loc loc) {
   if (!loc.src)
-    return "{NULL, 0, 0}";
-  return xprintf("{%s, %d, %d}", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
+    return "RT_LOC(NULL, 0, 0)";
+  return xprintf("RT_LOC(%s, %d, %d)", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
 }
 
 const char *cg_where(Loc loc) {

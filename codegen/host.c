@@ -66,7 +66,7 @@ static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
   if (is_global(h, a->var)) {
     const char *name = ptrmap_get(&h->globals, a->var);
     cg_line(h->cg, "if (!%s_defined)", global_name(a->var));
-    cg_line(h->cg, "  rt_undefined_error((RtLoc)%s, %s);", cg_loc(loc), cg_string(name, strlen(name)));
+    cg_line(h->cg, "  NESSIE_FAIL(rt_undefined_error(%s, %s));", cg_loc(loc), cg_string(name, strlen(name)));
   }
   return var_ref(h, a->var);
 }
@@ -115,16 +115,17 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
   cg_line(cg, "  int err = 0;");
   cg_line(cg, "  %s = %s;", cg_name(r), call);
   cg_line(cg, "  if (err)");
-  cg_line(cg, "    rt_scalar_fail(%s, err, %s, (RtLoc)%s, NULL);", cg_rtop(s->op),
+  cg_line(cg, "    NESSIE_FAIL(rt_scalar_fail(%s, err, %s, %s, NULL));", cg_rtop(s->op),
           operand >= 0 ? xprintf("(double)%s", args[operand]) : "0.0", cg_loc(s->loc));
   cg_line(cg, "}");
 }
 
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
+  cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
   Buf call = {0};
-  buf_printf(&call, "%s(&kerr, (RtLoc)%s", k->name, cg_loc(s->loc));
+  buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
   for (int i = 0; i < s->args.len; i++)
     buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
   for (int i = 0; i < s->results.len; i++)
@@ -132,10 +133,10 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   buf_puts(&call, ")");
   cg_line(cg, "{");
   cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
-  cg_line(cg, "  rt_stats.kernels++;");
+  cg_line(cg, "  NESSIE_COUNT_RUN();");
   cg_line(cg, "  %s;", buf_str(&call));
   cg_line(cg, "  if (kerr.index != INT64_MAX)");
-  cg_line(cg, "    rt_kernel_fail(&kerr, nessie_sites, (RtLoc)%s);", cg_loc(s->loc));
+  cg_line(cg, "    NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, %s));", cg_loc(s->loc));
   cg_line(cg, "}");
 }
 
@@ -157,14 +158,14 @@ static void gen_call(Hx *h, const LcuStmt *s) {
   cg_line(cg, "{");
   cg->indent++;
   /* the stack is checked in the caller's context, at the call */
-  cg_line(cg, "rt_check_stack((RtLoc)%s);", loc);
+  cg_line(cg, "rt_check_stack(%s);", loc);
   for (int i = 0; i < s->args.len; i++) {
     const LcuAtom *a = s->args.data[i];
     if (a->var && is_vector(a->var))
       cg_line(cg, "rt_retain(%s);", args[i]); /* the callee owns its parameters */
   }
   cg_line(cg, "const RtContext *saved = rt_context();");
-  cg_line(cg, "RtContext inner = rt_call_context(saved, %s, %d, (RtLoc)%s);", cg_string(name, strlen(name)),
+  cg_line(cg, "RtContext inner = rt_call_context(saved, %s, %d, %s);", cg_string(name, strlen(name)),
           f->library, loc);
   cg_line(cg, "rt_set_context(&inner);");
   cg_line(cg, "%s;", buf_str(&call));
@@ -182,7 +183,7 @@ static void gen_length(Hx *h, const LcuStmt *s) {
     cg_line(h->cg, "%s = (int32_t)%s->len;", r, v);
     return;
   case LEN_TOTAL:
-    cg_line(h->cg, "%s = (int32_t)rt_seg_total(%s);", r, v);
+    cg_line(h->cg, "%s = (int32_t)NESSIE_SEG_TOTAL(%s);", r, v);
     return;
   }
 }
@@ -208,8 +209,9 @@ static const char *boxed(Hx *h, const LcuAtom *a, Loc loc, Vec *boxes) {
 /* A host operation: constant vectors, errors, range checks, text and I/O. */
 static void gen_host(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
+  cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const FlatStmt *fs = s->flat;
-  const char *loc = xprintf("(RtLoc)%s", cg_loc(s->loc));
+  const char *loc = xprintf("%s", cg_loc(s->loc));
   switch (fs->op) {
   case FLAT_VECTOR: {
     const LcuVar *r = s->results.data[0];
@@ -221,45 +223,59 @@ static void gen_host(Hx *h, const LcuStmt *s) {
       Buf text = {0};
       for (int i = 0; i < s->args.len; i++)
         buf_putc(&text, ((LcuAtom *)s->args.data[i])->constant.u.c);
-      cg_line(cg, "%s = rt_chars(%s, %d);", cg_name(r), cg_string(text.data, text.len), s->args.len);
+      cg_line(cg, "%s = NESSIE_TO_DEVICE(rt_chars(%s, %d));", cg_name(r), cg_string(text.data, text.len),
+              s->args.len);
       return;
     }
-    cg_line(cg, "%s = rt_value_new(rt_vec_type(%s), %d);", cg_name(r), cg_rtbase(b), s->args.len);
+    const char *v = cg_temp(cg);
+    cg_line(cg, "RtValue *%s = rt_value_new(rt_vec_type(%s), %d);", v, cg_rtbase(b), s->args.len);
     for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s->data.%s[%d] = %s;", cg_name(r), cg_member(b), i, atom(h, s->args.data[i], s->loc));
+      cg_line(cg, "%s->data.%s[%d] = %s;", v, cg_member(b), i, atom(h, s->args.data[i], s->loc));
+    cg_line(cg, "%s = NESSIE_TO_DEVICE(%s);", cg_name(r), v);
     return;
   }
   case FLAT_ERROR: {
     const char *m = atom(h, s->args.data[0], s->loc);
-    cg_line(cg, "rt_fail(%s, NULL, \"%%.*s\", (int)%s->len, %s->data.c);", loc, m, m);
+    cg_line(cg, "{");
+    cg_line(cg, "  RtValue *m = NESSIE_TO_HOST(%s);", m);
+    cg_line(cg, "  NESSIE_FAIL(rt_fail(%s, NULL, \"%%.*s\", (int)m->len, m->data.c));", loc);
+    cg_line(cg, "}");
     return;
   }
   case FLAT_ERROR_ANY: {
     const char *d = atom(h, s->args.data[0], s->loc), *m = atom(h, s->args.data[1], s->loc);
-    cg_line(cg, "if (%s->len > 0)", d);
-    cg_line(cg, "  rt_fail(%s, NULL, \"%%.*s\", (int)rt_seg_offsets(%s)[1], %s->data.c);", loc, d, m);
+    cg_line(cg, "if (%s->len > 0) {", d);
+    cg_line(cg, "  RtValue *d = NESSIE_TO_HOST(%s), *m = NESSIE_TO_HOST(%s);", d, m);
+    cg_line(cg, "  NESSIE_FAIL(rt_fail(%s, NULL, \"%%.*s\", (int)rt_seg_offsets(d)[1], m->data.c));", loc);
+    cg_line(cg, "}");
     return;
   }
   case FLAT_RANGE: {
     const char *a = atom(h, s->args.data[0], s->loc), *e = atom(h, s->args.data[1], s->loc),
                *d = atom(h, s->args.data[2], s->loc);
+    cg_line(cg, "NESSIE_CHECK(RT_CHECK_RANGE, %s, %s, %s, %s);", loc, a, e, d);
     if (s->results.len)
-      cg_line(cg, "%s = rt_range(%s, %s, %s, %s);", cg_name(s->results.data[0]), loc, a, e, d);
-    else
-      cg_line(cg, "rt_check_range(%s, %s, %s, %s);", loc, a, e, d);
+      cg_line(cg, "%s = NESSIE_TO_DEVICE(rt_range(%s, %s, %s, %s));", cg_name(s->results.data[0]), loc, a, e, d);
     return;
   }
   case FLAT_SEG_RANGE: {
     const char *a = atom(h, s->args.data[0], s->loc), *e = atom(h, s->args.data[1], s->loc),
                *d = atom(h, s->args.data[2], s->loc);
+    /* on the host: read λcu only (lowering makes kernels of ranges) */
+    cg_line(cg, "{");
+    cg->indent++;
+    cg_line(cg, "RtValue *a = NESSIE_TO_HOST(%s), *e = NESSIE_TO_HOST(%s), *d = NESSIE_TO_HOST(%s);", a, e, d);
     if (s->results.len == 2) {
-      cg_line(cg, "rt_seg_range(%s, %s, %s, %s, &%s, &%s);", loc, a, e, d, cg_name(s->results.data[0]),
-              cg_name(s->results.data[1]));
+      cg_line(cg, "RtValue *sd, *v;");
+      cg_line(cg, "rt_seg_range(%s, a, e, d, &sd, &v);", loc);
+      cg_line(cg, "%s = NESSIE_TO_DEVICE(sd);", cg_name(s->results.data[0]));
+      cg_line(cg, "%s = NESSIE_TO_DEVICE(v);", cg_name(s->results.data[1]));
     } else {
-      /* the checks alone */
-      cg_line(cg, "for (int64_t k = 0; k < %s->len; k++)", a);
-      cg_line(cg, "  rt_check_range(%s, %s->data.i[k], %s->data.i[k], %s->data.i[k]);", loc, a, e, d);
+      cg_line(cg, "for (int64_t k = 0; k < a->len; k++)");
+      cg_line(cg, "  rt_check_range(%s, a->data.i[k], e->data.i[k], d->data.i[k]);", loc);
     }
+    cg->indent--;
+    cg_line(cg, "}");
     return;
   }
   case FLAT_HOST_PRIM: {
@@ -269,8 +285,8 @@ static void gen_host(Hx *h, const LcuStmt *s) {
     cg_line(cg, "RtValue *args[%d], *results[%d];", s->args.len + 1, s->results.len + 1);
     for (int i = 0; i < s->args.len; i++)
       cg_line(cg, "args[%d] = %s;", i, boxed(h, s->args.data[i], s->loc, &boxes));
-    cg_line(cg, "rt_host_call(%s, %s, &%s, &%s, %d, args, results);", host_enum(fs->host), loc,
-            cg_layout(cg, fs->layout), cg_layout(cg, fs->result_layout), fs->lifted);
+    cg_line(cg, "NESSIE_HOST_CALL(%s, %s, &%s, &%s, %d, args, %d, results, %d);", host_enum(fs->host), loc,
+            cg_layout(cg, fs->layout), cg_layout(cg, fs->result_layout), fs->lifted, s->args.len, s->results.len);
     for (int i = 0; i < boxes.len; i++)
       cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
     for (int i = 0; i < s->results.len; i++) {
@@ -325,13 +341,13 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
     for (int i = 0; i < n; i++)
       dests[i] = cg_name(s->results.data[i]);
     const char *t0 = cg_temp(cg);
-    cg_line(cg, "const double %s = rt_now();", t0);
+    cg_line(cg, "const double %s = NESSIE_NOW();", t0);
     cg_line(cg, "{");
     cg->indent++;
     gen_block(h, s->body, NULL, dests);
     cg->indent--;
     cg_line(cg, "}");
-    cg_line(cg, "%s = rt_now() - %s;", cg_name(s->results.data[n]), t0);
+    cg_line(cg, "%s = NESSIE_NOW() - %s;", cg_name(s->results.data[n]), t0);
     return;
   }
   case LS_LENGTH:
@@ -340,6 +356,14 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
   case LS_HOST:
     gen_host(h, s);
     return;
+  case LS_CHECK: {
+    const char *ops[3] = {"0", "0", "0"};
+    for (int i = 0; i < s->args.len && i < 3; i++)
+      ops[i] = atom(h, s->args.data[i], s->loc);
+    cg_line(cg, "NESSIE_CHECK(%d /* %s */, %s, %s, %s, %s);", s->check, rt_check_name(s->check), cg_loc(s->loc),
+            ops[0], ops[1], ops[2]);
+    return;
+  }
   }
   unreachable();
 }
@@ -357,7 +381,7 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
   cg_line(cg, "{");
   cg->indent++;
   cg_line(cg, "RtContext lib;");
-  cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, (RtLoc)%s);",
+  cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);",
           cg_string(s->lib_fn, strlen(s->lib_fn)), cg_loc(s->user_loc));
   gen_stmt(h, s);
   cg_line(cg, "rt_set_context(saved);");
@@ -464,7 +488,7 @@ static void print_value(Hx *h, const LcuTop *t, const char *name, const char **c
   for (int i = 0; i < n; i++) {
     const LcuVar *v = vars->data[i];
     if (is_vector(v)) {
-      cg_line(cg, "comps[%d] = %s;", i, comps[i]);
+      cg_line(cg, "comps[%d] = NESSIE_TO_HOST(%s);", i, comps[i]);
     } else {
       cg_line(cg, "comps[%d] = rt_value_new(rt_scalar_type(%s), 1);", i, cg_rtbase(v->type.base));
       cg_line(cg, "comps[%d]->scalar.%s = %s;", i, cg_member(v->type.base), comps[i]);
@@ -476,6 +500,8 @@ static void print_value(Hx *h, const LcuTop *t, const char *name, const char **c
   for (int i = 0; i < n; i++)
     if (!is_vector(vars->data[i]))
       cg_line(cg, "rt_value_free(comps[%d]);", i);
+    else
+      cg_line(cg, "NESSIE_HOST_DONE(comps[%d], %s);", i, comps[i]);
   cg->indent--;
   cg_line(cg, "}");
 }
@@ -507,6 +533,8 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     declare_as(h, v, comps[i]);
   }
   gen_block(h, t->body, NULL, comps);
+  /* the statement's errors surface in it (a GPU reports them at a sync) */
+  cg_line(cg, "NESSIE_SYNC();");
   if (src->kind == TOP_BIND) {
     /* the globals take the values (and their references) */
     for (int i = 0; i < t->defines.len && i < n; i++) {
@@ -564,6 +592,7 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
     die("codegen: open_memstream failed");
   Cg cg = {body, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD"};
   Hx h = {&cg, p, {0}};
+  cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   gen_globals(&h);
   for (int i = 0; i < p->funcs.len; i++)
     cg_line(&cg, "%s;", func_signature(p->funcs.data[i]));
@@ -581,6 +610,7 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
     vec_push(&tops, t);
   }
   cg_line(&cg, "static void program(void) {");
+  cg_line(&cg, "  NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */");
   cg_line(&cg, "  static void (*const tops[])(void) = {");
   for (int i = 0; i < tops.len; i++)
     cg_line(&cg, "    top_%d,", i);

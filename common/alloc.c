@@ -9,12 +9,47 @@
 
 #include "common.h"
 
+/* Who is told when an allocation fails, per thread (the evaluator runs
+   on a thread of its own). */
+static _Thread_local OomHandler oom_handler;
+static _Thread_local void *oom_ctx;
+
+void alloc_set_oom_handler(OomHandler fn, void *ctx) {
+  oom_handler = fn;
+  oom_ctx = ctx;
+}
+
+/* The collector returns NULL when the heap cannot grow (its oom_fn's
+   default); a request too large for size_t arithmetic comes here too. */
 static void *check(void *p, size_t size) {
   if (!p && size) {
-    fprintf(stderr, "nessie: error: out of memory (%zu bytes)\n", size);
-    exit(1);
+    if (oom_handler) {
+      OomHandler fn = oom_handler;
+      oom_handler = NULL; /* reporting may allocate: not recursively */
+      fn(oom_ctx, size);
+    }
+    diag_out_of_memory(size);
   }
   return p;
+}
+
+static bool show_gc_warnings;
+
+/* The collector's warnings are about its own heap ("Repeated allocation
+   of very large block" whenever a program makes a big sequence, "Out of
+   Memory!" before it returns NULL): nothing a NESL user can act on, and
+   nessie reports running out of memory itself. */
+static void gc_warning(char *msg, GC_word arg) {
+  if (show_gc_warnings) {
+    fputs("nessie: ", stderr); /* the message begins "GC Warning: " */
+    fprintf(stderr, msg, arg);
+  }
+}
+
+void alloc_init(void) {
+  const char *v = getenv("NESSIE_GC_WARNINGS");
+  show_gc_warnings = v && *v && strcmp(v, "0") != 0;
+  GC_set_warn_proc(gc_warning);
 }
 
 void *xmalloc(size_t size) { return check(GC_MALLOC(size), size); }

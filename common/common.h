@@ -30,6 +30,19 @@ char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvprintf(const char *fmt, va_list ap);
 
+/* Sets up the collector for the command line: its warnings ("Repeated
+   allocation of very large block", "Out of Memory!") are silenced,
+   since nessie reports running out of memory itself (see below);
+   NESSIE_GC_WARNINGS=1 shows them, for debugging the collector. */
+void alloc_init(void);
+
+/* When an allocation fails: 'fn(ctx, size)', which must not return (an
+   interpreter stops the running statement with a run-time error; see
+   ev_error), or, with no handler (NULL), diag_out_of_memory().  The
+   handler belongs to the calling thread. */
+typedef void (*OomHandler)(void *ctx, size_t size);
+void alloc_set_oom_handler(OomHandler fn, void *ctx);
+
 #define NEW(T) ((T *)xmalloc(sizeof(T)))
 
 /* A growable array of pointers.  Zero-initialized is empty. */
@@ -119,6 +132,10 @@ typedef struct Source {
   const char *name; /* as given on the command line, or "<stdin>" */
   const char *text; /* whole contents, NUL-terminated */
   size_t len;
+  /* where each line starts, made the first time a diagnostic shows a
+     line (so that showing one never rescans the file); zero until then */
+  size_t *line_starts;
+  int nlines;
 } Source;
 
 /* A position in a source: 1-based line and column (bytes). */
@@ -129,19 +146,57 @@ typedef struct Loc {
 
 extern const Loc no_loc;
 
-Source *source_from_file(const char *path); /* NULL if unreadable */
+/* The whole file at 'path' ("-": standard input).  NULL if it cannot be
+   read, with errno saying why (EISDIR for a directory). */
+Source *source_from_file(const char *path);
 Source *source_from_string(const char *name, const char *text);
+/* The newest Source of that name that those two made, or NULL. */
+Source *source_find(const char *name);
 
 /* Prints `file:line:col: error: message`, the source line and a caret to
-   stderr, and counts the error. */
+   stderr, and counts the error.  After DIAG_MAX_ERRORS errors one line
+   says "too many errors, stopping" and later errors are counted but not
+   shown: the lexer then ends its input (diag_stopped), and the checker
+   stops, so that a file of garbage is rejected at once. */
+enum { DIAG_MAX_ERRORS = 20 };
 void diag_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void diag_verror(Loc loc, const char *fmt, va_list ap);
 void diag_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int diag_count(void); /* errors since the last diag_reset() */
 void diag_reset(void);
+bool diag_stopped(void); /* more than DIAG_MAX_ERRORS errors since the reset */
 
 /* Where diagnostics go (stderr by default); tests redirect it. */
 void diag_set_stream(FILE *f);
+/* While muted, nothing is printed; errors are counted as usual, and the
+   count is put back to what it was when muting ends.  The REPL asks the
+   parser whether its input is complete this way. */
+void diag_set_muted(bool muted);
+
+/* Prints the source line 'loc' points into and a caret under its column
+   to 'out', as a diagnostic does after its first line: non-printable
+   bytes escaped (\x01), a long line cut to a window around the column.
+   Nothing for a location without a source. */
+void diag_show_source(FILE *out, Loc loc);
+
+/* 'n' bytes at 's' as a message may quote them: non-printable bytes
+   escaped, and cut to about 40 characters with "..." after. */
+char *diag_quote(const char *s, size_t n);
+
+/* A run-time error of a running program, as every interpreter reports
+   it: `error: FILE:LINE:COL: MESSAGE` (or `error: MESSAGE` without a
+   location) on 'transcript', which is the line NESL's REPL prints and
+   the tests compare, then the source line and the caret on the
+   diagnostic stream (stderr), so that a transcript keeps one line per
+   error.  Counted by diag_runtime_errors(), from which `nessie --interp`
+   takes its exit status. */
+void diag_runtime_error(FILE *transcript, Loc loc, const char *msg);
+long diag_runtime_errors(void);
+
+/* Reports "out of memory (N bytes)" and abandons the current compilation
+   like diag_fatal; with no handler, exits with status 4 (the exit status
+   README.md gives for it). */
+_Noreturn void diag_out_of_memory(size_t size);
 
 /* Reports an error and abandons the current compilation by longjmp to the
    innermost handler pushed with diag_push_handler. */
@@ -163,5 +218,20 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
    Without a handler, diag_fatal exits with status 1. */
 void diag_push_handler(jmp_buf *jb);
 void diag_pop_handler(void);
+/* The number of handlers pushed; a caller that recovers by its own
+   longjmp past handlers pushed under it puts the depth back. */
+int diag_handler_depth(void);
+void diag_set_handler_depth(int depth);
+
+/* ---- interrupts (Ctrl-C) ----
+   The REPL's SIGINT handler calls interrupt_request(), which only sets
+   a flag (async-signal-safe).  A long computation polls
+   interrupt_pending() at safe points and stops its statement with a
+   run-time error "interrupted" when it is set, clearing it; the REPL
+   clears it before each input.  A check is one load of a volatile
+   sig_atomic_t: cheap enough for every call and every element. */
+void interrupt_request(void);
+bool interrupt_pending(void);
+void interrupt_clear(void);
 
 #endif

@@ -1,12 +1,16 @@
 /*
  * main.c: the `nessie` command line.
  *
- * The pipeline is one function, compile(), that reads like the list of
- * stages in DESIGN.md; `--dump=STAGE` prints the program after a stage and
- * stops there.  Exit status: 0 on success, 1 on compile errors, 2 on bad
- * usage.
+ * The options choose one mode: --types, --dump=STAGE, --interp[=ENGINE],
+ * the REPL (no file, or -i FILE), or compiling FILE to an executable (the
+ * default; codegen/).  Modes do not
+ * combine; a mode that reads a program needs a FILE ("-" is standard
+ * input).  The stages and the interpreters, their names and their help
+ * text come from the pipeline's table (pipeline.c).  Exit statuses are
+ * README.md's table, and --help repeats it.
  */
 #define GC_THREADS /* the evaluator runs on a thread with a large stack */
+#include <errno.h>
 #include <gc.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -19,118 +23,114 @@
 #include "eval/eval.h"
 #include "driver/driver.h"
 #include "codegen/codegen.h"
-#include "flatten/flatten.h"
-#include "lcu/lcu.h"
-#include "fusion/fusion.h"
 
 #define NESSIE_VERSION "0.1.0"
 
-/* GLPK's limit per region: a guard, far above what the corpus needs
-   (docs/fusion.md; schedule.c also limits the search itself). */
-#define FUSION_TIME_LIMIT_MS 2000
-
-enum { EXIT_OK = 0, EXIT_COMPILE_ERROR = 1, EXIT_USAGE = 2 };
-
-static const struct {
-  const char *name;
-  Stage stage;
-} stages[] = {
-    {"ast", STAGE_AST},
-    {"typed", STAGE_TYPED},
-    {"mono", STAGE_MONO},
-    {"flat", STAGE_FLAT},
-    {"lcu", STAGE_LCU},
-    {"pdg", STAGE_PDG},
-    {"ilp", STAGE_ILP},
-    {"fused", STAGE_FUSED},
-    {"c", STAGE_C},
+/* The exit statuses (README.md, "Exit status"). */
+enum {
+  EXIT_OK = 0,
+  EXIT_PROGRAM_ERROR = 1, /* compile errors; under --interp, a statement stopped with a run-time error */
+  EXIT_USAGE = 2,         /* bad command line, or a mode not available yet */
+  EXIT_UNREADABLE = 3,    /* the input file cannot be read */
+  /* 4: out of memory while compiling (diag_out_of_memory) */
 };
-
-Stage stage_by_name(const char *name) {
-  for (size_t i = 0; i < sizeof stages / sizeof stages[0]; i++)
-    if (strcmp(name, stages[i].name) == 0)
-      return stages[i].stage;
-  return STAGE_NONE;
-}
-
-/* The interpreters, by the IR they run. */
-typedef enum Interp {
-  INTERP_NONE,
-  INTERP_EVAL, /* the source-level evaluator */
-  INTERP_FLAT, /* the flat IR's interpreter */
-  INTERP_LCU,  /* λcu's interpreter */
-} Interp;
 
 typedef struct Options {
   const char *file;
-  Stage dump;
-  Interp interp;
+  const StageInfo *dump;     /* --dump=STAGE */
+  const EngineInfo *engine;  /* --interp[=ENGINE] */
   bool stats;     /* --stats: counts after the run */
+  bool no_fusion; /* -O0 (-O1, fusion, is the default) */
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
-  int opt_level;  /* -O0: no simplification and no fusion; -O1 (default) */
-  bool repl;      /* no file, or -i FILE */
-  /* compiling to an executable */
-  const char *output; /* -o */
-  CgTargetKind target;
+  bool repl;      /* -i FILE */
+  const char *mode; /* the option that chose the mode, for messages */
+  /* compiling to an executable (the mode when no other is chosen) */
+  const char *output;     /* -o OUT */
+  CgTargetKind target;    /* --target */
   bool target_set;
-  const char *arch;   /* --arch=sm_XX */
-  bool keep;          /* --keep */
-  bool verbose;       /* -v */
+  const char *arch;       /* --arch=sm_XX */
+  bool keep;              /* --keep */
+  bool verbose;           /* -v */
+  const char *build_option; /* the first of these given, for messages */
 } Options;
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: nessie [options] FILE.nesl   compile FILE.nesl to an executable\n"
-          "       nessie [-i FILE.nesl]         the REPL\n"
-          "       nessie [--check-ir] --dump=lcu | --interp=lcu FILE.lcu\n"
-          "                                     λcu in the form --dump=lcu prints\n"
-          "\n"
-          "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
-          "\n"
-          "compiling (the default):\n"
-          "  -o OUT           the executable's name (default: FILE without .nesl)\n"
-          "  --target=T       cpu (C with OpenMP) or cuda (default: cuda where\n"
-          "                   nvcc is found, else cpu)\n"
-          "  --arch=sm_XX     the GPU architecture, for cuda\n"
-          "  --keep           keep the generated source beside the executable\n"
-          "  -v               print each command nessie runs\n"
-          "\n"
-          "other modes:\n"
-          "  -i FILE          load FILE into the REPL, then read statements\n"
-          "  --types          print the type of each function and datatype, as the\n"
-          "                   NESL REPL does (`sqr = fn : a -> a :: (a in number)`)\n"
-          "  --dump=STAGE     print the program after STAGE and stop; STAGE is one of:\n"
-          "                     ast    the parsed program, printed back as NESL\n"
-          "                     typed  each definition and statement with its type\n"
-          "                     mono   every function specialized at the types it is\n"
-          "                            used at, datatypes as tuples\n"
-          "                     flat   the flat IR: flat vectors, segment descriptors,\n"
-          "                            no apply-to-each left\n"
-          "                     lcu    λcu: kernels of one SOAC each (MAP, REDUCE, ...)\n"
-          "                            and the CPU program that runs them\n"
-          "                     c      the C the CPU target generates\n"
-          "  --interp[=IR]    run the program in an interpreter and print the NESL\n"
-          "                   REPL's transcript; IR is eval (the default), the\n"
-          "                   source-level evaluator, flat, the flat IR's\n"
-          "                   interpreter (whole-vector operations), or lcu,\n"
-          "                   λcu's interpreter (kernels run by their SOACs)\n"
-          "  --stats          after --interp, print counts to stderr (calls; for\n"
-          "                   flat: host calls, vector operations, elements; for\n"
-          "                   lcu: kernels defined, runs, elements processed)\n"
-          "  --check-ir       check every intermediate representation between passes\n"
-          "  --help           print this help and exit\n"
-          "  --version        print the version and exit\n"
-          "\n"
-          "Exit status: 0 on success, 1 on compile errors, 2 on bad usage.  An\n"
-          "executable exits with 1 when a statement stopped with a run-time error.\n");
+  fprintf(out, "usage: nessie [options] FILE.nesl   compile FILE.nesl to an executable\n"
+               "                                     (FILE may be -, standard input)\n"
+               "       nessie [-i FILE.nesl]         the REPL\n"
+               "       nessie [options] --dump=STAGE | --interp=lcu FILE.lcu\n"
+               "                                     λcu in the form --dump=lcu prints\n"
+               "\n"
+               "nessie compiles NESL, the nested data-parallel language, to CUDA.\n"
+               "\n"
+               "compiling (the default mode):\n"
+               "  -o OUT           the executable's name (default: FILE without .nesl,\n"
+               "                   in the current directory)\n"
+               "  --target=T       cuda (the default where nvcc is found) or cpu (C with\n"
+               "                   OpenMP)\n"
+               "  --arch=sm_XX     the GPU architecture, for cuda\n"
+               "  --keep           keep the generated source beside the executable\n"
+               "  -v               print each command nessie runs\n"
+               "\n"
+               "other modes (one at most):\n"
+               "  -i FILE          load FILE into the REPL, then read statements\n"
+               "  --types          print the type of each function and datatype, as the\n"
+               "                   NESL REPL does (`sqr = fn : a -> a :: (a in number)`)\n"
+               "  --dump=STAGE     print the program after STAGE and stop; STAGE is one of:\n");
+  for (int i = 0; i < pipeline_stage_count; i++) {
+    fprintf(out, "                     %-6s ", pipeline_stages[i].name);
+    print_indented(out, pipeline_stages[i].help, 28);
+    fputc('\n', out);
+  }
+  fprintf(out, "  --interp[=ENGINE] run the program and print the NESL REPL's transcript;\n"
+               "                   ENGINE is one of:\n");
+  for (int i = 0; i < pipeline_engine_count; i++) {
+    fprintf(out, "                     %-6s ", pipeline_engines[i].name);
+    print_indented(out, pipeline_engines[i].help, 28);
+    fputc('\n', out);
+  }
+  fprintf(out, "\n"
+               "options:\n"
+               "  --stats          with --interp (on stderr) or in the REPL, print counts of\n"
+               "                   the run:");
+  for (int i = 0; i < pipeline_engine_count; i++)
+    fprintf(out, "%s %s: %s", i ? ";\n                  " : "", pipeline_engines[i].name,
+            pipeline_engines[i].stats_help);
+  fprintf(out, "\n"
+               "  -O0, -O1         without or with (the default) simplification and fusion\n"
+               "                   of λcu, for executables, dumps and --interp=lcu\n"
+               "  --check-ir       check every intermediate representation between passes\n"
+               "  --help           print this help and exit\n"
+               "  --version        print the version and exit\n"
+               "\n"
+               "Exit status: 0 success; 1 the program has errors (compile errors, or under\n"
+               "--interp a statement stopped with a run-time error) or the C or CUDA\n"
+               "compiler failed; 2 bad usage; 3 the input file cannot be read; 4 out of\n"
+               "memory while compiling.  An executable exits with 1 when a statement\n"
+               "stopped with a run-time error.\n");
 }
 
-static int bad_usage(const char *fmt, const char *arg) {
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_usage(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   fprintf(stderr, "nessie: error: ");
-  fprintf(stderr, fmt, arg);
+  vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n(run 'nessie --help' for usage)\n");
+  va_end(ap);
   return EXIT_USAGE;
+}
+
+/* Records that option 'name' chose a mode; a second mode is an error. */
+static int set_mode(Options *opt, const char *name) {
+  if (opt->mode)
+    return strcmp(opt->mode, name) == 0 ? bad_usage("%s given twice", name)
+                                        : bad_usage("%s and %s cannot be used together (one mode at a time)",
+                                                    opt->mode, name);
+  opt->mode = name;
+  return -1;
 }
 
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
@@ -152,20 +152,22 @@ static int parse_options(int argc, char **argv, Options *opt) {
   };
   opterr = 0;
   optind = 1;
-  int c;
-  opt->opt_level = 1;
-  while ((c = getopt_long(argc, argv, "hi:o:vO:", longopts, NULL)) != -1) {
+  int c, status;
+  /* the leading ':' makes getopt return ':' for a missing argument */
+  while ((c = getopt_long(argc, argv, ":hi:o:vO:", longopts, NULL)) != -1) {
     switch (c) {
     case 'O':
       if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
-        return bad_usage("unknown optimization level '-O%s' (expected -O0 or -O1)", optarg);
-      opt->opt_level = optarg[0] - '0';
+        return bad_usage("unknown optimization level '-O%s' (expected -O0 or -O1)", diag_quote(optarg, strlen(optarg)));
+      opt->no_fusion = optarg[0] == '0';
       break;
     case 'o':
       opt->output = optarg;
+      opt->build_option = opt->build_option ? opt->build_option : "-o";
       break;
     case 'v':
       opt->verbose = true;
+      opt->build_option = opt->build_option ? opt->build_option : "-v";
       break;
     case OPT_TARGET:
       if (strcmp(optarg, "cpu") == 0)
@@ -173,25 +175,36 @@ static int parse_options(int argc, char **argv, Options *opt) {
       else if (strcmp(optarg, "cuda") == 0)
         opt->target = CG_CUDA;
       else
-        return bad_usage("unknown target '%s' for --target (expected cpu or cuda)", optarg);
+        return bad_usage("unknown target '%s' for --target (expected cpu or cuda)", diag_quote(optarg, strlen(optarg)));
       opt->target_set = true;
+      opt->build_option = opt->build_option ? opt->build_option : "--target";
       break;
     case OPT_ARCH:
       opt->arch = optarg;
+      opt->build_option = opt->build_option ? opt->build_option : "--arch";
       break;
     case OPT_KEEP:
       opt->keep = true;
+      opt->build_option = opt->build_option ? opt->build_option : "--keep";
       break;
     case OPT_TYPES:
+      if ((status = set_mode(opt, "--types")) >= 0)
+        return status;
       opt->types = true;
       break;
     case OPT_DUMP:
-      opt->dump = stage_by_name(optarg);
-      if (opt->dump == STAGE_NONE)
-        return bad_usage("unknown stage '%s' for --dump (expected ast, typed, mono, flat, lcu, pdg, ilp, fused or c)",
-                         optarg);
+      if ((status = set_mode(opt, "--dump")) >= 0)
+        return status;
+      opt->dump = pipeline_stage(optarg);
+      if (!opt->dump)
+        return bad_usage("unknown stage '%s' for --dump (expected %s)", diag_quote(optarg, strlen(optarg)),
+                         pipeline_stage_names());
       break;
     case 'i':
+      if (optarg[0] == '-' && optarg[1]) /* `-i --types`: the file is missing */
+        return bad_usage("-i needs a FILE to load (nessie alone starts the REPL)");
+      if ((status = set_mode(opt, "-i")) >= 0)
+        return status;
       opt->repl = true;
       opt->file = optarg;
       break;
@@ -199,14 +212,12 @@ static int parse_options(int argc, char **argv, Options *opt) {
       opt->check_ir = true;
       break;
     case OPT_INTERP:
-      if (!optarg || strcmp(optarg, "eval") == 0)
-        opt->interp = INTERP_EVAL;
-      else if (strcmp(optarg, "flat") == 0)
-        opt->interp = INTERP_FLAT;
-      else if (strcmp(optarg, "lcu") == 0)
-        opt->interp = INTERP_LCU;
-      else
-        return bad_usage("unknown interpreter '%s' for --interp (expected eval, flat or lcu)", optarg);
+      if ((status = set_mode(opt, "--interp")) >= 0)
+        return status;
+      opt->engine = pipeline_engine(optarg ? optarg : "eval");
+      if (!opt->engine)
+        return bad_usage("unknown interpreter '%s' for --interp (expected %s)", diag_quote(optarg, strlen(optarg)),
+                         pipeline_engine_names());
       break;
     case OPT_STATS:
       opt->stats = true;
@@ -219,23 +230,37 @@ static int parse_options(int argc, char **argv, Options *opt) {
       printf("nessie %s\n", NESSIE_VERSION);
       return EXIT_OK;
     case ':':
+      if (optopt == 'i')
+        return bad_usage("-i needs a FILE to load (nessie alone starts the REPL)");
       return bad_usage("option '%s' needs an argument", argv[optind - 1]);
-    default:
-      return bad_usage("unknown option '%s'", argv[optind - 1]);
+    default: {
+      const char *arg = argv[optind - 1];
+      return bad_usage("unknown option '%s'", diag_quote(arg, strlen(arg)));
+    }
     }
   }
+  if (opt->repl && opt->build_option)
+    return bad_usage("%s is for compiling to an executable; the REPL does not use it", opt->build_option);
   if (opt->repl) {
     if (optind < argc)
       return bad_usage("-i takes one file; '%s' is one too many", argv[optind]);
     return -1;
   }
   if (optind == argc) {
-    opt->repl = true; /* no file: the REPL */
+    if (opt->mode)
+      return bad_usage("%s needs a FILE (use - to read the program from standard input)", opt->mode);
+    if (opt->build_option)
+      return bad_usage("%s is for compiling to an executable; it needs a FILE", opt->build_option);
+    opt->repl = true; /* no file: the REPL (--check-ir applies to its stage commands) */
     return -1;
   }
   if (optind + 1 < argc)
     return bad_usage("more than one input file ('%s' ...)", argv[optind + 1]);
   opt->file = argv[optind];
+  if (opt->stats && !opt->engine)
+    return bad_usage("--stats counts what an interpreter runs: use it with --interp (or in the REPL)");
+  if (opt->build_option && opt->mode)
+    return bad_usage("%s is for compiling to an executable; it does not go with %s", opt->build_option, opt->mode);
   return -1;
 }
 
@@ -248,47 +273,6 @@ static void print_types(const Program *prog) {
   }
 }
 
-void print_typed(FILE *out, const Program *prog) {
-  for (int i = 0; i < prog->tops.len; i++) {
-    const TopLevel *t = prog->tops.data[i];
-    ast_print_top(out, t);
-    switch (t->kind) {
-    case TOP_FUNCTION:
-    case TOP_DATATYPE:
-      fprintf(out, "\n  %% %s : %s %%\n", t->name, type_scheme_to_string(t->def->type));
-      break;
-    case TOP_BIND:
-    case TOP_EXPR:
-      fprintf(out, "\n  %% : %s %%\n", type_value_to_string(t->type));
-      break;
-    }
-  }
-}
-
-/* Runs every statement of 'prog' through the evaluator, printing the
-   transcript.  compile() runs on the big stack: the evaluator recurses as
-   deeply as the NESL program does. */
-typedef struct EvalJob {
-  TypeEnv *env;
-  Program *prog;
-  bool stats;
-} EvalJob;
-
-static void *run_eval(void *arg) {
-  EvalJob *job = arg;
-  Eval *ev = ev_new(job->env, stdout);
-  ev_init_library(ev, tc_library_program(job->env));
-  for (int i = 0; i < job->prog->tops.len; i++)
-    ev_run_top(ev, job->prog->tops.data[i]);
-  fflush(stdout);
-  if (job->stats) {
-    EvalStats st = ev_stats(ev);
-    fprintf(stderr, "stats: %llu calls, %llu primitive calls\n", (unsigned long long)st.calls,
-            (unsigned long long)st.prim_calls);
-  }
-  return NULL;
-}
-
 /* 1 GiB of address space; only the pages the recursion touches are used.
    NESL programs may recurse 100000 deep (tests/errors/rt_deep_recursion_ok). */
 enum { BIG_STACK = 1 << 30 };
@@ -299,7 +283,7 @@ typedef struct BigStackJob {
 } BigStackJob;
 
 /* Records where the thread's stack begins, for the evaluator's check
-   that recursion leaves room (ev_stack_room). */
+   that recursion leaves room (ev_stack_exhausted). */
 static void *big_stack_start(void *arg) {
   BigStackJob *job = arg;
   char base = 0;
@@ -324,8 +308,11 @@ void run_on_big_stack(void *(*fn)(void *), void *arg) {
 }
 
 /* The executable's default name: the file's, without its directory and
-   its .nesl ("prog.nesl" -> "prog"; a name without .nesl gets ".out"). */
+   its .nesl ("dir/prog.nesl" -> "prog"; a name without .nesl gets ".out",
+   standard input "a.out"). */
 static const char *default_output(const char *file) {
+  if (strcmp(file, "-") == 0)
+    return "a.out";
   const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
   size_t n = strlen(base);
   if (n > 5 && strcmp(base + n - 5, ".nesl") == 0)
@@ -333,67 +320,16 @@ static const char *default_output(const char *file) {
   return xprintf("%s.out", base);
 }
 
-/* λcu's interpreter on every top-level statement of 'lcu', printing on
-   'out'. */
-static LcuStats interpret(LcuProgram *lcu, FILE *out) {
-  LcuInterp *in = lcu_interp_new(lcu, out);
-  for (int i = 0; i < lcu->tops.len; i++)
-    lcu_interp_run_top(in, lcu->tops.data[i]);
-  fflush(out);
-  return lcu_interp_stats(in);
-}
-
-static void print_lcu_stats(const char *what, LcuStats st) {
-  fprintf(stderr, "stats: %s%d kernels, %llu runs, %llu elements, %llu bytes\n", what, st.kernels,
-          (unsigned long long)st.runs, (unsigned long long)st.elements, (unsigned long long)st.bytes);
-}
-
-/* --interp=lcu: λcu's interpreter on every top-level statement.  With
-   --stats after fusion, 'unfused' (the flat program) is lowered again and
-   run first, its output thrown away and its random numbers drawn again
-   after, for the counts before fusion (so that a program reading
-   standard input sees it empty the second time). */
-static int run_lcu(const Options *opt, LcuProgram *lcu, FlatProgram *unfused, const FusStats *fusion) {
-  LcuStats before = {0};
-  if (unfused) {
-    FILE *null = fopen("/dev/null", "w");
-    if (null) {
-      before = interpret(lcu_lower(unfused), null);
-      fclose(null);
-      rt_rand_seed(0);
-    }
-  }
-  LcuStats st = interpret(lcu, stdout);
-  if (!opt->stats)
-    return EXIT_OK;
-  print_lcu_stats("", st);
-  if (!unfused)
-    return EXIT_OK;
-  print_lcu_stats("before fusion: ", before);
-  double model_before = 0, model_after = 0;
-  for (int i = 0; i < fusion->regions.len; i++) {
-    const FusRegionStats *r = fusion->regions.data[i];
-    model_before += r->bytes_before;
-    model_after += r->bytes_after;
-    fprintf(stderr, "stats: fusion: %s: %d runs in %d kernels (%s, %.2f ms), estimated bytes %.0f -> %.0f\n", r->where,
-            r->runs, r->clusters, r->method, r->solve_ms, r->bytes_before, r->bytes_after);
-  }
-  fprintf(stderr, "stats: fusion: %d kernels -> %d, estimated bytes %.0f -> %.0f per run of each region\n",
-          fusion->kernels_before, fusion->kernels_after, model_before, model_after);
-  return EXIT_OK;
-}
-
-
-/* -O1: the CPU level simplified, then fused (--dump=pdg and --dump=ilp
-   print what fusion sees and decides). */
-static bool optimize(const Options *opt, LcuProgram *lcu, FusStats *st) {
-  fus_simplify(lcu);
-  if (opt->check_ir && !lcu_check(lcu, "simplify"))
-    return false;
-  FusOptions fo = {{FUSION_TIME_LIMIT_MS, opt->dump == STAGE_ILP ? stdout : NULL, false},
-                   opt->dump == STAGE_PDG ? stdout : NULL,
-                   opt->check_ir};
-  return fus_fuse(lcu, &fo, st) && (!opt->check_ir || lcu_check(lcu, "fusion"));
+/* Runs 'engine' on the program in 'pl' and returns the exit status. */
+static int run_engine(const Options *opt, Pipeline *pl) {
+  long errors = diag_runtime_errors();
+  Buf stats = {0};
+  opt->engine->run(pl, NULL, stdout, opt->stats ? &stats : NULL);
+  fflush(stdout);
+  if (opt->stats)
+    fprintf(stderr, "%s\n", buf_str(&stats));
+  /* the transcript went on after an error; the status tells a script */
+  return diag_runtime_errors() > errors ? EXIT_PROGRAM_ERROR : EXIT_OK;
 }
 
 static bool is_lcu_file(const char *path) {
@@ -402,131 +338,61 @@ static bool is_lcu_file(const char *path) {
 }
 
 /* FILE.lcu: λcu as --dump=lcu prints it (lcu_read), printed again or
-   run; the NESL statements it holds are checked, the program is not
-   compiled again. */
+   run by λcu's interpreter; the NESL statements it holds are checked, the
+   program is not compiled again. */
 static int compile_lcu(const Options *opt, Source *src) {
-  bool fusion_dump = opt->dump == STAGE_FUSED || opt->dump == STAGE_PDG || opt->dump == STAGE_ILP;
-  if (opt->types || (opt->dump != STAGE_NONE && opt->dump != STAGE_LCU && !fusion_dump) ||
-      (opt->interp != INTERP_NONE && opt->interp != INTERP_LCU) || (opt->dump == STAGE_NONE && !opt->interp))
-    return bad_usage("'%s' holds λcu: use --dump=lcu, --dump=fused (pdg, ilp) or --interp=lcu", opt->file);
-  TypeEnv *env = tc_new_env();
-  LcuProgram *lcu = lcu_read(src, env);
-  if (!lcu || diag_count())
-    return EXIT_COMPILE_ERROR;
-  /* read λcu may be anything: it is checked before it runs */
-  if ((opt->check_ir || opt->interp == INTERP_LCU) && !lcu_check(lcu, "read"))
-    return EXIT_COMPILE_ERROR;
-  if (opt->dump == STAGE_LCU) {
-    lcu_print_program(stdout, lcu);
-    return EXIT_OK;
-  }
+  const StageInfo *lcu_stage = pipeline_stage("lcu");
+  bool dump_ok = opt->dump && pipeline_stage_index(opt->dump) >= pipeline_stage_index(lcu_stage);
+  if (!dump_ok && (!opt->engine || strcmp(opt->engine->name, "lcu") != 0))
+    return bad_usage("'%s' holds λcu: use --dump=STAGE for a stage from lcu on, or --interp=lcu", opt->file);
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
+  pl.lcu = lcu_read(src, pl.env);
+  if (!pl.lcu || diag_count())
+    return EXIT_PROGRAM_ERROR;
+  pl.done = pipeline_stage_index(lcu_stage) + 1;
+  /* read λcu may be anything: it is checked before it is used */
+  if ((opt->check_ir || opt->engine || opt->dump != lcu_stage) && !lcu_check(pl.lcu, "read"))
+    return EXIT_PROGRAM_ERROR;
   /* fused as a program lowered from NESL is (-O1, the default) */
-  FusStats fusion = {0};
-  bool analyse = opt->dump == STAGE_PDG || opt->dump == STAGE_ILP;
-  if ((opt->opt_level > 0 || analyse) && !optimize(opt, lcu, &fusion))
-    return EXIT_COMPILE_ERROR;
-  if (analyse)
-    return EXIT_OK;
-  if (opt->dump == STAGE_FUSED) {
-    lcu_print_program(stdout, lcu);
+  if (!pipeline_run_to(&pl, opt->dump ? opt->dump : pipeline_stage(opt->engine->stage)))
+    return EXIT_PROGRAM_ERROR;
+  if (opt->dump) {
+    opt->dump->dump(stdout, &pl);
     return EXIT_OK;
   }
-  return run_lcu(opt, lcu, NULL, NULL);
+  return run_engine(opt, &pl);
 }
 
-/* The pipeline.  Returns the exit status. */
+/* The pipeline, up to the stage the mode needs; without a mode, on to an
+   executable.  Returns the exit status. */
 static int compile(const Options *opt) {
   Source *src = source_from_file(opt->file);
   if (!src) {
-    fprintf(stderr, "nessie: error: cannot read '%s'\n", opt->file);
-    return EXIT_COMPILE_ERROR;
+    fprintf(stderr, "nessie: error: cannot read '%s': %s\n", opt->file, strerror(errno));
+    return EXIT_UNREADABLE;
   }
   if (is_lcu_file(opt->file))
     return compile_lcu(opt, src);
-
-  Program *prog = parse_program(src, false);
-  if (diag_count())
-    return EXIT_COMPILE_ERROR;
-  if (opt->dump == STAGE_AST) {
-    ast_print_program(stdout, prog);
-    return EXIT_OK;
-  }
-
-  TypeEnv *env = tc_new_env();
-  tc_check_program(env, prog);
-  if (diag_count())
-    return EXIT_COMPILE_ERROR;
-  if (opt->dump == STAGE_TYPED) {
-    print_typed(stdout, prog);
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
+  const StageInfo *last = opt->dump                 ? opt->dump
+                          : opt->engine             ? pipeline_stage(opt->engine->stage)
+                          : opt->types              ? pipeline_stage("typed")
+                                                    : pipeline_stage("fused");
+  if (!pipeline_run_to(&pl, last))
+    return EXIT_PROGRAM_ERROR;
+  if (opt->dump) {
+    opt->dump->dump(stdout, &pl);
     return EXIT_OK;
   }
   if (opt->types) {
-    print_types(prog);
+    print_types(pl.prog);
     return EXIT_OK;
   }
-  if (opt->interp == INTERP_EVAL) {
-    EvalJob job = {env, prog, opt->stats};
-    run_eval(&job);
-    return EXIT_OK;
-  }
-
-  MonoProgram *mono = mono_program(env, prog);
-  if (opt->check_ir && !mono_check(mono, "mono"))
-    return EXIT_COMPILE_ERROR;
-  if (opt->dump == STAGE_MONO) {
-    mono_print(stdout, mono);
-    return EXIT_OK;
-  }
-
-  FlatProgram *flat = flatten_program(mono);
-  flat_fill_shapes(flat);
-  if (opt->check_ir && !flat_check(flat, "flatten"))
-    return EXIT_COMPILE_ERROR;
-  if (opt->dump == STAGE_FLAT) {
-    flat_print_program(stdout, flat);
-    return EXIT_OK;
-  }
-  if (opt->interp == INTERP_FLAT) {
-    FlatInterp *in = flat_interp_new(flat, stdout);
-    for (int i = 0; i < flat->tops.len; i++)
-      flat_interp_run_top(in, flat->tops.data[i]);
-    fflush(stdout);
-    if (opt->stats) {
-      FlatStats st = flat_interp_stats(in);
-      fprintf(stderr, "stats: %llu host calls, %llu vector operations, %llu elements, recursion depth %d\n",
-              (unsigned long long)st.host_calls, (unsigned long long)st.ops, (unsigned long long)st.elements,
-              st.max_depth);
-    }
-    return EXIT_OK;
-  }
-
-  LcuProgram *lcu = lcu_lower(flat);
-  if (opt->check_ir && !lcu_check(lcu, "lower"))
-    return EXIT_COMPILE_ERROR;
-  if (opt->dump == STAGE_LCU) {
-    lcu_print_program(stdout, lcu);
-    return EXIT_OK;
-  }
-  FusStats fusion = {0};
-  bool analyse = opt->dump == STAGE_PDG || opt->dump == STAGE_ILP;
-  if ((opt->opt_level > 0 || analyse) && !optimize(opt, lcu, &fusion))
-    return EXIT_COMPILE_ERROR;
-  if (analyse)
-    return EXIT_OK;
-  if (opt->dump == STAGE_FUSED) {
-    lcu_print_program(stdout, lcu);
-    return EXIT_OK;
-  }
-  if (opt->interp == INTERP_LCU)
-    return run_lcu(opt, lcu, opt->stats && opt->opt_level > 0 ? flat : NULL, &fusion);
-
-  if (opt->dump == STAGE_C) {
-    cg_program(stdout, lcu, &cg_cpu_target, opt->file);
-    return EXIT_OK;
-  }
-  CgBuild build = {opt->target, opt->output ? opt->output : default_output(opt->file), opt->arch, opt->keep,
+  if (opt->engine)
+    return run_engine(opt, &pl);
+  CgBuild build = {opt->target_set ? opt->target : cg_default_target(), opt->output ? opt->output : default_output(opt->file), opt->arch, opt->keep,
                    opt->verbose, opt->file};
-  return cg_build(lcu, &build) == 0 ? EXIT_OK : EXIT_COMPILE_ERROR;
+  return cg_build(pl.fused, &build) == 0 ? EXIT_OK : EXIT_PROGRAM_ERROR;
 }
 
 /* compile() on the big stack: checking and printing recurse as deeply as
@@ -544,12 +410,13 @@ static void *run_compile(void *arg) {
 
 int main(int argc, char **argv) {
   GC_INIT();
+  alloc_init();
   Options opt = {0};
   int status = parse_options(argc, argv, &opt);
   if (status >= 0)
     return status;
   if (opt.repl)
-    return repl_run(opt.file, opt.stats);
+    return repl_run(opt.file, opt.stats, opt.check_ir, opt.no_fusion);
   CompileJob job = {&opt, 0};
   run_on_big_stack(run_compile, &job);
   return job.status;

@@ -1,61 +1,115 @@
 /*
  * repl.c: the NESL read-eval-print loop (`nessie`, `nessie -i FILE`).
  *
- * Lines are collected until they end a statement (a `;` or `$` outside
- * strings, characters and comments), then the statements are parsed,
- * checked and run one by one, printing exactly what `--interp` prints.
- * Commands begin with a colon (:help lists them); the stage commands
- * print one expression's IR.  No error ends the loop: compile errors are
- * reported and the statement is dropped, run-time errors print `error:`.
+ * Lines are collected until they make whole statements: the text must end
+ * with a `;` or `$` (outside strings, characters and comments), and the
+ * parser must not find its end inside a construct (parse_input_incomplete:
+ * `function f(n) =` then `let a = n + 1;` asks for another line).  The
+ * statements are then checked and run one by one, printing exactly what
+ * `--interp` prints; an expression statement binds `it`.  Commands begin
+ * with a colon; the stage commands (`:ast`, `:typed`, ...) and the
+ * engines of `:set interp` come from the pipeline's table (pipeline.c),
+ * and so does :help.
+ *
+ * No error ends the loop: compile errors are reported and the statement
+ * dropped, run-time errors print `error:`, and a use of a definition that
+ * failed says so.  Ctrl-C cancels the line being typed or the statement
+ * running (the evaluator polls interrupt_pending()), keeping every
+ * definition; Ctrl-D on an empty line ends the session, and at a
+ * continuation prompt abandons the unfinished statement.
+ *
+ * Every top-level value lives in the evaluator's store, whichever engine
+ * computed it: the flat and λcu engines compile each statement alone, the
+ * values of earlier statements read through __global_value
+ * (MonoExternals) and a binding's value handed back through
+ * __keep_value (eval.h).
+ *
  * On a terminal, libedit gives line editing and history
  * (~/.nessie_history); otherwise lines are read plainly and no prompt is
  * shown, so that the REPL can be driven through a pipe.
  */
 #include <editline/readline.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../eval/eval.h"
 #include "../frontend/frontend.h"
-#include "../flatten/flatten.h"
-#include "../lcu/lcu.h"
 #include "../frontend/types.h"
 #include "driver.h"
 
 typedef struct Repl {
   TypeEnv *env;
   Eval *ev;
+  const EngineInfo *engine; /* :set interp */
   bool interactive; /* a terminal: prompts and line editing */
   bool stats;       /* :set stats on */
+  bool check_ir;    /* --check-ir: in the engines and the stage commands */
+  bool no_fusion;   /* -O0, :set -O0: λcu is not simplified or fused */
   bool quit;
   int chunks;       /* numbers the inputs, for diagnostics' file names */
   char *history_file;
+  MonoExternals externals; /* earlier values, for the flat and λcu engines */
+  Def *global_value;       /* lib-nesl's __global_value and __keep_value */
+  Def *keep_value;
 } Repl;
+
+/* ---- Ctrl-C ---- */
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupt_request();
+}
+
+/* Installs the SIGINT handler.  While a line is read ('reading'), a
+   system call it interrupts fails with EINTR instead of restarting, so
+   that readline() returns and the line is abandoned; while a statement
+   runs, system calls restart and the evaluator sees the flag. */
+static void catch_sigint(bool reading) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = reading ? 0 : SA_RESTART;
+  sigaction(SIGINT, &sa, NULL);
+}
 
 /* ---- reading ---- */
 
-static char *read_line(Repl *r, const char *prompt) {
+typedef enum ReadResult {
+  READ_LINE,
+  READ_EOF,
+  READ_INTERRUPTED, /* Ctrl-C while the line was typed */
+} ReadResult;
+
+static ReadResult read_line(Repl *r, const char *prompt, char **out) {
   if (r->interactive) {
+    interrupt_clear();
+    catch_sigint(true);
     char *line = readline(prompt);
+    catch_sigint(false);
     if (!line)
-      return NULL;
-    char *copy = xstrdup(line);
+      return interrupt_pending() ? READ_INTERRUPTED : READ_EOF;
+    *out = xstrdup(line);
     free(line);
-    return copy;
+    return READ_LINE;
   }
   Buf b = {0};
   int c;
   while ((c = getchar()) != EOF && c != '\n')
     buf_putc(&b, (char)c);
   if (c == EOF && b.len == 0)
-    return NULL;
-  return buf_str(&b);
+    return READ_EOF;
+  *out = buf_str(&b);
+  return READ_LINE;
 }
 
-/* True if 'text' ends a statement: its last significant character is a
-   `;` or `$` outside strings, character literals and comments. */
-static bool statement_complete(const char *text) {
+/* True if 'text' may end a statement: its last significant character is
+   a `;` or `$` outside strings, character literals and comments.  Only a
+   first filter: the parser decides (parse_input_incomplete). */
+static bool ends_with_terminator(const char *text) {
   bool in_string = false, in_comment = false;
   char last = 0;
   for (const char *p = text; *p; p++) {
@@ -96,29 +150,141 @@ static bool statement_complete(const char *text) {
   return !in_string && !in_comment && (last == ';' || last == '$');
 }
 
+static const char *skip_blanks(const char *s) {
+  while (*s == ' ' || *s == '\t')
+    s++;
+  return s;
+}
+
+static bool blank(const char *s) { return *skip_blanks(s) == '\0'; }
+
+/* True if 'text' holds nothing but blanks and whole comments: no
+   statement has begun, and a `:` line after it is a command. */
+static bool no_statement(const char *text) {
+  for (const char *p = text; *p; p++) {
+    if (*p == '%') {
+      p = strchr(p + 1, '%');
+      if (!p)
+        return false; /* a comment still open */
+    } else if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ---- running ---- */
 
 static Source *chunk_source(Repl *r, const char *text) {
   return source_from_string(xprintf("<input %d>", ++r->chunks), text);
 }
 
+/* The expression standing for a read of 'var', a value an earlier input
+   defined: __global_value(k), typed as 'var' (MonoExternals). */
+static Expr *read_external(void *ctx, Expr *var) {
+  Repl *r = ctx;
+  Expr *k = ast_int(var->loc, ev_export_global(var->u.ref.def));
+  k->type = type_int;
+  Expr *call = ast_call(var->loc, "__global_value", k);
+  call->u.ref.def = r->global_value;
+  call->u.ref.inst = type_fun(type_int, var->type);
+  call->type = var->type;
+  return call;
+}
+
+static Def *current_external(void *ctx, Def *d) {
+  (void)ctx;
+  return ev_current_def(d);
+}
+
+/* Binding 'top' with its value wrapped in __keep_value(slot, ...), so
+   that the flat and λcu engines hand the value back to the store. */
+static TopLevel *keeping(Repl *r, TopLevel *top, int slot) {
+  Expr *k = ast_int(top->loc, slot);
+  k->type = type_int;
+  Expr *arg = ast_pair(top->loc, k, top->body);
+  arg->type = type_pair(type_int, top->type);
+  Expr *call = ast_call(top->loc, "__keep_value", arg);
+  call->u.ref.def = r->keep_value;
+  call->u.ref.inst = type_fun(arg->type, top->type);
+  call->type = top->type;
+  TopLevel *t = NEW(TopLevel);
+  *t = *top;
+  t->body = call;
+  return t;
+}
+
+/* Runs one checked statement with the engine chosen; false if it stopped
+   with a run-time error. */
+static bool run_top(Repl *r, TopLevel *top) {
+  long errors = diag_runtime_errors();
+  Program *prog = NEW(Program);
+  int slot = -1;
+  bool evaluator = strcmp(r->engine->name, "eval") == 0;
+  if (!evaluator && top->kind == TOP_BIND) {
+    slot = ev_keep_slot();
+    vec_push(&prog->tops, keeping(r, top, slot));
+  } else {
+    vec_push(&prog->tops, top);
+  }
+  if (!evaluator)
+    ev_note_definition(top);
+  Pipeline pl = {.env = r->env,
+                 .prog = prog,
+                 .check_ir = r->check_ir,
+                 .no_fusion = r->no_fusion,
+                 .externals = &r->externals};
+  pl.done = pipeline_stage_index(pipeline_stage("typed")) + 1;
+  diag_reset();
+  if (!pipeline_run_to(&pl, pipeline_stage(r->engine->stage)))
+    return false;
+  Buf stats = {0};
+  bool count = r->stats && top->kind == TOP_BIND; /* a definition runs nothing */
+  r->engine->run(&pl, r->ev, stdout, count ? &stats : NULL);
+  fflush(stdout);
+  if (count)
+    printf("%s\n", buf_str(&stats));
+  if (slot >= 0) {
+    Value v;
+    if (!ev_take_kept(slot, &v))
+      return false;
+    ev_define_top(top, v);
+  }
+  return diag_runtime_errors() == errors;
+}
+
+/* An expression statement `e;` as the binding `it = e;`: the REPL prints
+   `it = VALUE : TYPE` either way, and `it` is then defined.  Returns
+   whether it was one. */
+static bool bind_it(TopLevel *top) {
+  if (top->kind != TOP_EXPR)
+    return false;
+  top->kind = TOP_BIND;
+  top->pat = ast_pat_var(top->loc, "it");
+  return true;
+}
+
+/* After a failed `it = e;`: `it` means what it meant before. */
+static void forget_bound(Repl *r, TopLevel *top) {
+  for (int i = top->bound.len - 1; i >= 0; i--)
+    tc_forget(r->env, top->bound.data[i]);
+}
+
 /* Parses, checks and runs the statements of 'src' in order.  With syntax
-   errors nothing runs; a statement with a type error is skipped. */
+   errors nothing runs; a statement with a type error is skipped; Ctrl-C
+   stops the statement running and the rest. */
 static void run_source(Repl *r, Source *src) {
   diag_reset();
   Program *prog = parse_program(src, false);
   if (diag_count())
     return;
-  for (int i = 0; i < prog->tops.len; i++) {
+  for (int i = 0; i < prog->tops.len && !interrupt_pending(); i++) {
     TopLevel *top = prog->tops.data[i];
-    if (!tc_check_top(r->env, top))
-      continue;
-    ev_run_top(r->ev, top);
-  }
-  if (r->stats) {
-    EvalStats st = ev_stats(r->ev);
-    printf("stats: %llu calls, %llu primitive calls so far\n", (unsigned long long)st.calls,
-           (unsigned long long)st.prim_calls);
+    bool it = bind_it(top);
+    diag_reset();
+    bool ok = tc_check_top(r->env, top) && run_top(r, top);
+    if (!ok && it)
+      forget_bound(r, top);
   }
   fflush(stdout);
 }
@@ -126,43 +292,95 @@ static void run_source(Repl *r, Source *src) {
 static void load_file(Repl *r, const char *path) {
   Source *src = source_from_file(path);
   if (!src) {
-    fprintf(stderr, "error: cannot read '%s'\n", path);
+    fprintf(stderr, "error: cannot read '%s': %s\n", path, strerror(errno));
     return;
   }
-  /* like `nessie --interp`: a file with compile errors does not run */
+  /* like `nessie --interp`: a file with compile errors does not run, and
+     leaves nothing defined */
   diag_reset();
   Program *prog = parse_program(src, false);
   if (diag_count())
     return;
-  for (int i = 0; i < prog->tops.len; i++)
+  for (int i = 0; i < prog->tops.len; i++) {
+    bind_it(prog->tops.data[i]);
     tc_check_top(r->env, prog->tops.data[i]);
-  if (diag_count())
+  }
+  if (diag_count()) {
+    for (int i = prog->tops.len - 1; i >= 0; i--) {
+      TopLevel *top = prog->tops.data[i];
+      if (top->def)
+        tc_forget(r->env, top->def);
+      forget_bound(r, top);
+    }
+    fprintf(stderr, "error: '%s' has errors; nothing of it was loaded\n", path);
     return;
-  for (int i = 0; i < prog->tops.len; i++)
-    ev_run_top(r->ev, prog->tops.data[i]);
+  }
+  for (int i = 0; i < prog->tops.len && !interrupt_pending(); i++)
+    run_top(r, prog->tops.data[i]);
   fflush(stdout);
 }
 
-/* The statement of a stage command: the text with a `;` added if it
-   has no terminator. */
-static Program *parse_command_statement(Repl *r, const char *text) {
-  char *stmt = statement_complete(text) ? xstrdup(text) : xprintf("%s;", text);
+/* ---- commands ---- */
+
+/* The statement of a command: the text with a `;` added if it has no
+   terminator; NULL after a syntax error (reported). */
+static Program *parse_command_statement(Repl *r, const char *text, Source **src) {
+  char *stmt = ends_with_terminator(text) ? xstrdup(text) : xprintf("%s;", text);
   diag_reset();
-  Program *prog = parse_program(chunk_source(r, stmt), false);
+  *src = chunk_source(r, stmt);
+  Program *prog = parse_program(*src, false);
   if (diag_count())
     return NULL;
   return prog;
 }
 
-/* :type EXPR: its type, without running it */
+static bool name_char(char c, bool first) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9');
+}
+
+/* The name 'text' is, lowercased as NESL reads names, if it is one
+   (blanks and a final `;` allowed); NULL otherwise. */
+static const char *single_name(const char *text) {
+  const char *p = skip_blanks(text);
+  size_t n = 0;
+  while (name_char(p[n], n == 0))
+    n++;
+  const char *rest = skip_blanks(p + n);
+  if (*rest == ';')
+    rest++;
+  if (n == 0 || !blank(rest))
+    return NULL;
+  char *name = xstrndup(p, n);
+  for (char *c = name; *c; c++)
+    if (*c >= 'A' && *c <= 'Z')
+      *c = (char)(*c - 'A' + 'a');
+  return intern(name);
+}
+
+/* :type EXPR: its type, without running it; :type NAME of a function or
+   a datatype's constructor: its type scheme. */
 static void command_type(Repl *r, const char *text) {
-  Program *prog = parse_command_statement(r, text);
+  if (blank(text)) {
+    fprintf(stderr, "error: :type needs an expression or a function's name, e.g. :type sqrt or :type [1, 2] ++ [3]\n");
+    return;
+  }
+  const char *name = single_name(text);
+  Def *d = name ? tc_lookup(r->env, name) : NULL;
+  if (d && d->kind != DEF_VALUE) {
+    if (d->broken)
+      fprintf(stderr, "error: '%s' cannot be used: its definition did not compile\n", name);
+    else
+      printf("%s : %s\n", name, type_scheme_to_string(d->type));
+    return;
+  }
+  Source *src;
+  Program *prog = parse_command_statement(r, text, &src);
   if (!prog)
     return;
   for (int i = 0; i < prog->tops.len; i++) {
     TopLevel *top = prog->tops.data[i];
     if (top->kind != TOP_EXPR) {
-      fprintf(stderr, "error: :type takes an expression; to define, type the definition itself\n");
+      fprintf(stderr, "error: :type takes an expression or a function's name; to define, type the definition itself\n");
       return;
     }
     if (tc_check_top(r->env, top))
@@ -170,50 +388,54 @@ static void command_type(Repl *r, const char *text) {
   }
 }
 
-/* :ast, :typed, :mono, :flat, :lcu: the statement after that stage.  The REPL's
-   environment is used, so a definition shown by :typed (and the later
-   stages) is also defined; :flat shows the statement with every function
-   it needs. */
-static void command_stage(Repl *r, Stage stage, const char *text) {
-  Program *prog = parse_command_statement(r, text);
+/* :STAGE EXPR (the table's stages): the statement after that stage.  The
+   REPL's environment is used, so a function shown by :typed (and the
+   later stages) is also defined; a value is not, as it never ran.  :flat
+   shows the statement with every function it needs. */
+static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
+  Source *src;
+  Program *prog = parse_command_statement(r, text, &src);
   if (!prog)
     return;
-  if (stage == STAGE_AST) {
-    ast_print_program(stdout, prog);
-    return;
-  }
-  for (int i = 0; i < prog->tops.len; i++)
-    if (!tc_check_top(r->env, prog->tops.data[i]))
-      return;
-  if (stage == STAGE_TYPED) {
-    print_typed(stdout, prog);
-    return;
-  }
-  MonoProgram *mono = mono_program(r->env, prog);
-  if (stage == STAGE_MONO) {
-    mono_print(stdout, mono);
-    return;
-  }
-  FlatProgram *flat = flatten_program(mono);
-  flat_fill_shapes(flat);
-  if (stage == STAGE_FLAT) {
-    flat_print_program(stdout, flat);
-    return;
-  }
-  lcu_print_program(stdout, lcu_lower(flat));
+  Pipeline pl = {.src = src,
+                 .env = r->env,
+                 .prog = prog,
+                 .check_ir = r->check_ir,
+                 .no_fusion = r->no_fusion,
+                 .externals = &r->externals};
+  pl.done = 1; /* parsed */
+  bool ok = pipeline_run_to(&pl, stage);
+  if (ok)
+    stage->dump(stdout, &pl);
+  for (int i = prog->tops.len - 1; i >= 0; i--)
+    forget_bound(r, prog->tops.data[i]);
 }
 
 static void command_set(Repl *r, const char *args) {
   char name[64] = "", value[64] = "";
-  if (sscanf(args, "%63s %63s", name, value) != 2 || (strcmp(value, "on") && strcmp(value, "off"))) {
-    fprintf(stderr, "error: usage: :set OPTION on|off (options: stats)\n");
+  int n = sscanf(args, "%63s %63s", name, value);
+  if (n == 1 && (strcmp(name, "-O0") == 0 || strcmp(name, "-O1") == 0)) {
+    r->no_fusion = name[2] == '0';
+    printf("%s: %s\n", name, r->no_fusion ? "no simplification or fusion of λcu" : "λcu simplified and fused");
     return;
   }
-  bool on = strcmp(value, "on") == 0;
-  if (strcmp(name, "stats") == 0)
-    r->stats = on;
-  else
-    fprintf(stderr, "error: unknown option '%s' (options: stats)\n", name);
+  if (n == 2 && strcmp(name, "stats") == 0 && (strcmp(value, "on") == 0 || strcmp(value, "off") == 0)) {
+    r->stats = strcmp(value, "on") == 0;
+    printf("stats %s\n", value);
+    return;
+  }
+  if (n == 2 && strcmp(name, "interp") == 0) {
+    const EngineInfo *e = pipeline_engine(value);
+    if (!e) {
+      fprintf(stderr, "error: unknown interpreter '%s' (expected %s)\n", diag_quote(value, strlen(value)),
+              pipeline_engine_names());
+      return;
+    }
+    r->engine = e;
+    printf("interp %s\n", e->name);
+    return;
+  }
+  fprintf(stderr, "error: usage: :set stats on|off, :set -O0|-O1, or :set interp %s\n", pipeline_engine_names());
 }
 
 /* :doc NAME: a function's type and documentation string */
@@ -225,26 +447,34 @@ static void command_doc(Repl *r, const char *name) {
     fprintf(stderr, "error: :doc: no function named '%s'\n", name);
 }
 
-static void command_help(void) {
-  printf("Type NESL statements ending with ';' or '$'; a statement may span lines.\n"
+static void command_help(Repl *r) {
+  printf("Type NESL statements ending with ';' or '$'; a statement may span lines, and\n"
+         "an expression's value is bound to 'it'.  Ctrl-C cancels the line or the\n"
+         "statement running; Ctrl-D on an empty line leaves.\n"
          "Commands:\n"
          "  :help            this list\n"
          "  :load FILE       run the statements of FILE\n"
-         "  :type EXPR       the type of EXPR, without running it\n"
+         "  :type EXPR       the type of EXPR, without running it; :type NAME, of a function\n"
          "  :doc NAME        the type and documentation string of function NAME\n"
-         "  :ast EXPR        EXPR (or a statement) as the parser read it\n"
-         "  :typed EXPR      EXPR (or a statement) with its type\n"
-         "  :mono EXPR       EXPR with every function specialized at its types\n"
-         "  :flat EXPR       EXPR flattened: the flat IR it runs as\n"
-         "  :lcu EXPR        EXPR in λcu: its kernels and the CPU code running them\n"
-         "  :set stats on    print call counts after each input (off to stop)\n"
-         "  :quit            leave (end of input does too)\n");
-}
-
-static const char *skip_blanks(const char *s) {
-  while (*s == ' ' || *s == '\t')
-    s++;
-  return s;
+         "  :STAGE EXPR      EXPR (or a statement) after a stage of the compiler; STAGE is:\n");
+  for (int i = 0; i < pipeline_stage_count; i++) {
+    printf("                     %-6s ", pipeline_stages[i].name);
+    print_indented(stdout, pipeline_stages[i].help, 28);
+    putchar('\n');
+  }
+  printf("  :set stats on    after each statement, print what its interpreter counted\n"
+         "                   (:set stats off to stop)\n"
+         "  :set -O0         no simplification or fusion of λcu (:set -O1, the default,\n"
+         "                   to turn them on again): the stages fused, c, cuda and the\n"
+         "                   lcu interpreter see λcu as lowering made it\n"
+         "  :set interp ENGINE  the interpreter that runs the statements (now %s):\n",
+         r->engine->name);
+  for (int i = 0; i < pipeline_engine_count; i++) {
+    printf("                     %-6s ", pipeline_engines[i].name);
+    print_indented(stdout, pipeline_engines[i].help, 28);
+    putchar('\n');
+  }
+  printf("  :quit            leave (end of input does too)\n");
 }
 
 /* Runs the command in 'line' (which starts with ':'). */
@@ -253,87 +483,173 @@ static void command(Repl *r, const char *line) {
   size_t n = strcspn(p, " \t");
   char *name = xstrndup(p, n);
   const char *args = skip_blanks(p + n);
+  const StageInfo *stage = pipeline_stage(name);
+  interrupt_clear();
+  diag_reset();
   if (strcmp(name, "quit") == 0 || strcmp(name, "q") == 0)
     r->quit = true;
   else if (strcmp(name, "help") == 0 || strcmp(name, "h") == 0)
-    command_help();
+    command_help(r);
   else if (strcmp(name, "load") == 0 && *args)
     load_file(r, args);
-  else if (strcmp(name, "type") == 0 && *args)
+  else if (strcmp(name, "type") == 0 || strcmp(name, "t") == 0)
     command_type(r, args);
   else if (strcmp(name, "doc") == 0 && *args)
     command_doc(r, args);
-  else if (strcmp(name, "ast") == 0 && *args)
-    command_stage(r, STAGE_AST, args);
-  else if (strcmp(name, "typed") == 0 && *args)
-    command_stage(r, STAGE_TYPED, args);
-  else if (strcmp(name, "mono") == 0 && *args)
-    command_stage(r, STAGE_MONO, args);
-  else if (strcmp(name, "flat") == 0 && *args)
-    command_stage(r, STAGE_FLAT, args);
-  else if (strcmp(name, "lcu") == 0 && *args)
-    command_stage(r, STAGE_LCU, args);
+  else if (stage && *args)
+    command_stage(r, stage, args);
   else if (strcmp(name, "set") == 0)
     command_set(r, args);
   else
-    fprintf(stderr, "error: unknown command or missing argument: '%s' (:help lists the commands)\n", line);
+    fprintf(stderr, "error: unknown command or missing argument: '%s' (:help lists the commands)\n",
+            diag_quote(line, strlen(line)));
   fflush(stdout);
 }
+
+/* ---- the loop ---- */
+
+/* Runs 'fn(r, text)' with a diagnostics handler under it, so that an
+   error that abandons a compilation where no pass catches it (memory
+   running out while parsing or flattening: diag_out_of_memory) abandons
+   this input, not the session. */
+static void guarded(Repl *r, void (*fn)(Repl *, const char *), const char *text) {
+  jmp_buf jb;
+  int depth = diag_handler_depth();
+  if (setjmp(jb)) {
+    diag_set_handler_depth(depth);
+    fprintf(stderr, "error: the input was abandoned\n");
+    return;
+  }
+  diag_push_handler(&jb);
+  fn(r, text);
+  diag_set_handler_depth(depth);
+}
+
+static void run_text(Repl *r, const char *text) { run_source(r, chunk_source(r, text)); }
 
 typedef struct ReplJob {
   Repl *repl;
   const char *file;
 } ReplJob;
 
+/* The input ended (Ctrl-D, or the end of a piped file) inside the
+   statement in 'pending': report what the parser says of it. */
+static void unfinished(Repl *r, Buf *pending) {
+  if (blank(buf_str(pending))) {
+    pending->len = 0;
+    return;
+  }
+  if (r->interactive)
+    putchar('\n'); /* after the prompt that Ctrl-D left the cursor on */
+  fflush(stdout);
+  Source *src = chunk_source(r, buf_str(pending));
+  diag_reset();
+  parse_program(src, false);
+  if (diag_count() == 0)
+    fprintf(stderr, "error: the input ended inside a statement (a ';' is missing)\n");
+  pending->len = 0;
+}
+
 static void *repl_loop(void *arg) {
   ReplJob *job = arg;
   Repl *r = job->repl;
+  if (r->interactive) {
+    /* SIGINT comes to this thread, which runs the statements (main()
+       blocked it in the others) */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    catch_sigint(false);
+  }
   r->env = tc_new_env();
+  tc_set_report_broken(r->env, true);
   r->ev = ev_new(r->env, stdout);
   ev_init_library(r->ev, tc_library_program(r->env));
+  r->global_value = tc_lookup(r->env, "__global_value");
+  r->keep_value = tc_lookup(r->env, "__keep_value");
+  if (!r->global_value || !r->keep_value)
+    die("the basis library lacks __global_value or __keep_value");
+  r->externals = (MonoExternals){r, read_external, current_external};
   if (r->interactive)
     printf("nessie: NESL to CUDA.  Statements end with ';'.  :help lists the commands.\n");
   if (job->file)
-    load_file(r, job->file);
+    guarded(r, load_file, job->file);
   Buf pending = {0};
   while (!r->quit) {
-    char *line = read_line(r, pending.len ? "... " : "nesl> ");
-    if (!line)
+    char *line = NULL;
+    ReadResult got = read_line(r, pending.len ? "... " : "nesl> ", &line);
+    if (got == READ_INTERRUPTED) {
+      /* the line typed so far and any earlier ones of the statement */
+      printf("^C\n");
+      pending.len = 0;
+      continue;
+    }
+    if (got == READ_EOF) {
+      if (pending.len && !blank(buf_str(&pending))) {
+        unfinished(r, &pending);
+        if (r->interactive)
+          continue; /* Ctrl-D at a continuation prompt abandons the statement */
+      }
+      if (r->interactive)
+        putchar('\n');
       break;
+    }
     if (pending.len == 0 && skip_blanks(line)[0] == ':') {
       if (r->interactive)
         add_history(line);
-      command(r, skip_blanks(line));
+      guarded(r, command, skip_blanks(line));
       continue;
     }
     if (pending.len)
       buf_putc(&pending, '\n');
     buf_puts(&pending, line);
-    if (!statement_complete(buf_str(&pending)))
+    char *text = buf_str(&pending);
+    if (no_statement(text)) {
+      pending.len = 0;
       continue;
-    char *text = xstrdup(buf_str(&pending));
+    }
+    if (!ends_with_terminator(text))
+      continue;
+    /* a probe under the next input's name: the numbering does not move */
+    Source *probe = source_from_string(xprintf("<input %d>", r->chunks + 1), text);
+    if (parse_input_incomplete(probe))
+      continue;
+    text = xstrdup(text);
     pending.len = 0;
     if (r->interactive)
       add_history(text);
-    run_source(r, chunk_source(r, text));
+    interrupt_clear();
+    guarded(r, run_text, text);
+    interrupt_clear();
   }
-  if (pending.len && skip_blanks(buf_str(&pending))[0])
-    fprintf(stderr, "error: the input ended inside a statement (a ';' is missing)\n");
+  fflush(stdout);
   return NULL;
 }
 
-int repl_run(const char *file, bool stats) {
+int repl_run(const char *file, bool stats, bool check_ir, bool no_fusion) {
   Repl *r = NEW(Repl);
   r->interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
   r->stats = stats;
+  r->check_ir = check_ir;
+  r->no_fusion = no_fusion;
+  r->engine = pipeline_engine("eval");
   if (r->interactive) {
     rl_readline_name = "nessie";
+    /* libedit must not catch SIGINT itself: ours makes readline() return
+       (catch_sigint) */
+    rl_catch_signals = 0;
     using_history();
     const char *home = getenv("HOME");
     if (home) {
       r->history_file = xprintf("%s/.nessie_history", home);
       read_history(r->history_file);
     }
+    /* only the REPL's thread takes SIGINT (see repl_loop) */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
   }
   ReplJob job = {r, file};
   run_on_big_stack(repl_loop, &job);

@@ -22,6 +22,7 @@
  */
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../frontend/types.h"
 #include "../rt/rt.h"
@@ -35,6 +36,7 @@ typedef struct RtDef {
   Value value;
   Def *current;   /* functions: the redefinition that replaced this one */
   const Prim *prim; /* primitives: the C implementation, once looked up */
+  bool boxed_args;  /* an eval/io.c primitive: its argument is boxed */
 } RtDef;
 
 /* A call of a (possibly polymorphic) user or library function: what its
@@ -68,6 +70,8 @@ struct Eval {
   int user_depth;      /* calls of user functions under way */
   Loc stmt_call_loc;   /* the outermost of them, in the statement itself */
   bool mid_line;       /* the program's output did not end with a newline */
+  Loc loc;             /* the innermost call under way, for an error that
+                          has no place of its own (out of memory) */
 };
 
 static Value eval(Eval *ev, Expr *e, Env *env);
@@ -121,28 +125,55 @@ static Def *innermost_user_function(Eval *ev) {
   return NULL;
 }
 
-/* A run-time error is reported at the place in the failing statement
-   where it arose: the statement's own code, or the call in it that led to
-   the error.  The message says where inside a user function it happened,
-   and which library function was running (by its operator's spelling for
-   operators). */
+/* Reports 'msg' at 'loc' as a run-time error of the statement and stops
+   it.  A run-time error is reported at the place in the failing
+   statement where it arose: the statement's own code, or the call in it
+   that led to the error.  The message says where inside a user function
+   it happened, and (when 'name_library') which library function the
+   user called, by its operator's spelling for operators. */
+_Noreturn static void stop(Eval *ev, Loc loc, char *msg, bool name_library) {
+  line_start(ev);
+  /* the runtime's words (rt/error.c), from what the evaluator knows of
+     the calls under way: every engine words its errors alike */
+  Def *fn = ev->user_depth > 0 ? innermost_user_function(ev) : NULL;
+  RtLoc none = {0};
+  RtContext c = {name_library && ev->in_library ? ev->lib_fn : NULL,
+                 name_library && ev->in_library ? rt_loc(ev->user_loc) : none, fn ? fn->name : ev->ctx_user_fn,
+                 rt_loc(ev->stmt_call_loc)};
+  const char *words = rt_error_message(&c, rt_loc(loc), NULL, msg, NULL);
+  /* where: the same place rt_error_message chose, as a Loc with its
+     source, for the line and the caret */
+  Loc where = c.user_fn ? ev->stmt_call_loc : c.lib_fn ? ev->user_loc : loc;
+  diag_runtime_error(ev->out, where, words);
+  if (!ev->stop)
+    die("run-time error outside a statement: %s", msg);
+  longjmp(*ev->stop, 1);
+}
+
 void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *msg = xvprintf(fmt, ap);
   va_end(ap);
-  line_start(ev);
-  /* the runtime's words (rt/error.c), from what the evaluator knows of
-     the calls under way */
-  Def *fn = ev->user_depth > 0 ? innermost_user_function(ev) : NULL;
-  RtLoc none = {0};
-  RtContext c = {ev->in_library ? ev->lib_fn : NULL, ev->in_library ? rt_loc(ev->user_loc) : none,
-                 fn ? fn->name : ev->ctx_user_fn, rt_loc(ev->stmt_call_loc)};
-  fprintf(ev->out, "error: %s\n", rt_error_text(&c, rt_loc(loc), NULL, msg));
-  fflush(ev->out);
-  if (!ev->stop)
-    die("run-time error outside a statement: %s", msg);
-  longjmp(*ev->stop, 1);
+  stop(ev, loc, msg, true);
+}
+
+void ev_interrupted(Eval *ev, Loc loc) {
+  if (isatty(fileno(ev->out)))
+    fputc('\n', ev->out); /* after the ^C the terminal echoed */
+  stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false);
+}
+
+/* The statement's allocation failed: stop it, at the call under way. */
+static void out_of_memory(void *ctx, size_t size) {
+  Eval *ev = ctx;
+  stop(ev, ev->loc, xprintf("out of memory (could not allocate %zu bytes)", size), false);
+}
+
+/* Ctrl-C: one load of a volatile flag at every call and element. */
+static inline void check_interrupt(Eval *ev, Loc loc) {
+  if (interrupt_pending())
+    ev_interrupted(ev, loc);
 }
 
 /* ---- patterns ---- */
@@ -280,6 +311,8 @@ static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
   check_stack(ev, loc);
   if (!d->top->body) /* the checker rejects a statement that would get here */
     ev_error(ev, loc, "'%s' is declared but not defined", d->name);
+  check_interrupt(ev, loc);
+  ev->loc = loc;
   ev->stats.calls++;
   bool entered = !ev->in_library && d->library;
   if (entered) {
@@ -304,12 +337,16 @@ static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
 static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
   ev->stats.calls++;
   ev->stats.prim_calls++;
+  ev->loc = loc;
   RtDef *r = rt(d);
   if (!r->prim) {
     r->prim = prim_lookup(d->name);
     if (!r->prim)
       die("primitive %s has no implementation", d->name);
+    r->boxed_args = r->prim == prim_lookup_io(d->name);
   }
+  if (r->boxed_args)
+    arg = val_boxed(arg); /* io.c indexes Seq.elems */
   bool entered = !ev->in_library;
   if (entered) {
     ev->in_library = true;
@@ -375,6 +412,12 @@ static Value global_value(Eval *ev, Def *d, Loc loc) {
 
 /* ---- expressions ---- */
 
+/* {body : p1 in s1; ... | filter}.  A generator whose pattern is a
+   name binds it in one environment node that each element overwrites: no
+   value keeps an environment, so nothing can see the node after its
+   element is done, and an apply-to-each over 10^8 elements allocates no
+   node per element.  The result is packed when its elements are
+   scalars. */
 static Value eval_apply(Eval *ev, Expr *e, Env *env) {
   int n = e->u.apply.gens.len;
   Value *seqs = xmalloc(sizeof(Value) * (size_t)n);
@@ -388,18 +431,39 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
                (long long)len, (long long)l);
     len = l;
   }
-  Value result = val_seq_new(len);
+  /* when every generator binds a name: one reusable node each, the last
+     generator's first, as match() would chain them */
+  bool all_names = true;
+  for (int g = 0; g < n; g++)
+    all_names &= ((Generator *)e->u.apply.gens.data[g])->pat->kind == PAT_VAR;
+  Env *reused = env;
+  for (int g = 0; all_names && g < n; g++)
+    reused = bind(reused, ((Generator *)e->u.apply.gens.data[g])->pat->name, val_int(0));
+  Value result = {.kind = V_SEQ, .u.seq = NULL};
   int64_t out = 0;
   for (int64_t i = 0; i < len; i++) {
-    Env *inner = env;
-    for (int g = 0; g < n; g++) {
-      Generator *gen = e->u.apply.gens.data[g];
-      inner = match(inner, gen->pat, seqs[g].u.seq->elems[i]);
+    check_interrupt(ev, e->loc);
+    Env *inner = reused;
+    if (all_names) {
+      Env *node = reused;
+      for (int g = n - 1; g >= 0; g--, node = node->next)
+        node->value = seq_get(seqs[g].u.seq, i);
+    } else {
+      inner = env;
+      for (int g = 0; g < n; g++) {
+        Generator *gen = e->u.apply.gens.data[g];
+        inner = match(inner, gen->pat, seq_get(seqs[g].u.seq, i));
+      }
     }
     if (e->u.apply.filter && !eval(ev, e->u.apply.filter, inner).u.b)
       continue;
-    result.u.seq->elems[out++] = eval(ev, e->u.apply.body, inner);
+    Value v = eval(ev, e->u.apply.body, inner);
+    if (!result.u.seq)
+      result = val_seq_like(v, len - i);
+    seq_set(result.u.seq, out++, v);
   }
+  if (!result.u.seq)
+    result = val_seq_new(0);
   result.u.seq->len = out;
   return result;
 }
@@ -411,9 +475,12 @@ static Value eval_range(Eval *ev, Expr *e, Env *env) {
   if (end < s || d <= 0)
     ev_error(ev, e->loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, end, d);
   int64_t len = ((int64_t)end - s + d - 1) / d;
-  Value v = val_seq_new(len);
-  for (int64_t i = 0; i < len; i++)
-    v.u.seq->elems[i] = val_int((int32_t)(s + i * d));
+  Value v = val_seq_packed(V_INT, len);
+  for (int64_t i = 0; i < len; i++) {
+    seq_set(v.u.seq, i, val_int((int32_t)(s + i * d)));
+    if ((i & 0xffff) == 0)
+      check_interrupt(ev, e->loc);
+  }
   return v;
 }
 
@@ -433,8 +500,11 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
     return val_bool(e->u.bval);
   case EX_CHAR:
     return val_char(e->u.cval);
-  case EX_STRING:
-    return val_string(e->u.str.chars, e->u.str.len);
+  case EX_STRING: {
+    Value v = val_seq_packed(V_CHAR, (int64_t)e->u.str.len);
+    memcpy(v.u.seq->elems, e->u.str.chars, e->u.str.len);
+    return v;
+  }
   case EX_VAR: {
     Value v;
     if (!e->u.ref.def && lookup(env, e->u.ref.name, &v))
@@ -466,10 +536,14 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
     return val_pair(a, eval(ev, e->u.pair.snd, env));
   }
   case EX_SEQ: {
-    Value v = val_seq_new(e->u.elems.len);
-    for (int i = 0; i < e->u.elems.len; i++)
-      v.u.seq->elems[i] = eval(ev, e->u.elems.data[i], env);
-    return v;
+    Value v = {.kind = V_SEQ, .u.seq = NULL};
+    for (int i = 0; i < e->u.elems.len; i++) {
+      Value x = eval(ev, e->u.elems.data[i], env);
+      if (!v.u.seq)
+        v = val_seq_like(x, e->u.elems.len);
+      seq_set(v.u.seq, i, x);
+    }
+    return v.u.seq ? v : val_seq_new(0);
   }
   case EX_EMPTY:
     return val_seq_new(0);
@@ -481,7 +555,7 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
     if (i < 0 || i >= s.u.seq->len)
       ev_error(ev, e->loc, "subscript %d is out of range for a sequence of length %lld", i,
                (long long)s.u.seq->len);
-    return s.u.seq->elems[i];
+    return seq_get(s.u.seq, i);
   }
   case EX_IF:
     if (eval(ev, e->u.ifx.cond, env).u.b)
@@ -547,12 +621,17 @@ static void forward_redefinition(Def *d) {
     }
 }
 
+/* Evaluates the statement's expression; on a run-time error (reported),
+   '*ok' is false.  Running out of memory is such an error: the statement
+   stops and the next one runs (alloc_set_oom_handler). */
 static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
   jmp_buf jb;
   jmp_buf *saved = ev->stop;
   ev->stop = &jb;
   ev->in_library = false;
+  ev->loc = top->loc;
   if (setjmp(jb)) {
+    alloc_set_oom_handler(NULL, NULL);
     ev->stop = saved;
     ev->in_library = false;
     ev->frame = NULL;
@@ -560,7 +639,9 @@ static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
     *ok = false;
     return val_int(0);
   }
+  alloc_set_oom_handler(out_of_memory, ev);
   Value v = eval(ev, top->body, NULL);
+  alloc_set_oom_handler(NULL, NULL);
   ev->stop = saved;
   *ok = true;
   return v;
@@ -651,8 +732,87 @@ Value ev_call_prim(Eval *ev, const char *name, Value arg, Loc loc, Type *type) {
   const Prim *p = prim_lookup(name);
   if (!p)
     die("primitive %s has no implementation", name);
-  return p->fn(ev, arg, loc, type);
+  /* the callers (flat_layout.c) index Seq.elems */
+  return val_boxed(p->fn(ev, arg, loc, type));
 }
+
+/* ---- the REPL's values, for the other engines ----
+   The REPL keeps every top-level value in the Defs' RtDef, whichever
+   engine computed it.  The flat and λcu engines reach them through two
+   primitives (lib-nesl: __global_value, __keep_value) that mono puts in
+   place of the reads (MonoExternals) and around a binding's value; both
+   tables are the process's, as the REPL is. */
+
+static Vec exported;        /* Def * by slot */
+static PtrMap export_slots; /* Def -> slot + 1 */
+static Vec kept;            /* Value * by slot, NULL until kept */
+
+int ev_export_global(Def *d) {
+  intptr_t slot = (intptr_t)ptrmap_get(&export_slots, d);
+  if (slot)
+    return (int)slot - 1;
+  vec_push(&exported, d);
+  ptrmap_put(&export_slots, d, (void *)(intptr_t)exported.len);
+  return exported.len - 1;
+}
+
+int ev_keep_slot(void) {
+  vec_push(&kept, NULL);
+  return kept.len - 1;
+}
+
+bool ev_take_kept(int slot, Value *out) {
+  Value *v = vec_get(&kept, slot);
+  if (!v)
+    return false;
+  *out = *v;
+  kept.data[slot] = NULL;
+  return true;
+}
+
+/* __global_value(k): the value of exported global k */
+Value ev_prim_global_value(Eval *ev, Value k, Loc loc, Type *type) {
+  (void)type;
+  Def *d = vec_get(&exported, k.u.i);
+  return global_value(ev, d, loc);
+}
+
+bool ev_exported_value(Eval *ev, int k, Value *out, const char **name) {
+  Def *d = vec_get(&exported, k);
+  RtDef *r = rt(d);
+  (void)ev;
+  *name = d->name;
+  if (!r->has_value)
+    return false;
+  *out = r->value;
+  return true;
+}
+
+/* __keep_value(k, v): v, kept in slot k */
+Value ev_prim_keep_value(Eval *ev, Value a, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  int k = a.u.pair->fst.u.i;
+  if (k < 0 || k >= kept.len)
+    die("__keep_value: no slot %d", k);
+  Value *v = NEW(Value);
+  *v = a.u.pair->snd;
+  kept.data[k] = v;
+  return *v;
+}
+
+void ev_define_top(TopLevel *top, Value v) {
+  int next = 0;
+  define_values(top->pat, v, &top->bound, &next);
+}
+
+void ev_note_definition(TopLevel *top) {
+  if (top->kind == TOP_FUNCTION || top->kind == TOP_DATATYPE)
+    forward_redefinition(top->def);
+}
+
+Def *ev_current_def(Def *d) { return current(d); }
 
 void ev_begin_line(Eval *ev) { line_start(ev); }
 

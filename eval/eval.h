@@ -39,8 +39,19 @@ typedef struct Value {
   } u;
 } Value;
 
+/* A sequence.  Boxed (packed false): 'elems' holds len Values, which is
+   how every sequence made by val_seq_new() is, so code outside eval/ may
+   index 'elems' of those.  Packed: a sequence of scalars of kind 'elem'
+   (V_INT, V_FLOAT, V_BOOL, V_CHAR) stored unboxed where 'elems' begins,
+   as int32_t, double, bool or char, in a block the collector does not
+   scan: 4 bytes an int instead of 16.  The evaluator makes packed ones
+   (val_seq_packed); seq_get/seq_set read and write either kind, and a
+   value leaving eval/ for code that indexes 'elems' is boxed first
+   (val_boxed: ev_call_prim's results, eval/io.c's arguments). */
 typedef struct Seq {
   int64_t len;
+  bool packed;
+  ValueKind elem; /* packed: the kind of every element */
   Value elems[];
 } Seq;
 
@@ -60,9 +71,61 @@ Value val_bool(bool b);
 Value val_char(char c);
 Value val_pair(Value a, Value b);
 Value val_data(Def *con, Value fields);
-Value val_seq_new(int64_t len); /* elements zeroed (int 0) */
-Value val_string(const char *s, size_t n);
+Value val_seq_new(int64_t len); /* boxed, elements zeroed (int 0) */
+Value val_string(const char *s, size_t n); /* boxed */
 char *val_string_chars(Value v); /* a [char] as a NUL-terminated C string */
+
+/* A packed sequence of 'len' scalars of kind 'elem', not initialized. */
+Value val_seq_packed(ValueKind elem, int64_t len);
+/* A sequence of 'len' elements like 'sample' (an element): packed for a
+   scalar, boxed otherwise; not initialized when packed. */
+Value val_seq_like(Value sample, int64_t len);
+/* 'v' with every sequence inside it boxed (itself when nothing is
+   packed). */
+Value val_boxed(Value v);
+/* Copies 'n' elements of 'src' from 'from' to 'dst' at 'at'; either may
+   be packed or boxed. */
+void val_seq_copy(Seq *dst, int64_t at, const Seq *src, int64_t from, int64_t n);
+
+/* Element 'i' of 's', either kind. */
+static inline Value seq_get(const Seq *s, int64_t i) {
+  if (!s->packed)
+    return s->elems[i];
+  const void *raw = s->elems;
+  switch (s->elem) {
+  case V_INT:
+    return (Value){.kind = V_INT, .u.i = ((const int32_t *)raw)[i]};
+  case V_FLOAT:
+    return (Value){.kind = V_FLOAT, .u.f = ((const double *)raw)[i]};
+  case V_BOOL:
+    return (Value){.kind = V_BOOL, .u.b = ((const bool *)raw)[i]};
+  default:
+    return (Value){.kind = V_CHAR, .u.c = ((const char *)raw)[i]};
+  }
+}
+
+/* Sets element 'i' of 's' to 'v' (of the packed kind, when packed). */
+static inline void seq_set(Seq *s, int64_t i, Value v) {
+  if (!s->packed) {
+    s->elems[i] = v;
+    return;
+  }
+  void *raw = s->elems;
+  switch (s->elem) {
+  case V_INT:
+    ((int32_t *)raw)[i] = v.u.i;
+    return;
+  case V_FLOAT:
+    ((double *)raw)[i] = v.u.f;
+    return;
+  case V_BOOL:
+    ((bool *)raw)[i] = v.u.b;
+    return;
+  default:
+    ((char *)raw)[i] = v.u.c;
+    return;
+  }
+}
 
 /* Structural equality (eql): same shape and same scalars. */
 bool val_equal(Value a, Value b);
@@ -119,11 +182,42 @@ void ev_begin_line(Eval *ev);
 
 /* ---- run-time errors ---- */
 
-/* Stops the current statement with `error: file:line:col: message`.  The
-   location is that of the user's code: inside a library function, the
-   call from user code that led there, and the message names the library
-   function. */
+/* Stops the current statement with `error: file:line:col: message` on
+   the transcript, and the source line with a caret on stderr
+   (diag_runtime_error).  The location is that of the user's code: inside
+   a library function, the call from user code that led there, and the
+   message names the library function the user called ("mod: division by
+   zero", not the "rem" inside it). */
 _Noreturn void ev_error(Eval *ev, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Stops the current statement because Ctrl-C was pressed
+   (interrupt_pending); the REPL clears the flag. */
+_Noreturn void ev_interrupted(Eval *ev, Loc loc);
+
+/* ---- the REPL's values, for the flat and λcu engines ----
+   Every top-level value of a REPL session lives in the evaluator's
+   store, whichever engine computed it.  A statement run by another
+   engine reads an earlier value through the primitive __global_value(k)
+   (k from ev_export_global: mono puts the call in place of the read, see
+   MonoExternals), and a binding's value comes back through
+   __keep_value(k, v) (k from ev_keep_slot) wrapped around its
+   expression, then ev_take_kept and ev_define_top store it. */
+int ev_export_global(Def *d);
+int ev_keep_slot(void);
+bool ev_take_kept(int slot, Value *out); /* false: nothing was kept */
+/* Gives the variables of binding 'top' (checked) the parts of 'v'. */
+void ev_define_top(TopLevel *top, Value v);
+/* A definition run by another engine: a redefinition with an equivalent
+   type replaces the old one from now on (NESL.md), in every engine. */
+void ev_note_definition(TopLevel *top);
+/* The definition that replaced 'd' (d itself if none). */
+Def *ev_current_def(Def *d);
+/* The value of exported global k into '*out' (the flat and λcu engines'
+   __global_value, driver/store.c); false, with its name in '*name', when
+   its definition stopped with an error and it has no value. */
+bool ev_exported_value(Eval *ev, int k, Value *out, const char **name);
+/* The two primitives (prims.c's table). */
+Value ev_prim_global_value(Eval *ev, Value k, Loc loc, struct Type *type);
+Value ev_prim_keep_value(Eval *ev, Value a, Loc loc, struct Type *type);
 
 /* ---- prims.c ---- */
 

@@ -215,14 +215,14 @@ static Value p_rshift(Eval *ev, Value a, Loc loc, Type *type) {
 static Value p_sqrt(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
   if (x.u.f < 0)
-    ev_error(ev, loc, "sqrt of a negative number (%g)", x.u.f);
+    ev_error(ev, loc, "sqrt: the argument %g is negative", x.u.f);
   return val_float(sqrt(x.u.f));
 }
 
 static Value p_ln(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
   if (x.u.f <= 0)
-    ev_error(ev, loc, "ln of a number that is not positive (%g)", x.u.f);
+    ev_error(ev, loc, "ln: the argument %g is not positive", x.u.f);
   return check_float(ev, loc, log(x.u.f), "ln");
 }
 
@@ -325,6 +325,23 @@ static Value p_error(Eval *ev, Value msg, Loc loc, Type *type) {
 
 static Seq *seq(Value v) { return v.u.seq; }
 
+/* A result of 'len' elements represented like those of 's' (packed
+   scalars stay packed, a boxed sequence of scalars is packed too). */
+static Value like(const Seq *s, int64_t len) {
+  if (s->packed)
+    return val_seq_packed(s->elem, len);
+  return s->len ? val_seq_like(s->elems[0], len) : val_seq_new(len);
+}
+
+/* The same from whichever of 'a' and 'b' has an element. */
+static Value like2(const Seq *a, const Seq *b, int64_t len) { return like(a->len || !b->len ? a : b, len); }
+
+/* Ctrl-C in a long loop of a primitive: polled every 2^16 elements. */
+static void poll_interrupt(Eval *ev, Loc loc, int64_t i) {
+  if ((i & 0xffff) == 0 && interrupt_pending())
+    ev_interrupted(ev, loc);
+}
+
 static Value p_length(Eval *ev, Value v, Loc loc, Type *type) {
   (void)type;
   (void)ev;
@@ -338,9 +355,11 @@ static Value p_dist(Eval *ev, Value a, Loc loc, Type *type) {
   int32_t n = SND(a).u.i;
   if (n < 0)
     ev_error(ev, loc, "dist: negative length %d", n);
-  Value r = val_seq_new(n);
-  for (int32_t i = 0; i < n; i++)
-    r.u.seq->elems[i] = x;
+  Value r = val_seq_like(x, n);
+  for (int32_t i = 0; i < n; i++) {
+    seq_set(r.u.seq, i, x);
+    poll_interrupt(ev, loc, i);
+  }
   return r;
 }
 
@@ -351,9 +370,11 @@ static Value p_range(Eval *ev, Value a, Loc loc, Type *type) {
   if (e < s || d <= 0)
     ev_error(ev, loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, e, d);
   int64_t len = ((int64_t)e - s + d - 1) / d;
-  Value r = val_seq_new(len);
-  for (int64_t i = 0; i < len; i++)
-    r.u.seq->elems[i] = val_int((int32_t)(s + i * d));
+  Value r = val_seq_packed(V_INT, len);
+  for (int64_t i = 0; i < len; i++) {
+    seq_set(r.u.seq, i, val_int((int32_t)(s + i * d)));
+    poll_interrupt(ev, loc, i);
+  }
   return r;
 }
 
@@ -368,18 +389,18 @@ static Value p_elt(Eval *ev, Value a, Loc loc, Type *type) {
   Seq *s = seq(a.u.pair->fst);
   int32_t i = SND(a).u.i;
   check_index(ev, loc, i, s->len, "subscript");
-  return s->elems[i];
+  return seq_get(s, i);
 }
 
 /* values -> indices */
 static Value p_gather(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
   Seq *s = seq(a.u.pair->fst), *idx = seq(SND(a));
-  Value r = val_seq_new(idx->len);
+  Value r = like(s, idx->len);
   for (int64_t k = 0; k < idx->len; k++) {
-    int32_t i = idx->elems[k].u.i;
+    int32_t i = seq_get(idx, k).u.i;
     check_index(ev, loc, i, s->len, "->");
-    r.u.seq->elems[k] = s->elems[i];
+    val_seq_copy(r.u.seq, k, s, i, 1);
   }
   return r;
 }
@@ -391,12 +412,12 @@ static Value p_scatter(Eval *ev, Value a, Loc loc, Type *type) {
   Seq *d = seq(ARG1(a)), *idx = seq(ARG2(a)), *vals = seq(ARG3(a));
   if (idx->len != vals->len)
     ev_error(ev, loc, "<-: %lld indices but %lld values", (long long)idx->len, (long long)vals->len);
-  Value r = val_seq_new(d->len);
-  memcpy(r.u.seq->elems, d->elems, sizeof(Value) * (size_t)d->len);
+  Value r = like2(d, vals, d->len);
+  val_seq_copy(r.u.seq, 0, d, 0, d->len);
   for (int64_t k = 0; k < idx->len; k++) {
-    int32_t i = idx->elems[k].u.i;
+    int32_t i = seq_get(idx, k).u.i;
     check_index(ev, loc, i, d->len, "<-");
-    r.u.seq->elems[i] = vals->elems[k];
+    val_seq_copy(r.u.seq, i, vals, k, 1);
   }
   return r;
 }
@@ -406,11 +427,11 @@ static Value p_pack(Eval *ev, Value a, Loc loc, Type *type) {
   Seq *s = seq(a.u.pair->fst), *flags = seq(SND(a));
   if (s->len != flags->len)
     ev_error(ev, loc, "pack: %lld values but %lld flags", (long long)s->len, (long long)flags->len);
-  Value r = val_seq_new(s->len);
+  Value r = like(s, s->len);
   int64_t n = 0;
   for (int64_t i = 0; i < s->len; i++)
-    if (flags->elems[i].u.b)
-      r.u.seq->elems[n++] = s->elems[i];
+    if (seq_get(flags, i).u.b)
+      val_seq_copy(r.u.seq, n++, s, i, 1);
   r.u.seq->len = n;
   return r;
 }
@@ -420,9 +441,9 @@ static Value p_append(Eval *ev, Value a, Loc loc, Type *type) {
   (void)ev;
   (void)loc;
   Seq *x = seq(a.u.pair->fst), *y = seq(SND(a));
-  Value r = val_seq_new(x->len + y->len);
-  memcpy(r.u.seq->elems, x->elems, sizeof(Value) * (size_t)x->len);
-  memcpy(r.u.seq->elems + x->len, y->elems, sizeof(Value) * (size_t)y->len);
+  Value r = like2(x, y, x->len + y->len);
+  val_seq_copy(r.u.seq, 0, x, 0, x->len);
+  val_seq_copy(r.u.seq, x->len, y, 0, y->len);
   return r;
 }
 
@@ -491,20 +512,23 @@ static ValueKind elem_kind(Type *fun) {
 
 static Value scan(Eval *ev, Value v, Loc loc, Type *type, Combine op) {
   Seq *s = seq(v);
-  Value acc = identity(op, s->len ? s->elems[0].kind : elem_kind(type));
-  Value r = val_seq_new(s->len);
+  Value acc = identity(op, s->len ? seq_get(s, 0).kind : elem_kind(type));
+  Value r = val_seq_packed(acc.kind, s->len);
   for (int64_t i = 0; i < s->len; i++) {
-    r.u.seq->elems[i] = acc;
-    acc = combine(ev, loc, op, acc, s->elems[i]);
+    seq_set(r.u.seq, i, acc);
+    acc = combine(ev, loc, op, acc, seq_get(s, i));
+    poll_interrupt(ev, loc, i);
   }
   return r;
 }
 
 static Value reduce(Eval *ev, Value v, Loc loc, Type *type, Combine op) {
   Seq *s = seq(v);
-  Value acc = identity(op, s->len ? s->elems[0].kind : elem_kind(type));
-  for (int64_t i = 0; i < s->len; i++)
-    acc = combine(ev, loc, op, acc, s->elems[i]);
+  Value acc = identity(op, s->len ? seq_get(s, 0).kind : elem_kind(type));
+  for (int64_t i = 0; i < s->len; i++) {
+    acc = combine(ev, loc, op, acc, seq_get(s, i));
+    poll_interrupt(ev, loc, i);
+  }
   return acc;
 }
 
@@ -526,7 +550,7 @@ static Value extreme_index(Value v, int sign) {
     return val_int(INT32_MAX);
   int64_t best = 0;
   for (int64_t i = 1; i < s->len; i++)
-    if (compare(s->elems[i], s->elems[best]) * sign > 0)
+    if (compare(seq_get(s, i), seq_get(s, best)) * sign > 0)
       best = i;
   return val_int((int32_t)best);
 }
@@ -552,9 +576,10 @@ static Value p_partition(Eval *ev, Value a, Loc loc, Type *type) {
   Seq *s = seq(a.u.pair->fst), *counts = seq(SND(a));
   int64_t total = 0;
   for (int64_t i = 0; i < counts->len; i++) {
-    if (counts->elems[i].u.i < 0)
-      ev_error(ev, loc, "partition: negative count %d", counts->elems[i].u.i);
-    total += counts->elems[i].u.i;
+    int32_t n = seq_get(counts, i).u.i;
+    if (n < 0)
+      ev_error(ev, loc, "partition: negative count %d", n);
+    total += n;
   }
   if (total != s->len)
     ev_error(ev, loc, "partition: the counts add up to %lld, but the sequence has length %lld", (long long)total,
@@ -562,9 +587,9 @@ static Value p_partition(Eval *ev, Value a, Loc loc, Type *type) {
   Value r = val_seq_new(counts->len);
   int64_t at = 0;
   for (int64_t i = 0; i < counts->len; i++) {
-    int32_t n = counts->elems[i].u.i;
-    Value part = val_seq_new(n);
-    memcpy(part.u.seq->elems, s->elems + at, sizeof(Value) * (size_t)n);
+    int32_t n = seq_get(counts, i).u.i;
+    Value part = like(s, n);
+    val_seq_copy(part.u.seq, 0, s, at, n);
     at += n;
     r.u.seq->elems[i] = part;
   }
@@ -577,13 +602,18 @@ static Value p_flatten(Eval *ev, Value v, Loc loc, Type *type) {
   (void)loc;
   Seq *s = seq(v);
   int64_t total = 0;
-  for (int64_t i = 0; i < s->len; i++)
-    total += seq(s->elems[i])->len;
-  Value r = val_seq_new(total);
+  Seq *sample = NULL; /* a part with elements, for the representation */
+  for (int64_t i = 0; i < s->len; i++) {
+    Seq *part = seq(seq_get(s, i));
+    total += part->len;
+    if (!sample && part->len)
+      sample = part;
+  }
+  Value r = sample ? like(sample, total) : val_seq_new(0);
   int64_t at = 0;
   for (int64_t i = 0; i < s->len; i++) {
-    Seq *part = seq(s->elems[i]);
-    memcpy(r.u.seq->elems + at, part->elems, sizeof(Value) * (size_t)part->len);
+    Seq *part = seq(seq_get(s, i));
+    val_seq_copy(r.u.seq, at, part, 0, part->len);
     at += part->len;
   }
   return r;
@@ -610,12 +640,12 @@ static Value rank(Value v, int sign) {
   Seq *s = seq(v);
   RankItem *items = xmalloc(sizeof(RankItem) * (size_t)(s->len ? s->len : 1));
   for (int64_t i = 0; i < s->len; i++)
-    items[i] = (RankItem){s->elems[i], i};
+    items[i] = (RankItem){seq_get(s, i), i};
   rank_sign = sign;
   qsort(items, (size_t)s->len, sizeof(RankItem), rank_compare);
-  Value r = val_seq_new(s->len);
+  Value r = val_seq_packed(V_INT, s->len);
   for (int64_t k = 0; k < s->len; k++)
-    r.u.seq->elems[items[k].index] = val_int((int32_t)k);
+    seq_set(r.u.seq, items[k].index, val_int((int32_t)k));
   return r;
 }
 
@@ -646,15 +676,16 @@ static Value p_name(Eval *ev, Value v, Loc loc, Type *type) {
   int64_t *table = xmalloc_atomic(sizeof(int64_t) * (size_t)cap);
   for (int64_t i = 0; i < cap; i++)
     table[i] = -1;
-  Value r = val_seq_new(s->len);
+  Value r = val_seq_packed(V_INT, s->len);
   /* from the end: the first time a value is seen is its last occurrence */
   for (int64_t i = s->len - 1; i >= 0; i--) {
-    uint64_t h = val_hash(s->elems[i]) & (uint64_t)(cap - 1);
-    while (table[h] >= 0 && !val_equal(s->elems[table[h]], s->elems[i]))
+    Value x = seq_get(s, i);
+    uint64_t h = val_hash(x) & (uint64_t)(cap - 1);
+    while (table[h] >= 0 && !val_equal(seq_get(s, table[h]), x))
       h = (h + 1) & (uint64_t)(cap - 1);
     if (table[h] < 0)
       table[h] = i;
-    r.u.seq->elems[i] = val_int((int32_t)table[h]);
+    seq_set(r.u.seq, i, val_int((int32_t)table[h]));
   }
   return r;
 }
@@ -732,6 +763,7 @@ static const Prim prims[] = {
     {"partition", p_partition, false}, {"flatten", p_flatten, false},
     {"rank", p_rank, false}, {"rank_down", p_rank_down, false}, {"name", p_name, false},
     {"eql", p_eql, false}, {"hash", p_hash, false}, {"identity", p_identity, false},
+    {"__global_value", ev_prim_global_value, false}, {"__keep_value", ev_prim_keep_value, false},
 };
 
 const Prim *prim_lookup(const char *name) {

@@ -2,7 +2,10 @@
  * value.c: the evaluator's values and their printing in NESL's format.
  *
  * Scalars are held unboxed in a 16-byte Value; sequences, pairs and
- * datatype values point to GC-allocated blocks.  Printing is directed by
+ * datatype values point to GC-allocated blocks.  A sequence of scalars
+ * made by the evaluator is packed: its elements unboxed in a block the
+ * collector does not scan (eval.h, Seq), which is what makes
+ * `sum({1 : i in [0:100000000]})` fit in a few hundred megabytes.  Printing is directed by
  * the static type where it matters ([char] prints as a string), and uses
  * rt/print.c for scalars so that every backend prints alike.
  */
@@ -32,10 +35,117 @@ Value val_data(Def *con, Value fields) {
   return (Value){.kind = V_DATA, .u.data = d};
 }
 
+/* Bytes per element of a sequence: packed of kind 'elem', or boxed. */
+static size_t elem_size(bool packed, ValueKind elem) {
+  if (!packed)
+    return sizeof(Value);
+  switch (elem) {
+  case V_INT:
+    return sizeof(int32_t);
+  case V_FLOAT:
+    return sizeof(double);
+  case V_BOOL:
+    return sizeof(bool);
+  case V_CHAR:
+    return sizeof(char);
+  default:
+    die("a packed sequence of a non-scalar kind %d", (int)elem);
+  }
+}
+
+/* 'len' elements of 'size' bytes after the header, or a request too big
+   for size_t (which the allocator reports as out of memory). */
+static size_t seq_bytes(int64_t len, size_t size) {
+  if (len < 0 || (uint64_t)len > (SIZE_MAX - sizeof(Seq)) / size)
+    return SIZE_MAX;
+  return sizeof(Seq) + size * (size_t)len;
+}
+
 Value val_seq_new(int64_t len) {
-  Seq *s = xmalloc(sizeof(Seq) + sizeof(Value) * (size_t)len);
+  Seq *s = xmalloc(seq_bytes(len, sizeof(Value)));
   s->len = len;
   return (Value){.kind = V_SEQ, .u.seq = s};
+}
+
+Value val_seq_packed(ValueKind elem, int64_t len) {
+  /* atomic: the collector neither scans nor zeroes it */
+  Seq *s = xmalloc_atomic(seq_bytes(len, elem_size(true, elem)));
+  s->len = len;
+  s->packed = true;
+  s->elem = elem;
+  return (Value){.kind = V_SEQ, .u.seq = s};
+}
+
+static bool is_scalar(ValueKind k) { return k == V_INT || k == V_FLOAT || k == V_BOOL || k == V_CHAR; }
+
+Value val_seq_like(Value sample, int64_t len) {
+  return is_scalar(sample.kind) ? val_seq_packed(sample.kind, len) : val_seq_new(len);
+}
+
+void val_seq_copy(Seq *dst, int64_t at, const Seq *src, int64_t from, int64_t n) {
+  if (n <= 0)
+    return;
+  if (dst->packed == src->packed && (!dst->packed || dst->elem == src->elem)) {
+    size_t size = elem_size(dst->packed, dst->elem);
+    memmove((char *)dst->elems + (size_t)at * size, (const char *)src->elems + (size_t)from * size, (size_t)n * size);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++)
+    seq_set(dst, at + i, seq_get(src, from + i));
+}
+
+/* 'b' is 'a' itself: the same scalar kind, or the same block. */
+static bool same(Value a, Value b) {
+  switch (a.kind) {
+  case V_SEQ:
+    return b.kind == V_SEQ && a.u.seq == b.u.seq;
+  case V_PAIR:
+    return b.kind == V_PAIR && a.u.pair == b.u.pair;
+  case V_DATA:
+    return b.kind == V_DATA && a.u.data == b.u.data;
+  default:
+    return a.kind == b.kind;
+  }
+}
+
+Value val_boxed(Value v) {
+  switch (v.kind) {
+  case V_SEQ: {
+    Seq *s = v.u.seq;
+    if (s->packed) {
+      Value r = val_seq_new(s->len);
+      for (int64_t i = 0; i < s->len; i++)
+        r.u.seq->elems[i] = seq_get(s, i);
+      return r;
+    }
+    if (s->len == 0 || is_scalar(s->elems[0].kind))
+      return v;
+    Value r = v; /* copied when the first element changes */
+    for (int64_t i = 0; i < s->len; i++) {
+      Value e = val_boxed(s->elems[i]);
+      if (same(e, s->elems[i]))
+        continue;
+      if (r.u.seq == s) {
+        r = val_seq_new(s->len);
+        memcpy(r.u.seq->elems, s->elems, sizeof(Value) * (size_t)s->len);
+      }
+      r.u.seq->elems[i] = e;
+    }
+    return r;
+  }
+  case V_PAIR: {
+    Value a = val_boxed(v.u.pair->fst), b = val_boxed(v.u.pair->snd);
+    if (same(a, v.u.pair->fst) && same(b, v.u.pair->snd))
+      return v;
+    return val_pair(a, b);
+  }
+  case V_DATA: {
+    Value f = val_boxed(v.u.data->fields);
+    return same(f, v.u.data->fields) ? v : val_data(v.u.data->con, f);
+  }
+  default:
+    return v;
+  }
 }
 
 Value val_string(const char *s, size_t n) {
@@ -48,8 +158,11 @@ Value val_string(const char *s, size_t n) {
 char *val_string_chars(Value v) {
   Seq *s = v.u.seq;
   char *r = xmalloc_atomic((size_t)s->len + 1);
-  for (int64_t i = 0; i < s->len; i++)
-    r[i] = s->elems[i].u.c;
+  if (s->packed)
+    memcpy(r, s->elems, (size_t)s->len);
+  else
+    for (int64_t i = 0; i < s->len; i++)
+      r[i] = s->elems[i].u.c;
   r[s->len] = '\0';
   return r;
 }
@@ -70,7 +183,7 @@ bool val_equal(Value a, Value b) {
     if (a.u.seq->len != b.u.seq->len)
       return false;
     for (int64_t i = 0; i < a.u.seq->len; i++)
-      if (!val_equal(a.u.seq->elems[i], b.u.seq->elems[i]))
+      if (!val_equal(seq_get(a.u.seq, i), seq_get(b.u.seq, i)))
         return false;
     return true;
   case V_PAIR:
@@ -103,7 +216,7 @@ uint64_t val_hash(Value v) {
   case V_SEQ: {
     uint64_t h = mix(5, (uint64_t)v.u.seq->len);
     for (int64_t i = 0; i < v.u.seq->len; i++)
-      h = mix(h, val_hash(v.u.seq->elems[i]));
+      h = mix(h, val_hash(seq_get(v.u.seq, i)));
     return h;
   }
   case V_PAIR:
@@ -167,11 +280,11 @@ static void print(Buf *b, Value v, Type *t) {
   case V_SEQ: {
     Seq *s = v.u.seq;
     Type *et = t && t->kind == T_SEQ ? resolved(t->elem) : NULL;
-    bool is_string = et ? et->kind == T_CHAR : (s->len > 0 && s->elems[0].kind == V_CHAR);
+    bool is_string = et ? et->kind == T_CHAR : (s->len > 0 && seq_get(s, 0).kind == V_CHAR);
     if (is_string) {
       buf_putc(b, '"');
       for (int64_t i = 0; i < s->len; i++) {
-        char c = s->elems[i].u.c;
+        char c = seq_get(s, i).u.c;
         if (c == '"' || c == '\\')
           buf_putc(b, '\\'); /* as NESL prints them: "quote \" inside" */
         buf_putc(b, c);
@@ -183,7 +296,7 @@ static void print(Buf *b, Value v, Type *t) {
     for (int64_t i = 0; i < s->len; i++) {
       if (i)
         buf_puts(b, ", ");
-      print(b, s->elems[i], et);
+      print(b, seq_get(s, i), et);
     }
     buf_putc(b, ']');
     return;

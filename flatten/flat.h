@@ -33,6 +33,7 @@
 #include "../frontend/typecheck.h"
 #include "../frontend/types.h"
 #include "../rt/rt.h"
+#include "../rt/scalar.h" /* the argument checks (RtCheckKind) */
 
 /* The operations are the runtime's (rt/ops.def: names, classes,
    signatures), FLAT_ADD being RT_ADD. */
@@ -146,6 +147,7 @@ typedef struct FlatStmt {
      type and of the result type.  What the runtime reads values by. */
   const RtLayout *layout, *result_layout;
   int site;           /* RAND: numbers the call sites, for the generator */
+  int check;          /* CHECK: the check (RtCheckKind) */
 } FlatStmt;
 
 typedef struct FlatBlock {
@@ -249,6 +251,19 @@ void flat_exec_op(const FlatStmt *s, RtValue **args, int nargs, Vec *results);
 
 /* The value of a constant atom (made anew). */
 RtValue *flat_exec_constant(const FlatAtom *a);
+
+/* Statement 'loc' runs: it is where running out of memory is reported
+   (rt_here), and the statement stops with "interrupted (Ctrl-C)" when
+   Ctrl-C was pressed (interrupt_pending): the interpreters call it at
+   every statement they run, which bounds the wait by one vector
+   operation. */
+static inline void flat_exec_poll(Loc loc) {
+  rt_here = flat_rt_loc(loc); /* for running out of memory */
+  if (interrupt_pending()) {
+    interrupt_clear();
+    rt_fail(flat_rt_loc(loc), NULL, "interrupted (Ctrl-C)");
+  }
+}
 
 /* What flat_exec_run_top needs from an interpreter. */
 typedef struct FlatTopHooks {

@@ -113,6 +113,10 @@ void flat_exec_op(const FlatStmt *s, RtValue **a, int n, Vec *results) {
     host_prim(s, a, n, results);
     return;
   case OPC_ERROR:
+    if (op == RT_CHECK) {
+      rt_check_all(s->check, loc, a, n);
+      return;
+    }
     if (op == RT_ERROR) {
       need(a[0], RT_VEC, s);
       rt_fail(loc, NULL, "%.*s", (int)a[0]->len, a[0]->data.c);
@@ -301,10 +305,36 @@ const char **flat_top_define_names(FlatTop *top) {
 
 /* The components of the value of 'top' as hooks->run computes them, or
    NULL if a run-time error stopped it (its line printed). */
+/* The compiler's allocator ran out while a statement ran (the runtime's
+   own allocations report through rt_alloc): that statement stops, the
+   next one runs, as under the evaluator. */
+static void out_of_memory(void *ctx, size_t size) {
+  (void)ctx;
+  alloc_set_oom_handler(NULL, NULL);
+  rt_fail((RtLoc){0}, NULL, "out of memory (could not allocate %zu bytes)", size);
+}
+
+/* A run-time error as the evaluator reports it: the line on the
+   transcript, the source line and a caret on stderr, counted
+   (diag_runtime_errors). */
+static void report(RtLoc where, const char *words) {
+  Loc loc = {NULL, where.line, where.col};
+  if (where.file) {
+    loc.src = source_find(where.file);
+    if (!loc.src) /* not a file nessie read: no line to show */
+      loc.src = &(Source){.name = where.file, .text = ""};
+  }
+  diag_runtime_error(rt_output(), loc, words);
+}
+
 static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {
   jmp_buf stop;
   jmp_buf *outer = rt_set_stop(&stop);
+  RtReporter outer_reporter = rt_set_reporter(report);
+  alloc_set_oom_handler(out_of_memory, NULL);
   if (setjmp(stop)) {
+    alloc_set_oom_handler(NULL, NULL);
+    rt_set_reporter(outer_reporter);
     rt_set_stop(outer);
     rt_set_context(NULL);
     if (hooks->stopped)
@@ -312,6 +342,8 @@ static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {
     return NULL;
   }
   RtValue **comps = hooks->run(hooks->ctx, n);
+  alloc_set_oom_handler(NULL, NULL);
+  rt_set_reporter(outer_reporter);
   rt_set_stop(outer);
   rt_set_context(NULL);
   return comps;

@@ -242,6 +242,7 @@ static void run_call(FlatInterp *in, const FlatStmt *s) {
 }
 
 static void run_stmt(FlatInterp *in, const FlatStmt *s) {
+  flat_exec_poll(s->loc);
   switch (s->kind) {
   case FS_OP:
     run_op(in, s);

@@ -138,6 +138,9 @@ static void print_op(FILE *out, const FlatStmt *s) {
   case FLAT_RAND:
     fprintf(out, " <site %d>", s->site);
     break;
+  case FLAT_CHECK:
+    fprintf(out, " %s", rt_check_name(s->check));
+    break;
   default:
     break;
   }

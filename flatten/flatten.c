@@ -155,6 +155,20 @@ static void error_if(Fl *fl, FlatAtom *cond, const char *msg) {
   fl->block = saved;
 }
 
+/* NESL's argument check 'kind' (RtCheckKind) on the operands given,
+   scalars or vectors of one length, ending with NULL: it stops the
+   statement in the evaluator's words at the first position that fails. */
+static void check(Fl *fl, int kind, ...) {
+  FlatStmt *s = stmt(fl, FS_OP);
+  s->op = FLAT_CHECK;
+  s->check = kind;
+  va_list ap;
+  va_start(ap, kind);
+  for (FlatAtom *a; (a = va_arg(ap, FlatAtom *));)
+    vec_push(&s->args, a);
+  va_end(ap);
+}
+
 /* A constant [:char:] of the 'n' characters at 's' (NUL bytes included). */
 static FlatAtom *string_vector(Fl *fl, const char *s, size_t n) {
   if (n == 0)
@@ -621,7 +635,7 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
         Generator *g = e->u.apply.gens.data[i];
         FlatAtom *n = vals_length(fl, seqs[i], res(g->seq->type)->elem);
         fl->loc = g->seq->loc;
-        error_if(fl, binary(fl, FLAT_NE, n, inner.len), "length mismatch in an apply-to-each");
+        check(fl, RT_CHECK_LENGTHS, inner.len, n, NULL);
       }
     }
   } else {
@@ -634,9 +648,9 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
         Generator *g = e->u.apply.gens.data[i];
         if (!lens0)
           lens0 = seg_lengths(fl, segdes);
-        FlatAtom *ne = binary(fl, FLAT_NE, lens0, seg_lengths(fl, vec_get(&seqs[i], 0)));
+        FlatAtom *lens = seg_lengths(fl, vec_get(&seqs[i], 0));
         fl->loc = g->seq->loc;
-        error_if(fl, op(fl, FLAT_REDUCE_OR, flat_scalar(FB_BOOL), 1, ne), "length mismatch in an apply-to-each");
+        check(fl, RT_CHECK_LENGTHS, lens0, lens, NULL);
       }
     }
   }
@@ -821,8 +835,7 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
     }
     /* any type: gather the one element, then read it as a host value */
     FlatAtom *n = vals_length(fl, s, t);
-    error_if(fl, binary(fl, FLAT_OR, binary(fl, FLAT_LT, i, int_const(0)), binary(fl, FLAT_GE, i, n)),
-             "subscript out of range");
+    check(fl, RT_CHECK_SUBSCRIPT, i, n, NULL);
     Vals one_elem = gather_values(fl, s, t, dist(fl, i, int_const(1)));
     /* V(t) of one value -> H(t) */
     if (t->kind == T_PAIR) {
@@ -836,8 +849,7 @@ static Vals subscript(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *i) {
   /* lifted: s = (d, V(t)), i a vector */
   FlatAtom *d = vec_get(&s, 0);
   FlatAtom *lens = seg_lengths(fl, d);
-  FlatAtom *bad = binary(fl, FLAT_OR, binary(fl, FLAT_LT, i, dist(fl, int_const(0), ctx->len)), binary(fl, FLAT_GE, i, lens));
-  error_if(fl, op(fl, FLAT_REDUCE_OR, flat_scalar(FB_BOOL), 1, bad), "subscript out of range");
+  check(fl, RT_CHECK_SUBSCRIPT, i, lens, NULL);
   FlatAtom *pos = binary(fl, FLAT_ADD, op(fl, FLAT_SEG_OFFSETS, vec_int(), 1, d), i);
   return gather_values(fl, slice(s, 1, s.len - 1), t, pos);
 }
@@ -869,9 +881,7 @@ static bool invariant_arg(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) {
 static Vals index_invariant(Fl *fl, Ctx *ctx, Vals s, Type *t, FlatAtom *idx, FlatAtom *idx_segdes) {
   FlatAtom *n = vals_length(fl, s, t);
   FlatAtom *k = length(fl, idx);
-  FlatAtom *bad = binary(fl, FLAT_OR, binary(fl, FLAT_LT, idx, dist(fl, int_const(0), k)),
-                         binary(fl, FLAT_GE, idx, dist(fl, n, k)));
-  error_if(fl, op(fl, FLAT_REDUCE_OR, flat_scalar(FB_BOOL), 1, bad), "subscript out of range");
+  check(fl, RT_CHECK_SUBSCRIPT, idx, dist(fl, n, k), NULL);
   Vals r = gather_values(fl, s, t, idx);
   (void)ctx;
   return idx_segdes ? concat(one(idx_segdes), r) : r;

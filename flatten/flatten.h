@@ -45,7 +45,23 @@ typedef struct MonoProgram {
   PtrMap instances; /* Def -> Map *: "generation/type key" -> MonoFunc * */
   int generation; /* counts redefinitions that replace a definition */
   PtrMap forward;   /* Def -> the Def that replaced it */
+  const struct MonoExternals *externals; /* may be NULL */
+  PtrMap defined;   /* Def -> its TopLevel: the values 'prog' defines */
 } MonoProgram;
+
+/* Top-level values that the program reads but none of its statements
+   defines: in the REPL, earlier inputs computed them, and the REPL keeps
+   them (driver/repl.c).  'read(ctx, var)' returns the expression that
+   stands for 'var' (an EX_VAR naming such a value), typed as 'var' is,
+   for instance a call of a primitive that fetches the value; mono copies
+   it in place of every read, in the statements and in the functions.
+   'current(ctx, d)' (may be NULL) is the function that replaced 'd' in
+   an earlier input (NESL.md, "Redefinition"), or 'd'. */
+typedef struct MonoExternals {
+  void *ctx;
+  Expr *(*read)(void *ctx, Expr *var);
+  Def *(*current)(void *ctx, Def *d);
+} MonoExternals;
 
 /* Specializes every function the statements of 'prog' (checked in 'env')
    use, demand-driven from the statements, at the types they are used at.
@@ -53,6 +69,8 @@ typedef struct MonoProgram {
    Redefinitions are resolved as the statements run in order (NESL.md,
    "Redefinition"). */
 MonoProgram *mono_program(TypeEnv *env, Program *prog);
+/* The same, with the values in 'externals' (may be NULL) read through it. */
+MonoProgram *mono_program_ext(TypeEnv *env, Program *prog, const MonoExternals *externals);
 
 /* The instance of 'def' at the monomorphic function type 'nesl_type',
    made if needed: flattening asks for instances this way too. */

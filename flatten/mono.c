@@ -256,6 +256,8 @@ static Pattern *copy_pattern(Copier *c, Pattern *p) {
 /* The definition a call checked against 'd' runs now. */
 static Def *current(MonoProgram *mp, Def *d) {
   Def *next;
+  if (mp->externals && mp->externals->current)
+    d = mp->externals->current(mp->externals->ctx, d);
   while ((next = ptrmap_get(&mp->forward, d)))
     d = next;
   return d;
@@ -357,7 +359,16 @@ static Expr *copy_application(Copier *c, Expr *e, Expr *n) {
   return let;
 }
 
+/* A read of a top-level value that no statement of the program defines:
+   the REPL's earlier inputs computed it (MonoExternals). */
+static bool external_value(MonoProgram *mp, Expr *e) {
+  Def *d = e->u.ref.def;
+  return mp->externals && d && d->kind == DEF_VALUE && !d->library && !ptrmap_get(&mp->defined, d);
+}
+
 static Expr *copy_expr(Copier *c, Expr *e) {
+  if (e->kind == EX_VAR && external_value(c->mp, e))
+    return copy_expr(c, c->mp->externals->read(c->mp->externals->ctx, e));
   Expr *n = NEW(Expr);
   *n = *e;
   n->type = mono_of(c, e->type);
@@ -523,10 +534,18 @@ static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
   return t;
 }
 
-MonoProgram *mono_program(TypeEnv *env, Program *prog) {
+MonoProgram *mono_program(TypeEnv *env, Program *prog) { return mono_program_ext(env, prog, NULL); }
+
+MonoProgram *mono_program_ext(TypeEnv *env, Program *prog, const MonoExternals *externals) {
   MonoProgram *mp = NEW(MonoProgram);
   mp->env = env;
+  mp->externals = externals;
   strip_env = env;
+  for (int i = 0; i < prog->tops.len; i++) {
+    TopLevel *top = prog->tops.data[i];
+    for (int k = 0; top->kind == TOP_BIND && k < top->bound.len; k++)
+      ptrmap_put(&mp->defined, top->bound.data[k], top);
+  }
   Program *lib = tc_library_program(env);
   for (int i = 0; i < lib->tops.len; i++) {
     TopLevel *top = lib->tops.data[i];

@@ -7,7 +7,11 @@
  * The lexer reports its own errors (a bad character, an unterminated
  * string or comment, an integer too large) at the place they start and
  * returns TOK_LEXERROR, which the grammar cannot accept, so the parser
- * recovers as from any syntax error without a second message.
+ * recovers as from any syntax error without a second message.  A token
+ * quoted in a message is escaped and cut (diag_quote): the input may be
+ * a binary file or a 100,000-digit literal.  Once diag_stopped() says
+ * that too many errors were reported, the lexer ends the input, so that
+ * a file of garbage costs no more than its first errors.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -42,10 +46,20 @@ static int lex_error(Lexer *lx, Loc loc, const char *fmt, const char *arg) {
   return TOK_LEXERROR;
 }
 
+/* An unterminated string or comment: the input ended inside it.  If it is
+   the first error, the REPL reads another line (Lexer.incomplete). */
+static int lex_unterminated(Lexer *lx, Loc loc, const char *msg) {
+  if (diag_count() == lx->errors_before)
+    lx->incomplete = true;
+  return lex_error(lx, loc, "%s", msg);
+}
+
 /* Returns the token at the current position, filling 'val' and 'loc'. */
 int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
   const char *YYMARKER;
   for (;;) {
+    if (diag_stopped())
+      return TOK_EOF;
     advance_position(lx);
     lx->tok = lx->cur;
     loc->first_line = lx->line;
@@ -73,7 +87,7 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
         const char *p = memchr(lx->cur, '%', (size_t)(lx->limit - lx->cur));
         if (!p) {
           lx->cur = lx->limit;
-          return lex_error(lx, here, "%sunterminated comment: no closing '%%' before the end of the file", "");
+          return lex_unterminated(lx, here, "unterminated comment: no closing '%' before the end of the file");
         }
         lx->cur = p + 1;
         continue;
@@ -100,7 +114,7 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
         size_t n = (size_t)(lx->cur - start);
         if (n >= 2 && start[0] == '_' && start[1] == '_' && !lx->library)
           return lex_error(lx, here, "'%s': names beginning with '__' are reserved for the basis library",
-                           xstrndup(start, n));
+                           diag_quote(start, n));
         val->name = lowercase(start, n);
         return TOK_NAME;
       }
@@ -115,7 +129,8 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
         if (v == 2147483648LL && lx->last_token == '-')
           v = INT32_MIN;
         else if (errno == ERANGE || v > 2147483647LL)
-          return lex_error(lx, here, "integer literal %s is too large for a 32-bit int (max_int is 2147483647)", text);
+          return lex_error(lx, here, "integer literal %s is too large for a 32-bit int (max_int is 2147483647)",
+                           diag_quote(text, strlen(text)));
         val->ival = (int32_t)v;
         return TOK_INT;
       }
@@ -127,19 +142,19 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
         char *text = xstrndup(start, (size_t)(lx->cur - start));
         val->fval = strtod(text, NULL);
         if (val->fval > 1.7976931348623157e308)
-          return lex_error(lx, here, "float literal %s is too large", text);
+          return lex_error(lx, here, "float literal %s is too large", diag_quote(text, strlen(text)));
         return TOK_FLOAT;
       }
 
       "`" [^] { val->cval = start[1]; return TOK_CHAR; }
-      "`"     { return lex_error(lx, here, "%sa character literal needs a character after '`'", ""); }
+      "`"     { return lex_unterminated(lx, here, "a character literal needs a character after '`'"); }
 
       "\"" {
         /* a string: only \" and \\ are escapes */
         Buf b = {0};
         for (;;) {
           if (lx->cur >= lx->limit)
-            return lex_error(lx, here, "%sunterminated string literal: no closing '\"' before the end of the file", "");
+            return lex_unterminated(lx, here, "unterminated string literal: no closing '\"' before the end of the file");
           char c = *lx->cur++;
           if (c == '"')
             break;
@@ -203,4 +218,5 @@ void lexer_init(Lexer *lx, const Source *src, bool library) {
   lx->limit = src->text + src->len;
   lx->line = lx->col = 1;
   lx->library = library;
+  lx->errors_before = diag_count();
 }

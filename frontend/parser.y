@@ -69,6 +69,7 @@ struct Parser {
   int let_token;   /* 'ntokens' at the last `let` */
   int end_line, end_col; /* just after the last token read: where an
                             unexpected end of file is reported */
+  bool incomplete; /* the first error is an unexpected end of file */
 };
 
 /* A sequence literal may be long (NESL programs that carry their data):
@@ -87,9 +88,17 @@ static Loc L(Parser *p, YYLTYPE l) {
 }
 #define LOC(l) L(p, l)
 
+/* Bison's own messages: only "memory exhausted" reaches here (syntax
+   errors go through yyreport_syntax_error), when the stack would grow
+   past YYMAXDEPTH: brackets are limited before (yylex), so only an
+   expression of tens of millions of operators gets here. */
 static void yyerror(YYLTYPE *loc, Parser *p, const char *msg) {
-  diag_error(L(p, *loc), "%s", msg);
+  if (strcmp(msg, "memory exhausted") == 0)
+    diag_error(L(p, *loc), "expression too long: the parser's stack is full (%d states)", YYMAXDEPTH);
+  else
+    diag_error(L(p, *loc), "%s", msg);
 }
+
 
 static Pattern *exp_to_pattern(Parser *p, Expr *e);
 static Expr *application(Parser *p, Expr *fn, Expr *arg, bool juxtaposed);
@@ -551,6 +560,15 @@ int yylex(YYSTYPE *val, YYLTYPE *loc, Parser *p) {
     p->end_col = col;
   }
   track_brackets(p, tok, L(p, *loc));
+  /* Brackets nested beyond the limit: refused here, once, so that the
+     parser's stack (YYMAXDEPTH, sized for long literals) never fills on
+     them and the later passes never recurse that deep.  TOK_LEXERROR
+     makes the parser skip to the statement's end without a second
+     message. */
+  if ((tok == '(' || tok == '[' || tok == '{') && p->depth == PARSER_MAX_DEPTH + 1) {
+    diag_error(L(p, *loc), "expression nested too deeply (limit %d)", PARSER_MAX_DEPTH);
+    return TOK_LEXERROR;
+  }
   p->history[2] = p->history[1];
   p->history[1] = p->history[0];
   p->history[0] = tok;
@@ -604,6 +622,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, Parser *p) {
   yysymbol_kind_t unexpected = yypcontext_token(ctx);
   Loc loc = L(p, *yypcontext_location(ctx));
   p->broken = true;
+  if (unexpected == YYSYMBOL_YYEOF && diag_count() == p->lx.errors_before)
+    p->incomplete = true;
   if (unexpected == YYSYMBOL_TOK_LEXERROR)
     return 0; /* the lexer has reported it */
   yysymbol_kind_t expected[YYNTOKENS];
@@ -769,4 +789,14 @@ Program *parse_program(const Source *src, bool library) {
   p->prog = NEW(Program);
   yyparse(p);
   return p->prog;
+}
+
+bool parse_input_incomplete(const Source *src) {
+  diag_set_muted(true);
+  Parser *p = NEW(Parser);
+  lexer_init(&p->lx, src, false);
+  p->prog = NEW(Program);
+  yyparse(p);
+  diag_set_muted(false);
+  return p->incomplete || p->lx.incomplete;
 }

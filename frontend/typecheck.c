@@ -63,6 +63,8 @@ struct TypeEnv {
   int group_next;   /* the first of 'group' not checked yet */
   int searches;     /* numbers the searches for declared functions run
                        before their definitions (Def.visited) */
+  bool report_broken;       /* the REPL: a use of a broken definition is
+                               an error with a message (tc_set_report_broken) */
 };
 
 /* ---- errors ---- */
@@ -177,10 +179,20 @@ static void bind_local(TypeEnv *env, const char *name, Type *t) {
 
 static Type *fresh(TypeEnv *env) { return type_var(CLASS_ANY, env->level); }
 
-/* A use of a definition whose own statement failed: stop silently. */
-static void check_not_broken(Def *d) {
-  if (d->broken)
+/* A use at 'loc' of a definition whose own statement failed: stop the
+   statement, silently in a file (its error was reported just before),
+   with a message in the REPL, where it may have scrolled away. */
+static void check_not_broken(TypeEnv *env, Def *d, Loc loc) {
+  if (!d->broken)
+    return;
+  if (!env->report_broken)
     diag_abort();
+  if (d->kind == DEF_VALUE)
+    diag_error(loc, "'%s' has no value: its definition did not compile", d->name);
+  else
+    diag_error(loc, "'%s' cannot be used: its definition did not compile", d->name);
+  diag_note(d->loc, "'%s' was defined here", d->name);
+  diag_abort();
 }
 
 /* ---- syntactic types ---- */
@@ -237,7 +249,7 @@ static Type *convert_type(TypeEnv *env, const TypeExpr *tx, TypeVars *tv) {
     }
   Def *dt = map_get(&env->datatypes, n);
   if (dt) {
-    check_not_broken(dt);
+    check_not_broken(env, dt, tx->loc);
     if (tx->args.len != dt->params.len)
       type_error(tx->loc, "the datatype %s takes %d type argument%s, not %d", n, dt->params.len,
                  dt->params.len == 1 ? "" : "s", tx->args.len);
@@ -332,7 +344,7 @@ static void check_pattern(TypeEnv *env, Pattern *p, Type *t, Vec *bound) {
     Def *d = tc_lookup(env, p->name);
     if (!d || d->kind != DEF_CONSTRUCTOR)
       type_error(p->loc, "'%s' is not a datatype constructor, so it cannot be used in a pattern", p->name);
-    check_not_broken(d);
+    check_not_broken(env, d, p->loc);
     p->def = d;
     Type *ft = type_instantiate(d->type, env->level);
     if (!type_unify(ft->snd, t))
@@ -368,7 +380,7 @@ static void explain_identity(Loc loc, Type *a, Type *b, const char *what) {
    'shown' names the function in messages ("add2", "operator +"). */
 static Type *apply(TypeEnv *env, Expr *e, Def *d, Expr *arg, Type *arg_type, const char *shown,
                    Type **inst) {
-  check_not_broken(d);
+  check_not_broken(env, d, e->loc);
   Type *ft = type_instantiate(d->type, env->level);
   if (!type_unify(ft->fst, arg_type)) {
     explain_identity(arg ? arg->loc : e->loc, ft->fst, arg_type,
@@ -516,7 +528,7 @@ static Type *check_call(TypeEnv *env, Expr *e) {
     return check_app(env, e);
   }
   Def *d = lookup_global(env, name, e->loc);
-  check_not_broken(d);
+  check_not_broken(env, d, e->loc);
   if (d->kind == DEF_VALUE) {
     Expr fn = {.kind = EX_VAR, .loc = e->loc, .u.ref.name = name};
     not_a_function(e, &fn, d->type, "a value");
@@ -536,7 +548,7 @@ static Type *check_var(TypeEnv *env, Expr *e) {
   if (t)
     return t;
   Def *d = lookup_global(env, name, e->loc);
-  check_not_broken(d);
+  check_not_broken(env, d, e->loc);
   e->u.ref.def = d;
   /* a function's name as a value: its type, with its identity */
   return type_instantiate(d->type, env->level);
@@ -1001,7 +1013,7 @@ static void search_def(StubSearch *s, Def *d, Loc loc) {
   if (d->library || d->kind != DEF_FUNCTION || d->visited == s->env->searches)
     return;
   d->visited = s->env->searches;
-  check_not_broken(d); /* its error is reported: stop silently */
+  check_not_broken(s->env, d, loc); /* its error is reported: stop silently */
   bool in_statement = !s->first;
   if (in_statement) {
     s->call = loc;
@@ -1081,10 +1093,20 @@ bool tc_check_top(TypeEnv *env, TopLevel *top) {
 
 int tc_check_program(TypeEnv *env, Program *prog) {
   int errors = 0;
-  for (int i = 0; i < prog->tops.len; i++)
+  for (int i = 0; i < prog->tops.len; i++) {
+    if (diag_stopped())
+      return errors + prog->tops.len - i; /* too many errors: the rest unchecked */
     if (!tc_check_top(env, prog->tops.data[i]))
       errors++;
+  }
   return errors;
+}
+
+void tc_set_report_broken(TypeEnv *env, bool on) { env->report_broken = on; }
+
+void tc_forget(TypeEnv *env, Def *d) {
+  if (tc_lookup(env, d->name) == d)
+    map_put(&env->globals, d->name, d->prev);
 }
 
 Program *tc_library_program(TypeEnv *env) { return env->library_program; }

@@ -31,7 +31,7 @@ typedef struct Def {
   bool library;        /* from lib-nesl */
   bool primitive;      /* implemented inside nessie (`= __prim`) */
   bool broken;         /* its definition failed to check: uses of it are
-                          not reported again */
+                          not reported again (but see tc_set_report_broken) */
   struct Def *prev;    /* the definition of the same name it shadows */
   int version;         /* 1 for the first definition of a name, ... */
   /* DEF_CONSTRUCTOR: the datatype's parameters, in order (T_VAR) */
@@ -66,6 +66,17 @@ int tc_check_program(TypeEnv *env, Program *prog);
 
 /* Checks one statement; returns false on error. */
 bool tc_check_top(TypeEnv *env, TopLevel *top);
+
+/* In the REPL, a use of a definition whose statement failed to check is
+   reported ("'a' has no value: its definition did not compile"), since
+   that statement's error may be long gone from the screen; in a file it
+   stops the using statement silently, one mistake giving one message. */
+void tc_set_report_broken(TypeEnv *env, bool on);
+
+/* Undoes definition 'd' if it is the newest of its name: the name means
+   what it meant before (the REPL keeps the previous `it` when an
+   expression fails). */
+void tc_forget(TypeEnv *env, Def *d);
 
 /* The newest definition of 'name', or NULL. */
 Def *tc_lookup(TypeEnv *env, const char *name);

@@ -328,6 +328,12 @@ LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat) {
   return s;
 }
 
+LcuStmt *lcu_stmt_check(Loc loc, int check) {
+  LcuStmt *s = stmt_new(loc, LS_CHECK);
+  s->check = check;
+  return s;
+}
+
 void lcu_stmt_arg(LcuStmt *s, LcuAtom *a) { vec_push(&s->args, a); }
 
 LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t) {

@@ -230,6 +230,10 @@ typedef enum LcuStmtKind {
   LS_TIME,   /* results = body's results and the seconds it took */
   LS_LENGTH, /* results[0] = #args[0]: the length of a GPU vector, or the
                 number of segments (count) or elements (total) of a sd */
+  LS_CHECK,  /* NESL's argument check 'check' (scalar.h, RtCheckKind) on
+                scalar args (ints): stops the statement in the evaluator's
+                words if it fails; no results.  On a GPU its args may stay
+                on the device: the check writes the error record there. */
   LS_HOST,   /* results = a flat operation that runs on the host with the
                 vectors copied there: VECTOR (constant vectors), ERROR,
                 ERROR_ANY, HOST_PRIM (text and I/O), RANGE/SEG_RANGE's
@@ -255,6 +259,7 @@ typedef struct LcuStmt {
   struct LcuFunc *callee; /* LS_CALL */
   struct LcuBlock *then, *els, *body; /* LS_IF; LS_TIME */
   LcuLengthKind length;  /* LS_LENGTH */
+  int check;             /* LS_CHECK: the RtCheckKind */
   FlatStmt *flat;        /* LS_HOST */
   /* a statement inlined from a library function (lower.c inlines the
      library's non-recursive functions): a run-time error in it is
@@ -395,6 +400,7 @@ LcuStmt *lcu_stmt_if(Loc loc, LcuAtom *cond, LcuBlock *then, LcuBlock *els);
 LcuStmt *lcu_stmt_time(Loc loc, LcuBlock *body);
 LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of);
 LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat);
+LcuStmt *lcu_stmt_check(Loc loc, int check);
 void lcu_stmt_arg(LcuStmt *s, LcuAtom *a);
 LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t); /* a new variable */
 void lcu_stmt_bind(LcuStmt *s, LcuVar *v);                     /* an existing one */

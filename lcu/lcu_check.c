@@ -1004,6 +1004,17 @@ static void check_stmt(Checker *c, const LcuStmt *s) {
     push_type(&results, lcu_scalar(FB_INT));
     break;
   }
+  case LS_CHECK:
+    if (s->check < 0 || s->check >= RT_CHECK_KINDS)
+      fail(c, s->loc, "check kind %d does not exist", s->check);
+    if (n != (s->check == RT_CHECK_RANGE ? 3 : 2))
+      fail(c, s->loc, "check %s takes %d operands, not %d", rt_check_name(s->check),
+           s->check == RT_CHECK_RANGE ? 3 : 2, n);
+    for (int i = 0; i < n; i++)
+      if (a[i].kind != LT_SCALAR || a[i].base != FB_INT)
+        fail(c, s->loc, "check %s: operand %d is %s, not an int", rt_check_name(s->check), i + 1, an(a[i]));
+    what = xprintf("check %s", rt_check_name(s->check));
+    break;
   case LS_HOST:
     check_host(c, s, a, n, &results);
     what = s->flat->op == FLAT_HOST_PRIM ? xprintf("host %s", s->flat->prim) : xprintf("host %s", flat_op_name(s->flat->op));

@@ -1469,8 +1469,19 @@ __attribute__((noinline)) static void run_run(LcuInterp *in, const LcuStmt *s) {
   run_kernel(in, s->kernel, atom_values(in, &s->args, s->loc, buf), s->args.len, s->loc, &s->results);
 }
 
+/* NESL's argument check on scalars (rt/error.c words it). */
+static void run_check(LcuInterp *in, const LcuStmt *s) {
+  int64_t ops[3] = {0, 0, 0};
+  for (int i = 0; i < s->args.len && i < 3; i++)
+    ops[i] = atom_value(in, s->args.data[i], s->loc)->scalar.i;
+  rt_check(s->check, flat_rt_loc(s->loc), ops[0], ops[1], ops[2]);
+}
+
 static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
   switch (s->kind) {
+  case LS_CHECK:
+    run_check(in, s);
+    return;
   case LS_SCALAR:
     run_scalar(in, s);
     return;
@@ -1513,6 +1524,7 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
    reports its errors as in that function, called at s->user_loc, unless
    the code running is the library's already. */
 static void run_stmt(LcuInterp *in, const LcuStmt *s) {
+  flat_exec_poll(s->loc);
   const RtContext *ctx = rt_context();
   if (!s->lib_fn || (ctx && ctx->lib_fn)) {
     run_stmt_here(in, s);

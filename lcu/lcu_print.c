@@ -740,6 +740,10 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
   case LS_HOST:
     print_host(pr, s);
     break;
+  case LS_CHECK:
+    fprintf(out, "check %s ", rt_check_name(s->check));
+    print_atom_tuple(pr, &s->args);
+    break;
   default:
     fputc('?', out);
     break;

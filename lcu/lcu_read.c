@@ -39,7 +39,7 @@
 
 /* An expression's location before the reader knows it: that of what
    encloses it (its parent, its SOAC), set when the thunk is done. */
-static const Source unset_source = {"(unset)", "", 0};
+static const Source unset_source = {.name = "(unset)", .text = ""};
 static const Loc unset = {&unset_source, 0, 0};
 
 typedef struct Scoped {
@@ -1112,6 +1112,17 @@ static LcuStmt *cpu(Reader *r) {
     return lcu_stmt_length(no_loc, LEN_TOTAL, atom(r));
   if (accept(r, "#"))
     return lcu_stmt_length(no_loc, LEN_VECTOR, atom(r));
+  if (accept(r, "check")) {
+    const char *kind = name(r);
+    int k = rt_check_lookup(kind);
+    if (k < 0) {
+      r->tok = at;
+      fail(r, "check %s: not a check (subscript, lengths, range or counts)", kind);
+    }
+    LcuStmt *s = lcu_stmt_check(no_loc, k);
+    atoms(r, &s->args);
+    return s;
+  }
   if (accept(r, "host"))
     return host(r, false);
   if (accept(r, "host^"))

@@ -567,12 +567,103 @@ static void error_if(Lw *lw, LcuVar *cond, const char *msg) {
   lw->block = saved;
 }
 
+/* NESL's argument check 'kind' on scalar operands. */
+static void check_scalars(Lw *lw, int kind, LcuAtom **ops, int nops) {
+  LcuStmt *s = emit(lw, lcu_stmt_check(lw->loc, kind));
+  for (int i = 0; i < nops; i++)
+    lcu_stmt_arg(s, ops[i]);
+}
+
+/* The condition under which check 'kind' passes on operands 'x'
+   (rt_check_ok, as λcu). */
+static LcuExp *check_passes(Loc loc, int kind, LcuExp **x) {
+  switch (kind) {
+  case RT_CHECK_SUBSCRIPT:
+    return lcu_exp_op(loc, FLAT_AND, FB_BOOL, 2,
+                      lcu_exp_op(loc, FLAT_GE, FB_BOOL, 2, x[0], lcu_exp_const(loc, lcu_int_const(0)), NULL),
+                      lcu_exp_op(loc, FLAT_LT, FB_BOOL, 2, x[0], x[1], NULL), NULL);
+  case RT_CHECK_RANGE:
+    return lcu_exp_op(loc, FLAT_AND, FB_BOOL, 2, lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, x[0], x[1], NULL),
+                      lcu_exp_op(loc, FLAT_GT, FB_BOOL, 2, x[2], lcu_exp_const(loc, lcu_int_const(0)), NULL), NULL);
+  default:
+    return lcu_exp_op(loc, FLAT_EQ, FB_BOOL, 2, x[0], x[1], NULL);
+  }
+}
+
+/* NESL's argument check 'kind' at every position of the vectors 'ops':
+   a REDUCE finds the first position that fails, with its operands (the
+   lowest index wins; the identity is no index and operands that pass),
+   and the check runs on those (LS_CHECK).  So the report names the first
+   failing position, as the evaluator's does, and a GPU never reads a
+   value back to check it. */
+static void check_vectors(Lw *lw, int kind, LcuVar **ops, int nops) {
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  Loc loc = kb->loc;
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(loc, thunk_param(t, 0));
+  LcuExp *x[3];
+  for (int k = 0; k < nops; k++)
+    x[k] = lcu_exp_index(loc, lcu_kb_param(kb, ops[k]), i);
+  LcuExp *none = lcu_exp_const(loc, lcu_int_const(INT32_MAX));
+  lcu_thunk_return(t, lcu_exp_if(loc, check_passes(loc, kind, x), none, lcu_exp_var(loc, thunk_param(t, 0))));
+  for (int k = 0; k < nops; k++)
+    lcu_thunk_return(t, lcu_exp_index(loc, lcu_kb_param(kb, ops[k]), lcu_exp_var(loc, thunk_param(t, 0))));
+  lcu_kb_end_thunk(kb);
+  /* { (i1, a1, ..., i2, a2, ...) => the tuple of the lower index } */
+  int w = nops + 1;
+  FlatBase types[8];
+  for (int k = 0; k < 2 * w; k++)
+    types[k] = FB_INT;
+  LcuThunk *op = lcu_kb_thunk(kb, 2 * w, types);
+  for (int k = 0; k < w; k++) {
+    LcuExp *first = lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, lcu_exp_var(loc, thunk_param(op, 0)),
+                               lcu_exp_var(loc, thunk_param(op, w)), NULL);
+    lcu_thunk_return(op, lcu_exp_if(loc, first, lcu_exp_var(loc, thunk_param(op, k)),
+                                    lcu_exp_var(loc, thunk_param(op, w + k))));
+  }
+  lcu_kb_end_thunk(kb);
+  int64_t pass[3];
+  rt_check_passing(kind, pass);
+  FlatAtom ids[4] = {lcu_int_const(INT32_MAX)};
+  for (int k = 0; k < nops; k++)
+    ids[k + 1] = lcu_int_const((int32_t)pass[k]);
+  LcuSoac *r = lcu_soac_reduce(lw->loc, t, ids, w, op, lcu_kb_size_length(kb, ops[0]));
+  for (int k = 0; k < w; k++)
+    lcu_soac_result(lw->lp, r, lcu_scalar(FB_INT));
+  Vec out;
+  kernel_run(lw, kb, r, &out);
+  LcuAtom *found[3];
+  for (int k = 0; k < nops; k++)
+    found[k] = lcu_atom_var(out.data[k + 1]);
+  check_scalars(lw, kind, found, nops);
+}
+
+/* A flat CHECK: on scalars, or on vectors (a scalar among vectors is
+   the same at every position). */
+static void lower_check(Lw *lw, FlatStmt *fs) {
+  int n = fs->args.len;
+  bool vectors = false;
+  for (int k = 0; k < n; k++) {
+    FlatAtom *a = fs->args.data[k];
+    vectors |= a->kind == FA_VAR && a->u.var->type.kind == FT_VEC;
+  }
+  if (!vectors) {
+    LcuAtom *ops[3];
+    for (int k = 0; k < n; k++)
+      ops[k] = atom_of(lw, fs->args.data[k]);
+    check_scalars(lw, fs->check, ops, n);
+    return;
+  }
+  LcuVar *ops[3];
+  for (int k = 0; k < n; k++)
+    ops[k] = var_of(lw, ((FlatAtom *)fs->args.data[k])->u.var);
+  check_vectors(lw, fs->check, ops, n);
+}
+
 /* [s:e:d]: the check and the length on the CPU, the values by a MAP */
 static void lower_range(Lw *lw, FlatStmt *fs) {
   LcuAtom *s = atom_of(lw, fs->args.data[0]), *e = atom_of(lw, fs->args.data[1]), *d = atom_of(lw, fs->args.data[2]);
-  LcuVar *bad = scalar_op(lw, FLAT_OR, FB_BOOL, 2, av(scalar_op(lw, FLAT_LT, FB_BOOL, 2, e, s)),
-                          av(scalar_op(lw, FLAT_LE, FB_BOOL, 2, d, lcu_atom_const(lcu_int_const(0)))));
-  error_if(lw, bad, "bad range: the end must be >= the start and the stride positive");
+  check_scalars(lw, RT_CHECK_RANGE, (LcuAtom *[]){s, e, d}, 3);
   LcuVar *span = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(scalar_op(lw, FLAT_SUB, FB_INT, 2, e, s)),
                            av(scalar_op(lw, FLAT_SUB, FB_INT, 2, d, lcu_atom_const(lcu_int_const(1)))));
   LcuVar *n = scalar_op(lw, FLAT_DIV, FB_INT, 2, av(span), d);
@@ -595,22 +686,13 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   LcuVar *sv = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
   LcuVar *ev = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
   LcuVar *dv = var_of(lw, ((FlatAtom *)fs->args.data[2])->u.var);
-  /* any bad range? */
-  LcuKernelBuilder *kb = kernel_begin(lw);
-  LcuThunk *t = lcu_kb_index_thunk(kb);
-  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
-  LcuExp *s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i), *e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i), *d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
-  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_OR, FB_BOOL, 2, lcu_exp_op(kb->loc, FLAT_LT, FB_BOOL, 2, e, s, NULL),
-                           lcu_exp_op(kb->loc, FLAT_LE, FB_BOOL, 2, d, lcu_exp_const(kb->loc, lcu_int_const(0)), NULL), NULL));
-  lcu_kb_end_thunk(kb);
-  FlatAtom no = lcu_bool_const(false);
-  LcuSoac *r = lcu_soac_reduce(lw->loc, t, &no, 1, operator_thunk(kb, FLAT_OR, FB_BOOL), lcu_kb_size_length(kb, sv));
-  lcu_soac_result(lw->lp, r, lcu_scalar(FB_BOOL));
-  Vec out;
-  kernel_run(lw, kb, r, &out);
-  error_if(lw, out.data[0], "bad range: the end must be >= the start and the stride positive");
+  /* every range good? */
+  check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
   /* the lengths */
-  kb = kernel_begin(lw);
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t;
+  LcuExp *i, *s, *e, *d;
+  Vec out;
   t = lcu_kb_index_thunk(kb);
   i = lcu_exp_var(kb->loc, thunk_param(t, 0));
   s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
@@ -947,6 +1029,9 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     return;
   case FLAT_HASH:
     lower_library(lw, fs, LIB_HASH);
+    return;
+  case FLAT_CHECK:
+    lower_check(lw, fs);
     return;
   case FLAT_VECTOR:
   case FLAT_HOST_PRIM:

@@ -137,30 +137,40 @@ __attribute__((format(printf, 2, 3))) static void add(Text *t, const char *fmt, 
     t->len = t->len + (size_t)n < TEXT_MAX - 1 ? t->len + (size_t)n : TEXT_MAX - 1;
 }
 
-char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg) {
-  RtLoc inner = loc;
-  const char *lib_fn = NULL;
+/* Where the error is reported and what inner place the message names
+   (see rt_error_text). */
+static RtLoc error_places(const RtContext *c, RtLoc loc, const char *prim, const char **lib_fn, RtLoc *inner) {
+  *inner = loc;
+  *lib_fn = NULL;
   if (c && c->lib_fn) {
-    lib_fn = c->lib_fn;
-    inner = c->lib_call;
+    *lib_fn = c->lib_fn;
+    *inner = c->lib_call;
   } else if (prim) {
-    lib_fn = prim;
+    *lib_fn = prim;
   }
-  RtLoc where = c && c->user_fn ? c->stmt_loc : inner;
+  return c && c->user_fn ? c->stmt_loc : *inner;
+}
+
+char *rt_error_message(const RtContext *c, RtLoc loc, const char *prim, const char *msg, RtLoc *where) {
+  const char *lib_fn;
+  RtLoc inner;
+  RtLoc at = error_places(c, loc, prim, &lib_fn, &inner);
+  if (where)
+    *where = at;
   Text t = {text_buf, 0};
   text_buf[0] = '\0';
-  if (where.file)
-    add(&t, "%s:%d:%d: ", where.file, where.line, where.col);
   if (lib_fn) {
+    /* the library function the user called names the error: "mod:
+       division by zero", not mod's own internals ("rem: ..."); an
+       operator by its spelling */
     const char *op = operator_of(lib_fn);
     const char *name = op ? op : lib_fn;
     size_t n = strlen(name);
-    /* a message that starts with the function's name needs no prefix */
     if (!(strncmp(msg, name, n) == 0 && msg[n] == ':')) {
-      if (op)
-        add(&t, "in '%s': ", op);
-      else
-        add(&t, "in %s: ", name);
+      size_t word = strcspn(msg, " :");
+      if (word > 0 && msg[word] == ':' && msg[word + 1] == ' ')
+        msg += word + 2;
+      add(&t, "%s: ", name);
     }
   }
   add(&t, "%s", msg);
@@ -169,13 +179,40 @@ char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char 
   return text_buf;
 }
 
+char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg) {
+  RtLoc where;
+  char words[TEXT_MAX];
+  snprintf(words, sizeof words, "%s", rt_error_message(c, loc, prim, msg, &where));
+  Text t = {text_buf, 0};
+  text_buf[0] = '\0';
+  if (where.file)
+    add(&t, "%s:%d:%d: ", where.file, where.line, where.col);
+  add(&t, "%s", words);
+  return text_buf;
+}
+
+RtLoc rt_here;
+
+static RtReporter reporter;
+
+RtReporter rt_set_reporter(RtReporter r) {
+  RtReporter old = reporter;
+  reporter = r;
+  return old;
+}
+
 void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap) {
   char msg[TEXT_MAX];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  char *text = rt_error_text(context, loc, prim, msg);
   rt_begin_line();
-  fprintf(rt_output(), "error: %s\n", text);
-  fflush(rt_output());
+  if (reporter) {
+    RtLoc where;
+    char *words = rt_error_message(context, loc, prim, msg, &where);
+    reporter(where, words);
+  } else {
+    fprintf(rt_output(), "error: %s\n", rt_error_text(context, loc, prim, msg));
+    fflush(rt_output());
+  }
   failed = true;
   if (!stop)
     exit(1);
@@ -200,6 +237,8 @@ void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len) {
 
 void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   const RtSite *s = &sites[e->site];
+  if (!run.file && e->run > 0) /* the GPU: the run is known by its site */
+    run = (RtLoc){sites[e->run].file, sites[e->run].line, sites[e->run].col};
   RtLoc loc = s->file ? (RtLoc){s->file, s->line, s->col} : run;
   /* a check moved out of an inlined library call: in that call's context
      (the run's caller's, with the call); it fails, so it is never undone */
@@ -217,8 +256,66 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
     rt_index_error(loc, (RtOp)e->op, e->i, e->len);
   case RT_CHECK_SIZE:
     rt_fail(loc, "dist", "dist: negative length %lld", (long long)e->len);
+  case RT_CHECK_NEGATIVE_LENGTH:
+    rt_fail(loc, NULL, "negative length %d", e->i);
+  case RT_CHECK_ARGUMENT:
+    rt_check(e->code, loc, e->i, e->len, (int64_t)e->x);
+    rt_fail(loc, NULL, "internal error: a check recorded that passes");
   default:
     rt_fail(loc, s->prim, "%s", s->message ? s->message : "error");
+  }
+}
+
+/* ---- argument checks ---- */
+
+static const char *const check_names[] = {"subscript", "lengths", "range", "counts"};
+
+const char *rt_check_name(int kind) { return kind >= 0 && kind < RT_CHECK_KINDS ? check_names[kind] : "?"; }
+
+int rt_check_lookup(const char *name) {
+  for (int k = 0; k < RT_CHECK_KINDS; k++)
+    if (strcmp(check_names[k], name) == 0)
+      return k;
+  return -1;
+}
+
+void rt_check_passing(int kind, int64_t *ops) {
+  ops[0] = 0;
+  ops[1] = kind == RT_CHECK_SUBSCRIPT || kind == RT_CHECK_RANGE ? 1 : 0;
+  ops[2] = 1;
+}
+
+void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c) {
+  if (rt_check_ok(kind, a, b, c))
+    return;
+  /* the evaluator's words (eval/eval.c, eval/prims.c) */
+  switch (kind) {
+  case RT_CHECK_SUBSCRIPT:
+    rt_fail(loc, NULL, "subscript %lld is out of range for a sequence of length %lld", (long long)a, (long long)b);
+  case RT_CHECK_LENGTHS:
+    rt_fail(loc, NULL, "length mismatch in an apply-to-each: the generators have lengths %lld and %lld",
+            (long long)a, (long long)b);
+  case RT_CHECK_RANGE:
+    rt_fail(loc, NULL, "bad range [%lld:%lld:%lld]: the end must be >= the start and the stride positive",
+            (long long)a, (long long)b, (long long)c);
+  default:
+    rt_fail(loc, "partition", "partition: the counts add up to %lld, but the sequence has length %lld", (long long)a,
+            (long long)b);
+  }
+}
+
+static int64_t operand_at(RtValue *v, int64_t k) { return v->type.kind == RT_SCALAR ? v->scalar.i : v->data.i[k]; }
+
+void rt_check_all(int kind, RtLoc loc, RtValue **ops, int nops) {
+  int64_t n = 1;
+  for (int i = 0; i < nops; i++)
+    if (ops[i]->type.kind == RT_VEC)
+      n = ops[i]->len;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t a = operand_at(ops[0], k), b = nops > 1 ? operand_at(ops[1], k) : 0,
+            c = nops > 2 ? operand_at(ops[2], k) : 0;
+    if (!rt_check_ok(kind, a, b, c))
+      rt_check(kind, loc, a, b, c);
   }
 }
 

@@ -546,6 +546,25 @@ static void zero_value(const RtLayout *l, RtValue **r, int *at) {
 
 /* ---- dispatch ---- */
 
+static const RtStore *store;
+
+const RtStore *rt_set_store(const RtStore *s) {
+  const RtStore *old = store;
+  store = s;
+  return old;
+}
+
+/* __keep_value(k, v): its argument is (int, a), its result a; the
+   components of v are the argument's after k's. */
+static void keep_value(RtLoc loc, const RtLayout *arg, RtValue **a, RtValue **r) {
+  int n = rt_layout_count(arg->snd, true);
+  store->keep(store->ctx, a[0]->scalar.i, loc, arg->snd, a + 1);
+  for (int i = 0; i < n; i++) {
+    r[i] = a[1 + i];
+    rt_retain(r[i]);
+  }
+}
+
 static void call_once(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *result, RtValue **a, RtValue **r) {
   switch (h) {
   case RT_HOST_PRINT_CHAR:
@@ -630,6 +649,15 @@ static void call_once(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *
   case RT_HOST_RAND_SEED:
     rt_rand_seed(a[0]->scalar.i);
     r[0] = rt_bool(true);
+    return;
+  case RT_HOST_GLOBAL_VALUE:
+  case RT_HOST_KEEP_VALUE:
+    if (!store)
+      rt_fail(loc, NULL, "%s: no REPL values here", rt_host_name(h));
+    if (h == RT_HOST_GLOBAL_VALUE)
+      store->get(store->ctx, a[0]->scalar.i, loc, result, r);
+    else
+      keep_value(loc, arg, a, r);
     return;
   case RT_HOST_IDENTITY: {
     int at = 0;

@@ -25,7 +25,10 @@ typedef enum RtCheck {
   RT_CHECK_INDEX,    /* a subscript: 'i' of 'len' elements, 'op' RT_GATHER,
                         RT_ELT or RT_SCATTER */
   RT_CHECK_SIZE,     /* a negative size: 'len' (dist's error) */
-  RT_CHECK_MESSAGE,  /* a site's own message (a check of lowering) */
+  RT_CHECK_MESSAGE,  /* a site's own message */
+  RT_CHECK_ARGUMENT, /* an argument check (RtCheckKind 'code') on
+                        operands 'i' (as a), 'len' (as b) and 'x' (as c) */
+  RT_CHECK_NEGATIVE_LENGTH, /* make_segdes: the length 'i' */
 } RtCheck;
 
 /* Where a check stands: the compiler writes one table of sites per
@@ -52,15 +55,17 @@ typedef struct RtKernelError {
   int32_t i;     /* RT_CHECK_INDEX: the subscript */
   int64_t len;   /* RT_CHECK_INDEX: the length; RT_CHECK_SIZE: the size */
   double x;      /* RT_CHECK_SCALAR: the operand */
+  int32_t run;   /* the site of the `run` that launched the kernel, where
+                    a check without a location of its own is reported */
 } RtKernelError;
 
-#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0}
+#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0, 0}
 
-/* Records 'e' in '*r' unless an error of a lower index is there (CPU:
-   under a lock, the rare path; GPU code has its own, atomic, version). */
-#ifndef __CUDACC__
+/* Records 'e' in '*r' unless an error of a lower index is there (host
+   code: under a lock, the rare path; device code has its own, atomic,
+   version, rt/gpu.cuh). */
 static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
-#ifdef _OPENMP
+#if defined(_OPENMP) && !defined(__CUDACC__) /* CUDA's host kernels run on one thread */
 #pragma omp critical(nessie_kernel_error)
 #endif
   {
@@ -68,6 +73,5 @@ static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
       *r = e;
   }
 }
-#endif
 
 #endif

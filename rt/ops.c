@@ -101,9 +101,9 @@ void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim) {
   case RT_E_NEG_EXPONENT:
     rt_fail(loc, p, "^: negative exponent %d for an int", (int)x);
   case RT_E_SQRT_NEG:
-    rt_fail(loc, p, "sqrt of a negative number (%g)", x);
+    rt_fail(loc, p, "sqrt: the argument %g is negative", x);
   case RT_E_LN_NONPOS:
-    rt_fail(loc, p, "ln of a number that is not positive (%g)", x);
+    rt_fail(loc, p, "ln: the argument %g is not positive", x);
   case RT_E_NOT_INT: {
     double v = op == RT_TRUNC ? trunc(x) : op == RT_FLOOR ? floor(x) : op == RT_CEIL ? ceil(x) : rt_round_value(x);
     rt_fail(loc, p, "%s: %g does not fit in an int", text, v);

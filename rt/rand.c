@@ -42,7 +42,7 @@ uint64_t rt_rand_execution(int site) {
        allocator the values use */
     uint64_t *grown = calloc((size_t)cap, sizeof(uint64_t));
     if (!grown)
-      rt_fail((RtLoc){0}, NULL, "out of memory: %zu bytes asked for", sizeof(uint64_t) * (size_t)cap);
+      rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes)", sizeof(uint64_t) * (size_t)cap);
     if (executions_cap)
       memcpy(grown, executions, sizeof(uint64_t) * (size_t)executions_cap);
     free(executions);

@@ -42,6 +42,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The GPU target's generated code is CUDA C++: the runtime, which is C,
+   is declared for it too. */
+#ifdef __cplusplus
+#define RT_NORETURN [[noreturn]]
+extern "C" {
+#else
+#define RT_NORETURN _Noreturn
+#endif
+
 /* ---- operations (ops.def) ---- */
 
 typedef enum RtOp {
@@ -130,7 +139,14 @@ typedef struct RtValue {
     char c;
   } scalar;
   int64_t refs; /* the references the executables hold (rt_retain) */
+  /* The GPU target: data, lengths and offsets are in device memory, and
+     the host knows a segdes's total once it has been read (-1: not yet). */
+  bool device;
+  int64_t total;
 } RtValue;
+
+/* Frees device memory (set by the GPU runtime, rt/gpu.cu). */
+extern void (*rt_device_free)(void *p);
 
 /* Where the runtime's memory comes from.  The default is malloc and free;
    the interpreters, whose values the compiler's collector looks after,
@@ -185,6 +201,13 @@ typedef struct RtLoc {
   int line, col;
 } RtLoc;
 
+/* An RtLoc as an expression, in C and in C++ (generated code uses both). */
+#ifdef __cplusplus
+#define RT_LOC(f, l, c) (RtLoc{(f), (l), (c)})
+#else
+#define RT_LOC(f, l, c) ((RtLoc){(f), (l), (c)})
+#endif
+
 /* Where a run-time error stands besides its own location: what the
    source evaluator knows of the calls under way.  'lib_fn' is the
    library function the user's code called at 'lib_call' (its library
@@ -209,19 +232,33 @@ void rt_set_context(const RtContext *c);
 const RtContext *rt_context(void);
 
 /* The text of an error line after `error: `: the location, the message,
-   and what the context says (`in mod: ...`, `(in function f, line 3,
+   and what the context says (`mod: ...`, `(in function f, line 3,
    column 5)`).  'prim' is the library primitive the failing operation
    implements, named as lib-nesl names it ("__div"): used when the error
    is in the user's own code (NULL: none is named, as for subscripts).
-   The evaluator formats its errors through this too.  The string is
-   the runtime's (rt_alloc_atomic). */
+   The evaluator words its errors through this too.  The string is a
+   static buffer, valid until the next call. */
 char *rt_error_text(const RtContext *c, RtLoc loc, const char *prim, const char *msg);
+/* The same without the location, which goes to '*where' (may be NULL). */
+char *rt_error_message(const RtContext *c, RtLoc loc, const char *prim, const char *msg, RtLoc *where);
+
+/* Who prints a run-time error: by default `error: FILE:LINE:COL: WORDS`
+   on the transcript; the interpreters report through the compiler's
+   diagnostics instead, which also show the source line (a NULL file:
+   no location).  Returns the reporter it replaces. */
+typedef void (*RtReporter)(RtLoc where, const char *words);
+RtReporter rt_set_reporter(RtReporter r);
+
+/* Where the host is: the `run` or host operation under way (the
+   generated code and the interpreters set it), for the errors that know
+   no place of their own: running out of memory. */
+extern RtLoc rt_here;
 
 /* Stops the statement: prints `error: TEXT` (rt_error_text in the
    current context) on a fresh line of the transcript, and longjmps to
    the stop set with rt_set_stop (without one, exits with status 1). */
-_Noreturn void rt_fail(RtLoc loc, const char *prim, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-_Noreturn void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap);
+RT_NORETURN void rt_fail(RtLoc loc, const char *prim, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+RT_NORETURN void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap);
 /* The guard of the statement running; returns the previous one. */
 jmp_buf *rt_set_stop(jmp_buf *stop);
 /* An error was reported since the last rt_clear_failed: an executable
@@ -273,16 +310,28 @@ void rt_begin_line(void);
 /* The errors of the operations, in the evaluator's words.  A subscript
    'i' out of range for 'len' elements by operation 'op' (RT_GATHER,
    RT_ELT or RT_SCATTER). */
-_Noreturn void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
+RT_NORETURN void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len);
+/* Check 'kind' (scalar.h, RtCheckKind) at 'loc' on operands a, b, c:
+   stops the statement with the evaluator's words if it fails. */
+void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c);
+/* The same at every position of 'ops' (nops scalars, or vectors of one
+   length): the first position that fails stops the statement. */
+void rt_check_all(int kind, RtLoc loc, RtValue **ops, int nops);
+/* The name of check 'kind' ("subscript"), and the kind named so, or -1. */
+const char *rt_check_name(int kind);
+int rt_check_lookup(const char *name);
+/* The operands of a check that passes, for an identity: (0, 1, 1). */
+void rt_check_passing(int kind, int64_t *ops);
+
 /* Reading a global whose definition stopped with an error. */
-_Noreturn void rt_undefined_error(RtLoc loc, const char *name);
+RT_NORETURN void rt_undefined_error(RtLoc loc, const char *name);
 /* Reports the error a generated kernel recorded (rt/kernel.h), in the
    interpreters' words; 'sites' is the program's table of sites, and
    'run' the location of the `run` statement, for a site that has none
    of its own. */
 struct RtKernelError;
 struct RtSite;
-_Noreturn void rt_kernel_fail(const struct RtKernelError *e, const struct RtSite *sites, RtLoc run);
+RT_NORETURN void rt_kernel_fail(const struct RtKernelError *e, const struct RtSite *sites, RtLoc run);
 
 /* ---- element-wise operations, reductions and scans (ops.c) ---- */
 
@@ -299,7 +348,7 @@ void rt_elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, i
    scalar.h) of element-wise 'op' on operand 'x' (the one the message
    names: the exponent of POW, the argument of SQRT, LN and the
    conversions), in the evaluator's words. */
-_Noreturn void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim);
+RT_NORETURN void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim);
 /* The library primitive that a reduction ('scan' false) or scan by 'c'
    implements, for its errors: "__reduce_add" ... */
 const char *rt_combine_prim(RtCombine c, bool scan);
@@ -457,6 +506,20 @@ int32_t rt_stream_open(const char *path, const char *mode, const char **why);
 /* Closes stream 'id': false with the reason in '*why' if it fails. */
 bool rt_stream_close(int32_t id, const char **why);
 
+/* The REPL's store of top-level values, which __global_value reads and
+   __keep_value writes when the flat or λcu interpreter runs a statement
+   (the REPL keeps its values in the evaluator; driver/ bridges).  'get'
+   writes the H(t) components of value 'k' (laid out by 'l') to 'out';
+   'keep' stores value 'k' from its components.  Without a store (an
+   executable), either primitive is an error. */
+typedef struct RtStore {
+  void *ctx;
+  void (*get)(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **out);
+  void (*keep)(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **comps);
+} RtStore;
+/* Installs 's' (NULL: none) and returns the store it replaces. */
+const RtStore *rt_set_store(const RtStore *s);
+
 /* ---- random numbers (rand.c) ---- */
 
 /* Starts the draws again from seed 'seed' (rand_seed); the state starts
@@ -470,5 +533,9 @@ uint64_t rt_rand_execution(int site);
    bound <= 0; floats: in [0, bound)), drawn as scalar.h's rt_rand_stream
    and rt_rand_draw say, by the next execution of the RAND at 'site'. */
 RtValue *rt_rand(int site, RtValue *x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

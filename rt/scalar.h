@@ -200,6 +200,31 @@ RT_FN char rt_code_char_i(int32_t c, int *err) {
 }
 RT_FN int32_t rt_char_code_c(char c) { return (unsigned char)c; }
 
+/* ---- the checks of flattening and lowering ----
+   A check stands for NESL's own argument check (a subscript in range,
+   generators of equal lengths, a good range, partition counts that add
+   up): its operands say whether it fails and what the message says.  One
+   definition for every backend, so that each stops on the same inputs. */
+typedef enum RtCheckKind {
+  RT_CHECK_SUBSCRIPT, /* (i, len): 0 <= i < len */
+  RT_CHECK_LENGTHS,   /* (a, b): a == b, an apply-to-each's generators */
+  RT_CHECK_RANGE,     /* (start, end, stride): start <= end, stride > 0 */
+  RT_CHECK_COUNTS,    /* (total, len): partition's counts add up */
+  RT_CHECK_KINDS
+} RtCheckKind;
+
+/* Does check 'kind' pass on operands a, b, c? */
+RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
+  switch (kind) {
+  case RT_CHECK_SUBSCRIPT:
+    return a >= 0 && a < b;
+  case RT_CHECK_RANGE:
+    return a <= b && c > 0;
+  default: /* RT_CHECK_LENGTHS, RT_CHECK_COUNTS */
+    return a == b;
+  }
+}
+
 /* ---- random numbers (lib-nesl/README.md, "Random numbers") ---- */
 
 /* splitmix64's finalizer */

@@ -21,7 +21,7 @@ static const RtAllocator *allocator = &plain;
 void rt_set_allocator(const RtAllocator *a) { allocator = a ? a : &plain; }
 
 static _Noreturn void out_of_memory(size_t size) {
-  rt_fail((RtLoc){0}, NULL, "out of memory: %zu bytes asked for", size);
+  rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes)", size);
 }
 
 void *rt_alloc(size_t size) {
@@ -86,7 +86,7 @@ RtStats rt_stats;
 /* n * size bytes, or a run-time error when that does not fit a size_t */
 static size_t bytes(int64_t n, size_t size) {
   if (n < 0 || (uint64_t)n > SIZE_MAX / size - 1)
-    rt_fail((RtLoc){0}, NULL, "out of memory: a vector of %lld elements asked for", (long long)n);
+    rt_fail(rt_here, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)n);
   rt_stats.bytes += (uint64_t)n * size;
   return (size_t)n * size;
 }
@@ -95,6 +95,7 @@ RtValue *rt_value_new(RtType t, int64_t len) {
   RtValue *v = rt_alloc(sizeof(RtValue));
   v->type = t;
   v->refs = 1;
+  v->total = -1;
   switch (t.kind) {
   case RT_SCALAR:
     v->len = 1;
@@ -112,13 +113,16 @@ RtValue *rt_value_new(RtType t, int64_t len) {
   return v;
 }
 
+void (*rt_device_free)(void *p);
+
 void rt_value_free(RtValue *v) {
   if (!v)
     return;
+  void (*free_data)(void *) = v->device && rt_device_free ? rt_device_free : rt_free;
   if (v->type.kind == RT_VEC)
-    rt_free(v->data.any);
-  rt_free(v->lengths);
-  rt_free(v->offsets);
+    free_data(v->data.any);
+  free_data(v->lengths);
+  free_data(v->offsets);
   rt_free(v);
 }
 

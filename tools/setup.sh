@@ -2,7 +2,9 @@
 # setup.sh: installs every Debian package that nessie's build and tests
 # need.  Idempotent and non-interactive; run as root or through sudo.
 set -eu
-PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev graphviz"
+# tmux: tests/repl/terminal.sh types at the REPL on a terminal; graphviz:
+# --dump=pdg pictures (docs/)
+PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev tmux graphviz"
 
 missing=""
 for p in $PACKAGES; do

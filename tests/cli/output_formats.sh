@@ -23,6 +23,26 @@ cmp -s "$tmp/typed" "$tmp/typed.want" || { echo "--dump=typed:"; diff "$tmp/type
 cp "$tmp/typed" "$tmp/typed.nesl"
 "$NESSIE" --types "$tmp/typed.nesl" | cmp -s - "$tmp/types.want" || { echo "typed dump does not re-check"; exit 1; }
 "$NESSIE" --help | grep -q '^usage: nessie' || { echo "--help has no usage line"; exit 1; }
+# --help and :help list the stages of the pipeline's table, in its order,
+# and every stage listed is one --dump and the REPL's :STAGE accept
+stages=$("$NESSIE" --help | sed -n '/^  --dump=STAGE/,/^  --interp/p' | sed -n 's/^                     \([a-z][a-z]*\) .*/\1/p' | tr '\n' ' ')
+[ "$stages" = "ast typed mono flat lcu c cuda " ] || { echo "--help lists the stages: '$stages'"; exit 1; }
+repl_stages=$(echo ':help' | "$NESSIE" | sed -n '/^  :STAGE/,/^  :set/p' | sed -n 's/^                     \([a-z][a-z]*\) .*/\1/p' | tr '\n' ' ')
+[ "$repl_stages" = "$stages" ] || { echo ":help lists the stages: '$repl_stages'"; exit 1; }
+for st in $stages; do
+  "$NESSIE" --dump=$st "$tmp/p.nesl" > "$tmp/dump.$st" 2>&1 || { echo "--dump=$st fails"; exit 1; }
+  printf ':%s sqr(2)\n' "$st" | "$NESSIE" > "$tmp/repl.$st" 2>&1 && [ -s "$tmp/repl.$st" ] &&
+    ! grep -q 'unknown command' "$tmp/repl.$st" || { echo ":$st fails: $(cat "$tmp/repl.$st")"; exit 1; }
+done
+engines=$("$NESSIE" --help | sed -n '/^  --interp/,/^$/p' | sed -n 's/^                     \([a-z][a-z]*\) .*/\1/p' | tr '\n' ' ')
+[ "$engines" = "eval flat lcu " ] || { echo "--help lists the interpreters: '$engines'"; exit 1; }
+for e in $engines; do
+  printf ':set interp %s\n1 + 2;\n' "$e" | "$NESSIE" | grep -q '^it = 3 : int$' || { echo ":set interp $e"; exit 1; }
+done
+# :set stats on agrees with :help: counts after each statement, not totals
+out=$(printf ':set stats on\nsum({1 : i in [0:10]});\nsum({1 : i in [0:10]});\n' | "$NESSIE")
+[ "$(printf '%s\n' "$out" | grep -c '^stats: 2 calls, 1 primitive calls$')" -eq 2 ] || { echo ":set stats on: $out"; exit 1; }
+echo ':help' | "$NESSIE" | grep -q ':set stats on    after each statement' || { echo ":help on stats"; exit 1; }
 "$NESSIE" --version | grep -q '^nessie [0-9]' || { echo "--version"; exit 1; }
 "$NESSIE" --frobnicate 2>&1 | grep -q "unknown option '--frobnicate'" || { echo "unknown option message"; exit 1; }
 exit 0

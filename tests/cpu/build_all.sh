@@ -1,9 +1,10 @@
 #!/bin/sh
 # tests/cpu/build_all.sh NESSIE OUTDIR FILE...: compiles each NESL file to
-# an executable OUTDIR/NAME with the CPU target, as many at once as there
-# are processors; the messages of a build go to OUTDIR/NAME.build.  The C
-# compiler runs at -O1 here (NESSIE_CFLAGS): the tests check what the
-# programs print, and the build time of the whole corpus matters on CI.
+# an executable OUTDIR/NAME with the target $TARGET (cpu unless set; cuda
+# for the GPU), as many at once as there are processors; the messages of
+# a build go to OUTDIR/NAME.build.  The C compiler runs at -O1 here
+# (NESSIE_CFLAGS): the tests check what the programs print, and the build
+# time of the whole corpus matters on CI.
 set -u
 NESSIE=$1
 OUT=$2
@@ -12,4 +13,5 @@ mkdir -p "$OUT"
 jobs=$(nproc 2>/dev/null || echo 2)
 for f in "$@"; do echo "$f"; done |
   NESSIE_CFLAGS=${NESSIE_CFLAGS:--O1} xargs -P "$jobs" -I{} sh -c \
-    'n=$(basename "{}" .nesl); "$0" --target=cpu "{}" -o "$1/$n" > "$1/$n.build" 2>&1 || true' "$NESSIE" "$OUT"
+    'n=$(basename "{}" .nesl); "$0" --target="$2" "{}" -o "$1/$n" > "$1/$n.build" 2>&1 || true' \
+    "$NESSIE" "$OUT" "${TARGET:-cpu}"

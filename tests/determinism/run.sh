@@ -13,7 +13,7 @@ set -u
 NESSIE=$1
 OUT=$2
 RUNS=${3:-5}
-STAGES=${STAGES:-"ast typed mono flat lcu pdg fused c"}
+STAGES=${STAGES:-"ast typed mono flat lcu pdg fused c cuda"}
 mkdir -p "$OUT"
 for f in tests/programs/*.nesl tests/errors/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
   [ -f "$f" ] || continue

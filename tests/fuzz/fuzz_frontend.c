@@ -3,7 +3,8 @@
  * parser, type checker and the AST printer, in the order the driver runs
  * them (driver/main.c, compile()).
  *
- * Every input is one NESL source file.  It is parsed; if it parses without
+ * Every input is one NESL source file.  It is first given to the REPL's
+ * completeness probe (parse_input_incomplete), then parsed; if it parses without
  * an error it is printed back as NESL (the --dump=ast path) and checked
  * against a fresh basis-library environment; if it checks, its statements
  * and types are printed as --dump=typed and --types would print them.
@@ -170,6 +171,13 @@ static void run_one(const uint8_t *data, size_t size) {
   src->len = size;
 
   diag_reset();
+  /* the REPL's question first: it parses muted and must leave the count
+     as it was */
+  parse_input_incomplete(src);
+  if (diag_count() != 0) {
+    fprintf(stderr, "fuzz_frontend: parse_input_incomplete changed the error count\n");
+    abort();
+  }
   Program *prog = parse_program(src, false);
   if (!prog)
     goto done;

@@ -521,9 +521,9 @@ static void test_float_functions_and_conversions(void **state) {
   assert_run("it = \"AB\" : [char]\n", seq(type_char), 1, op(FLAT_CODE_CHAR, V_CHAR_T, ivec(2, 65, 66)));
   assert_run("it = [97, 200] : [int]\n", seq(type_int), 1, op(FLAT_CHAR_CODE, V_INT_T, cvec("a\310")));
   /* errors, worded as the evaluator words them */
-  assert_run("error: t.nesl:2:1: in sqrt: sqrt of a negative number (-4)\n", seq(type_float), 1,
+  assert_run("error: t.nesl:2:1: sqrt: the argument -4 is negative\n", seq(type_float), 1,
              op_at(at(2, 1), FLAT_SQRT, V_FLOAT_T, fvec(2, 1.0, -4.0), NULL));
-  assert_run("error: t.nesl:2:1: in ln: ln of a number that is not positive (0)\n", type_float, 1,
+  assert_run("error: t.nesl:2:1: ln: the argument 0 is not positive\n", type_float, 1,
              op_at(at(2, 1), FLAT_LN, S_FLOAT, F(0), NULL));
   assert_run("error: t.nesl:2:1: asin: the result is not a finite number (NESL has no infinities or NaN)\n",
              type_float, 1, op_at(at(2, 1), FLAT_ASIN, S_FLOAT, F(2), NULL));
@@ -715,7 +715,7 @@ static void test_reductions_and_scans(void **state) {
   assert_run("it = [1, 0, 2] : [int]\n", seq(type_int), 1, op(FLAT_RANK, V_INT_T, fvec(3, 0.5, -2.0, 9.0)));
   assert_run("it = [] : [int]\n", seq(type_int), 1, op(FLAT_RANK, V_INT_T, ivec(0)));
   /* a float overflow in a reduction */
-  assert_run("error: t.nesl:1:1: in __reduce_add: +: the result is not a finite number (NESL has no infinities or "
+  assert_run("error: t.nesl:1:1: __reduce_add: the result is not a finite number (NESL has no infinities or "
              "NaN)\n",
              type_float, 1, op(FLAT_REDUCE_ADD, S_FLOAT, fvec(2, 1e308, 1e308)));
 #undef VV
@@ -1031,7 +1031,7 @@ static void test_error_context(void **state) {
   assert_run("error: t.nesl:3:1: take: bounds error\n", type_int, 1, call_at(at(3, 1), take, S_INT, I(4), NULL));
   assert_run("error: t.nesl:2:2: take: bounds error (in function user, line 3, column 9)\n", type_int, 1,
              call_at(at(2, 2), user, S_INT, I(5), NULL));
-  assert_run("error: t.nesl:4:4: in get: ->: index 2 is out of range for a sequence of length 2\n", seq(type_int), 1,
+  assert_run("error: t.nesl:4:4: get: index 2 is out of range for a sequence of length 2\n", seq(type_int), 1,
              call_at(at(4, 4), lib_get, V_INT_T, ivec(2, 0, 2), NULL));
   /* the next statement runs as if nothing happened */
   assert_run("it = 6 : int\n", type_int, 1, call_at(at(1, 1), fact, S_INT, I(3), NULL));

@@ -567,7 +567,7 @@ static void test_thunk_errors(void **state) {
   assert_run("error: t.nesl:3:3: *: the result is not a finite number (NESL has no infinities or NaN)\n",
              pair(seq(type_float), seq(type_float)), 2, R(r, 0), R(r, 1));
   r = run_at(at(3, 3), k, fvec(2, 4.0, -1.0), NULL);
-  assert_run("error: t.nesl:3:3: in sqrt: sqrt of a negative number (-1)\n", pair(seq(type_float), seq(type_float)), 2,
+  assert_run("error: t.nesl:3:3: sqrt: the argument -1 is negative\n", pair(seq(type_float), seq(type_float)), 2,
              R(r, 0), R(r, 1));
   /* an error in a branch no lane takes is no error */
   k = kernel();
@@ -700,11 +700,11 @@ static void test_reduce_and_scan(void **state) {
   LcuKernel *fsum = fold_kernel(SOAC_REDUCE, FB_FLOAT, FLAT_ADD, fa_float(0.0));
   assert_run("it = 0.0 : float\n", type_float, 1, R(run(fsum, fvec(3, 1.0, 1e100, -1e100)), 0));
   /* an overflow names the reduction, as the flat REDUCE_ADD does */
-  assert_run("error: t.nesl:1:1: in __reduce_add: +: the result is not a finite number (NESL has no infinities or "
+  assert_run("error: t.nesl:1:1: __reduce_add: the result is not a finite number (NESL has no infinities or "
              "NaN)\n",
              type_float, 1, R(run(fsum, fvec(2, 1e308, 1e308)), 0));
   LcuKernel *fscan = fold_kernel(SOAC_SCAN, FB_FLOAT, FLAT_MUL, fa_float(1.0));
-  assert_run("error: t.nesl:1:1: in __scan_mul: *: the result is not a finite number (NESL has no infinities or "
+  assert_run("error: t.nesl:1:1: __scan_mul: the result is not a finite number (NESL has no infinities or "
              "NaN)\n",
              seq(type_float), 1, R(run(fscan, fvec(3, 1e300, 1e300, 2.0)), 0));
   assert_run("it = [1.0, 2.0, 1.0] : [float]\n", seq(type_float), 1, R(run(fscan, fvec(3, 2.0, 0.5, 4.0)), 0));
@@ -852,7 +852,7 @@ static void test_once(void **state) {
   r = run_at(at(3, 4), k, ivec(2, 1, 2), AI(2), NULL);
   r->lib_fn = "get";
   r->user_loc = at(5, 6);
-  assert_run("error: t.nesl:5:6: in get: subscript: index 2 is out of range for a sequence of length 2\n",
+  assert_run("error: t.nesl:5:6: get: index 2 is out of range for a sequence of length 2\n",
              pair(type_int, type_int), 2, R(r, 0), R(r, 1));
   /* and a MAP's subscript as the flat GATHER */
   k = kernel();
@@ -870,7 +870,7 @@ static void test_once(void **state) {
   LcuStmt *g = run_at(at(3, 4), k, ivec(2, 1, 2), ivec(2, 0, 2), NULL);
   g->lib_fn = "get";
   g->user_loc = at(4, 4);
-  assert_run("error: t.nesl:4:4: in get: ->: index 2 is out of range for a sequence of length 2\n", seq(type_int), 1,
+  assert_run("error: t.nesl:4:4: get: index 2 is out of range for a sequence of length 2\n", seq(type_int), 1,
              R(g, 0));
 }
 
@@ -917,7 +917,7 @@ static void test_seg_reduce_and_scan(void **state) {
   LcuKernel *fsum = seg_fold_kernel(SOAC_SEG_REDUCE, FB_FLOAT, FLAT_ADD, fa_float(0.0));
   assert_run("it = [0.0, 0.0, 5.0] : [float]\n", seq(type_float), 1,
              R(run(fsum, segdes(ivec(3, 3, 0, 1)), fvec(4, 1.0, 1e100, -1e100, 5.0)), 0));
-  assert_run("error: t.nesl:1:1: in __reduce_add: +: the result is not a finite number (NESL has no infinities or "
+  assert_run("error: t.nesl:1:1: __reduce_add: the result is not a finite number (NESL has no infinities or "
              "NaN)\n",
              seq(type_float), 1, R(run(fsum, segdes(ivec(2, 1, 2)), fvec(3, 1.0, 1e308, 1e308)), 0));
 }
@@ -1215,9 +1215,9 @@ static void test_error_context(void **state) {
   enter(user->body);
   vec_push(&user->body->results, call_at(at(3, 9), lib, V_INT, un, NULL));
   enter(saved);
-  assert_run("error: t.nesl:3:1: in take: /: division by zero\n", seq(type_int), 1,
+  assert_run("error: t.nesl:3:1: take: division by zero\n", seq(type_int), 1,
              call_at(at(3, 1), lib, V_INT, AI(0), NULL));
-  assert_run("error: t.nesl:2:2: in take: /: division by zero (in function user, line 3, column 9)\n",
+  assert_run("error: t.nesl:2:2: take: division by zero (in function user, line 3, column 9)\n",
              seq(type_int), 1, call_at(at(2, 2), user, V_INT, AI(0), NULL));
   /* the next statement runs as if nothing happened */
   assert_run("it = [50] : [int]\n", seq(type_int), 1, call_at(at(1, 1), outer, V_INT, AI(2), NULL));

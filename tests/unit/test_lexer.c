@@ -617,7 +617,7 @@ static void test_nul_byte_inside_the_source(void **state) {
   (void)state;
   /* a NUL before the end is a bad byte, not the end of the file */
   static const char text[] = "a\0b";
-  Source src = {"t.nesl", text, 3};
+  Source src = {.name = "t.nesl", .text = text, .len = 3};
   Lexer lx;
   lexer_init(&lx, &src, false);
   YYSTYPE v;

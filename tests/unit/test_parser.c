@@ -1147,6 +1147,98 @@ static void test_bug_recovery_inside_let(void **state) {
   assert_int_equal(diag_count(), 1);
 }
 
+/* parse_input_incomplete: the REPL reads another line when the input
+   ends inside a statement, and only then. */
+static bool incomplete(const char *text) {
+  return parse_input_incomplete(source_from_string("<input 1>", text));
+}
+
+static void test_input_incomplete(void **state) {
+  (void)state;
+  /* inside a let's bindings, a function's body, brackets, if */
+  assert_true(incomplete("function f2(n) =\n  let a = n + 1;"));
+  assert_true(incomplete("function f2(n) =\n  let a = n + 1;\n      b = a * 2"));
+  assert_true(incomplete("function g(x) ="));
+  assert_true(incomplete("[1, 2,"));
+  assert_true(incomplete("if x > 1 then 2"));
+  assert_true(incomplete("x = 1; y ="));
+  assert_true(incomplete("1 + 2"));
+  /* inside a string, a comment, after a backquote */
+  assert_true(incomplete("s = \"abc;"));
+  assert_true(incomplete("% a comment; still open"));
+  assert_true(incomplete("c = `"));
+  /* whole statements, or nothing */
+  assert_false(incomplete("function f2(n) =\n  let a = n + 1;\n      b = a * 2\n  in a + b;"));
+  assert_false(incomplete("1 + 2;"));
+  assert_false(incomplete("x = 1; y = 2 $"));
+  assert_false(incomplete(""));
+  assert_false(incomplete("% only a comment %"));
+  /* an error before the end: complete (the REPL reports it) */
+  assert_false(incomplete("1 + ) ;"));
+  assert_false(incomplete("let a = in;"));
+  assert_false(incomplete("x = 1 +; y ="));
+  assert_false(incomplete("x = \x01; y ="));
+  /* nothing was reported, and the count is as it was */
+  assert_int_equal(diag_count(), 0);
+  assert_string_equal(diags(), "");
+  diag_error(no_loc, "one");
+  assert_false(incomplete("1 + ) ;"));
+  assert_true(incomplete("1 +"));
+  assert_int_equal(diag_count(), 1);
+}
+
+/* Deeper than the parser's stack: its limit, not "memory exhausted". */
+static void test_nesting_limit(void **state) {
+  (void)state;
+  Buf b = {0};
+  buf_puts(&b, "x = ");
+  for (int i = 0; i <= PARSER_MAX_DEPTH; i++)
+    buf_putc(&b, '(');
+  buf_putc(&b, '1');
+  for (int i = 0; i <= PARSER_MAX_DEPTH; i++)
+    buf_putc(&b, ')');
+  buf_puts(&b, ";");
+  parse_with_errors(buf_str(&b));
+  assert_int_equal(diag_count(), 1);
+  assert_non_null(strstr(diags(), "error: expression nested too deeply (limit 100000)\n"));
+  assert_null(strstr(diags(), "memory exhausted"));
+}
+
+/* After 20 errors the lexer ends the input: the rest is not read. */
+static void test_stops_after_too_many_errors(void **state) {
+  (void)state;
+  Buf b = {0};
+  for (int i = 0; i < 1000; i++)
+    buf_puts(&b, "x = ) ;\n");
+  parse_with_errors(buf_str(&b));
+  assert_int_equal(diag_count(), 21);
+  assert_non_null(strstr(diags(), "t.nesl:20:5: error"));
+  assert_null(strstr(diags(), "t.nesl:21:5: error"));
+  assert_non_null(strstr(diags(), "too many errors"));
+}
+
+/* Tokens in messages are escaped and cut. */
+static void test_tokens_quoted(void **state) {
+  (void)state;
+  Buf b = {0};
+  buf_puts(&b, "x = ");
+  for (int i = 0; i < 5000; i++)
+    buf_putc(&b, '7');
+  buf_puts(&b, ";\ny = __");
+  for (int i = 0; i < 5000; i++)
+    buf_putc(&b, 'a');
+  buf_puts(&b, ";\n");
+  parse_with_errors(buf_str(&b));
+  assert_int_equal(diag_count(), 2);
+  assert_non_null(strstr(diags(), "integer literal 7777777777777777777777777777777777777777... is too large"));
+  assert_non_null(strstr(diags(), "'__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': names beginning with '__' are reserved"));
+  for (const char *line = diags(); *line;) {
+    size_t n = strcspn(line, "\n");
+    assert_true(n < 300);
+    line += n + (line[n] != '\0');
+  }
+}
+
 int main(void) {
   GC_INIT();
   const struct CMUnitTest tests[] = {
@@ -1157,6 +1249,10 @@ int main(void) {
       T(test_function_types),
       T(test_doc_strings_and_declarations),
       T(test_long_sequence_literal),
+      T(test_input_incomplete),
+      T(test_nesting_limit),
+      T(test_stops_after_too_many_errors),
+      T(test_tokens_quoted),
       T(test_arithmetic_precedence),
       T(test_power_and_unary_minus),
       T(test_subscript_binds_tighter_than_prefix),

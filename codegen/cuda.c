@@ -1,0 +1,887 @@
+/*
+ * cuda.c: the GPU target, each SOAC a skeleton of rt/gpu.cuh.
+ *
+ * A kernel K becomes, at file scope,
+ *
+ *   struct K_A        what its thunks read: its parameters and the results
+ *                     of its SOACs (a vector as its device data K_A.x_d and
+ *                     length x_n, a segdes as its offsets x_off and count,
+ *                     a scalar as itself), the device's error record and
+ *                     the launch's number (gpu.h, rtg_launch);
+ *   struct K_<s>_V    the values SOAC s pulls (alignas(8), so that a warp
+ *                     can shuffle it word by word);
+ *   functors          K_<s>_pull (index -> V), _op (V, V -> V), _pred
+ *                     (index, V -> bool), _index (index -> int32_t), _store
+ *                     (index, V: the writes), each holding a copy of K_A;
+ *
+ * a host function `static void K_gpu(RtKernelError *err, RtLoc loc, int
+ * run, params..., results...)`, the CPU target's signature, that fills a
+ * K_A and launches the skeletons one SOAC after the other on the runtime's
+ * one stream; K_host, the CPU target's function for the same kernel; and
+ * K, which runs K_host when every vector and size is small (rt/gpu.h,
+ * rtg_choose_host: a launch and a read-back cost more than the work), else
+ * K_gpu, each with its vectors moved to its side first.  It does not wait: a check in a thunk records its error on
+ * the device (rtg::record, the lowest element index wins), and the host
+ * finds it where it synchronizes anyway (a scalar result, a size, the end
+ * of the statement) and reports it in the context of the `run` that
+ * launched it.  The thunk translator (thunk.c) writes the functors'
+ * bodies, as it writes the CPU target's loops.
+ *
+ *   MAP         rtg::map: a grid-stride loop
+ *   REDUCE      rtg::reduce: ordered, by tiles; the result read back
+ *   SCAN        rtg::scan: exclusive, ordered
+ *   FILTER,     rtg::select_count (flags, their offsets by CUB's scan, the
+ *   PARTITION   count read back), then rtg::select_write
+ *   PERMUTE     rtg::permute; `into` a copy of D, the highest index
+ *               writing a place winning it
+ *   ONCE        rtg::once: one thread; the values read back
+ *   SEG_REDUCE, rtg::segmented: a warp per segment
+ *   SEG_SCAN
+ *   SEG_FILTER, the unsegmented select over all the elements, then the
+ *   SEG_PART.   new segment lengths (rtg_seg_counts)
+ *   SEG_PERMUTE rtg::seg_permute
+ *   LIBRARY     the runtime's device functions (rt/gpu.cu)
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+/* The state of the kernel being written. */
+typedef struct Gx {
+  Cg *cg;
+  const LcuKernel *k;
+  const LcuSoac *s; /* the SOAC being written */
+  int index;        /* its position in the kernel */
+  CgBinding *dev;   /* the device's view: K_A's fields (A.x_d, ...) */
+  CgBinding *host;  /* the host's view: the RtValue * locals and scalars */
+  Vec vectors;      /* const char *: every vector or segdes local of the
+                       host function, freed at the end unless a result */
+  Vec vector_vars;  /* const LcuVar *: the same */
+} Gx;
+
+static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
+static bool is_sd(const LcuVar *v) { return v->type.kind == LT_SEGDES; }
+
+/* The variables K_A holds: the kernel's parameters and every SOAC's
+   results, each once. */
+static void a_vars(const LcuKernel *k, Vec *out) {
+  PtrMap seen = {0};
+  for (int i = 0; i < k->params.len; i++)
+    if (!ptrmap_get(&seen, k->params.data[i])) {
+      ptrmap_put(&seen, k->params.data[i], (void *)1);
+      vec_push(out, k->params.data[i]);
+    }
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    for (int r = 0; r < s->results.len; r++)
+      if (!ptrmap_get(&seen, s->results.data[r])) {
+        ptrmap_put(&seen, s->results.data[r], (void *)1);
+        vec_push(out, s->results.data[r]);
+      }
+  }
+}
+
+/* The device's binding of 'v': K_A's fields as 'a' names them ("A"). */
+static CgBinding *bind_device(CgBinding *env, const LcuVar *v, const char *a) {
+  const char *n = cg_name(v);
+  if (is_vec(v))
+    return cg_bind(env, v, xprintf("%s.%s_d", a, n), xprintf("%s.%s_n", a, n), NULL);
+  if (is_sd(v))
+    return cg_bind(env, v, xprintf("%s.%s", a, n), xprintf("%s.%s_n", a, n), xprintf("%s.%s_off", a, n));
+  return cg_bind(env, v, xprintf("%s.%s", a, n), NULL, NULL);
+}
+
+/* Sets K_A's fields of vector or segdes 'v' (an RtValue * named by its
+   λcu name) on the host, and binds its host view. */
+static void fill_a(Gx *x, const LcuVar *v) {
+  Cg *cg = x->cg;
+  const char *n = cg_name(v);
+  if (is_vec(v)) {
+    cg_line(cg, "A.%s_d = %s->data.%s;", n, n, cg_member(v->type.base));
+    cg_line(cg, "A.%s_n = %s->len;", n, n);
+    x->host = cg_bind(x->host, v, n, xprintf("%s->len", n), NULL);
+  } else if (is_sd(v)) {
+    cg_line(cg, "A.%s_off = rtg_seg_offsets(%s);", n, n);
+    cg_line(cg, "A.%s_n = %s->len;", n, n);
+    x->host = cg_bind(x->host, v, n, xprintf("%s->len", n), xprintf("A.%s_off", n));
+  } else {
+    cg_line(cg, "A.%s = %s;", n, n);
+    x->host = cg_bind(x->host, v, n, NULL, NULL);
+  }
+}
+
+/* ---- the structs ---- */
+
+static const char *kname(Gx *x, const char *what) { return xprintf("%s_%d_%s", x->k->name, x->index, what); }
+
+static int nvalues(const LcuSoac *s) { return s->pull ? s->pull->body.len : 0; }
+static FlatBase value_base(const LcuSoac *s, int i) { return ((LcuExp *)s->pull->body.data[i])->type; }
+
+static void gen_a_struct(Cg *cg, const LcuKernel *k, const Vec *vars) {
+  cg_line(cg, "struct %s_A {", k->name);
+  cg->indent++;
+  cg_line(cg, "RtKernelError *err;");
+  cg_line(cg, "int run;");
+  for (int i = 0; i < vars->len; i++) {
+    const LcuVar *v = vars->data[i];
+    const char *n = cg_name(v);
+    if (is_vec(v))
+      cg_line(cg, "%s *%s_d; int64_t %s_n;", cg_ctype(v->type.base), n, n);
+    else if (is_sd(v))
+      cg_line(cg, "const int64_t *%s_off; int64_t %s_n;", n, n);
+    else
+      cg_line(cg, "%s %s;", cg_ctype(v->type.base), n);
+  }
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+static void gen_v_struct(Gx *x) {
+  Cg *cg = x->cg;
+  cg_line(cg, "struct alignas(8) %s {", kname(x, "V"));
+  for (int i = 0; i < nvalues(x->s); i++)
+    cg_line(cg, "  %s v%d;", cg_ctype(value_base(x->s, i)), i);
+  cg_line(cg, "};");
+}
+
+/* ---- functors ---- */
+
+/* The checks of a thunk in a functor: errors at element 'index' go to
+   A.err. */
+static CgChecks device_checks(Gx *x, const char *index, const char *ix, int combine) {
+  const LcuSize *sz = &x->s->size;
+  const char *safe = sz->length ? cg_lookup(x->dev, sz->length)->length : NULL;
+  CgChecks c = {index, "A.err", combine, ix, safe, x->s->loc,
+                x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER"};
+  return c;
+}
+
+/* Stores a thunk's values as `return V{...};`. */
+static void return_v(Cg *cg, void *ctx, const char **values, int n) {
+  const char *vname = ctx;
+  Buf b = {0};
+  for (int i = 0; i < n; i++)
+    buf_printf(&b, "%s%s", i ? ", " : "", values[i]);
+  cg_line(cg, "return %s{%s};", vname, buf_str(&b));
+}
+
+/* Stores one value as `return (T)value;`. */
+static void return_one(Cg *cg, void *ctx, const char **values, int n) {
+  if (n != 1)
+    die("codegen: a predicate or index thunk gives %d values", n);
+  cg_line(cg, "return (%s)%s;", (const char *)ctx, values[0]);
+}
+
+/* K_s_pull: index -> V, the pull thunk at (int32_t)i. */
+static void gen_pull(Gx *x) {
+  Cg *cg = x->cg;
+  const char *v = kname(x, "V");
+  cg_line(cg, "struct %s {", kname(x, "pull"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ %s operator()(int64_t i) const {", v);
+  cg->indent++;
+  cg_line(cg, "const int32_t ix = (int32_t)i;");
+  cg_line(cg, "(void)ix;");
+  CgChecks c = device_checks(x, "i", "ix", 0);
+  const char **args = (const char *[]){"ix"};
+  cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+/* The arguments 'a.v0', ... of a thunk over the values of V 'a'. */
+static const char **v_fields(const char *a, int n) {
+  const char **r = xmalloc(sizeof(char *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    r[i] = xprintf("%s.v%d", a, i);
+  return r;
+}
+
+/* K_s_op: (V, V) -> V, a REDUCE's or SCAN's operator.  Its errors (a
+   float sum that overflows) know no element: they are recorded after
+   every element's, at the index INT64_MAX - 1. */
+static void gen_op(Gx *x, int combine) {
+  Cg *cg = x->cg;
+  const char *v = kname(x, "V");
+  int nv = nvalues(x->s);
+  cg_line(cg, "struct %s {", kname(x, "op"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ %s operator()(const %s &a, const %s &b) const {", v, v, v);
+  cg->indent++;
+  const char **args = xmalloc(sizeof(char *) * (size_t)(2 * nv + 1));
+  const char **fa = v_fields("a", nv), **fb = v_fields("b", nv);
+  for (int i = 0; i < nv; i++) {
+    args[i] = fa[i];
+    args[nv + i] = fb[i];
+  }
+  CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, combine);
+  cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+/* K_s_pred: (index, V) -> bool, a FILTER's or PARTITION's predicate. */
+static void gen_pred(Gx *x) {
+  Cg *cg = x->cg;
+  cg_line(cg, "struct %s {", kname(x, "pred"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ bool operator()(int64_t i, const %s &v) const {", kname(x, "V"));
+  cg->indent++;
+  CgChecks c = device_checks(x, "i", NULL, 0);
+  cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_one, (void *)"bool");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+/* K_s_index: index -> int32_t, a PERMUTE's index thunk. */
+static void gen_index(Gx *x) {
+  Cg *cg = x->cg;
+  cg_line(cg, "struct %s {", kname(x, "index"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ int32_t operator()(int64_t i) const {");
+  cg->indent++;
+  cg_line(cg, "const int32_t ix = (int32_t)i;");
+  CgChecks c = device_checks(x, "i", "ix", 0);
+  cg_thunk(cg, x->s->second, (const char *[]){"ix"}, x->dev, &c, return_one, (void *)"int32_t");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+/* A store functor 'name': writes V's values 'from' .. 'from + n' to the
+   results 'first' .. of the SOAC, at position i. */
+static void gen_store(Gx *x, const char *name, int first) {
+  Cg *cg = x->cg;
+  int nv = nvalues(x->s);
+  cg_line(cg, "struct %s {", kname(x, name));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
+  for (int i = 0; i < nv; i++)
+    cg_line(cg, "  A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+/* The structs of SOAC x->s. */
+static void gen_functors(Gx *x) {
+  const LcuSoac *s = x->s;
+  if (s->kind == SOAC_LIBRARY)
+    return;
+  gen_v_struct(x);
+  gen_pull(x);
+  int nv = nvalues(s);
+  switch (s->kind) {
+  case SOAC_MAP:
+  case SOAC_SEG_SCAN:
+  case SOAC_SEG_REDUCE:
+  case SOAC_SCAN:
+    gen_store(x, "store", 0);
+    break;
+  case SOAC_PERMUTE:
+  case SOAC_SEG_PERMUTE:
+    gen_store(x, "store", 0);
+    gen_index(x);
+    break;
+  case SOAC_FILTER:
+  case SOAC_PARTITION:
+    gen_store(x, "store", 0);
+    gen_pred(x);
+    if (s->kind == SOAC_PARTITION)
+      gen_store(x, "other", nv);
+    break;
+  case SOAC_SEG_FILTER:
+  case SOAC_SEG_PARTITION:
+    gen_store(x, "store", 0);
+    gen_pred(x);
+    if (s->kind == SOAC_SEG_PARTITION)
+      gen_store(x, "other", nv + 1);
+    break;
+  default:
+    break;
+  }
+  if (s->kind == SOAC_REDUCE || s->kind == SOAC_SCAN || s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN)
+    gen_op(x, s->kind == SOAC_SCAN || s->kind == SOAC_SEG_SCAN ? 2 : 1);
+}
+
+/* ---- the host function ---- */
+
+/* A new device vector for SOAC result 'v' of 'n' elements. */
+static void new_vector(Gx *x, const LcuVar *v, const char *n) {
+  cg_line(x->cg, "%s = rtg_vec_new(%s, %s);", cg_name(v), cg_rtbase(v->type.base), n);
+  fill_a(x, v);
+}
+
+/* The SOAC's size, checked not negative (dist's error). */
+static const char *soac_size(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSize *sz = &x->s->size;
+  const char *n = cg_temp(cg);
+  if (sz->var)
+    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->host, sz->var)->value);
+  else if (sz->length)
+    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->host, sz->length)->length);
+  else
+    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
+  if (sz->var) {
+    int site = cg_site(cg, no_loc, NULL, NULL);
+    cg_line(cg, "if (%s < 0) {", n);
+    cg_line(cg, "  *err = RtKernelError{0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0, run};", site, n);
+    cg_line(cg, "  goto fail;");
+    cg_line(cg, "}");
+  }
+  return n;
+}
+
+/* The identity of a REDUCE or SCAN as a V. */
+static const char *identity(Gx *x) {
+  Buf b = {0};
+  buf_printf(&b, "%s{", kname(x, "V"));
+  for (int i = 0; i < x->s->identity.len; i++)
+    buf_printf(&b, "%s%s", i ? ", " : "", cg_constant(*(FlatAtom *)x->s->identity.data[i]));
+  buf_puts(&b, "}");
+  return buf_str(&b);
+}
+
+/* The functor 'what' of this SOAC, made from A as it is now. */
+static const char *functor(Gx *x, const char *what) { return xprintf("%s{A}", kname(x, what)); }
+
+static const char *kernel_string(Gx *x) { return cg_string(x->k->name, strlen(x->k->name)); }
+
+/* Scalar results from a V read back: bound on the host and in K_A. */
+static void scalar_results(Gx *x, const char *r) {
+  for (int v = 0; v < nvalues(x->s); v++) {
+    const LcuVar *res = x->s->results.data[v];
+    cg_line(x->cg, "%s = %s.v%d;", cg_name(res), r, v);
+    fill_a(x, res);
+  }
+}
+
+static void host_map(Gx *x) {
+  Cg *cg = x->cg;
+  const char *n = soac_size(x);
+  for (int v = 0; v < nvalues(x->s); v++)
+    new_vector(x, x->s->results.data[v], n);
+  cg_line(cg, "rtg::map(%s, loc, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "store"), n);
+}
+
+static void host_reduce_or_scan(Gx *x, bool scan) {
+  Cg *cg = x->cg;
+  const char *n = soac_size(x);
+  if (!scan) {
+    const char *r = cg_temp(cg);
+    cg_line(cg, "const %s %s = rtg::reduce(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r, kernel_string(x),
+            functor(x, "pull"), functor(x, "op"), identity(x), n);
+    scalar_results(x, r);
+    return;
+  }
+  for (int v = 0; v < nvalues(x->s); v++)
+    new_vector(x, x->s->results.data[v], n);
+  cg_line(cg, "rtg::scan(%s, loc, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "op"),
+          identity(x), n, functor(x, "store"));
+}
+
+static void host_filter(Gx *x, bool partition) {
+  Cg *cg = x->cg;
+  int nv = nvalues(x->s);
+  const char *n = soac_size(x);
+  const char *flags = cg_temp(cg), *offs = cg_temp(cg), *kept = cg_temp(cg);
+  cg_line(cg, "uint8_t *%s;", flags);
+  cg_line(cg, "int64_t *%s;", offs);
+  cg_line(cg, "const int64_t %s = rtg::select_count(%s, loc, %s, %s, %s, &%s, &%s);", kept, kernel_string(x),
+          functor(x, "pull"), functor(x, "pred"), n, flags, offs);
+  for (int v = 0; v < nv; v++)
+    new_vector(x, x->s->results.data[v], kept);
+  if (partition)
+    for (int v = 0; v < nv; v++)
+      new_vector(x, x->s->results.data[nv + v], xprintf("(%s - %s)", n, kept));
+  cg_line(cg, "rtg::select_write(%s, loc, %s, %s, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), n,
+          flags, offs, functor(x, "store"), functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+}
+
+static void host_permute(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const char *n = soac_size(x);
+  const char *room = n;
+  if (s->into) {
+    /* a copy of D */
+    CgBinding *d = cg_lookup(x->host, s->into);
+    const LcuVar *r = s->results.data[0];
+    new_vector(x, r, d->length);
+    room = d->length;
+    cg_line(cg, "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
+                "rtg_stream());",
+            cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+  } else {
+    for (int v = 0; v < nvalues(s); v++)
+      new_vector(x, s->results.data[v], n);
+  }
+  int site = cg_site(cg, no_loc, "__write", NULL);
+  cg_line(cg, "rtg::permute(%s, loc, %s, %s, %s, %s, %s, %s, A.run, %d);", kernel_string(x), functor(x, "pull"),
+          functor(x, "index"), n, room, s->into ? "true" : "false", functor(x, "store"), site);
+}
+
+static void host_once(Gx *x) {
+  Cg *cg = x->cg;
+  const char *r = cg_temp(cg);
+  cg_line(cg, "const %s %s = rtg::once<%s>(%s, loc, %s);", kname(x, "V"), r, kname(x, "V"), kernel_string(x),
+          functor(x, "pull"));
+  scalar_results(x, r);
+}
+
+static void host_seg_reduce_or_scan(Gx *x, bool scan) {
+  Cg *cg = x->cg;
+  CgBinding *sd = cg_lookup(x->host, x->s->segdes);
+  const char *n = scan ? xprintf("rtg_seg_total(%s)", sd->value) : sd->length;
+  const char *len = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = %s;", len, n);
+  for (int v = 0; v < nvalues(x->s); v++)
+    new_vector(x, x->s->results.data[v], len);
+  cg_line(cg, "rtg::segmented(%s, loc, %s, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"),
+          functor(x, "op"), identity(x), sd->value, scan ? "true" : "false", functor(x, "store"));
+}
+
+/* SEG_FILTER (the kept values, then their sd) and SEG_PARTITION (the
+   kept values and their sd, then the others and theirs): the select over
+   all the elements keeps their order, so each segment's kept values land
+   together; the new lengths count them per segment. */
+static void host_seg_filter(Gx *x, bool partition) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  CgBinding *sd = cg_lookup(x->host, s->segdes);
+  const char *n = cg_temp(cg), *flags = cg_temp(cg), *offs = cg_temp(cg), *kept = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", n, sd->value);
+  cg_line(cg, "uint8_t *%s;", flags);
+  cg_line(cg, "int64_t *%s;", offs);
+  cg_line(cg, "const int64_t %s = rtg::select_count(%s, loc, %s, %s, %s, &%s, &%s);", kept, kernel_string(x),
+          functor(x, "pull"), functor(x, "pred"), n, flags, offs);
+  const LcuVar *kept_sd = s->results.data[nv];
+  const LcuVar *other_sd = partition ? s->results.data[2 * nv + 1] : NULL;
+  cg_line(cg, "%s = rtg_segdes_new(%s->len);", cg_name(kept_sd), sd->value);
+  cg_line(cg, "%s->total = %s;", cg_name(kept_sd), kept);
+  if (partition) {
+    cg_line(cg, "%s = rtg_segdes_new(%s->len);", cg_name(other_sd), sd->value);
+    cg_line(cg, "%s->total = %s - %s;", cg_name(other_sd), n, kept);
+  }
+  cg_line(cg, "rtg_seg_counts(%s, %s, %s, %s, %s);", sd->value, offs, kept, cg_name(kept_sd),
+          partition ? cg_name(other_sd) : "NULL");
+  fill_a(x, kept_sd);
+  if (partition)
+    fill_a(x, other_sd);
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], kept);
+  if (partition)
+    for (int v = 0; v < nv; v++)
+      new_vector(x, s->results.data[nv + 1 + v], xprintf("(%s - %s)", n, kept));
+  cg_line(cg, "rtg::select_write(%s, loc, %s, %s, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), n,
+          flags, offs, functor(x, "store"), functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+}
+
+static void host_seg_permute(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  CgBinding *sd = cg_lookup(x->host, s->segdes);
+  if (s->into) {
+    CgBinding *d = cg_lookup(x->host, s->into);
+    const LcuVar *r = s->results.data[0];
+    new_vector(x, r, d->length);
+    cg_line(cg, "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
+                "rtg_stream());",
+            cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+  } else {
+    const char *total = cg_temp(cg);
+    cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", total, sd->value);
+    for (int v = 0; v < nvalues(s); v++)
+      new_vector(x, s->results.data[v], total);
+  }
+  int site = cg_site(cg, no_loc, "__write", NULL);
+  cg_line(cg, "rtg::seg_permute(%s, loc, %s, %s, %s, %s, %s, A.run, %d);", kernel_string(x), functor(x, "pull"),
+          functor(x, "index"), sd->value, s->into ? "true" : "false", functor(x, "store"), site);
+}
+
+/* A kernel variable as an RtValue * argument of the runtime: a scalar is
+   boxed (and freed after). */
+static const char *boxed(Gx *x, const LcuVar *v, Vec *boxes) {
+  Cg *cg = x->cg;
+  if (v->type.kind != LT_SCALAR)
+    return cg_name(v);
+  const char *b = cg_temp(cg);
+  cg_line(cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(v->type.base));
+  cg_line(cg, "%s->scalar.%s = %s;", b, cg_member(v->type.base), cg_lookup(x->host, v)->value);
+  vec_push(boxes, (void *)b);
+  return b;
+}
+
+static void host_library(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  Vec boxes = {0};
+  const char **a = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
+  for (int i = 0; i < s->args.len; i++)
+    a[i] = boxed(x, s->args.data[i], &boxes);
+  const char *r = cg_temp(cg);
+  const char *layout = s->layout ? cg_layout(cg, s->layout) : "NULL";
+  switch (s->library) {
+  case LIB_RANK:
+  case LIB_RANK_DOWN:
+    cg_line(cg, "RtValue *%s = rtg_rank(%s, %s);", r, a[0], s->library == LIB_RANK_DOWN ? "true" : "false");
+    break;
+  case LIB_SEG_RANK:
+  case LIB_SEG_RANK_DOWN:
+    cg_line(cg, "RtValue *%s = rtg_seg_rank(%s, %s, %s);", r, a[0], a[1],
+            s->library == LIB_SEG_RANK_DOWN ? "true" : "false");
+    break;
+  case LIB_MAKE_SEGDES:
+    cg_line(cg, "RtValue *%s = rtg_make_segdes(loc, A.run, %s);", r, a[0]);
+    break;
+  case LIB_SEG_LENGTHS:
+    cg_line(cg, "RtValue *%s = rtg_seg_lengths(%s);", r, a[0]);
+    break;
+  case LIB_SEG_OFFSETS:
+    cg_line(cg, "RtValue *%s = rtg_seg_starts(%s);", r, a[0]);
+    break;
+  case LIB_SEG_IDS:
+    cg_line(cg, "RtValue *%s = rtg_seg_ids(%s);", r, a[0]);
+    break;
+  case LIB_NAME: {
+    /* the segmented form has a segdes before the values' components */
+    bool seg = s->args.len == rt_layout_count(s->layout, false) + 1 && is_sd(s->args.data[0]);
+    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
+    for (int i = 0; i < s->args.len; i++)
+      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
+    cg_line(cg, "RtValue *%s = rtg_name(&%s, %s, %s_args + %d, %d);", r, layout, seg ? a[0] : "NULL", r, seg ? 1 : 0,
+            s->args.len - (seg ? 1 : 0));
+    break;
+  }
+  case LIB_EQL:
+  case LIB_HASH: {
+    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
+    for (int i = 0; i < s->args.len; i++)
+      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
+    if (s->library == LIB_EQL)
+      cg_line(cg, "RtValue *%s = rtg_eql(&%s, %s, %s_args, %s_args + %d, %d);", r, layout,
+              s->lifted ? "false" : "true", r, r, s->args.len / 2, s->args.len / 2);
+    else
+      cg_line(cg, "RtValue *%s = rtg_hash(loc, &%s, %s, %s_args, %d, %s);", r, layout, s->lifted ? "false" : "true",
+              r, s->args.len - 1, a[s->args.len - 1]);
+    break;
+  }
+  case LIB_RAND:
+    cg_line(cg, "RtValue *%s = rtg_rand(%d, %s);", r, s->site, a[0]);
+    break;
+  case LIB_COUNT:
+    unreachable();
+  }
+  for (int i = 0; i < boxes.len; i++)
+    cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
+  const LcuVar *res = s->results.data[0];
+  if (res->type.kind == LT_SCALAR) {
+    cg_line(cg, "%s = rtg_to_host(%s)->scalar.%s;", cg_name(res), r, cg_member(res->type.base));
+    cg_line(cg, "rt_value_free(%s);", r);
+  } else {
+    cg_line(cg, "%s = %s;", cg_name(res), r);
+  }
+  fill_a(x, res);
+}
+
+static void host_soac(Gx *x) {
+  switch (x->s->kind) {
+  case SOAC_MAP:
+    host_map(x);
+    return;
+  case SOAC_REDUCE:
+    host_reduce_or_scan(x, false);
+    return;
+  case SOAC_SCAN:
+    host_reduce_or_scan(x, true);
+    return;
+  case SOAC_FILTER:
+    host_filter(x, false);
+    return;
+  case SOAC_PARTITION:
+    host_filter(x, true);
+    return;
+  case SOAC_PERMUTE:
+    host_permute(x);
+    return;
+  case SOAC_ONCE:
+    host_once(x);
+    return;
+  case SOAC_SEG_PERMUTE:
+    host_seg_permute(x);
+    return;
+  case SOAC_SEG_REDUCE:
+    host_seg_reduce_or_scan(x, false);
+    return;
+  case SOAC_SEG_SCAN:
+    host_seg_reduce_or_scan(x, true);
+    return;
+  case SOAC_SEG_FILTER:
+    host_seg_filter(x, false);
+    return;
+  case SOAC_SEG_PARTITION:
+    host_seg_filter(x, true);
+    return;
+  case SOAC_LIBRARY:
+    host_library(x);
+    return;
+  case SOAC_COUNT:
+    break;
+  }
+  unreachable();
+}
+
+static bool is_result(const LcuKernel *k, const LcuVar *v) {
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == v)
+      return true;
+  return false;
+}
+
+/* The host function's C parameters: as the CPU target's. */
+static const char *kernel_signature_named(const LcuKernel *k, const char *name) {
+  Buf b = {0};
+  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", name);
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    if (v->type.kind == LT_SCALAR)
+      buf_printf(&b, ", %s %s", cg_ctype(v->type.base), cg_name(v));
+    else
+      buf_printf(&b, ", RtValue *%s", cg_name(v));
+  }
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    if (v->type.kind == LT_SCALAR)
+      buf_printf(&b, ", %s *out_%s", cg_ctype(v->type.base), cg_name(v));
+    else
+      buf_printf(&b, ", RtValue **out_%s", cg_name(v));
+  }
+  buf_puts(&b, ")");
+  return buf_str(&b);
+}
+
+static const char *kernel_signature(const LcuKernel *k) { return kernel_signature_named(k, k->name); }
+
+/* ---- the choice between host and device ---- */
+
+static bool in_vec(const Vec *v, const void *x) {
+  for (int i = 0; i < v->len; i++)
+    if (v->data[i] == x)
+      return true;
+  return false;
+}
+
+/* Can kernel 'k' run on the host when its vector parameters are small?
+   Only if every SOAC's size is bounded by them: a size that is a scalar
+   parameter or a constant is checked at run time (pushed on 'sizes', as
+   C expressions), the length of a bounded vector is bounded, and a
+   SOAC's results are bounded when its size is (a segdes made inside the
+   kernel from lengths is not: its total may be anything). */
+static bool host_possible(const LcuKernel *k, Vec *sizes) {
+  Vec bounded = {0};
+  for (int i = 0; i < k->params.len; i++)
+    vec_push(&bounded, k->params.data[i]);
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    bool ok;
+    if (s->kind == SOAC_LIBRARY) {
+      ok = true;
+      for (int a = 0; a < s->args.len; a++)
+        if (((LcuVar *)s->args.data[a])->type.kind != LT_SCALAR && !in_vec(&bounded, s->args.data[a]))
+          ok = false;
+      /* make_segdes may run on the host when its lengths are few, but
+         the segments' total may be anything: what iterates over them in
+         this kernel is not bounded (its result is not pushed below) */
+      if (ok && s->library == LIB_MAKE_SEGDES)
+        continue;
+    } else if (s->segdes) {
+      ok = in_vec(&bounded, s->segdes);
+    } else if (s->kind == SOAC_ONCE) {
+      ok = true;
+    } else if (s->size.var) {
+      ok = in_vec(&k->params, s->size.var);
+      if (ok)
+        vec_push(sizes, (void *)cg_name(s->size.var));
+    } else if (s->size.length) {
+      ok = in_vec(&bounded, s->size.length);
+    } else {
+      ok = true;
+      vec_push(sizes, (void *)xprintf("%d", (int)s->size.value));
+    }
+    if (!ok)
+      return false;
+    for (int r = 0; r < s->results.len; r++)
+      vec_push(&bounded, s->results.data[r]);
+  }
+  return true;
+}
+
+/* K itself: the host's kernel (K_host) when the data is small, else the
+   device's (K_gpu); either way with every vector on its side first. */
+static void gen_dispatch(Cg *cg, const LcuKernel *k) {
+  Vec sizes = {0};
+  bool host = host_possible(k, &sizes);
+  const char *sig = kernel_signature(k);
+  cg_line(cg, "%s {", sig);
+  cg->indent++;
+  Buf args = {0};
+  buf_puts(&args, "err, loc, run");
+  Vec vals = {0};
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    buf_printf(&args, ", %s", cg_name(v));
+    if (v->type.kind != LT_SCALAR)
+      vec_push(&vals, (void *)cg_name(v));
+  }
+  for (int i = 0; i < k->results.len; i++)
+    buf_printf(&args, ", out_%s", cg_name(k->results.data[i]));
+  Buf vb = {0}, sb = {0};
+  for (int i = 0; i < vals.len; i++)
+    buf_printf(&vb, "%s%s", i ? ", " : "", (const char *)vals.data[i]);
+  for (int i = 0; i < sizes.len; i++)
+    buf_printf(&sb, "%s(int64_t)%s", i ? ", " : "", (const char *)sizes.data[i]);
+  cg_line(cg, "RtValue *vals[] = {%s%s};", buf_str(&vb), vals.len ? "" : "NULL");
+  cg_line(cg, "const int64_t sizes[] = {%s%s};", buf_str(&sb), sizes.len ? "" : "0");
+  if (host) {
+    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d))", vals.len, sizes.len);
+    cg_line(cg, "  %s_host(%s);", k->name, buf_str(&args));
+    cg_line(cg, "else");
+    cg_line(cg, "  %s_gpu(%s);", k->name, buf_str(&args));
+  } else {
+    cg_line(cg, "/* a size made inside the kernel may be large: always the device */");
+    cg_line(cg, "rtg_to_device_all(vals, %d);", vals.len);
+    cg_line(cg, "%s_gpu(%s);", k->name, buf_str(&args));
+  }
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
+static void cuda_kernel(Cg *cg, const LcuKernel *k) {
+  /* the host's version: the CPU target's, on one thread */
+  cg_cpu_kernel(cg, k, xprintf("%s_host", k->name));
+  const char *record = cg->record_fn;
+  cg->record_fn = "NESSIE_DEVICE_RECORD";
+  Gx x = {cg, k, NULL, 0, NULL, NULL, {0}, {0}};
+  Buf what = {0};
+  for (int i = 0; i < k->soacs.len; i++)
+    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
+  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
+  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
+          first ? cg_where(first->loc) : "");
+  /* the device's view: K_A, then each SOAC's structs */
+  Vec vars = {0};
+  a_vars(k, &vars);
+  gen_a_struct(cg, k, &vars);
+  for (int i = 0; i < vars.len; i++)
+    x.dev = bind_device(x.dev, vars.data[i], "A");
+  for (int i = 0; i < k->soacs.len; i++) {
+    x.s = k->soacs.data[i];
+    x.index = i;
+    gen_functors(&x);
+  }
+  /* the device's version */
+  cg_line(cg, "%s {", kernel_signature_named(k, xprintf("%s_gpu", k->name)));
+  cg->indent++;
+  cg_line(cg, "(void)loc;");
+  cg_line(cg, "(void)err;");
+  cg_line(cg, "%s_A A;", k->name);
+  cg_line(cg, "memset(&A, 0, sizeof A);");
+  cg_line(cg, "A.err = rtg_error();");
+  cg_line(cg, "A.run = rtg_launch(run);");
+  for (int i = 0; i < k->params.len; i++)
+    fill_a(&x, k->params.data[i]);
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    for (int r = 0; r < s->results.len; r++) {
+      const LcuVar *v = s->results.data[r];
+      if (v->type.kind == LT_SCALAR) {
+        cg_line(cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
+      } else {
+        cg_line(cg, "RtValue *%s = NULL;", cg_name(v));
+        vec_push(&x.vectors, (void *)cg_name(v));
+        vec_push(&x.vector_vars, (void *)v);
+      }
+    }
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    x.s = k->soacs.data[i];
+    x.index = i;
+    cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
+    cg_line(cg, "{");
+    cg->indent++;
+    host_soac(&x);
+    cg->indent--;
+    cg_line(cg, "}");
+  }
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
+  }
+  /* the intermediate vectors of a kernel of several SOACs */
+  for (int i = 0; i < x.vectors.len; i++)
+    if (!is_result(k, x.vector_vars.data[i]))
+      cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg_line(cg, "return;");
+  cg->indent--;
+  cg_line(cg, "fail:");
+  cg->indent++;
+  for (int i = 0; i < x.vectors.len; i++)
+    cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+  cg->record_fn = record;
+  gen_dispatch(cg, k);
+}
+
+static void cuda_prelude(Cg *cg) {
+  cg_line(cg, "#include <stdint.h>");
+  cg_line(cg, "#include <string.h>");
+  cg_line(cg, "#include \"gpu.cuh\"");
+  cg_blank(cg);
+  cg_line(cg, "/* the host's kernels (for small vectors): the CPU target's loops, on one thread */");
+  cg_cpu_loops(cg, false);
+  cg_line(cg, "/* the host's view of values: a vector lives on the device, or on the host");
+  cg_line(cg, "   when it is small (rt/gpu.h) */");
+  cg_line(cg, "#define NESSIE_INIT(sites) rtg_init(sites)");
+  cg_line(cg, "#define NESSIE_SYNC() rtg_statement_end()");
+  cg_line(cg, "/* an error found on the host comes after the device's, which were first */");
+  cg_line(cg, "#define NESSIE_FAIL(call) (rtg_sync(), call)");
+  cg_line(cg, "#define NESSIE_COUNT_RUN() ((void)0)");
+  cg_line(cg, "#define NESSIE_TO_HOST(v) rtg_to_host(v)");
+  cg_line(cg, "#define NESSIE_HOST_DONE(h, v) ((h) != (v) ? rt_value_free(h) : (void)0)");
+  cg_line(cg, "#define NESSIE_TO_DEVICE(h) rtg_place(h)");
+  cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rtg_seg_total(d)");
+  cg_line(cg, "#define NESSIE_NOW() rtg_now()");
+  cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) \\");
+  cg_line(cg, "  (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))");
+  cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
+  cg_line(cg, "  rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))");
+  cg_line(cg, "/* a check's error, for the lowest element index: in the host's kernels,");
+  cg_line(cg, "   and on the device, with the launch's number (A.run) */");
+  cg_line(cg, "#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \\");
+  cg_line(cg, "  RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \\");
+  cg_line(cg, "                (int32_t)(i), (int64_t)(len), (double)(x), (run)}");
+  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
+  cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
+  cg_line(cg, "#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
+  cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))");
+  cg_blank(cg);
+}
+
+const CgTarget cg_cuda_target = {CG_CUDA, "cuda", ".cu", cuda_prelude, cuda_kernel};

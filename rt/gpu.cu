@@ -1,0 +1,721 @@
+/*
+ * gpu.cu: the GPU runtime (gpu.h): the device, its one stream and
+ * memory pool, device vectors and segment descriptors, the error record
+ * and the host's synchronizations, and the library kernels (sorting and
+ * ranks on CUB's radix sort, segment descriptors, random numbers).
+ * Compiled once by nvcc into the runtime library; generated programs
+ * link it.
+ */
+#include <cub/cub.cuh>
+#include <thrust/iterator/transform_iterator.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.cuh"
+
+static cudaStream_t stream;
+static int max_blocks = 1024;
+static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
+static const RtSite *program_sites;
+
+/* A CUDA error in the runtime itself: the statement stops with it. */
+static void check(cudaError_t e, const char *what) {
+  if (e != cudaSuccess)
+    rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error in %s: %s", what, cudaGetErrorString(e));
+}
+
+static void device_free(void *p) {
+  if (p)
+    cudaFreeAsync(p, stream);
+}
+
+/* Vectors of at most this many elements are small (gpu.h). */
+static int64_t host_max = 4096;
+
+static void read_host_max(void) {
+  const char *env = getenv("NESSIE_HOST_MAX");
+  if (env && *env) {
+    char *end;
+    long long m = strtoll(env, &end, 10);
+    if (*end == '\0' && m >= 0)
+      host_max = m;
+  }
+}
+
+void rtg_init(const RtSite *sites) {
+  program_sites = sites;
+  read_host_max();
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr, "error: no CUDA device: %s\n",
+            e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports none");
+    exit(1);
+  }
+  int dev = 0;
+  const char *want = getenv("NESSIE_DEVICE");
+  if (want && *want) {
+    char *end;
+    long d = strtol(want, &end, 10);
+    if (*end || d < 0 || d >= count) {
+      fprintf(stderr, "error: NESSIE_DEVICE=%s: there are %d CUDA devices (0 to %d)\n", want, count, count - 1);
+      exit(1);
+    }
+    dev = (int)d;
+  }
+  e = cudaSetDevice(dev);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "error: CUDA device %d: %s\n", dev, cudaGetErrorString(e));
+    exit(1);
+  }
+  cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    max_blocks = prop.multiProcessorCount * 8;
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    fprintf(stderr, "error: CUDA device %d: cannot make a stream\n", dev);
+    exit(1);
+  }
+  /* keep the pool's memory between frees: a free is then only a mark */
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+    uint64_t threshold = UINT64_MAX;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+  }
+  rt_device_free = device_free;
+  if (cudaMalloc((void **)&error_slot, sizeof(rtg::ErrorSlot)) != cudaSuccess) {
+    fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
+    exit(1);
+  }
+  rtg::ErrorSlot none = {RT_NO_ERROR, 0};
+  cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+}
+
+cudaStream_t rtg_stream(void) { return stream; }
+
+int rtg_max_blocks(void) { return max_blocks; }
+
+RtKernelError *rtg_error(void) { return error_slot; }
+
+/* ---- memory ---- */
+
+void *rtg_alloc(size_t bytes) {
+  void *p = NULL;
+  cudaError_t e = cudaMallocAsync(&p, bytes ? bytes : 1, stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError(); /* clear it */
+    size_t free_bytes = 0, total = 0;
+    cudaMemGetInfo(&free_bytes, &total);
+    rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes on the GPU; %zu of %zu bytes free)", bytes,
+            free_bytes, total);
+  }
+  rt_stats.bytes += bytes;
+  return p;
+}
+
+void rtg_free(void *p) { device_free(p); }
+
+RtValue *rtg_vec_new(RtBase b, int64_t n) {
+  RtValue *v = (RtValue *)rt_alloc(sizeof(RtValue));
+  v->type = rt_vec_type(b);
+  v->len = n;
+  v->refs = 1;
+  v->total = -1;
+  v->device = true;
+  v->data.any = rtg_alloc(rt_base_size(b) * (size_t)(n > 0 ? n : 1));
+  return v;
+}
+
+RtValue *rtg_segdes_new(int64_t nseg) {
+  RtValue *v = (RtValue *)rt_alloc(sizeof(RtValue));
+  v->type = rt_segdes_type();
+  v->len = nseg;
+  v->refs = 1;
+  v->total = -1;
+  v->device = true;
+  v->lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(nseg + 1));
+  return v;
+}
+
+const int64_t *rtg_seg_offsets(RtValue *d) {
+  if (!d->device)
+    return rt_seg_offsets(d);
+  if (!d->offsets) {
+    int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
+    cudaMemsetAsync(off, 0, sizeof(int64_t), stream);
+    if (d->len > 0) {
+      size_t bytes = 0;
+      cub::DeviceScan::InclusiveSum(NULL, bytes, d->lengths, off + 1, d->len, stream);
+      void *tmp = rtg_alloc(bytes);
+      check(cub::DeviceScan::InclusiveSum(tmp, bytes, d->lengths, off + 1, d->len, stream), "a segment scan");
+      rtg_free(tmp);
+    }
+    d->offsets = off;
+  }
+  return d->offsets;
+}
+
+int64_t rtg_seg_total(RtValue *d) {
+  if (!d->device)
+    return rt_seg_total(d);
+  if (d->total < 0)
+    rtg_read(&d->total, rtg_seg_offsets(d) + d->len, sizeof(int64_t));
+  return d->total;
+}
+
+/* ---- synchronization and errors ---- */
+
+void rtg_launched(const char *name, RtLoc loc) {
+  rt_stats.kernels++;
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    rt_fail(loc, NULL, "CUDA error launching kernel %s: %s", name, cudaGetErrorString(e));
+}
+
+/* ---- launches, for the context of their errors ---- */
+
+typedef struct Launch {
+  int site;
+  bool has_context;
+  RtContext context;
+} Launch;
+
+static Launch *launches; /* launches[id - 1] */
+static int nlaunches, launch_cap;
+enum { LAUNCH_HASH = 4096 };
+static int launch_hash[LAUNCH_HASH]; /* id, or 0: empty (open addressing) */
+
+static bool same_launch(const Launch *l, int site, const RtContext *c) {
+  if (l->site != site || l->has_context != (c != NULL))
+    return false;
+  if (!c)
+    return true;
+  const RtContext *d = &l->context;
+  return d->lib_fn == c->lib_fn && d->user_fn == c->user_fn && d->lib_call.file == c->lib_call.file &&
+         d->lib_call.line == c->lib_call.line && d->lib_call.col == c->lib_call.col &&
+         d->stmt_loc.file == c->stmt_loc.file && d->stmt_loc.line == c->stmt_loc.line &&
+         d->stmt_loc.col == c->stmt_loc.col;
+}
+
+static unsigned launch_key(int site, const RtContext *c) {
+  uint64_t h = (uint64_t)site * 0x9E3779B97F4A7C15ull;
+  if (c)
+    h ^= ((uintptr_t)c->lib_fn * 31u) ^ ((uintptr_t)c->user_fn * 17u) ^ ((uint64_t)c->stmt_loc.line << 20) ^
+         (uint64_t)c->lib_call.line;
+  h ^= h >> 29;
+  return (unsigned)(h % LAUNCH_HASH);
+}
+
+/* Whether a kernel that may write the error record was launched since the
+   last rtg_sync: a program whose data stays on the host (small vectors)
+   never waits for the device. */
+static bool launched_since_sync;
+
+int rtg_launch(int site) {
+  launched_since_sync = true;
+  const RtContext *c = rt_context();
+  unsigned k = launch_key(site, c);
+  /* a full table (thousands of distinct contexts in one statement) is
+     searched no more: the newest launches get new numbers */
+  for (int probe = 0; probe < 64; probe++) {
+    int id = launch_hash[(k + probe) % LAUNCH_HASH];
+    if (id == 0) {
+      if (nlaunches == launch_cap) {
+        launch_cap = launch_cap ? 2 * launch_cap : 256;
+        launches = (Launch *)realloc(launches, sizeof(Launch) * (size_t)launch_cap);
+        if (!launches) {
+          fprintf(stderr, "error: out of memory\n");
+          exit(1);
+        }
+      }
+      Launch *l = &launches[nlaunches++];
+      l->site = site;
+      l->has_context = c != NULL;
+      if (c)
+        l->context = *c;
+      launch_hash[(k + probe) % LAUNCH_HASH] = nlaunches;
+      return nlaunches;
+    }
+    if (same_launch(&launches[id - 1], site, c))
+      return id;
+  }
+  return -site; /* the table is crowded: reported at its run, in no context */
+}
+
+static void forget_launches(void) {
+  if (nlaunches)
+    memset(launch_hash, 0, sizeof launch_hash);
+  nlaunches = 0;
+}
+
+void rtg_statement_end(void) {
+  rtg_sync();
+  forget_launches();
+}
+
+void rtg_sync(void) {
+  if (!launched_since_sync)
+    return;
+  launched_since_sync = false;
+  rt_stats.syncs++;
+  cudaError_t e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess)
+    rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error: %s", cudaGetErrorString(e));
+  RtKernelError rec;
+  if (cudaMemcpy(&rec, error_slot, sizeof rec, cudaMemcpyDeviceToHost) != cudaSuccess)
+    rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error reading the error record");
+  if (rec.index != INT64_MAX) {
+    rtg::ErrorSlot none = {RT_NO_ERROR, 0};
+    cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+    /* the launch's number says where its `run` was, and in what context */
+    static Launch failed;
+    if (rec.run > 0 && rec.run <= nlaunches) {
+      failed = launches[rec.run - 1];
+      rec.run = failed.site;
+      rt_set_context(failed.has_context ? &failed.context : NULL);
+    } else if (rec.run < 0) {
+      rec.run = -rec.run;
+    }
+    forget_launches();
+    rt_kernel_fail(&rec, program_sites, RtLoc{NULL, 0, 0});
+  }
+}
+
+void rtg_read(void *host, const void *dev, size_t n) {
+  check(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
+  rtg_sync();
+}
+
+RtValue *rtg_to_host(RtValue *v) {
+  if (!v->device)
+    return v;
+  RtValue *h;
+  if (v->type.kind == RT_SEGDES) {
+    h = rt_value_new(rt_segdes_type(), v->len);
+    check(cudaMemcpyAsync(h->lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyDeviceToHost, stream),
+          "a copy to the host");
+  } else {
+    h = rt_value_new(v->type, v->len);
+    check(cudaMemcpyAsync(h->data.any, v->data.any, rt_base_size(v->type.base) * (size_t)v->len,
+                          cudaMemcpyDeviceToHost, stream),
+          "a copy to the host");
+  }
+  rtg_sync();
+  return h;
+}
+
+RtValue *rtg_to_device(RtValue *h) {
+  if (h->device || h->type.kind == RT_SCALAR)
+    return h;
+  RtValue *d;
+  if (h->type.kind == RT_SEGDES) {
+    d = rtg_segdes_new(h->len);
+    check(cudaMemcpyAsync(d->lengths, h->lengths, sizeof(int64_t) * (size_t)h->len, cudaMemcpyHostToDevice, stream),
+          "a copy to the device");
+  } else {
+    d = rtg_vec_new(h->type.base, h->len);
+    check(cudaMemcpyAsync(d->data.any, h->data.any, rt_base_size(h->type.base) * (size_t)h->len,
+                          cudaMemcpyHostToDevice, stream),
+          "a copy to the device");
+  }
+  /* the host copy may be freed as soon as the copy has been made */
+  check(cudaStreamSynchronize(stream), "a copy to the device");
+  return d;
+}
+
+/* ---- where a value lives ---- */
+
+bool rtg_small(RtValue *v) {
+  if (v->type.kind == RT_SEGDES)
+    return v->len <= host_max && rtg_seg_total(v) <= host_max;
+  return v->len <= host_max;
+}
+
+static size_t data_bytes(const RtValue *v) { return rt_base_size(v->type.base) * (size_t)(v->len > 0 ? v->len : 1); }
+
+/* Moves device value 'v' to new host memory, the copies queued on the
+   stream; 'old' gets what to free once they are done. */
+static void queue_to_host(RtValue *v, void **old, int *nold) {
+  if (v->type.kind == RT_SEGDES) {
+    int64_t *lengths = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(v->len + 1));
+    check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyDeviceToHost, stream),
+          "a copy to the host");
+    old[(*nold)++] = v->lengths;
+    old[(*nold)++] = v->offsets; /* made again on the host when needed */
+    v->lengths = lengths;
+    v->offsets = NULL;
+  } else {
+    void *data = rt_alloc_atomic(data_bytes(v));
+    check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyDeviceToHost,
+                          stream),
+          "a copy to the host");
+    old[(*nold)++] = v->data.any;
+    v->data.any = data;
+  }
+  v->device = false;
+}
+
+/* Moves host value 'v' to the device: the copy is made from pageable
+   memory, so the host memory may be freed as soon as the call returns. */
+static void to_device_in_place(RtValue *v) {
+  if (v->type.kind == RT_SEGDES) {
+    int64_t *lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
+    check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyHostToDevice, stream),
+          "a copy to the device");
+    int64_t total = rt_seg_total(v);
+    check(cudaStreamSynchronize(stream), "a copy to the device");
+    rt_free(v->lengths);
+    rt_free(v->offsets);
+    v->lengths = lengths;
+    v->offsets = NULL;
+    v->total = total;
+  } else {
+    void *data = rtg_alloc(data_bytes(v));
+    check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyHostToDevice,
+                          stream),
+          "a copy to the device");
+    check(cudaStreamSynchronize(stream), "a copy to the device");
+    rt_free(v->data.any);
+    v->data.any = data;
+  }
+  v->device = true;
+}
+
+bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes) {
+  bool host = true;
+  for (int i = 0; i < nsizes && host; i++)
+    host = sizes[i] <= host_max;
+  for (int i = 0; i < nvals && host; i++)
+    host = rtg_small(vals[i]);
+  if (!host) {
+    for (int i = 0; i < nvals; i++)
+      if (!vals[i]->device)
+        to_device_in_place(vals[i]);
+    return false;
+  }
+  void **old = (void **)rt_alloc(sizeof(void *) * (size_t)(2 * nvals + 1));
+  int nold = 0;
+  for (int i = 0; i < nvals; i++)
+    if (vals[i]->device)
+      queue_to_host(vals[i], old, &nold);
+  if (nold > 0) {
+    check(cudaStreamSynchronize(stream), "a copy to the host");
+    for (int i = 0; i < nold; i++)
+      rtg_free(old[i]);
+    rtg_sync(); /* the errors of the kernels before */
+  }
+  rt_free(old);
+  return true;
+}
+
+void rtg_to_device_all(RtValue **vals, int nvals) {
+  for (int i = 0; i < nvals; i++)
+    if (!vals[i]->device)
+      to_device_in_place(vals[i]);
+}
+
+RtValue *rtg_place(RtValue *h) {
+  if (h->device || h->type.kind == RT_SCALAR || rtg_small(h))
+    return h;
+  to_device_in_place(h);
+  return h;
+}
+
+RtValue *rtg_adopt(RtValue *h) {
+  RtValue *d = rtg_to_device(h);
+  if (d != h)
+    rt_value_free(h);
+  return d;
+}
+
+double rtg_now(void) {
+  rtg_sync();
+  return rt_now();
+}
+
+/* ---- scans of flags ---- */
+
+struct ToInt64 {
+  __host__ __device__ int64_t operator()(uint8_t f) const { return f; }
+};
+
+int64_t rtg_flag_offsets(const uint8_t *flags, int64_t *offsets, int64_t n) {
+  if (n <= 0)
+    return 0;
+  auto in = thrust::make_transform_iterator(flags, ToInt64{});
+  size_t bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, in, offsets, n, stream);
+  void *tmp = rtg_alloc(bytes);
+  check(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, offsets, n, stream), "a scan of flags");
+  rtg_free(tmp);
+  int64_t last[2];
+  uint8_t last_flag;
+  check(cudaMemcpyAsync(&last[0], offsets + n - 1, sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "a copy");
+  check(cudaMemcpyAsync(&last_flag, flags + n - 1, 1, cudaMemcpyDeviceToHost, stream), "a copy");
+  rtg_sync();
+  (void)last[1];
+  return last[0] + last_flag;
+}
+
+__global__ void seg_counts_kernel(const int64_t *off, int64_t nseg, const int64_t *offsets, int64_t n, int64_t kept,
+                                  int64_t *kept_lengths, int64_t *other_lengths) {
+  for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * blockDim.x) {
+    int64_t a = off[s] < n ? offsets[off[s]] : kept, b = off[s + 1] < n ? offsets[off[s + 1]] : kept;
+    kept_lengths[s] = b - a;
+    if (other_lengths)
+      other_lengths[s] = (off[s + 1] - off[s]) - (b - a);
+  }
+}
+
+void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *kept_sd, RtValue *other_sd) {
+  if (sd->len <= 0)
+    return;
+  const int64_t *off = rtg_seg_offsets(sd);
+  int64_t n = rtg_seg_total(sd);
+  seg_counts_kernel<<<rtg::blocks_for(sd->len, 1), rtg::THREADS, 0, stream>>>(
+      off, sd->len, offsets, n, kept, kept_sd->lengths, other_sd ? other_sd->lengths : NULL);
+  rtg_launched("seg_counts", RtLoc{NULL, 0, 0});
+}
+
+/* ---- segment descriptors ---- */
+
+__global__ void lengths_kernel(const int32_t *in, int64_t *out, int64_t n, RtKernelError *err, int run) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    int32_t l = in[i];
+    if (l < 0)
+      rtg::record(err, RtKernelError{i, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run});
+    out[i] = l < 0 ? 0 : l;
+  }
+}
+
+RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
+  RtValue *d = rtg_segdes_new(lengths->len);
+  if (lengths->len > 0) {
+    lengths_kernel<<<rtg::blocks_for(lengths->len, 4), rtg::THREADS, 0, stream>>>(lengths->data.i, d->lengths,
+                                                                                 lengths->len, error_slot, run_site);
+    rtg_launched("make_segdes", loc);
+  }
+  return d;
+}
+
+__global__ void narrow_kernel(const int64_t *in, int32_t *out, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    out[i] = (int32_t)in[i];
+}
+
+RtValue *rtg_seg_lengths(RtValue *d) {
+  RtValue *r = rtg_vec_new(RT_INT, d->len);
+  if (d->len > 0) {
+    narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(d->lengths, r->data.i, d->len);
+    rtg_launched("seg_lengths", RtLoc{NULL, 0, 0});
+  }
+  return r;
+}
+
+RtValue *rtg_seg_starts(RtValue *d) {
+  RtValue *r = rtg_vec_new(RT_INT, d->len);
+  if (d->len > 0) {
+    narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(rtg_seg_offsets(d), r->data.i, d->len);
+    rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
+  }
+  return r;
+}
+
+__global__ void decrement_kernel(int32_t *a, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    a[i] -= 1;
+}
+
+/* Each element's segment: a mark at each segment's start (empty segments
+   included, which share their start with the next), an inclusive sum,
+   minus one. */
+__global__ void marks_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *marks) {
+  for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * blockDim.x)
+    if (off[s] < n)
+      atomicAdd(&marks[off[s]], 1);
+}
+
+int32_t *rtg_seg_ids_raw(RtValue *d) {
+  int64_t n = rtg_seg_total(d);
+  int32_t *ids = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)(n + 1));
+  if (n == 0)
+    return ids;
+  check(cudaMemsetAsync(ids, 0, sizeof(int32_t) * (size_t)n, stream), "a memset");
+  marks_kernel<<<rtg::blocks_for(d->len, 1), rtg::THREADS, 0, stream>>>(rtg_seg_offsets(d), d->len, n, ids);
+  rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
+  size_t bytes = 0;
+  cub::DeviceScan::InclusiveSum(NULL, bytes, ids, ids, n, stream);
+  void *tmp = rtg_alloc(bytes);
+  check(cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, n, stream), "a scan of segment marks");
+  rtg_free(tmp);
+  decrement_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(ids, n);
+  rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
+  return ids;
+}
+
+RtValue *rtg_seg_ids(RtValue *d) {
+  int64_t n = rtg_seg_total(d);
+  RtValue *r = (RtValue *)rt_alloc(sizeof(RtValue));
+  r->type = rt_vec_type(RT_INT);
+  r->len = n;
+  r->refs = 1;
+  r->total = -1;
+  r->device = true;
+  r->data.i = rtg_seg_ids_raw(d);
+  return r;
+}
+
+/* ---- ranks: CUB's radix sort, stable ---- */
+
+/* Sortable keys: every base as a double (exact for ints and chars, which
+   order by their unsigned codes), -0.0 as 0.0 so that the two tie. */
+__global__ void keys_kernel(const void *v, int base, int64_t n, bool down, double *keys, int32_t *idx) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    double k;
+    switch (base) {
+    case RT_INT:
+      k = ((const int32_t *)v)[i];
+      break;
+    case RT_FLOAT:
+      k = ((const double *)v)[i];
+      break;
+    case RT_BOOL:
+      k = ((const uint8_t *)v)[i];
+      break;
+    default:
+      k = (unsigned char)((const char *)v)[i];
+      break;
+    }
+    if (k == 0.0)
+      k = 0.0;
+    keys[i] = down ? -k : k;
+    idx[i] = (int32_t)i;
+  }
+}
+
+/* rank[perm[p]] = p (minus the segment's start) */
+__global__ void ranks_kernel(const int32_t *perm, int64_t n, const int64_t *off, const int32_t *ids, int32_t *rank) {
+  for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p < n; p += (int64_t)gridDim.x * blockDim.x) {
+    int32_t i = perm[p];
+    rank[i] = (int32_t)(p - (off ? off[ids[i]] : 0));
+  }
+}
+
+static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
+  int64_t n = v->len;
+  RtValue *r = rtg_vec_new(RT_INT, n);
+  if (n == 0)
+    return r;
+  double *keys = (double *)rtg_alloc(sizeof(double) * (size_t)n * 2);
+  int32_t *idx = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)n * 2);
+  keys_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(v->data.any, v->type.base, n, down, keys, idx);
+  rtg_launched("rank", RtLoc{NULL, 0, 0});
+  size_t bytes = 0;
+  void *tmp;
+  int32_t *ids = NULL;
+  if (!d) {
+    cub::DeviceRadixSort::SortPairs(NULL, bytes, keys, keys + n, idx, idx + n, n, 0, 64, stream);
+    tmp = rtg_alloc(bytes);
+    check(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, keys + n, idx, idx + n, n, 0, 64, stream), "a sort");
+  } else {
+    const int64_t *off = rtg_seg_offsets(d);
+    cub::DeviceSegmentedSort::StableSortPairs(NULL, bytes, keys, keys + n, idx, idx + n, n, d->len, off, off + 1,
+                                              stream);
+    tmp = rtg_alloc(bytes);
+    check(cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, keys, keys + n, idx, idx + n, n, d->len, off, off + 1,
+                                                    stream),
+          "a segmented sort");
+    ids = rtg_seg_ids_raw(d);
+  }
+  ranks_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(idx + n, n, d ? rtg_seg_offsets(d) : NULL, ids,
+                                                                    r->data.i);
+  rtg_launched("rank", RtLoc{NULL, 0, 0});
+  rtg_free(tmp);
+  rtg_free(keys);
+  rtg_free(idx);
+  rtg_free(ids);
+  return r;
+}
+
+RtValue *rtg_rank(RtValue *v, bool down) { return ranks(NULL, v, down); }
+
+RtValue *rtg_seg_rank(RtValue *d, RtValue *v, bool down) { return ranks(d, v, down); }
+
+/* ---- random numbers: the CPU's draws (scalar.h) ---- */
+
+__global__ void rand_kernel(const void *x, int base, int64_t n, uint64_t stream_bits, void *out) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+    uint64_t bits = rt_rand_draw(stream_bits, k);
+    if (base == RT_INT)
+      ((int32_t *)out)[k] = rt_rand_below_i(bits, ((const int32_t *)x)[k]);
+    else
+      ((double *)out)[k] = rt_rand_below_f(bits, ((const double *)x)[k]);
+  }
+}
+
+RtValue *rtg_rand(int site, RtValue *x) {
+  if (!x->device)
+    return rt_rand(site, x); /* a scalar: on the host */
+  uint64_t s = rt_rand_stream(rt_rand_state(), site, rt_rand_execution(site));
+  RtValue *r = rtg_vec_new(x->type.base, x->len);
+  if (x->len > 0) {
+    rand_kernel<<<rtg::blocks_for(x->len, 4), rtg::THREADS, 0, stream>>>(x->data.any, x->type.base, x->len, s,
+                                                                         r->data.any);
+    rtg_launched("rand", RtLoc{NULL, 0, 0});
+  }
+  return r;
+}
+
+/* ---- name, eql, hash and the host primitives: on host copies ---- */
+
+static RtValue **to_host_all(RtValue **comps, int n) {
+  RtValue **h = (RtValue **)rt_alloc(sizeof(RtValue *) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    h[i] = rtg_to_host(comps[i]);
+  return h;
+}
+
+static void free_host_all(RtValue **h, RtValue **comps, int n) {
+  for (int i = 0; i < n; i++)
+    if (h[i] != comps[i])
+      rt_value_free(h[i]);
+  rt_free(h);
+}
+
+static RtValue *back_to_device(RtValue *h) { return rtg_adopt(h); }
+
+RtValue *rtg_name(const RtLayout *l, RtValue *seg, RtValue **comps, int ncomps) {
+  RtValue **h = to_host_all(comps, ncomps);
+  RtValue *hs = seg ? rtg_to_host(seg) : NULL;
+  RtValue *r = rt_name(l, hs, h);
+  free_host_all(h, comps, ncomps);
+  if (hs && hs != seg)
+    rt_value_free(hs);
+  return back_to_device(r);
+}
+
+RtValue *rtg_eql(const RtLayout *l, bool host, RtValue **a, RtValue **b, int ncomps) {
+  RtValue **ha = to_host_all(a, ncomps), **hb = to_host_all(b, ncomps);
+  RtValue *r = rt_eql(l, host, ha, hb);
+  free_host_all(ha, a, ncomps);
+  free_host_all(hb, b, ncomps);
+  return back_to_device(r);
+}
+
+RtValue *rtg_hash(RtLoc loc, const RtLayout *l, bool host, RtValue **comps, int ncomps, RtValue *range) {
+  RtValue **h = to_host_all(comps, ncomps);
+  RtValue *hr = rtg_to_host(range);
+  RtValue *r = rt_hash(loc, l, host, h, hr);
+  free_host_all(h, comps, ncomps);
+  if (hr != range)
+    rt_value_free(hr);
+  return back_to_device(r);
+}
+
+void rtg_host_call(RtHost hp, RtLoc loc, const RtLayout *arg, const RtLayout *result, bool lifted, RtValue **args,
+                   int nargs, RtValue **results, int nresults) {
+  RtValue **h = to_host_all(args, nargs);
+  rt_host_call(hp, loc, arg, result, lifted, h, results);
+  free_host_all(h, args, nargs);
+  for (int i = 0; i < nresults; i++)
+    results[i] = rtg_place(results[i]);
+}

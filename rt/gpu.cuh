@@ -1,0 +1,503 @@
+/*
+ * gpu.cuh: the GPU target's skeletons, one template per SOAC, written once
+ * and instantiated by each generated program with the functors its thunks
+ * become (the λcu paper's section 6: the skeleton owns data access,
+ * iteration and synchronization, the thunk gives the computation).
+ *
+ *   a pull functor     V operator()(int64_t i) const: the values at index i
+ *   an operator        V operator()(V a, V b) const: a REDUCE's or SCAN's
+ *   a predicate        bool operator()(int64_t i, V v) const: i for the
+ *                      errors it records
+ *   an index functor   int32_t operator()(int64_t i) const: a PERMUTE's
+ *   a store functor    void operator()(int64_t i, V v) const: writes the
+ *                      results at position i
+ *
+ * V is the struct of a thunk's values.  Reductions and scans combine in
+ * the order of the elements (the operator need not be commutative: the
+ * first extreme of max_index is not), tile by tile: a block loads a tile
+ * of THREADS * ITEMS values coalesced, each thread combines ITEMS
+ * consecutive ones, and the threads' results are combined in order.
+ * Their results therefore do not depend on timing; a float sum differs
+ * from the CPU's only by the order of its additions.
+ */
+#ifndef NESSIE_RT_GPU_CUH
+#define NESSIE_RT_GPU_CUH
+
+#include "gpu.h"
+
+namespace rtg {
+
+constexpr int THREADS = 256;
+
+/* Values per thread in a tile: fewer for bigger values, so that a tile
+   stays within a block's shared memory. */
+template <class V> constexpr int ITEMS = sizeof(V) <= 16 ? 4 : sizeof(V) <= 48 ? 2 : 1;
+
+/* ---- the error record ---- */
+
+/* The device's record: the error of the lowest element index (a lock
+   guards the rare write). */
+struct ErrorSlot {
+  RtKernelError e;
+  int lock;
+};
+
+__device__ inline void record(RtKernelError *r, RtKernelError e) {
+  ErrorSlot *slot = reinterpret_cast<ErrorSlot *>(r);
+  if (e.index >= *(volatile int64_t *)&slot->e.index)
+    return;
+  while (atomicCAS(&slot->lock, 0, 1) != 0)
+    ;
+  if (e.index < *(volatile int64_t *)&slot->e.index) {
+    /* the other fields first, the index last: a reader that sees the
+       index sees the rest (after the kernel, the host reads it all) */
+    slot->e = e;
+  }
+  __threadfence();
+  atomicExch(&slot->lock, 0);
+}
+
+/* ---- grids ---- */
+
+inline int blocks_for(int64_t n, int per_thread) {
+  int64_t b = (n + (int64_t)THREADS * per_thread - 1) / ((int64_t)THREADS * per_thread);
+  int most = rtg_max_blocks();
+  return (int)(b < 1 ? 1 : b > most ? most : b);
+}
+
+/* ---- MAP ---- */
+
+template <class Pull, class Store> __global__ void map_kernel(Pull pull, Store store, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    store(i, pull(i));
+}
+
+template <class Pull, class Store> void map(const char *name, RtLoc loc, Pull pull, Store store, int64_t n) {
+  if (n <= 0)
+    return;
+  map_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, store, n);
+  rtg_launched(name, loc);
+}
+
+/* ---- ordered combination within a block ---- */
+
+/* The values of threads 0 .. THREADS-1 in 'sh' combined in order into
+   sh[0] (a stride-doubling tree, which keeps the order). */
+template <class V, class Op> __device__ void block_combine(V *sh, Op op) {
+  for (int s = 1; s < THREADS; s *= 2) {
+    __syncthreads();
+    if (threadIdx.x % (2 * s) == 0 && threadIdx.x + s < THREADS)
+      sh[threadIdx.x] = op(sh[threadIdx.x], sh[threadIdx.x + s]);
+  }
+  __syncthreads();
+}
+
+/* Combines the values of [from, to) in order, by tiles: each thread the
+   ITEMS<V> consecutive values of its place in the tile.  Thread 0 gets
+   the result (the others an unspecified value).  'buf' holds a tile
+   (THREADS * ITEMS<V> values); its first THREADS hold the threads'
+   values afterwards. */
+template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, Op op, V id, int64_t from, int64_t to, V *buf) {
+  constexpr int IT = ITEMS<V>;
+  V acc = id;
+  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    /* load the tile coalesced: position k of the tile by thread k % THREADS */
+    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+      if (base + k < to)
+        buf[k] = pull(base + k);
+    __syncthreads();
+    V mine = id;
+    for (int k = 0; k < IT; k++) {
+      int64_t at = (int64_t)threadIdx.x * IT + k;
+      if (base + at < to)
+        mine = op(mine, buf[at]);
+    }
+    __syncthreads();
+    buf[threadIdx.x] = mine;
+    block_combine(buf, op);
+    if (threadIdx.x == 0)
+      acc = op(acc, buf[0]);
+    __syncthreads();
+  }
+  return acc;
+}
+
+/* ---- REDUCE ---- */
+
+/* Block b combines its contiguous part of [0, n) into partial[b]. */
+template <class V, class Pull, class Op>
+__global__ void reduce_parts(Pull pull, Op op, V id, int64_t n, int64_t part, V *partial) {
+  __shared__ V buf[THREADS * ITEMS<V>];
+  int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
+  V r = combine_range(pull, op, id, from, to, buf);
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = r;
+}
+
+/* Reads partial[i] */
+template <class V> struct FromArray {
+  const V *a;
+  __device__ V operator()(int64_t i) const { return a[i]; }
+};
+
+template <class V, class Op> __global__ void reduce_final(const V *partial, int64_t nparts, Op op, V id, V *out) {
+  __shared__ V buf[THREADS * ITEMS<V>];
+  V r = combine_range(FromArray<V>{partial}, op, id, 0, nparts, buf);
+  if (threadIdx.x == 0)
+    *out = r;
+}
+
+/* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
+template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  int blocks = blocks_for(n, ITEMS<V>);
+  int64_t part = (n + blocks - 1) / blocks;
+  if (part < 1)
+    part = 1;
+  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks + sizeof(V));
+  V *out = partial + blocks;
+  reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
+  rtg_launched(name, loc);
+  reduce_final<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id, out);
+  rtg_launched(name, loc);
+  V r;
+  rtg_read(&r, out, sizeof(V));
+  rtg_free(partial);
+  return r;
+}
+
+/* ---- SCAN (exclusive) ---- */
+
+/* Each block's part: its combination (phase 1 is reduce_parts), then the
+   parts' exclusive prefixes (one block), then each part scanned from its
+   prefix, tile by tile: each thread scans its ITEMS values after the
+   combination of the threads before it (a Hillis-Steele scan over the
+   threads keeps the order). */
+template <class V, class Op> __global__ void scan_prefixes(V *partial, int64_t nparts, Op op, V id) {
+  if (threadIdx.x != 0 || blockIdx.x != 0)
+    return;
+  V acc = id;
+  for (int64_t i = 0; i < nparts; i++) {
+    V x = partial[i];
+    partial[i] = acc;
+    acc = op(acc, x);
+  }
+}
+
+template <class V, class Pull, class Op, class Store>
+__global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, const V *prefix, Store store) {
+  constexpr int IT = ITEMS<V>;
+  __shared__ V tile[THREADS * IT];
+  __shared__ V sh[THREADS];
+  __shared__ V carry;
+  int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
+  if (threadIdx.x == 0)
+    carry = prefix[blockIdx.x];
+  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+      if (base + k < to)
+        tile[k] = pull(base + k);
+    __syncthreads();
+    V mine = id;
+    for (int k = 0; k < IT; k++) {
+      int64_t at = (int64_t)threadIdx.x * IT + k;
+      if (base + at < to)
+        mine = op(mine, tile[at]);
+    }
+    /* inclusive scan of the threads' values, in order */
+    sh[threadIdx.x] = mine;
+    __syncthreads();
+    for (int d = 1; d < THREADS; d *= 2) {
+      V left = threadIdx.x >= d ? sh[threadIdx.x - d] : id;
+      __syncthreads();
+      if (threadIdx.x >= d)
+        sh[threadIdx.x] = op(left, sh[threadIdx.x]);
+      __syncthreads();
+    }
+    V acc = threadIdx.x == 0 ? carry : op(carry, sh[threadIdx.x - 1]);
+    for (int k = 0; k < IT; k++) {
+      int64_t at = (int64_t)threadIdx.x * IT + k;
+      if (base + at < to) {
+        store(base + at, acc);
+        acc = op(acc, tile[at]);
+      }
+    }
+    __syncthreads();
+    if (threadIdx.x == THREADS - 1)
+      carry = op(carry, sh[THREADS - 1]);
+    __syncthreads();
+  }
+}
+
+template <class V, class Pull, class Op, class Store>
+void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store store) {
+  if (n <= 0)
+    return;
+  int blocks = blocks_for(n, ITEMS<V>);
+  int64_t part = (n + blocks - 1) / blocks;
+  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
+  rtg_launched(name, loc);
+  scan_prefixes<<<1, 1, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
+  rtg_launched(name, loc);
+  scan_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, store);
+  rtg_launched(name, loc);
+  rtg_free(partial);
+}
+
+/* ---- FILTER and PARTITION ---- */
+
+/* The predicate gets the element's index too, for the errors it records. */
+template <class Pull, class Pred> __global__ void flags_kernel(Pull pull, Pred pred, int64_t n, uint8_t *flags) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    flags[i] = pred(i, pull(i)) ? 1 : 0;
+}
+
+/* The kept values to store_kept at their offsets; with 'partition' the
+   others to store_other after them (at i - offset). */
+template <class Pull, class Store, class Other>
+__global__ void select_kernel(Pull pull, int64_t n, const uint8_t *flags, const int64_t *offsets, Store store_kept,
+                              Other store_other, bool partition) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    if (flags[i])
+      store_kept(offsets[i], pull(i));
+    else if (partition)
+      store_other(i - offsets[i], pull(i));
+  }
+}
+
+/* The flags and their offsets; returns the number kept (a sync). */
+template <class Pull, class Pred>
+int64_t select_count(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, uint8_t **flags,
+                     int64_t **offsets) {
+  *flags = (uint8_t *)rtg_alloc((size_t)n + 1);
+  *offsets = (int64_t *)rtg_alloc(sizeof(int64_t) * ((size_t)n + 1));
+  if (n <= 0)
+    return 0;
+  flags_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, pred, n, *flags);
+  rtg_launched(name, loc);
+  return rtg_flag_offsets(*flags, *offsets, n);
+}
+
+template <class Pull, class Store, class Other>
+void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *flags, int64_t *offsets, Store kept,
+                  Other other, bool partition) {
+  if (n > 0) {
+    select_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, n, flags, offsets, kept, other, partition);
+    rtg_launched(name, loc);
+  }
+  rtg_free(flags);
+  rtg_free(offsets);
+}
+
+/* ---- PERMUTE ---- */
+
+/* Without `into`: Y[I(i)] = A(i), the indices a permutation of [0, n). */
+template <class Pull, class Index, class Store>
+__global__ void permute_kernel(Pull pull, Index index, int64_t n, int64_t room, Store store, RtKernelError *err,
+                               int run, int site) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    int32_t to = index(i);
+    if ((uint64_t)(int64_t)to >= (uint64_t)room) {
+      record(err, RtKernelError{i, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, room, 0.0, run});
+      continue;
+    }
+    store(to, pull(i));
+  }
+}
+
+/* `into` D: a later write wins, so each place takes the value of the
+   highest index that writes it: the winners first (an atomic max), then
+   the writes. */
+template <class Index>
+__global__ void winners_kernel(Index index, int64_t n, int64_t room, unsigned long long *win, RtKernelError *err,
+                               int run, int site) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    int32_t to = index(i);
+    if ((uint64_t)(int64_t)to >= (uint64_t)room) {
+      record(err, RtKernelError{i, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, room, 0.0, run});
+      continue;
+    }
+    atomicMax(&win[to], (unsigned long long)i + 1);
+  }
+}
+
+template <class Pull, class Index, class Store>
+__global__ void winners_write(Pull pull, Index index, int64_t n, int64_t room, const unsigned long long *win,
+                              Store store) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    int32_t to = index(i);
+    if ((uint64_t)(int64_t)to < (uint64_t)room && win[to] == (unsigned long long)i + 1)
+      store(to, pull(i));
+  }
+}
+
+template <class Pull, class Index, class Store>
+void permute(const char *name, RtLoc loc, Pull pull, Index index, int64_t n, int64_t room, bool into, Store store,
+             int run, int site) {
+  if (n <= 0)
+    return;
+  if (!into) {
+    permute_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, room, store, rtg_error(), run,
+                                                                     site);
+    rtg_launched(name, loc);
+    return;
+  }
+  unsigned long long *win = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * ((size_t)room + 1));
+  cudaMemsetAsync(win, 0, sizeof(unsigned long long) * ((size_t)room + 1), rtg_stream());
+  winners_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(index, n, room, win, rtg_error(), run, site);
+  rtg_launched(name, loc);
+  winners_write<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, room, win, store);
+  rtg_launched(name, loc);
+  rtg_free(win);
+}
+
+/* ---- ONCE ---- */
+
+template <class V, class Pull> __global__ void once_kernel(Pull pull, V *out) { *out = pull(0); }
+
+template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
+  V *out = (V *)rtg_alloc(sizeof(V));
+  once_kernel<<<1, 1, 0, rtg_stream()>>>(pull, out);
+  rtg_launched(name, loc);
+  V r;
+  rtg_read(&r, out, sizeof(V));
+  rtg_free(out);
+  return r;
+}
+
+/* ---- the segmented SOACs: a warp per segment ---- */
+
+/* V moved between lanes, word by word. */
+template <class V> __device__ V shfl_up(V v, int d) {
+  static_assert(sizeof(V) % 4 == 0, "V is a whole number of words");
+  int w[sizeof(V) / 4];
+  memcpy(w, &v, sizeof(V));
+  for (int k = 0; k < (int)(sizeof(V) / 4); k++)
+    w[k] = __shfl_up_sync(0xffffffffu, w[k], d);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+template <class V> __device__ V shfl_from(V v, int lane) {
+  int w[sizeof(V) / 4];
+  memcpy(w, &v, sizeof(V));
+  for (int k = 0; k < (int)(sizeof(V) / 4); k++)
+    w[k] = __shfl_sync(0xffffffffu, w[k], lane);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+/* Each warp one segment at a time: the segment in chunks of 32, each
+   lane one element (coalesced), the chunk's inclusive scan across the
+   lanes (in order), carried from chunk to chunk.  A REDUCE stores the
+   segment's combination, a SCAN each element's exclusive prefix. */
+template <class V, class Pull, class Op, class Store>
+__global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
+  int lane = threadIdx.x & 31;
+  int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+  int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t s = warp; s < nseg; s += warps) {
+    V carry = id;
+    for (int64_t base = off[s]; base < off[s + 1]; base += 32) {
+      int64_t j = base + lane;
+      bool in = j < off[s + 1];
+      V x = in ? pull(j) : id;
+      V inc = x;
+      for (int d = 1; d < 32; d *= 2) {
+        V left = shfl_up(inc, d);
+        if (lane >= d)
+          inc = op(left, inc);
+      }
+      V before = shfl_up(inc, 1);
+      if (scan && in)
+        store(j, lane == 0 ? carry : op(carry, before));
+      carry = op(carry, shfl_from(inc, 31));
+    }
+    if (!scan && lane == 0)
+      store(s, carry);
+  }
+}
+
+template <class V, class Pull, class Op, class Store>
+void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store) {
+  if (sd->len <= 0)
+    return;
+  const int64_t *off = rtg_seg_offsets(sd);
+  int blocks = blocks_for(sd->len * 32, 1);
+  seg_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+  rtg_launched(name, loc);
+}
+
+/* SEG_PERMUTE: each element's segment from its id. */
+template <class Pull, class Index, class Store>
+__global__ void seg_permute_kernel(Pull pull, Index index, int64_t n, const int32_t *ids, const int64_t *off,
+                                   Store store, RtKernelError *err, int run, int site) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x) {
+    int32_t s = ids[j];
+    int64_t len = off[s + 1] - off[s];
+    int32_t to = index(j);
+    if ((uint64_t)(int64_t)to >= (uint64_t)len) {
+      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run});
+      continue;
+    }
+    store(off[s] + to, pull(j));
+  }
+}
+
+/* SEG_PERMUTE `into` D: as permute's, the winners by global place. */
+template <class Index>
+__global__ void seg_winners_kernel(Index index, int64_t n, const int32_t *ids, const int64_t *off,
+                                   unsigned long long *win, RtKernelError *err, int run, int site) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x) {
+    int32_t s = ids[j];
+    int64_t len = off[s + 1] - off[s];
+    int32_t to = index(j);
+    if ((uint64_t)(int64_t)to >= (uint64_t)len) {
+      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run});
+      continue;
+    }
+    atomicMax(&win[off[s] + to], (unsigned long long)j + 1);
+  }
+}
+
+template <class Pull, class Index, class Store>
+__global__ void seg_winners_write(Pull pull, Index index, int64_t n, const int32_t *ids, const int64_t *off,
+                                  const unsigned long long *win, Store store) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x) {
+    int32_t s = ids[j];
+    int32_t to = index(j);
+    if ((uint64_t)(int64_t)to < (uint64_t)(off[s + 1] - off[s]) && win[off[s] + to] == (unsigned long long)j + 1)
+      store(off[s] + to, pull(j));
+  }
+}
+
+/* Within each segment of 'sd', value j goes to the segment's start plus
+   index(j); `into` a copy of D (a later write wins). */
+template <class Pull, class Index, class Store>
+void seg_permute(const char *name, RtLoc loc, Pull pull, Index index, RtValue *sd, bool into, Store store, int run,
+                 int site) {
+  int64_t n = rtg_seg_total(sd);
+  if (n <= 0)
+    return;
+  const int64_t *off = rtg_seg_offsets(sd);
+  int32_t *ids = rtg_seg_ids_raw(sd);
+  if (!into) {
+    seg_permute_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, store, rtg_error(),
+                                                                        run, site);
+    rtg_launched(name, loc);
+  } else {
+    unsigned long long *win = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * ((size_t)n + 1));
+    cudaMemsetAsync(win, 0, sizeof(unsigned long long) * ((size_t)n + 1), rtg_stream());
+    seg_winners_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(index, n, ids, off, win, rtg_error(), run,
+                                                                        site);
+    rtg_launched(name, loc);
+    seg_winners_write<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, win, store);
+    rtg_launched(name, loc);
+    rtg_free(win);
+  }
+  rtg_free(ids);
+}
+
+} /* namespace rtg */
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * gpu.h: the GPU runtime's host interface (rt/gpu.cu), for the CUDA that
+ * the GPU target generates.  CUDA C++; the rest of the runtime (rt.h) is
+ * shared with the CPU target and the interpreters.
+ *
+ * Device memory: vectors and segment descriptors are RtValues whose data
+ * (and lengths, offsets) live on the device, allocated from a
+ * stream-ordered memory pool (cudaMallocAsync) on the one stream every
+ * kernel runs on, so that freeing after the last use costs nothing.
+ *
+ * Errors: kernels and checks write one device-side error record (the
+ * lowest failing element wins, rt/kernel.h); the host reads it only where
+ * it synchronizes anyway (it reads a size to allocate, a scalar, a value
+ * to print) and at the end of each top-level statement, and then reports
+ * it in the interpreters' words.  A host synchronization is counted in
+ * rt_stats.syncs, a kernel launch in rt_stats.kernels.
+ */
+#ifndef NESSIE_RT_GPU_H
+#define NESSIE_RT_GPU_H
+
+#include <cuda_runtime.h>
+
+#include "kernel.h"
+#include "rt.h"
+
+/* Picks the device (NESSIE_DEVICE=N, else 0), makes the stream, the
+   memory pool and the error record; without a GPU, prints one line and
+   exits with status 1.  'sites' is the program's table of sites. */
+void rtg_init(const RtSite *sites);
+cudaStream_t rtg_stream(void);
+/* Blocks for a grid that fills the device. */
+int rtg_max_blocks(void);
+
+/* Device memory of 'bytes' (at least 1), on the stream: an error of the
+   statement, with the size asked for and the memory free, if there is
+   none. */
+void *rtg_alloc(size_t bytes);
+void rtg_free(void *p);
+/* A device vector of 'n' elements of base 'b' (uninitialized). */
+RtValue *rtg_vec_new(RtBase b, int64_t n);
+/* A device segdes of 'nseg' segments (lengths uninitialized). */
+RtValue *rtg_segdes_new(int64_t nseg);
+/* A segdes's offsets on the device ('len' + 1 of them), made by a scan
+   the first time; its total, read back the first time (a sync). */
+const int64_t *rtg_seg_offsets(RtValue *d);
+int64_t rtg_seg_total(RtValue *d);
+
+/* A launch's identity for the errors its kernels record: the `run` at
+   site 'site' in the context under way (rt_context), as a number > 0
+   that the kernels store in RtKernelError.run.  An error found at a later
+   synchronization is then reported in the context of the `run` that made
+   it, as the CPU reports it.  The same site and context give the same
+   number; the numbers are forgotten at the end of each top-level
+   statement (rtg_statement_end). */
+int rtg_launch(int site);
+/* The end of a top-level statement: waits for the device, reports an
+   error recorded, and forgets the launches. */
+void rtg_statement_end(void);
+
+/* The device's error record, which kernels write (rt/kernel.h). */
+RtKernelError *rtg_error(void);
+/* After launching kernel 'name' for the `run` at 'loc': counts it, and
+   reports a launch failure naming the kernel and the NESL line. */
+void rtg_launched(const char *name, RtLoc loc);
+/* Waits for the device and reports the error a kernel recorded, if any
+   (the statement stops); counts a host synchronization. */
+void rtg_sync(void);
+
+/* A host copy of device value 'v' (a sync); a host value 'h' copied to
+   the device; a value as the host holds it, for the runtime's host
+   functions (printing, host primitives), and back. */
+RtValue *rtg_to_host(RtValue *v);
+RtValue *rtg_to_device(RtValue *h);
+/* rtg_to_device of a host value the caller gives up (freed when copied). */
+RtValue *rtg_adopt(RtValue *h);
+/* Reads 'n' bytes of device memory at 'dev' into 'host' (a sync). */
+void rtg_read(void *host, const void *dev, size_t n);
+
+/* The exclusive sum of 'n' flags (0 or 1) into 'offsets' (n entries, on
+   the device); returns the total (a sync). */
+int64_t rtg_flag_offsets(const uint8_t *flags, int64_t *offsets, int64_t n);
+
+/* ---- where a value lives ----
+   A vector or segdes of at most NESSIE_HOST_MAX elements (default 4096)
+   is small: a kernel whose vectors and sizes are all small runs on the
+   host (the CPU target's code, compiled into the program beside the
+   GPU's), because a launch, and above all a synchronization to read a
+   result back, costs more than the work.  A recursive algorithm's leaves
+   (quicksort's small partitions, a merge's one-element steps) then never
+   touch the GPU.  Values move in place (the RtValue keeps its identity,
+   its data changes side), so every reference sees the move. */
+
+/* Is 'v' small (a segdes: its segments and its elements)? */
+bool rtg_small(RtValue *v);
+/* Whether kernel arguments 'vals' (vectors and segdes) and SOAC sizes
+   'sizes' make a host run: then every value is moved to the host (one
+   synchronization for all), else every value to the device. */
+bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes);
+/* Moves every value of 'vals' to the device. */
+void rtg_to_device_all(RtValue **vals, int nvals);
+/* A value the host made (a literal, a range, a host primitive's result):
+   kept on the host if small, else moved to the device. */
+RtValue *rtg_place(RtValue *h);
+
+/* ---- library kernels on the device ---- */
+
+RtValue *rtg_rank(RtValue *v, bool down);
+RtValue *rtg_seg_rank(RtValue *d, RtValue *v, bool down);
+RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths);
+RtValue *rtg_seg_lengths(RtValue *d);
+RtValue *rtg_seg_starts(RtValue *d);
+RtValue *rtg_seg_ids(RtValue *d);
+/* The segment of each element (for the segmented skeletons): device
+   memory the caller frees with rtg_free. */
+int32_t *rtg_seg_ids_raw(RtValue *d);
+/* SEG_FILTER's and SEG_PARTITION's new segment lengths, from the
+   exclusive sums 'offsets' of the flags over all of sd's elements and
+   the number 'kept' in all: the kept per segment into kept_sd, the others
+   into other_sd (may be NULL). */
+void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *kept_sd, RtValue *other_sd);
+RtValue *rtg_rand(int site, RtValue *x);
+/* name, eql, hash run on the host (rt/structured.c) over copies. */
+RtValue *rtg_name(const RtLayout *l, RtValue *seg, RtValue **comps, int ncomps);
+RtValue *rtg_eql(const RtLayout *l, bool host, RtValue **a, RtValue **b, int ncomps);
+RtValue *rtg_hash(RtLoc loc, const RtLayout *l, bool host, RtValue **comps, int ncomps, RtValue *range);
+/* A host primitive on device values: copies, the primitive, copies back. */
+void rtg_host_call(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *result, bool lifted, RtValue **args,
+                   int nargs, RtValue **results, int nresults);
+/* The device's error record checked, then the seconds on the clock (time
+   measures device work: it synchronizes). */
+double rtg_now(void);
+
+#endif
