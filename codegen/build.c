@@ -119,43 +119,60 @@ static bool copy_file(const char *from, const char *to) {
   return ok;
 }
 
+/* Appends the words of 'flags' (split at blanks; the user's
+   NESSIE_CFLAGS or NESSIE_NVCCFLAGS), or 'dflt' when it is unset or
+   empty. */
+static void push_flags(Vec *argv, const char *flags, const char *dflt) {
+  if (!flags || !*flags)
+    flags = dflt;
+  for (const char *p = flags; *p;) {
+    while (*p == ' ' || *p == '\t')
+      p++;
+    const char *q = p;
+    while (*q && *q != ' ' && *q != '\t')
+      q++;
+    if (q > p)
+      vec_push(argv, xstrndup(p, (size_t)(q - p)));
+    p = q;
+  }
+}
+
 /* The compiler's command line for 'src' (argv, NULL-terminated). */
 static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc, const char *src) {
-  static char *argv[32];
-  int n = 0;
+  Vec argv = {0};
   if (b->target == CG_CUDA) {
-    const char *opt = getenv("NESSIE_NVCCFLAGS");
-    argv[n++] = (char *)nvcc;
-    argv[n++] = "-std=c++17";
-    argv[n++] = (char *)(opt && *opt ? opt : "-O3"); /* one flag, as NESSIE_CFLAGS */
-    argv[n++] = xprintf("-arch=%s", b->arch ? b->arch : "sm_90");
-    argv[n++] = "-w";
-    argv[n++] = xprintf("-I%s/include", rt);
-    argv[n++] = "-o";
-    argv[n++] = (char *)b->output;
-    argv[n++] = (char *)src;
-    argv[n++] = xprintf("%s/libnessie_rt_cuda.a", rt);
-    argv[n++] = "-Xcompiler";
-    argv[n++] = "-fopenmp";
-    argv[n++] = "-lm";
-    argv[n++] = "-lpthread";
+    vec_push(&argv, (void *)nvcc);
+    vec_push(&argv, "-std=c++17");
+    push_flags(&argv, getenv("NESSIE_NVCCFLAGS"), "-O3");
+    vec_push(&argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
+    vec_push(&argv, "-w");
+    vec_push(&argv, xprintf("-I%s/include", rt));
+    vec_push(&argv, "-o");
+    vec_push(&argv, (void *)b->output);
+    vec_push(&argv, (void *)src);
+    vec_push(&argv, xprintf("%s/libnessie_rt_cuda.a", rt));
+    vec_push(&argv, "-Xcompiler");
+    vec_push(&argv, "-fopenmp");
+    vec_push(&argv, "-lm");
+    vec_push(&argv, "-lpthread");
   } else {
-    const char *cc = getenv("NESSIE_CC"), *opt = getenv("NESSIE_CFLAGS");
-    argv[n++] = (char *)(cc && *cc ? cc : "cc");
-    argv[n++] = "-std=c17";
-    argv[n++] = (char *)(opt && *opt ? opt : "-O2"); /* one flag: -O1 for quicker builds */
-    argv[n++] = "-fopenmp";
-    argv[n++] = "-w"; /* generated code: its warnings are nessie's bugs, not the user's */
-    argv[n++] = xprintf("-I%s/include", rt);
-    argv[n++] = "-o";
-    argv[n++] = (char *)b->output;
-    argv[n++] = (char *)src;
-    argv[n++] = xprintf("%s/libnessie_rt.a", rt);
-    argv[n++] = "-lm";
-    argv[n++] = "-lpthread";
+    const char *cc = getenv("NESSIE_CC");
+    vec_push(&argv, (void *)(cc && *cc ? cc : "cc"));
+    vec_push(&argv, "-std=c17");
+    /* -O1 builds quicker; make test-asan adds the sanitizers */
+    push_flags(&argv, getenv("NESSIE_CFLAGS"), "-O2");
+    vec_push(&argv, "-fopenmp");
+    vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
+    vec_push(&argv, xprintf("-I%s/include", rt));
+    vec_push(&argv, "-o");
+    vec_push(&argv, (void *)b->output);
+    vec_push(&argv, (void *)src);
+    vec_push(&argv, xprintf("%s/libnessie_rt.a", rt));
+    vec_push(&argv, "-lm");
+    vec_push(&argv, "-lpthread");
   }
-  argv[n] = NULL;
-  return argv;
+  vec_push(&argv, NULL);
+  return (char **)argv.data;
 }
 
 int cg_build(const LcuProgram *p, const CgBuild *b) {

@@ -15,6 +15,7 @@
 
 static cudaStream_t stream;
 static int max_blocks = 1024;
+static unsigned *ticket; /* rtg_ticket */
 static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
 static const RtSite *program_sites;
 
@@ -88,7 +89,14 @@ void rtg_init(const RtSite *sites) {
   }
   rtg::ErrorSlot none = {RT_NO_ERROR, 0};
   cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+  if (cudaMalloc((void **)&ticket, sizeof *ticket) != cudaSuccess) {
+    fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
+    exit(1);
+  }
+  cudaMemset(ticket, 0, sizeof *ticket);
 }
+
+unsigned *rtg_ticket(void) { return ticket; }
 
 cudaStream_t rtg_stream(void) { return stream; }
 

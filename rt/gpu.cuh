@@ -165,6 +165,77 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
   return r;
 }
 
+/* ---- REDUCE of a commutative operator ----
+   When every result of the operator is the sum, product, and, or, xor,
+   minimum or maximum of its two arguments' components (cuda.c,
+   op_commutative), the order of the elements matters only to a float
+   sum's rounding.  Then each thread combines a grid-stride sequence
+   (coalesced loads, four in flight), the block combines its threads', and
+   the last block to finish combines the blocks' results: one launch, no
+   tiles in shared memory.  The grid depends only on n and the device, so
+   the result does not depend on timing. */
+
+/* partial[k], read past the L1 cache: another block wrote it. */
+template <class V> __device__ V load_other_block(const V *p) {
+  V x;
+  const volatile unsigned char *src = reinterpret_cast<const volatile unsigned char *>(p);
+  unsigned char *dst = reinterpret_cast<unsigned char *>(&x);
+  for (size_t b = 0; b < sizeof(V); b++)
+    dst[b] = src[b];
+  return x;
+}
+
+template <class V, class Pull, class Op>
+__global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *partial, unsigned *ticket, V *out) {
+  __shared__ V sh[THREADS];
+  __shared__ bool last;
+  const int64_t stride = (int64_t)gridDim.x * THREADS;
+  int64_t i = blockIdx.x * (int64_t)THREADS + threadIdx.x;
+  V acc = id;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    V a = pull(i), b = pull(i + stride), c = pull(i + 2 * stride), d = pull(i + 3 * stride);
+    acc = op(acc, op(op(a, b), op(c, d)));
+  }
+  for (; i < n; i += stride)
+    acc = op(acc, pull(i));
+  sh[threadIdx.x] = acc;
+  block_combine(sh, op);
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = sh[0];
+    __threadfence(); /* the partial is visible before the ticket counts it */
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  __threadfence();
+  V r = id;
+  for (int64_t k = threadIdx.x; k < gridDim.x; k += THREADS)
+    r = op(r, load_other_block(&partial[k]));
+  __syncthreads();
+  sh[threadIdx.x] = r;
+  block_combine(sh, op);
+  if (threadIdx.x == 0) {
+    *out = sh[0];
+    *ticket = 0; /* for the next reduction on the stream */
+  }
+}
+
+/* The reduction of pull(0 .. n-1) by commutative op from id, read back
+   (a sync). */
+template <class V, class Pull, class Op>
+V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  int blocks = blocks_for(n, 4);
+  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)(blocks + 1));
+  V *out = partial + blocks;
+  reduce_commutative_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, partial, rtg_ticket(), out);
+  rtg_launched(name, loc);
+  V r;
+  rtg_read(&r, out, sizeof(V));
+  rtg_free(partial);
+  return r;
+}
+
 /* ---- SCAN (exclusive) ---- */
 
 /* Each block's part: its combination (phase 1 is reduce_parts), then the

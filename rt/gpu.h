@@ -57,6 +57,9 @@ int rtg_launch(int site);
    error recorded, and forgets the launches. */
 void rtg_statement_end(void);
 
+/* A device counter at 0, for the one-launch reductions (rt/gpu.cuh's
+   reduce_commutative): the last block to finish sets it back to 0. */
+unsigned *rtg_ticket(void);
 /* The device's error record, which kernels write (rt/kernel.h). */
 RtKernelError *rtg_error(void);
 /* After launching kernel 'name' for the `run` at 'loc': counts it, and
