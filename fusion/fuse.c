@@ -113,6 +113,49 @@ static void fuse_body(Fuser *fz, LcuBlock *body, const char *owner) {
   fuse_block(fz, body);
 }
 
+/* Every `run` of a kernel equal to an earlier one (lcu_kernel_canonical:
+   the same text up to its variables' names) runs the earlier one. */
+static void share_in_block(LcuBlock *b, Map *by_text, PtrMap *canon) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_RUN) {
+      const char *key = ptrmap_get(canon, s->kernel);
+      LcuKernel *first = key ? map_get(by_text, key) : NULL;
+      if (first)
+        s->kernel = first;
+    }
+    if (s->then)
+      share_in_block(s->then, by_text, canon);
+    if (s->els)
+      share_in_block(s->els, by_text, canon);
+    if (s->body)
+      share_in_block(s->body, by_text, canon);
+  }
+}
+
+/* Merging makes a kernel per cluster, and copies a kernel before a rule
+   changes it: many fused kernels are equal (the same region in several
+   specializations of a function, the same library code inlined in
+   several places).  One of each keeps the generated code small. */
+static void share_kernels(LcuProgram *p) {
+  Map by_text = {0};
+  PtrMap canon = {0};
+  for (int i = 0; i < p->kernels.len; i++) {
+    LcuKernel *k = p->kernels.data[i];
+    char *key = lcu_kernel_canonical(k);
+    ptrmap_put(&canon, k, key);
+    if (!map_get(&by_text, key))
+      map_put(&by_text, key, k);
+  }
+  for (int i = 0; i < p->funcs.len; i++)
+    share_in_block(((LcuFunc *)p->funcs.data[i])->body, &by_text, &canon);
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (t->body)
+      share_in_block(t->body, &by_text, &canon);
+  }
+}
+
 bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st) {
   *st = (FusStats){0};
   st->kernels_before = p->kernels.len;
@@ -130,6 +173,7 @@ bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st) {
   }
   if (o->pdg_out)
     fprintf(o->pdg_out, "}\n");
+  share_kernels(p);
   lcu_prune_kernels(p);
   st->kernels_after = p->kernels.len;
   return fz.ok;

@@ -13,6 +13,7 @@ GEN=$2
 OUT=$3
 COUNT=$4
 FIRST=${5:-1}
+[ -x "$GEN" ] || { echo "no generator $GEN"; exit 1; }
 mkdir -p "$OUT"
 bad=0
 seed=$FIRST
