@@ -1,7 +1,6 @@
 /* quicksort: n ints sorted by a three-way quicksort, the halves in
    parallel as OpenMP tasks (below 2^14 elements, sequentially) */
 #include "bench.h"
-#include "sortcheck.h"
 static long N;
 static int32_t *in, *a;
 static void setup(long n) {

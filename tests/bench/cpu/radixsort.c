@@ -2,7 +2,6 @@
    bits a pass, as many passes as the largest key needs: per-thread
    histograms, a scan, a stable scatter */
 #include "bench.h"
-#include "sortcheck.h"
 static long N;
 static int32_t *in, *a, *tmp;
 static long (*hist)[256];
