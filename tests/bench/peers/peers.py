@@ -281,6 +281,8 @@ def main():
     opts = ap.parse_args()
     try:
         P = Peer(opts.peer)
+        lib = {"jax": "jax", "cupy": "cupy", "numpy": "numpy"}[opts.peer]
+        print(f"VERSION {lib} {sys.modules[lib].__version__}", flush=True)
     except Exception as e:  # not installed: every benchmark fails
         for b in opts.benchmarks:
             print(f"RESULT {b.split('=')[0]} failed: {opts.peer} does not load: {e!r}", flush=True)
