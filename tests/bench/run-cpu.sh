@@ -10,4 +10,4 @@ BUILD=$1
 OUT=$2
 shift 2
 command -v python3 > /dev/null || { echo "tests/bench/run-cpu.sh: python3 is needed" >&2; exit 2; }
-exec python3 "$(dirname "$0")/harness.py" --target cpu --build "$BUILD" --out "$OUT" "$@"
+exec python3 "$(dirname "$0")/harness.py" --target cpu --build "$BUILD" --out "$OUT" --budget 1800 "$@"
