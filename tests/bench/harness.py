@@ -497,7 +497,7 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     L.append(f"- CPU: {mach['cpu']}; kernel {mach['kernel']}; {mach['cc']}; load average before the runs: "
              f"{mach['load']}, after: {load_average()}")
     if not cuda:
-        L.append(f"- OpenMP threads: {os.environ.get('OMP_NUM_THREADS', 'all (OMP_NUM_THREADS unset)')}")
+        L.append(f"- OpenMP threads: {os.environ.get('OMP_NUM_THREADS', f'all {os.cpu_count()} (OMP_NUM_THREADS unset)')}")
     for p, v in sorted(versions.items()):
         L.append(f"- {p}: {v}")
     L.append(f"- command: `{' '.join(shlex.quote(a) for a in argv)}`")
@@ -505,23 +505,23 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     L.append(f"- {probe_name} bandwidth (read + written, the same run): "
              + (f"**{probe_gbps:.1f} GB/s**" if probe_gbps else "failed"))
     L.append(f"- each time: the median of {opts.runs} calls after a warm-up, in ms; the spread is min–max. "
-             "nessie: NESL's `time` (CUDA events on the GPU); baselines: "
+             "nessie: NESL's `time` (" + ("CUDA events" if cuda else "the wall clock") + "); baselines: "
              + ("CUDA events" if cuda else "omp_get_wtime")
-             + (" ; peers: the whole call from Python, until the result is ready" if cuda else "") + ".")
+             + ("; peers: the whole call from Python, until the result is ready" if cuda else "") + ".")
     L.append("- ×: time over the baseline's time (1 = as fast, 2 = twice as slow); GB/s: the bytes the "
              "computation must move (the baseline's count: inputs read and outputs written once) over the time; "
              "launches, syncs and MB: per call, from NESSIE_STATS=1.\n")
-    L.append("| benchmark | n | check | nessie ms | spread | GB/s | % copy | × baseline | "
+    L.append("| benchmark | n | check | nessie ms | spread | MB moved | GB/s | % copy | × baseline | "
              + ("× best peer | " if peers else "")
              + "launches | syncs | MB alloc | -O0 ms | -O0 × baseline | -O0 launches | baseline ms | baseline GB/s"
              + "".join(f" | {p} ms" for p in peers) + " |")
-    L.append("|" + "---|" * (16 + (1 + len(peers) if peers else 0)))
+    L.append("|" + "---|" * (17 + (1 + len(peers) if peers else 0)))
     for r in rows:
         pc, pc0 = r["per_call"], r["per_call_O0"]
         o0 = fmt(r["O0"]) + ("" if r["check_O0"] == "ok" or r["O0"] is None else f" ({r['check_O0']})")
         cells = [r["name"], f"{r['n']:.0e}".replace("e+0", "e") if r["n"] >= 100000 else str(r["n"]), r["check"],
                  fmt(r["O1"]), (f"{fmt(r['spread'][0])}–{fmt(r['spread'][1])}" if r["spread"] else "—"),
-                 fmt(r["gbps"]), fmt(r["pct"], 2), fmt(r["x_base"])] + ([fmt(r["x_peer"])] if peers else []) + [
+                 fmt(r["bytes"] / 1e6 if r["bytes"] else None), fmt(r["gbps"]), fmt(r["pct"], 2), fmt(r["x_base"])] + ([fmt(r["x_peer"])] if peers else []) + [
                  fmt(round(pc[0])) if pc else "—", fmt(round(pc[1])) if pc else "—",
                  f"{pc[2] / 1e6:.1f}" if pc else "—", o0, fmt(r["O0_x_base"]),
                  fmt(round(pc0[0])) if pc0 else "—", fmt(r["base"]), fmt(r["base_gbps"])]
@@ -542,9 +542,16 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
         for p, r in sorted(b.peer.items()):
             if "error" in r and p in peers:
                 problems.append(f"- {b.name}, {p}: {r['error']}")
-        for row in rows:
-            if row["name"] == b.name and row["check"] == "MISMATCH":
-                problems.append(f"- {b.name}: nessie printed {b.nesl['O1']['check']}, "
+        row = rows[benches.index(b)]
+        if row["check"] == "MISMATCH":
+            problems.append(f"- {b.name}: MISMATCH: nessie printed {b.nesl['O1']['check']}, "
+                            f"the baseline {b.base['check']}")
+        if row["check_O0"] == "MISMATCH" and "check" in b.nesl.get("O0", {}):
+            problems.append(f"- {b.name}: MISMATCH: nessie -O0 printed {b.nesl['O0']['check']}, "
+                            f"the baseline {b.base['check']}")
+        for p in peers:
+            if row.get(p + "_check") == "MISMATCH":
+                problems.append(f"- {b.name}: MISMATCH: {p} printed {b.peer[p]['check']}, "
                                 f"the baseline {b.base['check']}")
     if problems:
         L.append("## Failures and mismatches\n")
