@@ -497,7 +497,8 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     L.append(f"- CPU: {mach['cpu']}; kernel {mach['kernel']}; {mach['cc']}; load average before the runs: "
              f"{mach['load']}, after: {load_average()}")
     if not cuda:
-        L.append(f"- OpenMP threads: {os.environ.get('OMP_NUM_THREADS', f'all {os.cpu_count()} (OMP_NUM_THREADS unset)')}")
+        L.append(f"- OpenMP threads: {os.environ.get('OMP_NUM_THREADS', f'all {os.cpu_count()} (OMP_NUM_THREADS unset)')}; "
+                 f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}")
     for p, v in sorted(versions.items()):
         L.append(f"- {p}: {v}")
     L.append(f"- command: `{' '.join(shlex.quote(a) for a in argv)}`")
