@@ -250,6 +250,15 @@ def nesl_source(bench, size, runs, setup):
     return src + "\ncheck(run_once(input(n)));\n" + DRIVER + f"let data = input(n) in {reps};\n"
 
 
+def cuda_lib_dirs(nvcc):
+    path = shutil.which(nvcc)
+    if not path:
+        return []
+    root = os.path.dirname(os.path.dirname(os.path.realpath(path)))
+    dirs = [os.path.join(root, d) for d in ("lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib")]
+    return [d for d in dirs if os.path.isdir(d)]
+
+
 def build_all(benches, opts, mach, work, log):
     """every compilation, `--jobs` at once; {label: error or None}, and
     the seconds of each nessie build"""
@@ -257,7 +266,10 @@ def build_all(benches, opts, mach, work, log):
     cc = os.environ.get("CC", "cc")
     if opts.target == "cuda":
         nvcc = os.environ.get("NVCC", "nvcc")
-        flags = ["-std=c++17", "-O3", "--extended-lambda", f"-arch={mach['arch']}"]
+        # the baselines find cuBLAS and cuSPARSE where nvcc's are, without
+        # LD_LIBRARY_PATH
+        rpath = [f"-Xlinker=-rpath={d}" for d in cuda_lib_dirs(nvcc)]
+        flags = ["-std=c++17", "-O3", "--extended-lambda", f"-arch={mach['arch']}"] + rpath
         tasks.append(("probe", [nvcc] + flags + ["-o", f"{work}/bin/probe", f"{HERE}/cuda/d2d.cu"]))
         for b in benches:
             tasks.append((f"base.{b.name}", [nvcc] + flags + ["-o", f"{work}/bin/base.{b.name}",

@@ -7,7 +7,9 @@
 # dependencies: then LD_LIBRARY_PATH=$PWD/.gpu/lib sh tests/bench/run.sh
 # .gpu/build OUTDIR).  OUTDIR gets RESULTS.md, results.tsv, ratios.dat,
 # ratios.png (where gnuplot is found), harness.log and logs.tar.gz; set
-# BENCH_COMMIT to the commit measured where the tree has no .git.  OPTIONS
+# BENCH_COMMIT to the commit measured where the tree has no .git, and
+# BENCH_PYTHON to the python that has JAX and CuPy if python3 has not (the
+# executables are built for the GPU's architecture, or BENCH_ARCH).  OPTIONS
 # go to tests/bench/harness.py (--only NAMES, --size NAME=N, --scale F,
 # --runs N, --no-peers, --no-O0, --budget S, --jobs N; --help).
 set -eu
