@@ -45,7 +45,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(F
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test bench bench-cpu bench-chart
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -156,6 +156,36 @@ test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/ge
 SANITIZE ?= memcheck racecheck initcheck synccheck
 gpu-test: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
 	sh tests/gpu/run.sh $(BUILD) $(BUILD)/gpu-test "$(SANITIZE)"
+
+# ---- benchmarks (tests/bench/README.md) ----
+# On a machine with an NVIDIA GPU: every benchmark of tests/bench/benchmarks.conf
+# and its hand-written CUDA baseline, with and without fusion, and the JAX
+# and CuPy peers; writes tests/bench/RESULTS.md, ratios.dat and, where
+# gnuplot is found, ratios.png (README.md shows it).  BENCH_FLAGS go to
+# tests/bench/harness.py (e.g. --only sum,dotp --runs 20).  bench-cpu: the
+# same programs on the CPU target against C with OpenMP, at a small
+# machine's sizes (tests/bench/RESULTS-cpu.md).  bench-chart: the charts
+# from the data files (a GPU run's ratios.dat copied here from a machine
+# without gnuplot).
+BENCH_FLAGS ?=
+bench: $(BUILD)/nessie $(RUNTIME)
+	sh tests/bench/run.sh $(BUILD) $(BUILD)/bench $(BENCH_FLAGS)
+	cp $(BUILD)/bench/RESULTS.md $(BUILD)/bench/ratios.dat tests/bench/
+	if [ -f $(BUILD)/bench/ratios.png ]; then cp $(BUILD)/bench/ratios.png tests/bench/; fi
+
+bench-cpu: $(BUILD)/nessie $(RUNTIME)
+	sh tests/bench/run-cpu.sh $(BUILD) $(BUILD)/bench-cpu $(BENCH_FLAGS)
+	cp $(BUILD)/bench-cpu/RESULTS.md tests/bench/RESULTS-cpu.md
+	cp $(BUILD)/bench-cpu/ratios.dat tests/bench/ratios-cpu.dat
+	if [ -f $(BUILD)/bench-cpu/ratios.png ]; then cp $(BUILD)/bench-cpu/ratios.png tests/bench/ratios-cpu.png; fi
+
+bench-chart:
+	@command -v gnuplot > /dev/null || { echo "bench-chart: gnuplot is needed (make setup installs it)"; exit 1; }
+	for d in ratios ratios-cpu; do \
+	  if [ -f tests/bench/$$d.dat ]; then \
+	    gnuplot -e "datafile='tests/bench/$$d.dat'; outfile='tests/bench/$$d.png'" tests/bench/chart.gp && echo "tests/bench/$$d.png"; \
+	  fi; \
+	done
 
 # Sanitizer reports exit with a status no test expects, and the runner
 # also fails on any report left in its output files.  The executables of

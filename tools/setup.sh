@@ -3,8 +3,10 @@
 # need.  Idempotent and non-interactive; run as root or through sudo.
 set -eu
 # tmux: tests/repl/terminal.sh types at the REPL on a terminal; graphviz:
-# --dump=pdg pictures (docs/)
-PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev tmux graphviz"
+# --dump=pdg pictures (docs/); gnuplot-nox (gnuplot without X, with the
+# pngcairo terminal) and python3: the benchmarks' harness and charts
+# (make bench, make bench-cpu, make bench-chart)
+PACKAGES="gcc clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev tmux graphviz gnuplot-nox python3"
 
 missing=""
 for p in $PACKAGES; do
