@@ -382,7 +382,7 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ]; then
     case $f in tests/errors/*) case $3 in runtime|none) ;; *) continue ;; esac ;; esac
     progs="$progs $f"
   done
-  TARGET=cuda NESSIE_NVCCFLAGS=${NESSIE_NVCCFLAGS:--O1} sh tests/cpu/build_all.sh "$NESSIE" "$OUT/cuda" $progs
+  TARGET=cuda NESSIE_NVCCFLAGS=${NESSIE_NVCCFLAGS:-"-O0 -Xcompiler -O0 -Xptxas -O0"} sh tests/cpu/build_all.sh "$NESSIE" "$OUT/cuda" $progs
   for f in $progs; do
     n=$(basename "$f" .nesl)
     if [ -x "$OUT/cuda/$n" ]; then pass "cuda-build/$n"
