@@ -293,7 +293,7 @@ const EngineInfo pipeline_engines[] = {
     {"flat", "flat", "the flat IR's interpreter (whole-vector operations)",
      "host calls, vector operations, elements, recursion depth", run_flat},
     {"lcu", "fused", "λcu's interpreter (kernels run by their SOACs),\nafter fusion unless -O0",
-     "kernels, runs, elements, bytes (and, fused,\nbefore fusion, and each region's schedule)", run_lcu},
+     "kernels defined, runs, elements, bytes (and,\nfused, before fusion, and each region's schedule)", run_lcu},
 };
 const int pipeline_engine_count = sizeof pipeline_engines / sizeof pipeline_engines[0];
 
