@@ -26,7 +26,7 @@ cp "$tmp/typed" "$tmp/typed.nesl"
 # --help and :help list the stages of the pipeline's table, in its order,
 # and every stage listed is one --dump and the REPL's :STAGE accept
 stages=$("$NESSIE" --help | sed -n '/^  --dump=STAGE/,/^  --interp/p' | sed -n 's/^                     \([a-z][a-z]*\) .*/\1/p' | tr '\n' ' ')
-[ "$stages" = "ast typed mono flat lcu c cuda " ] || { echo "--help lists the stages: '$stages'"; exit 1; }
+[ "$stages" = "ast typed mono flat lcu pdg ilp fused c cuda " ] || { echo "--help lists the stages: '$stages'"; exit 1; }
 repl_stages=$(echo ':help' | "$NESSIE" | sed -n '/^  :STAGE/,/^  :set/p' | sed -n 's/^                     \([a-z][a-z]*\) .*/\1/p' | tr '\n' ' ')
 [ "$repl_stages" = "$stages" ] || { echo ":help lists the stages: '$repl_stages'"; exit 1; }
 for st in $stages; do
