@@ -20,6 +20,8 @@
 #               (tests/fusion/random.sh); tests/fusion/check_*.sh
 #   examples    examples/NAME.nesl prints NAME.expected under every
 #               interpreter (and as an executable: tests/exec/check.sh)
+#   docs        the dumps docs/tour.md and examples/*.md quote are the
+#               compiler's output (tests/docs/check.sh)
 #   repl        tests/repl/NAME.in piped gives NAME.out and NAME.err;
 #               tests/repl/*.sh drive it otherwise (terminal.sh: tmux)
 #   cli         tests/cli/*.sh: the command line (exit statuses, limits)
@@ -179,6 +181,13 @@ for f in examples/*.nesl; do
   done
   $ok && pass "examples/$n"
 done
+
+# ---- the dumps the documentation quotes (docs/tour.md, examples/*.md)
+# are what the compiler prints (tests/docs/check.sh) ----
+sh tests/docs/check.sh "$BUILD" docs/tour.md examples/*.md > "$OUT/docs.log" 2>&1
+grep -v '^\[PASS\]' "$OUT/docs.log"
+for n in $(sed -n 's/^\[PASS\] \([^ ]*\).*/\1/p' "$OUT/docs.log"); do pass "$n"; done
+for n in $(sed -n 's/^\[FAIL\] \([^ ]*\).*/\1/p' "$OUT/docs.log"); do failed=$((failed + 1)); failures="$failures $n"; done
 
 # quicksort on 100 000 keys: O(log n) host recursion, a constant number of
 # vector operations per level
