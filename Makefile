@@ -45,7 +45,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(F
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test bench bench-cpu bench-chart
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test bench bench-cpu bench-chart examples
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -148,6 +148,26 @@ random-fusion: $(BUILD)/nessie $(BUILD)/gen_lcu
 	sh tests/fusion/random.sh $(BUILD)/nessie $(BUILD)/gen_lcu $(BUILD)/random-fusion $(RANDOM_COUNT)
 test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/gen_lcu
 	@sh tests/run.sh $(BUILD)
+
+# ---- the teaching examples: `make examples` compiles each
+# examples/NAME.nesl to BUILD/examples/cpu/NAME (C with OpenMP) and, where
+# nvcc is found, to BUILD/examples/cuda/NAME (a GPU executable); each
+# prints examples/NAME.expected (examples/README.md) ----
+EXAMPLES := $(wildcard examples/*.nesl)
+EXAMPLE_BINS := $(patsubst examples/%.nesl,$(BUILD)/examples/cpu/%,$(EXAMPLES))
+ifneq ($(NVCC),)
+EXAMPLE_BINS += $(patsubst examples/%.nesl,$(BUILD)/examples/cuda/%,$(EXAMPLES))
+endif
+
+examples: $(EXAMPLE_BINS)
+
+$(BUILD)/examples/cpu/%: examples/%.nesl $(BUILD)/nessie $(RUNTIME)
+	@mkdir -p $(dir $@)
+	$(BUILD)/nessie --target=cpu $< -o $@
+
+$(BUILD)/examples/cuda/%: examples/%.nesl $(BUILD)/nessie $(RUNTIME)
+	@mkdir -p $(dir $@)
+	$(BUILD)/nessie --target=cuda $< -o $@
 
 # On a machine with an NVIDIA GPU: the CUDA executables of every test
 # program, compared with their .expected, then under compute-sanitizer's

@@ -94,9 +94,10 @@ static void usage(FILE *out) {
                "options:\n"
                "  --stats          with --interp (on stderr) or in the REPL, print counts of\n"
                "                   the run:");
-  for (int i = 0; i < pipeline_engine_count; i++)
-    fprintf(out, "%s %s: %s", i ? ";\n                  " : "", pipeline_engines[i].name,
-            pipeline_engines[i].stats_help);
+  for (int i = 0; i < pipeline_engine_count; i++) {
+    fprintf(out, "%s %s: ", i ? ";\n                  " : "", pipeline_engines[i].name);
+    print_indented(out, pipeline_engines[i].stats_help, 19);
+  }
   fprintf(out, "\n"
                "  -O0, -O1         without or with (the default) simplification and fusion\n"
                "                   of λcu, for executables, dumps and --interp=lcu\n"

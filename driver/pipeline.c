@@ -80,11 +80,13 @@ static void dump_lcu(FILE *out, const Pipeline *pl) { lcu_print_program(out, pl-
    (docs/fusion.md; schedule.c also limits the search itself). */
 #define FUSION_TIME_LIMIT_MS 2000
 
-/* 'text' and 'size' from open_memstream as a collected string. */
-static const char *memstream_text(FILE *f, char *text, size_t size) {
+/* What open_memstream(&*'text', &*'size') wrote to 'f', as a collected
+   string.  The buffer and its size are read after fclose, which is what
+   brings them up to date. */
+static const char *memstream_text(FILE *f, char **text, size_t *size) {
   fclose(f);
-  const char *s = xstrndup(text ? text : "", text ? size : 0);
-  free(text);
+  const char *s = xstrndup(*text ? *text : "", *text ? *size : 0);
+  free(*text);
   return s;
 }
 
@@ -109,8 +111,8 @@ static bool run_fuse(Pipeline *pl) {
     diag_out_of_memory(0);
   FusOptions fo = {{FUSION_TIME_LIMIT_MS, ilp, false}, pdg, pl->check_ir};
   bool ok = fus_fuse(pl->fused, &fo, &pl->fusion);
-  pl->pdg = memstream_text(pdg, pdg_text, pdg_size);
-  pl->ilp = memstream_text(ilp, ilp_text, ilp_size);
+  pl->pdg = memstream_text(pdg, &pdg_text, &pdg_size);
+  pl->ilp = memstream_text(ilp, &ilp_text, &ilp_size);
   return ok;
 }
 
@@ -291,7 +293,7 @@ const EngineInfo pipeline_engines[] = {
     {"flat", "flat", "the flat IR's interpreter (whole-vector operations)",
      "host calls, vector operations, elements, recursion depth", run_flat},
     {"lcu", "fused", "λcu's interpreter (kernels run by their SOACs),\nafter fusion unless -O0",
-     "kernels, runs, elements, bytes (and, fused,\nbefore fusion, and each region's schedule)", run_lcu},
+     "kernels defined, runs, elements, bytes (and,\nfused, before fusion, and each region's schedule)", run_lcu},
 };
 const int pipeline_engine_count = sizeof pipeline_engines / sizeof pipeline_engines[0];
 

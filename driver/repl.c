@@ -9,7 +9,9 @@
  * `--interp` prints; an expression statement binds `it`.  Commands begin
  * with a colon; the stage commands (`:ast`, `:typed`, ...) and the
  * engines of `:set interp` come from the pipeline's table (pipeline.c),
- * and so does :help.
+ * and so does :help.  `:pdg` alone writes files instead of printing:
+ * a graph is for looking at, so it goes to nessie-pdg-N.dot in the
+ * current directory and, where graphviz's dot is found, nessie-pdg-N.png.
  *
  * No error ends the loop: compile errors are reported and the statement
  * dropped, run-time errors print `error:`, and a use of a definition that
@@ -32,13 +34,17 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../frontend/frontend.h"
 #include "../frontend/types.h"
 #include "driver.h"
+
+extern char **environ;
 
 typedef struct Repl {
   TypeEnv *env;
@@ -50,6 +56,7 @@ typedef struct Repl {
   bool no_fusion;   /* -O0, :set -O0: λcu is not simplified or fused */
   bool quit;
   int chunks;       /* numbers the inputs, for diagnostics' file names */
+  int pdg_files;    /* numbers the graphs :pdg writes (nessie-pdg-N.dot) */
   char *history_file;
   MonoExternals externals; /* earlier values, for the flat and λcu engines */
   Def *global_value;       /* lib-nesl's __global_value and __keep_value */
@@ -388,10 +395,62 @@ static void command_type(Repl *r, const char *text) {
   }
 }
 
+/* Runs `dot -Tpng -o 'png' 'dot_file'` without a shell and waits.
+   Returns 1 if it made the picture, 0 if dot is not on the PATH, -1 if it
+   failed (dot's own messages on stderr say why). */
+static int render_png(const char *dot_file, const char *png) {
+  char *argv[] = {"dot", "-Tpng", "-o", (char *)png, (char *)dot_file, NULL};
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+  if (rc == ENOENT)
+    return 0;
+  if (rc != 0) {
+    fprintf(stderr, "error: :pdg: cannot run dot: %s\n", strerror(rc));
+    return -1;
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 1 : -1;
+}
+
+/* :pdg EXPR: fusion's graphs of the statement (the "pdg" stage's text)
+   written to nessie-pdg-N.dot in the current directory, N counting the
+   session's graphs from 1, and drawn to nessie-pdg-N.png where graphviz's
+   dot is on the PATH; the paths are printed.  At -O0 there is no graph. */
+static void write_pdg(Repl *r, const Pipeline *pl) {
+  if (pl->no_fusion) {
+    printf("fusion is off (-O0): no program-dependence graphs (:set -O1 turns it on)\n");
+    return;
+  }
+  int n = ++r->pdg_files;
+  const char *dot_file = xprintf("nessie-pdg-%d.dot", n);
+  const char *png = xprintf("nessie-pdg-%d.png", n);
+  FILE *f = fopen(dot_file, "w");
+  if (!f || fputs(pl->pdg, f) == EOF || fclose(f) != 0) {
+    fprintf(stderr, "error: :pdg: cannot write '%s': %s\n", dot_file, strerror(errno));
+    return;
+  }
+  printf("wrote %s\n", dot_file);
+  fflush(stdout);
+  switch (render_png(dot_file, png)) {
+  case 1:
+    printf("wrote %s\n", png);
+    break;
+  case 0:
+    printf("no PNG: graphviz's dot is not on the PATH (`dot -Tpng %s` draws it)\n", dot_file);
+    break;
+  default:
+    fprintf(stderr, "error: :pdg: dot could not draw '%s'\n", dot_file);
+  }
+}
+
 /* :STAGE EXPR (the table's stages): the statement after that stage.  The
    REPL's environment is used, so a function shown by :typed (and the
    later stages) is also defined; a value is not, as it never ran.  :flat
-   shows the statement with every function it needs. */
+   shows the statement with every function it needs; :pdg writes files
+   (write_pdg). */
 static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
   Source *src;
   Program *prog = parse_command_statement(r, text, &src);
@@ -405,7 +464,9 @@ static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
                  .externals = &r->externals};
   pl.done = 1; /* parsed */
   bool ok = pipeline_run_to(&pl, stage);
-  if (ok)
+  if (ok && strcmp(stage->name, "pdg") == 0)
+    write_pdg(r, &pl);
+  else if (ok)
     stage->dump(stdout, &pl);
   for (int i = prog->tops.len - 1; i >= 0; i--)
     forget_bound(r, prog->tops.data[i]);
@@ -459,7 +520,14 @@ static void command_help(Repl *r) {
          "  :STAGE EXPR      EXPR (or a statement) after a stage of the compiler; STAGE is:\n");
   for (int i = 0; i < pipeline_stage_count; i++) {
     printf("                     %-6s ", pipeline_stages[i].name);
-    print_indented(stdout, pipeline_stages[i].help, 28);
+    if (strcmp(pipeline_stages[i].name, "pdg") == 0)
+      /* the one stage command that writes files (write_pdg) */
+      fputs("fusion's program-dependence graphs, written to\n"
+            "                            nessie-pdg-N.dot in the current directory and,\n"
+            "                            with graphviz's dot, drawn to nessie-pdg-N.png",
+            stdout);
+    else
+      print_indented(stdout, pipeline_stages[i].help, 28);
     putchar('\n');
   }
   printf("  :set stats on    after each statement, print what its interpreter counted\n"

@@ -18,6 +18,10 @@
 #   lcu, lcu-O0 the λcu interpreter with fusion (the default) and without
 #   fusion      fused and unfused runs of random λcu programs agree
 #               (tests/fusion/random.sh); tests/fusion/check_*.sh
+#   examples    examples/NAME.nesl prints NAME.expected under every
+#               interpreter (and as an executable: tests/exec/check.sh)
+#   docs        the dumps docs/tour.md and examples/*.md quote are the
+#               compiler's output (tests/docs/check.sh)
 #   repl        tests/repl/NAME.in piped gives NAME.out and NAME.err;
 #               tests/repl/*.sh drive it otherwise (terminal.sh: tmux)
 #   cli         tests/cli/*.sh: the command line (exit statuses, limits)
@@ -161,6 +165,30 @@ for f in tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
   done
   $ok && pass "$(basename "$dir")-own/$n"
 done
+# ---- the teaching examples (examples/NAME.nesl): every interpreter, and
+# λcu's without fusion, prints examples/NAME.expected (IR checked); the
+# CPU executables are tests/exec/check.sh's ----
+for f in examples/*.nesl; do
+  n=$(basename "$f" .nesl)
+  ok=true
+  for mode in eval flat lcu lcu-O0; do
+    case $mode in lcu-O0) opts="-O0 --interp=lcu" ;; *) opts="--interp=$mode" ;; esac
+    # shellcheck disable=SC2086
+    "$NESSIE" --check-ir $opts "$f" > "$OUT/$n.example.$mode" 2> "$OUT/$n.example.$mode.err"
+    if ! d=$("$BUILD/nesl_compare" "$OUT/$n.example.$mode" "examples/$n.expected" 2>&1); then
+      ok=false; fail "examples/$n ($mode)" "$d$(head -5 "$OUT/$n.example.$mode.err")"; break
+    fi
+  done
+  $ok && pass "examples/$n"
+done
+
+# ---- the dumps the documentation quotes (docs/tour.md, examples/*.md)
+# are what the compiler prints (tests/docs/check.sh) ----
+sh tests/docs/check.sh "$BUILD" docs/tour.md examples/*.md > "$OUT/docs.log" 2>&1
+grep -v '^\[PASS\]' "$OUT/docs.log"
+for n in $(sed -n 's/^\[PASS\] \([^ ]*\).*/\1/p' "$OUT/docs.log"); do pass "$n"; done
+for n in $(sed -n 's/^\[FAIL\] \([^ ]*\).*/\1/p' "$OUT/docs.log"); do failed=$((failed + 1)); failures="$failures $n"; done
+
 # quicksort on 100 000 keys: O(log n) host recursion, a constant number of
 # vector operations per level
 stats=$("$NESSIE" --interp=flat --stats tests/flat/quicksort_100k.nesl 2>&1 >/dev/null)
@@ -376,7 +404,7 @@ done
 # them is tests/gpu/run.sh's, on a GPU (make gpu-test) ----
 if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ]; then
   progs=""
-  for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl tests/errors/*.nesl; do
+  for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl tests/errors/*.nesl examples/*.nesl; do
     [ -f "$f" ] || continue
     set -- $(head -1 "$f")
     case $f in tests/errors/*) case $3 in runtime|none) ;; *) continue ;; esac ;; esac

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/exec/check.sh TARGET BUILD OUTDIR: the executables of target
-# TARGET (cpu or cuda) for the corpus, the run-time error programs and our
+# TARGET (cpu or cuda) for the corpus, the run-time error programs, our
 # own cases (tests/exec/*.nesl: errors only an executable meets, headed as
-# tests/errors' are), built in parallel by BUILD/nessie (tests/cpu/build_all.sh),
+# tests/errors' are) and the teaching examples (examples/*.nesl), built in parallel by BUILD/nessie (tests/cpu/build_all.sh),
 # run, and compared as the interpreters' transcripts are (without the
 # `= fn :` lines, floats to 1e-9 by BUILD/nesl_compare); a program that
 # stops a statement with a run-time error must exit with status 1 and
@@ -17,7 +17,7 @@ OUT=$3
 NESSIE=$BUILD/nessie
 mkdir -p "$OUT"
 progs=""
-for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
+for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl examples/*.nesl; do
   [ -f "$f" ] && progs="$progs $f"
 done
 for f in tests/errors/*.nesl tests/exec/*.nesl; do
