@@ -263,9 +263,10 @@ for f in tests/errors/*.nesl; do
     elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu" "tests/errors/$n.expected" 2>&1); then fail "errors/$n" "lcu: $d"
     elif [ "$kind" = runtime ] && ! tail -1 "$OUT/$n.lcu" | grep -q "^error: [^:]*:$line:"; then
       fail "errors/$n" "lcu: the error is not reported on line $line: $(tail -1 "$OUT/$n.lcu")"
-    elif ! "$NESSIE" -O0 --check-ir --interp=lcu "$f" > "$OUT/$n.lcu0" 2> "$OUT/$n.lcu0.err" ||
-         ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu0" "tests/errors/$n.expected" 2>&1); then
-      fail "errors/$n" "lcu -O0: ${d:-}$(head -5 "$OUT/$n.lcu0.err")"
+    elif "$NESSIE" -O0 --check-ir --interp=lcu "$f" > "$OUT/$n.lcu0" 2> "$OUT/$n.lcu0.err"; [ $? -ne $want ]; then
+      fail "errors/$n" "--interp=lcu -O0: $(head -5 "$OUT/$n.lcu0.err")"
+    elif ! d=$("$BUILD/nesl_compare" "$OUT/$n.lcu0" "tests/errors/$n.expected" 2>&1); then
+      fail "errors/$n" "lcu -O0: $d"
     else pass "errors/$n"; fi ;;
   *) fail "errors/$n" "bad header: $kind" ;;
   esac

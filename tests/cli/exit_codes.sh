@@ -51,7 +51,7 @@ message 2 "--interp=lcu --stats without a file" "--interp needs a FILE" "$NESSIE
 out=$("$NESSIE" --interp=lcu --stats - < "$tmp/ok.nesl" 2> "$tmp/stats") ||
   { echo "--interp=lcu --stats -: exit $?"; exit 1; }
 [ "$out" = "$(printf 'sqr = fn : a -> a :: (a in number)\nit = 9 : int')" ] || { echo "--interp=lcu -: $out"; exit 1; }
-grep -q '^stats: [0-9]* kernels, [0-9]* runs, [0-9]* elements$' "$tmp/stats" ||
+grep -q '^stats: [0-9]* kernels, [0-9]* runs, [0-9]* elements, [0-9]* bytes$' "$tmp/stats" ||
   { echo "--interp=lcu --stats - prints the wrong stats: $(cat "$tmp/stats")"; exit 1; }
 "$NESSIE" --interp=flat --stats - < "$tmp/ok.nesl" 2>&1 >/dev/null | grep -q '^stats: [0-9]* host calls' ||
   { echo "--interp=flat --stats - prints the wrong stats"; exit 1; }
