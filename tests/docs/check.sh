@@ -64,6 +64,7 @@ $(diff "$tmp/block.$n.want" "$tmp/block.$n.got" | head -12)$(head -3 "$tmp/block
   else
     echo "[FAIL] $md"
     printf '%s\n' "$report" | sed 's/^/    /' | head -40
+    echo "    (if the compiler changed on purpose: sh tests/docs/check.sh --update $BUILD $md, then read the diff)"
     status=1
   fi
 done
