@@ -38,6 +38,11 @@ static int level_of(const Expr *e) {
     return binop_power((BinOp)e->u.op.op);
   case EX_UNOP:
     return LEVEL_UNARY;
+  case EX_EMPTY:
+    /* `[] T` followed by ( or [ reads on as part of the type (a
+       constructor's arguments): as a function or a subscripted sequence
+       it needs parentheses, `([] i)(#t)` */
+    return LEVEL_UNARY;
   case EX_INDEX:
   case EX_APP:
     return LEVEL_POSTFIX;
