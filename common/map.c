@@ -89,7 +89,9 @@ static uint64_t ptr_hash(const void *p) {
 
 static void ptrmap_grow(PtrMap *m) {
   PtrMap bigger = {0};
-  bigger.cap = m->cap ? 2 * m->cap : 64;
+  /* small first: most maps are a kernel's, of a few variables, and
+     the fusion pass makes many of them */
+  bigger.cap = m->cap ? 2 * m->cap : 8;
   bigger.keys = xmalloc(sizeof(void *) * (size_t)bigger.cap);
   bigger.values = xmalloc(sizeof(void *) * (size_t)bigger.cap);
   for (int64_t i = 0; i < m->cap; i++)

@@ -20,6 +20,8 @@
 /* What the pipeline has made from one input so far.  main.c makes one for
    the file; the REPL one per input or command, checked in its own
    environment. */
+typedef struct StageInfo StageInfo;
+
 typedef struct Pipeline {
   Source *src;       /* the input */
   TypeEnv *env;      /* where it is checked: a fresh one, or the REPL's */
@@ -34,6 +36,9 @@ typedef struct Pipeline {
   FusStats fusion;   /* what fusion did, region by region (--stats) */
   const char *pdg;   /* "pdg": fusion's graphs (Graphviz), as text */
   const char *ilp;   /* "ilp": its models (CPLEX LP format), as text */
+  const StageInfo *asked; /* the stage pipeline_run_to was last asked for:
+                        fusion keeps its graphs and models as text only
+                        when it is "pdg" or "ilp" */
   bool check_ir;     /* run each IR's checker after the pass making it */
   int done;          /* how many stages of the table have run */
   const MonoExternals *externals; /* the REPL's values (NULL for a file) */

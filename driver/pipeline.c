@@ -103,6 +103,15 @@ static bool run_fuse(Pipeline *pl) {
   fus_simplify(pl->fused);
   if (pl->check_ir && !lcu_check(pl->fused, "simplify"))
     return false;
+  /* the text costs time (GLPK writes each model to a file): only for
+     the dumps that show it */
+  bool keep = pl->asked && (strcmp(pl->asked->name, "pdg") == 0 || strcmp(pl->asked->name, "ilp") == 0);
+  if (!keep) {
+    FusOptions fo = {{FUSION_TIME_LIMIT_MS, NULL, false}, NULL, pl->check_ir};
+    pl->pdg = "// the graphs are kept only for --dump=pdg\n";
+    pl->ilp = "\\ the models are kept only for --dump=ilp\n";
+    return fus_fuse(pl->fused, &fo, &pl->fusion);
+  }
   char *pdg_text = NULL, *ilp_text = NULL;
   size_t pdg_size = 0, ilp_size = 0;
   FILE *pdg = open_memstream(&pdg_text, &pdg_size);
@@ -188,6 +197,7 @@ const char *pipeline_stage_names(void) {
 
 bool pipeline_run_to(Pipeline *pl, const StageInfo *stage) {
   int last = pipeline_stage_index(stage);
+  pl->asked = stage;
   for (; pl->done <= last; pl->done++) {
     const StageInfo *s = &pipeline_stages[pl->done];
     if (!s->run(pl))

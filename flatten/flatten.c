@@ -31,6 +31,7 @@
  * distribute) are expanded along the type into operations on the flat
  * components (the *_values helpers).
  */
+#include <math.h>
 #include <string.h>
 
 #include "flatten.h"
@@ -729,6 +730,141 @@ static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes
   *no = gather_values(fl, v, t, flat_var_atom(b));
 }
 
+/* ---- if-conversion ----
+
+   A lifted `if` whose branches are a few scalar operations that cannot
+   fail is computed as both branches on every element and a SELECT
+   between them: one element-wise operation that fusion composes with its
+   neighbours, where the general rule (below) partitions the context,
+   runs each branch packed and merges the results back, a dozen
+   operations and a host read per `if`.  `abs(x)` and the `if x < 0.0
+   then 1.0 - w else w` of a cumulative normal are such ifs.  The
+   untaken branch must not be able to stop the program with an error it
+   would not have raised, and must cost little: */
+
+/* Operation nodes, over both branches and the bodies of the functions
+   they call, that an if-conversion may compute for nothing. */
+#define SELECT_BUDGET 48
+
+/* 'e' as a float literal, or -literal. */
+static bool float_literal(const Expr *e, double *v) {
+  if (e->kind == EX_FLOAT) {
+    *v = e->u.fval;
+    return true;
+  }
+  if (e->kind == EX_UNOP && e->u.op.op == UN_NEG && e->u.op.lhs->kind == EX_FLOAT) {
+    *v = -e->u.op.lhs->u.fval;
+    return true;
+  }
+  return false;
+}
+
+/* A scalar or a tuple of scalars: values without a segment descriptor. */
+static bool scalar_tuple(Type *t) {
+  t = res(t);
+  if (t->kind == T_PAIR)
+    return scalar_tuple(t->fst) && scalar_tuple(t->snd);
+  return is_base(t);
+}
+
+/* True if primitive 'name' applied to 'lhs' and 'rhs' (NULL for a unary
+   one) never fails, on values of result type 't'.  Int arithmetic wraps;
+   a float +, - or * fails when its result is not finite (rt/ops.c), which
+   a finite operand and a literal cannot make: x + c is finite for every
+   finite x when |c| < 2^969 (half a unit in the last place of the
+   largest double), and x * c when |c| <= 1. */
+static bool safe_primitive(const char *name, Type *t, const Expr *lhs, const Expr *rhs) {
+  static const char *always[] = {"__negate", "__eq",  "__ne",  "__lt",   "__gt",       "__le",     "__ge",
+                                 "not",      "__and", "__or",  "__xor",  "float",      "btoi",     "char_code",
+                                 "identity"};
+  for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
+    if (strcmp(name, always[i]) == 0)
+      return true;
+  bool add = strcmp(name, "__add") == 0 || strcmp(name, "__sub") == 0, mul = strcmp(name, "__mul") == 0;
+  if (!add && !mul)
+    return false;
+  if (res(t)->kind == T_INT)
+    return true;
+  if (res(t)->kind != T_FLOAT || !lhs || !rhs)
+    return false;
+  double c;
+  if (!float_literal(lhs, &c) && !float_literal(rhs, &c))
+    return false;
+  return add ? fabs(c) < 0x1p969 : fabs(c) <= 1.0;
+}
+
+/* True if evaluating 'e' on an element that does not take its branch
+   cannot fail, loop or cost more than '*budget' operations (spent).
+   'calling' holds the functions being looked into: recursion is not
+   cheap. */
+static bool select_safe(Expr *e, int *budget, PtrMap *calling) {
+  if (--*budget < 0 || !scalar_tuple(e->type))
+    return false;
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+    return true;
+  case EX_VAR:
+    return true;
+  case EX_PAIR:
+    return select_safe(e->u.pair.fst, budget, calling) && select_safe(e->u.pair.snd, budget, calling);
+  case EX_IF:
+    return select_safe(e->u.ifx.cond, budget, calling) && select_safe(e->u.ifx.then, budget, calling) &&
+           select_safe(e->u.ifx.els, budget, calling);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      if (!select_safe(((Binding *)e->u.let.binds.data[i])->value, budget, calling))
+        return false;
+    return select_safe(e->u.let.body, budget, calling);
+  case EX_CALL:
+  case EX_BINOP:
+  case EX_UNOP: {
+    MonoFunc *mf = e->callee;
+    Expr *lhs = e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs;
+    Expr *rhs = e->kind == EX_BINOP ? e->u.op.rhs : NULL;
+    if (e->kind == EX_CALL && lhs->kind == EX_PAIR && lhs->u.pair.snd->kind != EX_PAIR) {
+      rhs = lhs->u.pair.snd; /* f(a, b): two arguments */
+      lhs = lhs->u.pair.fst;
+    }
+    if (!mf || !select_safe(lhs, budget, calling) || (rhs && !select_safe(rhs, budget, calling)))
+      return false;
+    if (mf->primitive)
+      return safe_primitive(mf->def->name, e->type, lhs, rhs);
+    if (!mf->body || ptrmap_get(calling, mf))
+      return false;
+    ptrmap_put(calling, mf, mf);
+    bool ok = select_safe(mf->body, budget, calling);
+    ptrmap_put(calling, mf, NULL);
+    return ok;
+  }
+  default:
+    return false; /* subscripts, sequences, strings, apply-to-each, time */
+  }
+}
+
+/* if c then a else b, lifted, when both branches are select_safe: both
+   computed on every element, then SELECT by the flags of c. */
+static bool select_convertible(Expr *e) {
+  int budget = SELECT_BUDGET;
+  PtrMap calling = {0};
+  return scalar_tuple(e->type) && select_safe(e->u.ifx.then, &budget, &calling) &&
+         select_safe(e->u.ifx.els, &budget, &calling);
+}
+
+static Vals selected_if(Fl *fl, Ctx *ctx, Env *env, Expr *e, FlatAtom *flags) {
+  Vals a = tr(fl, ctx, env, e->u.ifx.then);
+  Vals b = tr(fl, ctx, env, e->u.ifx.els);
+  fl->loc = e->loc;
+  Vals r = {0};
+  for (int i = 0; i < a.len; i++) {
+    FlatAtom *x = vec_get(&a, i);
+    vec_push(&r, op(fl, FLAT_SELECT, ty(x), 3, flags, x, vec_get(&b, i)));
+  }
+  return r;
+}
+
 /* if c then a else b, lifted: each branch on the elements that take it.
    The variables both branches read are split once by PARTITION; those
    only one reads are packed for it alone. */
@@ -736,6 +872,8 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Type *t = e->type;
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
   FlatAtom *flags = vec_get(&cv, 0);
+  if (select_convertible(e))
+    return selected_if(fl, ctx, env, e, flags);
   FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
   Names none = {0}, free[2] = {{{0}}, {{0}}};
   free_vars(e->u.ifx.then, &none, &free[0]);

@@ -115,6 +115,43 @@ double fus_node_bytes(const FusRegion *r, const FusNode *n) {
   return sum_reads(&reads) + node_writes(n);
 }
 
+static bool makes(const FusNode *m, const LcuVar *v) {
+  for (int i = 0; i < m->run->results.len; i++)
+    if (m->run->results.data[i] == v)
+      return true;
+  return false;
+}
+
+static bool reads_var(const Vec *reads, const LcuVar *v) {
+  for (int i = 0; i < reads->len; i++)
+    if (((Read *)reads->data[i])->cpu == v)
+      return true;
+  return false;
+}
+
+double fus_node_bytes_clustered(const FusRegion *r, const FusNode *n, bool written) {
+  Vec reads = node_reads(n);
+  double t = written ? node_writes(n) : 0;
+  for (int i = 0; i < reads.len; i++) {
+    const Read *x = reads.data[i];
+    bool inside = false;
+    for (int k = 0; k < r->nodes.len && x->cpu && !inside; k++) {
+      const FusNode *m = r->nodes.data[k];
+      if (m == n || m->cluster != n->cluster)
+        continue;
+      if (makes(m, x->cpu))
+        inside = true;
+      else if (m->id < n->id) {
+        Vec theirs = node_reads(m);
+        inside = reads_var(&theirs, x->cpu);
+      }
+    }
+    if (!inside)
+      t += x->bytes;
+  }
+  return t;
+}
+
 /* The bytes of the reads of 'a' that 'b' does not make too. */
 static double reads_not_in(const Vec *a, const Vec *b) {
   double t = 0;

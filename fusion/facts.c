@@ -74,15 +74,18 @@ static FusLen total_of(FusFacts *f, const LcuVar *sd) {
   return alias ? *alias : (FusLen){FL_TOTAL, 0, sd};
 }
 
-static void note_defs(FusFacts *f, const LcuBlock *b) {
+/* 'deep': in nested blocks too */
+static void note_defs(FusFacts *f, const LcuBlock *b, bool deep) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     for (int k = 0; k < s->results.len; k++)
       ptrmap_put(&f->def, s->results.data[k], (void *)s);
+    if (!deep)
+      continue;
     const LcuBlock *nested[3] = {s->then, s->els, s->body};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        note_defs(f, nested[k]);
+        note_defs(f, nested[k], true);
   }
 }
 
@@ -478,14 +481,15 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
 
 /* A vector of shape k whose length is the number of elements of sd S:
    S's elements are class k; one whose length is int n (a MAP's size):
-   n is class k's length.  Walks 'b' for them. */
-static void note_totals(FusFacts *f, const LcuBlock *b) {
+   n is class k's length.  Walks 'b' for them ('deep': its nested blocks
+   too). */
+static void note_totals(FusFacts *f, const LcuBlock *b, bool deep) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     const LcuBlock *nested[3] = {s->then, s->els, s->body};
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3 && deep; k++)
       if (nested[k])
-        note_totals(f, nested[k]);
+        note_totals(f, nested[k], true);
     if (s->kind != LS_RUN)
       continue;
     for (int k = 0; k < s->results.len; k++) {
@@ -504,10 +508,20 @@ static void note_totals(FusFacts *f, const LcuBlock *b) {
 
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   *f = (FusFacts){0};
-  note_defs(f, body);
-  note_totals(f, body);
+  note_defs(f, body, true);
+  note_totals(f, body, true);
   /* the lengths memoized while looking were worked out without all the
      totals: forget them */
+  f->lens = (PtrMap){0};
+  f->ranges = (PtrMap){0};
+}
+
+void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
+  note_defs(f, changed, false);
+  f->lens = (PtrMap){0};
+  f->ranges = (PtrMap){0};
+  f->failures = (PtrMap){0};
+  note_totals(f, changed, false);
   f->lens = (PtrMap){0};
   f->ranges = (PtrMap){0};
 }

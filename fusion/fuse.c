@@ -21,6 +21,7 @@ typedef struct Fuser {
   const char *owner; /* "function f", "top-level statement 3" */
   int blocks;        /* within the owner */
   LcuBlock *body;    /* the owner's */
+  FusFacts facts;    /* the owner body's, kept up to date region by region */
   bool ok;
 } Fuser;
 
@@ -83,9 +84,7 @@ static void fuse_block(Fuser *fz, LcuBlock *b) {
   fz->blocks++;
   if (runs < 2)
     return;
-  FusFacts facts;
-  fus_fill_facts(fz->body, &facts);
-  FusRegion *r = fus_fill_pdg(fz->p, b, &facts);
+  FusRegion *r = fus_fill_pdg(fz->p, b, &fz->facts);
   r->index = ++fz->regions;
   r->where = fz->blocks > 1 ? xprintf("%s, block %d", fz->owner, fz->blocks) : fz->owner;
   fus_fill_candidates(r);
@@ -93,12 +92,18 @@ static void fuse_block(Fuser *fz, LcuBlock *b) {
   if (fz->o->pdg_out)
     fus_print_pdg(fz->o->pdg_out, r);
   Vec fused = fus_merge(fz->p, r);
+  /* Facts are refreshed for the block only, not the whole body: filling
+     them anew per region and per run made the pass quadratic in the
+     size of a body (lib_lifted's top level took seconds). */
+  if (fused.len)
+    fus_refill_facts(b, &fz->facts);
   for (int i = 0; i < fused.len; i++) {
     LcuStmt *run = fused.data[i];
-    fus_fill_facts(fz->body, &facts);
-    fus_rewrite(fz->p, run, &facts);
+    fus_rewrite(fz->p, run, &fz->facts);
     dedupe_results(fz, run);
   }
+  if (fused.len)
+    fus_refill_facts(b, &fz->facts);
   FusRegionStats *rs = NEW(FusRegionStats);
   *rs = (FusRegionStats){r->where, r->nodes.len, r->nclusters, r->solve_ms, r->method, r->bytes_before, r->bytes_after};
   vec_push(&fz->st->regions, rs);
@@ -110,6 +115,7 @@ static void fuse_body(Fuser *fz, LcuBlock *body, const char *owner) {
   fz->owner = owner;
   fz->blocks = 0;
   fz->body = body;
+  fus_fill_facts(body, &fz->facts);
   fuse_block(fz, body);
 }
 
@@ -159,7 +165,7 @@ static void share_kernels(LcuProgram *p) {
 bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st) {
   *st = (FusStats){0};
   st->kernels_before = p->kernels.len;
-  Fuser fz = {p, o, st, 0, NULL, 0, NULL, true};
+  Fuser fz = {.p = p, .o = o, .st = st, .ok = true};
   if (o->pdg_out)
     fprintf(o->pdg_out, "digraph pdg {\n  compound=true;\n  node [shape=box, fontname=\"Helvetica\"];\n");
   for (int i = 0; i < p->funcs.len && fz.ok; i++) {

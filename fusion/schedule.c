@@ -35,7 +35,10 @@
  * it (a node of another component, a cluster decided before) is a
  * preventing edge of its model, as a path through a host statement is.
  * So the models stay small (pi ranges over the component), and the
- * clusters of all of them together still form no cycle.
+ * clusters of all of them together still form no cycle.  A component
+ * larger than WINDOW nodes is cut into windows in statement order, each
+ * a model; the pairs across two windows are decided last, greedily
+ * (below), on the clusters the models made.
  *
  * GLPK is given a limit on branch-and-bound nodes (so that what it finds
  * does not depend on how loaded the machine is: compilation stays
@@ -636,6 +639,18 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
         unite(parent, p->u, p->v);
     }
   }
+  /* the seams: a pair across two windows of one component, which no
+     model saw, joins their clusters when the greedy rule finds it
+     legal (a long chain of MAPs, as an inlined function makes, is one
+     kernel, not one per window) */
+  Vec seams = {0};
+  for (int i = 0; i < r->pairs.len; i++) {
+    FusPair *p = r->pairs.data[i];
+    if (part_of[p->u] != part_of[p->v])
+      vec_push(&seams, (void *)(intptr_t)i);
+  }
+  if (seams.len)
+    greedy(r, &seams, parent);
   r->method = gave_up ? (ilp ? "ilp and greedy" : "greedy") : ilp ? "ilp" : "none";
   r->solve_ms = now_ms() - start;
   /* the clusters are the fused pairs' components (a pair inside one
@@ -658,23 +673,17 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   r->bytes_before = 0;
   for (int u = 0; u < n; u++)
     r->bytes_before += fus_node_bytes(r, r->nodes.data[u]);
-  r->bytes_after = r->bytes_before;
-  for (int i = 0; i < r->pairs.len; i++) {
-    FusPair *p = r->pairs.data[i];
-    if (p->fused)
-      r->bytes_after -= p->bytes;
-  }
+  /* after: each cluster reads what it does not make, once, and writes
+     what a run outside it needs */
+  r->bytes_after = 0;
   for (int u = 0; u < n; u++) {
     FusNode *node = r->nodes.data[u];
-    if (!may_vanish(r, node))
-      continue;
-    bool gone = true;
-    for (int i = 0; i < r->pairs.len; i++) {
+    bool gone = may_vanish(r, node);
+    for (int i = 0; i < r->pairs.len && gone; i++) {
       FusPair *p = r->pairs.data[i];
       if (p->kind == FP_VERTICAL && p->u == u && !p->fused)
         gone = false;
     }
-    if (gone)
-      r->bytes_after -= fus_node_bytes(r, node);
+    r->bytes_after += fus_node_bytes_clustered(r, node, !gone);
   }
 }

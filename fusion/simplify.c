@@ -774,9 +774,14 @@ static void simp_if(Simp *s, LcuStmt *st, Vec *out, Map *avail) {
     s->changed = true;
     return;
   }
+  /* inside a branch the condition is known: an `if` on it there (an
+     inlined function's test for an empty context, repeated) folds */
   Map then_avail = map_copy(avail), else_avail = map_copy(avail);
+  ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
   simp_block(s, st->then, &then_avail);
+  ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
   simp_block(s, st->els, &else_avail);
+  ptrmap_put(&s->subst, c->var, NULL);
   if (empty(st->then) && empty(st->els)) {
     /* both branches give the same atoms: so does the if */
     bool same = true;

@@ -32,7 +32,9 @@
  * Non-recursive library functions are inlined, so that the kernels of a
  * user function's library calls run in its own control region (fusion
  * works within a region); their statements keep the library function's
- * name for run-time errors.
+ * name for run-time errors.  So are small non-recursive lifted user
+ * functions (the function an apply-to-each calls), with their own
+ * locations.
  */
 #include <string.h>
 
@@ -1087,7 +1089,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   }
   const char *saved_fn = lw->lib_fn;
   Loc saved_user = lw->user_loc, saved_loc = lw->loc;
-  if (!lw->lib_fn) {
+  if (!lw->lib_fn && f->library) {
     lw->lib_fn = f->source;
     lw->user_loc = fs->loc;
   }
@@ -1114,6 +1116,33 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   }
 }
 
+/* Flat statements in 'b', nested blocks included. */
+static int block_size(const FlatBlock *b) {
+  int n = 0;
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    n++;
+    const FlatBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        n += block_size(nested[k]);
+  }
+  return n;
+}
+
+/* A lifted user function at most this big (flat statements) is inlined. */
+#define INLINE_LIFTED_SIZE 120
+
+/* Calls of 'f' are inlined: every non-recursive library function, and a
+   small non-recursive lifted user function (f^, the body of an
+   apply-to-each), whose kernels then fuse with its caller's.  A user
+   function keeps its own statements' locations, as if called. */
+static bool inlined(Lw *lw, FlatFunc *f) {
+  if (ptrmap_get(&lw->recursive, f))
+    return false;
+  return f->library || (f->lifted && block_size(f->body) <= INLINE_LIFTED_SIZE);
+}
+
 static void lower_stmt(Lw *lw, FlatStmt *fs) {
   lw->loc = fs->loc;
   switch (fs->kind) {
@@ -1121,7 +1150,7 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
     lower_op(lw, fs);
     return;
   case FS_CALL:
-    if (fs->callee->library && !ptrmap_get(&lw->recursive, fs->callee)) {
+    if (inlined(lw, fs->callee)) {
       inline_call(lw, fs);
       return;
     } else {
