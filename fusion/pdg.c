@@ -282,6 +282,55 @@ static FusEdgeKind classify(const FusNode *u, const FusNode *v, const char **why
   return FE_PREVENTING;
 }
 
+/* A FILTER whose kept values a MAP reads, at its own index, for a
+   REDUCE alone: `sum({x * x : x in xs | x > 0.0})`.  A MAP cannot read a
+   FILTER's results in one kernel by itself (classify), but once the MAP
+   is composed into the REDUCE (MAP-REDUCE), FILTER-REDUCE applies: the
+   three are one REDUCE, and the edge FILTER -> MAP is fusible.  Called
+   once the data edges are made. */
+static void filter_map_reduce(FusRegion *r) {
+  for (int i = 0; i < r->edges.len; i++) {
+    FusEdge *e = r->edges.data[i];
+    if (e->kind != FE_PREVENTING || !e->var)
+      continue;
+    const FusNode *f = r->nodes.data[e->from], *m = r->nodes.data[e->to];
+    if (!f->soac || f->soac->kind != SOAC_FILTER || !m->soac || m->soac->kind != SOAC_MAP || m->live_out)
+      continue;
+    /* the MAP reads the kept values at its own index, over as many */
+    Vec rp = result_params(f, m);
+    int nv = f->soac->pull->body.len, uses = 0;
+    bool sized = true;
+    for (int k = 0; k < rp.len; k++) {
+      const LcuVar *q = rp.data[k];
+      if (!q)
+        continue;
+      if (k >= nv) {
+        sized = false; /* a FILTER result other than its values */
+        break;
+      }
+      uses |= soac_uses(&m->lens, m->soac, q);
+      sized &= fus_len_equal(fus_soac_space(&m->lens, m->soac), fus_kernel_len(&m->lens, q));
+    }
+    if (!sized || (uses & ~(USE_OWN | USE_LENGTH)))
+      continue;
+    /* ... and its results go to one REDUCE, by MAP-REDUCE */
+    int to = -1;
+    bool alone = true;
+    for (int k = 0; k < r->edges.len && alone; k++) {
+      const FusEdge *o = r->edges.data[k];
+      if (o->from != m->id || !o->var)
+        continue;
+      const FusNode *c = r->nodes.data[o->to];
+      alone = o->kind == FE_FUSIBLE && c->soac && c->soac->kind == SOAC_REDUCE && (to < 0 || to == o->to);
+      to = o->to;
+    }
+    if (!alone || to < 0)
+      continue;
+    e->kind = FE_FUSIBLE;
+    e->why = "FILTER-MAP-REDUCE";
+  }
+}
+
 /* ---- the graph ---- */
 
 FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
@@ -369,6 +418,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
       add_edge(&bl, prod->id, v, kind, why, a->var);
     }
   }
+  filter_map_reduce(r);
   /* order edges: a run that fails or has effects, then the next such
      statement when it is a run */
   for (int i = 0; i < m; i++)
