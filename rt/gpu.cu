@@ -288,6 +288,8 @@ void rtg_sync(void) {
   }
 }
 
+void rtg_zero(void *dev, size_t n) { check(cudaMemsetAsync(dev, 0, n, stream), "a memset"); }
+
 void rtg_read(void *host, const void *dev, size_t n) {
   check(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
   rtg_sync();

@@ -147,6 +147,12 @@ template <class V, class Op> __global__ void reduce_final(const V *partial, int6
     *out = r;
 }
 
+/* The value slot a skeleton reads back, zeroed first: a V is alignas(8)
+   (codegen/cuda.c), and the kernel stores only its fields, so that its
+   padding would reach the host uninitialized (compute-sanitizer's
+   initcheck reports the copy).  One memset on the stream, no launch. */
+template <class V> void zero_slot(V *out) { rtg_zero(out, sizeof(V)); }
+
 /* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
 template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
   int blocks = blocks_for(n, ITEMS<V>);
@@ -155,6 +161,7 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
     part = 1;
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks + sizeof(V));
   V *out = partial + blocks;
+  zero_slot(out);
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
   reduce_final<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id, out);
@@ -228,6 +235,7 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
   int blocks = blocks_for(n, 4);
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)(blocks + 1));
   V *out = partial + blocks;
+  zero_slot(out);
   reduce_commutative_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
   V r;
@@ -428,6 +436,7 @@ template <class V, class Pull> __global__ void once_kernel(Pull pull, V *out) { 
 
 template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
   V *out = (V *)rtg_alloc(sizeof(V));
+  zero_slot(out);
   once_kernel<<<1, 1, 0, rtg_stream()>>>(pull, out);
   rtg_launched(name, loc);
   V r;

@@ -78,6 +78,8 @@ RtValue *rtg_to_device(RtValue *h);
 RtValue *rtg_adopt(RtValue *h);
 /* Reads 'n' bytes of device memory at 'dev' into 'host' (a sync). */
 void rtg_read(void *host, const void *dev, size_t n);
+/* Sets 'n' bytes of device memory at 'dev' to 0, on the stream. */
+void rtg_zero(void *dev, size_t n);
 
 /* The exclusive sum of 'n' flags (0 or 1) into 'offsets' (n entries, on
    the device); returns the total (a sync). */
