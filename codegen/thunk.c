@@ -7,7 +7,9 @@
  * the thunk only computes.
  *
  * Each expression becomes a local (`int32_t t5 = ...;`), so that the C
- * reads like the λcu it comes from and nvcc sees straight-line code.  An
+ * reads like the λcu it comes from and nvcc sees straight-line code; an
+ * operation or subscript repeated in a thunk is computed once (value
+ * numbering, below).  An
  * `if` evaluates only the branch it takes (an untaken branch may divide
  * by zero or subscript out of range harmlessly, as in NESL).  A check
  * never traps: a subscript out of range or a failing scalar operation
@@ -128,10 +130,47 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
 
 /* ---- expressions ---- */
 
+/* Value numbering: a thunk carries no sharing between its results, and
+   fusion composes a value that several results (or several branches of
+   a tree of compositions) read into each of them, so that one thunk may
+   repeat a computation many times over (Black-Scholes's: a DAG of MAPs
+   unfolded to a tree).  Each operation and subscript is computed once per
+   thunk: its key is the operation and the C names of its operands, and a
+   later one with the same key reads the first's local.  A local made in a
+   branch of an `if` is forgotten when the branch ends.  An operation that
+   fails fails at its first occurrence, with the same operands: the error
+   recorded is the same. */
+typedef struct Cse {
+  const char *name; /* the local holding the value; NULL once out of scope */
+} Cse;
+
 typedef struct Tx {
   Cg *cg;
   const CgChecks *checks;
+  Map seen;  /* key -> Cse * */
+  Vec made;  /* Cse *, in the order made: a branch forgets its own */
 } Tx;
+
+static const char *cse_find(Tx *tx, const char *key) {
+  Cse *c = map_get(&tx->seen, key);
+  return c ? c->name : NULL;
+}
+
+static void cse_note(Tx *tx, const char *key, const char *name) {
+  Cse *c = map_get(&tx->seen, key);
+  if (!c) {
+    c = NEW(Cse);
+    map_put(&tx->seen, key, c);
+  }
+  c->name = name;
+  vec_push(&tx->made, c);
+}
+
+/* Forgets the locals made since 'mark' (a branch's, going out of scope). */
+static void cse_forget(Tx *tx, int mark) {
+  while (tx->made.len > mark)
+    ((Cse *)tx->made.data[--tx->made.len])->name = NULL;
+}
 
 /* The record of error 'what' at the check's element. */
 static void record(Tx *tx, const char *what) {
@@ -145,7 +184,12 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   CgBinding *b = cg_lookup(env, e->var);
   const char *i = gen_exp(tx, e->args[0], env);
+  const char *key = xprintf("%s[%s]", b->value, i);
+  const char *known = cse_find(tx, key);
+  if (known)
+    return known;
   const char *t = cg_temp(cg);
+  cse_note(tx, key, t);
   const CgChecks *c = tx->checks;
   if (c->safe_index && strcmp(i, c->safe_index) == 0 && c->safe_length && strcmp(b->length, c->safe_length) == 0) {
     /* the SOAC's own index into a vector of its size: in range */
@@ -172,11 +216,17 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   for (int i = 0; i < e->nargs; i++)
     args[i] = gen_exp(tx, e->args[i], env);
   FlatBase base = e->nargs > 0 ? e->args[0]->type : e->type;
+  const char *key = xprintf("%d:%d:%d(%s,%s,%s)", (int)e->op, (int)base, (int)e->type, e->nargs > 0 ? args[0] : "",
+                            e->nargs > 1 ? args[1] : "", e->nargs > 2 ? args[2] : "");
+  const char *known = cse_find(tx, key);
+  if (known)
+    return known;
   bool checked;
   int operand;
   const char *err = cg_temp(cg);
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
   const char *t = cg_temp(cg);
+  cse_note(tx, key, t);
   if (!checked) {
     cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, call);
     return t;
@@ -216,20 +266,23 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     cg_line(cg, "%s %s;", cg_ctype(e->type), t);
     cg_line(cg, "if (%s) {", c);
     cg->indent++;
+    int mark = tx->made.len;
     cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[1], env));
+    cse_forget(tx, mark);
     cg->indent--;
     cg_line(cg, "} else {");
     cg->indent++;
     cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[2], env));
+    cse_forget(tx, mark);
     cg->indent--;
     cg_line(cg, "}");
     return t;
   }
   case LE_LET: {
+    /* the bound name reads the value's own local: two copies of one
+       computation under different names number as one */
     const char *v = gen_exp(tx, e->args[0], env);
-    const char *x = cg_name(e->var);
-    cg_line(cg, "const %s %s = %s;", cg_ctype(e->var->type.base), x, v);
-    return gen_exp(tx, e->args[1], cg_bind(env, e->var, x, NULL, NULL));
+    return gen_exp(tx, e->args[1], cg_bind(env, e->var, v, NULL, NULL));
   }
   }
   unreachable();
@@ -237,7 +290,7 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
 
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx tx = {cg, checks};
+  Tx tx = {cg, checks, {0}, {0}};
   for (int i = 0; i < t->params.len; i++)
     env = cg_bind(env, t->params.data[i], args[i], NULL, NULL);
   const char **values = xmalloc(sizeof(char *) * (size_t)(t->body.len + 1));

@@ -158,8 +158,45 @@ static bool exp_composable(const Rw *w, const LcuSoac *C, const LcuThunk *t, con
          fus_len_equal(fus_kernel_len(&w->kl, a), fus_soac_space(&w->kl, C));
 }
 
+/* Thunks carry no sharing between their results: a value that several
+   results of a consumer read is composed into each, and so are the
+   values it reads in turn.  A DAG of MAPs fused into one thunk grows as
+   the tree it unfolds to: Black-Scholes's, with abs and the cumulative
+   normal converted to SELECTs (flatten.c), reached 16 MB of CUDA that
+   nvcc took more than 10 minutes on.  A composition that would make a
+   consumer's thunks larger than this many expression nodes is not made:
+   the MAP stays in the kernel, before its consumer, and writes its
+   vector. */
+#define COMPOSED_NODES_LIMIT 4000
+
+static int exp_nodes(const LcuExp *e) {
+  int n = 1;
+  for (int k = 0; k < e->nargs; k++)
+    n += exp_nodes(e->args[k]);
+  return n;
+}
+
+/* The nodes of C's thunks once P is composed into them: each result
+   expression of C gains the expressions of the results of P it reads. */
+static long composed_nodes(const LcuSoac *P, const LcuSoac *C) {
+  long n = 0;
+  const LcuThunk *ts[2] = {C->pull, C->second};
+  for (int t = 0; t < 2; t++)
+    if (ts[t])
+      for (int b = 0; b < ts[t]->body.len; b++) {
+        const LcuExp *e = ts[t]->body.data[b];
+        n += exp_nodes(e);
+        for (int j = 0; j < P->results.len; j++)
+          if (lcu_exp_reads(e, P->results.data[j]))
+            n += exp_nodes(P->pull->body.data[j]);
+      }
+  return n;
+}
+
 static bool composable(const Rw *w, const LcuSoac *P, const LcuSoac *C) {
   if (C->kind == SOAC_LIBRARY)
+    return false;
+  if (composed_nodes(P, C) > COMPOSED_NODES_LIMIT)
     return false;
   for (int j = 0; j < P->results.len; j++) {
     const LcuVar *a = P->results.data[j];
