@@ -52,8 +52,16 @@ static void remove_soac(Rw *w, int i) {
 static bool fails(const Rw *w, const LcuSoac *s) { return fus_soac_failures(&w->kl, s) != 0; }
 
 static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
-  if (t)
-    for (int i = 0; i < t->body.len; i++)
+  if (!t)
+    return false;
+  /* a thunk reads only what it lists in `using` (lcu_check): most
+     questions are answered there, without walking a large body */
+  bool listed = false;
+  for (int i = 0; i < t->using.len && !listed; i++)
+    listed = t->using.data[i] == v;
+  if (!listed)
+    return false;
+  for (int i = 0; i < t->body.len; i++)
       if (lcu_exp_reads(t->body.data[i], v))
         return true;
   return false;
