@@ -17,10 +17,10 @@ T new-session -d -s repl -x 120 -y 50 "env HOME='$work/home' TERM=xterm '$PWD/$N
 T set-option -t repl remain-on-exit on > /dev/null
 
 screen() { T capture-pane -p -t repl -S -2000; }
-# waits (up to 20 s) until the screen has 'count' lines matching 'pattern'
+# waits (up to 60 s: a loaded 2-core CI machine is slow) until the screen has 'count' lines matching 'pattern'
 wait_for() { # pattern [count]
   n=0
-  while [ $n -lt 200 ]; do
+  while [ $n -lt 600 ]; do
     [ "$(screen | grep -c -- "$1")" -ge "${2:-1}" ] && return 0
     sleep 0.1; n=$((n + 1))
   done
