@@ -43,6 +43,9 @@ static void read_host_max(void) {
   }
 }
 
+/* The device's memory, in bytes (0 until known). */
+static size_t device_memory;
+
 void rtg_init(const RtSite *sites) {
   program_sites = sites;
   read_host_max();
@@ -70,8 +73,10 @@ void rtg_init(const RtSite *sites) {
     exit(1);
   }
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+  if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
     max_blocks = prop.multiProcessorCount * 8;
+    device_memory = prop.totalGlobalMem;
+  }
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
     fprintf(stderr, "error: CUDA device %d: cannot make a stream\n", dev);
     exit(1);
@@ -106,15 +111,23 @@ RtKernelError *rtg_error(void) { return error_slot; }
 
 /* ---- memory ---- */
 
+RT_NORETURN static void out_of_memory(size_t bytes) {
+  size_t free_bytes = 0, total = 0;
+  cudaMemGetInfo(&free_bytes, &total);
+  rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes on the GPU; %zu of %zu bytes free)", bytes,
+          free_bytes, total);
+}
+
 void *rtg_alloc(size_t bytes) {
+  /* more than the device has: no call, which would fail (and which
+     compute-sanitizer's memcheck reports as an API error) */
+  if (device_memory && bytes > device_memory)
+    out_of_memory(bytes);
   void *p = NULL;
   cudaError_t e = cudaMallocAsync(&p, bytes ? bytes : 1, stream);
   if (e != cudaSuccess) {
     cudaGetLastError(); /* clear it */
-    size_t free_bytes = 0, total = 0;
-    cudaMemGetInfo(&free_bytes, &total);
-    rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes on the GPU; %zu of %zu bytes free)", bytes,
-            free_bytes, total);
+    out_of_memory(bytes);
   }
   rt_stats.bytes += bytes;
   return p;
