@@ -129,25 +129,27 @@ static bool reads_var(const Vec *reads, const LcuVar *v) {
   return false;
 }
 
-double fus_node_bytes_clustered(const FusRegion *r, const FusNode *n, bool written) {
-  Vec reads = node_reads(n);
-  double t = written ? node_writes(n) : 0;
-  for (int i = 0; i < reads.len; i++) {
-    const Read *x = reads.data[i];
-    bool inside = false;
-    for (int k = 0; k < r->nodes.len && x->cpu && !inside; k++) {
-      const FusNode *m = r->nodes.data[k];
-      if (m == n || m->cluster != n->cluster)
-        continue;
-      if (makes(m, x->cpu))
-        inside = true;
-      else if (m->id < n->id) {
-        Vec theirs = node_reads(m);
-        inside = reads_var(&theirs, x->cpu);
+double fus_bytes_after(const FusRegion *r, const bool *written) {
+  int n = r->nodes.len;
+  Vec *reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++)
+    reads[u] = node_reads(r->nodes.data[u]);
+  double t = 0;
+  for (int u = 0; u < n; u++) {
+    const FusNode *node = r->nodes.data[u];
+    if (written[u])
+      t += node_writes(node);
+    for (int i = 0; i < reads[u].len; i++) {
+      const Read *x = reads[u].data[i];
+      bool inside = false;
+      for (int k = 0; k < n && x->cpu && !inside; k++) {
+        const FusNode *m = r->nodes.data[k];
+        if (k != u && m->cluster == node->cluster)
+          inside = makes(m, x->cpu) || (k < u && reads_var(&reads[k], x->cpu));
       }
+      if (!inside)
+        t += x->bytes;
     }
-    if (!inside)
-      t += x->bytes;
   }
   return t;
 }

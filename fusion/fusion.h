@@ -70,8 +70,8 @@ typedef struct FusFacts {
 void fus_fill_facts(const LcuBlock *body, FusFacts *f);
 /* Brings 'f' up to date after the statements of block 'changed' (a
    block of the body it was filled for; not its nested blocks) were
-   rewritten: their results are bound where they are now, and what its runs' results say about totals and
-   sizes is added.  What 'f' knew before stays: a rewrite keeps every
+   rewritten: their results are bound where they are now, and what its
+   runs' results say about totals and sizes is added.  What 'f' knew before stays: a rewrite keeps every
    value, so a fact about a value stays true.  The memos are forgotten. */
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f);
 /* The length of CPU variable 'v' (a vector's length, a sd's number of
@@ -236,10 +236,11 @@ void fus_fill_candidates(FusRegion *r);
 /* The estimated global-memory bytes of node 'n' alone (reads and
    writes), for the cost model. */
 double fus_node_bytes(const FusRegion *r, const FusNode *n);
-/* The same after scheduling, for the estimate of the bytes after fusion:
-   the reads of vectors that n's cluster makes itself, or that an earlier
-   node of it reads too, are not counted; its writes only if 'written'. */
-double fus_node_bytes_clustered(const FusRegion *r, const FusNode *n, bool written);
+/* The estimated bytes of region 'r' once scheduled (clusters set): each
+   node's reads of vectors that its cluster makes itself, or that an
+   earlier node of it reads too, are not counted; its writes only where
+   written[node id]. */
+double fus_bytes_after(const FusRegion *r, const bool *written);
 /* True if u and v may share a kernel as far as their own checks go: a
    check at a run reports at the run holding it (merge.c gives the fused
    run that member's place and library context). */

@@ -675,15 +675,15 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
     r->bytes_before += fus_node_bytes(r, r->nodes.data[u]);
   /* after: each cluster reads what it does not make, once, and writes
      what a run outside it needs */
-  r->bytes_after = 0;
+  bool *written = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
   for (int u = 0; u < n; u++) {
-    FusNode *node = r->nodes.data[u];
-    bool gone = may_vanish(r, node);
+    bool gone = may_vanish(r, r->nodes.data[u]);
     for (int i = 0; i < r->pairs.len && gone; i++) {
       FusPair *p = r->pairs.data[i];
       if (p->kind == FP_VERTICAL && p->u == u && !p->fused)
         gone = false;
     }
-    r->bytes_after += fus_node_bytes_clustered(r, node, !gone);
+    written[u] = !gone;
   }
+  r->bytes_after = fus_bytes_after(r, written);
 }

@@ -8,8 +8,7 @@
 set -u
 tmp=${TMPDIR:-/tmp}/nessie-bs.$$
 trap 'rm -f "$tmp".*' EXIT
-sed 's/^n = [0-9]*;/n = 1000;/' tests/bench/blackscholes.nesl > "$tmp.nesl"
-echo 'check(run_once(input(n)));' >> "$tmp.nesl"
+sh tests/fusion/bench_program.sh blackscholes 1000 "$tmp.nesl"
 body=$("$NESSIE" --check-ir --dump=fused "$tmp.nesl" | sed -n '/^function run_once /,/^}/p')
 runs=$(printf '%s\n' "$body" | grep -c '= run K[0-9]* (x')
 [ "$runs" -eq 1 ] || { echo "run_once runs $runs kernels on its elements, expected 1:"; printf '%s\n' "$body"; exit 1; }

@@ -5,8 +5,7 @@
 set -u
 tmp=${TMPDIR:-/tmp}/nessie-fmr.$$
 trap 'rm -f "$tmp".*' EXIT
-sed 's/^n = [0-9]*;/n = 1000;/' tests/bench/norm2.nesl > "$tmp.nesl"
-echo 'check(run_once(input(n)));' >> "$tmp.nesl"
+sh tests/fusion/bench_program.sh norm2 1000 "$tmp.nesl"
 body=$("$NESSIE" --check-ir --dump=fused "$tmp.nesl" | sed -n '/^function norm2 /,/^}/p')
 runs=$(printf '%s\n' "$body" | grep -c '= run K')
 [ "$runs" -eq 2 ] || { echo "norm2 runs $runs kernels, expected 2:"; printf '%s\n' "$body"; exit 1; }
