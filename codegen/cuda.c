@@ -389,7 +389,7 @@ static bool is_var(const LcuExp *e, const LcuVar *v) { return e->kind == LE_VAR 
 static bool op_commutative(const LcuSoac *s) {
   const LcuThunk *op = s->second;
   int nv = op->body.len;
-  if (op->params.len != 2 * nv)
+  if (op->params.len != 2 * nv || op->lets.len)
     return false;
   for (int i = 0; i < nv; i++) {
     const LcuExp *e = op->body.data[i];

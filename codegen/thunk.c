@@ -293,6 +293,11 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   Tx tx = {cg, checks, {0}, {0}};
   for (int i = 0; i < t->params.len; i++)
     env = cg_bind(env, t->params.data[i], args[i], NULL, NULL);
+  /* a shared let names its value's local, as an LE_LET does */
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    env = cg_bind(env, l->var, gen_exp(&tx, l->value, env), NULL, NULL);
+  }
   const char **values = xmalloc(sizeof(char *) * (size_t)(t->body.len + 1));
   for (int i = 0; i < t->body.len; i++)
     values[i] = gen_exp(&tx, t->body.data[i], env);

@@ -81,8 +81,8 @@ static Vec node_reads(const FusNode *n) {
     const LcuThunk *ts[2] = {s->pull, s->second};
     for (int t = 0; t < 2; t++)
       if (ts[t])
-        for (int b = 0; b < ts[t]->body.len; b++)
-          exp_reads(n, s, ts[t]->body.data[b], &reads);
+        for (int b = 0; b < lcu_thunk_nexps(ts[t]); b++)
+          exp_reads(n, s, lcu_thunk_exp(ts[t], b), &reads);
     for (int a = 0; a < s->args.len; a++) {
       const LcuVar *v = s->args.data[a];
       if (v->type.kind == LT_VEC)

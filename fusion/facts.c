@@ -339,6 +339,31 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
   }
 }
 
+/* The ranges of the first 'n' shared lets of thunk 't' of 's', as a
+   chain (in 'chain', n entries), or NULL for none. */
+static const LetRange *thunk_let_ranges(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, int n,
+                                        LetRange *chain) {
+  const LetRange *in = NULL;
+  for (int i = 0; i < n; i++) {
+    const LcuLet *l = t->lets.data[i];
+    chain[i] = (LetRange){l->var, exp_range(kl, s, t, l->value, in), NULL, in};
+    in = &chain[i];
+  }
+  return in;
+}
+
+/* The ranges of the lets in scope of expression 'e' of thunk 't': those
+   before it, if it is a let's value, else all. */
+static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
+  if (!t || !t->lets.len)
+    return NULL;
+  int n = t->lets.len;
+  for (int i = 0; i < t->lets.len; i++)
+    if (((const LcuLet *)t->lets.data[i])->value == e)
+      n = i;
+  return thunk_let_ranges(kl, s, t, n, xmalloc(sizeof(LetRange) * (size_t)n + 1));
+}
+
 /* The value ranges of the results of SOAC 's': what a MAP or a filter
    pulls, the segments of seg_ids. */
 static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
@@ -356,8 +381,10 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_SEG_PARTITION: {
       int group = s->kind == SOAC_SEG_FILTER || s->kind == SOAC_SEG_PARTITION ? nv + 1 : nv;
       int j = nv ? i % group : 0;
-      if (j < nv)
-        b = exp_range(kl, s, s->pull, s->pull->body.data[j], NULL);
+      if (j < nv) {
+        const LcuExp *e = s->pull->body.data[j];
+        b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e));
+      }
       break;
     }
     case SOAC_LIBRARY:
@@ -602,14 +629,23 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
 }
 
 bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
-  return may_fail(kl, s, t, e, NULL);
+  return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e));
 }
 
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
   if (!t)
     return false;
+  LetRange *chain = xmalloc(sizeof(LetRange) * (size_t)t->lets.len + 1);
+  const LetRange *in = NULL;
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    if (may_fail(kl, s, t, l->value, in))
+      return true;
+    chain[i] = (LetRange){l->var, exp_range(kl, s, t, l->value, in), NULL, in};
+    in = &chain[i];
+  }
   for (int i = 0; i < t->body.len; i++)
-    if (fus_exp_may_fail(kl, s, t, t->body.data[i]))
+    if (may_fail(kl, s, t, t->body.data[i], in))
       return true;
   return false;
 }

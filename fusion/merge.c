@@ -55,8 +55,8 @@ static void settle_exp(LcuExp *e, const LcuSoac *s, const LcuStmt *member, bool 
 
 static void settle_thunk(LcuThunk *t, const LcuSoac *s, const LcuStmt *member, bool mark) {
   if (t)
-    for (int i = 0; i < t->body.len; i++)
-      settle_exp(t->body.data[i], s, member, mark);
+    for (int i = 0; i < lcu_thunk_nexps(t); i++)
+      settle_exp(lcu_thunk_exp(t, i), s, member, mark);
 }
 
 static bool same_name(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }

@@ -94,8 +94,8 @@ static int exp_uses(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t
 static int thunk_uses(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuVar *q) {
   int u = 0;
   if (t)
-    for (int i = 0; i < t->body.len; i++)
-      u |= exp_uses(kl, s, t, t->body.data[i], q);
+    for (int i = 0; i < lcu_thunk_nexps(t); i++)
+      u |= exp_uses(kl, s, t, lcu_thunk_exp(t, i), q);
   return u;
 }
 
@@ -131,7 +131,7 @@ static bool index_only_in(const LcuExp *e, const LcuVar *i, const Vec *qs) {
 
 static bool pull_index_only_in(const LcuSoac *s, const Vec *qs) {
   const LcuVar *i = fus_index_param(s, s->pull);
-  if (!i)
+  if (!i || s->pull->lets.len)
     return false;
   for (int k = 0; k < s->pull->body.len; k++)
     if (!index_only_in(s->pull->body.data[k], i, qs))
@@ -142,7 +142,7 @@ static bool pull_index_only_in(const LcuSoac *s, const Vec *qs) {
 /* True if the pull of 's' is exactly (qs[0][i], ..., qs[k-1][i]). */
 static bool pull_is_identity(const LcuSoac *s, const Vec *qs) {
   const LcuVar *i = fus_index_param(s, s->pull);
-  if (!i || s->pull->body.len != qs->len)
+  if (!i || s->pull->body.len != qs->len || s->pull->lets.len)
     return false;
   for (int k = 0; k < qs->len; k++) {
     const LcuExp *e = s->pull->body.data[k];

@@ -61,9 +61,9 @@ static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
     listed = t->using.data[i] == v;
   if (!listed)
     return false;
-  for (int i = 0; i < t->body.len; i++)
-      if (lcu_exp_reads(t->body.data[i], v))
-        return true;
+  for (int i = 0; i < lcu_thunk_nexps(t); i++)
+    if (lcu_exp_reads(lcu_thunk_exp(t, i), v))
+      return true;
   return false;
 }
 
@@ -166,15 +166,15 @@ static bool exp_composable(const Rw *w, const LcuSoac *C, const LcuThunk *t, con
          fus_len_equal(fus_kernel_len(&w->kl, a), fus_soac_space(&w->kl, C));
 }
 
-/* Thunks carry no sharing between their results: a value that several
-   results of a consumer read is composed into each, and so are the
-   values it reads in turn.  A DAG of MAPs fused into one thunk grows as
-   the tree it unfolds to: Black-Scholes's, with abs and the cumulative
-   normal converted to SELECTs (flatten.c), reached 16 MB of CUDA that
-   nvcc took more than 10 minutes on.  A composition that would make a
-   consumer's thunks larger than this many expression nodes is not made:
-   the MAP stays in the kernel, before its consumer, and writes its
-   vector. */
+/* Composition copies the producer's values into its consumer's thunks:
+   once, into lets, where several of the consumer's expressions read one
+   (lcu_compose_shares), and else into each expression that reads them.
+   A consumer's thunks are still bounded: a composition that would make
+   them larger than this many expression nodes is not made (the MAP
+   stays in the kernel, before its consumer, and writes its vector).
+   Before the lets, thunks shared nothing between their results, and
+   Black-Scholes's DAG of MAPs grew as the tree it unfolds to: 16 MB of
+   CUDA that nvcc took more than 10 minutes on. */
 #define COMPOSED_NODES_LIMIT 4000
 
 static int exp_nodes(const LcuExp *e) {
@@ -184,20 +184,37 @@ static int exp_nodes(const LcuExp *e) {
   return n;
 }
 
-/* The nodes of C's thunks once P is composed into them: each result
-   expression of C gains the expressions of the results of P it reads. */
+static long thunk_nodes(const LcuThunk *t) {
+  long n = 0;
+  for (int i = 0; i < lcu_thunk_nexps(t); i++)
+    n += exp_nodes(lcu_thunk_exp(t, i));
+  return n;
+}
+
+/* The nodes of one of C's thunks once P is composed into it. */
+static long composed_thunk_nodes(const LcuSoac *P, const LcuThunk *t) {
+  if (!thunk_reads_any(t, P))
+    return thunk_nodes(t);
+  if (lcu_compose_shares(P, t))
+    return thunk_nodes(t) + thunk_nodes(P->pull);
+  /* each result expression gains the values of P it reads */
+  long n = 0;
+  for (int b = 0; b < t->body.len; b++) {
+    const LcuExp *e = t->body.data[b];
+    n += exp_nodes(e);
+    for (int j = 0; j < P->results.len; j++)
+      if (lcu_exp_reads(e, P->results.data[j]))
+        n += exp_nodes(P->pull->body.data[j]);
+  }
+  return n;
+}
+
 static long composed_nodes(const LcuSoac *P, const LcuSoac *C) {
   long n = 0;
-  const LcuThunk *ts[2] = {C->pull, C->second};
-  for (int t = 0; t < 2; t++)
-    if (ts[t])
-      for (int b = 0; b < ts[t]->body.len; b++) {
-        const LcuExp *e = ts[t]->body.data[b];
-        n += exp_nodes(e);
-        for (int j = 0; j < P->results.len; j++)
-          if (lcu_exp_reads(e, P->results.data[j]))
-            n += exp_nodes(P->pull->body.data[j]);
-      }
+  if (C->pull)
+    n += composed_thunk_nodes(P, C->pull);
+  if (C->second)
+    n += composed_thunk_nodes(P, C->second);
   return n;
 }
 
@@ -213,22 +230,29 @@ static bool composable(const Rw *w, const LcuSoac *P, const LcuSoac *C) {
     const LcuThunk *ts[2] = {C->pull, C->second};
     for (int t = 0; t < 2; t++)
       if (ts[t])
-        for (int b = 0; b < ts[t]->body.len; b++)
-          if (!exp_composable(w, C, ts[t], ts[t]->body.data[b], a))
+        for (int b = 0; b < lcu_thunk_nexps(ts[t]); b++)
+          if (!exp_composable(w, C, ts[t], lcu_thunk_exp(ts[t], b), a))
             return false;
   }
   return true;
 }
 
 /* Its first consumer does P's work first: it reads every result of P at
-   its own index in its first expression. */
+   its own index in its first expression, or anywhere where composition
+   shares P's values (they are then its first lets). */
 static bool reads_all_first(const LcuSoac *P, const LcuSoac *C) {
   const LcuVar *i = fus_index_param(C, C->pull);
   if (!i || !C->pull->body.len)
     return false;
-  for (int j = 0; j < P->results.len; j++)
-    if (!contains_own_read(C->pull->body.data[0], i, P->results.data[j]))
+  bool shared = lcu_compose_shares(P, C->pull);
+  int first = shared ? 0 : C->pull->lets.len, last = shared ? lcu_thunk_nexps(C->pull) : first + 1;
+  for (int j = 0; j < P->results.len; j++) {
+    bool read = false;
+    for (int e = first; e < last && !read; e++)
+      read = contains_own_read(lcu_thunk_exp(C->pull, e), i, P->results.data[j]);
+    if (!read)
       return false;
+  }
   return true;
 }
 
@@ -244,6 +268,54 @@ static void compose_into(Rw *w, const LcuSoac *P, LcuSoac *C) {
     C->pull = lcu_compose_pull(w->p, P, C->pull);
   if (second)
     C->second = lcu_compose_pull(w->p, P, C->second);
+}
+
+/* ---- MAP into MAP, once for all its consumers: a MAP read by several
+   SOACs (or returned), the first of them a MAP over its space,
+       A = MAP { i => e1 } n  (+)  B = MAP { i => e2 } n
+       ---------------------------------------------------------------
+       (A', B) = MAP { i => let a = e1; ([a/A[i]]e2 ... ) } n
+   (lcu_merge_maps; A' the results of A still read or returned).  Composed
+   into each consumer instead, its work would be done once per consumer,
+   and a DAG of MAPs (Black-Scholes's) unfolds into a tree.  A moves to
+   B's place: nothing between reads it, nor fails when it can; where
+   something does, A merges with the MAP just after it, side by side,
+   which need not read it. ---- */
+
+static bool merge_maps(Rw *w, int pi, int c0) {
+  LcuSoac *P = soac_at(w, pi), *C = soac_at(w, c0);
+  if (C->kind != SOAC_MAP || !fus_index_param(C, C->pull) || (reads_results_of(C, P) && !composable(w, P, C)))
+    return false;
+  if (!fus_len_equal(fus_soac_space(&w->kl, P), fus_soac_space(&w->kl, C)))
+    return false;
+  if (thunk_nodes(P->pull) + thunk_nodes(C->pull) > COMPOSED_NODES_LIMIT)
+    return false;
+  for (int i = pi + 1; i < c0; i++)
+    if (reads_results_of(soac_at(w, i), P))
+      return false;
+  int pf = fus_soac_failures(&w->kl, P);
+  if (pf && any_fails_between(w, pi, c0))
+    return false;
+  if ((pf & FUS_FAIL_RUN) && !(P->size.var && C->size.var == P->size.var))
+    return false; /* the check of P's size would go */
+  int k = P->results.len;
+  bool *keep = xmalloc_atomic(sizeof(bool) * (size_t)(k + 1));
+  LcuSoac *m = NEW(LcuSoac);
+  *m = *C;
+  m->results = (Vec){0};
+  for (int j = 0; j < k; j++) {
+    keep[j] = used_from(w, c0 + 1, P->results.data[j]);
+    if (keep[j])
+      vec_push(&m->results, P->results.data[j]);
+    if (C->size.length == P->results.data[j])
+      m->size = P->size;
+  }
+  for (int j = 0; j < C->results.len; j++)
+    vec_push(&m->results, C->results.data[j]);
+  m->pull = lcu_merge_maps(w->p, P, C, keep);
+  w->k->soacs.data[c0] = m;
+  remove_soac(w, pi);
+  return true;
 }
 
 static bool rule_compose(Rw *w) {
@@ -268,6 +340,10 @@ static bool rule_compose(Rw *w) {
       needed |= is_result(w->k, P->results.data[j]);
     int pf = fus_soac_failures(&w->kl, P);
     int c0 = (int)(intptr_t)consumers.data[0];
+    /* several consumers: P's work once, with its first consumer or with
+       the MAP after it (which may not read it) */
+    if ((consumers.len > 1 || needed) && (merge_maps(w, pi, c0) || (pi + 1 < c0 && merge_maps(w, pi, pi + 1))))
+      return true;
     bool vanish = !needed && !(pf & FUS_EFFECT);
     /* a MAP's check at its run is of its size: its first consumer makes
        the same check first when its size is the same variable */
@@ -319,7 +395,7 @@ static bool index_only_in(const LcuExp *e, const LcuVar *i, const Vec *vals) {
 
 static bool pull_index_only_in(const LcuSoac *C, const Vec *vals) {
   const LcuVar *i = fus_index_param(C, C->pull);
-  if (!i)
+  if (!i || C->pull->lets.len)
     return false;
   for (int k = 0; k < C->pull->body.len; k++)
     if (!index_only_in(C->pull->body.data[k], i, vals))
@@ -416,6 +492,9 @@ static bool rule_filter_reduce(Rw *w) {
     const LcuSoac *R = soac_at(w, ri);
     LcuSoacKind want = F->kind == SOAC_FILTER ? SOAC_REDUCE : SOAC_SEG_REDUCE;
     Vec vals = filter_values(F);
+    /* (the rule writes F's values as lets of each of R's expressions) */
+    if (F->pull->lets.len || R->pull->lets.len)
+      continue;
     if (R->kind != want || !over_kept(w, F, R) || !pull_index_only_in(R, &vals) || thunk_reads_any(R->second, F))
       continue;
     if (fails(w, F) && any_fails_between(w, fi, ri))
@@ -436,7 +515,7 @@ static bool rule_filter_reduce(Rw *w) {
 
 static bool pull_is_identity(const LcuSoac *C, const Vec *vals) {
   const LcuVar *i = fus_index_param(C, C->pull);
-  if (!i || C->pull->body.len != vals->len)
+  if (!i || C->pull->body.len != vals->len || C->pull->lets.len)
     return false;
   for (int k = 0; k < vals->len; k++)
     if (!own_read(C->pull->body.data[k], i, vals->data[k]))
@@ -594,6 +673,38 @@ static bool side_by_side(const Rw *w, const LcuSoac *a, const LcuSoac *b) {
   }
 }
 
+/* Appends thunk 'src' to 't', its parameters read as 'to': its lets, and
+   its results, as lets too where 'as_lets' (so that they come before
+   lets appended after them, as their evaluation did). */
+static void append_thunk(Rw *w, LcuThunk *t, const LcuThunk *src, const Vec *to, bool as_lets) {
+  PtrMap ren = {0};
+  for (int i = 0; i < src->params.len; i++)
+    ptrmap_put(&ren, src->params.data[i], to->data[i]);
+  for (int i = 0; i < src->lets.len; i++) {
+    const LcuLet *l = src->lets.data[i];
+    LcuExp *value = lcu_copy_exp(w->p, l->value, &ren);
+    LcuVar *v = lcu_copy_var(w->p, l->var);
+    ptrmap_put(&ren, l->var, v);
+    lcu_thunk_let(t, v, value);
+  }
+  for (int i = 0; i < src->body.len; i++) {
+    const LcuExp *e = src->body.data[i];
+    LcuExp *c = lcu_copy_exp(w->p, e, &ren);
+    if (as_lets) {
+      LcuVar *v = fresh(w, e->type, "r");
+      lcu_thunk_let(t, v, c);
+      c = lcu_exp_var(e->loc, v);
+    }
+    lcu_thunk_return(t, c);
+  }
+}
+
+/* Thunks 'a' then 'b' as one: a's work all before b's. */
+static void append_pair(Rw *w, LcuThunk *t, const LcuThunk *a, const Vec *ato, const LcuThunk *b, const Vec *bto) {
+  append_thunk(w, t, a, ato, b->lets.len > 0);
+  append_thunk(w, t, b, bto, false);
+}
+
 /* The pull of 'a' then of 'b', on one new index. */
 static LcuThunk *pull_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
   LcuThunk *t = lcu_thunk_new();
@@ -603,10 +714,7 @@ static LcuThunk *pull_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
     vec_push(&t->params, i);
     vec_push(&to, i);
   }
-  const LcuSoac *both[2] = {a, b};
-  for (int s = 0; s < 2; s++)
-    for (int k = 0; k < both[s]->pull->body.len; k++)
-      lcu_thunk_return(t, copy_renamed(w, both[s]->pull->body.data[k], &both[s]->pull->params, &to));
+  append_pair(w, t, a->pull, &to, b->pull, &to);
   lcu_fill_using(t);
   return t;
 }
@@ -629,10 +737,7 @@ static LcuThunk *operator_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
     vec_push(&t->params, na.data[ka + i]);
   for (int i = 0; i < kb; i++)
     vec_push(&t->params, nb.data[kb + i]);
-  for (int i = 0; i < ka; i++)
-    lcu_thunk_return(t, copy_renamed(w, a->second->body.data[i], &a->second->params, &na));
-  for (int i = 0; i < kb; i++)
-    lcu_thunk_return(t, copy_renamed(w, b->second->body.data[i], &b->second->params, &nb));
+  append_pair(w, t, a->second, &na, b->second, &nb);
   lcu_fill_using(t);
   return t;
 }
@@ -648,7 +753,7 @@ static LcuThunk *predicate_pair(Rw *w, const LcuSoac *a, const LcuSoac *b) {
   }
   for (int i = 0; i < b->second->params.len; i++)
     vec_push(&t->params, lcu_copy_var(w->p, b->second->params.data[i]));
-  lcu_thunk_return(t, copy_renamed(w, a->second->body.data[0], &a->second->params, &na));
+  append_thunk(w, t, a->second, &na, false);
   lcu_fill_using(t);
   return t;
 }
@@ -796,6 +901,7 @@ static bool rule_dead(Rw *w) {
       c->results = (Vec){0};
       LcuThunk *t = lcu_thunk_new();
       t->params = s->pull->params;
+      t->lets = s->pull->lets;
       for (int k = 0; k < s->results.len; k++)
         if (k != r) {
           vec_push(&c->results, s->results.data[k]);
@@ -811,11 +917,41 @@ static bool rule_dead(Rw *w) {
 }
 
 /* ---- the kernel's parameters: those nothing reads go, with their
-   arguments; every thunk's `using` is what it reads. ---- */
+   arguments; every thunk's `using` is what it reads; a thunk's lets
+   that nothing reads go when they cannot fail. ---- */
+
+static void note_reads(const LcuExp *e, PtrMap *read) {
+  if (e->var && e->kind != LE_LET)
+    ptrmap_put(read, e->var, (void *)e->var);
+  for (int k = 0; k < e->nargs; k++)
+    note_reads(e->args[k], read);
+}
+
+static void drop_dead_lets(Rw *w, const LcuSoac *s, LcuThunk *t) {
+  if (!t || !t->lets.len)
+    return;
+  PtrMap read = {0};
+  for (int b = 0; b < t->body.len; b++)
+    note_reads(t->body.data[b], &read);
+  bool *dead = xmalloc_atomic(sizeof(bool) * (size_t)t->lets.len);
+  for (int i = t->lets.len - 1; i >= 0; i--) {
+    const LcuLet *l = t->lets.data[i];
+    dead[i] = !ptrmap_get(&read, l->var) && !fus_exp_may_fail(&w->kl, s, t, l->value);
+    if (!dead[i])
+      note_reads(l->value, &read);
+  }
+  int out = 0;
+  for (int i = 0; i < t->lets.len; i++)
+    if (!dead[i])
+      t->lets.data[out++] = t->lets.data[i];
+  t->lets.len = out;
+}
 
 static void finish(Rw *w) {
   for (int i = 0; i < nsoacs(w); i++) {
     LcuSoac *s = soac_at(w, i);
+    drop_dead_lets(w, s, s->pull);
+    drop_dead_lets(w, s, s->second);
     if (s->pull)
       lcu_fill_using(s->pull);
     if (s->second)

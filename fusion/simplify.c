@@ -423,6 +423,10 @@ static void simp_thunk(LcuThunk *t, bool *changed) {
   if (!t)
     return;
   bool mine = false;
+  for (int i = 0; i < t->lets.len; i++) {
+    LcuLet *l = t->lets.data[i];
+    l->value = simp_exp(l->value, &mine);
+  }
   for (int i = 0; i < t->body.len; i++)
     t->body.data[i] = simp_exp(t->body.data[i], &mine);
   if (mine)
@@ -486,7 +490,7 @@ static const LcuExp *invariant_value(const LcuStmt *g, const LcuVar *v, const Lc
   if (k->soacs.len != 1)
     return NULL;
   const LcuSoac *m = k->soacs.data[0];
-  if (m->kind != SOAC_MAP)
+  if (m->kind != SOAC_MAP || m->pull->lets.len)
     return NULL;
   for (int i = 0; i < g->results.len && i < k->results.len; i++) {
     if (g->results.data[i] != v)
@@ -526,16 +530,16 @@ static bool reads_own_only(const FusKernelLens *kl, const LcuSoac *s, const LcuV
   const LcuThunk *ts[2] = {s->pull, s->second};
   for (int t = 0; t < 2; t++)
     if (ts[t])
-      for (int b = 0; b < ts[t]->body.len; b++)
-        if (!exp_reads_own_only(kl, s, ts[t], ts[t]->body.data[b], q))
+      for (int b = 0; b < lcu_thunk_nexps(ts[t]); b++)
+        if (!exp_reads_own_only(kl, s, ts[t], lcu_thunk_exp(ts[t], b), q))
           return false;
   return true;
 }
 
 static bool thunk_reads_var(const LcuThunk *t, const LcuVar *v) {
   if (t)
-    for (int i = 0; i < t->body.len; i++)
-      if (lcu_exp_reads(t->body.data[i], v))
+    for (int i = 0; i < lcu_thunk_nexps(t); i++)
+      if (lcu_exp_reads(lcu_thunk_exp(t, i), v))
         return true;
   return false;
 }
@@ -589,6 +593,10 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
         const LcuVar *i = fus_index_param(so, ts[t]);
         if (!i || !thunk_reads_var(ts[t], cq))
           continue;
+        for (int b = 0; b < ts[t]->lets.len; b++) {
+          LcuLet *l = ts[t]->lets.data[b];
+          l->value = lcu_subst_index(s->p, l->value, cq, i, value);
+        }
         for (int b = 0; b < ts[t]->body.len; b++)
           ts[t]->body.data[b] = lcu_subst_index(s->p, ts[t]->body.data[b], cq, i, value);
         lcu_fill_using(ts[t]);

@@ -141,6 +141,13 @@ LcuVar *lcu_thunk_param(LcuProgram *p, LcuThunk *t, FlatBase b, const char *hint
 
 void lcu_thunk_return(LcuThunk *t, LcuExp *e) { vec_push(&t->body, e); }
 
+void lcu_thunk_let(LcuThunk *t, LcuVar *x, LcuExp *value) {
+  LcuLet *l = NEW(LcuLet);
+  l->var = x;
+  l->value = value;
+  vec_push(&t->lets, l);
+}
+
 void lcu_thunk_use(LcuThunk *t, LcuVar *v) {
   for (int i = 0; i < t->using.len; i++)
     if (t->using.data[i] == v)
@@ -512,6 +519,12 @@ static void canon_thunk(Canon *c, const LcuThunk *t) {
   for (int i = 0; i < t->params.len; i++)
     canon_var(c, t->params.data[i]);
   buf_puts(&c->b, "=>");
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    buf_puts(&c->b, "let ");
+    canon_var(c, l->var);
+    canon_exp(c, l->value);
+  }
   for (int i = 0; i < t->body.len; i++)
     canon_exp(c, t->body.data[i]);
   buf_puts(&c->b, "using ");

@@ -106,12 +106,35 @@ typedef struct LcuExp {
    the result of an earlier SOAC, a scalar or a vector (never a sd; a
    scalar is read as x, a vector only as x[e] and #x).  Parameters and
    let-bound names are scalars bound once in the thunk, and are neither
-   `using` variables nor variables of the kernel. */
+   `using` variables nor variables of the kernel.
+
+   A thunk may also bind names shared by its results, before them:
+     { xs => let a = e1; let b = e2; (r1, r2) using ys }
+   each value is computed once, in order, on every application, and is in
+   scope in the lets after it and in the results.  This is the paper's
+   `let (a, b) = ... in (e1, e2)` over tuples: composition makes them
+   (lcu_compose_pull) where a producer's value is read by several results,
+   so that a DAG of MAPs composes into a thunk of the DAG's size, not of
+   the tree it unfolds to. */
+typedef struct LcuLet {
+  LcuVar *var;   /* a scalar, bound once in the thunk */
+  LcuExp *value;
+} LcuLet;
+
 typedef struct LcuThunk {
   Vec params;  /* LcuVar * (LT_SCALAR) */
+  Vec lets;    /* LcuLet *: shared by the results, in order */
   Vec body;    /* LcuExp *: the tuple of results */
   Vec using;   /* LcuVar *: the kernel variables the body may read */
 } LcuThunk;
+
+/* Every expression of thunk 't', in the order they are evaluated: the
+   lets' values, then the results (0 <= i < lcu_thunk_nexps(t)).  What
+   asks a question of all a thunk reads walks these. */
+static inline int lcu_thunk_nexps(const LcuThunk *t) { return t->lets.len + t->body.len; }
+static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
+  return i < t->lets.len ? ((const LcuLet *)t->lets.data[i])->value : (LcuExp *)t->body.data[i - t->lets.len];
+}
 
 /* ---- kernel level: SOACs ---- */
 
@@ -359,6 +382,7 @@ LcuExp *lcu_exp_let(Loc loc, LcuVar *x, LcuExp *value, LcuExp *body);
 LcuThunk *lcu_thunk_new(void);
 LcuVar *lcu_thunk_param(LcuProgram *p, LcuThunk *t, FlatBase b, const char *hint);
 void lcu_thunk_return(LcuThunk *t, LcuExp *e); /* adds a result to the body */
+void lcu_thunk_let(LcuThunk *t, LcuVar *x, LcuExp *value); /* adds a shared let, after the others */
 void lcu_thunk_use(LcuThunk *t, LcuVar *v);    /* adds to `using` (once) */
 
 /* SOACs, one constructor per kind (the layouts are above LCU_SOACS);
@@ -521,8 +545,25 @@ void lcu_fill_using(LcuThunk *t);
    recomputed: the producer's variables and the consumer's, without the
    A_j.  Requires: 'producer' is a MAP; the caller puts both SOACs'
    variables in one kernel (the producer's size is where the consumer's
-   index space must equal it: the caller checks). */
+   index space must equal it: the caller checks).
+
+   Where that would compute a value more than once (A_j[i] read by
+   several expressions of the consumer, its lets included), or either
+   thunk has lets, the values are shared instead (lcu_compose_shares):
+   the result binds the producer's lets, then `let a_j = e_j[i]` for each
+   A_j the consumer reads at i, then the consumer's lets, and its results
+   read the a_j.  Every value the consumer reads is then computed first. */
 LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer);
+/* MAP into MAP, once for all: the pull thunk of one MAP that does the
+   work of MAP 'producer' and then of MAP 'consumer' (over the producer's
+   space, reading its results at most at its own index): the producer's
+   lets and a let per value, then the consumer's lets; its results are
+   the producer's values where 'keep' (one flag per producer result),
+   then the consumer's.  Requires what lcu_compose_pull does. */
+LcuThunk *lcu_merge_maps(LcuProgram *p, const LcuSoac *producer, const LcuSoac *consumer, const bool *keep);
+/* Whether lcu_compose_pull(producer, consumer) shares the producer's
+   values in lets. */
+bool lcu_compose_shares(const LcuSoac *producer, const LcuThunk *consumer);
 
 /* A CPU-level block as common/liveness.c sees it. */
 LiveBlock *lcu_live_block(const LcuBlock *b);

@@ -328,6 +328,17 @@ static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const 
   }
   if (th->body.len == 0)
     fail(c, loc, "%s gives no values", t->what);
+  /* its shared lets, each in scope after it */
+  for (int i = 0; i < th->lets.len; i++) {
+    const LcuLet *l = th->lets.data[i];
+    const LcuVar *v = l->var;
+    if (!v || !l->value)
+      fail(c, loc, "%s: a let without a variable or a value", t->what);
+    FlatBase value = check_exp(c, t, l->value);
+    thunk_bind(c, t, v);
+    if (v->type.kind != LT_SCALAR || v->type.base != value)
+      fail(c, loc, "%s: let %s : %s is bound to %s", t->what, var_name(v), lcu_type_name(v->type), an_base(value));
+  }
   Vec types = {0};
   for (int i = 0; i < th->body.len; i++)
     push_type(&types, lcu_scalar(check_exp(c, t, th->body.data[i])));

@@ -800,6 +800,13 @@ static void run_thunk(Kernel *k, const LcuThunk *t, RtValue **args, int nargs, i
   }
   const LcuThunk *saved = k->thunk;
   k->thunk = t;
+  /* the shared lets, each over all the lanes before what follows */
+  Local *lets = t->lets.len ? xmalloc(sizeof(Local) * (size_t)t->lets.len) : NULL;
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    lets[i] = (Local){l->var, eval(k, l->value, env, n), false, 0, env};
+    env = &lets[i];
+  }
   for (int i = 0; i < t->body.len; i++) {
     const LcuExp *e = t->body.data[i];
     values[i] = eval(k, e, env, n);
@@ -859,6 +866,20 @@ static void scalar_copy(RtValue *to, const RtValue *from) {
 }
 
 static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out);
+static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out);
+
+/* Thunk t's shared lets on one lane, after 'env': their values into
+   'vals', their bindings into 'ones' (t->lets.len of each); returns the
+   environment of its results. */
+static One *lets1(Kernel *k, const LcuThunk *t, One *env, RtValue *vals, One *ones) {
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    eval1(k, l->value, env, &vals[i]);
+    ones[i] = (One){l->var, &vals[i], env};
+    env = &ones[i];
+  }
+  return env;
+}
 
 /* Expression 'e' on one lane into '*out' (a RtValue the caller owns). */
 static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
@@ -1074,6 +1095,8 @@ static void combine(Kernel *k, RtValue **x, int nv, const int64_t *off, int64_t 
   RtValue *cur = xmalloc(sizeof(RtValue) * (size_t)(nv + 1));
   RtValue *next = xmalloc(sizeof(RtValue) * (size_t)(nv + 1));
   One *env = xmalloc(sizeof(One) * (size_t)(2 * nv + 1));
+  RtValue *let_vals = xmalloc(sizeof(RtValue) * (size_t)(op->lets.len + 1));
+  One *let_ones = xmalloc(sizeof(One) * (size_t)(op->lets.len + 1));
   for (int v = 0; v < nv; v++) {
     FlatBase b = x[v]->type.base;
     out[v] = new_vec(b, scan ? off[nseg] : nseg);
@@ -1103,8 +1126,9 @@ static void combine(Kernel *k, RtValue **x, int nv, const int64_t *off, int64_t 
         if (scan)
           copy_elem(elem_at(out[v], j), acc[v].data.any, size);
       }
+      One *with = lets1(k, op, env, let_vals, let_ones);
       for (int v = 0; v < nv; v++)
-        eval1(k, op->body.data[v], env, &next[v]);
+        eval1(k, op->body.data[v], with, &next[v]);
       for (int v = 0; v < nv; v++)
         scalar_copy(&acc[v], &next[v]);
     }
@@ -1281,10 +1305,13 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     if (t->params.len != 0)
       die("ONCE with a thunk of %d parameters", t->params.len);
     k.thunk = t;
+    RtValue *let_vals = xmalloc(sizeof(RtValue) * (size_t)(t->lets.len + 1));
+    One *let_ones = xmalloc(sizeof(One) * (size_t)(t->lets.len + 1));
+    One *env = lets1(&k, t, NULL, let_vals, let_ones);
     for (int v = 0; v < nv; v++) {
       const LcuExp *e = t->body.data[v];
       out[v] = rt_value_new(rt_scalar_type(flat_rt_base(e->type)), 1);
-      eval1(&k, e, NULL, out[v]);
+      eval1(&k, e, env, out[v]);
     }
     return;
   }

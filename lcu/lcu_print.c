@@ -364,7 +364,8 @@ static void print_var_tuple(FILE *out, const Vec *vars) {
     fputc(')', out);
 }
 
-/* { xs => e using ys }, { (x, y) => (e1, e2) }, { () => e using ys } */
+/* { xs => e using ys }, { (x, y) => (e1, e2) }, { () => e using ys },
+   { i => let a = e1; let b = e2; (e3, e4) using ys } */
 static void print_thunk(Printer *pr, const LcuThunk *t) {
   FILE *out = pr->out;
   if (!t) {
@@ -374,6 +375,12 @@ static void print_thunk(Printer *pr, const LcuThunk *t) {
   fputs("{ ", out);
   print_var_tuple(out, &t->params);
   fputs(" => ", out);
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    fprintf(out, "let %s = ", var_name(l->var));
+    print_exp(pr, l->value, LEVEL_GUARDED);
+    fputs("; ", out);
+  }
   if (t->body.len == 1) {
     print_exp(pr, t->body.data[0], LEVEL_OPEN);
   } else {

@@ -588,6 +588,17 @@ static LcuExp *op_call(Reader *r, const char *n, size_t at) {
 
 /* A primary expression and its location: x, c, x[e], #x, op(e, ...),
    (e), -x, if, let; then '@LOC'. */
+/* `in e` after `let n = value`: the let expression. */
+static LcuExp *let_body(Reader *r, const char *n, LcuExp *value) {
+  expect(r, "in");
+  LcuVar *x = new_var(r, n, lcu_scalar(value->type));
+  int mark = r->scope.len;
+  bind(r, n, x);
+  LcuExp *body = exp_at(r, 0);
+  r->scope.len = mark;
+  return lcu_exp_let(unset, x, value, body);
+}
+
 static LcuExp *primary(Reader *r) {
   LcuExp *e;
   FlatAtom c;
@@ -624,13 +635,7 @@ static LcuExp *primary(Reader *r) {
     const char *n = name(r);
     expect(r, "=");
     LcuExp *value = exp_at(r, 0);
-    expect(r, "in");
-    LcuVar *x = new_var(r, n, lcu_scalar(value->type));
-    int mark = r->scope.len;
-    bind(r, n, x);
-    LcuExp *body = exp_at(r, 0);
-    r->scope.len = mark;
-    e = lcu_exp_let(unset, x, value, body);
+    e = let_body(r, n, value);
   } else {
     const char *n = name(r);
     if (cur(r) == '(') { /* an operation: no blank before its '(' */
@@ -733,8 +738,24 @@ static LcuThunk *thunk(Reader *r, const FlatBase *types, int n, Loc soac) {
     bind(r, names.data[i], v);
   }
   expect(r, "=>");
-  /* a tuple of results, or one expression (which may begin with '(') */
-  if (peek(r) == '(') {
+  /* shared lets, `let x = e;`, or one expression `let x = e in e` */
+  LcuExp *whole = NULL;
+  while (!whole && accept(r, "let")) {
+    const char *n = name(r);
+    expect(r, "=");
+    LcuExp *value = exp_at(r, 0);
+    if (accept(r, ";")) {
+      LcuVar *x = new_var(r, n, lcu_scalar(value->type));
+      lcu_thunk_let(t, x, value);
+      bind(r, n, x);
+      continue;
+    }
+    whole = let_body(r, n, value);
+  }
+  if (whole) {
+    lcu_thunk_return(t, whole);
+  } else if (peek(r) == '(') {
+    /* a tuple of results, or one expression (which may begin with '(') */
     size_t start = r->pos;
     int nvars = r->vars.len;
     r->pos++;
@@ -747,7 +768,7 @@ static LcuThunk *thunk(Reader *r, const FlatBase *types, int n, Loc soac) {
       expect(r, ")");
     } else {
       r->pos = start; /* one expression: read it again whole */
-      r->scope.len = mark + names.len;
+      r->scope.len = mark + names.len + t->lets.len;
       r->vars.len = nvars;
       lcu_thunk_return(t, exp_at(r, 0));
     }
@@ -761,8 +782,8 @@ static LcuThunk *thunk(Reader *r, const FlatBase *types, int n, Loc soac) {
     while (accept(r, ","));
   }
   expect(r, "}");
-  for (int i = 0; i < t->body.len; i++)
-    settle(t->body.data[i], soac, NULL);
+  for (int i = 0; i < lcu_thunk_nexps(t); i++)
+    settle(lcu_thunk_exp(t, i), soac, NULL);
   return t;
 }
 

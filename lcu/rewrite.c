@@ -90,6 +90,11 @@ LcuThunk *lcu_copy_thunk(LcuProgram *p, const LcuThunk *t, PtrMap *renaming) {
   LcuThunk *c = lcu_thunk_new();
   for (int i = 0; i < t->params.len; i++)
     vec_push(&c->params, fresh(p, renaming, t->params.data[i]));
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    LcuExp *value = lcu_copy_exp(p, l->value, renaming);
+    lcu_thunk_let(c, fresh(p, renaming, l->var), value);
+  }
   for (int i = 0; i < t->body.len; i++)
     lcu_thunk_return(c, lcu_copy_exp(p, t->body.data[i], renaming));
   rename_vars(&c->using, &t->using, renaming);
@@ -168,6 +173,11 @@ Vec lcu_free_vars(const LcuThunk *t) {
   Vec bound = {0}, out = {0};
   for (int i = 0; i < t->params.len; i++)
     vec_push(&bound, t->params.data[i]);
+  for (int i = 0; i < t->lets.len; i++) {
+    const LcuLet *l = t->lets.data[i];
+    free_in(l->value, &bound, &out);
+    vec_push(&bound, l->var);
+  }
   for (int i = 0; i < t->body.len; i++)
     free_in(t->body.data[i], &bound, &out);
   return out;
@@ -248,7 +258,12 @@ LcuExp *lcu_subst_index(LcuProgram *p, const LcuExp *e, const LcuVar *vec, const
    parameter replaced by a copy of 'at'). */
 static LcuExp *produce(LcuProgram *p, const LcuSoac *producer, int j, const LcuExp *at) {
   const LcuThunk *pull = producer->pull;
-  const LcuExp *e = pull->body.data[j];
+  LcuExp *e = pull->body.data[j];
+  /* its shared lets, as lets of this one expression */
+  for (int l = pull->lets.len - 1; l >= 0; l--) {
+    const LcuLet *let = pull->lets.data[l];
+    e = lcu_exp_let(e->loc, let->var, let->value, e);
+  }
   if (pull->params.len == 0)
     return lcu_copy_exp(p, e, NULL);
   return lcu_subst_var(p, e, pull->params.data[0], at);
@@ -261,6 +276,22 @@ static LcuExp *size_exp(const LcuSoac *producer, Loc loc) {
   if (producer->size.length)
     return lcu_exp_length(loc, producer->size.length);
   return lcu_exp_const(loc, lcu_int_const(producer->size.value));
+}
+
+/* The consumer's index: its first parameter, an int; or NULL. */
+static const LcuVar *index_param(const LcuThunk *consumer) {
+  const LcuVar *first = consumer->params.len ? consumer->params.data[0] : NULL;
+  return first && lcu_type_equal(first->type, lcu_scalar(FB_INT)) ? first : NULL;
+}
+
+/* Whether 'e' reads a[i]. */
+static bool reads_at(const LcuExp *e, const LcuVar *i, const LcuVar *a) {
+  if (e->kind == LE_INDEX && e->var == a && e->args[0]->kind == LE_VAR && e->args[0]->var == i)
+    return true;
+  for (int k = 0; k < e->nargs; k++)
+    if (reads_at(e->args[k], i, a))
+      return true;
+  return false;
 }
 
 typedef struct Compose {
@@ -279,6 +310,9 @@ static int producer_result(const Compose *c, const LcuVar *v) {
       return j;
   return -1;
 }
+
+/* The new thunk's index: the consumer's, renamed. */
+static LcuVar *fresh_index(Compose *c) { return renamed(&c->renaming, (LcuVar *)c->index); }
 
 /* [A[i]/a] and the other reads of the producer's results, bottom-up. */
 static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
@@ -313,6 +347,92 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
   return r;
 }
 
+/* How many expressions of 'consumer' read A_j[i] at its index 'i'. */
+static int own_reads(const LcuThunk *consumer, const LcuVar *i, const LcuVar *a) {
+  int n = 0;
+  for (int e = 0; e < lcu_thunk_nexps(consumer); e++)
+    n += reads_at(lcu_thunk_exp(consumer, e), i, a);
+  return n;
+}
+
+bool lcu_compose_shares(const LcuSoac *producer, const LcuThunk *consumer) {
+  const LcuVar *i = index_param(consumer);
+  if (!i)
+    return false;
+  if (producer->pull->lets.len || consumer->lets.len)
+    return true;
+  for (int j = 0; j < producer->results.len; j++)
+    if (own_reads(consumer, i, producer->results.data[j]) > 1)
+      return true;
+  return false;
+}
+
+/* The consumer's expressions with the producer's values read, each
+   result expression under lets of the values it reads (the form of the
+   paper's Figure 5). */
+static void compose_apart(Compose *c, const LcuThunk *consumer, LcuThunk *t) {
+  int k = c->producer->results.len;
+  for (int b = 0; b < consumer->body.len; b++) {
+    for (int j = 0; j < k; j++)
+      c->bound[j] = NULL;
+    const LcuExp *e = consumer->body.data[b];
+    LcuExp *r = compose_exp(c, e);
+    /* let a_j = e1_j in ...: the producer's values at the index, each
+       computed once for this result (outermost first, in j order) */
+    for (int j = k - 1; j >= 0; j--) {
+      if (!c->bound[j])
+        continue;
+      LcuExp *at = lcu_exp_var(e->loc, renamed(&c->renaming, (LcuVar *)c->index));
+      r = lcu_exp_let(e->loc, c->bound[j], produce(c->p, c->producer, j, at), r);
+    }
+    lcu_thunk_return(t, r);
+  }
+}
+
+/* The same with the producer's values shared: its lets, then a let per
+   value the consumer reads at its index (every value, where 'all'), then
+   the consumer's lets and results.  A value that is a variable (a let of
+   the producer, the index) is read as that variable. */
+static void compose_shared(Compose *c, const LcuThunk *consumer, LcuThunk *t, bool all) {
+  const LcuSoac *P = c->producer;
+  int k = P->results.len;
+  bool any = false;
+  bool *wanted = xmalloc_atomic(sizeof(bool) * (size_t)(k + 1));
+  for (int j = 0; j < k; j++) {
+    wanted[j] = all || own_reads(consumer, c->index, P->results.data[j]) > 0;
+    any |= wanted[j];
+    c->bound[j] = NULL;
+  }
+  if (any) {
+    /* the producer at the consumer's index: its parameter renamed */
+    PtrMap at = {0};
+    ptrmap_put(&at, P->pull->params.data[0], fresh_index(c));
+    for (int l = 0; l < P->pull->lets.len; l++) {
+      const LcuLet *let = P->pull->lets.data[l];
+      LcuExp *value = lcu_copy_exp(c->p, let->value, &at);
+      lcu_thunk_let(t, fresh(c->p, &at, let->var), value);
+    }
+    for (int j = 0; j < k; j++) {
+      if (!wanted[j])
+        continue;
+      LcuExp *value = lcu_copy_exp(c->p, P->pull->body.data[j], &at);
+      if (value->kind == LE_VAR) {
+        c->bound[j] = value->var;
+        continue;
+      }
+      c->bound[j] = lcu_new_var(c->p, lcu_scalar(value->type), "a");
+      lcu_thunk_let(t, c->bound[j], value);
+    }
+  }
+  for (int l = 0; l < consumer->lets.len; l++) {
+    const LcuLet *let = consumer->lets.data[l];
+    LcuExp *value = compose_exp(c, let->value);
+    lcu_thunk_let(t, fresh(c->p, &c->renaming, let->var), value);
+  }
+  for (int b = 0; b < consumer->body.len; b++)
+    lcu_thunk_return(t, compose_exp(c, consumer->body.data[b]));
+}
+
 LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer) {
   if (producer->kind != SOAC_MAP || !producer->pull)
     die("lcu_compose_pull: the producer is a %s, not a MAP", lcu_soac_name(producer->kind));
@@ -320,26 +440,35 @@ LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThun
   LcuThunk *t = lcu_thunk_new();
   for (int i = 0; i < consumer->params.len; i++)
     vec_push(&t->params, fresh(p, &c.renaming, consumer->params.data[i]));
-  const LcuVar *first = consumer->params.len ? consumer->params.data[0] : NULL;
-  if (first && lcu_type_equal(first->type, lcu_scalar(FB_INT)))
-    c.index = first;
-  int k = producer->results.len;
-  c.bound = xmalloc(sizeof(LcuVar *) * (size_t)(k + 1));
-  for (int b = 0; b < consumer->body.len; b++) {
-    for (int j = 0; j < k; j++)
-      c.bound[j] = NULL;
-    const LcuExp *e = consumer->body.data[b];
-    LcuExp *r = compose_exp(&c, e);
-    /* let a_j = e1_j in ...: the producer's values at the index, each
-       computed once for this result (outermost first, in j order) */
-    for (int j = k - 1; j >= 0; j--) {
-      if (!c.bound[j])
-        continue;
-      LcuExp *at = lcu_exp_var(e->loc, renamed(&c.renaming, (LcuVar *)c.index));
-      r = lcu_exp_let(e->loc, c.bound[j], produce(p, producer, j, at), r);
-    }
-    lcu_thunk_return(t, r);
-  }
+  c.index = index_param(consumer);
+  c.bound = xmalloc(sizeof(LcuVar *) * (size_t)(producer->results.len + 1));
+  if (lcu_compose_shares(producer, consumer))
+    compose_shared(&c, consumer, t, false);
+  else
+    compose_apart(&c, consumer, t);
+  lcu_fill_using(t);
+  return t;
+}
+
+LcuThunk *lcu_merge_maps(LcuProgram *p, const LcuSoac *producer, const LcuSoac *consumer, const bool *keep) {
+  if (producer->kind != SOAC_MAP || consumer->kind != SOAC_MAP || !index_param(consumer->pull))
+    die("lcu_merge_maps: a %s into a %s", lcu_soac_name(producer->kind), lcu_soac_name(consumer->kind));
+  Compose c = {.p = p, .producer = producer};
+  LcuThunk *t = lcu_thunk_new();
+  const LcuThunk *pull = consumer->pull;
+  for (int i = 0; i < pull->params.len; i++)
+    vec_push(&t->params, fresh(p, &c.renaming, pull->params.data[i]));
+  c.index = index_param(pull);
+  c.bound = xmalloc(sizeof(LcuVar *) * (size_t)(producer->results.len + 1));
+  compose_shared(&c, pull, t, true);
+  /* the producer's kept values first */
+  Vec body = t->body;
+  t->body = (Vec){0};
+  for (int j = 0; j < producer->results.len; j++)
+    if (keep[j])
+      lcu_thunk_return(t, lcu_exp_var(((LcuExp *)producer->pull->body.data[j])->loc, c.bound[j]));
+  for (int b = 0; b < body.len; b++)
+    lcu_thunk_return(t, body.data[b]);
   lcu_fill_using(t);
   return t;
 }
