@@ -120,6 +120,19 @@ static void ptrmap_grow(PtrMap *m) {
   *m = bigger;
 }
 
+void ptrmap_reserve(PtrMap *m, int64_t n) {
+  if (2 * n <= m->cap)
+    return;
+  int64_t cap = m->cap ? m->cap : 8;
+  while (2 * n > cap)
+    cap *= 2;
+  PtrMap bigger = {xmalloc(sizeof(void *) * (size_t)cap), xmalloc(sizeof(void *) * (size_t)cap), cap, 0};
+  for (int64_t i = 0; i < m->cap; i++)
+    if (m->keys[i])
+      *ptrmap_slot(&bigger, m->keys[i], true) = m->values[i];
+  *m = bigger;
+}
+
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
   if (insert && 2 * (m->used + 1) > m->cap)
     ptrmap_grow(m);

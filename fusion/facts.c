@@ -182,7 +182,16 @@ FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s) {
   return size_len(kl, &s->size);
 }
 
-static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { ptrmap_put(&kl->lens, v, boxed(l)); }
+/* 'l' in kl's slab (a boxed copy once the slab is full). */
+static FusLen *kernel_boxed(FusKernelLens *kl, FusLen l) {
+  if (kl->slab_used == kl->slab_cap)
+    return boxed(l);
+  FusLen *b = &kl->slab[kl->slab_used++];
+  *b = l;
+  return b;
+}
+
+static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { ptrmap_put(&kl->lens, v, kernel_boxed(kl, l)); }
 
 /* The lengths of the results of SOAC 's' (ORDER LCU RESULTS, lcu.h);
    what is known only as itself is the result's own. */
@@ -251,7 +260,7 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       l = len_var(r);
     set_len(kl, r, l);
     if (r->type.kind == LT_SEGDES)
-      ptrmap_put(&kl->totals, r, boxed((FusLen){FL_TOTAL, 0, r}));
+      ptrmap_put(&kl->totals, r, kernel_boxed(kl, (FusLen){FL_TOTAL, 0, r}));
   }
 }
 
@@ -368,12 +377,29 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
       break;
     }
     if (b.kind != FL_UNKNOWN)
-      ptrmap_put(&kl->ranges, r, boxed(b));
+      ptrmap_put(&kl->ranges, r, kernel_boxed(kl, b));
   }
 }
 
-void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+/* kl empty, with room for the lengths of k's variables: the maps are
+   sized once, and their values come from one slab (sds and int vectors
+   have a second value, their totals or ranges: a slab twice the
+   variables holds them in all but odd kernels).  The fusion pass fills
+   a kernel's lengths many times; growing the maps one variable at a
+   time was most of their cost. */
+static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   *kl = (FusKernelLens){0};
+  int vars = k->params.len;
+  for (int i = 0; i < k->soacs.len; i++)
+    vars += ((const LcuSoac *)k->soacs.data[i])->results.len;
+  ptrmap_reserve(&kl->lens, vars);
+  ptrmap_reserve(&kl->cpu, k->params.len);
+  kl->slab_cap = 2 * vars;
+  kl->slab = xmalloc(sizeof(FusLen) * (size_t)(kl->slab_cap + 1));
+}
+
+void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+  empty_kernel_lens(k, kl);
   for (int i = 0; i < k->params.len && i < args->len; i++) {
     const LcuVar *p = k->params.data[i];
     const LcuAtom *a = args->data[i];
@@ -383,7 +409,7 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
       l = len_var(p);
     set_len(kl, p, l);
     if (p->type.kind == LT_SEGDES)
-      ptrmap_put(&kl->totals, p, boxed(a->var ? total_of(f, a->var) : unknown()));
+      ptrmap_put(&kl->totals, p, kernel_boxed(kl, a->var ? total_of(f, a->var) : unknown()));
     if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
       ptrmap_put(&kl->nonneg, p, (void *)1);
     const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
@@ -396,7 +422,7 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
     if (a->var && p->type.kind == LT_VEC && p->type.base == FB_INT) {
       FusLen b = fus_var_range(f, a->var);
       if (b.kind != FL_UNKNOWN)
-        ptrmap_put(&kl->ranges, p, boxed(b));
+        ptrmap_put(&kl->ranges, p, kernel_boxed(kl, b));
     }
   }
   for (int i = 0; i < k->soacs.len; i++) {

@@ -99,6 +99,9 @@ typedef struct FusKernelLens {
   PtrMap sums;   /* int parameter the run passes a CPU sum x + y -> FusLen[2],
                     the lengths x and y are (an append's size) */
   PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
+  FusLen *slab;  /* where the values of the maps above live, one
+                    allocation for a kernel's instead of one each */
+  int slab_used, slab_cap;
 } FusKernelLens;
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
