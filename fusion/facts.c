@@ -466,6 +466,36 @@ static FusLen cpu_terms(FusFacts *f, const LcuStmt *s, const LcuVar *v, FusLen l
   return cpu == v ? len_var(v) : fus_var_len(f, cpu);
 }
 
+/* The lengths of run 's''s kernel, memoized while the totals are worked
+   out (note_totals asks for them once per result of a run, and once per
+   run that defines an argument, each a fill of the whole kernel).  Only
+   then: nothing changes a statement or a kernel meanwhile, and the memos
+   of 'f' only grow, so a fill made earlier is what a fill now would
+   make, as long as no total or size was added since; at other times
+   (fusion's rules change kernels in place) each call fills anew. */
+typedef struct RunLens {
+  FusKernelLens kl;
+  int64_t totals, sizes; /* how many 'f' knew when it was filled */
+} RunLens;
+
+static void run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
+  if (!f->noting_totals) {
+    fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
+    return;
+  }
+  RunLens *m = ptrmap_get(&f->run_lens, s);
+  if (!m || m->totals != f->totals.used || m->sizes != f->sizes.used) {
+    RunLens fresh = {0};
+    fus_fill_kernel_lens(f, s->kernel, &s->args, &fresh.kl);
+    fresh.totals = f->totals.used;
+    fresh.sizes = f->sizes.used;
+    m = NEW(RunLens);
+    *m = fresh;
+    ptrmap_put(&f->run_lens, s, m);
+  }
+  *kl = m->kl;
+}
+
 static int run_result_index(const LcuStmt *s, const LcuVar *v) {
   for (int i = 0; i < s->results.len; i++)
     if (s->results.data[i] == v)
@@ -479,7 +509,7 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
   if (at < 0)
     return len_var(v);
   FusKernelLens kl;
-  fus_fill_kernel_lens(f, s->kernel, &s->args, &kl);
+  run_kernel_lens(f, s, &kl);
   FusLen l = cpu_terms(f, s, v, fus_kernel_len(&kl, s->kernel->results.data[at]));
   return l.kind == FL_UNKNOWN ? len_var(v) : l;
 }
@@ -496,7 +526,7 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
   if (at >= 0) {
     FusKernelLens kl;
-    fus_fill_kernel_lens(f, s->kernel, &s->args, &kl);
+    run_kernel_lens(f, s, &kl);
     FusLen *kb = ptrmap_get(&kl.ranges, s->kernel->results.data[at]);
     if (kb)
       b = cpu_terms(f, s, NULL, *kb);
@@ -532,10 +562,18 @@ static void note_totals(FusFacts *f, const LcuBlock *b, bool deep) {
   }
 }
 
+/* note_totals with the lengths of runs memoized (run_kernel_lens). */
+static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
+  f->noting_totals = true;
+  note_totals(f, b, deep);
+  f->noting_totals = false;
+  f->run_lens = (PtrMap){0};
+}
+
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   *f = (FusFacts){0};
   note_defs(f, body, true);
-  note_totals(f, body, true);
+  note_totals_memoized(f, body, true);
   /* the lengths memoized while looking were worked out without all the
      totals: forget them */
   f->lens = (PtrMap){0};
@@ -547,7 +585,7 @@ void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   f->lens = (PtrMap){0};
   f->ranges = (PtrMap){0};
   f->failures = (PtrMap){0};
-  note_totals(f, changed, false);
+  note_totals_memoized(f, changed, false);
   f->lens = (PtrMap){0};
   f->ranges = (PtrMap){0};
 }
