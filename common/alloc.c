@@ -65,13 +65,20 @@ char *xstrndup(const char *s, size_t n) {
   return p;
 }
 
+/* Most formatted strings are short (names, numbers, a line of code):
+   formatting once into a buffer on the stack and copying is cheaper
+   than measuring with one vsnprintf and printing with a second. */
 char *xvprintf(const char *fmt, va_list ap) {
+  char small[256];
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  int n = vsnprintf(small, sizeof small, fmt, ap2);
   va_end(ap2);
   char *p = xmalloc_atomic((size_t)n + 1);
-  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  if ((size_t)n < sizeof small)
+    memcpy(p, small, (size_t)n + 1);
+  else
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
   return p;
 }
 
@@ -124,12 +131,22 @@ void buf_puts(Buf *b, const char *s) {
   b->len += n;
 }
 
+/* Formats straight into the buffer's free space, and a second time only
+   when that space was too small: code generation writes most of its
+   text through here. */
 void buf_printf(Buf *b, const char *fmt, ...) {
+  buf_reserve(b, 64);
   va_list ap;
   va_start(ap, fmt);
-  char *s = xvprintf(fmt, ap);
+  int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
   va_end(ap);
-  buf_puts(b, s);
+  if ((size_t)n >= b->cap - b->len) {
+    buf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+  }
+  b->len += (size_t)n;
 }
 
 char *buf_str(Buf *b) {

@@ -95,6 +95,9 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
    (the bug of keying a Map by a formatted pointer). */
 void *ptrmap_get(const PtrMap *m, const void *key);
 void ptrmap_put(PtrMap *m, const void *key, void *value);
+/* Room for 'n' keys in all without growing: for a map whose size is
+   known before it is filled (growing allocates the arrays again). */
+void ptrmap_reserve(PtrMap *m, int64_t n);
 
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */

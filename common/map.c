@@ -11,6 +11,8 @@
 typedef struct MapEntry {
   const char *key;
   void *value;
+  uint64_t hash; /* of key: a probe compares it before the strings, and
+                    growing does not hash the keys again */
 } MapEntry;
 
 static uint64_t hash(const char *s) {
@@ -20,37 +22,50 @@ static uint64_t hash(const char *s) {
   return h;
 }
 
-static MapEntry *find(const Map *m, const char *key) {
+/* The entry of 'key' (whose hash is 'h'), or the empty one where it
+   would go. */
+static MapEntry *find(const Map *m, const char *key, uint64_t h) {
   uint64_t mask = (uint64_t)m->cap - 1;
-  for (uint64_t i = hash(key) & mask;; i = (i + 1) & mask) {
+  for (uint64_t i = h & mask;; i = (i + 1) & mask) {
     MapEntry *e = &m->entries[i];
-    if (!e->key || strcmp(e->key, key) == 0)
+    if (!e->key || (e->hash == h && strcmp(e->key, key) == 0))
       return e;
   }
 }
 
+/* The entry for a key known to be absent (a key moving to a bigger
+   table). */
+static MapEntry *find_empty(const Map *m, uint64_t h) {
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = h & mask;; i = (i + 1) & mask)
+    if (!m->entries[i].key)
+      return &m->entries[i];
+}
+
 static void grow(Map *m) {
   Map bigger = {xmalloc(sizeof(MapEntry) * (size_t)(m->cap ? 2 * m->cap : 64)),
-                m->cap ? 2 * m->cap : 64, 0};
+                m->cap ? 2 * m->cap : 64, m->used};
   for (int i = 0; i < m->cap; i++)
     if (m->entries[i].key)
-      map_put(&bigger, m->entries[i].key, m->entries[i].value);
+      *find_empty(&bigger, m->entries[i].hash) = m->entries[i];
   *m = bigger;
 }
 
 void *map_get(const Map *m, const char *key) {
   if (!m->cap)
     return NULL;
-  MapEntry *e = find(m, key);
+  MapEntry *e = find(m, key, hash(key));
   return e->key ? e->value : NULL;
 }
 
 void map_put(Map *m, const char *key, void *value) {
   if (2 * (m->used + 1) > m->cap)
     grow(m);
-  MapEntry *e = find(m, key);
+  uint64_t h = hash(key);
+  MapEntry *e = find(m, key, h);
   if (!e->key) {
     e->key = key;
+    e->hash = h;
     m->used++;
   }
   e->value = value;
@@ -70,12 +85,17 @@ Map map_copy(const Map *m) {
 static Map interned;
 
 const char *intern(const char *s) {
-  const char *found = map_get(&interned, s);
-  if (found)
-    return found;
-  const char *copy = xstrdup(s);
-  map_put(&interned, copy, (void *)copy);
-  return copy;
+  if (2 * (interned.used + 1) > interned.cap)
+    grow(&interned);
+  uint64_t h = hash(s);
+  MapEntry *e = find(&interned, s, h); /* one probe sequence, found or not */
+  if (!e->key) {
+    e->key = xstrdup(s);
+    e->value = (void *)e->key;
+    e->hash = h;
+    interned.used++;
+  }
+  return e->key;
 }
 
 /* ---- pointer-keyed maps ---- */
@@ -94,6 +114,19 @@ static void ptrmap_grow(PtrMap *m) {
   bigger.cap = m->cap ? 2 * m->cap : 8;
   bigger.keys = xmalloc(sizeof(void *) * (size_t)bigger.cap);
   bigger.values = xmalloc(sizeof(void *) * (size_t)bigger.cap);
+  for (int64_t i = 0; i < m->cap; i++)
+    if (m->keys[i])
+      *ptrmap_slot(&bigger, m->keys[i], true) = m->values[i];
+  *m = bigger;
+}
+
+void ptrmap_reserve(PtrMap *m, int64_t n) {
+  if (2 * n <= m->cap)
+    return;
+  int64_t cap = m->cap ? m->cap : 8;
+  while (2 * n > cap)
+    cap *= 2;
+  PtrMap bigger = {xmalloc(sizeof(void *) * (size_t)cap), xmalloc(sizeof(void *) * (size_t)cap), cap, 0};
   for (int64_t i = 0; i < m->cap; i++)
     if (m->keys[i])
       *ptrmap_slot(&bigger, m->keys[i], true) = m->values[i];

@@ -182,7 +182,16 @@ FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s) {
   return size_len(kl, &s->size);
 }
 
-static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { ptrmap_put(&kl->lens, v, boxed(l)); }
+/* 'l' in kl's slab (a boxed copy once the slab is full). */
+static FusLen *kernel_boxed(FusKernelLens *kl, FusLen l) {
+  if (kl->slab_used == kl->slab_cap)
+    return boxed(l);
+  FusLen *b = &kl->slab[kl->slab_used++];
+  *b = l;
+  return b;
+}
+
+static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { ptrmap_put(&kl->lens, v, kernel_boxed(kl, l)); }
 
 /* The lengths of the results of SOAC 's' (ORDER LCU RESULTS, lcu.h);
    what is known only as itself is the result's own. */
@@ -251,7 +260,7 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       l = len_var(r);
     set_len(kl, r, l);
     if (r->type.kind == LT_SEGDES)
-      ptrmap_put(&kl->totals, r, boxed((FusLen){FL_TOTAL, 0, r}));
+      ptrmap_put(&kl->totals, r, kernel_boxed(kl, (FusLen){FL_TOTAL, 0, r}));
   }
 }
 
@@ -395,12 +404,29 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
       break;
     }
     if (b.kind != FL_UNKNOWN)
-      ptrmap_put(&kl->ranges, r, boxed(b));
+      ptrmap_put(&kl->ranges, r, kernel_boxed(kl, b));
   }
 }
 
-void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+/* kl empty, with room for the lengths of k's variables: the maps are
+   sized once, and their values come from one slab (sds and int vectors
+   have a second value, their totals or ranges: a slab twice the
+   variables holds them in all but odd kernels).  The fusion pass fills
+   a kernel's lengths many times; growing the maps one variable at a
+   time was most of their cost. */
+static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   *kl = (FusKernelLens){0};
+  int vars = k->params.len;
+  for (int i = 0; i < k->soacs.len; i++)
+    vars += ((const LcuSoac *)k->soacs.data[i])->results.len;
+  ptrmap_reserve(&kl->lens, vars);
+  ptrmap_reserve(&kl->cpu, k->params.len);
+  kl->slab_cap = 2 * vars;
+  kl->slab = xmalloc(sizeof(FusLen) * (size_t)(kl->slab_cap + 1));
+}
+
+void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+  empty_kernel_lens(k, kl);
   for (int i = 0; i < k->params.len && i < args->len; i++) {
     const LcuVar *p = k->params.data[i];
     const LcuAtom *a = args->data[i];
@@ -410,7 +436,7 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
       l = len_var(p);
     set_len(kl, p, l);
     if (p->type.kind == LT_SEGDES)
-      ptrmap_put(&kl->totals, p, boxed(a->var ? total_of(f, a->var) : unknown()));
+      ptrmap_put(&kl->totals, p, kernel_boxed(kl, a->var ? total_of(f, a->var) : unknown()));
     if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
       ptrmap_put(&kl->nonneg, p, (void *)1);
     const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
@@ -423,7 +449,7 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
     if (a->var && p->type.kind == LT_VEC && p->type.base == FB_INT) {
       FusLen b = fus_var_range(f, a->var);
       if (b.kind != FL_UNKNOWN)
-        ptrmap_put(&kl->ranges, p, boxed(b));
+        ptrmap_put(&kl->ranges, p, kernel_boxed(kl, b));
     }
   }
   for (int i = 0; i < k->soacs.len; i++) {
@@ -467,6 +493,36 @@ static FusLen cpu_terms(FusFacts *f, const LcuStmt *s, const LcuVar *v, FusLen l
   return cpu == v ? len_var(v) : fus_var_len(f, cpu);
 }
 
+/* The lengths of run 's''s kernel, memoized while the totals are worked
+   out (note_totals asks for them once per result of a run, and once per
+   run that defines an argument, each a fill of the whole kernel).  Only
+   then: nothing changes a statement or a kernel meanwhile, and the memos
+   of 'f' only grow, so a fill made earlier is what a fill now would
+   make, as long as no total or size was added since; at other times
+   (fusion's rules change kernels in place) each call fills anew. */
+typedef struct RunLens {
+  FusKernelLens kl;
+  int64_t totals, sizes; /* how many 'f' knew when it was filled */
+} RunLens;
+
+static void run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
+  if (!f->noting_totals) {
+    fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
+    return;
+  }
+  RunLens *m = ptrmap_get(&f->run_lens, s);
+  if (!m || m->totals != f->totals.used || m->sizes != f->sizes.used) {
+    RunLens fresh = {0};
+    fus_fill_kernel_lens(f, s->kernel, &s->args, &fresh.kl);
+    fresh.totals = f->totals.used;
+    fresh.sizes = f->sizes.used;
+    m = NEW(RunLens);
+    *m = fresh;
+    ptrmap_put(&f->run_lens, s, m);
+  }
+  *kl = m->kl;
+}
+
 static int run_result_index(const LcuStmt *s, const LcuVar *v) {
   for (int i = 0; i < s->results.len; i++)
     if (s->results.data[i] == v)
@@ -480,7 +536,7 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
   if (at < 0)
     return len_var(v);
   FusKernelLens kl;
-  fus_fill_kernel_lens(f, s->kernel, &s->args, &kl);
+  run_kernel_lens(f, s, &kl);
   FusLen l = cpu_terms(f, s, v, fus_kernel_len(&kl, s->kernel->results.data[at]));
   return l.kind == FL_UNKNOWN ? len_var(v) : l;
 }
@@ -497,7 +553,7 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
   if (at >= 0) {
     FusKernelLens kl;
-    fus_fill_kernel_lens(f, s->kernel, &s->args, &kl);
+    run_kernel_lens(f, s, &kl);
     FusLen *kb = ptrmap_get(&kl.ranges, s->kernel->results.data[at]);
     if (kb)
       b = cpu_terms(f, s, NULL, *kb);
@@ -533,10 +589,18 @@ static void note_totals(FusFacts *f, const LcuBlock *b, bool deep) {
   }
 }
 
+/* note_totals with the lengths of runs memoized (run_kernel_lens). */
+static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
+  f->noting_totals = true;
+  note_totals(f, b, deep);
+  f->noting_totals = false;
+  f->run_lens = (PtrMap){0};
+}
+
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   *f = (FusFacts){0};
   note_defs(f, body, true);
-  note_totals(f, body, true);
+  note_totals_memoized(f, body, true);
   /* the lengths memoized while looking were worked out without all the
      totals: forget them */
   f->lens = (PtrMap){0};
@@ -548,7 +612,7 @@ void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   f->lens = (PtrMap){0};
   f->ranges = (PtrMap){0};
   f->failures = (PtrMap){0};
-  note_totals(f, changed, false);
+  note_totals_memoized(f, changed, false);
   f->lens = (PtrMap){0};
   f->ranges = (PtrMap){0};
 }

@@ -120,45 +120,50 @@ static void fuse_body(Fuser *fz, LcuBlock *body, const char *owner) {
 }
 
 /* Every `run` of a kernel equal to an earlier one (lcu_kernel_canonical:
-   the same text up to its variables' names) runs the earlier one. */
-static void share_in_block(LcuBlock *b, Map *by_text, PtrMap *canon) {
+   the same text up to its variables' names) runs the earlier one
+   ('first': kernel -> the first kernel of its text). */
+static void share_in_block(LcuBlock *b, const PtrMap *first) {
   for (int i = 0; i < b->stmts.len; i++) {
     LcuStmt *s = b->stmts.data[i];
     if (s->kind == LS_RUN) {
-      const char *key = ptrmap_get(canon, s->kernel);
-      LcuKernel *first = key ? map_get(by_text, key) : NULL;
-      if (first)
-        s->kernel = first;
+      LcuKernel *k = ptrmap_get(first, s->kernel);
+      if (k)
+        s->kernel = k;
     }
     if (s->then)
-      share_in_block(s->then, by_text, canon);
+      share_in_block(s->then, first);
     if (s->els)
-      share_in_block(s->els, by_text, canon);
+      share_in_block(s->els, first);
     if (s->body)
-      share_in_block(s->body, by_text, canon);
+      share_in_block(s->body, first);
   }
 }
 
 /* Merging makes a kernel per cluster, and copies a kernel before a rule
    changes it: many fused kernels are equal (the same region in several
    specializations of a function, the same library code inlined in
-   several places).  One of each keeps the generated code small. */
+   several places).  One of each keeps the generated code small.  Each
+   kernel's text is hashed once, here: the runs look their kernels up
+   by address. */
 static void share_kernels(LcuProgram *p) {
   Map by_text = {0};
-  PtrMap canon = {0};
+  PtrMap first = {0};
   for (int i = 0; i < p->kernels.len; i++) {
     LcuKernel *k = p->kernels.data[i];
     char *key = lcu_kernel_canonical(k);
-    ptrmap_put(&canon, k, key);
-    if (!map_get(&by_text, key))
+    LcuKernel *earlier = map_get(&by_text, key);
+    if (!earlier) {
       map_put(&by_text, key, k);
+      earlier = k;
+    }
+    ptrmap_put(&first, k, earlier);
   }
   for (int i = 0; i < p->funcs.len; i++)
-    share_in_block(((LcuFunc *)p->funcs.data[i])->body, &by_text, &canon);
+    share_in_block(((LcuFunc *)p->funcs.data[i])->body, &first);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      share_in_block(t->body, &by_text, &canon);
+      share_in_block(t->body, &first);
   }
 }
 

@@ -64,6 +64,9 @@ typedef struct FusFacts {
   PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
   PtrMap ranges; /* int vector LcuVar -> FusLen *: its values lie in
                     [0, bound), memoized by fus_var_range */
+  PtrMap run_lens; /* run LcuStmt -> RunLens *: the lengths of its kernel,
+                      memoized while the totals are worked out (facts.c) */
+  bool noting_totals;
 } FusFacts;
 
 /* Fills 'f' for the function or top-level block whose body is 'body'. */
@@ -99,6 +102,9 @@ typedef struct FusKernelLens {
   PtrMap sums;   /* int parameter the run passes a CPU sum x + y -> FusLen[2],
                     the lengths x and y are (an append's size) */
   PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
+  FusLen *slab;  /* where the values of the maps above live, one
+                    allocation for a kernel's instead of one each */
+  int slab_used, slab_cap;
 } FusKernelLens;
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);

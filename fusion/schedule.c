@@ -440,9 +440,45 @@ static void write_lp(glp_prob *lp, FILE *out) {
   unlink(path);
 }
 
-/* Solves 'm'; true with the part's pairs' choices set when GLPK found
-   the best solution within its limits. */
-static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
+/* What GLPK answered for one model: whether it found the best solution
+   within its limits, and then the value of each column (1-based). */
+typedef struct Solution {
+  bool found;
+  double *value;
+} Solution;
+
+/* The models solved so far, by their numbers (model_key): a region
+   repeats in each specialization of its function and in each place
+   library code is inlined, and half the corpus's models are such
+   repeats.  GLPK's answer depends on the numbers alone (its limit on
+   nodes, not on time, ends a search), so a repeat gets the first
+   answer without solving again. */
+static Map solutions;
+
+/* The numbers of model 'lp', in order: its columns' kinds, bounds and
+   costs, its rows' bounds and coefficients (names left out: they do not
+   change the answer).  Doubles are written exactly (%a). */
+static const char *model_key(glp_prob *lp) {
+  Buf b = {0};
+  int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
+  buf_printf(&b, "%d %d %d %a\n", glp_get_obj_dir(lp), nc, nr, glp_get_obj_coef(lp, 0));
+  for (int j = 1; j <= nc; j++)
+    buf_printf(&b, "c%d %d %a %a %a\n", glp_get_col_kind(lp, j), glp_get_col_type(lp, j), glp_get_col_lb(lp, j),
+               glp_get_col_ub(lp, j), glp_get_obj_coef(lp, j));
+  int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
+  double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
+  for (int i = 1; i <= nr; i++) {
+    int len = glp_get_mat_row(lp, i, ind, val);
+    buf_printf(&b, "r%d %a %a", glp_get_row_type(lp, i), glp_get_row_lb(lp, i), glp_get_row_ub(lp, i));
+    for (int k = 1; k <= len; k++)
+      buf_printf(&b, " %d:%a", ind[k], val[k]);
+    buf_putc(&b, '\n');
+  }
+  return buf_str(&b);
+}
+
+/* GLPK's answer for 'm'. */
+static Solution *run_glpk(Model *m, const FusScheduleOptions *o) {
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.presolve = GLP_ON;
@@ -457,11 +493,31 @@ static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
   parm.cb_info = &limit;
   int ret = glp_intopt(m->lp, &parm);
   int status = glp_mip_status(m->lp);
-  if (ret != 0 || (status != GLP_OPT && status != GLP_FEAS))
-    return false; /* given up (limits), or no solution */
+  Solution *s = NEW(Solution);
+  s->found = ret == 0 && (status == GLP_OPT || status == GLP_FEAS);
+  if (!s->found)
+    return s; /* given up (limits), or no solution */
+  int nc = glp_get_num_cols(m->lp);
+  s->value = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
+  for (int j = 1; j <= nc; j++)
+    s->value[j] = glp_mip_col_val(m->lp, j);
+  return s;
+}
+
+/* Solves 'm'; true with the part's pairs' choices set when GLPK found
+   the best solution within its limits. */
+static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
+  const char *key = model_key(m->lp);
+  Solution *s = map_get(&solutions, key);
+  if (!s) {
+    s = run_glpk(m, o);
+    map_put(&solutions, key, s);
+  }
+  if (!s->found)
+    return false;
   for (int k = 0; k < pt->pairs.len; k++) {
     FusPair *p = pt->r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
-    p->fused = glp_mip_col_val(m->lp, m->xcol[k]) < 0.5;
+    p->fused = s->value[m->xcol[k]] < 0.5;
   }
   return true;
 }
