@@ -329,7 +329,9 @@ static void profile_report(void) {
                   "launch%s\n",
           profile_stopped ? " (stopped early)" : "");
   print_sites();
-  fprintf(stderr, "  (a row of CUB's counts calls, of a few kernels each)\n");
+  fprintf(stderr, "  (a row of CUB's counts calls, of a few kernels each; NESSIE_STATS's %llu kernel launches leave "
+                  "them out)\n",
+          (unsigned long long)rt_stats.kernels);
   fprintf(stderr, "GPU: %.3f ms at launch sites, %.3f ms between them (idle while the host works or waits; copies; "
                   "memsets)\n",
           sites_ms, gap_ms);
