@@ -369,6 +369,8 @@ static void *run_program(void *p) {
   return NULL;
 }
 
+void (*rt_exit_report)(void);
+
 int rt_main(char **argv, void (*program)(void)) {
   /* OpenMP's threads wait for work by spinning unless told otherwise: on
      a machine busy with other work that turns a program of many small
@@ -391,6 +393,11 @@ int rt_main(char **argv, void (*program)(void)) {
     program();
   }
   fflush(rt_output());
+  const char *profile = getenv("NESSIE_PROFILE");
+  if (rt_exit_report)
+    rt_exit_report();
+  else if (profile && *profile && strcmp(profile, "0") != 0)
+    fprintf(stderr, "profile: NESSIE_PROFILE profiles executables of the GPU target (--target=cuda) only\n");
   const char *stats = getenv("NESSIE_STATS");
   if (stats && strcmp(stats, "0") != 0)
     fprintf(stderr, "stats: %llu kernel launches, %llu host synchronizations, %llu bytes allocated\n",

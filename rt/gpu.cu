@@ -43,10 +43,337 @@ static void read_host_max(void) {
   }
 }
 
+/* ---- the profile: NESSIE_PROFILE=1 ----
+   Each launch is bracketed by two CUDA events on the stream, one recorded
+   just before it (rtg_launching) and one just after (rtg_launched): the
+   launch's time runs from the GPU reaching the first to its reaching the
+   second, that is the kernel's run plus, where the GPU had nothing to do
+   when the host launched it, the launch's own latency (a few µs).  The
+   time from one launch's second event to the next one's first is the
+   GPU's time between launch sites: idle while the host computes or waits,
+   or copying and setting memory (which have no site).  CUB's calls are
+   bracketed the same way, as one launch each.  Events are read back
+   lazily: after each host wait, when they are done anyway, or, when
+   MARKS are pending, by waiting for the older half.  The host's waits
+   (synchronizations, reads, copies) are timed on the host's clock.
+   Profiling slows a program down (two event records per launch, and
+   reading them back): the launch sites' times stay right, the time
+   between them and the wall time grow.  rt_main prints the table at exit
+   (profile_report); a CUDA error in the profiling itself stops it with
+   one line, and the program goes on. */
+
+bool rtg_profiling;
+static bool profile_stopped; /* by an error of its own */
+static int profile_device;
+static double profile_t0, profile_ready; /* rtg_init's start and end (rt_now) */
+static uint64_t host_runs;               /* kernels that ran on the host (rtg_choose_host) */
+
+/* One launch site: its times are summed by the content of its name, step
+   and file and its line, whatever the strings' addresses. */
+typedef struct ProfileRow {
+  const char *name; /* the kernel ("K7"), or the runtime's */
+  const char *step; /* the skeleton's step ("flags"), or "" */
+  const char *file; /* NULL: no place */
+  int line;
+  uint64_t launches;
+  double ms;
+} ProfileRow;
+
+static ProfileRow *rows;
+static int nrows, rows_cap;
+static int *row_hash; /* a row's index + 1, or 0: empty (open addressing) */
+static int row_hash_size; /* a power of 2, more than twice nrows */
+
+/* A mark: an event on the stream, which ends the interval since the
+   mark before it; GAP: the interval between launch sites. */
+enum { MARKS = 4096, GAP = -1 };
+typedef struct Mark {
+  cudaEvent_t event; /* made the first time the slot is used */
+  int row;           /* the row the interval ending here goes to, or GAP */
+} Mark;
+static Mark marks[MARKS];
+static int first_mark, nmarks; /* pending: marks[first_mark] and the next nmarks - 1, a ring */
+static double gap_ms;
+static const char *pending_step; /* rtg_launching's, for the launch that follows */
+
+/* The host's waits for the device, by what it waited for. */
+enum { WAIT_SYNC, WAIT_READ, WAIT_TO_HOST, WAIT_TO_DEVICE, NWAITS };
+static const char *const wait_names[NWAITS] = {"synchronizations", "reads of a size or scalar", "copies to the host",
+                                               "copies to the device"};
+static struct {
+  uint64_t count;
+  double seconds;
+} waits[NWAITS];
+
+static void profile_stop(const char *what, cudaError_t e) {
+  cudaGetLastError(); /* the profile's error, not the program's: the next launch must not report it */
+  fprintf(stderr, "profile: stopped (%s%s%s); the table has what ran before\n", what, e != cudaSuccess ? ": " : "",
+          e != cudaSuccess ? cudaGetErrorString(e) : "");
+  rtg_profiling = false;
+  profile_stopped = true;
+}
+
+static uint64_t hash_text(uint64_t h, const char *s) {
+  for (; s && *s; s++)
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return (h ^ 0xff) * 0x100000001b3ull; /* the end, so that ("ab", "c") and ("a", "bc") differ */
+}
+
+static bool same_text(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static unsigned row_slot(const char *name, const char *step, const char *file, int line) {
+  uint64_t h = hash_text(hash_text(hash_text(0xcbf29ce484222325ull, name), step), file);
+  h ^= (uint64_t)(unsigned)line * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  return (unsigned)(h & (uint64_t)(row_hash_size - 1));
+}
+
+/* Makes the hash 'size' slots and puts every row in it; false: no memory. */
+static bool rehash_rows(int size) {
+  int *h = (int *)calloc((size_t)size, sizeof(int));
+  if (!h)
+    return false;
+  free(row_hash);
+  row_hash = h;
+  row_hash_size = size;
+  for (int i = 0; i < nrows; i++) {
+    unsigned k = row_slot(rows[i].name, rows[i].step, rows[i].file, rows[i].line);
+    while (row_hash[k])
+      k = (k + 1) & (unsigned)(size - 1);
+    row_hash[k] = i + 1;
+  }
+  return true;
+}
+
+/* The row of a launch site, made the first time; -1: out of memory. */
+static int find_row(const char *name, const char *step, RtLoc loc) {
+  if (2 * (nrows + 1) >= row_hash_size && !rehash_rows(row_hash_size ? 2 * row_hash_size : 256))
+    return -1;
+  unsigned k = row_slot(name, step, loc.file, loc.line);
+  for (; row_hash[k]; k = (k + 1) & (unsigned)(row_hash_size - 1)) {
+    ProfileRow *r = &rows[row_hash[k] - 1];
+    if (r->line == loc.line && same_text(r->name, name) && same_text(r->step, step) && same_text(r->file, loc.file))
+      return row_hash[k] - 1;
+  }
+  if (nrows == rows_cap) {
+    int cap = rows_cap ? 2 * rows_cap : 128;
+    ProfileRow *grown = (ProfileRow *)realloc(rows, sizeof(ProfileRow) * (size_t)cap);
+    if (!grown)
+      return -1;
+    rows = grown;
+    rows_cap = cap;
+  }
+  rows[nrows] = ProfileRow{name, step, loc.file, loc.line, 0, 0.0};
+  row_hash[k] = ++nrows;
+  return nrows - 1;
+}
+
+/* Reads back the first 'n' pending intervals (fewer if fewer are
+   pending), waiting for the GPU to reach their ends. */
+static void resolve_marks(int n) {
+  for (; n > 0 && nmarks > 1; n--) {
+    Mark *from = &marks[first_mark], *to = &marks[(first_mark + 1) % MARKS];
+    float ms = 0;
+    cudaError_t e = cudaEventSynchronize(to->event);
+    if (e == cudaSuccess)
+      e = cudaEventElapsedTime(&ms, from->event, to->event);
+    if (e != cudaSuccess) {
+      profile_stop("reading a CUDA event", e);
+      return;
+    }
+    if (to->row == GAP) {
+      gap_ms += ms;
+    } else {
+      rows[to->row].launches++;
+      rows[to->row].ms += ms;
+    }
+    first_mark = (first_mark + 1) % MARKS;
+    nmarks--;
+  }
+}
+
+/* Records a mark on the stream that ends an interval of 'row' (or GAP). */
+static void record_mark(int row) {
+  if (nmarks == MARKS)
+    resolve_marks(MARKS / 2);
+  if (!rtg_profiling)
+    return;
+  Mark *m = &marks[(first_mark + nmarks) % MARKS];
+  cudaError_t e = m->event ? cudaSuccess : cudaEventCreate(&m->event);
+  if (e == cudaSuccess)
+    e = cudaEventRecord(m->event, stream);
+  if (e != cudaSuccess) {
+    profile_stop("recording a CUDA event", e);
+    return;
+  }
+  m->row = row;
+  nmarks++;
+}
+
+void rtg_profile_before(const char *step) {
+  pending_step = step;
+  record_mark(GAP);
+}
+
+/* After a launch (or a CUB call) of kernel 'name' for the `run` at 'loc'. */
+static void profile_after(const char *name, RtLoc loc) {
+  const char *step = pending_step ? pending_step : "";
+  pending_step = NULL;
+  int row = find_row(name ? name : "?", step, loc);
+  if (row < 0) {
+    profile_stop("out of memory", cudaSuccess);
+    return;
+  }
+  record_mark(row);
+}
+
+/* After a CUB call (rtg_launching before it), timed as one launch but
+   not counted as one by rtg_launched's statistics: its kernels are
+   CUB's. */
+static void cub_done(const char *name, RtLoc loc) {
+  if (rtg_profiling)
+    profile_after(name, loc);
+}
+
+/* The host's clock at the start of a wait for the device (0 when not
+   profiling), and the wait's end: counted by 'kind', and then the pending
+   events read back, which the device has passed. */
+static double wait_start(void) { return rtg_profiling ? rt_now() : 0.0; }
+
+static void wait_done(int kind, double t0) {
+  if (!rtg_profiling)
+    return;
+  waits[kind].count++;
+  waits[kind].seconds += rt_now() - t0;
+  resolve_marks(nmarks);
+}
+
+static int by_time_down(const void *a, const void *b) {
+  double x = rows[*(const int *)a].ms, y = rows[*(const int *)b].ms;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* "quicksort.nesl:7": the file without its directories (the library's
+   "<lib-nesl/builtins.nesl>" whole), or "-". */
+static void format_where(char *buf, size_t size, const ProfileRow *r) {
+  if (!r->file) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  const char *slash = r->file[0] == '<' ? NULL : strrchr(r->file, '/');
+  snprintf(buf, size, "%s:%d", slash ? slash + 1 : r->file, r->line);
+}
+
+static void print_row(const char *label, const char *where, uint64_t launches, double ms, double total_ms) {
+  fprintf(stderr, "  %-34.34s %-22.22s %9llu %11.3f %10.1f %6.1f\n", label, where, (unsigned long long)launches, ms,
+          launches ? 1000.0 * ms / (double)launches : 0.0, total_ms > 0 ? 100.0 * ms / total_ms : 0.0);
+}
+
+enum { PROFILE_ROWS = 30 };
+
+static void print_sites(void) {
+  int *order = (int *)malloc(sizeof(int) * (size_t)(nrows + 1));
+  if (!order) {
+    fprintf(stderr, "profile: out of memory for the table\n");
+    return;
+  }
+  double total_ms = 0;
+  uint64_t total_launches = 0;
+  for (int i = 0; i < nrows; i++) {
+    order[i] = i;
+    total_ms += rows[i].ms;
+    total_launches += rows[i].launches;
+  }
+  qsort(order, (size_t)nrows, sizeof(int), by_time_down);
+  /* "mean µs" is 8 bytes, 7 columns: its width is one more */
+  fprintf(stderr, "  %-34s %-22s %9s %11s %11s %6s\n", "kernel and step", "where", "launches", "total ms",
+          "mean µs", "%");
+  int shown = nrows <= PROFILE_ROWS + 1 ? nrows : PROFILE_ROWS;
+  for (int i = 0; i < shown; i++) {
+    const ProfileRow *r = &rows[order[i]];
+    char label[96], where[96];
+    snprintf(label, sizeof label, "%s%s%s", r->name, r->step[0] ? " " : "", r->step);
+    format_where(where, sizeof where, r);
+    print_row(label, where, r->launches, r->ms, total_ms);
+  }
+  if (shown < nrows) {
+    uint64_t launches = 0;
+    double ms = 0;
+    for (int i = shown; i < nrows; i++) {
+      launches += rows[order[i]].launches;
+      ms += rows[order[i]].ms;
+    }
+    char label[64];
+    snprintf(label, sizeof label, "(%d other sites)", nrows - shown);
+    print_row(label, "", launches, ms, total_ms);
+  }
+  print_row("all launch sites", "", total_launches, total_ms, total_ms);
+  free(order);
+}
+
+/* rt_exit_report: the table, on stderr. */
+static void profile_report(void) {
+  cudaSetDevice(profile_device); /* rt_main's thread, not the program's */
+  if (rtg_profiling) {
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+      profile_stop("waiting for the device at exit", e);
+    else
+      resolve_marks(nmarks);
+  }
+  double wall_ms = 1000.0 * (rt_now() - profile_t0);
+  double sites_ms = 0;
+  for (int i = 0; i < nrows; i++)
+    sites_ms += rows[i].ms;
+  fprintf(stderr, "profile (NESSIE_PROFILE): GPU time per launch site, from CUDA events before and after each "
+                  "launch%s\n",
+          profile_stopped ? " (stopped early)" : "");
+  print_sites();
+  fprintf(stderr, "  (a row of CUB's counts calls, of a few kernels each; NESSIE_STATS's %llu kernel launches leave "
+                  "them out)\n",
+          (unsigned long long)rt_stats.kernels);
+  fprintf(stderr, "GPU: %.3f ms at launch sites, %.3f ms between them (idle while the host works or waits; copies; "
+                  "memsets)\n",
+          sites_ms, gap_ms);
+  uint64_t nwaits = 0;
+  double wait_s = 0;
+  for (int k = 0; k < NWAITS; k++) {
+    nwaits += waits[k].count;
+    wait_s += waits[k].seconds;
+  }
+  fprintf(stderr, "host: %llu waits for the device, %.3f ms\n", (unsigned long long)nwaits, 1000.0 * wait_s);
+  for (int k = 0; k < NWAITS; k++)
+    fprintf(stderr, "  %9llu %-28s %11.3f ms\n", (unsigned long long)waits[k].count, wait_names[k],
+            1000.0 * waits[k].seconds);
+  fprintf(stderr, "  (NESSIE_STATS's %llu host synchronizations are the waits that follow a launch)\n",
+          (unsigned long long)rt_stats.syncs);
+  fprintf(stderr, "host path: %llu kernel runs on the CPU, every vector at most NESSIE_HOST_MAX = %lld elements (not "
+                  "in the table)\n",
+          (unsigned long long)host_runs, (long long)host_max);
+  fprintf(stderr, "wall: %.3f ms from the GPU runtime's start to the end (%.3f ms of it starting CUDA)\n", wall_ms,
+          1000.0 * (profile_ready - profile_t0));
+  fflush(stderr);
+}
+
+/* Profiling on if NESSIE_PROFILE is set (and not 0): the first mark, the
+   start of the first interval.  't0': when rtg_init began. */
+static void profile_start(int dev, double t0) {
+  const char *env = getenv("NESSIE_PROFILE");
+  if (!env || !*env || strcmp(env, "0") == 0)
+    return;
+  profile_device = dev;
+  profile_t0 = t0;
+  profile_ready = rt_now();
+  rtg_profiling = true;
+  rt_exit_report = profile_report;
+  record_mark(GAP);
+}
+
 /* The device's memory, in bytes (0 until known). */
 static size_t device_memory;
 
 void rtg_init(const RtSite *sites) {
+  double started = rt_now();
   program_sites = sites;
   read_host_max();
   int count = 0;
@@ -99,6 +426,7 @@ void rtg_init(const RtSite *sites) {
     exit(1);
   }
   cudaMemset(ticket, 0, sizeof *ticket);
+  profile_start(dev, started);
 }
 
 unsigned *rtg_ticket(void) { return ticket; }
@@ -167,7 +495,9 @@ const int64_t *rtg_seg_offsets(RtValue *d) {
       size_t bytes = 0;
       cub::DeviceScan::InclusiveSum(NULL, bytes, d->lengths, off + 1, d->len, stream);
       void *tmp = rtg_alloc(bytes);
+      rtg_launching("scan (CUB)");
       check(cub::DeviceScan::InclusiveSum(tmp, bytes, d->lengths, off + 1, d->len, stream), "a segment scan");
+      cub_done("seg_offsets", RtLoc{NULL, 0, 0});
       rtg_free(tmp);
     }
     d->offsets = off;
@@ -190,6 +520,8 @@ void rtg_launched(const char *name, RtLoc loc) {
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     rt_fail(loc, NULL, "CUDA error launching kernel %s: %s", name, cudaGetErrorString(e));
+  if (rtg_profiling)
+    profile_after(name, loc);
 }
 
 /* ---- launches, for the context of their errors ---- */
@@ -273,7 +605,9 @@ void rtg_statement_end(void) {
   forget_launches();
 }
 
-void rtg_sync(void) {
+/* rtg_sync, not timed for the profile: for the waits that time
+   themselves. */
+static void sync_device(void) {
   if (!launched_since_sync)
     return;
   launched_since_sync = false;
@@ -301,16 +635,27 @@ void rtg_sync(void) {
   }
 }
 
+void rtg_sync(void) {
+  if (!launched_since_sync)
+    return;
+  double t0 = wait_start();
+  sync_device();
+  wait_done(WAIT_SYNC, t0);
+}
+
 void rtg_zero(void *dev, size_t n) { check(cudaMemsetAsync(dev, 0, n, stream), "a memset"); }
 
 void rtg_read(void *host, const void *dev, size_t n) {
+  double t0 = wait_start();
   check(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
-  rtg_sync();
+  sync_device();
+  wait_done(WAIT_READ, t0);
 }
 
 RtValue *rtg_to_host(RtValue *v) {
   if (!v->device)
     return v;
+  double t0 = wait_start();
   RtValue *h;
   if (v->type.kind == RT_SEGDES) {
     h = rt_value_new(rt_segdes_type(), v->len);
@@ -322,13 +667,15 @@ RtValue *rtg_to_host(RtValue *v) {
                           cudaMemcpyDeviceToHost, stream),
           "a copy to the host");
   }
-  rtg_sync();
+  sync_device();
+  wait_done(WAIT_TO_HOST, t0);
   return h;
 }
 
 RtValue *rtg_to_device(RtValue *h) {
   if (h->device || h->type.kind == RT_SCALAR)
     return h;
+  double t0 = wait_start();
   RtValue *d;
   if (h->type.kind == RT_SEGDES) {
     d = rtg_segdes_new(h->len);
@@ -342,6 +689,7 @@ RtValue *rtg_to_device(RtValue *h) {
   }
   /* the host copy may be freed as soon as the copy has been made */
   check(cudaStreamSynchronize(stream), "a copy to the device");
+  wait_done(WAIT_TO_DEVICE, t0);
   return d;
 }
 
@@ -380,6 +728,7 @@ static void queue_to_host(RtValue *v, void **old, int *nold) {
 /* Moves host value 'v' to the device: the copy is made from pageable
    memory, so the host memory may be freed as soon as the call returns. */
 static void to_device_in_place(RtValue *v) {
+  double t0 = wait_start();
   if (v->type.kind == RT_SEGDES) {
     int64_t *lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
     check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyHostToDevice, stream),
@@ -401,6 +750,7 @@ static void to_device_in_place(RtValue *v) {
     v->data.any = data;
   }
   v->device = true;
+  wait_done(WAIT_TO_DEVICE, t0);
 }
 
 bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes) {
@@ -415,16 +765,20 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
         to_device_in_place(vals[i]);
     return false;
   }
+  if (rtg_profiling)
+    host_runs++;
   void **old = (void **)rt_alloc(sizeof(void *) * (size_t)(2 * nvals + 1));
   int nold = 0;
   for (int i = 0; i < nvals; i++)
     if (vals[i]->device)
       queue_to_host(vals[i], old, &nold);
   if (nold > 0) {
+    double t0 = wait_start();
     check(cudaStreamSynchronize(stream), "a copy to the host");
     for (int i = 0; i < nold; i++)
       rtg_free(old[i]);
-    rtg_sync(); /* the errors of the kernels before */
+    sync_device(); /* the errors of the kernels before */
+    wait_done(WAIT_TO_HOST, t0);
   }
   rt_free(old);
   return true;
@@ -461,20 +815,24 @@ struct ToInt64 {
   __host__ __device__ int64_t operator()(uint8_t f) const { return f; }
 };
 
-int64_t rtg_flag_offsets(const uint8_t *flags, int64_t *offsets, int64_t n) {
+int64_t rtg_flag_offsets(const char *name, RtLoc loc, const uint8_t *flags, int64_t *offsets, int64_t n) {
   if (n <= 0)
     return 0;
   auto in = thrust::make_transform_iterator(flags, ToInt64{});
   size_t bytes = 0;
   cub::DeviceScan::ExclusiveSum(NULL, bytes, in, offsets, n, stream);
   void *tmp = rtg_alloc(bytes);
+  rtg_launching("scan of flags (CUB)");
   check(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, offsets, n, stream), "a scan of flags");
+  cub_done(name, loc);
   rtg_free(tmp);
   int64_t last[2];
   uint8_t last_flag;
+  double t0 = wait_start();
   check(cudaMemcpyAsync(&last[0], offsets + n - 1, sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "a copy");
   check(cudaMemcpyAsync(&last_flag, flags + n - 1, 1, cudaMemcpyDeviceToHost, stream), "a copy");
-  rtg_sync();
+  sync_device();
+  wait_done(WAIT_READ, t0);
   (void)last[1];
   return last[0] + last_flag;
 }
@@ -494,6 +852,7 @@ void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *
     return;
   const int64_t *off = rtg_seg_offsets(sd);
   int64_t n = rtg_seg_total(sd);
+  rtg_launching("counts");
   seg_counts_kernel<<<rtg::blocks_for(sd->len, 1), rtg::THREADS, 0, stream>>>(
       off, sd->len, offsets, n, kept, kept_sd->lengths, other_sd ? other_sd->lengths : NULL);
   rtg_launched("seg_counts", RtLoc{NULL, 0, 0});
@@ -513,6 +872,7 @@ __global__ void lengths_kernel(const int32_t *in, int64_t *out, int64_t n, RtKer
 RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
   RtValue *d = rtg_segdes_new(lengths->len);
   if (lengths->len > 0) {
+    rtg_launching("lengths");
     lengths_kernel<<<rtg::blocks_for(lengths->len, 4), rtg::THREADS, 0, stream>>>(lengths->data.i, d->lengths,
                                                                                  lengths->len, error_slot, run_site);
     rtg_launched("make_segdes", loc);
@@ -528,6 +888,7 @@ __global__ void narrow_kernel(const int64_t *in, int32_t *out, int64_t n) {
 RtValue *rtg_seg_lengths(RtValue *d) {
   RtValue *r = rtg_vec_new(RT_INT, d->len);
   if (d->len > 0) {
+    rtg_launching("narrow");
     narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(d->lengths, r->data.i, d->len);
     rtg_launched("seg_lengths", RtLoc{NULL, 0, 0});
   }
@@ -537,7 +898,9 @@ RtValue *rtg_seg_lengths(RtValue *d) {
 RtValue *rtg_seg_starts(RtValue *d) {
   RtValue *r = rtg_vec_new(RT_INT, d->len);
   if (d->len > 0) {
-    narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(rtg_seg_offsets(d), r->data.i, d->len);
+    const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
+    rtg_launching("narrow");
+    narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(off, r->data.i, d->len);
     rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
   }
   return r;
@@ -563,13 +926,18 @@ int32_t *rtg_seg_ids_raw(RtValue *d) {
   if (n == 0)
     return ids;
   check(cudaMemsetAsync(ids, 0, sizeof(int32_t) * (size_t)n, stream), "a memset");
-  marks_kernel<<<rtg::blocks_for(d->len, 1), rtg::THREADS, 0, stream>>>(rtg_seg_offsets(d), d->len, n, ids);
+  const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
+  rtg_launching("marks");
+  marks_kernel<<<rtg::blocks_for(d->len, 1), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
   rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
   size_t bytes = 0;
   cub::DeviceScan::InclusiveSum(NULL, bytes, ids, ids, n, stream);
   void *tmp = rtg_alloc(bytes);
+  rtg_launching("scan (CUB)");
   check(cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, n, stream), "a scan of segment marks");
+  cub_done("seg_ids", RtLoc{NULL, 0, 0});
   rtg_free(tmp);
+  rtg_launching("decrement");
   decrement_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(ids, n);
   rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
   return ids;
@@ -630,6 +998,7 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
     return r;
   double *keys = (double *)rtg_alloc(sizeof(double) * (size_t)n * 2);
   int32_t *idx = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)n * 2);
+  rtg_launching("keys");
   keys_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(v->data.any, v->type.base, n, down, keys, idx);
   rtg_launched("rank", RtLoc{NULL, 0, 0});
   size_t bytes = 0;
@@ -638,19 +1007,24 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
   if (!d) {
     cub::DeviceRadixSort::SortPairs(NULL, bytes, keys, keys + n, idx, idx + n, n, 0, 64, stream);
     tmp = rtg_alloc(bytes);
+    rtg_launching("sort (CUB)");
     check(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, keys + n, idx, idx + n, n, 0, 64, stream), "a sort");
+    cub_done("rank", RtLoc{NULL, 0, 0});
   } else {
     const int64_t *off = rtg_seg_offsets(d);
     cub::DeviceSegmentedSort::StableSortPairs(NULL, bytes, keys, keys + n, idx, idx + n, n, d->len, off, off + 1,
                                               stream);
     tmp = rtg_alloc(bytes);
+    rtg_launching("segmented sort (CUB)");
     check(cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, keys, keys + n, idx, idx + n, n, d->len, off, off + 1,
                                                     stream),
           "a segmented sort");
+    cub_done("rank", RtLoc{NULL, 0, 0});
     ids = rtg_seg_ids_raw(d);
   }
-  ranks_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(idx + n, n, d ? rtg_seg_offsets(d) : NULL, ids,
-                                                                    r->data.i);
+  const int64_t *off = d ? rtg_seg_offsets(d) : NULL; /* made above: no launch */
+  rtg_launching("ranks");
+  ranks_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(idx + n, n, off, ids, r->data.i);
   rtg_launched("rank", RtLoc{NULL, 0, 0});
   rtg_free(tmp);
   rtg_free(keys);
@@ -681,6 +1055,7 @@ RtValue *rtg_rand(int site, RtValue *x) {
   uint64_t s = rt_rand_stream(rt_rand_state(), site, rt_rand_execution(site));
   RtValue *r = rtg_vec_new(x->type.base, x->len);
   if (x->len > 0) {
+    rtg_launching("draw");
     rand_kernel<<<rtg::blocks_for(x->len, 4), rtg::THREADS, 0, stream>>>(x->data.any, x->type.base, x->len, s,
                                                                          r->data.any);
     rtg_launched("rand", RtLoc{NULL, 0, 0});

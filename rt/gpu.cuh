@@ -75,6 +75,7 @@ template <class Pull, class Store> __global__ void map_kernel(Pull pull, Store s
 template <class Pull, class Store> void map(const char *name, RtLoc loc, Pull pull, Store store, int64_t n) {
   if (n <= 0)
     return;
+  rtg_launching("map");
   map_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, store, n);
   rtg_launched(name, loc);
 }
@@ -162,8 +163,10 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks + sizeof(V));
   V *out = partial + blocks;
   zero_slot(out);
+  rtg_launching("reduce (parts)");
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
+  rtg_launching("reduce (final)");
   reduce_final<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id, out);
   rtg_launched(name, loc);
   V r;
@@ -236,6 +239,7 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)(blocks + 1));
   V *out = partial + blocks;
   zero_slot(out);
+  rtg_launching("reduce");
   reduce_commutative_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
   V r;
@@ -314,10 +318,13 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
   int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  rtg_launching("scan (parts)");
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
+  rtg_launching("scan (prefixes)");
   scan_prefixes<<<1, 1, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
   rtg_launched(name, loc);
+  rtg_launching("scan (write)");
   scan_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, store);
   rtg_launched(name, loc);
   rtg_free(partial);
@@ -352,15 +359,17 @@ int64_t select_count(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t 
   *offsets = (int64_t *)rtg_alloc(sizeof(int64_t) * ((size_t)n + 1));
   if (n <= 0)
     return 0;
+  rtg_launching("flags");
   flags_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, pred, n, *flags);
   rtg_launched(name, loc);
-  return rtg_flag_offsets(*flags, *offsets, n);
+  return rtg_flag_offsets(name, loc, *flags, *offsets, n);
 }
 
 template <class Pull, class Store, class Other>
 void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *flags, int64_t *offsets, Store kept,
                   Other other, bool partition) {
   if (n > 0) {
+    rtg_launching("select");
     select_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, n, flags, offsets, kept, other, partition);
     rtg_launched(name, loc);
   }
@@ -416,6 +425,7 @@ void permute(const char *name, RtLoc loc, Pull pull, Index index, int64_t n, int
   if (n <= 0)
     return;
   if (!into) {
+    rtg_launching("permute");
     permute_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, room, store, rtg_error(), run,
                                                                      site);
     rtg_launched(name, loc);
@@ -423,8 +433,10 @@ void permute(const char *name, RtLoc loc, Pull pull, Index index, int64_t n, int
   }
   unsigned long long *win = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * ((size_t)room + 1));
   cudaMemsetAsync(win, 0, sizeof(unsigned long long) * ((size_t)room + 1), rtg_stream());
+  rtg_launching("permute (winners)");
   winners_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(index, n, room, win, rtg_error(), run, site);
   rtg_launched(name, loc);
+  rtg_launching("permute (write)");
   winners_write<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, room, win, store);
   rtg_launched(name, loc);
   rtg_free(win);
@@ -437,6 +449,7 @@ template <class V, class Pull> __global__ void once_kernel(Pull pull, V *out) { 
 template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
   V *out = (V *)rtg_alloc(sizeof(V));
   zero_slot(out);
+  rtg_launching("once");
   once_kernel<<<1, 1, 0, rtg_stream()>>>(pull, out);
   rtg_launched(name, loc);
   V r;
@@ -504,6 +517,7 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
     return;
   const int64_t *off = rtg_seg_offsets(sd);
   int blocks = blocks_for(sd->len * 32, 1);
+  rtg_launching(scan ? "segmented scan" : "segmented reduce");
   seg_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
   rtg_launched(name, loc);
 }
@@ -562,15 +576,18 @@ void seg_permute(const char *name, RtLoc loc, Pull pull, Index index, RtValue *s
   const int64_t *off = rtg_seg_offsets(sd);
   int32_t *ids = rtg_seg_ids_raw(sd);
   if (!into) {
+    rtg_launching("segmented permute");
     seg_permute_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, store, rtg_error(),
                                                                         run, site);
     rtg_launched(name, loc);
   } else {
     unsigned long long *win = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * ((size_t)n + 1));
     cudaMemsetAsync(win, 0, sizeof(unsigned long long) * ((size_t)n + 1), rtg_stream());
+    rtg_launching("segmented permute (winners)");
     seg_winners_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(index, n, ids, off, win, rtg_error(), run,
                                                                         site);
     rtg_launched(name, loc);
+    rtg_launching("segmented permute (write)");
     seg_winners_write<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, win, store);
     rtg_launched(name, loc);
     rtg_free(win);

@@ -63,8 +63,26 @@ unsigned *rtg_ticket(void);
 /* The device's error record, which kernels write (rt/kernel.h). */
 RtKernelError *rtg_error(void);
 /* After launching kernel 'name' for the `run` at 'loc': counts it, and
-   reports a launch failure naming the kernel and the NESL line. */
+   reports a launch failure naming the kernel and the NESL line; under
+   NESSIE_PROFILE, marks the end of the launch on the stream. */
 void rtg_launched(const char *name, RtLoc loc);
+
+/* ---- the profile ----
+   NESSIE_PROFILE=1 (read by rtg_init): every launch is timed on the GPU
+   with CUDA events, one recorded just before it (rtg_launching) and one
+   just after (rtg_launched), accumulated per launch site (kernel, step,
+   NESL line), and the table printed on stderr at exit (gpu.cu says what
+   the times include).  Unset, each hook costs one test of
+   rtg_profiling. */
+extern bool rtg_profiling;
+void rtg_profile_before(const char *step);
+/* Right before launching step 'step' of a skeleton ("map", "scan
+   (parts)"): the step's name for the table, and the mark that separates
+   the launch from the GPU's wait for it. */
+static inline void rtg_launching(const char *step) {
+  if (rtg_profiling)
+    rtg_profile_before(step);
+}
 /* Waits for the device and reports the error a kernel recorded, if any
    (the statement stops); counts a host synchronization. */
 void rtg_sync(void);
@@ -82,8 +100,9 @@ void rtg_read(void *host, const void *dev, size_t n);
 void rtg_zero(void *dev, size_t n);
 
 /* The exclusive sum of 'n' flags (0 or 1) into 'offsets' (n entries, on
-   the device); returns the total (a sync). */
-int64_t rtg_flag_offsets(const uint8_t *flags, int64_t *offsets, int64_t n);
+   the device); returns the total (a sync).  'name' and 'loc' are the
+   kernel's whose flags they are (for the profile). */
+int64_t rtg_flag_offsets(const char *name, RtLoc loc, const uint8_t *flags, int64_t *offsets, int64_t n);
 
 /* ---- where a value lives ----
    A vector or segdes of at most NESSIE_HOST_MAX elements (default 4096)

@@ -280,6 +280,10 @@ typedef struct RtStats {
   uint64_t bytes;   /* bytes allocated for vectors and segment descriptors */
 } RtStats;
 extern RtStats rt_stats;
+/* Called by rt_main when the program has finished, before the
+   NESSIE_STATS line, where set: the GPU runtime's profile
+   (NESSIE_PROFILE, rt/gpu.cu). */
+extern void (*rt_exit_report)(void);
 
 /* Runs 'program' (a generated executable's statements) on a thread with
    a big stack, as the interpreters run on one; the exit status: 1 if a
