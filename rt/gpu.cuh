@@ -480,45 +480,98 @@ template <class V> __device__ V shfl_from(V v, int lane) {
   return v;
 }
 
-/* Each warp one segment at a time: the segment in chunks of 32, each
-   lane one element (coalesced), the chunk's inclusive scan across the
-   lanes (in order), carried from chunk to chunk.  A REDUCE stores the
-   segment's combination, a SCAN each element's exclusive prefix. */
+/* One warp over elements [lo, hi) of a segment, starting from 'carry':
+   in chunks of 32, each lane one element (coalesced), the chunk's
+   inclusive scan across the lanes (in order), carried from chunk to
+   chunk.  With 'scan', each element's exclusive prefix is stored.
+   Returns the combination of 'carry' and the elements. */
+template <class V, class Pull, class Op, class Store>
+__device__ V warp_segment(Pull &pull, Op &op, V id, int64_t lo, int64_t hi, int lane, bool scan, Store &store,
+                          V carry) {
+  for (int64_t base = lo; base < hi; base += 32) {
+    int64_t j = base + lane;
+    bool in = j < hi;
+    V x = in ? pull(j) : id;
+    V inc = x;
+    for (int d = 1; d < 32; d *= 2) {
+      V left = shfl_up(inc, d);
+      if (lane >= d)
+        inc = op(left, inc);
+    }
+    V before = shfl_up(inc, 1);
+    if (scan && in)
+      store(j, lane == 0 ? carry : op(carry, before));
+    carry = op(carry, shfl_from(inc, 31));
+  }
+  return carry;
+}
+
+/* Each warp one segment at a time.  A REDUCE stores the segment's
+   combination, a SCAN each element's exclusive prefix. */
 template <class V, class Pull, class Op, class Store>
 __global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
   int lane = threadIdx.x & 31;
   int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
   int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
   for (int64_t s = warp; s < nseg; s += warps) {
-    V carry = id;
-    for (int64_t base = off[s]; base < off[s + 1]; base += 32) {
-      int64_t j = base + lane;
-      bool in = j < off[s + 1];
-      V x = in ? pull(j) : id;
-      V inc = x;
-      for (int d = 1; d < 32; d *= 2) {
-        V left = shfl_up(inc, d);
-        if (lane >= d)
-          inc = op(left, inc);
-      }
-      V before = shfl_up(inc, 1);
-      if (scan && in)
-        store(j, lane == 0 ? carry : op(carry, before));
-      carry = op(carry, shfl_from(inc, 31));
-    }
+    V carry = warp_segment(pull, op, id, off[s], off[s + 1], lane, scan, store, id);
     if (!scan && lane == 0)
       store(s, carry);
   }
 }
+
+/* Each block one segment at a time, for a few long segments (the first
+   levels of a quicksort: one segment of all the keys, which a single warp
+   walked alone): the segment in one contiguous slice per warp, in order;
+   the slices' combinations meet in shared memory, in order.  A SCAN
+   reads its slice twice: once for the slice's total, then to store each
+   prefix from the totals of the slices before it. */
+template <class V, class Pull, class Op, class Store>
+__global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
+  __shared__ alignas(16) unsigned char room[(THREADS / 32) * sizeof(V)];
+  V *totals = reinterpret_cast<V *>(room);
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  for (int64_t s = blockIdx.x; s < nseg; s += gridDim.x) {
+    int64_t b = off[s], e = off[s + 1];
+    int64_t per = ((e - b + nw - 1) / nw + 31) / 32 * 32;
+    int64_t lo = b + w * per < e ? b + w * per : e;
+    int64_t hi = lo + per < e ? lo + per : e;
+    V total = warp_segment(pull, op, id, lo, hi, lane, false, store, id);
+    if (lane == 0)
+      totals[w] = total;
+    __syncthreads();
+    if (scan) {
+      V start = id;
+      for (int k = 0; k < w; k++)
+        start = op(start, totals[k]);
+      warp_segment(pull, op, id, lo, hi, lane, true, store, start);
+    } else if (threadIdx.x == 0) {
+      V all = id;
+      for (int k = 0; k < nw; k++)
+        all = op(all, totals[k]);
+      store(s, all);
+    }
+    __syncthreads();
+  }
+}
+
+/* A block per segment where they are few (SEG_BLOCKS or fewer: each then
+   has the work of a block, and a long one is not left to one warp), a
+   warp per segment where they are many. */
+constexpr int64_t SEG_BLOCKS = 1024;
 
 template <class V, class Pull, class Op, class Store>
 void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store) {
   if (sd->len <= 0)
     return;
   const int64_t *off = rtg_seg_offsets(sd);
-  int blocks = blocks_for(sd->len * 32, 1);
   rtg_launching(scan ? "segmented scan" : "segmented reduce");
-  seg_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+  if (sd->len <= SEG_BLOCKS) {
+    seg_block_kernel<<<(int)sd->len, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+  } else {
+    int blocks = blocks_for(sd->len * 32, 1);
+    seg_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
+  }
   rtg_launched(name, loc);
 }
 
