@@ -121,15 +121,6 @@ static bool own_read(const LcuExp *e, const LcuVar *i, const LcuVar *vec) {
   return i && e->kind == LE_INDEX && e->var == vec && e->args[0]->kind == LE_VAR && e->args[0]->var == i;
 }
 
-static bool contains_own_read(const LcuExp *e, const LcuVar *i, const LcuVar *vec) {
-  if (own_read(e, i, vec))
-    return true;
-  for (int k = 0; k < e->nargs; k++)
-    if (contains_own_read(e->args[k], i, vec))
-      return true;
-  return false;
-}
-
 static LcuVar *fresh(Rw *w, FlatBase b, const char *hint) { return lcu_new_var(w->p, lcu_scalar(b), hint); }
 
 /* A copy of 'e' with the variables of 'from' read as those of 'to'. */
@@ -249,7 +240,7 @@ static bool reads_all_first(const LcuSoac *P, const LcuSoac *C) {
   for (int j = 0; j < P->results.len; j++) {
     bool read = false;
     for (int e = first; e < last && !read; e++)
-      read = contains_own_read(lcu_thunk_exp(C->pull, e), i, P->results.data[j]);
+      read = lcu_exp_reads_at(lcu_thunk_exp(C->pull, e), P->results.data[j], i);
     if (!read)
       return false;
   }

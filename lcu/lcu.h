@@ -526,6 +526,8 @@ LcuExp *lcu_subst_var(LcuProgram *p, const LcuExp *e, const LcuVar *x, const Lcu
 LcuExp *lcu_subst_index(LcuProgram *p, const LcuExp *e, const LcuVar *vec, const LcuVar *index, const LcuExp *by);
 /* True if 'e' reads variable 'v' (as x, x[e] or #x). */
 bool lcu_exp_reads(const LcuExp *e, const LcuVar *v);
+/* True if 'e' reads vec[i] at exactly the variable 'i' (i may be NULL). */
+bool lcu_exp_reads_at(const LcuExp *e, const LcuVar *vec, const LcuVar *i);
 
 /* The variables thunk 't' reads and does not bind (its parameters, its
    lets), in order of first appearance: what its `using` must list. */

@@ -284,12 +284,11 @@ static const LcuVar *index_param(const LcuThunk *consumer) {
   return first && lcu_type_equal(first->type, lcu_scalar(FB_INT)) ? first : NULL;
 }
 
-/* Whether 'e' reads a[i]. */
-static bool reads_at(const LcuExp *e, const LcuVar *i, const LcuVar *a) {
-  if (e->kind == LE_INDEX && e->var == a && e->args[0]->kind == LE_VAR && e->args[0]->var == i)
+bool lcu_exp_reads_at(const LcuExp *e, const LcuVar *vec, const LcuVar *i) {
+  if (e->kind == LE_INDEX && e->var == vec && e->args[0]->kind == LE_VAR && e->args[0]->var == i)
     return true;
   for (int k = 0; k < e->nargs; k++)
-    if (reads_at(e->args[k], i, a))
+    if (lcu_exp_reads_at(e->args[k], vec, i))
       return true;
   return false;
 }
@@ -351,7 +350,7 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
 static int own_reads(const LcuThunk *consumer, const LcuVar *i, const LcuVar *a) {
   int n = 0;
   for (int e = 0; e < lcu_thunk_nexps(consumer); e++)
-    n += reads_at(lcu_thunk_exp(consumer, e), i, a);
+    n += lcu_exp_reads_at(lcu_thunk_exp(consumer, e), a, i);
   return n;
 }
 
@@ -433,15 +432,21 @@ static void compose_shared(Compose *c, const LcuThunk *consumer, LcuThunk *t, bo
     lcu_thunk_return(t, compose_exp(c, consumer->body.data[b]));
 }
 
+/* The composed thunk begun: the consumer's parameters, renamed. */
+static LcuThunk *begin(Compose *c, LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer) {
+  *c = (Compose){.p = p, .producer = producer, .index = index_param(consumer)};
+  c->bound = xmalloc(sizeof(LcuVar *) * (size_t)(producer->results.len + 1));
+  LcuThunk *t = lcu_thunk_new();
+  for (int i = 0; i < consumer->params.len; i++)
+    vec_push(&t->params, fresh(p, &c->renaming, consumer->params.data[i]));
+  return t;
+}
+
 LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer) {
   if (producer->kind != SOAC_MAP || !producer->pull)
     die("lcu_compose_pull: the producer is a %s, not a MAP", lcu_soac_name(producer->kind));
-  Compose c = {.p = p, .producer = producer};
-  LcuThunk *t = lcu_thunk_new();
-  for (int i = 0; i < consumer->params.len; i++)
-    vec_push(&t->params, fresh(p, &c.renaming, consumer->params.data[i]));
-  c.index = index_param(consumer);
-  c.bound = xmalloc(sizeof(LcuVar *) * (size_t)(producer->results.len + 1));
+  Compose c;
+  LcuThunk *t = begin(&c, p, producer, consumer);
   if (lcu_compose_shares(producer, consumer))
     compose_shared(&c, consumer, t, false);
   else
@@ -453,14 +458,9 @@ LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThun
 LcuThunk *lcu_merge_maps(LcuProgram *p, const LcuSoac *producer, const LcuSoac *consumer, const bool *keep) {
   if (producer->kind != SOAC_MAP || consumer->kind != SOAC_MAP || !index_param(consumer->pull))
     die("lcu_merge_maps: a %s into a %s", lcu_soac_name(producer->kind), lcu_soac_name(consumer->kind));
-  Compose c = {.p = p, .producer = producer};
-  LcuThunk *t = lcu_thunk_new();
-  const LcuThunk *pull = consumer->pull;
-  for (int i = 0; i < pull->params.len; i++)
-    vec_push(&t->params, fresh(p, &c.renaming, pull->params.data[i]));
-  c.index = index_param(pull);
-  c.bound = xmalloc(sizeof(LcuVar *) * (size_t)(producer->results.len + 1));
-  compose_shared(&c, pull, t, true);
+  Compose c;
+  LcuThunk *t = begin(&c, p, producer, consumer->pull);
+  compose_shared(&c, consumer->pull, t, true);
   /* the producer's kept values first */
   Vec body = t->body;
   t->body = (Vec){0};
