@@ -156,6 +156,10 @@ typedef struct Tx {
      recording pass each check records its own error. */
   bool fast;
   const char *failed;
+  /* the fast pass's finiteness test of float +, - and *: the least
+     rt_finite_bits of their results (named at the first), zero when one
+     is not finite */
+  const char *finite;
 } Tx;
 
 /* The fast pass's flag, named when the first check needs it (a thunk
@@ -191,6 +195,12 @@ static void cse_forget(Tx *tx, int mark) {
 static void record(Tx *tx, const char *what) {
   Cg *cg = tx->cg;
   cg_line(cg, "%s(%s, %s, %s);", cg->record_fn, tx->checks->record, tx->checks->index, what);
+}
+
+static const char *finite_least(Tx *tx) {
+  if (!tx->finite)
+    tx->finite = cg_temp(tx->cg);
+  return tx->finite;
 }
 
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);
@@ -251,10 +261,18 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
      writes its error code only when it fails */
   const char *err = cg_temp(cg); /* unused in the fast pass, where it keeps the numbering of a thunk without checks */
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
-  if (checked && tx->fast)
-    call = cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
+  if (checked && tx->fast && base == FB_FLOAT && (e->op == FLAT_ADD || e->op == FLAT_SUB || e->op == FLAT_MUL)) {
+    /* fails only on a result that is not finite: the integer test */
+    const char *least = finite_least(tx);
+    const char *sign = e->op == FLAT_ADD ? "+" : e->op == FLAT_SUB ? "-" : "*";
+    cg_line(cg, "double %s = %s %s %s;", t, args[0], sign, args[1]);
+    cg_line(cg, "%s = rt_finite_least(%s, %s);", least, least, t);
+    return t;
+  }
+  if (checked && tx->fast)
+    call = cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
   if (!checked || tx->fast) {
     cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, call);
     return t;
@@ -342,7 +360,7 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    values).  A thunk without checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx fast = {cg, checks, {0}, {0}, true, NULL};
+  Tx fast = {cg, checks, {0}, {0}, true, NULL, NULL};
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
   FILE *out = cg->out;
@@ -356,12 +374,17 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   cg->out = out;
   if (fast.failed)
     cg_line(cg, "int %s = 0; /* nonzero: a check below failed */", fast.failed);
+  if (fast.finite)
+    cg_line(cg, "uint32_t %s = 0x7ff00000u; /* zero: a float result below is not finite */", fast.finite);
   fwrite(text, 1, size, cg->out);
   free(text);
-  if (fast.failed) {
-    cg_line(cg, "if (__builtin_expect(%s != 0, 0)) { /* again, recording the error */", fast.failed);
+  if (fast.failed || fast.finite) {
+    const char *failed = fast.failed && fast.finite ? xprintf("%s != 0 || %s == 0", fast.failed, fast.finite)
+                         : fast.failed              ? xprintf("%s != 0", fast.failed)
+                                                    : xprintf("%s == 0", fast.finite);
+    cg_line(cg, "if (__builtin_expect(%s, 0)) { /* again, recording the error */", failed);
     cg->indent++;
-    Tx slow = {cg, checks, {0}, {0}, false, NULL};
+    Tx slow = {cg, checks, {0}, {0}, false, NULL, NULL};
     gen_thunk(&slow, t, args, env);
     cg->indent--;
     cg_line(cg, "}");

@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define RT_FN static __host__ __device__ __forceinline__
@@ -44,6 +45,27 @@ RT_FN double rt_finite(double x, int *err) {
   if (!isfinite(x))
     *err = RT_E_NOT_FINITE;
   return x;
+}
+
+/* The finiteness test of a thunk's fast pass (codegen/thunk.c) in integer
+   operations: the inverted exponent bits of x's high word, zero exactly
+   when x is not finite (its exponent all ones), so that the least of them
+   over a thunk's float results is zero exactly when one is not finite.
+   isfinite is a float comparison, on the pipe that Black-Scholes's
+   arithmetic keeps busy; this is two integer operations. */
+RT_FN uint32_t rt_finite_bits(double x) {
+#ifdef __CUDA_ARCH__
+  uint32_t hi = (uint32_t)__double2hiint(x);
+#else
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  uint32_t hi = (uint32_t)(u >> 32);
+#endif
+  return ~hi & 0x7ff00000u;
+}
+RT_FN uint32_t rt_finite_least(uint32_t least, double x) {
+  uint32_t b = rt_finite_bits(x);
+  return b < least ? b : least;
 }
 
 /* ---- arithmetic ---- */
@@ -154,12 +176,15 @@ RT_FN double rt_sqrt_f(double x, int *err) {
   }
   return sqrt(x);
 }
+/* NESL's floats are finite, and the log of a finite positive number is
+   finite: no finiteness test (a NaN, which only a failed operation makes,
+   fails here too) */
 RT_FN double rt_ln_f(double x, int *err) {
-  if (x <= 0) {
+  if (!(x > 0)) {
     *err = RT_E_LN_NONPOS;
     return 0.0;
   }
-  return rt_finite(log(x), err);
+  return log(x);
 }
 RT_FN double rt_exp_f(double x, int *err) { return rt_finite(exp(x), err); }
 RT_FN double rt_sin_f(double x, int *err) { return rt_finite(sin(x), err); }
