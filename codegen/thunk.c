@@ -130,6 +130,49 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
   }
 }
 
+/* The C of a checked float operation without its check, for the fast
+   pass of a thunk (below), or NULL.  Every failure of these operations
+   makes this raw result non-finite (a zero divisor an infinity or NaN,
+   sqrt of a negative number and ln of one not positive a NaN or
+   -infinity), so that the finiteness test stands for all their checks;
+   the recording pass says which one failed. */
+static const char *raw_float_op(FlatOp op, FlatBase base, const char **a) {
+  if (base != FB_FLOAT)
+    return NULL;
+  switch (op) {
+  case FLAT_ADD:
+    return xprintf("%s + %s", a[0], a[1]);
+  case FLAT_SUB:
+    return xprintf("%s - %s", a[0], a[1]);
+  case FLAT_MUL:
+    return xprintf("%s * %s", a[0], a[1]);
+  case FLAT_DIV:
+    return xprintf("%s / %s", a[0], a[1]);
+  case FLAT_RECIP:
+    return xprintf("1.0 / %s", a[0]);
+  case FLAT_POW:
+    return xprintf("pow(%s, (double)%s)", a[0], a[1]);
+  case FLAT_EXPT:
+    return xprintf("pow(%s, %s)", a[0], a[1]);
+  case FLAT_LN:
+    return xprintf("log(%s)", a[0]);
+  case FLAT_SQRT:
+  case FLAT_EXP:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_ATAN:
+  case FLAT_SINH:
+  case FLAT_COSH:
+  case FLAT_TANH:
+    return xprintf("%s(%s)", flat_op_name(op), a[0]);
+  default:
+    return NULL;
+  }
+}
+
 /* ---- expressions ---- */
 
 /* Value numbering: a thunk carries no sharing between its results, and
@@ -156,9 +199,9 @@ typedef struct Tx {
      recording pass each check records its own error. */
   bool fast;
   const char *failed;
-  /* the fast pass's finiteness test of float +, - and *: the least
-     rt_finite_bits of their results (named at the first), zero when one
-     is not finite */
+  /* the fast pass's test of checked float operations (raw_float_op): the
+     least rt_finite_bits of their results (named at the first), zero when
+     one is not finite */
   const char *finite;
 } Tx;
 
@@ -263,11 +306,11 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
-  if (checked && tx->fast && base == FB_FLOAT && (e->op == FLAT_ADD || e->op == FLAT_SUB || e->op == FLAT_MUL)) {
-    /* fails only on a result that is not finite: the integer test */
+  const char *raw = checked && tx->fast ? raw_float_op(e->op, base, args) : NULL;
+  if (raw) {
+    /* no branch: the raw result and the integer finiteness test */
     const char *least = finite_least(tx);
-    const char *sign = e->op == FLAT_ADD ? "+" : e->op == FLAT_SUB ? "-" : "*";
-    cg_line(cg, "double %s = %s %s %s;", t, args[0], sign, args[1]);
+    cg_line(cg, "double %s = %s;", t, raw);
     cg_line(cg, "%s = rt_finite_least(%s, %s);", least, least, t);
     return t;
   }
