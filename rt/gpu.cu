@@ -15,6 +15,7 @@
 
 static cudaStream_t stream;
 static int max_blocks = 1024;
+static int sm_count = 128; /* rtg_init asks the device */
 static unsigned *ticket; /* rtg_ticket */
 static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
 static const RtSite *program_sites;
@@ -402,6 +403,7 @@ void rtg_init(const RtSite *sites) {
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
     max_blocks = prop.multiProcessorCount * 8;
+    sm_count = prop.multiProcessorCount;
     device_memory = prop.totalGlobalMem;
   }
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
@@ -434,6 +436,8 @@ unsigned *rtg_ticket(void) { return ticket; }
 cudaStream_t rtg_stream(void) { return stream; }
 
 int rtg_max_blocks(void) { return max_blocks; }
+
+int rtg_sm_count(void) { return sm_count; }
 
 RtKernelError *rtg_error(void) { return error_slot; }
 

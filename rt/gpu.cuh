@@ -65,6 +65,27 @@ inline int blocks_for(int64_t n, int per_thread) {
   return (int)(b < 1 ? 1 : b > most ? most : b);
 }
 
+/* The grid of a grid-stride kernel: as many blocks as the GPU holds at
+   once, one wave, where n has the work for them ('resident' from
+   resident_blocks).  Given more blocks than fit, a grid-stride kernel
+   runs a second, partial wave: Black-Scholes's MAP (46 registers a
+   thread) fits 5 blocks of 256 threads on an SM, and the 8 a SM that
+   blocks_for gives left its second wave 60% full. */
+inline int wave_for(int64_t n, int per_thread, int resident) {
+  int64_t b = (n + (int64_t)THREADS * per_thread - 1) / ((int64_t)THREADS * per_thread);
+  return (int)(b < 1 ? 1 : b > resident ? resident : b);
+}
+
+/* The blocks of 'kernel' (THREADS threads, static shared memory) that
+   the GPU holds at once.  Each caller keeps its answer in a static: one
+   query per kernel. */
+template <class Kernel> int resident_blocks(Kernel kernel) {
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, 0) != cudaSuccess || per_sm < 1)
+    per_sm = 1;
+  return per_sm * rtg_sm_count();
+}
+
 /* ---- MAP ---- */
 
 template <class Pull, class Store> __global__ void map_kernel(Pull pull, Store store, int64_t n) {
@@ -75,8 +96,9 @@ template <class Pull, class Store> __global__ void map_kernel(Pull pull, Store s
 template <class Pull, class Store> void map(const char *name, RtLoc loc, Pull pull, Store store, int64_t n) {
   if (n <= 0)
     return;
+  static const int resident = resident_blocks(map_kernel<Pull, Store>);
   rtg_launching("map");
-  map_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, store, n);
+  map_kernel<<<wave_for(n, 4, resident), THREADS, 0, rtg_stream()>>>(pull, store, n);
   rtg_launched(name, loc);
 }
 
@@ -235,7 +257,8 @@ __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *
    (a sync). */
 template <class V, class Pull, class Op>
 V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  int blocks = blocks_for(n, 4);
+  static const int resident = resident_blocks(reduce_commutative_kernel<V, Pull, Op>);
+  int blocks = wave_for(n, 4, resident);
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)(blocks + 1));
   V *out = partial + blocks;
   zero_slot(out);

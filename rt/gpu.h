@@ -30,6 +30,8 @@ void rtg_init(const RtSite *sites);
 cudaStream_t rtg_stream(void);
 /* Blocks for a grid that fills the device. */
 int rtg_max_blocks(void);
+/* The GPU's multiprocessors. */
+int rtg_sm_count(void);
 
 /* Device memory of 'bytes' (at least 1), on the stream: an error of the
    statement, with the size asked for and the memory free, if there is
