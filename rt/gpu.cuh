@@ -789,29 +789,43 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
 }
 
 /* ---- the choice of a segmented skeleton ----
-   With fewer segments than twice the SMs (segments < 2 x SMs), a block
-   per segment leaves most SMs idle (a block per SM at most on half of
-   them): the balanced path, unless the elements are so few (fewer than
-   SEG_BALANCED_MIN) that a block per segment is done in about the time of
-   the balanced path's two extra launches.  The total is used only where
+   Measured on an H100 (132 SMs; tests/gpu/segtest.cu's timing, + on
+   int32, 10^6 elements in equal segments), µs per call:
+
+     segments              1     2     4    16    64   263  1024
+     block per segment  1167   599   494   122    29    10     8  (reduce)
+     balanced             40    41    42    45    48    53    61  (reduce)
+     block per segment  2458  1261  1039   253    56    17    12  (scan)
+     balanced             45    46    47    49    52    55    63  (scan)
+
+   A block walks about 1 element per ns in a reduce (0.5 in a scan), so a
+   block per segment takes as long as its longest segment; the balanced
+   path costs about 40-60 µs whatever the layout (three launches, each
+   about one wave of blocks).  So: the balanced path where the segments
+   are fewer than twice the SMs and their average length is at least
+   SEG_BALANCED_AVG (the longest is then at least that long, a block on
+   it at least as slow as the balanced path; any skew only lengthens it);
+   else a block per segment where they are few (SEG_BLOCKS or fewer: each
+   then has the work of a block, and a long one is not left to one warp),
+   a warp per segment where they are many.  The total is used only where
    the host knows it already (reading it is a synchronization); unknown,
-   the kernel runs on the GPU because something is larger than
-   NESSIE_HOST_MAX, and with few segments that is most likely the
-   elements: the balanced path, whose wrong guess costs two launches, not
-   a long serial walk.  Otherwise a block per segment where they are few
-   (SEG_BLOCKS or fewer: each then has the work of a block, and a long one
-   is not left to one warp), a warp per segment where they are many.  The
-   balanced path keeps pairs of V in shared memory beside a tile of V: a V
-   larger than SEG_BALANCED_MAX_V bytes takes the other kernels (as it
-   did before), so that no program that built before fails to. */
+   the balanced path for at most SEG_BALANCED_UNKNOWN segments, whose
+   wrong guess costs some 40 µs, where the other's costs a ms per million
+   elements in the longest segment.  The balanced path keeps pairs of V in
+   shared memory beside a tile of V: a V larger than SEG_BALANCED_MAX_V
+   bytes takes the other kernels (as it did before), so that no program
+   that built before fails to. */
 constexpr int64_t SEG_BLOCKS = 1024;
-constexpr int64_t SEG_BALANCED_MIN = (int64_t)1 << 16;
+constexpr int64_t SEG_BALANCED_AVG = (int64_t)1 << 15;
+constexpr int64_t SEG_BALANCED_UNKNOWN = 32;
 constexpr size_t SEG_BALANCED_MAX_V = 64;
 
-/* Which path: the balanced one?  (A function of its own for the self-test,
-   tests/gpu/segtest.cu.) */
+/* Which path: the balanced one?  'total' -1: not known on the host.  (A
+   function of its own for the self-test, tests/gpu/segtest.cu.) */
 inline bool seg_use_balanced(int64_t nseg, int64_t total) {
-  return nseg < 2 * (int64_t)rtg_sm_count() && (total < 0 || total >= SEG_BALANCED_MIN);
+  if (nseg >= 2 * (int64_t)rtg_sm_count())
+    return false;
+  return total < 0 ? nseg <= SEG_BALANCED_UNKNOWN : total >= nseg * SEG_BALANCED_AVG;
 }
 
 /* 'path': -1 chooses (seg_use_balanced); 0 forces the block/warp
