@@ -798,34 +798,42 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
      block per segment  2458  1261  1039   253    56    17    12  (scan)
      balanced             45    46    47    49    52    55    63  (scan)
 
-   A block walks about 1 element per ns in a reduce (0.5 in a scan), so a
-   block per segment takes as long as its longest segment; the balanced
-   path costs about 40-60 µs whatever the layout (three launches, each
-   about one wave of blocks).  So: the balanced path where the segments
-   are fewer than twice the SMs and their average length is at least
-   SEG_BALANCED_AVG (the longest is then at least that long, a block on
-   it at least as slow as the balanced path; any skew only lengthens it);
-   else a block per segment where they are few (SEG_BLOCKS or fewer: each
-   then has the work of a block, and a long one is not left to one warp),
-   a warp per segment where they are many.  The total is used only where
-   the host knows it already (reading it is a synchronization); unknown,
-   the balanced path for at most SEG_BALANCED_UNKNOWN segments, whose
-   wrong guess costs some 40 µs, where the other's costs a ms per million
-   elements in the longest segment.  The balanced path keeps pairs of V in
-   shared memory beside a tile of V: a V larger than SEG_BALANCED_MAX_V
-   bytes takes the other kernels (as it did before), so that no program
-   that built before fails to. */
+   A block per segment takes as long as its longest segment takes one
+   block: about 1 ns an element for a coalesced int32 (2 in a scan), and
+   several times that for a pull that gathers (a block has only 8 warps'
+   loads in flight).  The balanced path costs 40-60 µs whatever the layout
+   (three launches, each about one wave of blocks), more with many
+   segments (each thread searches the offsets).  So the balanced path
+   where the segments are fewer than twice the SMs (a block per segment
+   would leave most SMs idle) and the elements at least SEG_BALANCED_MIN
+   (below that no segment is long enough for its block to take longer
+   than the balanced path's extra launches); else a block per segment
+   where they are few (SEG_BLOCKS or fewer: each then has the work of a
+   block, and a long one is not left to one warp), a warp per segment
+   where they are many.  The total is used only where the host knows it
+   already (reading it is a synchronization); unknown, the kernel runs on
+   the GPU because something is larger than NESSIE_HOST_MAX, and with few
+   segments that is most likely the elements: the balanced path, whose
+   wrong guess costs some 40 µs, where the other's costs a ms or more per
+   million elements in the longest segment.  (Alternatives tried on
+   quicksort of 10^6 keys, quickhull of 10^7 points, Barnes-Hut of 10^5
+   bodies, one run each: a rule on the segments' average length was no
+   better; the balanced path up to 1024 segments sped quicksort up more
+   but slowed the other two; for any number of segments it sped all
+   three up (quicksort's deep levels hold thousands of skewed segments,
+   235 µs a warp per segment) but doubled spmv, 10^6 rows, by its
+   searches of the offsets.)  The
+   balanced path keeps pairs of V in shared memory beside a tile of V: a V
+   larger than SEG_BALANCED_MAX_V bytes takes the other kernels (as it did
+   before), so that no program that built before fails to. */
 constexpr int64_t SEG_BLOCKS = 1024;
-constexpr int64_t SEG_BALANCED_AVG = (int64_t)1 << 15;
-constexpr int64_t SEG_BALANCED_UNKNOWN = 32;
+constexpr int64_t SEG_BALANCED_MIN = (int64_t)1 << 16;
 constexpr size_t SEG_BALANCED_MAX_V = 64;
 
 /* Which path: the balanced one?  'total' -1: not known on the host.  (A
    function of its own for the self-test, tests/gpu/segtest.cu.) */
 inline bool seg_use_balanced(int64_t nseg, int64_t total) {
-  if (nseg >= 2 * (int64_t)rtg_sm_count())
-    return false;
-  return total < 0 ? nseg <= SEG_BALANCED_UNKNOWN : total >= nseg * SEG_BALANCED_AVG;
+  return nseg < 2 * (int64_t)rtg_sm_count() && (total < 0 || total >= SEG_BALANCED_MIN);
 }
 
 /* 'path': -1 chooses (seg_use_balanced); 0 forces the block/warp

@@ -597,10 +597,9 @@ int main(int argc, char **argv) {
   rtg_init(NULL);
   cudaDeviceProp prop;
   cuda_check(cudaGetDeviceProperties(&prop, 0), "the device's properties");
-  printf("device: %s, %d SMs; the balanced path below %lld segments, from %lld elements per segment (or at most "
-         "%lld segments, the total unknown)\n",
-         prop.name, rtg_sm_count(), 2 * (long long)rtg_sm_count(), (long long)rtg::SEG_BALANCED_AVG,
-         (long long)rtg::SEG_BALANCED_UNKNOWN);
+  printf("device: %s, %d SMs; the balanced path below %lld segments and from %lld elements (or the total "
+         "unknown)\n",
+         prop.name, rtg_sm_count(), 2 * (long long)rtg_sm_count(), (long long)rtg::SEG_BALANCED_MIN);
 
   if (only_timing) {
     timing();
