@@ -45,7 +45,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(F
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test bench bench-cpu bench-chart examples
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-cpu bench-chart examples
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -176,6 +176,18 @@ $(BUILD)/examples/cuda/%: examples/%.nesl $(BUILD)/nessie $(RUNTIME)
 SANITIZE ?= memcheck racecheck initcheck synccheck
 gpu-test: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
 	sh tests/gpu/run.sh $(BUILD) $(BUILD)/gpu-test "$(SANITIZE)"
+
+# On a machine with an NVIDIA GPU: the runtime's segment descriptors and
+# segmented skeletons against a CPU reference (tests/gpu/segtest.cu; ends
+# `N passed, M failed`).  SEGTEST_FLAGS=--quick: fewer layouts, no timing.
+SEGTEST_FLAGS ?=
+$(BUILD)/gpu-tests/segtest: tests/gpu/segtest.cu $(GPU_HEADERS) rt/rt.h rt/kernel.h $(RUNTIME_DIR)/libnessie_rt_cuda.a
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall -Irt -o $@ $< $(RUNTIME_DIR)/libnessie_rt_cuda.a \
+	    -Xcompiler -fopenmp -lm -lpthread
+
+gpu-segtest: $(BUILD)/gpu-tests/segtest
+	$(BUILD)/gpu-tests/segtest $(SEGTEST_FLAGS)
 
 # ---- benchmarks (tests/bench/README.md) ----
 # On a machine with an NVIDIA GPU: every benchmark of tests/bench/benchmarks.conf

@@ -15,7 +15,7 @@
 
 static cudaStream_t stream;
 static int max_blocks = 1024;
-static int sm_count = 128; /* rtg_init asks the device */
+static int sm_count = 128; /* rtg_sm_count */
 static unsigned *ticket; /* rtg_ticket */
 static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
 static const RtSite *program_sites;
@@ -489,13 +489,51 @@ RtValue *rtg_segdes_new(int64_t nseg) {
   return v;
 }
 
+/* A segdes of at most SMALL_OFFSETS segments gets its offsets from one
+   one-block kernel (small_offsets_kernel); a larger one from CUB's scan.
+   CUB's scan is two kernels and a temporary allocation, 11-13 µs however
+   few the lengths (the profile of quicksort, where offsets of a few
+   segments are made at every recursion level); one block of 1024 threads
+   does 8192 lengths in 8 loads per thread, a few µs, about a launch's
+   cost.  Beyond that the one block's serial chunks grow while CUB's grid
+   spreads the work, so CUB wins. */
+enum { OFFSETS_THREADS = 1024, SMALL_OFFSETS = 8192 };
+
+/* off[0 .. nseg] = 0 and the inclusive sums of len[0 .. nseg-1]: each
+   thread sums a contiguous chunk, the block scans the chunk sums (CUB's
+   BlockScan, in order), then each thread writes its chunk's prefixes
+   from its chunk's start.  off[0] is written here: no memset. */
+__global__ void __launch_bounds__(OFFSETS_THREADS)
+    small_offsets_kernel(const int64_t *len, int64_t nseg, int64_t *off) {
+  typedef cub::BlockScan<int64_t, OFFSETS_THREADS> BlockScan;
+  __shared__ typename BlockScan::TempStorage scan_room;
+  int64_t per = (nseg + OFFSETS_THREADS - 1) / OFFSETS_THREADS;
+  int64_t lo = threadIdx.x * per < nseg ? threadIdx.x * per : nseg;
+  int64_t hi = lo + per < nseg ? lo + per : nseg;
+  int64_t sum = 0;
+  for (int64_t k = lo; k < hi; k++)
+    sum += len[k];
+  int64_t before;
+  BlockScan(scan_room).ExclusiveSum(sum, before);
+  if (threadIdx.x == 0)
+    off[0] = 0;
+  for (int64_t k = lo; k < hi; k++) {
+    before += len[k];
+    off[k + 1] = before;
+  }
+}
+
 const int64_t *rtg_seg_offsets(RtValue *d) {
   if (!d->device)
     return rt_seg_offsets(d);
   if (!d->offsets) {
     int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
-    cudaMemsetAsync(off, 0, sizeof(int64_t), stream);
-    if (d->len > 0) {
+    if (d->len <= SMALL_OFFSETS) {
+      rtg_launching("offsets (one block)");
+      small_offsets_kernel<<<1, OFFSETS_THREADS, 0, stream>>>(d->lengths, d->len, off);
+      rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
+    } else {
+      check(cudaMemsetAsync(off, 0, sizeof(int64_t), stream), "a memset");
       size_t bytes = 0;
       cub::DeviceScan::InclusiveSum(NULL, bytes, d->lengths, off + 1, d->len, stream);
       void *tmp = rtg_alloc(bytes);
@@ -716,8 +754,10 @@ static void queue_to_host(RtValue *v, void **old, int *nold) {
           "a copy to the host");
     old[(*nold)++] = v->lengths;
     old[(*nold)++] = v->offsets; /* made again on the host when needed */
+    old[(*nold)++] = v->ids;     /* the host has no use for them */
     v->lengths = lengths;
     v->offsets = NULL;
+    v->ids = NULL;
   } else {
     void *data = rt_alloc_atomic(data_bytes(v));
     check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyDeviceToHost,
@@ -741,8 +781,10 @@ static void to_device_in_place(RtValue *v) {
     check(cudaStreamSynchronize(stream), "a copy to the device");
     rt_free(v->lengths);
     rt_free(v->offsets);
+    rt_free(v->ids); /* NULL: the host makes none */
     v->lengths = lengths;
     v->offsets = NULL;
+    v->ids = NULL;
     v->total = total;
   } else {
     void *data = rtg_alloc(data_bytes(v));
@@ -771,7 +813,7 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
   }
   if (rtg_profiling)
     host_runs++;
-  void **old = (void **)rt_alloc(sizeof(void *) * (size_t)(2 * nvals + 1));
+  void **old = (void **)rt_alloc(sizeof(void *) * (size_t)(3 * nvals + 1)); /* a segdes: 3 (queue_to_host) */
   int nold = 0;
   for (int i = 0; i < nvals; i++)
     if (vals[i]->device)
@@ -910,52 +952,46 @@ RtValue *rtg_seg_starts(RtValue *d) {
   return r;
 }
 
-__global__ void decrement_kernel(int32_t *a, int64_t n) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    a[i] -= 1;
+/* Each element's segment, by a search of the offsets (rtg::segment_of:
+   the nonempty segment that holds it, whatever empty segments share its
+   offset): each thread 4 consecutive elements, one search for the first
+   and mostly a single comparison for the others (rtg::segment_after).
+   One launch; no memset, no scan. */
+__global__ void seg_ids_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
+  for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; 4 * g < n; g += (int64_t)gridDim.x * blockDim.x) {
+    int64_t j = 4 * g;
+    int64_t s = rtg::segment_of(off, nseg, j);
+    for (int k = 0; k < 4 && j + k < n; k++) {
+      s = rtg::segment_after(off, nseg, s, j + k);
+      ids[j + k] = (int32_t)s;
+    }
+  }
 }
 
-/* Each element's segment: a mark at each segment's start (empty segments
-   included, which share their start with the next), an inclusive sum,
-   minus one. */
-__global__ void marks_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *marks) {
-  for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * blockDim.x)
-    if (off[s] < n)
-      atomicAdd(&marks[off[s]], 1);
-}
-
-int32_t *rtg_seg_ids_raw(RtValue *d) {
+const int32_t *rtg_seg_ids_raw(RtValue *d) {
+  if (d->ids)
+    return d->ids;
   int64_t n = rtg_seg_total(d);
-  int32_t *ids = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)(n + 1));
-  if (n == 0)
-    return ids;
-  check(cudaMemsetAsync(ids, 0, sizeof(int32_t) * (size_t)n, stream), "a memset");
-  const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
-  rtg_launching("marks");
-  marks_kernel<<<rtg::blocks_for(d->len, 1), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
-  rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
-  size_t bytes = 0;
-  cub::DeviceScan::InclusiveSum(NULL, bytes, ids, ids, n, stream);
-  void *tmp = rtg_alloc(bytes);
-  rtg_launching("scan (CUB)");
-  check(cub::DeviceScan::InclusiveSum(tmp, bytes, ids, ids, n, stream), "a scan of segment marks");
-  cub_done("seg_ids", RtLoc{NULL, 0, 0});
-  rtg_free(tmp);
-  rtg_launching("decrement");
-  decrement_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(ids, n);
-  rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
+  int32_t *ids = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+  if (n > 0) {
+    const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
+    rtg_launching("segment ids (search)");
+    seg_ids_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
+    rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
+  }
+  d->ids = ids;
   return ids;
 }
 
+/* A vector the caller owns: a copy of the cached ids (a copy on the
+   stream, no launch once they are made). */
 RtValue *rtg_seg_ids(RtValue *d) {
   int64_t n = rtg_seg_total(d);
-  RtValue *r = (RtValue *)rt_alloc(sizeof(RtValue));
-  r->type = rt_vec_type(RT_INT);
-  r->len = n;
-  r->refs = 1;
-  r->total = -1;
-  r->device = true;
-  r->data.i = rtg_seg_ids_raw(d);
+  RtValue *r = rtg_vec_new(RT_INT, n);
+  if (n > 0)
+    check(cudaMemcpyAsync(r->data.i, rtg_seg_ids_raw(d), sizeof(int32_t) * (size_t)n, cudaMemcpyDeviceToDevice,
+                          stream),
+          "a copy of segment ids");
   return r;
 }
 
@@ -1007,7 +1043,7 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
   rtg_launched("rank", RtLoc{NULL, 0, 0});
   size_t bytes = 0;
   void *tmp;
-  int32_t *ids = NULL;
+  const int32_t *ids = NULL; /* the segdes's: not freed here */
   if (!d) {
     cub::DeviceRadixSort::SortPairs(NULL, bytes, keys, keys + n, idx, idx + n, n, 0, 64, stream);
     tmp = rtg_alloc(bytes);
@@ -1033,7 +1069,6 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
   rtg_free(tmp);
   rtg_free(keys);
   rtg_free(idx);
-  rtg_free(ids);
   return r;
 }
 

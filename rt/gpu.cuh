@@ -585,16 +585,301 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
   }
 }
 
-/* A block per segment where they are few (SEG_BLOCKS or fewer: each then
-   has the work of a block, and a long one is not left to one warp), a
-   warp per segment where they are many. */
-constexpr int64_t SEG_BLOCKS = 1024;
+/* ---- the segmented SOACs, load-balanced: a flat scan of pairs ----
 
+   One block per segment leaves most of the GPU idle when the segments are
+   few and long (the first levels of a quicksort: 1, 2, 4 ... segments of
+   all the keys), and a warp per segment is slow when one segment holds
+   most of the elements.  Here the elements are cut into equal parts, one
+   per block, whatever the segments: a segmented reduction or scan is a
+   flat one of pairs (head, value), where 'head' says that a segment
+   starts at the element, under
+
+     (h1, v1) + (h2, v2) = (h1 | h2, h2 ? v2 : op(v1, v2))
+
+   which is associative when op is (and keeps op's order: op need not be
+   commutative), with identity (0, id).  The flat scan's three phases
+   (reduce_parts, scan_prefixes, scan_parts) then do it: each block's
+   pair (seg_lb_parts), the blocks' exclusive prefixes (seg_lb_prefixes),
+   and each part scanned again from its prefix (seg_lb_write).  An
+   element's exclusive pair prefix holds the combination of the elements
+   since the last head before it: for an element that is not a head, the
+   elements of its segment before it (a SCAN stores that; at a head, id);
+   the inclusive one at a segment's last element is the segment's
+   combination (a REDUCE stores it at the segment's index, and id at each
+   empty segment's, which has no elements).  Heads come from the offsets,
+   by a search (segment_of), so that nothing else need be made (no ids,
+   and no total on the host: the kernels read it at off[nseg]). */
+
+/* The segment that holds element j: the largest s in [lo, hi) with
+   off[s] <= j, given off[lo] <= j < off[hi].  An empty segment shares its
+   offset with the next, so that the largest is the nonempty one that
+   holds j (off[s] <= j < off[s + 1]). */
+__device__ inline int64_t segment_search(const int64_t *off, int64_t lo, int64_t hi, int64_t j) {
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (off[mid] <= j)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The segment of element j, 0 <= j < off[nseg] (so nseg >= 1). */
+__device__ inline int64_t segment_of(const int64_t *off, int64_t nseg, int64_t j) {
+  return segment_search(off, 0, nseg, j);
+}
+
+/* The segment of element j given segment s of an element at or before it
+   (off[s] <= j < off[nseg]): s itself at the cost of one comparison, or
+   a search of the segments after it (past empty ones). */
+__device__ inline int64_t segment_after(const int64_t *off, int64_t nseg, int64_t s, int64_t j) {
+  return off[s + 1] > j ? s : segment_search(off, s + 1, nseg, j);
+}
+
+/* A value and whether a segment starts within it (int, not bool: V's
+   size stays a whole number of words). */
+template <class V> struct SegPair {
+  V v;
+  int head;
+};
+
+/* The segmented operator on pairs (above). */
+template <class V, class Op> struct SegOp {
+  Op op;
+  __device__ SegPair<V> operator()(const SegPair<V> &a, const SegPair<V> &b) const {
+    return b.head ? b : SegPair<V>{op(a.v, b.v), a.head};
+  }
+};
+
+/* This block's elements [*from, *to): equal parts of off[nseg] elements,
+   one per block (the same in seg_lb_parts and seg_lb_write, which run on
+   the same grid). */
+__device__ inline void seg_lb_part(const int64_t *off, int64_t nseg, int64_t *from, int64_t *to) {
+  int64_t n = off[nseg];
+  int64_t part = (n + gridDim.x - 1) / gridDim.x;
+  int64_t f = blockIdx.x * part;
+  *from = f < n ? f : n;
+  *to = *from + part < n ? *from + part : n;
+}
+
+/* This thread's pair of the tile at 'base' (its ITEMS<V> consecutive
+   elements before 'to', in 'tile' at threadIdx.x * ITEMS<V>), each a head
+   where its segment starts. */
+template <class V, class Op>
+__device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, const int64_t *off, int64_t nseg,
+                                      int64_t base, int64_t to) {
+  constexpr int IT = ITEMS<V>;
+  SegPair<V> mine{id, 0};
+  int64_t first = base + (int64_t)threadIdx.x * IT;
+  if (first < to) {
+    int64_t s = segment_of(off, nseg, first);
+    for (int k = 0; k < IT && first + k < to; k++) {
+      int64_t j = first + k;
+      s = segment_after(off, nseg, s, j);
+      mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
+    }
+  }
+  return mine;
+}
+
+/* Phase 1: block b's pair of its part into partial[b], tile by tile as
+   combine_range (its elements' heads found by each thread). */
+template <class V, class Pull, class Op>
+__global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, SegPair<V> *partial) {
+  constexpr int IT = ITEMS<V>;
+  __shared__ V tile[THREADS * IT];
+  __shared__ SegPair<V> sh[THREADS];
+  SegOp<V, Op> sop{op};
+  int64_t from, to;
+  seg_lb_part(off, nseg, &from, &to);
+  SegPair<V> acc{id, 0};
+  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+      if (base + k < to)
+        tile[k] = pull(base + k);
+    __syncthreads();
+    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, base, to);
+    block_combine(sh, sop); /* synchronizes before and after */
+    if (threadIdx.x == 0)
+      acc = sop(acc, sh[0]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = acc;
+}
+
+/* Phase 2: the exclusive prefixes of partial[0 .. nparts-1] in place, by
+   one block: THREADS at a time, a Hillis-Steele scan (in order) carried
+   from chunk to chunk. */
+template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial, int64_t nparts, Op op, V id) {
+  __shared__ SegPair<V> sh[THREADS];
+  __shared__ SegPair<V> carry;
+  SegOp<V, Op> sop{op};
+  const SegPair<V> none{id, 0};
+  if (threadIdx.x == 0)
+    carry = none;
+  for (int64_t base = 0; base < nparts; base += THREADS) {
+    int64_t i = base + threadIdx.x;
+    sh[threadIdx.x] = i < nparts ? partial[i] : none;
+    __syncthreads(); /* sh, and carry the first time */
+    for (int d = 1; d < THREADS; d *= 2) {
+      SegPair<V> left = threadIdx.x >= d ? sh[threadIdx.x - d] : none;
+      __syncthreads();
+      if (threadIdx.x >= d)
+        sh[threadIdx.x] = sop(left, sh[threadIdx.x]);
+      __syncthreads();
+    }
+    if (i < nparts)
+      partial[i] = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
+    __syncthreads(); /* every thread has read carry */
+    if (threadIdx.x == THREADS - 1)
+      carry = sop(carry, sh[THREADS - 1]);
+    __syncthreads(); /* carry written; sh free */
+  }
+}
+
+/* Phase 3: each part again, from its prefix, as scan_parts: a SCAN stores
+   each element's exclusive prefix within its segment (id at a head), a
+   REDUCE each segment's combination at its last element, and id at each
+   empty segment (a grid-stride loop over the segments). */
 template <class V, class Pull, class Op, class Store>
-void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store) {
+__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan,
+                             const SegPair<V> *prefix, Store store) {
+  constexpr int IT = ITEMS<V>;
+  __shared__ V tile[THREADS * IT];
+  __shared__ SegPair<V> sh[THREADS];
+  __shared__ SegPair<V> carry;
+  SegOp<V, Op> sop{op};
+  const SegPair<V> none{id, 0};
+  int64_t from, to;
+  seg_lb_part(off, nseg, &from, &to);
+  if (threadIdx.x == 0)
+    carry = prefix[blockIdx.x];
+  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+      if (base + k < to)
+        tile[k] = pull(base + k);
+    __syncthreads(); /* the tile, and carry */
+    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, base, to);
+    __syncthreads();
+    /* inclusive scan of the threads' pairs, in order */
+    for (int d = 1; d < THREADS; d *= 2) {
+      SegPair<V> left = threadIdx.x >= d ? sh[threadIdx.x - d] : none;
+      __syncthreads();
+      if (threadIdx.x >= d)
+        sh[threadIdx.x] = sop(left, sh[threadIdx.x]);
+      __syncthreads();
+    }
+    SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
+    int64_t first = base + (int64_t)threadIdx.x * IT;
+    if (first < to) {
+      int64_t s = segment_of(off, nseg, first);
+      for (int k = 0; k < IT && first + k < to; k++) {
+        int64_t j = first + k;
+        s = segment_after(off, nseg, s, j);
+        SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
+        if (scan)
+          store(j, x.head ? id : acc.v);
+        acc = sop(acc, x);
+        if (!scan && off[s + 1] == j + 1)
+          store(s, acc.v); /* j is the last of segment s */
+      }
+    }
+    __syncthreads(); /* every thread has read carry and the tile */
+    if (threadIdx.x == THREADS - 1)
+      carry = sop(carry, sh[THREADS - 1]);
+    __syncthreads();
+  }
+  if (!scan)
+    for (int64_t s = blockIdx.x * (int64_t)THREADS + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * THREADS)
+      if (off[s] == off[s + 1])
+        store(s, id);
+}
+
+/* The three phases on a grid for 'total' elements (-1: not known on the
+   host, a grid that fills the device; blocks past the elements have
+   empty parts). */
+template <class V, class Pull, class Op, class Store>
+void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, const int64_t *off, int64_t nseg,
+                        int64_t total, bool scan, Store store) {
+  int blocks = total >= 0 ? blocks_for(total, ITEMS<V>) : rtg_max_blocks();
+  SegPair<V> *partial = (SegPair<V> *)rtg_alloc(sizeof(SegPair<V>) * (size_t)blocks);
+  rtg_launching(scan ? "segmented scan, balanced (parts)" : "segmented reduce, balanced (parts)");
+  seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, partial);
+  rtg_launched(name, loc);
+  rtg_launching(scan ? "segmented scan, balanced (prefixes)" : "segmented reduce, balanced (prefixes)");
+  seg_lb_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
+  rtg_launched(name, loc);
+  rtg_launching(scan ? "segmented scan, balanced (write)" : "segmented reduce, balanced (write)");
+  seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, scan, partial, store);
+  rtg_launched(name, loc);
+  rtg_free(partial);
+}
+
+/* ---- the choice of a segmented skeleton ----
+   Measured on an H100 (132 SMs; tests/gpu/segtest.cu's timing, + on
+   int32, 10^6 elements in equal segments), µs per call:
+
+     segments              1     2     4    16    64   263  1024
+     block per segment  1167   599   494   122    29    10     8  (reduce)
+     balanced             40    41    42    45    48    53    61  (reduce)
+     block per segment  2458  1261  1039   253    56    17    12  (scan)
+     balanced             45    46    47    49    52    55    63  (scan)
+
+   A block per segment takes as long as its longest segment takes one
+   block: about 1 ns an element for a coalesced int32 (2 in a scan), and
+   several times that for a pull that gathers (a block has only 8 warps'
+   loads in flight).  The balanced path costs 40-60 µs whatever the layout
+   (three launches, each about one wave of blocks), more with many
+   segments (each thread searches the offsets).  So the balanced path
+   where the segments are fewer than twice the SMs (a block per segment
+   would leave most SMs idle) and the elements at least SEG_BALANCED_MIN
+   (below that no segment is long enough for its block to take longer
+   than the balanced path's extra launches); else a block per segment
+   where they are few (SEG_BLOCKS or fewer: each then has the work of a
+   block, and a long one is not left to one warp), a warp per segment
+   where they are many.  The total is used only where the host knows it
+   already (reading it is a synchronization); unknown, the kernel runs on
+   the GPU because something is larger than NESSIE_HOST_MAX, and with few
+   segments that is most likely the elements: the balanced path, whose
+   wrong guess costs some 40 µs, where the other's costs a ms or more per
+   million elements in the longest segment.  (Alternatives tried on
+   quicksort of 10^6 keys, quickhull of 10^7 points, Barnes-Hut of 10^5
+   bodies, one run each: a rule on the segments' average length was no
+   better; the balanced path up to 1024 segments sped quicksort up more
+   but slowed the other two; for any number of segments it sped all
+   three up (quicksort's deep levels hold thousands of skewed segments,
+   235 µs a warp per segment) but doubled spmv, 10^6 rows, by its
+   searches of the offsets.)  The
+   balanced path keeps pairs of V in shared memory beside a tile of V: a V
+   larger than SEG_BALANCED_MAX_V bytes takes the other kernels (as it did
+   before), so that no program that built before fails to. */
+constexpr int64_t SEG_BLOCKS = 1024;
+constexpr int64_t SEG_BALANCED_MIN = (int64_t)1 << 16;
+constexpr size_t SEG_BALANCED_MAX_V = 64;
+
+/* Which path: the balanced one?  'total' -1: not known on the host.  (A
+   function of its own for the self-test, tests/gpu/segtest.cu.) */
+inline bool seg_use_balanced(int64_t nseg, int64_t total) {
+  return nseg < 2 * (int64_t)rtg_sm_count() && (total < 0 || total >= SEG_BALANCED_MIN);
+}
+
+/* 'path': -1 chooses (seg_use_balanced); 0 forces the block/warp
+   kernels, 1 the balanced path (for the self-test). */
+template <class V, class Pull, class Op, class Store>
+void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store,
+               int path = -1) {
   if (sd->len <= 0)
     return;
   const int64_t *off = rtg_seg_offsets(sd);
+  if constexpr (sizeof(V) <= SEG_BALANCED_MAX_V) {
+    if (path == 1 || (path < 0 && seg_use_balanced(sd->len, sd->total))) {
+      segmented_balanced(name, loc, pull, op, id, off, sd->len, sd->total, scan, store);
+      return;
+    }
+  }
   rtg_launching(scan ? "segmented scan" : "segmented reduce");
   if (sd->len <= SEG_BLOCKS) {
     seg_block_kernel<<<(int)sd->len, THREADS, 0, rtg_stream()>>>(pull, op, id, off, sd->len, scan, store);
@@ -657,7 +942,7 @@ void seg_permute(const char *name, RtLoc loc, Pull pull, Index index, RtValue *s
   if (n <= 0)
     return;
   const int64_t *off = rtg_seg_offsets(sd);
-  int32_t *ids = rtg_seg_ids_raw(sd);
+  const int32_t *ids = rtg_seg_ids_raw(sd); /* the segdes's: not freed here */
   if (!into) {
     rtg_launching("segmented permute");
     seg_permute_kernel<<<blocks_for(n, 4), THREADS, 0, rtg_stream()>>>(pull, index, n, ids, off, store, rtg_error(),
@@ -675,7 +960,6 @@ void seg_permute(const char *name, RtLoc loc, Pull pull, Index index, RtValue *s
     rtg_launched(name, loc);
     rtg_free(win);
   }
-  rtg_free(ids);
 }
 
 } /* namespace rtg */

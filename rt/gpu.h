@@ -30,7 +30,7 @@ void rtg_init(const RtSite *sites);
 cudaStream_t rtg_stream(void);
 /* Blocks for a grid that fills the device. */
 int rtg_max_blocks(void);
-/* The GPU's multiprocessors. */
+/* The device's streaming multiprocessors. */
 int rtg_sm_count(void);
 
 /* Device memory of 'bytes' (at least 1), on the stream: an error of the
@@ -42,8 +42,10 @@ void rtg_free(void *p);
 RtValue *rtg_vec_new(RtBase b, int64_t n);
 /* A device segdes of 'nseg' segments (lengths uninitialized). */
 RtValue *rtg_segdes_new(int64_t nseg);
-/* A segdes's offsets on the device ('len' + 1 of them), made by a scan
-   the first time; its total, read back the first time (a sync). */
+/* A segdes's offsets on the device ('len' + 1 of them), made the first
+   time (one one-block kernel for a few thousand segments, CUB's scan for
+   more) and kept on the segdes; its total, read back the first time (a
+   sync). */
 const int64_t *rtg_seg_offsets(RtValue *d);
 int64_t rtg_seg_total(RtValue *d);
 
@@ -136,9 +138,11 @@ RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths);
 RtValue *rtg_seg_lengths(RtValue *d);
 RtValue *rtg_seg_starts(RtValue *d);
 RtValue *rtg_seg_ids(RtValue *d);
-/* The segment of each element (for the segmented skeletons): device
-   memory the caller frees with rtg_free. */
-int32_t *rtg_seg_ids_raw(RtValue *d);
+/* The segment of each element (for the segmented skeletons), made the
+   first time (one kernel; the total is read if not known, a sync) and
+   kept on the segdes, which owns it: the caller must not free it, and it
+   lives as long as the segdes.  rtg_seg_ids is a copy the caller owns. */
+const int32_t *rtg_seg_ids_raw(RtValue *d);
 /* SEG_FILTER's and SEG_PARTITION's new segment lengths, from the
    exclusive sums 'offsets' of the flags over all of sd's elements and
    the number 'kept' in all: the kept per segment into kept_sd, the others

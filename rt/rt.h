@@ -132,6 +132,8 @@ typedef struct RtValue {
   } data;              /* RT_SCALAR, RT_VEC */
   int64_t *lengths;    /* RT_SEGDES: 'len' lengths */
   int64_t *offsets;    /* RT_SEGDES: 'len' + 1 offsets or NULL (rt_seg_offsets) */
+  int32_t *ids;        /* RT_SEGDES on the GPU: each element's segment, made on first use
+                          (rtg_seg_ids_raw) and owned by the segdes, or NULL */
   union {
     int32_t i;
     double f;

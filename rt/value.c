@@ -123,6 +123,7 @@ void rt_value_free(RtValue *v) {
     free_data(v->data.any);
   free_data(v->lengths);
   free_data(v->offsets);
+  free_data(v->ids);
   rt_free(v);
 }
 

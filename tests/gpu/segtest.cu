@@ -1,0 +1,651 @@
+/*
+ * segtest.cu: the GPU runtime's segment descriptors and segmented
+ * skeletons (rt/gpu.cu, rt/gpu.cuh) against a CPU reference, on random
+ * segment layouts: empty segments (leading, trailing, runs of them), one
+ * huge segment, skewed lengths, 1 to 5000 segments, 0 to 3 000 000
+ * elements.  On a machine with an NVIDIA GPU, from the repository root,
+ * after `make`:
+ *
+ *   make gpu-segtest
+ *
+ * It checks
+ *   - the offsets (rtg_seg_offsets) of 0 to 20 000 segments, on both
+ *     sides of the one-block kernel's bound;
+ *   - the segment ids (rtg_seg_ids_raw, cached on the segdes, and
+ *     rtg_seg_ids, a copy the caller owns), also after a move to the host
+ *     and back (which must drop the cache);
+ *   - rtg::segmented, SEG_REDUCE and SEG_SCAN, each by the balanced path,
+ *     the block/warp kernels and the runtime's own choice, with + on int32
+ *     (bit-exact) and on double (to 1e-9 relative: the balanced path
+ *     groups the additions differently), the composition of affine maps on
+ *     uint32 (not commutative: an order error shows; bit-exact), a 24-byte
+ *     value (affine maps on uint64 and a count: fewer items per thread),
+ *     and an 80-byte value (too large for the balanced path: the other
+ *     kernels must take it whatever the path asked for).  A guard after
+ *     each result catches stores out of range, a fill pattern missed ones.
+ * It calls the templates as generated code does (pull, op and store
+ * functors), prints one line per case and ends with `N passed, M failed`,
+ * exiting 1 on any failure.  A timing section at the end (not a test)
+ * compares the paths on the first levels of a quicksort's recursion.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu.cuh"
+
+static int passed, failed;
+
+static void result(bool ok, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("[%s] ", ok ? "PASS" : "FAIL");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  fflush(stdout);
+  if (ok)
+    passed++;
+  else
+    failed++;
+}
+
+/* Stops the test on a CUDA error (every later case would fail too). */
+static void cuda_check(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) {
+    printf("[FAIL] CUDA error in %s: %s\n", what, cudaGetErrorString(e));
+    printf("%d passed, %d failed\n", passed, failed + 1);
+    exit(1);
+  }
+}
+
+static void wait_device(const char *what) {
+  cuda_check(cudaStreamSynchronize(rtg_stream()), what);
+  cuda_check(cudaGetLastError(), what);
+}
+
+/* ---- random numbers (splitmix64: the same layouts on every run) ---- */
+
+static uint64_t rng = 0x5e9d7e57ull;
+
+static uint64_t next_u64(void) {
+  uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static double next_unit(void) { return (double)(next_u64() >> 11) * 0x1.0p-53; }
+
+static int64_t below(int64_t n) { return n > 0 ? (int64_t)(next_u64() % (uint64_t)n) : 0; }
+
+/* ---- segment layouts ---- */
+
+enum Kind { UNIFORM, EMPTIES, ONE_HUGE, SKEWED, EMPTY_EDGES, NKINDS };
+static const char *const kind_names[NKINDS] = {"uniform", "empties", "one-huge", "skewed", "empty-edges"};
+
+/* 'nseg' lengths that sum to 'total' (total > 0 needs nseg > 0), shaped
+   by 'kind': weights, then each segment its share of the total, the
+   remainder spread over the segments of nonzero weight. */
+static std::vector<int64_t> make_lengths(int64_t nseg, int64_t total, Kind kind) {
+  std::vector<double> w((size_t)nseg);
+  for (int64_t s = 0; s < nseg; s++) {
+    switch (kind) {
+    case UNIFORM:
+      w[s] = 0.5 + next_unit();
+      break;
+    case EMPTIES: /* most segments empty, in runs */
+      w[s] = next_unit() < 0.6 ? 0.0 : 0.5 + next_unit();
+      break;
+    case ONE_HUGE:
+      w[s] = next_unit() < 0.3 ? 0.0 : next_unit();
+      break;
+    case SKEWED: /* five orders of magnitude */
+      w[s] = exp(12.0 * next_unit());
+      break;
+    default: /* EMPTY_EDGES: the first and last quarters empty */
+      w[s] = s < nseg / 4 || s >= nseg - nseg / 4 ? 0.0 : 0.5 + next_unit();
+      break;
+    }
+  }
+  if (kind == ONE_HUGE && nseg > 0)
+    w[below(nseg)] = 1000.0 * (double)nseg + 1.0;
+  double sum = 0;
+  for (double x : w)
+    sum += x;
+  if (sum == 0 && nseg > 0) {
+    w[nseg / 2] = 1.0;
+    sum = 1.0;
+  }
+  std::vector<int64_t> len((size_t)nseg, 0);
+  std::vector<int64_t> nonzero;
+  int64_t given = 0;
+  for (int64_t s = 0; s < nseg; s++) {
+    len[s] = (int64_t)floor((double)total * (w[s] / sum));
+    given += len[s];
+    if (w[s] > 0)
+      nonzero.push_back(s);
+  }
+  if (given > total) { /* rounding: take back from the largest */
+    int64_t big = 0;
+    for (int64_t s = 1; s < nseg; s++)
+      if (len[s] > len[big])
+        big = s;
+    len[big] -= given - total;
+    given = total;
+  }
+  for (int64_t k = below((int64_t)nonzero.size()); given < total; k++, given++)
+    len[nonzero[(size_t)k % nonzero.size()]]++;
+  return len;
+}
+
+static std::vector<int64_t> offsets_of(const std::vector<int64_t> &len) {
+  std::vector<int64_t> off(len.size() + 1, 0);
+  for (size_t s = 0; s < len.size(); s++)
+    off[s + 1] = off[s] + len[s];
+  return off;
+}
+
+/* A device segdes of these lengths; its total known to the host or not
+   (-1: as a segdes made by make_segdes is, until something reads it). */
+static RtValue *device_segdes(const std::vector<int64_t> &len, bool total_known) {
+  RtValue *d = rtg_segdes_new((int64_t)len.size());
+  if (!len.empty())
+    cuda_check(cudaMemcpyAsync(d->lengths, len.data(), sizeof(int64_t) * len.size(), cudaMemcpyHostToDevice,
+                               rtg_stream()),
+               "a copy of lengths");
+  wait_device("a copy of lengths");
+  int64_t total = 0;
+  for (int64_t l : len)
+    total += l;
+  d->total = total_known ? total : -1;
+  return d;
+}
+
+template <class T> static std::vector<T> read_back(const T *dev, size_t n) {
+  std::vector<T> h(n);
+  if (n)
+    cuda_check(cudaMemcpyAsync(h.data(), dev, sizeof(T) * n, cudaMemcpyDeviceToHost, rtg_stream()), "a copy back");
+  wait_device("a copy back");
+  return h;
+}
+
+/* ---- B: offsets ---- */
+
+static void test_offsets(int64_t nseg, int64_t max_len, const char *what) {
+  std::vector<int64_t> len((size_t)nseg);
+  for (int64_t s = 0; s < nseg; s++)
+    len[s] = next_unit() < 0.3 ? 0 : below(max_len + 1);
+  std::vector<int64_t> ref = offsets_of(len);
+  RtValue *d = device_segdes(len, false);
+  const int64_t *off = rtg_seg_offsets(d);
+  std::vector<int64_t> got = read_back(off, (size_t)nseg + 1);
+  int64_t bad = -1;
+  for (int64_t s = 0; s <= nseg && bad < 0; s++)
+    if (got[s] != ref[s])
+      bad = s;
+  bool cached = rtg_seg_offsets(d) == off;
+  int64_t total = rtg_seg_total(d);
+  bool ok = bad < 0 && cached && total == ref[nseg];
+  if (bad >= 0)
+    result(false, "offsets nseg=%lld %s: off[%lld] = %lld, expected %lld", (long long)nseg, what, (long long)bad,
+           (long long)got[bad], (long long)ref[bad]);
+  else
+    result(ok, "offsets nseg=%lld %s (%s)%s%s", (long long)nseg, what,
+           nseg <= 8192 ? "one-block kernel" : "CUB", cached ? "" : ": not cached",
+           total == ref[nseg] ? "" : ": wrong total");
+  rt_value_free(d);
+  wait_device("a free");
+}
+
+/* ---- A: ids ---- */
+
+static std::vector<int32_t> ids_of(const std::vector<int64_t> &len) {
+  std::vector<int32_t> ids;
+  for (size_t s = 0; s < len.size(); s++)
+    for (int64_t k = 0; k < len[s]; k++)
+      ids.push_back((int32_t)s);
+  return ids;
+}
+
+static int64_t first_difference(const std::vector<int32_t> &a, const std::vector<int32_t> &b) {
+  if (a.size() != b.size())
+    return (int64_t)(a.size() < b.size() ? a.size() : b.size());
+  for (size_t i = 0; i < a.size(); i++)
+    if (a[i] != b[i])
+      return (int64_t)i;
+  return -1;
+}
+
+static void test_ids(const std::vector<int64_t> &len, const char *layout) {
+  std::vector<int32_t> ref = ids_of(len);
+  int64_t n = (int64_t)ref.size();
+  RtValue *d = device_segdes(len, false);
+  char why[200] = "";
+  /* the vector the caller owns first, on a segdes without ids yet */
+  RtValue *v = rtg_seg_ids(d);
+  const int32_t *cache = rtg_seg_ids_raw(d);
+  if (v->len != n)
+    snprintf(why, sizeof why, "rtg_seg_ids has %lld elements", (long long)v->len);
+  else if (d->ids != cache || rtg_seg_ids_raw(d) != cache)
+    snprintf(why, sizeof why, "the ids are not cached on the segdes");
+  else if (n > 0 && v->data.i == cache)
+    snprintf(why, sizeof why, "rtg_seg_ids hands out the cached ids");
+  if (!why[0]) {
+    int64_t bad = first_difference(read_back(v->data.i, (size_t)n), ref);
+    if (bad >= 0)
+      snprintf(why, sizeof why, "rtg_seg_ids differs at %lld", (long long)bad);
+  }
+  rt_value_free(v); /* the copy: the cache must survive it */
+  if (!why[0]) {
+    int64_t bad = first_difference(read_back(cache, (size_t)n), ref);
+    if (bad >= 0)
+      snprintf(why, sizeof why, "the cached ids differ at %lld (after freeing the copy)", (long long)bad);
+  }
+  /* a second segdes: the cache made first, then the copy */
+  if (!why[0]) {
+    RtValue *e = device_segdes(len, true);
+    const int32_t *c = rtg_seg_ids_raw(e);
+    RtValue *w = rtg_seg_ids(e);
+    int64_t bad = first_difference(read_back(w->data.i, (size_t)n), ref);
+    if (bad < 0)
+      bad = first_difference(read_back(c, (size_t)n), ref);
+    if (bad >= 0)
+      snprintf(why, sizeof why, "ids made before the copy differ at %lld", (long long)bad);
+    rt_value_free(w);
+    rt_value_free(e);
+  }
+  result(!why[0], "ids %s%s%s", layout, why[0] ? ": " : "", why);
+  rt_value_free(d);
+  wait_device("a free");
+}
+
+/* A small segdes moved to the host (rtg_choose_host) drops its ids; moved
+   back, it makes them again, right. */
+static void test_ids_move(void) {
+  std::vector<int64_t> len = make_lengths(50, 3000, EMPTIES);
+  std::vector<int32_t> ref = ids_of(len);
+  RtValue *d = device_segdes(len, true);
+  rtg_seg_ids_raw(d);
+  bool host = rtg_choose_host(&d, 1, NULL, 0);
+  bool dropped = host && !d->device && d->ids == NULL && d->offsets == NULL;
+  rtg_to_device_all(&d, 1);
+  int64_t bad = first_difference(read_back(rtg_seg_ids_raw(d), ref.size()), ref);
+  result(dropped && bad < 0, "ids after a move to the host and back%s%s", dropped ? "" : ": the cache was kept",
+         bad < 0 ? "" : ": wrong ids");
+  rt_value_free(d);
+  wait_device("a free");
+}
+
+/* ---- C: the segmented skeletons ---- */
+
+/* The functors as generated code has them: a pull, an operator, a store.
+   The operators are __host__ too, for the reference. */
+template <class V> struct Pull {
+  const V *x;
+  __device__ V operator()(int64_t i) const { return x[i]; }
+};
+
+template <class V> struct Store {
+  V *y;
+  __device__ void operator()(int64_t i, const V &v) const { y[i] = v; }
+};
+
+/* + on int32 (wrapping, as the generated rt_add_i) */
+struct alignas(8) VInt {
+  int32_t x;
+};
+struct OpInt {
+  __host__ __device__ VInt operator()(const VInt &a, const VInt &b) const {
+    return VInt{(int32_t)((uint32_t)a.x + (uint32_t)b.x)};
+  }
+};
+struct TInt {
+  typedef VInt V;
+  typedef OpInt Op;
+  static const char *name() { return "int32 +"; }
+  static V id() { return V{0}; }
+  static V random() { return V{(int32_t)(next_u64() >> 32)}; }
+  static bool same(const V &a, const V &b) { return a.x == b.x; }
+  static void show(char *buf, size_t n, const V &v) { snprintf(buf, n, "%d", v.x); }
+};
+
+/* + on double: rounding may differ by the grouping */
+struct alignas(8) VDouble {
+  double x;
+};
+struct OpDouble {
+  __host__ __device__ VDouble operator()(const VDouble &a, const VDouble &b) const { return VDouble{a.x + b.x}; }
+};
+struct TDouble {
+  typedef VDouble V;
+  typedef OpDouble Op;
+  static const char *name() { return "double +"; }
+  static V id() { return V{0.0}; }
+  static V random() { return V{next_unit()}; }
+  static bool same(const V &a, const V &b) {
+    double scale = fabs(b.x) > 1.0 ? fabs(b.x) : 1.0;
+    return fabs(a.x - b.x) <= 1e-9 * scale;
+  }
+  static void show(char *buf, size_t n, const V &v) { snprintf(buf, n, "%.17g", v.x); }
+};
+
+/* affine maps x -> a x + b on uint32, composed in order (first a, then
+   b): not commutative */
+struct alignas(8) VAffine {
+  uint32_t a, b;
+};
+struct OpAffine {
+  __host__ __device__ VAffine operator()(const VAffine &f, const VAffine &g) const {
+    return VAffine{g.a * f.a, g.a * f.b + g.b};
+  }
+};
+struct TAffine {
+  typedef VAffine V;
+  typedef OpAffine Op;
+  static const char *name() { return "affine32 (non-commutative)"; }
+  static V id() { return V{1u, 0u}; }
+  /* odd slopes: the products stay units, never collapse to 0 */
+  static V random() { return V{(uint32_t)next_u64() | 1u, (uint32_t)next_u64()}; }
+  static bool same(const V &p, const V &q) { return p.a == q.a && p.b == q.b; }
+  static void show(char *buf, size_t n, const V &v) { snprintf(buf, n, "(%u, %u)", v.a, v.b); }
+};
+
+/* 24 bytes (ITEMS 2): affine maps on uint64 and a count */
+struct alignas(8) VAffine64 {
+  uint64_t a, b;
+  int64_t count;
+};
+struct OpAffine64 {
+  __host__ __device__ VAffine64 operator()(const VAffine64 &f, const VAffine64 &g) const {
+    return VAffine64{g.a * f.a, g.a * f.b + g.b, f.count + g.count};
+  }
+};
+struct TAffine64 {
+  typedef VAffine64 V;
+  typedef OpAffine64 Op;
+  static const char *name() { return "affine64+count (24 bytes)"; }
+  static V id() { return V{1u, 0u, 0}; }
+  static V random() { return V{next_u64() | 1u, next_u64(), 1}; }
+  static bool same(const V &p, const V &q) { return p.a == q.a && p.b == q.b && p.count == q.count; }
+  static void show(char *buf, size_t n, const V &v) {
+    snprintf(buf, n, "(%llu, %llu, %lld)", (unsigned long long)v.a, (unsigned long long)v.b, (long long)v.count);
+  }
+};
+
+/* 80 bytes: larger than SEG_BALANCED_MAX_V, so the block/warp kernels
+   whatever the path: five affine maps on uint64, composed side by side */
+struct alignas(8) VWide {
+  uint64_t k[10]; /* k[2i] x + k[2i+1] */
+};
+struct OpWide {
+  __host__ __device__ VWide operator()(const VWide &f, const VWide &g) const {
+    VWide r;
+    for (int i = 0; i < 10; i += 2) {
+      r.k[i] = g.k[i] * f.k[i];
+      r.k[i + 1] = g.k[i] * f.k[i + 1] + g.k[i + 1];
+    }
+    return r;
+  }
+};
+struct TWide {
+  typedef VWide V;
+  typedef OpWide Op;
+  static const char *name() { return "wide (80 bytes)"; }
+  static V id() {
+    V v;
+    for (int i = 0; i < 10; i += 2) {
+      v.k[i] = 1;
+      v.k[i + 1] = 0;
+    }
+    return v;
+  }
+  static V random() {
+    V v;
+    for (int i = 0; i < 10; i++)
+      v.k[i] = next_u64() | (i % 2 == 0 ? 1u : 0u);
+    return v;
+  }
+  static bool same(const V &p, const V &q) { return memcmp(p.k, q.k, sizeof p.k) == 0; }
+  static void show(char *buf, size_t n, const V &v) {
+    snprintf(buf, n, "(%llu, %llu, ...)", (unsigned long long)v.k[0], (unsigned long long)v.k[1]);
+  }
+};
+
+/* The CPU's: each segment's combination (reduce) or each element's
+   exclusive prefix in its segment (scan), in order. */
+template <class T>
+static std::vector<typename T::V> reference(const std::vector<int64_t> &len, const std::vector<typename T::V> &x,
+                                            bool scan) {
+  typedef typename T::V V;
+  typename T::Op op;
+  std::vector<V> r(scan ? x.size() : len.size());
+  int64_t j = 0;
+  for (size_t s = 0; s < len.size(); s++) {
+    V acc = T::id();
+    for (int64_t k = 0; k < len[s]; k++, j++) {
+      if (scan)
+        r[j] = acc;
+      acc = op(acc, x[j]);
+    }
+    if (!scan)
+      r[s] = acc;
+  }
+  return r;
+}
+
+enum { GUARD = 64 };          /* elements after each result, which no store may touch */
+static const int FILL = 0xA5; /* the bytes of a result before the stores */
+
+static bool untouched(const void *p, size_t bytes) {
+  const unsigned char *c = (const unsigned char *)p;
+  for (size_t i = 0; i < bytes; i++)
+    if (c[i] != FILL)
+      return false;
+  return true;
+}
+
+/* One run of rtg::segmented by 'path' (1 balanced, 0 the block/warp
+   kernels, -1 the runtime's choice); "" or what went wrong. */
+template <class T>
+static std::string run_path(RtValue *d, int64_t total_known, const typename T::V *dx, const std::vector<typename T::V> &ref,
+                            bool scan, int path) {
+  typedef typename T::V V;
+  size_t n = ref.size();
+  V *dy = (V *)rtg_alloc(sizeof(V) * (n + GUARD));
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
+  d->total = total_known; /* the choice sees what the host would know */
+  rtg::segmented("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
+  std::vector<V> got = read_back(dy, n + GUARD);
+  rtg_free(dy);
+  char buf[300];
+  for (size_t i = 0; i < n; i++)
+    if (!T::same(got[i], ref[i])) {
+      char g[120], e[120];
+      if (untouched(&got[i], sizeof(V)))
+        snprintf(g, sizeof g, "nothing stored");
+      else
+        T::show(g, sizeof g, got[i]);
+      T::show(e, sizeof e, ref[i]);
+      snprintf(buf, sizeof buf, "%s %zu: %s, expected %s", scan ? "element" : "segment", i, g, e);
+      return buf;
+    }
+  if (!untouched(&got[n], sizeof(V) * GUARD))
+    return "a store past the end";
+  return "";
+}
+
+template <class T>
+static void test_segmented(const std::vector<int64_t> &len, const char *layout, bool total_known) {
+  typedef typename T::V V;
+  int64_t total = 0;
+  for (int64_t l : len)
+    total += l;
+  std::vector<V> x((size_t)total);
+  for (auto &v : x)
+    v = T::random();
+  V *dx = (V *)rtg_alloc(sizeof(V) * (size_t)(total > 0 ? total : 1));
+  if (total > 0)
+    cuda_check(cudaMemcpyAsync(dx, x.data(), sizeof(V) * (size_t)total, cudaMemcpyHostToDevice, rtg_stream()),
+               "a copy of values");
+  RtValue *d = device_segdes(len, total_known);
+  int64_t known = total_known ? total : -1;
+  bool fits = sizeof(V) <= rtg::SEG_BALANCED_MAX_V;
+  const char *chosen = fits && rtg::seg_use_balanced((int64_t)len.size(), known) ? "balanced" : "blocks";
+  for (int scan = 0; scan < 2; scan++) {
+    std::vector<V> ref = reference<T>(len, x, scan != 0);
+    std::string why;
+    static const int paths[3] = {1, 0, -1};
+    static const char *const path_names[3] = {"balanced", "blocks", "auto"};
+    for (int p = 0; p < 3 && why.empty(); p++) {
+      std::string w = run_path<T>(d, known, dx, ref, scan != 0, paths[p]);
+      if (!w.empty())
+        why = std::string(path_names[p]) + ": " + w;
+    }
+    result(why.empty(), "%s %s %s total %s, auto=%s%s%s", scan ? "scan  " : "reduce", T::name(), layout,
+           total_known ? "known" : "unknown", chosen, why.empty() ? "" : ": ", why.c_str());
+  }
+  rtg_free(dx);
+  rt_value_free(d);
+  wait_device("a free");
+}
+
+/* ---- timing (informative, not a test) ---- */
+
+template <class T> static double time_segmented(RtValue *d, const typename T::V *dx, typename T::V *dy, bool scan,
+                                                int path) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  const int runs = 20;
+  rtg::segmented("segtest", RtLoc{NULL, 0, 0}, Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
+                 Store<typename T::V>{dy}, path); /* warm-up, and the offsets */
+  cudaEventRecord(a, rtg_stream());
+  for (int r = 0; r < runs; r++)
+    rtg::segmented("segtest", RtLoc{NULL, 0, 0}, Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
+                   Store<typename T::V>{dy}, path);
+  cudaEventRecord(b, rtg_stream());
+  wait_device("timing");
+  float ms = 0;
+  cudaEventElapsedTime(&ms, a, b);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return 1000.0 * ms / runs;
+}
+
+static void timing(void) {
+  printf("timing (µs per call, mean of 20; not a test): int32 +, 1000000 elements, uniform\n");
+  const int64_t n = 1000000;
+  VInt *dx = (VInt *)rtg_alloc(sizeof(VInt) * n); /* a VInt is 8 bytes (alignas) */
+  VInt *dy = (VInt *)rtg_alloc(sizeof(VInt) * n);
+  cuda_check(cudaMemsetAsync(dx, 1, sizeof(VInt) * n, rtg_stream()), "a memset");
+  static const int64_t nsegs[] = {1, 2, 4, 16, 64, 263, 1024, 100000};
+  for (int64_t nseg : nsegs) {
+    RtValue *d = device_segdes(make_lengths(nseg, n, UNIFORM), true);
+    double rb = time_segmented<TInt>(d, dx, dy, false, 1);
+    double ro = time_segmented<TInt>(d, dx, dy, false, 0);
+    double sb = time_segmented<TInt>(d, dx, dy, true, 1);
+    double so = time_segmented<TInt>(d, dx, dy, true, 0);
+    printf("  nseg %6lld: reduce balanced %8.1f blocks %8.1f | scan balanced %8.1f blocks %8.1f | auto: %s\n",
+           (long long)nseg, rb, ro, sb, so, rtg::seg_use_balanced(nseg, n) ? "balanced" : "blocks");
+    rt_value_free(d);
+  }
+  /* offsets and ids of fresh segdes (an allocation each) */
+  static const int64_t osegs[] = {4, 1000, 8192, 8193, 100000};
+  for (int64_t nseg : osegs) {
+    std::vector<int64_t> len = make_lengths(nseg, n, SKEWED);
+    const int runs = 20;
+    std::vector<RtValue *> ds;
+    for (int r = 0; r < runs; r++)
+      ds.push_back(device_segdes(len, true));
+    cudaEvent_t a, b, c;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    cudaEventCreate(&c);
+    cudaEventRecord(a, rtg_stream());
+    for (RtValue *d : ds)
+      rtg_seg_offsets(d);
+    cudaEventRecord(b, rtg_stream());
+    for (RtValue *d : ds)
+      rtg_seg_ids_raw(d);
+    cudaEventRecord(c, rtg_stream());
+    wait_device("timing");
+    float ms_off = 0, ms_ids = 0;
+    cudaEventElapsedTime(&ms_off, a, b);
+    cudaEventElapsedTime(&ms_ids, b, c);
+    printf("  nseg %6lld: offsets %8.1f (%s) | ids of 1000000 elements %8.1f\n", (long long)nseg,
+           1000.0 * ms_off / runs, nseg <= 8192 ? "one block" : "CUB", 1000.0 * ms_ids / runs);
+    for (RtValue *d : ds)
+      rt_value_free(d);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaEventDestroy(c);
+  }
+  rtg_free(dx);
+  rtg_free(dy);
+  wait_device("timing");
+}
+
+int main(int argc, char **argv) {
+  bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;   /* fewer layouts, no timing */
+  bool only_timing = argc > 1 && strcmp(argv[1], "--timing") == 0;
+  rtg_init(NULL);
+  cudaDeviceProp prop;
+  cuda_check(cudaGetDeviceProperties(&prop, 0), "the device's properties");
+  printf("device: %s, %d SMs; the balanced path below %lld segments and from %lld elements (or the total "
+         "unknown)\n",
+         prop.name, rtg_sm_count(), 2 * (long long)rtg_sm_count(), (long long)rtg::SEG_BALANCED_MIN);
+
+  if (only_timing) {
+    timing();
+    return 0;
+  }
+
+  /* B: offsets, on both sides of the one-block kernel's bound */
+  static const int64_t onsegs[] = {0, 1, 2, 5, 100, 1000, 1023, 1024, 1025, 4095, 4096, 8191, 8192, 8193, 10000,
+                                   16384, 20000};
+  for (int64_t nseg : onsegs)
+    test_offsets(nseg, 1000, "lengths 0..1000");
+  test_offsets(5000, (int64_t)1 << 40, "lengths 0..2^40");
+  test_offsets(20000, (int64_t)1 << 40, "lengths 0..2^40");
+
+  /* A and C on each layout */
+  test_ids_move();
+  static const int64_t nsegs[] = {1, 2, 3, 7, 64, 263, 264, 1000, 1024, 1025, 5000};
+  static const int64_t totals[] = {0, 1, 100, 4097, 65535, 65536, 300000, 1000000, 3000000};
+  int layout_no = 0;
+  for (int64_t total : totals) {
+    for (size_t i = 0; i < sizeof nsegs / sizeof *nsegs; i++) {
+      int64_t nseg = nsegs[i];
+      for (int k = 0; k < NKINDS; k++) {
+        /* the largest totals: one kind per segment count */
+        if (total >= 1000000 && k != (int)(i % NKINDS))
+          continue;
+        if (quick && k != (int)(i % NKINDS))
+          continue;
+        std::vector<int64_t> len = make_lengths(nseg, total, (Kind)k);
+        char layout[120];
+        snprintf(layout, sizeof layout, "nseg=%lld total=%lld %s", (long long)nseg, (long long)total,
+                 kind_names[k]);
+        bool known = layout_no % 2 == 0;
+        test_ids(len, layout);
+        test_segmented<TInt>(len, layout, known);
+        test_segmented<TDouble>(len, layout, !known);
+        test_segmented<TAffine>(len, layout, known);
+        test_segmented<TAffine64>(len, layout, !known);
+        if (layout_no % 5 == 0)
+          test_segmented<TWide>(len, layout, known);
+        layout_no++;
+      }
+    }
+  }
+  if (!quick)
+    timing();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed ? 1 : 0;
+}
