@@ -493,34 +493,46 @@ static FusLen cpu_terms(FusFacts *f, const LcuStmt *s, const LcuVar *v, FusLen l
   return cpu == v ? len_var(v) : fus_var_len(f, cpu);
 }
 
+/* True if the totals of the sd arguments of run 's' are those its
+   kernel lengths 'kl' were filled with. */
+static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelLens *kl) {
+  const LcuKernel *k = s->kernel;
+  for (int i = 0; i < k->params.len && i < s->args.len; i++) {
+    const LcuVar *p = k->params.data[i];
+    const LcuAtom *a = s->args.data[i];
+    if (p->type.kind != LT_SEGDES || !a->var)
+      continue;
+    const FusLen *then = ptrmap_get(&kl->totals, p);
+    if (!then || !fus_len_equal(*then, total_of(f, a->var)))
+      return false;
+  }
+  return true;
+}
+
 /* The lengths of run 's''s kernel, memoized while the totals are worked
    out (note_totals asks for them once per result of a run, and once per
    run that defines an argument, each a fill of the whole kernel).  Only
-   then: nothing changes a statement or a kernel meanwhile, and the memos
-   of 'f' only grow, so a fill made earlier is what a fill now would
-   make, as long as no total or size was added since; at other times
-   (fusion's rules change kernels in place) each call fills anew. */
-typedef struct RunLens {
-  FusKernelLens kl;
-  int64_t totals, sizes; /* how many 'f' knew when it was filled */
-} RunLens;
-
+   then: nothing changes a statement or a kernel meanwhile.  What a fill
+   reads of 'f' is memoized there (the lengths and ranges of its
+   arguments: set once, never changed while the totals are worked out),
+   except the totals of its sd arguments, which a later run's result may
+   name: a fill made earlier is what a fill now would make as long as
+   those are what it found.  (Forgetting the fill whenever any total or
+   size was added refilled most runs once per result of the block.)  At
+   other times (fusion's rules change kernels in place) each call fills
+   anew. */
 static void run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
     return;
   }
-  RunLens *m = ptrmap_get(&f->run_lens, s);
-  if (!m || m->totals != f->totals.used || m->sizes != f->sizes.used) {
-    RunLens fresh = {0};
-    fus_fill_kernel_lens(f, s->kernel, &s->args, &fresh.kl);
-    fresh.totals = f->totals.used;
-    fresh.sizes = f->sizes.used;
-    m = NEW(RunLens);
-    *m = fresh;
+  FusKernelLens *m = ptrmap_get(&f->run_lens, s);
+  if (!m || !arg_totals_unchanged(f, s, m)) {
+    m = NEW(FusKernelLens);
+    fus_fill_kernel_lens(f, s->kernel, &s->args, m);
     ptrmap_put(&f->run_lens, s, m);
   }
-  *kl = m->kl;
+  *kl = *m;
 }
 
 static int run_result_index(const LcuStmt *s, const LcuVar *v) {

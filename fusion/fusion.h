@@ -64,7 +64,7 @@ typedef struct FusFacts {
   PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
   PtrMap ranges; /* int vector LcuVar -> FusLen *: its values lie in
                     [0, bound), memoized by fus_var_range */
-  PtrMap run_lens; /* run LcuStmt -> RunLens *: the lengths of its kernel,
+  PtrMap run_lens; /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
                       memoized while the totals are worked out (facts.c) */
   bool noting_totals;
 } FusFacts;
