@@ -65,6 +65,10 @@ void buf_putc(Buf *b, char c);
 void buf_puts(Buf *b, const char *s);
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *buf_str(Buf *b); /* NUL-terminated contents; the buffer stays usable */
+/* Decimal and 16 hex digits, without printf: for text that is built
+   often (keys, names). */
+void buf_put_int(Buf *b, int64_t i);
+void buf_put_hex64(Buf *b, uint64_t u);
 
 /* ---- map.c ---- */
 

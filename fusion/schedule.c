@@ -491,24 +491,51 @@ typedef struct Solution {
    answer without solving again. */
 static Map solutions;
 
+/* The text of a number of a model's key: a double bit for bit. */
+static void key_int(Buf *b, int i) {
+  buf_putc(b, ' ');
+  buf_put_int(b, i);
+}
+
+static void key_double(Buf *b, double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  buf_putc(b, ' ');
+  buf_put_hex64(b, bits);
+}
+
 /* The numbers of model 'lp', in order: its columns' kinds, bounds and
    costs, its rows' bounds and coefficients (names left out: they do not
-   change the answer).  Doubles are written exactly (%a). */
+   change the answer).  Doubles are written bit for bit, without printf
+   (formatting the keys took longer than solving most models). */
 static const char *model_key(glp_prob *lp) {
   Buf b = {0};
   int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
-  buf_printf(&b, "%d %d %d %a\n", glp_get_obj_dir(lp), nc, nr, glp_get_obj_coef(lp, 0));
-  for (int j = 1; j <= nc; j++)
-    buf_printf(&b, "c%d %d %a %a %a\n", glp_get_col_kind(lp, j), glp_get_col_type(lp, j), glp_get_col_lb(lp, j),
-               glp_get_col_ub(lp, j), glp_get_obj_coef(lp, j));
+  key_int(&b, glp_get_obj_dir(lp));
+  key_int(&b, nc);
+  key_int(&b, nr);
+  key_double(&b, glp_get_obj_coef(lp, 0));
+  for (int j = 1; j <= nc; j++) {
+    buf_puts(&b, "\nc");
+    key_int(&b, glp_get_col_kind(lp, j));
+    key_int(&b, glp_get_col_type(lp, j));
+    key_double(&b, glp_get_col_lb(lp, j));
+    key_double(&b, glp_get_col_ub(lp, j));
+    key_double(&b, glp_get_obj_coef(lp, j));
+  }
   int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
   double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
   for (int i = 1; i <= nr; i++) {
     int len = glp_get_mat_row(lp, i, ind, val);
-    buf_printf(&b, "r%d %a %a", glp_get_row_type(lp, i), glp_get_row_lb(lp, i), glp_get_row_ub(lp, i));
-    for (int k = 1; k <= len; k++)
-      buf_printf(&b, " %d:%a", ind[k], val[k]);
-    buf_putc(&b, '\n');
+    buf_puts(&b, "\nr");
+    key_int(&b, glp_get_row_type(lp, i));
+    key_double(&b, glp_get_row_lb(lp, i));
+    key_double(&b, glp_get_row_ub(lp, i));
+    for (int k = 1; k <= len; k++) {
+      key_int(&b, ind[k]);
+      buf_putc(&b, ':');
+      key_double(&b, val[k]);
+    }
   }
   return buf_str(&b);
 }
