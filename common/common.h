@@ -84,9 +84,14 @@ Map map_copy(const Map *m);
 
 /* A hash map from pointers to pointers.  Zero-initialized is empty.  It
    is never iterated, so addresses never decide an order. */
+typedef struct PtrMapEntry {
+  const void *key;
+  void *value;
+} PtrMapEntry;
+
 typedef struct PtrMap {
-  const void **keys;
-  void **values;
+  PtrMapEntry *entries; /* a key beside its value: one allocation, and
+                           one cache line for a probe that finds it */
   int64_t cap, used;
 } PtrMap;
 
