@@ -107,6 +107,10 @@ void ptrmap_put(PtrMap *m, const void *key, void *value);
 /* Room for 'n' keys in all without growing: for a map whose size is
    known before it is filled (growing allocates the arrays again). */
 void ptrmap_reserve(PtrMap *m, int64_t n);
+/* Makes 'maps[i]' (i < n) empty, with room for 'counts[i]' keys without
+   growing, all in one allocation: for maps made and dropped together
+   whose sizes are known (a kernel's facts, made thousands of times). */
+void ptrmap_init_together(PtrMap *const *maps, const int64_t *counts, int n);
 
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */

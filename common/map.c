@@ -131,6 +131,26 @@ void ptrmap_reserve(PtrMap *m, int64_t n) {
   ptrmap_rehash(m, cap);
 }
 
+/* The capacity that holds 'n' keys without growing. */
+static int64_t capacity_for(int64_t n) {
+  int64_t cap = n ? 2 : 0;
+  while (cap < 2 * n)
+    cap *= 2;
+  return cap;
+}
+
+void ptrmap_init_together(PtrMap *const *maps, const int64_t *counts, int n) {
+  int64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += capacity_for(counts[i]);
+  PtrMapEntry *space = total ? xmalloc(sizeof(PtrMapEntry) * (size_t)total) : NULL;
+  for (int i = 0; i < n; i++) {
+    int64_t cap = capacity_for(counts[i]);
+    *maps[i] = (PtrMap){cap ? space : NULL, cap, 0};
+    space += cap;
+  }
+}
+
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
   if (insert && 2 * (m->used + 1) > m->cap)
     ptrmap_grow(m);
