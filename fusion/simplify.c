@@ -886,10 +886,53 @@ static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
   return changed;
 }
 
+/* True if statement 'st' could go when its results are unused: a call,
+   a host operation and a check never do (fus_stmt_effects says so of
+   the last two without the facts). */
+static bool may_go(const LcuStmt *st) {
+  switch (st->kind) {
+  case LS_SCALAR:
+  case LS_RUN:
+  case LS_IF:
+  case LS_TIME:
+  case LS_LENGTH:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* True if a statement of 'b' (or of its nested blocks) has no result
+   that is used and might go: what sweep would look at. */
+static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *st = b->stmts.data[i];
+    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k] && has_unused(nested[k], uses))
+        return true;
+    bool unused = true;
+    for (int k = 0; k < st->results.len; k++)
+      unused &= !ptrmap_get(uses, st->results.data[k]);
+    if (unused && may_go(st))
+      return true;
+  }
+  return false;
+}
+
+/* Drops the dead statements of 'body', with the facts of 'body' as it is
+   now, filled only when a statement is unused: most rounds' bodies have
+   none, and filling the facts of a whole body is what a round costs
+   most. */
 static void drop_dead(Simp *s, LcuBlock *body) {
-  for (;;) {
+  for (bool first = true;; first = false) {
     PtrMap uses = {0};
     count_uses(body, &uses);
+    if (first) {
+      if (!has_unused(body, &uses))
+        return;
+      fus_fill_facts(body, s->facts);
+    }
     if (!sweep(s, body, &uses))
       return;
     s->changed = true;
@@ -906,7 +949,6 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
     s.changed = simp_kernels(p);
     Map avail = {0};
     simp_block(&s, body, &avail);
-    fus_fill_facts(body, &facts);
     drop_dead(&s, body);
     if (!s.changed)
       return;
