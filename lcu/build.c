@@ -459,19 +459,31 @@ typedef struct Canon {
   Loc soac;    /* the location of the SOAC being written */
 } Canon;
 
+/* 'before', the number, 'after': the text is written without printf
+   (but for floats), since kernels are interned by it thousands of times
+   a compilation. */
+static void canon_int(Canon *c, const char *before, int64_t i, const char *after) {
+  buf_puts(&c->b, before);
+  buf_put_int(&c->b, i);
+  buf_puts(&c->b, after);
+}
+
 static void canon_var(Canon *c, const LcuVar *v) {
   void **slot = ptrmap_slot(&c->seen, v, true);
   if (!*slot)
     *slot = (void *)(intptr_t)++c->nseen;
-  buf_printf(&c->b, "v%d:%s ", (int)(intptr_t)*slot - 1, lcu_type_name(v->type));
+  canon_int(c, "v", (intptr_t)*slot - 1, ":");
+  buf_puts(&c->b, lcu_type_name(v->type));
+  buf_putc(&c->b, ' ');
 }
 
 static void canon_constant(Canon *c, const FlatAtom *a) {
   if (a->kind == FA_FLOAT)
     buf_printf(&c->b, "f%a ", a->u.f);
-  else
-    buf_printf(&c->b, "k%d/%d ", a->kind,
-               a->kind == FA_INT ? a->u.i : a->kind == FA_BOOL ? a->u.b : (unsigned char)a->u.c);
+  else {
+    canon_int(c, "k", a->kind, "/");
+    canon_int(c, "", a->kind == FA_INT ? a->u.i : a->kind == FA_BOOL ? a->u.b : (unsigned char)a->u.c, " ");
+  }
 }
 
 /* Where 'e' is: "=" when at its SOAC's location, else by file name (never
@@ -480,15 +492,23 @@ static void canon_constant(Canon *c, const FlatAtom *a) {
 static void canon_loc(Canon *c, Loc loc) {
   if (lcu_loc_equal(loc, c->soac))
     buf_puts(&c->b, "= ");
-  else
-    buf_printf(&c->b, "@%s:%d:%d ", loc.src ? loc.src->name : "", loc.line, loc.col);
+  else {
+    buf_putc(&c->b, '@');
+    buf_puts(&c->b, loc.src ? loc.src->name : "");
+    canon_int(c, ":", loc.line, "");
+    canon_int(c, ":", loc.col, " ");
+  }
 }
 
 static void canon_exp(Canon *c, const LcuExp *e) {
-  buf_printf(&c->b, "(%d/%d ", e->kind, e->type);
+  canon_int(c, "(", e->kind, "/");
+  canon_int(c, "", e->type, " ");
   canon_loc(c, e->loc);
-  if (e->lib_fn)
-    buf_printf(&c->b, "from %s ", e->lib_fn);
+  if (e->lib_fn) {
+    buf_puts(&c->b, "from ");
+    buf_puts(&c->b, e->lib_fn);
+    buf_putc(&c->b, ' ');
+  }
   switch (e->kind) {
   case LE_VAR:
   case LE_LENGTH:
@@ -500,7 +520,7 @@ static void canon_exp(Canon *c, const LcuExp *e) {
     canon_constant(c, &e->constant);
     break;
   case LE_OP:
-    buf_printf(&c->b, "op%d ", e->op);
+    canon_int(c, "op", e->op, " ");
     break;
   case LE_IF:
     break;
@@ -551,7 +571,10 @@ static void canon_layout(Canon *c, const RtLayout *l) {
 
 static void canon_soac(Canon *c, const LcuSoac *s) {
   c->soac = s->loc;
-  buf_printf(&c->b, "|%d lib%d site%d lifted%d ", s->kind, s->library, s->site, s->lifted);
+  canon_int(c, "|", s->kind, " lib");
+  canon_int(c, "", s->library, " site");
+  canon_int(c, "", s->site, " lifted");
+  canon_int(c, "", s->lifted, " ");
   if (s->elem_type) {
     TypeNamer nm = {0};
     buf_puts(&c->b, type_to_string(&nm, s->elem_type));
@@ -572,7 +595,7 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
     buf_putc(&c->b, '#');
     canon_var(c, s->size.length);
   } else {
-    buf_printf(&c->b, "n%d ", s->size.value);
+    canon_int(c, "n", s->size.value, " ");
   }
   if (s->segdes)
     canon_var(c, s->segdes);
