@@ -19,15 +19,44 @@
  * its SOAC keeps that expression's location and is equal only to kernels
  * with the same one.
  */
+#include <string.h>
+
 #include "lcu.h"
 
 /* ---- variables and atoms ---- */
+
+/* "hint_id", or "xid", interned.  Written on the stack, not by printf:
+   every new variable is named, and interning copies the name anyway. */
+static const char *new_var_name(const char *hint, int id) {
+  char name[128];
+  size_t len = hint ? strlen(hint) : 0;
+  if (len > sizeof name - 16 || id < 0)
+    return intern(hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id));
+  char *at = name;
+  if (hint) {
+    memcpy(at, hint, len);
+    at += len;
+    *at++ = '_';
+  } else {
+    *at++ = 'x';
+  }
+  char digits[12];
+  int n = 0;
+  do {
+    digits[n++] = (char)('0' + id % 10);
+    id /= 10;
+  } while (id);
+  while (n)
+    *at++ = digits[--n];
+  *at = '\0';
+  return intern(name);
+}
 
 LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
   LcuVar *v = NEW(LcuVar);
   v->id = p->next_var++;
   v->type = t;
-  v->name = intern(hint ? xprintf("%s_%d", hint, v->id) : xprintf("x%d", v->id));
+  v->name = new_var_name(hint, v->id);
   return v;
 }
 
