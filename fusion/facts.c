@@ -474,6 +474,23 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
   }
 }
 
+void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args) {
+  /* what fus_fill_kernel_lens asks of 'f' for each parameter, in its
+     order, less what only reads (totals, fus_int_nonneg) */
+  for (int i = 0; i < k->params.len && i < args->len; i++) {
+    const LcuVar *p = k->params.data[i];
+    const LcuAtom *a = args->data[i];
+    fus_atom_len(f, a);
+    const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
+    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
+      fus_atom_len(f, d->args.data[0]);
+      fus_atom_len(f, d->args.data[1]);
+    }
+    if (a->var && is_int_vec(p))
+      fus_var_range(f, a->var);
+  }
+}
+
 /* The index of kernel variable 'v' among k's results, or -1. */
 static int result_index(const LcuKernel *k, const LcuVar *v) {
   for (int i = 0; i < k->results.len; i++)

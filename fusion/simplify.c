@@ -546,8 +546,29 @@ static bool thunk_reads_var(const LcuThunk *t, const LcuVar *v) {
 
 /* Run 'st' with the invariant vectors it reads replaced by their value;
    true if it changed. */
+/* True if run 'st' reads a vector that a MAP gives the same value
+   everywhere. */
+static bool reads_invariant(Simp *s, const LcuStmt *st) {
+  const LcuKernel *k = st->kernel;
+  for (int a = 0; a < k->params.len; a++) {
+    const LcuAtom *atom = st->args.data[a];
+    const LcuVar *q = k->params.data[a];
+    const LcuStmt *g = run_of(s, atom->var);
+    const LcuSoac *m = NULL;
+    if (g && q->type.kind == LT_VEC && invariant_value(g, atom->var, &m))
+      return true;
+  }
+  return false;
+}
+
 static bool propagate_invariants(Simp *s, LcuStmt *st) {
   LcuKernel *k = st->kernel;
+  /* the kernel's lengths only for a run that reads an invariant vector
+     (most read none), but the facts of its arguments learnt as a fill
+     would */
+  fus_note_arg_facts(s->facts, k, &st->args);
+  if (!reads_invariant(s, st))
+    return false;
   FusKernelLens kl;
   fus_fill_kernel_lens(s->facts, k, &st->args, &kl);
   LcuKernel *copy = NULL;
