@@ -411,19 +411,19 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
 static bool is_int_vec(const LcuVar *v) { return v->type.kind == LT_VEC && v->type.base == FB_INT; }
 
 /* kl empty, with room for the facts of k's variables: the maps are
-   sized once, all in one allocation, and their values come from one slab
+   sized once, all but one in one allocation, and their values come from one slab
    (sds and int vectors have a second value, their totals or ranges: a
    slab twice the variables holds them in all but odd kernels).  The
    fusion pass fills a kernel's lengths many times; growing the maps one
    variable at a time, then allocating each, was most of their cost. */
 static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   *kl = (FusKernelLens){0};
-  int64_t params = k->params.len, vars = params, sds = 0, int_vecs = 0, scalars = 0;
+  int64_t params = k->params.len, vars = params, sds = 0, int_vecs = 0, ints = 0;
   for (int i = 0; i < k->params.len; i++) {
     const LcuVar *p = k->params.data[i];
     sds += p->type.kind == LT_SEGDES;
     int_vecs += is_int_vec(p);
-    scalars += p->type.kind == LT_SCALAR;
+    ints += p->type.kind == LT_SCALAR && p->type.base == FB_INT;
   }
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
@@ -434,9 +434,10 @@ static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
       int_vecs += is_int_vec(v);
     }
   }
-  PtrMap *maps[] = {&kl->lens, &kl->totals, &kl->ranges, &kl->nonneg, &kl->sums, &kl->cpu};
-  int64_t counts[] = {vars, sds, int_vecs, scalars, scalars, params};
-  ptrmap_init_together(maps, counts, 6);
+  /* (sums are rare: that map grows when one comes) */
+  PtrMap *maps[] = {&kl->lens, &kl->totals, &kl->ranges, &kl->nonneg, &kl->cpu};
+  int64_t counts[] = {vars, sds, int_vecs, ints, params};
+  ptrmap_init_together(maps, counts, 5);
   kl->slab_cap = 2 * (int)vars;
   kl->slab = xmalloc(sizeof(FusLen) * (size_t)(kl->slab_cap + 1));
 }
