@@ -73,21 +73,25 @@ static bool is_bool(const LcuAtom *a, bool b) { return is_const(a, FA_BOOL) && a
 /* The text an atom contributes to a key (floats bit for bit). */
 static void key_atom(Buf *b, const LcuAtom *a) {
   if (a->var) {
-    buf_printf(b, " v%d", a->var->id);
+    buf_puts(b, " v");
+    buf_put_int(b, a->var->id);
     return;
   }
   switch (a->constant.kind) {
   case FA_INT:
-    buf_printf(b, " i%d", (int)a->constant.u.i);
+    buf_puts(b, " i");
+    buf_put_int(b, a->constant.u.i);
     break;
   case FA_FLOAT:
     buf_printf(b, " f%a", a->constant.u.f);
     break;
   case FA_BOOL:
-    buf_printf(b, " b%d", (int)a->constant.u.b);
+    buf_puts(b, " b");
+    buf_put_int(b, a->constant.u.b);
     break;
   case FA_CHAR:
-    buf_printf(b, " c%d", (int)(unsigned char)a->constant.u.c);
+    buf_puts(b, " c");
+    buf_put_int(b, (unsigned char)a->constant.u.c);
     break;
   default:
     buf_puts(b, " ?");
