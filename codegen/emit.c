@@ -35,20 +35,40 @@ const char *cg_rtop(FlatOp op) {
 
 const char *cg_temp(Cg *cg) { return xprintf("t%d", ++cg->temps); }
 
+/* 'i' in decimal, as "%d" writes it. */
+static void decimal(char out[16], int i) {
+  char digits[12];
+  int n = 0;
+  unsigned u = i < 0 ? 0u - (unsigned)i : (unsigned)i;
+  do {
+    digits[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (i < 0)
+    *out++ = '-';
+  while (n)
+    *out++ = digits[--n];
+  *out = '\0';
+}
+
 const char *cg_name(const LcuVar *v) {
   /* the printed name (xs_12), made a C identifier; the id keeps it
-     unique */
+     unique.  Built without printf: every use of a variable names it. */
   Buf b = {0};
+  buf_puts(&b, "v_"); /* never a C keyword or a runtime name: prefixed */
   const char *n = v->name ? v->name : "x";
   for (const char *p = n; *p; p++) {
     unsigned char c = (unsigned char)*p;
     buf_putc(&b, (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ? (char)c
                                                                                                        : '_');
   }
-  if (!v->name || !strstr(v->name, xprintf("%d", v->id)))
-    buf_printf(&b, "_%d", v->id);
-  /* never a C keyword or a runtime name: prefixed */
-  return xprintf("v_%s", buf_str(&b));
+  char id[16];
+  decimal(id, v->id);
+  if (!v->name || !strstr(v->name, id)) {
+    buf_putc(&b, '_');
+    buf_puts(&b, id);
+  }
+  return buf_str(&b);
 }
 
 const char *cg_ctype(FlatBase b) {

@@ -149,6 +149,27 @@ void buf_printf(Buf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
+void buf_put_int(Buf *b, int64_t i) {
+  char digits[24];
+  int n = 0;
+  uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+  do {
+    digits[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  buf_reserve(b, (size_t)n + 1);
+  if (i < 0)
+    b->data[b->len++] = '-';
+  while (n)
+    b->data[b->len++] = digits[--n];
+}
+
+void buf_put_hex64(Buf *b, uint64_t u) {
+  buf_reserve(b, 16);
+  for (int shift = 60; shift >= 0; shift -= 4)
+    b->data[b->len++] = "0123456789abcdef"[(u >> shift) & 15];
+}
+
 char *buf_str(Buf *b) {
   buf_reserve(b, 0);
   b->data[b->len] = '\0';

@@ -65,6 +65,10 @@ void buf_putc(Buf *b, char c);
 void buf_puts(Buf *b, const char *s);
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *buf_str(Buf *b); /* NUL-terminated contents; the buffer stays usable */
+/* Decimal and 16 hex digits, without printf: for text that is built
+   often (keys, names). */
+void buf_put_int(Buf *b, int64_t i);
+void buf_put_hex64(Buf *b, uint64_t u);
 
 /* ---- map.c ---- */
 
@@ -80,9 +84,14 @@ Map map_copy(const Map *m);
 
 /* A hash map from pointers to pointers.  Zero-initialized is empty.  It
    is never iterated, so addresses never decide an order. */
+typedef struct PtrMapEntry {
+  const void *key;
+  void *value;
+} PtrMapEntry;
+
 typedef struct PtrMap {
-  const void **keys;
-  void **values;
+  PtrMapEntry *entries; /* a key beside its value: one allocation, and
+                           one cache line for a probe that finds it */
   int64_t cap, used;
 } PtrMap;
 
@@ -98,6 +107,10 @@ void ptrmap_put(PtrMap *m, const void *key, void *value);
 /* Room for 'n' keys in all without growing: for a map whose size is
    known before it is filled (growing allocates the arrays again). */
 void ptrmap_reserve(PtrMap *m, int64_t n);
+/* Makes 'maps[i]' (i < n) empty, with room for 'counts[i]' keys without
+   growing, all in one allocation: for maps made and dropped together
+   whose sizes are known (a kernel's facts, made thousands of times). */
+void ptrmap_init_together(PtrMap *const *maps, const int64_t *counts, int n);
 
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */

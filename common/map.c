@@ -107,17 +107,19 @@ static uint64_t ptr_hash(const void *p) {
   return h ^ (h >> 33);
 }
 
+/* An empty map of 'cap' entries holding the entries of 'm'. */
+static void ptrmap_rehash(PtrMap *m, int64_t cap) {
+  PtrMap bigger = {xmalloc(sizeof(PtrMapEntry) * (size_t)cap), cap, 0};
+  for (int64_t i = 0; i < m->cap; i++)
+    if (m->entries[i].key)
+      *ptrmap_slot(&bigger, m->entries[i].key, true) = m->entries[i].value;
+  *m = bigger;
+}
+
 static void ptrmap_grow(PtrMap *m) {
-  PtrMap bigger = {0};
   /* small first: most maps are a kernel's, of a few variables, and
      the fusion pass makes many of them */
-  bigger.cap = m->cap ? 2 * m->cap : 8;
-  bigger.keys = xmalloc(sizeof(void *) * (size_t)bigger.cap);
-  bigger.values = xmalloc(sizeof(void *) * (size_t)bigger.cap);
-  for (int64_t i = 0; i < m->cap; i++)
-    if (m->keys[i])
-      *ptrmap_slot(&bigger, m->keys[i], true) = m->values[i];
-  *m = bigger;
+  ptrmap_rehash(m, m->cap ? 2 * m->cap : 8);
 }
 
 void ptrmap_reserve(PtrMap *m, int64_t n) {
@@ -126,11 +128,27 @@ void ptrmap_reserve(PtrMap *m, int64_t n) {
   int64_t cap = m->cap ? m->cap : 8;
   while (2 * n > cap)
     cap *= 2;
-  PtrMap bigger = {xmalloc(sizeof(void *) * (size_t)cap), xmalloc(sizeof(void *) * (size_t)cap), cap, 0};
-  for (int64_t i = 0; i < m->cap; i++)
-    if (m->keys[i])
-      *ptrmap_slot(&bigger, m->keys[i], true) = m->values[i];
-  *m = bigger;
+  ptrmap_rehash(m, cap);
+}
+
+/* The capacity that holds 'n' keys without growing. */
+static int64_t capacity_for(int64_t n) {
+  int64_t cap = n ? 2 : 0;
+  while (cap < 2 * n)
+    cap *= 2;
+  return cap;
+}
+
+void ptrmap_init_together(PtrMap *const *maps, const int64_t *counts, int n) {
+  int64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += capacity_for(counts[i]);
+  PtrMapEntry *space = total ? xmalloc(sizeof(PtrMapEntry) * (size_t)total) : NULL;
+  for (int i = 0; i < n; i++) {
+    int64_t cap = capacity_for(counts[i]);
+    *maps[i] = (PtrMap){cap ? space : NULL, cap, 0};
+    space += cap;
+  }
 }
 
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
@@ -140,14 +158,15 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
     return NULL;
   uint64_t mask = (uint64_t)m->cap - 1;
   for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
-    if (m->keys[i] == key)
-      return &m->values[i];
-    if (!m->keys[i]) {
+    PtrMapEntry *e = &m->entries[i];
+    if (e->key == key)
+      return &e->value;
+    if (!e->key) {
       if (!insert)
         return NULL;
-      m->keys[i] = key;
+      e->key = key;
       m->used++;
-      return &m->values[i];
+      return &e->value;
     }
   }
 }

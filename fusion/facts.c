@@ -408,20 +408,37 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
   }
 }
 
-/* kl empty, with room for the lengths of k's variables: the maps are
-   sized once, and their values come from one slab (sds and int vectors
-   have a second value, their totals or ranges: a slab twice the
-   variables holds them in all but odd kernels).  The fusion pass fills
-   a kernel's lengths many times; growing the maps one variable at a
-   time was most of their cost. */
+static bool is_int_vec(const LcuVar *v) { return v->type.kind == LT_VEC && v->type.base == FB_INT; }
+
+/* kl empty, with room for the facts of k's variables: the maps are
+   sized once, all but one in one allocation, and their values come from one slab
+   (sds and int vectors have a second value, their totals or ranges: a
+   slab twice the variables holds them in all but odd kernels).  The
+   fusion pass fills a kernel's lengths many times; growing the maps one
+   variable at a time, then allocating each, was most of their cost. */
 static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   *kl = (FusKernelLens){0};
-  int vars = k->params.len;
-  for (int i = 0; i < k->soacs.len; i++)
-    vars += ((const LcuSoac *)k->soacs.data[i])->results.len;
-  ptrmap_reserve(&kl->lens, vars);
-  ptrmap_reserve(&kl->cpu, k->params.len);
-  kl->slab_cap = 2 * vars;
+  int64_t params = k->params.len, vars = params, sds = 0, int_vecs = 0, ints = 0;
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *p = k->params.data[i];
+    sds += p->type.kind == LT_SEGDES;
+    int_vecs += is_int_vec(p);
+    ints += p->type.kind == LT_SCALAR && p->type.base == FB_INT;
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    vars += s->results.len;
+    for (int r = 0; r < s->results.len; r++) {
+      const LcuVar *v = s->results.data[r];
+      sds += v->type.kind == LT_SEGDES;
+      int_vecs += is_int_vec(v);
+    }
+  }
+  /* (sums are rare: that map grows when one comes) */
+  PtrMap *maps[] = {&kl->lens, &kl->totals, &kl->ranges, &kl->nonneg, &kl->cpu};
+  int64_t counts[] = {vars, sds, int_vecs, ints, params};
+  ptrmap_init_together(maps, counts, 5);
+  kl->slab_cap = 2 * (int)vars;
   kl->slab = xmalloc(sizeof(FusLen) * (size_t)(kl->slab_cap + 1));
 }
 
@@ -455,6 +472,23 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
   for (int i = 0; i < k->soacs.len; i++) {
     soac_result_lens(kl, k->soacs.data[i]);
     soac_result_ranges(kl, k->soacs.data[i]);
+  }
+}
+
+void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args) {
+  /* what fus_fill_kernel_lens asks of 'f' for each parameter, in its
+     order, less what only reads (totals, fus_int_nonneg) */
+  for (int i = 0; i < k->params.len && i < args->len; i++) {
+    const LcuVar *p = k->params.data[i];
+    const LcuAtom *a = args->data[i];
+    fus_atom_len(f, a);
+    const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
+    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
+      fus_atom_len(f, d->args.data[0]);
+      fus_atom_len(f, d->args.data[1]);
+    }
+    if (a->var && is_int_vec(p))
+      fus_var_range(f, a->var);
   }
 }
 
@@ -493,34 +527,46 @@ static FusLen cpu_terms(FusFacts *f, const LcuStmt *s, const LcuVar *v, FusLen l
   return cpu == v ? len_var(v) : fus_var_len(f, cpu);
 }
 
+/* True if the totals of the sd arguments of run 's' are those its
+   kernel lengths 'kl' were filled with. */
+static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelLens *kl) {
+  const LcuKernel *k = s->kernel;
+  for (int i = 0; i < k->params.len && i < s->args.len; i++) {
+    const LcuVar *p = k->params.data[i];
+    const LcuAtom *a = s->args.data[i];
+    if (p->type.kind != LT_SEGDES || !a->var)
+      continue;
+    const FusLen *then = ptrmap_get(&kl->totals, p);
+    if (!then || !fus_len_equal(*then, total_of(f, a->var)))
+      return false;
+  }
+  return true;
+}
+
 /* The lengths of run 's''s kernel, memoized while the totals are worked
    out (note_totals asks for them once per result of a run, and once per
    run that defines an argument, each a fill of the whole kernel).  Only
-   then: nothing changes a statement or a kernel meanwhile, and the memos
-   of 'f' only grow, so a fill made earlier is what a fill now would
-   make, as long as no total or size was added since; at other times
-   (fusion's rules change kernels in place) each call fills anew. */
-typedef struct RunLens {
-  FusKernelLens kl;
-  int64_t totals, sizes; /* how many 'f' knew when it was filled */
-} RunLens;
-
+   then: nothing changes a statement or a kernel meanwhile.  What a fill
+   reads of 'f' is memoized there (the lengths and ranges of its
+   arguments: set once, never changed while the totals are worked out),
+   except the totals of its sd arguments, which a later run's result may
+   name: a fill made earlier is what a fill now would make as long as
+   those are what it found.  (Forgetting the fill whenever any total or
+   size was added refilled most runs once per result of the block.)  At
+   other times (fusion's rules change kernels in place) each call fills
+   anew. */
 static void run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
     return;
   }
-  RunLens *m = ptrmap_get(&f->run_lens, s);
-  if (!m || m->totals != f->totals.used || m->sizes != f->sizes.used) {
-    RunLens fresh = {0};
-    fus_fill_kernel_lens(f, s->kernel, &s->args, &fresh.kl);
-    fresh.totals = f->totals.used;
-    fresh.sizes = f->sizes.used;
-    m = NEW(RunLens);
-    *m = fresh;
+  FusKernelLens *m = ptrmap_get(&f->run_lens, s);
+  if (!m || !arg_totals_unchanged(f, s, m)) {
+    m = NEW(FusKernelLens);
+    fus_fill_kernel_lens(f, s->kernel, &s->args, m);
     ptrmap_put(&f->run_lens, s, m);
   }
-  *kl = m->kl;
+  *kl = *m;
 }
 
 static int run_result_index(const LcuStmt *s, const LcuVar *v) {

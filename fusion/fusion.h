@@ -64,7 +64,7 @@ typedef struct FusFacts {
   PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
   PtrMap ranges; /* int vector LcuVar -> FusLen *: its values lie in
                     [0, bound), memoized by fus_var_range */
-  PtrMap run_lens; /* run LcuStmt -> RunLens *: the lengths of its kernel,
+  PtrMap run_lens; /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
                       memoized while the totals are worked out (facts.c) */
   bool noting_totals;
 } FusFacts;
@@ -108,6 +108,12 @@ typedef struct FusKernelLens {
 } FusKernelLens;
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
+/* What fus_fill_kernel_lens would memoize in 'f' (the lengths and ranges
+   of the arguments), memoized as it would, without filling: for a caller
+   that may not need the kernel's lengths, so that 'f' learns the same
+   things at the same time whether it fills or not (a memo made later,
+   after the program changed, could differ). */
+void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args);
 FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v);
 /* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */
 FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s);

@@ -84,13 +84,29 @@ static void unite(int *parent, int a, int b) {
     parent[a < b ? b : a] = a < b ? a : b;
 }
 
+/* The members of each cluster of 'parent', in increasing order, as
+   lists: first[root], then next[member] until -1. */
+static void cluster_lists(int n, int *parent, int *first, int *next) {
+  for (int u = 0; u < n; u++)
+    first[u] = -1;
+  for (int u = n - 1; u >= 0; u--) {
+    int root = find(parent, u);
+    next[u] = first[root];
+    first[root] = u;
+  }
+}
+
 /* The first two nodes of one cluster (by 'parent') whose anchors
-   disagree, or false. */
+   disagree, or false.  Only the members of a cluster are compared
+   (every pair of the region was, most in different clusters). */
 static bool anchor_conflict(const FusRegion *r, int *parent, int *a, int *b) {
   int n = r->nodes.len;
+  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  cluster_lists(n, parent, first, next);
   for (int u = 0; u < n; u++)
-    for (int v = u + 1; v < n; v++)
-      if (find(parent, u) == find(parent, v) && !fus_anchors_agree(r->nodes.data[u], r->nodes.data[v])) {
+    for (int v = next[u]; v >= 0; v = next[v]) /* the later members of u's cluster */
+      if (!fus_anchors_agree(r->nodes.data[u], r->nodes.data[v])) {
         *a = u;
         *b = v;
         return true;
@@ -182,13 +198,29 @@ typedef struct Part {
   Vec pairs;   /* pair indices */
   int *local;  /* node id -> its index in the part, or -1 */
   int number;  /* of the part in its region, from 1 */
+  const Vec *out; /* node id -> its edges (FusEdge *) in the region's
+                     order: the region's, shared by its parts */
 } Part;
 
 typedef struct Model {
   glp_prob *lp;
   int *xcol;  /* the part's pair k -> its column */
   int *ccol;  /* the part's node k -> its c column, or 0 */
+  bool named; /* its rows and columns have names: only --dump=ilp
+                 shows them, and formatting them cost more than small
+                 models take to solve */
 } Model;
+
+/* The name of a row or column of 'm', or NULL (none) when it is not named. */
+__attribute__((format(printf, 2, 3))) static const char *name_of(const Model *m, const char *fmt, ...) {
+  if (!m->named)
+    return NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  const char *name = xvprintf(fmt, ap);
+  va_end(ap);
+  return name;
+}
 
 static void add_row(glp_prob *lp, const char *name, int type, double lo, double hi, int len, const int *cols,
                     const double *vals) {
@@ -225,20 +257,27 @@ static bool may_vanish(const FusRegion *r, const FusNode *u) {
   return consumed;
 }
 
+/* The edges of region 'r' by their source node, in the region's order.
+   Built once per region: each of its parts walks them. */
+static Vec *out_edges(const FusRegion *r) {
+  Vec *out = xmalloc(sizeof(Vec) * (size_t)(r->nodes.len + 1));
+  for (int i = 0; i < r->edges.len; i++) {
+    FusEdge *e = r->edges.data[i];
+    vec_push(&out[e->from], e);
+  }
+  return out;
+}
+
 /* The pairs (u, v) of part nodes that a path through something outside
    the part, or through a preventing edge, joins: pi_v > pi_u.  'parent'
    contracts what was decided before. */
 static Vec outside_paths(const Part *pt, int *parent) {
   FusRegion *r = pt->r;
   int n = r->nodes.len;
-  Vec *out = xmalloc(sizeof(Vec) * (size_t)(n + 1));
-  Vec *members = xmalloc(sizeof(Vec) * (size_t)(n + 1));
-  for (int i = 0; i < r->edges.len; i++) {
-    FusEdge *e = r->edges.data[i];
-    vec_push(&out[e->from], e);
-  }
-  for (int u = 0; u < n; u++)
-    vec_push(&members[find(parent, u)], (void *)(intptr_t)u);
+  const Vec *out = pt->out;
+  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  cluster_lists(n, parent, first, next);
   Vec strict = {0};
   /* seen[state]: state = node * 2 + flag (flag: left the part or crossed
      a preventing edge) */
@@ -255,10 +294,8 @@ static Vec outside_paths(const Part *pt, int *parent) {
       int state = (int)(intptr_t)stack.data[--stack.len];
       int x = state / 2, flag = state % 2;
       /* a node outside the part leaves by any member of its cluster */
-      const Vec *from = pt->local[x] >= 0 ? NULL : &members[find(parent, x)];
-      int nfrom = from ? from->len : 1;
-      for (int f = 0; f < nfrom; f++) {
-        int y0 = from ? (int)(intptr_t)from->data[f] : x;
+      bool inside = pt->local[x] >= 0;
+      for (int y0 = inside ? x : first[find(parent, x)]; y0 >= 0; y0 = inside ? -1 : next[y0]) {
         for (int i = 0; i < out[y0].len; i++) {
           const FusEdge *e = out[y0].data[i];
           int y = e->to, g = flag | (e->kind == FE_PREVENTING);
@@ -341,24 +378,24 @@ static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
         int b = pt->local[q->u] == w ? pt->local[q->v] : pt->local[q->u];
         if (k2 == k1 || b <= a || !apart[a * nc + b])
           continue;
-        add_row(m->lp, xprintf("apart_%d_%d_%d", (int)(intptr_t)pt->nodes.data[a], (int)(intptr_t)pt->nodes.data[w],
+        add_row(m->lp, name_of(m, "apart_%d_%d_%d", (int)(intptr_t)pt->nodes.data[a], (int)(intptr_t)pt->nodes.data[w],
                                (int)(intptr_t)pt->nodes.data[b]),
                 GLP_LO, 1, 0, 2, (int[]){m->xcol[k1], m->xcol[k2]}, (double[]){1, 1});
       }
     }
 }
 
-static Model build_model(Part *pt, const Vec *strict) {
+static Model build_model(Part *pt, const Vec *strict, bool named) {
   FusRegion *r = pt->r;
-  Model m = {glp_create_prob(), NULL, NULL};
+  Model m = {glp_create_prob(), NULL, NULL, named};
   glp_prob *lp = m.lp;
   int nc = pt->nodes.len, n = r->nodes.len;
-  glp_set_prob_name(lp, xprintf("region_%d_part_%d", r->index, pt->number));
+  glp_set_prob_name(lp, name_of(&m, "region_%d_part_%d", r->index, pt->number));
   glp_set_obj_name(lp, "unsaved");
   glp_set_obj_dir(lp, GLP_MIN);
   glp_add_cols(lp, nc);
   for (int k = 0; k < nc; k++) {
-    glp_set_col_name(lp, k + 1, xprintf("pi_%d", (int)(intptr_t)pt->nodes.data[k]));
+    glp_set_col_name(lp, k + 1, name_of(&m, "pi_%d", (int)(intptr_t)pt->nodes.data[k]));
     glp_set_col_kind(lp, k + 1, GLP_IV);
     glp_set_col_bnds(lp, k + 1, GLP_DB, 0, nc - 1);
   }
@@ -367,7 +404,7 @@ static Model build_model(Part *pt, const Vec *strict) {
     FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
     int col = glp_add_cols(lp, 1);
     m.xcol[k] = col;
-    glp_set_col_name(lp, col, xprintf("x_%d_%d", p->u, p->v));
+    glp_set_col_name(lp, col, name_of(&m, "x_%d_%d", p->u, p->v));
     glp_set_col_kind(lp, col, GLP_BV);
     glp_set_obj_coef(lp, col, p->gain);
   }
@@ -379,7 +416,7 @@ static Model build_model(Part *pt, const Vec *strict) {
       continue;
     int col = glp_add_cols(lp, 1);
     m.ccol[k] = col;
-    glp_set_col_name(lp, col, xprintf("c_%d", node->id));
+    glp_set_col_name(lp, col, name_of(&m, "c_%d", node->id));
     glp_set_col_kind(lp, col, GLP_BV);
     glp_set_obj_coef(lp, col, fus_node_bytes(r, node));
   }
@@ -388,20 +425,19 @@ static Model build_model(Part *pt, const Vec *strict) {
     FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
     int u = pt->local[p->u], v = pt->local[p->v];
     int cols[3] = {v + 1, u + 1, m.xcol[k]};
-    const char *name = xprintf("p_%d_%d", p->u, p->v);
     if (p->kind == FP_HORIZONTAL) {
-      add_row(lp, xprintf("%s_hi", name), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
-      add_row(lp, xprintf("%s_lo", name), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, N});
+      add_row(lp, name_of(&m, "p_%d_%d_hi", p->u, p->v), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
+      add_row(lp, name_of(&m, "p_%d_%d_lo", p->u, p->v), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, N});
     } else {
-      add_row(lp, xprintf("%s_lo", name), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, -1});
-      add_row(lp, xprintf("%s_hi", name), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
+      add_row(lp, name_of(&m, "p_%d_%d_lo", p->u, p->v), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, -1});
+      add_row(lp, name_of(&m, "p_%d_%d_hi", p->u, p->v), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
     }
     if (p->kind == FP_VERTICAL && m.ccol[u])
-      add_row(lp, xprintf("c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[k], m.ccol[u]}, (double[]){1, -1});
+      add_row(lp, name_of(&m, "c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[k], m.ccol[u]}, (double[]){1, -1});
   }
   for (int i = 0; i < strict->len; i++) {
     int code = (int)(intptr_t)strict->data[i], a = code / n, b = code % n;
-    add_row(lp, xprintf("e_%d_%d", a, b), GLP_LO, 1, 0, 2, (int[]){pt->local[b] + 1, pt->local[a] + 1},
+    add_row(lp, name_of(&m, "e_%d_%d", a, b), GLP_LO, 1, 0, 2, (int[]){pt->local[b] + 1, pt->local[a] + 1},
             (double[]){1, -1});
   }
   add_path_cuts(pt, &m, strict);
@@ -455,24 +491,51 @@ typedef struct Solution {
    answer without solving again. */
 static Map solutions;
 
+/* The text of a number of a model's key: a double bit for bit. */
+static void key_int(Buf *b, int i) {
+  buf_putc(b, ' ');
+  buf_put_int(b, i);
+}
+
+static void key_double(Buf *b, double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, sizeof bits);
+  buf_putc(b, ' ');
+  buf_put_hex64(b, bits);
+}
+
 /* The numbers of model 'lp', in order: its columns' kinds, bounds and
    costs, its rows' bounds and coefficients (names left out: they do not
-   change the answer).  Doubles are written exactly (%a). */
+   change the answer).  Doubles are written bit for bit, without printf
+   (formatting the keys took longer than solving most models). */
 static const char *model_key(glp_prob *lp) {
   Buf b = {0};
   int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
-  buf_printf(&b, "%d %d %d %a\n", glp_get_obj_dir(lp), nc, nr, glp_get_obj_coef(lp, 0));
-  for (int j = 1; j <= nc; j++)
-    buf_printf(&b, "c%d %d %a %a %a\n", glp_get_col_kind(lp, j), glp_get_col_type(lp, j), glp_get_col_lb(lp, j),
-               glp_get_col_ub(lp, j), glp_get_obj_coef(lp, j));
+  key_int(&b, glp_get_obj_dir(lp));
+  key_int(&b, nc);
+  key_int(&b, nr);
+  key_double(&b, glp_get_obj_coef(lp, 0));
+  for (int j = 1; j <= nc; j++) {
+    buf_puts(&b, "\nc");
+    key_int(&b, glp_get_col_kind(lp, j));
+    key_int(&b, glp_get_col_type(lp, j));
+    key_double(&b, glp_get_col_lb(lp, j));
+    key_double(&b, glp_get_col_ub(lp, j));
+    key_double(&b, glp_get_obj_coef(lp, j));
+  }
   int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
   double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
   for (int i = 1; i <= nr; i++) {
     int len = glp_get_mat_row(lp, i, ind, val);
-    buf_printf(&b, "r%d %a %a", glp_get_row_type(lp, i), glp_get_row_lb(lp, i), glp_get_row_ub(lp, i));
-    for (int k = 1; k <= len; k++)
-      buf_printf(&b, " %d:%a", ind[k], val[k]);
-    buf_putc(&b, '\n');
+    buf_puts(&b, "\nr");
+    key_int(&b, glp_get_row_type(lp, i));
+    key_double(&b, glp_get_row_lb(lp, i));
+    key_double(&b, glp_get_row_ub(lp, i));
+    for (int k = 1; k <= len; k++) {
+      key_int(&b, ind[k]);
+      buf_putc(&b, ':');
+      key_double(&b, val[k]);
+    }
   }
   return buf_str(&b);
 }
@@ -551,7 +614,7 @@ static void keep_apart(Part *pt, Model *m, int a, int b) {
     y = p->u == y ? p->v : p->u;
   }
   int row = glp_add_rows(m->lp, 1);
-  glp_set_row_name(m->lp, row, xprintf("apart_%d_%d", a, b));
+  glp_set_row_name(m->lp, row, name_of(m, "apart_%d_%d", a, b));
   glp_set_row_bnds(m->lp, row, GLP_LO, 1, 0);
   int *ind = xmalloc_atomic(sizeof(int) * (size_t)(cols.len + 1));
   double *val = xmalloc_atomic(sizeof(double) * (size_t)(cols.len + 1));
@@ -592,7 +655,7 @@ static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
   FusRegion *r = pt->r;
   int n = r->nodes.len;
   Vec strict = outside_paths(pt, parent);
-  Model m = build_model(pt, &strict);
+  Model m = build_model(pt, &strict, o->lp_out != NULL);
   if (o->lp_out)
     write_lp(m.lp, o->lp_out);
   bool decided = false;
@@ -639,13 +702,14 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int *count = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   int *window = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   int nparts = 0;
+  const Vec *out = out_edges(r);
   for (int u = 0; u < n; u++)
     count[u] = 0;
   for (int u = 0; u < n; u++) {
     int root = find(comp, u);
     if (count[root] % WINDOW == 0) {
       window[root] = nparts;
-      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1};
+      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1, out};
       nparts++;
     }
     count[root]++;

@@ -73,21 +73,25 @@ static bool is_bool(const LcuAtom *a, bool b) { return is_const(a, FA_BOOL) && a
 /* The text an atom contributes to a key (floats bit for bit). */
 static void key_atom(Buf *b, const LcuAtom *a) {
   if (a->var) {
-    buf_printf(b, " v%d", a->var->id);
+    buf_puts(b, " v");
+    buf_put_int(b, a->var->id);
     return;
   }
   switch (a->constant.kind) {
   case FA_INT:
-    buf_printf(b, " i%d", (int)a->constant.u.i);
+    buf_puts(b, " i");
+    buf_put_int(b, a->constant.u.i);
     break;
   case FA_FLOAT:
     buf_printf(b, " f%a", a->constant.u.f);
     break;
   case FA_BOOL:
-    buf_printf(b, " b%d", (int)a->constant.u.b);
+    buf_puts(b, " b");
+    buf_put_int(b, a->constant.u.b);
     break;
   case FA_CHAR:
-    buf_printf(b, " c%d", (int)(unsigned char)a->constant.u.c);
+    buf_puts(b, " c");
+    buf_put_int(b, (unsigned char)a->constant.u.c);
     break;
   default:
     buf_puts(b, " ?");
@@ -546,8 +550,29 @@ static bool thunk_reads_var(const LcuThunk *t, const LcuVar *v) {
 
 /* Run 'st' with the invariant vectors it reads replaced by their value;
    true if it changed. */
+/* True if run 'st' reads a vector that a MAP gives the same value
+   everywhere. */
+static bool reads_invariant(Simp *s, const LcuStmt *st) {
+  const LcuKernel *k = st->kernel;
+  for (int a = 0; a < k->params.len; a++) {
+    const LcuAtom *atom = st->args.data[a];
+    const LcuVar *q = k->params.data[a];
+    const LcuStmt *g = run_of(s, atom->var);
+    const LcuSoac *m = NULL;
+    if (g && q->type.kind == LT_VEC && invariant_value(g, atom->var, &m))
+      return true;
+  }
+  return false;
+}
+
 static bool propagate_invariants(Simp *s, LcuStmt *st) {
   LcuKernel *k = st->kernel;
+  /* the kernel's lengths only for a run that reads an invariant vector
+     (most read none), but the facts of its arguments learnt as a fill
+     would */
+  fus_note_arg_facts(s->facts, k, &st->args);
+  if (!reads_invariant(s, st))
+    return false;
   FusKernelLens kl;
   fus_fill_kernel_lens(s->facts, k, &st->args, &kl);
   LcuKernel *copy = NULL;
@@ -886,10 +911,53 @@ static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
   return changed;
 }
 
+/* True if statement 'st' could go when its results are unused: a call,
+   a host operation and a check never do (fus_stmt_effects says so of
+   the last two without the facts). */
+static bool may_go(const LcuStmt *st) {
+  switch (st->kind) {
+  case LS_SCALAR:
+  case LS_RUN:
+  case LS_IF:
+  case LS_TIME:
+  case LS_LENGTH:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* True if a statement of 'b' (or of its nested blocks) has no result
+   that is used and might go: what sweep would look at. */
+static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *st = b->stmts.data[i];
+    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k] && has_unused(nested[k], uses))
+        return true;
+    bool unused = true;
+    for (int k = 0; k < st->results.len; k++)
+      unused &= !ptrmap_get(uses, st->results.data[k]);
+    if (unused && may_go(st))
+      return true;
+  }
+  return false;
+}
+
+/* Drops the dead statements of 'body', with the facts of 'body' as it is
+   now, filled only when a statement is unused: most rounds' bodies have
+   none, and filling the facts of a whole body is what a round costs
+   most. */
 static void drop_dead(Simp *s, LcuBlock *body) {
-  for (;;) {
+  for (bool first = true;; first = false) {
     PtrMap uses = {0};
     count_uses(body, &uses);
+    if (first) {
+      if (!has_unused(body, &uses))
+        return;
+      fus_fill_facts(body, s->facts);
+    }
     if (!sweep(s, body, &uses))
       return;
     s->changed = true;
@@ -906,7 +974,6 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
     s.changed = simp_kernels(p);
     Map avail = {0};
     simp_block(&s, body, &avail);
-    fus_fill_facts(body, &facts);
     drop_dead(&s, body);
     if (!s.changed)
       return;

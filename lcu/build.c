@@ -19,15 +19,44 @@
  * its SOAC keeps that expression's location and is equal only to kernels
  * with the same one.
  */
+#include <string.h>
+
 #include "lcu.h"
 
 /* ---- variables and atoms ---- */
+
+/* "hint_id", or "xid", interned.  Written on the stack, not by printf:
+   every new variable is named, and interning copies the name anyway. */
+static const char *new_var_name(const char *hint, int id) {
+  char name[128];
+  size_t len = hint ? strlen(hint) : 0;
+  if (len > sizeof name - 16 || id < 0)
+    return intern(hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id));
+  char *at = name;
+  if (hint) {
+    memcpy(at, hint, len);
+    at += len;
+    *at++ = '_';
+  } else {
+    *at++ = 'x';
+  }
+  char digits[12];
+  int n = 0;
+  do {
+    digits[n++] = (char)('0' + id % 10);
+    id /= 10;
+  } while (id);
+  while (n)
+    *at++ = digits[--n];
+  *at = '\0';
+  return intern(name);
+}
 
 LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
   LcuVar *v = NEW(LcuVar);
   v->id = p->next_var++;
   v->type = t;
-  v->name = intern(hint ? xprintf("%s_%d", hint, v->id) : xprintf("x%d", v->id));
+  v->name = new_var_name(hint, v->id);
   return v;
 }
 
@@ -459,19 +488,31 @@ typedef struct Canon {
   Loc soac;    /* the location of the SOAC being written */
 } Canon;
 
+/* 'before', the number, 'after': the text is written without printf
+   (but for floats), since kernels are interned by it thousands of times
+   a compilation. */
+static void canon_int(Canon *c, const char *before, int64_t i, const char *after) {
+  buf_puts(&c->b, before);
+  buf_put_int(&c->b, i);
+  buf_puts(&c->b, after);
+}
+
 static void canon_var(Canon *c, const LcuVar *v) {
   void **slot = ptrmap_slot(&c->seen, v, true);
   if (!*slot)
     *slot = (void *)(intptr_t)++c->nseen;
-  buf_printf(&c->b, "v%d:%s ", (int)(intptr_t)*slot - 1, lcu_type_name(v->type));
+  canon_int(c, "v", (intptr_t)*slot - 1, ":");
+  buf_puts(&c->b, lcu_type_name(v->type));
+  buf_putc(&c->b, ' ');
 }
 
 static void canon_constant(Canon *c, const FlatAtom *a) {
   if (a->kind == FA_FLOAT)
     buf_printf(&c->b, "f%a ", a->u.f);
-  else
-    buf_printf(&c->b, "k%d/%d ", a->kind,
-               a->kind == FA_INT ? a->u.i : a->kind == FA_BOOL ? a->u.b : (unsigned char)a->u.c);
+  else {
+    canon_int(c, "k", a->kind, "/");
+    canon_int(c, "", a->kind == FA_INT ? a->u.i : a->kind == FA_BOOL ? a->u.b : (unsigned char)a->u.c, " ");
+  }
 }
 
 /* Where 'e' is: "=" when at its SOAC's location, else by file name (never
@@ -480,15 +521,23 @@ static void canon_constant(Canon *c, const FlatAtom *a) {
 static void canon_loc(Canon *c, Loc loc) {
   if (lcu_loc_equal(loc, c->soac))
     buf_puts(&c->b, "= ");
-  else
-    buf_printf(&c->b, "@%s:%d:%d ", loc.src ? loc.src->name : "", loc.line, loc.col);
+  else {
+    buf_putc(&c->b, '@');
+    buf_puts(&c->b, loc.src ? loc.src->name : "");
+    canon_int(c, ":", loc.line, "");
+    canon_int(c, ":", loc.col, " ");
+  }
 }
 
 static void canon_exp(Canon *c, const LcuExp *e) {
-  buf_printf(&c->b, "(%d/%d ", e->kind, e->type);
+  canon_int(c, "(", e->kind, "/");
+  canon_int(c, "", e->type, " ");
   canon_loc(c, e->loc);
-  if (e->lib_fn)
-    buf_printf(&c->b, "from %s ", e->lib_fn);
+  if (e->lib_fn) {
+    buf_puts(&c->b, "from ");
+    buf_puts(&c->b, e->lib_fn);
+    buf_putc(&c->b, ' ');
+  }
   switch (e->kind) {
   case LE_VAR:
   case LE_LENGTH:
@@ -500,7 +549,7 @@ static void canon_exp(Canon *c, const LcuExp *e) {
     canon_constant(c, &e->constant);
     break;
   case LE_OP:
-    buf_printf(&c->b, "op%d ", e->op);
+    canon_int(c, "op", e->op, " ");
     break;
   case LE_IF:
     break;
@@ -551,7 +600,10 @@ static void canon_layout(Canon *c, const RtLayout *l) {
 
 static void canon_soac(Canon *c, const LcuSoac *s) {
   c->soac = s->loc;
-  buf_printf(&c->b, "|%d lib%d site%d lifted%d ", s->kind, s->library, s->site, s->lifted);
+  canon_int(c, "|", s->kind, " lib");
+  canon_int(c, "", s->library, " site");
+  canon_int(c, "", s->site, " lifted");
+  canon_int(c, "", s->lifted, " ");
   if (s->elem_type) {
     TypeNamer nm = {0};
     buf_puts(&c->b, type_to_string(&nm, s->elem_type));
@@ -572,7 +624,7 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
     buf_putc(&c->b, '#');
     canon_var(c, s->size.length);
   } else {
-    buf_printf(&c->b, "n%d ", s->size.value);
+    canon_int(c, "n", s->size.value, " ");
   }
   if (s->segdes)
     canon_var(c, s->segdes);
