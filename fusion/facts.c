@@ -458,7 +458,7 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
       ptrmap_put(&kl->nonneg, p, (void *)1);
     const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
     if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
-      FusLen *sum = xmalloc_atomic(sizeof(FusLen) * 2);
+      FusLen *sum = xmalloc(sizeof(FusLen) * 2); /* holds variables: scanned */
       sum[0] = fus_atom_len(f, d->args.data[0]);
       sum[1] = fus_atom_len(f, d->args.data[1]);
       ptrmap_put(&kl->sums, p, sum);
