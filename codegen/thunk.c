@@ -44,11 +44,39 @@ CgBinding *cg_lookup(CgBinding *env, const LcuVar *var) {
 
 static char base_letter(FlatBase b) { return b == FB_INT ? 'i' : b == FB_FLOAT ? 'f' : b == FB_BOOL ? 'b' : 'c'; }
 
+/* The float functions of one argument (sqrt, ln, exp, the trigonometric
+   and hyperbolic ones): each checked, rt_NAME_f in rt/scalar.h. */
+static bool float_function(FlatOp op) {
+  switch (op) {
+  case FLAT_SQRT:
+  case FLAT_LN:
+  case FLAT_EXP:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_ATAN:
+  case FLAT_SINH:
+  case FLAT_COSH:
+  case FLAT_TANH:
+    return true;
+  default:
+    return false;
+  }
+}
+
 const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *err, bool *checked, int *operand) {
   *checked = false;
   *operand = -1;
   const char *name = flat_op_name(op);
   char l = base_letter(base);
+  if (float_function(op)) {
+    *checked = true;
+    if (op == FLAT_SQRT || op == FLAT_LN)
+      *operand = 0; /* the message names the argument */
+    return xprintf("rt_%s_f(%s, %s)", name, a[0], err);
+  }
   switch (op) {
   case FLAT_ADD:
   case FLAT_SUB:
@@ -86,24 +114,11 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
   case FLAT_LSHIFT:
   case FLAT_RSHIFT:
     return xprintf("rt_%s_i(%s, %s)", name, a[0], a[1]);
-  case FLAT_SQRT:
-  case FLAT_LN:
   case FLAT_TRUNC:
   case FLAT_FLOOR:
   case FLAT_CEIL:
   case FLAT_ROUND:
     *operand = 0; /* the message names the argument */
-    /* fall through */
-  case FLAT_EXP:
-  case FLAT_SIN:
-  case FLAT_COS:
-  case FLAT_TAN:
-  case FLAT_ASIN:
-  case FLAT_ACOS:
-  case FLAT_ATAN:
-  case FLAT_SINH:
-  case FLAT_COSH:
-  case FLAT_TANH:
     *checked = true;
     return xprintf("rt_%s_f(%s, %s)", name, a[0], err);
   case FLAT_EXPT:
@@ -154,21 +169,9 @@ static const char *raw_float_op(FlatOp op, FlatBase base, const char **a) {
     return xprintf("pow(%s, (double)%s)", a[0], a[1]);
   case FLAT_EXPT:
     return xprintf("pow(%s, %s)", a[0], a[1]);
-  case FLAT_LN:
-    return xprintf("log(%s)", a[0]);
-  case FLAT_SQRT:
-  case FLAT_EXP:
-  case FLAT_SIN:
-  case FLAT_COS:
-  case FLAT_TAN:
-  case FLAT_ASIN:
-  case FLAT_ACOS:
-  case FLAT_ATAN:
-  case FLAT_SINH:
-  case FLAT_COSH:
-  case FLAT_TANH:
-    return xprintf("%s(%s)", flat_op_name(op), a[0]);
   default:
+    if (float_function(op)) /* C's names but ln's */
+      return xprintf("%s(%s)", op == FLAT_LN ? "log" : flat_op_name(op), a[0]);
     return NULL;
   }
 }

@@ -122,6 +122,27 @@ template <class V, class Op> __device__ void block_combine(V *sh, Op op) {
   __syncthreads();
 }
 
+/* The tile of IT * THREADS values at 'base' (those before 'to'), loaded
+   coalesced: position k by thread k % THREADS. */
+template <int IT, class V, class Pull> __device__ void load_tile(V *tile, Pull &pull, int64_t base, int64_t to) {
+  for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+    if (base + k < to)
+      tile[k] = pull(base + k);
+}
+
+/* The inclusive scan of sh[0 .. THREADS-1] in place, in order (Hillis-
+   Steele); 'id' fills in on the left.  The values must be in 'sh' and
+   synchronized before; every thread sees the result after. */
+template <class T, class Op> __device__ void block_inclusive_scan(T *sh, Op op, T id) {
+  for (int d = 1; d < THREADS; d *= 2) {
+    T left = threadIdx.x >= d ? sh[threadIdx.x - d] : id;
+    __syncthreads();
+    if (threadIdx.x >= d)
+      sh[threadIdx.x] = op(left, sh[threadIdx.x]);
+    __syncthreads();
+  }
+}
+
 /* Combines the values of [from, to) in order, by tiles: each thread the
    ITEMS<V> consecutive values of its place in the tile.  Thread 0 gets
    the result (the others an unspecified value).  'buf' holds a tile
@@ -131,10 +152,7 @@ template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, O
   constexpr int IT = ITEMS<V>;
   V acc = id;
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    /* load the tile coalesced: position k of the tile by thread k % THREADS */
-    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
-      if (base + k < to)
-        buf[k] = pull(base + k);
+    load_tile<IT>(buf, pull, base, to);
     __syncthreads();
     V mine = id;
     for (int k = 0; k < IT; k++) {
@@ -306,9 +324,7 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
   if (threadIdx.x == 0)
     carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
-      if (base + k < to)
-        tile[k] = pull(base + k);
+    load_tile<IT>(tile, pull, base, to);
     __syncthreads();
     V mine = id;
     for (int k = 0; k < IT; k++) {
@@ -319,13 +335,7 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
     /* inclusive scan of the threads' values, in order */
     sh[threadIdx.x] = mine;
     __syncthreads();
-    for (int d = 1; d < THREADS; d *= 2) {
-      V left = threadIdx.x >= d ? sh[threadIdx.x - d] : id;
-      __syncthreads();
-      if (threadIdx.x >= d)
-        sh[threadIdx.x] = op(left, sh[threadIdx.x]);
-      __syncthreads();
-    }
+    block_inclusive_scan(sh, op, id);
     V acc = threadIdx.x == 0 ? carry : op(carry, sh[threadIdx.x - 1]);
     for (int k = 0; k < IT; k++) {
       int64_t at = (int64_t)threadIdx.x * IT + k;
@@ -664,6 +674,22 @@ __device__ inline void seg_lb_part(const int64_t *off, int64_t nseg, int64_t *fr
   *to = *from + part < n ? *from + part : n;
 }
 
+/* visit(k, j, s) for this thread's elements of the tile at 'base': the
+   IT consecutive j = base + threadIdx.x * IT + k before 'to', s the
+   segment that holds j (one search, then a step at a time). */
+template <int IT, class Visit>
+__device__ void thread_items(const int64_t *off, int64_t nseg, int64_t base, int64_t to, Visit visit) {
+  int64_t first = base + (int64_t)threadIdx.x * IT;
+  if (first >= to)
+    return;
+  int64_t s = segment_of(off, nseg, first);
+  for (int k = 0; k < IT && first + k < to; k++) {
+    int64_t j = first + k;
+    s = segment_after(off, nseg, s, j);
+    visit(k, j, s);
+  }
+}
+
 /* This thread's pair of the tile at 'base' (its ITEMS<V> consecutive
    elements before 'to', in 'tile' at threadIdx.x * ITEMS<V>), each a head
    where its segment starts. */
@@ -672,15 +698,9 @@ __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, con
                                       int64_t base, int64_t to) {
   constexpr int IT = ITEMS<V>;
   SegPair<V> mine{id, 0};
-  int64_t first = base + (int64_t)threadIdx.x * IT;
-  if (first < to) {
-    int64_t s = segment_of(off, nseg, first);
-    for (int k = 0; k < IT && first + k < to; k++) {
-      int64_t j = first + k;
-      s = segment_after(off, nseg, s, j);
-      mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
-    }
-  }
+  thread_items<IT>(off, nseg, base, to, [&](int k, int64_t j, int64_t s) {
+    mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
+  });
   return mine;
 }
 
@@ -696,9 +716,7 @@ __global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t
   seg_lb_part(off, nseg, &from, &to);
   SegPair<V> acc{id, 0};
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
-      if (base + k < to)
-        tile[k] = pull(base + k);
+    load_tile<IT>(tile, pull, base, to);
     __syncthreads();
     sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, base, to);
     block_combine(sh, sop); /* synchronizes before and after */
@@ -724,13 +742,7 @@ template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial
     int64_t i = base + threadIdx.x;
     sh[threadIdx.x] = i < nparts ? partial[i] : none;
     __syncthreads(); /* sh, and carry the first time */
-    for (int d = 1; d < THREADS; d *= 2) {
-      SegPair<V> left = threadIdx.x >= d ? sh[threadIdx.x - d] : none;
-      __syncthreads();
-      if (threadIdx.x >= d)
-        sh[threadIdx.x] = sop(left, sh[threadIdx.x]);
-      __syncthreads();
-    }
+    block_inclusive_scan(sh, sop, none);
     if (i < nparts)
       partial[i] = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
     __syncthreads(); /* every thread has read carry */
@@ -758,35 +770,21 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
   if (threadIdx.x == 0)
     carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
-      if (base + k < to)
-        tile[k] = pull(base + k);
+    load_tile<IT>(tile, pull, base, to);
     __syncthreads(); /* the tile, and carry */
     sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, base, to);
     __syncthreads();
     /* inclusive scan of the threads' pairs, in order */
-    for (int d = 1; d < THREADS; d *= 2) {
-      SegPair<V> left = threadIdx.x >= d ? sh[threadIdx.x - d] : none;
-      __syncthreads();
-      if (threadIdx.x >= d)
-        sh[threadIdx.x] = sop(left, sh[threadIdx.x]);
-      __syncthreads();
-    }
+    block_inclusive_scan(sh, sop, none);
     SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
-    int64_t first = base + (int64_t)threadIdx.x * IT;
-    if (first < to) {
-      int64_t s = segment_of(off, nseg, first);
-      for (int k = 0; k < IT && first + k < to; k++) {
-        int64_t j = first + k;
-        s = segment_after(off, nseg, s, j);
-        SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
-        if (scan)
-          store(j, x.head ? id : acc.v);
-        acc = sop(acc, x);
-        if (!scan && off[s + 1] == j + 1)
-          store(s, acc.v); /* j is the last of segment s */
-      }
-    }
+    thread_items<IT>(off, nseg, base, to, [&](int k, int64_t j, int64_t s) {
+      SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
+      if (scan)
+        store(j, x.head ? id : acc.v);
+      acc = sop(acc, x);
+      if (!scan && off[s + 1] == j + 1)
+        store(s, acc.v); /* j is the last of segment s */
+    });
     __syncthreads(); /* every thread has read carry and the tile */
     if (threadIdx.x == THREADS - 1)
       carry = sop(carry, sh[THREADS - 1]);
