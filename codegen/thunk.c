@@ -399,8 +399,11 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    Scholes's thunk has 74 checked operations (every float +, -, * fails on
    a result that is not finite); with a branch around each error record
    the SASS had more branch bookkeeping and stores than arithmetic.  The
-   fast pass computes the values, each check ORing its failure into one
-   flag; only an element whose flag is set runs the thunk again in the
+   fast pass computes the values with no branch per check: a subscript or
+   an integer check ORs its failure into one flag, a checked float
+   operation is computed raw and tested for finiteness in integer
+   operations (raw_float_op, rt_finite_least); only an element whose flag
+   is set or whose float result is not finite runs the thunk again in the
    recording pass, where each check records its own error exactly as it
    would have in one pass (the same operands: the passes compute the same
    values).  A thunk without checks has only the fast pass. */

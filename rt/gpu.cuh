@@ -59,15 +59,19 @@ __device__ inline void record(RtKernelError *r, RtKernelError e) {
 
 /* ---- grids ---- */
 
-inline int blocks_for(int64_t n, int per_thread) {
+/* Blocks of THREADS for n elements, 'per_thread' each, at most 'most'. */
+inline int grid_for(int64_t n, int per_thread, int most) {
   int64_t b = (n + (int64_t)THREADS * per_thread - 1) / ((int64_t)THREADS * per_thread);
-  int most = rtg_max_blocks();
   return (int)(b < 1 ? 1 : b > most ? most : b);
 }
 
-/* The grid of a grid-stride kernel: WAVES times as many blocks as the GPU
-   holds at once (occupancy), where n has the work for them ('resident'
-   from resident_blocks).  A whole number of waves: Black-Scholes's MAP
+/* A grid that fills the device (8 blocks an SM at the most). */
+inline int blocks_for(int64_t n, int per_thread) { return grid_for(n, per_thread, rtg_max_blocks()); }
+
+/* The most blocks of a grid-stride kernel (MAP, commutative REDUCE):
+   WAVES times as many as the GPU holds at once (occupancy), where
+   blocks_for's 8 an SM ignores the kernel's registers.  A whole number
+   of waves: Black-Scholes's MAP
    (46 registers a thread) fits 5 blocks of 256 threads on an SM, and the
    8 an SM that blocks_for gives ran a second wave 60% full.  More than
    one wave: blocks that finish early are replaced, where one wave leaves
@@ -78,15 +82,10 @@ inline int blocks_for(int64_t n, int per_thread) {
    norm2, memory-bound, within 3% throughout. */
 constexpr int WAVES = 4;
 
-inline int wave_for(int64_t n, int per_thread, int resident) {
-  int64_t b = (n + (int64_t)THREADS * per_thread - 1) / ((int64_t)THREADS * per_thread);
-  return (int)(b < 1 ? 1 : b > resident ? resident : b);
-}
-
-/* The blocks of 'kernel' (THREADS threads, static shared memory) that
-   the GPU holds at once.  Each caller keeps its answer in a static: one
-   query per kernel. */
-template <class Kernel> int resident_blocks(Kernel kernel) {
+/* WAVES times the blocks of 'kernel' (THREADS threads, static shared
+   memory) that the GPU holds at once.  Each caller keeps the answer in a
+   static: one query per kernel. */
+template <class Kernel> int wave_blocks(Kernel kernel) {
   int per_sm = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, 0) != cudaSuccess || per_sm < 1)
     per_sm = 1;
@@ -103,9 +102,9 @@ template <class Pull, class Store> __global__ void map_kernel(Pull pull, Store s
 template <class Pull, class Store> void map(const char *name, RtLoc loc, Pull pull, Store store, int64_t n) {
   if (n <= 0)
     return;
-  static const int resident = resident_blocks(map_kernel<Pull, Store>);
+  static const int most = wave_blocks(map_kernel<Pull, Store>);
   rtg_launching("map");
-  map_kernel<<<wave_for(n, 4, resident), THREADS, 0, rtg_stream()>>>(pull, store, n);
+  map_kernel<<<grid_for(n, 4, most), THREADS, 0, rtg_stream()>>>(pull, store, n);
   rtg_launched(name, loc);
 }
 
@@ -282,8 +281,8 @@ __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *
    (a sync). */
 template <class V, class Pull, class Op>
 V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  static const int resident = resident_blocks(reduce_commutative_kernel<V, Pull, Op>);
-  int blocks = wave_for(n, 4, resident);
+  static const int most = wave_blocks(reduce_commutative_kernel<V, Pull, Op>);
+  int blocks = grid_for(n, 4, most);
   V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)(blocks + 1));
   V *out = partial + blocks;
   zero_slot(out);
