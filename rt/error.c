@@ -356,6 +356,11 @@ double rt_now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bool rt_env_on(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
 enum { BIG_STACK = 1 << 30 }; /* NESL recursion is deep: the evaluator's */
 
 typedef struct MainArgs {
@@ -393,13 +398,11 @@ int rt_main(char **argv, void (*program)(void)) {
     program();
   }
   fflush(rt_output());
-  const char *profile = getenv("NESSIE_PROFILE");
   if (rt_exit_report)
     rt_exit_report();
-  else if (profile && *profile && strcmp(profile, "0") != 0)
+  else if (rt_env_on("NESSIE_PROFILE"))
     fprintf(stderr, "profile: NESSIE_PROFILE profiles executables of the GPU target (--target=cuda) only\n");
-  const char *stats = getenv("NESSIE_STATS");
-  if (stats && strcmp(stats, "0") != 0)
+  if (rt_env_on("NESSIE_STATS"))
     fprintf(stderr, "stats: %llu kernel launches, %llu host synchronizations, %llu bytes allocated\n",
             (unsigned long long)rt_stats.kernels, (unsigned long long)rt_stats.syncs,
             (unsigned long long)rt_stats.bytes);

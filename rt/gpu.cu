@@ -14,7 +14,6 @@
 #include "gpu.cuh"
 
 static cudaStream_t stream;
-static int max_blocks = 1024;
 static int sm_count = 128; /* rtg_sm_count */
 static unsigned *ticket; /* rtg_ticket */
 static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
@@ -359,8 +358,7 @@ static void profile_report(void) {
 /* Profiling on if NESSIE_PROFILE is set (and not 0): the first mark, the
    start of the first interval.  't0': when rtg_init began. */
 static void profile_start(int dev, double t0) {
-  const char *env = getenv("NESSIE_PROFILE");
-  if (!env || !*env || strcmp(env, "0") == 0)
+  if (!rt_env_on("NESSIE_PROFILE"))
     return;
   profile_device = dev;
   profile_t0 = t0;
@@ -402,7 +400,6 @@ void rtg_init(const RtSite *sites) {
   }
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
-    max_blocks = prop.multiProcessorCount * 8;
     sm_count = prop.multiProcessorCount;
     device_memory = prop.totalGlobalMem;
   }
@@ -435,7 +432,7 @@ unsigned *rtg_ticket(void) { return ticket; }
 
 cudaStream_t rtg_stream(void) { return stream; }
 
-int rtg_max_blocks(void) { return max_blocks; }
+int rtg_max_blocks(void) { return 8 * sm_count; }
 
 int rtg_sm_count(void) { return sm_count; }
 
@@ -777,13 +774,19 @@ static void to_device_in_place(RtValue *v) {
     int64_t *lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
     check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyHostToDevice, stream),
           "a copy to the device");
+    /* the offsets too: the host has them (its total needs them), where
+       the device would make them again with a launch */
     int64_t total = rt_seg_total(v);
+    int64_t *offsets = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
+    check(cudaMemcpyAsync(offsets, v->offsets, sizeof(int64_t) * (size_t)(v->len + 1), cudaMemcpyHostToDevice,
+                          stream),
+          "a copy to the device");
     check(cudaStreamSynchronize(stream), "a copy to the device");
     rt_free(v->lengths);
     rt_free(v->offsets);
     rt_free(v->ids); /* NULL: the host makes none */
     v->lengths = lengths;
-    v->offsets = NULL;
+    v->offsets = offsets;
     v->ids = NULL;
     v->total = total;
   } else {
@@ -958,14 +961,18 @@ RtValue *rtg_seg_starts(RtValue *d) {
    and mostly a single comparison for the others (rtg::segment_after).
    One launch; no memset, no scan. */
 __global__ void seg_ids_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
-  for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; 4 * g < n; g += (int64_t)gridDim.x * blockDim.x) {
-    int64_t j = 4 * g;
-    int64_t s = rtg::segment_of(off, nseg, j);
-    for (int k = 0; k < 4 && j + k < n; k++) {
-      s = rtg::segment_after(off, nseg, s, j + k);
-      ids[j + k] = (int32_t)s;
-    }
-  }
+  for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; 4 * g < n; g += (int64_t)gridDim.x * blockDim.x)
+    rtg::segment_run<4>(off, nseg, 4 * g, n, [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
+}
+
+/* The ids of 'd''s 'n' elements into 'ids' (device memory). */
+static void make_seg_ids(RtValue *d, int64_t n, int32_t *ids) {
+  if (n <= 0)
+    return;
+  const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
+  rtg_launching("segment ids (search)");
+  seg_ids_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
+  rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
 }
 
 const int32_t *rtg_seg_ids_raw(RtValue *d) {
@@ -973,25 +980,22 @@ const int32_t *rtg_seg_ids_raw(RtValue *d) {
     return d->ids;
   int64_t n = rtg_seg_total(d);
   int32_t *ids = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
-  if (n > 0) {
-    const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
-    rtg_launching("segment ids (search)");
-    seg_ids_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
-    rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
-  }
+  make_seg_ids(d, n, ids);
   d->ids = ids;
   return ids;
 }
 
-/* A vector the caller owns: a copy of the cached ids (a copy on the
-   stream, no launch once they are made). */
+/* A vector the caller owns: a copy of the cached ids where they are
+   made already, else made straight into it (not cached: a second copy
+   of them would live as long as the segdes). */
 RtValue *rtg_seg_ids(RtValue *d) {
   int64_t n = rtg_seg_total(d);
   RtValue *r = rtg_vec_new(RT_INT, n);
-  if (n > 0)
-    check(cudaMemcpyAsync(r->data.i, rtg_seg_ids_raw(d), sizeof(int32_t) * (size_t)n, cudaMemcpyDeviceToDevice,
-                          stream),
+  if (n > 0 && d->ids)
+    check(cudaMemcpyAsync(r->data.i, d->ids, sizeof(int32_t) * (size_t)n, cudaMemcpyDeviceToDevice, stream),
           "a copy of segment ids");
+  else
+    make_seg_ids(d, n, r->data.i);
   return r;
 }
 

@@ -673,12 +673,10 @@ __device__ inline void seg_lb_part(const int64_t *off, int64_t nseg, int64_t *fr
   *to = *from + part < n ? *from + part : n;
 }
 
-/* visit(k, j, s) for this thread's elements of the tile at 'base': the
-   IT consecutive j = base + threadIdx.x * IT + k before 'to', s the
-   segment that holds j (one search, then a step at a time). */
+/* visit(k, j, s) for the IT consecutive elements j = first + k before
+   'to', s the segment that holds j (one search, then a step at a time). */
 template <int IT, class Visit>
-__device__ void thread_items(const int64_t *off, int64_t nseg, int64_t base, int64_t to, Visit visit) {
-  int64_t first = base + (int64_t)threadIdx.x * IT;
+__device__ void segment_run(const int64_t *off, int64_t nseg, int64_t first, int64_t to, Visit visit) {
   if (first >= to)
     return;
   int64_t s = segment_of(off, nseg, first);
@@ -697,7 +695,7 @@ __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, con
                                       int64_t base, int64_t to) {
   constexpr int IT = ITEMS<V>;
   SegPair<V> mine{id, 0};
-  thread_items<IT>(off, nseg, base, to, [&](int k, int64_t j, int64_t s) {
+  segment_run<IT>(off, nseg, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
     mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
   });
   return mine;
@@ -776,7 +774,7 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
     /* inclusive scan of the threads' pairs, in order */
     block_inclusive_scan(sh, sop, none);
     SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
-    thread_items<IT>(off, nseg, base, to, [&](int k, int64_t j, int64_t s) {
+    segment_run<IT>(off, nseg, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
       SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
       if (scan)
         store(j, x.head ? id : acc.v);

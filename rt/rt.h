@@ -293,6 +293,9 @@ extern void (*rt_exit_report)(void);
 int rt_main(char **argv, void (*program)(void));
 /* Seconds on a monotonic clock (time). */
 double rt_now(void);
+/* Whether the environment variable 'name' is on: set, not empty, not "0"
+   (NESSIE_STATS, NESSIE_PROFILE). */
+bool rt_env_on(const char *name);
 
 /* The stack recursion runs on: from 'base' (near the top of the thread's
    stack), 'size' bytes.  Deep NESL recursion is then stopped with a
