@@ -131,10 +131,16 @@ static LcuExp *copy_renamed(Rw *w, const LcuExp *e, const Vec *from, const Vec *
   return lcu_copy_exp(w->p, e, &ren);
 }
 
-static Vec one_var(LcuVar *v) {
-  Vec r = {0};
-  vec_push(&r, v);
-  return r;
+/* Appends src's lets to 't', renamed by 'ren' (which learns each let's
+   new variable). */
+static void copy_lets(Rw *w, LcuThunk *t, const LcuThunk *src, PtrMap *ren) {
+  for (int i = 0; i < src->lets.len; i++) {
+    const LcuLet *l = src->lets.data[i];
+    LcuExp *value = lcu_copy_exp(w->p, l->value, ren);
+    LcuVar *v = lcu_copy_var(w->p, l->var);
+    ptrmap_put(ren, l->var, v);
+    lcu_thunk_let(t, v, value);
+  }
 }
 
 /* ---- MAP into any SOAC: MAP-MAP, MAP-REDUCE, MAP-PERMUTE of Figure 5,
@@ -426,12 +432,11 @@ static LcuExp *predicate_on(Rw *w, const LcuSoac *F, const Vec *ws) {
 }
 
 /* let w_1 = e1_1 in ... let w_k = e1_k in body, the filter's pull values
-   at index 'i'. */
-static LcuExp *let_values(Rw *w, const LcuSoac *F, const Vec *ws, LcuVar *i, LcuExp *body) {
-  Vec fi = one_var(F->pull->params.data[0]), ni = one_var(i);
+   with its variables renamed by 'ren' (its index, its lets). */
+static LcuExp *let_values(Rw *w, const LcuSoac *F, const Vec *ws, PtrMap *ren, LcuExp *body) {
   for (int m = ws->len - 1; m >= 0; m--) {
     const LcuExp *e = F->pull->body.data[m];
-    body = lcu_exp_let(e->loc, ws->data[m], copy_renamed(w, e, &fi, &ni), body);
+    body = lcu_exp_let(e->loc, ws->data[m], lcu_copy_exp(w->p, e, ren), body);
   }
   return body;
 }
@@ -454,6 +459,11 @@ static LcuSoac *filter_reduce(Rw *w, const LcuSoac *F, const LcuSoac *R) {
   LcuThunk *pull = lcu_thunk_new();
   LcuVar *i = fresh(w, FB_INT, "i");
   vec_push(&pull->params, i);
+  /* F's lets become the new pull's, at the new index: every element
+     evaluates them, as F's pull did */
+  PtrMap ren = {0};
+  ptrmap_put(&ren, F->pull->params.data[0], i);
+  copy_lets(w, pull, F->pull, &ren);
   for (int j = 0; j < R->pull->body.len; j++) {
     const LcuExp *e2 = R->pull->body.data[j];
     Vec ws = let_vars(w, F);
@@ -462,7 +472,7 @@ static LcuSoac *filter_reduce(Rw *w, const LcuSoac *F, const LcuSoac *R) {
       val = lcu_subst_index(w->p, val, vals.data[m], ir, lcu_exp_var(e2->loc, ws.data[m]));
     LcuExp *id = lcu_exp_const(e2->loc, *(FlatAtom *)R->identity.data[j]);
     LcuExp *body = lcu_exp_if(e2->loc, predicate_on(w, F, &ws), val, id);
-    lcu_thunk_return(pull, let_values(w, F, &ws, i, body));
+    lcu_thunk_return(pull, let_values(w, F, &ws, &ren, body));
   }
   lcu_fill_using(pull);
   LcuSoac *r = NEW(LcuSoac);
@@ -483,8 +493,9 @@ static bool rule_filter_reduce(Rw *w) {
     const LcuSoac *R = soac_at(w, ri);
     LcuSoacKind want = F->kind == SOAC_FILTER ? SOAC_REDUCE : SOAC_SEG_REDUCE;
     Vec vals = filter_values(F);
-    /* (the rule writes F's values as lets of each of R's expressions) */
-    if (F->pull->lets.len || R->pull->lets.len)
+    /* (the rule writes R's expressions inside a test of F's predicate:
+       R's lets could not come before it) */
+    if (R->pull->lets.len)
       continue;
     if (R->kind != want || !over_kept(w, F, R) || !pull_index_only_in(R, &vals) || thunk_reads_any(R->second, F))
       continue;
@@ -671,13 +682,7 @@ static void append_thunk(Rw *w, LcuThunk *t, const LcuThunk *src, const Vec *to,
   PtrMap ren = {0};
   for (int i = 0; i < src->params.len; i++)
     ptrmap_put(&ren, src->params.data[i], to->data[i]);
-  for (int i = 0; i < src->lets.len; i++) {
-    const LcuLet *l = src->lets.data[i];
-    LcuExp *value = lcu_copy_exp(w->p, l->value, &ren);
-    LcuVar *v = lcu_copy_var(w->p, l->var);
-    ptrmap_put(&ren, l->var, v);
-    lcu_thunk_let(t, v, value);
-  }
+  copy_lets(w, t, src, &ren);
   for (int i = 0; i < src->body.len; i++) {
     const LcuExp *e = src->body.data[i];
     LcuExp *c = lcu_copy_exp(w->p, e, &ren);
