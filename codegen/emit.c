@@ -35,22 +35,6 @@ const char *cg_rtop(FlatOp op) {
 
 const char *cg_temp(Cg *cg) { return xprintf("t%d", ++cg->temps); }
 
-/* 'i' in decimal, as "%d" writes it. */
-static void decimal(char out[16], int i) {
-  char digits[12];
-  int n = 0;
-  unsigned u = i < 0 ? 0u - (unsigned)i : (unsigned)i;
-  do {
-    digits[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  if (i < 0)
-    *out++ = '-';
-  while (n)
-    *out++ = digits[--n];
-  *out = '\0';
-}
-
 const char *cg_name(const LcuVar *v) {
   /* the printed name (xs_12), made a C identifier; the id keeps it
      unique.  Built without printf: every use of a variable names it. */
@@ -62,8 +46,8 @@ const char *cg_name(const LcuVar *v) {
     buf_putc(&b, (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ? (char)c
                                                                                                        : '_');
   }
-  char id[16];
-  decimal(id, v->id);
+  char id[FORMAT_INT_SIZE];
+  format_int(id, v->id);
   if (!v->name || !strstr(v->name, id)) {
     buf_putc(&b, '_');
     buf_puts(&b, id);

@@ -149,19 +149,29 @@ void buf_printf(Buf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-void buf_put_int(Buf *b, int64_t i) {
-  char digits[24];
+int format_int(char out[FORMAT_INT_SIZE], int64_t i) {
+  char digits[FORMAT_INT_SIZE];
   int n = 0;
   uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
   do {
     digits[n++] = (char)('0' + u % 10);
     u /= 10;
   } while (u);
-  buf_reserve(b, (size_t)n + 1);
+  int len = 0;
   if (i < 0)
-    b->data[b->len++] = '-';
+    out[len++] = '-';
   while (n)
-    b->data[b->len++] = digits[--n];
+    out[len++] = digits[--n];
+  out[len] = '\0';
+  return len;
+}
+
+void buf_put_int(Buf *b, int64_t i) {
+  char text[FORMAT_INT_SIZE];
+  int n = format_int(text, i);
+  buf_reserve(b, (size_t)n);
+  memcpy(b->data + b->len, text, (size_t)n);
+  b->len += (size_t)n;
 }
 
 void buf_put_hex64(Buf *b, uint64_t u) {

@@ -68,6 +68,10 @@ char *buf_str(Buf *b); /* NUL-terminated contents; the buffer stays usable */
 /* Decimal and 16 hex digits, without printf: for text that is built
    often (keys, names). */
 void buf_put_int(Buf *b, int64_t i);
+/* 'i' in decimal into 'out', as "%lld" writes it, NUL-terminated; returns
+   its length. */
+enum { FORMAT_INT_SIZE = 24 };
+int format_int(char out[FORMAT_INT_SIZE], int64_t i);
 void buf_put_hex64(Buf *b, uint64_t u);
 
 /* ---- map.c ---- */

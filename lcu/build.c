@@ -30,7 +30,7 @@
 static const char *new_var_name(const char *hint, int id) {
   char name[128];
   size_t len = hint ? strlen(hint) : 0;
-  if (len > sizeof name - 16 || id < 0)
+  if (len > sizeof name - FORMAT_INT_SIZE - 2)
     return intern(hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id));
   char *at = name;
   if (hint) {
@@ -40,15 +40,7 @@ static const char *new_var_name(const char *hint, int id) {
   } else {
     *at++ = 'x';
   }
-  char digits[12];
-  int n = 0;
-  do {
-    digits[n++] = (char)('0' + id % 10);
-    id /= 10;
-  } while (id);
-  while (n)
-    *at++ = digits[--n];
-  *at = '\0';
+  format_int(at, id);
   return intern(name);
 }
 
