@@ -108,9 +108,6 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
    (the bug of keying a Map by a formatted pointer). */
 void *ptrmap_get(const PtrMap *m, const void *key);
 void ptrmap_put(PtrMap *m, const void *key, void *value);
-/* Room for 'n' keys in all without growing: for a map whose size is
-   known before it is filled (growing allocates the arrays again). */
-void ptrmap_reserve(PtrMap *m, int64_t n);
 /* Makes 'maps[i]' (i < n) empty, with room for 'counts[i]' keys without
    growing, all in one allocation: for maps made and dropped together
    whose sizes are known (a kernel's facts, made thousands of times). */

@@ -122,15 +122,6 @@ static void ptrmap_grow(PtrMap *m) {
   ptrmap_rehash(m, m->cap ? 2 * m->cap : 8);
 }
 
-void ptrmap_reserve(PtrMap *m, int64_t n) {
-  if (2 * n <= m->cap)
-    return;
-  int64_t cap = m->cap ? m->cap : 8;
-  while (2 * n > cap)
-    cap *= 2;
-  ptrmap_rehash(m, cap);
-}
-
 /* The capacity that holds 'n' keys without growing. */
 static int64_t capacity_for(int64_t n) {
   int64_t cap = n ? 2 : 0;

@@ -241,11 +241,12 @@ static bool reads_all_first(const LcuSoac *P, const LcuSoac *C) {
   const LcuVar *i = fus_index_param(C, C->pull);
   if (!i || !C->pull->body.len)
     return false;
-  bool shared = lcu_compose_shares(P, C->pull);
-  int first = shared ? 0 : C->pull->lets.len, last = shared ? lcu_thunk_nexps(C->pull) : first + 1;
+  /* (not shared: C has no lets, and its first expression is its first
+     result) */
+  int last = lcu_compose_shares(P, C->pull) ? lcu_thunk_nexps(C->pull) : 1;
   for (int j = 0; j < P->results.len; j++) {
     bool read = false;
-    for (int e = first; e < last && !read; e++)
+    for (int e = 0; e < last && !read; e++)
       read = lcu_exp_reads_at(lcu_thunk_exp(C->pull, e), P->results.data[j], i);
     if (!read)
       return false;

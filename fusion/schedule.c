@@ -486,9 +486,9 @@ typedef struct Solution {
 /* The models solved so far, by their numbers (model_key): a region
    repeats in each specialization of its function and in each place
    library code is inlined, and half the corpus's models are such
-   repeats.  GLPK's answer depends on the numbers alone (its limit on
-   nodes, not on time, ends a search), so a repeat gets the first
-   answer without solving again. */
+   repeats.  A repeat gets the first answer without solving again, also
+   where GLPK gave up at its time limit (the key holds the limit): one
+   answer per model, whatever the machine's speed the second time. */
 static Map solutions;
 
 /* The text of a number of a model's key: a double bit for bit. */
@@ -508,8 +508,9 @@ static void key_double(Buf *b, double d) {
    costs, its rows' bounds and coefficients (names left out: they do not
    change the answer).  Doubles are written bit for bit, without printf
    (formatting the keys took longer than solving most models). */
-static const char *model_key(glp_prob *lp) {
+static const char *model_key(glp_prob *lp, const FusScheduleOptions *o) {
   Buf b = {0};
+  key_int(&b, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
   int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
   key_int(&b, glp_get_obj_dir(lp));
   key_int(&b, nc);
@@ -570,7 +571,7 @@ static Solution *run_glpk(Model *m, const FusScheduleOptions *o) {
 /* Solves 'm'; true with the part's pairs' choices set when GLPK found
    the best solution within its limits. */
 static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
-  const char *key = model_key(m->lp);
+  const char *key = model_key(m->lp, o);
   Solution *s = map_get(&solutions, key);
   if (!s) {
     s = run_glpk(m, o);

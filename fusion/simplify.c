@@ -887,33 +887,9 @@ static void count_uses(const LcuBlock *b, PtrMap *uses) {
   count_atoms(&b->results, uses);
 }
 
-/* Drops the dead statements of 'b' (and of its nested blocks); true if
-   any went. */
-static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
-  bool changed = false;
-  int out = 0;
-  for (int i = 0; i < b->stmts.len; i++) {
-    LcuStmt *st = b->stmts.data[i];
-    const LcuBlock *nested[3] = {st->then, st->els, st->body};
-    for (int k = 0; k < 3; k++)
-      if (nested[k])
-        changed |= sweep(s, (LcuBlock *)nested[k], uses);
-    bool unused = true;
-    for (int k = 0; k < st->results.len; k++)
-      unused &= !ptrmap_get(uses, st->results.data[k]);
-    if (unused && !fus_stmt_effects(s->facts, st) && st->kind != LS_CALL && st->kind != LS_HOST) {
-      changed = true;
-      continue;
-    }
-    b->stmts.data[out++] = st;
-  }
-  b->stmts.len = out;
-  return changed;
-}
-
-/* True if statement 'st' could go when its results are unused: a call,
-   a host operation and a check never do (fus_stmt_effects says so of
-   the last two without the facts). */
+/* True if statement 'st' could go when its results are unused (and it
+   has no effect: fus_stmt_effects): a call, a host operation and a check
+   never do.  sweep and has_unused both ask this. */
 static bool may_go(const LcuStmt *st) {
   switch (st->kind) {
   case LS_SCALAR:
@@ -927,6 +903,35 @@ static bool may_go(const LcuStmt *st) {
   }
 }
 
+/* True if none of 'st''s results is used. */
+static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
+  for (int k = 0; k < st->results.len; k++)
+    if (ptrmap_get(uses, st->results.data[k]))
+      return false;
+  return true;
+}
+
+/* Drops the dead statements of 'b' (and of its nested blocks); true if
+   any went. */
+static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
+  bool changed = false;
+  int out = 0;
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *st = b->stmts.data[i];
+    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        changed |= sweep(s, (LcuBlock *)nested[k], uses);
+    if (may_go(st) && results_unused(st, uses) && !fus_stmt_effects(s->facts, st)) {
+      changed = true;
+      continue;
+    }
+    b->stmts.data[out++] = st;
+  }
+  b->stmts.len = out;
+  return changed;
+}
+
 /* True if a statement of 'b' (or of its nested blocks) has no result
    that is used and might go: what sweep would look at. */
 static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
@@ -936,10 +941,7 @@ static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
     for (int k = 0; k < 3; k++)
       if (nested[k] && has_unused(nested[k], uses))
         return true;
-    bool unused = true;
-    for (int k = 0; k < st->results.len; k++)
-      unused &= !ptrmap_get(uses, st->results.data[k]);
-    if (unused && may_go(st))
+    if (may_go(st) && results_unused(st, uses))
       return true;
   }
   return false;

@@ -586,8 +586,6 @@ static LcuExp *op_call(Reader *r, const char *n, size_t at) {
   return lcu_exp_op(unset, (FlatOp)op, op_type(r, at, (FlatOp)op, args, got), got, args[0], args[1], args[2]);
 }
 
-/* A primary expression and its location: x, c, x[e], #x, op(e, ...),
-   (e), -x, if, let; then '@LOC'. */
 /* `in e` after `let n = value`: the let expression. */
 static LcuExp *let_body(Reader *r, const char *n, LcuExp *value) {
   expect(r, "in");
@@ -599,6 +597,8 @@ static LcuExp *let_body(Reader *r, const char *n, LcuExp *value) {
   return lcu_exp_let(unset, x, value, body);
 }
 
+/* A primary expression and its location: x, c, x[e], #x, op(e, ...),
+   (e), -x, if, let; then '@LOC'. */
 static LcuExp *primary(Reader *r) {
   LcuExp *e;
   FlatAtom c;
