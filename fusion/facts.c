@@ -442,55 +442,51 @@ static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   kl->slab = xmalloc(sizeof(FusLen) * (size_t)(kl->slab_cap + 1));
 }
 
-void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
-  empty_kernel_lens(k, kl);
+/* The facts of k's parameters from the run's arguments 'args', into
+   'kl'; with 'kl' NULL only asked of 'f', which memoizes what it works
+   out (fus_note_arg_facts): one loop, so that filling and noting ask 'f'
+   the same questions in the same order. */
+static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
   for (int i = 0; i < k->params.len && i < args->len; i++) {
     const LcuVar *p = k->params.data[i];
     const LcuAtom *a = args->data[i];
-    ptrmap_put(&kl->cpu, p, (void *)a);
     FusLen l = fus_atom_len(f, a);
-    if (l.kind == FL_UNKNOWN)
-      l = len_var(p);
-    set_len(kl, p, l);
-    if (p->type.kind == LT_SEGDES)
-      ptrmap_put(&kl->totals, p, kernel_boxed(kl, a->var ? total_of(f, a->var) : unknown()));
-    if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
-      ptrmap_put(&kl->nonneg, p, (void *)1);
+    if (kl) {
+      ptrmap_put(&kl->cpu, p, (void *)a);
+      set_len(kl, p, l.kind == FL_UNKNOWN ? len_var(p) : l);
+      if (p->type.kind == LT_SEGDES)
+        ptrmap_put(&kl->totals, p, kernel_boxed(kl, a->var ? total_of(f, a->var) : unknown()));
+      if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
+        ptrmap_put(&kl->nonneg, p, (void *)1);
+    }
     const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
     if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
-      FusLen *sum = xmalloc(sizeof(FusLen) * 2); /* holds variables: scanned */
-      sum[0] = fus_atom_len(f, d->args.data[0]);
-      sum[1] = fus_atom_len(f, d->args.data[1]);
-      ptrmap_put(&kl->sums, p, sum);
+      FusLen x = fus_atom_len(f, d->args.data[0]), y = fus_atom_len(f, d->args.data[1]);
+      if (kl) {
+        FusLen *sum = xmalloc(sizeof(FusLen) * 2); /* holds variables: scanned */
+        sum[0] = x;
+        sum[1] = y;
+        ptrmap_put(&kl->sums, p, sum);
+      }
     }
-    if (a->var && p->type.kind == LT_VEC && p->type.base == FB_INT) {
+    if (a->var && is_int_vec(p)) {
       FusLen b = fus_var_range(f, a->var);
-      if (b.kind != FL_UNKNOWN)
+      if (kl && b.kind != FL_UNKNOWN)
         ptrmap_put(&kl->ranges, p, kernel_boxed(kl, b));
     }
   }
+}
+
+void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+  empty_kernel_lens(k, kl);
+  arg_facts(f, k, args, kl);
   for (int i = 0; i < k->soacs.len; i++) {
     soac_result_lens(kl, k->soacs.data[i]);
     soac_result_ranges(kl, k->soacs.data[i]);
   }
 }
 
-void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args) {
-  /* what fus_fill_kernel_lens asks of 'f' for each parameter, in its
-     order, less what only reads (totals, fus_int_nonneg) */
-  for (int i = 0; i < k->params.len && i < args->len; i++) {
-    const LcuVar *p = k->params.data[i];
-    const LcuAtom *a = args->data[i];
-    fus_atom_len(f, a);
-    const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
-    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
-      fus_atom_len(f, d->args.data[0]);
-      fus_atom_len(f, d->args.data[1]);
-    }
-    if (a->var && is_int_vec(p))
-      fus_var_range(f, a->var);
-  }
-}
+void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args) { arg_facts(f, k, args, NULL); }
 
 /* The index of kernel variable 'v' among k's results, or -1. */
 static int result_index(const LcuKernel *k, const LcuVar *v) {
