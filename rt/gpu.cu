@@ -104,6 +104,7 @@ static struct {
   uint64_t count;
   double seconds;
 } waits[NWAITS];
+static uint64_t staged_copies; /* copies to the device that needed no wait (copy_to_device) */
 
 static void profile_stop(const char *what, cudaError_t e) {
   cudaGetLastError(); /* the profile's error, not the program's: the next launch must not report it */
@@ -345,6 +346,8 @@ static void profile_report(void) {
   for (int k = 0; k < NWAITS; k++)
     fprintf(stderr, "  %9llu %-28s %11.3f ms\n", (unsigned long long)waits[k].count, wait_names[k],
             1000.0 * waits[k].seconds);
+  fprintf(stderr, "  %9llu copies to the device through pinned memory, without a wait\n",
+          (unsigned long long)staged_copies);
   fprintf(stderr, "  (NESSIE_STATS's %llu host synchronizations are the waits that follow a launch)\n",
           (unsigned long long)rt_stats.syncs);
   fprintf(stderr, "host path: %llu kernel runs on the CPU, every vector at most NESSIE_HOST_MAX = %lld elements (not "
@@ -711,24 +714,87 @@ RtValue *rtg_to_host(RtValue *v) {
   return h;
 }
 
+/* ---- copies to the device without a wait ----
+   A copy from pageable host memory may make the host wait until the
+   stream has drained (CUDA's "API synchronization behavior": the driver
+   stages such a copy and may synchronize to do it), and the host memory
+   may not be freed before the copy has read it.  Every small value that a
+   kernel on the device needed then cost the GPU its queue: quickhull of
+   5*10^6 points waited 930 times so, 9.2 ms over 5 runs (tests/gpu-
+   results.md).  A small copy instead goes through a ring of pinned slots:
+   the host copies the bytes into the next slot, the slot's copy to the
+   device is queued, and an event recorded after it says when the slot may
+   be filled again; by the time the ring comes round it nearly always may. */
+enum { STAGE_SLOTS = 64, STAGE_BYTES = 64 * 1024 };
+static char *stage_memory; /* STAGE_SLOTS * STAGE_BYTES pinned bytes; NULL until the first copy */
+static bool stage_unavailable; /* cudaHostAlloc failed: every copy waits, as before */
+static cudaEvent_t stage_done[STAGE_SLOTS];
+static bool stage_used[STAGE_SLOTS];
+static int stage_next;
+
+static bool stage_ready(void) {
+  if (stage_memory || stage_unavailable)
+    return stage_memory != NULL;
+  if (cudaHostAlloc((void **)&stage_memory, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess) {
+    cudaGetLastError(); /* not the program's error */
+    stage_memory = NULL;
+    stage_unavailable = true;
+    return false;
+  }
+  for (int i = 0; i < STAGE_SLOTS; i++)
+    check(cudaEventCreateWithFlags(&stage_done[i], cudaEventDisableTiming), "making an event");
+  return true;
+}
+
+/* Queues a copy of 'bytes' bytes at host address 'src' to 'dst' on the
+   device.  True: the bytes were taken at once (staged), so 'src' may be
+   freed now; false: the copy reads 'src' later, and the caller waits for
+   the stream before freeing it. */
+static bool copy_to_device(void *dst, const void *src, size_t bytes) {
+  if (bytes == 0)
+    return true;
+  if (bytes > STAGE_BYTES || !stage_ready()) {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream), "a copy to the device");
+    return false;
+  }
+  int slot = stage_next;
+  stage_next = (stage_next + 1) % STAGE_SLOTS;
+  if (stage_used[slot]) {
+    double t0 = wait_start();
+    check(cudaEventSynchronize(stage_done[slot]), "a copy to the device");
+    wait_done(WAIT_TO_DEVICE, t0);
+  }
+  char *pinned = stage_memory + (size_t)slot * STAGE_BYTES;
+  memcpy(pinned, src, bytes);
+  check(cudaMemcpyAsync(dst, pinned, bytes, cudaMemcpyHostToDevice, stream), "a copy to the device");
+  check(cudaEventRecord(stage_done[slot], stream), "recording an event");
+  stage_used[slot] = true;
+  staged_copies++;
+  return true;
+}
+
+/* Waits for the copies of a value to the device unless all were staged. */
+static void copies_taken(bool staged) {
+  if (staged)
+    return;
+  double t0 = wait_start();
+  check(cudaStreamSynchronize(stream), "a copy to the device");
+  wait_done(WAIT_TO_DEVICE, t0);
+}
+
 RtValue *rtg_to_device(RtValue *h) {
   if (h->device || h->type.kind == RT_SCALAR)
     return h;
-  double t0 = wait_start();
   RtValue *d;
+  bool staged;
   if (h->type.kind == RT_SEGDES) {
     d = rtg_segdes_new(h->len);
-    check(cudaMemcpyAsync(d->lengths, h->lengths, sizeof(int64_t) * (size_t)h->len, cudaMemcpyHostToDevice, stream),
-          "a copy to the device");
+    staged = copy_to_device(d->lengths, h->lengths, sizeof(int64_t) * (size_t)h->len);
   } else {
     d = rtg_vec_new(h->type.base, h->len);
-    check(cudaMemcpyAsync(d->data.any, h->data.any, rt_base_size(h->type.base) * (size_t)h->len,
-                          cudaMemcpyHostToDevice, stream),
-          "a copy to the device");
+    staged = copy_to_device(d->data.any, h->data.any, rt_base_size(h->type.base) * (size_t)h->len);
   }
-  /* the host copy may be freed as soon as the copy has been made */
-  check(cudaStreamSynchronize(stream), "a copy to the device");
-  wait_done(WAIT_TO_DEVICE, t0);
+  copies_taken(staged); /* the caller may free 'h' */
   return d;
 }
 
@@ -742,64 +808,107 @@ bool rtg_small(RtValue *v) {
 
 static size_t data_bytes(const RtValue *v) { return rt_base_size(v->type.base) * (size_t)(v->len > 0 ? v->len : 1); }
 
-/* Moves device value 'v' to new host memory, the copies queued on the
-   stream; 'old' gets what to free once they are done. */
-static void queue_to_host(RtValue *v, void **old, int *nold) {
+/* A small value that moves keeps what it leaves as its mirror (rt.h):
+   its memory on the other side, in an RtValue of its own that only 'v'
+   points to.  A value that a host run needs, then a launch, then a host
+   run again (quickhull's edges beside its points, at every level) then
+   moves once each way, not at every turn. */
+static RtValue *new_mirror(const RtValue *v) {
+  RtValue *m = (RtValue *)rt_alloc(sizeof(RtValue));
+  m->type = v->type;
+  m->len = v->len;
+  m->refs = 1;
+  m->total = v->total;
+  m->device = v->device;
+  m->data.any = v->type.kind == RT_VEC ? v->data.any : NULL;
+  m->lengths = v->lengths;
+  m->offsets = v->offsets;
+  m->ids = v->ids;
+  return m;
+}
+
+/* 'v' takes its mirror's memory and side, the mirror 'v''s. */
+static void swap_sides(RtValue *v) {
+  RtValue *m = v->mirror, old = *v;
+  if (v->type.kind == RT_VEC)
+    v->data.any = m->data.any;
+  v->lengths = m->lengths;
+  v->offsets = m->offsets;
+  v->ids = m->ids;
+  v->device = m->device;
+  if (v->type.kind == RT_VEC)
+    m->data.any = old.data.any;
+  m->lengths = old.lengths;
+  m->offsets = old.offsets;
+  m->ids = old.ids;
+  m->device = old.device;
+}
+
+/* Moves device value 'v' to the host, the copies queued on the stream;
+   false if it had a mirror there and nothing was copied.  Its device
+   memory stays, as its mirror. */
+static bool queue_to_host(RtValue *v) {
+  if (v->mirror) {
+    swap_sides(v);
+    return false;
+  }
+  v->mirror = new_mirror(v);
   if (v->type.kind == RT_SEGDES) {
     int64_t *lengths = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(v->len + 1));
     check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyDeviceToHost, stream),
           "a copy to the host");
-    old[(*nold)++] = v->lengths;
-    old[(*nold)++] = v->offsets; /* made again on the host when needed */
-    old[(*nold)++] = v->ids;     /* the host has no use for them */
     v->lengths = lengths;
-    v->offsets = NULL;
-    v->ids = NULL;
+    v->offsets = NULL; /* made again on the host when needed */
+    v->ids = NULL;     /* the host has no use for them */
   } else {
     void *data = rt_alloc_atomic(data_bytes(v));
     check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyDeviceToHost,
                           stream),
           "a copy to the host");
-    old[(*nold)++] = v->data.any;
     v->data.any = data;
   }
   v->device = false;
+  return true;
 }
 
-/* Moves host value 'v' to the device: the copy is made from pageable
-   memory, so the host memory may be freed as soon as the call returns. */
+/* Moves host value 'v' to the device.  A small one keeps its host memory
+   as its mirror; a large one's is freed once the copy has read it. */
 static void to_device_in_place(RtValue *v) {
-  double t0 = wait_start();
+  if (v->mirror) {
+    swap_sides(v);
+    return;
+  }
+  bool keep = rtg_small(v);
+  bool staged;
+  RtValue host = *v;
   if (v->type.kind == RT_SEGDES) {
-    int64_t *lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
-    check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyHostToDevice, stream),
-          "a copy to the device");
     /* the offsets too: the host has them (its total needs them), where
        the device would make them again with a launch */
     int64_t total = rt_seg_total(v);
+    host.offsets = v->offsets;
+    int64_t *lengths = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
     int64_t *offsets = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(v->len + 1));
-    check(cudaMemcpyAsync(offsets, v->offsets, sizeof(int64_t) * (size_t)(v->len + 1), cudaMemcpyHostToDevice,
-                          stream),
-          "a copy to the device");
-    check(cudaStreamSynchronize(stream), "a copy to the device");
-    rt_free(v->lengths);
-    rt_free(v->offsets);
-    rt_free(v->ids); /* NULL: the host makes none */
+    staged = copy_to_device(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len);
+    staged = copy_to_device(offsets, v->offsets, sizeof(int64_t) * (size_t)(v->len + 1)) && staged;
     v->lengths = lengths;
     v->offsets = offsets;
-    v->ids = NULL;
+    v->ids = NULL; /* the host makes none */
     v->total = total;
   } else {
     void *data = rtg_alloc(data_bytes(v));
-    check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyHostToDevice,
-                          stream),
-          "a copy to the device");
-    check(cudaStreamSynchronize(stream), "a copy to the device");
-    rt_free(v->data.any);
+    staged = copy_to_device(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len);
     v->data.any = data;
   }
   v->device = true;
-  wait_done(WAIT_TO_DEVICE, t0);
+  if (keep) {
+    v->mirror = new_mirror(&host);
+    return;
+  }
+  copies_taken(staged);
+  if (v->type.kind == RT_VEC)
+    rt_free(host.data.any);
+  rt_free(host.lengths);
+  rt_free(host.offsets);
 }
 
 bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes) {
@@ -816,20 +925,16 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
   }
   if (rtg_profiling)
     host_runs++;
-  void **old = (void **)rt_alloc(sizeof(void *) * (size_t)(3 * nvals + 1)); /* a segdes: 3 (queue_to_host) */
-  int nold = 0;
+  bool copied = false;
   for (int i = 0; i < nvals; i++)
     if (vals[i]->device)
-      queue_to_host(vals[i], old, &nold);
-  if (nold > 0) {
+      copied = queue_to_host(vals[i]) || copied;
+  if (copied) {
     double t0 = wait_start();
     check(cudaStreamSynchronize(stream), "a copy to the host");
-    for (int i = 0; i < nold; i++)
-      rtg_free(old[i]);
     sync_device(); /* the errors of the kernels before */
     wait_done(WAIT_TO_HOST, t0);
   }
-  rt_free(old);
   return true;
 }
 
@@ -962,7 +1067,7 @@ RtValue *rtg_seg_starts(RtValue *d) {
    One launch; no memset, no scan. */
 __global__ void seg_ids_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
   for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; 4 * g < n; g += (int64_t)gridDim.x * blockDim.x)
-    rtg::segment_run<4>(off, nseg, 4 * g, n, [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
+    rtg::segment_run<4>(off, nseg, NULL, 4 * g, n, [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
 }
 
 /* The ids of 'd''s 'n' elements into 'ids' (device memory). */

@@ -616,9 +616,11 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
    elements of its segment before it (a SCAN stores that; at a head, id);
    the inclusive one at a segment's last element is the segment's
    combination (a REDUCE stores it at the segment's index, and id at each
-   empty segment's, which has no elements).  Heads come from the offsets,
-   by a search (segment_of), so that nothing else need be made (no ids,
-   and no total on the host: the kernels read it at off[nseg]). */
+   empty segment's, which has no elements).  Heads come from the offsets:
+   each thread's first element's segment from the segdes's ids where they
+   are cached already, else by a search (segment_of), so that nothing
+   else need be made (no ids, and no total on the host: the kernels read
+   it at off[nseg]); the next elements' by a step at a time. */
 
 /* The segment that holds element j: the largest s in [lo, hi) with
    off[s] <= j, given off[lo] <= j < off[hi].  An empty segment shares its
@@ -642,8 +644,13 @@ __device__ inline int64_t segment_of(const int64_t *off, int64_t nseg, int64_t j
 
 /* The segment of element j given segment s of an element at or before it
    (off[s] <= j < off[nseg]): s itself at the cost of one comparison, or
-   a search of the segments after it (past empty ones). */
+   one of the next few segments, a comparison each (many short segments:
+   a search for every segment crossed doubled spmv's segmented reduce),
+   or else a search of the segments after those (past empty ones).  Since
+   off[nseg] > j, off[s + 1] <= j means s + 1 < nseg. */
 __device__ inline int64_t segment_after(const int64_t *off, int64_t nseg, int64_t s, int64_t j) {
+  for (int step = 0; step < 4 && off[s + 1] <= j; step++)
+    s++;
   return off[s + 1] > j ? s : segment_search(off, s + 1, nseg, j);
 }
 
@@ -674,12 +681,14 @@ __device__ inline void seg_lb_part(const int64_t *off, int64_t nseg, int64_t *fr
 }
 
 /* visit(k, j, s) for the IT consecutive elements j = first + k before
-   'to', s the segment that holds j (one search, then a step at a time). */
+   'to', s the segment that holds j (one search, or the segdes's cached
+   ids where it has them, then a step at a time). */
 template <int IT, class Visit>
-__device__ void segment_run(const int64_t *off, int64_t nseg, int64_t first, int64_t to, Visit visit) {
+__device__ void segment_run(const int64_t *off, int64_t nseg, const int32_t *ids, int64_t first, int64_t to,
+                            Visit visit) {
   if (first >= to)
     return;
-  int64_t s = segment_of(off, nseg, first);
+  int64_t s = ids ? (int64_t)ids[first] : segment_of(off, nseg, first);
   for (int k = 0; k < IT && first + k < to; k++) {
     int64_t j = first + k;
     s = segment_after(off, nseg, s, j);
@@ -692,10 +701,10 @@ __device__ void segment_run(const int64_t *off, int64_t nseg, int64_t first, int
    where its segment starts. */
 template <class V, class Op>
 __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, const int64_t *off, int64_t nseg,
-                                      int64_t base, int64_t to) {
+                                      const int32_t *ids, int64_t base, int64_t to) {
   constexpr int IT = ITEMS<V>;
   SegPair<V> mine{id, 0};
-  segment_run<IT>(off, nseg, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+  segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
     mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
   });
   return mine;
@@ -704,7 +713,8 @@ __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, con
 /* Phase 1: block b's pair of its part into partial[b], tile by tile as
    combine_range (its elements' heads found by each thread). */
 template <class V, class Pull, class Op>
-__global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, SegPair<V> *partial) {
+__global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
+                             SegPair<V> *partial) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
   __shared__ SegPair<V> sh[THREADS];
@@ -715,7 +725,7 @@ __global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
     load_tile<IT>(tile, pull, base, to);
     __syncthreads();
-    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, base, to);
+    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to);
     block_combine(sh, sop); /* synchronizes before and after */
     if (threadIdx.x == 0)
       acc = sop(acc, sh[0]);
@@ -754,7 +764,7 @@ template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial
    REDUCE each segment's combination at its last element, and id at each
    empty segment (a grid-stride loop over the segments). */
 template <class V, class Pull, class Op, class Store>
-__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan,
+__global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids, bool scan,
                              const SegPair<V> *prefix, Store store) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
@@ -769,12 +779,12 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
     load_tile<IT>(tile, pull, base, to);
     __syncthreads(); /* the tile, and carry */
-    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, base, to);
+    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to);
     __syncthreads();
     /* inclusive scan of the threads' pairs, in order */
     block_inclusive_scan(sh, sop, none);
     SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
-    segment_run<IT>(off, nseg, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+    segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
       SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
       if (scan)
         store(j, x.head ? id : acc.v);
@@ -798,17 +808,17 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
    empty parts). */
 template <class V, class Pull, class Op, class Store>
 void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, const int64_t *off, int64_t nseg,
-                        int64_t total, bool scan, Store store) {
+                        const int32_t *ids, int64_t total, bool scan, Store store) {
   int blocks = total >= 0 ? blocks_for(total, ITEMS<V>) : rtg_max_blocks();
   SegPair<V> *partial = (SegPair<V> *)rtg_alloc(sizeof(SegPair<V>) * (size_t)blocks);
   rtg_launching(scan ? "segmented scan, balanced (parts)" : "segmented reduce, balanced (parts)");
-  seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, partial);
+  seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial);
   rtg_launched(name, loc);
   rtg_launching(scan ? "segmented scan, balanced (prefixes)" : "segmented reduce, balanced (prefixes)");
   seg_lb_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
   rtg_launched(name, loc);
   rtg_launching(scan ? "segmented scan, balanced (write)" : "segmented reduce, balanced (write)");
-  seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, scan, partial, store);
+  seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, scan, partial, store);
   rtg_launched(name, loc);
   rtg_free(partial);
 }
@@ -871,7 +881,7 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
   const int64_t *off = rtg_seg_offsets(sd);
   if constexpr (sizeof(V) <= SEG_BALANCED_MAX_V) {
     if (path == 1 || (path < 0 && seg_use_balanced(sd->len, sd->total))) {
-      segmented_balanced(name, loc, pull, op, id, off, sd->len, sd->total, scan, store);
+      segmented_balanced(name, loc, pull, op, id, off, sd->len, sd->ids, sd->total, scan, store);
       return;
     }
   }

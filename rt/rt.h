@@ -145,6 +145,11 @@ typedef struct RtValue {
      the host knows a segdes's total once it has been read (-1: not yet). */
   bool device;
   int64_t total;
+  /* The GPU target: the same vector or segdes on the other side (its
+     data on the host if 'device', else on the device), or NULL.  Values
+     never change, so a small value that has moved keeps the copy it
+     left behind, and moving back is a swap (rt/gpu.cu, swap_sides). */
+  struct RtValue *mirror;
 } RtValue;
 
 /* Frees device memory (set by the GPU runtime, rt/gpu.cu). */

@@ -124,6 +124,7 @@ void rt_value_free(RtValue *v) {
   free_data(v->lengths);
   free_data(v->offsets);
   free_data(v->ids);
+  rt_value_free(v->mirror);
   rt_free(v);
 }
 

@@ -555,6 +555,32 @@ static void timing(void) {
            (long long)nseg, rb, ro, sb, so, rtg::seg_use_balanced(nseg, n) ? "balanced" : "blocks");
     rt_value_free(d);
   }
+  /* many segments, where the choice is between a warp per segment and the
+     balanced path (with and without the segdes's cached ids): skewed
+     like quicksort's deep levels, and short like spmv's rows */
+  printf("timing: many segments, int32 + reduce (µs per call): balanced, balanced with cached ids, warp per segment\n");
+  struct Many {
+    int64_t nseg, n;
+    Kind kind;
+  };
+  static const Many many[] = {{1024, 1000000, SKEWED},   {8000, 1000000, SKEWED},   {30000, 1000000, SKEWED},
+                              {100000, 1000000, SKEWED}, {100000, 1000000, UNIFORM}, {1000000, 8000000, UNIFORM},
+                              {10000000, 80000000, UNIFORM}};
+  VInt *mx = (VInt *)rtg_alloc(sizeof(VInt) * 80000000);
+  VInt *my = (VInt *)rtg_alloc(sizeof(VInt) * 10000000);
+  cuda_check(cudaMemsetAsync(mx, 1, sizeof(VInt) * 80000000, rtg_stream()), "a memset");
+  for (const Many &m : many) {
+    RtValue *d = device_segdes(make_lengths(m.nseg, m.n, m.kind), true);
+    double plain = time_segmented<TInt>(d, mx, my, false, 1);
+    rtg_seg_ids_raw(d);
+    double with_ids = time_segmented<TInt>(d, mx, my, false, 1);
+    double warp = time_segmented<TInt>(d, mx, my, false, 0);
+    printf("  nseg %8lld, %9lld elements, %s: %8.1f %8.1f %8.1f | auto: %s\n", (long long)m.nseg, (long long)m.n,
+           kind_names[m.kind], plain, with_ids, warp, rtg::seg_use_balanced(m.nseg, m.n) ? "balanced" : "warp");
+    rt_value_free(d);
+  }
+  rtg_free(mx);
+  rtg_free(my);
   /* offsets and ids of fresh segdes (an allocation each) */
   static const int64_t osegs[] = {4, 1000, 8192, 8193, 100000};
   for (int64_t nseg : osegs) {
