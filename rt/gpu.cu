@@ -18,6 +18,11 @@ static int sm_count = 128; /* rtg_sm_count */
 static unsigned *ticket; /* rtg_ticket */
 static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
 static const RtSite *program_sites;
+/* Pinned memory that reads of the device go through (finish_reads): the
+   error record's copy, then up to READBACK_BYTES of values. */
+enum { ERROR_ROOM = 64, READBACK_BYTES = 256 * 1024, MOST_READS = 64 };
+static_assert(sizeof(RtKernelError) <= ERROR_ROOM, "the error record fits before the values");
+static unsigned char *readback; /* ERROR_ROOM + READBACK_BYTES bytes, or NULL: none could be had */
 
 /* A CUDA error in the runtime itself: the statement stops with it. */
 static void check(cudaError_t e, const char *what) {
@@ -428,6 +433,10 @@ void rtg_init(const RtSite *sites) {
     exit(1);
   }
   cudaMemset(ticket, 0, sizeof *ticket);
+  if (cudaHostAlloc((void **)&readback, ERROR_ROOM + READBACK_BYTES, cudaHostAllocDefault) != cudaSuccess) {
+    cudaGetLastError(); /* reads then wait one by one */
+    readback = NULL;
+  }
   profile_start(dev, started);
 }
 
@@ -647,34 +656,95 @@ void rtg_statement_end(void) {
   forget_launches();
 }
 
-/* rtg_sync, not timed for the profile: for the waits that time
-   themselves. */
-static void sync_device(void) {
-  if (!launched_since_sync)
+/* ---- reading the device ----
+   A read of a size or a value was two round trips: the copy (to pageable
+   memory, which waits for the stream), then, since a kernel had run, a
+   second copy of the error record.  Now reads are queued into pinned
+   memory (readback), the error record's copy after them, and one wait for
+   the stream covers them all; then the bytes are copied out.  Reads that
+   do not fit (large vectors) go straight to their pageable memory, which
+   waits by itself. */
+static struct {
+  void *host;
+  size_t at, n;
+} reads[MOST_READS];
+static int nreads;
+static size_t readback_used;
+
+/* Queues a copy of 'n' bytes at device address 'dev' to 'host', which
+   holds them after the next finish_reads. */
+static void queue_read(void *host, const void *dev, size_t n) {
+  if (n == 0)
     return;
-  launched_since_sync = false;
-  rt_stats.syncs++;
-  cudaError_t e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess)
-    rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error: %s", cudaGetErrorString(e));
-  RtKernelError rec;
-  if (cudaMemcpy(&rec, error_slot, sizeof rec, cudaMemcpyDeviceToHost) != cudaSuccess)
-    rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error reading the error record");
-  if (rec.index != INT64_MAX) {
-    rtg::ErrorSlot none = {RT_NO_ERROR, 0};
-    cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
-    /* the launch's number says where its `run` was, and in what context */
-    static Launch failed;
-    if (rec.run > 0 && rec.run <= nlaunches) {
-      failed = launches[rec.run - 1];
-      rec.run = failed.site;
-      rt_set_context(failed.has_context ? &failed.context : NULL);
-    } else if (rec.run < 0) {
-      rec.run = -rec.run;
-    }
-    forget_launches();
-    rt_kernel_fail(&rec, program_sites, RtLoc{NULL, 0, 0});
+  if (readback && nreads < MOST_READS && n <= READBACK_BYTES - readback_used) {
+    check(cudaMemcpyAsync(readback + ERROR_ROOM + readback_used, dev, n, cudaMemcpyDeviceToHost, stream),
+          "a copy to the host");
+    reads[nreads].host = host;
+    reads[nreads].at = readback_used;
+    reads[nreads].n = n;
+    nreads++;
+    readback_used += (n + 15) & ~(size_t)15;
+    return;
   }
+  check(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
+}
+
+/* The error record after the kernels since the last wait: reported if a
+   kernel recorded one (the statement stops). */
+static void error_check(const RtKernelError *slot) {
+  RtKernelError rec = *slot;
+  if (rec.index == INT64_MAX)
+    return;
+  rtg::ErrorSlot none = {RT_NO_ERROR, 0};
+  cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+  /* the launch's number says where its `run` was, and in what context */
+  static Launch failed;
+  if (rec.run > 0 && rec.run <= nlaunches) {
+    failed = launches[rec.run - 1];
+    rec.run = failed.site;
+    rt_set_context(failed.has_context ? &failed.context : NULL);
+  } else if (rec.run < 0) {
+    rec.run = -rec.run;
+  }
+  forget_launches();
+  rt_kernel_fail(&rec, program_sites, RtLoc{NULL, 0, 0});
+}
+
+/* Waits for the stream: the queued reads done, and the error record
+   checked if a kernel ran since the last wait; then the reads copied out.
+   One round trip.  Not timed for the profile: for the waits that time
+   themselves. */
+static void finish_reads(void) {
+  bool kernels = launched_since_sync;
+  launched_since_sync = false;
+  if (kernels) {
+    rt_stats.syncs++;
+    if (readback)
+      check(cudaMemcpyAsync(readback, error_slot, sizeof(RtKernelError), cudaMemcpyDeviceToHost, stream),
+            "reading the error record");
+  }
+  int n = nreads;
+  nreads = 0; /* before a failure below, which leaves the statement */
+  readback_used = 0;
+  if (kernels || n > 0) {
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess)
+      rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error: %s", cudaGetErrorString(e));
+  }
+  if (kernels) {
+    RtKernelError rec;
+    if (!readback && cudaMemcpy(&rec, error_slot, sizeof rec, cudaMemcpyDeviceToHost) != cudaSuccess)
+      rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error reading the error record");
+    error_check(readback ? (const RtKernelError *)readback : &rec);
+  }
+  for (int i = 0; i < n; i++)
+    memcpy(reads[i].host, readback + ERROR_ROOM + reads[i].at, reads[i].n);
+}
+
+/* The wait after the kernels since the last one, if any. */
+static void sync_device(void) {
+  if (launched_since_sync)
+    finish_reads();
 }
 
 void rtg_sync(void) {
@@ -689,8 +759,8 @@ void rtg_zero(void *dev, size_t n) { check(cudaMemsetAsync(dev, 0, n, stream), "
 
 void rtg_read(void *host, const void *dev, size_t n) {
   double t0 = wait_start();
-  check(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
-  sync_device();
+  queue_read(host, dev, n);
+  finish_reads();
   wait_done(WAIT_READ, t0);
 }
 
@@ -701,15 +771,12 @@ RtValue *rtg_to_host(RtValue *v) {
   RtValue *h;
   if (v->type.kind == RT_SEGDES) {
     h = rt_value_new(rt_segdes_type(), v->len);
-    check(cudaMemcpyAsync(h->lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyDeviceToHost, stream),
-          "a copy to the host");
+    queue_read(h->lengths, v->lengths, sizeof(int64_t) * (size_t)v->len);
   } else {
     h = rt_value_new(v->type, v->len);
-    check(cudaMemcpyAsync(h->data.any, v->data.any, rt_base_size(v->type.base) * (size_t)v->len,
-                          cudaMemcpyDeviceToHost, stream),
-          "a copy to the host");
+    queue_read(h->data.any, v->data.any, rt_base_size(v->type.base) * (size_t)v->len);
   }
-  sync_device();
+  finish_reads();
   wait_done(WAIT_TO_HOST, t0);
   return h;
 }
@@ -855,16 +922,13 @@ static bool queue_to_host(RtValue *v) {
   v->mirror = new_mirror(v);
   if (v->type.kind == RT_SEGDES) {
     int64_t *lengths = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(v->len + 1));
-    check(cudaMemcpyAsync(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len, cudaMemcpyDeviceToHost, stream),
-          "a copy to the host");
+    queue_read(lengths, v->lengths, sizeof(int64_t) * (size_t)v->len);
     v->lengths = lengths;
     v->offsets = NULL; /* made again on the host when needed */
     v->ids = NULL;     /* the host has no use for them */
   } else {
     void *data = rt_alloc_atomic(data_bytes(v));
-    check(cudaMemcpyAsync(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len, cudaMemcpyDeviceToHost,
-                          stream),
-          "a copy to the host");
+    queue_read(data, v->data.any, rt_base_size(v->type.base) * (size_t)v->len);
     v->data.any = data;
   }
   v->device = false;
@@ -931,8 +995,7 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
       copied = queue_to_host(vals[i]) || copied;
   if (copied) {
     double t0 = wait_start();
-    check(cudaStreamSynchronize(stream), "a copy to the host");
-    sync_device(); /* the errors of the kernels before */
+    finish_reads(); /* and the errors of the kernels before */
     wait_done(WAIT_TO_HOST, t0);
   }
   return true;
@@ -980,15 +1043,14 @@ int64_t rtg_flag_offsets(const char *name, RtLoc loc, const uint8_t *flags, int6
   check(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, offsets, n, stream), "a scan of flags");
   cub_done(name, loc);
   rtg_free(tmp);
-  int64_t last[2];
+  int64_t last;
   uint8_t last_flag;
   double t0 = wait_start();
-  check(cudaMemcpyAsync(&last[0], offsets + n - 1, sizeof(int64_t), cudaMemcpyDeviceToHost, stream), "a copy");
-  check(cudaMemcpyAsync(&last_flag, flags + n - 1, 1, cudaMemcpyDeviceToHost, stream), "a copy");
-  sync_device();
+  queue_read(&last, offsets + n - 1, sizeof(int64_t));
+  queue_read(&last_flag, flags + n - 1, 1);
+  finish_reads();
   wait_done(WAIT_READ, t0);
-  (void)last[1];
-  return last[0] + last_flag;
+  return last + last_flag;
 }
 
 __global__ void seg_counts_kernel(const int64_t *off, int64_t nseg, const int64_t *offsets, int64_t n, int64_t kept,
