@@ -16,13 +16,16 @@
 static cudaStream_t stream;
 static int sm_count = 128; /* rtg_sm_count */
 static unsigned *ticket; /* rtg_ticket */
-static RtKernelError *error_slot; /* device: an rtg::ErrorSlot */
 static const RtSite *program_sites;
-/* Pinned memory that reads of the device go through (finish_reads): the
-   error record's copy, then up to READBACK_BYTES of values. */
-enum { ERROR_ROOM = 64, READBACK_BYTES = 256 * 1024, MOST_READS = 64 };
-static_assert(sizeof(RtKernelError) <= ERROR_ROOM, "the error record fits before the values");
-static unsigned char *readback; /* ERROR_ROOM + READBACK_BYTES bytes, or NULL: none could be had */
+/* What the host reads back (finish_reads).  On the device: the error
+   record (an rtg::ErrorSlot), then the slots that skeletons write their
+   one value into (rtg_result_slot), copied back together.  In pinned host
+   memory: their copy, then the values of other reads (queue_read). */
+enum { ERROR_ROOM = 64, RESULT_BYTES = 16 * 1024, READBACK_BYTES = 256 * 1024, MOST_READS = 64 };
+static_assert(sizeof(rtg::ErrorSlot) <= ERROR_ROOM, "the error record fits before the results");
+static unsigned char *device_results; /* ERROR_ROOM + RESULT_BYTES bytes */
+static RtKernelError *error_slot;     /* device_results' first bytes */
+static unsigned char *readback;       /* ERROR_ROOM + RESULT_BYTES + READBACK_BYTES bytes */
 
 /* A CUDA error in the runtime itself: the statement stops with it. */
 static void check(cudaError_t e, const char *what) {
@@ -422,10 +425,17 @@ void rtg_init(const RtSite *sites) {
     cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
   }
   rt_device_free = device_free;
-  if (cudaMalloc((void **)&error_slot, sizeof(rtg::ErrorSlot)) != cudaSuccess) {
+  /* the result slots zeroed once: a kernel writes a value's fields, and
+     its padding, read back with it, is then initialized memory (what
+     compute-sanitizer's initcheck asks) */
+  if (cudaMalloc((void **)&device_results, ERROR_ROOM + RESULT_BYTES) != cudaSuccess ||
+      cudaHostAlloc((void **)&readback, ERROR_ROOM + RESULT_BYTES + READBACK_BYTES, cudaHostAllocDefault) !=
+          cudaSuccess) {
     fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
     exit(1);
   }
+  cudaMemset(device_results, 0, ERROR_ROOM + RESULT_BYTES);
+  error_slot = (RtKernelError *)device_results;
   rtg::ErrorSlot none = {RT_NO_ERROR, 0};
   cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
   if (cudaMalloc((void **)&ticket, sizeof *ticket) != cudaSuccess) {
@@ -433,10 +443,6 @@ void rtg_init(const RtSite *sites) {
     exit(1);
   }
   cudaMemset(ticket, 0, sizeof *ticket);
-  if (cudaHostAlloc((void **)&readback, ERROR_ROOM + READBACK_BYTES, cudaHostAllocDefault) != cudaSuccess) {
-    cudaGetLastError(); /* reads then wait one by one */
-    readback = NULL;
-  }
   profile_start(dev, started);
 }
 
@@ -659,25 +665,26 @@ void rtg_statement_end(void) {
 /* ---- reading the device ----
    A read of a size or a value was two round trips: the copy (to pageable
    memory, which waits for the stream), then, since a kernel had run, a
-   second copy of the error record.  Now reads are queued into pinned
-   memory (readback), the error record's copy after them, and one wait for
-   the stream covers them all; then the bytes are copied out.  Reads that
-   do not fit (large vectors) go straight to their pageable memory, which
-   waits by itself. */
+   second copy of the error record.  Now the error record and the result
+   slots beside it come back in one copy, other reads are queued into
+   pinned memory after them, and one wait for the stream covers them all;
+   then the bytes are copied out.  Reads that do not fit (large vectors)
+   go straight to their pageable memory, which waits by itself. */
 static struct {
   void *host;
   size_t at, n;
 } reads[MOST_READS];
 static int nreads;
-static size_t readback_used;
+static size_t readback_used, results_used;
 
 /* Queues a copy of 'n' bytes at device address 'dev' to 'host', which
    holds them after the next finish_reads. */
 static void queue_read(void *host, const void *dev, size_t n) {
   if (n == 0)
     return;
-  if (readback && nreads < MOST_READS && n <= READBACK_BYTES - readback_used) {
-    check(cudaMemcpyAsync(readback + ERROR_ROOM + readback_used, dev, n, cudaMemcpyDeviceToHost, stream),
+  if (nreads < MOST_READS && n <= READBACK_BYTES - readback_used) {
+    check(cudaMemcpyAsync(readback + ERROR_ROOM + RESULT_BYTES + readback_used, dev, n, cudaMemcpyDeviceToHost,
+                          stream),
           "a copy to the host");
     reads[nreads].host = host;
     reads[nreads].at = readback_used;
@@ -717,28 +724,24 @@ static void error_check(const RtKernelError *slot) {
 static void finish_reads(void) {
   bool kernels = launched_since_sync;
   launched_since_sync = false;
-  if (kernels) {
+  size_t head = kernels || results_used ? ERROR_ROOM + results_used : 0;
+  if (kernels)
     rt_stats.syncs++;
-    if (readback)
-      check(cudaMemcpyAsync(readback, error_slot, sizeof(RtKernelError), cudaMemcpyDeviceToHost, stream),
-            "reading the error record");
-  }
+  if (head)
+    check(cudaMemcpyAsync(readback, device_results, head, cudaMemcpyDeviceToHost, stream), "reading the results");
   int n = nreads;
   nreads = 0; /* before a failure below, which leaves the statement */
   readback_used = 0;
-  if (kernels || n > 0) {
+  results_used = 0;
+  if (head || n > 0) {
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess)
       rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error: %s", cudaGetErrorString(e));
   }
-  if (kernels) {
-    RtKernelError rec;
-    if (!readback && cudaMemcpy(&rec, error_slot, sizeof rec, cudaMemcpyDeviceToHost) != cudaSuccess)
-      rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error reading the error record");
-    error_check(readback ? (const RtKernelError *)readback : &rec);
-  }
+  if (kernels)
+    error_check((const RtKernelError *)readback);
   for (int i = 0; i < n; i++)
-    memcpy(reads[i].host, readback + ERROR_ROOM + reads[i].at, reads[i].n);
+    memcpy(reads[i].host, readback + ERROR_ROOM + RESULT_BYTES + reads[i].at, reads[i].n);
 }
 
 /* The wait after the kernels since the last one, if any. */
@@ -761,6 +764,31 @@ void rtg_read(void *host, const void *dev, size_t n) {
   double t0 = wait_start();
   queue_read(host, dev, n);
   finish_reads();
+  wait_done(WAIT_READ, t0);
+}
+
+void *rtg_result_slot(size_t n) {
+  size_t room = (n + 15) & ~(size_t)15;
+  if (room > RESULT_BYTES - results_used) { /* not while reads are made one at a time; but never wrong */
+    void *p = rtg_alloc(n);
+    rtg_zero(p, n);
+    return p;
+  }
+  void *p = device_results + ERROR_ROOM + results_used;
+  results_used += room;
+  return p;
+}
+
+void rtg_read_result(void *host, void *slot, size_t n) {
+  unsigned char *p = (unsigned char *)slot;
+  if (p < device_results + ERROR_ROOM || p >= device_results + ERROR_ROOM + RESULT_BYTES) {
+    rtg_read(host, slot, n);
+    rtg_free(slot);
+    return;
+  }
+  double t0 = wait_start();
+  finish_reads();
+  memcpy(host, readback + (p - device_results), n);
   wait_done(WAIT_READ, t0);
 }
 

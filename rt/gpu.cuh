@@ -194,11 +194,9 @@ template <class V, class Op> __global__ void reduce_final(const V *partial, int6
     *out = r;
 }
 
-/* The value slot a skeleton reads back, zeroed first: a V is alignas(8)
-   (codegen/cuda.c), and the kernel stores only its fields, so that its
-   padding would reach the host uninitialized (compute-sanitizer's
-   initcheck reports the copy).  One memset on the stream, no launch. */
-template <class V> void zero_slot(V *out) { rtg_zero(out, sizeof(V)); }
+/* The slot a skeleton writes its one value into, for the host to read
+   (rtg_result_slot: it comes back with the error record, in one copy). */
+template <class V> V *result_slot() { return (V *)rtg_result_slot(sizeof(V)); }
 
 /* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
 template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
@@ -206,9 +204,8 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
   int64_t part = (n + blocks - 1) / blocks;
   if (part < 1)
     part = 1;
-  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks + sizeof(V));
-  V *out = partial + blocks;
-  zero_slot(out);
+  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  V *out = result_slot<V>();
   rtg_launching("reduce (parts)");
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
@@ -216,7 +213,7 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
   reduce_final<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id, out);
   rtg_launched(name, loc);
   V r;
-  rtg_read(&r, out, sizeof(V));
+  rtg_read_result(&r, out, sizeof(V));
   rtg_free(partial);
   return r;
 }
@@ -283,14 +280,13 @@ template <class V, class Pull, class Op>
 V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
   static const int most = wave_blocks(reduce_commutative_kernel<V, Pull, Op>);
   int blocks = grid_for(n, 4, most);
-  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)(blocks + 1));
-  V *out = partial + blocks;
-  zero_slot(out);
+  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  V *out = result_slot<V>();
   rtg_launching("reduce");
   reduce_commutative_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
   V r;
-  rtg_read(&r, out, sizeof(V));
+  rtg_read_result(&r, out, sizeof(V));
   rtg_free(partial);
   return r;
 }
@@ -486,14 +482,12 @@ void permute(const char *name, RtLoc loc, Pull pull, Index index, int64_t n, int
 template <class V, class Pull> __global__ void once_kernel(Pull pull, V *out) { *out = pull(0); }
 
 template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
-  V *out = (V *)rtg_alloc(sizeof(V));
-  zero_slot(out);
+  V *out = result_slot<V>();
   rtg_launching("once");
   once_kernel<<<1, 1, 0, rtg_stream()>>>(pull, out);
   rtg_launched(name, loc);
   V r;
-  rtg_read(&r, out, sizeof(V));
-  rtg_free(out);
+  rtg_read_result(&r, out, sizeof(V));
   return r;
 }
 
