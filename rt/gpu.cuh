@@ -121,6 +121,41 @@ template <class V, class Op> __device__ void block_combine(V *sh, Op op) {
   __syncthreads();
 }
 
+/* V exchanged with the lane 'mask' away (lane ^ mask), word by word. */
+template <class V> __device__ V shfl_xor(V v, int mask) {
+  static_assert(sizeof(V) % 4 == 0, "V is a whole number of words");
+  int w[sizeof(V) / 4];
+  memcpy(w, &v, sizeof(V));
+  for (int k = 0; k < (int)(sizeof(V) / 4); k++)
+    w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask);
+  memcpy(&v, w, sizeof(V));
+  return v;
+}
+
+/* The combination of every thread's 'v' by a commutative 'op', for
+   thread 0: each warp's by shuffles (a butterfly, the same pairs every
+   time, so the result does not depend on timing), then the warps' in
+   'sh' (THREADS / 32 of them) by the first warp.  Two barriers, where
+   block_combine's ordered tree takes one a level: at 10^7 doubles a block
+   has few elements each, and the tree made the sum's kernel a quarter
+   slower than the hand-written one (tests/gpu-results.md). */
+template <class V, class Op> __device__ V block_combine_commutative(V v, Op op, V id, V *sh) {
+  constexpr int WARPS = THREADS / 32;
+  for (int m = 16; m > 0; m /= 2)
+    v = op(v, shfl_xor(v, m));
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  __syncthreads(); /* sh free: a caller may have read it */
+  if (lane == 0)
+    sh[w] = v;
+  __syncthreads();
+  if (w == 0) {
+    v = lane < WARPS ? sh[lane] : id;
+    for (int m = WARPS / 2; m > 0; m /= 2)
+      v = op(v, shfl_xor(v, m));
+  }
+  return v;
+}
+
 /* The tile of IT * THREADS values at 'base' (those before 'to'), loaded
    coalesced: position k by thread k % THREADS. */
 template <int IT, class V, class Pull> __device__ void load_tile(V *tile, Pull &pull, int64_t base, int64_t to) {
@@ -253,7 +288,7 @@ template <class V> __device__ V load_other_block(const V *p) {
 
 template <class V, class Pull, class Op>
 __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *partial, unsigned *ticket, V *out) {
-  __shared__ V sh[THREADS];
+  __shared__ V sh[THREADS / 32];
   __shared__ bool last;
   const int64_t stride = (int64_t)gridDim.x * THREADS;
   int64_t i = blockIdx.x * (int64_t)THREADS + threadIdx.x;
@@ -264,10 +299,9 @@ __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *
   }
   for (; i < n; i += stride)
     acc = op(acc, pull(i));
-  sh[threadIdx.x] = acc;
-  block_combine(sh, op);
+  acc = block_combine_commutative(acc, op, id, sh);
   if (threadIdx.x == 0) {
-    partial[blockIdx.x] = sh[0];
+    partial[blockIdx.x] = acc;
     __threadfence(); /* the partial is visible before the ticket counts it */
     last = atomicAdd(ticket, 1u) == gridDim.x - 1;
   }
@@ -278,11 +312,9 @@ __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *
   V r = id;
   for (int64_t k = threadIdx.x; k < gridDim.x; k += THREADS)
     r = op(r, load_other_block(&partial[k]));
-  __syncthreads();
-  sh[threadIdx.x] = r;
-  block_combine(sh, op);
+  r = block_combine_commutative(r, op, id, sh);
   if (threadIdx.x == 0) {
-    *out = sh[0];
+    *out = r;
     *ticket = 0; /* for the next reduction on the stream */
   }
 }
