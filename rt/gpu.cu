@@ -992,11 +992,11 @@ static void to_device_in_place(RtValue *v) {
     v->data.any = data;
   }
   v->device = true;
+  copies_taken(staged); /* a copy not staged may read the host memory later */
   if (keep) {
     v->mirror = new_mirror(&host);
     return;
   }
-  copies_taken(staged);
   if (v->type.kind == RT_VEC)
     rt_free(host.data.any);
   rt_free(host.lengths);
