@@ -121,15 +121,27 @@ template <class V, class Op> __device__ void block_combine(V *sh, Op op) {
   __syncthreads();
 }
 
-/* V exchanged with the lane 'mask' away (lane ^ mask), word by word. */
-template <class V> __device__ V shfl_xor(V v, int mask) {
+/* V moved between the lanes of a warp a word at a time, each word by
+   'shuffle' (one of the __shfl_*_sync, every lane taking part). */
+template <class V, class Shuffle> __device__ V shfl_words(V v, Shuffle shuffle) {
   static_assert(sizeof(V) % 4 == 0, "V is a whole number of words");
   int w[sizeof(V) / 4];
   memcpy(w, &v, sizeof(V));
   for (int k = 0; k < (int)(sizeof(V) / 4); k++)
-    w[k] = __shfl_xor_sync(0xffffffffu, w[k], mask);
+    w[k] = shuffle(w[k]);
   memcpy(&v, w, sizeof(V));
   return v;
+}
+
+/* V from the lane 'mask' away (lane ^ mask), 'd' lanes below, or of lane 'lane'. */
+template <class V> __device__ V shfl_xor(V v, int mask) {
+  return shfl_words(v, [mask](int x) { return __shfl_xor_sync(0xffffffffu, x, mask); });
+}
+template <class V> __device__ V shfl_up(V v, int d) {
+  return shfl_words(v, [d](int x) { return __shfl_up_sync(0xffffffffu, x, d); });
+}
+template <class V> __device__ V shfl_from(V v, int lane) {
+  return shfl_words(v, [lane](int x) { return __shfl_sync(0xffffffffu, x, lane); });
 }
 
 /* The combination of every thread's 'v' by a commutative 'op', for
@@ -537,26 +549,6 @@ template <class V, class Pull> V once(const char *name, RtLoc loc, Pull pull) {
 }
 
 /* ---- the segmented SOACs: a warp per segment ---- */
-
-/* V moved between lanes, word by word. */
-template <class V> __device__ V shfl_up(V v, int d) {
-  static_assert(sizeof(V) % 4 == 0, "V is a whole number of words");
-  int w[sizeof(V) / 4];
-  memcpy(w, &v, sizeof(V));
-  for (int k = 0; k < (int)(sizeof(V) / 4); k++)
-    w[k] = __shfl_up_sync(0xffffffffu, w[k], d);
-  memcpy(&v, w, sizeof(V));
-  return v;
-}
-
-template <class V> __device__ V shfl_from(V v, int lane) {
-  int w[sizeof(V) / 4];
-  memcpy(w, &v, sizeof(V));
-  for (int k = 0; k < (int)(sizeof(V) / 4); k++)
-    w[k] = __shfl_sync(0xffffffffu, w[k], lane);
-  memcpy(&v, w, sizeof(V));
-  return v;
-}
 
 /* One warp over elements [lo, hi) of a segment, starting from 'carry':
    in chunks of 32, each lane one element (coalesced), the chunk's
