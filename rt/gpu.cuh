@@ -270,7 +270,8 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
    minimum or maximum of its two arguments' components (cuda.c,
    op_commutative), the order of the elements matters only to a float
    sum's rounding.  Then each thread combines a grid-stride sequence
-   (coalesced loads, four in flight), the block combines its threads', and
+   (coalesced loads, four in flight), the block combines its threads'
+   (block_combine_commutative: warp shuffles), and
    the last block to finish combines the blocks' results: one launch, no
    tiles in shared memory.  The grid depends only on n and the device, so
    the result does not depend on timing. */
