@@ -90,9 +90,17 @@ typedef struct CgSite {
                          call (LcuExp.lib_fn): worded as in it */
 } CgSite;
 
+/* Generated text, kept in memory until it is written out whole.  It
+   holds no pointers, and a program's runs to megabytes: malloc'd, out
+   of the collector's heap (cg_text_free gives it back). */
+typedef struct CgText {
+  char *data;
+  size_t len, cap;
+} CgText;
+
 /* The state of one program's generation. */
 struct Cg {
-  FILE *out;
+  CgText *out;
   const LcuProgram *p;
   const CgTarget *target;
   int indent;
@@ -106,6 +114,9 @@ struct Cg {
 
 /* ---- emit.c ---- */
 
+/* 'n' bytes of 's' added to 't'; and the memory of 't' given back. */
+void cg_text_write(CgText *t, const char *s, size_t n);
+void cg_text_free(CgText *t);
 /* A line of code at the current indentation. */
 void cg_line(Cg *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An empty line. */

@@ -65,6 +65,63 @@ char *xstrndup(const char *s, size_t n) {
   return p;
 }
 
+/* vsnprintf for the formats the compiler makes by the hundred thousand
+   (a line of generated code, a name, a key): only %s, %d, %c and %%,
+   written here in one pass.  A format with any other conversion, or
+   flags, a width or a precision, goes to vsnprintf whole, from the
+   start, so the text is always printf's. */
+int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  size_t n = 0;
+  for (const char *p = fmt;;) {
+    const char *pct = strchr(p, '%');
+    size_t lit = pct ? (size_t)(pct - p) : strlen(p);
+    if (n + lit < room)
+      memcpy(dst + n, p, lit);
+    n += lit;
+    if (!pct)
+      break;
+    char digits[FORMAT_INT_SIZE], c;
+    const char *s;
+    size_t len;
+    switch (pct[1]) {
+    case 's':
+      s = va_arg(ap, const char *);
+      if (!s)
+        s = "(null)"; /* as glibc prints it */
+      len = strlen(s);
+      break;
+    case 'd':
+      len = (size_t)format_int(digits, va_arg(ap, int));
+      s = digits;
+      break;
+    case 'c':
+      c = (char)va_arg(ap, int);
+      s = &c;
+      len = 1;
+      break;
+    case '%':
+      s = "%";
+      len = 1;
+      break;
+    default: {
+      int full = vsnprintf(dst, room, fmt, again);
+      va_end(again);
+      return full;
+    }
+    }
+    if (n + len < room)
+      memcpy(dst + n, s, len);
+    n += len;
+    p = pct + 2;
+  }
+  va_end(again);
+  if (room)
+    dst[n < room ? n : room - 1] = '\0';
+  return (int)n;
+}
+
 /* Most formatted strings are short (names, numbers, a line of code):
    formatting once into a buffer on the stack and copying is cheaper
    than measuring with one vsnprintf and printing with a second. */
@@ -72,13 +129,13 @@ char *xvprintf(const char *fmt, va_list ap) {
   char small[256];
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(small, sizeof small, fmt, ap2);
+  int n = fmt_vsnprintf(small, sizeof small, fmt, ap2);
   va_end(ap2);
   char *p = xmalloc_atomic((size_t)n + 1);
   if ((size_t)n < sizeof small)
     memcpy(p, small, (size_t)n + 1);
   else
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    fmt_vsnprintf(p, (size_t)n + 1, fmt, ap);
   return p;
 }
 
@@ -138,12 +195,12 @@ void buf_printf(Buf *b, const char *fmt, ...) {
   buf_reserve(b, 64);
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+  int n = fmt_vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
   va_end(ap);
   if ((size_t)n >= b->cap - b->len) {
     buf_reserve(b, (size_t)n);
     va_start(ap, fmt);
-    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    fmt_vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
   }
   b->len += (size_t)n;

@@ -29,6 +29,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvprintf(const char *fmt, va_list ap);
+/* vsnprintf, faster for formats of %s, %d, %c and %% alone (the same
+   text: any other format is vsnprintf's). */
+int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap);
 
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,
@@ -169,6 +172,10 @@ Source *source_from_file(const char *path);
 Source *source_from_string(const char *name, const char *text);
 /* The newest Source of that name that those two made, or NULL. */
 Source *source_find(const char *name);
+/* Where line 'line' (from 1) of 's' begins; its end of text past the
+   last line.  Indexed once per source: code generation names the
+   source line of every kernel and check. */
+const char *source_line(const Source *s, int line);
 
 /* Prints `file:line:col: error: message`, the source line and a caret to
    stderr, and counts the error.  After DIAG_MAX_ERRORS errors one line
