@@ -391,15 +391,6 @@ static bool common_consumer(const FusRegion *r, const Vec *out, int u, int v) {
   return false;
 }
 
-static bool order_pair_at(const FusRegion *r, int u, int v) {
-  for (int i = 0; i < r->edges.len; i++) {
-    const FusEdge *e = r->edges.data[i];
-    if (e->from == u && e->to == v && e->kind == FE_ORDER && e->pair >= 0)
-      return true;
-  }
-  return false;
-}
-
 void fus_fill_candidates(FusRegion *r) {
   int n = r->nodes.len;
   /* reachability: reach[u] holds v when a path of data (or of a host
@@ -446,15 +437,31 @@ void fus_fill_candidates(FusRegion *r) {
       e->why = !ok && joinable(u) && joinable(v) ? "both check at their own runs" : "a library kernel or several SOACs";
     }
   }
+  /* ordered[u] holds v when an order edge u -> v is a pair: one bit
+     each, not a walk over the edges per pair of nodes (that walk was
+     most of the pass on large regions) */
+  uint64_t *ordered = xmalloc_atomic(sizeof(uint64_t) * (size_t)(n * words + 1));
+  for (int i = 0; i < n * words; i++)
+    ordered[i] = 0;
+  for (int i = 0; i < r->edges.len; i++) {
+    const FusEdge *e = r->edges.data[i];
+    if (e->kind == FE_ORDER && e->pair >= 0)
+      ordered[e->from * words + e->to / 64] |= (uint64_t)1 << (e->to % 64);
+  }
+  /* each node's reads, made once */
+  Vec *reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++)
+    if (joinable(r->nodes.data[u]))
+      reads[u] = node_reads(r->nodes.data[u]);
   for (int u = 0; u < n; u++) {
     const FusNode *a = r->nodes.data[u];
     if (!joinable(a))
       continue;
-    Vec ar = node_reads(a);
+    const Vec *ar = &reads[u];
     for (int v = u + 1; v < n; v++) {
       if (reach[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
         continue;
-      if (order_pair_at(r, u, v))
+      if (ordered[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
         continue; /* the order edge's pair stands for it */
       const FusNode *b = r->nodes.data[v];
       if (!joinable(b) || !fus_anchors_agree(a, b))
@@ -465,8 +472,7 @@ void fus_fill_candidates(FusRegion *r) {
       /* only side by side pairs with something in common: an input, or
          a consumer; the others would save a launch and nothing more,
          and would make the model large */
-      Vec br = node_reads(b);
-      double shared = sum_reads(&ar) - reads_not_in(&ar, &br);
+      double shared = sum_reads(ar) - reads_not_in(ar, &reads[v]);
       if (shared <= 0 && !common_consumer(r, out, u, v))
         continue;
       add_pair(r, u, v, FP_HORIZONTAL, rule, shared + LAUNCH_BYTES);
