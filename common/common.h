@@ -102,6 +102,8 @@ typedef struct PtrMap {
   int64_t cap, used;
 } PtrMap;
 
+/* The hash of an address, for maps keyed by one (PtrMap and the like). */
+uint64_t ptr_hash(const void *p);
 /* The value slot of 'key', added (holding NULL) if 'insert'; NULL if
    absent and not 'insert'. */
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert);

@@ -100,7 +100,7 @@ const char *intern(const char *s) {
 
 /* ---- pointer-keyed maps ---- */
 
-static uint64_t ptr_hash(const void *p) {
+uint64_t ptr_hash(const void *p) {
   uint64_t h = (uint64_t)(uintptr_t)p;
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;

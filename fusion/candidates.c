@@ -61,7 +61,7 @@ static void note_read(Vec *reads, const LcuVar *cpu, double bytes) {
 }
 
 static const LcuVar *cpu_var(const FusNode *n, const LcuVar *kv) {
-  const LcuAtom *a = ptrmap_get(&n->lens.cpu, kv);
+  const LcuAtom *a = fus_kernel_arg(&n->lens, kv);
   return a ? a->var : NULL;
 }
 
@@ -225,7 +225,7 @@ static void canon_var(Canon *c, const LcuVar *v) {
     buf_puts(&c->b, "$i");
     return;
   }
-  const LcuAtom *a = ptrmap_get(&c->n->lens.cpu, v);
+  const LcuAtom *a = fus_kernel_arg(&c->n->lens, v);
   if (a)
     canon_atom(c, a);
   else

@@ -52,20 +52,32 @@ bool fus_len_equal(FusLen a, FusLen b);
 /* Never negative: a constant >= 0, or the length of something. */
 bool fus_len_nonneg(FusLen a);
 
+/* A map from variables to lengths, the lengths in its entries (no
+   allocation per fact).  Never iterated. */
+typedef struct FusLenEntry {
+  const LcuVar *key; /* NULL: an empty slot */
+  FusLen len;
+} FusLenEntry;
+
+typedef struct FusLenMap {
+  FusLenEntry *entries;
+  int64_t cap, used;
+} FusLenMap;
+
 /* The CPU-level facts of one function (or top-level block): where each of
    its variables is bound, and the lengths worked out so far. */
 typedef struct FusFacts {
-  PtrMap def;    /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
-  PtrMap lens;   /* LcuVar -> FusLen *, memoized by fus_var_len */
-  PtrMap totals; /* sd LcuVar -> FusLen * (FL_SHAPE): the class of vectors
-                    whose length is the number of its elements */
-  PtrMap sizes;  /* int LcuVar -> FusLen * (FL_SHAPE): the class of vectors
-                    whose length it is */
-  PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
-  PtrMap ranges; /* int vector LcuVar -> FusLen *: its values lie in
-                    [0, bound), memoized by fus_var_range */
-  PtrMap run_lens; /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
-                      memoized while the totals are worked out (facts.c) */
+  PtrMap def;       /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
+  FusLenMap lens;   /* LcuVar -> its length, memoized by fus_var_len */
+  FusLenMap totals; /* sd LcuVar -> (FL_SHAPE) the class of vectors whose
+                       length is the number of its elements */
+  FusLenMap sizes;  /* int LcuVar -> (FL_SHAPE) the class of vectors whose
+                       length it is */
+  PtrMap failures;  /* run LcuStmt -> FUS_ bits + 1, memoized */
+  FusLenMap ranges; /* int vector LcuVar -> its values lie in [0, bound),
+                       memoized by fus_var_range */
+  PtrMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
+                       memoized while the totals are worked out (facts.c) */
   bool noting_totals;
 } FusFacts;
 
@@ -91,20 +103,28 @@ bool fus_int_nonneg(FusFacts *f, const LcuAtom *a);
    nothing is known. */
 FusLen fus_var_range(FusFacts *f, const LcuVar *v);
 
+/* What is known of one variable of a kernel at one run: FL_UNKNOWN
+   where nothing is. */
+typedef struct FusVarFacts {
+  const LcuVar *var;  /* NULL: an empty slot */
+  FusLen len;         /* its length */
+  FusLen total;       /* a sd: its number of elements */
+  FusLen range;       /* an int vector: a bound on its values (fus_var_range) */
+  const LcuAtom *cpu; /* a parameter: the atom the run passes */
+  bool nonneg;        /* an int parameter: fus_int_nonneg of that atom */
+} FusVarFacts;
+
 /* The lengths of a kernel's variables at one run: its parameters from
-   the run's arguments, its SOACs' results from their sizes. */
+   the run's arguments, its SOACs' results from their sizes.  One table
+   of the kernel's variables, sized for all of them when it is made
+   (the fusion pass fills a kernel's lengths tens of thousands of times:
+   a map per kind of fact, and an allocation per fact, was most of what
+   a fill cost). */
 typedef struct FusKernelLens {
-  PtrMap lens;   /* kernel LcuVar -> FusLen * */
-  PtrMap totals; /* kernel sd LcuVar -> FusLen *: its number of elements */
-  PtrMap ranges; /* kernel int vector LcuVar -> FusLen *: a bound on its
-                    values (fus_var_range) */
-  PtrMap nonneg; /* int parameter -> non-NULL when fus_int_nonneg */
-  PtrMap sums;   /* int parameter the run passes a CPU sum x + y -> FusLen[2],
-                    the lengths x and y are (an append's size) */
-  PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
-  FusLen *slab;  /* where the values of the maps above live, one
-                    allocation for a kernel's instead of one each */
-  int slab_used, slab_cap;
+  FusVarFacts *vars; /* open addressing by address; never iterated */
+  int cap, used;
+  PtrMap sums; /* int parameter the run passes a CPU sum x + y -> FusLen[2],
+                  the lengths x and y are (an append's size) */
 } FusKernelLens;
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
@@ -115,6 +135,8 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
    after the program changed, could differ). */
 void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args);
 FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v);
+/* The atom the run passes for kernel parameter 'v', or NULL. */
+const LcuAtom *fus_kernel_arg(const FusKernelLens *kl, const LcuVar *v);
 /* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */
 FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s);
 

@@ -483,62 +483,127 @@ typedef struct Solution {
   double *value;
 } Solution;
 
+/* A model's numbers, in order, each in 64 bits (a double bit for bit):
+   its columns' kinds, bounds and costs, its rows' bounds and
+   coefficients, each row's preceded by their count (names left out:
+   they do not change the answer). */
+typedef struct ModelKey {
+  uint64_t *words;
+  int len;
+  uint64_t hash;
+} ModelKey;
+
+typedef struct Solved {
+  ModelKey key; /* words NULL: an empty slot */
+  struct Solution *solution;
+} Solved;
+
 /* The models solved so far, by their numbers (model_key): a region
    repeats in each specialization of its function and in each place
    library code is inlined, and half the corpus's models are such
    repeats.  A repeat gets the first answer without solving again, also
    where GLPK gave up at its time limit (the key holds the limit): one
-   answer per model, whatever the machine's speed the second time. */
-static Map solutions;
+   answer per model, whatever the machine's speed the second time.  A
+   table of its own, keyed by the numbers themselves: writing them as
+   text to key a Map took longer than solving most models. */
+static struct {
+  Solved *slots;
+  int cap, used;
+} solutions;
 
-/* The text of a number of a model's key: a double bit for bit. */
-static void key_int(Buf *b, int i) {
-  buf_putc(b, ' ');
-  buf_put_int(b, i);
+typedef struct KeyWriter {
+  uint64_t *words;
+  int len, cap;
+} KeyWriter;
+
+static void key_word(KeyWriter *w, uint64_t x) {
+  if (w->len == w->cap) {
+    int cap = w->cap ? 2 * w->cap : 256;
+    uint64_t *words = xmalloc_atomic(sizeof(uint64_t) * (size_t)cap);
+    if (w->len)
+      memcpy(words, w->words, sizeof(uint64_t) * (size_t)w->len);
+    w->words = words;
+    w->cap = cap;
+  }
+  w->words[w->len++] = x;
 }
 
-static void key_double(Buf *b, double d) {
+static void key_int(KeyWriter *w, int i) { key_word(w, (uint64_t)(int64_t)i); }
+
+static void key_double(KeyWriter *w, double d) {
   uint64_t bits;
   memcpy(&bits, &d, sizeof bits);
-  buf_putc(b, ' ');
-  buf_put_hex64(b, bits);
+  key_word(w, bits);
 }
 
-/* The numbers of model 'lp', in order: its columns' kinds, bounds and
-   costs, its rows' bounds and coefficients (names left out: they do not
-   change the answer).  Doubles are written bit for bit, without printf
-   (formatting the keys took longer than solving most models). */
-static const char *model_key(glp_prob *lp, const FusScheduleOptions *o) {
-  Buf b = {0};
-  key_int(&b, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
+static ModelKey model_key(glp_prob *lp, const FusScheduleOptions *o) {
+  KeyWriter w = {0};
+  key_int(&w, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
   int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
-  key_int(&b, glp_get_obj_dir(lp));
-  key_int(&b, nc);
-  key_int(&b, nr);
-  key_double(&b, glp_get_obj_coef(lp, 0));
+  key_int(&w, glp_get_obj_dir(lp));
+  key_int(&w, nc);
+  key_int(&w, nr);
+  key_double(&w, glp_get_obj_coef(lp, 0));
   for (int j = 1; j <= nc; j++) {
-    buf_puts(&b, "\nc");
-    key_int(&b, glp_get_col_kind(lp, j));
-    key_int(&b, glp_get_col_type(lp, j));
-    key_double(&b, glp_get_col_lb(lp, j));
-    key_double(&b, glp_get_col_ub(lp, j));
-    key_double(&b, glp_get_obj_coef(lp, j));
+    key_int(&w, glp_get_col_kind(lp, j));
+    key_int(&w, glp_get_col_type(lp, j));
+    key_double(&w, glp_get_col_lb(lp, j));
+    key_double(&w, glp_get_col_ub(lp, j));
+    key_double(&w, glp_get_obj_coef(lp, j));
   }
   int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
   double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
   for (int i = 1; i <= nr; i++) {
     int len = glp_get_mat_row(lp, i, ind, val);
-    buf_puts(&b, "\nr");
-    key_int(&b, glp_get_row_type(lp, i));
-    key_double(&b, glp_get_row_lb(lp, i));
-    key_double(&b, glp_get_row_ub(lp, i));
+    key_int(&w, glp_get_row_type(lp, i));
+    key_double(&w, glp_get_row_lb(lp, i));
+    key_double(&w, glp_get_row_ub(lp, i));
+    key_int(&w, len);
     for (int k = 1; k <= len; k++) {
-      key_int(&b, ind[k]);
-      buf_putc(&b, ':');
-      key_double(&b, val[k]);
+      key_int(&w, ind[k]);
+      key_double(&w, val[k]);
     }
   }
-  return buf_str(&b);
+  uint64_t h = 14695981039346656037ULL;
+  for (int i = 0; i < w.len; i++) {
+    h = (h ^ w.words[i]) * 1099511628211ULL;
+    h ^= h >> 29;
+  }
+  return (ModelKey){w.words, w.len, h};
+}
+
+/* The slot of 'key' in the table: its own, or the empty one where it
+   would go. */
+static Solved *solved_slot(const ModelKey *key) {
+  uint64_t mask = (uint64_t)solutions.cap - 1;
+  for (uint64_t i = key->hash & mask;; i = (i + 1) & mask) {
+    Solved *e = &solutions.slots[i];
+    if (!e->key.words || (e->key.hash == key->hash && e->key.len == key->len &&
+                          memcmp(e->key.words, key->words, sizeof(uint64_t) * (size_t)key->len) == 0))
+      return e;
+  }
+}
+
+static struct Solution *solved_get(const ModelKey *key) {
+  return solutions.cap ? solved_slot(key)->solution : NULL;
+}
+
+static void solved_put(ModelKey key, struct Solution *s) {
+  if (2 * (solutions.used + 1) > solutions.cap) {
+    Solved *old = solutions.slots;
+    int old_cap = solutions.cap;
+    solutions.cap = old_cap ? 2 * old_cap : 64;
+    solutions.slots = xmalloc(sizeof(Solved) * (size_t)solutions.cap);
+    for (int i = 0; i < old_cap; i++)
+      if (old[i].key.words)
+        *solved_slot(&old[i].key) = old[i];
+  }
+  Solved *e = solved_slot(&key);
+  if (!e->key.words) {
+    e->key = key;
+    solutions.used++;
+  }
+  e->solution = s;
 }
 
 /* GLPK's answer for 'm'. */
@@ -571,11 +636,11 @@ static Solution *run_glpk(Model *m, const FusScheduleOptions *o) {
 /* Solves 'm'; true with the part's pairs' choices set when GLPK found
    the best solution within its limits. */
 static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
-  const char *key = model_key(m->lp, o);
-  Solution *s = map_get(&solutions, key);
+  ModelKey key = model_key(m->lp, o);
+  Solution *s = solved_get(&key);
   if (!s) {
     s = run_glpk(m, o);
-    map_put(&solutions, key, s);
+    solved_put(key, s);
   }
   if (!s->found)
     return false;
