@@ -198,35 +198,35 @@ FusLen fus_atom_len(FusFacts *f, const LcuAtom *a) {
   return unknown();
 }
 
-/* The entry of kernel variable 'v' in 'kl', or the empty one where it
-   would go; NULL for no variable. */
-static FusVarFacts *kernel_slot(const FusKernelLens *kl, const LcuVar *v) {
+/* The index slot of kernel variable 'v' in 'kl': the number of its
+   facts + 1, or 0 where they would go; NULL for no variable. */
+static int32_t *kernel_slot(const FusKernelLens *kl, const LcuVar *v) {
   if (!v || !kl->cap)
     return NULL;
   uint64_t mask = (uint64_t)kl->cap - 1;
   for (uint64_t i = ptr_hash(v) & mask;; i = (i + 1) & mask) {
-    FusVarFacts *e = &kl->vars[i];
-    if (e->var == v || !e->var)
-      return e;
+    int32_t *slot = &kl->index[i];
+    if (!*slot || kl->vars[*slot - 1].var == v)
+      return slot;
   }
 }
 
 /* The facts of 'v' in 'kl', or NULL. */
 static const FusVarFacts *kernel_var(const FusKernelLens *kl, const LcuVar *v) {
-  const FusVarFacts *e = kernel_slot(kl, v);
-  return e && e->var ? e : NULL;
+  const int32_t *slot = kernel_slot(kl, v);
+  return slot && *slot ? &kl->vars[*slot - 1] : NULL;
 }
 
 /* The facts of 'v' in 'kl', added if absent. */
 static FusVarFacts *kernel_var_add(FusKernelLens *kl, const LcuVar *v) {
-  FusVarFacts *e = kernel_slot(kl, v);
-  if (!e->var) {
-    if (2 * (kl->used + 1) > kl->cap) /* sized for all the kernel's variables */
+  int32_t *slot = kernel_slot(kl, v);
+  if (!*slot) {
+    if (kl->used == kl->room) /* sized for all the kernel's variables */
       die("fusion: %s is not a variable of the kernel", v->name);
-    kl->used++;
-    e->var = v;
+    kl->vars[kl->used].var = v;
+    *slot = ++kl->used;
   }
-  return e;
+  return &kl->vars[*slot - 1];
 }
 
 FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v) {
@@ -487,15 +487,18 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
 
 static bool is_int_vec(const LcuVar *v) { return v->type.kind == LT_VEC && v->type.base == FB_INT; }
 
-/* kl empty, with room for the facts of all of k's variables. */
+/* kl empty, with room for the facts of all of k's variables: their
+   facts in one array, the index of their hashes after it, in one
+   allocation. */
 static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
-  int64_t vars = k->params.len;
+  int vars = k->params.len;
   for (int i = 0; i < k->soacs.len; i++)
     vars += ((const LcuSoac *)k->soacs.data[i])->results.len;
   int cap = 4;
   while (cap < 2 * vars)
     cap *= 2;
-  *kl = (FusKernelLens){xmalloc(sizeof(FusVarFacts) * (size_t)cap), cap, 0, {0}};
+  FusVarFacts *facts = xmalloc(sizeof(FusVarFacts) * (size_t)vars + sizeof(int32_t) * (size_t)cap);
+  *kl = (FusKernelLens){facts, (int32_t *)(facts + vars), cap, 0, vars, {0}};
 }
 
 /* The facts of k's parameters from the run's arguments 'args', into

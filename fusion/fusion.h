@@ -106,7 +106,7 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v);
 /* What is known of one variable of a kernel at one run: FL_UNKNOWN
    where nothing is. */
 typedef struct FusVarFacts {
-  const LcuVar *var;  /* NULL: an empty slot */
+  const LcuVar *var;  /* whose facts these are */
   FusLen len;         /* its length */
   FusLen total;       /* a sd: its number of elements */
   FusLen range;       /* an int vector: a bound on its values (fus_var_range) */
@@ -121,8 +121,10 @@ typedef struct FusVarFacts {
    a map per kind of fact, and an allocation per fact, was most of what
    a fill cost). */
 typedef struct FusKernelLens {
-  FusVarFacts *vars; /* open addressing by address; never iterated */
-  int cap, used;
+  FusVarFacts *vars; /* the facts, in the order their variables came */
+  int32_t *index;    /* by address (open addressing): a variable's facts'
+                        number + 1, 0 for an empty slot; never iterated */
+  int cap, used, room; /* of the index; of the facts, used and allocated */
   PtrMap sums; /* int parameter the run passes a CPU sum x + y -> FusLen[2],
                   the lengths x and y are (an append's size) */
 } FusKernelLens;
