@@ -169,8 +169,14 @@ char *xprintf(const char *fmt, ...) {
 
 void vec_push(Vec *v, void *item) {
   if (v->len == v->cap) {
+    /* a new array and a copy, as GC_REALLOC would make, but through
+       xmalloc's own lists: vectors grow a quarter of a million times in
+       a large compilation */
     v->cap = v->cap ? 2 * v->cap : 8;
-    v->data = xrealloc(v->data, sizeof(void *) * (size_t)v->cap);
+    void **data = xmalloc(sizeof(void *) * (size_t)v->cap);
+    if (v->len)
+      memcpy(data, v->data, sizeof(void *) * (size_t)v->len);
+    v->data = data;
   }
   v->data[v->len++] = item;
 }
@@ -227,18 +233,30 @@ void buf_printf(Buf *b, const char *fmt, ...) {
 }
 
 int format_int(char out[FORMAT_INT_SIZE], int64_t i) {
+  /* two digits a division, from the right, then moved to the front */
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
   char digits[FORMAT_INT_SIZE];
-  int n = 0;
+  char *at = digits + sizeof digits;
   uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-  do {
-    digits[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
+  while (u >= 100) {
+    at -= 2;
+    memcpy(at, pairs + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    at -= 2;
+    memcpy(at, pairs + 2 * u, 2);
+  } else {
+    *--at = (char)('0' + u);
+  }
   int len = 0;
   if (i < 0)
     out[len++] = '-';
-  while (n)
-    out[len++] = digits[--n];
+  size_t n = (size_t)(digits + sizeof digits - at);
+  memcpy(out + len, at, n);
+  len += (int)n;
   out[len] = '\0';
   return len;
 }

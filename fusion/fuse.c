@@ -150,10 +150,10 @@ static void share_kernels(LcuProgram *p) {
   PtrMap first = {0};
   for (int i = 0; i < p->kernels.len; i++) {
     LcuKernel *k = p->kernels.data[i];
-    char *key = lcu_kernel_canonical(k);
+    const char *key = lcu_kernel_key(k);
     LcuKernel *earlier = map_get(&by_text, key);
     if (!earlier) {
-      map_put(&by_text, key, k);
+      map_put(&by_text, xstrdup(key), k);
       earlier = k;
     }
     ptrmap_put(&first, k, earlier);

@@ -456,15 +456,15 @@ static LcuKernel *intern_kernel(Simp *s, LcuKernel *k) {
   if (!s->kernels->cap)
     for (int i = 0; i < s->p->kernels.len; i++) {
       LcuKernel *old = s->p->kernels.data[i];
-      char *text = lcu_kernel_canonical(old);
+      const char *text = lcu_kernel_key(old);
       if (!map_get(s->kernels, text))
-        map_put(s->kernels, text, old);
+        map_put(s->kernels, xstrdup(text), old);
     }
-  char *text = lcu_kernel_canonical(k);
+  const char *text = lcu_kernel_key(k);
   LcuKernel *old = map_get(s->kernels, text);
   if (old)
     return old;
-  map_put(s->kernels, text, k);
+  map_put(s->kernels, xstrdup(text), k);
   lcu_add_kernel(s->p, k);
   return k;
 }

@@ -476,6 +476,9 @@ LcuKernel *lcu_kb_finish(LcuKernelBuilder *kb, LcuSoac *s);
    their SOAC's (lcu_error_loc), so that two kernels have one text when
    they differ only in their variables and in where they were made. */
 char *lcu_kernel_canonical(const LcuKernel *k);
+/* The same text in a buffer of build.c's, good until the next call: for
+   a lookup, which copies it only to keep it. */
+const char *lcu_kernel_key(const LcuKernel *k);
 /* Kernels by canonical text: each distinct kernel made once. */
 typedef struct LcuKernelTable {
   Map by_text; /* canonical text -> LcuKernel * */
