@@ -94,18 +94,17 @@ int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap) {
   va_list again;
   va_copy(again, ap);
   size_t n = 0;
-  for (const char *p = fmt;;) {
-    const char *pct = strchr(p, '%');
-    size_t lit = pct ? (size_t)(pct - p) : strlen(p);
-    if (n + lit < room)
-      memcpy(dst + n, p, lit);
-    n += lit;
-    if (!pct)
-      break;
+  for (const char *p = fmt; *p; p++) {
+    if (*p != '%') {
+      if (n + 1 < room)
+        dst[n] = *p;
+      n++;
+      continue;
+    }
     char digits[FORMAT_INT_SIZE], c;
     const char *s;
     size_t len;
-    switch (pct[1]) {
+    switch (p[1]) {
     case 's':
       s = va_arg(ap, const char *);
       if (!s)
@@ -134,7 +133,7 @@ int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap) {
     if (n + len < room)
       memcpy(dst + n, s, len);
     n += len;
-    p = pct + 2;
+    p++;
   }
   va_end(again);
   if (room)
@@ -189,7 +188,7 @@ void *vec_get(const Vec *v, int i) {
 
 void *vec_last(const Vec *v) { return vec_get(v, v->len - 1); }
 
-static void buf_reserve(Buf *b, size_t extra) {
+void buf_grow(Buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap)
     return;
   size_t cap = b->cap ? b->cap : 64;
@@ -202,29 +201,17 @@ static void buf_reserve(Buf *b, size_t extra) {
   b->cap = cap;
 }
 
-void buf_putc(Buf *b, char c) {
-  buf_reserve(b, 1);
-  b->data[b->len++] = c;
-}
-
-void buf_puts(Buf *b, const char *s) {
-  size_t n = strlen(s);
-  buf_reserve(b, n);
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-}
-
 /* Formats straight into the buffer's free space, and a second time only
    when that space was too small: code generation writes most of its
    text through here. */
 void buf_printf(Buf *b, const char *fmt, ...) {
-  buf_reserve(b, 64);
+  buf_grow(b, 64);
   va_list ap;
   va_start(ap, fmt);
   int n = fmt_vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
   va_end(ap);
   if ((size_t)n >= b->cap - b->len) {
-    buf_reserve(b, (size_t)n);
+    buf_grow(b, (size_t)n);
     va_start(ap, fmt);
     fmt_vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
@@ -261,22 +248,9 @@ int format_int(char out[FORMAT_INT_SIZE], int64_t i) {
   return len;
 }
 
-void buf_put_int(Buf *b, int64_t i) {
-  char text[FORMAT_INT_SIZE];
-  int n = format_int(text, i);
-  buf_reserve(b, (size_t)n);
-  memcpy(b->data + b->len, text, (size_t)n);
-  b->len += (size_t)n;
-}
-
 void buf_put_hex64(Buf *b, uint64_t u) {
-  buf_reserve(b, 16);
+  buf_grow(b, 16);
   for (int shift = 60; shift >= 0; shift -= 4)
     b->data[b->len++] = "0123456789abcdef"[(u >> shift) & 15];
 }
 
-char *buf_str(Buf *b) {
-  buf_reserve(b, 0);
-  b->data[b->len] = '\0';
-  return b->data;
-}

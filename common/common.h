@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---- alloc.c ---- */
 
@@ -64,18 +65,46 @@ typedef struct Buf {
   size_t len, cap;
 } Buf;
 
-void buf_putc(Buf *b, char c);
-void buf_puts(Buf *b, const char *s);
+/* Room for 'extra' more bytes and a NUL (the slow path of the writers
+   below, which are inline: text is built a byte at a time in places). */
+void buf_grow(Buf *b, size_t extra);
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *buf_str(Buf *b); /* NUL-terminated contents; the buffer stays usable */
-/* Decimal and 16 hex digits, without printf: for text that is built
-   often (keys, names). */
-void buf_put_int(Buf *b, int64_t i);
 /* 'i' in decimal into 'out', as "%lld" writes it, NUL-terminated; returns
    its length. */
 enum { FORMAT_INT_SIZE = 24 };
 int format_int(char out[FORMAT_INT_SIZE], int64_t i);
+/* 16 hex digits, without printf. */
 void buf_put_hex64(Buf *b, uint64_t u);
+
+static inline void buf_putc(Buf *b, char c) {
+  if (b->len + 2 > b->cap)
+    buf_grow(b, 1);
+  b->data[b->len++] = c;
+}
+
+static inline void buf_put(Buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap)
+    buf_grow(b, n);
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+}
+
+static inline void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+/* Decimal, without printf: for text that is built often (keys, names). */
+static inline void buf_put_int(Buf *b, int64_t i) {
+  if (b->len + FORMAT_INT_SIZE + 1 > b->cap)
+    buf_grow(b, FORMAT_INT_SIZE);
+  b->len += (size_t)format_int(b->data + b->len, i);
+}
+
+/* NUL-terminated contents; the buffer stays usable. */
+static inline char *buf_str(Buf *b) {
+  if (b->len + 1 > b->cap)
+    buf_grow(b, 0);
+  b->data[b->len] = '\0';
+  return b->data;
+}
 
 /* ---- map.c ---- */
 
