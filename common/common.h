@@ -142,6 +142,8 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
    (the bug of keying a Map by a formatted pointer). */
 void *ptrmap_get(const PtrMap *m, const void *key);
 void ptrmap_put(PtrMap *m, const void *key, void *value);
+/* 'm' emptied, its room kept: for a map filled again to about its size. */
+void ptrmap_clear(PtrMap *m);
 /* Makes 'maps[i]' (i < n) empty, with room for 'counts[i]' keys without
    growing, all in one allocation: for maps made and dropped together
    whose sizes are known (a kernel's facts, made thousands of times). */

@@ -162,6 +162,12 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
   }
 }
 
+void ptrmap_clear(PtrMap *m) {
+  if (m->used)
+    memset(m->entries, 0, sizeof(PtrMapEntry) * (size_t)m->cap);
+  m->used = 0;
+}
+
 void *ptrmap_get(const PtrMap *m, const void *key) {
   void **slot = ptrmap_slot((PtrMap *)m, key, false);
   return slot ? *slot : NULL;

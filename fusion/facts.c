@@ -695,11 +695,20 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   f->noting_totals = true;
   note_totals(f, b, deep);
   f->noting_totals = false;
-  f->run_lens = (PtrMap){0};
+  ptrmap_clear(&f->run_lens);
 }
 
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
-  *f = (FusFacts){0};
+  /* emptied in place: filled again to about the size it had (the maps
+     of a large body grew from nothing once per fill) */
+  ptrmap_clear(&f->def);
+  len_clear(&f->lens);
+  len_clear(&f->totals);
+  len_clear(&f->sizes);
+  ptrmap_clear(&f->failures);
+  len_clear(&f->ranges);
+  ptrmap_clear(&f->run_lens);
+  f->noting_totals = false;
   note_defs(f, body, true);
   note_totals_memoized(f, body, true);
   /* the lengths memoized while looking were worked out without all the
@@ -712,7 +721,7 @@ void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   note_defs(f, changed, false);
   len_clear(&f->lens);
   len_clear(&f->ranges);
-  f->failures = (PtrMap){0};
+  ptrmap_clear(&f->failures);
   note_totals_memoized(f, changed, false);
   len_clear(&f->lens);
   len_clear(&f->ranges);

@@ -81,7 +81,8 @@ typedef struct FusFacts {
   bool noting_totals;
 } FusFacts;
 
-/* Fills 'f' for the function or top-level block whose body is 'body'. */
+/* Fills 'f' for the function or top-level block whose body is 'body'
+   ('f' zeroed, or filled before: its maps are emptied and kept). */
 void fus_fill_facts(const LcuBlock *body, FusFacts *f);
 /* Brings 'f' up to date after the statements of block 'changed' (a
    block of the body it was filled for; not its nested blocks) were

@@ -969,8 +969,8 @@ static void drop_dead(Simp *s, LcuBlock *body) {
 /* ---- the pass ---- */
 
 static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
+  FusFacts facts = {0};
   for (int round = 0; round < 64; round++) {
-    FusFacts facts;
     fus_fill_facts(body, &facts);
     Simp s = {p, &facts, {0}, false, kernels};
     s.changed = simp_kernels(p);
