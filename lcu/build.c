@@ -25,13 +25,15 @@
 
 /* ---- variables and atoms ---- */
 
-/* "hint_id", or "xid", interned.  Written on the stack, not by printf:
-   every new variable is named, and interning copies the name anyway. */
+/* "hint_id", or "xid".  Written on the stack, not by printf: every new
+   variable is named.  Not interned: the id makes each name new, and
+   nothing compares them by address (the table of interned names grew
+   to megabytes for them). */
 static const char *new_var_name(const char *hint, int id) {
   char name[128];
   size_t len = hint ? strlen(hint) : 0;
   if (len > sizeof name - FORMAT_INT_SIZE - 2)
-    return intern(hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id));
+    return hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id);
   char *at = name;
   if (hint) {
     memcpy(at, hint, len);
@@ -40,8 +42,8 @@ static const char *new_var_name(const char *hint, int id) {
   } else {
     *at++ = 'x';
   }
-  format_int(at, id);
-  return intern(name);
+  at += format_int(at, id);
+  return xstrndup(name, (size_t)(at - name));
 }
 
 LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
