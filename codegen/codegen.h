@@ -125,8 +125,10 @@ void cg_blank(Cg *cg);
 const char *cg_rtop(FlatOp op);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
-/* The C name of λcu variable 'v' (unique in the program). */
+/* The C name of λcu variable 'v' (unique in the program), made once per
+   program: cg_forget_names() drops the names made. */
 const char *cg_name(const LcuVar *v);
+void cg_forget_names(void);
 /* The C type of one element of base 'b': int32_t, double, uint8_t, char. */
 const char *cg_ctype(FlatBase b);
 /* The runtime's name of base 'b': RT_INT ... */

@@ -80,10 +80,19 @@ const char *cg_temp(Cg *cg) {
   return xstrdup(name);
 }
 
+/* The C names made so far in this program's generation (LcuVar -> its
+   name): a variable is named at every use, hundreds of thousands of
+   times in a large program.  Emptied by cg_program before and after. */
+static PtrMap names;
+
+void cg_forget_names(void) { names = (PtrMap){0}; }
+
 const char *cg_name(const LcuVar *v) {
+  void **memo = ptrmap_slot(&names, v, true);
+  if (*memo)
+    return *memo;
   /* the printed name (xs_12), made a C identifier; the id keeps it
-     unique.  Built on the stack, without printf: every use of a
-     variable names it. */
+     unique.  Built on the stack, without printf. */
   const char *n = v->name ? v->name : "x";
   size_t len = strlen(n);
   char id[FORMAT_INT_SIZE];
@@ -102,7 +111,8 @@ const char *cg_name(const LcuVar *v) {
     memcpy(at, id, (size_t)idlen);
     at += idlen;
   }
-  return xstrndup(name, (size_t)(at - name));
+  *memo = xstrndup(name, (size_t)(at - name));
+  return *memo;
 }
 
 const char *cg_ctype(FlatBase b) {
@@ -254,7 +264,15 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
 const char *cg_loc(Loc loc) {
   if (!loc.src)
     return "RT_LOC(NULL, 0, 0)";
-  return xprintf("RT_LOC(%s, %d, %d)", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
+  /* the file's literal, made again only for another file: a program has
+     a location per check */
+  static const Source *last;
+  static const char *literal;
+  if (loc.src != last) {
+    last = loc.src;
+    literal = cg_string(loc.src->name, strlen(loc.src->name));
+  }
+  return xprintf("RT_LOC(%s, %d, %d)", literal, loc.line, loc.col);
 }
 
 const char *cg_where(Loc loc) {

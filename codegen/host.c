@@ -51,6 +51,8 @@ typedef struct Hx {
   const LcuProgram *p;
   PtrMap globals;  /* LcuVar -> its NESL name (for "has no value"), or a
                       placeholder: the globals */
+  PtrMap live;     /* LcuBlock -> LiveBlock *: lcu_live_block's memo (a
+                      block's nested blocks are generated after it) */
 } Hx;
 
 static bool is_global(Hx *h, const LcuVar *v) { return ptrmap_get(&h->globals, v) != NULL; }
@@ -397,7 +399,7 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
    result. */
 static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests) {
   Cg *cg = h->cg;
-  Vec *dying = lcu_last_uses(b, params);
+  Vec *dying = lcu_last_uses(b, params, &h->live);
   PtrMap owned = {0};
   if (params)
     for (int i = 0; i < params->len; i++)
@@ -586,8 +588,9 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
   /* the body first, into memory: the tables of layouts and sites it fills
      are written before it */
   CgText body = {0};
+  cg_forget_names();
   Cg cg = {&body, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD"};
-  Hx h = {&cg, p, {0}};
+  Hx h = {&cg, p, {0}, {0}};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   gen_globals(&h);
   for (int i = 0; i < p->funcs.len; i++)
@@ -647,4 +650,5 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
   fputs("  {NULL, 0, 0, NULL, NULL, NULL}};\n\n", out);
   fwrite(body.data, 1, body.len, out);
   cg_text_free(&body);
+  cg_forget_names();
 }
