@@ -902,26 +902,29 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
 
 /* ---- dead code ---- */
 
-static void count_atoms(const Vec *atoms, PtrMap *uses) {
+/* Adds 'by' to the count of each variable of 'atoms' in 'uses'. */
+static void count_atoms(const Vec *atoms, PtrMap *uses, intptr_t by) {
   for (int i = 0; i < atoms->len; i++) {
     const LcuAtom *a = atoms->data[i];
     if (a->var) {
       void **n = ptrmap_slot(uses, a->var, true);
-      *n = (void *)((intptr_t)*n + 1);
+      *n = (void *)((intptr_t)*n + by);
     }
   }
 }
 
-static void count_uses(const LcuBlock *b, PtrMap *uses) {
+/* The reads of 'b' and of its nested blocks, counted ('by' 1) or taken
+   off (-1, for a statement that goes). */
+static void count_uses(const LcuBlock *b, PtrMap *uses, intptr_t by) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *st = b->stmts.data[i];
-    count_atoms(&st->args, uses);
+    count_atoms(&st->args, uses, by);
     const LcuBlock *nested[3] = {st->then, st->els, st->body};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        count_uses(nested[k], uses);
+        count_uses(nested[k], uses, by);
   }
-  count_atoms(&b->results, uses);
+  count_atoms(&b->results, uses, by);
 }
 
 /* True if statement 'st' could go when its results are unused (and it
@@ -948,24 +951,36 @@ static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
   return true;
 }
 
-/* Drops the dead statements of 'b' (and of its nested blocks); true if
-   any went. */
-static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
+/* Drops the dead statements of 'b' (and of its nested blocks), last
+   first: every read of a variable comes after its statement, so by the
+   time a statement is reached, what reads its results has been decided,
+   and a statement that goes takes its reads off 'uses'.  One sweep
+   drops what sweeping again until nothing goes would (there are no
+   cycles; whether a statement has an effect does not change as others
+   without one go); true if any went. */
+static bool sweep(Simp *s, LcuBlock *b, PtrMap *uses) {
   bool changed = false;
-  int out = 0;
-  for (int i = 0; i < b->stmts.len; i++) {
+  int out = b->stmts.len;
+  for (int i = b->stmts.len - 1; i >= 0; i--) {
     LcuStmt *st = b->stmts.data[i];
-    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    LcuBlock *nested[3] = {st->body, st->els, st->then};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        changed |= sweep(s, (LcuBlock *)nested[k], uses);
+        changed |= sweep(s, nested[k], uses);
     if (may_go(st) && results_unused(st, uses) && !fus_stmt_effects(s->facts, st)) {
+      count_atoms(&st->args, uses, -1);
+      for (int k = 0; k < 3; k++)
+        if (nested[k])
+          count_uses(nested[k], uses, -1);
       changed = true;
       continue;
     }
-    b->stmts.data[out++] = st;
+    b->stmts.data[--out] = st;
   }
-  b->stmts.len = out;
+  /* the statements kept, moved down to the start, in order */
+  int kept = b->stmts.len - out;
+  memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
+  b->stmts.len = kept;
   return changed;
 }
 
@@ -989,18 +1004,13 @@ static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
    none, and filling the facts of a whole body is what a round costs
    most. */
 static void drop_dead(Simp *s, LcuBlock *body) {
-  for (bool first = true;; first = false) {
-    PtrMap uses = {0};
-    count_uses(body, &uses);
-    if (first) {
-      if (!has_unused(body, &uses))
-        return;
-      fus_fill_facts(body, s->facts);
-    }
-    if (!sweep(s, body, &uses))
-      return;
+  PtrMap uses = {0};
+  count_uses(body, &uses, 1);
+  if (!has_unused(body, &uses))
+    return;
+  fus_fill_facts(body, s->facts);
+  if (sweep(s, body, &uses))
     s->changed = true;
-  }
 }
 
 /* ---- the pass ---- */

@@ -771,51 +771,61 @@ static bool safe_scalar(const LcuStmt *s) {
   }
 }
 
-/* One sweep over 'b' and its nested blocks; returns whether anything
-   was dropped. */
-static bool drop_dead_once(LcuBlock *b, const PtrMap *uses, const PtrMap *droppable) {
-  bool changed = false;
-  int out = 0;
-  for (int i = 0; i < b->stmts.len; i++) {
+/* Drops the dead statements of 'b' and its nested blocks, last first:
+   every read of a variable comes after its statement, so by the time a
+   statement is reached, what reads its results has been decided, and a
+   statement that goes takes its reads off 'uses'.  One sweep gives what
+   sweeping to a fixpoint gives (the statements that go are those no
+   statement that stays depends on; there are no cycles), without
+   counting the uses again for each sweep. */
+static void drop_dead_block(LcuBlock *b, PtrMap *uses, const PtrMap *droppable) {
+  int out = b->stmts.len;
+  for (int i = b->stmts.len - 1; i >= 0; i--) {
     LcuStmt *s = b->stmts.data[i];
-    if (s->then)
-      changed |= drop_dead_once(s->then, uses, droppable);
-    if (s->els)
-      changed |= drop_dead_once(s->els, uses, droppable);
     if (s->body)
-      changed |= drop_dead_once(s->body, uses, droppable);
+      drop_dead_block(s->body, uses, droppable);
+    if (s->els)
+      drop_dead_block(s->els, uses, droppable);
+    if (s->then)
+      drop_dead_block(s->then, uses, droppable);
     bool unused = s->results.len > 0;
     for (int k = 0; k < s->results.len; k++)
       unused &= !ptrmap_get(uses, s->results.data[k]);
     bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
                 (s->kind == LS_RUN && ptrmap_get(droppable, s));
-    if (unused && pure)
-      changed = true;
-    else
-      b->stmts.data[out++] = s;
+    if (unused && pure) {
+      for (int k = 0; k < s->args.len; k++) { /* (a pure statement has no nested block) */
+        const LcuAtom *a = s->args.data[k];
+        if (a->var) {
+          void **n = ptrmap_slot(uses, a->var, true);
+          *n = (void *)((intptr_t)*n - 1);
+        }
+      }
+      continue;
+    }
+    b->stmts.data[--out] = s;
   }
-  b->stmts.len = out;
-  return changed;
+  /* the statements kept, moved down to the start, in order */
+  int kept = b->stmts.len - out;
+  memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
+  b->stmts.len = kept;
 }
 
 /* The uses are counted per function (or top-level block): a CPU
    variable is bound and read within one. */
-static void drop_dead_block(LcuBlock *b, const PtrMap *droppable) {
-  for (;;) {
-    PtrMap uses = {0};
-    count_uses(b, &uses);
-    if (!drop_dead_once(b, &uses, droppable))
-      return;
-  }
+static void drop_dead_body(LcuBlock *b, const PtrMap *droppable) {
+  PtrMap uses = {0};
+  count_uses(b, &uses);
+  drop_dead_block(b, &uses, droppable);
 }
 
 void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable) {
   for (int i = 0; i < p->funcs.len; i++)
-    drop_dead_block(((LcuFunc *)p->funcs.data[i])->body, droppable);
+    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      drop_dead_block(t->body, droppable);
+      drop_dead_body(t->body, droppable);
   }
 }
 
