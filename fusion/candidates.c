@@ -109,11 +109,11 @@ static double node_writes(const FusNode *n) {
   return t;
 }
 
-double fus_node_bytes(const FusRegion *r, const FusNode *n) {
-  (void)r;
-  Vec reads = node_reads(n);
-  return sum_reads(&reads) + node_writes(n);
-}
+/* What node 'n' of 'r' reads: made once per region (fus_fill_candidates
+   makes them all), since the cost model asks again and again. */
+static const Vec *reads_of(const FusRegion *r, const FusNode *n) { return &r->reads[n->id]; }
+
+double fus_node_bytes(const FusRegion *r, const FusNode *n) { return sum_reads(reads_of(r, n)) + node_writes(n); }
 
 static bool makes(const FusNode *m, const LcuVar *v) {
   for (int i = 0; i < m->run->results.len; i++)
@@ -131,9 +131,7 @@ static bool reads_var(const Vec *reads, const LcuVar *v) {
 
 double fus_bytes_after(const FusRegion *r, const bool *written) {
   int n = r->nodes.len;
-  Vec *reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
-  for (int u = 0; u < n; u++)
-    reads[u] = node_reads(r->nodes.data[u]);
+  const Vec *reads = r->reads;
   double t = 0;
   for (int u = 0; u < n; u++) {
     const FusNode *node = r->nodes.data[u];
@@ -370,8 +368,7 @@ static double vertical_gain(const FusRegion *r, const FusEdge *e) {
       }
   }
   /* ... but it reads the producer's inputs it did not read */
-  Vec ur = node_reads(u), vr = node_reads(v);
-  return saved - reads_not_in(&ur, &vr) + LAUNCH_BYTES;
+  return saved - reads_not_in(reads_of(r, u), reads_of(r, v)) + LAUNCH_BYTES;
 }
 
 /* True if some run reads results of both u and v ('out': the edges
@@ -393,6 +390,9 @@ static bool common_consumer(const FusRegion *r, const Vec *out, int u, int v) {
 
 void fus_fill_candidates(FusRegion *r) {
   int n = r->nodes.len;
+  r->reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++)
+    r->reads[u] = node_reads(r->nodes.data[u]);
   /* reachability: reach[u] holds v when a path of data (or of a host
      statement) leads from u to v; an order alone does not keep two runs
      from sharing a loop (side by side, the first's work stays first) */
@@ -426,8 +426,8 @@ void fus_fill_candidates(FusRegion *r) {
                                                                                            : horizontal_rule(u, v);
       e->pair = r->pairs.len;
       if (rule) {
-        Vec ur = node_reads(u), vr = node_reads(v);
-        add_pair(r, e->from, e->to, FP_ORDER, rule, sum_reads(&ur) - reads_not_in(&ur, &vr) + LAUNCH_BYTES);
+        const Vec *ur = reads_of(r, u), *vr = reads_of(r, v);
+        add_pair(r, e->from, e->to, FP_ORDER, rule, sum_reads(ur) - reads_not_in(ur, vr) + LAUNCH_BYTES);
       } else {
         add_pair(r, e->from, e->to, FP_ORDER, "order", -1);
       }
@@ -448,11 +448,7 @@ void fus_fill_candidates(FusRegion *r) {
     if (e->kind == FE_ORDER && e->pair >= 0)
       ordered[e->from * words + e->to / 64] |= (uint64_t)1 << (e->to % 64);
   }
-  /* each node's reads, made once */
-  Vec *reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
-  for (int u = 0; u < n; u++)
-    if (joinable(r->nodes.data[u]))
-      reads[u] = node_reads(r->nodes.data[u]);
+  const Vec *reads = r->reads;
   for (int u = 0; u < n; u++) {
     const FusNode *a = r->nodes.data[u];
     if (!joinable(a))

@@ -252,6 +252,8 @@ typedef struct FusRegion {
   int nstmts;
   Vec *succ;         /* per statement: statement indices (intptr_t) */
   int *node_of;      /* per statement: its node, or -1 */
+  Vec *reads;        /* per node: the vectors it reads (candidates.c),
+                        made once for the cost model */
   /* the schedule */
   int nclusters;
   double solve_ms;
@@ -267,11 +269,12 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f);
 /* ---- candidates.c ---- */
 
 /* The candidate pairs of 'r' (FusRegion.pairs): every fusible edge, every
-   order edge, and the horizontal pairs, with the gain of each.
+   order edge, and the horizontal pairs, with the gain of each; and what
+   each node reads (FusRegion.reads).
    Requires: fus_fill_pdg.  Keeps: the graph. */
 void fus_fill_candidates(FusRegion *r);
 /* The estimated global-memory bytes of node 'n' alone (reads and
-   writes), for the cost model. */
+   writes), for the cost model.  These two require fus_fill_candidates. */
 double fus_node_bytes(const FusRegion *r, const FusNode *n);
 /* The estimated bytes of region 'r' once scheduled (clusters set): each
    node's reads of vectors that its cluster makes itself, or that an

@@ -117,38 +117,52 @@ static bool anchor_conflict(const FusRegion *r, int *parent, int *a, int *b) {
 /* True if the clusters of 'parent', contracted, have no cycle and no
    preventing edge inside one. */
 static bool clusters_legal(const FusRegion *r, int *parent) {
-  int n = r->nodes.len;
-  Vec *out = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  int n = r->nodes.len, ne = r->edges.len;
+  /* the edges between clusters, by their source's representative, in
+     the region's order: counted, then placed (no vector per node) */
+  int *start = xmalloc_atomic(sizeof(int) * (size_t)(n + 2));
+  int *to = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
+  int *from = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
   int *indeg = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i <= n + 1; i++)
+    start[i] = 0;
   for (int i = 0; i < n; i++)
     indeg[i] = 0;
-  for (int i = 0; i < r->edges.len; i++) {
+  for (int i = 0; i < ne; i++) {
     const FusEdge *e = r->edges.data[i];
     int a = find(parent, e->from), b = find(parent, e->to);
+    from[i] = a;
+    to[i] = b;
     if (a == b) {
       if (e->kind == FE_PREVENTING)
         return false;
       continue;
     }
-    vec_push(&out[a], (void *)(intptr_t)b);
+    start[a + 2]++;
     indeg[b]++;
   }
+  for (int u = 0; u < n; u++)
+    start[u + 2] += start[u + 1];
+  int *out = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
+  for (int i = 0; i < ne; i++)
+    if (from[i] != to[i])
+      out[start[from[i] + 1]++] = to[i];
   /* Kahn's algorithm over the cluster representatives */
-  Vec ready = {0};
-  int roots = 0, done = 0;
+  int *ready = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int nready = 0, roots = 0, done = 0;
   for (int u = 0; u < n; u++)
     if (find(parent, u) == u) {
       roots++;
       if (!indeg[u])
-        vec_push(&ready, (void *)(intptr_t)u);
+        ready[nready++] = u;
     }
-  while (ready.len) {
-    int u = (int)(intptr_t)ready.data[--ready.len];
+  while (nready) {
+    int u = ready[--nready];
     done++;
-    for (int k = 0; k < out[u].len; k++) {
-      int v = (int)(intptr_t)out[u].data[k];
+    for (int k = start[u]; k < start[u + 1]; k++) {
+      int v = out[k];
       if (--indeg[v] == 0)
-        vec_push(&ready, (void *)(intptr_t)v);
+        ready[nready++] = v;
     }
   }
   return done == roots;
@@ -200,6 +214,7 @@ typedef struct Part {
   int number;  /* of the part in its region, from 1 */
   const Vec *out; /* node id -> its edges (FusEdge *) in the region's
                      order: the region's, shared by its parts */
+  const bool *vanish; /* node id -> fill_vanish's answer, the region's */
 } Part;
 
 typedef struct Model {
@@ -237,24 +252,32 @@ static void add_row(glp_prob *lp, const char *name, int type, double lo, double 
   glp_set_mat_row(lp, row, len, ind, val);
 }
 
-/* A producer whose result fusion could leave unwritten: a MAP or a
-   FILTER read only by runs it may fuse with, with no check at its run. */
-static bool may_vanish(const FusRegion *r, const FusNode *u) {
-  if (!u->soac || u->live_out || (u->failures & FUS_FAIL_RUN))
-    return false;
-  LcuSoacKind k = u->soac->kind;
-  if (k != SOAC_MAP && k != SOAC_FILTER && k != SOAC_SEG_FILTER)
-    return false;
-  bool consumed = false;
+/* Per node of 'r': a producer whose result fusion could leave
+   unwritten, a MAP or a FILTER read only by runs it may fuse with, with
+   no check at its run.  One walk over the edges for all the nodes (the
+   models and the estimate ask of every node, again and again). */
+static bool *fill_vanish(const FusRegion *r) {
+  int n = r->nodes.len;
+  bool *vanish = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  bool *consumed = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++) {
+    const FusNode *node = r->nodes.data[u];
+    LcuSoacKind k = node->soac ? node->soac->kind : SOAC_LIBRARY;
+    vanish[u] = node->soac && !node->live_out && !(node->failures & FUS_FAIL_RUN) &&
+                (k == SOAC_MAP || k == SOAC_FILTER || k == SOAC_SEG_FILTER);
+    consumed[u] = false;
+  }
   for (int i = 0; i < r->edges.len; i++) {
     const FusEdge *e = r->edges.data[i];
-    if (e->from != u->id || !e->var)
+    if (!e->var)
       continue;
     if (e->kind != FE_FUSIBLE || e->pair < 0)
-      return false;
-    consumed = true;
+      vanish[e->from] = false;
+    consumed[e->from] = true;
   }
-  return consumed;
+  for (int u = 0; u < n; u++)
+    vanish[u] &= consumed[u];
+  return vanish;
 }
 
 /* The edges of region 'r' by their source node, in the region's order.
@@ -412,7 +435,7 @@ static Model build_model(Part *pt, const Vec *strict, bool named) {
   for (int k = 0; k < nc; k++) {
     m.ccol[k] = 0;
     const FusNode *node = r->nodes.data[(int)(intptr_t)pt->nodes.data[k]];
-    if (!may_vanish(r, node))
+    if (!pt->vanish[node->id])
       continue;
     int col = glp_add_cols(lp, 1);
     m.ccol[k] = col;
@@ -769,13 +792,14 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int *window = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   int nparts = 0;
   const Vec *out = out_edges(r);
+  const bool *vanish = fill_vanish(r);
   for (int u = 0; u < n; u++)
     count[u] = 0;
   for (int u = 0; u < n; u++) {
     int root = find(comp, u);
     if (count[root] % WINDOW == 0) {
       window[root] = nparts;
-      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1, out};
+      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1, out, vanish};
       nparts++;
     }
     count[root]++;
@@ -863,7 +887,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
      what a run outside it needs */
   bool *written = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
   for (int u = 0; u < n; u++) {
-    bool gone = may_vanish(r, r->nodes.data[u]);
+    bool gone = vanish[u];
     for (int i = 0; i < r->pairs.len && gone; i++) {
       FusPair *p = r->pairs.data[i];
       if (p->kind == FP_VERTICAL && p->u == u && !p->fused)
