@@ -278,6 +278,17 @@ static bool one_pass(LcuSoacKind k) {
   return k == SOAC_MAP || k == SOAC_REDUCE || k == SOAC_SCAN || k == SOAC_FILTER || k == SOAC_PARTITION;
 }
 
+/* "A+B" or "A beside B" for SOAC kinds a and b: made once each (the
+   horizontal pairs are tried for every two nodes of a region). */
+static const char *rule_name(LcuSoacKind a, LcuSoacKind b, bool beside) {
+  static const char *names[2][SOAC_COUNT][SOAC_COUNT];
+  const char **name = &names[beside][a][b];
+  if (!*name)
+    *name = beside ? xprintf("%s beside %s", lcu_soac_name(a), lcu_soac_name(b))
+                   : xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b));
+  return *name;
+}
+
 /* The rule that fuses u and v side by side, or NULL. */
 static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
   const LcuSoac *P = u->soac, *Q = v->soac;
@@ -289,13 +300,13 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
     case SOAC_MAP:
     case SOAC_REDUCE:
     case SOAC_SCAN:
-      return same_space(u, v) ? xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b)) : NULL;
+      return same_space(u, v) ? rule_name(a, b, false) : NULL;
     case SOAC_ONCE:
       return "ONCE+ONCE";
     case SOAC_SEG_REDUCE:
     case SOAC_SEG_SCAN: {
       const LcuVar *s1 = cpu_segdes(u), *s2 = cpu_segdes(v);
-      return s1 && s1 == s2 ? xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b)) : NULL;
+      return s1 && s1 == s2 ? rule_name(a, b, false) : NULL;
     }
     case SOAC_FILTER:
     case SOAC_PARTITION:
@@ -303,7 +314,7 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
       bool space = a == SOAC_SEG_FILTER ? cpu_segdes(u) && cpu_segdes(u) == cpu_segdes(v) : same_space(u, v);
       if (!space || strcmp(predicate_text(u), predicate_text(v)) != 0)
         return NULL;
-      return xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b));
+      return rule_name(a, b, false);
     }
     default:
       return NULL;
@@ -314,7 +325,7 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
      which becomes a REDUCE side by side when the FILTER's consumer is
      a REDUCE too (the paper's norm2) */
   if (one_pass(a) && one_pass(b) && same_space(u, v))
-    return xprintf("%s beside %s", lcu_soac_name(a), lcu_soac_name(b));
+    return rule_name(a, b, true);
   return NULL;
 }
 

@@ -438,16 +438,26 @@ static const LetRange *thunk_let_ranges(const FusKernelLens *kl, const LcuSoac *
   return in;
 }
 
+/* Room for the chain of a thunk's let ranges: on the stack for the
+   usual few lets (a range is worked out per SOAC result and per
+   expression that may fail), else allocated. */
+enum { FEW_LETS = 16 };
+
+static LetRange *let_room(const LcuThunk *t, LetRange few[FEW_LETS]) {
+  return t->lets.len <= FEW_LETS ? few : xmalloc(sizeof(LetRange) * (size_t)t->lets.len + 1);
+}
+
 /* The ranges of the lets in scope of expression 'e' of thunk 't': those
-   before it, if it is a let's value, else all. */
-static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
+   before it, if it is a let's value, else all; in 'few' or allocated. */
+static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                                    LetRange few[FEW_LETS]) {
   if (!t || !t->lets.len)
     return NULL;
   int n = t->lets.len;
   for (int i = 0; i < t->lets.len; i++)
     if (((const LcuLet *)t->lets.data[i])->value == e)
       n = i;
-  return thunk_let_ranges(kl, s, t, n, xmalloc(sizeof(LetRange) * (size_t)n + 1));
+  return thunk_let_ranges(kl, s, t, n, let_room(t, few));
 }
 
 /* The value ranges of the results of SOAC 's': what a MAP or a filter
@@ -469,7 +479,8 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
       int j = nv ? i % group : 0;
       if (j < nv) {
         const LcuExp *e = s->pull->body.data[j];
-        b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e));
+        LetRange few[FEW_LETS];
+        b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e, few));
       }
       break;
     }
@@ -803,13 +814,15 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
 }
 
 bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
-  return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e));
+  LetRange few[FEW_LETS];
+  return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e, few));
 }
 
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
   if (!t)
     return false;
-  LetRange *chain = xmalloc(sizeof(LetRange) * (size_t)t->lets.len + 1);
+  LetRange few[FEW_LETS];
+  LetRange *chain = let_room(t, few);
   const LetRange *in = NULL;
   for (int i = 0; i < t->lets.len; i++) {
     const LcuLet *l = t->lets.data[i];
