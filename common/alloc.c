@@ -3,13 +3,11 @@
  * it.  Nothing here is freed by hand; the collector reclaims what the
  * compiler drops (abandoned IR after an error in the REPL, for instance).
  */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include <gc.h>
 #define GC_ASSERT(expr) ((void)0) /* gc_inline.h's checks: each a call into the collector */
 #include <gc/gc_inline.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "common.h"
 
@@ -75,56 +73,6 @@ void *xmalloc(size_t size) {
   GC_FAST_MALLOC_GRANS(p, granules, normal_lists, 0, GC_I_NORMAL, GC_MALLOC(size), *(void **)p = 0);
   return check(p, size);
 }
-/* ---- the heap of a compilation ---- */
-
-#ifdef MADV_HUGEPAGE
-/* True if the kernel gives transparent huge pages to memory that asks
-   for them ("always" or "madvise"). */
-static bool huge_pages_offered(void) {
-  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-  if (!f)
-    return false;
-  char line[128];
-  bool offered = fgets(line, sizeof line, f) && !strstr(line, "[never]");
-  fclose(f);
-  return offered;
-}
-
-/* Asks for huge pages for the mapping that holds 'p' (false if it cannot:
-   the heap then stays in small pages). */
-static bool advise_huge_pages(const void *p) {
-  FILE *f = fopen("/proc/self/maps", "r");
-  if (!f)
-    return false;
-  char line[512];
-  bool advised = false;
-  while (!advised && fgets(line, sizeof line, f)) {
-    unsigned long from, to;
-    if (sscanf(line, "%lx-%lx", &from, &to) == 2 && from <= (uintptr_t)p && (uintptr_t)p < to)
-      advised = madvise((void *)from, to - from, MADV_HUGEPAGE) == 0;
-  }
-  fclose(f);
-  return advised;
-}
-#endif
-
-size_t alloc_expand_heap(size_t bytes, size_t huge_bytes) {
-#ifdef MADV_HUGEPAGE
-  if (huge_pages_offered()) {
-    GC_expand_hp(huge_bytes);
-    /* an object of a megabyte can only come from the part just added:
-       the mapping that holds it is the heap's */
-    void *probe = GC_MALLOC_ATOMIC(1 << 20);
-    if (probe)
-      advise_huge_pages(probe);
-    GC_FREE(probe);
-    return huge_bytes;
-  }
-#endif
-  GC_expand_hp(bytes);
-  return bytes;
-}
-
 void *xmalloc_atomic(size_t size) { return check(GC_MALLOC_ATOMIC(size), size); }
 void *xrealloc(void *p, size_t size) { return check(GC_REALLOC(p, size), size); }
 

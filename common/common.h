@@ -40,11 +40,6 @@ int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap);
    NESSIE_GC_WARNINGS=1 shows them, for debugging the collector. */
 void alloc_init(void);
 
-/* Grows the collector's heap at once, for a compilation: by 'huge_bytes'
-   in transparent huge pages where the kernel gives them on request
-   (Linux's madvise), else by 'bytes'.  Returns the bytes added. */
-size_t alloc_expand_heap(size_t bytes, size_t huge_bytes);
-
 /* When an allocation fails: 'fn(ctx, size)', which must not return (an
    interpreter stops the running statement with a run-time error; see
    ev_error), or, with no handler (NULL), diag_out_of_memory().  The

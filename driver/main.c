@@ -409,7 +409,7 @@ static void *run_compile(void *arg) {
   return NULL;
 }
 
-enum { COMPILE_HEAP_BYTES = 64 << 20, COMPILE_HUGE_HEAP_BYTES = 128 << 20 };
+enum { COMPILE_HEAP_BYTES = 64 << 20 };
 
 int main(int argc, char **argv) {
   GC_INIT();
@@ -423,13 +423,10 @@ int main(int argc, char **argv) {
   /* A compilation allocates tens of megabytes and keeps much of it: a
      heap of that size from the start spares the collections the
      collector would run while growing to it (a sixth of the CPU time
-     of the largest corpus programs).  In small pages, the kernel's
-     faults on first touching it were a fifth of the time of the
-     largest; in huge pages they are few, and a heap twice the size
-     spares most collections too.  The interpreters keep the
+     of the largest corpus programs).  The interpreters keep the
      collector's defaults: their heaps follow the NESL program's data. */
   if (!opt.engine)
-    alloc_expand_heap(COMPILE_HEAP_BYTES, COMPILE_HUGE_HEAP_BYTES);
+    GC_expand_hp(COMPILE_HEAP_BYTES);
   CompileJob job = {&opt, 0};
   run_on_big_stack(run_compile, &job);
   return job.status;
