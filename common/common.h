@@ -117,6 +117,8 @@ typedef struct Map {
 void *map_get(const Map *m, const char *key);
 void map_put(Map *m, const char *key, void *value);
 Map map_copy(const Map *m);
+/* 'm' emptied, its room kept. */
+void map_clear(Map *m);
 
 /* A hash map from pointers to pointers.  Zero-initialized is empty.  It
    is never iterated, so addresses never decide an order. */

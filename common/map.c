@@ -71,6 +71,12 @@ void map_put(Map *m, const char *key, void *value) {
   e->value = value;
 }
 
+void map_clear(Map *m) {
+  if (m->used)
+    memset(m->entries, 0, sizeof(MapEntry) * (size_t)m->cap);
+  m->used = 0;
+}
+
 Map map_copy(const Map *m) {
   Map c = *m;
   if (m->cap) {

@@ -498,9 +498,27 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
 
 static bool is_int_vec(const LcuVar *v) { return v->type.kind == LT_VEC && v->type.base == FB_INT; }
 
+/* Tables of kernel facts that nothing holds any more, by the log2 of
+   their index's size: most fills are asked one question and dropped
+   (a run's result's length, a range), tens of thousands of tables a
+   compilation; taken again, they spare the collector as many new
+   ones (and the kernel as many fresh pages).  A table of index 'cap'
+   has room for cap / 2 variables: any kernel whose index is that size. */
+enum { SPARE_SIZES = 32 };
+static Vec spare[SPARE_SIZES];
+
+static int size_class(int cap) {
+  int c = 0;
+  while ((1 << c) < cap)
+    c++;
+  return c;
+}
+
+static size_t table_bytes(int cap) { return sizeof(FusVarFacts) * (size_t)(cap / 2) + sizeof(int32_t) * (size_t)cap; }
+
 /* kl empty, with room for the facts of all of k's variables: their
    facts in one array, the index of their hashes after it, in one
-   allocation. */
+   allocation (or a spare table). */
 static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   int vars = k->params.len;
   for (int i = 0; i < k->soacs.len; i++)
@@ -508,9 +526,27 @@ static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   int cap = 4;
   while (cap < 2 * vars)
     cap *= 2;
-  FusVarFacts *facts = xmalloc(sizeof(FusVarFacts) * (size_t)vars + sizeof(int32_t) * (size_t)cap);
-  *kl = (FusKernelLens){facts, (int32_t *)(facts + vars), cap, 0, vars, {0}};
+  Vec *free = &spare[size_class(cap)];
+  FusVarFacts *facts;
+  if (free->len) {
+    facts = free->data[--free->len];
+    memset(facts, 0, table_bytes(cap));
+  } else {
+    facts = xmalloc(table_bytes(cap));
+  }
+  *kl = (FusKernelLens){facts, (int32_t *)(facts + cap / 2), cap, 0, cap / 2, {0}};
 }
+
+/* kl's table spare: nothing may read it any more. */
+static void release_kernel_lens(FusKernelLens *kl) {
+  if (kl->vars)
+    vec_push(&spare[size_class(kl->cap)], kl->vars);
+  kl->vars = NULL;
+  kl->index = NULL;
+  kl->cap = kl->used = kl->room = 0;
+}
+
+void fus_release_kernel_lens(FusKernelLens *kl) { release_kernel_lens(kl); }
 
 /* The facts of k's parameters from the run's arguments 'args', into
    'kl'; with 'kl' NULL only asked of 'f', which memoizes what it works
@@ -621,18 +657,20 @@ static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelL
    size was added refilled most runs once per result of the block.)  At
    other times (fusion's rules change kernels in place) each call fills
    anew. */
-static void run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
+static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
-    return;
+    return true;
   }
   FusKernelLens *m = ptrmap_get(&f->run_lens, s);
   if (!m || !arg_totals_unchanged(f, s, m)) {
     m = NEW(FusKernelLens);
     fus_fill_kernel_lens(f, s->kernel, &s->args, m);
     ptrmap_put(&f->run_lens, s, m);
+    vec_push(&f->run_tables, m);
   }
   *kl = *m;
+  return false;
 }
 
 static int run_result_index(const LcuStmt *s, const LcuVar *v) {
@@ -648,8 +686,11 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
   if (at < 0)
     return len_var(v);
   FusKernelLens kl;
-  run_kernel_lens(f, s, &kl);
-  FusLen l = cpu_terms(f, s, v, fus_kernel_len(&kl, s->kernel->results.data[at]));
+  bool fresh = run_kernel_lens(f, s, &kl);
+  FusLen kv = fus_kernel_len(&kl, s->kernel->results.data[at]);
+  if (fresh)
+    release_kernel_lens(&kl);
+  FusLen l = cpu_terms(f, s, v, kv);
   return l.kind == FL_UNKNOWN ? len_var(v) : l;
 }
 
@@ -665,8 +706,10 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
   if (at >= 0) {
     FusKernelLens kl;
-    run_kernel_lens(f, s, &kl);
+    bool fresh = run_kernel_lens(f, s, &kl);
     FusLen kb = kernel_range(&kl, s->kernel->results.data[at]);
+    if (fresh)
+      release_kernel_lens(&kl);
     if (kb.kind != FL_UNKNOWN)
       b = cpu_terms(f, s, NULL, kb);
   }
@@ -707,6 +750,9 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   note_totals(f, b, deep);
   f->noting_totals = false;
   ptrmap_clear(&f->run_lens);
+  for (int i = 0; i < f->run_tables.len; i++)
+    release_kernel_lens(f->run_tables.data[i]);
+  f->run_tables.len = 0;
 }
 
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
@@ -865,6 +911,7 @@ int fus_run_failures(FusFacts *f, const LcuStmt *run) {
   int bits = 0;
   for (int i = 0; i < run->kernel->soacs.len; i++)
     bits |= fus_soac_failures(&kl, run->kernel->soacs.data[i]);
+  release_kernel_lens(&kl);
   *memo = (void *)(intptr_t)(bits + 1);
   return bits;
 }

@@ -78,6 +78,7 @@ typedef struct FusFacts {
                        memoized by fus_var_range */
   PtrMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
                        memoized while the totals are worked out (facts.c) */
+  Vec run_tables;   /* FusKernelLens *: those memos, spare once worked out */
   bool noting_totals;
 } FusFacts;
 
@@ -131,6 +132,9 @@ typedef struct FusKernelLens {
 } FusKernelLens;
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
+/* 'kl''s table given back for another fill to take: for a caller that
+   is done with it and copied nothing out that points into it. */
+void fus_release_kernel_lens(FusKernelLens *kl);
 /* What fus_fill_kernel_lens would memoize in 'f' (the lengths and ranges
    of the arguments), memoized as it would, without filling: for a caller
    that may not need the kernel's lengths, so that 'f' learns the same

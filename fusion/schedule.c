@@ -559,8 +559,13 @@ static void key_double(KeyWriter *w, double d) {
   key_word(w, bits);
 }
 
+/* The key of 'lp', in a buffer of its own reused from model to model:
+   most models were solved before and only looked up (solved_put copies
+   a key it keeps). */
 static ModelKey model_key(glp_prob *lp, const FusScheduleOptions *o) {
-  KeyWriter w = {0};
+  static KeyWriter scratch;
+  KeyWriter w = scratch;
+  w.len = 0;
   key_int(&w, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
   int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
   key_int(&w, glp_get_obj_dir(lp));
@@ -592,6 +597,7 @@ static ModelKey model_key(glp_prob *lp, const FusScheduleOptions *o) {
     h = (h ^ w.words[i]) * 1099511628211ULL;
     h ^= h >> 29;
   }
+  scratch = w;
   return (ModelKey){w.words, w.len, h};
 }
 
@@ -663,6 +669,9 @@ static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
   Solution *s = solved_get(&key);
   if (!s) {
     s = run_glpk(m, o);
+    uint64_t *kept = xmalloc_atomic(sizeof(uint64_t) * (size_t)(key.len + 1));
+    memcpy(kept, key.words, sizeof(uint64_t) * (size_t)key.len);
+    key.words = kept;
     solved_put(key, s);
   }
   if (!s->found)

@@ -662,6 +662,7 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
       }
     }
   }
+  fus_release_kernel_lens(&kl);
   if (!copy)
     return false;
   /* parameters nothing reads go, with their arguments */
@@ -1017,11 +1018,14 @@ static void drop_dead(Simp *s, LcuBlock *body) {
 
 static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
   FusFacts facts = {0};
+  Map avail = {0}; /* each round's, emptied for the next */
   for (int round = 0; round < 64; round++) {
     fus_fill_facts(body, &facts);
-    Simp s = {.p = p, .facts = &facts, .kernels = kernels};
+    map_clear(&avail);
+    Simp s = {.p = p, .facts = &facts, .kernels = kernels, .avail = avail};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
+    avail = s.avail;
     drop_dead(&s, body);
     if (!s.changed)
       return;
