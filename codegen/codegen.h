@@ -90,9 +90,17 @@ typedef struct CgSite {
                          call (LcuExp.lib_fn): worded as in it */
 } CgSite;
 
+/* Generated text, kept in memory until it is written out whole.  It
+   holds no pointers, and a program's runs to megabytes: malloc'd, out
+   of the collector's heap (cg_text_free gives it back). */
+typedef struct CgText {
+  char *data;
+  size_t len, cap;
+} CgText;
+
 /* The state of one program's generation. */
 struct Cg {
-  FILE *out;
+  CgText *out;
   const LcuProgram *p;
   const CgTarget *target;
   int indent;
@@ -106,6 +114,9 @@ struct Cg {
 
 /* ---- emit.c ---- */
 
+/* 'n' bytes of 's' added to 't'; and the memory of 't' given back. */
+void cg_text_write(CgText *t, const char *s, size_t n);
+void cg_text_free(CgText *t);
 /* A line of code at the current indentation. */
 void cg_line(Cg *cg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An empty line. */
@@ -114,8 +125,10 @@ void cg_blank(Cg *cg);
 const char *cg_rtop(FlatOp op);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
-/* The C name of λcu variable 'v' (unique in the program). */
+/* The C name of λcu variable 'v' (unique in the program), made once per
+   program: cg_forget_names() drops the names made. */
 const char *cg_name(const LcuVar *v);
+void cg_forget_names(void);
 /* The C type of one element of base 'b': int32_t, double, uint8_t, char. */
 const char *cg_ctype(FlatBase b);
 /* The runtime's name of base 'b': RT_INT ... */

@@ -9,21 +9,62 @@
  * the λcu dump's variables in it; every kernel and function carries a
  * comment naming its NESL source line.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
 
-void cg_line(Cg *cg, const char *fmt, ...) {
-  for (int i = 0; i < cg->indent; i++)
-    fputs("  ", cg->out);
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(cg->out, fmt, ap);
-  va_end(ap);
-  fputc('\n', cg->out);
+/* Room for 'extra' more bytes and a NUL. */
+static void text_reserve(CgText *t, size_t extra) {
+  if (t->len + extra + 1 <= t->cap)
+    return;
+  size_t cap = t->cap ? t->cap : 4096;
+  while (cap < t->len + extra + 1)
+    cap *= 2;
+  char *p = realloc(t->data, cap);
+  if (!p)
+    diag_out_of_memory(cap);
+  t->data = p;
+  t->cap = cap;
 }
 
-void cg_blank(Cg *cg) { fputc('\n', cg->out); }
+void cg_text_write(CgText *t, const char *s, size_t n) {
+  text_reserve(t, n);
+  memcpy(t->data + t->len, s, n);
+  t->len += n;
+}
+
+void cg_text_free(CgText *t) {
+  free(t->data);
+  *t = (CgText){0};
+}
+
+/* Every line of generated code comes here: formatted straight into the
+   text's free space (a second time only when it was too small), without
+   stdio (printf to a stream was a sixth of the compiler's time). */
+void cg_line(Cg *cg, const char *fmt, ...) {
+  CgText *t = cg->out;
+  text_reserve(t, 2 * (size_t)cg->indent + 128);
+  for (int i = 0; i < cg->indent; i++) {
+    t->data[t->len++] = ' ';
+    t->data[t->len++] = ' ';
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  size_t room = t->cap - t->len;
+  size_t n = (size_t)fmt_vsnprintf(t->data + t->len, room, fmt, ap);
+  va_end(ap);
+  if (n >= room) {
+    text_reserve(t, n);
+    va_start(ap, fmt);
+    fmt_vsnprintf(t->data + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+  }
+  t->len += n;
+  cg_text_write(t, "\n", 1);
+}
+
+void cg_blank(Cg *cg) { cg_text_write(cg->out, "\n", 1); }
 
 const char *cg_rtop(FlatOp op) {
   static const char *const names[] = {
@@ -33,26 +74,45 @@ const char *cg_rtop(FlatOp op) {
   return names[op];
 }
 
-const char *cg_temp(Cg *cg) { return xprintf("t%d", ++cg->temps); }
+const char *cg_temp(Cg *cg) {
+  char name[FORMAT_INT_SIZE + 1] = "t";
+  format_int(name + 1, ++cg->temps);
+  return xstrdup(name);
+}
+
+/* The C names made so far in this program's generation (LcuVar -> its
+   name): a variable is named at every use, hundreds of thousands of
+   times in a large program.  Emptied by cg_program before and after. */
+static PtrMap names;
+
+void cg_forget_names(void) { names = (PtrMap){0}; }
 
 const char *cg_name(const LcuVar *v) {
+  void **memo = ptrmap_slot(&names, v, true);
+  if (*memo)
+    return *memo;
   /* the printed name (xs_12), made a C identifier; the id keeps it
-     unique.  Built without printf: every use of a variable names it. */
-  Buf b = {0};
-  buf_puts(&b, "v_"); /* never a C keyword or a runtime name: prefixed */
+     unique.  Built on the stack, without printf. */
   const char *n = v->name ? v->name : "x";
-  for (const char *p = n; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    buf_putc(&b, (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ? (char)c
-                                                                                                       : '_');
-  }
+  size_t len = strlen(n);
   char id[FORMAT_INT_SIZE];
-  format_int(id, v->id);
-  if (!v->name || !strstr(v->name, id)) {
-    buf_putc(&b, '_');
-    buf_puts(&b, id);
+  int idlen = format_int(id, v->id);
+  char small[128];
+  char *name = len + (size_t)idlen + 4 <= sizeof small ? small : xmalloc_atomic(len + (size_t)idlen + 4);
+  char *at = name;
+  *at++ = 'v'; /* never a C keyword or a runtime name: prefixed */
+  *at++ = '_';
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)n[i];
+    *at++ = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ? (char)c : '_';
   }
-  return buf_str(&b);
+  if (!v->name || !strstr(v->name, id)) {
+    *at++ = '_';
+    memcpy(at, id, (size_t)idlen);
+    at += idlen;
+  }
+  *memo = xstrndup(name, (size_t)(at - name));
+  return *memo;
 }
 
 const char *cg_ctype(FlatBase b) {
@@ -204,17 +264,22 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
 const char *cg_loc(Loc loc) {
   if (!loc.src)
     return "RT_LOC(NULL, 0, 0)";
-  return xprintf("RT_LOC(%s, %d, %d)", cg_string(loc.src->name, strlen(loc.src->name)), loc.line, loc.col);
+  /* the file's literal, made again only for another file: a program has
+     a location per check */
+  static const Source *last;
+  static const char *literal;
+  if (loc.src != last) {
+    last = loc.src;
+    literal = cg_string(loc.src->name, strlen(loc.src->name));
+  }
+  return xprintf("RT_LOC(%s, %d, %d)", literal, loc.line, loc.col);
 }
 
 const char *cg_where(Loc loc) {
   if (!loc.src)
     return "";
   /* the source line itself, cut, so that the reader sees the NESL */
-  const char *text = loc.src->text, *p = text;
-  for (int line = 1; line < loc.line && *p; p++)
-    if (*p == '\n')
-      line++;
+  const char *p = source_line(loc.src, loc.line);
   const char *end = p;
   while (*end && *end != '\n' && end - p < 70)
     end++;

@@ -412,21 +412,16 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   Tx fast = {cg, checks, {0}, {0}, true, NULL, NULL};
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
-  FILE *out = cg->out;
-  char *text = NULL;
-  size_t size = 0;
-  cg->out = open_memstream(&text, &size);
-  if (!cg->out)
-    die("codegen: out of memory");
+  CgText *out = cg->out, text = {0};
+  cg->out = &text;
   const char **values = gen_thunk(&fast, t, args, env);
-  fclose(cg->out);
   cg->out = out;
   if (fast.failed)
     cg_line(cg, "int %s = 0; /* nonzero: a check below failed */", fast.failed);
   if (fast.finite)
     cg_line(cg, "uint32_t %s = 0x7ff00000u; /* zero: a float result below is not finite */", fast.finite);
-  fwrite(text, 1, size, cg->out);
-  free(text);
+  cg_text_write(cg->out, text.data, text.len);
+  cg_text_free(&text);
   if (fast.failed || fast.finite) {
     const char *failed = fast.failed && fast.finite ? xprintf("%s != 0 || %s == 0", fast.failed, fast.finite)
                          : fast.failed              ? xprintf("%s != 0", fast.failed)

@@ -4,6 +4,8 @@
  * compiler drops (abandoned IR after an error in the REPL, for instance).
  */
 #include <gc.h>
+#define GC_ASSERT(expr) ((void)0) /* gc_inline.h's checks: each a call into the collector */
+#include <gc/gc_inline.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +54,25 @@ void alloc_init(void) {
   GC_set_warn_proc(gc_warning);
 }
 
-void *xmalloc(size_t size) { return check(GC_MALLOC(size), size); }
+/* Small scanned objects come from free lists of nessie's own, each
+   refilled by the collector a block of objects at a time (gc_inline.h):
+   GC_malloc's per-thread lists cost a call into the library and a
+   lookup of the thread's lists on each of the million allocations of a
+   large compilation.  The lists are not locked: nessie allocates from
+   one thread at a time (a big-stack thread while the main thread waits
+   for it).  The lists are roots, and each object on them points to the
+   next, so the collector keeps them all; atomic objects are not
+   scanned, so that a list of them would not be kept: they go to the
+   collector's own lists.  A size is rounded as GC_malloc rounds it (one
+   more byte, so that a pointer just past an object keeps it). */
+static void *normal_lists[GC_TINY_FREELISTS];
+
+void *xmalloc(size_t size) {
+  size_t granules = (size + GC_GRANULE_BYTES) / GC_GRANULE_BYTES;
+  void *p;
+  GC_FAST_MALLOC_GRANS(p, granules, normal_lists, 0, GC_I_NORMAL, GC_MALLOC(size), *(void **)p = 0);
+  return check(p, size);
+}
 void *xmalloc_atomic(size_t size) { return check(GC_MALLOC_ATOMIC(size), size); }
 void *xrealloc(void *p, size_t size) { return check(GC_REALLOC(p, size), size); }
 
@@ -65,6 +85,62 @@ char *xstrndup(const char *s, size_t n) {
   return p;
 }
 
+/* vsnprintf for the formats the compiler makes by the hundred thousand
+   (a line of generated code, a name, a key): only %s, %d, %c and %%,
+   written here in one pass.  A format with any other conversion, or
+   flags, a width or a precision, goes to vsnprintf whole, from the
+   start, so the text is always printf's. */
+int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  size_t n = 0;
+  for (const char *p = fmt; *p; p++) {
+    if (*p != '%') {
+      if (n + 1 < room)
+        dst[n] = *p;
+      n++;
+      continue;
+    }
+    char digits[FORMAT_INT_SIZE], c;
+    const char *s;
+    size_t len;
+    switch (p[1]) {
+    case 's':
+      s = va_arg(ap, const char *);
+      if (!s)
+        s = "(null)"; /* as glibc prints it */
+      len = strlen(s);
+      break;
+    case 'd':
+      len = (size_t)format_int(digits, va_arg(ap, int));
+      s = digits;
+      break;
+    case 'c':
+      c = (char)va_arg(ap, int);
+      s = &c;
+      len = 1;
+      break;
+    case '%':
+      s = "%";
+      len = 1;
+      break;
+    default: {
+      int full = vsnprintf(dst, room, fmt, again);
+      va_end(again);
+      return full;
+    }
+    }
+    if (n + len < room)
+      memcpy(dst + n, s, len);
+    n += len;
+    p++;
+  }
+  va_end(again);
+  if (room)
+    dst[n < room ? n : room - 1] = '\0';
+  return (int)n;
+}
+
 /* Most formatted strings are short (names, numbers, a line of code):
    formatting once into a buffer on the stack and copying is cheaper
    than measuring with one vsnprintf and printing with a second. */
@@ -72,13 +148,13 @@ char *xvprintf(const char *fmt, va_list ap) {
   char small[256];
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(small, sizeof small, fmt, ap2);
+  int n = fmt_vsnprintf(small, sizeof small, fmt, ap2);
   va_end(ap2);
   char *p = xmalloc_atomic((size_t)n + 1);
   if ((size_t)n < sizeof small)
     memcpy(p, small, (size_t)n + 1);
   else
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    fmt_vsnprintf(p, (size_t)n + 1, fmt, ap);
   return p;
 }
 
@@ -92,8 +168,14 @@ char *xprintf(const char *fmt, ...) {
 
 void vec_push(Vec *v, void *item) {
   if (v->len == v->cap) {
+    /* a new array and a copy, as GC_REALLOC would make, but through
+       xmalloc's own lists: vectors grow a quarter of a million times in
+       a large compilation */
     v->cap = v->cap ? 2 * v->cap : 8;
-    v->data = xrealloc(v->data, sizeof(void *) * (size_t)v->cap);
+    void **data = xmalloc(sizeof(void *) * (size_t)v->cap);
+    if (v->len)
+      memcpy(data, v->data, sizeof(void *) * (size_t)v->len);
+    v->data = data;
   }
   v->data[v->len++] = item;
 }
@@ -106,7 +188,7 @@ void *vec_get(const Vec *v, int i) {
 
 void *vec_last(const Vec *v) { return vec_get(v, v->len - 1); }
 
-static void buf_reserve(Buf *b, size_t extra) {
+void buf_grow(Buf *b, size_t extra) {
   if (b->len + extra + 1 <= b->cap)
     return;
   size_t cap = b->cap ? b->cap : 64;
@@ -119,69 +201,56 @@ static void buf_reserve(Buf *b, size_t extra) {
   b->cap = cap;
 }
 
-void buf_putc(Buf *b, char c) {
-  buf_reserve(b, 1);
-  b->data[b->len++] = c;
-}
-
-void buf_puts(Buf *b, const char *s) {
-  size_t n = strlen(s);
-  buf_reserve(b, n);
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-}
-
 /* Formats straight into the buffer's free space, and a second time only
    when that space was too small: code generation writes most of its
    text through here. */
 void buf_printf(Buf *b, const char *fmt, ...) {
-  buf_reserve(b, 64);
+  buf_grow(b, 64);
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+  int n = fmt_vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
   va_end(ap);
   if ((size_t)n >= b->cap - b->len) {
-    buf_reserve(b, (size_t)n);
+    buf_grow(b, (size_t)n);
     va_start(ap, fmt);
-    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    fmt_vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
     va_end(ap);
   }
   b->len += (size_t)n;
 }
 
 int format_int(char out[FORMAT_INT_SIZE], int64_t i) {
+  /* two digits a division, from the right, then moved to the front */
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
   char digits[FORMAT_INT_SIZE];
-  int n = 0;
+  char *at = digits + sizeof digits;
   uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-  do {
-    digits[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
+  while (u >= 100) {
+    at -= 2;
+    memcpy(at, pairs + 2 * (u % 100), 2);
+    u /= 100;
+  }
+  if (u >= 10) {
+    at -= 2;
+    memcpy(at, pairs + 2 * u, 2);
+  } else {
+    *--at = (char)('0' + u);
+  }
   int len = 0;
   if (i < 0)
     out[len++] = '-';
-  while (n)
-    out[len++] = digits[--n];
+  size_t n = (size_t)(digits + sizeof digits - at);
+  memcpy(out + len, at, n);
+  len += (int)n;
   out[len] = '\0';
   return len;
 }
 
-void buf_put_int(Buf *b, int64_t i) {
-  char text[FORMAT_INT_SIZE];
-  int n = format_int(text, i);
-  buf_reserve(b, (size_t)n);
-  memcpy(b->data + b->len, text, (size_t)n);
-  b->len += (size_t)n;
-}
-
 void buf_put_hex64(Buf *b, uint64_t u) {
-  buf_reserve(b, 16);
+  buf_grow(b, 16);
   for (int shift = 60; shift >= 0; shift -= 4)
     b->data[b->len++] = "0123456789abcdef"[(u >> shift) & 15];
 }
 
-char *buf_str(Buf *b) {
-  buf_reserve(b, 0);
-  b->data[b->len] = '\0';
-  return b->data;
-}

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* ---- alloc.c ---- */
 
@@ -29,6 +30,9 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvprintf(const char *fmt, va_list ap);
+/* vsnprintf, faster for formats of %s, %d, %c and %% alone (the same
+   text: any other format is vsnprintf's). */
+int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap);
 
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,
@@ -61,18 +65,46 @@ typedef struct Buf {
   size_t len, cap;
 } Buf;
 
-void buf_putc(Buf *b, char c);
-void buf_puts(Buf *b, const char *s);
+/* Room for 'extra' more bytes and a NUL (the slow path of the writers
+   below, which are inline: text is built a byte at a time in places). */
+void buf_grow(Buf *b, size_t extra);
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *buf_str(Buf *b); /* NUL-terminated contents; the buffer stays usable */
-/* Decimal and 16 hex digits, without printf: for text that is built
-   often (keys, names). */
-void buf_put_int(Buf *b, int64_t i);
 /* 'i' in decimal into 'out', as "%lld" writes it, NUL-terminated; returns
    its length. */
 enum { FORMAT_INT_SIZE = 24 };
 int format_int(char out[FORMAT_INT_SIZE], int64_t i);
+/* 16 hex digits, without printf. */
 void buf_put_hex64(Buf *b, uint64_t u);
+
+static inline void buf_putc(Buf *b, char c) {
+  if (b->len + 2 > b->cap)
+    buf_grow(b, 1);
+  b->data[b->len++] = c;
+}
+
+static inline void buf_put(Buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap)
+    buf_grow(b, n);
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+}
+
+static inline void buf_puts(Buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+/* Decimal, without printf: for text that is built often (keys, names). */
+static inline void buf_put_int(Buf *b, int64_t i) {
+  if (b->len + FORMAT_INT_SIZE + 1 > b->cap)
+    buf_grow(b, FORMAT_INT_SIZE);
+  b->len += (size_t)format_int(b->data + b->len, i);
+}
+
+/* NUL-terminated contents; the buffer stays usable. */
+static inline char *buf_str(Buf *b) {
+  if (b->len + 1 > b->cap)
+    buf_grow(b, 0);
+  b->data[b->len] = '\0';
+  return b->data;
+}
 
 /* ---- map.c ---- */
 
@@ -85,6 +117,8 @@ typedef struct Map {
 void *map_get(const Map *m, const char *key);
 void map_put(Map *m, const char *key, void *value);
 Map map_copy(const Map *m);
+/* 'm' emptied, its room kept. */
+void map_clear(Map *m);
 
 /* A hash map from pointers to pointers.  Zero-initialized is empty.  It
    is never iterated, so addresses never decide an order. */
@@ -99,6 +133,8 @@ typedef struct PtrMap {
   int64_t cap, used;
 } PtrMap;
 
+/* The hash of an address, for maps keyed by one (PtrMap and the like). */
+uint64_t ptr_hash(const void *p);
 /* The value slot of 'key', added (holding NULL) if 'insert'; NULL if
    absent and not 'insert'. */
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
@@ -108,6 +144,8 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
    (the bug of keying a Map by a formatted pointer). */
 void *ptrmap_get(const PtrMap *m, const void *key);
 void ptrmap_put(PtrMap *m, const void *key, void *value);
+/* 'm' emptied, its room kept: for a map filled again to about its size. */
+void ptrmap_clear(PtrMap *m);
 /* Makes 'maps[i]' (i < n) empty, with room for 'counts[i]' keys without
    growing, all in one allocation: for maps made and dropped together
    whose sizes are known (a kernel's facts, made thousands of times). */
@@ -169,6 +207,10 @@ Source *source_from_file(const char *path);
 Source *source_from_string(const char *name, const char *text);
 /* The newest Source of that name that those two made, or NULL. */
 Source *source_find(const char *name);
+/* Where line 'line' (from 1) of 's' begins; its end of text past the
+   last line.  Indexed once per source: code generation names the
+   source line of every kernel and check. */
+const char *source_line(const Source *s, int line);
 
 /* Prints `file:line:col: error: message`, the source line and a caret to
    stderr, and counts the error.  After DIAG_MAX_ERRORS errors one line

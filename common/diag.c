@@ -125,6 +125,13 @@ static void index_lines(const Source *cs) {
   s->line_starts = starts;
 }
 
+const char *source_line(const Source *s, int line) {
+  index_lines(s);
+  if (line < 1)
+    line = 1;
+  return line > s->nlines ? s->text + s->len : s->text + s->line_starts[line - 1];
+}
+
 /* The length of the well-formed UTF-8 sequence at 'p' (before 'end'), or
    0 if there is none: such a sequence is shown as it is. */
 static int utf8_length(const unsigned char *p, const unsigned char *end) {

@@ -71,6 +71,12 @@ void map_put(Map *m, const char *key, void *value) {
   e->value = value;
 }
 
+void map_clear(Map *m) {
+  if (m->used)
+    memset(m->entries, 0, sizeof(MapEntry) * (size_t)m->cap);
+  m->used = 0;
+}
+
 Map map_copy(const Map *m) {
   Map c = *m;
   if (m->cap) {
@@ -100,7 +106,7 @@ const char *intern(const char *s) {
 
 /* ---- pointer-keyed maps ---- */
 
-static uint64_t ptr_hash(const void *p) {
+uint64_t ptr_hash(const void *p) {
   uint64_t h = (uint64_t)(uintptr_t)p;
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;
@@ -160,6 +166,12 @@ void **ptrmap_slot(PtrMap *m, const void *key, bool insert) {
       return &e->value;
     }
   }
+}
+
+void ptrmap_clear(PtrMap *m) {
+  if (m->used)
+    memset(m->entries, 0, sizeof(PtrMapEntry) * (size_t)m->cap);
+  m->used = 0;
 }
 
 void *ptrmap_get(const PtrMap *m, const void *key) {

@@ -61,7 +61,7 @@ static void note_read(Vec *reads, const LcuVar *cpu, double bytes) {
 }
 
 static const LcuVar *cpu_var(const FusNode *n, const LcuVar *kv) {
-  const LcuAtom *a = ptrmap_get(&n->lens.cpu, kv);
+  const LcuAtom *a = fus_kernel_arg(&n->lens, kv);
   return a ? a->var : NULL;
 }
 
@@ -109,11 +109,11 @@ static double node_writes(const FusNode *n) {
   return t;
 }
 
-double fus_node_bytes(const FusRegion *r, const FusNode *n) {
-  (void)r;
-  Vec reads = node_reads(n);
-  return sum_reads(&reads) + node_writes(n);
-}
+/* What node 'n' of 'r' reads: made once per region (fus_fill_candidates
+   makes them all), since the cost model asks again and again. */
+static const Vec *reads_of(const FusRegion *r, const FusNode *n) { return &r->reads[n->id]; }
+
+double fus_node_bytes(const FusRegion *r, const FusNode *n) { return sum_reads(reads_of(r, n)) + node_writes(n); }
 
 static bool makes(const FusNode *m, const LcuVar *v) {
   for (int i = 0; i < m->run->results.len; i++)
@@ -131,9 +131,7 @@ static bool reads_var(const Vec *reads, const LcuVar *v) {
 
 double fus_bytes_after(const FusRegion *r, const bool *written) {
   int n = r->nodes.len;
-  Vec *reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
-  for (int u = 0; u < n; u++)
-    reads[u] = node_reads(r->nodes.data[u]);
+  const Vec *reads = r->reads;
   double t = 0;
   for (int u = 0; u < n; u++) {
     const FusNode *node = r->nodes.data[u];
@@ -225,7 +223,7 @@ static void canon_var(Canon *c, const LcuVar *v) {
     buf_puts(&c->b, "$i");
     return;
   }
-  const LcuAtom *a = ptrmap_get(&c->n->lens.cpu, v);
+  const LcuAtom *a = fus_kernel_arg(&c->n->lens, v);
   if (a)
     canon_atom(c, a);
   else
@@ -280,6 +278,17 @@ static bool one_pass(LcuSoacKind k) {
   return k == SOAC_MAP || k == SOAC_REDUCE || k == SOAC_SCAN || k == SOAC_FILTER || k == SOAC_PARTITION;
 }
 
+/* "A+B" or "A beside B" for SOAC kinds a and b: made once each (the
+   horizontal pairs are tried for every two nodes of a region). */
+static const char *rule_name(LcuSoacKind a, LcuSoacKind b, bool beside) {
+  static const char *names[2][SOAC_COUNT][SOAC_COUNT];
+  const char **name = &names[beside][a][b];
+  if (!*name)
+    *name = beside ? xprintf("%s beside %s", lcu_soac_name(a), lcu_soac_name(b))
+                   : xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b));
+  return *name;
+}
+
 /* The rule that fuses u and v side by side, or NULL. */
 static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
   const LcuSoac *P = u->soac, *Q = v->soac;
@@ -291,13 +300,13 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
     case SOAC_MAP:
     case SOAC_REDUCE:
     case SOAC_SCAN:
-      return same_space(u, v) ? xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b)) : NULL;
+      return same_space(u, v) ? rule_name(a, b, false) : NULL;
     case SOAC_ONCE:
       return "ONCE+ONCE";
     case SOAC_SEG_REDUCE:
     case SOAC_SEG_SCAN: {
       const LcuVar *s1 = cpu_segdes(u), *s2 = cpu_segdes(v);
-      return s1 && s1 == s2 ? xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b)) : NULL;
+      return s1 && s1 == s2 ? rule_name(a, b, false) : NULL;
     }
     case SOAC_FILTER:
     case SOAC_PARTITION:
@@ -305,7 +314,7 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
       bool space = a == SOAC_SEG_FILTER ? cpu_segdes(u) && cpu_segdes(u) == cpu_segdes(v) : same_space(u, v);
       if (!space || strcmp(predicate_text(u), predicate_text(v)) != 0)
         return NULL;
-      return xprintf("%s+%s", lcu_soac_name(a), lcu_soac_name(b));
+      return rule_name(a, b, false);
     }
     default:
       return NULL;
@@ -316,7 +325,7 @@ static const char *horizontal_rule(const FusNode *u, const FusNode *v) {
      which becomes a REDUCE side by side when the FILTER's consumer is
      a REDUCE too (the paper's norm2) */
   if (one_pass(a) && one_pass(b) && same_space(u, v))
-    return xprintf("%s beside %s", lcu_soac_name(a), lcu_soac_name(b));
+    return rule_name(a, b, true);
   return NULL;
 }
 
@@ -370,8 +379,7 @@ static double vertical_gain(const FusRegion *r, const FusEdge *e) {
       }
   }
   /* ... but it reads the producer's inputs it did not read */
-  Vec ur = node_reads(u), vr = node_reads(v);
-  return saved - reads_not_in(&ur, &vr) + LAUNCH_BYTES;
+  return saved - reads_not_in(reads_of(r, u), reads_of(r, v)) + LAUNCH_BYTES;
 }
 
 /* True if some run reads results of both u and v ('out': the edges
@@ -391,17 +399,11 @@ static bool common_consumer(const FusRegion *r, const Vec *out, int u, int v) {
   return false;
 }
 
-static bool order_pair_at(const FusRegion *r, int u, int v) {
-  for (int i = 0; i < r->edges.len; i++) {
-    const FusEdge *e = r->edges.data[i];
-    if (e->from == u && e->to == v && e->kind == FE_ORDER && e->pair >= 0)
-      return true;
-  }
-  return false;
-}
-
 void fus_fill_candidates(FusRegion *r) {
   int n = r->nodes.len;
+  r->reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++)
+    r->reads[u] = node_reads(r->nodes.data[u]);
   /* reachability: reach[u] holds v when a path of data (or of a host
      statement) leads from u to v; an order alone does not keep two runs
      from sharing a loop (side by side, the first's work stays first) */
@@ -435,8 +437,8 @@ void fus_fill_candidates(FusRegion *r) {
                                                                                            : horizontal_rule(u, v);
       e->pair = r->pairs.len;
       if (rule) {
-        Vec ur = node_reads(u), vr = node_reads(v);
-        add_pair(r, e->from, e->to, FP_ORDER, rule, sum_reads(&ur) - reads_not_in(&ur, &vr) + LAUNCH_BYTES);
+        const Vec *ur = reads_of(r, u), *vr = reads_of(r, v);
+        add_pair(r, e->from, e->to, FP_ORDER, rule, sum_reads(ur) - reads_not_in(ur, vr) + LAUNCH_BYTES);
       } else {
         add_pair(r, e->from, e->to, FP_ORDER, "order", -1);
       }
@@ -446,15 +448,27 @@ void fus_fill_candidates(FusRegion *r) {
       e->why = !ok && joinable(u) && joinable(v) ? "both check at their own runs" : "a library kernel or several SOACs";
     }
   }
+  /* ordered[u] holds v when an order edge u -> v is a pair: one bit
+     each, not a walk over the edges per pair of nodes (that walk was
+     most of the pass on large regions) */
+  uint64_t *ordered = xmalloc_atomic(sizeof(uint64_t) * (size_t)(n * words + 1));
+  for (int i = 0; i < n * words; i++)
+    ordered[i] = 0;
+  for (int i = 0; i < r->edges.len; i++) {
+    const FusEdge *e = r->edges.data[i];
+    if (e->kind == FE_ORDER && e->pair >= 0)
+      ordered[e->from * words + e->to / 64] |= (uint64_t)1 << (e->to % 64);
+  }
+  const Vec *reads = r->reads;
   for (int u = 0; u < n; u++) {
     const FusNode *a = r->nodes.data[u];
     if (!joinable(a))
       continue;
-    Vec ar = node_reads(a);
+    const Vec *ar = &reads[u];
     for (int v = u + 1; v < n; v++) {
       if (reach[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
         continue;
-      if (order_pair_at(r, u, v))
+      if (ordered[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
         continue; /* the order edge's pair stands for it */
       const FusNode *b = r->nodes.data[v];
       if (!joinable(b) || !fus_anchors_agree(a, b))
@@ -465,8 +479,7 @@ void fus_fill_candidates(FusRegion *r) {
       /* only side by side pairs with something in common: an input, or
          a consumer; the others would save a launch and nothing more,
          and would make the model large */
-      Vec br = node_reads(b);
-      double shared = sum_reads(&ar) - reads_not_in(&ar, &br);
+      double shared = sum_reads(ar) - reads_not_in(ar, &reads[v]);
       if (shared <= 0 && !common_consumer(r, out, u, v))
         continue;
       add_pair(r, u, v, FP_HORIZONTAL, rule, shared + LAUNCH_BYTES);

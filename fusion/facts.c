@@ -23,6 +23,8 @@
  * library kernel checks its input (make_segdes, hash).  Random numbers
  * are drawn from a counter: a `rand` neither fails nor may be moved.
  */
+#include <string.h>
+
 #include "fusion.h"
 
 /* ---- lengths ---- */
@@ -61,16 +63,61 @@ bool fus_len_nonneg(FusLen a) {
   }
 }
 
-static FusLen *boxed(FusLen l) {
-  FusLen *b = NEW(FusLen);
-  *b = l;
-  return b;
+/* ---- maps from variables to lengths ---- */
+
+/* The entry of 'key' in 'm', or NULL when absent. */
+static FusLen *len_get(const FusLenMap *m, const LcuVar *key) {
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    FusLenEntry *e = &m->entries[i];
+    if (e->key == key)
+      return &e->len;
+    if (!e->key)
+      return NULL;
+  }
+}
+
+static void len_put(FusLenMap *m, const LcuVar *key, FusLen l);
+
+static void len_grow(FusLenMap *m) {
+  FusLenMap bigger = {xmalloc(sizeof(FusLenEntry) * (size_t)(m->cap ? 2 * m->cap : 64)), m->cap ? 2 * m->cap : 64, 0};
+  for (int64_t i = 0; i < m->cap; i++)
+    if (m->entries[i].key)
+      len_put(&bigger, m->entries[i].key, m->entries[i].len);
+  *m = bigger;
+}
+
+static void len_put(FusLenMap *m, const LcuVar *key, FusLen l) {
+  if (2 * (m->used + 1) > m->cap)
+    len_grow(m);
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    FusLenEntry *e = &m->entries[i];
+    if (!e->key) {
+      e->key = key;
+      m->used++;
+    }
+    if (e->key == key) {
+      e->len = l;
+      return;
+    }
+  }
+}
+
+/* 'm' emptied, its room kept: the memos are forgotten and filled again
+   to about the size they had. */
+static void len_clear(FusLenMap *m) {
+  if (m->used)
+    memset(m->entries, 0, sizeof(FusLenEntry) * (size_t)m->cap);
+  m->used = 0;
 }
 
 /* The number of elements of CPU sd 'sd': a shape class when a vector of
    that class was made with that length, else the sd's own. */
 static FusLen total_of(FusFacts *f, const LcuVar *sd) {
-  FusLen *alias = ptrmap_get(&f->totals, sd);
+  FusLen *alias = len_get(&f->totals, sd);
   return alias ? *alias : (FusLen){FL_TOTAL, 0, sd};
 }
 
@@ -123,12 +170,12 @@ FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
     return len_shape(v->shape);
   if (v->type.kind == LT_SCALAR && v->type.base != FB_INT)
     return unknown();
-  FusLen *memo = ptrmap_get(&f->lens, v);
+  FusLen *memo = len_get(&f->lens, v);
   if (memo)
     return *memo;
-  FusLen *alias = v->type.kind == LT_SCALAR ? ptrmap_get(&f->sizes, v) : NULL;
+  FusLen *alias = v->type.kind == LT_SCALAR ? len_get(&f->sizes, v) : NULL;
   FusLen l = alias ? *alias : defined_len(f, v);
-  ptrmap_put(&f->lens, v, boxed(l));
+  len_put(&f->lens, v, l);
   return l;
 }
 
@@ -151,9 +198,45 @@ FusLen fus_atom_len(FusFacts *f, const LcuAtom *a) {
   return unknown();
 }
 
+/* The index slot of kernel variable 'v' in 'kl': the number of its
+   facts + 1, or 0 where they would go; NULL for no variable. */
+static int32_t *kernel_slot(const FusKernelLens *kl, const LcuVar *v) {
+  if (!v || !kl->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)kl->cap - 1;
+  for (uint64_t i = ptr_hash(v) & mask;; i = (i + 1) & mask) {
+    int32_t *slot = &kl->index[i];
+    if (!*slot || kl->vars[*slot - 1].var == v)
+      return slot;
+  }
+}
+
+/* The facts of 'v' in 'kl', or NULL. */
+static const FusVarFacts *kernel_var(const FusKernelLens *kl, const LcuVar *v) {
+  const int32_t *slot = kernel_slot(kl, v);
+  return slot && *slot ? &kl->vars[*slot - 1] : NULL;
+}
+
+/* The facts of 'v' in 'kl', added if absent. */
+static FusVarFacts *kernel_var_add(FusKernelLens *kl, const LcuVar *v) {
+  int32_t *slot = kernel_slot(kl, v);
+  if (!*slot) {
+    if (kl->used == kl->room) /* sized for all the kernel's variables */
+      die("fusion: %s is not a variable of the kernel", v->name);
+    kl->vars[kl->used].var = v;
+    *slot = ++kl->used;
+  }
+  return &kl->vars[*slot - 1];
+}
+
 FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v) {
-  FusLen *l = v ? ptrmap_get(&kl->lens, v) : NULL;
-  return l ? *l : unknown();
+  const FusVarFacts *e = kernel_var(kl, v);
+  return e ? e->len : unknown();
+}
+
+const LcuAtom *fus_kernel_arg(const FusKernelLens *kl, const LcuVar *v) {
+  const FusVarFacts *e = kernel_var(kl, v);
+  return e ? e->cpu : NULL;
 }
 
 static FusLen size_len(const FusKernelLens *kl, const LcuSize *z) {
@@ -168,8 +251,13 @@ static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= S
 
 /* The number of elements of kernel sd 'sd'. */
 static FusLen kernel_total(const FusKernelLens *kl, const LcuVar *sd) {
-  FusLen *t = sd ? ptrmap_get(&kl->totals, sd) : NULL;
-  return t ? *t : unknown();
+  const FusVarFacts *e = kernel_var(kl, sd);
+  return e ? e->total : unknown();
+}
+
+static FusLen kernel_range(const FusKernelLens *kl, const LcuVar *v) {
+  const FusVarFacts *e = kernel_var(kl, v);
+  return e ? e->range : unknown();
 }
 
 FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s) {
@@ -182,16 +270,7 @@ FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s) {
   return size_len(kl, &s->size);
 }
 
-/* 'l' in kl's slab (a boxed copy once the slab is full). */
-static FusLen *kernel_boxed(FusKernelLens *kl, FusLen l) {
-  if (kl->slab_used == kl->slab_cap)
-    return boxed(l);
-  FusLen *b = &kl->slab[kl->slab_used++];
-  *b = l;
-  return b;
-}
-
-static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { ptrmap_put(&kl->lens, v, kernel_boxed(kl, l)); }
+static void set_len(FusKernelLens *kl, const LcuVar *v, FusLen l) { kernel_var_add(kl, v)->len = l; }
 
 /* The lengths of the results of SOAC 's' (ORDER LCU RESULTS, lcu.h);
    what is known only as itself is the result's own. */
@@ -260,7 +339,7 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       l = len_var(r);
     set_len(kl, r, l);
     if (r->type.kind == LT_SEGDES)
-      ptrmap_put(&kl->totals, r, kernel_boxed(kl, (FusLen){FL_TOTAL, 0, r}));
+      kernel_var_add(kl, r)->total = (FusLen){FL_TOTAL, 0, r};
   }
 }
 
@@ -279,7 +358,7 @@ typedef struct LetRange {
 /* The SOAC's index space less #a, when its size is a CPU sum of #a and
    another length (the size of an append): that other length. */
 static FusLen space_less(const FusKernelLens *kl, const LcuSoac *s, const LcuVar *a) {
-  FusLen *sum = s->size.var ? ptrmap_get(&kl->sums, s->size.var) : NULL;
+  const FusLen *sum = s->size.var ? ptrmap_get(&kl->sums, s->size.var) : NULL;
   FusLen la = fus_kernel_len(kl, a);
   if (!sum)
     return unknown();
@@ -312,10 +391,8 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
     if (e->var == fus_index_param(s, t))
       return fus_soac_space(kl, s);
     return unknown();
-  case LE_INDEX: { /* whatever the index, a value of the vector */
-    FusLen *b = ptrmap_get(&kl->ranges, e->var);
-    return b ? *b : unknown();
-  }
+  case LE_INDEX: /* whatever the index, a value of the vector */
+    return kernel_range(kl, e->var);
   case LE_CONST:
     return e->constant.u.i >= 0 && e->constant.u.i < INT32_MAX ? len_const(e->constant.u.i + 1) : unknown();
   case LE_OP: {
@@ -361,16 +438,26 @@ static const LetRange *thunk_let_ranges(const FusKernelLens *kl, const LcuSoac *
   return in;
 }
 
+/* Room for the chain of a thunk's let ranges: on the stack for the
+   usual few lets (a range is worked out per SOAC result and per
+   expression that may fail), else allocated. */
+enum { FEW_LETS = 16 };
+
+static LetRange *let_room(const LcuThunk *t, LetRange few[FEW_LETS]) {
+  return t->lets.len <= FEW_LETS ? few : xmalloc(sizeof(LetRange) * (size_t)t->lets.len + 1);
+}
+
 /* The ranges of the lets in scope of expression 'e' of thunk 't': those
-   before it, if it is a let's value, else all. */
-static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
+   before it, if it is a let's value, else all; in 'few' or allocated. */
+static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
+                                    LetRange few[FEW_LETS]) {
   if (!t || !t->lets.len)
     return NULL;
   int n = t->lets.len;
   for (int i = 0; i < t->lets.len; i++)
     if (((const LcuLet *)t->lets.data[i])->value == e)
       n = i;
-  return thunk_let_ranges(kl, s, t, n, xmalloc(sizeof(LetRange) * (size_t)n + 1));
+  return thunk_let_ranges(kl, s, t, n, let_room(t, few));
 }
 
 /* The value ranges of the results of SOAC 's': what a MAP or a filter
@@ -392,7 +479,8 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
       int j = nv ? i % group : 0;
       if (j < nv) {
         const LcuExp *e = s->pull->body.data[j];
-        b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e));
+        LetRange few[FEW_LETS];
+        b = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e, few));
       }
       break;
     }
@@ -404,43 +492,61 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
       break;
     }
     if (b.kind != FL_UNKNOWN)
-      ptrmap_put(&kl->ranges, r, kernel_boxed(kl, b));
+      kernel_var_add(kl, r)->range = b;
   }
 }
 
 static bool is_int_vec(const LcuVar *v) { return v->type.kind == LT_VEC && v->type.base == FB_INT; }
 
-/* kl empty, with room for the facts of k's variables: the maps are
-   sized once, all but one in one allocation, and their values come from one slab
-   (sds and int vectors have a second value, their totals or ranges: a
-   slab twice the variables holds them in all but odd kernels).  The
-   fusion pass fills a kernel's lengths many times; growing the maps one
-   variable at a time, then allocating each, was most of their cost. */
-static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
-  *kl = (FusKernelLens){0};
-  int64_t params = k->params.len, vars = params, sds = 0, int_vecs = 0, ints = 0;
-  for (int i = 0; i < k->params.len; i++) {
-    const LcuVar *p = k->params.data[i];
-    sds += p->type.kind == LT_SEGDES;
-    int_vecs += is_int_vec(p);
-    ints += p->type.kind == LT_SCALAR && p->type.base == FB_INT;
-  }
-  for (int i = 0; i < k->soacs.len; i++) {
-    const LcuSoac *s = k->soacs.data[i];
-    vars += s->results.len;
-    for (int r = 0; r < s->results.len; r++) {
-      const LcuVar *v = s->results.data[r];
-      sds += v->type.kind == LT_SEGDES;
-      int_vecs += is_int_vec(v);
-    }
-  }
-  /* (sums are rare: that map grows when one comes) */
-  PtrMap *maps[] = {&kl->lens, &kl->totals, &kl->ranges, &kl->nonneg, &kl->cpu};
-  int64_t counts[] = {vars, sds, int_vecs, ints, params};
-  ptrmap_init_together(maps, counts, 5);
-  kl->slab_cap = 2 * (int)vars;
-  kl->slab = xmalloc(sizeof(FusLen) * (size_t)(kl->slab_cap + 1));
+/* Tables of kernel facts that nothing holds any more, by the log2 of
+   their index's size: most fills are asked one question and dropped
+   (a run's result's length, a range), tens of thousands of tables a
+   compilation; taken again, they spare the collector as many new
+   ones (and the kernel as many fresh pages).  A table of index 'cap'
+   has room for cap / 2 variables: any kernel whose index is that size. */
+enum { SPARE_SIZES = 32 };
+static Vec spare[SPARE_SIZES];
+
+static int size_class(int cap) {
+  int c = 0;
+  while ((1 << c) < cap)
+    c++;
+  return c;
 }
+
+static size_t table_bytes(int cap) { return sizeof(FusVarFacts) * (size_t)(cap / 2) + sizeof(int32_t) * (size_t)cap; }
+
+/* kl empty, with room for the facts of all of k's variables: their
+   facts in one array, the index of their hashes after it, in one
+   allocation (or a spare table). */
+static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
+  int vars = k->params.len;
+  for (int i = 0; i < k->soacs.len; i++)
+    vars += ((const LcuSoac *)k->soacs.data[i])->results.len;
+  int cap = 4;
+  while (cap < 2 * vars)
+    cap *= 2;
+  Vec *free = &spare[size_class(cap)];
+  FusVarFacts *facts;
+  if (free->len) {
+    facts = free->data[--free->len];
+    memset(facts, 0, table_bytes(cap));
+  } else {
+    facts = xmalloc(table_bytes(cap));
+  }
+  *kl = (FusKernelLens){facts, (int32_t *)(facts + cap / 2), cap, 0, cap / 2, {0}};
+}
+
+/* kl's table spare: nothing may read it any more. */
+static void release_kernel_lens(FusKernelLens *kl) {
+  if (kl->vars)
+    vec_push(&spare[size_class(kl->cap)], kl->vars);
+  kl->vars = NULL;
+  kl->index = NULL;
+  kl->cap = kl->used = kl->room = 0;
+}
+
+void fus_release_kernel_lens(FusKernelLens *kl) { release_kernel_lens(kl); }
 
 /* The facts of k's parameters from the run's arguments 'args', into
    'kl'; with 'kl' NULL only asked of 'f', which memoizes what it works
@@ -452,12 +558,13 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
     const LcuAtom *a = args->data[i];
     FusLen l = fus_atom_len(f, a);
     if (kl) {
-      ptrmap_put(&kl->cpu, p, (void *)a);
-      set_len(kl, p, l.kind == FL_UNKNOWN ? len_var(p) : l);
+      FusVarFacts *e = kernel_var_add(kl, p);
+      e->cpu = a;
+      e->len = l.kind == FL_UNKNOWN ? len_var(p) : l;
       if (p->type.kind == LT_SEGDES)
-        ptrmap_put(&kl->totals, p, kernel_boxed(kl, a->var ? total_of(f, a->var) : unknown()));
+        e->total = a->var ? total_of(f, a->var) : unknown();
       if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
-        ptrmap_put(&kl->nonneg, p, (void *)1);
+        e->nonneg = true;
     }
     const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
     if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
@@ -472,7 +579,7 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
     if (a->var && is_int_vec(p)) {
       FusLen b = fus_var_range(f, a->var);
       if (kl && b.kind != FL_UNKNOWN)
-        ptrmap_put(&kl->ranges, p, kernel_boxed(kl, b));
+        kernel_var_add(kl, p)->range = b;
     }
   }
 }
@@ -532,8 +639,7 @@ static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelL
     const LcuAtom *a = s->args.data[i];
     if (p->type.kind != LT_SEGDES || !a->var)
       continue;
-    const FusLen *then = ptrmap_get(&kl->totals, p);
-    if (!then || !fus_len_equal(*then, total_of(f, a->var)))
+    if (!fus_len_equal(kernel_total(kl, p), total_of(f, a->var)))
       return false;
   }
   return true;
@@ -551,18 +657,20 @@ static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelL
    size was added refilled most runs once per result of the block.)  At
    other times (fusion's rules change kernels in place) each call fills
    anew. */
-static void run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
+static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
-    return;
+    return true;
   }
   FusKernelLens *m = ptrmap_get(&f->run_lens, s);
   if (!m || !arg_totals_unchanged(f, s, m)) {
     m = NEW(FusKernelLens);
     fus_fill_kernel_lens(f, s->kernel, &s->args, m);
     ptrmap_put(&f->run_lens, s, m);
+    vec_push(&f->run_tables, m);
   }
   *kl = *m;
+  return false;
 }
 
 static int run_result_index(const LcuStmt *s, const LcuVar *v) {
@@ -578,29 +686,34 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
   if (at < 0)
     return len_var(v);
   FusKernelLens kl;
-  run_kernel_lens(f, s, &kl);
-  FusLen l = cpu_terms(f, s, v, fus_kernel_len(&kl, s->kernel->results.data[at]));
+  bool fresh = run_kernel_lens(f, s, &kl);
+  FusLen kv = fus_kernel_len(&kl, s->kernel->results.data[at]);
+  if (fresh)
+    release_kernel_lens(&kl);
+  FusLen l = cpu_terms(f, s, v, kv);
   return l.kind == FL_UNKNOWN ? len_var(v) : l;
 }
 
 FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   if (!v || v->type.kind != LT_VEC || v->type.base != FB_INT)
     return unknown();
-  FusLen *memo = ptrmap_get(&f->ranges, v);
+  FusLen *memo = len_get(&f->ranges, v);
   if (memo)
     return *memo;
-  ptrmap_put(&f->ranges, v, boxed(unknown())); /* (defined before used: no cycle) */
+  len_put(&f->ranges, v, unknown()); /* (defined before used: no cycle) */
   const LcuStmt *s = ptrmap_get(&f->def, v);
   FusLen b = unknown();
   int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
   if (at >= 0) {
     FusKernelLens kl;
-    run_kernel_lens(f, s, &kl);
-    FusLen *kb = ptrmap_get(&kl.ranges, s->kernel->results.data[at]);
-    if (kb)
-      b = cpu_terms(f, s, NULL, *kb);
+    bool fresh = run_kernel_lens(f, s, &kl);
+    FusLen kb = kernel_range(&kl, s->kernel->results.data[at]);
+    if (fresh)
+      release_kernel_lens(&kl);
+    if (kb.kind != FL_UNKNOWN)
+      b = cpu_terms(f, s, NULL, kb);
   }
-  ptrmap_put(&f->ranges, v, boxed(b));
+  len_put(&f->ranges, v, b);
   return b;
 }
 
@@ -622,11 +735,11 @@ static void note_totals(FusFacts *f, const LcuBlock *b, bool deep) {
       if (v->type.kind != LT_VEC || v->shape <= 0)
         continue;
       FusLen l = run_result_len(f, s, v);
-      if (l.kind == FL_TOTAL && !ptrmap_get(&f->totals, l.of))
-        ptrmap_put(&f->totals, l.of, boxed(len_shape(v->shape)));
+      if (l.kind == FL_TOTAL && !len_get(&f->totals, l.of))
+        len_put(&f->totals, l.of, len_shape(v->shape));
       /* a MAP of size n whose result is of class k: n is that length */
-      if (l.kind == FL_VAR && l.of->type.kind == LT_SCALAR && !ptrmap_get(&f->sizes, l.of))
-        ptrmap_put(&f->sizes, l.of, boxed(len_shape(v->shape)));
+      if (l.kind == FL_VAR && l.of->type.kind == LT_SCALAR && !len_get(&f->sizes, l.of))
+        len_put(&f->sizes, l.of, len_shape(v->shape));
     }
   }
 }
@@ -636,27 +749,39 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   f->noting_totals = true;
   note_totals(f, b, deep);
   f->noting_totals = false;
-  f->run_lens = (PtrMap){0};
+  ptrmap_clear(&f->run_lens);
+  for (int i = 0; i < f->run_tables.len; i++)
+    release_kernel_lens(f->run_tables.data[i]);
+  f->run_tables.len = 0;
 }
 
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
-  *f = (FusFacts){0};
+  /* emptied in place: filled again to about the size it had (the maps
+     of a large body grew from nothing once per fill) */
+  ptrmap_clear(&f->def);
+  len_clear(&f->lens);
+  len_clear(&f->totals);
+  len_clear(&f->sizes);
+  ptrmap_clear(&f->failures);
+  len_clear(&f->ranges);
+  ptrmap_clear(&f->run_lens);
+  f->noting_totals = false;
   note_defs(f, body, true);
   note_totals_memoized(f, body, true);
   /* the lengths memoized while looking were worked out without all the
      totals: forget them */
-  f->lens = (PtrMap){0};
-  f->ranges = (PtrMap){0};
+  len_clear(&f->lens);
+  len_clear(&f->ranges);
 }
 
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   note_defs(f, changed, false);
-  f->lens = (PtrMap){0};
-  f->ranges = (PtrMap){0};
-  f->failures = (PtrMap){0};
+  len_clear(&f->lens);
+  len_clear(&f->ranges);
+  ptrmap_clear(&f->failures);
   note_totals_memoized(f, changed, false);
-  f->lens = (PtrMap){0};
-  f->ranges = (PtrMap){0};
+  len_clear(&f->lens);
+  len_clear(&f->ranges);
 }
 
 /* ---- failures ---- */
@@ -735,13 +860,15 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
 }
 
 bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e) {
-  return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e));
+  LetRange few[FEW_LETS];
+  return may_fail(kl, s, t, e, scope_ranges(kl, s, t, e, few));
 }
 
 static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t) {
   if (!t)
     return false;
-  LetRange *chain = xmalloc(sizeof(LetRange) * (size_t)t->lets.len + 1);
+  LetRange few[FEW_LETS];
+  LetRange *chain = let_room(t, few);
   const LetRange *in = NULL;
   for (int i = 0; i < t->lets.len; i++) {
     const LcuLet *l = t->lets.data[i];
@@ -767,7 +894,8 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
   }
   if (thunk_may_fail(kl, s, s->pull) || thunk_may_fail(kl, s, s->second))
     f |= FUS_FAIL_THUNK;
-  if (s->size.var && !ptrmap_get(&kl->nonneg, s->size.var))
+  const FusVarFacts *size = s->size.var ? kernel_var(kl, s->size.var) : NULL;
+  if (s->size.var && !(size && size->nonneg))
     f |= FUS_FAIL_RUN; /* dist's negative length */
   if (s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE)
     f |= FUS_FAIL_RUN; /* a scatter out of range */
@@ -783,6 +911,7 @@ int fus_run_failures(FusFacts *f, const LcuStmt *run) {
   int bits = 0;
   for (int i = 0; i < run->kernel->soacs.len; i++)
     bits |= fus_soac_failures(&kl, run->kernel->soacs.data[i]);
+  release_kernel_lens(&kl);
   *memo = (void *)(intptr_t)(bits + 1);
   return bits;
 }

@@ -92,6 +92,9 @@ static void fuse_block(Fuser *fz, LcuBlock *b) {
   if (fz->o->pdg_out)
     fus_print_pdg(fz->o->pdg_out, r);
   Vec fused = fus_merge(fz->p, r);
+  /* the nodes' kernel lengths given back: only the graph needed them */
+  for (int i = 0; i < r->nodes.len; i++)
+    fus_release_kernel_lens(&((FusNode *)r->nodes.data[i])->lens);
   /* Facts are refreshed for the block only, not the whole body: filling
      them anew per region and per run made the pass quadratic in the
      size of a body (lib_lifted's top level took seconds). */
@@ -150,10 +153,10 @@ static void share_kernels(LcuProgram *p) {
   PtrMap first = {0};
   for (int i = 0; i < p->kernels.len; i++) {
     LcuKernel *k = p->kernels.data[i];
-    char *key = lcu_kernel_canonical(k);
+    const char *key = lcu_kernel_key(k);
     LcuKernel *earlier = map_get(&by_text, key);
     if (!earlier) {
-      map_put(&by_text, key, k);
+      map_put(&by_text, xstrdup(key), k);
       earlier = k;
     }
     ptrmap_put(&first, k, earlier);

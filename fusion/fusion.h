@@ -52,24 +52,38 @@ bool fus_len_equal(FusLen a, FusLen b);
 /* Never negative: a constant >= 0, or the length of something. */
 bool fus_len_nonneg(FusLen a);
 
+/* A map from variables to lengths, the lengths in its entries (no
+   allocation per fact).  Never iterated. */
+typedef struct FusLenEntry {
+  const LcuVar *key; /* NULL: an empty slot */
+  FusLen len;
+} FusLenEntry;
+
+typedef struct FusLenMap {
+  FusLenEntry *entries;
+  int64_t cap, used;
+} FusLenMap;
+
 /* The CPU-level facts of one function (or top-level block): where each of
    its variables is bound, and the lengths worked out so far. */
 typedef struct FusFacts {
-  PtrMap def;    /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
-  PtrMap lens;   /* LcuVar -> FusLen *, memoized by fus_var_len */
-  PtrMap totals; /* sd LcuVar -> FusLen * (FL_SHAPE): the class of vectors
-                    whose length is the number of its elements */
-  PtrMap sizes;  /* int LcuVar -> FusLen * (FL_SHAPE): the class of vectors
-                    whose length it is */
-  PtrMap failures; /* run LcuStmt -> FUS_ bits + 1, memoized */
-  PtrMap ranges; /* int vector LcuVar -> FusLen *: its values lie in
-                    [0, bound), memoized by fus_var_range */
-  PtrMap run_lens; /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
-                      memoized while the totals are worked out (facts.c) */
+  PtrMap def;       /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
+  FusLenMap lens;   /* LcuVar -> its length, memoized by fus_var_len */
+  FusLenMap totals; /* sd LcuVar -> (FL_SHAPE) the class of vectors whose
+                       length is the number of its elements */
+  FusLenMap sizes;  /* int LcuVar -> (FL_SHAPE) the class of vectors whose
+                       length it is */
+  PtrMap failures;  /* run LcuStmt -> FUS_ bits + 1, memoized */
+  FusLenMap ranges; /* int vector LcuVar -> its values lie in [0, bound),
+                       memoized by fus_var_range */
+  PtrMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
+                       memoized while the totals are worked out (facts.c) */
+  Vec run_tables;   /* FusKernelLens *: those memos, spare once worked out */
   bool noting_totals;
 } FusFacts;
 
-/* Fills 'f' for the function or top-level block whose body is 'body'. */
+/* Fills 'f' for the function or top-level block whose body is 'body'
+   ('f' zeroed, or filled before: its maps are emptied and kept). */
 void fus_fill_facts(const LcuBlock *body, FusFacts *f);
 /* Brings 'f' up to date after the statements of block 'changed' (a
    block of the body it was filled for; not its nested blocks) were
@@ -91,23 +105,36 @@ bool fus_int_nonneg(FusFacts *f, const LcuAtom *a);
    nothing is known. */
 FusLen fus_var_range(FusFacts *f, const LcuVar *v);
 
+/* What is known of one variable of a kernel at one run: FL_UNKNOWN
+   where nothing is. */
+typedef struct FusVarFacts {
+  const LcuVar *var;  /* whose facts these are */
+  FusLen len;         /* its length */
+  FusLen total;       /* a sd: its number of elements */
+  FusLen range;       /* an int vector: a bound on its values (fus_var_range) */
+  const LcuAtom *cpu; /* a parameter: the atom the run passes */
+  bool nonneg;        /* an int parameter: fus_int_nonneg of that atom */
+} FusVarFacts;
+
 /* The lengths of a kernel's variables at one run: its parameters from
-   the run's arguments, its SOACs' results from their sizes. */
+   the run's arguments, its SOACs' results from their sizes.  One table
+   of the kernel's variables, sized for all of them when it is made
+   (the fusion pass fills a kernel's lengths tens of thousands of times:
+   a map per kind of fact, and an allocation per fact, was most of what
+   a fill cost). */
 typedef struct FusKernelLens {
-  PtrMap lens;   /* kernel LcuVar -> FusLen * */
-  PtrMap totals; /* kernel sd LcuVar -> FusLen *: its number of elements */
-  PtrMap ranges; /* kernel int vector LcuVar -> FusLen *: a bound on its
-                    values (fus_var_range) */
-  PtrMap nonneg; /* int parameter -> non-NULL when fus_int_nonneg */
-  PtrMap sums;   /* int parameter the run passes a CPU sum x + y -> FusLen[2],
-                    the lengths x and y are (an append's size) */
-  PtrMap cpu;    /* kernel parameter -> the LcuAtom the run passes */
-  FusLen *slab;  /* where the values of the maps above live, one
-                    allocation for a kernel's instead of one each */
-  int slab_used, slab_cap;
+  FusVarFacts *vars; /* the facts, in the order their variables came */
+  int32_t *index;    /* by address (open addressing): a variable's facts'
+                        number + 1, 0 for an empty slot; never iterated */
+  int cap, used, room; /* of the index; of the facts, used and allocated */
+  PtrMap sums; /* int parameter the run passes a CPU sum x + y -> FusLen[2],
+                  the lengths x and y are (an append's size) */
 } FusKernelLens;
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
+/* 'kl''s table given back for another fill to take: for a caller that
+   is done with it and copied nothing out that points into it. */
+void fus_release_kernel_lens(FusKernelLens *kl);
 /* What fus_fill_kernel_lens would memoize in 'f' (the lengths and ranges
    of the arguments), memoized as it would, without filling: for a caller
    that may not need the kernel's lengths, so that 'f' learns the same
@@ -115,6 +142,8 @@ void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusK
    after the program changed, could differ). */
 void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args);
 FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v);
+/* The atom the run passes for kernel parameter 'v', or NULL. */
+const LcuAtom *fus_kernel_arg(const FusKernelLens *kl, const LcuVar *v);
 /* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */
 FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s);
 
@@ -227,6 +256,8 @@ typedef struct FusRegion {
   int nstmts;
   Vec *succ;         /* per statement: statement indices (intptr_t) */
   int *node_of;      /* per statement: its node, or -1 */
+  Vec *reads;        /* per node: the vectors it reads (candidates.c),
+                        made once for the cost model */
   /* the schedule */
   int nclusters;
   double solve_ms;
@@ -242,11 +273,12 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f);
 /* ---- candidates.c ---- */
 
 /* The candidate pairs of 'r' (FusRegion.pairs): every fusible edge, every
-   order edge, and the horizontal pairs, with the gain of each.
+   order edge, and the horizontal pairs, with the gain of each; and what
+   each node reads (FusRegion.reads).
    Requires: fus_fill_pdg.  Keeps: the graph. */
 void fus_fill_candidates(FusRegion *r);
 /* The estimated global-memory bytes of node 'n' alone (reads and
-   writes), for the cost model. */
+   writes), for the cost model.  These two require fus_fill_candidates. */
 double fus_node_bytes(const FusRegion *r, const FusNode *n);
 /* The estimated bytes of region 'r' once scheduled (clusters set): each
    node's reads of vectors that its cluster makes itself, or that an

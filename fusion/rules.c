@@ -36,7 +36,12 @@ typedef struct Rw {
   FusKernelLens kl;
 } Rw;
 
-static void refresh(Rw *w) { fus_fill_kernel_lens(w->f, w->k, &w->run->args, &w->kl); }
+/* The kernel's lengths after a step (the last step's table given back:
+   nothing keeps what it held). */
+static void refresh(Rw *w) {
+  fus_release_kernel_lens(&w->kl);
+  fus_fill_kernel_lens(w->f, w->k, &w->run->args, &w->kl);
+}
 
 static LcuSoac *soac_at(const Rw *w, int i) { return w->k->soacs.data[i]; }
 static int nsoacs(const Rw *w) { return w->k->soacs.len; }
@@ -979,4 +984,5 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
       break;
   }
   finish(&w);
+  fus_release_kernel_lens(&w.kl);
 }

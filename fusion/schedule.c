@@ -117,38 +117,52 @@ static bool anchor_conflict(const FusRegion *r, int *parent, int *a, int *b) {
 /* True if the clusters of 'parent', contracted, have no cycle and no
    preventing edge inside one. */
 static bool clusters_legal(const FusRegion *r, int *parent) {
-  int n = r->nodes.len;
-  Vec *out = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  int n = r->nodes.len, ne = r->edges.len;
+  /* the edges between clusters, by their source's representative, in
+     the region's order: counted, then placed (no vector per node) */
+  int *start = xmalloc_atomic(sizeof(int) * (size_t)(n + 2));
+  int *to = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
+  int *from = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
   int *indeg = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i <= n + 1; i++)
+    start[i] = 0;
   for (int i = 0; i < n; i++)
     indeg[i] = 0;
-  for (int i = 0; i < r->edges.len; i++) {
+  for (int i = 0; i < ne; i++) {
     const FusEdge *e = r->edges.data[i];
     int a = find(parent, e->from), b = find(parent, e->to);
+    from[i] = a;
+    to[i] = b;
     if (a == b) {
       if (e->kind == FE_PREVENTING)
         return false;
       continue;
     }
-    vec_push(&out[a], (void *)(intptr_t)b);
+    start[a + 2]++;
     indeg[b]++;
   }
+  for (int u = 0; u < n; u++)
+    start[u + 2] += start[u + 1];
+  int *out = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
+  for (int i = 0; i < ne; i++)
+    if (from[i] != to[i])
+      out[start[from[i] + 1]++] = to[i];
   /* Kahn's algorithm over the cluster representatives */
-  Vec ready = {0};
-  int roots = 0, done = 0;
+  int *ready = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int nready = 0, roots = 0, done = 0;
   for (int u = 0; u < n; u++)
     if (find(parent, u) == u) {
       roots++;
       if (!indeg[u])
-        vec_push(&ready, (void *)(intptr_t)u);
+        ready[nready++] = u;
     }
-  while (ready.len) {
-    int u = (int)(intptr_t)ready.data[--ready.len];
+  while (nready) {
+    int u = ready[--nready];
     done++;
-    for (int k = 0; k < out[u].len; k++) {
-      int v = (int)(intptr_t)out[u].data[k];
+    for (int k = start[u]; k < start[u + 1]; k++) {
+      int v = out[k];
       if (--indeg[v] == 0)
-        vec_push(&ready, (void *)(intptr_t)v);
+        ready[nready++] = v;
     }
   }
   return done == roots;
@@ -200,6 +214,7 @@ typedef struct Part {
   int number;  /* of the part in its region, from 1 */
   const Vec *out; /* node id -> its edges (FusEdge *) in the region's
                      order: the region's, shared by its parts */
+  const bool *vanish; /* node id -> fill_vanish's answer, the region's */
 } Part;
 
 typedef struct Model {
@@ -237,24 +252,32 @@ static void add_row(glp_prob *lp, const char *name, int type, double lo, double 
   glp_set_mat_row(lp, row, len, ind, val);
 }
 
-/* A producer whose result fusion could leave unwritten: a MAP or a
-   FILTER read only by runs it may fuse with, with no check at its run. */
-static bool may_vanish(const FusRegion *r, const FusNode *u) {
-  if (!u->soac || u->live_out || (u->failures & FUS_FAIL_RUN))
-    return false;
-  LcuSoacKind k = u->soac->kind;
-  if (k != SOAC_MAP && k != SOAC_FILTER && k != SOAC_SEG_FILTER)
-    return false;
-  bool consumed = false;
+/* Per node of 'r': a producer whose result fusion could leave
+   unwritten, a MAP or a FILTER read only by runs it may fuse with, with
+   no check at its run.  One walk over the edges for all the nodes (the
+   models and the estimate ask of every node, again and again). */
+static bool *fill_vanish(const FusRegion *r) {
+  int n = r->nodes.len;
+  bool *vanish = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  bool *consumed = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++) {
+    const FusNode *node = r->nodes.data[u];
+    LcuSoacKind k = node->soac ? node->soac->kind : SOAC_LIBRARY;
+    vanish[u] = node->soac && !node->live_out && !(node->failures & FUS_FAIL_RUN) &&
+                (k == SOAC_MAP || k == SOAC_FILTER || k == SOAC_SEG_FILTER);
+    consumed[u] = false;
+  }
   for (int i = 0; i < r->edges.len; i++) {
     const FusEdge *e = r->edges.data[i];
-    if (e->from != u->id || !e->var)
+    if (!e->var)
       continue;
     if (e->kind != FE_FUSIBLE || e->pair < 0)
-      return false;
-    consumed = true;
+      vanish[e->from] = false;
+    consumed[e->from] = true;
   }
-  return consumed;
+  for (int u = 0; u < n; u++)
+    vanish[u] &= consumed[u];
+  return vanish;
 }
 
 /* The edges of region 'r' by their source node, in the region's order.
@@ -412,7 +435,7 @@ static Model build_model(Part *pt, const Vec *strict, bool named) {
   for (int k = 0; k < nc; k++) {
     m.ccol[k] = 0;
     const FusNode *node = r->nodes.data[(int)(intptr_t)pt->nodes.data[k]];
-    if (!may_vanish(r, node))
+    if (!pt->vanish[node->id])
       continue;
     int col = glp_add_cols(lp, 1);
     m.ccol[k] = col;
@@ -483,62 +506,133 @@ typedef struct Solution {
   double *value;
 } Solution;
 
+/* A model's numbers, in order, each in 64 bits (a double bit for bit):
+   its columns' kinds, bounds and costs, its rows' bounds and
+   coefficients, each row's preceded by their count (names left out:
+   they do not change the answer). */
+typedef struct ModelKey {
+  uint64_t *words;
+  int len;
+  uint64_t hash;
+} ModelKey;
+
+typedef struct Solved {
+  ModelKey key; /* words NULL: an empty slot */
+  struct Solution *solution;
+} Solved;
+
 /* The models solved so far, by their numbers (model_key): a region
    repeats in each specialization of its function and in each place
    library code is inlined, and half the corpus's models are such
    repeats.  A repeat gets the first answer without solving again, also
    where GLPK gave up at its time limit (the key holds the limit): one
-   answer per model, whatever the machine's speed the second time. */
-static Map solutions;
+   answer per model, whatever the machine's speed the second time.  A
+   table of its own, keyed by the numbers themselves: writing them as
+   text to key a Map took longer than solving most models. */
+static struct {
+  Solved *slots;
+  int cap, used;
+} solutions;
 
-/* The text of a number of a model's key: a double bit for bit. */
-static void key_int(Buf *b, int i) {
-  buf_putc(b, ' ');
-  buf_put_int(b, i);
+typedef struct KeyWriter {
+  uint64_t *words;
+  int len, cap;
+} KeyWriter;
+
+static void key_word(KeyWriter *w, uint64_t x) {
+  if (w->len == w->cap) {
+    int cap = w->cap ? 2 * w->cap : 256;
+    uint64_t *words = xmalloc_atomic(sizeof(uint64_t) * (size_t)cap);
+    if (w->len)
+      memcpy(words, w->words, sizeof(uint64_t) * (size_t)w->len);
+    w->words = words;
+    w->cap = cap;
+  }
+  w->words[w->len++] = x;
 }
 
-static void key_double(Buf *b, double d) {
+static void key_int(KeyWriter *w, int i) { key_word(w, (uint64_t)(int64_t)i); }
+
+static void key_double(KeyWriter *w, double d) {
   uint64_t bits;
   memcpy(&bits, &d, sizeof bits);
-  buf_putc(b, ' ');
-  buf_put_hex64(b, bits);
+  key_word(w, bits);
 }
 
-/* The numbers of model 'lp', in order: its columns' kinds, bounds and
-   costs, its rows' bounds and coefficients (names left out: they do not
-   change the answer).  Doubles are written bit for bit, without printf
-   (formatting the keys took longer than solving most models). */
-static const char *model_key(glp_prob *lp, const FusScheduleOptions *o) {
-  Buf b = {0};
-  key_int(&b, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
+/* The key of 'lp', in a buffer of its own reused from model to model:
+   most models were solved before and only looked up (solved_put copies
+   a key it keeps). */
+static ModelKey model_key(glp_prob *lp, const FusScheduleOptions *o) {
+  static KeyWriter scratch;
+  KeyWriter w = scratch;
+  w.len = 0;
+  key_int(&w, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
   int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
-  key_int(&b, glp_get_obj_dir(lp));
-  key_int(&b, nc);
-  key_int(&b, nr);
-  key_double(&b, glp_get_obj_coef(lp, 0));
+  key_int(&w, glp_get_obj_dir(lp));
+  key_int(&w, nc);
+  key_int(&w, nr);
+  key_double(&w, glp_get_obj_coef(lp, 0));
   for (int j = 1; j <= nc; j++) {
-    buf_puts(&b, "\nc");
-    key_int(&b, glp_get_col_kind(lp, j));
-    key_int(&b, glp_get_col_type(lp, j));
-    key_double(&b, glp_get_col_lb(lp, j));
-    key_double(&b, glp_get_col_ub(lp, j));
-    key_double(&b, glp_get_obj_coef(lp, j));
+    key_int(&w, glp_get_col_kind(lp, j));
+    key_int(&w, glp_get_col_type(lp, j));
+    key_double(&w, glp_get_col_lb(lp, j));
+    key_double(&w, glp_get_col_ub(lp, j));
+    key_double(&w, glp_get_obj_coef(lp, j));
   }
   int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
   double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
   for (int i = 1; i <= nr; i++) {
     int len = glp_get_mat_row(lp, i, ind, val);
-    buf_puts(&b, "\nr");
-    key_int(&b, glp_get_row_type(lp, i));
-    key_double(&b, glp_get_row_lb(lp, i));
-    key_double(&b, glp_get_row_ub(lp, i));
+    key_int(&w, glp_get_row_type(lp, i));
+    key_double(&w, glp_get_row_lb(lp, i));
+    key_double(&w, glp_get_row_ub(lp, i));
+    key_int(&w, len);
     for (int k = 1; k <= len; k++) {
-      key_int(&b, ind[k]);
-      buf_putc(&b, ':');
-      key_double(&b, val[k]);
+      key_int(&w, ind[k]);
+      key_double(&w, val[k]);
     }
   }
-  return buf_str(&b);
+  uint64_t h = 14695981039346656037ULL;
+  for (int i = 0; i < w.len; i++) {
+    h = (h ^ w.words[i]) * 1099511628211ULL;
+    h ^= h >> 29;
+  }
+  scratch = w;
+  return (ModelKey){w.words, w.len, h};
+}
+
+/* The slot of 'key' in the table: its own, or the empty one where it
+   would go. */
+static Solved *solved_slot(const ModelKey *key) {
+  uint64_t mask = (uint64_t)solutions.cap - 1;
+  for (uint64_t i = key->hash & mask;; i = (i + 1) & mask) {
+    Solved *e = &solutions.slots[i];
+    if (!e->key.words || (e->key.hash == key->hash && e->key.len == key->len &&
+                          memcmp(e->key.words, key->words, sizeof(uint64_t) * (size_t)key->len) == 0))
+      return e;
+  }
+}
+
+static struct Solution *solved_get(const ModelKey *key) {
+  return solutions.cap ? solved_slot(key)->solution : NULL;
+}
+
+static void solved_put(ModelKey key, struct Solution *s) {
+  if (2 * (solutions.used + 1) > solutions.cap) {
+    Solved *old = solutions.slots;
+    int old_cap = solutions.cap;
+    solutions.cap = old_cap ? 2 * old_cap : 64;
+    solutions.slots = xmalloc(sizeof(Solved) * (size_t)solutions.cap);
+    for (int i = 0; i < old_cap; i++)
+      if (old[i].key.words)
+        *solved_slot(&old[i].key) = old[i];
+  }
+  Solved *e = solved_slot(&key);
+  if (!e->key.words) {
+    e->key = key;
+    solutions.used++;
+  }
+  e->solution = s;
 }
 
 /* GLPK's answer for 'm'. */
@@ -571,11 +665,14 @@ static Solution *run_glpk(Model *m, const FusScheduleOptions *o) {
 /* Solves 'm'; true with the part's pairs' choices set when GLPK found
    the best solution within its limits. */
 static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
-  const char *key = model_key(m->lp, o);
-  Solution *s = map_get(&solutions, key);
+  ModelKey key = model_key(m->lp, o);
+  Solution *s = solved_get(&key);
   if (!s) {
     s = run_glpk(m, o);
-    map_put(&solutions, key, s);
+    uint64_t *kept = xmalloc_atomic(sizeof(uint64_t) * (size_t)(key.len + 1));
+    memcpy(kept, key.words, sizeof(uint64_t) * (size_t)key.len);
+    key.words = kept;
+    solved_put(key, s);
   }
   if (!s->found)
     return false;
@@ -704,13 +801,14 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   int *window = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   int nparts = 0;
   const Vec *out = out_edges(r);
+  const bool *vanish = fill_vanish(r);
   for (int u = 0; u < n; u++)
     count[u] = 0;
   for (int u = 0; u < n; u++) {
     int root = find(comp, u);
     if (count[root] % WINDOW == 0) {
       window[root] = nparts;
-      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1, out};
+      parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1, out, vanish};
       nparts++;
     }
     count[root]++;
@@ -798,7 +896,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
      what a run outside it needs */
   bool *written = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
   for (int u = 0; u < n; u++) {
-    bool gone = may_vanish(r, r->nodes.data[u]);
+    bool gone = vanish[u];
     for (int i = 0; i < r->pairs.len && gone; i++) {
       FusPair *p = r->pairs.data[i];
       if (p->kind == FP_VERTICAL && p->u == u && !p->fused)

@@ -44,6 +44,13 @@ typedef struct Simp {
   bool changed;
   Map *kernels;    /* canonical text -> LcuKernel: the kernels made here
                       are made once (lcu_intern_kernel) */
+  /* the available computations (a key -> the statement that computed
+     it): one map for the walk, its entries of a nested block undone when
+     the block ends, each put logged with what it replaced (NULL: none;
+     a key is never removed, and a NULL value reads as absent) */
+  Map avail;
+  Vec undo; /* pairs: a key, its value before */
+  Buf key;  /* the key being looked up, copied only when kept */
 } Simp;
 
 /* ---- atoms ---- */
@@ -98,12 +105,39 @@ static void key_atom(Buf *b, const LcuAtom *a) {
   }
 }
 
-static char *key_of(const char *head, const Vec *args) {
-  Buf b = {0};
-  buf_puts(&b, head);
+/* The key of a statement, in s->key: 'kind', then 'name' (NULL: none,
+   "(null)" if 'n' < 0 too) or 'n', then the atoms 'args' (s3 v12 i1:
+   the scalar operation 3 of v12 and 1). */
+static const char *key_of(Simp *s, char kind, const char *name, int n, const Vec *args) {
+  Buf *b = &s->key;
+  b->len = 0;
+  buf_putc(b, kind);
+  if (n >= 0)
+    buf_put_int(b, n);
+  else
+    buf_puts(b, name ? name : "(null)"); /* as printf wrote it */
   for (int i = 0; i < args->len; i++)
-    key_atom(&b, args->data[i]);
-  return buf_str(&b);
+    key_atom(b, args->data[i]);
+  return buf_str(b);
+}
+
+/* The statement that computed 'key' before, in scope. */
+static LcuStmt *avail_get(Simp *s, const char *key) { return map_get(&s->avail, key); }
+
+static void avail_put(Simp *s, const char *key, LcuStmt *st, LcuStmt *before) {
+  const char *kept = xstrdup(key);
+  vec_push(&s->undo, (void *)kept);
+  vec_push(&s->undo, before);
+  map_put(&s->avail, kept, st);
+}
+
+/* Forgets what was made available since the undo log had 'mark' entries. */
+static void avail_undo(Simp *s, int mark) {
+  while (s->undo.len > mark) {
+    LcuStmt *before = s->undo.data[--s->undo.len];
+    const char *key = s->undo.data[--s->undo.len];
+    map_put(&s->avail, key, before);
+  }
 }
 
 /* ---- constant folding ---- */
@@ -456,15 +490,15 @@ static LcuKernel *intern_kernel(Simp *s, LcuKernel *k) {
   if (!s->kernels->cap)
     for (int i = 0; i < s->p->kernels.len; i++) {
       LcuKernel *old = s->p->kernels.data[i];
-      char *text = lcu_kernel_canonical(old);
+      const char *text = lcu_kernel_key(old);
       if (!map_get(s->kernels, text))
-        map_put(s->kernels, text, old);
+        map_put(s->kernels, xstrdup(text), old);
     }
-  char *text = lcu_kernel_canonical(k);
+  const char *text = lcu_kernel_key(k);
   LcuKernel *old = map_get(s->kernels, text);
   if (old)
     return old;
-  map_put(s->kernels, text, k);
+  map_put(s->kernels, xstrdup(text), k);
   lcu_add_kernel(s->p, k);
   return k;
 }
@@ -628,6 +662,7 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
       }
     }
   }
+  fus_release_kernel_lens(&kl);
   if (!copy)
     return false;
   /* parameters nothing reads go, with their arguments */
@@ -677,23 +712,23 @@ static LcuKernel *offsets_scan(Simp *s, Loc loc) {
 
 /* ---- the walk ---- */
 
-static void simp_stmts(Simp *s, const Vec *in, Vec *out, Map *avail);
+static void simp_stmts(Simp *s, const Vec *in, Vec *out);
 
 /* Looks up 'key'; if an earlier statement computed it, the results of
    'st' become that one's and true is returned; else 'st' is recorded. */
-static bool common(Simp *s, Map *avail, const char *key, LcuStmt *st) {
-  LcuStmt *old = map_get(avail, key);
+static bool common(Simp *s, const char *key, LcuStmt *st) {
+  LcuStmt *old = avail_get(s, key);
   if (old && old->results.len == st->results.len) {
     for (int i = 0; i < st->results.len; i++)
       replace(s, st->results.data[i], lcu_atom_var(old->results.data[i]));
     return true;
   }
-  map_put(avail, key, st);
+  avail_put(s, key, st, old);
   return false;
 }
 
 /* Simplifies scalar statement 'st'; true if it goes. */
-static bool simp_scalar(Simp *s, LcuStmt *st, Map *avail) {
+static bool simp_scalar(Simp *s, LcuStmt *st) {
   LcuVar *r = st->results.data[0];
   FlatAtom c[3];
   bool constant = st->args.len > 0;
@@ -713,11 +748,11 @@ static bool simp_scalar(Simp *s, LcuStmt *st, Map *avail) {
     replace(s, r, same);
     return true;
   }
-  return common(s, avail, key_of(xprintf("s%d", (int)st->op), &st->args), st);
+  return common(s, key_of(s, 's', NULL, (int)st->op, &st->args), st);
 }
 
 /* Simplifies length statement 'st'; true if it goes. */
-static bool simp_length(Simp *s, LcuStmt *st, Map *avail) {
+static bool simp_length(Simp *s, LcuStmt *st) {
   LcuVar *r = st->results.data[0];
   for (;;) {
     LcuAtom *a = st->args.data[0];
@@ -748,11 +783,11 @@ static bool simp_length(Simp *s, LcuStmt *st, Map *avail) {
     }
     break;
   }
-  return common(s, avail, key_of(xprintf("l%d", (int)st->length), &st->args), st);
+  return common(s, key_of(s, 'l', NULL, (int)st->length, &st->args), st);
 }
 
 /* Simplifies run 'st'; true if it goes. */
-static bool simp_run(Simp *s, LcuStmt *st, Map *avail) {
+static bool simp_run(Simp *s, LcuStmt *st) {
   const LcuKernel *k = st->kernel;
   /* seg_lengths(make_segdes(v)) is v: make_segdes checked that the
      lengths are not negative, and the sd keeps them as they were */
@@ -780,12 +815,12 @@ static bool simp_run(Simp *s, LcuStmt *st, Map *avail) {
   }
   if (draws_random(k))
     return false;
-  return common(s, avail, key_of(xprintf("r%s", k->name), &st->args), st);
+  return common(s, key_of(s, 'r', k->name, -1, &st->args), st);
 }
 
-static void simp_block(Simp *s, LcuBlock *b, Map *avail) {
+static void simp_block(Simp *s, LcuBlock *b) {
   Vec out = {0};
-  simp_stmts(s, &b->stmts, &out, avail);
+  simp_stmts(s, &b->stmts, &out);
   b->stmts = out;
   subst_atoms(s, &b->results);
 }
@@ -795,12 +830,12 @@ static bool empty(const LcuBlock *b) { return b->stmts.len == 0; }
 
 /* Simplifies `if` 'st' into 'out'; its nested blocks see the expressions
    available before it. */
-static void simp_if(Simp *s, LcuStmt *st, Vec *out, Map *avail) {
+static void simp_if(Simp *s, LcuStmt *st, Vec *out) {
   LcuAtom *c = st->args.data[0];
   if (!c->var && c->constant.kind == FA_BOOL) {
     /* the branch it takes, in its place */
     LcuBlock *taken = c->constant.u.b ? st->then : st->els;
-    simp_stmts(s, &taken->stmts, out, avail);
+    simp_stmts(s, &taken->stmts, out);
     subst_atoms(s, &taken->results);
     for (int i = 0; i < st->results.len; i++)
       replace(s, st->results.data[i], taken->results.data[i]);
@@ -809,11 +844,13 @@ static void simp_if(Simp *s, LcuStmt *st, Vec *out, Map *avail) {
   }
   /* inside a branch the condition is known: an `if` on it there (an
      inlined function's test for an empty context, repeated) folds */
-  Map then_avail = map_copy(avail), else_avail = map_copy(avail);
+  int mark = s->undo.len;
   ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
-  simp_block(s, st->then, &then_avail);
+  simp_block(s, st->then);
+  avail_undo(s, mark);
   ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
-  simp_block(s, st->els, &else_avail);
+  simp_block(s, st->els);
+  avail_undo(s, mark);
   ptrmap_put(&s->subst, c->var, NULL);
   if (empty(st->then) && empty(st->els)) {
     /* both branches give the same atoms: so does the if */
@@ -832,27 +869,28 @@ static void simp_if(Simp *s, LcuStmt *st, Vec *out, Map *avail) {
   vec_push(out, st);
 }
 
-static void simp_stmts(Simp *s, const Vec *in, Vec *out, Map *avail) {
+static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
   for (int i = 0; i < in->len; i++) {
     LcuStmt *st = in->data[i];
     subst_atoms(s, &st->args);
     bool gone = false;
     switch (st->kind) {
     case LS_SCALAR:
-      gone = simp_scalar(s, st, avail);
+      gone = simp_scalar(s, st);
       break;
     case LS_LENGTH:
-      gone = simp_length(s, st, avail);
+      gone = simp_length(s, st);
       break;
     case LS_RUN:
-      gone = simp_run(s, st, avail);
+      gone = simp_run(s, st);
       break;
     case LS_IF:
-      simp_if(s, st, out, avail);
+      simp_if(s, st, out);
       continue;
     case LS_TIME: {
-      Map inner = map_copy(avail);
-      simp_block(s, st->body, &inner);
+      int mark = s->undo.len;
+      simp_block(s, st->body);
+      avail_undo(s, mark);
       break;
     }
     default:
@@ -865,26 +903,29 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out, Map *avail) {
 
 /* ---- dead code ---- */
 
-static void count_atoms(const Vec *atoms, PtrMap *uses) {
+/* Adds 'by' to the count of each variable of 'atoms' in 'uses'. */
+static void count_atoms(const Vec *atoms, PtrMap *uses, intptr_t by) {
   for (int i = 0; i < atoms->len; i++) {
     const LcuAtom *a = atoms->data[i];
     if (a->var) {
       void **n = ptrmap_slot(uses, a->var, true);
-      *n = (void *)((intptr_t)*n + 1);
+      *n = (void *)((intptr_t)*n + by);
     }
   }
 }
 
-static void count_uses(const LcuBlock *b, PtrMap *uses) {
+/* The reads of 'b' and of its nested blocks, counted ('by' 1) or taken
+   off (-1, for a statement that goes). */
+static void count_uses(const LcuBlock *b, PtrMap *uses, intptr_t by) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *st = b->stmts.data[i];
-    count_atoms(&st->args, uses);
+    count_atoms(&st->args, uses, by);
     const LcuBlock *nested[3] = {st->then, st->els, st->body};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        count_uses(nested[k], uses);
+        count_uses(nested[k], uses, by);
   }
-  count_atoms(&b->results, uses);
+  count_atoms(&b->results, uses, by);
 }
 
 /* True if statement 'st' could go when its results are unused (and it
@@ -911,24 +952,36 @@ static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
   return true;
 }
 
-/* Drops the dead statements of 'b' (and of its nested blocks); true if
-   any went. */
-static bool sweep(Simp *s, LcuBlock *b, const PtrMap *uses) {
+/* Drops the dead statements of 'b' (and of its nested blocks), last
+   first: every read of a variable comes after its statement, so by the
+   time a statement is reached, what reads its results has been decided,
+   and a statement that goes takes its reads off 'uses'.  One sweep
+   drops what sweeping again until nothing goes would (there are no
+   cycles; whether a statement has an effect does not change as others
+   without one go); true if any went. */
+static bool sweep(Simp *s, LcuBlock *b, PtrMap *uses) {
   bool changed = false;
-  int out = 0;
-  for (int i = 0; i < b->stmts.len; i++) {
+  int out = b->stmts.len;
+  for (int i = b->stmts.len - 1; i >= 0; i--) {
     LcuStmt *st = b->stmts.data[i];
-    const LcuBlock *nested[3] = {st->then, st->els, st->body};
+    LcuBlock *nested[3] = {st->body, st->els, st->then};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        changed |= sweep(s, (LcuBlock *)nested[k], uses);
+        changed |= sweep(s, nested[k], uses);
     if (may_go(st) && results_unused(st, uses) && !fus_stmt_effects(s->facts, st)) {
+      count_atoms(&st->args, uses, -1);
+      for (int k = 0; k < 3; k++)
+        if (nested[k])
+          count_uses(nested[k], uses, -1);
       changed = true;
       continue;
     }
-    b->stmts.data[out++] = st;
+    b->stmts.data[--out] = st;
   }
-  b->stmts.len = out;
+  /* the statements kept, moved down to the start, in order */
+  int kept = b->stmts.len - out;
+  memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
+  b->stmts.len = kept;
   return changed;
 }
 
@@ -952,30 +1005,27 @@ static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
    none, and filling the facts of a whole body is what a round costs
    most. */
 static void drop_dead(Simp *s, LcuBlock *body) {
-  for (bool first = true;; first = false) {
-    PtrMap uses = {0};
-    count_uses(body, &uses);
-    if (first) {
-      if (!has_unused(body, &uses))
-        return;
-      fus_fill_facts(body, s->facts);
-    }
-    if (!sweep(s, body, &uses))
-      return;
+  PtrMap uses = {0};
+  count_uses(body, &uses, 1);
+  if (!has_unused(body, &uses))
+    return;
+  fus_fill_facts(body, s->facts);
+  if (sweep(s, body, &uses))
     s->changed = true;
-  }
 }
 
 /* ---- the pass ---- */
 
 static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
+  FusFacts facts = {0};
+  Map avail = {0}; /* each round's, emptied for the next */
   for (int round = 0; round < 64; round++) {
-    FusFacts facts;
     fus_fill_facts(body, &facts);
-    Simp s = {p, &facts, {0}, false, kernels};
+    map_clear(&avail);
+    Simp s = {.p = p, .facts = &facts, .kernels = kernels, .avail = avail};
     s.changed = simp_kernels(p);
-    Map avail = {0};
-    simp_block(&s, body, &avail);
+    simp_block(&s, body);
+    avail = s.avail;
     drop_dead(&s, body);
     if (!s.changed)
       return;

@@ -25,13 +25,15 @@
 
 /* ---- variables and atoms ---- */
 
-/* "hint_id", or "xid", interned.  Written on the stack, not by printf:
-   every new variable is named, and interning copies the name anyway. */
+/* "hint_id", or "xid".  Written on the stack, not by printf: every new
+   variable is named.  Not interned: the id makes each name new, and
+   nothing compares them by address (the table of interned names grew
+   to megabytes for them). */
 static const char *new_var_name(const char *hint, int id) {
   char name[128];
   size_t len = hint ? strlen(hint) : 0;
   if (len > sizeof name - FORMAT_INT_SIZE - 2)
-    return intern(hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id));
+    return hint ? xprintf("%s_%d", hint, id) : xprintf("x%d", id);
   char *at = name;
   if (hint) {
     memcpy(at, hint, len);
@@ -40,8 +42,8 @@ static const char *new_var_name(const char *hint, int id) {
   } else {
     *at++ = 'x';
   }
-  format_int(at, id);
-  return intern(name);
+  at += format_int(at, id);
+  return xstrndup(name, (size_t)(at - name));
 }
 
 LcuVar *lcu_new_var(LcuProgram *p, LcuType t, const char *hint) {
@@ -473,34 +475,105 @@ LcuKernel *lcu_kb_finish(LcuKernelBuilder *kb, LcuSoac *s) {
 
 /* ---- interning ---- */
 
+/* The numbers of a text's variables, by first appearance: a table kept
+   from text to text, its entries of older texts ignored (their 'text'
+   is not the current one), so that starting a text clears nothing.
+   Linear probing stays sound: a current entry was placed past current
+   entries only. */
+typedef struct VarNumber {
+  const LcuVar *var;
+  int number; /* from 1 */
+  unsigned text;
+} VarNumber;
+
 typedef struct Canon {
-  Buf b;
-  PtrMap seen; /* LcuVar -> its number + 1, by first appearance */
-  int nseen;
-  Loc soac;    /* the location of the SOAC being written */
+  Buf *b;
+  VarNumber *numbers;
+  int cap, nseen;
+  unsigned text; /* the current text's number */
+  Loc soac;      /* the location of the SOAC being written */
 } Canon;
 
-/* 'before', the number, 'after': the text is written without printf
-   (but for floats), since kernels are interned by it thousands of times
-   a compilation. */
-static void canon_int(Canon *c, const char *before, int64_t i, const char *after) {
-  buf_puts(&c->b, before);
-  buf_put_int(&c->b, i);
-  buf_puts(&c->b, after);
+/* One writer, its buffer and table reused by every text: kernels are
+   interned thousands of times a compilation, and most are repeats,
+   whose text is only looked up. */
+static Buf canon_text;
+static Canon canon = {&canon_text, NULL, 0, 0, 0, {0}};
+
+/* The number of 'v' in the current text, given at its first appearance. */
+static int var_number(Canon *c, const LcuVar *v) {
+  if (2 * (c->nseen + 1) > c->cap) {
+    VarNumber *old = c->numbers;
+    int old_cap = c->cap;
+    c->cap = old_cap ? 2 * old_cap : 64;
+    c->numbers = xmalloc(sizeof(VarNumber) * (size_t)c->cap);
+    for (int i = 0; i < old_cap; i++)
+      if (old[i].var && old[i].text == c->text) {
+        uint64_t mask = (uint64_t)c->cap - 1, j = ptr_hash(old[i].var) & mask;
+        while (c->numbers[j].var)
+          j = (j + 1) & mask;
+        c->numbers[j] = old[i];
+      }
+  }
+  uint64_t mask = (uint64_t)c->cap - 1;
+  for (uint64_t i = ptr_hash(v) & mask;; i = (i + 1) & mask) {
+    VarNumber *e = &c->numbers[i];
+    if (e->text != c->text || !e->var) {
+      *e = (VarNumber){v, ++c->nseen, c->text};
+      return e->number;
+    }
+    if (e->var == v)
+      return e->number;
+  }
+}
+
+/* Room for 'n' more bytes at the end of the text: where they go. */
+static inline char *canon_room(Canon *c, size_t n) {
+  Buf *b = c->b;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->len + n + 1)
+      cap *= 2;
+    char *data = xmalloc_atomic(cap);
+    memcpy(data, b->data, b->len);
+    b->data = data;
+    b->cap = cap;
+  }
+  return b->data + b->len;
+}
+
+/* Appends 'n' bytes of 's'. */
+static inline void canon_put(Canon *c, const char *s, size_t n) {
+  memcpy(canon_room(c, n), s, n);
+  c->b->len += n;
+}
+
+static inline void canon_puts(Canon *c, const char *s) { canon_put(c, s, strlen(s)); }
+static inline void canon_putc(Canon *c, char ch) { canon_put(c, &ch, 1); }
+
+/* 'before', the number, 'after', in one step: the text is written
+   without printf (but for floats), since kernels are interned by it
+   thousands of times a compilation. */
+static inline void canon_int(Canon *c, const char *before, int64_t i, const char *after) {
+  size_t nb = strlen(before), na = strlen(after);
+  char *start = canon_room(c, nb + FORMAT_INT_SIZE + na), *at = start;
+  memcpy(at, before, nb);
+  at += nb;
+  at += format_int(at, i);
+  memcpy(at, after, na);
+  at += na;
+  c->b->len += (size_t)(at - start);
 }
 
 static void canon_var(Canon *c, const LcuVar *v) {
-  void **slot = ptrmap_slot(&c->seen, v, true);
-  if (!*slot)
-    *slot = (void *)(intptr_t)++c->nseen;
-  canon_int(c, "v", (intptr_t)*slot - 1, ":");
-  buf_puts(&c->b, lcu_type_name(v->type));
-  buf_putc(&c->b, ' ');
+  canon_int(c, "v", var_number(c, v) - 1, ":");
+  canon_puts(c, lcu_type_name(v->type));
+  canon_putc(c, ' ');
 }
 
 static void canon_constant(Canon *c, const FlatAtom *a) {
   if (a->kind == FA_FLOAT)
-    buf_printf(&c->b, "f%a ", a->u.f);
+    canon_puts(c, xprintf("f%a ", a->u.f));
   else {
     canon_int(c, "k", a->kind, "/");
     canon_int(c, "", a->kind == FA_INT ? a->u.i : a->kind == FA_BOOL ? a->u.b : (unsigned char)a->u.c, " ");
@@ -512,10 +585,10 @@ static void canon_constant(Canon *c, const FlatAtom *a) {
    collector put a Source). */
 static void canon_loc(Canon *c, Loc loc) {
   if (lcu_loc_equal(loc, c->soac))
-    buf_puts(&c->b, "= ");
+    canon_puts(c, "= ");
   else {
-    buf_putc(&c->b, '@');
-    buf_puts(&c->b, loc.src ? loc.src->name : "");
+    canon_putc(c, '@');
+    canon_puts(c, loc.src ? loc.src->name : "");
     canon_int(c, ":", loc.line, "");
     canon_int(c, ":", loc.col, " ");
   }
@@ -526,9 +599,9 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   canon_int(c, "", e->type, " ");
   canon_loc(c, e->loc);
   if (e->lib_fn) {
-    buf_puts(&c->b, "from ");
-    buf_puts(&c->b, e->lib_fn);
-    buf_putc(&c->b, ' ');
+    canon_puts(c, "from ");
+    canon_puts(c, e->lib_fn);
+    canon_putc(c, ' ');
   }
   switch (e->kind) {
   case LE_VAR:
@@ -548,46 +621,46 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   }
   for (int i = 0; i < e->nargs; i++)
     canon_exp(c, e->args[i]);
-  buf_putc(&c->b, ')');
+  canon_putc(c, ')');
 }
 
 static void canon_thunk(Canon *c, const LcuThunk *t) {
   if (!t) {
-    buf_puts(&c->b, "{}");
+    canon_puts(c, "{}");
     return;
   }
-  buf_putc(&c->b, '{');
+  canon_putc(c, '{');
   for (int i = 0; i < t->params.len; i++)
     canon_var(c, t->params.data[i]);
-  buf_puts(&c->b, "=>");
+  canon_puts(c, "=>");
   for (int i = 0; i < t->lets.len; i++) {
     const LcuLet *l = t->lets.data[i];
-    buf_puts(&c->b, "let ");
+    canon_puts(c, "let ");
     canon_var(c, l->var);
     canon_exp(c, l->value);
   }
   for (int i = 0; i < t->body.len; i++)
     canon_exp(c, t->body.data[i]);
-  buf_puts(&c->b, "using ");
+  canon_puts(c, "using ");
   for (int i = 0; i < t->using.len; i++)
     canon_var(c, t->using.data[i]);
-  buf_putc(&c->b, '}');
+  canon_putc(c, '}');
 }
 
 /* A layout as text: kernels over datatypes of equal fields but other
    names hash differently, so they are not equal. */
 static void canon_layout(Canon *c, const RtLayout *l) {
-  buf_printf(&c->b, "L%d", (int)l->kind);
+  canon_int(c, "L", (int)l->kind, "");
   if (l->name)
-    buf_printf(&c->b, "%s", l->name);
-  buf_putc(&c->b, '(');
+    canon_puts(c, l->name);
+  canon_putc(c, '(');
   if (l->fst)
     canon_layout(c, l->fst);
   if (l->snd)
     canon_layout(c, l->snd);
   if (l->elem)
     canon_layout(c, l->elem);
-  buf_putc(&c->b, ')');
+  canon_putc(c, ')');
 }
 
 static void canon_soac(Canon *c, const LcuSoac *s) {
@@ -598,7 +671,7 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
   canon_int(c, "", s->lifted, " ");
   if (s->elem_type) {
     TypeNamer nm = {0};
-    buf_puts(&c->b, type_to_string(&nm, s->elem_type));
+    canon_puts(c, type_to_string(&nm, s->elem_type));
   }
   if (s->layout)
     canon_layout(c, s->layout);
@@ -607,13 +680,13 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
   canon_thunk(c, s->pull);
   canon_thunk(c, s->second);
   for (int r = 0; r < s->identity.len; r++) {
-    buf_puts(&c->b, "id ");
+    canon_puts(c, "id ");
     canon_constant(c, s->identity.data[r]);
   }
   if (s->size.var)
     canon_var(c, s->size.var);
   else if (s->size.length) {
-    buf_putc(&c->b, '#');
+    canon_putc(c, '#');
     canon_var(c, s->size.length);
   } else {
     canon_int(c, "n", s->size.value, " ");
@@ -626,24 +699,31 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
     canon_var(c, s->args.data[a]);
 }
 
-char *lcu_kernel_canonical(const LcuKernel *k) {
-  Canon c = {0};
+const char *lcu_kernel_key(const LcuKernel *k) {
+  Canon *c = &canon;
+  c->b->len = 0;
+  c->nseen = 0;
+  c->text++;
+  c->soac = (Loc){0};
   for (int i = 0; i < k->params.len; i++)
-    canon_var(&c, k->params.data[i]);
+    canon_var(c, k->params.data[i]);
   for (int i = 0; i < k->soacs.len; i++)
-    canon_soac(&c, k->soacs.data[i]);
-  buf_puts(&c.b, "->");
+    canon_soac(c, k->soacs.data[i]);
+  canon_puts(c, "->");
   for (int i = 0; i < k->results.len; i++)
-    canon_var(&c, k->results.data[i]);
-  return buf_str(&c.b);
+    canon_var(c, k->results.data[i]);
+  canon_putc(c, '\0');
+  return c->b->data;
 }
 
+char *lcu_kernel_canonical(const LcuKernel *k) { return xstrdup(lcu_kernel_key(k)); }
+
 LcuKernel *lcu_intern_kernel(LcuKernelTable *t, LcuProgram *p, LcuKernel *k) {
-  char *key = lcu_kernel_canonical(k);
+  const char *key = lcu_kernel_key(k);
   LcuKernel *old = map_get(&t->by_text, key);
   if (old)
     return old;
-  map_put(&t->by_text, key, k);
+  map_put(&t->by_text, xstrdup(key), k);
   lcu_add_kernel(p, k);
   return k;
 }
@@ -691,51 +771,61 @@ static bool safe_scalar(const LcuStmt *s) {
   }
 }
 
-/* One sweep over 'b' and its nested blocks; returns whether anything
-   was dropped. */
-static bool drop_dead_once(LcuBlock *b, const PtrMap *uses, const PtrMap *droppable) {
-  bool changed = false;
-  int out = 0;
-  for (int i = 0; i < b->stmts.len; i++) {
+/* Drops the dead statements of 'b' and its nested blocks, last first:
+   every read of a variable comes after its statement, so by the time a
+   statement is reached, what reads its results has been decided, and a
+   statement that goes takes its reads off 'uses'.  One sweep gives what
+   sweeping to a fixpoint gives (the statements that go are those no
+   statement that stays depends on; there are no cycles), without
+   counting the uses again for each sweep. */
+static void drop_dead_block(LcuBlock *b, PtrMap *uses, const PtrMap *droppable) {
+  int out = b->stmts.len;
+  for (int i = b->stmts.len - 1; i >= 0; i--) {
     LcuStmt *s = b->stmts.data[i];
-    if (s->then)
-      changed |= drop_dead_once(s->then, uses, droppable);
-    if (s->els)
-      changed |= drop_dead_once(s->els, uses, droppable);
     if (s->body)
-      changed |= drop_dead_once(s->body, uses, droppable);
+      drop_dead_block(s->body, uses, droppable);
+    if (s->els)
+      drop_dead_block(s->els, uses, droppable);
+    if (s->then)
+      drop_dead_block(s->then, uses, droppable);
     bool unused = s->results.len > 0;
     for (int k = 0; k < s->results.len; k++)
       unused &= !ptrmap_get(uses, s->results.data[k]);
     bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
                 (s->kind == LS_RUN && ptrmap_get(droppable, s));
-    if (unused && pure)
-      changed = true;
-    else
-      b->stmts.data[out++] = s;
+    if (unused && pure) {
+      for (int k = 0; k < s->args.len; k++) { /* (a pure statement has no nested block) */
+        const LcuAtom *a = s->args.data[k];
+        if (a->var) {
+          void **n = ptrmap_slot(uses, a->var, true);
+          *n = (void *)((intptr_t)*n - 1);
+        }
+      }
+      continue;
+    }
+    b->stmts.data[--out] = s;
   }
-  b->stmts.len = out;
-  return changed;
+  /* the statements kept, moved down to the start, in order */
+  int kept = b->stmts.len - out;
+  memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
+  b->stmts.len = kept;
 }
 
 /* The uses are counted per function (or top-level block): a CPU
    variable is bound and read within one. */
-static void drop_dead_block(LcuBlock *b, const PtrMap *droppable) {
-  for (;;) {
-    PtrMap uses = {0};
-    count_uses(b, &uses);
-    if (!drop_dead_once(b, &uses, droppable))
-      return;
-  }
+static void drop_dead_body(LcuBlock *b, const PtrMap *droppable) {
+  PtrMap uses = {0};
+  count_uses(b, &uses);
+  drop_dead_block(b, &uses, droppable);
 }
 
 void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable) {
   for (int i = 0; i < p->funcs.len; i++)
-    drop_dead_block(((LcuFunc *)p->funcs.data[i])->body, droppable);
+    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      drop_dead_block(t->body, droppable);
+      drop_dead_body(t->body, droppable);
   }
 }
 

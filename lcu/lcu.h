@@ -476,6 +476,9 @@ LcuKernel *lcu_kb_finish(LcuKernelBuilder *kb, LcuSoac *s);
    their SOAC's (lcu_error_loc), so that two kernels have one text when
    they differ only in their variables and in where they were made. */
 char *lcu_kernel_canonical(const LcuKernel *k);
+/* The same text in a buffer of build.c's, good until the next call: for
+   a lookup, which copies it only to keep it. */
+const char *lcu_kernel_key(const LcuKernel *k);
 /* Kernels by canonical text: each distinct kernel made once. */
 typedef struct LcuKernelTable {
   Map by_text; /* canonical text -> LcuKernel * */
@@ -567,12 +570,15 @@ LcuThunk *lcu_merge_maps(LcuProgram *p, const LcuSoac *producer, const LcuSoac *
    values in lets. */
 bool lcu_compose_shares(const LcuSoac *producer, const LcuThunk *consumer);
 
-/* A CPU-level block as common/liveness.c sees it. */
-LiveBlock *lcu_live_block(const LcuBlock *b);
+/* A CPU-level block as common/liveness.c sees it; with 'memo' (LcuBlock
+   -> LiveBlock *, or NULL for none), each block is described once for a
+   caller that asks for a block's nested blocks after it. */
+LiveBlock *lcu_live_block(const LcuBlock *b, PtrMap *memo);
 /* Last uses in 'b' (live_last_reads): for each statement of 'b', the
    variables of 'params' and of b's statements' results that die after
-   it.  The interpreter frees values by it; code generation will too. */
-Vec *lcu_last_uses(const LcuBlock *b, const Vec *params);
+   it.  The interpreter frees values by it; code generation does too
+   ('memo': lcu_live_block's). */
+Vec *lcu_last_uses(const LcuBlock *b, const Vec *params, PtrMap *memo);
 
 /* Def-use chains of one CPU-level block. */
 typedef struct LcuDefUse {

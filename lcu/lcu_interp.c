@@ -1579,7 +1579,7 @@ static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params) {
   if (*done)
     return;
   *done = (void *)1;
-  Vec *dead = lcu_last_uses(b, params);
+  Vec *dead = lcu_last_uses(b, params, NULL);
   for (int i = 0; i < b->stmts.len; i++) {
     for (int k = 0; k < dead[i].len; k++) {
       const LcuVar *v = dead[i].data[k];

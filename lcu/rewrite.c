@@ -483,7 +483,10 @@ static void atom_reads(Vec *reads, const Vec *atoms) {
   }
 }
 
-LiveBlock *lcu_live_block(const LcuBlock *b) {
+LiveBlock *lcu_live_block(const LcuBlock *b, PtrMap *memo) {
+  void **known = memo ? ptrmap_slot(memo, b, true) : NULL;
+  if (known && *known)
+    return *known;
   LiveBlock *lb = NEW(LiveBlock);
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
@@ -492,15 +495,19 @@ LiveBlock *lcu_live_block(const LcuBlock *b) {
     const LcuBlock *nested[3] = {s->then, s->els, s->body};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        vec_push(&ls->blocks, lcu_live_block(nested[k]));
+        vec_push(&ls->blocks, lcu_live_block(nested[k], memo));
     ls->binds = s->results;
     vec_push(&lb->stmts, ls);
   }
   atom_reads(&lb->reads, &b->results);
+  if (memo)
+    *ptrmap_slot(memo, b, true) = lb; /* (the slot may have moved) */
   return lb;
 }
 
-Vec *lcu_last_uses(const LcuBlock *b, const Vec *params) { return live_last_reads(lcu_live_block(b), params); }
+Vec *lcu_last_uses(const LcuBlock *b, const Vec *params, PtrMap *memo) {
+  return live_last_reads(lcu_live_block(b, memo), params);
+}
 
 /* Records that statement 's' (of the block analysed) reads 'atoms'. */
 static void add_uses(LcuDefUse *du, const LcuStmt *s, const Vec *atoms) {

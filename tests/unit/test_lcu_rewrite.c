@@ -499,7 +499,7 @@ static void test_last_uses(void **state) {
   LcuStmt *s3 = scalar(b, FLAT_ADD, lcu_atom_var(c), lcu_atom_int(1), &e);
   lcu_block_return(b, lcu_atom_var(e));
 
-  Vec *dead = lcu_last_uses(b, &params);
+  Vec *dead = lcu_last_uses(b, &params, NULL);
   /* after 0: p (read last there) and the unread parameter */
   assert_int_equal(dead[0].len, 2);
   assert_ptr_equal(dead[0].data[0], p);
@@ -514,7 +514,7 @@ static void test_last_uses(void **state) {
   assert_int_equal(dead[3].len, 1);
   assert_ptr_equal(dead[3].data[0], c);
   /* the branch, analysed on its own: d is its result, a and q are not its own */
-  Vec *inner = lcu_last_uses(then, NULL);
+  Vec *inner = lcu_last_uses(then, NULL, NULL);
   assert_int_equal(inner[0].len, 0);
 
   LcuDefUse du;
