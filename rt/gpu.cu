@@ -26,6 +26,12 @@ static_assert(sizeof(rtg::ErrorSlot) <= ERROR_ROOM, "the error record fits befor
 static unsigned char *device_results; /* ERROR_ROOM + RESULT_BYTES bytes */
 static RtKernelError *error_slot;     /* device_results' first bytes */
 static unsigned char *readback;       /* ERROR_ROOM + RESULT_BYTES + READBACK_BYTES bytes */
+/* Pinned memory that small copies to the device go through
+   (copy_to_device): STAGE_SLOTS slots of STAGE_BYTES, each with the event
+   that says when its last copy is done. */
+enum { STAGE_SLOTS = 64, STAGE_BYTES = 64 * 1024 };
+static char *stage_memory;
+static cudaEvent_t stage_done[STAGE_SLOTS];
 
 /* A CUDA error in the runtime itself: the statement stops with it. */
 static void check(cudaError_t e, const char *what) {
@@ -430,10 +436,16 @@ void rtg_init(const RtSite *sites) {
      compute-sanitizer's initcheck asks) */
   if (cudaMalloc((void **)&device_results, ERROR_ROOM + RESULT_BYTES) != cudaSuccess ||
       cudaHostAlloc((void **)&readback, ERROR_ROOM + RESULT_BYTES + READBACK_BYTES, cudaHostAllocDefault) !=
-          cudaSuccess) {
+          cudaSuccess ||
+      cudaHostAlloc((void **)&stage_memory, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess) {
     fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
     exit(1);
   }
+  for (int i = 0; i < STAGE_SLOTS; i++)
+    if (cudaEventCreateWithFlags(&stage_done[i], cudaEventDisableTiming) != cudaSuccess) {
+      fprintf(stderr, "error: CUDA device %d: cannot make an event\n", dev);
+      exit(1);
+    }
   cudaMemset(device_results, 0, ERROR_ROOM + RESULT_BYTES);
   error_slot = (RtKernelError *)device_results;
   rtg::ErrorSlot none = {RT_NO_ERROR, 0};
@@ -820,26 +832,8 @@ RtValue *rtg_to_host(RtValue *v) {
    the host copies the bytes into the next slot, the slot's copy to the
    device is queued, and an event recorded after it says when the slot may
    be filled again; by the time the ring comes round it nearly always may. */
-enum { STAGE_SLOTS = 64, STAGE_BYTES = 64 * 1024 };
-static char *stage_memory; /* STAGE_SLOTS * STAGE_BYTES pinned bytes; NULL until the first copy */
-static bool stage_unavailable; /* cudaHostAlloc failed: every copy waits, as before */
-static cudaEvent_t stage_done[STAGE_SLOTS];
 static bool stage_used[STAGE_SLOTS];
 static int stage_next;
-
-static bool stage_ready(void) {
-  if (stage_memory || stage_unavailable)
-    return stage_memory != NULL;
-  if (cudaHostAlloc((void **)&stage_memory, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess) {
-    cudaGetLastError(); /* not the program's error */
-    stage_memory = NULL;
-    stage_unavailable = true;
-    return false;
-  }
-  for (int i = 0; i < STAGE_SLOTS; i++)
-    check(cudaEventCreateWithFlags(&stage_done[i], cudaEventDisableTiming), "making an event");
-  return true;
-}
 
 /* Queues a copy of 'bytes' bytes at host address 'src' to 'dst' on the
    device.  True: the bytes were taken at once (staged), so 'src' may be
@@ -848,7 +842,7 @@ static bool stage_ready(void) {
 static bool copy_to_device(void *dst, const void *src, size_t bytes) {
   if (bytes == 0)
     return true;
-  if (bytes > STAGE_BYTES || !stage_ready()) {
+  if (bytes > STAGE_BYTES) {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream), "a copy to the device");
     return false;
   }
@@ -910,29 +904,22 @@ static size_t data_bytes(const RtValue *v) { return rt_base_size(v->type.base) *
    moves once each way, not at every turn. */
 static RtValue *new_mirror(const RtValue *v) {
   RtValue *m = (RtValue *)rt_alloc(sizeof(RtValue));
-  m->type = v->type;
-  m->len = v->len;
+  *m = *v;
   m->refs = 1;
-  m->total = v->total;
-  m->device = v->device;
-  m->data.any = v->type.kind == RT_VEC ? v->data.any : NULL;
-  m->lengths = v->lengths;
-  m->offsets = v->offsets;
-  m->ids = v->ids;
+  m->mirror = NULL;
   return m;
 }
 
-/* 'v' takes its mirror's memory and side, the mirror 'v''s. */
+/* 'v' takes its mirror's memory and side, the mirror 'v''s (a segdes's
+   data pointer is NULL on both sides). */
 static void swap_sides(RtValue *v) {
   RtValue *m = v->mirror, old = *v;
-  if (v->type.kind == RT_VEC)
-    v->data.any = m->data.any;
+  v->data = m->data;
   v->lengths = m->lengths;
   v->offsets = m->offsets;
   v->ids = m->ids;
   v->device = m->device;
-  if (v->type.kind == RT_VEC)
-    m->data.any = old.data.any;
+  m->data = old.data;
   m->lengths = old.lengths;
   m->offsets = old.offsets;
   m->ids = old.ids;
