@@ -17,15 +17,19 @@ static cudaStream_t stream;
 static int sm_count = 128; /* rtg_sm_count */
 static unsigned *ticket; /* rtg_ticket */
 static const RtSite *program_sites;
-/* What the host reads back (finish_reads).  On the device: the error
-   record (an rtg::ErrorSlot), then the slots that skeletons write their
-   one value into (rtg_result_slot), copied back together.  In pinned host
-   memory: their copy, then the values of other reads (queue_read). */
-enum { ERROR_ROOM = 64, RESULT_BYTES = 16 * 1024, READBACK_BYTES = 256 * 1024, MOST_READS = 64 };
-static_assert(sizeof(rtg::ErrorSlot) <= ERROR_ROOM, "the error record fits before the results");
-static unsigned char *device_results; /* ERROR_ROOM + RESULT_BYTES bytes */
-static RtKernelError *error_slot;     /* device_results' first bytes */
-static unsigned char *readback;       /* ERROR_ROOM + RESULT_BYTES + READBACK_BYTES bytes */
+/* What the host reads back (finish_reads).  The error record
+   (an rtg::ErrorSlot) on the device.  In pinned host memory that kernels
+   write through (mapped): the record's 'raised' flag, then the slots that
+   skeletons write their one value into (rtg_result_slot), so that a wait
+   for the stream leaves them on the host with no copy.  In pinned memory
+   too: the values of other reads (queue_read). */
+enum { RAISED_ROOM = 16, RESULT_BYTES = 16 * 1024, READBACK_BYTES = 256 * 1024, MOST_READS = 64 };
+static RtKernelError *error_slot; /* the device's rtg::ErrorSlot */
+static unsigned char *mapped;     /* RAISED_ROOM + RESULT_BYTES bytes, the host's view */
+static unsigned char *mapped_dev; /* the same bytes, the device's view */
+static volatile int *raised;      /* mapped's first bytes */
+static unsigned char *readback;   /* READBACK_BYTES bytes */
+static void clear_error_slot(void);
 /* Pinned memory that small copies to the device go through
    (copy_to_device): STAGE_SLOTS slots of STAGE_BYTES, each with the event
    that says when its last copy is done. */
@@ -432,11 +436,11 @@ void rtg_init(const RtSite *sites) {
   }
   rt_device_free = device_free;
   /* the result slots zeroed once: a kernel writes a value's fields, and
-     its padding, read back with it, is then initialized memory (what
-     compute-sanitizer's initcheck asks) */
-  if (cudaMalloc((void **)&device_results, ERROR_ROOM + RESULT_BYTES) != cudaSuccess ||
-      cudaHostAlloc((void **)&readback, ERROR_ROOM + RESULT_BYTES + READBACK_BYTES, cudaHostAllocDefault) !=
-          cudaSuccess ||
+     its padding, read back with it, is then initialized memory */
+  if (cudaMalloc((void **)&error_slot, sizeof(rtg::ErrorSlot)) != cudaSuccess ||
+      cudaHostAlloc((void **)&mapped, RAISED_ROOM + RESULT_BYTES, cudaHostAllocMapped) != cudaSuccess ||
+      cudaHostGetDevicePointer((void **)&mapped_dev, mapped, 0) != cudaSuccess ||
+      cudaHostAlloc((void **)&readback, READBACK_BYTES, cudaHostAllocDefault) != cudaSuccess ||
       cudaHostAlloc((void **)&stage_memory, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess) {
     fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
     exit(1);
@@ -446,10 +450,9 @@ void rtg_init(const RtSite *sites) {
       fprintf(stderr, "error: CUDA device %d: cannot make an event\n", dev);
       exit(1);
     }
-  cudaMemset(device_results, 0, ERROR_ROOM + RESULT_BYTES);
-  error_slot = (RtKernelError *)device_results;
-  rtg::ErrorSlot none = {RT_NO_ERROR, 0};
-  cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+  memset(mapped, 0, RAISED_ROOM + RESULT_BYTES);
+  raised = (volatile int *)mapped;
+  clear_error_slot();
   if (cudaMalloc((void **)&ticket, sizeof *ticket) != cudaSuccess) {
     fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
     exit(1);
@@ -695,9 +698,7 @@ static void queue_read(void *host, const void *dev, size_t n) {
   if (n == 0)
     return;
   if (nreads < MOST_READS && n <= READBACK_BYTES - readback_used) {
-    check(cudaMemcpyAsync(readback + ERROR_ROOM + RESULT_BYTES + readback_used, dev, n, cudaMemcpyDeviceToHost,
-                          stream),
-          "a copy to the host");
+    check(cudaMemcpyAsync(readback + readback_used, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
     reads[nreads].host = host;
     reads[nreads].at = readback_used;
     reads[nreads].n = n;
@@ -708,14 +709,23 @@ static void queue_read(void *host, const void *dev, size_t n) {
   check(cudaMemcpyAsync(host, dev, n, cudaMemcpyDeviceToHost, stream), "a copy to the host");
 }
 
-/* The error record after the kernels since the last wait: reported if a
-   kernel recorded one (the statement stops). */
-static void error_check(const RtKernelError *slot) {
-  RtKernelError rec = *slot;
+/* The device's error record emptied, its flag down. */
+static void clear_error_slot(void) {
+  *raised = 0;
+  rtg::ErrorSlot none = {RT_NO_ERROR, 0, (int *)mapped_dev};
+  cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
+}
+
+/* The error record after the kernels since the last wait, read when its
+   flag is up: reported if a kernel recorded one (the statement stops). */
+static void error_check(void) {
+  if (!*raised)
+    return;
+  RtKernelError rec;
+  check(cudaMemcpy(&rec, error_slot, sizeof rec, cudaMemcpyDeviceToHost), "reading the error record");
+  clear_error_slot();
   if (rec.index == INT64_MAX)
     return;
-  rtg::ErrorSlot none = {RT_NO_ERROR, 0};
-  cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
   /* the launch's number says where its `run` was, and in what context */
   static Launch failed;
   if (rec.run > 0 && rec.run <= nlaunches) {
@@ -736,24 +746,22 @@ static void error_check(const RtKernelError *slot) {
 static void finish_reads(void) {
   bool kernels = launched_since_sync;
   launched_since_sync = false;
-  size_t head = kernels || results_used ? ERROR_ROOM + results_used : 0;
+  bool results = results_used > 0;
   if (kernels)
     rt_stats.syncs++;
-  if (head)
-    check(cudaMemcpyAsync(readback, device_results, head, cudaMemcpyDeviceToHost, stream), "reading the results");
   int n = nreads;
   nreads = 0; /* before a failure below, which leaves the statement */
   readback_used = 0;
   results_used = 0;
-  if (head || n > 0) {
+  if (kernels || results || n > 0) {
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess)
       rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error: %s", cudaGetErrorString(e));
   }
   if (kernels)
-    error_check((const RtKernelError *)readback);
+    error_check();
   for (int i = 0; i < n; i++)
-    memcpy(reads[i].host, readback + ERROR_ROOM + RESULT_BYTES + reads[i].at, reads[i].n);
+    memcpy(reads[i].host, readback + reads[i].at, reads[i].n);
 }
 
 /* The wait after the kernels since the last one, if any. */
@@ -786,21 +794,21 @@ void *rtg_result_slot(size_t n) {
     rtg_zero(p, n);
     return p;
   }
-  void *p = device_results + ERROR_ROOM + results_used;
+  void *p = mapped_dev + RAISED_ROOM + results_used;
   results_used += room;
   return p;
 }
 
 void rtg_read_result(void *host, void *slot, size_t n) {
   unsigned char *p = (unsigned char *)slot;
-  if (p < device_results + ERROR_ROOM || p >= device_results + ERROR_ROOM + RESULT_BYTES) {
+  if (p < mapped_dev + RAISED_ROOM || p >= mapped_dev + RAISED_ROOM + RESULT_BYTES) {
     rtg_read(host, slot, n);
     rtg_free(slot);
     return;
   }
   double t0 = wait_start();
   finish_reads();
-  memcpy(host, readback + (p - device_results), n);
+  memcpy(host, mapped + (p - mapped_dev), n);
   wait_done(WAIT_READ, t0);
 }
 

@@ -36,10 +36,14 @@ template <class V> constexpr int ITEMS = sizeof(V) <= 16 ? 4 : sizeof(V) <= 48 ?
 /* ---- the error record ---- */
 
 /* The device's record: the error of the lowest element index (a lock
-   guards the rare write). */
+   guards the rare write).  'raised', in host memory that the device
+   writes through (mapped), becomes 1 with the first error: after a wait
+   the host reads the record itself only when it is set, so that a wait
+   after kernels that recorded nothing copies nothing back. */
 struct ErrorSlot {
   RtKernelError e;
   int lock;
+  int *raised;
 };
 
 __device__ inline void record(RtKernelError *r, RtKernelError e) {
@@ -52,6 +56,7 @@ __device__ inline void record(RtKernelError *r, RtKernelError e) {
     /* the other fields first, the index last: a reader that sees the
        index sees the rest (after the kernel, the host reads it all) */
     slot->e = e;
+    *(volatile int *)slot->raised = 1;
   }
   __threadfence();
   atomicExch(&slot->lock, 0);
@@ -242,7 +247,7 @@ template <class V, class Op> __global__ void reduce_final(const V *partial, int6
 }
 
 /* The slot a skeleton writes its one value into, for the host to read
-   (rtg_result_slot: it comes back with the error record, in one copy). */
+   (rtg_result_slot: host memory that the device writes through). */
 template <class V> V *result_slot() { return (V *)rtg_result_slot(sizeof(V)); }
 
 /* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
@@ -889,17 +894,34 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
    but slowed the other two; for any number of segments it sped all
    three up (quicksort's deep levels hold thousands of skewed segments,
    235 µs a warp per segment) but doubled spmv, 10^6 rows, by its
-   searches of the offsets.)  The
-   balanced path keeps pairs of V in shared memory beside a tile of V: a V
-   larger than SEG_BALANCED_MAX_V bytes takes the other kernels (as it did
-   before), so that no program that built before fails to. */
+   searches of the offsets.)
+
+   Where the host knows the total, the balanced path also wherever the
+   segments hold SEG_BALANCED_AVG elements or more on average: a warp
+   or block per segment is then at the mercy of the longest, which the
+   host cannot see.  Quicksort of 10^6 keys (tests/bench/quicksort.nesl,
+   whose splits are uneven) has 2048 to 47000 segments from its 11th
+   level on, averaging 487 down to 16 elements, the longest 10126 down
+   to 374; there ncu timed the warp per segment of its filters' counts
+   at 2.2 ms down to 0.2 ms a level (the SMs busy 6% of that time).
+   With the rule, the median of five runs of each build, interleaved:
+   quicksort 53.5 -> 49.3 ms, spmv (10^7 rows of 8 on average) 5.61 -> 5.62;
+   quickhull and Barnes-Hut within their noise; the balanced path for
+   any average (1 and up) made spmv 5.61 -> 6.58 (tests/gpu-results.md).
+
+   The balanced path keeps pairs of V in shared memory beside a tile of
+   V: a V larger than SEG_BALANCED_MAX_V bytes takes the other kernels
+   (as it did before), so that no program that built before fails to. */
 constexpr int64_t SEG_BLOCKS = 1024;
 constexpr int64_t SEG_BALANCED_MIN = (int64_t)1 << 16;
+constexpr int64_t SEG_BALANCED_AVG = 16;
 constexpr size_t SEG_BALANCED_MAX_V = 64;
 
 /* Which path: the balanced one?  'total' -1: not known on the host.  (A
    function of its own for the self-test, tests/gpu/segtest.cu.) */
 inline bool seg_use_balanced(int64_t nseg, int64_t total) {
+  if (total >= SEG_BALANCED_MIN && total >= SEG_BALANCED_AVG * nseg)
+    return true;
   return nseg < 2 * (int64_t)rtg_sm_count() && (total < 0 || total >= SEG_BALANCED_MIN);
 }
 

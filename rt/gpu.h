@@ -100,10 +100,11 @@ RtValue *rtg_to_device(RtValue *h);
 RtValue *rtg_adopt(RtValue *h);
 /* Reads 'n' bytes of device memory at 'dev' into 'host' (a sync). */
 void rtg_read(void *host, const void *dev, size_t n);
-/* A slot of 'n' bytes of device memory for a kernel to write the one
-   value that the host reads next, with rtg_read_result (a sync), which
-   frees it: it comes back in the same copy as the error record.  Its
-   bytes are initialized memory (a struct's padding included). */
+/* A slot of 'n' bytes for a kernel to write the one value that the host
+   reads next, with rtg_read_result (a sync), which frees it: pinned host
+   memory that the device writes through, so that the wait leaves the
+   value on the host with no copy.  Its bytes are initialized memory (a
+   struct's padding included). */
 void *rtg_result_slot(size_t n);
 void rtg_read_result(void *host, void *slot, size_t n);
 /* Sets 'n' bytes of device memory at 'dev' to 0, on the stream. */
