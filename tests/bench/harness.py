@@ -22,7 +22,9 @@ conf), defines input(n) (not timed), run_once(data) (timed) and check(r)
     let data = input(n) in bench_reps(RUNS + 1, data);
 
 so that the executable prints the check values, then RUNS + 1 times from
-NESL's `time` (CUDA events on the GPU target; the first is the warm-up),
+NESL's `time` (the host's clock, the device synchronized at both ends:
+the call as its user sees it, its result on the host; the first is the
+warm-up),
 and NESSIE_STATS=1 its launches, host synchronizations and bytes
 allocated.  The same program with `#bench_reps(0, data)` (the setup run)
 gives what the timed calls add: per call, (main - setup) / (RUNS + 1).
@@ -518,7 +520,7 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     L.append(f"- {probe_name} bandwidth (read + written, the same run): "
              + (f"**{probe_gbps:.1f} GB/s**" if probe_gbps else "failed"))
     L.append(f"- each time: the median of {opts.runs} calls after a warm-up, in ms; the spread is min–max. "
-             "nessie: NESL's `time` (" + ("CUDA events" if cuda else "the wall clock") + "); baselines: "
+             "nessie: NESL's `time` (" + ("the host's clock, the device synchronized at both ends: the result is on the host" if cuda else "the wall clock") + "); baselines: "
              + ("CUDA events" if cuda else "omp_get_wtime")
              + ("; peers: the whole call from Python, until the result is ready" if cuda else "") + ".")
     L.append("- ×: time over the baseline's time (1 = as fast, 2 = twice as slow); GB/s: the bytes the "
