@@ -897,9 +897,13 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
    searches of the offsets.)
 
    Where the host knows the total, the balanced path also wherever the
-   segments hold SEG_BALANCED_AVG elements or more on average: a warp
-   or block per segment is then at the mercy of the longest, which the
-   host cannot see.  Quicksort of 10^6 keys (tests/bench/quicksort.nesl,
+   segments hold SEG_BALANCED_AVG to SEG_BALANCED_AVG_MOST elements on
+   average: a warp or block per segment is then at the mercy of the
+   longest, which the host cannot see.  Not above: the balanced path's
+   REDUCE evaluates each element's pull twice (its parts, then the
+   write), which doubled the all-pairs n-body's time (10^4 segments of
+   10^4 bodies, each pull a force: 7.1 -> 14.1 ms), where segments that
+   long give each warp work enough.  Quicksort of 10^6 keys (tests/bench/quicksort.nesl,
    whose splits are uneven) has 2048 to 47000 segments from its 11th
    level on, averaging 487 down to 16 elements, the longest 10126 down
    to 374; there ncu timed the warp per segment of its filters' counts
@@ -914,13 +918,13 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
    (as it did before), so that no program that built before fails to. */
 constexpr int64_t SEG_BLOCKS = 1024;
 constexpr int64_t SEG_BALANCED_MIN = (int64_t)1 << 16;
-constexpr int64_t SEG_BALANCED_AVG = 16;
+constexpr int64_t SEG_BALANCED_AVG = 16, SEG_BALANCED_AVG_MOST = 4096;
 constexpr size_t SEG_BALANCED_MAX_V = 64;
 
 /* Which path: the balanced one?  'total' -1: not known on the host.  (A
    function of its own for the self-test, tests/gpu/segtest.cu.) */
 inline bool seg_use_balanced(int64_t nseg, int64_t total) {
-  if (total >= SEG_BALANCED_MIN && total >= SEG_BALANCED_AVG * nseg)
+  if (total >= SEG_BALANCED_MIN && total >= SEG_BALANCED_AVG * nseg && total < SEG_BALANCED_AVG_MOST * nseg)
     return true;
   return nseg < 2 * (int64_t)rtg_sm_count() && (total < 0 || total >= SEG_BALANCED_MIN);
 }
