@@ -63,6 +63,9 @@ typedef struct CgChecks {
                        at the `run` (lcu_error_loc), any other at its own */
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
+  bool unchecked_sums;  /* float + and * unchecked: a commutative REDUCE's
+                           operator on the GPU, whose result the host
+                           checks instead (cuda.c, deferred_checks) */
 } CgChecks;
 
 /* The continuation of a thunk: it gets the C expressions of the results

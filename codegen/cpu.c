@@ -104,7 +104,7 @@ static const char *safe_length(Kx *x) {
 /* The checks of a thunk at element 'index' (as an int32, 'ix'); 'combine'
    as CgChecks says. */
 static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
-  CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER"};
+  CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER", false};
   return c;
 }
 
@@ -421,7 +421,7 @@ static void gen_once(Kx *x) {
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++)
     dests[v] = result_name(s, v);
-  CgChecks ck = {"0", "err", 0, NULL, NULL, s->loc, "RT_ELT"};
+  CgChecks ck = {"0", "err", 0, NULL, NULL, s->loc, "RT_ELT", false};
   thunk_into(x, s->pull, NULL, &ck, dests);
   for (int v = 0; v < nv; v++)
     x->env = cg_bind(x->env, s->results.data[v], dests[v], NULL, NULL);
@@ -458,8 +458,8 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
-  CgChecks op = {j, "err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
+  CgChecks op = {j, "err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER", false};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -494,7 +494,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   const char *keep = cg_temp(cg);
@@ -586,7 +586,7 @@ static void gen_seg_permute(Kx *x) {
   cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER"};
+  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   cg_line(cg, "int32_t %s;", to);

@@ -152,7 +152,7 @@ static CgChecks device_checks(Gx *x, const char *index, const char *ix, int comb
   const LcuSize *sz = &x->s->size;
   const char *safe = sz->length ? cg_lookup(x->dev, sz->length)->length : NULL;
   CgChecks c = {index, "A.err", combine, ix, safe, x->s->loc,
-                x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER"};
+                x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER", false};
   return c;
 }
 
@@ -200,9 +200,13 @@ static const char **v_fields(const char *a, int n) {
   return r;
 }
 
+static bool op_commutative(const LcuSoac *s);
+
 /* K_s_op: (V, V) -> V, a REDUCE's or SCAN's operator.  Its errors (a
    float sum that overflows) know no element: they are recorded after
-   every element's, at the index INT64_MAX - 1. */
+   every element's, at the index INT64_MAX - 1.  A commutative REDUCE's
+   float + and * go unchecked: the host checks their results instead
+   (deferred_checks). */
 static void gen_op(Gx *x, int combine) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
@@ -219,6 +223,7 @@ static void gen_op(Gx *x, int combine) {
     args[nv + i] = fb[i];
   }
   CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, combine);
+  c.unchecked_sums = x->s->kind == SOAC_REDUCE && op_commutative(x->s);
   cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
   cg->indent--;
   cg_line(cg, "}");
@@ -411,14 +416,43 @@ static bool op_commutative(const LcuSoac *s) {
   return true;
 }
 
+/* The checks of a commutative REDUCE's float + and *, which its
+   operator leaves out (gen_op), on the result 'r': a sum or product of
+   finite values that overflows stays infinite or becomes NaN whatever
+   comes after, and every one of these checks is only that its result is
+   finite, so the result's test stands for all of them, with the error
+   they would have recorded (the elements' own errors, recorded on the
+   device, were reported at the read back).  The sum of logs of 10^7
+   doubles took 54.3 µs with the checks in the operator, 47.0 without
+   (tests/gpu-results.md). */
+static void deferred_checks(Gx *x, const char *r) {
+  Cg *cg = x->cg;
+  const LcuThunk *op = x->s->second;
+  CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, 1);
+  for (int i = 0; i < op->body.len; i++) {
+    const LcuExp *e = op->body.data[i];
+    if (e->kind != LE_OP || e->nargs != 2 || e->args[0]->type != FB_FLOAT || (e->op != FLAT_ADD && e->op != FLAT_MUL))
+      continue;
+    int site = cg_exp_site(cg, e, &c, rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, false));
+    cg_line(cg, "if (!isfinite(%s.v%d)) {", r, i);
+    cg_line(cg, "  *err = RtKernelError{(INT64_MAX - 1), RT_CHECK_SCALAR, %d, RT_E_NOT_FINITE, %s, 0, 0, 0.0, run};",
+            site, cg_rtop(e->op));
+    cg_line(cg, "  goto fail;");
+    cg_line(cg, "}");
+  }
+}
+
 static void host_reduce_or_scan(Gx *x, bool scan) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
   if (!scan) {
     const char *r = cg_temp(cg);
+    bool commutative = op_commutative(x->s);
     cg_line(cg, "const %s %s = rtg::%s(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
-            op_commutative(x->s) ? "reduce_commutative" : "reduce", kernel_string(x),
-            functor(x, "pull"), functor(x, "op"), identity(x), n);
+            commutative ? "reduce_commutative" : "reduce", kernel_string(x), functor(x, "pull"), functor(x, "op"),
+            identity(x), n);
+    if (commutative)
+      deferred_checks(x, r);
     scalar_results(x, r);
     return;
   }

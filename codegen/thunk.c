@@ -309,7 +309,12 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
-  const char *raw = checked && tx->fast ? raw_float_op(e->op, base, args) : NULL;
+  bool unchecked = checked && tx->checks->unchecked_sums && (e->op == FLAT_ADD || e->op == FLAT_MUL);
+  const char *raw = checked && (tx->fast || unchecked) ? raw_float_op(e->op, base, args) : NULL;
+  if (raw && unchecked) {
+    cg_line(cg, "double %s = %s;", t, raw);
+    return t;
+  }
   if (raw) {
     /* no branch: the raw result and the integer finiteness test */
     const char *least = finite_least(tx);
