@@ -341,13 +341,15 @@ __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *
    (a sync). */
 /* Its grid: whole waves, one more for each REDUCE_PER_THREAD elements a
    thread would have in the waves before, up to WAVES.  Measured on the
-   H100 (tests/gpu-results.md, kernel µs back to back, 1 / 2 / 4 waves):
-   a sum of 10^7 doubles 32.3 / 35.5 / 38.0 (the hand-written kernel
-   36.0), of 10^8 264 / 265 / 268; a sum of logs of 10^7 54.2 / 51.5 /
-   54.3, of 10^8 466 / 419 / 397.  Memory-bound and small, more blocks
-   only add to the last block's combination and the tail; compute-bound
-   and large, they keep the SMs busy as blocks end. */
-constexpr int64_t REDUCE_PER_THREAD = 32;
+   H100 (tests/gpu/reducetest.cu; kernel µs back to back, 1 / 2 / 4
+   waves): a sum of 10^7 doubles 32.3 / 35.5 / 38.0 with the operator's
+   checks, 31.1 / 32.9 / 33.5 without (codegen's deferred checks), the
+   hand-written kernel 36.0; of 10^8 264 / 265 / 268; a sum of logs of
+   10^7 51.9 / 47.0 / 47.0 without the checks, of 10^8 453 / 400 / 374.
+   Memory-bound and small, more blocks only add to the last block's
+   combination and the tail; compute-bound and large, they keep the SMs
+   busy as blocks end.  16 a thread gives 10^7 two waves, 10^8 four. */
+constexpr int64_t REDUCE_PER_THREAD = 16;
 
 template <class V, class Pull, class Op>
 V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
