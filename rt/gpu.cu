@@ -463,6 +463,18 @@ void rtg_init(const RtSite *sites) {
 
 unsigned *rtg_ticket(void) { return ticket; }
 
+void *rtg_partials(size_t bytes) {
+  static void *partials;
+  static size_t partials_size;
+  if (bytes > partials_size) {
+    if (partials)
+      rtg_free(partials); /* stream-ordered: after the kernels that used it */
+    partials_size = bytes > ((size_t)64 << 10) ? bytes : (size_t)64 << 10;
+    partials = rtg_alloc(partials_size);
+  }
+  return partials;
+}
+
 cudaStream_t rtg_stream(void) { return stream; }
 
 int rtg_max_blocks(void) { return 8 * sm_count; }

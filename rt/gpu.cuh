@@ -256,7 +256,7 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
   int64_t part = (n + blocks - 1) / blocks;
   if (part < 1)
     part = 1;
-  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
   V *out = result_slot<V>();
   rtg_launching("reduce (parts)");
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
@@ -266,7 +266,6 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
   rtg_launched(name, loc);
   V r;
   rtg_read_result(&r, out, sizeof(V));
-  rtg_free(partial);
   return r;
 }
 
@@ -358,14 +357,13 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
   int64_t waves = n / ((int64_t)wave * THREADS * REDUCE_PER_THREAD);
   waves = waves < 1 ? 1 : waves > WAVES ? WAVES : waves;
   int blocks = grid_for(n, 4, wave * (int)waves);
-  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
   V *out = result_slot<V>();
   rtg_launching("reduce");
   reduce_commutative_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
   V r;
   rtg_read_result(&r, out, sizeof(V));
-  rtg_free(partial);
   return r;
 }
 
@@ -430,7 +428,7 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
     return;
   int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
-  V *partial = (V *)rtg_alloc(sizeof(V) * (size_t)blocks);
+  V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
   rtg_launching("scan (parts)");
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
@@ -440,7 +438,6 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
   rtg_launching("scan (write)");
   scan_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, store);
   rtg_launched(name, loc);
-  rtg_free(partial);
 }
 
 /* ---- FILTER and PARTITION ---- */
@@ -862,7 +859,7 @@ template <class V, class Pull, class Op, class Store>
 void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, const int64_t *off, int64_t nseg,
                         const int32_t *ids, int64_t total, bool scan, Store store) {
   int blocks = total >= 0 ? blocks_for(total, ITEMS<V>) : rtg_max_blocks();
-  SegPair<V> *partial = (SegPair<V> *)rtg_alloc(sizeof(SegPair<V>) * (size_t)blocks);
+  SegPair<V> *partial = (SegPair<V> *)rtg_partials(sizeof(SegPair<V>) * (size_t)blocks);
   rtg_launching(scan ? "segmented scan, balanced (parts)" : "segmented reduce, balanced (parts)");
   seg_lb_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, partial);
   rtg_launched(name, loc);
@@ -872,7 +869,6 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
   rtg_launching(scan ? "segmented scan, balanced (write)" : "segmented reduce, balanced (write)");
   seg_lb_write<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, off, nseg, ids, scan, partial, store);
   rtg_launched(name, loc);
-  rtg_free(partial);
 }
 
 /* ---- the choice of a segmented skeleton ----

@@ -64,6 +64,14 @@ void rtg_statement_end(void);
 /* A device counter at 0, for the one-launch reductions (rt/gpu.cuh's
    reduce_commutative): the last block to finish sets it back to 0. */
 unsigned *rtg_ticket(void);
+/* Device memory of at least 'bytes' for a skeleton's per-block partial
+   results, the same for every call (it grows when a call needs more):
+   valid until the next call of rtg_partials.  One stream runs every
+   kernel, so a call's kernels have ended before the next call's start;
+   a skeleton uses it within one call, never across another skeleton's.
+   Not freed (an allocation and a free a call cost the runtime's host
+   work some µs, where a sum of 10^7 doubles takes 45). */
+void *rtg_partials(size_t bytes);
 /* The device's error record, which kernels write (rt/kernel.h). */
 RtKernelError *rtg_error(void);
 /* After launching kernel 'name' for the `run` at 'loc': counts it, and
