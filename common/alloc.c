@@ -96,9 +96,18 @@ int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap) {
   size_t n = 0;
   for (const char *p = fmt; *p; p++) {
     if (*p != '%') {
-      if (n + 1 < room)
-        dst[n] = *p;
-      n++;
+      /* the text up to the next conversion in one copy: most of a line
+         of generated code is the format's own */
+      const char *end = p + 1;
+      while (*end && *end != '%')
+        end++;
+      size_t len = (size_t)(end - p);
+      if (n + len < room)
+        memcpy(dst + n, p, len);
+      else if (n + 1 < room)
+        memcpy(dst + n, p, room - 1 - n);
+      n += len;
+      p += len - 1;
       continue;
     }
     char digits[FORMAT_INT_SIZE], c;

@@ -65,26 +65,29 @@ bool fus_len_nonneg(FusLen a) {
 
 /* ---- maps from variables to lengths ---- */
 
-/* The entry of 'key' in 'm', or NULL when absent. */
+/* The entry of 'key' in 'm', or NULL when absent.  An entry of an
+   older generation is an empty slot: within a generation nothing is
+   removed, so a probe for a key of this one never passes such a slot. */
 static FusLen *len_get(const FusLenMap *m, const LcuVar *key) {
   if (!m->cap)
     return NULL;
   uint64_t mask = (uint64_t)m->cap - 1;
   for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
     FusLenEntry *e = &m->entries[i];
+    if (!e->key || e->generation != m->generation)
+      return NULL;
     if (e->key == key)
       return &e->len;
-    if (!e->key)
-      return NULL;
   }
 }
 
 static void len_put(FusLenMap *m, const LcuVar *key, FusLen l);
 
 static void len_grow(FusLenMap *m) {
-  FusLenMap bigger = {xmalloc(sizeof(FusLenEntry) * (size_t)(m->cap ? 2 * m->cap : 64)), m->cap ? 2 * m->cap : 64, 0};
+  int64_t cap = m->cap ? 2 * m->cap : 64;
+  FusLenMap bigger = {xmalloc(sizeof(FusLenEntry) * (size_t)cap), cap, 0, m->generation};
   for (int64_t i = 0; i < m->cap; i++)
-    if (m->entries[i].key)
+    if (m->entries[i].key && m->entries[i].generation == m->generation)
       len_put(&bigger, m->entries[i].key, m->entries[i].len);
   *m = bigger;
 }
@@ -95,9 +98,10 @@ static void len_put(FusLenMap *m, const LcuVar *key, FusLen l) {
   uint64_t mask = (uint64_t)m->cap - 1;
   for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
     FusLenEntry *e = &m->entries[i];
-    if (!e->key) {
-      e->key = key;
+    if (!e->key || e->generation != m->generation) {
+      *e = (FusLenEntry){key, l, m->generation};
       m->used++;
+      return;
     }
     if (e->key == key) {
       e->len = l;
@@ -109,9 +113,13 @@ static void len_put(FusLenMap *m, const LcuVar *key, FusLen l) {
 /* 'm' emptied, its room kept: the memos are forgotten and filled again
    to about the size they had. */
 static void len_clear(FusLenMap *m) {
-  if (m->used)
-    memset(m->entries, 0, sizeof(FusLenEntry) * (size_t)m->cap);
+  if (!m->used)
+    return;
   m->used = 0;
+  if (++m->generation == 0) { /* after 2^32 generations: clear once */
+    memset(m->entries, 0, sizeof(FusLenEntry) * (size_t)m->cap);
+    m->generation = 1;
+  }
 }
 
 /* The number of elements of CPU sd 'sd': a shape class when a vector of

@@ -53,15 +53,20 @@ bool fus_len_equal(FusLen a, FusLen b);
 bool fus_len_nonneg(FusLen a);
 
 /* A map from variables to lengths, the lengths in its entries (no
-   allocation per fact).  Never iterated. */
+   allocation per fact).  Never iterated.  Emptied by starting a new
+   generation, not by clearing its entries: the memos of a large body
+   are emptied hundreds of times a compilation, most of them holding a
+   few entries of a large table. */
 typedef struct FusLenEntry {
-  const LcuVar *key; /* NULL: an empty slot */
+  const LcuVar *key; /* NULL: an empty slot, as is one of another generation */
   FusLen len;
+  uint32_t generation;
 } FusLenEntry;
 
 typedef struct FusLenMap {
   FusLenEntry *entries;
   int64_t cap, used;
+  uint32_t generation; /* of the entries in the map */
 } FusLenMap;
 
 /* The CPU-level facts of one function (or top-level block): where each of
