@@ -133,16 +133,34 @@ typedef struct PtrMap {
   int64_t cap, used;
 } PtrMap;
 
-/* The hash of an address, for maps keyed by one (PtrMap and the like). */
-uint64_t ptr_hash(const void *p);
+/* The hash of an address, for maps keyed by one (PtrMap and the like).
+   Inline: the maps of a large compilation are probed millions of times. */
+static inline uint64_t ptr_hash(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 33);
+}
 /* The value slot of 'key', added (holding NULL) if 'insert'; NULL if
    absent and not 'insert'. */
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
 /* The value of 'key', or NULL; and setting it.  The map's arrays are
    scanned by the collector, so a key stays alive as long as the map: an
    address can never be reused for another object while it is a key
-   (the bug of keying a Map by a formatted pointer). */
-void *ptrmap_get(const PtrMap *m, const void *key);
+   (the bug of keying a Map by a formatted pointer).  A lookup is inline
+   (the most frequent operation of the compiler's maps). */
+static inline void *ptrmap_get(const PtrMap *m, const void *key) {
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    const PtrMapEntry *e = &m->entries[i];
+    if (e->key == key)
+      return e->value;
+    if (!e->key)
+      return NULL;
+  }
+}
 void ptrmap_put(PtrMap *m, const void *key, void *value);
 /* 'm' emptied, its room kept: for a map filled again to about its size. */
 void ptrmap_clear(PtrMap *m);

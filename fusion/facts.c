@@ -574,8 +574,8 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
       if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
         e->nonneg = true;
     }
-    const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
-    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
+    const LcuStmt *d = a->var && p->type.kind == LT_SCALAR ? ptrmap_get(&f->def, a->var) : NULL;
+    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD) {
       FusLen x = fus_atom_len(f, d->args.data[0]), y = fus_atom_len(f, d->args.data[1]);
       if (kl) {
         FusLen *sum = xmalloc(sizeof(FusLen) * 2); /* holds variables: scanned */
@@ -665,6 +665,10 @@ static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelL
    size was added refilled most runs once per result of the block.)  At
    other times (fusion's rules change kernels in place) each call fills
    anew. */
+/* The memos' own structs, taken again by the next fill's memos (tens of
+   thousands a compilation). */
+static Vec spare_memos;
+
 static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
@@ -672,7 +676,7 @@ static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   }
   FusKernelLens *m = ptrmap_get(&f->run_lens, s);
   if (!m || !arg_totals_unchanged(f, s, m)) {
-    m = NEW(FusKernelLens);
+    m = spare_memos.len ? spare_memos.data[--spare_memos.len] : NEW(FusKernelLens);
     fus_fill_kernel_lens(f, s->kernel, &s->args, m);
     ptrmap_put(&f->run_lens, s, m);
     vec_push(&f->run_tables, m);
@@ -758,8 +762,10 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   note_totals(f, b, deep);
   f->noting_totals = false;
   ptrmap_clear(&f->run_lens);
-  for (int i = 0; i < f->run_tables.len; i++)
+  for (int i = 0; i < f->run_tables.len; i++) {
     release_kernel_lens(f->run_tables.data[i]);
+    vec_push(&spare_memos, f->run_tables.data[i]);
+  }
   f->run_tables.len = 0;
 }
 

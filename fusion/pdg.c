@@ -380,7 +380,15 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   r->succ = succ;
   r->node_of = node_of;
   int n = r->nodes.len;
-  Builder bl = {r, xmalloc_atomic(sizeof(int) * (size_t)(n * n + 1)), n};
+  /* the matrix is the previous region's when large enough: the regions
+     of a large body would otherwise allocate megabytes of them */
+  static int *matrix;
+  static size_t matrix_room;
+  if (matrix_room < (size_t)n * (size_t)n + 1) {
+    matrix_room = (size_t)n * (size_t)n + 1;
+    matrix = xmalloc_atomic(sizeof(int) * matrix_room);
+  }
+  Builder bl = {r, matrix, n};
   for (int i = 0; i < n * n; i++)
     bl.edge_at[i] = 0;
   /* live out: read by a statement that is not a run, or by the block */

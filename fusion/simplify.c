@@ -1004,13 +1004,13 @@ static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
    now, filled only when a statement is unused: most rounds' bodies have
    none, and filling the facts of a whole body is what a round costs
    most. */
-static void drop_dead(Simp *s, LcuBlock *body) {
-  PtrMap uses = {0};
-  count_uses(body, &uses, 1);
-  if (!has_unused(body, &uses))
+static void drop_dead(Simp *s, LcuBlock *body, PtrMap *uses) {
+  ptrmap_clear(uses);
+  count_uses(body, uses, 1);
+  if (!has_unused(body, uses))
     return;
   fus_fill_facts(body, s->facts);
-  if (sweep(s, body, &uses))
+  if (sweep(s, body, uses))
     s->changed = true;
 }
 
@@ -1019,6 +1019,7 @@ static void drop_dead(Simp *s, LcuBlock *body) {
 static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
   FusFacts facts = {0};
   Map avail = {0}; /* each round's, emptied for the next */
+  PtrMap uses = {0}; /* likewise: each variable's count of reads */
   for (int round = 0; round < 64; round++) {
     fus_fill_facts(body, &facts);
     map_clear(&avail);
@@ -1026,7 +1027,7 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
     s.changed = simp_kernels(p);
     simp_block(&s, body);
     avail = s.avail;
-    drop_dead(&s, body);
+    drop_dead(&s, body, &uses);
     if (!s.changed)
       return;
   }

@@ -813,19 +813,20 @@ static void drop_dead_block(LcuBlock *b, PtrMap *uses, const PtrMap *droppable) 
 
 /* The uses are counted per function (or top-level block): a CPU
    variable is bound and read within one. */
-static void drop_dead_body(LcuBlock *b, const PtrMap *droppable) {
-  PtrMap uses = {0};
-  count_uses(b, &uses);
-  drop_dead_block(b, &uses, droppable);
+static void drop_dead_body(LcuBlock *b, const PtrMap *droppable, PtrMap *uses) {
+  ptrmap_clear(uses); /* one map for every body, emptied in place */
+  count_uses(b, uses);
+  drop_dead_block(b, uses, droppable);
 }
 
 void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable) {
+  PtrMap uses = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable);
+    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable, &uses);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      drop_dead_body(t->body, droppable);
+      drop_dead_body(t->body, droppable, &uses);
   }
 }
 
