@@ -77,20 +77,22 @@ typedef enum LcuExpKind {
 } LcuExpKind;
 
 typedef struct LcuExp {
+  /* (the four small fields first: 96 bytes with the collector's extra
+     byte, not 112; a large compilation makes tens of thousands) */
   LcuExpKind kind;
+  FlatBase type;          /* every thunk expression has a base type */
+  FlatOp op;              /* LE_OP */
+  int nargs;
   Loc loc;                /* the NESL expression it computes (lower.c: the
                              flat statement it comes from); a run-time
                              error in it is reported there, or at the
                              `run` when 'loc' is its SOAC's own (see
                              lcu_error_loc) */
-  FlatBase type;          /* every thunk expression has a base type */
   LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
                              LE_LENGTH */
   FlatAtom constant;      /* LE_CONST (FA_INT ... FA_CHAR) */
-  FlatOp op;              /* LE_OP */
   struct LcuExp *args[3]; /* LE_OP operands; LE_INDEX: [0] the index;
                              LE_IF: cond, then, else; LE_LET: value, body */
-  int nargs;
   const char *lib_fn;     /* NULL, or (fusion) the library function whose
                              inlined statement the expression was moved out
                              of, into a run of other code: its errors are
@@ -211,6 +213,9 @@ typedef struct LcuSize {
 /* let xs = SOAC args */
 typedef struct LcuSoac {
   LcuSoacKind kind;
+  LcuLibrary library; /* LIBRARY */
+  int site;           /* LIBRARY RAND: as FlatStmt.site */
+  bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
   Loc loc;
   Vec results;        /* LcuVar * bound by the SOAC */
   LcuThunk *pull;     /* every SOAC but LIBRARY: the pull thunk (ONCE: its
@@ -226,12 +231,9 @@ typedef struct LcuSoac {
                          written (NULL: the indices are a permutation);
                          with `into`, the pull thunk gives one value, of
                          into's base type */
-  LcuLibrary library; /* LIBRARY */
   Vec args;           /* LIBRARY: LcuVar * */
   Type *elem_type;    /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_type */
   const RtLayout *layout; /* LIBRARY NAME, EQL, HASH: as FlatStmt.layout */
-  bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
-  int site;           /* LIBRARY RAND: as FlatStmt.site */
 } LcuSoac;
 
 typedef struct LcuKernel {
@@ -274,15 +276,15 @@ typedef enum LcuLengthKind {
 
 typedef struct LcuStmt {
   LcuStmtKind kind;
+  FlatOp op;             /* LS_SCALAR */
+  LcuLengthKind length;  /* LS_LENGTH */
+  int check;             /* LS_CHECK: the RtCheckKind */
   Loc loc;
   Vec results;  /* LcuVar * */
   Vec args;     /* LcuAtom *: variables or constants */
-  FlatOp op;    /* LS_SCALAR */
   LcuKernel *kernel;     /* LS_RUN */
   struct LcuFunc *callee; /* LS_CALL */
   struct LcuBlock *then, *els, *body; /* LS_IF; LS_TIME */
-  LcuLengthKind length;  /* LS_LENGTH */
-  int check;             /* LS_CHECK: the RtCheckKind */
   FlatStmt *flat;        /* LS_HOST */
   /* a statement inlined from a library function (lower.c inlines the
      library's non-recursive functions): a run-time error in it is
