@@ -489,6 +489,43 @@ typedef struct LcuKernelTable {
    table and to the program (lcu_add_kernel). */
 LcuKernel *lcu_intern_kernel(LcuKernelTable *t, LcuProgram *p, LcuKernel *k);
 
+/* ---- known.c: kernels known before they are built ----
+   A description of a kernel by what its builder is given (lowering
+   writes one for the common forms of kernel): the form and its numbers,
+   constants by value, and each CPU variable a parameter stands for,
+   numbered by first use, with its type and a letter for how the kernel
+   reads it.  Kernels of equal descriptions have one canonical text. */
+typedef struct LcuPlan {
+  Buf text;
+  Vec vars; /* LcuVar *: the CPU variables of the parameters, by first use */
+} LcuPlan;
+
+void lcu_plan_begin(LcuPlan *pl, char form); /* empties 'pl' */
+void lcu_plan_int(LcuPlan *pl, int64_t i);
+void lcu_plan_type(LcuPlan *pl, LcuType t);
+void lcu_plan_const(LcuPlan *pl, FlatAtom a);
+void lcu_plan_var(LcuPlan *pl, char how, LcuVar *v);
+
+/* What a description made once: its kernel, and how to run it again. */
+typedef struct LcuKnownKernel {
+  LcuKernel *k;
+  int nparams;
+  int *param_var;  /* parameter j stands for the description's variable param_var[j] */
+  int kernel_vars; /* the variables building it made: so many ids are taken
+                      again, so that later variables keep their names */
+} LcuKnownKernel;
+
+typedef struct LcuKnownKernels {
+  Map by_plan; /* description -> LcuKnownKernel * */
+} LcuKnownKernels;
+
+/* The kernel made before for description 'pl', or NULL. */
+LcuKnownKernel *lcu_known_kernel(const LcuKnownKernels *t, LcuPlan *pl);
+/* Kernel 'k', made for 'pl', is run with 'args' (atoms, one per
+   parameter) and made 'kernel_vars' variables: recorded, unless a
+   parameter stands for a variable 'pl' does not name (false). */
+bool lcu_know_kernel(LcuKnownKernels *t, LcuPlan *pl, LcuKernel *k, const Vec *args, int kernel_vars);
+
 /* Dead-code elimination at the CPU level.
    Requires: a program whose variables are bound once per function.
    Drops, to a fixpoint, the statements whose results nothing reads and
