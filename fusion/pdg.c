@@ -340,8 +340,14 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   r->facts = f;
   r->method = "none";
   int m = b->stmts.len;
-  /* the statements' successors: data, and the chain of effects */
-  PtrMap def_at = {0}; /* LcuVar -> statement index + 1 */
+  /* the statements' successors: data, and the chain of effects.  The
+     maps are the previous region's, emptied: regions are many, and
+     each grew its maps from nothing. */
+  static PtrMap def_at; /* LcuVar -> statement index + 1 */
+  static PtrMap read_outside;
+  static Vec reads; /* a statement's, one after the other */
+  ptrmap_clear(&def_at);
+  ptrmap_clear(&read_outside);
   Vec *succ = xmalloc(sizeof(Vec) * (size_t)(m + 1));
   int *node_of = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
   int last_effect = -1;
@@ -349,7 +355,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
     LcuStmt *s = b->stmts.data[j];
     node_of[j] = -1;
     succ[j] = (Vec){0};
-    Vec reads = {0};
+    reads.len = 0;
     stmt_reads(&reads, s);
     for (int k = 0; k < reads.len; k++) {
       int i = (int)(intptr_t)ptrmap_get(&def_at, reads.data[k]) - 1;
@@ -392,12 +398,11 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   for (int i = 0; i < n * n; i++)
     bl.edge_at[i] = 0;
   /* live out: read by a statement that is not a run, or by the block */
-  PtrMap read_outside = {0};
   for (int j = 0; j < m; j++) {
     const LcuStmt *s = b->stmts.data[j];
     if (s->kind == LS_RUN)
       continue;
-    Vec reads = {0};
+    reads.len = 0;
     stmt_reads(&reads, s);
     for (int k = 0; k < reads.len; k++)
       ptrmap_put(&read_outside, reads.data[k], (void *)1);

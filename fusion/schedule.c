@@ -67,6 +67,24 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* ---- scratch arrays ----
+   A region's parts are solved one after the other, and each solve asked
+   for arrays the size of the whole region (its clusters checked, its
+   paths walked): hundreds of models allocated megabytes.  Each such
+   array is its user's, kept from call to call, and grows. */
+typedef struct Scratch {
+  int *data;
+  size_t room;
+} Scratch;
+
+static int *scratch_ints(Scratch *s, size_t n) {
+  if (s->room < n) {
+    s->room = 2 * n;
+    s->data = xmalloc_atomic(sizeof(int) * s->room);
+  }
+  return s->data;
+}
+
 /* ---- clusters ---- */
 
 static int find(int *parent, int x) {
@@ -101,8 +119,9 @@ static void cluster_lists(int n, int *parent, int *first, int *next) {
    (every pair of the region was, most in different clusters). */
 static bool anchor_conflict(const FusRegion *r, int *parent, int *a, int *b) {
   int n = r->nodes.len;
-  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch first_room, next_room;
+  int *first = scratch_ints(&first_room, (size_t)n + 1);
+  int *next = scratch_ints(&next_room, (size_t)n + 1);
   cluster_lists(n, parent, first, next);
   for (int u = 0; u < n; u++)
     for (int v = next[u]; v >= 0; v = next[v]) /* the later members of u's cluster */
@@ -120,10 +139,11 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
   int n = r->nodes.len, ne = r->edges.len;
   /* the edges between clusters, by their source's representative, in
      the region's order: counted, then placed (no vector per node) */
-  int *start = xmalloc_atomic(sizeof(int) * (size_t)(n + 2));
-  int *to = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
-  int *from = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
-  int *indeg = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch start_room, to_room, from_room, indeg_room, out_room, ready_room;
+  int *start = scratch_ints(&start_room, (size_t)n + 2);
+  int *to = scratch_ints(&to_room, (size_t)ne + 1);
+  int *from = scratch_ints(&from_room, (size_t)ne + 1);
+  int *indeg = scratch_ints(&indeg_room, (size_t)n + 1);
   for (int i = 0; i <= n + 1; i++)
     start[i] = 0;
   for (int i = 0; i < n; i++)
@@ -143,12 +163,12 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
   }
   for (int u = 0; u < n; u++)
     start[u + 2] += start[u + 1];
-  int *out = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
+  int *out = scratch_ints(&out_room, (size_t)ne + 1);
   for (int i = 0; i < ne; i++)
     if (from[i] != to[i])
       out[start[from[i] + 1]++] = to[i];
   /* Kahn's algorithm over the cluster representatives */
-  int *ready = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *ready = scratch_ints(&ready_room, (size_t)n + 1);
   int nready = 0, roots = 0, done = 0;
   for (int u = 0; u < n; u++)
     if (find(parent, u) == u) {
@@ -298,16 +318,18 @@ static Vec outside_paths(const Part *pt, int *parent) {
   FusRegion *r = pt->r;
   int n = r->nodes.len;
   const Vec *out = pt->out;
-  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch first_room, next_room, seen_room;
+  int *first = scratch_ints(&first_room, (size_t)n + 1);
+  int *next = scratch_ints(&next_room, (size_t)n + 1);
   cluster_lists(n, parent, first, next);
-  Vec strict = {0};
+  static Vec strict; /* the caller's until the next part */
+  strict.len = 0;
   /* seen[state]: state = node * 2 + flag (flag: left the part or crossed
      a preventing edge) */
-  int *seen = xmalloc_atomic(sizeof(int) * (size_t)(2 * n + 2));
+  int *seen = scratch_ints(&seen_room, 2 * (size_t)n + 2);
   for (int i = 0; i < 2 * n; i++)
     seen[i] = -1;
-  Vec stack = {0};
+  static Vec stack;
   for (int k = 0; k < pt->nodes.len; k++) {
     int u = (int)(intptr_t)pt->nodes.data[k];
     stack.len = 0;
@@ -579,8 +601,14 @@ static ModelKey model_key(glp_prob *lp, const FusScheduleOptions *o) {
     key_double(&w, glp_get_col_ub(lp, j));
     key_double(&w, glp_get_obj_coef(lp, j));
   }
-  int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
-  double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
+  static Scratch ind_room;
+  static double *val;
+  static int val_room;
+  int *ind = scratch_ints(&ind_room, (size_t)nc + 1);
+  if (val_room < nc + 1) {
+    val_room = 2 * (nc + 1);
+    val = xmalloc_atomic(sizeof(double) * (size_t)val_room);
+  }
   for (int i = 1; i <= nr; i++) {
     int len = glp_get_mat_row(lp, i, ind, val);
     key_int(&w, glp_get_row_type(lp, i));
@@ -757,7 +785,8 @@ static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
   if (o->lp_out)
     write_lp(m.lp, o->lp_out);
   bool decided = false;
-  int *trial = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch trial_room;
+  int *trial = scratch_ints(&trial_room, (size_t)n + 1);
   for (int round = 0; round < MAX_LAZY_ROUNDS; round++) {
     if (!solve(pt, &m, o))
       break;
@@ -841,7 +870,8 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
     Part *pt = &parts[k];
     if (!pt->pairs.len)
       continue;
-    pt->local = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+    static Scratch local_room; /* each part's in turn */
+    pt->local = scratch_ints(&local_room, (size_t)n + 1);
     for (int i = 0; i < n; i++)
       pt->local[i] = -1;
     for (int i = 0; i < pt->nodes.len; i++)

@@ -1016,18 +1016,34 @@ static void drop_dead(Simp *s, LcuBlock *body, PtrMap *uses) {
 
 /* ---- the pass ---- */
 
-static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
-  FusFacts facts = {0};
-  Map avail = {0}; /* each round's, emptied for the next */
-  PtrMap uses = {0}; /* likewise: each variable's count of reads */
+/* What each round of each body fills anew, emptied in place for the
+   next: these maps grew from nothing once per round, a fifth of what
+   simplification allocated. */
+typedef struct Rounds {
+  FusFacts facts;
+  Map avail;
+  PtrMap subst;
+  PtrMap uses; /* each variable's count of reads (drop_dead) */
+  Vec undo;
+  Buf key;
+} Rounds;
+
+static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels, Rounds *r) {
   for (int round = 0; round < 64; round++) {
-    fus_fill_facts(body, &facts);
-    map_clear(&avail);
-    Simp s = {.p = p, .facts = &facts, .kernels = kernels, .avail = avail};
+    fus_fill_facts(body, &r->facts);
+    map_clear(&r->avail);
+    ptrmap_clear(&r->subst);
+    r->undo.len = 0;
+    Simp s = {.p = p, .facts = &r->facts, .kernels = kernels, .avail = r->avail, .subst = r->subst, .undo = r->undo,
+              .key = r->key};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
-    avail = s.avail;
-    drop_dead(&s, body, &uses);
+    drop_dead(&s, body, &r->uses);
+    /* (the maps may have grown) */
+    r->avail = s.avail;
+    r->subst = s.subst;
+    r->undo = s.undo;
+    r->key = s.key;
     if (!s.changed)
       return;
   }
@@ -1035,12 +1051,13 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
 
 void fus_simplify(LcuProgram *p) {
   Map kernels = {0};
+  Rounds r = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &kernels);
+    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &kernels, &r);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      simplify_body(p, t->body, &kernels);
+      simplify_body(p, t->body, &kernels, &r);
   }
   lcu_prune_kernels(p);
 }
