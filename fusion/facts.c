@@ -788,6 +788,13 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   len_clear(&f->ranges);
 }
 
+void fus_forget_memos(FusFacts *f) {
+  len_clear(&f->lens);
+  len_clear(&f->ranges);
+  ptrmap_clear(&f->failures);
+  ptrmap_clear(&f->run_lens);
+}
+
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   note_defs(f, changed, false);
   len_clear(&f->lens);

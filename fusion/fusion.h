@@ -96,6 +96,10 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f);
    runs' results say about totals and sizes is added.  What 'f' knew before stays: a rewrite keeps every
    value, so a fact about a value stays true.  The memos are forgotten. */
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f);
+/* The memos of 'f' forgotten (lengths, ranges, failures): 'f' is then
+   what fus_fill_facts would make of the body it was filled for, as long
+   as nothing changed the body or its kernels since. */
+void fus_forget_memos(FusFacts *f);
 /* The length of CPU variable 'v' (a vector's length, a sd's number of
    segments, an int scalar's value); of an atom (a constant's value). */
 FusLen fus_var_len(FusFacts *f, const LcuVar *v);

@@ -42,6 +42,8 @@ typedef struct Simp {
   FusFacts *facts; /* of the function being simplified */
   PtrMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
   bool changed;
+  bool mutated;    /* a read was replaced (with 'changed': the body is no
+                      longer what the facts were filled for) */
   Map *kernels;    /* canonical text -> LcuKernel: the kernels made here
                       are made once (lcu_intern_kernel) */
   /* the available computations (a key -> the statement that computed
@@ -63,8 +65,11 @@ static LcuAtom *subst_atom(Simp *s, LcuAtom *a) {
 }
 
 static void subst_atoms(Simp *s, Vec *atoms) {
-  for (int i = 0; i < atoms->len; i++)
-    atoms->data[i] = subst_atom(s, atoms->data[i]);
+  for (int i = 0; i < atoms->len; i++) {
+    LcuAtom *a = subst_atom(s, atoms->data[i]);
+    s->mutated |= a != atoms->data[i];
+    atoms->data[i] = a;
+  }
 }
 
 /* Reads of 'v' become 'by' from now on. */
@@ -1000,18 +1005,31 @@ static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
   return false;
 }
 
+/* The facts of 'body' as it is now: filled, or, when they are already
+   ('*current': nothing changed the body or a kernel since they were
+   filled), their memos forgotten, which leaves them as a fill would.
+   Filling the facts of a whole body is what a round costs most. */
+static void facts_of(FusFacts *f, const LcuBlock *body, bool *current) {
+  if (*current)
+    fus_forget_memos(f);
+  else
+    fus_fill_facts(body, f);
+  *current = true;
+}
+
 /* Drops the dead statements of 'body', with the facts of 'body' as it is
-   now, filled only when a statement is unused: most rounds' bodies have
-   none, and filling the facts of a whole body is what a round costs
-   most. */
-static void drop_dead(Simp *s, LcuBlock *body, PtrMap *uses) {
+   now, made only when a statement is unused: most rounds' bodies have
+   none.  '*current' as facts_of, and false if a statement went. */
+static void drop_dead(Simp *s, LcuBlock *body, PtrMap *uses, bool *current) {
   ptrmap_clear(uses);
   count_uses(body, uses, 1);
   if (!has_unused(body, uses))
     return;
-  fus_fill_facts(body, s->facts);
-  if (sweep(s, body, uses))
+  facts_of(s->facts, body, current);
+  if (sweep(s, body, uses)) {
     s->changed = true;
+    *current = false;
+  }
 }
 
 /* ---- the pass ---- */
@@ -1029,8 +1047,9 @@ typedef struct Rounds {
 } Rounds;
 
 static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels, Rounds *r) {
+  bool current = false; /* r->facts are the body's as it is */
   for (int round = 0; round < 64; round++) {
-    fus_fill_facts(body, &r->facts);
+    facts_of(&r->facts, body, &current);
     map_clear(&r->avail);
     ptrmap_clear(&r->subst);
     r->undo.len = 0;
@@ -1038,7 +1057,8 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels, Rounds *r
               .key = r->key};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
-    drop_dead(&s, body, &r->uses);
+    current = !s.changed && !s.mutated;
+    drop_dead(&s, body, &r->uses, &current);
     /* (the maps may have grown) */
     r->avail = s.avail;
     r->subst = s.subst;
