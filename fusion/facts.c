@@ -937,6 +937,17 @@ int fus_run_failures(FusFacts *f, const LcuStmt *run) {
   return bits;
 }
 
+int fus_run_failures_by(FusFacts *f, const LcuStmt *run, const FusKernelLens *kl) {
+  void **memo = ptrmap_slot(&f->failures, run, true);
+  if (*memo)
+    return (int)((intptr_t)*memo - 1);
+  int bits = 0;
+  for (int i = 0; i < run->kernel->soacs.len; i++)
+    bits |= fus_soac_failures(kl, run->kernel->soacs.data[i]);
+  *memo = (void *)(intptr_t)(bits + 1);
+  return bits;
+}
+
 static bool block_effects(FusFacts *f, const LcuBlock *b) {
   for (int i = 0; i < b->stmts.len; i++)
     if (fus_stmt_effects(f, b->stmts.data[i]))

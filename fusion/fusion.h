@@ -177,6 +177,10 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
 /* The failures of a `run` statement (FUS_ bits). */
 int fus_run_failures(FusFacts *f, const LcuStmt *run);
+/* The same, with the lengths of the run's kernel just filled ('kl'):
+   what filling them again would find (its questions to 'f' were asked,
+   and are memoized). */
+int fus_run_failures_by(FusFacts *f, const LcuStmt *run, const FusKernelLens *kl);
 /* True if CPU statement 's' can fail, print, read or draw random
    numbers, so that its order with others like it must stay: a host
    statement, a call, an `if` or `time` holding one, a scalar operation

@@ -362,25 +362,28 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
       if (i >= 0 && (!succ[i].len || int_at(&succ[i], succ[i].len - 1) != j))
         push_int(&succ[i], j);
     }
-    if (fus_stmt_effects(f, s)) {
+    FusNode *n = NULL;
+    if (s->kind == LS_RUN) {
+      /* its kernel's lengths, filled once: its failures are worked out
+         from them (fus_run_failures would fill them again) */
+      n = NEW(FusNode);
+      n->id = r->nodes.len;
+      n->pos = j;
+      n->run = s;
+      n->soac = s->kernel->soacs.len == 1 ? s->kernel->soacs.data[0] : NULL;
+      fus_fill_kernel_lens(f, s->kernel, &s->args, &n->lens);
+      n->failures = fus_run_failures_by(f, s, &n->lens);
+      n->cluster = n->id;
+      node_of[j] = n->id;
+      vec_push(&r->nodes, n);
+    }
+    if (n ? n->failures != 0 : fus_stmt_effects(f, s)) {
       if (last_effect >= 0 && (!succ[last_effect].len || int_at(&succ[last_effect], succ[last_effect].len - 1) != j))
         push_int(&succ[last_effect], j);
       last_effect = j;
     }
     for (int k = 0; k < s->results.len; k++)
       ptrmap_put(&def_at, s->results.data[k], (void *)(intptr_t)(j + 1));
-    if (s->kind == LS_RUN) {
-      FusNode *n = NEW(FusNode);
-      n->id = r->nodes.len;
-      n->pos = j;
-      n->run = s;
-      n->soac = s->kernel->soacs.len == 1 ? s->kernel->soacs.data[0] : NULL;
-      n->failures = fus_run_failures(f, s);
-      fus_fill_kernel_lens(f, s->kernel, &s->args, &n->lens);
-      n->cluster = n->id;
-      node_of[j] = n->id;
-      vec_push(&r->nodes, n);
-    }
   }
   r->nstmts = m;
   r->succ = succ;
