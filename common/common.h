@@ -169,6 +169,40 @@ void ptrmap_clear(PtrMap *m);
    whose sizes are known (a kernel's facts, made thousands of times). */
 void ptrmap_init_together(PtrMap *const *maps, const int64_t *counts, int n);
 
+/* A map from pointers to pointers that is emptied at once, by starting
+   a new generation (an entry of an older one is an empty slot), for the
+   maps a pass fills and empties again and again: a round's, a region's.
+   Emptying a large PtrMap cleared all its entries, which cost more than
+   filling it when it held few.  Never iterated; keys are kept alive as
+   PtrMap's are. */
+typedef struct GenMapEntry {
+  const void *key;
+  void *value;
+  uint32_t generation;
+} GenMapEntry;
+
+typedef struct GenMap {
+  GenMapEntry *entries;
+  int64_t cap, used;
+  uint32_t generation;
+} GenMap;
+
+void **genmap_slot(GenMap *m, const void *key, bool insert);
+void genmap_put(GenMap *m, const void *key, void *value);
+void genmap_clear(GenMap *m);
+static inline void *genmap_get(const GenMap *m, const void *key) {
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    const GenMapEntry *e = &m->entries[i];
+    if (!e->key || e->generation != m->generation)
+      return NULL;
+    if (e->key == key)
+      return e->value;
+  }
+}
+
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */
 const char *intern(const char *s);

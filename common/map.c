@@ -179,3 +179,50 @@ void ptrmap_clear(PtrMap *m) {
 }
 
 void ptrmap_put(PtrMap *m, const void *key, void *value) { *ptrmap_slot(m, key, true) = value; }
+
+/* ---- pointer maps emptied at once ---- */
+
+static void genmap_grow(GenMap *m) {
+  int64_t cap = m->cap ? 2 * m->cap : 64;
+  GenMap bigger = {xmalloc(sizeof(GenMapEntry) * (size_t)cap), cap, 0, m->generation};
+  for (int64_t i = 0; i < m->cap; i++) {
+    const GenMapEntry *e = &m->entries[i];
+    if (e->key && e->generation == m->generation)
+      *genmap_slot(&bigger, e->key, true) = e->value;
+  }
+  *m = bigger;
+}
+
+void **genmap_slot(GenMap *m, const void *key, bool insert) {
+  if (insert && 2 * (m->used + 1) > m->cap)
+    genmap_grow(m);
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    GenMapEntry *e = &m->entries[i];
+    if (!e->key || e->generation != m->generation) {
+      /* within a generation nothing is removed: a probe for a key of
+         this one never passes such a slot */
+      if (!insert)
+        return NULL;
+      *e = (GenMapEntry){key, NULL, m->generation};
+      m->used++;
+      return &e->value;
+    }
+    if (e->key == key)
+      return &e->value;
+  }
+}
+
+void genmap_put(GenMap *m, const void *key, void *value) { *genmap_slot(m, key, true) = value; }
+
+void genmap_clear(GenMap *m) {
+  if (!m->used)
+    return;
+  m->used = 0;
+  if (++m->generation == 0) { /* after 2^32 generations: clear once */
+    memset(m->entries, 0, sizeof(GenMapEntry) * (size_t)m->cap);
+    m->generation = 1;
+  }
+}

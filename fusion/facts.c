@@ -134,7 +134,7 @@ static void note_defs(FusFacts *f, const LcuBlock *b, bool deep) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     for (int k = 0; k < s->results.len; k++)
-      ptrmap_put(&f->def, s->results.data[k], (void *)s);
+      genmap_put(&f->def, s->results.data[k], (void *)s);
     if (!deep)
       continue;
     const LcuBlock *nested[3] = {s->then, s->els, s->body};
@@ -148,7 +148,7 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v);
 
 /* The length of 'v' from its definition, without its shape. */
 static FusLen defined_len(FusFacts *f, const LcuVar *v) {
-  const LcuStmt *s = ptrmap_get(&f->def, v);
+  const LcuStmt *s = genmap_get(&f->def, v);
   if (!s)
     return len_var(v);
   switch (s->kind) {
@@ -190,7 +190,7 @@ FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
 bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
   if (!a->var)
     return a->constant.kind == FA_INT && a->constant.u.i >= 0;
-  const LcuStmt *s = ptrmap_get(&f->def, a->var);
+  const LcuStmt *s = genmap_get(&f->def, a->var);
   if (!s)
     return false;
   if (s->kind == LS_LENGTH)
@@ -574,7 +574,7 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
       if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
         e->nonneg = true;
     }
-    const LcuStmt *d = a->var && p->type.kind == LT_SCALAR ? ptrmap_get(&f->def, a->var) : NULL;
+    const LcuStmt *d = a->var && p->type.kind == LT_SCALAR ? genmap_get(&f->def, a->var) : NULL;
     if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD) {
       FusLen x = fus_atom_len(f, d->args.data[0]), y = fus_atom_len(f, d->args.data[1]);
       if (kl) {
@@ -674,11 +674,11 @@ static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
     return true;
   }
-  FusKernelLens *m = ptrmap_get(&f->run_lens, s);
+  FusKernelLens *m = genmap_get(&f->run_lens, s);
   if (!m || !arg_totals_unchanged(f, s, m)) {
     m = spare_memos.len ? spare_memos.data[--spare_memos.len] : NEW(FusKernelLens);
     fus_fill_kernel_lens(f, s->kernel, &s->args, m);
-    ptrmap_put(&f->run_lens, s, m);
+    genmap_put(&f->run_lens, s, m);
     vec_push(&f->run_tables, m);
   }
   *kl = *m;
@@ -713,7 +713,7 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   if (memo)
     return *memo;
   len_put(&f->ranges, v, unknown()); /* (defined before used: no cycle) */
-  const LcuStmt *s = ptrmap_get(&f->def, v);
+  const LcuStmt *s = genmap_get(&f->def, v);
   FusLen b = unknown();
   int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
   if (at >= 0) {
@@ -761,7 +761,7 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   f->noting_totals = true;
   note_totals(f, b, deep);
   f->noting_totals = false;
-  ptrmap_clear(&f->run_lens);
+  genmap_clear(&f->run_lens);
   for (int i = 0; i < f->run_tables.len; i++) {
     release_kernel_lens(f->run_tables.data[i]);
     vec_push(&spare_memos, f->run_tables.data[i]);
@@ -772,13 +772,13 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   /* emptied in place: filled again to about the size it had (the maps
      of a large body grew from nothing once per fill) */
-  ptrmap_clear(&f->def);
+  genmap_clear(&f->def);
   len_clear(&f->lens);
   len_clear(&f->totals);
   len_clear(&f->sizes);
-  ptrmap_clear(&f->failures);
+  genmap_clear(&f->failures);
   len_clear(&f->ranges);
-  ptrmap_clear(&f->run_lens);
+  genmap_clear(&f->run_lens);
   f->noting_totals = false;
   note_defs(f, body, true);
   note_totals_memoized(f, body, true);
@@ -791,15 +791,15 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
 void fus_forget_memos(FusFacts *f) {
   len_clear(&f->lens);
   len_clear(&f->ranges);
-  ptrmap_clear(&f->failures);
-  ptrmap_clear(&f->run_lens);
+  genmap_clear(&f->failures);
+  genmap_clear(&f->run_lens);
 }
 
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   note_defs(f, changed, false);
   len_clear(&f->lens);
   len_clear(&f->ranges);
-  ptrmap_clear(&f->failures);
+  genmap_clear(&f->failures);
   note_totals_memoized(f, changed, false);
   len_clear(&f->lens);
   len_clear(&f->ranges);
@@ -924,7 +924,7 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
 }
 
 int fus_run_failures(FusFacts *f, const LcuStmt *run) {
-  void **memo = ptrmap_slot(&f->failures, run, true);
+  void **memo = genmap_slot(&f->failures, run, true);
   if (*memo)
     return (int)((intptr_t)*memo - 1);
   FusKernelLens kl;
@@ -938,7 +938,7 @@ int fus_run_failures(FusFacts *f, const LcuStmt *run) {
 }
 
 int fus_run_failures_by(FusFacts *f, const LcuStmt *run, const FusKernelLens *kl) {
-  void **memo = ptrmap_slot(&f->failures, run, true);
+  void **memo = genmap_slot(&f->failures, run, true);
   if (*memo)
     return (int)((intptr_t)*memo - 1);
   int bits = 0;

@@ -72,16 +72,16 @@ typedef struct FusLenMap {
 /* The CPU-level facts of one function (or top-level block): where each of
    its variables is bound, and the lengths worked out so far. */
 typedef struct FusFacts {
-  PtrMap def;       /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
+  GenMap def;       /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
   FusLenMap lens;   /* LcuVar -> its length, memoized by fus_var_len */
   FusLenMap totals; /* sd LcuVar -> (FL_SHAPE) the class of vectors whose
                        length is the number of its elements */
   FusLenMap sizes;  /* int LcuVar -> (FL_SHAPE) the class of vectors whose
                        length it is */
-  PtrMap failures;  /* run LcuStmt -> FUS_ bits + 1, memoized */
+  GenMap failures;  /* run LcuStmt -> FUS_ bits + 1, memoized */
   FusLenMap ranges; /* int vector LcuVar -> its values lie in [0, bound),
                        memoized by fus_var_range */
-  PtrMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
+  GenMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
                        memoized while the totals are worked out (facts.c) */
   Vec run_tables;   /* FusKernelLens *: those memos, spare once worked out */
   bool noting_totals;

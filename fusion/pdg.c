@@ -343,11 +343,11 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   /* the statements' successors: data, and the chain of effects.  The
      maps are the previous region's, emptied: regions are many, and
      each grew its maps from nothing. */
-  static PtrMap def_at; /* LcuVar -> statement index + 1 */
-  static PtrMap read_outside;
+  static GenMap def_at; /* LcuVar -> statement index + 1 */
+  static GenMap read_outside;
   static Vec reads; /* a statement's, one after the other */
-  ptrmap_clear(&def_at);
-  ptrmap_clear(&read_outside);
+  genmap_clear(&def_at);
+  genmap_clear(&read_outside);
   Vec *succ = xmalloc(sizeof(Vec) * (size_t)(m + 1));
   int *node_of = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
   int last_effect = -1;
@@ -358,7 +358,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
     reads.len = 0;
     stmt_reads(&reads, s);
     for (int k = 0; k < reads.len; k++) {
-      int i = (int)(intptr_t)ptrmap_get(&def_at, reads.data[k]) - 1;
+      int i = (int)(intptr_t)genmap_get(&def_at, reads.data[k]) - 1;
       if (i >= 0 && (!succ[i].len || int_at(&succ[i], succ[i].len - 1) != j))
         push_int(&succ[i], j);
     }
@@ -383,7 +383,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
       last_effect = j;
     }
     for (int k = 0; k < s->results.len; k++)
-      ptrmap_put(&def_at, s->results.data[k], (void *)(intptr_t)(j + 1));
+      genmap_put(&def_at, s->results.data[k], (void *)(intptr_t)(j + 1));
   }
   r->nstmts = m;
   r->succ = succ;
@@ -408,24 +408,24 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
     reads.len = 0;
     stmt_reads(&reads, s);
     for (int k = 0; k < reads.len; k++)
-      ptrmap_put(&read_outside, reads.data[k], (void *)1);
+      genmap_put(&read_outside, reads.data[k], (void *)1);
   }
   for (int k = 0; k < b->results.len; k++) {
     const LcuAtom *a = b->results.data[k];
     if (a->var)
-      ptrmap_put(&read_outside, a->var, (void *)1);
+      genmap_put(&read_outside, a->var, (void *)1);
   }
   for (int v = 0; v < n; v++) {
     FusNode *node = r->nodes.data[v];
     for (int k = 0; k < node->run->results.len; k++)
-      node->live_out |= ptrmap_get(&read_outside, node->run->results.data[k]) != NULL;
+      node->live_out |= genmap_get(&read_outside, node->run->results.data[k]) != NULL;
   }
   /* data edges between runs, fusible or not */
   for (int v = 0; v < n; v++) {
     FusNode *cons = r->nodes.data[v];
     for (int k = 0; k < cons->run->args.len; k++) {
       const LcuAtom *a = cons->run->args.data[k];
-      int i = a->var ? (int)(intptr_t)ptrmap_get(&def_at, a->var) - 1 : -1;
+      int i = a->var ? (int)(intptr_t)genmap_get(&def_at, a->var) - 1 : -1;
       if (i < 0 || node_of[i] < 0)
         continue;
       FusNode *prod = r->nodes.data[node_of[i]];

@@ -40,7 +40,7 @@
 typedef struct Simp {
   LcuProgram *p;
   FusFacts *facts; /* of the function being simplified */
-  PtrMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
+  GenMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
   bool changed;
   bool mutated;    /* a read was replaced (with 'changed': the body is no
                       longer what the facts were filled for) */
@@ -60,7 +60,7 @@ typedef struct Simp {
 static LcuAtom *subst_atom(Simp *s, LcuAtom *a) {
   if (!a->var)
     return a;
-  LcuAtom *r = ptrmap_get(&s->subst, a->var);
+  LcuAtom *r = genmap_get(&s->subst, a->var);
   return r ? r : a;
 }
 
@@ -74,7 +74,7 @@ static void subst_atoms(Simp *s, Vec *atoms) {
 
 /* Reads of 'v' become 'by' from now on. */
 static void replace(Simp *s, LcuVar *v, LcuAtom *by) {
-  ptrmap_put(&s->subst, v, by);
+  genmap_put(&s->subst, v, by);
   s->changed = true;
 }
 
@@ -342,7 +342,7 @@ static bool draws_random(const LcuKernel *k) {
 
 /* The run that binds 'v', if a run binds it. */
 static const LcuStmt *run_of(Simp *s, const LcuVar *v) {
-  const LcuStmt *d = v ? ptrmap_get(&s->facts->def, v) : NULL;
+  const LcuStmt *d = v ? genmap_get(&s->facts->def, v) : NULL;
   return d && d->kind == LS_RUN ? d : NULL;
 }
 
@@ -850,13 +850,13 @@ static void simp_if(Simp *s, LcuStmt *st, Vec *out) {
   /* inside a branch the condition is known: an `if` on it there (an
      inlined function's test for an empty context, repeated) folds */
   int mark = s->undo.len;
-  ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
+  genmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
   simp_block(s, st->then);
   avail_undo(s, mark);
-  ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
+  genmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
   simp_block(s, st->els);
   avail_undo(s, mark);
-  ptrmap_put(&s->subst, c->var, NULL);
+  genmap_put(&s->subst, c->var, NULL);
   if (empty(st->then) && empty(st->els)) {
     /* both branches give the same atoms: so does the if */
     bool same = true;
@@ -909,11 +909,11 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
 /* ---- dead code ---- */
 
 /* Adds 'by' to the count of each variable of 'atoms' in 'uses'. */
-static void count_atoms(const Vec *atoms, PtrMap *uses, intptr_t by) {
+static void count_atoms(const Vec *atoms, GenMap *uses, intptr_t by) {
   for (int i = 0; i < atoms->len; i++) {
     const LcuAtom *a = atoms->data[i];
     if (a->var) {
-      void **n = ptrmap_slot(uses, a->var, true);
+      void **n = genmap_slot(uses, a->var, true);
       *n = (void *)((intptr_t)*n + by);
     }
   }
@@ -921,7 +921,7 @@ static void count_atoms(const Vec *atoms, PtrMap *uses, intptr_t by) {
 
 /* The reads of 'b' and of its nested blocks, counted ('by' 1) or taken
    off (-1, for a statement that goes). */
-static void count_uses(const LcuBlock *b, PtrMap *uses, intptr_t by) {
+static void count_uses(const LcuBlock *b, GenMap *uses, intptr_t by) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *st = b->stmts.data[i];
     count_atoms(&st->args, uses, by);
@@ -950,9 +950,9 @@ static bool may_go(const LcuStmt *st) {
 }
 
 /* True if none of 'st''s results is used. */
-static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
+static bool results_unused(const LcuStmt *st, const GenMap *uses) {
   for (int k = 0; k < st->results.len; k++)
-    if (ptrmap_get(uses, st->results.data[k]))
+    if (genmap_get(uses, st->results.data[k]))
       return false;
   return true;
 }
@@ -964,7 +964,7 @@ static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
    drops what sweeping again until nothing goes would (there are no
    cycles; whether a statement has an effect does not change as others
    without one go); true if any went. */
-static bool sweep(Simp *s, LcuBlock *b, PtrMap *uses) {
+static bool sweep(Simp *s, LcuBlock *b, GenMap *uses) {
   bool changed = false;
   int out = b->stmts.len;
   for (int i = b->stmts.len - 1; i >= 0; i--) {
@@ -992,7 +992,7 @@ static bool sweep(Simp *s, LcuBlock *b, PtrMap *uses) {
 
 /* True if a statement of 'b' (or of its nested blocks) has no result
    that is used and might go: what sweep would look at. */
-static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
+static bool has_unused(const LcuBlock *b, const GenMap *uses) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *st = b->stmts.data[i];
     const LcuBlock *nested[3] = {st->then, st->els, st->body};
@@ -1020,8 +1020,8 @@ static void facts_of(FusFacts *f, const LcuBlock *body, bool *current) {
 /* Drops the dead statements of 'body', with the facts of 'body' as it is
    now, made only when a statement is unused: most rounds' bodies have
    none.  '*current' as facts_of, and false if a statement went. */
-static void drop_dead(Simp *s, LcuBlock *body, PtrMap *uses, bool *current) {
-  ptrmap_clear(uses);
+static void drop_dead(Simp *s, LcuBlock *body, GenMap *uses, bool *current) {
+  genmap_clear(uses);
   count_uses(body, uses, 1);
   if (!has_unused(body, uses))
     return;
@@ -1040,8 +1040,8 @@ static void drop_dead(Simp *s, LcuBlock *body, PtrMap *uses, bool *current) {
 typedef struct Rounds {
   FusFacts facts;
   Map avail;
-  PtrMap subst;
-  PtrMap uses; /* each variable's count of reads (drop_dead) */
+  GenMap subst;
+  GenMap uses; /* each variable's count of reads (drop_dead) */
   Vec undo;
   Buf key;
 } Rounds;
@@ -1051,7 +1051,7 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels, Rounds *r
   for (int round = 0; round < 64; round++) {
     facts_of(&r->facts, body, &current);
     map_clear(&r->avail);
-    ptrmap_clear(&r->subst);
+    genmap_clear(&r->subst);
     r->undo.len = 0;
     Simp s = {.p = p, .facts = &r->facts, .kernels = kernels, .avail = r->avail, .subst = r->subst, .undo = r->undo,
               .key = r->key};
