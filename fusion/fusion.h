@@ -223,6 +223,8 @@ typedef struct FusNode {
   LcuSoac *soac;   /* its kernel's only SOAC, or NULL (several, or none) */
   int failures;    /* FUS_ bits */
   FusKernelLens lens;
+  FusLen space;    /* its SOAC's index space (fus_soac_space), if 'soac':
+                      the horizontal pairs ask it of every two nodes */
   double out_bytes; /* the estimated bytes of its vector results */
   bool live_out;   /* a result is read outside the runs of the region */
   int cluster;     /* the schedule's */

@@ -373,6 +373,8 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
       n->soac = s->kernel->soacs.len == 1 ? s->kernel->soacs.data[0] : NULL;
       fus_fill_kernel_lens(f, s->kernel, &s->args, &n->lens);
       n->failures = fus_run_failures_by(f, s, &n->lens);
+      if (n->soac)
+        n->space = fus_soac_space(&n->lens, n->soac);
       n->cluster = n->id;
       node_of[j] = n->id;
       vec_push(&r->nodes, n);
