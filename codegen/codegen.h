@@ -139,6 +139,8 @@ const char *cg_member(FlatBase b);
 const char *cg_constant(FlatAtom c);
 /* A C string literal of 'n' bytes of 's'. */
 const char *cg_string(const char *s, size_t n);
+/* cg_string of NUL-terminated 's', made once per string. */
+const char *cg_literal(const char *s);
 /* The name of a static RtLayout copy of 'l', made once per program. */
 const char *cg_layout(Cg *cg, const RtLayout *l);
 /* The number of a site: where a check stands ('loc'), the primitive its

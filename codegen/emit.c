@@ -261,18 +261,21 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
   return cg_site(cg, own ? e->loc : no_loc, prim, NULL);
 }
 
+const char *cg_literal(const char *s) {
+  /* made once per string (kept alive by the map): a program names its
+     file at every check, and library code's file and function at every
+     statement inlined from it, alternately */
+  static PtrMap literals;
+  void **memo = ptrmap_slot(&literals, s, true);
+  if (!*memo)
+    *memo = (void *)cg_string(s, strlen(s));
+  return *memo;
+}
+
 const char *cg_loc(Loc loc) {
   if (!loc.src)
     return "RT_LOC(NULL, 0, 0)";
-  /* the file's literal, made again only for another file: a program has
-     a location per check */
-  static const Source *last;
-  static const char *literal;
-  if (loc.src != last) {
-    last = loc.src;
-    literal = cg_string(loc.src->name, strlen(loc.src->name));
-  }
-  return xprintf("RT_LOC(%s, %d, %d)", literal, loc.line, loc.col);
+  return xprintf("RT_LOC(%s, %d, %d)", cg_literal(loc.src->name), loc.line, loc.col);
 }
 
 const char *cg_where(Loc loc) {

@@ -384,7 +384,7 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
   cg->indent++;
   cg_line(cg, "RtContext lib;");
   cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);",
-          cg_string(s->lib_fn, strlen(s->lib_fn)), cg_loc(s->user_loc));
+          cg_literal(s->lib_fn), cg_loc(s->user_loc));
   gen_stmt(h, s);
   cg_line(cg, "rt_set_context(saved);");
   cg->indent--;
