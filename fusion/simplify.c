@@ -37,6 +37,12 @@
 #include "fusion.h"
 #include "../rt/scalar.h"
 
+/* The kernels simplification makes, each made once (lcu_intern_kernel). */
+typedef struct Made {
+  Map by_text; /* canonical text -> LcuKernel */
+  LcuKernel *offsets; /* offsets_scan's, once made */
+} Made;
+
 typedef struct Simp {
   LcuProgram *p;
   FusFacts *facts; /* of the function being simplified */
@@ -44,8 +50,7 @@ typedef struct Simp {
   bool changed;
   bool mutated;    /* a read was replaced (with 'changed': the body is no
                       longer what the facts were filled for) */
-  Map *kernels;    /* canonical text -> LcuKernel: the kernels made here
-                      are made once (lcu_intern_kernel) */
+  struct Made *made; /* the kernels made here, made once */
   /* the available computations (a key -> the statement that computed
      it): one map for the walk, its entries of a nested block undone when
      the block ends, each put logged with what it replaced (NULL: none;
@@ -492,18 +497,18 @@ static bool simp_kernels(LcuProgram *p) {
 
 /* Kernel 'k', or the one made before with its text. */
 static LcuKernel *intern_kernel(Simp *s, LcuKernel *k) {
-  if (!s->kernels->cap)
+  if (!s->made->by_text.cap)
     for (int i = 0; i < s->p->kernels.len; i++) {
       LcuKernel *old = s->p->kernels.data[i];
       const char *text = lcu_kernel_key(old);
-      if (!map_get(s->kernels, text))
-        map_put(s->kernels, xstrdup(text), old);
+      if (!map_get(&s->made->by_text, text))
+        map_put(&s->made->by_text, xstrdup(text), old);
     }
   const char *text = lcu_kernel_key(k);
-  LcuKernel *old = map_get(s->kernels, text);
+  LcuKernel *old = map_get(&s->made->by_text, text);
   if (old)
     return old;
-  map_put(s->kernels, xstrdup(text), k);
+  map_put(&s->made->by_text, xstrdup(text), k);
   lcu_add_kernel(s->p, k);
   return k;
 }
@@ -697,8 +702,19 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
 }
 
 /* seg_offsets(make_segdes(v)) is the exclusive sum scan of v: a SCAN,
-   which fusion can put beside the MAP that makes v. */
+   which fusion can put beside the MAP that makes v.  Every such kernel
+   has one canonical text (its expressions are all at its SOAC's
+   location), so that it is built once: after that, the kernel interned
+   then is the answer, and the ids building it again would take are
+   taken (later variables keep their names). */
+enum { OFFSETS_SCAN_VARS = 5 }; /* v, i, x, y and the result */
+
 static LcuKernel *offsets_scan(Simp *s, Loc loc) {
+  if (s->made->offsets) {
+    s->p->next_var += OFFSETS_SCAN_VARS;
+    return s->made->offsets;
+  }
+  int first = s->p->next_var;
   LcuKernel *k = lcu_kernel_new();
   LcuVar *v = lcu_kernel_param(s->p, k, lcu_vec(FB_INT));
   LcuThunk *pull = lcu_thunk_new();
@@ -712,7 +728,10 @@ static LcuKernel *offsets_scan(Simp *s, Loc loc) {
   LcuSoac *scan = lcu_soac_scan(loc, pull, &zero, 1, op, lcu_size_length(v));
   lcu_kernel_soac(k, scan);
   lcu_kernel_return(k, lcu_soac_result(s->p, scan, lcu_vec(FB_INT)));
-  return intern_kernel(s, k);
+  if (s->p->next_var - first != OFFSETS_SCAN_VARS)
+    die("simplify: offsets_scan made %d variables", s->p->next_var - first);
+  s->made->offsets = intern_kernel(s, k);
+  return s->made->offsets;
 }
 
 /* ---- the walk ---- */
@@ -1046,14 +1065,14 @@ typedef struct Rounds {
   Buf key;
 } Rounds;
 
-static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels, Rounds *r) {
+static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) {
   bool current = false; /* r->facts are the body's as it is */
   for (int round = 0; round < 64; round++) {
     facts_of(&r->facts, body, &current);
     map_clear(&r->avail);
     genmap_clear(&r->subst);
     r->undo.len = 0;
-    Simp s = {.p = p, .facts = &r->facts, .kernels = kernels, .avail = r->avail, .subst = r->subst, .undo = r->undo,
+    Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst, .undo = r->undo,
               .key = r->key};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
@@ -1070,14 +1089,14 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels, Rounds *r
 }
 
 void fus_simplify(LcuProgram *p) {
-  Map kernels = {0};
+  Made made = {0};
   Rounds r = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &kernels, &r);
+    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &made, &r);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      simplify_body(p, t->body, &kernels, &r);
+      simplify_body(p, t->body, &made, &r);
   }
   lcu_prune_kernels(p);
 }
