@@ -15,6 +15,7 @@
  *                horizontal, and what fusing them saves (fus_fill_candidates)
  *   schedule.c   the clusters: an ILP solved by GLPK, or a greedy
  *                fallback (fus_schedule)
+ *   ilp.c        its models, as numbers: GLPK makes one only to solve it
  *   merge.c      the runs of one cluster as one run of one kernel (fus_merge)
  *   rules.c      the SOAC rewrite rules inside a kernel (fus_rewrite)
  *   fuse.c       the pass: every region of every function (fus_fuse)
@@ -319,6 +320,36 @@ typedef struct FusScheduleOptions {
    up (the time limit), a greedy merge of the best pairs that keeps every
    cluster legal.  Requires: fus_fill_candidates.  Keeps: the graph. */
 void fus_schedule(FusRegion *r, const FusScheduleOptions *o);
+
+/* ---- ilp.c: schedule.c's models, as numbers beside GLPK ----
+   The calls that make a model in GLPK (glp_add_cols, glp_set_col_kind,
+   ...), kept as numbers; GLPK makes the model only to solve it, or to
+   write it (a named model: at once). */
+typedef struct FusModel FusModel;
+
+/* What GLPK answered for one model: whether it found the best solution
+   within its limits, and then the value of each column (1-based). */
+typedef struct FusSolution {
+  bool found;
+  double *value;
+} FusSolution;
+
+FusModel *fus_model_new(bool named, const char *name);
+int fus_model_add_cols(FusModel *m, int n); /* the first new column */
+void fus_model_col_name(FusModel *m, int j, const char *name);
+void fus_model_col_kind(FusModel *m, int j, int kind);
+void fus_model_col_bnds(FusModel *m, int j, int type, double lb, double ub);
+void fus_model_obj_coef(FusModel *m, int j, double coef);
+/* A row of 'len' elements (columns 'cols', coefficients 'vals', from 0). */
+void fus_model_add_row(FusModel *m, const char *name, int type, double lb, double ub, int len, const int *cols,
+                       const double *vals);
+/* GLPK's answer for 'm' (minimized), or the answer to a model of the same
+   numbers solved before, under the same limits. */
+const FusSolution *fus_model_solve(FusModel *m, int time_limit_ms);
+/* 'm' in CPLEX LP format. */
+void fus_model_write_lp(FusModel *m, FILE *out);
+/* GLPK's copy of 'm' freed. */
+void fus_model_free(FusModel *m);
 
 /* ---- merge.c ---- */
 
