@@ -126,7 +126,8 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
-  Buf call = {0};
+  static Buf call; /* each run's in turn */
+  call.len = 0;
   buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
   for (int i = 0; i < s->args.len; i++)
     buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
@@ -146,7 +147,8 @@ static void gen_call(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   const LcuFunc *f = s->callee;
   const char *loc = cg_loc(s->loc);
-  Buf call = {0};
+  static Buf call; /* each call's in turn */
+  call.len = 0;
   buf_printf(&call, "%s(", func_name(f));
   const char **args = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
   for (int i = 0; i < s->args.len; i++)

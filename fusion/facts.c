@@ -769,7 +769,24 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   f->run_tables.len = 0;
 }
 
+/* The maps of facts given back (fus_release_facts), for the next facts
+   filled from nothing to take: simplification's, grown to the largest
+   body, are fusion's. */
+static FusFacts spare_facts;
+static bool have_spare_facts;
+
+void fus_release_facts(FusFacts *f) {
+  spare_facts = *f;
+  have_spare_facts = true;
+  *f = (FusFacts){0};
+}
+
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
+  if (!f->def.cap && have_spare_facts) {
+    *f = spare_facts;
+    spare_facts = (FusFacts){0};
+    have_spare_facts = false;
+  }
   /* emptied in place: filled again to about the size it had (the maps
      of a large body grew from nothing once per fill) */
   genmap_clear(&f->def);

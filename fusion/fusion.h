@@ -97,6 +97,9 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f);
    runs' results say about totals and sizes is added.  What 'f' knew before stays: a rewrite keeps every
    value, so a fact about a value stays true.  The memos are forgotten. */
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f);
+/* 'f' emptied, its maps given back for the next facts filled from
+   nothing to take. */
+void fus_release_facts(FusFacts *f);
 /* The memos of 'f' forgotten (lengths, ranges, failures): 'f' is then
    what fus_fill_facts would make of the body it was filled for, as long
    as nothing changed the body or its kernels since. */

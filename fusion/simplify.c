@@ -1098,5 +1098,6 @@ void fus_simplify(LcuProgram *p) {
     if (t->body)
       simplify_body(p, t->body, &made, &r);
   }
+  fus_release_facts(&r.facts);
   lcu_prune_kernels(p);
 }
