@@ -48,6 +48,11 @@ static void gc_warning(char *msg, GC_word arg) {
   }
 }
 
+void alloc_collect_if_past(size_t bytes) {
+  if (GC_get_total_bytes() >= bytes)
+    GC_gcollect();
+}
+
 void alloc_init(void) {
   const char *v = getenv("NESSIE_GC_WARNINGS");
   show_gc_warnings = v && *v && strcmp(v, "0") != 0;

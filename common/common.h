@@ -34,6 +34,9 @@ char *xvprintf(const char *fmt, va_list ap);
    text: any other format is vsnprintf's). */
 int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap);
 
+/* A collection now, if this process has allocated 'bytes' or more. */
+void alloc_collect_if_past(size_t bytes);
+
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,
    since nessie reports running out of memory itself (see below);

@@ -364,6 +364,17 @@ static int compile_lcu(const Options *opt, Source *src) {
   return run_engine(opt, &pl);
 }
 
+/* A compilation's heap, made at the start (main, below), and the point
+   past which it is collected before fusion.  Fusion and code generation
+   allocate about twice what came before them (lib_lifted: 14 MB, then
+   30), so that a compilation past a third of the heap by then fills it
+   later, and collects when its whole program is live: collecting before
+   fusion instead, when little is (the lowered program, not yet the
+   fused one and its generated code), costs less, and fusion then takes
+   the pages freed, without faulting in new ones (lib_lifted: 5 ms of
+   processor time less; below that size, no gain). */
+enum { COMPILE_HEAP_BYTES = 40 << 20, COMPILE_COLLECT_PAST = COMPILE_HEAP_BYTES / 3 };
+
 /* The pipeline, up to the stage the mode needs; without a mode, on to an
    executable.  Returns the exit status. */
 static int compile(const Options *opt) {
@@ -374,7 +385,8 @@ static int compile(const Options *opt) {
   }
   if (is_lcu_file(opt->file))
     return compile_lcu(opt, src);
-  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion,
+                 .collect_past = opt->engine ? 0 : COMPILE_COLLECT_PAST};
   const StageInfo *last = opt->dump                 ? opt->dump
                           : opt->engine             ? pipeline_stage(opt->engine->stage)
                           : opt->types              ? pipeline_stage("typed")
@@ -408,8 +420,6 @@ static void *run_compile(void *arg) {
   job->status = compile(job->opt);
   return NULL;
 }
-
-enum { COMPILE_HEAP_BYTES = 40 << 20 };
 
 int main(int argc, char **argv) {
   GC_INIT();
