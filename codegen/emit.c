@@ -349,7 +349,14 @@ const char *cg_literal(const char *s) {
 const char *cg_loc(Loc loc) {
   if (!loc.src)
     return "RT_LOC(NULL, 0, 0)";
-  return xprintf("RT_LOC(%s, %d, %d)", cg_literal(loc.src->name), loc.line, loc.col);
+  /* the last one again: a run names its location three times */
+  static Loc last;
+  static const char *text;
+  if (!text || !lcu_loc_equal(loc, last)) {
+    last = loc;
+    text = xprintf("RT_LOC(%s, %d, %d)", cg_literal(loc.src->name), loc.line, loc.col);
+  }
+  return text;
 }
 
 const char *cg_where(Loc loc) {
