@@ -28,11 +28,13 @@
 
 #include "fusion.h"
 
+/* The maps of merging are one cluster's, then the next's, emptied in
+   place (each grew from nothing per cluster and per member). */
 typedef struct Merger {
   LcuProgram *p;
   FusRegion *r;
-  PtrMap param_of;    /* CPU variable -> the new kernel's parameter */
-  PtrMap produced;    /* CPU variable -> the new kernel's variable for it */
+  PtrMap *param_of;   /* CPU variable -> the new kernel's parameter */
+  PtrMap *produced;   /* CPU variable -> the new kernel's variable for it */
   LcuKernel *k;
   LcuStmt *run;
 } Merger;
@@ -109,19 +111,20 @@ static LcuSoac *copy_soac(LcuProgram *p, const LcuSoac *s, PtrMap *ren) {
 static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool mark) {
   const LcuStmt *run = n->run;
   const LcuKernel *k = run->kernel;
-  PtrMap ren = {0};
+  static PtrMap ren; /* k's variables -> the new kernel's */
+  ptrmap_clear(&ren);
   for (int i = 0; i < k->params.len; i++) {
     LcuVar *param = k->params.data[i];
     LcuAtom *a = run->args.data[i];
-    LcuVar *to = a->var ? ptrmap_get(&m->produced, a->var) : NULL;
+    LcuVar *to = a->var ? ptrmap_get(m->produced, a->var) : NULL;
     if (!to && a->var)
-      to = ptrmap_get(&m->param_of, a->var);
+      to = ptrmap_get(m->param_of, a->var);
     if (!to) {
       to = lcu_copy_var(m->p, param);
       vec_push(&m->k->params, to);
       lcu_stmt_arg(m->run, a);
       if (a->var)
-        ptrmap_put(&m->param_of, a->var, to);
+        ptrmap_put(m->param_of, a->var, to);
     }
     ptrmap_put(&ren, param, to);
   }
@@ -137,7 +140,7 @@ static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool m
   }
   for (int i = 0; i < run->results.len && i < k->results.len; i++) {
     LcuVar *kr = ptrmap_get(&ren, k->results.data[i]);
-    ptrmap_put(&m->produced, run->results.data[i], kr ? kr : k->results.data[i]);
+    ptrmap_put(m->produced, run->results.data[i], kr ? kr : k->results.data[i]);
   }
 }
 
@@ -148,8 +151,8 @@ static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool m
    those results (a map of every variable the block reads, each with the
    list of its readers, cost more than all the rest of merging). */
 typedef struct Outside {
-  PtrMap cluster; /* a result of a member run -> its cluster + 1 */
-  PtrMap read;    /* such a result -> non-NULL: read outside its cluster */
+  GenMap cluster; /* a result of a member run -> its cluster + 1 */
+  GenMap read;    /* such a result -> non-NULL: read outside its cluster */
 } Outside;
 
 static void note_reads(Outside *o, const Vec *atoms, int cluster) {
@@ -157,9 +160,9 @@ static void note_reads(Outside *o, const Vec *atoms, int cluster) {
     const LcuAtom *a = atoms->data[i];
     if (!a->var)
       continue;
-    intptr_t c = (intptr_t)ptrmap_get(&o->cluster, a->var);
+    intptr_t c = (intptr_t)genmap_get(&o->cluster, a->var);
     if (c && c - 1 != cluster)
-      ptrmap_put(&o->read, a->var, (void *)1);
+      genmap_put(&o->read, a->var, (void *)1);
   }
 }
 
@@ -182,7 +185,7 @@ static void fill_outside(Outside *o, const FusRegion *r, const Vec *members) {
     for (int i = 0; i < members[c].len; i++) {
       const LcuStmt *run = ((const FusNode *)members[c].data[i])->run;
       for (int k = 0; k < run->results.len; k++)
-        ptrmap_put(&o->cluster, run->results.data[k], (void *)(intptr_t)(c + 1));
+        genmap_put(&o->cluster, run->results.data[k], (void *)(intptr_t)(c + 1));
     }
   }
   const LcuBlock *b = r->block;
@@ -217,7 +220,10 @@ static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, c
   } else if (place->lib_fn) {
     run->loc = place->user_loc; /* the user's code, at the call */
   }
-  Merger m = {p, r, {0}, {0}, lcu_kernel_new(), run};
+  static PtrMap param_of, produced;
+  ptrmap_clear(&param_of);
+  ptrmap_clear(&produced);
+  Merger m = {p, r, &param_of, &produced, lcu_kernel_new(), run};
   for (int i = 0; i < members->len; i++) {
     const FusNode *n = members->data[i];
     bool mark = n->run->lib_fn && !same_context(n->run, run);
@@ -227,9 +233,9 @@ static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, c
     const LcuStmt *s = ((FusNode *)members->data[i])->run;
     for (int k = 0; k < s->results.len; k++) {
       LcuVar *y = s->results.data[k];
-      if (!ptrmap_get(&outside->read, y))
+      if (!genmap_get(&outside->read, y))
         continue;
-      lcu_kernel_return(m.k, ptrmap_get(&m.produced, y));
+      lcu_kernel_return(m.k, ptrmap_get(m.produced, y));
       lcu_stmt_bind(run, y);
     }
   }
@@ -252,7 +258,9 @@ Vec fus_merge(LcuProgram *p, FusRegion *r) {
     FusNode *node = r->nodes.data[u];
     vec_push(&members[node->cluster], node);
   }
-  Outside outside = {{0}, {0}};
+  static Outside outside; /* every region's in turn */
+  genmap_clear(&outside.cluster);
+  genmap_clear(&outside.read);
   fill_outside(&outside, r, members);
   /* units: a cluster of several runs is one, any other statement one */
   int *unit = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
