@@ -471,7 +471,9 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
-  CgText *out = cg->out, text = {0};
+  static CgText text; /* every thunk's fast pass in turn, its room kept */
+  CgText *out = cg->out;
+  text.len = 0;
   cg->out = &text;
   const char **values = gen_thunk(&fast, t, args, env);
   cg->out = out;
@@ -480,7 +482,6 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   if (fast.finite)
     cg_line(cg, "uint32_t %s = 0x7ff00000u; /* zero: a float result below is not finite */", fast.finite);
   cg_text_write(cg->out, text.data, text.len);
-  cg_text_free(&text);
   if (fast.failed || fast.finite) {
     const char *failed = fast.failed && fast.finite ? xprintf("%s != 0 || %s == 0", fast.failed, fast.finite)
                          : fast.failed              ? xprintf("%s != 0", fast.failed)
