@@ -354,6 +354,38 @@ static Vec outside_paths(const Part *pt, int *parent) {
    the other crosses a preventing edge, 'apart') are never one cluster,
    so a pair between them is not fused, and of two pairs that join them
    through a third node one is not fused either. */
+/* The closure of 'ordered' (a path from a to b, a < b, in rows of nc)
+   and 'apart' (one with a strict step): later rows first, each taking
+   the rows of the nodes it reaches.  A part has at most WINDOW nodes, so
+   that a row is a word (a walk over every three nodes of every model
+   was a tenth of scheduling). */
+static void close_paths(int nc, bool *ordered, bool *apart) {
+  _Static_assert(WINDOW <= 64, "a part's row is a word");
+  uint64_t ord[WINDOW], apt[WINDOW];
+  if (nc > WINDOW)
+    die("fusion: a part of %d nodes", nc);
+  for (int a = 0; a < nc; a++) {
+    ord[a] = apt[a] = 0;
+    for (int b = a + 1; b < nc; b++) {
+      ord[a] |= (uint64_t)ordered[a * nc + b] << b;
+      apt[a] |= (uint64_t)apart[a * nc + b] << b;
+    }
+  }
+  for (int a = nc - 1; a >= 0; a--)
+    for (int b = a + 1; b < nc; b++) {
+      if (!(ord[a] >> b & 1))
+        continue;
+      uint64_t later = ord[b]; /* (bits of nodes after b only) */
+      ord[a] |= later;
+      apt[a] |= apt[a] >> b & 1 ? later : apt[b] & later;
+    }
+  for (int a = 0; a < nc; a++)
+    for (int b = a + 1; b < nc; b++) {
+      ordered[a * nc + b] = ord[a] >> b & 1;
+      apart[a * nc + b] = apt[a] >> b & 1;
+    }
+}
+
 static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
   FusRegion *r = pt->r;
   int nc = pt->nodes.len, n = r->nodes.len;
@@ -373,18 +405,7 @@ static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
     if (p->kind != FP_HORIZONTAL)
       ordered[pt->local[p->u] * nc + pt->local[p->v]] = true;
   }
-  for (int a = nc - 1; a >= 0; a--) /* the closure, later nodes first */
-    for (int b = a + 1; b < nc; b++) {
-      if (!ordered[a * nc + b])
-        continue;
-      for (int c = b + 1; c < nc; c++) {
-        if (!ordered[b * nc + c])
-          continue;
-        ordered[a * nc + c] = true;
-        if (apart[a * nc + b] || apart[b * nc + c])
-          apart[a * nc + c] = true;
-      }
-    }
+  close_paths(nc, ordered, apart);
   /* the pairs at each node, to find paths of two */
   Vec *at = xmalloc(sizeof(Vec) * (size_t)(nc + 1));
   for (int k = 0; k < pt->pairs.len; k++) {
