@@ -231,7 +231,7 @@ static FusVarFacts *kernel_var_add(FusKernelLens *kl, const LcuVar *v) {
   if (!*slot) {
     if (kl->used == kl->room) /* sized for all the kernel's variables */
       die("fusion: %s is not a variable of the kernel", v->name);
-    kl->vars[kl->used].var = v;
+    kl->vars[kl->used] = (FusVarFacts){.var = v};
     *slot = ++kl->used;
   }
   return &kl->vars[*slot - 1];
@@ -537,8 +537,9 @@ static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   Vec *free = &spare[size_class(cap)];
   FusVarFacts *facts;
   if (free->len) {
+    /* its index emptied; a fact is set whole when added */
     facts = free->data[--free->len];
-    memset(facts, 0, table_bytes(cap));
+    memset(facts + cap / 2, 0, sizeof(int32_t) * (size_t)cap);
   } else {
     facts = xmalloc(table_bytes(cap));
   }
