@@ -25,7 +25,7 @@
 
 void *xmalloc(size_t size);        /* zeroed, scanned for pointers */
 void *xmalloc_atomic(size_t size); /* not zeroed, never holds pointers */
-void *xrealloc(void *p, size_t size);
+void *xrealloc(void *p, size_t size); /* 'p' NULL or xrealloc's */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -34,8 +34,10 @@ char *xvprintf(const char *fmt, va_list ap);
    text: any other format is vsnprintf's). */
 int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap);
 
-/* A collection now, if this process has allocated 'bytes' or more. */
-void alloc_collect_if_past(size_t bytes);
+/* For a compilation, which calls it first: the collector's heap grown
+   to 'heap_bytes', and small objects cut from chunks from then on,
+   never reclaimed while the chunk is kept (alloc.c says why). */
+void alloc_for_compilation(size_t heap_bytes);
 
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,

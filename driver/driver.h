@@ -40,8 +40,6 @@ typedef struct Pipeline {
                         fusion keeps its graphs and models as text only
                         when it is "pdg" or "ilp" */
   bool check_ir;     /* run each IR's checker after the pass making it */
-  size_t collect_past; /* a collection before fusion when the compilation
-                        has allocated this much by then (0: never) */
   int done;          /* how many stages of the table have run */
   const MonoExternals *externals; /* the REPL's values (NULL for a file) */
 } Pipeline;

@@ -364,17 +364,6 @@ static int compile_lcu(const Options *opt, Source *src) {
   return run_engine(opt, &pl);
 }
 
-/* A compilation's heap, made at the start (main, below), and the point
-   past which it is collected before fusion.  Fusion and code generation
-   allocate about twice what came before them (lib_lifted: 14 MB, then
-   30), so that a compilation past a third of the heap by then fills it
-   later, and collects when its whole program is live: collecting before
-   fusion instead, when little is (the lowered program, not yet the
-   fused one and its generated code), costs less, and fusion then takes
-   the pages freed, without faulting in new ones (lib_lifted: 5 ms of
-   processor time less; below that size, no gain). */
-enum { COMPILE_HEAP_BYTES = 40 << 20, COMPILE_COLLECT_PAST = COMPILE_HEAP_BYTES / 3 };
-
 /* The pipeline, up to the stage the mode needs; without a mode, on to an
    executable.  Returns the exit status. */
 static int compile(const Options *opt) {
@@ -385,8 +374,7 @@ static int compile(const Options *opt) {
   }
   if (is_lcu_file(opt->file))
     return compile_lcu(opt, src);
-  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion,
-                 .collect_past = opt->engine ? 0 : COMPILE_COLLECT_PAST};
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
   const StageInfo *last = opt->dump                 ? opt->dump
                           : opt->engine             ? pipeline_stage(opt->engine->stage)
                           : opt->types              ? pipeline_stage("typed")
@@ -421,6 +409,12 @@ static void *run_compile(void *arg) {
   return NULL;
 }
 
+/* A compilation's heap, made at the start (main, below): its objects,
+   cut from chunks, are hardly reclaimed while it runs
+   (alloc_for_compilation), and lib_lifted, the largest corpus program,
+   takes 36 MB.  Pages never touched cost nothing. */
+enum { COMPILE_HEAP_BYTES = 64 << 20 };
+
 int main(int argc, char **argv) {
   GC_INIT();
   alloc_init();
@@ -430,16 +424,15 @@ int main(int argc, char **argv) {
     return status;
   if (opt.repl)
     return repl_run(opt.file, opt.stats, opt.check_ir, opt.no_fusion);
-  /* A compilation allocates tens of megabytes and keeps some of it: a
+  /* A compilation allocates tens of megabytes and keeps much of it: a
      heap of that size from the start spares the collections the
-     collector would run while growing to it.  Not more: each page of
-     it is a page fault the first time it is touched (about 2 µs here),
-     and past 40 MB one collection that lets the heap be reused costs
-     less than the faults of fresh pages (docs/design.md, "Compile
-     time").  The interpreters keep the collector's defaults: their
-     heaps follow the NESL program's data. */
+     collector would run while growing to it, and its objects come from
+     chunks (alloc.c).  Each page is a page fault the first time it is
+     touched (about 2 µs here; docs/design.md, "Compile time").  The
+     interpreters keep the collector's defaults: their heaps follow the
+     NESL program's data. */
   if (!opt.engine)
-    GC_expand_hp(COMPILE_HEAP_BYTES);
+    alloc_for_compilation(COMPILE_HEAP_BYTES);
   CompileJob job = {&opt, 0};
   run_on_big_stack(run_compile, &job);
   return job.status;

@@ -101,8 +101,6 @@ static bool run_fuse(Pipeline *pl) {
     return true;
   }
   fus_simplify(pl->fused);
-  if (pl->collect_past)
-    alloc_collect_if_past(pl->collect_past);
   if (pl->check_ir && !lcu_check(pl->fused, "simplify"))
     return false;
   /* the text costs time (GLPK writes each model to a file): only for
