@@ -104,6 +104,18 @@ static inline void *cut(Chunk *c, size_t size, bool atomic) {
   return p;
 }
 
+/* 'p', of 'size' bytes, the last object cut from chunk 'c', grown in
+   place to 'bigger' bytes if the chunk has room: its rest is fresh
+   (zeroed, in a scanned chunk). */
+static bool extend(Chunk *c, void *p, size_t size, size_t bigger) {
+  size = (size + 15) & ~(size_t)15;
+  bigger = (bigger + 15) & ~(size_t)15;
+  if ((char *)p + size != c->at || bigger - size > (size_t)(c->end - c->at))
+    return false;
+  c->at += bigger - size;
+  return true;
+}
+
 /* Elsewhere (the REPL, the interpreters: their heaps follow the NESL
    program's data, and collections reclaim it) small scanned objects come
    from free lists of nessie's own, each refilled by the collector a
@@ -244,11 +256,14 @@ void vec_push(Vec *v, void *item) {
        body), and room for eight made a fifth of all that a compilation
        allocated (lib_lifted: 81 MB instead of 66, and a collection
        more) */
-    v->cap = v->cap ? 2 * v->cap : 2;
-    void **data = xmalloc(sizeof(void *) * (size_t)v->cap);
-    if (v->len)
-      memcpy(data, v->data, sizeof(void *) * (size_t)v->len);
-    v->data = data;
+    int cap = v->cap ? 2 * v->cap : 2;
+    if (!(cutting && v->cap && extend(&scanned_chunk, v->data, sizeof(void *) * (size_t)v->cap, sizeof(void *) * (size_t)cap))) {
+      void **data = xmalloc(sizeof(void *) * (size_t)cap);
+      if (v->len)
+        memcpy(data, v->data, sizeof(void *) * (size_t)v->len);
+      v->data = data;
+    }
+    v->cap = cap;
   }
   v->data[v->len++] = item;
 }
@@ -267,10 +282,12 @@ void buf_grow(Buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + extra + 1)
     cap *= 2;
-  char *p = xmalloc_atomic(cap);
-  if (b->len)
-    memcpy(p, b->data, b->len);
-  b->data = p;
+  if (!(cutting && b->cap && extend(&atomic_chunk, b->data, b->cap, cap))) {
+    char *p = xmalloc_atomic(cap);
+    if (b->len)
+      memcpy(p, b->data, b->len);
+    b->data = p;
+  }
   b->cap = cap;
 }
 
