@@ -310,13 +310,18 @@ void buf_printf(Buf *b, const char *fmt, ...) {
 }
 
 int format_int(char out[FORMAT_INT_SIZE], int64_t i) {
-  /* two digits a division, from the right, then moved to the front */
+  /* the digits counted, then written two a division from the right,
+     in place */
   static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                               "8081828384858687888990919293949596979899";
-  char digits[FORMAT_INT_SIZE];
-  char *at = digits + sizeof digits;
   uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+  int len = i < 0;
+  for (uint64_t v = u; v >= 10; v /= 10)
+    len++;
+  len++;
+  char *at = out + len;
+  *at = '\0';
   while (u >= 100) {
     at -= 2;
     memcpy(at, pairs + 2 * (u % 100), 2);
@@ -328,13 +333,8 @@ int format_int(char out[FORMAT_INT_SIZE], int64_t i) {
   } else {
     *--at = (char)('0' + u);
   }
-  int len = 0;
   if (i < 0)
-    out[len++] = '-';
-  size_t n = (size_t)(digits + sizeof digits - at);
-  memcpy(out + len, at, n);
-  len += (int)n;
-  out[len] = '\0';
+    out[0] = '-';
   return len;
 }
 
