@@ -37,9 +37,9 @@ PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
 FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
            flatten/flat_exec.c flatten/flat_interp.c
 # λcu: constructors, lowering, printer, checker, interpreter
-LCU := lcu/lcu.c lcu/build.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
+LCU := lcu/lcu.c lcu/build.c lcu/known.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
 # fusion: simplification, the PDG, the ILP scheduler (GLPK), merging, the rules
-FUSION := fusion/facts.c fusion/simplify.c fusion/pdg.c fusion/candidates.c fusion/schedule.c \
+FUSION := fusion/facts.c fusion/simplify.c fusion/pdg.c fusion/candidates.c fusion/schedule.c fusion/ilp.c \
           fusion/merge.c fusion/rules.c fusion/fuse.c fusion/dot.c
 CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(FUSION) $(CODEGEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \

@@ -39,11 +39,85 @@ void cg_text_free(CgText *t) {
   *t = (CgText){0};
 }
 
-/* Every line of generated code comes here: formatted straight into the
-   text's free space (a second time only when it was too small), without
-   stdio (printf to a stream was a sixth of the compiler's time). */
-void cg_line(Cg *cg, const char *fmt, ...) {
+/* 'fmt' split into 'f': its text between conversions, each conversion
+   one of %s, %d, %c and %% (else 'general'). */
+static void split_format(CgFormat *f, const char *fmt) {
+  *f = (CgFormat){fmt, false, 0, {{0}}};
+  for (const char *p = fmt;;) {
+    if (f->n == CG_FORMAT_PIECES) {
+      f->general = true;
+      return;
+    }
+    const char *start = p;
+    while (*p && *p != '%')
+      p++;
+    f->pieces[f->n].text = start;
+    f->pieces[f->n].len = (int)(p - start);
+    f->pieces[f->n].conv = 0;
+    f->n++;
+    if (!*p)
+      return;
+    if (p[1] != 's' && p[1] != 'd' && p[1] != 'c' && p[1] != '%') {
+      f->general = true;
+      return;
+    }
+    f->pieces[f->n - 1].conv = p[1];
+    p += 2;
+  }
+}
+
+static inline void text_put(CgText *t, const char *s, size_t n) {
+  if (t->len + n + 1 > t->cap)
+    text_reserve(t, n);
+  memcpy(t->data + t->len, s, n);
+  t->len += n;
+}
+
+/* Every line of generated code comes here: written straight into the
+   text, without stdio (printf to a stream was a sixth of the compiler's
+   time), its format's text copied piece by piece (f, split once per
+   call site). */
+void cg_line_as(CgFormat *f, Cg *cg, const char *fmt, ...) {
+  if (f->fmt != fmt)
+    split_format(f, fmt);
   CgText *t = cg->out;
+  if (!f->general) {
+    text_reserve(t, 2 * (size_t)cg->indent);
+    for (int i = 0; i < cg->indent; i++) {
+      t->data[t->len++] = ' ';
+      t->data[t->len++] = ' ';
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    for (int i = 0; i < f->n; i++) {
+      text_put(t, f->pieces[i].text, (size_t)f->pieces[i].len);
+      char digits[FORMAT_INT_SIZE], c;
+      const char *s;
+      switch (f->pieces[i].conv) {
+      case 's':
+        s = va_arg(ap, const char *);
+        if (!s)
+          s = "(null)"; /* as glibc prints it */
+        text_put(t, s, strlen(s));
+        break;
+      case 'd':
+        text_put(t, digits, (size_t)format_int(digits, va_arg(ap, int)));
+        break;
+      case 'c':
+        c = (char)va_arg(ap, int);
+        text_put(t, &c, 1);
+        break;
+      case '%':
+        text_put(t, "%", 1);
+        break;
+      default:
+        break;
+      }
+    }
+    va_end(ap);
+    text_put(t, "\n", 1);
+    return;
+  }
   text_reserve(t, 2 * (size_t)cg->indent + 128);
   for (int i = 0; i < cg->indent; i++) {
     t->data[t->len++] = ' ';
@@ -261,18 +335,28 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
   return cg_site(cg, own ? e->loc : no_loc, prim, NULL);
 }
 
+const char *cg_literal(const char *s) {
+  /* made once per string (kept alive by the map): a program names its
+     file at every check, and library code's file and function at every
+     statement inlined from it, alternately */
+  static PtrMap literals;
+  void **memo = ptrmap_slot(&literals, s, true);
+  if (!*memo)
+    *memo = (void *)cg_string(s, strlen(s));
+  return *memo;
+}
+
 const char *cg_loc(Loc loc) {
   if (!loc.src)
     return "RT_LOC(NULL, 0, 0)";
-  /* the file's literal, made again only for another file: a program has
-     a location per check */
-  static const Source *last;
-  static const char *literal;
-  if (loc.src != last) {
-    last = loc.src;
-    literal = cg_string(loc.src->name, strlen(loc.src->name));
+  /* the last one again: a run names its location three times */
+  static Loc last;
+  static const char *text;
+  if (!text || !lcu_loc_equal(loc, last)) {
+    last = loc;
+    text = xprintf("RT_LOC(%s, %d, %d)", cg_literal(loc.src->name), loc.line, loc.col);
   }
-  return xprintf("RT_LOC(%s, %d, %d)", literal, loc.line, loc.col);
+  return text;
 }
 
 const char *cg_where(Loc loc) {

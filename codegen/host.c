@@ -126,7 +126,8 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
-  Buf call = {0};
+  static Buf call; /* each run's in turn */
+  call.len = 0;
   buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
   for (int i = 0; i < s->args.len; i++)
     buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
@@ -146,7 +147,8 @@ static void gen_call(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   const LcuFunc *f = s->callee;
   const char *loc = cg_loc(s->loc);
-  Buf call = {0};
+  static Buf call; /* each call's in turn */
+  call.len = 0;
   buf_printf(&call, "%s(", func_name(f));
   const char **args = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
   for (int i = 0; i < s->args.len; i++)
@@ -384,7 +386,7 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
   cg->indent++;
   cg_line(cg, "RtContext lib;");
   cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);",
-          cg_string(s->lib_fn, strlen(s->lib_fn)), cg_loc(s->user_loc));
+          cg_literal(s->lib_fn), cg_loc(s->user_loc));
   gen_stmt(h, s);
   cg_line(cg, "rt_set_context(saved);");
   cg->indent--;
@@ -400,32 +402,37 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
 static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests) {
   Cg *cg = h->cg;
   Vec *dying = lcu_last_uses(b, params, &h->live);
-  PtrMap owned = {0};
-  if (params)
-    for (int i = 0; i < params->len; i++)
-      ptrmap_put(&owned, params->data[i], (void *)1);
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     gen_stmt_in_context(h, s);
-    for (int r = 0; r < s->results.len; r++)
-      ptrmap_put(&owned, s->results.data[r], (void *)1);
     for (int d = 0; d < dying[i].len; d++) {
       const LcuVar *v = dying[i].data[d];
       if (is_vector(v))
         cg_line(cg, "rt_release(%s);", cg_name(v));
     }
   }
-  /* the results: an owned vector moves into its first result, anything
-     else takes a reference of its own */
-  PtrMap moved = {0};
+  /* the results: an owned vector (a parameter, a statement's result)
+     moves into its first result, anything else takes a reference of its
+     own.  (The maps are every block's in turn: nothing below nests.) */
+  static GenMap owned, moved;
+  genmap_clear(&owned);
+  genmap_clear(&moved);
+  if (params)
+    for (int i = 0; i < params->len; i++)
+      genmap_put(&owned, params->data[i], (void *)1);
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    for (int r = 0; r < s->results.len; r++)
+      genmap_put(&owned, s->results.data[r], (void *)1);
+  }
   for (int i = 0; i < b->results.len; i++) {
     const LcuAtom *a = b->results.data[i];
     const char *v = atom(h, a, no_loc);
     cg_line(cg, "%s = %s;", dests[i], v);
     if (!a->var || !is_vector(a->var))
       continue;
-    if (ptrmap_get(&owned, a->var) && !ptrmap_get(&moved, a->var))
-      ptrmap_put(&moved, a->var, (void *)1);
+    if (genmap_get(&owned, a->var) && !genmap_get(&moved, a->var))
+      genmap_put(&moved, a->var, (void *)1);
     else
       cg_line(cg, "rt_retain(%s);", v);
   }
@@ -433,7 +440,7 @@ static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **
   if (params && b->stmts.len == 0)
     for (int i = 0; i < params->len; i++) {
       const LcuVar *p = params->data[i];
-      if (is_vector(p) && !ptrmap_get(&moved, p))
+      if (is_vector(p) && !genmap_get(&moved, p))
         cg_line(cg, "rt_release(%s);", cg_name(p));
     }
 }

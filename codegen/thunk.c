@@ -192,10 +192,62 @@ typedef struct Cse {
   const char *name; /* the local holding the value; NULL once out of scope */
 } Cse;
 
+/* The keys seen in the pass being made: one table for every pass (a
+   pass at a time), emptied by a new generation; a table per pass,
+   grown from nothing, was a sixth of what code generation allocated. */
+typedef struct Seen {
+  const char *key; /* NULL: an empty slot, as is one of another generation */
+  uint64_t hash;
+  Cse *cse;
+  uint32_t generation;
+} Seen;
+
+static struct {
+  Seen *slots;
+  int cap, used;
+  uint32_t generation;
+} seen;
+
+static uint64_t key_hash(const char *s) {
+  uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* The slot of 'key' (hash 'h'), or the empty one where it would go. */
+static Seen *seen_slot(const char *key, uint64_t h) {
+  uint64_t mask = (uint64_t)seen.cap - 1;
+  for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+    Seen *e = &seen.slots[i];
+    if (!e->key || e->generation != seen.generation || (e->hash == h && strcmp(e->key, key) == 0))
+      return e;
+  }
+}
+
+static void seen_grow(void) {
+  Seen *old = seen.slots;
+  int old_cap = seen.cap;
+  seen.cap = old_cap ? 2 * old_cap : 64;
+  seen.slots = xmalloc(sizeof(Seen) * (size_t)seen.cap);
+  for (int i = 0; i < old_cap; i++)
+    if (old[i].key && old[i].generation == seen.generation)
+      *seen_slot(old[i].key, old[i].hash) = old[i];
+}
+
+/* The table emptied, for a new pass. */
+static void seen_clear(void) {
+  seen.used = 0;
+  if (++seen.generation == 0) { /* after 2^32 passes: cleared once */
+    if (seen.cap)
+      memset(seen.slots, 0, sizeof(Seen) * (size_t)seen.cap);
+    seen.generation = 1;
+  }
+}
+
 typedef struct Tx {
   Cg *cg;
   const CgChecks *checks;
-  Map seen;  /* key -> Cse * */
   Vec made;  /* Cse *, in the order made: a branch forgets its own */
   /* The fast pass (see cg_thunk): every check ORs its failure into one
      local, 'failed' (named at the first check), with no branch; in the
@@ -217,18 +269,24 @@ static const char *failed_flag(Tx *tx) {
 }
 
 static const char *cse_find(Tx *tx, const char *key) {
-  Cse *c = map_get(&tx->seen, key);
-  return c ? c->name : NULL;
+  (void)tx;
+  if (!seen.cap)
+    return NULL;
+  Seen *e = seen_slot(key, key_hash(key));
+  return e->key && e->generation == seen.generation ? e->cse->name : NULL;
 }
 
 static void cse_note(Tx *tx, const char *key, const char *name) {
-  Cse *c = map_get(&tx->seen, key);
-  if (!c) {
-    c = NEW(Cse);
-    map_put(&tx->seen, key, c);
+  if (2 * (seen.used + 1) > seen.cap)
+    seen_grow();
+  uint64_t h = key_hash(key);
+  Seen *e = seen_slot(key, h);
+  if (!e->key || e->generation != seen.generation) {
+    *e = (Seen){key, h, NEW(Cse), seen.generation};
+    seen.used++;
   }
-  c->name = name;
-  vec_push(&tx->made, c);
+  e->cse->name = name;
+  vec_push(&tx->made, e->cse);
 }
 
 /* Forgets the locals made since 'mark' (a branch's, going out of scope). */
@@ -414,10 +472,13 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    values).  A thunk without checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx fast = {cg, checks, {0}, {0}, true, NULL, NULL};
+  Tx fast = {cg, checks, {0}, true, NULL, NULL};
+  seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
-  CgText *out = cg->out, text = {0};
+  static CgText text; /* every thunk's fast pass in turn, its room kept */
+  CgText *out = cg->out;
+  text.len = 0;
   cg->out = &text;
   const char **values = gen_thunk(&fast, t, args, env);
   cg->out = out;
@@ -426,14 +487,14 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   if (fast.finite)
     cg_line(cg, "uint32_t %s = 0x7ff00000u; /* zero: a float result below is not finite */", fast.finite);
   cg_text_write(cg->out, text.data, text.len);
-  cg_text_free(&text);
   if (fast.failed || fast.finite) {
     const char *failed = fast.failed && fast.finite ? xprintf("%s != 0 || %s == 0", fast.failed, fast.finite)
                          : fast.failed              ? xprintf("%s != 0", fast.failed)
                                                     : xprintf("%s == 0", fast.finite);
     cg_line(cg, "if (__builtin_expect(%s, 0)) { /* again, recording the error */", failed);
     cg->indent++;
-    Tx slow = {cg, checks, {0}, {0}, false, NULL, NULL};
+    Tx slow = {cg, checks, {0}, false, NULL, NULL};
+    seen_clear();
     gen_thunk(&slow, t, args, env);
     cg->indent--;
     cg_line(cg, "}");

@@ -25,7 +25,7 @@
 
 void *xmalloc(size_t size);        /* zeroed, scanned for pointers */
 void *xmalloc_atomic(size_t size); /* not zeroed, never holds pointers */
-void *xrealloc(void *p, size_t size);
+void *xrealloc(void *p, size_t size); /* 'p' NULL or xrealloc's */
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -33,6 +33,11 @@ char *xvprintf(const char *fmt, va_list ap);
 /* vsnprintf, faster for formats of %s, %d, %c and %% alone (the same
    text: any other format is vsnprintf's). */
 int fmt_vsnprintf(char *dst, size_t room, const char *fmt, va_list ap);
+
+/* For a compilation, which calls it first: the collector's heap grown
+   to 'heap_bytes', and small objects cut from chunks from then on,
+   never reclaimed while the chunk is kept (alloc.c says why). */
+void alloc_for_compilation(size_t heap_bytes);
 
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,
@@ -133,16 +138,34 @@ typedef struct PtrMap {
   int64_t cap, used;
 } PtrMap;
 
-/* The hash of an address, for maps keyed by one (PtrMap and the like). */
-uint64_t ptr_hash(const void *p);
+/* The hash of an address, for maps keyed by one (PtrMap and the like).
+   Inline: the maps of a large compilation are probed millions of times. */
+static inline uint64_t ptr_hash(const void *p) {
+  uint64_t h = (uint64_t)(uintptr_t)p;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  return h ^ (h >> 33);
+}
 /* The value slot of 'key', added (holding NULL) if 'insert'; NULL if
    absent and not 'insert'. */
 void **ptrmap_slot(PtrMap *m, const void *key, bool insert);
 /* The value of 'key', or NULL; and setting it.  The map's arrays are
    scanned by the collector, so a key stays alive as long as the map: an
    address can never be reused for another object while it is a key
-   (the bug of keying a Map by a formatted pointer). */
-void *ptrmap_get(const PtrMap *m, const void *key);
+   (the bug of keying a Map by a formatted pointer).  A lookup is inline
+   (the most frequent operation of the compiler's maps). */
+static inline void *ptrmap_get(const PtrMap *m, const void *key) {
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    const PtrMapEntry *e = &m->entries[i];
+    if (e->key == key)
+      return e->value;
+    if (!e->key)
+      return NULL;
+  }
+}
 void ptrmap_put(PtrMap *m, const void *key, void *value);
 /* 'm' emptied, its room kept: for a map filled again to about its size. */
 void ptrmap_clear(PtrMap *m);
@@ -150,6 +173,40 @@ void ptrmap_clear(PtrMap *m);
    growing, all in one allocation: for maps made and dropped together
    whose sizes are known (a kernel's facts, made thousands of times). */
 void ptrmap_init_together(PtrMap *const *maps, const int64_t *counts, int n);
+
+/* A map from pointers to pointers that is emptied at once, by starting
+   a new generation (an entry of an older one is an empty slot), for the
+   maps a pass fills and empties again and again: a round's, a region's.
+   Emptying a large PtrMap cleared all its entries, which cost more than
+   filling it when it held few.  Never iterated; keys are kept alive as
+   PtrMap's are. */
+typedef struct GenMapEntry {
+  const void *key;
+  void *value;
+  uint32_t generation;
+} GenMapEntry;
+
+typedef struct GenMap {
+  GenMapEntry *entries;
+  int64_t cap, used;
+  uint32_t generation;
+} GenMap;
+
+void **genmap_slot(GenMap *m, const void *key, bool insert);
+void genmap_put(GenMap *m, const void *key, void *value);
+void genmap_clear(GenMap *m);
+static inline void *genmap_get(const GenMap *m, const void *key) {
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    const GenMapEntry *e = &m->entries[i];
+    if (!e->key || e->generation != m->generation)
+      return NULL;
+    if (e->key == key)
+      return e->value;
+  }
+}
 
 /* The one copy of string 's': equal names are then equal pointers, so
    the evaluator compares names by address. */

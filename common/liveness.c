@@ -24,12 +24,12 @@
 /* Notes in 'last' that statement 'at' reads what 'b' reads, nested
    blocks included (the later read wins: statements are visited in
    order). */
-static void note_reads(PtrMap *last, const Vec *vars, int at) {
+static void note_reads(GenMap *last, const Vec *vars, int at) {
   for (int i = 0; i < vars->len; i++)
-    *ptrmap_slot(last, vars->data[i], true) = (void *)(intptr_t)(at + 1);
+    *genmap_slot(last, vars->data[i], true) = (void *)(intptr_t)(at + 1);
 }
 
-static void note_block(PtrMap *last, const LiveBlock *b, int at) {
+static void note_block(GenMap *last, const LiveBlock *b, int at) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LiveStmt *s = b->stmts.data[i];
     note_reads(last, &s->reads, at);
@@ -41,8 +41,8 @@ static void note_block(PtrMap *last, const LiveBlock *b, int at) {
 
 /* 'v' dies after the statement of its last read, or of 'first' if that
    is later (where it is bound; never read: at once). */
-static void add_dead(Vec *dead, const PtrMap *last, int nstmts, const void *v, int first) {
-  void *p = ptrmap_get(last, v);
+static void add_dead(Vec *dead, const GenMap *last, int nstmts, const void *v, int first) {
+  void *p = genmap_get(last, v);
   int at = p ? (int)(intptr_t)p - 1 : first;
   if (at < first)
     at = first;
@@ -53,7 +53,10 @@ static void add_dead(Vec *dead, const PtrMap *last, int nstmts, const void *v, i
 Vec *live_last_reads(const LiveBlock *b, const Vec *params) {
   int n = b->stmts.len;
   Vec *dead = xmalloc(sizeof(Vec) * (size_t)(n + 1));
-  PtrMap last = {0};
+  /* one map for every block, emptied at once: code generation asks of
+     every block of a program */
+  static GenMap last;
+  genmap_clear(&last);
   for (int i = 0; i < n; i++) {
     const LiveStmt *s = b->stmts.data[i];
     note_reads(&last, &s->reads, i);

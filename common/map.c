@@ -15,11 +15,21 @@ typedef struct MapEntry {
                     growing does not hash the keys again */
 } MapEntry;
 
+/* Eight bytes a step: kernels are looked up by their canonical texts,
+   hundreds of bytes long, thousands of times a compilation. */
 static uint64_t hash(const char *s) {
-  uint64_t h = 14695981039346656037ULL; /* FNV-1a */
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
+  size_t n = strlen(s);
+  uint64_t h = 14695981039346656037ULL ^ n;
+  for (; n >= 8; n -= 8, s += 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
+  }
+  uint64_t w = 0;
+  memcpy(&w, s, n);
+  h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 32);
 }
 
 /* The entry of 'key' (whose hash is 'h'), or the empty one where it
@@ -43,8 +53,9 @@ static MapEntry *find_empty(const Map *m, uint64_t h) {
 }
 
 static void grow(Map *m) {
-  Map bigger = {xmalloc(sizeof(MapEntry) * (size_t)(m->cap ? 2 * m->cap : 64)),
-                m->cap ? 2 * m->cap : 64, m->used};
+  /* small first: code generation makes a map per thunk, of a few keys */
+  Map bigger = {xmalloc(sizeof(MapEntry) * (size_t)(m->cap ? 2 * m->cap : 16)),
+                m->cap ? 2 * m->cap : 16, m->used};
   for (int i = 0; i < m->cap; i++)
     if (m->entries[i].key)
       *find_empty(&bigger, m->entries[i].hash) = m->entries[i];
@@ -105,13 +116,6 @@ const char *intern(const char *s) {
 }
 
 /* ---- pointer-keyed maps ---- */
-
-uint64_t ptr_hash(const void *p) {
-  uint64_t h = (uint64_t)(uintptr_t)p;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  return h ^ (h >> 33);
-}
 
 /* An empty map of 'cap' entries holding the entries of 'm'. */
 static void ptrmap_rehash(PtrMap *m, int64_t cap) {
@@ -174,9 +178,51 @@ void ptrmap_clear(PtrMap *m) {
   m->used = 0;
 }
 
-void *ptrmap_get(const PtrMap *m, const void *key) {
-  void **slot = ptrmap_slot((PtrMap *)m, key, false);
-  return slot ? *slot : NULL;
+void ptrmap_put(PtrMap *m, const void *key, void *value) { *ptrmap_slot(m, key, true) = value; }
+
+/* ---- pointer maps emptied at once ---- */
+
+static void genmap_grow(GenMap *m) {
+  int64_t cap = m->cap ? 2 * m->cap : 64;
+  GenMap bigger = {xmalloc(sizeof(GenMapEntry) * (size_t)cap), cap, 0, m->generation};
+  for (int64_t i = 0; i < m->cap; i++) {
+    const GenMapEntry *e = &m->entries[i];
+    if (e->key && e->generation == m->generation)
+      *genmap_slot(&bigger, e->key, true) = e->value;
+  }
+  *m = bigger;
 }
 
-void ptrmap_put(PtrMap *m, const void *key, void *value) { *ptrmap_slot(m, key, true) = value; }
+void **genmap_slot(GenMap *m, const void *key, bool insert) {
+  if (insert && 2 * (m->used + 1) > m->cap)
+    genmap_grow(m);
+  if (!m->cap)
+    return NULL;
+  uint64_t mask = (uint64_t)m->cap - 1;
+  for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
+    GenMapEntry *e = &m->entries[i];
+    if (!e->key || e->generation != m->generation) {
+      /* within a generation nothing is removed: a probe for a key of
+         this one never passes such a slot */
+      if (!insert)
+        return NULL;
+      *e = (GenMapEntry){key, NULL, m->generation};
+      m->used++;
+      return &e->value;
+    }
+    if (e->key == key)
+      return &e->value;
+  }
+}
+
+void genmap_put(GenMap *m, const void *key, void *value) { *genmap_slot(m, key, true) = value; }
+
+void genmap_clear(GenMap *m) {
+  if (!m->used)
+    return;
+  m->used = 0;
+  if (++m->generation == 0) { /* after 2^32 generations: clear once */
+    memset(m->entries, 0, sizeof(GenMapEntry) * (size_t)m->cap);
+    m->generation = 1;
+  }
+}

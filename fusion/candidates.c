@@ -132,6 +132,17 @@ static bool reads_var(const Vec *reads, const LcuVar *v) {
 double fus_bytes_after(const FusRegion *r, const bool *written) {
   int n = r->nodes.len;
   const Vec *reads = r->reads;
+  /* the members of each cluster, in order (a list per cluster: asking
+     every node of the region for each read was quadratic) */
+  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int k = 0; k < n; k++)
+    first[k] = -1;
+  for (int k = n - 1; k >= 0; k--) {
+    int c = ((const FusNode *)r->nodes.data[k])->cluster;
+    next[k] = first[c];
+    first[c] = k;
+  }
   double t = 0;
   for (int u = 0; u < n; u++) {
     const FusNode *node = r->nodes.data[u];
@@ -140,9 +151,9 @@ double fus_bytes_after(const FusRegion *r, const bool *written) {
     for (int i = 0; i < reads[u].len; i++) {
       const Read *x = reads[u].data[i];
       bool inside = false;
-      for (int k = 0; k < n && x->cpu && !inside; k++) {
+      for (int k = first[node->cluster]; k >= 0 && x->cpu && !inside; k = next[k]) {
         const FusNode *m = r->nodes.data[k];
-        if (k != u && m->cluster == node->cluster)
+        if (k != u)
           inside = makes(m, x->cpu) || (k < u && reads_var(&reads[k], x->cpu));
       }
       if (!inside)
@@ -269,7 +280,7 @@ static char *predicate_text(const FusNode *n) {
 static const LcuVar *cpu_segdes(const FusNode *n) { return cpu_var(n, n->soac->segdes); }
 
 static bool same_space(const FusNode *u, const FusNode *v) {
-  return fus_len_equal(fus_soac_space(&u->lens, u->soac), fus_soac_space(&v->lens, v->soac));
+  return fus_len_equal(u->space, v->space);
 }
 
 /* A SOAC that is one pass over its index space, with a skeleton that can

@@ -65,26 +65,29 @@ bool fus_len_nonneg(FusLen a) {
 
 /* ---- maps from variables to lengths ---- */
 
-/* The entry of 'key' in 'm', or NULL when absent. */
+/* The entry of 'key' in 'm', or NULL when absent.  An entry of an
+   older generation is an empty slot: within a generation nothing is
+   removed, so a probe for a key of this one never passes such a slot. */
 static FusLen *len_get(const FusLenMap *m, const LcuVar *key) {
   if (!m->cap)
     return NULL;
   uint64_t mask = (uint64_t)m->cap - 1;
   for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
     FusLenEntry *e = &m->entries[i];
+    if (!e->key || e->generation != m->generation)
+      return NULL;
     if (e->key == key)
       return &e->len;
-    if (!e->key)
-      return NULL;
   }
 }
 
 static void len_put(FusLenMap *m, const LcuVar *key, FusLen l);
 
 static void len_grow(FusLenMap *m) {
-  FusLenMap bigger = {xmalloc(sizeof(FusLenEntry) * (size_t)(m->cap ? 2 * m->cap : 64)), m->cap ? 2 * m->cap : 64, 0};
+  int64_t cap = m->cap ? 2 * m->cap : 64;
+  FusLenMap bigger = {xmalloc(sizeof(FusLenEntry) * (size_t)cap), cap, 0, m->generation};
   for (int64_t i = 0; i < m->cap; i++)
-    if (m->entries[i].key)
+    if (m->entries[i].key && m->entries[i].generation == m->generation)
       len_put(&bigger, m->entries[i].key, m->entries[i].len);
   *m = bigger;
 }
@@ -95,9 +98,10 @@ static void len_put(FusLenMap *m, const LcuVar *key, FusLen l) {
   uint64_t mask = (uint64_t)m->cap - 1;
   for (uint64_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
     FusLenEntry *e = &m->entries[i];
-    if (!e->key) {
-      e->key = key;
+    if (!e->key || e->generation != m->generation) {
+      *e = (FusLenEntry){key, l, m->generation};
       m->used++;
+      return;
     }
     if (e->key == key) {
       e->len = l;
@@ -109,9 +113,13 @@ static void len_put(FusLenMap *m, const LcuVar *key, FusLen l) {
 /* 'm' emptied, its room kept: the memos are forgotten and filled again
    to about the size they had. */
 static void len_clear(FusLenMap *m) {
-  if (m->used)
-    memset(m->entries, 0, sizeof(FusLenEntry) * (size_t)m->cap);
+  if (!m->used)
+    return;
   m->used = 0;
+  if (++m->generation == 0) { /* after 2^32 generations: clear once */
+    memset(m->entries, 0, sizeof(FusLenEntry) * (size_t)m->cap);
+    m->generation = 1;
+  }
 }
 
 /* The number of elements of CPU sd 'sd': a shape class when a vector of
@@ -126,7 +134,7 @@ static void note_defs(FusFacts *f, const LcuBlock *b, bool deep) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     for (int k = 0; k < s->results.len; k++)
-      ptrmap_put(&f->def, s->results.data[k], (void *)s);
+      genmap_put(&f->def, s->results.data[k], (void *)s);
     if (!deep)
       continue;
     const LcuBlock *nested[3] = {s->then, s->els, s->body};
@@ -140,7 +148,7 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v);
 
 /* The length of 'v' from its definition, without its shape. */
 static FusLen defined_len(FusFacts *f, const LcuVar *v) {
-  const LcuStmt *s = ptrmap_get(&f->def, v);
+  const LcuStmt *s = genmap_get(&f->def, v);
   if (!s)
     return len_var(v);
   switch (s->kind) {
@@ -182,7 +190,7 @@ FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
 bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
   if (!a->var)
     return a->constant.kind == FA_INT && a->constant.u.i >= 0;
-  const LcuStmt *s = ptrmap_get(&f->def, a->var);
+  const LcuStmt *s = genmap_get(&f->def, a->var);
   if (!s)
     return false;
   if (s->kind == LS_LENGTH)
@@ -223,7 +231,7 @@ static FusVarFacts *kernel_var_add(FusKernelLens *kl, const LcuVar *v) {
   if (!*slot) {
     if (kl->used == kl->room) /* sized for all the kernel's variables */
       die("fusion: %s is not a variable of the kernel", v->name);
-    kl->vars[kl->used].var = v;
+    kl->vars[kl->used] = (FusVarFacts){.var = v};
     *slot = ++kl->used;
   }
   return &kl->vars[*slot - 1];
@@ -529,8 +537,9 @@ static void empty_kernel_lens(const LcuKernel *k, FusKernelLens *kl) {
   Vec *free = &spare[size_class(cap)];
   FusVarFacts *facts;
   if (free->len) {
+    /* its index emptied; a fact is set whole when added */
     facts = free->data[--free->len];
-    memset(facts, 0, table_bytes(cap));
+    memset(facts + cap / 2, 0, sizeof(int32_t) * (size_t)cap);
   } else {
     facts = xmalloc(table_bytes(cap));
   }
@@ -566,8 +575,8 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
       if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
         e->nonneg = true;
     }
-    const LcuStmt *d = a->var ? ptrmap_get(&f->def, a->var) : NULL;
-    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD && p->type.kind == LT_SCALAR) {
+    const LcuStmt *d = a->var && p->type.kind == LT_SCALAR ? genmap_get(&f->def, a->var) : NULL;
+    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD) {
       FusLen x = fus_atom_len(f, d->args.data[0]), y = fus_atom_len(f, d->args.data[1]);
       if (kl) {
         FusLen *sum = xmalloc(sizeof(FusLen) * 2); /* holds variables: scanned */
@@ -657,16 +666,20 @@ static bool arg_totals_unchanged(FusFacts *f, const LcuStmt *s, const FusKernelL
    size was added refilled most runs once per result of the block.)  At
    other times (fusion's rules change kernels in place) each call fills
    anew. */
+/* The memos' own structs, taken again by the next fill's memos (tens of
+   thousands a compilation). */
+static Vec spare_memos;
+
 static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
     fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
     return true;
   }
-  FusKernelLens *m = ptrmap_get(&f->run_lens, s);
+  FusKernelLens *m = genmap_get(&f->run_lens, s);
   if (!m || !arg_totals_unchanged(f, s, m)) {
-    m = NEW(FusKernelLens);
+    m = spare_memos.len ? spare_memos.data[--spare_memos.len] : NEW(FusKernelLens);
     fus_fill_kernel_lens(f, s->kernel, &s->args, m);
-    ptrmap_put(&f->run_lens, s, m);
+    genmap_put(&f->run_lens, s, m);
     vec_push(&f->run_tables, m);
   }
   *kl = *m;
@@ -701,7 +714,7 @@ FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   if (memo)
     return *memo;
   len_put(&f->ranges, v, unknown()); /* (defined before used: no cycle) */
-  const LcuStmt *s = ptrmap_get(&f->def, v);
+  const LcuStmt *s = genmap_get(&f->def, v);
   FusLen b = unknown();
   int at = s && s->kind == LS_RUN ? run_result_index(s, v) : -1;
   if (at >= 0) {
@@ -749,22 +762,41 @@ static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   f->noting_totals = true;
   note_totals(f, b, deep);
   f->noting_totals = false;
-  ptrmap_clear(&f->run_lens);
-  for (int i = 0; i < f->run_tables.len; i++)
+  genmap_clear(&f->run_lens);
+  for (int i = 0; i < f->run_tables.len; i++) {
     release_kernel_lens(f->run_tables.data[i]);
+    vec_push(&spare_memos, f->run_tables.data[i]);
+  }
   f->run_tables.len = 0;
 }
 
+/* The maps of facts given back (fus_release_facts), for the next facts
+   filled from nothing to take: simplification's, grown to the largest
+   body, are fusion's. */
+static FusFacts spare_facts;
+static bool have_spare_facts;
+
+void fus_release_facts(FusFacts *f) {
+  spare_facts = *f;
+  have_spare_facts = true;
+  *f = (FusFacts){0};
+}
+
 void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
+  if (!f->def.cap && have_spare_facts) {
+    *f = spare_facts;
+    spare_facts = (FusFacts){0};
+    have_spare_facts = false;
+  }
   /* emptied in place: filled again to about the size it had (the maps
      of a large body grew from nothing once per fill) */
-  ptrmap_clear(&f->def);
+  genmap_clear(&f->def);
   len_clear(&f->lens);
   len_clear(&f->totals);
   len_clear(&f->sizes);
-  ptrmap_clear(&f->failures);
+  genmap_clear(&f->failures);
   len_clear(&f->ranges);
-  ptrmap_clear(&f->run_lens);
+  genmap_clear(&f->run_lens);
   f->noting_totals = false;
   note_defs(f, body, true);
   note_totals_memoized(f, body, true);
@@ -774,11 +806,18 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   len_clear(&f->ranges);
 }
 
+void fus_forget_memos(FusFacts *f) {
+  len_clear(&f->lens);
+  len_clear(&f->ranges);
+  genmap_clear(&f->failures);
+  genmap_clear(&f->run_lens);
+}
+
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   note_defs(f, changed, false);
   len_clear(&f->lens);
   len_clear(&f->ranges);
-  ptrmap_clear(&f->failures);
+  genmap_clear(&f->failures);
   note_totals_memoized(f, changed, false);
   len_clear(&f->lens);
   len_clear(&f->ranges);
@@ -903,7 +942,7 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
 }
 
 int fus_run_failures(FusFacts *f, const LcuStmt *run) {
-  void **memo = ptrmap_slot(&f->failures, run, true);
+  void **memo = genmap_slot(&f->failures, run, true);
   if (*memo)
     return (int)((intptr_t)*memo - 1);
   FusKernelLens kl;
@@ -912,6 +951,17 @@ int fus_run_failures(FusFacts *f, const LcuStmt *run) {
   for (int i = 0; i < run->kernel->soacs.len; i++)
     bits |= fus_soac_failures(&kl, run->kernel->soacs.data[i]);
   release_kernel_lens(&kl);
+  *memo = (void *)(intptr_t)(bits + 1);
+  return bits;
+}
+
+int fus_run_failures_by(FusFacts *f, const LcuStmt *run, const FusKernelLens *kl) {
+  void **memo = genmap_slot(&f->failures, run, true);
+  if (*memo)
+    return (int)((intptr_t)*memo - 1);
+  int bits = 0;
+  for (int i = 0; i < run->kernel->soacs.len; i++)
+    bits |= fus_soac_failures(kl, run->kernel->soacs.data[i]);
   *memo = (void *)(intptr_t)(bits + 1);
   return bits;
 }

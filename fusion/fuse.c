@@ -142,17 +142,66 @@ static void share_in_block(LcuBlock *b, const PtrMap *first) {
   }
 }
 
+/* A number that a kernel's canonical text determines: kernels of one
+   text have one shape (kernels of one shape may differ). */
+static uint64_t kernel_shape(const LcuKernel *k) {
+  uint64_t h = 14695981039346656037ULL;
+#define MIX(x) (h = (h ^ (uint64_t)(int64_t)(x)) * 1099511628211ULL)
+  MIX(k->params.len);
+  MIX(k->soacs.len);
+  MIX(k->results.len);
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    MIX(v->type.kind);
+    MIX(v->type.base);
+  }
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    MIX(s->kind);
+    MIX(s->results.len);
+    MIX(s->pull ? s->pull->body.len : -1);
+    MIX(s->second ? s->second->body.len : -1);
+  }
+#undef MIX
+  return h;
+}
+
+static void mark_run_shapes(const LcuBlock *b, GenMap *shapes) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_RUN)
+      genmap_put(shapes, (void *)(uintptr_t)(kernel_shape(s->kernel) | 1), (void *)1);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        mark_run_shapes(nested[k], shapes);
+  }
+}
+
 /* Merging makes a kernel per cluster, and copies a kernel before a rule
    changes it: many fused kernels are equal (the same region in several
    specializations of a function, the same library code inlined in
-   several places).  One of each keeps the generated code small.  Each
-   kernel's text is hashed once, here: the runs look their kernels up
+   several places).  One of each keeps the generated code small: a run
+   runs the first kernel of its kernel's text.  Each kernel's text is
+   written once, here, and only if a kernel some run runs has its shape:
+   most kernels no run runs any more (their runs were merged), and
+   writing texts was what sharing cost.  The runs look their kernels up
    by address. */
 static void share_kernels(LcuProgram *p) {
   Map by_text = {0};
   PtrMap first = {0};
+  GenMap run_shapes = {0}; /* shape | 1 (never NULL) -> non-NULL */
+  for (int i = 0; i < p->funcs.len; i++)
+    mark_run_shapes(((LcuFunc *)p->funcs.data[i])->body, &run_shapes);
+  for (int i = 0; i < p->tops.len; i++) {
+    LcuTop *t = p->tops.data[i];
+    if (t->body)
+      mark_run_shapes(t->body, &run_shapes);
+  }
   for (int i = 0; i < p->kernels.len; i++) {
     LcuKernel *k = p->kernels.data[i];
+    if (!genmap_get(&run_shapes, (void *)(uintptr_t)(kernel_shape(k) | 1)))
+      continue; /* no run's kernel has its text */
     const char *key = lcu_kernel_key(k);
     LcuKernel *earlier = map_get(&by_text, key);
     if (!earlier) {

@@ -15,6 +15,7 @@
  *                horizontal, and what fusing them saves (fus_fill_candidates)
  *   schedule.c   the clusters: an ILP solved by GLPK, or a greedy
  *                fallback (fus_schedule)
+ *   ilp.c        its models, as numbers: GLPK makes one only to solve it
  *   merge.c      the runs of one cluster as one run of one kernel (fus_merge)
  *   rules.c      the SOAC rewrite rules inside a kernel (fus_rewrite)
  *   fuse.c       the pass: every region of every function (fus_fuse)
@@ -53,30 +54,35 @@ bool fus_len_equal(FusLen a, FusLen b);
 bool fus_len_nonneg(FusLen a);
 
 /* A map from variables to lengths, the lengths in its entries (no
-   allocation per fact).  Never iterated. */
+   allocation per fact).  Never iterated.  Emptied by starting a new
+   generation, not by clearing its entries: the memos of a large body
+   are emptied hundreds of times a compilation, most of them holding a
+   few entries of a large table. */
 typedef struct FusLenEntry {
-  const LcuVar *key; /* NULL: an empty slot */
+  const LcuVar *key; /* NULL: an empty slot, as is one of another generation */
   FusLen len;
+  uint32_t generation;
 } FusLenEntry;
 
 typedef struct FusLenMap {
   FusLenEntry *entries;
   int64_t cap, used;
+  uint32_t generation; /* of the entries in the map */
 } FusLenMap;
 
 /* The CPU-level facts of one function (or top-level block): where each of
    its variables is bound, and the lengths worked out so far. */
 typedef struct FusFacts {
-  PtrMap def;       /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
+  GenMap def;       /* LcuVar -> the LcuStmt that binds it (in nested blocks too) */
   FusLenMap lens;   /* LcuVar -> its length, memoized by fus_var_len */
   FusLenMap totals; /* sd LcuVar -> (FL_SHAPE) the class of vectors whose
                        length is the number of its elements */
   FusLenMap sizes;  /* int LcuVar -> (FL_SHAPE) the class of vectors whose
                        length it is */
-  PtrMap failures;  /* run LcuStmt -> FUS_ bits + 1, memoized */
+  GenMap failures;  /* run LcuStmt -> FUS_ bits + 1, memoized */
   FusLenMap ranges; /* int vector LcuVar -> its values lie in [0, bound),
                        memoized by fus_var_range */
-  PtrMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
+  GenMap run_lens;  /* run LcuStmt -> FusKernelLens *: the lengths of its kernel,
                        memoized while the totals are worked out (facts.c) */
   Vec run_tables;   /* FusKernelLens *: those memos, spare once worked out */
   bool noting_totals;
@@ -91,6 +97,13 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f);
    runs' results say about totals and sizes is added.  What 'f' knew before stays: a rewrite keeps every
    value, so a fact about a value stays true.  The memos are forgotten. */
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f);
+/* 'f' emptied, its maps given back for the next facts filled from
+   nothing to take. */
+void fus_release_facts(FusFacts *f);
+/* The memos of 'f' forgotten (lengths, ranges, failures): 'f' is then
+   what fus_fill_facts would make of the body it was filled for, as long
+   as nothing changed the body or its kernels since. */
+void fus_forget_memos(FusFacts *f);
 /* The length of CPU variable 'v' (a vector's length, a sd's number of
    segments, an int scalar's value); of an atom (a constant's value). */
 FusLen fus_var_len(FusFacts *f, const LcuVar *v);
@@ -168,6 +181,10 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
 /* The failures of a `run` statement (FUS_ bits). */
 int fus_run_failures(FusFacts *f, const LcuStmt *run);
+/* The same, with the lengths of the run's kernel just filled ('kl'):
+   what filling them again would find (its questions to 'f' were asked,
+   and are memoized). */
+int fus_run_failures_by(FusFacts *f, const LcuStmt *run, const FusKernelLens *kl);
 /* True if CPU statement 's' can fail, print, read or draw random
    numbers, so that its order with others like it must stay: a host
    statement, a call, an `if` or `time` holding one, a scalar operation
@@ -210,6 +227,8 @@ typedef struct FusNode {
   LcuSoac *soac;   /* its kernel's only SOAC, or NULL (several, or none) */
   int failures;    /* FUS_ bits */
   FusKernelLens lens;
+  FusLen space;    /* its SOAC's index space (fus_soac_space), if 'soac':
+                      the horizontal pairs ask it of every two nodes */
   double out_bytes; /* the estimated bytes of its vector results */
   bool live_out;   /* a result is read outside the runs of the region */
   int cluster;     /* the schedule's */
@@ -304,6 +323,36 @@ typedef struct FusScheduleOptions {
    up (the time limit), a greedy merge of the best pairs that keeps every
    cluster legal.  Requires: fus_fill_candidates.  Keeps: the graph. */
 void fus_schedule(FusRegion *r, const FusScheduleOptions *o);
+
+/* ---- ilp.c: schedule.c's models, as numbers beside GLPK ----
+   The calls that make a model in GLPK (glp_add_cols, glp_set_col_kind,
+   ...), kept as numbers; GLPK makes the model only to solve it, or to
+   write it (a named model: at once). */
+typedef struct FusModel FusModel;
+
+/* What GLPK answered for one model: whether it found the best solution
+   within its limits, and then the value of each column (1-based). */
+typedef struct FusSolution {
+  bool found;
+  double *value;
+} FusSolution;
+
+FusModel *fus_model_new(bool named, const char *name);
+int fus_model_add_cols(FusModel *m, int n); /* the first new column */
+void fus_model_col_name(FusModel *m, int j, const char *name);
+void fus_model_col_kind(FusModel *m, int j, int kind);
+void fus_model_col_bnds(FusModel *m, int j, int type, double lb, double ub);
+void fus_model_obj_coef(FusModel *m, int j, double coef);
+/* A row of 'len' elements (columns 'cols', coefficients 'vals', from 0). */
+void fus_model_add_row(FusModel *m, const char *name, int type, double lb, double ub, int len, const int *cols,
+                       const double *vals);
+/* GLPK's answer for 'm' (minimized), or the answer to a model of the same
+   numbers solved before, under the same limits. */
+const FusSolution *fus_model_solve(FusModel *m, int time_limit_ms);
+/* 'm' in CPLEX LP format. */
+void fus_model_write_lp(FusModel *m, FILE *out);
+/* GLPK's copy of 'm' freed. */
+void fus_model_free(FusModel *m);
 
 /* ---- merge.c ---- */
 

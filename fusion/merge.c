@@ -28,11 +28,13 @@
 
 #include "fusion.h"
 
+/* The maps of merging are one cluster's, then the next's, emptied in
+   place (each grew from nothing per cluster and per member). */
 typedef struct Merger {
   LcuProgram *p;
   FusRegion *r;
-  PtrMap param_of;    /* CPU variable -> the new kernel's parameter */
-  PtrMap produced;    /* CPU variable -> the new kernel's variable for it */
+  PtrMap *param_of;   /* CPU variable -> the new kernel's parameter */
+  PtrMap *produced;   /* CPU variable -> the new kernel's variable for it */
   LcuKernel *k;
   LcuStmt *run;
 } Merger;
@@ -109,19 +111,20 @@ static LcuSoac *copy_soac(LcuProgram *p, const LcuSoac *s, PtrMap *ren) {
 static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool mark) {
   const LcuStmt *run = n->run;
   const LcuKernel *k = run->kernel;
-  PtrMap ren = {0};
+  static PtrMap ren; /* k's variables -> the new kernel's */
+  ptrmap_clear(&ren);
   for (int i = 0; i < k->params.len; i++) {
     LcuVar *param = k->params.data[i];
     LcuAtom *a = run->args.data[i];
-    LcuVar *to = a->var ? ptrmap_get(&m->produced, a->var) : NULL;
+    LcuVar *to = a->var ? ptrmap_get(m->produced, a->var) : NULL;
     if (!to && a->var)
-      to = ptrmap_get(&m->param_of, a->var);
+      to = ptrmap_get(m->param_of, a->var);
     if (!to) {
       to = lcu_copy_var(m->p, param);
       vec_push(&m->k->params, to);
       lcu_stmt_arg(m->run, a);
       if (a->var)
-        ptrmap_put(&m->param_of, a->var, to);
+        ptrmap_put(m->param_of, a->var, to);
     }
     ptrmap_put(&ren, param, to);
   }
@@ -137,49 +140,72 @@ static void add_member(Merger *m, const FusNode *n, const LcuStmt *fused, bool m
   }
   for (int i = 0; i < run->results.len && i < k->results.len; i++) {
     LcuVar *kr = ptrmap_get(&ren, k->results.data[i]);
-    ptrmap_put(&m->produced, run->results.data[i], kr ? kr : k->results.data[i]);
+    ptrmap_put(m->produced, run->results.data[i], kr ? kr : k->results.data[i]);
   }
 }
 
-/* True if CPU variable 'v' is read by a statement of the block that is
-   not one of the statements in 'inside', or by the block's results. */
-static bool read_outside(const FusRegion *r, const LcuVar *v, const PtrMap *inside, const PtrMap *readers) {
-  const Vec *rs = ptrmap_get(readers, v);
-  for (int i = 0; rs && i < rs->len; i++)
-    if (!ptrmap_get(inside, rs->data[i]))
-      return true;
-  for (int i = 0; i < r->block->results.len; i++)
-    if (((LcuAtom *)r->block->results.data[i])->var == v)
-      return true;
-  return false;
-}
+/* Which results of the runs of clusters of several runs are read
+   outside their cluster: by a statement of the block that is not a run
+   of that cluster (a read in a nested block counts as its statement's),
+   or by the block's results.  One walk over the block, asking only of
+   those results (a map of every variable the block reads, each with the
+   list of its readers, cost more than all the rest of merging). */
+typedef struct Outside {
+  GenMap cluster; /* a result of a member run -> its cluster + 1 */
+  GenMap read;    /* such a result -> non-NULL: read outside its cluster */
+} Outside;
 
-static void atom_readers(PtrMap *readers, const Vec *atoms, const LcuStmt *s) {
+static void note_reads(Outside *o, const Vec *atoms, int cluster) {
   for (int i = 0; i < atoms->len; i++) {
     const LcuAtom *a = atoms->data[i];
     if (!a->var)
       continue;
-    void **slot = ptrmap_slot(readers, a->var, true);
-    if (!*slot)
-      *slot = NEW(Vec);
-    vec_push(*slot, (void *)s);
+    intptr_t c = (intptr_t)genmap_get(&o->cluster, a->var);
+    if (c && c - 1 != cluster)
+      genmap_put(&o->read, a->var, (void *)1);
   }
 }
 
-static void block_readers(PtrMap *readers, const LcuBlock *b, const LcuStmt *s) {
+static void note_block_reads(Outside *o, const LcuBlock *b, int cluster) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *n = b->stmts.data[i];
-    atom_readers(readers, &n->args, s);
+    note_reads(o, &n->args, cluster);
     const LcuBlock *nested[3] = {n->then, n->els, n->body};
     for (int k = 0; k < 3; k++)
       if (nested[k])
-        block_readers(readers, nested[k], s);
+        note_block_reads(o, nested[k], cluster);
   }
-  atom_readers(readers, &b->results, s);
+  note_reads(o, &b->results, cluster);
+}
+
+static void fill_outside(Outside *o, const FusRegion *r, const Vec *members) {
+  for (int c = 0; c < r->nclusters; c++) {
+    if (members[c].len < 2)
+      continue;
+    for (int i = 0; i < members[c].len; i++) {
+      const LcuStmt *run = ((const FusNode *)members[c].data[i])->run;
+      for (int k = 0; k < run->results.len; k++)
+        genmap_put(&o->cluster, run->results.data[k], (void *)(intptr_t)(c + 1));
+    }
+  }
+  const LcuBlock *b = r->block;
+  for (int j = 0; j < r->nstmts; j++) {
+    const LcuStmt *s = b->stmts.data[j];
+    int node = r->node_of[j];
+    int c = node >= 0 ? ((const FusNode *)r->nodes.data[node])->cluster : -1;
+    if (c >= 0 && members[c].len < 2)
+      c = -1; /* a run alone: outside every cluster of several */
+    note_reads(o, &s->args, c);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        note_block_reads(o, nested[k], c);
+  }
+  note_reads(o, &b->results, -1);
 }
 
 /* The run of cluster 'members' (nodes, in order). */
-static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, const PtrMap *readers) {
+static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, const Outside *outside) {
   const LcuStmt *first = ((FusNode *)members->data[0])->run;
   const LcuStmt *anchor = anchor_of(members);
   bool one_context = true;
@@ -194,22 +220,22 @@ static LcuStmt *merge_cluster(LcuProgram *p, FusRegion *r, const Vec *members, c
   } else if (place->lib_fn) {
     run->loc = place->user_loc; /* the user's code, at the call */
   }
-  Merger m = {p, r, {0}, {0}, lcu_kernel_new(), run};
+  static PtrMap param_of, produced;
+  ptrmap_clear(&param_of);
+  ptrmap_clear(&produced);
+  Merger m = {p, r, &param_of, &produced, lcu_kernel_new(), run};
   for (int i = 0; i < members->len; i++) {
     const FusNode *n = members->data[i];
     bool mark = n->run->lib_fn && !same_context(n->run, run);
     add_member(&m, n, run, mark);
   }
-  PtrMap inside = {0};
-  for (int i = 0; i < members->len; i++)
-    ptrmap_put(&inside, ((FusNode *)members->data[i])->run, (void *)1);
   for (int i = 0; i < members->len; i++) {
     const LcuStmt *s = ((FusNode *)members->data[i])->run;
     for (int k = 0; k < s->results.len; k++) {
       LcuVar *y = s->results.data[k];
-      if (!read_outside(r, y, &inside, readers))
+      if (!genmap_get(&outside->read, y))
         continue;
-      lcu_kernel_return(m.k, ptrmap_get(&m.produced, y));
+      lcu_kernel_return(m.k, ptrmap_get(m.produced, y));
       lcu_stmt_bind(run, y);
     }
   }
@@ -232,15 +258,10 @@ Vec fus_merge(LcuProgram *p, FusRegion *r) {
     FusNode *node = r->nodes.data[u];
     vec_push(&members[node->cluster], node);
   }
-  PtrMap readers = {0}; /* CPU variable -> the statements of the block reading it */
-  for (int j = 0; j < m; j++) {
-    const LcuStmt *s = b->stmts.data[j];
-    atom_readers(&readers, &s->args, s);
-    const LcuBlock *nested[3] = {s->then, s->els, s->body};
-    for (int k = 0; k < 3; k++)
-      if (nested[k])
-        block_readers(&readers, nested[k], s);
-  }
+  static Outside outside; /* every region's in turn */
+  genmap_clear(&outside.cluster);
+  genmap_clear(&outside.read);
+  fill_outside(&outside, r, members);
   /* units: a cluster of several runs is one, any other statement one */
   int *unit = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
   int nunits = 0;
@@ -254,7 +275,7 @@ Vec fus_merge(LcuProgram *p, FusRegion *r) {
     if (c >= 0 && members[c].len > 1) {
       if (cluster_unit[c] < 0) {
         cluster_unit[c] = nunits++;
-        LcuStmt *run = merge_cluster(p, r, &members[c], &readers);
+        LcuStmt *run = merge_cluster(p, r, &members[c], &outside);
         vec_push(&unit_stmt, run);
         vec_push(&fused, run);
       }

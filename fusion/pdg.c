@@ -340,8 +340,14 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   r->facts = f;
   r->method = "none";
   int m = b->stmts.len;
-  /* the statements' successors: data, and the chain of effects */
-  PtrMap def_at = {0}; /* LcuVar -> statement index + 1 */
+  /* the statements' successors: data, and the chain of effects.  The
+     maps are the previous region's, emptied: regions are many, and
+     each grew its maps from nothing. */
+  static GenMap def_at; /* LcuVar -> statement index + 1 */
+  static GenMap read_outside;
+  static Vec reads; /* a statement's, one after the other */
+  genmap_clear(&def_at);
+  genmap_clear(&read_outside);
   Vec *succ = xmalloc(sizeof(Vec) * (size_t)(m + 1));
   int *node_of = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
   int last_effect = -1;
@@ -349,67 +355,79 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
     LcuStmt *s = b->stmts.data[j];
     node_of[j] = -1;
     succ[j] = (Vec){0};
-    Vec reads = {0};
+    reads.len = 0;
     stmt_reads(&reads, s);
     for (int k = 0; k < reads.len; k++) {
-      int i = (int)(intptr_t)ptrmap_get(&def_at, reads.data[k]) - 1;
+      int i = (int)(intptr_t)genmap_get(&def_at, reads.data[k]) - 1;
       if (i >= 0 && (!succ[i].len || int_at(&succ[i], succ[i].len - 1) != j))
         push_int(&succ[i], j);
     }
-    if (fus_stmt_effects(f, s)) {
+    FusNode *n = NULL;
+    if (s->kind == LS_RUN) {
+      /* its kernel's lengths, filled once: its failures are worked out
+         from them (fus_run_failures would fill them again) */
+      n = NEW(FusNode);
+      n->id = r->nodes.len;
+      n->pos = j;
+      n->run = s;
+      n->soac = s->kernel->soacs.len == 1 ? s->kernel->soacs.data[0] : NULL;
+      fus_fill_kernel_lens(f, s->kernel, &s->args, &n->lens);
+      n->failures = fus_run_failures_by(f, s, &n->lens);
+      if (n->soac)
+        n->space = fus_soac_space(&n->lens, n->soac);
+      n->cluster = n->id;
+      node_of[j] = n->id;
+      vec_push(&r->nodes, n);
+    }
+    if (n ? n->failures != 0 : fus_stmt_effects(f, s)) {
       if (last_effect >= 0 && (!succ[last_effect].len || int_at(&succ[last_effect], succ[last_effect].len - 1) != j))
         push_int(&succ[last_effect], j);
       last_effect = j;
     }
     for (int k = 0; k < s->results.len; k++)
-      ptrmap_put(&def_at, s->results.data[k], (void *)(intptr_t)(j + 1));
-    if (s->kind == LS_RUN) {
-      FusNode *n = NEW(FusNode);
-      n->id = r->nodes.len;
-      n->pos = j;
-      n->run = s;
-      n->soac = s->kernel->soacs.len == 1 ? s->kernel->soacs.data[0] : NULL;
-      n->failures = fus_run_failures(f, s);
-      fus_fill_kernel_lens(f, s->kernel, &s->args, &n->lens);
-      n->cluster = n->id;
-      node_of[j] = n->id;
-      vec_push(&r->nodes, n);
-    }
+      genmap_put(&def_at, s->results.data[k], (void *)(intptr_t)(j + 1));
   }
   r->nstmts = m;
   r->succ = succ;
   r->node_of = node_of;
   int n = r->nodes.len;
-  Builder bl = {r, xmalloc_atomic(sizeof(int) * (size_t)(n * n + 1)), n};
+  /* the matrix is the previous region's when large enough: the regions
+     of a large body would otherwise allocate megabytes of them */
+  static int *matrix;
+  static size_t matrix_room;
+  if (matrix_room < (size_t)n * (size_t)n + 1) {
+    matrix_room = (size_t)n * (size_t)n + 1;
+    matrix = xmalloc_atomic(sizeof(int) * matrix_room);
+  }
+  Builder bl = {r, matrix, n};
   for (int i = 0; i < n * n; i++)
     bl.edge_at[i] = 0;
   /* live out: read by a statement that is not a run, or by the block */
-  PtrMap read_outside = {0};
   for (int j = 0; j < m; j++) {
     const LcuStmt *s = b->stmts.data[j];
     if (s->kind == LS_RUN)
       continue;
-    Vec reads = {0};
+    reads.len = 0;
     stmt_reads(&reads, s);
     for (int k = 0; k < reads.len; k++)
-      ptrmap_put(&read_outside, reads.data[k], (void *)1);
+      genmap_put(&read_outside, reads.data[k], (void *)1);
   }
   for (int k = 0; k < b->results.len; k++) {
     const LcuAtom *a = b->results.data[k];
     if (a->var)
-      ptrmap_put(&read_outside, a->var, (void *)1);
+      genmap_put(&read_outside, a->var, (void *)1);
   }
   for (int v = 0; v < n; v++) {
     FusNode *node = r->nodes.data[v];
     for (int k = 0; k < node->run->results.len; k++)
-      node->live_out |= ptrmap_get(&read_outside, node->run->results.data[k]) != NULL;
+      node->live_out |= genmap_get(&read_outside, node->run->results.data[k]) != NULL;
   }
   /* data edges between runs, fusible or not */
   for (int v = 0; v < n; v++) {
     FusNode *cons = r->nodes.data[v];
     for (int k = 0; k < cons->run->args.len; k++) {
       const LcuAtom *a = cons->run->args.data[k];
-      int i = a->var ? (int)(intptr_t)ptrmap_get(&def_at, a->var) - 1 : -1;
+      int i = a->var ? (int)(intptr_t)genmap_get(&def_at, a->var) - 1 : -1;
       if (i < 0 || node_of[i] < 0)
         continue;
       FusNode *prod = r->nodes.data[node_of[i]];

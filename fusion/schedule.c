@@ -44,20 +44,21 @@
  * does not depend on how loaded the machine is: compilation stays
  * deterministic) and a time limit as a last guard; when it gives up, or
  * a component is too large to try, a greedy merge of the pairs by gain,
- * each kept only if every cluster stays legal, decides.  GLPK holds only
- * numbers and names: the columns map to nodes and pairs through arrays of
- * the collector's, and every GLPK object is freed here.
+ * each kept only if every cluster stays legal, decides.  A model is made
+ * through ilp.c, which makes it in GLPK only to solve it (most models are
+ * repeats, answered by their numbers); GLPK holds only numbers and names:
+ * the columns map to nodes and pairs through arrays of the collector's,
+ * and every GLPK object is freed.
  */
 #include <glpk.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fusion.h"
 
-enum { NODE_LIMIT = 500, MAX_LAZY_ROUNDS = 16, WINDOW = 48 };
+enum { MAX_LAZY_ROUNDS = 16, WINDOW = 48 };
 
 /* The thread's processor time: the solver's work, which other programs
    on a loaded machine do not inflate (GLPK's own limit is wall time). */
@@ -65,6 +66,24 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* ---- scratch arrays ----
+   A region's parts are solved one after the other, and each solve asked
+   for arrays the size of the whole region (its clusters checked, its
+   paths walked): hundreds of models allocated megabytes.  Each such
+   array is its user's, kept from call to call, and grows. */
+typedef struct Scratch {
+  int *data;
+  size_t room;
+} Scratch;
+
+static int *scratch_ints(Scratch *s, size_t n) {
+  if (s->room < n) {
+    s->room = 2 * n;
+    s->data = xmalloc_atomic(sizeof(int) * s->room);
+  }
+  return s->data;
 }
 
 /* ---- clusters ---- */
@@ -101,8 +120,9 @@ static void cluster_lists(int n, int *parent, int *first, int *next) {
    (every pair of the region was, most in different clusters). */
 static bool anchor_conflict(const FusRegion *r, int *parent, int *a, int *b) {
   int n = r->nodes.len;
-  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch first_room, next_room;
+  int *first = scratch_ints(&first_room, (size_t)n + 1);
+  int *next = scratch_ints(&next_room, (size_t)n + 1);
   cluster_lists(n, parent, first, next);
   for (int u = 0; u < n; u++)
     for (int v = next[u]; v >= 0; v = next[v]) /* the later members of u's cluster */
@@ -120,10 +140,11 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
   int n = r->nodes.len, ne = r->edges.len;
   /* the edges between clusters, by their source's representative, in
      the region's order: counted, then placed (no vector per node) */
-  int *start = xmalloc_atomic(sizeof(int) * (size_t)(n + 2));
-  int *to = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
-  int *from = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
-  int *indeg = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch start_room, to_room, from_room, indeg_room, out_room, ready_room;
+  int *start = scratch_ints(&start_room, (size_t)n + 2);
+  int *to = scratch_ints(&to_room, (size_t)ne + 1);
+  int *from = scratch_ints(&from_room, (size_t)ne + 1);
+  int *indeg = scratch_ints(&indeg_room, (size_t)n + 1);
   for (int i = 0; i <= n + 1; i++)
     start[i] = 0;
   for (int i = 0; i < n; i++)
@@ -143,12 +164,12 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
   }
   for (int u = 0; u < n; u++)
     start[u + 2] += start[u + 1];
-  int *out = xmalloc_atomic(sizeof(int) * (size_t)(ne + 1));
+  int *out = scratch_ints(&out_room, (size_t)ne + 1);
   for (int i = 0; i < ne; i++)
     if (from[i] != to[i])
       out[start[from[i] + 1]++] = to[i];
   /* Kahn's algorithm over the cluster representatives */
-  int *ready = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *ready = scratch_ints(&ready_room, (size_t)n + 1);
   int nready = 0, roots = 0, done = 0;
   for (int u = 0; u < n; u++)
     if (find(parent, u) == u) {
@@ -218,7 +239,7 @@ typedef struct Part {
 } Part;
 
 typedef struct Model {
-  glp_prob *lp;
+  FusModel *ilp;
   int *xcol;  /* the part's pair k -> its column */
   int *ccol;  /* the part's node k -> its c column, or 0 */
   bool named; /* its rows and columns have names: only --dump=ilp
@@ -235,21 +256,6 @@ __attribute__((format(printf, 2, 3))) static const char *name_of(const Model *m,
   const char *name = xvprintf(fmt, ap);
   va_end(ap);
   return name;
-}
-
-static void add_row(glp_prob *lp, const char *name, int type, double lo, double hi, int len, const int *cols,
-                    const double *vals) {
-  int row = glp_add_rows(lp, 1);
-  glp_set_row_name(lp, row, name);
-  glp_set_row_bnds(lp, row, type, lo, hi);
-  /* GLPK's arrays are 1-based */
-  int ind[4] = {0};
-  double val[4] = {0};
-  for (int i = 0; i < len; i++) {
-    ind[i + 1] = cols[i];
-    val[i + 1] = vals[i];
-  }
-  glp_set_mat_row(lp, row, len, ind, val);
 }
 
 /* Per node of 'r': a producer whose result fusion could leave
@@ -298,16 +304,18 @@ static Vec outside_paths(const Part *pt, int *parent) {
   FusRegion *r = pt->r;
   int n = r->nodes.len;
   const Vec *out = pt->out;
-  int *first = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
-  int *next = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch first_room, next_room, seen_room;
+  int *first = scratch_ints(&first_room, (size_t)n + 1);
+  int *next = scratch_ints(&next_room, (size_t)n + 1);
   cluster_lists(n, parent, first, next);
-  Vec strict = {0};
+  static Vec strict; /* the caller's until the next part */
+  strict.len = 0;
   /* seen[state]: state = node * 2 + flag (flag: left the part or crossed
      a preventing edge) */
-  int *seen = xmalloc_atomic(sizeof(int) * (size_t)(2 * n + 2));
+  int *seen = scratch_ints(&seen_room, 2 * (size_t)n + 2);
   for (int i = 0; i < 2 * n; i++)
     seen[i] = -1;
-  Vec stack = {0};
+  static Vec stack;
   for (int k = 0; k < pt->nodes.len; k++) {
     int u = (int)(intptr_t)pt->nodes.data[k];
     stack.len = 0;
@@ -346,6 +354,38 @@ static Vec outside_paths(const Part *pt, int *parent) {
    the other crosses a preventing edge, 'apart') are never one cluster,
    so a pair between them is not fused, and of two pairs that join them
    through a third node one is not fused either. */
+/* The closure of 'ordered' (a path from a to b, a < b, in rows of nc)
+   and 'apart' (one with a strict step): later rows first, each taking
+   the rows of the nodes it reaches.  A part has at most WINDOW nodes, so
+   that a row is a word (a walk over every three nodes of every model
+   was a tenth of scheduling). */
+static void close_paths(int nc, bool *ordered, bool *apart) {
+  _Static_assert(WINDOW <= 64, "a part's row is a word");
+  uint64_t ord[WINDOW], apt[WINDOW];
+  if (nc > WINDOW)
+    die("fusion: a part of %d nodes", nc);
+  for (int a = 0; a < nc; a++) {
+    ord[a] = apt[a] = 0;
+    for (int b = a + 1; b < nc; b++) {
+      ord[a] |= (uint64_t)ordered[a * nc + b] << b;
+      apt[a] |= (uint64_t)apart[a * nc + b] << b;
+    }
+  }
+  for (int a = nc - 1; a >= 0; a--)
+    for (int b = a + 1; b < nc; b++) {
+      if (!(ord[a] >> b & 1))
+        continue;
+      uint64_t later = ord[b]; /* (bits of nodes after b only) */
+      ord[a] |= later;
+      apt[a] |= apt[a] >> b & 1 ? later : apt[b] & later;
+    }
+  for (int a = 0; a < nc; a++)
+    for (int b = a + 1; b < nc; b++) {
+      ordered[a * nc + b] = ord[a] >> b & 1;
+      apart[a * nc + b] = apt[a] >> b & 1;
+    }
+}
+
 static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
   FusRegion *r = pt->r;
   int nc = pt->nodes.len, n = r->nodes.len;
@@ -365,18 +405,7 @@ static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
     if (p->kind != FP_HORIZONTAL)
       ordered[pt->local[p->u] * nc + pt->local[p->v]] = true;
   }
-  for (int a = nc - 1; a >= 0; a--) /* the closure, later nodes first */
-    for (int b = a + 1; b < nc; b++) {
-      if (!ordered[a * nc + b])
-        continue;
-      for (int c = b + 1; c < nc; c++) {
-        if (!ordered[b * nc + c])
-          continue;
-        ordered[a * nc + c] = true;
-        if (apart[a * nc + b] || apart[b * nc + c])
-          apart[a * nc + c] = true;
-      }
-    }
+  close_paths(nc, ordered, apart);
   /* the pairs at each node, to find paths of two */
   Vec *at = xmalloc(sizeof(Vec) * (size_t)(nc + 1));
   for (int k = 0; k < pt->pairs.len; k++) {
@@ -388,7 +417,7 @@ static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
     FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
     int a = pt->local[p->u], b = pt->local[p->v];
     if (apart[a * nc + b])
-      glp_set_col_bnds(m->lp, m->xcol[k], GLP_FX, 1, 1);
+      fus_model_col_bnds(m->ilp, m->xcol[k], GLP_FX, 1, 1);
   }
   for (int a = 0; a < nc; a++)
     for (int i = 0; i < at[a].len; i++) {
@@ -401,7 +430,7 @@ static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
         int b = pt->local[q->u] == w ? pt->local[q->v] : pt->local[q->u];
         if (k2 == k1 || b <= a || !apart[a * nc + b])
           continue;
-        add_row(m->lp, name_of(m, "apart_%d_%d_%d", (int)(intptr_t)pt->nodes.data[a], (int)(intptr_t)pt->nodes.data[w],
+        fus_model_add_row(m->ilp, name_of(m, "apart_%d_%d_%d", (int)(intptr_t)pt->nodes.data[a], (int)(intptr_t)pt->nodes.data[w],
                                (int)(intptr_t)pt->nodes.data[b]),
                 GLP_LO, 1, 0, 2, (int[]){m->xcol[k1], m->xcol[k2]}, (double[]){1, 1});
       }
@@ -410,26 +439,24 @@ static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
 
 static Model build_model(Part *pt, const Vec *strict, bool named) {
   FusRegion *r = pt->r;
-  Model m = {glp_create_prob(), NULL, NULL, named};
-  glp_prob *lp = m.lp;
+  Model m = {NULL, NULL, NULL, named};
+  m.ilp = fus_model_new(named, name_of(&m, "region_%d_part_%d", r->index, pt->number));
+  FusModel *lp = m.ilp;
   int nc = pt->nodes.len, n = r->nodes.len;
-  glp_set_prob_name(lp, name_of(&m, "region_%d_part_%d", r->index, pt->number));
-  glp_set_obj_name(lp, "unsaved");
-  glp_set_obj_dir(lp, GLP_MIN);
-  glp_add_cols(lp, nc);
+  fus_model_add_cols(lp, nc);
   for (int k = 0; k < nc; k++) {
-    glp_set_col_name(lp, k + 1, name_of(&m, "pi_%d", (int)(intptr_t)pt->nodes.data[k]));
-    glp_set_col_kind(lp, k + 1, GLP_IV);
-    glp_set_col_bnds(lp, k + 1, GLP_DB, 0, nc - 1);
+    fus_model_col_name(lp, k + 1, name_of(&m, "pi_%d", (int)(intptr_t)pt->nodes.data[k]));
+    fus_model_col_kind(lp, k + 1, GLP_IV);
+    fus_model_col_bnds(lp, k + 1, GLP_DB, 0, nc - 1);
   }
   m.xcol = xmalloc_atomic(sizeof(int) * (size_t)(pt->pairs.len + 1));
   for (int k = 0; k < pt->pairs.len; k++) {
     FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
-    int col = glp_add_cols(lp, 1);
+    int col = fus_model_add_cols(lp, 1);
     m.xcol[k] = col;
-    glp_set_col_name(lp, col, name_of(&m, "x_%d_%d", p->u, p->v));
-    glp_set_col_kind(lp, col, GLP_BV);
-    glp_set_obj_coef(lp, col, p->gain);
+    fus_model_col_name(lp, col, name_of(&m, "x_%d_%d", p->u, p->v));
+    fus_model_col_kind(lp, col, GLP_BV);
+    fus_model_obj_coef(lp, col, p->gain);
   }
   m.ccol = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
   for (int k = 0; k < nc; k++) {
@@ -437,11 +464,11 @@ static Model build_model(Part *pt, const Vec *strict, bool named) {
     const FusNode *node = r->nodes.data[(int)(intptr_t)pt->nodes.data[k]];
     if (!pt->vanish[node->id])
       continue;
-    int col = glp_add_cols(lp, 1);
+    int col = fus_model_add_cols(lp, 1);
     m.ccol[k] = col;
-    glp_set_col_name(lp, col, name_of(&m, "c_%d", node->id));
-    glp_set_col_kind(lp, col, GLP_BV);
-    glp_set_obj_coef(lp, col, fus_node_bytes(r, node));
+    fus_model_col_name(lp, col, name_of(&m, "c_%d", node->id));
+    fus_model_col_kind(lp, col, GLP_BV);
+    fus_model_obj_coef(lp, col, fus_node_bytes(r, node));
   }
   double N = nc;
   for (int k = 0; k < pt->pairs.len; k++) {
@@ -449,231 +476,28 @@ static Model build_model(Part *pt, const Vec *strict, bool named) {
     int u = pt->local[p->u], v = pt->local[p->v];
     int cols[3] = {v + 1, u + 1, m.xcol[k]};
     if (p->kind == FP_HORIZONTAL) {
-      add_row(lp, name_of(&m, "p_%d_%d_hi", p->u, p->v), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
-      add_row(lp, name_of(&m, "p_%d_%d_lo", p->u, p->v), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, N});
+      fus_model_add_row(lp, name_of(&m, "p_%d_%d_hi", p->u, p->v), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
+      fus_model_add_row(lp, name_of(&m, "p_%d_%d_lo", p->u, p->v), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, N});
     } else {
-      add_row(lp, name_of(&m, "p_%d_%d_lo", p->u, p->v), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, -1});
-      add_row(lp, name_of(&m, "p_%d_%d_hi", p->u, p->v), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
+      fus_model_add_row(lp, name_of(&m, "p_%d_%d_lo", p->u, p->v), GLP_LO, 0, 0, 3, cols, (double[]){1, -1, -1});
+      fus_model_add_row(lp, name_of(&m, "p_%d_%d_hi", p->u, p->v), GLP_UP, 0, 0, 3, cols, (double[]){1, -1, -N});
     }
     if (p->kind == FP_VERTICAL && m.ccol[u])
-      add_row(lp, name_of(&m, "c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[k], m.ccol[u]}, (double[]){1, -1});
+      fus_model_add_row(lp, name_of(&m, "c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[k], m.ccol[u]}, (double[]){1, -1});
   }
   for (int i = 0; i < strict->len; i++) {
     int code = (int)(intptr_t)strict->data[i], a = code / n, b = code % n;
-    add_row(lp, name_of(&m, "e_%d_%d", a, b), GLP_LO, 1, 0, 2, (int[]){pt->local[b] + 1, pt->local[a] + 1},
+    fus_model_add_row(lp, name_of(&m, "e_%d_%d", a, b), GLP_LO, 1, 0, 2, (int[]){pt->local[b] + 1, pt->local[a] + 1},
             (double[]){1, -1});
   }
   add_path_cuts(pt, &m, strict);
   return m;
 }
 
-typedef struct Limit {
-  int nodes;
-} Limit;
-
-/* Stops branch and bound after NODE_LIMIT subproblems. */
-static void on_event(glp_tree *tree, void *info) {
-  Limit *l = info;
-  if (glp_ios_reason(tree) == GLP_ISELECT && ++l->nodes > NODE_LIMIT)
-    glp_ios_terminate(tree);
-}
-
-/* Writes the model in CPLEX LP format to 'out' (GLPK writes files only). */
-static void write_lp(glp_prob *lp, FILE *out) {
-  const char *dir = getenv("TMPDIR");
-  char *path = xprintf("%s/nessie-ilp-XXXXXX", dir && *dir ? dir : "/tmp");
-  int fd = mkstemp(path);
-  if (fd < 0)
-    return;
-  close(fd);
-  if (glp_write_lp(lp, NULL, path) == 0) {
-    FILE *in = fopen(path, "r");
-    if (in) {
-      char buf[4096];
-      size_t got;
-      while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, got, out);
-      fclose(in);
-    }
-  }
-  unlink(path);
-}
-
-/* What GLPK answered for one model: whether it found the best solution
-   within its limits, and then the value of each column (1-based). */
-typedef struct Solution {
-  bool found;
-  double *value;
-} Solution;
-
-/* A model's numbers, in order, each in 64 bits (a double bit for bit):
-   its columns' kinds, bounds and costs, its rows' bounds and
-   coefficients, each row's preceded by their count (names left out:
-   they do not change the answer). */
-typedef struct ModelKey {
-  uint64_t *words;
-  int len;
-  uint64_t hash;
-} ModelKey;
-
-typedef struct Solved {
-  ModelKey key; /* words NULL: an empty slot */
-  struct Solution *solution;
-} Solved;
-
-/* The models solved so far, by their numbers (model_key): a region
-   repeats in each specialization of its function and in each place
-   library code is inlined, and half the corpus's models are such
-   repeats.  A repeat gets the first answer without solving again, also
-   where GLPK gave up at its time limit (the key holds the limit): one
-   answer per model, whatever the machine's speed the second time.  A
-   table of its own, keyed by the numbers themselves: writing them as
-   text to key a Map took longer than solving most models. */
-static struct {
-  Solved *slots;
-  int cap, used;
-} solutions;
-
-typedef struct KeyWriter {
-  uint64_t *words;
-  int len, cap;
-} KeyWriter;
-
-static void key_word(KeyWriter *w, uint64_t x) {
-  if (w->len == w->cap) {
-    int cap = w->cap ? 2 * w->cap : 256;
-    uint64_t *words = xmalloc_atomic(sizeof(uint64_t) * (size_t)cap);
-    if (w->len)
-      memcpy(words, w->words, sizeof(uint64_t) * (size_t)w->len);
-    w->words = words;
-    w->cap = cap;
-  }
-  w->words[w->len++] = x;
-}
-
-static void key_int(KeyWriter *w, int i) { key_word(w, (uint64_t)(int64_t)i); }
-
-static void key_double(KeyWriter *w, double d) {
-  uint64_t bits;
-  memcpy(&bits, &d, sizeof bits);
-  key_word(w, bits);
-}
-
-/* The key of 'lp', in a buffer of its own reused from model to model:
-   most models were solved before and only looked up (solved_put copies
-   a key it keeps). */
-static ModelKey model_key(glp_prob *lp, const FusScheduleOptions *o) {
-  static KeyWriter scratch;
-  KeyWriter w = scratch;
-  w.len = 0;
-  key_int(&w, (int)o->time_limit_ms); /* a model given up at one limit may not be at another */
-  int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
-  key_int(&w, glp_get_obj_dir(lp));
-  key_int(&w, nc);
-  key_int(&w, nr);
-  key_double(&w, glp_get_obj_coef(lp, 0));
-  for (int j = 1; j <= nc; j++) {
-    key_int(&w, glp_get_col_kind(lp, j));
-    key_int(&w, glp_get_col_type(lp, j));
-    key_double(&w, glp_get_col_lb(lp, j));
-    key_double(&w, glp_get_col_ub(lp, j));
-    key_double(&w, glp_get_obj_coef(lp, j));
-  }
-  int *ind = xmalloc_atomic(sizeof(int) * (size_t)(nc + 1));
-  double *val = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
-  for (int i = 1; i <= nr; i++) {
-    int len = glp_get_mat_row(lp, i, ind, val);
-    key_int(&w, glp_get_row_type(lp, i));
-    key_double(&w, glp_get_row_lb(lp, i));
-    key_double(&w, glp_get_row_ub(lp, i));
-    key_int(&w, len);
-    for (int k = 1; k <= len; k++) {
-      key_int(&w, ind[k]);
-      key_double(&w, val[k]);
-    }
-  }
-  uint64_t h = 14695981039346656037ULL;
-  for (int i = 0; i < w.len; i++) {
-    h = (h ^ w.words[i]) * 1099511628211ULL;
-    h ^= h >> 29;
-  }
-  scratch = w;
-  return (ModelKey){w.words, w.len, h};
-}
-
-/* The slot of 'key' in the table: its own, or the empty one where it
-   would go. */
-static Solved *solved_slot(const ModelKey *key) {
-  uint64_t mask = (uint64_t)solutions.cap - 1;
-  for (uint64_t i = key->hash & mask;; i = (i + 1) & mask) {
-    Solved *e = &solutions.slots[i];
-    if (!e->key.words || (e->key.hash == key->hash && e->key.len == key->len &&
-                          memcmp(e->key.words, key->words, sizeof(uint64_t) * (size_t)key->len) == 0))
-      return e;
-  }
-}
-
-static struct Solution *solved_get(const ModelKey *key) {
-  return solutions.cap ? solved_slot(key)->solution : NULL;
-}
-
-static void solved_put(ModelKey key, struct Solution *s) {
-  if (2 * (solutions.used + 1) > solutions.cap) {
-    Solved *old = solutions.slots;
-    int old_cap = solutions.cap;
-    solutions.cap = old_cap ? 2 * old_cap : 64;
-    solutions.slots = xmalloc(sizeof(Solved) * (size_t)solutions.cap);
-    for (int i = 0; i < old_cap; i++)
-      if (old[i].key.words)
-        *solved_slot(&old[i].key) = old[i];
-  }
-  Solved *e = solved_slot(&key);
-  if (!e->key.words) {
-    e->key = key;
-    solutions.used++;
-  }
-  e->solution = s;
-}
-
-/* GLPK's answer for 'm'. */
-static Solution *run_glpk(Model *m, const FusScheduleOptions *o) {
-  glp_iocp parm;
-  glp_init_iocp(&parm);
-  parm.presolve = GLP_ON;
-  parm.msg_lev = GLP_MSG_OFF;
-  /* cuts and the branching that served the corpus best (docs/fusion.md) */
-  parm.gmi_cuts = parm.mir_cuts = parm.cov_cuts = parm.clq_cuts = GLP_ON;
-  parm.br_tech = GLP_BR_DTH;
-  parm.bt_tech = GLP_BT_BPH;
-  parm.tm_lim = (int)o->time_limit_ms;
-  Limit limit = {0};
-  parm.cb_func = on_event;
-  parm.cb_info = &limit;
-  int ret = glp_intopt(m->lp, &parm);
-  int status = glp_mip_status(m->lp);
-  Solution *s = NEW(Solution);
-  s->found = ret == 0 && (status == GLP_OPT || status == GLP_FEAS);
-  if (!s->found)
-    return s; /* given up (limits), or no solution */
-  int nc = glp_get_num_cols(m->lp);
-  s->value = xmalloc_atomic(sizeof(double) * (size_t)(nc + 1));
-  for (int j = 1; j <= nc; j++)
-    s->value[j] = glp_mip_col_val(m->lp, j);
-  return s;
-}
-
 /* Solves 'm'; true with the part's pairs' choices set when GLPK found
    the best solution within its limits. */
 static bool solve(Part *pt, Model *m, const FusScheduleOptions *o) {
-  ModelKey key = model_key(m->lp, o);
-  Solution *s = solved_get(&key);
-  if (!s) {
-    s = run_glpk(m, o);
-    uint64_t *kept = xmalloc_atomic(sizeof(uint64_t) * (size_t)(key.len + 1));
-    memcpy(kept, key.words, sizeof(uint64_t) * (size_t)key.len);
-    key.words = kept;
-    solved_put(key, s);
-  }
+  const FusSolution *s = fus_model_solve(m->ilp, (int)o->time_limit_ms);
   if (!s->found)
     return false;
   for (int k = 0; k < pt->pairs.len; k++) {
@@ -711,16 +535,13 @@ static void keep_apart(Part *pt, Model *m, int a, int b) {
     vec_push(&cols, (void *)(intptr_t)m->xcol[from[y]]);
     y = p->u == y ? p->v : p->u;
   }
-  int row = glp_add_rows(m->lp, 1);
-  glp_set_row_name(m->lp, row, name_of(m, "apart_%d_%d", a, b));
-  glp_set_row_bnds(m->lp, row, GLP_LO, 1, 0);
   int *ind = xmalloc_atomic(sizeof(int) * (size_t)(cols.len + 1));
   double *val = xmalloc_atomic(sizeof(double) * (size_t)(cols.len + 1));
   for (int i = 0; i < cols.len; i++) {
-    ind[i + 1] = (int)(intptr_t)cols.data[i];
-    val[i + 1] = 1;
+    ind[i] = (int)(intptr_t)cols.data[i];
+    val[i] = 1;
   }
-  glp_set_mat_row(m->lp, row, cols.len, ind, val);
+  fus_model_add_row(m->ilp, name_of(m, "apart_%d_%d", a, b), GLP_LO, 1, 0, cols.len, ind, val);
 }
 
 static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o);
@@ -755,9 +576,10 @@ static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
   Vec strict = outside_paths(pt, parent);
   Model m = build_model(pt, &strict, o->lp_out != NULL);
   if (o->lp_out)
-    write_lp(m.lp, o->lp_out);
+    fus_model_write_lp(m.ilp, o->lp_out);
   bool decided = false;
-  int *trial = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  static Scratch trial_room;
+  int *trial = scratch_ints(&trial_room, (size_t)n + 1);
   for (int round = 0; round < MAX_LAZY_ROUNDS; round++) {
     if (!solve(pt, &m, o))
       break;
@@ -774,7 +596,7 @@ static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
     }
     keep_apart(pt, &m, a, b);
   }
-  glp_delete_prob(m.lp);
+  fus_model_free(m.ilp);
   return decided;
 }
 
@@ -841,7 +663,8 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
     Part *pt = &parts[k];
     if (!pt->pairs.len)
       continue;
-    pt->local = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+    static Scratch local_room; /* each part's in turn */
+    pt->local = scratch_ints(&local_room, (size_t)n + 1);
     for (int i = 0; i < n; i++)
       pt->local[i] = -1;
     for (int i = 0; i < pt->nodes.len; i++)

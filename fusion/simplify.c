@@ -37,13 +37,20 @@
 #include "fusion.h"
 #include "../rt/scalar.h"
 
+/* The kernels simplification makes, each made once (lcu_intern_kernel). */
+typedef struct Made {
+  Map by_text; /* canonical text -> LcuKernel */
+  LcuKernel *offsets; /* offsets_scan's, once made */
+} Made;
+
 typedef struct Simp {
   LcuProgram *p;
   FusFacts *facts; /* of the function being simplified */
-  PtrMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
+  GenMap subst;    /* LcuVar -> LcuAtom *: what its reads become */
   bool changed;
-  Map *kernels;    /* canonical text -> LcuKernel: the kernels made here
-                      are made once (lcu_intern_kernel) */
+  bool mutated;    /* a read was replaced (with 'changed': the body is no
+                      longer what the facts were filled for) */
+  struct Made *made; /* the kernels made here, made once */
   /* the available computations (a key -> the statement that computed
      it): one map for the walk, its entries of a nested block undone when
      the block ends, each put logged with what it replaced (NULL: none;
@@ -58,18 +65,21 @@ typedef struct Simp {
 static LcuAtom *subst_atom(Simp *s, LcuAtom *a) {
   if (!a->var)
     return a;
-  LcuAtom *r = ptrmap_get(&s->subst, a->var);
+  LcuAtom *r = genmap_get(&s->subst, a->var);
   return r ? r : a;
 }
 
 static void subst_atoms(Simp *s, Vec *atoms) {
-  for (int i = 0; i < atoms->len; i++)
-    atoms->data[i] = subst_atom(s, atoms->data[i]);
+  for (int i = 0; i < atoms->len; i++) {
+    LcuAtom *a = subst_atom(s, atoms->data[i]);
+    s->mutated |= a != atoms->data[i];
+    atoms->data[i] = a;
+  }
 }
 
 /* Reads of 'v' become 'by' from now on. */
 static void replace(Simp *s, LcuVar *v, LcuAtom *by) {
-  ptrmap_put(&s->subst, v, by);
+  genmap_put(&s->subst, v, by);
   s->changed = true;
 }
 
@@ -337,7 +347,7 @@ static bool draws_random(const LcuKernel *k) {
 
 /* The run that binds 'v', if a run binds it. */
 static const LcuStmt *run_of(Simp *s, const LcuVar *v) {
-  const LcuStmt *d = v ? ptrmap_get(&s->facts->def, v) : NULL;
+  const LcuStmt *d = v ? genmap_get(&s->facts->def, v) : NULL;
   return d && d->kind == LS_RUN ? d : NULL;
 }
 
@@ -487,18 +497,18 @@ static bool simp_kernels(LcuProgram *p) {
 
 /* Kernel 'k', or the one made before with its text. */
 static LcuKernel *intern_kernel(Simp *s, LcuKernel *k) {
-  if (!s->kernels->cap)
+  if (!s->made->by_text.cap)
     for (int i = 0; i < s->p->kernels.len; i++) {
       LcuKernel *old = s->p->kernels.data[i];
       const char *text = lcu_kernel_key(old);
-      if (!map_get(s->kernels, text))
-        map_put(s->kernels, xstrdup(text), old);
+      if (!map_get(&s->made->by_text, text))
+        map_put(&s->made->by_text, xstrdup(text), old);
     }
   const char *text = lcu_kernel_key(k);
-  LcuKernel *old = map_get(s->kernels, text);
+  LcuKernel *old = map_get(&s->made->by_text, text);
   if (old)
     return old;
-  map_put(s->kernels, xstrdup(text), k);
+  map_put(&s->made->by_text, xstrdup(text), k);
   lcu_add_kernel(s->p, k);
   return k;
 }
@@ -692,8 +702,19 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
 }
 
 /* seg_offsets(make_segdes(v)) is the exclusive sum scan of v: a SCAN,
-   which fusion can put beside the MAP that makes v. */
+   which fusion can put beside the MAP that makes v.  Every such kernel
+   has one canonical text (its expressions are all at its SOAC's
+   location), so that it is built once: after that, the kernel interned
+   then is the answer, and the ids building it again would take are
+   taken (later variables keep their names). */
+enum { OFFSETS_SCAN_VARS = 5 }; /* v, i, x, y and the result */
+
 static LcuKernel *offsets_scan(Simp *s, Loc loc) {
+  if (s->made->offsets) {
+    s->p->next_var += OFFSETS_SCAN_VARS;
+    return s->made->offsets;
+  }
+  int first = s->p->next_var;
   LcuKernel *k = lcu_kernel_new();
   LcuVar *v = lcu_kernel_param(s->p, k, lcu_vec(FB_INT));
   LcuThunk *pull = lcu_thunk_new();
@@ -707,7 +728,10 @@ static LcuKernel *offsets_scan(Simp *s, Loc loc) {
   LcuSoac *scan = lcu_soac_scan(loc, pull, &zero, 1, op, lcu_size_length(v));
   lcu_kernel_soac(k, scan);
   lcu_kernel_return(k, lcu_soac_result(s->p, scan, lcu_vec(FB_INT)));
-  return intern_kernel(s, k);
+  if (s->p->next_var - first != OFFSETS_SCAN_VARS)
+    die("simplify: offsets_scan made %d variables", s->p->next_var - first);
+  s->made->offsets = intern_kernel(s, k);
+  return s->made->offsets;
 }
 
 /* ---- the walk ---- */
@@ -845,13 +869,13 @@ static void simp_if(Simp *s, LcuStmt *st, Vec *out) {
   /* inside a branch the condition is known: an `if` on it there (an
      inlined function's test for an empty context, repeated) folds */
   int mark = s->undo.len;
-  ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
+  genmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(true)));
   simp_block(s, st->then);
   avail_undo(s, mark);
-  ptrmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
+  genmap_put(&s->subst, c->var, lcu_atom_const(*flat_bool_atom(false)));
   simp_block(s, st->els);
   avail_undo(s, mark);
-  ptrmap_put(&s->subst, c->var, NULL);
+  genmap_put(&s->subst, c->var, NULL);
   if (empty(st->then) && empty(st->els)) {
     /* both branches give the same atoms: so does the if */
     bool same = true;
@@ -904,11 +928,11 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
 /* ---- dead code ---- */
 
 /* Adds 'by' to the count of each variable of 'atoms' in 'uses'. */
-static void count_atoms(const Vec *atoms, PtrMap *uses, intptr_t by) {
+static void count_atoms(const Vec *atoms, GenMap *uses, intptr_t by) {
   for (int i = 0; i < atoms->len; i++) {
     const LcuAtom *a = atoms->data[i];
     if (a->var) {
-      void **n = ptrmap_slot(uses, a->var, true);
+      void **n = genmap_slot(uses, a->var, true);
       *n = (void *)((intptr_t)*n + by);
     }
   }
@@ -916,7 +940,7 @@ static void count_atoms(const Vec *atoms, PtrMap *uses, intptr_t by) {
 
 /* The reads of 'b' and of its nested blocks, counted ('by' 1) or taken
    off (-1, for a statement that goes). */
-static void count_uses(const LcuBlock *b, PtrMap *uses, intptr_t by) {
+static void count_uses(const LcuBlock *b, GenMap *uses, intptr_t by) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *st = b->stmts.data[i];
     count_atoms(&st->args, uses, by);
@@ -945,9 +969,9 @@ static bool may_go(const LcuStmt *st) {
 }
 
 /* True if none of 'st''s results is used. */
-static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
+static bool results_unused(const LcuStmt *st, const GenMap *uses) {
   for (int k = 0; k < st->results.len; k++)
-    if (ptrmap_get(uses, st->results.data[k]))
+    if (genmap_get(uses, st->results.data[k]))
       return false;
   return true;
 }
@@ -959,7 +983,7 @@ static bool results_unused(const LcuStmt *st, const PtrMap *uses) {
    drops what sweeping again until nothing goes would (there are no
    cycles; whether a statement has an effect does not change as others
    without one go); true if any went. */
-static bool sweep(Simp *s, LcuBlock *b, PtrMap *uses) {
+static bool sweep(Simp *s, LcuBlock *b, GenMap *uses) {
   bool changed = false;
   int out = b->stmts.len;
   for (int i = b->stmts.len - 1; i >= 0; i--) {
@@ -987,7 +1011,7 @@ static bool sweep(Simp *s, LcuBlock *b, PtrMap *uses) {
 
 /* True if a statement of 'b' (or of its nested blocks) has no result
    that is used and might go: what sweep would look at. */
-static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
+static bool has_unused(const LcuBlock *b, const GenMap *uses) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *st = b->stmts.data[i];
     const LcuBlock *nested[3] = {st->then, st->els, st->body};
@@ -1000,46 +1024,80 @@ static bool has_unused(const LcuBlock *b, const PtrMap *uses) {
   return false;
 }
 
+/* The facts of 'body' as it is now: filled, or, when they are already
+   ('*current': nothing changed the body or a kernel since they were
+   filled), their memos forgotten, which leaves them as a fill would.
+   Filling the facts of a whole body is what a round costs most. */
+static void facts_of(FusFacts *f, const LcuBlock *body, bool *current) {
+  if (*current)
+    fus_forget_memos(f);
+  else
+    fus_fill_facts(body, f);
+  *current = true;
+}
+
 /* Drops the dead statements of 'body', with the facts of 'body' as it is
-   now, filled only when a statement is unused: most rounds' bodies have
-   none, and filling the facts of a whole body is what a round costs
-   most. */
-static void drop_dead(Simp *s, LcuBlock *body) {
-  PtrMap uses = {0};
-  count_uses(body, &uses, 1);
-  if (!has_unused(body, &uses))
+   now, made only when a statement is unused: most rounds' bodies have
+   none.  '*current' as facts_of, and false if a statement went. */
+static void drop_dead(Simp *s, LcuBlock *body, GenMap *uses, bool *current) {
+  genmap_clear(uses);
+  count_uses(body, uses, 1);
+  if (!has_unused(body, uses))
     return;
-  fus_fill_facts(body, s->facts);
-  if (sweep(s, body, &uses))
+  facts_of(s->facts, body, current);
+  if (sweep(s, body, uses)) {
     s->changed = true;
+    *current = false;
+  }
 }
 
 /* ---- the pass ---- */
 
-static void simplify_body(LcuProgram *p, LcuBlock *body, Map *kernels) {
-  FusFacts facts = {0};
-  Map avail = {0}; /* each round's, emptied for the next */
+/* What each round of each body fills anew, emptied in place for the
+   next: these maps grew from nothing once per round, a fifth of what
+   simplification allocated. */
+typedef struct Rounds {
+  FusFacts facts;
+  Map avail;
+  GenMap subst;
+  GenMap uses; /* each variable's count of reads (drop_dead) */
+  Vec undo;
+  Buf key;
+} Rounds;
+
+static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) {
+  bool current = false; /* r->facts are the body's as it is */
   for (int round = 0; round < 64; round++) {
-    fus_fill_facts(body, &facts);
-    map_clear(&avail);
-    Simp s = {.p = p, .facts = &facts, .kernels = kernels, .avail = avail};
+    facts_of(&r->facts, body, &current);
+    map_clear(&r->avail);
+    genmap_clear(&r->subst);
+    r->undo.len = 0;
+    Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst, .undo = r->undo,
+              .key = r->key};
     s.changed = simp_kernels(p);
     simp_block(&s, body);
-    avail = s.avail;
-    drop_dead(&s, body);
+    current = !s.changed && !s.mutated;
+    drop_dead(&s, body, &r->uses, &current);
+    /* (the maps may have grown) */
+    r->avail = s.avail;
+    r->subst = s.subst;
+    r->undo = s.undo;
+    r->key = s.key;
     if (!s.changed)
       return;
   }
 }
 
 void fus_simplify(LcuProgram *p) {
-  Map kernels = {0};
+  Made made = {0};
+  Rounds r = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &kernels);
+    simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &made, &r);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      simplify_body(p, t->body, &kernels);
+      simplify_body(p, t->body, &made, &r);
   }
+  fus_release_facts(&r.facts);
   lcu_prune_kernels(p);
 }

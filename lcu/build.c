@@ -730,16 +730,16 @@ LcuKernel *lcu_intern_kernel(LcuKernelTable *t, LcuProgram *p, LcuKernel *k) {
 
 /* ---- dead statements ---- */
 
-static void count_uses(const LcuBlock *b, PtrMap *uses);
+static void count_uses(const LcuBlock *b, GenMap *uses);
 
-static void use_atom(const LcuAtom *a, PtrMap *uses) {
+static void use_atom(const LcuAtom *a, GenMap *uses) {
   if (a->var) {
-    void **n = ptrmap_slot(uses, a->var, true);
+    void **n = genmap_slot(uses, a->var, true);
     *n = (void *)((intptr_t)*n + 1);
   }
 }
 
-static void count_uses(const LcuBlock *b, PtrMap *uses) {
+static void count_uses(const LcuBlock *b, GenMap *uses) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     for (int k = 0; k < s->args.len; k++)
@@ -778,7 +778,7 @@ static bool safe_scalar(const LcuStmt *s) {
    sweeping to a fixpoint gives (the statements that go are those no
    statement that stays depends on; there are no cycles), without
    counting the uses again for each sweep. */
-static void drop_dead_block(LcuBlock *b, PtrMap *uses, const PtrMap *droppable) {
+static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable) {
   int out = b->stmts.len;
   for (int i = b->stmts.len - 1; i >= 0; i--) {
     LcuStmt *s = b->stmts.data[i];
@@ -790,14 +790,14 @@ static void drop_dead_block(LcuBlock *b, PtrMap *uses, const PtrMap *droppable) 
       drop_dead_block(s->then, uses, droppable);
     bool unused = s->results.len > 0;
     for (int k = 0; k < s->results.len; k++)
-      unused &= !ptrmap_get(uses, s->results.data[k]);
+      unused &= !genmap_get(uses, s->results.data[k]);
     bool pure = s->kind == LS_LENGTH || (s->kind == LS_SCALAR && safe_scalar(s)) ||
                 (s->kind == LS_RUN && ptrmap_get(droppable, s));
     if (unused && pure) {
       for (int k = 0; k < s->args.len; k++) { /* (a pure statement has no nested block) */
         const LcuAtom *a = s->args.data[k];
         if (a->var) {
-          void **n = ptrmap_slot(uses, a->var, true);
+          void **n = genmap_slot(uses, a->var, true);
           *n = (void *)((intptr_t)*n - 1);
         }
       }
@@ -813,19 +813,20 @@ static void drop_dead_block(LcuBlock *b, PtrMap *uses, const PtrMap *droppable) 
 
 /* The uses are counted per function (or top-level block): a CPU
    variable is bound and read within one. */
-static void drop_dead_body(LcuBlock *b, const PtrMap *droppable) {
-  PtrMap uses = {0};
-  count_uses(b, &uses);
-  drop_dead_block(b, &uses, droppable);
+static void drop_dead_body(LcuBlock *b, const PtrMap *droppable, GenMap *uses) {
+  genmap_clear(uses); /* one map for every body, emptied in place */
+  count_uses(b, uses);
+  drop_dead_block(b, uses, droppable);
 }
 
 void lcu_drop_dead(LcuProgram *p, const PtrMap *droppable) {
+  GenMap uses = {0};
   for (int i = 0; i < p->funcs.len; i++)
-    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable);
+    drop_dead_body(((LcuFunc *)p->funcs.data[i])->body, droppable, &uses);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (t->body)
-      drop_dead_body(t->body, droppable);
+      drop_dead_body(t->body, droppable, &uses);
   }
 }
 

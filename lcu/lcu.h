@@ -77,20 +77,22 @@ typedef enum LcuExpKind {
 } LcuExpKind;
 
 typedef struct LcuExp {
+  /* (the four small fields first: 96 bytes with the collector's extra
+     byte, not 112; a large compilation makes tens of thousands) */
   LcuExpKind kind;
+  FlatBase type;          /* every thunk expression has a base type */
+  FlatOp op;              /* LE_OP */
+  int nargs;
   Loc loc;                /* the NESL expression it computes (lower.c: the
                              flat statement it comes from); a run-time
                              error in it is reported there, or at the
                              `run` when 'loc' is its SOAC's own (see
                              lcu_error_loc) */
-  FlatBase type;          /* every thunk expression has a base type */
   LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
                              LE_LENGTH */
   FlatAtom constant;      /* LE_CONST (FA_INT ... FA_CHAR) */
-  FlatOp op;              /* LE_OP */
   struct LcuExp *args[3]; /* LE_OP operands; LE_INDEX: [0] the index;
                              LE_IF: cond, then, else; LE_LET: value, body */
-  int nargs;
   const char *lib_fn;     /* NULL, or (fusion) the library function whose
                              inlined statement the expression was moved out
                              of, into a run of other code: its errors are
@@ -211,6 +213,9 @@ typedef struct LcuSize {
 /* let xs = SOAC args */
 typedef struct LcuSoac {
   LcuSoacKind kind;
+  LcuLibrary library; /* LIBRARY */
+  int site;           /* LIBRARY RAND: as FlatStmt.site */
+  bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
   Loc loc;
   Vec results;        /* LcuVar * bound by the SOAC */
   LcuThunk *pull;     /* every SOAC but LIBRARY: the pull thunk (ONCE: its
@@ -226,12 +231,9 @@ typedef struct LcuSoac {
                          written (NULL: the indices are a permutation);
                          with `into`, the pull thunk gives one value, of
                          into's base type */
-  LcuLibrary library; /* LIBRARY */
   Vec args;           /* LIBRARY: LcuVar * */
   Type *elem_type;    /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_type */
   const RtLayout *layout; /* LIBRARY NAME, EQL, HASH: as FlatStmt.layout */
-  bool lifted;        /* LIBRARY EQL, HASH: on vectors of values */
-  int site;           /* LIBRARY RAND: as FlatStmt.site */
 } LcuSoac;
 
 typedef struct LcuKernel {
@@ -274,15 +276,15 @@ typedef enum LcuLengthKind {
 
 typedef struct LcuStmt {
   LcuStmtKind kind;
+  FlatOp op;             /* LS_SCALAR */
+  LcuLengthKind length;  /* LS_LENGTH */
+  int check;             /* LS_CHECK: the RtCheckKind */
   Loc loc;
   Vec results;  /* LcuVar * */
   Vec args;     /* LcuAtom *: variables or constants */
-  FlatOp op;    /* LS_SCALAR */
   LcuKernel *kernel;     /* LS_RUN */
   struct LcuFunc *callee; /* LS_CALL */
   struct LcuBlock *then, *els, *body; /* LS_IF; LS_TIME */
-  LcuLengthKind length;  /* LS_LENGTH */
-  int check;             /* LS_CHECK: the RtCheckKind */
   FlatStmt *flat;        /* LS_HOST */
   /* a statement inlined from a library function (lower.c inlines the
      library's non-recursive functions): a run-time error in it is
@@ -486,6 +488,43 @@ typedef struct LcuKernelTable {
 /* The kernel of t equal to 'k' if there is one; else 'k', added to the
    table and to the program (lcu_add_kernel). */
 LcuKernel *lcu_intern_kernel(LcuKernelTable *t, LcuProgram *p, LcuKernel *k);
+
+/* ---- known.c: kernels known before they are built ----
+   A description of a kernel by what its builder is given (lowering
+   writes one for the common forms of kernel): the form and its numbers,
+   constants by value, and each CPU variable a parameter stands for,
+   numbered by first use, with its type and a letter for how the kernel
+   reads it.  Kernels of equal descriptions have one canonical text. */
+typedef struct LcuPlan {
+  Buf text;
+  Vec vars; /* LcuVar *: the CPU variables of the parameters, by first use */
+} LcuPlan;
+
+void lcu_plan_begin(LcuPlan *pl, char form); /* empties 'pl' */
+void lcu_plan_int(LcuPlan *pl, int64_t i);
+void lcu_plan_type(LcuPlan *pl, LcuType t);
+void lcu_plan_const(LcuPlan *pl, FlatAtom a);
+void lcu_plan_var(LcuPlan *pl, char how, LcuVar *v);
+
+/* What a description made once: its kernel, and how to run it again. */
+typedef struct LcuKnownKernel {
+  LcuKernel *k;
+  int nparams;
+  int *param_var;  /* parameter j stands for the description's variable param_var[j] */
+  int kernel_vars; /* the variables building it made: so many ids are taken
+                      again, so that later variables keep their names */
+} LcuKnownKernel;
+
+typedef struct LcuKnownKernels {
+  Map by_plan; /* description -> LcuKnownKernel * */
+} LcuKnownKernels;
+
+/* The kernel made before for description 'pl', or NULL. */
+LcuKnownKernel *lcu_known_kernel(const LcuKnownKernels *t, LcuPlan *pl);
+/* Kernel 'k', made for 'pl', is run with 'args' (atoms, one per
+   parameter) and made 'kernel_vars' variables: recorded, unless a
+   parameter stands for a variable 'pl' does not name (false). */
+bool lcu_know_kernel(LcuKnownKernels *t, LcuPlan *pl, LcuKernel *k, const Vec *args, int kernel_vars);
 
 /* Dead-code elimination at the CPU level.
    Requires: a program whose variables are bound once per function.

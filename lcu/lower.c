@@ -36,6 +36,7 @@
  * functions (the function an apply-to-each calls), with their own
  * locations.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lcu.h"
@@ -78,6 +79,15 @@ typedef struct Lw {
   int *shape_parent;
   int nshapes, shape_cap;
   Vec shaped;         /* LcuVar * with a shape class, in creation order */
+  /* kernels known before they are built (known.c): the description of
+     the kernel about to be made, and what it needs when it is new */
+  LcuKnownKernels known;
+  LcuPlan plan;
+  bool plan_pending;             /* the next kernel begun is the plan's */
+  LcuKernelBuilder *planned;     /* that kernel's builder */
+  int plan_next_var;             /* the program's next variable id before it */
+  const LcuKnownKernel *checked; /* NESSIE_CHECK_PLANS: what it should come out as */
+  bool check_plans;
 } Lw;
 
 /* ---- variables and atoms ---- */
@@ -215,17 +225,26 @@ static LcuAtom *av(LcuVar *v) { return lcu_atom_var(v); }
 
 /* ---- kernels ---- */
 
-static LcuKernelBuilder *kernel_begin(Lw *lw) { return lcu_kb_new(lw->lp, lw->loc); }
+static LcuKernelBuilder *kernel_begin(Lw *lw) {
+  LcuKernelBuilder *kb = lcu_kb_new(lw->lp, lw->loc);
+  if (lw->plan_pending && !lw->planned)
+    lw->planned = kb;
+  return kb;
+}
 
 static LcuVar *thunk_param(LcuThunk *t, int i) { return t->params.data[i]; }
 
 /* Finishes the kernel of SOAC 'soac' and runs it; the results are new
    CPU variables of the SOAC results' types.  An equal kernel made
    before is run instead. */
+static void remember_plan(Lw *lw, LcuStmt *run);
+
 static LcuStmt *kernel_run(Lw *lw, LcuKernelBuilder *kb, LcuSoac *soac, Vec *outer_results) {
   LcuKernel *k = lcu_intern_kernel(&lw->kernels, lw->lp, lcu_kb_finish(kb, soac));
   LcuStmt *s = emit(lw, lcu_stmt_run(lw->loc, k));
   s->args = kb->outer;
+  if (lw->plan_pending && lw->planned == kb)
+    remember_plan(lw, s);
   *outer_results = (Vec){0};
   for (int i = 0; i < soac->results.len; i++)
     vec_push(outer_results, lcu_stmt_result(lw->lp, s, ((LcuVar *)soac->results.data[i])->type));
@@ -236,6 +255,67 @@ static LcuStmt *kernel_run(Lw *lw, LcuKernelBuilder *kb, LcuSoac *soac, Vec *out
 static void bind_results(Lw *lw, FlatStmt *fs, Vec *outer) {
   for (int i = 0; i < fs->results.len; i++)
     bind_var(lw, fs->results.data[i], outer->data[i]);
+}
+
+/* ---- kernels known before they are built (known.c) ----
+   A lowering of a common form describes its kernel first (describe_*,
+   in 'lw->plan', before it begins the kernel); when a kernel was made
+   for that description before, it is run again without being built, and
+   else it is built and the description remembers it.  A description
+   reads the lowering's state and changes nothing: it gives up (false)
+   where building would make a CPU variable. */
+
+/* The CPU variable of flat variable 'v' where var_of would find it made
+   without side effects (a local of the scope), else NULL. */
+static LcuVar *known_var(Lw *lw, FlatVar *v) { return v->global ? NULL : ptrmap_get(&lw->scope->vars, v); }
+
+static LcuPlan *plan_begin(Lw *lw, char form) {
+  lcu_plan_begin(&lw->plan, form);
+  lw->plan_next_var = lw->lp->next_var;
+  return &lw->plan;
+}
+
+/* The run of the kernel the plan names, made as kernel_run would have
+   made it ('outer_results' its new results), or NULL when there is none
+   yet: then the next kernel begun is the plan's. */
+static LcuStmt *known_run(Lw *lw, Vec *outer_results) {
+  const LcuKnownKernel *known = lcu_known_kernel(&lw->known, &lw->plan);
+  if (!known || lw->check_plans) {
+    lw->plan_pending = true;
+    lw->planned = NULL;
+    lw->checked = known;
+    return NULL;
+  }
+  lw->lp->next_var += known->kernel_vars;
+  LcuStmt *s = emit(lw, lcu_stmt_run(lw->loc, known->k));
+  for (int j = 0; j < known->nparams; j++)
+    lcu_stmt_arg(s, lcu_atom_var(lw->plan.vars.data[known->param_var[j]]));
+  *outer_results = (Vec){0};
+  for (int i = 0; i < known->k->results.len; i++)
+    vec_push(outer_results, lcu_stmt_result(lw->lp, s, ((LcuVar *)known->k->results.data[i])->type));
+  return s;
+}
+
+/* The plan's kernel was built, and is run by 'run' (its results not yet
+   made). */
+static void remember_plan(Lw *lw, LcuStmt *run) {
+  lw->plan_pending = false;
+  lw->planned = NULL;
+  int made = lw->lp->next_var - lw->plan_next_var;
+  const LcuKnownKernel *want = lw->checked;
+  lw->checked = NULL;
+  if (want) { /* NESSIE_CHECK_PLANS */
+    bool same = want->k == run->kernel && want->kernel_vars == made && want->nparams == run->args.len;
+    for (int j = 0; same && j < run->args.len; j++)
+      same = ((LcuAtom *)run->args.data[j])->var == lw->plan.vars.data[want->param_var[j]];
+    if (!same)
+      die("lowering: kernel %s was described as %s, which made %s", run->kernel->name, buf_str(&lw->plan.text),
+          want->k->name);
+    return;
+  }
+  if (!lcu_know_kernel(&lw->known, &lw->plan, run->kernel, &run->args, made) && lw->check_plans)
+    die("lowering: the description %s does not name every parameter of %s", buf_str(&lw->plan.text),
+        run->kernel->name);
 }
 
 /* ---- element-wise operations ---- */
@@ -282,6 +362,49 @@ static bool predicate_op(FlatOp op) {
   }
 }
 
+/* The description of the MAP below (lower_elementwise), in the order
+   it reads its operands. */
+static bool describe_elementwise(Lw *lw, FlatStmt *fs) {
+  FlatVar *r = fs->results.data[0];
+  LcuPlan *pl = plan_begin(lw, 'E');
+  lcu_plan_int(pl, fs->op);
+  lcu_plan_int(pl, r->type.base);
+  lcu_plan_int(pl, fs->args.len);
+  lcu_plan_type(pl, lcu_type_of_flat(r->type));
+  bool sized = false;
+  for (int k = 0; k < fs->args.len; k++) {
+    FlatAtom *a = fs->args.data[k];
+    Dist *d = a->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, a->u.var) : NULL;
+    LcuVar *v = a->kind == FA_VAR && !d ? known_var(lw, a->u.var) : NULL;
+    if (a->kind != FA_VAR)
+      lcu_plan_const(pl, *a);
+    else if (d && d->value->var)
+      lcu_plan_var(pl, 's', d->value->var);
+    else if (d)
+      lcu_plan_const(pl, d->value->constant);
+    else if (!v)
+      return false;
+    else
+      lcu_plan_var(pl, v->type.kind == LT_SCALAR ? 's' : 'x', v);
+    if (!sized && v && a->u.var->type.kind == FT_VEC) {
+      lcu_plan_var(pl, 'L', v);
+      sized = true;
+    }
+  }
+  for (int k = 0; k < fs->args.len && !sized; k++) {
+    FlatAtom *a = fs->args.data[k];
+    Dist *d = a->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, a->u.var) : NULL;
+    if (d && d->length->var)
+      lcu_plan_var(pl, 'N', d->length->var);
+    else if (d)
+      lcu_plan_int(pl, d->length->constant.u.i);
+    sized = d != NULL;
+  }
+  return true;
+}
+
+static LcuStmt *build_elementwise(Lw *lw, FlatStmt *fs, Vec *out);
+
 static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   FlatVar *r = fs->results.data[0];
   if (r->type.kind == FT_SCALAR && fs->op != FLAT_RAND) {
@@ -316,6 +439,21 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
       ptrmap_put(&lw->scope->dists, r, d);
     return;
   }
+  Vec out;
+  LcuStmt *run = describe_elementwise(lw, fs) ? known_run(lw, &out) : NULL;
+  if (!run)
+    run = build_elementwise(lw, fs, &out);
+  bind_results(lw, fs, &out);
+  if (r->type.base == FB_BOOL && predicate_op(fs->op)) {
+    /* a FILTER may compute these flags itself; then this run is dead */
+    ptrmap_put(&lw->scope->predicates, r, fs);
+    ptrmap_put(&lw->droppable, run, (void *)1);
+  }
+}
+
+/* The MAP of an element-wise operation on vectors. */
+static LcuStmt *build_elementwise(Lw *lw, FlatStmt *fs, Vec *out) {
+  FlatVar *r = fs->results.data[0];
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuThunk *t = lcu_kb_index_thunk(kb);
   LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
@@ -344,17 +482,88 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   lcu_thunk_return(t, elementwise_exp(kb->loc, fs->op, r->type.base, fs->args.len, args));
   LcuSoac *s = lcu_soac_map(lw->loc, t, size);
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
-  Vec out;
-  LcuStmt *run = kernel_run(lw, kb, s, &out);
-  bind_results(lw, fs, &out);
-  if (r->type.base == FB_BOOL && predicate_op(fs->op)) {
-    /* a FILTER may compute these flags itself; then this run is dead */
-    ptrmap_put(&lw->scope->predicates, r, fs);
-    ptrmap_put(&lw->droppable, run, (void *)1);
-  }
+  return kernel_run(lw, kb, s, out);
 }
 
 /* ---- the other operations ---- */
+
+/* A scalar operand of a thunk, as lcu_kb_scalar reads it. */
+static void describe_scalar(LcuPlan *pl, const LcuAtom *a) {
+  if (a->var)
+    lcu_plan_var(pl, 's', a->var);
+  else
+    lcu_plan_const(pl, a->constant);
+}
+
+/* A SOAC's size, as lcu_kb_size_atom takes it. */
+static void describe_size(LcuPlan *pl, const LcuAtom *n) {
+  if (n->var)
+    lcu_plan_var(pl, 'N', n->var);
+  else
+    lcu_plan_int(pl, n->constant.u.i);
+}
+
+/* The description of DIST's MAP { i => x } n (lower_op). */
+static bool describe_dist(Lw *lw, FlatStmt *fs, const LcuAtom *x, const LcuAtom *n) {
+  for (int k = 0; k < 2; k++) {
+    FlatAtom *a = fs->args.data[k];
+    if (a->kind == FA_VAR && !known_var(lw, a->u.var))
+      return false;
+  }
+  LcuPlan *pl = plan_begin(lw, 'D');
+  lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+  describe_scalar(pl, x);
+  describe_size(pl, n);
+  return true;
+}
+
+/* The description of GATHER's MAP { i => v[idx] } (lower_op), 'v' the
+   gathered vector. */
+static bool describe_gather(Lw *lw, FlatStmt *fs, LcuVar *v) {
+  FlatAtom *idx = fs->args.data[1];
+  Dist *d = idx->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, idx->u.var) : NULL;
+  LcuVar *iv = idx->kind == FA_VAR && !d ? known_var(lw, idx->u.var) : NULL;
+  if (((FlatAtom *)fs->args.data[0])->u.var->global || (idx->kind == FA_VAR && !d && !iv))
+    return false;
+  LcuPlan *pl = plan_begin(lw, 'G');
+  lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+  lcu_plan_var(pl, 'x', v);
+  if (idx->kind != FA_VAR)
+    lcu_plan_const(pl, *idx);
+  else if (d)
+    describe_scalar(pl, d->value);
+  else
+    lcu_plan_var(pl, iv->type.kind == LT_SCALAR ? 's' : 'x', iv);
+  if (d)
+    describe_size(pl, d->length);
+  else if (iv)
+    lcu_plan_var(pl, 'L', iv);
+  else
+    return false; /* a constant index: never a vector's length */
+  return true;
+}
+
+/* The description of a library kernel on variables (lower_library);
+   false for one on constants (each a new variable) or on values whose
+   layouts it names. */
+static bool describe_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
+  if (fs->elem_type || fs->layout)
+    return false;
+  for (int i = 0; i < fs->args.len; i++) {
+    FlatAtom *a = fs->args.data[i];
+    if (a->kind != FA_VAR || !known_var(lw, a->u.var))
+      return false;
+  }
+  LcuPlan *pl = plan_begin(lw, 'B');
+  lcu_plan_int(pl, lib);
+  lcu_plan_int(pl, fs->site);
+  lcu_plan_int(pl, fs->lifted);
+  for (int i = 0; i < fs->args.len; i++)
+    lcu_plan_var(pl, 'a', known_var(lw, ((FlatAtom *)fs->args.data[i])->u.var));
+  for (int i = 0; i < fs->results.len; i++)
+    lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
+  return true;
+}
 
 static LcuThunk *pull_vector(LcuKernelBuilder *kb, LcuVar *v) {
   LcuThunk *t = lcu_kb_index_thunk(kb);
@@ -435,7 +644,28 @@ static LcuThunk *operator_thunk(LcuKernelBuilder *kb, FlatOp comb, FlatBase b) {
   return t;
 }
 
+/* The description of a reduction's or scan's kernel (lower_reduction). */
+static bool describe_reduction(Lw *lw, FlatStmt *fs, bool segmented, bool scan) {
+  LcuVar *v = known_var(lw, ((FlatAtom *)fs->args.data[segmented ? 1 : 0])->u.var);
+  LcuVar *sd = segmented ? known_var(lw, ((FlatAtom *)fs->args.data[0])->u.var) : NULL;
+  if (!v || (segmented && !sd))
+    return false;
+  LcuPlan *pl = plan_begin(lw, 'R');
+  lcu_plan_int(pl, fs->op);
+  lcu_plan_int(pl, segmented);
+  lcu_plan_int(pl, scan);
+  lcu_plan_type(pl, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+  lcu_plan_var(pl, 'x', v);
+  lcu_plan_var(pl, segmented ? 'd' : 'L', segmented ? sd : v);
+  return true;
+}
+
 static void lower_reduction(Lw *lw, FlatStmt *fs, bool segmented, bool scan) {
+  Vec out;
+  if (describe_reduction(lw, fs, segmented, scan) && known_run(lw, &out)) {
+    bind_results(lw, fs, &out);
+    return;
+  }
   LcuKernelBuilder *kb = kernel_begin(lw);
   FlatAtom *va = fs->args.data[segmented ? 1 : 0];
   LcuVar *v = var_of(lw, va->u.var);
@@ -453,7 +683,6 @@ static void lower_reduction(Lw *lw, FlatStmt *fs, bool segmented, bool scan) {
     s = (scan ? lcu_soac_scan : lcu_soac_reduce)(lw->loc, pull, &id, 1, op, lcu_kb_size_length(kb, v));
   }
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
-  Vec out;
   kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
 }
@@ -514,6 +743,11 @@ static void lower_extreme_index(Lw *lw, FlatStmt *fs, bool segmented, bool max) 
 
 /* A library kernel on the flat statement's arguments and results. */
 static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
+  Vec out;
+  if (describe_library(lw, fs, lib) && known_run(lw, &out)) {
+    bind_results(lw, fs, &out);
+    return;
+  }
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuSoac *s = lcu_soac_library(lw->loc, lib);
   s->elem_type = fs->elem_type;
@@ -527,7 +761,6 @@ static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
   }
   for (int i = 0; i < fs->results.len; i++)
     lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[i])->type));
-  Vec out;
   kernel_run(lw, kb, s, &out);
   bind_results(lw, fs, &out);
 }
@@ -598,7 +831,25 @@ static LcuExp *check_passes(Loc loc, int kind, LcuExp **x) {
    and the check runs on those (LS_CHECK).  So the report names the first
    failing position, as the evaluator's does, and a GPU never reads a
    value back to check it. */
+static void build_check(Lw *lw, int kind, LcuVar **ops, int nops, Vec *out);
+
 static void check_vectors(Lw *lw, int kind, LcuVar **ops, int nops) {
+  LcuPlan *pl = plan_begin(lw, 'C');
+  lcu_plan_int(pl, kind);
+  lcu_plan_int(pl, nops);
+  for (int k = 0; k < nops; k++)
+    lcu_plan_var(pl, 'x', ops[k]);
+  Vec out;
+  if (!known_run(lw, &out))
+    build_check(lw, kind, ops, nops, &out);
+  LcuAtom *found[3];
+  for (int k = 0; k < nops; k++)
+    found[k] = lcu_atom_var(out.data[k + 1]);
+  check_scalars(lw, kind, found, nops);
+}
+
+/* The REDUCE of check_vectors. */
+static void build_check(Lw *lw, int kind, LcuVar **ops, int nops, Vec *out) {
   LcuKernelBuilder *kb = kernel_begin(lw);
   Loc loc = kb->loc;
   LcuThunk *t = lcu_kb_index_thunk(kb);
@@ -632,12 +883,7 @@ static void check_vectors(Lw *lw, int kind, LcuVar **ops, int nops) {
   LcuSoac *r = lcu_soac_reduce(lw->loc, t, ids, w, op, lcu_kb_size_length(kb, ops[0]));
   for (int k = 0; k < w; k++)
     lcu_soac_result(lw->lp, r, lcu_scalar(FB_INT));
-  Vec out;
-  kernel_run(lw, kb, r, &out);
-  LcuAtom *found[3];
-  for (int k = 0; k < nops; k++)
-    found[k] = lcu_atom_var(out.data[k + 1]);
-  check_scalars(lw, kind, found, nops);
+  kernel_run(lw, kb, r, out);
 }
 
 /* A flat CHECK: on scalars, or on vectors (a scalar among vectors is
@@ -669,6 +915,15 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
   LcuVar *span = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(scalar_op(lw, FLAT_SUB, FB_INT, 2, e, s)),
                            av(scalar_op(lw, FLAT_SUB, FB_INT, 2, d, lcu_atom_const(lcu_int_const(1)))));
   LcuVar *n = scalar_op(lw, FLAT_DIV, FB_INT, 2, av(span), d);
+  LcuPlan *pl = plan_begin(lw, 'r');
+  describe_scalar(pl, s);
+  describe_scalar(pl, d);
+  lcu_plan_var(pl, 'N', n);
+  Vec out;
+  if (known_run(lw, &out)) {
+    bind_results(lw, fs, &out);
+    return;
+  }
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuThunk *t = lcu_kb_index_thunk(kb);
   LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
@@ -677,9 +932,76 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
   lcu_kb_end_thunk(kb);
   LcuSoac *so = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(n)));
   lcu_soac_result(lw->lp, so, lcu_vec(FB_INT));
-  Vec out;
   kernel_run(lw, kb, so, &out);
   bind_results(lw, fs, &out);
+}
+
+/* The MAP of seg_range's lengths: { i => (e[i] - s[i] + d[i] - 1) / d[i] }. */
+static LcuStmt *seg_range_lengths(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Vec *out) {
+  LcuPlan *pl = plan_begin(lw, 'S');
+  lcu_plan_var(pl, 'x', sv);
+  lcu_plan_var(pl, 'x', ev);
+  lcu_plan_var(pl, 'x', dv);
+  LcuStmt *run = known_run(lw, out);
+  if (run)
+    return run;
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuExp *s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
+  LcuExp *e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i);
+  LcuExp *d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
+  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_DIV, FB_INT, 2,
+                           lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL),
+                                 lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, d, lcu_exp_const(kb->loc, lcu_int_const(1)), NULL), NULL),
+                           d, NULL));
+  lcu_kb_end_thunk(kb);
+  LcuSoac *m = lcu_soac_map(lw->loc, t, lcu_kb_size_length(kb, sv));
+  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
+  return kernel_run(lw, kb, m, out);
+}
+
+/* Library kernel 'lib' on one variable, of one result of type 't'. */
+static LcuVar *library_of_one(Lw *lw, LcuLibrary lib, LcuVar *arg, LcuType t) {
+  LcuPlan *pl = plan_begin(lw, 'b');
+  lcu_plan_int(pl, lib);
+  lcu_plan_var(pl, 'a', arg);
+  lcu_plan_type(pl, t);
+  Vec out;
+  if (!known_run(lw, &out)) {
+    LcuKernelBuilder *lb = kernel_begin(lw);
+    LcuSoac *ls = lcu_soac_library(lw->loc, lib);
+    vec_push(&ls->args, lcu_kb_plain_param(lb, arg));
+    lcu_soac_result(lw->lp, ls, t);
+    kernel_run(lw, lb, ls, &out);
+  }
+  return out.data[0];
+}
+
+/* The MAP of seg_range's values, over all elements: { i => s[g] +
+   (i - offsets[g]) * d[g] } where g is i's segment. */
+static LcuStmt *seg_range_values(Lw *lw, LcuVar *ids, LcuVar *offsets, LcuVar *sv, LcuVar *dv, LcuVar *total,
+                                 Vec *out) {
+  LcuPlan *pl = plan_begin(lw, 'V');
+  lcu_plan_var(pl, 'x', ids);
+  lcu_plan_var(pl, 'x', offsets);
+  lcu_plan_var(pl, 'x', sv);
+  lcu_plan_var(pl, 'x', dv);
+  lcu_plan_var(pl, 'N', total);
+  LcuStmt *run = known_run(lw, out);
+  if (run)
+    return run;
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuExp *seg = lcu_exp_index(kb->loc, lcu_kb_param(kb, ids), i);
+  LcuExp *local = lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i, lcu_exp_index(kb->loc, lcu_kb_param(kb, offsets), seg), NULL);
+  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), seg),
+                           lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, local, lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), seg), NULL), NULL));
+  lcu_kb_end_thunk(kb);
+  LcuSoac *m = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(total)));
+  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
+  return kernel_run(lw, kb, m, out);
 }
 
 /* seg_range(starts, ends, strides): lengths and checks by kernels, the
@@ -690,48 +1012,14 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   LcuVar *dv = var_of(lw, ((FlatAtom *)fs->args.data[2])->u.var);
   /* every range good? */
   check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
-  /* the lengths */
-  LcuKernelBuilder *kb = kernel_begin(lw);
-  LcuThunk *t;
-  LcuExp *i, *s, *e, *d;
   Vec out;
-  t = lcu_kb_index_thunk(kb);
-  i = lcu_exp_var(kb->loc, thunk_param(t, 0));
-  s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
-  e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i);
-  d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
-  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_DIV, FB_INT, 2,
-                           lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL),
-                                 lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, d, lcu_exp_const(kb->loc, lcu_int_const(1)), NULL), NULL),
-                           d, NULL));
-  lcu_kb_end_thunk(kb);
-  LcuSoac *m = lcu_soac_map(lw->loc, t, lcu_kb_size_length(kb, sv));
-  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
-  kernel_run(lw, kb, m, &out);
-  LcuVar *lens = out.data[0];
-  LcuVar *vars[3];
-  LcuLibrary libs[3] = {LIB_MAKE_SEGDES, LIB_SEG_IDS, LIB_SEG_OFFSETS};
-  for (int k = 0; k < 3; k++) {
-    LcuKernelBuilder *lb = kernel_begin(lw);
-    LcuSoac *ls = lcu_soac_library(lw->loc, libs[k]);
-    vec_push(&ls->args, lcu_kb_plain_param(lb, k == 0 ? lens : vars[0]));
-    lcu_soac_result(lw->lp, ls, k == 0 ? lcu_segdes() : lcu_vec(FB_INT));
-    kernel_run(lw, lb, ls, &out);
-    vars[k] = out.data[0];
-  }
-  LcuVar *total = length_of(lw, vars[0], LEN_TOTAL);
-  kb = kernel_begin(lw);
-  t = lcu_kb_index_thunk(kb);
-  i = lcu_exp_var(kb->loc, thunk_param(t, 0));
-  LcuExp *seg = lcu_exp_index(kb->loc, lcu_kb_param(kb, vars[1]), i);
-  LcuExp *local = lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i, lcu_exp_index(kb->loc, lcu_kb_param(kb, vars[2]), seg), NULL);
-  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), seg),
-                           lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, local, lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), seg), NULL), NULL));
-  lcu_kb_end_thunk(kb);
-  m = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(total)));
-  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
-  kernel_run(lw, kb, m, &out);
-  bind_var(lw, fs->results.data[0], vars[0]);
+  seg_range_lengths(lw, sv, ev, dv, &out);
+  LcuVar *segdes = library_of_one(lw, LIB_MAKE_SEGDES, out.data[0], lcu_segdes());
+  LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
+  LcuVar *offsets = library_of_one(lw, LIB_SEG_OFFSETS, segdes, lcu_vec(FB_INT));
+  LcuVar *total = length_of(lw, segdes, LEN_TOTAL);
+  seg_range_values(lw, ids, offsets, sv, dv, total, &out);
+  bind_var(lw, fs->results.data[0], segdes);
   bind_var(lw, fs->results.data[1], out.data[0]);
 }
 
@@ -828,13 +1116,16 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   switch (op) {
   case FLAT_DIST: {
     LcuAtom *x = atom_of(lw, fs->args.data[0]), *n = atom_of(lw, fs->args.data[1]);
-    LcuKernelBuilder *kb = kernel_begin(lw);
-    LcuThunk *t = lcu_kb_index_thunk(kb);
-    lcu_thunk_return(t, lcu_kb_scalar(kb, x));
-    lcu_kb_end_thunk(kb);
-    LcuSoac *s = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, n));
-    lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
-    LcuStmt *run = kernel_run(lw, kb, s, &out);
+    LcuStmt *run = describe_dist(lw, fs, x, n) ? known_run(lw, &out) : NULL;
+    if (!run) {
+      LcuKernelBuilder *kb = kernel_begin(lw);
+      LcuThunk *t = lcu_kb_index_thunk(kb);
+      lcu_thunk_return(t, lcu_kb_scalar(kb, x));
+      lcu_kb_end_thunk(kb);
+      LcuSoac *s = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, n));
+      lcu_soac_result(lw->lp, s, lcu_type_of_flat(((FlatVar *)fs->results.data[0])->type));
+      run = kernel_run(lw, kb, s, &out);
+    }
     bind_results(lw, fs, &out);
     Dist *d = NEW(Dist);
     d->value = x;
@@ -877,6 +1168,10 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   case FLAT_GATHER: {
     LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     FlatAtom *idx = fs->args.data[1];
+    if (describe_gather(lw, fs, v) && known_run(lw, &out)) {
+      bind_results(lw, fs, &out);
+      return;
+    }
     LcuKernelBuilder *kb = kernel_begin(lw);
     LcuThunk *t = lcu_kb_index_thunk(kb);
     LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
@@ -962,6 +1257,14 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     LcuVar *a = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     LcuVar *b = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
     LcuVar *n = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(length_of(lw, a, LEN_VECTOR)), av(length_of(lw, b, LEN_VECTOR)));
+    LcuPlan *pl = plan_begin(lw, 'A');
+    lcu_plan_var(pl, 'x', a);
+    lcu_plan_var(pl, 'x', b);
+    lcu_plan_var(pl, 'N', n);
+    if (known_run(lw, &out)) {
+      bind_results(lw, fs, &out);
+      return;
+    }
     LcuKernelBuilder *kb = kernel_begin(lw);
     LcuThunk *t = lcu_kb_index_thunk(kb);
     LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
@@ -1253,6 +1556,7 @@ LcuProgram *lcu_lower(FlatProgram *fp) {
   Lw *lw = NEW(Lw);
   lw->fp = fp;
   lw->lp = lcu_program_new();
+  lw->check_plans = getenv("NESSIE_CHECK_PLANS") != NULL;
   find_recursion(lw);
   for (int i = 0; i < fp->tops.len; i++) {
     FlatTop *ft = fp->tops.data[i];
