@@ -4,7 +4,7 @@
 # benchmark program binds its size `n`, and defines `input(n)` (the data,
 # made once, not timed) and `run_once(data)` (what is timed).  The runner
 # appends a recursive driver that times RUNS+1 calls with NESL's `time`
-# (CUDA events on the GPU, the wall clock on the CPU; the first call is a
+# (the host's clock on both targets, the GPU synchronized at both ends; the first call is a
 # warm-up) and prints, per program, the median and the range of the other
 # RUNS times, and per call the kernel launches, host synchronizations and
 # bytes allocated (NESSIE_STATS of the program minus that of the same
