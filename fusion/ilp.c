@@ -16,6 +16,7 @@
  * at once, names and all).  NESSIE_CHECK_MODELS=1 has GLPK make every
  * model and checks the numbers against its own.
  */
+#include <errno.h>
 #include <float.h>
 #include <glpk.h>
 #include <stdlib.h>
@@ -454,22 +455,32 @@ const FusSolution *fus_model_solve(FusModel *m, int time_limit_ms) {
   return s;
 }
 
+/* A model that could not be written: said in the dump, where it would
+   have been, and on stderr, so that --dump=ilp never leaves one out
+   silently. */
+static void lp_missing(FILE *out, const char *why) {
+  fprintf(out, "\\* this region's model is missing: %s *\\\n", why);
+  fprintf(stderr, "nessie: error: --dump=ilp: %s\n", why);
+}
+
 void fus_model_write_lp(FusModel *m, FILE *out) {
   const char *dir = getenv("TMPDIR");
   char *path = xprintf("%s/nessie-ilp-XXXXXX", dir && *dir ? dir : "/tmp");
-  int fd = mkstemp(path);
-  if (fd < 0)
+  int fd = mkstemp(path); /* mkstemp's template: the six X's become the name */
+  if (fd < 0) {
+    lp_missing(out, xprintf("cannot make a temporary file in %s: %s", dir && *dir ? dir : "/tmp", strerror(errno)));
     return;
+  }
   close(fd);
-  if (glp_write_lp(glpk_of(m), NULL, path) == 0) {
-    FILE *in = fopen(path, "r");
-    if (in) {
-      char buf[4096];
-      size_t got;
-      while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        fwrite(buf, 1, got, out);
-      fclose(in);
-    }
+  FILE *in = glp_write_lp(glpk_of(m), NULL, path) == 0 ? fopen(path, "r") : NULL;
+  if (in) {
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+      fwrite(buf, 1, got, out);
+    fclose(in);
+  } else {
+    lp_missing(out, "GLPK could not write the model");
   }
   unlink(path);
 }
