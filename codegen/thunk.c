@@ -258,6 +258,12 @@ typedef struct Tx {
      least rt_finite_bits of their results (named at the first), zero when
      one is not finite */
   const char *finite;
+  /* which of those tests are needed (finite_covered): the fast pass's
+     float locals by temporary number, from temps_base on */
+  int temps_base;
+  Vec floats; /* FloatLocal *, or NULL for a temporary that is none */
+  int block, blocks; /* the straight-line block being made (an if's branch
+                        is a new one), and how many were */
 } Tx;
 
 /* The fast pass's flag, named when the first check needs it (a thunk
@@ -299,6 +305,141 @@ static void cse_forget(Tx *tx, int mark) {
 static void record(Tx *tx, const char *what) {
   Cg *cg = tx->cg;
   cg_line(cg, "%s(%s, %s, %s);", cg->record_fn, tx->checks->record, tx->checks->index, what);
+}
+
+/* ---- the fast pass's finiteness tests, only where needed ----
+
+   A float result that is not finite stays so through +, - and * (either
+   operand: inf * 0 and inf - inf are NaN), the dividend of /, negation,
+   and sqrt, ln, sin, cos, tan, asin, acos, sinh and cosh: such a use
+   "carries" the operand.  When a checked float local is carried, in its
+   own straight-line block (so that the use runs whenever it does), into
+   a local whose non-finiteness the fast pass sees, its own test is
+   redundant: if it is not finite, neither is the other, whose test (or
+   that of one it is carried into in turn) sets the flag.  The recording
+   pass, which runs for every flagged element, still checks each
+   operation and records the first failure, so that the error is the one
+   a single checked pass gives.  Not a product carried by + or -: nvcc
+   contracts a * b + c to a fused multiply-add, whose unrounded product
+   may overflow where the sum does not (a * b just above the largest
+   double, c near its negative), so that only the product's own test
+   sees the overflow. */
+typedef struct FloatUse {
+  int local; /* the temporary it is carried into */
+  struct FloatUse *next;
+} FloatUse;
+
+typedef struct FloatLocal {
+  FlatOp op;                   /* the operation that made it */
+  bool tested;                 /* a checked float operation's raw result */
+  int block;                   /* where it is made */
+  size_t test_from, test_to;   /* its test's line in the fast pass's text */
+  FloatUse *uses;              /* the locals it is carried into */
+  bool seen;                   /* its non-finiteness sets the flag */
+} FloatLocal;
+
+/* Temporary 'name''s number, or -1 for another C expression. */
+static int temp_number(const char *name) {
+  if (name[0] != 't' || !name[1])
+    return -1;
+  int n = 0;
+  for (const char *c = name + 1; *c; c++) {
+    if (*c < '0' || *c > '9' || n > 100000000)
+      return -1;
+    n = 10 * n + (*c - '0');
+  }
+  return n;
+}
+
+static FloatLocal *float_local(Tx *tx, const char *name) {
+  int n = temp_number(name);
+  if (n < tx->temps_base || n - tx->temps_base >= tx->floats.len)
+    return NULL;
+  return tx->floats.data[n - tx->temps_base];
+}
+
+static FloatLocal *float_local_new(Tx *tx, const char *name, FlatOp op, bool tested) {
+  int k = temp_number(name) - tx->temps_base;
+  while (tx->floats.len <= k)
+    vec_push(&tx->floats, NULL);
+  FloatLocal *f = NEW(FloatLocal);
+  *f = (FloatLocal){op, tested, tx->block, 0, 0, NULL, false};
+  tx->floats.data[k] = f;
+  return f;
+}
+
+/* Does operation 'op' (its operands of base float) carry operand 'k',
+   made by 'from'? */
+static bool carries(FlatOp op, int k, FlatOp from) {
+  switch (op) {
+  case FLAT_ADD:
+  case FLAT_SUB:
+    return from != FLAT_MUL; /* a fused multiply-add (above) */
+  case FLAT_MUL:
+    return true;
+  case FLAT_DIV:
+    return k == 0;
+  case FLAT_NEG:
+  case FLAT_SQRT:
+  case FLAT_LN:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_SINH:
+  case FLAT_COSH:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Notes that the fast pass's float local 'result', made by 'op' from
+   'args' in the current block, carries those of its operands that are
+   float locals of this block. */
+static void note_carried(Tx *tx, FlatOp op, const char **args, int nargs, const char *result) {
+  for (int k = 0; k < nargs; k++) {
+    FloatLocal *f = float_local(tx, args[k]);
+    if (f && f->block == tx->block && carries(op, k, f->op)) {
+      FloatUse *u = NEW(FloatUse);
+      *u = (FloatUse){temp_number(result), f->uses};
+      f->uses = u;
+    }
+  }
+}
+
+/* The fast pass's text without the tests that are redundant (above).
+   A local is made before those it is carried into, so that one walk
+   from the last decides each from decisions made. */
+static void finite_covered(Tx *tx, CgText *text) {
+  size_t *cut_from = xmalloc(sizeof(size_t) * (size_t)(tx->floats.len + 1));
+  size_t *cut_to = xmalloc(sizeof(size_t) * (size_t)(tx->floats.len + 1));
+  int ncut = 0;
+  for (int k = tx->floats.len - 1; k >= 0; k--) {
+    FloatLocal *f = tx->floats.data[k];
+    if (!f)
+      continue;
+    bool carried = false;
+    for (FloatUse *u = f->uses; u && !carried; u = u->next) {
+      FloatLocal *g = tx->floats.data[u->local - tx->temps_base];
+      carried = g && g->seen;
+    }
+    f->seen = f->tested || carried;
+    if (f->tested && carried) {
+      cut_from[ncut] = f->test_from;
+      cut_to[ncut++] = f->test_to;
+    }
+  }
+  /* the cuts, found last first, taken out first to last */
+  size_t w = 0, r = 0;
+  for (int c = ncut - 1; c >= 0; c--) {
+    memmove(text->data + w, text->data + r, cut_from[c] - r);
+    w += cut_from[c] - r;
+    r = cut_to[c];
+  }
+  memmove(text->data + w, text->data + r, text->len - r);
+  text->len = w + (text->len - r);
 }
 
 static const char *finite_least(Tx *tx) {
@@ -377,8 +518,17 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     /* no branch: the raw result and the integer finiteness test */
     const char *least = finite_least(tx);
     cg_line(cg, "double %s = %s;", t, raw);
+    FloatLocal *f = float_local_new(tx, t, e->op, true);
+    f->test_from = cg->out->len;
     cg_line(cg, "%s = rt_finite_least(%s, %s);", least, least, t);
+    f->test_to = cg->out->len;
+    note_carried(tx, e->op, args, e->nargs, t);
     return t;
+  }
+  if (tx->fast && e->op == FLAT_NEG && base == FB_FLOAT) {
+    /* not tested, but it carries its operand on */
+    float_local_new(tx, t, e->op, false);
+    note_carried(tx, e->op, args, e->nargs, t);
   }
   if (checked && tx->fast)
     call = cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
@@ -421,14 +571,17 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     cg_line(cg, "%s %s;", cg_ctype(e->type), t);
     cg_line(cg, "if (%s) {", c);
     cg->indent++;
-    int mark = tx->made.len;
+    int mark = tx->made.len, block = tx->block;
+    tx->block = ++tx->blocks;
     cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[1], env));
     cse_forget(tx, mark);
     cg->indent--;
     cg_line(cg, "} else {");
     cg->indent++;
+    tx->block = ++tx->blocks;
     cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[2], env));
     cse_forget(tx, mark);
+    tx->block = block;
     cg->indent--;
     cg_line(cg, "}");
     return t;
@@ -465,14 +618,15 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    fast pass computes the values with no branch per check: a subscript or
    an integer check ORs its failure into one flag, a checked float
    operation is computed raw and tested for finiteness in integer
-   operations (raw_float_op, rt_finite_least); only an element whose flag
+   operations (raw_float_op, rt_finite_least; only where no later
+   operation carries the result on: finite_covered); only an element whose flag
    is set or whose float result is not finite runs the thunk again in the
    recording pass, where each check records its own error exactly as it
    would have in one pass (the same operands: the passes compute the same
    values).  A thunk without checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx fast = {cg, checks, {0}, true, NULL, NULL};
+  Tx fast = {cg, checks, {0}, true, NULL, NULL, cg->temps + 1, {0}, 0, 0};
   seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
@@ -481,6 +635,7 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   text.len = 0;
   cg->out = &text;
   const char **values = gen_thunk(&fast, t, args, env);
+  finite_covered(&fast, &text);
   cg->out = out;
   if (fast.failed)
     cg_line(cg, "int %s = 0; /* nonzero: a check below failed */", fast.failed);
@@ -493,7 +648,7 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
                                                     : xprintf("%s == 0", fast.finite);
     cg_line(cg, "if (__builtin_expect(%s, 0)) { /* again, recording the error */", failed);
     cg->indent++;
-    Tx slow = {cg, checks, {0}, false, NULL, NULL};
+    Tx slow = {cg, checks, {0}, false, NULL, NULL, 0, {0}, 0, 0};
     seen_clear();
     gen_thunk(&slow, t, args, env);
     cg->indent--;
