@@ -30,8 +30,10 @@
  *   MAP         rtg::map: a grid-stride loop
  *   REDUCE      rtg::reduce: ordered, by tiles; the result read back
  *   SCAN        rtg::scan: exclusive, ordered
- *   FILTER,     rtg::select_count (flags, their offsets by CUB's scan, the
- *   PARTITION   count read back), then rtg::select_write
+ *   FILTER      rtg::filter: one pass (a decoupled look-back) into vectors
+ *               of the SOAC's size, cut to the count read back
+ *   PARTITION   rtg::select_count (flags, their offsets by CUB's scan, the
+ *               count read back), then rtg::select_write
  *   PERMUTE     rtg::permute; `into` a copy of D, the highest index
  *               writing a place winning it
  *   ONCE        rtg::once: one thread; the values read back
@@ -57,7 +59,17 @@ typedef struct Gx {
   Vec vectors;      /* const char *: every vector or segdes local of the
                        host function, freed at the end unless a result */
   Vec vector_vars;  /* const LcuVar *: the same */
+  const char *slot; /* a FILTER's: the local its count's slot goes to */
+  Vec pending;      /* PendingFilter *: FILTERs launched, their counts
+                       not read yet */
 } Gx;
+
+/* A FILTER whose count is read after the independent FILTERs that
+   follow it are launched too (flush_filters): one wait for all. */
+typedef struct PendingFilter {
+  const LcuSoac *s;
+  const char *slot;
+} PendingFilter;
 
 static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
 static bool is_sd(const LcuVar *v) { return v->type.kind == LT_SEGDES; }
@@ -466,6 +478,18 @@ static void host_filter(Gx *x, bool partition) {
   Cg *cg = x->cg;
   int nv = nvalues(x->s);
   const char *n = soac_size(x);
+  if (!partition) {
+    /* one pass into vectors of the SOAC's size, cut to the count when
+       it is read (flush_filters) */
+    for (int v = 0; v < nv; v++)
+      new_vector(x, x->s->results.data[v], n);
+    cg_line(cg, "%s = rtg::filter_launch<%s>(%s, loc, %s, %s, %s, %s);", x->slot, kname(x, "V"), kernel_string(x),
+            functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"));
+    PendingFilter *p = NEW(PendingFilter);
+    *p = (PendingFilter){x->s, x->slot};
+    vec_push(&x->pending, p);
+    return;
+  }
   const char *flags = cg_temp(cg), *offs = cg_temp(cg), *kept = cg_temp(cg);
   cg_line(cg, "uint8_t *%s;", flags);
   cg_line(cg, "int64_t *%s;", offs);
@@ -714,6 +738,61 @@ static void host_soac(Gx *x) {
   unreachable();
 }
 
+/* Does SOAC 's' read a result of SOAC 'of'? */
+static bool thunk_uses(const LcuThunk *t, const LcuVar *v) {
+  if (t)
+    for (int i = 0; i < t->using.len; i++)
+      if (t->using.data[i] == v)
+        return true;
+  return false;
+}
+
+static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
+  for (int r = 0; r < of->results.len; r++) {
+    const LcuVar *v = of->results.data[r];
+    if (thunk_uses(s->pull, v) || thunk_uses(s->second, v) || s->size.var == v || s->size.length == v ||
+        s->segdes == v || s->into == v)
+      return true;
+    for (int a = 0; a < s->args.len; a++)
+      if (s->args.data[a] == v)
+        return true;
+  }
+  return false;
+}
+
+/* May SOAC 'next' be launched before the pending FILTERs' counts are
+   read?  Only another FILTER that reads none of their results: anything
+   else may wait for the device and take result slots, whose room a wait
+   frees (rtg::filter_launch). */
+static bool joins_pending(const Gx *x, const LcuSoac *next) {
+  if (next->kind != SOAC_FILTER)
+    return false;
+  for (int i = 0; i < x->pending.len; i++)
+    if (reads_results_of(next, ((const PendingFilter *)x->pending.data[i])->s))
+      return false;
+  return true;
+}
+
+/* The pending FILTERs' counts read (one wait), their vectors cut. */
+static void flush_filters(Gx *x) {
+  Cg *cg = x->cg;
+  for (int i = 0; i < x->pending.len; i++) {
+    const PendingFilter *p = x->pending.data[i];
+    const char *kept = cg_temp(cg);
+    cg_line(cg, "{"); /* a block: a later `goto fail` may not jump past its initialization */
+    cg->indent++;
+    cg_line(cg, "const int64_t %s = rtg::filter_count(%s);", kept, p->slot);
+    for (int v = 0; v < p->s->results.len; v++) {
+      const LcuVar *r = p->s->results.data[v];
+      cg_line(cg, "%s = rtg_vec_fit(%s, %s);", cg_name(r), cg_name(r), kept);
+      fill_a(x, r);
+    }
+    cg->indent--;
+    cg_line(cg, "}");
+  }
+  x->pending.len = 0;
+}
+
 static bool is_result(const LcuKernel *k, const LcuVar *v) {
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == v)
@@ -845,7 +924,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   cg_cpu_kernel(cg, k, xprintf("%s_host", k->name));
   const char *record = cg->record_fn;
   cg->record_fn = "NESSIE_DEVICE_RECORD";
-  Gx x = {cg, k, NULL, 0, NULL, NULL, {0}, {0}};
+  Gx x = {.cg = cg, .k = k};
   Buf what = {0};
   for (int i = 0; i < k->soacs.len; i++)
     buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
@@ -891,11 +970,17 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     x.s = k->soacs.data[i];
     x.index = i;
     cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
+    if (x.s->kind == SOAC_FILTER) {
+      x.slot = cg_temp(cg);
+      cg_line(cg, "int64_t *%s; /* the slot of its count */", x.slot);
+    }
     cg_line(cg, "{");
     cg->indent++;
     host_soac(&x);
     cg->indent--;
     cg_line(cg, "}");
+    if (x.pending.len && !(i + 1 < k->soacs.len && joins_pending(&x, k->soacs.data[i + 1])))
+      flush_filters(&x);
   }
   for (int i = 0; i < k->results.len; i++) {
     const LcuVar *v = k->results.data[i];

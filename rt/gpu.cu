@@ -520,6 +520,50 @@ RtValue *rtg_vec_new(RtBase b, int64_t n) {
   return v;
 }
 
+/* A vector cut to 'n' elements keeps its memory unless more than
+   FIT_WASTE bytes and half of it would go unused (a FILTER that keeps
+   few of many: the keys equal to quicksort's pivots, a level of the
+   recursion each, would each hold the whole input). */
+enum { FIT_WASTE = 1 << 20 };
+
+RtValue *rtg_vec_fit(RtValue *v, int64_t n) {
+  size_t size = rt_base_size(v->type.base);
+  size_t unused = size * (size_t)(v->len - n);
+  if (unused > FIT_WASTE && 2 * n < v->len) {
+    void *to = rtg_alloc(size * (size_t)(n > 0 ? n : 1));
+    if (n > 0)
+      check(cudaMemcpyAsync(to, v->data.any, size * (size_t)n, cudaMemcpyDeviceToDevice, stream), "a copy");
+    device_free(v->data.any);
+    v->data.any = to;
+  }
+  v->len = n;
+  return v;
+}
+
+/* rtg::filter's status array: each word holds the epoch of the launch
+   that wrote it in its top 24 bits, so that a new launch, with a new
+   epoch, finds nothing of its own there until its tiles write it.  Grown
+   (and zeroed) as needed; zeroed again when the epochs wrap, after 2^24
+   launches. */
+static unsigned long long *filter_status;
+static int64_t filter_tiles;
+static unsigned long long filter_epoch;
+
+unsigned long long *rtg_filter_status(int64_t tiles, unsigned long long *epoch) {
+  const unsigned long long epochs = 1ull << 24;
+  if (tiles > filter_tiles || filter_epoch + 1 >= epochs) {
+    if (tiles > filter_tiles) {
+      device_free(filter_status);
+      filter_tiles = tiles > 2 * filter_tiles ? tiles : 2 * filter_tiles;
+      filter_status = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * (size_t)filter_tiles);
+    }
+    check(cudaMemsetAsync(filter_status, 0, sizeof(unsigned long long) * (size_t)filter_tiles, stream), "a memset");
+    filter_epoch = 0;
+  }
+  *epoch = ++filter_epoch;
+  return filter_status;
+}
+
 RtValue *rtg_segdes_new(int64_t nseg) {
   RtValue *v = (RtValue *)rt_alloc(sizeof(RtValue));
   v->type = rt_segdes_type();

@@ -487,6 +487,128 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
   rtg_free(offsets);
 }
 
+/* ---- FILTER in one pass ----
+
+   rtg::filter: one launch and one read back, where select_count and
+   select_write take four launches (the flags, CUB's scan of them in
+   two, the select), two temporary arrays, and each element's pull
+   twice.  Each block takes one tile of THREADS * ITEMS<V> elements (its
+   blockIdx.x-th: blocks start in order, as CUB's single-pass scans also
+   assume), computes each element's value and predicate once, keeping
+   them in registers, and counts its kept ones (warp ballots, in element
+   order).  The tile's start among the kept comes from the tiles before
+   it by a decoupled look-back (Merrill and Garland, "Single-pass Parallel
+   Prefix Scan with Decoupled Look-back", 2016): each tile publishes its
+   count as soon as it has it, and its inclusive prefix once it has that,
+   in one 64-bit word of a status array; a tile sums its predecessors'
+   words back to the first inclusive one.  The words carry the launch's
+   epoch (rtg_filter_status), so that the array is never cleared between
+   launches.  The kept values go to 'store' in order, at most n of them:
+   the caller allocates n and shrinks to the count (rtg_vec_fit).  The
+   last tile writes the count. */
+constexpr int FILTER_EPOCH_SHIFT = 40, FILTER_FLAG_SHIFT = 38;
+constexpr unsigned long long FILTER_VALUE_MASK = (1ull << FILTER_FLAG_SHIFT) - 1;
+constexpr unsigned long long FILTER_AGGREGATE = 1, FILTER_PREFIX = 2;
+
+__device__ inline unsigned long long filter_word(unsigned long long epoch, unsigned long long flag, int64_t v) {
+  return epoch << FILTER_EPOCH_SHIFT | flag << FILTER_FLAG_SHIFT | (unsigned long long)v;
+}
+
+template <class V, class Pull, class Pred, class Store>
+__global__ void __launch_bounds__(THREADS)
+    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, unsigned long long *status,
+                  unsigned long long epoch, int64_t *count) {
+  constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
+  __shared__ int warp_counts[K][WARPS];
+  __shared__ int64_t tile_start;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int64_t tile = blockIdx.x, base = tile * (int64_t)(THREADS * K);
+  V v[K];
+  unsigned mask[K];
+  for (int r = 0; r < K; r++) {
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
+    bool keep = false;
+    if (j < n) {
+      v[r] = pull(j);
+      keep = pred(j, v[r]);
+    }
+    mask[r] = __ballot_sync(0xffffffffu, keep);
+    if (lane == 0)
+      warp_counts[r][w] = __popc(mask[r]);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    /* the warps' counts to their exclusive prefixes, in element order */
+    int total = 0;
+    for (int r = 0; r < K; r++)
+      for (int k = 0; k < WARPS; k++) {
+        int c = warp_counts[r][k];
+        warp_counts[r][k] = total;
+        total += c;
+      }
+    int64_t before = 0;
+    if (tile == 0) {
+      atomicExch(&status[0], filter_word(epoch, FILTER_PREFIX, total));
+    } else {
+      atomicExch(&status[tile], filter_word(epoch, FILTER_AGGREGATE, total));
+      for (int64_t p = tile - 1;; p--) {
+        unsigned long long word;
+        do
+          word = *(volatile unsigned long long *)&status[p];
+        while ((word >> FILTER_EPOCH_SHIFT) != epoch);
+        before += (int64_t)(word & FILTER_VALUE_MASK);
+        if (((word >> FILTER_FLAG_SHIFT) & 3) == FILTER_PREFIX)
+          break;
+      }
+      atomicExch(&status[tile], filter_word(epoch, FILTER_PREFIX, before + total));
+    }
+    tile_start = before;
+    if (tile == gridDim.x - 1)
+      *count = before + total;
+  }
+  __syncthreads();
+  const unsigned below = (1u << lane) - 1;
+  for (int r = 0; r < K; r++)
+    if (mask[r] >> lane & 1)
+      store(tile_start + warp_counts[r][w] + __popc(mask[r] & below), v[r]);
+}
+
+/* FILTER: the values of pull(0 .. n-1) that pred keeps, to store(0 ..),
+   in order, at most n (the caller's vectors hold n).  filter_launch
+   returns the slot its count comes back in (NULL: none kept, for n 0);
+   filter_count reads it (a sync, the first of several reads together:
+   a kernel's independent FILTERs wait once).  No other slot may be
+   taken between the launch and the read after a sync in between:
+   finish_reads (rt/gpu.cu) reuses their room. */
+template <class V, class Pull, class Pred, class Store>
+int64_t *filter_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
+  if (n <= 0)
+    return NULL;
+  if ((unsigned long long)n > FILTER_VALUE_MASK) /* the counts' room in a status word */
+    rt_fail(loc, NULL, "a filter of %lld elements: more than this GPU runtime can count", (long long)n);
+  constexpr int per_tile = THREADS * ITEMS<V>;
+  int64_t tiles = (n + per_tile - 1) / per_tile;
+  unsigned long long epoch;
+  unsigned long long *status = rtg_filter_status(tiles, &epoch);
+  int64_t *count = result_slot<int64_t>();
+  rtg_launching("filter");
+  filter_kernel<V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, status, epoch, count);
+  rtg_launched(name, loc);
+  return count;
+}
+
+inline int64_t filter_count(int64_t *slot) {
+  int64_t kept = 0;
+  if (slot)
+    rtg_read_result(&kept, slot, sizeof kept);
+  return kept;
+}
+
+template <class V, class Pull, class Pred, class Store>
+int64_t filter(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
+  return filter_count(filter_launch<V>(name, loc, pull, pred, n, store));
+}
+
 /* ---- PERMUTE ---- */
 
 /* Without `into`: Y[I(i)] = A(i), the indices a permutation of [0, n). */

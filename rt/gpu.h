@@ -115,6 +115,13 @@ void rtg_read(void *host, const void *dev, size_t n);
    struct's padding included). */
 void *rtg_result_slot(size_t n);
 void rtg_read_result(void *host, void *slot, size_t n);
+/* rtg::filter's status words for 'tiles' tiles, and the epoch its
+   launch marks them with (a new one each call; the array is cleared only
+   when it grows or the epochs wrap). */
+unsigned long long *rtg_filter_status(int64_t tiles, unsigned long long *epoch);
+/* Vector 'v', allocated for more elements, cut to its first 'n': where
+   that leaves much of it unused, moved to memory of its size. */
+RtValue *rtg_vec_fit(RtValue *v, int64_t n);
 /* Sets 'n' bytes of device memory at 'dev' to 0, on the stream. */
 void rtg_zero(void *dev, size_t n);
 

@@ -22,7 +22,10 @@
  *     value (affine maps on uint64 and a count: fewer items per thread),
  *     and an 80-byte value (too large for the balanced path: the other
  *     kernels must take it whatever the path asked for).  A guard after
- *     each result catches stores out of range, a fill pattern missed ones.
+ *     each result catches stores out of range, a fill pattern missed ones;
+ *   - rtg::filter (FILTER in one pass, a decoupled look-back), 0 to 10^7
+ *     elements of 4, 40 and 80 bytes, kept by seven patterns: the count,
+ *     the kept values in order, nothing stored past them.
  * It calls the templates as generated code does (pull, op and store
  * functors), prints one line per case and ends with `N passed, M failed`,
  * exiting 1 on any failure.  A timing section at the end (not a test)
@@ -617,6 +620,102 @@ static void timing(void) {
   wait_device("timing");
 }
 
+/* ---- D: rtg::filter (FILTER in one pass) ----
+
+   Values of 4, 40 and 80 bytes (4, 2 and 1 per thread in a tile): each
+   element's value is a function of its index, the predicate keeps it by
+   one of several patterns, and the result must be the kept values in
+   order, their count, and nothing stored past the count (a guard). */
+template <int BYTES> struct alignas(4) FValue {
+  int32_t w[BYTES / 4];
+};
+
+template <int BYTES> struct FPull {
+  __device__ FValue<BYTES> operator()(int64_t i) const {
+    FValue<BYTES> v;
+    for (int k = 0; k < BYTES / 4; k++)
+      v.w[k] = (int32_t)(i * 2654435761u + k);
+    return v;
+  }
+};
+
+/* patterns: 0 none, 1 all, 2 every third, 3 a pseudo-random half,
+   4 one in a thousand, 5 the first half, 6 the last element only */
+__host__ __device__ inline bool filter_keeps(int pattern, int64_t i, int64_t n) {
+  uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  switch (pattern) {
+  case 0: return false;
+  case 1: return true;
+  case 2: return i % 3 == 0;
+  case 3: return (h & 1) != 0;
+  case 4: return h % 1000 == 7;
+  case 5: return i < n / 2;
+  default: return i == n - 1;
+  }
+}
+
+template <int BYTES> struct FPred {
+  int pattern;
+  int64_t n;
+  __device__ bool operator()(int64_t i, const FValue<BYTES> &v) const {
+    return v.w[0] == (int32_t)(i * 2654435761u) && filter_keeps(pattern, i, n);
+  }
+};
+
+template <int BYTES> struct FStore {
+  FValue<BYTES> *y;
+  __device__ void operator()(int64_t i, const FValue<BYTES> &v) const { y[i] = v; }
+};
+
+static const char *const filter_patterns[] = {"none", "all", "every third", "random half", "one in 1000",
+                                              "first half", "last only"};
+
+template <int BYTES> static void test_filter(int64_t n, int pattern) {
+  typedef FValue<BYTES> V;
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < n; i++)
+    if (filter_keeps(pattern, i, n))
+      want.push_back(i);
+  V *dy = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  int64_t kept = rtg::filter<V>("segtest", RtLoc{NULL, 0, 0}, FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
+                                FStore<BYTES>{dy});
+  std::vector<V> got = read_back(dy, (size_t)(n + GUARD));
+  rtg_free(dy);
+  std::string wrong;
+  char buf[200];
+  if (kept != (int64_t)want.size()) {
+    snprintf(buf, sizeof buf, "counted %lld, expected %lld", (long long)kept, (long long)want.size());
+    wrong = buf;
+  }
+  for (size_t k = 0; wrong.empty() && k < want.size(); k++)
+    for (int w = 0; w < BYTES / 4; w++)
+      if (got[k].w[w] != (int32_t)(want[k] * 2654435761u + w)) {
+        snprintf(buf, sizeof buf, "kept value %zu is not element %lld's", k, (long long)want[k]);
+        wrong = buf;
+        break;
+      }
+  if (wrong.empty() && !untouched(&got[want.size()], sizeof(V) * (size_t)(n + GUARD - (int64_t)want.size())))
+    wrong = "a store past the count";
+  result(wrong.empty(), "filter: %d-byte values, n=%lld, keep %s%s%s", BYTES, (long long)n, filter_patterns[pattern],
+         wrong.empty() ? "" : ": ", wrong.c_str());
+}
+
+static void test_filters(bool quick) {
+  static const int64_t sizes[] = {0, 1, 2, 31, 33, 1023, 1024, 1025, 4096, 65537, 1000003, 10000000};
+  for (int64_t n : sizes)
+    for (int pattern = 0; pattern < 7; pattern++) {
+      if (quick && n >= 10000000 && pattern != 3)
+        continue;
+      test_filter<4>(n, pattern);
+      if (n <= 1000003) {
+        test_filter<40>(n, pattern);
+        test_filter<80>(n, pattern);
+      }
+    }
+}
+
 int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;   /* fewer layouts, no timing */
   bool only_timing = argc > 1 && strcmp(argv[1], "--timing") == 0;
@@ -639,6 +738,9 @@ int main(int argc, char **argv) {
     test_offsets(nseg, 1000, "lengths 0..1000");
   test_offsets(5000, (int64_t)1 << 40, "lengths 0..2^40");
   test_offsets(20000, (int64_t)1 << 40, "lengths 0..2^40");
+
+  /* D: FILTER in one pass */
+  test_filters(quick);
 
   /* A and C on each layout */
   test_ids_move();
