@@ -540,28 +540,27 @@ RtValue *rtg_vec_fit(RtValue *v, int64_t n) {
   return v;
 }
 
-/* rtg::filter's status array: each word holds the epoch of the launch
-   that wrote it in its top 24 bits, so that a new launch, with a new
-   epoch, finds nothing of its own there until its tiles write it.  Grown
-   (and zeroed) as needed; zeroed again when the epochs wrap, after 2^24
-   launches. */
-static unsigned long long *filter_status;
-static int64_t filter_tiles;
-static unsigned long long filter_epoch;
+/* The single-pass kernels' tile state (rtg::tile_lookback): a word's
+   status holds the epoch of the launch that wrote it above its two bits
+   of kind, so that a new launch, with a new epoch, finds nothing of its
+   own there until its tiles write it.  Grown (zeroed) as needed; zeroed
+   again when the epochs wrap, after 2^30 launches. */
+static RtgTileState tile_state;
+static int64_t tile_room;
 
-unsigned long long *rtg_filter_status(int64_t tiles, unsigned long long *epoch) {
-  const unsigned long long epochs = 1ull << 24;
-  if (tiles > filter_tiles || filter_epoch + 1 >= epochs) {
-    if (tiles > filter_tiles) {
-      device_free(filter_status);
-      filter_tiles = tiles > 2 * filter_tiles ? tiles : 2 * filter_tiles;
-      filter_status = (unsigned long long *)rtg_alloc(sizeof(unsigned long long) * (size_t)filter_tiles);
+RtgTileState rtg_tile_state(int64_t tiles) {
+  const unsigned epochs = 1u << 30;
+  if (tiles > tile_room || tile_state.epoch + 1 >= epochs) {
+    if (tiles > tile_room) {
+      device_free(tile_state.words);
+      tile_room = tiles > 2 * tile_room ? tiles : 2 * tile_room;
+      tile_state.words = (RtgTileWord *)rtg_alloc(sizeof(RtgTileWord) * (size_t)tile_room);
     }
-    check(cudaMemsetAsync(filter_status, 0, sizeof(unsigned long long) * (size_t)filter_tiles, stream), "a memset");
-    filter_epoch = 0;
+    check(cudaMemsetAsync(tile_state.words, 0, sizeof(RtgTileWord) * (size_t)tile_room, stream), "a memset");
+    tile_state.epoch = 0;
   }
-  *epoch = ++filter_epoch;
-  return filter_status;
+  tile_state.epoch++;
+  return tile_state;
 }
 
 RtValue *rtg_segdes_new(int64_t nseg) {
@@ -575,61 +574,86 @@ RtValue *rtg_segdes_new(int64_t nseg) {
   return v;
 }
 
-/* A segdes of at most SMALL_OFFSETS segments gets its offsets from one
-   one-block kernel (small_offsets_kernel); a larger one from CUB's scan.
-   CUB's scan is two kernels and a temporary allocation, 11-13 µs however
-   few the lengths (the profile of quicksort, where offsets of a few
-   segments are made at every recursion level); one block of 1024 threads
-   does 8192 lengths in 8 loads per thread, a few µs, about a launch's
-   cost.  Beyond that the one block's serial chunks grow while CUB's grid
-   spreads the work, so CUB wins. */
-enum { OFFSETS_THREADS = 1024, SMALL_OFFSETS = 8192 };
+/* A segdes's offsets in one launch, whatever its size: each block scans
+   a tile of OFFSETS_ITEMS lengths a thread (CUB's BlockScan, in order)
+   and gets the tile's start from the tiles before it by the look-back
+   (rtg::tile_lookback).  This took the place of a one-block kernel (up
+   to 8192 segments) and, above that, a memset and CUB's scan (two
+   kernels and a temporary allocation, 11-13 µs however few the
+   lengths); quicksort makes a few segdes at every level of its
+   recursion.  From int32 lengths (rtg_make_segdes, NARROW) it also
+   checks them, records a negative one's error (as zero), and stores the
+   int64 lengths: a segdes in one launch.  off[0] is written here. */
+enum { OFFSETS_ITEMS = 8 };
 
-/* off[0 .. nseg] = 0 and the inclusive sums of len[0 .. nseg-1]: each
-   thread sums a contiguous chunk, the block scans the chunk sums (CUB's
-   BlockScan, in order), then each thread writes its chunk's prefixes
-   from its chunk's start.  off[0] is written here: no memset. */
-__global__ void __launch_bounds__(OFFSETS_THREADS)
-    small_offsets_kernel(const int64_t *len, int64_t nseg, int64_t *off) {
-  typedef cub::BlockScan<int64_t, OFFSETS_THREADS> BlockScan;
+template <bool NARROW>
+__global__ void __launch_bounds__(rtg::THREADS)
+    offsets_kernel(const void *in, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
+                   RtKernelError *err, int run) {
+  typedef cub::BlockScan<int64_t, rtg::THREADS> BlockScan;
   __shared__ typename BlockScan::TempStorage scan_room;
-  int64_t per = (nseg + OFFSETS_THREADS - 1) / OFFSETS_THREADS;
-  int64_t lo = threadIdx.x * per < nseg ? threadIdx.x * per : nseg;
-  int64_t hi = lo + per < nseg ? lo + per : nseg;
-  int64_t sum = 0;
-  for (int64_t k = lo; k < hi; k++)
+  __shared__ int64_t tile_start;
+  const int64_t tile = blockIdx.x;
+  const int64_t first = (tile * rtg::THREADS + threadIdx.x) * OFFSETS_ITEMS;
+  int64_t len[OFFSETS_ITEMS], sum = 0;
+  for (int k = 0; k < OFFSETS_ITEMS; k++) {
+    int64_t j = first + k;
+    len[k] = 0;
+    if (j < nseg) {
+      if (NARROW) {
+        int32_t l = ((const int32_t *)in)[j];
+        if (l < 0)
+          rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run});
+        len[k] = l < 0 ? 0 : l;
+        lengths[j] = len[k];
+      } else {
+        len[k] = ((const int64_t *)in)[j];
+      }
+    }
     sum += len[k];
-  int64_t before;
-  BlockScan(scan_room).ExclusiveSum(sum, before);
-  if (threadIdx.x == 0)
-    off[0] = 0;
-  for (int64_t k = lo; k < hi; k++) {
-    before += len[k];
-    off[k + 1] = before;
   }
+  int64_t before, total;
+  BlockScan(scan_room).ExclusiveSum(sum, before, total);
+  if (threadIdx.x == 0)
+    tile_start = rtg::tile_lookback(st, tile, total);
+  __syncthreads();
+  before += tile_start;
+  if (tile == 0 && threadIdx.x == 0)
+    off[0] = 0;
+  for (int k = 0; k < OFFSETS_ITEMS; k++) {
+    int64_t j = first + k;
+    if (j < nseg) {
+      before += len[k];
+      off[j + 1] = before;
+    }
+  }
+}
+
+/* Segdes 'd''s offsets from 'in' (int32 lengths to check and store when
+   'narrow', else d->lengths), in one launch. */
+static int64_t *make_offsets(RtValue *d, const void *in, bool narrow, RtLoc loc, int run) {
+  int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
+  const int64_t per_tile = (int64_t)rtg::THREADS * OFFSETS_ITEMS;
+  int64_t tiles = d->len > 0 ? (d->len + per_tile - 1) / per_tile : 1;
+  RtgTileState st = rtg_tile_state(tiles);
+  if (narrow) {
+    rtg_launching("lengths and offsets");
+    offsets_kernel<true><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, d->len, d->lengths, off, st,
+                                                                       error_slot, run);
+    rtg_launched("make_segdes", loc);
+  } else {
+    rtg_launching("offsets");
+    offsets_kernel<false><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, d->len, NULL, off, st, NULL, 0);
+    rtg_launched("seg_offsets", loc);
+  }
+  return off;
 }
 
 const int64_t *rtg_seg_offsets(RtValue *d) {
   if (!d->device)
     return rt_seg_offsets(d);
-  if (!d->offsets) {
-    int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
-    if (d->len <= SMALL_OFFSETS) {
-      rtg_launching("offsets (one block)");
-      small_offsets_kernel<<<1, OFFSETS_THREADS, 0, stream>>>(d->lengths, d->len, off);
-      rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
-    } else {
-      check(cudaMemsetAsync(off, 0, sizeof(int64_t), stream), "a memset");
-      size_t bytes = 0;
-      cub::DeviceScan::InclusiveSum(NULL, bytes, d->lengths, off + 1, d->len, stream);
-      void *tmp = rtg_alloc(bytes);
-      rtg_launching("scan (CUB)");
-      check(cub::DeviceScan::InclusiveSum(tmp, bytes, d->lengths, off + 1, d->len, stream), "a segment scan");
-      cub_done("seg_offsets", RtLoc{NULL, 0, 0});
-      rtg_free(tmp);
-    }
-    d->offsets = off;
-  }
+  if (!d->offsets)
+    d->offsets = make_offsets(d, d->lengths, false, RtLoc{NULL, 0, 0}, 0);
   return d->offsets;
 }
 
@@ -1155,23 +1179,12 @@ void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *
 
 /* ---- segment descriptors ---- */
 
-__global__ void lengths_kernel(const int32_t *in, int64_t *out, int64_t n, RtKernelError *err, int run) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-    int32_t l = in[i];
-    if (l < 0)
-      rtg::record(err, RtKernelError{i, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run});
-    out[i] = l < 0 ? 0 : l;
-  }
-}
-
+/* A segdes from int32 lengths: checked, stored and scanned in one launch
+   (make_offsets). */
 RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
   RtValue *d = rtg_segdes_new(lengths->len);
-  if (lengths->len > 0) {
-    rtg_launching("lengths");
-    lengths_kernel<<<rtg::blocks_for(lengths->len, 4), rtg::THREADS, 0, stream>>>(lengths->data.i, d->lengths,
-                                                                                 lengths->len, error_slot, run_site);
-    rtg_launched("make_segdes", loc);
-  }
+  if (lengths->len > 0)
+    d->offsets = make_offsets(d, lengths->data.i, true, loc, run_site);
   return d;
 }
 

@@ -487,37 +487,76 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
   rtg_free(offsets);
 }
 
+/* ---- single-pass prefixes: the decoupled look-back ----
+
+   A kernel whose tiles each need the sum of the tiles before them (a
+   FILTER's kept values, a segdes's offsets) gets it in the same launch by
+   a decoupled look-back (Merrill and Garland, "Single-pass Parallel
+   Prefix Scan with Decoupled Look-back", 2016): each tile publishes its
+   own sum as soon as it has it, and its inclusive prefix once it has
+   that; a tile adds its predecessors' back to the first inclusive one.
+   Tile t is block t: blocks start in the order of their index (as CUB's
+   single-pass scans also assume), so that every predecessor a tile
+   waits for is running or done.  A tile's state is one 16-byte word,
+   its value (the sum, then the inclusive prefix) beside its status (the
+   kind, and the epoch of the launch that wrote it), stored and loaded
+   whole by relaxed GPU-scope accesses (st/ld.relaxed.gpu.v2.u64, as
+   CUB's tile states for 8-byte values have them: the .cg accesses tried
+   first are not ordered, and saw stale words), so that a reader never
+   sees a value without its kind.  (Two arrays, the values written
+   before the status word with a fence between, made quicksort's FILTER
+   2.6 times slower: the fences sit on the look-back's critical path.)  The epochs (rtg_tile_state: a
+   new one each launch) mean that the words are never cleared between
+   launches. */
+constexpr unsigned long long TILE_SUM = 1, TILE_PREFIX = 2;
+
+__device__ inline void tile_store(RtgTileWord *w, long long value, unsigned long long status) {
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(value), "l"(status) : "memory");
+}
+
+__device__ inline void tile_load(const RtgTileWord *w, long long *value, unsigned long long *status) {
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(*value), "=l"(*status) : "l"(w) : "memory");
+}
+
+/* For the tile's one calling thread: the exclusive prefix of tile 'tile'
+   whose own sum is 'sum', published on the way. */
+__device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t sum) {
+  const unsigned long long mine = (unsigned long long)st.epoch << 2;
+  if (tile == 0) {
+    tile_store(&st.words[0], sum, mine | TILE_PREFIX);
+    return 0;
+  }
+  tile_store(&st.words[tile], sum, mine | TILE_SUM);
+  int64_t before = 0;
+  for (int64_t p = tile - 1;; p--) {
+    long long value;
+    unsigned long long status;
+    do
+      tile_load(&st.words[p], &value, &status);
+    while ((status & ~3ull) != mine);
+    before += value;
+    if ((status & 3) == TILE_PREFIX)
+      break;
+  }
+  tile_store(&st.words[tile], before + sum, mine | TILE_PREFIX);
+  return before;
+}
+
 /* ---- FILTER in one pass ----
 
    rtg::filter: one launch and one read back, where select_count and
    select_write take four launches (the flags, CUB's scan of them in
    two, the select), two temporary arrays, and each element's pull
-   twice.  Each block takes one tile of THREADS * ITEMS<V> elements (its
-   blockIdx.x-th: blocks start in order, as CUB's single-pass scans also
-   assume), computes each element's value and predicate once, keeping
-   them in registers, and counts its kept ones (warp ballots, in element
-   order).  The tile's start among the kept comes from the tiles before
-   it by a decoupled look-back (Merrill and Garland, "Single-pass Parallel
-   Prefix Scan with Decoupled Look-back", 2016): each tile publishes its
-   count as soon as it has it, and its inclusive prefix once it has that,
-   in one 64-bit word of a status array; a tile sums its predecessors'
-   words back to the first inclusive one.  The words carry the launch's
-   epoch (rtg_filter_status), so that the array is never cleared between
-   launches.  The kept values go to 'store' in order, at most n of them:
-   the caller allocates n and shrinks to the count (rtg_vec_fit).  The
-   last tile writes the count. */
-constexpr int FILTER_EPOCH_SHIFT = 40, FILTER_FLAG_SHIFT = 38;
-constexpr unsigned long long FILTER_VALUE_MASK = (1ull << FILTER_FLAG_SHIFT) - 1;
-constexpr unsigned long long FILTER_AGGREGATE = 1, FILTER_PREFIX = 2;
-
-__device__ inline unsigned long long filter_word(unsigned long long epoch, unsigned long long flag, int64_t v) {
-  return epoch << FILTER_EPOCH_SHIFT | flag << FILTER_FLAG_SHIFT | (unsigned long long)v;
-}
-
+   twice.  Each block takes one tile of THREADS * ITEMS<V> elements,
+   computes each element's value and predicate once, keeping them in
+   registers, and counts its kept ones (warp ballots, in element order);
+   the tile's start among the kept comes from the look-back.  The kept
+   values go to 'store' in order, at most n of them: the caller allocates
+   n and shrinks to the count (rtg_vec_fit).  The last tile writes the
+   count. */
 template <class V, class Pull, class Pred, class Store>
 __global__ void __launch_bounds__(THREADS)
-    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, unsigned long long *status,
-                  unsigned long long epoch, int64_t *count) {
+    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, RtgTileState st, int64_t *count) {
   constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
   __shared__ int warp_counts[K][WARPS];
   __shared__ int64_t tile_start;
@@ -546,22 +585,7 @@ __global__ void __launch_bounds__(THREADS)
         warp_counts[r][k] = total;
         total += c;
       }
-    int64_t before = 0;
-    if (tile == 0) {
-      atomicExch(&status[0], filter_word(epoch, FILTER_PREFIX, total));
-    } else {
-      atomicExch(&status[tile], filter_word(epoch, FILTER_AGGREGATE, total));
-      for (int64_t p = tile - 1;; p--) {
-        unsigned long long word;
-        do
-          word = *(volatile unsigned long long *)&status[p];
-        while ((word >> FILTER_EPOCH_SHIFT) != epoch);
-        before += (int64_t)(word & FILTER_VALUE_MASK);
-        if (((word >> FILTER_FLAG_SHIFT) & 3) == FILTER_PREFIX)
-          break;
-      }
-      atomicExch(&status[tile], filter_word(epoch, FILTER_PREFIX, before + total));
-    }
+    int64_t before = tile_lookback(st, tile, total);
     tile_start = before;
     if (tile == gridDim.x - 1)
       *count = before + total;
@@ -584,15 +608,12 @@ template <class V, class Pull, class Pred, class Store>
 int64_t *filter_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
   if (n <= 0)
     return NULL;
-  if ((unsigned long long)n > FILTER_VALUE_MASK) /* the counts' room in a status word */
-    rt_fail(loc, NULL, "a filter of %lld elements: more than this GPU runtime can count", (long long)n);
   constexpr int per_tile = THREADS * ITEMS<V>;
   int64_t tiles = (n + per_tile - 1) / per_tile;
-  unsigned long long epoch;
-  unsigned long long *status = rtg_filter_status(tiles, &epoch);
+  RtgTileState st = rtg_tile_state(tiles);
   int64_t *count = result_slot<int64_t>();
   rtg_launching("filter");
-  filter_kernel<V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, status, epoch, count);
+  filter_kernel<V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, count);
   rtg_launched(name, loc);
   return count;
 }

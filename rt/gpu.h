@@ -115,10 +115,19 @@ void rtg_read(void *host, const void *dev, size_t n);
    struct's padding included). */
 void *rtg_result_slot(size_t n);
 void rtg_read_result(void *host, void *slot, size_t n);
-/* rtg::filter's status words for 'tiles' tiles, and the epoch its
-   launch marks them with (a new one each call; the array is cleared only
-   when it grows or the epochs wrap). */
-unsigned long long *rtg_filter_status(int64_t tiles, unsigned long long *epoch);
+/* The state of a single-pass kernel's tiles (rtg::tile_lookback): a word
+   for each of 'tiles' tiles, and the epoch the launch marks them with (a
+   new one each call: the words are cleared only when they grow or the
+   epochs wrap). */
+typedef struct RtgTileWord {
+  long long value;           /* the tile's sum, then its inclusive prefix */
+  unsigned long long status; /* the epoch << 2, and which of the two */
+} __attribute__((aligned(16))) RtgTileWord;
+typedef struct RtgTileState {
+  RtgTileWord *words;
+  unsigned epoch;
+} RtgTileState;
+RtgTileState rtg_tile_state(int64_t tiles);
 /* Vector 'v', allocated for more elements, cut to its first 'n': where
    that leaves much of it unused, moved to memory of its size. */
 RtValue *rtg_vec_fit(RtValue *v, int64_t n);

@@ -9,8 +9,9 @@
  *   make gpu-segtest
  *
  * It checks
- *   - the offsets (rtg_seg_offsets) of 0 to 20 000 segments, on both
- *     sides of the one-block kernel's bound;
+ *   - the offsets (rtg_seg_offsets) of 0 to 20 000 segments, in one tile
+ *     and in many (the look-back), and the segdes rtg_make_segdes makes
+ *     from int32 lengths (its int64 lengths, offsets and total);
  *   - the segment ids (rtg_seg_ids_raw, cached on the segdes, and
  *     rtg_seg_ids, a copy the caller owns), also after a move to the host
  *     and back (which must drop the cache);
@@ -199,10 +200,36 @@ static void test_offsets(int64_t nseg, int64_t max_len, const char *what) {
     result(false, "offsets nseg=%lld %s: off[%lld] = %lld, expected %lld", (long long)nseg, what, (long long)bad,
            (long long)got[bad], (long long)ref[bad]);
   else
-    result(ok, "offsets nseg=%lld %s (%s)%s%s", (long long)nseg, what,
-           nseg <= 8192 ? "one-block kernel" : "CUB", cached ? "" : ": not cached",
-           total == ref[nseg] ? "" : ": wrong total");
+    result(ok, "offsets nseg=%lld %s (%s)%s%s", (long long)nseg, what, nseg <= 2048 ? "one tile" : "tiles",
+           cached ? "" : ": not cached", total == ref[nseg] ? "" : ": wrong total");
   rt_value_free(d);
+  wait_device("a free");
+}
+
+/* rtg_make_segdes: int32 lengths (up to 2^31 - 1, so that the offsets
+   pass 2^32 and more) to the segdes's int64 lengths and its offsets, in
+   one launch. */
+static void test_make_segdes(int64_t nseg, int32_t max_len) {
+  std::vector<int64_t> len((size_t)nseg);
+  std::vector<int32_t> len32((size_t)nseg);
+  for (int64_t s = 0; s < nseg; s++) {
+    len32[s] = next_unit() < 0.3 ? 0 : (int32_t)below((int64_t)max_len + 1);
+    len[s] = len32[s];
+  }
+  std::vector<int64_t> ref = offsets_of(len);
+  RtValue *v = rtg_vec_new(RT_INT, nseg);
+  if (nseg)
+    cuda_check(cudaMemcpyAsync(v->data.i, len32.data(), sizeof(int32_t) * (size_t)nseg, cudaMemcpyHostToDevice,
+                               rtg_stream()),
+               "a copy");
+  RtValue *d = rtg_make_segdes(RtLoc{NULL, 0, 0}, 0, v);
+  std::vector<int64_t> got_len = read_back(d->lengths, (size_t)nseg);
+  std::vector<int64_t> got_off = read_back(rtg_seg_offsets(d), (size_t)nseg + 1);
+  bool ok = got_len == len && got_off == ref && rtg_seg_total(d) == ref[nseg];
+  result(ok, "make_segdes nseg=%lld lengths 0..%d%s", (long long)nseg, (int)max_len,
+         ok ? "" : ": wrong lengths, offsets or total");
+  rt_value_free(d);
+  rt_value_free(v);
   wait_device("a free");
 }
 
@@ -608,7 +635,7 @@ static void timing(void) {
     cudaEventElapsedTime(&ms_off, a, b);
     cudaEventElapsedTime(&ms_ids, b, c);
     printf("  nseg %6lld: offsets %8.1f (%s) | ids of 1000000 elements %8.1f\n", (long long)nseg,
-           1000.0 * ms_off / runs, nseg <= 8192 ? "one block" : "CUB", 1000.0 * ms_ids / runs);
+           1000.0 * ms_off / runs, nseg <= 2048 ? "one tile" : "tiles", 1000.0 * ms_ids / runs);
     for (RtValue *d : ds)
       rt_value_free(d);
     cudaEventDestroy(a);
@@ -731,13 +758,18 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  /* B: offsets, on both sides of the one-block kernel's bound */
+  /* B: offsets, in one tile and in many; make_segdes */
   static const int64_t onsegs[] = {0, 1, 2, 5, 100, 1000, 1023, 1024, 1025, 4095, 4096, 8191, 8192, 8193, 10000,
                                    16384, 20000};
   for (int64_t nseg : onsegs)
     test_offsets(nseg, 1000, "lengths 0..1000");
   test_offsets(5000, (int64_t)1 << 40, "lengths 0..2^40");
   test_offsets(20000, (int64_t)1 << 40, "lengths 0..2^40");
+  static const int64_t mnsegs[] = {0, 1, 7, 2047, 2048, 2049, 100000, 1000000};
+  for (int64_t nseg : mnsegs) {
+    test_make_segdes(nseg, 1000);
+    test_make_segdes(nseg, INT32_MAX);
+  }
 
   /* D: FILTER in one pass */
   test_filters(quick);
