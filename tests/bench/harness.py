@@ -98,6 +98,19 @@ class Log:
         self.f.flush()
 
 
+PIN = None  # --pin: the CPU the timed runs are bound to (taskset -c), or None
+
+
+def timed(argv):
+    """argv as a timed run: bound to one CPU with --pin.  A whole run of
+    one quicksort executable took 39-45 ms a sort bound to one CPU and
+    42-76 ms free, from run to run, while the calls within a run agree
+    to a few per cent (the host's thread, launching thousands of
+    kernels, moves between CPUs: tests/gpu-results.md, 2026-11-25 night,
+    call 10)."""
+    return ["taskset", "-c", str(PIN)] + argv if PIN is not None else argv
+
+
 def run_cmd(argv, timeout, out_path=None, env=None, cwd=ROOT):
     """runs argv (its own process group, killed whole at the timeout);
     (status, stdout, stderr, seconds); status is 'timeout' past it"""
@@ -329,7 +342,7 @@ def run_baseline(b, opts, work, budget, env, log):
     if t is None:
         b.base = {"error": "skipped: out of the time budget"}
         return
-    status, out, err, secs = run_cmd([f"{work}/bin/base.{b.name}", str(b.n), str(opts.runs)], t,
+    status, out, err, secs = run_cmd(timed([f"{work}/bin/base.{b.name}", str(b.n), str(opts.runs)]), t,
                                      f"{work}/logs/run.base.{b.name}.log", env)
     try:
         if status != 0:
@@ -348,7 +361,7 @@ def run_nesl(b, opt, opts, work, budget, env, log):
         if t is None:
             r.setdefault("error", "skipped: out of the time budget")
             break
-        status, out, err, secs = run_cmd([f"{work}/bin/{label}"], t, f"{work}/logs/run.{label}.log", env)
+        status, out, err, secs = run_cmd(timed([f"{work}/bin/{label}"]), t, f"{work}/logs/run.{label}.log", env)
         log(f"  {label}: status {status}, {secs:.1f} s")
         if status != 0:
             r.setdefault("error", f"{'setup ' if setup else ''}run: status {status}: "
@@ -384,7 +397,7 @@ def run_peers(benches, opts, work, budget, env, log):
                     b.peer[peer] = {"error": "skipped: out of the time budget"}
                 break
             argv = [python, script, "--peer", peer, "--runs", str(opts.runs)] + [f"{b.name}={b.n}" for b in pending]
-            status, out, err, secs = run_cmd(argv, t, f"{work}/logs/run.{peer}.{attempt}.log", env)
+            status, out, err, secs = run_cmd(timed(argv), t, f"{work}/logs/run.{peer}.{attempt}.log", env)
             log(f"  {peer} (try {attempt}): status {status}, {secs:.1f} s")
             for line in out.splitlines():
                 if line.startswith("VERSION "):
@@ -608,12 +621,21 @@ def main():
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--no-O0", dest="no_o0", action="store_true", help="skip the programs with fusion off")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--pin", type=int, metavar="CPU",
+                    help="bind every timed run (nessie's, the baselines', the peers') to this CPU "
+                         "(taskset -c): less spread between runs; for the GPU target (a CPU "
+                         "program's threads would share the one CPU)")
     ap.add_argument("--budget", type=float, default=450, help="seconds for everything (default 450)")
     ap.add_argument("--run-timeout", type=float, default=120, help="seconds for one run (default 120)")
     ap.add_argument("--peer-timeout", type=float, default=240,
                     help="seconds for one peer's process, all its benchmarks (default 240)")
     ap.add_argument("--build-timeout", type=float, default=400)
     opts = ap.parse_args()
+    global PIN
+    if opts.pin is not None:
+        if not shutil.which("taskset"):
+            ap.error("--pin needs taskset (util-linux)")
+        PIN = opts.pin
     opts.build = os.path.abspath(opts.build)
     opts.variants = ["O1"] if opts.no_o0 else ["O1", "O0"]
     out_dir = os.path.abspath(opts.out)

@@ -11,7 +11,7 @@
 # BENCH_PYTHON to the python that has JAX and CuPy if python3 has not (the
 # executables are built for the GPU's architecture, or BENCH_ARCH).  OPTIONS
 # go to tests/bench/harness.py (--only NAMES, --size NAME=N, --scale F,
-# --runs N, --no-peers, --no-O0, --budget S, --jobs N; --help).
+# --runs N, --no-peers, --no-O0, --budget S, --jobs N, --pin CPU; --help).
 set -eu
 [ $# -ge 2 ] || { echo "usage: sh tests/bench/run.sh BUILD OUTDIR [OPTIONS]" >&2; exit 2; }
 BUILD=$1
