@@ -30,10 +30,9 @@
  *   MAP         rtg::map: a grid-stride loop
  *   REDUCE      rtg::reduce: ordered, by tiles; the result read back
  *   SCAN        rtg::scan: exclusive, ordered
- *   FILTER      rtg::filter: one pass (a decoupled look-back) into vectors
- *               of the SOAC's size, cut to the count read back
- *   PARTITION   rtg::select_count (flags, their offsets by CUB's scan, the
- *               count read back), then rtg::select_write
+ *   FILTER,     rtg::partition_launch: one pass (a decoupled look-back)
+ *   PARTITION   into vectors of the SOAC's size, cut to the count read back
+ *               (one wait for a kernel's independent ones)
  *   PERMUTE     rtg::permute; `into` a copy of D, the highest index
  *               writing a place winning it
  *   ONCE        rtg::once: one thread; the values read back
@@ -59,7 +58,11 @@ typedef struct Gx {
   Vec vectors;      /* const char *: every vector or segdes local of the
                        host function, freed at the end unless a result */
   Vec vector_vars;  /* const LcuVar *: the same */
-  const char *slot; /* a FILTER's: the local its count's slot goes to */
+  const char *slot; /* a FILTER's or PARTITION's: the local its count's
+                       slot goes to, and the one its size goes to (both
+                       declared before its block: flush_filters reads
+                       them after it) */
+  const char *slot_n;
   Vec pending;      /* PendingFilter *: FILTERs launched, their counts
                        not read yet */
 } Gx;
@@ -69,6 +72,7 @@ typedef struct Gx {
 typedef struct PendingFilter {
   const LcuSoac *s;
   const char *slot;
+  const char *n; /* its size: a PARTITION's others are n less the kept */
 } PendingFilter;
 
 static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
@@ -474,34 +478,22 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
           identity(x), n, functor(x, "store"));
 }
 
+/* FILTER and PARTITION in one pass (rtg::partition_launch) into vectors
+   of the SOAC's size, cut to the count when it is read (flush_filters):
+   the kept values, then a PARTITION's others. */
 static void host_filter(Gx *x, bool partition) {
   Cg *cg = x->cg;
   int nv = nvalues(x->s);
   const char *n = soac_size(x);
-  if (!partition) {
-    /* one pass into vectors of the SOAC's size, cut to the count when
-       it is read (flush_filters) */
-    for (int v = 0; v < nv; v++)
-      new_vector(x, x->s->results.data[v], n);
-    cg_line(cg, "%s = rtg::filter_launch<%s>(%s, loc, %s, %s, %s, %s);", x->slot, kname(x, "V"), kernel_string(x),
-            functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"));
-    PendingFilter *p = NEW(PendingFilter);
-    *p = (PendingFilter){x->s, x->slot};
-    vec_push(&x->pending, p);
-    return;
-  }
-  const char *flags = cg_temp(cg), *offs = cg_temp(cg), *kept = cg_temp(cg);
-  cg_line(cg, "uint8_t *%s;", flags);
-  cg_line(cg, "int64_t *%s;", offs);
-  cg_line(cg, "const int64_t %s = rtg::select_count(%s, loc, %s, %s, %s, &%s, &%s);", kept, kernel_string(x),
-          functor(x, "pull"), functor(x, "pred"), n, flags, offs);
-  for (int v = 0; v < nv; v++)
-    new_vector(x, x->s->results.data[v], kept);
-  if (partition)
-    for (int v = 0; v < nv; v++)
-      new_vector(x, x->s->results.data[nv + v], xprintf("(%s - %s)", n, kept));
-  cg_line(cg, "rtg::select_write(%s, loc, %s, %s, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), n,
-          flags, offs, functor(x, "store"), functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+  for (int v = 0; v < (partition ? 2 * nv : nv); v++)
+    new_vector(x, x->s->results.data[v], n);
+  cg_line(cg, "%s = %s;", x->slot_n, n);
+  cg_line(cg, "%s = rtg::partition_launch<%s>(%s, loc, %s, %s, %s, %s, %s, %s);", x->slot, kname(x, "V"),
+          kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"),
+          functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+  PendingFilter *p = NEW(PendingFilter);
+  *p = (PendingFilter){x->s, x->slot, x->slot_n};
+  vec_push(&x->pending, p);
 }
 
 static void host_permute(Gx *x) {
@@ -765,7 +757,7 @@ static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
    else may wait for the device and take result slots, whose room a wait
    frees (rtg::filter_launch). */
 static bool joins_pending(const Gx *x, const LcuSoac *next) {
-  if (next->kind != SOAC_FILTER)
+  if (next->kind != SOAC_FILTER && next->kind != SOAC_PARTITION)
     return false;
   for (int i = 0; i < x->pending.len; i++)
     if (reads_results_of(next, ((const PendingFilter *)x->pending.data[i])->s))
@@ -782,9 +774,11 @@ static void flush_filters(Gx *x) {
     cg_line(cg, "{"); /* a block: a later `goto fail` may not jump past its initialization */
     cg->indent++;
     cg_line(cg, "const int64_t %s = rtg::filter_count(%s);", kept, p->slot);
+    int nv = nvalues(p->s);
     for (int v = 0; v < p->s->results.len; v++) {
       const LcuVar *r = p->s->results.data[v];
-      cg_line(cg, "%s = rtg_vec_fit(%s, %s);", cg_name(r), cg_name(r), kept);
+      cg_line(cg, "%s = rtg_vec_fit(%s, %s);", cg_name(r), cg_name(r),
+              v < nv ? kept : xprintf("%s - %s", p->n, kept));
       fill_a(x, r);
     }
     cg->indent--;
@@ -970,9 +964,10 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     x.s = k->soacs.data[i];
     x.index = i;
     cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
-    if (x.s->kind == SOAC_FILTER) {
+    if (x.s->kind == SOAC_FILTER || x.s->kind == SOAC_PARTITION) {
       x.slot = cg_temp(cg);
-      cg_line(cg, "int64_t *%s; /* the slot of its count */", x.slot);
+      x.slot_n = cg_temp(cg);
+      cg_line(cg, "int64_t *%s, %s; /* the slot of its count, its size */", x.slot, x.slot_n);
     }
     cg_line(cg, "{");
     cg->indent++;

@@ -553,10 +553,12 @@ __device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t s
    the tile's start among the kept comes from the look-back.  The kept
    values go to 'store' in order, at most n of them: the caller allocates
    n and shrinks to the count (rtg_vec_fit).  The last tile writes the
-   count. */
-template <class V, class Pull, class Pred, class Store>
+   count.  A PARTITION is the same pass, each other value to 'other' at
+   its index less the kept values before it. */
+template <class V, class Pull, class Pred, class Store, class Other>
 __global__ void __launch_bounds__(THREADS)
-    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, RtgTileState st, int64_t *count) {
+    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
+                  int64_t *count) {
   constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
   __shared__ int warp_counts[K][WARPS];
   __shared__ int64_t tile_start;
@@ -592,9 +594,16 @@ __global__ void __launch_bounds__(THREADS)
   }
   __syncthreads();
   const unsigned below = (1u << lane) - 1;
-  for (int r = 0; r < K; r++)
+  for (int r = 0; r < K; r++) {
+    /* the kept elements before this one: its place among the kept, and
+       (a PARTITION's other element) j less it among the others */
+    int64_t kept_before = tile_start + warp_counts[r][w] + __popc(mask[r] & below);
+    int64_t j = base + (int64_t)r * THREADS + threadIdx.x;
     if (mask[r] >> lane & 1)
-      store(tile_start + warp_counts[r][w] + __popc(mask[r] & below), v[r]);
+      store(kept_before, v[r]);
+    else if (partition && j < n)
+      other(j - kept_before, v[r]);
+  }
 }
 
 /* FILTER: the values of pull(0 .. n-1) that pred keeps, to store(0 ..),
@@ -604,18 +613,25 @@ __global__ void __launch_bounds__(THREADS)
    a kernel's independent FILTERs wait once).  No other slot may be
    taken between the launch and the read after a sync in between:
    finish_reads (rt/gpu.cu) reuses their room. */
-template <class V, class Pull, class Pred, class Store>
-int64_t *filter_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
+template <class V, class Pull, class Pred, class Store, class Other>
+int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other,
+                          bool partition) {
   if (n <= 0)
     return NULL;
   constexpr int per_tile = THREADS * ITEMS<V>;
   int64_t tiles = (n + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
   int64_t *count = result_slot<int64_t>();
-  rtg_launching("filter");
-  filter_kernel<V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, st, count);
+  rtg_launching(partition ? "partition" : "filter");
+  filter_kernel<V><<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, pred, n, store, other, partition, st,
+                                                                   count);
   rtg_launched(name, loc);
   return count;
+}
+
+template <class V, class Pull, class Pred, class Store>
+int64_t *filter_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
+  return partition_launch<V>(name, loc, pull, pred, n, store, store, false);
 }
 
 inline int64_t filter_count(int64_t *slot) {
@@ -628,6 +644,13 @@ inline int64_t filter_count(int64_t *slot) {
 template <class V, class Pull, class Pred, class Store>
 int64_t filter(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
   return filter_count(filter_launch<V>(name, loc, pull, pred, n, store));
+}
+
+/* PARTITION: as FILTER, and the others to other(0 ..), in order (n less
+   the count of them: the caller's vectors for them hold n too). */
+template <class V, class Pull, class Pred, class Store, class Other>
+int64_t partition(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other) {
+  return filter_count(partition_launch<V>(name, loc, pull, pred, n, store, other, true));
 }
 
 /* ---- PERMUTE ---- */

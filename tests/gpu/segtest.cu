@@ -24,9 +24,10 @@
  *     and an 80-byte value (too large for the balanced path: the other
  *     kernels must take it whatever the path asked for).  A guard after
  *     each result catches stores out of range, a fill pattern missed ones;
- *   - rtg::filter (FILTER in one pass, a decoupled look-back), 0 to 10^7
- *     elements of 4, 40 and 80 bytes, kept by seven patterns: the count,
- *     the kept values in order, nothing stored past them.
+ *   - rtg::filter and rtg::partition (FILTER and PARTITION in one pass,
+ *     a decoupled look-back), 0 to 10^7 elements of 4, 40 and 80 bytes,
+ *     kept by seven patterns: the count, the kept values and a
+ *     PARTITION's others in order, nothing stored past them.
  * It calls the templates as generated code does (pull, op and store
  * functors), prints one line per case and ends with `N passed, M failed`,
  * exiting 1 on any failure.  A timing section at the end (not a test)
@@ -698,35 +699,54 @@ template <int BYTES> struct FStore {
 static const char *const filter_patterns[] = {"none", "all", "every third", "random half", "one in 1000",
                                               "first half", "last only"};
 
-template <int BYTES> static void test_filter(int64_t n, int pattern) {
+template <int BYTES> static std::string check_values(const std::vector<FValue<BYTES>> &got,
+                                                      const std::vector<int64_t> &want, int64_t room,
+                                                      const char *which) {
+  char buf[200];
+  for (size_t k = 0; k < want.size(); k++)
+    for (int w = 0; w < BYTES / 4; w++)
+      if (got[k].w[w] != (int32_t)(want[k] * 2654435761u + w)) {
+        snprintf(buf, sizeof buf, "%s value %zu is not element %lld's", which, k, (long long)want[k]);
+        return buf;
+      }
+  if (!untouched(&got[want.size()], sizeof(FValue<BYTES>) * (size_t)(room - (int64_t)want.size()))) {
+    snprintf(buf, sizeof buf, "a store past the %s values", which);
+    return buf;
+  }
+  return "";
+}
+
+/* rtg::filter, or with 'partition' rtg::partition (the others too, to a
+   second vector, in order). */
+template <int BYTES> static void test_filter(int64_t n, int pattern, bool partition) {
   typedef FValue<BYTES> V;
-  std::vector<int64_t> want;
+  std::vector<int64_t> want, others;
   for (int64_t i = 0; i < n; i++)
-    if (filter_keeps(pattern, i, n))
-      want.push_back(i);
+    (filter_keeps(pattern, i, n) ? want : others).push_back(i);
   V *dy = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
+  V *dz = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
-  int64_t kept = rtg::filter<V>("segtest", RtLoc{NULL, 0, 0}, FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
-                                FStore<BYTES>{dy});
+  cuda_check(cudaMemsetAsync(dz, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  int64_t kept = partition ? rtg::partition<V>("segtest", RtLoc{NULL, 0, 0}, FPull<BYTES>{}, FPred<BYTES>{pattern, n},
+                                              n, FStore<BYTES>{dy}, FStore<BYTES>{dz})
+                           : rtg::filter<V>("segtest", RtLoc{NULL, 0, 0}, FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
+                                            FStore<BYTES>{dy});
   std::vector<V> got = read_back(dy, (size_t)(n + GUARD));
+  std::vector<V> got_other = read_back(dz, (size_t)(n + GUARD));
   rtg_free(dy);
+  rtg_free(dz);
   std::string wrong;
   char buf[200];
   if (kept != (int64_t)want.size()) {
     snprintf(buf, sizeof buf, "counted %lld, expected %lld", (long long)kept, (long long)want.size());
     wrong = buf;
   }
-  for (size_t k = 0; wrong.empty() && k < want.size(); k++)
-    for (int w = 0; w < BYTES / 4; w++)
-      if (got[k].w[w] != (int32_t)(want[k] * 2654435761u + w)) {
-        snprintf(buf, sizeof buf, "kept value %zu is not element %lld's", k, (long long)want[k]);
-        wrong = buf;
-        break;
-      }
-  if (wrong.empty() && !untouched(&got[want.size()], sizeof(V) * (size_t)(n + GUARD - (int64_t)want.size())))
-    wrong = "a store past the count";
-  result(wrong.empty(), "filter: %d-byte values, n=%lld, keep %s%s%s", BYTES, (long long)n, filter_patterns[pattern],
-         wrong.empty() ? "" : ": ", wrong.c_str());
+  if (wrong.empty())
+    wrong = check_values<BYTES>(got, want, n + GUARD, "kept");
+  if (wrong.empty())
+    wrong = check_values<BYTES>(got_other, partition ? others : std::vector<int64_t>(), n + GUARD, "other");
+  result(wrong.empty(), "%s: %d-byte values, n=%lld, keep %s%s%s", partition ? "partition" : "filter", BYTES,
+         (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
 }
 
 static void test_filters(bool quick) {
@@ -735,10 +755,15 @@ static void test_filters(bool quick) {
     for (int pattern = 0; pattern < 7; pattern++) {
       if (quick && n >= 10000000 && pattern != 3)
         continue;
-      test_filter<4>(n, pattern);
+      test_filter<4>(n, pattern, false);
       if (n <= 1000003) {
-        test_filter<40>(n, pattern);
-        test_filter<80>(n, pattern);
+        test_filter<40>(n, pattern, false);
+        test_filter<80>(n, pattern, false);
+      }
+      if (n <= 1000003 || pattern == 3) {
+        test_filter<4>(n, pattern, true);
+        if (n <= 65537)
+          test_filter<80>(n, pattern, true);
       }
     }
 }
