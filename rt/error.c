@@ -15,6 +15,10 @@
  * After the line, rt_fail longjmps to the statement's guard; the program
  * goes on with the next statement, as NESL's REPL does.
  */
+#include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +380,21 @@ static void *run_program(void *p) {
 
 void (*rt_exit_report)(void);
 
+/* A vector freed is soon asked for again, of the same size (each call of
+   a timed function, each level of a recursion).  glibc serves a request
+   of more than 32 MB by a fresh mapping and gives it back at free, so
+   that each use of a large vector paid a page fault for each of its
+   pages: muladd of 10^7 doubles, whose result is 80 MB, took 23.9 ms on
+   the CPU target against the baseline's 6.6 (2 cores).  The heap serves
+   every size instead (no mappings), and keeps what is freed (no trim). */
+static void keep_freed_memory(void) {
+#ifdef __GLIBC__
+  mallopt(M_ARENA_MAX, 1); /* the program's thread too: another arena maps its large blocks whatever M_MMAP_MAX */
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+}
+
 int rt_main(char **argv, void (*program)(void)) {
   /* OpenMP's threads wait for work by spinning unless told otherwise: on
      a machine busy with other work that turns a program of many small
@@ -386,6 +405,7 @@ int rt_main(char **argv, void (*program)(void)) {
     setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
     execv("/proc/self/exe", argv);
   }
+  keep_freed_memory();
   MainArgs args = {program};
   pthread_attr_t attr;
   pthread_t thread;
