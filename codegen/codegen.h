@@ -64,8 +64,8 @@ typedef struct CgChecks {
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
   bool unchecked_sums;  /* float + and * unchecked: a commutative REDUCE's
-                           operator on the GPU, whose result the host
-                           checks instead (cuda.c, deferred_checks) */
+                           operator, whose result is checked instead
+                           (cuda.c's deferred_checks, cpu.c's) */
 } CgChecks;
 
 /* The continuation of a thunk: it gets the C expressions of the results
@@ -148,6 +148,11 @@ void cg_line_as(CgFormat *f, Cg *cg, const char *fmt, ...) __attribute__((format
 void cg_blank(Cg *cg);
 /* The runtime's name of operation 'op': "RT_ADD". */
 const char *cg_rtop(FlatOp op);
+/* True if REDUCE 's''s operator is commutative, so that its elements may
+   be combined in any order: each result is `a OP b` or `b OP a` of its
+   two arguments' components, OP one of +, *, and, or, xor, or an int
+   (char, bool) minimum or maximum (emit.c says more). */
+bool cg_op_commutative(const LcuSoac *s);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
 /* The C name of λcu variable 'v' (unique in the program), made once per

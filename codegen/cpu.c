@@ -195,6 +195,29 @@ static void combine_into(Kx *x, const char **acc, const char **vals, const CgChe
   thunk_into(x, x->s->second, args, c, acc);
 }
 
+/* The checks of a commutative REDUCE's float + and * on its result: a
+   sum or product of finite values that overflows stays infinite or
+   becomes NaN whatever is combined with it after, so that the result's
+   test stands for each operation's (as on the GPU, cuda.c's
+   deferred_checks, with the same record: index INT64_MAX - 1, after the
+   elements' own errors, the operator's site).  Each element then costs
+   no test and no branch for the combination: dotp of 10^7 doubles took
+   4.29 ms, the OpenMP baseline 2.69 (2 cores). */
+static void deferred_checks(Kx *x, const char **total) {
+  Cg *cg = x->cg;
+  const LcuThunk *op = x->s->second;
+  CgChecks c = checks_at(x, "(INT64_MAX - 1)", NULL, 1);
+  for (int i = 0; i < op->body.len; i++) {
+    const LcuExp *e = op->body.data[i];
+    if (e->kind != LE_OP || e->nargs != 2 || e->args[0]->type != FB_FLOAT || (e->op != FLAT_ADD && e->op != FLAT_MUL))
+      continue;
+    int site = cg_exp_site(cg, e, &c, rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, false));
+    cg_line(cg, "if (!isfinite(%s))", total[i]);
+    cg_line(cg, "  %s(err, (INT64_MAX - 1), RT_CHECK_SCALAR, %d, RT_E_NOT_FINITE, %s, 0, 0, 0.0);", cg->record_fn,
+            site, cg_rtop(e->op));
+  }
+}
+
 static void gen_reduce_or_scan(Kx *x, bool scan) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -222,6 +245,10 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
   CgChecks ck = checks_at(x, i, ix, 0), op = checks_at(x, i, ix, combine);
+  /* a commutative REDUCE's float sums and products checked on its result
+     (deferred_checks) */
+  bool deferred = !scan && cg_op_commutative(s);
+  op.unchecked_sums = deferred;
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -245,9 +272,12 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
       cg_line(cg, "%s[%s] = %s;", part[v], c, total[v]);
   }
   CgChecks last = checks_at(x, n, NULL, combine);
+  last.unchecked_sums = deferred;
   combine_into(x, total, chunk_val, &last);
   cg->indent--;
   cg_line(cg, "}");
+  if (deferred)
+    deferred_checks(x, total);
   if (!scan) {
     for (int v = 0; v < nv; v++) {
       cg_line(cg, "%s = %s;", result_name(s, v), total[v]);

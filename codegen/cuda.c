@@ -216,7 +216,6 @@ static const char **v_fields(const char *a, int n) {
   return r;
 }
 
-static bool op_commutative(const LcuSoac *s);
 
 /* K_s_op: (V, V) -> V, a REDUCE's or SCAN's operator.  Its errors (a
    float sum that overflows) know no element: they are recorded after
@@ -239,7 +238,7 @@ static void gen_op(Gx *x, int combine) {
     args[nv + i] = fb[i];
   }
   CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, combine);
-  c.unchecked_sums = x->s->kind == SOAC_REDUCE && op_commutative(x->s);
+  c.unchecked_sums = x->s->kind == SOAC_REDUCE && cg_op_commutative(x->s);
   cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
   cg->indent--;
   cg_line(cg, "}");
@@ -398,39 +397,6 @@ static void host_map(Gx *x) {
   cg_line(cg, "rtg::map(%s, loc, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "store"), n);
 }
 
-/* Is expression 'e' the variable 'v'? */
-static bool is_var(const LcuExp *e, const LcuVar *v) { return e->kind == LE_VAR && e->var == v; }
-
-/* True if REDUCE 's''s operator is commutative, so that its elements may
-   be combined in any order (rtg::reduce_commutative): each result is
-   `a OP b` or `b OP a` of its two arguments' components, OP one of +, *,
-   and, or, xor, or an int (char, bool) minimum or maximum, `if a CMP b
-   then a else b`.  (A float maximum is not taken: of 0.0 and -0.0, which
-   one is first decides what it prints.) */
-static bool op_commutative(const LcuSoac *s) {
-  const LcuThunk *op = s->second;
-  int nv = op->body.len;
-  if (op->params.len != 2 * nv || op->lets.len)
-    return false;
-  for (int i = 0; i < nv; i++) {
-    const LcuExp *e = op->body.data[i];
-    const LcuVar *a = op->params.data[i], *b = op->params.data[nv + i];
-    if (e->kind == LE_OP && e->nargs == 2 &&
-        (e->op == FLAT_ADD || e->op == FLAT_MUL || e->op == FLAT_AND || e->op == FLAT_OR || e->op == FLAT_XOR) &&
-        ((is_var(e->args[0], a) && is_var(e->args[1], b)) || (is_var(e->args[0], b) && is_var(e->args[1], a))))
-      continue;
-    if (e->kind == LE_IF && e->type != FB_FLOAT && e->args[0]->kind == LE_OP && e->args[0]->nargs == 2) {
-      const LcuExp *c = e->args[0];
-      bool cmp = c->op == FLAT_LT || c->op == FLAT_LE || c->op == FLAT_GT || c->op == FLAT_GE;
-      bool same = (is_var(c->args[0], a) && is_var(c->args[1], b) && is_var(e->args[1], a) && is_var(e->args[2], b)) ||
-                  (is_var(c->args[0], b) && is_var(c->args[1], a) && is_var(e->args[1], b) && is_var(e->args[2], a));
-      if (cmp && same)
-        continue;
-    }
-    return false;
-  }
-  return true;
-}
 
 /* The checks of a commutative REDUCE's float + and *, which its
    operator leaves out (gen_op), on the result 'r': a sum or product of
@@ -463,7 +429,7 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
   const char *n = soac_size(x);
   if (!scan) {
     const char *r = cg_temp(cg);
-    bool commutative = op_commutative(x->s);
+    bool commutative = cg_op_commutative(x->s);
     cg_line(cg, "const %s %s = rtg::%s(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
             commutative ? "reduce_commutative" : "reduce", kernel_string(x), functor(x, "pull"), functor(x, "op"),
             identity(x), n);

@@ -372,3 +372,37 @@ const char *cg_where(Loc loc) {
     buf_putc(&b, *q == '*' && q[1] == '/' ? '+' : *q); /* no end of comment */
   return xprintf("%s:%d: %s", loc.src->name, loc.line, buf_str(&b));
 }
+
+/* Is expression 'e' the variable 'v'? */
+static bool is_var(const LcuExp *e, const LcuVar *v) { return e->kind == LE_VAR && e->var == v; }
+
+/* True if REDUCE 's''s operator is commutative, so that its elements may
+   be combined in any order (rtg::reduce_commutative): each result is
+   `a OP b` or `b OP a` of its two arguments' components, OP one of +, *,
+   and, or, xor, or an int (char, bool) minimum or maximum, `if a CMP b
+   then a else b`.  (A float maximum is not taken: of 0.0 and -0.0, which
+   one is first decides what it prints.) */
+bool cg_op_commutative(const LcuSoac *s) {
+  const LcuThunk *op = s->second;
+  int nv = op->body.len;
+  if (op->params.len != 2 * nv || op->lets.len)
+    return false;
+  for (int i = 0; i < nv; i++) {
+    const LcuExp *e = op->body.data[i];
+    const LcuVar *a = op->params.data[i], *b = op->params.data[nv + i];
+    if (e->kind == LE_OP && e->nargs == 2 &&
+        (e->op == FLAT_ADD || e->op == FLAT_MUL || e->op == FLAT_AND || e->op == FLAT_OR || e->op == FLAT_XOR) &&
+        ((is_var(e->args[0], a) && is_var(e->args[1], b)) || (is_var(e->args[0], b) && is_var(e->args[1], a))))
+      continue;
+    if (e->kind == LE_IF && e->type != FB_FLOAT && e->args[0]->kind == LE_OP && e->args[0]->nargs == 2) {
+      const LcuExp *c = e->args[0];
+      bool cmp = c->op == FLAT_LT || c->op == FLAT_LE || c->op == FLAT_GT || c->op == FLAT_GE;
+      bool same = (is_var(c->args[0], a) && is_var(c->args[1], b) && is_var(e->args[1], a) && is_var(e->args[2], b)) ||
+                  (is_var(c->args[0], b) && is_var(c->args[1], a) && is_var(e->args[1], b) && is_var(e->args[2], a));
+      if (cmp && same)
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
