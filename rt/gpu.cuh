@@ -505,9 +505,9 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
    first are not ordered, and saw stale words), so that a reader never
    sees a value without its kind.  (Two arrays, the values written
    before the status word with a fence between, made quicksort's FILTER
-   2.6 times slower: the fences sit on the look-back's critical path.)  The epochs (rtg_tile_state: a
-   new one each launch) mean that the words are never cleared between
-   launches. */
+   2.6 times slower: the fences sit on the look-back's critical path.)
+   The epochs (rtg_tile_state: a new one each launch) mean that the
+   words are never cleared between launches. */
 constexpr unsigned long long TILE_SUM = 1, TILE_PREFIX = 2;
 
 __device__ inline void tile_store(RtgTileWord *w, long long value, unsigned long long status) {
