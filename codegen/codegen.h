@@ -153,6 +153,17 @@ const char *cg_rtop(FlatOp op);
    two arguments' components, OP one of +, *, and, or, xor, or an int
    (char, bool) minimum or maximum (emit.c says more). */
 bool cg_op_commutative(const LcuSoac *s);
+/* The float + and * of commutative REDUCE 's''s operator, left unchecked
+   (CgChecks.unchecked_sums) for a test of the result to stand for: each
+   one's component of the result, its site (in the checks 'c', a
+   reduction's) and its operation's runtime name, into 'out' (room for
+   one per component); returns how many. */
+typedef struct CgDeferred {
+  int component;
+  int site;
+  const char *op; /* "RT_ADD", "RT_MUL" */
+} CgDeferred;
+int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *out);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
 /* The C name of λcu variable 'v' (unique in the program), made once per

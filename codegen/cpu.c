@@ -205,16 +205,13 @@ static void combine_into(Kx *x, const char **acc, const char **vals, const CgChe
    4.29 ms, the OpenMP baseline 2.69 (2 cores). */
 static void deferred_checks(Kx *x, const char **total) {
   Cg *cg = x->cg;
-  const LcuThunk *op = x->s->second;
   CgChecks c = checks_at(x, "(INT64_MAX - 1)", NULL, 1);
-  for (int i = 0; i < op->body.len; i++) {
-    const LcuExp *e = op->body.data[i];
-    if (e->kind != LE_OP || e->nargs != 2 || e->args[0]->type != FB_FLOAT || (e->op != FLAT_ADD && e->op != FLAT_MUL))
-      continue;
-    int site = cg_exp_site(cg, e, &c, rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, false));
-    cg_line(cg, "if (!isfinite(%s))", total[i]);
+  CgDeferred *d = xmalloc(sizeof(CgDeferred) * (size_t)(x->s->second->body.len + 1));
+  int n = cg_deferred_checks(cg, x->s, &c, d);
+  for (int k = 0; k < n; k++) {
+    cg_line(cg, "if (!isfinite(%s))", total[d[k].component]);
     cg_line(cg, "  %s(err, (INT64_MAX - 1), RT_CHECK_SCALAR, %d, RT_E_NOT_FINITE, %s, 0, 0, 0.0);", cg->record_fn,
-            site, cg_rtop(e->op));
+            d[k].site, d[k].op);
   }
 }
 
