@@ -718,7 +718,7 @@ static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
 /* May SOAC 'next' be launched before the pending FILTERs' counts are
    read?  Only another FILTER that reads none of their results: anything
    else may wait for the device and take result slots, whose room a wait
-   frees (rtg::filter_launch). */
+   frees (rtg::partition_launch). */
 static bool joins_pending(const Gx *x, const LcuSoac *next) {
   if (next->kind != SOAC_FILTER && next->kind != SOAC_PARTITION)
     return false;

@@ -544,10 +544,10 @@ __device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t s
 
 /* ---- FILTER in one pass ----
 
-   rtg::filter: one launch and one read back, where select_count and
-   select_write take four launches (the flags, CUB's scan of them in
-   two, the select), two temporary arrays, and each element's pull
-   twice.  Each block takes one tile of THREADS * ITEMS<V> elements,
+   rtg::partition_launch (FILTER and PARTITION): one launch and one read
+   back, where select_count and select_write take four launches (the
+   flags, CUB's scan of them in two, the select), two temporary arrays,
+   and each element's pull twice.  Each block takes one tile of THREADS * ITEMS<V> elements,
    computes each element's value and predicate once, keeping them in
    registers, and counts its kept ones (warp ballots, in element order);
    the tile's start among the kept comes from the look-back.  The kept
@@ -606,13 +606,14 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
-/* FILTER: the values of pull(0 .. n-1) that pred keeps, to store(0 ..),
-   in order, at most n (the caller's vectors hold n).  filter_launch
-   returns the slot its count comes back in (NULL: none kept, for n 0);
-   filter_count reads it (a sync, the first of several reads together:
-   a kernel's independent FILTERs wait once).  No other slot may be
-   taken between the launch and the read after a sync in between:
-   finish_reads (rt/gpu.cu) reuses their room. */
+/* FILTER (with 'partition' false) and PARTITION: the values of
+   pull(0 .. n-1) that pred keeps to store(0 ..), in order, at most n (the
+   caller's vectors hold n), and a PARTITION's others to other(0 ..), n
+   less the kept.  Returns the slot the count comes back in (NULL: none
+   kept, for n 0); filter_count reads it (a sync, the first of several
+   reads together: a kernel's independent FILTERs wait once).  No other
+   slot may be taken between the launch and the read after a sync in
+   between: finish_reads (rt/gpu.cu) reuses their room. */
 template <class V, class Pull, class Pred, class Store, class Other>
 int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other,
                           bool partition) {
@@ -629,11 +630,6 @@ int64_t *partition_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int
   return count;
 }
 
-template <class V, class Pull, class Pred, class Store>
-int64_t *filter_launch(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
-  return partition_launch<V>(name, loc, pull, pred, n, store, store, false);
-}
-
 inline int64_t filter_count(int64_t *slot) {
   int64_t kept = 0;
   if (slot)
@@ -641,13 +637,12 @@ inline int64_t filter_count(int64_t *slot) {
   return kept;
 }
 
+/* The two in one call each (the self-test's, tests/gpu/segtest.cu). */
 template <class V, class Pull, class Pred, class Store>
 int64_t filter(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store) {
-  return filter_count(filter_launch<V>(name, loc, pull, pred, n, store));
+  return filter_count(partition_launch<V>(name, loc, pull, pred, n, store, store, false));
 }
 
-/* PARTITION: as FILTER, and the others to other(0 ..), in order (n less
-   the count of them: the caller's vectors for them hold n too). */
 template <class V, class Pull, class Pred, class Store, class Other>
 int64_t partition(const char *name, RtLoc loc, Pull pull, Pred pred, int64_t n, Store store, Other other) {
   return filter_count(partition_launch<V>(name, loc, pull, pred, n, store, other, true));
