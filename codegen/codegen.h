@@ -91,6 +91,7 @@ typedef struct CgSite {
   const char *prim, *message;
   const char *lib_fn; /* an expression fusion moved out of a library
                          call (LcuExp.lib_fn): worded as in it */
+  const char *user_fn; /* a check in a scalar function (scalarfn.c) */
 } CgSite;
 
 /* Generated text, kept in memory until it is written out whole.  It
@@ -191,6 +192,10 @@ int cg_site(Cg *cg, Loc loc, const char *prim, const char *message);
    location, or the run's when it is its SOAC's (lcu_error_loc); in its
    library call when fusion moved it out of one (LcuExp.lib_fn). */
 int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim);
+/* The site of a check at 'loc' in scalar function 'user_fn' (RtSite),
+   in library function 'lib_fn''s call at 'loc' when it was inlined from
+   one (or NULL). */
+int cg_fn_site(Cg *cg, Loc loc, const char *lib_fn, const char *user_fn);
 /* The location 'loc' as an RtLoc expression: RT_LOC("f.nesl", 3, 5). */
 const char *cg_loc(Loc loc);
 /* A comment naming the NESL source line of 'loc'. */
@@ -214,6 +219,19 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
 const char *cg_scalar_op(FlatOp op, FlatBase base, const char **args, const char *err, bool *checked,
                          int *operand);
 
+/* ---- scalarfn.c ---- */
+
+/* Writes the C functions of the CPU functions that thunks call (LE_CALL)
+   and of those they call in turn, before the kernels that call them. */
+void cg_scalar_funcs(Cg *cg);
+/* The C name of the scalar function that LE_CALL 'e' calls. */
+const char *cg_scalar_func_name(const LcuFunc *f);
+/* The C call of LE_CALL 'e' on the C expressions 'args': recording into
+   the record of 'checks' for its element (the recording pass; the int
+   'failed' is set too), or with 'checks' NULL only setting 'failed' (the
+   fast pass). */
+const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgChecks *checks, const char *failed);
+
 /* ---- cpu.c, cuda.c ---- */
 
 extern const CgTarget cg_cpu_target;
@@ -226,6 +244,9 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name);
 void cg_cpu_loops(Cg *cg, bool parallel);
 
 /* ---- host.c ---- */
+
+/* 'prefix' and the λcu name of 'f' made an identifier: fn_qsort_lifted. */
+const char *cg_func_name(const char *prefix, const LcuFunc *f);
 
 /* Writes the whole program for 'target' to 'out'. */
 void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const char *source_name);

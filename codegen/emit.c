@@ -303,7 +303,7 @@ const char *cg_layout(Cg *cg, const RtLayout *l) {
 int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
   for (int i = 0; i < cg->sites.len; i++) {
     CgSite *s = cg->sites.data[i];
-    if (!s->lib_fn && s->loc.src == loc.src && s->loc.line == loc.line && s->loc.col == loc.col &&
+    if (!s->lib_fn && !s->user_fn && s->loc.src == loc.src && s->loc.line == loc.line && s->loc.col == loc.col &&
         (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)) &&
         (s->message == message || (s->message && message && strcmp(s->message, message) == 0)))
       return i;
@@ -320,7 +320,7 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
   if (e->lib_fn) {
     for (int i = 0; i < cg->sites.len; i++) {
       CgSite *s = cg->sites.data[i];
-      if (s->lib_fn && strcmp(s->lib_fn, e->lib_fn) == 0 && lcu_loc_equal(s->loc, e->loc) &&
+      if (s->lib_fn && !s->user_fn && strcmp(s->lib_fn, e->lib_fn) == 0 && lcu_loc_equal(s->loc, e->loc) &&
           (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)))
         return i;
     }
@@ -333,6 +333,21 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
   }
   bool own = e->loc.src && !lcu_loc_equal(e->loc, c->loc);
   return cg_site(cg, own ? e->loc : no_loc, prim, NULL);
+}
+
+int cg_fn_site(Cg *cg, Loc loc, const char *lib_fn, const char *user_fn) {
+  for (int i = 0; i < cg->sites.len; i++) {
+    CgSite *s = cg->sites.data[i];
+    if (s->user_fn && strcmp(s->user_fn, user_fn) == 0 && lcu_loc_equal(s->loc, loc) &&
+        (s->lib_fn == lib_fn || (s->lib_fn && lib_fn && strcmp(s->lib_fn, lib_fn) == 0)))
+      return i;
+  }
+  CgSite *s = NEW(CgSite);
+  s->loc = loc;
+  s->lib_fn = lib_fn;
+  s->user_fn = user_fn;
+  vec_push(&cg->sites, s);
+  return cg->sites.len - 1;
 }
 
 const char *cg_literal(const char *s) {

@@ -24,10 +24,9 @@
 
 /* ---- names ---- */
 
-/* The C name of function 'f': its λcu name made an identifier. */
-static const char *func_name(const LcuFunc *f) {
+const char *cg_func_name(const char *prefix, const LcuFunc *f) {
   Buf b = {0};
-  buf_puts(&b, "fn_");
+  buf_puts(&b, prefix);
   for (const char *p = f->name; *p; p++) {
     unsigned char c = (unsigned char)*p;
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')
@@ -39,6 +38,9 @@ static const char *func_name(const LcuFunc *f) {
   }
   return buf_str(&b);
 }
+
+/* The C name of function 'f': fn_ and its λcu name made an identifier. */
+static const char *func_name(const LcuFunc *f) { return cg_func_name("fn_", f); }
 
 static bool is_vector(const LcuVar *v) { return v->type.kind != LT_SCALAR; }
 
@@ -603,6 +605,7 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
   for (int i = 0; i < p->funcs.len; i++)
     cg_line(&cg, "%s;", func_signature(p->funcs.data[i]));
   cg_blank(&cg);
+  cg_scalar_funcs(&cg);
   for (int i = 0; i < p->kernels.len; i++)
     target->kernel(&cg, p->kernels.data[i]);
   for (int i = 0; i < p->funcs.len; i++)
@@ -649,12 +652,13 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
   for (int i = 0; i < cg.sites.len; i++) {
     const CgSite *s = cg.sites.data[i];
     const char *file = s->loc.src ? cg_string(s->loc.src->name, strlen(s->loc.src->name)) : "NULL";
-    fprintf(out, "  {%s, %d, %d, %s, %s, %s},\n", file, s->loc.line, s->loc.col,
+    fprintf(out, "  {%s, %d, %d, %s, %s, %s, %s},\n", file, s->loc.line, s->loc.col,
             s->prim ? cg_string(s->prim, strlen(s->prim)) : "NULL",
             s->message ? cg_string(s->message, strlen(s->message)) : "NULL",
-            s->lib_fn ? cg_string(s->lib_fn, strlen(s->lib_fn)) : "NULL");
+            s->lib_fn ? cg_string(s->lib_fn, strlen(s->lib_fn)) : "NULL",
+            s->user_fn ? cg_string(s->user_fn, strlen(s->user_fn)) : "NULL");
   }
-  fputs("  {NULL, 0, 0, NULL, NULL, NULL}};\n\n", out);
+  fputs("  {NULL, 0, 0, NULL, NULL, NULL, NULL}};\n\n", out);
   fwrite(body.data, 1, body.len, out);
   cg_text_free(&body);
   cg_forget_names();

@@ -449,6 +449,7 @@ static const char *finite_least(Tx *tx) {
 }
 
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);
+static const char *call_exp(Tx *tx, const LcuExp *e, CgBinding *env);
 
 static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
@@ -552,6 +553,33 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
+/* A scalar function's call (scalarfn.c): in the fast pass it sets the
+   flag when a check in it fails; in the recording pass it records. */
+static const char *call_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
+  Cg *cg = tx->cg;
+  const char **args = xmalloc(sizeof(char *) * (size_t)(e->nargs + 1));
+  Buf key = {0};
+  buf_printf(&key, "call %s(", e->callee->name);
+  for (int i = 0; i < e->nargs; i++) {
+    args[i] = gen_exp(tx, e->args[i], env);
+    buf_printf(&key, "%s,", args[i]);
+  }
+  const char *known = cse_find(tx, buf_str(&key));
+  if (known)
+    return known;
+  const char *t = cg_temp(cg);
+  cse_note(tx, buf_str(&key), t);
+  if (tx->fast) {
+    cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, cg_scalar_call(cg, e, args, NULL, failed_flag(tx)));
+    return t;
+  }
+  const char *failed = cg_temp(cg);
+  cg_line(cg, "int %s = 0;", failed);
+  cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t,
+          cg_scalar_call(cg, e, args, tx->checks, failed));
+  return t;
+}
+
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   switch (e->kind) {
@@ -592,6 +620,8 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     const char *v = gen_exp(tx, e->args[0], env);
     return gen_exp(tx, e->args[1], cg_bind(env, e->var, v, NULL, NULL));
   }
+  case LE_CALL:
+    return call_exp(tx, e, env);
   }
   unreachable();
 }

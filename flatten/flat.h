@@ -117,7 +117,9 @@ typedef struct FlatAtom {
 
 typedef enum FlatStmtKind {
   FS_OP,   /* results = op(args) */
-  FS_CALL, /* results = callee(args) */
+  FS_CALL, /* results = callee(args); with 'each': the callee, a scalar
+              loop of scalars (flatten.c), applied to each element of
+              its vector args, one vector result */
   FS_IF,   /* results = if args[0] then 'then' else 'els' */
   FS_TIME, /* results = the block's results, then the seconds it took (float) */
 } FlatStmtKind;
@@ -131,6 +133,7 @@ typedef struct FlatStmt {
   Vec args;           /* FlatAtom * */
   FlatOp op;          /* FS_OP */
   struct FlatFunc *callee;            /* FS_CALL */
+  bool each;                          /* FS_CALL: callee applied to each element */
   struct FlatBlock *then, *els, *body; /* FS_IF; FS_TIME's body */
   /* FS_OP details: */
   bool lifted;        /* NAME, EQL, HASH, HOST_PRIM: on vectors of values */

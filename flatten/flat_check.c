@@ -306,6 +306,23 @@ static void check_stmt(Checker *c, const FlatStmt *s) {
       fail(c, s->loc, "call of %s, which is not in the program", f->name);
     if (n != f->params.len)
       fail(c, s->loc, "call of %s with %d arguments; it has %d parameters", f->name, n, f->params.len);
+    if (s->each) {
+      /* the scalar function on each element: vectors for its scalars */
+      if (f->lifted || f->result_types.len != 1 || ((FlatType *)f->result_types.data[0])->kind != FT_SCALAR)
+        fail(c, s->loc, "call of %s on each element: it must be a function of scalars with one scalar result", f->name);
+      for (int i = 0; i < n; i++) {
+        FlatType pt = ((FlatVar *)f->params.data[i])->type;
+        if (pt.kind != FT_SCALAR || !flat_type_equal(args[i], flat_vec(pt.base)))
+          fail(c, s->loc, "call of %s on each element: argument %d is a %s, the parameter a %s", f->name, i + 1,
+               flat_type_name(args[i]), flat_type_name(pt));
+      }
+      Vec types = {0};
+      FlatType *r = NEW(FlatType);
+      *r = flat_vec(((FlatType *)f->result_types.data[0])->base);
+      vec_push(&types, r);
+      check_result_types(c, s->loc, xprintf("call of %s on each element", f->name), &s->results, &types);
+      break;
+    }
     for (int i = 0; i < n; i++) {
       FlatType pt = ((FlatVar *)f->params.data[i])->type;
       if (!flat_type_equal(args[i], pt))

@@ -210,18 +210,15 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void run_call(FlatInterp *in, const FlatStmt *s) {
-  const FlatFunc *f = s->callee;
-  if (!f)
-    die("a call without a callee");
-  if (s->args.len != f->params.len)
-    die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
+/* Calls 'f' at statement 's' with 'args' (one value per parameter);
+   returns its body's results. */
+static RtValue **call_func(FlatInterp *in, const FlatStmt *s, const FlatFunc *f, RtValue **args) {
   FrameLayout *layout = frame_layout(in, f, &f->params, f->body);
   analyse_params(in, f);
   RtValue **slots = xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
-  for (int i = 0; i < s->args.len; i++) {
+  for (int i = 0; i < f->params.len; i++) {
     const FlatVar *param = f->params.data[i];
-    RtValue *v = atom_value(in, s->args.data[i], s->loc);
+    RtValue *v = args[i];
     if (!rt_type_equal(flat_rt_type(param->type), v->type))
       die("call of %s: parameter %s gets a %s", f->name, var_name(param), rt_type_name(v->type));
     slots[in->slot_of[param->id]] = v;
@@ -238,7 +235,46 @@ static void run_call(FlatInterp *in, const FlatStmt *s) {
   in->depth--;
   in->frame = parent;
   rt_set_context(&parent->context);
-  bind_results(in, s, results, f->body->results.len);
+  return results;
+}
+
+/* A call with 'each' (flat.h): the scalar function on each element of
+   its vector arguments, in order, into one vector. */
+static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f, RtValue **vectors) {
+  int n = f->params.len;
+  int64_t len = n ? vectors[0]->len : 0;
+  FlatType rt = *(FlatType *)f->result_types.data[0];
+  RtValue *out = rt_value_new(rt_vec_type(flat_rt_base(rt.base)), len);
+  size_t size = rt_base_size(flat_rt_base(rt.base));
+  RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
+  for (int64_t j = 0; j < len; j++) {
+    for (int i = 0; i < n; i++) {
+      if (vectors[i]->type.kind != RT_VEC || vectors[i]->len != len)
+        die("call of each %s: argument %d is a %s of %lld, not a vector of %lld", f->name, i + 1,
+            rt_type_name(vectors[i]->type), (long long)vectors[i]->len, (long long)len);
+      args[i] = rt_scalar_at(vectors[i], j);
+    }
+    RtValue **r = call_func(in, s, f, args);
+    memcpy((char *)out->data.any + (size_t)j * size, r[0]->data.any, size);
+  }
+  RtValue **results = xmalloc(sizeof(RtValue *));
+  results[0] = out;
+  return results;
+}
+
+static void run_call(FlatInterp *in, const FlatStmt *s) {
+  const FlatFunc *f = s->callee;
+  if (!f)
+    die("a call without a callee");
+  if (s->args.len != f->params.len)
+    die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
+  RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
+  for (int i = 0; i < s->args.len; i++)
+    args[i] = atom_value(in, s->args.data[i], s->loc);
+  RtValue **results = s->each ? call_each(in, s, f, args) : call_func(in, s, f, args);
+  bind_results(in, s, results, s->each ? 1 : f->body->results.len);
+  if (s->each)
+    count_elements(in, results[0]);
 }
 
 static void run_stmt(FlatInterp *in, const FlatStmt *s) {

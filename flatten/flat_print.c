@@ -166,7 +166,7 @@ static void print_stmt(FILE *out, const FlatStmt *s, int indent) {
     return;
   case FS_CALL:
     print_result_tuple(out, &s->results);
-    fprintf(out, " = call %s ", s->callee ? s->callee->name : "?");
+    fprintf(out, " = call %s%s ", s->each ? "each " : "", s->callee ? s->callee->name : "?");
     print_atom_tuple(out, &s->args);
     fputc('\n', out);
     return;

@@ -47,6 +47,7 @@ typedef struct Fl {
   FlatBlock *block; /* where statements go */
   Loc loc;         /* of the expression being translated */
   int sites;       /* numbers RAND statements */
+  PtrMap loops;    /* MonoFunc -> LOOP_YES / LOOP_NO: scalar_loop's answers */
 } Fl;
 
 typedef struct Pending {
@@ -572,10 +573,28 @@ static Vals call_function(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args, Type *resul
 }
 
 static Vals primitive(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args);
+static bool scalar_loop(Fl *fl, MonoFunc *mf);
+
+/* A call of scalar loop f (scalar_loop) in a lifted context: f itself,
+   applied to each element (FS_CALL with 'each'), where f^ would recurse
+   on the host once per iteration. */
+static Vals call_each(Fl *fl, MonoFunc *mf, Vals args) {
+  FlatFunc *f = get_func(fl, mf, false);
+  FlatStmt *s = stmt(fl, FS_CALL);
+  s->callee = f;
+  s->each = true;
+  for (int i = 0; i < args.len; i++)
+    vec_push(&s->args, args.data[i]);
+  FlatVar *v = flat_new_var(fl->fp, flat_vec(base_of(res(mf->type)->snd)), NULL);
+  vec_push(&s->results, v);
+  return one(flat_var_atom(v));
+}
 
 static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
   if (mf->primitive)
     return primitive(fl, ctx, mf, args);
+  if (ctx->lifted && scalar_loop(fl, mf))
+    return call_each(fl, mf, args);
   return call_function(fl, ctx, mf, args, res(mf->type)->snd);
 }
 
@@ -1190,6 +1209,105 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 }
 
 #include "flatten_prims.inc"
+
+/* ---- scalar loops ----
+
+   A function whose parameters and result are scalars (a tuple of them
+   for the parameters), whose body only computes with scalars (constants,
+   its parameters, let, if, the element-wise primitives but rand, calls
+   of such functions) and that calls itself, only in tail position, is a
+   loop: `escape(c, z, k) = if done then k else escape(c, f(z), k + 1)`.
+   Inside an apply-to-each each element runs its own iterations, as a
+   thunk's call (λcu's LE_CALL) that codegen makes a C loop.  Lifted
+   instead, f^ would take one host step per iteration over the elements
+   still running, packing every argument and merging the results back
+   (mandelbrot: 256 steps).  Functions that call each other are not
+   loops, nor are recursive calls whose result is used further (their
+   depth would be the stack's): they stay lifted. */
+
+/* What scalar_kind found a function to be. */
+enum { LOOP_NOT = 1, LOOP_PLAIN, LOOP_YES, LOOP_VISITING };
+
+static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive);
+
+/* LOOP_NOT, LOOP_PLAIN (computes with scalars alone, without recursion)
+   or LOOP_YES (a scalar loop); LOOP_VISITING while its body is walked,
+   so that functions calling each other are LOOP_NOT. */
+static intptr_t scalar_kind(Fl *fl, MonoFunc *mf) {
+  intptr_t known = (intptr_t)ptrmap_get(&fl->loops, mf);
+  if (known)
+    return known == LOOP_VISITING ? LOOP_NOT : known;
+  Type *ft = res(mf->type);
+  intptr_t kind = LOOP_NOT;
+  if (mf->body && scalar_tuple(ft->fst) && is_base(ft->snd)) {
+    ptrmap_put(&fl->loops, mf, (void *)(intptr_t)LOOP_VISITING);
+    bool rec = false;
+    if (loop_body(fl, mf, mf->body, true, &rec))
+      kind = rec ? LOOP_YES : LOOP_PLAIN;
+  }
+  ptrmap_put(&fl->loops, mf, (void *)kind);
+  return kind;
+}
+
+/* May the body of loop 'self' call 'mf' ('name', of result type 't')? */
+static bool loop_callee(Fl *fl, MonoFunc *self, MonoFunc *mf, Type *t, bool tail, bool *recursive) {
+  if (!mf)
+    return false; /* a constructor */
+  if (mf->primitive) {
+    if (!is_base(t) || strcmp(mf->def->name, "rand") == 0)
+      return false;
+    for (size_t i = 0; i < sizeof elementwise / sizeof elementwise[0]; i++)
+      if (strcmp(mf->def->name, elementwise[i].prim) == 0)
+        return true;
+    return false;
+  }
+  if (mf == self) {
+    *recursive = true;
+    return tail;
+  }
+  return scalar_kind(fl, mf) != LOOP_NOT; /* a loop of its own runs as one */
+}
+
+static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursive) {
+  if (!scalar_tuple(e->type))
+    return false;
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+    return true;
+  case EX_VAR:
+    return !e->u.ref.def; /* a local, not a top-level binding */
+  case EX_PAIR:
+    return loop_body(fl, self, e->u.pair.fst, false, recursive) &&
+           loop_body(fl, self, e->u.pair.snd, false, recursive);
+  case EX_IF:
+    return loop_body(fl, self, e->u.ifx.cond, false, recursive) &&
+           loop_body(fl, self, e->u.ifx.then, tail, recursive) && loop_body(fl, self, e->u.ifx.els, tail, recursive);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      if (!loop_body(fl, self, ((Binding *)e->u.let.binds.data[i])->value, false, recursive))
+        return false;
+    return loop_body(fl, self, e->u.let.body, tail, recursive);
+  case EX_CALL:
+    return loop_body(fl, self, e->u.ref.arg, false, recursive) &&
+           loop_callee(fl, self, e->callee, e->type, tail, recursive);
+  case EX_BINOP:
+    return loop_body(fl, self, e->u.op.lhs, false, recursive) &&
+           loop_body(fl, self, e->u.op.rhs, false, recursive) &&
+           loop_callee(fl, self, e->callee, e->type, tail, recursive);
+  case EX_UNOP:
+    return loop_body(fl, self, e->u.op.lhs, false, recursive) &&
+           loop_callee(fl, self, e->callee, e->type, tail, recursive);
+  default:
+    return false; /* sequences, subscripts, strings, apply-to-each, time */
+  }
+}
+
+/* Is 'mf' a scalar loop (above)?  Asked of every function called in a
+   lifted context; the answer is kept. */
+static bool scalar_loop(Fl *fl, MonoFunc *mf) { return scalar_kind(fl, mf) == LOOP_YES; }
 
 /* ---- functions ---- */
 

@@ -893,6 +893,8 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
     const FlatAtom *divisor = d && d->kind == LE_CONST ? &d->constant : NULL;
     return !fus_op_safe(e->op, e->args[0]->type, divisor);
   }
+  case LE_CALL: /* a scalar loop: its checks, and it may not end */
+    return true;
   default:
     return false;
   }

@@ -635,6 +635,9 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   case LE_OP:
     buf_printf(&c->b, "op%d", (int)e->op);
     break;
+  case LE_CALL:
+    buf_printf(&c->b, "call %s", e->callee->name);
+    break;
   case LE_LET:
     canon_exp(c, e->args[0]);
     vec_push(&c->lets, e->var);

@@ -90,11 +90,31 @@ LcuType lcu_atom_type(const LcuAtom *a) { return a->var ? a->var->type : lcu_sca
 
 /* ---- thunk expressions ---- */
 
+static LcuExp **args_new(int n) { return xmalloc(sizeof(LcuExp *) * (size_t)(n < 3 ? 3 : n)); }
+
 static LcuExp *exp_new(Loc loc, LcuExpKind kind, FlatBase type) {
   LcuExp *e = NEW(LcuExp);
   e->kind = kind;
   e->loc = loc;
   e->type = type;
+  e->args = args_new(3);
+  return e;
+}
+
+LcuExp *lcu_exp_clone(const LcuExp *e) {
+  LcuExp *c = NEW(LcuExp);
+  *c = *e;
+  c->args = args_new(e->nargs);
+  memcpy(c->args, e->args, sizeof(LcuExp *) * (size_t)(e->nargs < 3 ? 3 : e->nargs));
+  return c;
+}
+
+LcuExp *lcu_exp_call(Loc loc, struct LcuFunc *f, FlatBase type, LcuExp **args, int nargs) {
+  LcuExp *e = exp_new(loc, LE_CALL, type);
+  e->callee = f;
+  e->nargs = nargs;
+  e->args = args_new(nargs);
+  memcpy(e->args, args, sizeof(LcuExp *) * (size_t)nargs);
   return e;
 }
 
@@ -615,6 +635,11 @@ static void canon_exp(Canon *c, const LcuExp *e) {
     break;
   case LE_OP:
     canon_int(c, "op", e->op, " ");
+    break;
+  case LE_CALL:
+    canon_puts(c, "call ");
+    canon_puts(c, e->callee->name);
+    canon_putc(c, ' ');
     break;
   case LE_IF:
     break;

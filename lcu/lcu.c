@@ -97,3 +97,57 @@ Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run) {
     return run;
   return e->loc;
 }
+
+/* ---- scalar functions: what a thunk may call (LE_CALL) ---- */
+
+static const char *scalar_block(const LcuBlock *b, PtrMap *seen);
+
+/* Why 'f' may not be called from a thunk, or NULL: its parameters and
+   its one result are scalars, and its body holds only scalar operations
+   (RAND excepted), ifs and calls of such functions.  'seen' holds the
+   functions already looked at (recursion is allowed). */
+static const char *scalar_func(const LcuFunc *f, PtrMap *seen) {
+  if (ptrmap_get(seen, f))
+    return NULL;
+  ptrmap_put(seen, f, (void *)1);
+  if (!f->body)
+    return xprintf("%s has no body", f->name);
+  for (int i = 0; i < f->params.len; i++)
+    if (((const LcuVar *)f->params.data[i])->type.kind != LT_SCALAR)
+      return xprintf("%s has a parameter that is not a scalar", f->name);
+  if (f->body->results.len != 1 || lcu_atom_type(f->body->results.data[0]).kind != LT_SCALAR)
+    return xprintf("%s does not give one scalar", f->name);
+  return scalar_block(f->body, seen);
+}
+
+static const char *scalar_block(const LcuBlock *b, PtrMap *seen) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    const char *why = NULL;
+    switch (s->kind) {
+    case LS_SCALAR:
+      if (s->op == FLAT_RAND)
+        why = "rand";
+      break;
+    case LS_IF:
+      why = scalar_block(s->then, seen);
+      if (!why)
+        why = scalar_block(s->els, seen);
+      break;
+    case LS_CALL:
+      why = s->callee ? scalar_func(s->callee, seen) : "a call without a callee";
+      break;
+    default:
+      why = "a statement that is not a scalar operation, an if or a call";
+      break;
+    }
+    if (why)
+      return why;
+  }
+  return NULL;
+}
+
+const char *lcu_scalar_func(const LcuFunc *f) {
+  PtrMap seen = {0};
+  return scalar_func(f, &seen);
+}

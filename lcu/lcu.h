@@ -74,6 +74,10 @@ typedef enum LcuExpKind {
   LE_IF,    /* if e then e else e */
   LE_LET,   /* let x = e in e */
   LE_LENGTH,/* #x: the length of a `using` vector */
+  LE_CALL,  /* f(e1, ..., en): CPU function f, a scalar loop (flatten.c:
+               scalars in, one scalar out; its body only scalar
+               statements, ifs and calls of such functions), applied to
+               scalars; nargs is f's number of parameters */
 } LcuExpKind;
 
 typedef struct LcuExp {
@@ -91,8 +95,12 @@ typedef struct LcuExp {
   LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
                              LE_LENGTH */
   FlatAtom constant;      /* LE_CONST (FA_INT ... FA_CHAR) */
-  struct LcuExp *args[3]; /* LE_OP operands; LE_INDEX: [0] the index;
-                             LE_IF: cond, then, else; LE_LET: value, body */
+  struct LcuExp **args;   /* nargs of them (room for 3 at least): LE_OP
+                             operands; LE_INDEX: [0] the index; LE_IF:
+                             cond, then, else; LE_LET: value, body;
+                             LE_CALL: the arguments.  A copy of an
+                             expression copies the array (lcu_exp_clone) */
+  struct LcuFunc *callee; /* LE_CALL */
   const char *lib_fn;     /* NULL, or (fusion) the library function whose
                              inlined statement the expression was moved out
                              of, into a run of other code: its errors are
@@ -351,6 +359,11 @@ bool lcu_loc_equal(Loc a, Loc b);
    be shared by runs of other statements, lcu_intern_kernel), then the
    run's. */
 Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run);
+/* NULL if CPU function 'f' may be called from a thunk (LE_CALL): its
+   parameters and its one result are scalars, and its body holds only
+   scalar operations but RAND, ifs, and calls of such functions; else
+   why not. */
+const char *lcu_scalar_func(const LcuFunc *f);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
    Every node is made here, location first (chibicc's new_binary).  A
@@ -379,6 +392,10 @@ LcuExp *lcu_exp_length(Loc loc, LcuVar *vec);
 LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c);
 LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els);
 LcuExp *lcu_exp_let(Loc loc, LcuVar *x, LcuExp *value, LcuExp *body);
+/* f(args), the result of type 'type'; 'args' has f's arity (copied) */
+LcuExp *lcu_exp_call(Loc loc, struct LcuFunc *f, FlatBase type, LcuExp **args, int nargs);
+/* A shallow copy of 'e' with an array of arguments of its own. */
+LcuExp *lcu_exp_clone(const LcuExp *e);
 
 /* Thunks: made empty; parameters are new variables. */
 LcuThunk *lcu_thunk_new(void);

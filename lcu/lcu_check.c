@@ -190,6 +190,8 @@ static void thunk_bind(Checker *c, const ThunkCtx *t, const LcuVar *v) {
 }
 
 /* Checks 'e' and returns its base type, which must be the one it claims. */
+static bool func_in_program(Checker *c, const LcuFunc *f) { return f->name && map_get(&c->funcs, f->name) == f; }
+
 static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
   Loc loc = t->s->loc;
   if (!e)
@@ -289,6 +291,27 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
            an_base(value));
     got = check_exp(c, t, e->args[1]);
     c->tvisible[v->id] = 0;
+    break;
+  }
+  case LE_CALL: {
+    const LcuFunc *f = e->callee;
+    if (!f || !func_in_program(c, f))
+      fail(c, loc, "%s: a call of %s, which is not a function of the program", t->what,
+           f && f->name ? f->name : "nothing");
+    const char *why = lcu_scalar_func(f);
+    if (why)
+      fail(c, loc, "%s: a call of %s, which a thunk may not call: %s", t->what, f->name, why);
+    if (e->nargs != f->params.len)
+      fail(c, loc, "%s: a call of %s with %d arguments; it has %d parameters", t->what, f->name, e->nargs,
+           f->params.len);
+    for (int i = 0; i < e->nargs; i++) {
+      FlatBase a = check_exp(c, t, e->args[i]);
+      FlatBase want = ((const LcuVar *)f->params.data[i])->type.base;
+      if (a != want)
+        fail(c, loc, "%s: argument %d of %s is %s, the parameter %s", t->what, i + 1, f->name, an_base(a),
+             an_base(want));
+    }
+    got = lcu_atom_type(f->body->results.data[0]).base;
     break;
   }
   default:
@@ -909,7 +932,6 @@ static void check_host(Checker *c, const LcuStmt *s, const LcuType *a, int n, Ve
   }
 }
 
-static bool func_in_program(Checker *c, const LcuFunc *f) { return f->name && map_get(&c->funcs, f->name) == f; }
 
 static bool kernel_in_program(Checker *c, const LcuKernel *k) {
   return k->name && map_get(&c->kernels, k->name) == k;

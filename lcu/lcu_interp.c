@@ -126,6 +126,7 @@ struct LcuInterp {
 };
 
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
+static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc);
 static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params);
 
 /* Arrays of at most SMALL values live on the C stack (which the
@@ -773,6 +774,26 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     Local bound = {e->var, eval(k, e->args[0], env, n), false, 0, env};
     return eval(k, e->args[1], &bound, n);
   }
+  case LE_CALL: {
+    /* the CPU function on each lane in turn: its errors are those of
+       the first failing lane */
+    RtValue **vals = xmalloc(sizeof(RtValue *) * (size_t)(e->nargs + 1));
+    RtValue **one = xmalloc(sizeof(RtValue *) * (size_t)(e->nargs + 1));
+    for (int i = 0; i < e->nargs; i++)
+      vals[i] = eval(k, e->args[i], env, n);
+    RtValue *r = new_vec(e->type, n);
+    size_t size = rt_base_size(flat_rt_base(e->type));
+    Loc at = lcu_error_loc(e, k->soac, k->loc);
+    for (int64_t j = 0; j < n; j++) {
+      for (int i = 0; i < e->nargs; i++)
+        one[i] = rt_scalar_at(vals[i], j);
+      RtValue *x = call_func(k->in, e->callee, one, at)[0];
+      if (x->type.kind != FT_SCALAR || x->type.base != e->type)
+        die("call of %s gives a %s", e->callee->name, rt_type_name(x->type));
+      copy_elem((char *)r->data.any + (size_t)j * size, x->data.any, size);
+    }
+    return r;
+  }
   }
   die("thunk expression kind %d", (int)e->kind);
 }
@@ -978,6 +999,16 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     eval1(k, e->args[0], env, &v);
     One bound = {e->var, &v, env};
     eval1(k, e->args[1], &bound, out);
+    return;
+  }
+  case LE_CALL: {
+    RtValue *a = xmalloc(sizeof(RtValue) * (size_t)(e->nargs + 1));
+    RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(e->nargs + 1));
+    for (int i = 0; i < e->nargs; i++) {
+      eval1(k, e->args[i], env, &a[i]);
+      args[i] = &a[i];
+    }
+    scalar_copy(out, call_func(k->in, e->callee, args, lcu_error_loc(e, k->soac, k->loc))[0]);
     return;
   }
   }
@@ -1401,30 +1432,41 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Calls 'f' with 'args' (one value per parameter) from 'loc': a call
+   statement's, or a thunk's call (LE_CALL); returns its body's results. */
+static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc) {
+  if (!f || !f->body)
+    die("a call without a callee");
+  Layout *layout = block_layout(in, f, &f->params, f->body);
+  analyse(in, f->body, &f->params);
+  RtValue **slots = xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
+  for (int i = 0; i < f->params.len; i++) {
+    const LcuVar *param = f->params.data[i];
+    check_fits(param, args[i]);
+    slots[slot_in(layout, param)] = args[i];
+  }
+  rt_check_stack(flat_rt_loc(loc));
+  const RtContext *caller = rt_context();
+  Frame *parent = in->frame;
+  Frame frame = {f, layout, slots, parent, flat_call_context(caller, func_source(f), f->library, loc)};
+  in->frame = &frame;
+  rt_set_context(&frame.context);
+  RtValue **results = run_block(in, f->body, f->loc);
+  in->frame = parent;
+  rt_set_context(caller);
+  return results;
+}
+
 static void run_call(LcuInterp *in, const LcuStmt *s) {
   const LcuFunc *f = s->callee;
   if (!f || !f->body)
     die("a call without a callee");
   if (s->args.len != f->params.len)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
-  Layout *layout = block_layout(in, f, &f->params, f->body);
-  analyse(in, f->body, &f->params);
-  RtValue **slots = xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1));
-  for (int i = 0; i < s->args.len; i++) {
-    const LcuVar *param = f->params.data[i];
-    RtValue *v = atom_value(in, s->args.data[i], s->loc);
-    check_fits(param, v);
-    slots[slot_in(layout, param)] = v;
-  }
-  rt_check_stack(flat_rt_loc(s->loc));
-  const RtContext *caller = rt_context();
-  Frame *parent = in->frame;
-  Frame frame = {f, layout, slots, parent, flat_call_context(caller, func_source(f), f->library, s->loc)};
-  in->frame = &frame;
-  rt_set_context(&frame.context);
-  RtValue **results = run_block(in, f->body, f->loc);
-  in->frame = parent;
-  rt_set_context(caller);
+  RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
+  for (int i = 0; i < s->args.len; i++)
+    args[i] = atom_value(in, s->args.data[i], s->loc);
+  RtValue **results = call_func(in, f, args, s->loc);
   bind_all(in, &s->results, results, f->body->results.len, f->name);
 }
 

@@ -309,6 +309,18 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
     fputs(" in ", out);
     print_exp(pr, e->args[1], LEVEL_OPEN);
     return;
+  case LE_CALL:
+    /* call f(args) : type: the reader meets calls before their callees */
+    fputs("call ", out);
+    print_name(out, e->callee && e->callee->name ? e->callee->name : "?");
+    fputc('(', out);
+    for (int i = 0; i < e->nargs; i++) {
+      if (i)
+        fputs(", ", out);
+      print_exp(pr, e->args[i], LEVEL_OPEN);
+    }
+    fprintf(out, ") : %s", lcu_type_name(lcu_scalar(e->type)));
+    return;
   }
   fputc('?', out);
 }

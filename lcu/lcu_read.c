@@ -562,6 +562,7 @@ static FlatBase op_type(Reader *r, size_t at, FlatOp op, LcuExp **args, int n) {
 }
 
 static LcuExp *exp_at(Reader *r, int power);
+static LcuFunc *function_named(Reader *r, const char *n, size_t at);
 
 /* op(args) in a thunk, 'n' its name (at 'at'), read */
 static LcuExp *op_call(Reader *r, const char *n, size_t at) {
@@ -636,6 +637,26 @@ static LcuExp *primary(Reader *r) {
     expect(r, "=");
     LcuExp *value = exp_at(r, 0);
     e = let_body(r, n, value);
+  } else if (accept(r, "call")) {
+    /* call f(args) : type; lcu_check matches them with f's definition */
+    skip(r);
+    size_t fat = r->tok;
+    LcuFunc *f = function_named(r, name(r), fat);
+    expect(r, "(");
+    Vec args = {0};
+    if (!accept(r, ")")) {
+      do
+        vec_push(&args, exp_at(r, 0));
+      while (accept(r, ","));
+      expect(r, ")");
+    }
+    expect(r, ":");
+    LcuType t = lcu_type(r);
+    if (t.kind != LT_SCALAR) {
+      r->tok = at;
+      fail(r, "a call in a thunk of a %s result", lcu_type_name(t));
+    }
+    e = lcu_exp_call(unset, f, t.base, (LcuExp **)args.data, args.len);
   } else {
     const char *n = name(r);
     if (cur(r) == '(') { /* an operation: no blank before its '(' */

@@ -451,6 +451,23 @@ static void lower_elementwise(Lw *lw, FlatStmt *fs) {
   }
 }
 
+/* The size of the MAP of element-wise statement 'fs': the length of its
+   first vector argument that is not a DIST, else that of a DIST. */
+static LcuSize elementwise_size(Lw *lw, LcuKernelBuilder *kb, FlatStmt *fs) {
+  for (int k = 0; k < fs->args.len; k++) {
+    FlatAtom *a = fs->args.data[k];
+    if (a->kind == FA_VAR && a->u.var->type.kind == FT_VEC && !ptrmap_get(&lw->scope->dists, a->u.var))
+      return lcu_kb_size_length(kb, var_of(lw, a->u.var));
+  }
+  for (int k = 0; k < fs->args.len; k++) {
+    FlatAtom *a = fs->args.data[k];
+    Dist *d = a->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, a->u.var) : NULL;
+    if (d)
+      return lcu_kb_size_atom(kb, d->length);
+  }
+  return (LcuSize){0};
+}
+
 /* The MAP of an element-wise operation on vectors. */
 static LcuStmt *build_elementwise(Lw *lw, FlatStmt *fs, Vec *out) {
   FlatVar *r = fs->results.data[0];
@@ -458,31 +475,34 @@ static LcuStmt *build_elementwise(Lw *lw, FlatStmt *fs, Vec *out) {
   LcuThunk *t = lcu_kb_index_thunk(kb);
   LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
   LcuExp *args[3] = {0};
-  LcuSize size = {0};
-  bool sized = false;
-  for (int k = 0; k < fs->args.len; k++) {
+  for (int k = 0; k < fs->args.len; k++)
     args[k] = operand(lw, kb, fs->args.data[k], i);
-    FlatAtom *a = fs->args.data[k];
-    if (!sized && a->kind == FA_VAR && a->u.var->type.kind == FT_VEC && !ptrmap_get(&lw->scope->dists, a->u.var)) {
-      size = lcu_kb_size_length(kb, var_of(lw, a->u.var));
-      sized = true;
-    }
-  }
-  if (!sized) {
-    /* every vector argument is a DIST: their length */
-    for (int k = 0; k < fs->args.len && !sized; k++) {
-      FlatAtom *a = fs->args.data[k];
-      Dist *d = a->kind == FA_VAR ? ptrmap_get(&lw->scope->dists, a->u.var) : NULL;
-      if (d) {
-        size = lcu_kb_size_atom(kb, d->length);
-        sized = true;
-      }
-    }
-  }
+  LcuSize size = elementwise_size(lw, kb, fs);
   lcu_thunk_return(t, elementwise_exp(kb->loc, fs->op, r->type.base, fs->args.len, args));
   LcuSoac *s = lcu_soac_map(lw->loc, t, size);
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
   return kernel_run(lw, kb, s, out);
+}
+
+static LcuFunc *func_of(Lw *lw, FlatFunc *f);
+
+/* A call of scalar loop f on each element (FS_CALL with 'each'): the MAP
+   { i => f(a1[i], ..., an[i]) }, which fuses as any other. */
+static void lower_each_call(Lw *lw, FlatStmt *fs) {
+  FlatVar *r = fs->results.data[0];
+  LcuKernelBuilder *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(kb);
+  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuExp **args = xmalloc(sizeof(LcuExp *) * (size_t)(fs->args.len + 1));
+  for (int k = 0; k < fs->args.len; k++)
+    args[k] = operand(lw, kb, fs->args.data[k], i);
+  LcuSize size = elementwise_size(lw, kb, fs);
+  lcu_thunk_return(t, lcu_exp_call(kb->loc, func_of(lw, fs->callee), r->type.base, args, fs->args.len));
+  LcuSoac *s = lcu_soac_map(lw->loc, t, size);
+  lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
+  Vec out;
+  kernel_run(lw, kb, s, &out);
+  bind_results(lw, fs, &out);
 }
 
 /* ---- the other operations ---- */
@@ -1361,7 +1381,6 @@ static void mark_nonnegative(Lw *lw, FlatVar *v) { ptrmap_put(&lw->scope->nonneg
 
 /* ---- blocks, calls, inlining ---- */
 
-static LcuFunc *func_of(Lw *lw, FlatFunc *f);
 static void lower_block_into(Lw *lw, FlatBlock *b, LcuBlock *out);
 
 static void inline_call(Lw *lw, FlatStmt *fs) {
@@ -1453,6 +1472,10 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
     lower_op(lw, fs);
     return;
   case FS_CALL:
+    if (fs->each) {
+      lower_each_call(lw, fs);
+      return;
+    }
     if (inlined(lw, fs->callee)) {
       inline_call(lw, fs);
       return;

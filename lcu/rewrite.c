@@ -66,8 +66,7 @@ LcuExp *lcu_copy_exp(LcuProgram *p, const LcuExp *e, PtrMap *renaming) {
   PtrMap local = {0};
   if (!renaming) /* (a let's new binder must be recorded somewhere) */
     renaming = &local;
-  LcuExp *c = NEW(LcuExp);
-  *c = *e;
+  LcuExp *c = lcu_exp_clone(e);
   if (e->kind == LE_LET) {
     c->args[0] = lcu_copy_exp(p, e->args[0], renaming);
     c->var = fresh(p, renaming, e->var);
@@ -204,8 +203,7 @@ static LcuExp *subst(LcuProgram *p, const LcuExp *e, PtrMap *renaming, Replace *
   const LcuExp *by = replace(e, ctx);
   if (by)
     return lcu_copy_exp(p, by, NULL);
-  LcuExp *c = NEW(LcuExp);
-  *c = *e;
+  LcuExp *c = lcu_exp_clone(e);
   if (e->kind == LE_LET) {
     c->args[0] = subst(p, e->args[0], renaming, replace, ctx);
     c->var = fresh(p, renaming, e->var);
@@ -331,8 +329,7 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
     return size_exp(c->producer, e->loc);
   if (j >= 0)
     die("a thunk reads vector %s as a scalar", e->var->name);
-  LcuExp *r = NEW(LcuExp);
-  *r = *e;
+  LcuExp *r = lcu_exp_clone(e);
   if (e->kind == LE_LET) {
     r->args[0] = compose_exp(c, e->args[0]);
     r->var = fresh(c->p, &c->renaming, e->var);

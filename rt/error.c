@@ -244,6 +244,14 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   if (!run.file && e->run > 0) /* the GPU: the run is known by its site */
     run = (RtLoc){sites[e->run].file, sites[e->run].line, sites[e->run].col};
   RtLoc loc = s->file ? (RtLoc){s->file, s->line, s->col} : run;
+  /* a check in a scalar function a thunk called: in the context of that
+     call, as the interpreters' (their calls set it); never undone either */
+  static RtContext in_fn;
+  if (s->user_fn && e->check == RT_CHECK_SCALAR) {
+    const RtSite *c = &sites[e->len];
+    in_fn = rt_call_context(context, s->user_fn, false, c->file ? (RtLoc){c->file, c->line, c->col} : run);
+    context = &in_fn;
+  }
   /* a check moved out of an inlined library call: in that call's context
      (the run's caller's, with the call); it fails, so it is never undone */
   static RtContext moved;

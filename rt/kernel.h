@@ -44,6 +44,11 @@ typedef struct RtSite {
                           worded as in that function, called at
                           file:line:col (the interpreters' LcuExp.lib_fn),
                           or NULL */
+  const char *user_fn; /* a check in a scalar function that a thunk calls
+                          (λcu's LE_CALL): the function, whose call the
+                          error names as the interpreters do (in function
+                          f, line, column); the call's site is the
+                          error's 'len' */
 } RtSite;
 
 typedef struct RtKernelError {
@@ -53,7 +58,9 @@ typedef struct RtKernelError {
   int32_t code;  /* RT_CHECK_SCALAR: the RtScalarError */
   int32_t op;    /* the operation (RtOp) */
   int32_t i;     /* RT_CHECK_INDEX: the subscript */
-  int64_t len;   /* RT_CHECK_INDEX: the length; RT_CHECK_SIZE: the size */
+  int64_t len;   /* RT_CHECK_INDEX: the length; RT_CHECK_SIZE: the size;
+                    RT_CHECK_SCALAR at a site with a user_fn: the site
+                    of the thunk's call of that function */
   double x;      /* RT_CHECK_SCALAR: the operand */
   int32_t run;   /* the site of the `run` that launched the kernel, where
                     a check without a location of its own is reported */

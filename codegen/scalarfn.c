@@ -1,0 +1,289 @@
+/*
+ * scalarfn.c: the CPU functions that thunks call (λcu's LE_CALL: the
+ * scalar loops of flatten.c, `escape(c, z, k) = if done then k else
+ * escape(c, f(z), k + 1)` applied to each element) as C functions of
+ * scalars, which every kernel's element calls in place.  A call in tail
+ * position of the function itself is the next iteration of a loop
+ * around its body, so that an element iterates without a stack; other
+ * calls are C calls.  Both targets share them: on CUDA they are
+ * __host__ __device__, since a kernel's host version calls them too.
+ *
+ * A check that fails stops the function.  The thunk's fast pass passes
+ * no record: the function sets its caller's flag, and the element runs
+ * again in the recording pass (thunk.c), which passes the kernel's
+ * record, the element's index and the site of the call; the function
+ * records its error there, as a thunk's own check does, and returns a
+ * harmless 0.  The error's site names the function, and its 'len' the
+ * call's site, so that it is reported as the interpreters report an
+ * error in a called function (rt_kernel_fail).
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+/* The C name of scalar function 'f': sf_ and its λcu name made an
+   identifier. */
+const char *cg_scalar_func_name(const LcuFunc *f) { return cg_func_name("sf_", f); }
+
+typedef struct Sx {
+  Cg *cg;
+  const LcuFunc *f; /* the function being written */
+} Sx;
+
+static const char *atom(const LcuAtom *a) { return a->var ? cg_name(a->var) : cg_constant(a->constant); }
+
+static FlatBase atom_base(const LcuAtom *a) { return lcu_atom_type(a).base; }
+
+/* A failed check: recorded when the caller passes a record, and the
+   function stops. */
+static void fail(Sx *x, const char *what) {
+  Cg *cg = x->cg;
+  cg_line(cg, "if (rec)");
+  cg_line(cg, "  NESSIE_FN_RECORD(rec, index, %s, run);", what);
+  cg_line(cg, "*failed = 1;");
+  cg_line(cg, "return 0;");
+}
+
+/* The site of a check of statement 's' of function 'x->f': its own
+   location, or its library function's call when it was inlined from one
+   (LcuStmt.lib_fn). */
+static int site_of(Sx *x, const LcuStmt *s) {
+  const char *fn = x->f->source ? x->f->source : x->f->name;
+  return cg_fn_site(x->cg, s->lib_fn ? s->user_loc : s->loc, s->lib_fn, fn);
+}
+
+static void scalar_stmt(Sx *x, const LcuStmt *s) {
+  Cg *cg = x->cg;
+  const LcuVar *r = s->results.data[0];
+  const char *args[3] = {0};
+  for (int i = 0; i < s->args.len && i < 3; i++)
+    args[i] = atom(s->args.data[i]);
+  bool checked;
+  int operand;
+  const char *err = cg_temp(cg);
+  const char *call = cg_scalar_op(s->op, atom_base(s->args.data[0]), args, xprintf("&%s", err), &checked, &operand);
+  if (!checked) {
+    cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
+    return;
+  }
+  cg_line(cg, "int %s = 0;", err);
+  cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
+  cg_line(cg, "if (%s) {", err);
+  cg->indent++;
+  fail(x, xprintf("RT_CHECK_SCALAR, %d, %s, %s, 0, call, %s", site_of(x, s), err, cg_rtop(s->op),
+                  operand >= 0 ? xprintf("(double)%s", args[operand]) : "0.0"));
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
+/* sf_g(args, rec, index, run, call, failed), for a call statement or a
+   thunk. */
+static const char *call_text(const LcuFunc *g, const char **args, int n, const char *rest) {
+  Buf b = {0};
+  buf_printf(&b, "%s(", cg_scalar_func_name(g));
+  for (int i = 0; i < n; i++)
+    buf_printf(&b, "%s, ", args[i]);
+  buf_puts(&b, rest);
+  buf_putc(&b, ')');
+  return buf_str(&b);
+}
+
+static const char **atoms(const Vec *v) {
+  const char **a = xmalloc(sizeof(char *) * (size_t)(v->len + 1));
+  for (int i = 0; i < v->len; i++)
+    a[i] = atom(v->data[i]);
+  return a;
+}
+
+static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest);
+
+/* Is 's', the last statement of a block in tail position, one whose
+   result is the block's? */
+static bool gives_block_result(const LcuStmt *s, const LcuBlock *b) {
+  const LcuAtom *r = b->results.len == 1 ? b->results.data[0] : NULL;
+  return r && r->var && s->results.len == 1 && s->results.data[0] == r->var;
+}
+
+static void stmt(Sx *x, const LcuStmt *s, bool tail) {
+  Cg *cg = x->cg;
+  switch (s->kind) {
+  case LS_SCALAR:
+    scalar_stmt(x, s);
+    return;
+  case LS_IF: {
+    const LcuVar *r = s->results.data[0];
+    const char *dest = tail ? NULL : cg_name(r);
+    if (!tail)
+      cg_line(cg, "%s %s;", cg_ctype(r->type.base), dest);
+    cg_line(cg, "if (%s) {", atom(s->args.data[0]));
+    cg->indent++;
+    block(x, s->then, tail, dest);
+    cg->indent--;
+    cg_line(cg, "} else {");
+    cg->indent++;
+    block(x, s->els, tail, dest);
+    cg->indent--;
+    cg_line(cg, "}");
+    return;
+  }
+  case LS_CALL: {
+    const char **args = atoms(&s->args);
+    if (tail && s->callee == x->f) {
+      /* the next iteration: the arguments first, then the parameters */
+      const char **next = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
+      for (int i = 0; i < s->args.len; i++) {
+        next[i] = cg_temp(cg);
+        cg_line(cg, "%s %s = %s;", cg_ctype(atom_base(s->args.data[i])), next[i], args[i]);
+      }
+      for (int i = 0; i < s->args.len; i++)
+        cg_line(cg, "%s = %s;", cg_name(x->f->params.data[i]), next[i]);
+      cg_line(cg, "continue; /* %s's tail call */", x->f->source ? x->f->source : x->f->name);
+      return;
+    }
+    const LcuVar *r = s->results.data[0];
+    cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r),
+            call_text(s->callee, args, s->args.len, "rec, index, run, call, failed"));
+    cg_line(cg, "if (*failed)");
+    cg_line(cg, "  return 0;");
+    if (tail)
+      cg_line(cg, "return %s;", cg_name(r));
+    return;
+  }
+  default:
+    die("codegen: %s, called from a thunk, holds a statement of kind %d", x->f->name, (int)s->kind);
+  }
+}
+
+/* Block 'b': in tail position its result is returned (or its last
+   statement gives it), else stored into 'dest'. */
+static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
+  int n = b->stmts.len;
+  const LcuStmt *last = n ? b->stmts.data[n - 1] : NULL;
+  bool last_gives = tail && last && (last->kind == LS_IF || last->kind == LS_CALL) && gives_block_result(last, b);
+  for (int i = 0; i < n; i++)
+    stmt(x, b->stmts.data[i], last_gives && i == n - 1);
+  if (last_gives)
+    return;
+  const char *r = atom(b->results.data[0]);
+  if (tail)
+    cg_line(x->cg, "return %s;", r);
+  else
+    cg_line(x->cg, "%s = %s;", dest, r);
+}
+
+static const char *signature(const LcuFunc *f) {
+  Buf b = {0};
+  FlatBase rt = lcu_atom_type(f->body->results.data[0]).base;
+  buf_printf(&b, "NESSIE_FN %s %s(", cg_ctype(rt), cg_scalar_func_name(f));
+  for (int i = 0; i < f->params.len; i++) {
+    const LcuVar *p = f->params.data[i];
+    buf_printf(&b, "%s %s, ", cg_ctype(p->type.base), cg_name(p));
+  }
+  buf_puts(&b, "RtKernelError *rec, int64_t index, int32_t run, int32_t call, int *failed)");
+  return buf_str(&b);
+}
+
+static void gen_func(Cg *cg, const LcuFunc *f) {
+  Sx x = {cg, f};
+  cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));
+  cg_line(cg, "%s {", signature(f));
+  cg->indent++;
+  cg_line(cg, "(void)rec;");
+  cg_line(cg, "(void)index;");
+  cg_line(cg, "(void)run;");
+  cg_line(cg, "(void)call;");
+  cg_line(cg, "for (;;) {");
+  cg->indent++;
+  block(&x, f->body, true, NULL);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_blank(cg);
+}
+
+/* ---- which functions ---- */
+
+static void mark_func(PtrMap *used, const LcuFunc *f);
+
+static void mark_block(PtrMap *used, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_CALL)
+      mark_func(used, s->callee);
+    if (s->then)
+      mark_block(used, s->then);
+    if (s->els)
+      mark_block(used, s->els);
+  }
+}
+
+static void mark_func(PtrMap *used, const LcuFunc *f) {
+  if (ptrmap_get(used, f))
+    return;
+  ptrmap_put(used, f, (void *)1);
+  mark_block(used, f->body);
+}
+
+static void mark_exp(PtrMap *used, const LcuExp *e) {
+  if (e->kind == LE_CALL)
+    mark_func(used, e->callee);
+  for (int i = 0; i < e->nargs; i++)
+    mark_exp(used, e->args[i]);
+}
+
+static void mark_thunk(PtrMap *used, const LcuThunk *t) {
+  if (!t)
+    return;
+  for (int i = 0; i < lcu_thunk_nexps(t); i++)
+    mark_exp(used, lcu_thunk_exp(t, i));
+}
+
+void cg_scalar_funcs(Cg *cg) {
+  const LcuProgram *p = cg->p;
+  PtrMap used = {0};
+  for (int i = 0; i < p->kernels.len; i++) {
+    const LcuKernel *k = p->kernels.data[i];
+    for (int j = 0; j < k->soacs.len; j++) {
+      const LcuSoac *s = k->soacs.data[j];
+      mark_thunk(&used, s->pull);
+      mark_thunk(&used, s->second);
+    }
+  }
+  /* in the program's order: the same text every run */
+  Vec funcs = {0};
+  for (int i = 0; i < p->funcs.len; i++)
+    if (ptrmap_get(&used, p->funcs.data[i]))
+      vec_push(&funcs, p->funcs.data[i]);
+  if (!funcs.len)
+    return;
+  cg_line(cg, "/* the functions that kernels call on each element (scalar loops) */");
+  if (cg->target->kind == CG_CUDA) {
+    cg_line(cg, "#define NESSIE_FN static __host__ __device__");
+    cg_line(cg, "#ifdef __CUDA_ARCH__");
+    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
+    cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
+    cg_line(cg, "#else");
+    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
+    cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
+    cg_line(cg, "#endif");
+  } else {
+    cg_line(cg, "#define NESSIE_FN static");
+    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
+    cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run)})");
+  }
+  for (int i = 0; i < funcs.len; i++)
+    cg_line(cg, "%s;", signature(funcs.data[i]));
+  cg_blank(cg);
+  for (int i = 0; i < funcs.len; i++)
+    gen_func(cg, funcs.data[i]);
+}
+
+const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgChecks *checks, const char *failed) {
+  const char *run = strcmp(cg->record_fn, "NESSIE_DEVICE_RECORD") == 0 ? "A.run" : "run";
+  /* the call's own site: where its errors are reported (in function ...) */
+  const char *rest = checks ? xprintf("%s, %s, %s, %d, &%s", checks->record, checks->index, run,
+                                      cg_exp_site(cg, e, checks, NULL), failed)
+                            : xprintf("(RtKernelError *)0, 0, 0, 0, &%s", failed);
+  return call_text(e->callee, args, e->nargs, rest);
+}
