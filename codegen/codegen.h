@@ -232,6 +232,12 @@ const char *cg_scalar_func_name(const LcuFunc *f);
    fast pass). */
 const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgChecks *checks, const char *failed);
 
+/* The C of checked float operation 'op' without its check (a / b,
+   log(x)), or NULL for one that has no such form: every failure of these
+   makes the raw result non-finite, so that a finiteness test stands for
+   the check (the fast passes of thunks and scalar functions). */
+const char *cg_raw_float_op(FlatOp op, FlatBase base, const char **a);
+
 /* ---- cpu.c, cuda.c ---- */
 
 extern const CgTarget cg_cpu_target;

@@ -11,7 +11,8 @@
  * whatever the number of threads: the output of a program does not
  * depend on OMP_NUM_THREADS.
  *
- *   MAP         a parallel loop
+ *   MAP         a parallel loop (dynamic schedule when the thunk calls a
+ *               scalar loop: its elements take uneven times)
  *   REDUCE      a reduction per chunk (parallel), then of the chunks'
  *               results in order
  *   SCAN        the same, then each chunk scanned from its prefix
@@ -171,7 +172,10 @@ static void gen_map(Kx *x) {
   const char *i = cg_temp(cg), *ix = cg_temp(cg);
   for (int v = 0; v < nv; v++)
     dests[v] = xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
-  cg_line(cg, "RT_PARALLEL_FOR_IF(%s >= RT_PARALLEL_MIN)", n);
+  if (lcu_thunk_calls(s->pull)) /* a scalar loop: elements of uneven cost */
+    cg_line(cg, "RT_PARALLEL_FOR_UNEVEN_IF(%s > 1)", n);
+  else
+    cg_line(cg, "RT_PARALLEL_FOR_IF(%s >= RT_PARALLEL_MIN)", n);
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
@@ -893,9 +897,11 @@ void cg_cpu_loops(Cg *cg, bool parallel) {
   cg_line(cg, "#define RT_PRAGMA(x) _Pragma(#x)");
   cg_line(cg, "#define RT_PARALLEL_FOR_IF(c) RT_PRAGMA(omp parallel for schedule(static) if (c))");
   cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 64) if (c))");
+  cg_line(cg, "#define RT_PARALLEL_FOR_UNEVEN_IF(c) RT_PRAGMA(omp parallel for schedule(dynamic, 16) if (c))");
   cg_line(cg, "#else");
   cg_line(cg, "#define RT_PARALLEL_FOR_IF(c)");
   cg_line(cg, "#define RT_PARALLEL_FOR_SEGMENTS_IF(c)");
+  cg_line(cg, "#define RT_PARALLEL_FOR_UNEVEN_IF(c)");
   cg_line(cg, "#endif");
 }
 

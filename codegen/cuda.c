@@ -27,7 +27,8 @@
  * launched it.  The thunk translator (thunk.c) writes the functors'
  * bodies, as it writes the CPU target's loops.
  *
- *   MAP         rtg::map: a grid-stride loop
+ *   MAP         rtg::map: a grid-stride loop (rtg::map_uneven, one element
+ *               a thread, when the thunk calls a scalar loop)
  *   REDUCE      rtg::reduce: ordered, by tiles; the result read back
  *   SCAN        rtg::scan: exclusive, ordered
  *   FILTER,     rtg::partition_launch: one pass (a decoupled look-back)
@@ -394,7 +395,9 @@ static void host_map(Gx *x) {
   const char *n = soac_size(x);
   for (int v = 0; v < nvalues(x->s); v++)
     new_vector(x, x->s->results.data[v], n);
-  cg_line(cg, "rtg::map(%s, loc, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "store"), n);
+  /* a thunk that calls a scalar loop: elements of uneven cost */
+  cg_line(cg, "rtg::%s(%s, loc, %s, %s, %s);", lcu_thunk_calls(x->s->pull) ? "map_uneven" : "map", kernel_string(x),
+          functor(x, "pull"), functor(x, "store"), n);
 }
 
 
@@ -795,13 +798,17 @@ static bool in_vec(const Vec *v, const void *x) {
    parameter or a constant is checked at run time (pushed on 'sizes', as
    C expressions), the length of a bounded vector is bounded, and a
    SOAC's results are bounded when its size is (a segdes made inside the
-   kernel from lengths is not: its total may be anything). */
+   kernel from lengths is not: its total may be anything).  Not a kernel
+   that calls a scalar loop: a few elements may iterate for long, which
+   the device does side by side. */
 static bool host_possible(const LcuKernel *k, Vec *sizes) {
   Vec bounded = {0};
   for (int i = 0; i < k->params.len; i++)
     vec_push(&bounded, k->params.data[i]);
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
+    if (lcu_thunk_calls(s->pull) || lcu_thunk_calls(s->second))
+      return false;
     bool ok;
     if (s->kind == SOAC_LIBRARY) {
       ok = true;
@@ -867,7 +874,7 @@ static void gen_dispatch(Cg *cg, const LcuKernel *k) {
     cg_line(cg, "else");
     cg_line(cg, "  %s_gpu(%s);", k->name, buf_str(&args));
   } else {
-    cg_line(cg, "/* a size made inside the kernel may be large: always the device */");
+    cg_line(cg, "/* always the device: a size made inside the kernel may be large, or a scalar loop long */");
     cg_line(cg, "rtg_to_device_all(vals, %d);", vals.len);
     cg_line(cg, "%s_gpu(%s);", k->name, buf_str(&args));
   }

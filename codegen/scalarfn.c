@@ -9,8 +9,13 @@
  * __host__ __device__, since a kernel's host version calls them too.
  *
  * A check that fails stops the function.  The thunk's fast pass passes
- * no record: the function sets its caller's flag, and the element runs
- * again in the recording pass (thunk.c), which passes the kernel's
+ * no record: the function runs its own fast pass, which tests no check
+ * where it stands (as the thunk's: a float operation computed raw, its
+ * finiteness folded into one word; an integer check ORed into one flag)
+ * but looks at them where the function returns, calls another or begins
+ * its next iteration, so that a failure stops it within the iteration it
+ * happened in; it then sets its caller's flag, and the element runs
+ * again in the thunk's recording pass (thunk.c), which passes the kernel's
  * record, the element's index and the site of the call; the function
  * records its error there, as a thunk's own check does, and returns a
  * harmless 0.  The error's site names the function, and its 'len' the
@@ -28,6 +33,8 @@ const char *cg_scalar_func_name(const LcuFunc *f) { return cg_func_name("sf_", f
 typedef struct Sx {
   Cg *cg;
   const LcuFunc *f; /* the function being written */
+  bool fast;        /* its fast pass (above): no record, checks looked at
+                       by 'settle' */
 } Sx;
 
 static const char *atom(const LcuAtom *a) { return a->var ? cg_name(a->var) : cg_constant(a->constant); }
@@ -52,6 +59,17 @@ static int site_of(Sx *x, const LcuStmt *s) {
   return cg_fn_site(x->cg, s->lib_fn ? s->user_loc : s->loc, s->lib_fn, fn);
 }
 
+/* The fast pass's checks so far, before the function goes on where they
+   matter: any failure stops it. */
+static void settle(Sx *x) {
+  if (!x->fast)
+    return;
+  cg_line(x->cg, "if (bad || finite == 0) {");
+  cg_line(x->cg, "  *failed = 1;");
+  cg_line(x->cg, "  return 0;");
+  cg_line(x->cg, "}");
+}
+
 static void scalar_stmt(Sx *x, const LcuStmt *s) {
   Cg *cg = x->cg;
   const LcuVar *r = s->results.data[0];
@@ -60,8 +78,20 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
     args[i] = atom(s->args.data[i]);
   bool checked;
   int operand;
+  FlatBase base = atom_base(s->args.data[0]);
+  if (x->fast) {
+    const char *raw = cg_raw_float_op(s->op, base, args);
+    const char *call = cg_scalar_op(s->op, base, args, "&bad", &checked, &operand);
+    if (checked && raw) {
+      cg_line(cg, "double %s = %s;", cg_name(r), raw);
+      cg_line(cg, "finite = rt_finite_least(finite, %s);", cg_name(r));
+    } else {
+      cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
+    }
+    return;
+  }
   const char *err = cg_temp(cg);
-  const char *call = cg_scalar_op(s->op, atom_base(s->args.data[0]), args, xprintf("&%s", err), &checked, &operand);
+  const char *call = cg_scalar_op(s->op, base, args, xprintf("&%s", err), &checked, &operand);
   if (!checked) {
     cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
     return;
@@ -128,6 +158,7 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
   }
   case LS_CALL: {
     const char **args = atoms(&s->args);
+    settle(x);
     if (tail && s->callee == x->f) {
       /* the next iteration: the arguments first, then the parameters */
       const char **next = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
@@ -165,9 +196,10 @@ static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
   if (last_gives)
     return;
   const char *r = atom(b->results.data[0]);
-  if (tail)
+  if (tail) {
+    settle(x);
     cg_line(x->cg, "return %s;", r);
-  else
+  } else
     cg_line(x->cg, "%s = %s;", dest, r);
 }
 
@@ -184,14 +216,27 @@ static const char *signature(const LcuFunc *f) {
 }
 
 static void gen_func(Cg *cg, const LcuFunc *f) {
-  Sx x = {cg, f};
+  Sx x = {cg, f, true};
   cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));
   cg_line(cg, "%s {", signature(f));
   cg->indent++;
-  cg_line(cg, "(void)rec;");
   cg_line(cg, "(void)index;");
   cg_line(cg, "(void)run;");
   cg_line(cg, "(void)call;");
+  cg_line(cg, "if (!rec) { /* the fast pass: no record, no branch per check */");
+  cg->indent++;
+  cg_line(cg, "int bad = 0; /* nonzero: an integer check failed */");
+  cg_line(cg, "uint32_t finite = 0x7ff00000u; /* zero: a float result is not finite */");
+  cg_line(cg, "(void)bad;");
+  cg_line(cg, "for (;;) {");
+  cg->indent++;
+  block(&x, f->body, true, NULL);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg_line(cg, "/* the recording pass: each check records its error */");
+  x.fast = false;
   cg_line(cg, "for (;;) {");
   cg->indent++;
   block(&x, f->body, true, NULL);

@@ -151,7 +151,7 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
    sqrt of a negative number and ln of one not positive a NaN or
    -infinity), so that the finiteness test stands for all their checks;
    the recording pass says which one failed. */
-static const char *raw_float_op(FlatOp op, FlatBase base, const char **a) {
+const char *cg_raw_float_op(FlatOp op, FlatBase base, const char **a) {
   if (base != FB_FLOAT)
     return NULL;
   switch (op) {
@@ -254,7 +254,7 @@ typedef struct Tx {
      recording pass each check records its own error. */
   bool fast;
   const char *failed;
-  /* the fast pass's test of checked float operations (raw_float_op): the
+  /* the fast pass's test of checked float operations (cg_raw_float_op): the
      least rt_finite_bits of their results (named at the first), zero when
      one is not finite */
   const char *finite;
@@ -510,7 +510,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
   bool unchecked = checked && tx->checks->unchecked_sums && (e->op == FLAT_ADD || e->op == FLAT_MUL);
-  const char *raw = checked && (tx->fast || unchecked) ? raw_float_op(e->op, base, args) : NULL;
+  const char *raw = checked && (tx->fast || unchecked) ? cg_raw_float_op(e->op, base, args) : NULL;
   if (raw && unchecked) {
     cg_line(cg, "double %s = %s;", t, raw);
     return t;
@@ -648,7 +648,7 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    fast pass computes the values with no branch per check: a subscript or
    an integer check ORs its failure into one flag, a checked float
    operation is computed raw and tested for finiteness in integer
-   operations (raw_float_op, rt_finite_least; only where no later
+   operations (cg_raw_float_op, rt_finite_least; only where no later
    operation carries the result on: finite_covered); only an element whose flag
    is set or whose float result is not finite runs the thunk again in the
    recording pass, where each check records its own error exactly as it

@@ -151,3 +151,19 @@ const char *lcu_scalar_func(const LcuFunc *f) {
   PtrMap seen = {0};
   return scalar_func(f, &seen);
 }
+
+static bool exp_calls(const LcuExp *e) {
+  if (e->kind == LE_CALL)
+    return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (exp_calls(e->args[i]))
+      return true;
+  return false;
+}
+
+bool lcu_thunk_calls(const LcuThunk *t) {
+  for (int i = 0; t && i < lcu_thunk_nexps(t); i++)
+    if (exp_calls(lcu_thunk_exp(t, i)))
+      return true;
+  return false;
+}

@@ -364,6 +364,9 @@ Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run);
    scalar operations but RAND, ifs, and calls of such functions; else
    why not. */
 const char *lcu_scalar_func(const LcuFunc *f);
+/* True if thunk 't' calls a scalar function (LE_CALL): its applications
+   may take very different times (codegen spreads them accordingly). */
+bool lcu_thunk_calls(const LcuThunk *t);
 
 /* ---- build.c: constructors, the kernel builder, interning ----
    Every node is made here, location first (chibicc's new_binary).  A

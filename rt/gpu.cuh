@@ -113,6 +113,19 @@ template <class Pull, class Store> void map(const char *name, RtLoc loc, Pull pu
   rtg_launched(name, loc);
 }
 
+/* A MAP whose elements take very different times (a thunk that calls a
+   scalar loop: mandelbrot's pixels run from 1 to 256 iterations): one
+   element a thread and a block per THREADS elements, so that the hardware
+   hands the blocks to the SMs as they free up.  map's grid of one wave,
+   each block striding over a fixed share, waits for its slowest share. */
+template <class Pull, class Store> void map_uneven(const char *name, RtLoc loc, Pull pull, Store store, int64_t n) {
+  if (n <= 0)
+    return;
+  rtg_launching("map");
+  map_kernel<<<grid_for(n, 1, 1 << 30), THREADS, 0, rtg_stream()>>>(pull, store, n);
+  rtg_launched(name, loc);
+}
+
 /* ---- ordered combination within a block ---- */
 
 /* The values of threads 0 .. THREADS-1 in 'sh' combined in order into
