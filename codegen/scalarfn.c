@@ -35,6 +35,8 @@ typedef struct Sx {
   const LcuFunc *f; /* the function being written */
   bool fast;        /* its fast pass (above): no record, checks looked at
                        by 'settle' */
+  PtrMap covered;   /* the fast pass's float results whose finiteness a
+                       later result of their block stands for (cover) */
 } Sx;
 
 static const char *atom(const LcuAtom *a) { return a->var ? cg_name(a->var) : cg_constant(a->constant); }
@@ -70,6 +72,57 @@ static void settle(Sx *x) {
   cg_line(x->cg, "}");
 }
 
+/* A float product, never contracted into a multiply-add (NESSIE_FN_MUL:
+   __dmul_rn on the device), so that a sum carries a product's overflow on
+   (cover) and both passes compute the same values. */
+static bool float_product(const LcuStmt *s) {
+  return s->kind == LS_SCALAR && s->op == FLAT_MUL && atom_base(s->args.data[0]) == FB_FLOAT;
+}
+
+/* Does the fast pass test float result 'r' of 's' itself? */
+static bool raw_tested(const LcuStmt *s) {
+  if (s->kind != LS_SCALAR || atom_base(s->args.data[0]) != FB_FLOAT)
+    return false;
+  const char *dummy[3] = {"a", "b", "c"};
+  bool checked;
+  int operand;
+  cg_scalar_op(s->op, atom_base(s->args.data[0]), dummy, "&e", &checked, &operand);
+  return checked && cg_raw_float_op(s->op, atom_base(s->args.data[0]), dummy) != NULL;
+}
+
+/* The fast pass's results of block 'b' whose own finiteness test is
+   redundant: a later operation of the block (which runs whenever the
+   result was made) carries it into a result whose non-finiteness the
+   pass sees, so that the function stops as surely.  Not across a call
+   or an if: the checks are looked at before a call (settle), which must
+   not get a value whose test comes after it.  A walk from the last
+   statement decides each from decisions made (thunk.c's
+   finite_covered, on statements; products are not contracted here). */
+static void cover(Sx *x, const LcuBlock *b) {
+  PtrMap carried = {0}; /* LcuVar -> 1: carried into a result seen */
+  for (int i = b->stmts.len - 1; i >= 0; i--) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_CALL || s->kind == LS_IF)
+      ptrmap_clear(&carried);
+    if (s->kind != LS_SCALAR || s->results.len != 1)
+      continue;
+    const LcuVar *r = s->results.data[0];
+    bool tested = raw_tested(s), is_carried = ptrmap_get(&carried, r) != NULL;
+    if (tested && is_carried)
+      ptrmap_put(&x->covered, r, (void *)1);
+    if (!tested && !is_carried)
+      continue;
+    for (int k = 0; k < s->args.len; k++) {
+      const LcuAtom *a = s->args.data[k];
+      if (!a->var || a->var->type.base != FB_FLOAT)
+        continue;
+      /* uncontracted: the operand's own operation does not matter */
+      if (cg_float_carries(s->op, k, FLAT_COPY, false))
+        ptrmap_put(&carried, a->var, (void *)1);
+    }
+  }
+}
+
 static void scalar_stmt(Sx *x, const LcuStmt *s) {
   Cg *cg = x->cg;
   const LcuVar *r = s->results.data[0];
@@ -79,12 +132,14 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
   bool checked;
   int operand;
   FlatBase base = atom_base(s->args.data[0]);
+  const char *product = float_product(s) ? xprintf("NESSIE_FN_MUL(%s, %s)", args[0], args[1]) : NULL;
   if (x->fast) {
-    const char *raw = cg_raw_float_op(s->op, base, args);
+    const char *raw = product ? product : cg_raw_float_op(s->op, base, args);
     const char *call = cg_scalar_op(s->op, base, args, "&bad", &checked, &operand);
     if (checked && raw) {
       cg_line(cg, "double %s = %s;", cg_name(r), raw);
-      cg_line(cg, "finite = rt_finite_least(finite, %s);", cg_name(r));
+      if (!ptrmap_get(&x->covered, r))
+        cg_line(cg, "finite = rt_finite_least(finite, %s);", cg_name(r));
     } else {
       cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
     }
@@ -92,6 +147,8 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
   }
   const char *err = cg_temp(cg);
   const char *call = cg_scalar_op(s->op, base, args, xprintf("&%s", err), &checked, &operand);
+  if (product) /* rt_mul_f's check, on the product the fast pass makes */
+    call = xprintf("rt_finite(%s, &%s)", product, err);
   if (!checked) {
     cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
     return;
@@ -188,6 +245,8 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
 /* Block 'b': in tail position its result is returned (or its last
    statement gives it), else stored into 'dest'. */
 static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
+  if (x->fast)
+    cover(x, b);
   int n = b->stmts.len;
   const LcuStmt *last = n ? b->stmts.data[n - 1] : NULL;
   bool last_gives = tail && last && (last->kind == LS_IF || last->kind == LS_CALL) && gives_block_result(last, b);
@@ -216,7 +275,7 @@ static const char *signature(const LcuFunc *f) {
 }
 
 static void gen_func(Cg *cg, const LcuFunc *f) {
-  Sx x = {cg, f, true};
+  Sx x = {.cg = cg, .f = f, .fast = true};
   cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));
   cg_line(cg, "%s {", signature(f));
   cg->indent++;
@@ -306,14 +365,17 @@ void cg_scalar_funcs(Cg *cg) {
   if (cg->target->kind == CG_CUDA) {
     cg_line(cg, "#define NESSIE_FN static __host__ __device__");
     cg_line(cg, "#ifdef __CUDA_ARCH__");
+    cg_line(cg, "#define NESSIE_FN_MUL(a, b) __dmul_rn((a), (b)) /* never contracted */");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
     cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
     cg_line(cg, "#else");
+    cg_line(cg, "#define NESSIE_FN_MUL(a, b) ((a) * (b)) /* ISO C++: not contracted */");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
     cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
     cg_line(cg, "#endif");
   } else {
     cg_line(cg, "#define NESSIE_FN static");
+    cg_line(cg, "#define NESSIE_FN_MUL(a, b) ((a) * (b)) /* ISO C (-std=c17): not contracted */");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
     cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run)})");
   }

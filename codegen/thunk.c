@@ -368,13 +368,11 @@ static FloatLocal *float_local_new(Tx *tx, const char *name, FlatOp op, bool tes
   return f;
 }
 
-/* Does operation 'op' (its operands of base float) carry operand 'k',
-   made by 'from'? */
-static bool carries(FlatOp op, int k, FlatOp from) {
+bool cg_float_carries(FlatOp op, int k, FlatOp from, bool contracted) {
   switch (op) {
   case FLAT_ADD:
   case FLAT_SUB:
-    return from != FLAT_MUL; /* a fused multiply-add (above) */
+    return from != FLAT_MUL || !contracted; /* a fused multiply-add (above) */
   case FLAT_MUL:
     return true;
   case FLAT_DIV:
@@ -401,7 +399,7 @@ static bool carries(FlatOp op, int k, FlatOp from) {
 static void note_carried(Tx *tx, FlatOp op, const char **args, int nargs, const char *result) {
   for (int k = 0; k < nargs; k++) {
     FloatLocal *f = float_local(tx, args[k]);
-    if (f && f->block == tx->block && carries(op, k, f->op)) {
+    if (f && f->block == tx->block && cg_float_carries(op, k, f->op, true)) {
       FloatUse *u = NEW(FloatUse);
       *u = (FloatUse){temp_number(result), f->uses};
       f->uses = u;
