@@ -251,6 +251,13 @@ RtContext flat_call_context(const RtContext *caller, const char *callee, bool li
    operations, the components of the result for HOST_PRIM.  A run-time
    error longjmps (rt_fail). */
 void flat_exec_op(const FlatStmt *s, RtValue **args, int nargs, Vec *results);
+/* Scalars held in place, in RtValue structs whose data is their own
+   'scalar' (the interpreters' scalar loops, without an allocation an
+   operation): '*to' made a scalar of base 'b'; given the type and value
+   of scalar 'from'; given constant 'a'. */
+void flat_scalar_init(RtValue *to, RtBase b);
+void flat_scalar_set(RtValue *to, const RtValue *from);
+void flat_scalar_const(RtValue *to, const FlatAtom *a);
 
 /* The value of a constant atom (made anew). */
 RtValue *flat_exec_constant(const FlatAtom *a);

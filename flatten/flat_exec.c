@@ -385,3 +385,58 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
   fflush(out);
   return ok;
 }
+
+/* ---- scalars in place (the interpreters' scalar loops) ---- */
+
+void flat_scalar_init(RtValue *to, RtBase b) {
+  to->type = rt_scalar_type(b);
+  to->len = 1;
+  to->data.any = &to->scalar;
+  to->lengths = to->offsets = NULL;
+}
+
+void flat_scalar_set(RtValue *to, const RtValue *from) {
+  flat_scalar_init(to, from->type.base);
+  switch (from->type.base) {
+  case RT_INT:
+    to->scalar.i = *from->data.i;
+    break;
+  case RT_FLOAT:
+    to->scalar.f = *from->data.f;
+    break;
+  case RT_BOOL:
+    to->scalar.b = *from->data.b;
+    break;
+  case RT_CHAR:
+    to->scalar.c = *from->data.c;
+    break;
+  }
+}
+
+void flat_scalar_const(RtValue *to, const FlatAtom *a) {
+  to->len = 1;
+  to->data.any = &to->scalar;
+  to->lengths = to->offsets = NULL;
+  switch (a->kind) {
+  case FA_INT:
+    to->type = rt_scalar_type(RT_INT);
+    to->scalar.i = a->u.i;
+    return;
+  case FA_FLOAT:
+    to->type = rt_scalar_type(RT_FLOAT);
+    to->scalar.f = a->u.f;
+    return;
+  case FA_BOOL:
+    to->type = rt_scalar_type(RT_BOOL);
+    to->scalar.b = a->u.b;
+    return;
+  case FA_CHAR:
+    to->type = rt_scalar_type(RT_CHAR);
+    to->scalar.c = a->u.c;
+    return;
+  case FA_VAR:
+    break;
+  }
+  die("a variable where a constant is wanted");
+}
+

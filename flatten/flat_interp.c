@@ -238,6 +238,116 @@ static RtValue **call_func(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
   return results;
 }
 
+/* ---- scalar loops on one element ----
+   A call on each element (flat.h's 'each') runs its scalar function once
+   per element, and a loop of many iterations per element is common
+   (mandelbrot): so it runs here on scalars in C structs, without a frame
+   of allocated values, an allocation per operation or C recursion for
+   its tail calls, which continue the loop.  The context of its errors is
+   that of a called function, as in call_func. */
+
+typedef struct ScalarFrame {
+  const FlatFunc *f;
+  RtValue *vals; /* by slot (frame_layout) */
+  RtContext context;
+} ScalarFrame;
+
+static RtValue *scalar_atom(ScalarFrame *fr, FlatInterp *in, const FlatAtom *a, RtValue *buf) {
+  if (a->kind != FA_VAR) {
+    flat_scalar_const(buf, a);
+    return buf;
+  }
+  if (a->u.var->global)
+    die("a scalar loop reads global %s", var_name(a->u.var));
+  return &fr->vals[in->slot_of[a->u.var->id]];
+}
+
+static void scalar_call(FlatInterp *in, const FlatStmt *call, const FlatFunc *f, RtValue **args, RtValue *out);
+
+/* Runs 'b' of the frame's function; returns its result, or NULL after
+   its tail call of the function itself, whose arguments are then in
+   'next' (tail: 'b' gives the function's result). */
+static RtValue *scalar_block(FlatInterp *in, ScalarFrame *fr, const FlatBlock *b, bool tail, RtValue *next) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    bool last = tail && i == b->stmts.len - 1 && s->results.len == 1 && b->results.len == 1 &&
+                ((const FlatAtom *)b->results.data[0])->kind == FA_VAR &&
+                ((const FlatAtom *)b->results.data[0])->u.var == s->results.data[0];
+    const FlatVar *rv = s->results.len == 1 ? s->results.data[0] : NULL;
+    RtValue *r = rv ? &fr->vals[in->slot_of[rv->id]] : NULL;
+    RtValue buf[3], *a[3];
+    switch (s->kind) {
+    case FS_OP:
+      if (s->args.len > 3 || !r)
+        die("a scalar loop's %s", flat_op_name(s->op));
+      for (int k = 0; k < s->args.len; k++)
+        a[k] = scalar_atom(fr, in, s->args.data[k], &buf[k]);
+      in->stats.ops++;
+      flat_scalar_init(r, flat_rt_base(rv->type.base)); /* the flat checker checked the types */
+      rt_scalar_into(flat_rt_op(s->op), flat_rt_loc(s->loc), NULL, a, s->args.len, r);
+      break;
+    case FS_IF: {
+      RtValue *c = scalar_atom(fr, in, s->args.data[0], &buf[0]);
+      RtValue *v = scalar_block(in, fr, c->scalar.b ? s->then : s->els, last, next);
+      if (!v)
+        return NULL;
+      flat_scalar_set(r, v);
+      break;
+    }
+    case FS_CALL: {
+      enum { FEW = 16 };
+      RtValue *few[FEW], fewbuf[FEW];
+      RtValue **cargs = s->args.len < FEW ? few : xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
+      RtValue *cbuf = s->args.len < FEW ? fewbuf : xmalloc(sizeof(RtValue) * (size_t)(s->args.len + 1));
+      for (int k = 0; k < s->args.len; k++)
+        cargs[k] = scalar_atom(fr, in, s->args.data[k], &cbuf[k]);
+      if (last && s->callee == fr->f) {
+        for (int k = 0; k < s->args.len; k++)
+          flat_scalar_set(&next[k], cargs[k]);
+        return NULL;
+      }
+      rt_check_stack(flat_rt_loc(s->loc));
+      scalar_call(in, s, s->callee, cargs, r);
+      rt_set_context(&fr->context);
+      break;
+    }
+    default:
+      die("a scalar loop's statement of kind %d", (int)s->kind);
+    }
+  }
+  RtValue buf;
+  RtValue *v = scalar_atom(fr, in, b->results.data[0], &buf);
+  return v == &buf ? (flat_scalar_set(&next[0], v), &next[0]) : v;
+}
+
+/* Scalar function 'f' on the scalars 'args', called at 'call', into
+   '*out'. */
+static void scalar_call(FlatInterp *in, const FlatStmt *call, const FlatFunc *f, RtValue **args, RtValue *out) {
+  FrameLayout *layout = frame_layout(in, f, &f->params, f->body);
+  int n = f->params.len;
+  enum { ON_STACK = 64 }; /* a scalar function's slots: a few dozen */
+  RtValue stack_vals[ON_STACK], stack_next[ON_STACK];
+  RtValue *vals = layout->nslots < ON_STACK ? stack_vals : xmalloc(sizeof(RtValue) * (size_t)(layout->nslots + 1));
+  RtValue *next = n < ON_STACK ? stack_next : xmalloc(sizeof(RtValue) * (size_t)(n + 1));
+  ScalarFrame fr = {f, vals, {0}};
+  fr.context = flat_call_context(rt_context(), func_source(f), f->library, call->loc);
+  const RtContext *caller = rt_context();
+  rt_set_context(&fr.context);
+  for (int i = 0; i < n; i++)
+    flat_scalar_set(&fr.vals[in->slot_of[((FlatVar *)f->params.data[i])->id]], args[i]);
+  for (;;) {
+    in->stats.host_calls++;
+    RtValue *v = scalar_block(in, &fr, f->body, true, next);
+    if (v) {
+      flat_scalar_set(out, v);
+      break;
+    }
+    for (int i = 0; i < n; i++) /* the tail call: the next iteration */
+      flat_scalar_set(&fr.vals[in->slot_of[((FlatVar *)f->params.data[i])->id]], &next[i]);
+  }
+  rt_set_context(caller);
+}
+
 /* A call with 'each' (flat.h): the scalar function on each element of
    its vector arguments, in order, into one vector. */
 static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f, RtValue **vectors) {
@@ -254,8 +364,9 @@ static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
             rt_type_name(vectors[i]->type), (long long)vectors[i]->len, (long long)len);
       args[i] = rt_scalar_at(vectors[i], j);
     }
-    RtValue **r = call_func(in, s, f, args);
-    memcpy((char *)out->data.any + (size_t)j * size, r[0]->data.any, size);
+    RtValue r;
+    scalar_call(in, s, f, args, &r);
+    memcpy((char *)out->data.any + (size_t)j * size, r.data.any, size);
   }
   RtValue **results = xmalloc(sizeof(RtValue *));
   results[0] = out;

@@ -126,7 +126,7 @@ struct LcuInterp {
 };
 
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
-static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc);
+static void scalar_call(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc, RtValue *out);
 static void analyse(LcuInterp *in, const LcuBlock *b, const Vec *params);
 
 /* Arrays of at most SMALL values live on the C stack (which the
@@ -779,18 +779,25 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
        the first failing lane */
     RtValue **vals = xmalloc(sizeof(RtValue *) * (size_t)(e->nargs + 1));
     RtValue **one = xmalloc(sizeof(RtValue *) * (size_t)(e->nargs + 1));
-    for (int i = 0; i < e->nargs; i++)
+    RtValue *lane = xmalloc(sizeof(RtValue) * (size_t)(e->nargs + 1)); /* lane j's arguments, in place */
+    for (int i = 0; i < e->nargs; i++) {
       vals[i] = eval(k, e->args[i], env, n);
+      one[i] = &lane[i];
+    }
     RtValue *r = new_vec(e->type, n);
     size_t size = rt_base_size(flat_rt_base(e->type));
     Loc at = lcu_error_loc(e, k->soac, k->loc);
     for (int64_t j = 0; j < n; j++) {
-      for (int i = 0; i < e->nargs; i++)
-        one[i] = rt_scalar_at(vals[i], j);
-      RtValue *x = call_func(k->in, e->callee, one, at)[0];
-      if (x->type.kind != FT_SCALAR || x->type.base != e->type)
-        die("call of %s gives a %s", e->callee->name, rt_type_name(x->type));
-      copy_elem((char *)r->data.any + (size_t)j * size, x->data.any, size);
+      for (int i = 0; i < e->nargs; i++) {
+        RtBase b = vals[i]->type.base;
+        flat_scalar_init(&lane[i], b);
+        copy_elem(&lane[i].scalar, (char *)vals[i]->data.any + (size_t)j * rt_base_size(b), rt_base_size(b));
+      }
+      RtValue x;
+      scalar_call(k->in, e->callee, one, at, &x);
+      if (x.type.base != e->type)
+        die("call of %s gives a %s", e->callee->name, rt_type_name(x.type));
+      copy_elem((char *)r->data.any + (size_t)j * size, x.data.any, size);
     }
     return r;
   }
@@ -1008,7 +1015,9 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
       eval1(k, e->args[i], env, &a[i]);
       args[i] = &a[i];
     }
-    scalar_copy(out, call_func(k->in, e->callee, args, lcu_error_loc(e, k->soac, k->loc))[0]);
+    RtValue x;
+    scalar_call(k->in, e->callee, args, lcu_error_loc(e, k->soac, k->loc), &x);
+    scalar_copy(out, &x);
     return;
   }
   }
@@ -1455,6 +1464,114 @@ static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc 
   in->frame = parent;
   rt_set_context(caller);
   return results;
+}
+
+/* ---- scalar functions on one lane ----
+   A thunk's call (LE_CALL) runs its scalar function once per lane, and a
+   loop of many iterations per lane is common (mandelbrot): so it runs
+   here on scalars in C structs, without a frame of allocated values, an
+   allocation per operation or C recursion for its tail calls, which
+   continue the loop (flat_interp.c does the same for `call each`).  The
+   context of its errors is that of a called function, as in call_func. */
+
+typedef struct ScalarFrame {
+  const LcuFunc *f;
+  const Layout *layout;
+  RtValue *vals; /* by slot */
+  RtContext context;
+} ScalarFrame;
+
+static RtValue *scalar_atom(ScalarFrame *fr, const LcuAtom *a, RtValue *buf) {
+  if (!a->var) {
+    flat_scalar_const(buf, &a->constant);
+    return buf;
+  }
+  int slot = slot_in(fr->layout, a->var);
+  if (slot < 0)
+    die("a scalar function reads %s, which it does not bind", a->var->name);
+  return &fr->vals[slot];
+}
+
+static void scalar_call(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc, RtValue *out);
+
+/* Runs 'b' of the frame's function; returns its result, or NULL after
+   its tail call of the function itself, whose arguments are then in
+   'next' (tail: 'b' gives the function's result). */
+static RtValue *scalar_block(LcuInterp *in, ScalarFrame *fr, const LcuBlock *b, bool tail, RtValue *next) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    const LcuAtom *res = b->results.len == 1 ? b->results.data[0] : NULL;
+    bool last = tail && i == b->stmts.len - 1 && s->results.len == 1 && res && res->var == s->results.data[0];
+    const LcuVar *rv = s->results.len == 1 ? s->results.data[0] : NULL;
+    RtValue *r = rv ? &fr->vals[slot_in(fr->layout, rv)] : NULL;
+    RtValue buf[3], *a[3];
+    switch (s->kind) {
+    case LS_SCALAR:
+      if (s->args.len > 3 || !r)
+        die("a scalar function's %s", flat_op_name(s->op));
+      for (int k = 0; k < s->args.len; k++)
+        a[k] = scalar_atom(fr, s->args.data[k], &buf[k]);
+      flat_scalar_init(r, flat_rt_base(rv->type.base)); /* the checker checked the types */
+      rt_scalar_into(flat_rt_op(s->op), flat_rt_loc(s->loc), NULL, a, s->args.len, r);
+      break;
+    case LS_IF: {
+      RtValue *c = scalar_atom(fr, s->args.data[0], &buf[0]);
+      RtValue *v = scalar_block(in, fr, c->scalar.b ? s->then : s->els, last, next);
+      if (!v)
+        return NULL;
+      flat_scalar_set(r, v);
+      break;
+    }
+    case LS_CALL: {
+      enum { FEW = 16 };
+      RtValue *few[FEW], fewbuf[FEW];
+      RtValue **cargs = s->args.len < FEW ? few : xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
+      RtValue *cbuf = s->args.len < FEW ? fewbuf : xmalloc(sizeof(RtValue) * (size_t)(s->args.len + 1));
+      for (int k = 0; k < s->args.len; k++)
+        cargs[k] = scalar_atom(fr, s->args.data[k], &cbuf[k]);
+      if (last && s->callee == fr->f) {
+        for (int k = 0; k < s->args.len; k++)
+          flat_scalar_set(&next[k], cargs[k]);
+        return NULL;
+      }
+      rt_check_stack(flat_rt_loc(s->loc));
+      scalar_call(in, s->callee, cargs, s->loc, r);
+      rt_set_context(&fr->context);
+      break;
+    }
+    default:
+      die("a scalar function's statement of kind %d", (int)s->kind);
+    }
+  }
+  RtValue buf;
+  RtValue *v = scalar_atom(fr, b->results.data[0], &buf);
+  return v == &buf ? (flat_scalar_set(&next[0], v), &next[0]) : v;
+}
+
+/* Scalar function 'f' on the scalars 'args', called at 'loc', into
+   '*out'. */
+static void scalar_call(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc, RtValue *out) {
+  const Layout *layout = block_layout(in, f, &f->params, f->body);
+  int n = f->params.len;
+  enum { ON_STACK = 64 }; /* a scalar function's slots: a few dozen */
+  RtValue stack_vals[ON_STACK], stack_next[ON_STACK];
+  RtValue *vals = layout->nslots < ON_STACK ? stack_vals : xmalloc(sizeof(RtValue) * (size_t)(layout->nslots + 1));
+  RtValue *next = n < ON_STACK ? stack_next : xmalloc(sizeof(RtValue) * (size_t)(n + 1));
+  const RtContext *caller = rt_context();
+  ScalarFrame fr = {f, layout, vals, flat_call_context(caller, func_source(f), f->library, loc)};
+  rt_set_context(&fr.context);
+  for (int i = 0; i < n; i++)
+    flat_scalar_set(&vals[slot_in(layout, f->params.data[i])], args[i]);
+  for (;;) {
+    RtValue *v = scalar_block(in, &fr, f->body, true, next);
+    if (v) {
+      flat_scalar_set(out, v);
+      break;
+    }
+    for (int i = 0; i < n; i++) /* the tail call: the next iteration */
+      flat_scalar_set(&vals[slot_in(layout, f->params.data[i])], &next[i]);
+  }
+  rt_set_context(caller);
 }
 
 static void run_call(LcuInterp *in, const LcuStmt *s) {

@@ -421,6 +421,10 @@ void rt_elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, i
   elementwise_into(op, loc, prim, args, nargs, result);
 }
 
+void rt_scalar_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, int nargs, RtValue *result) {
+  elementwise_into(op, loc, prim, args, nargs, result);
+}
+
 /* ---- random numbers ---- */
 
 RtValue *rt_rand(int site, RtValue *x) {

@@ -358,6 +358,10 @@ RtType rt_elementwise_type(RtOp op, RtValue **a, int nargs);
 RtValue *rt_elementwise(RtOp op, RtLoc loc, const char *prim, RtValue **args, int nargs);
 /* The same into 'result', of the result's type and length. */
 void rt_elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, int nargs, RtValue *result);
+/* The same on scalars whose types the caller has checked, and 'result'
+   a scalar of the result's type: the interpreters' scalar loops, whose
+   iterations are many. */
+void rt_scalar_into(RtOp op, RtLoc loc, const char *prim, RtValue **args, int nargs, RtValue *result);
 /* Stops the statement with the error 'err' (an RtScalarError of
    scalar.h) of element-wise 'op' on operand 'x' (the one the message
    names: the exponent of POW, the argument of SQRT, LN and the
