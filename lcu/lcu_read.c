@@ -1125,9 +1125,29 @@ static LcuStmt *host(Reader *r, bool lifted) {
   return s;
 }
 
+/* Is a call `f (args)` ahead, of a function whose name is a word of the
+   statements' syntax (a NESL function may be called check, run, host or
+   time)?  The statements themselves have no '(' after the word. */
+static bool call_ahead(Reader *r) {
+  size_t save = (skip(r), r->pos);
+  bool call = false;
+  if (at_name(r)) {
+    name(r);
+    call = cur(r) != '(' && peek(r) == '(';
+  }
+  r->pos = save;
+  return call;
+}
+
 /* The right side of a CPU statement, or NULL at `return`. */
 static LcuStmt *cpu(Reader *r) {
   size_t at = (skip(r), r->tok);
+  if (call_ahead(r)) {
+    const char *n = name(r);
+    LcuStmt *s = lcu_stmt_call(no_loc, function_named(r, n, at));
+    atoms(r, &s->args);
+    return s;
+  }
   if (accept(r, "run")) {
     const char *n = name(r);
     LcuKernel *k = map_get(&r->kernels, n);
