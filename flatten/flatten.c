@@ -47,7 +47,7 @@ typedef struct Fl {
   FlatBlock *block; /* where statements go */
   Loc loc;         /* of the expression being translated */
   int sites;       /* numbers RAND statements */
-  PtrMap loops;    /* MonoFunc -> LOOP_YES / LOOP_NO: scalar_loop's answers */
+  PtrMap loops;    /* MonoFunc -> what scalar_kind found it to be */
 } Fl;
 
 typedef struct Pending {
@@ -1249,7 +1249,8 @@ static intptr_t scalar_kind(Fl *fl, MonoFunc *mf) {
   return kind;
 }
 
-/* May the body of loop 'self' call 'mf' ('name', of result type 't')? */
+/* May the body of loop 'self' call 'mf', giving a value of type 't'
+   (in tail position if 'tail')? */
 static bool loop_callee(Fl *fl, MonoFunc *self, MonoFunc *mf, Type *t, bool tail, bool *recursive) {
   if (!mf)
     return false; /* a constructor */
