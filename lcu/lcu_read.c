@@ -76,6 +76,10 @@ typedef struct Reader {
   size_t seen;          /* loc_at's last offset, and its line and column */
   int seen_line, seen_col;
   int depth;            /* of nested expressions and blocks */
+  Program nesl;         /* every `nesl` statement's NESL, parsed before the
+                           rest (prescan), one program as the front end's */
+  Vec nesl_library;     /* of each: non-NULL for `nesl library` */
+  int next_nesl;        /* the next to check */
 } Reader;
 
 /* Nesting deeper than this is refused rather than allowed to exhaust
@@ -1370,17 +1374,42 @@ static Type *nesl_type(Reader *r) { return nesl_type_items(r); }
 
 /* ---- top-level statements ---- */
 
-/* The NESL statement 'text', checked in r->env ('library': one of
-   lib-nesl's, with its names). */
-static TopLevel *nesl_statement(Reader *r, const char *text, size_t at, bool library) {
+/* Parses the NESL of every `nesl` statement (a line that begins with
+   `nesl`) into one program, in order, before anything is checked: the
+   type checker then sees the statements after the one it checks, as the
+   front end does, so that a function may call one defined later (two
+   that call each other). */
+static void prescan(Reader *r) {
   int errors = diag_count();
   const char *file = r->main ? r->main->name : r->src->name;
-  Program *prog = parse_program(source_from_string(file, text), library);
-  if (diag_count() > errors || prog->tops.len != 1) {
-    r->tok = at;
-    fail(r, "the NESL text is not one statement");
+  for (size_t line = 0; r->text[line]; line++) {
+    if ((line == 0 || r->text[line - 1] == '\n') && strncmp(r->text + line, "nesl ", 5) == 0) {
+      r->pos = line + 4;
+      bool library = accept(r, "library");
+      size_t at = (skip(r), r->tok);
+      Program *one = parse_program(source_from_string(file, string_literal(r, NULL)), library);
+      if (diag_count() > errors || one->tops.len != 1) {
+        r->tok = at;
+        fail(r, "the NESL text is not one statement");
+      }
+      TopLevel *top = one->tops.data[0];
+      top->program = &r->nesl;
+      top->index = r->nesl.tops.len;
+      vec_push(&r->nesl.tops, top);
+      vec_push(&r->nesl_library, library ? (void *)1 : NULL);
+    }
   }
-  TopLevel *top = prog->tops.data[0];
+  r->pos = 0;
+}
+
+/* The next statement's NESL (prescan), checked in r->env ('library': one
+   of lib-nesl's, with its names). */
+static TopLevel *nesl_statement(Reader *r, size_t at, bool library) {
+  if (r->next_nesl >= r->nesl.tops.len || (r->nesl_library.data[r->next_nesl] != NULL) != library) {
+    r->tok = at;
+    fail(r, "a `nesl` statement that does not begin its line");
+  }
+  TopLevel *top = r->nesl.tops.data[r->next_nesl++];
   tc_set_library_mode(r->env, library);
   bool ok = tc_check_top(r->env, top);
   tc_set_library_mode(r->env, false);
@@ -1394,7 +1423,8 @@ static TopLevel *nesl_statement(Reader *r, const char *text, size_t at, bool lib
 static void statement(Reader *r) {
   bool library = accept(r, "library");
   size_t at = (skip(r), r->tok);
-  TopLevel *src = nesl_statement(r, string_literal(r, NULL), at, library);
+  string_literal(r, NULL); /* parsed by prescan */
+  TopLevel *src = nesl_statement(r, at, library);
   FlatTop *ft = NEW(FlatTop);
   ft->source = src;
   if (src->kind == TOP_BIND || src->kind == TOP_EXPR) {
@@ -1523,6 +1553,9 @@ LcuProgram *lcu_read(const Source *src, TypeEnv *env) {
     }
     r->main = source_named(r, file);
   }
+  size_t body = r->pos;
+  prescan(r);
+  r->pos = body;
   for (;;) {
     if (!peek(r))
       break;

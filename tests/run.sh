@@ -13,11 +13,8 @@
 #               its header names (syntax, type) or type checks (runtime, none)
 #   diag        tests/diagnostics/NAME.nesl gives exactly NAME.err on stderr
 #   lcu-read    every corpus program's --dump=lcu reads back to the same text,
-#               and that of every program of tests/lcu and examples (not
-#               tests/flat's and tests/syntax's: the reader types each
-#               `nesl` statement in turn, so that a function called
-#               before its definition, as two that call each other, is
-#               unknown to it)
+#               and that of every program of tests/flat, tests/lcu,
+#               tests/syntax and examples
 #   lcu-golden  tests/lcu/golden/NAME.lcu is NAME's dump, reads back, runs
 #   lcu-hand    hand-written λcu (tests/lcu/read) runs or is rejected as expected
 #   lcu, lcu-O0 the λcu interpreter with fusion (the default) and without
@@ -327,7 +324,7 @@ done
 
 # ---- λcu read back: the dump is the syntax the reader reads ----
 # every corpus program: print, read, print again gives the same text
-for f in tests/programs/*.nesl tests/lcu/*.nesl examples/*.nesl; do
+for f in tests/programs/*.nesl tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl examples/*.nesl; do
   n=$(basename "$f" .nesl)
   case $f in tests/programs/*) ;; *) n=$(basename "$(dirname "$f")")-$n ;; esac
   if ! "$NESSIE" --dump=lcu "$f" > "$OUT/$n.rt1.lcu" 2> "$OUT/$n.rt.err"; then
