@@ -274,6 +274,17 @@ static const char *signature(const LcuFunc *f) {
   return buf_str(&b);
 }
 
+/* The function's body in a `for (;;)`, whose tail calls continue it, in
+   x's pass. */
+static void body_loop(Sx *x) {
+  Cg *cg = x->cg;
+  cg_line(cg, "for (;;) {");
+  cg->indent++;
+  block(x, x->f->body, true, NULL);
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
 static void gen_func(Cg *cg, const LcuFunc *f) {
   Sx x = {.cg = cg, .f = f, .fast = true};
   cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));
@@ -287,20 +298,12 @@ static void gen_func(Cg *cg, const LcuFunc *f) {
   cg_line(cg, "int bad = 0; /* nonzero: an integer check failed */");
   cg_line(cg, "uint32_t finite = 0x7ff00000u; /* zero: a float result is not finite */");
   cg_line(cg, "(void)bad;");
-  cg_line(cg, "for (;;) {");
-  cg->indent++;
-  block(&x, f->body, true, NULL);
-  cg->indent--;
-  cg_line(cg, "}");
+  body_loop(&x);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "/* the recording pass: each check records its error */");
   x.fast = false;
-  cg_line(cg, "for (;;) {");
-  cg->indent++;
-  block(&x, f->body, true, NULL);
-  cg->indent--;
-  cg_line(cg, "}");
+  body_loop(&x);
   cg->indent--;
   cg_line(cg, "}");
   cg_blank(cg);
