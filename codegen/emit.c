@@ -300,54 +300,35 @@ const char *cg_layout(Cg *cg, const RtLayout *l) {
 
 /* ---- sites ---- */
 
-int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
+static bool same_string(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+/* The number of the site equal to 'want' in every field, made if new. */
+static int site_like(Cg *cg, CgSite want) {
   for (int i = 0; i < cg->sites.len; i++) {
-    CgSite *s = cg->sites.data[i];
-    if (!s->lib_fn && !s->user_fn && s->loc.src == loc.src && s->loc.line == loc.line && s->loc.col == loc.col &&
-        (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)) &&
-        (s->message == message || (s->message && message && strcmp(s->message, message) == 0)))
+    const CgSite *s = cg->sites.data[i];
+    if (lcu_loc_equal(s->loc, want.loc) && same_string(s->prim, want.prim) && same_string(s->message, want.message) &&
+        same_string(s->lib_fn, want.lib_fn) && same_string(s->user_fn, want.user_fn))
       return i;
   }
   CgSite *s = NEW(CgSite);
-  s->loc = loc;
-  s->prim = prim;
-  s->message = message;
+  *s = want;
   vec_push(&cg->sites, s);
   return cg->sites.len - 1;
 }
 
+int cg_site(Cg *cg, Loc loc, const char *prim, const char *message) {
+  return site_like(cg, (CgSite){.loc = loc, .prim = prim, .message = message});
+}
+
 int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim) {
-  if (e->lib_fn) {
-    for (int i = 0; i < cg->sites.len; i++) {
-      CgSite *s = cg->sites.data[i];
-      if (s->lib_fn && !s->user_fn && strcmp(s->lib_fn, e->lib_fn) == 0 && lcu_loc_equal(s->loc, e->loc) &&
-          (s->prim == prim || (s->prim && prim && strcmp(s->prim, prim) == 0)))
-        return i;
-    }
-    CgSite *s = NEW(CgSite);
-    s->loc = e->loc;
-    s->prim = prim;
-    s->lib_fn = e->lib_fn;
-    vec_push(&cg->sites, s);
-    return cg->sites.len - 1;
-  }
+  if (e->lib_fn)
+    return site_like(cg, (CgSite){.loc = e->loc, .prim = prim, .lib_fn = e->lib_fn});
   bool own = e->loc.src && !lcu_loc_equal(e->loc, c->loc);
   return cg_site(cg, own ? e->loc : no_loc, prim, NULL);
 }
 
 int cg_fn_site(Cg *cg, Loc loc, const char *lib_fn, const char *user_fn) {
-  for (int i = 0; i < cg->sites.len; i++) {
-    CgSite *s = cg->sites.data[i];
-    if (s->user_fn && strcmp(s->user_fn, user_fn) == 0 && lcu_loc_equal(s->loc, loc) &&
-        (s->lib_fn == lib_fn || (s->lib_fn && lib_fn && strcmp(s->lib_fn, lib_fn) == 0)))
-      return i;
-  }
-  CgSite *s = NEW(CgSite);
-  s->loc = loc;
-  s->lib_fn = lib_fn;
-  s->user_fn = user_fn;
-  vec_push(&cg->sites, s);
-  return cg->sites.len - 1;
+  return site_like(cg, (CgSite){.loc = loc, .lib_fn = lib_fn, .user_fn = user_fn});
 }
 
 const char *cg_literal(const char *s) {

@@ -468,41 +468,26 @@ static LcuSize elementwise_size(Lw *lw, LcuKernelBuilder *kb, FlatStmt *fs) {
   return (LcuSize){0};
 }
 
-/* The MAP of an element-wise operation on vectors. */
+static LcuFunc *func_of(Lw *lw, FlatFunc *f);
+
+/* The MAP { i => e(a1[i], ..., an[i]) } of element-wise statement 'fs':
+   e its operation, or, for a call on each element (FS_CALL with 'each'),
+   the call of its scalar loop, which fuses as any MAP. */
 static LcuStmt *build_elementwise(Lw *lw, FlatStmt *fs, Vec *out) {
   FlatVar *r = fs->results.data[0];
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuThunk *t = lcu_kb_index_thunk(kb);
   LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
-  LcuExp *args[3] = {0};
-  for (int k = 0; k < fs->args.len; k++)
+  int n = fs->args.len;
+  LcuExp **args = xmalloc(sizeof(LcuExp *) * (size_t)(n < 3 ? 3 : n)); /* elementwise_exp reads three */
+  for (int k = 0; k < n; k++)
     args[k] = operand(lw, kb, fs->args.data[k], i);
   LcuSize size = elementwise_size(lw, kb, fs);
-  lcu_thunk_return(t, elementwise_exp(kb->loc, fs->op, r->type.base, fs->args.len, args));
+  lcu_thunk_return(t, fs->kind == FS_CALL ? lcu_exp_call(kb->loc, func_of(lw, fs->callee), r->type.base, args, n)
+                                          : elementwise_exp(kb->loc, fs->op, r->type.base, n, args));
   LcuSoac *s = lcu_soac_map(lw->loc, t, size);
   lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
   return kernel_run(lw, kb, s, out);
-}
-
-static LcuFunc *func_of(Lw *lw, FlatFunc *f);
-
-/* A call of scalar loop f on each element (FS_CALL with 'each'): the MAP
-   { i => f(a1[i], ..., an[i]) }, which fuses as any other. */
-static void lower_each_call(Lw *lw, FlatStmt *fs) {
-  FlatVar *r = fs->results.data[0];
-  LcuKernelBuilder *kb = kernel_begin(lw);
-  LcuThunk *t = lcu_kb_index_thunk(kb);
-  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
-  LcuExp **args = xmalloc(sizeof(LcuExp *) * (size_t)(fs->args.len + 1));
-  for (int k = 0; k < fs->args.len; k++)
-    args[k] = operand(lw, kb, fs->args.data[k], i);
-  LcuSize size = elementwise_size(lw, kb, fs);
-  lcu_thunk_return(t, lcu_exp_call(kb->loc, func_of(lw, fs->callee), r->type.base, args, fs->args.len));
-  LcuSoac *s = lcu_soac_map(lw->loc, t, size);
-  lcu_soac_result(lw->lp, s, lcu_type_of_flat(r->type));
-  Vec out;
-  kernel_run(lw, kb, s, &out);
-  bind_results(lw, fs, &out);
 }
 
 /* ---- the other operations ---- */
@@ -1472,8 +1457,10 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
     lower_op(lw, fs);
     return;
   case FS_CALL:
-    if (fs->each) {
-      lower_each_call(lw, fs);
+    if (fs->each) { /* a scalar loop on each element: a MAP */
+      Vec out;
+      build_elementwise(lw, fs, &out);
+      bind_results(lw, fs, &out);
       return;
     }
     if (inlined(lw, fs->callee)) {
