@@ -258,6 +258,8 @@ void flat_exec_op(const FlatStmt *s, RtValue **args, int nargs, Vec *results);
 void flat_scalar_init(RtValue *to, RtBase b);
 void flat_scalar_set(RtValue *to, const RtValue *from);
 void flat_scalar_const(RtValue *to, const FlatAtom *a);
+/* ... given element 'j' of vector 'v'. */
+void flat_scalar_elem(RtValue *to, const RtValue *v, int64_t j);
 
 /* The value of a constant atom (made anew). */
 RtValue *flat_exec_constant(const FlatAtom *a);

@@ -440,3 +440,9 @@ void flat_scalar_const(RtValue *to, const FlatAtom *a) {
   die("a variable where a constant is wanted");
 }
 
+
+void flat_scalar_elem(RtValue *to, const RtValue *v, int64_t j) {
+  size_t size = rt_base_size(v->type.base);
+  flat_scalar_init(to, v->type.base);
+  memcpy(&to->scalar, (const char *)v->data.any + (size_t)j * size, size);
+}

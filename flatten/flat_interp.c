@@ -357,13 +357,16 @@ static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
   RtValue *out = rt_value_new(rt_vec_type(flat_rt_base(rt.base)), len);
   size_t size = rt_base_size(flat_rt_base(rt.base));
   RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
+  RtValue *element = xmalloc(sizeof(RtValue) * (size_t)(n + 1)); /* element j's arguments, in place */
+  for (int i = 0; i < n; i++) {
+    if (vectors[i]->type.kind != RT_VEC || vectors[i]->len != len)
+      die("call of each %s: argument %d is a %s of %lld, not a vector of %lld", f->name, i + 1,
+          rt_type_name(vectors[i]->type), (long long)vectors[i]->len, (long long)len);
+    args[i] = &element[i];
+  }
   for (int64_t j = 0; j < len; j++) {
-    for (int i = 0; i < n; i++) {
-      if (vectors[i]->type.kind != RT_VEC || vectors[i]->len != len)
-        die("call of each %s: argument %d is a %s of %lld, not a vector of %lld", f->name, i + 1,
-            rt_type_name(vectors[i]->type), (long long)vectors[i]->len, (long long)len);
-      args[i] = rt_scalar_at(vectors[i], j);
-    }
+    for (int i = 0; i < n; i++)
+      flat_scalar_elem(&element[i], vectors[i], j);
     RtValue r;
     scalar_call(in, s, f, args, &r);
     memcpy((char *)out->data.any + (size_t)j * size, r.data.any, size);

@@ -788,11 +788,8 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     size_t size = rt_base_size(flat_rt_base(e->type));
     Loc at = lcu_error_loc(e, k->soac, k->loc);
     for (int64_t j = 0; j < n; j++) {
-      for (int i = 0; i < e->nargs; i++) {
-        RtBase b = vals[i]->type.base;
-        flat_scalar_init(&lane[i], b);
-        copy_elem(&lane[i].scalar, (char *)vals[i]->data.any + (size_t)j * rt_base_size(b), rt_base_size(b));
-      }
+      for (int i = 0; i < e->nargs; i++)
+        flat_scalar_elem(&lane[i], vals[i], j);
       RtValue x;
       scalar_call(k->in, e->callee, one, at, &x);
       if (x.type.base != e->type)
