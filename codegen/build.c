@@ -151,8 +151,9 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
     vec_push(&argv, (void *)b->output);
     vec_push(&argv, (void *)src);
     vec_push(&argv, xprintf("%s/libnessie_rt_cuda.a", rt));
+    /* the host's products uncontracted, as the device's (rt_mul_rn) */
     vec_push(&argv, "-Xcompiler");
-    vec_push(&argv, "-fopenmp");
+    vec_push(&argv, "-fopenmp,-ffp-contract=off");
     vec_push(&argv, "-lm");
     vec_push(&argv, "-lpthread");
   } else {
@@ -162,6 +163,7 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
     /* -O1 builds quicker; make test-asan adds the sanitizers */
     push_flags(&argv, getenv("NESSIE_CFLAGS"), "-O2");
     vec_push(&argv, "-fopenmp");
+    vec_push(&argv, "-ffp-contract=off"); /* a product's overflow carried into its sum (rt_mul_rn) */
     vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
     vec_push(&argv, xprintf("-I%s/include", rt));
     vec_push(&argv, "-o");

@@ -237,11 +237,10 @@ const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgC
    makes the raw result non-finite, so that a finiteness test stands for
    the check (the fast passes of thunks and scalar functions). */
 const char *cg_raw_float_op(FlatOp op, FlatBase base, const char **a);
-/* Does float operation 'op' carry operand 'k' (made by operation 'from')
-   on: is its result non-finite whenever that operand is?  With
-   'contracted', not a product into + or -, which nvcc may fuse into a
-   multiply-add whose unrounded product does not overflow (thunk.c). */
-bool cg_float_carries(FlatOp op, int k, FlatOp from, bool contracted);
+/* Does float operation 'op' carry its operand 'k' on: is its result
+   non-finite whenever that operand is?  (Products are never contracted
+   into a multiply-add: rt_mul_rn in rt/scalar.h.) */
+bool cg_float_carries(FlatOp op, int k);
 
 /* ---- cpu.c, cuda.c ---- */
 

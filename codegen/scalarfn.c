@@ -72,13 +72,6 @@ static void settle(Sx *x) {
   cg_line(x->cg, "}");
 }
 
-/* A float product, never contracted into a multiply-add (NESSIE_FN_MUL:
-   __dmul_rn on the device), so that a sum carries a product's overflow on
-   (cover) and both passes compute the same values. */
-static bool float_product(const LcuStmt *s) {
-  return s->kind == LS_SCALAR && s->op == FLAT_MUL && atom_base(s->args.data[0]) == FB_FLOAT;
-}
-
 /* Does the fast pass test float result 'r' of 's' itself? */
 static bool raw_tested(const LcuStmt *s) {
   if (s->kind != LS_SCALAR || atom_base(s->args.data[0]) != FB_FLOAT)
@@ -116,8 +109,7 @@ static void cover(Sx *x, const LcuBlock *b) {
       const LcuAtom *a = s->args.data[k];
       if (!a->var || a->var->type.base != FB_FLOAT)
         continue;
-      /* uncontracted: the operand's own operation does not matter */
-      if (cg_float_carries(s->op, k, FLAT_COPY, false))
+      if (cg_float_carries(s->op, k))
         ptrmap_put(&carried, a->var, (void *)1);
     }
   }
@@ -132,9 +124,8 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
   bool checked;
   int operand;
   FlatBase base = atom_base(s->args.data[0]);
-  const char *product = float_product(s) ? xprintf("NESSIE_FN_MUL(%s, %s)", args[0], args[1]) : NULL;
   if (x->fast) {
-    const char *raw = product ? product : cg_raw_float_op(s->op, base, args);
+    const char *raw = cg_raw_float_op(s->op, base, args);
     const char *call = cg_scalar_op(s->op, base, args, "&bad", &checked, &operand);
     if (checked && raw) {
       cg_line(cg, "double %s = %s;", cg_name(r), raw);
@@ -147,8 +138,6 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
   }
   const char *err = cg_temp(cg);
   const char *call = cg_scalar_op(s->op, base, args, xprintf("&%s", err), &checked, &operand);
-  if (product) /* rt_mul_f's check, on the product the fast pass makes */
-    call = xprintf("rt_finite(%s, &%s)", product, err);
   if (!checked) {
     cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
     return;
@@ -368,17 +357,14 @@ void cg_scalar_funcs(Cg *cg) {
   if (cg->target->kind == CG_CUDA) {
     cg_line(cg, "#define NESSIE_FN static __host__ __device__");
     cg_line(cg, "#ifdef __CUDA_ARCH__");
-    cg_line(cg, "#define NESSIE_FN_MUL(a, b) __dmul_rn((a), (b)) /* never contracted */");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
     cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
     cg_line(cg, "#else");
-    cg_line(cg, "#define NESSIE_FN_MUL(a, b) ((a) * (b)) /* ISO C++: not contracted */");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
     cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
     cg_line(cg, "#endif");
   } else {
     cg_line(cg, "#define NESSIE_FN static");
-    cg_line(cg, "#define NESSIE_FN_MUL(a, b) ((a) * (b)) /* ISO C (-std=c17): not contracted */");
     cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
     cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run)})");
   }

@@ -17,6 +17,8 @@
  * yields a harmless value, and the host reports the record after the
  * kernel.
  */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +162,7 @@ const char *cg_raw_float_op(FlatOp op, FlatBase base, const char **a) {
   case FLAT_SUB:
     return xprintf("%s - %s", a[0], a[1]);
   case FLAT_MUL:
-    return xprintf("%s * %s", a[0], a[1]);
+    return xprintf("rt_mul_rn(%s, %s)", a[0], a[1]);
   case FLAT_DIV:
     return xprintf("%s / %s", a[0], a[1]);
   case FLAT_RECIP:
@@ -264,6 +266,10 @@ typedef struct Tx {
   Vec floats; /* FloatLocal *, or NULL for a temporary that is none */
   int block, blocks; /* the straight-line block being made (an if's branch
                         is a new one), and how many were */
+  /* what each operation's temporary is (ranges, below), by temporary
+     number from facts_base on */
+  int facts_base;
+  Vec facts; /* Fact *, or NULL */
 } Tx;
 
 /* The fast pass's flag, named when the first check needs it (a thunk
@@ -319,18 +325,17 @@ static void record(Tx *tx, const char *what) {
    that of one it is carried into in turn) sets the flag.  The recording
    pass, which runs for every flagged element, still checks each
    operation and records the first failure, so that the error is the one
-   a single checked pass gives.  Not a product carried by + or -: nvcc
-   contracts a * b + c to a fused multiply-add, whose unrounded product
-   may overflow where the sum does not (a * b just above the largest
-   double, c near its negative), so that only the product's own test
-   sees the overflow. */
+   a single checked pass gives.  A product carried by + or - is covered
+   too because it is never contracted into a fused multiply-add
+   (rt_mul_rn), whose unrounded product may overflow where the sum does
+   not (a * b just above the largest double, c near its negative), so
+   that only the product's own test would see the overflow. */
 typedef struct FloatUse {
   int local; /* the temporary it is carried into */
   struct FloatUse *next;
 } FloatUse;
 
 typedef struct FloatLocal {
-  FlatOp op;                   /* the operation that made it */
   bool tested;                 /* a checked float operation's raw result */
   int block;                   /* where it is made */
   size_t test_from, test_to;   /* its test's line in the fast pass's text */
@@ -358,21 +363,20 @@ static FloatLocal *float_local(Tx *tx, const char *name) {
   return tx->floats.data[n - tx->temps_base];
 }
 
-static FloatLocal *float_local_new(Tx *tx, const char *name, FlatOp op, bool tested) {
+static FloatLocal *float_local_new(Tx *tx, const char *name, bool tested) {
   int k = temp_number(name) - tx->temps_base;
   while (tx->floats.len <= k)
     vec_push(&tx->floats, NULL);
   FloatLocal *f = NEW(FloatLocal);
-  *f = (FloatLocal){op, tested, tx->block, 0, 0, NULL, false};
+  *f = (FloatLocal){tested, tx->block, 0, 0, NULL, false};
   tx->floats.data[k] = f;
   return f;
 }
 
-bool cg_float_carries(FlatOp op, int k, FlatOp from, bool contracted) {
+bool cg_float_carries(FlatOp op, int k) {
   switch (op) {
   case FLAT_ADD:
   case FLAT_SUB:
-    return from != FLAT_MUL || !contracted; /* a fused multiply-add (above) */
   case FLAT_MUL:
     return true;
   case FLAT_DIV:
@@ -399,7 +403,7 @@ bool cg_float_carries(FlatOp op, int k, FlatOp from, bool contracted) {
 static void note_carried(Tx *tx, FlatOp op, const char **args, int nargs, const char *result) {
   for (int k = 0; k < nargs; k++) {
     FloatLocal *f = float_local(tx, args[k]);
-    if (f && f->block == tx->block && cg_float_carries(op, k, f->op, true)) {
+    if (f && f->block == tx->block && cg_float_carries(op, k)) {
       FloatUse *u = NEW(FloatUse);
       *u = (FloatUse){temp_number(result), f->uses};
       f->uses = u;
@@ -438,6 +442,186 @@ static void finite_covered(Tx *tx, CgText *text) {
   }
   memmove(text->data + w, text->data + r, text->len - r);
   text->len = w + (text->len - r);
+}
+
+/* ---- ranges: the operations that cannot fail ----
+
+   Every float value a pass computes is finite or some check has failed
+   before the pass looks at the flags: its operands are loads and
+   parameters (NESL's floats are finite), constants, or earlier results,
+   each checked, carried into a checked result (finite_covered), or safe
+   in turn.  An operation is *safe* when its result is finite whenever
+   its operands are: 1.0 + 0.2316419 * abs(x), 1.0 divided by that, exp
+   of a value that is not above 0, a polynomial in a value between 0 and
+   1.  A safe operation needs no check in either pass, and it is not
+   "seen" (finite_covered): it covers none of its operands.  Each
+   operation's temporary gets a range [lo, hi] that holds when its
+   operands are finite, by interval arithmetic on their ranges (a value
+   of unknown range is any finite double), each bound widened by 2^-40 of
+   itself, far more than a correctly rounded operation or the device's
+   exp and ln (an ulp or two) may err; the operation is safe when the
+   widened bounds are finite and its operands are in its domain (a
+   divisor's range excludes zero, sqrt's is not negative, ln's is
+   positive). */
+typedef struct Range {
+  double lo, hi;
+} Range;
+
+typedef struct Fact {
+  FlatOp op;
+  const char *a, *b, *c; /* the operands' C names */
+  Range range;           /* float results */
+  bool safe;             /* cannot fail when its operands are finite */
+} Fact;
+
+static const Range any_float = {-DBL_MAX, DBL_MAX};
+
+static Fact *fact_of(const Tx *tx, const char *name) {
+  int n = temp_number(name);
+  if (n < tx->facts_base || n - tx->facts_base >= tx->facts.len)
+    return NULL;
+  return tx->facts.data[n - tx->facts_base];
+}
+
+/* The range of float operand 'name': a constant's own value, a
+   temporary's range, or any finite double. */
+static Range range_of(const Tx *tx, const char *name) {
+  const Fact *f = fact_of(tx, name);
+  if (f)
+    return f->range;
+  const char *p = name[0] == '(' ? name + 1 : name;
+  char *end;
+  double v = strtod(p, &end);
+  if (end != p && strcmp(end, name[0] == '(' ? ")" : "") == 0 && isfinite(v))
+    return (Range){v, v};
+  return any_float;
+}
+
+static double widen_down(double x) { return x - (fabs(x) * 0x1p-40 + 0x1p-1060); }
+static double widen_up(double x) { return x + (fabs(x) * 0x1p-40 + 0x1p-1060); }
+
+/* The range of bounds lo .. hi (the exact ones or a rounding off):
+   widened, safe if finite; for the operation's users, within the finite
+   doubles. */
+static Range bounded(double lo, double hi, bool *safe) {
+  lo = widen_down(lo);
+  hi = widen_up(hi);
+  *safe = isfinite(lo) && isfinite(hi);
+  return (Range){isfinite(lo) ? lo : -DBL_MAX, isfinite(hi) ? hi : DBL_MAX};
+}
+
+static double min4(double a, double b, double c, double d) { return fmin(fmin(a, b), fmin(c, d)); }
+static double max4(double a, double b, double c, double d) { return fmax(fmax(a, b), fmax(c, d)); }
+
+/* select(c, -x, x) where c is x < 0 (abs, as the library writes it), or
+   select(c, x, -x) where c is x > 0: not negative. */
+static bool is_abs(const Tx *tx, const char **args) {
+  const Fact *c = fact_of(tx, args[0]);
+  if (!c || !c->b)
+    return false;
+  Range zero = range_of(tx, c->b);
+  if (zero.lo != 0.0 || zero.hi != 0.0)
+    return false;
+  bool below = c->op == FLAT_LT || c->op == FLAT_LE, above = c->op == FLAT_GT || c->op == FLAT_GE;
+  const char *neg = below ? args[1] : above ? args[2] : NULL, *same = below ? args[2] : args[1];
+  const Fact *n = neg ? fact_of(tx, neg) : NULL;
+  return n && n->op == FLAT_NEG && strcmp(n->a, c->a) == 0 && strcmp(same, c->a) == 0;
+}
+
+/* The range of float operation 'op' on 'args' and whether it is safe. */
+static Range op_range(const Tx *tx, FlatOp op, const char **args, int nargs, bool *safe) {
+  Range x = nargs > 0 ? range_of(tx, args[0]) : any_float, y = nargs > 1 ? range_of(tx, args[1]) : any_float;
+  *safe = false;
+  switch (op) {
+  case FLAT_ADD:
+    return bounded(x.lo + y.lo, x.hi + y.hi, safe);
+  case FLAT_SUB:
+    return bounded(x.lo - y.hi, x.hi - y.lo, safe);
+  case FLAT_MUL:
+    return bounded(min4(x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi),
+                   max4(x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi), safe);
+  case FLAT_RECIP:
+    y = x;
+    x = (Range){1.0, 1.0};
+    /* fall through */
+  case FLAT_DIV:
+    if (!(y.lo > 0.0 || y.hi < 0.0))
+      return any_float;
+    return bounded(min4(x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi),
+                   max4(x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi), safe);
+  case FLAT_NEG:
+    *safe = true;
+    return (Range){-x.hi, -x.lo};
+  case FLAT_SQRT:
+    if (!(x.lo >= 0.0))
+      return any_float;
+    return bounded(sqrt(x.lo), sqrt(x.hi), safe);
+  case FLAT_LN:
+    if (!(x.lo > 0.0))
+      return any_float;
+    return bounded(log(x.lo), log(x.hi), safe);
+  case FLAT_EXP: {
+    Range r = bounded(exp(x.lo), exp(x.hi), safe);
+    r.lo = fmax(r.lo, 0.0);
+    return r;
+  }
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TANH:
+    *safe = true;
+    return (Range){-1.0, 1.0};
+  case FLAT_SELECT: {
+    *safe = true;
+    Range a = range_of(tx, args[1]), b = range_of(tx, args[2]);
+    if (is_abs(tx, args)) {
+      Range v = range_of(tx, fact_of(tx, args[0])->a);
+      return (Range){0.0, fmax(fabs(v.lo), fabs(v.hi))};
+    }
+    return (Range){fmin(a.lo, b.lo), fmax(a.hi, b.hi)};
+  }
+  case FLAT_TO_FLOAT:
+    *safe = true;
+    return (Range){(double)INT32_MIN, (double)INT32_MAX};
+  case FLAT_COPY:
+    *safe = true;
+    return x;
+  default:
+    return any_float;
+  }
+}
+
+/* Notes what operation 'e' made temporary 't' from; returns the fact. */
+static Fact *fact_note(Tx *tx, const LcuExp *e, const char **args, const char *t) {
+  Fact *f = NEW(Fact);
+  *f = (Fact){e->op, e->nargs > 0 ? args[0] : NULL, e->nargs > 1 ? args[1] : NULL, e->nargs > 2 ? args[2] : NULL,
+              any_float, false};
+  if (e->type == FB_FLOAT)
+    f->range = op_range(tx, e->op, args, e->nargs, &f->safe);
+  int k = temp_number(t) - tx->facts_base;
+  while (tx->facts.len <= k)
+    vec_push(&tx->facts, NULL);
+  tx->facts.data[k] = f;
+  return f;
+}
+
+/* A safe sum or difference with a safe product, as one fused
+   multiply-add on the device (the product, if nothing else reads it,
+   goes): both are safe, so that the multiply-add is finite where the two
+   operations are, and both passes compute it alike.  NULL if 'op' on
+   'args' is not one. */
+static const char *multiply_add(const Tx *tx, FlatOp op, const char **args) {
+  if (tx->cg->target->kind != CG_CUDA || (op != FLAT_ADD && op != FLAT_SUB))
+    return NULL;
+  for (int k = 0; k < 2; k++) {
+    const Fact *p = fact_of(tx, args[k]);
+    if (!p || p->op != FLAT_MUL || !p->safe || !p->b)
+      continue;
+    const char *other = args[1 - k];
+    if (op == FLAT_ADD)
+      return xprintf("fma(%s, %s, %s)", p->a, p->b, other);
+    return k == 0 ? xprintf("fma(%s, %s, -%s)", p->a, p->b, other) : xprintf("fma(-%s, %s, %s)", p->a, p->b, other);
+  }
+  return NULL;
 }
 
 static const char *finite_least(Tx *tx) {
@@ -507,6 +691,13 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
+  const Fact *fact = fact_note(tx, e, args, t);
+  if (checked && fact->safe && base == FB_FLOAT && e->type == FB_FLOAT) {
+    /* it cannot fail (ranges, above): no check in either pass */
+    const char *fused = multiply_add(tx, e->op, args);
+    cg_line(cg, "double %s = %s;", t, fused ? fused : cg_raw_float_op(e->op, base, args));
+    return t;
+  }
   bool unchecked = checked && tx->checks->unchecked_sums && (e->op == FLAT_ADD || e->op == FLAT_MUL);
   const char *raw = checked && (tx->fast || unchecked) ? cg_raw_float_op(e->op, base, args) : NULL;
   if (raw && unchecked) {
@@ -517,7 +708,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     /* no branch: the raw result and the integer finiteness test */
     const char *least = finite_least(tx);
     cg_line(cg, "double %s = %s;", t, raw);
-    FloatLocal *f = float_local_new(tx, t, e->op, true);
+    FloatLocal *f = float_local_new(tx, t, true);
     f->test_from = cg->out->len;
     cg_line(cg, "%s = rt_finite_least(%s, %s);", least, least, t);
     f->test_to = cg->out->len;
@@ -526,7 +717,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   }
   if (tx->fast && e->op == FLAT_NEG && base == FB_FLOAT) {
     /* not tested, but it carries its operand on */
-    float_local_new(tx, t, e->op, false);
+    float_local_new(tx, t, false);
     note_carried(tx, e->op, args, e->nargs, t);
   }
   if (checked && tx->fast)
@@ -654,7 +845,7 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    values).  A thunk without checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx fast = {cg, checks, {0}, true, NULL, NULL, cg->temps + 1, {0}, 0, 0};
+  Tx fast = {cg, checks, {0}, true, NULL, NULL, cg->temps + 1, {0}, 0, 0, cg->temps + 1, {0}};
   seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
@@ -676,7 +867,7 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
                                                     : xprintf("%s == 0", fast.finite);
     cg_line(cg, "if (__builtin_expect(%s, 0)) { /* again, recording the error */", failed);
     cg->indent++;
-    Tx slow = {cg, checks, {0}, false, NULL, NULL, 0, {0}, 0, 0};
+    Tx slow = {cg, checks, {0}, false, NULL, NULL, 0, {0}, 0, 0, cg->temps + 1, {0}};
     seen_clear();
     gen_thunk(&slow, t, args, env);
     cg->indent--;

@@ -26,7 +26,11 @@
  *     is v itself;
  *   - dead code: a statement whose results nothing reads and that can
  *     neither fail nor have an effect (facts.c) goes, and an `if` left
- *     with nothing in its branches.
+ *     with nothing in its branches;
+ *   - constants: a global that a top-level statement binds to a constant
+ *     is read as that constant, and a kernel run with a constant scalar
+ *     argument runs a copy of its kernel with the constant in its
+ *     thunks (constant_params).
  *
  * Nothing that can fail or print is moved, and nothing that can fail is
  * removed unless an identical one before it guards it, so that an error
@@ -152,8 +156,8 @@ static void avail_undo(Simp *s, int mark) {
 
 /* ---- constant folding ---- */
 
-/* op(a...) on constants by the runtime's semantics; false when it fails
-   or gives a float (whose printed constant might not be exact). */
+/* op(a...) on constants by the runtime's semantics; false when it fails,
+   or for a float operation that is not correctly rounded (exp, ln). */
 static bool fold(FlatOp op, const FlatAtom *a, int n, FlatAtom *out) {
   int err = RT_OK;
   FlatAtomKind k = a[0].kind;
@@ -223,6 +227,38 @@ static bool fold(FlatOp op, const FlatAtom *a, int n, FlatAtom *out) {
   }
   if (k == FA_CHAR)
     return op == FLAT_CHAR_CODE && INT((unsigned char)a[0].u.c);
+  if (k == FA_FLOAT) {
+    /* only the operations that IEEE arithmetic rounds correctly, so that
+       the constant is what every backend would compute (sqrt(2.0 * pi));
+       it prints back exactly (the shortest text that reads back) */
+    double u = a[0].u.f, v = n > 1 ? a[1].u.f : 0.0, f;
+    switch (op) {
+    case FLAT_ADD:
+      f = rt_add_f(u, v, &err);
+      break;
+    case FLAT_SUB:
+      f = rt_sub_f(u, v, &err);
+      break;
+    case FLAT_MUL:
+      f = rt_mul_f(u, v, &err);
+      break;
+    case FLAT_DIV:
+      f = rt_div_f(u, v, &err);
+      break;
+    case FLAT_SQRT:
+      f = rt_sqrt_f(u, &err);
+      break;
+    case FLAT_NEG:
+      f = rt_neg_f(u);
+      break;
+    default:
+      return false;
+    }
+    if (err != RT_OK)
+      return false;
+    *out = lcu_float_const(f);
+    return true;
+  }
   if (k != FA_INT)
     return false;
   int32_t x = a[0].u.i, y = n > 1 ? a[1].u.i : 0, r;
@@ -609,6 +645,8 @@ static bool reads_invariant(Simp *s, const LcuStmt *st) {
   return false;
 }
 
+static void run_copy(Simp *s, LcuStmt *st, LcuKernel *copy);
+
 static bool propagate_invariants(Simp *s, LcuStmt *st) {
   LcuKernel *k = st->kernel;
   /* the kernel's lengths only for a run that reads an invariant vector
@@ -675,7 +713,14 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
   fus_release_kernel_lens(&kl);
   if (!copy)
     return false;
-  /* parameters nothing reads go, with their arguments */
+  run_copy(s, st, copy);
+  return true;
+}
+
+/* Run 'st' of 'copy', a kernel copied from its own with parameters
+   added or replaced: the parameters nothing reads go, with their
+   arguments. */
+static void run_copy(Simp *s, LcuStmt *st, LcuKernel *copy) {
   int out = 0;
   for (int i = 0; i < copy->params.len; i++) {
     LcuVar *q = copy->params.data[i];
@@ -698,6 +743,69 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
   copy->params.len = out;
   st->args.len = out;
   st->kernel = intern_kernel(s, copy);
+}
+
+/* True if kernel 'k' reads its parameter 'q' only in thunks, if at all. */
+static bool only_thunks_read(const LcuKernel *k, const LcuVar *q) {
+  for (int j = 0; j < k->soacs.len; j++) {
+    const LcuSoac *so = k->soacs.data[j];
+    if (so->size.var == q || so->size.length == q || so->segdes == q || so->into == q)
+      return false;
+    for (int x = 0; x < so->args.len; x++)
+      if (so->args.data[x] == q)
+        return false;
+  }
+  for (int x = 0; x < k->results.len; x++)
+    if (k->results.data[x] == q)
+      return false;
+  return true;
+}
+
+/* Run 'st' with its constant scalar arguments in the thunks of a copy of
+   its kernel, in place of their parameters: `sqrt(2.0 * pi)` of a MAP
+   then folds, and code generation sees the constants (the ranges that
+   spare finiteness tests, codegen/thunk.c).  Each constant makes a
+   kernel of its own, interned by its text; true if it changed. */
+static bool constant_params(Simp *s, LcuStmt *st) {
+  const LcuKernel *k = st->kernel;
+  LcuKernel *copy = NULL;
+  for (int a = 0; a < k->params.len; a++) {
+    const LcuAtom *atom = st->args.data[a];
+    const LcuVar *q = k->params.data[a];
+    if (atom->var || q->type.kind != LT_SCALAR || !only_thunks_read(k, q))
+      continue;
+    bool read = false;
+    for (int j = 0; j < k->soacs.len && !read; j++) {
+      const LcuSoac *so = k->soacs.data[j];
+      read = thunk_reads_var(so->pull, q) || thunk_reads_var(so->second, q);
+    }
+    if (!read)
+      continue;
+    if (!copy) {
+      copy = lcu_copy_kernel(s->p, k);
+      copy->name = NULL;
+    }
+    const LcuVar *cq = copy->params.data[a];
+    LcuExp *value = lcu_exp_const(st->loc, atom->constant);
+    for (int j = 0; j < copy->soacs.len; j++) {
+      LcuSoac *so = copy->soacs.data[j];
+      LcuThunk *ts[2] = {so->pull, so->second};
+      for (int t = 0; t < 2; t++) {
+        if (!thunk_reads_var(ts[t], cq))
+          continue;
+        for (int b = 0; b < ts[t]->lets.len; b++) {
+          LcuLet *l = ts[t]->lets.data[b];
+          l->value = lcu_subst_var(s->p, l->value, cq, value);
+        }
+        for (int b = 0; b < ts[t]->body.len; b++)
+          ts[t]->body.data[b] = lcu_subst_var(s->p, ts[t]->body.data[b], cq, value);
+        lcu_fill_using(ts[t]);
+      }
+    }
+  }
+  if (!copy)
+    return false;
+  run_copy(s, st, copy);
   return true;
 }
 
@@ -834,6 +942,10 @@ static bool simp_run(Simp *s, LcuStmt *st) {
     }
   }
   if (propagate_invariants(s, st)) {
+    s->changed = true;
+    k = st->kernel;
+  }
+  if (constant_params(s, st)) {
     s->changed = true;
     k = st->kernel;
   }
@@ -1063,6 +1175,7 @@ typedef struct Rounds {
   GenMap uses; /* each variable's count of reads (drop_dead) */
   Vec undo;
   Buf key;
+  Vec consts; /* pairs: a global whose value is a constant, the LcuAtom */
 } Rounds;
 
 static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) {
@@ -1071,6 +1184,8 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
     facts_of(&r->facts, body, &current);
     map_clear(&r->avail);
     genmap_clear(&r->subst);
+    for (int i = 0; i + 1 < r->consts.len; i += 2)
+      genmap_put(&r->subst, r->consts.data[i], r->consts.data[i + 1]);
     r->undo.len = 0;
     Simp s = {.p = p, .facts = &r->facts, .made = made, .avail = r->avail, .subst = r->subst, .undo = r->undo,
               .key = r->key};
@@ -1088,15 +1203,35 @@ static void simplify_body(LcuProgram *p, LcuBlock *body, Made *made, Rounds *r) 
   }
 }
 
+/* The globals of top-level statement 't' whose values are constants
+   (`pi = 3.141592653589793;`), to 'consts': a global is bound once, by
+   its statement, so that every read of it, in functions and later
+   statements, may read the constant instead. */
+static void constant_globals(const LcuTop *t, Vec *consts) {
+  if (!t->body || t->body->stmts.len || t->body->results.len != t->defines.len)
+    return;
+  for (int i = 0; i < t->defines.len; i++) {
+    LcuAtom *a = t->body->results.data[i];
+    if (!a->var) {
+      vec_push(consts, t->defines.data[i]);
+      vec_push(consts, a);
+    }
+  }
+}
+
 void fus_simplify(LcuProgram *p) {
   Made made = {0};
   Rounds r = {0};
+  for (int i = 0; i < p->tops.len; i++)
+    constant_globals(p->tops.data[i], &r.consts);
   for (int i = 0; i < p->funcs.len; i++)
     simplify_body(p, ((LcuFunc *)p->funcs.data[i])->body, &made, &r);
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
-    if (t->body)
+    if (t->body) {
       simplify_body(p, t->body, &made, &r);
+      constant_globals(t, &r.consts); /* for the statements after it */
+    }
   }
   fus_release_facts(&r.facts);
   lcu_prune_kernels(p);

@@ -41,6 +41,20 @@ typedef enum RtScalarError {
 
 RT_FN int32_t rt_wrap(uint32_t x) { return (int32_t)x; }
 
+/* A float product that is never contracted into a multiply-add with the
+   sum it feeds (__dmul_rn on the device; the generated C and the host's
+   C++ are compiled with -ffp-contract=off): a product that overflows then
+   makes every sum it goes into infinite, so that the sum's finiteness
+   test stands for the product's (codegen/thunk.c, finite_covered), and a
+   kernel computes the values that the interpreters do. */
+RT_FN double rt_mul_rn(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 RT_FN double rt_finite(double x, int *err) {
   if (!isfinite(x))
     *err = RT_E_NOT_FINITE;
@@ -113,7 +127,7 @@ RT_FN int32_t rt_pow_i(int32_t x, int32_t n, int *err) {
 
 RT_FN double rt_add_f(double a, double b, int *err) { return rt_finite(a + b, err); }
 RT_FN double rt_sub_f(double a, double b, int *err) { return rt_finite(a - b, err); }
-RT_FN double rt_mul_f(double a, double b, int *err) { return rt_finite(a * b, err); }
+RT_FN double rt_mul_f(double a, double b, int *err) { return rt_finite(rt_mul_rn(a, b), err); }
 RT_FN double rt_div_f(double a, double b, int *err) {
   if (b == 0.0) {
     *err = RT_E_DIV_ZERO;
