@@ -99,7 +99,14 @@ template <class Kernel> int wave_blocks(Kernel kernel) {
 
 /* ---- MAP ---- */
 
-template <class Pull, class Store> __global__ void map_kernel(Pull pull, Store store, int64_t n) {
+/* At most 40 registers a thread, so that 6 blocks of THREADS fit on an
+   SM: Black-Scholes's MAP, left to take 64, ran 4 blocks and took 1.30
+   times the hand-written kernel's time, 1.21 at 48 registers (5 blocks)
+   and 1.18 at 40, with 20 bytes spilled (H100, tests/gpu-results.md). */
+constexpr int MAP_BLOCKS = 6;
+
+template <class Pull, class Store>
+__global__ void __launch_bounds__(THREADS, MAP_BLOCKS) map_kernel(Pull pull, Store store, int64_t n) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
     store(i, pull(i));
 }
