@@ -469,7 +469,7 @@ typedef struct Range {
 
 typedef struct Fact {
   FlatOp op;
-  const char *a, *b, *c; /* the operands' C names */
+  const char *a, *b;     /* the first two operands' C names */
   Range range;           /* float results */
   bool safe;             /* cannot fail when its operands are finite */
 } Fact;
@@ -593,8 +593,7 @@ static Range op_range(const Tx *tx, FlatOp op, const char **args, int nargs, boo
 /* Notes what operation 'e' made temporary 't' from; returns the fact. */
 static Fact *fact_note(Tx *tx, const LcuExp *e, const char **args, const char *t) {
   Fact *f = NEW(Fact);
-  *f = (Fact){e->op, e->nargs > 0 ? args[0] : NULL, e->nargs > 1 ? args[1] : NULL, e->nargs > 2 ? args[2] : NULL,
-              any_float, false};
+  *f = (Fact){e->op, e->nargs > 0 ? args[0] : NULL, e->nargs > 1 ? args[1] : NULL, any_float, false};
   if (e->type == FB_FLOAT)
     f->range = op_range(tx, e->op, args, e->nargs, &f->safe);
   int k = temp_number(t) - tx->facts_base;
