@@ -154,6 +154,15 @@ const char *cg_rtop(FlatOp op);
    two arguments' components, OP one of +, *, and, or, xor, or an int
    (char, bool) minimum or maximum (emit.c says more). */
 bool cg_op_commutative(const LcuSoac *s);
+/* Does SOAC 's' read 'v' (its thunks, size, segdes, `into`, arguments)? */
+bool cg_soac_reads(const LcuSoac *s, const LcuVar *v);
+/* A result of the MAP at 'index' in kernel 'k' that neither 'k' returns
+   nor a later SOAC of it reads: a MAP that fusion composed into its
+   consumer and kept so that its errors come first (docs/fusion.md).  Its
+   values are needed only for their checks: neither allocated nor stored
+   (the all-pairs n-body's 10^8 pulls, 800 MB, were written for
+   nothing). */
+bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v);
 /* The float + and * of commutative REDUCE 's''s operator, left unchecked
    (CgChecks.unchecked_sums) for a test of the result to stand for: each
    one's component of the result, its site (in the checks 'c', a

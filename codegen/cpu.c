@@ -38,6 +38,7 @@ typedef struct Kx {
   Cg *cg;
   const LcuKernel *k;
   const LcuSoac *s;  /* the SOAC being written */
+  int index;         /* its position in the kernel */
   CgBinding *env;    /* the kernel's parameters and its SOACs' results */
   Vec vectors;       /* const char *: every vector or segdes local, freed
                         at the end unless a result */
@@ -167,11 +168,15 @@ static void gen_map(Kx *x) {
   const char *n = soac_size(x);
   int nv = nvalues(s);
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
-  for (int v = 0; v < nv; v++)
-    new_vector(x, s->results.data[v], n);
+  bool *dead = xmalloc_atomic(sizeof(bool) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++) {
+    dead[v] = cg_dead_map_result(x->k, x->index, s->results.data[v]);
+    if (!dead[v])
+      new_vector(x, s->results.data[v], n);
+  }
   const char *i = cg_temp(cg), *ix = cg_temp(cg);
   for (int v = 0; v < nv; v++)
-    dests[v] = xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
+    dests[v] = dead[v] ? cg_temp(cg) : xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
   if (lcu_thunk_calls(s->pull)) /* a scalar loop: elements of uneven cost */
     cg_line(cg, "RT_PARALLEL_FOR_UNEVEN_IF(%s > 1)", n);
   else
@@ -179,8 +184,17 @@ static void gen_map(Kx *x) {
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  /* a dead result (cg_dead_map_result) into a local: computed for its
+     checks, stored nowhere */
+  for (int v = 0; v < nv; v++)
+    if (dead[v])
+      cg_line(cg, "%s %s; /* %s: read by nothing */", cg_ctype(((const LcuVar *)s->results.data[v])->type.base),
+              dests[v], cg_name(s->results.data[v]));
   CgChecks c = checks_at(x, i, ix, 0);
   thunk_into(x, s->pull, (const char *[]){ix}, &c, dests);
+  for (int v = 0; v < nv; v++)
+    if (dead[v])
+      cg_line(cg, "(void)%s;", dests[v]);
   cg->indent--;
   cg_line(cg, "}");
 }
@@ -810,7 +824,7 @@ static const char *kernel_signature(const LcuKernel *k, const char *name) {
 }
 
 void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
-  Kx x = {cg, k, NULL, NULL, {0}, {0}};
+  Kx x = {cg, k, NULL, 0, NULL, {0}, {0}};
   Buf what = {0};
   for (int i = 0; i < k->soacs.len; i++)
     buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
@@ -836,6 +850,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   int nested = 0;
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
+    x.index = i;
     cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
     cg_line(cg, "{");
     cg->indent++;
@@ -861,7 +876,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
       const LcuVar *v = x.s->results.data[r];
       if (v->type.kind == LT_SCALAR)
         x.env = cg_bind(x.env, v, cg_name(v), NULL, NULL);
-      else if (i + 1 < k->soacs.len) /* read by the SOACs after it */
+      else if (i + 1 < k->soacs.len && !cg_dead_map_result(k, i, v)) /* read by the SOACs after it */
         bind_value(&x, v, cg_name(v));
     }
   }

@@ -280,8 +280,11 @@ static void gen_index(Gx *x) {
   cg_line(cg, "};");
 }
 
+static bool dead_map_result(const Gx *x, const LcuVar *v) { return cg_dead_map_result(x->k, x->index, v); }
+
 /* A store functor 'name': writes V's values 'from' .. 'from + n' to the
-   results 'first' .. of the SOAC, at position i. */
+   results 'first' .. of the SOAC, at position i (a MAP's dead results
+   not: dead_map_result). */
 static void gen_store(Gx *x, const char *name, int first) {
   Cg *cg = x->cg;
   int nv = nvalues(x->s);
@@ -290,7 +293,11 @@ static void gen_store(Gx *x, const char *name, int first) {
   cg_line(cg, "%s_A A;", x->k->name);
   cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
   for (int i = 0; i < nv; i++)
-    cg_line(cg, "  A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
+    if (!dead_map_result(x, x->s->results.data[first + i]))
+      cg_line(cg, "  A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
+    else
+      cg_line(cg, "  /* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
+              cg_name(x->s->results.data[first + i]));
   cg_line(cg, "}");
   cg->indent--;
   cg_line(cg, "};");
@@ -394,7 +401,8 @@ static void host_map(Gx *x) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
   for (int v = 0; v < nvalues(x->s); v++)
-    new_vector(x, x->s->results.data[v], n);
+    if (!dead_map_result(x, x->s->results.data[v]))
+      new_vector(x, x->s->results.data[v], n);
   /* a thunk that calls a scalar loop: elements of uneven cost */
   cg_line(cg, "rtg::%s(%s, loc, %s, %s, %s);", lcu_thunk_calls(x->s->pull) ? "map_uneven" : "map", kernel_string(x),
           functor(x, "pull"), functor(x, "store"), n);
@@ -697,24 +705,10 @@ static void host_soac(Gx *x) {
 }
 
 /* Does SOAC 's' read a result of SOAC 'of'? */
-static bool thunk_uses(const LcuThunk *t, const LcuVar *v) {
-  if (t)
-    for (int i = 0; i < t->using.len; i++)
-      if (t->using.data[i] == v)
-        return true;
-  return false;
-}
-
 static bool reads_results_of(const LcuSoac *s, const LcuSoac *of) {
-  for (int r = 0; r < of->results.len; r++) {
-    const LcuVar *v = of->results.data[r];
-    if (thunk_uses(s->pull, v) || thunk_uses(s->second, v) || s->size.var == v || s->size.length == v ||
-        s->segdes == v || s->into == v)
+  for (int r = 0; r < of->results.len; r++)
+    if (cg_soac_reads(s, of->results.data[r]))
       return true;
-    for (int a = 0; a < s->args.len; a++)
-      if (s->args.data[a] == v)
-        return true;
-  }
   return false;
 }
 

@@ -415,3 +415,34 @@ int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *
   }
   return n;
 }
+
+static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
+  if (t)
+    for (int i = 0; i < t->using.len; i++)
+      if (t->using.data[i] == v)
+        return true;
+  return false;
+}
+
+bool cg_soac_reads(const LcuSoac *s, const LcuVar *v) {
+  if (thunk_reads(s->pull, v) || thunk_reads(s->second, v) || s->size.var == v || s->size.length == v ||
+      s->segdes == v || s->into == v)
+    return true;
+  for (int a = 0; a < s->args.len; a++)
+    if (s->args.data[a] == v)
+      return true;
+  return false;
+}
+
+bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
+  const LcuSoac *s = k->soacs.data[index];
+  if (s->kind != SOAC_MAP)
+    return false;
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == v)
+      return false;
+  for (int i = index + 1; i < k->soacs.len; i++)
+    if (cg_soac_reads(k->soacs.data[i], v))
+      return false;
+  return true;
+}

@@ -92,6 +92,11 @@ typedef struct FlatVar {
   bool global;      /* a component of a top-level binding's value: bound
                        by the FlatTop that defines it, readable anywhere
                        after */
+  struct FlatVar *within; /* a function's parameter that is a component of
+                       the elements of a nested value: the segdes
+                       parameter whose elements it lies in (its length,
+                       or number of segments, is that segdes's number of
+                       elements); NULL otherwise */
 } FlatVar;
 
 typedef enum FlatAtomKind {
@@ -210,6 +215,10 @@ FlatType flat_segdes(void);
    't' whose datatypes have been replaced by tuples (mono.c). */
 void flat_host_layout(Type *t, Vec *out);   /* FlatType * */
 void flat_vector_layout(Type *t, Vec *out); /* FlatType * */
+/* For each component of H(t) ('host') or V(t), in the same order: one
+   plus the index of the segdes component whose elements it lies in, or
+   0 for a component at the top (as a pointer-sized integer). */
+void flat_layout_within(Type *t, bool host, Vec *out);
 
 /* The runtime's layout descriptor of NESL type 't' (datatypes included,
    named: rt.h), made by the compiler once per statement for what the

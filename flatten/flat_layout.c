@@ -42,53 +42,49 @@ _Noreturn static void not_flat(const char *fn, Type *t) {
   die("%s: %s is not a monomorphic type without datatypes or functions", fn, type_value_to_string(t));
 }
 
-void flat_vector_layout(Type *t, Vec *out) {
+/* The components of V(t) ('vector') or H(t): their flat types into
+   'types' and, where 'within' is given, one plus the index of the segdes
+   whose elements each lies in, or 0 at the top ('parent' for V(t)'s). */
+static void layout(Type *t, bool vector, intptr_t parent, Vec *types, Vec *within) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_INT:
   case T_FLOAT:
   case T_BOOL:
   case T_CHAR:
-    push_type(out, flat_vec(base_of(t)));
+    push_type(types, vector ? flat_vec(base_of(t)) : flat_scalar(base_of(t)));
+    if (within)
+      vec_push(within, (void *)parent);
     return;
   case T_PAIR:
-    flat_vector_layout(t->fst, out);
-    flat_vector_layout(t->snd, out);
+    layout(t->fst, vector, parent, types, within);
+    layout(t->snd, vector, parent, types, within);
     return;
   case T_SEQ:
-    push_type(out, flat_segdes());
-    flat_vector_layout(t->elem, out);
+    if (!vector) { /* H([t]) = V(t) */
+      layout(t->elem, true, 0, types, within);
+      return;
+    }
+    push_type(types, flat_segdes());
+    if (within)
+      vec_push(within, (void *)parent);
+    layout(t->elem, true, types->len, types, within); /* one per element of the segdes */
     return;
   case T_DATA:
   case T_VAR:
   case T_FUN:
     break;
   }
-  not_flat("flat_vector_layout", t);
+  not_flat("flat layout", t);
 }
 
-void flat_host_layout(Type *t, Vec *out) {
-  t = type_resolve(t);
-  switch (t->kind) {
-  case T_INT:
-  case T_FLOAT:
-  case T_BOOL:
-  case T_CHAR:
-    push_type(out, flat_scalar(base_of(t)));
-    return;
-  case T_PAIR:
-    flat_host_layout(t->fst, out);
-    flat_host_layout(t->snd, out);
-    return;
-  case T_SEQ:
-    flat_vector_layout(t->elem, out);
-    return;
-  case T_DATA:
-  case T_VAR:
-  case T_FUN:
-    break;
-  }
-  not_flat("flat_host_layout", t);
+void flat_vector_layout(Type *t, Vec *out) { layout(t, true, 0, out, NULL); }
+
+void flat_host_layout(Type *t, Vec *out) { layout(t, false, 0, out, NULL); }
+
+void flat_layout_within(Type *t, bool host, Vec *out) {
+  Vec types = {0};
+  layout(t, !host, 0, &types, out);
 }
 
 /* ---- the runtime's layouts ---- */

@@ -41,6 +41,10 @@ static void print_binding(FILE *out, const FlatVar *v) {
   fprintf(out, " : %s", flat_type_name(v->type));
   if (v->shape)
     fprintf(out, " #%d", v->shape);
+  if (v->within) {
+    fputs(" in ", out);
+    print_var(out, v->within);
+  }
 }
 
 static void print_atom(FILE *out, const FlatAtom *a) {

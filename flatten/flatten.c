@@ -1334,6 +1334,15 @@ static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) {
   }
   for (int i = 0; i < pt.len; i++)
     vec_push(&f->params, flat_new_var(fl->fp, *(FlatType *)pt.data[i], NULL));
+  /* which parameters lie in the elements of which: fusion reads it (a
+     segmented sum over a nested parameter's rows meets the vector of its
+     values) */
+  Vec within = {0};
+  flat_layout_within(ft->fst, !lifted, &within);
+  for (int i = 0; i < f->params.len; i++) {
+    intptr_t k = (intptr_t)within.data[i];
+    ((FlatVar *)f->params.data[i])->within = k ? f->params.data[k - 1] : NULL;
+  }
   f->result_types = rt;
   map_put(&fl->funcs, f->name, f);
   vec_push(&fl->fp->funcs, f);
@@ -1436,6 +1445,62 @@ static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
   return t;
 }
 
+/* ---- empty contexts ----
+
+   make_body gives each lifted function a test of its context: with no
+   segments, it returns empty values at once.  A recursive function needs
+   it, for its recursion ends when its context is empty.  The body of a
+   function that no chain of calls leads back to does nothing observable
+   in an empty context without it: every vector it makes is empty, and no
+   element fails.  There the test only splits the function in two blocks,
+   and fusion, which combines the kernels of one block, cannot put the
+   body's first kernel beside what the caller computed: spmv's
+   `{sum({v * x[j] : (j, v) in row}) : row in m}` made its products in one
+   kernel and summed them, inside sum^'s test, in another.  Such
+   functions lose the test. */
+
+/* Does a call in block 'b', or in a function it calls, call 'target'?
+   'seen' holds the functions already walked. */
+static bool calls_reach(const FlatBlock *b, const FlatFunc *target, PtrMap *seen) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    if (s->kind == FS_CALL) {
+      if (s->callee == target)
+        return true;
+      if (!ptrmap_get(seen, s->callee) && s->callee->body) {
+        ptrmap_put(seen, s->callee, (void *)1);
+        if (calls_reach(s->callee->body, target, seen))
+          return true;
+      }
+    }
+    if ((s->then && calls_reach(s->then, target, seen)) || (s->els && calls_reach(s->els, target, seen)) ||
+        (s->body && calls_reach(s->body, target, seen)))
+      return true;
+  }
+  return false;
+}
+
+static void drop_context_tests(FlatProgram *fp) {
+  for (int i = 0; i < fp->funcs.len; i++) {
+    FlatFunc *f = fp->funcs.data[i];
+    FlatBlock *b = f->body;
+    if (!f->lifted || !b || !b->stmts.len)
+      continue;
+    FlatStmt *test = b->stmts.data[b->stmts.len - 1];
+    if (test->kind != FS_IF || test->results.len != b->results.len)
+      continue;
+    PtrMap seen = {0};
+    if (calls_reach(b, f, &seen))
+      continue;
+    /* the statements before the test (the context's count, which the
+       body reads), then the body's */
+    b->stmts.len--;
+    for (int k = 0; k < test->els->stmts.len; k++)
+      vec_push(&b->stmts, test->els->stmts.data[k]);
+    b->results = test->els->results;
+  }
+}
+
 FlatProgram *flatten_program(MonoProgram *mp) {
   Fl *fl = NEW(Fl);
   fl->mp = mp;
@@ -1444,5 +1509,6 @@ FlatProgram *flatten_program(MonoProgram *mp) {
     vec_push(&fl->fp->tops, flatten_top(fl, mp->tops.data[i]));
     make_pending(fl);
   }
+  drop_context_tests(fl->fp);
   return fl->fp;
 }

@@ -179,106 +179,19 @@ static double reads_not_in(const Vec *a, const Vec *b) {
 
 /* ---- horizontal compatibility ---- */
 
-/* A predicate applied to the values it is given, as text: its
-   parameters become the pull's expressions, the pull's index `$i`, the
-   kernel's parameters the CPU atoms the run passes, so that two FILTERs
-   of two kernels compare by what they test. */
-typedef struct Canon {
-  const FusNode *n;
-  const LcuThunk *pull, *pred;
-  Vec lets;
-  Buf b;
-} Canon;
-
-static void canon_atom(Canon *c, const LcuAtom *a) {
-  if (a->var) {
-    buf_printf(&c->b, "v%d", a->var->id);
-    return;
-  }
-  const FlatAtom *k = &a->constant;
-  switch (k->kind) {
-  case FA_INT:
-    buf_printf(&c->b, "i%d", (int)k->u.i);
-    break;
-  case FA_FLOAT:
-    buf_printf(&c->b, "f%a", k->u.f);
-    break;
-  case FA_BOOL:
-    buf_printf(&c->b, "b%d", (int)k->u.b);
-    break;
-  default:
-    buf_printf(&c->b, "c%d", (int)(unsigned char)k->u.c);
-  }
-}
-
-static void canon_exp(Canon *c, const LcuExp *e);
-
-static void canon_var(Canon *c, const LcuVar *v) {
-  for (int i = c->lets.len - 1; i >= 0; i--)
-    if (c->lets.data[i] == v) {
-      buf_printf(&c->b, "L%d", i);
-      return;
-    }
-  if (c->pred)
-    for (int i = 0; i < c->pred->params.len; i++)
-      if (c->pred->params.data[i] == v) {
-        const LcuThunk *pred = c->pred;
-        c->pred = NULL; /* the pull's expressions do not see the predicate's parameters */
-        buf_putc(&c->b, '<');
-        canon_exp(c, c->pull->body.data[i]);
-        buf_putc(&c->b, '>');
-        c->pred = pred;
-        return;
-      }
-  if (c->pull->params.len == 1 && c->pull->params.data[0] == v) {
-    buf_puts(&c->b, "$i");
-    return;
-  }
-  const LcuAtom *a = fus_kernel_arg(&c->n->lens, v);
+/* A variable of a predicate outside its pull: a kernel's parameter, by
+   the CPU atom its run passes, so that two FILTERs of two kernels
+   compare by what they test (canon.c). */
+static void name_by_cpu_atom(Buf *b, const LcuVar *v, const void *ctx) {
+  const FusNode *n = ctx;
+  const LcuAtom *a = fus_kernel_arg(&n->lens, v);
   if (a)
-    canon_atom(c, a);
+    fus_canon_atom(b, a);
   else
-    buf_printf(&c->b, "?%d", v->id);
+    buf_printf(b, "?%d", v->id);
 }
 
-static void canon_exp(Canon *c, const LcuExp *e) {
-  buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
-  switch (e->kind) {
-  case LE_VAR:
-  case LE_INDEX:
-  case LE_LENGTH:
-    canon_var(c, e->var);
-    break;
-  case LE_CONST:
-    canon_atom(c, &(LcuAtom){NULL, e->constant});
-    break;
-  case LE_OP:
-    buf_printf(&c->b, "op%d", (int)e->op);
-    break;
-  case LE_CALL:
-    buf_printf(&c->b, "call %s", e->callee->name);
-    break;
-  case LE_LET:
-    canon_exp(c, e->args[0]);
-    vec_push(&c->lets, e->var);
-    canon_exp(c, e->args[1]);
-    c->lets.len--;
-    buf_putc(&c->b, ')');
-    return;
-  default:
-    break;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    canon_exp(c, e->args[i]);
-  buf_putc(&c->b, ')');
-}
-
-static char *predicate_text(const FusNode *n) {
-  Canon c = {n, n->soac->pull, n->soac->second, {0}, {0}};
-  for (int i = 0; i < c.pred->body.len; i++)
-    canon_exp(&c, c.pred->body.data[i]);
-  return buf_str(&c.b);
-}
+static char *predicate_text(const FusNode *n) { return fus_predicate_text(n->soac, name_by_cpu_atom, n); }
 
 static const LcuVar *cpu_segdes(const FusNode *n) { return cpu_var(n, n->soac->segdes); }
 

@@ -129,10 +129,28 @@ static FusLen total_of(FusFacts *f, const LcuVar *sd) {
   return alias ? *alias : (FusLen){FL_TOTAL, 0, sd};
 }
 
+/* `check range (c, v, s)` with constants c >= 0 and s > 0: its v, which
+   every statement after it in its block knows to be >= 0 (`[0:n]`
+   checks n before the MAP of size n). */
+static const LcuVar *range_checked_var(const LcuStmt *s) {
+  if (s->kind != LS_CHECK || s->check != RT_CHECK_RANGE || s->args.len != 3)
+    return NULL;
+  const LcuAtom *c = s->args.data[0], *v = s->args.data[1], *st = s->args.data[2];
+  if (c->var || c->constant.kind != FA_INT || c->constant.u.i < 0 || st->var || st->constant.kind != FA_INT ||
+      st->constant.u.i <= 0 || !v->var || v->var->type.kind != LT_SCALAR)
+    return NULL;
+  return v->var;
+}
+
 /* 'deep': in nested blocks too */
 static void note_defs(FusFacts *f, const LcuBlock *b, bool deep) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
+    genmap_put(&f->block, s, (void *)b);
+    genmap_put(&f->order, s, (void *)(intptr_t)++f->next_order);
+    const LcuVar *checked = range_checked_var(s);
+    if (checked && !genmap_get(&f->checked, checked))
+      genmap_put(&f->checked, checked, (void *)s);
     for (int k = 0; k < s->results.len; k++)
       genmap_put(&f->def, s->results.data[k], (void *)s);
     if (!deep)
@@ -561,7 +579,17 @@ void fus_release_kernel_lens(FusKernelLens *kl) { release_kernel_lens(kl); }
    'kl'; with 'kl' NULL only asked of 'f', which memoizes what it works
    out (fus_note_arg_facts): one loop, so that filling and noting ask 'f'
    the same questions in the same order. */
-static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+/* Is 'v' >= 0 at 'run' by a range check before it in its block? */
+static bool checked_before(FusFacts *f, const LcuStmt *run, const LcuVar *v) {
+  const LcuStmt *check = genmap_get(&f->checked, v);
+  if (!check)
+    return false;
+  intptr_t c = (intptr_t)genmap_get(&f->order, check), r = (intptr_t)genmap_get(&f->order, run);
+  return c && r && genmap_get(&f->block, check) == genmap_get(&f->block, run) && c < r;
+}
+
+static void arg_facts(FusFacts *f, const LcuStmt *run, const LcuKernel *k, FusKernelLens *kl) {
+  const Vec *args = &run->args;
   for (int i = 0; i < k->params.len && i < args->len; i++) {
     const LcuVar *p = k->params.data[i];
     const LcuAtom *a = args->data[i];
@@ -574,6 +602,8 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
         e->total = a->var ? total_of(f, a->var) : unknown();
       if (p->type.kind == LT_SCALAR && p->type.base == FB_INT && fus_int_nonneg(f, a))
         e->nonneg = true;
+      if (p->type.kind == LT_SCALAR && a->var && checked_before(f, run, a->var))
+        e->checked = true;
     }
     const LcuStmt *d = a->var && p->type.kind == LT_SCALAR ? genmap_get(&f->def, a->var) : NULL;
     if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD) {
@@ -593,16 +623,16 @@ static void arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args, FusKerne
   }
 }
 
-void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl) {
+void fus_fill_kernel_lens(FusFacts *f, const LcuStmt *run, const LcuKernel *k, FusKernelLens *kl) {
   empty_kernel_lens(k, kl);
-  arg_facts(f, k, args, kl);
+  arg_facts(f, run, k, kl);
   for (int i = 0; i < k->soacs.len; i++) {
     soac_result_lens(kl, k->soacs.data[i]);
     soac_result_ranges(kl, k->soacs.data[i]);
   }
 }
 
-void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args) { arg_facts(f, k, args, NULL); }
+void fus_note_arg_facts(FusFacts *f, const LcuStmt *run, const LcuKernel *k) { arg_facts(f, run, k, NULL); }
 
 /* The index of kernel variable 'v' among k's results, or -1. */
 static int result_index(const LcuKernel *k, const LcuVar *v) {
@@ -672,13 +702,13 @@ static Vec spare_memos;
 
 static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl) {
   if (!f->noting_totals) {
-    fus_fill_kernel_lens(f, s->kernel, &s->args, kl);
+    fus_fill_kernel_lens(f, s, s->kernel, kl);
     return true;
   }
   FusKernelLens *m = genmap_get(&f->run_lens, s);
   if (!m || !arg_totals_unchanged(f, s, m)) {
     m = spare_memos.len ? spare_memos.data[--spare_memos.len] : NEW(FusKernelLens);
-    fus_fill_kernel_lens(f, s->kernel, &s->args, m);
+    fus_fill_kernel_lens(f, s, s->kernel, m);
     genmap_put(&f->run_lens, s, m);
     vec_push(&f->run_tables, m);
   }
@@ -757,6 +787,25 @@ static void note_totals(FusFacts *f, const LcuBlock *b, bool deep) {
   }
 }
 
+/* A function's parameter that lies in the elements of a segdes
+   parameter (LcuVar.within: `m` of `{sum(row) : row in m}` is the segdes
+   and the vectors of its values): the segdes's elements have the
+   vector's length.  Walks 'b' and its nested blocks for their uses. */
+static void note_within(FusFacts *f, const LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    for (int k = 0; k < s->args.len; k++) {
+      const LcuVar *v = ((const LcuAtom *)s->args.data[k])->var;
+      if (v && v->within && !len_get(&f->totals, v->within))
+        len_put(&f->totals, v->within, v->shape > 0 ? len_shape(v->shape) : len_var(v));
+    }
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        note_within(f, nested[k]);
+  }
+}
+
 /* note_totals with the lengths of runs memoized (run_kernel_lens). */
 static void note_totals_memoized(FusFacts *f, const LcuBlock *b, bool deep) {
   f->noting_totals = true;
@@ -791,6 +840,10 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   /* emptied in place: filled again to about the size it had (the maps
      of a large body grew from nothing once per fill) */
   genmap_clear(&f->def);
+  genmap_clear(&f->block);
+  genmap_clear(&f->order);
+  genmap_clear(&f->checked);
+  f->next_order = 0;
   len_clear(&f->lens);
   len_clear(&f->totals);
   len_clear(&f->sizes);
@@ -799,6 +852,7 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   genmap_clear(&f->run_lens);
   f->noting_totals = false;
   note_defs(f, body, true);
+  note_within(f, body);
   note_totals_memoized(f, body, true);
   /* the lengths memoized while looking were worked out without all the
      totals: forget them */
@@ -936,19 +990,20 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
   if (thunk_may_fail(kl, s, s->pull) || thunk_may_fail(kl, s, s->second))
     f |= FUS_FAIL_THUNK;
   const FusVarFacts *size = s->size.var ? kernel_var(kl, s->size.var) : NULL;
-  if (s->size.var && !(size && size->nonneg))
+  if (s->size.var && !(size && (size->nonneg || size->checked)))
     f |= FUS_FAIL_RUN; /* dist's negative length */
   if (s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE)
     f |= FUS_FAIL_RUN; /* a scatter out of range */
   return f;
 }
 
+
 int fus_run_failures(FusFacts *f, const LcuStmt *run) {
   void **memo = genmap_slot(&f->failures, run, true);
   if (*memo)
     return (int)((intptr_t)*memo - 1);
   FusKernelLens kl;
-  fus_fill_kernel_lens(f, run->kernel, &run->args, &kl);
+  fus_fill_kernel_lens(f, run, run->kernel, &kl);
   int bits = 0;
   for (int i = 0; i < run->kernel->soacs.len; i++)
     bits |= fus_soac_failures(&kl, run->kernel->soacs.data[i]);

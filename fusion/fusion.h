@@ -86,6 +86,11 @@ typedef struct FusFacts {
                        memoized while the totals are worked out (facts.c) */
   Vec run_tables;   /* FusKernelLens *: those memos, spare once worked out */
   bool noting_totals;
+  GenMap block;     /* LcuStmt -> the LcuBlock that holds it */
+  GenMap order;     /* LcuStmt -> its place in program order + 1 */
+  GenMap checked;   /* int LcuVar -> the first `check range (c, v, s)`,
+                       c >= 0 and s > 0 constants: v >= 0 after it */
+  int next_order;
 } FusFacts;
 
 /* Fills 'f' for the function or top-level block whose body is 'body'
@@ -127,6 +132,9 @@ typedef struct FusVarFacts {
   FusLen range;       /* an int vector: a bound on its values (fus_var_range) */
   const LcuAtom *cpu; /* a parameter: the atom the run passes */
   bool nonneg;        /* an int parameter: fus_int_nonneg of that atom */
+  bool checked;       /* an int parameter whose atom a range check before
+                         the run proved >= 0: as a SOAC's size, it cannot
+                         fail at the run (fus_soac_failures) */
 } FusVarFacts;
 
 /* The lengths of a kernel's variables at one run: its parameters from
@@ -144,7 +152,12 @@ typedef struct FusKernelLens {
                   the lengths x and y are (an append's size) */
 } FusKernelLens;
 
-void fus_fill_kernel_lens(FusFacts *f, const LcuKernel *k, const Vec *args, FusKernelLens *kl);
+/* The lengths of kernel 'k' (run's kernel, or a rewrite of it with the
+   same parameters) as 'run' passes its arguments.  An int argument that
+   a `check range (c, v, s)` before 'run' in its block proved >= 0 (c >= 0
+   and s > 0 constants) is marked `checked`: a MAP of that size cannot
+   fail at the run (dist's negative length), so `[0:n]`'s MAP fuses. */
+void fus_fill_kernel_lens(FusFacts *f, const LcuStmt *run, const LcuKernel *k, FusKernelLens *kl);
 /* 'kl''s table given back for another fill to take: for a caller that
    is done with it and copied nothing out that points into it. */
 void fus_release_kernel_lens(FusKernelLens *kl);
@@ -153,10 +166,21 @@ void fus_release_kernel_lens(FusKernelLens *kl);
    that may not need the kernel's lengths, so that 'f' learns the same
    things at the same time whether it fills or not (a memo made later,
    after the program changed, could differ). */
-void fus_note_arg_facts(FusFacts *f, const LcuKernel *k, const Vec *args);
+void fus_note_arg_facts(FusFacts *f, const LcuStmt *run, const LcuKernel *k);
 FusLen fus_kernel_len(const FusKernelLens *kl, const LcuVar *v);
 /* The atom the run passes for kernel parameter 'v', or NULL. */
 const LcuAtom *fus_kernel_arg(const FusKernelLens *kl, const LcuVar *v);
+
+/* ---- canon.c: what a FILTER's predicate tests, as text ---- */
+
+/* Names a variable of the predicate that is none of the pull's (its
+   index, its lets) into 'b'. */
+typedef void (*FusCanonVar)(Buf *b, const LcuVar *v, const void *ctx);
+/* The text of FILTER or PARTITION 's''s predicate applied to its pull:
+   two that test the same thing of the same values have the same text. */
+char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx);
+/* A CPU atom as such text: `v12`, `i3`, `f0x1p+0`, `b1`, `c65`. */
+void fus_canon_atom(Buf *b, const LcuAtom *a);
 /* The index space of SOAC 's': n, the elements of its sd, 1 for ONCE. */
 FusLen fus_soac_space(const FusKernelLens *kl, const LcuSoac *s);
 
@@ -181,6 +205,7 @@ bool fus_exp_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk 
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s);
 /* The failures of a `run` statement (FUS_ bits). */
 int fus_run_failures(FusFacts *f, const LcuStmt *run);
+
 /* The same, with the lengths of the run's kernel just filled ('kl'):
    what filling them again would find (its questions to 'f' were asked,
    and are memoized). */

@@ -371,7 +371,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
       n->pos = j;
       n->run = s;
       n->soac = s->kernel->soacs.len == 1 ? s->kernel->soacs.data[0] : NULL;
-      fus_fill_kernel_lens(f, s->kernel, &s->args, &n->lens);
+      fus_fill_kernel_lens(f, s, s->kernel, &n->lens);
       n->failures = fus_run_failures_by(f, s, &n->lens);
       if (n->soac)
         n->space = fus_soac_space(&n->lens, n->soac);

@@ -40,7 +40,7 @@ typedef struct Rw {
    nothing keeps what it held). */
 static void refresh(Rw *w) {
   fus_release_kernel_lens(&w->kl);
-  fus_fill_kernel_lens(w->f, w->k, &w->run->args, &w->kl);
+  fus_fill_kernel_lens(w->f, w->run, w->k, &w->kl);
 }
 
 static LcuSoac *soac_at(const Rw *w, int i) { return w->k->soacs.data[i]; }
@@ -583,81 +583,14 @@ static bool rule_filter_filter(Rw *w) {
    and SEG_FILTER that test the same predicate of the same values (then
    one predicate serves both). ---- */
 
-/* The text of what a FILTER's predicate tests, in kernel terms: its
-   parameters are the pull's expressions, the pull's index `$i`. */
-typedef struct Canon {
-  const LcuThunk *pull, *pred;
-  Vec lets;
-  Buf b;
-} Canon;
-
-static void canon_exp(Canon *c, const LcuExp *e);
-
-static void canon_var(Canon *c, const LcuVar *v) {
-  for (int i = c->lets.len - 1; i >= 0; i--)
-    if (c->lets.data[i] == v) {
-      buf_printf(&c->b, "L%d", i);
-      return;
-    }
-  if (c->pred)
-    for (int i = 0; i < c->pred->params.len; i++)
-      if (c->pred->params.data[i] == v) {
-        const LcuThunk *pred = c->pred;
-        c->pred = NULL;
-        buf_putc(&c->b, '<');
-        canon_exp(c, c->pull->body.data[i]);
-        buf_putc(&c->b, '>');
-        c->pred = pred;
-        return;
-      }
-  if (c->pull->params.len == 1 && c->pull->params.data[0] == v)
-    buf_puts(&c->b, "$i");
-  else
-    buf_printf(&c->b, "v%d", v->id);
+/* A kernel variable of a predicate outside its pull, by its id: the two
+   FILTERs are in one kernel (canon.c). */
+static void name_by_id(Buf *b, const LcuVar *v, const void *ctx) {
+  (void)ctx;
+  buf_printf(b, "v%d", v->id);
 }
 
-static void canon_exp(Canon *c, const LcuExp *e) {
-  buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
-  switch (e->kind) {
-  case LE_VAR:
-  case LE_INDEX:
-  case LE_LENGTH:
-    canon_var(c, e->var);
-    break;
-  case LE_CONST: {
-    const FlatAtom *k = &e->constant;
-    if (k->kind == FA_FLOAT)
-      buf_printf(&c->b, "f%a", k->u.f);
-    else
-      buf_printf(&c->b, "%d:%d", (int)k->kind, k->kind == FA_INT ? (int)k->u.i : k->kind == FA_BOOL ? (int)k->u.b : (int)(unsigned char)k->u.c);
-    break;
-  }
-  case LE_OP:
-    buf_printf(&c->b, "op%d", (int)e->op);
-    break;
-  case LE_CALL:
-    buf_printf(&c->b, "call %s", e->callee->name);
-    break;
-  case LE_LET:
-    canon_exp(c, e->args[0]);
-    vec_push(&c->lets, e->var);
-    canon_exp(c, e->args[1]);
-    c->lets.len--;
-    buf_putc(&c->b, ')');
-    return;
-  default:
-    break;
-  }
-  for (int i = 0; i < e->nargs; i++)
-    canon_exp(c, e->args[i]);
-  buf_putc(&c->b, ')');
-}
-
-static char *predicate_text(const LcuSoac *s) {
-  Canon c = {s->pull, s->second, {0}, {0}};
-  canon_exp(&c, s->second->body.data[0]);
-  return buf_str(&c.b);
-}
+static char *predicate_text(const LcuSoac *s) { return fus_predicate_text(s, name_by_id, NULL); }
 
 static bool side_by_side(const Rw *w, const LcuSoac *a, const LcuSoac *b) {
   if (a->kind != b->kind || a->into || b->into)

@@ -305,6 +305,11 @@ static LcuAtom *identity(Simp *s, const LcuStmt *st) {
   LcuAtom *a = st->args.data[0];
   LcuAtom *b = st->args.len > 1 ? st->args.data[1] : NULL;
   FlatBase t = lcu_atom_type(a).base;
+  /* a value compared with itself (not a float: NaN): the library's
+     `split` tests #v /= #flags, which the caller's one vector makes
+     `#v /= #v`, and its error branch split the block in two */
+  if (st->op >= FLAT_EQ && st->op <= FLAT_GE && b && a->var && a->var == b->var && t != FB_FLOAT)
+    return lcu_atom_const(lcu_bool_const(st->op == FLAT_EQ || st->op == FLAT_LE || st->op == FLAT_GE));
   switch (st->op) {
   case FLAT_COPY:
     return a;
@@ -652,11 +657,11 @@ static bool propagate_invariants(Simp *s, LcuStmt *st) {
   /* the kernel's lengths only for a run that reads an invariant vector
      (most read none), but the facts of its arguments learnt as a fill
      would */
-  fus_note_arg_facts(s->facts, k, &st->args);
+  fus_note_arg_facts(s->facts, st, k);
   if (!reads_invariant(s, st))
     return false;
   FusKernelLens kl;
-  fus_fill_kernel_lens(s->facts, k, &st->args, &kl);
+  fus_fill_kernel_lens(s->facts, st, k, &kl);
   LcuKernel *copy = NULL;
   int nargs = k->params.len; /* (the copy's new parameters come after) */
   for (int a = 0; a < nargs; a++) {
@@ -883,6 +888,46 @@ static bool simp_scalar(Simp *s, LcuStmt *st) {
   return common(s, key_of(s, 's', NULL, (int)st->op, &st->args), st);
 }
 
+/* A check that cannot fail goes: its operands constants that pass, two
+   lengths of one variable, a range from 0 to a length by a positive
+   stride (`[0:#v]`), a subscript 0 or 1 of a pair of rows (`split`'s
+   parts[0], parts[1]).  True if it goes. */
+static bool simp_check(Simp *s, LcuStmt *st) {
+  int64_t v[3] = {0, 0, 0};
+  bool known[3] = {false, false, false};
+  int n = st->args.len < 3 ? st->args.len : 3;
+  for (int i = 0; i < n; i++) {
+    const LcuAtom *a = st->args.data[i];
+    if (a->var && a->var->type.kind != LT_SCALAR)
+      return false; /* a lifted check, one per element */
+    if (!a->var && a->constant.kind == FA_INT) {
+      v[i] = a->constant.u.i;
+      known[i] = true;
+    }
+  }
+  bool all = known[0] && (n < 2 || known[1]) && (n < 3 || known[2]);
+  if (all && rt_check_ok(st->check, v[0], v[1], v[2])) {
+    s->changed = true;
+    return true;
+  }
+  const LcuAtom *a = st->args.data[0], *b = n > 1 ? st->args.data[1] : NULL;
+  bool passes = false;
+  switch (st->check) {
+  case RT_CHECK_LENGTHS:
+  case RT_CHECK_COUNTS:
+    passes = b && a->var && a->var == b->var;
+    break;
+  case RT_CHECK_RANGE:
+    passes = n == 3 && known[0] && known[2] && v[2] > 0 && (known[1] ? v[0] <= v[1] : v[0] <= 0 && nonneg(s, b));
+    break;
+  default:
+    break;
+  }
+  if (passes)
+    s->changed = true;
+  return passes;
+}
+
 /* Simplifies length statement 'st'; true if it goes. */
 static bool simp_length(Simp *s, LcuStmt *st) {
   LcuVar *r = st->results.data[0];
@@ -1017,6 +1062,9 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
     case LS_LENGTH:
       gone = simp_length(s, st);
       break;
+    case LS_CHECK:
+      gone = simp_check(s, st);
+      break;
     case LS_RUN:
       gone = simp_run(s, st);
       break;
@@ -1116,7 +1164,8 @@ static bool sweep(Simp *s, LcuBlock *b, GenMap *uses) {
   }
   /* the statements kept, moved down to the start, in order */
   int kept = b->stmts.len - out;
-  memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
+  if (kept) /* an empty block has no array: memmove's must not be NULL */
+    memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
   b->stmts.len = kept;
   return changed;
 }

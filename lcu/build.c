@@ -555,7 +555,8 @@ static inline char *canon_room(Canon *c, size_t n) {
     while (cap < b->len + n + 1)
       cap *= 2;
     char *data = xmalloc_atomic(cap);
-    memcpy(data, b->data, b->len);
+    if (b->len) /* an empty Buf has no data: memcpy's source must not be NULL */
+      memcpy(data, b->data, b->len);
     b->data = data;
     b->cap = cap;
   }
@@ -832,7 +833,8 @@ static void drop_dead_block(LcuBlock *b, GenMap *uses, const PtrMap *droppable) 
   }
   /* the statements kept, moved down to the start, in order */
   int kept = b->stmts.len - out;
-  memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
+  if (kept) /* an empty block has no array: memmove's must not be NULL */
+    memmove(b->stmts.data, b->stmts.data + out, sizeof(void *) * (size_t)kept);
   b->stmts.len = kept;
 }
 

@@ -59,6 +59,9 @@ typedef struct LcuVar {
                        program (lower.c sets it from FlatVar.shape); 0:
                        unknown.  Kernel and thunk variables have 0 (a
                        kernel is shared by runs of different sizes). */
+  struct LcuVar *within; /* a function's parameter: the segdes parameter
+                       whose elements it lies in (FlatVar.within), printed
+                       `x : [int] #1 in sd`; NULL otherwise */
 } LcuVar;
 
 /* ---- GPU level: thunk expressions ---- */

@@ -1074,8 +1074,17 @@ static void end_function(Checker *c) {
 
 static void check_func(Checker *c, const LcuFunc *f) {
   c->where = xprintf("function %s", f->name);
-  for (int i = 0; i < f->params.len; i++)
+  for (int i = 0; i < f->params.len; i++) {
+    const LcuVar *v = f->params.data[i];
+    /* 'within' names an earlier parameter, a segdes */
+    bool earlier = false;
+    for (int k = 0; k < i && v->within; k++)
+      earlier |= f->params.data[k] == v->within;
+    if (v->within && (!earlier || v->within->type.kind != LT_SEGDES))
+      fail(c, f->loc, "parameter %s lies in %s, which is not an earlier segdes parameter", v->name,
+           v->within->name);
     cpu_bind(c, f->loc, f->params.data[i]);
+  }
   if (!f->body)
     fail(c, f->loc, "no body");
   check_block(c, f->body, f->loc);

@@ -521,6 +521,8 @@ static void print_binder(FILE *out, const LcuVar *v) {
   fprintf(out, "%s : %s", var_name(v), v ? lcu_type_name(v->type) : "?");
   if (v && v->shape)
     fprintf(out, " #%d", v->shape);
+  if (v && v->within)
+    fprintf(out, " in %s", var_name(v->within));
 }
 
 /* `(a : int, b : [float])` as a parameter list */

@@ -367,23 +367,32 @@ static LcuVar *use(Reader *r, bool globals) {
   return v;
 }
 
-/* NAME ':' TYPE ['#' SHAPE], bound in the current scope. */
-static LcuVar *binder(Reader *r) {
+/* NAME ':' TYPE ['#' SHAPE] ['in' SEGDES] ('in' for a function's
+   parameters, 'function_param'), bound in the current scope. */
+static LcuVar *binder(Reader *r, bool function_param) {
   const char *n = name(r);
   expect(r, ":");
   LcuVar *v = new_var(r, n, lcu_type(r));
   if (accept(r, "#"))
     v->shape = (int)integer(r);
+  if (function_param && accept(r, "in")) {
+    size_t at = (skip(r), r->tok);
+    v->within = use(r, false);
+    if (v->within->type.kind != LT_SEGDES) {
+      r->tok = at;
+      fail(r, "'%s' is not a segment descriptor", v->within->name);
+    }
+  }
   bind(r, n, v);
   return v;
 }
 
 /* '(' [binder {',' binder}] ')' into 'out'. */
-static void binders(Reader *r, Vec *out) {
+static void binders(Reader *r, Vec *out, bool function_params) {
   expect(r, "(");
   if (!accept(r, ")")) {
     do
-      vec_push(out, binder(r));
+      vec_push(out, binder(r, function_params));
     while (accept(r, ","));
     expect(r, ")");
   }
@@ -392,9 +401,9 @@ static void binders(Reader *r, Vec *out) {
 /* binder or '(' binders ')' (a `let`'s results) */
 static void results(Reader *r, Vec *out) {
   if (peek(r) == '(')
-    binders(r, out);
+    binders(r, out, false);
   else
-    vec_push(out, binder(r));
+    vec_push(out, binder(r, false));
 }
 
 /* TYPE or '(' types ')': what a kernel or function returns, which its
@@ -1017,7 +1026,7 @@ static void kernel(Reader *r) {
   LcuKernel *k = lcu_kernel_new();
   k->name = n;
   int mark = r->scope.len;
-  binders(r, &k->params);
+  binders(r, &k->params, false);
   expect(r, "->");
   size_t at = (skip(r), r->tok);
   Vec types = {0};
@@ -1295,7 +1304,7 @@ static void function(Reader *r) {
   map_put(&r->func_defined, n, f);
   vec_push(&r->funcs_in_order, f);
   int mark = r->scope.len;
-  binders(r, &f->params);
+  binders(r, &f->params, true);
   expect(r, "->");
   size_t types_at = (skip(r), r->tok);
   Vec types = {0};
@@ -1464,7 +1473,7 @@ static void statement(Reader *r) {
   if (accept(r, "->")) {
     size_t defines_at = (skip(r), r->tok);
     int mark = r->scope.len;
-    binders(r, &t->defines);
+    binders(r, &t->defines, false);
     r->scope.len = mark;
     for (int i = 0; i < t->defines.len; i++) {
       LcuVar *g = t->defines.data[i];

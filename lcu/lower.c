@@ -1584,8 +1584,13 @@ LcuProgram *lcu_lower(FlatProgram *fp) {
       LcuFunc *lf = func_of(lw, f);
       lw->scope = NEW(Scope);
       lw->lib_fn = NULL;
-      for (int k = 0; k < f->params.len; k++)
-        vec_push(&lf->params, var_of(lw, f->params.data[k]));
+      for (int k = 0; k < f->params.len; k++) {
+        FlatVar *p = f->params.data[k];
+        LcuVar *x = var_of(lw, p);
+        if (p->within)
+          x->within = var_of(lw, p->within);
+        vec_push(&lf->params, x);
+      }
       lf->body = lcu_block_new();
       lower_block_into(lw, f->body, lf->body);
     }

@@ -307,7 +307,10 @@ static void print_sites(void) {
   /* "mean µs" is 8 bytes, 7 columns: its width is one more */
   fprintf(stderr, "  %-34s %-22s %9s %11s %11s %6s\n", "kernel and step", "where", "launches", "total ms",
           "mean µs", "%");
-  int shown = nrows <= PROFILE_ROWS + 1 ? nrows : PROFILE_ROWS;
+  /* NESSIE_PROFILE=all: every site (to compare two builds' launches) */
+  const char *how = getenv("NESSIE_PROFILE");
+  int most = how && strcmp(how, "all") == 0 ? nrows : PROFILE_ROWS;
+  int shown = nrows <= most + 1 ? nrows : most;
   for (int i = 0; i < shown; i++) {
     const ProfileRow *r = &rows[order[i]];
     char label[96], where[96];
@@ -633,8 +636,12 @@ __global__ void __launch_bounds__(rtg::THREADS)
    'narrow', else d->lengths), in one launch. */
 static int64_t *make_offsets(RtValue *d, const void *in, bool narrow, RtLoc loc, int run) {
   int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
+  if (d->len <= 0) { /* the single offset 0, without a launch */
+    check(cudaMemsetAsync(off, 0, sizeof(int64_t), stream), "a segdes's offsets");
+    return off;
+  }
   const int64_t per_tile = (int64_t)rtg::THREADS * OFFSETS_ITEMS;
-  int64_t tiles = d->len > 0 ? (d->len + per_tile - 1) / per_tile : 1;
+  int64_t tiles = (d->len + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
   if (narrow) {
     rtg_launching("lengths and offsets");
@@ -660,6 +667,8 @@ const int64_t *rtg_seg_offsets(RtValue *d) {
 int64_t rtg_seg_total(RtValue *d) {
   if (!d->device)
     return rt_seg_total(d);
+  if (d->total < 0 && d->len <= 0)
+    d->total = 0; /* no segments, no elements: nothing to wait for */
   if (d->total < 0)
     rtg_read(&d->total, rtg_seg_offsets(d) + d->len, sizeof(int64_t));
   return d->total;

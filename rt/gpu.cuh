@@ -165,6 +165,9 @@ template <class V> __device__ V shfl_xor(V v, int mask) {
 template <class V> __device__ V shfl_up(V v, int d) {
   return shfl_words(v, [d](int x) { return __shfl_up_sync(0xffffffffu, x, d); });
 }
+template <class V> __device__ V shfl_down(V v, int d) {
+  return shfl_words(v, [d](int x) { return __shfl_down_sync(0xffffffffu, x, d); });
+}
 template <class V> __device__ V shfl_from(V v, int lane) {
   return shfl_words(v, [lane](int x) { return __shfl_sync(0xffffffffu, x, lane); });
 }
@@ -214,31 +217,80 @@ template <class T, class Op> __device__ void block_inclusive_scan(T *sh, Op op, 
   }
 }
 
-/* Combines the values of [from, to) in order, by tiles: each thread the
-   ITEMS<V> consecutive values of its place in the tile.  Thread 0 gets
-   the result (the others an unspecified value).  'buf' holds a tile
-   (THREADS * ITEMS<V> values); its first THREADS hold the threads'
-   values afterwards. */
-template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, Op op, V id, int64_t from, int64_t to, V *buf) {
-  constexpr int IT = ITEMS<V>;
+/* The inclusive scan of the warp's values in lane order (Hillis-Steele
+   by shuffles; op need not be commutative). */
+template <class V, class Op> __device__ V warp_inclusive_scan(V v, Op &op, int lane) {
+  for (int d = 1; d < 32; d *= 2) {
+    V left = shfl_up(v, d);
+    if (lane >= d)
+      v = op(left, v);
+  }
+  return v;
+}
+
+/* The exclusive scan of the threads' values in thread order: the
+   combination of the values of the threads before this one (id for thread
+   0), and in *total the block's.  Each warp scans by shuffles, the warps'
+   totals meet in 'sh' (THREADS / 32 values): two barriers, where a
+   Hillis-Steele scan in shared memory takes two a level (sixteen). */
+template <class V, class Op> __device__ V block_exclusive_scan(V v, Op &op, V id, V *sh, V *total) {
+  constexpr int WARPS = THREADS / 32;
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  V inc = warp_inclusive_scan(v, op, lane);
+  V before = shfl_up(inc, 1);
+  if (lane == 31)
+    sh[w] = inc;
+  __syncthreads();
+  V prefix = id;
+  for (int k = 0; k < w; k++)
+    prefix = op(prefix, sh[k]);
+  V all = prefix;
+  for (int k = w; k < WARPS; k++)
+    all = op(all, sh[k]);
+  *total = all;
+  __syncthreads(); /* sh read by every thread: free again */
+  return lane == 0 ? prefix : op(prefix, before);
+}
+
+/* Combines the values of [from, to) in order, for thread 0 (the others
+   get an unspecified value).  Each warp takes one contiguous slice, in
+   order, and walks it 32 * ITEMS<V> values at a time: each lane combines
+   its ITEMS<V> consecutive values, then the warp its lanes' by a tree of
+   shuffles (lane l with lane l + d: the order is kept); the warps'
+   combinations meet in 'sh' (THREADS / 32 values) once at the end.  The
+   tile in shared memory that this replaced took a barrier per level of
+   an ordered tree for every tile: 8 barriers per 1024 values, and a
+   subscript check's REDUCE over 8*10^7 ints took 840 µs (H100). */
+template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, Op op, V id, int64_t from, int64_t to, V *sh) {
+  constexpr int IT = ITEMS<V>, WARPS = THREADS / 32, CHUNK = 32 * IT;
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  int64_t n = to > from ? to - from : 0;
+  int64_t per = ((n + WARPS - 1) / WARPS + CHUNK - 1) / CHUNK * CHUNK;
+  int64_t lo = from + w * per < to ? from + w * per : to;
+  int64_t hi = lo + per < to ? lo + per : to;
   V acc = id;
-  for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    load_tile<IT>(buf, pull, base, to);
-    __syncthreads();
+  for (int64_t base = lo; base < hi; base += CHUNK) {
     V mine = id;
     for (int k = 0; k < IT; k++) {
-      int64_t at = (int64_t)threadIdx.x * IT + k;
-      if (base + at < to)
-        mine = op(mine, buf[at]);
+      int64_t j = base + lane * IT + k;
+      if (j < hi)
+        mine = op(mine, pull(j));
     }
-    __syncthreads();
-    buf[threadIdx.x] = mine;
-    block_combine(buf, op);
-    if (threadIdx.x == 0)
-      acc = op(acc, buf[0]);
-    __syncthreads();
+    for (int d = 1; d < 32; d *= 2) {
+      V right = shfl_down(mine, d);
+      if ((lane & (2 * d - 1)) == 0)
+        mine = op(mine, right);
+    }
+    acc = op(acc, mine); /* lane 0's is the slice's so far */
   }
-  return acc;
+  if (lane == 0)
+    sh[w] = acc;
+  __syncthreads();
+  V r = id;
+  if (threadIdx.x == 0)
+    for (int k = 0; k < WARPS; k++)
+      r = op(r, sh[k]);
+  return r;
 }
 
 /* ---- REDUCE ---- */
@@ -246,9 +298,9 @@ template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, O
 /* Block b combines its contiguous part of [0, n) into partial[b]. */
 template <class V, class Pull, class Op>
 __global__ void reduce_parts(Pull pull, Op op, V id, int64_t n, int64_t part, V *partial) {
-  __shared__ V buf[THREADS * ITEMS<V>];
+  __shared__ V sh[THREADS / 32];
   int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
-  V r = combine_range(pull, op, id, from, to, buf);
+  V r = combine_range(pull, op, id, from, to, sh);
   if (threadIdx.x == 0)
     partial[blockIdx.x] = r;
 }
@@ -260,8 +312,8 @@ template <class V> struct FromArray {
 };
 
 template <class V, class Op> __global__ void reduce_final(const V *partial, int64_t nparts, Op op, V id, V *out) {
-  __shared__ V buf[THREADS * ITEMS<V>];
-  V r = combine_range(FromArray<V>{partial}, op, id, 0, nparts, buf);
+  __shared__ V sh[THREADS / 32];
+  V r = combine_range(FromArray<V>{partial}, op, id, 0, nparts, sh);
   if (threadIdx.x == 0)
     *out = r;
 }
@@ -272,6 +324,8 @@ template <class V> V *result_slot() { return (V *)rtg_result_slot(sizeof(V)); }
 
 /* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
 template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  if (n <= 0)
+    return id; /* no launch and no wait: an empty context's test of its subscripts */
   int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
   if (part < 1)
@@ -372,6 +426,8 @@ constexpr int64_t REDUCE_PER_THREAD = 16;
 
 template <class V, class Pull, class Op>
 V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  if (n <= 0)
+    return id;
   static const int most = wave_blocks(reduce_commutative_kernel<V, Pull, Op>);
   const int wave = most / WAVES;
   int64_t waves = n / ((int64_t)wave * THREADS * REDUCE_PER_THREAD);
@@ -392,16 +448,18 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
 /* Each block's part: its combination (phase 1 is reduce_parts), then the
    parts' exclusive prefixes (one block), then each part scanned from its
    prefix, tile by tile: each thread scans its ITEMS values after the
-   combination of the threads before it (a Hillis-Steele scan over the
-   threads keeps the order). */
+   combination of the threads before it (block_exclusive_scan keeps the
+   order). */
 template <class V, class Op> __global__ void scan_prefixes(V *partial, int64_t nparts, Op op, V id) {
-  if (threadIdx.x != 0 || blockIdx.x != 0)
-    return;
-  V acc = id;
-  for (int64_t i = 0; i < nparts; i++) {
-    V x = partial[i];
-    partial[i] = acc;
-    acc = op(acc, x);
+  __shared__ V sh[THREADS / 32];
+  V carry = id;
+  for (int64_t base = 0; base < nparts; base += THREADS) {
+    int64_t i = base + threadIdx.x;
+    V x = i < nparts ? partial[i] : id, total;
+    V before = block_exclusive_scan(x, op, id, sh, &total);
+    if (i < nparts)
+      partial[i] = threadIdx.x == 0 ? carry : op(carry, before);
+    carry = op(carry, total);
   }
 }
 
@@ -409,11 +467,9 @@ template <class V, class Pull, class Op, class Store>
 __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, const V *prefix, Store store) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
-  __shared__ V sh[THREADS];
-  __shared__ V carry;
+  __shared__ V sh[THREADS / 32];
   int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
-  if (threadIdx.x == 0)
-    carry = prefix[blockIdx.x];
+  V carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
     load_tile<IT>(tile, pull, base, to);
     __syncthreads();
@@ -423,11 +479,9 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
       if (base + at < to)
         mine = op(mine, tile[at]);
     }
-    /* inclusive scan of the threads' values, in order */
-    sh[threadIdx.x] = mine;
-    __syncthreads();
-    block_inclusive_scan(sh, op, id);
-    V acc = threadIdx.x == 0 ? carry : op(carry, sh[threadIdx.x - 1]);
+    V total;
+    V before = block_exclusive_scan(mine, op, id, sh, &total);
+    V acc = threadIdx.x == 0 ? carry : op(carry, before);
     for (int k = 0; k < IT; k++) {
       int64_t at = (int64_t)threadIdx.x * IT + k;
       if (base + at < to) {
@@ -435,10 +489,8 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
         acc = op(acc, tile[at]);
       }
     }
-    __syncthreads();
-    if (threadIdx.x == THREADS - 1)
-      carry = op(carry, sh[THREADS - 1]);
-    __syncthreads();
+    carry = op(carry, total);
+    __syncthreads(); /* the tile read */
   }
 }
 
@@ -453,7 +505,7 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
   reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
   rtg_launching("scan (prefixes)");
-  scan_prefixes<<<1, 1, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
+  scan_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
   rtg_launched(name, loc);
   rtg_launching("scan (write)");
   scan_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, store);
@@ -789,6 +841,91 @@ __global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t n
   }
 }
 
+/* Each warp 32 consecutive segments at a time, for many short ones (a
+   sparse matrix's rows: a warp per segment of 8 elements leaves 3 lanes
+   in 4 idle, and makes a round of loads and shuffles per segment).  The
+   32 segments' elements are contiguous: the warp walks them 32 at a time,
+   as it walks one segment, and each lane finds its element's segment
+   among the 32 ends that the lanes hold (a binary search by shuffles:
+   the ends never decrease, empty segments included).  The chunk's
+   inclusive scan combines a lane with the one d below only within one
+   segment: segments are contiguous, so the lane d below is in the same
+   segment exactly when every lane between is, and the order is kept (op
+   need not be commutative).  The carry is the combination so far of the
+   segment that the last lane reached.  A long segment takes the warp as
+   long as a warp per segment would: the host chooses this kernel only
+   where the segments are short on average (seg_use_packed). */
+/* seg_packed_kernel pulls this many chunks of 32 before combining them:
+   spmv's pull gathers x at each column, one load in flight per lane at a
+   time took 2.79 ms for 10^7 rows, four 2.26 (cuSPARSE 1.72); a plain
+   coalesced pull lost a little (10^7 segments of 8 int32s 618 -> 693 µs).
+   H100, tests/gpu-results.md. */
+constexpr int PACKED_AHEAD = 4;
+
+template <class V, class Pull, class Op, class Store>
+__global__ void seg_packed_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, bool scan, Store store) {
+  const unsigned all = 0xffffffffu;
+  int lane = threadIdx.x & 31;
+  int64_t warp = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) >> 5;
+  int64_t warps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+  for (int64_t first = warp * 32; first < nseg; first += warps * 32) {
+    /* lane k holds segment first + k; lanes past the last one an empty
+       segment at the end */
+    int64_t s = first + lane;
+    int64_t start = off[s < nseg ? s : nseg], end = off[s < nseg ? s + 1 : nseg];
+    if (!scan && s < nseg && start == end)
+      store(s, id);
+    int64_t lo = __shfl_sync(all, start, 0), hi = __shfl_sync(all, end, 31);
+    V carry = id;
+    int carry_seg = -1;
+    for (int64_t group = lo; group < hi; group += 32 * PACKED_AHEAD) {
+      /* the pulls of PACKED_AHEAD chunks first: their loads in flight
+         together (a gather's latency, once per group of chunks) */
+      V pulled[PACKED_AHEAD];
+#pragma unroll
+      for (int u = 0; u < PACKED_AHEAD; u++) {
+        int64_t j = group + u * 32 + lane;
+        pulled[u] = j < hi ? pull(j) : id;
+      }
+#pragma unroll
+      for (int u = 0; u < PACKED_AHEAD; u++) {
+        int64_t base = group + u * 32;
+        if (base >= hi)
+          break; /* the warp's together: base and hi are the warp's */
+        int64_t j = base + lane;
+        bool in = j < hi;
+        /* the segment of element j: how many of the 32 end at or before it */
+        int rel = (int)(end - base < 0 ? 0 : end - base < 33 ? end - base : 33);
+        int seg = 0;
+        for (int step = 16; step > 0; step /= 2)
+          if (__shfl_sync(all, rel, seg + step - 1) <= lane)
+            seg += step;
+        V inc = pulled[u];
+        for (int d = 1; d < 32; d *= 2) {
+          V left = shfl_up(inc, d);
+          int left_seg = __shfl_up_sync(all, seg, d);
+          if (lane >= d && left_seg == seg)
+            inc = op(left, inc);
+        }
+        bool continued = seg == carry_seg; /* the segment began in an earlier chunk */
+        if (scan) {
+          V before = shfl_up(inc, 1);
+          int before_seg = __shfl_up_sync(all, seg, 1);
+          bool after = lane > 0 && before_seg == seg;
+          if (in)
+            store(j, after ? (continued ? op(carry, before) : before) : (continued ? carry : id));
+        }
+        V so_far = continued ? op(carry, inc) : inc;
+        int64_t seg_end = __shfl_sync(all, end, seg);
+        if (!scan && in && j + 1 == seg_end)
+          store(first + seg, so_far); /* j is the last of its segment */
+        carry = shfl_from(so_far, 31);
+        carry_seg = __shfl_sync(all, seg, 31);
+      }
+    }
+  }
+}
+
 /* Each block one segment at a time, for a few long segments (the first
    levels of a quicksort: one segment of all the keys, which a single warp
    walked alone): the segment in one contiguous slice per warp, in order;
@@ -1121,8 +1258,21 @@ inline bool seg_use_balanced(int64_t nseg, int64_t total) {
   return nseg < 2 * (int64_t)rtg_sm_count() && (total < 0 || total >= SEG_BALANCED_MIN);
 }
 
-/* 'path': -1 chooses (seg_use_balanced); 0 forces the block/warp
-   kernels, 1 the balanced path (for the self-test). */
+/* A warp per 32 segments (seg_packed_kernel) where the host knows that
+   the segments hold fewer than SEG_PACKED_AVG elements on average and
+   they are too many for a block each; at 16 and more the warp per
+   segment is full enough (or the balanced path takes them).  Measured on
+   the H100 (tests/gpu/segtest.cu's timing, int32 +, 10^7 segments of 8
+   elements, tests/gpu-results.md): see SEG_PACKED_AVG's note there. */
+constexpr int64_t SEG_PACKED_AVG = 16;
+
+inline bool seg_use_packed(int64_t nseg, int64_t total) {
+  return nseg > SEG_BLOCKS && total >= 0 && total < SEG_PACKED_AVG * nseg;
+}
+
+/* 'path': -1 chooses (seg_use_balanced, seg_use_packed); 0 forces the
+   block/warp kernels, 1 the balanced path, 2 a warp per 32 segments (for
+   the self-test). */
 template <class V, class Pull, class Op, class Store>
 void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd, bool scan, Store store,
                int path = -1) {
@@ -1134,6 +1284,13 @@ void segmented(const char *name, RtLoc loc, Pull pull, Op op, V id, RtValue *sd,
       segmented_balanced(name, loc, pull, op, id, off, sd->len, sd->ids, sd->total, scan, store);
       return;
     }
+  }
+  if (path == 2 || (path < 0 && seg_use_packed(sd->len, sd->total))) {
+    rtg_launching(scan ? "segmented scan, 32 segments a warp" : "segmented reduce, 32 segments a warp");
+    seg_packed_kernel<<<blocks_for((sd->len + 31) / 32 * 32, 1), THREADS, 0, rtg_stream()>>>(pull, op, id, off,
+                                                                                             sd->len, scan, store);
+    rtg_launched(name, loc);
+    return;
   }
   rtg_launching(scan ? "segmented scan" : "segmented reduce");
   if (sd->len <= SEG_BLOCKS) {

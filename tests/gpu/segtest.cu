@@ -2,7 +2,7 @@
  * segtest.cu: the GPU runtime's segment descriptors and segmented
  * skeletons (rt/gpu.cu, rt/gpu.cuh) against a CPU reference, on random
  * segment layouts: empty segments (leading, trailing, runs of them), one
- * huge segment, skewed lengths, 1 to 5000 segments, 0 to 3 000 000
+ * huge segment, skewed lengths, 1 to 40000 segments, 0 to 3 000 000
  * elements.  On a machine with an NVIDIA GPU, from the repository root,
  * after `make`:
  *
@@ -16,7 +16,8 @@
  *     rtg_seg_ids, a copy the caller owns), also after a move to the host
  *     and back (which must drop the cache);
  *   - rtg::segmented, SEG_REDUCE and SEG_SCAN, each by the balanced path,
- *     the block/warp kernels and the runtime's own choice, with + on int32
+ *     the block/warp kernels, a warp per 32 segments and the runtime's
+ *     own choice, with + on int32
  *     (bit-exact) and on double (to 1e-9 relative: the balanced path
  *     groups the additions differently), the composition of affine maps on
  *     uint32 (not commutative: an order error shows; bit-exact), a 24-byte
@@ -24,6 +25,8 @@
  *     and an 80-byte value (too large for the balanced path: the other
  *     kernels must take it whatever the path asked for).  A guard after
  *     each result catches stores out of range, a fill pattern missed ones;
+ *   - rtg::reduce and rtg::scan (unsegmented, in order), 0 to 3 000 017
+ *     values of the same five kinds;
  *   - rtg::filter and rtg::partition (FILTER and PARTITION in one pass,
  *     a decoupled look-back), 0 to 10^7 elements of 4, 40 and 80 bytes,
  *     kept by seven patterns: the count, the kept values and a
@@ -527,13 +530,15 @@ static void test_segmented(const std::vector<int64_t> &len, const char *layout, 
   RtValue *d = device_segdes(len, total_known);
   int64_t known = total_known ? total : -1;
   bool fits = sizeof(V) <= rtg::SEG_BALANCED_MAX_V;
-  const char *chosen = fits && rtg::seg_use_balanced((int64_t)len.size(), known) ? "balanced" : "blocks";
+  const char *chosen = fits && rtg::seg_use_balanced((int64_t)len.size(), known) ? "balanced"
+                       : rtg::seg_use_packed((int64_t)len.size(), known)               ? "packed"
+                                                                                         : "blocks";
   for (int scan = 0; scan < 2; scan++) {
     std::vector<V> ref = reference<T>(len, x, scan != 0);
     std::string why;
-    static const int paths[3] = {1, 0, -1};
-    static const char *const path_names[3] = {"balanced", "blocks", "auto"};
-    for (int p = 0; p < 3 && why.empty(); p++) {
+    static const int paths[4] = {1, 0, 2, -1};
+    static const char *const path_names[4] = {"balanced", "blocks", "packed", "auto"};
+    for (int p = 0; p < 4 && why.empty(); p++) {
       std::string w = run_path<T>(d, known, dx, ref, scan != 0, paths[p]);
       if (!w.empty())
         why = std::string(path_names[p]) + ": " + w;
@@ -589,14 +594,16 @@ static void timing(void) {
   /* many segments, where the choice is between a warp per segment and the
      balanced path (with and without the segdes's cached ids): skewed
      like quicksort's deep levels, and short like spmv's rows */
-  printf("timing: many segments, int32 + reduce (µs per call): balanced, balanced with cached ids, warp per segment\n");
+  printf("timing: many segments, int32 + reduce (µs per call): balanced, balanced with cached ids, warp per segment, "
+         "warp per 32 segments\n");
   struct Many {
     int64_t nseg, n;
     Kind kind;
   };
   static const Many many[] = {{1024, 1000000, SKEWED},   {8000, 1000000, SKEWED},   {30000, 1000000, SKEWED},
                               {100000, 1000000, SKEWED}, {100000, 1000000, UNIFORM}, {1000000, 8000000, UNIFORM},
-                              {10000000, 80000000, UNIFORM}};
+                              {10000000, 80000000, UNIFORM}, {10000000, 80000000, EMPTIES},
+                              {1000000, 4000000, SKEWED},    {100000, 1500000, UNIFORM}};
   VInt *mx = (VInt *)rtg_alloc(sizeof(VInt) * 80000000);
   VInt *my = (VInt *)rtg_alloc(sizeof(VInt) * 10000000);
   cuda_check(cudaMemsetAsync(mx, 1, sizeof(VInt) * 80000000, rtg_stream()), "a memset");
@@ -606,8 +613,12 @@ static void timing(void) {
     rtg_seg_ids_raw(d);
     double with_ids = time_segmented<TInt>(d, mx, my, false, 1);
     double warp = time_segmented<TInt>(d, mx, my, false, 0);
-    printf("  nseg %8lld, %9lld elements, %s: %8.1f %8.1f %8.1f | auto: %s\n", (long long)m.nseg, (long long)m.n,
-           kind_names[m.kind], plain, with_ids, warp, rtg::seg_use_balanced(m.nseg, m.n) ? "balanced" : "warp");
+    double packed = time_segmented<TInt>(d, mx, my, false, 2);
+    printf("  nseg %8lld, %9lld elements, %s: %8.1f %8.1f %8.1f %8.1f | auto: %s\n", (long long)m.nseg,
+           (long long)m.n, kind_names[m.kind], plain, with_ids, warp, packed,
+           rtg::seg_use_balanced(m.nseg, m.n) ? "balanced"
+           : rtg::seg_use_packed(m.nseg, m.n) ? "packed"
+                                              : "warp");
     rt_value_free(d);
   }
   rtg_free(mx);
@@ -716,6 +727,57 @@ template <int BYTES> static std::string check_values(const std::vector<FValue<BY
   return "";
 }
 
+/* ---- REDUCE and SCAN, unsegmented (rtg::reduce, rtg::scan): the
+   ordered skeletons, which must keep the order of a non-commutative op ---- */
+
+template <class T> static void test_flat(int64_t n) {
+  typedef typename T::V V;
+  std::vector<V> x((size_t)n);
+  for (auto &v : x)
+    v = T::random();
+  V *dx = (V *)rtg_alloc(sizeof(V) * (size_t)(n > 0 ? n : 1));
+  V *dy = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
+  if (n > 0)
+    cuda_check(cudaMemcpyAsync(dx, x.data(), sizeof(V) * (size_t)n, cudaMemcpyHostToDevice, rtg_stream()),
+               "a copy of values");
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  std::vector<int64_t> one(1, n);
+  std::vector<V> red = reference<T>(one, x, false), pre = reference<T>(one, x, true);
+  V got = rtg::reduce("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n);
+  char g[120], e[120], why[300] = "";
+  if (!T::same(got, red[0])) {
+    T::show(g, sizeof g, got);
+    T::show(e, sizeof e, red[0]);
+    snprintf(why, sizeof why, "reduce: %s, expected %s", g, e);
+  }
+  rtg::scan("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
+  std::vector<V> sc = read_back(dy, (size_t)n + GUARD);
+  for (int64_t i = 0; i < n && !why[0]; i++)
+    if (!T::same(sc[i], pre[i])) {
+      T::show(g, sizeof g, sc[i]);
+      T::show(e, sizeof e, pre[i]);
+      snprintf(why, sizeof why, "scan element %lld: %s, expected %s", (long long)i, g, e);
+    }
+  if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
+    snprintf(why, sizeof why, "scan: a store past the end");
+  result(!why[0], "flat reduce and scan %s n=%lld%s%s", T::name(), (long long)n, why[0] ? ": " : "", why);
+  rtg_free(dx);
+  rtg_free(dy);
+  wait_device("a free");
+}
+
+static void test_flats(void) {
+  static const int64_t ns[] = {0, 1, 2, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4097, 100003, 1000000, 3000017};
+  for (int64_t n : ns) {
+    test_flat<TInt>(n);
+    test_flat<TDouble>(n);
+    test_flat<TAffine>(n);
+    test_flat<TAffine64>(n);
+    if (n <= 100003)
+      test_flat<TWide>(n);
+  }
+}
+
 /* rtg::filter, or with 'partition' rtg::partition (the others too, to a
    second vector, in order). */
 template <int BYTES> static void test_filter(int64_t n, int pattern, bool partition) {
@@ -799,9 +861,12 @@ int main(int argc, char **argv) {
   /* D: FILTER in one pass */
   test_filters(quick);
 
+  /* E: REDUCE and SCAN, unsegmented */
+  test_flats();
+
   /* A and C on each layout */
   test_ids_move();
-  static const int64_t nsegs[] = {1, 2, 3, 7, 64, 263, 264, 1000, 1024, 1025, 5000};
+  static const int64_t nsegs[] = {1, 2, 3, 7, 64, 263, 264, 1000, 1024, 1025, 5000, 40000};
   static const int64_t totals[] = {0, 1, 100, 4097, 65535, 65536, 300000, 1000000, 3000000};
   int layout_no = 0;
   for (int64_t total : totals) {

@@ -1,0 +1,130 @@
+/*
+ * canon.c: the text of what a FILTER's predicate tests, so that two
+ * FILTERs (or PARTITIONs) that test the same thing of the same values
+ * compare equal (fusion's horizontal pairs, candidates.c, and its
+ * side-by-side rule, rules.c).
+ *
+ * The predicate's parameters become the pull's expressions, the pull's
+ * index `$i`, a let of the pull the text of its value (two FILTERs whose
+ * pulls compute one predicate in lets of their own, a MAP of flags
+ * composed into each, test the same thing), a let inside an expression
+ * its depth; any other variable is named by the caller (a kernel's
+ * parameter by the CPU atom its run passes, or by its id).
+ */
+#include "fusion.h"
+
+typedef struct Canon {
+  const LcuThunk *pull, *pred;
+  FusCanonVar other;
+  const void *ctx;
+  Vec lets;        /* LE_LET variables in scope, innermost last */
+  Buf b;
+  char **let_text; /* of the pull's lets, made once each */
+} Canon;
+
+void fus_canon_atom(Buf *b, const LcuAtom *a) {
+  if (a->var) {
+    buf_printf(b, "v%d", a->var->id);
+    return;
+  }
+  const FlatAtom *k = &a->constant;
+  switch (k->kind) {
+  case FA_INT:
+    buf_printf(b, "i%d", (int)k->u.i);
+    break;
+  case FA_FLOAT:
+    buf_printf(b, "f%a", k->u.f);
+    break;
+  case FA_BOOL:
+    buf_printf(b, "b%d", (int)k->u.b);
+    break;
+  default:
+    buf_printf(b, "c%d", (int)(unsigned char)k->u.c);
+  }
+}
+
+static void canon_exp(Canon *c, const LcuExp *e);
+
+static bool canon_pull_let(Canon *c, const LcuVar *v) {
+  const Vec *lets = &c->pull->lets;
+  for (int i = 0; i < lets->len; i++) {
+    const LcuLet *l = lets->data[i];
+    if (l->var != v)
+      continue;
+    if (!c->let_text)
+      c->let_text = xmalloc(sizeof(char *) * (size_t)lets->len);
+    if (!c->let_text[i]) {
+      Canon sub = {c->pull, NULL, c->other, c->ctx, {0}, {0}, c->let_text};
+      canon_exp(&sub, l->value);
+      c->let_text[i] = buf_str(&sub.b);
+    }
+    buf_printf(&c->b, "[%s]", c->let_text[i]);
+    return true;
+  }
+  return false;
+}
+
+static void canon_var(Canon *c, const LcuVar *v) {
+  for (int i = c->lets.len - 1; i >= 0; i--)
+    if (c->lets.data[i] == v) {
+      buf_printf(&c->b, "L%d", i);
+      return;
+    }
+  if (canon_pull_let(c, v))
+    return;
+  if (c->pred)
+    for (int i = 0; i < c->pred->params.len; i++)
+      if (c->pred->params.data[i] == v) {
+        const LcuThunk *pred = c->pred;
+        c->pred = NULL; /* the pull's expressions do not see the predicate's parameters */
+        buf_putc(&c->b, '<');
+        canon_exp(c, c->pull->body.data[i]);
+        buf_putc(&c->b, '>');
+        c->pred = pred;
+        return;
+      }
+  if (c->pull->params.len == 1 && c->pull->params.data[0] == v) {
+    buf_puts(&c->b, "$i");
+    return;
+  }
+  c->other(&c->b, v, c->ctx);
+}
+
+static void canon_exp(Canon *c, const LcuExp *e) {
+  buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
+  switch (e->kind) {
+  case LE_VAR:
+  case LE_INDEX:
+  case LE_LENGTH:
+    canon_var(c, e->var);
+    break;
+  case LE_CONST:
+    fus_canon_atom(&c->b, &(LcuAtom){NULL, e->constant});
+    break;
+  case LE_OP:
+    buf_printf(&c->b, "op%d", (int)e->op);
+    break;
+  case LE_CALL:
+    buf_printf(&c->b, "call %s", e->callee->name);
+    break;
+  case LE_LET:
+    canon_exp(c, e->args[0]);
+    vec_push(&c->lets, e->var);
+    canon_exp(c, e->args[1]);
+    c->lets.len--;
+    buf_putc(&c->b, ')');
+    return;
+  default:
+    break;
+  }
+  for (int i = 0; i < e->nargs; i++)
+    canon_exp(c, e->args[i]);
+  buf_putc(&c->b, ')');
+}
+
+char *fus_predicate_text(const LcuSoac *s, FusCanonVar other, const void *ctx) {
+  Canon c = {s->pull, s->second, other, ctx, {0}, {0}, NULL};
+  for (int i = 0; i < c.pred->body.len; i++)
+    canon_exp(&c, c.pred->body.data[i]);
+  return buf_str(&c.b);
+}
