@@ -82,27 +82,91 @@ const char *cg_runtime_dir(void) {
   return NULL;
 }
 
-/* Runs 'argv' and waits: its exit status, or -1 if it could not start. */
-static int run_command(char **argv, bool verbose) {
-  if (verbose) {
-    for (char **a = argv; *a; a++)
-      fprintf(stderr, "%s%s", a == argv ? "" : " ", *a);
-    fputc('\n', stderr);
-  }
+static void print_command(char **argv) {
+  for (char **a = argv; *a; a++)
+    fprintf(stderr, "%s%s", a == argv ? "" : " ", *a);
+  fputc('\n', stderr);
+}
+
+/* Starts 'argv': its pid, or -1 after a message. */
+static pid_t start_command(char **argv, bool verbose) {
+  if (verbose)
+    print_command(argv);
   pid_t pid;
   int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
   if (rc != 0) {
     fprintf(stderr, "nessie: error: cannot run %s: %s\n", argv[0], strerror(rc));
     return -1;
   }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
+  return pid;
+}
+
+/* What a finished command's wait status says: its exit status, or -1
+   after a message when a signal stopped it. */
+static int exit_status(const char *name, int status) {
   if (WIFEXITED(status))
     return WEXITSTATUS(status);
-  fprintf(stderr, "nessie: error: %s stopped by signal %d\n", argv[0], WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  fprintf(stderr, "nessie: error: %s stopped by signal %d\n", name, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return -1;
+}
+
+/* How many compilers run at once: $NESSIE_JOBS, else the processors
+   online. */
+static int max_jobs(void) {
+  const char *env = getenv("NESSIE_JOBS");
+  if (env && *env) {
+    char *end;
+    long n = strtol(env, &end, 10);
+    if (*end == '\0' && n >= 1 && n <= 1024)
+      return (int)n;
+    fprintf(stderr, "nessie: warning: NESSIE_JOBS=%s is not a number from 1 to 1024; ignored\n", env);
+  }
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n >= 1 ? (int)(n < 1024 ? n : 1024) : 1;
+}
+
+/* Runs the 'n' commands 'argvs', at most max_jobs() at once: the first
+   non-zero exit status among them (-1 if one could not start or was
+   stopped by a signal), or 0.  After a failure no more start; those
+   running are waited for. */
+static int run_commands(char ***argvs, int n, bool verbose) {
+  int jobs = max_jobs();
+  pid_t *pids = xmalloc_atomic(sizeof(pid_t) * (size_t)(n + 1));
+  int next = 0, running = 0, result = 0;
+  while (next < n || running > 0) {
+    if (next < n && running < jobs && result == 0) {
+      pid_t pid = start_command(argvs[next], verbose);
+      if (pid < 0) {
+        result = -1;
+        next = n;
+        continue;
+      }
+      pids[next++] = pid;
+      running++;
+      continue;
+    }
+    if (running == 0)
+      break;
+    int status;
+    pid_t done = waitpid(-1, &status, 0);
+    if (done < 0) {
+      if (errno == EINTR)
+        continue;
+      break; /* no child left to wait for */
+    }
+    int which = -1;
+    for (int i = 0; i < next; i++)
+      if (pids[i] == done)
+        which = i;
+    if (which < 0)
+      continue; /* not one of ours */
+    pids[which] = 0;
+    running--;
+    int rc = exit_status(argvs[which][0], status);
+    if (rc != 0 && result == 0)
+      result = rc;
+  }
+  return result;
 }
 
 static bool copy_file(const char *from, const char *to) {
@@ -137,8 +201,9 @@ static void push_flags(Vec *argv, const char *flags, const char *dflt) {
   }
 }
 
-/* The compiler's command line for 'src' (argv, NULL-terminated). */
-static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc, const char *src) {
+/* The compiler's command line that makes object 'obj' of 'src'
+   (argv, NULL-terminated). */
+static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc, const char *src, const char *obj) {
   Vec argv = {0};
   if (b->target == CG_CUDA) {
     vec_push(&argv, (void *)nvcc);
@@ -147,15 +212,9 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
     vec_push(&argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
     vec_push(&argv, "-w");
     vec_push(&argv, xprintf("-I%s/include", rt));
-    vec_push(&argv, "-o");
-    vec_push(&argv, (void *)b->output);
-    vec_push(&argv, (void *)src);
-    vec_push(&argv, xprintf("%s/libnessie_rt_cuda.a", rt));
     /* the host's products uncontracted, as the device's (rt_mul_rn) */
     vec_push(&argv, "-Xcompiler");
     vec_push(&argv, "-fopenmp,-ffp-contract=off");
-    vec_push(&argv, "-lm");
-    vec_push(&argv, "-lpthread");
   } else {
     const char *cc = getenv("NESSIE_CC");
     vec_push(&argv, (void *)(cc && *cc ? cc : "cc"));
@@ -166,15 +225,49 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
     vec_push(&argv, "-ffp-contract=off"); /* a product's overflow carried into its sum (rt_mul_rn) */
     vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
     vec_push(&argv, xprintf("-I%s/include", rt));
-    vec_push(&argv, "-o");
-    vec_push(&argv, (void *)b->output);
-    vec_push(&argv, (void *)src);
-    vec_push(&argv, xprintf("%s/libnessie_rt.a", rt));
-    vec_push(&argv, "-lm");
-    vec_push(&argv, "-lpthread");
   }
+  vec_push(&argv, "-c");
+  vec_push(&argv, "-o");
+  vec_push(&argv, (void *)obj);
+  vec_push(&argv, (void *)src);
   vec_push(&argv, NULL);
   return (char **)argv.data;
+}
+
+/* The command line that links the objects 'objs' with the runtime into
+   the executable. */
+static char **link_command(const CgBuild *b, const char *rt, const char *nvcc, char **objs, int n) {
+  Vec argv = {0};
+  if (b->target == CG_CUDA) {
+    vec_push(&argv, (void *)nvcc);
+    push_flags(&argv, getenv("NESSIE_NVCCFLAGS"), "-O3");
+    vec_push(&argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
+  } else {
+    const char *cc = getenv("NESSIE_CC");
+    vec_push(&argv, (void *)(cc && *cc ? cc : "cc"));
+    push_flags(&argv, getenv("NESSIE_CFLAGS"), "-O2"); /* the sanitizers' libraries, with make test-asan's */
+  }
+  vec_push(&argv, "-o");
+  vec_push(&argv, (void *)b->output);
+  for (int i = 0; i < n; i++)
+    vec_push(&argv, objs[i]);
+  vec_push(&argv, xprintf("%s/%s", rt, b->target == CG_CUDA ? "libnessie_rt_cuda.a" : "libnessie_rt.a"));
+  if (b->target == CG_CUDA) {
+    vec_push(&argv, "-Xcompiler");
+    vec_push(&argv, "-fopenmp");
+  } else {
+    vec_push(&argv, "-fopenmp");
+  }
+  vec_push(&argv, "-lm");
+  vec_push(&argv, "-lpthread");
+  vec_push(&argv, NULL);
+  return (char **)argv.data;
+}
+
+/* The name of translation unit 'i' of a program: program.cu, then
+   program_2.cu ... (under 'base'). */
+static const char *unit_name(const char *base, int i, const char *extension) {
+  return i == 0 ? xprintf("%s%s", base, extension) : xprintf("%s_%d%s", base, i + 1, extension);
 }
 
 int cg_build(const LcuProgram *p, const CgBuild *b) {
@@ -206,35 +299,55 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
             strerror(errno));
     return 1;
   }
-  const char *src = xprintf("%s/program%s", dir, target->extension);
-  FILE *out = fopen(src, "w");
-  if (!out) {
-    fprintf(stderr, "nessie: error: cannot write %s: %s\n", src, strerror(errno));
-    rmdir(dir);
-    return 1;
+  CgFiles files = cg_program_files(p, target, b->source_name);
+  char **srcs = xmalloc(sizeof(char *) * (size_t)files.n);
+  char **objs = xmalloc(sizeof(char *) * (size_t)files.n);
+  char ***compiles = xmalloc(sizeof(char **) * (size_t)files.n);
+  bool written = true;
+  int made = 0; /* the sources written (or begun) */
+  for (int i = 0; i < files.n; i++) {
+    srcs[i] = (char *)unit_name(xprintf("%s/program", dir), i, target->extension);
+    objs[i] = (char *)unit_name(xprintf("%s/program", dir), i, ".o");
+    compiles[i] = compile_command(b, rt, nvcc, srcs[i], objs[i]);
+    made = i + 1;
+    FILE *out = fopen(srcs[i], "w");
+    bool ok = out && fwrite(files.text[i].data, 1, files.text[i].len, out) == files.text[i].len;
+    if (out)
+      ok &= fclose(out) == 0;
+    if (!ok) {
+      fprintf(stderr, "nessie: error: cannot write %s: %s\n", srcs[i], strerror(errno));
+      written = false;
+      break;
+    }
   }
-  cg_program(out, p, target, b->source_name);
-  bool written = fclose(out) == 0;
+  int nunits = files.n;
+  cg_files_free(&files);
   int status = 1;
-  if (!written) {
-    fprintf(stderr, "nessie: error: cannot write %s\n", src);
-  } else {
-    char **argv = compile_command(b, rt, nvcc, src);
-    int rc = run_command(argv, b->verbose);
-    if (rc == 0)
-      status = 0;
-    else if (rc > 0)
-      fprintf(stderr, "nessie: error: the %s compiler (%s) failed with status %d\n",
-              b->target == CG_CUDA ? "CUDA" : "C", argv[0], rc);
+  const char *compiler = b->target == CG_CUDA ? "CUDA" : "C";
+  if (written) {
+    int rc = run_commands(compiles, nunits, b->verbose);
+    if (rc == 0) {
+      char **link = link_command(b, rt, nvcc, objs, nunits);
+      rc = run_commands(&link, 1, b->verbose);
+      if (rc == 0)
+        status = 0;
+      else if (rc > 0)
+        fprintf(stderr, "nessie: error: linking the program (%s) failed with status %d\n", link[0], rc);
+    } else if (rc > 0) {
+      fprintf(stderr, "nessie: error: the %s compiler (%s) failed with status %d\n", compiler, compiles[0][0], rc);
+    }
   }
-  if (b->keep) {
-    const char *kept = xprintf("%s%s", b->output, target->extension);
-    if (!copy_file(src, kept))
-      fprintf(stderr, "nessie: warning: cannot keep the generated source as %s\n", kept);
-    else if (b->verbose)
-      fprintf(stderr, "kept %s\n", kept);
+  for (int i = 0; i < made; i++) {
+    if (b->keep && written) {
+      const char *kept = unit_name(b->output, i, target->extension);
+      if (!copy_file(srcs[i], kept))
+        fprintf(stderr, "nessie: warning: cannot keep the generated source as %s\n", kept);
+      else if (b->verbose)
+        fprintf(stderr, "kept %s\n", kept);
+    }
+    unlink(srcs[i]);
+    unlink(objs[i]);
   }
-  unlink(src);
   rmdir(dir);
   return status;
 }

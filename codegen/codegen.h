@@ -114,6 +114,9 @@ struct Cg {
   int nlayouts;
   Buf layout_text;    /* the layouts' definitions, written out first */
   const char *record_fn; /* the target's recording of a kernel error */
+  bool split;         /* the kernels are compiled apart from the host
+                         functions (host.c, CG_PART_KERNELS): their entry
+                         points are extern, not static */
 };
 
 /* ---- emit.c ---- */
@@ -174,6 +177,11 @@ typedef struct CgDeferred {
   const char *op; /* "RT_ADD", "RT_MUL" */
 } CgDeferred;
 int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *out);
+/* The C signature of kernel 'k''s host function 'name': `void
+   name(RtKernelError *err, RtLoc loc, int run, params..., results by
+   address...)`, static unless it is the kernel's entry point (named as
+   the kernel) in a program whose kernels are compiled apart. */
+const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
 /* The C name of λcu variable 'v' (unique in the program), made once per
@@ -267,7 +275,24 @@ void cg_cpu_loops(Cg *cg, bool parallel);
 /* 'prefix' and the λcu name of 'f' made an identifier: fn_qsort_lifted. */
 const char *cg_func_name(const char *prefix, const LcuFunc *f);
 
-/* Writes the whole program for 'target' to 'out'. */
+/* A program of more than CG_SPLIT_KERNELS kernels is generated as
+   several translation units, so that the C or CUDA compiler runs on them
+   in parallel: the host functions and main in the first, the kernels in
+   parts of about CG_PART_KERNELS each after it.  The split depends only
+   on the program (the same files on every machine). */
+enum { CG_SPLIT_KERNELS = 40, CG_PART_KERNELS = 32 };
+typedef struct CgFiles {
+  int n;
+  CgText *text; /* text[0]: the host functions (and all, when n is 1) */
+  const char **what; /* a comment for each: "kernels K41 to K80" */
+} CgFiles;
+/* The program for 'target' as translation units; cg_files_free gives
+   their memory back. */
+CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char *source_name);
+void cg_files_free(CgFiles *f);
+/* Writes the whole program for 'target' to 'out' (--dump=c, --dump=cuda):
+   its translation units one after the other, each under a comment that
+   names it when there are several. */
 void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const char *source_name);
 
 /* ---- build.c ---- */

@@ -801,28 +801,6 @@ static void gen_soac(Kx *x) {
   unreachable();
 }
 
-/* The kernel's C parameters: its variables, then its results by address. */
-static const char *kernel_signature(const LcuKernel *k, const char *name) {
-  Buf b = {0};
-  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", name);
-  for (int i = 0; i < k->params.len; i++) {
-    const LcuVar *v = k->params.data[i];
-    if (v->type.kind == LT_SCALAR)
-      buf_printf(&b, ", %s %s", cg_ctype(v->type.base), cg_name(v));
-    else
-      buf_printf(&b, ", RtValue *%s", cg_name(v));
-  }
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    if (v->type.kind == LT_SCALAR)
-      buf_printf(&b, ", %s *out_%s", cg_ctype(v->type.base), cg_name(v));
-    else
-      buf_printf(&b, ", RtValue **out_%s", cg_name(v));
-  }
-  buf_puts(&b, ")");
-  return buf_str(&b);
-}
-
 void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   Kx x = {cg, k, NULL, 0, NULL, {0}, {0}};
   Buf what = {0};
@@ -831,7 +809,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
   cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
           first ? cg_where(first->loc) : "");
-  cg_line(cg, "%s {", kernel_signature(k, name));
+  cg_line(cg, "%s {", cg_kernel_signature(cg, k, name));
   cg->indent++;
   cg_line(cg, "(void)loc;");
   cg_line(cg, "(void)run;");

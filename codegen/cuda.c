@@ -754,29 +754,6 @@ static bool is_result(const LcuKernel *k, const LcuVar *v) {
   return false;
 }
 
-/* The host function's C parameters: as the CPU target's. */
-static const char *kernel_signature_named(const LcuKernel *k, const char *name) {
-  Buf b = {0};
-  buf_printf(&b, "static void %s(RtKernelError *err, RtLoc loc, int run", name);
-  for (int i = 0; i < k->params.len; i++) {
-    const LcuVar *v = k->params.data[i];
-    if (v->type.kind == LT_SCALAR)
-      buf_printf(&b, ", %s %s", cg_ctype(v->type.base), cg_name(v));
-    else
-      buf_printf(&b, ", RtValue *%s", cg_name(v));
-  }
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    if (v->type.kind == LT_SCALAR)
-      buf_printf(&b, ", %s *out_%s", cg_ctype(v->type.base), cg_name(v));
-    else
-      buf_printf(&b, ", RtValue **out_%s", cg_name(v));
-  }
-  buf_puts(&b, ")");
-  return buf_str(&b);
-}
-
-static const char *kernel_signature(const LcuKernel *k) { return kernel_signature_named(k, k->name); }
 
 /* ---- the choice between host and device ---- */
 
@@ -841,7 +818,7 @@ static bool host_possible(const LcuKernel *k, Vec *sizes) {
 static void gen_dispatch(Cg *cg, const LcuKernel *k) {
   Vec sizes = {0};
   bool host = host_possible(k, &sizes);
-  const char *sig = kernel_signature(k);
+  const char *sig = cg_kernel_signature(cg, k, k->name);
   cg_line(cg, "%s {", sig);
   cg->indent++;
   Buf args = {0};
@@ -901,7 +878,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     gen_functors(&x);
   }
   /* the device's version */
-  cg_line(cg, "%s {", kernel_signature_named(k, xprintf("%s_gpu", k->name)));
+  cg_line(cg, "%s {", cg_kernel_signature(cg, k, xprintf("%s_gpu", k->name)));
   cg->indent++;
   cg_line(cg, "(void)loc;");
   cg_line(cg, "(void)err;");

@@ -148,6 +148,28 @@ const char *cg_rtop(FlatOp op) {
   return names[op];
 }
 
+const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name) {
+  Buf b = {0};
+  bool entry = cg->split && strcmp(name, k->name) == 0;
+  buf_printf(&b, "%svoid %s(RtKernelError *err, RtLoc loc, int run", entry ? "" : "static ", name);
+  for (int i = 0; i < k->params.len; i++) {
+    const LcuVar *v = k->params.data[i];
+    if (v->type.kind == LT_SCALAR)
+      buf_printf(&b, ", %s %s", cg_ctype(v->type.base), cg_name(v));
+    else
+      buf_printf(&b, ", RtValue *%s", cg_name(v));
+  }
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    if (v->type.kind == LT_SCALAR)
+      buf_printf(&b, ", %s *out_%s", cg_ctype(v->type.base), cg_name(v));
+    else
+      buf_printf(&b, ", RtValue **out_%s", cg_name(v));
+  }
+  buf_puts(&b, ")");
+  return buf_str(&b);
+}
+
 const char *cg_temp(Cg *cg) {
   char name[FORMAT_INT_SIZE + 1] = "t";
   format_int(name + 1, ++cg->temps);
