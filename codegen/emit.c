@@ -29,6 +29,8 @@ static void text_reserve(CgText *t, size_t extra) {
 }
 
 void cg_text_write(CgText *t, const char *s, size_t n) {
+  if (n == 0)
+    return; /* 's' may be an empty text's NULL */
   text_reserve(t, n);
   memcpy(t->data + t->len, s, n);
   t->len += n;

@@ -433,6 +433,8 @@ static void finite_covered(Tx *tx, CgText *text) {
       cut_to[ncut++] = f->test_to;
     }
   }
+  if (ncut == 0)
+    return; /* nothing to take out (and an empty text has no data) */
   /* the cuts, found last first, taken out first to last */
   size_t w = 0, r = 0;
   for (int c = ncut - 1; c >= 0; c--) {
