@@ -309,9 +309,15 @@ def build_all(benches, opts, mach, work, log):
     log(f"building {len(tasks)} programs, {opts.jobs} at once")
     results, seconds = {}, {}
 
+    # the builds run side by side already: each nessie runs at most two
+    # compilers on its translation units (docs/codegen.md, "Building")
+    nessie_env = dict(os.environ)
+    nessie_env.setdefault("NESSIE_JOBS", "2")
+
     def one(task):
         label, argv = task
-        status, out, err, secs = run_cmd(argv, opts.build_timeout, f"{work}/logs/build.{label}.log")
+        env = nessie_env if argv[0] == nessie else None
+        status, out, err, secs = run_cmd(argv, opts.build_timeout, f"{work}/logs/build.{label}.log", env=env)
         ok = status == 0 and os.path.exists(argv[argv.index("-o") + 1])
         return label, (None if ok else f"build {'timed out' if status == 'timeout' else 'failed'}: "
                        + first_line(err + "\n" + out)), secs

@@ -4,7 +4,9 @@
 # for the GPU), as many at once as there are processors; the messages of
 # a build go to OUTDIR/NAME.build.  The C compiler runs at -O1 here
 # (NESSIE_CFLAGS): the tests check what the programs print, and the build
-# time of the whole corpus matters on CI.
+# time of the whole corpus matters on CI.  The builds run side by side,
+# so each nessie runs at most two compilers on a large program's
+# translation units (NESSIE_JOBS).
 set -u
 NESSIE=$1
 OUT=$2
@@ -12,6 +14,6 @@ shift 2
 mkdir -p "$OUT"
 jobs=$(nproc 2>/dev/null || echo 2)
 for f in "$@"; do echo "$f"; done |
-  NESSIE_CFLAGS=${NESSIE_CFLAGS:--O1} xargs -P "$jobs" -I{} sh -c \
+  NESSIE_JOBS=${NESSIE_JOBS:-2} NESSIE_CFLAGS=${NESSIE_CFLAGS:--O1} xargs -P "$jobs" -I{} sh -c \
     'n=$(basename "{}" .nesl); "$0" --target="$2" "{}" -o "$1/$n" > "$1/$n.build" 2>&1 || true' \
     "$NESSIE" "$OUT" "${TARGET:-cpu}"
