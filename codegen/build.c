@@ -137,8 +137,7 @@ static int run_commands(char ***argvs, int n, bool verbose) {
     if (next < n && running < jobs && result == 0) {
       pid_t pid = start_command(argvs[next], verbose);
       if (pid < 0) {
-        result = -1;
-        next = n;
+        result = -1; /* no more start */
         continue;
       }
       pids[next++] = pid;
@@ -201,31 +200,39 @@ static void push_flags(Vec *argv, const char *flags, const char *dflt) {
   }
 }
 
+/* The compiler and the user's flags (or the defaults), and for CUDA
+   the architecture: the start of both commands below. */
+static void push_compiler(Vec *argv, const CgBuild *b, const char *nvcc) {
+  if (b->target == CG_CUDA) {
+    vec_push(argv, (void *)nvcc);
+    push_flags(argv, getenv("NESSIE_NVCCFLAGS"), "-O3");
+    vec_push(argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
+  } else {
+    const char *cc = getenv("NESSIE_CC");
+    vec_push(argv, (void *)(cc && *cc ? cc : "cc"));
+    /* -O1 builds quicker; make test-asan adds the sanitizers (needed
+       when linking too) */
+    push_flags(argv, getenv("NESSIE_CFLAGS"), "-O2");
+  }
+}
+
 /* The compiler's command line that makes object 'obj' of 'src'
    (argv, NULL-terminated). */
 static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc, const char *src, const char *obj) {
   Vec argv = {0};
+  push_compiler(&argv, b, nvcc);
   if (b->target == CG_CUDA) {
-    vec_push(&argv, (void *)nvcc);
     vec_push(&argv, "-std=c++17");
-    push_flags(&argv, getenv("NESSIE_NVCCFLAGS"), "-O3");
-    vec_push(&argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
-    vec_push(&argv, "-w");
-    vec_push(&argv, xprintf("-I%s/include", rt));
     /* the host's products uncontracted, as the device's (rt_mul_rn) */
     vec_push(&argv, "-Xcompiler");
     vec_push(&argv, "-fopenmp,-ffp-contract=off");
   } else {
-    const char *cc = getenv("NESSIE_CC");
-    vec_push(&argv, (void *)(cc && *cc ? cc : "cc"));
     vec_push(&argv, "-std=c17");
-    /* -O1 builds quicker; make test-asan adds the sanitizers */
-    push_flags(&argv, getenv("NESSIE_CFLAGS"), "-O2");
     vec_push(&argv, "-fopenmp");
     vec_push(&argv, "-ffp-contract=off"); /* a product's overflow carried into its sum (rt_mul_rn) */
-    vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
-    vec_push(&argv, xprintf("-I%s/include", rt));
   }
+  vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
+  vec_push(&argv, xprintf("-I%s/include", rt));
   vec_push(&argv, "-c");
   vec_push(&argv, "-o");
   vec_push(&argv, (void *)obj);
@@ -238,26 +245,15 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
    the executable. */
 static char **link_command(const CgBuild *b, const char *rt, const char *nvcc, char **objs, int n) {
   Vec argv = {0};
-  if (b->target == CG_CUDA) {
-    vec_push(&argv, (void *)nvcc);
-    push_flags(&argv, getenv("NESSIE_NVCCFLAGS"), "-O3");
-    vec_push(&argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
-  } else {
-    const char *cc = getenv("NESSIE_CC");
-    vec_push(&argv, (void *)(cc && *cc ? cc : "cc"));
-    push_flags(&argv, getenv("NESSIE_CFLAGS"), "-O2"); /* the sanitizers' libraries, with make test-asan's */
-  }
+  push_compiler(&argv, b, nvcc);
   vec_push(&argv, "-o");
   vec_push(&argv, (void *)b->output);
   for (int i = 0; i < n; i++)
     vec_push(&argv, objs[i]);
   vec_push(&argv, xprintf("%s/%s", rt, b->target == CG_CUDA ? "libnessie_rt_cuda.a" : "libnessie_rt.a"));
-  if (b->target == CG_CUDA) {
+  if (b->target == CG_CUDA)
     vec_push(&argv, "-Xcompiler");
-    vec_push(&argv, "-fopenmp");
-  } else {
-    vec_push(&argv, "-fopenmp");
-  }
+  vec_push(&argv, "-fopenmp");
   vec_push(&argv, "-lm");
   vec_push(&argv, "-lpthread");
   vec_push(&argv, NULL);

@@ -284,7 +284,6 @@ enum { CG_SPLIT_KERNELS = 40, CG_PART_KERNELS = 32 };
 typedef struct CgFiles {
   int n;
   CgText *text; /* text[0]: the host functions (and all, when n is 1) */
-  const char **what; /* a comment for each: "kernels K41 to K80" */
 } CgFiles;
 /* The program for 'target' as translation units; cg_files_free gives
    their memory back. */

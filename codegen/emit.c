@@ -150,24 +150,23 @@ const char *cg_rtop(FlatOp op) {
   return names[op];
 }
 
+/* A kernel parameter's C declaration after a comma: ", int32_t v_x3",
+   ", RtValue *v_x4"; a result's, by address: ", int32_t *out_v_x5",
+   ", RtValue **out_v_x6". */
+static void kernel_param(Buf *b, const LcuVar *v, bool result) {
+  bool scalar = v->type.kind == LT_SCALAR;
+  buf_printf(b, ", %s%s%s%s", scalar ? cg_ctype(v->type.base) : "RtValue", scalar ? " " : " *",
+             result ? "*out_" : "", cg_name(v));
+}
+
 const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name) {
   Buf b = {0};
   bool entry = cg->split && strcmp(name, k->name) == 0;
   buf_printf(&b, "%svoid %s(RtKernelError *err, RtLoc loc, int run", entry ? "" : "static ", name);
-  for (int i = 0; i < k->params.len; i++) {
-    const LcuVar *v = k->params.data[i];
-    if (v->type.kind == LT_SCALAR)
-      buf_printf(&b, ", %s %s", cg_ctype(v->type.base), cg_name(v));
-    else
-      buf_printf(&b, ", RtValue *%s", cg_name(v));
-  }
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    if (v->type.kind == LT_SCALAR)
-      buf_printf(&b, ", %s *out_%s", cg_ctype(v->type.base), cg_name(v));
-    else
-      buf_printf(&b, ", RtValue **out_%s", cg_name(v));
-  }
+  for (int i = 0; i < k->params.len; i++)
+    kernel_param(&b, k->params.data[i], false);
+  for (int i = 0; i < k->results.len; i++)
+    kernel_param(&b, k->results.data[i], true);
   buf_puts(&b, ")");
   return buf_str(&b);
 }

@@ -718,20 +718,18 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
 
   int nparts = 0;
   int *start = split ? part_starts(kernel_text, p->kernels.len, &nparts) : NULL;
-  CgFiles f = {1 + nparts, xmalloc(sizeof(CgText) * (size_t)(1 + nparts)),
-               xmalloc(sizeof(char *) * (size_t)(1 + nparts))};
+  CgFiles f = {1 + nparts, xmalloc(sizeof(CgText) * (size_t)(1 + nparts))};
   f.text[0] = (CgText){0};
-  f.what[0] = split ? "the host functions and main" : "the whole program";
-  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], true);
+  write_head(&f.text[0], &cg, source_name, 1, f.n, "the host functions and main", true);
   cg_text_write(&f.text[0], body.data, body.len);
   cg_text_free(&body);
   for (int j = 0; j < nparts; j++) {
     const LcuKernel *first = p->kernels.data[start[j]], *last = p->kernels.data[start[j + 1] - 1];
     CgText *t = &f.text[1 + j];
     *t = (CgText){0};
-    f.what[1 + j] = first == last ? xprintf("kernel %s", first->name)
-                                  : xprintf("kernels %s to %s", first->name, last->name);
-    write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false);
+    const char *what = first == last ? xprintf("kernel %s", first->name)
+                                     : xprintf("kernels %s to %s", first->name, last->name);
+    write_head(t, &cg, source_name, 2 + j, f.n, what, false);
     cg_text_write(t, scalar.data, scalar.len);
     for (int i = start[j]; i < start[j + 1]; i++) {
       cg_text_write(t, kernel_text[i].data, kernel_text[i].len);
