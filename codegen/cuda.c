@@ -29,8 +29,11 @@
  *
  *   MAP         rtg::map: a grid-stride loop (rtg::map_uneven, one element
  *               a thread, when the thunk calls a scalar loop)
- *   REDUCE      rtg::reduce: ordered, by tiles; the result read back
- *   SCAN        rtg::scan: exclusive, ordered
+ *   REDUCE      rtg::reduce: ordered, by tiles, one launch (the last
+ *               block combines the blocks'); the result read back
+ *               (rtg::reduce_commutative for a commutative operator)
+ *   SCAN        rtg::scan: exclusive, ordered; one pass (a decoupled
+ *               look-back) where no value is a float, else three
  *   FILTER,     rtg::partition_launch: one pass (a decoupled look-back)
  *   PARTITION   into vectors of the SOAC's size, cut to the count read back
  *               (one wait for a kernel's independent ones)
@@ -446,10 +449,15 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     scalar_results(x, r);
     return;
   }
-  for (int v = 0; v < nvalues(x->s); v++)
+  /* without a float, the operator's result does not depend on how the
+     runtime groups the combinations: rtg::scan may take one pass */
+  bool exact = true;
+  for (int v = 0; v < nvalues(x->s); v++) {
     new_vector(x, x->s->results.data[v], n);
-  cg_line(cg, "rtg::scan(%s, loc, %s, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "op"),
-          identity(x), n, functor(x, "store"));
+    exact = exact && value_base(x->s, v) != FB_FLOAT;
+  }
+  cg_line(cg, "rtg::scan%s(%s, loc, %s, %s, %s, %s, %s);", exact ? "<true>" : "", kernel_string(x), functor(x, "pull"),
+          functor(x, "op"), identity(x), n, functor(x, "store"));
 }
 
 /* FILTER and PARTITION in one pass (rtg::partition_launch) into vectors

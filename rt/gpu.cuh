@@ -293,29 +293,43 @@ template <class V, class Pull, class Op> __device__ V combine_range(Pull pull, O
   return r;
 }
 
-/* ---- REDUCE ---- */
+/* ---- REDUCE ----
 
-/* Block b combines its contiguous part of [0, n) into partial[b]. */
-template <class V, class Pull, class Op>
-__global__ void reduce_parts(Pull pull, Op op, V id, int64_t n, int64_t part, V *partial) {
-  __shared__ V sh[THREADS / 32];
-  int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
-  V r = combine_range(pull, op, id, from, to, sh);
-  if (threadIdx.x == 0)
-    partial[blockIdx.x] = r;
-}
+   One launch: block b combines its contiguous part of [0, n) into
+   partial[b], and the last block to finish (a ticket, as in
+   reduce_commutative_kernel below) combines the partials in order and
+   writes the result.  The parts and the order of combination are those
+   of the two launches this replaced (the parts, then one block over the
+   partials), so the result is the same, bit for bit; the ticket takes the
+   second launch out (quicksort of 10^6 keys made 2796 of them in 13
+   sorts). */
 
-/* Reads partial[i] */
-template <class V> struct FromArray {
+/* Reads partial[i], written by another block (load_other_block, below) */
+template <class V> struct FromOtherBlocks {
   const V *a;
-  __device__ V operator()(int64_t i) const { return a[i]; }
+  __device__ V operator()(int64_t i) const;
 };
 
-template <class V, class Op> __global__ void reduce_final(const V *partial, int64_t nparts, Op op, V id, V *out) {
+template <class V, class Pull, class Op>
+__global__ void reduce_kernel(Pull pull, Op op, V id, int64_t n, int64_t part, V *partial, unsigned *ticket, V *out) {
   __shared__ V sh[THREADS / 32];
-  V r = combine_range(FromArray<V>{partial}, op, id, 0, nparts, sh);
-  if (threadIdx.x == 0)
+  __shared__ bool last;
+  int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
+  V r = combine_range(pull, op, id, from, to, sh);
+  if (threadIdx.x == 0) {
+    partial[blockIdx.x] = r;
+    __threadfence(); /* the partial is visible before the ticket counts it */
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last)
+    return;
+  __threadfence();
+  r = combine_range(FromOtherBlocks<V>{partial}, op, id, 0, (int64_t)gridDim.x, sh);
+  if (threadIdx.x == 0) {
     *out = r;
+    *ticket = 0; /* for the next reduction on the stream */
+  }
 }
 
 /* The slot a skeleton writes its one value into, for the host to read
@@ -332,11 +346,8 @@ template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, P
     part = 1;
   V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
   V *out = result_slot<V>();
-  rtg_launching("reduce (parts)");
-  reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
-  rtg_launched(name, loc);
-  rtg_launching("reduce (final)");
-  reduce_final<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id, out);
+  rtg_launching("reduce");
+  reduce_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
   V r;
   rtg_read_result(&r, out, sizeof(V));
@@ -376,6 +387,8 @@ template <class V> __device__ V load_other_block(const V *p) {
   }
   return x;
 }
+
+template <class V> __device__ V FromOtherBlocks<V>::operator()(int64_t i) const { return load_other_block(&a[i]); }
 
 template <class V, class Pull, class Op>
 __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *partial, unsigned *ticket, V *out) {
@@ -443,13 +456,77 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
   return r;
 }
 
+/* ---- single-pass prefixes: the decoupled look-back ----
+
+   A kernel whose tiles each need the sum of the tiles before them (a
+   FILTER's kept values, a segdes's offsets, a SCAN's carry) gets it in the same launch by
+   a decoupled look-back (Merrill and Garland, "Single-pass Parallel
+   Prefix Scan with Decoupled Look-back", 2016): each tile publishes its
+   own sum as soon as it has it, and its inclusive prefix once it has
+   that; a tile adds its predecessors' back to the first inclusive one.
+   Tile t is block t: blocks start in the order of their index (as CUB's
+   single-pass scans also assume), so that every predecessor a tile
+   waits for is running or done.  A tile's state is one 16-byte word,
+   its value (the sum, then the inclusive prefix) beside its status (the
+   kind, and the epoch of the launch that wrote it), stored and loaded
+   whole by relaxed GPU-scope accesses (st/ld.relaxed.gpu.v2.u64, as
+   CUB's tile states for 8-byte values have them: the .cg accesses tried
+   first are not ordered, and saw stale words), so that a reader never
+   sees a value without its kind.  (Two arrays, the values written
+   before the status word with a fence between, made quicksort's FILTER
+   2.6 times slower: the fences sit on the look-back's critical path.)
+   The epochs (rtg_tile_state: a new one each launch) mean that the
+   words are never cleared between launches. */
+constexpr unsigned long long TILE_SUM = 1, TILE_PREFIX = 2;
+
+__device__ inline void tile_store(RtgTileWord *w, long long value, unsigned long long status) {
+  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(value), "l"(status) : "memory");
+}
+
+__device__ inline void tile_load(const RtgTileWord *w, long long *value, unsigned long long *status) {
+  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(*value), "=l"(*status) : "l"(w) : "memory");
+}
+
+/* For the tile's one calling thread: the exclusive prefix of tile 'tile'
+   whose own sum is 'sum', published on the way. */
+__device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t sum) {
+  const unsigned long long mine = (unsigned long long)st.epoch << 2;
+  if (tile == 0) {
+    tile_store(&st.words[0], sum, mine | TILE_PREFIX);
+    return 0;
+  }
+  tile_store(&st.words[tile], sum, mine | TILE_SUM);
+  int64_t before = 0;
+  for (int64_t p = tile - 1;; p--) {
+    long long value;
+    unsigned long long status;
+    do
+      tile_load(&st.words[p], &value, &status);
+    while ((status & ~3ull) != mine);
+    before += value;
+    if ((status & 3) == TILE_PREFIX)
+      break;
+  }
+  tile_store(&st.words[tile], before + sum, mine | TILE_PREFIX);
+  return before;
+}
+
 /* ---- SCAN (exclusive) ---- */
 
-/* Each block's part: its combination (phase 1 is reduce_parts), then the
+/* In three launches: each block's part combined (scan_totals), then the
    parts' exclusive prefixes (one block), then each part scanned from its
    prefix, tile by tile: each thread scans its ITEMS values after the
    combination of the threads before it (block_exclusive_scan keeps the
    order). */
+template <class V, class Pull, class Op>
+__global__ void scan_totals(Pull pull, Op op, V id, int64_t n, int64_t part, V *partial) {
+  __shared__ V sh[THREADS / 32];
+  int64_t from = blockIdx.x * part, to = from + part < n ? from + part : n;
+  V r = combine_range(pull, op, id, from, to, sh);
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = r;
+}
+
 template <class V, class Op> __global__ void scan_prefixes(V *partial, int64_t nparts, Op op, V id) {
   __shared__ V sh[THREADS / 32];
   V carry = id;
@@ -463,6 +540,30 @@ template <class V, class Op> __global__ void scan_prefixes(V *partial, int64_t n
   }
 }
 
+/* Stores the exclusive scan of the thread's ITEMS values of the tile at
+   'base' (those before 'to'), starting from acc. */
+template <int IT, class V, class Op, class Store>
+__device__ void store_scanned(const V *tile, Op &op, int64_t base, int64_t to, V acc, Store &store) {
+  for (int k = 0; k < IT; k++) {
+    int64_t at = (int64_t)threadIdx.x * IT + k;
+    if (base + at < to) {
+      store(base + at, acc);
+      acc = op(acc, tile[at]);
+    }
+  }
+}
+
+/* The thread's ITEMS values of the tile at 'base' combined, in order. */
+template <int IT, class V, class Op> __device__ V thread_items(const V *tile, Op &op, V id, int64_t base, int64_t to) {
+  V mine = id;
+  for (int k = 0; k < IT; k++) {
+    int64_t at = (int64_t)threadIdx.x * IT + k;
+    if (base + at < to)
+      mine = op(mine, tile[at]);
+  }
+  return mine;
+}
+
 template <class V, class Pull, class Op, class Store>
 __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, const V *prefix, Store store) {
   constexpr int IT = ITEMS<V>;
@@ -473,36 +574,108 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
     load_tile<IT>(tile, pull, base, to);
     __syncthreads();
-    V mine = id;
-    for (int k = 0; k < IT; k++) {
-      int64_t at = (int64_t)threadIdx.x * IT + k;
-      if (base + at < to)
-        mine = op(mine, tile[at]);
-    }
     V total;
-    V before = block_exclusive_scan(mine, op, id, sh, &total);
-    V acc = threadIdx.x == 0 ? carry : op(carry, before);
-    for (int k = 0; k < IT; k++) {
-      int64_t at = (int64_t)threadIdx.x * IT + k;
-      if (base + at < to) {
-        store(base + at, acc);
-        acc = op(acc, tile[at]);
-      }
-    }
+    V before = block_exclusive_scan(thread_items<IT>(tile, op, id, base, to), op, id, sh, &total);
+    store_scanned<IT>(tile, op, base, to, threadIdx.x == 0 ? carry : op(carry, before), store);
     carry = op(carry, total);
     __syncthreads(); /* the tile read */
   }
 }
 
+/* ---- SCAN in one pass ----
+
+   Where the values fit in 8 bytes and the operator is exact (no float
+   component: cuda.c says so), one launch instead of three: tile t is
+   block t, and its carry, the combination of the tiles before it, comes
+   from the decoupled look-back (tile_lookback, above, for an 8-byte
+   value and the operator), each element pulled once.  The look-back
+   groups the tiles' combinations as the tiles happen to finish, so a
+   float sum would round differently from run to run; an exact operator
+   (int arithmetic wraps) gives the same result whatever the grouping.
+   Quicksort of 10^6 keys made 3828 scans in 13 sorts, 11484 launches. */
+template <class V> __device__ inline long long word_of(const V &v) {
+  long long w = 0;
+  memcpy(&w, &v, sizeof(V));
+  return w;
+}
+
+template <class V> __device__ inline V value_of(long long w) {
+  V v;
+  memcpy(&v, &w, sizeof(V));
+  return v;
+}
+
+/* For the tile's one calling thread: the combination of the tiles
+   before tile 'tile' (>= 1) in order, its own combination 'sum'
+   published on the way, as tile_lookback does for the int64 sums. */
+template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, int64_t tile, V sum, Op &op) {
+  const unsigned long long mine = (unsigned long long)st.epoch << 2;
+  tile_store(&st.words[tile], word_of(sum), mine | TILE_SUM);
+  V before = sum; /* set by the first predecessor read */
+  bool have = false;
+  for (int64_t p = tile - 1;; p--) {
+    long long value;
+    unsigned long long status;
+    do
+      tile_load(&st.words[p], &value, &status);
+    while ((status & ~3ull) != mine);
+    V x = value_of<V>(value);
+    before = have ? op(x, before) : x;
+    have = true;
+    if ((status & 3) == TILE_PREFIX)
+      break;
+  }
+  tile_store(&st.words[tile], word_of(op(before, sum)), mine | TILE_PREFIX);
+  return before;
+}
+
 template <class V, class Pull, class Op, class Store>
+__global__ void __launch_bounds__(THREADS)
+    scan_one_pass_kernel(Pull pull, Op op, V id, int64_t n, RtgTileState st, Store store) {
+  constexpr int IT = ITEMS<V>;
+  __shared__ V tile[THREADS * IT];
+  __shared__ V sh[THREADS / 32];
+  __shared__ V carry;
+  const int64_t t = blockIdx.x, base = t * (int64_t)(THREADS * IT);
+  const int64_t to = base + THREADS * IT < n ? base + THREADS * IT : n;
+  load_tile<IT>(tile, pull, base, to);
+  __syncthreads();
+  V total;
+  V before = block_exclusive_scan(thread_items<IT>(tile, op, id, base, to), op, id, sh, &total);
+  if (threadIdx.x == 0) {
+    if (t == 0) {
+      tile_store(&st.words[0], word_of(total), ((unsigned long long)st.epoch << 2) | TILE_PREFIX);
+      carry = id;
+    } else {
+      carry = tile_lookback_value(st, t, total, op);
+    }
+  }
+  __syncthreads();
+  store_scanned<IT>(tile, op, base, to, threadIdx.x == 0 ? carry : op(carry, before), store);
+}
+
+/* The exclusive scan of pull(0 .. n-1) by op from id into store(0 ..
+   n-1).  EXACT: op's result does not depend on how the combinations are
+   grouped (cuda.c: no float component), so that, where V fits a tile
+   word, the scan takes one pass. */
+template <bool EXACT = false, class V, class Pull, class Op, class Store>
 void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store store) {
   if (n <= 0)
     return;
+  if constexpr (EXACT && sizeof(V) <= sizeof(long long)) {
+    constexpr int per_tile = THREADS * ITEMS<V>;
+    int64_t tiles = (n + per_tile - 1) / per_tile;
+    RtgTileState st = rtg_tile_state(tiles);
+    rtg_launching("scan");
+    scan_one_pass_kernel<<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, op, id, n, st, store);
+    rtg_launched(name, loc);
+    return;
+  }
   int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
   V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
   rtg_launching("scan (parts)");
-  reduce_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
+  scan_totals<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
   rtg_launched(name, loc);
   rtg_launching("scan (prefixes)");
   scan_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
@@ -557,61 +730,6 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
   }
   rtg_free(flags);
   rtg_free(offsets);
-}
-
-/* ---- single-pass prefixes: the decoupled look-back ----
-
-   A kernel whose tiles each need the sum of the tiles before them (a
-   FILTER's kept values, a segdes's offsets) gets it in the same launch by
-   a decoupled look-back (Merrill and Garland, "Single-pass Parallel
-   Prefix Scan with Decoupled Look-back", 2016): each tile publishes its
-   own sum as soon as it has it, and its inclusive prefix once it has
-   that; a tile adds its predecessors' back to the first inclusive one.
-   Tile t is block t: blocks start in the order of their index (as CUB's
-   single-pass scans also assume), so that every predecessor a tile
-   waits for is running or done.  A tile's state is one 16-byte word,
-   its value (the sum, then the inclusive prefix) beside its status (the
-   kind, and the epoch of the launch that wrote it), stored and loaded
-   whole by relaxed GPU-scope accesses (st/ld.relaxed.gpu.v2.u64, as
-   CUB's tile states for 8-byte values have them: the .cg accesses tried
-   first are not ordered, and saw stale words), so that a reader never
-   sees a value without its kind.  (Two arrays, the values written
-   before the status word with a fence between, made quicksort's FILTER
-   2.6 times slower: the fences sit on the look-back's critical path.)
-   The epochs (rtg_tile_state: a new one each launch) mean that the
-   words are never cleared between launches. */
-constexpr unsigned long long TILE_SUM = 1, TILE_PREFIX = 2;
-
-__device__ inline void tile_store(RtgTileWord *w, long long value, unsigned long long status) {
-  asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(value), "l"(status) : "memory");
-}
-
-__device__ inline void tile_load(const RtgTileWord *w, long long *value, unsigned long long *status) {
-  asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(*value), "=l"(*status) : "l"(w) : "memory");
-}
-
-/* For the tile's one calling thread: the exclusive prefix of tile 'tile'
-   whose own sum is 'sum', published on the way. */
-__device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t sum) {
-  const unsigned long long mine = (unsigned long long)st.epoch << 2;
-  if (tile == 0) {
-    tile_store(&st.words[0], sum, mine | TILE_PREFIX);
-    return 0;
-  }
-  tile_store(&st.words[tile], sum, mine | TILE_SUM);
-  int64_t before = 0;
-  for (int64_t p = tile - 1;; p--) {
-    long long value;
-    unsigned long long status;
-    do
-      tile_load(&st.words[p], &value, &status);
-    while ((status & ~3ull) != mine);
-    before += value;
-    if ((status & 3) == TILE_PREFIX)
-      break;
-  }
-  tile_store(&st.words[tile], before + sum, mine | TILE_PREFIX);
-  return before;
 }
 
 /* ---- FILTER in one pass ----
@@ -975,7 +1093,7 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
 
    which is associative when op is (and keeps op's order: op need not be
    commutative), with identity (0, id).  The flat scan's three phases
-   (reduce_parts, scan_prefixes, scan_parts) then do it: each block's
+   (scan_totals, scan_prefixes, scan_parts) then do it: each block's
    pair (seg_lb_parts), the blocks' exclusive prefixes (seg_lb_prefixes),
    and each part scanned again from its prefix (seg_lb_write).  An
    element's exclusive pair prefix holds the combination of the elements

@@ -25,7 +25,8 @@
  *     and an 80-byte value (too large for the balanced path: the other
  *     kernels must take it whatever the path asked for).  A guard after
  *     each result catches stores out of range, a fill pattern missed ones;
- *   - rtg::reduce and rtg::scan (unsegmented, in order), 0 to 3 000 017
+ *   - rtg::reduce and rtg::scan (unsegmented, in order; the scan in three
+ *     passes and, where V fits 8 bytes, in one), 0 to 3 000 017
  *     values of the same five kinds;
  *   - rtg::filter and rtg::partition (FILTER and PARTITION in one pass,
  *     a decoupled look-back), 0 to 10^7 elements of 4, 40 and 80 bytes,
@@ -760,6 +761,19 @@ template <class T> static void test_flat(int64_t n) {
     }
   if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
     snprintf(why, sizeof why, "scan: a store past the end");
+  /* the one-pass scan (an exact operator's, where V fits a tile word;
+     the three passes again where it does not) */
+  cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  rtg::scan<true>("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
+  sc = read_back(dy, (size_t)n + GUARD);
+  for (int64_t i = 0; i < n && !why[0]; i++)
+    if (!T::same(sc[i], pre[i])) {
+      T::show(g, sizeof g, sc[i]);
+      T::show(e, sizeof e, pre[i]);
+      snprintf(why, sizeof why, "one-pass scan element %lld: %s, expected %s", (long long)i, g, e);
+    }
+  if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
+    snprintf(why, sizeof why, "one-pass scan: a store past the end");
   result(!why[0], "flat reduce and scan %s n=%lld%s%s", T::name(), (long long)n, why[0] ? ": " : "", why);
   rtg_free(dx);
   rtg_free(dy);
