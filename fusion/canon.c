@@ -7,7 +7,8 @@
  * The predicate's parameters become the pull's expressions, the pull's
  * index `$i`, a let of the pull the text of its value (two FILTERs whose
  * pulls compute one predicate in lets of their own, a MAP of flags
- * composed into each, test the same thing), a let inside an expression
+ * composed into each, test the same thing; a let that copies another,
+ * the other's text, with no mark of the copy), a let inside an expression
  * its depth; any other variable is named by the caller (a kernel's
  * parameter by the CPU atom its run passes, or by its id).
  */
@@ -58,7 +59,7 @@ static bool canon_pull_let(Canon *c, const LcuVar *v) {
       canon_exp(&sub, l->value);
       c->let_text[i] = buf_str(&sub.b);
     }
-    buf_printf(&c->b, "[%s]", c->let_text[i]);
+    buf_puts(&c->b, c->let_text[i]); /* a whole expression's text: no brackets, so that copies compare equal */
     return true;
   }
   return false;
@@ -91,6 +92,12 @@ static void canon_var(Canon *c, const LcuVar *v) {
 }
 
 static void canon_exp(Canon *c, const LcuExp *e) {
+  /* a read of a pull's let is the text of its value, whatever the chain
+     of lets that copy it: a FILTER merged side by side names its flag
+     anew (r = a), and must still compare equal to the next FILTER that
+     tests a itself */
+  if (e->kind == LE_VAR && canon_pull_let(c, e->var))
+    return;
   buf_printf(&c->b, "(%d:%d ", e->kind, e->type);
   switch (e->kind) {
   case LE_VAR:
