@@ -751,29 +751,25 @@ template <class T> static void test_flat(int64_t n) {
     T::show(e, sizeof e, red[0]);
     snprintf(why, sizeof why, "reduce: %s, expected %s", g, e);
   }
+  /* the scan's result in dy against the reference, as 'which' */
+  auto check_scan = [&](const char *which) {
+    std::vector<V> sc = read_back(dy, (size_t)n + GUARD);
+    for (int64_t i = 0; i < n && !why[0]; i++)
+      if (!T::same(sc[i], pre[i])) {
+        T::show(g, sizeof g, sc[i]);
+        T::show(e, sizeof e, pre[i]);
+        snprintf(why, sizeof why, "%s element %lld: %s, expected %s", which, (long long)i, g, e);
+      }
+    if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
+      snprintf(why, sizeof why, "%s: a store past the end", which);
+  };
   rtg::scan("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
-  std::vector<V> sc = read_back(dy, (size_t)n + GUARD);
-  for (int64_t i = 0; i < n && !why[0]; i++)
-    if (!T::same(sc[i], pre[i])) {
-      T::show(g, sizeof g, sc[i]);
-      T::show(e, sizeof e, pre[i]);
-      snprintf(why, sizeof why, "scan element %lld: %s, expected %s", (long long)i, g, e);
-    }
-  if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
-    snprintf(why, sizeof why, "scan: a store past the end");
+  check_scan("scan");
   /* the one-pass scan (an exact operator's, where V fits a tile word;
      the three passes again where it does not) */
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   rtg::scan<true>("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
-  sc = read_back(dy, (size_t)n + GUARD);
-  for (int64_t i = 0; i < n && !why[0]; i++)
-    if (!T::same(sc[i], pre[i])) {
-      T::show(g, sizeof g, sc[i]);
-      T::show(e, sizeof e, pre[i]);
-      snprintf(why, sizeof why, "one-pass scan element %lld: %s, expected %s", (long long)i, g, e);
-    }
-  if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
-    snprintf(why, sizeof why, "one-pass scan: a store past the end");
+  check_scan("one-pass scan");
   result(!why[0], "flat reduce and scan %s n=%lld%s%s", T::name(), (long long)n, why[0] ? ": " : "", why);
   rtg_free(dx);
   rtg_free(dy);
