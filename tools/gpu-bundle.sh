@@ -9,6 +9,11 @@
 set -eu
 BUILD=${1:-build}
 DEST=${2:-.gpu}
+# everything first, before DEST is touched: a half-made bundle fails on
+# the GPU machine with a missing library, after the device time is spent
+for f in "$BUILD/nessie" "$BUILD/nesl_compare" "$BUILD/lib/nessie/libnessie_rt_cuda.a"; do
+  [ -e "$f" ] || { echo "tools/gpu-bundle.sh: $f is missing (make BUILD=$BUILD all $BUILD/nesl_compare)" >&2; exit 1; }
+done
 rm -rf "$DEST"
 mkdir -p "$DEST/build/lib" "$DEST/lib"
 cp "$BUILD/nessie" "$BUILD/nesl_compare" "$DEST/build/"
