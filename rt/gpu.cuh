@@ -488,28 +488,52 @@ __device__ inline void tile_load(const RtgTileWord *w, long long *value, unsigne
   asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(*value), "=l"(*status) : "l"(w) : "memory");
 }
 
-/* For the tile's one calling thread: the exclusive prefix of tile 'tile'
-   whose own sum is 'sum', published on the way. */
-__device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t sum) {
+/* A value of at most 8 bytes as a tile word's value, and back. */
+template <class V> __device__ inline long long word_of(const V &v) {
+  long long w = 0;
+  memcpy(&w, &v, sizeof(V));
+  return w;
+}
+
+template <class V> __device__ inline V value_of(long long w) {
+  V v;
+  memcpy(&v, &w, sizeof(V));
+  return v;
+}
+
+/* For the tile's one calling thread: the combination by 'op' of the
+   tiles before tile 'tile', in order ('none' for tile 0), its own
+   combination 'sum' (at most 8 bytes) published on the way. */
+template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, int64_t tile, V sum, Op &op, V none) {
   const unsigned long long mine = (unsigned long long)st.epoch << 2;
   if (tile == 0) {
-    tile_store(&st.words[0], sum, mine | TILE_PREFIX);
-    return 0;
+    tile_store(&st.words[0], word_of(sum), mine | TILE_PREFIX);
+    return none;
   }
-  tile_store(&st.words[tile], sum, mine | TILE_SUM);
-  int64_t before = 0;
+  tile_store(&st.words[tile], word_of(sum), mine | TILE_SUM);
+  V before = sum; /* set by the first predecessor read */
+  bool have = false;
   for (int64_t p = tile - 1;; p--) {
     long long value;
     unsigned long long status;
     do
       tile_load(&st.words[p], &value, &status);
     while ((status & ~3ull) != mine);
-    before += value;
+    V x = value_of<V>(value);
+    before = have ? op(x, before) : x;
+    have = true;
     if ((status & 3) == TILE_PREFIX)
       break;
   }
-  tile_store(&st.words[tile], before + sum, mine | TILE_PREFIX);
+  tile_store(&st.words[tile], word_of(op(before, sum)), mine | TILE_PREFIX);
   return before;
+}
+
+/* The same for int64 sums (a FILTER's kept values, a segdes's offsets):
+   the exclusive prefix of tile 'tile' whose own sum is 'sum'. */
+__device__ inline int64_t tile_lookback(RtgTileState st, int64_t tile, int64_t sum) {
+  auto plus = [](int64_t a, int64_t b) { return a + b; };
+  return tile_lookback_value(st, tile, sum, plus, (int64_t)0);
 }
 
 /* ---- SCAN (exclusive) ---- */
@@ -588,48 +612,12 @@ __global__ void scan_parts(Pull pull, Op op, V id, int64_t n, int64_t part, cons
    Where the values fit in 8 bytes and the operator is exact (no float
    component: cuda.c says so), one launch instead of three: tile t is
    block t, and its carry, the combination of the tiles before it, comes
-   from the decoupled look-back (tile_lookback, above, for an 8-byte
-   value and the operator), each element pulled once.  The look-back
+   from the decoupled look-back of the 8-byte value by the operator
+   (tile_lookback_value, above), each element pulled once.  The look-back
    groups the tiles' combinations as the tiles happen to finish, so a
    float sum would round differently from run to run; an exact operator
    (int arithmetic wraps) gives the same result whatever the grouping.
    Quicksort of 10^6 keys made 3828 scans in 13 sorts, 11484 launches. */
-template <class V> __device__ inline long long word_of(const V &v) {
-  long long w = 0;
-  memcpy(&w, &v, sizeof(V));
-  return w;
-}
-
-template <class V> __device__ inline V value_of(long long w) {
-  V v;
-  memcpy(&v, &w, sizeof(V));
-  return v;
-}
-
-/* For the tile's one calling thread: the combination of the tiles
-   before tile 'tile' (>= 1) in order, its own combination 'sum'
-   published on the way, as tile_lookback does for the int64 sums. */
-template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, int64_t tile, V sum, Op &op) {
-  const unsigned long long mine = (unsigned long long)st.epoch << 2;
-  tile_store(&st.words[tile], word_of(sum), mine | TILE_SUM);
-  V before = sum; /* set by the first predecessor read */
-  bool have = false;
-  for (int64_t p = tile - 1;; p--) {
-    long long value;
-    unsigned long long status;
-    do
-      tile_load(&st.words[p], &value, &status);
-    while ((status & ~3ull) != mine);
-    V x = value_of<V>(value);
-    before = have ? op(x, before) : x;
-    have = true;
-    if ((status & 3) == TILE_PREFIX)
-      break;
-  }
-  tile_store(&st.words[tile], word_of(op(before, sum)), mine | TILE_PREFIX);
-  return before;
-}
-
 template <class V, class Pull, class Op, class Store>
 __global__ void __launch_bounds__(THREADS)
     scan_one_pass_kernel(Pull pull, Op op, V id, int64_t n, RtgTileState st, Store store) {
@@ -643,14 +631,8 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   V total;
   V before = block_exclusive_scan(thread_items<IT>(tile, op, id, base, to), op, id, sh, &total);
-  if (threadIdx.x == 0) {
-    if (t == 0) {
-      tile_store(&st.words[0], word_of(total), ((unsigned long long)st.epoch << 2) | TILE_PREFIX);
-      carry = id;
-    } else {
-      carry = tile_lookback_value(st, t, total, op);
-    }
-  }
+  if (threadIdx.x == 0)
+    carry = tile_lookback_value(st, t, total, op, id);
   __syncthreads();
   store_scanned<IT>(tile, op, base, to, threadIdx.x == 0 ? carry : op(carry, before), store);
 }
