@@ -19,6 +19,7 @@
  *   thunk.c  the thunk translator
  *   cpu.c    the CPU target: skeletons on OpenMP
  *   cuda.c   the GPU target: functors for the skeletons of rt/gpu.cuh
+ *   devcheck.c the GPU target: the argument checks made on the device
  *   host.c   the CPU level of λcu as C, and main
  *   build.c  writing the source and running cc (or nvcc) on it
  */
@@ -117,7 +118,42 @@ struct Cg {
   bool split;         /* the kernels are compiled apart from the host
                          functions (host.c, CG_PART_KERNELS): their entry
                          points are extern, not static */
+  /* the argument checks made on the device (devcheck.c; the CUDA
+     target's only) */
+  PtrMap dev_checks;  /* LcuKernel -> Vec * of CgDevCheck * */
+  PtrMap dev_runs;    /* LcuStmt (a run) -> Vec * of its checks (LcuStmt *) */
+  PtrMap dev_checked; /* LcuStmt (a check made on the device) -> itself */
 };
+
+/* ---- devcheck.c ---- */
+
+/* An argument check (a `check` statement) that a kernel makes on the
+   device, on the values of one of its REDUCEs (cuda.c): its operands
+   each the REDUCE's value 'value[i]', or, where that is -1,
+   'constant[i]'. */
+typedef struct CgDevCheck {
+  int kind; /* RtCheckKind */
+  int soac; /* the REDUCE: its index in the kernel */
+  int value[3];
+  int64_t constant[3];
+} CgDevCheck;
+
+/* Plans which checks of program 'cg->p' the kernels make on the device
+   (devcheck.c's header says when): fills cg->dev_checks, dev_runs and
+   dev_checked.  Requires nothing generated yet; for the CUDA target. */
+void cg_plan_device_checks(Cg *cg);
+/* Kernel 'k''s device checks (CgDevCheck *, in the order of the host's
+   checks they stand for), or NULL for none. */
+const Vec *cg_device_checks(const Cg *cg, const LcuKernel *k);
+/* The checks (LcuStmt *) that run 's' has its kernel make, or NULL. */
+const Vec *cg_run_device_checks(const Cg *cg, const LcuStmt *run);
+/* Is `check` statement 's' made on the device (by the run before it)? */
+bool cg_check_on_device(const Cg *cg, const LcuStmt *check);
+/* Do the values of REDUCE 'index' of kernel 'k' stay on the device? */
+bool cg_reduce_on_device(const Cg *cg, const LcuKernel *k, int index);
+/* The parameters that kernel 'k''s entry point and device function take
+   for its device checks' sites: ", int check_site_0, ..." or "". */
+const char *cg_check_params(const Cg *cg, const LcuKernel *k);
 
 /* ---- emit.c ---- */
 
@@ -180,8 +216,9 @@ int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *
 /* The C signature of kernel 'k''s host function 'name': `void
    name(RtKernelError *err, RtLoc loc, int run, params..., results by
    address...)`, static unless it is the kernel's entry point (named as
-   the kernel) in a program whose kernels are compiled apart. */
-const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name);
+   the kernel) in a program whose kernels are compiled apart; with
+   'checks', the sites of its device checks after them (cg_check_params). */
+const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name, bool checks);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
 /* The C name of λcu variable 'v' (unique in the program), made once per

@@ -809,7 +809,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
   cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
           first ? cg_where(first->loc) : "");
-  cg_line(cg, "%s {", cg_kernel_signature(cg, k, name));
+  cg_line(cg, "%s {", cg_kernel_signature(cg, k, name, false));
   cg->indent++;
   cg_line(cg, "(void)loc;");
   cg_line(cg, "(void)run;");

@@ -306,6 +306,56 @@ static void gen_store(Gx *x, const char *name, int first) {
   cg_line(cg, "};");
 }
 
+/* The argument checks of the REDUCE at x->index that the kernel makes on
+   the device (devcheck.c), in the host's order: K_s_check, holding their
+   sites (the runs pass them), gives false and the first failing one's
+   error; on the device (rtg::check_result) and on the host (gen_dispatch,
+   after K_host). */
+static void gen_check(Gx *x) {
+  Cg *cg = x->cg;
+  const Vec *d = cg_device_checks(cg, x->k);
+  int n = 0;
+  for (int i = 0; i < d->len; i++)
+    n += ((const CgDevCheck *)d->data[i])->soac == x->index;
+  cg_line(cg, "struct %s {", kname(x, "check"));
+  cg->indent++;
+  cg_line(cg, "int site[%d];", n);
+  cg_line(cg, "__host__ __device__ bool operator()(const %s &v, RtKernelError *e, int run) const {", kname(x, "V"));
+  cg->indent++;
+  for (int i = 0, j = 0; i < d->len; i++) {
+    const CgDevCheck *c = d->data[i];
+    if (c->soac != x->index)
+      continue;
+    const char *op[3];
+    for (int o = 0; o < 3; o++)
+      op[o] = c->value[o] >= 0 ? xprintf("(int64_t)v.v%d", c->value[o]) : xprintf("(int64_t)%lld", (long long)c->constant[o]);
+    cg_line(cg, "if (!rt_check_ok(%d /* %s */, %s, %s, %s)) {", c->kind, rt_check_name(c->kind), op[0], op[1], op[2]);
+    cg_line(cg, "  *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[%d], %d, 0, %s, %s, %s, run);", j, c->kind, op[0], op[1],
+            op[2]);
+    cg_line(cg, "  return false;");
+    cg_line(cg, "}");
+    j++;
+  }
+  cg_line(cg, "return true;");
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
+/* The check functor of REDUCE x->index, made of the sites the kernel's
+   entry point was given. */
+static const char *check_functor(Gx *x) {
+  const Vec *d = cg_device_checks(x->cg, x->k);
+  Buf b = {0};
+  buf_printf(&b, "%s{{", kname(x, "check"));
+  for (int i = 0, j = 0; i < d->len; i++)
+    if (((const CgDevCheck *)d->data[i])->soac == x->index)
+      buf_printf(&b, "%scheck_site_%d", j++ ? ", " : "", i);
+  buf_puts(&b, "}}");
+  return buf_str(&b);
+}
+
 /* The structs of SOAC x->s. */
 static void gen_functors(Gx *x) {
   const LcuSoac *s = x->s;
@@ -345,6 +395,8 @@ static void gen_functors(Gx *x) {
   }
   if (s->kind == SOAC_REDUCE || s->kind == SOAC_SCAN || s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN)
     gen_op(x, s->kind == SOAC_SCAN || s->kind == SOAC_SEG_SCAN ? 2 : 1);
+  if (cg_reduce_on_device(x->cg, x->k, x->index))
+    gen_check(x);
 }
 
 /* ---- the host function ---- */
@@ -438,6 +490,15 @@ static void deferred_checks(Gx *x, const char *r) {
 static void host_reduce_or_scan(Gx *x, bool scan) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
+  if (!scan && cg_reduce_on_device(cg, x->k, x->index)) {
+    /* only argument checks read the values: they stay on the device,
+       checked there after the kernel's last SOAC (devcheck.c) */
+    const char *r = cg_temp(cg);
+    cg_line(cg, "%s *%s = rtg::reduce_to_device(%s, loc, %s, %s, %s, %s, %s);", kname(x, "V"), r, kernel_string(x),
+            functor(x, "pull"), functor(x, "op"), identity(x), n, cg_op_commutative(x->s) ? "true" : "false");
+    cg_line(cg, "%s = %s;", kname(x, "value"), r);
+    return;
+  }
   if (!scan) {
     const char *r = cg_temp(cg);
     bool commutative = cg_op_commutative(x->s);
@@ -821,12 +882,73 @@ static bool host_possible(const LcuKernel *k, Vec *sizes) {
   return true;
 }
 
+/* The REDUCEs whose values stay on the device for their checks, in the
+   order of their first checks (devcheck.c keeps each one's together):
+   their indices in the kernel, into 'out'; returns how many. */
+static int checked_reduces(const Cg *cg, const LcuKernel *k, int *out) {
+  const Vec *d = cg_device_checks(cg, k);
+  int n = 0;
+  for (int i = 0; d && i < d->len; i++) {
+    int j = ((const CgDevCheck *)d->data[i])->soac;
+    if (n == 0 || out[n - 1] != j)
+      out[n++] = j;
+  }
+  return n;
+}
+
+/* After the kernel's last SOAC: the checks of the REDUCEs whose values
+   stayed on the device (rtg::check_result). */
+static void gen_device_checks(Gx *x) {
+  Cg *cg = x->cg;
+  int *order = xmalloc_atomic(sizeof(int) * (size_t)(x->k->soacs.len + 1));
+  int n = checked_reduces(cg, x->k, order);
+  for (int i = 0; i < n; i++) {
+    x->s = x->k->soacs.data[order[i]];
+    x->index = order[i];
+    cg_line(cg, "if (!rtg::check_result(%s, loc, %s, %s, %s, err, A.run, run))", kernel_string(x), kname(x, "value"),
+            check_functor(x), identity(x));
+    cg_line(cg, "  goto fail;");
+    cg_line(cg, "%s = NULL; /* freed by check_result, after the check */", kname(x, "value"));
+  }
+}
+
+/* At `fail:`, the values still on the device of the REDUCEs before it. */
+static void free_device_values(Gx *x) {
+  for (int i = 0; i < x->k->soacs.len; i++)
+    if (cg_reduce_on_device(x->cg, x->k, i))
+      cg_line(x->cg, "rtg_free(%s_%d_value);", x->k->name, i);
+}
+
+/* The same checks after K_host, on the values it gives. */
+static void gen_host_checks(Cg *cg, const LcuKernel *k) {
+  int *order = xmalloc_atomic(sizeof(int) * (size_t)(k->soacs.len + 1));
+  int n = checked_reduces(cg, k, order);
+  Gx x = {.cg = cg, .k = k};
+  for (int i = 0; i < n; i++) {
+    x.s = k->soacs.data[order[i]];
+    x.index = order[i];
+    const char *v = cg_temp(cg);
+    cg_line(cg, "if (err->index == INT64_MAX) {");
+    cg->indent++;
+    cg_line(cg, "%s %s;", kname(&x, "V"), v);
+    cg_line(cg, "memset(&%s, 0, sizeof %s);", v, v);
+    for (int c = 0; c < x.s->results.len; c++) {
+      const LcuVar *r = x.s->results.data[c];
+      if (is_result(k, r))
+        cg_line(cg, "%s.v%d = *out_%s;", v, c, cg_name(r));
+    }
+    cg_line(cg, "(void)%s(%s, err, run);", check_functor(&x), v);
+    cg->indent--;
+    cg_line(cg, "}");
+  }
+}
+
 /* K itself: the host's kernel (K_host) when the data is small, else the
    device's (K_gpu); either way with every vector on its side first. */
 static void gen_dispatch(Cg *cg, const LcuKernel *k) {
   Vec sizes = {0};
   bool host = host_possible(k, &sizes);
-  const char *sig = cg_kernel_signature(cg, k, k->name);
+  const char *sig = cg_kernel_signature(cg, k, k->name, true);
   cg_line(cg, "%s {", sig);
   cg->indent++;
   Buf args = {0};
@@ -847,15 +969,29 @@ static void gen_dispatch(Cg *cg, const LcuKernel *k) {
     buf_printf(&sb, "%s(int64_t)%s", i ? ", " : "", (const char *)sizes.data[i]);
   cg_line(cg, "RtValue *vals[] = {%s%s};", buf_str(&vb), vals.len ? "" : "NULL");
   cg_line(cg, "const int64_t sizes[] = {%s%s};", buf_str(&sb), sizes.len ? "" : "0");
-  if (host) {
+  const Vec *checks = cg_device_checks(cg, k);
+  Buf gpu_args = {0};
+  buf_puts(&gpu_args, buf_str(&args));
+  for (int i = 0; checks && i < checks->len; i++)
+    buf_printf(&gpu_args, ", check_site_%d", i);
+  if (host && !checks) {
     cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d))", vals.len, sizes.len);
     cg_line(cg, "  %s_host(%s);", k->name, buf_str(&args));
     cg_line(cg, "else");
     cg_line(cg, "  %s_gpu(%s);", k->name, buf_str(&args));
+  } else if (host) {
+    cg_line(cg, "if (rtg_choose_host(vals, %d, sizes, %d)) {", vals.len, sizes.len);
+    cg->indent++;
+    cg_line(cg, "%s_host(%s);", k->name, buf_str(&args));
+    gen_host_checks(cg, k);
+    cg->indent--;
+    cg_line(cg, "} else {");
+    cg_line(cg, "  %s_gpu(%s);", k->name, buf_str(&gpu_args));
+    cg_line(cg, "}");
   } else {
     cg_line(cg, "/* always the device: a size made inside the kernel may be large, or a scalar loop long */");
     cg_line(cg, "rtg_to_device_all(vals, %d);", vals.len);
-    cg_line(cg, "%s_gpu(%s);", k->name, buf_str(&args));
+    cg_line(cg, "%s_gpu(%s);", k->name, buf_str(&gpu_args));
   }
   cg->indent--;
   cg_line(cg, "}");
@@ -886,7 +1022,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     gen_functors(&x);
   }
   /* the device's version */
-  cg_line(cg, "%s {", cg_kernel_signature(cg, k, xprintf("%s_gpu", k->name)));
+  cg_line(cg, "%s {", cg_kernel_signature(cg, k, xprintf("%s_gpu", k->name), true));
   cg->indent++;
   cg_line(cg, "(void)loc;");
   cg_line(cg, "(void)err;");
@@ -898,6 +1034,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     fill_a(&x, k->params.data[i]);
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
+    if (cg_reduce_on_device(cg, k, i))
+      cg_line(cg, "%s_%d_V *%s_%d_value = NULL; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
     for (int r = 0; r < s->results.len; r++) {
       const LcuVar *v = s->results.data[r];
       if (v->type.kind == LT_SCALAR) {
@@ -926,6 +1064,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     if (x.pending.len && !(i + 1 < k->soacs.len && joins_pending(&x, k->soacs.data[i + 1])))
       flush_filters(&x);
   }
+  gen_device_checks(&x);
   for (int i = 0; i < k->results.len; i++) {
     const LcuVar *v = k->results.data[i];
     cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
@@ -940,6 +1079,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   cg->indent++;
   for (int i = 0; i < x.vectors.len; i++)
     cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  free_device_values(&x);
   cg->indent--;
   cg_line(cg, "}");
   cg_blank(cg);

@@ -159,7 +159,7 @@ static void kernel_param(Buf *b, const LcuVar *v, bool result) {
              result ? "*out_" : "", cg_name(v));
 }
 
-const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name) {
+const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name, bool checks) {
   Buf b = {0};
   bool entry = cg->split && strcmp(name, k->name) == 0;
   buf_printf(&b, "%svoid %s(RtKernelError *err, RtLoc loc, int run", entry ? "" : "static ", name);
@@ -167,6 +167,8 @@ const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *na
     kernel_param(&b, k->params.data[i], false);
   for (int i = 0; i < k->results.len; i++)
     kernel_param(&b, k->results.data[i], true);
+  if (checks)
+    buf_puts(&b, cg_check_params(cg, k));
   buf_puts(&b, ")");
   return buf_str(&b);
 }

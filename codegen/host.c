@@ -135,6 +135,11 @@ static void gen_run(Hx *h, const LcuStmt *s) {
     buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
   for (int i = 0; i < s->results.len; i++)
     buf_printf(&call, ", &%s", cg_name(s->results.data[i]));
+  /* the checks after the run that its kernel makes on the device: where
+     each stands, for its error */
+  const Vec *checks = cg_run_device_checks(cg, s);
+  for (int i = 0; checks && i < checks->len; i++)
+    buf_printf(&call, ", %d", cg_site(cg, ((const LcuStmt *)checks->data[i])->loc, NULL, NULL));
   buf_puts(&call, ")");
   cg_line(cg, "{");
   cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
@@ -363,6 +368,10 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
     gen_host(h, s);
     return;
   case LS_CHECK: {
+    if (cg_check_on_device(cg, s)) {
+      cg_line(cg, "/* check %s: made on the device by the run before it */", rt_check_name(s->check));
+      return;
+    }
     const char *ops[3] = {"0", "0", "0"};
     for (int i = 0; i < s->args.len && i < 3; i++)
       ops[i] = atom(h, s->args.data[i], s->loc);
@@ -656,9 +665,11 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   CgText body = {0};
   cg_forget_names();
   bool split = p->kernels.len > CG_SPLIT_KERNELS;
-  Cg cg = {&body, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD", split};
+  Cg cg = {&body, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD", split, {0}, {0}, {0}};
   Hx h = {&cg, p, {0}, {0}};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
+  if (target->kind == CG_CUDA)
+    cg_plan_device_checks(&cg);
   gen_globals(&h);
   for (int i = 0; i < p->funcs.len; i++)
     cg_line(&cg, "%s;", func_signature(p->funcs.data[i]));
@@ -681,7 +692,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     cg_line(&cg, "/* the kernels, in the other translation units */");
     for (int i = 0; i < p->kernels.len; i++) {
       const LcuKernel *k = p->kernels.data[i];
-      cg_line(&cg, "%s;", cg_kernel_signature(&cg, k, k->name));
+      cg_line(&cg, "%s;", cg_kernel_signature(&cg, k, k->name, true));
     }
     cg_blank(&cg);
   }

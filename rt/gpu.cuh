@@ -62,6 +62,25 @@ __device__ inline void record(RtKernelError *r, RtKernelError e) {
   atomicExch(&slot->lock, 0);
 }
 
+/* An argument check made on the device (check_result, below): recorded
+   only where nothing was recorded before it, which came first, and with
+   index -1, so that no element's error recorded after it takes its
+   place.  The order of errors is then the host check's that it stands
+   for: before it, the errors of the kernels launched before it; after
+   it, none. */
+__device__ inline void record_first(RtKernelError *r, RtKernelError e) {
+  ErrorSlot *slot = reinterpret_cast<ErrorSlot *>(r);
+  while (atomicCAS(&slot->lock, 0, 1) != 0)
+    ;
+  if (*(volatile int64_t *)&slot->e.index == INT64_MAX) {
+    e.index = -1;
+    slot->e = e;
+    *(volatile int *)slot->raised = 1;
+  }
+  __threadfence();
+  atomicExch(&slot->lock, 0);
+}
+
 /* ---- grids ---- */
 
 /* Blocks of THREADS for n elements, 'per_thread' each, at most 'most'. */
@@ -345,19 +364,26 @@ __global__ void reduce_kernel(Pull pull, Op op, V id, int64_t n, int64_t part, V
    (rtg_result_slot: host memory that the device writes through). */
 template <class V> V *result_slot() { return (V *)rtg_result_slot(sizeof(V)); }
 
-/* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
-template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  if (n <= 0)
-    return id; /* no launch and no wait: an empty context's test of its subscripts */
+/* The reduction of pull(0 .. n > 0) by op from id into 'out' (device
+   memory), without a wait. */
+template <class V, class Pull, class Op>
+void launch_reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, V *out) {
   int blocks = blocks_for(n, ITEMS<V>);
   int64_t part = (n + blocks - 1) / blocks;
   if (part < 1)
     part = 1;
   V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
-  V *out = result_slot<V>();
   rtg_launching("reduce");
   reduce_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
+}
+
+/* The reduction of pull(0 .. n-1) by op from id, read back (a sync). */
+template <class V, class Pull, class Op> V reduce(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  if (n <= 0)
+    return id; /* no launch and no wait: an empty context's test of its subscripts */
+  V *out = result_slot<V>();
+  launch_reduce(name, loc, pull, op, id, n, out);
   V r;
   rtg_read_result(&r, out, sizeof(V));
   return r;
@@ -439,22 +465,77 @@ __global__ void reduce_commutative_kernel(Pull pull, Op op, V id, int64_t n, V *
 constexpr int64_t REDUCE_PER_THREAD = 16;
 
 template <class V, class Pull, class Op>
-V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
-  if (n <= 0)
-    return id;
+void launch_reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, V *out) {
   static const int most = wave_blocks(reduce_commutative_kernel<V, Pull, Op>);
   const int wave = most / WAVES;
   int64_t waves = n / ((int64_t)wave * THREADS * REDUCE_PER_THREAD);
   waves = waves < 1 ? 1 : waves > WAVES ? WAVES : waves;
   int blocks = grid_for(n, 4, wave * (int)waves);
   V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
-  V *out = result_slot<V>();
   rtg_launching("reduce");
   reduce_commutative_kernel<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, partial, rtg_ticket(), out);
   rtg_launched(name, loc);
+}
+
+template <class V, class Pull, class Op>
+V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
+  if (n <= 0)
+    return id;
+  V *out = result_slot<V>();
+  launch_reduce_commutative(name, loc, pull, op, id, n, out);
   V r;
   rtg_read_result(&r, out, sizeof(V));
   return r;
+}
+
+/* ---- a REDUCE that only argument checks read ----
+   Lowering tests a lifted argument check (a subscript, a range: NESL's
+   `check`) by a REDUCE that finds the first element that fails it and
+   gives its operands, and a `check` after the `run` tests them on the
+   host: a wait for the device, whose pipeline then drains (quicksort
+   made eight a level of its recursion).  Where nothing else reads the
+   REDUCE's values (codegen/devcheck.c), they stay on the device
+   (reduce_to_device), and after the kernel's last SOAC one thread tests
+   them (check_result): its error, recorded first (record_first), is
+   found where the host waits next, as every kernel's is. */
+
+/* The reduction into device memory, no wait; NULL where there are no
+   elements (the value is then id, which check_result tests on the
+   host).  'commutative': reduce_commutative's grid and order. */
+template <class V, class Pull, class Op>
+V *reduce_to_device(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, bool commutative) {
+  if (n <= 0)
+    return NULL;
+  V *out = (V *)rtg_alloc(sizeof(V));
+  if (commutative)
+    launch_reduce_commutative(name, loc, pull, op, id, n, out);
+  else
+    launch_reduce(name, loc, pull, op, id, n, out);
+  return out;
+}
+
+/* check(value, &error, launch) is false, with the error, where one of
+   the checks fails (the first, in the order of the host's checks). */
+template <class V, class Check> __global__ void check_kernel(const V *value, Check check, RtKernelError *err, int launch) {
+  RtKernelError e;
+  if (!check(*value, &e, launch))
+    record_first(err, e);
+}
+
+/* The checks of REDUCE result 'value' (reduce_to_device's): on the device
+   after the kernels before it, one thread; or, where it is NULL, of id on
+   the host, false with the error in 'host_err' if one fails ('run': the
+   `run`'s site, where the host reports it). */
+template <class V, class Check>
+bool check_result(const char *name, RtLoc loc, V *value, Check check, V id, RtKernelError *host_err, int launch,
+                  int run) {
+  if (!value)
+    return check(id, host_err, run);
+  rtg_launching("argument checks");
+  check_kernel<<<1, 1, 0, rtg_stream()>>>(value, check, rtg_error(), launch);
+  rtg_launched(name, loc);
+  rtg_free(value); /* stream-ordered: after the check */
+  return true;
 }
 
 /* ---- single-pass prefixes: the decoupled look-back ----
