@@ -225,56 +225,56 @@ static bool same_checks(const Vec *a, const Vec *b) {
   return true;
 }
 
-static void plan_block(Planner *pl, const LcuBlock *b) {
+/* visit(pl, b, i) for each run, statement i of block b, in 'b' and the
+   blocks inside it, inner blocks first. */
+typedef void RunVisit(Planner *pl, const LcuBlock *b, int at);
+
+static void each_run(Planner *pl, const LcuBlock *b, RunVisit *visit) {
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
     if (s->then)
-      plan_block(pl, s->then);
+      each_run(pl, s->then, visit);
     if (s->els)
-      plan_block(pl, s->els);
+      each_run(pl, s->els, visit);
     if (s->body)
-      plan_block(pl, s->body);
-    if (s->kind != LS_RUN)
-      continue;
-    Vec *templ = xmalloc(sizeof *templ);
-    Vec *checks = plan_run(pl, b, i, templ);
-    ptrmap_put(&pl->runs, s, checks);
-    void **slot = ptrmap_slot(&pl->found, s->kernel, true);
-    if (!*slot) {
-      *slot = templ;
-      vec_push(&pl->order, s->kernel);
-    } else if (*slot != s->kernel && !same_checks(*slot, templ)) {
-      *slot = s->kernel; /* runs that disagree: none on the device */
-    }
+      each_run(pl, s->body, visit);
+    if (s->kind == LS_RUN)
+      visit(pl, b, i);
+  }
+}
+
+/* A run's checks, and its kernel's template: the first run's, or the
+   kernel itself where its runs disagree. */
+static void plan_one(Planner *pl, const LcuBlock *b, int at) {
+  const LcuStmt *s = b->stmts.data[at];
+  Vec *templ = xmalloc(sizeof *templ);
+  Vec *checks = plan_run(pl, b, at, templ);
+  ptrmap_put(&pl->runs, s, checks);
+  void **slot = ptrmap_slot(&pl->found, s->kernel, true);
+  if (!*slot) {
+    *slot = templ;
+    vec_push(&pl->order, s->kernel);
+  } else if (*slot != s->kernel && !same_checks(*slot, templ)) {
+    *slot = s->kernel; /* runs that disagree: none on the device */
   }
 }
 
 static void plan_body(Planner *pl, const LcuBlock *b) {
   pl->uses = (PtrMap){0};
   count_block(&pl->uses, b);
-  plan_block(pl, b);
+  each_run(pl, b, plan_one);
 }
 
-/* Keeps the runs whose kernel's runs all agree (and have a check). */
-static void keep_agreed(Planner *pl, const LcuBlock *b) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    if (s->then)
-      keep_agreed(pl, s->then);
-    if (s->els)
-      keep_agreed(pl, s->els);
-    if (s->body)
-      keep_agreed(pl, s->body);
-    if (s->kind != LS_RUN)
-      continue;
-    const Vec *templ = ptrmap_get(&pl->found, s->kernel);
-    const Vec *checks = ptrmap_get(&pl->runs, s);
-    if (templ == (const void *)s->kernel || templ->len == 0)
-      continue;
-    ptrmap_put(&pl->cg->dev_runs, s, (void *)checks);
-    for (int c = 0; c < checks->len; c++)
-      ptrmap_put(&pl->cg->dev_checked, checks->data[c], checks->data[c]);
-  }
+/* Keeps a run's checks if its kernel's runs all agree (and have one). */
+static void keep_agreed(Planner *pl, const LcuBlock *b, int at) {
+  const LcuStmt *s = b->stmts.data[at];
+  const Vec *templ = ptrmap_get(&pl->found, s->kernel);
+  const Vec *checks = ptrmap_get(&pl->runs, s);
+  if (templ == (const void *)s->kernel || templ->len == 0)
+    return;
+  ptrmap_put(&pl->cg->dev_runs, s, (void *)checks);
+  for (int c = 0; c < checks->len; c++)
+    ptrmap_put(&pl->cg->dev_checked, checks->data[c], checks->data[c]);
 }
 
 void cg_plan_device_checks(Cg *cg) {
@@ -301,11 +301,11 @@ void cg_plan_device_checks(Cg *cg) {
       ptrmap_put(&cg->dev_checks, k, (void *)templ);
   }
   for (int i = 0; i < p->funcs.len; i++)
-    keep_agreed(&pl, ((const LcuFunc *)p->funcs.data[i])->body);
+    each_run(&pl, ((const LcuFunc *)p->funcs.data[i])->body, keep_agreed);
   for (int i = 0; i < p->tops.len; i++) {
     const LcuTop *t = p->tops.data[i];
     if (t->body)
-      keep_agreed(&pl, t->body);
+      each_run(&pl, t->body, keep_agreed);
   }
 }
 
