@@ -28,48 +28,14 @@
 
 #include "codegen.h"
 
-/* ---- uses of the CPU level's variables ---- */
-
-static void count_use(PtrMap *uses, const LcuVar *v) {
-  void **slot = ptrmap_slot(uses, v, true);
-  *slot = (void *)((intptr_t)*slot + 1);
-}
-
-static intptr_t uses_of(const PtrMap *uses, const LcuVar *v) { return (intptr_t)ptrmap_get(uses, v); }
-
-/* Every read of a variable in block 'b' and the blocks inside it. */
-static void count_block(PtrMap *uses, const LcuBlock *b) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    for (int a = 0; a < s->args.len; a++) {
-      const LcuAtom *x = s->args.data[a];
-      if (x->var)
-        count_use(uses, x->var);
-    }
-    if (s->then)
-      count_block(uses, s->then);
-    if (s->els)
-      count_block(uses, s->els);
-    if (s->body)
-      count_block(uses, s->body);
-  }
-  for (int i = 0; i < b->results.len; i++) {
-    const LcuAtom *x = b->results.data[i];
-    if (x->var)
-      count_use(uses, x->var);
-  }
-}
-
 /* ---- one run's checks ---- */
 
 typedef struct Planner {
   Cg *cg;
-  PtrMap uses;    /* LcuVar -> its reads in the function being planned */
   PtrMap globals; /* LcuVar -> itself: readable by other statements */
   PtrMap runs;    /* LcuStmt (a run) -> Vec * of its checks (LcuStmt *) */
   PtrMap found;   /* LcuKernel -> Vec * of CgDevCheck *: the first run's
                      template, or the kernel itself where runs disagree */
-  Vec order;      /* LcuKernel *: those in 'found', in program order */
 } Planner;
 
 /* May the values of REDUCE 'index' of 'k' stay on the device: none a
@@ -146,23 +112,26 @@ static CgDevCheck *as_device_check(const Planner *pl, const LcuStmt *s, const Lc
   return d->soac >= 0 ? d : NULL;
 }
 
-/* Does every read of a value of REDUCE 'index' of run 's' come from the
-   first 'n' checks of 'checks'? */
-static bool only_checks_read(const Planner *pl, const LcuStmt *s, int index, const Vec *checks, int n) {
+/* Does every read of a value of REDUCE 'index' of run 's' come from
+   'checks'?  'du': the def-use chains of the run's block, whose
+   statements are all that can read what the run binds (a read in a
+   nested block counts as its statement's). */
+static bool only_checks_read(const LcuDefUse *du, const LcuStmt *s, int index, const Vec *checks) {
   const LcuSoac *r = ((const LcuKernel *)s->kernel)->soacs.data[index];
   for (int v = 0; v < r->results.len; v++) {
     const LcuVar *x = run_var(s, index, v);
     if (!x)
       continue;
-    intptr_t in_checks = 0;
-    for (int i = 0; i < n; i++) {
-      const LcuStmt *c = checks->data[i];
-      for (int a = 0; a < c->args.len; a++)
-        if (((const LcuAtom *)c->args.data[a])->var == x)
-          in_checks++;
-    }
-    if (in_checks != uses_of(&pl->uses, x))
+    if (ptrmap_get(&du->live_out, x))
       return false;
+    const Vec *readers = ptrmap_get(&du->uses, x);
+    for (int i = 0; readers && i < readers->len; i++) {
+      bool checked = false;
+      for (int c = 0; c < checks->len && !checked; c++)
+        checked = checks->data[c] == readers->data[i];
+      if (!checked)
+        return false;
+    }
   }
   return true;
 }
@@ -195,11 +164,14 @@ static Vec *plan_run(const Planner *pl, const LcuBlock *b, int at, Vec *templ) {
     vec_push(templ, d);
   }
   /* cut at the first check of a REDUCE read elsewhere, until none is */
-  for (bool cut = true; cut;) {
+  LcuDefUse du;
+  if (templ->len)
+    lcu_fill_def_use(b, &du);
+  for (bool cut = templ->len > 0; cut;) {
     cut = false;
     for (int i = 0; i < templ->len && !cut; i++) {
       int index = ((CgDevCheck *)templ->data[i])->soac;
-      if (!only_checks_read(pl, s, index, checks, checks->len)) {
+      if (!only_checks_read(&du, s, index, checks)) {
         int first = 0;
         while (((CgDevCheck *)templ->data[first])->soac != index)
           first++;
@@ -251,30 +223,35 @@ static void plan_one(Planner *pl, const LcuBlock *b, int at) {
   Vec *checks = plan_run(pl, b, at, templ);
   ptrmap_put(&pl->runs, s, checks);
   void **slot = ptrmap_slot(&pl->found, s->kernel, true);
-  if (!*slot) {
+  if (!*slot)
     *slot = templ;
-    vec_push(&pl->order, s->kernel);
-  } else if (*slot != s->kernel && !same_checks(*slot, templ)) {
+  else if (*slot != s->kernel && !same_checks(*slot, templ))
     *slot = s->kernel; /* runs that disagree: none on the device */
-  }
-}
-
-static void plan_body(Planner *pl, const LcuBlock *b) {
-  pl->uses = (PtrMap){0};
-  count_block(&pl->uses, b);
-  each_run(pl, b, plan_one);
 }
 
 /* Keeps a run's checks if its kernel's runs all agree (and have one). */
 static void keep_agreed(Planner *pl, const LcuBlock *b, int at) {
   const LcuStmt *s = b->stmts.data[at];
-  const Vec *templ = ptrmap_get(&pl->found, s->kernel);
+  Vec *templ = ptrmap_get(&pl->found, s->kernel);
   const Vec *checks = ptrmap_get(&pl->runs, s);
   if (templ == (const void *)s->kernel || templ->len == 0)
     return;
+  ptrmap_put(&pl->cg->dev_checks, s->kernel, templ);
   ptrmap_put(&pl->cg->dev_runs, s, (void *)checks);
   for (int c = 0; c < checks->len; c++)
     ptrmap_put(&pl->cg->dev_checked, checks->data[c], checks->data[c]);
+}
+
+/* each_run over every function's body and every top-level statement's. */
+static void each_program_run(Planner *pl, RunVisit *visit) {
+  const LcuProgram *p = pl->cg->p;
+  for (int i = 0; i < p->funcs.len; i++)
+    each_run(pl, ((const LcuFunc *)p->funcs.data[i])->body, visit);
+  for (int i = 0; i < p->tops.len; i++) {
+    const LcuTop *t = p->tops.data[i];
+    if (t->body)
+      each_run(pl, t->body, visit);
+  }
 }
 
 void cg_plan_device_checks(Cg *cg) {
@@ -287,26 +264,8 @@ void cg_plan_device_checks(Cg *cg) {
     for (int g = 0; g < t->defines.len; g++)
       ptrmap_put(&pl.globals, t->defines.data[g], t->defines.data[g]);
   }
-  for (int i = 0; i < p->funcs.len; i++)
-    plan_body(&pl, ((const LcuFunc *)p->funcs.data[i])->body);
-  for (int i = 0; i < p->tops.len; i++) {
-    const LcuTop *t = p->tops.data[i];
-    if (t->body)
-      plan_body(&pl, t->body);
-  }
-  for (int i = 0; i < pl.order.len; i++) {
-    const LcuKernel *k = pl.order.data[i];
-    const Vec *templ = ptrmap_get(&pl.found, k);
-    if (templ != (const void *)k && templ->len > 0)
-      ptrmap_put(&cg->dev_checks, k, (void *)templ);
-  }
-  for (int i = 0; i < p->funcs.len; i++)
-    each_run(&pl, ((const LcuFunc *)p->funcs.data[i])->body, keep_agreed);
-  for (int i = 0; i < p->tops.len; i++) {
-    const LcuTop *t = p->tops.data[i];
-    if (t->body)
-      each_run(&pl, t->body, keep_agreed);
-  }
+  each_program_run(&pl, plan_one);
+  each_program_run(&pl, keep_agreed);
 }
 
 const Vec *cg_device_checks(const Cg *cg, const LcuKernel *k) { return ptrmap_get(&cg->dev_checks, k); }
