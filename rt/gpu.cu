@@ -30,6 +30,8 @@ static unsigned char *mapped_dev; /* the same bytes, the device's view */
 static volatile int *raised;      /* mapped's first bytes */
 static unsigned char *readback;   /* READBACK_BYTES bytes */
 static void clear_error_slot(void);
+static void queue_read(void *host, const void *dev, size_t n);
+static void finish_reads(void);
 /* Pinned memory that small copies to the device go through
    (copy_to_device): STAGE_SLOTS slots of STAGE_BYTES, each with the event
    that says when its last copy is done. */
@@ -115,8 +117,9 @@ static double gap_ms;
 static const char *pending_step; /* rtg_launching's, for the launch that follows */
 
 /* The host's waits for the device, by what it waited for. */
-enum { WAIT_SYNC, WAIT_READ, WAIT_TO_HOST, WAIT_TO_DEVICE, NWAITS };
-static const char *const wait_names[NWAITS] = {"synchronizations", "reads of a size or scalar", "copies to the host",
+enum { WAIT_SYNC, WAIT_READ, WAIT_TOTAL, WAIT_TO_HOST, WAIT_TO_DEVICE, NWAITS };
+static const char *const wait_names[NWAITS] = {"synchronizations", "reads of a size or scalar",
+                                               "reads of a segment total", "copies to the host",
                                                "copies to the device"};
 static struct {
   uint64_t count;
@@ -669,8 +672,13 @@ int64_t rtg_seg_total(RtValue *d) {
     return rt_seg_total(d);
   if (d->total < 0 && d->len <= 0)
     d->total = 0; /* no segments, no elements: nothing to wait for */
-  if (d->total < 0)
-    rtg_read(&d->total, rtg_seg_offsets(d) + d->len, sizeof(int64_t));
+  if (d->total < 0) {
+    const int64_t *off = rtg_seg_offsets(d); /* before the wait: it may launch a scan */
+    double t0 = wait_start();
+    queue_read(&d->total, off + d->len, sizeof(int64_t));
+    finish_reads();
+    wait_done(WAIT_TOTAL, t0);
+  }
   return d->total;
 }
 
