@@ -30,8 +30,7 @@ static unsigned char *mapped_dev; /* the same bytes, the device's view */
 static volatile int *raised;      /* mapped's first bytes */
 static unsigned char *readback;   /* READBACK_BYTES bytes */
 static void clear_error_slot(void);
-static void queue_read(void *host, const void *dev, size_t n);
-static void finish_reads(void);
+static void read_device(int wait_kind, void *host, const void *dev, size_t n);
 /* Pinned memory that small copies to the device go through
    (copy_to_device): STAGE_SLOTS slots of STAGE_BYTES, each with the event
    that says when its last copy is done. */
@@ -672,13 +671,8 @@ int64_t rtg_seg_total(RtValue *d) {
     return rt_seg_total(d);
   if (d->total < 0 && d->len <= 0)
     d->total = 0; /* no segments, no elements: nothing to wait for */
-  if (d->total < 0) {
-    const int64_t *off = rtg_seg_offsets(d); /* before the wait: it may launch a scan */
-    double t0 = wait_start();
-    queue_read(&d->total, off + d->len, sizeof(int64_t));
-    finish_reads();
-    wait_done(WAIT_TOTAL, t0);
-  }
+  if (d->total < 0)
+    read_device(WAIT_TOTAL, &d->total, rtg_seg_offsets(d) + d->len, sizeof(int64_t));
   return d->total;
 }
 
@@ -877,12 +871,15 @@ void rtg_sync(void) {
 
 void rtg_zero(void *dev, size_t n) { check(cudaMemsetAsync(dev, 0, n, stream), "a memset"); }
 
-void rtg_read(void *host, const void *dev, size_t n) {
+/* rtg_read, its wait counted in the profile as 'wait_kind'. */
+static void read_device(int wait_kind, void *host, const void *dev, size_t n) {
   double t0 = wait_start();
   queue_read(host, dev, n);
   finish_reads();
-  wait_done(WAIT_READ, t0);
+  wait_done(wait_kind, t0);
 }
+
+void rtg_read(void *host, const void *dev, size_t n) { read_device(WAIT_READ, host, dev, n); }
 
 void *rtg_result_slot(size_t n) {
   size_t room = (n + 15) & ~(size_t)15;
