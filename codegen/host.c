@@ -33,6 +33,8 @@ const char *cg_func_name(const char *prefix, const LcuFunc *f) {
       buf_putc(&b, (char)c);
     else if (c == '^')
       buf_puts(&b, "_lifted");
+    else if (c == '.')
+      buf_puts(&b, "_part"); /* f.k: component k of f's result (flatten.c) */
     else
       buf_printf(&b, "_%02x", c);
   }

@@ -276,7 +276,11 @@ static void body_loop(Sx *x) {
 
 static void gen_func(Cg *cg, const LcuFunc *f) {
   Sx x = {.cg = cg, .f = f, .fast = true};
-  cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));
+  const char *part = f->source ? strchr(f->name, '.') : NULL; /* f.k: component k alone (flatten.c) */
+  if (part)
+    cg_line(cg, "/* %s, component %s of its result, on one element: %s */", f->source, part + 1, cg_where(f->loc));
+  else
+    cg_line(cg, "/* %s, on one element: %s */", f->source ? f->source : f->name, cg_where(f->loc));
   cg_line(cg, "%s {", signature(f));
   cg->indent++;
   cg_line(cg, "(void)index;");

@@ -122,9 +122,11 @@ typedef struct FlatAtom {
 
 typedef enum FlatStmtKind {
   FS_OP,   /* results = op(args) */
-  FS_CALL, /* results = callee(args); with 'each': the callee, a scalar
-              loop of scalars (flatten.c), applied to each element of
-              its vector args, one vector result */
+  FS_CALL, /* results = callee(args); with 'each': the callee, a
+              function of scalars giving one scalar (a loop, a plain
+              function or one component of one: flatten.c's
+              called_each), applied to each element of its vector
+              args, one vector result */
   FS_IF,   /* results = if args[0] then 'then' else 'els' */
   FS_TIME, /* results = the block's results, then the seconds it took (float) */
 } FlatStmtKind;

@@ -48,11 +48,17 @@ typedef struct Fl {
   Loc loc;         /* of the expression being translated */
   int sites;       /* numbers RAND statements */
   PtrMap loops;    /* MonoFunc -> what scalar_kind found it to be */
+  PtrMap each;     /* MonoFunc -> what called_each found (EACH_*) */
+  bool scalar_code; /* making the body of a function that may run as
+                       one element's scalar code, whose ifs each give
+                       one scalar (host_if) */
 } Fl;
 
 typedef struct Pending {
   FlatFunc *func;
   MonoFunc *mono;
+  int component; /* 1..k: the function giving component k of the
+                    instance's tuple result alone (get_part); 0: all */
 } Pending;
 
 /* A value being built: its components (FlatAtom *), in layout order. */
@@ -545,7 +551,9 @@ static void free_vars(Expr *e, Names *bound, Names *out) {
 /* ---- translation ---- */
 
 static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e);
+static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e);
 static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted);
+static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component);
 
 /* The components of a literal scalar, distributed when lifted. */
 static Vals scalar(Fl *fl, Ctx *ctx, FlatAtom *a) {
@@ -573,27 +581,38 @@ static Vals call_function(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args, Type *resul
 }
 
 static Vals primitive(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args);
-static bool scalar_loop(Fl *fl, MonoFunc *mf);
+static bool called_each(Fl *fl, MonoFunc *mf);
 
-/* A call of scalar loop f (scalar_loop) in a lifted context: f itself,
-   applied to each element (FS_CALL with 'each'), where f^ would recurse
-   on the host once per iteration. */
-static Vals call_each(Fl *fl, MonoFunc *mf, Vals args) {
-  FlatFunc *f = get_func(fl, mf, false);
+/* Scalar function f (of one result) applied to each element of 'args'
+   (FS_CALL with 'each'): its one vector of results. */
+static FlatAtom *call_each_of(Fl *fl, FlatFunc *f, Vals args) {
   FlatStmt *s = stmt(fl, FS_CALL);
   s->callee = f;
   s->each = true;
   for (int i = 0; i < args.len; i++)
     vec_push(&s->args, args.data[i]);
-  FlatVar *v = flat_new_var(fl->fp, flat_vec(base_of(res(mf->type)->snd)), NULL);
+  FlatVar *v = flat_new_var(fl->fp, as_vec(*(FlatType *)f->result_types.data[0]), NULL);
   vec_push(&s->results, v);
-  return one(flat_var_atom(v));
+  return flat_var_atom(v);
+}
+
+/* A call of f in a lifted context where f runs per element (called_each):
+   f itself applied to each element, or, for a tuple result, one function
+   per component (get_part) applied to each. */
+static Vals call_each(Fl *fl, MonoFunc *mf, Vals args) {
+  Type *rt = res(mf->type)->snd;
+  if (is_base(rt))
+    return one(call_each_of(fl, get_func(fl, mf, false), args));
+  Vals r = {0};
+  for (int i = 0; i < host_count(rt); i++)
+    vec_push(&r, call_each_of(fl, get_part(fl, mf, i + 1), args));
+  return r;
 }
 
 static Vals call(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args) {
   if (mf->primitive)
     return primitive(fl, ctx, mf, args);
-  if (ctx->lifted && scalar_loop(fl, mf))
+  if (ctx->lifted && called_each(fl, mf))
     return call_each(fl, mf, args);
   return call_function(fl, ctx, mf, args, res(mf->type)->snd);
 }
@@ -956,8 +975,71 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   return combine_values(fl, flags, branch[0], branch[1], t, counts[0]);
 }
 
+static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i);
+
+/* Component i of host `if c then a else b` (a scalar tuple), c's value
+   'cond' given: an if of one scalar, each branch giving its component i
+   alone (tr_component). */
+static FlatAtom *component_if(Fl *fl, Ctx *ctx, Env *env, Expr *e, FlatAtom *cond, int i) {
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, cond);
+  FlatBlock *saved;
+  s->then = enter_block(fl, &saved);
+  vec_push(&fl->block->results, tr_component(fl, ctx, env, e->u.ifx.then, i));
+  s->els = NEW(FlatBlock);
+  fl->block = s->els;
+  vec_push(&fl->block->results, tr_component(fl, ctx, env, e->u.ifx.els, i));
+  fl->block = saved;
+  Vec types = {0};
+  flat_host_layout(e->type, &types);
+  FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
+  vec_push(&s->results, v);
+  return flat_var_atom(v);
+}
+
+/* Component i of the host value of scalar tuple 'e' (host layout order),
+   without making the others where e is built of pairs, ifs and lets. */
+static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
+  Loc saved = fl->loc;
+  fl->loc = e->loc;
+  FlatAtom *r;
+  switch (e->kind) {
+  case EX_PAIR: {
+    int n = host_count(e->u.pair.fst->type);
+    r = i < n ? tr_component(fl, ctx, env, e->u.pair.fst, i) : tr_component(fl, ctx, env, e->u.pair.snd, i - n);
+    break;
+  }
+  case EX_IF: {
+    Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
+    fl->loc = e->loc;
+    r = component_if(fl, ctx, env, e, vec_get(&cv, 0), i);
+    break;
+  }
+  case EX_LET:
+    r = tr_component(fl, ctx, let_bindings(fl, ctx, env, e), e->u.let.body, i);
+    break;
+  default: {
+    Vals v = tr(fl, ctx, env, e);
+    r = vec_get(&v, i);
+  }
+  }
+  fl->loc = saved;
+  return r;
+}
+
+/* if c then a else b at the host.  In scalar code (Fl.scalar_code) an if
+   of a tuple is one if per component: the interpreters' and codegen's
+   scalar functions take ifs of one result. */
 static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
+  int k = host_count(e->type);
+  if (fl->scalar_code && k > 1 && scalar_tuple(e->type)) {
+    fl->loc = e->loc;
+    Vals r = {0};
+    for (int i = 0; i < k; i++)
+      vec_push(&r, component_if(fl, ctx, env, e, vec_get(&cv, 0), i));
+    return r;
+  }
   FlatStmt *s = stmt(fl, FS_IF);
   vec_push(&s->args, vec_get(&cv, 0));
   FlatBlock *saved;
@@ -1168,12 +1250,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   case EX_IF:
     return ctx->lifted ? lifted_if(fl, ctx, env, e) : host_if(fl, ctx, env, e);
   case EX_LET:
-    for (int i = 0; i < e->u.let.binds.len; i++) {
-      Binding *b = e->u.let.binds.data[i];
-      Vals v = tr(fl, ctx, env, b->value);
-      env = match(env, b->pat, v, ctx->lifted);
-    }
-    return tr(fl, ctx, env, e->u.let.body);
+    return tr(fl, ctx, let_bindings(fl, ctx, env, e), e->u.let.body);
   case EX_APPLY:
     return apply_to_each(fl, ctx, env, e);
   case EX_APP:
@@ -1198,6 +1275,16 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   }
   }
   unreachable();
+}
+
+/* 'env' with the bindings of let 'e' (not its body) added. */
+static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
+  for (int i = 0; i < e->u.let.binds.len; i++) {
+    Binding *b = e->u.let.binds.data[i];
+    Vals v = tr(fl, ctx, env, b->value);
+    env = match(env, b->pat, v, ctx->lifted);
+  }
+  return env;
 }
 
 static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
@@ -1306,14 +1393,79 @@ static bool loop_body(Fl *fl, MonoFunc *self, Expr *e, bool tail, bool *recursiv
   }
 }
 
-/* Is 'mf' a scalar loop (above)?  Asked of every function called in a
-   lifted context; the answer is kept. */
-static bool scalar_loop(Fl *fl, MonoFunc *mf) { return scalar_kind(fl, mf) == LOOP_YES; }
+/* Does scalar code 'e' hold an if that a lifted context would split
+   (select_convertible refuses it), itself or in a function it calls? */
+static bool has_split_if(Expr *e, PtrMap *seen) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case EX_PAIR:
+    return has_split_if(e->u.pair.fst, seen) || has_split_if(e->u.pair.snd, seen);
+  case EX_IF:
+    return !select_convertible(e) || has_split_if(e->u.ifx.cond, seen) || has_split_if(e->u.ifx.then, seen) ||
+           has_split_if(e->u.ifx.els, seen);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      if (has_split_if(((Binding *)e->u.let.binds.data[i])->value, seen))
+        return true;
+    return has_split_if(e->u.let.body, seen);
+  case EX_CALL:
+  case EX_BINOP:
+  case EX_UNOP: {
+    Expr *arg = e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs;
+    if (has_split_if(arg, seen) || (e->kind == EX_BINOP && has_split_if(e->u.op.rhs, seen)))
+      return true;
+    MonoFunc *mf = e->callee;
+    if (!mf || mf->primitive || !mf->body || ptrmap_get(seen, mf))
+      return false;
+    ptrmap_put(seen, mf, mf);
+    return has_split_if(mf->body, seen);
+  }
+  default:
+    return false;
+  }
+}
+
+/* What called_each found a function to be. */
+enum { EACH_NO = 1, EACH_YES };
+
+/* Does a lifted call of 'mf' run it per element (call_each) rather than
+   lifted?  A scalar loop does (above).  So does a plain scalar function
+   (scalars in, scalars or a tuple of them out, no recursion) whose body
+   holds an if that a lifted context would split: lifted, each such if
+   counts its branches' elements on the host, packs them, runs each
+   branch and merges the results back, a dozen launches and a host wait
+   where one MAP of the function does.  The answer is kept. */
+static bool called_each(Fl *fl, MonoFunc *mf) {
+  intptr_t known = (intptr_t)ptrmap_get(&fl->each, mf);
+  if (known)
+    return known == EACH_YES;
+  bool yes = false;
+  Type *ft = res(mf->type);
+  intptr_t kind = scalar_kind(fl, mf);
+  if (kind == LOOP_YES)
+    yes = true;
+  else if (mf->body && scalar_tuple(ft->fst) && scalar_tuple(ft->snd)) {
+    bool plain = kind == LOOP_PLAIN;
+    if (!is_base(ft->snd)) { /* scalar_kind takes one result: walk it here */
+      bool rec = false;
+      plain = loop_body(fl, mf, mf->body, true, &rec) && !rec;
+    }
+    PtrMap seen = {0};
+    yes = plain && has_split_if(mf->body, &seen);
+  }
+  ptrmap_put(&fl->each, mf, (void *)(intptr_t)(yes ? EACH_YES : EACH_NO));
+  return yes;
+}
 
 /* ---- functions ---- */
 
-static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) {
-  const char *key = xprintf("%s%s", mf->name, lifted ? "^" : "");
+/* The flat function of instance 'mf': at the host, or lifted; made
+   when first asked for, its body later (make_pending).  'component'
+   (1..k) asks for the host function giving component k of the tuple
+   result alone, named f.k. */
+static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
+  const char *key = component ? xprintf("%s.%d", mf->name, component) : xprintf("%s%s", mf->name, lifted ? "^" : "");
   FlatFunc *f = map_get(&fl->funcs, key);
   if (f)
     return f;
@@ -1343,19 +1495,30 @@ static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) {
     intptr_t k = (intptr_t)within.data[i];
     ((FlatVar *)f->params.data[i])->within = k ? f->params.data[k - 1] : NULL;
   }
+  if (component) {
+    FlatType *part = rt.data[component - 1];
+    rt = (Vec){0};
+    vec_push(&rt, part);
+  }
   f->result_types = rt;
   map_put(&fl->funcs, f->name, f);
   vec_push(&fl->fp->funcs, f);
   Pending *p = NEW(Pending);
   p->func = f;
   p->mono = mf;
+  p->component = component;
   vec_push(&fl->pending, p);
   return f;
 }
 
+static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) { return func_of(fl, mf, lifted, 0); }
+
+static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component) { return func_of(fl, mf, false, component); }
+
 /* Makes the body of 'f': the instance's body at the host, or lifted over
-   the length of its first parameter, returning at once when that is 0. */
-static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf) {
+   the length of its first parameter, returning at once when that is 0;
+   or one component of the result alone (Pending.component). */
+static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   fl->block = f->body = NEW(FlatBlock);
   fl->loc = mf->body->loc;
   Vals params = {0};
@@ -1365,9 +1528,16 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf) {
   Type *rt = res(mf->type)->snd;
   if (!f->lifted) {
     Ctx host = {false, NULL};
+    fl->scalar_code = component || scalar_kind(fl, mf) != LOOP_NOT;
     Vals r = tr(fl, &host, env, mf->body);
+    /* f.k computes every component, returns the kth: what the others do
+       not need and cannot fail is dropped later (lcu_drop_dead), what can
+       fail stays, so that each f.k fails where f fails, with f's error,
+       and the first failing element is the first one of f */
     for (int i = 0; i < r.len; i++)
-      vec_push(&f->body->results, r.data[i]);
+      if (!component || i == component - 1)
+        vec_push(&f->body->results, r.data[i]);
+    fl->scalar_code = false;
     return;
   }
   FlatAtom *first = flat_var_atom(f->params.data[0]);
@@ -1398,7 +1568,7 @@ static void make_pending(Fl *fl) {
   while (fl->pending.len) {
     Pending *p = fl->pending.data[--fl->pending.len];
     FlatBlock *saved = fl->block;
-    make_body(fl, p->func, p->mono);
+    make_body(fl, p->func, p->mono, p->component);
     fl->block = saved;
   }
 }
