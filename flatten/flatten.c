@@ -1530,8 +1530,8 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
     Ctx host = {false, NULL};
     fl->scalar_code = component || scalar_kind(fl, mf) != LOOP_NOT;
     Vals r = tr(fl, &host, env, mf->body);
-    /* f.k computes every component, returns the kth: what the others do
-       not need and cannot fail is dropped later (lcu_drop_dead), what can
+    /* f.k computes every component, returns the kth: what the others
+       need alone and cannot fail is dropped later as dead code, what can
        fail stays, so that each f.k fails where f fails, with f's error,
        and the first failing element is the first one of f */
     for (int i = 0; i < r.len; i++)
