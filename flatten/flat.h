@@ -89,6 +89,9 @@ typedef struct FlatVar {
   int shape;        /* shape analysis: vectors (and segdes) with the same
                        nonzero shape have the same length (number of
                        segments); 0 when unknown */
+  int strict;       /* the same, where the lengths are one whenever the
+                       variables exist, not only once a check of them has
+                       passed (shape.c) */
   bool global;      /* a component of a top-level binding's value: bound
                        by the FlatTop that defines it, readable anywhere
                        after */
@@ -171,6 +174,10 @@ typedef struct FlatFunc {
   Vec params;         /* FlatVar * */
   FlatBlock *body;
   Vec result_types;   /* FlatType * */
+  Vec result_groups;  /* per result (intptr_t, as flat_layout_groups
+                         gives them): a nonzero group's vectors have one
+                         length (sds one count) at every call; shape.c
+                         reads them */
   bool lifted;        /* the lifted version of a NESL function */
   bool library;       /* from lib-nesl */
   const char *source; /* the NESL function's name, for messages */
@@ -221,6 +228,14 @@ void flat_vector_layout(Type *t, Vec *out); /* FlatType * */
    plus the index of the segdes component whose elements it lies in, or
    0 for a component at the top (as a pointer-sized integer). */
 void flat_layout_within(Type *t, bool host, Vec *out);
+/* For each component of H(t) ('host') or V(t), in the same order: a
+   group number (intptr_t), the same for components known to have one
+   length (vectors) or count (segment descriptors), 0 for a scalar: V(t)'s
+   top-level components are in group 'context' (a lifted function's
+   elements), H([t])'s in a new group, and the components in the elements
+   of one segdes in a new group; new groups are numbered from *next + 1
+   on (*next is advanced). */
+void flat_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out);
 
 /* The runtime's layout descriptor of NESL type 't' (datatypes included,
    named: rt.h), made by the compiler once per statement for what the

@@ -87,6 +87,36 @@ void flat_layout_within(Type *t, bool host, Vec *out) {
   layout(t, !host, 0, &types, out);
 }
 
+static void groups(Type *t, bool vector, intptr_t group, int *next, Vec *out) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+  case T_FLOAT:
+  case T_BOOL:
+  case T_CHAR:
+    vec_push(out, (void *)(vector ? group : 0));
+    return;
+  case T_PAIR:
+    groups(t->fst, vector, group, next, out);
+    groups(t->snd, vector, group, next, out);
+    return;
+  case T_SEQ:
+    if (vector)
+      vec_push(out, (void *)group); /* the segdes: one segment per element */
+    groups(t->elem, true, ++*next, next, out); /* H([t]) = V(t); or the segdes's elements */
+    return;
+  case T_DATA:
+  case T_VAR:
+  case T_FUN:
+    break;
+  }
+  not_flat("flat layout groups", t);
+}
+
+void flat_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out) {
+  groups(t, !host, context, next, out);
+}
+
 /* ---- the runtime's layouts ---- */
 
 Type *flat_data_fields(TypeEnv *env, Type *t) {

@@ -1495,10 +1495,16 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
     intptr_t k = (intptr_t)within.data[i];
     ((FlatVar *)f->params.data[i])->within = k ? f->params.data[k - 1] : NULL;
   }
+  /* the results' lengths that their layout makes one: a lifted
+     function's elements (group 1); each sequence's components */
+  int next = lifted ? 1 : 0;
+  flat_layout_groups(ft->snd, !lifted, lifted ? 1 : 0, &next, &f->result_groups);
   if (component) {
     FlatType *part = rt.data[component - 1];
     rt = (Vec){0};
     vec_push(&rt, part);
+    f->result_groups = (Vec){0};
+    vec_push(&f->result_groups, (void *)0); /* a scalar */
   }
   f->result_types = rt;
   map_put(&fl->funcs, f->name, f);

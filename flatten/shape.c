@@ -6,7 +6,8 @@
  * a class number shared by variables known to have the same length
  * (vectors) or count (segment descriptors); 0 for a variable alone in its
  * class.  Fusion reads it: kernels over vectors of one shape can share an
- * iteration space.
+ * iteration space.  And FlatVar.strict, the classes of the lengths that
+ * are one whenever the variables exist, whatever checks have passed.
  *
  * The facts come from the operations, inside each function (calls and
  * branches are not followed): element-wise operations keep the length of
@@ -14,27 +15,48 @@
  * that of its input, the lengths of a segdes match its count, a segmented
  * reduction gives one value per segment, and so on.  Union-find over the
  * variables' ids.
+ *
+ * Two arguments that an operation needs of one length (an element-wise
+ * operation's, a pack's values and flags) have it only once the operation
+ * ran, or the `check lengths` before it passed: shapes join them, which
+ * fusion may, as it keeps the kernels after the checks.  A simplification
+ * that replaces one length by another before the check may not: the
+ * strict classes leave such pairs out.  They hold a result with the
+ * argument whose length it has (an element-wise operation's first), and
+ * the values one flags vector keeps each time (or drops).  Each variable
+ * joins its class when it is made, through what it is made of (or the
+ * flags' count), which existed before it: two variables of one class
+ * that both exist have the length of what they were made from.  Not a
+ * function's parameters, nor the results of a call: lowering makes the
+ * first the caller's arguments, and the second, where it inlines the
+ * call, what the callee returns, which may be those arguments, made
+ * before the caller's checks (lcu/lower.c unites the results of a call
+ * it does not inline, by FlatFunc.result_groups).
  */
 #include "flatten.h"
 
 typedef struct Shapes {
-  int *parent; /* union-find over variable ids */
+  int *parent; /* union-find over variable ids: the shapes */
+  int *strict; /* the same for the strict classes */
   int n;
+  int *kept;    /* by the id of a flags vector: 1 + the id of a PACK's (or
+                   PARTITION's first) result by those flags, 0 for none */
+  int *dropped; /* the same for a PARTITION's second result */
 } Shapes;
 
-static int find(Shapes *s, int x) {
-  while (s->parent[x] != x) {
-    s->parent[x] = s->parent[s->parent[x]];
-    x = s->parent[x];
+static int find(int *parent, int x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];
+    x = parent[x];
   }
   return x;
 }
 
-static void unite(Shapes *s, int a, int b) {
-  a = find(s, a);
-  b = find(s, b);
+static void unite(int *parent, int a, int b) {
+  a = find(parent, a);
+  b = find(parent, b);
   if (a != b)
-    s->parent[a < b ? b : a] = a < b ? a : b;
+    parent[a < b ? b : a] = a < b ? a : b;
 }
 
 static FlatVar *arg_var(FlatStmt *st, int i) {
@@ -46,9 +68,30 @@ static FlatVar *arg_var(FlatStmt *st, int i) {
 
 static bool sized(FlatVar *v) { return v && v->type.kind != FT_SCALAR; }
 
+/* One length once the operation relating them ran (its checks passed). */
 static void same(Shapes *s, FlatVar *a, FlatVar *b) {
   if (sized(a) && sized(b))
-    unite(s, a->id, b->id);
+    unite(s->parent, a->id, b->id);
+}
+
+/* One length whenever both exist: a result and the argument whose length
+   it has. */
+static void same_always(Shapes *s, FlatVar *a, FlatVar *b) {
+  if (sized(a) && sized(b)) {
+    unite(s->parent, a->id, b->id);
+    unite(s->strict, a->id, b->id);
+  }
+}
+
+/* 'r', kept (or dropped) by a flags vector whose slot (Shapes.kept or
+   .dropped) is 'slot': one length with the others it kept (dropped). */
+static void kept_by(Shapes *s, int *slot, FlatVar *r) {
+  if (!sized(r))
+    return;
+  if (*slot)
+    unite(s->strict, *slot - 1, r->id);
+  else
+    *slot = r->id + 1;
 }
 
 static void fill_block(Shapes *s, FlatBlock *b);
@@ -64,7 +107,7 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
     for (int i = 0; i < st->body->results.len && i < st->results.len; i++) {
       FlatAtom *a = st->body->results.data[i];
       if (a->kind == FA_VAR)
-        same(s, a->u.var, st->results.data[i]);
+        same_always(s, a->u.var, st->results.data[i]);
     }
     return;
   }
@@ -72,59 +115,77 @@ static void fill_stmt(Shapes *s, FlatStmt *st) {
     return;
   FlatVar *r = st->results.data[0];
   switch (rt_op_class(flat_rt_op(st->op))) {
-  case OPC_ELEMENTWISE:
-    /* every vector argument and the result */
-    for (int i = 0; i < st->args.len; i++)
-      same(s, r, arg_var(st, i));
+  case OPC_ELEMENTWISE: {
+    /* every vector argument and the result; the result has the first's
+       length whenever it exists, the others once the operation ran */
+    bool first = true;
+    for (int i = 0; i < st->args.len; i++) {
+      FlatVar *a = arg_var(st, i);
+      if (!sized(a))
+        continue;
+      if (first)
+        same_always(s, r, a);
+      else
+        same(s, r, a);
+      first = false;
+    }
     return;
+  }
   case OPC_SCAN:
-    same(s, r, arg_var(st, 0));
+    same_always(s, r, arg_var(st, 0));
     return;
   case OPC_SEG_REDUCE: /* one value per segment */
-    same(s, r, arg_var(st, 0));
+    same_always(s, r, arg_var(st, 0));
     return;
   case OPC_SEG_SCAN:
-    same(s, r, arg_var(st, 1));
+    same_always(s, r, arg_var(st, 1));
     return;
   default:
     break;
   }
   switch (st->op) {
   case FLAT_GATHER:
-    same(s, r, arg_var(st, 1));
+    same_always(s, r, arg_var(st, 1));
     break;
   case FLAT_SCATTER:
-    same(s, r, arg_var(st, 0));
+    same_always(s, r, arg_var(st, 0));
     same(s, arg_var(st, 1), arg_var(st, 2));
     break;
   case FLAT_PACK:
-  case FLAT_PARTITION:
+  case FLAT_PARTITION: {
     same(s, arg_var(st, 0), arg_var(st, 1));
+    FlatVar *flags = arg_var(st, 1);
+    if (sized(flags)) {
+      kept_by(s, &s->kept[flags->id], r);
+      if (st->op == FLAT_PARTITION && st->results.len == 2)
+        kept_by(s, &s->dropped[flags->id], st->results.data[1]);
+    }
     break;
+  }
   case FLAT_RANK:
   case FLAT_RANK_DOWN:
   case FLAT_MAKE_SEGDES:
   case FLAT_SEG_LENGTHS:
   case FLAT_SEG_OFFSETS:
-    same(s, r, arg_var(st, 0));
+    same_always(s, r, arg_var(st, 0));
     break;
   case FLAT_SEG_MAX_INDEX:
   case FLAT_SEG_MIN_INDEX:
-    same(s, r, arg_var(st, 0));
+    same_always(s, r, arg_var(st, 0));
     break;
   case FLAT_SEG_RANK:
   case FLAT_SEG_RANK_DOWN:
-    same(s, r, arg_var(st, 1));
+    same_always(s, r, arg_var(st, 1));
     break;
   case FLAT_SEG_RANGE:
-    same(s, r, arg_var(st, 0)); /* one segment per start */
+    same_always(s, r, arg_var(st, 0)); /* one segment per start */
     break;
   case FLAT_SEG_PACK:
-    same(s, r, arg_var(st, 0)); /* as many segments */
+    same_always(s, r, arg_var(st, 0)); /* as many segments */
     same(s, arg_var(st, 1), arg_var(st, 2));
     break;
   case FLAT_NAME:
-    same(s, r, arg_var(st, 0));
+    same_always(s, r, arg_var(st, 0));
     break;
   default: /* no equal lengths to record */
     break;
@@ -136,52 +197,97 @@ static void fill_block(Shapes *s, FlatBlock *b) {
     fill_stmt(s, b->stmts.data[i]);
 }
 
-/* Numbers the classes with two or more members, 1, 2, ... in order of
-   their smallest variable, and records them in the variables. */
-static void number_block(Shapes *s, int *count, int *number, FlatBlock *b);
+/* Numbers the classes of union-find 'parent' with two or more members,
+   1, 2, ... in order of their smallest variable, and records them in the
+   variables' 'shape' or, 'strict', 'strict'. */
+typedef struct Numbering {
+  int *parent;
+  bool strict;
+  int *count, *number;
+} Numbering;
 
-static void number_var(Shapes *s, int *count, int *number, FlatVar *v) {
+static void number_var(Numbering *nb, FlatVar *v) {
   if (!sized(v))
     return;
-  int root = find(s, v->id);
-  v->shape = count[root] > 1 ? number[root] : 0;
+  int root = find(nb->parent, v->id);
+  int c = nb->count[root] > 1 ? nb->number[root] : 0;
+  if (nb->strict)
+    v->strict = c;
+  else
+    v->shape = c;
 }
 
-static void number_block(Shapes *s, int *count, int *number, FlatBlock *b) {
+static void number_block(Numbering *nb, FlatBlock *b) {
   for (int i = 0; i < b->stmts.len; i++) {
     FlatStmt *st = b->stmts.data[i];
     for (int k = 0; k < st->results.len; k++)
-      number_var(s, count, number, st->results.data[k]);
+      number_var(nb, st->results.data[k]);
     if (st->kind == FS_IF) {
-      number_block(s, count, number, st->then);
-      number_block(s, count, number, st->els);
+      number_block(nb, st->then);
+      number_block(nb, st->els);
     } else if (st->kind == FS_TIME) {
-      number_block(s, count, number, st->body);
+      number_block(nb, st->body);
     }
   }
 }
 
-static void count_block(Shapes *s, int *count, FlatBlock *b) {
+static void count_block(Numbering *nb, FlatBlock *b) {
   for (int i = 0; i < b->stmts.len; i++) {
     FlatStmt *st = b->stmts.data[i];
     for (int k = 0; k < st->results.len; k++) {
       FlatVar *v = st->results.data[k];
       if (sized(v))
-        count[find(s, v->id)]++;
+        nb->count[find(nb->parent, v->id)]++;
     }
     if (st->kind == FS_IF) {
-      count_block(s, count, st->then);
-      count_block(s, count, st->els);
+      count_block(nb, st->then);
+      count_block(nb, st->els);
     } else if (st->kind == FS_TIME) {
-      count_block(s, count, st->body);
+      count_block(nb, st->body);
     }
   }
 }
 
+static void number_classes(FlatProgram *p, int *parent, int n, bool strict) {
+  Numbering nb = {parent, strict, xmalloc_atomic(sizeof(int) * (size_t)n), xmalloc_atomic(sizeof(int) * (size_t)n)};
+  for (int i = 0; i < n; i++)
+    nb.count[i] = 0;
+  for (int i = 0; i < p->funcs.len; i++) {
+    FlatFunc *f = p->funcs.data[i];
+    for (int k = 0; k < f->params.len; k++)
+      if (sized(f->params.data[k]))
+        nb.count[find(parent, ((FlatVar *)f->params.data[k])->id)]++;
+    count_block(&nb, f->body);
+  }
+  for (int i = 0; i < p->tops.len; i++) {
+    FlatTop *t = p->tops.data[i];
+    if (t->body)
+      count_block(&nb, t->body);
+  }
+  int next = 0;
+  for (int i = 0; i < n; i++)
+    nb.number[i] = find(parent, i) == i && nb.count[i] > 1 ? ++next : 0;
+  for (int i = 0; i < p->funcs.len; i++) {
+    FlatFunc *f = p->funcs.data[i];
+    for (int k = 0; k < f->params.len; k++)
+      number_var(&nb, f->params.data[k]);
+    number_block(&nb, f->body);
+  }
+  for (int i = 0; i < p->tops.len; i++) {
+    FlatTop *t = p->tops.data[i];
+    if (t->body)
+      number_block(&nb, t->body);
+  }
+}
+
 void flat_fill_shapes(FlatProgram *p) {
-  Shapes s = {xmalloc_atomic(sizeof(int) * (size_t)(p->next_var + 1)), p->next_var + 1};
-  for (int i = 0; i < s.n; i++)
-    s.parent[i] = i;
+  int n = p->next_var + 1;
+  Shapes s = {xmalloc_atomic(sizeof(int) * (size_t)n), xmalloc_atomic(sizeof(int) * (size_t)n), n,
+              xmalloc_atomic(sizeof(int) * (size_t)n), xmalloc_atomic(sizeof(int) * (size_t)n)};
+  for (int i = 0; i < n; i++) {
+    s.parent[i] = s.strict[i] = i;
+    s.kept[i] = s.dropped[i] = 0;
+  }
   for (int i = 0; i < p->funcs.len; i++)
     fill_block(&s, ((FlatFunc *)p->funcs.data[i])->body);
   for (int i = 0; i < p->tops.len; i++) {
@@ -189,34 +295,6 @@ void flat_fill_shapes(FlatProgram *p) {
     if (t->body)
       fill_block(&s, t->body);
   }
-  int *count = xmalloc_atomic(sizeof(int) * (size_t)s.n);
-  int *number = xmalloc_atomic(sizeof(int) * (size_t)s.n);
-  for (int i = 0; i < s.n; i++)
-    count[i] = 0;
-  for (int i = 0; i < p->funcs.len; i++) {
-    FlatFunc *f = p->funcs.data[i];
-    for (int k = 0; k < f->params.len; k++)
-      if (sized(f->params.data[k]))
-        count[find(&s, ((FlatVar *)f->params.data[k])->id)]++;
-    count_block(&s, count, f->body);
-  }
-  for (int i = 0; i < p->tops.len; i++) {
-    FlatTop *t = p->tops.data[i];
-    if (t->body)
-      count_block(&s, count, t->body);
-  }
-  int next = 0;
-  for (int i = 0; i < s.n; i++)
-    number[i] = find(&s, i) == i && count[i] > 1 ? ++next : 0;
-  for (int i = 0; i < p->funcs.len; i++) {
-    FlatFunc *f = p->funcs.data[i];
-    for (int k = 0; k < f->params.len; k++)
-      number_var(&s, count, number, f->params.data[k]);
-    number_block(&s, count, number, f->body);
-  }
-  for (int i = 0; i < p->tops.len; i++) {
-    FlatTop *t = p->tops.data[i];
-    if (t->body)
-      number_block(&s, count, number, t->body);
-  }
+  number_classes(p, s.parent, n, false);
+  number_classes(p, s.strict, n, true);
 }

@@ -960,6 +960,17 @@ static bool simp_length(Simp *s, LcuStmt *st) {
     }
     break;
   }
+  /* vectors (sds) of one strict class have one length (number of
+     segments) wherever they exist (LcuVar.strict): an earlier length of
+     any of them serves.  Not the shape classes: those also join vectors
+     that an element-wise operation meets after a `check lengths`, whose
+     lengths are one only once it has passed. */
+  LcuAtom *a = st->args.data[0];
+  if (a->var && a->var->strict &&
+      ((st->length == LEN_VECTOR && a->var->type.kind != LT_SEGDES) || st->length == LEN_SEGMENTS)) {
+    Vec none = {0};
+    return common(s, key_of(s, 'S', NULL, a->var->strict, &none), st);
+  }
   return common(s, key_of(s, 'l', NULL, (int)st->length, &st->args), st);
 }
 

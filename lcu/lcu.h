@@ -59,6 +59,10 @@ typedef struct LcuVar {
                        program (lower.c sets it from FlatVar.shape); 0:
                        unknown.  Kernel and thunk variables have 0 (a
                        kernel is shared by runs of different sizes). */
+  int strict;       /* the same, where the lengths are one whenever the
+                       variables exist, not only once a `check lengths`
+                       of them has passed (flatten/shape.c): what a
+                       simplification before the checks may rely on */
   struct LcuVar *within; /* a function's parameter: the segdes parameter
                        whose elements it lies in (FlatVar.within), printed
                        `x : [int] #1 in sd`; NULL otherwise */

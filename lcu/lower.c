@@ -51,7 +51,16 @@ typedef struct Scope {
                      FILTER can compute in its predicate (see FLAT_PACK) */
   PtrMap shapes; /* FlatVar.shape (as a pointer-sized integer) -> the
                     shape class of this scope's LcuVars (idem) */
+  PtrMap stricts; /* the same for FlatVar.strict and LcuVar.strict */
 } Scope;
+
+/* Classes of LcuVars of one length (see bind_shape): union-find over
+   class numbers. */
+typedef struct Classes {
+  int *parent;
+  int n, cap;
+  Vec members; /* LcuVar * with a class, in creation order */
+} Classes;
 
 typedef struct Dist {
   LcuAtom *value;  /* the scalar distributed */
@@ -75,10 +84,8 @@ typedef struct Lw {
   Vec pending;        /* FlatFunc * still to lower */
   PtrMap droppable;      /* LcuStmt (by pointer): runs of DIST kernels that
                          cannot fail, dropped if their vector is unused */
-  /* shape classes (see bind_shape): union-find over class numbers */
-  int *shape_parent;
-  int nshapes, shape_cap;
-  Vec shaped;         /* LcuVar * with a shape class, in creation order */
+  Classes shapes;     /* LcuVar.shape's classes */
+  Classes stricts;    /* LcuVar.strict's */
   /* kernels known before they are built (known.c): the description of
      the kernel about to be made, and what it needs when it is new */
   LcuKnownKernels known;
@@ -104,64 +111,114 @@ typedef struct Lw {
    union-find, and numbered 1, 2, ... at the end (lcu_lower), those of
    one variable left at 0. */
 
-static int shape_find(Lw *lw, int c) {
-  while (lw->shape_parent[c] != c) {
-    lw->shape_parent[c] = lw->shape_parent[lw->shape_parent[c]];
-    c = lw->shape_parent[c];
+static int class_find(Classes *cl, int c) {
+  while (cl->parent[c] != c) {
+    cl->parent[c] = cl->parent[cl->parent[c]];
+    c = cl->parent[c];
   }
   return c;
 }
 
-static int new_shape(Lw *lw) {
-  if (lw->nshapes + 1 >= lw->shape_cap) {
-    lw->shape_cap = lw->shape_cap ? 2 * lw->shape_cap : 256;
-    lw->shape_parent = xrealloc(lw->shape_parent, sizeof(int) * (size_t)lw->shape_cap);
+static int class_new(Classes *cl) {
+  if (cl->n + 1 >= cl->cap) {
+    cl->cap = cl->cap ? 2 * cl->cap : 256;
+    cl->parent = xrealloc(cl->parent, sizeof(int) * (size_t)cl->cap);
   }
-  int c = ++lw->nshapes; /* 0 stays "unknown" */
-  lw->shape_parent[c] = c;
+  int c = ++cl->n; /* 0 stays "unknown" */
+  cl->parent[c] = c;
   return c;
+}
+
+static void class_union(Classes *cl, int a, int b) {
+  a = class_find(cl, a);
+  b = class_find(cl, b);
+  if (a != b)
+    cl->parent[a < b ? b : a] = a < b ? a : b;
+}
+
+/* LcuVar 'x', whose class in 'cl' is '*mine', holds the value of a flat
+   variable of class 'flat' (FlatVar.shape or .strict) in the current
+   scope, whose classes of that kind are 'scoped'. */
+static void bind_class(Classes *cl, PtrMap *scoped, int flat, int *mine, LcuVar *x) {
+  if (!flat)
+    return;
+  void **slot = ptrmap_slot(scoped, (void *)(intptr_t)flat, true);
+  if (!*slot)
+    *slot = (void *)(intptr_t)(*mine ? *mine : class_new(cl));
+  int c = (int)(intptr_t)*slot;
+  if (!*mine) {
+    *mine = c;
+    vec_push(&cl->members, x);
+  } else {
+    class_union(cl, *mine, c);
+  }
 }
 
 /* LcuVar 'x' holds the value of flat variable 'v' in the current scope. */
 static void bind_shape(Lw *lw, FlatVar *v, LcuVar *x) {
-  if (!v->shape || x->type.kind == LT_SCALAR)
+  if (x->type.kind == LT_SCALAR)
     return;
-  void **slot = ptrmap_slot(&lw->scope->shapes, (void *)(intptr_t)v->shape, true);
-  if (!*slot)
-    *slot = (void *)(intptr_t)(x->shape ? x->shape : new_shape(lw));
-  int c = (int)(intptr_t)*slot;
-  if (!x->shape) {
-    x->shape = c;
-    vec_push(&lw->shaped, x);
-  } else {
-    int a = shape_find(lw, x->shape), b = shape_find(lw, c);
-    if (a != b)
-      lw->shape_parent[a < b ? b : a] = a < b ? a : b;
+  bind_class(&lw->shapes, &lw->scope->shapes, v->shape, &x->shape, x);
+  bind_class(&lw->stricts, &lw->scope->stricts, v->strict, &x->strict, x);
+}
+
+/* The results of call 'fs', lowered to a call (not inlined: they are
+   new variables, none an argument the callee returns): those that its
+   layout gives one length (FlatFunc.result_groups) in one strict class,
+   which they have whenever they exist. */
+static void unite_call_results(Lw *lw, FlatStmt *fs) {
+  const FlatFunc *f = fs->callee;
+  if (f->result_groups.len != fs->results.len)
+    return;
+  for (int i = 0; i < fs->results.len; i++) {
+    intptr_t g = (intptr_t)f->result_groups.data[i];
+    LcuVar *x = ptrmap_get(&lw->scope->vars, fs->results.data[i]);
+    if (!g || !x || x->type.kind == LT_SCALAR)
+      continue;
+    for (int j = 0; j < i; j++) {
+      LcuVar *y = ptrmap_get(&lw->scope->vars, fs->results.data[j]);
+      if ((intptr_t)f->result_groups.data[j] != g || !y)
+        continue;
+      if (!y->strict) {
+        y->strict = class_new(&lw->stricts);
+        vec_push(&lw->stricts.members, y);
+      }
+      if (!x->strict) {
+        x->strict = y->strict;
+        vec_push(&lw->stricts.members, x);
+      } else {
+        class_union(&lw->stricts, x->strict, y->strict);
+      }
+      break;
+    }
   }
 }
 
 /* Each variable's class by its root, numbered in order of first
-   appearance; classes of one variable are unknown (0). */
-static void number_shapes(Lw *lw) {
-  int *members = xmalloc_atomic(sizeof(int) * (size_t)(lw->nshapes + 1));
-  int *number = xmalloc_atomic(sizeof(int) * (size_t)(lw->nshapes + 1));
-  for (int c = 0; c <= lw->nshapes; c++)
+   appearance; classes of one variable are unknown (0).  'strict': the
+   classes of LcuVar.strict, else of .shape. */
+static void number_classes(Classes *cl, bool strict) {
+  int *members = xmalloc_atomic(sizeof(int) * (size_t)(cl->n + 1));
+  int *number = xmalloc_atomic(sizeof(int) * (size_t)(cl->n + 1));
+  for (int c = 0; c <= cl->n; c++)
     members[c] = number[c] = 0;
-  for (int i = 0; i < lw->shaped.len; i++) {
-    LcuVar *x = lw->shaped.data[i];
-    x->shape = shape_find(lw, x->shape);
-    members[x->shape]++;
+  for (int i = 0; i < cl->members.len; i++) {
+    LcuVar *x = cl->members.data[i];
+    int *mine = strict ? &x->strict : &x->shape;
+    *mine = class_find(cl, *mine);
+    members[*mine]++;
   }
   int next = 0;
-  for (int i = 0; i < lw->shaped.len; i++) {
-    LcuVar *x = lw->shaped.data[i];
-    if (members[x->shape] < 2) {
-      x->shape = 0;
+  for (int i = 0; i < cl->members.len; i++) {
+    LcuVar *x = cl->members.data[i];
+    int *mine = strict ? &x->strict : &x->shape;
+    if (members[*mine] < 2) {
+      *mine = 0;
       continue;
     }
-    if (!number[x->shape])
-      number[x->shape] = ++next;
-    x->shape = number[x->shape];
+    if (!number[*mine])
+      number[*mine] = ++next;
+    *mine = number[*mine];
   }
 }
 
@@ -1472,6 +1529,7 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
         lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
       for (int i = 0; i < fs->results.len; i++)
         lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
+      unite_call_results(lw, fs);
     }
     return;
   case FS_IF: {
@@ -1597,6 +1655,7 @@ LcuProgram *lcu_lower(FlatProgram *fp) {
   }
   lcu_drop_dead(lw->lp, &lw->droppable);
   lcu_prune_kernels(lw->lp);
-  number_shapes(lw);
+  number_classes(&lw->shapes, false);
+  number_classes(&lw->stricts, true);
   return lw->lp;
 }
