@@ -42,34 +42,48 @@ _Noreturn static void not_flat(const char *fn, Type *t) {
   die("%s: %s is not a monomorphic type without datatypes or functions", fn, type_value_to_string(t));
 }
 
-/* The components of V(t) ('vector') or H(t): their flat types into
-   'types' and, where 'within' is given, one plus the index of the segdes
-   whose elements each lies in, or 0 at the top ('parent' for V(t)'s). */
-static void layout(Type *t, bool vector, intptr_t parent, Vec *types, Vec *within) {
+/* What layout() gives besides the types: where 'within' is given, one
+   plus the index of the segdes whose elements each component lies in, or
+   0 at the top ('parent' for V(t)'s); where 'groups' is given, each
+   component's length group (flat_layout_groups), 'group' for V(t)'s top,
+   new ones numbered from *next + 1. */
+typedef struct LayoutOut {
+  Vec *types, *within, *groups;
+  int *next;
+} LayoutOut;
+
+/* The components of V(t) ('vector') or H(t), into 'out'. */
+static void layout(Type *t, bool vector, intptr_t parent, intptr_t group, LayoutOut *out) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_INT:
   case T_FLOAT:
   case T_BOOL:
   case T_CHAR:
-    push_type(types, vector ? flat_vec(base_of(t)) : flat_scalar(base_of(t)));
-    if (within)
-      vec_push(within, (void *)parent);
+    push_type(out->types, vector ? flat_vec(base_of(t)) : flat_scalar(base_of(t)));
+    if (out->within)
+      vec_push(out->within, (void *)parent);
+    if (out->groups)
+      vec_push(out->groups, (void *)(vector ? group : 0));
     return;
   case T_PAIR:
-    layout(t->fst, vector, parent, types, within);
-    layout(t->snd, vector, parent, types, within);
+    layout(t->fst, vector, parent, group, out);
+    layout(t->snd, vector, parent, group, out);
     return;
-  case T_SEQ:
+  case T_SEQ: {
+    intptr_t inner = out->groups ? ++*out->next : 0; /* the group of H([t]) = V(t), or of the segdes's elements */
     if (!vector) { /* H([t]) = V(t) */
-      layout(t->elem, true, 0, types, within);
+      layout(t->elem, true, 0, inner, out);
       return;
     }
-    push_type(types, flat_segdes());
-    if (within)
-      vec_push(within, (void *)parent);
-    layout(t->elem, true, types->len, types, within); /* one per element of the segdes */
+    push_type(out->types, flat_segdes());
+    if (out->within)
+      vec_push(out->within, (void *)parent);
+    if (out->groups)
+      vec_push(out->groups, (void *)group); /* one segment per element */
+    layout(t->elem, true, out->types->len, inner, out); /* one per element of the segdes */
     return;
+  }
   case T_DATA:
   case T_VAR:
   case T_FUN:
@@ -78,43 +92,24 @@ static void layout(Type *t, bool vector, intptr_t parent, Vec *types, Vec *withi
   not_flat("flat layout", t);
 }
 
-void flat_vector_layout(Type *t, Vec *out) { layout(t, true, 0, out, NULL); }
+static void layout_types(Type *t, bool vector, Vec *types, Vec *within) {
+  LayoutOut out = {types, within, NULL, NULL};
+  layout(t, vector, 0, 0, &out);
+}
 
-void flat_host_layout(Type *t, Vec *out) { layout(t, false, 0, out, NULL); }
+void flat_vector_layout(Type *t, Vec *out) { layout_types(t, true, out, NULL); }
+
+void flat_host_layout(Type *t, Vec *out) { layout_types(t, false, out, NULL); }
 
 void flat_layout_within(Type *t, bool host, Vec *out) {
   Vec types = {0};
-  layout(t, !host, 0, &types, out);
-}
-
-static void groups(Type *t, bool vector, intptr_t group, int *next, Vec *out) {
-  t = type_resolve(t);
-  switch (t->kind) {
-  case T_INT:
-  case T_FLOAT:
-  case T_BOOL:
-  case T_CHAR:
-    vec_push(out, (void *)(vector ? group : 0));
-    return;
-  case T_PAIR:
-    groups(t->fst, vector, group, next, out);
-    groups(t->snd, vector, group, next, out);
-    return;
-  case T_SEQ:
-    if (vector)
-      vec_push(out, (void *)group); /* the segdes: one segment per element */
-    groups(t->elem, true, ++*next, next, out); /* H([t]) = V(t); or the segdes's elements */
-    return;
-  case T_DATA:
-  case T_VAR:
-  case T_FUN:
-    break;
-  }
-  not_flat("flat layout groups", t);
+  layout_types(t, !host, &types, out);
 }
 
 void flat_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out) {
-  groups(t, !host, context, next, out);
+  Vec types = {0};
+  LayoutOut lo = {&types, NULL, out, next};
+  layout(t, !host, 0, context, &lo);
 }
 
 /* ---- the runtime's layouts ---- */
