@@ -136,6 +136,17 @@ static void class_union(Classes *cl, int a, int b) {
     cl->parent[a < b ? b : a] = a < b ? a : b;
 }
 
+/* LcuVar 'x', whose class in 'cl' is '*mine' (0: none yet), joins class
+   'c'. */
+static void class_join(Classes *cl, int *mine, LcuVar *x, int c) {
+  if (!*mine) {
+    *mine = c;
+    vec_push(&cl->members, x);
+  } else {
+    class_union(cl, *mine, c);
+  }
+}
+
 /* LcuVar 'x', whose class in 'cl' is '*mine', holds the value of a flat
    variable of class 'flat' (FlatVar.shape or .strict) in the current
    scope, whose classes of that kind are 'scoped'. */
@@ -145,13 +156,7 @@ static void bind_class(Classes *cl, PtrMap *scoped, int flat, int *mine, LcuVar 
   void **slot = ptrmap_slot(scoped, (void *)(intptr_t)flat, true);
   if (!*slot)
     *slot = (void *)(intptr_t)(*mine ? *mine : class_new(cl));
-  int c = (int)(intptr_t)*slot;
-  if (!*mine) {
-    *mine = c;
-    vec_push(&cl->members, x);
-  } else {
-    class_union(cl, *mine, c);
-  }
+  class_join(cl, mine, x, (int)(intptr_t)*slot);
 }
 
 /* LcuVar 'x' holds the value of flat variable 'v' in the current scope. */
@@ -179,16 +184,9 @@ static void unite_call_results(Lw *lw, FlatStmt *fs) {
       LcuVar *y = ptrmap_get(&lw->scope->vars, fs->results.data[j]);
       if ((intptr_t)f->result_groups.data[j] != g || !y)
         continue;
-      if (!y->strict) {
-        y->strict = class_new(&lw->stricts);
-        vec_push(&lw->stricts.members, y);
-      }
-      if (!x->strict) {
-        x->strict = y->strict;
-        vec_push(&lw->stricts.members, x);
-      } else {
-        class_union(&lw->stricts, x->strict, y->strict);
-      }
+      if (!y->strict)
+        class_join(&lw->stricts, &y->strict, y, class_new(&lw->stricts));
+      class_join(&lw->stricts, &x->strict, x, y->strict);
       break;
     }
   }
