@@ -28,7 +28,7 @@ GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 # the runtime: shared by the interpreters and linked into every executable
 RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
-      rt/print.c rt/host.c rt/rand.c
+      rt/print.c rt/host.c rt/rand.c rt/blocks.c
 DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
 CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/devcheck.c codegen/host.c codegen/build.c
@@ -82,7 +82,7 @@ ifneq ($(NVCC),)
 RUNTIME += $(RUNTIME_DIR)/libnessie_rt_cuda.a $(patsubst rt/%,$(RUNTIME_DIR)/include/%,$(GPU_HEADERS))
 endif
 
-$(BUILD)/rt-gpu/gpu.o: rt/gpu.cu $(GPU_HEADERS) rt/rt.h rt/kernel.h rt/scalar.h
+$(BUILD)/rt-gpu/gpu.o: rt/gpu.cu $(GPU_HEADERS) rt/rt.h rt/kernel.h rt/scalar.h rt/blocks.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall -c -o $@ $<
 

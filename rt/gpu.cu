@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks.h"
 #include "gpu.cuh"
 
 static cudaStream_t stream;
@@ -44,10 +45,56 @@ static void check(cudaError_t e, const char *what) {
     rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error in %s: %s", what, cudaGetErrorString(e));
 }
 
-static void device_free(void *p) {
-  if (p)
-    cudaFreeAsync(p, stream);
+/* The host's own time, by what it did (the host's clock, profiling only):
+   where the host, not the GPU, paces a program (a recursion's levels of
+   small kernels), these say which of its calls the time goes to.  A
+   launch's time runs from rtg_launching's mark to rtg_launched's (the
+   launch call, a CUB call's launches and allocations); the profile's own
+   event records and reads are counted apart, as is the rest. */
+enum { HOST_LAUNCH, HOST_ALLOC, HOST_FREE, HOST_PROFILE, NHOST };
+static const char *const host_names[NHOST] = {"launching kernels", "allocating (cudaMallocAsync)",
+                                              "freeing (cudaFreeAsync)", "the profile's own events"};
+static struct {
+  uint64_t count;
+  double seconds;
+} host_time[NHOST];
+static double launch_t0; /* rtg_launching's clock */
+static bool launching;    /* between rtg_launching and rtg_launched: a CUB call's allocations are its launch's */
+
+static void host_done(int kind, double t0) {
+  if (launching && (kind == HOST_ALLOC || kind == HOST_FREE))
+    return;
+  host_time[kind].count++;
+  host_time[kind].seconds += rt_now() - t0;
 }
+
+/* Device memory: the pool's (cudaMallocAsync on the stream) behind a
+   cache of freed blocks by size class (blocks.h), which saves the host
+   the calls; NESSIE_ALLOC_CACHE=0 turns the cache off (the sanitizers
+   then see each vector's exact bounds and its free). */
+static RtBlocks blocks;
+
+static void *pool_alloc(size_t bytes) {
+  void *p = NULL;
+  double t0 = rtg_profiling ? rt_now() : 0.0;
+  cudaError_t e = cudaMallocAsync(&p, bytes, stream);
+  if (rtg_profiling)
+    host_done(HOST_ALLOC, t0);
+  if (e != cudaSuccess) {
+    cudaGetLastError(); /* clear it */
+    return NULL;
+  }
+  return p;
+}
+
+static void pool_free(void *p) {
+  double t0 = rtg_profiling ? rt_now() : 0.0;
+  cudaFreeAsync(p, stream);
+  if (rtg_profiling)
+    host_done(HOST_FREE, t0);
+}
+
+static void device_free(void *p) { rt_blocks_put(&blocks, p); }
 
 /* Vectors of at most this many elements are small (gpu.h). */
 static int64_t host_max = 4096;
@@ -125,6 +172,7 @@ static struct {
   double seconds;
 } waits[NWAITS];
 static uint64_t staged_copies; /* copies to the device that needed no wait (copy_to_device) */
+
 
 static void profile_stop(const char *what, cudaError_t e) {
   cudaGetLastError(); /* the profile's error, not the program's: the next launch must not report it */
@@ -233,11 +281,18 @@ static void record_mark(int row) {
 
 void rtg_profile_before(const char *step) {
   pending_step = step;
+  double t0 = rt_now();
   record_mark(GAP);
+  host_done(HOST_PROFILE, t0);
+  launching = true;
+  launch_t0 = rt_now();
 }
 
 /* After a launch (or a CUB call) of kernel 'name' for the `run` at 'loc'. */
 static void profile_after(const char *name, RtLoc loc) {
+  launching = false;
+  host_done(HOST_LAUNCH, launch_t0);
+  double t0 = rt_now();
   const char *step = pending_step ? pending_step : "";
   pending_step = NULL;
   int row = find_row(name ? name : "?", step, loc);
@@ -246,6 +301,7 @@ static void profile_after(const char *name, RtLoc loc) {
     return;
   }
   record_mark(row);
+  host_done(HOST_PROFILE, t0);
 }
 
 /* After a CUB call (rtg_launching before it), timed as one launch but
@@ -265,8 +321,10 @@ static void wait_done(int kind, double t0) {
   if (!rtg_profiling)
     return;
   waits[kind].count++;
-  waits[kind].seconds += rt_now() - t0;
+  double t1 = rt_now();
+  waits[kind].seconds += t1 - t0;
   resolve_marks(nmarks);
+  host_done(HOST_PROFILE, t1);
 }
 
 static int by_time_down(const void *a, const void *b) {
@@ -373,6 +431,19 @@ static void profile_report(void) {
           (unsigned long long)staged_copies);
   fprintf(stderr, "  (NESSIE_STATS's %llu host synchronizations are the waits that follow a launch)\n",
           (unsigned long long)rt_stats.syncs);
+  /* the host's time after CUDA started: its waits, its calls, the rest */
+  double run_s = rt_now() - profile_ready, busy_s = wait_s;
+  fprintf(stderr, "host: %.3f ms after CUDA started: %.3f ms waiting (above),\n", 1000.0 * run_s, 1000.0 * wait_s);
+  for (int k = 0; k < NHOST; k++) {
+    busy_s += host_time[k].seconds;
+    fprintf(stderr, "  %9llu %-28s %11.3f ms %7.2f µs each\n", (unsigned long long)host_time[k].count, host_names[k],
+            1000.0 * host_time[k].seconds,
+            host_time[k].count ? 1e6 * host_time[k].seconds / (double)host_time[k].count : 0.0);
+  }
+  fprintf(stderr, "            %-28s %11.3f ms (the generated host code, the runtime's bookkeeping, the host path)\n",
+          "the rest", 1000.0 * (run_s - busy_s));
+  fprintf(stderr, "device memory: %llu blocks from the cache of freed blocks, %llu from the pool (NESSIE_ALLOC_CACHE%s)\n",
+          (unsigned long long)blocks.hits, (unsigned long long)blocks.misses, blocks.most_cached ? "" : "=0");
   fprintf(stderr, "host path: %llu kernel runs on the CPU, every vector at most NESSIE_HOST_MAX = %lld elements (not "
                   "in the table)\n",
           (unsigned long long)host_runs, (long long)host_max);
@@ -440,6 +511,8 @@ void rtg_init(const RtSite *sites) {
     cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
   }
   rt_device_free = device_free;
+  const char *cache = getenv("NESSIE_ALLOC_CACHE");
+  rt_blocks_init(&blocks, pool_alloc, pool_free, cache && strcmp(cache, "0") == 0 ? 0 : device_memory / 2);
   /* the result slots zeroed once: a kernel writes a value's fields, and
      its padding, read back with it, is then initialized memory */
   if (cudaMalloc((void **)&error_slot, sizeof(rtg::ErrorSlot)) != cudaSuccess ||
@@ -502,12 +575,9 @@ void *rtg_alloc(size_t bytes) {
      compute-sanitizer's memcheck reports as an API error) */
   if (device_memory && bytes > device_memory)
     out_of_memory(bytes);
-  void *p = NULL;
-  cudaError_t e = cudaMallocAsync(&p, bytes ? bytes : 1, stream);
-  if (e != cudaSuccess) {
-    cudaGetLastError(); /* clear it */
+  void *p = rt_blocks_get(&blocks, bytes);
+  if (!p)
     out_of_memory(bytes);
-  }
   rt_stats.bytes += bytes;
   return p;
 }

@@ -9,7 +9,8 @@
 #   level      tests/bench/level.nesl as it is (small vectors on the host)
 #   level-gpu  the same executable with NESSIE_HOST_MAX=0: every kernel on
 #              the GPU, the cost of a recursion level
-# and runs each with NESSIE_PROFILE=1 and NESSIE_STATS=1.  OUTDIR gets one
+# and runs each with NESSIE_PROFILE=1 (PROFILE_MODE=all: every site) and
+# NESSIE_STATS=1.  OUTDIR gets one
 # file per run, NAME.profile: what the program printed, then its profile
 # (stderr); the executables stay in a temporary directory, named at the
 # end.  Exit status 1 if a build or a run failed.
@@ -46,7 +47,7 @@ run() {
   name=$1
   exe=$2
   shift 2
-  env NESSIE_PROFILE=1 NESSIE_STATS=1 "$@" "$WORK/$exe" > "$WORK/$name.out" 2> "$WORK/$name.err"
+  env NESSIE_PROFILE="${PROFILE_MODE:-1}" NESSIE_STATS=1 "$@" "$WORK/$exe" > "$WORK/$name.out" 2> "$WORK/$name.err"
   rc=$?
   {
     echo "== $name: $exe $* (exit $rc)"

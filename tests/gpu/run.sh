@@ -6,7 +6,10 @@
 # .expected, as the CPU target is compared.  With SANITIZE (a list of
 # compute-sanitizer tools: memcheck racecheck initcheck synccheck), runs
 # each executable under each tool, several at once, and fails a program
-# on any report.  Ends with `N passed, M failed`; logs under OUTDIR.
+# on any report; there the runtime's cache of freed device blocks is off
+# (NESSIE_ALLOC_CACHE=0, unless SANITIZER_ALLOC_CACHE says otherwise), so
+# that the tool sees each vector's exact bounds and its free.  Ends with
+# `N passed, M failed`; logs under OUTDIR.
 set -u
 BUILD=$1
 OUT=$2
@@ -20,6 +23,7 @@ failed=$(sed -n 's/^[0-9]* passed, \([0-9]*\) failed$/\1/p' "$OUT/check.log")
 [ -n "$passed" ] || { echo "tests/exec/check.sh did not finish"; exit 1; }
 jobs=${SANITIZER_JOBS:-8}
 export SANITIZER_TIMEOUT=${SANITIZER_TIMEOUT:-600}
+export NESSIE_ALLOC_CACHE=${SANITIZER_ALLOC_CACHE:-0}
 for tool in $SANITIZE; do
   # every program, $jobs at once; a report (or a crash) fails it
   ls "$OUT/cuda" | grep -v '\.' | while read -r n; do echo "$n"; done |
