@@ -51,14 +51,16 @@ static void check(cudaError_t e, const char *what) {
    launch's time runs from rtg_launching's mark to rtg_launched's (the
    launch call, a CUB call's launches and allocations); the profile's own
    event records and reads are counted apart, as is the rest. */
-enum { HOST_LAUNCH, HOST_ALLOC, HOST_FREE, HOST_PROFILE, NHOST };
+enum { HOST_LAUNCH, HOST_ALLOC, HOST_FREE, HOST_STAGE, HOST_RUN, HOST_PROFILE, NHOST };
 static const char *const host_names[NHOST] = {"launching kernels", "allocating (cudaMallocAsync)",
-                                              "freeing (cudaFreeAsync)", "the profile's own events"};
+                                              "freeing (cudaFreeAsync)", "staging copies to the device",
+                                              "kernels run on the host", "the profile's own events"};
 static struct {
   uint64_t count;
   double seconds;
 } host_time[NHOST];
-static double launch_t0; /* rtg_launching's clock */
+static double launch_t0;   /* rtg_launching's clock */
+static double host_run_t0; /* rtg_choose_host's, when it chose the host */
 static bool launching;    /* between rtg_launching and rtg_launched: a CUB call's allocations are its launch's */
 
 static void host_done(int kind, double t0) {
@@ -278,6 +280,8 @@ static void record_mark(int row) {
   m->row = row;
   nmarks++;
 }
+
+void rtg_profile_host_ran(void) { host_done(HOST_RUN, host_run_t0); }
 
 void rtg_profile_before(const char *step) {
   pending_step = step;
@@ -1025,12 +1029,15 @@ static bool copy_to_device(void *dst, const void *src, size_t bytes) {
     check(cudaEventSynchronize(stage_done[slot]), "a copy to the device");
     wait_done(WAIT_TO_DEVICE, t0);
   }
+  double t0 = rtg_profiling ? rt_now() : 0.0;
   char *pinned = stage_memory + (size_t)slot * STAGE_BYTES;
   memcpy(pinned, src, bytes);
   check(cudaMemcpyAsync(dst, pinned, bytes, cudaMemcpyHostToDevice, stream), "a copy to the device");
   check(cudaEventRecord(stage_done[slot], stream), "recording an event");
   stage_used[slot] = true;
   staged_copies++;
+  if (rtg_profiling)
+    host_done(HOST_STAGE, t0);
   return true;
 }
 
@@ -1079,6 +1086,7 @@ static RtValue *new_mirror(const RtValue *v) {
   *m = *v;
   m->refs = 1;
   m->mirror = NULL;
+  m->lengths_vec = NULL; /* v's, which v releases */
   return m;
 }
 
@@ -1185,6 +1193,8 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
     finish_reads(); /* and the errors of the kernels before */
     wait_done(WAIT_TO_HOST, t0);
   }
+  if (rtg_profiling)
+    host_run_t0 = rt_now();
   return true;
 }
 
@@ -1269,6 +1279,10 @@ RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
   RtValue *d = rtg_segdes_new(lengths->len);
   if (lengths->len > 0)
     d->offsets = make_offsets(d, lengths->data.i, true, loc, run_site);
+  /* values never change: seg_lengths of d is this vector, with no launch
+     (a recursion level of quicksort asks for it about five times) */
+  rt_retain(lengths);
+  d->lengths_vec = lengths;
   return d;
 }
 
@@ -1278,6 +1292,11 @@ __global__ void narrow_kernel(const int64_t *in, int32_t *out, int64_t n) {
 }
 
 RtValue *rtg_seg_lengths(RtValue *d) {
+  RtValue *made = d->lengths_vec;
+  if (made && made->device && made->len == d->len) {
+    rt_retain(made);
+    return made;
+  }
   RtValue *r = rtg_vec_new(RT_INT, d->len);
   if (d->len > 0) {
     rtg_launching("narrow");

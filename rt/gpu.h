@@ -95,6 +95,13 @@ static inline void rtg_launching(const char *step) {
   if (rtg_profiling)
     rtg_profile_before(step);
 }
+void rtg_profile_host_ran(void);
+/* After a kernel's run on the host (rtg_choose_host said so): its time,
+   from rtg_choose_host's return, counted apart in the profile. */
+static inline void rtg_host_ran(void) {
+  if (rtg_profiling)
+    rtg_profile_host_ran();
+}
 /* Waits for the device and reports the error a kernel recorded, if any
    (the statement stops); counts a host synchronization. */
 void rtg_sync(void);

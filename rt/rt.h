@@ -150,6 +150,10 @@ typedef struct RtValue {
      never change, so a small value that has moved keeps the copy it
      left behind, and moving back is a swap (rt/gpu.cu, swap_sides). */
   struct RtValue *mirror;
+  /* The GPU target: the [int] vector a segdes was made from
+     (rtg_make_segdes), held, which seg_lengths then gives again instead
+     of narrowing 'lengths' in a launch; or NULL. */
+  struct RtValue *lengths_vec;
 } RtValue;
 
 /* Frees device memory (set by the GPU runtime, rt/gpu.cu). */
