@@ -175,7 +175,6 @@ static struct {
 } waits[NWAITS];
 static uint64_t staged_copies; /* copies to the device that needed no wait (copy_to_device) */
 
-
 static void profile_stop(const char *what, cudaError_t e) {
   cudaGetLastError(); /* the profile's error, not the program's: the next launch must not report it */
   fprintf(stderr, "profile: stopped (%s%s%s); the table has what ran before\n", what, e != cudaSuccess ? ": " : "",

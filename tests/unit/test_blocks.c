@@ -190,18 +190,24 @@ static void test_the_cache_holds_at_most_its_bytes(void **state) {
   assert_int_equal(nheld, 0);
 }
 
+/* 'a', a block of 'want' bytes that the cache does not keep: the
+   allocator gave it at its exact size, and a put gives it back at once. */
+static void assert_exact_and_not_cached(RtBlocks *c, void *a, size_t want) {
+  assert_non_null(a);
+  assert_int_equal(held_size(a), want);
+  int before = frees;
+  rt_blocks_put(c, a);
+  assert_int_equal(frees, before + 1);
+  assert_int_equal(c->cached, 0);
+}
+
 static void test_large_requests_are_not_cached(void **state) {
   (void)state;
   budget = (size_t)4 << 30;
   RtBlocks c;
   rt_blocks_init(&c, budget_alloc, budget_free, (size_t)4 << 30);
   size_t large = RT_BLOCKS_LARGEST + 4096;
-  void *a = rt_blocks_get(&c, large);
-  assert_non_null(a);
-  assert_int_equal(held_size(a), large);
-  rt_blocks_put(&c, a);
-  assert_int_equal(frees, 1);
-  assert_int_equal(c.cached, 0);
+  assert_exact_and_not_cached(&c, rt_blocks_get(&c, large), large);
   rt_blocks_destroy(&c);
 }
 
@@ -236,18 +242,13 @@ static void test_out_of_memory_flushes_then_tries_the_exact_size(void **state) {
 
 static void test_rounding_that_does_not_fit_falls_back_to_exact(void **state) {
   (void)state;
-  budget = 81920 + 100; /* room for 81920 bytes, not for its class */
+  budget = 81920 + 100; /* room for 81921 bytes, not for their class */
   RtBlocks c;
   rt_blocks_init(&c, budget_alloc, budget_free, (size_t)1 << 20);
   size_t want = 81920 + 1; /* class 98304: over the budget */
   assert_true(rt_block_class_size(rt_block_class(want)) > budget);
-  void *a = rt_blocks_get(&c, want);
-  assert_non_null(a);
-  assert_int_equal(held_size(a), want);
-  /* not cached: freed at once */
-  rt_blocks_put(&c, a);
+  assert_exact_and_not_cached(&c, rt_blocks_get(&c, want), want);
   assert_int_equal(nheld, 0);
-  assert_int_equal(c.cached, 0);
   rt_blocks_destroy(&c);
 }
 
