@@ -237,6 +237,16 @@ typedef struct LiveBlock {
    Each Vec lists parameters first, then binds in statement order. */
 Vec *live_last_reads(const LiveBlock *b, const Vec *params);
 
+/* ---- unionfind.c ---- */
+
+/* The root of x's class in 'parent' (parent[i] == i: a root), halving
+   the path on the way. */
+int uf_find(int *parent, int x);
+/* Joins the classes of a and b; the smaller root stays the root, so that
+   a class's root is its smallest member and the result does not depend
+   on the order of the unions. */
+void uf_unite(int *parent, int a, int b);
+
 /* ---- diag.c ---- */
 
 /* A source file as the lexer and the diagnostics see it. */

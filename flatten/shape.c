@@ -44,21 +44,6 @@ typedef struct Shapes {
   int *dropped; /* the same for a PARTITION's second result */
 } Shapes;
 
-static int find(int *parent, int x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];
-    x = parent[x];
-  }
-  return x;
-}
-
-static void unite(int *parent, int a, int b) {
-  a = find(parent, a);
-  b = find(parent, b);
-  if (a != b)
-    parent[a < b ? b : a] = a < b ? a : b;
-}
-
 static FlatVar *arg_var(FlatStmt *st, int i) {
   if (i >= st->args.len)
     return NULL;
@@ -71,15 +56,15 @@ static bool sized(FlatVar *v) { return v && v->type.kind != FT_SCALAR; }
 /* One length once the operation relating them ran (its checks passed). */
 static void same(Shapes *s, FlatVar *a, FlatVar *b) {
   if (sized(a) && sized(b))
-    unite(s->parent, a->id, b->id);
+    uf_unite(s->parent, a->id, b->id);
 }
 
 /* One length whenever both exist: a result and the argument whose length
    it has. */
 static void same_always(Shapes *s, FlatVar *a, FlatVar *b) {
   if (sized(a) && sized(b)) {
-    unite(s->parent, a->id, b->id);
-    unite(s->strict, a->id, b->id);
+    uf_unite(s->parent, a->id, b->id);
+    uf_unite(s->strict, a->id, b->id);
   }
 }
 
@@ -89,7 +74,7 @@ static void kept_by(Shapes *s, int *slot, FlatVar *r) {
   if (!sized(r))
     return;
   if (*slot)
-    unite(s->strict, *slot - 1, r->id);
+    uf_unite(s->strict, *slot - 1, r->id);
   else
     *slot = r->id + 1;
 }
@@ -199,7 +184,7 @@ static void fill_block(Shapes *s, FlatBlock *b) {
 
 /* Numbers the classes of union-find 'parent' with two or more members,
    1, 2, ... in order of their smallest variable, and records them in the
-   variables' 'shape' or, 'strict', 'strict'. */
+   variables' 'shape' (or, where 'strict', their 'strict'). */
 typedef struct Numbering {
   int *parent;
   bool strict;
@@ -209,7 +194,7 @@ typedef struct Numbering {
 static void number_var(Numbering *nb, FlatVar *v) {
   if (!sized(v))
     return;
-  int root = find(nb->parent, v->id);
+  int root = uf_find(nb->parent, v->id);
   int c = nb->count[root] > 1 ? nb->number[root] : 0;
   if (nb->strict)
     v->strict = c;
@@ -237,7 +222,7 @@ static void count_block(Numbering *nb, FlatBlock *b) {
     for (int k = 0; k < st->results.len; k++) {
       FlatVar *v = st->results.data[k];
       if (sized(v))
-        nb->count[find(nb->parent, v->id)]++;
+        nb->count[uf_find(nb->parent, v->id)]++;
     }
     if (st->kind == FS_IF) {
       count_block(nb, st->then);
@@ -256,7 +241,7 @@ static void number_classes(FlatProgram *p, int *parent, int n, bool strict) {
     FlatFunc *f = p->funcs.data[i];
     for (int k = 0; k < f->params.len; k++)
       if (sized(f->params.data[k]))
-        nb.count[find(parent, ((FlatVar *)f->params.data[k])->id)]++;
+        nb.count[uf_find(parent, ((FlatVar *)f->params.data[k])->id)]++;
     count_block(&nb, f->body);
   }
   for (int i = 0; i < p->tops.len; i++) {
@@ -266,7 +251,7 @@ static void number_classes(FlatProgram *p, int *parent, int n, bool strict) {
   }
   int next = 0;
   for (int i = 0; i < n; i++)
-    nb.number[i] = find(parent, i) == i && nb.count[i] > 1 ? ++next : 0;
+    nb.number[i] = uf_find(parent, i) == i && nb.count[i] > 1 ? ++next : 0;
   for (int i = 0; i < p->funcs.len; i++) {
     FlatFunc *f = p->funcs.data[i];
     for (int k = 0; k < f->params.len; k++)

@@ -88,28 +88,13 @@ static int *scratch_ints(Scratch *s, size_t n) {
 
 /* ---- clusters ---- */
 
-static int find(int *parent, int x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];
-    x = parent[x];
-  }
-  return x;
-}
-
-static void unite(int *parent, int a, int b) {
-  a = find(parent, a);
-  b = find(parent, b);
-  if (a != b)
-    parent[a < b ? b : a] = a < b ? a : b;
-}
-
 /* The members of each cluster of 'parent', in increasing order, as
    lists: first[root], then next[member] until -1. */
 static void cluster_lists(int n, int *parent, int *first, int *next) {
   for (int u = 0; u < n; u++)
     first[u] = -1;
   for (int u = n - 1; u >= 0; u--) {
-    int root = find(parent, u);
+    int root = uf_find(parent, u);
     next[u] = first[root];
     first[root] = u;
   }
@@ -151,7 +136,7 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
     indeg[i] = 0;
   for (int i = 0; i < ne; i++) {
     const FusEdge *e = r->edges.data[i];
-    int a = find(parent, e->from), b = find(parent, e->to);
+    int a = uf_find(parent, e->from), b = uf_find(parent, e->to);
     from[i] = a;
     to[i] = b;
     if (a == b) {
@@ -172,7 +157,7 @@ static bool clusters_legal(const FusRegion *r, int *parent) {
   int *ready = scratch_ints(&ready_room, (size_t)n + 1);
   int nready = 0, roots = 0, done = 0;
   for (int u = 0; u < n; u++)
-    if (find(parent, u) == u) {
+    if (uf_find(parent, u) == u) {
       roots++;
       if (!indeg[u])
         ready[nready++] = u;
@@ -211,17 +196,17 @@ static void greedy(FusRegion *r, const Vec *part, int *parent) {
   }
   for (int i = 0; i < np; i++) {
     FusPair *p = r->pairs.data[order[i]];
-    if (p->gain <= 0 || find(parent, p->u) == find(parent, p->v))
+    if (p->gain <= 0 || uf_find(parent, p->u) == uf_find(parent, p->v))
       continue;
     memcpy(trial, parent, sizeof(int) * (size_t)n);
-    unite(trial, p->u, p->v);
+    uf_unite(trial, p->u, p->v);
     int a, b;
     if (clusters_legal(r, trial) && !anchor_conflict(r, trial, &a, &b))
       memcpy(parent, trial, sizeof(int) * (size_t)n);
   }
   for (int i = 0; i < np; i++) {
     FusPair *p = r->pairs.data[(int)(intptr_t)part->data[i]];
-    p->fused = find(parent, p->u) == find(parent, p->v);
+    p->fused = uf_find(parent, p->u) == uf_find(parent, p->v);
   }
 }
 
@@ -326,7 +311,7 @@ static Vec outside_paths(const Part *pt, int *parent) {
       int x = state / 2, flag = state % 2;
       /* a node outside the part leaves by any member of its cluster */
       bool inside = pt->local[x] >= 0;
-      for (int y0 = inside ? x : first[find(parent, x)]; y0 >= 0; y0 = inside ? -1 : next[y0]) {
+      for (int y0 = inside ? x : first[uf_find(parent, x)]; y0 >= 0; y0 = inside ? -1 : next[y0]) {
         for (int i = 0; i < out[y0].len; i++) {
           const FusEdge *e = out[y0].data[i];
           int y = e->to, g = flag | (e->kind == FE_PREVENTING);
@@ -587,7 +572,7 @@ static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
     for (int k = 0; k < pt->pairs.len; k++) {
       FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[k]];
       if (p->fused)
-        unite(trial, p->u, p->v);
+        uf_unite(trial, p->u, p->v);
     }
     int a, b;
     if (!anchor_conflict(r, trial, &a, &b)) {
@@ -611,7 +596,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   for (int i = 0; i < r->pairs.len; i++) {
     FusPair *p = r->pairs.data[i];
     p->fused = false;
-    unite(comp, p->u, p->v);
+    uf_unite(comp, p->u, p->v);
   }
   /* the parts, in the order of their first nodes: each component, cut
      into windows of WINDOW nodes in statement order (a pair across two
@@ -627,7 +612,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   for (int u = 0; u < n; u++)
     count[u] = 0;
   for (int u = 0; u < n; u++) {
-    int root = find(comp, u);
+    int root = uf_find(comp, u);
     if (count[root] % WINDOW == 0) {
       window[root] = nparts;
       parts[nparts] = (Part){r, {0}, {0}, NULL, nparts + 1, out, vanish};
@@ -678,7 +663,7 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
     for (int i = 0; i < pt->pairs.len; i++) {
       FusPair *p = r->pairs.data[(int)(intptr_t)pt->pairs.data[i]];
       if (p->fused)
-        unite(parent, p->u, p->v);
+        uf_unite(parent, p->u, p->v);
     }
   }
   /* the seams: a pair across two windows of one component, which no
@@ -699,14 +684,14 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
      cluster counts as fused), numbered by their first node */
   for (int i = 0; i < r->pairs.len; i++) {
     FusPair *p = r->pairs.data[i];
-    p->fused = find(parent, p->u) == find(parent, p->v);
+    p->fused = uf_find(parent, p->u) == uf_find(parent, p->v);
   }
   if (!clusters_legal(r, parent))
     die("fusion: the clusters of %s are not legal", r->where);
   int *number = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   r->nclusters = 0;
   for (int u = 0; u < n; u++) {
-    int root = find(parent, u);
+    int root = uf_find(parent, u);
     if (root == u)
       number[u] = r->nclusters++;
     ((FusNode *)r->nodes.data[u])->cluster = number[root];

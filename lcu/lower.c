@@ -111,14 +111,6 @@ typedef struct Lw {
    union-find, and numbered 1, 2, ... at the end (lcu_lower), those of
    one variable left at 0. */
 
-static int class_find(Classes *cl, int c) {
-  while (cl->parent[c] != c) {
-    cl->parent[c] = cl->parent[cl->parent[c]];
-    c = cl->parent[c];
-  }
-  return c;
-}
-
 static int class_new(Classes *cl) {
   if (cl->n + 1 >= cl->cap) {
     cl->cap = cl->cap ? 2 * cl->cap : 256;
@@ -129,13 +121,6 @@ static int class_new(Classes *cl) {
   return c;
 }
 
-static void class_union(Classes *cl, int a, int b) {
-  a = class_find(cl, a);
-  b = class_find(cl, b);
-  if (a != b)
-    cl->parent[a < b ? b : a] = a < b ? a : b;
-}
-
 /* LcuVar 'x', whose class in 'cl' is '*mine' (0: none yet), joins class
    'c'. */
 static void class_join(Classes *cl, int *mine, LcuVar *x, int c) {
@@ -143,7 +128,7 @@ static void class_join(Classes *cl, int *mine, LcuVar *x, int c) {
     *mine = c;
     vec_push(&cl->members, x);
   } else {
-    class_union(cl, *mine, c);
+    uf_unite(cl->parent, *mine, c);
   }
 }
 
@@ -203,7 +188,7 @@ static void number_classes(Classes *cl, bool strict) {
   for (int i = 0; i < cl->members.len; i++) {
     LcuVar *x = cl->members.data[i];
     int *mine = strict ? &x->strict : &x->shape;
-    *mine = class_find(cl, *mine);
+    *mine = uf_find(cl->parent, *mine);
     members[*mine]++;
   }
   int next = 0;

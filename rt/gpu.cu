@@ -134,7 +134,6 @@ bool rtg_profiling;
 static bool profile_stopped; /* by an error of its own */
 static int profile_device;
 static double profile_t0, profile_ready; /* rtg_init's start and end (rt_now) */
-static uint64_t host_runs;               /* kernels that ran on the host (rtg_choose_host) */
 
 /* One launch site: its times are summed by the content of its name, step
    and file and its line, whatever the strings' addresses. */
@@ -449,7 +448,7 @@ static void profile_report(void) {
           (unsigned long long)blocks.hits, (unsigned long long)blocks.misses, blocks.most_cached ? "" : "=0");
   fprintf(stderr, "host path: %llu kernel runs on the CPU, every vector at most NESSIE_HOST_MAX = %lld elements (not "
                   "in the table)\n",
-          (unsigned long long)host_runs, (long long)host_max);
+          (unsigned long long)host_time[HOST_RUN].count, (long long)host_max);
   fprintf(stderr, "wall: %.3f ms from the GPU runtime's start to the end (%.3f ms of it starting CUDA)\n", wall_ms,
           1000.0 * (profile_ready - profile_t0));
   fflush(stderr);
@@ -1181,8 +1180,6 @@ bool rtg_choose_host(RtValue **vals, int nvals, const int64_t *sizes, int nsizes
         to_device_in_place(vals[i]);
     return false;
   }
-  if (rtg_profiling)
-    host_runs++;
   bool copied = false;
   for (int i = 0; i < nvals; i++)
     if (vals[i]->device)
