@@ -70,14 +70,14 @@ static bool add_live(RtBlocks *c, void *p, int cls) {
   return true;
 }
 
-/* Removes 'p' and returns its class; -2: not a live block. */
+/* Removes 'p' and returns its class; -1: not a tracked block. */
 static int take_live(RtBlocks *c, void *p) {
   if (!c->live_cap)
-    return -2;
+    return -1;
   size_t mask = c->live_cap - 1, k = slot_of(c, p);
   while (c->live[k].p != p) {
     if (!c->live[k].p)
-      return -2;
+      return -1;
     k = (k + 1) & mask;
   }
   int cls = c->live[k].cls;
@@ -159,13 +159,10 @@ void *rt_blocks_get(RtBlocks *c, size_t bytes) {
     if (!p)
       return NULL;
   }
-  if (!add_live(c, p, cls)) { /* no host memory for the table: not cached */
-    if (cls >= 0) {
-      c->free(p);
-      p = from_allocator(c, bytes);
-    }
-    return p;
-  }
+  /* a block of its exact size is not tracked, nor one the table has no
+     host memory for: its put gives it straight back to the allocator */
+  if (cls >= 0)
+    add_live(c, p, cls);
   return p;
 }
 

@@ -51,7 +51,8 @@ typedef struct RtBlockList {
   int n, cap;
 } RtBlockList;
 
-/* A live block: its address and its class (-1: exact size, not cached). */
+/* A live block of a class: its address and its class (blocks of their
+   exact size are not tracked). */
 typedef struct RtBlockEntry {
   void *p;
   int cls;
