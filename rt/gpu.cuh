@@ -152,18 +152,7 @@ template <class Pull, class Store> void map_uneven(const char *name, RtLoc loc, 
   rtg_launched(name, loc);
 }
 
-/* ---- ordered combination within a block ---- */
-
-/* The values of threads 0 .. THREADS-1 in 'sh' combined in order into
-   sh[0] (a stride-doubling tree, which keeps the order). */
-template <class V, class Op> __device__ void block_combine(V *sh, Op op) {
-  for (int s = 1; s < THREADS; s *= 2) {
-    __syncthreads();
-    if (threadIdx.x % (2 * s) == 0 && threadIdx.x + s < THREADS)
-      sh[threadIdx.x] = op(sh[threadIdx.x], sh[threadIdx.x + s]);
-  }
-  __syncthreads();
-}
+/* ---- combination within a warp and a block ---- */
 
 /* V moved between the lanes of a warp a word at a time, each word by
    'shuffle' (one of the __shfl_*_sync, every lane taking part). */
@@ -195,7 +184,7 @@ template <class V> __device__ V shfl_from(V v, int lane) {
    thread 0: each warp's by shuffles (a butterfly, the same pairs every
    time, so the result does not depend on timing), then the warps' in
    'sh' (THREADS / 32 of them) by the first warp.  Two barriers, where
-   block_combine's ordered tree takes one a level: at 10^7 doubles a block
+   an ordered tree in shared memory takes one a level: at 10^7 doubles a block
    has few elements each, and the tree made the sum's kernel a quarter
    slower than the hand-written one (tests/gpu-results.md). */
 template <class V, class Op> __device__ V block_combine_commutative(V v, Op op, V id, V *sh) {
@@ -221,19 +210,6 @@ template <int IT, class V, class Pull> __device__ void load_tile(V *tile, Pull &
   for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
     if (base + k < to)
       tile[k] = pull(base + k);
-}
-
-/* The inclusive scan of sh[0 .. THREADS-1] in place, in order (Hillis-
-   Steele); 'id' fills in on the left.  The values must be in 'sh' and
-   synchronized before; every thread sees the result after. */
-template <class T, class Op> __device__ void block_inclusive_scan(T *sh, Op op, T id) {
-  for (int d = 1; d < THREADS; d *= 2) {
-    T left = threadIdx.x >= d ? sh[threadIdx.x - d] : id;
-    __syncthreads();
-    if (threadIdx.x >= d)
-      sh[threadIdx.x] = op(left, sh[threadIdx.x]);
-    __syncthreads();
-  }
 }
 
 /* The inclusive scan of the warp's values in lane order (Hillis-Steele
@@ -582,31 +558,56 @@ template <class V> __device__ inline V value_of(long long w) {
   return v;
 }
 
-/* For the tile's one calling thread: the combination by 'op' of the
-   tiles before tile 'tile', in order ('none' for tile 0), its own
-   combination 'sum' (at most 8 bytes) published on the way. */
+/* For the tile's first warp, all 32 lanes together: the combination by
+   'op' of the tiles before tile 'tile', in order ('none', op's identity,
+   for tile 0), its own combination 'sum' (at most 8 bytes, the same in
+   every lane) published on the way; every lane gets the result.  The
+   warp reads the 32 predecessors before it at once, lane k tile
+   tile - 1 - k (as CUB's look-back does): it waits until each holds at
+   least a sum, combines the window's values back to the nearest inclusive
+   prefix among them (in tile order: op need not be commutative), and
+   goes on 32 tiles back only where the window held none.  One thread
+   reading one tile at a time took a round trip to the L2 cache for every
+   predecessor still without its prefix: quicksort's segdes offsets took
+   6.9 µs a launch for 4 to 55 tiles, its FILTERs 12.7 µs for 977 (ncu,
+   H100, tests/gpu-results.md). */
 template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, int64_t tile, V sum, Op &op, V none) {
+  const unsigned all = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
   const unsigned long long mine = (unsigned long long)st.epoch << 2;
   if (tile == 0) {
-    tile_store(&st.words[0], word_of(sum), mine | TILE_PREFIX);
+    if (lane == 0)
+      tile_store(&st.words[0], word_of(sum), mine | TILE_PREFIX);
     return none;
   }
-  tile_store(&st.words[tile], word_of(sum), mine | TILE_SUM);
-  V before = sum; /* set by the first predecessor read */
-  bool have = false;
-  for (int64_t p = tile - 1;; p--) {
-    long long value;
-    unsigned long long status;
-    do
-      tile_load(&st.words[p], &value, &status);
-    while ((status & ~3ull) != mine);
-    V x = value_of<V>(value);
-    before = have ? op(x, before) : x;
-    have = true;
-    if ((status & 3) == TILE_PREFIX)
+  if (lane == 0)
+    tile_store(&st.words[tile], word_of(sum), mine | TILE_SUM);
+  V before = none; /* the windows read so far, nearest first */
+  for (int64_t last = tile - 1;; last -= 32) {
+    int64_t p = last - lane;
+    long long value = 0;
+    unsigned long long status = mine | TILE_PREFIX; /* before tile 0: nothing to wait for */
+    if (p >= 0)
+      do
+        tile_load(&st.words[p], &value, &status);
+      while ((status & ~3ull) != mine);
+    unsigned prefixes = __ballot_sync(all, (status & 3) == TILE_PREFIX);
+    int nearest = prefixes ? __ffs(prefixes) - 1 : 31; /* the window's lanes 0 .. nearest count */
+    V x = p >= 0 && lane <= nearest ? value_of<V>(value) : none;
+    /* lane 0 gets op over lanes nearest .. 0, in that (tile) order: at
+       each step a lane takes the partial of the lanes above it, which
+       are earlier tiles */
+    for (int d = 1; d < 32; d *= 2) {
+      V earlier = shfl_down(x, d);
+      if ((lane & (2 * d - 1)) == 0)
+        x = op(earlier, x);
+    }
+    before = op(shfl_from(x, 0), before);
+    if (prefixes)
       break;
   }
-  tile_store(&st.words[tile], word_of(op(before, sum)), mine | TILE_PREFIX);
+  if (lane == 0)
+    tile_store(&st.words[tile], word_of(op(before, sum)), mine | TILE_PREFIX);
   return before;
 }
 
@@ -646,17 +647,27 @@ template <class V, class Op> __global__ void scan_prefixes(V *partial, int64_t n
   }
 }
 
-/* Stores the exclusive scan of the thread's ITEMS values of the tile at
-   'base' (those before 'to'), starting from acc. */
+/* The exclusive scan of the thread's ITEMS values of the tile at 'base'
+   (those before 'to'), starting from acc, in place in the tile; then,
+   after a barrier (every thread of the block calls this), the tile
+   stored coalesced, position k by thread k % THREADS as load_tile loads
+   it.  Each thread storing its own consecutive values made a warp's
+   stores strided: the one-pass scan of 10^7 int32s took 181 µs (H100,
+   tests/gpu/segtest.cu's timing). */
 template <int IT, class V, class Op, class Store>
-__device__ void store_scanned(const V *tile, Op &op, int64_t base, int64_t to, V acc, Store &store) {
+__device__ void store_scanned(V *tile, Op &op, int64_t base, int64_t to, V acc, Store &store) {
   for (int k = 0; k < IT; k++) {
-    int64_t at = (int64_t)threadIdx.x * IT + k;
+    int at = threadIdx.x * IT + k;
     if (base + at < to) {
-      store(base + at, acc);
-      acc = op(acc, tile[at]);
+      V x = tile[at];
+      tile[at] = acc;
+      acc = op(acc, x);
     }
   }
+  __syncthreads();
+  for (int k = threadIdx.x; k < THREADS * IT; k += THREADS)
+    if (base + k < to)
+      store(base + k, tile[k]);
 }
 
 /* The thread's ITEMS values of the tile at 'base' combined, in order. */
@@ -712,8 +723,11 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   V total;
   V before = block_exclusive_scan(thread_items<IT>(tile, op, id, base, to), op, id, sh, &total);
-  if (threadIdx.x == 0)
-    carry = tile_lookback_value(st, t, total, op, id);
+  if (threadIdx.x < 32) {
+    V c = tile_lookback_value(st, t, total, op, id);
+    if (threadIdx.x == 0)
+      carry = c;
+  }
   __syncthreads();
   store_scanned<IT>(tile, op, base, to, threadIdx.x == 0 ? carry : op(carry, before), store);
 }
@@ -832,19 +846,27 @@ __global__ void __launch_bounds__(THREADS)
       warp_counts[r][w] = __popc(mask[r]);
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    /* the warps' counts to their exclusive prefixes, in element order */
-    int total = 0;
-    for (int r = 0; r < K; r++)
-      for (int k = 0; k < WARPS; k++) {
-        int c = warp_counts[r][k];
-        warp_counts[r][k] = total;
-        total += c;
-      }
+  if (threadIdx.x < 32) {
+    /* the warps' counts (K * WARPS of them, at most 32: lane r * WARPS + k
+       holds row r of warp k) to their exclusive prefixes, in element
+       order, by the first warp; then the tile's start */
+    static_assert(K * WARPS <= 32, "a tile's warp counts fit one warp");
+    int c = lane < K * WARPS ? warp_counts[lane / WARPS][lane % WARPS] : 0;
+    int inc = c;
+    for (int d = 1; d < 32; d *= 2) {
+      int left = __shfl_up_sync(0xffffffffu, inc, d);
+      if (lane >= d)
+        inc += left;
+    }
+    int total = __shfl_sync(0xffffffffu, inc, 31);
+    if (lane < K * WARPS)
+      warp_counts[lane / WARPS][lane % WARPS] = inc - c;
     int64_t before = tile_lookback(st, tile, total);
-    tile_start = before;
-    if (tile == gridDim.x - 1)
-      *count = before + total;
+    if (lane == 0) {
+      tile_start = before;
+      if (tile == gridDim.x - 1)
+        *count = before + total;
+    }
   }
   __syncthreads();
   const unsigned below = (1u << lane) - 1;
@@ -1229,15 +1251,32 @@ __device__ inline void seg_lb_part(const int64_t *off, int64_t nseg, int64_t *fr
   *to = *from + part < n ? *from + part : n;
 }
 
+/* The segments of the first and last of the tile's elements [base,
+   min(base + size, to)) into range[0] and range[1], by threads 0 and 1 (a
+   search of all the offsets each), unless the segdes has its ids cached;
+   the caller synchronizes before segment_run reads them. */
+__device__ inline void tile_segments(const int64_t *off, int64_t nseg, const int32_t *ids, int64_t base, int64_t size,
+                                     int64_t to, int64_t *range) {
+  if (!ids && threadIdx.x < 2 && base < to) {
+    int64_t last = base + size < to ? base + size - 1 : to - 1;
+    range[threadIdx.x] = segment_of(off, nseg, threadIdx.x == 0 ? base : last);
+  }
+}
+
 /* visit(k, j, s) for the IT consecutive elements j = first + k before
-   'to', s the segment that holds j (one search, or the segdes's cached
-   ids where it has them, then a step at a time). */
+   'to', s the segment that holds j: the first's from the segdes's cached
+   ids where it has them, else by a search of the offsets, within the
+   segments of its tile's first and last elements where 'range' has them
+   (tile_segments: the L1 cache then holds the few offsets searched), of
+   all of them otherwise; the next elements' by a step at a time. */
 template <int IT, class Visit>
 __device__ void segment_run(const int64_t *off, int64_t nseg, const int32_t *ids, int64_t first, int64_t to,
-                            Visit visit) {
+                            Visit visit, const int64_t *range = NULL) {
   if (first >= to)
     return;
-  int64_t s = ids ? (int64_t)ids[first] : segment_of(off, nseg, first);
+  int64_t s = ids     ? (int64_t)ids[first]
+              : range ? segment_search(off, range[0], range[1] + 1, first)
+                      : segment_of(off, nseg, first);
   for (int k = 0; k < IT && first + k < to; k++) {
     int64_t j = first + k;
     s = segment_after(off, nseg, s, j);
@@ -1250,101 +1289,99 @@ __device__ void segment_run(const int64_t *off, int64_t nseg, const int32_t *ids
    where its segment starts. */
 template <class V, class Op>
 __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, const int64_t *off, int64_t nseg,
-                                      const int32_t *ids, int64_t base, int64_t to) {
+                                      const int32_t *ids, int64_t base, int64_t to, const int64_t *range) {
   constexpr int IT = ITEMS<V>;
   SegPair<V> mine{id, 0};
-  segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
-    mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
-  });
+  segment_run<IT>(
+      off, nseg, ids, base + (int64_t)threadIdx.x * IT, to,
+      [&](int k, int64_t j, int64_t s) { mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0}); },
+      range);
   return mine;
 }
 
-/* Phase 1: block b's pair of its part into partial[b], tile by tile as
-   combine_range (its elements' heads found by each thread). */
+/* Phase 1: block b's pair of its part into partial[b], tile by tile:
+   each thread's pair of its elements (their heads found by each thread),
+   the block's by block_exclusive_scan (warp shuffles, two barriers; the
+   ordered tree in shared memory took a barrier a level, and made the
+   three phases 65 µs on quicksort's 10^6 keys, ncu on an H100). */
 template <class V, class Pull, class Op>
 __global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids,
                              SegPair<V> *partial) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
-  __shared__ SegPair<V> sh[THREADS];
+  __shared__ SegPair<V> sh[THREADS / 32];
   SegOp<V, Op> sop{op};
+  const SegPair<V> none{id, 0};
   int64_t from, to;
   seg_lb_part(off, nseg, &from, &to);
-  SegPair<V> acc{id, 0};
+  __shared__ int64_t range[2];
+  SegPair<V> acc = none;
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    tile_segments(off, nseg, ids, base, THREADS * IT, to, range);
     load_tile<IT>(tile, pull, base, to);
     __syncthreads();
-    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to);
-    block_combine(sh, sop); /* synchronizes before and after */
-    if (threadIdx.x == 0)
-      acc = sop(acc, sh[0]);
-    __syncthreads();
+    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to, range), total;
+    block_exclusive_scan(mine, sop, none, sh, &total); /* its barriers: every thread has read the tile */
+    acc = sop(acc, total);
   }
   if (threadIdx.x == 0)
     partial[blockIdx.x] = acc;
 }
 
 /* Phase 2: the exclusive prefixes of partial[0 .. nparts-1] in place, by
-   one block: THREADS at a time, a Hillis-Steele scan (in order) carried
-   from chunk to chunk. */
+   one block: THREADS at a time (block_exclusive_scan), carried from chunk
+   to chunk (every thread keeps the carry). */
 template <class V, class Op> __global__ void seg_lb_prefixes(SegPair<V> *partial, int64_t nparts, Op op, V id) {
-  __shared__ SegPair<V> sh[THREADS];
-  __shared__ SegPair<V> carry;
+  __shared__ SegPair<V> sh[THREADS / 32];
   SegOp<V, Op> sop{op};
   const SegPair<V> none{id, 0};
-  if (threadIdx.x == 0)
-    carry = none;
+  SegPair<V> carry = none;
   for (int64_t base = 0; base < nparts; base += THREADS) {
     int64_t i = base + threadIdx.x;
-    sh[threadIdx.x] = i < nparts ? partial[i] : none;
-    __syncthreads(); /* sh, and carry the first time */
-    block_inclusive_scan(sh, sop, none);
+    SegPair<V> total, before = block_exclusive_scan(i < nparts ? partial[i] : none, sop, none, sh, &total);
     if (i < nparts)
-      partial[i] = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
-    __syncthreads(); /* every thread has read carry */
-    if (threadIdx.x == THREADS - 1)
-      carry = sop(carry, sh[THREADS - 1]);
-    __syncthreads(); /* carry written; sh free */
+      partial[i] = threadIdx.x == 0 ? carry : sop(carry, before);
+    carry = sop(carry, total);
   }
 }
 
 /* Phase 3: each part again, from its prefix, as scan_parts: a SCAN stores
    each element's exclusive prefix within its segment (id at a head), a
    REDUCE each segment's combination at its last element, and id at each
-   empty segment (a grid-stride loop over the segments). */
+   empty segment (a grid-stride loop over the segments).  Every thread
+   keeps the carry. */
 template <class V, class Pull, class Op, class Store>
 __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t nseg, const int32_t *ids, bool scan,
                              const SegPair<V> *prefix, Store store) {
   constexpr int IT = ITEMS<V>;
   __shared__ V tile[THREADS * IT];
-  __shared__ SegPair<V> sh[THREADS];
-  __shared__ SegPair<V> carry;
+  __shared__ SegPair<V> sh[THREADS / 32];
   SegOp<V, Op> sop{op};
   const SegPair<V> none{id, 0};
   int64_t from, to;
   seg_lb_part(off, nseg, &from, &to);
-  if (threadIdx.x == 0)
-    carry = prefix[blockIdx.x];
+  __shared__ int64_t range[2];
+  SegPair<V> carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
+    tile_segments(off, nseg, ids, base, THREADS * IT, to, range);
     load_tile<IT>(tile, pull, base, to);
-    __syncthreads(); /* the tile, and carry */
-    sh[threadIdx.x] = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to);
-    __syncthreads();
-    /* inclusive scan of the threads' pairs, in order */
-    block_inclusive_scan(sh, sop, none);
-    SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, sh[threadIdx.x - 1]);
-    segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
-      SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
-      if (scan)
-        store(j, x.head ? id : acc.v);
-      acc = sop(acc, x);
-      if (!scan && off[s + 1] == j + 1)
-        store(s, acc.v); /* j is the last of segment s */
-    });
-    __syncthreads(); /* every thread has read carry and the tile */
-    if (threadIdx.x == THREADS - 1)
-      carry = sop(carry, sh[THREADS - 1]);
-    __syncthreads();
+    __syncthreads(); /* the tile and its range */
+    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to, range), total;
+    SegPair<V> before = block_exclusive_scan(mine, sop, none, sh, &total);
+    SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, before);
+    segment_run<IT>(
+        off, nseg, ids, base + (int64_t)threadIdx.x * IT, to,
+        [&](int k, int64_t j, int64_t s) {
+          SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
+          if (scan)
+            store(j, x.head ? id : acc.v);
+          acc = sop(acc, x);
+          if (!scan && off[s + 1] == j + 1)
+            store(s, acc.v); /* j is the last of segment s */
+        },
+        range);
+    carry = sop(carry, total);
+    __syncthreads(); /* every thread has read the tile and its range */
   }
   if (!scan)
     for (int64_t s = blockIdx.x * (int64_t)THREADS + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * THREADS)
@@ -1373,20 +1410,22 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
 
 /* ---- the choice of a segmented skeleton ----
    Measured on an H100 (132 SMs; tests/gpu/segtest.cu's timing, + on
-   int32, 10^6 elements in equal segments), µs per call:
+   int32, 10^6 elements in equal segments), µs per call (the balanced
+   rows with its block scans by warp shuffles, 2026-11-26; they were 40
+   to 63 with ordered trees in shared memory):
 
      segments              1     2     4    16    64   263  1024
-     block per segment  1167   599   494   122    29    10     8  (reduce)
-     balanced             40    41    42    45    48    53    61  (reduce)
-     block per segment  2458  1261  1039   253    56    17    12  (scan)
-     balanced             45    46    47    49    52    55    63  (scan)
+     block per segment  1162   774   327   108    31    10     8  (reduce)
+     balanced             28    29    30    32    33    35    37  (reduce)
+     block per segment  2447  1626   687   225    60    16    12  (scan)
+     balanced             32    32    33    35    36    38    40  (scan)
 
    A block per segment takes as long as its longest segment takes one
    block: about 1 ns an element for a coalesced int32 (2 in a scan), and
    several times that for a pull that gathers (a block has only 8 warps'
-   loads in flight).  The balanced path costs 40-60 µs whatever the layout
+   loads in flight).  The balanced path costs 30-40 µs whatever the layout
    (three launches, each about one wave of blocks), more with many
-   segments (each thread searches the offsets).  So the balanced path
+   segments (each tile searches the offsets).  So the balanced path
    where the segments are fewer than twice the SMs (a block per segment
    would leave most SMs idle) and the elements at least SEG_BALANCED_MIN
    (below that no segment is long enough for its block to take longer

@@ -35,7 +35,9 @@
  * It calls the templates as generated code does (pull, op and store
  * functors), prints one line per case and ends with `N passed, M failed`,
  * exiting 1 on any failure.  A timing section at the end (not a test)
- * compares the paths on the first levels of a quicksort's recursion.
+ * compares the paths on the first levels of a quicksort's recursion,
+ * times the single-pass kernels (FILTER, the one-pass SCAN) and the
+ * segment ids against the kernel they replaced (--timing: that alone).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -840,6 +842,122 @@ static void test_filters(bool quick) {
     }
 }
 
+/* Segment-id kernels timed beside the runtime's (informative; each
+   checked against it).  v1: the runtime's before (tests/gpu-results.md,
+   2026-11-26): 4 consecutive elements a thread, each thread's first a
+   search of all the offsets.  v2: the same with one 16-byte store.  The
+   runtime's: coalesced, each search within the segments of the block's
+   tile (rt/gpu.cu, seg_ids_kernel). */
+__global__ void ids_v1(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
+  for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; 4 * g < n; g += (int64_t)gridDim.x * blockDim.x)
+    rtg::segment_run<4>(off, nseg, NULL, 4 * g, n, [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
+}
+
+__global__ void ids_v2(const int64_t *__restrict__ off, int64_t nseg, int64_t n, int32_t *__restrict__ ids) {
+  int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, first = 4 * g;
+  if (first >= n)
+    return;
+  int32_t v[4];
+  rtg::segment_run<4>(off, nseg, NULL, first, n, [&](int k, int64_t, int64_t s) { v[k] = (int32_t)s; });
+  if (first + 4 <= n)
+    *(int4 *)(ids + first) = make_int4(v[0], v[1], v[2], v[3]);
+  else
+    for (int k = 0; first + k < n; k++)
+      ids[first + k] = v[k];
+}
+
+static void timing_ids(void) {
+  printf("timing: segment ids of 1000000 elements (µs per call, mean of 20; not a test): v1, v2, the runtime's\n");
+  const int64_t n = 1000000;
+  static const int64_t nsegs[] = {2, 16, 1000, 8192, 100000, 500000};
+  int32_t *a = (int32_t *)rtg_alloc(sizeof(int32_t) * n), *b = (int32_t *)rtg_alloc(sizeof(int32_t) * n);
+  for (int64_t nseg : nsegs) {
+    RtValue *d = device_segdes(make_lengths(nseg, n, SKEWED), true); /* the total known: no wait below */
+    const int64_t *off = rtg_seg_offsets(d);
+    const unsigned grid = (unsigned)((n + 4 * rtg::THREADS - 1) / (4 * rtg::THREADS));
+    const int runs = 20;
+    cudaEvent_t e[4];
+    for (auto &x : e)
+      cudaEventCreate(&x);
+    wait_device("timing");
+    cudaEventRecord(e[0], rtg_stream());
+    for (int r = 0; r < runs; r++)
+      ids_v1<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, rtg_stream()>>>(off, d->len, n, a);
+    cudaEventRecord(e[1], rtg_stream());
+    for (int r = 0; r < runs; r++)
+      ids_v2<<<grid, rtg::THREADS, 0, rtg_stream()>>>(off, d->len, n, b);
+    cudaEventRecord(e[2], rtg_stream());
+    for (int r = 0; r < runs; r++) { /* the segdes's ids made again each time */
+      if (d->ids)
+        rtg_free((void *)d->ids);
+      d->ids = NULL;
+      rtg_seg_ids_raw(d);
+    }
+    cudaEventRecord(e[3], rtg_stream());
+    wait_device("timing");
+    float t[3];
+    for (int k = 0; k < 3; k++)
+      cudaEventElapsedTime(&t[k], e[k], e[k + 1]);
+    std::vector<int32_t> want = read_back(d->ids, (size_t)n), got1 = read_back(a, (size_t)n),
+                         got2 = read_back(b, (size_t)n);
+    printf("  nseg %6lld: %8.1f %8.1f %8.1f%s%s\n", (long long)nseg, 1000.0 * t[0] / runs, 1000.0 * t[1] / runs,
+           1000.0 * t[2] / runs, want == got1 ? "" : " (v1 differs)", want == got2 ? "" : " (v2 differs)");
+    for (auto &x : e)
+      cudaEventDestroy(x);
+    rt_value_free(d);
+  }
+  rtg_free(a);
+  rtg_free(b);
+}
+
+/* The single-pass kernels' timing (informative, not a test): FILTER of
+   4-byte values, half kept at random, and the one-pass SCAN of int32 +,
+   each a look-back across its tiles. */
+static void timing_single_pass(void) {
+  printf("timing: single-pass kernels (µs per call, mean of 20; not a test)\n");
+  static const int64_t ns[] = {100000, 1000000, 10000000};
+  for (int64_t n : ns) {
+    typedef FValue<4> V;
+    V *dy = (V *)rtg_alloc(sizeof(V) * (size_t)n);
+    VInt *dx = (VInt *)rtg_alloc(sizeof(VInt) * (size_t)n);
+    VInt *ds = (VInt *)rtg_alloc(sizeof(VInt) * (size_t)n);
+    cuda_check(cudaMemsetAsync(dx, 1, sizeof(VInt) * (size_t)n, rtg_stream()), "a memset");
+    const int runs = 20;
+    cudaEvent_t a, b, c;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    cudaEventCreate(&c);
+    /* the filters' counts are read after the last: each launch's own read
+       would time the round trip too */
+    std::vector<int64_t *> slots;
+    rtg::filter<V>("segtest", RtLoc{NULL, 0, 0}, FPull<4>{}, FPred<4>{3, n}, n, FStore<4>{dy}); /* warm-up */
+    cudaEventRecord(a, rtg_stream());
+    for (int r = 0; r < runs; r++) {
+      slots.push_back(rtg::partition_launch<V>("segtest", RtLoc{NULL, 0, 0}, FPull<4>{}, FPred<4>{3, n}, n,
+                                               FStore<4>{dy}, FStore<4>{dy}, false));
+    }
+    cudaEventRecord(b, rtg_stream());
+    for (int r = 0; r < runs; r++)
+      rtg::scan<true>("segtest", RtLoc{NULL, 0, 0}, Pull<VInt>{dx}, OpInt{}, VInt{0}, n, Store<VInt>{ds});
+    cudaEventRecord(c, rtg_stream());
+    wait_device("timing");
+    for (int64_t *slot : slots)
+      rtg::filter_count(slot);
+    float ms_filter = 0, ms_scan = 0;
+    cudaEventElapsedTime(&ms_filter, a, b);
+    cudaEventElapsedTime(&ms_scan, b, c);
+    printf("  n %9lld: filter %8.1f | one-pass scan %8.1f\n", (long long)n, 1000.0 * ms_filter / runs,
+           1000.0 * ms_scan / runs);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaEventDestroy(c);
+    rtg_free(dx);
+    rtg_free(ds);
+    rtg_free(dy);
+    wait_device("a free");
+  }
+}
+
 int main(int argc, char **argv) {
   bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;   /* fewer layouts, no timing */
   bool only_timing = argc > 1 && strcmp(argv[1], "--timing") == 0;
@@ -852,6 +970,8 @@ int main(int argc, char **argv) {
 
   if (only_timing) {
     timing();
+    timing_single_pass();
+    timing_ids();
     return 0;
   }
 
@@ -904,8 +1024,11 @@ int main(int argc, char **argv) {
       }
     }
   }
-  if (!quick)
+  if (!quick) {
     timing();
+    timing_single_pass();
+    timing_ids();
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed ? 1 : 0;
 }
