@@ -1316,31 +1316,35 @@ RtValue *rtg_seg_starts(RtValue *d) {
   return r;
 }
 
-/* Each element's segment, by a search of the offsets: each block takes
-   a tile of 4 * THREADS elements, element k * THREADS + t of it by
-   thread t (coalesced stores), and searches only the offsets between
-   the segments of the tile's first and last elements (rtg::segment_of,
-   two searches a block by warp 0), which the L1 cache then holds:
-   rtg::segment_search gives the nonempty segment that holds an element,
-   whatever empty segments share its offset.  One launch; no memset, no
-   scan.  Four consecutive elements a thread, each thread searching all
-   the offsets, took 9.7 µs for 10^6 elements in 2 segments and 23.4 in
-   500000, against 3.2 and 17.1 (H100, tests/gpu/segtest.cu's timing). */
-enum { IDS_ITEMS = 4 };
+/* Each element's segment, by a search of the offsets (rtg::segment_of:
+   the nonempty segment that holds it, whatever empty segments share its
+   offset).  Where the segments are at most IDS_FEW (the first levels of
+   a quicksort: a few long ones), seg_ids_few: element k * THREADS + t of
+   a block's tile of IDS_ITEMS * THREADS is thread t's (coalesced
+   stores), each a search of the few offsets, which the L1 cache holds.
+   Else seg_ids_kernel: IDS_ITEMS consecutive elements a thread, one
+   search for the first and mostly a single comparison for the others
+   (rtg::segment_run); a search for every element, even only among the
+   segments of its block's tile, took longer there.  10^6 elements in 2
+   segments took 9.7 µs by seg_ids_kernel, 3.2 by a search each (H100,
+   tests/gpu/segtest.cu's timing; tests/gpu-results.md, 2026-11-26).  One
+   launch; no memset, no scan. */
+enum { IDS_ITEMS = 4, IDS_FEW = 32 };
 
-__global__ void seg_ids_kernel(const int64_t *__restrict__ off, int64_t nseg, int64_t n, int32_t *__restrict__ ids) {
-  __shared__ int64_t range[2];
+__global__ void seg_ids_few(const int64_t *__restrict__ off, int64_t nseg, int64_t n, int32_t *__restrict__ ids) {
   const int64_t base = blockIdx.x * (int64_t)(IDS_ITEMS * rtg::THREADS);
-  const int64_t last = base + IDS_ITEMS * rtg::THREADS < n ? base + IDS_ITEMS * rtg::THREADS - 1 : n - 1;
-  if (threadIdx.x < 2)
-    range[threadIdx.x] = rtg::segment_of(off, nseg, threadIdx.x == 0 ? base : last);
-  __syncthreads();
-  const int64_t lo = range[0], hi = range[1] + 1;
   for (int k = 0; k < IDS_ITEMS; k++) {
     int64_t j = base + k * rtg::THREADS + threadIdx.x;
     if (j < n)
-      ids[j] = (int32_t)rtg::segment_search(off, lo, hi, j);
+      ids[j] = (int32_t)rtg::segment_of(off, nseg, j);
   }
+}
+
+__global__ void seg_ids_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
+  for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; IDS_ITEMS * g < n;
+       g += (int64_t)gridDim.x * blockDim.x)
+    rtg::segment_run<IDS_ITEMS>(off, nseg, NULL, IDS_ITEMS * g, n,
+                                [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
 }
 
 /* The ids of 'd''s 'n' elements into 'ids' (device memory). */
@@ -1349,8 +1353,12 @@ static void make_seg_ids(RtValue *d, int64_t n, int32_t *ids) {
     return;
   const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
   rtg_launching("segment ids (search)");
-  int64_t tiles = (n + IDS_ITEMS * rtg::THREADS - 1) / (IDS_ITEMS * rtg::THREADS);
-  seg_ids_kernel<<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
+  if (d->len <= IDS_FEW) {
+    int64_t tiles = (n + IDS_ITEMS * rtg::THREADS - 1) / (IDS_ITEMS * rtg::THREADS);
+    seg_ids_few<<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
+  } else {
+    seg_ids_kernel<<<rtg::blocks_for(n, IDS_ITEMS), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
+  }
   rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
 }
 

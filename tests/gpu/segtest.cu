@@ -842,72 +842,52 @@ static void test_filters(bool quick) {
     }
 }
 
-/* Segment-id kernels timed beside the runtime's (informative; each
-   checked against it).  v1: the runtime's before (tests/gpu-results.md,
-   2026-11-26): 4 consecutive elements a thread, each thread's first a
-   search of all the offsets.  v2: the same with one 16-byte store.  The
-   runtime's: coalesced, each search within the segments of the block's
-   tile (rt/gpu.cu, seg_ids_kernel). */
-__global__ void ids_v1(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
+/* The segment ids by four consecutive elements a thread, one search of
+   all the offsets for the first (rt/gpu.cu's seg_ids_kernel, which made
+   every segdes's ids before 2026-11-26), timed beside the runtime's
+   choice (seg_ids_few, a search an element, where the segments are few). */
+__global__ void ids_consecutive(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
   for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; 4 * g < n; g += (int64_t)gridDim.x * blockDim.x)
     rtg::segment_run<4>(off, nseg, NULL, 4 * g, n, [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
 }
 
-__global__ void ids_v2(const int64_t *__restrict__ off, int64_t nseg, int64_t n, int32_t *__restrict__ ids) {
-  int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, first = 4 * g;
-  if (first >= n)
-    return;
-  int32_t v[4];
-  rtg::segment_run<4>(off, nseg, NULL, first, n, [&](int k, int64_t, int64_t s) { v[k] = (int32_t)s; });
-  if (first + 4 <= n)
-    *(int4 *)(ids + first) = make_int4(v[0], v[1], v[2], v[3]);
-  else
-    for (int k = 0; first + k < n; k++)
-      ids[first + k] = v[k];
-}
-
 static void timing_ids(void) {
-  printf("timing: segment ids of 1000000 elements (µs per call, mean of 20; not a test): v1, v2, the runtime's\n");
+  printf("timing: segment ids of 1000000 elements (µs per call, mean of 20; not a test): four consecutive a "
+         "thread, the runtime's\n");
   const int64_t n = 1000000;
-  static const int64_t nsegs[] = {2, 16, 1000, 8192, 100000, 500000};
-  int32_t *a = (int32_t *)rtg_alloc(sizeof(int32_t) * n), *b = (int32_t *)rtg_alloc(sizeof(int32_t) * n);
+  static const int64_t nsegs[] = {2, 16, 32, 33, 1000, 100000, 500000};
+  int32_t *a = (int32_t *)rtg_alloc(sizeof(int32_t) * n);
   for (int64_t nseg : nsegs) {
     RtValue *d = device_segdes(make_lengths(nseg, n, SKEWED), true); /* the total known: no wait below */
     const int64_t *off = rtg_seg_offsets(d);
-    const unsigned grid = (unsigned)((n + 4 * rtg::THREADS - 1) / (4 * rtg::THREADS));
     const int runs = 20;
-    cudaEvent_t e[4];
+    cudaEvent_t e[3];
     for (auto &x : e)
       cudaEventCreate(&x);
     wait_device("timing");
     cudaEventRecord(e[0], rtg_stream());
     for (int r = 0; r < runs; r++)
-      ids_v1<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, rtg_stream()>>>(off, d->len, n, a);
+      ids_consecutive<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, rtg_stream()>>>(off, d->len, n, a);
     cudaEventRecord(e[1], rtg_stream());
-    for (int r = 0; r < runs; r++)
-      ids_v2<<<grid, rtg::THREADS, 0, rtg_stream()>>>(off, d->len, n, b);
-    cudaEventRecord(e[2], rtg_stream());
     for (int r = 0; r < runs; r++) { /* the segdes's ids made again each time */
       if (d->ids)
         rtg_free((void *)d->ids);
       d->ids = NULL;
       rtg_seg_ids_raw(d);
     }
-    cudaEventRecord(e[3], rtg_stream());
+    cudaEventRecord(e[2], rtg_stream());
     wait_device("timing");
-    float t[3];
-    for (int k = 0; k < 3; k++)
+    float t[2];
+    for (int k = 0; k < 2; k++)
       cudaEventElapsedTime(&t[k], e[k], e[k + 1]);
-    std::vector<int32_t> want = read_back(d->ids, (size_t)n), got1 = read_back(a, (size_t)n),
-                         got2 = read_back(b, (size_t)n);
-    printf("  nseg %6lld: %8.1f %8.1f %8.1f%s%s\n", (long long)nseg, 1000.0 * t[0] / runs, 1000.0 * t[1] / runs,
-           1000.0 * t[2] / runs, want == got1 ? "" : " (v1 differs)", want == got2 ? "" : " (v2 differs)");
+    std::vector<int32_t> want = read_back(d->ids, (size_t)n), got = read_back(a, (size_t)n);
+    printf("  nseg %6lld: %8.1f %8.1f%s\n", (long long)nseg, 1000.0 * t[0] / runs, 1000.0 * t[1] / runs,
+           want == got ? "" : " (they differ)");
     for (auto &x : e)
       cudaEventDestroy(x);
     rt_value_free(d);
   }
   rtg_free(a);
-  rtg_free(b);
 }
 
 /* The single-pass kernels' timing (informative, not a test): FILTER of
