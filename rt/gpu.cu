@@ -1325,10 +1325,10 @@ RtValue *rtg_seg_starts(RtValue *d) {
    Else seg_ids_kernel: IDS_ITEMS consecutive elements a thread, one
    search for the first and mostly a single comparison for the others
    (rtg::segment_run); a search for every element, even only among the
-   segments of its block's tile, took longer there.  10^6 elements in 2
-   segments took 9.7 µs by seg_ids_kernel, 3.2 by a search each (H100,
-   tests/gpu/segtest.cu's timing; tests/gpu-results.md, 2026-11-26).  One
-   launch; no memset, no scan. */
+   segments of its block's tile, took longer there (ncu of quicksort).
+   10^6 elements in 2 segments took 10.6 µs by seg_ids_kernel, 3.7 by
+   seg_ids_few (H100, tests/gpu/segtest.cu's timing; tests/gpu-results.md,
+   2026-11-26).  One launch; no memset, no scan. */
 enum { IDS_ITEMS = 4, IDS_FEW = 32 };
 
 __global__ void seg_ids_few(const int64_t *__restrict__ off, int64_t nseg, int64_t n, int32_t *__restrict__ ids) {

@@ -568,9 +568,9 @@ template <class V> __device__ inline V value_of(long long w) {
    prefix among them (in tile order: op need not be commutative), and
    goes on 32 tiles back only where the window held none.  One thread
    reading one tile at a time took a round trip to the L2 cache for every
-   predecessor still without its prefix: quicksort's segdes offsets took
-   6.9 µs a launch for 4 to 55 tiles, its FILTERs 12.7 µs for 977 (ncu,
-   H100, tests/gpu-results.md). */
+   predecessor still without its prefix: the FILTER of 10^6 4-byte
+   values took 16.1 µs, 7.7 now, of 10^7 108 µs, 42 now (H100,
+   tests/gpu/segtest.cu's timing, tests/gpu-results.md). */
 template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, int64_t tile, V sum, Op &op, V none) {
   const unsigned all = 0xffffffffu;
   const int lane = threadIdx.x & 31;
