@@ -1251,32 +1251,15 @@ __device__ inline void seg_lb_part(const int64_t *off, int64_t nseg, int64_t *fr
   *to = *from + part < n ? *from + part : n;
 }
 
-/* The segments of the first and last of the tile's elements [base,
-   min(base + size, to)) into range[0] and range[1], by threads 0 and 1 (a
-   search of all the offsets each), unless the segdes has its ids cached;
-   the caller synchronizes before segment_run reads them. */
-__device__ inline void tile_segments(const int64_t *off, int64_t nseg, const int32_t *ids, int64_t base, int64_t size,
-                                     int64_t to, int64_t *range) {
-  if (!ids && threadIdx.x < 2 && base < to) {
-    int64_t last = base + size < to ? base + size - 1 : to - 1;
-    range[threadIdx.x] = segment_of(off, nseg, threadIdx.x == 0 ? base : last);
-  }
-}
-
 /* visit(k, j, s) for the IT consecutive elements j = first + k before
-   'to', s the segment that holds j: the first's from the segdes's cached
-   ids where it has them, else by a search of the offsets, within the
-   segments of its tile's first and last elements where 'range' has them
-   (tile_segments: the L1 cache then holds the few offsets searched), of
-   all of them otherwise; the next elements' by a step at a time. */
+   'to', s the segment that holds j (one search, or the segdes's cached
+   ids where it has them, then a step at a time). */
 template <int IT, class Visit>
 __device__ void segment_run(const int64_t *off, int64_t nseg, const int32_t *ids, int64_t first, int64_t to,
-                            Visit visit, const int64_t *range = NULL) {
+                            Visit visit) {
   if (first >= to)
     return;
-  int64_t s = ids     ? (int64_t)ids[first]
-              : range ? segment_search(off, range[0], range[1] + 1, first)
-                      : segment_of(off, nseg, first);
+  int64_t s = ids ? (int64_t)ids[first] : segment_of(off, nseg, first);
   for (int k = 0; k < IT && first + k < to; k++) {
     int64_t j = first + k;
     s = segment_after(off, nseg, s, j);
@@ -1289,13 +1272,12 @@ __device__ void segment_run(const int64_t *off, int64_t nseg, const int32_t *ids
    where its segment starts. */
 template <class V, class Op>
 __device__ SegPair<V> seg_thread_pair(const V *tile, SegOp<V, Op> sop, V id, const int64_t *off, int64_t nseg,
-                                      const int32_t *ids, int64_t base, int64_t to, const int64_t *range) {
+                                      const int32_t *ids, int64_t base, int64_t to) {
   constexpr int IT = ITEMS<V>;
   SegPair<V> mine{id, 0};
-  segment_run<IT>(
-      off, nseg, ids, base + (int64_t)threadIdx.x * IT, to,
-      [&](int k, int64_t j, int64_t s) { mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0}); },
-      range);
+  segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+    mine = sop(mine, SegPair<V>{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0});
+  });
   return mine;
 }
 
@@ -1314,13 +1296,11 @@ __global__ void seg_lb_parts(Pull pull, Op op, V id, const int64_t *off, int64_t
   const SegPair<V> none{id, 0};
   int64_t from, to;
   seg_lb_part(off, nseg, &from, &to);
-  __shared__ int64_t range[2];
   SegPair<V> acc = none;
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    tile_segments(off, nseg, ids, base, THREADS * IT, to, range);
     load_tile<IT>(tile, pull, base, to);
     __syncthreads();
-    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to, range), total;
+    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to), total;
     block_exclusive_scan(mine, sop, none, sh, &total); /* its barriers: every thread has read the tile */
     acc = sop(acc, total);
   }
@@ -1360,28 +1340,23 @@ __global__ void seg_lb_write(Pull pull, Op op, V id, const int64_t *off, int64_t
   const SegPair<V> none{id, 0};
   int64_t from, to;
   seg_lb_part(off, nseg, &from, &to);
-  __shared__ int64_t range[2];
   SegPair<V> carry = prefix[blockIdx.x];
   for (int64_t base = from; base < to; base += (int64_t)THREADS * IT) {
-    tile_segments(off, nseg, ids, base, THREADS * IT, to, range);
     load_tile<IT>(tile, pull, base, to);
-    __syncthreads(); /* the tile and its range */
-    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to, range), total;
+    __syncthreads(); /* the tile */
+    SegPair<V> mine = seg_thread_pair(tile, sop, id, off, nseg, ids, base, to), total;
     SegPair<V> before = block_exclusive_scan(mine, sop, none, sh, &total);
     SegPair<V> acc = threadIdx.x == 0 ? carry : sop(carry, before);
-    segment_run<IT>(
-        off, nseg, ids, base + (int64_t)threadIdx.x * IT, to,
-        [&](int k, int64_t j, int64_t s) {
-          SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
-          if (scan)
-            store(j, x.head ? id : acc.v);
-          acc = sop(acc, x);
-          if (!scan && off[s + 1] == j + 1)
-            store(s, acc.v); /* j is the last of segment s */
-        },
-        range);
+    segment_run<IT>(off, nseg, ids, base + (int64_t)threadIdx.x * IT, to, [&](int k, int64_t j, int64_t s) {
+      SegPair<V> x{tile[threadIdx.x * IT + k], off[s] == j ? 1 : 0};
+      if (scan)
+        store(j, x.head ? id : acc.v);
+      acc = sop(acc, x);
+      if (!scan && off[s + 1] == j + 1)
+        store(s, acc.v); /* j is the last of segment s */
+    });
     carry = sop(carry, total);
-    __syncthreads(); /* every thread has read the tile and its range */
+    __syncthreads(); /* every thread has read the tile */
   }
   if (!scan)
     for (int64_t s = blockIdx.x * (int64_t)THREADS + threadIdx.x; s < nseg; s += (int64_t)gridDim.x * THREADS)
@@ -1425,7 +1400,7 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
    several times that for a pull that gathers (a block has only 8 warps'
    loads in flight).  The balanced path costs 30-40 µs whatever the layout
    (three launches, each about one wave of blocks), more with many
-   segments (each tile searches the offsets).  So the balanced path
+   segments (each thread searches the offsets).  So the balanced path
    where the segments are fewer than twice the SMs (a block per segment
    would leave most SMs idle) and the elements at least SEG_BALANCED_MIN
    (below that no segment is long enough for its block to take longer
