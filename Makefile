@@ -45,7 +45,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(F
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-cpu bench-chart examples
+.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -204,6 +204,11 @@ bench: $(BUILD)/nessie $(RUNTIME)
 	sh tests/bench/run.sh $(BUILD) $(BUILD)/bench $(BENCH_FLAGS)
 	cp $(BUILD)/bench/RESULTS.md $(BUILD)/bench/ratios.dat tests/bench/
 	if [ -f $(BUILD)/bench/ratios.png ]; then cp $(BUILD)/bench/ratios.png tests/bench/; fi
+
+# issue 15's targets at the issue's sizes, in one run (tests/bench/targets.sh):
+# writes $(BUILD)/bench-targets/targets.md, a line a target, met or missed.
+bench-targets: $(BUILD)/nessie $(RUNTIME)
+	sh tests/bench/targets.sh $(BUILD) $(BUILD)/bench-targets
 
 bench-cpu: $(BUILD)/nessie $(RUNTIME)
 	sh tests/bench/run-cpu.sh $(BUILD) $(BUILD)/bench-cpu $(BENCH_FLAGS)
