@@ -13,6 +13,9 @@
 #   - the floor of quicksort's kernels: one sort of 10^6 keys under ncu
 #     (gpu__time_duration of every kernel, caches and clocks as found),
 #     where ncu is there and allowed.
+# TARGETS_RUNS: the timed calls a program (10), TARGETS_BUDGET: the
+# harness's seconds (300), NCU_TIMEOUT: ncu's (300), LEVEL_SIZES: the
+# other sizes of level.nesl (32 64 128 256 512).
 # OUTDIR gets suite/ (the harness's RESULTS.md, results.tsv, logs),
 # level.out, level-gpu.out, level-sizes.out, ncu.csv, and targets.md:
 # one line a target, the figure, the target and met or missed.  LD_LIBRARY_PATH as
@@ -42,7 +45,7 @@ echo 'check(run_once(input(n)));' >> "$WORK/sort1.nesl"
 sizes=""
 for b in $FLAT; do sizes="$sizes --size $b=10000000"; done
 # shellcheck disable=SC2086
-python3 tests/bench/harness.py --target cuda --build "$BUILD" --out "$OUT/suite" --pin 2 --budget "${TARGETS_BUDGET:-300}" \
+python3 tests/bench/harness.py --target cuda --build "$BUILD" --out "$OUT/suite" --pin 2 --budget "${TARGETS_BUDGET:-300}" --runs "${TARGETS_RUNS:-10}" \
   --only "$(echo $FLAT | tr ' ' ,),quicksort,quickhull,barneshut" $sizes \
   --size quicksort=1000000 --size quickhull=5000000 --size barneshut=50000 > "$OUT/suite.log" 2>&1 ||
   { echo "the harness failed: $OUT/suite.log"; status=1; }
