@@ -15,11 +15,11 @@
 #     where ncu is there and allowed.
 # TARGETS_RUNS: the timed calls a program (10), TARGETS_BUDGET: the
 # harness's seconds (300), NCU_TIMEOUT: ncu's (300), LEVEL_SIZES: the
-# other sizes of level.nesl (32 64 128 256 512).
+# other sizes of level.nesl (32 64 128 256; its own is 512).
 # OUTDIR gets suite/ (the harness's RESULTS.md, results.tsv, logs),
 # level.out, level-gpu.out, level-sizes.out, ncu.csv, and targets.md:
-# one line a target, the figure, the target and met or missed.  LD_LIBRARY_PATH as
-# tools/gpu-bundle.sh says, set by the caller:
+# one line a target, the figure, the target and met or missed.
+# LD_LIBRARY_PATH as tools/gpu-bundle.sh says, set by the caller:
 #   LD_LIBRARY_PATH=$PWD/.gpu/lib sh tests/bench/targets.sh .gpu/build OUT
 set -u
 [ $# -ge 2 ] || { echo "usage: sh tests/bench/targets.sh BUILD OUTDIR" >&2; exit 2; }
@@ -28,7 +28,7 @@ OUT=$2
 command -v nvcc > /dev/null || PATH=/usr/local/cuda/bin:$PATH
 export PATH
 mkdir -p "$OUT"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/nessie-targets.XXXXXX") || exit 1
+WORK=$(mktemp -d) || exit 1
 cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
 ARCH=sm_${cap:-90}
 FLAT="sum dotp sumlogs muladd norm2 blackscholes"
@@ -59,7 +59,7 @@ if [ -x "$WORK/level" ]; then
   NESSIE_STATS=1 $BIND "$WORK/level" > "$OUT/level.out" 2>&1 || status=1
   NESSIE_STATS=1 NESSIE_HOST_MAX=0 $BIND "$WORK/level" > "$OUT/level-gpu.out" 2>&1 || status=1
   : > "$OUT/level-sizes.out"
-  for n in ${LEVEL_SIZES:-32 64 128 256 512}; do
+  for n in ${LEVEL_SIZES:-32 64 128 256}; do
     sed "s/^n = [0-9]*;/n = $n;/" tests/bench/level.nesl > "$WORK/level$n.nesl"
     if "$BUILD/nessie" --arch="$ARCH" "$WORK/level$n.nesl" -o "$WORK/level$n" > /dev/null 2>&1; then
       echo "n = $n: $($BIND "$WORK/level$n" | grep '^it = ')" >> "$OUT/level-sizes.out"
@@ -88,6 +88,10 @@ field() { # field NAME COLUMN: COLUMN of NAME's row of results.tsv
   awk -F'\t' -v n="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     $1 == n { print $col[c] }' "$tsv" 2> /dev/null
 }
+per_level_us() { # level.nesl's seconds a level (its third value) in FILE, in µs
+  sed -n 's/^it = ([0-9]*, [0-9.eE+-]*, \([0-9.eE+-]*\)) .*/\1/p' "$1" 2> /dev/null |
+    awk '{ printf "%.1f", $1 * 1e6 }'
+}
 verdict() { awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
   if (a == "") { print "not measured"; exit }
   ok = op == "<=" ? a + 0 <= b + 0 : a + 0 >= b + 0; print ok ? "met" : "missed" }'; }
@@ -113,11 +117,9 @@ verdict() { awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
   echo "| quickhull 5*10^6: ms | $qh | < 10 | $(verdict "$qh" 10 '<=') |"
   bh=$(field barneshut nessie_ms)
   echo "| Barnes-Hut 5*10^4: ms a step | $bh | < 50 | $(verdict "$bh" 50 '<=') |"
-  lv=$(sed -n 's/^it = (\([0-9]*\), \([0-9.eE+-]*\), \([0-9.eE+-]*\)) .*/\3/p' "$OUT/level.out" 2> /dev/null)
-  us=$(awk -v s="$lv" 'BEGIN { if (s != "") printf "%.1f", s * 1e6 }')
+  us=$(per_level_us "$OUT/level.out")
   echo "| a quicksort level (level.nesl): µs | $us | <= 30 | $(verdict "$us" 30 '<=') |"
-  lg=$(sed -n 's/^it = (\([0-9]*\), \([0-9.eE+-]*\), \([0-9.eE+-]*\)) .*/\3/p' "$OUT/level-gpu.out" 2> /dev/null)
-  echo "| a level forced onto the GPU (NESSIE_HOST_MAX=0): µs | $(awk -v s="$lg" 'BEGIN { if (s != "") printf "%.1f", s * 1e6 }') | (none) | |"
+  echo "| a level forced onto the GPU (NESSIE_HOST_MAX=0): µs | $(per_level_us "$OUT/level-gpu.out") | (none) | |"
   echo
   echo "A level at other sizes (depth, median seconds a sort, seconds a level):"
   echo
