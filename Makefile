@@ -32,16 +32,19 @@ RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
 DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
 CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/devcheck.c codegen/host.c codegen/build.c
-PASSES := flatten/mono.c flatten/flatten.c flatten/shape.c
+# flattening: the passes from the typed AST to the flat IR
+FLATTEN := flatten/mono.c flatten/flatten.c flatten/shape.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
-FLATTEN := flatten/flat.c flatten/flat_layout.c flatten/flat_print.c flatten/flat_check.c \
-           flatten/flat_exec.c flatten/flat_interp.c
-# λcu: constructors, lowering, printer, checker, interpreter
-LCU := lcu/lcu.c lcu/build.c lcu/known.c lcu/rewrite.c lcu/lower.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
+FLAT := flat/flat.c flat/flat_layout.c flat/flat_print.c flat/flat_check.c \
+        flat/flat_exec.c flat/flat_interp.c
+# lowering: the flat IR to λcu
+LOWER := lower/lower.c
+# λcu: constructors, builder, rewrite toolkit, printer, reader, checker, interpreter
+LCU := lcu/lcu.c lcu/build.c lcu/known.c lcu/rewrite.c lcu/lcu_print.c lcu/lcu_read.c lcu/lcu_check.c lcu/lcu_interp.c
 # fusion: simplification, the PDG, the ILP scheduler (GLPK), merging, the rules
 FUSION := fusion/facts.c fusion/simplify.c fusion/pdg.c fusion/candidates.c fusion/schedule.c fusion/ilp.c \
           fusion/merge.c fusion/rules.c fusion/fuse.c fusion/dot.c fusion/canon.c
-CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(PASSES) $(FLATTEN) $(LCU) $(FUSION) $(CODEGEN)
+CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(FLATTEN) $(FLAT) $(LOWER) $(LCU) $(FUSION) $(CODEGEN)
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 

@@ -472,7 +472,7 @@ static void host_map(Gx *x) {
    they would have recorded (the elements' own errors, recorded on the
    device, were reported at the read back).  The sum of logs of 10^7
    doubles took 54.3 µs with the checks in the operator, 47.0 without
-   (tests/gpu-results.md). */
+   (docs/gpu-runs.md). */
 static void deferred_checks(Gx *x, const char *r) {
   Cg *cg = x->cg;
   CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, 1);

@@ -9,10 +9,12 @@
 #include "../common/common.h"
 #include "../eval/eval.h"
 #include "../flatten/flatten.h"
+#include "../flat/flat.h"
 #include "../frontend/ast.h"
 #include "../frontend/typecheck.h"
 #include "../fusion/fusion.h"
 #include "../lcu/lcu.h"
+#include "../lower/lower.h"
 #include "../rt/rt.h"
 
 /* ---- pipeline.c ---- */

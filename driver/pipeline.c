@@ -69,7 +69,7 @@ static bool check_flat(Pipeline *pl) { return flat_check(pl->flat, "flatten"); }
 static void dump_flat(FILE *out, const Pipeline *pl) { flat_print_program(out, pl->flat); }
 
 static bool run_lower(Pipeline *pl) {
-  pl->lcu = lcu_lower(pl->flat);
+  pl->lcu = lower_program(pl->flat);
   return true;
 }
 
@@ -266,7 +266,7 @@ static void run_lcu(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   if (compare) {
     FILE *null = fopen("/dev/null", "w");
     if (null) {
-      before = interpret(lcu_lower(pl->flat), null);
+      before = interpret(lower_program(pl->flat), null);
       fclose(null);
       rt_rand_seed(0);
     } else {

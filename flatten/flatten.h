@@ -7,7 +7,7 @@
 
 #include "../frontend/ast.h"
 #include "../frontend/typecheck.h"
-#include "flat.h"
+#include "../flat/flat.h"
 
 /* ---- mono.c ---- */
 

@@ -29,7 +29,7 @@
 #define NESSIE_LCU_H
 
 #include "../common/common.h"
-#include "../flatten/flat.h"
+#include "../flat/flat.h"
 
 /* ---- types ---- */
 
@@ -656,13 +656,6 @@ typedef struct LcuDefUse {
   PtrMap live_out; /* LcuVar -> non-NULL: read by the block's results */
 } LcuDefUse;
 void lcu_fill_def_use(const LcuBlock *b, LcuDefUse *du);
-
-/* ---- lower.c ---- */
-
-/* λcu from the flat IR: every vector operation becomes a kernel of one
-   SOAC (kernels that are equal are made once and run several times);
-   scalar work and control stay at the CPU level. */
-LcuProgram *lcu_lower(FlatProgram *fp);
 
 /* ---- lcu_print.c ---- */
 

@@ -1327,7 +1327,7 @@ RtValue *rtg_seg_starts(RtValue *d) {
    (rtg::segment_run); a search for every element, even only among the
    segments of its block's tile, took longer there (ncu of quicksort).
    10^6 elements in 2 segments took 10.6 µs by seg_ids_kernel, 3.7 by
-   seg_ids_few (H100, tests/gpu/segtest.cu's timing; tests/gpu-results.md,
+   seg_ids_few (H100, tests/gpu/segtest.cu's timing; docs/gpu-runs.md,
    2026-11-26).  One launch; no memset, no scan. */
 enum { IDS_ITEMS = 4, IDS_FEW = 32 };
 

@@ -101,7 +101,7 @@ inline int blocks_for(int64_t n, int per_thread) { return grid_for(n, per_thread
    one wave: blocks that finish early are replaced, where one wave leaves
    their SM slots empty until the kernel ends (ncu on the sum of logs: 70%
    achieved occupancy with one wave).  Measured on the H100 with 1, 2, 4
-   and 8 waves (tests/gpu-results.md): the sum of logs 0.50, 0.45, 0.44,
+   and 8 waves (docs/gpu-runs.md): the sum of logs 0.50, 0.45, 0.44,
    0.45 ms; Black-Scholes 1.84, 1.75, 1.68, 1.65; sum, dot product and
    norm2, memory-bound, within 3% throughout. */
 constexpr int WAVES = 4;
@@ -121,7 +121,7 @@ template <class Kernel> int wave_blocks(Kernel kernel) {
 /* At most 40 registers a thread, so that 6 blocks of THREADS fit on an
    SM: Black-Scholes's MAP, left to take 64, ran 4 blocks and took 1.30
    times the hand-written kernel's time, 1.21 at 48 registers (5 blocks)
-   and 1.18 at 40, with 20 bytes spilled (H100, tests/gpu-results.md). */
+   and 1.18 at 40, with 20 bytes spilled (H100, docs/gpu-runs.md). */
 constexpr int MAP_BLOCKS = 6;
 
 template <class Pull, class Store>
@@ -186,7 +186,7 @@ template <class V> __device__ V shfl_from(V v, int lane) {
    'sh' (THREADS / 32 of them) by the first warp.  Two barriers, where
    an ordered tree in shared memory takes one a level: at 10^7 doubles a block
    has few elements each, and the tree made the sum's kernel a quarter
-   slower than the hand-written one (tests/gpu-results.md). */
+   slower than the hand-written one (docs/gpu-runs.md). */
 template <class V, class Op> __device__ V block_combine_commutative(V v, Op op, V id, V *sh) {
   constexpr int WARPS = THREADS / 32;
   for (int m = 16; m > 0; m /= 2)
@@ -570,7 +570,7 @@ template <class V> __device__ inline V value_of(long long w) {
    reading one tile at a time took a round trip to the L2 cache for every
    predecessor still without its prefix: the FILTER of 10^6 4-byte
    values took 16.1 µs, 7.7 now, of 10^7 108 µs, 42 now (H100,
-   tests/gpu/segtest.cu's timing, tests/gpu-results.md). */
+   tests/gpu/segtest.cu's timing, docs/gpu-runs.md). */
 template <class V, class Op> __device__ V tile_lookback_value(RtgTileState st, int64_t tile, V sum, Op &op, V none) {
   const unsigned all = 0xffffffffu;
   const int lane = threadIdx.x & 31;
@@ -1063,7 +1063,7 @@ __global__ void seg_kernel(Pull pull, Op op, V id, const int64_t *off, int64_t n
    spmv's pull gathers x at each column, one load in flight per lane at a
    time took 2.79 ms for 10^7 rows, four 2.26 (cuSPARSE 1.72); a plain
    coalesced pull lost a little (10^7 segments of 8 int32s 618 -> 693 µs).
-   H100, tests/gpu-results.md. */
+   H100, docs/gpu-runs.md. */
 constexpr int PACKED_AHEAD = 4;
 
 template <class V, class Pull, class Op, class Store>
@@ -1436,7 +1436,7 @@ void segmented_balanced(const char *name, RtLoc loc, Pull pull, Op op, V id, con
    With the rule, the median of five runs of each build, interleaved:
    quicksort 53.5 -> 49.3 ms, spmv (10^7 rows of 8 on average) 5.61 -> 5.62;
    quickhull and Barnes-Hut within their noise; the balanced path for
-   any average (1 and up) made spmv 5.61 -> 6.58 (tests/gpu-results.md).
+   any average (1 and up) made spmv 5.61 -> 6.58 (docs/gpu-runs.md).
 
    The balanced path keeps pairs of V in shared memory beside a tile of
    V: a V larger than SEG_BALANCED_MAX_V bytes takes the other kernels
@@ -1459,7 +1459,7 @@ inline bool seg_use_balanced(int64_t nseg, int64_t total) {
    they are too many for a block each; at 16 and more the warp per
    segment is full enough (or the balanced path takes them).  Measured on
    the H100 (tests/gpu/segtest.cu's timing, int32 +, 10^7 segments of 8
-   elements, tests/gpu-results.md): see SEG_PACKED_AVG's note there. */
+   elements, docs/gpu-runs.md): see SEG_PACKED_AVG's note there. */
 constexpr int64_t SEG_PACKED_AVG = 16;
 
 inline bool seg_use_packed(int64_t nseg, int64_t total) {

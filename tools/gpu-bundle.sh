@@ -3,7 +3,7 @@
 # GPU machine that has nvcc but not nessie's build dependencies (Boehm GC,
 # libedit, GLPK): BUILD/nessie, its runtime (BUILD/lib/nessie), nesl_compare,
 # and the shared libraries nessie links, into DEST (default .gpu, which
-# git ignores).  There:
+# git ignores: a device call names it in carry).  There:
 #   LD_LIBRARY_PATH=.gpu/lib sh tests/gpu/run.sh .gpu/build OUTDIR "memcheck ..."
 # The executables are built there, by nessie with that machine's nvcc.
 set -eu

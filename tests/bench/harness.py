@@ -106,7 +106,7 @@ def timed(argv):
     one quicksort executable took 39-45 ms a sort bound to one CPU and
     42-76 ms free, from run to run, while the calls within a run agree
     to a few per cent (the host's thread, launching thousands of
-    kernels, moves between CPUs: tests/gpu-results.md, 2026-11-25 night,
+    kernels, moves between CPUs: docs/gpu-runs.md, 2026-11-25 night,
     call 10)."""
     return ["taskset", "-c", str(PIN)] + argv if PIN is not None else argv
 

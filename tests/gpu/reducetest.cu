@@ -6,7 +6,7 @@
  * 200 launches), and one call at a time with its result copied back, or
  * only waited for (the host's clock, median of 200).  Informative, not a
  * test; the numbers behind reduce_commutative's grid and codegen's
- * deferred checks are in tests/gpu-results.md.  On a GPU machine:
+ * deferred checks are in docs/gpu-runs.md.  On a GPU machine:
  *   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -w -Irt -o /tmp/rt \
  *     tests/gpu/reducetest.cu BUILD/lib/nessie/libnessie_rt_cuda.a -Xcompiler -fopenmp -lm -lpthread
  */

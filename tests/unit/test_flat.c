@@ -24,7 +24,7 @@
 
 #include "common/common.h"
 #include "eval/eval.h"
-#include "flatten/flat.h"
+#include "flat/flat.h"
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
 #include "frontend/types.h"

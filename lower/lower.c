@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lcu.h"
+#include "lower.h"
 
 /* What a flat variable stands for in the function being lowered. */
 typedef struct Scope {
@@ -108,7 +108,7 @@ typedef struct Lw {
    meets another only where one value is both: a call's argument and the
    callee's parameter, the inlined body's result and the caller's
    variable, a global and its uses.  The classes are merged by
-   union-find, and numbered 1, 2, ... at the end (lcu_lower), those of
+   union-find, and numbered 1, 2, ... at the end (lower_program), those of
    one variable left at 0. */
 
 static int class_new(Classes *cl) {
@@ -1603,7 +1603,7 @@ static void find_recursion(Lw *lw) {
       ptrmap_put(&lw->recursive, fp->funcs.data[i], (void *)1);
 }
 
-LcuProgram *lcu_lower(FlatProgram *fp) {
+LcuProgram *lower_program(FlatProgram *fp) {
   Lw *lw = NEW(Lw);
   lw->fp = fp;
   lw->lp = lcu_program_new();
