@@ -20,7 +20,7 @@ LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
 
-COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c
+COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c common/ops.c common/syntax.c
 FRONTEND := frontend/ast.c frontend/ast_print.c frontend/types.c \
             frontend/typecheck.c frontend/builtins.c
 GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
@@ -33,9 +33,9 @@ DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
 CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/devcheck.c codegen/host.c codegen/build.c
 # flattening: the passes from the typed AST to the flat IR
-FLATTEN := flatten/mono.c flatten/flatten.c flatten/shape.c
+FLATTEN := flatten/mono.c flatten/flatten.c flatten/shape.c flatten/layout.c flatten/describe.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
-FLAT := flat/flat.c flat/flat_layout.c flat/flat_print.c flat/flat_check.c \
+FLAT := flat/flat.c flat/flat_print.c flat/flat_check.c \
         flat/flat_exec.c flat/flat_interp.c
 # lowering: the flat IR to λcu
 LOWER := lower/lower.c

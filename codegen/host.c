@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../flat/flat.h"
 #include "codegen.h"
 
 /* ---- names ---- */
@@ -516,7 +517,7 @@ static void print_value(Hx *h, const LcuTop *t, const char *name, const char **c
       cg_line(cg, "comps[%d]->scalar.%s = %s;", i, cg_member(v->type.base), comps[i]);
     }
   }
-  const char *type = type_value_to_string(t->flat->type);
+  const char *type = t->flat->type_name;
   cg_line(cg, "rt_print_binding(%s, &%s, comps, %s);", cg_string(name, strlen(name)), cg_layout(cg, t->flat->layout),
           cg_string(type, strlen(type)));
   for (int i = 0; i < n; i++)
@@ -530,7 +531,7 @@ static void print_value(Hx *h, const LcuTop *t, const char *name, const char **c
 
 static void gen_top(Hx *h, const LcuTop *t, int index) {
   Cg *cg = h->cg;
-  TopLevel *src = t->flat->source;
+  const FlatTop *src = t->flat;
   cg_line(cg, "/* %s */", cg_where(src->loc));
   cg_line(cg, "static void top_%d(void) {", index);
   cg->indent++;
@@ -542,7 +543,7 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     /* the component's type: the global it defines, or the result's */
     const LcuAtom *a = t->body->results.data[i];
     LcuVar *v = NULL;
-    if (src->kind == TOP_BIND && i < t->defines.len)
+    if (src->kind == FLAT_TOP_BIND && i < t->defines.len)
       v = t->defines.data[i];
     else if (a->var)
       v = a->var;
@@ -557,7 +558,7 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
   gen_block(h, t->body, NULL, comps);
   /* the statement's errors surface in it (a GPU reports them at a sync) */
   cg_line(cg, "NESSIE_SYNC();");
-  if (src->kind == TOP_BIND) {
+  if (src->kind == FLAT_TOP_BIND) {
     /* the globals take the values (and their references) */
     for (int i = 0; i < t->defines.len && i < n; i++) {
       const LcuVar *g = t->defines.data[i];
@@ -566,10 +567,9 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     }
   }
   if (!src->library) {
-    const char *name = src->kind == TOP_BIND ? ast_pattern_to_string(src->pat) : "it";
-    print_value(h, t, name, comps, &vars);
+    print_value(h, t, src->pattern, comps, &vars);
   }
-  if (src->kind != TOP_BIND)
+  if (src->kind != FLAT_TOP_BIND)
     for (int i = 0; i < n; i++)
       if (is_vector(vars.data[i]))
         cg_line(cg, "rt_release(%s);", comps[i]);
@@ -586,7 +586,7 @@ static void gen_globals(Hx *h) {
   /* the NESL names of the globals, for "'x' has no value" */
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
-    if (!t->body || t->flat->source->kind != TOP_BIND)
+    if (!t->body || t->flat->kind != FLAT_TOP_BIND)
       continue;
     const char **names = flat_top_define_names(t->flat);
     for (int g = 0; g < t->defines.len; g++) {

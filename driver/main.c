@@ -348,7 +348,7 @@ static int compile_lcu(const Options *opt, Source *src) {
   if (!dump_ok && (!opt->engine || strcmp(opt->engine->name, "lcu") != 0))
     return bad_usage("'%s' holds λcu: use --dump=STAGE for a stage from lcu on, or --interp=lcu", opt->file);
   Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
-  pl.lcu = lcu_read(src, pl.env);
+  pl.lcu = lcu_read(src, flatten_nesl_reader(pl.env));
   if (!pl.lcu || diag_count())
     return EXIT_PROGRAM_ERROR;
   pl.done = pipeline_stage_index(lcu_stage) + 1;

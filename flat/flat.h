@@ -29,56 +29,9 @@
 #define NESSIE_FLAT_H
 
 #include "../common/common.h"
-#include "../frontend/ast.h"
-#include "../frontend/typecheck.h"
-#include "../frontend/types.h"
+#include "../common/ops.h"
 #include "../rt/rt.h"
 #include "../rt/scalar.h" /* the argument checks (RtCheckKind) */
-
-/* The operations are the runtime's (rt/ops.def: names, classes,
-   signatures), FLAT_ADD being RT_ADD. */
-typedef enum FlatOp {
-#define FLAT_OP(name, text, class, args, results, combine) FLAT_##name,
-#include "../rt/ops.def"
-  FLAT_OP_COUNT
-} FlatOp;
-
-const char *flat_op_name(FlatOp op);
-int flat_op_nargs(FlatOp op);    /* -1: any number */
-int flat_op_nresults(FlatOp op); /* -1: any number */
-static inline RtOp flat_rt_op(FlatOp op) { return (RtOp)op; }
-
-/* ---- types ---- */
-
-/* The flat IR's types are the runtime's representation types (rt.h):
-   a component is a scalar, a vector of a base type or a segment
-   descriptor, in the IR as at run time.  The IR keeps its own names for
-   them, which are the runtime's. */
-typedef RtBase FlatBase;
-#define FB_INT RT_INT
-#define FB_FLOAT RT_FLOAT
-#define FB_BOOL RT_BOOL
-#define FB_CHAR RT_CHAR
-
-typedef RtKind FlatTypeKind;
-#define FT_SCALAR RT_SCALAR /* one value of a base type */
-#define FT_VEC RT_VEC       /* a flat vector of a base type: [:int:] */
-#define FT_SEGDES RT_SEGDES /* a segment descriptor: the lengths of consecutive segments */
-
-typedef RtType FlatType;
-
-/* The types of op's results given its arguments' types 'args' (n of
-   them), by the signature columns of rt/ops.def; NULL, with the reason in
-   '*why', when the arguments do not fit.  The operations whose arguments
-   follow a layout (NAME, EQL, HASH, HOST_PRIM) are their caller's to
-   check. */
-Vec *flat_op_result_types(FlatOp op, const FlatType *args, int n, const char **why); /* FlatType * */
-bool flat_type_equal(FlatType a, FlatType b);
-const char *flat_type_name(FlatType t); /* "int", "[:float:]", "segdes" */
-static inline RtType flat_rt_type(FlatType t) { return t; }
-static inline RtBase flat_rt_base(FlatBase b) { return b; }
-/* A source location as the runtime sees it. */
-static inline RtLoc flat_rt_loc(Loc l) { return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col}; }
 
 /* ---- variables and atoms ---- */
 
@@ -101,25 +54,6 @@ typedef struct FlatVar {
                        or number of segments, is that segdes's number of
                        elements); NULL otherwise */
 } FlatVar;
-
-typedef enum FlatAtomKind {
-  FA_VAR,
-  FA_INT,
-  FA_FLOAT,
-  FA_BOOL,
-  FA_CHAR,
-} FlatAtomKind;
-
-typedef struct FlatAtom {
-  FlatAtomKind kind;
-  union {
-    FlatVar *var;
-    int32_t i;
-    double f;
-    bool b;
-    char c;
-  } u;
-} FlatAtom;
 
 /* ---- statements and blocks ---- */
 
@@ -147,12 +81,14 @@ typedef struct FlatStmt {
   struct FlatBlock *then, *els, *body; /* FS_IF; FS_TIME's body */
   /* FS_OP details: */
   bool lifted;        /* NAME, EQL, HASH, HOST_PRIM: on vectors of values */
-  Type *elem_type;    /* NAME, EQL, HASH: the monomorphic type (datatypes
-                         as tuples) of the value whose components are the
-                         arguments.  HOST_PRIM: the primitive's argument
-                         type with its datatypes kept (streams are a
-                         datatype), and 'result_type' its result type. */
-  Type *result_type;  /* HOST_PRIM */
+  /* The NESL types the dumps print, resolved to text by flattening (no
+     IR holds a front-end type).  NAME, EQL, HASH: 'elem_name', the
+     monomorphic type (datatypes as tuples) of the value whose components
+     are the arguments.  HOST_PRIM: 'elem_name', the primitive's argument
+     type with its datatypes kept (streams are a datatype), 'result_name'
+     its result type, and 'prim_type' the primitive's type as the flat
+     dump prints it (`(float, int) -> [char]`). */
+  const char *elem_name, *result_name, *prim_type;
   const char *prim;   /* HOST_PRIM: the primitive's name (rt/host.def) */
   RtHost host;        /* HOST_PRIM: that primitive */
   /* NAME, EQL, HASH: the layout of the element type, datatypes named
@@ -174,7 +110,7 @@ typedef struct FlatFunc {
   Vec params;         /* FlatVar * */
   FlatBlock *body;
   Vec result_types;   /* FlatType * */
-  Vec result_groups;  /* per result (intptr_t, as flat_layout_groups
+  Vec result_groups;  /* per result (intptr_t, as flatten_layout_groups
                          gives them): a nonzero group's vectors have one
                          length (sds one count) at every call; shape.c
                          reads them */
@@ -183,18 +119,48 @@ typedef struct FlatFunc {
   const char *source; /* the NESL function's name, for messages */
 } FlatFunc;
 
+/* What kind of top-level statement a FlatTop is (the front end's
+   TOP_* kinds, ORDER TopKind). */
+typedef enum FlatTopKind {
+  FLAT_TOP_FUNCTION, /* a function definition: prints its signature */
+  FLAT_TOP_DATATYPE, /* a datatype definition: the same */
+  FLAT_TOP_BIND,     /* `pattern = expression`: defines globals */
+  FLAT_TOP_EXPR,     /* an expression: prints `it = VALUE : TYPE` */
+} FlatTopKind;
+
 /* A top-level statement: its block computes the components of the value
-   (host layout) of 'type', which is printed as the REPL does. */
+   (host layout) of its type, which is printed as the REPL does.  What
+   the transcript and the dumps say of the NESL statement is resolved to
+   text and layouts once, by flattening (flatten/describe.c), so that no
+   IR holds a node of the front end. */
 typedef struct FlatTop {
-  TopLevel *source;   /* the statement it comes from */
-  FlatBlock *body;    /* NULL for definitions */
-  Type *type;         /* the value's NESL type (datatypes included) */
-  Type *mono_type;    /* the same with datatypes as tuples */
-  Vec defines;        /* TOP_BIND: one global FlatVar * per component of
-                         the value, in layout order (a wildcard's too);
-                         the flattener gives each pattern variable its
-                         slice (see 'globals') */
-  const RtLayout *layout; /* of 'type': how the value prints */
+  FlatTopKind kind;
+  Loc loc;              /* the statement's */
+  bool library;         /* one of lib-nesl's */
+  const char *text;     /* the statement as --dump=ast prints it, of
+                           'text_len' bytes (a character literal may be
+                           a NUL) */
+  size_t text_len;
+  const char *signature; /* FUNCTION, DATATYPE of the program: the
+                           transcript's `name = fn : TYPE` line */
+  const char *scheme;   /* FUNCTION, DATATYPE: the type scheme the dumps
+                           print after the text */
+  const char *type_name; /* BIND, EXPR: the value's NESL type (datatypes
+                           included), as printed */
+  const char *pattern;  /* BIND: the pattern as the transcript prints it;
+                           EXPR: "it" */
+  const char **component_vars; /* BIND: for each component of the value
+                           (H(t), layout order) the pattern variable it
+                           belongs to, NULL for a wildcard's */
+  FlatBlock *body;      /* NULL for definitions */
+  Vec defines;          /* BIND: one global FlatVar * per component of
+                           the value, in layout order (a wildcard's too),
+                           or one per component of the pattern's
+                           variables; the flattener gives each pattern
+                           variable its slice (see 'globals') */
+  const RtLayout *layout; /* BIND, EXPR: of the value's type: how it
+                           prints, and its components (datatypes are their
+                           fields' components) */
 } FlatTop;
 
 typedef struct FlatProgram {
@@ -209,41 +175,37 @@ typedef struct FlatProgram {
 
 FlatVar *flat_new_var(FlatProgram *p, FlatType type, const char *hint);
 FlatAtom *flat_var_atom(FlatVar *v);
-FlatAtom *flat_int_atom(int32_t i);
-FlatAtom *flat_float_atom(double f);
-FlatAtom *flat_bool_atom(bool b);
-FlatAtom *flat_char_atom(char c);
 FlatType flat_atom_type(const FlatAtom *a);
-FlatType flat_scalar(FlatBase b);
-FlatType flat_vec(FlatBase b);
-FlatType flat_segdes(void);
 
-/* ---- flat_layout.c: components of NESL values ---- */
+/* The flat types of the components of H(t) ('host') or V(t), for the
+   type whose runtime layout is 'l' (a datatype's are its fields'), into
+   'out' (FlatType *). */
+void flat_layout_types(const RtLayout *l, bool host, Vec *out);
 
-/* The flat types of the components of H(t) and V(t), for a monomorphic
-   't' whose datatypes have been replaced by tuples (mono.c). */
-void flat_host_layout(Type *t, Vec *out);   /* FlatType * */
-void flat_vector_layout(Type *t, Vec *out); /* FlatType * */
-/* For each component of H(t) ('host') or V(t), in the same order: one
-   plus the index of the segdes component whose elements it lies in, or
-   0 for a component at the top (as a pointer-sized integer). */
-void flat_layout_within(Type *t, bool host, Vec *out);
-/* For each component of H(t) ('host') or V(t), in the same order: a
-   group number (intptr_t), the same for components known to have one
-   length (vectors) or count (segment descriptors), 0 for a scalar: V(t)'s
-   top-level components are in group 'context' (a lifted function's
-   elements), H([t])'s in a new group, and the components in the elements
-   of one segdes in a new group; new groups are numbered from *next + 1
-   on (*next is advanced). */
-void flat_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out);
+/* ---- what a reader of IR text asks of the front end ----
 
-/* The runtime's layout descriptor of NESL type 't' (datatypes included,
-   named: rt.h), made by the compiler once per statement for what the
-   runtime must read as whole values (printing, @, name, eql, hash, the
-   host primitives).  'env' finds the datatypes' fields. */
-const RtLayout *flat_rt_layout(TypeEnv *env, Type *t);
-/* The type of the fields of datatype 't' (a T_DATA) at t's arguments. */
-Type *flat_data_fields(TypeEnv *env, Type *t);
+   λcu's text (lcu/lcu_read.c) carries each top-level statement's NESL
+   and the NESL types of the operations on whole values.  No IR sees the
+   front end, so the reader cannot parse or type check them itself: the
+   front end's side (flatten/describe.c: flatten_nesl_reader) answers
+   through these hooks, in the terms of the flat IR. */
+typedef struct FlatNeslReader {
+  void *ctx;
+  /* Takes 'text', one NESL statement (lib-nesl's if 'library') of file
+     'file', for a later check_next; false, after a diagnostic, if it is
+     not one statement.  All statements are taken before any is checked,
+     so that a function may call one defined after it. */
+  bool (*parse)(void *ctx, const char *file, const char *text, bool library);
+  /* Type checks the next statement taken (in order) and describes it in
+     a new FlatTop, without a block or globals; NULL if it does not type
+     check. */
+  FlatTop *(*check_next)(void *ctx);
+  /* The NESL type 'text' (as a dump prints one between < and >): its
+     runtime layout, datatypes named, and in '*name' the type as the
+     dumps print it; NULL, with the reason in '*why', if it is not a
+     type. */
+  const RtLayout *(*type)(void *ctx, const char *text, const char **name, const char **why);
+} FlatNeslReader;
 
 /* ---- flat_print.c ---- */
 

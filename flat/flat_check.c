@@ -111,23 +111,6 @@ static void push_result(Vec *out, FlatType t) {
   vec_push(out, p);
 }
 
-static bool layout_known(Type *t) {
-  t = type_resolve(t);
-  switch (t->kind) {
-  case T_INT:
-  case T_FLOAT:
-  case T_BOOL:
-  case T_CHAR:
-    return true;
-  case T_SEQ:
-    return layout_known(t->elem);
-  case T_PAIR:
-    return layout_known(t->fst) && layout_known(t->snd);
-  default:
-    return false; /* datatypes need their constructors to be laid out */
-  }
-}
-
 /* Checks that args[from .. from + layout.len) have the types of 'layout';
    returns the index after them. */
 static int match_layout(Checker *c, const FlatStmt *s, FlatType *args, int n, int from, const Vec *layout,
@@ -141,47 +124,41 @@ static int match_layout(Checker *c, const FlatStmt *s, FlatType *args, int n, in
   return from + layout->len;
 }
 
-static void need_elem_type(Checker *c, const FlatStmt *s, Type *t, const char *field) {
-  if (!t)
+/* An operation on whole values needs the layout of their type (and the
+   type's name, for the dumps and these messages). */
+static void need_layout(Checker *c, const FlatStmt *s, const RtLayout *l, const char *name, const char *field) {
+  if (!l || !name)
     fail(c, s->loc, "%s has no %s", flat_op_name(s->op), field);
-  if (!type_is_ground(t))
-    fail(c, s->loc, "%s: %s %s is not monomorphic", flat_op_name(s->op), field, type_value_to_string(t));
 }
 
-/* NAME, EQL, HASH: their arguments are the components of values of
-   s->elem_type (rt/ops.def). */
+/* NAME, EQL, HASH: their arguments are the components of values of the
+   type s->layout lays out (rt/ops.def). */
 static void structured_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
-  need_elem_type(c, s, s->elem_type, "element type");
-  bool known = layout_known(s->elem_type);
+  need_layout(c, s, s->layout, s->elem_name, "element type");
   Vec layout = {0};
-  if (known)
-    (s->op == FLAT_NAME || s->lifted ? flat_vector_layout : flat_host_layout)(s->elem_type, &layout);
-  const char *what = type_value_to_string(s->elem_type);
+  flat_layout_types(s->layout, !(s->op == FLAT_NAME || s->lifted), &layout);
+  const char *what = s->elem_name;
   switch (s->op) {
-  case FLAT_NAME:
+  case FLAT_NAME: {
     /* V(t), or segdes ++ V(t): the segmented name of each segment */
-    if (known) {
-      int from = n == layout.len + 1 && args[0].kind == FT_SEGDES ? 1 : 0;
-      if (match_layout(c, s, args, n, from, &layout, what) != n)
-        fail(c, s->loc, "name: %d arguments, too many for %s", n, what);
-    }
+    int from = n == layout.len + 1 && args[0].kind == FT_SEGDES ? 1 : 0;
+    if (match_layout(c, s, args, n, from, &layout, what) != n)
+      fail(c, s->loc, "name: %d arguments, too many for %s", n, what);
     push_result(results, flat_vec(FB_INT));
     return;
-  case FLAT_EQL:
-    if (known) {
-      int mid = match_layout(c, s, args, n, 0, &layout, what);
-      if (match_layout(c, s, args, n, mid, &layout, what) != n)
-        fail(c, s->loc, "eql: %d arguments, too many for two values of %s", n, what);
-    }
+  }
+  case FLAT_EQL: {
+    int mid = match_layout(c, s, args, n, 0, &layout, what);
+    if (match_layout(c, s, args, n, mid, &layout, what) != n)
+      fail(c, s->loc, "eql: %d arguments, too many for two values of %s", n, what);
     push_result(results, s->lifted ? flat_vec(FB_BOOL) : flat_scalar(FB_BOOL));
     return;
+  }
   case FLAT_HASH: {
     FlatType range = s->lifted ? flat_vec(FB_INT) : flat_scalar(FB_INT);
-    if (known) {
-      int at = match_layout(c, s, args, n, 0, &layout, what);
-      if (at != n - 1 || !flat_type_equal(args[at], range))
-        fail(c, s->loc, "hash: the arguments are not the components of %s and a %s", what, flat_type_name(range));
-    }
+    int at = match_layout(c, s, args, n, 0, &layout, what);
+    if (at != n - 1 || !flat_type_equal(args[at], range))
+      fail(c, s->loc, "hash: the arguments are not the components of %s and a %s", what, flat_type_name(range));
     push_result(results, range);
     return;
   }
@@ -193,22 +170,13 @@ static void structured_signature(Checker *c, const FlatStmt *s, FlatType *args, 
 static void host_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, Vec *results) {
   if (!s->prim || !(s->host != RT_HOST_COUNT && rt_host_lookup(s->prim) == s->host))
     fail(c, s->loc, "host: '%s' is not a primitive", s->prim ? s->prim : "(none)");
-  need_elem_type(c, s, s->elem_type, "argument type");
-  need_elem_type(c, s, s->result_type, "result type");
-  void (*layout_of)(Type *, Vec *) = s->lifted ? flat_vector_layout : flat_host_layout;
-  if (layout_known(s->elem_type)) {
-    Vec layout = {0};
-    layout_of(s->elem_type, &layout);
-    if (match_layout(c, s, args, n, 0, &layout, type_value_to_string(s->elem_type)) != n)
-      fail(c, s->loc, "host %s: %d arguments, too many for %s", s->prim, n, type_value_to_string(s->elem_type));
-  }
-  if (layout_known(s->result_type)) {
-    layout_of(s->result_type, results);
-  } else {
-    /* a datatype in the result: take the result variables' word for it */
-    for (int i = 0; i < s->results.len; i++)
-      push_result(results, ((FlatVar *)s->results.data[i])->type);
-  }
+  need_layout(c, s, s->layout, s->elem_name, "argument type");
+  need_layout(c, s, s->result_layout, s->result_name, "result type");
+  Vec layout = {0};
+  flat_layout_types(s->layout, !s->lifted, &layout);
+  if (match_layout(c, s, args, n, 0, &layout, s->elem_name) != n)
+    fail(c, s->loc, "host %s: %d arguments, too many for %s", s->prim, n, s->elem_name);
+  flat_layout_types(s->result_layout, !s->lifted, results);
 }
 
 /* The types of s's results, given its arguments' types; fails if the
@@ -383,61 +351,39 @@ static void check_func(Checker *c, const FlatFunc *f) {
   close_scope(c, mark);
 }
 
-/* Counts the components of the pattern's variables in H(mono): a
-   wildcard's components are dropped, a constructor pattern has its
-   fields' (mono types have no datatypes). */
-static bool pattern_components(Pattern *p, Type *mono, Vec *out) {
-  mono = type_resolve(mono);
-  switch (p->kind) {
-  case PAT_VAR:
-    flat_host_layout(mono, out);
-    return true;
-  case PAT_WILD:
-    return true;
-  case PAT_PAIR:
-    if (mono->kind != T_PAIR)
-      return false;
-    return pattern_components(p->fst, mono->fst, out) && pattern_components(p->snd, mono->snd, out);
-  case PAT_CON:
-    return pattern_components(p->arg, mono, out);
-  }
-  return false;
-}
-
 static void check_top(Checker *c, const FlatTop *t) {
-  Loc loc = t->source ? t->source->loc : no_loc;
+  Loc loc = t->loc;
   if (!t->body) {
     if (t->defines.len)
       fail(c, loc, "a top-level statement without a block defines globals");
     return;
   }
-  if (!t->type || !t->mono_type)
+  if (!t->layout || !t->type_name)
     fail(c, loc, "a top-level block without its value's type");
-  if (!layout_known(t->mono_type))
-    fail(c, loc, "the monomorphic type %s has datatypes or variables", type_value_to_string(t->mono_type));
   c->in_top = true;
   int mark = c->scope.len;
   check_block(c, t->body, loc);
   Vec types = block_result_types(c, t->body, loc);
   Vec layout = {0};
-  flat_host_layout(t->mono_type, &layout);
+  flat_layout_types(t->layout, true, &layout);
   if (types.len != layout.len)
-    fail(c, loc, "the top-level block returns %d components; %s has %d", types.len,
-         type_value_to_string(t->mono_type), layout.len);
+    fail(c, loc, "the top-level block returns %d components; %s has %d", types.len, t->type_name, layout.len);
   for (int i = 0; i < types.len; i++)
     if (!flat_type_equal(*(FlatType *)types.data[i], *(FlatType *)layout.data[i]))
       fail(c, loc, "the top-level block's result %d is a %s; %s has a %s", i + 1,
-           flat_type_name(*(FlatType *)types.data[i]), type_value_to_string(t->mono_type),
-           flat_type_name(*(FlatType *)layout.data[i]));
+           flat_type_name(*(FlatType *)types.data[i]), t->type_name, flat_type_name(*(FlatType *)layout.data[i]));
   close_scope(c, mark);
   if (t->defines.len) {
-    if (!t->source || t->source->kind != TOP_BIND)
+    if (t->kind != FLAT_TOP_BIND)
       fail(c, loc, "only a binding defines globals");
+    if (!t->component_vars)
+      fail(c, loc, "a binding without its pattern's variables");
     /* one global per component of the value (a wildcard's too), or one
        per component of the pattern's variables */
     Vec comps = {0};
-    if (!pattern_components(t->source->pat, t->mono_type, &comps))
-      fail(c, loc, "the pattern does not fit %s", type_value_to_string(t->mono_type));
+    for (int i = 0; i < layout.len; i++)
+      if (t->component_vars[i])
+        vec_push(&comps, layout.data[i]);
     if (t->defines.len == layout.len)
       comps = layout;
     else if (comps.len != t->defines.len)

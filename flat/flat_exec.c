@@ -216,91 +216,41 @@ void flat_exec_op(const FlatStmt *s, RtValue **a, int n, Vec *results) {
 
 /* ---- the transcript of a top-level statement ---- */
 
-/* Walks pattern 'p' along the components of its value, laid out by 'l'
-   (H(t) from component *at on): for each component, 'on_component' gets
-   its index and the pattern variable it belongs to (NULL for a
-   wildcard's). */
-static void walk_pattern(Pattern *p, const RtLayout *l, int *at, void (*on_component)(void *, int, const char *),
-                         void *ctx) {
-  switch (p->kind) {
-  case PAT_WILD:
-  case PAT_VAR: {
-    int n = rt_layout_count(l, true);
-    for (int i = 0; i < n; i++)
-      on_component(ctx, (*at)++, p->kind == PAT_VAR ? p->name : NULL);
-    return;
-  }
-  case PAT_PAIR:
-    if (l->kind != RL_PAIR)
-      die("a tuple pattern against a value that is not a tuple");
-    walk_pattern(p->fst, l->fst, at, on_component, ctx);
-    walk_pattern(p->snd, l->snd, at, on_component, ctx);
-    return;
-  case PAT_CON:
-    if (l->kind != RL_DATA)
-      die("a constructor pattern against a value that is not a datatype's");
-    walk_pattern(p->arg, l->fst, at, on_component, ctx);
-    return;
-  }
-}
-
-/* top->defines holds either one global per component of the value (in
-   layout order, a wildcard's included) or one per component of the
-   pattern's variables only: 'DefineWalk' maps components to globals in
-   both cases. */
-typedef struct DefineWalk {
-  FlatTop *top;
-  const FlatTopHooks *hooks;
-  RtValue **comps; /* NULL: only name the globals */
-  bool all;        /* one global per component of the value */
-  int next;        /* the next global of top->defines */
-} DefineWalk;
-
-static void define_component(void *ctx, int index, const char *var) {
-  DefineWalk *w = ctx;
-  if (!var && !w->all)
-    return;
-  if (w->next >= w->top->defines.len)
-    die("the binding defines fewer globals than its value has components");
-  int g = w->next++;
-  w->hooks->define(w->hooks->ctx, g, var, w->comps ? w->comps[index] : NULL);
-}
-
 /* Gives top->defines the components 'comps' of the value (or, with
    'comps' NULL, just their names, so that a binding that fails still
-   names its variables in later errors). */
+   names its variables in later errors).  top->defines holds either one
+   global per component of the value (in layout order, a wildcard's
+   included) or one per component of the pattern's variables only. */
 static void define_globals(FlatTop *top, const FlatTopHooks *hooks, RtValue **comps) {
-  TopLevel *src = top->source;
   int ncomps = rt_layout_count(top->layout, true);
-  DefineWalk w = {top, hooks, comps, top->defines.len == ncomps, 0};
-  int at = 0;
-  walk_pattern(src->pat, top->layout, &at, define_component, &w);
-  if (at != ncomps || w.next != top->defines.len)
+  bool all = top->defines.len == ncomps;
+  if (!top->component_vars)
+    die("a binding without its pattern's variables");
+  int next = 0;
+  for (int i = 0; i < ncomps; i++) {
+    const char *var = top->component_vars[i];
+    if (!var && !all)
+      continue;
+    if (next >= top->defines.len)
+      die("the binding defines fewer globals than its value has components");
+    int g = next++;
+    hooks->define(hooks->ctx, g, var, comps ? comps[i] : NULL);
+  }
+  if (next != top->defines.len)
     die("the binding's pattern does not account for its value's components or globals");
-}
-
-/* The names of top->defines: what an executable needs to say that a
-   global has no value. */
-typedef struct NameWalk {
-  FlatTop *top;
-  const char **names;
-  bool all;
-  int next;
-} NameWalk;
-
-static void name_component(void *ctx, int index, const char *var) {
-  (void)index;
-  NameWalk *w = ctx;
-  if ((var || w->all) && w->next < w->top->defines.len)
-    w->names[w->next++] = var;
 }
 
 const char **flat_top_define_names(FlatTop *top) {
   int ncomps = rt_layout_count(top->layout, true);
-  NameWalk w = {top, xmalloc(sizeof(char *) * (size_t)(top->defines.len + 1)), top->defines.len == ncomps, 0};
-  int at = 0;
-  walk_pattern(top->source->pat, top->layout, &at, name_component, &w);
-  return w.names;
+  bool all = top->defines.len == ncomps;
+  const char **names = xmalloc(sizeof(char *) * (size_t)(top->defines.len + 1));
+  int next = 0;
+  for (int i = 0; top->component_vars && i < ncomps; i++) {
+    const char *var = top->component_vars[i];
+    if ((var || all) && next < top->defines.len)
+      names[next++] = var;
+  }
+  return names;
 }
 
 /* The components of the value of 'top' as hooks->run computes them, or
@@ -350,21 +300,18 @@ static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {
 }
 
 bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
-  TopLevel *src = top->source;
-  if (!src)
-    die("a top-level statement without its source");
   rt_begin_line();
   FILE *out = rt_output();
   bool ok = true;
-  switch (src->kind) {
-  case TOP_FUNCTION:
-  case TOP_DATATYPE:
-    if (!src->library)
-      fprintf(out, "%s\n", tc_def_signature_line(src->def));
+  switch (top->kind) {
+  case FLAT_TOP_FUNCTION:
+  case FLAT_TOP_DATATYPE:
+    if (!top->library && top->signature)
+      fprintf(out, "%s\n", top->signature);
     break;
-  case TOP_BIND:
-  case TOP_EXPR: {
-    if (src->kind == TOP_BIND)
+  case FLAT_TOP_BIND:
+  case FLAT_TOP_EXPR: {
+    if (top->kind == FLAT_TOP_BIND)
       define_globals(top, hooks, NULL);
     rt_set_context(NULL);
     int n = 0;
@@ -373,12 +320,11 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
       ok = false;
       break;
     }
-    if (src->kind == TOP_BIND)
+    if (top->kind == FLAT_TOP_BIND)
       define_globals(top, hooks, comps);
-    if (src->library)
+    if (top->library)
       break;
-    const char *name = src->kind == TOP_BIND ? ast_pattern_to_string(src->pat) : "it";
-    rt_print_binding(name, top->layout, comps, type_value_to_string(top->type));
+    rt_print_binding(top->pattern, top->layout, comps, top->type_name);
     break;
   }
   }

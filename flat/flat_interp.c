@@ -531,13 +531,13 @@ static RtValue **run_top_block(void *ctx, int *n) {
   FlatInterp *in = ctx;
   FlatTop *top = in->top;
   if (!top->body)
-    die("a top-level %s without a block", top->source->kind == TOP_BIND ? "binding" : "expression");
+    die("a top-level %s without a block", top->kind == FLAT_TOP_BIND ? "binding" : "expression");
   FrameLayout *layout = frame_layout(in, top, NULL, top->body);
   Frame frame = {NULL, xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1)), NULL, {0}};
   in->frame = &frame;
   in->depth = 0;
   rt_set_context(NULL);
-  RtValue **results = run_block(in, top->body, top->source->loc);
+  RtValue **results = run_block(in, top->body, top->loc);
   in->frame = NULL;
   *n = top->body->results.len;
   return results;

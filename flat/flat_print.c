@@ -48,29 +48,10 @@ static void print_binding(FILE *out, const FlatVar *v) {
 }
 
 static void print_atom(FILE *out, const FlatAtom *a) {
-  switch (a->kind) {
-  case FA_VAR:
+  if (a->kind == FA_VAR)
     print_var(out, a->u.var);
-    return;
-  case FA_INT:
-    fprintf(out, "%d", (int)a->u.i);
-    return;
-  case FA_FLOAT:
-    fputs(ast_expr_to_string(ast_float(no_loc, a->u.f)), out);
-    return;
-  case FA_BOOL:
-    fputs(a->u.b ? "T" : "F", out);
-    return;
-  case FA_CHAR:
-    /* a character that would break the line prints as the expression
-       that makes it */
-    if (isprint((unsigned char)a->u.c))
-      ast_print_char_literal(out, a->u.c);
-    else
-      fprintf(out, "code_char(%d)", (unsigned char)a->u.c);
-    return;
-  }
-  die("print_atom: atom kind %d", (int)a->kind);
+  else
+    flat_print_const(out, a);
 }
 
 /* (a, b, c) */
@@ -129,15 +110,17 @@ static void print_op(FILE *out, const FlatStmt *s) {
   case FLAT_HASH:
     if (s->lifted)
       fputc('^', out);
-    if (s->elem_type)
-      fprintf(out, " <%s>", type_value_to_string(s->elem_type));
+    if (s->elem_name)
+      fprintf(out, " <%s>", s->elem_name);
     break;
   case FLAT_HOST_PRIM:
     if (s->lifted)
       fputc('^', out);
     fprintf(out, " %s", s->prim ? s->prim : "?");
-    if (s->elem_type && s->result_type)
-      fprintf(out, " <%s>", type_scheme_to_string(type_fun(s->elem_type, s->result_type)));
+    if (s->prim_type)
+      fprintf(out, " <%s>", s->prim_type);
+    else if (s->elem_name && s->result_name)
+      fprintf(out, " <%s -> %s>", s->elem_name, s->result_name);
     break;
   case FLAT_RAND:
     fprintf(out, " <site %d>", s->site);
@@ -238,13 +221,12 @@ void flat_print_func(FILE *out, const FlatFunc *f) {
 /* `% x = f(3); : int %` above the statement's block. */
 static void print_top(FILE *out, const FlatTop *t) {
   fputs("% ", out);
-  if (t->source) {
-    ast_print_top(out, t->source);
-    if ((t->source->kind == TOP_FUNCTION || t->source->kind == TOP_DATATYPE) && t->source->def)
-      fprintf(out, " : %s", type_scheme_to_string(t->source->def->type));
-  }
-  if (t->type)
-    fprintf(out, " : %s", type_value_to_string(t->type));
+  if (t->text)
+    fwrite(t->text, 1, t->text_len, out);
+  if (t->scheme)
+    fprintf(out, " : %s", t->scheme);
+  if (t->type_name)
+    fprintf(out, " : %s", t->type_name);
   fputs(" %\n", out);
   if (!t->body)
     return;
@@ -268,7 +250,7 @@ void flat_print_program(FILE *out, const FlatProgram *p) {
      the program's: they are left out */
   for (int i = 0; i < p->tops.len; i++) {
     const FlatTop *t = p->tops.data[i];
-    if (!t->source || !t->source->library)
+    if (!t->library)
       print_top(out, t);
   }
 }

@@ -194,13 +194,13 @@ static FlatAtom *string_vector(Fl *fl, const char *s, size_t n) {
 
 static int host_count(Type *t) {
   Vec v = {0};
-  flat_host_layout(t, &v);
+  flatten_host_layout(t, &v);
   return v.len;
 }
 
 static int vector_count(Type *t) {
   Vec v = {0};
-  flat_vector_layout(t, &v);
+  flatten_vector_layout(t, &v);
   return v.len;
 }
 
@@ -568,9 +568,9 @@ static Vals call_function(Fl *fl, Ctx *ctx, MonoFunc *mf, Vals args, Type *resul
     vec_push(&s->args, args.data[i]);
   Vec types = {0};
   if (ctx->lifted)
-    flat_vector_layout(result, &types);
+    flatten_vector_layout(result, &types);
   else
-    flat_host_layout(result, &types);
+    flatten_host_layout(result, &types);
   Vals r = {0};
   for (int i = 0; i < types.len; i++) {
     FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
@@ -964,7 +964,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       vec_push(&fl->block->results, r.data[i]);
     fl->block = saved;
     Vec types = {0};
-    flat_vector_layout(t, &types);
+    flatten_vector_layout(t, &types);
     branch[b] = (Vals){0};
     for (int i = 0; i < types.len; i++) {
       FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
@@ -991,7 +991,7 @@ static FlatAtom *component_if(Fl *fl, Ctx *ctx, Env *env, Expr *e, FlatAtom *con
   vec_push(&fl->block->results, tr_component(fl, ctx, env, e->u.ifx.els, i));
   fl->block = saved;
   Vec types = {0};
-  flat_host_layout(e->type, &types);
+  flatten_host_layout(e->type, &types);
   FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
   vec_push(&s->results, v);
   return flat_var_atom(v);
@@ -1054,7 +1054,7 @@ static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     vec_push(&fl->block->results, b.data[i]);
   fl->block = saved;
   Vec types = {0};
-  flat_host_layout(e->type, &types);
+  flatten_host_layout(e->type, &types);
   Vals r = {0};
   for (int i = 0; i < types.len; i++) {
     FlatVar *v = flat_new_var(fl->fp, *(FlatType *)types.data[i], NULL);
@@ -1478,11 +1478,11 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
   Type *ft = res(mf->type);
   Vec pt = {0}, rt = {0};
   if (lifted) {
-    flat_vector_layout(ft->fst, &pt);
-    flat_vector_layout(ft->snd, &rt);
+    flatten_vector_layout(ft->fst, &pt);
+    flatten_vector_layout(ft->snd, &rt);
   } else {
-    flat_host_layout(ft->fst, &pt);
-    flat_host_layout(ft->snd, &rt);
+    flatten_host_layout(ft->fst, &pt);
+    flatten_host_layout(ft->snd, &rt);
   }
   for (int i = 0; i < pt.len; i++)
     vec_push(&f->params, flat_new_var(fl->fp, *(FlatType *)pt.data[i], NULL));
@@ -1490,7 +1490,7 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
      segmented sum over a nested parameter's rows meets the vector of its
      values) */
   Vec within = {0};
-  flat_layout_within(ft->fst, !lifted, &within);
+  flatten_layout_within(ft->fst, !lifted, &within);
   for (int i = 0; i < f->params.len; i++) {
     intptr_t k = (intptr_t)within.data[i];
     ((FlatVar *)f->params.data[i])->within = k ? f->params.data[k - 1] : NULL;
@@ -1498,7 +1498,7 @@ static FlatFunc *func_of(Fl *fl, MonoFunc *mf, bool lifted, int component) {
   /* the results' lengths that their layout makes one: a lifted
      function's elements (group 1); each sequence's components */
   int next = lifted ? 1 : 0;
-  flat_layout_groups(ft->snd, !lifted, lifted ? 1 : 0, &next, &f->result_groups);
+  flatten_layout_groups(ft->snd, !lifted, lifted ? 1 : 0, &next, &f->result_groups);
   if (component) {
     FlatType *part = rt.data[component - 1];
     rt = (Vec){0};
@@ -1583,12 +1583,9 @@ static void make_pending(Fl *fl) {
 
 static FlatTop *flatten_top(Fl *fl, MonoTop *mt) {
   FlatTop *t = NEW(FlatTop);
-  t->source = mt->source;
+  flatten_describe_top(fl->mp->env, mt->source, mt->body ? mt->nesl_type : NULL, t);
   if (!mt->body)
     return t;
-  t->type = mt->nesl_type;
-  t->mono_type = mt->type;
-  t->layout = flat_rt_layout(fl->mp->env, mt->nesl_type);
   fl->block = t->body = NEW(FlatBlock);
   Ctx host = {false, NULL};
   Vals v = tr(fl, &host, NULL, mt->body);

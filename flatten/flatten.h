@@ -90,6 +90,46 @@ Type *mono_strip_datatypes(Type *t);
 /* The same with the datatypes of 'env' (the λcu reader's). */
 Type *mono_strip_datatypes_in(TypeEnv *env, Type *t);
 
+/* ---- layout.c: components of NESL values ---- */
+
+/* The flat types of the components of H(t) and V(t), for a monomorphic
+   't' whose datatypes have been replaced by tuples (mono.c). */
+void flatten_host_layout(Type *t, Vec *out);   /* FlatType * */
+void flatten_vector_layout(Type *t, Vec *out); /* FlatType * */
+/* For each component of H(t) ('host') or V(t), in the same order: one
+   plus the index of the segdes component whose elements it lies in, or
+   0 for a component at the top (as a pointer-sized integer). */
+void flatten_layout_within(Type *t, bool host, Vec *out);
+/* For each component of H(t) ('host') or V(t), in the same order: a
+   group number (intptr_t), the same for components known to have one
+   length (vectors) or count (segment descriptors), 0 for a scalar: V(t)'s
+   top-level components are in group 'context' (a lifted function's
+   elements), H([t])'s in a new group, and the components in the elements
+   of one segdes in a new group; new groups are numbered from *next + 1
+   on (*next is advanced). */
+void flatten_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out);
+
+/* The runtime's layout descriptor of NESL type 't' (datatypes included,
+   named: rt.h), made by the compiler once per statement for what the
+   runtime must read as whole values (printing, @, name, eql, hash, the
+   host primitives).  'env' finds the datatypes' fields. */
+const RtLayout *flatten_rt_layout(TypeEnv *env, Type *t);
+/* The type of the fields of datatype 't' (a T_DATA) at t's arguments. */
+Type *flatten_data_fields(TypeEnv *env, Type *t);
+
+/* ---- describe.c: the front end's statements and types as the IRs
+   see them ---- */
+
+/* Fills in what 'ft' says of top-level statement 'src' (kind, location,
+   text, signature, type names, pattern, layout): 'nesl_type' is the
+   value's type (datatypes kept; NULL for a definition), 'env' the
+   checker's environment. */
+void flatten_describe_top(TypeEnv *env, TopLevel *src, Type *nesl_type, FlatTop *ft);
+
+/* The hooks through which the λcu reader (lcu_read) has the NESL of its
+   text parsed and type checked in 'env' (from tc_new_env). */
+const FlatNeslReader *flatten_nesl_reader(TypeEnv *env);
+
 /* ---- flatten.c ---- */
 
 /* Flattens 'mp' into the flat IR. */

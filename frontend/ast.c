@@ -6,43 +6,6 @@
 
 #include "ast.h"
 
-static const char *binop_texts[] = {
-#define BINOP(name, text, power, libname) text,
-#include "ops.def"
-};
-static const char *binop_libnames[] = {
-#define BINOP(name, text, power, libname) libname,
-#include "ops.def"
-};
-static const int binop_powers[] = {
-#define BINOP(name, text, power, libname) power,
-#include "ops.def"
-};
-static const char *unop_texts[] = {
-#define UNOP(name, text, power, libname) text,
-#include "ops.def"
-};
-static const char *unop_libnames[] = {
-#define UNOP(name, text, power, libname) libname,
-#include "ops.def"
-};
-
-const char *binop_text(BinOp op) { return binop_texts[op]; }
-const char *binop_libname(BinOp op) { return binop_libnames[op]; }
-int binop_power(BinOp op) { return binop_powers[op]; }
-const char *unop_text(UnOp op) { return unop_texts[op]; }
-const char *unop_libname(UnOp op) { return unop_libnames[op]; }
-
-const char *ast_operator_for_libname(const char *libname) {
-  for (int i = 0; i < BIN_COUNT; i++)
-    if (strcmp(binop_libnames[i], libname) == 0)
-      return binop_texts[i];
-  for (int i = 0; i < UN_COUNT; i++)
-    if (strcmp(unop_libnames[i], libname) == 0)
-      return unop_texts[i];
-  return NULL;
-}
-
 Expr *ast_expr(ExprKind kind, Loc loc) {
   Expr *e = NEW(Expr);
   e->kind = kind;

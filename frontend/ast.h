@@ -10,32 +10,10 @@
 #define NESSIE_AST_H
 
 #include "../common/common.h"
+#include "../common/syntax.h"
 
 struct Type;
 struct Def;
-
-/* ---- operators (ops.def) ---- */
-
-typedef enum BinOp {
-#define BINOP(name, text, power, libname) BIN_##name,
-#include "ops.def"
-  BIN_COUNT
-} BinOp;
-
-typedef enum UnOp {
-#define UNOP(name, text, power, libname) UN_##name,
-#include "ops.def"
-  UN_COUNT
-} UnOp;
-
-const char *binop_text(BinOp op);    /* "+" */
-const char *binop_libname(BinOp op); /* "__add" */
-int binop_power(BinOp op);
-const char *unop_text(UnOp op);
-const char *unop_libname(UnOp op);
-/* The spelling of the operator whose library function is 'libname'
-   ("__add" -> "+"), or NULL. */
-const char *ast_operator_for_libname(const char *libname);
 
 /* ---- syntactic types (signatures, typed empty sequences, datatypes) ---- */
 
@@ -286,8 +264,5 @@ void ast_print_pattern(FILE *out, const Pattern *p);
 char *ast_pattern_to_string(const Pattern *p);
 void ast_print_type_expr(FILE *out, const TypeExpr *t);
 char *ast_expr_to_string(const Expr *e);
-
-/* The character in NESL's literal syntax: `a */
-void ast_print_char_literal(FILE *out, char c);
 
 #endif

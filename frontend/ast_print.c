@@ -3,7 +3,7 @@
  *
  * Each expression is printed at a context level, the binding power of
  * the place it appears in; it is parenthesized when its own level is
- * lower.  Levels are those of ops.def, with tuples at 4 and `if`/`let` at
+ * lower.  Levels are those of common/syntax.def, with tuples at 4 and `if`/`let` at
  * 0 (they extend to the right as far as they can).  The output parses back
  * to the same tree, so printing it again gives the same text.
  */
@@ -51,38 +51,8 @@ static int level_of(const Expr *e) {
   }
 }
 
-/* Shortest text that reads back as exactly 'v', always with a point, and
-   in NESL's exponent syntax (1.5e20, no '+'). */
-static void print_float(Buf *b, double v) {
-  char text[64];
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(text, sizeof text, "%.*g", prec, v);
-    if (strtod(text, NULL) == v)
-      break;
-  }
-  char mant[64], *e = strchr(text, 'e');
-  const char *expo = NULL;
-  if (e) {
-    *e = '\0';
-    expo = e + 1;
-  }
-  snprintf(mant, sizeof mant, "%s", text);
-  buf_puts(b, mant);
-  if (!strchr(mant, '.'))
-    buf_puts(b, ".0");
-  if (expo) {
-    buf_putc(b, 'e');
-    if (*expo == '+')
-      expo++;
-    if (*expo == '-') {
-      buf_putc(b, '-');
-      expo++;
-    }
-    while (*expo == '0' && expo[1])
-      expo++;
-    buf_puts(b, expo);
-  }
-}
+/* Shortest text that reads back as exactly 'v' (common/ops.c). */
+static void print_float(Buf *b, double v) { buf_puts(b, nesl_float_text(v)); }
 
 static void print_string_literal(Buf *b, const char *s, size_t n) {
   buf_putc(b, '"');
@@ -445,4 +415,3 @@ void ast_print_program(FILE *out, const Program *prog) {
   }
 }
 
-void ast_print_char_literal(FILE *out, char c) { fprintf(out, "`%c", c); }

@@ -695,10 +695,8 @@ static void canon_soac(Canon *c, const LcuSoac *s) {
   canon_int(c, "", s->library, " site");
   canon_int(c, "", s->site, " lifted");
   canon_int(c, "", s->lifted, " ");
-  if (s->elem_type) {
-    TypeNamer nm = {0};
-    canon_puts(c, type_to_string(&nm, s->elem_type));
-  }
+  if (s->elem_name)
+    canon_puts(c, s->elem_name);
   if (s->layout)
     canon_layout(c, s->layout);
   for (int r = 0; r < s->results.len; r++)

@@ -29,7 +29,16 @@
 #define NESSIE_LCU_H
 
 #include "../common/common.h"
-#include "../flat/flat.h"
+#include "../common/ops.h"
+#include "../rt/scalar.h" /* the argument checks (RtCheckKind) */
+
+/* λcu's host statements and top-level statements keep the flat IR's
+   record of them (flat/flat.h), which λcu only points to: code that
+   looks inside includes flat.h. */
+typedef struct FlatStmt FlatStmt;
+typedef struct FlatFunc FlatFunc;
+typedef struct FlatTop FlatTop;
+typedef struct FlatNeslReader FlatNeslReader;
 
 /* ---- types ---- */
 
@@ -247,7 +256,7 @@ typedef struct LcuSoac {
                          with `into`, the pull thunk gives one value, of
                          into's base type */
   Vec args;           /* LIBRARY: LcuVar * */
-  Type *elem_type;    /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_type */
+  const char *elem_name; /* LIBRARY NAME, EQL, HASH: as FlatStmt.elem_name */
   const RtLayout *layout; /* LIBRARY NAME, EQL, HASH: as FlatStmt.layout */
 } LcuSoac;
 
@@ -669,11 +678,12 @@ char *lcu_statement_types(const FlatTop *ft);
 /* ---- lcu_read.c ---- */
 
 /* The program text 'src' holds, in the syntax lcu_print_program writes
-   (print(read(print(p))) == print(p)).  Its NESL statements are type
-   checked into 'env' (from tc_new_env), which the interpreter then runs
-   with.  NULL after a `file:line:col: error:` (diag) on malformed
-   input.  The result is not checked: lcu_check does that. */
-LcuProgram *lcu_read(const Source *src, TypeEnv *env);
+   (print(read(print(p))) == print(p)).  Its NESL statements and types
+   are parsed and type checked through 'nesl' (flatten_nesl_reader: the
+   front end's side, which λcu does not see).  NULL after a
+   `file:line:col: error:` (diag) on malformed input.  The result is not
+   checked: lcu_check does that. */
+LcuProgram *lcu_read(const Source *src, const FlatNeslReader *nesl);
 
 /* ---- lcu_check.c ---- */
 

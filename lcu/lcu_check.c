@@ -39,6 +39,7 @@
  * The first violation is reported through diag with the location of the
  * SOAC or statement and the pass that ran last; checking stops there.
  */
+#include "../flat/flat.h"
 #include "lcu.h"
 
 /* Base-type classes, as bit masks over FlatBase (as in flat_check.c). */
@@ -416,30 +417,11 @@ static void check_size(Checker *c, const LcuSoac *s) {
   }
 }
 
-static bool layout_known(Type *t) {
-  t = type_resolve(t);
-  switch (t->kind) {
-  case T_INT:
-  case T_FLOAT:
-  case T_BOOL:
-  case T_CHAR:
-    return true;
-  case T_SEQ:
-    return layout_known(t->elem);
-  case T_PAIR:
-    return layout_known(t->fst) && layout_known(t->snd);
-  default:
-    return false; /* datatypes need their constructors to be laid out */
-  }
-}
-
-/* The λcu types of the components of H(t) or V(t) (flat_layout.c). */
-static Vec layout_of(Type *t, bool vector) {
+/* The λcu types of the components of H(t) or V(t), for the type 'l'
+   lays out (a datatype's are its fields'). */
+static Vec layout_of(const RtLayout *l, bool vector) {
   Vec flat = {0}, out = {0};
-  if (vector)
-    flat_vector_layout(t, &flat);
-  else
-    flat_host_layout(t, &flat);
+  flat_layout_types(l, !vector, &flat);
   for (int i = 0; i < flat.len; i++)
     push_type(&out, lcu_type_of_flat(*(FlatType *)flat.data[i]));
   return out;
@@ -518,39 +500,35 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     return;
   }
   /* the kernels over structured values: the components of one or two
-     values of 'elem_type', as FlatStmt's NAME, EQL and HASH */
-  if (!s->elem_type)
+     values of the type 'layout' lays out, as FlatStmt's NAME, EQL and
+     HASH */
+  if (!s->elem_name || !s->layout)
     fail(c, s->loc, "LIBRARY %s without its element type", name);
-  bool known = layout_known(s->elem_type);
-  const char *what = type_value_to_string(s->elem_type);
+  const char *what = s->elem_name;
   switch (s->library) {
-  case LIB_NAME:
+  case LIB_NAME: {
     /* V(t), or sd ++ V(t): the segmented name of each segment */
-    if (known) {
-      Vec layout = layout_of(s->elem_type, true);
-      int from = n == layout.len + 1 && a[0].kind == LT_SEGDES ? 1 : 0;
-      if (match_layout(c, s, a, n, from, &layout, what) != n)
-        fail(c, s->loc, "LIBRARY name: %d arguments, too many for %s", n, what);
-    }
+    Vec layout = layout_of(s->layout, true);
+    int from = n == layout.len + 1 && a[0].kind == LT_SEGDES ? 1 : 0;
+    if (match_layout(c, s, a, n, from, &layout, what) != n)
+      fail(c, s->loc, "LIBRARY name: %d arguments, too many for %s", n, what);
     push_type(results, lcu_vec(FB_INT));
     return;
-  case LIB_EQL:
-    if (known) {
-      Vec layout = layout_of(s->elem_type, s->lifted);
-      int mid = match_layout(c, s, a, n, 0, &layout, what);
-      if (match_layout(c, s, a, n, mid, &layout, what) != n)
-        fail(c, s->loc, "LIBRARY eql: %d arguments, too many for two values of %s", n, what);
-    }
+  }
+  case LIB_EQL: {
+    Vec layout = layout_of(s->layout, s->lifted);
+    int mid = match_layout(c, s, a, n, 0, &layout, what);
+    if (match_layout(c, s, a, n, mid, &layout, what) != n)
+      fail(c, s->loc, "LIBRARY eql: %d arguments, too many for two values of %s", n, what);
     push_type(results, s->lifted ? lcu_vec(FB_BOOL) : lcu_scalar(FB_BOOL));
     return;
+  }
   case LIB_HASH: {
     LcuType range = s->lifted ? lcu_vec(FB_INT) : lcu_scalar(FB_INT);
-    if (known) {
-      Vec layout = layout_of(s->elem_type, s->lifted);
-      int at = match_layout(c, s, a, n, 0, &layout, what);
-      if (at != n - 1 || !lcu_type_equal(a[at], range))
-        fail(c, s->loc, "LIBRARY hash: the arguments are not the components of %s and %s", what, an(range));
-    }
+    Vec layout = layout_of(s->layout, s->lifted);
+    int at = match_layout(c, s, a, n, 0, &layout, what);
+    if (at != n - 1 || !lcu_type_equal(a[at], range))
+      fail(c, s->loc, "LIBRARY hash: the arguments are not the components of %s and %s", what, an(range));
     push_type(results, range);
     return;
   }
@@ -901,30 +879,19 @@ static void check_host(Checker *c, const LcuStmt *s, const LcuType *a, int n, Ve
   case FLAT_HOST_PRIM: {
     if (!f->prim || !(f->host != RT_HOST_COUNT && rt_host_lookup(f->prim) == f->host))
       fail(c, s->loc, "host: '%s' is not a primitive", f->prim ? f->prim : "(none)");
-    if (!f->elem_type || !f->result_type)
+    if (!f->elem_name || !f->result_name || !f->layout || !f->result_layout)
       fail(c, s->loc, "host %s without its argument and result types", f->prim);
-    if (layout_known(f->elem_type)) {
-      Vec layout = layout_of(f->elem_type, f->lifted);
-      const char *what = type_value_to_string(f->elem_type);
-      if (n != layout.len)
-        fail(c, s->loc, "host %s: %d arguments for the %d components of %s", f->prim, n, layout.len, what);
-      for (int i = 0; i < n; i++)
-        if (!lcu_type_equal(a[i], type_at(&layout, i)))
-          fail(c, s->loc, "host %s: argument %d is %s where %s has %s", f->prim, i + 1, an(a[i]), what,
-               an(type_at(&layout, i)));
-    }
-    if (layout_known(f->result_type)) {
-      Vec layout = layout_of(f->result_type, f->lifted);
-      for (int i = 0; i < layout.len; i++)
-        push_type(results, type_at(&layout, i));
-    } else {
-      /* a datatype in the result: take the result variables' word */
-      for (int i = 0; i < s->results.len; i++) {
-        const LcuVar *v = s->results.data[i];
-        check_var_identity(c, s->loc, v);
-        push_type(results, v->type);
-      }
-    }
+    Vec layout = layout_of(f->layout, f->lifted);
+    const char *what = f->elem_name;
+    if (n != layout.len)
+      fail(c, s->loc, "host %s: %d arguments for the %d components of %s", f->prim, n, layout.len, what);
+    for (int i = 0; i < n; i++)
+      if (!lcu_type_equal(a[i], type_at(&layout, i)))
+        fail(c, s->loc, "host %s: argument %d is %s where %s has %s", f->prim, i + 1, an(a[i]), what,
+             an(type_at(&layout, i)));
+    Vec result = layout_of(f->result_layout, f->lifted);
+    for (int i = 0; i < result.len; i++)
+      push_type(results, type_at(&result, i));
     return;
   }
   default:
@@ -1097,7 +1064,7 @@ static void check_top(Checker *c, const LcuTop *t) {
   if (!t)
     fail(c, no_loc, "a missing top-level statement");
   const FlatTop *ft = t->flat;
-  Loc loc = ft && ft->source ? ft->source->loc : no_loc;
+  Loc loc = ft ? ft->loc : no_loc;
   if (!t->body) {
     if (t->defines.len)
       fail(c, loc, "a top-level statement without a block defines globals");
@@ -1106,10 +1073,10 @@ static void check_top(Checker *c, const LcuTop *t) {
   check_block(c, t->body, loc);
   Vec types = block_result_types(c, t->body, loc);
   end_function(c);
-  /* the block gives the components of its value, H(mono_type) */
-  if (ft && ft->mono_type && layout_known(ft->mono_type)) {
-    Vec layout = layout_of(ft->mono_type, false);
-    const char *what = type_value_to_string(ft->mono_type);
+  /* the block gives the components of its value, H(t) */
+  if (ft && ft->layout) {
+    Vec layout = layout_of(ft->layout, false);
+    const char *what = ft->type_name ? ft->type_name : "its type";
     if (types.len != layout.len)
       fail(c, loc, "the block gives %d components; %s has %d", types.len, what, layout.len);
     for (int i = 0; i < types.len; i++)

@@ -79,6 +79,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../flat/flat.h"
 #include "lcu.h"
 
 /* ---- the interpreter's state ---- */
@@ -1253,7 +1254,7 @@ static void run_library(Kernel *k, RtValue **out) {
                  .loc = k->loc,
                  .op = library_op(s->library),
                  .lifted = s->lifted,
-                 .elem_type = s->elem_type,
+                 .elem_name = s->elem_name,
                  .layout = s->layout,
                  .site = s->site};
   Vec *r = &k->in->results;
@@ -1803,7 +1804,7 @@ static RtValue **run_top_block(void *ctx, int *n) {
   Frame frame = {NULL, layout, xmalloc(sizeof(RtValue *) * (size_t)(layout->nslots + 1)), NULL, top_context};
   in->frame = &frame;
   rt_set_context(NULL);
-  RtValue **results = run_block(in, top->body, top->flat->source->loc);
+  RtValue **results = run_block(in, top->body, top->flat->loc);
   in->frame = NULL;
   *n = top->body->results.len;
   return results;
@@ -1831,7 +1832,7 @@ static void define_global(void *ctx, int index, const char *name, RtValue *value
 bool lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
   if (!top->flat)
     die("a λcu top-level statement without its flat one");
-  if (top->flat->source && top->flat->source->kind == TOP_BIND && top->defines.len != top->flat->defines.len)
+  if (top->flat->kind == FLAT_TOP_BIND && top->defines.len != top->flat->defines.len)
     die("a binding of %d globals for the flat IR's %d", top->defines.len, top->flat->defines.len);
   /* globals are readable from every function: mark those lowered since */
   for (; in->globals_seen < in->p->globals.len; in->globals_seen++)

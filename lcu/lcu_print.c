@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/syntax.h"
+#include "../flat/flat.h"
 #include "lcu.h"
 
 /* Binding levels of thunk expressions (higher binds tighter); binary
@@ -130,32 +132,10 @@ static bool is_negative(const FlatAtom *a) {
 
 /* A base constant as a NESL literal; floats always with a point. */
 static void print_constant(FILE *out, const FlatAtom *a) {
-  if (!a) {
+  if (!a || a->kind == FA_VAR)
     fputc('?', out);
-    return;
-  }
-  switch (a->kind) {
-  case FA_INT:
-    fprintf(out, "%d", (int)a->u.i);
-    return;
-  case FA_FLOAT:
-    fputs(ast_expr_to_string(ast_float(no_loc, a->u.f)), out);
-    return;
-  case FA_BOOL:
-    fputs(a->u.b ? "T" : "F", out);
-    return;
-  case FA_CHAR:
-    /* a character that would break the line prints as the expression
-       that makes it */
-    if (isprint((unsigned char)a->u.c))
-      ast_print_char_literal(out, a->u.c);
-    else
-      fprintf(out, "code_char(%d)", (unsigned char)a->u.c);
-    return;
-  case FA_VAR:
-    break;
-  }
-  fputc('?', out);
+  else
+    flat_print_const(out, a);
 }
 
 /* A constant where binding level 'need' is required. */
@@ -450,8 +430,8 @@ static void print_library(Printer *pr, const LcuSoac *s) {
   if (known && (s->library == LIB_NAME || s->library == LIB_EQL || s->library == LIB_HASH)) {
     if (s->lifted)
       fputc('^', out);
-    if (s->elem_type)
-      fprintf(out, " <%s>", type_value_to_string(s->elem_type));
+    if (s->elem_name)
+      fprintf(out, " <%s>", s->elem_name);
   }
   if (known && s->library == LIB_RAND)
     fprintf(out, " <site %d>", s->site);
@@ -667,8 +647,7 @@ static void print_host(Printer *pr, const LcuStmt *s) {
   if (f->op == FLAT_HOST_PRIM) {
     fputc(' ', out);
     print_name(out, f->prim ? f->prim : "?");
-    fprintf(out, " <%s -> %s>", f->elem_type ? type_value_to_string(f->elem_type) : "?",
-            f->result_type ? type_value_to_string(f->result_type) : "?");
+    fprintf(out, " <%s -> %s>", f->elem_name ? f->elem_name : "?", f->result_name ? f->result_name : "?");
   } else {
     fprintf(out, " %s", flat_op_name(f->op));
   }
@@ -829,26 +808,12 @@ static void print_func(Printer *pr, const LcuFunc *f) {
   fputs("}\n", out);
 }
 
-/* The NESL statement as --dump=ast prints it. */
-static char *statement_text(const TopLevel *top) {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  if (!f)
-    die("open_memstream failed");
-  ast_print_top(f, top);
-  fclose(f);
-  char *copy = xstrdup(text);
-  free(text);
-  return copy;
-}
-
 char *lcu_statement_types(const FlatTop *ft) {
   Buf b = {0};
-  if (ft->source && (ft->source->kind == TOP_FUNCTION || ft->source->kind == TOP_DATATYPE) && ft->source->def)
-    buf_printf(&b, " : %s", type_scheme_to_string(ft->source->def->type));
-  if (ft->type)
-    buf_printf(&b, " : %s", type_value_to_string(ft->type));
+  if (ft->scheme)
+    buf_printf(&b, " : %s", ft->scheme);
+  if (ft->type_name)
+    buf_printf(&b, " : %s", ft->type_name);
   return buf_str(&b);
 }
 
@@ -858,16 +823,16 @@ static void print_top(Printer *pr, const LcuTop *t) {
   FILE *out = pr->out;
   const FlatTop *ft = t->flat;
   pr->strings = (Map){0};
-  fputs(ft && ft->source && ft->source->library ? "nesl library " : "nesl ", out);
-  print_quoted(out, ft && ft->source ? statement_text(ft->source) : "?");
+  fputs(ft && ft->library ? "nesl library " : "nesl ", out);
+  print_quoted(out, ft && ft->text ? ft->text : "?");
   if (ft)
     fputs(lcu_statement_types(ft), out);
   fputc('\n', out);
   if (!t->body)
     return;
   fputs("top ", out);
-  if (ft && ft->source && ft->source->loc.src) {
-    print_loc(pr, ft->source->loc);
+  if (ft && ft->loc.src) {
+    print_loc(pr, ft->loc);
     fputc(' ', out);
   }
   if (t->defines.len > 0) {
@@ -885,8 +850,8 @@ static void print_top(Printer *pr, const LcuTop *t) {
 static const Source *main_source(const LcuProgram *p) {
   for (int i = 0; i < p->tops.len; i++) {
     const LcuTop *t = p->tops.data[i];
-    if (t && t->flat && t->flat->source && !t->flat->source->library && t->flat->source->loc.src)
-      return t->flat->source->loc.src;
+    if (t && t->flat && t->flat->text && !t->flat->library && t->flat->loc.src)
+      return t->flat->loc.src;
   }
   for (int i = 0; i < p->funcs.len; i++) {
     const LcuFunc *f = p->funcs.data[i];
@@ -925,7 +890,7 @@ static void note_reads(const LcuBlock *b, PtrMap *read) {
 static bool shown(const LcuTop *t, const PtrMap *read) {
   if (!t)
     return false;
-  if (!(t->flat && t->flat->source && t->flat->source->library))
+  if (!(t->flat && t->flat->library))
     return true;
   for (int i = 0; i < t->defines.len; i++)
     if (ptrmap_get(read, t->defines.data[i]))

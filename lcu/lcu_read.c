@@ -18,8 +18,10 @@
  * when it can; other names (hand-written `xs`) get fresh ids.  Types are
  * written on every binder but the thunks' parameters and lets, whose
  * types follow from their SOAC and values.  A NESL statement is
- * type-checked (in 'env') to give the top-level statement its source,
- * type and transcript; a kernel, function or top reads variables in
+ * parsed and type-checked by the front end, through the hooks the caller
+ * gives (flat.h's FlatNeslReader: λcu sees no front end), which describe
+ * the top-level statement, its type and its transcript; so are the NESL
+ * types of the operations on whole values; a kernel, function or top reads variables in
  * scope (a function may read globals that a later top defines).
  *
  * Malformed input is reported as `file:line:col: error: ...` (diag) at
@@ -33,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../flatten/flatten.h"
-#include "../frontend/frontend.h"
+#include "../common/syntax.h"
+#include "../flat/flat.h"
 #include "lcu.h"
 
 /* An expression's location before the reader knows it: that of what
@@ -59,7 +61,7 @@ typedef struct Reader {
   size_t tok;      /* where the token being read starts, for messages */
   jmp_buf fail;
   LcuProgram *p;
-  TypeEnv *env;
+  const FlatNeslReader *nesl; /* the front end's side */
   const Source *main;   /* what @line:col refers to */
   Map sources;          /* name -> Source * for @"name":line:col */
   Vec scope;            /* Scoped *: variables in scope, innermost last */
@@ -76,9 +78,8 @@ typedef struct Reader {
   size_t seen;          /* loc_at's last offset, and its line and column */
   int seen_line, seen_col;
   int depth;            /* of nested expressions and blocks */
-  Program nesl;         /* every `nesl` statement's NESL, parsed before the
-                           rest (prescan), one program as the front end's */
-  Vec nesl_library;     /* of each: non-NULL for `nesl library` */
+  Vec nesl_library;     /* of each `nesl` statement, parsed before the
+                           rest (prescan): non-NULL for `nesl library` */
   int next_nesl;        /* the next to check */
 } Reader;
 
@@ -886,7 +887,7 @@ static void identities(Reader *r, Vec *out) {
   expect(r, ")");
 }
 
-static Type *nesl_type(Reader *r);
+static const RtLayout *nesl_type(Reader *r, bool arrow, const char **name);
 
 static LcuSoac *library_kernel(Reader *r) {
   const char *n = name(r);
@@ -903,10 +904,9 @@ static LcuSoac *library_kernel(Reader *r) {
   s->lifted = lifted;
   if (lib == LIB_NAME || lib == LIB_EQL || lib == LIB_HASH) {
     if (accept(r, "<")) {
-      s->elem_type = nesl_type(r);
       /* the dump gives the element type with its datatypes as tuples:
          read λcu hashes a datatype value as its fields' tuple */
-      s->layout = flat_rt_layout(r->env, s->elem_type);
+      s->layout = nesl_type(r, false, &s->elem_name);
       expect(r, ">");
     }
   } else if (lifted) {
@@ -1122,12 +1122,10 @@ static LcuStmt *host(Reader *r, bool lifted) {
     fs->host = rt_host_lookup(n);
     if (fs->host == RT_HOST_COUNT)
       fail_at(r, at, "host %s: not a host primitive of the runtime", n);
-    fs->elem_type = nesl_type(r);
+    fs->layout = nesl_type(r, true, &fs->elem_name);
     expect(r, "->");
-    fs->result_type = nesl_type(r);
+    fs->result_layout = nesl_type(r, false, &fs->result_name);
     expect(r, ">");
-    fs->layout = flat_rt_layout(r->env, fs->elem_type);
-    fs->result_layout = flat_rt_layout(r->env, fs->result_type);
   } else {
     fail_at(r, at,
             "host %s: not an operation that runs on the host (vector, error, error_any, range, seg_range, or a "
@@ -1328,58 +1326,35 @@ static void function(Reader *r) {
 
 /* ---- NESL types (of host primitives and library kernels) ---- */
 
-static Type *nesl_type_items(Reader *r);
-
-static Type *nesl_type_atom(Reader *r) {
-  if (accept(r, "[")) {
-    Type *t = type_seq(nesl_type_items(r));
-    expect(r, "]");
-    return t;
+/* The NESL type that comes next, up to the '>' that closes it or (with
+   'arrow') the `->` after it at the top level of its brackets: its
+   runtime layout, as the front end makes it, and its name in '*name'. */
+static const RtLayout *nesl_type(Reader *r, bool arrow, const char **name) {
+  size_t at = (skip(r), r->pos);
+  int depth = 0;
+  size_t end = at;
+  for (;; end++) {
+    char c = r->text[end];
+    if (!c || c == '\n')
+      break;
+    if (c == '(' || c == '[')
+      depth++;
+    else if (c == ')' || c == ']')
+      depth--;
+    else if (depth == 0 && c == '-' && r->text[end + 1] == '>') {
+      if (arrow)
+        break;
+    } else if (depth == 0 && c == '>' && (end == at || r->text[end - 1] != '-')) {
+      break;
+    }
   }
-  if (accept(r, "(")) {
-    Type *t = nesl_type_items(r);
-    expect(r, ")");
-    return t;
-  }
-  if (accept(r, "int"))
-    return type_int;
-  if (accept(r, "float"))
-    return type_float;
-  if (accept(r, "bool"))
-    return type_bool;
-  if (accept(r, "char"))
-    return type_char;
-  size_t at = (skip(r), r->tok);
-  const char *n = name(r);
-  Def *d = tc_lookup(r->env, n);
-  while (d && d->kind != DEF_CONSTRUCTOR)
-    d = d->prev;
-  if (!d) {
-    r->tok = at;
-    fail(r, "'%s' is not a type", n);
-  }
-  Vec args = {0};
-  if (cur(r) == '(') { /* parameters: a tuple among them has parentheses */
-    r->pos++;
-    do
-      vec_push(&args, nesl_type_atom(r));
-    while (accept(r, ","));
-    expect(r, ")");
-  }
-  if (args.len != d->params.len) {
-    r->tok = at;
-    fail(r, "datatype %s takes %d parameters", n, d->params.len);
-  }
-  return type_data(n, d->data_id, args);
+  const char *why = NULL;
+  const RtLayout *l = r->nesl->type(r->nesl->ctx, xstrndup(r->text + at, end - at), name, &why);
+  if (!l)
+    fail_at(r, at, "%s", why);
+  r->pos = end;
+  return l;
 }
-
-/* t1, t2, ...: a tuple nests to the right */
-static Type *nesl_type_items(Reader *r) {
-  Type *t = nesl_type_atom(r);
-  return accept(r, ",") ? type_pair(t, nesl_type_items(r)) : t;
-}
-
-static Type *nesl_type(Reader *r) { return nesl_type_items(r); }
 
 /* ---- top-level statements ---- */
 
@@ -1389,58 +1364,44 @@ static Type *nesl_type(Reader *r) { return nesl_type_items(r); }
    front end does, so that a function may call one defined later (two
    that call each other). */
 static void prescan(Reader *r) {
-  int errors = diag_count();
   const char *file = r->main ? r->main->name : r->src->name;
   for (size_t line = 0; r->text[line]; line++) {
     if ((line == 0 || r->text[line - 1] == '\n') && strncmp(r->text + line, "nesl ", 5) == 0) {
       r->pos = line + 4;
       bool library = accept(r, "library");
       size_t at = (skip(r), r->tok);
-      Program *one = parse_program(source_from_string(file, string_literal(r, NULL)), library);
-      if (diag_count() > errors || one->tops.len != 1) {
+      if (!r->nesl->parse(r->nesl->ctx, file, string_literal(r, NULL), library)) {
         r->tok = at;
         fail(r, "the NESL text is not one statement");
       }
-      TopLevel *top = one->tops.data[0];
-      top->program = &r->nesl;
-      top->index = r->nesl.tops.len;
-      vec_push(&r->nesl.tops, top);
       vec_push(&r->nesl_library, library ? (void *)1 : NULL);
     }
   }
   r->pos = 0;
 }
 
-/* The next statement's NESL (prescan), checked in r->env ('library': one
-   of lib-nesl's, with its names). */
-static TopLevel *nesl_statement(Reader *r, size_t at, bool library) {
-  if (r->next_nesl >= r->nesl.tops.len || (r->nesl_library.data[r->next_nesl] != NULL) != library) {
+/* The next statement's NESL (prescan), type checked and described by the
+   front end ('library': one of lib-nesl's, with its names). */
+static FlatTop *nesl_statement(Reader *r, size_t at, bool library) {
+  if (r->next_nesl >= r->nesl_library.len || (r->nesl_library.data[r->next_nesl] != NULL) != library) {
     r->tok = at;
     fail(r, "a `nesl` statement that does not begin its line");
   }
-  TopLevel *top = r->nesl.tops.data[r->next_nesl++];
-  tc_set_library_mode(r->env, library);
-  bool ok = tc_check_top(r->env, top);
-  tc_set_library_mode(r->env, false);
-  if (!ok) {
+  r->next_nesl++;
+  FlatTop *ft = r->nesl->check_next(r->nesl->ctx);
+  if (!ft) {
     r->tok = at;
     fail(r, "the NESL statement does not type check");
   }
-  return top;
+  return ft;
 }
 
 static void statement(Reader *r) {
   bool library = accept(r, "library");
   size_t at = (skip(r), r->tok);
   string_literal(r, NULL); /* parsed by prescan */
-  TopLevel *src = nesl_statement(r, at, library);
-  FlatTop *ft = NEW(FlatTop);
-  ft->source = src;
-  if (src->kind == TOP_BIND || src->kind == TOP_EXPR) {
-    ft->type = src->type;
-    ft->mono_type = mono_strip_datatypes_in(r->env, src->type);
-    ft->layout = flat_rt_layout(r->env, src->type);
-  }
+  FlatTop *ft = nesl_statement(r, at, library);
+  bool has_value = ft->kind == FLAT_TOP_BIND || ft->kind == FLAT_TOP_EXPR;
   /* ` : TYPE`: what the dump says its types are, which must be so */
   while (cur(r) == ' ' || cur(r) == '\t')
     r->pos++;
@@ -1461,15 +1422,15 @@ static void statement(Reader *r) {
   vec_push(&r->p->tops, t);
   /* where the statement is: what `top @LOC` says (its runs report errors
      there), not in the text it was parsed from */
-  src->loc = no_loc;
+  ft->loc = no_loc;
   if (!accept(r, "top")) {
-    if (src->kind == TOP_BIND || src->kind == TOP_EXPR)
+    if (has_value)
       fail(r, "expected 'top' and the block of the statement");
     return;
   }
-  if (src->kind != TOP_BIND && src->kind != TOP_EXPR)
+  if (!has_value)
     fail(r, "a definition has no block");
-  src->loc = opt_location(r, no_loc);
+  ft->loc = opt_location(r, no_loc);
   if (accept(r, "->")) {
     size_t defines_at = (skip(r), r->tok);
     int mark = r->scope.len;
@@ -1543,11 +1504,11 @@ static void check_forward(Reader *r) {
     vec_push(&r->p->funcs, r->funcs_in_order.data[i]);
 }
 
-LcuProgram *lcu_read(const Source *src, TypeEnv *env) {
+LcuProgram *lcu_read(const Source *src, const FlatNeslReader *nesl) {
   Reader *r = NEW(Reader);
   r->src = src;
   r->text = src->text;
-  r->env = env;
+  r->nesl = nesl;
   r->p = lcu_program_new();
   r->main = src;
   r->seen_line = r->seen_col = 1;

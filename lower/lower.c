@@ -592,7 +592,7 @@ static bool describe_gather(Lw *lw, FlatStmt *fs, LcuVar *v) {
    false for one on constants (each a new variable) or on values whose
    layouts it names. */
 static bool describe_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
-  if (fs->elem_type || fs->layout)
+  if (fs->elem_name || fs->layout)
     return false;
   for (int i = 0; i < fs->args.len; i++) {
     FlatAtom *a = fs->args.data[i];
@@ -795,7 +795,7 @@ static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
   }
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuSoac *s = lcu_soac_library(lw->loc, lib);
-  s->elem_type = fs->elem_type;
+  s->elem_name = fs->elem_name;
   s->layout = fs->layout;
   s->lifted = fs->lifted;
   s->site = fs->site;

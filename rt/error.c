@@ -112,7 +112,7 @@ static const char *operator_of(const char *libname) {
   } ops[] = {
 #define BINOP(name, text, power, libname) {libname, text},
 #define UNOP(name, text, power, libname) {libname, text},
-#include "../frontend/ops.def"
+#include "../common/syntax.def"
   };
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (strcmp(ops[i].libname, libname) == 0)

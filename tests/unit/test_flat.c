@@ -25,6 +25,7 @@
 #include "common/common.h"
 #include "eval/eval.h"
 #include "flat/flat.h"
+#include "flatten/flatten.h"
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
 #include "frontend/types.h"
@@ -261,8 +262,6 @@ static const char *run_top(FlatTop *top) {
   check_program();
   if (!IN)
     IN = flat_interp_new(P, out_file);
-  if (!top->layout && top->type)
-    top->layout = flat_rt_layout(env, top->type);
   flat_interp_run_top(IN, top);
   return new_output();
 }
@@ -277,9 +276,8 @@ static const char *run_expr(Type *t, int n, ...) {
     vec_push(&blk->results, va_arg(ap, FlatAtom *));
   va_end(ap);
   FlatTop *top = NEW(FlatTop);
-  top->source = expr_src;
+  flatten_describe_top(env, expr_src, t, top);
   top->body = blk;
-  top->type = top->mono_type = t;
   blk = NEW(FlatBlock);
   return run_top(top);
 }
@@ -339,13 +337,13 @@ static const char *layout_names(Vec *types) {
 
 static const char *host_layout(Type *t) {
   Vec v = {0};
-  flat_host_layout(t, &v);
+  flatten_host_layout(t, &v);
   return layout_names(&v);
 }
 
 static const char *vector_layout(Type *t) {
   Vec v = {0};
-  flat_vector_layout(t, &v);
+  flatten_vector_layout(t, &v);
   return layout_names(&v);
 }
 
@@ -373,7 +371,7 @@ static void test_layout_values(void **state) {
 
   /* H([[(int, [char])]]) = segdes, [:int:], segdes, [:char:] */
   Type *t = seq(seq(pair(type_int, seq(type_char))));
-  const RtLayout *l = flat_rt_layout(e, t);
+  const RtLayout *l = flatten_rt_layout(e, t);
   assert_int_equal(rt_layout_count(l, true), 4);
   assert_int_equal(rt_layout_count(l, false), 5);
   RtValue *outer = rt_value_new(rt_segdes_type(), 3);
@@ -401,7 +399,7 @@ static void test_layout_values(void **state) {
 
   /* a datatype is its fields, printed with its name */
   Type *dt = seq(pair(pt, type_bool));
-  const RtLayout *dl = flat_rt_layout(e, dt);
+  const RtLayout *dl = flatten_rt_layout(e, dt);
   assert_int_equal(dl->elem->fst->kind, RL_DATA);
   RtValue *xs = rt_value_new(rt_vec_type(RT_INT), 2), *fs = rt_value_new(rt_vec_type(RT_FLOAT), 2);
   RtValue *bs = rt_value_new(rt_vec_type(RT_BOOL), 2);
@@ -608,10 +606,10 @@ static void test_rand(void **state) {
   FlatStmt *seed = op_stmt(at(1, 1), FLAT_HOST_PRIM, I(5), NULL);
   seed->prim = "rand_seed";
   seed->host = RT_HOST_RAND_SEED;
-  seed->elem_type = type_int;
-  seed->layout = flat_rt_layout(env, seed->elem_type);
-  seed->result_type = type_bool;
-  seed->result_layout = flat_rt_layout(env, type_bool);
+  seed->elem_name = type_value_to_string(type_int);
+  seed->layout = flatten_rt_layout(env, type_int);
+  seed->result_name = type_value_to_string(type_bool);
+  seed->result_layout = flatten_rt_layout(env, type_bool);
   result(seed, S_BOOL);
   FlatAtom *c3 = call_at(at(1, 1), f, V_INT_T, ivec(1, 1000000), NULL);
   snprintf(want, sizeof want, "it = [%d] : [int]\n", (int)(draw(s5, 3, 0, 0) % 1000000));
@@ -797,38 +795,38 @@ static void test_seg_range_and_errors(void **state) {
 static void test_name(void **state) {
   (void)state;
   FlatStmt *plain = op_stmt(at(1, 1), FLAT_NAME, ivec(5, 5, 3, 5, 1, 3), NULL);
-  plain->elem_type = type_int;
-  plain->layout = flat_rt_layout(env, plain->elem_type);
+  plain->elem_name = type_value_to_string(type_int);
+  plain->layout = flatten_rt_layout(env, type_int);
   assert_run("it = [2, 4, 2, 3, 4] : [int]\n", seq(type_int), 1, result(plain, V_INT_T));
   /* tuples (int, [char]): V is [:int:], segdes, [:char:] */
   FlatAtom *ints = ivec(4, 1, 1, 2, 1);
   FlatAtom *d = segdes(ivec(4, 2, 2, 2, 1));
   FlatAtom *chars = cvec("abababx");
   FlatStmt *s = op_stmt(at(1, 1), FLAT_NAME, ints, d, chars, NULL);
-  s->elem_type = pair(type_int, seq(type_char));
-  s->layout = flat_rt_layout(env, s->elem_type);
+  s->elem_name = type_value_to_string(pair(type_int, seq(type_char)));
+  s->layout = flatten_rt_layout(env, pair(type_int, seq(type_char)));
   assert_run("it = [1, 1, 2, 3] : [int]\n", seq(type_int), 1, result(s, V_INT_T));
   /* nested sequences [[int]], with empty ones */
   FlatAtom *outer = segdes(ivec(4, 1, 0, 1, 0));
   FlatAtom *inner = segdes(ivec(2, 0, 0));
   FlatStmt *n = op_stmt(at(1, 1), FLAT_NAME, outer, inner, ivec(0), NULL);
-  n->elem_type = seq(seq(type_int));
-  n->layout = flat_rt_layout(env, n->elem_type);
+  n->elem_name = type_value_to_string(seq(seq(type_int)));
+  n->layout = flatten_rt_layout(env, seq(seq(type_int)));
   assert_run("it = [2, 3, 2, 3] : [int]\n", seq(type_int), 1, result(n, V_INT_T));
   /* floats: 0.0 and -0.0 are one value */
   FlatStmt *z = op_stmt(at(1, 1), FLAT_NAME, fvec(3, 0.0, -0.0, 1.0), NULL);
-  z->elem_type = type_float;
-  z->layout = flat_rt_layout(env, z->elem_type);
+  z->elem_name = type_value_to_string(type_float);
+  z->layout = flatten_rt_layout(env, type_float);
   assert_run("it = [1, 1, 2] : [int]\n", seq(type_int), 1, result(z, V_INT_T));
   /* the segmented form: indices within each segment */
   FlatStmt *sg = op_stmt(at(1, 1), FLAT_NAME, segdes(ivec(2, 3, 2)), ivec(5, 4, 5, 4, 4, 4), NULL);
-  sg->elem_type = type_int;
-  sg->layout = flat_rt_layout(env, sg->elem_type);
+  sg->elem_name = type_value_to_string(type_int);
+  sg->layout = flatten_rt_layout(env, type_int);
   assert_run("it = [2, 1, 2, 1, 1] : [int]\n", seq(type_int), 1, result(sg, V_INT_T));
   /* nothing to name */
   FlatStmt *e = op_stmt(at(1, 1), FLAT_NAME, ivec(0), NULL);
-  e->elem_type = type_int;
-  e->layout = flat_rt_layout(env, e->elem_type);
+  e->elem_name = type_value_to_string(type_int);
+  e->layout = flatten_rt_layout(env, type_int);
   assert_run("it = [] : [int]\n", seq(type_int), 1, result(e, V_INT_T));
 }
 
@@ -839,8 +837,8 @@ static void test_name_is_linear(void **state) {
   FlatAtom *big = op(FLAT_RANGE, V_INT_T, I(0), I(400000), I(1));
   FlatAtom *mod = op(FLAT_REM, V_INT_T, big, op(FLAT_DIST, V_INT_T, I(1000), I(400000)));
   FlatStmt *s = op_stmt(at(1, 1), FLAT_NAME, mod, NULL);
-  s->elem_type = type_int;
-  s->layout = flat_rt_layout(env, s->elem_type);
+  s->elem_name = type_value_to_string(type_int);
+  s->layout = flatten_rt_layout(env, type_int);
   FlatAtom *names = result(s, V_INT_T);
   assert_run("it = (399000, 399999) : int, int\n", pair(type_int, type_int), 2, op(FLAT_ELT, S_INT, names, I(0)),
              op(FLAT_ELT, S_INT, names, I(399999)));
@@ -848,8 +846,8 @@ static void test_name_is_linear(void **state) {
   FlatAtom *spread = op(FLAT_MUL, V_INT_T, op(FLAT_RANGE, V_INT_T, I(0), I(60000), I(1)),
                         op(FLAT_DIST, V_INT_T, I(65536), I(60000)));
   FlatStmt *d = op_stmt(at(1, 1), FLAT_NAME, spread, NULL);
-  d->elem_type = type_int;
-  d->layout = flat_rt_layout(env, d->elem_type);
+  d->elem_name = type_value_to_string(type_int);
+  d->layout = flatten_rt_layout(env, type_int);
   assert_run("it = 59999 : int\n", type_int, 1, op(FLAT_ELT, S_INT, result(d, V_INT_T), I(59999)));
 }
 
@@ -857,8 +855,8 @@ static FlatAtom *structured(FlatOp o, bool lifted, Type *t, FlatType rt, int n, 
   FlatStmt *s = new_stmt(FS_OP, at(1, 1));
   s->op = o;
   s->lifted = lifted;
-  s->elem_type = t;
-  s->layout = flat_rt_layout(env, s->elem_type);
+  s->elem_name = type_value_to_string(t);
+  s->layout = flatten_rt_layout(env, t);
   for (int i = 0; i < n; i++)
     vec_push(&s->args, args[i]);
   return result(s, rt);
@@ -896,8 +894,8 @@ static void test_eql_and_hash(void **state) {
   FlatAtom *bad[] = {I(3), I(0)};
   FlatStmt *hs = new_stmt(FS_OP, at(5, 6));
   hs->op = FLAT_HASH;
-  hs->elem_type = type_int;
-  hs->layout = flat_rt_layout(env, hs->elem_type);
+  hs->elem_name = type_value_to_string(type_int);
+  hs->layout = flatten_rt_layout(env, type_int);
   vec_push(&hs->args, bad[0]);
   vec_push(&hs->args, bad[1]);
   assert_run("error: t.nesl:5:6: hash: the range 0 is not positive\n", type_int, 1, result(hs, S_INT));
@@ -1068,10 +1066,10 @@ static FlatStmt *host(const char *prim, bool lifted, Type *arg, Type *res, ...) 
   s->prim = prim;
   s->host = rt_host_lookup(prim);
   s->lifted = lifted;
-  s->elem_type = arg;
-  s->layout = flat_rt_layout(env, s->elem_type);
-  s->result_type = res;
-  s->result_layout = flat_rt_layout(env, res);
+  s->elem_name = type_value_to_string(arg);
+  s->layout = flatten_rt_layout(env, arg);
+  s->result_name = type_value_to_string(res);
+  s->result_layout = flatten_rt_layout(env, res);
   return s;
 }
 
@@ -1130,9 +1128,8 @@ static Program *parse_and_check(const char *text) {
 
 static FlatTop *top_of(Program *prog, int i) {
   FlatTop *t = NEW(FlatTop);
-  t->source = prog->tops.data[i];
-  t->type = t->source->type;
-  t->mono_type = t->type;
+  TopLevel *src = prog->tops.data[i];
+  flatten_describe_top(env, src, src->kind == TOP_BIND || src->kind == TOP_EXPR ? src->type : NULL, t);
   return t;
 }
 
@@ -1189,7 +1186,6 @@ static void test_top_level(void **state) {
   assert_string_equal(run_top(cuse), "error: t.nesl:6:1: 'c' has no value: its definition stopped with an error\n");
   /* a datatype value prints as one; a constructor pattern binds its fields */
   FlatTop *pbind = top_of(prog, 6);
-  pbind->mono_type = pair(type_int, type_int);
   pbind->body = blk;
   vec_push(&blk->results, I(3));
   vec_push(&blk->results, I(4));
@@ -1202,7 +1198,6 @@ static void test_top_level(void **state) {
   blk = NEW(FlatBlock);
   assert_string_equal(run_top(pbind), "p = pt(3, 4) : pt\n");
   FlatTop *ubind = top_of(prog, 7);
-  ubind->mono_type = pair(type_int, type_int);
   ubind->body = blk;
   vec_push(&blk->results, flat_var_atom(gp1));
   vec_push(&blk->results, flat_var_atom(gp2));
@@ -1270,15 +1265,15 @@ static void test_printer(void **state) {
   block_returns(t, v);
   enter(e);
   FlatStmt *nm = op_stmt(at(1, 1), FLAT_NAME, r, NULL);
-  nm->elem_type = type_int;
-  nm->layout = flat_rt_layout(env, nm->elem_type);
+  nm->elem_name = type_value_to_string(type_int);
+  nm->layout = flatten_rt_layout(env, type_int);
   FlatAtom *names = result(nm, V_INT_T);
   FlatStmt *h = op_stmt(at(1, 1), FLAT_HOST_PRIM, d, names, NULL);
   h->prim = "print_string";
   h->lifted = true;
-  h->elem_type = seq(type_char);
-  h->layout = flat_rt_layout(env, h->elem_type);
-  h->result_type = type_bool;
+  h->elem_name = type_value_to_string(seq(type_char));
+  h->layout = flatten_rt_layout(env, seq(type_char));
+  h->result_name = type_value_to_string(type_bool);
   result(h, V_BOOL_T);
   block_returns(e, names);
   enter(f->body);
@@ -1371,9 +1366,8 @@ static void assert_check_fails(const char *want) {
 static void as_top(Type *t, FlatAtom *r) {
   vec_push(&blk->results, r);
   FlatTop *top = NEW(FlatTop);
-  top->source = expr_src;
+  flatten_describe_top(env, expr_src, t, top);
   top->body = blk;
-  top->type = top->mono_type = t;
   vec_push(&P->tops, top);
   blk = NEW(FlatBlock);
 }
@@ -1535,8 +1529,8 @@ static void test_check_global_not_listed(void **state) {
 static void test_check_structured_layout(void **state) {
   (void)state;
   FlatStmt *s = op_stmt(at(1, 1), FLAT_NAME, ivec(1, 1), NULL);
-  s->elem_type = pair(type_int, type_int);
-  s->layout = flat_rt_layout(env, s->elem_type);
+  s->elem_name = type_value_to_string(pair(type_int, type_int));
+  s->layout = flatten_rt_layout(env, pair(type_int, type_int));
   as_top(seq(type_int), result(s, V_INT_T));
   assert_check_fails("name: 1 arguments, too few for int, int");
 }

@@ -24,6 +24,8 @@
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
 #include "frontend/types.h"
+#include "flat/flat.h"
+#include "flatten/flatten.h"
 #include "lcu/lcu.h"
 
 /* ---- the state of one test ---- */
@@ -507,10 +509,12 @@ static void test_library(void **state) {
   LcuVar *r = var(VINT, "r"), *sd = var(SD, "sd"), *off = var(VINT, "off"), *sr = var(VINT, "sr");
   LcuVar *e = var(VBOOL, "e"), *h = var(INT, "h"), *rn = var(INT, "rn");
   LcuSoac *eql = library(LIB_EQL, VARS(e), VARS(lens, xs, lens, xs));
-  eql->elem_type = type_pair(type_int, type_float);
+  eql->elem_name = type_value_to_string(type_pair(type_int, type_float));
+  eql->layout = flatten_rt_layout(base_env, type_pair(type_int, type_float));
   eql->lifted = true;
   LcuSoac *hash = library(LIB_HASH, VARS(h), VARS(lim, lim));
-  hash->elem_type = type_int;
+  hash->elem_name = type_value_to_string(type_int);
+  hash->layout = flatten_rt_layout(base_env, type_int);
   LcuSoac *rand = library(LIB_RAND, VARS(rn), VARS(lim));
   rand->site = 4;
   kernel("K1", VARS(xs, lens, lim), VARS(r, sd, off, sr, e, h, rn), library(LIB_RANK, VARS(r), VARS(xs)),
@@ -547,10 +551,10 @@ static void test_cpu_statements(void **state) {
   LcuStmt *print = host(FLAT_HOST_PRIM, VARS(ok), ATOMS(av(msg)));
   print->flat->prim = "print_string";
   print->flat->host = RT_HOST_PRINT_STRING;
-  print->flat->elem_type = type_seq(type_char);
-  print->flat->result_type = type_bool;
-  print->flat->layout = flat_rt_layout(base_env, print->flat->elem_type);
-  print->flat->result_layout = flat_rt_layout(base_env, type_bool);
+  print->flat->elem_name = type_value_to_string(type_seq(type_char));
+  print->flat->result_name = type_value_to_string(type_bool);
+  print->flat->layout = flatten_rt_layout(base_env, type_seq(type_char));
+  print->flat->result_layout = flatten_rt_layout(base_env, type_bool);
   iff->els = block(ATOMS(av(r2)), host(FLAT_VECTOR, VARS(msg), ATOMS(achar('n'), achar('o'))), print,
                    host(FLAT_ERROR, NOVARS, ATOMS(av(msg))), run(k, VARS(r2), ATOMS(av(xs), av(m))), NULL);
   func("f", VARS(xs, sd),
@@ -659,30 +663,24 @@ static void test_print_tops(void **state) {
   LcuVar *g = var(INT, "x"), *y = var(INT, "y");
   vec_push(&P->globals, g);
   FlatTop *ft = NEW(FlatTop);
-  ft->source = prog->tops.data[0];
-  ft->type = ft->mono_type = type_int;
+  flatten_describe_top(base_env, prog->tops.data[0], type_int, ft);
   vec_push(&ft->defines, fg);
   LcuTop *t = lcu_top_new(ft, block(ATOMS(aint(5)), NULL));
   vec_push(&t->defines, g);
   vec_push(&P->tops, t);
   /* a library top, then one that reads the global */
   FlatTop *lib_ft = NEW(FlatTop);
-  lib_ft->source = prog->tops.data[1];
-  lib_ft->type = lib_ft->mono_type = type_int;
+  flatten_describe_top(base_env, prog->tops.data[1], type_int, lib_ft);
   LcuTop *lib = lcu_top_new(lib_ft, block(ATOMS(aint(6)), NULL));
   vec_push(&P->tops, lib);
   FlatTop *ft2 = NEW(FlatTop);
-  ft2->source = prog->tops.data[1];
-  ft2->type = ft2->mono_type = type_int;
+  flatten_describe_top(base_env, prog->tops.data[1], type_int, ft2);
   LcuTop *t2 = lcu_top_new(ft2, block(ATOMS(av(y)), scalar(FLAT_MUL, y, ATOMS(av(g), aint(2))), NULL));
   vec_push(&P->tops, t2);
   assert_passes();
   /* the library flag on a copy of the source, so that the last top
      prints */
-  TopLevel *libsrc = NEW(TopLevel);
-  *libsrc = *(TopLevel *)prog->tops.data[1];
-  libsrc->library = true;
-  lib_ft->source = libsrc;
+  lib_ft->library = true;
   char *text = printed();
   assert_string_equal(text, "source \"p.nesl\"\n"
                             "\n"

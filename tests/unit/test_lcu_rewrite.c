@@ -23,6 +23,8 @@
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
 #include "frontend/types.h"
+#include "flat/flat.h"
+#include "flatten/flatten.h"
 #include "lcu/lcu.h"
 
 static TypeEnv *env;
@@ -139,9 +141,7 @@ static char *thunk_text(LcuThunk *t) {
    kernels of P; returns the transcript. */
 static const char *run_block(LcuBlock *b, Type *t) {
   FlatTop *ft = NEW(FlatTop);
-  ft->source = expr_src;
-  ft->type = ft->mono_type = t;
-  ft->layout = flat_rt_layout(env, t);
+  flatten_describe_top(env, expr_src, t, ft);
   LcuTop *top = lcu_top_new(ft, b);
   vec_push(&P->tops, top);
   if (!lcu_check(P, "test"))

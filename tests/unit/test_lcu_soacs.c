@@ -27,6 +27,7 @@
 #include "common/common.h"
 #include "eval/eval.h"
 #include "flat/flat.h"
+#include "flatten/flatten.h"
 #include "frontend/frontend.h"
 #include "frontend/typecheck.h"
 #include "frontend/types.h"
@@ -362,10 +363,7 @@ static const char *run_top(LcuTop *top) {
 
 static FlatTop *flat_top(TopLevel *source, Type *t) {
   FlatTop *ft = NEW(FlatTop);
-  ft->source = source;
-  ft->type = ft->mono_type = t;
-  if (t)
-    ft->layout = flat_rt_layout(env, t);
+  flatten_describe_top(env, source, t, ft);
   return ft;
 }
 
@@ -1025,19 +1023,19 @@ static void test_library_kernels(void **state) {
   LcuAtom *names;
   LcuSoac *name =
       library_at(at(1, 1), LIB_NAME, V_INT, &names, ivec(3, 1, 2, 1), segdes(ivec(3, 1, 0, 1)), cvec("aa"), NULL);
-  name->elem_type = pair(type_int, seq(type_char));
-  name->layout = flat_rt_layout(env, name->elem_type);
+  name->elem_name = type_value_to_string(pair(type_int, seq(type_char)));
+  name->layout = flatten_rt_layout(env, pair(type_int, seq(type_char)));
   assert_run("it = [2, 1, 2] : [int]\n", seq(type_int), 1, names);
   LcuAtom *same;
   LcuSoac *eql = library_at(at(1, 1), LIB_EQL, V_BOOL, &same, ivec(2, 1, 2), ivec(2, 1, 3), NULL);
-  eql->elem_type = type_int;
-  eql->layout = flat_rt_layout(env, eql->elem_type);
+  eql->elem_name = type_value_to_string(type_int);
+  eql->layout = flatten_rt_layout(env, type_int);
   eql->lifted = true;
   assert_run("it = [T, F] : [bool]\n", seq(type_bool), 1, same);
   LcuAtom *h;
   LcuSoac *hash = library_at(at(2, 2), LIB_HASH, V_INT, &h, ivec(1, 5), ivec(1, 0), NULL);
-  hash->elem_type = type_int;
-  hash->layout = flat_rt_layout(env, hash->elem_type);
+  hash->elem_name = type_value_to_string(type_int);
+  hash->layout = flatten_rt_layout(env, type_int);
   hash->lifted = true;
   assert_run("error: t.nesl:2:2: hash: the range 0 is not positive\n", seq(type_int), 1, h);
   LcuStats st = lcu_interp_stats(IN);
@@ -1116,10 +1114,10 @@ static void test_host_statements(void **state) {
   LcuStmt *p = host_at(at(1, 1), FLAT_HOST_PRIM, cvec("no newline"), NULL);
   p->flat->prim = "print_string";
   p->flat->host = RT_HOST_PRINT_STRING;
-  p->flat->elem_type = seq(type_char);
-  p->flat->result_type = type_bool;
-  p->flat->layout = flat_rt_layout(env, p->flat->elem_type);
-  p->flat->result_layout = flat_rt_layout(env, type_bool);
+  p->flat->elem_name = type_value_to_string(seq(type_char));
+  p->flat->result_name = type_value_to_string(type_bool);
+  p->flat->layout = flatten_rt_layout(env, seq(type_char));
+  p->flat->result_layout = flatten_rt_layout(env, type_bool);
   assert_run("no newline\nit = T : bool\n", type_bool, 1, result(p, S_BOOL));
   /* error and error_any */
   host_at(at(2, 3), FLAT_ERROR, cvec("oops"), NULL);
@@ -1312,7 +1310,7 @@ static void test_top_level(void **state) {
   assert_string_equal(run_top(cuse), "error: t.nesl:6:1: 'c' has no value: its definition stopped with an error\n");
   /* a library binding is silent, and defines its variable */
   LcuTop *lib = top_of(prog, 5);
-  ((TopLevel *)prog->tops.data[5])->library = true;
+  lib->flat->library = true;
   lib->body = blk;
   vec_push(&blk->results, AI(5));
   LcuVar *gd = define(lib, S_INT);

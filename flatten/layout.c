@@ -1,7 +1,9 @@
 /*
- * flat_layout.c: how a NESL value is spread over flat components (flat.h:
- * H(t) at the host, V(t) for a sequence of values), as the flat IR's
- * types of the components and as the runtime's layout descriptors.
+ * layout.c: how a NESL value of a front-end type is spread over flat
+ * components (flat/flat.h: H(t) at the host, V(t) for a sequence of
+ * values), as the flat IR's types of the components and as the runtime's
+ * layout descriptors.  It belongs to flattening, the last stage that
+ * sees front-end types: the IRs carry the layout descriptors it makes.
  *
  * Datatypes: the flat IR has none (a datatype is its fields, DESIGN.md
  * "Values"), but a primitive such as write_string reads a stream as a
@@ -11,7 +13,7 @@
  */
 #include <string.h>
 
-#include "flat.h"
+#include "flatten.h"
 
 /* ---- layouts ---- */
 
@@ -45,7 +47,7 @@ _Noreturn static void not_flat(const char *fn, Type *t) {
 /* What layout() gives besides the types: where 'within' is given, one
    plus the index of the segdes whose elements each component lies in, or
    0 at the top ('parent' for V(t)'s); where 'groups' is given, each
-   component's length group (flat_layout_groups), 'group' for V(t)'s top,
+   component's length group (flatten_layout_groups), 'group' for V(t)'s top,
    new ones numbered from *next + 1. */
 typedef struct LayoutOut {
   Vec *types, *within, *groups;
@@ -97,16 +99,16 @@ static void layout_types(Type *t, bool vector, Vec *types, Vec *within) {
   layout(t, vector, 0, 0, &out);
 }
 
-void flat_vector_layout(Type *t, Vec *out) { layout_types(t, true, out, NULL); }
+void flatten_vector_layout(Type *t, Vec *out) { layout_types(t, true, out, NULL); }
 
-void flat_host_layout(Type *t, Vec *out) { layout_types(t, false, out, NULL); }
+void flatten_host_layout(Type *t, Vec *out) { layout_types(t, false, out, NULL); }
 
-void flat_layout_within(Type *t, bool host, Vec *out) {
+void flatten_layout_within(Type *t, bool host, Vec *out) {
   Vec types = {0};
   layout_types(t, !host, &types, out);
 }
 
-void flat_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out) {
+void flatten_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *out) {
   Vec types = {0};
   LayoutOut lo = {&types, NULL, out, next};
   layout(t, !host, 0, context, &lo);
@@ -114,7 +116,7 @@ void flat_layout_groups(Type *t, bool host, intptr_t context, int *next, Vec *ou
 
 /* ---- the runtime's layouts ---- */
 
-Type *flat_data_fields(TypeEnv *env, Type *t) {
+Type *flatten_data_fields(TypeEnv *env, Type *t) {
   t = type_resolve(t);
   /* the newest definition of the name may be a later datatype of the same
      name: follow 'prev' to the one the type was made from */
@@ -126,11 +128,11 @@ Type *flat_data_fields(TypeEnv *env, Type *t) {
     die("no constructor for datatype %s", t->name);
   Type *ft = type_instantiate(con->type, 0);
   if (!type_unify(ft->snd, t))
-    die("flat_data_fields: %s does not match its constructor", type_value_to_string(t));
+    die("flatten_data_fields: %s does not match its constructor", type_value_to_string(t));
   return ft->fst;
 }
 
-const RtLayout *flat_rt_layout(TypeEnv *env, Type *t) {
+const RtLayout *flatten_rt_layout(TypeEnv *env, Type *t) {
   t = type_resolve(t);
   RtLayout *l = NEW(RtLayout);
   switch (t->kind) {
@@ -148,20 +150,20 @@ const RtLayout *flat_rt_layout(TypeEnv *env, Type *t) {
     break;
   case T_SEQ:
     l->kind = RL_SEQ;
-    l->elem = flat_rt_layout(env, t->elem);
+    l->elem = flatten_rt_layout(env, t->elem);
     break;
   case T_PAIR:
     l->kind = RL_PAIR;
-    l->fst = flat_rt_layout(env, t->fst);
-    l->snd = flat_rt_layout(env, t->snd);
+    l->fst = flatten_rt_layout(env, t->fst);
+    l->snd = flatten_rt_layout(env, t->snd);
     break;
   case T_DATA:
     l->kind = RL_DATA;
     l->name = t->name;
-    l->fst = flat_rt_layout(env, flat_data_fields(env, t));
+    l->fst = flatten_rt_layout(env, flatten_data_fields(env, t));
     break;
   default:
-    not_flat("flat_rt_layout", t);
+    not_flat("flatten_rt_layout", t);
   }
   return l;
 }
