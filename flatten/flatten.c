@@ -286,6 +286,22 @@ static Vals empty_values(Fl *fl, Type *t) {
   return concat(one(d), empty_values(fl, t->elem));
 }
 
+/* Begins `if n == 0 then (the empty values of 't') else ...`, where a
+   context of 'n' elements may be empty: returns the statement with its
+   else block entered, '*saved' the block to go back to after it. */
+static FlatStmt *begin_unless_empty(Fl *fl, FlatAtom *n, Type *t, FlatBlock **saved) {
+  FlatAtom *none = binary(fl, FLAT_EQ, n, int_const(0));
+  FlatStmt *s = stmt(fl, FS_IF);
+  vec_push(&s->args, none);
+  s->then = enter_block(fl, saved);
+  Vals empty = empty_values(fl, t);
+  for (int i = 0; i < empty.len; i++)
+    vec_push(&fl->block->results, empty.data[i]);
+  s->els = NEW(FlatBlock);
+  fl->block = s->els;
+  return s;
+}
+
 /* V(t) of the values of V(t) 'v' at 'idx' (an int vector). */
 static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   t = res(t);
@@ -474,59 +490,34 @@ static void pattern_names(Pattern *p, Names *out) {
 }
 
 /* Adds the local variables 'e' uses and 'bound' does not bind to 'out'. */
+static void free_vars(Expr *e, Names *bound, Names *out);
+
+typedef struct FreeWalk {
+  Names *bound, *out;
+} FreeWalk;
+
+static void free_child(void *ctx, Expr *e) {
+  FreeWalk *w = ctx;
+  free_vars(e, w->bound, w->out);
+}
+
+static void free_bind(void *ctx, Pattern *p) { pattern_names(p, ((FreeWalk *)ctx)->bound); }
+
 static void free_vars(Expr *e, Names *bound, Names *out) {
   switch (e->kind) {
   case EX_VAR:
     if (!e->u.ref.def && !names_has(bound, e->u.ref.name) && !names_has(out, e->u.ref.name))
       vec_push(&out->names, (void *)e->u.ref.name);
     return;
-  case EX_CALL:
-    free_vars(e->u.ref.arg, bound, out);
-    return;
-  case EX_BINOP:
-    free_vars(e->u.op.lhs, bound, out);
-    free_vars(e->u.op.rhs, bound, out);
-    return;
-  case EX_UNOP:
-    free_vars(e->u.op.lhs, bound, out);
-    return;
-  case EX_PAIR:
-    free_vars(e->u.pair.fst, bound, out);
-    free_vars(e->u.pair.snd, bound, out);
-    return;
-  case EX_SEQ:
-    for (int i = 0; i < e->u.elems.len; i++)
-      free_vars(e->u.elems.data[i], bound, out);
-    return;
-  case EX_RANGE:
-    free_vars(e->u.range.start, bound, out);
-    free_vars(e->u.range.end, bound, out);
-    if (e->u.range.stride)
-      free_vars(e->u.range.stride, bound, out);
-    return;
-  case EX_INDEX:
-    free_vars(e->u.index.seq, bound, out);
-    free_vars(e->u.index.index, bound, out);
-    return;
-  case EX_IF:
-    free_vars(e->u.ifx.cond, bound, out);
-    free_vars(e->u.ifx.then, bound, out);
-    free_vars(e->u.ifx.els, bound, out);
-    return;
-  case EX_LET: {
+  case EX_LET: { /* each binding sees those before it */
     Names inner = *bound;
     inner.names = (Vec){0};
     for (int i = 0; i < bound->names.len; i++)
       vec_push(&inner.names, bound->names.data[i]);
-    for (int i = 0; i < e->u.let.binds.len; i++) {
-      Binding *b = e->u.let.binds.data[i];
-      free_vars(b->value, &inner, out);
-      pattern_names(b->pat, &inner);
-    }
-    free_vars(e->u.let.body, &inner, out);
+    ast_expr_children(e, free_child, free_bind, &(FreeWalk){&inner, out});
     return;
   }
-  case EX_APPLY: {
+  case EX_APPLY: { /* the generators' sequences see none of their names */
     Names inner = {0};
     for (int i = 0; i < bound->names.len; i++)
       vec_push(&inner.names, bound->names.data[i]);
@@ -540,10 +531,8 @@ static void free_vars(Expr *e, Names *bound, Names *out) {
     free_vars(e->u.apply.body, &inner, out);
     return;
   }
-  case EX_TIME:
-    free_vars(e->u.timed, bound, out);
-    return;
   default:
+    ast_expr_children(e, free_child, NULL, &(FreeWalk){bound, out});
     return;
   }
 }
@@ -937,16 +926,8 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     FlatAtom *n = op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
     counts[b] = n;
     /* if n == 0 then empty else the arm on the packed context */
-    FlatAtom *none_take = binary(fl, FLAT_EQ, n, int_const(0));
-    FlatStmt *s = stmt(fl, FS_IF);
-    vec_push(&s->args, none_take);
     FlatBlock *saved;
-    s->then = enter_block(fl, &saved);
-    Vals empty = empty_values(fl, t);
-    for (int i = 0; i < empty.len; i++)
-      vec_push(&fl->block->results, empty.data[i]);
-    s->els = NEW(FlatBlock);
-    fl->block = s->els;
+    FlatStmt *s = begin_unless_empty(fl, n, t, &saved);
     Env *packed = NULL;
     for (int i = 0; i < free[b].names.len; i++) {
       const char *name = free[b].names.data[i];
@@ -1548,16 +1529,8 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   }
   FlatAtom *first = flat_var_atom(f->params.data[0]);
   FlatAtom *n = ty(first).kind == FT_SEGDES ? op(fl, FLAT_SEG_COUNT, int_scalar(), 1, first) : length(fl, first);
-  FlatAtom *empty_context = binary(fl, FLAT_EQ, n, int_const(0));
-  FlatStmt *s = stmt(fl, FS_IF);
-  vec_push(&s->args, empty_context);
   FlatBlock *outer;
-  s->then = enter_block(fl, &outer);
-  Vals empty = empty_values(fl, rt);
-  for (int i = 0; i < empty.len; i++)
-    vec_push(&fl->block->results, empty.data[i]);
-  s->els = NEW(FlatBlock);
-  fl->block = s->els;
+  FlatStmt *s = begin_unless_empty(fl, n, rt, &outer);
   Ctx lifted = {true, n};
   Vals r = tr(fl, &lifted, env, mf->body);
   for (int i = 0; i < r.len; i++)

@@ -633,70 +633,18 @@ static void check_pattern(Checker *c, Pattern *p) {
   }
 }
 
+static void check_expr(Checker *c, Expr *e);
+static void check_child(void *ctx, Expr *e) { check_expr(ctx, e); }
+static void check_bound(void *ctx, Pattern *p) { check_pattern(ctx, p); }
+
 static void check_expr(Checker *c, Expr *e) {
   if (!e->type || !monomorphic(e->type))
     check_fail(c, e->loc, "an expression's type is not monomorphic");
-  switch (e->kind) {
-  case EX_CALL:
-    if (!e->callee)
-      check_fail(c, e->loc, "a call has no instance");
-    check_expr(c, e->u.ref.arg);
-    break;
-  case EX_BINOP:
-  case EX_UNOP:
-    if (!e->callee)
-      check_fail(c, e->loc, "an operator has no instance");
-    check_expr(c, e->u.op.lhs);
-    if (e->kind == EX_BINOP)
-      check_expr(c, e->u.op.rhs);
-    break;
-  case EX_PAIR:
-    check_expr(c, e->u.pair.fst);
-    check_expr(c, e->u.pair.snd);
-    break;
-  case EX_SEQ:
-    for (int i = 0; i < e->u.elems.len; i++)
-      check_expr(c, e->u.elems.data[i]);
-    break;
-  case EX_RANGE:
-    check_expr(c, e->u.range.start);
-    check_expr(c, e->u.range.end);
-    if (e->u.range.stride)
-      check_expr(c, e->u.range.stride);
-    break;
-  case EX_INDEX:
-    check_expr(c, e->u.index.seq);
-    check_expr(c, e->u.index.index);
-    break;
-  case EX_IF:
-    check_expr(c, e->u.ifx.cond);
-    check_expr(c, e->u.ifx.then);
-    check_expr(c, e->u.ifx.els);
-    break;
-  case EX_LET:
-    for (int i = 0; i < e->u.let.binds.len; i++) {
-      Binding *b = e->u.let.binds.data[i];
-      check_expr(c, b->value);
-      check_pattern(c, b->pat);
-    }
-    check_expr(c, e->u.let.body);
-    break;
-  case EX_APPLY:
-    for (int i = 0; i < e->u.apply.gens.len; i++) {
-      Generator *g = e->u.apply.gens.data[i];
-      check_expr(c, g->seq);
-      check_pattern(c, g->pat);
-    }
-    if (e->u.apply.filter)
-      check_expr(c, e->u.apply.filter);
-    check_expr(c, e->u.apply.body);
-    break;
-  case EX_TIME:
-    check_expr(c, e->u.timed);
-    break;
-  default:
-    break;
-  }
+  if (e->kind == EX_CALL && !e->callee)
+    check_fail(c, e->loc, "a call has no instance");
+  if ((e->kind == EX_BINOP || e->kind == EX_UNOP) && !e->callee)
+    check_fail(c, e->loc, "an operator has no instance");
+  ast_expr_children(e, check_child, check_bound, c);
 }
 
 bool mono_check(const MonoProgram *mp, const char *after) {

@@ -209,3 +209,75 @@ TopLevel *ast_top(TopKind kind, Loc loc) {
   t->loc = loc;
   return t;
 }
+
+void ast_expr_children(Expr *e, void (*expr)(void *ctx, Expr *child), void (*pat)(void *ctx, Pattern *p), void *ctx) {
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+  case EX_STRING:
+  case EX_VAR:
+  case EX_EMPTY:
+    return;
+  case EX_CALL:
+    expr(ctx, e->u.ref.arg);
+    return;
+  case EX_APP:
+    expr(ctx, e->u.app.fn);
+    expr(ctx, e->u.app.arg);
+    return;
+  case EX_BINOP:
+  case EX_UNOP:
+    expr(ctx, e->u.op.lhs);
+    if (e->kind == EX_BINOP)
+      expr(ctx, e->u.op.rhs);
+    return;
+  case EX_PAIR:
+    expr(ctx, e->u.pair.fst);
+    expr(ctx, e->u.pair.snd);
+    return;
+  case EX_SEQ:
+    for (int i = 0; i < e->u.elems.len; i++)
+      expr(ctx, e->u.elems.data[i]);
+    return;
+  case EX_RANGE:
+    expr(ctx, e->u.range.start);
+    expr(ctx, e->u.range.end);
+    if (e->u.range.stride)
+      expr(ctx, e->u.range.stride);
+    return;
+  case EX_INDEX:
+    expr(ctx, e->u.index.seq);
+    expr(ctx, e->u.index.index);
+    return;
+  case EX_IF:
+    expr(ctx, e->u.ifx.cond);
+    expr(ctx, e->u.ifx.then);
+    expr(ctx, e->u.ifx.els);
+    return;
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++) {
+      Binding *b = e->u.let.binds.data[i];
+      expr(ctx, b->value);
+      if (pat)
+        pat(ctx, b->pat);
+    }
+    expr(ctx, e->u.let.body);
+    return;
+  case EX_APPLY:
+    for (int i = 0; i < e->u.apply.gens.len; i++) {
+      Generator *g = e->u.apply.gens.data[i];
+      expr(ctx, g->seq);
+      if (pat)
+        pat(ctx, g->pat);
+    }
+    if (e->u.apply.filter)
+      expr(ctx, e->u.apply.filter);
+    expr(ctx, e->u.apply.body);
+    return;
+  case EX_TIME:
+    expr(ctx, e->u.timed);
+    return;
+  }
+}

@@ -252,6 +252,13 @@ TypeExpr *ast_type_fun(Loc loc, TypeExpr *arg, TypeExpr *result);
 
 TopLevel *ast_top(TopKind kind, Loc loc);
 
+/* Calls 'expr' on each subexpression of 'e' and 'pat' (may be NULL) on
+   each pattern 'e' binds, in the order they are written (a let's or an
+   apply-to-each's value, then its pattern; a filter before the body):
+   the walk of the passes that only recurse into what they do not
+   handle themselves. */
+void ast_expr_children(Expr *e, void (*expr)(void *ctx, Expr *child), void (*pat)(void *ctx, Pattern *p), void *ctx);
+
 /* ---- ast_print.c: NESL concrete syntax ---- */
 
 /* Prints the program back as NESL source, one statement per line, fully

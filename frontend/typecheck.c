@@ -937,73 +937,13 @@ typedef struct StubSearch {
 
 static void search_def(StubSearch *s, Def *d, Loc loc);
 
+static void search_expr(StubSearch *s, Expr *e);
+static void search_child(void *ctx, Expr *e) { search_expr(ctx, e); }
+
 static void search_expr(StubSearch *s, Expr *e) {
-  switch (e->kind) {
-  case EX_INT:
-  case EX_FLOAT:
-  case EX_BOOL:
-  case EX_CHAR:
-  case EX_STRING:
-  case EX_EMPTY:
-    return;
-  case EX_VAR:
-    if (e->u.ref.def)
-      search_def(s, e->u.ref.def, e->loc);
-    return;
-  case EX_CALL:
+  if ((e->kind == EX_VAR && e->u.ref.def) || e->kind == EX_CALL)
     search_def(s, e->u.ref.def, e->loc);
-    search_expr(s, e->u.ref.arg);
-    return;
-  case EX_APP:
-    search_expr(s, e->u.app.fn);
-    search_expr(s, e->u.app.arg);
-    return;
-  case EX_BINOP:
-    search_expr(s, e->u.op.lhs);
-    search_expr(s, e->u.op.rhs);
-    return;
-  case EX_UNOP:
-    search_expr(s, e->u.op.lhs);
-    return;
-  case EX_PAIR:
-    search_expr(s, e->u.pair.fst);
-    search_expr(s, e->u.pair.snd);
-    return;
-  case EX_SEQ:
-    for (int i = 0; i < e->u.elems.len; i++)
-      search_expr(s, e->u.elems.data[i]);
-    return;
-  case EX_RANGE:
-    search_expr(s, e->u.range.start);
-    search_expr(s, e->u.range.end);
-    if (e->u.range.stride)
-      search_expr(s, e->u.range.stride);
-    return;
-  case EX_INDEX:
-    search_expr(s, e->u.index.seq);
-    search_expr(s, e->u.index.index);
-    return;
-  case EX_IF:
-    search_expr(s, e->u.ifx.cond);
-    search_expr(s, e->u.ifx.then);
-    search_expr(s, e->u.ifx.els);
-    return;
-  case EX_LET:
-    for (int i = 0; i < e->u.let.binds.len; i++)
-      search_expr(s, ((Binding *)e->u.let.binds.data[i])->value);
-    search_expr(s, e->u.let.body);
-    return;
-  case EX_APPLY:
-    for (int i = 0; i < e->u.apply.gens.len; i++)
-      search_expr(s, ((Generator *)e->u.apply.gens.data[i])->seq);
-    if (e->u.apply.filter)
-      search_expr(s, e->u.apply.filter);
-    search_expr(s, e->u.apply.body);
-    return;
-  case EX_TIME:
-    search_expr(s, e->u.timed);
-    return;
-  }
+  ast_expr_children(e, search_child, NULL, s);
 }
 
 /* 'd' is used (called, or taken as a value) at 'loc'.  The library never

@@ -953,6 +953,27 @@ static void lower_check(Lw *lw, FlatStmt *fs) {
   check_vectors(lw, fs->check, ops, n);
 }
 
+/* Begins a kernel of one MAP over an index thunk `{ i => ... }`;
+   '*i' is the index. */
+static LcuThunk *index_map_begin(Lw *lw, LcuKernelBuilder **kb, LcuExp **i) {
+  *kb = kernel_begin(lw);
+  LcuThunk *t = lcu_kb_index_thunk(*kb);
+  *i = lcu_exp_var((*kb)->loc, thunk_param(t, 0));
+  return t;
+}
+
+/* Ends it: the thunk gives 'value', the MAP runs over 'n' indices, or
+   over as many as 'like' has elements (one of the two is NULL), and
+   gives one [int]; the run's results go to 'out'. */
+static LcuStmt *index_map_end(Lw *lw, LcuKernelBuilder *kb, LcuThunk *t, LcuExp *value, LcuAtom *n, LcuVar *like,
+                              Vec *out) {
+  lcu_thunk_return(t, value);
+  lcu_kb_end_thunk(kb);
+  LcuSoac *m = lcu_soac_map(lw->loc, t, n ? lcu_kb_size_atom(kb, n) : lcu_kb_size_length(kb, like));
+  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
+  return kernel_run(lw, kb, m, out);
+}
+
 /* [s:e:d]: the check and the length on the CPU, the values by a MAP */
 static void lower_range(Lw *lw, FlatStmt *fs) {
   LcuAtom *s = atom_of(lw, fs->args.data[0]), *e = atom_of(lw, fs->args.data[1]), *d = atom_of(lw, fs->args.data[2]);
@@ -969,15 +990,12 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
     bind_results(lw, fs, &out);
     return;
   }
-  LcuKernelBuilder *kb = kernel_begin(lw);
-  LcuThunk *t = lcu_kb_index_thunk(kb);
-  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
-  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_kb_scalar(kb, s),
-                           lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, i, lcu_kb_scalar(kb, d), NULL), NULL));
-  lcu_kb_end_thunk(kb);
-  LcuSoac *so = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(n)));
-  lcu_soac_result(lw->lp, so, lcu_vec(FB_INT));
-  kernel_run(lw, kb, so, &out);
+  LcuKernelBuilder *kb;
+  LcuExp *i;
+  LcuThunk *t = index_map_begin(lw, &kb, &i);
+  LcuExp *value = lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_kb_scalar(kb, s),
+                             lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, i, lcu_kb_scalar(kb, d), NULL), NULL);
+  index_map_end(lw, kb, t, value, av(n), NULL, &out);
   bind_results(lw, fs, &out);
 }
 
@@ -990,20 +1008,18 @@ static LcuStmt *seg_range_lengths(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Ve
   LcuStmt *run = known_run(lw, out);
   if (run)
     return run;
-  LcuKernelBuilder *kb = kernel_begin(lw);
-  LcuThunk *t = lcu_kb_index_thunk(kb);
-  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuKernelBuilder *kb;
+  LcuExp *i;
+  LcuThunk *t = index_map_begin(lw, &kb, &i);
   LcuExp *s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
   LcuExp *e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i);
   LcuExp *d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
-  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_DIV, FB_INT, 2,
-                           lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL),
-                                 lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, d, lcu_exp_const(kb->loc, lcu_int_const(1)), NULL), NULL),
-                           d, NULL));
-  lcu_kb_end_thunk(kb);
-  LcuSoac *m = lcu_soac_map(lw->loc, t, lcu_kb_size_length(kb, sv));
-  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
-  return kernel_run(lw, kb, m, out);
+  LcuExp *value = lcu_exp_op(kb->loc, FLAT_DIV, FB_INT, 2,
+                             lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL),
+                                        lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, d, lcu_exp_const(kb->loc, lcu_int_const(1)), NULL),
+                                        NULL),
+                             d, NULL);
+  return index_map_end(lw, kb, t, value, NULL, sv, out);
 }
 
 /* Library kernel 'lib' on one variable, of one result of type 't'. */
@@ -1036,17 +1052,15 @@ static LcuStmt *seg_range_values(Lw *lw, LcuVar *ids, LcuVar *offsets, LcuVar *s
   LcuStmt *run = known_run(lw, out);
   if (run)
     return run;
-  LcuKernelBuilder *kb = kernel_begin(lw);
-  LcuThunk *t = lcu_kb_index_thunk(kb);
-  LcuExp *i = lcu_exp_var(kb->loc, thunk_param(t, 0));
+  LcuKernelBuilder *kb;
+  LcuExp *i;
+  LcuThunk *t = index_map_begin(lw, &kb, &i);
   LcuExp *seg = lcu_exp_index(kb->loc, lcu_kb_param(kb, ids), i);
   LcuExp *local = lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i, lcu_exp_index(kb->loc, lcu_kb_param(kb, offsets), seg), NULL);
-  lcu_thunk_return(t, lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), seg),
-                           lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, local, lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), seg), NULL), NULL));
-  lcu_kb_end_thunk(kb);
-  LcuSoac *m = lcu_soac_map(lw->loc, t, lcu_kb_size_atom(kb, av(total)));
-  lcu_soac_result(lw->lp, m, lcu_vec(FB_INT));
-  return kernel_run(lw, kb, m, out);
+  LcuExp *value = lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), seg),
+                             lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, local, lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), seg), NULL),
+                             NULL);
+  return index_map_end(lw, kb, t, value, av(total), NULL, out);
 }
 
 /* seg_range(starts, ends, strides): lengths and checks by kernels, the
