@@ -31,6 +31,9 @@ const char *flat_op_name(FlatOp op);
 int flat_op_nargs(FlatOp op);    /* -1: any number */
 int flat_op_nresults(FlatOp op); /* -1: any number */
 static inline RtOp flat_rt_op(FlatOp op) { return (RtOp)op; }
+/* A comparison (EQ NE LT GT LE GE): its result is a bool whatever its
+   operands' base.  ORDER FLAT_OP: they stand together in rt/ops.def. */
+static inline bool flat_op_compares(FlatOp op) { return op >= FLAT_EQ && op <= FLAT_GE; }
 
 /* ---- types ---- */
 

@@ -124,19 +124,7 @@ static FlatAtom *make_segdes(Fl *fl, FlatAtom *lens) { return op(fl, FLAT_MAKE_S
 static FlatAtom *binary(Fl *fl, FlatOp o, FlatAtom *a, FlatAtom *b) {
   FlatType t = ty(a);
   bool vec = t.kind == FT_VEC || ty(b).kind == FT_VEC;
-  FlatBase base = t.base;
-  switch (o) {
-  case FLAT_EQ:
-  case FLAT_NE:
-  case FLAT_LT:
-  case FLAT_GT:
-  case FLAT_LE:
-  case FLAT_GE:
-    base = FB_BOOL;
-    break;
-  default:
-    break;
-  }
+  FlatBase base = flat_op_compares(o) ? FB_BOOL : t.base;
   return op(fl, o, vec ? flat_vec(base) : flat_scalar(base), 2, a, b);
 }
 
@@ -206,20 +194,6 @@ static int vector_count(Type *t) {
 
 static Type *res(Type *t) { return type_resolve(t); }
 
-static FlatBase base_of(Type *t) {
-  switch (res(t)->kind) {
-  case T_INT:
-    return FB_INT;
-  case T_FLOAT:
-    return FB_FLOAT;
-  case T_BOOL:
-    return FB_BOOL;
-  case T_CHAR:
-    return FB_CHAR;
-  default:
-    die("flatten: not a base type");
-  }
-}
 
 static bool is_base(Type *t) {
   TypeKind k = res(t)->kind;
@@ -265,7 +239,7 @@ static Vals empty_values(Fl *fl, Type *t) {
   t = res(t);
   if (is_base(t)) {
     FlatAtom *zero;
-    switch (base_of(t)) {
+    switch (flatten_base(t)) {
     case FB_INT:
       zero = int_const(0);
       break;
@@ -397,7 +371,7 @@ static Vals dummy_values(Fl *fl, Ctx *ctx, Type *t) {
   if (!ctx->lifted) {
     t = res(t);
     if (is_base(t)) {
-      switch (base_of(t)) {
+      switch (flatten_base(t)) {
       case FB_INT:
         return one(int_const(0));
       case FB_FLOAT:
@@ -619,7 +593,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       s->op = FLAT_VECTOR;
       for (int i = 0; i < k; i++)
         vec_push(&s->args, vec_get(&elems[i], 0));
-      FlatVar *v = flat_new_var(fl->fp, flat_vec(base_of(t)), NULL);
+      FlatVar *v = flat_new_var(fl->fp, flat_vec(flatten_base(t)), NULL);
       vec_push(&s->results, v);
       return one(flat_var_atom(v));
     }

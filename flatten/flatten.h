@@ -92,6 +92,9 @@ Type *mono_strip_datatypes_in(TypeEnv *env, Type *t);
 
 /* ---- layout.c: components of NESL values ---- */
 
+/* The flat base type of base type 't' (int, float, bool, char). */
+FlatBase flatten_base(Type *t);
+
 /* The flat types of the components of H(t) and V(t), for a monomorphic
    't' whose datatypes have been replaced by tuples (mono.c). */
 void flatten_host_layout(Type *t, Vec *out);   /* FlatType * */

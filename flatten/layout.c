@@ -17,7 +17,8 @@
 
 /* ---- layouts ---- */
 
-static FlatBase base_of(Type *t) {
+FlatBase flatten_base(Type *t) {
+  t = type_resolve(t);
   switch (t->kind) {
   case T_INT:
     return FB_INT;
@@ -28,7 +29,7 @@ static FlatBase base_of(Type *t) {
   case T_CHAR:
     return FB_CHAR;
   default:
-    die("base_of: %s is not a base type", type_value_to_string(t));
+    die("flatten_base: %s is not a base type", type_value_to_string(t));
   }
 }
 
@@ -62,7 +63,7 @@ static void layout(Type *t, bool vector, intptr_t parent, intptr_t group, Layout
   case T_FLOAT:
   case T_BOOL:
   case T_CHAR:
-    push_type(out->types, vector ? flat_vec(base_of(t)) : flat_scalar(base_of(t)));
+    push_type(out->types, vector ? flat_vec(flatten_base(t)) : flat_scalar(flatten_base(t)));
     if (out->within)
       vec_push(out->within, (void *)parent);
     if (out->groups)

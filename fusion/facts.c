@@ -880,6 +880,8 @@ void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
 /* ---- failures ---- */
 
 bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
+  if (flat_op_compares(op))
+    return true;
   switch (op) {
   case FLAT_ADD:
   case FLAT_SUB:
@@ -889,12 +891,6 @@ bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
   case FLAT_REM:
     return b == FB_INT && divisor && divisor->kind == FA_INT && divisor->u.i != 0;
   case FLAT_NEG:
-  case FLAT_EQ:
-  case FLAT_NE:
-  case FLAT_LT:
-  case FLAT_GT:
-  case FLAT_LE:
-  case FLAT_GE:
   case FLAT_NOT:
   case FLAT_AND:
   case FLAT_OR:
