@@ -88,30 +88,32 @@ const char *flat_type_name(FlatType t) {
 
 /* ---- constants ---- */
 
-FlatAtom *flat_int_atom(int32_t i) {
+static FlatAtom *constant(FlatAtomKind kind) {
   FlatAtom *a = NEW(FlatAtom);
-  a->kind = FA_INT;
+  a->kind = kind;
+  return a;
+}
+
+FlatAtom *flat_int_atom(int32_t i) {
+  FlatAtom *a = constant(FA_INT);
   a->u.i = i;
   return a;
 }
 
 FlatAtom *flat_float_atom(double f) {
-  FlatAtom *a = NEW(FlatAtom);
-  a->kind = FA_FLOAT;
+  FlatAtom *a = constant(FA_FLOAT);
   a->u.f = f;
   return a;
 }
 
 FlatAtom *flat_bool_atom(bool b) {
-  FlatAtom *a = NEW(FlatAtom);
-  a->kind = FA_BOOL;
+  FlatAtom *a = constant(FA_BOOL);
   a->u.b = b;
   return a;
 }
 
 FlatAtom *flat_char_atom(char c) {
-  FlatAtom *a = NEW(FlatAtom);
-  a->kind = FA_CHAR;
+  FlatAtom *a = constant(FA_CHAR);
   a->u.c = c;
   return a;
 }
