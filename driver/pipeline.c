@@ -147,21 +147,27 @@ static bool run_codegen(Pipeline *pl) {
 static void dump_c(FILE *out, const Pipeline *pl) { cg_program(out, pl->fused, &cg_cpu_target, pl->src->name); }
 static void dump_cuda(FILE *out, const Pipeline *pl) { cg_program(out, pl->fused, &cg_cuda_target, pl->src->name); }
 
-/* The pipeline, in order (DESIGN.md, "Stages and IRs"). */
+/* The pipeline, in order (DESIGN.md, "Stages and IRs"; docs/design.md
+   draws it), each group of rows one folder, as the tree reads. */
 const StageInfo pipeline_stages[] = {
+    /* frontend/: NESL text to the typed AST */
     {"ast", "the parsed program, printed back as NESL", run_parse, NULL, dump_ast},
     {"typed", "each definition and statement with its type", run_check, NULL, dump_typed},
+    /* flatten/: the typed AST to the flat IR (flat/) */
     {"mono", "every function specialized at the types it is used at,\ndatatypes as tuples", run_mono, check_mono,
      dump_mono},
     {"flat", "the flat IR: flat vectors, segment descriptors,\nno apply-to-each left", run_flatten, check_flat,
      dump_flat},
+    /* lower/: the flat IR to λcu (lcu/) */
     {"lcu", "λcu: kernels of one SOAC each (MAP, REDUCE, ...)\nand the CPU program that runs them", run_lower,
      check_lcu, dump_lcu},
+    /* fusion/: λcu to fused λcu */
     {"pdg", "fusion's program-dependence graphs, one per region\n(Graphviz: `dot -Tpng`); clusters as subgraphs", run_fuse,
      NULL, dump_pdg},
     {"ilp", "fusion's integer linear program of each region\n(CPLEX LP format)", run_made_by_fuse, NULL, dump_ilp},
     {"fused", "λcu after simplification and fusion (-O1, the\ndefault; -O0: as lowered)", run_made_by_fuse,
      check_fused, dump_fused},
+    /* codegen/: fused λcu to C or CUDA, linked with rt/ */
     {"c", "the C program of the CPU target (--target=cpu):\nOpenMP loops, one function per kernel", run_codegen,
      NULL, dump_c},
     {"cuda", "the CUDA program of the GPU target (--target=cuda):\nfunctors for the skeletons of rt/gpu.cuh", run_codegen,
