@@ -20,6 +20,8 @@
  *   cpu.c    the CPU target: skeletons on OpenMP
  *   cuda.c   the GPU target: functors for the skeletons of rt/gpu.cuh
  *   devcheck.c the GPU target: the argument checks made on the device
+ *   library.c the library kernels (rank, segdes, name, ...) as calls of
+ *            either target's runtime: one table for both
  *   host.c   the CPU level of λcu as C, and main
  *   build.c  writing the source and running cc (or nvcc) on it
  */
@@ -306,6 +308,16 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name);
 /* The CPU target's loop macros (RT_CHUNK, RT_PARALLEL_FOR_IF), parallel
    with OpenMP or on one thread. */
 void cg_cpu_loops(Cg *cg, bool parallel);
+
+/* ---- library.c ---- */
+
+/* Writes LIBRARY SOAC 's' as a call of its runtime function: rt/'s where
+   'target' is CG_CPU (the CPU target's kernels, and so the GPU target's
+   host kernels), rt/gpu.cu's where it is CG_CUDA (the GPU target's device
+   kernels' host functions).  A scalar argument is read through 'env' and
+   boxed as an RtValue * for the call; the result goes to its local
+   (cg_name), a scalar unboxed, for the caller to bind. */
+void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target);
 
 /* ---- host.c ---- */
 

@@ -23,7 +23,8 @@
  *   ONCE        the thunk, once
  *   SEG_*       a loop over the segments (parallel, dynamic schedule),
  *               each segment in order
- *   LIBRARY     the runtime's function (rt/vector.c, rt/structured.c)
+ *   LIBRARY     the runtime's function (rt/vector.c, rt/structured.c),
+ *               called as library.c's table says
  *
  * A check in a thunk records the error of the lowest element index in
  * *err; after each SOAC the kernel returns if there is one, and the
@@ -46,7 +47,6 @@ typedef struct Kx {
 } Kx;
 
 static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
-static bool is_sd(const LcuVar *v) { return v->type.kind == LT_SEGDES; }
 
 /* ---- bindings ---- */
 
@@ -651,88 +651,15 @@ static void gen_seg_permute(Kx *x) {
 
 /* ---- library kernels ---- */
 
-/* A kernel variable as an RtValue * argument of the runtime: a scalar is
-   boxed (and freed after). */
-static const char *boxed(Kx *x, const LcuVar *v, Vec *boxes) {
-  Cg *cg = x->cg;
-  if (v->type.kind != LT_SCALAR)
-    return cg_name(v);
-  const char *b = cg_temp(cg);
-  cg_line(cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(v->type.base));
-  cg_line(cg, "%s->scalar.%s = %s;", b, cg_member(v->type.base), cg_lookup(x->env, v)->value);
-  vec_push(boxes, (void *)b);
-  return b;
-}
-
+/* The runtime's function (library.c), its result bound for the SOACs
+   after it. */
 static void gen_library(Kx *x) {
-  Cg *cg = x->cg;
-  const LcuSoac *s = x->s;
-  Vec boxes = {0};
-  const char **a = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
-  for (int i = 0; i < s->args.len; i++)
-    a[i] = boxed(x, s->args.data[i], &boxes);
-  const char *r = cg_temp(cg);
-  const char *layout = s->layout ? cg_layout(cg, s->layout) : "NULL";
-  switch (s->library) {
-  case LIB_RANK:
-  case LIB_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rt_rank(%s, %d);", r, a[0], s->library == LIB_RANK_DOWN);
-    break;
-  case LIB_SEG_RANK:
-  case LIB_SEG_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rt_seg_rank(%s, %s, %d);", r, a[0], a[1], s->library == LIB_SEG_RANK_DOWN);
-    break;
-  case LIB_MAKE_SEGDES:
-    cg_line(cg, "RtValue *%s = rt_make_segdes(loc, %s);", r, a[0]);
-    break;
-  case LIB_SEG_LENGTHS:
-    cg_line(cg, "RtValue *%s = rt_seg_lengths(%s);", r, a[0]);
-    break;
-  case LIB_SEG_OFFSETS:
-    cg_line(cg, "RtValue *%s = rt_seg_starts(%s);", r, a[0]);
-    break;
-  case LIB_SEG_IDS:
-    cg_line(cg, "RtValue *%s = rt_seg_ids(%s);", r, a[0]);
-    break;
-  case LIB_NAME: {
-    /* the segmented form has a segdes before the values' components */
-    bool seg = s->args.len == rt_layout_count(s->layout, false) + 1 && is_sd(s->args.data[0]);
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    cg_line(cg, "RtValue *%s = rt_name(&%s, %s, %s_args + %d);", r, layout, seg ? a[0] : "NULL", r, seg ? 1 : 0);
-    break;
-  }
-  case LIB_EQL:
-  case LIB_HASH: {
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    if (s->library == LIB_EQL)
-      cg_line(cg, "RtValue *%s = rt_eql(&%s, %d, %s_args, %s_args + %d);", r, layout, !s->lifted, r, r,
-              s->args.len / 2);
-    else
-      cg_line(cg, "RtValue *%s = rt_hash(loc, &%s, %d, %s_args, %s);", r, layout, !s->lifted, r,
-              a[s->args.len - 1]);
-    break;
-  }
-  case LIB_RAND:
-    cg_line(cg, "RtValue *%s = rt_rand(%d, %s);", r, s->site, a[0]);
-    break;
-  case LIB_COUNT:
-    unreachable();
-  }
-  for (int i = 0; i < boxes.len; i++)
-    cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
-  const LcuVar *res = s->results.data[0];
-  if (res->type.kind == LT_SCALAR) {
-    cg_line(cg, "%s = %s->scalar.%s;", cg_name(res), r, cg_member(res->type.base));
-    cg_line(cg, "rt_value_free(%s);", r);
+  cg_library(x->cg, x->s, x->env, CG_CPU);
+  const LcuVar *res = x->s->results.data[0];
+  if (res->type.kind == LT_SCALAR)
     x->env = cg_bind(x->env, res, cg_name(res), NULL, NULL);
-  } else {
-    cg_line(cg, "%s = %s;", cg_name(res), r);
+  else
     bind_value(x, res, cg_name(res));
-  }
 }
 
 /* ---- kernels ---- */

@@ -45,7 +45,8 @@
  *   SEG_FILTER, the unsegmented select over all the elements, then the
  *   SEG_PART.   new segment lengths (rtg_seg_counts)
  *   SEG_PERMUTE rtg::seg_permute
- *   LIBRARY     the runtime's device functions (rt/gpu.cu)
+ *   LIBRARY     the runtime's device functions (rt/gpu.cu), called as
+ *               library.c's table says
  */
 #include <string.h>
 
@@ -641,89 +642,10 @@ static void host_seg_permute(Gx *x) {
           functor(x, "index"), sd->value, s->into ? "true" : "false", functor(x, "store"), site);
 }
 
-/* A kernel variable as an RtValue * argument of the runtime: a scalar is
-   boxed (and freed after). */
-static const char *boxed(Gx *x, const LcuVar *v, Vec *boxes) {
-  Cg *cg = x->cg;
-  if (v->type.kind != LT_SCALAR)
-    return cg_name(v);
-  const char *b = cg_temp(cg);
-  cg_line(cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(v->type.base));
-  cg_line(cg, "%s->scalar.%s = %s;", b, cg_member(v->type.base), cg_lookup(x->host, v)->value);
-  vec_push(boxes, (void *)b);
-  return b;
-}
-
+/* The GPU runtime's function (library.c), its result in K_A. */
 static void host_library(Gx *x) {
-  Cg *cg = x->cg;
-  const LcuSoac *s = x->s;
-  Vec boxes = {0};
-  const char **a = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
-  for (int i = 0; i < s->args.len; i++)
-    a[i] = boxed(x, s->args.data[i], &boxes);
-  const char *r = cg_temp(cg);
-  const char *layout = s->layout ? cg_layout(cg, s->layout) : "NULL";
-  switch (s->library) {
-  case LIB_RANK:
-  case LIB_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rtg_rank(%s, %s);", r, a[0], s->library == LIB_RANK_DOWN ? "true" : "false");
-    break;
-  case LIB_SEG_RANK:
-  case LIB_SEG_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rtg_seg_rank(%s, %s, %s);", r, a[0], a[1],
-            s->library == LIB_SEG_RANK_DOWN ? "true" : "false");
-    break;
-  case LIB_MAKE_SEGDES:
-    cg_line(cg, "RtValue *%s = rtg_make_segdes(loc, A.run, %s);", r, a[0]);
-    break;
-  case LIB_SEG_LENGTHS:
-    cg_line(cg, "RtValue *%s = rtg_seg_lengths(%s);", r, a[0]);
-    break;
-  case LIB_SEG_OFFSETS:
-    cg_line(cg, "RtValue *%s = rtg_seg_starts(%s);", r, a[0]);
-    break;
-  case LIB_SEG_IDS:
-    cg_line(cg, "RtValue *%s = rtg_seg_ids(%s);", r, a[0]);
-    break;
-  case LIB_NAME: {
-    /* the segmented form has a segdes before the values' components */
-    bool seg = s->args.len == rt_layout_count(s->layout, false) + 1 && is_sd(s->args.data[0]);
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    cg_line(cg, "RtValue *%s = rtg_name(&%s, %s, %s_args + %d, %d);", r, layout, seg ? a[0] : "NULL", r, seg ? 1 : 0,
-            s->args.len - (seg ? 1 : 0));
-    break;
-  }
-  case LIB_EQL:
-  case LIB_HASH: {
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    if (s->library == LIB_EQL)
-      cg_line(cg, "RtValue *%s = rtg_eql(&%s, %s, %s_args, %s_args + %d, %d);", r, layout,
-              s->lifted ? "false" : "true", r, r, s->args.len / 2, s->args.len / 2);
-    else
-      cg_line(cg, "RtValue *%s = rtg_hash(loc, &%s, %s, %s_args, %d, %s);", r, layout, s->lifted ? "false" : "true",
-              r, s->args.len - 1, a[s->args.len - 1]);
-    break;
-  }
-  case LIB_RAND:
-    cg_line(cg, "RtValue *%s = rtg_rand(%d, %s);", r, s->site, a[0]);
-    break;
-  case LIB_COUNT:
-    unreachable();
-  }
-  for (int i = 0; i < boxes.len; i++)
-    cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
-  const LcuVar *res = s->results.data[0];
-  if (res->type.kind == LT_SCALAR) {
-    cg_line(cg, "%s = rtg_to_host(%s)->scalar.%s;", cg_name(res), r, cg_member(res->type.base));
-    cg_line(cg, "rt_value_free(%s);", r);
-  } else {
-    cg_line(cg, "%s = %s;", cg_name(res), r);
-  }
-  fill_a(x, res);
+  cg_library(x->cg, x->s, x->host, CG_CUDA);
+  fill_a(x, x->s->results.data[0]);
 }
 
 static void host_soac(Gx *x) {
