@@ -41,9 +41,8 @@ typedef struct Kx {
   const LcuSoac *s;  /* the SOAC being written */
   int index;         /* its position in the kernel */
   CgBinding *env;    /* the kernel's parameters and its SOACs' results */
-  Vec vectors;       /* const char *: every vector or segdes local, freed
-                        at the end unless a result */
-  Vec vector_vars;   /* const LcuVar *: the same, as λcu variables */
+  Vec vectors;       /* const LcuVar *: every vector or segdes local,
+                        freed at the end unless a result */
 } Kx;
 
 static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
@@ -74,27 +73,12 @@ static void new_vector(Kx *x, const LcuVar *v, const char *n) {
   bind_value(x, v, name);
 }
 
-/* The C expression of the SOAC's size, checked not negative (dist's
-   error, as the interpreters report it). */
-static const char *soac_size(Kx *x) {
-  Cg *cg = x->cg;
-  const LcuSize *sz = &x->s->size;
-  const char *n = cg_temp(cg);
-  if (sz->var)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->env, sz->var)->value);
-  else if (sz->length)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->env, sz->length)->length);
-  else
-    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
-  if (sz->var) {
-    int site = cg_site(cg, no_loc, NULL, NULL);
-    cg_line(cg, "if (%s < 0) {", n);
-    cg_line(cg, "  %s(err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
-    cg_line(cg, "  goto fail;");
-    cg_line(cg, "}");
-  }
-  return n;
-}
+/* Records an error that the kernel finds itself (cg_soac_size), as a
+   thunk's check does: the lowest element index wins. */
+static void record_error(Cg *cg, const char *error) { cg_line(cg, "%s(err, %s);", cg->record_fn, error); }
+
+/* The C expression of the SOAC's size, checked not negative. */
+static const char *soac_size(Kx *x) { return cg_soac_size(x->cg, &x->s->size, x->env, record_error); }
 
 /* The length expression of the vectors known to have the size's length,
    for subscripts that need no check. */
@@ -664,23 +648,6 @@ static void gen_library(Kx *x) {
 
 /* ---- kernels ---- */
 
-static void declare_result(Kx *x, const LcuVar *v) {
-  if (v->type.kind == LT_SCALAR) {
-    cg_line(x->cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
-  } else {
-    cg_line(x->cg, "RtValue *%s = NULL;", cg_name(v));
-    vec_push(&x->vectors, (void *)cg_name(v));
-    vec_push(&x->vector_vars, (void *)v);
-  }
-}
-
-static bool is_result(const LcuKernel *k, const LcuVar *v) {
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == v)
-      return true;
-  return false;
-}
-
 static void gen_soac(Kx *x) {
   switch (x->s->kind) {
   case SOAC_MAP:
@@ -729,13 +696,8 @@ static void gen_soac(Kx *x) {
 }
 
 void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
-  Kx x = {cg, k, NULL, 0, NULL, {0}, {0}};
-  Buf what = {0};
-  for (int i = 0; i < k->soacs.len; i++)
-    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
-  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
-  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
-          first ? cg_where(first->loc) : "");
+  Kx x = {cg, k, NULL, 0, NULL, {0}};
+  cg_kernel_comment(cg, k);
   cg_line(cg, "%s {", cg_kernel_signature(cg, k, name, false));
   cg->indent++;
   cg_line(cg, "(void)loc;");
@@ -750,7 +712,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
     for (int r = 0; r < s->results.len; r++)
-      declare_result(&x, s->results.data[r]);
+      cg_declare_result(cg, s->results.data[r], &x.vectors);
   }
   int nested = 0;
   for (int i = 0; i < k->soacs.len; i++) {
@@ -789,20 +751,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
     cg->indent--;
     cg_line(cg, "}");
   }
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
-  }
-  /* the intermediate vectors of a kernel of several SOACs */
-  for (int i = 0; i < x.vectors.len; i++)
-    if (!is_result(k, x.vector_vars.data[i]))
-      cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
-  cg_line(cg, "return;");
-  cg->indent--;
-  cg_line(cg, "fail:");
-  cg->indent++;
-  for (int i = 0; i < x.vectors.len; i++)
-    cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg_kernel_exits(cg, k, &x.vectors);
   cg->indent--;
   cg_line(cg, "}");
   cg_blank(cg);

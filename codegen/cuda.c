@@ -60,9 +60,9 @@ typedef struct Gx {
   int index;        /* its position in the kernel */
   CgBinding *dev;   /* the device's view: K_A's fields (A.x_d, ...) */
   CgBinding *host;  /* the host's view: the RtValue * locals and scalars */
-  Vec vectors;      /* const char *: every vector or segdes local of the
-                       host function, freed at the end unless a result */
-  Vec vector_vars;  /* const LcuVar *: the same */
+  Vec vectors;      /* const LcuVar *: every vector or segdes local of
+                       the host function, freed at the end unless a
+                       result */
   const char *slot; /* a FILTER's or PARTITION's: the local its count's
                        slot goes to, and the one its size goes to (both
                        declared before its block: flush_filters reads
@@ -408,26 +408,12 @@ static void new_vector(Gx *x, const LcuVar *v, const char *n) {
   fill_a(x, v);
 }
 
-/* The SOAC's size, checked not negative (dist's error). */
-static const char *soac_size(Gx *x) {
-  Cg *cg = x->cg;
-  const LcuSize *sz = &x->s->size;
-  const char *n = cg_temp(cg);
-  if (sz->var)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->host, sz->var)->value);
-  else if (sz->length)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->host, sz->length)->length);
-  else
-    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
-  if (sz->var) {
-    int site = cg_site(cg, no_loc, NULL, NULL);
-    cg_line(cg, "if (%s < 0) {", n);
-    cg_line(cg, "  *err = RtKernelError{0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0, run};", site, n);
-    cg_line(cg, "  goto fail;");
-    cg_line(cg, "}");
-  }
-  return n;
-}
+/* Sets the error that K_gpu finds on the host (cg_soac_size) in the
+   host's record, with the kernel's `run`. */
+static void set_error(Cg *cg, const char *error) { cg_line(cg, "*err = RtKernelError{%s, run};", error); }
+
+/* The SOAC's size, checked not negative. */
+static const char *soac_size(Gx *x) { return cg_soac_size(x->cg, &x->s->size, x->host, set_error); }
 
 /* The identity of a REDUCE or SCAN as a V. */
 static const char *identity(Gx *x) {
@@ -738,13 +724,6 @@ static void flush_filters(Gx *x) {
   x->pending.len = 0;
 }
 
-static bool is_result(const LcuKernel *k, const LcuVar *v) {
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == v)
-      return true;
-  return false;
-}
-
 
 /* ---- the choice between host and device ---- */
 
@@ -856,7 +835,7 @@ static void gen_host_checks(Cg *cg, const LcuKernel *k) {
     cg_line(cg, "memset(&%s, 0, sizeof %s);", v, v);
     for (int c = 0; c < x.s->results.len; c++) {
       const LcuVar *r = x.s->results.data[c];
-      if (is_result(k, r))
+      if (cg_kernel_result(k, r))
         cg_line(cg, "%s.v%d = *out_%s;", v, c, cg_name(r));
     }
     cg_line(cg, "(void)%s(%s, err, run);", check_functor(&x), v);
@@ -929,12 +908,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   const char *record = cg->record_fn;
   cg->record_fn = "NESSIE_DEVICE_RECORD";
   Gx x = {.cg = cg, .k = k};
-  Buf what = {0};
-  for (int i = 0; i < k->soacs.len; i++)
-    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
-  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
-  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
-          first ? cg_where(first->loc) : "");
+  cg_kernel_comment(cg, k);
   /* the device's view: K_A, then each SOAC's structs */
   Vec vars = {0};
   a_vars(k, &vars);
@@ -961,16 +935,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     const LcuSoac *s = k->soacs.data[i];
     if (cg_reduce_on_device(cg, k, i))
       cg_line(cg, "%s_%d_V *%s_%d_value = NULL; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
-    for (int r = 0; r < s->results.len; r++) {
-      const LcuVar *v = s->results.data[r];
-      if (v->type.kind == LT_SCALAR) {
-        cg_line(cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
-      } else {
-        cg_line(cg, "RtValue *%s = NULL;", cg_name(v));
-        vec_push(&x.vectors, (void *)cg_name(v));
-        vec_push(&x.vector_vars, (void *)v);
-      }
-    }
+    for (int r = 0; r < s->results.len; r++)
+      cg_declare_result(cg, s->results.data[r], &x.vectors);
   }
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
@@ -990,20 +956,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
       flush_filters(&x);
   }
   gen_device_checks(&x);
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
-  }
-  /* the intermediate vectors of a kernel of several SOACs */
-  for (int i = 0; i < x.vectors.len; i++)
-    if (!is_result(k, x.vector_vars.data[i]))
-      cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
-  cg_line(cg, "return;");
-  cg->indent--;
-  cg_line(cg, "fail:");
-  cg->indent++;
-  for (int i = 0; i < x.vectors.len; i++)
-    cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg_kernel_exits(cg, k, &x.vectors);
   free_device_values(&x);
   cg->indent--;
   cg_line(cg, "}");
