@@ -87,8 +87,10 @@ static const char *safe_length(Kx *x) {
   return sz->length ? cg_lookup(x->env, sz->length)->length : NULL;
 }
 
-/* The checks of a thunk at element 'index' (as an int32, 'ix'); 'combine'
-   as CgChecks says. */
+/* The checks of a thunk at element 'index': 'ix' the same as an int32,
+   the SOAC's own index into the vectors of its size (CgChecks's
+   safe_index), or NULL (a segmented SOAC's); 'combine' as CgChecks
+   says. */
 static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
   CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER", false};
   return c;
@@ -142,6 +144,23 @@ static const char *result_name(const LcuSoac *s, int i) { return cg_name(s->resu
 static void chunk_loop(Cg *cg, const char *c, const char *nch) {
   cg_line(cg, "RT_PARALLEL_FOR_IF(%s > 1)", nch);
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+}
+
+/* The loop over the elements of chunk 'c' of [0, n), opened: index 'i',
+   and 'ix' the same as an int32. */
+static void chunk_elements(Cg *cg, const char *c, const char *i, const char *ix, const char *n) {
+  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+}
+
+/* The loop over the elements of segment 'g' of 'sd', in order, opened:
+   index 'j', and 'ix' the same as an int32. */
+static void segment_elements(Cg *cg, const CgBinding *sd, const char *g, const char *j, const char *ix) {
+  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
 }
 
 /* ---- MAP ---- */
@@ -239,10 +258,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", c));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  chunk_elements(cg, c, i, ix, n);
   CgChecks ck = checks_at(x, i, ix, 0), op = checks_at(x, i, ix, combine);
   /* a commutative REDUCE's float sums and products checked on its result
      (deferred_checks) */
@@ -296,10 +312,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc2 = declare_values(x, s->pull, xprintf("%sp", c));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s[%s];", acc2[v], part[v], c);
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  chunk_elements(cg, c, i, ix, n);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -315,6 +328,49 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
 
 /* ---- FILTER and PARTITION ---- */
 
+/* Pass 1 of a FILTER or PARTITION (segmented or not) at element 'i'
+   ('ix' as an int32) of chunk or segment 'c': the predicate of its
+   values, into its flag and the count `kept`. */
+static void flag_element(Kx *x, const char *c, const char *i, const char *ix, const CgChecks *ck, const char *flags) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  const char *keep = cg_temp(cg);
+  cg_line(cg, "uint8_t %s;", keep);
+  thunk_into(x, s->second, val, ck, (const char *[]){keep});
+  cg_line(cg, "%s[%s] = %s != 0;", flags, i, keep);
+  cg_line(cg, "kept += %s != 0;", keep);
+}
+
+/* Pass 2 at element 'i' of chunk or segment 'c': its values, pulled
+   again, written at `at` if its flag is set, else a PARTITION's at
+   `at_not` into its results from 'others' on (a FILTER's 'others' is -1:
+   it skips the element). */
+static void write_element(Kx *x, const char *c, const char *i, const char *ix, const CgChecks *ck, const char *flags,
+                          int others) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  if (others < 0) {
+    cg_line(cg, "if (!%s[%s])", flags, i);
+    cg_line(cg, "  continue;");
+  }
+  const char **val = declare_values(x, s->pull, xprintf("%sy", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  cg_line(cg, "if (%s[%s]) {", flags, i);
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val[v]);
+  cg_line(cg, "  at++;");
+  if (others >= 0) {
+    cg_line(cg, "} else {");
+    for (int v = 0; v < nv; v++)
+      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[others + v])->value, val[v]);
+    cg_line(cg, "  at_not++;");
+  }
+  cg_line(cg, "}");
+}
+
 static void gen_filter(Kx *x, bool partition) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -329,18 +385,9 @@ static void gen_filter(Kx *x, bool partition) {
   chunk_loop(cg, c, nch);
   cg->indent++;
   cg_line(cg, "int64_t kept = 0;");
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  chunk_elements(cg, c, i, ix, n);
   CgChecks ck = checks_at(x, i, ix, 0);
-  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  const char *keep = cg_temp(cg);
-  cg_line(cg, "uint8_t %s;", keep);
-  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
-  cg_line(cg, "%s[%s] = %s != 0;", flags, i, keep);
-  cg_line(cg, "kept += %s != 0;", keep);
+  flag_element(x, c, i, ix, &ck, flags);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "%s[%s] = kept;", count, c);
@@ -370,27 +417,8 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "int64_t at = %s[%s];", count, c);
   if (partition)
     cg_line(cg, "int64_t at_not = %s * RT_CHUNK - %s[%s];", c, count, c);
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
-  if (!partition)
-    cg_line(cg, "if (!%s[%s])", flags, i);
-  if (!partition)
-    cg_line(cg, "  continue;");
-  const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
-  cg_line(cg, "if (%s[%s]) {", flags, i);
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val2[v]);
-  cg_line(cg, "  at++;");
-  if (partition) {
-    cg_line(cg, "} else {");
-    for (int v = 0; v < nv; v++)
-      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[nv + v])->value, val2[v]);
-    cg_line(cg, "  at_not++;");
-  }
-  cg_line(cg, "}");
+  chunk_elements(cg, c, i, ix, n);
+  write_element(x, c, i, ix, &ck, flags, partition ? nv : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
@@ -401,6 +429,40 @@ static void gen_filter(Kx *x, bool partition) {
 
 /* ---- PERMUTE ---- */
 
+/* A PERMUTE's or SEG_PERMUTE's result `into` D: a copy of D, which the
+   writes then change; returns its length. */
+static const char *copy_into(Kx *x) {
+  CgBinding *d = cg_lookup(x->env, x->s->into);
+  const LcuVar *r = x->s->results.data[0];
+  new_vector(x, r, d->length);
+  cg_line(x->cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
+          cg_ctype(r->type.base), d->length);
+  return d->length;
+}
+
+/* The body of a PERMUTE's or SEG_PERMUTE's loop at element 'i' ('ix'
+   as an int32) of chunk or segment 'c': its values and its place 'to',
+   which must be in [0, room) (else an error at 'i', and the element is
+   skipped), then the values written at 'base' + 'to' (or at 'to' where
+   'base' is NULL). */
+static void scatter_element(Kx *x, const char *c, const char *i, const char *ix, const CgChecks *ck, const char *to,
+                            const char *room, const char *base) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  cg_line(cg, "int32_t %s;", to);
+  thunk_into(x, s->second, (const char *[]){ix}, ck, (const char *[]){to});
+  int site = cg_site(cg, no_loc, "__write", NULL);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
+  cg_line(cg, "  continue;");
+  cg_line(cg, "}");
+  const char *at = base ? xprintf("%s + %s", base, to) : to;
+  for (int v = 0; v < nvalues(s); v++)
+    cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, at, val[v]);
+}
+
 static void gen_permute(Kx *x) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -409,13 +471,8 @@ static void gen_permute(Kx *x) {
   const char *i = cg_temp(cg), *ix = cg_temp(cg), *to = cg_temp(cg);
   const char *room;
   if (s->into) {
-    /* a copy of D, written in order: a later write wins */
-    CgBinding *d = cg_lookup(x->env, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    room = d->length;
-    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
-            cg_ctype(r->type.base), d->length);
+    /* written in order: a later write wins */
+    room = copy_into(x);
     cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
   } else {
     for (int v = 0; v < nv; v++)
@@ -427,17 +484,7 @@ static void gen_permute(Kx *x) {
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
   CgChecks ck = checks_at(x, i, ix, 0);
-  const char **val = declare_values(x, s->pull, xprintf("%sx", i));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  cg_line(cg, "int32_t %s;", to);
-  thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
-  int site = cg_site(cg, no_loc, "__write", NULL);
-  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
-  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
-  cg_line(cg, "  continue;");
-  cg_line(cg, "}");
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, to, val[v]);
+  scatter_element(x, i, i, ix, &ck, to, room, NULL);
   cg->indent--;
   cg_line(cg, "}");
 }
@@ -481,14 +528,12 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", g));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
+  segment_elements(cg, sd, g, j, ix);
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
-  CgChecks op = {j, "err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER", false};
+  CgChecks ck = checks_at(x, j, NULL, 0);
+  CgChecks op = checks_at(x, j, NULL, scan ? 2 : 1);
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -520,17 +565,9 @@ static void gen_seg_filter(Kx *x, bool partition) {
   seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "int64_t kept = 0;");
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
-  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  const char *keep = cg_temp(cg);
-  cg_line(cg, "uint8_t %s;", keep);
-  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
-  cg_line(cg, "%s[%s] = %s != 0;", flags, j, keep);
-  cg_line(cg, "kept += %s != 0;", keep);
+  segment_elements(cg, sd, g, j, ix);
+  CgChecks ck = checks_at(x, j, NULL, 0);
+  flag_element(x, g, j, ix, &ck, flags);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "%s->lengths[%s] = kept;", cg_name(kept_sd), g);
@@ -560,26 +597,8 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "int64_t at = %s[%s];", ks->offsets, g);
   if (partition)
     cg_line(cg, "int64_t at_not = %s[%s];", os->offsets, g);
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  if (!partition)
-    cg_line(cg, "if (!%s[%s])", flags, j);
-  if (!partition)
-    cg_line(cg, "  continue;");
-  const char **val2 = declare_values(x, s->pull, xprintf("%sy", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
-  cg_line(cg, "if (%s[%s]) {", flags, j);
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val2[v]);
-  cg_line(cg, "  at++;");
-  if (partition) {
-    cg_line(cg, "} else {");
-    for (int v = 0; v < nv; v++)
-      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[nv + 1 + v])->value, val2[v]);
-    cg_line(cg, "  at_not++;");
-  }
-  cg_line(cg, "}");
+  segment_elements(cg, sd, g, j, ix);
+  write_element(x, g, j, ix, &ck, flags, partition ? nv + 1 : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
@@ -596,11 +615,7 @@ static void gen_seg_permute(Kx *x) {
   CgBinding *sd = cg_lookup(x->env, s->segdes);
   const char *total = xprintf("%s[%s]", sd->offsets, sd->length);
   if (s->into) {
-    CgBinding *d = cg_lookup(x->env, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
-            cg_ctype(r->type.base), d->length);
+    copy_into(x);
   } else {
     for (int v = 0; v < nv; v++)
       new_vector(x, s->results.data[v], total);
@@ -612,21 +627,9 @@ static void gen_seg_permute(Kx *x) {
     seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "const int64_t len = %s[%s + 1] - %s[%s];", sd->offsets, g, sd->offsets, g);
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
-  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  cg_line(cg, "int32_t %s;", to);
-  thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
-  int site = cg_site(cg, no_loc, "__write", NULL);
-  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)len) {", to);
-  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
-  cg_line(cg, "  continue;");
-  cg_line(cg, "}");
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "%s[%s[%s] + %s] = %s;", cg_lookup(x->env, s->results.data[v])->value, sd->offsets, g, to, val[v]);
+  segment_elements(cg, sd, g, j, ix);
+  CgChecks ck = checks_at(x, j, NULL, 0);
+  scatter_element(x, g, j, ix, &ck, to, "len", xprintf("%s[%s]", sd->offsets, g));
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;

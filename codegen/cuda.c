@@ -193,24 +193,36 @@ static void return_one(Cg *cg, void *ctx, const char **values, int n) {
   cg_line(cg, "return (%s)%s;", (const char *)ctx, values[0]);
 }
 
+/* Opens functor K_s_'what': its struct, holding a copy of K_A, and the
+   body of its device operator(), whose declaration is 'signature'. */
+static void open_functor(Gx *x, const char *what, const char *signature) {
+  Cg *cg = x->cg;
+  cg_line(cg, "struct %s {", kname(x, what));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ %s {", signature);
+  cg->indent++;
+}
+
+/* Closes the functor that open_functor opened. */
+static void close_functor(Cg *cg) {
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
 /* K_s_pull: index -> V, the pull thunk at (int32_t)i. */
 static void gen_pull(Gx *x) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
-  cg_line(cg, "struct %s {", kname(x, "pull"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ %s operator()(int64_t i) const {", v);
-  cg->indent++;
+  open_functor(x, "pull", xprintf("%s operator()(int64_t i) const", v));
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   cg_line(cg, "(void)ix;");
   CgChecks c = device_checks(x, "i", "ix", 0);
   const char **args = (const char *[]){"ix"};
   cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* The arguments 'a.v0', ... of a thunk over the values of V 'a'. */
@@ -231,11 +243,7 @@ static void gen_op(Gx *x, int combine) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
   int nv = nvalues(x->s);
-  cg_line(cg, "struct %s {", kname(x, "op"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ %s operator()(const %s &a, const %s &b) const {", v, v, v);
-  cg->indent++;
+  open_functor(x, "op", xprintf("%s operator()(const %s &a, const %s &b) const", v, v, v));
   const char **args = xmalloc(sizeof(char *) * (size_t)(2 * nv + 1));
   const char **fa = v_fields("a", nv), **fb = v_fields("b", nv);
   for (int i = 0; i < nv; i++) {
@@ -245,43 +253,26 @@ static void gen_op(Gx *x, int combine) {
   CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, combine);
   c.unchecked_sums = x->s->kind == SOAC_REDUCE && cg_op_commutative(x->s);
   cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* K_s_pred: (index, V) -> bool, a FILTER's or PARTITION's predicate. */
 static void gen_pred(Gx *x) {
   Cg *cg = x->cg;
-  cg_line(cg, "struct %s {", kname(x, "pred"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ bool operator()(int64_t i, const %s &v) const {", kname(x, "V"));
-  cg->indent++;
+  open_functor(x, "pred", xprintf("bool operator()(int64_t i, const %s &v) const", kname(x, "V")));
   CgChecks c = device_checks(x, "i", NULL, 0);
   cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_one, (void *)"bool");
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* K_s_index: index -> int32_t, a PERMUTE's index thunk. */
 static void gen_index(Gx *x) {
   Cg *cg = x->cg;
-  cg_line(cg, "struct %s {", kname(x, "index"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ int32_t operator()(int64_t i) const {");
-  cg->indent++;
+  open_functor(x, "index", "int32_t operator()(int64_t i) const");
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   CgChecks c = device_checks(x, "i", "ix", 0);
   cg_thunk(cg, x->s->second, (const char *[]){"ix"}, x->dev, &c, return_one, (void *)"int32_t");
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 static bool dead_map_result(const Gx *x, const LcuVar *v) { return cg_dead_map_result(x->k, x->index, v); }
@@ -292,19 +283,14 @@ static bool dead_map_result(const Gx *x, const LcuVar *v) { return cg_dead_map_r
 static void gen_store(Gx *x, const char *name, int first) {
   Cg *cg = x->cg;
   int nv = nvalues(x->s);
-  cg_line(cg, "struct %s {", kname(x, name));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
+  open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   for (int i = 0; i < nv; i++)
     if (!dead_map_result(x, x->s->results.data[first + i]))
-      cg_line(cg, "  A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
+      cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
-      cg_line(cg, "  /* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
+      cg_line(cg, "/* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
               cg_name(x->s->results.data[first + i]));
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* The argument checks of the REDUCE at x->index that the kernel makes on
@@ -379,16 +365,13 @@ static void gen_functors(Gx *x) {
     break;
   case SOAC_FILTER:
   case SOAC_PARTITION:
-    gen_store(x, "store", 0);
-    gen_pred(x);
-    if (s->kind == SOAC_PARTITION)
-      gen_store(x, "other", nv);
-    break;
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
     gen_store(x, "store", 0);
     gen_pred(x);
-    if (s->kind == SOAC_SEG_PARTITION)
+    if (s->kind == SOAC_PARTITION)
+      gen_store(x, "other", nv);
+    if (s->kind == SOAC_SEG_PARTITION) /* the others after the kept values' sd */
       gen_store(x, "other", nv + 1);
     break;
   default:
@@ -526,20 +509,26 @@ static void host_filter(Gx *x, bool partition) {
   vec_push(&x->pending, p);
 }
 
+/* A PERMUTE's or SEG_PERMUTE's result `into` D: a copy of D on the
+   device, which the writes then change; returns its length. */
+static const char *copy_into(Gx *x) {
+  CgBinding *d = cg_lookup(x->host, x->s->into);
+  const LcuVar *r = x->s->results.data[0];
+  new_vector(x, r, d->length);
+  cg_line(x->cg,
+          "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
+          "rtg_stream());",
+          cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+  return d->length;
+}
+
 static void host_permute(Gx *x) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
   const char *n = soac_size(x);
   const char *room = n;
   if (s->into) {
-    /* a copy of D */
-    CgBinding *d = cg_lookup(x->host, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    room = d->length;
-    cg_line(cg, "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
-                "rtg_stream());",
-            cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+    room = copy_into(x);
   } else {
     for (int v = 0; v < nvalues(s); v++)
       new_vector(x, s->results.data[v], n);
@@ -611,12 +600,7 @@ static void host_seg_permute(Gx *x) {
   const LcuSoac *s = x->s;
   CgBinding *sd = cg_lookup(x->host, s->segdes);
   if (s->into) {
-    CgBinding *d = cg_lookup(x->host, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    cg_line(cg, "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
-                "rtg_stream());",
-            cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+    copy_into(x);
   } else {
     const char *total = cg_temp(cg);
     cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", total, sd->value);
