@@ -146,21 +146,20 @@ static void chunk_loop(Cg *cg, const char *c, const char *nch) {
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
 }
 
-/* The loop over the elements of chunk 'c' of [0, n), opened: index 'i',
-   and 'ix' the same as an int32. */
-static void chunk_elements(Cg *cg, const char *c, const char *i, const char *ix, const char *n) {
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+/* The loop over the elements of chunk 'c' of [0, n), or of segment 'c'
+   of the SOAC's sd where 'n' is NULL (in order), opened: index 'i', and
+   'ix' the same as an int32. */
+static void open_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n) {
+  Cg *cg = x->cg;
+  if (n) {
+    cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+    cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  } else {
+    const CgBinding *sd = cg_lookup(x->env, x->s->segdes);
+    cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", i, sd->offsets, c, i, sd->offsets, c, i);
+  }
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
-}
-
-/* The loop over the elements of segment 'g' of 'sd', in order, opened:
-   index 'j', and 'ix' the same as an int32. */
-static void segment_elements(Cg *cg, const CgBinding *sd, const char *g, const char *j, const char *ix) {
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
 }
 
 /* ---- MAP ---- */
@@ -258,7 +257,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", c));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  chunk_elements(cg, c, i, ix, n);
+  open_elements(x, c, i, ix, n);
   CgChecks ck = checks_at(x, i, ix, 0), op = checks_at(x, i, ix, combine);
   /* a commutative REDUCE's float sums and products checked on its result
      (deferred_checks) */
@@ -312,7 +311,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc2 = declare_values(x, s->pull, xprintf("%sp", c));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s[%s];", acc2[v], part[v], c);
-  chunk_elements(cg, c, i, ix, n);
+  open_elements(x, c, i, ix, n);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -328,30 +327,39 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
 
 /* ---- FILTER and PARTITION ---- */
 
-/* Pass 1 of a FILTER or PARTITION (segmented or not) at element 'i'
-   ('ix' as an int32) of chunk or segment 'c': the predicate of its
-   values, into its flag and the count `kept`. */
-static void flag_element(Kx *x, const char *c, const char *i, const char *ix, const CgChecks *ck, const char *flags) {
+/* Pass 1 of a FILTER or PARTITION over chunk 'c' of [0, n), or of a
+   SEG_FILTER or SEG_PARTITION ('n' NULL) over segment 'c': the
+   predicate of each element's values (the element 'i', 'ix' as an
+   int32), into its flag, and the count `kept` of those set; returns the
+   elements' checks, which pass 2 makes again. */
+static CgChecks flag_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n, const char *flags) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
+  cg_line(cg, "int64_t kept = 0;");
+  open_elements(x, c, i, ix, n);
+  CgChecks ck = checks_at(x, i, n ? ix : NULL, 0);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   const char *keep = cg_temp(cg);
   cg_line(cg, "uint8_t %s;", keep);
-  thunk_into(x, s->second, val, ck, (const char *[]){keep});
+  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
   cg_line(cg, "%s[%s] = %s != 0;", flags, i, keep);
   cg_line(cg, "kept += %s != 0;", keep);
+  cg->indent--;
+  cg_line(cg, "}");
+  return ck;
 }
 
-/* Pass 2 at element 'i' of chunk or segment 'c': its values, pulled
-   again, written at `at` if its flag is set, else a PARTITION's at
-   `at_not` into its results from 'others' on (a FILTER's 'others' is -1:
-   it skips the element). */
-static void write_element(Kx *x, const char *c, const char *i, const char *ix, const CgChecks *ck, const char *flags,
-                          int others) {
+/* Pass 2 over chunk or segment 'c' (as flag_elements): each element's
+   values, pulled again, written at `at` if its flag is set, else a
+   PARTITION's at `at_not` into its results from 'others' on (a FILTER's
+   'others' is -1: it skips the element). */
+static void write_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n, const CgChecks *ck,
+                           const char *flags, int others) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
   int nv = nvalues(s);
+  open_elements(x, c, i, ix, n);
   if (others < 0) {
     cg_line(cg, "if (!%s[%s])", flags, i);
     cg_line(cg, "  continue;");
@@ -369,6 +377,8 @@ static void write_element(Kx *x, const char *c, const char *i, const char *ix, c
     cg_line(cg, "  at_not++;");
   }
   cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
 }
 
 static void gen_filter(Kx *x, bool partition) {
@@ -384,12 +394,7 @@ static void gen_filter(Kx *x, bool partition) {
   /* pass 1: the flags, and each chunk's count */
   chunk_loop(cg, c, nch);
   cg->indent++;
-  cg_line(cg, "int64_t kept = 0;");
-  chunk_elements(cg, c, i, ix, n);
-  CgChecks ck = checks_at(x, i, ix, 0);
-  flag_element(x, c, i, ix, &ck, flags);
-  cg->indent--;
-  cg_line(cg, "}");
+  CgChecks ck = flag_elements(x, c, i, ix, n, flags);
   cg_line(cg, "%s[%s] = kept;", count, c);
   cg->indent--;
   cg_line(cg, "}");
@@ -417,10 +422,7 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "int64_t at = %s[%s];", count, c);
   if (partition)
     cg_line(cg, "int64_t at_not = %s * RT_CHUNK - %s[%s];", c, count, c);
-  chunk_elements(cg, c, i, ix, n);
-  write_element(x, c, i, ix, &ck, flags, partition ? nv : -1);
-  cg->indent--;
-  cg_line(cg, "}");
+  write_elements(x, c, i, ix, n, &ck, flags, partition ? nv : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "rt_free(%s);", flags);
@@ -528,7 +530,7 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", g));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  segment_elements(cg, sd, g, j, ix);
+  open_elements(x, g, j, ix, NULL);
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
@@ -564,12 +566,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, total);
   seg_loop(x, g);
   cg->indent++;
-  cg_line(cg, "int64_t kept = 0;");
-  segment_elements(cg, sd, g, j, ix);
-  CgChecks ck = checks_at(x, j, NULL, 0);
-  flag_element(x, g, j, ix, &ck, flags);
-  cg->indent--;
-  cg_line(cg, "}");
+  CgChecks ck = flag_elements(x, g, j, ix, NULL, flags);
   cg_line(cg, "%s->lengths[%s] = kept;", cg_name(kept_sd), g);
   if (partition)
     cg_line(cg, "%s->lengths[%s] = %s[%s + 1] - %s[%s] - kept;", cg_name(other_sd), g, sd->offsets, g, sd->offsets,
@@ -597,10 +594,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "int64_t at = %s[%s];", ks->offsets, g);
   if (partition)
     cg_line(cg, "int64_t at_not = %s[%s];", os->offsets, g);
-  segment_elements(cg, sd, g, j, ix);
-  write_element(x, g, j, ix, &ck, flags, partition ? nv + 1 : -1);
-  cg->indent--;
-  cg_line(cg, "}");
+  write_elements(x, g, j, ix, NULL, &ck, flags, partition ? nv + 1 : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "rt_free(%s);", flags);
@@ -627,7 +621,7 @@ static void gen_seg_permute(Kx *x) {
     seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "const int64_t len = %s[%s + 1] - %s[%s];", sd->offsets, g, sd->offsets, g);
-  segment_elements(cg, sd, g, j, ix);
+  open_elements(x, g, j, ix, NULL);
   CgChecks ck = checks_at(x, j, NULL, 0);
   scatter_element(x, g, j, ix, &ck, to, "len", xprintf("%s[%s]", sd->offsets, g));
   cg->indent--;
