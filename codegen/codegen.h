@@ -20,6 +20,8 @@
  *   cpu.c    the CPU target: skeletons on OpenMP
  *   cuda.c   the GPU target: functors for the skeletons of rt/gpu.cuh
  *   devcheck.c the GPU target: the argument checks made on the device
+ *   library.c the library kernels (rank, segdes, name, ...) as calls of
+ *            either target's runtime: one table for both
  *   host.c   the CPU level of λcu as C, and main
  *   build.c  writing the source and running cc (or nvcc) on it
  */
@@ -219,6 +221,28 @@ int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *
    the kernel) in a program whose kernels are compiled apart; with
    'checks', the sites of its device checks after them (cg_check_params). */
 const char *cg_kernel_signature(const Cg *cg, const LcuKernel *k, const char *name, bool checks);
+/* Is 'v' one of kernel 'k''s results? */
+bool cg_kernel_result(const LcuKernel *k, const LcuVar *v);
+/* The comment before kernel 'k''s code: its name, its SOACs and the NESL
+   line of the first. */
+void cg_kernel_comment(Cg *cg, const LcuKernel *k);
+/* Writes the statement by which a kernel's host function records an
+   error that it finds itself, not in a thunk (a negative size): 'error'
+   the RtKernelError's members from the index to x, as C (rt/kernel.h). */
+typedef void (*CgRecord)(Cg *cg, const char *error);
+/* The C name of a local holding SOAC size 'sz' (its variables read
+   through 'env'), checked not negative where it is a variable (dist's
+   error, as the interpreters report it: 'record', then `goto fail`). */
+const char *cg_soac_size(Cg *cg, const LcuSize *sz, CgBinding *env, CgRecord record);
+/* Declares SOAC result 'v''s local at the head of a kernel's host
+   function: a scalar 0, a vector or segdes NULL and pushed on 'vectors'
+   (const LcuVar *), which cg_kernel_exits frees. */
+void cg_declare_result(Cg *cg, const LcuVar *v, Vec *vectors);
+/* The two exits of kernel 'k''s host function: its results out and the
+   intermediate 'vectors' freed, then `fail:`, where every one of them is
+   freed; the caller frees what else it holds there and closes the
+   function. */
+void cg_kernel_exits(Cg *cg, const LcuKernel *k, const Vec *vectors);
 /* A fresh name: "t12". */
 const char *cg_temp(Cg *cg);
 /* The C name of λcu variable 'v' (unique in the program), made once per
@@ -306,6 +330,16 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name);
 /* The CPU target's loop macros (RT_CHUNK, RT_PARALLEL_FOR_IF), parallel
    with OpenMP or on one thread. */
 void cg_cpu_loops(Cg *cg, bool parallel);
+
+/* ---- library.c ---- */
+
+/* Writes LIBRARY SOAC 's' as a call of its runtime function: rt/'s where
+   'target' is CG_CPU (the CPU target's kernels, and so the GPU target's
+   host kernels), rt/gpu.cu's where it is CG_CUDA (the GPU target's device
+   kernels' host functions).  A scalar argument is read through 'env' and
+   boxed as an RtValue * for the call; the result goes to its local
+   (cg_name), a scalar unboxed, for the caller to bind. */
+void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target);
 
 /* ---- host.c ---- */
 

@@ -23,7 +23,8 @@
  *   ONCE        the thunk, once
  *   SEG_*       a loop over the segments (parallel, dynamic schedule),
  *               each segment in order
- *   LIBRARY     the runtime's function (rt/vector.c, rt/structured.c)
+ *   LIBRARY     the runtime's function (rt/vector.c, rt/structured.c),
+ *               called as library.c's table says
  *
  * A check in a thunk records the error of the lowest element index in
  * *err; after each SOAC the kernel returns if there is one, and the
@@ -40,13 +41,11 @@ typedef struct Kx {
   const LcuSoac *s;  /* the SOAC being written */
   int index;         /* its position in the kernel */
   CgBinding *env;    /* the kernel's parameters and its SOACs' results */
-  Vec vectors;       /* const char *: every vector or segdes local, freed
-                        at the end unless a result */
-  Vec vector_vars;   /* const LcuVar *: the same, as λcu variables */
+  Vec vectors;       /* const LcuVar *: every vector or segdes local,
+                        freed at the end unless a result */
 } Kx;
 
 static bool is_vec(const LcuVar *v) { return v->type.kind == LT_VEC; }
-static bool is_sd(const LcuVar *v) { return v->type.kind == LT_SEGDES; }
 
 /* ---- bindings ---- */
 
@@ -74,27 +73,12 @@ static void new_vector(Kx *x, const LcuVar *v, const char *n) {
   bind_value(x, v, name);
 }
 
-/* The C expression of the SOAC's size, checked not negative (dist's
-   error, as the interpreters report it). */
-static const char *soac_size(Kx *x) {
-  Cg *cg = x->cg;
-  const LcuSize *sz = &x->s->size;
-  const char *n = cg_temp(cg);
-  if (sz->var)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->env, sz->var)->value);
-  else if (sz->length)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->env, sz->length)->length);
-  else
-    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
-  if (sz->var) {
-    int site = cg_site(cg, no_loc, NULL, NULL);
-    cg_line(cg, "if (%s < 0) {", n);
-    cg_line(cg, "  %s(err, 0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0);", cg->record_fn, site, n);
-    cg_line(cg, "  goto fail;");
-    cg_line(cg, "}");
-  }
-  return n;
-}
+/* Records an error that the kernel finds itself (cg_soac_size), as a
+   thunk's check does: the lowest element index wins. */
+static void record_error(Cg *cg, const char *error) { cg_line(cg, "%s(err, %s);", cg->record_fn, error); }
+
+/* The C expression of the SOAC's size, checked not negative. */
+static const char *soac_size(Kx *x) { return cg_soac_size(x->cg, &x->s->size, x->env, record_error); }
 
 /* The length expression of the vectors known to have the size's length,
    for subscripts that need no check. */
@@ -103,8 +87,10 @@ static const char *safe_length(Kx *x) {
   return sz->length ? cg_lookup(x->env, sz->length)->length : NULL;
 }
 
-/* The checks of a thunk at element 'index' (as an int32, 'ix'); 'combine'
-   as CgChecks says. */
+/* The checks of a thunk at element 'index': 'ix' the same as an int32,
+   the SOAC's own index into the vectors of its size (CgChecks's
+   safe_index), or NULL (a segmented SOAC's); 'combine' as CgChecks
+   says. */
 static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
   CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER", false};
   return c;
@@ -158,6 +144,22 @@ static const char *result_name(const LcuSoac *s, int i) { return cg_name(s->resu
 static void chunk_loop(Cg *cg, const char *c, const char *nch) {
   cg_line(cg, "RT_PARALLEL_FOR_IF(%s > 1)", nch);
   cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", c, c, nch, c);
+}
+
+/* The loop over the elements of chunk 'c' of [0, n), or of segment 'c'
+   of the SOAC's sd where 'n' is NULL (in order), opened: index 'i', and
+   'ix' the same as an int32. */
+static void open_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n) {
+  Cg *cg = x->cg;
+  if (n) {
+    cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
+    cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
+  } else {
+    const CgBinding *sd = cg_lookup(x->env, x->s->segdes);
+    cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", i, sd->offsets, c, i, sd->offsets, c, i);
+  }
+  cg->indent++;
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
 }
 
 /* ---- MAP ---- */
@@ -255,10 +257,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", c));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  open_elements(x, c, i, ix, n);
   CgChecks ck = checks_at(x, i, ix, 0), op = checks_at(x, i, ix, combine);
   /* a commutative REDUCE's float sums and products checked on its result
      (deferred_checks) */
@@ -312,10 +311,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   const char **acc2 = declare_values(x, s->pull, xprintf("%sp", c));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s[%s];", acc2[v], part[v], c);
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
+  open_elements(x, c, i, ix, n);
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s[%s] = %s;", dst[v], i, acc2[v]);
   const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
@@ -331,6 +327,60 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
 
 /* ---- FILTER and PARTITION ---- */
 
+/* Pass 1 of a FILTER or PARTITION over chunk 'c' of [0, n), or of a
+   SEG_FILTER or SEG_PARTITION ('n' NULL) over segment 'c': the
+   predicate of each element's values (the element 'i', 'ix' as an
+   int32), into its flag, and the count `kept` of those set; returns the
+   elements' checks, which pass 2 makes again. */
+static CgChecks flag_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n, const char *flags) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  cg_line(cg, "int64_t kept = 0;");
+  open_elements(x, c, i, ix, n);
+  CgChecks ck = checks_at(x, i, n ? ix : NULL, 0);
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
+  const char *keep = cg_temp(cg);
+  cg_line(cg, "uint8_t %s;", keep);
+  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
+  cg_line(cg, "%s[%s] = %s != 0;", flags, i, keep);
+  cg_line(cg, "kept += %s != 0;", keep);
+  cg->indent--;
+  cg_line(cg, "}");
+  return ck;
+}
+
+/* Pass 2 over chunk or segment 'c' (as flag_elements): each element's
+   values, pulled again, written at `at` if its flag is set, else a
+   PARTITION's at `at_not` into its results from 'others' on (a FILTER's
+   'others' is -1: it skips the element). */
+static void write_elements(Kx *x, const char *c, const char *i, const char *ix, const char *n, const CgChecks *ck,
+                           const char *flags, int others) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  open_elements(x, c, i, ix, n);
+  if (others < 0) {
+    cg_line(cg, "if (!%s[%s])", flags, i);
+    cg_line(cg, "  continue;");
+  }
+  const char **val = declare_values(x, s->pull, xprintf("%sy", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  cg_line(cg, "if (%s[%s]) {", flags, i);
+  for (int v = 0; v < nv; v++)
+    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val[v]);
+  cg_line(cg, "  at++;");
+  if (others >= 0) {
+    cg_line(cg, "} else {");
+    for (int v = 0; v < nv; v++)
+      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[others + v])->value, val[v]);
+    cg_line(cg, "  at_not++;");
+  }
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
 static void gen_filter(Kx *x, bool partition) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -344,21 +394,7 @@ static void gen_filter(Kx *x, bool partition) {
   /* pass 1: the flags, and each chunk's count */
   chunk_loop(cg, c, nch);
   cg->indent++;
-  cg_line(cg, "int64_t kept = 0;");
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
-  CgChecks ck = checks_at(x, i, ix, 0);
-  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  const char *keep = cg_temp(cg);
-  cg_line(cg, "uint8_t %s;", keep);
-  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
-  cg_line(cg, "%s[%s] = %s != 0;", flags, i, keep);
-  cg_line(cg, "kept += %s != 0;", keep);
-  cg->indent--;
-  cg_line(cg, "}");
+  CgChecks ck = flag_elements(x, c, i, ix, n, flags);
   cg_line(cg, "%s[%s] = kept;", count, c);
   cg->indent--;
   cg_line(cg, "}");
@@ -386,29 +422,7 @@ static void gen_filter(Kx *x, bool partition) {
   cg_line(cg, "int64_t at = %s[%s];", count, c);
   if (partition)
     cg_line(cg, "int64_t at_not = %s * RT_CHUNK - %s[%s];", c, count, c);
-  cg_line(cg, "const int64_t %s_end = (%s + 1) * RT_CHUNK < %s ? (%s + 1) * RT_CHUNK : %s;", c, c, n, c, n);
-  cg_line(cg, "for (int64_t %s = %s * RT_CHUNK; %s < %s_end; %s++) {", i, c, i, c, i);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
-  if (!partition)
-    cg_line(cg, "if (!%s[%s])", flags, i);
-  if (!partition)
-    cg_line(cg, "  continue;");
-  const char **val2 = declare_values(x, s->pull, xprintf("%sy", c));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
-  cg_line(cg, "if (%s[%s]) {", flags, i);
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val2[v]);
-  cg_line(cg, "  at++;");
-  if (partition) {
-    cg_line(cg, "} else {");
-    for (int v = 0; v < nv; v++)
-      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[nv + v])->value, val2[v]);
-    cg_line(cg, "  at_not++;");
-  }
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "}");
+  write_elements(x, c, i, ix, n, &ck, flags, partition ? nv : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "rt_free(%s);", flags);
@@ -416,6 +430,40 @@ static void gen_filter(Kx *x, bool partition) {
 }
 
 /* ---- PERMUTE ---- */
+
+/* A PERMUTE's or SEG_PERMUTE's result `into` D: a copy of D, which the
+   writes then change; returns its length. */
+static const char *copy_into(Kx *x) {
+  CgBinding *d = cg_lookup(x->env, x->s->into);
+  const LcuVar *r = x->s->results.data[0];
+  new_vector(x, r, d->length);
+  cg_line(x->cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
+          cg_ctype(r->type.base), d->length);
+  return d->length;
+}
+
+/* The body of a PERMUTE's or SEG_PERMUTE's loop at element 'i' ('ix'
+   as an int32) of chunk or segment 'c': its values and its place 'to',
+   which must be in [0, room) (else an error at 'i', and the element is
+   skipped), then the values written at 'base' + 'to' (or at 'to' where
+   'base' is NULL). */
+static void scatter_element(Kx *x, const char *c, const char *i, const char *ix, const CgChecks *ck, const char *to,
+                            const char *room, const char *base) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  const char **val = declare_values(x, s->pull, xprintf("%sx", c));
+  thunk_into(x, s->pull, (const char *[]){ix}, ck, val);
+  cg_line(cg, "int32_t %s;", to);
+  thunk_into(x, s->second, (const char *[]){ix}, ck, (const char *[]){to});
+  int site = cg_site(cg, no_loc, "__write", NULL);
+  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
+  cg_line(cg, "  continue;");
+  cg_line(cg, "}");
+  const char *at = base ? xprintf("%s + %s", base, to) : to;
+  for (int v = 0; v < nvalues(s); v++)
+    cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, at, val[v]);
+}
 
 static void gen_permute(Kx *x) {
   Cg *cg = x->cg;
@@ -425,13 +473,8 @@ static void gen_permute(Kx *x) {
   const char *i = cg_temp(cg), *ix = cg_temp(cg), *to = cg_temp(cg);
   const char *room;
   if (s->into) {
-    /* a copy of D, written in order: a later write wins */
-    CgBinding *d = cg_lookup(x->env, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    room = d->length;
-    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
-            cg_ctype(r->type.base), d->length);
+    /* written in order: a later write wins */
+    room = copy_into(x);
     cg_line(cg, "for (int64_t %s = 0; %s < %s; %s++) {", i, i, n, i);
   } else {
     for (int v = 0; v < nv; v++)
@@ -443,17 +486,7 @@ static void gen_permute(Kx *x) {
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
   CgChecks ck = checks_at(x, i, ix, 0);
-  const char **val = declare_values(x, s->pull, xprintf("%sx", i));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  cg_line(cg, "int32_t %s;", to);
-  thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
-  int site = cg_site(cg, no_loc, "__write", NULL);
-  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
-  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
-  cg_line(cg, "  continue;");
-  cg_line(cg, "}");
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, to, val[v]);
+  scatter_element(x, i, i, ix, &ck, to, room, NULL);
   cg->indent--;
   cg_line(cg, "}");
 }
@@ -497,14 +530,12 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   const char **acc = declare_values(x, s->pull, xprintf("%sa", g));
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
+  open_elements(x, g, j, ix, NULL);
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
-  CgChecks op = {j, "err", scan ? 2 : 1, NULL, NULL, s->loc, "RT_GATHER", false};
+  CgChecks ck = checks_at(x, j, NULL, 0);
+  CgChecks op = checks_at(x, j, NULL, scan ? 2 : 1);
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -535,20 +566,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "uint8_t *%s = (uint8_t *)rt_alloc_atomic((size_t)%s + 1);", flags, total);
   seg_loop(x, g);
   cg->indent++;
-  cg_line(cg, "int64_t kept = 0;");
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
-  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  const char *keep = cg_temp(cg);
-  cg_line(cg, "uint8_t %s;", keep);
-  thunk_into(x, s->second, val, &ck, (const char *[]){keep});
-  cg_line(cg, "%s[%s] = %s != 0;", flags, j, keep);
-  cg_line(cg, "kept += %s != 0;", keep);
-  cg->indent--;
-  cg_line(cg, "}");
+  CgChecks ck = flag_elements(x, g, j, ix, NULL, flags);
   cg_line(cg, "%s->lengths[%s] = kept;", cg_name(kept_sd), g);
   if (partition)
     cg_line(cg, "%s->lengths[%s] = %s[%s + 1] - %s[%s] - kept;", cg_name(other_sd), g, sd->offsets, g, sd->offsets,
@@ -576,28 +594,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "int64_t at = %s[%s];", ks->offsets, g);
   if (partition)
     cg_line(cg, "int64_t at_not = %s[%s];", os->offsets, g);
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  if (!partition)
-    cg_line(cg, "if (!%s[%s])", flags, j);
-  if (!partition)
-    cg_line(cg, "  continue;");
-  const char **val2 = declare_values(x, s->pull, xprintf("%sy", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val2);
-  cg_line(cg, "if (%s[%s]) {", flags, j);
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "  %s[at] = %s;", cg_lookup(x->env, s->results.data[v])->value, val2[v]);
-  cg_line(cg, "  at++;");
-  if (partition) {
-    cg_line(cg, "} else {");
-    for (int v = 0; v < nv; v++)
-      cg_line(cg, "  %s[at_not] = %s;", cg_lookup(x->env, s->results.data[nv + 1 + v])->value, val2[v]);
-    cg_line(cg, "  at_not++;");
-  }
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "}");
+  write_elements(x, g, j, ix, NULL, &ck, flags, partition ? nv + 1 : -1);
   cg->indent--;
   cg_line(cg, "}");
   cg_line(cg, "rt_free(%s);", flags);
@@ -612,11 +609,7 @@ static void gen_seg_permute(Kx *x) {
   CgBinding *sd = cg_lookup(x->env, s->segdes);
   const char *total = xprintf("%s[%s]", sd->offsets, sd->length);
   if (s->into) {
-    CgBinding *d = cg_lookup(x->env, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    cg_line(cg, "memcpy(%s, %s, sizeof(%s) * (size_t)%s);", cg_lookup(x->env, r)->value, d->value,
-            cg_ctype(r->type.base), d->length);
+    copy_into(x);
   } else {
     for (int v = 0; v < nv; v++)
       new_vector(x, s->results.data[v], total);
@@ -628,21 +621,9 @@ static void gen_seg_permute(Kx *x) {
     seg_loop(x, g);
   cg->indent++;
   cg_line(cg, "const int64_t len = %s[%s + 1] - %s[%s];", sd->offsets, g, sd->offsets, g);
-  cg_line(cg, "for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", j, sd->offsets, g, j, sd->offsets, g, j);
-  cg->indent++;
-  cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, j);
-  CgChecks ck = {j, "err", 0, NULL, NULL, s->loc, "RT_GATHER", false};
-  const char **val = declare_values(x, s->pull, xprintf("%sx", g));
-  thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
-  cg_line(cg, "int32_t %s;", to);
-  thunk_into(x, s->second, (const char *[]){ix}, &ck, (const char *[]){to});
-  int site = cg_site(cg, no_loc, "__write", NULL);
-  cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)len) {", to);
-  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, len, 0.0);", cg->record_fn, j, site, to);
-  cg_line(cg, "  continue;");
-  cg_line(cg, "}");
-  for (int v = 0; v < nv; v++)
-    cg_line(cg, "%s[%s[%s] + %s] = %s;", cg_lookup(x->env, s->results.data[v])->value, sd->offsets, g, to, val[v]);
+  open_elements(x, g, j, ix, NULL);
+  CgChecks ck = checks_at(x, j, NULL, 0);
+  scatter_element(x, g, j, ix, &ck, to, "len", xprintf("%s[%s]", sd->offsets, g));
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;
@@ -651,108 +632,18 @@ static void gen_seg_permute(Kx *x) {
 
 /* ---- library kernels ---- */
 
-/* A kernel variable as an RtValue * argument of the runtime: a scalar is
-   boxed (and freed after). */
-static const char *boxed(Kx *x, const LcuVar *v, Vec *boxes) {
-  Cg *cg = x->cg;
-  if (v->type.kind != LT_SCALAR)
-    return cg_name(v);
-  const char *b = cg_temp(cg);
-  cg_line(cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(v->type.base));
-  cg_line(cg, "%s->scalar.%s = %s;", b, cg_member(v->type.base), cg_lookup(x->env, v)->value);
-  vec_push(boxes, (void *)b);
-  return b;
-}
-
+/* The runtime's function (library.c), its result bound for the SOACs
+   after it. */
 static void gen_library(Kx *x) {
-  Cg *cg = x->cg;
-  const LcuSoac *s = x->s;
-  Vec boxes = {0};
-  const char **a = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
-  for (int i = 0; i < s->args.len; i++)
-    a[i] = boxed(x, s->args.data[i], &boxes);
-  const char *r = cg_temp(cg);
-  const char *layout = s->layout ? cg_layout(cg, s->layout) : "NULL";
-  switch (s->library) {
-  case LIB_RANK:
-  case LIB_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rt_rank(%s, %d);", r, a[0], s->library == LIB_RANK_DOWN);
-    break;
-  case LIB_SEG_RANK:
-  case LIB_SEG_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rt_seg_rank(%s, %s, %d);", r, a[0], a[1], s->library == LIB_SEG_RANK_DOWN);
-    break;
-  case LIB_MAKE_SEGDES:
-    cg_line(cg, "RtValue *%s = rt_make_segdes(loc, %s);", r, a[0]);
-    break;
-  case LIB_SEG_LENGTHS:
-    cg_line(cg, "RtValue *%s = rt_seg_lengths(%s);", r, a[0]);
-    break;
-  case LIB_SEG_OFFSETS:
-    cg_line(cg, "RtValue *%s = rt_seg_starts(%s);", r, a[0]);
-    break;
-  case LIB_SEG_IDS:
-    cg_line(cg, "RtValue *%s = rt_seg_ids(%s);", r, a[0]);
-    break;
-  case LIB_NAME: {
-    /* the segmented form has a segdes before the values' components */
-    bool seg = s->args.len == rt_layout_count(s->layout, false) + 1 && is_sd(s->args.data[0]);
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    cg_line(cg, "RtValue *%s = rt_name(&%s, %s, %s_args + %d);", r, layout, seg ? a[0] : "NULL", r, seg ? 1 : 0);
-    break;
-  }
-  case LIB_EQL:
-  case LIB_HASH: {
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    if (s->library == LIB_EQL)
-      cg_line(cg, "RtValue *%s = rt_eql(&%s, %d, %s_args, %s_args + %d);", r, layout, !s->lifted, r, r,
-              s->args.len / 2);
-    else
-      cg_line(cg, "RtValue *%s = rt_hash(loc, &%s, %d, %s_args, %s);", r, layout, !s->lifted, r,
-              a[s->args.len - 1]);
-    break;
-  }
-  case LIB_RAND:
-    cg_line(cg, "RtValue *%s = rt_rand(%d, %s);", r, s->site, a[0]);
-    break;
-  case LIB_COUNT:
-    unreachable();
-  }
-  for (int i = 0; i < boxes.len; i++)
-    cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
-  const LcuVar *res = s->results.data[0];
-  if (res->type.kind == LT_SCALAR) {
-    cg_line(cg, "%s = %s->scalar.%s;", cg_name(res), r, cg_member(res->type.base));
-    cg_line(cg, "rt_value_free(%s);", r);
+  cg_library(x->cg, x->s, x->env, CG_CPU);
+  const LcuVar *res = x->s->results.data[0];
+  if (res->type.kind == LT_SCALAR)
     x->env = cg_bind(x->env, res, cg_name(res), NULL, NULL);
-  } else {
-    cg_line(cg, "%s = %s;", cg_name(res), r);
+  else
     bind_value(x, res, cg_name(res));
-  }
 }
 
 /* ---- kernels ---- */
-
-static void declare_result(Kx *x, const LcuVar *v) {
-  if (v->type.kind == LT_SCALAR) {
-    cg_line(x->cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
-  } else {
-    cg_line(x->cg, "RtValue *%s = NULL;", cg_name(v));
-    vec_push(&x->vectors, (void *)cg_name(v));
-    vec_push(&x->vector_vars, (void *)v);
-  }
-}
-
-static bool is_result(const LcuKernel *k, const LcuVar *v) {
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == v)
-      return true;
-  return false;
-}
 
 static void gen_soac(Kx *x) {
   switch (x->s->kind) {
@@ -802,13 +693,8 @@ static void gen_soac(Kx *x) {
 }
 
 void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
-  Kx x = {cg, k, NULL, 0, NULL, {0}, {0}};
-  Buf what = {0};
-  for (int i = 0; i < k->soacs.len; i++)
-    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
-  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
-  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
-          first ? cg_where(first->loc) : "");
+  Kx x = {cg, k, NULL, 0, NULL, {0}};
+  cg_kernel_comment(cg, k);
   cg_line(cg, "%s {", cg_kernel_signature(cg, k, name, false));
   cg->indent++;
   cg_line(cg, "(void)loc;");
@@ -823,7 +709,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   for (int i = 0; i < k->soacs.len; i++) {
     const LcuSoac *s = k->soacs.data[i];
     for (int r = 0; r < s->results.len; r++)
-      declare_result(&x, s->results.data[r]);
+      cg_declare_result(cg, s->results.data[r], &x.vectors);
   }
   int nested = 0;
   for (int i = 0; i < k->soacs.len; i++) {
@@ -862,20 +748,7 @@ void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
     cg->indent--;
     cg_line(cg, "}");
   }
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
-  }
-  /* the intermediate vectors of a kernel of several SOACs */
-  for (int i = 0; i < x.vectors.len; i++)
-    if (!is_result(k, x.vector_vars.data[i]))
-      cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
-  cg_line(cg, "return;");
-  cg->indent--;
-  cg_line(cg, "fail:");
-  cg->indent++;
-  for (int i = 0; i < x.vectors.len; i++)
-    cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg_kernel_exits(cg, k, &x.vectors);
   cg->indent--;
   cg_line(cg, "}");
   cg_blank(cg);

@@ -45,7 +45,8 @@
  *   SEG_FILTER, the unsegmented select over all the elements, then the
  *   SEG_PART.   new segment lengths (rtg_seg_counts)
  *   SEG_PERMUTE rtg::seg_permute
- *   LIBRARY     the runtime's device functions (rt/gpu.cu)
+ *   LIBRARY     the runtime's device functions (rt/gpu.cu), called as
+ *               library.c's table says
  */
 #include <string.h>
 
@@ -59,9 +60,9 @@ typedef struct Gx {
   int index;        /* its position in the kernel */
   CgBinding *dev;   /* the device's view: K_A's fields (A.x_d, ...) */
   CgBinding *host;  /* the host's view: the RtValue * locals and scalars */
-  Vec vectors;      /* const char *: every vector or segdes local of the
-                       host function, freed at the end unless a result */
-  Vec vector_vars;  /* const LcuVar *: the same */
+  Vec vectors;      /* const LcuVar *: every vector or segdes local of
+                       the host function, freed at the end unless a
+                       result */
   const char *slot; /* a FILTER's or PARTITION's: the local its count's
                        slot goes to, and the one its size goes to (both
                        declared before its block: flush_filters reads
@@ -192,24 +193,36 @@ static void return_one(Cg *cg, void *ctx, const char **values, int n) {
   cg_line(cg, "return (%s)%s;", (const char *)ctx, values[0]);
 }
 
+/* Opens functor K_s_'what': its struct, holding a copy of K_A, and the
+   body of its device operator(), whose declaration is 'signature'. */
+static void open_functor(Gx *x, const char *what, const char *signature) {
+  Cg *cg = x->cg;
+  cg_line(cg, "struct %s {", kname(x, what));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", x->k->name);
+  cg_line(cg, "__device__ %s {", signature);
+  cg->indent++;
+}
+
+/* Closes the functor that open_functor opened. */
+static void close_functor(Cg *cg) {
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
 /* K_s_pull: index -> V, the pull thunk at (int32_t)i. */
 static void gen_pull(Gx *x) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
-  cg_line(cg, "struct %s {", kname(x, "pull"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ %s operator()(int64_t i) const {", v);
-  cg->indent++;
+  open_functor(x, "pull", xprintf("%s operator()(int64_t i) const", v));
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   cg_line(cg, "(void)ix;");
   CgChecks c = device_checks(x, "i", "ix", 0);
   const char **args = (const char *[]){"ix"};
   cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* The arguments 'a.v0', ... of a thunk over the values of V 'a'. */
@@ -230,11 +243,7 @@ static void gen_op(Gx *x, int combine) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
   int nv = nvalues(x->s);
-  cg_line(cg, "struct %s {", kname(x, "op"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ %s operator()(const %s &a, const %s &b) const {", v, v, v);
-  cg->indent++;
+  open_functor(x, "op", xprintf("%s operator()(const %s &a, const %s &b) const", v, v, v));
   const char **args = xmalloc(sizeof(char *) * (size_t)(2 * nv + 1));
   const char **fa = v_fields("a", nv), **fb = v_fields("b", nv);
   for (int i = 0; i < nv; i++) {
@@ -244,43 +253,26 @@ static void gen_op(Gx *x, int combine) {
   CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, combine);
   c.unchecked_sums = x->s->kind == SOAC_REDUCE && cg_op_commutative(x->s);
   cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* K_s_pred: (index, V) -> bool, a FILTER's or PARTITION's predicate. */
 static void gen_pred(Gx *x) {
   Cg *cg = x->cg;
-  cg_line(cg, "struct %s {", kname(x, "pred"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ bool operator()(int64_t i, const %s &v) const {", kname(x, "V"));
-  cg->indent++;
+  open_functor(x, "pred", xprintf("bool operator()(int64_t i, const %s &v) const", kname(x, "V")));
   CgChecks c = device_checks(x, "i", NULL, 0);
   cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_one, (void *)"bool");
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* K_s_index: index -> int32_t, a PERMUTE's index thunk. */
 static void gen_index(Gx *x) {
   Cg *cg = x->cg;
-  cg_line(cg, "struct %s {", kname(x, "index"));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ int32_t operator()(int64_t i) const {");
-  cg->indent++;
+  open_functor(x, "index", "int32_t operator()(int64_t i) const");
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   CgChecks c = device_checks(x, "i", "ix", 0);
   cg_thunk(cg, x->s->second, (const char *[]){"ix"}, x->dev, &c, return_one, (void *)"int32_t");
-  cg->indent--;
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 static bool dead_map_result(const Gx *x, const LcuVar *v) { return cg_dead_map_result(x->k, x->index, v); }
@@ -291,19 +283,14 @@ static bool dead_map_result(const Gx *x, const LcuVar *v) { return cg_dead_map_r
 static void gen_store(Gx *x, const char *name, int first) {
   Cg *cg = x->cg;
   int nv = nvalues(x->s);
-  cg_line(cg, "struct %s {", kname(x, name));
-  cg->indent++;
-  cg_line(cg, "%s_A A;", x->k->name);
-  cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
+  open_functor(x, name, xprintf("void operator()(int64_t i, const %s &v) const", kname(x, "V")));
   for (int i = 0; i < nv; i++)
     if (!dead_map_result(x, x->s->results.data[first + i]))
-      cg_line(cg, "  A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
+      cg_line(cg, "A.%s_d[i] = v.v%d;", cg_name(x->s->results.data[first + i]), i);
     else
-      cg_line(cg, "  /* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
+      cg_line(cg, "/* v.v%d: %s, read by nothing (its checks are the pull's) */", i,
               cg_name(x->s->results.data[first + i]));
-  cg_line(cg, "}");
-  cg->indent--;
-  cg_line(cg, "};");
+  close_functor(cg);
 }
 
 /* The argument checks of the REDUCE at x->index that the kernel makes on
@@ -378,16 +365,13 @@ static void gen_functors(Gx *x) {
     break;
   case SOAC_FILTER:
   case SOAC_PARTITION:
-    gen_store(x, "store", 0);
-    gen_pred(x);
-    if (s->kind == SOAC_PARTITION)
-      gen_store(x, "other", nv);
-    break;
   case SOAC_SEG_FILTER:
   case SOAC_SEG_PARTITION:
     gen_store(x, "store", 0);
     gen_pred(x);
-    if (s->kind == SOAC_SEG_PARTITION)
+    if (s->kind == SOAC_PARTITION)
+      gen_store(x, "other", nv);
+    if (s->kind == SOAC_SEG_PARTITION) /* the others after the kept values' sd */
       gen_store(x, "other", nv + 1);
     break;
   default:
@@ -407,26 +391,12 @@ static void new_vector(Gx *x, const LcuVar *v, const char *n) {
   fill_a(x, v);
 }
 
-/* The SOAC's size, checked not negative (dist's error). */
-static const char *soac_size(Gx *x) {
-  Cg *cg = x->cg;
-  const LcuSize *sz = &x->s->size;
-  const char *n = cg_temp(cg);
-  if (sz->var)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->host, sz->var)->value);
-  else if (sz->length)
-    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(x->host, sz->length)->length);
-  else
-    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
-  if (sz->var) {
-    int site = cg_site(cg, no_loc, NULL, NULL);
-    cg_line(cg, "if (%s < 0) {", n);
-    cg_line(cg, "  *err = RtKernelError{0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0, run};", site, n);
-    cg_line(cg, "  goto fail;");
-    cg_line(cg, "}");
-  }
-  return n;
-}
+/* Sets the error that K_gpu finds on the host (cg_soac_size) in the
+   host's record, with the kernel's `run`. */
+static void set_error(Cg *cg, const char *error) { cg_line(cg, "*err = RtKernelError{%s, run};", error); }
+
+/* The SOAC's size, checked not negative. */
+static const char *soac_size(Gx *x) { return cg_soac_size(x->cg, &x->s->size, x->host, set_error); }
 
 /* The identity of a REDUCE or SCAN as a V. */
 static const char *identity(Gx *x) {
@@ -539,20 +509,26 @@ static void host_filter(Gx *x, bool partition) {
   vec_push(&x->pending, p);
 }
 
+/* A PERMUTE's or SEG_PERMUTE's result `into` D: a copy of D on the
+   device, which the writes then change; returns its length. */
+static const char *copy_into(Gx *x) {
+  CgBinding *d = cg_lookup(x->host, x->s->into);
+  const LcuVar *r = x->s->results.data[0];
+  new_vector(x, r, d->length);
+  cg_line(x->cg,
+          "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
+          "rtg_stream());",
+          cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+  return d->length;
+}
+
 static void host_permute(Gx *x) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
   const char *n = soac_size(x);
   const char *room = n;
   if (s->into) {
-    /* a copy of D */
-    CgBinding *d = cg_lookup(x->host, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    room = d->length;
-    cg_line(cg, "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
-                "rtg_stream());",
-            cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+    room = copy_into(x);
   } else {
     for (int v = 0; v < nvalues(s); v++)
       new_vector(x, s->results.data[v], n);
@@ -624,12 +600,7 @@ static void host_seg_permute(Gx *x) {
   const LcuSoac *s = x->s;
   CgBinding *sd = cg_lookup(x->host, s->segdes);
   if (s->into) {
-    CgBinding *d = cg_lookup(x->host, s->into);
-    const LcuVar *r = s->results.data[0];
-    new_vector(x, r, d->length);
-    cg_line(cg, "cudaMemcpyAsync(%s->data.any, %s->data.any, sizeof(%s) * (size_t)%s, cudaMemcpyDeviceToDevice, "
-                "rtg_stream());",
-            cg_name(r), d->value, cg_ctype(r->type.base), d->length);
+    copy_into(x);
   } else {
     const char *total = cg_temp(cg);
     cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", total, sd->value);
@@ -641,89 +612,10 @@ static void host_seg_permute(Gx *x) {
           functor(x, "index"), sd->value, s->into ? "true" : "false", functor(x, "store"), site);
 }
 
-/* A kernel variable as an RtValue * argument of the runtime: a scalar is
-   boxed (and freed after). */
-static const char *boxed(Gx *x, const LcuVar *v, Vec *boxes) {
-  Cg *cg = x->cg;
-  if (v->type.kind != LT_SCALAR)
-    return cg_name(v);
-  const char *b = cg_temp(cg);
-  cg_line(cg, "RtValue *%s = rt_value_new(rt_scalar_type(%s), 1);", b, cg_rtbase(v->type.base));
-  cg_line(cg, "%s->scalar.%s = %s;", b, cg_member(v->type.base), cg_lookup(x->host, v)->value);
-  vec_push(boxes, (void *)b);
-  return b;
-}
-
+/* The GPU runtime's function (library.c), its result in K_A. */
 static void host_library(Gx *x) {
-  Cg *cg = x->cg;
-  const LcuSoac *s = x->s;
-  Vec boxes = {0};
-  const char **a = xmalloc(sizeof(char *) * (size_t)(s->args.len + 1));
-  for (int i = 0; i < s->args.len; i++)
-    a[i] = boxed(x, s->args.data[i], &boxes);
-  const char *r = cg_temp(cg);
-  const char *layout = s->layout ? cg_layout(cg, s->layout) : "NULL";
-  switch (s->library) {
-  case LIB_RANK:
-  case LIB_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rtg_rank(%s, %s);", r, a[0], s->library == LIB_RANK_DOWN ? "true" : "false");
-    break;
-  case LIB_SEG_RANK:
-  case LIB_SEG_RANK_DOWN:
-    cg_line(cg, "RtValue *%s = rtg_seg_rank(%s, %s, %s);", r, a[0], a[1],
-            s->library == LIB_SEG_RANK_DOWN ? "true" : "false");
-    break;
-  case LIB_MAKE_SEGDES:
-    cg_line(cg, "RtValue *%s = rtg_make_segdes(loc, A.run, %s);", r, a[0]);
-    break;
-  case LIB_SEG_LENGTHS:
-    cg_line(cg, "RtValue *%s = rtg_seg_lengths(%s);", r, a[0]);
-    break;
-  case LIB_SEG_OFFSETS:
-    cg_line(cg, "RtValue *%s = rtg_seg_starts(%s);", r, a[0]);
-    break;
-  case LIB_SEG_IDS:
-    cg_line(cg, "RtValue *%s = rtg_seg_ids(%s);", r, a[0]);
-    break;
-  case LIB_NAME: {
-    /* the segmented form has a segdes before the values' components */
-    bool seg = s->args.len == rt_layout_count(s->layout, false) + 1 && is_sd(s->args.data[0]);
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    cg_line(cg, "RtValue *%s = rtg_name(&%s, %s, %s_args + %d, %d);", r, layout, seg ? a[0] : "NULL", r, seg ? 1 : 0,
-            s->args.len - (seg ? 1 : 0));
-    break;
-  }
-  case LIB_EQL:
-  case LIB_HASH: {
-    cg_line(cg, "RtValue *%s_args[%d];", r, s->args.len + 1);
-    for (int i = 0; i < s->args.len; i++)
-      cg_line(cg, "%s_args[%d] = %s;", r, i, a[i]);
-    if (s->library == LIB_EQL)
-      cg_line(cg, "RtValue *%s = rtg_eql(&%s, %s, %s_args, %s_args + %d, %d);", r, layout,
-              s->lifted ? "false" : "true", r, r, s->args.len / 2, s->args.len / 2);
-    else
-      cg_line(cg, "RtValue *%s = rtg_hash(loc, &%s, %s, %s_args, %d, %s);", r, layout, s->lifted ? "false" : "true",
-              r, s->args.len - 1, a[s->args.len - 1]);
-    break;
-  }
-  case LIB_RAND:
-    cg_line(cg, "RtValue *%s = rtg_rand(%d, %s);", r, s->site, a[0]);
-    break;
-  case LIB_COUNT:
-    unreachable();
-  }
-  for (int i = 0; i < boxes.len; i++)
-    cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);
-  const LcuVar *res = s->results.data[0];
-  if (res->type.kind == LT_SCALAR) {
-    cg_line(cg, "%s = rtg_to_host(%s)->scalar.%s;", cg_name(res), r, cg_member(res->type.base));
-    cg_line(cg, "rt_value_free(%s);", r);
-  } else {
-    cg_line(cg, "%s = %s;", cg_name(res), r);
-  }
-  fill_a(x, res);
+  cg_library(x->cg, x->s, x->host, CG_CUDA);
+  fill_a(x, x->s->results.data[0]);
 }
 
 static void host_soac(Gx *x) {
@@ -814,13 +706,6 @@ static void flush_filters(Gx *x) {
     cg_line(cg, "}");
   }
   x->pending.len = 0;
-}
-
-static bool is_result(const LcuKernel *k, const LcuVar *v) {
-  for (int i = 0; i < k->results.len; i++)
-    if (k->results.data[i] == v)
-      return true;
-  return false;
 }
 
 
@@ -934,7 +819,7 @@ static void gen_host_checks(Cg *cg, const LcuKernel *k) {
     cg_line(cg, "memset(&%s, 0, sizeof %s);", v, v);
     for (int c = 0; c < x.s->results.len; c++) {
       const LcuVar *r = x.s->results.data[c];
-      if (is_result(k, r))
+      if (cg_kernel_result(k, r))
         cg_line(cg, "%s.v%d = *out_%s;", v, c, cg_name(r));
     }
     cg_line(cg, "(void)%s(%s, err, run);", check_functor(&x), v);
@@ -1007,12 +892,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   const char *record = cg->record_fn;
   cg->record_fn = "NESSIE_DEVICE_RECORD";
   Gx x = {.cg = cg, .k = k};
-  Buf what = {0};
-  for (int i = 0; i < k->soacs.len; i++)
-    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
-  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
-  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
-          first ? cg_where(first->loc) : "");
+  cg_kernel_comment(cg, k);
   /* the device's view: K_A, then each SOAC's structs */
   Vec vars = {0};
   a_vars(k, &vars);
@@ -1039,16 +919,8 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
     const LcuSoac *s = k->soacs.data[i];
     if (cg_reduce_on_device(cg, k, i))
       cg_line(cg, "%s_%d_V *%s_%d_value = NULL; /* the REDUCE's values, on the device */", k->name, i, k->name, i);
-    for (int r = 0; r < s->results.len; r++) {
-      const LcuVar *v = s->results.data[r];
-      if (v->type.kind == LT_SCALAR) {
-        cg_line(cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
-      } else {
-        cg_line(cg, "RtValue *%s = NULL;", cg_name(v));
-        vec_push(&x.vectors, (void *)cg_name(v));
-        vec_push(&x.vector_vars, (void *)v);
-      }
-    }
+    for (int r = 0; r < s->results.len; r++)
+      cg_declare_result(cg, s->results.data[r], &x.vectors);
   }
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
@@ -1068,20 +940,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
       flush_filters(&x);
   }
   gen_device_checks(&x);
-  for (int i = 0; i < k->results.len; i++) {
-    const LcuVar *v = k->results.data[i];
-    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
-  }
-  /* the intermediate vectors of a kernel of several SOACs */
-  for (int i = 0; i < x.vectors.len; i++)
-    if (!is_result(k, x.vector_vars.data[i]))
-      cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
-  cg_line(cg, "return;");
-  cg->indent--;
-  cg_line(cg, "fail:");
-  cg->indent++;
-  for (int i = 0; i < x.vectors.len; i++)
-    cg_line(cg, "rt_release(%s);", (const char *)x.vectors.data[i]);
+  cg_kernel_exits(cg, k, &x.vectors);
   free_device_values(&x);
   cg->indent--;
   cg_line(cg, "}");

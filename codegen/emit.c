@@ -3,7 +3,9 @@
  * constants, and the two tables every generated program carries: the
  * layouts of the values the runtime reads whole (printing, host
  * primitives, name/eql/hash), and the sites of the checks (where in the
- * NESL source each stands, for the error's words).
+ * NESL source each stands, for the error's words).  And what both
+ * targets write alike of a kernel's host function: the comment before
+ * it, a SOAC's size, its results' locals and its two exits.
  *
  * Names are λcu's (x23, i_22, K3), so that a person reading the C finds
  * the λcu dump's variables in it; every kernel and function carries a
@@ -459,15 +461,76 @@ bool cg_soac_reads(const LcuSoac *s, const LcuVar *v) {
   return false;
 }
 
-bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
-  const LcuSoac *s = k->soacs.data[index];
-  if (s->kind != SOAC_MAP)
-    return false;
+bool cg_kernel_result(const LcuKernel *k, const LcuVar *v) {
   for (int i = 0; i < k->results.len; i++)
     if (k->results.data[i] == v)
-      return false;
+      return true;
+  return false;
+}
+
+bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
+  const LcuSoac *s = k->soacs.data[index];
+  if (s->kind != SOAC_MAP || cg_kernel_result(k, v))
+    return false;
   for (int i = index + 1; i < k->soacs.len; i++)
     if (cg_soac_reads(k->soacs.data[i], v))
       return false;
   return true;
+}
+
+/* ---- the kernels' host functions ---- */
+
+void cg_kernel_comment(Cg *cg, const LcuKernel *k) {
+  Buf what = {0};
+  for (int i = 0; i < k->soacs.len; i++)
+    buf_printf(&what, "%s%s", i ? ", " : "", lcu_soac_name(((LcuSoac *)k->soacs.data[i])->kind));
+  const LcuSoac *first = k->soacs.len ? k->soacs.data[0] : NULL;
+  cg_line(cg, "/* %s: %s%s%s */", k->name, buf_str(&what), first && first->loc.src ? " -- " : "",
+          first ? cg_where(first->loc) : "");
+}
+
+const char *cg_soac_size(Cg *cg, const LcuSize *sz, CgBinding *env, CgRecord record) {
+  const char *n = cg_temp(cg);
+  if (sz->var)
+    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(env, sz->var)->value);
+  else if (sz->length)
+    cg_line(cg, "const int64_t %s = %s;", n, cg_lookup(env, sz->length)->length);
+  else
+    cg_line(cg, "const int64_t %s = %d;", n, (int)sz->value);
+  if (sz->var) {
+    int site = cg_site(cg, no_loc, NULL, NULL);
+    cg_line(cg, "if (%s < 0) {", n);
+    cg->indent++;
+    record(cg, xprintf("0, RT_CHECK_SIZE, %d, 0, 0, 0, %s, 0.0", site, n));
+    cg_line(cg, "goto fail;");
+    cg->indent--;
+    cg_line(cg, "}");
+  }
+  return n;
+}
+
+void cg_declare_result(Cg *cg, const LcuVar *v, Vec *vectors) {
+  if (v->type.kind == LT_SCALAR) {
+    cg_line(cg, "%s %s = 0;", cg_ctype(v->type.base), cg_name(v));
+  } else {
+    cg_line(cg, "RtValue *%s = NULL;", cg_name(v));
+    vec_push(vectors, (void *)v);
+  }
+}
+
+void cg_kernel_exits(Cg *cg, const LcuKernel *k, const Vec *vectors) {
+  for (int i = 0; i < k->results.len; i++) {
+    const LcuVar *v = k->results.data[i];
+    cg_line(cg, "*out_%s = %s;", cg_name(v), cg_name(v));
+  }
+  /* the intermediate vectors of a kernel of several SOACs */
+  for (int i = 0; i < vectors->len; i++)
+    if (!cg_kernel_result(k, vectors->data[i]))
+      cg_line(cg, "rt_release(%s);", cg_name(vectors->data[i]));
+  cg_line(cg, "return;");
+  cg->indent--;
+  cg_line(cg, "fail:");
+  cg->indent++;
+  for (int i = 0; i < vectors->len; i++)
+    cg_line(cg, "rt_release(%s);", cg_name(vectors->data[i]));
 }
