@@ -250,6 +250,14 @@ Type *flat_data_fields(TypeEnv *env, Type *t);
 void flat_print_program(FILE *out, const FlatProgram *p);
 void flat_print_func(FILE *out, const FlatFunc *f);
 void flat_print_block(FILE *out, const FlatBlock *b, int indent);
+/* What λcu's printer shares with this one, whose CPU level reads as the
+   flat IR does: constant atom 'a' as a NESL literal (false, printing
+   nothing, if 'a' is not a constant); and a nested block, of `if` and
+   `time`: `{`, a newline, block 'b' printed one level deeper than
+   'indent' by 'print' (given 'ctx'), and `}` at 'indent'. */
+bool flat_print_constant(FILE *out, const FlatAtom *a);
+typedef void FlatPrintBlockFn(void *ctx, const void *b, int indent);
+void flat_print_braced(FILE *out, int indent, FlatPrintBlockFn *print, void *ctx, const void *b);
 
 /* ---- flat_check.c ---- */
 

@@ -22,6 +22,11 @@
  * character constants prints as a string.  Top-level
  * statements come after the functions, each under a NESL comment with
  * the statement and its type.
+ *
+ * λcu's printer, whose CPU level is this statement language, prints its
+ * constants and the nested blocks of `if` and `time` with this file's
+ * flat_print_constant and flat_print_braced, so that both dumps write
+ * them alike.
  */
 #include <ctype.h>
 #include <string.h>
@@ -47,20 +52,17 @@ static void print_binding(FILE *out, const FlatVar *v) {
   }
 }
 
-static void print_atom(FILE *out, const FlatAtom *a) {
+bool flat_print_constant(FILE *out, const FlatAtom *a) {
   switch (a->kind) {
-  case FA_VAR:
-    print_var(out, a->u.var);
-    return;
   case FA_INT:
     fprintf(out, "%d", (int)a->u.i);
-    return;
+    return true;
   case FA_FLOAT:
     fputs(ast_expr_to_string(ast_float(no_loc, a->u.f)), out);
-    return;
+    return true;
   case FA_BOOL:
     fputs(a->u.b ? "T" : "F", out);
-    return;
+    return true;
   case FA_CHAR:
     /* a character that would break the line prints as the expression
        that makes it */
@@ -68,9 +70,18 @@ static void print_atom(FILE *out, const FlatAtom *a) {
       ast_print_char_literal(out, a->u.c);
     else
       fprintf(out, "code_char(%d)", (unsigned char)a->u.c);
-    return;
+    return true;
+  case FA_VAR:
+    break;
   }
-  die("print_atom: atom kind %d", (int)a->kind);
+  return false;
+}
+
+static void print_atom(FILE *out, const FlatAtom *a) {
+  if (a->kind == FA_VAR)
+    print_var(out, a->u.var);
+  else if (!flat_print_constant(out, a))
+    die("print_atom: atom kind %d", (int)a->kind);
 }
 
 /* (a, b, c) */
@@ -95,6 +106,16 @@ static void print_result_tuple(FILE *out, const Vec *results) {
 }
 
 static void indent_to(FILE *out, int indent) { fprintf(out, "%*s", indent, ""); }
+
+void flat_print_braced(FILE *out, int indent, FlatPrintBlockFn *print, void *ctx, const void *b) {
+  fputs("{\n", out);
+  print(ctx, b, indent + 2);
+  indent_to(out, indent);
+  fputc('}', out);
+}
+
+/* flat_print_block as flat_print_braced calls it. */
+static void print_block(void *out, const void *b, int indent) { flat_print_block(out, b, indent); }
 
 /* True if 's' builds a vector of printable character constants: a
    string, which prints as one ("length mismatch", not `l `e ...). */
@@ -179,20 +200,17 @@ static void print_stmt(FILE *out, const FlatStmt *s, int indent) {
     fputs(" = if ", out);
     if (s->args.len > 0)
       print_atom(out, s->args.data[0]);
-    fputs(" then {\n", out);
-    flat_print_block(out, s->then, indent + 2);
-    indent_to(out, indent);
-    fputs("} else {\n", out);
-    flat_print_block(out, s->els, indent + 2);
-    indent_to(out, indent);
-    fputs("}\n", out);
+    fputs(" then ", out);
+    flat_print_braced(out, indent, print_block, out, s->then);
+    fputs(" else ", out);
+    flat_print_braced(out, indent, print_block, out, s->els);
+    fputc('\n', out);
     return;
   case FS_TIME:
     print_result_tuple(out, &s->results);
-    fputs(" = time {\n", out);
-    flat_print_block(out, s->body, indent + 2);
-    indent_to(out, indent);
-    fputs("}\n", out);
+    fputs(" = time ", out);
+    flat_print_braced(out, indent, print_block, out, s->body);
+    fputc('\n', out);
     return;
   }
   die("print_stmt: statement kind %d", (int)s->kind);

@@ -30,7 +30,9 @@
  * print their segment descriptor there.
  *
  * Bindings at the CPU level show their types (`let n : int = #xs`), and
- * the kernel level does not, as in the paper.  Host operations print as
+ * the kernel level does not, as in the paper.  Constants, and the nested
+ * blocks of `if` and `time`, print as in the flat IR's dump
+ * (flat_print_constant, flat_print_braced).  Host operations print as
  * `host OP (args)`; an argument that a `host vector "..."` made earlier
  * in the same function gets its text in a trailing comment, so that an
  * error's message is readable where it is raised.
@@ -128,34 +130,11 @@ static bool is_negative(const FlatAtom *a) {
   return (a->kind == FA_INT && a->u.i < 0) || (a->kind == FA_FLOAT && signbit(a->u.f));
 }
 
-/* A base constant as a NESL literal; floats always with a point. */
+/* A base constant as a NESL literal, as the flat IR prints it; floats
+   always with a point. */
 static void print_constant(FILE *out, const FlatAtom *a) {
-  if (!a) {
+  if (!a || !flat_print_constant(out, a))
     fputc('?', out);
-    return;
-  }
-  switch (a->kind) {
-  case FA_INT:
-    fprintf(out, "%d", (int)a->u.i);
-    return;
-  case FA_FLOAT:
-    fputs(ast_expr_to_string(ast_float(no_loc, a->u.f)), out);
-    return;
-  case FA_BOOL:
-    fputs(a->u.b ? "T" : "F", out);
-    return;
-  case FA_CHAR:
-    /* a character that would break the line prints as the expression
-       that makes it */
-    if (isprint((unsigned char)a->u.c))
-      ast_print_char_literal(out, a->u.c);
-    else
-      fprintf(out, "code_char(%d)", (unsigned char)a->u.c);
-    return;
-  case FA_VAR:
-    break;
-  }
-  fputc('?', out);
 }
 
 /* A constant where binding level 'need' is required. */
@@ -598,6 +577,9 @@ static void print_atom_tuple(Printer *pr, const Vec *atoms) {
 
 static void print_block(Printer *pr, const LcuBlock *b, int indent);
 
+/* print_block as flat_print_braced calls it. */
+static void print_nested(void *pr, const void *b, int indent) { print_block(pr, b, indent); }
+
 /* `let x : int = `, `let (a : int, b : [int]) = `, or nothing for a
    statement without results. */
 static void print_let(FILE *out, const Vec *results) {
@@ -740,19 +722,14 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
   case LS_IF:
     fputs("if ", out);
     print_atom_at(pr, s->args.len > 0 ? s->args.data[0] : NULL, LEVEL_OPEN);
-    fputs(" then {\n", out);
-    print_block(pr, s->then, indent + 2);
-    indent_to(out, indent);
-    fputs("} else {\n", out);
-    print_block(pr, s->els, indent + 2);
-    indent_to(out, indent);
-    fputc('}', out);
+    fputs(" then ", out);
+    flat_print_braced(out, indent, print_nested, pr, s->then);
+    fputs(" else ", out);
+    flat_print_braced(out, indent, print_nested, pr, s->els);
     break;
   case LS_TIME:
-    fputs("time {\n", out);
-    print_block(pr, s->body, indent + 2);
-    indent_to(out, indent);
-    fputc('}', out);
+    fputs("time ", out);
+    flat_print_braced(out, indent, print_nested, pr, s->body);
     break;
   case LS_LENGTH:
     fputs(s->length == LEN_SEGMENTS ? "#segments " : s->length == LEN_TOTAL ? "#elements " : "#", out);
