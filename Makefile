@@ -20,7 +20,8 @@ LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
 
-COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c common/ops.c common/syntax.c
+COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c common/ops.c \
+          common/syntax.c common/ircheck.c
 FRONTEND := frontend/ast.c frontend/ast_print.c frontend/types.c \
             frontend/typecheck.c frontend/builtins.c
 GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \

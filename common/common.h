@@ -349,6 +349,99 @@ void diag_pop_handler(void);
 int diag_handler_depth(void);
 void diag_set_handler_depth(int depth);
 
+/* ---- ircheck.c: what the checkers of the CPU-level IRs share ----
+   The flat IR's checker and λcu's check one statement language with one
+   discipline for variables (bound once before their uses, read in the
+   scope of their binding, globals bound only by their top-level
+   statement); this is its bookkeeping, over variables it knows by id and
+   name only. */
+
+typedef struct IrCheck IrCheck;
+
+/* What the checker knows of an IR: its words for messages, how to read
+   its variables (pointers to them), and how to check its statements and
+   atoms.  A block is its statements and its result atoms (Vecs). */
+typedef struct IrCheckDesc {
+  const char *name;    /* "flat IR", "λcu" */
+  const char *definer; /* what alone binds a global: "its FlatTop" */
+  int (*var_id)(const void *v);
+  const char *(*var_name)(const void *v); /* as messages print it */
+  /* whether 'v' is a global by its own mark; NULL: a global is a
+     variable ircheck_add_global listed */
+  bool (*var_global)(const void *v);
+  /* whether v's type is one of the IR's; NULL: always */
+  bool (*var_valid)(const void *v);
+  /* Checks statement 's' of a block, binding its results. */
+  void (*check_stmt)(IrCheck *c, const void *s);
+  /* Appends to 'types' the type of atom 'a', read at 'loc': a new
+     object of the IR's type, which this file does not look into. */
+  void (*push_atom_type)(IrCheck *c, Loc loc, const void *a, Vec *types);
+} IrCheckDesc;
+
+/* A check in progress.  Zeroed, then ircheck_init; the checker's
+   setjmp(c->fail) catches the first failure. */
+struct IrCheck {
+  const IrCheckDesc *ir;
+  const char *after;   /* the pass that ran last */
+  const char *where;   /* NULL, or what is being checked ("function f"),
+                          which messages name after the pass */
+  jmp_buf fail;
+  int nvars;           /* variable ids lie in 0 .. nvars - 1 */
+  /* by variable id: */
+  const void **by_id;  /* the one variable with this id */
+  uint8_t *bound;      /* bound already (since ircheck_end_function) */
+  uint8_t *visible;    /* bound in an enclosing scope */
+  uint8_t *is_global;  /* listed among the program's globals */
+  uint8_t *defined;    /* a global an earlier top-level statement defined */
+  Vec scope;           /* the variables made visible, innermost last */
+  Vec bound_vars;      /* those 'bound' marks */
+  bool in_top;         /* checking a top-level block: a global it reads
+                          must be defined already */
+  Map funcs;           /* name -> the program's function of that name */
+  void *own;           /* the checker's own state, if it has more */
+};
+
+/* Starts a check of IR 'ir' whose variable ids lie below 'nvars', after
+   pass 'after' (NULL: unknown). */
+void ircheck_init(IrCheck *c, const IrCheckDesc *ir, int nvars, const char *after);
+/* Reports `IR check failed after PASS: [WHERE: ]message` at 'loc' and
+   longjmps to c->fail.  The va_list form leaves 'ap' to that longjmp:
+   it is what a checker's own variadic fail() calls. */
+_Noreturn void ircheck_fail(IrCheck *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+_Noreturn void ircheck_vfail(IrCheck *c, Loc loc, const char *fmt, va_list ap);
+/* Registers 'v' as the variable of its id, which must be in range (and
+   its type valid). */
+void ircheck_identity(IrCheck *c, Loc loc, const void *v);
+/* A binding of local 'v' (a parameter, a statement's result): visible
+   until its scope is closed. */
+void ircheck_bind(IrCheck *c, Loc loc, const void *v);
+/* A read of 'v': a global listed (and, in a top-level block, defined),
+   or a local in scope. */
+void ircheck_use(IrCheck *c, Loc loc, const void *v);
+/* Ends the scopes opened since 'mark' (a length of c->scope). */
+void ircheck_close_scope(IrCheck *c, int mark);
+/* Ends a function (or top-level block) of an IR whose variables are
+   bound once per function: every scope closes, and its variables may be
+   bound again in the next. */
+void ircheck_end_function(IrCheck *c);
+/* 'v' is one of the program's globals. */
+void ircheck_add_global(IrCheck *c, const void *v);
+/* Checks the statements 'stmts' of a block at 'loc' (NULL: the block is
+   missing), in the scope the caller is in. */
+void ircheck_stmts(IrCheck *c, const Vec *stmts, Loc loc);
+/* The types of a block's result atoms 'results' (push_atom_type's),
+   read at 'loc'. */
+Vec ircheck_results(IrCheck *c, const Vec *results, Loc loc);
+/* A nested block (an if's branch, a timed body) of statements 'stmts'
+   and results 'results' at 'loc' (NULL: missing, where 'what' names
+   it): checked in a scope of its own, which ends after its results;
+   gives their types. */
+Vec ircheck_nested(IrCheck *c, const Vec *stmts, const Vec *results, Loc loc, const char *what);
+/* Function 'f' of the program is named 'name', which no other is. */
+void ircheck_add_func(IrCheck *c, Loc loc, const char *name, const void *f);
+/* Whether 'f' is the program's function of its name 'name'. */
+bool ircheck_has_func(const IrCheck *c, const char *name, const void *f);
+
 /* ---- interrupts (Ctrl-C) ----
    The REPL's SIGINT handler calls interrupt_request(), which only sets
    a flag (async-signal-safe).  A long computation polls

@@ -212,6 +212,13 @@ typedef struct FlatNeslReader {
 void flat_print_program(FILE *out, const FlatProgram *p);
 void flat_print_func(FILE *out, const FlatFunc *f);
 void flat_print_block(FILE *out, const FlatBlock *b, int indent);
+/* What λcu's printer shares with this one, whose CPU level reads as the
+   flat IR does (constants print through common/ops.h's
+   flat_print_const): a nested block, of `if` and `time`: `{`, a
+   newline, block 'b' printed one level deeper than 'indent' by 'print'
+   (given 'ctx'), and `}` at 'indent'. */
+typedef void FlatPrintBlockFn(void *ctx, const void *b, int indent);
+void flat_print_braced(FILE *out, int indent, FlatPrintBlockFn *print, void *ctx, const void *b);
 
 /* ---- flat_check.c ---- */
 
@@ -224,7 +231,8 @@ void flat_print_block(FILE *out, const FlatBlock *b, int indent);
 bool flat_check(const FlatProgram *p, const char *after);
 
 /* ---- flat_exec.c: what both interpreters share: a flat operation run
-   on values by the runtime, and the transcript of a statement ---- */
+   on values by the runtime, the transcript of a statement, `if` and
+   `time`, and scalar functions run on scalars in place ---- */
 
 /* The context of errors inside 'callee' (a NESL function name; 'library':
    from lib-nesl) called at 'call' by code of context 'caller' (NULL: the
@@ -251,6 +259,33 @@ void flat_scalar_elem(RtValue *to, const RtValue *v, int64_t j);
 
 /* The value of a constant atom (made anew). */
 RtValue *flat_exec_constant(const FlatAtom *a);
+
+/* The branch an `if` on condition 'c' (a bool scalar) takes: true for
+   `then`. */
+bool flat_exec_cond(const RtValue *c);
+/* `time`: seconds on a monotonic clock, taken before the body runs; and
+   the statement's results, the body's 'n' values 'values' and then the
+   seconds since 'start'. */
+double flat_exec_clock(void);
+RtValue **flat_exec_timed(RtValue **values, int n, double start);
+
+/* What flat_scalar_call needs from an interpreter: where the variables
+   of a scalar function live in its frame, and what to count. */
+typedef struct FlatScalarEnv {
+  void *ctx;
+  /* The number of slots of f's frame; '*slot_of' gets, by variable id,
+     the slot of each variable f binds. */
+  int (*layout)(void *ctx, const FlatFunc *f, const int **slot_of);
+  uint64_t *ops;   /* operations run, counted unless NULL */
+  uint64_t *calls; /* calls and tail calls, counted unless NULL */
+} FlatScalarEnv;
+
+/* Scalar function 'f' (flatten.c's called_each: scalars in, one scalar
+   out; its body only operations on scalars, ifs and calls of such
+   functions) on the scalars 'args', called at 'call', into '*out': on
+   scalars in place, its tail calls of itself a loop.  A run-time error
+   longjmps (rt_fail) in the context of a function called at 'call'. */
+void flat_scalar_call(const FlatScalarEnv *env, const FlatFunc *f, RtValue **args, Loc call, RtValue *out);
 
 /* Statement 'loc' runs: it is where running out of memory is reported
    (rt_here), and the statement stops with "interrupted (Ctrl-C)" when

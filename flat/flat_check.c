@@ -21,86 +21,59 @@
  *     top-level block gives the host layout of its value.
  * The first broken invariant is reported through diag with the location
  * of the statement and the pass that ran last; checking stops there.
+ *
+ * The rules about variables and scopes, the walk over blocks and the way
+ * a failure is reported are common/ircheck.c's, which λcu's checker
+ * shares: this file checks what is the flat IR's own, each statement's
+ * operation, call and types.
  */
 #include "flat.h"
 
-typedef struct Checker {
-  const FlatProgram *p;
-  const char *after;
-  jmp_buf fail;
-  /* by variable id (0 .. p->next_var - 1): */
-  const FlatVar **by_id;  /* the one FlatVar with this id */
-  uint8_t *bound;         /* bound somewhere already */
-  uint8_t *visible;       /* bound in an enclosing scope */
-  uint8_t *is_global;     /* listed in p->globals */
-  uint8_t *defined;       /* a global defined by an earlier FlatTop */
-  Vec scope;              /* the ids made visible, innermost last (as
-                             pointers to FlatVar) */
-  Map funcs;              /* name -> the program's FlatFunc of that name */
-  bool in_top;            /* checking a top-level block, not a function */
-} Checker;
+/* The flat IR's checker is the bookkeeping of variables and scopes both
+   IRs' checkers share (common/ircheck.c), with nothing of its own. */
+typedef IrCheck Checker;
 
 _Noreturn __attribute__((format(printf, 3, 4))) static void fail(Checker *c, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = xvprintf(fmt, ap);
-  va_end(ap);
-  diag_error(loc, "flat IR check failed after %s: %s", c->after, msg);
-  longjmp(c->fail, 1);
+  ircheck_vfail(c, loc, fmt, ap);
 }
 
 static const char *var_name(const FlatVar *v) {
   return v->hint ? xprintf("%s_%d", v->hint, v->id) : xprintf("x%d", v->id);
 }
 
-/* Registers 'v' as the variable of its id, which must be in range. */
-static void check_var_identity(Checker *c, Loc loc, const FlatVar *v) {
-  if (!v)
-    fail(c, loc, "a missing variable");
-  if (v->id < 0 || v->id >= c->p->next_var)
-    fail(c, loc, "%s has id %d, outside [0, next_var = %d)", var_name(v), v->id, c->p->next_var);
-  if (c->by_id[v->id] && c->by_id[v->id] != v)
-    fail(c, loc, "two different variables have id %d", v->id);
-  c->by_id[v->id] = v;
-}
+static int var_id(const void *v) { return ((const FlatVar *)v)->id; }
+static const char *any_var_name(const void *v) { return var_name(v); }
+static bool var_global(const void *v) { return ((const FlatVar *)v)->global; }
 
-/* A local binding of 'v' (a parameter or a statement's result). */
-static void bind(Checker *c, Loc loc, const FlatVar *v) {
-  check_var_identity(c, loc, v);
-  if (v->global)
-    fail(c, loc, "global %s is bound by a statement; only its FlatTop defines it", var_name(v));
-  if (c->bound[v->id])
-    fail(c, loc, "%s is bound twice", var_name(v));
-  c->bound[v->id] = 1;
-  c->visible[v->id] = 1;
-  vec_push(&c->scope, (void *)v);
-}
+static void check_stmt(Checker *c, const void *stmt);
+static void push_atom_type(Checker *c, Loc loc, const void *a, Vec *types);
 
-/* Ends the scopes opened since 'mark' (a length of c->scope). */
-static void close_scope(Checker *c, int mark) {
-  while (c->scope.len > mark) {
-    const FlatVar *v = c->scope.data[--c->scope.len];
-    c->visible[v->id] = 0;
-  }
-}
+/* A global is what its flag says (the program's list must agree). */
+static const IrCheckDesc flat_ir = {.name = "flat IR", .definer = "its FlatTop",
+    .var_id = var_id, .var_name = any_var_name, .var_global = var_global,
+    .check_stmt = check_stmt, .push_atom_type = push_atom_type};
+
+static void check_var_identity(Checker *c, Loc loc, const FlatVar *v) { ircheck_identity(c, loc, v); }
+
+static void close_scope(Checker *c, int mark) { ircheck_close_scope(c, mark); }
 
 static FlatType use_atom(Checker *c, Loc loc, const FlatAtom *a) {
   if (!a)
     fail(c, loc, "a missing argument");
   if (a->kind != FA_VAR)
     return flat_atom_type(a);
-  const FlatVar *v = a->u.var;
-  check_var_identity(c, loc, v);
-  if (v->global) {
-    if (!c->is_global[v->id])
-      fail(c, loc, "%s is marked global but is not in the program's globals", var_name(v));
-    if (c->in_top && !c->defined[v->id])
-      fail(c, loc, "global %s is used before a top-level statement defines it", var_name(v));
-  } else if (!c->visible[v->id]) {
-    fail(c, loc, "%s is used %s", var_name(v),
-         c->bound[v->id] ? "outside the scope of its binding" : "before it is bound");
-  }
-  return v->type;
+  ircheck_use(c, loc, a->u.var);
+  return a->u.var->type;
+}
+
+static void push_result(Vec *out, FlatType t);
+
+/* Appends the type of a block's result atom to 'types', for
+   common/ircheck.c. */
+static void push_atom_type(Checker *c, Loc loc, const void *a, Vec *types) {
+  push_result(types, use_atom(c, loc, a));
 }
 
 /* ---- operation types ---- */
@@ -202,8 +175,6 @@ static void op_signature(Checker *c, const FlatStmt *s, FlatType *args, int n, V
 
 /* ---- statements and blocks ---- */
 
-static void check_block(Checker *c, const FlatBlock *b, Loc loc);
-
 /* Checks that the variables 'results' have the types 'types' (FlatType *). */
 static void check_result_types(Checker *c, Loc loc, const char *what, const Vec *results, const Vec *types) {
   if (results->len != types->len)
@@ -219,28 +190,21 @@ static void check_result_types(Checker *c, Loc loc, const char *what, const Vec 
   }
 }
 
+/* Blocks are checked by common/ircheck.c, which calls back check_stmt
+   and push_atom_type. */
+
+static void check_block(Checker *c, const FlatBlock *b, Loc loc) { ircheck_stmts(c, b ? &b->stmts : NULL, loc); }
+
 /* The types of a block's result atoms, after checking the block. */
-static Vec block_result_types(Checker *c, const FlatBlock *b, Loc loc) {
-  Vec types = {0};
-  for (int i = 0; i < b->results.len; i++)
-    push_result(&types, use_atom(c, loc, b->results.data[i]));
-  return types;
-}
+static Vec block_result_types(Checker *c, const FlatBlock *b, Loc loc) { return ircheck_results(c, &b->results, loc); }
 
 /* Checks 'b' in a scope of its own; returns its results' types. */
 static Vec check_nested_block(Checker *c, const FlatBlock *b, Loc loc, const char *what) {
-  if (!b)
-    fail(c, loc, "%s has no block", what);
-  int mark = c->scope.len;
-  check_block(c, b, loc);
-  Vec types = block_result_types(c, b, loc);
-  close_scope(c, mark);
-  return types;
+  return ircheck_nested(c, b ? &b->stmts : NULL, b ? &b->results : NULL, loc, what);
 }
 
-static bool func_in_program(Checker *c, const FlatFunc *f) { return f->name && map_get(&c->funcs, f->name) == f; }
-
-static void check_stmt(Checker *c, const FlatStmt *s) {
+static void check_stmt(Checker *c, const void *stmt) {
+  const FlatStmt *s = stmt;
   if (!s)
     fail(c, no_loc, "a missing statement");
   int n = s->args.len;
@@ -270,7 +234,7 @@ static void check_stmt(Checker *c, const FlatStmt *s) {
     const FlatFunc *f = s->callee;
     if (!f)
       fail(c, s->loc, "a call without a callee");
-    if (!func_in_program(c, f))
+    if (!ircheck_has_func(c, f->name, f))
       fail(c, s->loc, "call of %s, which is not in the program", f->name);
     if (n != f->params.len)
       fail(c, s->loc, "call of %s with %d arguments; it has %d parameters", f->name, n, f->params.len);
@@ -321,21 +285,14 @@ static void check_stmt(Checker *c, const FlatStmt *s) {
     fail(c, s->loc, "statement kind %d does not exist", (int)s->kind);
   }
   for (int i = 0; i < s->results.len; i++)
-    bind(c, s->loc, s->results.data[i]);
-}
-
-static void check_block(Checker *c, const FlatBlock *b, Loc loc) {
-  if (!b)
-    fail(c, loc, "a missing block");
-  for (int i = 0; i < b->stmts.len; i++)
-    check_stmt(c, b->stmts.data[i]);
+    ircheck_bind(c, s->loc, s->results.data[i]);
 }
 
 static void check_func(Checker *c, const FlatFunc *f) {
   c->in_top = false;
   int mark = c->scope.len;
   for (int i = 0; i < f->params.len; i++)
-    bind(c, f->loc, f->params.data[i]);
+    ircheck_bind(c, f->loc, f->params.data[i]);
   if (!f->body)
     fail(c, f->loc, "function %s has no body", f->name);
   check_block(c, f->body, f->loc);
@@ -407,30 +364,18 @@ static void check_top(Checker *c, const FlatTop *t) {
 
 bool flat_check(const FlatProgram *p, const char *after) {
   Checker *c = NEW(Checker);
-  c->p = p;
-  c->after = after ? after : "(unknown pass)";
-  size_t n = (size_t)(p->next_var > 0 ? p->next_var : 1);
-  c->by_id = xmalloc(sizeof(FlatVar *) * n);
-  c->bound = xmalloc(n);
-  c->visible = xmalloc(n);
-  c->is_global = xmalloc(n);
-  c->defined = xmalloc(n);
+  ircheck_init(c, &flat_ir, p->next_var, after);
   if (setjmp(c->fail))
     return false;
   for (int i = 0; i < p->globals.len; i++) {
     const FlatVar *g = p->globals.data[i];
-    check_var_identity(c, no_loc, g);
+    ircheck_add_global(c, g);
     if (!g->global)
       fail(c, no_loc, "%s is in the program's globals but not marked global", var_name(g));
-    c->is_global[g->id] = 1;
   }
   for (int i = 0; i < p->funcs.len; i++) {
-    FlatFunc *f = p->funcs.data[i];
-    if (!f || !f->name)
-      fail(c, f ? f->loc : no_loc, "a function without a name");
-    if (map_get(&c->funcs, f->name))
-      fail(c, f->loc, "two functions are named %s", f->name);
-    map_put(&c->funcs, f->name, f);
+    const FlatFunc *f = p->funcs.data[i];
+    ircheck_add_func(c, f ? f->loc : no_loc, f ? f->name : NULL, f);
   }
   for (int i = 0; i < p->funcs.len; i++)
     check_func(c, p->funcs.data[i]);

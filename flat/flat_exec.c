@@ -1,7 +1,9 @@
 /*
  * flat_exec.c: what the two interpreters (the flat IR's, flat_interp.c,
  * and λcu's, lcu/lcu_interp.c) share: a flat operation run on values by
- * the runtime (rt/), and the transcript of a top-level statement.
+ * the runtime (rt/), the transcript of a top-level statement, `if` and
+ * `time`, and the scalar functions run on scalars in place (the flat
+ * IR's statement language, which is λcu's CPU level too).
  *
  * The semantics of every operation, errors included, live in rt/, which
  * the executables link too: here a statement's operation is only mapped
@@ -12,6 +14,7 @@
  */
 #include <gc.h>
 #include <string.h>
+#include <time.h>
 
 #include "flat.h"
 
@@ -391,4 +394,145 @@ void flat_scalar_elem(RtValue *to, const RtValue *v, int64_t j) {
   size_t size = rt_base_size(v->type.base);
   flat_scalar_init(to, v->type.base);
   memcpy(&to->scalar, (const char *)v->data.any + (size_t)j * size, size);
+}
+
+/* ---- scalar functions on one element ----
+   A scalar function (flatten.c's called_each: scalars in, one scalar
+   out, a body of scalar operations, ifs and calls of such functions) is
+   run once per element by the flat IR's `call each` and once per lane by
+   a λcu thunk's call, and a loop of many iterations per element is
+   common (mandelbrot): so it runs here on scalars in C structs, without a
+   frame of allocated values, an allocation per operation or C recursion
+   for its tail calls, which continue the loop.  The context of its errors
+   is that of a called function, as an interpreter's calls have.  λcu's
+   CPU level is the flat IR's statement language, so both interpreters
+   run their scalar functions here: λcu's as the flat functions they read
+   as (lcu_interp.c makes them). */
+
+typedef struct ScalarFrame {
+  const FlatScalarEnv *env;
+  const FlatFunc *f;
+  const int *slot_of; /* by variable id: its slot in 'vals' */
+  RtValue *vals;
+  RtContext context;
+} ScalarFrame;
+
+static RtValue *scalar_var(ScalarFrame *fr, const FlatVar *v) { return &fr->vals[fr->slot_of[v->id]]; }
+
+/* The value of 'a' in the frame, a constant in 'buf'. */
+static RtValue *scalar_atom(ScalarFrame *fr, const FlatAtom *a, RtValue *buf) {
+  if (a->kind != FA_VAR) {
+    flat_scalar_const(buf, a);
+    return buf;
+  }
+  if (a->u.var->global)
+    die("a scalar function reads global %d", a->u.var->id);
+  return scalar_var(fr, a->u.var);
+}
+
+/* Runs 'b' of the frame's function; returns its result, or NULL after
+   its tail call of the function itself, whose arguments are then in
+   'next' (tail: 'b' gives the function's result). */
+static RtValue *scalar_block(ScalarFrame *fr, const FlatBlock *b, bool tail, RtValue *next) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const FlatStmt *s = b->stmts.data[i];
+    bool last = tail && i == b->stmts.len - 1 && s->results.len == 1 && b->results.len == 1 &&
+                ((const FlatAtom *)b->results.data[0])->kind == FA_VAR &&
+                ((const FlatAtom *)b->results.data[0])->u.var == s->results.data[0];
+    const FlatVar *rv = s->results.len == 1 ? s->results.data[0] : NULL;
+    RtValue *r = rv ? scalar_var(fr, rv) : NULL;
+    RtValue buf[3], *a[3];
+    switch (s->kind) {
+    case FS_OP:
+      if (s->args.len > 3 || !r)
+        die("a scalar function's %s", flat_op_name(s->op));
+      for (int k = 0; k < s->args.len; k++)
+        a[k] = scalar_atom(fr, s->args.data[k], &buf[k]);
+      if (fr->env->ops)
+        (*fr->env->ops)++;
+      flat_scalar_init(r, flat_rt_base(rv->type.base)); /* the checker checked the types */
+      rt_scalar_into(flat_rt_op(s->op), flat_rt_loc(s->loc), NULL, a, s->args.len, r);
+      break;
+    case FS_IF: {
+      RtValue *c = scalar_atom(fr, s->args.data[0], &buf[0]);
+      RtValue *v = scalar_block(fr, c->scalar.b ? s->then : s->els, last, next);
+      if (!v)
+        return NULL;
+      flat_scalar_set(r, v);
+      break;
+    }
+    case FS_CALL: {
+      enum { FEW = 16 };
+      RtValue *few[FEW], fewbuf[FEW];
+      RtValue **cargs = s->args.len < FEW ? few : xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
+      RtValue *cbuf = s->args.len < FEW ? fewbuf : xmalloc(sizeof(RtValue) * (size_t)(s->args.len + 1));
+      for (int k = 0; k < s->args.len; k++)
+        cargs[k] = scalar_atom(fr, s->args.data[k], &cbuf[k]);
+      if (last && s->callee == fr->f) {
+        for (int k = 0; k < s->args.len; k++)
+          flat_scalar_set(&next[k], cargs[k]);
+        return NULL;
+      }
+      rt_check_stack(flat_rt_loc(s->loc));
+      flat_scalar_call(fr->env, s->callee, cargs, s->loc, r);
+      rt_set_context(&fr->context);
+      break;
+    }
+    default:
+      die("a scalar function's statement of kind %d", (int)s->kind);
+    }
+  }
+  RtValue buf;
+  RtValue *v = scalar_atom(fr, b->results.data[0], &buf);
+  return v == &buf ? (flat_scalar_set(&next[0], v), &next[0]) : v;
+}
+
+void flat_scalar_call(const FlatScalarEnv *env, const FlatFunc *f, RtValue **args, Loc call, RtValue *out) {
+  const int *slot_of = NULL;
+  int nslots = env->layout(env->ctx, f, &slot_of);
+  int n = f->params.len;
+  enum { ON_STACK = 64 }; /* a scalar function's slots: a few dozen */
+  RtValue stack_vals[ON_STACK], stack_next[ON_STACK];
+  RtValue *vals = nslots < ON_STACK ? stack_vals : xmalloc(sizeof(RtValue) * (size_t)(nslots + 1));
+  RtValue *next = n < ON_STACK ? stack_next : xmalloc(sizeof(RtValue) * (size_t)(n + 1));
+  const RtContext *caller = rt_context();
+  const char *source = f->source ? f->source : f->name;
+  ScalarFrame fr = {env, f, slot_of, vals, flat_call_context(caller, source, f->library, call)};
+  rt_set_context(&fr.context);
+  for (int i = 0; i < n; i++)
+    flat_scalar_set(scalar_var(&fr, f->params.data[i]), args[i]);
+  for (;;) {
+    if (env->calls)
+      (*env->calls)++;
+    RtValue *v = scalar_block(&fr, f->body, true, next);
+    if (v) {
+      flat_scalar_set(out, v);
+      break;
+    }
+    for (int i = 0; i < n; i++) /* the tail call: the next iteration */
+      flat_scalar_set(scalar_var(&fr, f->params.data[i]), &next[i]);
+  }
+  rt_set_context(caller);
+}
+
+/* ---- if and time ---- */
+
+bool flat_exec_cond(const RtValue *c) {
+  if (!rt_type_equal(c->type, rt_scalar_type(RT_BOOL)))
+    die("if on a %s", rt_type_name(c->type));
+  return c->data.b[0];
+}
+
+double flat_exec_clock(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+RtValue **flat_exec_timed(RtValue **values, int n, double start) {
+  double seconds = flat_exec_clock() - start;
+  RtValue **all = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
+  memcpy(all, values, sizeof(RtValue *) * (size_t)n);
+  all[n] = rt_float(seconds);
+  return all;
 }

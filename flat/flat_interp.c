@@ -5,8 +5,9 @@
  *
  * Every operation works on whole vectors at once: its statement's
  * arguments are looked up and handed to flat_exec.c, which runs the
- * operations for this interpreter and λcu's.  Nested NESL values are
- * never rebuilt to run an operation.
+ * operations for this interpreter and λcu's (and their scalar functions,
+ * a `call each`'s here).  Nested NESL values are never rebuilt to run an
+ * operation.
  *
  * Control stays on the host: an `if` runs one branch, a call runs its
  * callee's block in a new frame (an array of values indexed by a slot
@@ -20,7 +21,6 @@
  * a message reads exactly as the evaluator's would.
  */
 #include <string.h>
-#include <time.h>
 
 #include "flat.h"
 
@@ -58,6 +58,7 @@ struct FlatInterp {
   PtrMap block_done;          /* FlatBlock -> non-NULL once analysed */
   Vec results;                /* RtValue *: an operation's, reused */
   int depth;
+  FlatScalarEnv scalar_env;   /* for flat_scalar_call: 'layouts', 'stats' */
 };
 
 static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc);
@@ -144,35 +145,25 @@ static void bind(FlatInterp *in, const FlatVar *v, RtValue *value) {
 }
 
 static RtValue *atom_value(FlatInterp *in, const FlatAtom *a, Loc loc) {
-  switch (a->kind) {
-  case FA_VAR: {
-    const FlatVar *v = a->u.var;
-    ensure_var_tables(in, v->id);
-    if (v->global) {
-      RtValue *g = in->globals[v->id];
-      if (!g) {
-        const char *name = in->global_names[v->id] ? in->global_names[v->id] : v->hint ? v->hint : var_name(v);
-        rt_undefined_error(flat_rt_loc(loc), name);
-      }
-      return g;
+  if (a->kind != FA_VAR)
+    return flat_exec_constant(a);
+  const FlatVar *v = a->u.var;
+  ensure_var_tables(in, v->id);
+  if (v->global) {
+    RtValue *g = in->globals[v->id];
+    if (!g) {
+      const char *name = in->global_names[v->id] ? in->global_names[v->id] : v->hint ? v->hint : var_name(v);
+      rt_undefined_error(flat_rt_loc(loc), name);
     }
-    int slot = in->slot_of[v->id];
-    RtValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
-    if (!x)
-      die("%s is used before it is bound", var_name(v));
-    return x;
+    return g;
   }
-  case FA_INT:
-    return rt_int(a->u.i);
-  case FA_FLOAT:
-    return rt_float(a->u.f);
-  case FA_BOOL:
-    return rt_bool(a->u.b);
-  case FA_CHAR:
-    return rt_char(a->u.c);
-  }
-  die("atom kind %d", (int)a->kind);
+  int slot = in->slot_of[v->id];
+  RtValue *x = slot >= 0 ? in->frame->slots[slot] : NULL;
+  if (!x)
+    die("%s is used before it is bound", var_name(v));
+  return x;
 }
+
 /* ---- operations ---- */
 
 static void count_elements(FlatInterp *in, RtValue *v) {
@@ -204,12 +195,6 @@ static void run_op(FlatInterp *in, const FlatStmt *s) {
 
 /* ---- statements ---- */
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Calls 'f' at statement 's' with 'args' (one value per parameter);
    returns its body's results. */
 static RtValue **call_func(FlatInterp *in, const FlatStmt *s, const FlatFunc *f, RtValue **args) {
@@ -238,114 +223,15 @@ static RtValue **call_func(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
   return results;
 }
 
-/* ---- scalar loops on one element ----
-   A call on each element (flat.h's 'each') runs its scalar function once
-   per element, and a loop of many iterations per element is common
-   (mandelbrot): so it runs here on scalars in C structs, without a frame
-   of allocated values, an allocation per operation or C recursion for
-   its tail calls, which continue the loop.  The context of its errors is
-   that of a called function, as in call_func. */
+/* ---- scalar functions on each element ----
+   flat_exec.c runs them (flat_scalar_call), with the slots of this
+   interpreter's frame layouts. */
 
-typedef struct ScalarFrame {
-  const FlatFunc *f;
-  RtValue *vals; /* by slot (frame_layout) */
-  RtContext context;
-} ScalarFrame;
-
-static RtValue *scalar_atom(ScalarFrame *fr, FlatInterp *in, const FlatAtom *a, RtValue *buf) {
-  if (a->kind != FA_VAR) {
-    flat_scalar_const(buf, a);
-    return buf;
-  }
-  if (a->u.var->global)
-    die("a scalar loop reads global %s", var_name(a->u.var));
-  return &fr->vals[in->slot_of[a->u.var->id]];
-}
-
-static void scalar_call(FlatInterp *in, const FlatStmt *call, const FlatFunc *f, RtValue **args, RtValue *out);
-
-/* Runs 'b' of the frame's function; returns its result, or NULL after
-   its tail call of the function itself, whose arguments are then in
-   'next' (tail: 'b' gives the function's result). */
-static RtValue *scalar_block(FlatInterp *in, ScalarFrame *fr, const FlatBlock *b, bool tail, RtValue *next) {
-  for (int i = 0; i < b->stmts.len; i++) {
-    const FlatStmt *s = b->stmts.data[i];
-    bool last = tail && i == b->stmts.len - 1 && s->results.len == 1 && b->results.len == 1 &&
-                ((const FlatAtom *)b->results.data[0])->kind == FA_VAR &&
-                ((const FlatAtom *)b->results.data[0])->u.var == s->results.data[0];
-    const FlatVar *rv = s->results.len == 1 ? s->results.data[0] : NULL;
-    RtValue *r = rv ? &fr->vals[in->slot_of[rv->id]] : NULL;
-    RtValue buf[3], *a[3];
-    switch (s->kind) {
-    case FS_OP:
-      if (s->args.len > 3 || !r)
-        die("a scalar loop's %s", flat_op_name(s->op));
-      for (int k = 0; k < s->args.len; k++)
-        a[k] = scalar_atom(fr, in, s->args.data[k], &buf[k]);
-      in->stats.ops++;
-      flat_scalar_init(r, flat_rt_base(rv->type.base)); /* the flat checker checked the types */
-      rt_scalar_into(flat_rt_op(s->op), flat_rt_loc(s->loc), NULL, a, s->args.len, r);
-      break;
-    case FS_IF: {
-      RtValue *c = scalar_atom(fr, in, s->args.data[0], &buf[0]);
-      RtValue *v = scalar_block(in, fr, c->scalar.b ? s->then : s->els, last, next);
-      if (!v)
-        return NULL;
-      flat_scalar_set(r, v);
-      break;
-    }
-    case FS_CALL: {
-      enum { FEW = 16 };
-      RtValue *few[FEW], fewbuf[FEW];
-      RtValue **cargs = s->args.len < FEW ? few : xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
-      RtValue *cbuf = s->args.len < FEW ? fewbuf : xmalloc(sizeof(RtValue) * (size_t)(s->args.len + 1));
-      for (int k = 0; k < s->args.len; k++)
-        cargs[k] = scalar_atom(fr, in, s->args.data[k], &cbuf[k]);
-      if (last && s->callee == fr->f) {
-        for (int k = 0; k < s->args.len; k++)
-          flat_scalar_set(&next[k], cargs[k]);
-        return NULL;
-      }
-      rt_check_stack(flat_rt_loc(s->loc));
-      scalar_call(in, s, s->callee, cargs, r);
-      rt_set_context(&fr->context);
-      break;
-    }
-    default:
-      die("a scalar loop's statement of kind %d", (int)s->kind);
-    }
-  }
-  RtValue buf;
-  RtValue *v = scalar_atom(fr, in, b->results.data[0], &buf);
-  return v == &buf ? (flat_scalar_set(&next[0], v), &next[0]) : v;
-}
-
-/* Scalar function 'f' on the scalars 'args', called at 'call', into
-   '*out'. */
-static void scalar_call(FlatInterp *in, const FlatStmt *call, const FlatFunc *f, RtValue **args, RtValue *out) {
+static int scalar_layout(void *ctx, const FlatFunc *f, const int **slot_of) {
+  FlatInterp *in = ctx;
   FrameLayout *layout = frame_layout(in, f, &f->params, f->body);
-  int n = f->params.len;
-  enum { ON_STACK = 64 }; /* a scalar function's slots: a few dozen */
-  RtValue stack_vals[ON_STACK], stack_next[ON_STACK];
-  RtValue *vals = layout->nslots < ON_STACK ? stack_vals : xmalloc(sizeof(RtValue) * (size_t)(layout->nslots + 1));
-  RtValue *next = n < ON_STACK ? stack_next : xmalloc(sizeof(RtValue) * (size_t)(n + 1));
-  ScalarFrame fr = {f, vals, {0}};
-  fr.context = flat_call_context(rt_context(), func_source(f), f->library, call->loc);
-  const RtContext *caller = rt_context();
-  rt_set_context(&fr.context);
-  for (int i = 0; i < n; i++)
-    flat_scalar_set(&fr.vals[in->slot_of[((FlatVar *)f->params.data[i])->id]], args[i]);
-  for (;;) {
-    in->stats.host_calls++;
-    RtValue *v = scalar_block(in, &fr, f->body, true, next);
-    if (v) {
-      flat_scalar_set(out, v);
-      break;
-    }
-    for (int i = 0; i < n; i++) /* the tail call: the next iteration */
-      flat_scalar_set(&fr.vals[in->slot_of[((FlatVar *)f->params.data[i])->id]], &next[i]);
-  }
-  rt_set_context(caller);
+  *slot_of = in->slot_of;
+  return layout->nslots;
 }
 
 /* A call with 'each' (flat.h): the scalar function on each element of
@@ -368,7 +254,7 @@ static RtValue **call_each(FlatInterp *in, const FlatStmt *s, const FlatFunc *f,
     for (int i = 0; i < n; i++)
       flat_scalar_elem(&element[i], vectors[i], j);
     RtValue r;
-    scalar_call(in, s, f, args, &r);
+    flat_scalar_call(&in->scalar_env, f, args, s->loc, &r);
     memcpy((char *)out->data.any + (size_t)j * size, r.data.any, size);
   }
   RtValue **results = xmalloc(sizeof(RtValue *));
@@ -401,22 +287,14 @@ static void run_stmt(FlatInterp *in, const FlatStmt *s) {
     run_call(in, s);
     return;
   case FS_IF: {
-    RtValue *c = atom_value(in, s->args.data[0], s->loc);
-    if (!rt_type_equal(c->type, rt_scalar_type(RT_BOOL)))
-      die("if on a %s", rt_type_name(c->type));
-    const FlatBlock *b = c->data.b[0] ? s->then : s->els;
+    const FlatBlock *b = flat_exec_cond(atom_value(in, s->args.data[0], s->loc)) ? s->then : s->els;
     bind_results(in, s, run_block(in, b, s->loc), b->results.len);
     return;
   }
   case FS_TIME: {
-    double start = now_seconds();
+    double start = flat_exec_clock();
     RtValue **values = run_block(in, s->body, s->loc);
-    double seconds = now_seconds() - start;
-    int n = s->body->results.len;
-    RtValue **all = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
-    memcpy(all, values, sizeof(RtValue *) * (size_t)n);
-    all[n] = rt_float(seconds);
-    bind_results(in, s, all, n + 1);
+    bind_results(in, s, flat_exec_timed(values, s->body->results.len, start), s->body->results.len + 1);
     return;
   }
   }
@@ -518,6 +396,7 @@ FlatInterp *flat_interp_new(FlatProgram *p, FILE *out) {
   FlatInterp *in = NEW(FlatInterp);
   in->p = p;
   in->out = out;
+  in->scalar_env = (FlatScalarEnv){in, scalar_layout, &in->stats.ops, &in->stats.host_calls};
   flat_exec_use_gc();
   rt_set_output(out);
   return in;

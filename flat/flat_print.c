@@ -22,6 +22,11 @@
  * character constants prints as a string.  Top-level
  * statements come after the functions, each under a NESL comment with
  * the statement and its type.
+ *
+ * λcu's printer, whose CPU level is this statement language, prints its
+ * constants with common/ops.c's flat_print_const and the nested blocks
+ * of `if` and `time` with this file's flat_print_braced, so that both
+ * dumps write them alike.
  */
 #include <ctype.h>
 #include <string.h>
@@ -76,6 +81,16 @@ static void print_result_tuple(FILE *out, const Vec *results) {
 }
 
 static void indent_to(FILE *out, int indent) { fprintf(out, "%*s", indent, ""); }
+
+void flat_print_braced(FILE *out, int indent, FlatPrintBlockFn *print, void *ctx, const void *b) {
+  fputs("{\n", out);
+  print(ctx, b, indent + 2);
+  indent_to(out, indent);
+  fputc('}', out);
+}
+
+/* flat_print_block as flat_print_braced calls it. */
+static void print_block(void *out, const void *b, int indent) { flat_print_block(out, b, indent); }
 
 /* True if 's' builds a vector of printable character constants: a
    string, which prints as one ("length mismatch", not `l `e ...). */
@@ -162,20 +177,17 @@ static void print_stmt(FILE *out, const FlatStmt *s, int indent) {
     fputs(" = if ", out);
     if (s->args.len > 0)
       print_atom(out, s->args.data[0]);
-    fputs(" then {\n", out);
-    flat_print_block(out, s->then, indent + 2);
-    indent_to(out, indent);
-    fputs("} else {\n", out);
-    flat_print_block(out, s->els, indent + 2);
-    indent_to(out, indent);
-    fputs("}\n", out);
+    fputs(" then ", out);
+    flat_print_braced(out, indent, print_block, out, s->then);
+    fputs(" else ", out);
+    flat_print_braced(out, indent, print_block, out, s->els);
+    fputc('\n', out);
     return;
   case FS_TIME:
     print_result_tuple(out, &s->results);
-    fputs(" = time {\n", out);
-    flat_print_block(out, s->body, indent + 2);
-    indent_to(out, indent);
-    fputs("}\n", out);
+    fputs(" = time ", out);
+    flat_print_braced(out, indent, print_block, out, s->body);
+    fputc('\n', out);
     return;
   }
   die("print_stmt: statement kind %d", (int)s->kind);

@@ -38,6 +38,9 @@
  *
  * The first violation is reported through diag with the location of the
  * SOAC or statement and the pass that ran last; checking stops there.
+ * The CPU level's variables and scopes, its walk over blocks and the
+ * report of a failure are common/ircheck.c's, which the flat IR's
+ * checker shares.
  */
 #include "../flat/flat.h"
 #include "lcu.h"
@@ -54,37 +57,28 @@ enum {
   B_ANY = B_INT | B_FLOAT | B_BOOL | B_CHAR,
 };
 
-typedef struct Checker {
-  const LcuProgram *p;
-  const char *after;
-  jmp_buf fail;
-  const char *where; /* "kernel K1", "function f", "top-level statement" */
-  /* by variable id (0 .. p->next_var - 1): */
-  const LcuVar **by_id; /* the one LcuVar with this id */
-  uint8_t *is_global;   /* listed in p->globals */
-  uint8_t *defined;     /* a global defined by a top-level statement */
-  uint8_t *kbound;      /* bound in the kernel being checked */
-  uint8_t *tusing;      /* in the `using` list of the thunk being checked */
-  uint8_t *tbound;      /* bound somewhere in the thunk being checked */
-  uint8_t *tvisible;    /* a thunk binder in scope */
-  uint8_t *bound;       /* bound in the function or top-level block */
-  uint8_t *visible;     /* ... in an enclosing scope */
-  Vec kvars, tvars, fvars; /* what to clear after a kernel, thunk, function */
-  Vec scope;               /* CPU variables made visible, innermost last */
-  Map kernels;             /* name -> the program's LcuKernel */
-  Map funcs;               /* name -> the program's LcuFunc */
-} Checker;
+/* λcu's checker: the bookkeeping both IRs' checkers share
+   (common/ircheck.c), which checks the CPU level's variables, and the
+   scopes of the kernel and thunk levels (Levels, its 'own'). */
+typedef IrCheck Checker;
+
+/* By variable id, as the shared tables; cleared after each kernel and
+   thunk. */
+typedef struct Levels {
+  uint8_t *kbound;   /* bound in the kernel being checked */
+  uint8_t *tusing;   /* in the `using` list of the thunk being checked */
+  uint8_t *tbound;   /* bound somewhere in the thunk being checked */
+  uint8_t *tvisible; /* a thunk binder in scope */
+  Vec kvars, tvars;  /* what to clear after a kernel, a thunk */
+  Map kernels;       /* name -> the program's LcuKernel */
+} Levels;
+
+static Levels *levels(Checker *c) { return c->own; }
 
 _Noreturn __attribute__((format(printf, 3, 4))) static void fail(Checker *c, Loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = xvprintf(fmt, ap);
-  va_end(ap);
-  if (c->where)
-    diag_error(loc, "λcu check failed after %s: %s: %s", c->after, c->where, msg);
-  else
-    diag_error(loc, "λcu check failed after %s: %s", c->after, msg);
-  longjmp(c->fail, 1);
+  ircheck_vfail(c, loc, fmt, ap);
 }
 
 static const char *var_name(const LcuVar *v) {
@@ -119,19 +113,21 @@ static void push_type(Vec *out, LcuType t) {
 
 static LcuType type_at(const Vec *types, int i) { return *(LcuType *)types->data[i]; }
 
+static int var_id(const void *v) { return ((const LcuVar *)v)->id; }
+static const char *any_var_name(const void *v) { return var_name(v); }
+static bool var_valid(const void *v) { return type_valid(((const LcuVar *)v)->type); }
+
+static void check_stmt(Checker *c, const void *stmt);
+static void push_atom_type(Checker *c, Loc loc, const void *a, Vec *types);
+
+/* A global is a variable of the program's list. */
+static const IrCheckDesc lcu_ir = {.name = "λcu", .definer = "its top-level statement",
+    .var_id = var_id, .var_name = any_var_name, .var_valid = var_valid,
+    .check_stmt = check_stmt, .push_atom_type = push_atom_type};
+
 /* Registers 'v' as the variable of its id, which must be in range, and
    checks that its type exists. */
-static void check_var_identity(Checker *c, Loc loc, const LcuVar *v) {
-  if (!v)
-    fail(c, loc, "a missing variable");
-  if (v->id < 0 || v->id >= c->p->next_var)
-    fail(c, loc, "%s has id %d, outside [0, next_var = %d)", var_name(v), v->id, c->p->next_var);
-  if (c->by_id[v->id] && c->by_id[v->id] != v)
-    fail(c, loc, "two different variables have id %d", v->id);
-  c->by_id[v->id] = v;
-  if (!type_valid(v->type))
-    fail(c, loc, "%s has no valid type", var_name(v));
-}
+static void check_var_identity(Checker *c, Loc loc, const LcuVar *v) { ircheck_identity(c, loc, v); }
 
 static void clear_marks(Vec *vars, uint8_t *marks) {
   for (int i = 0; i < vars->len; i++)
@@ -175,25 +171,25 @@ typedef struct ThunkCtx {
 
 /* A binder of the thunk: a parameter or a `let`. */
 static void thunk_bind(Checker *c, const ThunkCtx *t, const LcuVar *v) {
+  Levels *lv = levels(c);
   Loc loc = t->s->loc;
   check_var_identity(c, loc, v);
   if (v->type.kind != LT_SCALAR)
     fail(c, loc, "%s binds %s, %s; thunk variables are scalars", t->what, var_name(v), an(v->type));
-  if (c->tusing[v->id])
+  if (lv->tusing[v->id])
     fail(c, loc, "%s binds %s, which is also in its `using` list", t->what, var_name(v));
-  if (c->kbound[v->id])
+  if (lv->kbound[v->id])
     fail(c, loc, "%s binds %s, a variable of the kernel", t->what, var_name(v));
-  if (c->tbound[v->id])
+  if (lv->tbound[v->id])
     fail(c, loc, "%s binds %s twice", t->what, var_name(v));
-  c->tbound[v->id] = 1;
-  c->tvisible[v->id] = 1;
-  vec_push(&c->tvars, (void *)v);
+  lv->tbound[v->id] = 1;
+  lv->tvisible[v->id] = 1;
+  vec_push(&lv->tvars, (void *)v);
 }
 
 /* Checks 'e' and returns its base type, which must be the one it claims. */
-static bool func_in_program(Checker *c, const LcuFunc *f) { return f->name && map_get(&c->funcs, f->name) == f; }
-
 static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
+  Levels *lv = levels(c);
   Loc loc = t->s->loc;
   if (!e)
     fail(c, loc, "%s: a missing expression", t->what);
@@ -204,11 +200,11 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
   case LE_VAR: {
     const LcuVar *v = e->var;
     check_var_identity(c, loc, v);
-    if (!c->tvisible[v->id]) {
-      if (!c->tusing[v->id])
+    if (!lv->tvisible[v->id]) {
+      if (!lv->tusing[v->id])
         fail(c, loc, "%s reads %s, which is %s", t->what, var_name(v),
-             c->tbound[v->id] ? "used outside the scope of its `let`"
-             : c->kbound[v->id] ? "not in its `using` list"
+             lv->tbound[v->id] ? "used outside the scope of its `let`"
+             : lv->kbound[v->id] ? "not in its `using` list"
                                 : "neither its parameter nor a variable of the kernel");
       if (v->type.kind != LT_SCALAR)
         fail(c, loc, "%s reads the %s %s as a value; a thunk reads vectors only as x[e] and #x", t->what,
@@ -240,9 +236,9 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
     const char *form = e->kind == LE_INDEX ? "x[e]" : "#x";
     const LcuVar *v = e->var;
     check_var_identity(c, loc, v);
-    if (c->tvisible[v->id])
+    if (lv->tvisible[v->id])
       fail(c, loc, "%s: %s of %s, a scalar of the thunk", t->what, form, var_name(v));
-    if (!c->tusing[v->id])
+    if (!lv->tusing[v->id])
       fail(c, loc, "%s: %s of %s, which is not in its `using` list", t->what, form, var_name(v));
     if (v->type.kind != LT_VEC)
       fail(c, loc, "%s: %s of %s, %s, not a vector", t->what, form, var_name(v), an(v->type));
@@ -291,12 +287,12 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
       fail(c, loc, "%s: let %s : %s is bound to %s", t->what, var_name(v), lcu_type_name(v->type),
            an_base(value));
     got = check_exp(c, t, e->args[1]);
-    c->tvisible[v->id] = 0;
+    lv->tvisible[v->id] = 0;
     break;
   }
   case LE_CALL: {
     const LcuFunc *f = e->callee;
-    if (!f || !func_in_program(c, f))
+    if (!f || !ircheck_has_func(c, f->name, f))
       fail(c, loc, "%s: a call of %s, which is not a function of the program", t->what,
            f && f->name ? f->name : "nothing");
     const char *why = lcu_scalar_func(f);
@@ -326,20 +322,21 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
 /* Checks thunk 'th' of SOAC 't->s', whose parameters must have the base
    types 'params' (n of them); returns the types of its results. */
 static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const FlatBase *params, int n) {
+  Levels *lv = levels(c);
   Loc loc = t->s->loc;
   if (!th)
     fail(c, loc, "%s is missing", t->what);
   for (int i = 0; i < th->using.len; i++) {
     const LcuVar *v = th->using.data[i];
     check_var_identity(c, loc, v);
-    if (!c->kbound[v->id])
+    if (!lv->kbound[v->id])
       fail(c, loc, "%s uses %s, which is neither a parameter of the kernel nor an earlier result", t->what,
            var_name(v));
     if (v->type.kind == LT_SEGDES)
       fail(c, loc, "%s uses %s, a sd; thunks read scalars and vectors", t->what, var_name(v));
-    if (!c->tusing[v->id])
-      vec_push(&c->tvars, (void *)v);
-    c->tusing[v->id] = 1;
+    if (!lv->tusing[v->id])
+      vec_push(&lv->tvars, (void *)v);
+    lv->tusing[v->id] = 1;
   }
   if (th->params.len != n)
     fail(c, loc, "%s takes %d parameter%s, not %d", t->what, n, n == 1 ? "" : "s", th->params.len);
@@ -367,29 +364,31 @@ static Vec check_thunk(Checker *c, const ThunkCtx *t, const LcuThunk *th, const 
   for (int i = 0; i < th->body.len; i++)
     push_type(&types, lcu_scalar(check_exp(c, t, th->body.data[i])));
   /* the thunk's scope ends: nothing of it is visible from the next */
-  for (int i = 0; i < c->tvars.len; i++) {
-    int id = ((const LcuVar *)c->tvars.data[i])->id;
-    c->tusing[id] = c->tbound[id] = c->tvisible[id] = 0;
+  for (int i = 0; i < lv->tvars.len; i++) {
+    int id = ((const LcuVar *)lv->tvars.data[i])->id;
+    lv->tusing[id] = lv->tbound[id] = lv->tvisible[id] = 0;
   }
-  c->tvars.len = 0;
+  lv->tvars.len = 0;
   return types;
 }
 
 /* ---- kernel level ---- */
 
 static void kernel_bind(Checker *c, Loc loc, const LcuVar *v) {
+  Levels *lv = levels(c);
   check_var_identity(c, loc, v);
-  if (c->kbound[v->id])
+  if (lv->kbound[v->id])
     fail(c, loc, "%s is bound twice in the kernel", var_name(v));
-  c->kbound[v->id] = 1;
-  vec_push(&c->kvars, (void *)v);
+  lv->kbound[v->id] = 1;
+  vec_push(&lv->kvars, (void *)v);
 }
 
 /* A kernel variable read by the SOAC 's' (size, sd, into, library
    argument): bound in the kernel before 's'. */
 static LcuType kernel_use(Checker *c, const LcuSoac *s, const LcuVar *v, const char *what) {
+  Levels *lv = levels(c);
   check_var_identity(c, s->loc, v);
-  if (!c->kbound[v->id])
+  if (!lv->kbound[v->id])
     fail(c, s->loc, "%s: %s %s is neither a parameter of the kernel nor an earlier result", lcu_soac_name(s->kind),
          what, var_name(v));
   return v->type;
@@ -713,6 +712,7 @@ static void check_soac(Checker *c, const LcuSoac *s) {
 }
 
 static void check_kernel(Checker *c, const LcuKernel *k) {
+  Levels *lv = levels(c);
   c->where = NULL;
   if (!k || !k->name)
     fail(c, no_loc, "a kernel without a name");
@@ -726,10 +726,10 @@ static void check_kernel(Checker *c, const LcuKernel *k) {
   for (int i = 0; i < k->results.len; i++) {
     const LcuVar *v = k->results.data[i];
     check_var_identity(c, loc, v);
-    if (!c->kbound[v->id])
+    if (!lv->kbound[v->id])
       fail(c, loc, "result %s is not bound in the kernel", var_name(v));
   }
-  clear_marks(&c->kvars, c->kbound);
+  clear_marks(&lv->kvars, lv->kbound);
 }
 
 /* ---- CPU level ---- */
@@ -761,26 +761,6 @@ static Vec func_result_types(Checker *c, const LcuFunc *f, Loc loc) {
   return types;
 }
 
-static void cpu_bind(Checker *c, Loc loc, const LcuVar *v) {
-  check_var_identity(c, loc, v);
-  if (c->is_global[v->id])
-    fail(c, loc, "global %s is bound by a statement; only its top-level statement defines it", var_name(v));
-  if (c->bound[v->id])
-    fail(c, loc, "%s is bound twice", var_name(v));
-  c->bound[v->id] = 1;
-  c->visible[v->id] = 1;
-  vec_push(&c->fvars, (void *)v);
-  vec_push(&c->scope, (void *)v);
-}
-
-/* Ends the scopes opened since 'mark' (a length of c->scope). */
-static void close_scope(Checker *c, int mark) {
-  while (c->scope.len > mark) {
-    const LcuVar *v = c->scope.data[--c->scope.len];
-    c->visible[v->id] = 0;
-  }
-}
-
 static LcuType use_atom(Checker *c, Loc loc, const LcuAtom *a) {
   if (!a)
     fail(c, loc, "a missing argument");
@@ -791,33 +771,27 @@ static LcuType use_atom(Checker *c, Loc loc, const LcuAtom *a) {
       fail(c, loc, "a constant of kind %d", (int)a->constant.kind);
     return constant_type(&a->constant);
   }
-  const LcuVar *v = a->var;
-  check_var_identity(c, loc, v);
-  if (!c->is_global[v->id] && !c->visible[v->id])
-    fail(c, loc, "%s is used %s", var_name(v),
-         c->bound[v->id] ? "outside the scope of its binding" : "before it is bound");
-  return v->type;
+  ircheck_use(c, loc, a->var);
+  return a->var->type;
 }
 
-static void check_block(Checker *c, const LcuBlock *b, Loc loc);
+/* Appends the type of a block's result atom to 'types', for
+   common/ircheck.c. */
+static void push_atom_type(Checker *c, Loc loc, const void *a, Vec *types) {
+  push_type(types, use_atom(c, loc, a));
+}
+
+/* Blocks are checked by common/ircheck.c, which calls back check_stmt
+   and push_atom_type. */
+
+static void check_block(Checker *c, const LcuBlock *b, Loc loc) { ircheck_stmts(c, b ? &b->stmts : NULL, loc); }
 
 /* The types of a block's result atoms, after checking the block. */
-static Vec block_result_types(Checker *c, const LcuBlock *b, Loc loc) {
-  Vec types = {0};
-  for (int i = 0; i < b->results.len; i++)
-    push_type(&types, use_atom(c, loc, b->results.data[i]));
-  return types;
-}
+static Vec block_result_types(Checker *c, const LcuBlock *b, Loc loc) { return ircheck_results(c, &b->results, loc); }
 
 /* Checks 'b' in a scope of its own; returns its results' types. */
 static Vec check_nested_block(Checker *c, const LcuBlock *b, Loc loc, const char *what) {
-  if (!b)
-    fail(c, loc, "%s has no block", what);
-  int mark = c->scope.len;
-  check_block(c, b, loc);
-  Vec types = block_result_types(c, b, loc);
-  close_scope(c, mark);
-  return types;
+  return ircheck_nested(c, b ? &b->stmts : NULL, b ? &b->results : NULL, loc, what);
 }
 
 /* The arguments 'args' (types) against the parameters 'params'. */
@@ -901,10 +875,11 @@ static void check_host(Checker *c, const LcuStmt *s, const LcuType *a, int n, Ve
 
 
 static bool kernel_in_program(Checker *c, const LcuKernel *k) {
-  return k->name && map_get(&c->kernels, k->name) == k;
+  return k->name && map_get(&levels(c)->kernels, k->name) == k;
 }
 
-static void check_stmt(Checker *c, const LcuStmt *s) {
+static void check_stmt(Checker *c, const void *stmt) {
+  const LcuStmt *s = stmt;
   if (!s)
     fail(c, no_loc, "a missing statement");
   int n = s->args.len;
@@ -958,7 +933,7 @@ static void check_stmt(Checker *c, const LcuStmt *s) {
     const LcuFunc *f = s->callee;
     if (!f)
       fail(c, s->loc, "a call without a callee");
-    if (!func_in_program(c, f))
+    if (!ircheck_has_func(c, f->name, f))
       fail(c, s->loc, "call of %s, which is not in the program", f->name ? f->name : "(unnamed)");
     what = xprintf("call of %s", f->name);
     check_args(c, s->loc, what, a, n, &f->params);
@@ -1024,20 +999,10 @@ static void check_stmt(Checker *c, const LcuStmt *s) {
   }
   check_results(c, s->loc, what, &s->results, &results);
   for (int i = 0; i < s->results.len; i++)
-    cpu_bind(c, s->loc, s->results.data[i]);
+    ircheck_bind(c, s->loc, s->results.data[i]);
 }
 
-static void check_block(Checker *c, const LcuBlock *b, Loc loc) {
-  if (!b)
-    fail(c, loc, "a missing block");
-  for (int i = 0; i < b->stmts.len; i++)
-    check_stmt(c, b->stmts.data[i]);
-}
-
-static void end_function(Checker *c) {
-  close_scope(c, 0);
-  clear_marks(&c->fvars, c->bound);
-}
+static void end_function(Checker *c) { ircheck_end_function(c); }
 
 static void check_func(Checker *c, const LcuFunc *f) {
   c->where = xprintf("function %s", f->name);
@@ -1050,7 +1015,7 @@ static void check_func(Checker *c, const LcuFunc *f) {
     if (v->within && (!earlier || v->within->type.kind != LT_SEGDES))
       fail(c, f->loc, "parameter %s lies in %s, which is not an earlier segdes parameter", v->name,
            v->within->name);
-    cpu_bind(c, f->loc, f->params.data[i]);
+    ircheck_bind(c, f->loc, f->params.data[i]);
   }
   if (!f->body)
     fail(c, f->loc, "no body");
@@ -1106,40 +1071,29 @@ static void check_top(Checker *c, const LcuTop *t) {
 
 bool lcu_check(const LcuProgram *p, const char *after) {
   Checker *c = NEW(Checker);
-  c->p = p;
-  c->after = after ? after : "(unknown pass)";
+  ircheck_init(c, &lcu_ir, p->next_var, after);
+  Levels *lv = NEW(Levels);
   size_t n = (size_t)(p->next_var > 0 ? p->next_var : 1);
-  c->by_id = xmalloc(sizeof(LcuVar *) * n);
-  c->is_global = xmalloc(n);
-  c->defined = xmalloc(n);
-  c->kbound = xmalloc(n);
-  c->tusing = xmalloc(n);
-  c->tbound = xmalloc(n);
-  c->tvisible = xmalloc(n);
-  c->bound = xmalloc(n);
-  c->visible = xmalloc(n);
+  lv->kbound = xmalloc(n);
+  lv->tusing = xmalloc(n);
+  lv->tbound = xmalloc(n);
+  lv->tvisible = xmalloc(n);
+  c->own = lv;
   if (setjmp(c->fail))
     return false;
-  for (int i = 0; i < p->globals.len; i++) {
-    const LcuVar *g = p->globals.data[i];
-    check_var_identity(c, no_loc, g);
-    c->is_global[g->id] = 1;
-  }
+  for (int i = 0; i < p->globals.len; i++)
+    ircheck_add_global(c, p->globals.data[i]);
   for (int i = 0; i < p->kernels.len; i++) {
     const LcuKernel *k = p->kernels.data[i];
     if (!k || !k->name)
       fail(c, no_loc, "a kernel without a name");
-    if (map_get(&c->kernels, k->name))
+    if (map_get(&lv->kernels, k->name))
       fail(c, no_loc, "two kernels are named %s", k->name);
-    map_put(&c->kernels, k->name, (void *)k);
+    map_put(&lv->kernels, k->name, (void *)k);
   }
   for (int i = 0; i < p->funcs.len; i++) {
     const LcuFunc *f = p->funcs.data[i];
-    if (!f || !f->name)
-      fail(c, f ? f->loc : no_loc, "a function without a name");
-    if (map_get(&c->funcs, f->name))
-      fail(c, f->loc, "two functions are named %s", f->name);
-    map_put(&c->funcs, f->name, (void *)f);
+    ircheck_add_func(c, f ? f->loc : no_loc, f ? f->name : NULL, f);
   }
   for (int i = 0; i < p->kernels.len; i++)
     check_kernel(c, p->kernels.data[i]);

@@ -4,8 +4,9 @@
  * order by their semantics (the paper's section 3.2 and Figures 3-4), and
  * thunks are evaluated over the index space.  It prints exactly the
  * transcript of the flat IR's interpreter, whose operations it shares
- * (flatten/flat_exec.c): the element-wise operations with their errors,
- * the host statements, the library kernels and the top-level transcript.
+ * (flat/flat_exec.c): the element-wise operations with their errors,
+ * the host statements, the library kernels, the top-level transcript and
+ * the scalar functions that thunks call.
  *
  * Values are the flat IR's RtValue at both the CPU and the kernel
  * level: scalars, vectors of a base type, segment descriptors.  Values
@@ -77,7 +78,6 @@
  * sd's segments, 1 for a scalar).
  */
 #include <string.h>
-#include <time.h>
 
 #include "../flat/flat.h"
 #include "lcu.h"
@@ -124,6 +124,7 @@ struct LcuInterp {
   PtrMap dead_after;         /* LcuStmt -> Vec * of variables whose last use
                                 it is (see clear_dead) */
   PtrMap analysed;           /* LcuBlock -> non-NULL when done */
+  PtrMap scalar_funcs;       /* LcuFunc, and its FlatFunc -> ScalarFunc */
 };
 
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
@@ -313,28 +314,12 @@ static void bind_all(LcuInterp *in, const Vec *vars, RtValue **values, int n, co
     bind(in, vars->data[i], values[i]);
 }
 
-static RtValue *constant_value(const FlatAtom *c) {
-  switch (c->kind) {
-  case FA_INT:
-    return rt_int(c->u.i);
-  case FA_FLOAT:
-    return rt_float(c->u.f);
-  case FA_BOOL:
-    return rt_bool(c->u.b);
-  case FA_CHAR:
-    return rt_char(c->u.c);
-  case FA_VAR:
-    break;
-  }
-  die("a λcu constant of kind %d", (int)c->kind);
-}
-
 /* The value of constant 'c', made the first time (values are never
    changed in place, so that one can be shared). */
 static RtValue *constant(LcuInterp *in, const FlatAtom *c) {
   void **slot = ptrmap_slot(&in->constants, c, true);
   if (!*slot)
-    *slot = constant_value(c);
+    *slot = flat_exec_constant(c);
   return *slot;
 }
 
@@ -1433,12 +1418,6 @@ static void run_kernel(LcuInterp *in, const LcuKernel *k, RtValue **args, int na
 
 /* ---- CPU level: statements ---- */
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Calls 'f' with 'args' (one value per parameter) from 'loc': a call
    statement's, or a thunk's call (LE_CALL); returns its body's results. */
 static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc) {
@@ -1465,111 +1444,129 @@ static RtValue **call_func(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc 
 }
 
 /* ---- scalar functions on one lane ----
-   A thunk's call (LE_CALL) runs its scalar function once per lane, and a
-   loop of many iterations per lane is common (mandelbrot): so it runs
-   here on scalars in C structs, without a frame of allocated values, an
-   allocation per operation or C recursion for its tail calls, which
-   continue the loop (flat_interp.c does the same for `call each`).  The
-   context of its errors is that of a called function, as in call_func. */
+   A thunk's call (LE_CALL) runs its scalar function once per lane, on
+   scalars in place, by flat_exec.c's flat_scalar_call, which runs the
+   flat interpreter's `call each` too: λcu's CPU level is the flat IR's
+   statement language, so a scalar function goes to it as the flat
+   function it reads as, made the first time it is called.  Its
+   variables are numbered from 0 in the order they are bound, and the
+   numbers are their slots. */
 
-typedef struct ScalarFrame {
+typedef struct ScalarFunc {
+  FlatFunc *flat;
+  int nslots;
+  int *slot_of; /* the identity: a variable's number is its slot */
+} ScalarFunc;
+
+/* A scalar function being made: its variables so far. */
+typedef struct ScalarMaker {
+  LcuInterp *in;
   const LcuFunc *f;
-  const Layout *layout;
-  RtValue *vals; /* by slot */
-  RtContext context;
-} ScalarFrame;
+  PtrMap vars; /* LcuVar -> its FlatVar */
+  int n;
+} ScalarMaker;
 
-static RtValue *scalar_atom(ScalarFrame *fr, const LcuAtom *a, RtValue *buf) {
-  if (!a->var) {
-    flat_scalar_const(buf, &a->constant);
-    return buf;
-  }
-  int slot = slot_in(fr->layout, a->var);
-  if (slot < 0)
-    die("a scalar function reads %s, which it does not bind", a->var->name);
-  return &fr->vals[slot];
+static ScalarFunc *scalar_func(LcuInterp *in, const LcuFunc *f);
+
+static FlatVar *scalar_bind(ScalarMaker *m, const LcuVar *v) {
+  FlatVar *fv = NEW(FlatVar);
+  fv->id = m->n++;
+  fv->hint = v->name;
+  fv->type = lcu_flat_type(v->type);
+  ptrmap_put(&m->vars, v, fv);
+  return fv;
 }
 
-static void scalar_call(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc, RtValue *out);
+static FlatAtom *scalar_read(ScalarMaker *m, const LcuAtom *a) {
+  if (!a->var) {
+    FlatAtom *c = NEW(FlatAtom);
+    *c = a->constant;
+    return c;
+  }
+  FlatVar *v = ptrmap_get(&m->vars, a->var);
+  if (!v)
+    die("scalar function %s reads %s, which it does not bind", m->f->name, a->var->name);
+  return flat_var_atom(v);
+}
 
-/* Runs 'b' of the frame's function; returns its result, or NULL after
-   its tail call of the function itself, whose arguments are then in
-   'next' (tail: 'b' gives the function's result). */
-static RtValue *scalar_block(LcuInterp *in, ScalarFrame *fr, const LcuBlock *b, bool tail, RtValue *next) {
+/* Block 'b' of a scalar function as a flat block: LS_SCALAR is FS_OP,
+   LS_IF FS_IF, LS_CALL FS_CALL of the callee's flat function. */
+static FlatBlock *scalar_block(ScalarMaker *m, const LcuBlock *b) {
+  FlatBlock *fb = NEW(FlatBlock);
   for (int i = 0; i < b->stmts.len; i++) {
     const LcuStmt *s = b->stmts.data[i];
-    const LcuAtom *res = b->results.len == 1 ? b->results.data[0] : NULL;
-    bool last = tail && i == b->stmts.len - 1 && s->results.len == 1 && res && res->var == s->results.data[0];
-    const LcuVar *rv = s->results.len == 1 ? s->results.data[0] : NULL;
-    RtValue *r = rv ? &fr->vals[slot_in(fr->layout, rv)] : NULL;
-    RtValue buf[3], *a[3];
+    FlatStmt *fs = NEW(FlatStmt);
+    fs->loc = s->loc;
+    for (int k = 0; k < s->args.len; k++)
+      vec_push(&fs->args, scalar_read(m, s->args.data[k]));
     switch (s->kind) {
     case LS_SCALAR:
-      if (s->args.len > 3 || !r)
-        die("a scalar function's %s", flat_op_name(s->op));
-      for (int k = 0; k < s->args.len; k++)
-        a[k] = scalar_atom(fr, s->args.data[k], &buf[k]);
-      flat_scalar_init(r, flat_rt_base(rv->type.base)); /* the checker checked the types */
-      rt_scalar_into(flat_rt_op(s->op), flat_rt_loc(s->loc), NULL, a, s->args.len, r);
+      fs->kind = FS_OP;
+      fs->op = s->op;
       break;
-    case LS_IF: {
-      RtValue *c = scalar_atom(fr, s->args.data[0], &buf[0]);
-      RtValue *v = scalar_block(in, fr, c->scalar.b ? s->then : s->els, last, next);
-      if (!v)
-        return NULL;
-      flat_scalar_set(r, v);
+    case LS_IF:
+      fs->kind = FS_IF;
+      fs->then = scalar_block(m, s->then);
+      fs->els = scalar_block(m, s->els);
       break;
-    }
-    case LS_CALL: {
-      enum { FEW = 16 };
-      RtValue *few[FEW], fewbuf[FEW];
-      RtValue **cargs = s->args.len < FEW ? few : xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
-      RtValue *cbuf = s->args.len < FEW ? fewbuf : xmalloc(sizeof(RtValue) * (size_t)(s->args.len + 1));
-      for (int k = 0; k < s->args.len; k++)
-        cargs[k] = scalar_atom(fr, s->args.data[k], &cbuf[k]);
-      if (last && s->callee == fr->f) {
-        for (int k = 0; k < s->args.len; k++)
-          flat_scalar_set(&next[k], cargs[k]);
-        return NULL;
-      }
-      rt_check_stack(flat_rt_loc(s->loc));
-      scalar_call(in, s->callee, cargs, s->loc, r);
-      rt_set_context(&fr->context);
+    case LS_CALL:
+      fs->kind = FS_CALL;
+      fs->callee = scalar_func(m->in, s->callee)->flat;
       break;
-    }
     default:
-      die("a scalar function's statement of kind %d", (int)s->kind);
+      die("scalar function %s has a statement of kind %d", m->f->name, (int)s->kind);
     }
+    for (int k = 0; k < s->results.len; k++)
+      vec_push(&fs->results, scalar_bind(m, s->results.data[k]));
+    vec_push(&fb->stmts, fs);
   }
-  RtValue buf;
-  RtValue *v = scalar_atom(fr, b->results.data[0], &buf);
-  return v == &buf ? (flat_scalar_set(&next[0], v), &next[0]) : v;
+  for (int i = 0; i < b->results.len; i++)
+    vec_push(&fb->results, scalar_read(m, b->results.data[i]));
+  return fb;
+}
+
+/* The flat function scalar function 'f' reads as, made once (before its
+   body, which may call it).  in->scalar_funcs has it under 'f' and under
+   its flat function. */
+static ScalarFunc *scalar_func(LcuInterp *in, const LcuFunc *f) {
+  void **slot = ptrmap_slot(&in->scalar_funcs, f, true);
+  if (*slot)
+    return *slot;
+  if (!f->body)
+    die("a call without a callee");
+  ScalarFunc *sf = NEW(ScalarFunc);
+  *slot = sf;
+  FlatFunc *ff = NEW(FlatFunc);
+  ff->name = f->name;
+  ff->loc = f->loc;
+  ff->library = f->library;
+  ff->source = f->source;
+  sf->flat = ff;
+  ptrmap_put(&in->scalar_funcs, ff, sf);
+  ScalarMaker m = {in, f, {0}, 0};
+  for (int i = 0; i < f->params.len; i++)
+    vec_push(&ff->params, scalar_bind(&m, f->params.data[i]));
+  ff->body = scalar_block(&m, f->body);
+  sf->nslots = m.n;
+  sf->slot_of = xmalloc_atomic(sizeof(int) * (size_t)(m.n + 1));
+  for (int i = 0; i < m.n; i++)
+    sf->slot_of[i] = i;
+  return sf;
+}
+
+static int scalar_layout(void *ctx, const FlatFunc *f, const int **slot_of) {
+  ScalarFunc *sf = ptrmap_get(&((LcuInterp *)ctx)->scalar_funcs, f);
+  if (!sf)
+    die("scalar function %s was not made", f->name);
+  *slot_of = sf->slot_of;
+  return sf->nslots;
 }
 
 /* Scalar function 'f' on the scalars 'args', called at 'loc', into
    '*out'. */
 static void scalar_call(LcuInterp *in, const LcuFunc *f, RtValue **args, Loc loc, RtValue *out) {
-  const Layout *layout = block_layout(in, f, &f->params, f->body);
-  int n = f->params.len;
-  enum { ON_STACK = 64 }; /* a scalar function's slots: a few dozen */
-  RtValue stack_vals[ON_STACK], stack_next[ON_STACK];
-  RtValue *vals = layout->nslots < ON_STACK ? stack_vals : xmalloc(sizeof(RtValue) * (size_t)(layout->nslots + 1));
-  RtValue *next = n < ON_STACK ? stack_next : xmalloc(sizeof(RtValue) * (size_t)(n + 1));
-  const RtContext *caller = rt_context();
-  ScalarFrame fr = {f, layout, vals, flat_call_context(caller, func_source(f), f->library, loc)};
-  rt_set_context(&fr.context);
-  for (int i = 0; i < n; i++)
-    flat_scalar_set(&vals[slot_in(layout, f->params.data[i])], args[i]);
-  for (;;) {
-    RtValue *v = scalar_block(in, &fr, f->body, true, next);
-    if (v) {
-      flat_scalar_set(out, v);
-      break;
-    }
-    for (int i = 0; i < n; i++) /* the tail call: the next iteration */
-      flat_scalar_set(&vals[slot_in(layout, f->params.data[i])], &next[i]);
-  }
-  rt_set_context(caller);
+  FlatScalarEnv env = {in, scalar_layout, NULL, NULL};
+  flat_scalar_call(&env, scalar_func(in, f)->flat, args, loc, out);
 }
 
 static void run_call(LcuInterp *in, const LcuStmt *s) {
@@ -1578,10 +1575,7 @@ static void run_call(LcuInterp *in, const LcuStmt *s) {
     die("a call without a callee");
   if (s->args.len != f->params.len)
     die("call of %s with %d arguments for %d parameters", f->name, s->args.len, f->params.len);
-  RtValue **args = xmalloc(sizeof(RtValue *) * (size_t)(s->args.len + 1));
-  for (int i = 0; i < s->args.len; i++)
-    args[i] = atom_value(in, s->args.data[i], s->loc);
-  RtValue **results = call_func(in, f, args, s->loc);
+  RtValue **results = call_func(in, f, atom_values(in, &s->args, s->loc, NULL), s->loc);
   bind_all(in, &s->results, results, f->body->results.len, f->name);
 }
 
@@ -1676,22 +1670,14 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
     run_call(in, s);
     return;
   case LS_IF: {
-    RtValue *c = atom_value(in, s->args.data[0], s->loc);
-    if (!rt_type_equal(c->type, rt_scalar_type(RT_BOOL)))
-      die("if on a %s", rt_type_name(c->type));
-    const LcuBlock *b = c->data.b[0] ? s->then : s->els;
+    const LcuBlock *b = flat_exec_cond(atom_value(in, s->args.data[0], s->loc)) ? s->then : s->els;
     bind_all(in, &s->results, run_block(in, b, s->loc), b->results.len, "if");
     return;
   }
   case LS_TIME: {
-    double start = now_seconds();
-    RtValue **values = run_block(in, s->body, s->loc);
-    double seconds = now_seconds() - start;
+    double start = flat_exec_clock();
     int n = s->body->results.len;
-    RtValue **all = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
-    memcpy(all, values, sizeof(RtValue *) * (size_t)n);
-    all[n] = rt_float(seconds);
-    bind_all(in, &s->results, all, n + 1, "time");
+    bind_all(in, &s->results, flat_exec_timed(run_block(in, s->body, s->loc), n, start), n + 1, "time");
     return;
   }
   case LS_LENGTH:

@@ -21,7 +21,7 @@
  *
  * Thunk bodies print as NESL expressions: the operators NESL writes infix
  * (+ - * / ^ == /= < > <= >= and or xor, prefix -) with NESL's binding
- * powers (frontend/ops.def) and parentheses only where those require
+ * powers (common/syntax.def) and parentheses only where those require
  * them; every other operation in function-call syntax under its flat
  * name (sqrt(x), float(x), rem(x, y), not(b), select(b, x, y)).  A thunk
  * of several results prints its body as a tuple, one without parameters
@@ -30,7 +30,9 @@
  * print their segment descriptor there.
  *
  * Bindings at the CPU level show their types (`let n : int = #xs`), and
- * the kernel level does not, as in the paper.  Host operations print as
+ * the kernel level does not, as in the paper.  Constants, and the nested
+ * blocks of `if` and `time`, print as in the flat IR's dump
+ * (flat_print_const, flat_print_braced).  Host operations print as
  * `host OP (args)`; an argument that a `host vector "..."` made earlier
  * in the same function gets its text in a trailing comment, so that an
  * error's message is readable where it is raised.
@@ -48,7 +50,7 @@
 #include "lcu.h"
 
 /* Binding levels of thunk expressions (higher binds tighter); binary
-   operators use NESL's binding powers (frontend/ops.def), which lie
+   operators use NESL's binding powers (common/syntax.def), which lie
    between LEVEL_GUARDED and LEVEL_UNARY. */
 enum {
   LEVEL_OPEN = 0,    /* if, let: only where nothing follows, or in ( ) */
@@ -130,7 +132,8 @@ static bool is_negative(const FlatAtom *a) {
   return (a->kind == FA_INT && a->u.i < 0) || (a->kind == FA_FLOAT && signbit(a->u.f));
 }
 
-/* A base constant as a NESL literal; floats always with a point. */
+/* A base constant as a NESL literal, as the flat IR prints it; floats
+   always with a point. */
 static void print_constant(FILE *out, const FlatAtom *a) {
   if (!a || a->kind == FA_VAR)
     fputc('?', out);
@@ -578,6 +581,9 @@ static void print_atom_tuple(Printer *pr, const Vec *atoms) {
 
 static void print_block(Printer *pr, const LcuBlock *b, int indent);
 
+/* print_block as flat_print_braced calls it. */
+static void print_nested(void *pr, const void *b, int indent) { print_block(pr, b, indent); }
+
 /* `let x : int = `, `let (a : int, b : [int]) = `, or nothing for a
    statement without results. */
 static void print_let(FILE *out, const Vec *results) {
@@ -719,19 +725,14 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
   case LS_IF:
     fputs("if ", out);
     print_atom_at(pr, s->args.len > 0 ? s->args.data[0] : NULL, LEVEL_OPEN);
-    fputs(" then {\n", out);
-    print_block(pr, s->then, indent + 2);
-    indent_to(out, indent);
-    fputs("} else {\n", out);
-    print_block(pr, s->els, indent + 2);
-    indent_to(out, indent);
-    fputc('}', out);
+    fputs(" then ", out);
+    flat_print_braced(out, indent, print_nested, pr, s->then);
+    fputs(" else ", out);
+    flat_print_braced(out, indent, print_nested, pr, s->els);
     break;
   case LS_TIME:
-    fputs("time {\n", out);
-    print_block(pr, s->body, indent + 2);
-    indent_to(out, indent);
-    fputc('}', out);
+    fputs("time ", out);
+    flat_print_braced(out, indent, print_nested, pr, s->body);
     break;
   case LS_LENGTH:
     fputs(s->length == LEN_SEGMENTS ? "#segments " : s->length == LEN_TOTAL ? "#elements " : "#", out);

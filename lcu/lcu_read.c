@@ -714,7 +714,7 @@ static LcuExp *primary(Reader *r) {
 }
 
 /* An expression whose operators bind at least as tightly as 'power'
-   (binary operators are left-associative, frontend/ops.def). */
+   (binary operators are left-associative, common/syntax.def). */
 static LcuExp *exp_at(Reader *r, int power) {
   if (++r->depth > MAX_DEPTH)
     fail(r, "an expression nested too deeply");
