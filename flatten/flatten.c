@@ -1139,11 +1139,12 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       return dist_values(fl, x->vals, x->type, ctx->len);
     return x->vals;
   }
-  case EX_CALL: {
+  case EX_CALL:
+  case EX_UNOP: {
     Vals fast;
     if (invariant_primitive(fl, ctx, env, e, &fast))
       return fast;
-    Vals a = tr(fl, ctx, env, e->u.ref.arg);
+    Vals a = tr(fl, ctx, env, e->kind == EX_CALL ? e->u.ref.arg : e->u.op.lhs);
     fl->loc = e->loc;
     return call(fl, ctx, e->callee, a);
   }
@@ -1152,14 +1153,6 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     Vals b = tr(fl, ctx, env, e->u.op.rhs);
     fl->loc = e->loc;
     return call(fl, ctx, e->callee, concat(a, b));
-  }
-  case EX_UNOP: {
-    Vals fast;
-    if (invariant_primitive(fl, ctx, env, e, &fast))
-      return fast;
-    Vals a = tr(fl, ctx, env, e->u.op.lhs);
-    fl->loc = e->loc;
-    return call(fl, ctx, e->callee, a);
   }
   case EX_PAIR: {
     Vals a = tr(fl, ctx, env, e->u.pair.fst);
