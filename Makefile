@@ -153,11 +153,13 @@ test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/ge
 	@sh tests/run.sh $(BUILD)
 
 # every golden file written again from what the compiler prints now: the
-# later stages' dumps (tests/golden) and the λcu dumps (tests/lcu/golden).
-# Read the diff before committing it.
+# later stages' dumps (tests/golden), the λcu dumps (tests/lcu/golden)
+# and the fused fusion cases (tests/fusion/rules).  Read the diff before
+# committing it.
 golden: $(BUILD)/nessie
 	sh tests/golden/update.sh $(BUILD)/nessie
 	sh tests/lcu/golden/update.sh $(BUILD)/nessie
+	sh tests/fusion/rules/update.sh $(BUILD)/nessie
 
 # ---- the teaching examples: `make examples` compiles each
 # examples/NAME.nesl to BUILD/examples/cpu/NAME (C with OpenMP) and, where
