@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/run.sh BUILD [SUITE...]: runs the tests of nessie against the
-# binary in BUILD/nessie, every suite (`make test`) or only the SUITEs
-# named (`sh tests/run.sh build errors golden`), in the order below.
+# binary in BUILD/nessie: every suite, in the order of ALL below (`make
+# test`), or only the SUITEs named, in the order named (`sh tests/run.sh
+# build errors golden`).
 # Each suite is one runner, tests/suites/SUITE.sh (tests/README.md says
 # what each checks), run from the repository's root as
 # `sh tests/suites/SUITE.sh BUILD BUILD/test-out/SUITE`; it prints one
