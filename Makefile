@@ -49,7 +49,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(FLATTEN) $(FLAT) $(LOWER) $(L
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan fuzz clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
+.PHONY: all setup test test-asan golden fuzz clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -152,6 +152,15 @@ random-fusion: $(BUILD)/nessie $(BUILD)/gen_lcu
 	sh tests/fusion/random.sh $(BUILD)/nessie $(BUILD)/gen_lcu $(BUILD)/random-fusion $(RANDOM_COUNT)
 test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/gen_lcu
 	@sh tests/run.sh $(BUILD)
+
+# every golden file written again from what the compiler prints now: the
+# later stages' dumps (tests/golden), the λcu dumps (tests/lcu/golden)
+# and the fused fusion cases (tests/fusion/rules).  Read the diff before
+# committing it.
+golden: $(BUILD)/nessie
+	sh tests/golden/update.sh $(BUILD)/nessie
+	sh tests/lcu/golden/update.sh $(BUILD)/nessie
+	sh tests/fusion/rules/update.sh $(BUILD)/nessie
 
 # ---- the teaching examples: `make examples` compiles each
 # examples/NAME.nesl to BUILD/examples/cpu/NAME (C with OpenMP) and, where

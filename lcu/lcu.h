@@ -680,7 +680,8 @@ char *lcu_statement_types(const FlatTop *ft);
 /* The program text 'src' holds, in the syntax lcu_print_program writes
    (print(read(print(p))) == print(p)).  Its NESL statements and types
    are parsed and type checked through 'nesl' (flatten_nesl_reader: the
-   front end's side, which λcu does not see).  NULL after a
+   front end's side, which λcu does not see); with 'nesl' NULL, as for
+   kernels alone, NESL text is an error.  NULL after a
    `file:line:col: error:` (diag) on malformed input.  The result is not
    checked: lcu_check does that. */
 LcuProgram *lcu_read(const Source *src, const FlatNeslReader *nesl);

@@ -1348,6 +1348,8 @@ static const RtLayout *nesl_type(Reader *r, bool arrow, const char **name) {
       break;
     }
   }
+  if (!r->nesl)
+    fail_at(r, at, "a NESL type, but no front end to read it (kernels alone need none)");
   const char *why = NULL;
   const RtLayout *l = r->nesl->type(r->nesl->ctx, xstrndup(r->text + at, end - at), name, &why);
   if (!l)
@@ -1370,6 +1372,10 @@ static void prescan(Reader *r) {
       r->pos = line + 4;
       bool library = accept(r, "library");
       size_t at = (skip(r), r->tok);
+      if (!r->nesl) {
+        r->tok = at;
+        fail(r, "NESL text, but no front end to check it (kernels alone need none)");
+      }
       if (!r->nesl->parse(r->nesl->ctx, file, string_literal(r, NULL), library)) {
         r->tok = at;
         fail(r, "the NESL text is not one statement");

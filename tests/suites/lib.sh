@@ -1,0 +1,59 @@
+# tests/suites/lib.sh: what every runner in tests/suites shares.  A
+# runner begins with `. tests/suites/lib.sh` and is run from the
+# repository's root as
+#
+#     sh tests/suites/NAME.sh BUILD [OUT]
+#
+# BUILD is the build directory; the compiler is $NESSIE (BUILD/nessie).
+# OUT is the suite's own output directory, emptied here (by default
+# BUILD/test-out/NAME; tests/run.sh passes that).  A runner prints one
+# `[PASS] TEST` or `[FAIL] TEST` line per test, a failure's details
+# indented below it, and exits 1 if any test failed (`finish`).
+# tests/run.sh counts those lines.
+set -u
+BUILD=${1:?"usage: sh $0 BUILD [OUT]"}
+NESSIE=$BUILD/nessie
+OUT=${2:-$BUILD/test-out/$(basename "$0" .sh)}
+rm -rf "$OUT"
+mkdir -p "$OUT"
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "[PASS] $1"; }
+# fail TEST [DETAILS]: the details, at most 20 lines, indented
+fail() {
+  failed=$((failed + 1)); echo "[FAIL] $1"
+  [ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/    /' | head -20
+  return 0
+}
+# relay: the [PASS] and [FAIL] lines of a script that prints them itself
+# (read on standard input), counted as this runner's; its other lines
+# (a failure's details) are passed on, its own summary is dropped
+relay() {
+  while IFS= read -r line; do
+    case $line in
+    "[PASS] "*) passed=$((passed + 1)); printf '%s\n' "$line" ;;
+    "[FAIL] "*) failed=$((failed + 1)); printf '%s\n' "$line" ;;
+    [0-9]*" passed, "[0-9]*" failed") ;;
+    *) printf '%s\n' "$line" ;;
+    esac
+  done
+}
+finish() { [ "$failed" -eq 0 ]; exit; }
+
+# corpus_run TEST OPTION...: `nessie OPTION... FILE` on every corpus
+# program (tests/programs) prints its .expected, as BUILD/nesl_compare
+# compares them (the runners eval, flat, lcu and lcu-O0)
+corpus_run() {
+  test=$1; shift
+  for f in tests/programs/*.nesl; do
+    n=$(basename "$f" .nesl)
+    d=
+    if "$NESSIE" "$@" "$f" > "$OUT/$n.out" 2> "$OUT/$n.err" &&
+       d=$("$BUILD/nesl_compare" "$OUT/$n.out" "tests/programs/$n.expected" 2>&1); then
+      pass "$test/$n"
+    else
+      fail "$test/$n" "$d$(head -5 "$OUT/$n.err")"
+    fi
+  done
+}
