@@ -55,4 +55,21 @@ static inline void diag_capture_stop(void) {
 
 static inline const char *diags(void) { return capture_text(&diag_capture); }
 
+/* A cmocka setup and teardown for the tests that check diagnostics: a
+   clean count, and the messages captured in memory
+   (diag_capture_start above). */
+static inline int capture_diag_setup(void **state) {
+  (void)state;
+  diag_reset();
+  diag_capture_start();
+  return 0;
+}
+
+static inline int capture_diag_teardown(void **state) {
+  (void)state;
+  diag_capture_stop();
+  diag_reset();
+  return 0;
+}
+
 #endif

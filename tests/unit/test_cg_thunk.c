@@ -82,19 +82,9 @@ static const char *const KERNELS =
 
 static LcuProgram *P;
 
-static int setup(void **state) {
-  (void)state;
-  diag_reset();
-  diag_capture_start();
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  diag_capture_stop();
-  diag_reset();
-  return 0;
-}
+/* each test's diagnostics captured (capture.h) */
+static int setup(void **state) { return capture_diag_setup(state); }
+static int teardown(void **state) { return capture_diag_teardown(state); }
 
 static const LcuKernel *kernel(const char *name) {
   for (int k = 0; k < P->kernels.len; k++) {

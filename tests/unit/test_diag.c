@@ -19,19 +19,9 @@
 
 #include "common/common.h"
 
-static int setup(void **state) {
-  (void)state;
-  diag_reset();
-  diag_capture_start();
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  diag_capture_stop();
-  diag_reset();
-  return 0;
-}
+/* each test's diagnostics captured (capture.h) */
+static int setup(void **state) { return capture_diag_setup(state); }
+static int teardown(void **state) { return capture_diag_teardown(state); }
 
 /* diag_show_source of 'text' at line:col, as a string. */
 static const char *shown(const char *text, int line, int col) {

@@ -26,19 +26,9 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc);
 /* ---- diagnostics captured in memory ---- */
 
 
-static int setup(void **state) {
-  (void)state;
-  diag_reset();
-  diag_capture_start();
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  diag_capture_stop();
-  diag_reset();
-  return 0;
-}
+/* each test's diagnostics captured (capture.h) */
+static int setup(void **state) { return capture_diag_setup(state); }
+static int teardown(void **state) { return capture_diag_teardown(state); }
 
 /* Everything reported so far. */
 /* ---- lexing a whole string ---- */
