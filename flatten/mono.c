@@ -633,18 +633,19 @@ static void check_pattern(Checker *c, Pattern *p) {
   }
 }
 
-static void check_expr(Checker *c, Expr *e);
-static void check_child(void *ctx, Expr *e) { check_expr(ctx, e); }
 static void check_bound(void *ctx, Pattern *p) { check_pattern(ctx, p); }
 
-static void check_expr(Checker *c, Expr *e) {
+/* 'ctx' is the Checker: an ast_expr_children visitor, which recurses
+   through itself. */
+static void check_expr(void *ctx, Expr *e) {
+  Checker *c = ctx;
   if (!e->type || !monomorphic(e->type))
     check_fail(c, e->loc, "an expression's type is not monomorphic");
   if (e->kind == EX_CALL && !e->callee)
     check_fail(c, e->loc, "a call has no instance");
   if ((e->kind == EX_BINOP || e->kind == EX_UNOP) && !e->callee)
     check_fail(c, e->loc, "an operator has no instance");
-  ast_expr_children(e, check_child, check_bound, c);
+  ast_expr_children(e, check_expr, check_bound, c);
 }
 
 bool mono_check(const MonoProgram *mp, const char *after) {

@@ -937,13 +937,12 @@ typedef struct StubSearch {
 
 static void search_def(StubSearch *s, Def *d, Loc loc);
 
-static void search_expr(StubSearch *s, Expr *e);
-static void search_child(void *ctx, Expr *e) { search_expr(ctx, e); }
-
-static void search_expr(StubSearch *s, Expr *e) {
+/* Searches 'e' for uses of declared functions ('ctx' the StubSearch): an
+   ast_expr_children visitor, so that it recurses through itself. */
+static void search_expr(void *ctx, Expr *e) {
   if ((e->kind == EX_VAR && e->u.ref.def) || e->kind == EX_CALL)
-    search_def(s, e->u.ref.def, e->loc);
-  ast_expr_children(e, search_child, NULL, s);
+    search_def(ctx, e->u.ref.def, e->loc);
+  ast_expr_children(e, search_expr, NULL, ctx);
 }
 
 /* 'd' is used (called, or taken as a value) at 'loc'.  The library never
