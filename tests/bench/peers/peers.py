@@ -5,6 +5,9 @@ The peers of the benchmark suite: JAX (jit, 64-bit) and CuPy versions of
 the flat programs, the sparse product, the sorts, mandelbrot and the
 all-pairs n-body, on the inputs of tests/bench/NAME.nesl (made on the
 device by the peer's own array library, NESL's 32-bit int wrap included).
+mandelbrot stops each pixel at its escape, as nessie and the CUDA
+baseline do: CuPy by a kernel that loops per pixel, JAX by a while_loop
+that masks the pixels that have escaped and stops when all have.
 Each is timed as its user sees it: the whole call, host side included,
 after a warm-up, until the result is ready (block_until_ready, or a
 synchronization of the device).  For each NAME it prints one line:
@@ -203,30 +206,92 @@ def b_mandelbrot(P, n):
     cr = -2.25 + (3.0 / w) * f64(xp, i % w)
     ci = -1.125 + (2.25 / h) * f64(xp, i // w)
     maxit = 256
-
-    def step(zr, zi, k, alive, cr, ci):
-        alive = alive & (zr * zr + zi * zi <= 4.0)
-        nr = xp.where(alive, zr * zr - zi * zi + cr, zr)
-        ni = xp.where(alive, 2.0 * zr * zi + ci, zi)
-        return nr, ni, k + alive.astype(xp.int32), alive
+    check = lambda k: [w * h, xp.sum(f64(xp, k)), xp.sum(k == maxit)]
+    # every version stops a pixel where mandelbrot.nesl's escape does:
+    # at k >= maxit or zr * zr + zi * zi > 4.0, z and k as they are then
 
     if P.name == "jax":
         import jax
+        block = 32  # steps a trip of the while_loop; maxit is a multiple
+
+        # XLA has no per-pixel loop: a lax.while_loop runs whole arrays,
+        # so a pixel that has escaped is masked (z and k kept) until the
+        # last one has.  The loop tests `any pixel still running` (and the
+        # step count) only every `block` steps, and the body's steps are
+        # unrolled in Python, so that XLA fuses them into kernels that
+        # keep z and k in registers.  On an H200 at 4*10^6 pixels (jax
+        # 0.11.2, 2026-12-02), a call took: the fori_loop of 256 steps
+        # that this replaces 17.7 ms; this loop with a block of 1 step
+        # 27 ms (a kernel and a predicate read back by the host a step),
+        # 8 steps 3.7 ms, 16 1.9, 32 1.4 to 1.5, 64 1.2 to 1.7 (twice
+        # the compile time of 32), 128 1.7 (11 s to compile); a per-pixel
+        # while_loop under vmap, which JAX turns into the masked loop of
+        # one step a trip, 30 ms.  Like the fori_loop, it goes on to 256
+        # steps where a pixel never escapes (this image's inside); it
+        # stops early where all have.  A step is the fori_loop's, word
+        # for word: XLA may contract multiply-adds into FMAs as its
+        # fusions let it (on the CPU it does), and this one printed the
+        # fori_loop's check values, which are NumPy's, on that H200.
+        def step(zr, zi, k, alive, cr, ci):
+            # z is never NaN: <= 4.0 is NESL's not (... > 4.0)
+            alive = alive & (zr * zr + zi * zi <= 4.0)
+            nr = xp.where(alive, zr * zr - zi * zi + cr, zr)
+            ni = xp.where(alive, 2.0 * zr * zi + ci, zi)
+            return nr, ni, k + alive.astype(xp.int32), alive
 
         def mandel(cr, ci):
+            def body(s):
+                t, *state = s
+                for _ in range(block):
+                    state = step(*state, cr, ci)
+                return (t + block, *state)
+
+            def cond(s):
+                t, zr, zi, k, alive = s
+                return (t < maxit) & xp.any(alive & (zr * zr + zi * zi <= 4.0))
             z = xp.zeros_like(cr)
-            init = (z, z, xp.zeros(cr.shape, dtype=xp.int32), xp.ones(cr.shape, dtype=bool))
-            body = lambda it, s: step(*s, cr, ci)
-            return jax.lax.fori_loop(0, maxit, body, init)[2]
+            init = (xp.int32(0), z, z, xp.zeros(cr.shape, dtype=xp.int32), xp.ones(cr.shape, dtype=bool))
+            return jax.lax.while_loop(cond, body, init)[3]
         f = P.jit(mandel)
+    elif P.name == "cupy":
+        # one thread a pixel, looping until it escapes, as the CUDA
+        # baseline does; --fmad=false keeps each product and sum rounded
+        # by itself, as in NumPy and in the check values (nvcc would
+        # contract them into fused multiply-adds, which moves a few
+        # counts: benchmarks.conf's tolerance).  On the H200 of the JAX
+        # figures above: 0.21 ms a call, NumPy's check values
+        kernel = P.cupy.ElementwiseKernel(
+            "float64 cr, float64 ci, int32 maxit", "int32 k",
+            """
+            double zr = 0.0, zi = 0.0;
+            int it = 0;
+            while (!(it >= maxit || zr * zr + zi * zi > 4.0)) {
+              double nr = zr * zr - zi * zi + cr;
+              double ni = 2.0 * zr * zi + ci;
+              zr = nr;
+              zi = ni;
+              it++;
+            }
+            k = it;
+            """, "peers_mandelbrot", options=("--fmad=false",))
+        f = lambda cr, ci: kernel(cr, ci, maxit)
     else:
+        # NumPy (no GPU): the early exit of whole arrays, the pixels still
+        # running gathered into shorter ones as the others escape
         def f(cr, ci):
-            zr, zi = xp.zeros_like(cr), xp.zeros_like(cr)
-            k, alive = xp.zeros(cr.shape, dtype=xp.int32), xp.ones(cr.shape, dtype=bool)
+            k = xp.zeros(cr.shape, dtype=xp.int32)
+            at = xp.arange(cr.shape[0])
+            zr, zi, pr, pi = xp.zeros_like(cr), xp.zeros_like(cr), cr, ci
             for _ in range(maxit):
-                zr, zi, k, alive = step(zr, zi, k, alive, cr, ci)
+                go = ~(zr * zr + zi * zi > 4.0)
+                if not go.all():
+                    at, zr, zi, pr, pi = at[go], zr[go], zi[go], pr[go], pi[go]
+                    if at.size == 0:
+                        break
+                zr, zi = zr * zr - zi * zi + pr, 2.0 * zr * zi + pi
+                k[at] += 1
             return k
-    return f, (cr, ci), lambda k: [w * h, xp.sum(f64(xp, k)), xp.sum(k == maxit)]
+    return f, (cr, ci), check
 
 
 def b_nbody(P, n):
