@@ -29,6 +29,14 @@ and NESSIE_STATS=1 its launches, host synchronizations and bytes
 allocated.  The same program with `#bench_reps(0, data)` (the setup run)
 gives what the timed calls add: per call, (main - setup) / (RUNS + 1).
 
+A peer has two times a call (peers/peers.py says how it takes them): the
+call from Python's clock until the result is ready (`times`, what its
+user sees, dispatch included) and the device's (`device_times`: CUDA
+events for CuPy; for JAX a loop of PEER_LOOP calls, the last one waited
+for, over PEER_LOOP).  nessie's time is set against both, in two columns
+(× best peer (call), × best peer (device)); a peer that prints no device
+times has none in the tables.
+
 OUT gets RESULTS.md (the report), results.tsv (every number), ratios.dat
 (for the chart: tests/bench/chart.gp, `make bench-chart`), ratios.png
 where gnuplot is found, harness.log (what ran, with the times) and
@@ -62,6 +70,7 @@ function bench_reps(k, data) =
 """
 
 START = time.monotonic()
+PEER_LOOP = 10  # peers.py --loop: the calls in a row a JAX device time is made of
 
 
 class Bench:
@@ -74,7 +83,7 @@ class Bench:
         self.n = None
         self.base = {}       # the baseline: check, bytes, times, error
         self.nesl = {}       # "O1" / "O0": check, times, stats, setup stats, error
-        self.peer = {}       # "jax" / "cupy": check, times, error
+        self.peer = {}       # "jax" / "cupy": check, times, device_times (where printed), error
 
 
 def read_conf(path):
@@ -402,7 +411,8 @@ def run_peers(benches, opts, work, budget, env, log):
                 for b in pending:
                     b.peer[peer] = {"error": "skipped: out of the time budget"}
                 break
-            argv = [python, script, "--peer", peer, "--runs", str(opts.runs)] + [f"{b.name}={b.n}" for b in pending]
+            argv = [python, script, "--peer", peer, "--runs", str(opts.runs), "--loop", str(PEER_LOOP)] \
+                + [f"{b.name}={b.n}" for b in pending]
             status, out, err, secs = run_cmd(timed(argv), t, f"{work}/logs/run.{peer}.{attempt}.log", env)
             log(f"  {peer} (try {attempt}): status {status}, {secs:.1f} s")
             for line in out.splitlines():
@@ -421,6 +431,8 @@ def run_peers(benches, opts, work, budget, env, log):
                 fields = dict(kv.split("=", 1) for kv in rest.split())
                 b.peer[peer] = {"check": [float(v) for v in fields["check"].split(",")],
                                 "times": [float(v) for v in fields["times"].split(",")]}
+                if fields.get("device_times"):  # absent from an older peers.py
+                    b.peer[peer]["device_times"] = [float(v) for v in fields["device_times"].split(",")]
             missing = [b for b in pending if peer not in b.peer]
             if missing:
                 # the first one left stopped the process: it failed; the
@@ -446,8 +458,8 @@ def fmt(v, digits=3):
     return str(v)
 
 
-def med(r):
-    return statistics.median(r["times"]) if r and "times" in r else None
+def med(r, key="times"):
+    return statistics.median(r[key]) if r and r.get(key) else None
 
 
 def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, out_dir, argv):
@@ -475,16 +487,27 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
         row["base_spread"] = summary(b.base["times"])[1:] if "times" in b.base else None
         row["x_base"] = t1 / base_t if t1 and base_t else None
         row["O0_x_base"] = t0 / base_t if t0 and base_t else None
-        pt = {}
+        pt, pdt = {}, {}  # each peer's call time and device time (peers.py)
         for p in peers:
             r = b.peer.get(p)
             if r and "times" in r:
                 pt[p] = med(r)
-                row[p + "_check"] = "ok" if checks_agree(r["check"], b.base.get("check"), b.tol) else "MISMATCH"
+                if med(r, "device_times") is not None:
+                    pdt[p] = med(r, "device_times")
+                if "check" not in b.base:
+                    row[p + "_check"] = "no baseline"
+                else:
+                    row[p + "_check"] = "ok" if checks_agree(r["check"], b.base["check"], b.tol) else "MISMATCH"
         row["peers"] = pt
+        row["peers_device"] = pdt
         best = min(pt.values()) if pt else None
+        best_dev = min(pdt.values()) if pdt else None
         row["best_peer"] = best
+        row["best_peer_device"] = best_dev
+        # nessie's time (its call, the result on the host) over the best
+        # peer's call time, and over the best peer's device time
         row["x_peer"] = t1 / best if t1 and best else None
+        row["x_peer_device"] = t1 / best_dev if t1 and best_dev else None
         row["peer_x_base"] = best / base_t if best and base_t else None
         row["per_call"] = o1.get("per_call")
         row["per_call_O0"] = o0.get("per_call")
@@ -497,6 +520,10 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     for p in peers:
         cols += [p + "_ms", p + "_check"]
     cols += ["x_best_peer"]
+    for p in peers:
+        cols += [p + "_device_ms"]
+    if peers:
+        cols += ["x_best_peer_device"]
     with open(os.path.join(out_dir, "results.tsv"), "w") as f:
         f.write("\t".join(cols) + "\n")
         for r in rows:
@@ -507,13 +534,17 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
             for p in peers:
                 vals += [r["peers"].get(p), r.get(p + "_check", "failed")]
             vals += [r["x_peer"]]
+            for p in peers:
+                vals += [r["peers_device"].get(p)]
+            if peers:
+                vals += [r["x_peer_device"]]
             f.write("\t".join("" if v is None else (f"{v:.6g}" if isinstance(v, float) else str(v))
                               for v in vals) + "\n")
 
     # ratios.dat: the chart's data (time / the baseline's; ? where missing)
     with open(os.path.join(out_dir, "ratios.dat"), "w") as f:
         f.write(f"# {'GPU' if cuda else 'CPU'} run of {mach['date']}: time / hand-written baseline's time\n")
-        f.write("# benchmark nessie nessie_O0 best_peer\n")
+        f.write("# benchmark nessie nessie_O0 best_peer (the peer's call time, from Python)\n")
         for r in rows:
             vals = [r["x_base"], r["O0_x_base"], r["peer_x_base"] if cuda else None]
             f.write(r["name"] + " " + " ".join("?" if v is None else f"{v:.4g}" for v in vals) + "\n")
@@ -541,29 +572,38 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     L.append(f"- each time: the median of {opts.runs} calls after a warm-up, in ms; the spread is min–max. "
              "nessie: NESL's `time` (" + ("the host's clock, the device synchronized at both ends: the result is on the host" if cuda else "the wall clock") + "); baselines: "
              + ("CUDA events" if cuda else "omp_get_wtime")
-             + ("; peers: the whole call from Python, until the result is ready" if cuda else "") + ".")
-    L.append("- ×: time over the baseline's time (1 = as fast, 2 = twice as slow); GB/s: the bytes the "
+             + ("; peers, two times: *call*, the whole call from Python's clock, until the result is ready "
+                "(what its user sees, dispatch included), and *device*, the GPU's time for a call (CuPy: CUDA "
+                f"events around the call; JAX, which has no events: {PEER_LOOP} calls in a row, the last one waited "
+                f"for, over {PEER_LOOP}, so that dispatch overlaps the GPU's work)" if peers else "") + ".")
+    L.append("- ×: time over the baseline's time (1 = as fast, 2 = twice as slow)"
+             + ("; × best peer (call), × best peer (device): nessie's time over the fastest peer's call time, "
+                "and over the fastest peer's device time (the peer's dispatch left out: nessie's time still "
+                "holds its own)" if peers else "")
+             + "; GB/s: the bytes the "
              "computation must move (the baseline's count: inputs read and outputs written once) over the time; "
              "launches, syncs and MB: per call, from NESSIE_STATS=1.\n")
     L.append("| benchmark | n | check | nessie ms | spread | MB moved | GB/s | % copy | × baseline | "
-             + ("× best peer | " if peers else "")
+             + ("× best peer (call) | × best peer (device) | " if peers else "")
              + "launches | syncs | MB alloc | -O0 ms | -O0 × baseline | -O0 launches | baseline ms | baseline GB/s"
-             + "".join(f" | {p} ms" for p in peers) + " |")
-    L.append("|" + "---|" * (17 + (1 + len(peers) if peers else 0)))
+             + "".join(f" | {p} call ms | {p} device ms" for p in peers) + " |")
+    L.append("|" + "---|" * (17 + (2 + 2 * len(peers) if peers else 0)))
     for r in rows:
         pc, pc0 = r["per_call"], r["per_call_O0"]
         o0 = fmt(r["O0"]) + ("" if r["check_O0"] == "ok" or r["O0"] is None else f" ({r['check_O0']})")
         cells = [r["name"], f"{r['n']:.0e}".replace("e+0", "e") if r["n"] >= 100000 else str(r["n"]), r["check"],
                  fmt(r["O1"]), (f"{fmt(r['spread'][0])}–{fmt(r['spread'][1])}" if r["spread"] else "—"),
-                 fmt(r["bytes"] / 1e6 if r["bytes"] else None), fmt(r["gbps"]), fmt(r["pct"], 2), fmt(r["x_base"])] + ([fmt(r["x_peer"])] if peers else []) + [
+                 fmt(r["bytes"] / 1e6 if r["bytes"] else None), fmt(r["gbps"]), fmt(r["pct"], 2), fmt(r["x_base"])] + ([fmt(r["x_peer"]), fmt(r["x_peer_device"])] if peers else []) + [
                  fmt(round(pc[0])) if pc else "—", fmt(round(pc[1])) if pc else "—",
                  f"{pc[2] / 1e6:.1f}" if pc else "—", o0, fmt(r["O0_x_base"]),
                  fmt(round(pc0[0])) if pc0 else "—", fmt(r["base"]), fmt(r["base_gbps"])]
         for p in peers:
             if p in r["peers"]:
-                cells.append(fmt(r["peers"][p]) + ("" if r.get(p + "_check") == "ok" else " (MISMATCH)"))
+                chk = r.get(p + "_check")
+                cells.append(fmt(r["peers"][p]) + ("" if chk == "ok" else f" ({chk})"))
+                cells.append(fmt(r["peers_device"].get(p)))
             else:
-                cells.append("failed" if benches[rows.index(r)].peers else "—")
+                cells += ["failed" if benches[rows.index(r)].peers else "—", "—"]
         L.append("| " + " | ".join(cells) + " |")
     L.append("")
     problems = []

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/bench/peers/peers.py --peer jax|cupy [--runs R] NAME=N ...
+"""tests/bench/peers/peers.py --peer jax|cupy|numpy [--runs R] [--loop K] NAME=N ...
 
 The peers of the benchmark suite: JAX (jit, 64-bit) and CuPy versions of
 the flat programs, the sparse product, the sorts, mandelbrot and the
@@ -7,15 +7,27 @@ all-pairs n-body, on the inputs of tests/bench/NAME.nesl (made on the
 device by the peer's own array library, NESL's 32-bit int wrap included).
 mandelbrot stops each pixel at its escape, as nessie and the CUDA
 baseline do: CuPy by a kernel that loops per pixel, JAX by a while_loop
-that masks the pixels that have escaped and stops when all have.
-Each is timed as its user sees it: the whole call, host side included,
-after a warm-up, until the result is ready (block_until_ready, or a
-synchronization of the device).  For each NAME it prints one line:
+that masks the pixels that have escaped and stops when all have.  Each
+benchmark is timed twice over, after a warm-up (R calls each):
 
-    RESULT NAME check=V,V,... times=MS,MS,...
+- times: each call as its user sees it, from Python's clock
+  (time.perf_counter): the whole call, host side and dispatch included,
+  until the result is ready (block_until_ready, or a synchronization of
+  the device);
+- device_times: the device's time for a call.  CuPy: CUDA events
+  recorded on the current stream before and after the call.  JAX, which
+  has no events: K calls in a row (--loop, 10), only the last one waited
+  for, over K, so that dispatch overlaps the device's work as in a
+  pipeline.  NumPy (CuPy's code on the host, to test this script where
+  no GPU is): the same loop of K calls, its wall time.
+
+For each NAME it prints one line:
+
+    RESULT NAME check=V,V,... times=MS,MS,... device_times=MS,MS,...
     RESULT NAME failed: WHY
 
-and goes on with the next NAME whatever happens to this one.
+(device_times may be missing: harness.py reads the line without it) and
+goes on with the next NAME whatever happens to this one.
 """
 import argparse
 import math
@@ -57,6 +69,38 @@ class Peer:
         elif self.name == "cupy":
             self.cupy.cuda.runtime.deviceSynchronize()
         return value
+
+    def device_times(self, f, args, runs, loop):
+        """RUNS device times of f(*args), in ms, after measure's calls
+        (the warm-up among them).  CuPy: CUDA events recorded on the
+        current stream before and after one call, the GPU's time from
+        the first kernel's launch to the last one's end (the gaps where
+        it waits for Python to launch the next kernel included).  JAX has
+        no events: LOOP calls in a row, only the last one's result waited
+        for (block_until_ready; the calls run in order on the device),
+        over LOOP, so that the host's dispatch of a call overlaps the
+        device's work on the one before, as in a pipeline; where the
+        device's work is the longer, that is its time.  NumPy: the same
+        loop, its wall time (no device: a call is all on the host)."""
+        times = []
+        if self.name == "cupy":
+            start, end = self.cupy.cuda.Event(), self.cupy.cuda.Event()
+            for _ in range(runs):
+                start.record()
+                out = f(*args)
+                end.record()
+                end.synchronize()
+                times.append(self.cupy.cuda.get_elapsed_time(start, end))
+                del out
+            return times
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            for _ in range(loop):
+                out = f(*args)
+            self.ready(out)
+            times.append((time.perf_counter() - t0) * 1e3 / loop)
+            del out
+        return times
 
     def free(self):
         if self.name == "cupy":
@@ -323,7 +367,8 @@ BENCHMARKS = {
 }
 
 
-def measure(P, name, n, runs):
+def measure(P, name, n, runs, loop):
+    """the check values, the call times (ms) and the device times (ms)"""
     f, args, check = BENCHMARKS[name](P, n)
     P.ready(args)
     times = []
@@ -335,15 +380,20 @@ def measure(P, name, n, runs):
         if r > 0:
             times.append((t1 - t0) * 1e3)
     values = [float(v) for v in check(out)]
-    return values, times
+    del out
+    return values, times, P.device_times(f, args, runs, loop)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--peer", required=True, choices=["jax", "cupy", "numpy"])
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--loop", type=int, default=10,
+                    help="calls in a row a device time of JAX (and NumPy) is made of")
     ap.add_argument("benchmarks", nargs="+", help="NAME=N")
     opts = ap.parse_args()
+    if opts.loop < 1:
+        ap.error("--loop takes a count of 1 or more")
     try:
         P = Peer(opts.peer)
         lib = {"jax": "jax", "cupy": "cupy", "numpy": "numpy"}[opts.peer]
@@ -357,9 +407,12 @@ def main():
         try:
             if name not in BENCHMARKS:
                 raise ValueError("no such peer benchmark")
-            values, times = measure(P, name, int(size), opts.runs)
-            print(f"RESULT {name} check={','.join(repr(v) for v in values)} "
-                  f"times={','.join(f'{t:.6f}' for t in times)}", flush=True)
+            values, times, device = measure(P, name, int(size), opts.runs, opts.loop)
+            line = (f"RESULT {name} check={','.join(repr(v) for v in values)} "
+                    f"times={','.join(f'{t:.6f}' for t in times)}")
+            if device:
+                line += f" device_times={','.join(f'{t:.6f}' for t in device)}"
+            print(line, flush=True)
         except BaseException as e:  # pylint: disable=broad-except
             if isinstance(e, KeyboardInterrupt):
                 raise
