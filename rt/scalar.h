@@ -292,4 +292,22 @@ RT_FN double rt_rand_below_f(uint64_t bits, double bound) {
   return (double)(bits >> 11) * (1.0 / 9007199254740992.0) * bound;
 }
 
+/* λcu's search(x, e) on a nonempty x in nondecreasing order (a sd's
+   offsets): the largest j with x[j] <= e, or 0 if there is none; so for
+   an element e of a sd, its segment (an empty segment shares its offset
+   with the next, and the last of equal offsets is the one that holds e).
+   A binary search: a kernel finds its element's segment itself instead
+   of reading the seg_ids of another run. */
+RT_FN int32_t rt_search(const int32_t *x, int64_t n, int64_t e) {
+  int64_t lo = 0, hi = n; /* the answer is the count of x[j] <= e, less one */
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if ((int64_t)x[mid] <= e)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 ? (int32_t)(lo - 1) : 0;
+}
+
 #endif
