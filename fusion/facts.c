@@ -33,6 +33,14 @@ static FusLen unknown(void) { return (FusLen){FL_UNKNOWN, 0, NULL}; }
 static FusLen len_const(int32_t c) { return (FusLen){FL_CONST, c, NULL}; }
 static FusLen len_shape(int shape) { return (FusLen){FL_SHAPE, shape, NULL}; }
 static FusLen len_var(const LcuVar *v) { return (FusLen){FL_VAR, 0, v}; }
+static FusLen nonneg(void) { return (FusLen){FL_NONNEG, 0, NULL}; }
+
+/* Both ranges, as one: the same bound, or where both are known, >= 0. */
+static FusLen range_join(FusLen a, FusLen b) {
+  if (fus_len_equal(a, b))
+    return a;
+  return a.kind != FL_UNKNOWN && b.kind != FL_UNKNOWN ? nonneg() : unknown();
+}
 
 bool fus_len_equal(FusLen a, FusLen b) {
   if (a.kind == FL_UNKNOWN || a.kind != b.kind)
@@ -419,6 +427,8 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
     return unknown();
   case LE_INDEX: /* whatever the index, a value of the vector */
     return kernel_range(kl, e->var);
+  case LE_SEARCH: /* a position in the vector, which is not empty */
+    return fus_kernel_len(kl, e->var);
   case LE_CONST:
     return e->constant.u.i >= 0 && e->constant.u.i < INT32_MAX ? len_const(e->constant.u.i + 1) : unknown();
   case LE_OP: {
@@ -431,6 +441,10 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
       return exp_range(kl, s, t, a, lets);
     if ((e->op == FLAT_ADD && zero_a) || (e->op == FLAT_MUL && one_a))
       return exp_range(kl, s, t, b, lets);
+    if (e->op == FLAT_BTOI)
+      return len_const(2);
+    if (e->op == FLAT_SELECT)
+      return range_join(exp_range(kl, s, t, b, lets), exp_range(kl, s, t, e->args[2], lets));
     /* i - #a where i >= #a: below the space less #a */
     if (e->op == FLAT_SUB && a->kind == LE_VAR && b->kind == LE_LENGTH)
       for (const LetRange *l = lets; l; l = l->next)
@@ -438,10 +452,10 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
           return space_less(kl, s, b->var);
     return unknown();
   }
-  case LE_IF: {
-    FusLen x = exp_range(kl, s, t, e->args[1], lets), y = exp_range(kl, s, t, e->args[2], lets);
-    return fus_len_equal(x, y) ? x : unknown();
-  }
+  case LE_IF:
+    return range_join(exp_range(kl, s, t, e->args[1], lets), exp_range(kl, s, t, e->args[2], lets));
+  case LE_LENGTH:
+    return nonneg();
   case LE_LET: {
     LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
     return exp_range(kl, s, t, e->args[1], &l);
@@ -486,8 +500,32 @@ static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, c
   return thunk_let_ranges(kl, s, t, n, let_room(t, few));
 }
 
+/* True if result 'i' of reduction or scan 's' counts: a sum, from 0,
+   of values that are 0 or 1 (btoi of flags), so >= 0 (no int32 sum of
+   as many ones as a vector holds can wrap). */
+static bool counts(FusKernelLens *kl, const LcuSoac *s, int i) {
+  const LcuThunk *op = s->second;
+  if (!op || !s->pull || i >= s->pull->body.len || i >= s->identity.len || op->params.len != 2 * s->pull->body.len ||
+      op->body.len != s->pull->body.len || op->lets.len)
+    return false;
+  const FlatAtom *id = s->identity.data[i];
+  if (id->kind != FA_INT || id->u.i != 0)
+    return false;
+  const LcuExp *sum = op->body.data[i];
+  const LcuVar *x = op->params.data[i], *y = op->params.data[s->pull->body.len + i];
+  if (sum->kind != LE_OP || sum->op != FLAT_ADD || sum->args[0]->kind != LE_VAR || sum->args[1]->kind != LE_VAR)
+    return false;
+  const LcuVar *a = sum->args[0]->var, *b = sum->args[1]->var;
+  if (!((a == x && b == y) || (a == y && b == x)))
+    return false;
+  LetRange few[FEW_LETS];
+  const LcuExp *e = s->pull->body.data[i];
+  FusLen r = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e, few));
+  return r.kind == FL_CONST && r.value <= 2;
+}
+
 /* The value ranges of the results of SOAC 's': what a MAP or a filter
-   pulls, the segments of seg_ids. */
+   pulls, the segments of seg_ids, lengths and offsets, counts. */
 static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
   int nv = s->pull ? s->pull->body.len : 0;
   for (int i = 0; i < s->results.len; i++) {
@@ -513,6 +551,15 @@ static void soac_result_ranges(FusKernelLens *kl, const LcuSoac *s) {
     case SOAC_LIBRARY:
       if (s->library == LIB_SEG_IDS && s->args.len == 1)
         b = fus_kernel_len(kl, s->args.data[0]);
+      if (s->library == LIB_SEG_LENGTHS || s->library == LIB_SEG_OFFSETS)
+        b = nonneg();
+      break;
+    case SOAC_REDUCE:
+    case SOAC_SCAN:
+    case SOAC_SEG_REDUCE:
+    case SOAC_SEG_SCAN:
+      if (counts(kl, s, i))
+        b = nonneg();
       break;
     default:
       break;
@@ -945,6 +992,12 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
   }
   case LE_CALL: /* a scalar loop: its checks, and it may not end */
     return true;
+  case LE_SEARCH:
+    /* It fails only on an empty vector.  Lowering searches a sd's
+       offsets for its own elements, which a sd without segments does not
+       have; a λcu program that searches an empty vector still reports
+       the error, perhaps after one that fusion moved ahead of it. */
+    return false;
   default:
     return false;
   }
@@ -977,7 +1030,12 @@ static bool thunk_may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuT
 int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
   int f = 0;
   if (s->kind == SOAC_LIBRARY) {
-    if (s->library == LIB_MAKE_SEGDES || s->library == LIB_HASH)
+    /* make_segdes checks for a negative length, which a vector of
+       lengths or counts does not have */
+    const LcuVar *a0 = s->args.len ? s->args.data[0] : NULL;
+    if (s->library == LIB_MAKE_SEGDES && !(a0 && kernel_range(kl, a0).kind != FL_UNKNOWN))
+      f |= FUS_FAIL_RUN;
+    if (s->library == LIB_HASH)
       f |= FUS_FAIL_RUN;
     if (s->library == LIB_RAND)
       f |= FUS_EFFECT;

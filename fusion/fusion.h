@@ -41,6 +41,9 @@ typedef enum FusLenKind {
   FL_VAR,     /* that of variable 'of' (a vector, a sd, an int scalar),
                  known only as itself */
   FL_TOTAL,   /* the number of elements that sd 'of' describes */
+  FL_NONNEG,  /* only as a range (FusVarFacts.range): some bound, not
+                 known; the values are >= 0 (lengths, counts), which is
+                 all make_segdes asks of them */
 } FusLenKind;
 
 typedef struct FusLen {
