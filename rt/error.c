@@ -270,6 +270,8 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
     rt_fail(loc, "dist", "dist: negative length %lld", (long long)e->len);
   case RT_CHECK_NEGATIVE_LENGTH:
     rt_fail(loc, NULL, "negative length %d", e->i);
+  case RT_CHECK_TOO_MANY:
+    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)e->len);
   case RT_CHECK_ARGUMENT:
     rt_check(e->code, loc, e->i, e->len, (int64_t)e->x);
     rt_fail(loc, NULL, "internal error: a check recorded that passes");

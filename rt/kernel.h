@@ -29,6 +29,8 @@ typedef enum RtCheck {
   RT_CHECK_ARGUMENT, /* an argument check (RtCheckKind 'code') on
                         operands 'i' (as a), 'len' (as b) and 'x' (as c) */
   RT_CHECK_NEGATIVE_LENGTH, /* make_segdes: the length 'i' */
+  RT_CHECK_TOO_MANY, /* make_segdes, seg_offsets: 'len' elements, more
+                        than an int counts */
 } RtCheck;
 
 /* Where a check stands: the compiler writes one table of sites per
@@ -59,6 +61,7 @@ typedef struct RtKernelError {
   int32_t op;    /* the operation (RtOp) */
   int32_t i;     /* RT_CHECK_INDEX: the subscript */
   int64_t len;   /* RT_CHECK_INDEX: the length; RT_CHECK_SIZE: the size;
+                    RT_CHECK_TOO_MANY: the number of elements;
                     RT_CHECK_SCALAR at a site with a user_fn: the site
                     of the thunk's call of that function */
   double x;      /* RT_CHECK_SCALAR: the operand */

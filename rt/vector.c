@@ -148,13 +148,21 @@ RtValue *rt_append(RtValue *x, RtValue *y) {
 
 /* ---- segment descriptors ---- */
 
+/* A segdes of more elements than an int counts would describe a vector
+   that cannot be made (its length, and the offsets kernels compute in
+   int, would wrap): out of memory, as the vector's allocation would be;
+   after any negative length. */
 RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths) {
   RtValue *d = rt_value_new(rt_segdes_type(), lengths->len);
+  int64_t total = 0;
   for (int64_t k = 0; k < lengths->len; k++) {
     if (lengths->data.i[k] < 0)
       rt_fail(loc, NULL, "negative length %d", lengths->data.i[k]);
     d->lengths[k] = lengths->data.i[k];
+    total += lengths->data.i[k];
   }
+  if (total > INT32_MAX)
+    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)total);
   return d;
 }
 
@@ -174,8 +182,10 @@ RtValue *rt_seg_ids(RtValue *d) {
   return r;
 }
 
-RtValue *rt_seg_starts(RtValue *d) {
+RtValue *rt_seg_starts(RtLoc loc, RtValue *d) {
   const int64_t *off = rt_seg_offsets(d);
+  if (off[d->len] > INT32_MAX) /* an int offset would wrap; no vector of them can be */
+    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)off[d->len]);
   RtValue *r = new_vec(RT_INT, d->len);
   for (int64_t k = 0; k < d->len; k++)
     r->data.i[k] = (int32_t)off[k];
