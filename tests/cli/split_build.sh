@@ -1,11 +1,12 @@
-# A program of more than 40 kernels is compiled as several translation
-# units (docs/codegen.md, "Building"): --keep keeps each one, the
+# A program of more than 40 kernels (lib_permute's make five) is
+# compiled as several translation units (docs/codegen.md, "Building"):
+# --keep keeps each one, the
 # executable prints what one unit's would, NESSIE_JOBS limits the
 # compilers at once, and a failing compiler fails the build.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-prog=examples/mandelbrot.nesl
+prog=tests/programs/lib_permute.nesl
 units=$("$NESSIE" --dump=c "$prog" | grep -c '^/\* translation unit [0-9]* of ')
 [ "$units" -gt 1 ] || { echo "$prog: $units translation units in --dump=c, expected several"; exit 1; }
 export NESSIE_CFLAGS=-O0
@@ -18,7 +19,7 @@ i=2
 while [ "$i" -le "$units" ]; do printf '\n' >> "$tmp/kept.c"; cat "$tmp/m_$i.c" >> "$tmp/kept.c"; i=$((i + 1)); done
 cmp -s "$tmp/dump.c" "$tmp/kept.c" || { echo "the kept sources are not --dump=c's units"; exit 1; }
 "$tmp/m" > "$tmp/out" 2>&1
-grep -v ' = fn : ' examples/mandelbrot.expected > "$tmp/expected"
+grep -v ' = fn : ' tests/programs/lib_permute.expected > "$tmp/expected"
 cmp -s "$tmp/out" "$tmp/expected" || { echo "the executable prints:"; diff "$tmp/out" "$tmp/expected" | head -5; exit 1; }
 # a bad NESSIE_JOBS is said and ignored
 err=$(NESSIE_JOBS=lots "$NESSIE" --target=cpu -o "$tmp/m2" "$prog" 2>&1) || { echo "NESSIE_JOBS=lots: $err"; exit 1; }
