@@ -296,18 +296,60 @@ RT_FN double rt_rand_below_f(uint64_t bits, double bound) {
    offsets): the largest j with x[j] <= e, or 0 if there is none; so for
    an element e of a sd, its segment (an empty segment shares its offset
    with the next, and the last of equal offsets is the one that holds e).
-   A binary search: a kernel finds its element's segment itself instead
-   of reading the seg_ids of another run. */
+   A kernel finds its element's segment itself with it instead of reading
+   the seg_ids of another run, so it must be cheap: it starts where the
+   segment would be if all were of one length (x[n - 1] / (n - 1)
+   elements each), gallops from there to bracket the answer and ends
+   with a binary search of the bracket.  On segments of like lengths (a
+   divide-and-conquer level) that is a few reads, not log2 n dependent
+   ones; on the most skewed it is at most about twice as many. */
 RT_FN int32_t rt_search(const int32_t *x, int64_t n, int64_t e) {
-  int64_t lo = 0, hi = n; /* the answer is the count of x[j] <= e, less one */
-  while (lo < hi) {
+  if (n <= 0)
+    return 0;
+  int64_t last = x[n - 1];
+  int64_t g = last > 0 ? e * (n - 1) / last : n - 1;
+  g = g < 0 ? 0 : g > n - 1 ? n - 1 : g;
+  /* lo: an index with x[lo] <= e, or -1; hi: one with x[hi] > e, or n */
+  int64_t lo, hi, step = 1;
+  if (x[g] <= e) {
+    lo = g;
+    for (;;) {
+      int64_t h = lo + step;
+      if (h >= n) {
+        hi = n;
+        break;
+      }
+      if (x[h] > e) {
+        hi = h;
+        break;
+      }
+      lo = h;
+      step *= 2;
+    }
+  } else {
+    hi = g;
+    for (;;) {
+      int64_t l = hi - step;
+      if (l < 0) {
+        lo = -1;
+        break;
+      }
+      if (x[l] <= e) {
+        lo = l;
+        break;
+      }
+      hi = l;
+      step *= 2;
+    }
+  }
+  while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     if ((int64_t)x[mid] <= e)
-      lo = mid + 1;
+      lo = mid;
     else
       hi = mid;
   }
-  return lo > 0 ? (int32_t)(lo - 1) : 0;
+  return lo > 0 ? (int32_t)lo : 0;
 }
 
 #endif
