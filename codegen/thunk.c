@@ -673,37 +673,6 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
-/* search(x, e): the runtime's binary search (rt/scalar.h); an empty x
-   fails as x[0] would. */
-static const char *search_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
-  Cg *cg = tx->cg;
-  CgBinding *b = cg_lookup(env, e->var);
-  const char *x = gen_exp(tx, e->args[0], env);
-  const char *key = xprintf("search(%s,%s)", b->value, x);
-  const char *known = cse_find(tx, key);
-  if (known)
-    return known;
-  const char *t = cg_temp(cg);
-  cse_note(tx, key, t);
-  if (tx->fast) {
-    const char *failed = failed_flag(tx);
-    cg_line(cg, "int32_t %s = %s > 0 ? rt_search(%s, %s, %s) : 0;", t, b->length, b->value, b->length, x);
-    cg_line(cg, "%s |= %s <= 0;", failed, b->length);
-    return t;
-  }
-  cg_line(cg, "int32_t %s = 0;", t);
-  cg_line(cg, "if (%s > 0) {", b->length);
-  cg_line(cg, "  %s = rt_search(%s, %s, %s);", t, b->value, b->length, x);
-  cg_line(cg, "} else {");
-  cg->indent++;
-  const CgChecks *c = tx->checks;
-  int site = cg_exp_site(cg, e, c, NULL);
-  record(tx, xprintf("RT_CHECK_INDEX, %d, 0, RT_GATHER, 0, %s, 0.0", site, b->length));
-  cg->indent--;
-  cg_line(cg, "}");
-  return t;
-}
-
 static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   const char *args[3];
@@ -812,8 +781,6 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     return xprintf("(int32_t)%s", cg_lookup(env, e->var)->length);
   case LE_INDEX:
     return index_exp(tx, e, env);
-  case LE_SEARCH:
-    return search_exp(tx, e, env);
   case LE_OP:
     return op_exp(tx, e, env);
   case LE_IF: {

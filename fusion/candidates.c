@@ -68,8 +68,6 @@ static const LcuVar *cpu_var(const FusNode *n, const LcuVar *kv) {
 static void exp_reads(const FusNode *n, const LcuSoac *s, const LcuExp *e, Vec *reads) {
   if (e->kind == LE_INDEX)
     note_read(reads, cpu_var(n, e->var), vec_bytes(fus_soac_space(&n->lens, s), e->type));
-  else if (e->kind == LE_SEARCH) /* a few elements a lane, mostly cached: the vector once */
-    note_read(reads, cpu_var(n, e->var), vec_bytes(fus_kernel_len(&n->lens, e->var), FB_INT));
   for (int i = 0; i < e->nargs; i++)
     exp_reads(n, s, e->args[i], reads);
 }

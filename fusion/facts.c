@@ -427,8 +427,6 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
     return unknown();
   case LE_INDEX: /* whatever the index, a value of the vector */
     return kernel_range(kl, e->var);
-  case LE_SEARCH: /* a position in the vector, which is not empty */
-    return fus_kernel_len(kl, e->var);
   case LE_CONST:
     return e->constant.u.i >= 0 && e->constant.u.i < INT32_MAX ? len_const(e->constant.u.i + 1) : unknown();
   case LE_OP: {
@@ -992,12 +990,6 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
   }
   case LE_CALL: /* a scalar loop: its checks, and it may not end */
     return true;
-  case LE_SEARCH:
-    /* It fails only on an empty vector.  Lowering searches a sd's
-       offsets for its own elements, which a sd without segments does not
-       have; a λcu program that searches an empty vector still reports
-       the error, perhaps after one that fusion moved ahead of it. */
-    return false;
   default:
     return false;
   }

@@ -86,8 +86,6 @@ static int exp_uses(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t
     return u | USE_OTHER;
   case LE_LENGTH:
     return u | USE_LENGTH;
-  case LE_SEARCH: /* a binary search reads all of q */
-    return u | USE_WHOLE;
   default:
     return u | USE_SCALAR;
   }

@@ -138,14 +138,6 @@ LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i) {
   return e;
 }
 
-LcuExp *lcu_exp_search(Loc loc, LcuVar *offsets, LcuExp *e) {
-  LcuExp *s = exp_new(loc, LE_SEARCH, FB_INT);
-  s->var = offsets;
-  s->args[0] = e;
-  s->nargs = 1;
-  return s;
-}
-
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec) {
   LcuExp *e = exp_new(loc, LE_LENGTH, FB_INT);
   e->var = vec;
@@ -636,7 +628,6 @@ static void canon_exp(Canon *c, const LcuExp *e) {
   case LE_VAR:
   case LE_LENGTH:
   case LE_INDEX:
-  case LE_SEARCH:
   case LE_LET:
     canon_var(c, e->var);
     break;

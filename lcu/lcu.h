@@ -90,12 +90,6 @@ typedef enum LcuExpKind {
   LE_IF,    /* if e then e else e */
   LE_LET,   /* let x = e in e */
   LE_LENGTH,/* #x: the length of a `using` vector */
-  LE_SEARCH,/* search(x, e): the segment of element e, x a `using` int
-               vector in nondecreasing order (a sd's offsets): the largest
-               j with x[j] <= e, or 0 if there is none; an error when x is
-               empty.  It is how a kernel finds an element's segment
-               itself (a binary search) instead of reading the seg_ids of
-               a separate run */
   LE_CALL,  /* f(e1, ..., en): CPU function f, a scalar loop (flatten.c:
                scalars in, one scalar out; its body only scalar
                statements, ifs and calls of such functions), applied to
@@ -114,12 +108,11 @@ typedef struct LcuExp {
                              error in it is reported there, or at the
                              `run` when 'loc' is its SOAC's own (see
                              lcu_error_loc) */
-  LcuVar *var;            /* LE_VAR, LE_INDEX and LE_SEARCH (the vector),
-                             LE_LET (bound), LE_LENGTH */
+  LcuVar *var;            /* LE_VAR, LE_INDEX (the vector), LE_LET (bound),
+                             LE_LENGTH */
   FlatAtom constant;      /* LE_CONST (FA_INT ... FA_CHAR) */
   struct LcuExp **args;   /* nargs of them (room for 3 at least): LE_OP
-                             operands; LE_INDEX: [0] the index; LE_SEARCH:
-                             [0] the element; LE_IF:
+                             operands; LE_INDEX: [0] the index; LE_IF:
                              cond, then, else; LE_LET: value, body;
                              LE_CALL: the arguments.  A copy of an
                              expression copies the array (lcu_exp_clone) */
@@ -414,7 +407,6 @@ LcuExp *lcu_exp_var(Loc loc, LcuVar *v);
 LcuExp *lcu_exp_const(Loc loc, FlatAtom c);
 LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i);
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec);
-LcuExp *lcu_exp_search(Loc loc, LcuVar *offsets, LcuExp *e);
 /* op(a, b, c) of result base 'type' with 'nargs' operands (the others NULL) */
 LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c);
 LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els);

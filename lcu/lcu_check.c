@@ -14,9 +14,8 @@
  * lists in `using`, each a parameter of the kernel or the result of an
  * earlier SOAC.  In detail:
  *   - GPU level: every expression has the base type it claims; LE_VAR
- *     reads a scalar, LE_INDEX, LE_SEARCH (an [int]) and LE_LENGTH a
- *     `using` vector; LE_OP is an element-wise operation of rt/ops.def
- *     (ADD ... SELECT) on operands
+ *     reads a scalar, LE_INDEX and LE_LENGTH a `using` vector; LE_OP is an
+ *     element-wise operation of rt/ops.def (ADD ... SELECT) on operands
  *     its semantics accept; thunk binders are scalars, bound once in the
  *     thunk, and neither `using` variables nor variables of the kernel.
  *   - kernel level: each SOAC's thunks, identities, size and segment
@@ -233,9 +232,8 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
     }
     break;
   case LE_INDEX:
-  case LE_SEARCH:
   case LE_LENGTH: {
-    const char *form = e->kind == LE_INDEX ? "x[e]" : e->kind == LE_SEARCH ? "search(x, e)" : "#x";
+    const char *form = e->kind == LE_INDEX ? "x[e]" : "#x";
     const LcuVar *v = e->var;
     check_var_identity(c, loc, v);
     if (lv->tvisible[v->id])
@@ -250,11 +248,8 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
     }
     FlatBase index = check_exp(c, t, e->args[0]);
     if (index != FB_INT)
-      fail(c, loc, "%s: the %s of %s is %s", t->what, e->kind == LE_SEARCH ? "element of search(x, e)" : "index of x[e]",
-           var_name(v), an_base(index));
-    if (e->kind == LE_SEARCH && v->type.base != FB_INT)
-      fail(c, loc, "%s: search(x, e) in %s, %s, not an [int]", t->what, var_name(v), an(v->type));
-    got = e->kind == LE_SEARCH ? FB_INT : v->type.base;
+      fail(c, loc, "%s: the index of %s[e] is %s", t->what, var_name(v), an_base(index));
+    got = v->type.base;
     break;
   }
   case LE_OP: {

@@ -697,24 +697,6 @@ static RtValue *eval_index(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
   return r;
 }
 
-/* search(x, e) on n lanes: the segment of each lane's element (rt_search);
-   an empty x fails as x[0] would.  Counted as one read of x a lane. */
-static RtValue *eval_search(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
-  RtValue *v = using_var(k, e->var);
-  if (v->type.kind != FT_VEC || v->type.base != FB_INT)
-    die("search(%s, ...) on a %s", e->var->name, rt_type_name(v->type));
-  RtValue *at = eval(k, e->args[0], env, n);
-  if (at->type.base != FB_INT)
-    die("search(%s, ...) for a %s", e->var->name, rt_type_name(at->type));
-  if (n > 0 && v->len == 0)
-    rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), RT_GATHER, 0, 0);
-  k->in->stats.bytes += (uint64_t)n * sizeof(int32_t);
-  RtValue *r = new_vec(FB_INT, n);
-  for (int64_t j = 0; j < n; j++)
-    r->data.i[j] = rt_search(v->data.i, v->len, at->data.i[j]);
-  return r;
-}
-
 static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n);
 
 /* An expression that fusion moved out of a statement inlined from a
@@ -756,8 +738,6 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
     return broadcast(constant(k->in, &e->constant), n);
   case LE_INDEX:
     return eval_index(k, e, env, n);
-  case LE_SEARCH:
-    return eval_search(k, e, env, n);
   case LE_LENGTH: {
     RtValue *x = using_var(k, e->var);
     if (x->type.kind != FT_VEC)
@@ -978,21 +958,6 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (v->type.kind != FT_VEC)
       die("#%s on a %s", e->var->name, rt_type_name(v->type));
     out->scalar.i = (int32_t)v->len;
-    return;
-  }
-  case LE_SEARCH: {
-    RtValue *v = using_var(k, e->var);
-    if (v->type.kind != FT_VEC || v->type.base != FB_INT)
-      die("search(%s, ...) on a %s", e->var->name, rt_type_name(v->type));
-    RtValue at;
-    eval1(k, e->args[0], env, &at);
-    if (at.type.base != FB_INT)
-      die("search(%s, ...) for a %s", e->var->name, rt_type_name(at.type));
-    if (v->len == 0)
-      rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
-                     0, 0);
-    k->in->stats.bytes += sizeof(int32_t);
-    out->scalar.i = rt_search(v->data.i, v->len, at.scalar.i);
     return;
   }
   case LE_OP: {

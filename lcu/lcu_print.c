@@ -273,11 +273,6 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
   case LE_LENGTH:
     fprintf(out, "#%s", var_name(e->var));
     return;
-  case LE_SEARCH:
-    fprintf(out, "search(%s, ", var_name(e->var));
-    print_exp(pr, e->args[0], LEVEL_OPEN);
-    fputc(')', out);
-    return;
   case LE_OP: {
     int n = e->nargs < 0 ? 0 : e->nargs > 3 ? 3 : e->nargs;
     print_op(pr, e->op, n, print_exp_operand, e->args);

@@ -612,7 +612,7 @@ static LcuExp *let_body(Reader *r, const char *n, LcuExp *value) {
   return lcu_exp_let(unset, x, value, body);
 }
 
-/* A primary expression and its location: x, c, x[e], #x, search(x, e), op(e, ...),
+/* A primary expression and its location: x, c, x[e], #x, op(e, ...),
    (e), -x, if, let; then '@LOC'. */
 static LcuExp *primary(Reader *r) {
   LcuExp *e;
@@ -673,24 +673,7 @@ static LcuExp *primary(Reader *r) {
     e = lcu_exp_call(unset, f, t.base, (LcuExp **)args.data, args.len);
   } else {
     const char *n = name(r);
-    if (cur(r) == '(' && !strcmp(n, "search")) { /* search(x, e): x an int vector */
-      r->pos++;
-      skip(r);
-      size_t vat = r->tok;
-      LcuVar *v = use(r, false);
-      if (v->type.kind != LT_VEC || v->type.base != FB_INT) {
-        r->tok = vat;
-        fail(r, "search in a %s, not an [int]", lcu_type_name(v->type));
-      }
-      expect(r, ",");
-      LcuExp *i = exp_at(r, 0);
-      expect(r, ")");
-      if (i->type != FB_INT) {
-        r->tok = at;
-        fail(r, "search for a %s, not an int", lcu_type_name(lcu_scalar(i->type)));
-      }
-      e = lcu_exp_search(unset, v, i);
-    } else if (cur(r) == '(') { /* an operation: no blank before its '(' */
+    if (cur(r) == '(') { /* an operation: no blank before its '(' */
       r->pos++;
       e = op_call(r, n, at);
     } else {

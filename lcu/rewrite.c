@@ -151,7 +151,6 @@ static void free_in(const LcuExp *e, Vec *bound, Vec *out) {
   switch (e->kind) {
   case LE_VAR:
   case LE_INDEX:
-  case LE_SEARCH:
   case LE_LENGTH:
     if (!listed(bound, e->var) && !listed(out, e->var))
       vec_push(out, e->var);
@@ -328,8 +327,6 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
   }
   if (j >= 0 && e->kind == LE_LENGTH)
     return size_exp(c->producer, e->loc);
-  if (j >= 0 && e->kind == LE_SEARCH)
-    die("a thunk searches vector %s, which composition cannot inline", e->var->name);
   if (j >= 0)
     die("a thunk reads vector %s as a scalar", e->var->name);
   LcuExp *r = lcu_exp_clone(e);

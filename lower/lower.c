@@ -736,16 +736,21 @@ static void lower_reduction(Lw *lw, FlatStmt *fs, bool segmented, bool scan) {
    (value, index) pairs keeping the first extreme; the index within the
    segment for the segmented form. */
 static void lower_extreme_index(Lw *lw, FlatStmt *fs, bool segmented, bool max) {
-  LcuVar *offsets = NULL;
+  LcuVar *offsets = NULL, *ids = NULL;
   LcuVar *sd = segmented ? var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var) : NULL;
   if (segmented) {
-    LcuKernelBuilder *lb = kernel_begin(lw);
-    LcuSoac *ls = lcu_soac_library(lw->loc, LIB_SEG_OFFSETS);
-    vec_push(&ls->args, lcu_kb_plain_param(lb, sd));
-    lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT));
-    Vec out;
-    kernel_run(lw, lb, ls, &out);
-    offsets = out.data[0];
+    for (int k = 0; k < 2; k++) {
+      LcuKernelBuilder *lb = kernel_begin(lw);
+      LcuSoac *ls = lcu_soac_library(lw->loc, k == 0 ? LIB_SEG_OFFSETS : LIB_SEG_IDS);
+      vec_push(&ls->args, lcu_kb_plain_param(lb, sd));
+      lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT));
+      Vec out;
+      kernel_run(lw, lb, ls, &out);
+      if (k == 0)
+        offsets = out.data[0];
+      else
+        ids = out.data[0];
+    }
   }
   LcuKernelBuilder *kb = kernel_begin(lw);
   LcuVar *v = var_of(lw, ((FlatAtom *)fs->args.data[segmented ? 1 : 0])->u.var);
@@ -753,11 +758,9 @@ static void lower_extreme_index(Lw *lw, FlatStmt *fs, bool segmented, bool max) 
   LcuThunk *pull = lcu_kb_index_thunk(kb);
   LcuExp *i = lcu_exp_var(kb->loc, thunk_param(pull, 0));
   lcu_thunk_return(pull, lcu_exp_index(kb->loc, lcu_kb_param(kb, v), i));
-  if (segmented) /* the index within i's segment, which the kernel finds */
+  if (segmented)
     lcu_thunk_return(pull, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i,
-                                      lcu_exp_index(kb->loc, lcu_kb_param(kb, offsets),
-                                                    lcu_exp_search(kb->loc, lcu_kb_param(kb, offsets), i)),
-                                      NULL));
+                                lcu_exp_index(kb->loc, lcu_kb_param(kb, offsets), lcu_exp_index(kb->loc, lcu_kb_param(kb, ids), i)), NULL));
   else
     lcu_thunk_return(pull, i);
   lcu_kb_end_thunk(kb);
@@ -1036,11 +1039,12 @@ static LcuVar *library_of_one(Lw *lw, LcuLibrary lib, LcuVar *arg, LcuType t) {
   return out.data[0];
 }
 
-/* The MAP of seg_range's values, over all elements: { i => let g =
-   search(offsets, i) in s[g] + (i - offsets[g]) * d[g] }, g being i's
-   segment, found by the kernel itself (no seg_ids run). */
-static LcuStmt *seg_range_values(Lw *lw, LcuVar *offsets, LcuVar *sv, LcuVar *dv, LcuVar *total, Vec *out) {
+/* The MAP of seg_range's values, over all elements: { i => s[g] +
+   (i - offsets[g]) * d[g] } where g is i's segment. */
+static LcuStmt *seg_range_values(Lw *lw, LcuVar *ids, LcuVar *offsets, LcuVar *sv, LcuVar *dv, LcuVar *total,
+                                 Vec *out) {
   LcuPlan *pl = plan_begin(lw, 'V');
+  lcu_plan_var(pl, 'x', ids);
   lcu_plan_var(pl, 'x', offsets);
   lcu_plan_var(pl, 'x', sv);
   lcu_plan_var(pl, 'x', dv);
@@ -1051,35 +1055,12 @@ static LcuStmt *seg_range_values(Lw *lw, LcuVar *offsets, LcuVar *sv, LcuVar *dv
   LcuKernelBuilder *kb;
   LcuExp *i;
   LcuThunk *t = index_map_begin(lw, &kb, &i);
-  LcuVar *g = lcu_new_var(lw->lp, lcu_scalar(FB_INT), "g");
-  LcuExp *seg = lcu_exp_var(kb->loc, g);
+  LcuExp *seg = lcu_exp_index(kb->loc, lcu_kb_param(kb, ids), i);
   LcuExp *local = lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, i, lcu_exp_index(kb->loc, lcu_kb_param(kb, offsets), seg), NULL);
   LcuExp *value = lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), seg),
                              lcu_exp_op(kb->loc, FLAT_MUL, FB_INT, 2, local, lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), seg), NULL),
                              NULL);
-  value = lcu_exp_let(kb->loc, g, lcu_exp_search(kb->loc, lcu_kb_param(kb, offsets), i), value);
   return index_map_end(lw, kb, t, value, av(total), NULL, out);
-}
-
-/* seg_ids(sd): each element's segment, a MAP over the sd's elements
-   that searches its offsets.  Fusion puts it into the kernels that read
-   the ids, which then find an element's segment themselves: no run
-   writes the ids and none reads them back. */
-static void lower_seg_ids(Lw *lw, FlatStmt *fs) {
-  LcuVar *sd = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
-  LcuVar *offsets = library_of_one(lw, LIB_SEG_OFFSETS, sd, lcu_vec(FB_INT));
-  LcuVar *total = length_of(lw, sd, LEN_TOTAL);
-  LcuPlan *pl = plan_begin(lw, 'I');
-  lcu_plan_var(pl, 'x', offsets);
-  lcu_plan_var(pl, 'N', total);
-  Vec out;
-  if (!known_run(lw, &out)) {
-    LcuKernelBuilder *kb;
-    LcuExp *i;
-    LcuThunk *t = index_map_begin(lw, &kb, &i);
-    index_map_end(lw, kb, t, lcu_exp_search(kb->loc, lcu_kb_param(kb, offsets), i), av(total), NULL, &out);
-  }
-  bind_results(lw, fs, &out);
 }
 
 /* seg_range(starts, ends, strides): lengths and checks by kernels, the
@@ -1093,9 +1074,10 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   Vec out;
   seg_range_lengths(lw, sv, ev, dv, &out);
   LcuVar *segdes = library_of_one(lw, LIB_MAKE_SEGDES, out.data[0], lcu_segdes());
+  LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
   LcuVar *offsets = library_of_one(lw, LIB_SEG_OFFSETS, segdes, lcu_vec(FB_INT));
   LcuVar *total = length_of(lw, segdes, LEN_TOTAL);
-  seg_range_values(lw, offsets, sv, dv, total, &out);
+  seg_range_values(lw, ids, offsets, sv, dv, total, &out);
   bind_var(lw, fs->results.data[0], segdes);
   bind_var(lw, fs->results.data[1], out.data[0]);
 }
@@ -1401,7 +1383,7 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
     lower_library(lw, fs, LIB_SEG_OFFSETS);
     return;
   case FLAT_SEG_IDS:
-    lower_seg_ids(lw, fs);
+    lower_library(lw, fs, LIB_SEG_IDS);
     return;
   case FLAT_NAME:
     lower_library(lw, fs, LIB_NAME);

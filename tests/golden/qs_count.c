@@ -416,2812 +416,2852 @@ fail:
   rt_release(v_x217);
 }
 
-/* K9: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x862, RtValue *v_x863, int32_t *out_v_x871, int32_t *out_v_x872, int32_t *out_v_x873) {
+/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
   (void)loc;
   (void)run;
-  int32_t *v_x862_d = v_x862->data.i;
-  const int64_t v_x862_n = v_x862->len;
-  int32_t *v_x863_d = v_x863->data.i;
-  const int64_t v_x863_n = v_x863->len;
-  int32_t v_x871 = 0;
-  int32_t v_x872 = 0;
-  int32_t v_x873 = 0;
+  const int64_t *v_x263_off = rt_seg_offsets(v_x263);
+  const int64_t v_x263_n = v_x263->len;
+  RtValue *v_x264 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t57 = rt_seg_ids(v_x263);
+    v_x264 = t57;
+    int32_t *v_x264_d = v_x264->data.i;
+    const int64_t v_x264_n = v_x264->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x264 = v_x264;
+  return;
+fail:
+  rt_release(v_x264);
+}
+
+/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x859_d = v_x859->data.i;
+  const int64_t v_x859_n = v_x859->len;
+  int32_t *v_x860_d = v_x860->data.i;
+  const int64_t v_x860_n = v_x860->len;
+  int32_t v_x868 = 0;
+  int32_t v_x869 = 0;
+  int32_t v_x870 = 0;
   /* REDUCE */
   {
-    const int64_t t57 = v_x862_n;
-    const int64_t t58 = t57 > 0 ? (t57 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t59 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t58);
-    int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t58);
-    int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t58);
-    RT_PARALLEL_FOR_IF(t58 > 1)
-    for (int64_t t62 = 0; t62 < t58; t62++) {
-      int32_t t62a0;
-      int32_t t62a1;
-      int32_t t62a2;
-      t62a0 = 2147483647;
-      t62a1 = 0;
-      t62a2 = 1;
-      const int64_t t62_end = (t62 + 1) * RT_CHUNK < t57 ? (t62 + 1) * RT_CHUNK : t57;
-      for (int64_t t63 = t62 * RT_CHUNK; t63 < t62_end; t63++) {
-        const int32_t t64 = (int32_t)t63;
-        int32_t t62x0;
-        int32_t t62x1;
-        int32_t t62x2;
-        int t66 = 0; /* nonzero: a check below failed */
-        int t67 = (uint64_t)(int64_t)t64 < (uint64_t)v_x863_n;
-        int32_t t65 = t67 ? v_x863_d[t64] : 0;
-        t66 |= !t67;
-        uint8_t t69 = rt_lt_i(0, t65);
-        int32_t t70;
-        if (t69) {
-          t70 = 2147483647;
+    const int64_t t58 = v_x859_n;
+    const int64_t t59 = t58 > 0 ? (t58 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
+    int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
+    int32_t *t62 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
+    RT_PARALLEL_FOR_IF(t59 > 1)
+    for (int64_t t63 = 0; t63 < t59; t63++) {
+      int32_t t63a0;
+      int32_t t63a1;
+      int32_t t63a2;
+      t63a0 = 2147483647;
+      t63a1 = 0;
+      t63a2 = 1;
+      const int64_t t63_end = (t63 + 1) * RT_CHUNK < t58 ? (t63 + 1) * RT_CHUNK : t58;
+      for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t64++) {
+        const int32_t t65 = (int32_t)t64;
+        int32_t t63x0;
+        int32_t t63x1;
+        int32_t t63x2;
+        int t67 = 0; /* nonzero: a check below failed */
+        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x860_n;
+        int32_t t66 = t68 ? v_x860_d[t65] : 0;
+        t67 |= !t68;
+        uint8_t t70 = rt_lt_i(0, t66);
+        int32_t t71;
+        if (t70) {
+          t71 = 2147483647;
         } else {
-          t70 = t64;
+          t71 = t65;
         }
-        if (__builtin_expect(t66 != 0, 0)) { /* again, recording the error */
-          int32_t t71;
-          if ((uint64_t)(int64_t)t64 < (uint64_t)v_x863_n) {
-            t71 = v_x863_d[t64];
+        if (__builtin_expect(t67 != 0, 0)) { /* again, recording the error */
+          int32_t t72;
+          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x860_n) {
+            t72 = v_x860_d[t65];
           } else {
-            NESSIE_RECORD(err, t63, RT_CHECK_INDEX, 0, 0, RT_GATHER, t64, v_x863_n, 0.0);
-            t71 = 0;
+            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x860_n, 0.0);
+            t72 = 0;
           }
-          uint8_t t73 = rt_lt_i(0, t71);
-          int32_t t74;
-          if (t73) {
-            t74 = 2147483647;
+          uint8_t t74 = rt_lt_i(0, t72);
+          int32_t t75;
+          if (t74) {
+            t75 = 2147483647;
           } else {
-            t74 = t64;
+            t75 = t65;
           }
         }
-        t62x0 = t70;
-        t62x1 = 0;
-        t62x2 = t65;
-        uint8_t t76 = rt_le_i(t62a0, t62x0);
-        int32_t t77;
-        if (t76) {
-          t77 = t62a0;
-        } else {
-          t77 = t62x0;
-        }
+        t63x0 = t71;
+        t63x1 = 0;
+        t63x2 = t66;
+        uint8_t t77 = rt_le_i(t63a0, t63x0);
         int32_t t78;
-        if (t76) {
-          t78 = t62a1;
+        if (t77) {
+          t78 = t63a0;
         } else {
-          t78 = t62x1;
+          t78 = t63x0;
         }
         int32_t t79;
-        if (t76) {
-          t79 = t62a2;
+        if (t77) {
+          t79 = t63a1;
         } else {
-          t79 = t62x2;
+          t79 = t63x1;
         }
-        t62a0 = t77;
-        t62a1 = t78;
-        t62a2 = t79;
+        int32_t t80;
+        if (t77) {
+          t80 = t63a2;
+        } else {
+          t80 = t63x2;
+        }
+        t63a0 = t78;
+        t63a1 = t79;
+        t63a2 = t80;
       }
-      t59[t62] = t62a0;
-      t60[t62] = t62a1;
-      t61[t62] = t62a2;
+      t60[t63] = t63a0;
+      t61[t63] = t63a1;
+      t62[t63] = t63a2;
     }
-    int32_t t62t0;
-    int32_t t62t1;
-    int32_t t62t2;
-    t62t0 = 2147483647;
-    t62t1 = 0;
-    t62t2 = 1;
-    for (int64_t t62 = 0; t62 < t58; t62++) {
-      const int32_t t80 = t59[t62];
-      const int32_t t81 = t60[t62];
-      const int32_t t82 = t61[t62];
-      uint8_t t84 = rt_le_i(t62t0, t80);
-      int32_t t85;
-      if (t84) {
-        t85 = t62t0;
-      } else {
-        t85 = t80;
-      }
+    int32_t t63t0;
+    int32_t t63t1;
+    int32_t t63t2;
+    t63t0 = 2147483647;
+    t63t1 = 0;
+    t63t2 = 1;
+    for (int64_t t63 = 0; t63 < t59; t63++) {
+      const int32_t t81 = t60[t63];
+      const int32_t t82 = t61[t63];
+      const int32_t t83 = t62[t63];
+      uint8_t t85 = rt_le_i(t63t0, t81);
       int32_t t86;
-      if (t84) {
-        t86 = t62t1;
+      if (t85) {
+        t86 = t63t0;
       } else {
         t86 = t81;
       }
       int32_t t87;
-      if (t84) {
-        t87 = t62t2;
+      if (t85) {
+        t87 = t63t1;
       } else {
         t87 = t82;
       }
-      t62t0 = t85;
-      t62t1 = t86;
-      t62t2 = t87;
+      int32_t t88;
+      if (t85) {
+        t88 = t63t2;
+      } else {
+        t88 = t83;
+      }
+      t63t0 = t86;
+      t63t1 = t87;
+      t63t2 = t88;
     }
-    v_x871 = t62t0;
-    rt_free(t59);
-    v_x872 = t62t1;
+    v_x868 = t63t0;
     rt_free(t60);
-    v_x873 = t62t2;
+    v_x869 = t63t1;
     rt_free(t61);
+    v_x870 = t63t2;
+    rt_free(t62);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x871 = v_x871;
-  *out_v_x872 = v_x872;
-  *out_v_x873 = v_x873;
+  *out_v_x868 = v_x868;
+  *out_v_x869 = v_x869;
+  *out_v_x870 = v_x870;
   return;
 fail:
-}
-
-/* K10: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, int32_t v_x967, RtValue **out_v_x966, RtValue **out_v_x969) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x966 = NULL;
-  RtValue *v_x969 = NULL;
-  /* MAP */
-  {
-    const int64_t t88 = 1;
-    v_x966 = rt_value_new(rt_vec_type(RT_INT), t88);
-    int32_t *v_x966_d = v_x966->data.i;
-    const int64_t v_x966_n = v_x966->len;
-    v_x969 = rt_value_new(rt_vec_type(RT_INT), t88);
-    int32_t *v_x969_d = v_x969->data.i;
-    const int64_t v_x969_n = v_x969->len;
-    RT_PARALLEL_FOR_IF(t88 >= RT_PARALLEL_MIN)
-    for (int64_t t89 = 0; t89 < t88; t89++) {
-      const int32_t t90 = (int32_t)t89;
-      v_x966_d[t89] = v_x964;
-      v_x969_d[t89] = v_x967;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x966 = v_x966;
-  *out_v_x969 = v_x969;
-  return;
-fail:
-  rt_release(v_x966);
-  rt_release(v_x969);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, int32_t v_x973, RtValue *v_x976, RtValue **out_v_x978) {
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
   (void)loc;
   (void)run;
-  int32_t *v_x976_d = v_x976->data.i;
-  const int64_t v_x976_n = v_x976->len;
-  RtValue *v_x978 = NULL;
+  RtValue *v_x953 = NULL;
+  RtValue *v_x956 = NULL;
   /* MAP */
   {
-    const int64_t t91 = v_x970;
-    if (t91 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0);
-      goto fail;
-    }
-    v_x978 = rt_value_new(rt_vec_type(RT_INT), t91);
-    int32_t *v_x978_d = v_x978->data.i;
-    const int64_t v_x978_n = v_x978->len;
-    RT_PARALLEL_FOR_IF(t91 >= RT_PARALLEL_MIN)
-    for (int64_t t92 = 0; t92 < t91; t92++) {
-      const int32_t t93 = (int32_t)t92;
-      int t96 = 0; /* nonzero: a check below failed */
-      int32_t t95 = rt_rem_i(t93, v_x973, &t96);
-      int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x976_n;
-      int32_t t97 = t98 ? v_x976_d[t95] : 0;
-      t96 |= !t98;
-      if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
-        int t99 = 0;
-        int32_t t100 = rt_rem_i(t93, v_x973, &t99);
-        if (t99) {
-          NESSIE_RECORD(err, t92, RT_CHECK_SCALAR, 0, t99, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t101;
-        if ((uint64_t)(int64_t)t100 < (uint64_t)v_x976_n) {
-          t101 = v_x976_d[t100];
-        } else {
-          NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x976_n, 0.0);
-          t101 = 0;
-        }
-      }
-      v_x978_d[t92] = t97;
+    const int64_t t89 = 1;
+    v_x953 = rt_value_new(rt_vec_type(RT_INT), t89);
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t89);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    RT_PARALLEL_FOR_IF(t89 >= RT_PARALLEL_MIN)
+    for (int64_t t90 = 0; t90 < t89; t90++) {
+      const int32_t t91 = (int32_t)t90;
+      v_x953_d[t90] = v_x951;
+      v_x956_d[t90] = v_x954;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x978 = v_x978;
+  *out_v_x953 = v_x953;
+  *out_v_x956 = v_x956;
   return;
 fail:
-  rt_release(v_x978);
+  rt_release(v_x953);
+  rt_release(v_x956);
 }
 
-/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, int32_t *out_v_x989, int32_t *out_v_x990) {
+/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
   (void)loc;
   (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
-  const int64_t v_x988_n = v_x988->len;
-  int32_t v_x989 = 0;
-  int32_t v_x990 = 0;
+  int32_t *v_x963_d = v_x963->data.i;
+  const int64_t v_x963_n = v_x963->len;
+  RtValue *v_x965 = NULL;
+  /* MAP */
+  {
+    const int64_t t92 = v_x957;
+    if (t92 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0);
+      goto fail;
+    }
+    v_x965 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x965_d = v_x965->data.i;
+    const int64_t v_x965_n = v_x965->len;
+    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
+    for (int64_t t93 = 0; t93 < t92; t93++) {
+      const int32_t t94 = (int32_t)t93;
+      int t97 = 0; /* nonzero: a check below failed */
+      int32_t t96 = rt_rem_i(t94, v_x960, &t97);
+      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x963_n;
+      int32_t t98 = t99 ? v_x963_d[t96] : 0;
+      t97 |= !t99;
+      if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
+        int t100 = 0;
+        int32_t t101 = rt_rem_i(t94, v_x960, &t100);
+        if (t100) {
+          NESSIE_RECORD(err, t93, RT_CHECK_SCALAR, 0, t100, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t102;
+        if ((uint64_t)(int64_t)t101 < (uint64_t)v_x963_n) {
+          t102 = v_x963_d[t101];
+        } else {
+          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t101, v_x963_n, 0.0);
+          t102 = 0;
+        }
+      }
+      v_x965_d[t93] = t98;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x965 = v_x965;
+  return;
+fail:
+  rt_release(v_x965);
+}
+
+/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x975_d = v_x975->data.i;
+  const int64_t v_x975_n = v_x975->len;
+  int32_t v_x976 = 0;
+  int32_t v_x977 = 0;
   /* ONCE */
   {
-    int t103 = 0; /* nonzero: a check below failed */
-    int t104 = (uint64_t)(int64_t)0 < (uint64_t)v_x988_n;
-    int32_t t102 = t104 ? v_x988_d[0] : 0;
-    t103 |= !t104;
-    int t106 = (uint64_t)(int64_t)1 < (uint64_t)v_x988_n;
-    int32_t t105 = t106 ? v_x988_d[1] : 0;
-    t103 |= !t106;
-    if (__builtin_expect(t103 != 0, 0)) { /* again, recording the error */
-      int32_t t107;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x988_n) {
-        t107 = v_x988_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x988_n, 0.0);
-        t107 = 0;
-      }
+    int t104 = 0; /* nonzero: a check below failed */
+    int t105 = (uint64_t)(int64_t)0 < (uint64_t)v_x975_n;
+    int32_t t103 = t105 ? v_x975_d[0] : 0;
+    t104 |= !t105;
+    int t107 = (uint64_t)(int64_t)1 < (uint64_t)v_x975_n;
+    int32_t t106 = t107 ? v_x975_d[1] : 0;
+    t104 |= !t107;
+    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
       int32_t t108;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x988_n) {
-        t108 = v_x988_d[1];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x975_n) {
+        t108 = v_x975_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x988_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x975_n, 0.0);
         t108 = 0;
       }
+      int32_t t109;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x975_n) {
+        t109 = v_x975_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x975_n, 0.0);
+        t109 = 0;
+      }
     }
-    v_x989 = t102;
-    v_x990 = t105;
+    v_x976 = t103;
+    v_x977 = t106;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x989 = v_x989;
-  *out_v_x990 = v_x990;
+  *out_v_x976 = v_x976;
+  *out_v_x977 = v_x977;
   return;
 fail:
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x1002, RtValue *v_x1005, RtValue **out_v_x1004, int32_t *out_v_x1014, int32_t *out_v_x1015) {
+/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002) {
   (void)loc;
   (void)run;
-  int32_t *v_x1005_d = v_x1005->data.i;
-  const int64_t v_x1005_n = v_x1005->len;
-  RtValue *v_x1004 = NULL;
-  int32_t v_x1013 = 0;
-  int32_t v_x1014 = 0;
-  int32_t v_x1015 = 0;
+  int32_t *v_x992_d = v_x992->data.i;
+  const int64_t v_x992_n = v_x992->len;
+  RtValue *v_x991 = NULL;
+  int32_t v_x1000 = 0;
+  int32_t v_x1001 = 0;
+  int32_t v_x1002 = 0;
   /* MAP */
   {
-    const int64_t t109 = v_x1002;
-    if (t109 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t109, 0.0);
+    const int64_t t110 = v_x989;
+    if (t110 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0);
       goto fail;
     }
-    v_x1004 = rt_value_new(rt_vec_type(RT_INT), t109);
-    int32_t *v_x1004_d = v_x1004->data.i;
-    const int64_t v_x1004_n = v_x1004->len;
-    RT_PARALLEL_FOR_IF(t109 >= RT_PARALLEL_MIN)
-    for (int64_t t110 = 0; t110 < t109; t110++) {
-      const int32_t t111 = (int32_t)t110;
-      v_x1004_d[t110] = 0;
+    v_x991 = rt_value_new(rt_vec_type(RT_INT), t110);
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
+    RT_PARALLEL_FOR_IF(t110 >= RT_PARALLEL_MIN)
+    for (int64_t t111 = 0; t111 < t110; t111++) {
+      const int32_t t112 = (int32_t)t111;
+      v_x991_d[t111] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1004_d = v_x1004->data.i;
-    const int64_t v_x1004_n = v_x1004->len;
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
     /* REDUCE */
     {
-      const int64_t t112 = v_x1002;
-      if (t112 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t112, 0.0);
+      const int64_t t113 = v_x989;
+      if (t113 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0);
         goto fail;
       }
-      const int64_t t113 = t112 > 0 ? (t112 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
-      int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
-      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t113);
-      RT_PARALLEL_FOR_IF(t113 > 1)
-      for (int64_t t117 = 0; t117 < t113; t117++) {
-        int32_t t117a0;
-        int32_t t117a1;
-        int32_t t117a2;
-        t117a0 = 2147483647;
-        t117a1 = 0;
-        t117a2 = 1;
-        const int64_t t117_end = (t117 + 1) * RT_CHUNK < t112 ? (t117 + 1) * RT_CHUNK : t112;
-        for (int64_t t118 = t117 * RT_CHUNK; t118 < t117_end; t118++) {
-          const int32_t t119 = (int32_t)t118;
-          int32_t t117x0;
-          int32_t t117x1;
-          int32_t t117x2;
-          int t121 = 0; /* nonzero: a check below failed */
-          int t122 = (uint64_t)(int64_t)t119 < (uint64_t)v_x1005_n;
-          int32_t t120 = t122 ? v_x1005_d[t119] : 0;
-          t121 |= !t122;
-          uint8_t t124 = rt_lt_i(0, t120);
-          int32_t t125;
-          if (t124) {
-            t125 = 2147483647;
+      const int64_t t114 = t113 > 0 ? (t113 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
+      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
+      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
+      RT_PARALLEL_FOR_IF(t114 > 1)
+      for (int64_t t118 = 0; t118 < t114; t118++) {
+        int32_t t118a0;
+        int32_t t118a1;
+        int32_t t118a2;
+        t118a0 = 2147483647;
+        t118a1 = 0;
+        t118a2 = 1;
+        const int64_t t118_end = (t118 + 1) * RT_CHUNK < t113 ? (t118 + 1) * RT_CHUNK : t113;
+        for (int64_t t119 = t118 * RT_CHUNK; t119 < t118_end; t119++) {
+          const int32_t t120 = (int32_t)t119;
+          int32_t t118x0;
+          int32_t t118x1;
+          int32_t t118x2;
+          int t122 = 0; /* nonzero: a check below failed */
+          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x992_n;
+          int32_t t121 = t123 ? v_x992_d[t120] : 0;
+          t122 |= !t123;
+          uint8_t t125 = rt_lt_i(0, t121);
+          int32_t t126;
+          if (t125) {
+            t126 = 2147483647;
           } else {
-            t125 = t119;
+            t126 = t120;
           }
-          if (__builtin_expect(t121 != 0, 0)) { /* again, recording the error */
-            int32_t t126;
-            if ((uint64_t)(int64_t)t119 < (uint64_t)v_x1005_n) {
-              t126 = v_x1005_d[t119];
+          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
+            int32_t t127;
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x992_n) {
+              t127 = v_x992_d[t120];
             } else {
-              NESSIE_RECORD(err, t118, RT_CHECK_INDEX, 2, 0, RT_GATHER, t119, v_x1005_n, 0.0);
-              t126 = 0;
+              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x992_n, 0.0);
+              t127 = 0;
             }
-            uint8_t t128 = rt_lt_i(0, t126);
-            int32_t t129;
-            if (t128) {
-              t129 = 2147483647;
+            uint8_t t129 = rt_lt_i(0, t127);
+            int32_t t130;
+            if (t129) {
+              t130 = 2147483647;
             } else {
-              t129 = t119;
+              t130 = t120;
             }
           }
-          t117x0 = t125;
-          t117x1 = 0;
-          t117x2 = t120;
-          uint8_t t131 = rt_le_i(t117a0, t117x0);
-          int32_t t132;
-          if (t131) {
-            t132 = t117a0;
-          } else {
-            t132 = t117x0;
-          }
+          t118x0 = t126;
+          t118x1 = 0;
+          t118x2 = t121;
+          uint8_t t132 = rt_le_i(t118a0, t118x0);
           int32_t t133;
-          if (t131) {
-            t133 = t117a1;
+          if (t132) {
+            t133 = t118a0;
           } else {
-            t133 = t117x1;
+            t133 = t118x0;
           }
           int32_t t134;
-          if (t131) {
-            t134 = t117a2;
+          if (t132) {
+            t134 = t118a1;
           } else {
-            t134 = t117x2;
+            t134 = t118x1;
           }
-          t117a0 = t132;
-          t117a1 = t133;
-          t117a2 = t134;
+          int32_t t135;
+          if (t132) {
+            t135 = t118a2;
+          } else {
+            t135 = t118x2;
+          }
+          t118a0 = t133;
+          t118a1 = t134;
+          t118a2 = t135;
         }
-        t114[t117] = t117a0;
-        t115[t117] = t117a1;
-        t116[t117] = t117a2;
+        t115[t118] = t118a0;
+        t116[t118] = t118a1;
+        t117[t118] = t118a2;
       }
-      int32_t t117t0;
-      int32_t t117t1;
-      int32_t t117t2;
-      t117t0 = 2147483647;
-      t117t1 = 0;
-      t117t2 = 1;
-      for (int64_t t117 = 0; t117 < t113; t117++) {
-        const int32_t t135 = t114[t117];
-        const int32_t t136 = t115[t117];
-        const int32_t t137 = t116[t117];
-        uint8_t t139 = rt_le_i(t117t0, t135);
-        int32_t t140;
-        if (t139) {
-          t140 = t117t0;
-        } else {
-          t140 = t135;
-        }
+      int32_t t118t0;
+      int32_t t118t1;
+      int32_t t118t2;
+      t118t0 = 2147483647;
+      t118t1 = 0;
+      t118t2 = 1;
+      for (int64_t t118 = 0; t118 < t114; t118++) {
+        const int32_t t136 = t115[t118];
+        const int32_t t137 = t116[t118];
+        const int32_t t138 = t117[t118];
+        uint8_t t140 = rt_le_i(t118t0, t136);
         int32_t t141;
-        if (t139) {
-          t141 = t117t1;
+        if (t140) {
+          t141 = t118t0;
         } else {
           t141 = t136;
         }
         int32_t t142;
-        if (t139) {
-          t142 = t117t2;
+        if (t140) {
+          t142 = t118t1;
         } else {
           t142 = t137;
         }
-        t117t0 = t140;
-        t117t1 = t141;
-        t117t2 = t142;
+        int32_t t143;
+        if (t140) {
+          t143 = t118t2;
+        } else {
+          t143 = t138;
+        }
+        t118t0 = t141;
+        t118t1 = t142;
+        t118t2 = t143;
       }
-      v_x1013 = t117t0;
-      rt_free(t114);
-      v_x1014 = t117t1;
+      v_x1000 = t118t0;
       rt_free(t115);
-      v_x1015 = t117t2;
+      v_x1001 = t118t1;
       rt_free(t116);
+      v_x1002 = t118t2;
+      rt_free(t117);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1004 = v_x1004;
-  *out_v_x1014 = v_x1014;
-  *out_v_x1015 = v_x1015;
+  *out_v_x991 = v_x991;
+  *out_v_x1001 = v_x1001;
+  *out_v_x1002 = v_x1002;
   return;
 fail:
-  rt_release(v_x1004);
+  rt_release(v_x991);
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue **out_v_x1021) {
+/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
   (void)loc;
   (void)run;
-  int32_t *v_x1016_d = v_x1016->data.i;
-  const int64_t v_x1016_n = v_x1016->len;
-  int32_t *v_x1019_d = v_x1019->data.i;
-  const int64_t v_x1019_n = v_x1019->len;
-  RtValue *v_x1021 = NULL;
+  int32_t *v_x1003_d = v_x1003->data.i;
+  const int64_t v_x1003_n = v_x1003->len;
+  int32_t *v_x1006_d = v_x1006->data.i;
+  const int64_t v_x1006_n = v_x1006->len;
+  RtValue *v_x1008 = NULL;
   /* MAP */
   {
-    const int64_t t143 = v_x1016_n;
-    v_x1021 = rt_value_new(rt_vec_type(RT_INT), t143);
-    int32_t *v_x1021_d = v_x1021->data.i;
-    const int64_t v_x1021_n = v_x1021->len;
-    RT_PARALLEL_FOR_IF(t143 >= RT_PARALLEL_MIN)
-    for (int64_t t144 = 0; t144 < t143; t144++) {
-      const int32_t t145 = (int32_t)t144;
-      int t148 = 0; /* nonzero: a check below failed */
-      int32_t t146 = v_x1016_d[t145];
-      int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x1019_n;
-      int32_t t147 = t149 ? v_x1019_d[t146] : 0;
-      t148 |= !t149;
-      if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
-        int32_t t150 = v_x1016_d[t145];
-        int32_t t151;
-        if ((uint64_t)(int64_t)t150 < (uint64_t)v_x1019_n) {
-          t151 = v_x1019_d[t150];
+    const int64_t t144 = v_x1003_n;
+    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t144);
+    int32_t *v_x1008_d = v_x1008->data.i;
+    const int64_t v_x1008_n = v_x1008->len;
+    RT_PARALLEL_FOR_IF(t144 >= RT_PARALLEL_MIN)
+    for (int64_t t145 = 0; t145 < t144; t145++) {
+      const int32_t t146 = (int32_t)t145;
+      int t149 = 0; /* nonzero: a check below failed */
+      int32_t t147 = v_x1003_d[t146];
+      int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1006_n;
+      int32_t t148 = t150 ? v_x1006_d[t147] : 0;
+      t149 |= !t150;
+      if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
+        int32_t t151 = v_x1003_d[t146];
+        int32_t t152;
+        if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1006_n) {
+          t152 = v_x1006_d[t151];
         } else {
-          NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t150, v_x1019_n, 0.0);
-          t151 = 0;
+          NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1006_n, 0.0);
+          t152 = 0;
         }
       }
-      v_x1021_d[t144] = t147;
+      v_x1008_d[t145] = t148;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1021 = v_x1021;
+  *out_v_x1008 = v_x1008;
   return;
 fail:
-  rt_release(v_x1021);
+  rt_release(v_x1008);
 }
 
-/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1022, RtValue *v_x1026, RtValue *v_x1029, RtValue *v_x1039, RtValue **out_v_x1035, RtValue **out_v_x1043, RtValue **out_v_x1049, RtValue **out_v_x1056) {
+/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
   (void)loc;
   (void)run;
-  int32_t *v_x1022_d = v_x1022->data.i;
-  const int64_t v_x1022_n = v_x1022->len;
-  int32_t *v_x1026_d = v_x1026->data.i;
-  const int64_t v_x1026_n = v_x1026->len;
-  int32_t *v_x1029_d = v_x1029->data.i;
-  const int64_t v_x1029_n = v_x1029->len;
-  const int64_t *v_x1039_off = rt_seg_offsets(v_x1039);
-  const int64_t v_x1039_n = v_x1039->len;
-  RtValue *v_x1035 = NULL;
-  RtValue *v_x1036 = NULL;
-  RtValue *v_x1049 = NULL;
-  RtValue *v_x1050 = NULL;
-  RtValue *v_x1043 = NULL;
-  RtValue *v_x1056 = NULL;
+  int32_t *v_x1009_d = v_x1009->data.i;
+  const int64_t v_x1009_n = v_x1009->len;
+  int32_t *v_x1010_d = v_x1010->data.i;
+  const int64_t v_x1010_n = v_x1010->len;
+  int32_t *v_x1013_d = v_x1013->data.i;
+  const int64_t v_x1013_n = v_x1013->len;
+  const int64_t *v_x1023_off = rt_seg_offsets(v_x1023);
+  const int64_t v_x1023_n = v_x1023->len;
+  RtValue *v_x1019 = NULL;
+  RtValue *v_x1020 = NULL;
+  RtValue *v_x1033 = NULL;
+  RtValue *v_x1034 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1040 = NULL;
   /* FILTER */
   {
-    const int64_t t152 = v_x1029_n;
-    const int64_t t153 = t152 > 0 ? (t152 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t154 = (uint8_t *)rt_alloc_atomic((size_t)t152 + 1);
-    int64_t *t155 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t153 + 1));
-    RT_PARALLEL_FOR_IF(t153 > 1)
-    for (int64_t t156 = 0; t156 < t153; t156++) {
+    const int64_t t153 = v_x1013_n;
+    const int64_t t154 = t153 > 0 ? (t153 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t155 = (uint8_t *)rt_alloc_atomic((size_t)t153 + 1);
+    int64_t *t156 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t154 + 1));
+    RT_PARALLEL_FOR_IF(t154 > 1)
+    for (int64_t t157 = 0; t157 < t154; t157++) {
       int64_t kept = 0;
-      const int64_t t156_end = (t156 + 1) * RT_CHUNK < t152 ? (t156 + 1) * RT_CHUNK : t152;
-      for (int64_t t157 = t156 * RT_CHUNK; t157 < t156_end; t157++) {
-        const int32_t t158 = (int32_t)t157;
-        int32_t t156x0;
-        uint8_t t156x1;
-        int t160 = 0; /* nonzero: a check below failed */
-        int32_t t159 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t158) : 0;
-        t160 |= v_x1022_n <= 0;
-        int t162 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1026_n;
-        int32_t t161 = t162 ? v_x1026_d[t159] : 0;
-        t160 |= !t162;
-        int32_t t163 = v_x1029_d[t158];
-        uint8_t t165 = rt_lt_i(t163, t161);
-        if (__builtin_expect(t160 != 0, 0)) { /* again, recording the error */
-          int32_t t166 = 0;
-          if (v_x1022_n > 0) {
-            t166 = rt_search(v_x1022_d, v_x1022_n, t158);
+      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
+      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
+        const int32_t t159 = (int32_t)t158;
+        int32_t t157x0;
+        uint8_t t157x1;
+        int t161 = 0; /* nonzero: a check below failed */
+        int t162 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n;
+        int32_t t160 = t162 ? v_x1009_d[t159] : 0;
+        t161 |= !t162;
+        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x1010_n;
+        int32_t t163 = t164 ? v_x1010_d[t160] : 0;
+        t161 |= !t164;
+        int32_t t165 = v_x1013_d[t159];
+        uint8_t t167 = rt_lt_i(t165, t163);
+        if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
+          int32_t t168;
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n) {
+            t168 = v_x1009_d[t159];
           } else {
-            NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1009_n, 0.0);
+            t168 = 0;
           }
-          int32_t t167;
-          if ((uint64_t)(int64_t)t166 < (uint64_t)v_x1026_n) {
-            t167 = v_x1026_d[t166];
+          int32_t t169;
+          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x1010_n) {
+            t169 = v_x1010_d[t168];
           } else {
-            NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 0, 0, RT_GATHER, t166, v_x1026_n, 0.0);
-            t167 = 0;
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x1010_n, 0.0);
+            t169 = 0;
           }
-          int32_t t168 = v_x1029_d[t158];
-          uint8_t t170 = rt_lt_i(t168, t167);
+          int32_t t170 = v_x1013_d[t159];
+          uint8_t t172 = rt_lt_i(t170, t169);
         }
-        t156x0 = t163;
-        t156x1 = t165;
-        uint8_t t171;
-        t171 = t156x1;
-        t154[t157] = t171 != 0;
-        kept += t171 != 0;
+        t157x0 = t165;
+        t157x1 = t167;
+        uint8_t t173;
+        t173 = t157x1;
+        t155[t158] = t173 != 0;
+        kept += t173 != 0;
       }
-      t155[t156] = kept;
+      t156[t157] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t154);
       rt_free(t155);
+      rt_free(t156);
       goto fail;
     }
-    int64_t t172 = 0;
-    for (int64_t t156 = 0; t156 < t153; t156++) {
-      const int64_t k = t155[t156];
-      t155[t156] = t172;
-      t172 += k;
+    int64_t t174 = 0;
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      const int64_t k = t156[t157];
+      t156[t157] = t174;
+      t174 += k;
     }
-    v_x1035 = rt_value_new(rt_vec_type(RT_INT), t172);
-    int32_t *v_x1035_d = v_x1035->data.i;
-    const int64_t v_x1035_n = v_x1035->len;
-    v_x1036 = rt_value_new(rt_vec_type(RT_BOOL), t172);
-    uint8_t *v_x1036_d = v_x1036->data.b;
-    const int64_t v_x1036_n = v_x1036->len;
-    RT_PARALLEL_FOR_IF(t153 > 1)
-    for (int64_t t156 = 0; t156 < t153; t156++) {
-      int64_t at = t155[t156];
-      const int64_t t156_end = (t156 + 1) * RT_CHUNK < t152 ? (t156 + 1) * RT_CHUNK : t152;
-      for (int64_t t157 = t156 * RT_CHUNK; t157 < t156_end; t157++) {
-        const int32_t t158 = (int32_t)t157;
-        if (!t154[t157])
+    v_x1019 = rt_value_new(rt_vec_type(RT_INT), t174);
+    int32_t *v_x1019_d = v_x1019->data.i;
+    const int64_t v_x1019_n = v_x1019->len;
+    v_x1020 = rt_value_new(rt_vec_type(RT_BOOL), t174);
+    uint8_t *v_x1020_d = v_x1020->data.b;
+    const int64_t v_x1020_n = v_x1020->len;
+    RT_PARALLEL_FOR_IF(t154 > 1)
+    for (int64_t t157 = 0; t157 < t154; t157++) {
+      int64_t at = t156[t157];
+      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
+      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
+        const int32_t t159 = (int32_t)t158;
+        if (!t155[t158])
           continue;
-        int32_t t156y0;
-        uint8_t t156y1;
-        int t174 = 0; /* nonzero: a check below failed */
-        int32_t t173 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t158) : 0;
-        t174 |= v_x1022_n <= 0;
-        int t176 = (uint64_t)(int64_t)t173 < (uint64_t)v_x1026_n;
-        int32_t t175 = t176 ? v_x1026_d[t173] : 0;
-        t174 |= !t176;
-        int32_t t177 = v_x1029_d[t158];
-        uint8_t t179 = rt_lt_i(t177, t175);
-        if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
-          int32_t t180 = 0;
-          if (v_x1022_n > 0) {
-            t180 = rt_search(v_x1022_d, v_x1022_n, t158);
+        int32_t t157y0;
+        uint8_t t157y1;
+        int t176 = 0; /* nonzero: a check below failed */
+        int t177 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n;
+        int32_t t175 = t177 ? v_x1009_d[t159] : 0;
+        t176 |= !t177;
+        int t179 = (uint64_t)(int64_t)t175 < (uint64_t)v_x1010_n;
+        int32_t t178 = t179 ? v_x1010_d[t175] : 0;
+        t176 |= !t179;
+        int32_t t180 = v_x1013_d[t159];
+        uint8_t t182 = rt_lt_i(t180, t178);
+        if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
+          int32_t t183;
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n) {
+            t183 = v_x1009_d[t159];
           } else {
-            NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1009_n, 0.0);
+            t183 = 0;
           }
-          int32_t t181;
-          if ((uint64_t)(int64_t)t180 < (uint64_t)v_x1026_n) {
-            t181 = v_x1026_d[t180];
+          int32_t t184;
+          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1010_n) {
+            t184 = v_x1010_d[t183];
           } else {
-            NESSIE_RECORD(err, t157, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x1026_n, 0.0);
-            t181 = 0;
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1010_n, 0.0);
+            t184 = 0;
           }
-          int32_t t182 = v_x1029_d[t158];
-          uint8_t t184 = rt_lt_i(t182, t181);
+          int32_t t185 = v_x1013_d[t159];
+          uint8_t t187 = rt_lt_i(t185, t184);
         }
-        t156y0 = t177;
-        t156y1 = t179;
-        if (t154[t157]) {
-          v_x1035_d[at] = t156y0;
-          v_x1036_d[at] = t156y1;
+        t157y0 = t180;
+        t157y1 = t182;
+        if (t155[t158]) {
+          v_x1019_d[at] = t157y0;
+          v_x1020_d[at] = t157y1;
           at++;
         }
       }
     }
-    rt_free(t154);
     rt_free(t155);
+    rt_free(t156);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1035_d = v_x1035->data.i;
-    const int64_t v_x1035_n = v_x1035->len;
-    uint8_t *v_x1036_d = v_x1036->data.b;
-    const int64_t v_x1036_n = v_x1036->len;
+    int32_t *v_x1019_d = v_x1019->data.i;
+    const int64_t v_x1019_n = v_x1019->len;
+    uint8_t *v_x1020_d = v_x1020->data.b;
+    const int64_t v_x1020_n = v_x1020->len;
     /* FILTER */
     {
-      const int64_t t185 = v_x1029_n;
-      const int64_t t186 = t185 > 0 ? (t185 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t187 = (uint8_t *)rt_alloc_atomic((size_t)t185 + 1);
-      int64_t *t188 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t186 + 1));
-      RT_PARALLEL_FOR_IF(t186 > 1)
-      for (int64_t t189 = 0; t189 < t186; t189++) {
+      const int64_t t188 = v_x1013_n;
+      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t190 = (uint8_t *)rt_alloc_atomic((size_t)t188 + 1);
+      int64_t *t191 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t189 + 1));
+      RT_PARALLEL_FOR_IF(t189 > 1)
+      for (int64_t t192 = 0; t192 < t189; t192++) {
         int64_t kept = 0;
-        const int64_t t189_end = (t189 + 1) * RT_CHUNK < t185 ? (t189 + 1) * RT_CHUNK : t185;
-        for (int64_t t190 = t189 * RT_CHUNK; t190 < t189_end; t190++) {
-          const int32_t t191 = (int32_t)t190;
-          int32_t t189x0;
-          uint8_t t189x1;
-          int t193 = 0; /* nonzero: a check below failed */
-          int32_t t192 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t191) : 0;
-          t193 |= v_x1022_n <= 0;
-          int t195 = (uint64_t)(int64_t)t192 < (uint64_t)v_x1026_n;
-          int32_t t194 = t195 ? v_x1026_d[t192] : 0;
-          t193 |= !t195;
-          int32_t t196 = v_x1029_d[t191];
-          uint8_t t198 = rt_gt_i(t196, t194);
-          if (__builtin_expect(t193 != 0, 0)) { /* again, recording the error */
-            int32_t t199 = 0;
-            if (v_x1022_n > 0) {
-              t199 = rt_search(v_x1022_d, v_x1022_n, t191);
+        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t188 ? (t192 + 1) * RT_CHUNK : t188;
+        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
+          const int32_t t194 = (int32_t)t193;
+          int32_t t192x0;
+          uint8_t t192x1;
+          int t196 = 0; /* nonzero: a check below failed */
+          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n;
+          int32_t t195 = t197 ? v_x1009_d[t194] : 0;
+          t196 |= !t197;
+          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1010_n;
+          int32_t t198 = t199 ? v_x1010_d[t195] : 0;
+          t196 |= !t199;
+          int32_t t200 = v_x1013_d[t194];
+          uint8_t t202 = rt_gt_i(t200, t198);
+          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
+            int32_t t203;
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n) {
+              t203 = v_x1009_d[t194];
             } else {
-              NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x1009_n, 0.0);
+              t203 = 0;
             }
-            int32_t t200;
-            if ((uint64_t)(int64_t)t199 < (uint64_t)v_x1026_n) {
-              t200 = v_x1026_d[t199];
+            int32_t t204;
+            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x1010_n) {
+              t204 = v_x1010_d[t203];
             } else {
-              NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t199, v_x1026_n, 0.0);
-              t200 = 0;
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x1010_n, 0.0);
+              t204 = 0;
             }
-            int32_t t201 = v_x1029_d[t191];
-            uint8_t t203 = rt_gt_i(t201, t200);
+            int32_t t205 = v_x1013_d[t194];
+            uint8_t t207 = rt_gt_i(t205, t204);
           }
-          t189x0 = t196;
-          t189x1 = t198;
-          uint8_t t204;
-          t204 = t189x1;
-          t187[t190] = t204 != 0;
-          kept += t204 != 0;
+          t192x0 = t200;
+          t192x1 = t202;
+          uint8_t t208;
+          t208 = t192x1;
+          t190[t193] = t208 != 0;
+          kept += t208 != 0;
         }
-        t188[t189] = kept;
+        t191[t192] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t187);
-        rt_free(t188);
+        rt_free(t190);
+        rt_free(t191);
         goto fail;
       }
-      int64_t t205 = 0;
-      for (int64_t t189 = 0; t189 < t186; t189++) {
-        const int64_t k = t188[t189];
-        t188[t189] = t205;
-        t205 += k;
+      int64_t t209 = 0;
+      for (int64_t t192 = 0; t192 < t189; t192++) {
+        const int64_t k = t191[t192];
+        t191[t192] = t209;
+        t209 += k;
       }
-      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t205);
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
-      v_x1050 = rt_value_new(rt_vec_type(RT_BOOL), t205);
-      uint8_t *v_x1050_d = v_x1050->data.b;
-      const int64_t v_x1050_n = v_x1050->len;
-      RT_PARALLEL_FOR_IF(t186 > 1)
-      for (int64_t t189 = 0; t189 < t186; t189++) {
-        int64_t at = t188[t189];
-        const int64_t t189_end = (t189 + 1) * RT_CHUNK < t185 ? (t189 + 1) * RT_CHUNK : t185;
-        for (int64_t t190 = t189 * RT_CHUNK; t190 < t189_end; t190++) {
-          const int32_t t191 = (int32_t)t190;
-          if (!t187[t190])
+      v_x1033 = rt_value_new(rt_vec_type(RT_INT), t209);
+      int32_t *v_x1033_d = v_x1033->data.i;
+      const int64_t v_x1033_n = v_x1033->len;
+      v_x1034 = rt_value_new(rt_vec_type(RT_BOOL), t209);
+      uint8_t *v_x1034_d = v_x1034->data.b;
+      const int64_t v_x1034_n = v_x1034->len;
+      RT_PARALLEL_FOR_IF(t189 > 1)
+      for (int64_t t192 = 0; t192 < t189; t192++) {
+        int64_t at = t191[t192];
+        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t188 ? (t192 + 1) * RT_CHUNK : t188;
+        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
+          const int32_t t194 = (int32_t)t193;
+          if (!t190[t193])
             continue;
-          int32_t t189y0;
-          uint8_t t189y1;
-          int t207 = 0; /* nonzero: a check below failed */
-          int32_t t206 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t191) : 0;
-          t207 |= v_x1022_n <= 0;
-          int t209 = (uint64_t)(int64_t)t206 < (uint64_t)v_x1026_n;
-          int32_t t208 = t209 ? v_x1026_d[t206] : 0;
-          t207 |= !t209;
-          int32_t t210 = v_x1029_d[t191];
-          uint8_t t212 = rt_gt_i(t210, t208);
-          if (__builtin_expect(t207 != 0, 0)) { /* again, recording the error */
-            int32_t t213 = 0;
-            if (v_x1022_n > 0) {
-              t213 = rt_search(v_x1022_d, v_x1022_n, t191);
+          int32_t t192y0;
+          uint8_t t192y1;
+          int t211 = 0; /* nonzero: a check below failed */
+          int t212 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n;
+          int32_t t210 = t212 ? v_x1009_d[t194] : 0;
+          t211 |= !t212;
+          int t214 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1010_n;
+          int32_t t213 = t214 ? v_x1010_d[t210] : 0;
+          t211 |= !t214;
+          int32_t t215 = v_x1013_d[t194];
+          uint8_t t217 = rt_gt_i(t215, t213);
+          if (__builtin_expect(t211 != 0, 0)) { /* again, recording the error */
+            int32_t t218;
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n) {
+              t218 = v_x1009_d[t194];
             } else {
-              NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x1009_n, 0.0);
+              t218 = 0;
             }
-            int32_t t214;
-            if ((uint64_t)(int64_t)t213 < (uint64_t)v_x1026_n) {
-              t214 = v_x1026_d[t213];
+            int32_t t219;
+            if ((uint64_t)(int64_t)t218 < (uint64_t)v_x1010_n) {
+              t219 = v_x1010_d[t218];
             } else {
-              NESSIE_RECORD(err, t190, RT_CHECK_INDEX, 0, 0, RT_GATHER, t213, v_x1026_n, 0.0);
-              t214 = 0;
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x1010_n, 0.0);
+              t219 = 0;
             }
-            int32_t t215 = v_x1029_d[t191];
-            uint8_t t217 = rt_gt_i(t215, t214);
+            int32_t t220 = v_x1013_d[t194];
+            uint8_t t222 = rt_gt_i(t220, t219);
           }
-          t189y0 = t210;
-          t189y1 = t212;
-          if (t187[t190]) {
-            v_x1049_d[at] = t189y0;
-            v_x1050_d[at] = t189y1;
+          t192y0 = t215;
+          t192y1 = t217;
+          if (t190[t193]) {
+            v_x1033_d[at] = t192y0;
+            v_x1034_d[at] = t192y1;
             at++;
           }
         }
       }
-      rt_free(t187);
-      rt_free(t188);
+      rt_free(t190);
+      rt_free(t191);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
-      uint8_t *v_x1050_d = v_x1050->data.b;
-      const int64_t v_x1050_n = v_x1050->len;
+      int32_t *v_x1033_d = v_x1033->data.i;
+      const int64_t v_x1033_n = v_x1033->len;
+      uint8_t *v_x1034_d = v_x1034->data.b;
+      const int64_t v_x1034_n = v_x1034->len;
       /* SEG_REDUCE */
       {
-        v_x1043 = rt_value_new(rt_vec_type(RT_INT), v_x1039_n);
-        int32_t *v_x1043_d = v_x1043->data.i;
-        const int64_t v_x1043_n = v_x1043->len;
-        v_x1056 = rt_value_new(rt_vec_type(RT_INT), v_x1039_n);
-        int32_t *v_x1056_d = v_x1056->data.i;
-        const int64_t v_x1056_n = v_x1056->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1039_n >= 64)
-        for (int64_t t218 = 0; t218 < v_x1039_n; t218++) {
-          int32_t t218a0;
-          int32_t t218a1;
-          t218a0 = 0;
-          t218a1 = 0;
-          for (int64_t t219 = v_x1039_off[t218]; t219 < v_x1039_off[t218 + 1]; t219++) {
-            const int32_t t220 = (int32_t)t219;
-            int32_t t218x0;
-            int32_t t218x1;
-            int t222 = 0; /* nonzero: a check below failed */
-            int32_t t221 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t220) : 0;
-            t222 |= v_x1022_n <= 0;
-            int t224 = (uint64_t)(int64_t)t221 < (uint64_t)v_x1026_n;
-            int32_t t223 = t224 ? v_x1026_d[t221] : 0;
-            t222 |= !t224;
-            int t226 = (uint64_t)(int64_t)t220 < (uint64_t)v_x1029_n;
-            int32_t t225 = t226 ? v_x1029_d[t220] : 0;
-            t222 |= !t226;
-            uint8_t t228 = rt_lt_i(t225, t223);
-            int32_t t230 = rt_btoi_b(t228);
-            uint8_t t232 = rt_gt_i(t225, t223);
-            int32_t t234 = rt_btoi_b(t232);
-            if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-              int32_t t235 = 0;
-              if (v_x1022_n > 0) {
-                t235 = rt_search(v_x1022_d, v_x1022_n, t220);
+        v_x1027 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
+        int32_t *v_x1027_d = v_x1027->data.i;
+        const int64_t v_x1027_n = v_x1027->len;
+        v_x1040 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
+        int32_t *v_x1040_d = v_x1040->data.i;
+        const int64_t v_x1040_n = v_x1040->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1023_n >= 64)
+        for (int64_t t223 = 0; t223 < v_x1023_n; t223++) {
+          int32_t t223a0;
+          int32_t t223a1;
+          t223a0 = 0;
+          t223a1 = 0;
+          for (int64_t t224 = v_x1023_off[t223]; t224 < v_x1023_off[t223 + 1]; t224++) {
+            const int32_t t225 = (int32_t)t224;
+            int32_t t223x0;
+            int32_t t223x1;
+            int t227 = 0; /* nonzero: a check below failed */
+            int t228 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1009_n;
+            int32_t t226 = t228 ? v_x1009_d[t225] : 0;
+            t227 |= !t228;
+            int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1010_n;
+            int32_t t229 = t230 ? v_x1010_d[t226] : 0;
+            t227 |= !t230;
+            int t232 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1013_n;
+            int32_t t231 = t232 ? v_x1013_d[t225] : 0;
+            t227 |= !t232;
+            uint8_t t234 = rt_lt_i(t231, t229);
+            int32_t t236 = rt_btoi_b(t234);
+            uint8_t t238 = rt_gt_i(t231, t229);
+            int32_t t240 = rt_btoi_b(t238);
+            if (__builtin_expect(t227 != 0, 0)) { /* again, recording the error */
+              int32_t t241;
+              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x1009_n) {
+                t241 = v_x1009_d[t225];
               } else {
-                NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x1009_n, 0.0);
+                t241 = 0;
               }
-              int32_t t236;
-              if ((uint64_t)(int64_t)t235 < (uint64_t)v_x1026_n) {
-                t236 = v_x1026_d[t235];
+              int32_t t242;
+              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1010_n) {
+                t242 = v_x1010_d[t241];
               } else {
-                NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 0, 0, RT_GATHER, t235, v_x1026_n, 0.0);
-                t236 = 0;
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1010_n, 0.0);
+                t242 = 0;
               }
-              int32_t t237;
-              if ((uint64_t)(int64_t)t220 < (uint64_t)v_x1029_n) {
-                t237 = v_x1029_d[t220];
+              int32_t t243;
+              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x1013_n) {
+                t243 = v_x1013_d[t225];
               } else {
-                NESSIE_RECORD(err, t219, RT_CHECK_INDEX, 3, 0, RT_GATHER, t220, v_x1029_n, 0.0);
-                t237 = 0;
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t225, v_x1013_n, 0.0);
+                t243 = 0;
               }
-              uint8_t t239 = rt_lt_i(t237, t236);
-              int32_t t241 = rt_btoi_b(t239);
-              uint8_t t243 = rt_gt_i(t237, t236);
-              int32_t t245 = rt_btoi_b(t243);
+              uint8_t t245 = rt_lt_i(t243, t242);
+              int32_t t247 = rt_btoi_b(t245);
+              uint8_t t249 = rt_gt_i(t243, t242);
+              int32_t t251 = rt_btoi_b(t249);
             }
-            t218x0 = t230;
-            t218x1 = t234;
-            int32_t t247 = rt_add_i(t218a0, t218x0);
-            int32_t t249 = rt_add_i(t218a1, t218x1);
-            t218a0 = t247;
-            t218a1 = t249;
+            t223x0 = t236;
+            t223x1 = t240;
+            int32_t t253 = rt_add_i(t223a0, t223x0);
+            int32_t t255 = rt_add_i(t223a1, t223x1);
+            t223a0 = t253;
+            t223a1 = t255;
           }
-          v_x1043_d[t218] = t218a0;
-          v_x1056_d[t218] = t218a1;
+          v_x1027_d[t223] = t223a0;
+          v_x1040_d[t223] = t223a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1035 = v_x1035;
-  *out_v_x1043 = v_x1043;
-  *out_v_x1049 = v_x1049;
-  *out_v_x1056 = v_x1056;
-  rt_release(v_x1036);
-  rt_release(v_x1050);
+  *out_v_x1019 = v_x1019;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1033 = v_x1033;
+  *out_v_x1040 = v_x1040;
+  rt_release(v_x1020);
+  rt_release(v_x1034);
   return;
 fail:
-  rt_release(v_x1035);
-  rt_release(v_x1036);
-  rt_release(v_x1049);
-  rt_release(v_x1050);
-  rt_release(v_x1043);
-  rt_release(v_x1056);
+  rt_release(v_x1019);
+  rt_release(v_x1020);
+  rt_release(v_x1033);
+  rt_release(v_x1034);
+  rt_release(v_x1027);
+  rt_release(v_x1040);
 }
 
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1057, RtValue *v_x1058, int32_t v_x1059, RtValue **out_v_x1061, RtValue **out_v_x1065) {
+/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
   (void)loc;
   (void)run;
-  int32_t *v_x1057_d = v_x1057->data.i;
-  const int64_t v_x1057_n = v_x1057->len;
-  int32_t *v_x1058_d = v_x1058->data.i;
-  const int64_t v_x1058_n = v_x1058->len;
-  RtValue *v_x1061 = NULL;
-  RtValue *v_x1065 = NULL;
+  int32_t *v_x1041_d = v_x1041->data.i;
+  const int64_t v_x1041_n = v_x1041->len;
+  int32_t *v_x1042_d = v_x1042->data.i;
+  const int64_t v_x1042_n = v_x1042->len;
+  RtValue *v_x1045 = NULL;
+  RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t250 = v_x1059;
-    if (t250 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t250, 0.0);
+    const int64_t t256 = v_x1043;
+    if (t256 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t256, 0.0);
       goto fail;
     }
-    v_x1061 = rt_value_new(rt_vec_type(RT_INT), t250);
-    int32_t *v_x1061_d = v_x1061->data.i;
-    const int64_t v_x1061_n = v_x1061->len;
-    RT_PARALLEL_FOR_IF(t250 >= RT_PARALLEL_MIN)
-    for (int64_t t251 = 0; t251 < t250; t251++) {
-      const int32_t t252 = (int32_t)t251;
-      int t257 = 0; /* nonzero: a check below failed */
-      uint8_t t254 = rt_lt_i(t252, (int32_t)v_x1057_n);
-      int32_t t255;
-      if (t254) {
-        int t258 = (uint64_t)(int64_t)t252 < (uint64_t)v_x1057_n;
-        int32_t t256 = t258 ? v_x1057_d[t252] : 0;
-        t257 |= !t258;
-        t255 = t256;
+    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t256);
+    int32_t *v_x1045_d = v_x1045->data.i;
+    const int64_t v_x1045_n = v_x1045->len;
+    RT_PARALLEL_FOR_IF(t256 >= RT_PARALLEL_MIN)
+    for (int64_t t257 = 0; t257 < t256; t257++) {
+      const int32_t t258 = (int32_t)t257;
+      int t263 = 0; /* nonzero: a check below failed */
+      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x1041_n);
+      int32_t t261;
+      if (t260) {
+        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1041_n;
+        int32_t t262 = t264 ? v_x1041_d[t258] : 0;
+        t263 |= !t264;
+        t261 = t262;
       } else {
-        int32_t t260 = rt_sub_i(t252, (int32_t)v_x1057_n);
-        int t262 = (uint64_t)(int64_t)t260 < (uint64_t)v_x1058_n;
-        int32_t t261 = t262 ? v_x1058_d[t260] : 0;
-        t257 |= !t262;
-        t255 = t261;
+        int32_t t266 = rt_sub_i(t258, (int32_t)v_x1041_n);
+        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1042_n;
+        int32_t t267 = t268 ? v_x1042_d[t266] : 0;
+        t263 |= !t268;
+        t261 = t267;
       }
-      if (__builtin_expect(t257 != 0, 0)) { /* again, recording the error */
-        uint8_t t264 = rt_lt_i(t252, (int32_t)v_x1057_n);
-        int32_t t265;
-        if (t264) {
-          int32_t t266;
-          if ((uint64_t)(int64_t)t252 < (uint64_t)v_x1057_n) {
-            t266 = v_x1057_d[t252];
+      if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
+        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x1041_n);
+        int32_t t271;
+        if (t270) {
+          int32_t t272;
+          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1041_n) {
+            t272 = v_x1041_d[t258];
           } else {
-            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, v_x1057_n, 0.0);
-            t266 = 0;
+            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1041_n, 0.0);
+            t272 = 0;
           }
-          t265 = t266;
+          t271 = t272;
         } else {
-          int32_t t268 = rt_sub_i(t252, (int32_t)v_x1057_n);
-          int32_t t269;
-          if ((uint64_t)(int64_t)t268 < (uint64_t)v_x1058_n) {
-            t269 = v_x1058_d[t268];
+          int32_t t274 = rt_sub_i(t258, (int32_t)v_x1041_n);
+          int32_t t275;
+          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x1042_n) {
+            t275 = v_x1042_d[t274];
           } else {
-            NESSIE_RECORD(err, t251, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x1058_n, 0.0);
-            t269 = 0;
+            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x1042_n, 0.0);
+            t275 = 0;
           }
-          t265 = t269;
+          t271 = t275;
         }
       }
-      v_x1061_d[t251] = t255;
+      v_x1045_d[t257] = t261;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1061_d = v_x1061->data.i;
-    const int64_t v_x1061_n = v_x1061->len;
+    int32_t *v_x1045_d = v_x1045->data.i;
+    const int64_t v_x1045_n = v_x1045->len;
     /* SCAN */
     {
-      const int64_t t270 = v_x1059;
-      if (t270 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t270, 0.0);
+      const int64_t t276 = v_x1043;
+      if (t276 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t276, 0.0);
         goto fail;
       }
-      const int64_t t271 = t270 > 0 ? (t270 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t272 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t271);
-      RT_PARALLEL_FOR_IF(t271 > 1)
-      for (int64_t t273 = 0; t273 < t271; t273++) {
-        int32_t t273a0;
-        t273a0 = 0;
-        const int64_t t273_end = (t273 + 1) * RT_CHUNK < t270 ? (t273 + 1) * RT_CHUNK : t270;
-        for (int64_t t274 = t273 * RT_CHUNK; t274 < t273_end; t274++) {
-          const int32_t t275 = (int32_t)t274;
-          int32_t t273x0;
-          int t280 = 0; /* nonzero: a check below failed */
-          uint8_t t277 = rt_lt_i(t275, (int32_t)v_x1057_n);
-          int32_t t278;
-          if (t277) {
-            int t281 = (uint64_t)(int64_t)t275 < (uint64_t)v_x1057_n;
-            int32_t t279 = t281 ? v_x1057_d[t275] : 0;
-            t280 |= !t281;
-            t278 = t279;
+      const int64_t t277 = t276 > 0 ? (t276 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t278 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t277);
+      RT_PARALLEL_FOR_IF(t277 > 1)
+      for (int64_t t279 = 0; t279 < t277; t279++) {
+        int32_t t279a0;
+        t279a0 = 0;
+        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
+        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
+          const int32_t t281 = (int32_t)t280;
+          int32_t t279x0;
+          int t286 = 0; /* nonzero: a check below failed */
+          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x1041_n);
+          int32_t t284;
+          if (t283) {
+            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n;
+            int32_t t285 = t287 ? v_x1041_d[t281] : 0;
+            t286 |= !t287;
+            t284 = t285;
           } else {
-            int32_t t283 = rt_sub_i(t275, (int32_t)v_x1057_n);
-            int t285 = (uint64_t)(int64_t)t283 < (uint64_t)v_x1058_n;
-            int32_t t284 = t285 ? v_x1058_d[t283] : 0;
-            t280 |= !t285;
-            t278 = t284;
+            int32_t t289 = rt_sub_i(t281, (int32_t)v_x1041_n);
+            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x1042_n;
+            int32_t t290 = t291 ? v_x1042_d[t289] : 0;
+            t286 |= !t291;
+            t284 = t290;
           }
-          if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
-            uint8_t t287 = rt_lt_i(t275, (int32_t)v_x1057_n);
-            int32_t t288;
-            if (t287) {
-              int32_t t289;
-              if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1057_n) {
-                t289 = v_x1057_d[t275];
+          if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
+            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x1041_n);
+            int32_t t294;
+            if (t293) {
+              int32_t t295;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n) {
+                t295 = v_x1041_d[t281];
               } else {
-                NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1057_n, 0.0);
-                t289 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1041_n, 0.0);
+                t295 = 0;
               }
-              t288 = t289;
+              t294 = t295;
             } else {
-              int32_t t291 = rt_sub_i(t275, (int32_t)v_x1057_n);
-              int32_t t292;
-              if ((uint64_t)(int64_t)t291 < (uint64_t)v_x1058_n) {
-                t292 = v_x1058_d[t291];
+              int32_t t297 = rt_sub_i(t281, (int32_t)v_x1041_n);
+              int32_t t298;
+              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x1042_n) {
+                t298 = v_x1042_d[t297];
               } else {
-                NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t291, v_x1058_n, 0.0);
-                t292 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x1042_n, 0.0);
+                t298 = 0;
               }
-              t288 = t292;
+              t294 = t298;
             }
           }
-          t273x0 = t278;
-          int32_t t294 = rt_add_i(t273a0, t273x0);
-          t273a0 = t294;
+          t279x0 = t284;
+          int32_t t300 = rt_add_i(t279a0, t279x0);
+          t279a0 = t300;
         }
-        t272[t273] = t273a0;
+        t278[t279] = t279a0;
       }
-      int32_t t273t0;
-      t273t0 = 0;
-      for (int64_t t273 = 0; t273 < t271; t273++) {
-        const int32_t t295 = t272[t273];
-        t272[t273] = t273t0;
-        int32_t t297 = rt_add_i(t273t0, t295);
-        t273t0 = t297;
+      int32_t t279t0;
+      t279t0 = 0;
+      for (int64_t t279 = 0; t279 < t277; t279++) {
+        const int32_t t301 = t278[t279];
+        t278[t279] = t279t0;
+        int32_t t303 = rt_add_i(t279t0, t301);
+        t279t0 = t303;
       }
-      v_x1065 = rt_value_new(rt_vec_type(RT_INT), t270);
-      int32_t *v_x1065_d = v_x1065->data.i;
-      const int64_t v_x1065_n = v_x1065->len;
-      RT_PARALLEL_FOR_IF(t271 > 1)
-      for (int64_t t273 = 0; t273 < t271; t273++) {
-        int32_t t273p0;
-        t273p0 = t272[t273];
-        const int64_t t273_end = (t273 + 1) * RT_CHUNK < t270 ? (t273 + 1) * RT_CHUNK : t270;
-        for (int64_t t274 = t273 * RT_CHUNK; t274 < t273_end; t274++) {
-          const int32_t t275 = (int32_t)t274;
-          v_x1065_d[t274] = t273p0;
-          int32_t t273y0;
-          int t302 = 0; /* nonzero: a check below failed */
-          uint8_t t299 = rt_lt_i(t275, (int32_t)v_x1057_n);
-          int32_t t300;
-          if (t299) {
-            int t303 = (uint64_t)(int64_t)t275 < (uint64_t)v_x1057_n;
-            int32_t t301 = t303 ? v_x1057_d[t275] : 0;
-            t302 |= !t303;
-            t300 = t301;
+      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t276);
+      int32_t *v_x1049_d = v_x1049->data.i;
+      const int64_t v_x1049_n = v_x1049->len;
+      RT_PARALLEL_FOR_IF(t277 > 1)
+      for (int64_t t279 = 0; t279 < t277; t279++) {
+        int32_t t279p0;
+        t279p0 = t278[t279];
+        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
+        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
+          const int32_t t281 = (int32_t)t280;
+          v_x1049_d[t280] = t279p0;
+          int32_t t279y0;
+          int t308 = 0; /* nonzero: a check below failed */
+          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x1041_n);
+          int32_t t306;
+          if (t305) {
+            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n;
+            int32_t t307 = t309 ? v_x1041_d[t281] : 0;
+            t308 |= !t309;
+            t306 = t307;
           } else {
-            int32_t t305 = rt_sub_i(t275, (int32_t)v_x1057_n);
-            int t307 = (uint64_t)(int64_t)t305 < (uint64_t)v_x1058_n;
-            int32_t t306 = t307 ? v_x1058_d[t305] : 0;
-            t302 |= !t307;
-            t300 = t306;
+            int32_t t311 = rt_sub_i(t281, (int32_t)v_x1041_n);
+            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1042_n;
+            int32_t t312 = t313 ? v_x1042_d[t311] : 0;
+            t308 |= !t313;
+            t306 = t312;
           }
-          if (__builtin_expect(t302 != 0, 0)) { /* again, recording the error */
-            uint8_t t309 = rt_lt_i(t275, (int32_t)v_x1057_n);
-            int32_t t310;
-            if (t309) {
-              int32_t t311;
-              if ((uint64_t)(int64_t)t275 < (uint64_t)v_x1057_n) {
-                t311 = v_x1057_d[t275];
+          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
+            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x1041_n);
+            int32_t t316;
+            if (t315) {
+              int32_t t317;
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n) {
+                t317 = v_x1041_d[t281];
               } else {
-                NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t275, v_x1057_n, 0.0);
-                t311 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1041_n, 0.0);
+                t317 = 0;
               }
-              t310 = t311;
+              t316 = t317;
             } else {
-              int32_t t313 = rt_sub_i(t275, (int32_t)v_x1057_n);
-              int32_t t314;
-              if ((uint64_t)(int64_t)t313 < (uint64_t)v_x1058_n) {
-                t314 = v_x1058_d[t313];
+              int32_t t319 = rt_sub_i(t281, (int32_t)v_x1041_n);
+              int32_t t320;
+              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x1042_n) {
+                t320 = v_x1042_d[t319];
               } else {
-                NESSIE_RECORD(err, t274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t313, v_x1058_n, 0.0);
-                t314 = 0;
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x1042_n, 0.0);
+                t320 = 0;
               }
-              t310 = t314;
+              t316 = t320;
             }
           }
-          t273y0 = t300;
-          int32_t t316 = rt_add_i(t273p0, t273y0);
-          t273p0 = t316;
+          t279y0 = t306;
+          int32_t t322 = rt_add_i(t279p0, t279y0);
+          t279p0 = t322;
         }
       }
-      rt_free(t272);
+      rt_free(t278);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1061 = v_x1061;
-  *out_v_x1065 = v_x1065;
+  *out_v_x1045 = v_x1045;
+  *out_v_x1049 = v_x1049;
   return;
 fail:
-  rt_release(v_x1061);
-  rt_release(v_x1065);
+  rt_release(v_x1045);
+  rt_release(v_x1049);
 }
 
-/* K17: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x1066, int32_t v_x1073, RtValue *v_x1078, RtValue *v_x1081, RtValue **out_v_x1083, RtValue **out_v_x1087, int32_t *out_v_x1098, int32_t *out_v_x1099, int32_t *out_v_x1100, RtValue **out_v_x1102, RtValue **out_v_x1106) {
+/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090) {
   (void)loc;
   (void)run;
-  int32_t *v_x1078_d = v_x1078->data.i;
-  const int64_t v_x1078_n = v_x1078->len;
-  int32_t *v_x1081_d = v_x1081->data.i;
-  const int64_t v_x1081_n = v_x1081->len;
-  RtValue *v_x1083 = NULL;
-  RtValue *v_x1087 = NULL;
-  int32_t v_x1097 = 0;
-  int32_t v_x1098 = 0;
-  int32_t v_x1099 = 0;
-  int32_t v_x1100 = 0;
-  RtValue *v_x1102 = NULL;
-  RtValue *v_x1106 = NULL;
+  int32_t *v_x1062_d = v_x1062->data.i;
+  const int64_t v_x1062_n = v_x1062->len;
+  int32_t *v_x1065_d = v_x1065->data.i;
+  const int64_t v_x1065_n = v_x1065->len;
+  RtValue *v_x1067 = NULL;
+  RtValue *v_x1071 = NULL;
+  int32_t v_x1081 = 0;
+  int32_t v_x1082 = 0;
+  int32_t v_x1083 = 0;
+  int32_t v_x1084 = 0;
+  RtValue *v_x1086 = NULL;
+  RtValue *v_x1090 = NULL;
   /* MAP */
   {
-    const int64_t t317 = v_x1066;
-    if (t317 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t317, 0.0);
+    const int64_t t323 = v_x1050;
+    if (t323 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0);
       goto fail;
     }
-    v_x1083 = rt_value_new(rt_vec_type(RT_INT), t317);
-    int32_t *v_x1083_d = v_x1083->data.i;
-    const int64_t v_x1083_n = v_x1083->len;
-    v_x1087 = rt_value_new(rt_vec_type(RT_INT), t317);
-    int32_t *v_x1087_d = v_x1087->data.i;
-    const int64_t v_x1087_n = v_x1087->len;
-    RT_PARALLEL_FOR_IF(t317 >= RT_PARALLEL_MIN)
-    for (int64_t t318 = 0; t318 < t317; t318++) {
-      const int32_t t319 = (int32_t)t318;
-      int t322 = 0; /* nonzero: a check below failed */
-      int32_t t321 = rt_div_i(t319, 2, &t322);
-      int32_t t324 = rt_rem_i(t319, 2, &t322);
-      int32_t t326 = rt_mul_i(t324, v_x1073);
-      int32_t t328 = rt_add_i(t326, t321);
-      int t330 = (uint64_t)(int64_t)t328 < (uint64_t)v_x1078_n;
-      int32_t t329 = t330 ? v_x1078_d[t328] : 0;
-      t322 |= !t330;
-      int t332 = (uint64_t)(int64_t)t328 < (uint64_t)v_x1081_n;
-      int32_t t331 = t332 ? v_x1081_d[t328] : 0;
-      t322 |= !t332;
-      if (__builtin_expect(t322 != 0, 0)) { /* again, recording the error */
-        int t333 = 0;
-        int32_t t334 = rt_div_i(t319, 2, &t333);
-        if (t333) {
-          NESSIE_RECORD(err, t318, RT_CHECK_SCALAR, 0, t333, RT_DIV, 0, 0, 0.0);
+    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t323);
+    int32_t *v_x1067_d = v_x1067->data.i;
+    const int64_t v_x1067_n = v_x1067->len;
+    v_x1071 = rt_value_new(rt_vec_type(RT_INT), t323);
+    int32_t *v_x1071_d = v_x1071->data.i;
+    const int64_t v_x1071_n = v_x1071->len;
+    RT_PARALLEL_FOR_IF(t323 >= RT_PARALLEL_MIN)
+    for (int64_t t324 = 0; t324 < t323; t324++) {
+      const int32_t t325 = (int32_t)t324;
+      int t328 = 0; /* nonzero: a check below failed */
+      int32_t t327 = rt_div_i(t325, 2, &t328);
+      int32_t t330 = rt_rem_i(t325, 2, &t328);
+      int32_t t332 = rt_mul_i(t330, v_x1057);
+      int32_t t334 = rt_add_i(t332, t327);
+      int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1062_n;
+      int32_t t335 = t336 ? v_x1062_d[t334] : 0;
+      t328 |= !t336;
+      int t338 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1065_n;
+      int32_t t337 = t338 ? v_x1065_d[t334] : 0;
+      t328 |= !t338;
+      if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
+        int t339 = 0;
+        int32_t t340 = rt_div_i(t325, 2, &t339);
+        if (t339) {
+          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t339, RT_DIV, 0, 0, 0.0);
         }
-        int t335 = 0;
-        int32_t t336 = rt_rem_i(t319, 2, &t335);
-        if (t335) {
-          NESSIE_RECORD(err, t318, RT_CHECK_SCALAR, 0, t335, RT_REM, 0, 0, 0.0);
+        int t341 = 0;
+        int32_t t342 = rt_rem_i(t325, 2, &t341);
+        if (t341) {
+          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t341, RT_REM, 0, 0, 0.0);
         }
-        int32_t t338 = rt_mul_i(t336, v_x1073);
-        int32_t t340 = rt_add_i(t338, t334);
-        int32_t t341;
-        if ((uint64_t)(int64_t)t340 < (uint64_t)v_x1078_n) {
-          t341 = v_x1078_d[t340];
+        int32_t t344 = rt_mul_i(t342, v_x1057);
+        int32_t t346 = rt_add_i(t344, t340);
+        int32_t t347;
+        if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1062_n) {
+          t347 = v_x1062_d[t346];
         } else {
-          NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, v_x1078_n, 0.0);
-          t341 = 0;
+          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1062_n, 0.0);
+          t347 = 0;
         }
-        int32_t t342;
-        if ((uint64_t)(int64_t)t340 < (uint64_t)v_x1081_n) {
-          t342 = v_x1081_d[t340];
+        int32_t t348;
+        if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1065_n) {
+          t348 = v_x1065_d[t346];
         } else {
-          NESSIE_RECORD(err, t318, RT_CHECK_INDEX, 0, 0, RT_GATHER, t340, v_x1081_n, 0.0);
-          t342 = 0;
+          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1065_n, 0.0);
+          t348 = 0;
         }
       }
-      v_x1083_d[t318] = t331;
-      v_x1087_d[t318] = 1;
+      v_x1067_d[t324] = t337;
+      v_x1071_d[t324] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1083_d = v_x1083->data.i;
-    const int64_t v_x1083_n = v_x1083->len;
-    int32_t *v_x1087_d = v_x1087->data.i;
-    const int64_t v_x1087_n = v_x1087->len;
+    int32_t *v_x1067_d = v_x1067->data.i;
+    const int64_t v_x1067_n = v_x1067->len;
+    int32_t *v_x1071_d = v_x1071->data.i;
+    const int64_t v_x1071_n = v_x1071->len;
     /* REDUCE */
     {
-      const int64_t t343 = v_x1066;
-      if (t343 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0);
+      const int64_t t349 = v_x1050;
+      if (t349 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t349, 0.0);
         goto fail;
       }
-      const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t345 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-      int32_t *t346 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-      int32_t *t347 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-      int32_t *t348 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-      RT_PARALLEL_FOR_IF(t344 > 1)
-      for (int64_t t349 = 0; t349 < t344; t349++) {
-        int32_t t349a0;
-        int32_t t349a1;
-        int32_t t349a2;
-        int32_t t349a3;
-        t349a0 = 2147483647;
-        t349a1 = 0;
-        t349a2 = 1;
-        t349a3 = 1;
-        const int64_t t349_end = (t349 + 1) * RT_CHUNK < t343 ? (t349 + 1) * RT_CHUNK : t343;
-        for (int64_t t350 = t349 * RT_CHUNK; t350 < t349_end; t350++) {
-          const int32_t t351 = (int32_t)t350;
-          int32_t t349x0;
-          int32_t t349x1;
-          int32_t t349x2;
-          int32_t t349x3;
-          int t354 = 0; /* nonzero: a check below failed */
-          int32_t t353 = rt_div_i(t351, 2, &t354);
-          int32_t t356 = rt_rem_i(t351, 2, &t354);
-          int32_t t358 = rt_mul_i(t356, v_x1073);
-          int32_t t360 = rt_add_i(t358, t353);
-          int t362 = (uint64_t)(int64_t)t360 < (uint64_t)v_x1078_n;
-          int32_t t361 = t362 ? v_x1078_d[t360] : 0;
-          t354 |= !t362;
-          int t364 = (uint64_t)(int64_t)t360 < (uint64_t)v_x1081_n;
-          int32_t t363 = t364 ? v_x1081_d[t360] : 0;
-          t354 |= !t364;
-          int32_t t366 = rt_add_i(t363, t361);
-          uint8_t t368 = rt_le_i(t363, t366);
-          int32_t t369;
-          if (t368) {
-            t369 = 2147483647;
+      const int64_t t350 = t349 > 0 ? (t349 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t351 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
+      int32_t *t352 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
+      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
+      int32_t *t354 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
+      RT_PARALLEL_FOR_IF(t350 > 1)
+      for (int64_t t355 = 0; t355 < t350; t355++) {
+        int32_t t355a0;
+        int32_t t355a1;
+        int32_t t355a2;
+        int32_t t355a3;
+        t355a0 = 2147483647;
+        t355a1 = 0;
+        t355a2 = 1;
+        t355a3 = 1;
+        const int64_t t355_end = (t355 + 1) * RT_CHUNK < t349 ? (t355 + 1) * RT_CHUNK : t349;
+        for (int64_t t356 = t355 * RT_CHUNK; t356 < t355_end; t356++) {
+          const int32_t t357 = (int32_t)t356;
+          int32_t t355x0;
+          int32_t t355x1;
+          int32_t t355x2;
+          int32_t t355x3;
+          int t360 = 0; /* nonzero: a check below failed */
+          int32_t t359 = rt_div_i(t357, 2, &t360);
+          int32_t t362 = rt_rem_i(t357, 2, &t360);
+          int32_t t364 = rt_mul_i(t362, v_x1057);
+          int32_t t366 = rt_add_i(t364, t359);
+          int t368 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1062_n;
+          int32_t t367 = t368 ? v_x1062_d[t366] : 0;
+          t360 |= !t368;
+          int t370 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1065_n;
+          int32_t t369 = t370 ? v_x1065_d[t366] : 0;
+          t360 |= !t370;
+          int32_t t372 = rt_add_i(t369, t367);
+          uint8_t t374 = rt_le_i(t369, t372);
+          int32_t t375;
+          if (t374) {
+            t375 = 2147483647;
           } else {
-            t369 = t351;
+            t375 = t357;
           }
-          if (__builtin_expect(t354 != 0, 0)) { /* again, recording the error */
-            int t370 = 0;
-            int32_t t371 = rt_div_i(t351, 2, &t370);
-            if (t370) {
-              NESSIE_RECORD(err, t350, RT_CHECK_SCALAR, 0, t370, RT_DIV, 0, 0, 0.0);
+          if (__builtin_expect(t360 != 0, 0)) { /* again, recording the error */
+            int t376 = 0;
+            int32_t t377 = rt_div_i(t357, 2, &t376);
+            if (t376) {
+              NESSIE_RECORD(err, t356, RT_CHECK_SCALAR, 0, t376, RT_DIV, 0, 0, 0.0);
             }
-            int t372 = 0;
-            int32_t t373 = rt_rem_i(t351, 2, &t372);
-            if (t372) {
-              NESSIE_RECORD(err, t350, RT_CHECK_SCALAR, 0, t372, RT_REM, 0, 0, 0.0);
+            int t378 = 0;
+            int32_t t379 = rt_rem_i(t357, 2, &t378);
+            if (t378) {
+              NESSIE_RECORD(err, t356, RT_CHECK_SCALAR, 0, t378, RT_REM, 0, 0, 0.0);
             }
-            int32_t t375 = rt_mul_i(t373, v_x1073);
-            int32_t t377 = rt_add_i(t375, t371);
-            int32_t t378;
-            if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1078_n) {
-              t378 = v_x1078_d[t377];
-            } else {
-              NESSIE_RECORD(err, t350, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1078_n, 0.0);
-              t378 = 0;
-            }
-            int32_t t379;
-            if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1081_n) {
-              t379 = v_x1081_d[t377];
-            } else {
-              NESSIE_RECORD(err, t350, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1081_n, 0.0);
-              t379 = 0;
-            }
-            int32_t t381 = rt_add_i(t379, t378);
-            uint8_t t383 = rt_le_i(t379, t381);
+            int32_t t381 = rt_mul_i(t379, v_x1057);
+            int32_t t383 = rt_add_i(t381, t377);
             int32_t t384;
-            if (t383) {
-              t384 = 2147483647;
+            if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1062_n) {
+              t384 = v_x1062_d[t383];
             } else {
-              t384 = t351;
+              NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1062_n, 0.0);
+              t384 = 0;
+            }
+            int32_t t385;
+            if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1065_n) {
+              t385 = v_x1065_d[t383];
+            } else {
+              NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1065_n, 0.0);
+              t385 = 0;
+            }
+            int32_t t387 = rt_add_i(t385, t384);
+            uint8_t t389 = rt_le_i(t385, t387);
+            int32_t t390;
+            if (t389) {
+              t390 = 2147483647;
+            } else {
+              t390 = t357;
             }
           }
-          t349x0 = t369;
-          t349x1 = t363;
-          t349x2 = t366;
-          t349x3 = 1;
-          uint8_t t386 = rt_le_i(t349a0, t349x0);
-          int32_t t387;
-          if (t386) {
-            t387 = t349a0;
+          t355x0 = t375;
+          t355x1 = t369;
+          t355x2 = t372;
+          t355x3 = 1;
+          uint8_t t392 = rt_le_i(t355a0, t355x0);
+          int32_t t393;
+          if (t392) {
+            t393 = t355a0;
           } else {
-            t387 = t349x0;
+            t393 = t355x0;
           }
-          int32_t t388;
-          if (t386) {
-            t388 = t349a1;
+          int32_t t394;
+          if (t392) {
+            t394 = t355a1;
           } else {
-            t388 = t349x1;
+            t394 = t355x1;
           }
-          int32_t t389;
-          if (t386) {
-            t389 = t349a2;
+          int32_t t395;
+          if (t392) {
+            t395 = t355a2;
           } else {
-            t389 = t349x2;
+            t395 = t355x2;
           }
-          int32_t t390;
-          if (t386) {
-            t390 = t349a3;
+          int32_t t396;
+          if (t392) {
+            t396 = t355a3;
           } else {
-            t390 = t349x3;
+            t396 = t355x3;
           }
-          t349a0 = t387;
-          t349a1 = t388;
-          t349a2 = t389;
-          t349a3 = t390;
+          t355a0 = t393;
+          t355a1 = t394;
+          t355a2 = t395;
+          t355a3 = t396;
         }
-        t345[t349] = t349a0;
-        t346[t349] = t349a1;
-        t347[t349] = t349a2;
-        t348[t349] = t349a3;
+        t351[t355] = t355a0;
+        t352[t355] = t355a1;
+        t353[t355] = t355a2;
+        t354[t355] = t355a3;
       }
-      int32_t t349t0;
-      int32_t t349t1;
-      int32_t t349t2;
-      int32_t t349t3;
-      t349t0 = 2147483647;
-      t349t1 = 0;
-      t349t2 = 1;
-      t349t3 = 1;
-      for (int64_t t349 = 0; t349 < t344; t349++) {
-        const int32_t t391 = t345[t349];
-        const int32_t t392 = t346[t349];
-        const int32_t t393 = t347[t349];
-        const int32_t t394 = t348[t349];
-        uint8_t t396 = rt_le_i(t349t0, t391);
-        int32_t t397;
-        if (t396) {
-          t397 = t349t0;
+      int32_t t355t0;
+      int32_t t355t1;
+      int32_t t355t2;
+      int32_t t355t3;
+      t355t0 = 2147483647;
+      t355t1 = 0;
+      t355t2 = 1;
+      t355t3 = 1;
+      for (int64_t t355 = 0; t355 < t350; t355++) {
+        const int32_t t397 = t351[t355];
+        const int32_t t398 = t352[t355];
+        const int32_t t399 = t353[t355];
+        const int32_t t400 = t354[t355];
+        uint8_t t402 = rt_le_i(t355t0, t397);
+        int32_t t403;
+        if (t402) {
+          t403 = t355t0;
         } else {
-          t397 = t391;
+          t403 = t397;
         }
-        int32_t t398;
-        if (t396) {
-          t398 = t349t1;
+        int32_t t404;
+        if (t402) {
+          t404 = t355t1;
         } else {
-          t398 = t392;
+          t404 = t398;
         }
-        int32_t t399;
-        if (t396) {
-          t399 = t349t2;
+        int32_t t405;
+        if (t402) {
+          t405 = t355t2;
         } else {
-          t399 = t393;
+          t405 = t399;
         }
-        int32_t t400;
-        if (t396) {
-          t400 = t349t3;
+        int32_t t406;
+        if (t402) {
+          t406 = t355t3;
         } else {
-          t400 = t394;
+          t406 = t400;
         }
-        t349t0 = t397;
-        t349t1 = t398;
-        t349t2 = t399;
-        t349t3 = t400;
+        t355t0 = t403;
+        t355t1 = t404;
+        t355t2 = t405;
+        t355t3 = t406;
       }
-      v_x1097 = t349t0;
-      rt_free(t345);
-      v_x1098 = t349t1;
-      rt_free(t346);
-      v_x1099 = t349t2;
-      rt_free(t347);
-      v_x1100 = t349t3;
-      rt_free(t348);
+      v_x1081 = t355t0;
+      rt_free(t351);
+      v_x1082 = t355t1;
+      rt_free(t352);
+      v_x1083 = t355t2;
+      rt_free(t353);
+      v_x1084 = t355t3;
+      rt_free(t354);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* MAP */
       {
-        const int64_t t401 = v_x1066;
-        if (t401 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t401, 0.0);
+        const int64_t t407 = v_x1050;
+        if (t407 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0);
           goto fail;
         }
-        v_x1102 = rt_value_new(rt_vec_type(RT_INT), t401);
-        int32_t *v_x1102_d = v_x1102->data.i;
-        const int64_t v_x1102_n = v_x1102->len;
-        RT_PARALLEL_FOR_IF(t401 >= RT_PARALLEL_MIN)
-        for (int64_t t402 = 0; t402 < t401; t402++) {
-          const int32_t t403 = (int32_t)t402;
-          int t406 = 0; /* nonzero: a check below failed */
-          int32_t t405 = rt_div_i(t403, 2, &t406);
-          int32_t t408 = rt_rem_i(t403, 2, &t406);
-          int32_t t410 = rt_mul_i(t408, v_x1073);
-          int32_t t412 = rt_add_i(t410, t405);
-          int t414 = (uint64_t)(int64_t)t412 < (uint64_t)v_x1078_n;
-          int32_t t413 = t414 ? v_x1078_d[t412] : 0;
-          t406 |= !t414;
-          int t416 = (uint64_t)(int64_t)t412 < (uint64_t)v_x1081_n;
-          int32_t t415 = t416 ? v_x1081_d[t412] : 0;
-          t406 |= !t416;
-          int32_t t418 = rt_add_i(t415, t413);
-          int32_t t420 = rt_sub_i(t418, t415);
-          if (__builtin_expect(t406 != 0, 0)) { /* again, recording the error */
-            int t421 = 0;
-            int32_t t422 = rt_div_i(t403, 2, &t421);
-            if (t421) {
-              NESSIE_RECORD(err, t402, RT_CHECK_SCALAR, 0, t421, RT_DIV, 0, 0, 0.0);
+        v_x1086 = rt_value_new(rt_vec_type(RT_INT), t407);
+        int32_t *v_x1086_d = v_x1086->data.i;
+        const int64_t v_x1086_n = v_x1086->len;
+        RT_PARALLEL_FOR_IF(t407 >= RT_PARALLEL_MIN)
+        for (int64_t t408 = 0; t408 < t407; t408++) {
+          const int32_t t409 = (int32_t)t408;
+          int t412 = 0; /* nonzero: a check below failed */
+          int32_t t411 = rt_div_i(t409, 2, &t412);
+          int32_t t414 = rt_rem_i(t409, 2, &t412);
+          int32_t t416 = rt_mul_i(t414, v_x1057);
+          int32_t t418 = rt_add_i(t416, t411);
+          int t420 = (uint64_t)(int64_t)t418 < (uint64_t)v_x1062_n;
+          int32_t t419 = t420 ? v_x1062_d[t418] : 0;
+          t412 |= !t420;
+          int t422 = (uint64_t)(int64_t)t418 < (uint64_t)v_x1065_n;
+          int32_t t421 = t422 ? v_x1065_d[t418] : 0;
+          t412 |= !t422;
+          int32_t t424 = rt_add_i(t421, t419);
+          int32_t t426 = rt_sub_i(t424, t421);
+          if (__builtin_expect(t412 != 0, 0)) { /* again, recording the error */
+            int t427 = 0;
+            int32_t t428 = rt_div_i(t409, 2, &t427);
+            if (t427) {
+              NESSIE_RECORD(err, t408, RT_CHECK_SCALAR, 0, t427, RT_DIV, 0, 0, 0.0);
             }
-            int t423 = 0;
-            int32_t t424 = rt_rem_i(t403, 2, &t423);
-            if (t423) {
-              NESSIE_RECORD(err, t402, RT_CHECK_SCALAR, 0, t423, RT_REM, 0, 0, 0.0);
+            int t429 = 0;
+            int32_t t430 = rt_rem_i(t409, 2, &t429);
+            if (t429) {
+              NESSIE_RECORD(err, t408, RT_CHECK_SCALAR, 0, t429, RT_REM, 0, 0, 0.0);
             }
-            int32_t t426 = rt_mul_i(t424, v_x1073);
-            int32_t t428 = rt_add_i(t426, t422);
-            int32_t t429;
-            if ((uint64_t)(int64_t)t428 < (uint64_t)v_x1078_n) {
-              t429 = v_x1078_d[t428];
+            int32_t t432 = rt_mul_i(t430, v_x1057);
+            int32_t t434 = rt_add_i(t432, t428);
+            int32_t t435;
+            if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1062_n) {
+              t435 = v_x1062_d[t434];
             } else {
-              NESSIE_RECORD(err, t402, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_x1078_n, 0.0);
-              t429 = 0;
+              NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1062_n, 0.0);
+              t435 = 0;
             }
-            int32_t t430;
-            if ((uint64_t)(int64_t)t428 < (uint64_t)v_x1081_n) {
-              t430 = v_x1081_d[t428];
+            int32_t t436;
+            if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1065_n) {
+              t436 = v_x1065_d[t434];
             } else {
-              NESSIE_RECORD(err, t402, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_x1081_n, 0.0);
-              t430 = 0;
+              NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1065_n, 0.0);
+              t436 = 0;
             }
-            int32_t t432 = rt_add_i(t430, t429);
-            int32_t t434 = rt_sub_i(t432, t430);
+            int32_t t438 = rt_add_i(t436, t435);
+            int32_t t440 = rt_sub_i(t438, t436);
           }
-          v_x1102_d[t402] = t420;
+          v_x1086_d[t408] = t426;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
-        int32_t *v_x1102_d = v_x1102->data.i;
-        const int64_t v_x1102_n = v_x1102->len;
+        int32_t *v_x1086_d = v_x1086->data.i;
+        const int64_t v_x1086_n = v_x1086->len;
         /* SCAN */
         {
-          const int64_t t435 = v_x1066;
-          if (t435 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0);
+          const int64_t t441 = v_x1050;
+          if (t441 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0);
             goto fail;
           }
-          const int64_t t436 = t435 > 0 ? (t435 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t437 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t436);
-          RT_PARALLEL_FOR_IF(t436 > 1)
-          for (int64_t t438 = 0; t438 < t436; t438++) {
-            int32_t t438a0;
-            t438a0 = 0;
-            const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-            for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-              const int32_t t440 = (int32_t)t439;
-              int32_t t438x0;
-              int t443 = 0; /* nonzero: a check below failed */
-              int32_t t442 = rt_div_i(t440, 2, &t443);
-              int32_t t445 = rt_rem_i(t440, 2, &t443);
-              int32_t t447 = rt_mul_i(t445, v_x1073);
-              int32_t t449 = rt_add_i(t447, t442);
-              int t451 = (uint64_t)(int64_t)t449 < (uint64_t)v_x1078_n;
-              int32_t t450 = t451 ? v_x1078_d[t449] : 0;
-              t443 |= !t451;
-              int t453 = (uint64_t)(int64_t)t449 < (uint64_t)v_x1081_n;
-              int32_t t452 = t453 ? v_x1081_d[t449] : 0;
-              t443 |= !t453;
-              int32_t t455 = rt_add_i(t452, t450);
-              int32_t t457 = rt_sub_i(t455, t452);
-              if (__builtin_expect(t443 != 0, 0)) { /* again, recording the error */
-                int t458 = 0;
-                int32_t t459 = rt_div_i(t440, 2, &t458);
-                if (t458) {
-                  NESSIE_RECORD(err, t439, RT_CHECK_SCALAR, 0, t458, RT_DIV, 0, 0, 0.0);
+          const int64_t t442 = t441 > 0 ? (t441 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t443 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
+          RT_PARALLEL_FOR_IF(t442 > 1)
+          for (int64_t t444 = 0; t444 < t442; t444++) {
+            int32_t t444a0;
+            t444a0 = 0;
+            const int64_t t444_end = (t444 + 1) * RT_CHUNK < t441 ? (t444 + 1) * RT_CHUNK : t441;
+            for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
+              const int32_t t446 = (int32_t)t445;
+              int32_t t444x0;
+              int t449 = 0; /* nonzero: a check below failed */
+              int32_t t448 = rt_div_i(t446, 2, &t449);
+              int32_t t451 = rt_rem_i(t446, 2, &t449);
+              int32_t t453 = rt_mul_i(t451, v_x1057);
+              int32_t t455 = rt_add_i(t453, t448);
+              int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1062_n;
+              int32_t t456 = t457 ? v_x1062_d[t455] : 0;
+              t449 |= !t457;
+              int t459 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1065_n;
+              int32_t t458 = t459 ? v_x1065_d[t455] : 0;
+              t449 |= !t459;
+              int32_t t461 = rt_add_i(t458, t456);
+              int32_t t463 = rt_sub_i(t461, t458);
+              if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
+                int t464 = 0;
+                int32_t t465 = rt_div_i(t446, 2, &t464);
+                if (t464) {
+                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t464, RT_DIV, 0, 0, 0.0);
                 }
-                int t460 = 0;
-                int32_t t461 = rt_rem_i(t440, 2, &t460);
-                if (t460) {
-                  NESSIE_RECORD(err, t439, RT_CHECK_SCALAR, 0, t460, RT_REM, 0, 0, 0.0);
+                int t466 = 0;
+                int32_t t467 = rt_rem_i(t446, 2, &t466);
+                if (t466) {
+                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t466, RT_REM, 0, 0, 0.0);
                 }
-                int32_t t463 = rt_mul_i(t461, v_x1073);
-                int32_t t465 = rt_add_i(t463, t459);
-                int32_t t466;
-                if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1078_n) {
-                  t466 = v_x1078_d[t465];
+                int32_t t469 = rt_mul_i(t467, v_x1057);
+                int32_t t471 = rt_add_i(t469, t465);
+                int32_t t472;
+                if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1062_n) {
+                  t472 = v_x1062_d[t471];
                 } else {
-                  NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1078_n, 0.0);
-                  t466 = 0;
+                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1062_n, 0.0);
+                  t472 = 0;
                 }
-                int32_t t467;
-                if ((uint64_t)(int64_t)t465 < (uint64_t)v_x1081_n) {
-                  t467 = v_x1081_d[t465];
+                int32_t t473;
+                if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1065_n) {
+                  t473 = v_x1065_d[t471];
                 } else {
-                  NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x1081_n, 0.0);
-                  t467 = 0;
+                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1065_n, 0.0);
+                  t473 = 0;
                 }
-                int32_t t469 = rt_add_i(t467, t466);
-                int32_t t471 = rt_sub_i(t469, t467);
+                int32_t t475 = rt_add_i(t473, t472);
+                int32_t t477 = rt_sub_i(t475, t473);
               }
-              t438x0 = t457;
-              int32_t t473 = rt_add_i(t438a0, t438x0);
-              t438a0 = t473;
+              t444x0 = t463;
+              int32_t t479 = rt_add_i(t444a0, t444x0);
+              t444a0 = t479;
             }
-            t437[t438] = t438a0;
+            t443[t444] = t444a0;
           }
-          int32_t t438t0;
-          t438t0 = 0;
-          for (int64_t t438 = 0; t438 < t436; t438++) {
-            const int32_t t474 = t437[t438];
-            t437[t438] = t438t0;
-            int32_t t476 = rt_add_i(t438t0, t474);
-            t438t0 = t476;
+          int32_t t444t0;
+          t444t0 = 0;
+          for (int64_t t444 = 0; t444 < t442; t444++) {
+            const int32_t t480 = t443[t444];
+            t443[t444] = t444t0;
+            int32_t t482 = rt_add_i(t444t0, t480);
+            t444t0 = t482;
           }
-          v_x1106 = rt_value_new(rt_vec_type(RT_INT), t435);
-          int32_t *v_x1106_d = v_x1106->data.i;
-          const int64_t v_x1106_n = v_x1106->len;
-          RT_PARALLEL_FOR_IF(t436 > 1)
-          for (int64_t t438 = 0; t438 < t436; t438++) {
-            int32_t t438p0;
-            t438p0 = t437[t438];
-            const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-            for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-              const int32_t t440 = (int32_t)t439;
-              v_x1106_d[t439] = t438p0;
-              int32_t t438y0;
-              int t479 = 0; /* nonzero: a check below failed */
-              int32_t t478 = rt_div_i(t440, 2, &t479);
-              int32_t t481 = rt_rem_i(t440, 2, &t479);
-              int32_t t483 = rt_mul_i(t481, v_x1073);
-              int32_t t485 = rt_add_i(t483, t478);
-              int t487 = (uint64_t)(int64_t)t485 < (uint64_t)v_x1078_n;
-              int32_t t486 = t487 ? v_x1078_d[t485] : 0;
-              t479 |= !t487;
-              int t489 = (uint64_t)(int64_t)t485 < (uint64_t)v_x1081_n;
-              int32_t t488 = t489 ? v_x1081_d[t485] : 0;
-              t479 |= !t489;
-              int32_t t491 = rt_add_i(t488, t486);
-              int32_t t493 = rt_sub_i(t491, t488);
-              if (__builtin_expect(t479 != 0, 0)) { /* again, recording the error */
-                int t494 = 0;
-                int32_t t495 = rt_div_i(t440, 2, &t494);
-                if (t494) {
-                  NESSIE_RECORD(err, t439, RT_CHECK_SCALAR, 0, t494, RT_DIV, 0, 0, 0.0);
+          v_x1090 = rt_value_new(rt_vec_type(RT_INT), t441);
+          int32_t *v_x1090_d = v_x1090->data.i;
+          const int64_t v_x1090_n = v_x1090->len;
+          RT_PARALLEL_FOR_IF(t442 > 1)
+          for (int64_t t444 = 0; t444 < t442; t444++) {
+            int32_t t444p0;
+            t444p0 = t443[t444];
+            const int64_t t444_end = (t444 + 1) * RT_CHUNK < t441 ? (t444 + 1) * RT_CHUNK : t441;
+            for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
+              const int32_t t446 = (int32_t)t445;
+              v_x1090_d[t445] = t444p0;
+              int32_t t444y0;
+              int t485 = 0; /* nonzero: a check below failed */
+              int32_t t484 = rt_div_i(t446, 2, &t485);
+              int32_t t487 = rt_rem_i(t446, 2, &t485);
+              int32_t t489 = rt_mul_i(t487, v_x1057);
+              int32_t t491 = rt_add_i(t489, t484);
+              int t493 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1062_n;
+              int32_t t492 = t493 ? v_x1062_d[t491] : 0;
+              t485 |= !t493;
+              int t495 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1065_n;
+              int32_t t494 = t495 ? v_x1065_d[t491] : 0;
+              t485 |= !t495;
+              int32_t t497 = rt_add_i(t494, t492);
+              int32_t t499 = rt_sub_i(t497, t494);
+              if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+                int t500 = 0;
+                int32_t t501 = rt_div_i(t446, 2, &t500);
+                if (t500) {
+                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t500, RT_DIV, 0, 0, 0.0);
                 }
-                int t496 = 0;
-                int32_t t497 = rt_rem_i(t440, 2, &t496);
-                if (t496) {
-                  NESSIE_RECORD(err, t439, RT_CHECK_SCALAR, 0, t496, RT_REM, 0, 0, 0.0);
+                int t502 = 0;
+                int32_t t503 = rt_rem_i(t446, 2, &t502);
+                if (t502) {
+                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t502, RT_REM, 0, 0, 0.0);
                 }
-                int32_t t499 = rt_mul_i(t497, v_x1073);
-                int32_t t501 = rt_add_i(t499, t495);
-                int32_t t502;
-                if ((uint64_t)(int64_t)t501 < (uint64_t)v_x1078_n) {
-                  t502 = v_x1078_d[t501];
+                int32_t t505 = rt_mul_i(t503, v_x1057);
+                int32_t t507 = rt_add_i(t505, t501);
+                int32_t t508;
+                if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1062_n) {
+                  t508 = v_x1062_d[t507];
                 } else {
-                  NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, v_x1078_n, 0.0);
-                  t502 = 0;
+                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1062_n, 0.0);
+                  t508 = 0;
                 }
-                int32_t t503;
-                if ((uint64_t)(int64_t)t501 < (uint64_t)v_x1081_n) {
-                  t503 = v_x1081_d[t501];
+                int32_t t509;
+                if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1065_n) {
+                  t509 = v_x1065_d[t507];
                 } else {
-                  NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, v_x1081_n, 0.0);
-                  t503 = 0;
+                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1065_n, 0.0);
+                  t509 = 0;
                 }
-                int32_t t505 = rt_add_i(t503, t502);
-                int32_t t507 = rt_sub_i(t505, t503);
+                int32_t t511 = rt_add_i(t509, t508);
+                int32_t t513 = rt_sub_i(t511, t509);
               }
-              t438y0 = t493;
-              int32_t t509 = rt_add_i(t438p0, t438y0);
-              t438p0 = t509;
+              t444y0 = t499;
+              int32_t t515 = rt_add_i(t444p0, t444y0);
+              t444p0 = t515;
             }
           }
-          rt_free(t437);
+          rt_free(t443);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
+  *out_v_x1067 = v_x1067;
+  *out_v_x1071 = v_x1071;
+  *out_v_x1082 = v_x1082;
   *out_v_x1083 = v_x1083;
-  *out_v_x1087 = v_x1087;
-  *out_v_x1098 = v_x1098;
-  *out_v_x1099 = v_x1099;
-  *out_v_x1100 = v_x1100;
-  *out_v_x1102 = v_x1102;
-  *out_v_x1106 = v_x1106;
+  *out_v_x1084 = v_x1084;
+  *out_v_x1086 = v_x1086;
+  *out_v_x1090 = v_x1090;
   return;
 fail:
-  rt_release(v_x1083);
-  rt_release(v_x1087);
-  rt_release(v_x1102);
-  rt_release(v_x1106);
+  rt_release(v_x1067);
+  rt_release(v_x1071);
+  rt_release(v_x1086);
+  rt_release(v_x1090);
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1107, RtValue **out_v_x1109, RtValue **out_v_x1113) {
+/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
   (void)loc;
   (void)run;
-  RtValue *v_x1109 = NULL;
-  RtValue *v_x1113 = NULL;
+  RtValue *v_x1093 = NULL;
+  RtValue *v_x1097 = NULL;
   /* MAP */
   {
-    const int64_t t510 = v_x1107;
-    if (t510 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t510, 0.0);
+    const int64_t t516 = v_x1091;
+    if (t516 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t516, 0.0);
       goto fail;
     }
-    v_x1109 = rt_value_new(rt_vec_type(RT_INT), t510);
-    int32_t *v_x1109_d = v_x1109->data.i;
-    const int64_t v_x1109_n = v_x1109->len;
-    RT_PARALLEL_FOR_IF(t510 >= RT_PARALLEL_MIN)
-    for (int64_t t511 = 0; t511 < t510; t511++) {
-      const int32_t t512 = (int32_t)t511;
-      v_x1109_d[t511] = 2;
+    v_x1093 = rt_value_new(rt_vec_type(RT_INT), t516);
+    int32_t *v_x1093_d = v_x1093->data.i;
+    const int64_t v_x1093_n = v_x1093->len;
+    RT_PARALLEL_FOR_IF(t516 >= RT_PARALLEL_MIN)
+    for (int64_t t517 = 0; t517 < t516; t517++) {
+      const int32_t t518 = (int32_t)t517;
+      v_x1093_d[t517] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1109_d = v_x1109->data.i;
-    const int64_t v_x1109_n = v_x1109->len;
+    int32_t *v_x1093_d = v_x1093->data.i;
+    const int64_t v_x1093_n = v_x1093->len;
     /* SCAN */
     {
-      const int64_t t513 = v_x1107;
-      if (t513 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t513, 0.0);
+      const int64_t t519 = v_x1091;
+      if (t519 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t519, 0.0);
         goto fail;
       }
-      const int64_t t514 = t513 > 0 ? (t513 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t515 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t514);
-      RT_PARALLEL_FOR_IF(t514 > 1)
-      for (int64_t t516 = 0; t516 < t514; t516++) {
-        int32_t t516a0;
-        t516a0 = 0;
-        const int64_t t516_end = (t516 + 1) * RT_CHUNK < t513 ? (t516 + 1) * RT_CHUNK : t513;
-        for (int64_t t517 = t516 * RT_CHUNK; t517 < t516_end; t517++) {
-          const int32_t t518 = (int32_t)t517;
-          int32_t t516x0;
-          t516x0 = 2;
-          int32_t t520 = rt_add_i(t516a0, t516x0);
-          t516a0 = t520;
+      const int64_t t520 = t519 > 0 ? (t519 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t521 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t520);
+      RT_PARALLEL_FOR_IF(t520 > 1)
+      for (int64_t t522 = 0; t522 < t520; t522++) {
+        int32_t t522a0;
+        t522a0 = 0;
+        const int64_t t522_end = (t522 + 1) * RT_CHUNK < t519 ? (t522 + 1) * RT_CHUNK : t519;
+        for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
+          const int32_t t524 = (int32_t)t523;
+          int32_t t522x0;
+          t522x0 = 2;
+          int32_t t526 = rt_add_i(t522a0, t522x0);
+          t522a0 = t526;
         }
-        t515[t516] = t516a0;
+        t521[t522] = t522a0;
       }
-      int32_t t516t0;
-      t516t0 = 0;
-      for (int64_t t516 = 0; t516 < t514; t516++) {
-        const int32_t t521 = t515[t516];
-        t515[t516] = t516t0;
-        int32_t t523 = rt_add_i(t516t0, t521);
-        t516t0 = t523;
+      int32_t t522t0;
+      t522t0 = 0;
+      for (int64_t t522 = 0; t522 < t520; t522++) {
+        const int32_t t527 = t521[t522];
+        t521[t522] = t522t0;
+        int32_t t529 = rt_add_i(t522t0, t527);
+        t522t0 = t529;
       }
-      v_x1113 = rt_value_new(rt_vec_type(RT_INT), t513);
-      int32_t *v_x1113_d = v_x1113->data.i;
-      const int64_t v_x1113_n = v_x1113->len;
-      RT_PARALLEL_FOR_IF(t514 > 1)
-      for (int64_t t516 = 0; t516 < t514; t516++) {
-        int32_t t516p0;
-        t516p0 = t515[t516];
-        const int64_t t516_end = (t516 + 1) * RT_CHUNK < t513 ? (t516 + 1) * RT_CHUNK : t513;
-        for (int64_t t517 = t516 * RT_CHUNK; t517 < t516_end; t517++) {
-          const int32_t t518 = (int32_t)t517;
-          v_x1113_d[t517] = t516p0;
-          int32_t t516y0;
-          t516y0 = 2;
-          int32_t t525 = rt_add_i(t516p0, t516y0);
-          t516p0 = t525;
+      v_x1097 = rt_value_new(rt_vec_type(RT_INT), t519);
+      int32_t *v_x1097_d = v_x1097->data.i;
+      const int64_t v_x1097_n = v_x1097->len;
+      RT_PARALLEL_FOR_IF(t520 > 1)
+      for (int64_t t522 = 0; t522 < t520; t522++) {
+        int32_t t522p0;
+        t522p0 = t521[t522];
+        const int64_t t522_end = (t522 + 1) * RT_CHUNK < t519 ? (t522 + 1) * RT_CHUNK : t519;
+        for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
+          const int32_t t524 = (int32_t)t523;
+          v_x1097_d[t523] = t522p0;
+          int32_t t522y0;
+          t522y0 = 2;
+          int32_t t531 = rt_add_i(t522p0, t522y0);
+          t522p0 = t531;
         }
       }
-      rt_free(t515);
+      rt_free(t521);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1109 = v_x1109;
-  *out_v_x1113 = v_x1113;
+  *out_v_x1093 = v_x1093;
+  *out_v_x1097 = v_x1097;
   return;
 fail:
-  rt_release(v_x1109);
-  rt_release(v_x1113);
+  rt_release(v_x1093);
+  rt_release(v_x1097);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1114, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_x1121, RtValue **out_v_x1123) {
+/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
   (void)loc;
   (void)run;
-  int32_t *v_x1114_d = v_x1114->data.i;
-  const int64_t v_x1114_n = v_x1114->len;
-  int32_t *v_x1115_d = v_x1115->data.i;
-  const int64_t v_x1115_n = v_x1115->len;
-  int32_t *v_x1116_d = v_x1116->data.i;
-  const int64_t v_x1116_n = v_x1116->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  RtValue *v_x1123 = NULL;
+  int32_t *v_x1098_d = v_x1098->data.i;
+  const int64_t v_x1098_n = v_x1098->len;
+  int32_t *v_x1099_d = v_x1099->data.i;
+  const int64_t v_x1099_n = v_x1099->len;
+  int32_t *v_x1100_d = v_x1100->data.i;
+  const int64_t v_x1100_n = v_x1100->len;
+  int32_t *v_x1101_d = v_x1101->data.i;
+  const int64_t v_x1101_n = v_x1101->len;
+  int32_t *v_x1105_d = v_x1105->data.i;
+  const int64_t v_x1105_n = v_x1105->len;
+  RtValue *v_x1107 = NULL;
   /* MAP */
   {
-    const int64_t t526 = v_x1117;
-    if (t526 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t526, 0.0);
+    const int64_t t532 = v_x1102;
+    if (t532 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t532, 0.0);
       goto fail;
     }
-    v_x1123 = rt_value_new(rt_vec_type(RT_INT), t526);
-    int32_t *v_x1123_d = v_x1123->data.i;
-    const int64_t v_x1123_n = v_x1123->len;
-    RT_PARALLEL_FOR_IF(t526 >= RT_PARALLEL_MIN)
-    for (int64_t t527 = 0; t527 < t526; t527++) {
-      const int32_t t528 = (int32_t)t527;
-      int t530 = 0; /* nonzero: a check below failed */
-      int32_t t529 = v_x1114_n > 0 ? rt_search(v_x1114_d, v_x1114_n, t528) : 0;
-      t530 |= v_x1114_n <= 0;
-      int t532 = (uint64_t)(int64_t)t529 < (uint64_t)v_x1116_n;
-      int32_t t531 = t532 ? v_x1116_d[t529] : 0;
-      t530 |= !t532;
-      int t534 = (uint64_t)(int64_t)t529 < (uint64_t)v_x1114_n;
-      int32_t t533 = t534 ? v_x1114_d[t529] : 0;
-      t530 |= !t534;
-      int32_t t536 = rt_sub_i(t528, t533);
-      int t538 = (uint64_t)(int64_t)t529 < (uint64_t)v_x1115_n;
-      int32_t t537 = t538 ? v_x1115_d[t529] : 0;
-      t530 |= !t538;
-      int32_t t540 = rt_mul_i(t536, t537);
-      int32_t t542 = rt_add_i(t531, t540);
-      int t544 = (uint64_t)(int64_t)t542 < (uint64_t)v_x1121_n;
-      int32_t t543 = t544 ? v_x1121_d[t542] : 0;
-      t530 |= !t544;
-      if (__builtin_expect(t530 != 0, 0)) { /* again, recording the error */
-        int32_t t545 = 0;
-        if (v_x1114_n > 0) {
-          t545 = rt_search(v_x1114_d, v_x1114_n, t528);
+    v_x1107 = rt_value_new(rt_vec_type(RT_INT), t532);
+    int32_t *v_x1107_d = v_x1107->data.i;
+    const int64_t v_x1107_n = v_x1107->len;
+    RT_PARALLEL_FOR_IF(t532 >= RT_PARALLEL_MIN)
+    for (int64_t t533 = 0; t533 < t532; t533++) {
+      const int32_t t534 = (int32_t)t533;
+      int t536 = 0; /* nonzero: a check below failed */
+      int t537 = (uint64_t)(int64_t)t534 < (uint64_t)v_x1098_n;
+      int32_t t535 = t537 ? v_x1098_d[t534] : 0;
+      t536 |= !t537;
+      int t539 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1101_n;
+      int32_t t538 = t539 ? v_x1101_d[t535] : 0;
+      t536 |= !t539;
+      int t541 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1099_n;
+      int32_t t540 = t541 ? v_x1099_d[t535] : 0;
+      t536 |= !t541;
+      int32_t t543 = rt_sub_i(t534, t540);
+      int t545 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1100_n;
+      int32_t t544 = t545 ? v_x1100_d[t535] : 0;
+      t536 |= !t545;
+      int32_t t547 = rt_mul_i(t543, t544);
+      int32_t t549 = rt_add_i(t538, t547);
+      int t551 = (uint64_t)(int64_t)t549 < (uint64_t)v_x1105_n;
+      int32_t t550 = t551 ? v_x1105_d[t549] : 0;
+      t536 |= !t551;
+      if (__builtin_expect(t536 != 0, 0)) { /* again, recording the error */
+        int32_t t552;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x1098_n) {
+          t552 = v_x1098_d[t534];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1114_n, 0.0);
+          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x1098_n, 0.0);
+          t552 = 0;
         }
-        int32_t t546;
-        if ((uint64_t)(int64_t)t545 < (uint64_t)v_x1116_n) {
-          t546 = v_x1116_d[t545];
+        int32_t t553;
+        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1101_n) {
+          t553 = v_x1101_d[t552];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, v_x1116_n, 0.0);
-          t546 = 0;
+          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1101_n, 0.0);
+          t553 = 0;
         }
-        int32_t t547;
-        if ((uint64_t)(int64_t)t545 < (uint64_t)v_x1114_n) {
-          t547 = v_x1114_d[t545];
+        int32_t t554;
+        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1099_n) {
+          t554 = v_x1099_d[t552];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, v_x1114_n, 0.0);
-          t547 = 0;
+          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1099_n, 0.0);
+          t554 = 0;
         }
-        int32_t t549 = rt_sub_i(t528, t547);
-        int32_t t550;
-        if ((uint64_t)(int64_t)t545 < (uint64_t)v_x1115_n) {
-          t550 = v_x1115_d[t545];
+        int32_t t556 = rt_sub_i(t534, t554);
+        int32_t t557;
+        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1100_n) {
+          t557 = v_x1100_d[t552];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t545, v_x1115_n, 0.0);
-          t550 = 0;
+          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1100_n, 0.0);
+          t557 = 0;
         }
-        int32_t t552 = rt_mul_i(t549, t550);
-        int32_t t554 = rt_add_i(t546, t552);
-        int32_t t555;
-        if ((uint64_t)(int64_t)t554 < (uint64_t)v_x1121_n) {
-          t555 = v_x1121_d[t554];
+        int32_t t559 = rt_mul_i(t556, t557);
+        int32_t t561 = rt_add_i(t553, t559);
+        int32_t t562;
+        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1105_n) {
+          t562 = v_x1105_d[t561];
         } else {
-          NESSIE_RECORD(err, t527, RT_CHECK_INDEX, 0, 0, RT_GATHER, t554, v_x1121_n, 0.0);
-          t555 = 0;
+          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1105_n, 0.0);
+          t562 = 0;
         }
       }
-      v_x1123_d[t527] = t543;
+      v_x1107_d[t533] = t550;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1123 = v_x1123;
+  *out_v_x1107 = v_x1107;
   return;
 fail:
-  rt_release(v_x1123);
+  rt_release(v_x1107);
 }
 
-/* K20: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K20(RtKernelError *err, RtLoc loc, int run, int32_t v_x1130, int32_t *out_v_x1141, int32_t *out_v_x1142) {
+/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126) {
   (void)loc;
   (void)run;
-  int32_t v_x1140 = 0;
-  int32_t v_x1141 = 0;
-  int32_t v_x1142 = 0;
+  int32_t v_x1124 = 0;
+  int32_t v_x1125 = 0;
+  int32_t v_x1126 = 0;
   /* REDUCE */
   {
-    const int64_t t556 = v_x1130;
-    if (t556 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0);
+    const int64_t t563 = v_x1114;
+    if (t563 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t563, 0.0);
       goto fail;
     }
-    const int64_t t557 = t556 > 0 ? (t556 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t558 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-    int32_t *t559 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-    int32_t *t560 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-    RT_PARALLEL_FOR_IF(t557 > 1)
-    for (int64_t t561 = 0; t561 < t557; t561++) {
-      int32_t t561a0;
-      int32_t t561a1;
-      int32_t t561a2;
-      t561a0 = 2147483647;
-      t561a1 = 0;
-      t561a2 = 1;
-      const int64_t t561_end = (t561 + 1) * RT_CHUNK < t556 ? (t561 + 1) * RT_CHUNK : t556;
-      for (int64_t t562 = t561 * RT_CHUNK; t562 < t561_end; t562++) {
-        const int32_t t563 = (int32_t)t562;
-        int32_t t561x0;
-        int32_t t561x1;
-        int32_t t561x2;
-        t561x0 = 2147483647;
-        t561x1 = 1;
-        t561x2 = 2;
-        uint8_t t565 = rt_le_i(t561a0, t561x0);
-        int32_t t566;
-        if (t565) {
-          t566 = t561a0;
+    const int64_t t564 = t563 > 0 ? (t563 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t565 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
+    int32_t *t566 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
+    int32_t *t567 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
+    RT_PARALLEL_FOR_IF(t564 > 1)
+    for (int64_t t568 = 0; t568 < t564; t568++) {
+      int32_t t568a0;
+      int32_t t568a1;
+      int32_t t568a2;
+      t568a0 = 2147483647;
+      t568a1 = 0;
+      t568a2 = 1;
+      const int64_t t568_end = (t568 + 1) * RT_CHUNK < t563 ? (t568 + 1) * RT_CHUNK : t563;
+      for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
+        const int32_t t570 = (int32_t)t569;
+        int32_t t568x0;
+        int32_t t568x1;
+        int32_t t568x2;
+        t568x0 = 2147483647;
+        t568x1 = 1;
+        t568x2 = 2;
+        uint8_t t572 = rt_le_i(t568a0, t568x0);
+        int32_t t573;
+        if (t572) {
+          t573 = t568a0;
         } else {
-          t566 = t561x0;
+          t573 = t568x0;
         }
-        int32_t t567;
-        if (t565) {
-          t567 = t561a1;
+        int32_t t574;
+        if (t572) {
+          t574 = t568a1;
         } else {
-          t567 = t561x1;
+          t574 = t568x1;
         }
-        int32_t t568;
-        if (t565) {
-          t568 = t561a2;
+        int32_t t575;
+        if (t572) {
+          t575 = t568a2;
         } else {
-          t568 = t561x2;
+          t575 = t568x2;
         }
-        t561a0 = t566;
-        t561a1 = t567;
-        t561a2 = t568;
+        t568a0 = t573;
+        t568a1 = t574;
+        t568a2 = t575;
       }
-      t558[t561] = t561a0;
-      t559[t561] = t561a1;
-      t560[t561] = t561a2;
+      t565[t568] = t568a0;
+      t566[t568] = t568a1;
+      t567[t568] = t568a2;
     }
-    int32_t t561t0;
-    int32_t t561t1;
-    int32_t t561t2;
-    t561t0 = 2147483647;
-    t561t1 = 0;
-    t561t2 = 1;
-    for (int64_t t561 = 0; t561 < t557; t561++) {
-      const int32_t t569 = t558[t561];
-      const int32_t t570 = t559[t561];
-      const int32_t t571 = t560[t561];
-      uint8_t t573 = rt_le_i(t561t0, t569);
-      int32_t t574;
-      if (t573) {
-        t574 = t561t0;
+    int32_t t568t0;
+    int32_t t568t1;
+    int32_t t568t2;
+    t568t0 = 2147483647;
+    t568t1 = 0;
+    t568t2 = 1;
+    for (int64_t t568 = 0; t568 < t564; t568++) {
+      const int32_t t576 = t565[t568];
+      const int32_t t577 = t566[t568];
+      const int32_t t578 = t567[t568];
+      uint8_t t580 = rt_le_i(t568t0, t576);
+      int32_t t581;
+      if (t580) {
+        t581 = t568t0;
       } else {
-        t574 = t569;
+        t581 = t576;
       }
-      int32_t t575;
-      if (t573) {
-        t575 = t561t1;
+      int32_t t582;
+      if (t580) {
+        t582 = t568t1;
       } else {
-        t575 = t570;
+        t582 = t577;
       }
-      int32_t t576;
-      if (t573) {
-        t576 = t561t2;
+      int32_t t583;
+      if (t580) {
+        t583 = t568t2;
       } else {
-        t576 = t571;
+        t583 = t578;
       }
-      t561t0 = t574;
-      t561t1 = t575;
-      t561t2 = t576;
+      t568t0 = t581;
+      t568t1 = t582;
+      t568t2 = t583;
     }
-    v_x1140 = t561t0;
-    rt_free(t558);
-    v_x1141 = t561t1;
-    rt_free(t559);
-    v_x1142 = t561t2;
-    rt_free(t560);
+    v_x1124 = t568t0;
+    rt_free(t565);
+    v_x1125 = t568t1;
+    rt_free(t566);
+    v_x1126 = t568t2;
+    rt_free(t567);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1141 = v_x1141;
-  *out_v_x1142 = v_x1142;
+  *out_v_x1125 = v_x1125;
+  *out_v_x1126 = v_x1126;
   return;
 fail:
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1143, RtValue *v_x1146, RtValue *v_x1149, RtValue **out_v_x1153) {
+/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
   (void)loc;
   (void)run;
-  int32_t *v_x1143_d = v_x1143->data.i;
-  const int64_t v_x1143_n = v_x1143->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1149_d = v_x1149->data.i;
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1153 = NULL;
+  int32_t *v_x1127_d = v_x1127->data.i;
+  const int64_t v_x1127_n = v_x1127->len;
+  int32_t *v_x1130_d = v_x1130->data.i;
+  const int64_t v_x1130_n = v_x1130->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  RtValue *v_x1137 = NULL;
   /* MAP */
   {
-    const int64_t t577 = v_x1143_n;
-    v_x1153 = rt_value_new(rt_vec_type(RT_INT), t577);
-    int32_t *v_x1153_d = v_x1153->data.i;
-    const int64_t v_x1153_n = v_x1153->len;
-    RT_PARALLEL_FOR_IF(t577 >= RT_PARALLEL_MIN)
-    for (int64_t t578 = 0; t578 < t577; t578++) {
-      const int32_t t579 = (int32_t)t578;
-      int t581 = 0; /* nonzero: a check below failed */
-      int t582 = (uint64_t)(int64_t)t579 < (uint64_t)v_x1146_n;
-      int32_t t580 = t582 ? v_x1146_d[t579] : 0;
-      t581 |= !t582;
-      int32_t t584 = rt_add_i(t580, 1);
-      int t586 = (uint64_t)(int64_t)t584 < (uint64_t)v_x1149_n;
-      int32_t t585 = t586 ? v_x1149_d[t584] : 0;
-      t581 |= !t586;
-      int32_t t587 = v_x1143_d[t579];
-      int32_t t589 = rt_add_i(t587, 1);
-      int32_t t591 = rt_add_i(t589, t585);
-      if (__builtin_expect(t581 != 0, 0)) { /* again, recording the error */
-        int32_t t592;
-        if ((uint64_t)(int64_t)t579 < (uint64_t)v_x1146_n) {
-          t592 = v_x1146_d[t579];
+    const int64_t t584 = v_x1127_n;
+    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t584);
+    int32_t *v_x1137_d = v_x1137->data.i;
+    const int64_t v_x1137_n = v_x1137->len;
+    RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
+    for (int64_t t585 = 0; t585 < t584; t585++) {
+      const int32_t t586 = (int32_t)t585;
+      int t588 = 0; /* nonzero: a check below failed */
+      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1130_n;
+      int32_t t587 = t589 ? v_x1130_d[t586] : 0;
+      t588 |= !t589;
+      int32_t t591 = rt_add_i(t587, 1);
+      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1133_n;
+      int32_t t592 = t593 ? v_x1133_d[t591] : 0;
+      t588 |= !t593;
+      int32_t t594 = v_x1127_d[t586];
+      int32_t t596 = rt_add_i(t594, 1);
+      int32_t t598 = rt_add_i(t596, t592);
+      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
+        int32_t t599;
+        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1130_n) {
+          t599 = v_x1130_d[t586];
         } else {
-          NESSIE_RECORD(err, t578, RT_CHECK_INDEX, 1, 0, RT_GATHER, t579, v_x1146_n, 0.0);
-          t592 = 0;
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t586, v_x1130_n, 0.0);
+          t599 = 0;
         }
-        int32_t t594 = rt_add_i(t592, 1);
-        int32_t t595;
-        if ((uint64_t)(int64_t)t594 < (uint64_t)v_x1149_n) {
-          t595 = v_x1149_d[t594];
+        int32_t t601 = rt_add_i(t599, 1);
+        int32_t t602;
+        if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1133_n) {
+          t602 = v_x1133_d[t601];
         } else {
-          NESSIE_RECORD(err, t578, RT_CHECK_INDEX, 1, 0, RT_GATHER, t594, v_x1149_n, 0.0);
-          t595 = 0;
+          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t601, v_x1133_n, 0.0);
+          t602 = 0;
         }
-        int32_t t596 = v_x1143_d[t579];
-        int32_t t598 = rt_add_i(t596, 1);
-        int32_t t600 = rt_add_i(t598, t595);
+        int32_t t603 = v_x1127_d[t586];
+        int32_t t605 = rt_add_i(t603, 1);
+        int32_t t607 = rt_add_i(t605, t602);
       }
-      v_x1153_d[t578] = t591;
+      v_x1137_d[t585] = t598;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1153 = v_x1153;
+  *out_v_x1137 = v_x1137;
   return;
 fail:
-  rt_release(v_x1153);
+  rt_release(v_x1137);
 }
 
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1280, int32_t v_x1285, RtValue **out_v_x1282, RtValue **out_v_x1291, RtValue **out_v_x1293, int32_t *out_v_x1300, int32_t *out_v_x1306, RtValue **out_v_x1310, RtValue **out_v_x1314) {
+/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
   (void)loc;
   (void)run;
-  int32_t *v_x1280_d = v_x1280->data.i;
-  const int64_t v_x1280_n = v_x1280->len;
-  RtValue *v_x1282 = NULL;
-  RtValue *v_x1291 = NULL;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1293 = NULL;
-  RtValue *v_x1294 = NULL;
-  int32_t v_x1300 = 0;
-  int32_t v_x1306 = 0;
-  RtValue *v_x1310 = NULL;
-  RtValue *v_x1314 = NULL;
+  int32_t *v_x1251_d = v_x1251->data.i;
+  const int64_t v_x1251_n = v_x1251->len;
+  RtValue *v_x1253 = NULL;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
+  RtValue *v_x1264 = NULL;
+  RtValue *v_x1265 = NULL;
+  int32_t v_x1271 = 0;
+  int32_t v_x1277 = 0;
+  RtValue *v_x1281 = NULL;
+  RtValue *v_x1285 = NULL;
   /* MAP */
   {
-    const int64_t t601 = v_x1285;
-    if (t601 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t601, 0.0);
+    const int64_t t608 = v_x1256;
+    if (t608 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t608, 0.0);
       goto fail;
     }
-    v_x1282 = rt_value_new(rt_vec_type(RT_BOOL), t601);
-    uint8_t *v_x1282_d = v_x1282->data.b;
-    const int64_t v_x1282_n = v_x1282->len;
-    RT_PARALLEL_FOR_IF(t601 >= RT_PARALLEL_MIN)
-    for (int64_t t602 = 0; t602 < t601; t602++) {
-      const int32_t t603 = (int32_t)t602;
-      int t605 = 0; /* nonzero: a check below failed */
-      int t606 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1280_n;
-      int32_t t604 = t606 ? v_x1280_d[t603] : 0;
-      t605 |= !t606;
-      uint8_t t608 = rt_le_i(t604, 1);
-      if (__builtin_expect(t605 != 0, 0)) { /* again, recording the error */
-        int32_t t609;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1280_n) {
-          t609 = v_x1280_d[t603];
+    v_x1253 = rt_value_new(rt_vec_type(RT_BOOL), t608);
+    uint8_t *v_x1253_d = v_x1253->data.b;
+    const int64_t v_x1253_n = v_x1253->len;
+    RT_PARALLEL_FOR_IF(t608 >= RT_PARALLEL_MIN)
+    for (int64_t t609 = 0; t609 < t608; t609++) {
+      const int32_t t610 = (int32_t)t609;
+      int t612 = 0; /* nonzero: a check below failed */
+      int t613 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1251_n;
+      int32_t t611 = t613 ? v_x1251_d[t610] : 0;
+      t612 |= !t613;
+      uint8_t t615 = rt_le_i(t611, 1);
+      if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
+        int32_t t616;
+        if ((uint64_t)(int64_t)t610 < (uint64_t)v_x1251_n) {
+          t616 = v_x1251_d[t610];
         } else {
-          NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1280_n, 0.0);
-          t609 = 0;
+          NESSIE_RECORD(err, t609, RT_CHECK_INDEX, 0, 0, RT_GATHER, t610, v_x1251_n, 0.0);
+          t616 = 0;
         }
-        uint8_t t611 = rt_le_i(t609, 1);
+        uint8_t t618 = rt_le_i(t616, 1);
       }
-      v_x1282_d[t602] = t608;
+      v_x1253_d[t609] = t615;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1282_d = v_x1282->data.b;
-    const int64_t v_x1282_n = v_x1282->len;
+    uint8_t *v_x1253_d = v_x1253->data.b;
+    const int64_t v_x1253_n = v_x1253->len;
     /* PARTITION */
     {
-      const int64_t t612 = v_x1285;
-      if (t612 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t612, 0.0);
+      const int64_t t619 = v_x1256;
+      if (t619 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t619, 0.0);
         goto fail;
       }
-      const int64_t t613 = t612 > 0 ? (t612 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t614 = (uint8_t *)rt_alloc_atomic((size_t)t612 + 1);
-      int64_t *t615 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t613 + 1));
-      RT_PARALLEL_FOR_IF(t613 > 1)
-      for (int64_t t616 = 0; t616 < t613; t616++) {
+      const int64_t t620 = t619 > 0 ? (t619 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t621 = (uint8_t *)rt_alloc_atomic((size_t)t619 + 1);
+      int64_t *t622 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t620 + 1));
+      RT_PARALLEL_FOR_IF(t620 > 1)
+      for (int64_t t623 = 0; t623 < t620; t623++) {
         int64_t kept = 0;
-        const int64_t t616_end = (t616 + 1) * RT_CHUNK < t612 ? (t616 + 1) * RT_CHUNK : t612;
-        for (int64_t t617 = t616 * RT_CHUNK; t617 < t616_end; t617++) {
-          const int32_t t618 = (int32_t)t617;
-          int32_t t616x0;
-          uint8_t t616x1;
-          int t620 = 0; /* nonzero: a check below failed */
-          int t621 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1280_n;
-          int32_t t619 = t621 ? v_x1280_d[t618] : 0;
-          t620 |= !t621;
-          uint8_t t623 = rt_le_i(t619, 1);
-          if (__builtin_expect(t620 != 0, 0)) { /* again, recording the error */
-            int32_t t624;
-            if ((uint64_t)(int64_t)t618 < (uint64_t)v_x1280_n) {
-              t624 = v_x1280_d[t618];
+        const int64_t t623_end = (t623 + 1) * RT_CHUNK < t619 ? (t623 + 1) * RT_CHUNK : t619;
+        for (int64_t t624 = t623 * RT_CHUNK; t624 < t623_end; t624++) {
+          const int32_t t625 = (int32_t)t624;
+          int32_t t623x0;
+          uint8_t t623x1;
+          int t627 = 0; /* nonzero: a check below failed */
+          int t628 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n;
+          int32_t t626 = t628 ? v_x1251_d[t625] : 0;
+          t627 |= !t628;
+          uint8_t t630 = rt_le_i(t626, 1);
+          if (__builtin_expect(t627 != 0, 0)) { /* again, recording the error */
+            int32_t t631;
+            if ((uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n) {
+              t631 = v_x1251_d[t625];
             } else {
-              NESSIE_RECORD(err, t617, RT_CHECK_INDEX, 0, 0, RT_GATHER, t618, v_x1280_n, 0.0);
-              t624 = 0;
+              NESSIE_RECORD(err, t624, RT_CHECK_INDEX, 0, 0, RT_GATHER, t625, v_x1251_n, 0.0);
+              t631 = 0;
             }
-            uint8_t t626 = rt_le_i(t624, 1);
+            uint8_t t633 = rt_le_i(t631, 1);
           }
-          t616x0 = t618;
-          t616x1 = t623;
-          uint8_t t627;
-          t627 = t616x1;
-          t614[t617] = t627 != 0;
-          kept += t627 != 0;
+          t623x0 = t625;
+          t623x1 = t630;
+          uint8_t t634;
+          t634 = t623x1;
+          t621[t624] = t634 != 0;
+          kept += t634 != 0;
         }
-        t615[t616] = kept;
+        t622[t623] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t614);
-        rt_free(t615);
+        rt_free(t621);
+        rt_free(t622);
         goto fail;
       }
-      int64_t t628 = 0;
-      for (int64_t t616 = 0; t616 < t613; t616++) {
-        const int64_t k = t615[t616];
-        t615[t616] = t628;
-        t628 += k;
+      int64_t t635 = 0;
+      for (int64_t t623 = 0; t623 < t620; t623++) {
+        const int64_t k = t622[t623];
+        t622[t623] = t635;
+        t635 += k;
       }
-      v_x1291 = rt_value_new(rt_vec_type(RT_INT), t628);
-      int32_t *v_x1291_d = v_x1291->data.i;
-      const int64_t v_x1291_n = v_x1291->len;
-      v_x1292 = rt_value_new(rt_vec_type(RT_BOOL), t628);
-      uint8_t *v_x1292_d = v_x1292->data.b;
-      const int64_t v_x1292_n = v_x1292->len;
-      v_x1293 = rt_value_new(rt_vec_type(RT_INT), (t612 - t628));
-      int32_t *v_x1293_d = v_x1293->data.i;
-      const int64_t v_x1293_n = v_x1293->len;
-      v_x1294 = rt_value_new(rt_vec_type(RT_BOOL), (t612 - t628));
-      uint8_t *v_x1294_d = v_x1294->data.b;
-      const int64_t v_x1294_n = v_x1294->len;
-      RT_PARALLEL_FOR_IF(t613 > 1)
-      for (int64_t t616 = 0; t616 < t613; t616++) {
-        int64_t at = t615[t616];
-        int64_t at_not = t616 * RT_CHUNK - t615[t616];
-        const int64_t t616_end = (t616 + 1) * RT_CHUNK < t612 ? (t616 + 1) * RT_CHUNK : t612;
-        for (int64_t t617 = t616 * RT_CHUNK; t617 < t616_end; t617++) {
-          const int32_t t618 = (int32_t)t617;
-          int32_t t616y0;
-          uint8_t t616y1;
-          int t630 = 0; /* nonzero: a check below failed */
-          int t631 = (uint64_t)(int64_t)t618 < (uint64_t)v_x1280_n;
-          int32_t t629 = t631 ? v_x1280_d[t618] : 0;
-          t630 |= !t631;
-          uint8_t t633 = rt_le_i(t629, 1);
-          if (__builtin_expect(t630 != 0, 0)) { /* again, recording the error */
-            int32_t t634;
-            if ((uint64_t)(int64_t)t618 < (uint64_t)v_x1280_n) {
-              t634 = v_x1280_d[t618];
+      v_x1262 = rt_value_new(rt_vec_type(RT_INT), t635);
+      int32_t *v_x1262_d = v_x1262->data.i;
+      const int64_t v_x1262_n = v_x1262->len;
+      v_x1263 = rt_value_new(rt_vec_type(RT_BOOL), t635);
+      uint8_t *v_x1263_d = v_x1263->data.b;
+      const int64_t v_x1263_n = v_x1263->len;
+      v_x1264 = rt_value_new(rt_vec_type(RT_INT), (t619 - t635));
+      int32_t *v_x1264_d = v_x1264->data.i;
+      const int64_t v_x1264_n = v_x1264->len;
+      v_x1265 = rt_value_new(rt_vec_type(RT_BOOL), (t619 - t635));
+      uint8_t *v_x1265_d = v_x1265->data.b;
+      const int64_t v_x1265_n = v_x1265->len;
+      RT_PARALLEL_FOR_IF(t620 > 1)
+      for (int64_t t623 = 0; t623 < t620; t623++) {
+        int64_t at = t622[t623];
+        int64_t at_not = t623 * RT_CHUNK - t622[t623];
+        const int64_t t623_end = (t623 + 1) * RT_CHUNK < t619 ? (t623 + 1) * RT_CHUNK : t619;
+        for (int64_t t624 = t623 * RT_CHUNK; t624 < t623_end; t624++) {
+          const int32_t t625 = (int32_t)t624;
+          int32_t t623y0;
+          uint8_t t623y1;
+          int t637 = 0; /* nonzero: a check below failed */
+          int t638 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n;
+          int32_t t636 = t638 ? v_x1251_d[t625] : 0;
+          t637 |= !t638;
+          uint8_t t640 = rt_le_i(t636, 1);
+          if (__builtin_expect(t637 != 0, 0)) { /* again, recording the error */
+            int32_t t641;
+            if ((uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n) {
+              t641 = v_x1251_d[t625];
             } else {
-              NESSIE_RECORD(err, t617, RT_CHECK_INDEX, 0, 0, RT_GATHER, t618, v_x1280_n, 0.0);
-              t634 = 0;
+              NESSIE_RECORD(err, t624, RT_CHECK_INDEX, 0, 0, RT_GATHER, t625, v_x1251_n, 0.0);
+              t641 = 0;
             }
-            uint8_t t636 = rt_le_i(t634, 1);
+            uint8_t t643 = rt_le_i(t641, 1);
           }
-          t616y0 = t618;
-          t616y1 = t633;
-          if (t614[t617]) {
-            v_x1291_d[at] = t616y0;
-            v_x1292_d[at] = t616y1;
+          t623y0 = t625;
+          t623y1 = t640;
+          if (t621[t624]) {
+            v_x1262_d[at] = t623y0;
+            v_x1263_d[at] = t623y1;
             at++;
           } else {
-            v_x1293_d[at_not] = t616y0;
-            v_x1294_d[at_not] = t616y1;
+            v_x1264_d[at_not] = t623y0;
+            v_x1265_d[at_not] = t623y1;
             at_not++;
           }
         }
       }
-      rt_free(t614);
-      rt_free(t615);
+      rt_free(t621);
+      rt_free(t622);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1291_d = v_x1291->data.i;
-      const int64_t v_x1291_n = v_x1291->len;
-      uint8_t *v_x1292_d = v_x1292->data.b;
-      const int64_t v_x1292_n = v_x1292->len;
-      int32_t *v_x1293_d = v_x1293->data.i;
-      const int64_t v_x1293_n = v_x1293->len;
-      uint8_t *v_x1294_d = v_x1294->data.b;
-      const int64_t v_x1294_n = v_x1294->len;
+      int32_t *v_x1262_d = v_x1262->data.i;
+      const int64_t v_x1262_n = v_x1262->len;
+      uint8_t *v_x1263_d = v_x1263->data.b;
+      const int64_t v_x1263_n = v_x1263->len;
+      int32_t *v_x1264_d = v_x1264->data.i;
+      const int64_t v_x1264_n = v_x1264->len;
+      uint8_t *v_x1265_d = v_x1265->data.b;
+      const int64_t v_x1265_n = v_x1265->len;
       /* REDUCE */
       {
-        const int64_t t637 = v_x1285;
-        if (t637 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t637, 0.0);
+        const int64_t t644 = v_x1256;
+        if (t644 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t644, 0.0);
           goto fail;
         }
-        const int64_t t638 = t637 > 0 ? (t637 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t639 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t638);
-        int32_t *t640 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t638);
-        RT_PARALLEL_FOR_IF(t638 > 1)
-        for (int64_t t641 = 0; t641 < t638; t641++) {
-          int32_t t641a0;
-          int32_t t641a1;
-          t641a0 = 0;
-          t641a1 = 0;
-          const int64_t t641_end = (t641 + 1) * RT_CHUNK < t637 ? (t641 + 1) * RT_CHUNK : t637;
-          for (int64_t t642 = t641 * RT_CHUNK; t642 < t641_end; t642++) {
-            const int32_t t643 = (int32_t)t642;
-            int32_t t641x0;
-            int32_t t641x1;
-            int t645 = 0; /* nonzero: a check below failed */
-            int t646 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1280_n;
-            int32_t t644 = t646 ? v_x1280_d[t643] : 0;
-            t645 |= !t646;
-            uint8_t t648 = rt_le_i(t644, 1);
-            int32_t t650 = rt_btoi_b(t648);
-            uint8_t t652 = rt_not_b(t648);
-            int32_t t654 = rt_btoi_b(t652);
-            if (__builtin_expect(t645 != 0, 0)) { /* again, recording the error */
-              int32_t t655;
-              if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1280_n) {
-                t655 = v_x1280_d[t643];
+        const int64_t t645 = t644 > 0 ? (t644 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t646 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t645);
+        int32_t *t647 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t645);
+        RT_PARALLEL_FOR_IF(t645 > 1)
+        for (int64_t t648 = 0; t648 < t645; t648++) {
+          int32_t t648a0;
+          int32_t t648a1;
+          t648a0 = 0;
+          t648a1 = 0;
+          const int64_t t648_end = (t648 + 1) * RT_CHUNK < t644 ? (t648 + 1) * RT_CHUNK : t644;
+          for (int64_t t649 = t648 * RT_CHUNK; t649 < t648_end; t649++) {
+            const int32_t t650 = (int32_t)t649;
+            int32_t t648x0;
+            int32_t t648x1;
+            int t652 = 0; /* nonzero: a check below failed */
+            int t653 = (uint64_t)(int64_t)t650 < (uint64_t)v_x1251_n;
+            int32_t t651 = t653 ? v_x1251_d[t650] : 0;
+            t652 |= !t653;
+            uint8_t t655 = rt_le_i(t651, 1);
+            int32_t t657 = rt_btoi_b(t655);
+            uint8_t t659 = rt_not_b(t655);
+            int32_t t661 = rt_btoi_b(t659);
+            if (__builtin_expect(t652 != 0, 0)) { /* again, recording the error */
+              int32_t t662;
+              if ((uint64_t)(int64_t)t650 < (uint64_t)v_x1251_n) {
+                t662 = v_x1251_d[t650];
               } else {
-                NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1280_n, 0.0);
-                t655 = 0;
+                NESSIE_RECORD(err, t649, RT_CHECK_INDEX, 0, 0, RT_GATHER, t650, v_x1251_n, 0.0);
+                t662 = 0;
               }
-              uint8_t t657 = rt_le_i(t655, 1);
-              int32_t t659 = rt_btoi_b(t657);
-              uint8_t t661 = rt_not_b(t657);
-              int32_t t663 = rt_btoi_b(t661);
+              uint8_t t664 = rt_le_i(t662, 1);
+              int32_t t666 = rt_btoi_b(t664);
+              uint8_t t668 = rt_not_b(t664);
+              int32_t t670 = rt_btoi_b(t668);
             }
-            t641x0 = t650;
-            t641x1 = t654;
-            int32_t t665 = rt_add_i(t641a0, t641x0);
-            int32_t t667 = rt_add_i(t641a1, t641x1);
-            t641a0 = t665;
-            t641a1 = t667;
+            t648x0 = t657;
+            t648x1 = t661;
+            int32_t t672 = rt_add_i(t648a0, t648x0);
+            int32_t t674 = rt_add_i(t648a1, t648x1);
+            t648a0 = t672;
+            t648a1 = t674;
           }
-          t639[t641] = t641a0;
-          t640[t641] = t641a1;
+          t646[t648] = t648a0;
+          t647[t648] = t648a1;
         }
-        int32_t t641t0;
-        int32_t t641t1;
-        t641t0 = 0;
-        t641t1 = 0;
-        for (int64_t t641 = 0; t641 < t638; t641++) {
-          const int32_t t668 = t639[t641];
-          const int32_t t669 = t640[t641];
-          int32_t t671 = rt_add_i(t641t0, t668);
-          int32_t t673 = rt_add_i(t641t1, t669);
-          t641t0 = t671;
-          t641t1 = t673;
+        int32_t t648t0;
+        int32_t t648t1;
+        t648t0 = 0;
+        t648t1 = 0;
+        for (int64_t t648 = 0; t648 < t645; t648++) {
+          const int32_t t675 = t646[t648];
+          const int32_t t676 = t647[t648];
+          int32_t t678 = rt_add_i(t648t0, t675);
+          int32_t t680 = rt_add_i(t648t1, t676);
+          t648t0 = t678;
+          t648t1 = t680;
         }
-        v_x1300 = t641t0;
-        rt_free(t639);
-        v_x1306 = t641t1;
-        rt_free(t640);
+        v_x1271 = t648t0;
+        rt_free(t646);
+        v_x1277 = t648t1;
+        rt_free(t647);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t674 = v_x1285;
-          if (t674 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t674, 0.0);
+          const int64_t t681 = v_x1256;
+          if (t681 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t681, 0.0);
             goto fail;
           }
-          const int64_t t675 = t674 > 0 ? (t674 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t676 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t675);
-          int32_t *t677 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t675);
-          RT_PARALLEL_FOR_IF(t675 > 1)
-          for (int64_t t678 = 0; t678 < t675; t678++) {
-            int32_t t678a0;
-            int32_t t678a1;
-            t678a0 = 0;
-            t678a1 = 0;
-            const int64_t t678_end = (t678 + 1) * RT_CHUNK < t674 ? (t678 + 1) * RT_CHUNK : t674;
-            for (int64_t t679 = t678 * RT_CHUNK; t679 < t678_end; t679++) {
-              const int32_t t680 = (int32_t)t679;
-              int32_t t678x0;
-              int32_t t678x1;
-              int t682 = 0; /* nonzero: a check below failed */
-              int t683 = (uint64_t)(int64_t)t680 < (uint64_t)v_x1280_n;
-              int32_t t681 = t683 ? v_x1280_d[t680] : 0;
-              t682 |= !t683;
-              uint8_t t685 = rt_le_i(t681, 1);
-              int32_t t687 = rt_btoi_b(t685);
-              uint8_t t689 = rt_not_b(t685);
-              int32_t t691 = rt_btoi_b(t689);
-              if (__builtin_expect(t682 != 0, 0)) { /* again, recording the error */
-                int32_t t692;
-                if ((uint64_t)(int64_t)t680 < (uint64_t)v_x1280_n) {
-                  t692 = v_x1280_d[t680];
+          const int64_t t682 = t681 > 0 ? (t681 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t683 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t682);
+          int32_t *t684 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t682);
+          RT_PARALLEL_FOR_IF(t682 > 1)
+          for (int64_t t685 = 0; t685 < t682; t685++) {
+            int32_t t685a0;
+            int32_t t685a1;
+            t685a0 = 0;
+            t685a1 = 0;
+            const int64_t t685_end = (t685 + 1) * RT_CHUNK < t681 ? (t685 + 1) * RT_CHUNK : t681;
+            for (int64_t t686 = t685 * RT_CHUNK; t686 < t685_end; t686++) {
+              const int32_t t687 = (int32_t)t686;
+              int32_t t685x0;
+              int32_t t685x1;
+              int t689 = 0; /* nonzero: a check below failed */
+              int t690 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n;
+              int32_t t688 = t690 ? v_x1251_d[t687] : 0;
+              t689 |= !t690;
+              uint8_t t692 = rt_le_i(t688, 1);
+              int32_t t694 = rt_btoi_b(t692);
+              uint8_t t696 = rt_not_b(t692);
+              int32_t t698 = rt_btoi_b(t696);
+              if (__builtin_expect(t689 != 0, 0)) { /* again, recording the error */
+                int32_t t699;
+                if ((uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n) {
+                  t699 = v_x1251_d[t687];
                 } else {
-                  NESSIE_RECORD(err, t679, RT_CHECK_INDEX, 0, 0, RT_GATHER, t680, v_x1280_n, 0.0);
-                  t692 = 0;
+                  NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, v_x1251_n, 0.0);
+                  t699 = 0;
                 }
-                uint8_t t694 = rt_le_i(t692, 1);
-                int32_t t696 = rt_btoi_b(t694);
-                uint8_t t698 = rt_not_b(t694);
-                int32_t t700 = rt_btoi_b(t698);
+                uint8_t t701 = rt_le_i(t699, 1);
+                int32_t t703 = rt_btoi_b(t701);
+                uint8_t t705 = rt_not_b(t701);
+                int32_t t707 = rt_btoi_b(t705);
               }
-              t678x0 = t687;
-              t678x1 = t691;
-              int32_t t702 = rt_add_i(t678a0, t678x0);
-              int32_t t704 = rt_add_i(t678a1, t678x1);
-              t678a0 = t702;
-              t678a1 = t704;
+              t685x0 = t694;
+              t685x1 = t698;
+              int32_t t709 = rt_add_i(t685a0, t685x0);
+              int32_t t711 = rt_add_i(t685a1, t685x1);
+              t685a0 = t709;
+              t685a1 = t711;
             }
-            t676[t678] = t678a0;
-            t677[t678] = t678a1;
+            t683[t685] = t685a0;
+            t684[t685] = t685a1;
           }
-          int32_t t678t0;
-          int32_t t678t1;
-          t678t0 = 0;
-          t678t1 = 0;
-          for (int64_t t678 = 0; t678 < t675; t678++) {
-            const int32_t t705 = t676[t678];
-            t676[t678] = t678t0;
-            const int32_t t706 = t677[t678];
-            t677[t678] = t678t1;
-            int32_t t708 = rt_add_i(t678t0, t705);
-            int32_t t710 = rt_add_i(t678t1, t706);
-            t678t0 = t708;
-            t678t1 = t710;
+          int32_t t685t0;
+          int32_t t685t1;
+          t685t0 = 0;
+          t685t1 = 0;
+          for (int64_t t685 = 0; t685 < t682; t685++) {
+            const int32_t t712 = t683[t685];
+            t683[t685] = t685t0;
+            const int32_t t713 = t684[t685];
+            t684[t685] = t685t1;
+            int32_t t715 = rt_add_i(t685t0, t712);
+            int32_t t717 = rt_add_i(t685t1, t713);
+            t685t0 = t715;
+            t685t1 = t717;
           }
-          v_x1310 = rt_value_new(rt_vec_type(RT_INT), t674);
-          int32_t *v_x1310_d = v_x1310->data.i;
-          const int64_t v_x1310_n = v_x1310->len;
-          v_x1314 = rt_value_new(rt_vec_type(RT_INT), t674);
-          int32_t *v_x1314_d = v_x1314->data.i;
-          const int64_t v_x1314_n = v_x1314->len;
-          RT_PARALLEL_FOR_IF(t675 > 1)
-          for (int64_t t678 = 0; t678 < t675; t678++) {
-            int32_t t678p0;
-            int32_t t678p1;
-            t678p0 = t676[t678];
-            t678p1 = t677[t678];
-            const int64_t t678_end = (t678 + 1) * RT_CHUNK < t674 ? (t678 + 1) * RT_CHUNK : t674;
-            for (int64_t t679 = t678 * RT_CHUNK; t679 < t678_end; t679++) {
-              const int32_t t680 = (int32_t)t679;
-              v_x1310_d[t679] = t678p0;
-              v_x1314_d[t679] = t678p1;
-              int32_t t678y0;
-              int32_t t678y1;
-              int t712 = 0; /* nonzero: a check below failed */
-              int t713 = (uint64_t)(int64_t)t680 < (uint64_t)v_x1280_n;
-              int32_t t711 = t713 ? v_x1280_d[t680] : 0;
-              t712 |= !t713;
-              uint8_t t715 = rt_le_i(t711, 1);
-              int32_t t717 = rt_btoi_b(t715);
-              uint8_t t719 = rt_not_b(t715);
-              int32_t t721 = rt_btoi_b(t719);
-              if (__builtin_expect(t712 != 0, 0)) { /* again, recording the error */
-                int32_t t722;
-                if ((uint64_t)(int64_t)t680 < (uint64_t)v_x1280_n) {
-                  t722 = v_x1280_d[t680];
+          v_x1281 = rt_value_new(rt_vec_type(RT_INT), t681);
+          int32_t *v_x1281_d = v_x1281->data.i;
+          const int64_t v_x1281_n = v_x1281->len;
+          v_x1285 = rt_value_new(rt_vec_type(RT_INT), t681);
+          int32_t *v_x1285_d = v_x1285->data.i;
+          const int64_t v_x1285_n = v_x1285->len;
+          RT_PARALLEL_FOR_IF(t682 > 1)
+          for (int64_t t685 = 0; t685 < t682; t685++) {
+            int32_t t685p0;
+            int32_t t685p1;
+            t685p0 = t683[t685];
+            t685p1 = t684[t685];
+            const int64_t t685_end = (t685 + 1) * RT_CHUNK < t681 ? (t685 + 1) * RT_CHUNK : t681;
+            for (int64_t t686 = t685 * RT_CHUNK; t686 < t685_end; t686++) {
+              const int32_t t687 = (int32_t)t686;
+              v_x1281_d[t686] = t685p0;
+              v_x1285_d[t686] = t685p1;
+              int32_t t685y0;
+              int32_t t685y1;
+              int t719 = 0; /* nonzero: a check below failed */
+              int t720 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n;
+              int32_t t718 = t720 ? v_x1251_d[t687] : 0;
+              t719 |= !t720;
+              uint8_t t722 = rt_le_i(t718, 1);
+              int32_t t724 = rt_btoi_b(t722);
+              uint8_t t726 = rt_not_b(t722);
+              int32_t t728 = rt_btoi_b(t726);
+              if (__builtin_expect(t719 != 0, 0)) { /* again, recording the error */
+                int32_t t729;
+                if ((uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n) {
+                  t729 = v_x1251_d[t687];
                 } else {
-                  NESSIE_RECORD(err, t679, RT_CHECK_INDEX, 0, 0, RT_GATHER, t680, v_x1280_n, 0.0);
-                  t722 = 0;
+                  NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, v_x1251_n, 0.0);
+                  t729 = 0;
                 }
-                uint8_t t724 = rt_le_i(t722, 1);
-                int32_t t726 = rt_btoi_b(t724);
-                uint8_t t728 = rt_not_b(t724);
-                int32_t t730 = rt_btoi_b(t728);
+                uint8_t t731 = rt_le_i(t729, 1);
+                int32_t t733 = rt_btoi_b(t731);
+                uint8_t t735 = rt_not_b(t731);
+                int32_t t737 = rt_btoi_b(t735);
               }
-              t678y0 = t717;
-              t678y1 = t721;
-              int32_t t732 = rt_add_i(t678p0, t678y0);
-              int32_t t734 = rt_add_i(t678p1, t678y1);
-              t678p0 = t732;
-              t678p1 = t734;
+              t685y0 = t724;
+              t685y1 = t728;
+              int32_t t739 = rt_add_i(t685p0, t685y0);
+              int32_t t741 = rt_add_i(t685p1, t685y1);
+              t685p0 = t739;
+              t685p1 = t741;
             }
           }
-          rt_free(t676);
-          rt_free(t677);
+          rt_free(t683);
+          rt_free(t684);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1282 = v_x1282;
-  *out_v_x1291 = v_x1291;
-  *out_v_x1293 = v_x1293;
-  *out_v_x1300 = v_x1300;
-  *out_v_x1306 = v_x1306;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1314 = v_x1314;
-  rt_release(v_x1292);
-  rt_release(v_x1294);
+  *out_v_x1253 = v_x1253;
+  *out_v_x1262 = v_x1262;
+  *out_v_x1264 = v_x1264;
+  *out_v_x1271 = v_x1271;
+  *out_v_x1277 = v_x1277;
+  *out_v_x1281 = v_x1281;
+  *out_v_x1285 = v_x1285;
+  rt_release(v_x1263);
+  rt_release(v_x1265);
   return;
 fail:
-  rt_release(v_x1282);
-  rt_release(v_x1291);
-  rt_release(v_x1292);
-  rt_release(v_x1293);
-  rt_release(v_x1294);
-  rt_release(v_x1310);
-  rt_release(v_x1314);
+  rt_release(v_x1253);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
+  rt_release(v_x1264);
+  rt_release(v_x1265);
+  rt_release(v_x1281);
+  rt_release(v_x1285);
 }
 
-/* K23: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1315, RtValue *v_x1316, RtValue *v_x1319, int32_t v_x1324, RtValue **out_v_x1321, RtValue **out_v_x1326, int32_t *out_v_x1337, int32_t *out_v_x1338, int32_t *out_v_x1339, RtValue **out_v_x1341, RtValue **out_v_x1345) {
+/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316) {
   (void)loc;
   (void)run;
-  int32_t *v_x1315_d = v_x1315->data.i;
-  const int64_t v_x1315_n = v_x1315->len;
-  int32_t *v_x1316_d = v_x1316->data.i;
-  const int64_t v_x1316_n = v_x1316->len;
-  int32_t *v_x1319_d = v_x1319->data.i;
-  const int64_t v_x1319_n = v_x1319->len;
-  int32_t v_x1336 = 0;
-  int32_t v_x1337 = 0;
-  int32_t v_x1338 = 0;
-  int32_t v_x1339 = 0;
-  RtValue *v_x1321 = NULL;
-  RtValue *v_x1326 = NULL;
-  RtValue *v_x1341 = NULL;
-  RtValue *v_x1345 = NULL;
+  int32_t *v_x1286_d = v_x1286->data.i;
+  const int64_t v_x1286_n = v_x1286->len;
+  int32_t *v_x1287_d = v_x1287->data.i;
+  const int64_t v_x1287_n = v_x1287->len;
+  int32_t *v_x1290_d = v_x1290->data.i;
+  const int64_t v_x1290_n = v_x1290->len;
+  int32_t v_x1307 = 0;
+  int32_t v_x1308 = 0;
+  int32_t v_x1309 = 0;
+  int32_t v_x1310 = 0;
+  RtValue *v_x1292 = NULL;
+  RtValue *v_x1297 = NULL;
+  RtValue *v_x1312 = NULL;
+  RtValue *v_x1316 = NULL;
   /* REDUCE */
   {
-    const int64_t t735 = v_x1324;
-    if (t735 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0);
+    const int64_t t742 = v_x1295;
+    if (t742 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t742, 0.0);
       goto fail;
     }
-    const int64_t t736 = t735 > 0 ? (t735 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t737 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t736);
-    int32_t *t738 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t736);
-    int32_t *t739 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t736);
-    int32_t *t740 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t736);
-    RT_PARALLEL_FOR_IF(t736 > 1)
-    for (int64_t t741 = 0; t741 < t736; t741++) {
-      int32_t t741a0;
-      int32_t t741a1;
-      int32_t t741a2;
-      int32_t t741a3;
-      t741a0 = 2147483647;
-      t741a1 = 0;
-      t741a2 = 1;
-      t741a3 = 1;
-      const int64_t t741_end = (t741 + 1) * RT_CHUNK < t735 ? (t741 + 1) * RT_CHUNK : t735;
-      for (int64_t t742 = t741 * RT_CHUNK; t742 < t741_end; t742++) {
-        const int32_t t743 = (int32_t)t742;
-        int32_t t741x0;
-        int32_t t741x1;
-        int32_t t741x2;
-        int32_t t741x3;
-        int t745 = 0; /* nonzero: a check below failed */
-        int t746 = (uint64_t)(int64_t)t743 < (uint64_t)v_x1315_n;
-        int32_t t744 = t746 ? v_x1315_d[t743] : 0;
-        t745 |= !t746;
-        int t748 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1319_n;
-        int32_t t747 = t748 ? v_x1319_d[t744] : 0;
-        t745 |= !t748;
-        int t750 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1316_n;
-        int32_t t749 = t750 ? v_x1316_d[t744] : 0;
-        t745 |= !t750;
-        int32_t t752 = rt_add_i(t747, t749);
-        uint8_t t754 = rt_le_i(t747, t752);
-        int32_t t755;
-        if (t754) {
-          t755 = 2147483647;
+    const int64_t t743 = t742 > 0 ? (t742 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t744 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
+    int32_t *t745 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
+    int32_t *t746 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
+    int32_t *t747 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
+    RT_PARALLEL_FOR_IF(t743 > 1)
+    for (int64_t t748 = 0; t748 < t743; t748++) {
+      int32_t t748a0;
+      int32_t t748a1;
+      int32_t t748a2;
+      int32_t t748a3;
+      t748a0 = 2147483647;
+      t748a1 = 0;
+      t748a2 = 1;
+      t748a3 = 1;
+      const int64_t t748_end = (t748 + 1) * RT_CHUNK < t742 ? (t748 + 1) * RT_CHUNK : t742;
+      for (int64_t t749 = t748 * RT_CHUNK; t749 < t748_end; t749++) {
+        const int32_t t750 = (int32_t)t749;
+        int32_t t748x0;
+        int32_t t748x1;
+        int32_t t748x2;
+        int32_t t748x3;
+        int t752 = 0; /* nonzero: a check below failed */
+        int t753 = (uint64_t)(int64_t)t750 < (uint64_t)v_x1286_n;
+        int32_t t751 = t753 ? v_x1286_d[t750] : 0;
+        t752 |= !t753;
+        int t755 = (uint64_t)(int64_t)t751 < (uint64_t)v_x1290_n;
+        int32_t t754 = t755 ? v_x1290_d[t751] : 0;
+        t752 |= !t755;
+        int t757 = (uint64_t)(int64_t)t751 < (uint64_t)v_x1287_n;
+        int32_t t756 = t757 ? v_x1287_d[t751] : 0;
+        t752 |= !t757;
+        int32_t t759 = rt_add_i(t754, t756);
+        uint8_t t761 = rt_le_i(t754, t759);
+        int32_t t762;
+        if (t761) {
+          t762 = 2147483647;
         } else {
-          t755 = t743;
+          t762 = t750;
         }
-        if (__builtin_expect(t745 != 0, 0)) { /* again, recording the error */
-          int32_t t756;
-          if ((uint64_t)(int64_t)t743 < (uint64_t)v_x1315_n) {
-            t756 = v_x1315_d[t743];
-          } else {
-            NESSIE_RECORD(err, t742, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, v_x1315_n, 0.0);
-            t756 = 0;
-          }
-          int32_t t757;
-          if ((uint64_t)(int64_t)t756 < (uint64_t)v_x1319_n) {
-            t757 = v_x1319_d[t756];
-          } else {
-            NESSIE_RECORD(err, t742, RT_CHECK_INDEX, 0, 0, RT_GATHER, t756, v_x1319_n, 0.0);
-            t757 = 0;
-          }
-          int32_t t758;
-          if ((uint64_t)(int64_t)t756 < (uint64_t)v_x1316_n) {
-            t758 = v_x1316_d[t756];
-          } else {
-            NESSIE_RECORD(err, t742, RT_CHECK_INDEX, 0, 0, RT_GATHER, t756, v_x1316_n, 0.0);
-            t758 = 0;
-          }
-          int32_t t760 = rt_add_i(t757, t758);
-          uint8_t t762 = rt_le_i(t757, t760);
+        if (__builtin_expect(t752 != 0, 0)) { /* again, recording the error */
           int32_t t763;
-          if (t762) {
-            t763 = 2147483647;
+          if ((uint64_t)(int64_t)t750 < (uint64_t)v_x1286_n) {
+            t763 = v_x1286_d[t750];
           } else {
-            t763 = t743;
+            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_x1286_n, 0.0);
+            t763 = 0;
+          }
+          int32_t t764;
+          if ((uint64_t)(int64_t)t763 < (uint64_t)v_x1290_n) {
+            t764 = v_x1290_d[t763];
+          } else {
+            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_x1290_n, 0.0);
+            t764 = 0;
+          }
+          int32_t t765;
+          if ((uint64_t)(int64_t)t763 < (uint64_t)v_x1287_n) {
+            t765 = v_x1287_d[t763];
+          } else {
+            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_x1287_n, 0.0);
+            t765 = 0;
+          }
+          int32_t t767 = rt_add_i(t764, t765);
+          uint8_t t769 = rt_le_i(t764, t767);
+          int32_t t770;
+          if (t769) {
+            t770 = 2147483647;
+          } else {
+            t770 = t750;
           }
         }
-        t741x0 = t755;
-        t741x1 = t747;
-        t741x2 = t752;
-        t741x3 = 1;
-        uint8_t t765 = rt_le_i(t741a0, t741x0);
-        int32_t t766;
-        if (t765) {
-          t766 = t741a0;
+        t748x0 = t762;
+        t748x1 = t754;
+        t748x2 = t759;
+        t748x3 = 1;
+        uint8_t t772 = rt_le_i(t748a0, t748x0);
+        int32_t t773;
+        if (t772) {
+          t773 = t748a0;
         } else {
-          t766 = t741x0;
+          t773 = t748x0;
         }
-        int32_t t767;
-        if (t765) {
-          t767 = t741a1;
+        int32_t t774;
+        if (t772) {
+          t774 = t748a1;
         } else {
-          t767 = t741x1;
+          t774 = t748x1;
         }
-        int32_t t768;
-        if (t765) {
-          t768 = t741a2;
+        int32_t t775;
+        if (t772) {
+          t775 = t748a2;
         } else {
-          t768 = t741x2;
+          t775 = t748x2;
         }
-        int32_t t769;
-        if (t765) {
-          t769 = t741a3;
+        int32_t t776;
+        if (t772) {
+          t776 = t748a3;
         } else {
-          t769 = t741x3;
+          t776 = t748x3;
         }
-        t741a0 = t766;
-        t741a1 = t767;
-        t741a2 = t768;
-        t741a3 = t769;
+        t748a0 = t773;
+        t748a1 = t774;
+        t748a2 = t775;
+        t748a3 = t776;
       }
-      t737[t741] = t741a0;
-      t738[t741] = t741a1;
-      t739[t741] = t741a2;
-      t740[t741] = t741a3;
+      t744[t748] = t748a0;
+      t745[t748] = t748a1;
+      t746[t748] = t748a2;
+      t747[t748] = t748a3;
     }
-    int32_t t741t0;
-    int32_t t741t1;
-    int32_t t741t2;
-    int32_t t741t3;
-    t741t0 = 2147483647;
-    t741t1 = 0;
-    t741t2 = 1;
-    t741t3 = 1;
-    for (int64_t t741 = 0; t741 < t736; t741++) {
-      const int32_t t770 = t737[t741];
-      const int32_t t771 = t738[t741];
-      const int32_t t772 = t739[t741];
-      const int32_t t773 = t740[t741];
-      uint8_t t775 = rt_le_i(t741t0, t770);
-      int32_t t776;
-      if (t775) {
-        t776 = t741t0;
+    int32_t t748t0;
+    int32_t t748t1;
+    int32_t t748t2;
+    int32_t t748t3;
+    t748t0 = 2147483647;
+    t748t1 = 0;
+    t748t2 = 1;
+    t748t3 = 1;
+    for (int64_t t748 = 0; t748 < t743; t748++) {
+      const int32_t t777 = t744[t748];
+      const int32_t t778 = t745[t748];
+      const int32_t t779 = t746[t748];
+      const int32_t t780 = t747[t748];
+      uint8_t t782 = rt_le_i(t748t0, t777);
+      int32_t t783;
+      if (t782) {
+        t783 = t748t0;
       } else {
-        t776 = t770;
+        t783 = t777;
       }
-      int32_t t777;
-      if (t775) {
-        t777 = t741t1;
+      int32_t t784;
+      if (t782) {
+        t784 = t748t1;
       } else {
-        t777 = t771;
+        t784 = t778;
       }
-      int32_t t778;
-      if (t775) {
-        t778 = t741t2;
+      int32_t t785;
+      if (t782) {
+        t785 = t748t2;
       } else {
-        t778 = t772;
+        t785 = t779;
       }
-      int32_t t779;
-      if (t775) {
-        t779 = t741t3;
+      int32_t t786;
+      if (t782) {
+        t786 = t748t3;
       } else {
-        t779 = t773;
+        t786 = t780;
       }
-      t741t0 = t776;
-      t741t1 = t777;
-      t741t2 = t778;
-      t741t3 = t779;
+      t748t0 = t783;
+      t748t1 = t784;
+      t748t2 = t785;
+      t748t3 = t786;
     }
-    v_x1336 = t741t0;
-    rt_free(t737);
-    v_x1337 = t741t1;
-    rt_free(t738);
-    v_x1338 = t741t2;
-    rt_free(t739);
-    v_x1339 = t741t3;
-    rt_free(t740);
+    v_x1307 = t748t0;
+    rt_free(t744);
+    v_x1308 = t748t1;
+    rt_free(t745);
+    v_x1309 = t748t2;
+    rt_free(t746);
+    v_x1310 = t748t3;
+    rt_free(t747);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t780 = v_x1324;
-      if (t780 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t780, 0.0);
+      const int64_t t787 = v_x1295;
+      if (t787 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t787, 0.0);
         goto fail;
       }
-      v_x1321 = rt_value_new(rt_vec_type(RT_INT), t780);
-      int32_t *v_x1321_d = v_x1321->data.i;
-      const int64_t v_x1321_n = v_x1321->len;
-      v_x1326 = rt_value_new(rt_vec_type(RT_INT), t780);
-      int32_t *v_x1326_d = v_x1326->data.i;
-      const int64_t v_x1326_n = v_x1326->len;
-      v_x1341 = rt_value_new(rt_vec_type(RT_INT), t780);
-      int32_t *v_x1341_d = v_x1341->data.i;
-      const int64_t v_x1341_n = v_x1341->len;
-      RT_PARALLEL_FOR_IF(t780 >= RT_PARALLEL_MIN)
-      for (int64_t t781 = 0; t781 < t780; t781++) {
-        const int32_t t782 = (int32_t)t781;
-        int t784 = 0; /* nonzero: a check below failed */
-        int t785 = (uint64_t)(int64_t)t782 < (uint64_t)v_x1315_n;
-        int32_t t783 = t785 ? v_x1315_d[t782] : 0;
-        t784 |= !t785;
-        int t787 = (uint64_t)(int64_t)t783 < (uint64_t)v_x1319_n;
-        int32_t t786 = t787 ? v_x1319_d[t783] : 0;
-        t784 |= !t787;
-        int t789 = (uint64_t)(int64_t)t783 < (uint64_t)v_x1316_n;
-        int32_t t788 = t789 ? v_x1316_d[t783] : 0;
-        t784 |= !t789;
-        int32_t t791 = rt_add_i(t786, t788);
-        int32_t t793 = rt_sub_i(t791, t786);
-        if (__builtin_expect(t784 != 0, 0)) { /* again, recording the error */
-          int32_t t794;
-          if ((uint64_t)(int64_t)t782 < (uint64_t)v_x1315_n) {
-            t794 = v_x1315_d[t782];
+      v_x1292 = rt_value_new(rt_vec_type(RT_INT), t787);
+      int32_t *v_x1292_d = v_x1292->data.i;
+      const int64_t v_x1292_n = v_x1292->len;
+      v_x1297 = rt_value_new(rt_vec_type(RT_INT), t787);
+      int32_t *v_x1297_d = v_x1297->data.i;
+      const int64_t v_x1297_n = v_x1297->len;
+      v_x1312 = rt_value_new(rt_vec_type(RT_INT), t787);
+      int32_t *v_x1312_d = v_x1312->data.i;
+      const int64_t v_x1312_n = v_x1312->len;
+      RT_PARALLEL_FOR_IF(t787 >= RT_PARALLEL_MIN)
+      for (int64_t t788 = 0; t788 < t787; t788++) {
+        const int32_t t789 = (int32_t)t788;
+        int t791 = 0; /* nonzero: a check below failed */
+        int t792 = (uint64_t)(int64_t)t789 < (uint64_t)v_x1286_n;
+        int32_t t790 = t792 ? v_x1286_d[t789] : 0;
+        t791 |= !t792;
+        int t794 = (uint64_t)(int64_t)t790 < (uint64_t)v_x1290_n;
+        int32_t t793 = t794 ? v_x1290_d[t790] : 0;
+        t791 |= !t794;
+        int t796 = (uint64_t)(int64_t)t790 < (uint64_t)v_x1287_n;
+        int32_t t795 = t796 ? v_x1287_d[t790] : 0;
+        t791 |= !t796;
+        int32_t t798 = rt_add_i(t793, t795);
+        int32_t t800 = rt_sub_i(t798, t793);
+        if (__builtin_expect(t791 != 0, 0)) { /* again, recording the error */
+          int32_t t801;
+          if ((uint64_t)(int64_t)t789 < (uint64_t)v_x1286_n) {
+            t801 = v_x1286_d[t789];
           } else {
-            NESSIE_RECORD(err, t781, RT_CHECK_INDEX, 0, 0, RT_GATHER, t782, v_x1315_n, 0.0);
-            t794 = 0;
+            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t789, v_x1286_n, 0.0);
+            t801 = 0;
           }
-          int32_t t795;
-          if ((uint64_t)(int64_t)t794 < (uint64_t)v_x1319_n) {
-            t795 = v_x1319_d[t794];
+          int32_t t802;
+          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1290_n) {
+            t802 = v_x1290_d[t801];
           } else {
-            NESSIE_RECORD(err, t781, RT_CHECK_INDEX, 0, 0, RT_GATHER, t794, v_x1319_n, 0.0);
-            t795 = 0;
+            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1290_n, 0.0);
+            t802 = 0;
           }
-          int32_t t796;
-          if ((uint64_t)(int64_t)t794 < (uint64_t)v_x1316_n) {
-            t796 = v_x1316_d[t794];
+          int32_t t803;
+          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1287_n) {
+            t803 = v_x1287_d[t801];
           } else {
-            NESSIE_RECORD(err, t781, RT_CHECK_INDEX, 0, 0, RT_GATHER, t794, v_x1316_n, 0.0);
-            t796 = 0;
+            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1287_n, 0.0);
+            t803 = 0;
           }
-          int32_t t798 = rt_add_i(t795, t796);
-          int32_t t800 = rt_sub_i(t798, t795);
+          int32_t t805 = rt_add_i(t802, t803);
+          int32_t t807 = rt_sub_i(t805, t802);
         }
-        v_x1321_d[t781] = t786;
-        v_x1326_d[t781] = 1;
-        v_x1341_d[t781] = t793;
+        v_x1292_d[t788] = t793;
+        v_x1297_d[t788] = 1;
+        v_x1312_d[t788] = t800;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1321_d = v_x1321->data.i;
-      const int64_t v_x1321_n = v_x1321->len;
-      int32_t *v_x1326_d = v_x1326->data.i;
-      const int64_t v_x1326_n = v_x1326->len;
-      int32_t *v_x1341_d = v_x1341->data.i;
-      const int64_t v_x1341_n = v_x1341->len;
+      int32_t *v_x1292_d = v_x1292->data.i;
+      const int64_t v_x1292_n = v_x1292->len;
+      int32_t *v_x1297_d = v_x1297->data.i;
+      const int64_t v_x1297_n = v_x1297->len;
+      int32_t *v_x1312_d = v_x1312->data.i;
+      const int64_t v_x1312_n = v_x1312->len;
       /* SCAN */
       {
-        const int64_t t801 = v_x1324;
-        if (t801 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t801, 0.0);
+        const int64_t t808 = v_x1295;
+        if (t808 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0);
           goto fail;
         }
-        const int64_t t802 = t801 > 0 ? (t801 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t803 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t802);
-        RT_PARALLEL_FOR_IF(t802 > 1)
-        for (int64_t t804 = 0; t804 < t802; t804++) {
-          int32_t t804a0;
-          t804a0 = 0;
-          const int64_t t804_end = (t804 + 1) * RT_CHUNK < t801 ? (t804 + 1) * RT_CHUNK : t801;
-          for (int64_t t805 = t804 * RT_CHUNK; t805 < t804_end; t805++) {
-            const int32_t t806 = (int32_t)t805;
-            int32_t t804x0;
-            int t808 = 0; /* nonzero: a check below failed */
-            int t809 = (uint64_t)(int64_t)t806 < (uint64_t)v_x1315_n;
-            int32_t t807 = t809 ? v_x1315_d[t806] : 0;
-            t808 |= !t809;
-            int t811 = (uint64_t)(int64_t)t807 < (uint64_t)v_x1319_n;
-            int32_t t810 = t811 ? v_x1319_d[t807] : 0;
-            t808 |= !t811;
-            int t813 = (uint64_t)(int64_t)t807 < (uint64_t)v_x1316_n;
-            int32_t t812 = t813 ? v_x1316_d[t807] : 0;
-            t808 |= !t813;
-            int32_t t815 = rt_add_i(t810, t812);
-            int32_t t817 = rt_sub_i(t815, t810);
-            if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
-              int32_t t818;
-              if ((uint64_t)(int64_t)t806 < (uint64_t)v_x1315_n) {
-                t818 = v_x1315_d[t806];
+        const int64_t t809 = t808 > 0 ? (t808 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t810 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
+        RT_PARALLEL_FOR_IF(t809 > 1)
+        for (int64_t t811 = 0; t811 < t809; t811++) {
+          int32_t t811a0;
+          t811a0 = 0;
+          const int64_t t811_end = (t811 + 1) * RT_CHUNK < t808 ? (t811 + 1) * RT_CHUNK : t808;
+          for (int64_t t812 = t811 * RT_CHUNK; t812 < t811_end; t812++) {
+            const int32_t t813 = (int32_t)t812;
+            int32_t t811x0;
+            int t815 = 0; /* nonzero: a check below failed */
+            int t816 = (uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n;
+            int32_t t814 = t816 ? v_x1286_d[t813] : 0;
+            t815 |= !t816;
+            int t818 = (uint64_t)(int64_t)t814 < (uint64_t)v_x1290_n;
+            int32_t t817 = t818 ? v_x1290_d[t814] : 0;
+            t815 |= !t818;
+            int t820 = (uint64_t)(int64_t)t814 < (uint64_t)v_x1287_n;
+            int32_t t819 = t820 ? v_x1287_d[t814] : 0;
+            t815 |= !t820;
+            int32_t t822 = rt_add_i(t817, t819);
+            int32_t t824 = rt_sub_i(t822, t817);
+            if (__builtin_expect(t815 != 0, 0)) { /* again, recording the error */
+              int32_t t825;
+              if ((uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n) {
+                t825 = v_x1286_d[t813];
               } else {
-                NESSIE_RECORD(err, t805, RT_CHECK_INDEX, 0, 0, RT_GATHER, t806, v_x1315_n, 0.0);
-                t818 = 0;
+                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t813, v_x1286_n, 0.0);
+                t825 = 0;
               }
-              int32_t t819;
-              if ((uint64_t)(int64_t)t818 < (uint64_t)v_x1319_n) {
-                t819 = v_x1319_d[t818];
+              int32_t t826;
+              if ((uint64_t)(int64_t)t825 < (uint64_t)v_x1290_n) {
+                t826 = v_x1290_d[t825];
               } else {
-                NESSIE_RECORD(err, t805, RT_CHECK_INDEX, 0, 0, RT_GATHER, t818, v_x1319_n, 0.0);
-                t819 = 0;
+                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_x1290_n, 0.0);
+                t826 = 0;
               }
-              int32_t t820;
-              if ((uint64_t)(int64_t)t818 < (uint64_t)v_x1316_n) {
-                t820 = v_x1316_d[t818];
+              int32_t t827;
+              if ((uint64_t)(int64_t)t825 < (uint64_t)v_x1287_n) {
+                t827 = v_x1287_d[t825];
               } else {
-                NESSIE_RECORD(err, t805, RT_CHECK_INDEX, 0, 0, RT_GATHER, t818, v_x1316_n, 0.0);
-                t820 = 0;
+                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_x1287_n, 0.0);
+                t827 = 0;
               }
-              int32_t t822 = rt_add_i(t819, t820);
-              int32_t t824 = rt_sub_i(t822, t819);
+              int32_t t829 = rt_add_i(t826, t827);
+              int32_t t831 = rt_sub_i(t829, t826);
             }
-            t804x0 = t817;
-            int32_t t826 = rt_add_i(t804a0, t804x0);
-            t804a0 = t826;
+            t811x0 = t824;
+            int32_t t833 = rt_add_i(t811a0, t811x0);
+            t811a0 = t833;
           }
-          t803[t804] = t804a0;
+          t810[t811] = t811a0;
         }
-        int32_t t804t0;
-        t804t0 = 0;
-        for (int64_t t804 = 0; t804 < t802; t804++) {
-          const int32_t t827 = t803[t804];
-          t803[t804] = t804t0;
-          int32_t t829 = rt_add_i(t804t0, t827);
-          t804t0 = t829;
+        int32_t t811t0;
+        t811t0 = 0;
+        for (int64_t t811 = 0; t811 < t809; t811++) {
+          const int32_t t834 = t810[t811];
+          t810[t811] = t811t0;
+          int32_t t836 = rt_add_i(t811t0, t834);
+          t811t0 = t836;
         }
-        v_x1345 = rt_value_new(rt_vec_type(RT_INT), t801);
-        int32_t *v_x1345_d = v_x1345->data.i;
-        const int64_t v_x1345_n = v_x1345->len;
-        RT_PARALLEL_FOR_IF(t802 > 1)
-        for (int64_t t804 = 0; t804 < t802; t804++) {
-          int32_t t804p0;
-          t804p0 = t803[t804];
-          const int64_t t804_end = (t804 + 1) * RT_CHUNK < t801 ? (t804 + 1) * RT_CHUNK : t801;
-          for (int64_t t805 = t804 * RT_CHUNK; t805 < t804_end; t805++) {
-            const int32_t t806 = (int32_t)t805;
-            v_x1345_d[t805] = t804p0;
-            int32_t t804y0;
-            int t831 = 0; /* nonzero: a check below failed */
-            int t832 = (uint64_t)(int64_t)t806 < (uint64_t)v_x1315_n;
-            int32_t t830 = t832 ? v_x1315_d[t806] : 0;
-            t831 |= !t832;
-            int t834 = (uint64_t)(int64_t)t830 < (uint64_t)v_x1319_n;
-            int32_t t833 = t834 ? v_x1319_d[t830] : 0;
-            t831 |= !t834;
-            int t836 = (uint64_t)(int64_t)t830 < (uint64_t)v_x1316_n;
-            int32_t t835 = t836 ? v_x1316_d[t830] : 0;
-            t831 |= !t836;
-            int32_t t838 = rt_add_i(t833, t835);
-            int32_t t840 = rt_sub_i(t838, t833);
-            if (__builtin_expect(t831 != 0, 0)) { /* again, recording the error */
-              int32_t t841;
-              if ((uint64_t)(int64_t)t806 < (uint64_t)v_x1315_n) {
-                t841 = v_x1315_d[t806];
+        v_x1316 = rt_value_new(rt_vec_type(RT_INT), t808);
+        int32_t *v_x1316_d = v_x1316->data.i;
+        const int64_t v_x1316_n = v_x1316->len;
+        RT_PARALLEL_FOR_IF(t809 > 1)
+        for (int64_t t811 = 0; t811 < t809; t811++) {
+          int32_t t811p0;
+          t811p0 = t810[t811];
+          const int64_t t811_end = (t811 + 1) * RT_CHUNK < t808 ? (t811 + 1) * RT_CHUNK : t808;
+          for (int64_t t812 = t811 * RT_CHUNK; t812 < t811_end; t812++) {
+            const int32_t t813 = (int32_t)t812;
+            v_x1316_d[t812] = t811p0;
+            int32_t t811y0;
+            int t838 = 0; /* nonzero: a check below failed */
+            int t839 = (uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n;
+            int32_t t837 = t839 ? v_x1286_d[t813] : 0;
+            t838 |= !t839;
+            int t841 = (uint64_t)(int64_t)t837 < (uint64_t)v_x1290_n;
+            int32_t t840 = t841 ? v_x1290_d[t837] : 0;
+            t838 |= !t841;
+            int t843 = (uint64_t)(int64_t)t837 < (uint64_t)v_x1287_n;
+            int32_t t842 = t843 ? v_x1287_d[t837] : 0;
+            t838 |= !t843;
+            int32_t t845 = rt_add_i(t840, t842);
+            int32_t t847 = rt_sub_i(t845, t840);
+            if (__builtin_expect(t838 != 0, 0)) { /* again, recording the error */
+              int32_t t848;
+              if ((uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n) {
+                t848 = v_x1286_d[t813];
               } else {
-                NESSIE_RECORD(err, t805, RT_CHECK_INDEX, 0, 0, RT_GATHER, t806, v_x1315_n, 0.0);
-                t841 = 0;
+                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t813, v_x1286_n, 0.0);
+                t848 = 0;
               }
-              int32_t t842;
-              if ((uint64_t)(int64_t)t841 < (uint64_t)v_x1319_n) {
-                t842 = v_x1319_d[t841];
+              int32_t t849;
+              if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1290_n) {
+                t849 = v_x1290_d[t848];
               } else {
-                NESSIE_RECORD(err, t805, RT_CHECK_INDEX, 0, 0, RT_GATHER, t841, v_x1319_n, 0.0);
-                t842 = 0;
+                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1290_n, 0.0);
+                t849 = 0;
               }
-              int32_t t843;
-              if ((uint64_t)(int64_t)t841 < (uint64_t)v_x1316_n) {
-                t843 = v_x1316_d[t841];
+              int32_t t850;
+              if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1287_n) {
+                t850 = v_x1287_d[t848];
               } else {
-                NESSIE_RECORD(err, t805, RT_CHECK_INDEX, 0, 0, RT_GATHER, t841, v_x1316_n, 0.0);
-                t843 = 0;
+                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1287_n, 0.0);
+                t850 = 0;
               }
-              int32_t t845 = rt_add_i(t842, t843);
-              int32_t t847 = rt_sub_i(t845, t842);
+              int32_t t852 = rt_add_i(t849, t850);
+              int32_t t854 = rt_sub_i(t852, t849);
             }
-            t804y0 = t840;
-            int32_t t849 = rt_add_i(t804p0, t804y0);
-            t804p0 = t849;
+            t811y0 = t847;
+            int32_t t856 = rt_add_i(t811p0, t811y0);
+            t811p0 = t856;
           }
         }
-        rt_free(t803);
+        rt_free(t810);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1321 = v_x1321;
-  *out_v_x1326 = v_x1326;
-  *out_v_x1337 = v_x1337;
-  *out_v_x1338 = v_x1338;
-  *out_v_x1339 = v_x1339;
-  *out_v_x1341 = v_x1341;
-  *out_v_x1345 = v_x1345;
+  *out_v_x1292 = v_x1292;
+  *out_v_x1297 = v_x1297;
+  *out_v_x1308 = v_x1308;
+  *out_v_x1309 = v_x1309;
+  *out_v_x1310 = v_x1310;
+  *out_v_x1312 = v_x1312;
+  *out_v_x1316 = v_x1316;
   return;
 fail:
-  rt_release(v_x1321);
-  rt_release(v_x1326);
-  rt_release(v_x1341);
-  rt_release(v_x1345);
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1346, RtValue *v_x1347, RtValue *v_x1348, int32_t v_x1349, RtValue *v_x1353) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1346_d = v_x1346->data.i;
-  const int64_t v_x1346_n = v_x1346->len;
-  int32_t *v_x1347_d = v_x1347->data.i;
-  const int64_t v_x1347_n = v_x1347->len;
-  int32_t *v_x1348_d = v_x1348->data.i;
-  const int64_t v_x1348_n = v_x1348->len;
-  int32_t *v_x1353_d = v_x1353->data.i;
-  const int64_t v_x1353_n = v_x1353->len;
-  RtValue *v_x1355 = NULL;
-  /* MAP */
-  {
-    const int64_t t850 = v_x1349;
-    if (t850 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0);
-      goto fail;
-    }
-    RT_PARALLEL_FOR_IF(t850 >= RT_PARALLEL_MIN)
-    for (int64_t t851 = 0; t851 < t850; t851++) {
-      const int32_t t852 = (int32_t)t851;
-      int32_t t853; /* v_x1355: read by nothing */
-      int t855 = 0; /* nonzero: a check below failed */
-      int32_t t854 = v_x1346_n > 0 ? rt_search(v_x1346_d, v_x1346_n, t852) : 0;
-      t855 |= v_x1346_n <= 0;
-      int t857 = (uint64_t)(int64_t)t854 < (uint64_t)v_x1348_n;
-      int32_t t856 = t857 ? v_x1348_d[t854] : 0;
-      t855 |= !t857;
-      int t859 = (uint64_t)(int64_t)t854 < (uint64_t)v_x1346_n;
-      int32_t t858 = t859 ? v_x1346_d[t854] : 0;
-      t855 |= !t859;
-      int32_t t861 = rt_sub_i(t852, t858);
-      int t863 = (uint64_t)(int64_t)t854 < (uint64_t)v_x1347_n;
-      int32_t t862 = t863 ? v_x1347_d[t854] : 0;
-      t855 |= !t863;
-      int32_t t865 = rt_mul_i(t861, t862);
-      int32_t t867 = rt_add_i(t856, t865);
-      int t869 = (uint64_t)(int64_t)t867 < (uint64_t)v_x1353_n;
-      int32_t t868 = t869 ? v_x1353_d[t867] : 0;
-      t855 |= !t869;
-      if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
-        int32_t t870 = 0;
-        if (v_x1346_n > 0) {
-          t870 = rt_search(v_x1346_d, v_x1346_n, t852);
-        } else {
-          NESSIE_RECORD(err, t851, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1346_n, 0.0);
-        }
-        int32_t t871;
-        if ((uint64_t)(int64_t)t870 < (uint64_t)v_x1348_n) {
-          t871 = v_x1348_d[t870];
-        } else {
-          NESSIE_RECORD(err, t851, RT_CHECK_INDEX, 0, 0, RT_GATHER, t870, v_x1348_n, 0.0);
-          t871 = 0;
-        }
-        int32_t t872;
-        if ((uint64_t)(int64_t)t870 < (uint64_t)v_x1346_n) {
-          t872 = v_x1346_d[t870];
-        } else {
-          NESSIE_RECORD(err, t851, RT_CHECK_INDEX, 0, 0, RT_GATHER, t870, v_x1346_n, 0.0);
-          t872 = 0;
-        }
-        int32_t t874 = rt_sub_i(t852, t872);
-        int32_t t875;
-        if ((uint64_t)(int64_t)t870 < (uint64_t)v_x1347_n) {
-          t875 = v_x1347_d[t870];
-        } else {
-          NESSIE_RECORD(err, t851, RT_CHECK_INDEX, 0, 0, RT_GATHER, t870, v_x1347_n, 0.0);
-          t875 = 0;
-        }
-        int32_t t877 = rt_mul_i(t874, t875);
-        int32_t t879 = rt_add_i(t871, t877);
-        int32_t t880;
-        if ((uint64_t)(int64_t)t879 < (uint64_t)v_x1353_n) {
-          t880 = v_x1353_d[t879];
-        } else {
-          NESSIE_RECORD(err, t851, RT_CHECK_INDEX, 0, 0, RT_GATHER, t879, v_x1353_n, 0.0);
-          t880 = 0;
-        }
-      }
-      t853 = t868;
-      (void)t853;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  rt_release(v_x1355);
-  return;
-fail:
-  rt_release(v_x1355);
+  rt_release(v_x1292);
+  rt_release(v_x1297);
+  rt_release(v_x1312);
+  rt_release(v_x1316);
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1397, int32_t v_x1398, RtValue *v_x1401, RtValue *v_x1402, RtValue *v_x1405, RtValue **out_v_x1407) {
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
   (void)loc;
   (void)run;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
-  uint8_t *v_x1401_d = v_x1401->data.b;
-  const int64_t v_x1401_n = v_x1401->len;
-  int32_t *v_x1402_d = v_x1402->data.i;
-  const int64_t v_x1402_n = v_x1402->len;
-  int32_t *v_x1405_d = v_x1405->data.i;
-  const int64_t v_x1405_n = v_x1405->len;
-  RtValue *v_x1407 = NULL;
+  int32_t *v_x1317_d = v_x1317->data.i;
+  const int64_t v_x1317_n = v_x1317->len;
+  int32_t *v_x1318_d = v_x1318->data.i;
+  const int64_t v_x1318_n = v_x1318->len;
+  int32_t *v_x1319_d = v_x1319->data.i;
+  const int64_t v_x1319_n = v_x1319->len;
+  int32_t *v_x1320_d = v_x1320->data.i;
+  const int64_t v_x1320_n = v_x1320->len;
+  int32_t *v_x1324_d = v_x1324->data.i;
+  const int64_t v_x1324_n = v_x1324->len;
+  RtValue *v_x1326 = NULL;
   /* MAP */
   {
-    const int64_t t881 = v_x1401_n;
-    v_x1407 = rt_value_new(rt_vec_type(RT_INT), t881);
-    int32_t *v_x1407_d = v_x1407->data.i;
-    const int64_t v_x1407_n = v_x1407->len;
-    RT_PARALLEL_FOR_IF(t881 >= RT_PARALLEL_MIN)
-    for (int64_t t882 = 0; t882 < t881; t882++) {
-      const int32_t t883 = (int32_t)t882;
-      int t885 = 0; /* nonzero: a check below failed */
-      int t886 = (uint64_t)(int64_t)t883 < (uint64_t)v_x1397_n;
-      int32_t t884 = t886 ? v_x1397_d[t883] : 0;
-      t885 |= !t886;
-      int32_t t888 = rt_add_i(t884, v_x1398);
-      uint8_t t889 = v_x1401_d[t883];
-      int t891 = (uint64_t)(int64_t)t883 < (uint64_t)v_x1402_n;
-      int32_t t890 = t891 ? v_x1402_d[t883] : 0;
-      t885 |= !t891;
-      int32_t t893 = (t889 ? t890 : t888);
-      int t895 = (uint64_t)(int64_t)t893 < (uint64_t)v_x1405_n;
-      int32_t t894 = t895 ? v_x1405_d[t893] : 0;
-      t885 |= !t895;
-      if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
-        int32_t t896;
-        if ((uint64_t)(int64_t)t883 < (uint64_t)v_x1397_n) {
-          t896 = v_x1397_d[t883];
+    const int64_t t857 = v_x1321;
+    if (t857 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t857, 0.0);
+      goto fail;
+    }
+    RT_PARALLEL_FOR_IF(t857 >= RT_PARALLEL_MIN)
+    for (int64_t t858 = 0; t858 < t857; t858++) {
+      const int32_t t859 = (int32_t)t858;
+      int32_t t860; /* v_x1326: read by nothing */
+      int t862 = 0; /* nonzero: a check below failed */
+      int t863 = (uint64_t)(int64_t)t859 < (uint64_t)v_x1317_n;
+      int32_t t861 = t863 ? v_x1317_d[t859] : 0;
+      t862 |= !t863;
+      int t865 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1320_n;
+      int32_t t864 = t865 ? v_x1320_d[t861] : 0;
+      t862 |= !t865;
+      int t867 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1318_n;
+      int32_t t866 = t867 ? v_x1318_d[t861] : 0;
+      t862 |= !t867;
+      int32_t t869 = rt_sub_i(t859, t866);
+      int t871 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1319_n;
+      int32_t t870 = t871 ? v_x1319_d[t861] : 0;
+      t862 |= !t871;
+      int32_t t873 = rt_mul_i(t869, t870);
+      int32_t t875 = rt_add_i(t864, t873);
+      int t877 = (uint64_t)(int64_t)t875 < (uint64_t)v_x1324_n;
+      int32_t t876 = t877 ? v_x1324_d[t875] : 0;
+      t862 |= !t877;
+      if (__builtin_expect(t862 != 0, 0)) { /* again, recording the error */
+        int32_t t878;
+        if ((uint64_t)(int64_t)t859 < (uint64_t)v_x1317_n) {
+          t878 = v_x1317_d[t859];
         } else {
-          NESSIE_RECORD(err, t882, RT_CHECK_INDEX, 0, 0, RT_GATHER, t883, v_x1397_n, 0.0);
-          t896 = 0;
+          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_x1317_n, 0.0);
+          t878 = 0;
         }
-        int32_t t898 = rt_add_i(t896, v_x1398);
-        uint8_t t899 = v_x1401_d[t883];
-        int32_t t900;
-        if ((uint64_t)(int64_t)t883 < (uint64_t)v_x1402_n) {
-          t900 = v_x1402_d[t883];
+        int32_t t879;
+        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1320_n) {
+          t879 = v_x1320_d[t878];
         } else {
-          NESSIE_RECORD(err, t882, RT_CHECK_INDEX, 0, 0, RT_GATHER, t883, v_x1402_n, 0.0);
-          t900 = 0;
+          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1320_n, 0.0);
+          t879 = 0;
         }
-        int32_t t902 = (t899 ? t900 : t898);
-        int32_t t903;
-        if ((uint64_t)(int64_t)t902 < (uint64_t)v_x1405_n) {
-          t903 = v_x1405_d[t902];
+        int32_t t880;
+        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1318_n) {
+          t880 = v_x1318_d[t878];
         } else {
-          NESSIE_RECORD(err, t882, RT_CHECK_INDEX, 0, 0, RT_GATHER, t902, v_x1405_n, 0.0);
-          t903 = 0;
+          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1318_n, 0.0);
+          t880 = 0;
+        }
+        int32_t t882 = rt_sub_i(t859, t880);
+        int32_t t883;
+        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1319_n) {
+          t883 = v_x1319_d[t878];
+        } else {
+          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1319_n, 0.0);
+          t883 = 0;
+        }
+        int32_t t885 = rt_mul_i(t882, t883);
+        int32_t t887 = rt_add_i(t879, t885);
+        int32_t t888;
+        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1324_n) {
+          t888 = v_x1324_d[t887];
+        } else {
+          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1324_n, 0.0);
+          t888 = 0;
         }
       }
-      v_x1407_d[t882] = t894;
+      t860 = t876;
+      (void)t860;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1407 = v_x1407;
+  rt_release(v_x1326);
   return;
 fail:
-  rt_release(v_x1407);
+  rt_release(v_x1326);
+}
+
+/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1368_d = v_x1368->data.i;
+  const int64_t v_x1368_n = v_x1368->len;
+  uint8_t *v_x1372_d = v_x1372->data.b;
+  const int64_t v_x1372_n = v_x1372->len;
+  int32_t *v_x1373_d = v_x1373->data.i;
+  const int64_t v_x1373_n = v_x1373->len;
+  int32_t *v_x1376_d = v_x1376->data.i;
+  const int64_t v_x1376_n = v_x1376->len;
+  RtValue *v_x1378 = NULL;
+  /* MAP */
+  {
+    const int64_t t889 = v_x1372_n;
+    v_x1378 = rt_value_new(rt_vec_type(RT_INT), t889);
+    int32_t *v_x1378_d = v_x1378->data.i;
+    const int64_t v_x1378_n = v_x1378->len;
+    RT_PARALLEL_FOR_IF(t889 >= RT_PARALLEL_MIN)
+    for (int64_t t890 = 0; t890 < t889; t890++) {
+      const int32_t t891 = (int32_t)t890;
+      int t893 = 0; /* nonzero: a check below failed */
+      int t894 = (uint64_t)(int64_t)t891 < (uint64_t)v_x1368_n;
+      int32_t t892 = t894 ? v_x1368_d[t891] : 0;
+      t893 |= !t894;
+      int32_t t896 = rt_add_i(t892, v_x1369);
+      uint8_t t897 = v_x1372_d[t891];
+      int t899 = (uint64_t)(int64_t)t891 < (uint64_t)v_x1373_n;
+      int32_t t898 = t899 ? v_x1373_d[t891] : 0;
+      t893 |= !t899;
+      int32_t t901 = (t897 ? t898 : t896);
+      int t903 = (uint64_t)(int64_t)t901 < (uint64_t)v_x1376_n;
+      int32_t t902 = t903 ? v_x1376_d[t901] : 0;
+      t893 |= !t903;
+      if (__builtin_expect(t893 != 0, 0)) { /* again, recording the error */
+        int32_t t904;
+        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x1368_n) {
+          t904 = v_x1368_d[t891];
+        } else {
+          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x1368_n, 0.0);
+          t904 = 0;
+        }
+        int32_t t906 = rt_add_i(t904, v_x1369);
+        uint8_t t907 = v_x1372_d[t891];
+        int32_t t908;
+        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x1373_n) {
+          t908 = v_x1373_d[t891];
+        } else {
+          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x1373_n, 0.0);
+          t908 = 0;
+        }
+        int32_t t910 = (t907 ? t908 : t906);
+        int32_t t911;
+        if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1376_n) {
+          t911 = v_x1376_d[t910];
+        } else {
+          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1376_n, 0.0);
+          t911 = 0;
+        }
+      }
+      v_x1378_d[t890] = t902;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1378 = v_x1378;
+  return;
+fail:
+  rt_release(v_x1378);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -3271,7 +3311,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -3292,7 +3332,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -3314,7 +3354,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -3372,7 +3412,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
+      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -3393,7 +3433,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
   v_x166 = (int32_t)v_x164->len;
   uint8_t v_x167 = 0;
   v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x809 = NULL;
+  RtValue *v_x806 = NULL;
   if (v_x167) {
     RtValue *v_x170 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -3404,7 +3444,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x809 = v_x170;
+    v_x806 = v_x170;
   } else {
     RtValue *v_x173 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -3418,15 +3458,15 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     RtValue *v_x181 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x206 = NULL;
-    int32_t v_x361 = 0;
-    int32_t v_x379 = 0;
-    RtValue *v_x767 = NULL;
-    RtValue *v_x777 = NULL;
+    int32_t v_x367 = 0;
+    int32_t v_x385 = 0;
+    RtValue *v_x764 = NULL;
+    RtValue *v_x774 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x361, &v_x379, &v_x767, &v_x777);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x367, &v_x385, &v_x764, &v_x774);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -3447,12 +3487,12 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     int32_t v_x252 = 0;
     int32_t v_x253 = 0;
     RtValue *v_x259 = NULL;
-    RtValue *v_x265 = NULL;
+    RtValue *v_x268 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x265);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x268);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -3467,318 +3507,348 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x266 = 0;
-    v_x266 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
+    RtValue *v_x265 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x262, &v_x265);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x269 = 0;
+    v_x269 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
     rt_release(v_x262);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x233, v_x223, v_x266, v_x165);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x268, v_x233, v_x223, v_x269, v_x165);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x223);
     rt_release(v_x233);
+    rt_release(v_x268);
     rt_release(v_x265);
-    int32_t v_x301 = 0;
-    v_x301 = (int32_t)v_x206->len;
-    RtValue *v_x295 = NULL;
-    RtValue *v_x305 = NULL;
-    int32_t v_x323 = 0;
-    int32_t v_x324 = 0;
-    int32_t v_x325 = 0;
-    RtValue *v_x331 = NULL;
-    RtValue *v_x337 = NULL;
+    int32_t v_x304 = 0;
+    v_x304 = (int32_t)v_x206->len;
+    RtValue *v_x298 = NULL;
+    RtValue *v_x308 = NULL;
+    int32_t v_x326 = 0;
+    int32_t v_x327 = 0;
+    int32_t v_x328 = 0;
+    RtValue *v_x334 = NULL;
+    RtValue *v_x343 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x301, &v_x295, &v_x305, &v_x323, &v_x324, &v_x325, &v_x331, &v_x337);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x304, &v_x298, &v_x308, &v_x326, &v_x327, &v_x328, &v_x334, &v_x343);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x173);
     rt_release(v_x206);
     rt_release(v_x218);
-    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x323, v_x324, v_x325);
-    RtValue *v_x334 = NULL;
+    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x326, v_x327, v_x328);
+    RtValue *v_x337 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x331, &v_x334);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x334, &v_x337);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x338 = 0;
-    v_x338 = (int32_t)NESSIE_SEG_TOTAL(v_x334);
-    RtValue *v_x351 = NULL;
+    RtValue *v_x340 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, v_x305, v_x295, v_x338, v_x165, &v_x351);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, &v_x340);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x295);
-    rt_release(v_x305);
-    uint8_t v_x362 = 0;
-    v_x362 = rt_eq_i(v_x361, 0);
-    RtValue *v_x369 = NULL;
-    if (v_x362) {
-      RtValue *v_x365 = NULL;
+    int32_t v_x344 = 0;
+    v_x344 = (int32_t)NESSIE_SEG_TOTAL(v_x337);
+    RtValue *v_x357 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x340, v_x343, v_x308, v_x298, v_x344, v_x165, &v_x357);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x298);
+    rt_release(v_x308);
+    uint8_t v_x368 = 0;
+    v_x368 = rt_eq_i(v_x367, 0);
+    RtValue *v_x375 = NULL;
+    if (v_x368) {
+      RtValue *v_x371 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x365);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x371);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x369 = v_x365;
+      v_x375 = v_x371;
     } else {
-      v_x369 = v_x259;
+      v_x375 = v_x259;
       rt_retain(v_x259);
     }
     rt_release(v_x259);
-    uint8_t v_x380 = 0;
-    v_x380 = rt_eq_i(v_x379, 0);
-    RtValue *v_x753 = NULL;
-    if (v_x380) {
-      RtValue *v_x383 = NULL;
+    uint8_t v_x386 = 0;
+    v_x386 = rt_eq_i(v_x385, 0);
+    RtValue *v_x750 = NULL;
+    if (v_x386) {
+      RtValue *v_x389 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x383);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x389);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x753 = v_x383;
+      v_x750 = v_x389;
     } else {
-      RtValue *v_x387 = NULL;
-      int32_t v_x404 = 0;
-      int32_t v_x405 = 0;
+      RtValue *v_x393 = NULL;
+      int32_t v_x410 = 0;
+      int32_t v_x411 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x379, v_x331, &v_x387, &v_x404, &v_x405);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x385, v_x334, &v_x393, &v_x410, &v_x411);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x404, v_x405, 0);
-      RtValue *v_x417 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x410, v_x411, 0);
+      RtValue *v_x423 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x337, v_x351, &v_x417);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x343, v_x357, &v_x423);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
       RtValue *v_x445 = NULL;
       RtValue *v_x466 = NULL;
-      RtValue *v_x498 = NULL;
-      RtValue *v_x519 = NULL;
+      RtValue *v_x492 = NULL;
+      RtValue *v_x513 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x337, v_x417, v_x351, v_x334, &v_x445, &v_x466, &v_x498, &v_x519);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x340, v_x423, v_x357, v_x337, &v_x445, &v_x466, &v_x492, &v_x513);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x417);
-      int32_t v_x532 = 0;
-      v_x532 = rt_add_i(v_x301, v_x301);
-      RtValue *v_x538 = NULL;
-      RtValue *v_x608 = NULL;
+      rt_release(v_x423);
+      int32_t v_x526 = 0;
+      v_x526 = rt_add_i(v_x304, v_x304);
+      RtValue *v_x532 = NULL;
+      RtValue *v_x602 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x519, v_x532, &v_x538, &v_x608);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x513, v_x526, &v_x532, &v_x602);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
       rt_release(v_x466);
-      rt_release(v_x519);
-      int32_t v_x539 = 0;
-      v_x539 = (int32_t)v_x498->len;
-      int32_t v_x540 = 0;
-      v_x540 = (int32_t)v_x445->len;
-      int32_t v_x541 = 0;
-      v_x541 = rt_add_i(v_x540, v_x539);
-      RtValue *v_x547 = NULL;
+      rt_release(v_x513);
+      int32_t v_x533 = 0;
+      v_x533 = (int32_t)v_x492->len;
+      int32_t v_x534 = 0;
+      v_x534 = (int32_t)v_x445->len;
+      int32_t v_x535 = 0;
+      v_x535 = rt_add_i(v_x534, v_x533);
+      RtValue *v_x541 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x498, v_x541, &v_x547);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x492, v_x535, &v_x541);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
       rt_release(v_x445);
-      rt_release(v_x498);
-      int32_t v_x551 = 0;
-      v_x551 = rt_mul_i(v_x379, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x551, 1);
-      RtValue *v_x594 = NULL;
-      RtValue *v_x696 = NULL;
+      rt_release(v_x492);
+      int32_t v_x545 = 0;
+      v_x545 = rt_mul_i(v_x385, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x545, 1);
+      RtValue *v_x588 = NULL;
+      RtValue *v_x693 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x379, &v_x594, &v_x696);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x385, &v_x588, &v_x693);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x613 = NULL;
-      RtValue *v_x623 = NULL;
-      int32_t v_x641 = 0;
-      int32_t v_x642 = 0;
-      int32_t v_x643 = 0;
-      RtValue *v_x649 = NULL;
-      RtValue *v_x655 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x551, v_x379, v_x538, v_x608, &v_x613, &v_x623, &v_x641, &v_x642, &v_x643, &v_x649, &v_x655);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      rt_release(v_x538);
-      rt_release(v_x608);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x641, v_x642, v_x643);
+      RtValue *v_x607 = NULL;
+      RtValue *v_x617 = NULL;
+      int32_t v_x635 = 0;
+      int32_t v_x636 = 0;
+      int32_t v_x637 = 0;
+      RtValue *v_x643 = NULL;
       RtValue *v_x652 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, &v_x652);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x545, v_x385, v_x532, v_x602, &v_x607, &v_x617, &v_x635, &v_x636, &v_x637, &v_x643, &v_x652);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x649);
-      int32_t v_x656 = 0;
-      v_x656 = (int32_t)NESSIE_SEG_TOTAL(v_x652);
-      RtValue *v_x669 = NULL;
+      rt_release(v_x532);
+      rt_release(v_x602);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x635, v_x636, v_x637);
+      RtValue *v_x646 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x655, v_x623, v_x613, v_x656, v_x547, &v_x669);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x643, &v_x646);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x547);
-      rt_release(v_x613);
-      rt_release(v_x623);
-      rt_release(v_x655);
-      RtValue *v_x671 = NULL;
+      rt_release(v_x643);
+      RtValue *v_x649 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x646, &v_x649);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      int32_t v_x653 = 0;
+      v_x653 = (int32_t)NESSIE_SEG_TOTAL(v_x646);
+      RtValue *v_x666 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, v_x652, v_x617, v_x607, v_x653, v_x541, &v_x666);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x541);
+      rt_release(v_x607);
+      rt_release(v_x617);
+      rt_release(v_x652);
+      rt_release(v_x649);
+      RtValue *v_x668 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x652);
-        rt_retain(v_x669);
+        rt_retain(v_x646);
+        rt_retain(v_x666);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x652, v_x669, &v_x671);
+        fn_distinct_lifted(v_x646, v_x666, &v_x668);
         rt_set_context(saved);
       }
-      rt_release(v_x652);
-      rt_release(v_x669);
-      int32_t v_x691 = 0;
-      int32_t v_x692 = 0;
-      int32_t v_x693 = 0;
+      rt_release(v_x646);
+      rt_release(v_x666);
+      int32_t v_x688 = 0;
+      int32_t v_x689 = 0;
+      int32_t v_x690 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x387, v_x594, &v_x691, &v_x692, &v_x693);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x393, v_x588, &v_x688, &v_x689, &v_x690);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x387);
-      rt_release(v_x594);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x692, v_x693, 0);
-      RtValue *v_x705 = NULL;
+      rt_release(v_x393);
+      rt_release(v_x588);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x689, v_x690, 0);
+      RtValue *v_x702 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x696, v_x671, &v_x705);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x693, v_x668, &v_x702);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      int32_t v_x734 = 0;
-      int32_t v_x735 = 0;
+      int32_t v_x731 = 0;
+      int32_t v_x732 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x379, &v_x734, &v_x735);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x385, &v_x731, &v_x732);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x734, v_x735, 0);
-      RtValue *v_x752 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x731, v_x732, 0);
+      RtValue *v_x749 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x705, v_x696, v_x671, &v_x752);
+        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x702, v_x693, v_x668, &v_x749);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
       }
-      rt_release(v_x696);
-      rt_release(v_x671);
-      rt_release(v_x705);
-      v_x753 = v_x752;
+      rt_release(v_x693);
+      rt_release(v_x668);
+      rt_release(v_x702);
+      v_x750 = v_x749;
     }
-    rt_release(v_x331);
-    rt_release(v_x337);
     rt_release(v_x334);
-    rt_release(v_x351);
-    int32_t v_x795 = 0;
-    v_x795 = (int32_t)v_x753->len;
-    int32_t v_x796 = 0;
-    v_x796 = (int32_t)v_x369->len;
-    int32_t v_x797 = 0;
-    v_x797 = rt_add_i(v_x796, v_x795);
-    RtValue *v_x803 = NULL;
+    rt_release(v_x343);
+    rt_release(v_x337);
+    rt_release(v_x340);
+    rt_release(v_x357);
+    int32_t v_x792 = 0;
+    v_x792 = (int32_t)v_x750->len;
+    int32_t v_x793 = 0;
+    v_x793 = (int32_t)v_x375->len;
+    int32_t v_x794 = 0;
+    v_x794 = rt_add_i(v_x793, v_x792);
+    RtValue *v_x800 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x369, v_x753, v_x797, &v_x803);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x375, v_x750, v_x794, &v_x800);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x369);
-    rt_release(v_x753);
-    RtValue *v_x808 = NULL;
+    rt_release(v_x375);
+    rt_release(v_x750);
+    RtValue *v_x805 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x777, v_x361, v_x181, v_x767, v_x803, &v_x808);
+      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x774, v_x367, v_x181, v_x764, v_x800, &v_x805);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x181);
-    rt_release(v_x767);
-    rt_release(v_x777);
-    rt_release(v_x803);
-    v_x809 = v_x808;
+    rt_release(v_x764);
+    rt_release(v_x774);
+    rt_release(v_x800);
+    v_x806 = v_x805;
   }
   rt_release(v_x164);
   rt_release(v_x165);
-  *out_0 = v_x809;
+  *out_0 = v_x806;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -3897,16 +3967,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t904 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t904->data.i[0] = 3;
-  t904->data.i[1] = 1;
-  t904->data.i[2] = 4;
-  t904->data.i[3] = 1;
-  t904->data.i[4] = 5;
-  t904->data.i[5] = 9;
-  t904->data.i[6] = 2;
-  t904->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t904);
+  RtValue *t912 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t912->data.i[0] = 3;
+  t912->data.i[1] = 1;
+  t912->data.i[2] = 4;
+  t912->data.i[3] = 1;
+  t912->data.i[4] = 5;
+  t912->data.i[5] = 9;
+  t912->data.i[6] = 2;
+  t912->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t912);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -926,900 +926,285 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue 
   }
 }
 
-/* K9: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x862, RtValue *v_x863, int32_t *out_v_x871, int32_t *out_v_x872, int32_t *out_v_x873) {
+/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
   (void)loc;
   (void)run;
-  int32_t *v_x862_d = v_x862->data.i;
-  const int64_t v_x862_n = v_x862->len;
-  int32_t *v_x863_d = v_x863->data.i;
-  const int64_t v_x863_n = v_x863->len;
-  int32_t v_x871 = 0;
-  int32_t v_x872 = 0;
-  int32_t v_x873 = 0;
-  /* REDUCE */
+  const int64_t *v_x263_off = rt_seg_offsets(v_x263);
+  const int64_t v_x263_n = v_x263->len;
+  RtValue *v_x264 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t98 = v_x862_n;
-    const int64_t t99 = t98 > 0 ? (t98 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t99);
-    int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t99);
-    int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t99);
-    RT_PARALLEL_FOR_IF(t99 > 1)
-    for (int64_t t103 = 0; t103 < t99; t103++) {
-      int32_t t103a0;
-      int32_t t103a1;
-      int32_t t103a2;
-      t103a0 = 2147483647;
-      t103a1 = 0;
-      t103a2 = 1;
-      const int64_t t103_end = (t103 + 1) * RT_CHUNK < t98 ? (t103 + 1) * RT_CHUNK : t98;
-      for (int64_t t104 = t103 * RT_CHUNK; t104 < t103_end; t104++) {
-        const int32_t t105 = (int32_t)t104;
-        int32_t t103x0;
-        int32_t t103x1;
-        int32_t t103x2;
-        int t107 = 0; /* nonzero: a check below failed */
-        int t108 = (uint64_t)(int64_t)t105 < (uint64_t)v_x863_n;
-        int32_t t106 = t108 ? v_x863_d[t105] : 0;
-        t107 |= !t108;
-        uint8_t t110 = rt_lt_i(0, t106);
-        int32_t t111;
-        if (t110) {
-          t111 = 2147483647;
-        } else {
-          t111 = t105;
-        }
-        if (__builtin_expect(t107 != 0, 0)) { /* again, recording the error */
-          int32_t t112;
-          if ((uint64_t)(int64_t)t105 < (uint64_t)v_x863_n) {
-            t112 = v_x863_d[t105];
-          } else {
-            NESSIE_RECORD(err, t104, RT_CHECK_INDEX, 0, 0, RT_GATHER, t105, v_x863_n, 0.0);
-            t112 = 0;
-          }
-          uint8_t t114 = rt_lt_i(0, t112);
-          int32_t t115;
-          if (t114) {
-            t115 = 2147483647;
-          } else {
-            t115 = t105;
-          }
-        }
-        t103x0 = t111;
-        t103x1 = 0;
-        t103x2 = t106;
-        uint8_t t117 = rt_le_i(t103a0, t103x0);
-        int32_t t118;
-        if (t117) {
-          t118 = t103a0;
-        } else {
-          t118 = t103x0;
-        }
-        int32_t t119;
-        if (t117) {
-          t119 = t103a1;
-        } else {
-          t119 = t103x1;
-        }
-        int32_t t120;
-        if (t117) {
-          t120 = t103a2;
-        } else {
-          t120 = t103x2;
-        }
-        t103a0 = t118;
-        t103a1 = t119;
-        t103a2 = t120;
-      }
-      t100[t103] = t103a0;
-      t101[t103] = t103a1;
-      t102[t103] = t103a2;
-    }
-    int32_t t103t0;
-    int32_t t103t1;
-    int32_t t103t2;
-    t103t0 = 2147483647;
-    t103t1 = 0;
-    t103t2 = 1;
-    for (int64_t t103 = 0; t103 < t99; t103++) {
-      const int32_t t121 = t100[t103];
-      const int32_t t122 = t101[t103];
-      const int32_t t123 = t102[t103];
-      uint8_t t125 = rt_le_i(t103t0, t121);
-      int32_t t126;
-      if (t125) {
-        t126 = t103t0;
-      } else {
-        t126 = t121;
-      }
-      int32_t t127;
-      if (t125) {
-        t127 = t103t1;
-      } else {
-        t127 = t122;
-      }
-      int32_t t128;
-      if (t125) {
-        t128 = t103t2;
-      } else {
-        t128 = t123;
-      }
-      t103t0 = t126;
-      t103t1 = t127;
-      t103t2 = t128;
-    }
-    v_x871 = t103t0;
-    rt_free(t100);
-    v_x872 = t103t1;
-    rt_free(t101);
-    v_x873 = t103t2;
-    rt_free(t102);
+    RtValue *t98 = rt_seg_ids(v_x263);
+    v_x264 = t98;
+    int32_t *v_x264_d = v_x264->data.i;
+    const int64_t v_x264_n = v_x264->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x871 = v_x871;
-  *out_v_x872 = v_x872;
-  *out_v_x873 = v_x873;
+  *out_v_x264 = v_x264;
   return;
 fail:
+  rt_release(v_x264);
 }
 
-/* K9: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x862_d; int64_t v_x862_n;
-  int32_t *v_x863_d; int64_t v_x863_n;
-  int32_t v_x871;
-  int32_t v_x872;
-  int32_t v_x873;
+  const int64_t *v_x263_off; int64_t v_x263_n;
+  int32_t *v_x264_d; int64_t v_x264_n;
 };
-struct alignas(8) K9_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K9_0_pull {
-  K9_A A;
-  __device__ K9_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t130 = 0; /* nonzero: a check below failed */
-    int t131 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x863_n;
-    int32_t t129 = t131 ? A.v_x863_d[ix] : 0;
-    t130 |= !t131;
-    uint8_t t133 = rt_lt_i(0, t129);
-    int32_t t134;
-    if (t133) {
-      t134 = 2147483647;
-    } else {
-      t134 = ix;
-    }
-    if (__builtin_expect(t130 != 0, 0)) { /* again, recording the error */
-      int32_t t135;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x863_n) {
-        t135 = A.v_x863_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x863_n, 0.0);
-        t135 = 0;
-      }
-      uint8_t t137 = rt_lt_i(0, t135);
-      int32_t t138;
-      if (t137) {
-        t138 = 2147483647;
-      } else {
-        t138 = ix;
-      }
-    }
-    return K9_0_V{t134, 0, t129};
-  }
-};
-struct K9_0_op {
-  K9_A A;
-  __device__ K9_0_V operator()(const K9_0_V &a, const K9_0_V &b) const {
-    uint8_t t140 = rt_le_i(a.v0, b.v0);
-    int32_t t141;
-    if (t140) {
-      t141 = a.v0;
-    } else {
-      t141 = b.v0;
-    }
-    int32_t t142;
-    if (t140) {
-      t142 = a.v1;
-    } else {
-      t142 = b.v1;
-    }
-    int32_t t143;
-    if (t140) {
-      t143 = a.v2;
-    } else {
-      t143 = b.v2;
-    }
-    return K9_0_V{t141, t142, t143};
-  }
-};
-struct K9_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K9_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
-      return false;
-    }
-    return true;
-  }
-};
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x862, RtValue *v_x863, int32_t *out_v_x871, int32_t *out_v_x872, int32_t *out_v_x873, int check_site_0) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x862_d = v_x862->data.i;
-  A.v_x862_n = v_x862->len;
-  A.v_x863_d = v_x863->data.i;
-  A.v_x863_n = v_x863->len;
-  K9_0_V *K9_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x871 = 0;
-  int32_t v_x872 = 0;
-  int32_t v_x873 = 0;
-  /* REDUCE */
+  A.v_x263_off = rtg_seg_offsets(v_x263);
+  A.v_x263_n = v_x263->len;
+  RtValue *v_x264 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t144 = v_x862->len;
-    K9_0_V *t145 = rtg::reduce_to_device("K9", loc, K9_0_pull{A}, K9_0_op{A}, K9_0_V{2147483647, 0, 1}, t144, false);
-    K9_0_value = t145;
+    RtValue *t99 = rtg_seg_ids(v_x263);
+    v_x264 = t99;
+    A.v_x264_d = v_x264->data.i;
+    A.v_x264_n = v_x264->len;
   }
-  if (!rtg::check_result("K9", loc, K9_0_value, K9_0_check{{check_site_0}}, K9_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K9_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x871 = v_x871;
-  *out_v_x872 = v_x872;
-  *out_v_x873 = v_x873;
+  *out_v_x264 = v_x264;
   return;
 fail:
-  rtg_free(K9_0_value);
+  rt_release(v_x264);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x862, RtValue *v_x863, int32_t *out_v_x871, int32_t *out_v_x872, int32_t *out_v_x873, int check_site_0) {
-  RtValue *vals[] = {v_x862, v_x863};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+  RtValue *vals[] = {v_x263};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K9_host(err, loc, run, v_x862, v_x863, out_v_x871, out_v_x872, out_v_x873);
-    if (err->index == INT64_MAX) {
-      K9_0_V t146;
-      memset(&t146, 0, sizeof t146);
-      t146.v0 = *out_v_x871;
-      t146.v1 = *out_v_x872;
-      t146.v2 = *out_v_x873;
-      (void)K9_0_check{{check_site_0}}(t146, err, run);
-    }
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K9_host(err, loc, run, v_x263, out_v_x264);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x862, v_x863, out_v_x871, out_v_x872, out_v_x873, check_site_0);
+    K9_gpu(err, loc, run, v_x263, out_v_x264);
   }
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, int32_t v_x967, RtValue **out_v_x966, RtValue **out_v_x969) {
+/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870) {
   (void)loc;
   (void)run;
-  RtValue *v_x966 = NULL;
-  RtValue *v_x969 = NULL;
-  /* MAP */
+  int32_t *v_x859_d = v_x859->data.i;
+  const int64_t v_x859_n = v_x859->len;
+  int32_t *v_x860_d = v_x860->data.i;
+  const int64_t v_x860_n = v_x860->len;
+  int32_t v_x868 = 0;
+  int32_t v_x869 = 0;
+  int32_t v_x870 = 0;
+  /* REDUCE */
   {
-    const int64_t t147 = 1;
-    v_x966 = rt_value_new(rt_vec_type(RT_INT), t147);
-    int32_t *v_x966_d = v_x966->data.i;
-    const int64_t v_x966_n = v_x966->len;
-    v_x969 = rt_value_new(rt_vec_type(RT_INT), t147);
-    int32_t *v_x969_d = v_x969->data.i;
-    const int64_t v_x969_n = v_x969->len;
-    RT_PARALLEL_FOR_IF(t147 >= RT_PARALLEL_MIN)
-    for (int64_t t148 = 0; t148 < t147; t148++) {
-      const int32_t t149 = (int32_t)t148;
-      v_x966_d[t148] = v_x964;
-      v_x969_d[t148] = v_x967;
+    const int64_t t100 = v_x859_n;
+    const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
+    int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
+    int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
+    RT_PARALLEL_FOR_IF(t101 > 1)
+    for (int64_t t105 = 0; t105 < t101; t105++) {
+      int32_t t105a0;
+      int32_t t105a1;
+      int32_t t105a2;
+      t105a0 = 2147483647;
+      t105a1 = 0;
+      t105a2 = 1;
+      const int64_t t105_end = (t105 + 1) * RT_CHUNK < t100 ? (t105 + 1) * RT_CHUNK : t100;
+      for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
+        const int32_t t107 = (int32_t)t106;
+        int32_t t105x0;
+        int32_t t105x1;
+        int32_t t105x2;
+        int t109 = 0; /* nonzero: a check below failed */
+        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x860_n;
+        int32_t t108 = t110 ? v_x860_d[t107] : 0;
+        t109 |= !t110;
+        uint8_t t112 = rt_lt_i(0, t108);
+        int32_t t113;
+        if (t112) {
+          t113 = 2147483647;
+        } else {
+          t113 = t107;
+        }
+        if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
+          int32_t t114;
+          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x860_n) {
+            t114 = v_x860_d[t107];
+          } else {
+            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x860_n, 0.0);
+            t114 = 0;
+          }
+          uint8_t t116 = rt_lt_i(0, t114);
+          int32_t t117;
+          if (t116) {
+            t117 = 2147483647;
+          } else {
+            t117 = t107;
+          }
+        }
+        t105x0 = t113;
+        t105x1 = 0;
+        t105x2 = t108;
+        uint8_t t119 = rt_le_i(t105a0, t105x0);
+        int32_t t120;
+        if (t119) {
+          t120 = t105a0;
+        } else {
+          t120 = t105x0;
+        }
+        int32_t t121;
+        if (t119) {
+          t121 = t105a1;
+        } else {
+          t121 = t105x1;
+        }
+        int32_t t122;
+        if (t119) {
+          t122 = t105a2;
+        } else {
+          t122 = t105x2;
+        }
+        t105a0 = t120;
+        t105a1 = t121;
+        t105a2 = t122;
+      }
+      t102[t105] = t105a0;
+      t103[t105] = t105a1;
+      t104[t105] = t105a2;
     }
+    int32_t t105t0;
+    int32_t t105t1;
+    int32_t t105t2;
+    t105t0 = 2147483647;
+    t105t1 = 0;
+    t105t2 = 1;
+    for (int64_t t105 = 0; t105 < t101; t105++) {
+      const int32_t t123 = t102[t105];
+      const int32_t t124 = t103[t105];
+      const int32_t t125 = t104[t105];
+      uint8_t t127 = rt_le_i(t105t0, t123);
+      int32_t t128;
+      if (t127) {
+        t128 = t105t0;
+      } else {
+        t128 = t123;
+      }
+      int32_t t129;
+      if (t127) {
+        t129 = t105t1;
+      } else {
+        t129 = t124;
+      }
+      int32_t t130;
+      if (t127) {
+        t130 = t105t2;
+      } else {
+        t130 = t125;
+      }
+      t105t0 = t128;
+      t105t1 = t129;
+      t105t2 = t130;
+    }
+    v_x868 = t105t0;
+    rt_free(t102);
+    v_x869 = t105t1;
+    rt_free(t103);
+    v_x870 = t105t2;
+    rt_free(t104);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x966 = v_x966;
-  *out_v_x969 = v_x969;
+  *out_v_x868 = v_x868;
+  *out_v_x869 = v_x869;
+  *out_v_x870 = v_x870;
   return;
 fail:
-  rt_release(v_x966);
-  rt_release(v_x969);
 }
 
-/* K10: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t v_x964;
-  int32_t v_x967;
-  int32_t *v_x966_d; int64_t v_x966_n;
-  int32_t *v_x969_d; int64_t v_x969_n;
+  int32_t *v_x859_d; int64_t v_x859_n;
+  int32_t *v_x860_d; int64_t v_x860_n;
+  int32_t v_x868;
+  int32_t v_x869;
+  int32_t v_x870;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K10_0_pull {
   K10_A A;
   __device__ K10_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K10_0_V{A.v_x964, A.v_x967};
+    int t132 = 0; /* nonzero: a check below failed */
+    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x860_n;
+    int32_t t131 = t133 ? A.v_x860_d[ix] : 0;
+    t132 |= !t133;
+    uint8_t t135 = rt_lt_i(0, t131);
+    int32_t t136;
+    if (t135) {
+      t136 = 2147483647;
+    } else {
+      t136 = ix;
+    }
+    if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
+      int32_t t137;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x860_n) {
+        t137 = A.v_x860_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x860_n, 0.0);
+        t137 = 0;
+      }
+      uint8_t t139 = rt_lt_i(0, t137);
+      int32_t t140;
+      if (t139) {
+        t140 = 2147483647;
+      } else {
+        t140 = ix;
+      }
+    }
+    return K10_0_V{t136, 0, t131};
   }
 };
-struct K10_0_store {
+struct K10_0_op {
   K10_A A;
-  __device__ void operator()(int64_t i, const K10_0_V &v) const {
-    A.v_x966_d[i] = v.v0;
-    A.v_x969_d[i] = v.v1;
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, int32_t v_x967, RtValue **out_v_x966, RtValue **out_v_x969) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x964 = v_x964;
-  A.v_x967 = v_x967;
-  RtValue *v_x966 = NULL;
-  RtValue *v_x969 = NULL;
-  /* MAP */
-  {
-    const int64_t t150 = 1;
-    v_x966 = rtg_vec_new(RT_INT, t150);
-    A.v_x966_d = v_x966->data.i;
-    A.v_x966_n = v_x966->len;
-    v_x969 = rtg_vec_new(RT_INT, t150);
-    A.v_x969_d = v_x969->data.i;
-    A.v_x969_n = v_x969->len;
-    rtg::map("K10", loc, K10_0_pull{A}, K10_0_store{A}, t150);
-  }
-  *out_v_x966 = v_x966;
-  *out_v_x969 = v_x969;
-  return;
-fail:
-  rt_release(v_x966);
-  rt_release(v_x969);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, int32_t v_x964, int32_t v_x967, RtValue **out_v_x966, RtValue **out_v_x969) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K10_host(err, loc, run, v_x964, v_x967, out_v_x966, out_v_x969);
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x964, v_x967, out_v_x966, out_v_x969);
-  }
-}
-
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, int32_t v_x973, RtValue *v_x976, RtValue **out_v_x978) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x976_d = v_x976->data.i;
-  const int64_t v_x976_n = v_x976->len;
-  RtValue *v_x978 = NULL;
-  /* MAP */
-  {
-    const int64_t t151 = v_x970;
-    if (t151 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t151, 0.0);
-      goto fail;
-    }
-    v_x978 = rt_value_new(rt_vec_type(RT_INT), t151);
-    int32_t *v_x978_d = v_x978->data.i;
-    const int64_t v_x978_n = v_x978->len;
-    RT_PARALLEL_FOR_IF(t151 >= RT_PARALLEL_MIN)
-    for (int64_t t152 = 0; t152 < t151; t152++) {
-      const int32_t t153 = (int32_t)t152;
-      int t156 = 0; /* nonzero: a check below failed */
-      int32_t t155 = rt_rem_i(t153, v_x973, &t156);
-      int t158 = (uint64_t)(int64_t)t155 < (uint64_t)v_x976_n;
-      int32_t t157 = t158 ? v_x976_d[t155] : 0;
-      t156 |= !t158;
-      if (__builtin_expect(t156 != 0, 0)) { /* again, recording the error */
-        int t159 = 0;
-        int32_t t160 = rt_rem_i(t153, v_x973, &t159);
-        if (t159) {
-          NESSIE_RECORD(err, t152, RT_CHECK_SCALAR, 0, t159, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t161;
-        if ((uint64_t)(int64_t)t160 < (uint64_t)v_x976_n) {
-          t161 = v_x976_d[t160];
-        } else {
-          NESSIE_RECORD(err, t152, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, v_x976_n, 0.0);
-          t161 = 0;
-        }
-      }
-      v_x978_d[t152] = t157;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x978 = v_x978;
-  return;
-fail:
-  rt_release(v_x978);
-}
-
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K11_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x970;
-  int32_t v_x973;
-  int32_t *v_x976_d; int64_t v_x976_n;
-  int32_t *v_x978_d; int64_t v_x978_n;
-};
-struct alignas(8) K11_0_V {
-  int32_t v0;
-};
-struct K11_0_pull {
-  K11_A A;
-  __device__ K11_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t164 = 0; /* nonzero: a check below failed */
-    int32_t t163 = rt_rem_i(ix, A.v_x973, &t164);
-    int t166 = (uint64_t)(int64_t)t163 < (uint64_t)A.v_x976_n;
-    int32_t t165 = t166 ? A.v_x976_d[t163] : 0;
-    t164 |= !t166;
-    if (__builtin_expect(t164 != 0, 0)) { /* again, recording the error */
-      int t167 = 0;
-      int32_t t168 = rt_rem_i(ix, A.v_x973, &t167);
-      if (t167) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t167, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t169;
-      if ((uint64_t)(int64_t)t168 < (uint64_t)A.v_x976_n) {
-        t169 = A.v_x976_d[t168];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, A.v_x976_n, 0.0);
-        t169 = 0;
-      }
-    }
-    return K11_0_V{t165};
-  }
-};
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x978_d[i] = v.v0;
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, int32_t v_x973, RtValue *v_x976, RtValue **out_v_x978) {
-  (void)loc;
-  (void)err;
-  K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x970 = v_x970;
-  A.v_x973 = v_x973;
-  A.v_x976_d = v_x976->data.i;
-  A.v_x976_n = v_x976->len;
-  RtValue *v_x978 = NULL;
-  /* MAP */
-  {
-    const int64_t t170 = v_x970;
-    if (t170 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t170, 0.0, run};
-      goto fail;
-    }
-    v_x978 = rtg_vec_new(RT_INT, t170);
-    A.v_x978_d = v_x978->data.i;
-    A.v_x978_n = v_x978->len;
-    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t170);
-  }
-  *out_v_x978 = v_x978;
-  return;
-fail:
-  rt_release(v_x978);
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, int32_t v_x973, RtValue *v_x976, RtValue **out_v_x978) {
-  RtValue *vals[] = {v_x976};
-  const int64_t sizes[] = {(int64_t)v_x970};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K11_host(err, loc, run, v_x970, v_x973, v_x976, out_v_x978);
-    rtg_host_ran();
-  } else {
-    K11_gpu(err, loc, run, v_x970, v_x973, v_x976, out_v_x978);
-  }
-}
-
-/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, int32_t *out_v_x989, int32_t *out_v_x990) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x988_d = v_x988->data.i;
-  const int64_t v_x988_n = v_x988->len;
-  int32_t v_x989 = 0;
-  int32_t v_x990 = 0;
-  /* ONCE */
-  {
-    int t172 = 0; /* nonzero: a check below failed */
-    int t173 = (uint64_t)(int64_t)0 < (uint64_t)v_x988_n;
-    int32_t t171 = t173 ? v_x988_d[0] : 0;
-    t172 |= !t173;
-    int t175 = (uint64_t)(int64_t)1 < (uint64_t)v_x988_n;
-    int32_t t174 = t175 ? v_x988_d[1] : 0;
-    t172 |= !t175;
-    if (__builtin_expect(t172 != 0, 0)) { /* again, recording the error */
-      int32_t t176;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x988_n) {
-        t176 = v_x988_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x988_n, 0.0);
-        t176 = 0;
-      }
-      int32_t t177;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x988_n) {
-        t177 = v_x988_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x988_n, 0.0);
-        t177 = 0;
-      }
-    }
-    v_x989 = t171;
-    v_x990 = t174;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x989 = v_x989;
-  *out_v_x990 = v_x990;
-  return;
-fail:
-}
-
-/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K12_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  int32_t v_x989;
-  int32_t v_x990;
-};
-struct alignas(8) K12_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t179 = 0; /* nonzero: a check below failed */
-    int t180 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x988_n;
-    int32_t t178 = t180 ? A.v_x988_d[0] : 0;
-    t179 |= !t180;
-    int t182 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x988_n;
-    int32_t t181 = t182 ? A.v_x988_d[1] : 0;
-    t179 |= !t182;
-    if (__builtin_expect(t179 != 0, 0)) { /* again, recording the error */
-      int32_t t183;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x988_n) {
-        t183 = A.v_x988_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x988_n, 0.0);
-        t183 = 0;
-      }
-      int32_t t184;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x988_n) {
-        t184 = A.v_x988_d[1];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x988_n, 0.0);
-        t184 = 0;
-      }
-    }
-    return K12_0_V{t178, t181};
-  }
-};
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, int32_t *out_v_x989, int32_t *out_v_x990) {
-  (void)loc;
-  (void)err;
-  K12_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x988_d = v_x988->data.i;
-  A.v_x988_n = v_x988->len;
-  int32_t v_x989 = 0;
-  int32_t v_x990 = 0;
-  /* ONCE */
-  {
-    const K12_0_V t185 = rtg::once<K12_0_V>("K12", loc, K12_0_pull{A});
-    v_x989 = t185.v0;
-    A.v_x989 = v_x989;
-    v_x990 = t185.v1;
-    A.v_x990 = v_x990;
-  }
-  *out_v_x989 = v_x989;
-  *out_v_x990 = v_x990;
-  return;
-fail:
-}
-
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x988, int32_t *out_v_x989, int32_t *out_v_x990) {
-  RtValue *vals[] = {v_x988};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K12_host(err, loc, run, v_x988, out_v_x989, out_v_x990);
-    rtg_host_ran();
-  } else {
-    K12_gpu(err, loc, run, v_x988, out_v_x989, out_v_x990);
-  }
-}
-
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1002, RtValue *v_x1005, RtValue **out_v_x1004, int32_t *out_v_x1014, int32_t *out_v_x1015) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1005_d = v_x1005->data.i;
-  const int64_t v_x1005_n = v_x1005->len;
-  RtValue *v_x1004 = NULL;
-  int32_t v_x1013 = 0;
-  int32_t v_x1014 = 0;
-  int32_t v_x1015 = 0;
-  /* MAP */
-  {
-    const int64_t t186 = v_x1002;
-    if (t186 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t186, 0.0);
-      goto fail;
-    }
-    v_x1004 = rt_value_new(rt_vec_type(RT_INT), t186);
-    int32_t *v_x1004_d = v_x1004->data.i;
-    const int64_t v_x1004_n = v_x1004->len;
-    RT_PARALLEL_FOR_IF(t186 >= RT_PARALLEL_MIN)
-    for (int64_t t187 = 0; t187 < t186; t187++) {
-      const int32_t t188 = (int32_t)t187;
-      v_x1004_d[t187] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x1004_d = v_x1004->data.i;
-    const int64_t v_x1004_n = v_x1004->len;
-    /* REDUCE */
-    {
-      const int64_t t189 = v_x1002;
-      if (t189 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t189, 0.0);
-        goto fail;
-      }
-      const int64_t t190 = t189 > 0 ? (t189 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t191 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t190);
-      int32_t *t192 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t190);
-      int32_t *t193 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t190);
-      RT_PARALLEL_FOR_IF(t190 > 1)
-      for (int64_t t194 = 0; t194 < t190; t194++) {
-        int32_t t194a0;
-        int32_t t194a1;
-        int32_t t194a2;
-        t194a0 = 2147483647;
-        t194a1 = 0;
-        t194a2 = 1;
-        const int64_t t194_end = (t194 + 1) * RT_CHUNK < t189 ? (t194 + 1) * RT_CHUNK : t189;
-        for (int64_t t195 = t194 * RT_CHUNK; t195 < t194_end; t195++) {
-          const int32_t t196 = (int32_t)t195;
-          int32_t t194x0;
-          int32_t t194x1;
-          int32_t t194x2;
-          int t198 = 0; /* nonzero: a check below failed */
-          int t199 = (uint64_t)(int64_t)t196 < (uint64_t)v_x1005_n;
-          int32_t t197 = t199 ? v_x1005_d[t196] : 0;
-          t198 |= !t199;
-          uint8_t t201 = rt_lt_i(0, t197);
-          int32_t t202;
-          if (t201) {
-            t202 = 2147483647;
-          } else {
-            t202 = t196;
-          }
-          if (__builtin_expect(t198 != 0, 0)) { /* again, recording the error */
-            int32_t t203;
-            if ((uint64_t)(int64_t)t196 < (uint64_t)v_x1005_n) {
-              t203 = v_x1005_d[t196];
-            } else {
-              NESSIE_RECORD(err, t195, RT_CHECK_INDEX, 2, 0, RT_GATHER, t196, v_x1005_n, 0.0);
-              t203 = 0;
-            }
-            uint8_t t205 = rt_lt_i(0, t203);
-            int32_t t206;
-            if (t205) {
-              t206 = 2147483647;
-            } else {
-              t206 = t196;
-            }
-          }
-          t194x0 = t202;
-          t194x1 = 0;
-          t194x2 = t197;
-          uint8_t t208 = rt_le_i(t194a0, t194x0);
-          int32_t t209;
-          if (t208) {
-            t209 = t194a0;
-          } else {
-            t209 = t194x0;
-          }
-          int32_t t210;
-          if (t208) {
-            t210 = t194a1;
-          } else {
-            t210 = t194x1;
-          }
-          int32_t t211;
-          if (t208) {
-            t211 = t194a2;
-          } else {
-            t211 = t194x2;
-          }
-          t194a0 = t209;
-          t194a1 = t210;
-          t194a2 = t211;
-        }
-        t191[t194] = t194a0;
-        t192[t194] = t194a1;
-        t193[t194] = t194a2;
-      }
-      int32_t t194t0;
-      int32_t t194t1;
-      int32_t t194t2;
-      t194t0 = 2147483647;
-      t194t1 = 0;
-      t194t2 = 1;
-      for (int64_t t194 = 0; t194 < t190; t194++) {
-        const int32_t t212 = t191[t194];
-        const int32_t t213 = t192[t194];
-        const int32_t t214 = t193[t194];
-        uint8_t t216 = rt_le_i(t194t0, t212);
-        int32_t t217;
-        if (t216) {
-          t217 = t194t0;
-        } else {
-          t217 = t212;
-        }
-        int32_t t218;
-        if (t216) {
-          t218 = t194t1;
-        } else {
-          t218 = t213;
-        }
-        int32_t t219;
-        if (t216) {
-          t219 = t194t2;
-        } else {
-          t219 = t214;
-        }
-        t194t0 = t217;
-        t194t1 = t218;
-        t194t2 = t219;
-      }
-      v_x1013 = t194t0;
-      rt_free(t191);
-      v_x1014 = t194t1;
-      rt_free(t192);
-      v_x1015 = t194t2;
-      rt_free(t193);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1004 = v_x1004;
-  *out_v_x1014 = v_x1014;
-  *out_v_x1015 = v_x1015;
-  return;
-fail:
-  rt_release(v_x1004);
-}
-
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K13_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x1002;
-  int32_t *v_x1005_d; int64_t v_x1005_n;
-  int32_t *v_x1004_d; int64_t v_x1004_n;
-  int32_t v_x1013;
-  int32_t v_x1014;
-  int32_t v_x1015;
-};
-struct alignas(8) K13_0_V {
-  int32_t v0;
-};
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K13_0_V{0};
-  }
-};
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x1004_d[i] = v.v0;
-  }
-};
-struct alignas(8) K13_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t221 = 0; /* nonzero: a check below failed */
-    int t222 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1005_n;
-    int32_t t220 = t222 ? A.v_x1005_d[ix] : 0;
-    t221 |= !t222;
-    uint8_t t224 = rt_lt_i(0, t220);
-    int32_t t225;
-    if (t224) {
-      t225 = 2147483647;
+  __device__ K10_0_V operator()(const K10_0_V &a, const K10_0_V &b) const {
+    uint8_t t142 = rt_le_i(a.v0, b.v0);
+    int32_t t143;
+    if (t142) {
+      t143 = a.v0;
     } else {
-      t225 = ix;
+      t143 = b.v0;
     }
-    if (__builtin_expect(t221 != 0, 0)) { /* again, recording the error */
-      int32_t t226;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1005_n) {
-        t226 = A.v_x1005_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x1005_n, 0.0);
-        t226 = 0;
-      }
-      uint8_t t228 = rt_lt_i(0, t226);
-      int32_t t229;
-      if (t228) {
-        t229 = 2147483647;
-      } else {
-        t229 = ix;
-      }
+    int32_t t144;
+    if (t142) {
+      t144 = a.v1;
+    } else {
+      t144 = b.v1;
     }
-    return K13_1_V{t225, 0, t220};
+    int32_t t145;
+    if (t142) {
+      t145 = a.v2;
+    } else {
+      t145 = b.v2;
+    }
+    return K10_0_V{t143, t144, t145};
   }
 };
-struct K13_1_op {
-  K13_A A;
-  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
-    uint8_t t231 = rt_le_i(a.v0, b.v0);
-    int32_t t232;
-    if (t231) {
-      t232 = a.v0;
-    } else {
-      t232 = b.v0;
-    }
-    int32_t t233;
-    if (t231) {
-      t233 = a.v1;
-    } else {
-      t233 = b.v1;
-    }
-    int32_t t234;
-    if (t231) {
-      t234 = a.v2;
-    } else {
-      t234 = b.v2;
-    }
-    return K13_1_V{t232, t233, t234};
-  }
-};
-struct K13_1_check {
+struct K10_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K10_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
       return false;
@@ -1827,124 +1212,591 @@ struct K13_1_check {
     return true;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1002, RtValue *v_x1005, RtValue **out_v_x1004, int32_t *out_v_x1014, int32_t *out_v_x1015, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K10_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x859_d = v_x859->data.i;
+  A.v_x859_n = v_x859->len;
+  A.v_x860_d = v_x860->data.i;
+  A.v_x860_n = v_x860->len;
+  K10_0_V *K10_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x868 = 0;
+  int32_t v_x869 = 0;
+  int32_t v_x870 = 0;
+  /* REDUCE */
+  {
+    const int64_t t146 = v_x859->len;
+    K10_0_V *t147 = rtg::reduce_to_device("K10", loc, K10_0_pull{A}, K10_0_op{A}, K10_0_V{2147483647, 0, 1}, t146, false);
+    K10_0_value = t147;
+  }
+  if (!rtg::check_result("K10", loc, K10_0_value, K10_0_check{{check_site_0}}, K10_0_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K10_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x868 = v_x868;
+  *out_v_x869 = v_x869;
+  *out_v_x870 = v_x870;
+  return;
+fail:
+  rtg_free(K10_0_value);
+}
+
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870, int check_site_0) {
+  RtValue *vals[] = {v_x859, v_x860};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K10_host(err, loc, run, v_x859, v_x860, out_v_x868, out_v_x869, out_v_x870);
+    if (err->index == INT64_MAX) {
+      K10_0_V t148;
+      memset(&t148, 0, sizeof t148);
+      t148.v0 = *out_v_x868;
+      t148.v1 = *out_v_x869;
+      t148.v2 = *out_v_x870;
+      (void)K10_0_check{{check_site_0}}(t148, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K10_gpu(err, loc, run, v_x859, v_x860, out_v_x868, out_v_x869, out_v_x870, check_site_0);
+  }
+}
+
+/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+  (void)loc;
+  (void)run;
+  RtValue *v_x953 = NULL;
+  RtValue *v_x956 = NULL;
+  /* MAP */
+  {
+    const int64_t t149 = 1;
+    v_x953 = rt_value_new(rt_vec_type(RT_INT), t149);
+    int32_t *v_x953_d = v_x953->data.i;
+    const int64_t v_x953_n = v_x953->len;
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t149);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    RT_PARALLEL_FOR_IF(t149 >= RT_PARALLEL_MIN)
+    for (int64_t t150 = 0; t150 < t149; t150++) {
+      const int32_t t151 = (int32_t)t150;
+      v_x953_d[t150] = v_x951;
+      v_x956_d[t150] = v_x954;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x953 = v_x953;
+  *out_v_x956 = v_x956;
+  return;
+fail:
+  rt_release(v_x953);
+  rt_release(v_x956);
+}
+
+/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K11_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x951;
+  int32_t v_x954;
+  int32_t *v_x953_d; int64_t v_x953_n;
+  int32_t *v_x956_d; int64_t v_x956_n;
+};
+struct alignas(8) K11_0_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K11_0_pull {
+  K11_A A;
+  __device__ K11_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K11_0_V{A.v_x951, A.v_x954};
+  }
+};
+struct K11_0_store {
+  K11_A A;
+  __device__ void operator()(int64_t i, const K11_0_V &v) const {
+    A.v_x953_d[i] = v.v0;
+    A.v_x956_d[i] = v.v1;
+  }
+};
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+  (void)loc;
+  (void)err;
+  K11_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x951 = v_x951;
+  A.v_x954 = v_x954;
+  RtValue *v_x953 = NULL;
+  RtValue *v_x956 = NULL;
+  /* MAP */
+  {
+    const int64_t t152 = 1;
+    v_x953 = rtg_vec_new(RT_INT, t152);
+    A.v_x953_d = v_x953->data.i;
+    A.v_x953_n = v_x953->len;
+    v_x956 = rtg_vec_new(RT_INT, t152);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t152);
+  }
+  *out_v_x953 = v_x953;
+  *out_v_x956 = v_x956;
+  return;
+fail:
+  rt_release(v_x953);
+  rt_release(v_x956);
+}
+
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)1};
+  if (rtg_choose_host(vals, 0, sizes, 1)) {
+    K11_host(err, loc, run, v_x951, v_x954, out_v_x953, out_v_x956);
+    rtg_host_ran();
+  } else {
+    K11_gpu(err, loc, run, v_x951, v_x954, out_v_x953, out_v_x956);
+  }
+}
+
+/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x963_d = v_x963->data.i;
+  const int64_t v_x963_n = v_x963->len;
+  RtValue *v_x965 = NULL;
+  /* MAP */
+  {
+    const int64_t t153 = v_x957;
+    if (t153 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t153, 0.0);
+      goto fail;
+    }
+    v_x965 = rt_value_new(rt_vec_type(RT_INT), t153);
+    int32_t *v_x965_d = v_x965->data.i;
+    const int64_t v_x965_n = v_x965->len;
+    RT_PARALLEL_FOR_IF(t153 >= RT_PARALLEL_MIN)
+    for (int64_t t154 = 0; t154 < t153; t154++) {
+      const int32_t t155 = (int32_t)t154;
+      int t158 = 0; /* nonzero: a check below failed */
+      int32_t t157 = rt_rem_i(t155, v_x960, &t158);
+      int t160 = (uint64_t)(int64_t)t157 < (uint64_t)v_x963_n;
+      int32_t t159 = t160 ? v_x963_d[t157] : 0;
+      t158 |= !t160;
+      if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
+        int t161 = 0;
+        int32_t t162 = rt_rem_i(t155, v_x960, &t161);
+        if (t161) {
+          NESSIE_RECORD(err, t154, RT_CHECK_SCALAR, 0, t161, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t163;
+        if ((uint64_t)(int64_t)t162 < (uint64_t)v_x963_n) {
+          t163 = v_x963_d[t162];
+        } else {
+          NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x963_n, 0.0);
+          t163 = 0;
+        }
+      }
+      v_x965_d[t154] = t159;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x965 = v_x965;
+  return;
+fail:
+  rt_release(v_x965);
+}
+
+/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K12_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x957;
+  int32_t v_x960;
+  int32_t *v_x963_d; int64_t v_x963_n;
+  int32_t *v_x965_d; int64_t v_x965_n;
+};
+struct alignas(8) K12_0_V {
+  int32_t v0;
+};
+struct K12_0_pull {
+  K12_A A;
+  __device__ K12_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t166 = 0; /* nonzero: a check below failed */
+    int32_t t165 = rt_rem_i(ix, A.v_x960, &t166);
+    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x963_n;
+    int32_t t167 = t168 ? A.v_x963_d[t165] : 0;
+    t166 |= !t168;
+    if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
+      int t169 = 0;
+      int32_t t170 = rt_rem_i(ix, A.v_x960, &t169);
+      if (t169) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t169, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t171;
+      if ((uint64_t)(int64_t)t170 < (uint64_t)A.v_x963_n) {
+        t171 = A.v_x963_d[t170];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, A.v_x963_n, 0.0);
+        t171 = 0;
+      }
+    }
+    return K12_0_V{t167};
+  }
+};
+struct K12_0_store {
+  K12_A A;
+  __device__ void operator()(int64_t i, const K12_0_V &v) const {
+    A.v_x965_d[i] = v.v0;
+  }
+};
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+  (void)loc;
+  (void)err;
+  K12_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x957 = v_x957;
+  A.v_x960 = v_x960;
+  A.v_x963_d = v_x963->data.i;
+  A.v_x963_n = v_x963->len;
+  RtValue *v_x965 = NULL;
+  /* MAP */
+  {
+    const int64_t t172 = v_x957;
+    if (t172 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t172, 0.0, run};
+      goto fail;
+    }
+    v_x965 = rtg_vec_new(RT_INT, t172);
+    A.v_x965_d = v_x965->data.i;
+    A.v_x965_n = v_x965->len;
+    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t172);
+  }
+  *out_v_x965 = v_x965;
+  return;
+fail:
+  rt_release(v_x965);
+}
+
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+  RtValue *vals[] = {v_x963};
+  const int64_t sizes[] = {(int64_t)v_x957};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K12_host(err, loc, run, v_x957, v_x960, v_x963, out_v_x965);
+    rtg_host_ran();
+  } else {
+    K12_gpu(err, loc, run, v_x957, v_x960, v_x963, out_v_x965);
+  }
+}
+
+/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x975_d = v_x975->data.i;
+  const int64_t v_x975_n = v_x975->len;
+  int32_t v_x976 = 0;
+  int32_t v_x977 = 0;
+  /* ONCE */
+  {
+    int t174 = 0; /* nonzero: a check below failed */
+    int t175 = (uint64_t)(int64_t)0 < (uint64_t)v_x975_n;
+    int32_t t173 = t175 ? v_x975_d[0] : 0;
+    t174 |= !t175;
+    int t177 = (uint64_t)(int64_t)1 < (uint64_t)v_x975_n;
+    int32_t t176 = t177 ? v_x975_d[1] : 0;
+    t174 |= !t177;
+    if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
+      int32_t t178;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x975_n) {
+        t178 = v_x975_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x975_n, 0.0);
+        t178 = 0;
+      }
+      int32_t t179;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x975_n) {
+        t179 = v_x975_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x975_n, 0.0);
+        t179 = 0;
+      }
+    }
+    v_x976 = t173;
+    v_x977 = t176;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x976 = v_x976;
+  *out_v_x977 = v_x977;
+  return;
+fail:
+}
+
+/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K13_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x975_d; int64_t v_x975_n;
+  int32_t v_x976;
+  int32_t v_x977;
+};
+struct alignas(8) K13_0_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t181 = 0; /* nonzero: a check below failed */
+    int t182 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x975_n;
+    int32_t t180 = t182 ? A.v_x975_d[0] : 0;
+    t181 |= !t182;
+    int t184 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x975_n;
+    int32_t t183 = t184 ? A.v_x975_d[1] : 0;
+    t181 |= !t184;
+    if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
+      int32_t t185;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x975_n) {
+        t185 = A.v_x975_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x975_n, 0.0);
+        t185 = 0;
+      }
+      int32_t t186;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x975_n) {
+        t186 = A.v_x975_d[1];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x975_n, 0.0);
+        t186 = 0;
+      }
+    }
+    return K13_0_V{t180, t183};
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1002 = v_x1002;
-  A.v_x1005_d = v_x1005->data.i;
-  A.v_x1005_n = v_x1005->len;
-  RtValue *v_x1004 = NULL;
-  K13_1_V *K13_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1013 = 0;
-  int32_t v_x1014 = 0;
-  int32_t v_x1015 = 0;
-  /* MAP */
+  A.v_x975_d = v_x975->data.i;
+  A.v_x975_n = v_x975->len;
+  int32_t v_x976 = 0;
+  int32_t v_x977 = 0;
+  /* ONCE */
   {
-    const int64_t t235 = v_x1002;
-    if (t235 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t235, 0.0, run};
-      goto fail;
-    }
-    v_x1004 = rtg_vec_new(RT_INT, t235);
-    A.v_x1004_d = v_x1004->data.i;
-    A.v_x1004_n = v_x1004->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t235);
+    const K13_0_V t187 = rtg::once<K13_0_V>("K13", loc, K13_0_pull{A});
+    v_x976 = t187.v0;
+    A.v_x976 = v_x976;
+    v_x977 = t187.v1;
+    A.v_x977 = v_x977;
   }
-  /* REDUCE */
-  {
-    const int64_t t236 = v_x1002;
-    if (t236 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t236, 0.0, run};
-      goto fail;
-    }
-    K13_1_V *t237 = rtg::reduce_to_device("K13", loc, K13_1_pull{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t236, false);
-    K13_1_value = t237;
-  }
-  if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K13_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1004 = v_x1004;
-  *out_v_x1014 = v_x1014;
-  *out_v_x1015 = v_x1015;
+  *out_v_x976 = v_x976;
+  *out_v_x977 = v_x977;
   return;
 fail:
-  rt_release(v_x1004);
-  rtg_free(K13_1_value);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x1002, RtValue *v_x1005, RtValue **out_v_x1004, int32_t *out_v_x1014, int32_t *out_v_x1015, int check_site_0) {
-  RtValue *vals[] = {v_x1005};
-  const int64_t sizes[] = {(int64_t)v_x1002, (int64_t)v_x1002};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K13_host(err, loc, run, v_x1002, v_x1005, out_v_x1004, out_v_x1014, out_v_x1015);
-    if (err->index == INT64_MAX) {
-      K13_1_V t238;
-      memset(&t238, 0, sizeof t238);
-      t238.v1 = *out_v_x1014;
-      t238.v2 = *out_v_x1015;
-      (void)K13_1_check{{check_site_0}}(t238, err, run);
-    }
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
+  RtValue *vals[] = {v_x975};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K13_host(err, loc, run, v_x975, out_v_x976, out_v_x977);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x1002, v_x1005, out_v_x1004, out_v_x1014, out_v_x1015, check_site_0);
+    K13_gpu(err, loc, run, v_x975, out_v_x976, out_v_x977);
   }
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue **out_v_x1021) {
+/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002) {
   (void)loc;
   (void)run;
-  int32_t *v_x1016_d = v_x1016->data.i;
-  const int64_t v_x1016_n = v_x1016->len;
-  int32_t *v_x1019_d = v_x1019->data.i;
-  const int64_t v_x1019_n = v_x1019->len;
-  RtValue *v_x1021 = NULL;
+  int32_t *v_x992_d = v_x992->data.i;
+  const int64_t v_x992_n = v_x992->len;
+  RtValue *v_x991 = NULL;
+  int32_t v_x1000 = 0;
+  int32_t v_x1001 = 0;
+  int32_t v_x1002 = 0;
   /* MAP */
   {
-    const int64_t t239 = v_x1016_n;
-    v_x1021 = rt_value_new(rt_vec_type(RT_INT), t239);
-    int32_t *v_x1021_d = v_x1021->data.i;
-    const int64_t v_x1021_n = v_x1021->len;
-    RT_PARALLEL_FOR_IF(t239 >= RT_PARALLEL_MIN)
-    for (int64_t t240 = 0; t240 < t239; t240++) {
-      const int32_t t241 = (int32_t)t240;
-      int t244 = 0; /* nonzero: a check below failed */
-      int32_t t242 = v_x1016_d[t241];
-      int t245 = (uint64_t)(int64_t)t242 < (uint64_t)v_x1019_n;
-      int32_t t243 = t245 ? v_x1019_d[t242] : 0;
-      t244 |= !t245;
-      if (__builtin_expect(t244 != 0, 0)) { /* again, recording the error */
-        int32_t t246 = v_x1016_d[t241];
-        int32_t t247;
-        if ((uint64_t)(int64_t)t246 < (uint64_t)v_x1019_n) {
-          t247 = v_x1019_d[t246];
-        } else {
-          NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t246, v_x1019_n, 0.0);
-          t247 = 0;
-        }
-      }
-      v_x1021_d[t240] = t243;
+    const int64_t t188 = v_x989;
+    if (t188 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0);
+      goto fail;
+    }
+    v_x991 = rt_value_new(rt_vec_type(RT_INT), t188);
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
+    RT_PARALLEL_FOR_IF(t188 >= RT_PARALLEL_MIN)
+    for (int64_t t189 = 0; t189 < t188; t189++) {
+      const int32_t t190 = (int32_t)t189;
+      v_x991_d[t189] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1021 = v_x1021;
+  {
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
+    /* REDUCE */
+    {
+      const int64_t t191 = v_x989;
+      if (t191 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t191, 0.0);
+        goto fail;
+      }
+      const int64_t t192 = t191 > 0 ? (t191 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t193 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
+      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
+      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
+      RT_PARALLEL_FOR_IF(t192 > 1)
+      for (int64_t t196 = 0; t196 < t192; t196++) {
+        int32_t t196a0;
+        int32_t t196a1;
+        int32_t t196a2;
+        t196a0 = 2147483647;
+        t196a1 = 0;
+        t196a2 = 1;
+        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t191 ? (t196 + 1) * RT_CHUNK : t191;
+        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
+          const int32_t t198 = (int32_t)t197;
+          int32_t t196x0;
+          int32_t t196x1;
+          int32_t t196x2;
+          int t200 = 0; /* nonzero: a check below failed */
+          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x992_n;
+          int32_t t199 = t201 ? v_x992_d[t198] : 0;
+          t200 |= !t201;
+          uint8_t t203 = rt_lt_i(0, t199);
+          int32_t t204;
+          if (t203) {
+            t204 = 2147483647;
+          } else {
+            t204 = t198;
+          }
+          if (__builtin_expect(t200 != 0, 0)) { /* again, recording the error */
+            int32_t t205;
+            if ((uint64_t)(int64_t)t198 < (uint64_t)v_x992_n) {
+              t205 = v_x992_d[t198];
+            } else {
+              NESSIE_RECORD(err, t197, RT_CHECK_INDEX, 2, 0, RT_GATHER, t198, v_x992_n, 0.0);
+              t205 = 0;
+            }
+            uint8_t t207 = rt_lt_i(0, t205);
+            int32_t t208;
+            if (t207) {
+              t208 = 2147483647;
+            } else {
+              t208 = t198;
+            }
+          }
+          t196x0 = t204;
+          t196x1 = 0;
+          t196x2 = t199;
+          uint8_t t210 = rt_le_i(t196a0, t196x0);
+          int32_t t211;
+          if (t210) {
+            t211 = t196a0;
+          } else {
+            t211 = t196x0;
+          }
+          int32_t t212;
+          if (t210) {
+            t212 = t196a1;
+          } else {
+            t212 = t196x1;
+          }
+          int32_t t213;
+          if (t210) {
+            t213 = t196a2;
+          } else {
+            t213 = t196x2;
+          }
+          t196a0 = t211;
+          t196a1 = t212;
+          t196a2 = t213;
+        }
+        t193[t196] = t196a0;
+        t194[t196] = t196a1;
+        t195[t196] = t196a2;
+      }
+      int32_t t196t0;
+      int32_t t196t1;
+      int32_t t196t2;
+      t196t0 = 2147483647;
+      t196t1 = 0;
+      t196t2 = 1;
+      for (int64_t t196 = 0; t196 < t192; t196++) {
+        const int32_t t214 = t193[t196];
+        const int32_t t215 = t194[t196];
+        const int32_t t216 = t195[t196];
+        uint8_t t218 = rt_le_i(t196t0, t214);
+        int32_t t219;
+        if (t218) {
+          t219 = t196t0;
+        } else {
+          t219 = t214;
+        }
+        int32_t t220;
+        if (t218) {
+          t220 = t196t1;
+        } else {
+          t220 = t215;
+        }
+        int32_t t221;
+        if (t218) {
+          t221 = t196t2;
+        } else {
+          t221 = t216;
+        }
+        t196t0 = t219;
+        t196t1 = t220;
+        t196t2 = t221;
+      }
+      v_x1000 = t196t0;
+      rt_free(t193);
+      v_x1001 = t196t1;
+      rt_free(t194);
+      v_x1002 = t196t2;
+      rt_free(t195);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x991 = v_x991;
+  *out_v_x1001 = v_x1001;
+  *out_v_x1002 = v_x1002;
   return;
 fail:
-  rt_release(v_x1021);
+  rt_release(v_x991);
 }
 
-/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1016_d; int64_t v_x1016_n;
-  int32_t *v_x1019_d; int64_t v_x1019_n;
-  int32_t *v_x1021_d; int64_t v_x1021_n;
+  int32_t v_x989;
+  int32_t *v_x992_d; int64_t v_x992_n;
+  int32_t *v_x991_d; int64_t v_x991_n;
+  int32_t v_x1000;
+  int32_t v_x1001;
+  int32_t v_x1002;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -1954,1748 +1806,1975 @@ struct K14_0_pull {
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t250 = 0; /* nonzero: a check below failed */
-    int32_t t248 = A.v_x1016_d[ix];
-    int t251 = (uint64_t)(int64_t)t248 < (uint64_t)A.v_x1019_n;
-    int32_t t249 = t251 ? A.v_x1019_d[t248] : 0;
-    t250 |= !t251;
-    if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-      int32_t t252 = A.v_x1016_d[ix];
-      int32_t t253;
-      if ((uint64_t)(int64_t)t252 < (uint64_t)A.v_x1019_n) {
-        t253 = A.v_x1019_d[t252];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t252, A.v_x1019_n, 0.0);
-        t253 = 0;
-      }
-    }
-    return K14_0_V{t249};
+    return K14_0_V{0};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x1021_d[i] = v.v0;
+    A.v_x991_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue **out_v_x1021) {
+struct alignas(8) K14_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t223 = 0; /* nonzero: a check below failed */
+    int t224 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n;
+    int32_t t222 = t224 ? A.v_x992_d[ix] : 0;
+    t223 |= !t224;
+    uint8_t t226 = rt_lt_i(0, t222);
+    int32_t t227;
+    if (t226) {
+      t227 = 2147483647;
+    } else {
+      t227 = ix;
+    }
+    if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
+      int32_t t228;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n) {
+        t228 = A.v_x992_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x992_n, 0.0);
+        t228 = 0;
+      }
+      uint8_t t230 = rt_lt_i(0, t228);
+      int32_t t231;
+      if (t230) {
+        t231 = 2147483647;
+      } else {
+        t231 = ix;
+      }
+    }
+    return K14_1_V{t227, 0, t222};
+  }
+};
+struct K14_1_op {
+  K14_A A;
+  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
+    uint8_t t233 = rt_le_i(a.v0, b.v0);
+    int32_t t234;
+    if (t233) {
+      t234 = a.v0;
+    } else {
+      t234 = b.v0;
+    }
+    int32_t t235;
+    if (t233) {
+      t235 = a.v1;
+    } else {
+      t235 = b.v1;
+    }
+    int32_t t236;
+    if (t233) {
+      t236 = a.v2;
+    } else {
+      t236 = b.v2;
+    }
+    return K14_1_V{t234, t235, t236};
+  }
+};
+struct K14_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K14_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
+      return false;
+    }
+    return true;
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002, int check_site_0) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1016_d = v_x1016->data.i;
-  A.v_x1016_n = v_x1016->len;
-  A.v_x1019_d = v_x1019->data.i;
-  A.v_x1019_n = v_x1019->len;
-  RtValue *v_x1021 = NULL;
+  A.v_x989 = v_x989;
+  A.v_x992_d = v_x992->data.i;
+  A.v_x992_n = v_x992->len;
+  RtValue *v_x991 = NULL;
+  K14_1_V *K14_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x1000 = 0;
+  int32_t v_x1001 = 0;
+  int32_t v_x1002 = 0;
   /* MAP */
   {
-    const int64_t t254 = v_x1016->len;
-    v_x1021 = rtg_vec_new(RT_INT, t254);
-    A.v_x1021_d = v_x1021->data.i;
-    A.v_x1021_n = v_x1021->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t254);
-  }
-  *out_v_x1021 = v_x1021;
-  return;
-fail:
-  rt_release(v_x1021);
-}
-
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue **out_v_x1021) {
-  RtValue *vals[] = {v_x1016, v_x1019};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K14_host(err, loc, run, v_x1016, v_x1019, out_v_x1021);
-    rtg_host_ran();
-  } else {
-    K14_gpu(err, loc, run, v_x1016, v_x1019, out_v_x1021);
-  }
-}
-
-/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1022, RtValue *v_x1026, RtValue *v_x1029, RtValue *v_x1039, RtValue **out_v_x1035, RtValue **out_v_x1043, RtValue **out_v_x1049, RtValue **out_v_x1056) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1022_d = v_x1022->data.i;
-  const int64_t v_x1022_n = v_x1022->len;
-  int32_t *v_x1026_d = v_x1026->data.i;
-  const int64_t v_x1026_n = v_x1026->len;
-  int32_t *v_x1029_d = v_x1029->data.i;
-  const int64_t v_x1029_n = v_x1029->len;
-  const int64_t *v_x1039_off = rt_seg_offsets(v_x1039);
-  const int64_t v_x1039_n = v_x1039->len;
-  RtValue *v_x1035 = NULL;
-  RtValue *v_x1036 = NULL;
-  RtValue *v_x1049 = NULL;
-  RtValue *v_x1050 = NULL;
-  RtValue *v_x1043 = NULL;
-  RtValue *v_x1056 = NULL;
-  /* FILTER */
-  {
-    const int64_t t255 = v_x1029_n;
-    const int64_t t256 = t255 > 0 ? (t255 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t257 = (uint8_t *)rt_alloc_atomic((size_t)t255 + 1);
-    int64_t *t258 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t256 + 1));
-    RT_PARALLEL_FOR_IF(t256 > 1)
-    for (int64_t t259 = 0; t259 < t256; t259++) {
-      int64_t kept = 0;
-      const int64_t t259_end = (t259 + 1) * RT_CHUNK < t255 ? (t259 + 1) * RT_CHUNK : t255;
-      for (int64_t t260 = t259 * RT_CHUNK; t260 < t259_end; t260++) {
-        const int32_t t261 = (int32_t)t260;
-        int32_t t259x0;
-        uint8_t t259x1;
-        int t263 = 0; /* nonzero: a check below failed */
-        int32_t t262 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t261) : 0;
-        t263 |= v_x1022_n <= 0;
-        int t265 = (uint64_t)(int64_t)t262 < (uint64_t)v_x1026_n;
-        int32_t t264 = t265 ? v_x1026_d[t262] : 0;
-        t263 |= !t265;
-        int32_t t266 = v_x1029_d[t261];
-        uint8_t t268 = rt_lt_i(t266, t264);
-        if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
-          int32_t t269 = 0;
-          if (v_x1022_n > 0) {
-            t269 = rt_search(v_x1022_d, v_x1022_n, t261);
-          } else {
-            NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
-          }
-          int32_t t270;
-          if ((uint64_t)(int64_t)t269 < (uint64_t)v_x1026_n) {
-            t270 = v_x1026_d[t269];
-          } else {
-            NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, t269, v_x1026_n, 0.0);
-            t270 = 0;
-          }
-          int32_t t271 = v_x1029_d[t261];
-          uint8_t t273 = rt_lt_i(t271, t270);
-        }
-        t259x0 = t266;
-        t259x1 = t268;
-        uint8_t t274;
-        t274 = t259x1;
-        t257[t260] = t274 != 0;
-        kept += t274 != 0;
-      }
-      t258[t259] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t257);
-      rt_free(t258);
+    const int64_t t237 = v_x989;
+    if (t237 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, run};
       goto fail;
     }
-    int64_t t275 = 0;
-    for (int64_t t259 = 0; t259 < t256; t259++) {
-      const int64_t k = t258[t259];
-      t258[t259] = t275;
-      t275 += k;
+    v_x991 = rtg_vec_new(RT_INT, t237);
+    A.v_x991_d = v_x991->data.i;
+    A.v_x991_n = v_x991->len;
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t237);
+  }
+  /* REDUCE */
+  {
+    const int64_t t238 = v_x989;
+    if (t238 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run};
+      goto fail;
     }
-    v_x1035 = rt_value_new(rt_vec_type(RT_INT), t275);
-    int32_t *v_x1035_d = v_x1035->data.i;
-    const int64_t v_x1035_n = v_x1035->len;
-    v_x1036 = rt_value_new(rt_vec_type(RT_BOOL), t275);
-    uint8_t *v_x1036_d = v_x1036->data.b;
-    const int64_t v_x1036_n = v_x1036->len;
-    RT_PARALLEL_FOR_IF(t256 > 1)
-    for (int64_t t259 = 0; t259 < t256; t259++) {
-      int64_t at = t258[t259];
-      const int64_t t259_end = (t259 + 1) * RT_CHUNK < t255 ? (t259 + 1) * RT_CHUNK : t255;
-      for (int64_t t260 = t259 * RT_CHUNK; t260 < t259_end; t260++) {
-        const int32_t t261 = (int32_t)t260;
-        if (!t257[t260])
-          continue;
-        int32_t t259y0;
-        uint8_t t259y1;
-        int t277 = 0; /* nonzero: a check below failed */
-        int32_t t276 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t261) : 0;
-        t277 |= v_x1022_n <= 0;
-        int t279 = (uint64_t)(int64_t)t276 < (uint64_t)v_x1026_n;
-        int32_t t278 = t279 ? v_x1026_d[t276] : 0;
-        t277 |= !t279;
-        int32_t t280 = v_x1029_d[t261];
-        uint8_t t282 = rt_lt_i(t280, t278);
-        if (__builtin_expect(t277 != 0, 0)) { /* again, recording the error */
-          int32_t t283 = 0;
-          if (v_x1022_n > 0) {
-            t283 = rt_search(v_x1022_d, v_x1022_n, t261);
-          } else {
-            NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
-          }
-          int32_t t284;
-          if ((uint64_t)(int64_t)t283 < (uint64_t)v_x1026_n) {
-            t284 = v_x1026_d[t283];
-          } else {
-            NESSIE_RECORD(err, t260, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x1026_n, 0.0);
-            t284 = 0;
-          }
-          int32_t t285 = v_x1029_d[t261];
-          uint8_t t287 = rt_lt_i(t285, t284);
-        }
-        t259y0 = t280;
-        t259y1 = t282;
-        if (t257[t260]) {
-          v_x1035_d[at] = t259y0;
-          v_x1036_d[at] = t259y1;
-          at++;
+    K14_1_V *t239 = rtg::reduce_to_device("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t238, false);
+    K14_1_value = t239;
+  }
+  if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K14_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x991 = v_x991;
+  *out_v_x1001 = v_x1001;
+  *out_v_x1002 = v_x1002;
+  return;
+fail:
+  rt_release(v_x991);
+  rtg_free(K14_1_value);
+}
+
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002, int check_site_0) {
+  RtValue *vals[] = {v_x992};
+  const int64_t sizes[] = {(int64_t)v_x989, (int64_t)v_x989};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K14_host(err, loc, run, v_x989, v_x992, out_v_x991, out_v_x1001, out_v_x1002);
+    if (err->index == INT64_MAX) {
+      K14_1_V t240;
+      memset(&t240, 0, sizeof t240);
+      t240.v1 = *out_v_x1001;
+      t240.v2 = *out_v_x1002;
+      (void)K14_1_check{{check_site_0}}(t240, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K14_gpu(err, loc, run, v_x989, v_x992, out_v_x991, out_v_x1001, out_v_x1002, check_site_0);
+  }
+}
+
+/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1003_d = v_x1003->data.i;
+  const int64_t v_x1003_n = v_x1003->len;
+  int32_t *v_x1006_d = v_x1006->data.i;
+  const int64_t v_x1006_n = v_x1006->len;
+  RtValue *v_x1008 = NULL;
+  /* MAP */
+  {
+    const int64_t t241 = v_x1003_n;
+    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t241);
+    int32_t *v_x1008_d = v_x1008->data.i;
+    const int64_t v_x1008_n = v_x1008->len;
+    RT_PARALLEL_FOR_IF(t241 >= RT_PARALLEL_MIN)
+    for (int64_t t242 = 0; t242 < t241; t242++) {
+      const int32_t t243 = (int32_t)t242;
+      int t246 = 0; /* nonzero: a check below failed */
+      int32_t t244 = v_x1003_d[t243];
+      int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1006_n;
+      int32_t t245 = t247 ? v_x1006_d[t244] : 0;
+      t246 |= !t247;
+      if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
+        int32_t t248 = v_x1003_d[t243];
+        int32_t t249;
+        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x1006_n) {
+          t249 = v_x1006_d[t248];
+        } else {
+          NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1006_n, 0.0);
+          t249 = 0;
         }
       }
+      v_x1008_d[t242] = t245;
     }
-    rt_free(t257);
-    rt_free(t258);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1035_d = v_x1035->data.i;
-    const int64_t v_x1035_n = v_x1035->len;
-    uint8_t *v_x1036_d = v_x1036->data.b;
-    const int64_t v_x1036_n = v_x1036->len;
-    /* FILTER */
-    {
-      const int64_t t288 = v_x1029_n;
-      const int64_t t289 = t288 > 0 ? (t288 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t290 = (uint8_t *)rt_alloc_atomic((size_t)t288 + 1);
-      int64_t *t291 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t289 + 1));
-      RT_PARALLEL_FOR_IF(t289 > 1)
-      for (int64_t t292 = 0; t292 < t289; t292++) {
-        int64_t kept = 0;
-        const int64_t t292_end = (t292 + 1) * RT_CHUNK < t288 ? (t292 + 1) * RT_CHUNK : t288;
-        for (int64_t t293 = t292 * RT_CHUNK; t293 < t292_end; t293++) {
-          const int32_t t294 = (int32_t)t293;
-          int32_t t292x0;
-          uint8_t t292x1;
-          int t296 = 0; /* nonzero: a check below failed */
-          int32_t t295 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t294) : 0;
-          t296 |= v_x1022_n <= 0;
-          int t298 = (uint64_t)(int64_t)t295 < (uint64_t)v_x1026_n;
-          int32_t t297 = t298 ? v_x1026_d[t295] : 0;
-          t296 |= !t298;
-          int32_t t299 = v_x1029_d[t294];
-          uint8_t t301 = rt_gt_i(t299, t297);
-          if (__builtin_expect(t296 != 0, 0)) { /* again, recording the error */
-            int32_t t302 = 0;
-            if (v_x1022_n > 0) {
-              t302 = rt_search(v_x1022_d, v_x1022_n, t294);
-            } else {
-              NESSIE_RECORD(err, t293, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
-            }
-            int32_t t303;
-            if ((uint64_t)(int64_t)t302 < (uint64_t)v_x1026_n) {
-              t303 = v_x1026_d[t302];
-            } else {
-              NESSIE_RECORD(err, t293, RT_CHECK_INDEX, 0, 0, RT_GATHER, t302, v_x1026_n, 0.0);
-              t303 = 0;
-            }
-            int32_t t304 = v_x1029_d[t294];
-            uint8_t t306 = rt_gt_i(t304, t303);
-          }
-          t292x0 = t299;
-          t292x1 = t301;
-          uint8_t t307;
-          t307 = t292x1;
-          t290[t293] = t307 != 0;
-          kept += t307 != 0;
-        }
-        t291[t292] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t290);
-        rt_free(t291);
-        goto fail;
-      }
-      int64_t t308 = 0;
-      for (int64_t t292 = 0; t292 < t289; t292++) {
-        const int64_t k = t291[t292];
-        t291[t292] = t308;
-        t308 += k;
-      }
-      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t308);
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
-      v_x1050 = rt_value_new(rt_vec_type(RT_BOOL), t308);
-      uint8_t *v_x1050_d = v_x1050->data.b;
-      const int64_t v_x1050_n = v_x1050->len;
-      RT_PARALLEL_FOR_IF(t289 > 1)
-      for (int64_t t292 = 0; t292 < t289; t292++) {
-        int64_t at = t291[t292];
-        const int64_t t292_end = (t292 + 1) * RT_CHUNK < t288 ? (t292 + 1) * RT_CHUNK : t288;
-        for (int64_t t293 = t292 * RT_CHUNK; t293 < t292_end; t293++) {
-          const int32_t t294 = (int32_t)t293;
-          if (!t290[t293])
-            continue;
-          int32_t t292y0;
-          uint8_t t292y1;
-          int t310 = 0; /* nonzero: a check below failed */
-          int32_t t309 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t294) : 0;
-          t310 |= v_x1022_n <= 0;
-          int t312 = (uint64_t)(int64_t)t309 < (uint64_t)v_x1026_n;
-          int32_t t311 = t312 ? v_x1026_d[t309] : 0;
-          t310 |= !t312;
-          int32_t t313 = v_x1029_d[t294];
-          uint8_t t315 = rt_gt_i(t313, t311);
-          if (__builtin_expect(t310 != 0, 0)) { /* again, recording the error */
-            int32_t t316 = 0;
-            if (v_x1022_n > 0) {
-              t316 = rt_search(v_x1022_d, v_x1022_n, t294);
-            } else {
-              NESSIE_RECORD(err, t293, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
-            }
-            int32_t t317;
-            if ((uint64_t)(int64_t)t316 < (uint64_t)v_x1026_n) {
-              t317 = v_x1026_d[t316];
-            } else {
-              NESSIE_RECORD(err, t293, RT_CHECK_INDEX, 0, 0, RT_GATHER, t316, v_x1026_n, 0.0);
-              t317 = 0;
-            }
-            int32_t t318 = v_x1029_d[t294];
-            uint8_t t320 = rt_gt_i(t318, t317);
-          }
-          t292y0 = t313;
-          t292y1 = t315;
-          if (t290[t293]) {
-            v_x1049_d[at] = t292y0;
-            v_x1050_d[at] = t292y1;
-            at++;
-          }
-        }
-      }
-      rt_free(t290);
-      rt_free(t291);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
-      uint8_t *v_x1050_d = v_x1050->data.b;
-      const int64_t v_x1050_n = v_x1050->len;
-      /* SEG_REDUCE */
-      {
-        v_x1043 = rt_value_new(rt_vec_type(RT_INT), v_x1039_n);
-        int32_t *v_x1043_d = v_x1043->data.i;
-        const int64_t v_x1043_n = v_x1043->len;
-        v_x1056 = rt_value_new(rt_vec_type(RT_INT), v_x1039_n);
-        int32_t *v_x1056_d = v_x1056->data.i;
-        const int64_t v_x1056_n = v_x1056->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1039_n >= 64)
-        for (int64_t t321 = 0; t321 < v_x1039_n; t321++) {
-          int32_t t321a0;
-          int32_t t321a1;
-          t321a0 = 0;
-          t321a1 = 0;
-          for (int64_t t322 = v_x1039_off[t321]; t322 < v_x1039_off[t321 + 1]; t322++) {
-            const int32_t t323 = (int32_t)t322;
-            int32_t t321x0;
-            int32_t t321x1;
-            int t325 = 0; /* nonzero: a check below failed */
-            int32_t t324 = v_x1022_n > 0 ? rt_search(v_x1022_d, v_x1022_n, t323) : 0;
-            t325 |= v_x1022_n <= 0;
-            int t327 = (uint64_t)(int64_t)t324 < (uint64_t)v_x1026_n;
-            int32_t t326 = t327 ? v_x1026_d[t324] : 0;
-            t325 |= !t327;
-            int t329 = (uint64_t)(int64_t)t323 < (uint64_t)v_x1029_n;
-            int32_t t328 = t329 ? v_x1029_d[t323] : 0;
-            t325 |= !t329;
-            uint8_t t331 = rt_lt_i(t328, t326);
-            int32_t t333 = rt_btoi_b(t331);
-            uint8_t t335 = rt_gt_i(t328, t326);
-            int32_t t337 = rt_btoi_b(t335);
-            if (__builtin_expect(t325 != 0, 0)) { /* again, recording the error */
-              int32_t t338 = 0;
-              if (v_x1022_n > 0) {
-                t338 = rt_search(v_x1022_d, v_x1022_n, t323);
-              } else {
-                NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1022_n, 0.0);
-              }
-              int32_t t339;
-              if ((uint64_t)(int64_t)t338 < (uint64_t)v_x1026_n) {
-                t339 = v_x1026_d[t338];
-              } else {
-                NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 0, 0, RT_GATHER, t338, v_x1026_n, 0.0);
-                t339 = 0;
-              }
-              int32_t t340;
-              if ((uint64_t)(int64_t)t323 < (uint64_t)v_x1029_n) {
-                t340 = v_x1029_d[t323];
-              } else {
-                NESSIE_RECORD(err, t322, RT_CHECK_INDEX, 3, 0, RT_GATHER, t323, v_x1029_n, 0.0);
-                t340 = 0;
-              }
-              uint8_t t342 = rt_lt_i(t340, t339);
-              int32_t t344 = rt_btoi_b(t342);
-              uint8_t t346 = rt_gt_i(t340, t339);
-              int32_t t348 = rt_btoi_b(t346);
-            }
-            t321x0 = t333;
-            t321x1 = t337;
-            int32_t t350 = rt_add_i(t321a0, t321x0);
-            int32_t t352 = rt_add_i(t321a1, t321x1);
-            t321a0 = t350;
-            t321a1 = t352;
-          }
-          v_x1043_d[t321] = t321a0;
-          v_x1056_d[t321] = t321a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x1035 = v_x1035;
-  *out_v_x1043 = v_x1043;
-  *out_v_x1049 = v_x1049;
-  *out_v_x1056 = v_x1056;
-  rt_release(v_x1036);
-  rt_release(v_x1050);
+  *out_v_x1008 = v_x1008;
   return;
 fail:
-  rt_release(v_x1035);
-  rt_release(v_x1036);
-  rt_release(v_x1049);
-  rt_release(v_x1050);
-  rt_release(v_x1043);
-  rt_release(v_x1056);
+  rt_release(v_x1008);
 }
 
-/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1022_d; int64_t v_x1022_n;
-  int32_t *v_x1026_d; int64_t v_x1026_n;
-  int32_t *v_x1029_d; int64_t v_x1029_n;
-  const int64_t *v_x1039_off; int64_t v_x1039_n;
-  int32_t *v_x1035_d; int64_t v_x1035_n;
-  uint8_t *v_x1036_d; int64_t v_x1036_n;
-  int32_t *v_x1049_d; int64_t v_x1049_n;
-  uint8_t *v_x1050_d; int64_t v_x1050_n;
-  int32_t *v_x1043_d; int64_t v_x1043_n;
-  int32_t *v_x1056_d; int64_t v_x1056_n;
+  int32_t *v_x1003_d; int64_t v_x1003_n;
+  int32_t *v_x1006_d; int64_t v_x1006_n;
+  int32_t *v_x1008_d; int64_t v_x1008_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t354 = 0; /* nonzero: a check below failed */
-    int32_t t353 = A.v_x1022_n > 0 ? rt_search(A.v_x1022_d, A.v_x1022_n, ix) : 0;
-    t354 |= A.v_x1022_n <= 0;
-    int t356 = (uint64_t)(int64_t)t353 < (uint64_t)A.v_x1026_n;
-    int32_t t355 = t356 ? A.v_x1026_d[t353] : 0;
-    t354 |= !t356;
-    int32_t t357 = A.v_x1029_d[ix];
-    uint8_t t359 = rt_lt_i(t357, t355);
-    if (__builtin_expect(t354 != 0, 0)) { /* again, recording the error */
-      int32_t t360 = 0;
-      if (A.v_x1022_n > 0) {
-        t360 = rt_search(A.v_x1022_d, A.v_x1022_n, ix);
+    int t252 = 0; /* nonzero: a check below failed */
+    int32_t t250 = A.v_x1003_d[ix];
+    int t253 = (uint64_t)(int64_t)t250 < (uint64_t)A.v_x1006_n;
+    int32_t t251 = t253 ? A.v_x1006_d[t250] : 0;
+    t252 |= !t253;
+    if (__builtin_expect(t252 != 0, 0)) { /* again, recording the error */
+      int32_t t254 = A.v_x1003_d[ix];
+      int32_t t255;
+      if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x1006_n) {
+        t255 = A.v_x1006_d[t254];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_x1022_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x1006_n, 0.0);
+        t255 = 0;
       }
-      int32_t t361;
-      if ((uint64_t)(int64_t)t360 < (uint64_t)A.v_x1026_n) {
-        t361 = A.v_x1026_d[t360];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, A.v_x1026_n, 0.0);
-        t361 = 0;
-      }
-      int32_t t362 = A.v_x1029_d[ix];
-      uint8_t t364 = rt_lt_i(t362, t361);
     }
-    return K15_0_V{t357, t359};
+    return K15_0_V{t251};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1035_d[i] = v.v0;
-    A.v_x1036_d[i] = v.v1;
+    A.v_x1008_d[i] = v.v0;
   }
 };
-struct K15_0_pred {
-  K15_A A;
-  __device__ bool operator()(int64_t i, const K15_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K15_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K15_1_pull {
-  K15_A A;
-  __device__ K15_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t366 = 0; /* nonzero: a check below failed */
-    int32_t t365 = A.v_x1022_n > 0 ? rt_search(A.v_x1022_d, A.v_x1022_n, ix) : 0;
-    t366 |= A.v_x1022_n <= 0;
-    int t368 = (uint64_t)(int64_t)t365 < (uint64_t)A.v_x1026_n;
-    int32_t t367 = t368 ? A.v_x1026_d[t365] : 0;
-    t366 |= !t368;
-    int32_t t369 = A.v_x1029_d[ix];
-    uint8_t t371 = rt_gt_i(t369, t367);
-    if (__builtin_expect(t366 != 0, 0)) { /* again, recording the error */
-      int32_t t372 = 0;
-      if (A.v_x1022_n > 0) {
-        t372 = rt_search(A.v_x1022_d, A.v_x1022_n, ix);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_x1022_n, 0.0);
-      }
-      int32_t t373;
-      if ((uint64_t)(int64_t)t372 < (uint64_t)A.v_x1026_n) {
-        t373 = A.v_x1026_d[t372];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t372, A.v_x1026_n, 0.0);
-        t373 = 0;
-      }
-      int32_t t374 = A.v_x1029_d[ix];
-      uint8_t t376 = rt_gt_i(t374, t373);
-    }
-    return K15_1_V{t369, t371};
-  }
-};
-struct K15_1_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    A.v_x1049_d[i] = v.v0;
-    A.v_x1050_d[i] = v.v1;
-  }
-};
-struct K15_1_pred {
-  K15_A A;
-  __device__ bool operator()(int64_t i, const K15_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K15_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K15_2_pull {
-  K15_A A;
-  __device__ K15_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t378 = 0; /* nonzero: a check below failed */
-    int32_t t377 = A.v_x1022_n > 0 ? rt_search(A.v_x1022_d, A.v_x1022_n, ix) : 0;
-    t378 |= A.v_x1022_n <= 0;
-    int t380 = (uint64_t)(int64_t)t377 < (uint64_t)A.v_x1026_n;
-    int32_t t379 = t380 ? A.v_x1026_d[t377] : 0;
-    t378 |= !t380;
-    int t382 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n;
-    int32_t t381 = t382 ? A.v_x1029_d[ix] : 0;
-    t378 |= !t382;
-    uint8_t t384 = rt_lt_i(t381, t379);
-    int32_t t386 = rt_btoi_b(t384);
-    uint8_t t388 = rt_gt_i(t381, t379);
-    int32_t t390 = rt_btoi_b(t388);
-    if (__builtin_expect(t378 != 0, 0)) { /* again, recording the error */
-      int32_t t391 = 0;
-      if (A.v_x1022_n > 0) {
-        t391 = rt_search(A.v_x1022_d, A.v_x1022_n, ix);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_x1022_n, 0.0);
-      }
-      int32_t t392;
-      if ((uint64_t)(int64_t)t391 < (uint64_t)A.v_x1026_n) {
-        t392 = A.v_x1026_d[t391];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t391, A.v_x1026_n, 0.0);
-        t392 = 0;
-      }
-      int32_t t393;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n) {
-        t393 = A.v_x1029_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1029_n, 0.0);
-        t393 = 0;
-      }
-      uint8_t t395 = rt_lt_i(t393, t392);
-      int32_t t397 = rt_btoi_b(t395);
-      uint8_t t399 = rt_gt_i(t393, t392);
-      int32_t t401 = rt_btoi_b(t399);
-    }
-    return K15_2_V{t386, t390};
-  }
-};
-struct K15_2_store {
-  K15_A A;
-  __device__ void operator()(int64_t i, const K15_2_V &v) const {
-    A.v_x1043_d[i] = v.v0;
-    A.v_x1056_d[i] = v.v1;
-  }
-};
-struct K15_2_op {
-  K15_A A;
-  __device__ K15_2_V operator()(const K15_2_V &a, const K15_2_V &b) const {
-    int32_t t403 = rt_add_i(a.v0, b.v0);
-    int32_t t405 = rt_add_i(a.v1, b.v1);
-    return K15_2_V{t403, t405};
-  }
-};
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1022, RtValue *v_x1026, RtValue *v_x1029, RtValue *v_x1039, RtValue **out_v_x1035, RtValue **out_v_x1043, RtValue **out_v_x1049, RtValue **out_v_x1056) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1022_d = v_x1022->data.i;
-  A.v_x1022_n = v_x1022->len;
-  A.v_x1026_d = v_x1026->data.i;
-  A.v_x1026_n = v_x1026->len;
-  A.v_x1029_d = v_x1029->data.i;
-  A.v_x1029_n = v_x1029->len;
-  A.v_x1039_off = rtg_seg_offsets(v_x1039);
-  A.v_x1039_n = v_x1039->len;
-  RtValue *v_x1035 = NULL;
-  RtValue *v_x1036 = NULL;
-  RtValue *v_x1049 = NULL;
-  RtValue *v_x1050 = NULL;
-  RtValue *v_x1043 = NULL;
-  RtValue *v_x1056 = NULL;
-  /* FILTER */
-  int64_t *t406, t407; /* the slot of its count, its size */
-  {
-    const int64_t t408 = v_x1029->len;
-    v_x1035 = rtg_vec_new(RT_INT, t408);
-    A.v_x1035_d = v_x1035->data.i;
-    A.v_x1035_n = v_x1035->len;
-    v_x1036 = rtg_vec_new(RT_BOOL, t408);
-    A.v_x1036_d = v_x1036->data.b;
-    A.v_x1036_n = v_x1036->len;
-    t407 = t408;
-    t406 = rtg::partition_launch<K15_0_V>("K15", loc, K15_0_pull{A}, K15_0_pred{A}, t408, K15_0_store{A}, K15_0_store{A}, false);
-  }
-  /* FILTER */
-  int64_t *t409, t410; /* the slot of its count, its size */
-  {
-    const int64_t t411 = v_x1029->len;
-    v_x1049 = rtg_vec_new(RT_INT, t411);
-    A.v_x1049_d = v_x1049->data.i;
-    A.v_x1049_n = v_x1049->len;
-    v_x1050 = rtg_vec_new(RT_BOOL, t411);
-    A.v_x1050_d = v_x1050->data.b;
-    A.v_x1050_n = v_x1050->len;
-    t410 = t411;
-    t409 = rtg::partition_launch<K15_1_V>("K15", loc, K15_1_pull{A}, K15_1_pred{A}, t411, K15_1_store{A}, K15_1_store{A}, false);
-  }
-  {
-    const int64_t t412 = rtg::filter_count(t406);
-    v_x1035 = rtg_vec_fit(v_x1035, t412);
-    A.v_x1035_d = v_x1035->data.i;
-    A.v_x1035_n = v_x1035->len;
-    v_x1036 = rtg_vec_fit(v_x1036, t412);
-    A.v_x1036_d = v_x1036->data.b;
-    A.v_x1036_n = v_x1036->len;
-  }
-  {
-    const int64_t t413 = rtg::filter_count(t409);
-    v_x1049 = rtg_vec_fit(v_x1049, t413);
-    A.v_x1049_d = v_x1049->data.i;
-    A.v_x1049_n = v_x1049->len;
-    v_x1050 = rtg_vec_fit(v_x1050, t413);
-    A.v_x1050_d = v_x1050->data.b;
-    A.v_x1050_n = v_x1050->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t414 = v_x1039->len;
-    v_x1043 = rtg_vec_new(RT_INT, t414);
-    A.v_x1043_d = v_x1043->data.i;
-    A.v_x1043_n = v_x1043->len;
-    v_x1056 = rtg_vec_new(RT_INT, t414);
-    A.v_x1056_d = v_x1056->data.i;
-    A.v_x1056_n = v_x1056->len;
-    rtg::segmented("K15", loc, K15_2_pull{A}, K15_2_op{A}, K15_2_V{0, 0}, v_x1039, false, K15_2_store{A});
-  }
-  *out_v_x1035 = v_x1035;
-  *out_v_x1043 = v_x1043;
-  *out_v_x1049 = v_x1049;
-  *out_v_x1056 = v_x1056;
-  rt_release(v_x1036);
-  rt_release(v_x1050);
-  return;
-fail:
-  rt_release(v_x1035);
-  rt_release(v_x1036);
-  rt_release(v_x1049);
-  rt_release(v_x1050);
-  rt_release(v_x1043);
-  rt_release(v_x1056);
-}
-
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1022, RtValue *v_x1026, RtValue *v_x1029, RtValue *v_x1039, RtValue **out_v_x1035, RtValue **out_v_x1043, RtValue **out_v_x1049, RtValue **out_v_x1056) {
-  RtValue *vals[] = {v_x1022, v_x1026, v_x1029, v_x1039};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K15_host(err, loc, run, v_x1022, v_x1026, v_x1029, v_x1039, out_v_x1035, out_v_x1043, out_v_x1049, out_v_x1056);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x1022, v_x1026, v_x1029, v_x1039, out_v_x1035, out_v_x1043, out_v_x1049, out_v_x1056);
-  }
-}
-
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1057, RtValue *v_x1058, int32_t v_x1059, RtValue **out_v_x1061, RtValue **out_v_x1065) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1057_d = v_x1057->data.i;
-  const int64_t v_x1057_n = v_x1057->len;
-  int32_t *v_x1058_d = v_x1058->data.i;
-  const int64_t v_x1058_n = v_x1058->len;
-  RtValue *v_x1061 = NULL;
-  RtValue *v_x1065 = NULL;
+  A.v_x1003_d = v_x1003->data.i;
+  A.v_x1003_n = v_x1003->len;
+  A.v_x1006_d = v_x1006->data.i;
+  A.v_x1006_n = v_x1006->len;
+  RtValue *v_x1008 = NULL;
   /* MAP */
   {
-    const int64_t t415 = v_x1059;
-    if (t415 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t415, 0.0);
+    const int64_t t256 = v_x1003->len;
+    v_x1008 = rtg_vec_new(RT_INT, t256);
+    A.v_x1008_d = v_x1008->data.i;
+    A.v_x1008_n = v_x1008->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t256);
+  }
+  *out_v_x1008 = v_x1008;
+  return;
+fail:
+  rt_release(v_x1008);
+}
+
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+  RtValue *vals[] = {v_x1003, v_x1006};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K15_host(err, loc, run, v_x1003, v_x1006, out_v_x1008);
+    rtg_host_ran();
+  } else {
+    K15_gpu(err, loc, run, v_x1003, v_x1006, out_v_x1008);
+  }
+}
+
+/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1009_d = v_x1009->data.i;
+  const int64_t v_x1009_n = v_x1009->len;
+  int32_t *v_x1010_d = v_x1010->data.i;
+  const int64_t v_x1010_n = v_x1010->len;
+  int32_t *v_x1013_d = v_x1013->data.i;
+  const int64_t v_x1013_n = v_x1013->len;
+  const int64_t *v_x1023_off = rt_seg_offsets(v_x1023);
+  const int64_t v_x1023_n = v_x1023->len;
+  RtValue *v_x1019 = NULL;
+  RtValue *v_x1020 = NULL;
+  RtValue *v_x1033 = NULL;
+  RtValue *v_x1034 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1040 = NULL;
+  /* FILTER */
+  {
+    const int64_t t257 = v_x1013_n;
+    const int64_t t258 = t257 > 0 ? (t257 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t259 = (uint8_t *)rt_alloc_atomic((size_t)t257 + 1);
+    int64_t *t260 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t258 + 1));
+    RT_PARALLEL_FOR_IF(t258 > 1)
+    for (int64_t t261 = 0; t261 < t258; t261++) {
+      int64_t kept = 0;
+      const int64_t t261_end = (t261 + 1) * RT_CHUNK < t257 ? (t261 + 1) * RT_CHUNK : t257;
+      for (int64_t t262 = t261 * RT_CHUNK; t262 < t261_end; t262++) {
+        const int32_t t263 = (int32_t)t262;
+        int32_t t261x0;
+        uint8_t t261x1;
+        int t265 = 0; /* nonzero: a check below failed */
+        int t266 = (uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n;
+        int32_t t264 = t266 ? v_x1009_d[t263] : 0;
+        t265 |= !t266;
+        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x1010_n;
+        int32_t t267 = t268 ? v_x1010_d[t264] : 0;
+        t265 |= !t268;
+        int32_t t269 = v_x1013_d[t263];
+        uint8_t t271 = rt_lt_i(t269, t267);
+        if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
+          int32_t t272;
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n) {
+            t272 = v_x1009_d[t263];
+          } else {
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1009_n, 0.0);
+            t272 = 0;
+          }
+          int32_t t273;
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1010_n) {
+            t273 = v_x1010_d[t272];
+          } else {
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1010_n, 0.0);
+            t273 = 0;
+          }
+          int32_t t274 = v_x1013_d[t263];
+          uint8_t t276 = rt_lt_i(t274, t273);
+        }
+        t261x0 = t269;
+        t261x1 = t271;
+        uint8_t t277;
+        t277 = t261x1;
+        t259[t262] = t277 != 0;
+        kept += t277 != 0;
+      }
+      t260[t261] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t259);
+      rt_free(t260);
       goto fail;
     }
-    v_x1061 = rt_value_new(rt_vec_type(RT_INT), t415);
-    int32_t *v_x1061_d = v_x1061->data.i;
-    const int64_t v_x1061_n = v_x1061->len;
-    RT_PARALLEL_FOR_IF(t415 >= RT_PARALLEL_MIN)
-    for (int64_t t416 = 0; t416 < t415; t416++) {
-      const int32_t t417 = (int32_t)t416;
-      int t422 = 0; /* nonzero: a check below failed */
-      uint8_t t419 = rt_lt_i(t417, (int32_t)v_x1057_n);
-      int32_t t420;
-      if (t419) {
-        int t423 = (uint64_t)(int64_t)t417 < (uint64_t)v_x1057_n;
-        int32_t t421 = t423 ? v_x1057_d[t417] : 0;
-        t422 |= !t423;
-        t420 = t421;
-      } else {
-        int32_t t425 = rt_sub_i(t417, (int32_t)v_x1057_n);
-        int t427 = (uint64_t)(int64_t)t425 < (uint64_t)v_x1058_n;
-        int32_t t426 = t427 ? v_x1058_d[t425] : 0;
-        t422 |= !t427;
-        t420 = t426;
-      }
-      if (__builtin_expect(t422 != 0, 0)) { /* again, recording the error */
-        uint8_t t429 = rt_lt_i(t417, (int32_t)v_x1057_n);
-        int32_t t430;
-        if (t429) {
-          int32_t t431;
-          if ((uint64_t)(int64_t)t417 < (uint64_t)v_x1057_n) {
-            t431 = v_x1057_d[t417];
+    int64_t t278 = 0;
+    for (int64_t t261 = 0; t261 < t258; t261++) {
+      const int64_t k = t260[t261];
+      t260[t261] = t278;
+      t278 += k;
+    }
+    v_x1019 = rt_value_new(rt_vec_type(RT_INT), t278);
+    int32_t *v_x1019_d = v_x1019->data.i;
+    const int64_t v_x1019_n = v_x1019->len;
+    v_x1020 = rt_value_new(rt_vec_type(RT_BOOL), t278);
+    uint8_t *v_x1020_d = v_x1020->data.b;
+    const int64_t v_x1020_n = v_x1020->len;
+    RT_PARALLEL_FOR_IF(t258 > 1)
+    for (int64_t t261 = 0; t261 < t258; t261++) {
+      int64_t at = t260[t261];
+      const int64_t t261_end = (t261 + 1) * RT_CHUNK < t257 ? (t261 + 1) * RT_CHUNK : t257;
+      for (int64_t t262 = t261 * RT_CHUNK; t262 < t261_end; t262++) {
+        const int32_t t263 = (int32_t)t262;
+        if (!t259[t262])
+          continue;
+        int32_t t261y0;
+        uint8_t t261y1;
+        int t280 = 0; /* nonzero: a check below failed */
+        int t281 = (uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n;
+        int32_t t279 = t281 ? v_x1009_d[t263] : 0;
+        t280 |= !t281;
+        int t283 = (uint64_t)(int64_t)t279 < (uint64_t)v_x1010_n;
+        int32_t t282 = t283 ? v_x1010_d[t279] : 0;
+        t280 |= !t283;
+        int32_t t284 = v_x1013_d[t263];
+        uint8_t t286 = rt_lt_i(t284, t282);
+        if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
+          int32_t t287;
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n) {
+            t287 = v_x1009_d[t263];
           } else {
-            NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x1057_n, 0.0);
-            t431 = 0;
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1009_n, 0.0);
+            t287 = 0;
           }
-          t430 = t431;
-        } else {
-          int32_t t433 = rt_sub_i(t417, (int32_t)v_x1057_n);
-          int32_t t434;
-          if ((uint64_t)(int64_t)t433 < (uint64_t)v_x1058_n) {
-            t434 = v_x1058_d[t433];
+          int32_t t288;
+          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x1010_n) {
+            t288 = v_x1010_d[t287];
           } else {
-            NESSIE_RECORD(err, t416, RT_CHECK_INDEX, 0, 0, RT_GATHER, t433, v_x1058_n, 0.0);
-            t434 = 0;
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x1010_n, 0.0);
+            t288 = 0;
           }
-          t430 = t434;
+          int32_t t289 = v_x1013_d[t263];
+          uint8_t t291 = rt_lt_i(t289, t288);
+        }
+        t261y0 = t284;
+        t261y1 = t286;
+        if (t259[t262]) {
+          v_x1019_d[at] = t261y0;
+          v_x1020_d[at] = t261y1;
+          at++;
         }
       }
-      v_x1061_d[t416] = t420;
     }
+    rt_free(t259);
+    rt_free(t260);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1061_d = v_x1061->data.i;
-    const int64_t v_x1061_n = v_x1061->len;
-    /* SCAN */
+    int32_t *v_x1019_d = v_x1019->data.i;
+    const int64_t v_x1019_n = v_x1019->len;
+    uint8_t *v_x1020_d = v_x1020->data.b;
+    const int64_t v_x1020_n = v_x1020->len;
+    /* FILTER */
     {
-      const int64_t t435 = v_x1059;
-      if (t435 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0);
+      const int64_t t292 = v_x1013_n;
+      const int64_t t293 = t292 > 0 ? (t292 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t294 = (uint8_t *)rt_alloc_atomic((size_t)t292 + 1);
+      int64_t *t295 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t293 + 1));
+      RT_PARALLEL_FOR_IF(t293 > 1)
+      for (int64_t t296 = 0; t296 < t293; t296++) {
+        int64_t kept = 0;
+        const int64_t t296_end = (t296 + 1) * RT_CHUNK < t292 ? (t296 + 1) * RT_CHUNK : t292;
+        for (int64_t t297 = t296 * RT_CHUNK; t297 < t296_end; t297++) {
+          const int32_t t298 = (int32_t)t297;
+          int32_t t296x0;
+          uint8_t t296x1;
+          int t300 = 0; /* nonzero: a check below failed */
+          int t301 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n;
+          int32_t t299 = t301 ? v_x1009_d[t298] : 0;
+          t300 |= !t301;
+          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x1010_n;
+          int32_t t302 = t303 ? v_x1010_d[t299] : 0;
+          t300 |= !t303;
+          int32_t t304 = v_x1013_d[t298];
+          uint8_t t306 = rt_gt_i(t304, t302);
+          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
+            int32_t t307;
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n) {
+              t307 = v_x1009_d[t298];
+            } else {
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1009_n, 0.0);
+              t307 = 0;
+            }
+            int32_t t308;
+            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x1010_n) {
+              t308 = v_x1010_d[t307];
+            } else {
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x1010_n, 0.0);
+              t308 = 0;
+            }
+            int32_t t309 = v_x1013_d[t298];
+            uint8_t t311 = rt_gt_i(t309, t308);
+          }
+          t296x0 = t304;
+          t296x1 = t306;
+          uint8_t t312;
+          t312 = t296x1;
+          t294[t297] = t312 != 0;
+          kept += t312 != 0;
+        }
+        t295[t296] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t294);
+        rt_free(t295);
         goto fail;
       }
-      const int64_t t436 = t435 > 0 ? (t435 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t437 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t436);
-      RT_PARALLEL_FOR_IF(t436 > 1)
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        int32_t t438a0;
-        t438a0 = 0;
-        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-          const int32_t t440 = (int32_t)t439;
-          int32_t t438x0;
-          int t445 = 0; /* nonzero: a check below failed */
-          uint8_t t442 = rt_lt_i(t440, (int32_t)v_x1057_n);
-          int32_t t443;
-          if (t442) {
-            int t446 = (uint64_t)(int64_t)t440 < (uint64_t)v_x1057_n;
-            int32_t t444 = t446 ? v_x1057_d[t440] : 0;
-            t445 |= !t446;
-            t443 = t444;
-          } else {
-            int32_t t448 = rt_sub_i(t440, (int32_t)v_x1057_n);
-            int t450 = (uint64_t)(int64_t)t448 < (uint64_t)v_x1058_n;
-            int32_t t449 = t450 ? v_x1058_d[t448] : 0;
-            t445 |= !t450;
-            t443 = t449;
-          }
-          if (__builtin_expect(t445 != 0, 0)) { /* again, recording the error */
-            uint8_t t452 = rt_lt_i(t440, (int32_t)v_x1057_n);
-            int32_t t453;
-            if (t452) {
-              int32_t t454;
-              if ((uint64_t)(int64_t)t440 < (uint64_t)v_x1057_n) {
-                t454 = v_x1057_d[t440];
-              } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x1057_n, 0.0);
-                t454 = 0;
-              }
-              t453 = t454;
-            } else {
-              int32_t t456 = rt_sub_i(t440, (int32_t)v_x1057_n);
-              int32_t t457;
-              if ((uint64_t)(int64_t)t456 < (uint64_t)v_x1058_n) {
-                t457 = v_x1058_d[t456];
-              } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t456, v_x1058_n, 0.0);
-                t457 = 0;
-              }
-              t453 = t457;
-            }
-          }
-          t438x0 = t443;
-          int32_t t459 = rt_add_i(t438a0, t438x0);
-          t438a0 = t459;
-        }
-        t437[t438] = t438a0;
+      int64_t t313 = 0;
+      for (int64_t t296 = 0; t296 < t293; t296++) {
+        const int64_t k = t295[t296];
+        t295[t296] = t313;
+        t313 += k;
       }
-      int32_t t438t0;
-      t438t0 = 0;
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        const int32_t t460 = t437[t438];
-        t437[t438] = t438t0;
-        int32_t t462 = rt_add_i(t438t0, t460);
-        t438t0 = t462;
-      }
-      v_x1065 = rt_value_new(rt_vec_type(RT_INT), t435);
-      int32_t *v_x1065_d = v_x1065->data.i;
-      const int64_t v_x1065_n = v_x1065->len;
-      RT_PARALLEL_FOR_IF(t436 > 1)
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        int32_t t438p0;
-        t438p0 = t437[t438];
-        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-          const int32_t t440 = (int32_t)t439;
-          v_x1065_d[t439] = t438p0;
-          int32_t t438y0;
-          int t467 = 0; /* nonzero: a check below failed */
-          uint8_t t464 = rt_lt_i(t440, (int32_t)v_x1057_n);
-          int32_t t465;
-          if (t464) {
-            int t468 = (uint64_t)(int64_t)t440 < (uint64_t)v_x1057_n;
-            int32_t t466 = t468 ? v_x1057_d[t440] : 0;
-            t467 |= !t468;
-            t465 = t466;
-          } else {
-            int32_t t470 = rt_sub_i(t440, (int32_t)v_x1057_n);
-            int t472 = (uint64_t)(int64_t)t470 < (uint64_t)v_x1058_n;
-            int32_t t471 = t472 ? v_x1058_d[t470] : 0;
-            t467 |= !t472;
-            t465 = t471;
-          }
-          if (__builtin_expect(t467 != 0, 0)) { /* again, recording the error */
-            uint8_t t474 = rt_lt_i(t440, (int32_t)v_x1057_n);
-            int32_t t475;
-            if (t474) {
-              int32_t t476;
-              if ((uint64_t)(int64_t)t440 < (uint64_t)v_x1057_n) {
-                t476 = v_x1057_d[t440];
-              } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t440, v_x1057_n, 0.0);
-                t476 = 0;
-              }
-              t475 = t476;
+      v_x1033 = rt_value_new(rt_vec_type(RT_INT), t313);
+      int32_t *v_x1033_d = v_x1033->data.i;
+      const int64_t v_x1033_n = v_x1033->len;
+      v_x1034 = rt_value_new(rt_vec_type(RT_BOOL), t313);
+      uint8_t *v_x1034_d = v_x1034->data.b;
+      const int64_t v_x1034_n = v_x1034->len;
+      RT_PARALLEL_FOR_IF(t293 > 1)
+      for (int64_t t296 = 0; t296 < t293; t296++) {
+        int64_t at = t295[t296];
+        const int64_t t296_end = (t296 + 1) * RT_CHUNK < t292 ? (t296 + 1) * RT_CHUNK : t292;
+        for (int64_t t297 = t296 * RT_CHUNK; t297 < t296_end; t297++) {
+          const int32_t t298 = (int32_t)t297;
+          if (!t294[t297])
+            continue;
+          int32_t t296y0;
+          uint8_t t296y1;
+          int t315 = 0; /* nonzero: a check below failed */
+          int t316 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n;
+          int32_t t314 = t316 ? v_x1009_d[t298] : 0;
+          t315 |= !t316;
+          int t318 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1010_n;
+          int32_t t317 = t318 ? v_x1010_d[t314] : 0;
+          t315 |= !t318;
+          int32_t t319 = v_x1013_d[t298];
+          uint8_t t321 = rt_gt_i(t319, t317);
+          if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
+            int32_t t322;
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n) {
+              t322 = v_x1009_d[t298];
             } else {
-              int32_t t478 = rt_sub_i(t440, (int32_t)v_x1057_n);
-              int32_t t479;
-              if ((uint64_t)(int64_t)t478 < (uint64_t)v_x1058_n) {
-                t479 = v_x1058_d[t478];
-              } else {
-                NESSIE_RECORD(err, t439, RT_CHECK_INDEX, 0, 0, RT_GATHER, t478, v_x1058_n, 0.0);
-                t479 = 0;
-              }
-              t475 = t479;
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1009_n, 0.0);
+              t322 = 0;
             }
+            int32_t t323;
+            if ((uint64_t)(int64_t)t322 < (uint64_t)v_x1010_n) {
+              t323 = v_x1010_d[t322];
+            } else {
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x1010_n, 0.0);
+              t323 = 0;
+            }
+            int32_t t324 = v_x1013_d[t298];
+            uint8_t t326 = rt_gt_i(t324, t323);
           }
-          t438y0 = t465;
-          int32_t t481 = rt_add_i(t438p0, t438y0);
-          t438p0 = t481;
+          t296y0 = t319;
+          t296y1 = t321;
+          if (t294[t297]) {
+            v_x1033_d[at] = t296y0;
+            v_x1034_d[at] = t296y1;
+            at++;
+          }
         }
       }
-      rt_free(t437);
+      rt_free(t294);
+      rt_free(t295);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      int32_t *v_x1033_d = v_x1033->data.i;
+      const int64_t v_x1033_n = v_x1033->len;
+      uint8_t *v_x1034_d = v_x1034->data.b;
+      const int64_t v_x1034_n = v_x1034->len;
+      /* SEG_REDUCE */
+      {
+        v_x1027 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
+        int32_t *v_x1027_d = v_x1027->data.i;
+        const int64_t v_x1027_n = v_x1027->len;
+        v_x1040 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
+        int32_t *v_x1040_d = v_x1040->data.i;
+        const int64_t v_x1040_n = v_x1040->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1023_n >= 64)
+        for (int64_t t327 = 0; t327 < v_x1023_n; t327++) {
+          int32_t t327a0;
+          int32_t t327a1;
+          t327a0 = 0;
+          t327a1 = 0;
+          for (int64_t t328 = v_x1023_off[t327]; t328 < v_x1023_off[t327 + 1]; t328++) {
+            const int32_t t329 = (int32_t)t328;
+            int32_t t327x0;
+            int32_t t327x1;
+            int t331 = 0; /* nonzero: a check below failed */
+            int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1009_n;
+            int32_t t330 = t332 ? v_x1009_d[t329] : 0;
+            t331 |= !t332;
+            int t334 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1010_n;
+            int32_t t333 = t334 ? v_x1010_d[t330] : 0;
+            t331 |= !t334;
+            int t336 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1013_n;
+            int32_t t335 = t336 ? v_x1013_d[t329] : 0;
+            t331 |= !t336;
+            uint8_t t338 = rt_lt_i(t335, t333);
+            int32_t t340 = rt_btoi_b(t338);
+            uint8_t t342 = rt_gt_i(t335, t333);
+            int32_t t344 = rt_btoi_b(t342);
+            if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
+              int32_t t345;
+              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1009_n) {
+                t345 = v_x1009_d[t329];
+              } else {
+                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x1009_n, 0.0);
+                t345 = 0;
+              }
+              int32_t t346;
+              if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1010_n) {
+                t346 = v_x1010_d[t345];
+              } else {
+                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1010_n, 0.0);
+                t346 = 0;
+              }
+              int32_t t347;
+              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1013_n) {
+                t347 = v_x1013_d[t329];
+              } else {
+                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 3, 0, RT_GATHER, t329, v_x1013_n, 0.0);
+                t347 = 0;
+              }
+              uint8_t t349 = rt_lt_i(t347, t346);
+              int32_t t351 = rt_btoi_b(t349);
+              uint8_t t353 = rt_gt_i(t347, t346);
+              int32_t t355 = rt_btoi_b(t353);
+            }
+            t327x0 = t340;
+            t327x1 = t344;
+            int32_t t357 = rt_add_i(t327a0, t327x0);
+            int32_t t359 = rt_add_i(t327a1, t327x1);
+            t327a0 = t357;
+            t327a1 = t359;
+          }
+          v_x1027_d[t327] = t327a0;
+          v_x1040_d[t327] = t327a1;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x1061 = v_x1061;
-  *out_v_x1065 = v_x1065;
+  *out_v_x1019 = v_x1019;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1033 = v_x1033;
+  *out_v_x1040 = v_x1040;
+  rt_release(v_x1020);
+  rt_release(v_x1034);
   return;
 fail:
-  rt_release(v_x1061);
-  rt_release(v_x1065);
+  rt_release(v_x1019);
+  rt_release(v_x1020);
+  rt_release(v_x1033);
+  rt_release(v_x1034);
+  rt_release(v_x1027);
+  rt_release(v_x1040);
 }
 
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1057_d; int64_t v_x1057_n;
-  int32_t *v_x1058_d; int64_t v_x1058_n;
-  int32_t v_x1059;
-  int32_t *v_x1061_d; int64_t v_x1061_n;
-  int32_t *v_x1065_d; int64_t v_x1065_n;
+  int32_t *v_x1009_d; int64_t v_x1009_n;
+  int32_t *v_x1010_d; int64_t v_x1010_n;
+  int32_t *v_x1013_d; int64_t v_x1013_n;
+  const int64_t *v_x1023_off; int64_t v_x1023_n;
+  int32_t *v_x1019_d; int64_t v_x1019_n;
+  uint8_t *v_x1020_d; int64_t v_x1020_n;
+  int32_t *v_x1033_d; int64_t v_x1033_n;
+  uint8_t *v_x1034_d; int64_t v_x1034_n;
+  int32_t *v_x1027_d; int64_t v_x1027_n;
+  int32_t *v_x1040_d; int64_t v_x1040_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t486 = 0; /* nonzero: a check below failed */
-    uint8_t t483 = rt_lt_i(ix, (int32_t)A.v_x1057_n);
-    int32_t t484;
-    if (t483) {
-      int t487 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1057_n;
-      int32_t t485 = t487 ? A.v_x1057_d[ix] : 0;
-      t486 |= !t487;
-      t484 = t485;
-    } else {
-      int32_t t489 = rt_sub_i(ix, (int32_t)A.v_x1057_n);
-      int t491 = (uint64_t)(int64_t)t489 < (uint64_t)A.v_x1058_n;
-      int32_t t490 = t491 ? A.v_x1058_d[t489] : 0;
-      t486 |= !t491;
-      t484 = t490;
-    }
-    if (__builtin_expect(t486 != 0, 0)) { /* again, recording the error */
-      uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x1057_n);
-      int32_t t494;
-      if (t493) {
-        int32_t t495;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1057_n) {
-          t495 = A.v_x1057_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1057_n, 0.0);
-          t495 = 0;
-        }
-        t494 = t495;
+    int t361 = 0; /* nonzero: a check below failed */
+    int t362 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
+    int32_t t360 = t362 ? A.v_x1009_d[ix] : 0;
+    t361 |= !t362;
+    int t364 = (uint64_t)(int64_t)t360 < (uint64_t)A.v_x1010_n;
+    int32_t t363 = t364 ? A.v_x1010_d[t360] : 0;
+    t361 |= !t364;
+    int32_t t365 = A.v_x1013_d[ix];
+    uint8_t t367 = rt_lt_i(t365, t363);
+    if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
+      int32_t t368;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
+        t368 = A.v_x1009_d[ix];
       } else {
-        int32_t t497 = rt_sub_i(ix, (int32_t)A.v_x1057_n);
-        int32_t t498;
-        if ((uint64_t)(int64_t)t497 < (uint64_t)A.v_x1058_n) {
-          t498 = A.v_x1058_d[t497];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t497, A.v_x1058_n, 0.0);
-          t498 = 0;
-        }
-        t494 = t498;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        t368 = 0;
       }
+      int32_t t369;
+      if ((uint64_t)(int64_t)t368 < (uint64_t)A.v_x1010_n) {
+        t369 = A.v_x1010_d[t368];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, A.v_x1010_n, 0.0);
+        t369 = 0;
+      }
+      int32_t t370 = A.v_x1013_d[ix];
+      uint8_t t372 = rt_lt_i(t370, t369);
     }
-    return K16_0_V{t484};
+    return K16_0_V{t365, t367};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1061_d[i] = v.v0;
+    A.v_x1019_d[i] = v.v0;
+    A.v_x1020_d[i] = v.v1;
+  }
+};
+struct K16_0_pred {
+  K16_A A;
+  __device__ bool operator()(int64_t i, const K16_0_V &v) const {
+    return (bool)v.v1;
   }
 };
 struct alignas(8) K16_1_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K16_1_pull {
   K16_A A;
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t503 = 0; /* nonzero: a check below failed */
-    uint8_t t500 = rt_lt_i(ix, (int32_t)A.v_x1057_n);
-    int32_t t501;
-    if (t500) {
-      int t504 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1057_n;
-      int32_t t502 = t504 ? A.v_x1057_d[ix] : 0;
-      t503 |= !t504;
-      t501 = t502;
-    } else {
-      int32_t t506 = rt_sub_i(ix, (int32_t)A.v_x1057_n);
-      int t508 = (uint64_t)(int64_t)t506 < (uint64_t)A.v_x1058_n;
-      int32_t t507 = t508 ? A.v_x1058_d[t506] : 0;
-      t503 |= !t508;
-      t501 = t507;
-    }
-    if (__builtin_expect(t503 != 0, 0)) { /* again, recording the error */
-      uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x1057_n);
-      int32_t t511;
-      if (t510) {
-        int32_t t512;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1057_n) {
-          t512 = A.v_x1057_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1057_n, 0.0);
-          t512 = 0;
-        }
-        t511 = t512;
+    int t374 = 0; /* nonzero: a check below failed */
+    int t375 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
+    int32_t t373 = t375 ? A.v_x1009_d[ix] : 0;
+    t374 |= !t375;
+    int t377 = (uint64_t)(int64_t)t373 < (uint64_t)A.v_x1010_n;
+    int32_t t376 = t377 ? A.v_x1010_d[t373] : 0;
+    t374 |= !t377;
+    int32_t t378 = A.v_x1013_d[ix];
+    uint8_t t380 = rt_gt_i(t378, t376);
+    if (__builtin_expect(t374 != 0, 0)) { /* again, recording the error */
+      int32_t t381;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
+        t381 = A.v_x1009_d[ix];
       } else {
-        int32_t t514 = rt_sub_i(ix, (int32_t)A.v_x1057_n);
-        int32_t t515;
-        if ((uint64_t)(int64_t)t514 < (uint64_t)A.v_x1058_n) {
-          t515 = A.v_x1058_d[t514];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t514, A.v_x1058_n, 0.0);
-          t515 = 0;
-        }
-        t511 = t515;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        t381 = 0;
       }
+      int32_t t382;
+      if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x1010_n) {
+        t382 = A.v_x1010_d[t381];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, A.v_x1010_n, 0.0);
+        t382 = 0;
+      }
+      int32_t t383 = A.v_x1013_d[ix];
+      uint8_t t385 = rt_gt_i(t383, t382);
     }
-    return K16_1_V{t501};
+    return K16_1_V{t378, t380};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1065_d[i] = v.v0;
+    A.v_x1033_d[i] = v.v0;
+    A.v_x1034_d[i] = v.v1;
   }
 };
-struct K16_1_op {
+struct K16_1_pred {
   K16_A A;
-  __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
-    int32_t t517 = rt_add_i(a.v0, b.v0);
-    return K16_1_V{t517};
+  __device__ bool operator()(int64_t i, const K16_1_V &v) const {
+    return (bool)v.v1;
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1057, RtValue *v_x1058, int32_t v_x1059, RtValue **out_v_x1061, RtValue **out_v_x1065) {
+struct alignas(8) K16_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K16_2_pull {
+  K16_A A;
+  __device__ K16_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t387 = 0; /* nonzero: a check below failed */
+    int t388 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
+    int32_t t386 = t388 ? A.v_x1009_d[ix] : 0;
+    t387 |= !t388;
+    int t390 = (uint64_t)(int64_t)t386 < (uint64_t)A.v_x1010_n;
+    int32_t t389 = t390 ? A.v_x1010_d[t386] : 0;
+    t387 |= !t390;
+    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
+    int32_t t391 = t392 ? A.v_x1013_d[ix] : 0;
+    t387 |= !t392;
+    uint8_t t394 = rt_lt_i(t391, t389);
+    int32_t t396 = rt_btoi_b(t394);
+    uint8_t t398 = rt_gt_i(t391, t389);
+    int32_t t400 = rt_btoi_b(t398);
+    if (__builtin_expect(t387 != 0, 0)) { /* again, recording the error */
+      int32_t t401;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
+        t401 = A.v_x1009_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        t401 = 0;
+      }
+      int32_t t402;
+      if ((uint64_t)(int64_t)t401 < (uint64_t)A.v_x1010_n) {
+        t402 = A.v_x1010_d[t401];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, A.v_x1010_n, 0.0);
+        t402 = 0;
+      }
+      int32_t t403;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n) {
+        t403 = A.v_x1013_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1013_n, 0.0);
+        t403 = 0;
+      }
+      uint8_t t405 = rt_lt_i(t403, t402);
+      int32_t t407 = rt_btoi_b(t405);
+      uint8_t t409 = rt_gt_i(t403, t402);
+      int32_t t411 = rt_btoi_b(t409);
+    }
+    return K16_2_V{t396, t400};
+  }
+};
+struct K16_2_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_2_V &v) const {
+    A.v_x1027_d[i] = v.v0;
+    A.v_x1040_d[i] = v.v1;
+  }
+};
+struct K16_2_op {
+  K16_A A;
+  __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
+    int32_t t413 = rt_add_i(a.v0, b.v0);
+    int32_t t415 = rt_add_i(a.v1, b.v1);
+    return K16_2_V{t413, t415};
+  }
+};
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1057_d = v_x1057->data.i;
-  A.v_x1057_n = v_x1057->len;
-  A.v_x1058_d = v_x1058->data.i;
-  A.v_x1058_n = v_x1058->len;
-  A.v_x1059 = v_x1059;
-  RtValue *v_x1061 = NULL;
-  RtValue *v_x1065 = NULL;
-  /* MAP */
+  A.v_x1009_d = v_x1009->data.i;
+  A.v_x1009_n = v_x1009->len;
+  A.v_x1010_d = v_x1010->data.i;
+  A.v_x1010_n = v_x1010->len;
+  A.v_x1013_d = v_x1013->data.i;
+  A.v_x1013_n = v_x1013->len;
+  A.v_x1023_off = rtg_seg_offsets(v_x1023);
+  A.v_x1023_n = v_x1023->len;
+  RtValue *v_x1019 = NULL;
+  RtValue *v_x1020 = NULL;
+  RtValue *v_x1033 = NULL;
+  RtValue *v_x1034 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1040 = NULL;
+  /* FILTER */
+  int64_t *t416, t417; /* the slot of its count, its size */
   {
-    const int64_t t518 = v_x1059;
-    if (t518 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t518, 0.0, run};
-      goto fail;
-    }
-    v_x1061 = rtg_vec_new(RT_INT, t518);
-    A.v_x1061_d = v_x1061->data.i;
-    A.v_x1061_n = v_x1061->len;
-    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t518);
+    const int64_t t418 = v_x1013->len;
+    v_x1019 = rtg_vec_new(RT_INT, t418);
+    A.v_x1019_d = v_x1019->data.i;
+    A.v_x1019_n = v_x1019->len;
+    v_x1020 = rtg_vec_new(RT_BOOL, t418);
+    A.v_x1020_d = v_x1020->data.b;
+    A.v_x1020_n = v_x1020->len;
+    t417 = t418;
+    t416 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t418, K16_0_store{A}, K16_0_store{A}, false);
   }
-  /* SCAN */
+  /* FILTER */
+  int64_t *t419, t420; /* the slot of its count, its size */
   {
-    const int64_t t519 = v_x1059;
-    if (t519 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t519, 0.0, run};
-      goto fail;
-    }
-    v_x1065 = rtg_vec_new(RT_INT, t519);
-    A.v_x1065_d = v_x1065->data.i;
-    A.v_x1065_n = v_x1065->len;
-    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t519, K16_1_store{A});
+    const int64_t t421 = v_x1013->len;
+    v_x1033 = rtg_vec_new(RT_INT, t421);
+    A.v_x1033_d = v_x1033->data.i;
+    A.v_x1033_n = v_x1033->len;
+    v_x1034 = rtg_vec_new(RT_BOOL, t421);
+    A.v_x1034_d = v_x1034->data.b;
+    A.v_x1034_n = v_x1034->len;
+    t420 = t421;
+    t419 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t421, K16_1_store{A}, K16_1_store{A}, false);
   }
-  *out_v_x1061 = v_x1061;
-  *out_v_x1065 = v_x1065;
+  {
+    const int64_t t422 = rtg::filter_count(t416);
+    v_x1019 = rtg_vec_fit(v_x1019, t422);
+    A.v_x1019_d = v_x1019->data.i;
+    A.v_x1019_n = v_x1019->len;
+    v_x1020 = rtg_vec_fit(v_x1020, t422);
+    A.v_x1020_d = v_x1020->data.b;
+    A.v_x1020_n = v_x1020->len;
+  }
+  {
+    const int64_t t423 = rtg::filter_count(t419);
+    v_x1033 = rtg_vec_fit(v_x1033, t423);
+    A.v_x1033_d = v_x1033->data.i;
+    A.v_x1033_n = v_x1033->len;
+    v_x1034 = rtg_vec_fit(v_x1034, t423);
+    A.v_x1034_d = v_x1034->data.b;
+    A.v_x1034_n = v_x1034->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t424 = v_x1023->len;
+    v_x1027 = rtg_vec_new(RT_INT, t424);
+    A.v_x1027_d = v_x1027->data.i;
+    A.v_x1027_n = v_x1027->len;
+    v_x1040 = rtg_vec_new(RT_INT, t424);
+    A.v_x1040_d = v_x1040->data.i;
+    A.v_x1040_n = v_x1040->len;
+    rtg::segmented("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, v_x1023, false, K16_2_store{A});
+  }
+  *out_v_x1019 = v_x1019;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1033 = v_x1033;
+  *out_v_x1040 = v_x1040;
+  rt_release(v_x1020);
+  rt_release(v_x1034);
   return;
 fail:
-  rt_release(v_x1061);
-  rt_release(v_x1065);
+  rt_release(v_x1019);
+  rt_release(v_x1020);
+  rt_release(v_x1033);
+  rt_release(v_x1034);
+  rt_release(v_x1027);
+  rt_release(v_x1040);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1057, RtValue *v_x1058, int32_t v_x1059, RtValue **out_v_x1061, RtValue **out_v_x1065) {
-  RtValue *vals[] = {v_x1057, v_x1058};
-  const int64_t sizes[] = {(int64_t)v_x1059, (int64_t)v_x1059};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K16_host(err, loc, run, v_x1057, v_x1058, v_x1059, out_v_x1061, out_v_x1065);
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+  RtValue *vals[] = {v_x1009, v_x1010, v_x1013, v_x1023};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K16_host(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1023, out_v_x1019, out_v_x1027, out_v_x1033, out_v_x1040);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1057, v_x1058, v_x1059, out_v_x1061, out_v_x1065);
+    K16_gpu(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1023, out_v_x1019, out_v_x1027, out_v_x1033, out_v_x1040);
   }
 }
 
-/* K17: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1066, int32_t v_x1073, RtValue *v_x1078, RtValue *v_x1081, RtValue **out_v_x1083, RtValue **out_v_x1087, int32_t *out_v_x1098, int32_t *out_v_x1099, int32_t *out_v_x1100, RtValue **out_v_x1102, RtValue **out_v_x1106) {
+/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
   (void)loc;
   (void)run;
-  int32_t *v_x1078_d = v_x1078->data.i;
-  const int64_t v_x1078_n = v_x1078->len;
-  int32_t *v_x1081_d = v_x1081->data.i;
-  const int64_t v_x1081_n = v_x1081->len;
-  RtValue *v_x1083 = NULL;
-  RtValue *v_x1087 = NULL;
-  int32_t v_x1097 = 0;
-  int32_t v_x1098 = 0;
-  int32_t v_x1099 = 0;
-  int32_t v_x1100 = 0;
-  RtValue *v_x1102 = NULL;
-  RtValue *v_x1106 = NULL;
+  int32_t *v_x1041_d = v_x1041->data.i;
+  const int64_t v_x1041_n = v_x1041->len;
+  int32_t *v_x1042_d = v_x1042->data.i;
+  const int64_t v_x1042_n = v_x1042->len;
+  RtValue *v_x1045 = NULL;
+  RtValue *v_x1049 = NULL;
   /* MAP */
   {
-    const int64_t t520 = v_x1066;
-    if (t520 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t520, 0.0);
+    const int64_t t425 = v_x1043;
+    if (t425 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t425, 0.0);
       goto fail;
     }
-    v_x1083 = rt_value_new(rt_vec_type(RT_INT), t520);
-    int32_t *v_x1083_d = v_x1083->data.i;
-    const int64_t v_x1083_n = v_x1083->len;
-    v_x1087 = rt_value_new(rt_vec_type(RT_INT), t520);
-    int32_t *v_x1087_d = v_x1087->data.i;
-    const int64_t v_x1087_n = v_x1087->len;
-    RT_PARALLEL_FOR_IF(t520 >= RT_PARALLEL_MIN)
-    for (int64_t t521 = 0; t521 < t520; t521++) {
-      const int32_t t522 = (int32_t)t521;
-      int t525 = 0; /* nonzero: a check below failed */
-      int32_t t524 = rt_div_i(t522, 2, &t525);
-      int32_t t527 = rt_rem_i(t522, 2, &t525);
-      int32_t t529 = rt_mul_i(t527, v_x1073);
-      int32_t t531 = rt_add_i(t529, t524);
-      int t533 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1078_n;
-      int32_t t532 = t533 ? v_x1078_d[t531] : 0;
-      t525 |= !t533;
-      int t535 = (uint64_t)(int64_t)t531 < (uint64_t)v_x1081_n;
-      int32_t t534 = t535 ? v_x1081_d[t531] : 0;
-      t525 |= !t535;
-      if (__builtin_expect(t525 != 0, 0)) { /* again, recording the error */
-        int t536 = 0;
-        int32_t t537 = rt_div_i(t522, 2, &t536);
-        if (t536) {
-          NESSIE_RECORD(err, t521, RT_CHECK_SCALAR, 0, t536, RT_DIV, 0, 0, 0.0);
-        }
-        int t538 = 0;
-        int32_t t539 = rt_rem_i(t522, 2, &t538);
-        if (t538) {
-          NESSIE_RECORD(err, t521, RT_CHECK_SCALAR, 0, t538, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t541 = rt_mul_i(t539, v_x1073);
-        int32_t t543 = rt_add_i(t541, t537);
-        int32_t t544;
-        if ((uint64_t)(int64_t)t543 < (uint64_t)v_x1078_n) {
-          t544 = v_x1078_d[t543];
+    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t425);
+    int32_t *v_x1045_d = v_x1045->data.i;
+    const int64_t v_x1045_n = v_x1045->len;
+    RT_PARALLEL_FOR_IF(t425 >= RT_PARALLEL_MIN)
+    for (int64_t t426 = 0; t426 < t425; t426++) {
+      const int32_t t427 = (int32_t)t426;
+      int t432 = 0; /* nonzero: a check below failed */
+      uint8_t t429 = rt_lt_i(t427, (int32_t)v_x1041_n);
+      int32_t t430;
+      if (t429) {
+        int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x1041_n;
+        int32_t t431 = t433 ? v_x1041_d[t427] : 0;
+        t432 |= !t433;
+        t430 = t431;
+      } else {
+        int32_t t435 = rt_sub_i(t427, (int32_t)v_x1041_n);
+        int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x1042_n;
+        int32_t t436 = t437 ? v_x1042_d[t435] : 0;
+        t432 |= !t437;
+        t430 = t436;
+      }
+      if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
+        uint8_t t439 = rt_lt_i(t427, (int32_t)v_x1041_n);
+        int32_t t440;
+        if (t439) {
+          int32_t t441;
+          if ((uint64_t)(int64_t)t427 < (uint64_t)v_x1041_n) {
+            t441 = v_x1041_d[t427];
+          } else {
+            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x1041_n, 0.0);
+            t441 = 0;
+          }
+          t440 = t441;
         } else {
-          NESSIE_RECORD(err, t521, RT_CHECK_INDEX, 0, 0, RT_GATHER, t543, v_x1078_n, 0.0);
-          t544 = 0;
-        }
-        int32_t t545;
-        if ((uint64_t)(int64_t)t543 < (uint64_t)v_x1081_n) {
-          t545 = v_x1081_d[t543];
-        } else {
-          NESSIE_RECORD(err, t521, RT_CHECK_INDEX, 0, 0, RT_GATHER, t543, v_x1081_n, 0.0);
-          t545 = 0;
+          int32_t t443 = rt_sub_i(t427, (int32_t)v_x1041_n);
+          int32_t t444;
+          if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1042_n) {
+            t444 = v_x1042_d[t443];
+          } else {
+            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1042_n, 0.0);
+            t444 = 0;
+          }
+          t440 = t444;
         }
       }
-      v_x1083_d[t521] = t534;
-      v_x1087_d[t521] = 1;
+      v_x1045_d[t426] = t430;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1083_d = v_x1083->data.i;
-    const int64_t v_x1083_n = v_x1083->len;
-    int32_t *v_x1087_d = v_x1087->data.i;
-    const int64_t v_x1087_n = v_x1087->len;
-    /* REDUCE */
+    int32_t *v_x1045_d = v_x1045->data.i;
+    const int64_t v_x1045_n = v_x1045->len;
+    /* SCAN */
     {
-      const int64_t t546 = v_x1066;
-      if (t546 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t546, 0.0);
+      const int64_t t445 = v_x1043;
+      if (t445 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t445, 0.0);
         goto fail;
       }
-      const int64_t t547 = t546 > 0 ? (t546 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t548 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      int32_t *t549 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      int32_t *t550 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      int32_t *t551 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t547);
-      RT_PARALLEL_FOR_IF(t547 > 1)
-      for (int64_t t552 = 0; t552 < t547; t552++) {
-        int32_t t552a0;
-        int32_t t552a1;
-        int32_t t552a2;
-        int32_t t552a3;
-        t552a0 = 2147483647;
-        t552a1 = 0;
-        t552a2 = 1;
-        t552a3 = 1;
-        const int64_t t552_end = (t552 + 1) * RT_CHUNK < t546 ? (t552 + 1) * RT_CHUNK : t546;
-        for (int64_t t553 = t552 * RT_CHUNK; t553 < t552_end; t553++) {
-          const int32_t t554 = (int32_t)t553;
-          int32_t t552x0;
-          int32_t t552x1;
-          int32_t t552x2;
-          int32_t t552x3;
-          int t557 = 0; /* nonzero: a check below failed */
-          int32_t t556 = rt_div_i(t554, 2, &t557);
-          int32_t t559 = rt_rem_i(t554, 2, &t557);
-          int32_t t561 = rt_mul_i(t559, v_x1073);
-          int32_t t563 = rt_add_i(t561, t556);
-          int t565 = (uint64_t)(int64_t)t563 < (uint64_t)v_x1078_n;
-          int32_t t564 = t565 ? v_x1078_d[t563] : 0;
-          t557 |= !t565;
-          int t567 = (uint64_t)(int64_t)t563 < (uint64_t)v_x1081_n;
-          int32_t t566 = t567 ? v_x1081_d[t563] : 0;
-          t557 |= !t567;
-          int32_t t569 = rt_add_i(t566, t564);
-          uint8_t t571 = rt_le_i(t566, t569);
-          int32_t t572;
-          if (t571) {
-            t572 = 2147483647;
+      const int64_t t446 = t445 > 0 ? (t445 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t447 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t446);
+      RT_PARALLEL_FOR_IF(t446 > 1)
+      for (int64_t t448 = 0; t448 < t446; t448++) {
+        int32_t t448a0;
+        t448a0 = 0;
+        const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
+        for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
+          const int32_t t450 = (int32_t)t449;
+          int32_t t448x0;
+          int t455 = 0; /* nonzero: a check below failed */
+          uint8_t t452 = rt_lt_i(t450, (int32_t)v_x1041_n);
+          int32_t t453;
+          if (t452) {
+            int t456 = (uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n;
+            int32_t t454 = t456 ? v_x1041_d[t450] : 0;
+            t455 |= !t456;
+            t453 = t454;
           } else {
-            t572 = t554;
+            int32_t t458 = rt_sub_i(t450, (int32_t)v_x1041_n);
+            int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x1042_n;
+            int32_t t459 = t460 ? v_x1042_d[t458] : 0;
+            t455 |= !t460;
+            t453 = t459;
           }
-          if (__builtin_expect(t557 != 0, 0)) { /* again, recording the error */
-            int t573 = 0;
-            int32_t t574 = rt_div_i(t554, 2, &t573);
-            if (t573) {
-              NESSIE_RECORD(err, t553, RT_CHECK_SCALAR, 0, t573, RT_DIV, 0, 0, 0.0);
-            }
-            int t575 = 0;
-            int32_t t576 = rt_rem_i(t554, 2, &t575);
-            if (t575) {
-              NESSIE_RECORD(err, t553, RT_CHECK_SCALAR, 0, t575, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t578 = rt_mul_i(t576, v_x1073);
-            int32_t t580 = rt_add_i(t578, t574);
-            int32_t t581;
-            if ((uint64_t)(int64_t)t580 < (uint64_t)v_x1078_n) {
-              t581 = v_x1078_d[t580];
+          if (__builtin_expect(t455 != 0, 0)) { /* again, recording the error */
+            uint8_t t462 = rt_lt_i(t450, (int32_t)v_x1041_n);
+            int32_t t463;
+            if (t462) {
+              int32_t t464;
+              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n) {
+                t464 = v_x1041_d[t450];
+              } else {
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x1041_n, 0.0);
+                t464 = 0;
+              }
+              t463 = t464;
             } else {
-              NESSIE_RECORD(err, t553, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, v_x1078_n, 0.0);
-              t581 = 0;
-            }
-            int32_t t582;
-            if ((uint64_t)(int64_t)t580 < (uint64_t)v_x1081_n) {
-              t582 = v_x1081_d[t580];
-            } else {
-              NESSIE_RECORD(err, t553, RT_CHECK_INDEX, 0, 0, RT_GATHER, t580, v_x1081_n, 0.0);
-              t582 = 0;
-            }
-            int32_t t584 = rt_add_i(t582, t581);
-            uint8_t t586 = rt_le_i(t582, t584);
-            int32_t t587;
-            if (t586) {
-              t587 = 2147483647;
-            } else {
-              t587 = t554;
+              int32_t t466 = rt_sub_i(t450, (int32_t)v_x1041_n);
+              int32_t t467;
+              if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1042_n) {
+                t467 = v_x1042_d[t466];
+              } else {
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1042_n, 0.0);
+                t467 = 0;
+              }
+              t463 = t467;
             }
           }
-          t552x0 = t572;
-          t552x1 = t566;
-          t552x2 = t569;
-          t552x3 = 1;
-          uint8_t t589 = rt_le_i(t552a0, t552x0);
-          int32_t t590;
-          if (t589) {
-            t590 = t552a0;
-          } else {
-            t590 = t552x0;
-          }
-          int32_t t591;
-          if (t589) {
-            t591 = t552a1;
-          } else {
-            t591 = t552x1;
-          }
-          int32_t t592;
-          if (t589) {
-            t592 = t552a2;
-          } else {
-            t592 = t552x2;
-          }
-          int32_t t593;
-          if (t589) {
-            t593 = t552a3;
-          } else {
-            t593 = t552x3;
-          }
-          t552a0 = t590;
-          t552a1 = t591;
-          t552a2 = t592;
-          t552a3 = t593;
+          t448x0 = t453;
+          int32_t t469 = rt_add_i(t448a0, t448x0);
+          t448a0 = t469;
         }
-        t548[t552] = t552a0;
-        t549[t552] = t552a1;
-        t550[t552] = t552a2;
-        t551[t552] = t552a3;
+        t447[t448] = t448a0;
       }
-      int32_t t552t0;
-      int32_t t552t1;
-      int32_t t552t2;
-      int32_t t552t3;
-      t552t0 = 2147483647;
-      t552t1 = 0;
-      t552t2 = 1;
-      t552t3 = 1;
-      for (int64_t t552 = 0; t552 < t547; t552++) {
-        const int32_t t594 = t548[t552];
-        const int32_t t595 = t549[t552];
-        const int32_t t596 = t550[t552];
-        const int32_t t597 = t551[t552];
-        uint8_t t599 = rt_le_i(t552t0, t594);
-        int32_t t600;
-        if (t599) {
-          t600 = t552t0;
-        } else {
-          t600 = t594;
-        }
-        int32_t t601;
-        if (t599) {
-          t601 = t552t1;
-        } else {
-          t601 = t595;
-        }
-        int32_t t602;
-        if (t599) {
-          t602 = t552t2;
-        } else {
-          t602 = t596;
-        }
-        int32_t t603;
-        if (t599) {
-          t603 = t552t3;
-        } else {
-          t603 = t597;
-        }
-        t552t0 = t600;
-        t552t1 = t601;
-        t552t2 = t602;
-        t552t3 = t603;
+      int32_t t448t0;
+      t448t0 = 0;
+      for (int64_t t448 = 0; t448 < t446; t448++) {
+        const int32_t t470 = t447[t448];
+        t447[t448] = t448t0;
+        int32_t t472 = rt_add_i(t448t0, t470);
+        t448t0 = t472;
       }
-      v_x1097 = t552t0;
-      rt_free(t548);
-      v_x1098 = t552t1;
-      rt_free(t549);
-      v_x1099 = t552t2;
-      rt_free(t550);
-      v_x1100 = t552t3;
-      rt_free(t551);
+      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t445);
+      int32_t *v_x1049_d = v_x1049->data.i;
+      const int64_t v_x1049_n = v_x1049->len;
+      RT_PARALLEL_FOR_IF(t446 > 1)
+      for (int64_t t448 = 0; t448 < t446; t448++) {
+        int32_t t448p0;
+        t448p0 = t447[t448];
+        const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
+        for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
+          const int32_t t450 = (int32_t)t449;
+          v_x1049_d[t449] = t448p0;
+          int32_t t448y0;
+          int t477 = 0; /* nonzero: a check below failed */
+          uint8_t t474 = rt_lt_i(t450, (int32_t)v_x1041_n);
+          int32_t t475;
+          if (t474) {
+            int t478 = (uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n;
+            int32_t t476 = t478 ? v_x1041_d[t450] : 0;
+            t477 |= !t478;
+            t475 = t476;
+          } else {
+            int32_t t480 = rt_sub_i(t450, (int32_t)v_x1041_n);
+            int t482 = (uint64_t)(int64_t)t480 < (uint64_t)v_x1042_n;
+            int32_t t481 = t482 ? v_x1042_d[t480] : 0;
+            t477 |= !t482;
+            t475 = t481;
+          }
+          if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
+            uint8_t t484 = rt_lt_i(t450, (int32_t)v_x1041_n);
+            int32_t t485;
+            if (t484) {
+              int32_t t486;
+              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n) {
+                t486 = v_x1041_d[t450];
+              } else {
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x1041_n, 0.0);
+                t486 = 0;
+              }
+              t485 = t486;
+            } else {
+              int32_t t488 = rt_sub_i(t450, (int32_t)v_x1041_n);
+              int32_t t489;
+              if ((uint64_t)(int64_t)t488 < (uint64_t)v_x1042_n) {
+                t489 = v_x1042_d[t488];
+              } else {
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_x1042_n, 0.0);
+                t489 = 0;
+              }
+              t485 = t489;
+            }
+          }
+          t448y0 = t475;
+          int32_t t491 = rt_add_i(t448p0, t448y0);
+          t448p0 = t491;
+        }
+      }
+      rt_free(t447);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t604 = v_x1066;
-        if (t604 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t604, 0.0);
-          goto fail;
-        }
-        v_x1102 = rt_value_new(rt_vec_type(RT_INT), t604);
-        int32_t *v_x1102_d = v_x1102->data.i;
-        const int64_t v_x1102_n = v_x1102->len;
-        RT_PARALLEL_FOR_IF(t604 >= RT_PARALLEL_MIN)
-        for (int64_t t605 = 0; t605 < t604; t605++) {
-          const int32_t t606 = (int32_t)t605;
-          int t609 = 0; /* nonzero: a check below failed */
-          int32_t t608 = rt_div_i(t606, 2, &t609);
-          int32_t t611 = rt_rem_i(t606, 2, &t609);
-          int32_t t613 = rt_mul_i(t611, v_x1073);
-          int32_t t615 = rt_add_i(t613, t608);
-          int t617 = (uint64_t)(int64_t)t615 < (uint64_t)v_x1078_n;
-          int32_t t616 = t617 ? v_x1078_d[t615] : 0;
-          t609 |= !t617;
-          int t619 = (uint64_t)(int64_t)t615 < (uint64_t)v_x1081_n;
-          int32_t t618 = t619 ? v_x1081_d[t615] : 0;
-          t609 |= !t619;
-          int32_t t621 = rt_add_i(t618, t616);
-          int32_t t623 = rt_sub_i(t621, t618);
-          if (__builtin_expect(t609 != 0, 0)) { /* again, recording the error */
-            int t624 = 0;
-            int32_t t625 = rt_div_i(t606, 2, &t624);
-            if (t624) {
-              NESSIE_RECORD(err, t605, RT_CHECK_SCALAR, 0, t624, RT_DIV, 0, 0, 0.0);
-            }
-            int t626 = 0;
-            int32_t t627 = rt_rem_i(t606, 2, &t626);
-            if (t626) {
-              NESSIE_RECORD(err, t605, RT_CHECK_SCALAR, 0, t626, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t629 = rt_mul_i(t627, v_x1073);
-            int32_t t631 = rt_add_i(t629, t625);
-            int32_t t632;
-            if ((uint64_t)(int64_t)t631 < (uint64_t)v_x1078_n) {
-              t632 = v_x1078_d[t631];
-            } else {
-              NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x1078_n, 0.0);
-              t632 = 0;
-            }
-            int32_t t633;
-            if ((uint64_t)(int64_t)t631 < (uint64_t)v_x1081_n) {
-              t633 = v_x1081_d[t631];
-            } else {
-              NESSIE_RECORD(err, t605, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x1081_n, 0.0);
-              t633 = 0;
-            }
-            int32_t t635 = rt_add_i(t633, t632);
-            int32_t t637 = rt_sub_i(t635, t633);
-          }
-          v_x1102_d[t605] = t623;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        int32_t *v_x1102_d = v_x1102->data.i;
-        const int64_t v_x1102_n = v_x1102->len;
-        /* SCAN */
-        {
-          const int64_t t638 = v_x1066;
-          if (t638 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t638, 0.0);
-            goto fail;
-          }
-          const int64_t t639 = t638 > 0 ? (t638 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t640 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t639);
-          RT_PARALLEL_FOR_IF(t639 > 1)
-          for (int64_t t641 = 0; t641 < t639; t641++) {
-            int32_t t641a0;
-            t641a0 = 0;
-            const int64_t t641_end = (t641 + 1) * RT_CHUNK < t638 ? (t641 + 1) * RT_CHUNK : t638;
-            for (int64_t t642 = t641 * RT_CHUNK; t642 < t641_end; t642++) {
-              const int32_t t643 = (int32_t)t642;
-              int32_t t641x0;
-              int t646 = 0; /* nonzero: a check below failed */
-              int32_t t645 = rt_div_i(t643, 2, &t646);
-              int32_t t648 = rt_rem_i(t643, 2, &t646);
-              int32_t t650 = rt_mul_i(t648, v_x1073);
-              int32_t t652 = rt_add_i(t650, t645);
-              int t654 = (uint64_t)(int64_t)t652 < (uint64_t)v_x1078_n;
-              int32_t t653 = t654 ? v_x1078_d[t652] : 0;
-              t646 |= !t654;
-              int t656 = (uint64_t)(int64_t)t652 < (uint64_t)v_x1081_n;
-              int32_t t655 = t656 ? v_x1081_d[t652] : 0;
-              t646 |= !t656;
-              int32_t t658 = rt_add_i(t655, t653);
-              int32_t t660 = rt_sub_i(t658, t655);
-              if (__builtin_expect(t646 != 0, 0)) { /* again, recording the error */
-                int t661 = 0;
-                int32_t t662 = rt_div_i(t643, 2, &t661);
-                if (t661) {
-                  NESSIE_RECORD(err, t642, RT_CHECK_SCALAR, 0, t661, RT_DIV, 0, 0, 0.0);
-                }
-                int t663 = 0;
-                int32_t t664 = rt_rem_i(t643, 2, &t663);
-                if (t663) {
-                  NESSIE_RECORD(err, t642, RT_CHECK_SCALAR, 0, t663, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t666 = rt_mul_i(t664, v_x1073);
-                int32_t t668 = rt_add_i(t666, t662);
-                int32_t t669;
-                if ((uint64_t)(int64_t)t668 < (uint64_t)v_x1078_n) {
-                  t669 = v_x1078_d[t668];
-                } else {
-                  NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t668, v_x1078_n, 0.0);
-                  t669 = 0;
-                }
-                int32_t t670;
-                if ((uint64_t)(int64_t)t668 < (uint64_t)v_x1081_n) {
-                  t670 = v_x1081_d[t668];
-                } else {
-                  NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t668, v_x1081_n, 0.0);
-                  t670 = 0;
-                }
-                int32_t t672 = rt_add_i(t670, t669);
-                int32_t t674 = rt_sub_i(t672, t670);
-              }
-              t641x0 = t660;
-              int32_t t676 = rt_add_i(t641a0, t641x0);
-              t641a0 = t676;
-            }
-            t640[t641] = t641a0;
-          }
-          int32_t t641t0;
-          t641t0 = 0;
-          for (int64_t t641 = 0; t641 < t639; t641++) {
-            const int32_t t677 = t640[t641];
-            t640[t641] = t641t0;
-            int32_t t679 = rt_add_i(t641t0, t677);
-            t641t0 = t679;
-          }
-          v_x1106 = rt_value_new(rt_vec_type(RT_INT), t638);
-          int32_t *v_x1106_d = v_x1106->data.i;
-          const int64_t v_x1106_n = v_x1106->len;
-          RT_PARALLEL_FOR_IF(t639 > 1)
-          for (int64_t t641 = 0; t641 < t639; t641++) {
-            int32_t t641p0;
-            t641p0 = t640[t641];
-            const int64_t t641_end = (t641 + 1) * RT_CHUNK < t638 ? (t641 + 1) * RT_CHUNK : t638;
-            for (int64_t t642 = t641 * RT_CHUNK; t642 < t641_end; t642++) {
-              const int32_t t643 = (int32_t)t642;
-              v_x1106_d[t642] = t641p0;
-              int32_t t641y0;
-              int t682 = 0; /* nonzero: a check below failed */
-              int32_t t681 = rt_div_i(t643, 2, &t682);
-              int32_t t684 = rt_rem_i(t643, 2, &t682);
-              int32_t t686 = rt_mul_i(t684, v_x1073);
-              int32_t t688 = rt_add_i(t686, t681);
-              int t690 = (uint64_t)(int64_t)t688 < (uint64_t)v_x1078_n;
-              int32_t t689 = t690 ? v_x1078_d[t688] : 0;
-              t682 |= !t690;
-              int t692 = (uint64_t)(int64_t)t688 < (uint64_t)v_x1081_n;
-              int32_t t691 = t692 ? v_x1081_d[t688] : 0;
-              t682 |= !t692;
-              int32_t t694 = rt_add_i(t691, t689);
-              int32_t t696 = rt_sub_i(t694, t691);
-              if (__builtin_expect(t682 != 0, 0)) { /* again, recording the error */
-                int t697 = 0;
-                int32_t t698 = rt_div_i(t643, 2, &t697);
-                if (t697) {
-                  NESSIE_RECORD(err, t642, RT_CHECK_SCALAR, 0, t697, RT_DIV, 0, 0, 0.0);
-                }
-                int t699 = 0;
-                int32_t t700 = rt_rem_i(t643, 2, &t699);
-                if (t699) {
-                  NESSIE_RECORD(err, t642, RT_CHECK_SCALAR, 0, t699, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t702 = rt_mul_i(t700, v_x1073);
-                int32_t t704 = rt_add_i(t702, t698);
-                int32_t t705;
-                if ((uint64_t)(int64_t)t704 < (uint64_t)v_x1078_n) {
-                  t705 = v_x1078_d[t704];
-                } else {
-                  NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t704, v_x1078_n, 0.0);
-                  t705 = 0;
-                }
-                int32_t t706;
-                if ((uint64_t)(int64_t)t704 < (uint64_t)v_x1081_n) {
-                  t706 = v_x1081_d[t704];
-                } else {
-                  NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t704, v_x1081_n, 0.0);
-                  t706 = 0;
-                }
-                int32_t t708 = rt_add_i(t706, t705);
-                int32_t t710 = rt_sub_i(t708, t706);
-              }
-              t641y0 = t696;
-              int32_t t712 = rt_add_i(t641p0, t641y0);
-              t641p0 = t712;
-            }
-          }
-          rt_free(t640);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
   }
-  *out_v_x1083 = v_x1083;
-  *out_v_x1087 = v_x1087;
-  *out_v_x1098 = v_x1098;
-  *out_v_x1099 = v_x1099;
-  *out_v_x1100 = v_x1100;
-  *out_v_x1102 = v_x1102;
-  *out_v_x1106 = v_x1106;
+  *out_v_x1045 = v_x1045;
+  *out_v_x1049 = v_x1049;
   return;
 fail:
-  rt_release(v_x1083);
-  rt_release(v_x1087);
-  rt_release(v_x1102);
-  rt_release(v_x1106);
+  rt_release(v_x1045);
+  rt_release(v_x1049);
 }
 
-/* K17: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1066;
-  int32_t v_x1073;
-  int32_t *v_x1078_d; int64_t v_x1078_n;
-  int32_t *v_x1081_d; int64_t v_x1081_n;
-  int32_t *v_x1083_d; int64_t v_x1083_n;
-  int32_t *v_x1087_d; int64_t v_x1087_n;
-  int32_t v_x1097;
-  int32_t v_x1098;
-  int32_t v_x1099;
-  int32_t v_x1100;
-  int32_t *v_x1102_d; int64_t v_x1102_n;
-  int32_t *v_x1106_d; int64_t v_x1106_n;
+  int32_t *v_x1041_d; int64_t v_x1041_n;
+  int32_t *v_x1042_d; int64_t v_x1042_n;
+  int32_t v_x1043;
+  int32_t *v_x1045_d; int64_t v_x1045_n;
+  int32_t *v_x1049_d; int64_t v_x1049_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K17_0_pull {
   K17_A A;
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t715 = 0; /* nonzero: a check below failed */
-    int32_t t714 = rt_div_i(ix, 2, &t715);
-    int32_t t717 = rt_rem_i(ix, 2, &t715);
-    int32_t t719 = rt_mul_i(t717, A.v_x1073);
-    int32_t t721 = rt_add_i(t719, t714);
-    int t723 = (uint64_t)(int64_t)t721 < (uint64_t)A.v_x1078_n;
-    int32_t t722 = t723 ? A.v_x1078_d[t721] : 0;
-    t715 |= !t723;
-    int t725 = (uint64_t)(int64_t)t721 < (uint64_t)A.v_x1081_n;
-    int32_t t724 = t725 ? A.v_x1081_d[t721] : 0;
-    t715 |= !t725;
-    if (__builtin_expect(t715 != 0, 0)) { /* again, recording the error */
-      int t726 = 0;
-      int32_t t727 = rt_div_i(ix, 2, &t726);
-      if (t726) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t726, RT_DIV, 0, 0, 0.0);
-      }
-      int t728 = 0;
-      int32_t t729 = rt_rem_i(ix, 2, &t728);
-      if (t728) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t728, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t731 = rt_mul_i(t729, A.v_x1073);
-      int32_t t733 = rt_add_i(t731, t727);
-      int32_t t734;
-      if ((uint64_t)(int64_t)t733 < (uint64_t)A.v_x1078_n) {
-        t734 = A.v_x1078_d[t733];
+    int t496 = 0; /* nonzero: a check below failed */
+    uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+    int32_t t494;
+    if (t493) {
+      int t497 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+      int32_t t495 = t497 ? A.v_x1041_d[ix] : 0;
+      t496 |= !t497;
+      t494 = t495;
+    } else {
+      int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
+      int t501 = (uint64_t)(int64_t)t499 < (uint64_t)A.v_x1042_n;
+      int32_t t500 = t501 ? A.v_x1042_d[t499] : 0;
+      t496 |= !t501;
+      t494 = t500;
+    }
+    if (__builtin_expect(t496 != 0, 0)) { /* again, recording the error */
+      uint8_t t503 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+      int32_t t504;
+      if (t503) {
+        int32_t t505;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
+          t505 = A.v_x1041_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0);
+          t505 = 0;
+        }
+        t504 = t505;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t733, A.v_x1078_n, 0.0);
-        t734 = 0;
-      }
-      int32_t t735;
-      if ((uint64_t)(int64_t)t733 < (uint64_t)A.v_x1081_n) {
-        t735 = A.v_x1081_d[t733];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t733, A.v_x1081_n, 0.0);
-        t735 = 0;
+        int32_t t507 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
+        int32_t t508;
+        if ((uint64_t)(int64_t)t507 < (uint64_t)A.v_x1042_n) {
+          t508 = A.v_x1042_d[t507];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, A.v_x1042_n, 0.0);
+          t508 = 0;
+        }
+        t504 = t508;
       }
     }
-    return K17_0_V{t724, 1};
+    return K17_0_V{t494};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1083_d[i] = v.v0;
-    A.v_x1087_d[i] = v.v1;
+    A.v_x1045_d[i] = v.v0;
   }
 };
 struct alignas(8) K17_1_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
 };
 struct K17_1_pull {
   K17_A A;
   __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t738 = 0; /* nonzero: a check below failed */
-    int32_t t737 = rt_div_i(ix, 2, &t738);
-    int32_t t740 = rt_rem_i(ix, 2, &t738);
-    int32_t t742 = rt_mul_i(t740, A.v_x1073);
-    int32_t t744 = rt_add_i(t742, t737);
-    int t746 = (uint64_t)(int64_t)t744 < (uint64_t)A.v_x1078_n;
-    int32_t t745 = t746 ? A.v_x1078_d[t744] : 0;
-    t738 |= !t746;
-    int t748 = (uint64_t)(int64_t)t744 < (uint64_t)A.v_x1081_n;
-    int32_t t747 = t748 ? A.v_x1081_d[t744] : 0;
-    t738 |= !t748;
-    int32_t t750 = rt_add_i(t747, t745);
-    uint8_t t752 = rt_le_i(t747, t750);
-    int32_t t753;
-    if (t752) {
-      t753 = 2147483647;
+    int t513 = 0; /* nonzero: a check below failed */
+    uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+    int32_t t511;
+    if (t510) {
+      int t514 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
+      int32_t t512 = t514 ? A.v_x1041_d[ix] : 0;
+      t513 |= !t514;
+      t511 = t512;
     } else {
-      t753 = ix;
+      int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
+      int t518 = (uint64_t)(int64_t)t516 < (uint64_t)A.v_x1042_n;
+      int32_t t517 = t518 ? A.v_x1042_d[t516] : 0;
+      t513 |= !t518;
+      t511 = t517;
     }
-    if (__builtin_expect(t738 != 0, 0)) { /* again, recording the error */
-      int t754 = 0;
-      int32_t t755 = rt_div_i(ix, 2, &t754);
-      if (t754) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t754, RT_DIV, 0, 0, 0.0);
-      }
-      int t756 = 0;
-      int32_t t757 = rt_rem_i(ix, 2, &t756);
-      if (t756) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t756, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t759 = rt_mul_i(t757, A.v_x1073);
-      int32_t t761 = rt_add_i(t759, t755);
-      int32_t t762;
-      if ((uint64_t)(int64_t)t761 < (uint64_t)A.v_x1078_n) {
-        t762 = A.v_x1078_d[t761];
+    if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
+      uint8_t t520 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+      int32_t t521;
+      if (t520) {
+        int32_t t522;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
+          t522 = A.v_x1041_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0);
+          t522 = 0;
+        }
+        t521 = t522;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t761, A.v_x1078_n, 0.0);
-        t762 = 0;
-      }
-      int32_t t763;
-      if ((uint64_t)(int64_t)t761 < (uint64_t)A.v_x1081_n) {
-        t763 = A.v_x1081_d[t761];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t761, A.v_x1081_n, 0.0);
-        t763 = 0;
-      }
-      int32_t t765 = rt_add_i(t763, t762);
-      uint8_t t767 = rt_le_i(t763, t765);
-      int32_t t768;
-      if (t767) {
-        t768 = 2147483647;
-      } else {
-        t768 = ix;
+        int32_t t524 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
+        int32_t t525;
+        if ((uint64_t)(int64_t)t524 < (uint64_t)A.v_x1042_n) {
+          t525 = A.v_x1042_d[t524];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, A.v_x1042_n, 0.0);
+          t525 = 0;
+        }
+        t521 = t525;
       }
     }
-    return K17_1_V{t753, t747, t750, 1};
+    return K17_1_V{t511};
+  }
+};
+struct K17_1_store {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_1_V &v) const {
+    A.v_x1049_d[i] = v.v0;
   }
 };
 struct K17_1_op {
   K17_A A;
   __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    uint8_t t770 = rt_le_i(a.v0, b.v0);
-    int32_t t771;
-    if (t770) {
-      t771 = a.v0;
-    } else {
-      t771 = b.v0;
-    }
-    int32_t t772;
-    if (t770) {
-      t772 = a.v1;
-    } else {
-      t772 = b.v1;
-    }
-    int32_t t773;
-    if (t770) {
-      t773 = a.v2;
-    } else {
-      t773 = b.v2;
-    }
-    int32_t t774;
-    if (t770) {
-      t774 = a.v3;
-    } else {
-      t774 = b.v3;
-    }
-    return K17_1_V{t771, t772, t773, t774};
+    int32_t t527 = rt_add_i(a.v0, b.v0);
+    return K17_1_V{t527};
   }
 };
-struct K17_1_check {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+  (void)loc;
+  (void)err;
+  K17_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1041_d = v_x1041->data.i;
+  A.v_x1041_n = v_x1041->len;
+  A.v_x1042_d = v_x1042->data.i;
+  A.v_x1042_n = v_x1042->len;
+  A.v_x1043 = v_x1043;
+  RtValue *v_x1045 = NULL;
+  RtValue *v_x1049 = NULL;
+  /* MAP */
+  {
+    const int64_t t528 = v_x1043;
+    if (t528 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t528, 0.0, run};
+      goto fail;
+    }
+    v_x1045 = rtg_vec_new(RT_INT, t528);
+    A.v_x1045_d = v_x1045->data.i;
+    A.v_x1045_n = v_x1045->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t528);
+  }
+  /* SCAN */
+  {
+    const int64_t t529 = v_x1043;
+    if (t529 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0, run};
+      goto fail;
+    }
+    v_x1049 = rtg_vec_new(RT_INT, t529);
+    A.v_x1049_d = v_x1049->data.i;
+    A.v_x1049_n = v_x1049->len;
+    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t529, K17_1_store{A});
+  }
+  *out_v_x1045 = v_x1045;
+  *out_v_x1049 = v_x1049;
+  return;
+fail:
+  rt_release(v_x1045);
+  rt_release(v_x1049);
+}
+
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+  RtValue *vals[] = {v_x1041, v_x1042};
+  const int64_t sizes[] = {(int64_t)v_x1043, (int64_t)v_x1043};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K17_host(err, loc, run, v_x1041, v_x1042, v_x1043, out_v_x1045, out_v_x1049);
+    rtg_host_ran();
+  } else {
+    K17_gpu(err, loc, run, v_x1041, v_x1042, v_x1043, out_v_x1045, out_v_x1049);
+  }
+}
+
+/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1062_d = v_x1062->data.i;
+  const int64_t v_x1062_n = v_x1062->len;
+  int32_t *v_x1065_d = v_x1065->data.i;
+  const int64_t v_x1065_n = v_x1065->len;
+  RtValue *v_x1067 = NULL;
+  RtValue *v_x1071 = NULL;
+  int32_t v_x1081 = 0;
+  int32_t v_x1082 = 0;
+  int32_t v_x1083 = 0;
+  int32_t v_x1084 = 0;
+  RtValue *v_x1086 = NULL;
+  RtValue *v_x1090 = NULL;
+  /* MAP */
+  {
+    const int64_t t530 = v_x1050;
+    if (t530 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t530, 0.0);
+      goto fail;
+    }
+    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t530);
+    int32_t *v_x1067_d = v_x1067->data.i;
+    const int64_t v_x1067_n = v_x1067->len;
+    v_x1071 = rt_value_new(rt_vec_type(RT_INT), t530);
+    int32_t *v_x1071_d = v_x1071->data.i;
+    const int64_t v_x1071_n = v_x1071->len;
+    RT_PARALLEL_FOR_IF(t530 >= RT_PARALLEL_MIN)
+    for (int64_t t531 = 0; t531 < t530; t531++) {
+      const int32_t t532 = (int32_t)t531;
+      int t535 = 0; /* nonzero: a check below failed */
+      int32_t t534 = rt_div_i(t532, 2, &t535);
+      int32_t t537 = rt_rem_i(t532, 2, &t535);
+      int32_t t539 = rt_mul_i(t537, v_x1057);
+      int32_t t541 = rt_add_i(t539, t534);
+      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1062_n;
+      int32_t t542 = t543 ? v_x1062_d[t541] : 0;
+      t535 |= !t543;
+      int t545 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1065_n;
+      int32_t t544 = t545 ? v_x1065_d[t541] : 0;
+      t535 |= !t545;
+      if (__builtin_expect(t535 != 0, 0)) { /* again, recording the error */
+        int t546 = 0;
+        int32_t t547 = rt_div_i(t532, 2, &t546);
+        if (t546) {
+          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t546, RT_DIV, 0, 0, 0.0);
+        }
+        int t548 = 0;
+        int32_t t549 = rt_rem_i(t532, 2, &t548);
+        if (t548) {
+          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t548, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t551 = rt_mul_i(t549, v_x1057);
+        int32_t t553 = rt_add_i(t551, t547);
+        int32_t t554;
+        if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1062_n) {
+          t554 = v_x1062_d[t553];
+        } else {
+          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1062_n, 0.0);
+          t554 = 0;
+        }
+        int32_t t555;
+        if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1065_n) {
+          t555 = v_x1065_d[t553];
+        } else {
+          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1065_n, 0.0);
+          t555 = 0;
+        }
+      }
+      v_x1067_d[t531] = t544;
+      v_x1071_d[t531] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1067_d = v_x1067->data.i;
+    const int64_t v_x1067_n = v_x1067->len;
+    int32_t *v_x1071_d = v_x1071->data.i;
+    const int64_t v_x1071_n = v_x1071->len;
+    /* REDUCE */
+    {
+      const int64_t t556 = v_x1050;
+      if (t556 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0);
+        goto fail;
+      }
+      const int64_t t557 = t556 > 0 ? (t556 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t558 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
+      int32_t *t559 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
+      int32_t *t560 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
+      int32_t *t561 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
+      RT_PARALLEL_FOR_IF(t557 > 1)
+      for (int64_t t562 = 0; t562 < t557; t562++) {
+        int32_t t562a0;
+        int32_t t562a1;
+        int32_t t562a2;
+        int32_t t562a3;
+        t562a0 = 2147483647;
+        t562a1 = 0;
+        t562a2 = 1;
+        t562a3 = 1;
+        const int64_t t562_end = (t562 + 1) * RT_CHUNK < t556 ? (t562 + 1) * RT_CHUNK : t556;
+        for (int64_t t563 = t562 * RT_CHUNK; t563 < t562_end; t563++) {
+          const int32_t t564 = (int32_t)t563;
+          int32_t t562x0;
+          int32_t t562x1;
+          int32_t t562x2;
+          int32_t t562x3;
+          int t567 = 0; /* nonzero: a check below failed */
+          int32_t t566 = rt_div_i(t564, 2, &t567);
+          int32_t t569 = rt_rem_i(t564, 2, &t567);
+          int32_t t571 = rt_mul_i(t569, v_x1057);
+          int32_t t573 = rt_add_i(t571, t566);
+          int t575 = (uint64_t)(int64_t)t573 < (uint64_t)v_x1062_n;
+          int32_t t574 = t575 ? v_x1062_d[t573] : 0;
+          t567 |= !t575;
+          int t577 = (uint64_t)(int64_t)t573 < (uint64_t)v_x1065_n;
+          int32_t t576 = t577 ? v_x1065_d[t573] : 0;
+          t567 |= !t577;
+          int32_t t579 = rt_add_i(t576, t574);
+          uint8_t t581 = rt_le_i(t576, t579);
+          int32_t t582;
+          if (t581) {
+            t582 = 2147483647;
+          } else {
+            t582 = t564;
+          }
+          if (__builtin_expect(t567 != 0, 0)) { /* again, recording the error */
+            int t583 = 0;
+            int32_t t584 = rt_div_i(t564, 2, &t583);
+            if (t583) {
+              NESSIE_RECORD(err, t563, RT_CHECK_SCALAR, 0, t583, RT_DIV, 0, 0, 0.0);
+            }
+            int t585 = 0;
+            int32_t t586 = rt_rem_i(t564, 2, &t585);
+            if (t585) {
+              NESSIE_RECORD(err, t563, RT_CHECK_SCALAR, 0, t585, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t588 = rt_mul_i(t586, v_x1057);
+            int32_t t590 = rt_add_i(t588, t584);
+            int32_t t591;
+            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1062_n) {
+              t591 = v_x1062_d[t590];
+            } else {
+              NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1062_n, 0.0);
+              t591 = 0;
+            }
+            int32_t t592;
+            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1065_n) {
+              t592 = v_x1065_d[t590];
+            } else {
+              NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1065_n, 0.0);
+              t592 = 0;
+            }
+            int32_t t594 = rt_add_i(t592, t591);
+            uint8_t t596 = rt_le_i(t592, t594);
+            int32_t t597;
+            if (t596) {
+              t597 = 2147483647;
+            } else {
+              t597 = t564;
+            }
+          }
+          t562x0 = t582;
+          t562x1 = t576;
+          t562x2 = t579;
+          t562x3 = 1;
+          uint8_t t599 = rt_le_i(t562a0, t562x0);
+          int32_t t600;
+          if (t599) {
+            t600 = t562a0;
+          } else {
+            t600 = t562x0;
+          }
+          int32_t t601;
+          if (t599) {
+            t601 = t562a1;
+          } else {
+            t601 = t562x1;
+          }
+          int32_t t602;
+          if (t599) {
+            t602 = t562a2;
+          } else {
+            t602 = t562x2;
+          }
+          int32_t t603;
+          if (t599) {
+            t603 = t562a3;
+          } else {
+            t603 = t562x3;
+          }
+          t562a0 = t600;
+          t562a1 = t601;
+          t562a2 = t602;
+          t562a3 = t603;
+        }
+        t558[t562] = t562a0;
+        t559[t562] = t562a1;
+        t560[t562] = t562a2;
+        t561[t562] = t562a3;
+      }
+      int32_t t562t0;
+      int32_t t562t1;
+      int32_t t562t2;
+      int32_t t562t3;
+      t562t0 = 2147483647;
+      t562t1 = 0;
+      t562t2 = 1;
+      t562t3 = 1;
+      for (int64_t t562 = 0; t562 < t557; t562++) {
+        const int32_t t604 = t558[t562];
+        const int32_t t605 = t559[t562];
+        const int32_t t606 = t560[t562];
+        const int32_t t607 = t561[t562];
+        uint8_t t609 = rt_le_i(t562t0, t604);
+        int32_t t610;
+        if (t609) {
+          t610 = t562t0;
+        } else {
+          t610 = t604;
+        }
+        int32_t t611;
+        if (t609) {
+          t611 = t562t1;
+        } else {
+          t611 = t605;
+        }
+        int32_t t612;
+        if (t609) {
+          t612 = t562t2;
+        } else {
+          t612 = t606;
+        }
+        int32_t t613;
+        if (t609) {
+          t613 = t562t3;
+        } else {
+          t613 = t607;
+        }
+        t562t0 = t610;
+        t562t1 = t611;
+        t562t2 = t612;
+        t562t3 = t613;
+      }
+      v_x1081 = t562t0;
+      rt_free(t558);
+      v_x1082 = t562t1;
+      rt_free(t559);
+      v_x1083 = t562t2;
+      rt_free(t560);
+      v_x1084 = t562t3;
+      rt_free(t561);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      /* MAP */
+      {
+        const int64_t t614 = v_x1050;
+        if (t614 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t614, 0.0);
+          goto fail;
+        }
+        v_x1086 = rt_value_new(rt_vec_type(RT_INT), t614);
+        int32_t *v_x1086_d = v_x1086->data.i;
+        const int64_t v_x1086_n = v_x1086->len;
+        RT_PARALLEL_FOR_IF(t614 >= RT_PARALLEL_MIN)
+        for (int64_t t615 = 0; t615 < t614; t615++) {
+          const int32_t t616 = (int32_t)t615;
+          int t619 = 0; /* nonzero: a check below failed */
+          int32_t t618 = rt_div_i(t616, 2, &t619);
+          int32_t t621 = rt_rem_i(t616, 2, &t619);
+          int32_t t623 = rt_mul_i(t621, v_x1057);
+          int32_t t625 = rt_add_i(t623, t618);
+          int t627 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1062_n;
+          int32_t t626 = t627 ? v_x1062_d[t625] : 0;
+          t619 |= !t627;
+          int t629 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1065_n;
+          int32_t t628 = t629 ? v_x1065_d[t625] : 0;
+          t619 |= !t629;
+          int32_t t631 = rt_add_i(t628, t626);
+          int32_t t633 = rt_sub_i(t631, t628);
+          if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
+            int t634 = 0;
+            int32_t t635 = rt_div_i(t616, 2, &t634);
+            if (t634) {
+              NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t634, RT_DIV, 0, 0, 0.0);
+            }
+            int t636 = 0;
+            int32_t t637 = rt_rem_i(t616, 2, &t636);
+            if (t636) {
+              NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t636, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t639 = rt_mul_i(t637, v_x1057);
+            int32_t t641 = rt_add_i(t639, t635);
+            int32_t t642;
+            if ((uint64_t)(int64_t)t641 < (uint64_t)v_x1062_n) {
+              t642 = v_x1062_d[t641];
+            } else {
+              NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, v_x1062_n, 0.0);
+              t642 = 0;
+            }
+            int32_t t643;
+            if ((uint64_t)(int64_t)t641 < (uint64_t)v_x1065_n) {
+              t643 = v_x1065_d[t641];
+            } else {
+              NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, v_x1065_n, 0.0);
+              t643 = 0;
+            }
+            int32_t t645 = rt_add_i(t643, t642);
+            int32_t t647 = rt_sub_i(t645, t643);
+          }
+          v_x1086_d[t615] = t633;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+      {
+        int32_t *v_x1086_d = v_x1086->data.i;
+        const int64_t v_x1086_n = v_x1086->len;
+        /* SCAN */
+        {
+          const int64_t t648 = v_x1050;
+          if (t648 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t648, 0.0);
+            goto fail;
+          }
+          const int64_t t649 = t648 > 0 ? (t648 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t650 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t649);
+          RT_PARALLEL_FOR_IF(t649 > 1)
+          for (int64_t t651 = 0; t651 < t649; t651++) {
+            int32_t t651a0;
+            t651a0 = 0;
+            const int64_t t651_end = (t651 + 1) * RT_CHUNK < t648 ? (t651 + 1) * RT_CHUNK : t648;
+            for (int64_t t652 = t651 * RT_CHUNK; t652 < t651_end; t652++) {
+              const int32_t t653 = (int32_t)t652;
+              int32_t t651x0;
+              int t656 = 0; /* nonzero: a check below failed */
+              int32_t t655 = rt_div_i(t653, 2, &t656);
+              int32_t t658 = rt_rem_i(t653, 2, &t656);
+              int32_t t660 = rt_mul_i(t658, v_x1057);
+              int32_t t662 = rt_add_i(t660, t655);
+              int t664 = (uint64_t)(int64_t)t662 < (uint64_t)v_x1062_n;
+              int32_t t663 = t664 ? v_x1062_d[t662] : 0;
+              t656 |= !t664;
+              int t666 = (uint64_t)(int64_t)t662 < (uint64_t)v_x1065_n;
+              int32_t t665 = t666 ? v_x1065_d[t662] : 0;
+              t656 |= !t666;
+              int32_t t668 = rt_add_i(t665, t663);
+              int32_t t670 = rt_sub_i(t668, t665);
+              if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
+                int t671 = 0;
+                int32_t t672 = rt_div_i(t653, 2, &t671);
+                if (t671) {
+                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t671, RT_DIV, 0, 0, 0.0);
+                }
+                int t673 = 0;
+                int32_t t674 = rt_rem_i(t653, 2, &t673);
+                if (t673) {
+                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t673, RT_REM, 0, 0, 0.0);
+                }
+                int32_t t676 = rt_mul_i(t674, v_x1057);
+                int32_t t678 = rt_add_i(t676, t672);
+                int32_t t679;
+                if ((uint64_t)(int64_t)t678 < (uint64_t)v_x1062_n) {
+                  t679 = v_x1062_d[t678];
+                } else {
+                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t678, v_x1062_n, 0.0);
+                  t679 = 0;
+                }
+                int32_t t680;
+                if ((uint64_t)(int64_t)t678 < (uint64_t)v_x1065_n) {
+                  t680 = v_x1065_d[t678];
+                } else {
+                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t678, v_x1065_n, 0.0);
+                  t680 = 0;
+                }
+                int32_t t682 = rt_add_i(t680, t679);
+                int32_t t684 = rt_sub_i(t682, t680);
+              }
+              t651x0 = t670;
+              int32_t t686 = rt_add_i(t651a0, t651x0);
+              t651a0 = t686;
+            }
+            t650[t651] = t651a0;
+          }
+          int32_t t651t0;
+          t651t0 = 0;
+          for (int64_t t651 = 0; t651 < t649; t651++) {
+            const int32_t t687 = t650[t651];
+            t650[t651] = t651t0;
+            int32_t t689 = rt_add_i(t651t0, t687);
+            t651t0 = t689;
+          }
+          v_x1090 = rt_value_new(rt_vec_type(RT_INT), t648);
+          int32_t *v_x1090_d = v_x1090->data.i;
+          const int64_t v_x1090_n = v_x1090->len;
+          RT_PARALLEL_FOR_IF(t649 > 1)
+          for (int64_t t651 = 0; t651 < t649; t651++) {
+            int32_t t651p0;
+            t651p0 = t650[t651];
+            const int64_t t651_end = (t651 + 1) * RT_CHUNK < t648 ? (t651 + 1) * RT_CHUNK : t648;
+            for (int64_t t652 = t651 * RT_CHUNK; t652 < t651_end; t652++) {
+              const int32_t t653 = (int32_t)t652;
+              v_x1090_d[t652] = t651p0;
+              int32_t t651y0;
+              int t692 = 0; /* nonzero: a check below failed */
+              int32_t t691 = rt_div_i(t653, 2, &t692);
+              int32_t t694 = rt_rem_i(t653, 2, &t692);
+              int32_t t696 = rt_mul_i(t694, v_x1057);
+              int32_t t698 = rt_add_i(t696, t691);
+              int t700 = (uint64_t)(int64_t)t698 < (uint64_t)v_x1062_n;
+              int32_t t699 = t700 ? v_x1062_d[t698] : 0;
+              t692 |= !t700;
+              int t702 = (uint64_t)(int64_t)t698 < (uint64_t)v_x1065_n;
+              int32_t t701 = t702 ? v_x1065_d[t698] : 0;
+              t692 |= !t702;
+              int32_t t704 = rt_add_i(t701, t699);
+              int32_t t706 = rt_sub_i(t704, t701);
+              if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
+                int t707 = 0;
+                int32_t t708 = rt_div_i(t653, 2, &t707);
+                if (t707) {
+                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t707, RT_DIV, 0, 0, 0.0);
+                }
+                int t709 = 0;
+                int32_t t710 = rt_rem_i(t653, 2, &t709);
+                if (t709) {
+                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t709, RT_REM, 0, 0, 0.0);
+                }
+                int32_t t712 = rt_mul_i(t710, v_x1057);
+                int32_t t714 = rt_add_i(t712, t708);
+                int32_t t715;
+                if ((uint64_t)(int64_t)t714 < (uint64_t)v_x1062_n) {
+                  t715 = v_x1062_d[t714];
+                } else {
+                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x1062_n, 0.0);
+                  t715 = 0;
+                }
+                int32_t t716;
+                if ((uint64_t)(int64_t)t714 < (uint64_t)v_x1065_n) {
+                  t716 = v_x1065_d[t714];
+                } else {
+                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x1065_n, 0.0);
+                  t716 = 0;
+                }
+                int32_t t718 = rt_add_i(t716, t715);
+                int32_t t720 = rt_sub_i(t718, t716);
+              }
+              t651y0 = t706;
+              int32_t t722 = rt_add_i(t651p0, t651y0);
+              t651p0 = t722;
+            }
+          }
+          rt_free(t650);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
+    }
+  }
+  *out_v_x1067 = v_x1067;
+  *out_v_x1071 = v_x1071;
+  *out_v_x1082 = v_x1082;
+  *out_v_x1083 = v_x1083;
+  *out_v_x1084 = v_x1084;
+  *out_v_x1086 = v_x1086;
+  *out_v_x1090 = v_x1090;
+  return;
+fail:
+  rt_release(v_x1067);
+  rt_release(v_x1071);
+  rt_release(v_x1086);
+  rt_release(v_x1090);
+}
+
+/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K18_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x1050;
+  int32_t v_x1057;
+  int32_t *v_x1062_d; int64_t v_x1062_n;
+  int32_t *v_x1065_d; int64_t v_x1065_n;
+  int32_t *v_x1067_d; int64_t v_x1067_n;
+  int32_t *v_x1071_d; int64_t v_x1071_n;
+  int32_t v_x1081;
+  int32_t v_x1082;
+  int32_t v_x1083;
+  int32_t v_x1084;
+  int32_t *v_x1086_d; int64_t v_x1086_n;
+  int32_t *v_x1090_d; int64_t v_x1090_n;
+};
+struct alignas(8) K18_0_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K18_0_pull {
+  K18_A A;
+  __device__ K18_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t725 = 0; /* nonzero: a check below failed */
+    int32_t t724 = rt_div_i(ix, 2, &t725);
+    int32_t t727 = rt_rem_i(ix, 2, &t725);
+    int32_t t729 = rt_mul_i(t727, A.v_x1057);
+    int32_t t731 = rt_add_i(t729, t724);
+    int t733 = (uint64_t)(int64_t)t731 < (uint64_t)A.v_x1062_n;
+    int32_t t732 = t733 ? A.v_x1062_d[t731] : 0;
+    t725 |= !t733;
+    int t735 = (uint64_t)(int64_t)t731 < (uint64_t)A.v_x1065_n;
+    int32_t t734 = t735 ? A.v_x1065_d[t731] : 0;
+    t725 |= !t735;
+    if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
+      int t736 = 0;
+      int32_t t737 = rt_div_i(ix, 2, &t736);
+      if (t736) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t736, RT_DIV, 0, 0, 0.0);
+      }
+      int t738 = 0;
+      int32_t t739 = rt_rem_i(ix, 2, &t738);
+      if (t738) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t738, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t741 = rt_mul_i(t739, A.v_x1057);
+      int32_t t743 = rt_add_i(t741, t737);
+      int32_t t744;
+      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1062_n) {
+        t744 = A.v_x1062_d[t743];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1062_n, 0.0);
+        t744 = 0;
+      }
+      int32_t t745;
+      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1065_n) {
+        t745 = A.v_x1065_d[t743];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1065_n, 0.0);
+        t745 = 0;
+      }
+    }
+    return K18_0_V{t734, 1};
+  }
+};
+struct K18_0_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_0_V &v) const {
+    A.v_x1067_d[i] = v.v0;
+    A.v_x1071_d[i] = v.v1;
+  }
+};
+struct alignas(8) K18_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
+};
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t748 = 0; /* nonzero: a check below failed */
+    int32_t t747 = rt_div_i(ix, 2, &t748);
+    int32_t t750 = rt_rem_i(ix, 2, &t748);
+    int32_t t752 = rt_mul_i(t750, A.v_x1057);
+    int32_t t754 = rt_add_i(t752, t747);
+    int t756 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_x1062_n;
+    int32_t t755 = t756 ? A.v_x1062_d[t754] : 0;
+    t748 |= !t756;
+    int t758 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_x1065_n;
+    int32_t t757 = t758 ? A.v_x1065_d[t754] : 0;
+    t748 |= !t758;
+    int32_t t760 = rt_add_i(t757, t755);
+    uint8_t t762 = rt_le_i(t757, t760);
+    int32_t t763;
+    if (t762) {
+      t763 = 2147483647;
+    } else {
+      t763 = ix;
+    }
+    if (__builtin_expect(t748 != 0, 0)) { /* again, recording the error */
+      int t764 = 0;
+      int32_t t765 = rt_div_i(ix, 2, &t764);
+      if (t764) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t764, RT_DIV, 0, 0, 0.0);
+      }
+      int t766 = 0;
+      int32_t t767 = rt_rem_i(ix, 2, &t766);
+      if (t766) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t766, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t769 = rt_mul_i(t767, A.v_x1057);
+      int32_t t771 = rt_add_i(t769, t765);
+      int32_t t772;
+      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x1062_n) {
+        t772 = A.v_x1062_d[t771];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x1062_n, 0.0);
+        t772 = 0;
+      }
+      int32_t t773;
+      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x1065_n) {
+        t773 = A.v_x1065_d[t771];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x1065_n, 0.0);
+        t773 = 0;
+      }
+      int32_t t775 = rt_add_i(t773, t772);
+      uint8_t t777 = rt_le_i(t773, t775);
+      int32_t t778;
+      if (t777) {
+        t778 = 2147483647;
+      } else {
+        t778 = ix;
+      }
+    }
+    return K18_1_V{t763, t757, t760, 1};
+  }
+};
+struct K18_1_op {
+  K18_A A;
+  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
+    uint8_t t780 = rt_le_i(a.v0, b.v0);
+    int32_t t781;
+    if (t780) {
+      t781 = a.v0;
+    } else {
+      t781 = b.v0;
+    }
+    int32_t t782;
+    if (t780) {
+      t782 = a.v1;
+    } else {
+      t782 = b.v1;
+    }
+    int32_t t783;
+    if (t780) {
+      t783 = a.v2;
+    } else {
+      t783 = b.v2;
+    }
+    int32_t t784;
+    if (t780) {
+      t784 = a.v3;
+    } else {
+      t784 = b.v3;
+    }
+    return K18_1_V{t781, t782, t783, t784};
+  }
+};
+struct K18_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K17_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
       return false;
@@ -3703,536 +3782,337 @@ struct K17_1_check {
     return true;
   }
 };
-struct alignas(8) K17_2_V {
+struct alignas(8) K18_2_V {
   int32_t v0;
 };
-struct K17_2_pull {
-  K17_A A;
-  __device__ K17_2_V operator()(int64_t i) const {
+struct K18_2_pull {
+  K18_A A;
+  __device__ K18_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t777 = 0; /* nonzero: a check below failed */
-    int32_t t776 = rt_div_i(ix, 2, &t777);
-    int32_t t779 = rt_rem_i(ix, 2, &t777);
-    int32_t t781 = rt_mul_i(t779, A.v_x1073);
-    int32_t t783 = rt_add_i(t781, t776);
-    int t785 = (uint64_t)(int64_t)t783 < (uint64_t)A.v_x1078_n;
-    int32_t t784 = t785 ? A.v_x1078_d[t783] : 0;
-    t777 |= !t785;
-    int t787 = (uint64_t)(int64_t)t783 < (uint64_t)A.v_x1081_n;
-    int32_t t786 = t787 ? A.v_x1081_d[t783] : 0;
-    t777 |= !t787;
-    int32_t t789 = rt_add_i(t786, t784);
-    int32_t t791 = rt_sub_i(t789, t786);
-    if (__builtin_expect(t777 != 0, 0)) { /* again, recording the error */
-      int t792 = 0;
-      int32_t t793 = rt_div_i(ix, 2, &t792);
-      if (t792) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t792, RT_DIV, 0, 0, 0.0);
+    int t787 = 0; /* nonzero: a check below failed */
+    int32_t t786 = rt_div_i(ix, 2, &t787);
+    int32_t t789 = rt_rem_i(ix, 2, &t787);
+    int32_t t791 = rt_mul_i(t789, A.v_x1057);
+    int32_t t793 = rt_add_i(t791, t786);
+    int t795 = (uint64_t)(int64_t)t793 < (uint64_t)A.v_x1062_n;
+    int32_t t794 = t795 ? A.v_x1062_d[t793] : 0;
+    t787 |= !t795;
+    int t797 = (uint64_t)(int64_t)t793 < (uint64_t)A.v_x1065_n;
+    int32_t t796 = t797 ? A.v_x1065_d[t793] : 0;
+    t787 |= !t797;
+    int32_t t799 = rt_add_i(t796, t794);
+    int32_t t801 = rt_sub_i(t799, t796);
+    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
+      int t802 = 0;
+      int32_t t803 = rt_div_i(ix, 2, &t802);
+      if (t802) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t802, RT_DIV, 0, 0, 0.0);
       }
-      int t794 = 0;
-      int32_t t795 = rt_rem_i(ix, 2, &t794);
-      if (t794) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t794, RT_REM, 0, 0, 0.0);
+      int t804 = 0;
+      int32_t t805 = rt_rem_i(ix, 2, &t804);
+      if (t804) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t804, RT_REM, 0, 0, 0.0);
       }
-      int32_t t797 = rt_mul_i(t795, A.v_x1073);
-      int32_t t799 = rt_add_i(t797, t793);
-      int32_t t800;
-      if ((uint64_t)(int64_t)t799 < (uint64_t)A.v_x1078_n) {
-        t800 = A.v_x1078_d[t799];
+      int32_t t807 = rt_mul_i(t805, A.v_x1057);
+      int32_t t809 = rt_add_i(t807, t803);
+      int32_t t810;
+      if ((uint64_t)(int64_t)t809 < (uint64_t)A.v_x1062_n) {
+        t810 = A.v_x1062_d[t809];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t799, A.v_x1078_n, 0.0);
-        t800 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t809, A.v_x1062_n, 0.0);
+        t810 = 0;
       }
-      int32_t t801;
-      if ((uint64_t)(int64_t)t799 < (uint64_t)A.v_x1081_n) {
-        t801 = A.v_x1081_d[t799];
+      int32_t t811;
+      if ((uint64_t)(int64_t)t809 < (uint64_t)A.v_x1065_n) {
+        t811 = A.v_x1065_d[t809];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t799, A.v_x1081_n, 0.0);
-        t801 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t809, A.v_x1065_n, 0.0);
+        t811 = 0;
       }
-      int32_t t803 = rt_add_i(t801, t800);
-      int32_t t805 = rt_sub_i(t803, t801);
+      int32_t t813 = rt_add_i(t811, t810);
+      int32_t t815 = rt_sub_i(t813, t811);
     }
-    return K17_2_V{t791};
+    return K18_2_V{t801};
   }
 };
-struct K17_2_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_2_V &v) const {
-    A.v_x1102_d[i] = v.v0;
+struct K18_2_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_2_V &v) const {
+    A.v_x1086_d[i] = v.v0;
   }
 };
-struct alignas(8) K17_3_V {
+struct alignas(8) K18_3_V {
   int32_t v0;
 };
-struct K17_3_pull {
-  K17_A A;
-  __device__ K17_3_V operator()(int64_t i) const {
+struct K18_3_pull {
+  K18_A A;
+  __device__ K18_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t808 = 0; /* nonzero: a check below failed */
-    int32_t t807 = rt_div_i(ix, 2, &t808);
-    int32_t t810 = rt_rem_i(ix, 2, &t808);
-    int32_t t812 = rt_mul_i(t810, A.v_x1073);
-    int32_t t814 = rt_add_i(t812, t807);
-    int t816 = (uint64_t)(int64_t)t814 < (uint64_t)A.v_x1078_n;
-    int32_t t815 = t816 ? A.v_x1078_d[t814] : 0;
-    t808 |= !t816;
-    int t818 = (uint64_t)(int64_t)t814 < (uint64_t)A.v_x1081_n;
-    int32_t t817 = t818 ? A.v_x1081_d[t814] : 0;
-    t808 |= !t818;
-    int32_t t820 = rt_add_i(t817, t815);
-    int32_t t822 = rt_sub_i(t820, t817);
-    if (__builtin_expect(t808 != 0, 0)) { /* again, recording the error */
-      int t823 = 0;
-      int32_t t824 = rt_div_i(ix, 2, &t823);
-      if (t823) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t823, RT_DIV, 0, 0, 0.0);
+    int t818 = 0; /* nonzero: a check below failed */
+    int32_t t817 = rt_div_i(ix, 2, &t818);
+    int32_t t820 = rt_rem_i(ix, 2, &t818);
+    int32_t t822 = rt_mul_i(t820, A.v_x1057);
+    int32_t t824 = rt_add_i(t822, t817);
+    int t826 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x1062_n;
+    int32_t t825 = t826 ? A.v_x1062_d[t824] : 0;
+    t818 |= !t826;
+    int t828 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x1065_n;
+    int32_t t827 = t828 ? A.v_x1065_d[t824] : 0;
+    t818 |= !t828;
+    int32_t t830 = rt_add_i(t827, t825);
+    int32_t t832 = rt_sub_i(t830, t827);
+    if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
+      int t833 = 0;
+      int32_t t834 = rt_div_i(ix, 2, &t833);
+      if (t833) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t833, RT_DIV, 0, 0, 0.0);
       }
-      int t825 = 0;
-      int32_t t826 = rt_rem_i(ix, 2, &t825);
-      if (t825) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t825, RT_REM, 0, 0, 0.0);
+      int t835 = 0;
+      int32_t t836 = rt_rem_i(ix, 2, &t835);
+      if (t835) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t835, RT_REM, 0, 0, 0.0);
       }
-      int32_t t828 = rt_mul_i(t826, A.v_x1073);
-      int32_t t830 = rt_add_i(t828, t824);
-      int32_t t831;
-      if ((uint64_t)(int64_t)t830 < (uint64_t)A.v_x1078_n) {
-        t831 = A.v_x1078_d[t830];
+      int32_t t838 = rt_mul_i(t836, A.v_x1057);
+      int32_t t840 = rt_add_i(t838, t834);
+      int32_t t841;
+      if ((uint64_t)(int64_t)t840 < (uint64_t)A.v_x1062_n) {
+        t841 = A.v_x1062_d[t840];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t830, A.v_x1078_n, 0.0);
-        t831 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, A.v_x1062_n, 0.0);
+        t841 = 0;
       }
-      int32_t t832;
-      if ((uint64_t)(int64_t)t830 < (uint64_t)A.v_x1081_n) {
-        t832 = A.v_x1081_d[t830];
+      int32_t t842;
+      if ((uint64_t)(int64_t)t840 < (uint64_t)A.v_x1065_n) {
+        t842 = A.v_x1065_d[t840];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t830, A.v_x1081_n, 0.0);
-        t832 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, A.v_x1065_n, 0.0);
+        t842 = 0;
       }
-      int32_t t834 = rt_add_i(t832, t831);
-      int32_t t836 = rt_sub_i(t834, t832);
+      int32_t t844 = rt_add_i(t842, t841);
+      int32_t t846 = rt_sub_i(t844, t842);
     }
-    return K17_3_V{t822};
+    return K18_3_V{t832};
   }
 };
-struct K17_3_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_3_V &v) const {
-    A.v_x1106_d[i] = v.v0;
+struct K18_3_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_3_V &v) const {
+    A.v_x1090_d[i] = v.v0;
   }
 };
-struct K17_3_op {
-  K17_A A;
-  __device__ K17_3_V operator()(const K17_3_V &a, const K17_3_V &b) const {
-    int32_t t838 = rt_add_i(a.v0, b.v0);
-    return K17_3_V{t838};
+struct K18_3_op {
+  K18_A A;
+  __device__ K18_3_V operator()(const K18_3_V &a, const K18_3_V &b) const {
+    int32_t t848 = rt_add_i(a.v0, b.v0);
+    return K18_3_V{t848};
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1066, int32_t v_x1073, RtValue *v_x1078, RtValue *v_x1081, RtValue **out_v_x1083, RtValue **out_v_x1087, int32_t *out_v_x1098, int32_t *out_v_x1099, int32_t *out_v_x1100, RtValue **out_v_x1102, RtValue **out_v_x1106, int check_site_0) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090, int check_site_0) {
   (void)loc;
   (void)err;
-  K17_A A;
+  K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1066 = v_x1066;
-  A.v_x1073 = v_x1073;
-  A.v_x1078_d = v_x1078->data.i;
-  A.v_x1078_n = v_x1078->len;
-  A.v_x1081_d = v_x1081->data.i;
-  A.v_x1081_n = v_x1081->len;
-  RtValue *v_x1083 = NULL;
-  RtValue *v_x1087 = NULL;
-  K17_1_V *K17_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1097 = 0;
-  int32_t v_x1098 = 0;
-  int32_t v_x1099 = 0;
-  int32_t v_x1100 = 0;
-  RtValue *v_x1102 = NULL;
-  RtValue *v_x1106 = NULL;
+  A.v_x1050 = v_x1050;
+  A.v_x1057 = v_x1057;
+  A.v_x1062_d = v_x1062->data.i;
+  A.v_x1062_n = v_x1062->len;
+  A.v_x1065_d = v_x1065->data.i;
+  A.v_x1065_n = v_x1065->len;
+  RtValue *v_x1067 = NULL;
+  RtValue *v_x1071 = NULL;
+  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x1081 = 0;
+  int32_t v_x1082 = 0;
+  int32_t v_x1083 = 0;
+  int32_t v_x1084 = 0;
+  RtValue *v_x1086 = NULL;
+  RtValue *v_x1090 = NULL;
   /* MAP */
   {
-    const int64_t t839 = v_x1066;
-    if (t839 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t839, 0.0, run};
+    const int64_t t849 = v_x1050;
+    if (t849 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t849, 0.0, run};
       goto fail;
     }
-    v_x1083 = rtg_vec_new(RT_INT, t839);
-    A.v_x1083_d = v_x1083->data.i;
-    A.v_x1083_n = v_x1083->len;
-    v_x1087 = rtg_vec_new(RT_INT, t839);
-    A.v_x1087_d = v_x1087->data.i;
-    A.v_x1087_n = v_x1087->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t839);
+    v_x1067 = rtg_vec_new(RT_INT, t849);
+    A.v_x1067_d = v_x1067->data.i;
+    A.v_x1067_n = v_x1067->len;
+    v_x1071 = rtg_vec_new(RT_INT, t849);
+    A.v_x1071_d = v_x1071->data.i;
+    A.v_x1071_n = v_x1071->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t849);
   }
   /* REDUCE */
   {
-    const int64_t t840 = v_x1066;
-    if (t840 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t840, 0.0, run};
+    const int64_t t850 = v_x1050;
+    if (t850 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run};
       goto fail;
     }
-    K17_1_V *t841 = rtg::reduce_to_device("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{2147483647, 0, 1, 1}, t840, false);
-    K17_1_value = t841;
+    K18_1_V *t851 = rtg::reduce_to_device("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1, 1}, t850, false);
+    K18_1_value = t851;
   }
   /* MAP */
   {
-    const int64_t t842 = v_x1066;
-    if (t842 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0, run};
+    const int64_t t852 = v_x1050;
+    if (t852 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run};
       goto fail;
     }
-    v_x1102 = rtg_vec_new(RT_INT, t842);
-    A.v_x1102_d = v_x1102->data.i;
-    A.v_x1102_n = v_x1102->len;
-    rtg::map("K17", loc, K17_2_pull{A}, K17_2_store{A}, t842);
+    v_x1086 = rtg_vec_new(RT_INT, t852);
+    A.v_x1086_d = v_x1086->data.i;
+    A.v_x1086_n = v_x1086->len;
+    rtg::map("K18", loc, K18_2_pull{A}, K18_2_store{A}, t852);
   }
   /* SCAN */
   {
-    const int64_t t843 = v_x1066;
-    if (t843 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t843, 0.0, run};
+    const int64_t t853 = v_x1050;
+    if (t853 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, run};
       goto fail;
     }
-    v_x1106 = rtg_vec_new(RT_INT, t843);
-    A.v_x1106_d = v_x1106->data.i;
-    A.v_x1106_n = v_x1106->len;
-    rtg::scan<true>("K17", loc, K17_3_pull{A}, K17_3_op{A}, K17_3_V{0}, t843, K17_3_store{A});
+    v_x1090 = rtg_vec_new(RT_INT, t853);
+    A.v_x1090_d = v_x1090->data.i;
+    A.v_x1090_n = v_x1090->len;
+    rtg::scan<true>("K18", loc, K18_3_pull{A}, K18_3_op{A}, K18_3_V{0}, t853, K18_3_store{A});
   }
-  if (!rtg::check_result("K17", loc, K17_1_value, K17_1_check{{check_site_0}}, K17_1_V{2147483647, 0, 1, 1}, err, A.run, run))
+  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1, 1}, err, A.run, run))
     goto fail;
-  K17_1_value = NULL; /* freed by check_result, after the check */
+  K18_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x1067 = v_x1067;
+  *out_v_x1071 = v_x1071;
+  *out_v_x1082 = v_x1082;
   *out_v_x1083 = v_x1083;
-  *out_v_x1087 = v_x1087;
-  *out_v_x1098 = v_x1098;
-  *out_v_x1099 = v_x1099;
-  *out_v_x1100 = v_x1100;
-  *out_v_x1102 = v_x1102;
-  *out_v_x1106 = v_x1106;
+  *out_v_x1084 = v_x1084;
+  *out_v_x1086 = v_x1086;
+  *out_v_x1090 = v_x1090;
   return;
 fail:
-  rt_release(v_x1083);
-  rt_release(v_x1087);
-  rt_release(v_x1102);
-  rt_release(v_x1106);
-  rtg_free(K17_1_value);
+  rt_release(v_x1067);
+  rt_release(v_x1071);
+  rt_release(v_x1086);
+  rt_release(v_x1090);
+  rtg_free(K18_1_value);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x1066, int32_t v_x1073, RtValue *v_x1078, RtValue *v_x1081, RtValue **out_v_x1083, RtValue **out_v_x1087, int32_t *out_v_x1098, int32_t *out_v_x1099, int32_t *out_v_x1100, RtValue **out_v_x1102, RtValue **out_v_x1106, int check_site_0) {
-  RtValue *vals[] = {v_x1078, v_x1081};
-  const int64_t sizes[] = {(int64_t)v_x1066, (int64_t)v_x1066, (int64_t)v_x1066, (int64_t)v_x1066};
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090, int check_site_0) {
+  RtValue *vals[] = {v_x1062, v_x1065};
+  const int64_t sizes[] = {(int64_t)v_x1050, (int64_t)v_x1050, (int64_t)v_x1050, (int64_t)v_x1050};
   if (rtg_choose_host(vals, 2, sizes, 4)) {
-    K17_host(err, loc, run, v_x1066, v_x1073, v_x1078, v_x1081, out_v_x1083, out_v_x1087, out_v_x1098, out_v_x1099, out_v_x1100, out_v_x1102, out_v_x1106);
+    K18_host(err, loc, run, v_x1050, v_x1057, v_x1062, v_x1065, out_v_x1067, out_v_x1071, out_v_x1082, out_v_x1083, out_v_x1084, out_v_x1086, out_v_x1090);
     if (err->index == INT64_MAX) {
-      K17_1_V t844;
-      memset(&t844, 0, sizeof t844);
-      t844.v1 = *out_v_x1098;
-      t844.v2 = *out_v_x1099;
-      t844.v3 = *out_v_x1100;
-      (void)K17_1_check{{check_site_0}}(t844, err, run);
+      K18_1_V t854;
+      memset(&t854, 0, sizeof t854);
+      t854.v1 = *out_v_x1082;
+      t854.v2 = *out_v_x1083;
+      t854.v3 = *out_v_x1084;
+      (void)K18_1_check{{check_site_0}}(t854, err, run);
     }
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1066, v_x1073, v_x1078, v_x1081, out_v_x1083, out_v_x1087, out_v_x1098, out_v_x1099, out_v_x1100, out_v_x1102, out_v_x1106, check_site_0);
+    K18_gpu(err, loc, run, v_x1050, v_x1057, v_x1062, v_x1065, out_v_x1067, out_v_x1071, out_v_x1082, out_v_x1083, out_v_x1084, out_v_x1086, out_v_x1090, check_site_0);
   }
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1107, RtValue **out_v_x1109, RtValue **out_v_x1113) {
+/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
   (void)loc;
   (void)run;
-  RtValue *v_x1109 = NULL;
-  RtValue *v_x1113 = NULL;
+  RtValue *v_x1093 = NULL;
+  RtValue *v_x1097 = NULL;
   /* MAP */
   {
-    const int64_t t845 = v_x1107;
-    if (t845 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t845, 0.0);
+    const int64_t t855 = v_x1091;
+    if (t855 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t855, 0.0);
       goto fail;
     }
-    v_x1109 = rt_value_new(rt_vec_type(RT_INT), t845);
-    int32_t *v_x1109_d = v_x1109->data.i;
-    const int64_t v_x1109_n = v_x1109->len;
-    RT_PARALLEL_FOR_IF(t845 >= RT_PARALLEL_MIN)
-    for (int64_t t846 = 0; t846 < t845; t846++) {
-      const int32_t t847 = (int32_t)t846;
-      v_x1109_d[t846] = 2;
+    v_x1093 = rt_value_new(rt_vec_type(RT_INT), t855);
+    int32_t *v_x1093_d = v_x1093->data.i;
+    const int64_t v_x1093_n = v_x1093->len;
+    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
+    for (int64_t t856 = 0; t856 < t855; t856++) {
+      const int32_t t857 = (int32_t)t856;
+      v_x1093_d[t856] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1109_d = v_x1109->data.i;
-    const int64_t v_x1109_n = v_x1109->len;
+    int32_t *v_x1093_d = v_x1093->data.i;
+    const int64_t v_x1093_n = v_x1093->len;
     /* SCAN */
     {
-      const int64_t t848 = v_x1107;
-      if (t848 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t848, 0.0);
+      const int64_t t858 = v_x1091;
+      if (t858 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t858, 0.0);
         goto fail;
       }
-      const int64_t t849 = t848 > 0 ? (t848 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t850 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t849);
-      RT_PARALLEL_FOR_IF(t849 > 1)
-      for (int64_t t851 = 0; t851 < t849; t851++) {
-        int32_t t851a0;
-        t851a0 = 0;
-        const int64_t t851_end = (t851 + 1) * RT_CHUNK < t848 ? (t851 + 1) * RT_CHUNK : t848;
-        for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
-          const int32_t t853 = (int32_t)t852;
-          int32_t t851x0;
-          t851x0 = 2;
-          int32_t t855 = rt_add_i(t851a0, t851x0);
-          t851a0 = t855;
+      const int64_t t859 = t858 > 0 ? (t858 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t860 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t859);
+      RT_PARALLEL_FOR_IF(t859 > 1)
+      for (int64_t t861 = 0; t861 < t859; t861++) {
+        int32_t t861a0;
+        t861a0 = 0;
+        const int64_t t861_end = (t861 + 1) * RT_CHUNK < t858 ? (t861 + 1) * RT_CHUNK : t858;
+        for (int64_t t862 = t861 * RT_CHUNK; t862 < t861_end; t862++) {
+          const int32_t t863 = (int32_t)t862;
+          int32_t t861x0;
+          t861x0 = 2;
+          int32_t t865 = rt_add_i(t861a0, t861x0);
+          t861a0 = t865;
         }
-        t850[t851] = t851a0;
+        t860[t861] = t861a0;
       }
-      int32_t t851t0;
-      t851t0 = 0;
-      for (int64_t t851 = 0; t851 < t849; t851++) {
-        const int32_t t856 = t850[t851];
-        t850[t851] = t851t0;
-        int32_t t858 = rt_add_i(t851t0, t856);
-        t851t0 = t858;
+      int32_t t861t0;
+      t861t0 = 0;
+      for (int64_t t861 = 0; t861 < t859; t861++) {
+        const int32_t t866 = t860[t861];
+        t860[t861] = t861t0;
+        int32_t t868 = rt_add_i(t861t0, t866);
+        t861t0 = t868;
       }
-      v_x1113 = rt_value_new(rt_vec_type(RT_INT), t848);
-      int32_t *v_x1113_d = v_x1113->data.i;
-      const int64_t v_x1113_n = v_x1113->len;
-      RT_PARALLEL_FOR_IF(t849 > 1)
-      for (int64_t t851 = 0; t851 < t849; t851++) {
-        int32_t t851p0;
-        t851p0 = t850[t851];
-        const int64_t t851_end = (t851 + 1) * RT_CHUNK < t848 ? (t851 + 1) * RT_CHUNK : t848;
-        for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
-          const int32_t t853 = (int32_t)t852;
-          v_x1113_d[t852] = t851p0;
-          int32_t t851y0;
-          t851y0 = 2;
-          int32_t t860 = rt_add_i(t851p0, t851y0);
-          t851p0 = t860;
+      v_x1097 = rt_value_new(rt_vec_type(RT_INT), t858);
+      int32_t *v_x1097_d = v_x1097->data.i;
+      const int64_t v_x1097_n = v_x1097->len;
+      RT_PARALLEL_FOR_IF(t859 > 1)
+      for (int64_t t861 = 0; t861 < t859; t861++) {
+        int32_t t861p0;
+        t861p0 = t860[t861];
+        const int64_t t861_end = (t861 + 1) * RT_CHUNK < t858 ? (t861 + 1) * RT_CHUNK : t858;
+        for (int64_t t862 = t861 * RT_CHUNK; t862 < t861_end; t862++) {
+          const int32_t t863 = (int32_t)t862;
+          v_x1097_d[t862] = t861p0;
+          int32_t t861y0;
+          t861y0 = 2;
+          int32_t t870 = rt_add_i(t861p0, t861y0);
+          t861p0 = t870;
         }
       }
-      rt_free(t850);
+      rt_free(t860);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1109 = v_x1109;
-  *out_v_x1113 = v_x1113;
+  *out_v_x1093 = v_x1093;
+  *out_v_x1097 = v_x1097;
   return;
 fail:
-  rt_release(v_x1109);
-  rt_release(v_x1113);
+  rt_release(v_x1093);
+  rt_release(v_x1097);
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-struct K18_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x1107;
-  int32_t *v_x1109_d; int64_t v_x1109_n;
-  int32_t *v_x1113_d; int64_t v_x1113_n;
-};
-struct alignas(8) K18_0_V {
-  int32_t v0;
-};
-struct K18_0_pull {
-  K18_A A;
-  __device__ K18_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K18_0_V{2};
-  }
-};
-struct K18_0_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1109_d[i] = v.v0;
-  }
-};
-struct alignas(8) K18_1_V {
-  int32_t v0;
-};
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K18_1_V{2};
-  }
-};
-struct K18_1_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
-    A.v_x1113_d[i] = v.v0;
-  }
-};
-struct K18_1_op {
-  K18_A A;
-  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    int32_t t862 = rt_add_i(a.v0, b.v0);
-    return K18_1_V{t862};
-  }
-};
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1107, RtValue **out_v_x1109, RtValue **out_v_x1113) {
-  (void)loc;
-  (void)err;
-  K18_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1107 = v_x1107;
-  RtValue *v_x1109 = NULL;
-  RtValue *v_x1113 = NULL;
-  /* MAP */
-  {
-    const int64_t t863 = v_x1107;
-    if (t863 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t863, 0.0, run};
-      goto fail;
-    }
-    v_x1109 = rtg_vec_new(RT_INT, t863);
-    A.v_x1109_d = v_x1109->data.i;
-    A.v_x1109_n = v_x1109->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t863);
-  }
-  /* SCAN */
-  {
-    const int64_t t864 = v_x1107;
-    if (t864 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t864, 0.0, run};
-      goto fail;
-    }
-    v_x1113 = rtg_vec_new(RT_INT, t864);
-    A.v_x1113_d = v_x1113->data.i;
-    A.v_x1113_n = v_x1113->len;
-    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t864, K18_1_store{A});
-  }
-  *out_v_x1109 = v_x1109;
-  *out_v_x1113 = v_x1113;
-  return;
-fail:
-  rt_release(v_x1109);
-  rt_release(v_x1113);
-}
-
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1107, RtValue **out_v_x1109, RtValue **out_v_x1113) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x1107, (int64_t)v_x1107};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K18_host(err, loc, run, v_x1107, out_v_x1109, out_v_x1113);
-    rtg_host_ran();
-  } else {
-    K18_gpu(err, loc, run, v_x1107, out_v_x1109, out_v_x1113);
-  }
-}
-
-/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1114, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_x1121, RtValue **out_v_x1123) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1114_d = v_x1114->data.i;
-  const int64_t v_x1114_n = v_x1114->len;
-  int32_t *v_x1115_d = v_x1115->data.i;
-  const int64_t v_x1115_n = v_x1115->len;
-  int32_t *v_x1116_d = v_x1116->data.i;
-  const int64_t v_x1116_n = v_x1116->len;
-  int32_t *v_x1121_d = v_x1121->data.i;
-  const int64_t v_x1121_n = v_x1121->len;
-  RtValue *v_x1123 = NULL;
-  /* MAP */
-  {
-    const int64_t t865 = v_x1117;
-    if (t865 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t865, 0.0);
-      goto fail;
-    }
-    v_x1123 = rt_value_new(rt_vec_type(RT_INT), t865);
-    int32_t *v_x1123_d = v_x1123->data.i;
-    const int64_t v_x1123_n = v_x1123->len;
-    RT_PARALLEL_FOR_IF(t865 >= RT_PARALLEL_MIN)
-    for (int64_t t866 = 0; t866 < t865; t866++) {
-      const int32_t t867 = (int32_t)t866;
-      int t869 = 0; /* nonzero: a check below failed */
-      int32_t t868 = v_x1114_n > 0 ? rt_search(v_x1114_d, v_x1114_n, t867) : 0;
-      t869 |= v_x1114_n <= 0;
-      int t871 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1116_n;
-      int32_t t870 = t871 ? v_x1116_d[t868] : 0;
-      t869 |= !t871;
-      int t873 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1114_n;
-      int32_t t872 = t873 ? v_x1114_d[t868] : 0;
-      t869 |= !t873;
-      int32_t t875 = rt_sub_i(t867, t872);
-      int t877 = (uint64_t)(int64_t)t868 < (uint64_t)v_x1115_n;
-      int32_t t876 = t877 ? v_x1115_d[t868] : 0;
-      t869 |= !t877;
-      int32_t t879 = rt_mul_i(t875, t876);
-      int32_t t881 = rt_add_i(t870, t879);
-      int t883 = (uint64_t)(int64_t)t881 < (uint64_t)v_x1121_n;
-      int32_t t882 = t883 ? v_x1121_d[t881] : 0;
-      t869 |= !t883;
-      if (__builtin_expect(t869 != 0, 0)) { /* again, recording the error */
-        int32_t t884 = 0;
-        if (v_x1114_n > 0) {
-          t884 = rt_search(v_x1114_d, v_x1114_n, t867);
-        } else {
-          NESSIE_RECORD(err, t866, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1114_n, 0.0);
-        }
-        int32_t t885;
-        if ((uint64_t)(int64_t)t884 < (uint64_t)v_x1116_n) {
-          t885 = v_x1116_d[t884];
-        } else {
-          NESSIE_RECORD(err, t866, RT_CHECK_INDEX, 0, 0, RT_GATHER, t884, v_x1116_n, 0.0);
-          t885 = 0;
-        }
-        int32_t t886;
-        if ((uint64_t)(int64_t)t884 < (uint64_t)v_x1114_n) {
-          t886 = v_x1114_d[t884];
-        } else {
-          NESSIE_RECORD(err, t866, RT_CHECK_INDEX, 0, 0, RT_GATHER, t884, v_x1114_n, 0.0);
-          t886 = 0;
-        }
-        int32_t t888 = rt_sub_i(t867, t886);
-        int32_t t889;
-        if ((uint64_t)(int64_t)t884 < (uint64_t)v_x1115_n) {
-          t889 = v_x1115_d[t884];
-        } else {
-          NESSIE_RECORD(err, t866, RT_CHECK_INDEX, 0, 0, RT_GATHER, t884, v_x1115_n, 0.0);
-          t889 = 0;
-        }
-        int32_t t891 = rt_mul_i(t888, t889);
-        int32_t t893 = rt_add_i(t885, t891);
-        int32_t t894;
-        if ((uint64_t)(int64_t)t893 < (uint64_t)v_x1121_n) {
-          t894 = v_x1121_d[t893];
-        } else {
-          NESSIE_RECORD(err, t866, RT_CHECK_INDEX, 0, 0, RT_GATHER, t893, v_x1121_n, 0.0);
-          t894 = 0;
-        }
-      }
-      v_x1123_d[t866] = t882;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1123 = v_x1123;
-  return;
-fail:
-  rt_release(v_x1123);
-}
-
-/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1114_d; int64_t v_x1114_n;
-  int32_t *v_x1115_d; int64_t v_x1115_n;
-  int32_t *v_x1116_d; int64_t v_x1116_n;
-  int32_t v_x1117;
-  int32_t *v_x1121_d; int64_t v_x1121_n;
-  int32_t *v_x1123_d; int64_t v_x1123_n;
+  int32_t v_x1091;
+  int32_t *v_x1093_d; int64_t v_x1093_n;
+  int32_t *v_x1097_d; int64_t v_x1097_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4242,278 +4122,486 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t896 = 0; /* nonzero: a check below failed */
-    int32_t t895 = A.v_x1114_n > 0 ? rt_search(A.v_x1114_d, A.v_x1114_n, ix) : 0;
-    t896 |= A.v_x1114_n <= 0;
-    int t898 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_x1116_n;
-    int32_t t897 = t898 ? A.v_x1116_d[t895] : 0;
-    t896 |= !t898;
-    int t900 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_x1114_n;
-    int32_t t899 = t900 ? A.v_x1114_d[t895] : 0;
-    t896 |= !t900;
-    int32_t t902 = rt_sub_i(ix, t899);
-    int t904 = (uint64_t)(int64_t)t895 < (uint64_t)A.v_x1115_n;
-    int32_t t903 = t904 ? A.v_x1115_d[t895] : 0;
-    t896 |= !t904;
-    int32_t t906 = rt_mul_i(t902, t903);
-    int32_t t908 = rt_add_i(t897, t906);
-    int t910 = (uint64_t)(int64_t)t908 < (uint64_t)A.v_x1121_n;
-    int32_t t909 = t910 ? A.v_x1121_d[t908] : 0;
-    t896 |= !t910;
-    if (__builtin_expect(t896 != 0, 0)) { /* again, recording the error */
-      int32_t t911 = 0;
-      if (A.v_x1114_n > 0) {
-        t911 = rt_search(A.v_x1114_d, A.v_x1114_n, ix);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_x1114_n, 0.0);
-      }
-      int32_t t912;
-      if ((uint64_t)(int64_t)t911 < (uint64_t)A.v_x1116_n) {
-        t912 = A.v_x1116_d[t911];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, A.v_x1116_n, 0.0);
-        t912 = 0;
-      }
-      int32_t t913;
-      if ((uint64_t)(int64_t)t911 < (uint64_t)A.v_x1114_n) {
-        t913 = A.v_x1114_d[t911];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, A.v_x1114_n, 0.0);
-        t913 = 0;
-      }
-      int32_t t915 = rt_sub_i(ix, t913);
-      int32_t t916;
-      if ((uint64_t)(int64_t)t911 < (uint64_t)A.v_x1115_n) {
-        t916 = A.v_x1115_d[t911];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t911, A.v_x1115_n, 0.0);
-        t916 = 0;
-      }
-      int32_t t918 = rt_mul_i(t915, t916);
-      int32_t t920 = rt_add_i(t912, t918);
-      int32_t t921;
-      if ((uint64_t)(int64_t)t920 < (uint64_t)A.v_x1121_n) {
-        t921 = A.v_x1121_d[t920];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t920, A.v_x1121_n, 0.0);
-        t921 = 0;
-      }
-    }
-    return K19_0_V{t909};
+    return K19_0_V{2};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1123_d[i] = v.v0;
+    A.v_x1093_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1114, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_x1121, RtValue **out_v_x1123) {
+struct alignas(8) K19_1_V {
+  int32_t v0;
+};
+struct K19_1_pull {
+  K19_A A;
+  __device__ K19_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K19_1_V{2};
+  }
+};
+struct K19_1_store {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+    A.v_x1097_d[i] = v.v0;
+  }
+};
+struct K19_1_op {
+  K19_A A;
+  __device__ K19_1_V operator()(const K19_1_V &a, const K19_1_V &b) const {
+    int32_t t872 = rt_add_i(a.v0, b.v0);
+    return K19_1_V{t872};
+  }
+};
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1114_d = v_x1114->data.i;
-  A.v_x1114_n = v_x1114->len;
-  A.v_x1115_d = v_x1115->data.i;
-  A.v_x1115_n = v_x1115->len;
-  A.v_x1116_d = v_x1116->data.i;
-  A.v_x1116_n = v_x1116->len;
-  A.v_x1117 = v_x1117;
-  A.v_x1121_d = v_x1121->data.i;
-  A.v_x1121_n = v_x1121->len;
-  RtValue *v_x1123 = NULL;
+  A.v_x1091 = v_x1091;
+  RtValue *v_x1093 = NULL;
+  RtValue *v_x1097 = NULL;
   /* MAP */
   {
-    const int64_t t922 = v_x1117;
-    if (t922 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t922, 0.0, run};
+    const int64_t t873 = v_x1091;
+    if (t873 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t873, 0.0, run};
       goto fail;
     }
-    v_x1123 = rtg_vec_new(RT_INT, t922);
-    A.v_x1123_d = v_x1123->data.i;
-    A.v_x1123_n = v_x1123->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t922);
+    v_x1093 = rtg_vec_new(RT_INT, t873);
+    A.v_x1093_d = v_x1093->data.i;
+    A.v_x1093_n = v_x1093->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t873);
   }
-  *out_v_x1123 = v_x1123;
+  /* SCAN */
+  {
+    const int64_t t874 = v_x1091;
+    if (t874 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t874, 0.0, run};
+      goto fail;
+    }
+    v_x1097 = rtg_vec_new(RT_INT, t874);
+    A.v_x1097_d = v_x1097->data.i;
+    A.v_x1097_n = v_x1097->len;
+    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t874, K19_1_store{A});
+  }
+  *out_v_x1093 = v_x1093;
+  *out_v_x1097 = v_x1097;
   return;
 fail:
-  rt_release(v_x1123);
+  rt_release(v_x1093);
+  rt_release(v_x1097);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1114, RtValue *v_x1115, RtValue *v_x1116, int32_t v_x1117, RtValue *v_x1121, RtValue **out_v_x1123) {
-  RtValue *vals[] = {v_x1114, v_x1115, v_x1116, v_x1121};
-  const int64_t sizes[] = {(int64_t)v_x1117};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K19_host(err, loc, run, v_x1114, v_x1115, v_x1116, v_x1117, v_x1121, out_v_x1123);
+static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x1091, (int64_t)v_x1091};
+  if (rtg_choose_host(vals, 0, sizes, 2)) {
+    K19_host(err, loc, run, v_x1091, out_v_x1093, out_v_x1097);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1114, v_x1115, v_x1116, v_x1117, v_x1121, out_v_x1123);
+    K19_gpu(err, loc, run, v_x1091, out_v_x1093, out_v_x1097);
   }
 }
 
-/* K20: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1130, int32_t *out_v_x1141, int32_t *out_v_x1142) {
+/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
   (void)loc;
   (void)run;
-  int32_t v_x1140 = 0;
-  int32_t v_x1141 = 0;
-  int32_t v_x1142 = 0;
-  /* REDUCE */
+  int32_t *v_x1098_d = v_x1098->data.i;
+  const int64_t v_x1098_n = v_x1098->len;
+  int32_t *v_x1099_d = v_x1099->data.i;
+  const int64_t v_x1099_n = v_x1099->len;
+  int32_t *v_x1100_d = v_x1100->data.i;
+  const int64_t v_x1100_n = v_x1100->len;
+  int32_t *v_x1101_d = v_x1101->data.i;
+  const int64_t v_x1101_n = v_x1101->len;
+  int32_t *v_x1105_d = v_x1105->data.i;
+  const int64_t v_x1105_n = v_x1105->len;
+  RtValue *v_x1107 = NULL;
+  /* MAP */
   {
-    const int64_t t923 = v_x1130;
-    if (t923 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t923, 0.0);
+    const int64_t t875 = v_x1102;
+    if (t875 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t875, 0.0);
       goto fail;
     }
-    const int64_t t924 = t923 > 0 ? (t923 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t925 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t924);
-    int32_t *t926 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t924);
-    int32_t *t927 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t924);
-    RT_PARALLEL_FOR_IF(t924 > 1)
-    for (int64_t t928 = 0; t928 < t924; t928++) {
-      int32_t t928a0;
-      int32_t t928a1;
-      int32_t t928a2;
-      t928a0 = 2147483647;
-      t928a1 = 0;
-      t928a2 = 1;
-      const int64_t t928_end = (t928 + 1) * RT_CHUNK < t923 ? (t928 + 1) * RT_CHUNK : t923;
-      for (int64_t t929 = t928 * RT_CHUNK; t929 < t928_end; t929++) {
-        const int32_t t930 = (int32_t)t929;
-        int32_t t928x0;
-        int32_t t928x1;
-        int32_t t928x2;
-        t928x0 = 2147483647;
-        t928x1 = 1;
-        t928x2 = 2;
-        uint8_t t932 = rt_le_i(t928a0, t928x0);
-        int32_t t933;
-        if (t932) {
-          t933 = t928a0;
+    v_x1107 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1107_d = v_x1107->data.i;
+    const int64_t v_x1107_n = v_x1107->len;
+    RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
+    for (int64_t t876 = 0; t876 < t875; t876++) {
+      const int32_t t877 = (int32_t)t876;
+      int t879 = 0; /* nonzero: a check below failed */
+      int t880 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1098_n;
+      int32_t t878 = t880 ? v_x1098_d[t877] : 0;
+      t879 |= !t880;
+      int t882 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1101_n;
+      int32_t t881 = t882 ? v_x1101_d[t878] : 0;
+      t879 |= !t882;
+      int t884 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1099_n;
+      int32_t t883 = t884 ? v_x1099_d[t878] : 0;
+      t879 |= !t884;
+      int32_t t886 = rt_sub_i(t877, t883);
+      int t888 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1100_n;
+      int32_t t887 = t888 ? v_x1100_d[t878] : 0;
+      t879 |= !t888;
+      int32_t t890 = rt_mul_i(t886, t887);
+      int32_t t892 = rt_add_i(t881, t890);
+      int t894 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1105_n;
+      int32_t t893 = t894 ? v_x1105_d[t892] : 0;
+      t879 |= !t894;
+      if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
+        int32_t t895;
+        if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1098_n) {
+          t895 = v_x1098_d[t877];
         } else {
-          t933 = t928x0;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1098_n, 0.0);
+          t895 = 0;
         }
-        int32_t t934;
-        if (t932) {
-          t934 = t928a1;
+        int32_t t896;
+        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1101_n) {
+          t896 = v_x1101_d[t895];
         } else {
-          t934 = t928x1;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1101_n, 0.0);
+          t896 = 0;
         }
-        int32_t t935;
-        if (t932) {
-          t935 = t928a2;
+        int32_t t897;
+        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1099_n) {
+          t897 = v_x1099_d[t895];
         } else {
-          t935 = t928x2;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1099_n, 0.0);
+          t897 = 0;
         }
-        t928a0 = t933;
-        t928a1 = t934;
-        t928a2 = t935;
+        int32_t t899 = rt_sub_i(t877, t897);
+        int32_t t900;
+        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1100_n) {
+          t900 = v_x1100_d[t895];
+        } else {
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1100_n, 0.0);
+          t900 = 0;
+        }
+        int32_t t902 = rt_mul_i(t899, t900);
+        int32_t t904 = rt_add_i(t896, t902);
+        int32_t t905;
+        if ((uint64_t)(int64_t)t904 < (uint64_t)v_x1105_n) {
+          t905 = v_x1105_d[t904];
+        } else {
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t904, v_x1105_n, 0.0);
+          t905 = 0;
+        }
       }
-      t925[t928] = t928a0;
-      t926[t928] = t928a1;
-      t927[t928] = t928a2;
+      v_x1107_d[t876] = t893;
     }
-    int32_t t928t0;
-    int32_t t928t1;
-    int32_t t928t2;
-    t928t0 = 2147483647;
-    t928t1 = 0;
-    t928t2 = 1;
-    for (int64_t t928 = 0; t928 < t924; t928++) {
-      const int32_t t936 = t925[t928];
-      const int32_t t937 = t926[t928];
-      const int32_t t938 = t927[t928];
-      uint8_t t940 = rt_le_i(t928t0, t936);
-      int32_t t941;
-      if (t940) {
-        t941 = t928t0;
-      } else {
-        t941 = t936;
-      }
-      int32_t t942;
-      if (t940) {
-        t942 = t928t1;
-      } else {
-        t942 = t937;
-      }
-      int32_t t943;
-      if (t940) {
-        t943 = t928t2;
-      } else {
-        t943 = t938;
-      }
-      t928t0 = t941;
-      t928t1 = t942;
-      t928t2 = t943;
-    }
-    v_x1140 = t928t0;
-    rt_free(t925);
-    v_x1141 = t928t1;
-    rt_free(t926);
-    v_x1142 = t928t2;
-    rt_free(t927);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1141 = v_x1141;
-  *out_v_x1142 = v_x1142;
+  *out_v_x1107 = v_x1107;
   return;
 fail:
+  rt_release(v_x1107);
 }
 
-/* K20: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1130;
-  int32_t v_x1140;
-  int32_t v_x1141;
-  int32_t v_x1142;
+  int32_t *v_x1098_d; int64_t v_x1098_n;
+  int32_t *v_x1099_d; int64_t v_x1099_n;
+  int32_t *v_x1100_d; int64_t v_x1100_n;
+  int32_t *v_x1101_d; int64_t v_x1101_n;
+  int32_t v_x1102;
+  int32_t *v_x1105_d; int64_t v_x1105_n;
+  int32_t *v_x1107_d; int64_t v_x1107_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K20_0_pull {
   K20_A A;
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K20_0_V{2147483647, 1, 2};
+    int t907 = 0; /* nonzero: a check below failed */
+    int t908 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1098_n;
+    int32_t t906 = t908 ? A.v_x1098_d[ix] : 0;
+    t907 |= !t908;
+    int t910 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1101_n;
+    int32_t t909 = t910 ? A.v_x1101_d[t906] : 0;
+    t907 |= !t910;
+    int t912 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1099_n;
+    int32_t t911 = t912 ? A.v_x1099_d[t906] : 0;
+    t907 |= !t912;
+    int32_t t914 = rt_sub_i(ix, t911);
+    int t916 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1100_n;
+    int32_t t915 = t916 ? A.v_x1100_d[t906] : 0;
+    t907 |= !t916;
+    int32_t t918 = rt_mul_i(t914, t915);
+    int32_t t920 = rt_add_i(t909, t918);
+    int t922 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_x1105_n;
+    int32_t t921 = t922 ? A.v_x1105_d[t920] : 0;
+    t907 |= !t922;
+    if (__builtin_expect(t907 != 0, 0)) { /* again, recording the error */
+      int32_t t923;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1098_n) {
+        t923 = A.v_x1098_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1098_n, 0.0);
+        t923 = 0;
+      }
+      int32_t t924;
+      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1101_n) {
+        t924 = A.v_x1101_d[t923];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1101_n, 0.0);
+        t924 = 0;
+      }
+      int32_t t925;
+      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1099_n) {
+        t925 = A.v_x1099_d[t923];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1099_n, 0.0);
+        t925 = 0;
+      }
+      int32_t t927 = rt_sub_i(ix, t925);
+      int32_t t928;
+      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1100_n) {
+        t928 = A.v_x1100_d[t923];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1100_n, 0.0);
+        t928 = 0;
+      }
+      int32_t t930 = rt_mul_i(t927, t928);
+      int32_t t932 = rt_add_i(t924, t930);
+      int32_t t933;
+      if ((uint64_t)(int64_t)t932 < (uint64_t)A.v_x1105_n) {
+        t933 = A.v_x1105_d[t932];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t932, A.v_x1105_n, 0.0);
+        t933 = 0;
+      }
+    }
+    return K20_0_V{t921};
   }
 };
-struct K20_0_op {
+struct K20_0_store {
   K20_A A;
-  __device__ K20_0_V operator()(const K20_0_V &a, const K20_0_V &b) const {
-    uint8_t t945 = rt_le_i(a.v0, b.v0);
-    int32_t t946;
-    if (t945) {
-      t946 = a.v0;
-    } else {
-      t946 = b.v0;
-    }
-    int32_t t947;
-    if (t945) {
-      t947 = a.v1;
-    } else {
-      t947 = b.v1;
-    }
-    int32_t t948;
-    if (t945) {
-      t948 = a.v2;
-    } else {
-      t948 = b.v2;
-    }
-    return K20_0_V{t946, t947, t948};
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+    A.v_x1107_d[i] = v.v0;
   }
 };
-struct K20_0_check {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+  (void)loc;
+  (void)err;
+  K20_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1098_d = v_x1098->data.i;
+  A.v_x1098_n = v_x1098->len;
+  A.v_x1099_d = v_x1099->data.i;
+  A.v_x1099_n = v_x1099->len;
+  A.v_x1100_d = v_x1100->data.i;
+  A.v_x1100_n = v_x1100->len;
+  A.v_x1101_d = v_x1101->data.i;
+  A.v_x1101_n = v_x1101->len;
+  A.v_x1102 = v_x1102;
+  A.v_x1105_d = v_x1105->data.i;
+  A.v_x1105_n = v_x1105->len;
+  RtValue *v_x1107 = NULL;
+  /* MAP */
+  {
+    const int64_t t934 = v_x1102;
+    if (t934 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t934, 0.0, run};
+      goto fail;
+    }
+    v_x1107 = rtg_vec_new(RT_INT, t934);
+    A.v_x1107_d = v_x1107->data.i;
+    A.v_x1107_n = v_x1107->len;
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t934);
+  }
+  *out_v_x1107 = v_x1107;
+  return;
+fail:
+  rt_release(v_x1107);
+}
+
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+  RtValue *vals[] = {v_x1098, v_x1099, v_x1100, v_x1101, v_x1105};
+  const int64_t sizes[] = {(int64_t)v_x1102};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K20_host(err, loc, run, v_x1098, v_x1099, v_x1100, v_x1101, v_x1102, v_x1105, out_v_x1107);
+    rtg_host_ran();
+  } else {
+    K20_gpu(err, loc, run, v_x1098, v_x1099, v_x1100, v_x1101, v_x1102, v_x1105, out_v_x1107);
+  }
+}
+
+/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126) {
+  (void)loc;
+  (void)run;
+  int32_t v_x1124 = 0;
+  int32_t v_x1125 = 0;
+  int32_t v_x1126 = 0;
+  /* REDUCE */
+  {
+    const int64_t t935 = v_x1114;
+    if (t935 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t935, 0.0);
+      goto fail;
+    }
+    const int64_t t936 = t935 > 0 ? (t935 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t937 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
+    int32_t *t938 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
+    int32_t *t939 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
+    RT_PARALLEL_FOR_IF(t936 > 1)
+    for (int64_t t940 = 0; t940 < t936; t940++) {
+      int32_t t940a0;
+      int32_t t940a1;
+      int32_t t940a2;
+      t940a0 = 2147483647;
+      t940a1 = 0;
+      t940a2 = 1;
+      const int64_t t940_end = (t940 + 1) * RT_CHUNK < t935 ? (t940 + 1) * RT_CHUNK : t935;
+      for (int64_t t941 = t940 * RT_CHUNK; t941 < t940_end; t941++) {
+        const int32_t t942 = (int32_t)t941;
+        int32_t t940x0;
+        int32_t t940x1;
+        int32_t t940x2;
+        t940x0 = 2147483647;
+        t940x1 = 1;
+        t940x2 = 2;
+        uint8_t t944 = rt_le_i(t940a0, t940x0);
+        int32_t t945;
+        if (t944) {
+          t945 = t940a0;
+        } else {
+          t945 = t940x0;
+        }
+        int32_t t946;
+        if (t944) {
+          t946 = t940a1;
+        } else {
+          t946 = t940x1;
+        }
+        int32_t t947;
+        if (t944) {
+          t947 = t940a2;
+        } else {
+          t947 = t940x2;
+        }
+        t940a0 = t945;
+        t940a1 = t946;
+        t940a2 = t947;
+      }
+      t937[t940] = t940a0;
+      t938[t940] = t940a1;
+      t939[t940] = t940a2;
+    }
+    int32_t t940t0;
+    int32_t t940t1;
+    int32_t t940t2;
+    t940t0 = 2147483647;
+    t940t1 = 0;
+    t940t2 = 1;
+    for (int64_t t940 = 0; t940 < t936; t940++) {
+      const int32_t t948 = t937[t940];
+      const int32_t t949 = t938[t940];
+      const int32_t t950 = t939[t940];
+      uint8_t t952 = rt_le_i(t940t0, t948);
+      int32_t t953;
+      if (t952) {
+        t953 = t940t0;
+      } else {
+        t953 = t948;
+      }
+      int32_t t954;
+      if (t952) {
+        t954 = t940t1;
+      } else {
+        t954 = t949;
+      }
+      int32_t t955;
+      if (t952) {
+        t955 = t940t2;
+      } else {
+        t955 = t950;
+      }
+      t940t0 = t953;
+      t940t1 = t954;
+      t940t2 = t955;
+    }
+    v_x1124 = t940t0;
+    rt_free(t937);
+    v_x1125 = t940t1;
+    rt_free(t938);
+    v_x1126 = t940t2;
+    rt_free(t939);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1125 = v_x1125;
+  *out_v_x1126 = v_x1126;
+  return;
+fail:
+}
+
+/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K21_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x1114;
+  int32_t v_x1124;
+  int32_t v_x1125;
+  int32_t v_x1126;
+};
+struct alignas(8) K21_0_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K21_0_V{2147483647, 1, 2};
+  }
+};
+struct K21_0_op {
+  K21_A A;
+  __device__ K21_0_V operator()(const K21_0_V &a, const K21_0_V &b) const {
+    uint8_t t957 = rt_le_i(a.v0, b.v0);
+    int32_t t958;
+    if (t957) {
+      t958 = a.v0;
+    } else {
+      t958 = b.v0;
+    }
+    int32_t t959;
+    if (t957) {
+      t959 = a.v1;
+    } else {
+      t959 = b.v1;
+    }
+    int32_t t960;
+    if (t957) {
+      t960 = a.v2;
+    } else {
+      t960 = b.v2;
+    }
+    return K21_0_V{t958, t959, t960};
+  }
+};
+struct K21_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K20_0_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K21_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
       return false;
@@ -4521,1424 +4609,1424 @@ struct K20_0_check {
     return true;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1130, int32_t *out_v_x1141, int32_t *out_v_x1142, int check_site_0) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126, int check_site_0) {
   (void)loc;
   (void)err;
-  K20_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1130 = v_x1130;
-  K20_0_V *K20_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1140 = 0;
-  int32_t v_x1141 = 0;
-  int32_t v_x1142 = 0;
+  A.v_x1114 = v_x1114;
+  K21_0_V *K21_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x1124 = 0;
+  int32_t v_x1125 = 0;
+  int32_t v_x1126 = 0;
   /* REDUCE */
   {
-    const int64_t t949 = v_x1130;
-    if (t949 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t949, 0.0, run};
+    const int64_t t961 = v_x1114;
+    if (t961 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t961, 0.0, run};
       goto fail;
     }
-    K20_0_V *t950 = rtg::reduce_to_device("K20", loc, K20_0_pull{A}, K20_0_op{A}, K20_0_V{2147483647, 0, 1}, t949, false);
-    K20_0_value = t950;
+    K21_0_V *t962 = rtg::reduce_to_device("K21", loc, K21_0_pull{A}, K21_0_op{A}, K21_0_V{2147483647, 0, 1}, t961, false);
+    K21_0_value = t962;
   }
-  if (!rtg::check_result("K20", loc, K20_0_value, K20_0_check{{check_site_0}}, K20_0_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K21", loc, K21_0_value, K21_0_check{{check_site_0}}, K21_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K20_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1141 = v_x1141;
-  *out_v_x1142 = v_x1142;
+  K21_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x1125 = v_x1125;
+  *out_v_x1126 = v_x1126;
   return;
 fail:
-  rtg_free(K20_0_value);
+  rtg_free(K21_0_value);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, int32_t v_x1130, int32_t *out_v_x1141, int32_t *out_v_x1142, int check_site_0) {
+static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126, int check_site_0) {
   RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x1130};
+  const int64_t sizes[] = {(int64_t)v_x1114};
   if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K20_host(err, loc, run, v_x1130, out_v_x1141, out_v_x1142);
+    K21_host(err, loc, run, v_x1114, out_v_x1125, out_v_x1126);
     if (err->index == INT64_MAX) {
-      K20_0_V t951;
-      memset(&t951, 0, sizeof t951);
-      t951.v1 = *out_v_x1141;
-      t951.v2 = *out_v_x1142;
-      (void)K20_0_check{{check_site_0}}(t951, err, run);
+      K21_0_V t963;
+      memset(&t963, 0, sizeof t963);
+      t963.v1 = *out_v_x1125;
+      t963.v2 = *out_v_x1126;
+      (void)K21_0_check{{check_site_0}}(t963, err, run);
     }
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1130, out_v_x1141, out_v_x1142, check_site_0);
+    K21_gpu(err, loc, run, v_x1114, out_v_x1125, out_v_x1126, check_site_0);
   }
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1143, RtValue *v_x1146, RtValue *v_x1149, RtValue **out_v_x1153) {
+/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
   (void)loc;
   (void)run;
-  int32_t *v_x1143_d = v_x1143->data.i;
-  const int64_t v_x1143_n = v_x1143->len;
-  int32_t *v_x1146_d = v_x1146->data.i;
-  const int64_t v_x1146_n = v_x1146->len;
-  int32_t *v_x1149_d = v_x1149->data.i;
-  const int64_t v_x1149_n = v_x1149->len;
-  RtValue *v_x1153 = NULL;
+  int32_t *v_x1127_d = v_x1127->data.i;
+  const int64_t v_x1127_n = v_x1127->len;
+  int32_t *v_x1130_d = v_x1130->data.i;
+  const int64_t v_x1130_n = v_x1130->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  RtValue *v_x1137 = NULL;
   /* MAP */
   {
-    const int64_t t952 = v_x1143_n;
-    v_x1153 = rt_value_new(rt_vec_type(RT_INT), t952);
-    int32_t *v_x1153_d = v_x1153->data.i;
-    const int64_t v_x1153_n = v_x1153->len;
-    RT_PARALLEL_FOR_IF(t952 >= RT_PARALLEL_MIN)
-    for (int64_t t953 = 0; t953 < t952; t953++) {
-      const int32_t t954 = (int32_t)t953;
-      int t956 = 0; /* nonzero: a check below failed */
-      int t957 = (uint64_t)(int64_t)t954 < (uint64_t)v_x1146_n;
-      int32_t t955 = t957 ? v_x1146_d[t954] : 0;
-      t956 |= !t957;
-      int32_t t959 = rt_add_i(t955, 1);
-      int t961 = (uint64_t)(int64_t)t959 < (uint64_t)v_x1149_n;
-      int32_t t960 = t961 ? v_x1149_d[t959] : 0;
-      t956 |= !t961;
-      int32_t t962 = v_x1143_d[t954];
-      int32_t t964 = rt_add_i(t962, 1);
-      int32_t t966 = rt_add_i(t964, t960);
-      if (__builtin_expect(t956 != 0, 0)) { /* again, recording the error */
-        int32_t t967;
-        if ((uint64_t)(int64_t)t954 < (uint64_t)v_x1146_n) {
-          t967 = v_x1146_d[t954];
+    const int64_t t964 = v_x1127_n;
+    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t964);
+    int32_t *v_x1137_d = v_x1137->data.i;
+    const int64_t v_x1137_n = v_x1137->len;
+    RT_PARALLEL_FOR_IF(t964 >= RT_PARALLEL_MIN)
+    for (int64_t t965 = 0; t965 < t964; t965++) {
+      const int32_t t966 = (int32_t)t965;
+      int t968 = 0; /* nonzero: a check below failed */
+      int t969 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1130_n;
+      int32_t t967 = t969 ? v_x1130_d[t966] : 0;
+      t968 |= !t969;
+      int32_t t971 = rt_add_i(t967, 1);
+      int t973 = (uint64_t)(int64_t)t971 < (uint64_t)v_x1133_n;
+      int32_t t972 = t973 ? v_x1133_d[t971] : 0;
+      t968 |= !t973;
+      int32_t t974 = v_x1127_d[t966];
+      int32_t t976 = rt_add_i(t974, 1);
+      int32_t t978 = rt_add_i(t976, t972);
+      if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
+        int32_t t979;
+        if ((uint64_t)(int64_t)t966 < (uint64_t)v_x1130_n) {
+          t979 = v_x1130_d[t966];
         } else {
-          NESSIE_RECORD(err, t953, RT_CHECK_INDEX, 1, 0, RT_GATHER, t954, v_x1146_n, 0.0);
-          t967 = 0;
+          NESSIE_RECORD(err, t965, RT_CHECK_INDEX, 1, 0, RT_GATHER, t966, v_x1130_n, 0.0);
+          t979 = 0;
         }
-        int32_t t969 = rt_add_i(t967, 1);
-        int32_t t970;
-        if ((uint64_t)(int64_t)t969 < (uint64_t)v_x1149_n) {
-          t970 = v_x1149_d[t969];
+        int32_t t981 = rt_add_i(t979, 1);
+        int32_t t982;
+        if ((uint64_t)(int64_t)t981 < (uint64_t)v_x1133_n) {
+          t982 = v_x1133_d[t981];
         } else {
-          NESSIE_RECORD(err, t953, RT_CHECK_INDEX, 1, 0, RT_GATHER, t969, v_x1149_n, 0.0);
-          t970 = 0;
+          NESSIE_RECORD(err, t965, RT_CHECK_INDEX, 1, 0, RT_GATHER, t981, v_x1133_n, 0.0);
+          t982 = 0;
         }
-        int32_t t971 = v_x1143_d[t954];
-        int32_t t973 = rt_add_i(t971, 1);
-        int32_t t975 = rt_add_i(t973, t970);
+        int32_t t983 = v_x1127_d[t966];
+        int32_t t985 = rt_add_i(t983, 1);
+        int32_t t987 = rt_add_i(t985, t982);
       }
-      v_x1153_d[t953] = t966;
+      v_x1137_d[t965] = t978;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1153 = v_x1153;
+  *out_v_x1137 = v_x1137;
   return;
 fail:
-  rt_release(v_x1153);
+  rt_release(v_x1137);
 }
 
-/* K21: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K21_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1143_d; int64_t v_x1143_n;
-  int32_t *v_x1146_d; int64_t v_x1146_n;
-  int32_t *v_x1149_d; int64_t v_x1149_n;
-  int32_t *v_x1153_d; int64_t v_x1153_n;
-};
-struct alignas(8) K21_0_V {
-  int32_t v0;
-};
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t977 = 0; /* nonzero: a check below failed */
-    int t978 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1146_n;
-    int32_t t976 = t978 ? A.v_x1146_d[ix] : 0;
-    t977 |= !t978;
-    int32_t t980 = rt_add_i(t976, 1);
-    int t982 = (uint64_t)(int64_t)t980 < (uint64_t)A.v_x1149_n;
-    int32_t t981 = t982 ? A.v_x1149_d[t980] : 0;
-    t977 |= !t982;
-    int32_t t983 = A.v_x1143_d[ix];
-    int32_t t985 = rt_add_i(t983, 1);
-    int32_t t987 = rt_add_i(t985, t981);
-    if (__builtin_expect(t977 != 0, 0)) { /* again, recording the error */
-      int32_t t988;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1146_n) {
-        t988 = A.v_x1146_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1146_n, 0.0);
-        t988 = 0;
-      }
-      int32_t t990 = rt_add_i(t988, 1);
-      int32_t t991;
-      if ((uint64_t)(int64_t)t990 < (uint64_t)A.v_x1149_n) {
-        t991 = A.v_x1149_d[t990];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t990, A.v_x1149_n, 0.0);
-        t991 = 0;
-      }
-      int32_t t992 = A.v_x1143_d[ix];
-      int32_t t994 = rt_add_i(t992, 1);
-      int32_t t996 = rt_add_i(t994, t991);
-    }
-    return K21_0_V{t987};
-  }
-};
-struct K21_0_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x1153_d[i] = v.v0;
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1143, RtValue *v_x1146, RtValue *v_x1149, RtValue **out_v_x1153) {
-  (void)loc;
-  (void)err;
-  K21_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1143_d = v_x1143->data.i;
-  A.v_x1143_n = v_x1143->len;
-  A.v_x1146_d = v_x1146->data.i;
-  A.v_x1146_n = v_x1146->len;
-  A.v_x1149_d = v_x1149->data.i;
-  A.v_x1149_n = v_x1149->len;
-  RtValue *v_x1153 = NULL;
-  /* MAP */
-  {
-    const int64_t t997 = v_x1143->len;
-    v_x1153 = rtg_vec_new(RT_INT, t997);
-    A.v_x1153_d = v_x1153->data.i;
-    A.v_x1153_n = v_x1153->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t997);
-  }
-  *out_v_x1153 = v_x1153;
-  return;
-fail:
-  rt_release(v_x1153);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1143, RtValue *v_x1146, RtValue *v_x1149, RtValue **out_v_x1153) {
-  RtValue *vals[] = {v_x1143, v_x1146, v_x1149};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K21_host(err, loc, run, v_x1143, v_x1146, v_x1149, out_v_x1153);
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_x1143, v_x1146, v_x1149, out_v_x1153);
-  }
-}
-
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1280, int32_t v_x1285, RtValue **out_v_x1282, RtValue **out_v_x1291, RtValue **out_v_x1293, int32_t *out_v_x1300, int32_t *out_v_x1306, RtValue **out_v_x1310, RtValue **out_v_x1314) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1280_d = v_x1280->data.i;
-  const int64_t v_x1280_n = v_x1280->len;
-  RtValue *v_x1282 = NULL;
-  RtValue *v_x1291 = NULL;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1293 = NULL;
-  RtValue *v_x1294 = NULL;
-  int32_t v_x1300 = 0;
-  int32_t v_x1306 = 0;
-  RtValue *v_x1310 = NULL;
-  RtValue *v_x1314 = NULL;
-  /* MAP */
-  {
-    const int64_t t998 = v_x1285;
-    if (t998 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t998, 0.0);
-      goto fail;
-    }
-    v_x1282 = rt_value_new(rt_vec_type(RT_BOOL), t998);
-    uint8_t *v_x1282_d = v_x1282->data.b;
-    const int64_t v_x1282_n = v_x1282->len;
-    RT_PARALLEL_FOR_IF(t998 >= RT_PARALLEL_MIN)
-    for (int64_t t999 = 0; t999 < t998; t999++) {
-      const int32_t t1000 = (int32_t)t999;
-      int t1002 = 0; /* nonzero: a check below failed */
-      int t1003 = (uint64_t)(int64_t)t1000 < (uint64_t)v_x1280_n;
-      int32_t t1001 = t1003 ? v_x1280_d[t1000] : 0;
-      t1002 |= !t1003;
-      uint8_t t1005 = rt_le_i(t1001, 1);
-      if (__builtin_expect(t1002 != 0, 0)) { /* again, recording the error */
-        int32_t t1006;
-        if ((uint64_t)(int64_t)t1000 < (uint64_t)v_x1280_n) {
-          t1006 = v_x1280_d[t1000];
-        } else {
-          NESSIE_RECORD(err, t999, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1000, v_x1280_n, 0.0);
-          t1006 = 0;
-        }
-        uint8_t t1008 = rt_le_i(t1006, 1);
-      }
-      v_x1282_d[t999] = t1005;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    uint8_t *v_x1282_d = v_x1282->data.b;
-    const int64_t v_x1282_n = v_x1282->len;
-    /* PARTITION */
-    {
-      const int64_t t1009 = v_x1285;
-      if (t1009 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1009, 0.0);
-        goto fail;
-      }
-      const int64_t t1010 = t1009 > 0 ? (t1009 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t1011 = (uint8_t *)rt_alloc_atomic((size_t)t1009 + 1);
-      int64_t *t1012 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1010 + 1));
-      RT_PARALLEL_FOR_IF(t1010 > 1)
-      for (int64_t t1013 = 0; t1013 < t1010; t1013++) {
-        int64_t kept = 0;
-        const int64_t t1013_end = (t1013 + 1) * RT_CHUNK < t1009 ? (t1013 + 1) * RT_CHUNK : t1009;
-        for (int64_t t1014 = t1013 * RT_CHUNK; t1014 < t1013_end; t1014++) {
-          const int32_t t1015 = (int32_t)t1014;
-          int32_t t1013x0;
-          uint8_t t1013x1;
-          int t1017 = 0; /* nonzero: a check below failed */
-          int t1018 = (uint64_t)(int64_t)t1015 < (uint64_t)v_x1280_n;
-          int32_t t1016 = t1018 ? v_x1280_d[t1015] : 0;
-          t1017 |= !t1018;
-          uint8_t t1020 = rt_le_i(t1016, 1);
-          if (__builtin_expect(t1017 != 0, 0)) { /* again, recording the error */
-            int32_t t1021;
-            if ((uint64_t)(int64_t)t1015 < (uint64_t)v_x1280_n) {
-              t1021 = v_x1280_d[t1015];
-            } else {
-              NESSIE_RECORD(err, t1014, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1015, v_x1280_n, 0.0);
-              t1021 = 0;
-            }
-            uint8_t t1023 = rt_le_i(t1021, 1);
-          }
-          t1013x0 = t1015;
-          t1013x1 = t1020;
-          uint8_t t1024;
-          t1024 = t1013x1;
-          t1011[t1014] = t1024 != 0;
-          kept += t1024 != 0;
-        }
-        t1012[t1013] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t1011);
-        rt_free(t1012);
-        goto fail;
-      }
-      int64_t t1025 = 0;
-      for (int64_t t1013 = 0; t1013 < t1010; t1013++) {
-        const int64_t k = t1012[t1013];
-        t1012[t1013] = t1025;
-        t1025 += k;
-      }
-      v_x1291 = rt_value_new(rt_vec_type(RT_INT), t1025);
-      int32_t *v_x1291_d = v_x1291->data.i;
-      const int64_t v_x1291_n = v_x1291->len;
-      v_x1292 = rt_value_new(rt_vec_type(RT_BOOL), t1025);
-      uint8_t *v_x1292_d = v_x1292->data.b;
-      const int64_t v_x1292_n = v_x1292->len;
-      v_x1293 = rt_value_new(rt_vec_type(RT_INT), (t1009 - t1025));
-      int32_t *v_x1293_d = v_x1293->data.i;
-      const int64_t v_x1293_n = v_x1293->len;
-      v_x1294 = rt_value_new(rt_vec_type(RT_BOOL), (t1009 - t1025));
-      uint8_t *v_x1294_d = v_x1294->data.b;
-      const int64_t v_x1294_n = v_x1294->len;
-      RT_PARALLEL_FOR_IF(t1010 > 1)
-      for (int64_t t1013 = 0; t1013 < t1010; t1013++) {
-        int64_t at = t1012[t1013];
-        int64_t at_not = t1013 * RT_CHUNK - t1012[t1013];
-        const int64_t t1013_end = (t1013 + 1) * RT_CHUNK < t1009 ? (t1013 + 1) * RT_CHUNK : t1009;
-        for (int64_t t1014 = t1013 * RT_CHUNK; t1014 < t1013_end; t1014++) {
-          const int32_t t1015 = (int32_t)t1014;
-          int32_t t1013y0;
-          uint8_t t1013y1;
-          int t1027 = 0; /* nonzero: a check below failed */
-          int t1028 = (uint64_t)(int64_t)t1015 < (uint64_t)v_x1280_n;
-          int32_t t1026 = t1028 ? v_x1280_d[t1015] : 0;
-          t1027 |= !t1028;
-          uint8_t t1030 = rt_le_i(t1026, 1);
-          if (__builtin_expect(t1027 != 0, 0)) { /* again, recording the error */
-            int32_t t1031;
-            if ((uint64_t)(int64_t)t1015 < (uint64_t)v_x1280_n) {
-              t1031 = v_x1280_d[t1015];
-            } else {
-              NESSIE_RECORD(err, t1014, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1015, v_x1280_n, 0.0);
-              t1031 = 0;
-            }
-            uint8_t t1033 = rt_le_i(t1031, 1);
-          }
-          t1013y0 = t1015;
-          t1013y1 = t1030;
-          if (t1011[t1014]) {
-            v_x1291_d[at] = t1013y0;
-            v_x1292_d[at] = t1013y1;
-            at++;
-          } else {
-            v_x1293_d[at_not] = t1013y0;
-            v_x1294_d[at_not] = t1013y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t1011);
-      rt_free(t1012);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1291_d = v_x1291->data.i;
-      const int64_t v_x1291_n = v_x1291->len;
-      uint8_t *v_x1292_d = v_x1292->data.b;
-      const int64_t v_x1292_n = v_x1292->len;
-      int32_t *v_x1293_d = v_x1293->data.i;
-      const int64_t v_x1293_n = v_x1293->len;
-      uint8_t *v_x1294_d = v_x1294->data.b;
-      const int64_t v_x1294_n = v_x1294->len;
-      /* REDUCE */
-      {
-        const int64_t t1034 = v_x1285;
-        if (t1034 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1034, 0.0);
-          goto fail;
-        }
-        const int64_t t1035 = t1034 > 0 ? (t1034 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t1036 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1035);
-        int32_t *t1037 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1035);
-        RT_PARALLEL_FOR_IF(t1035 > 1)
-        for (int64_t t1038 = 0; t1038 < t1035; t1038++) {
-          int32_t t1038a0;
-          int32_t t1038a1;
-          t1038a0 = 0;
-          t1038a1 = 0;
-          const int64_t t1038_end = (t1038 + 1) * RT_CHUNK < t1034 ? (t1038 + 1) * RT_CHUNK : t1034;
-          for (int64_t t1039 = t1038 * RT_CHUNK; t1039 < t1038_end; t1039++) {
-            const int32_t t1040 = (int32_t)t1039;
-            int32_t t1038x0;
-            int32_t t1038x1;
-            int t1042 = 0; /* nonzero: a check below failed */
-            int t1043 = (uint64_t)(int64_t)t1040 < (uint64_t)v_x1280_n;
-            int32_t t1041 = t1043 ? v_x1280_d[t1040] : 0;
-            t1042 |= !t1043;
-            uint8_t t1045 = rt_le_i(t1041, 1);
-            int32_t t1047 = rt_btoi_b(t1045);
-            uint8_t t1049 = rt_not_b(t1045);
-            int32_t t1051 = rt_btoi_b(t1049);
-            if (__builtin_expect(t1042 != 0, 0)) { /* again, recording the error */
-              int32_t t1052;
-              if ((uint64_t)(int64_t)t1040 < (uint64_t)v_x1280_n) {
-                t1052 = v_x1280_d[t1040];
-              } else {
-                NESSIE_RECORD(err, t1039, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, v_x1280_n, 0.0);
-                t1052 = 0;
-              }
-              uint8_t t1054 = rt_le_i(t1052, 1);
-              int32_t t1056 = rt_btoi_b(t1054);
-              uint8_t t1058 = rt_not_b(t1054);
-              int32_t t1060 = rt_btoi_b(t1058);
-            }
-            t1038x0 = t1047;
-            t1038x1 = t1051;
-            int32_t t1062 = rt_add_i(t1038a0, t1038x0);
-            int32_t t1064 = rt_add_i(t1038a1, t1038x1);
-            t1038a0 = t1062;
-            t1038a1 = t1064;
-          }
-          t1036[t1038] = t1038a0;
-          t1037[t1038] = t1038a1;
-        }
-        int32_t t1038t0;
-        int32_t t1038t1;
-        t1038t0 = 0;
-        t1038t1 = 0;
-        for (int64_t t1038 = 0; t1038 < t1035; t1038++) {
-          const int32_t t1065 = t1036[t1038];
-          const int32_t t1066 = t1037[t1038];
-          int32_t t1068 = rt_add_i(t1038t0, t1065);
-          int32_t t1070 = rt_add_i(t1038t1, t1066);
-          t1038t0 = t1068;
-          t1038t1 = t1070;
-        }
-        v_x1300 = t1038t0;
-        rt_free(t1036);
-        v_x1306 = t1038t1;
-        rt_free(t1037);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t1071 = v_x1285;
-          if (t1071 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1071, 0.0);
-            goto fail;
-          }
-          const int64_t t1072 = t1071 > 0 ? (t1071 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t1073 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1072);
-          int32_t *t1074 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1072);
-          RT_PARALLEL_FOR_IF(t1072 > 1)
-          for (int64_t t1075 = 0; t1075 < t1072; t1075++) {
-            int32_t t1075a0;
-            int32_t t1075a1;
-            t1075a0 = 0;
-            t1075a1 = 0;
-            const int64_t t1075_end = (t1075 + 1) * RT_CHUNK < t1071 ? (t1075 + 1) * RT_CHUNK : t1071;
-            for (int64_t t1076 = t1075 * RT_CHUNK; t1076 < t1075_end; t1076++) {
-              const int32_t t1077 = (int32_t)t1076;
-              int32_t t1075x0;
-              int32_t t1075x1;
-              int t1079 = 0; /* nonzero: a check below failed */
-              int t1080 = (uint64_t)(int64_t)t1077 < (uint64_t)v_x1280_n;
-              int32_t t1078 = t1080 ? v_x1280_d[t1077] : 0;
-              t1079 |= !t1080;
-              uint8_t t1082 = rt_le_i(t1078, 1);
-              int32_t t1084 = rt_btoi_b(t1082);
-              uint8_t t1086 = rt_not_b(t1082);
-              int32_t t1088 = rt_btoi_b(t1086);
-              if (__builtin_expect(t1079 != 0, 0)) { /* again, recording the error */
-                int32_t t1089;
-                if ((uint64_t)(int64_t)t1077 < (uint64_t)v_x1280_n) {
-                  t1089 = v_x1280_d[t1077];
-                } else {
-                  NESSIE_RECORD(err, t1076, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1077, v_x1280_n, 0.0);
-                  t1089 = 0;
-                }
-                uint8_t t1091 = rt_le_i(t1089, 1);
-                int32_t t1093 = rt_btoi_b(t1091);
-                uint8_t t1095 = rt_not_b(t1091);
-                int32_t t1097 = rt_btoi_b(t1095);
-              }
-              t1075x0 = t1084;
-              t1075x1 = t1088;
-              int32_t t1099 = rt_add_i(t1075a0, t1075x0);
-              int32_t t1101 = rt_add_i(t1075a1, t1075x1);
-              t1075a0 = t1099;
-              t1075a1 = t1101;
-            }
-            t1073[t1075] = t1075a0;
-            t1074[t1075] = t1075a1;
-          }
-          int32_t t1075t0;
-          int32_t t1075t1;
-          t1075t0 = 0;
-          t1075t1 = 0;
-          for (int64_t t1075 = 0; t1075 < t1072; t1075++) {
-            const int32_t t1102 = t1073[t1075];
-            t1073[t1075] = t1075t0;
-            const int32_t t1103 = t1074[t1075];
-            t1074[t1075] = t1075t1;
-            int32_t t1105 = rt_add_i(t1075t0, t1102);
-            int32_t t1107 = rt_add_i(t1075t1, t1103);
-            t1075t0 = t1105;
-            t1075t1 = t1107;
-          }
-          v_x1310 = rt_value_new(rt_vec_type(RT_INT), t1071);
-          int32_t *v_x1310_d = v_x1310->data.i;
-          const int64_t v_x1310_n = v_x1310->len;
-          v_x1314 = rt_value_new(rt_vec_type(RT_INT), t1071);
-          int32_t *v_x1314_d = v_x1314->data.i;
-          const int64_t v_x1314_n = v_x1314->len;
-          RT_PARALLEL_FOR_IF(t1072 > 1)
-          for (int64_t t1075 = 0; t1075 < t1072; t1075++) {
-            int32_t t1075p0;
-            int32_t t1075p1;
-            t1075p0 = t1073[t1075];
-            t1075p1 = t1074[t1075];
-            const int64_t t1075_end = (t1075 + 1) * RT_CHUNK < t1071 ? (t1075 + 1) * RT_CHUNK : t1071;
-            for (int64_t t1076 = t1075 * RT_CHUNK; t1076 < t1075_end; t1076++) {
-              const int32_t t1077 = (int32_t)t1076;
-              v_x1310_d[t1076] = t1075p0;
-              v_x1314_d[t1076] = t1075p1;
-              int32_t t1075y0;
-              int32_t t1075y1;
-              int t1109 = 0; /* nonzero: a check below failed */
-              int t1110 = (uint64_t)(int64_t)t1077 < (uint64_t)v_x1280_n;
-              int32_t t1108 = t1110 ? v_x1280_d[t1077] : 0;
-              t1109 |= !t1110;
-              uint8_t t1112 = rt_le_i(t1108, 1);
-              int32_t t1114 = rt_btoi_b(t1112);
-              uint8_t t1116 = rt_not_b(t1112);
-              int32_t t1118 = rt_btoi_b(t1116);
-              if (__builtin_expect(t1109 != 0, 0)) { /* again, recording the error */
-                int32_t t1119;
-                if ((uint64_t)(int64_t)t1077 < (uint64_t)v_x1280_n) {
-                  t1119 = v_x1280_d[t1077];
-                } else {
-                  NESSIE_RECORD(err, t1076, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1077, v_x1280_n, 0.0);
-                  t1119 = 0;
-                }
-                uint8_t t1121 = rt_le_i(t1119, 1);
-                int32_t t1123 = rt_btoi_b(t1121);
-                uint8_t t1125 = rt_not_b(t1121);
-                int32_t t1127 = rt_btoi_b(t1125);
-              }
-              t1075y0 = t1114;
-              t1075y1 = t1118;
-              int32_t t1129 = rt_add_i(t1075p0, t1075y0);
-              int32_t t1131 = rt_add_i(t1075p1, t1075y1);
-              t1075p0 = t1129;
-              t1075p1 = t1131;
-            }
-          }
-          rt_free(t1073);
-          rt_free(t1074);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1282 = v_x1282;
-  *out_v_x1291 = v_x1291;
-  *out_v_x1293 = v_x1293;
-  *out_v_x1300 = v_x1300;
-  *out_v_x1306 = v_x1306;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1314 = v_x1314;
-  rt_release(v_x1292);
-  rt_release(v_x1294);
-  return;
-fail:
-  rt_release(v_x1282);
-  rt_release(v_x1291);
-  rt_release(v_x1292);
-  rt_release(v_x1293);
-  rt_release(v_x1294);
-  rt_release(v_x1310);
-  rt_release(v_x1314);
-}
-
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1280_d; int64_t v_x1280_n;
-  int32_t v_x1285;
-  uint8_t *v_x1282_d; int64_t v_x1282_n;
-  int32_t *v_x1291_d; int64_t v_x1291_n;
-  uint8_t *v_x1292_d; int64_t v_x1292_n;
-  int32_t *v_x1293_d; int64_t v_x1293_n;
-  uint8_t *v_x1294_d; int64_t v_x1294_n;
-  int32_t v_x1300;
-  int32_t v_x1306;
-  int32_t *v_x1310_d; int64_t v_x1310_n;
-  int32_t *v_x1314_d; int64_t v_x1314_n;
+  int32_t *v_x1127_d; int64_t v_x1127_n;
+  int32_t *v_x1130_d; int64_t v_x1130_n;
+  int32_t *v_x1133_d; int64_t v_x1133_n;
+  int32_t *v_x1137_d; int64_t v_x1137_n;
 };
 struct alignas(8) K22_0_V {
-  uint8_t v0;
+  int32_t v0;
 };
 struct K22_0_pull {
   K22_A A;
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1133 = 0; /* nonzero: a check below failed */
-    int t1134 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n;
-    int32_t t1132 = t1134 ? A.v_x1280_d[ix] : 0;
-    t1133 |= !t1134;
-    uint8_t t1136 = rt_le_i(t1132, 1);
-    if (__builtin_expect(t1133 != 0, 0)) { /* again, recording the error */
-      int32_t t1137;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n) {
-        t1137 = A.v_x1280_d[ix];
+    int t989 = 0; /* nonzero: a check below failed */
+    int t990 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1130_n;
+    int32_t t988 = t990 ? A.v_x1130_d[ix] : 0;
+    t989 |= !t990;
+    int32_t t992 = rt_add_i(t988, 1);
+    int t994 = (uint64_t)(int64_t)t992 < (uint64_t)A.v_x1133_n;
+    int32_t t993 = t994 ? A.v_x1133_d[t992] : 0;
+    t989 |= !t994;
+    int32_t t995 = A.v_x1127_d[ix];
+    int32_t t997 = rt_add_i(t995, 1);
+    int32_t t999 = rt_add_i(t997, t993);
+    if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
+      int32_t t1000;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1130_n) {
+        t1000 = A.v_x1130_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1280_n, 0.0);
-        t1137 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1130_n, 0.0);
+        t1000 = 0;
       }
-      uint8_t t1139 = rt_le_i(t1137, 1);
+      int32_t t1002 = rt_add_i(t1000, 1);
+      int32_t t1003;
+      if ((uint64_t)(int64_t)t1002 < (uint64_t)A.v_x1133_n) {
+        t1003 = A.v_x1133_d[t1002];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t1002, A.v_x1133_n, 0.0);
+        t1003 = 0;
+      }
+      int32_t t1004 = A.v_x1127_d[ix];
+      int32_t t1006 = rt_add_i(t1004, 1);
+      int32_t t1008 = rt_add_i(t1006, t1003);
     }
-    return K22_0_V{t1136};
+    return K22_0_V{t999};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1282_d[i] = v.v0;
+    A.v_x1137_d[i] = v.v0;
   }
 };
-struct alignas(8) K22_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K22_1_pull {
-  K22_A A;
-  __device__ K22_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1141 = 0; /* nonzero: a check below failed */
-    int t1142 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n;
-    int32_t t1140 = t1142 ? A.v_x1280_d[ix] : 0;
-    t1141 |= !t1142;
-    uint8_t t1144 = rt_le_i(t1140, 1);
-    if (__builtin_expect(t1141 != 0, 0)) { /* again, recording the error */
-      int32_t t1145;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n) {
-        t1145 = A.v_x1280_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1280_n, 0.0);
-        t1145 = 0;
-      }
-      uint8_t t1147 = rt_le_i(t1145, 1);
-    }
-    return K22_1_V{ix, t1144};
-  }
-};
-struct K22_1_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x1291_d[i] = v.v0;
-    A.v_x1292_d[i] = v.v1;
-  }
-};
-struct K22_1_pred {
-  K22_A A;
-  __device__ bool operator()(int64_t i, const K22_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K22_1_other {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x1293_d[i] = v.v0;
-    A.v_x1294_d[i] = v.v1;
-  }
-};
-struct alignas(8) K22_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K22_2_pull {
-  K22_A A;
-  __device__ K22_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1149 = 0; /* nonzero: a check below failed */
-    int t1150 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n;
-    int32_t t1148 = t1150 ? A.v_x1280_d[ix] : 0;
-    t1149 |= !t1150;
-    uint8_t t1152 = rt_le_i(t1148, 1);
-    int32_t t1154 = rt_btoi_b(t1152);
-    uint8_t t1156 = rt_not_b(t1152);
-    int32_t t1158 = rt_btoi_b(t1156);
-    if (__builtin_expect(t1149 != 0, 0)) { /* again, recording the error */
-      int32_t t1159;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n) {
-        t1159 = A.v_x1280_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1280_n, 0.0);
-        t1159 = 0;
-      }
-      uint8_t t1161 = rt_le_i(t1159, 1);
-      int32_t t1163 = rt_btoi_b(t1161);
-      uint8_t t1165 = rt_not_b(t1161);
-      int32_t t1167 = rt_btoi_b(t1165);
-    }
-    return K22_2_V{t1154, t1158};
-  }
-};
-struct K22_2_op {
-  K22_A A;
-  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
-    int32_t t1169 = rt_add_i(a.v0, b.v0);
-    int32_t t1171 = rt_add_i(a.v1, b.v1);
-    return K22_2_V{t1169, t1171};
-  }
-};
-struct alignas(8) K22_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K22_3_pull {
-  K22_A A;
-  __device__ K22_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1173 = 0; /* nonzero: a check below failed */
-    int t1174 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n;
-    int32_t t1172 = t1174 ? A.v_x1280_d[ix] : 0;
-    t1173 |= !t1174;
-    uint8_t t1176 = rt_le_i(t1172, 1);
-    int32_t t1178 = rt_btoi_b(t1176);
-    uint8_t t1180 = rt_not_b(t1176);
-    int32_t t1182 = rt_btoi_b(t1180);
-    if (__builtin_expect(t1173 != 0, 0)) { /* again, recording the error */
-      int32_t t1183;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1280_n) {
-        t1183 = A.v_x1280_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1280_n, 0.0);
-        t1183 = 0;
-      }
-      uint8_t t1185 = rt_le_i(t1183, 1);
-      int32_t t1187 = rt_btoi_b(t1185);
-      uint8_t t1189 = rt_not_b(t1185);
-      int32_t t1191 = rt_btoi_b(t1189);
-    }
-    return K22_3_V{t1178, t1182};
-  }
-};
-struct K22_3_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_3_V &v) const {
-    A.v_x1310_d[i] = v.v0;
-    A.v_x1314_d[i] = v.v1;
-  }
-};
-struct K22_3_op {
-  K22_A A;
-  __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
-    int32_t t1193 = rt_add_i(a.v0, b.v0);
-    int32_t t1195 = rt_add_i(a.v1, b.v1);
-    return K22_3_V{t1193, t1195};
-  }
-};
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1280, int32_t v_x1285, RtValue **out_v_x1282, RtValue **out_v_x1291, RtValue **out_v_x1293, int32_t *out_v_x1300, int32_t *out_v_x1306, RtValue **out_v_x1310, RtValue **out_v_x1314) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1280_d = v_x1280->data.i;
-  A.v_x1280_n = v_x1280->len;
-  A.v_x1285 = v_x1285;
-  RtValue *v_x1282 = NULL;
-  RtValue *v_x1291 = NULL;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1293 = NULL;
-  RtValue *v_x1294 = NULL;
-  int32_t v_x1300 = 0;
-  int32_t v_x1306 = 0;
-  RtValue *v_x1310 = NULL;
-  RtValue *v_x1314 = NULL;
+  A.v_x1127_d = v_x1127->data.i;
+  A.v_x1127_n = v_x1127->len;
+  A.v_x1130_d = v_x1130->data.i;
+  A.v_x1130_n = v_x1130->len;
+  A.v_x1133_d = v_x1133->data.i;
+  A.v_x1133_n = v_x1133->len;
+  RtValue *v_x1137 = NULL;
   /* MAP */
   {
-    const int64_t t1196 = v_x1285;
-    if (t1196 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1196, 0.0, run};
-      goto fail;
-    }
-    v_x1282 = rtg_vec_new(RT_BOOL, t1196);
-    A.v_x1282_d = v_x1282->data.b;
-    A.v_x1282_n = v_x1282->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1196);
+    const int64_t t1009 = v_x1127->len;
+    v_x1137 = rtg_vec_new(RT_INT, t1009);
+    A.v_x1137_d = v_x1137->data.i;
+    A.v_x1137_n = v_x1137->len;
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1009);
   }
-  /* PARTITION */
-  int64_t *t1197, t1198; /* the slot of its count, its size */
-  {
-    const int64_t t1199 = v_x1285;
-    if (t1199 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1199, 0.0, run};
-      goto fail;
-    }
-    v_x1291 = rtg_vec_new(RT_INT, t1199);
-    A.v_x1291_d = v_x1291->data.i;
-    A.v_x1291_n = v_x1291->len;
-    v_x1292 = rtg_vec_new(RT_BOOL, t1199);
-    A.v_x1292_d = v_x1292->data.b;
-    A.v_x1292_n = v_x1292->len;
-    v_x1293 = rtg_vec_new(RT_INT, t1199);
-    A.v_x1293_d = v_x1293->data.i;
-    A.v_x1293_n = v_x1293->len;
-    v_x1294 = rtg_vec_new(RT_BOOL, t1199);
-    A.v_x1294_d = v_x1294->data.b;
-    A.v_x1294_n = v_x1294->len;
-    t1198 = t1199;
-    t1197 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t1199, K22_1_store{A}, K22_1_other{A}, true);
-  }
-  {
-    const int64_t t1200 = rtg::filter_count(t1197);
-    v_x1291 = rtg_vec_fit(v_x1291, t1200);
-    A.v_x1291_d = v_x1291->data.i;
-    A.v_x1291_n = v_x1291->len;
-    v_x1292 = rtg_vec_fit(v_x1292, t1200);
-    A.v_x1292_d = v_x1292->data.b;
-    A.v_x1292_n = v_x1292->len;
-    v_x1293 = rtg_vec_fit(v_x1293, t1198 - t1200);
-    A.v_x1293_d = v_x1293->data.i;
-    A.v_x1293_n = v_x1293->len;
-    v_x1294 = rtg_vec_fit(v_x1294, t1198 - t1200);
-    A.v_x1294_d = v_x1294->data.b;
-    A.v_x1294_n = v_x1294->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t1201 = v_x1285;
-    if (t1201 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1201, 0.0, run};
-      goto fail;
-    }
-    const K22_2_V t1202 = rtg::reduce_commutative("K22", loc, K22_2_pull{A}, K22_2_op{A}, K22_2_V{0, 0}, t1201);
-    v_x1300 = t1202.v0;
-    A.v_x1300 = v_x1300;
-    v_x1306 = t1202.v1;
-    A.v_x1306 = v_x1306;
-  }
-  /* SCAN */
-  {
-    const int64_t t1203 = v_x1285;
-    if (t1203 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1203, 0.0, run};
-      goto fail;
-    }
-    v_x1310 = rtg_vec_new(RT_INT, t1203);
-    A.v_x1310_d = v_x1310->data.i;
-    A.v_x1310_n = v_x1310->len;
-    v_x1314 = rtg_vec_new(RT_INT, t1203);
-    A.v_x1314_d = v_x1314->data.i;
-    A.v_x1314_n = v_x1314->len;
-    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t1203, K22_3_store{A});
-  }
-  *out_v_x1282 = v_x1282;
-  *out_v_x1291 = v_x1291;
-  *out_v_x1293 = v_x1293;
-  *out_v_x1300 = v_x1300;
-  *out_v_x1306 = v_x1306;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1314 = v_x1314;
-  rt_release(v_x1292);
-  rt_release(v_x1294);
+  *out_v_x1137 = v_x1137;
   return;
 fail:
-  rt_release(v_x1282);
-  rt_release(v_x1291);
-  rt_release(v_x1292);
-  rt_release(v_x1293);
-  rt_release(v_x1294);
-  rt_release(v_x1310);
-  rt_release(v_x1314);
+  rt_release(v_x1137);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1280, int32_t v_x1285, RtValue **out_v_x1282, RtValue **out_v_x1291, RtValue **out_v_x1293, int32_t *out_v_x1300, int32_t *out_v_x1306, RtValue **out_v_x1310, RtValue **out_v_x1314) {
-  RtValue *vals[] = {v_x1280};
-  const int64_t sizes[] = {(int64_t)v_x1285, (int64_t)v_x1285, (int64_t)v_x1285, (int64_t)v_x1285};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K22_host(err, loc, run, v_x1280, v_x1285, out_v_x1282, out_v_x1291, out_v_x1293, out_v_x1300, out_v_x1306, out_v_x1310, out_v_x1314);
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
+  RtValue *vals[] = {v_x1127, v_x1130, v_x1133};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K22_host(err, loc, run, v_x1127, v_x1130, v_x1133, out_v_x1137);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1280, v_x1285, out_v_x1282, out_v_x1291, out_v_x1293, out_v_x1300, out_v_x1306, out_v_x1310, out_v_x1314);
+    K22_gpu(err, loc, run, v_x1127, v_x1130, v_x1133, out_v_x1137);
   }
 }
 
-/* K23: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1315, RtValue *v_x1316, RtValue *v_x1319, int32_t v_x1324, RtValue **out_v_x1321, RtValue **out_v_x1326, int32_t *out_v_x1337, int32_t *out_v_x1338, int32_t *out_v_x1339, RtValue **out_v_x1341, RtValue **out_v_x1345) {
+/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
   (void)loc;
   (void)run;
-  int32_t *v_x1315_d = v_x1315->data.i;
-  const int64_t v_x1315_n = v_x1315->len;
-  int32_t *v_x1316_d = v_x1316->data.i;
-  const int64_t v_x1316_n = v_x1316->len;
-  int32_t *v_x1319_d = v_x1319->data.i;
-  const int64_t v_x1319_n = v_x1319->len;
-  int32_t v_x1336 = 0;
-  int32_t v_x1337 = 0;
-  int32_t v_x1338 = 0;
-  int32_t v_x1339 = 0;
-  RtValue *v_x1321 = NULL;
-  RtValue *v_x1326 = NULL;
-  RtValue *v_x1341 = NULL;
-  RtValue *v_x1345 = NULL;
-  /* REDUCE */
+  int32_t *v_x1251_d = v_x1251->data.i;
+  const int64_t v_x1251_n = v_x1251->len;
+  RtValue *v_x1253 = NULL;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
+  RtValue *v_x1264 = NULL;
+  RtValue *v_x1265 = NULL;
+  int32_t v_x1271 = 0;
+  int32_t v_x1277 = 0;
+  RtValue *v_x1281 = NULL;
+  RtValue *v_x1285 = NULL;
+  /* MAP */
   {
-    const int64_t t1204 = v_x1324;
-    if (t1204 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1204, 0.0);
+    const int64_t t1010 = v_x1256;
+    if (t1010 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1010, 0.0);
       goto fail;
     }
-    const int64_t t1205 = t1204 > 0 ? (t1204 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t1206 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1205);
-    int32_t *t1207 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1205);
-    int32_t *t1208 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1205);
-    int32_t *t1209 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1205);
-    RT_PARALLEL_FOR_IF(t1205 > 1)
-    for (int64_t t1210 = 0; t1210 < t1205; t1210++) {
-      int32_t t1210a0;
-      int32_t t1210a1;
-      int32_t t1210a2;
-      int32_t t1210a3;
-      t1210a0 = 2147483647;
-      t1210a1 = 0;
-      t1210a2 = 1;
-      t1210a3 = 1;
-      const int64_t t1210_end = (t1210 + 1) * RT_CHUNK < t1204 ? (t1210 + 1) * RT_CHUNK : t1204;
-      for (int64_t t1211 = t1210 * RT_CHUNK; t1211 < t1210_end; t1211++) {
-        const int32_t t1212 = (int32_t)t1211;
-        int32_t t1210x0;
-        int32_t t1210x1;
-        int32_t t1210x2;
-        int32_t t1210x3;
-        int t1214 = 0; /* nonzero: a check below failed */
-        int t1215 = (uint64_t)(int64_t)t1212 < (uint64_t)v_x1315_n;
-        int32_t t1213 = t1215 ? v_x1315_d[t1212] : 0;
-        t1214 |= !t1215;
-        int t1217 = (uint64_t)(int64_t)t1213 < (uint64_t)v_x1319_n;
-        int32_t t1216 = t1217 ? v_x1319_d[t1213] : 0;
-        t1214 |= !t1217;
-        int t1219 = (uint64_t)(int64_t)t1213 < (uint64_t)v_x1316_n;
-        int32_t t1218 = t1219 ? v_x1316_d[t1213] : 0;
-        t1214 |= !t1219;
-        int32_t t1221 = rt_add_i(t1216, t1218);
-        uint8_t t1223 = rt_le_i(t1216, t1221);
-        int32_t t1224;
-        if (t1223) {
-          t1224 = 2147483647;
+    v_x1253 = rt_value_new(rt_vec_type(RT_BOOL), t1010);
+    uint8_t *v_x1253_d = v_x1253->data.b;
+    const int64_t v_x1253_n = v_x1253->len;
+    RT_PARALLEL_FOR_IF(t1010 >= RT_PARALLEL_MIN)
+    for (int64_t t1011 = 0; t1011 < t1010; t1011++) {
+      const int32_t t1012 = (int32_t)t1011;
+      int t1014 = 0; /* nonzero: a check below failed */
+      int t1015 = (uint64_t)(int64_t)t1012 < (uint64_t)v_x1251_n;
+      int32_t t1013 = t1015 ? v_x1251_d[t1012] : 0;
+      t1014 |= !t1015;
+      uint8_t t1017 = rt_le_i(t1013, 1);
+      if (__builtin_expect(t1014 != 0, 0)) { /* again, recording the error */
+        int32_t t1018;
+        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1251_n) {
+          t1018 = v_x1251_d[t1012];
         } else {
-          t1224 = t1212;
+          NESSIE_RECORD(err, t1011, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1251_n, 0.0);
+          t1018 = 0;
         }
-        if (__builtin_expect(t1214 != 0, 0)) { /* again, recording the error */
-          int32_t t1225;
-          if ((uint64_t)(int64_t)t1212 < (uint64_t)v_x1315_n) {
-            t1225 = v_x1315_d[t1212];
-          } else {
-            NESSIE_RECORD(err, t1211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1212, v_x1315_n, 0.0);
-            t1225 = 0;
-          }
-          int32_t t1226;
-          if ((uint64_t)(int64_t)t1225 < (uint64_t)v_x1319_n) {
-            t1226 = v_x1319_d[t1225];
-          } else {
-            NESSIE_RECORD(err, t1211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1225, v_x1319_n, 0.0);
-            t1226 = 0;
-          }
-          int32_t t1227;
-          if ((uint64_t)(int64_t)t1225 < (uint64_t)v_x1316_n) {
-            t1227 = v_x1316_d[t1225];
-          } else {
-            NESSIE_RECORD(err, t1211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1225, v_x1316_n, 0.0);
-            t1227 = 0;
-          }
-          int32_t t1229 = rt_add_i(t1226, t1227);
-          uint8_t t1231 = rt_le_i(t1226, t1229);
-          int32_t t1232;
-          if (t1231) {
-            t1232 = 2147483647;
-          } else {
-            t1232 = t1212;
-          }
-        }
-        t1210x0 = t1224;
-        t1210x1 = t1216;
-        t1210x2 = t1221;
-        t1210x3 = 1;
-        uint8_t t1234 = rt_le_i(t1210a0, t1210x0);
-        int32_t t1235;
-        if (t1234) {
-          t1235 = t1210a0;
-        } else {
-          t1235 = t1210x0;
-        }
-        int32_t t1236;
-        if (t1234) {
-          t1236 = t1210a1;
-        } else {
-          t1236 = t1210x1;
-        }
-        int32_t t1237;
-        if (t1234) {
-          t1237 = t1210a2;
-        } else {
-          t1237 = t1210x2;
-        }
-        int32_t t1238;
-        if (t1234) {
-          t1238 = t1210a3;
-        } else {
-          t1238 = t1210x3;
-        }
-        t1210a0 = t1235;
-        t1210a1 = t1236;
-        t1210a2 = t1237;
-        t1210a3 = t1238;
+        uint8_t t1020 = rt_le_i(t1018, 1);
       }
-      t1206[t1210] = t1210a0;
-      t1207[t1210] = t1210a1;
-      t1208[t1210] = t1210a2;
-      t1209[t1210] = t1210a3;
+      v_x1253_d[t1011] = t1017;
     }
-    int32_t t1210t0;
-    int32_t t1210t1;
-    int32_t t1210t2;
-    int32_t t1210t3;
-    t1210t0 = 2147483647;
-    t1210t1 = 0;
-    t1210t2 = 1;
-    t1210t3 = 1;
-    for (int64_t t1210 = 0; t1210 < t1205; t1210++) {
-      const int32_t t1239 = t1206[t1210];
-      const int32_t t1240 = t1207[t1210];
-      const int32_t t1241 = t1208[t1210];
-      const int32_t t1242 = t1209[t1210];
-      uint8_t t1244 = rt_le_i(t1210t0, t1239);
-      int32_t t1245;
-      if (t1244) {
-        t1245 = t1210t0;
-      } else {
-        t1245 = t1239;
-      }
-      int32_t t1246;
-      if (t1244) {
-        t1246 = t1210t1;
-      } else {
-        t1246 = t1240;
-      }
-      int32_t t1247;
-      if (t1244) {
-        t1247 = t1210t2;
-      } else {
-        t1247 = t1241;
-      }
-      int32_t t1248;
-      if (t1244) {
-        t1248 = t1210t3;
-      } else {
-        t1248 = t1242;
-      }
-      t1210t0 = t1245;
-      t1210t1 = t1246;
-      t1210t2 = t1247;
-      t1210t3 = t1248;
-    }
-    v_x1336 = t1210t0;
-    rt_free(t1206);
-    v_x1337 = t1210t1;
-    rt_free(t1207);
-    v_x1338 = t1210t2;
-    rt_free(t1208);
-    v_x1339 = t1210t3;
-    rt_free(t1209);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    uint8_t *v_x1253_d = v_x1253->data.b;
+    const int64_t v_x1253_n = v_x1253->len;
+    /* PARTITION */
     {
-      const int64_t t1249 = v_x1324;
-      if (t1249 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1249, 0.0);
+      const int64_t t1021 = v_x1256;
+      if (t1021 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1021, 0.0);
         goto fail;
       }
-      v_x1321 = rt_value_new(rt_vec_type(RT_INT), t1249);
-      int32_t *v_x1321_d = v_x1321->data.i;
-      const int64_t v_x1321_n = v_x1321->len;
-      v_x1326 = rt_value_new(rt_vec_type(RT_INT), t1249);
-      int32_t *v_x1326_d = v_x1326->data.i;
-      const int64_t v_x1326_n = v_x1326->len;
-      v_x1341 = rt_value_new(rt_vec_type(RT_INT), t1249);
-      int32_t *v_x1341_d = v_x1341->data.i;
-      const int64_t v_x1341_n = v_x1341->len;
-      RT_PARALLEL_FOR_IF(t1249 >= RT_PARALLEL_MIN)
-      for (int64_t t1250 = 0; t1250 < t1249; t1250++) {
-        const int32_t t1251 = (int32_t)t1250;
-        int t1253 = 0; /* nonzero: a check below failed */
-        int t1254 = (uint64_t)(int64_t)t1251 < (uint64_t)v_x1315_n;
-        int32_t t1252 = t1254 ? v_x1315_d[t1251] : 0;
-        t1253 |= !t1254;
-        int t1256 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1319_n;
-        int32_t t1255 = t1256 ? v_x1319_d[t1252] : 0;
-        t1253 |= !t1256;
-        int t1258 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1316_n;
-        int32_t t1257 = t1258 ? v_x1316_d[t1252] : 0;
-        t1253 |= !t1258;
-        int32_t t1260 = rt_add_i(t1255, t1257);
-        int32_t t1262 = rt_sub_i(t1260, t1255);
-        if (__builtin_expect(t1253 != 0, 0)) { /* again, recording the error */
-          int32_t t1263;
-          if ((uint64_t)(int64_t)t1251 < (uint64_t)v_x1315_n) {
-            t1263 = v_x1315_d[t1251];
-          } else {
-            NESSIE_RECORD(err, t1250, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1251, v_x1315_n, 0.0);
-            t1263 = 0;
+      const int64_t t1022 = t1021 > 0 ? (t1021 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t1023 = (uint8_t *)rt_alloc_atomic((size_t)t1021 + 1);
+      int64_t *t1024 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1022 + 1));
+      RT_PARALLEL_FOR_IF(t1022 > 1)
+      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
+        int64_t kept = 0;
+        const int64_t t1025_end = (t1025 + 1) * RT_CHUNK < t1021 ? (t1025 + 1) * RT_CHUNK : t1021;
+        for (int64_t t1026 = t1025 * RT_CHUNK; t1026 < t1025_end; t1026++) {
+          const int32_t t1027 = (int32_t)t1026;
+          int32_t t1025x0;
+          uint8_t t1025x1;
+          int t1029 = 0; /* nonzero: a check below failed */
+          int t1030 = (uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n;
+          int32_t t1028 = t1030 ? v_x1251_d[t1027] : 0;
+          t1029 |= !t1030;
+          uint8_t t1032 = rt_le_i(t1028, 1);
+          if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
+            int32_t t1033;
+            if ((uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n) {
+              t1033 = v_x1251_d[t1027];
+            } else {
+              NESSIE_RECORD(err, t1026, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, v_x1251_n, 0.0);
+              t1033 = 0;
+            }
+            uint8_t t1035 = rt_le_i(t1033, 1);
           }
-          int32_t t1264;
-          if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1319_n) {
-            t1264 = v_x1319_d[t1263];
-          } else {
-            NESSIE_RECORD(err, t1250, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1319_n, 0.0);
-            t1264 = 0;
-          }
-          int32_t t1265;
-          if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1316_n) {
-            t1265 = v_x1316_d[t1263];
-          } else {
-            NESSIE_RECORD(err, t1250, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1316_n, 0.0);
-            t1265 = 0;
-          }
-          int32_t t1267 = rt_add_i(t1264, t1265);
-          int32_t t1269 = rt_sub_i(t1267, t1264);
+          t1025x0 = t1027;
+          t1025x1 = t1032;
+          uint8_t t1036;
+          t1036 = t1025x1;
+          t1023[t1026] = t1036 != 0;
+          kept += t1036 != 0;
         }
-        v_x1321_d[t1250] = t1255;
-        v_x1326_d[t1250] = 1;
-        v_x1341_d[t1250] = t1262;
+        t1024[t1025] = kept;
       }
+      if (err->index != INT64_MAX) {
+        rt_free(t1023);
+        rt_free(t1024);
+        goto fail;
+      }
+      int64_t t1037 = 0;
+      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
+        const int64_t k = t1024[t1025];
+        t1024[t1025] = t1037;
+        t1037 += k;
+      }
+      v_x1262 = rt_value_new(rt_vec_type(RT_INT), t1037);
+      int32_t *v_x1262_d = v_x1262->data.i;
+      const int64_t v_x1262_n = v_x1262->len;
+      v_x1263 = rt_value_new(rt_vec_type(RT_BOOL), t1037);
+      uint8_t *v_x1263_d = v_x1263->data.b;
+      const int64_t v_x1263_n = v_x1263->len;
+      v_x1264 = rt_value_new(rt_vec_type(RT_INT), (t1021 - t1037));
+      int32_t *v_x1264_d = v_x1264->data.i;
+      const int64_t v_x1264_n = v_x1264->len;
+      v_x1265 = rt_value_new(rt_vec_type(RT_BOOL), (t1021 - t1037));
+      uint8_t *v_x1265_d = v_x1265->data.b;
+      const int64_t v_x1265_n = v_x1265->len;
+      RT_PARALLEL_FOR_IF(t1022 > 1)
+      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
+        int64_t at = t1024[t1025];
+        int64_t at_not = t1025 * RT_CHUNK - t1024[t1025];
+        const int64_t t1025_end = (t1025 + 1) * RT_CHUNK < t1021 ? (t1025 + 1) * RT_CHUNK : t1021;
+        for (int64_t t1026 = t1025 * RT_CHUNK; t1026 < t1025_end; t1026++) {
+          const int32_t t1027 = (int32_t)t1026;
+          int32_t t1025y0;
+          uint8_t t1025y1;
+          int t1039 = 0; /* nonzero: a check below failed */
+          int t1040 = (uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n;
+          int32_t t1038 = t1040 ? v_x1251_d[t1027] : 0;
+          t1039 |= !t1040;
+          uint8_t t1042 = rt_le_i(t1038, 1);
+          if (__builtin_expect(t1039 != 0, 0)) { /* again, recording the error */
+            int32_t t1043;
+            if ((uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n) {
+              t1043 = v_x1251_d[t1027];
+            } else {
+              NESSIE_RECORD(err, t1026, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, v_x1251_n, 0.0);
+              t1043 = 0;
+            }
+            uint8_t t1045 = rt_le_i(t1043, 1);
+          }
+          t1025y0 = t1027;
+          t1025y1 = t1042;
+          if (t1023[t1026]) {
+            v_x1262_d[at] = t1025y0;
+            v_x1263_d[at] = t1025y1;
+            at++;
+          } else {
+            v_x1264_d[at_not] = t1025y0;
+            v_x1265_d[at_not] = t1025y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t1023);
+      rt_free(t1024);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1321_d = v_x1321->data.i;
-      const int64_t v_x1321_n = v_x1321->len;
-      int32_t *v_x1326_d = v_x1326->data.i;
-      const int64_t v_x1326_n = v_x1326->len;
-      int32_t *v_x1341_d = v_x1341->data.i;
-      const int64_t v_x1341_n = v_x1341->len;
-      /* SCAN */
+      int32_t *v_x1262_d = v_x1262->data.i;
+      const int64_t v_x1262_n = v_x1262->len;
+      uint8_t *v_x1263_d = v_x1263->data.b;
+      const int64_t v_x1263_n = v_x1263->len;
+      int32_t *v_x1264_d = v_x1264->data.i;
+      const int64_t v_x1264_n = v_x1264->len;
+      uint8_t *v_x1265_d = v_x1265->data.b;
+      const int64_t v_x1265_n = v_x1265->len;
+      /* REDUCE */
       {
-        const int64_t t1270 = v_x1324;
-        if (t1270 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1270, 0.0);
+        const int64_t t1046 = v_x1256;
+        if (t1046 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1046, 0.0);
           goto fail;
         }
-        const int64_t t1271 = t1270 > 0 ? (t1270 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t1272 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1271);
-        RT_PARALLEL_FOR_IF(t1271 > 1)
-        for (int64_t t1273 = 0; t1273 < t1271; t1273++) {
-          int32_t t1273a0;
-          t1273a0 = 0;
-          const int64_t t1273_end = (t1273 + 1) * RT_CHUNK < t1270 ? (t1273 + 1) * RT_CHUNK : t1270;
-          for (int64_t t1274 = t1273 * RT_CHUNK; t1274 < t1273_end; t1274++) {
-            const int32_t t1275 = (int32_t)t1274;
-            int32_t t1273x0;
-            int t1277 = 0; /* nonzero: a check below failed */
-            int t1278 = (uint64_t)(int64_t)t1275 < (uint64_t)v_x1315_n;
-            int32_t t1276 = t1278 ? v_x1315_d[t1275] : 0;
-            t1277 |= !t1278;
-            int t1280 = (uint64_t)(int64_t)t1276 < (uint64_t)v_x1319_n;
-            int32_t t1279 = t1280 ? v_x1319_d[t1276] : 0;
-            t1277 |= !t1280;
-            int t1282 = (uint64_t)(int64_t)t1276 < (uint64_t)v_x1316_n;
-            int32_t t1281 = t1282 ? v_x1316_d[t1276] : 0;
-            t1277 |= !t1282;
-            int32_t t1284 = rt_add_i(t1279, t1281);
-            int32_t t1286 = rt_sub_i(t1284, t1279);
-            if (__builtin_expect(t1277 != 0, 0)) { /* again, recording the error */
-              int32_t t1287;
-              if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1315_n) {
-                t1287 = v_x1315_d[t1275];
+        const int64_t t1047 = t1046 > 0 ? (t1046 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t1048 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1047);
+        int32_t *t1049 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1047);
+        RT_PARALLEL_FOR_IF(t1047 > 1)
+        for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
+          int32_t t1050a0;
+          int32_t t1050a1;
+          t1050a0 = 0;
+          t1050a1 = 0;
+          const int64_t t1050_end = (t1050 + 1) * RT_CHUNK < t1046 ? (t1050 + 1) * RT_CHUNK : t1046;
+          for (int64_t t1051 = t1050 * RT_CHUNK; t1051 < t1050_end; t1051++) {
+            const int32_t t1052 = (int32_t)t1051;
+            int32_t t1050x0;
+            int32_t t1050x1;
+            int t1054 = 0; /* nonzero: a check below failed */
+            int t1055 = (uint64_t)(int64_t)t1052 < (uint64_t)v_x1251_n;
+            int32_t t1053 = t1055 ? v_x1251_d[t1052] : 0;
+            t1054 |= !t1055;
+            uint8_t t1057 = rt_le_i(t1053, 1);
+            int32_t t1059 = rt_btoi_b(t1057);
+            uint8_t t1061 = rt_not_b(t1057);
+            int32_t t1063 = rt_btoi_b(t1061);
+            if (__builtin_expect(t1054 != 0, 0)) { /* again, recording the error */
+              int32_t t1064;
+              if ((uint64_t)(int64_t)t1052 < (uint64_t)v_x1251_n) {
+                t1064 = v_x1251_d[t1052];
               } else {
-                NESSIE_RECORD(err, t1274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1315_n, 0.0);
-                t1287 = 0;
+                NESSIE_RECORD(err, t1051, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1052, v_x1251_n, 0.0);
+                t1064 = 0;
               }
-              int32_t t1288;
-              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1319_n) {
-                t1288 = v_x1319_d[t1287];
-              } else {
-                NESSIE_RECORD(err, t1274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1319_n, 0.0);
-                t1288 = 0;
-              }
-              int32_t t1289;
-              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1316_n) {
-                t1289 = v_x1316_d[t1287];
-              } else {
-                NESSIE_RECORD(err, t1274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1316_n, 0.0);
-                t1289 = 0;
-              }
-              int32_t t1291 = rt_add_i(t1288, t1289);
-              int32_t t1293 = rt_sub_i(t1291, t1288);
+              uint8_t t1066 = rt_le_i(t1064, 1);
+              int32_t t1068 = rt_btoi_b(t1066);
+              uint8_t t1070 = rt_not_b(t1066);
+              int32_t t1072 = rt_btoi_b(t1070);
             }
-            t1273x0 = t1286;
-            int32_t t1295 = rt_add_i(t1273a0, t1273x0);
-            t1273a0 = t1295;
+            t1050x0 = t1059;
+            t1050x1 = t1063;
+            int32_t t1074 = rt_add_i(t1050a0, t1050x0);
+            int32_t t1076 = rt_add_i(t1050a1, t1050x1);
+            t1050a0 = t1074;
+            t1050a1 = t1076;
           }
-          t1272[t1273] = t1273a0;
+          t1048[t1050] = t1050a0;
+          t1049[t1050] = t1050a1;
         }
-        int32_t t1273t0;
-        t1273t0 = 0;
-        for (int64_t t1273 = 0; t1273 < t1271; t1273++) {
-          const int32_t t1296 = t1272[t1273];
-          t1272[t1273] = t1273t0;
-          int32_t t1298 = rt_add_i(t1273t0, t1296);
-          t1273t0 = t1298;
+        int32_t t1050t0;
+        int32_t t1050t1;
+        t1050t0 = 0;
+        t1050t1 = 0;
+        for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
+          const int32_t t1077 = t1048[t1050];
+          const int32_t t1078 = t1049[t1050];
+          int32_t t1080 = rt_add_i(t1050t0, t1077);
+          int32_t t1082 = rt_add_i(t1050t1, t1078);
+          t1050t0 = t1080;
+          t1050t1 = t1082;
         }
-        v_x1345 = rt_value_new(rt_vec_type(RT_INT), t1270);
-        int32_t *v_x1345_d = v_x1345->data.i;
-        const int64_t v_x1345_n = v_x1345->len;
-        RT_PARALLEL_FOR_IF(t1271 > 1)
-        for (int64_t t1273 = 0; t1273 < t1271; t1273++) {
-          int32_t t1273p0;
-          t1273p0 = t1272[t1273];
-          const int64_t t1273_end = (t1273 + 1) * RT_CHUNK < t1270 ? (t1273 + 1) * RT_CHUNK : t1270;
-          for (int64_t t1274 = t1273 * RT_CHUNK; t1274 < t1273_end; t1274++) {
-            const int32_t t1275 = (int32_t)t1274;
-            v_x1345_d[t1274] = t1273p0;
-            int32_t t1273y0;
-            int t1300 = 0; /* nonzero: a check below failed */
-            int t1301 = (uint64_t)(int64_t)t1275 < (uint64_t)v_x1315_n;
-            int32_t t1299 = t1301 ? v_x1315_d[t1275] : 0;
-            t1300 |= !t1301;
-            int t1303 = (uint64_t)(int64_t)t1299 < (uint64_t)v_x1319_n;
-            int32_t t1302 = t1303 ? v_x1319_d[t1299] : 0;
-            t1300 |= !t1303;
-            int t1305 = (uint64_t)(int64_t)t1299 < (uint64_t)v_x1316_n;
-            int32_t t1304 = t1305 ? v_x1316_d[t1299] : 0;
-            t1300 |= !t1305;
-            int32_t t1307 = rt_add_i(t1302, t1304);
-            int32_t t1309 = rt_sub_i(t1307, t1302);
-            if (__builtin_expect(t1300 != 0, 0)) { /* again, recording the error */
-              int32_t t1310;
-              if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1315_n) {
-                t1310 = v_x1315_d[t1275];
-              } else {
-                NESSIE_RECORD(err, t1274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1315_n, 0.0);
-                t1310 = 0;
-              }
-              int32_t t1311;
-              if ((uint64_t)(int64_t)t1310 < (uint64_t)v_x1319_n) {
-                t1311 = v_x1319_d[t1310];
-              } else {
-                NESSIE_RECORD(err, t1274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1310, v_x1319_n, 0.0);
-                t1311 = 0;
-              }
-              int32_t t1312;
-              if ((uint64_t)(int64_t)t1310 < (uint64_t)v_x1316_n) {
-                t1312 = v_x1316_d[t1310];
-              } else {
-                NESSIE_RECORD(err, t1274, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1310, v_x1316_n, 0.0);
-                t1312 = 0;
-              }
-              int32_t t1314 = rt_add_i(t1311, t1312);
-              int32_t t1316 = rt_sub_i(t1314, t1311);
-            }
-            t1273y0 = t1309;
-            int32_t t1318 = rt_add_i(t1273p0, t1273y0);
-            t1273p0 = t1318;
-          }
-        }
-        rt_free(t1272);
+        v_x1271 = t1050t0;
+        rt_free(t1048);
+        v_x1277 = t1050t1;
+        rt_free(t1049);
       }
       if (err->index != INT64_MAX)
         goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t1083 = v_x1256;
+          if (t1083 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1083, 0.0);
+            goto fail;
+          }
+          const int64_t t1084 = t1083 > 0 ? (t1083 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t1085 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1084);
+          int32_t *t1086 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1084);
+          RT_PARALLEL_FOR_IF(t1084 > 1)
+          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
+            int32_t t1087a0;
+            int32_t t1087a1;
+            t1087a0 = 0;
+            t1087a1 = 0;
+            const int64_t t1087_end = (t1087 + 1) * RT_CHUNK < t1083 ? (t1087 + 1) * RT_CHUNK : t1083;
+            for (int64_t t1088 = t1087 * RT_CHUNK; t1088 < t1087_end; t1088++) {
+              const int32_t t1089 = (int32_t)t1088;
+              int32_t t1087x0;
+              int32_t t1087x1;
+              int t1091 = 0; /* nonzero: a check below failed */
+              int t1092 = (uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n;
+              int32_t t1090 = t1092 ? v_x1251_d[t1089] : 0;
+              t1091 |= !t1092;
+              uint8_t t1094 = rt_le_i(t1090, 1);
+              int32_t t1096 = rt_btoi_b(t1094);
+              uint8_t t1098 = rt_not_b(t1094);
+              int32_t t1100 = rt_btoi_b(t1098);
+              if (__builtin_expect(t1091 != 0, 0)) { /* again, recording the error */
+                int32_t t1101;
+                if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n) {
+                  t1101 = v_x1251_d[t1089];
+                } else {
+                  NESSIE_RECORD(err, t1088, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1251_n, 0.0);
+                  t1101 = 0;
+                }
+                uint8_t t1103 = rt_le_i(t1101, 1);
+                int32_t t1105 = rt_btoi_b(t1103);
+                uint8_t t1107 = rt_not_b(t1103);
+                int32_t t1109 = rt_btoi_b(t1107);
+              }
+              t1087x0 = t1096;
+              t1087x1 = t1100;
+              int32_t t1111 = rt_add_i(t1087a0, t1087x0);
+              int32_t t1113 = rt_add_i(t1087a1, t1087x1);
+              t1087a0 = t1111;
+              t1087a1 = t1113;
+            }
+            t1085[t1087] = t1087a0;
+            t1086[t1087] = t1087a1;
+          }
+          int32_t t1087t0;
+          int32_t t1087t1;
+          t1087t0 = 0;
+          t1087t1 = 0;
+          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
+            const int32_t t1114 = t1085[t1087];
+            t1085[t1087] = t1087t0;
+            const int32_t t1115 = t1086[t1087];
+            t1086[t1087] = t1087t1;
+            int32_t t1117 = rt_add_i(t1087t0, t1114);
+            int32_t t1119 = rt_add_i(t1087t1, t1115);
+            t1087t0 = t1117;
+            t1087t1 = t1119;
+          }
+          v_x1281 = rt_value_new(rt_vec_type(RT_INT), t1083);
+          int32_t *v_x1281_d = v_x1281->data.i;
+          const int64_t v_x1281_n = v_x1281->len;
+          v_x1285 = rt_value_new(rt_vec_type(RT_INT), t1083);
+          int32_t *v_x1285_d = v_x1285->data.i;
+          const int64_t v_x1285_n = v_x1285->len;
+          RT_PARALLEL_FOR_IF(t1084 > 1)
+          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
+            int32_t t1087p0;
+            int32_t t1087p1;
+            t1087p0 = t1085[t1087];
+            t1087p1 = t1086[t1087];
+            const int64_t t1087_end = (t1087 + 1) * RT_CHUNK < t1083 ? (t1087 + 1) * RT_CHUNK : t1083;
+            for (int64_t t1088 = t1087 * RT_CHUNK; t1088 < t1087_end; t1088++) {
+              const int32_t t1089 = (int32_t)t1088;
+              v_x1281_d[t1088] = t1087p0;
+              v_x1285_d[t1088] = t1087p1;
+              int32_t t1087y0;
+              int32_t t1087y1;
+              int t1121 = 0; /* nonzero: a check below failed */
+              int t1122 = (uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n;
+              int32_t t1120 = t1122 ? v_x1251_d[t1089] : 0;
+              t1121 |= !t1122;
+              uint8_t t1124 = rt_le_i(t1120, 1);
+              int32_t t1126 = rt_btoi_b(t1124);
+              uint8_t t1128 = rt_not_b(t1124);
+              int32_t t1130 = rt_btoi_b(t1128);
+              if (__builtin_expect(t1121 != 0, 0)) { /* again, recording the error */
+                int32_t t1131;
+                if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n) {
+                  t1131 = v_x1251_d[t1089];
+                } else {
+                  NESSIE_RECORD(err, t1088, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1251_n, 0.0);
+                  t1131 = 0;
+                }
+                uint8_t t1133 = rt_le_i(t1131, 1);
+                int32_t t1135 = rt_btoi_b(t1133);
+                uint8_t t1137 = rt_not_b(t1133);
+                int32_t t1139 = rt_btoi_b(t1137);
+              }
+              t1087y0 = t1126;
+              t1087y1 = t1130;
+              int32_t t1141 = rt_add_i(t1087p0, t1087y0);
+              int32_t t1143 = rt_add_i(t1087p1, t1087y1);
+              t1087p0 = t1141;
+              t1087p1 = t1143;
+            }
+          }
+          rt_free(t1085);
+          rt_free(t1086);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
     }
   }
-  *out_v_x1321 = v_x1321;
-  *out_v_x1326 = v_x1326;
-  *out_v_x1337 = v_x1337;
-  *out_v_x1338 = v_x1338;
-  *out_v_x1339 = v_x1339;
-  *out_v_x1341 = v_x1341;
-  *out_v_x1345 = v_x1345;
+  *out_v_x1253 = v_x1253;
+  *out_v_x1262 = v_x1262;
+  *out_v_x1264 = v_x1264;
+  *out_v_x1271 = v_x1271;
+  *out_v_x1277 = v_x1277;
+  *out_v_x1281 = v_x1281;
+  *out_v_x1285 = v_x1285;
+  rt_release(v_x1263);
+  rt_release(v_x1265);
   return;
 fail:
-  rt_release(v_x1321);
-  rt_release(v_x1326);
-  rt_release(v_x1341);
-  rt_release(v_x1345);
+  rt_release(v_x1253);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
+  rt_release(v_x1264);
+  rt_release(v_x1265);
+  rt_release(v_x1281);
+  rt_release(v_x1285);
 }
 
-/* K23: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1315_d; int64_t v_x1315_n;
-  int32_t *v_x1316_d; int64_t v_x1316_n;
-  int32_t *v_x1319_d; int64_t v_x1319_n;
-  int32_t v_x1324;
-  int32_t v_x1336;
-  int32_t v_x1337;
-  int32_t v_x1338;
-  int32_t v_x1339;
-  int32_t *v_x1321_d; int64_t v_x1321_n;
-  int32_t *v_x1326_d; int64_t v_x1326_n;
-  int32_t *v_x1341_d; int64_t v_x1341_n;
-  int32_t *v_x1345_d; int64_t v_x1345_n;
+  int32_t *v_x1251_d; int64_t v_x1251_n;
+  int32_t v_x1256;
+  uint8_t *v_x1253_d; int64_t v_x1253_n;
+  int32_t *v_x1262_d; int64_t v_x1262_n;
+  uint8_t *v_x1263_d; int64_t v_x1263_n;
+  int32_t *v_x1264_d; int64_t v_x1264_n;
+  uint8_t *v_x1265_d; int64_t v_x1265_n;
+  int32_t v_x1271;
+  int32_t v_x1277;
+  int32_t *v_x1281_d; int64_t v_x1281_n;
+  int32_t *v_x1285_d; int64_t v_x1285_n;
 };
 struct alignas(8) K23_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
+  uint8_t v0;
 };
 struct K23_0_pull {
   K23_A A;
   __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1320 = 0; /* nonzero: a check below failed */
-    int t1321 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1315_n;
-    int32_t t1319 = t1321 ? A.v_x1315_d[ix] : 0;
-    t1320 |= !t1321;
-    int t1323 = (uint64_t)(int64_t)t1319 < (uint64_t)A.v_x1319_n;
-    int32_t t1322 = t1323 ? A.v_x1319_d[t1319] : 0;
-    t1320 |= !t1323;
-    int t1325 = (uint64_t)(int64_t)t1319 < (uint64_t)A.v_x1316_n;
-    int32_t t1324 = t1325 ? A.v_x1316_d[t1319] : 0;
-    t1320 |= !t1325;
-    int32_t t1327 = rt_add_i(t1322, t1324);
-    uint8_t t1329 = rt_le_i(t1322, t1327);
-    int32_t t1330;
-    if (t1329) {
-      t1330 = 2147483647;
-    } else {
-      t1330 = ix;
+    int t1145 = 0; /* nonzero: a check below failed */
+    int t1146 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
+    int32_t t1144 = t1146 ? A.v_x1251_d[ix] : 0;
+    t1145 |= !t1146;
+    uint8_t t1148 = rt_le_i(t1144, 1);
+    if (__builtin_expect(t1145 != 0, 0)) { /* again, recording the error */
+      int32_t t1149;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
+        t1149 = A.v_x1251_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
+        t1149 = 0;
+      }
+      uint8_t t1151 = rt_le_i(t1149, 1);
     }
-    if (__builtin_expect(t1320 != 0, 0)) { /* again, recording the error */
-      int32_t t1331;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1315_n) {
-        t1331 = A.v_x1315_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1315_n, 0.0);
-        t1331 = 0;
-      }
-      int32_t t1332;
-      if ((uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1319_n) {
-        t1332 = A.v_x1319_d[t1331];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1331, A.v_x1319_n, 0.0);
-        t1332 = 0;
-      }
-      int32_t t1333;
-      if ((uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1316_n) {
-        t1333 = A.v_x1316_d[t1331];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1331, A.v_x1316_n, 0.0);
-        t1333 = 0;
-      }
-      int32_t t1335 = rt_add_i(t1332, t1333);
-      uint8_t t1337 = rt_le_i(t1332, t1335);
-      int32_t t1338;
-      if (t1337) {
-        t1338 = 2147483647;
-      } else {
-        t1338 = ix;
-      }
-    }
-    return K23_0_V{t1330, t1322, t1327, 1};
+    return K23_0_V{t1148};
   }
 };
-struct K23_0_op {
+struct K23_0_store {
   K23_A A;
-  __device__ K23_0_V operator()(const K23_0_V &a, const K23_0_V &b) const {
-    uint8_t t1340 = rt_le_i(a.v0, b.v0);
-    int32_t t1341;
-    if (t1340) {
-      t1341 = a.v0;
-    } else {
-      t1341 = b.v0;
-    }
-    int32_t t1342;
-    if (t1340) {
-      t1342 = a.v1;
-    } else {
-      t1342 = b.v1;
-    }
-    int32_t t1343;
-    if (t1340) {
-      t1343 = a.v2;
-    } else {
-      t1343 = b.v2;
-    }
-    int32_t t1344;
-    if (t1340) {
-      t1344 = a.v3;
-    } else {
-      t1344 = b.v3;
-    }
-    return K23_0_V{t1341, t1342, t1343, t1344};
+  __device__ void operator()(int64_t i, const K23_0_V &v) const {
+    A.v_x1253_d[i] = v.v0;
   }
 };
-struct K23_0_check {
+struct alignas(8) K23_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K23_1_pull {
+  K23_A A;
+  __device__ K23_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1153 = 0; /* nonzero: a check below failed */
+    int t1154 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
+    int32_t t1152 = t1154 ? A.v_x1251_d[ix] : 0;
+    t1153 |= !t1154;
+    uint8_t t1156 = rt_le_i(t1152, 1);
+    if (__builtin_expect(t1153 != 0, 0)) { /* again, recording the error */
+      int32_t t1157;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
+        t1157 = A.v_x1251_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
+        t1157 = 0;
+      }
+      uint8_t t1159 = rt_le_i(t1157, 1);
+    }
+    return K23_1_V{ix, t1156};
+  }
+};
+struct K23_1_store {
+  K23_A A;
+  __device__ void operator()(int64_t i, const K23_1_V &v) const {
+    A.v_x1262_d[i] = v.v0;
+    A.v_x1263_d[i] = v.v1;
+  }
+};
+struct K23_1_pred {
+  K23_A A;
+  __device__ bool operator()(int64_t i, const K23_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K23_1_other {
+  K23_A A;
+  __device__ void operator()(int64_t i, const K23_1_V &v) const {
+    A.v_x1264_d[i] = v.v0;
+    A.v_x1265_d[i] = v.v1;
+  }
+};
+struct alignas(8) K23_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K23_2_pull {
+  K23_A A;
+  __device__ K23_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1161 = 0; /* nonzero: a check below failed */
+    int t1162 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
+    int32_t t1160 = t1162 ? A.v_x1251_d[ix] : 0;
+    t1161 |= !t1162;
+    uint8_t t1164 = rt_le_i(t1160, 1);
+    int32_t t1166 = rt_btoi_b(t1164);
+    uint8_t t1168 = rt_not_b(t1164);
+    int32_t t1170 = rt_btoi_b(t1168);
+    if (__builtin_expect(t1161 != 0, 0)) { /* again, recording the error */
+      int32_t t1171;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
+        t1171 = A.v_x1251_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
+        t1171 = 0;
+      }
+      uint8_t t1173 = rt_le_i(t1171, 1);
+      int32_t t1175 = rt_btoi_b(t1173);
+      uint8_t t1177 = rt_not_b(t1173);
+      int32_t t1179 = rt_btoi_b(t1177);
+    }
+    return K23_2_V{t1166, t1170};
+  }
+};
+struct K23_2_op {
+  K23_A A;
+  __device__ K23_2_V operator()(const K23_2_V &a, const K23_2_V &b) const {
+    int32_t t1181 = rt_add_i(a.v0, b.v0);
+    int32_t t1183 = rt_add_i(a.v1, b.v1);
+    return K23_2_V{t1181, t1183};
+  }
+};
+struct alignas(8) K23_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K23_3_pull {
+  K23_A A;
+  __device__ K23_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1185 = 0; /* nonzero: a check below failed */
+    int t1186 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
+    int32_t t1184 = t1186 ? A.v_x1251_d[ix] : 0;
+    t1185 |= !t1186;
+    uint8_t t1188 = rt_le_i(t1184, 1);
+    int32_t t1190 = rt_btoi_b(t1188);
+    uint8_t t1192 = rt_not_b(t1188);
+    int32_t t1194 = rt_btoi_b(t1192);
+    if (__builtin_expect(t1185 != 0, 0)) { /* again, recording the error */
+      int32_t t1195;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
+        t1195 = A.v_x1251_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
+        t1195 = 0;
+      }
+      uint8_t t1197 = rt_le_i(t1195, 1);
+      int32_t t1199 = rt_btoi_b(t1197);
+      uint8_t t1201 = rt_not_b(t1197);
+      int32_t t1203 = rt_btoi_b(t1201);
+    }
+    return K23_3_V{t1190, t1194};
+  }
+};
+struct K23_3_store {
+  K23_A A;
+  __device__ void operator()(int64_t i, const K23_3_V &v) const {
+    A.v_x1281_d[i] = v.v0;
+    A.v_x1285_d[i] = v.v1;
+  }
+};
+struct K23_3_op {
+  K23_A A;
+  __device__ K23_3_V operator()(const K23_3_V &a, const K23_3_V &b) const {
+    int32_t t1205 = rt_add_i(a.v0, b.v0);
+    int32_t t1207 = rt_add_i(a.v1, b.v1);
+    return K23_3_V{t1205, t1207};
+  }
+};
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+  (void)loc;
+  (void)err;
+  K23_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1251_d = v_x1251->data.i;
+  A.v_x1251_n = v_x1251->len;
+  A.v_x1256 = v_x1256;
+  RtValue *v_x1253 = NULL;
+  RtValue *v_x1262 = NULL;
+  RtValue *v_x1263 = NULL;
+  RtValue *v_x1264 = NULL;
+  RtValue *v_x1265 = NULL;
+  int32_t v_x1271 = 0;
+  int32_t v_x1277 = 0;
+  RtValue *v_x1281 = NULL;
+  RtValue *v_x1285 = NULL;
+  /* MAP */
+  {
+    const int64_t t1208 = v_x1256;
+    if (t1208 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1208, 0.0, run};
+      goto fail;
+    }
+    v_x1253 = rtg_vec_new(RT_BOOL, t1208);
+    A.v_x1253_d = v_x1253->data.b;
+    A.v_x1253_n = v_x1253->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1208);
+  }
+  /* PARTITION */
+  int64_t *t1209, t1210; /* the slot of its count, its size */
+  {
+    const int64_t t1211 = v_x1256;
+    if (t1211 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1211, 0.0, run};
+      goto fail;
+    }
+    v_x1262 = rtg_vec_new(RT_INT, t1211);
+    A.v_x1262_d = v_x1262->data.i;
+    A.v_x1262_n = v_x1262->len;
+    v_x1263 = rtg_vec_new(RT_BOOL, t1211);
+    A.v_x1263_d = v_x1263->data.b;
+    A.v_x1263_n = v_x1263->len;
+    v_x1264 = rtg_vec_new(RT_INT, t1211);
+    A.v_x1264_d = v_x1264->data.i;
+    A.v_x1264_n = v_x1264->len;
+    v_x1265 = rtg_vec_new(RT_BOOL, t1211);
+    A.v_x1265_d = v_x1265->data.b;
+    A.v_x1265_n = v_x1265->len;
+    t1210 = t1211;
+    t1209 = rtg::partition_launch<K23_1_V>("K23", loc, K23_1_pull{A}, K23_1_pred{A}, t1211, K23_1_store{A}, K23_1_other{A}, true);
+  }
+  {
+    const int64_t t1212 = rtg::filter_count(t1209);
+    v_x1262 = rtg_vec_fit(v_x1262, t1212);
+    A.v_x1262_d = v_x1262->data.i;
+    A.v_x1262_n = v_x1262->len;
+    v_x1263 = rtg_vec_fit(v_x1263, t1212);
+    A.v_x1263_d = v_x1263->data.b;
+    A.v_x1263_n = v_x1263->len;
+    v_x1264 = rtg_vec_fit(v_x1264, t1210 - t1212);
+    A.v_x1264_d = v_x1264->data.i;
+    A.v_x1264_n = v_x1264->len;
+    v_x1265 = rtg_vec_fit(v_x1265, t1210 - t1212);
+    A.v_x1265_d = v_x1265->data.b;
+    A.v_x1265_n = v_x1265->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t1213 = v_x1256;
+    if (t1213 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1213, 0.0, run};
+      goto fail;
+    }
+    const K23_2_V t1214 = rtg::reduce_commutative("K23", loc, K23_2_pull{A}, K23_2_op{A}, K23_2_V{0, 0}, t1213);
+    v_x1271 = t1214.v0;
+    A.v_x1271 = v_x1271;
+    v_x1277 = t1214.v1;
+    A.v_x1277 = v_x1277;
+  }
+  /* SCAN */
+  {
+    const int64_t t1215 = v_x1256;
+    if (t1215 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1215, 0.0, run};
+      goto fail;
+    }
+    v_x1281 = rtg_vec_new(RT_INT, t1215);
+    A.v_x1281_d = v_x1281->data.i;
+    A.v_x1281_n = v_x1281->len;
+    v_x1285 = rtg_vec_new(RT_INT, t1215);
+    A.v_x1285_d = v_x1285->data.i;
+    A.v_x1285_n = v_x1285->len;
+    rtg::scan<true>("K23", loc, K23_3_pull{A}, K23_3_op{A}, K23_3_V{0, 0}, t1215, K23_3_store{A});
+  }
+  *out_v_x1253 = v_x1253;
+  *out_v_x1262 = v_x1262;
+  *out_v_x1264 = v_x1264;
+  *out_v_x1271 = v_x1271;
+  *out_v_x1277 = v_x1277;
+  *out_v_x1281 = v_x1281;
+  *out_v_x1285 = v_x1285;
+  rt_release(v_x1263);
+  rt_release(v_x1265);
+  return;
+fail:
+  rt_release(v_x1253);
+  rt_release(v_x1262);
+  rt_release(v_x1263);
+  rt_release(v_x1264);
+  rt_release(v_x1265);
+  rt_release(v_x1281);
+  rt_release(v_x1285);
+}
+
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+  RtValue *vals[] = {v_x1251};
+  const int64_t sizes[] = {(int64_t)v_x1256, (int64_t)v_x1256, (int64_t)v_x1256, (int64_t)v_x1256};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K23_host(err, loc, run, v_x1251, v_x1256, out_v_x1253, out_v_x1262, out_v_x1264, out_v_x1271, out_v_x1277, out_v_x1281, out_v_x1285);
+    rtg_host_ran();
+  } else {
+    K23_gpu(err, loc, run, v_x1251, v_x1256, out_v_x1253, out_v_x1262, out_v_x1264, out_v_x1271, out_v_x1277, out_v_x1281, out_v_x1285);
+  }
+}
+
+/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1286_d = v_x1286->data.i;
+  const int64_t v_x1286_n = v_x1286->len;
+  int32_t *v_x1287_d = v_x1287->data.i;
+  const int64_t v_x1287_n = v_x1287->len;
+  int32_t *v_x1290_d = v_x1290->data.i;
+  const int64_t v_x1290_n = v_x1290->len;
+  int32_t v_x1307 = 0;
+  int32_t v_x1308 = 0;
+  int32_t v_x1309 = 0;
+  int32_t v_x1310 = 0;
+  RtValue *v_x1292 = NULL;
+  RtValue *v_x1297 = NULL;
+  RtValue *v_x1312 = NULL;
+  RtValue *v_x1316 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t1216 = v_x1295;
+    if (t1216 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1216, 0.0);
+      goto fail;
+    }
+    const int64_t t1217 = t1216 > 0 ? (t1216 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t1218 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
+    int32_t *t1219 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
+    int32_t *t1220 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
+    int32_t *t1221 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
+    RT_PARALLEL_FOR_IF(t1217 > 1)
+    for (int64_t t1222 = 0; t1222 < t1217; t1222++) {
+      int32_t t1222a0;
+      int32_t t1222a1;
+      int32_t t1222a2;
+      int32_t t1222a3;
+      t1222a0 = 2147483647;
+      t1222a1 = 0;
+      t1222a2 = 1;
+      t1222a3 = 1;
+      const int64_t t1222_end = (t1222 + 1) * RT_CHUNK < t1216 ? (t1222 + 1) * RT_CHUNK : t1216;
+      for (int64_t t1223 = t1222 * RT_CHUNK; t1223 < t1222_end; t1223++) {
+        const int32_t t1224 = (int32_t)t1223;
+        int32_t t1222x0;
+        int32_t t1222x1;
+        int32_t t1222x2;
+        int32_t t1222x3;
+        int t1226 = 0; /* nonzero: a check below failed */
+        int t1227 = (uint64_t)(int64_t)t1224 < (uint64_t)v_x1286_n;
+        int32_t t1225 = t1227 ? v_x1286_d[t1224] : 0;
+        t1226 |= !t1227;
+        int t1229 = (uint64_t)(int64_t)t1225 < (uint64_t)v_x1290_n;
+        int32_t t1228 = t1229 ? v_x1290_d[t1225] : 0;
+        t1226 |= !t1229;
+        int t1231 = (uint64_t)(int64_t)t1225 < (uint64_t)v_x1287_n;
+        int32_t t1230 = t1231 ? v_x1287_d[t1225] : 0;
+        t1226 |= !t1231;
+        int32_t t1233 = rt_add_i(t1228, t1230);
+        uint8_t t1235 = rt_le_i(t1228, t1233);
+        int32_t t1236;
+        if (t1235) {
+          t1236 = 2147483647;
+        } else {
+          t1236 = t1224;
+        }
+        if (__builtin_expect(t1226 != 0, 0)) { /* again, recording the error */
+          int32_t t1237;
+          if ((uint64_t)(int64_t)t1224 < (uint64_t)v_x1286_n) {
+            t1237 = v_x1286_d[t1224];
+          } else {
+            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1224, v_x1286_n, 0.0);
+            t1237 = 0;
+          }
+          int32_t t1238;
+          if ((uint64_t)(int64_t)t1237 < (uint64_t)v_x1290_n) {
+            t1238 = v_x1290_d[t1237];
+          } else {
+            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1237, v_x1290_n, 0.0);
+            t1238 = 0;
+          }
+          int32_t t1239;
+          if ((uint64_t)(int64_t)t1237 < (uint64_t)v_x1287_n) {
+            t1239 = v_x1287_d[t1237];
+          } else {
+            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1237, v_x1287_n, 0.0);
+            t1239 = 0;
+          }
+          int32_t t1241 = rt_add_i(t1238, t1239);
+          uint8_t t1243 = rt_le_i(t1238, t1241);
+          int32_t t1244;
+          if (t1243) {
+            t1244 = 2147483647;
+          } else {
+            t1244 = t1224;
+          }
+        }
+        t1222x0 = t1236;
+        t1222x1 = t1228;
+        t1222x2 = t1233;
+        t1222x3 = 1;
+        uint8_t t1246 = rt_le_i(t1222a0, t1222x0);
+        int32_t t1247;
+        if (t1246) {
+          t1247 = t1222a0;
+        } else {
+          t1247 = t1222x0;
+        }
+        int32_t t1248;
+        if (t1246) {
+          t1248 = t1222a1;
+        } else {
+          t1248 = t1222x1;
+        }
+        int32_t t1249;
+        if (t1246) {
+          t1249 = t1222a2;
+        } else {
+          t1249 = t1222x2;
+        }
+        int32_t t1250;
+        if (t1246) {
+          t1250 = t1222a3;
+        } else {
+          t1250 = t1222x3;
+        }
+        t1222a0 = t1247;
+        t1222a1 = t1248;
+        t1222a2 = t1249;
+        t1222a3 = t1250;
+      }
+      t1218[t1222] = t1222a0;
+      t1219[t1222] = t1222a1;
+      t1220[t1222] = t1222a2;
+      t1221[t1222] = t1222a3;
+    }
+    int32_t t1222t0;
+    int32_t t1222t1;
+    int32_t t1222t2;
+    int32_t t1222t3;
+    t1222t0 = 2147483647;
+    t1222t1 = 0;
+    t1222t2 = 1;
+    t1222t3 = 1;
+    for (int64_t t1222 = 0; t1222 < t1217; t1222++) {
+      const int32_t t1251 = t1218[t1222];
+      const int32_t t1252 = t1219[t1222];
+      const int32_t t1253 = t1220[t1222];
+      const int32_t t1254 = t1221[t1222];
+      uint8_t t1256 = rt_le_i(t1222t0, t1251);
+      int32_t t1257;
+      if (t1256) {
+        t1257 = t1222t0;
+      } else {
+        t1257 = t1251;
+      }
+      int32_t t1258;
+      if (t1256) {
+        t1258 = t1222t1;
+      } else {
+        t1258 = t1252;
+      }
+      int32_t t1259;
+      if (t1256) {
+        t1259 = t1222t2;
+      } else {
+        t1259 = t1253;
+      }
+      int32_t t1260;
+      if (t1256) {
+        t1260 = t1222t3;
+      } else {
+        t1260 = t1254;
+      }
+      t1222t0 = t1257;
+      t1222t1 = t1258;
+      t1222t2 = t1259;
+      t1222t3 = t1260;
+    }
+    v_x1307 = t1222t0;
+    rt_free(t1218);
+    v_x1308 = t1222t1;
+    rt_free(t1219);
+    v_x1309 = t1222t2;
+    rt_free(t1220);
+    v_x1310 = t1222t3;
+    rt_free(t1221);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
+    {
+      const int64_t t1261 = v_x1295;
+      if (t1261 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1261, 0.0);
+        goto fail;
+      }
+      v_x1292 = rt_value_new(rt_vec_type(RT_INT), t1261);
+      int32_t *v_x1292_d = v_x1292->data.i;
+      const int64_t v_x1292_n = v_x1292->len;
+      v_x1297 = rt_value_new(rt_vec_type(RT_INT), t1261);
+      int32_t *v_x1297_d = v_x1297->data.i;
+      const int64_t v_x1297_n = v_x1297->len;
+      v_x1312 = rt_value_new(rt_vec_type(RT_INT), t1261);
+      int32_t *v_x1312_d = v_x1312->data.i;
+      const int64_t v_x1312_n = v_x1312->len;
+      RT_PARALLEL_FOR_IF(t1261 >= RT_PARALLEL_MIN)
+      for (int64_t t1262 = 0; t1262 < t1261; t1262++) {
+        const int32_t t1263 = (int32_t)t1262;
+        int t1265 = 0; /* nonzero: a check below failed */
+        int t1266 = (uint64_t)(int64_t)t1263 < (uint64_t)v_x1286_n;
+        int32_t t1264 = t1266 ? v_x1286_d[t1263] : 0;
+        t1265 |= !t1266;
+        int t1268 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1290_n;
+        int32_t t1267 = t1268 ? v_x1290_d[t1264] : 0;
+        t1265 |= !t1268;
+        int t1270 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1287_n;
+        int32_t t1269 = t1270 ? v_x1287_d[t1264] : 0;
+        t1265 |= !t1270;
+        int32_t t1272 = rt_add_i(t1267, t1269);
+        int32_t t1274 = rt_sub_i(t1272, t1267);
+        if (__builtin_expect(t1265 != 0, 0)) { /* again, recording the error */
+          int32_t t1275;
+          if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1286_n) {
+            t1275 = v_x1286_d[t1263];
+          } else {
+            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1286_n, 0.0);
+            t1275 = 0;
+          }
+          int32_t t1276;
+          if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1290_n) {
+            t1276 = v_x1290_d[t1275];
+          } else {
+            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1290_n, 0.0);
+            t1276 = 0;
+          }
+          int32_t t1277;
+          if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1287_n) {
+            t1277 = v_x1287_d[t1275];
+          } else {
+            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1287_n, 0.0);
+            t1277 = 0;
+          }
+          int32_t t1279 = rt_add_i(t1276, t1277);
+          int32_t t1281 = rt_sub_i(t1279, t1276);
+        }
+        v_x1292_d[t1262] = t1267;
+        v_x1297_d[t1262] = 1;
+        v_x1312_d[t1262] = t1274;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x1292_d = v_x1292->data.i;
+      const int64_t v_x1292_n = v_x1292->len;
+      int32_t *v_x1297_d = v_x1297->data.i;
+      const int64_t v_x1297_n = v_x1297->len;
+      int32_t *v_x1312_d = v_x1312->data.i;
+      const int64_t v_x1312_n = v_x1312->len;
+      /* SCAN */
+      {
+        const int64_t t1282 = v_x1295;
+        if (t1282 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1282, 0.0);
+          goto fail;
+        }
+        const int64_t t1283 = t1282 > 0 ? (t1282 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t1284 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1283);
+        RT_PARALLEL_FOR_IF(t1283 > 1)
+        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
+          int32_t t1285a0;
+          t1285a0 = 0;
+          const int64_t t1285_end = (t1285 + 1) * RT_CHUNK < t1282 ? (t1285 + 1) * RT_CHUNK : t1282;
+          for (int64_t t1286 = t1285 * RT_CHUNK; t1286 < t1285_end; t1286++) {
+            const int32_t t1287 = (int32_t)t1286;
+            int32_t t1285x0;
+            int t1289 = 0; /* nonzero: a check below failed */
+            int t1290 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n;
+            int32_t t1288 = t1290 ? v_x1286_d[t1287] : 0;
+            t1289 |= !t1290;
+            int t1292 = (uint64_t)(int64_t)t1288 < (uint64_t)v_x1290_n;
+            int32_t t1291 = t1292 ? v_x1290_d[t1288] : 0;
+            t1289 |= !t1292;
+            int t1294 = (uint64_t)(int64_t)t1288 < (uint64_t)v_x1287_n;
+            int32_t t1293 = t1294 ? v_x1287_d[t1288] : 0;
+            t1289 |= !t1294;
+            int32_t t1296 = rt_add_i(t1291, t1293);
+            int32_t t1298 = rt_sub_i(t1296, t1291);
+            if (__builtin_expect(t1289 != 0, 0)) { /* again, recording the error */
+              int32_t t1299;
+              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n) {
+                t1299 = v_x1286_d[t1287];
+              } else {
+                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1286_n, 0.0);
+                t1299 = 0;
+              }
+              int32_t t1300;
+              if ((uint64_t)(int64_t)t1299 < (uint64_t)v_x1290_n) {
+                t1300 = v_x1290_d[t1299];
+              } else {
+                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1299, v_x1290_n, 0.0);
+                t1300 = 0;
+              }
+              int32_t t1301;
+              if ((uint64_t)(int64_t)t1299 < (uint64_t)v_x1287_n) {
+                t1301 = v_x1287_d[t1299];
+              } else {
+                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1299, v_x1287_n, 0.0);
+                t1301 = 0;
+              }
+              int32_t t1303 = rt_add_i(t1300, t1301);
+              int32_t t1305 = rt_sub_i(t1303, t1300);
+            }
+            t1285x0 = t1298;
+            int32_t t1307 = rt_add_i(t1285a0, t1285x0);
+            t1285a0 = t1307;
+          }
+          t1284[t1285] = t1285a0;
+        }
+        int32_t t1285t0;
+        t1285t0 = 0;
+        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
+          const int32_t t1308 = t1284[t1285];
+          t1284[t1285] = t1285t0;
+          int32_t t1310 = rt_add_i(t1285t0, t1308);
+          t1285t0 = t1310;
+        }
+        v_x1316 = rt_value_new(rt_vec_type(RT_INT), t1282);
+        int32_t *v_x1316_d = v_x1316->data.i;
+        const int64_t v_x1316_n = v_x1316->len;
+        RT_PARALLEL_FOR_IF(t1283 > 1)
+        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
+          int32_t t1285p0;
+          t1285p0 = t1284[t1285];
+          const int64_t t1285_end = (t1285 + 1) * RT_CHUNK < t1282 ? (t1285 + 1) * RT_CHUNK : t1282;
+          for (int64_t t1286 = t1285 * RT_CHUNK; t1286 < t1285_end; t1286++) {
+            const int32_t t1287 = (int32_t)t1286;
+            v_x1316_d[t1286] = t1285p0;
+            int32_t t1285y0;
+            int t1312 = 0; /* nonzero: a check below failed */
+            int t1313 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n;
+            int32_t t1311 = t1313 ? v_x1286_d[t1287] : 0;
+            t1312 |= !t1313;
+            int t1315 = (uint64_t)(int64_t)t1311 < (uint64_t)v_x1290_n;
+            int32_t t1314 = t1315 ? v_x1290_d[t1311] : 0;
+            t1312 |= !t1315;
+            int t1317 = (uint64_t)(int64_t)t1311 < (uint64_t)v_x1287_n;
+            int32_t t1316 = t1317 ? v_x1287_d[t1311] : 0;
+            t1312 |= !t1317;
+            int32_t t1319 = rt_add_i(t1314, t1316);
+            int32_t t1321 = rt_sub_i(t1319, t1314);
+            if (__builtin_expect(t1312 != 0, 0)) { /* again, recording the error */
+              int32_t t1322;
+              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n) {
+                t1322 = v_x1286_d[t1287];
+              } else {
+                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1286_n, 0.0);
+                t1322 = 0;
+              }
+              int32_t t1323;
+              if ((uint64_t)(int64_t)t1322 < (uint64_t)v_x1290_n) {
+                t1323 = v_x1290_d[t1322];
+              } else {
+                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1322, v_x1290_n, 0.0);
+                t1323 = 0;
+              }
+              int32_t t1324;
+              if ((uint64_t)(int64_t)t1322 < (uint64_t)v_x1287_n) {
+                t1324 = v_x1287_d[t1322];
+              } else {
+                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1322, v_x1287_n, 0.0);
+                t1324 = 0;
+              }
+              int32_t t1326 = rt_add_i(t1323, t1324);
+              int32_t t1328 = rt_sub_i(t1326, t1323);
+            }
+            t1285y0 = t1321;
+            int32_t t1330 = rt_add_i(t1285p0, t1285y0);
+            t1285p0 = t1330;
+          }
+        }
+        rt_free(t1284);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1292 = v_x1292;
+  *out_v_x1297 = v_x1297;
+  *out_v_x1308 = v_x1308;
+  *out_v_x1309 = v_x1309;
+  *out_v_x1310 = v_x1310;
+  *out_v_x1312 = v_x1312;
+  *out_v_x1316 = v_x1316;
+  return;
+fail:
+  rt_release(v_x1292);
+  rt_release(v_x1297);
+  rt_release(v_x1312);
+  rt_release(v_x1316);
+}
+
+/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K24_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1286_d; int64_t v_x1286_n;
+  int32_t *v_x1287_d; int64_t v_x1287_n;
+  int32_t *v_x1290_d; int64_t v_x1290_n;
+  int32_t v_x1295;
+  int32_t v_x1307;
+  int32_t v_x1308;
+  int32_t v_x1309;
+  int32_t v_x1310;
+  int32_t *v_x1292_d; int64_t v_x1292_n;
+  int32_t *v_x1297_d; int64_t v_x1297_n;
+  int32_t *v_x1312_d; int64_t v_x1312_n;
+  int32_t *v_x1316_d; int64_t v_x1316_n;
+};
+struct alignas(8) K24_0_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
+};
+struct K24_0_pull {
+  K24_A A;
+  __device__ K24_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1332 = 0; /* nonzero: a check below failed */
+    int t1333 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
+    int32_t t1331 = t1333 ? A.v_x1286_d[ix] : 0;
+    t1332 |= !t1333;
+    int t1335 = (uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1290_n;
+    int32_t t1334 = t1335 ? A.v_x1290_d[t1331] : 0;
+    t1332 |= !t1335;
+    int t1337 = (uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1287_n;
+    int32_t t1336 = t1337 ? A.v_x1287_d[t1331] : 0;
+    t1332 |= !t1337;
+    int32_t t1339 = rt_add_i(t1334, t1336);
+    uint8_t t1341 = rt_le_i(t1334, t1339);
+    int32_t t1342;
+    if (t1341) {
+      t1342 = 2147483647;
+    } else {
+      t1342 = ix;
+    }
+    if (__builtin_expect(t1332 != 0, 0)) { /* again, recording the error */
+      int32_t t1343;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
+        t1343 = A.v_x1286_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
+        t1343 = 0;
+      }
+      int32_t t1344;
+      if ((uint64_t)(int64_t)t1343 < (uint64_t)A.v_x1290_n) {
+        t1344 = A.v_x1290_d[t1343];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1343, A.v_x1290_n, 0.0);
+        t1344 = 0;
+      }
+      int32_t t1345;
+      if ((uint64_t)(int64_t)t1343 < (uint64_t)A.v_x1287_n) {
+        t1345 = A.v_x1287_d[t1343];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1343, A.v_x1287_n, 0.0);
+        t1345 = 0;
+      }
+      int32_t t1347 = rt_add_i(t1344, t1345);
+      uint8_t t1349 = rt_le_i(t1344, t1347);
+      int32_t t1350;
+      if (t1349) {
+        t1350 = 2147483647;
+      } else {
+        t1350 = ix;
+      }
+    }
+    return K24_0_V{t1342, t1334, t1339, 1};
+  }
+};
+struct K24_0_op {
+  K24_A A;
+  __device__ K24_0_V operator()(const K24_0_V &a, const K24_0_V &b) const {
+    uint8_t t1352 = rt_le_i(a.v0, b.v0);
+    int32_t t1353;
+    if (t1352) {
+      t1353 = a.v0;
+    } else {
+      t1353 = b.v0;
+    }
+    int32_t t1354;
+    if (t1352) {
+      t1354 = a.v1;
+    } else {
+      t1354 = b.v1;
+    }
+    int32_t t1355;
+    if (t1352) {
+      t1355 = a.v2;
+    } else {
+      t1355 = b.v2;
+    }
+    int32_t t1356;
+    if (t1352) {
+      t1356 = a.v3;
+    } else {
+      t1356 = b.v3;
+    }
+    return K24_0_V{t1353, t1354, t1355, t1356};
+  }
+};
+struct K24_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K23_0_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K24_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
       return false;
@@ -5946,529 +6034,334 @@ struct K23_0_check {
     return true;
   }
 };
-struct alignas(8) K23_1_V {
+struct alignas(8) K24_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K23_1_pull {
-  K23_A A;
-  __device__ K23_1_V operator()(int64_t i) const {
+struct K24_1_pull {
+  K24_A A;
+  __device__ K24_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1346 = 0; /* nonzero: a check below failed */
-    int t1347 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1315_n;
-    int32_t t1345 = t1347 ? A.v_x1315_d[ix] : 0;
-    t1346 |= !t1347;
-    int t1349 = (uint64_t)(int64_t)t1345 < (uint64_t)A.v_x1319_n;
-    int32_t t1348 = t1349 ? A.v_x1319_d[t1345] : 0;
-    t1346 |= !t1349;
-    int t1351 = (uint64_t)(int64_t)t1345 < (uint64_t)A.v_x1316_n;
-    int32_t t1350 = t1351 ? A.v_x1316_d[t1345] : 0;
-    t1346 |= !t1351;
-    int32_t t1353 = rt_add_i(t1348, t1350);
-    int32_t t1355 = rt_sub_i(t1353, t1348);
-    if (__builtin_expect(t1346 != 0, 0)) { /* again, recording the error */
-      int32_t t1356;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1315_n) {
-        t1356 = A.v_x1315_d[ix];
+    int t1358 = 0; /* nonzero: a check below failed */
+    int t1359 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
+    int32_t t1357 = t1359 ? A.v_x1286_d[ix] : 0;
+    t1358 |= !t1359;
+    int t1361 = (uint64_t)(int64_t)t1357 < (uint64_t)A.v_x1290_n;
+    int32_t t1360 = t1361 ? A.v_x1290_d[t1357] : 0;
+    t1358 |= !t1361;
+    int t1363 = (uint64_t)(int64_t)t1357 < (uint64_t)A.v_x1287_n;
+    int32_t t1362 = t1363 ? A.v_x1287_d[t1357] : 0;
+    t1358 |= !t1363;
+    int32_t t1365 = rt_add_i(t1360, t1362);
+    int32_t t1367 = rt_sub_i(t1365, t1360);
+    if (__builtin_expect(t1358 != 0, 0)) { /* again, recording the error */
+      int32_t t1368;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
+        t1368 = A.v_x1286_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1315_n, 0.0);
-        t1356 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
+        t1368 = 0;
       }
-      int32_t t1357;
-      if ((uint64_t)(int64_t)t1356 < (uint64_t)A.v_x1319_n) {
-        t1357 = A.v_x1319_d[t1356];
+      int32_t t1369;
+      if ((uint64_t)(int64_t)t1368 < (uint64_t)A.v_x1290_n) {
+        t1369 = A.v_x1290_d[t1368];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1356, A.v_x1319_n, 0.0);
-        t1357 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1368, A.v_x1290_n, 0.0);
+        t1369 = 0;
       }
-      int32_t t1358;
-      if ((uint64_t)(int64_t)t1356 < (uint64_t)A.v_x1316_n) {
-        t1358 = A.v_x1316_d[t1356];
+      int32_t t1370;
+      if ((uint64_t)(int64_t)t1368 < (uint64_t)A.v_x1287_n) {
+        t1370 = A.v_x1287_d[t1368];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1356, A.v_x1316_n, 0.0);
-        t1358 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1368, A.v_x1287_n, 0.0);
+        t1370 = 0;
       }
-      int32_t t1360 = rt_add_i(t1357, t1358);
-      int32_t t1362 = rt_sub_i(t1360, t1357);
+      int32_t t1372 = rt_add_i(t1369, t1370);
+      int32_t t1374 = rt_sub_i(t1372, t1369);
     }
-    return K23_1_V{t1348, 1, t1355};
+    return K24_1_V{t1360, 1, t1367};
   }
 };
-struct K23_1_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1321_d[i] = v.v0;
-    A.v_x1326_d[i] = v.v1;
-    A.v_x1341_d[i] = v.v2;
+struct K24_1_store {
+  K24_A A;
+  __device__ void operator()(int64_t i, const K24_1_V &v) const {
+    A.v_x1292_d[i] = v.v0;
+    A.v_x1297_d[i] = v.v1;
+    A.v_x1312_d[i] = v.v2;
   }
 };
-struct alignas(8) K23_2_V {
+struct alignas(8) K24_2_V {
   int32_t v0;
 };
-struct K23_2_pull {
-  K23_A A;
-  __device__ K23_2_V operator()(int64_t i) const {
+struct K24_2_pull {
+  K24_A A;
+  __device__ K24_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1364 = 0; /* nonzero: a check below failed */
-    int t1365 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1315_n;
-    int32_t t1363 = t1365 ? A.v_x1315_d[ix] : 0;
-    t1364 |= !t1365;
-    int t1367 = (uint64_t)(int64_t)t1363 < (uint64_t)A.v_x1319_n;
-    int32_t t1366 = t1367 ? A.v_x1319_d[t1363] : 0;
-    t1364 |= !t1367;
-    int t1369 = (uint64_t)(int64_t)t1363 < (uint64_t)A.v_x1316_n;
-    int32_t t1368 = t1369 ? A.v_x1316_d[t1363] : 0;
-    t1364 |= !t1369;
-    int32_t t1371 = rt_add_i(t1366, t1368);
-    int32_t t1373 = rt_sub_i(t1371, t1366);
-    if (__builtin_expect(t1364 != 0, 0)) { /* again, recording the error */
-      int32_t t1374;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1315_n) {
-        t1374 = A.v_x1315_d[ix];
+    int t1376 = 0; /* nonzero: a check below failed */
+    int t1377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
+    int32_t t1375 = t1377 ? A.v_x1286_d[ix] : 0;
+    t1376 |= !t1377;
+    int t1379 = (uint64_t)(int64_t)t1375 < (uint64_t)A.v_x1290_n;
+    int32_t t1378 = t1379 ? A.v_x1290_d[t1375] : 0;
+    t1376 |= !t1379;
+    int t1381 = (uint64_t)(int64_t)t1375 < (uint64_t)A.v_x1287_n;
+    int32_t t1380 = t1381 ? A.v_x1287_d[t1375] : 0;
+    t1376 |= !t1381;
+    int32_t t1383 = rt_add_i(t1378, t1380);
+    int32_t t1385 = rt_sub_i(t1383, t1378);
+    if (__builtin_expect(t1376 != 0, 0)) { /* again, recording the error */
+      int32_t t1386;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
+        t1386 = A.v_x1286_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1315_n, 0.0);
-        t1374 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
+        t1386 = 0;
       }
-      int32_t t1375;
-      if ((uint64_t)(int64_t)t1374 < (uint64_t)A.v_x1319_n) {
-        t1375 = A.v_x1319_d[t1374];
+      int32_t t1387;
+      if ((uint64_t)(int64_t)t1386 < (uint64_t)A.v_x1290_n) {
+        t1387 = A.v_x1290_d[t1386];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1374, A.v_x1319_n, 0.0);
-        t1375 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1386, A.v_x1290_n, 0.0);
+        t1387 = 0;
       }
-      int32_t t1376;
-      if ((uint64_t)(int64_t)t1374 < (uint64_t)A.v_x1316_n) {
-        t1376 = A.v_x1316_d[t1374];
+      int32_t t1388;
+      if ((uint64_t)(int64_t)t1386 < (uint64_t)A.v_x1287_n) {
+        t1388 = A.v_x1287_d[t1386];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1374, A.v_x1316_n, 0.0);
-        t1376 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1386, A.v_x1287_n, 0.0);
+        t1388 = 0;
       }
-      int32_t t1378 = rt_add_i(t1375, t1376);
-      int32_t t1380 = rt_sub_i(t1378, t1375);
+      int32_t t1390 = rt_add_i(t1387, t1388);
+      int32_t t1392 = rt_sub_i(t1390, t1387);
     }
-    return K23_2_V{t1373};
+    return K24_2_V{t1385};
   }
 };
-struct K23_2_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_2_V &v) const {
-    A.v_x1345_d[i] = v.v0;
+struct K24_2_store {
+  K24_A A;
+  __device__ void operator()(int64_t i, const K24_2_V &v) const {
+    A.v_x1316_d[i] = v.v0;
   }
 };
-struct K23_2_op {
-  K23_A A;
-  __device__ K23_2_V operator()(const K23_2_V &a, const K23_2_V &b) const {
-    int32_t t1382 = rt_add_i(a.v0, b.v0);
-    return K23_2_V{t1382};
+struct K24_2_op {
+  K24_A A;
+  __device__ K24_2_V operator()(const K24_2_V &a, const K24_2_V &b) const {
+    int32_t t1394 = rt_add_i(a.v0, b.v0);
+    return K24_2_V{t1394};
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1315, RtValue *v_x1316, RtValue *v_x1319, int32_t v_x1324, RtValue **out_v_x1321, RtValue **out_v_x1326, int32_t *out_v_x1337, int32_t *out_v_x1338, int32_t *out_v_x1339, RtValue **out_v_x1341, RtValue **out_v_x1345, int check_site_0) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316, int check_site_0) {
   (void)loc;
   (void)err;
-  K23_A A;
+  K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1315_d = v_x1315->data.i;
-  A.v_x1315_n = v_x1315->len;
-  A.v_x1316_d = v_x1316->data.i;
-  A.v_x1316_n = v_x1316->len;
-  A.v_x1319_d = v_x1319->data.i;
-  A.v_x1319_n = v_x1319->len;
-  A.v_x1324 = v_x1324;
-  K23_0_V *K23_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1336 = 0;
-  int32_t v_x1337 = 0;
-  int32_t v_x1338 = 0;
-  int32_t v_x1339 = 0;
-  RtValue *v_x1321 = NULL;
-  RtValue *v_x1326 = NULL;
-  RtValue *v_x1341 = NULL;
-  RtValue *v_x1345 = NULL;
+  A.v_x1286_d = v_x1286->data.i;
+  A.v_x1286_n = v_x1286->len;
+  A.v_x1287_d = v_x1287->data.i;
+  A.v_x1287_n = v_x1287->len;
+  A.v_x1290_d = v_x1290->data.i;
+  A.v_x1290_n = v_x1290->len;
+  A.v_x1295 = v_x1295;
+  K24_0_V *K24_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x1307 = 0;
+  int32_t v_x1308 = 0;
+  int32_t v_x1309 = 0;
+  int32_t v_x1310 = 0;
+  RtValue *v_x1292 = NULL;
+  RtValue *v_x1297 = NULL;
+  RtValue *v_x1312 = NULL;
+  RtValue *v_x1316 = NULL;
   /* REDUCE */
   {
-    const int64_t t1383 = v_x1324;
-    if (t1383 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1383, 0.0, run};
+    const int64_t t1395 = v_x1295;
+    if (t1395 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1395, 0.0, run};
       goto fail;
     }
-    K23_0_V *t1384 = rtg::reduce_to_device("K23", loc, K23_0_pull{A}, K23_0_op{A}, K23_0_V{2147483647, 0, 1, 1}, t1383, false);
-    K23_0_value = t1384;
+    K24_0_V *t1396 = rtg::reduce_to_device("K24", loc, K24_0_pull{A}, K24_0_op{A}, K24_0_V{2147483647, 0, 1, 1}, t1395, false);
+    K24_0_value = t1396;
   }
   /* MAP */
   {
-    const int64_t t1385 = v_x1324;
-    if (t1385 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1385, 0.0, run};
+    const int64_t t1397 = v_x1295;
+    if (t1397 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1397, 0.0, run};
       goto fail;
     }
-    v_x1321 = rtg_vec_new(RT_INT, t1385);
-    A.v_x1321_d = v_x1321->data.i;
-    A.v_x1321_n = v_x1321->len;
-    v_x1326 = rtg_vec_new(RT_INT, t1385);
-    A.v_x1326_d = v_x1326->data.i;
-    A.v_x1326_n = v_x1326->len;
-    v_x1341 = rtg_vec_new(RT_INT, t1385);
-    A.v_x1341_d = v_x1341->data.i;
-    A.v_x1341_n = v_x1341->len;
-    rtg::map("K23", loc, K23_1_pull{A}, K23_1_store{A}, t1385);
+    v_x1292 = rtg_vec_new(RT_INT, t1397);
+    A.v_x1292_d = v_x1292->data.i;
+    A.v_x1292_n = v_x1292->len;
+    v_x1297 = rtg_vec_new(RT_INT, t1397);
+    A.v_x1297_d = v_x1297->data.i;
+    A.v_x1297_n = v_x1297->len;
+    v_x1312 = rtg_vec_new(RT_INT, t1397);
+    A.v_x1312_d = v_x1312->data.i;
+    A.v_x1312_n = v_x1312->len;
+    rtg::map("K24", loc, K24_1_pull{A}, K24_1_store{A}, t1397);
   }
   /* SCAN */
   {
-    const int64_t t1386 = v_x1324;
-    if (t1386 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1386, 0.0, run};
+    const int64_t t1398 = v_x1295;
+    if (t1398 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1398, 0.0, run};
       goto fail;
     }
-    v_x1345 = rtg_vec_new(RT_INT, t1386);
-    A.v_x1345_d = v_x1345->data.i;
-    A.v_x1345_n = v_x1345->len;
-    rtg::scan<true>("K23", loc, K23_2_pull{A}, K23_2_op{A}, K23_2_V{0}, t1386, K23_2_store{A});
+    v_x1316 = rtg_vec_new(RT_INT, t1398);
+    A.v_x1316_d = v_x1316->data.i;
+    A.v_x1316_n = v_x1316->len;
+    rtg::scan<true>("K24", loc, K24_2_pull{A}, K24_2_op{A}, K24_2_V{0}, t1398, K24_2_store{A});
   }
-  if (!rtg::check_result("K23", loc, K23_0_value, K23_0_check{{check_site_0}}, K23_0_V{2147483647, 0, 1, 1}, err, A.run, run))
+  if (!rtg::check_result("K24", loc, K24_0_value, K24_0_check{{check_site_0}}, K24_0_V{2147483647, 0, 1, 1}, err, A.run, run))
     goto fail;
-  K23_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1321 = v_x1321;
-  *out_v_x1326 = v_x1326;
-  *out_v_x1337 = v_x1337;
-  *out_v_x1338 = v_x1338;
-  *out_v_x1339 = v_x1339;
-  *out_v_x1341 = v_x1341;
-  *out_v_x1345 = v_x1345;
+  K24_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x1292 = v_x1292;
+  *out_v_x1297 = v_x1297;
+  *out_v_x1308 = v_x1308;
+  *out_v_x1309 = v_x1309;
+  *out_v_x1310 = v_x1310;
+  *out_v_x1312 = v_x1312;
+  *out_v_x1316 = v_x1316;
   return;
 fail:
-  rt_release(v_x1321);
-  rt_release(v_x1326);
-  rt_release(v_x1341);
-  rt_release(v_x1345);
-  rtg_free(K23_0_value);
+  rt_release(v_x1292);
+  rt_release(v_x1297);
+  rt_release(v_x1312);
+  rt_release(v_x1316);
+  rtg_free(K24_0_value);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1315, RtValue *v_x1316, RtValue *v_x1319, int32_t v_x1324, RtValue **out_v_x1321, RtValue **out_v_x1326, int32_t *out_v_x1337, int32_t *out_v_x1338, int32_t *out_v_x1339, RtValue **out_v_x1341, RtValue **out_v_x1345, int check_site_0) {
-  RtValue *vals[] = {v_x1315, v_x1316, v_x1319};
-  const int64_t sizes[] = {(int64_t)v_x1324, (int64_t)v_x1324, (int64_t)v_x1324};
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316, int check_site_0) {
+  RtValue *vals[] = {v_x1286, v_x1287, v_x1290};
+  const int64_t sizes[] = {(int64_t)v_x1295, (int64_t)v_x1295, (int64_t)v_x1295};
   if (rtg_choose_host(vals, 3, sizes, 3)) {
-    K23_host(err, loc, run, v_x1315, v_x1316, v_x1319, v_x1324, out_v_x1321, out_v_x1326, out_v_x1337, out_v_x1338, out_v_x1339, out_v_x1341, out_v_x1345);
+    K24_host(err, loc, run, v_x1286, v_x1287, v_x1290, v_x1295, out_v_x1292, out_v_x1297, out_v_x1308, out_v_x1309, out_v_x1310, out_v_x1312, out_v_x1316);
     if (err->index == INT64_MAX) {
-      K23_0_V t1387;
-      memset(&t1387, 0, sizeof t1387);
-      t1387.v1 = *out_v_x1337;
-      t1387.v2 = *out_v_x1338;
-      t1387.v3 = *out_v_x1339;
-      (void)K23_0_check{{check_site_0}}(t1387, err, run);
+      K24_0_V t1399;
+      memset(&t1399, 0, sizeof t1399);
+      t1399.v1 = *out_v_x1308;
+      t1399.v2 = *out_v_x1309;
+      t1399.v3 = *out_v_x1310;
+      (void)K24_0_check{{check_site_0}}(t1399, err, run);
     }
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1315, v_x1316, v_x1319, v_x1324, out_v_x1321, out_v_x1326, out_v_x1337, out_v_x1338, out_v_x1339, out_v_x1341, out_v_x1345, check_site_0);
-  }
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1346, RtValue *v_x1347, RtValue *v_x1348, int32_t v_x1349, RtValue *v_x1353) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1346_d = v_x1346->data.i;
-  const int64_t v_x1346_n = v_x1346->len;
-  int32_t *v_x1347_d = v_x1347->data.i;
-  const int64_t v_x1347_n = v_x1347->len;
-  int32_t *v_x1348_d = v_x1348->data.i;
-  const int64_t v_x1348_n = v_x1348->len;
-  int32_t *v_x1353_d = v_x1353->data.i;
-  const int64_t v_x1353_n = v_x1353->len;
-  RtValue *v_x1355 = NULL;
-  /* MAP */
-  {
-    const int64_t t1388 = v_x1349;
-    if (t1388 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1388, 0.0);
-      goto fail;
-    }
-    RT_PARALLEL_FOR_IF(t1388 >= RT_PARALLEL_MIN)
-    for (int64_t t1389 = 0; t1389 < t1388; t1389++) {
-      const int32_t t1390 = (int32_t)t1389;
-      int32_t t1391; /* v_x1355: read by nothing */
-      int t1393 = 0; /* nonzero: a check below failed */
-      int32_t t1392 = v_x1346_n > 0 ? rt_search(v_x1346_d, v_x1346_n, t1390) : 0;
-      t1393 |= v_x1346_n <= 0;
-      int t1395 = (uint64_t)(int64_t)t1392 < (uint64_t)v_x1348_n;
-      int32_t t1394 = t1395 ? v_x1348_d[t1392] : 0;
-      t1393 |= !t1395;
-      int t1397 = (uint64_t)(int64_t)t1392 < (uint64_t)v_x1346_n;
-      int32_t t1396 = t1397 ? v_x1346_d[t1392] : 0;
-      t1393 |= !t1397;
-      int32_t t1399 = rt_sub_i(t1390, t1396);
-      int t1401 = (uint64_t)(int64_t)t1392 < (uint64_t)v_x1347_n;
-      int32_t t1400 = t1401 ? v_x1347_d[t1392] : 0;
-      t1393 |= !t1401;
-      int32_t t1403 = rt_mul_i(t1399, t1400);
-      int32_t t1405 = rt_add_i(t1394, t1403);
-      int t1407 = (uint64_t)(int64_t)t1405 < (uint64_t)v_x1353_n;
-      int32_t t1406 = t1407 ? v_x1353_d[t1405] : 0;
-      t1393 |= !t1407;
-      if (__builtin_expect(t1393 != 0, 0)) { /* again, recording the error */
-        int32_t t1408 = 0;
-        if (v_x1346_n > 0) {
-          t1408 = rt_search(v_x1346_d, v_x1346_n, t1390);
-        } else {
-          NESSIE_RECORD(err, t1389, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, v_x1346_n, 0.0);
-        }
-        int32_t t1409;
-        if ((uint64_t)(int64_t)t1408 < (uint64_t)v_x1348_n) {
-          t1409 = v_x1348_d[t1408];
-        } else {
-          NESSIE_RECORD(err, t1389, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1408, v_x1348_n, 0.0);
-          t1409 = 0;
-        }
-        int32_t t1410;
-        if ((uint64_t)(int64_t)t1408 < (uint64_t)v_x1346_n) {
-          t1410 = v_x1346_d[t1408];
-        } else {
-          NESSIE_RECORD(err, t1389, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1408, v_x1346_n, 0.0);
-          t1410 = 0;
-        }
-        int32_t t1412 = rt_sub_i(t1390, t1410);
-        int32_t t1413;
-        if ((uint64_t)(int64_t)t1408 < (uint64_t)v_x1347_n) {
-          t1413 = v_x1347_d[t1408];
-        } else {
-          NESSIE_RECORD(err, t1389, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1408, v_x1347_n, 0.0);
-          t1413 = 0;
-        }
-        int32_t t1415 = rt_mul_i(t1412, t1413);
-        int32_t t1417 = rt_add_i(t1409, t1415);
-        int32_t t1418;
-        if ((uint64_t)(int64_t)t1417 < (uint64_t)v_x1353_n) {
-          t1418 = v_x1353_d[t1417];
-        } else {
-          NESSIE_RECORD(err, t1389, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1417, v_x1353_n, 0.0);
-          t1418 = 0;
-        }
-      }
-      t1391 = t1406;
-      (void)t1391;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  rt_release(v_x1355);
-  return;
-fail:
-  rt_release(v_x1355);
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K24_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1346_d; int64_t v_x1346_n;
-  int32_t *v_x1347_d; int64_t v_x1347_n;
-  int32_t *v_x1348_d; int64_t v_x1348_n;
-  int32_t v_x1349;
-  int32_t *v_x1353_d; int64_t v_x1353_n;
-  int32_t *v_x1355_d; int64_t v_x1355_n;
-};
-struct alignas(8) K24_0_V {
-  int32_t v0;
-};
-struct K24_0_pull {
-  K24_A A;
-  __device__ K24_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1420 = 0; /* nonzero: a check below failed */
-    int32_t t1419 = A.v_x1346_n > 0 ? rt_search(A.v_x1346_d, A.v_x1346_n, ix) : 0;
-    t1420 |= A.v_x1346_n <= 0;
-    int t1422 = (uint64_t)(int64_t)t1419 < (uint64_t)A.v_x1348_n;
-    int32_t t1421 = t1422 ? A.v_x1348_d[t1419] : 0;
-    t1420 |= !t1422;
-    int t1424 = (uint64_t)(int64_t)t1419 < (uint64_t)A.v_x1346_n;
-    int32_t t1423 = t1424 ? A.v_x1346_d[t1419] : 0;
-    t1420 |= !t1424;
-    int32_t t1426 = rt_sub_i(ix, t1423);
-    int t1428 = (uint64_t)(int64_t)t1419 < (uint64_t)A.v_x1347_n;
-    int32_t t1427 = t1428 ? A.v_x1347_d[t1419] : 0;
-    t1420 |= !t1428;
-    int32_t t1430 = rt_mul_i(t1426, t1427);
-    int32_t t1432 = rt_add_i(t1421, t1430);
-    int t1434 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1353_n;
-    int32_t t1433 = t1434 ? A.v_x1353_d[t1432] : 0;
-    t1420 |= !t1434;
-    if (__builtin_expect(t1420 != 0, 0)) { /* again, recording the error */
-      int32_t t1435 = 0;
-      if (A.v_x1346_n > 0) {
-        t1435 = rt_search(A.v_x1346_d, A.v_x1346_n, ix);
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, 0, A.v_x1346_n, 0.0);
-      }
-      int32_t t1436;
-      if ((uint64_t)(int64_t)t1435 < (uint64_t)A.v_x1348_n) {
-        t1436 = A.v_x1348_d[t1435];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1435, A.v_x1348_n, 0.0);
-        t1436 = 0;
-      }
-      int32_t t1437;
-      if ((uint64_t)(int64_t)t1435 < (uint64_t)A.v_x1346_n) {
-        t1437 = A.v_x1346_d[t1435];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1435, A.v_x1346_n, 0.0);
-        t1437 = 0;
-      }
-      int32_t t1439 = rt_sub_i(ix, t1437);
-      int32_t t1440;
-      if ((uint64_t)(int64_t)t1435 < (uint64_t)A.v_x1347_n) {
-        t1440 = A.v_x1347_d[t1435];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1435, A.v_x1347_n, 0.0);
-        t1440 = 0;
-      }
-      int32_t t1442 = rt_mul_i(t1439, t1440);
-      int32_t t1444 = rt_add_i(t1436, t1442);
-      int32_t t1445;
-      if ((uint64_t)(int64_t)t1444 < (uint64_t)A.v_x1353_n) {
-        t1445 = A.v_x1353_d[t1444];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1444, A.v_x1353_n, 0.0);
-        t1445 = 0;
-      }
-    }
-    return K24_0_V{t1433};
-  }
-};
-struct K24_0_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    /* v.v0: v_x1355, read by nothing (its checks are the pull's) */
-  }
-};
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1346, RtValue *v_x1347, RtValue *v_x1348, int32_t v_x1349, RtValue *v_x1353) {
-  (void)loc;
-  (void)err;
-  K24_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1346_d = v_x1346->data.i;
-  A.v_x1346_n = v_x1346->len;
-  A.v_x1347_d = v_x1347->data.i;
-  A.v_x1347_n = v_x1347->len;
-  A.v_x1348_d = v_x1348->data.i;
-  A.v_x1348_n = v_x1348->len;
-  A.v_x1349 = v_x1349;
-  A.v_x1353_d = v_x1353->data.i;
-  A.v_x1353_n = v_x1353->len;
-  RtValue *v_x1355 = NULL;
-  /* MAP */
-  {
-    const int64_t t1446 = v_x1349;
-    if (t1446 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1446, 0.0, run};
-      goto fail;
-    }
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1446);
-  }
-  rt_release(v_x1355);
-  return;
-fail:
-  rt_release(v_x1355);
-}
-
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1346, RtValue *v_x1347, RtValue *v_x1348, int32_t v_x1349, RtValue *v_x1353) {
-  RtValue *vals[] = {v_x1346, v_x1347, v_x1348, v_x1353};
-  const int64_t sizes[] = {(int64_t)v_x1349};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K24_host(err, loc, run, v_x1346, v_x1347, v_x1348, v_x1349, v_x1353);
-    rtg_host_ran();
-  } else {
-    K24_gpu(err, loc, run, v_x1346, v_x1347, v_x1348, v_x1349, v_x1353);
+    K24_gpu(err, loc, run, v_x1286, v_x1287, v_x1290, v_x1295, out_v_x1292, out_v_x1297, out_v_x1308, out_v_x1309, out_v_x1310, out_v_x1312, out_v_x1316, check_site_0);
   }
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1397, int32_t v_x1398, RtValue *v_x1401, RtValue *v_x1402, RtValue *v_x1405, RtValue **out_v_x1407) {
+static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
   (void)loc;
   (void)run;
-  int32_t *v_x1397_d = v_x1397->data.i;
-  const int64_t v_x1397_n = v_x1397->len;
-  uint8_t *v_x1401_d = v_x1401->data.b;
-  const int64_t v_x1401_n = v_x1401->len;
-  int32_t *v_x1402_d = v_x1402->data.i;
-  const int64_t v_x1402_n = v_x1402->len;
-  int32_t *v_x1405_d = v_x1405->data.i;
-  const int64_t v_x1405_n = v_x1405->len;
-  RtValue *v_x1407 = NULL;
+  int32_t *v_x1317_d = v_x1317->data.i;
+  const int64_t v_x1317_n = v_x1317->len;
+  int32_t *v_x1318_d = v_x1318->data.i;
+  const int64_t v_x1318_n = v_x1318->len;
+  int32_t *v_x1319_d = v_x1319->data.i;
+  const int64_t v_x1319_n = v_x1319->len;
+  int32_t *v_x1320_d = v_x1320->data.i;
+  const int64_t v_x1320_n = v_x1320->len;
+  int32_t *v_x1324_d = v_x1324->data.i;
+  const int64_t v_x1324_n = v_x1324->len;
+  RtValue *v_x1326 = NULL;
   /* MAP */
   {
-    const int64_t t1447 = v_x1401_n;
-    v_x1407 = rt_value_new(rt_vec_type(RT_INT), t1447);
-    int32_t *v_x1407_d = v_x1407->data.i;
-    const int64_t v_x1407_n = v_x1407->len;
-    RT_PARALLEL_FOR_IF(t1447 >= RT_PARALLEL_MIN)
-    for (int64_t t1448 = 0; t1448 < t1447; t1448++) {
-      const int32_t t1449 = (int32_t)t1448;
-      int t1451 = 0; /* nonzero: a check below failed */
-      int t1452 = (uint64_t)(int64_t)t1449 < (uint64_t)v_x1397_n;
-      int32_t t1450 = t1452 ? v_x1397_d[t1449] : 0;
-      t1451 |= !t1452;
-      int32_t t1454 = rt_add_i(t1450, v_x1398);
-      uint8_t t1455 = v_x1401_d[t1449];
-      int t1457 = (uint64_t)(int64_t)t1449 < (uint64_t)v_x1402_n;
-      int32_t t1456 = t1457 ? v_x1402_d[t1449] : 0;
-      t1451 |= !t1457;
-      int32_t t1459 = (t1455 ? t1456 : t1454);
-      int t1461 = (uint64_t)(int64_t)t1459 < (uint64_t)v_x1405_n;
-      int32_t t1460 = t1461 ? v_x1405_d[t1459] : 0;
-      t1451 |= !t1461;
-      if (__builtin_expect(t1451 != 0, 0)) { /* again, recording the error */
-        int32_t t1462;
-        if ((uint64_t)(int64_t)t1449 < (uint64_t)v_x1397_n) {
-          t1462 = v_x1397_d[t1449];
+    const int64_t t1400 = v_x1321;
+    if (t1400 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1400, 0.0);
+      goto fail;
+    }
+    RT_PARALLEL_FOR_IF(t1400 >= RT_PARALLEL_MIN)
+    for (int64_t t1401 = 0; t1401 < t1400; t1401++) {
+      const int32_t t1402 = (int32_t)t1401;
+      int32_t t1403; /* v_x1326: read by nothing */
+      int t1405 = 0; /* nonzero: a check below failed */
+      int t1406 = (uint64_t)(int64_t)t1402 < (uint64_t)v_x1317_n;
+      int32_t t1404 = t1406 ? v_x1317_d[t1402] : 0;
+      t1405 |= !t1406;
+      int t1408 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1320_n;
+      int32_t t1407 = t1408 ? v_x1320_d[t1404] : 0;
+      t1405 |= !t1408;
+      int t1410 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1318_n;
+      int32_t t1409 = t1410 ? v_x1318_d[t1404] : 0;
+      t1405 |= !t1410;
+      int32_t t1412 = rt_sub_i(t1402, t1409);
+      int t1414 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1319_n;
+      int32_t t1413 = t1414 ? v_x1319_d[t1404] : 0;
+      t1405 |= !t1414;
+      int32_t t1416 = rt_mul_i(t1412, t1413);
+      int32_t t1418 = rt_add_i(t1407, t1416);
+      int t1420 = (uint64_t)(int64_t)t1418 < (uint64_t)v_x1324_n;
+      int32_t t1419 = t1420 ? v_x1324_d[t1418] : 0;
+      t1405 |= !t1420;
+      if (__builtin_expect(t1405 != 0, 0)) { /* again, recording the error */
+        int32_t t1421;
+        if ((uint64_t)(int64_t)t1402 < (uint64_t)v_x1317_n) {
+          t1421 = v_x1317_d[t1402];
         } else {
-          NESSIE_RECORD(err, t1448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, v_x1397_n, 0.0);
-          t1462 = 0;
+          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1402, v_x1317_n, 0.0);
+          t1421 = 0;
         }
-        int32_t t1464 = rt_add_i(t1462, v_x1398);
-        uint8_t t1465 = v_x1401_d[t1449];
-        int32_t t1466;
-        if ((uint64_t)(int64_t)t1449 < (uint64_t)v_x1402_n) {
-          t1466 = v_x1402_d[t1449];
+        int32_t t1422;
+        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1320_n) {
+          t1422 = v_x1320_d[t1421];
         } else {
-          NESSIE_RECORD(err, t1448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, v_x1402_n, 0.0);
-          t1466 = 0;
+          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1320_n, 0.0);
+          t1422 = 0;
         }
-        int32_t t1468 = (t1465 ? t1466 : t1464);
-        int32_t t1469;
-        if ((uint64_t)(int64_t)t1468 < (uint64_t)v_x1405_n) {
-          t1469 = v_x1405_d[t1468];
+        int32_t t1423;
+        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1318_n) {
+          t1423 = v_x1318_d[t1421];
         } else {
-          NESSIE_RECORD(err, t1448, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1468, v_x1405_n, 0.0);
-          t1469 = 0;
+          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1318_n, 0.0);
+          t1423 = 0;
+        }
+        int32_t t1425 = rt_sub_i(t1402, t1423);
+        int32_t t1426;
+        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1319_n) {
+          t1426 = v_x1319_d[t1421];
+        } else {
+          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1319_n, 0.0);
+          t1426 = 0;
+        }
+        int32_t t1428 = rt_mul_i(t1425, t1426);
+        int32_t t1430 = rt_add_i(t1422, t1428);
+        int32_t t1431;
+        if ((uint64_t)(int64_t)t1430 < (uint64_t)v_x1324_n) {
+          t1431 = v_x1324_d[t1430];
+        } else {
+          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1430, v_x1324_n, 0.0);
+          t1431 = 0;
         }
       }
-      v_x1407_d[t1448] = t1460;
+      t1403 = t1419;
+      (void)t1403;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1407 = v_x1407;
+  rt_release(v_x1326);
   return;
 fail:
-  rt_release(v_x1407);
+  rt_release(v_x1326);
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K25_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1397_d; int64_t v_x1397_n;
-  int32_t v_x1398;
-  uint8_t *v_x1401_d; int64_t v_x1401_n;
-  int32_t *v_x1402_d; int64_t v_x1402_n;
-  int32_t *v_x1405_d; int64_t v_x1405_n;
-  int32_t *v_x1407_d; int64_t v_x1407_n;
+  int32_t *v_x1317_d; int64_t v_x1317_n;
+  int32_t *v_x1318_d; int64_t v_x1318_n;
+  int32_t *v_x1319_d; int64_t v_x1319_n;
+  int32_t *v_x1320_d; int64_t v_x1320_n;
+  int32_t v_x1321;
+  int32_t *v_x1324_d; int64_t v_x1324_n;
+  int32_t *v_x1326_d; int64_t v_x1326_n;
 };
 struct alignas(8) K25_0_V {
   int32_t v0;
@@ -6478,93 +6371,297 @@ struct K25_0_pull {
   __device__ K25_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1471 = 0; /* nonzero: a check below failed */
-    int t1472 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n;
-    int32_t t1470 = t1472 ? A.v_x1397_d[ix] : 0;
-    t1471 |= !t1472;
-    int32_t t1474 = rt_add_i(t1470, A.v_x1398);
-    uint8_t t1475 = A.v_x1401_d[ix];
-    int t1477 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1402_n;
-    int32_t t1476 = t1477 ? A.v_x1402_d[ix] : 0;
-    t1471 |= !t1477;
-    int32_t t1479 = (t1475 ? t1476 : t1474);
-    int t1481 = (uint64_t)(int64_t)t1479 < (uint64_t)A.v_x1405_n;
-    int32_t t1480 = t1481 ? A.v_x1405_d[t1479] : 0;
-    t1471 |= !t1481;
-    if (__builtin_expect(t1471 != 0, 0)) { /* again, recording the error */
-      int32_t t1482;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1397_n) {
-        t1482 = A.v_x1397_d[ix];
+    int t1433 = 0; /* nonzero: a check below failed */
+    int t1434 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1317_n;
+    int32_t t1432 = t1434 ? A.v_x1317_d[ix] : 0;
+    t1433 |= !t1434;
+    int t1436 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1320_n;
+    int32_t t1435 = t1436 ? A.v_x1320_d[t1432] : 0;
+    t1433 |= !t1436;
+    int t1438 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1318_n;
+    int32_t t1437 = t1438 ? A.v_x1318_d[t1432] : 0;
+    t1433 |= !t1438;
+    int32_t t1440 = rt_sub_i(ix, t1437);
+    int t1442 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1319_n;
+    int32_t t1441 = t1442 ? A.v_x1319_d[t1432] : 0;
+    t1433 |= !t1442;
+    int32_t t1444 = rt_mul_i(t1440, t1441);
+    int32_t t1446 = rt_add_i(t1435, t1444);
+    int t1448 = (uint64_t)(int64_t)t1446 < (uint64_t)A.v_x1324_n;
+    int32_t t1447 = t1448 ? A.v_x1324_d[t1446] : 0;
+    t1433 |= !t1448;
+    if (__builtin_expect(t1433 != 0, 0)) { /* again, recording the error */
+      int32_t t1449;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1317_n) {
+        t1449 = A.v_x1317_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1397_n, 0.0);
-        t1482 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1317_n, 0.0);
+        t1449 = 0;
       }
-      int32_t t1484 = rt_add_i(t1482, A.v_x1398);
-      uint8_t t1485 = A.v_x1401_d[ix];
-      int32_t t1486;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1402_n) {
-        t1486 = A.v_x1402_d[ix];
+      int32_t t1450;
+      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1320_n) {
+        t1450 = A.v_x1320_d[t1449];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1402_n, 0.0);
-        t1486 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1320_n, 0.0);
+        t1450 = 0;
       }
-      int32_t t1488 = (t1485 ? t1486 : t1484);
-      int32_t t1489;
-      if ((uint64_t)(int64_t)t1488 < (uint64_t)A.v_x1405_n) {
-        t1489 = A.v_x1405_d[t1488];
+      int32_t t1451;
+      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1318_n) {
+        t1451 = A.v_x1318_d[t1449];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1488, A.v_x1405_n, 0.0);
-        t1489 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1318_n, 0.0);
+        t1451 = 0;
+      }
+      int32_t t1453 = rt_sub_i(ix, t1451);
+      int32_t t1454;
+      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1319_n) {
+        t1454 = A.v_x1319_d[t1449];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1319_n, 0.0);
+        t1454 = 0;
+      }
+      int32_t t1456 = rt_mul_i(t1453, t1454);
+      int32_t t1458 = rt_add_i(t1450, t1456);
+      int32_t t1459;
+      if ((uint64_t)(int64_t)t1458 < (uint64_t)A.v_x1324_n) {
+        t1459 = A.v_x1324_d[t1458];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1458, A.v_x1324_n, 0.0);
+        t1459 = 0;
       }
     }
-    return K25_0_V{t1480};
+    return K25_0_V{t1447};
   }
 };
 struct K25_0_store {
   K25_A A;
   __device__ void operator()(int64_t i, const K25_0_V &v) const {
-    A.v_x1407_d[i] = v.v0;
+    /* v.v0: v_x1326, read by nothing (its checks are the pull's) */
   }
 };
-static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1397, int32_t v_x1398, RtValue *v_x1401, RtValue *v_x1402, RtValue *v_x1405, RtValue **out_v_x1407) {
+static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
   (void)loc;
   (void)err;
   K25_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1397_d = v_x1397->data.i;
-  A.v_x1397_n = v_x1397->len;
-  A.v_x1398 = v_x1398;
-  A.v_x1401_d = v_x1401->data.b;
-  A.v_x1401_n = v_x1401->len;
-  A.v_x1402_d = v_x1402->data.i;
-  A.v_x1402_n = v_x1402->len;
-  A.v_x1405_d = v_x1405->data.i;
-  A.v_x1405_n = v_x1405->len;
-  RtValue *v_x1407 = NULL;
+  A.v_x1317_d = v_x1317->data.i;
+  A.v_x1317_n = v_x1317->len;
+  A.v_x1318_d = v_x1318->data.i;
+  A.v_x1318_n = v_x1318->len;
+  A.v_x1319_d = v_x1319->data.i;
+  A.v_x1319_n = v_x1319->len;
+  A.v_x1320_d = v_x1320->data.i;
+  A.v_x1320_n = v_x1320->len;
+  A.v_x1321 = v_x1321;
+  A.v_x1324_d = v_x1324->data.i;
+  A.v_x1324_n = v_x1324->len;
+  RtValue *v_x1326 = NULL;
   /* MAP */
   {
-    const int64_t t1490 = v_x1401->len;
-    v_x1407 = rtg_vec_new(RT_INT, t1490);
-    A.v_x1407_d = v_x1407->data.i;
-    A.v_x1407_n = v_x1407->len;
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1490);
+    const int64_t t1460 = v_x1321;
+    if (t1460 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1460, 0.0, run};
+      goto fail;
+    }
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1460);
   }
-  *out_v_x1407 = v_x1407;
+  rt_release(v_x1326);
   return;
 fail:
-  rt_release(v_x1407);
+  rt_release(v_x1326);
 }
 
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1397, int32_t v_x1398, RtValue *v_x1401, RtValue *v_x1402, RtValue *v_x1405, RtValue **out_v_x1407) {
-  RtValue *vals[] = {v_x1397, v_x1401, v_x1402, v_x1405};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K25_host(err, loc, run, v_x1397, v_x1398, v_x1401, v_x1402, v_x1405, out_v_x1407);
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+  RtValue *vals[] = {v_x1317, v_x1318, v_x1319, v_x1320, v_x1324};
+  const int64_t sizes[] = {(int64_t)v_x1321};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K25_host(err, loc, run, v_x1317, v_x1318, v_x1319, v_x1320, v_x1321, v_x1324);
     rtg_host_ran();
   } else {
-    K25_gpu(err, loc, run, v_x1397, v_x1398, v_x1401, v_x1402, v_x1405, out_v_x1407);
+    K25_gpu(err, loc, run, v_x1317, v_x1318, v_x1319, v_x1320, v_x1321, v_x1324);
+  }
+}
+
+/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K26_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1368_d = v_x1368->data.i;
+  const int64_t v_x1368_n = v_x1368->len;
+  uint8_t *v_x1372_d = v_x1372->data.b;
+  const int64_t v_x1372_n = v_x1372->len;
+  int32_t *v_x1373_d = v_x1373->data.i;
+  const int64_t v_x1373_n = v_x1373->len;
+  int32_t *v_x1376_d = v_x1376->data.i;
+  const int64_t v_x1376_n = v_x1376->len;
+  RtValue *v_x1378 = NULL;
+  /* MAP */
+  {
+    const int64_t t1461 = v_x1372_n;
+    v_x1378 = rt_value_new(rt_vec_type(RT_INT), t1461);
+    int32_t *v_x1378_d = v_x1378->data.i;
+    const int64_t v_x1378_n = v_x1378->len;
+    RT_PARALLEL_FOR_IF(t1461 >= RT_PARALLEL_MIN)
+    for (int64_t t1462 = 0; t1462 < t1461; t1462++) {
+      const int32_t t1463 = (int32_t)t1462;
+      int t1465 = 0; /* nonzero: a check below failed */
+      int t1466 = (uint64_t)(int64_t)t1463 < (uint64_t)v_x1368_n;
+      int32_t t1464 = t1466 ? v_x1368_d[t1463] : 0;
+      t1465 |= !t1466;
+      int32_t t1468 = rt_add_i(t1464, v_x1369);
+      uint8_t t1469 = v_x1372_d[t1463];
+      int t1471 = (uint64_t)(int64_t)t1463 < (uint64_t)v_x1373_n;
+      int32_t t1470 = t1471 ? v_x1373_d[t1463] : 0;
+      t1465 |= !t1471;
+      int32_t t1473 = (t1469 ? t1470 : t1468);
+      int t1475 = (uint64_t)(int64_t)t1473 < (uint64_t)v_x1376_n;
+      int32_t t1474 = t1475 ? v_x1376_d[t1473] : 0;
+      t1465 |= !t1475;
+      if (__builtin_expect(t1465 != 0, 0)) { /* again, recording the error */
+        int32_t t1476;
+        if ((uint64_t)(int64_t)t1463 < (uint64_t)v_x1368_n) {
+          t1476 = v_x1368_d[t1463];
+        } else {
+          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1463, v_x1368_n, 0.0);
+          t1476 = 0;
+        }
+        int32_t t1478 = rt_add_i(t1476, v_x1369);
+        uint8_t t1479 = v_x1372_d[t1463];
+        int32_t t1480;
+        if ((uint64_t)(int64_t)t1463 < (uint64_t)v_x1373_n) {
+          t1480 = v_x1373_d[t1463];
+        } else {
+          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1463, v_x1373_n, 0.0);
+          t1480 = 0;
+        }
+        int32_t t1482 = (t1479 ? t1480 : t1478);
+        int32_t t1483;
+        if ((uint64_t)(int64_t)t1482 < (uint64_t)v_x1376_n) {
+          t1483 = v_x1376_d[t1482];
+        } else {
+          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1482, v_x1376_n, 0.0);
+          t1483 = 0;
+        }
+      }
+      v_x1378_d[t1462] = t1474;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1378 = v_x1378;
+  return;
+fail:
+  rt_release(v_x1378);
+}
+
+/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K26_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1368_d; int64_t v_x1368_n;
+  int32_t v_x1369;
+  uint8_t *v_x1372_d; int64_t v_x1372_n;
+  int32_t *v_x1373_d; int64_t v_x1373_n;
+  int32_t *v_x1376_d; int64_t v_x1376_n;
+  int32_t *v_x1378_d; int64_t v_x1378_n;
+};
+struct alignas(8) K26_0_V {
+  int32_t v0;
+};
+struct K26_0_pull {
+  K26_A A;
+  __device__ K26_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1485 = 0; /* nonzero: a check below failed */
+    int t1486 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1368_n;
+    int32_t t1484 = t1486 ? A.v_x1368_d[ix] : 0;
+    t1485 |= !t1486;
+    int32_t t1488 = rt_add_i(t1484, A.v_x1369);
+    uint8_t t1489 = A.v_x1372_d[ix];
+    int t1491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1373_n;
+    int32_t t1490 = t1491 ? A.v_x1373_d[ix] : 0;
+    t1485 |= !t1491;
+    int32_t t1493 = (t1489 ? t1490 : t1488);
+    int t1495 = (uint64_t)(int64_t)t1493 < (uint64_t)A.v_x1376_n;
+    int32_t t1494 = t1495 ? A.v_x1376_d[t1493] : 0;
+    t1485 |= !t1495;
+    if (__builtin_expect(t1485 != 0, 0)) { /* again, recording the error */
+      int32_t t1496;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1368_n) {
+        t1496 = A.v_x1368_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1368_n, 0.0);
+        t1496 = 0;
+      }
+      int32_t t1498 = rt_add_i(t1496, A.v_x1369);
+      uint8_t t1499 = A.v_x1372_d[ix];
+      int32_t t1500;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1373_n) {
+        t1500 = A.v_x1373_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1373_n, 0.0);
+        t1500 = 0;
+      }
+      int32_t t1502 = (t1499 ? t1500 : t1498);
+      int32_t t1503;
+      if ((uint64_t)(int64_t)t1502 < (uint64_t)A.v_x1376_n) {
+        t1503 = A.v_x1376_d[t1502];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1502, A.v_x1376_n, 0.0);
+        t1503 = 0;
+      }
+    }
+    return K26_0_V{t1494};
+  }
+};
+struct K26_0_store {
+  K26_A A;
+  __device__ void operator()(int64_t i, const K26_0_V &v) const {
+    A.v_x1378_d[i] = v.v0;
+  }
+};
+static void K26_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+  (void)loc;
+  (void)err;
+  K26_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1368_d = v_x1368->data.i;
+  A.v_x1368_n = v_x1368->len;
+  A.v_x1369 = v_x1369;
+  A.v_x1372_d = v_x1372->data.b;
+  A.v_x1372_n = v_x1372->len;
+  A.v_x1373_d = v_x1373->data.i;
+  A.v_x1373_n = v_x1373->len;
+  A.v_x1376_d = v_x1376->data.i;
+  A.v_x1376_n = v_x1376->len;
+  RtValue *v_x1378 = NULL;
+  /* MAP */
+  {
+    const int64_t t1504 = v_x1372->len;
+    v_x1378 = rtg_vec_new(RT_INT, t1504);
+    A.v_x1378_d = v_x1378->data.i;
+    A.v_x1378_n = v_x1378->len;
+    rtg::map("K26", loc, K26_0_pull{A}, K26_0_store{A}, t1504);
+  }
+  *out_v_x1378 = v_x1378;
+  return;
+fail:
+  rt_release(v_x1378);
+}
+
+static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+  RtValue *vals[] = {v_x1368, v_x1372, v_x1373, v_x1376};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K26_host(err, loc, run, v_x1368, v_x1369, v_x1372, v_x1373, v_x1376, out_v_x1378);
+    rtg_host_ran();
+  } else {
+    K26_gpu(err, loc, run, v_x1368, v_x1369, v_x1372, v_x1373, v_x1376, out_v_x1378);
   }
 }
 
@@ -6615,7 +6712,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -6636,7 +6733,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -6658,7 +6755,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -6716,7 +6813,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
+      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -6737,7 +6834,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
   v_x166 = (int32_t)v_x164->len;
   uint8_t v_x167 = 0;
   v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x809 = NULL;
+  RtValue *v_x806 = NULL;
   if (v_x167) {
     RtValue *v_x170 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -6748,7 +6845,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x809 = v_x170;
+    v_x806 = v_x170;
   } else {
     RtValue *v_x173 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -6762,15 +6859,15 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     RtValue *v_x181 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x206 = NULL;
-    int32_t v_x361 = 0;
-    int32_t v_x379 = 0;
-    RtValue *v_x767 = NULL;
-    RtValue *v_x777 = NULL;
+    int32_t v_x367 = 0;
+    int32_t v_x385 = 0;
+    RtValue *v_x764 = NULL;
+    RtValue *v_x774 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x361, &v_x379, &v_x767, &v_x777);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x367, &v_x385, &v_x764, &v_x774);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -6791,12 +6888,12 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     int32_t v_x252 = 0;
     int32_t v_x253 = 0;
     RtValue *v_x259 = NULL;
-    RtValue *v_x265 = NULL;
+    RtValue *v_x268 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x265, 8);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x268, 8);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6811,34 +6908,44 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x266 = 0;
-    v_x266 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
+    RtValue *v_x265 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x262, &v_x265);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x269 = 0;
+    v_x269 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
     rt_release(v_x262);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x233, v_x223, v_x266, v_x165);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x268, v_x233, v_x223, v_x269, v_x165);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x223);
     rt_release(v_x233);
+    rt_release(v_x268);
     rt_release(v_x265);
-    int32_t v_x301 = 0;
-    v_x301 = (int32_t)v_x206->len;
-    RtValue *v_x295 = NULL;
-    RtValue *v_x305 = NULL;
-    int32_t v_x323 = 0;
-    int32_t v_x324 = 0;
-    int32_t v_x325 = 0;
-    RtValue *v_x331 = NULL;
-    RtValue *v_x337 = NULL;
+    int32_t v_x304 = 0;
+    v_x304 = (int32_t)v_x206->len;
+    RtValue *v_x298 = NULL;
+    RtValue *v_x308 = NULL;
+    int32_t v_x326 = 0;
+    int32_t v_x327 = 0;
+    int32_t v_x328 = 0;
+    RtValue *v_x334 = NULL;
+    RtValue *v_x343 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x301, &v_x295, &v_x305, &v_x323, &v_x324, &v_x325, &v_x331, &v_x337, 8);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x304, &v_x298, &v_x308, &v_x326, &v_x327, &v_x328, &v_x334, &v_x343, 8);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6846,283 +6953,303 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     rt_release(v_x206);
     rt_release(v_x218);
     /* check range: made on the device by the run before it */
-    RtValue *v_x334 = NULL;
+    RtValue *v_x337 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x331, &v_x334);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x334, &v_x337);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x338 = 0;
-    v_x338 = (int32_t)NESSIE_SEG_TOTAL(v_x334);
-    RtValue *v_x351 = NULL;
+    RtValue *v_x340 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, v_x305, v_x295, v_x338, v_x165, &v_x351);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, &v_x340);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x295);
-    rt_release(v_x305);
-    uint8_t v_x362 = 0;
-    v_x362 = rt_eq_i(v_x361, 0);
-    RtValue *v_x369 = NULL;
-    if (v_x362) {
-      RtValue *v_x365 = NULL;
+    int32_t v_x344 = 0;
+    v_x344 = (int32_t)NESSIE_SEG_TOTAL(v_x337);
+    RtValue *v_x357 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x340, v_x343, v_x308, v_x298, v_x344, v_x165, &v_x357);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x298);
+    rt_release(v_x308);
+    uint8_t v_x368 = 0;
+    v_x368 = rt_eq_i(v_x367, 0);
+    RtValue *v_x375 = NULL;
+    if (v_x368) {
+      RtValue *v_x371 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x365);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x371);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x369 = v_x365;
+      v_x375 = v_x371;
     } else {
-      v_x369 = v_x259;
+      v_x375 = v_x259;
       rt_retain(v_x259);
     }
     rt_release(v_x259);
-    uint8_t v_x380 = 0;
-    v_x380 = rt_eq_i(v_x379, 0);
-    RtValue *v_x753 = NULL;
-    if (v_x380) {
-      RtValue *v_x383 = NULL;
+    uint8_t v_x386 = 0;
+    v_x386 = rt_eq_i(v_x385, 0);
+    RtValue *v_x750 = NULL;
+    if (v_x386) {
+      RtValue *v_x389 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x383);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x389);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x753 = v_x383;
+      v_x750 = v_x389;
     } else {
-      RtValue *v_x387 = NULL;
-      int32_t v_x404 = 0;
-      int32_t v_x405 = 0;
+      RtValue *v_x393 = NULL;
+      int32_t v_x410 = 0;
+      int32_t v_x411 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x379, v_x331, &v_x387, &v_x404, &v_x405, 2);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x385, v_x334, &v_x393, &v_x410, &v_x411, 2);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x417 = NULL;
+      RtValue *v_x423 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x337, v_x351, &v_x417);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x343, v_x357, &v_x423);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
       RtValue *v_x445 = NULL;
       RtValue *v_x466 = NULL;
-      RtValue *v_x498 = NULL;
-      RtValue *v_x519 = NULL;
+      RtValue *v_x492 = NULL;
+      RtValue *v_x513 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x337, v_x417, v_x351, v_x334, &v_x445, &v_x466, &v_x498, &v_x519);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x340, v_x423, v_x357, v_x337, &v_x445, &v_x466, &v_x492, &v_x513);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x417);
-      int32_t v_x532 = 0;
-      v_x532 = rt_add_i(v_x301, v_x301);
-      RtValue *v_x538 = NULL;
-      RtValue *v_x608 = NULL;
+      rt_release(v_x423);
+      int32_t v_x526 = 0;
+      v_x526 = rt_add_i(v_x304, v_x304);
+      RtValue *v_x532 = NULL;
+      RtValue *v_x602 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x519, v_x532, &v_x538, &v_x608);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x513, v_x526, &v_x532, &v_x602);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
       rt_release(v_x466);
-      rt_release(v_x519);
-      int32_t v_x539 = 0;
-      v_x539 = (int32_t)v_x498->len;
-      int32_t v_x540 = 0;
-      v_x540 = (int32_t)v_x445->len;
-      int32_t v_x541 = 0;
-      v_x541 = rt_add_i(v_x540, v_x539);
-      RtValue *v_x547 = NULL;
+      rt_release(v_x513);
+      int32_t v_x533 = 0;
+      v_x533 = (int32_t)v_x492->len;
+      int32_t v_x534 = 0;
+      v_x534 = (int32_t)v_x445->len;
+      int32_t v_x535 = 0;
+      v_x535 = rt_add_i(v_x534, v_x533);
+      RtValue *v_x541 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x498, v_x541, &v_x547);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x492, v_x535, &v_x541);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
       rt_release(v_x445);
-      rt_release(v_x498);
-      int32_t v_x551 = 0;
-      v_x551 = rt_mul_i(v_x379, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x551, 1);
-      RtValue *v_x594 = NULL;
-      RtValue *v_x696 = NULL;
+      rt_release(v_x492);
+      int32_t v_x545 = 0;
+      v_x545 = rt_mul_i(v_x385, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x545, 1);
+      RtValue *v_x588 = NULL;
+      RtValue *v_x693 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x379, &v_x594, &v_x696);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x385, &v_x588, &v_x693);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x613 = NULL;
-      RtValue *v_x623 = NULL;
-      int32_t v_x641 = 0;
-      int32_t v_x642 = 0;
-      int32_t v_x643 = 0;
-      RtValue *v_x649 = NULL;
-      RtValue *v_x655 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x551, v_x379, v_x538, v_x608, &v_x613, &v_x623, &v_x641, &v_x642, &v_x643, &v_x649, &v_x655, 6);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      rt_release(v_x538);
-      rt_release(v_x608);
-      /* check range: made on the device by the run before it */
+      RtValue *v_x607 = NULL;
+      RtValue *v_x617 = NULL;
+      int32_t v_x635 = 0;
+      int32_t v_x636 = 0;
+      int32_t v_x637 = 0;
+      RtValue *v_x643 = NULL;
       RtValue *v_x652 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, &v_x652);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x545, v_x385, v_x532, v_x602, &v_x607, &v_x617, &v_x635, &v_x636, &v_x637, &v_x643, &v_x652, 6);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x649);
-      int32_t v_x656 = 0;
-      v_x656 = (int32_t)NESSIE_SEG_TOTAL(v_x652);
-      RtValue *v_x669 = NULL;
+      rt_release(v_x532);
+      rt_release(v_x602);
+      /* check range: made on the device by the run before it */
+      RtValue *v_x646 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x655, v_x623, v_x613, v_x656, v_x547, &v_x669);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x643, &v_x646);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x547);
-      rt_release(v_x613);
-      rt_release(v_x623);
-      rt_release(v_x655);
-      RtValue *v_x671 = NULL;
+      rt_release(v_x643);
+      RtValue *v_x649 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x646, &v_x649);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      int32_t v_x653 = 0;
+      v_x653 = (int32_t)NESSIE_SEG_TOTAL(v_x646);
+      RtValue *v_x666 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, v_x652, v_x617, v_x607, v_x653, v_x541, &v_x666);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x541);
+      rt_release(v_x607);
+      rt_release(v_x617);
+      rt_release(v_x652);
+      rt_release(v_x649);
+      RtValue *v_x668 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x652);
-        rt_retain(v_x669);
+        rt_retain(v_x646);
+        rt_retain(v_x666);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x652, v_x669, &v_x671);
+        fn_distinct_lifted(v_x646, v_x666, &v_x668);
         rt_set_context(saved);
       }
-      rt_release(v_x652);
-      rt_release(v_x669);
-      int32_t v_x691 = 0;
-      int32_t v_x692 = 0;
-      int32_t v_x693 = 0;
+      rt_release(v_x646);
+      rt_release(v_x666);
+      int32_t v_x688 = 0;
+      int32_t v_x689 = 0;
+      int32_t v_x690 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x387, v_x594, &v_x691, &v_x692, &v_x693, 7);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x393, v_x588, &v_x688, &v_x689, &v_x690, 7);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x387);
-      rt_release(v_x594);
+      rt_release(v_x393);
+      rt_release(v_x588);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x705 = NULL;
+      RtValue *v_x702 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x696, v_x671, &v_x705);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x693, v_x668, &v_x702);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      int32_t v_x734 = 0;
-      int32_t v_x735 = 0;
+      int32_t v_x731 = 0;
+      int32_t v_x732 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x379, &v_x734, &v_x735, 1);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x385, &v_x731, &v_x732, 1);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x752 = NULL;
+      RtValue *v_x749 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x705, v_x696, v_x671, &v_x752);
+        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x702, v_x693, v_x668, &v_x749);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
       }
-      rt_release(v_x696);
-      rt_release(v_x671);
-      rt_release(v_x705);
-      v_x753 = v_x752;
+      rt_release(v_x693);
+      rt_release(v_x668);
+      rt_release(v_x702);
+      v_x750 = v_x749;
     }
-    rt_release(v_x331);
-    rt_release(v_x337);
     rt_release(v_x334);
-    rt_release(v_x351);
-    int32_t v_x795 = 0;
-    v_x795 = (int32_t)v_x753->len;
-    int32_t v_x796 = 0;
-    v_x796 = (int32_t)v_x369->len;
-    int32_t v_x797 = 0;
-    v_x797 = rt_add_i(v_x796, v_x795);
-    RtValue *v_x803 = NULL;
+    rt_release(v_x343);
+    rt_release(v_x337);
+    rt_release(v_x340);
+    rt_release(v_x357);
+    int32_t v_x792 = 0;
+    v_x792 = (int32_t)v_x750->len;
+    int32_t v_x793 = 0;
+    v_x793 = (int32_t)v_x375->len;
+    int32_t v_x794 = 0;
+    v_x794 = rt_add_i(v_x793, v_x792);
+    RtValue *v_x800 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x369, v_x753, v_x797, &v_x803);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x375, v_x750, v_x794, &v_x800);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x369);
-    rt_release(v_x753);
-    RtValue *v_x808 = NULL;
+    rt_release(v_x375);
+    rt_release(v_x750);
+    RtValue *v_x805 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x777, v_x361, v_x181, v_x767, v_x803, &v_x808);
+      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x774, v_x367, v_x181, v_x764, v_x800, &v_x805);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x181);
-    rt_release(v_x767);
-    rt_release(v_x777);
-    rt_release(v_x803);
-    v_x809 = v_x808;
+    rt_release(v_x764);
+    rt_release(v_x774);
+    rt_release(v_x800);
+    v_x806 = v_x805;
   }
   rt_release(v_x164);
   rt_release(v_x165);
-  *out_0 = v_x809;
+  *out_0 = v_x806;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -7241,16 +7368,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1491 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1491->data.i[0] = 3;
-  t1491->data.i[1] = 1;
-  t1491->data.i[2] = 4;
-  t1491->data.i[3] = 1;
-  t1491->data.i[4] = 5;
-  t1491->data.i[5] = 9;
-  t1491->data.i[6] = 2;
-  t1491->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1491);
+  RtValue *t1505 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1505->data.i[0] = 3;
+  t1505->data.i[1] = 1;
+  t1505->data.i[2] = 4;
+  t1505->data.i[3] = 1;
+  t1505->data.i[4] = 5;
+  t1505->data.i[5] = 9;
+  t1505->data.i[6] = 2;
+  t1505->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1505);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

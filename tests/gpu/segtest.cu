@@ -14,9 +14,7 @@
  *     from int32 lengths (its int64 lengths, offsets and total);
  *   - the segment ids (rtg_seg_ids_raw, cached on the segdes, and
  *     rtg_seg_ids, a copy the caller owns), also after a move to the host
- *     and back (which must drop the cache); and rt_search, with which a
- *     generated kernel finds an element's segment itself (every layout,
- *     and no segments, 10^6 of one element, one of 10^7);
+ *     and back (which must drop the cache);
  *   - rtg::segmented, SEG_REDUCE and SEG_SCAN, each by the balanced path,
  *     the block/warp kernels, a warp per 32 segments and the runtime's
  *     own choice, with + on int32
@@ -39,8 +37,7 @@
  * exiting 1 on any failure.  A timing section at the end (not a test)
  * compares the paths on the first levels of a quicksort's recursion,
  * times the single-pass kernels (FILTER, the one-pass SCAN) and the
- * segment ids against the kernel they replaced and the search a generated
- * kernel makes instead (--timing: that alone).
+ * segment ids against the kernel they replaced (--timing: that alone).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -302,47 +299,6 @@ static void test_ids(const std::vector<int64_t> &len, const char *layout) {
   }
   result(!why[0], "ids %s%s%s", layout, why[0] ? ": " : "", why);
   rt_value_free(d);
-  wait_device("a free");
-}
-
-/* λcu's search(offsets, i) (rt_search, rt/scalar.h), which generated
-   kernels use to find an element's segment themselves: every element of
-   the layout, searched on the device in the int32 offsets that
-   seg_offsets gives, against the CPU's ids. */
-__global__ void search_kernel(const int32_t *off, int64_t nseg, int64_t n, int32_t *out) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    out[i] = rt_search(off, nseg, i);
-}
-
-static int32_t *device_offsets32(const std::vector<int64_t> &len) {
-  std::vector<int32_t> off32(len.size());
-  int64_t at = 0;
-  for (size_t s = 0; s < len.size(); s++) {
-    off32[s] = (int32_t)at;
-    at += len[s];
-  }
-  int32_t *d = (int32_t *)rtg_alloc(sizeof(int32_t) * (off32.size() + 1));
-  if (!off32.empty())
-    cuda_check(cudaMemcpyAsync(d, off32.data(), sizeof(int32_t) * off32.size(), cudaMemcpyHostToDevice, rtg_stream()),
-               "a copy of offsets");
-  wait_device("a copy of offsets");
-  return d;
-}
-
-static void test_search(const std::vector<int64_t> &len, const char *layout) {
-  std::vector<int32_t> ref = ids_of(len);
-  int64_t n = (int64_t)ref.size();
-  int32_t *off = device_offsets32(len);
-  int32_t *out = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)(n + 1));
-  if (n > 0)
-    search_kernel<<<rtg::blocks_for(n, 1), rtg::THREADS, 0, rtg_stream()>>>(off, (int64_t)len.size(), n, out);
-  int64_t bad = first_difference(read_back(out, (size_t)n), ref);
-  if (bad < 0)
-    result(true, "search %s", layout);
-  else
-    result(false, "search %s: differs at %lld", layout, (long long)bad);
-  rtg_free(off);
-  rtg_free(out);
   wait_device("a free");
 }
 
@@ -897,17 +853,15 @@ __global__ void ids_consecutive(const int64_t *off, int64_t nseg, int64_t n, int
 
 static void timing_ids(void) {
   printf("timing: segment ids of 1000000 elements (µs per call, mean of 20; not a test): four consecutive a "
-         "thread, the runtime's, a search an element (generated kernels)\n");
+         "thread, the runtime's\n");
   const int64_t n = 1000000;
   static const int64_t nsegs[] = {2, 16, 32, 33, 1000, 100000, 500000};
-  int32_t *a = (int32_t *)rtg_alloc(sizeof(int32_t) * n), *b = (int32_t *)rtg_alloc(sizeof(int32_t) * n);
+  int32_t *a = (int32_t *)rtg_alloc(sizeof(int32_t) * n);
   for (int64_t nseg : nsegs) {
-    std::vector<int64_t> len = make_lengths(nseg, n, SKEWED);
-    RtValue *d = device_segdes(len, true); /* the total known: no wait below */
+    RtValue *d = device_segdes(make_lengths(nseg, n, SKEWED), true); /* the total known: no wait below */
     const int64_t *off = rtg_seg_offsets(d);
-    int32_t *off32 = device_offsets32(len);
     const int runs = 20;
-    cudaEvent_t e[4];
+    cudaEvent_t e[3];
     for (auto &x : e)
       cudaEventCreate(&x);
     wait_device("timing");
@@ -922,27 +876,20 @@ static void timing_ids(void) {
       rtg_seg_ids_raw(d);
     }
     cudaEventRecord(e[2], rtg_stream());
-    for (int r = 0; r < runs; r++) /* a search an element in int32 offsets, as generated kernels do */
-      search_kernel<<<rtg::blocks_for(n, 1), rtg::THREADS, 0, rtg_stream()>>>(off32, d->len, n, b);
-    cudaEventRecord(e[3], rtg_stream());
     wait_device("timing");
-    float t[3];
-    for (int k = 0; k < 3; k++)
+    float t[2];
+    for (int k = 0; k < 2; k++)
       cudaEventElapsedTime(&t[k], e[k], e[k + 1]);
-    std::vector<int32_t> want = read_back(d->ids, (size_t)n), got = read_back(a, (size_t)n),
-                         searched = read_back(b, (size_t)n);
-    printf("  nseg %6lld: %8.1f %8.1f %8.1f\n", (long long)nseg, 1000.0 * t[0] / runs, 1000.0 * t[1] / runs,
-           1000.0 * t[2] / runs);
-    if (want != got || want != searched) /* the timing's one check: the kernels agree */
-      result(false, "segment ids of %lld skewed segments: the runtime's, four consecutive a thread's and the "
-             "search's differ", (long long)nseg);
-    rtg_free(off32);
+    std::vector<int32_t> want = read_back(d->ids, (size_t)n), got = read_back(a, (size_t)n);
+    printf("  nseg %6lld: %8.1f %8.1f\n", (long long)nseg, 1000.0 * t[0] / runs, 1000.0 * t[1] / runs);
+    if (want != got) /* the timing's one check: the two kernels agree */
+      result(false, "segment ids of %lld skewed segments: the runtime's differ from four consecutive a thread's",
+             (long long)nseg);
     for (auto &x : e)
       cudaEventDestroy(x);
     rt_value_free(d);
   }
   rtg_free(a);
-  rtg_free(b);
 }
 
 /* The single-pass kernels' timing (informative, not a test): FILTER of
@@ -1049,7 +996,6 @@ int main(int argc, char **argv) {
                  kind_names[k]);
         bool known = layout_no % 2 == 0;
         test_ids(len, layout);
-        test_search(len, layout);
         test_segmented<TInt>(len, layout, known);
         test_segmented<TDouble>(len, layout, !known);
         test_segmented<TAffine>(len, layout, known);
@@ -1059,17 +1005,6 @@ int main(int argc, char **argv) {
         layout_no++;
       }
     }
-  }
-  /* the search at the extremes: no segments, 10^6 segments of one
-     element, one segment of 10^7, 10^6 empty segments around 10 elements */
-  test_search({}, "no segments");
-  test_search(std::vector<int64_t>(1000000, 1), "10^6 segments of one element");
-  test_search({10000000}, "one segment of 10^7");
-  {
-    std::vector<int64_t> len(1000000, 0);
-    for (int k = 0; k < 10; k++)
-      len[(size_t)k * 99991] = 1;
-    test_search(len, "10^6 segments, 10 not empty");
   }
   if (!quick) {
     timing();
