@@ -448,6 +448,20 @@ primary
         $$->u.apply.filter = $6;
         $$->u.apply.filter_only = true;
       }
+  | '{' exp ';' generators filter '}'
+      {
+        /* {x; g1; ... | c}: the bare-name form of {x in x; g1; ... | c},
+           the values of x for which c holds (CMU NESL accepts it) */
+        Generator *g = bare_generator(p, $2);
+        if (!g) YYERROR;
+        $$ = ast_expr(EX_APPLY, LOC(@1));
+        vec_push(&$$->u.apply.gens, g);
+        for (int i = 0; i < $4->len; i++)
+          vec_push(&$$->u.apply.gens, $4->data[i]);
+        $$->u.apply.body = ast_var($2->loc, $2->u.ref.name);
+        $$->u.apply.filter = $5;
+        $$->u.apply.filter_only = true;
+      }
   | '{' exp '|' exp '}'
       {
         /* {x | c}: the bare-name form of {x in x | c} */
