@@ -53,8 +53,27 @@ static Value p_print_string(Eval *ev, Value s, Loc loc, Type *type) {
 
 /* @x: NESL's own conversion to text, unlike the REPL printer: booleans
    are t and f, floats have 8 significant digits (rt/print.c's rule:
-   `1.2345678e+7`, `1.0e-4`), and a string is a sequence of characters
-   like any other. */
+   `1.2345678e+7`, `1.0e-4`), a string is a sequence of characters like
+   any other, and a datatype value is its fields' text, without the
+   constructor's name.  A pair (a, b) is "(" a ", " b's items ")", where
+   the items of a pair (c, d) are c ", " d and of anything else its text:
+   one level of the right spine is opened, no more.  So (1, 2, 3) is
+   "(1, 2, 3)" but (1, 2, 3, 4) is "(1, 2, (3, 4))", and @point(1, 2) is
+   "(1, 2)": what CMU NESL 3.1's string prints (tests/syntax/to_string). */
+static void to_string(Buf *b, Value v);
+
+static void items(Buf *b, Value v) {
+  if (v.kind == V_DATA)
+    v = v.u.data->fields;
+  if (v.kind != V_PAIR) {
+    to_string(b, v);
+    return;
+  }
+  to_string(b, v.u.pair->fst);
+  buf_puts(b, ", ");
+  to_string(b, v.u.pair->snd);
+}
+
 static void to_string(Buf *b, Value v) {
   switch (v.kind) {
   case V_INT:
@@ -86,13 +105,11 @@ static void to_string(Buf *b, Value v) {
     buf_putc(b, '(');
     to_string(b, v.u.pair->fst);
     buf_puts(b, ", ");
-    to_string(b, v.u.pair->snd);
+    items(b, v.u.pair->snd);
     buf_putc(b, ')');
     return;
   case V_DATA:
-    buf_printf(b, "%s(", v.u.data->name);
     to_string(b, v.u.data->fields);
-    buf_putc(b, ')');
     return;
   }
 }

@@ -172,17 +172,33 @@ static void put_sequence(Printer *p, const RtLayout *elem, RtValue **comps, int 
 }
 
 /* Tuple items, the right spine flattened: 1, (2, 3), 4 prints 1, 2, 3, 4
-   (not in @'s form, which nests them). */
+   (the value printer; @'s text opens one level only, text_items). */
 static void put_items(Printer *p, const RtLayout *l, RtValue **comps, int *at, bool host, int64_t k) {
   for (;;) {
     put_value(p, l->fst, comps, at, host, k);
     rt_buf_puts(&p->b, ", ");
     l = l->snd;
-    if (l->kind != RL_PAIR || p->text) {
+    if (l->kind != RL_PAIR) {
       put_value(p, l, comps, at, host, k);
       return;
     }
   }
+}
+
+/* @'s text of the second of a pair: a pair's two texts, a datatype's
+   fields' items, else its text.  CMU NESL 3.1's string opens one level of
+   the right spine, no more: (1, 2, 3) is "(1, 2, 3)", (1, 2, 3, 4) is
+   "(1, 2, (3, 4))" (eval/io.c's to_string is the same). */
+static void text_items(Printer *p, const RtLayout *l, RtValue **comps, int *at, bool host, int64_t k) {
+  if (l->kind == RL_DATA)
+    l = l->fst;
+  if (l->kind != RL_PAIR) {
+    put_value(p, l, comps, at, host, k);
+    return;
+  }
+  put_value(p, l->fst, comps, at, host, k);
+  rt_buf_puts(&p->b, ", ");
+  put_value(p, l->snd, comps, at, host, k);
 }
 
 /* Value k of V(t) (or, 'host', the value H(t)) at comps[*at ...],
@@ -197,13 +213,23 @@ static void put_value(Printer *p, const RtLayout *l, RtValue **comps, int *at, b
     return;
   case RL_PAIR:
     rt_buf_putc(&p->b, '(');
-    put_items(p, l, comps, at, host, k);
+    if (p->text) {
+      put_value(p, l->fst, comps, at, host, k);
+      rt_buf_puts(&p->b, ", ");
+      text_items(p, l->snd, comps, at, host, k);
+    } else {
+      put_items(p, l, comps, at, host, k);
+    }
     rt_buf_putc(&p->b, ')');
     return;
   case RL_DATA:
+    if (p->text) { /* @: its fields' text, without the constructor (as CMU NESL's string) */
+      put_value(p, l->fst, comps, at, host, k);
+      return;
+    }
     rt_buf_puts(&p->b, l->name);
     rt_buf_putc(&p->b, '(');
-    if (l->fst->kind == RL_PAIR && !p->text)
+    if (l->fst->kind == RL_PAIR)
       put_items(p, l->fst, comps, at, host, k);
     else
       put_value(p, l->fst, comps, at, host, k);
