@@ -484,7 +484,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:152: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -493,7 +493,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:153: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -502,7 +502,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:154: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -511,7 +511,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:155: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

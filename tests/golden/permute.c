@@ -42,7 +42,7 @@ static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
   {"tests/golden/permute.nesl", 4, 59, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 228, 8, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 240, 8, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -68,7 +68,7 @@ static int g_x16_defined;
 
 static void fn_reverse_by(RtValue *v_x19, RtValue **out_0);
 
-/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:228:   else __scatter(v, i, v); */
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:240:   else __scatter(v, i, v); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104) {
   (void)loc;
   (void)run;
@@ -167,13 +167,13 @@ static void fn_reverse_by(RtValue *v_x19, RtValue **out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "permute", RT_LOC("tests/golden/permute.nesl", 4, 27));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 228, 8);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 240, 8);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 228, 8), 3, v_x19, v_x49, &v_x105);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 240, 8), 3, v_x19, v_x49, &v_x105);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 228, 8)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 240, 8)));
     }
     rt_set_context(saved);
   }
@@ -257,7 +257,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:152: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -266,7 +266,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:153: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -275,7 +275,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:154: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -284,7 +284,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:155: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

@@ -47,7 +47,7 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 191, 47, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 202, 47, NULL, NULL, NULL, NULL},
   {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL},
   {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
@@ -481,7 +481,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x96, RtValue *
   }
 }
 
-/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:191: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
 static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x179, RtValue *v_x182, RtValue **out_v_x183) {
   (void)loc;
   (void)run;
@@ -530,7 +530,7 @@ fail:
   rt_release(v_x183);
 }
 
-/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:191: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
 struct K5_A {
   RtKernelError *err;
   int run;
@@ -987,13 +987,13 @@ static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sum", RT_LOC("tests/golden/seg_sum.nesl", 4, 25));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 191, 47);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 202, 47);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 191, 47), 1, v_x174, v_x173, &v_x184);
+      K5(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47), 1, v_x174, v_x173, &v_x184);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 191, 47)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47)));
     }
     rt_set_context(saved);
   }
@@ -1077,7 +1077,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:152: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -1086,7 +1086,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:153: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -1095,7 +1095,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:154: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -1104,7 +1104,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:155: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

@@ -40,8 +40,8 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 329, 63, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 329, 50, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 354, 63, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 354, 50, NULL, NULL, NULL, NULL},
   {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
@@ -68,7 +68,7 @@ static int g_x16_defined;
 
 static void fn_median(RtValue *v_x19, int32_t *out_0);
 
-/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:329: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:354: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue **out_v_x21) {
   (void)loc;
   (void)run;
@@ -90,7 +90,7 @@ fail:
   rt_release(v_x21);
 }
 
-/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:329: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:354: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
@@ -178,13 +178,13 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 329, 63);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 354, 63);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 329, 63), 2, v_x19, &v_x22);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 354, 63), 2, v_x19, &v_x22);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 329, 63)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 354, 63)));
     }
     rt_set_context(saved);
   }
@@ -192,13 +192,13 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 329, 50);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 354, 50);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 329, 50), 3, v_x19, v_x22, &v_x29);
+      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 354, 50), 3, v_x19, v_x22, &v_x29);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 329, 50)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 354, 50)));
     }
     rt_set_context(saved);
   }
@@ -301,7 +301,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:152: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -310,7 +310,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:153: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -319,7 +319,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:154: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -328,7 +328,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:155: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

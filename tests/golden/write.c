@@ -42,7 +42,7 @@ static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
   {"tests/golden/write.nesl", 3, 20, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 230, 34, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 242, 34, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -67,7 +67,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
-/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:230:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:242:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x52, RtValue *v_x54, RtValue *v_x55, RtValue **out_v_x56) {
   (void)loc;
   (void)run;
@@ -378,7 +378,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:152: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -387,7 +387,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:153: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -396,7 +396,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:154: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -405,7 +405,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:155: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;
@@ -464,13 +464,13 @@ static void top_10(void) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "__write", RT_LOC("tests/golden/write.nesl", 3, 17));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 230, 34);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 242, 34);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 230, 34), 3, v_x38, v_x47, v_x17, &v_x57);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34), 3, v_x38, v_x47, v_x17, &v_x57);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 230, 34)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34)));
     }
     rt_set_context(saved);
   }
