@@ -131,6 +131,7 @@ static inline void seq_set(Seq *s, int64_t i, Value v) {
 bool val_equal(Value a, Value b);
 /* Hash consistent with val_equal. */
 uint64_t val_hash(Value v);
+int32_t val_nesl_hash(Value v); /* NESL's hash, before the range */
 
 /* Prints 'v' in NESL's REPL format; 'type' says how ([char] prints as a
    string).  A NULL or unresolved type prints by the value's own shape. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../frontend/types.h"
+#include "../rt/scalar.h"
 #include "eval.h"
 
 #define ARG1(v) ((v).u.pair->fst)
@@ -704,7 +705,7 @@ static Value p_hash(Eval *ev, Value a, Loc loc, Type *type) {
   int32_t l = SND(a).u.i;
   if (l <= 0)
     ev_error(ev, loc, "hash: the range %d is not positive", l);
-  return val_int((int32_t)(val_hash(a.u.pair->fst) % (uint64_t)l));
+  return val_int(rt_nesl_hash_in(val_nesl_hash(a.u.pair->fst), l));
 }
 
 /* identity(x): the zero of x's type, built from x's shape (so it needs

@@ -13,6 +13,7 @@
 
 #include "../frontend/types.h"
 #include "../rt/rt.h"
+#include "../rt/scalar.h"
 #include "eval.h"
 
 Value val_int(int32_t i) { return (Value){.kind = V_INT, .u.i = i}; }
@@ -223,6 +224,33 @@ uint64_t val_hash(Value v) {
     return mix(mix(6, val_hash(v.u.pair->fst)), val_hash(v.u.pair->snd));
   case V_DATA:
     return mix(7, val_hash(v.u.data->fields));
+  }
+  return 0;
+}
+
+/* NESL's own hash of a value (rt/scalar.h: rt_nesl_hash_*), which the
+   user's hash(a, l) gives; val_hash above is the evaluator's for its
+   tables. */
+int32_t val_nesl_hash(Value v) {
+  switch (v.kind) {
+  case V_INT:
+    return v.u.i;
+  case V_FLOAT:
+    return rt_nesl_hash_float(v.u.f);
+  case V_BOOL:
+    return v.u.b ? 1 : 0;
+  case V_CHAR:
+    return (unsigned char)v.u.c;
+  case V_SEQ: {
+    uint32_t h = 0;
+    for (int64_t i = 0; i < v.u.seq->len; i++)
+      h += (uint32_t)val_nesl_hash(seq_get(v.u.seq, i)) * rt_nesl_hash_weight(i);
+    return (int32_t)h;
+  }
+  case V_PAIR:
+    return rt_nesl_hash_pair(val_nesl_hash(v.u.pair->fst), val_nesl_hash(v.u.pair->snd));
+  case V_DATA:
+    return val_nesl_hash(v.u.data->fields);
   }
   return 0;
 }

@@ -292,4 +292,37 @@ RT_FN double rt_rand_below_f(uint64_t bits, double bound) {
   return (double)(bits >> 11) * (1.0 / 9007199254740992.0) * bound;
 }
 
+/* NESL's hash(a, l), the numbers CMU NESL 3.1 gives (issue 37): an int
+   is itself, a bool 0 or 1, a char its code, a float rt_nesl_hash_float;
+   a sequence the int32 sum of its elements' hashes times j^3, j = i +
+   991892313 for element i; a pair h(a) + 991892311 * h(b); a datatype
+   value its fields'.  All arithmetic wraps as NESL's 32-bit ints do;
+   hash(a, l) is the hash's low 31 bits modulo l.  These are the pieces;
+   eval/value.c and rt/structured.c walk the values with them. */
+static const uint32_t RT_NESL_HASH_ELEM = 991892313u, RT_NESL_HASH_PAIR = 991892311u;
+
+/* A float's: 0 for 0, else |a| scaled to 30 bits less its binary
+   exponent, computed as NESL's library does, with its log(a, 2.0) =
+   ln a / ln 2 and 2.0 ^ x = exp(x ln 2), both truncated toward zero (so
+   hash(1.0, l) is 2^30 - 1 modulo l, not 2^30).  Not finite: 0 (nessie's
+   floats are finite wherever a program sees them). */
+RT_FN int32_t rt_nesl_hash_float(double a) {
+  if (a == 0.0 || !isfinite(a))
+    return 0;
+  a = fabs(a);
+  double lg = trunc(log(a) / log(2.0));
+  double sig = trunc(a / exp((lg - 30.0) * log(2.0)));
+  return (int32_t)((uint32_t)(int64_t)sig - (uint32_t)(int64_t)lg);
+}
+/* element i's weight in a sequence's hash: j^3, j = i + 991892313 */
+RT_FN uint32_t rt_nesl_hash_weight(int64_t i) {
+  uint32_t j = (uint32_t)i + RT_NESL_HASH_ELEM;
+  return j * j * j;
+}
+RT_FN int32_t rt_nesl_hash_pair(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a + RT_NESL_HASH_PAIR * (uint32_t)b);
+}
+/* hash(a, l) of a's hash h, for l > 0 */
+RT_FN int32_t rt_nesl_hash_in(int32_t h, int32_t l) { return (int32_t)(((uint32_t)h & 0x7fffffffu) % (uint32_t)l); }
+
 #endif

@@ -3,8 +3,9 @@
  * their components and layout: a Column views the components of values
  * of one type (V(t), or H(t) as one value) as a tree that follows the
  * layout, so that the k-th value can be hashed and compared without
- * building it.  The hash is the source evaluator's (eval/value.c,
- * val_hash), datatypes included, so that hash gives the same numbers on
+ * building it.  name's table hashes as the source evaluator's (eval/value.c,
+ * val_hash) does; the user's hash(a, l) is CMU NESL 3.1's
+ * (column_nesl_hash, the evaluator's val_nesl_hash), the same numbers on
  * every backend.
  */
 #include <string.h>
@@ -184,6 +185,33 @@ RtValue *rt_eql(const RtLayout *l, bool host, RtValue **a, RtValue **b) {
   return r;
 }
 
+/* NESL's hash of value k of column 'c' (rt/scalar.h's pieces; the
+   evaluator's val_nesl_hash): what the user's hash(a, l) gives.  A
+   datatype is its fields. */
+static int32_t column_nesl_hash(const Column *c, int64_t k) {
+  switch (c->kind) {
+  case RL_INT:
+    return c->vec->data.i[k];
+  case RL_FLOAT:
+    return rt_nesl_hash_float(c->vec->data.f[k]);
+  case RL_BOOL:
+    return c->vec->data.b[k] != 0;
+  case RL_CHAR:
+    return (unsigned char)c->vec->data.c[k];
+  case RL_SEQ: {
+    uint32_t h = 0;
+    for (int64_t j = c->off[k]; j < c->off[k + 1]; j++)
+      h += (uint32_t)column_nesl_hash(c->elem, j) * rt_nesl_hash_weight(j - c->off[k]);
+    return (int32_t)h;
+  }
+  case RL_PAIR:
+    return rt_nesl_hash_pair(column_nesl_hash(c->fst, k), column_nesl_hash(c->snd, k));
+  case RL_DATA:
+    break;
+  }
+  return 0;
+}
+
 RtValue *rt_hash(RtLoc loc, const RtLayout *l, bool host, RtValue **comps, RtValue *range) {
   int at = 0;
   Column *c = build(l, comps, &at, host);
@@ -193,7 +221,7 @@ RtValue *rt_hash(RtLoc loc, const RtLayout *l, bool host, RtValue **comps, RtVal
     int32_t bound = range->data.i[k];
     if (bound <= 0)
       rt_fail(loc, "hash", "hash: the range %d is not positive", bound);
-    r->data.i[k] = (int32_t)(column_hash(c, k) % (uint64_t)bound);
+    r->data.i[k] = rt_nesl_hash_in(column_nesl_hash(c, k), bound);
   }
   return r;
 }
