@@ -75,17 +75,29 @@ static FILE *open_path(const char *path, const char *mode, const char **why) {
   return f;
 }
 
+/* The message of a failed open, worded as CMU NESL 3.1's ("ERROR: while
+   trying to open PATH", a newline, the reason), in a buffer the next
+   failure overwrites (the caller copies it into a value at once). */
+static const char *open_failure(const char *path, const char *reason) {
+  static char text[4096 + 128];
+  snprintf(text, sizeof text, "ERROR: while trying to open %.4096s\n%s", path, reason);
+  return text;
+}
+
 int32_t rt_stream_open(const char *path, const char *mode, const char **why) {
   int n;
   for (n = 3; n < MAX_FILES && files[n]; n++)
     ;
   if (n == MAX_FILES) {
-    *why = "too many open files";
+    *why = open_failure(path, "too many open files");
     return -1;
   }
-  FILE *f = open_path(path, mode, why);
-  if (!f)
+  const char *reason = "";
+  FILE *f = open_path(path, mode, &reason);
+  if (!f) {
+    *why = open_failure(path, reason);
     return -1;
+  }
   files[n] = f;
   return n;
 }
