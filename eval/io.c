@@ -293,6 +293,22 @@ static Value p_open_out_file(Eval *ev, Value name, Loc loc, Type *type) {
   return open_file(ev, name, "wb");
 }
 
+static Value p_open_append_file(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)loc;
+  (void)type;
+  return open_file(ev, name, "ab");
+}
+
+/* get_environment_variable(name): its value, or "" where it is not set
+   (NESL runs printenv NAME) */
+static Value p_get_environment_variable(Eval *ev, Value name, Loc loc, Type *type) {
+  (void)ev;
+  (void)loc;
+  (void)type;
+  const char *value = getenv(val_string_chars(name));
+  return val_string(value ? value : "", value ? strlen(value) : 0);
+}
+
 /* close_file(s): (ok, message) */
 static Value p_close_file(Eval *ev, Value s, Loc loc, Type *type) {
   (void)ev;
@@ -581,6 +597,8 @@ static const Prim io_prims[] = {
     {"read_float_seq_from_file", p_read_float_seq_from_file, false},
     {"open_in_file", p_open_in_file, false},
     {"open_out_file", p_open_out_file, false},
+    {"open_append_file", p_open_append_file, false},
+    {"get_environment_variable", p_get_environment_variable, false},
     {"close_file", p_close_file, false},
     {"write_char", p_write_char, false},
     {"write_string", p_write_string, false},

@@ -627,6 +627,17 @@ static void call_once(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *
   case RT_HOST_OPEN_OUT_FILE:
     open_file(a, r, "wb");
     return;
+  case RT_HOST_OPEN_APPEND_FILE:
+    open_file(a, r, "ab");
+    return;
+  case RT_HOST_GET_ENVIRONMENT_VARIABLE: {
+    /* NESL runs printenv NAME; its value, or "" where it is not set */
+    char *name = chars_of(a[0]);
+    const char *value = getenv(name);
+    r[0] = string_value(value ? value : "");
+    rt_free(name);
+    return;
+  }
   case RT_HOST_CLOSE_FILE: {
     const char *why;
     bool ok = rt_stream_close(a[0]->scalar.i, &why);
