@@ -929,15 +929,15 @@ static void reset(TypeEnv *env) {
 
 /* ---- statements that would run a declared function ---- */
 
-typedef struct StubSearch {
+typedef struct RunSearch {
   TypeEnv *env;
   Loc call;          /* the call in the statement that leads there */
   const char *first; /* the function it calls there */
-} StubSearch;
+} RunSearch;
 
-static void search_def(StubSearch *s, Def *d, Loc loc);
+static void search_def(RunSearch *s, Def *d, Loc loc);
 
-/* Searches 'e' for uses of declared functions ('ctx' the StubSearch): an
+/* Searches 'e' for uses of declared functions ('ctx' the RunSearch): an
    ast_expr_children visitor, so that it recurses through itself. */
 static void search_expr(void *ctx, Expr *e) {
   if ((e->kind == EX_VAR && e->u.ref.def) || e->kind == EX_CALL)
@@ -947,7 +947,7 @@ static void search_expr(void *ctx, Expr *e) {
 
 /* 'd' is used (called, or taken as a value) at 'loc'.  The library never
    calls a user's function, so only user functions are searched. */
-static void search_def(StubSearch *s, Def *d, Loc loc) {
+static void search_def(RunSearch *s, Def *d, Loc loc) {
   d = tc_current(d);
   if (d->library || d->kind != DEF_FUNCTION || d->visited == s->env->searches)
     return;
@@ -976,7 +976,7 @@ static void search_def(StubSearch *s, Def *d, Loc loc) {
    but not yet defined (CMU NESL would stop it when it runs). */
 static void check_runs_defined(TypeEnv *env, Expr *body) {
   env->searches++;
-  StubSearch s = {env, {0}, NULL};
+  RunSearch s = {env, {0}, NULL};
   search_expr(&s, body);
 }
 
