@@ -59,7 +59,7 @@ static Value p_print_string(Eval *ev, Value s, Loc loc, Type *type) {
    the items of a pair (c, d) are c ", " d and of anything else its text:
    one level of the right spine is opened, no more.  So (1, 2, 3) is
    "(1, 2, 3)" but (1, 2, 3, 4) is "(1, 2, (3, 4))", and @point(1, 2) is
-   "(1, 2)": what CMU NESL 3.1's string prints (tests/syntax/to_string). */
+   "(1, 2)": what CMU NESL 3.1's string prints (tests/syntax/print_and_string). */
 static void to_string(Buf *b, Value v);
 
 static void items(Buf *b, Value v) {

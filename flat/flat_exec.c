@@ -191,7 +191,7 @@ void flat_exec_op(const FlatStmt *s, RtValue **a, int n, Vec *results) {
       r = rt_seg_ids(a[0]);
       break;
     case RT_SEG_OFFSETS:
-      r = rt_seg_starts(loc, a[0]);
+      r = rt_seg_starts(a[0]);
       break;
     case RT_SEG_MAX_INDEX:
     case RT_SEG_MIN_INDEX:

@@ -1309,27 +1309,13 @@ RtValue *rtg_seg_lengths(RtValue *d) {
   return r;
 }
 
-/* The offsets narrowed to int32, and the check that they fit: more
-   elements than an int counts (off[n]) is the error of the run at 'run'
-   (the lowest index: thread 0's). */
-__global__ void starts_kernel(const int64_t *in, int32_t *out, int64_t n, RtKernelError *err, int run) {
-  int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (first == 0 && in[n] > INT32_MAX)
-    rtg::record(err, RtKernelError{0, RT_CHECK_TOO_MANY, 0, 0, 0, 0, in[n], 0.0, run});
-  for (int64_t i = first; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    out[i] = (int32_t)in[i];
-}
-
-RtValue *rtg_seg_starts(RtLoc loc, int run_site, RtValue *d) {
-  if (d->total > INT32_MAX) /* known to the host: no launch to find it */
-    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)d->total);
+RtValue *rtg_seg_starts(RtValue *d) {
   RtValue *r = rtg_vec_new(RT_INT, d->len);
   if (d->len > 0) {
     const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
     rtg_launching("narrow");
-    starts_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(off, r->data.i, d->len, error_slot,
-                                                                          run_site);
-    rtg_launched("seg_offsets", loc);
+    narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(off, r->data.i, d->len);
+    rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
   }
   return r;
 }

@@ -174,7 +174,7 @@ RtValue *rtg_rank(RtValue *v, bool down);
 RtValue *rtg_seg_rank(RtValue *d, RtValue *v, bool down);
 RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths);
 RtValue *rtg_seg_lengths(RtValue *d);
-RtValue *rtg_seg_starts(RtLoc loc, int run_site, RtValue *d);
+RtValue *rtg_seg_starts(RtValue *d);
 RtValue *rtg_seg_ids(RtValue *d);
 /* The segment of each element (for the segmented skeletons), made the
    first time (one kernel; the total is read if not known, a sync) and

@@ -29,8 +29,8 @@ typedef enum RtCheck {
   RT_CHECK_ARGUMENT, /* an argument check (RtCheckKind 'code') on
                         operands 'i' (as a), 'len' (as b) and 'x' (as c) */
   RT_CHECK_NEGATIVE_LENGTH, /* make_segdes: the length 'i' */
-  RT_CHECK_TOO_MANY, /* make_segdes, seg_offsets: 'len' elements, more
-                        than an int counts */
+  RT_CHECK_TOO_MANY, /* make_segdes: 'len' elements, more than an int
+                        counts */
 } RtCheck;
 
 /* Where a check stands: the compiler writes one table of sites per

@@ -407,9 +407,7 @@ RtValue *rt_append(RtValue *x, RtValue *y);
 RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths); /* error on a negative length */
 RtValue *rt_seg_lengths(RtValue *d);
 RtValue *rt_seg_ids(RtValue *d);
-/* the offsets of the segments, int32: an error (out of memory) when
-   the elements are more than an int counts */
-RtValue *rt_seg_starts(RtLoc loc, RtValue *d);
+RtValue *rt_seg_starts(RtValue *d); /* the offsets of the segments */
 /* The index of the first greatest ('sign' 1) or least (-1) element:
    max_int for an empty vector. */
 int32_t rt_extreme_index(RtValue *v, int sign);

@@ -45,6 +45,16 @@ RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
   return r;
 }
 
+/* A segdes of more elements than an int counts would describe a vector
+   that cannot be made (its length, and the offsets kernels compute in
+   int, would wrap): out of memory, as the vector's allocation would be.
+   The two places that choose a segdes's lengths (make_segdes, seg_range)
+   ask; a segdes made from another's segments is no larger. */
+static void check_total(RtLoc loc, int64_t total) {
+  if (total > INT32_MAX)
+    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)total);
+}
+
 void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values) {
   int64_t n = starts->len;
   RtValue *d = rt_value_new(rt_segdes_type(), n);
@@ -54,6 +64,7 @@ void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, R
     d->lengths[k] = rt_range_length(starts->data.i[k], ends->data.i[k], strides->data.i[k]);
     total += d->lengths[k];
   }
+  check_total(loc, total);
   RtValue *v = new_vec(RT_INT, total);
   int64_t at = 0;
   for (int64_t k = 0; k < n; k++)
@@ -148,10 +159,7 @@ RtValue *rt_append(RtValue *x, RtValue *y) {
 
 /* ---- segment descriptors ---- */
 
-/* A segdes of more elements than an int counts would describe a vector
-   that cannot be made (its length, and the offsets kernels compute in
-   int, would wrap): out of memory, as the vector's allocation would be;
-   after any negative length. */
+/* A negative length fails first, then too many elements (check_total). */
 RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths) {
   RtValue *d = rt_value_new(rt_segdes_type(), lengths->len);
   int64_t total = 0;
@@ -161,8 +169,7 @@ RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths) {
     d->lengths[k] = lengths->data.i[k];
     total += lengths->data.i[k];
   }
-  if (total > INT32_MAX)
-    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)total);
+  check_total(loc, total);
   return d;
 }
 
@@ -182,10 +189,8 @@ RtValue *rt_seg_ids(RtValue *d) {
   return r;
 }
 
-RtValue *rt_seg_starts(RtLoc loc, RtValue *d) {
+RtValue *rt_seg_starts(RtValue *d) {
   const int64_t *off = rt_seg_offsets(d);
-  if (off[d->len] > INT32_MAX) /* an int offset would wrap; no vector of them can be */
-    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)off[d->len]);
   RtValue *r = new_vec(RT_INT, d->len);
   for (int64_t k = 0; k < d->len; k++)
     r->data.i[k] = (int32_t)off[k];

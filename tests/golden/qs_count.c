@@ -403,7 +403,7 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue 
   RtValue *v_x217 = NULL;
   /* LIBRARY */
   {
-    RtValue *t56 = rt_seg_starts(loc, v_x216);
+    RtValue *t56 = rt_seg_starts(v_x216);
     v_x217 = t56;
     int32_t *v_x217_d = v_x217->data.i;
     const int64_t v_x217_n = v_x217->len;

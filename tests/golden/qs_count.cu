@@ -872,7 +872,7 @@ static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtV
   RtValue *v_x217 = NULL;
   /* LIBRARY */
   {
-    RtValue *t96 = rt_seg_starts(loc, v_x216);
+    RtValue *t96 = rt_seg_starts(v_x216);
     v_x217 = t96;
     int32_t *v_x217_d = v_x217->data.i;
     const int64_t v_x217_n = v_x217->len;
@@ -904,7 +904,7 @@ static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtVa
   RtValue *v_x217 = NULL;
   /* LIBRARY */
   {
-    RtValue *t97 = rtg_seg_starts(loc, A.run, v_x216);
+    RtValue *t97 = rtg_seg_starts(v_x216);
     v_x217 = t97;
     A.v_x217_d = v_x217->data.i;
     A.v_x217_n = v_x217->len;
