@@ -1092,6 +1092,7 @@ static RtValue *new_mirror(const RtValue *v) {
   m->refs = 1;
   m->mirror = NULL;
   m->lengths_vec = NULL; /* v's, which v releases */
+  m->offsets_vec = NULL;
   return m;
 }
 
@@ -1310,12 +1311,22 @@ RtValue *rtg_seg_lengths(RtValue *d) {
 }
 
 RtValue *rtg_seg_starts(RtValue *d) {
+  RtValue *made = d->offsets_vec;
+  if (made && made->device && made->len == d->len) {
+    rt_retain(made);
+    return made;
+  }
   RtValue *r = rtg_vec_new(RT_INT, d->len);
   if (d->len > 0) {
     const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
     rtg_launching("narrow");
     narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(off, r->data.i, d->len);
     rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
+  }
+  if (d->device) { /* values never change: the next call gives r again */
+    rt_release(d->offsets_vec);
+    rt_retain(r);
+    d->offsets_vec = r;
   }
   return r;
 }

@@ -154,6 +154,11 @@ typedef struct RtValue {
      (rtg_make_segdes), held, which seg_lengths then gives again instead
      of narrowing 'lengths' in a launch; or NULL. */
   struct RtValue *lengths_vec;
+  /* The GPU target: the [int] vector of a segdes's offsets that
+     seg_offsets made the first time it was asked (rtg_seg_starts), held
+     and given again; or NULL.  A quicksort level asks for one segdes's
+     offsets up to three times, each a launch before this. */
+  struct RtValue *offsets_vec;
 } RtValue;
 
 /* Frees device memory (set by the GPU runtime, rt/gpu.cu). */

@@ -126,6 +126,7 @@ void rt_value_free(RtValue *v) {
   free_data(v->ids);
   rt_value_free(v->mirror);
   rt_release(v->lengths_vec);
+  rt_release(v->offsets_vec);
   rt_free(v);
 }
 
