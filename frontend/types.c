@@ -513,6 +513,8 @@ static const char *var_name(TypeNamer *nm, Type *v) {
       break;
   if (i == nm->vars.len)
     vec_push(&nm->vars, v);
+  if (nm->numbered)
+    return xprintf("a%d", i);
   if (i < 26)
     return xprintf("%c", 'a' + i);
   return xprintf("%c%d", 'a' + i % 26, i / 26);
@@ -618,8 +620,68 @@ char *type_context_string(TypeNamer *nm) {
   return buf_str(&b);
 }
 
+/* The variables of a function's type in the order CMU NESL 3.1 names
+   them.  Its type checker lists the free variables of the type
+   `(function result arg ...)` by a right fold of Common Lisp's union
+   (clean-type in its type-check.lisp), and CLISP's union keeps the first
+   list's elements that the second lacks, then the second: each variable
+   goes where it occurs last, the result read before the arguments.  A
+   function-typed argument is itself a type variable bound to `(function
+   result arg ...)`, and that variable is listed too, before its result
+   and arguments, though the printed type never shows it: `apply(f, x) =
+   f(x)` is `(c -> b, c) -> b :: (a in any; b in any; c in any)`.  A
+   function the result gives (`adder(n) = negate`) has no such variable:
+   `b -> a -> a`. */
+static void nesl_occurrences(Type *t, bool argument, Vec *occ) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_VAR:
+    vec_push(occ, t);
+    break;
+  case T_SEQ:
+    nesl_occurrences(t->elem, argument, occ);
+    break;
+  case T_PAIR:
+    nesl_occurrences(t->fst, argument, occ);
+    nesl_occurrences(t->snd, argument, occ);
+    break;
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      nesl_occurrences(t->args.data[i], argument, occ);
+    break;
+  case T_FUN:
+    if (argument)
+      vec_push(occ, type_var(0, 0)); /* the argument's own variable */
+    nesl_occurrences(t->snd, argument, occ);
+    nesl_occurrences(t->fst, argument, occ);
+    break;
+  default:
+    break;
+  }
+}
+
+static void name_as_nesl(TypeNamer *nm, Type *fun) {
+  Vec occ = {0};
+  fun = type_resolve(fun);
+  if (fun->kind == T_FUN) {
+    nesl_occurrences(fun->snd, false, &occ);
+    nesl_occurrences(fun->fst, true, &occ);
+  } else {
+    nesl_occurrences(fun, false, &occ);
+  }
+  for (int i = 0; i < occ.len; i++) {
+    bool later = false;
+    for (int j = i + 1; j < occ.len && !later; j++)
+      later = occ.data[j] == occ.data[i];
+    if (!later)
+      vec_push(&nm->vars, occ.data[i]);
+  }
+  nm->numbered = nm->vars.len > 5; /* its names are a to e, then a0 ... */
+}
+
 char *type_scheme_to_string(Type *fun) {
   TypeNamer nm = {0};
+  name_as_nesl(&nm, fun);
   char *s = type_fun_to_string(&nm, fun);
   return xprintf("%s%s", s, type_context_string(&nm));
 }

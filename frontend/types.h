@@ -137,7 +137,9 @@ bool type_identity_conflict(Type *a, Type *b, const char **fa, const char **fb);
    printer meets them, shared by every type printed with one namer, so
    that a message that shows two types names their variables alike. */
 typedef struct TypeNamer {
-  Vec vars; /* Type * (resolved T_VAR), in order of naming */
+  Vec vars;      /* Type * (resolved T_VAR), in order of naming */
+  bool numbered; /* name them a0, a1, ... (CMU NESL's names for more
+                    than five variables) */
 } TypeNamer;
 
 /* A value's type as the REPL prints it: a top-level tuple has no
