@@ -97,6 +97,11 @@ typedef struct FlatStmt {
   const RtLayout *layout, *result_layout;
   int site;           /* RAND: numbers the call sites, for the generator */
   int check;          /* CHECK: the check (RtCheckKind) */
+  bool segments;      /* SEG_RANGE: its ranges are whole segments of a
+                         segdes, [offset, offset + length) stride 1, as
+                         flattening makes them to gather nested values:
+                         valid by construction, so no backend tests them
+                         (lowering makes no check for them) */
 } FlatStmt;
 
 typedef struct FlatBlock {

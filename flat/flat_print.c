@@ -18,7 +18,8 @@
  * is bound it also shows its type and, when known, its shape (`#5`: the
  * vectors of shape 5 have one length).  Constants print as NESL literals.
  * The lifted forms of NAME, EQL, HASH and HOST_PRIM are marked `^`, and
- * the NESL types they work on follow in angle brackets; a vector of
+ * the NESL types they work on follow in angle brackets; a SEG_RANGE of
+ * whole segments, which nothing checks, is `seg_range <segments>`; a vector of
  * character constants prints as a string.  Top-level
  * statements come after the functions, each under a NESL comment with
  * the statement and its type.
@@ -142,6 +143,10 @@ static void print_op(FILE *out, const FlatStmt *s) {
     break;
   case FLAT_CHECK:
     fprintf(out, " %s", rt_check_name(s->check));
+    break;
+  case FLAT_SEG_RANGE:
+    if (s->segments)
+      fputs(" <segments>", out);
     break;
   default:
     break;

@@ -297,6 +297,7 @@ static Vals gather_values(Fl *fl, Vals v, Type *t, FlatAtom *idx) {
   FlatAtom *ones = dist(fl, int_const(1), length(fl, idx));
   FlatStmt *s = stmt(fl, FS_OP);
   s->op = FLAT_SEG_RANGE;
+  s->segments = true; /* d's own offsets and lengths: nothing to check */
   vec_push(&s->args, starts);
   vec_push(&s->args, ends);
   vec_push(&s->args, ones);

@@ -1069,8 +1069,9 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   LcuVar *sv = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
   LcuVar *ev = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
   LcuVar *dv = var_of(lw, ((FlatAtom *)fs->args.data[2])->u.var);
-  /* every range good? */
-  check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
+  /* every range good?  (Whole segments of a segdes are.) */
+  if (!fs->segments)
+    check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
   Vec out;
   seg_range_lengths(lw, sv, ev, dv, &out);
   LcuVar *segdes = library_of_one(lw, LIB_MAKE_SEGDES, out.data[0], lcu_segdes());

@@ -417,41 +417,41 @@ fail:
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
   (void)loc;
   (void)run;
-  const int64_t *v_x263_off = rt_seg_offsets(v_x263);
-  const int64_t v_x263_n = v_x263->len;
-  RtValue *v_x264 = NULL;
+  const int64_t *v_x243_off = rt_seg_offsets(v_x243);
+  const int64_t v_x243_n = v_x243->len;
+  RtValue *v_x244 = NULL;
   /* LIBRARY */
   {
-    RtValue *t57 = rt_seg_ids(v_x263);
-    v_x264 = t57;
-    int32_t *v_x264_d = v_x264->data.i;
-    const int64_t v_x264_n = v_x264->len;
+    RtValue *t57 = rt_seg_ids(v_x243);
+    v_x244 = t57;
+    int32_t *v_x244_d = v_x244->data.i;
+    const int64_t v_x244_n = v_x244->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x264 = v_x264;
+  *out_v_x244 = v_x244;
   return;
 fail:
-  rt_release(v_x264);
+  rt_release(v_x244);
 }
 
 /* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778) {
   (void)loc;
   (void)run;
-  int32_t *v_x859_d = v_x859->data.i;
-  const int64_t v_x859_n = v_x859->len;
-  int32_t *v_x860_d = v_x860->data.i;
-  const int64_t v_x860_n = v_x860->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  int32_t v_x870 = 0;
+  int32_t *v_x767_d = v_x767->data.i;
+  const int64_t v_x767_n = v_x767->len;
+  int32_t *v_x768_d = v_x768->data.i;
+  const int64_t v_x768_n = v_x768->len;
+  int32_t v_x776 = 0;
+  int32_t v_x777 = 0;
+  int32_t v_x778 = 0;
   /* REDUCE */
   {
-    const int64_t t58 = v_x859_n;
+    const int64_t t58 = v_x767_n;
     const int64_t t59 = t58 > 0 ? (t58 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
     int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
@@ -471,8 +471,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue
         int32_t t63x1;
         int32_t t63x2;
         int t67 = 0; /* nonzero: a check below failed */
-        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x860_n;
-        int32_t t66 = t68 ? v_x860_d[t65] : 0;
+        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x768_n;
+        int32_t t66 = t68 ? v_x768_d[t65] : 0;
         t67 |= !t68;
         uint8_t t70 = rt_lt_i(0, t66);
         int32_t t71;
@@ -483,10 +483,10 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue
         }
         if (__builtin_expect(t67 != 0, 0)) { /* again, recording the error */
           int32_t t72;
-          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x860_n) {
-            t72 = v_x860_d[t65];
+          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x768_n) {
+            t72 = v_x768_d[t65];
           } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x860_n, 0.0);
+            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x768_n, 0.0);
             t72 = 0;
           }
           uint8_t t74 = rt_lt_i(0, t72);
@@ -560,182 +560,182 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue
       t63t1 = t87;
       t63t2 = t88;
     }
-    v_x868 = t63t0;
+    v_x776 = t63t0;
     rt_free(t60);
-    v_x869 = t63t1;
+    v_x777 = t63t1;
     rt_free(t61);
-    v_x870 = t63t2;
+    v_x778 = t63t2;
     rt_free(t62);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  *out_v_x870 = v_x870;
+  *out_v_x776 = v_x776;
+  *out_v_x777 = v_x777;
+  *out_v_x778 = v_x778;
   return;
 fail:
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
   (void)loc;
   (void)run;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x956 = NULL;
+  RtValue *v_x845 = NULL;
+  RtValue *v_x848 = NULL;
   /* MAP */
   {
     const int64_t t89 = 1;
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x956 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x956_d = v_x956->data.i;
-    const int64_t v_x956_n = v_x956->len;
+    v_x845 = rt_value_new(rt_vec_type(RT_INT), t89);
+    int32_t *v_x845_d = v_x845->data.i;
+    const int64_t v_x845_n = v_x845->len;
+    v_x848 = rt_value_new(rt_vec_type(RT_INT), t89);
+    int32_t *v_x848_d = v_x848->data.i;
+    const int64_t v_x848_n = v_x848->len;
     RT_PARALLEL_FOR_IF(t89 >= RT_PARALLEL_MIN)
     for (int64_t t90 = 0; t90 < t89; t90++) {
       const int32_t t91 = (int32_t)t90;
-      v_x953_d[t90] = v_x951;
-      v_x956_d[t90] = v_x954;
+      v_x845_d[t90] = v_x843;
+      v_x848_d[t90] = v_x846;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x953 = v_x953;
-  *out_v_x956 = v_x956;
+  *out_v_x845 = v_x845;
+  *out_v_x848 = v_x848;
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x956);
+  rt_release(v_x845);
+  rt_release(v_x848);
 }
 
 /* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
   (void)loc;
   (void)run;
-  int32_t *v_x963_d = v_x963->data.i;
-  const int64_t v_x963_n = v_x963->len;
-  RtValue *v_x965 = NULL;
+  int32_t *v_x855_d = v_x855->data.i;
+  const int64_t v_x855_n = v_x855->len;
+  RtValue *v_x857 = NULL;
   /* MAP */
   {
-    const int64_t t92 = v_x957;
+    const int64_t t92 = v_x849;
     if (t92 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0);
       goto fail;
     }
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
+    v_x857 = rt_value_new(rt_vec_type(RT_INT), t92);
+    int32_t *v_x857_d = v_x857->data.i;
+    const int64_t v_x857_n = v_x857->len;
     RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
     for (int64_t t93 = 0; t93 < t92; t93++) {
       const int32_t t94 = (int32_t)t93;
       int t97 = 0; /* nonzero: a check below failed */
-      int32_t t96 = rt_rem_i(t94, v_x960, &t97);
-      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x963_n;
-      int32_t t98 = t99 ? v_x963_d[t96] : 0;
+      int32_t t96 = rt_rem_i(t94, v_x852, &t97);
+      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x855_n;
+      int32_t t98 = t99 ? v_x855_d[t96] : 0;
       t97 |= !t99;
       if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
         int t100 = 0;
-        int32_t t101 = rt_rem_i(t94, v_x960, &t100);
+        int32_t t101 = rt_rem_i(t94, v_x852, &t100);
         if (t100) {
           NESSIE_RECORD(err, t93, RT_CHECK_SCALAR, 0, t100, RT_REM, 0, 0, 0.0);
         }
         int32_t t102;
-        if ((uint64_t)(int64_t)t101 < (uint64_t)v_x963_n) {
-          t102 = v_x963_d[t101];
+        if ((uint64_t)(int64_t)t101 < (uint64_t)v_x855_n) {
+          t102 = v_x855_d[t101];
         } else {
-          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t101, v_x963_n, 0.0);
+          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t101, v_x855_n, 0.0);
           t102 = 0;
         }
       }
-      v_x965_d[t93] = t98;
+      v_x857_d[t93] = t98;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x965 = v_x965;
+  *out_v_x857 = v_x857;
   return;
 fail:
-  rt_release(v_x965);
+  rt_release(v_x857);
 }
 
 /* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
   (void)loc;
   (void)run;
-  int32_t *v_x975_d = v_x975->data.i;
-  const int64_t v_x975_n = v_x975->len;
-  int32_t v_x976 = 0;
-  int32_t v_x977 = 0;
+  int32_t *v_x867_d = v_x867->data.i;
+  const int64_t v_x867_n = v_x867->len;
+  int32_t v_x868 = 0;
+  int32_t v_x869 = 0;
   /* ONCE */
   {
     int t104 = 0; /* nonzero: a check below failed */
-    int t105 = (uint64_t)(int64_t)0 < (uint64_t)v_x975_n;
-    int32_t t103 = t105 ? v_x975_d[0] : 0;
+    int t105 = (uint64_t)(int64_t)0 < (uint64_t)v_x867_n;
+    int32_t t103 = t105 ? v_x867_d[0] : 0;
     t104 |= !t105;
-    int t107 = (uint64_t)(int64_t)1 < (uint64_t)v_x975_n;
-    int32_t t106 = t107 ? v_x975_d[1] : 0;
+    int t107 = (uint64_t)(int64_t)1 < (uint64_t)v_x867_n;
+    int32_t t106 = t107 ? v_x867_d[1] : 0;
     t104 |= !t107;
     if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
       int32_t t108;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x975_n) {
-        t108 = v_x975_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x867_n) {
+        t108 = v_x867_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x975_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x867_n, 0.0);
         t108 = 0;
       }
       int32_t t109;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x975_n) {
-        t109 = v_x975_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x867_n) {
+        t109 = v_x867_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x975_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x867_n, 0.0);
         t109 = 0;
       }
     }
-    v_x976 = t103;
-    v_x977 = t106;
+    v_x868 = t103;
+    v_x869 = t106;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x976 = v_x976;
-  *out_v_x977 = v_x977;
+  *out_v_x868 = v_x868;
+  *out_v_x869 = v_x869;
   return;
 fail:
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002) {
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894) {
   (void)loc;
   (void)run;
-  int32_t *v_x992_d = v_x992->data.i;
-  const int64_t v_x992_n = v_x992->len;
-  RtValue *v_x991 = NULL;
-  int32_t v_x1000 = 0;
-  int32_t v_x1001 = 0;
-  int32_t v_x1002 = 0;
+  int32_t *v_x884_d = v_x884->data.i;
+  const int64_t v_x884_n = v_x884->len;
+  RtValue *v_x883 = NULL;
+  int32_t v_x892 = 0;
+  int32_t v_x893 = 0;
+  int32_t v_x894 = 0;
   /* MAP */
   {
-    const int64_t t110 = v_x989;
+    const int64_t t110 = v_x881;
     if (t110 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0);
       goto fail;
     }
-    v_x991 = rt_value_new(rt_vec_type(RT_INT), t110);
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
+    v_x883 = rt_value_new(rt_vec_type(RT_INT), t110);
+    int32_t *v_x883_d = v_x883->data.i;
+    const int64_t v_x883_n = v_x883->len;
     RT_PARALLEL_FOR_IF(t110 >= RT_PARALLEL_MIN)
     for (int64_t t111 = 0; t111 < t110; t111++) {
       const int32_t t112 = (int32_t)t111;
-      v_x991_d[t111] = 0;
+      v_x883_d[t111] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
+    int32_t *v_x883_d = v_x883->data.i;
+    const int64_t v_x883_n = v_x883->len;
     /* REDUCE */
     {
-      const int64_t t113 = v_x989;
+      const int64_t t113 = v_x881;
       if (t113 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0);
         goto fail;
@@ -759,8 +759,8 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue 
           int32_t t118x1;
           int32_t t118x2;
           int t122 = 0; /* nonzero: a check below failed */
-          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x992_n;
-          int32_t t121 = t123 ? v_x992_d[t120] : 0;
+          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x884_n;
+          int32_t t121 = t123 ? v_x884_d[t120] : 0;
           t122 |= !t123;
           uint8_t t125 = rt_lt_i(0, t121);
           int32_t t126;
@@ -771,10 +771,10 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue 
           }
           if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
             int32_t t127;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x992_n) {
-              t127 = v_x992_d[t120];
+            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x884_n) {
+              t127 = v_x884_d[t120];
             } else {
-              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x992_n, 0.0);
+              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x884_n, 0.0);
               t127 = 0;
             }
             uint8_t t129 = rt_lt_i(0, t127);
@@ -848,89 +848,89 @@ static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue 
         t118t1 = t142;
         t118t2 = t143;
       }
-      v_x1000 = t118t0;
+      v_x892 = t118t0;
       rt_free(t115);
-      v_x1001 = t118t1;
+      v_x893 = t118t1;
       rt_free(t116);
-      v_x1002 = t118t2;
+      v_x894 = t118t2;
       rt_free(t117);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x991 = v_x991;
-  *out_v_x1001 = v_x1001;
-  *out_v_x1002 = v_x1002;
+  *out_v_x883 = v_x883;
+  *out_v_x893 = v_x893;
+  *out_v_x894 = v_x894;
   return;
 fail:
-  rt_release(v_x991);
+  rt_release(v_x883);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
   (void)loc;
   (void)run;
-  int32_t *v_x1003_d = v_x1003->data.i;
-  const int64_t v_x1003_n = v_x1003->len;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
+  int32_t *v_x895_d = v_x895->data.i;
+  const int64_t v_x895_n = v_x895->len;
+  int32_t *v_x898_d = v_x898->data.i;
+  const int64_t v_x898_n = v_x898->len;
+  RtValue *v_x900 = NULL;
   /* MAP */
   {
-    const int64_t t144 = v_x1003_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t144);
-    int32_t *v_x1008_d = v_x1008->data.i;
-    const int64_t v_x1008_n = v_x1008->len;
+    const int64_t t144 = v_x895_n;
+    v_x900 = rt_value_new(rt_vec_type(RT_INT), t144);
+    int32_t *v_x900_d = v_x900->data.i;
+    const int64_t v_x900_n = v_x900->len;
     RT_PARALLEL_FOR_IF(t144 >= RT_PARALLEL_MIN)
     for (int64_t t145 = 0; t145 < t144; t145++) {
       const int32_t t146 = (int32_t)t145;
       int t149 = 0; /* nonzero: a check below failed */
-      int32_t t147 = v_x1003_d[t146];
-      int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1006_n;
-      int32_t t148 = t150 ? v_x1006_d[t147] : 0;
+      int32_t t147 = v_x895_d[t146];
+      int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x898_n;
+      int32_t t148 = t150 ? v_x898_d[t147] : 0;
       t149 |= !t150;
       if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
-        int32_t t151 = v_x1003_d[t146];
+        int32_t t151 = v_x895_d[t146];
         int32_t t152;
-        if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1006_n) {
-          t152 = v_x1006_d[t151];
+        if ((uint64_t)(int64_t)t151 < (uint64_t)v_x898_n) {
+          t152 = v_x898_d[t151];
         } else {
-          NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1006_n, 0.0);
+          NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x898_n, 0.0);
           t152 = 0;
         }
       }
-      v_x1008_d[t145] = t148;
+      v_x900_d[t145] = t148;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1008 = v_x1008;
+  *out_v_x900 = v_x900;
   return;
 fail:
-  rt_release(v_x1008);
+  rt_release(v_x900);
 }
 
 /* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
   (void)loc;
   (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  int32_t *v_x1010_d = v_x1010->data.i;
-  const int64_t v_x1010_n = v_x1010->len;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  const int64_t *v_x1023_off = rt_seg_offsets(v_x1023);
-  const int64_t v_x1023_n = v_x1023->len;
-  RtValue *v_x1019 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1033 = NULL;
-  RtValue *v_x1034 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1040 = NULL;
+  int32_t *v_x901_d = v_x901->data.i;
+  const int64_t v_x901_n = v_x901->len;
+  int32_t *v_x902_d = v_x902->data.i;
+  const int64_t v_x902_n = v_x902->len;
+  int32_t *v_x905_d = v_x905->data.i;
+  const int64_t v_x905_n = v_x905->len;
+  const int64_t *v_x915_off = rt_seg_offsets(v_x915);
+  const int64_t v_x915_n = v_x915->len;
+  RtValue *v_x911 = NULL;
+  RtValue *v_x912 = NULL;
+  RtValue *v_x925 = NULL;
+  RtValue *v_x926 = NULL;
+  RtValue *v_x919 = NULL;
+  RtValue *v_x932 = NULL;
   /* FILTER */
   {
-    const int64_t t153 = v_x1013_n;
+    const int64_t t153 = v_x905_n;
     const int64_t t154 = t153 > 0 ? (t153 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t155 = (uint8_t *)rt_alloc_atomic((size_t)t153 + 1);
     int64_t *t156 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t154 + 1));
@@ -943,30 +943,30 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
         int32_t t157x0;
         uint8_t t157x1;
         int t161 = 0; /* nonzero: a check below failed */
-        int t162 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n;
-        int32_t t160 = t162 ? v_x1009_d[t159] : 0;
+        int t162 = (uint64_t)(int64_t)t159 < (uint64_t)v_x901_n;
+        int32_t t160 = t162 ? v_x901_d[t159] : 0;
         t161 |= !t162;
-        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x1010_n;
-        int32_t t163 = t164 ? v_x1010_d[t160] : 0;
+        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x902_n;
+        int32_t t163 = t164 ? v_x902_d[t160] : 0;
         t161 |= !t164;
-        int32_t t165 = v_x1013_d[t159];
+        int32_t t165 = v_x905_d[t159];
         uint8_t t167 = rt_lt_i(t165, t163);
         if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
           int32_t t168;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n) {
-            t168 = v_x1009_d[t159];
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x901_n) {
+            t168 = v_x901_d[t159];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1009_n, 0.0);
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x901_n, 0.0);
             t168 = 0;
           }
           int32_t t169;
-          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x1010_n) {
-            t169 = v_x1010_d[t168];
+          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x902_n) {
+            t169 = v_x902_d[t168];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x1010_n, 0.0);
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x902_n, 0.0);
             t169 = 0;
           }
-          int32_t t170 = v_x1013_d[t159];
+          int32_t t170 = v_x905_d[t159];
           uint8_t t172 = rt_lt_i(t170, t169);
         }
         t157x0 = t165;
@@ -989,12 +989,12 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
       t156[t157] = t174;
       t174 += k;
     }
-    v_x1019 = rt_value_new(rt_vec_type(RT_INT), t174);
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_BOOL), t174);
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
+    v_x911 = rt_value_new(rt_vec_type(RT_INT), t174);
+    int32_t *v_x911_d = v_x911->data.i;
+    const int64_t v_x911_n = v_x911->len;
+    v_x912 = rt_value_new(rt_vec_type(RT_BOOL), t174);
+    uint8_t *v_x912_d = v_x912->data.b;
+    const int64_t v_x912_n = v_x912->len;
     RT_PARALLEL_FOR_IF(t154 > 1)
     for (int64_t t157 = 0; t157 < t154; t157++) {
       int64_t at = t156[t157];
@@ -1006,37 +1006,37 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
         int32_t t157y0;
         uint8_t t157y1;
         int t176 = 0; /* nonzero: a check below failed */
-        int t177 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n;
-        int32_t t175 = t177 ? v_x1009_d[t159] : 0;
+        int t177 = (uint64_t)(int64_t)t159 < (uint64_t)v_x901_n;
+        int32_t t175 = t177 ? v_x901_d[t159] : 0;
         t176 |= !t177;
-        int t179 = (uint64_t)(int64_t)t175 < (uint64_t)v_x1010_n;
-        int32_t t178 = t179 ? v_x1010_d[t175] : 0;
+        int t179 = (uint64_t)(int64_t)t175 < (uint64_t)v_x902_n;
+        int32_t t178 = t179 ? v_x902_d[t175] : 0;
         t176 |= !t179;
-        int32_t t180 = v_x1013_d[t159];
+        int32_t t180 = v_x905_d[t159];
         uint8_t t182 = rt_lt_i(t180, t178);
         if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
           int32_t t183;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n) {
-            t183 = v_x1009_d[t159];
+          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x901_n) {
+            t183 = v_x901_d[t159];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1009_n, 0.0);
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x901_n, 0.0);
             t183 = 0;
           }
           int32_t t184;
-          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1010_n) {
-            t184 = v_x1010_d[t183];
+          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x902_n) {
+            t184 = v_x902_d[t183];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1010_n, 0.0);
+            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x902_n, 0.0);
             t184 = 0;
           }
-          int32_t t185 = v_x1013_d[t159];
+          int32_t t185 = v_x905_d[t159];
           uint8_t t187 = rt_lt_i(t185, t184);
         }
         t157y0 = t180;
         t157y1 = t182;
         if (t155[t158]) {
-          v_x1019_d[at] = t157y0;
-          v_x1020_d[at] = t157y1;
+          v_x911_d[at] = t157y0;
+          v_x912_d[at] = t157y1;
           at++;
         }
       }
@@ -1047,13 +1047,13 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
+    int32_t *v_x911_d = v_x911->data.i;
+    const int64_t v_x911_n = v_x911->len;
+    uint8_t *v_x912_d = v_x912->data.b;
+    const int64_t v_x912_n = v_x912->len;
     /* FILTER */
     {
-      const int64_t t188 = v_x1013_n;
+      const int64_t t188 = v_x905_n;
       const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t190 = (uint8_t *)rt_alloc_atomic((size_t)t188 + 1);
       int64_t *t191 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t189 + 1));
@@ -1066,30 +1066,30 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
           int32_t t192x0;
           uint8_t t192x1;
           int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n;
-          int32_t t195 = t197 ? v_x1009_d[t194] : 0;
+          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x901_n;
+          int32_t t195 = t197 ? v_x901_d[t194] : 0;
           t196 |= !t197;
-          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1010_n;
-          int32_t t198 = t199 ? v_x1010_d[t195] : 0;
+          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x902_n;
+          int32_t t198 = t199 ? v_x902_d[t195] : 0;
           t196 |= !t199;
-          int32_t t200 = v_x1013_d[t194];
+          int32_t t200 = v_x905_d[t194];
           uint8_t t202 = rt_gt_i(t200, t198);
           if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
             int32_t t203;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n) {
-              t203 = v_x1009_d[t194];
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x901_n) {
+              t203 = v_x901_d[t194];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x1009_n, 0.0);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x901_n, 0.0);
               t203 = 0;
             }
             int32_t t204;
-            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x1010_n) {
-              t204 = v_x1010_d[t203];
+            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x902_n) {
+              t204 = v_x902_d[t203];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x1010_n, 0.0);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x902_n, 0.0);
               t204 = 0;
             }
-            int32_t t205 = v_x1013_d[t194];
+            int32_t t205 = v_x905_d[t194];
             uint8_t t207 = rt_gt_i(t205, t204);
           }
           t192x0 = t200;
@@ -1112,12 +1112,12 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
         t191[t192] = t209;
         t209 += k;
       }
-      v_x1033 = rt_value_new(rt_vec_type(RT_INT), t209);
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      v_x1034 = rt_value_new(rt_vec_type(RT_BOOL), t209);
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
+      v_x925 = rt_value_new(rt_vec_type(RT_INT), t209);
+      int32_t *v_x925_d = v_x925->data.i;
+      const int64_t v_x925_n = v_x925->len;
+      v_x926 = rt_value_new(rt_vec_type(RT_BOOL), t209);
+      uint8_t *v_x926_d = v_x926->data.b;
+      const int64_t v_x926_n = v_x926->len;
       RT_PARALLEL_FOR_IF(t189 > 1)
       for (int64_t t192 = 0; t192 < t189; t192++) {
         int64_t at = t191[t192];
@@ -1129,37 +1129,37 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
           int32_t t192y0;
           uint8_t t192y1;
           int t211 = 0; /* nonzero: a check below failed */
-          int t212 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n;
-          int32_t t210 = t212 ? v_x1009_d[t194] : 0;
+          int t212 = (uint64_t)(int64_t)t194 < (uint64_t)v_x901_n;
+          int32_t t210 = t212 ? v_x901_d[t194] : 0;
           t211 |= !t212;
-          int t214 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1010_n;
-          int32_t t213 = t214 ? v_x1010_d[t210] : 0;
+          int t214 = (uint64_t)(int64_t)t210 < (uint64_t)v_x902_n;
+          int32_t t213 = t214 ? v_x902_d[t210] : 0;
           t211 |= !t214;
-          int32_t t215 = v_x1013_d[t194];
+          int32_t t215 = v_x905_d[t194];
           uint8_t t217 = rt_gt_i(t215, t213);
           if (__builtin_expect(t211 != 0, 0)) { /* again, recording the error */
             int32_t t218;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n) {
-              t218 = v_x1009_d[t194];
+            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x901_n) {
+              t218 = v_x901_d[t194];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x1009_n, 0.0);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x901_n, 0.0);
               t218 = 0;
             }
             int32_t t219;
-            if ((uint64_t)(int64_t)t218 < (uint64_t)v_x1010_n) {
-              t219 = v_x1010_d[t218];
+            if ((uint64_t)(int64_t)t218 < (uint64_t)v_x902_n) {
+              t219 = v_x902_d[t218];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x1010_n, 0.0);
+              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x902_n, 0.0);
               t219 = 0;
             }
-            int32_t t220 = v_x1013_d[t194];
+            int32_t t220 = v_x905_d[t194];
             uint8_t t222 = rt_gt_i(t220, t219);
           }
           t192y0 = t215;
           t192y1 = t217;
           if (t190[t193]) {
-            v_x1033_d[at] = t192y0;
-            v_x1034_d[at] = t192y1;
+            v_x925_d[at] = t192y0;
+            v_x926_d[at] = t192y1;
             at++;
           }
         }
@@ -1170,37 +1170,37 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
+      int32_t *v_x925_d = v_x925->data.i;
+      const int64_t v_x925_n = v_x925->len;
+      uint8_t *v_x926_d = v_x926->data.b;
+      const int64_t v_x926_n = v_x926->len;
       /* SEG_REDUCE */
       {
-        v_x1027 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1027_d = v_x1027->data.i;
-        const int64_t v_x1027_n = v_x1027->len;
-        v_x1040 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1040_d = v_x1040->data.i;
-        const int64_t v_x1040_n = v_x1040->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1023_n >= 64)
-        for (int64_t t223 = 0; t223 < v_x1023_n; t223++) {
+        v_x919 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
+        int32_t *v_x919_d = v_x919->data.i;
+        const int64_t v_x919_n = v_x919->len;
+        v_x932 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
+        int32_t *v_x932_d = v_x932->data.i;
+        const int64_t v_x932_n = v_x932->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x915_n >= 64)
+        for (int64_t t223 = 0; t223 < v_x915_n; t223++) {
           int32_t t223a0;
           int32_t t223a1;
           t223a0 = 0;
           t223a1 = 0;
-          for (int64_t t224 = v_x1023_off[t223]; t224 < v_x1023_off[t223 + 1]; t224++) {
+          for (int64_t t224 = v_x915_off[t223]; t224 < v_x915_off[t223 + 1]; t224++) {
             const int32_t t225 = (int32_t)t224;
             int32_t t223x0;
             int32_t t223x1;
             int t227 = 0; /* nonzero: a check below failed */
-            int t228 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1009_n;
-            int32_t t226 = t228 ? v_x1009_d[t225] : 0;
+            int t228 = (uint64_t)(int64_t)t225 < (uint64_t)v_x901_n;
+            int32_t t226 = t228 ? v_x901_d[t225] : 0;
             t227 |= !t228;
-            int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1010_n;
-            int32_t t229 = t230 ? v_x1010_d[t226] : 0;
+            int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x902_n;
+            int32_t t229 = t230 ? v_x902_d[t226] : 0;
             t227 |= !t230;
-            int t232 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1013_n;
-            int32_t t231 = t232 ? v_x1013_d[t225] : 0;
+            int t232 = (uint64_t)(int64_t)t225 < (uint64_t)v_x905_n;
+            int32_t t231 = t232 ? v_x905_d[t225] : 0;
             t227 |= !t232;
             uint8_t t234 = rt_lt_i(t231, t229);
             int32_t t236 = rt_btoi_b(t234);
@@ -1208,24 +1208,24 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
             int32_t t240 = rt_btoi_b(t238);
             if (__builtin_expect(t227 != 0, 0)) { /* again, recording the error */
               int32_t t241;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x1009_n) {
-                t241 = v_x1009_d[t225];
+              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x901_n) {
+                t241 = v_x901_d[t225];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x1009_n, 0.0);
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x901_n, 0.0);
                 t241 = 0;
               }
               int32_t t242;
-              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1010_n) {
-                t242 = v_x1010_d[t241];
+              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x902_n) {
+                t242 = v_x902_d[t241];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1010_n, 0.0);
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x902_n, 0.0);
                 t242 = 0;
               }
               int32_t t243;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x1013_n) {
-                t243 = v_x1013_d[t225];
+              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x905_n) {
+                t243 = v_x905_d[t225];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t225, v_x1013_n, 0.0);
+                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t225, v_x905_n, 0.0);
                 t243 = 0;
               }
               uint8_t t245 = rt_lt_i(t243, t242);
@@ -1240,103 +1240,103 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValu
             t223a0 = t253;
             t223a1 = t255;
           }
-          v_x1027_d[t223] = t223a0;
-          v_x1040_d[t223] = t223a1;
+          v_x919_d[t223] = t223a0;
+          v_x932_d[t223] = t223a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1019 = v_x1019;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1033 = v_x1033;
-  *out_v_x1040 = v_x1040;
-  rt_release(v_x1020);
-  rt_release(v_x1034);
+  *out_v_x911 = v_x911;
+  *out_v_x919 = v_x919;
+  *out_v_x925 = v_x925;
+  *out_v_x932 = v_x932;
+  rt_release(v_x912);
+  rt_release(v_x926);
   return;
 fail:
-  rt_release(v_x1019);
-  rt_release(v_x1020);
-  rt_release(v_x1033);
-  rt_release(v_x1034);
-  rt_release(v_x1027);
-  rt_release(v_x1040);
+  rt_release(v_x911);
+  rt_release(v_x912);
+  rt_release(v_x925);
+  rt_release(v_x926);
+  rt_release(v_x919);
+  rt_release(v_x932);
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
   (void)loc;
   (void)run;
-  int32_t *v_x1041_d = v_x1041->data.i;
-  const int64_t v_x1041_n = v_x1041->len;
-  int32_t *v_x1042_d = v_x1042->data.i;
-  const int64_t v_x1042_n = v_x1042->len;
-  RtValue *v_x1045 = NULL;
-  RtValue *v_x1049 = NULL;
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  int32_t *v_x934_d = v_x934->data.i;
+  const int64_t v_x934_n = v_x934->len;
+  RtValue *v_x937 = NULL;
+  RtValue *v_x941 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x1043;
+    const int64_t t256 = v_x935;
     if (t256 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t256, 0.0);
       goto fail;
     }
-    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t256);
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
+    v_x937 = rt_value_new(rt_vec_type(RT_INT), t256);
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
     RT_PARALLEL_FOR_IF(t256 >= RT_PARALLEL_MIN)
     for (int64_t t257 = 0; t257 < t256; t257++) {
       const int32_t t258 = (int32_t)t257;
       int t263 = 0; /* nonzero: a check below failed */
-      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x1041_n);
+      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x933_n);
       int32_t t261;
       if (t260) {
-        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1041_n;
-        int32_t t262 = t264 ? v_x1041_d[t258] : 0;
+        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x933_n;
+        int32_t t262 = t264 ? v_x933_d[t258] : 0;
         t263 |= !t264;
         t261 = t262;
       } else {
-        int32_t t266 = rt_sub_i(t258, (int32_t)v_x1041_n);
-        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1042_n;
-        int32_t t267 = t268 ? v_x1042_d[t266] : 0;
+        int32_t t266 = rt_sub_i(t258, (int32_t)v_x933_n);
+        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x934_n;
+        int32_t t267 = t268 ? v_x934_d[t266] : 0;
         t263 |= !t268;
         t261 = t267;
       }
       if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
-        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x1041_n);
+        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x933_n);
         int32_t t271;
         if (t270) {
           int32_t t272;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1041_n) {
-            t272 = v_x1041_d[t258];
+          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x933_n) {
+            t272 = v_x933_d[t258];
           } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1041_n, 0.0);
+            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x933_n, 0.0);
             t272 = 0;
           }
           t271 = t272;
         } else {
-          int32_t t274 = rt_sub_i(t258, (int32_t)v_x1041_n);
+          int32_t t274 = rt_sub_i(t258, (int32_t)v_x933_n);
           int32_t t275;
-          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x1042_n) {
-            t275 = v_x1042_d[t274];
+          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x934_n) {
+            t275 = v_x934_d[t274];
           } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x1042_n, 0.0);
+            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x934_n, 0.0);
             t275 = 0;
           }
           t271 = t275;
         }
       }
-      v_x1045_d[t257] = t261;
+      v_x937_d[t257] = t261;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
     /* SCAN */
     {
-      const int64_t t276 = v_x1043;
+      const int64_t t276 = v_x935;
       if (t276 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t276, 0.0);
         goto fail;
@@ -1352,39 +1352,39 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValu
           const int32_t t281 = (int32_t)t280;
           int32_t t279x0;
           int t286 = 0; /* nonzero: a check below failed */
-          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x1041_n);
+          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x933_n);
           int32_t t284;
           if (t283) {
-            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n;
-            int32_t t285 = t287 ? v_x1041_d[t281] : 0;
+            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x933_n;
+            int32_t t285 = t287 ? v_x933_d[t281] : 0;
             t286 |= !t287;
             t284 = t285;
           } else {
-            int32_t t289 = rt_sub_i(t281, (int32_t)v_x1041_n);
-            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x1042_n;
-            int32_t t290 = t291 ? v_x1042_d[t289] : 0;
+            int32_t t289 = rt_sub_i(t281, (int32_t)v_x933_n);
+            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x934_n;
+            int32_t t290 = t291 ? v_x934_d[t289] : 0;
             t286 |= !t291;
             t284 = t290;
           }
           if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
-            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x1041_n);
+            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x933_n);
             int32_t t294;
             if (t293) {
               int32_t t295;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n) {
-                t295 = v_x1041_d[t281];
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x933_n) {
+                t295 = v_x933_d[t281];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1041_n, 0.0);
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x933_n, 0.0);
                 t295 = 0;
               }
               t294 = t295;
             } else {
-              int32_t t297 = rt_sub_i(t281, (int32_t)v_x1041_n);
+              int32_t t297 = rt_sub_i(t281, (int32_t)v_x933_n);
               int32_t t298;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x1042_n) {
-                t298 = v_x1042_d[t297];
+              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x934_n) {
+                t298 = v_x934_d[t297];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x1042_n, 0.0);
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x934_n, 0.0);
                 t298 = 0;
               }
               t294 = t298;
@@ -1404,9 +1404,9 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValu
         int32_t t303 = rt_add_i(t279t0, t301);
         t279t0 = t303;
       }
-      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t276);
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
+      v_x941 = rt_value_new(rt_vec_type(RT_INT), t276);
+      int32_t *v_x941_d = v_x941->data.i;
+      const int64_t v_x941_n = v_x941->len;
       RT_PARALLEL_FOR_IF(t277 > 1)
       for (int64_t t279 = 0; t279 < t277; t279++) {
         int32_t t279p0;
@@ -1414,42 +1414,42 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValu
         const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
         for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
           const int32_t t281 = (int32_t)t280;
-          v_x1049_d[t280] = t279p0;
+          v_x941_d[t280] = t279p0;
           int32_t t279y0;
           int t308 = 0; /* nonzero: a check below failed */
-          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x1041_n);
+          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x933_n);
           int32_t t306;
           if (t305) {
-            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n;
-            int32_t t307 = t309 ? v_x1041_d[t281] : 0;
+            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x933_n;
+            int32_t t307 = t309 ? v_x933_d[t281] : 0;
             t308 |= !t309;
             t306 = t307;
           } else {
-            int32_t t311 = rt_sub_i(t281, (int32_t)v_x1041_n);
-            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1042_n;
-            int32_t t312 = t313 ? v_x1042_d[t311] : 0;
+            int32_t t311 = rt_sub_i(t281, (int32_t)v_x933_n);
+            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x934_n;
+            int32_t t312 = t313 ? v_x934_d[t311] : 0;
             t308 |= !t313;
             t306 = t312;
           }
           if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x1041_n);
+            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x933_n);
             int32_t t316;
             if (t315) {
               int32_t t317;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n) {
-                t317 = v_x1041_d[t281];
+              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x933_n) {
+                t317 = v_x933_d[t281];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1041_n, 0.0);
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x933_n, 0.0);
                 t317 = 0;
               }
               t316 = t317;
             } else {
-              int32_t t319 = rt_sub_i(t281, (int32_t)v_x1041_n);
+              int32_t t319 = rt_sub_i(t281, (int32_t)v_x933_n);
               int32_t t320;
-              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x1042_n) {
-                t320 = v_x1042_d[t319];
+              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x934_n) {
+                t320 = v_x934_d[t319];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x1042_n, 0.0);
+                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x934_n, 0.0);
                 t320 = 0;
               }
               t316 = t320;
@@ -1465,1803 +1465,1362 @@ static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValu
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1045 = v_x1045;
-  *out_v_x1049 = v_x1049;
+  *out_v_x937 = v_x937;
+  *out_v_x941 = v_x941;
   return;
 fail:
-  rt_release(v_x1045);
-  rt_release(v_x1049);
+  rt_release(v_x937);
+  rt_release(v_x941);
 }
 
-/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090) {
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
   (void)loc;
   (void)run;
-  int32_t *v_x1062_d = v_x1062->data.i;
-  const int64_t v_x1062_n = v_x1062->len;
-  int32_t *v_x1065_d = v_x1065->data.i;
-  const int64_t v_x1065_n = v_x1065->len;
-  RtValue *v_x1067 = NULL;
-  RtValue *v_x1071 = NULL;
-  int32_t v_x1081 = 0;
-  int32_t v_x1082 = 0;
-  int32_t v_x1083 = 0;
-  int32_t v_x1084 = 0;
-  RtValue *v_x1086 = NULL;
-  RtValue *v_x1090 = NULL;
+  int32_t *v_x954_d = v_x954->data.i;
+  const int64_t v_x954_n = v_x954->len;
+  int32_t *v_x957_d = v_x957->data.i;
+  const int64_t v_x957_n = v_x957->len;
+  RtValue *v_x963 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x965 = NULL;
+  RtValue *v_x969 = NULL;
   /* MAP */
   {
-    const int64_t t323 = v_x1050;
+    const int64_t t323 = v_x942;
     if (t323 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0);
       goto fail;
     }
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    v_x1071 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
+    v_x963 = rt_value_new(rt_vec_type(RT_INT), t323);
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    v_x959 = rt_value_new(rt_vec_type(RT_INT), t323);
+    int32_t *v_x959_d = v_x959->data.i;
+    const int64_t v_x959_n = v_x959->len;
+    v_x965 = rt_value_new(rt_vec_type(RT_INT), t323);
+    int32_t *v_x965_d = v_x965->data.i;
+    const int64_t v_x965_n = v_x965->len;
     RT_PARALLEL_FOR_IF(t323 >= RT_PARALLEL_MIN)
     for (int64_t t324 = 0; t324 < t323; t324++) {
       const int32_t t325 = (int32_t)t324;
       int t328 = 0; /* nonzero: a check below failed */
       int32_t t327 = rt_div_i(t325, 2, &t328);
       int32_t t330 = rt_rem_i(t325, 2, &t328);
-      int32_t t332 = rt_mul_i(t330, v_x1057);
+      int32_t t332 = rt_mul_i(t330, v_x949);
       int32_t t334 = rt_add_i(t332, t327);
-      int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1062_n;
-      int32_t t335 = t336 ? v_x1062_d[t334] : 0;
+      int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x954_n;
+      int32_t t335 = t336 ? v_x954_d[t334] : 0;
       t328 |= !t336;
-      int t338 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1065_n;
-      int32_t t337 = t338 ? v_x1065_d[t334] : 0;
+      int t338 = (uint64_t)(int64_t)t334 < (uint64_t)v_x957_n;
+      int32_t t337 = t338 ? v_x957_d[t334] : 0;
       t328 |= !t338;
+      int32_t t340 = rt_add_i(t337, t335);
+      int32_t t342 = rt_sub_i(t340, t337);
       if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
-        int t339 = 0;
-        int32_t t340 = rt_div_i(t325, 2, &t339);
-        if (t339) {
-          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t339, RT_DIV, 0, 0, 0.0);
+        int t343 = 0;
+        int32_t t344 = rt_div_i(t325, 2, &t343);
+        if (t343) {
+          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t343, RT_DIV, 0, 0, 0.0);
         }
-        int t341 = 0;
-        int32_t t342 = rt_rem_i(t325, 2, &t341);
-        if (t341) {
-          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t341, RT_REM, 0, 0, 0.0);
+        int t345 = 0;
+        int32_t t346 = rt_rem_i(t325, 2, &t345);
+        if (t345) {
+          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t345, RT_REM, 0, 0, 0.0);
         }
-        int32_t t344 = rt_mul_i(t342, v_x1057);
-        int32_t t346 = rt_add_i(t344, t340);
-        int32_t t347;
-        if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1062_n) {
-          t347 = v_x1062_d[t346];
+        int32_t t348 = rt_mul_i(t346, v_x949);
+        int32_t t350 = rt_add_i(t348, t344);
+        int32_t t351;
+        if ((uint64_t)(int64_t)t350 < (uint64_t)v_x954_n) {
+          t351 = v_x954_d[t350];
         } else {
-          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1062_n, 0.0);
-          t347 = 0;
+          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x954_n, 0.0);
+          t351 = 0;
         }
-        int32_t t348;
-        if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1065_n) {
-          t348 = v_x1065_d[t346];
+        int32_t t352;
+        if ((uint64_t)(int64_t)t350 < (uint64_t)v_x957_n) {
+          t352 = v_x957_d[t350];
         } else {
-          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1065_n, 0.0);
-          t348 = 0;
+          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x957_n, 0.0);
+          t352 = 0;
         }
+        int32_t t354 = rt_add_i(t352, t351);
+        int32_t t356 = rt_sub_i(t354, t352);
       }
-      v_x1067_d[t324] = t337;
-      v_x1071_d[t324] = 1;
+      v_x963_d[t324] = 1;
+      v_x959_d[t324] = t337;
+      v_x965_d[t324] = t342;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
-    /* REDUCE */
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    int32_t *v_x959_d = v_x959->data.i;
+    const int64_t v_x959_n = v_x959->len;
+    int32_t *v_x965_d = v_x965->data.i;
+    const int64_t v_x965_n = v_x965->len;
+    /* SCAN */
     {
-      const int64_t t349 = v_x1050;
-      if (t349 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t349, 0.0);
+      const int64_t t357 = v_x942;
+      if (t357 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t357, 0.0);
         goto fail;
       }
-      const int64_t t350 = t349 > 0 ? (t349 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t351 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      int32_t *t352 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      int32_t *t354 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      RT_PARALLEL_FOR_IF(t350 > 1)
-      for (int64_t t355 = 0; t355 < t350; t355++) {
-        int32_t t355a0;
-        int32_t t355a1;
-        int32_t t355a2;
-        int32_t t355a3;
-        t355a0 = 2147483647;
-        t355a1 = 0;
-        t355a2 = 1;
-        t355a3 = 1;
-        const int64_t t355_end = (t355 + 1) * RT_CHUNK < t349 ? (t355 + 1) * RT_CHUNK : t349;
-        for (int64_t t356 = t355 * RT_CHUNK; t356 < t355_end; t356++) {
-          const int32_t t357 = (int32_t)t356;
-          int32_t t355x0;
-          int32_t t355x1;
-          int32_t t355x2;
-          int32_t t355x3;
-          int t360 = 0; /* nonzero: a check below failed */
-          int32_t t359 = rt_div_i(t357, 2, &t360);
-          int32_t t362 = rt_rem_i(t357, 2, &t360);
-          int32_t t364 = rt_mul_i(t362, v_x1057);
-          int32_t t366 = rt_add_i(t364, t359);
-          int t368 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1062_n;
-          int32_t t367 = t368 ? v_x1062_d[t366] : 0;
-          t360 |= !t368;
-          int t370 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1065_n;
-          int32_t t369 = t370 ? v_x1065_d[t366] : 0;
-          t360 |= !t370;
-          int32_t t372 = rt_add_i(t369, t367);
-          uint8_t t374 = rt_le_i(t369, t372);
-          int32_t t375;
-          if (t374) {
-            t375 = 2147483647;
-          } else {
-            t375 = t357;
-          }
-          if (__builtin_expect(t360 != 0, 0)) { /* again, recording the error */
-            int t376 = 0;
-            int32_t t377 = rt_div_i(t357, 2, &t376);
-            if (t376) {
-              NESSIE_RECORD(err, t356, RT_CHECK_SCALAR, 0, t376, RT_DIV, 0, 0, 0.0);
+      const int64_t t358 = t357 > 0 ? (t357 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t359 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t358);
+      RT_PARALLEL_FOR_IF(t358 > 1)
+      for (int64_t t360 = 0; t360 < t358; t360++) {
+        int32_t t360a0;
+        t360a0 = 0;
+        const int64_t t360_end = (t360 + 1) * RT_CHUNK < t357 ? (t360 + 1) * RT_CHUNK : t357;
+        for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
+          const int32_t t362 = (int32_t)t361;
+          int32_t t360x0;
+          int t365 = 0; /* nonzero: a check below failed */
+          int32_t t364 = rt_div_i(t362, 2, &t365);
+          int32_t t367 = rt_rem_i(t362, 2, &t365);
+          int32_t t369 = rt_mul_i(t367, v_x949);
+          int32_t t371 = rt_add_i(t369, t364);
+          int t373 = (uint64_t)(int64_t)t371 < (uint64_t)v_x954_n;
+          int32_t t372 = t373 ? v_x954_d[t371] : 0;
+          t365 |= !t373;
+          int t375 = (uint64_t)(int64_t)t371 < (uint64_t)v_x957_n;
+          int32_t t374 = t375 ? v_x957_d[t371] : 0;
+          t365 |= !t375;
+          int32_t t377 = rt_add_i(t374, t372);
+          int32_t t379 = rt_sub_i(t377, t374);
+          if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
+            int t380 = 0;
+            int32_t t381 = rt_div_i(t362, 2, &t380);
+            if (t380) {
+              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t380, RT_DIV, 0, 0, 0.0);
             }
-            int t378 = 0;
-            int32_t t379 = rt_rem_i(t357, 2, &t378);
-            if (t378) {
-              NESSIE_RECORD(err, t356, RT_CHECK_SCALAR, 0, t378, RT_REM, 0, 0, 0.0);
+            int t382 = 0;
+            int32_t t383 = rt_rem_i(t362, 2, &t382);
+            if (t382) {
+              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t382, RT_REM, 0, 0, 0.0);
             }
-            int32_t t381 = rt_mul_i(t379, v_x1057);
-            int32_t t383 = rt_add_i(t381, t377);
-            int32_t t384;
-            if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1062_n) {
-              t384 = v_x1062_d[t383];
+            int32_t t385 = rt_mul_i(t383, v_x949);
+            int32_t t387 = rt_add_i(t385, t381);
+            int32_t t388;
+            if ((uint64_t)(int64_t)t387 < (uint64_t)v_x954_n) {
+              t388 = v_x954_d[t387];
             } else {
-              NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1062_n, 0.0);
-              t384 = 0;
+              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x954_n, 0.0);
+              t388 = 0;
             }
-            int32_t t385;
-            if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1065_n) {
-              t385 = v_x1065_d[t383];
+            int32_t t389;
+            if ((uint64_t)(int64_t)t387 < (uint64_t)v_x957_n) {
+              t389 = v_x957_d[t387];
             } else {
-              NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1065_n, 0.0);
-              t385 = 0;
+              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x957_n, 0.0);
+              t389 = 0;
             }
-            int32_t t387 = rt_add_i(t385, t384);
-            uint8_t t389 = rt_le_i(t385, t387);
-            int32_t t390;
-            if (t389) {
-              t390 = 2147483647;
-            } else {
-              t390 = t357;
-            }
+            int32_t t391 = rt_add_i(t389, t388);
+            int32_t t393 = rt_sub_i(t391, t389);
           }
-          t355x0 = t375;
-          t355x1 = t369;
-          t355x2 = t372;
-          t355x3 = 1;
-          uint8_t t392 = rt_le_i(t355a0, t355x0);
-          int32_t t393;
-          if (t392) {
-            t393 = t355a0;
-          } else {
-            t393 = t355x0;
-          }
-          int32_t t394;
-          if (t392) {
-            t394 = t355a1;
-          } else {
-            t394 = t355x1;
-          }
-          int32_t t395;
-          if (t392) {
-            t395 = t355a2;
-          } else {
-            t395 = t355x2;
-          }
-          int32_t t396;
-          if (t392) {
-            t396 = t355a3;
-          } else {
-            t396 = t355x3;
-          }
-          t355a0 = t393;
-          t355a1 = t394;
-          t355a2 = t395;
-          t355a3 = t396;
+          t360x0 = t379;
+          int32_t t395 = rt_add_i(t360a0, t360x0);
+          t360a0 = t395;
         }
-        t351[t355] = t355a0;
-        t352[t355] = t355a1;
-        t353[t355] = t355a2;
-        t354[t355] = t355a3;
+        t359[t360] = t360a0;
       }
-      int32_t t355t0;
-      int32_t t355t1;
-      int32_t t355t2;
-      int32_t t355t3;
-      t355t0 = 2147483647;
-      t355t1 = 0;
-      t355t2 = 1;
-      t355t3 = 1;
-      for (int64_t t355 = 0; t355 < t350; t355++) {
-        const int32_t t397 = t351[t355];
-        const int32_t t398 = t352[t355];
-        const int32_t t399 = t353[t355];
-        const int32_t t400 = t354[t355];
-        uint8_t t402 = rt_le_i(t355t0, t397);
-        int32_t t403;
-        if (t402) {
-          t403 = t355t0;
-        } else {
-          t403 = t397;
-        }
-        int32_t t404;
-        if (t402) {
-          t404 = t355t1;
-        } else {
-          t404 = t398;
-        }
-        int32_t t405;
-        if (t402) {
-          t405 = t355t2;
-        } else {
-          t405 = t399;
-        }
-        int32_t t406;
-        if (t402) {
-          t406 = t355t3;
-        } else {
-          t406 = t400;
-        }
-        t355t0 = t403;
-        t355t1 = t404;
-        t355t2 = t405;
-        t355t3 = t406;
+      int32_t t360t0;
+      t360t0 = 0;
+      for (int64_t t360 = 0; t360 < t358; t360++) {
+        const int32_t t396 = t359[t360];
+        t359[t360] = t360t0;
+        int32_t t398 = rt_add_i(t360t0, t396);
+        t360t0 = t398;
       }
-      v_x1081 = t355t0;
-      rt_free(t351);
-      v_x1082 = t355t1;
-      rt_free(t352);
-      v_x1083 = t355t2;
-      rt_free(t353);
-      v_x1084 = t355t3;
-      rt_free(t354);
+      v_x969 = rt_value_new(rt_vec_type(RT_INT), t357);
+      int32_t *v_x969_d = v_x969->data.i;
+      const int64_t v_x969_n = v_x969->len;
+      RT_PARALLEL_FOR_IF(t358 > 1)
+      for (int64_t t360 = 0; t360 < t358; t360++) {
+        int32_t t360p0;
+        t360p0 = t359[t360];
+        const int64_t t360_end = (t360 + 1) * RT_CHUNK < t357 ? (t360 + 1) * RT_CHUNK : t357;
+        for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
+          const int32_t t362 = (int32_t)t361;
+          v_x969_d[t361] = t360p0;
+          int32_t t360y0;
+          int t401 = 0; /* nonzero: a check below failed */
+          int32_t t400 = rt_div_i(t362, 2, &t401);
+          int32_t t403 = rt_rem_i(t362, 2, &t401);
+          int32_t t405 = rt_mul_i(t403, v_x949);
+          int32_t t407 = rt_add_i(t405, t400);
+          int t409 = (uint64_t)(int64_t)t407 < (uint64_t)v_x954_n;
+          int32_t t408 = t409 ? v_x954_d[t407] : 0;
+          t401 |= !t409;
+          int t411 = (uint64_t)(int64_t)t407 < (uint64_t)v_x957_n;
+          int32_t t410 = t411 ? v_x957_d[t407] : 0;
+          t401 |= !t411;
+          int32_t t413 = rt_add_i(t410, t408);
+          int32_t t415 = rt_sub_i(t413, t410);
+          if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
+            int t416 = 0;
+            int32_t t417 = rt_div_i(t362, 2, &t416);
+            if (t416) {
+              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t416, RT_DIV, 0, 0, 0.0);
+            }
+            int t418 = 0;
+            int32_t t419 = rt_rem_i(t362, 2, &t418);
+            if (t418) {
+              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t418, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t421 = rt_mul_i(t419, v_x949);
+            int32_t t423 = rt_add_i(t421, t417);
+            int32_t t424;
+            if ((uint64_t)(int64_t)t423 < (uint64_t)v_x954_n) {
+              t424 = v_x954_d[t423];
+            } else {
+              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x954_n, 0.0);
+              t424 = 0;
+            }
+            int32_t t425;
+            if ((uint64_t)(int64_t)t423 < (uint64_t)v_x957_n) {
+              t425 = v_x957_d[t423];
+            } else {
+              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x957_n, 0.0);
+              t425 = 0;
+            }
+            int32_t t427 = rt_add_i(t425, t424);
+            int32_t t429 = rt_sub_i(t427, t425);
+          }
+          t360y0 = t415;
+          int32_t t431 = rt_add_i(t360p0, t360y0);
+          t360p0 = t431;
+        }
+      }
+      rt_free(t359);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t407 = v_x1050;
-        if (t407 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0);
-          goto fail;
-        }
-        v_x1086 = rt_value_new(rt_vec_type(RT_INT), t407);
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        RT_PARALLEL_FOR_IF(t407 >= RT_PARALLEL_MIN)
-        for (int64_t t408 = 0; t408 < t407; t408++) {
-          const int32_t t409 = (int32_t)t408;
-          int t412 = 0; /* nonzero: a check below failed */
-          int32_t t411 = rt_div_i(t409, 2, &t412);
-          int32_t t414 = rt_rem_i(t409, 2, &t412);
-          int32_t t416 = rt_mul_i(t414, v_x1057);
-          int32_t t418 = rt_add_i(t416, t411);
-          int t420 = (uint64_t)(int64_t)t418 < (uint64_t)v_x1062_n;
-          int32_t t419 = t420 ? v_x1062_d[t418] : 0;
-          t412 |= !t420;
-          int t422 = (uint64_t)(int64_t)t418 < (uint64_t)v_x1065_n;
-          int32_t t421 = t422 ? v_x1065_d[t418] : 0;
-          t412 |= !t422;
-          int32_t t424 = rt_add_i(t421, t419);
-          int32_t t426 = rt_sub_i(t424, t421);
-          if (__builtin_expect(t412 != 0, 0)) { /* again, recording the error */
-            int t427 = 0;
-            int32_t t428 = rt_div_i(t409, 2, &t427);
-            if (t427) {
-              NESSIE_RECORD(err, t408, RT_CHECK_SCALAR, 0, t427, RT_DIV, 0, 0, 0.0);
-            }
-            int t429 = 0;
-            int32_t t430 = rt_rem_i(t409, 2, &t429);
-            if (t429) {
-              NESSIE_RECORD(err, t408, RT_CHECK_SCALAR, 0, t429, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t432 = rt_mul_i(t430, v_x1057);
-            int32_t t434 = rt_add_i(t432, t428);
-            int32_t t435;
-            if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1062_n) {
-              t435 = v_x1062_d[t434];
-            } else {
-              NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1062_n, 0.0);
-              t435 = 0;
-            }
-            int32_t t436;
-            if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1065_n) {
-              t436 = v_x1065_d[t434];
-            } else {
-              NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1065_n, 0.0);
-              t436 = 0;
-            }
-            int32_t t438 = rt_add_i(t436, t435);
-            int32_t t440 = rt_sub_i(t438, t436);
-          }
-          v_x1086_d[t408] = t426;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        /* SCAN */
-        {
-          const int64_t t441 = v_x1050;
-          if (t441 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0);
-            goto fail;
-          }
-          const int64_t t442 = t441 > 0 ? (t441 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t443 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
-          RT_PARALLEL_FOR_IF(t442 > 1)
-          for (int64_t t444 = 0; t444 < t442; t444++) {
-            int32_t t444a0;
-            t444a0 = 0;
-            const int64_t t444_end = (t444 + 1) * RT_CHUNK < t441 ? (t444 + 1) * RT_CHUNK : t441;
-            for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
-              const int32_t t446 = (int32_t)t445;
-              int32_t t444x0;
-              int t449 = 0; /* nonzero: a check below failed */
-              int32_t t448 = rt_div_i(t446, 2, &t449);
-              int32_t t451 = rt_rem_i(t446, 2, &t449);
-              int32_t t453 = rt_mul_i(t451, v_x1057);
-              int32_t t455 = rt_add_i(t453, t448);
-              int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1062_n;
-              int32_t t456 = t457 ? v_x1062_d[t455] : 0;
-              t449 |= !t457;
-              int t459 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1065_n;
-              int32_t t458 = t459 ? v_x1065_d[t455] : 0;
-              t449 |= !t459;
-              int32_t t461 = rt_add_i(t458, t456);
-              int32_t t463 = rt_sub_i(t461, t458);
-              if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
-                int t464 = 0;
-                int32_t t465 = rt_div_i(t446, 2, &t464);
-                if (t464) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t464, RT_DIV, 0, 0, 0.0);
-                }
-                int t466 = 0;
-                int32_t t467 = rt_rem_i(t446, 2, &t466);
-                if (t466) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t466, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t469 = rt_mul_i(t467, v_x1057);
-                int32_t t471 = rt_add_i(t469, t465);
-                int32_t t472;
-                if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1062_n) {
-                  t472 = v_x1062_d[t471];
-                } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1062_n, 0.0);
-                  t472 = 0;
-                }
-                int32_t t473;
-                if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1065_n) {
-                  t473 = v_x1065_d[t471];
-                } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1065_n, 0.0);
-                  t473 = 0;
-                }
-                int32_t t475 = rt_add_i(t473, t472);
-                int32_t t477 = rt_sub_i(t475, t473);
-              }
-              t444x0 = t463;
-              int32_t t479 = rt_add_i(t444a0, t444x0);
-              t444a0 = t479;
-            }
-            t443[t444] = t444a0;
-          }
-          int32_t t444t0;
-          t444t0 = 0;
-          for (int64_t t444 = 0; t444 < t442; t444++) {
-            const int32_t t480 = t443[t444];
-            t443[t444] = t444t0;
-            int32_t t482 = rt_add_i(t444t0, t480);
-            t444t0 = t482;
-          }
-          v_x1090 = rt_value_new(rt_vec_type(RT_INT), t441);
-          int32_t *v_x1090_d = v_x1090->data.i;
-          const int64_t v_x1090_n = v_x1090->len;
-          RT_PARALLEL_FOR_IF(t442 > 1)
-          for (int64_t t444 = 0; t444 < t442; t444++) {
-            int32_t t444p0;
-            t444p0 = t443[t444];
-            const int64_t t444_end = (t444 + 1) * RT_CHUNK < t441 ? (t444 + 1) * RT_CHUNK : t441;
-            for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
-              const int32_t t446 = (int32_t)t445;
-              v_x1090_d[t445] = t444p0;
-              int32_t t444y0;
-              int t485 = 0; /* nonzero: a check below failed */
-              int32_t t484 = rt_div_i(t446, 2, &t485);
-              int32_t t487 = rt_rem_i(t446, 2, &t485);
-              int32_t t489 = rt_mul_i(t487, v_x1057);
-              int32_t t491 = rt_add_i(t489, t484);
-              int t493 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1062_n;
-              int32_t t492 = t493 ? v_x1062_d[t491] : 0;
-              t485 |= !t493;
-              int t495 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1065_n;
-              int32_t t494 = t495 ? v_x1065_d[t491] : 0;
-              t485 |= !t495;
-              int32_t t497 = rt_add_i(t494, t492);
-              int32_t t499 = rt_sub_i(t497, t494);
-              if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-                int t500 = 0;
-                int32_t t501 = rt_div_i(t446, 2, &t500);
-                if (t500) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t500, RT_DIV, 0, 0, 0.0);
-                }
-                int t502 = 0;
-                int32_t t503 = rt_rem_i(t446, 2, &t502);
-                if (t502) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t502, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t505 = rt_mul_i(t503, v_x1057);
-                int32_t t507 = rt_add_i(t505, t501);
-                int32_t t508;
-                if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1062_n) {
-                  t508 = v_x1062_d[t507];
-                } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1062_n, 0.0);
-                  t508 = 0;
-                }
-                int32_t t509;
-                if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1065_n) {
-                  t509 = v_x1065_d[t507];
-                } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1065_n, 0.0);
-                  t509 = 0;
-                }
-                int32_t t511 = rt_add_i(t509, t508);
-                int32_t t513 = rt_sub_i(t511, t509);
-              }
-              t444y0 = t499;
-              int32_t t515 = rt_add_i(t444p0, t444y0);
-              t444p0 = t515;
-            }
-          }
-          rt_free(t443);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
   }
-  *out_v_x1067 = v_x1067;
-  *out_v_x1071 = v_x1071;
-  *out_v_x1082 = v_x1082;
-  *out_v_x1083 = v_x1083;
-  *out_v_x1084 = v_x1084;
-  *out_v_x1086 = v_x1086;
-  *out_v_x1090 = v_x1090;
+  *out_v_x959 = v_x959;
+  *out_v_x963 = v_x963;
+  *out_v_x965 = v_x965;
+  *out_v_x969 = v_x969;
   return;
 fail:
-  rt_release(v_x1067);
-  rt_release(v_x1071);
-  rt_release(v_x1086);
-  rt_release(v_x1090);
+  rt_release(v_x963);
+  rt_release(v_x959);
+  rt_release(v_x965);
+  rt_release(v_x969);
 }
 
 /* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
   (void)loc;
   (void)run;
-  RtValue *v_x1093 = NULL;
-  RtValue *v_x1097 = NULL;
+  RtValue *v_x972 = NULL;
+  RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t516 = v_x1091;
-    if (t516 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t516, 0.0);
+    const int64_t t432 = v_x970;
+    if (t432 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t432, 0.0);
       goto fail;
     }
-    v_x1093 = rt_value_new(rt_vec_type(RT_INT), t516);
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
-    RT_PARALLEL_FOR_IF(t516 >= RT_PARALLEL_MIN)
-    for (int64_t t517 = 0; t517 < t516; t517++) {
-      const int32_t t518 = (int32_t)t517;
-      v_x1093_d[t517] = 2;
+    v_x972 = rt_value_new(rt_vec_type(RT_INT), t432);
+    int32_t *v_x972_d = v_x972->data.i;
+    const int64_t v_x972_n = v_x972->len;
+    RT_PARALLEL_FOR_IF(t432 >= RT_PARALLEL_MIN)
+    for (int64_t t433 = 0; t433 < t432; t433++) {
+      const int32_t t434 = (int32_t)t433;
+      v_x972_d[t433] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
+    int32_t *v_x972_d = v_x972->data.i;
+    const int64_t v_x972_n = v_x972->len;
     /* SCAN */
     {
-      const int64_t t519 = v_x1091;
-      if (t519 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t519, 0.0);
+      const int64_t t435 = v_x970;
+      if (t435 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0);
         goto fail;
       }
-      const int64_t t520 = t519 > 0 ? (t519 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t521 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t520);
-      RT_PARALLEL_FOR_IF(t520 > 1)
-      for (int64_t t522 = 0; t522 < t520; t522++) {
-        int32_t t522a0;
-        t522a0 = 0;
-        const int64_t t522_end = (t522 + 1) * RT_CHUNK < t519 ? (t522 + 1) * RT_CHUNK : t519;
-        for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-          const int32_t t524 = (int32_t)t523;
-          int32_t t522x0;
-          t522x0 = 2;
-          int32_t t526 = rt_add_i(t522a0, t522x0);
-          t522a0 = t526;
+      const int64_t t436 = t435 > 0 ? (t435 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t437 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t436);
+      RT_PARALLEL_FOR_IF(t436 > 1)
+      for (int64_t t438 = 0; t438 < t436; t438++) {
+        int32_t t438a0;
+        t438a0 = 0;
+        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
+        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
+          const int32_t t440 = (int32_t)t439;
+          int32_t t438x0;
+          t438x0 = 2;
+          int32_t t442 = rt_add_i(t438a0, t438x0);
+          t438a0 = t442;
         }
-        t521[t522] = t522a0;
+        t437[t438] = t438a0;
       }
-      int32_t t522t0;
-      t522t0 = 0;
-      for (int64_t t522 = 0; t522 < t520; t522++) {
-        const int32_t t527 = t521[t522];
-        t521[t522] = t522t0;
-        int32_t t529 = rt_add_i(t522t0, t527);
-        t522t0 = t529;
+      int32_t t438t0;
+      t438t0 = 0;
+      for (int64_t t438 = 0; t438 < t436; t438++) {
+        const int32_t t443 = t437[t438];
+        t437[t438] = t438t0;
+        int32_t t445 = rt_add_i(t438t0, t443);
+        t438t0 = t445;
       }
-      v_x1097 = rt_value_new(rt_vec_type(RT_INT), t519);
-      int32_t *v_x1097_d = v_x1097->data.i;
-      const int64_t v_x1097_n = v_x1097->len;
-      RT_PARALLEL_FOR_IF(t520 > 1)
-      for (int64_t t522 = 0; t522 < t520; t522++) {
-        int32_t t522p0;
-        t522p0 = t521[t522];
-        const int64_t t522_end = (t522 + 1) * RT_CHUNK < t519 ? (t522 + 1) * RT_CHUNK : t519;
-        for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-          const int32_t t524 = (int32_t)t523;
-          v_x1097_d[t523] = t522p0;
-          int32_t t522y0;
-          t522y0 = 2;
-          int32_t t531 = rt_add_i(t522p0, t522y0);
-          t522p0 = t531;
+      v_x976 = rt_value_new(rt_vec_type(RT_INT), t435);
+      int32_t *v_x976_d = v_x976->data.i;
+      const int64_t v_x976_n = v_x976->len;
+      RT_PARALLEL_FOR_IF(t436 > 1)
+      for (int64_t t438 = 0; t438 < t436; t438++) {
+        int32_t t438p0;
+        t438p0 = t437[t438];
+        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
+        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
+          const int32_t t440 = (int32_t)t439;
+          v_x976_d[t439] = t438p0;
+          int32_t t438y0;
+          t438y0 = 2;
+          int32_t t447 = rt_add_i(t438p0, t438y0);
+          t438p0 = t447;
         }
       }
-      rt_free(t521);
+      rt_free(t437);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1093 = v_x1093;
-  *out_v_x1097 = v_x1097;
+  *out_v_x972 = v_x972;
+  *out_v_x976 = v_x976;
   return;
 fail:
-  rt_release(v_x1093);
-  rt_release(v_x1097);
+  rt_release(v_x972);
+  rt_release(v_x976);
 }
 
 /* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
   (void)loc;
   (void)run;
-  int32_t *v_x1098_d = v_x1098->data.i;
-  const int64_t v_x1098_n = v_x1098->len;
-  int32_t *v_x1099_d = v_x1099->data.i;
-  const int64_t v_x1099_n = v_x1099->len;
-  int32_t *v_x1100_d = v_x1100->data.i;
-  const int64_t v_x1100_n = v_x1100->len;
-  int32_t *v_x1101_d = v_x1101->data.i;
-  const int64_t v_x1101_n = v_x1101->len;
-  int32_t *v_x1105_d = v_x1105->data.i;
-  const int64_t v_x1105_n = v_x1105->len;
-  RtValue *v_x1107 = NULL;
+  int32_t *v_x977_d = v_x977->data.i;
+  const int64_t v_x977_n = v_x977->len;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  int32_t *v_x979_d = v_x979->data.i;
+  const int64_t v_x979_n = v_x979->len;
+  int32_t *v_x980_d = v_x980->data.i;
+  const int64_t v_x980_n = v_x980->len;
+  int32_t *v_x984_d = v_x984->data.i;
+  const int64_t v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t532 = v_x1102;
-    if (t532 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t532, 0.0);
+    const int64_t t448 = v_x981;
+    if (t448 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t448, 0.0);
       goto fail;
     }
-    v_x1107 = rt_value_new(rt_vec_type(RT_INT), t532);
-    int32_t *v_x1107_d = v_x1107->data.i;
-    const int64_t v_x1107_n = v_x1107->len;
-    RT_PARALLEL_FOR_IF(t532 >= RT_PARALLEL_MIN)
-    for (int64_t t533 = 0; t533 < t532; t533++) {
-      const int32_t t534 = (int32_t)t533;
-      int t536 = 0; /* nonzero: a check below failed */
-      int t537 = (uint64_t)(int64_t)t534 < (uint64_t)v_x1098_n;
-      int32_t t535 = t537 ? v_x1098_d[t534] : 0;
-      t536 |= !t537;
-      int t539 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1101_n;
-      int32_t t538 = t539 ? v_x1101_d[t535] : 0;
-      t536 |= !t539;
-      int t541 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1099_n;
-      int32_t t540 = t541 ? v_x1099_d[t535] : 0;
-      t536 |= !t541;
-      int32_t t543 = rt_sub_i(t534, t540);
-      int t545 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1100_n;
-      int32_t t544 = t545 ? v_x1100_d[t535] : 0;
-      t536 |= !t545;
-      int32_t t547 = rt_mul_i(t543, t544);
-      int32_t t549 = rt_add_i(t538, t547);
-      int t551 = (uint64_t)(int64_t)t549 < (uint64_t)v_x1105_n;
-      int32_t t550 = t551 ? v_x1105_d[t549] : 0;
-      t536 |= !t551;
-      if (__builtin_expect(t536 != 0, 0)) { /* again, recording the error */
-        int32_t t552;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x1098_n) {
-          t552 = v_x1098_d[t534];
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t448);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    RT_PARALLEL_FOR_IF(t448 >= RT_PARALLEL_MIN)
+    for (int64_t t449 = 0; t449 < t448; t449++) {
+      const int32_t t450 = (int32_t)t449;
+      int t452 = 0; /* nonzero: a check below failed */
+      int t453 = (uint64_t)(int64_t)t450 < (uint64_t)v_x977_n;
+      int32_t t451 = t453 ? v_x977_d[t450] : 0;
+      t452 |= !t453;
+      int t455 = (uint64_t)(int64_t)t451 < (uint64_t)v_x980_n;
+      int32_t t454 = t455 ? v_x980_d[t451] : 0;
+      t452 |= !t455;
+      int t457 = (uint64_t)(int64_t)t451 < (uint64_t)v_x978_n;
+      int32_t t456 = t457 ? v_x978_d[t451] : 0;
+      t452 |= !t457;
+      int32_t t459 = rt_sub_i(t450, t456);
+      int t461 = (uint64_t)(int64_t)t451 < (uint64_t)v_x979_n;
+      int32_t t460 = t461 ? v_x979_d[t451] : 0;
+      t452 |= !t461;
+      int32_t t463 = rt_mul_i(t459, t460);
+      int32_t t465 = rt_add_i(t454, t463);
+      int t467 = (uint64_t)(int64_t)t465 < (uint64_t)v_x984_n;
+      int32_t t466 = t467 ? v_x984_d[t465] : 0;
+      t452 |= !t467;
+      if (__builtin_expect(t452 != 0, 0)) { /* again, recording the error */
+        int32_t t468;
+        if ((uint64_t)(int64_t)t450 < (uint64_t)v_x977_n) {
+          t468 = v_x977_d[t450];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x1098_n, 0.0);
-          t552 = 0;
+          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x977_n, 0.0);
+          t468 = 0;
         }
-        int32_t t553;
-        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1101_n) {
-          t553 = v_x1101_d[t552];
+        int32_t t469;
+        if ((uint64_t)(int64_t)t468 < (uint64_t)v_x980_n) {
+          t469 = v_x980_d[t468];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1101_n, 0.0);
-          t553 = 0;
+          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x980_n, 0.0);
+          t469 = 0;
         }
-        int32_t t554;
-        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1099_n) {
-          t554 = v_x1099_d[t552];
+        int32_t t470;
+        if ((uint64_t)(int64_t)t468 < (uint64_t)v_x978_n) {
+          t470 = v_x978_d[t468];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1099_n, 0.0);
-          t554 = 0;
+          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x978_n, 0.0);
+          t470 = 0;
         }
-        int32_t t556 = rt_sub_i(t534, t554);
-        int32_t t557;
-        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1100_n) {
-          t557 = v_x1100_d[t552];
+        int32_t t472 = rt_sub_i(t450, t470);
+        int32_t t473;
+        if ((uint64_t)(int64_t)t468 < (uint64_t)v_x979_n) {
+          t473 = v_x979_d[t468];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1100_n, 0.0);
-          t557 = 0;
+          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x979_n, 0.0);
+          t473 = 0;
         }
-        int32_t t559 = rt_mul_i(t556, t557);
-        int32_t t561 = rt_add_i(t553, t559);
-        int32_t t562;
-        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1105_n) {
-          t562 = v_x1105_d[t561];
+        int32_t t475 = rt_mul_i(t472, t473);
+        int32_t t477 = rt_add_i(t469, t475);
+        int32_t t478;
+        if ((uint64_t)(int64_t)t477 < (uint64_t)v_x984_n) {
+          t478 = v_x984_d[t477];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1105_n, 0.0);
-          t562 = 0;
+          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, v_x984_n, 0.0);
+          t478 = 0;
         }
       }
-      v_x1107_d[t533] = t550;
+      v_x986_d[t449] = t466;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1107 = v_x1107;
+  *out_v_x986 = v_x986;
   return;
 fail:
-  rt_release(v_x1107);
+  rt_release(v_x986);
 }
 
 /* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126) {
+static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005) {
   (void)loc;
   (void)run;
-  int32_t v_x1124 = 0;
-  int32_t v_x1125 = 0;
-  int32_t v_x1126 = 0;
+  int32_t v_x1003 = 0;
+  int32_t v_x1004 = 0;
+  int32_t v_x1005 = 0;
   /* REDUCE */
   {
-    const int64_t t563 = v_x1114;
-    if (t563 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t563, 0.0);
+    const int64_t t479 = v_x993;
+    if (t479 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t479, 0.0);
       goto fail;
     }
-    const int64_t t564 = t563 > 0 ? (t563 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t565 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
-    int32_t *t566 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
-    int32_t *t567 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
-    RT_PARALLEL_FOR_IF(t564 > 1)
-    for (int64_t t568 = 0; t568 < t564; t568++) {
-      int32_t t568a0;
-      int32_t t568a1;
-      int32_t t568a2;
-      t568a0 = 2147483647;
-      t568a1 = 0;
-      t568a2 = 1;
-      const int64_t t568_end = (t568 + 1) * RT_CHUNK < t563 ? (t568 + 1) * RT_CHUNK : t563;
-      for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
-        const int32_t t570 = (int32_t)t569;
-        int32_t t568x0;
-        int32_t t568x1;
-        int32_t t568x2;
-        t568x0 = 2147483647;
-        t568x1 = 1;
-        t568x2 = 2;
-        uint8_t t572 = rt_le_i(t568a0, t568x0);
-        int32_t t573;
-        if (t572) {
-          t573 = t568a0;
+    const int64_t t480 = t479 > 0 ? (t479 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t481 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t480);
+    int32_t *t482 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t480);
+    int32_t *t483 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t480);
+    RT_PARALLEL_FOR_IF(t480 > 1)
+    for (int64_t t484 = 0; t484 < t480; t484++) {
+      int32_t t484a0;
+      int32_t t484a1;
+      int32_t t484a2;
+      t484a0 = 2147483647;
+      t484a1 = 0;
+      t484a2 = 1;
+      const int64_t t484_end = (t484 + 1) * RT_CHUNK < t479 ? (t484 + 1) * RT_CHUNK : t479;
+      for (int64_t t485 = t484 * RT_CHUNK; t485 < t484_end; t485++) {
+        const int32_t t486 = (int32_t)t485;
+        int32_t t484x0;
+        int32_t t484x1;
+        int32_t t484x2;
+        t484x0 = 2147483647;
+        t484x1 = 1;
+        t484x2 = 2;
+        uint8_t t488 = rt_le_i(t484a0, t484x0);
+        int32_t t489;
+        if (t488) {
+          t489 = t484a0;
         } else {
-          t573 = t568x0;
+          t489 = t484x0;
         }
-        int32_t t574;
-        if (t572) {
-          t574 = t568a1;
+        int32_t t490;
+        if (t488) {
+          t490 = t484a1;
         } else {
-          t574 = t568x1;
+          t490 = t484x1;
         }
-        int32_t t575;
-        if (t572) {
-          t575 = t568a2;
+        int32_t t491;
+        if (t488) {
+          t491 = t484a2;
         } else {
-          t575 = t568x2;
+          t491 = t484x2;
         }
-        t568a0 = t573;
-        t568a1 = t574;
-        t568a2 = t575;
+        t484a0 = t489;
+        t484a1 = t490;
+        t484a2 = t491;
       }
-      t565[t568] = t568a0;
-      t566[t568] = t568a1;
-      t567[t568] = t568a2;
+      t481[t484] = t484a0;
+      t482[t484] = t484a1;
+      t483[t484] = t484a2;
     }
-    int32_t t568t0;
-    int32_t t568t1;
-    int32_t t568t2;
-    t568t0 = 2147483647;
-    t568t1 = 0;
-    t568t2 = 1;
-    for (int64_t t568 = 0; t568 < t564; t568++) {
-      const int32_t t576 = t565[t568];
-      const int32_t t577 = t566[t568];
-      const int32_t t578 = t567[t568];
-      uint8_t t580 = rt_le_i(t568t0, t576);
-      int32_t t581;
-      if (t580) {
-        t581 = t568t0;
+    int32_t t484t0;
+    int32_t t484t1;
+    int32_t t484t2;
+    t484t0 = 2147483647;
+    t484t1 = 0;
+    t484t2 = 1;
+    for (int64_t t484 = 0; t484 < t480; t484++) {
+      const int32_t t492 = t481[t484];
+      const int32_t t493 = t482[t484];
+      const int32_t t494 = t483[t484];
+      uint8_t t496 = rt_le_i(t484t0, t492);
+      int32_t t497;
+      if (t496) {
+        t497 = t484t0;
       } else {
-        t581 = t576;
+        t497 = t492;
       }
-      int32_t t582;
-      if (t580) {
-        t582 = t568t1;
+      int32_t t498;
+      if (t496) {
+        t498 = t484t1;
       } else {
-        t582 = t577;
+        t498 = t493;
       }
-      int32_t t583;
-      if (t580) {
-        t583 = t568t2;
+      int32_t t499;
+      if (t496) {
+        t499 = t484t2;
       } else {
-        t583 = t578;
+        t499 = t494;
       }
-      t568t0 = t581;
-      t568t1 = t582;
-      t568t2 = t583;
+      t484t0 = t497;
+      t484t1 = t498;
+      t484t2 = t499;
     }
-    v_x1124 = t568t0;
-    rt_free(t565);
-    v_x1125 = t568t1;
-    rt_free(t566);
-    v_x1126 = t568t2;
-    rt_free(t567);
+    v_x1003 = t484t0;
+    rt_free(t481);
+    v_x1004 = t484t1;
+    rt_free(t482);
+    v_x1005 = t484t2;
+    rt_free(t483);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
+  *out_v_x1004 = v_x1004;
+  *out_v_x1005 = v_x1005;
   return;
 fail:
 }
 
 /* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
   (void)loc;
   (void)run;
-  int32_t *v_x1127_d = v_x1127->data.i;
-  const int64_t v_x1127_n = v_x1127->len;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  RtValue *v_x1137 = NULL;
+  int32_t *v_x1006_d = v_x1006->data.i;
+  const int64_t v_x1006_n = v_x1006->len;
+  int32_t *v_x1009_d = v_x1009->data.i;
+  const int64_t v_x1009_n = v_x1009->len;
+  int32_t *v_x1012_d = v_x1012->data.i;
+  const int64_t v_x1012_n = v_x1012->len;
+  RtValue *v_x1016 = NULL;
   /* MAP */
   {
-    const int64_t t584 = v_x1127_n;
-    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t584);
-    int32_t *v_x1137_d = v_x1137->data.i;
-    const int64_t v_x1137_n = v_x1137->len;
-    RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
-    for (int64_t t585 = 0; t585 < t584; t585++) {
-      const int32_t t586 = (int32_t)t585;
-      int t588 = 0; /* nonzero: a check below failed */
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1130_n;
-      int32_t t587 = t589 ? v_x1130_d[t586] : 0;
-      t588 |= !t589;
-      int32_t t591 = rt_add_i(t587, 1);
-      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1133_n;
-      int32_t t592 = t593 ? v_x1133_d[t591] : 0;
-      t588 |= !t593;
-      int32_t t594 = v_x1127_d[t586];
-      int32_t t596 = rt_add_i(t594, 1);
-      int32_t t598 = rt_add_i(t596, t592);
-      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-        int32_t t599;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1130_n) {
-          t599 = v_x1130_d[t586];
+    const int64_t t500 = v_x1006_n;
+    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t500);
+    int32_t *v_x1016_d = v_x1016->data.i;
+    const int64_t v_x1016_n = v_x1016->len;
+    RT_PARALLEL_FOR_IF(t500 >= RT_PARALLEL_MIN)
+    for (int64_t t501 = 0; t501 < t500; t501++) {
+      const int32_t t502 = (int32_t)t501;
+      int t504 = 0; /* nonzero: a check below failed */
+      int t505 = (uint64_t)(int64_t)t502 < (uint64_t)v_x1009_n;
+      int32_t t503 = t505 ? v_x1009_d[t502] : 0;
+      t504 |= !t505;
+      int32_t t507 = rt_add_i(t503, 1);
+      int t509 = (uint64_t)(int64_t)t507 < (uint64_t)v_x1012_n;
+      int32_t t508 = t509 ? v_x1012_d[t507] : 0;
+      t504 |= !t509;
+      int32_t t510 = v_x1006_d[t502];
+      int32_t t512 = rt_add_i(t510, 1);
+      int32_t t514 = rt_add_i(t512, t508);
+      if (__builtin_expect(t504 != 0, 0)) { /* again, recording the error */
+        int32_t t515;
+        if ((uint64_t)(int64_t)t502 < (uint64_t)v_x1009_n) {
+          t515 = v_x1009_d[t502];
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t586, v_x1130_n, 0.0);
-          t599 = 0;
+          NESSIE_RECORD(err, t501, RT_CHECK_INDEX, 1, 0, RT_GATHER, t502, v_x1009_n, 0.0);
+          t515 = 0;
         }
-        int32_t t601 = rt_add_i(t599, 1);
-        int32_t t602;
-        if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1133_n) {
-          t602 = v_x1133_d[t601];
+        int32_t t517 = rt_add_i(t515, 1);
+        int32_t t518;
+        if ((uint64_t)(int64_t)t517 < (uint64_t)v_x1012_n) {
+          t518 = v_x1012_d[t517];
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t601, v_x1133_n, 0.0);
-          t602 = 0;
+          NESSIE_RECORD(err, t501, RT_CHECK_INDEX, 1, 0, RT_GATHER, t517, v_x1012_n, 0.0);
+          t518 = 0;
         }
-        int32_t t603 = v_x1127_d[t586];
-        int32_t t605 = rt_add_i(t603, 1);
-        int32_t t607 = rt_add_i(t605, t602);
+        int32_t t519 = v_x1006_d[t502];
+        int32_t t521 = rt_add_i(t519, 1);
+        int32_t t523 = rt_add_i(t521, t518);
       }
-      v_x1137_d[t585] = t598;
+      v_x1016_d[t501] = t514;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1137 = v_x1137;
+  *out_v_x1016 = v_x1016;
   return;
 fail:
-  rt_release(v_x1137);
+  rt_release(v_x1016);
 }
 
 /* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
   (void)loc;
   (void)run;
-  int32_t *v_x1251_d = v_x1251->data.i;
-  const int64_t v_x1251_n = v_x1251->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  RtValue *v_x1264 = NULL;
-  RtValue *v_x1265 = NULL;
-  int32_t v_x1271 = 0;
-  int32_t v_x1277 = 0;
-  RtValue *v_x1281 = NULL;
-  RtValue *v_x1285 = NULL;
+  int32_t *v_x1123_d = v_x1123->data.i;
+  const int64_t v_x1123_n = v_x1123->len;
+  RtValue *v_x1125 = NULL;
+  RtValue *v_x1134 = NULL;
+  RtValue *v_x1135 = NULL;
+  RtValue *v_x1136 = NULL;
+  RtValue *v_x1137 = NULL;
+  int32_t v_x1143 = 0;
+  int32_t v_x1149 = 0;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1157 = NULL;
   /* MAP */
   {
-    const int64_t t608 = v_x1256;
-    if (t608 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t608, 0.0);
+    const int64_t t524 = v_x1128;
+    if (t524 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t524, 0.0);
       goto fail;
     }
-    v_x1253 = rt_value_new(rt_vec_type(RT_BOOL), t608);
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
-    RT_PARALLEL_FOR_IF(t608 >= RT_PARALLEL_MIN)
-    for (int64_t t609 = 0; t609 < t608; t609++) {
-      const int32_t t610 = (int32_t)t609;
-      int t612 = 0; /* nonzero: a check below failed */
-      int t613 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1251_n;
-      int32_t t611 = t613 ? v_x1251_d[t610] : 0;
-      t612 |= !t613;
-      uint8_t t615 = rt_le_i(t611, 1);
-      if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
-        int32_t t616;
-        if ((uint64_t)(int64_t)t610 < (uint64_t)v_x1251_n) {
-          t616 = v_x1251_d[t610];
+    v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t524);
+    uint8_t *v_x1125_d = v_x1125->data.b;
+    const int64_t v_x1125_n = v_x1125->len;
+    RT_PARALLEL_FOR_IF(t524 >= RT_PARALLEL_MIN)
+    for (int64_t t525 = 0; t525 < t524; t525++) {
+      const int32_t t526 = (int32_t)t525;
+      int t528 = 0; /* nonzero: a check below failed */
+      int t529 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1123_n;
+      int32_t t527 = t529 ? v_x1123_d[t526] : 0;
+      t528 |= !t529;
+      uint8_t t531 = rt_le_i(t527, 1);
+      if (__builtin_expect(t528 != 0, 0)) { /* again, recording the error */
+        int32_t t532;
+        if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1123_n) {
+          t532 = v_x1123_d[t526];
         } else {
-          NESSIE_RECORD(err, t609, RT_CHECK_INDEX, 0, 0, RT_GATHER, t610, v_x1251_n, 0.0);
-          t616 = 0;
+          NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1123_n, 0.0);
+          t532 = 0;
         }
-        uint8_t t618 = rt_le_i(t616, 1);
+        uint8_t t534 = rt_le_i(t532, 1);
       }
-      v_x1253_d[t609] = t615;
+      v_x1125_d[t525] = t531;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
+    uint8_t *v_x1125_d = v_x1125->data.b;
+    const int64_t v_x1125_n = v_x1125->len;
     /* PARTITION */
     {
-      const int64_t t619 = v_x1256;
-      if (t619 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t619, 0.0);
+      const int64_t t535 = v_x1128;
+      if (t535 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t535, 0.0);
         goto fail;
       }
-      const int64_t t620 = t619 > 0 ? (t619 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t621 = (uint8_t *)rt_alloc_atomic((size_t)t619 + 1);
-      int64_t *t622 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t620 + 1));
-      RT_PARALLEL_FOR_IF(t620 > 1)
-      for (int64_t t623 = 0; t623 < t620; t623++) {
+      const int64_t t536 = t535 > 0 ? (t535 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t537 = (uint8_t *)rt_alloc_atomic((size_t)t535 + 1);
+      int64_t *t538 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t536 + 1));
+      RT_PARALLEL_FOR_IF(t536 > 1)
+      for (int64_t t539 = 0; t539 < t536; t539++) {
         int64_t kept = 0;
-        const int64_t t623_end = (t623 + 1) * RT_CHUNK < t619 ? (t623 + 1) * RT_CHUNK : t619;
-        for (int64_t t624 = t623 * RT_CHUNK; t624 < t623_end; t624++) {
-          const int32_t t625 = (int32_t)t624;
-          int32_t t623x0;
-          uint8_t t623x1;
-          int t627 = 0; /* nonzero: a check below failed */
-          int t628 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n;
-          int32_t t626 = t628 ? v_x1251_d[t625] : 0;
-          t627 |= !t628;
-          uint8_t t630 = rt_le_i(t626, 1);
-          if (__builtin_expect(t627 != 0, 0)) { /* again, recording the error */
-            int32_t t631;
-            if ((uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n) {
-              t631 = v_x1251_d[t625];
+        const int64_t t539_end = (t539 + 1) * RT_CHUNK < t535 ? (t539 + 1) * RT_CHUNK : t535;
+        for (int64_t t540 = t539 * RT_CHUNK; t540 < t539_end; t540++) {
+          const int32_t t541 = (int32_t)t540;
+          int32_t t539x0;
+          uint8_t t539x1;
+          int t543 = 0; /* nonzero: a check below failed */
+          int t544 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n;
+          int32_t t542 = t544 ? v_x1123_d[t541] : 0;
+          t543 |= !t544;
+          uint8_t t546 = rt_le_i(t542, 1);
+          if (__builtin_expect(t543 != 0, 0)) { /* again, recording the error */
+            int32_t t547;
+            if ((uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n) {
+              t547 = v_x1123_d[t541];
             } else {
-              NESSIE_RECORD(err, t624, RT_CHECK_INDEX, 0, 0, RT_GATHER, t625, v_x1251_n, 0.0);
-              t631 = 0;
+              NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_x1123_n, 0.0);
+              t547 = 0;
             }
-            uint8_t t633 = rt_le_i(t631, 1);
+            uint8_t t549 = rt_le_i(t547, 1);
           }
-          t623x0 = t625;
-          t623x1 = t630;
-          uint8_t t634;
-          t634 = t623x1;
-          t621[t624] = t634 != 0;
-          kept += t634 != 0;
+          t539x0 = t541;
+          t539x1 = t546;
+          uint8_t t550;
+          t550 = t539x1;
+          t537[t540] = t550 != 0;
+          kept += t550 != 0;
         }
-        t622[t623] = kept;
+        t538[t539] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t621);
-        rt_free(t622);
+        rt_free(t537);
+        rt_free(t538);
         goto fail;
       }
-      int64_t t635 = 0;
-      for (int64_t t623 = 0; t623 < t620; t623++) {
-        const int64_t k = t622[t623];
-        t622[t623] = t635;
-        t635 += k;
+      int64_t t551 = 0;
+      for (int64_t t539 = 0; t539 < t536; t539++) {
+        const int64_t k = t538[t539];
+        t538[t539] = t551;
+        t551 += k;
       }
-      v_x1262 = rt_value_new(rt_vec_type(RT_INT), t635);
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      v_x1263 = rt_value_new(rt_vec_type(RT_BOOL), t635);
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      v_x1264 = rt_value_new(rt_vec_type(RT_INT), (t619 - t635));
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      v_x1265 = rt_value_new(rt_vec_type(RT_BOOL), (t619 - t635));
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
-      RT_PARALLEL_FOR_IF(t620 > 1)
-      for (int64_t t623 = 0; t623 < t620; t623++) {
-        int64_t at = t622[t623];
-        int64_t at_not = t623 * RT_CHUNK - t622[t623];
-        const int64_t t623_end = (t623 + 1) * RT_CHUNK < t619 ? (t623 + 1) * RT_CHUNK : t619;
-        for (int64_t t624 = t623 * RT_CHUNK; t624 < t623_end; t624++) {
-          const int32_t t625 = (int32_t)t624;
-          int32_t t623y0;
-          uint8_t t623y1;
-          int t637 = 0; /* nonzero: a check below failed */
-          int t638 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n;
-          int32_t t636 = t638 ? v_x1251_d[t625] : 0;
-          t637 |= !t638;
-          uint8_t t640 = rt_le_i(t636, 1);
-          if (__builtin_expect(t637 != 0, 0)) { /* again, recording the error */
-            int32_t t641;
-            if ((uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n) {
-              t641 = v_x1251_d[t625];
+      v_x1134 = rt_value_new(rt_vec_type(RT_INT), t551);
+      int32_t *v_x1134_d = v_x1134->data.i;
+      const int64_t v_x1134_n = v_x1134->len;
+      v_x1135 = rt_value_new(rt_vec_type(RT_BOOL), t551);
+      uint8_t *v_x1135_d = v_x1135->data.b;
+      const int64_t v_x1135_n = v_x1135->len;
+      v_x1136 = rt_value_new(rt_vec_type(RT_INT), (t535 - t551));
+      int32_t *v_x1136_d = v_x1136->data.i;
+      const int64_t v_x1136_n = v_x1136->len;
+      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), (t535 - t551));
+      uint8_t *v_x1137_d = v_x1137->data.b;
+      const int64_t v_x1137_n = v_x1137->len;
+      RT_PARALLEL_FOR_IF(t536 > 1)
+      for (int64_t t539 = 0; t539 < t536; t539++) {
+        int64_t at = t538[t539];
+        int64_t at_not = t539 * RT_CHUNK - t538[t539];
+        const int64_t t539_end = (t539 + 1) * RT_CHUNK < t535 ? (t539 + 1) * RT_CHUNK : t535;
+        for (int64_t t540 = t539 * RT_CHUNK; t540 < t539_end; t540++) {
+          const int32_t t541 = (int32_t)t540;
+          int32_t t539y0;
+          uint8_t t539y1;
+          int t553 = 0; /* nonzero: a check below failed */
+          int t554 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n;
+          int32_t t552 = t554 ? v_x1123_d[t541] : 0;
+          t553 |= !t554;
+          uint8_t t556 = rt_le_i(t552, 1);
+          if (__builtin_expect(t553 != 0, 0)) { /* again, recording the error */
+            int32_t t557;
+            if ((uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n) {
+              t557 = v_x1123_d[t541];
             } else {
-              NESSIE_RECORD(err, t624, RT_CHECK_INDEX, 0, 0, RT_GATHER, t625, v_x1251_n, 0.0);
-              t641 = 0;
+              NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_x1123_n, 0.0);
+              t557 = 0;
             }
-            uint8_t t643 = rt_le_i(t641, 1);
+            uint8_t t559 = rt_le_i(t557, 1);
           }
-          t623y0 = t625;
-          t623y1 = t640;
-          if (t621[t624]) {
-            v_x1262_d[at] = t623y0;
-            v_x1263_d[at] = t623y1;
+          t539y0 = t541;
+          t539y1 = t556;
+          if (t537[t540]) {
+            v_x1134_d[at] = t539y0;
+            v_x1135_d[at] = t539y1;
             at++;
           } else {
-            v_x1264_d[at_not] = t623y0;
-            v_x1265_d[at_not] = t623y1;
+            v_x1136_d[at_not] = t539y0;
+            v_x1137_d[at_not] = t539y1;
             at_not++;
           }
         }
       }
-      rt_free(t621);
-      rt_free(t622);
+      rt_free(t537);
+      rt_free(t538);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
+      int32_t *v_x1134_d = v_x1134->data.i;
+      const int64_t v_x1134_n = v_x1134->len;
+      uint8_t *v_x1135_d = v_x1135->data.b;
+      const int64_t v_x1135_n = v_x1135->len;
+      int32_t *v_x1136_d = v_x1136->data.i;
+      const int64_t v_x1136_n = v_x1136->len;
+      uint8_t *v_x1137_d = v_x1137->data.b;
+      const int64_t v_x1137_n = v_x1137->len;
       /* REDUCE */
       {
-        const int64_t t644 = v_x1256;
-        if (t644 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t644, 0.0);
+        const int64_t t560 = v_x1128;
+        if (t560 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t560, 0.0);
           goto fail;
         }
-        const int64_t t645 = t644 > 0 ? (t644 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t646 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t645);
-        int32_t *t647 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t645);
-        RT_PARALLEL_FOR_IF(t645 > 1)
-        for (int64_t t648 = 0; t648 < t645; t648++) {
-          int32_t t648a0;
-          int32_t t648a1;
-          t648a0 = 0;
-          t648a1 = 0;
-          const int64_t t648_end = (t648 + 1) * RT_CHUNK < t644 ? (t648 + 1) * RT_CHUNK : t644;
-          for (int64_t t649 = t648 * RT_CHUNK; t649 < t648_end; t649++) {
-            const int32_t t650 = (int32_t)t649;
-            int32_t t648x0;
-            int32_t t648x1;
-            int t652 = 0; /* nonzero: a check below failed */
-            int t653 = (uint64_t)(int64_t)t650 < (uint64_t)v_x1251_n;
-            int32_t t651 = t653 ? v_x1251_d[t650] : 0;
-            t652 |= !t653;
-            uint8_t t655 = rt_le_i(t651, 1);
-            int32_t t657 = rt_btoi_b(t655);
-            uint8_t t659 = rt_not_b(t655);
-            int32_t t661 = rt_btoi_b(t659);
-            if (__builtin_expect(t652 != 0, 0)) { /* again, recording the error */
-              int32_t t662;
-              if ((uint64_t)(int64_t)t650 < (uint64_t)v_x1251_n) {
-                t662 = v_x1251_d[t650];
+        const int64_t t561 = t560 > 0 ? (t560 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t562 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t561);
+        int32_t *t563 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t561);
+        RT_PARALLEL_FOR_IF(t561 > 1)
+        for (int64_t t564 = 0; t564 < t561; t564++) {
+          int32_t t564a0;
+          int32_t t564a1;
+          t564a0 = 0;
+          t564a1 = 0;
+          const int64_t t564_end = (t564 + 1) * RT_CHUNK < t560 ? (t564 + 1) * RT_CHUNK : t560;
+          for (int64_t t565 = t564 * RT_CHUNK; t565 < t564_end; t565++) {
+            const int32_t t566 = (int32_t)t565;
+            int32_t t564x0;
+            int32_t t564x1;
+            int t568 = 0; /* nonzero: a check below failed */
+            int t569 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1123_n;
+            int32_t t567 = t569 ? v_x1123_d[t566] : 0;
+            t568 |= !t569;
+            uint8_t t571 = rt_le_i(t567, 1);
+            int32_t t573 = rt_btoi_b(t571);
+            uint8_t t575 = rt_not_b(t571);
+            int32_t t577 = rt_btoi_b(t575);
+            if (__builtin_expect(t568 != 0, 0)) { /* again, recording the error */
+              int32_t t578;
+              if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1123_n) {
+                t578 = v_x1123_d[t566];
               } else {
-                NESSIE_RECORD(err, t649, RT_CHECK_INDEX, 0, 0, RT_GATHER, t650, v_x1251_n, 0.0);
-                t662 = 0;
+                NESSIE_RECORD(err, t565, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1123_n, 0.0);
+                t578 = 0;
               }
-              uint8_t t664 = rt_le_i(t662, 1);
-              int32_t t666 = rt_btoi_b(t664);
-              uint8_t t668 = rt_not_b(t664);
-              int32_t t670 = rt_btoi_b(t668);
+              uint8_t t580 = rt_le_i(t578, 1);
+              int32_t t582 = rt_btoi_b(t580);
+              uint8_t t584 = rt_not_b(t580);
+              int32_t t586 = rt_btoi_b(t584);
             }
-            t648x0 = t657;
-            t648x1 = t661;
-            int32_t t672 = rt_add_i(t648a0, t648x0);
-            int32_t t674 = rt_add_i(t648a1, t648x1);
-            t648a0 = t672;
-            t648a1 = t674;
+            t564x0 = t573;
+            t564x1 = t577;
+            int32_t t588 = rt_add_i(t564a0, t564x0);
+            int32_t t590 = rt_add_i(t564a1, t564x1);
+            t564a0 = t588;
+            t564a1 = t590;
           }
-          t646[t648] = t648a0;
-          t647[t648] = t648a1;
+          t562[t564] = t564a0;
+          t563[t564] = t564a1;
         }
-        int32_t t648t0;
-        int32_t t648t1;
-        t648t0 = 0;
-        t648t1 = 0;
-        for (int64_t t648 = 0; t648 < t645; t648++) {
-          const int32_t t675 = t646[t648];
-          const int32_t t676 = t647[t648];
-          int32_t t678 = rt_add_i(t648t0, t675);
-          int32_t t680 = rt_add_i(t648t1, t676);
-          t648t0 = t678;
-          t648t1 = t680;
+        int32_t t564t0;
+        int32_t t564t1;
+        t564t0 = 0;
+        t564t1 = 0;
+        for (int64_t t564 = 0; t564 < t561; t564++) {
+          const int32_t t591 = t562[t564];
+          const int32_t t592 = t563[t564];
+          int32_t t594 = rt_add_i(t564t0, t591);
+          int32_t t596 = rt_add_i(t564t1, t592);
+          t564t0 = t594;
+          t564t1 = t596;
         }
-        v_x1271 = t648t0;
-        rt_free(t646);
-        v_x1277 = t648t1;
-        rt_free(t647);
+        v_x1143 = t564t0;
+        rt_free(t562);
+        v_x1149 = t564t1;
+        rt_free(t563);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t681 = v_x1256;
-          if (t681 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t681, 0.0);
+          const int64_t t597 = v_x1128;
+          if (t597 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t597, 0.0);
             goto fail;
           }
-          const int64_t t682 = t681 > 0 ? (t681 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t683 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t682);
-          int32_t *t684 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t682);
-          RT_PARALLEL_FOR_IF(t682 > 1)
-          for (int64_t t685 = 0; t685 < t682; t685++) {
-            int32_t t685a0;
-            int32_t t685a1;
-            t685a0 = 0;
-            t685a1 = 0;
-            const int64_t t685_end = (t685 + 1) * RT_CHUNK < t681 ? (t685 + 1) * RT_CHUNK : t681;
-            for (int64_t t686 = t685 * RT_CHUNK; t686 < t685_end; t686++) {
-              const int32_t t687 = (int32_t)t686;
-              int32_t t685x0;
-              int32_t t685x1;
-              int t689 = 0; /* nonzero: a check below failed */
-              int t690 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n;
-              int32_t t688 = t690 ? v_x1251_d[t687] : 0;
-              t689 |= !t690;
-              uint8_t t692 = rt_le_i(t688, 1);
-              int32_t t694 = rt_btoi_b(t692);
-              uint8_t t696 = rt_not_b(t692);
-              int32_t t698 = rt_btoi_b(t696);
-              if (__builtin_expect(t689 != 0, 0)) { /* again, recording the error */
-                int32_t t699;
-                if ((uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n) {
-                  t699 = v_x1251_d[t687];
+          const int64_t t598 = t597 > 0 ? (t597 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t599 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t598);
+          int32_t *t600 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t598);
+          RT_PARALLEL_FOR_IF(t598 > 1)
+          for (int64_t t601 = 0; t601 < t598; t601++) {
+            int32_t t601a0;
+            int32_t t601a1;
+            t601a0 = 0;
+            t601a1 = 0;
+            const int64_t t601_end = (t601 + 1) * RT_CHUNK < t597 ? (t601 + 1) * RT_CHUNK : t597;
+            for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
+              const int32_t t603 = (int32_t)t602;
+              int32_t t601x0;
+              int32_t t601x1;
+              int t605 = 0; /* nonzero: a check below failed */
+              int t606 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n;
+              int32_t t604 = t606 ? v_x1123_d[t603] : 0;
+              t605 |= !t606;
+              uint8_t t608 = rt_le_i(t604, 1);
+              int32_t t610 = rt_btoi_b(t608);
+              uint8_t t612 = rt_not_b(t608);
+              int32_t t614 = rt_btoi_b(t612);
+              if (__builtin_expect(t605 != 0, 0)) { /* again, recording the error */
+                int32_t t615;
+                if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n) {
+                  t615 = v_x1123_d[t603];
                 } else {
-                  NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, v_x1251_n, 0.0);
-                  t699 = 0;
+                  NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1123_n, 0.0);
+                  t615 = 0;
                 }
-                uint8_t t701 = rt_le_i(t699, 1);
-                int32_t t703 = rt_btoi_b(t701);
-                uint8_t t705 = rt_not_b(t701);
-                int32_t t707 = rt_btoi_b(t705);
+                uint8_t t617 = rt_le_i(t615, 1);
+                int32_t t619 = rt_btoi_b(t617);
+                uint8_t t621 = rt_not_b(t617);
+                int32_t t623 = rt_btoi_b(t621);
               }
-              t685x0 = t694;
-              t685x1 = t698;
-              int32_t t709 = rt_add_i(t685a0, t685x0);
-              int32_t t711 = rt_add_i(t685a1, t685x1);
-              t685a0 = t709;
-              t685a1 = t711;
+              t601x0 = t610;
+              t601x1 = t614;
+              int32_t t625 = rt_add_i(t601a0, t601x0);
+              int32_t t627 = rt_add_i(t601a1, t601x1);
+              t601a0 = t625;
+              t601a1 = t627;
             }
-            t683[t685] = t685a0;
-            t684[t685] = t685a1;
+            t599[t601] = t601a0;
+            t600[t601] = t601a1;
           }
-          int32_t t685t0;
-          int32_t t685t1;
-          t685t0 = 0;
-          t685t1 = 0;
-          for (int64_t t685 = 0; t685 < t682; t685++) {
-            const int32_t t712 = t683[t685];
-            t683[t685] = t685t0;
-            const int32_t t713 = t684[t685];
-            t684[t685] = t685t1;
-            int32_t t715 = rt_add_i(t685t0, t712);
-            int32_t t717 = rt_add_i(t685t1, t713);
-            t685t0 = t715;
-            t685t1 = t717;
+          int32_t t601t0;
+          int32_t t601t1;
+          t601t0 = 0;
+          t601t1 = 0;
+          for (int64_t t601 = 0; t601 < t598; t601++) {
+            const int32_t t628 = t599[t601];
+            t599[t601] = t601t0;
+            const int32_t t629 = t600[t601];
+            t600[t601] = t601t1;
+            int32_t t631 = rt_add_i(t601t0, t628);
+            int32_t t633 = rt_add_i(t601t1, t629);
+            t601t0 = t631;
+            t601t1 = t633;
           }
-          v_x1281 = rt_value_new(rt_vec_type(RT_INT), t681);
-          int32_t *v_x1281_d = v_x1281->data.i;
-          const int64_t v_x1281_n = v_x1281->len;
-          v_x1285 = rt_value_new(rt_vec_type(RT_INT), t681);
-          int32_t *v_x1285_d = v_x1285->data.i;
-          const int64_t v_x1285_n = v_x1285->len;
-          RT_PARALLEL_FOR_IF(t682 > 1)
-          for (int64_t t685 = 0; t685 < t682; t685++) {
-            int32_t t685p0;
-            int32_t t685p1;
-            t685p0 = t683[t685];
-            t685p1 = t684[t685];
-            const int64_t t685_end = (t685 + 1) * RT_CHUNK < t681 ? (t685 + 1) * RT_CHUNK : t681;
-            for (int64_t t686 = t685 * RT_CHUNK; t686 < t685_end; t686++) {
-              const int32_t t687 = (int32_t)t686;
-              v_x1281_d[t686] = t685p0;
-              v_x1285_d[t686] = t685p1;
-              int32_t t685y0;
-              int32_t t685y1;
-              int t719 = 0; /* nonzero: a check below failed */
-              int t720 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n;
-              int32_t t718 = t720 ? v_x1251_d[t687] : 0;
-              t719 |= !t720;
-              uint8_t t722 = rt_le_i(t718, 1);
-              int32_t t724 = rt_btoi_b(t722);
-              uint8_t t726 = rt_not_b(t722);
-              int32_t t728 = rt_btoi_b(t726);
-              if (__builtin_expect(t719 != 0, 0)) { /* again, recording the error */
-                int32_t t729;
-                if ((uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n) {
-                  t729 = v_x1251_d[t687];
+          v_x1153 = rt_value_new(rt_vec_type(RT_INT), t597);
+          int32_t *v_x1153_d = v_x1153->data.i;
+          const int64_t v_x1153_n = v_x1153->len;
+          v_x1157 = rt_value_new(rt_vec_type(RT_INT), t597);
+          int32_t *v_x1157_d = v_x1157->data.i;
+          const int64_t v_x1157_n = v_x1157->len;
+          RT_PARALLEL_FOR_IF(t598 > 1)
+          for (int64_t t601 = 0; t601 < t598; t601++) {
+            int32_t t601p0;
+            int32_t t601p1;
+            t601p0 = t599[t601];
+            t601p1 = t600[t601];
+            const int64_t t601_end = (t601 + 1) * RT_CHUNK < t597 ? (t601 + 1) * RT_CHUNK : t597;
+            for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
+              const int32_t t603 = (int32_t)t602;
+              v_x1153_d[t602] = t601p0;
+              v_x1157_d[t602] = t601p1;
+              int32_t t601y0;
+              int32_t t601y1;
+              int t635 = 0; /* nonzero: a check below failed */
+              int t636 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n;
+              int32_t t634 = t636 ? v_x1123_d[t603] : 0;
+              t635 |= !t636;
+              uint8_t t638 = rt_le_i(t634, 1);
+              int32_t t640 = rt_btoi_b(t638);
+              uint8_t t642 = rt_not_b(t638);
+              int32_t t644 = rt_btoi_b(t642);
+              if (__builtin_expect(t635 != 0, 0)) { /* again, recording the error */
+                int32_t t645;
+                if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n) {
+                  t645 = v_x1123_d[t603];
                 } else {
-                  NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, v_x1251_n, 0.0);
-                  t729 = 0;
+                  NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1123_n, 0.0);
+                  t645 = 0;
                 }
-                uint8_t t731 = rt_le_i(t729, 1);
-                int32_t t733 = rt_btoi_b(t731);
-                uint8_t t735 = rt_not_b(t731);
-                int32_t t737 = rt_btoi_b(t735);
+                uint8_t t647 = rt_le_i(t645, 1);
+                int32_t t649 = rt_btoi_b(t647);
+                uint8_t t651 = rt_not_b(t647);
+                int32_t t653 = rt_btoi_b(t651);
               }
-              t685y0 = t724;
-              t685y1 = t728;
-              int32_t t739 = rt_add_i(t685p0, t685y0);
-              int32_t t741 = rt_add_i(t685p1, t685y1);
-              t685p0 = t739;
-              t685p1 = t741;
+              t601y0 = t640;
+              t601y1 = t644;
+              int32_t t655 = rt_add_i(t601p0, t601y0);
+              int32_t t657 = rt_add_i(t601p1, t601y1);
+              t601p0 = t655;
+              t601p1 = t657;
             }
           }
-          rt_free(t683);
-          rt_free(t684);
+          rt_free(t599);
+          rt_free(t600);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1264 = v_x1264;
-  *out_v_x1271 = v_x1271;
-  *out_v_x1277 = v_x1277;
-  *out_v_x1281 = v_x1281;
-  *out_v_x1285 = v_x1285;
-  rt_release(v_x1263);
-  rt_release(v_x1265);
+  *out_v_x1125 = v_x1125;
+  *out_v_x1134 = v_x1134;
+  *out_v_x1136 = v_x1136;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1157 = v_x1157;
+  rt_release(v_x1135);
+  rt_release(v_x1137);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-  rt_release(v_x1264);
-  rt_release(v_x1265);
-  rt_release(v_x1281);
-  rt_release(v_x1285);
+  rt_release(v_x1125);
+  rt_release(v_x1134);
+  rt_release(v_x1135);
+  rt_release(v_x1136);
+  rt_release(v_x1137);
+  rt_release(v_x1153);
+  rt_release(v_x1157);
 }
 
-/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316) {
+/* K24: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
   (void)loc;
   (void)run;
-  int32_t *v_x1286_d = v_x1286->data.i;
-  const int64_t v_x1286_n = v_x1286->len;
-  int32_t *v_x1287_d = v_x1287->data.i;
-  const int64_t v_x1287_n = v_x1287->len;
-  int32_t *v_x1290_d = v_x1290->data.i;
-  const int64_t v_x1290_n = v_x1290->len;
-  int32_t v_x1307 = 0;
-  int32_t v_x1308 = 0;
-  int32_t v_x1309 = 0;
-  int32_t v_x1310 = 0;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1297 = NULL;
-  RtValue *v_x1312 = NULL;
-  RtValue *v_x1316 = NULL;
-  /* REDUCE */
+  int32_t *v_x1158_d = v_x1158->data.i;
+  const int64_t v_x1158_n = v_x1158->len;
+  int32_t *v_x1159_d = v_x1159->data.i;
+  const int64_t v_x1159_n = v_x1159->len;
+  int32_t *v_x1162_d = v_x1162->data.i;
+  const int64_t v_x1162_n = v_x1162->len;
+  RtValue *v_x1169 = NULL;
+  RtValue *v_x1164 = NULL;
+  RtValue *v_x1171 = NULL;
+  RtValue *v_x1175 = NULL;
+  /* MAP */
   {
-    const int64_t t742 = v_x1295;
-    if (t742 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t742, 0.0);
+    const int64_t t658 = v_x1167;
+    if (t658 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t658, 0.0);
       goto fail;
     }
-    const int64_t t743 = t742 > 0 ? (t742 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t744 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    int32_t *t745 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    int32_t *t746 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    int32_t *t747 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    RT_PARALLEL_FOR_IF(t743 > 1)
-    for (int64_t t748 = 0; t748 < t743; t748++) {
-      int32_t t748a0;
-      int32_t t748a1;
-      int32_t t748a2;
-      int32_t t748a3;
-      t748a0 = 2147483647;
-      t748a1 = 0;
-      t748a2 = 1;
-      t748a3 = 1;
-      const int64_t t748_end = (t748 + 1) * RT_CHUNK < t742 ? (t748 + 1) * RT_CHUNK : t742;
-      for (int64_t t749 = t748 * RT_CHUNK; t749 < t748_end; t749++) {
-        const int32_t t750 = (int32_t)t749;
-        int32_t t748x0;
-        int32_t t748x1;
-        int32_t t748x2;
-        int32_t t748x3;
-        int t752 = 0; /* nonzero: a check below failed */
-        int t753 = (uint64_t)(int64_t)t750 < (uint64_t)v_x1286_n;
-        int32_t t751 = t753 ? v_x1286_d[t750] : 0;
-        t752 |= !t753;
-        int t755 = (uint64_t)(int64_t)t751 < (uint64_t)v_x1290_n;
-        int32_t t754 = t755 ? v_x1290_d[t751] : 0;
-        t752 |= !t755;
-        int t757 = (uint64_t)(int64_t)t751 < (uint64_t)v_x1287_n;
-        int32_t t756 = t757 ? v_x1287_d[t751] : 0;
-        t752 |= !t757;
-        int32_t t759 = rt_add_i(t754, t756);
-        uint8_t t761 = rt_le_i(t754, t759);
-        int32_t t762;
-        if (t761) {
-          t762 = 2147483647;
+    v_x1169 = rt_value_new(rt_vec_type(RT_INT), t658);
+    int32_t *v_x1169_d = v_x1169->data.i;
+    const int64_t v_x1169_n = v_x1169->len;
+    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t658);
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t658);
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
+    RT_PARALLEL_FOR_IF(t658 >= RT_PARALLEL_MIN)
+    for (int64_t t659 = 0; t659 < t658; t659++) {
+      const int32_t t660 = (int32_t)t659;
+      int t662 = 0; /* nonzero: a check below failed */
+      int t663 = (uint64_t)(int64_t)t660 < (uint64_t)v_x1158_n;
+      int32_t t661 = t663 ? v_x1158_d[t660] : 0;
+      t662 |= !t663;
+      int t665 = (uint64_t)(int64_t)t661 < (uint64_t)v_x1162_n;
+      int32_t t664 = t665 ? v_x1162_d[t661] : 0;
+      t662 |= !t665;
+      int t667 = (uint64_t)(int64_t)t661 < (uint64_t)v_x1159_n;
+      int32_t t666 = t667 ? v_x1159_d[t661] : 0;
+      t662 |= !t667;
+      int32_t t669 = rt_add_i(t664, t666);
+      int32_t t671 = rt_sub_i(t669, t664);
+      if (__builtin_expect(t662 != 0, 0)) { /* again, recording the error */
+        int32_t t672;
+        if ((uint64_t)(int64_t)t660 < (uint64_t)v_x1158_n) {
+          t672 = v_x1158_d[t660];
         } else {
-          t762 = t750;
+          NESSIE_RECORD(err, t659, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, v_x1158_n, 0.0);
+          t672 = 0;
         }
-        if (__builtin_expect(t752 != 0, 0)) { /* again, recording the error */
-          int32_t t763;
-          if ((uint64_t)(int64_t)t750 < (uint64_t)v_x1286_n) {
-            t763 = v_x1286_d[t750];
-          } else {
-            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_x1286_n, 0.0);
-            t763 = 0;
-          }
-          int32_t t764;
-          if ((uint64_t)(int64_t)t763 < (uint64_t)v_x1290_n) {
-            t764 = v_x1290_d[t763];
-          } else {
-            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_x1290_n, 0.0);
-            t764 = 0;
-          }
-          int32_t t765;
-          if ((uint64_t)(int64_t)t763 < (uint64_t)v_x1287_n) {
-            t765 = v_x1287_d[t763];
-          } else {
-            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_x1287_n, 0.0);
-            t765 = 0;
-          }
-          int32_t t767 = rt_add_i(t764, t765);
-          uint8_t t769 = rt_le_i(t764, t767);
-          int32_t t770;
-          if (t769) {
-            t770 = 2147483647;
-          } else {
-            t770 = t750;
-          }
-        }
-        t748x0 = t762;
-        t748x1 = t754;
-        t748x2 = t759;
-        t748x3 = 1;
-        uint8_t t772 = rt_le_i(t748a0, t748x0);
-        int32_t t773;
-        if (t772) {
-          t773 = t748a0;
+        int32_t t673;
+        if ((uint64_t)(int64_t)t672 < (uint64_t)v_x1162_n) {
+          t673 = v_x1162_d[t672];
         } else {
-          t773 = t748x0;
+          NESSIE_RECORD(err, t659, RT_CHECK_INDEX, 0, 0, RT_GATHER, t672, v_x1162_n, 0.0);
+          t673 = 0;
         }
-        int32_t t774;
-        if (t772) {
-          t774 = t748a1;
+        int32_t t674;
+        if ((uint64_t)(int64_t)t672 < (uint64_t)v_x1159_n) {
+          t674 = v_x1159_d[t672];
         } else {
-          t774 = t748x1;
+          NESSIE_RECORD(err, t659, RT_CHECK_INDEX, 0, 0, RT_GATHER, t672, v_x1159_n, 0.0);
+          t674 = 0;
         }
-        int32_t t775;
-        if (t772) {
-          t775 = t748a2;
-        } else {
-          t775 = t748x2;
-        }
-        int32_t t776;
-        if (t772) {
-          t776 = t748a3;
-        } else {
-          t776 = t748x3;
-        }
-        t748a0 = t773;
-        t748a1 = t774;
-        t748a2 = t775;
-        t748a3 = t776;
+        int32_t t676 = rt_add_i(t673, t674);
+        int32_t t678 = rt_sub_i(t676, t673);
       }
-      t744[t748] = t748a0;
-      t745[t748] = t748a1;
-      t746[t748] = t748a2;
-      t747[t748] = t748a3;
+      v_x1169_d[t659] = 1;
+      v_x1164_d[t659] = t664;
+      v_x1171_d[t659] = t671;
     }
-    int32_t t748t0;
-    int32_t t748t1;
-    int32_t t748t2;
-    int32_t t748t3;
-    t748t0 = 2147483647;
-    t748t1 = 0;
-    t748t2 = 1;
-    t748t3 = 1;
-    for (int64_t t748 = 0; t748 < t743; t748++) {
-      const int32_t t777 = t744[t748];
-      const int32_t t778 = t745[t748];
-      const int32_t t779 = t746[t748];
-      const int32_t t780 = t747[t748];
-      uint8_t t782 = rt_le_i(t748t0, t777);
-      int32_t t783;
-      if (t782) {
-        t783 = t748t0;
-      } else {
-        t783 = t777;
-      }
-      int32_t t784;
-      if (t782) {
-        t784 = t748t1;
-      } else {
-        t784 = t778;
-      }
-      int32_t t785;
-      if (t782) {
-        t785 = t748t2;
-      } else {
-        t785 = t779;
-      }
-      int32_t t786;
-      if (t782) {
-        t786 = t748t3;
-      } else {
-        t786 = t780;
-      }
-      t748t0 = t783;
-      t748t1 = t784;
-      t748t2 = t785;
-      t748t3 = t786;
-    }
-    v_x1307 = t748t0;
-    rt_free(t744);
-    v_x1308 = t748t1;
-    rt_free(t745);
-    v_x1309 = t748t2;
-    rt_free(t746);
-    v_x1310 = t748t3;
-    rt_free(t747);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    int32_t *v_x1169_d = v_x1169->data.i;
+    const int64_t v_x1169_n = v_x1169->len;
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
+    /* SCAN */
     {
-      const int64_t t787 = v_x1295;
-      if (t787 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t787, 0.0);
-        goto fail;
-      }
-      v_x1292 = rt_value_new(rt_vec_type(RT_INT), t787);
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      v_x1297 = rt_value_new(rt_vec_type(RT_INT), t787);
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      v_x1312 = rt_value_new(rt_vec_type(RT_INT), t787);
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
-      RT_PARALLEL_FOR_IF(t787 >= RT_PARALLEL_MIN)
-      for (int64_t t788 = 0; t788 < t787; t788++) {
-        const int32_t t789 = (int32_t)t788;
-        int t791 = 0; /* nonzero: a check below failed */
-        int t792 = (uint64_t)(int64_t)t789 < (uint64_t)v_x1286_n;
-        int32_t t790 = t792 ? v_x1286_d[t789] : 0;
-        t791 |= !t792;
-        int t794 = (uint64_t)(int64_t)t790 < (uint64_t)v_x1290_n;
-        int32_t t793 = t794 ? v_x1290_d[t790] : 0;
-        t791 |= !t794;
-        int t796 = (uint64_t)(int64_t)t790 < (uint64_t)v_x1287_n;
-        int32_t t795 = t796 ? v_x1287_d[t790] : 0;
-        t791 |= !t796;
-        int32_t t798 = rt_add_i(t793, t795);
-        int32_t t800 = rt_sub_i(t798, t793);
-        if (__builtin_expect(t791 != 0, 0)) { /* again, recording the error */
-          int32_t t801;
-          if ((uint64_t)(int64_t)t789 < (uint64_t)v_x1286_n) {
-            t801 = v_x1286_d[t789];
-          } else {
-            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t789, v_x1286_n, 0.0);
-            t801 = 0;
+      const int64_t t679 = v_x1158_n;
+      const int64_t t680 = t679 > 0 ? (t679 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t681 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t680);
+      RT_PARALLEL_FOR_IF(t680 > 1)
+      for (int64_t t682 = 0; t682 < t680; t682++) {
+        int32_t t682a0;
+        t682a0 = 0;
+        const int64_t t682_end = (t682 + 1) * RT_CHUNK < t679 ? (t682 + 1) * RT_CHUNK : t679;
+        for (int64_t t683 = t682 * RT_CHUNK; t683 < t682_end; t683++) {
+          const int32_t t684 = (int32_t)t683;
+          int32_t t682x0;
+          int t687 = 0; /* nonzero: a check below failed */
+          int32_t t685 = v_x1158_d[t684];
+          int t688 = (uint64_t)(int64_t)t685 < (uint64_t)v_x1162_n;
+          int32_t t686 = t688 ? v_x1162_d[t685] : 0;
+          t687 |= !t688;
+          int t690 = (uint64_t)(int64_t)t685 < (uint64_t)v_x1159_n;
+          int32_t t689 = t690 ? v_x1159_d[t685] : 0;
+          t687 |= !t690;
+          int32_t t692 = rt_add_i(t686, t689);
+          int32_t t694 = rt_sub_i(t692, t686);
+          if (__builtin_expect(t687 != 0, 0)) { /* again, recording the error */
+            int32_t t695 = v_x1158_d[t684];
+            int32_t t696;
+            if ((uint64_t)(int64_t)t695 < (uint64_t)v_x1162_n) {
+              t696 = v_x1162_d[t695];
+            } else {
+              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x1162_n, 0.0);
+              t696 = 0;
+            }
+            int32_t t697;
+            if ((uint64_t)(int64_t)t695 < (uint64_t)v_x1159_n) {
+              t697 = v_x1159_d[t695];
+            } else {
+              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x1159_n, 0.0);
+              t697 = 0;
+            }
+            int32_t t699 = rt_add_i(t696, t697);
+            int32_t t701 = rt_sub_i(t699, t696);
           }
-          int32_t t802;
-          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1290_n) {
-            t802 = v_x1290_d[t801];
-          } else {
-            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1290_n, 0.0);
-            t802 = 0;
-          }
-          int32_t t803;
-          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1287_n) {
-            t803 = v_x1287_d[t801];
-          } else {
-            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1287_n, 0.0);
-            t803 = 0;
-          }
-          int32_t t805 = rt_add_i(t802, t803);
-          int32_t t807 = rt_sub_i(t805, t802);
+          t682x0 = t694;
+          int32_t t703 = rt_add_i(t682a0, t682x0);
+          t682a0 = t703;
         }
-        v_x1292_d[t788] = t793;
-        v_x1297_d[t788] = 1;
-        v_x1312_d[t788] = t800;
+        t681[t682] = t682a0;
       }
+      int32_t t682t0;
+      t682t0 = 0;
+      for (int64_t t682 = 0; t682 < t680; t682++) {
+        const int32_t t704 = t681[t682];
+        t681[t682] = t682t0;
+        int32_t t706 = rt_add_i(t682t0, t704);
+        t682t0 = t706;
+      }
+      v_x1175 = rt_value_new(rt_vec_type(RT_INT), t679);
+      int32_t *v_x1175_d = v_x1175->data.i;
+      const int64_t v_x1175_n = v_x1175->len;
+      RT_PARALLEL_FOR_IF(t680 > 1)
+      for (int64_t t682 = 0; t682 < t680; t682++) {
+        int32_t t682p0;
+        t682p0 = t681[t682];
+        const int64_t t682_end = (t682 + 1) * RT_CHUNK < t679 ? (t682 + 1) * RT_CHUNK : t679;
+        for (int64_t t683 = t682 * RT_CHUNK; t683 < t682_end; t683++) {
+          const int32_t t684 = (int32_t)t683;
+          v_x1175_d[t683] = t682p0;
+          int32_t t682y0;
+          int t709 = 0; /* nonzero: a check below failed */
+          int32_t t707 = v_x1158_d[t684];
+          int t710 = (uint64_t)(int64_t)t707 < (uint64_t)v_x1162_n;
+          int32_t t708 = t710 ? v_x1162_d[t707] : 0;
+          t709 |= !t710;
+          int t712 = (uint64_t)(int64_t)t707 < (uint64_t)v_x1159_n;
+          int32_t t711 = t712 ? v_x1159_d[t707] : 0;
+          t709 |= !t712;
+          int32_t t714 = rt_add_i(t708, t711);
+          int32_t t716 = rt_sub_i(t714, t708);
+          if (__builtin_expect(t709 != 0, 0)) { /* again, recording the error */
+            int32_t t717 = v_x1158_d[t684];
+            int32_t t718;
+            if ((uint64_t)(int64_t)t717 < (uint64_t)v_x1162_n) {
+              t718 = v_x1162_d[t717];
+            } else {
+              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t717, v_x1162_n, 0.0);
+              t718 = 0;
+            }
+            int32_t t719;
+            if ((uint64_t)(int64_t)t717 < (uint64_t)v_x1159_n) {
+              t719 = v_x1159_d[t717];
+            } else {
+              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t717, v_x1159_n, 0.0);
+              t719 = 0;
+            }
+            int32_t t721 = rt_add_i(t718, t719);
+            int32_t t723 = rt_sub_i(t721, t718);
+          }
+          t682y0 = t716;
+          int32_t t725 = rt_add_i(t682p0, t682y0);
+          t682p0 = t725;
+        }
+      }
+      rt_free(t681);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
-      /* SCAN */
-      {
-        const int64_t t808 = v_x1295;
-        if (t808 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0);
-          goto fail;
-        }
-        const int64_t t809 = t808 > 0 ? (t808 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t810 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
-        RT_PARALLEL_FOR_IF(t809 > 1)
-        for (int64_t t811 = 0; t811 < t809; t811++) {
-          int32_t t811a0;
-          t811a0 = 0;
-          const int64_t t811_end = (t811 + 1) * RT_CHUNK < t808 ? (t811 + 1) * RT_CHUNK : t808;
-          for (int64_t t812 = t811 * RT_CHUNK; t812 < t811_end; t812++) {
-            const int32_t t813 = (int32_t)t812;
-            int32_t t811x0;
-            int t815 = 0; /* nonzero: a check below failed */
-            int t816 = (uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n;
-            int32_t t814 = t816 ? v_x1286_d[t813] : 0;
-            t815 |= !t816;
-            int t818 = (uint64_t)(int64_t)t814 < (uint64_t)v_x1290_n;
-            int32_t t817 = t818 ? v_x1290_d[t814] : 0;
-            t815 |= !t818;
-            int t820 = (uint64_t)(int64_t)t814 < (uint64_t)v_x1287_n;
-            int32_t t819 = t820 ? v_x1287_d[t814] : 0;
-            t815 |= !t820;
-            int32_t t822 = rt_add_i(t817, t819);
-            int32_t t824 = rt_sub_i(t822, t817);
-            if (__builtin_expect(t815 != 0, 0)) { /* again, recording the error */
-              int32_t t825;
-              if ((uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n) {
-                t825 = v_x1286_d[t813];
-              } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t813, v_x1286_n, 0.0);
-                t825 = 0;
-              }
-              int32_t t826;
-              if ((uint64_t)(int64_t)t825 < (uint64_t)v_x1290_n) {
-                t826 = v_x1290_d[t825];
-              } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_x1290_n, 0.0);
-                t826 = 0;
-              }
-              int32_t t827;
-              if ((uint64_t)(int64_t)t825 < (uint64_t)v_x1287_n) {
-                t827 = v_x1287_d[t825];
-              } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_x1287_n, 0.0);
-                t827 = 0;
-              }
-              int32_t t829 = rt_add_i(t826, t827);
-              int32_t t831 = rt_sub_i(t829, t826);
-            }
-            t811x0 = t824;
-            int32_t t833 = rt_add_i(t811a0, t811x0);
-            t811a0 = t833;
-          }
-          t810[t811] = t811a0;
-        }
-        int32_t t811t0;
-        t811t0 = 0;
-        for (int64_t t811 = 0; t811 < t809; t811++) {
-          const int32_t t834 = t810[t811];
-          t810[t811] = t811t0;
-          int32_t t836 = rt_add_i(t811t0, t834);
-          t811t0 = t836;
-        }
-        v_x1316 = rt_value_new(rt_vec_type(RT_INT), t808);
-        int32_t *v_x1316_d = v_x1316->data.i;
-        const int64_t v_x1316_n = v_x1316->len;
-        RT_PARALLEL_FOR_IF(t809 > 1)
-        for (int64_t t811 = 0; t811 < t809; t811++) {
-          int32_t t811p0;
-          t811p0 = t810[t811];
-          const int64_t t811_end = (t811 + 1) * RT_CHUNK < t808 ? (t811 + 1) * RT_CHUNK : t808;
-          for (int64_t t812 = t811 * RT_CHUNK; t812 < t811_end; t812++) {
-            const int32_t t813 = (int32_t)t812;
-            v_x1316_d[t812] = t811p0;
-            int32_t t811y0;
-            int t838 = 0; /* nonzero: a check below failed */
-            int t839 = (uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n;
-            int32_t t837 = t839 ? v_x1286_d[t813] : 0;
-            t838 |= !t839;
-            int t841 = (uint64_t)(int64_t)t837 < (uint64_t)v_x1290_n;
-            int32_t t840 = t841 ? v_x1290_d[t837] : 0;
-            t838 |= !t841;
-            int t843 = (uint64_t)(int64_t)t837 < (uint64_t)v_x1287_n;
-            int32_t t842 = t843 ? v_x1287_d[t837] : 0;
-            t838 |= !t843;
-            int32_t t845 = rt_add_i(t840, t842);
-            int32_t t847 = rt_sub_i(t845, t840);
-            if (__builtin_expect(t838 != 0, 0)) { /* again, recording the error */
-              int32_t t848;
-              if ((uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n) {
-                t848 = v_x1286_d[t813];
-              } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t813, v_x1286_n, 0.0);
-                t848 = 0;
-              }
-              int32_t t849;
-              if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1290_n) {
-                t849 = v_x1290_d[t848];
-              } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1290_n, 0.0);
-                t849 = 0;
-              }
-              int32_t t850;
-              if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1287_n) {
-                t850 = v_x1287_d[t848];
-              } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1287_n, 0.0);
-                t850 = 0;
-              }
-              int32_t t852 = rt_add_i(t849, t850);
-              int32_t t854 = rt_sub_i(t852, t849);
-            }
-            t811y0 = t847;
-            int32_t t856 = rt_add_i(t811p0, t811y0);
-            t811p0 = t856;
-          }
-        }
-        rt_free(t810);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1292 = v_x1292;
-  *out_v_x1297 = v_x1297;
-  *out_v_x1308 = v_x1308;
-  *out_v_x1309 = v_x1309;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1312 = v_x1312;
-  *out_v_x1316 = v_x1316;
+  *out_v_x1164 = v_x1164;
+  *out_v_x1169 = v_x1169;
+  *out_v_x1171 = v_x1171;
+  *out_v_x1175 = v_x1175;
   return;
 fail:
-  rt_release(v_x1292);
-  rt_release(v_x1297);
-  rt_release(v_x1312);
-  rt_release(v_x1316);
+  rt_release(v_x1169);
+  rt_release(v_x1164);
+  rt_release(v_x1171);
+  rt_release(v_x1175);
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
   (void)loc;
   (void)run;
-  int32_t *v_x1317_d = v_x1317->data.i;
-  const int64_t v_x1317_n = v_x1317->len;
-  int32_t *v_x1318_d = v_x1318->data.i;
-  const int64_t v_x1318_n = v_x1318->len;
-  int32_t *v_x1319_d = v_x1319->data.i;
-  const int64_t v_x1319_n = v_x1319->len;
-  int32_t *v_x1320_d = v_x1320->data.i;
-  const int64_t v_x1320_n = v_x1320->len;
-  int32_t *v_x1324_d = v_x1324->data.i;
-  const int64_t v_x1324_n = v_x1324->len;
-  RtValue *v_x1326 = NULL;
+  int32_t *v_x1176_d = v_x1176->data.i;
+  const int64_t v_x1176_n = v_x1176->len;
+  int32_t *v_x1177_d = v_x1177->data.i;
+  const int64_t v_x1177_n = v_x1177->len;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t *v_x1183_d = v_x1183->data.i;
+  const int64_t v_x1183_n = v_x1183->len;
+  RtValue *v_x1185 = NULL;
   /* MAP */
   {
-    const int64_t t857 = v_x1321;
-    if (t857 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t857, 0.0);
+    const int64_t t726 = v_x1180;
+    if (t726 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t726, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t857 >= RT_PARALLEL_MIN)
-    for (int64_t t858 = 0; t858 < t857; t858++) {
-      const int32_t t859 = (int32_t)t858;
-      int32_t t860; /* v_x1326: read by nothing */
-      int t862 = 0; /* nonzero: a check below failed */
-      int t863 = (uint64_t)(int64_t)t859 < (uint64_t)v_x1317_n;
-      int32_t t861 = t863 ? v_x1317_d[t859] : 0;
-      t862 |= !t863;
-      int t865 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1320_n;
-      int32_t t864 = t865 ? v_x1320_d[t861] : 0;
-      t862 |= !t865;
-      int t867 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1318_n;
-      int32_t t866 = t867 ? v_x1318_d[t861] : 0;
-      t862 |= !t867;
-      int32_t t869 = rt_sub_i(t859, t866);
-      int t871 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1319_n;
-      int32_t t870 = t871 ? v_x1319_d[t861] : 0;
-      t862 |= !t871;
-      int32_t t873 = rt_mul_i(t869, t870);
-      int32_t t875 = rt_add_i(t864, t873);
-      int t877 = (uint64_t)(int64_t)t875 < (uint64_t)v_x1324_n;
-      int32_t t876 = t877 ? v_x1324_d[t875] : 0;
-      t862 |= !t877;
-      if (__builtin_expect(t862 != 0, 0)) { /* again, recording the error */
-        int32_t t878;
-        if ((uint64_t)(int64_t)t859 < (uint64_t)v_x1317_n) {
-          t878 = v_x1317_d[t859];
+    RT_PARALLEL_FOR_IF(t726 >= RT_PARALLEL_MIN)
+    for (int64_t t727 = 0; t727 < t726; t727++) {
+      const int32_t t728 = (int32_t)t727;
+      int32_t t729; /* v_x1185: read by nothing */
+      int t731 = 0; /* nonzero: a check below failed */
+      int t732 = (uint64_t)(int64_t)t728 < (uint64_t)v_x1176_n;
+      int32_t t730 = t732 ? v_x1176_d[t728] : 0;
+      t731 |= !t732;
+      int t734 = (uint64_t)(int64_t)t730 < (uint64_t)v_x1179_n;
+      int32_t t733 = t734 ? v_x1179_d[t730] : 0;
+      t731 |= !t734;
+      int t736 = (uint64_t)(int64_t)t730 < (uint64_t)v_x1177_n;
+      int32_t t735 = t736 ? v_x1177_d[t730] : 0;
+      t731 |= !t736;
+      int32_t t738 = rt_sub_i(t728, t735);
+      int t740 = (uint64_t)(int64_t)t730 < (uint64_t)v_x1178_n;
+      int32_t t739 = t740 ? v_x1178_d[t730] : 0;
+      t731 |= !t740;
+      int32_t t742 = rt_mul_i(t738, t739);
+      int32_t t744 = rt_add_i(t733, t742);
+      int t746 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1183_n;
+      int32_t t745 = t746 ? v_x1183_d[t744] : 0;
+      t731 |= !t746;
+      if (__builtin_expect(t731 != 0, 0)) { /* again, recording the error */
+        int32_t t747;
+        if ((uint64_t)(int64_t)t728 < (uint64_t)v_x1176_n) {
+          t747 = v_x1176_d[t728];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_x1317_n, 0.0);
-          t878 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, v_x1176_n, 0.0);
+          t747 = 0;
         }
-        int32_t t879;
-        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1320_n) {
-          t879 = v_x1320_d[t878];
+        int32_t t748;
+        if ((uint64_t)(int64_t)t747 < (uint64_t)v_x1179_n) {
+          t748 = v_x1179_d[t747];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1320_n, 0.0);
-          t879 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, v_x1179_n, 0.0);
+          t748 = 0;
         }
-        int32_t t880;
-        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1318_n) {
-          t880 = v_x1318_d[t878];
+        int32_t t749;
+        if ((uint64_t)(int64_t)t747 < (uint64_t)v_x1177_n) {
+          t749 = v_x1177_d[t747];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1318_n, 0.0);
-          t880 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, v_x1177_n, 0.0);
+          t749 = 0;
         }
-        int32_t t882 = rt_sub_i(t859, t880);
-        int32_t t883;
-        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1319_n) {
-          t883 = v_x1319_d[t878];
+        int32_t t751 = rt_sub_i(t728, t749);
+        int32_t t752;
+        if ((uint64_t)(int64_t)t747 < (uint64_t)v_x1178_n) {
+          t752 = v_x1178_d[t747];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1319_n, 0.0);
-          t883 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, v_x1178_n, 0.0);
+          t752 = 0;
         }
-        int32_t t885 = rt_mul_i(t882, t883);
-        int32_t t887 = rt_add_i(t879, t885);
-        int32_t t888;
-        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1324_n) {
-          t888 = v_x1324_d[t887];
+        int32_t t754 = rt_mul_i(t751, t752);
+        int32_t t756 = rt_add_i(t748, t754);
+        int32_t t757;
+        if ((uint64_t)(int64_t)t756 < (uint64_t)v_x1183_n) {
+          t757 = v_x1183_d[t756];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1324_n, 0.0);
-          t888 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t756, v_x1183_n, 0.0);
+          t757 = 0;
         }
       }
-      t860 = t876;
-      (void)t860;
+      t729 = t745;
+      (void)t729;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1326);
+  rt_release(v_x1185);
   return;
 fail:
-  rt_release(v_x1326);
+  rt_release(v_x1185);
 }
 
 /* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
   (void)loc;
   (void)run;
-  int32_t *v_x1368_d = v_x1368->data.i;
-  const int64_t v_x1368_n = v_x1368->len;
-  uint8_t *v_x1372_d = v_x1372->data.b;
-  const int64_t v_x1372_n = v_x1372->len;
-  int32_t *v_x1373_d = v_x1373->data.i;
-  const int64_t v_x1373_n = v_x1373->len;
-  int32_t *v_x1376_d = v_x1376->data.i;
-  const int64_t v_x1376_n = v_x1376->len;
-  RtValue *v_x1378 = NULL;
+  int32_t *v_x1214_d = v_x1214->data.i;
+  const int64_t v_x1214_n = v_x1214->len;
+  uint8_t *v_x1218_d = v_x1218->data.b;
+  const int64_t v_x1218_n = v_x1218->len;
+  int32_t *v_x1219_d = v_x1219->data.i;
+  const int64_t v_x1219_n = v_x1219->len;
+  int32_t *v_x1222_d = v_x1222->data.i;
+  const int64_t v_x1222_n = v_x1222->len;
+  RtValue *v_x1224 = NULL;
   /* MAP */
   {
-    const int64_t t889 = v_x1372_n;
-    v_x1378 = rt_value_new(rt_vec_type(RT_INT), t889);
-    int32_t *v_x1378_d = v_x1378->data.i;
-    const int64_t v_x1378_n = v_x1378->len;
-    RT_PARALLEL_FOR_IF(t889 >= RT_PARALLEL_MIN)
-    for (int64_t t890 = 0; t890 < t889; t890++) {
-      const int32_t t891 = (int32_t)t890;
-      int t893 = 0; /* nonzero: a check below failed */
-      int t894 = (uint64_t)(int64_t)t891 < (uint64_t)v_x1368_n;
-      int32_t t892 = t894 ? v_x1368_d[t891] : 0;
-      t893 |= !t894;
-      int32_t t896 = rt_add_i(t892, v_x1369);
-      uint8_t t897 = v_x1372_d[t891];
-      int t899 = (uint64_t)(int64_t)t891 < (uint64_t)v_x1373_n;
-      int32_t t898 = t899 ? v_x1373_d[t891] : 0;
-      t893 |= !t899;
-      int32_t t901 = (t897 ? t898 : t896);
-      int t903 = (uint64_t)(int64_t)t901 < (uint64_t)v_x1376_n;
-      int32_t t902 = t903 ? v_x1376_d[t901] : 0;
-      t893 |= !t903;
-      if (__builtin_expect(t893 != 0, 0)) { /* again, recording the error */
-        int32_t t904;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x1368_n) {
-          t904 = v_x1368_d[t891];
+    const int64_t t758 = v_x1218_n;
+    v_x1224 = rt_value_new(rt_vec_type(RT_INT), t758);
+    int32_t *v_x1224_d = v_x1224->data.i;
+    const int64_t v_x1224_n = v_x1224->len;
+    RT_PARALLEL_FOR_IF(t758 >= RT_PARALLEL_MIN)
+    for (int64_t t759 = 0; t759 < t758; t759++) {
+      const int32_t t760 = (int32_t)t759;
+      int t762 = 0; /* nonzero: a check below failed */
+      int t763 = (uint64_t)(int64_t)t760 < (uint64_t)v_x1214_n;
+      int32_t t761 = t763 ? v_x1214_d[t760] : 0;
+      t762 |= !t763;
+      int32_t t765 = rt_add_i(t761, v_x1215);
+      uint8_t t766 = v_x1218_d[t760];
+      int t768 = (uint64_t)(int64_t)t760 < (uint64_t)v_x1219_n;
+      int32_t t767 = t768 ? v_x1219_d[t760] : 0;
+      t762 |= !t768;
+      int32_t t770 = (t766 ? t767 : t765);
+      int t772 = (uint64_t)(int64_t)t770 < (uint64_t)v_x1222_n;
+      int32_t t771 = t772 ? v_x1222_d[t770] : 0;
+      t762 |= !t772;
+      if (__builtin_expect(t762 != 0, 0)) { /* again, recording the error */
+        int32_t t773;
+        if ((uint64_t)(int64_t)t760 < (uint64_t)v_x1214_n) {
+          t773 = v_x1214_d[t760];
         } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x1368_n, 0.0);
-          t904 = 0;
+          NESSIE_RECORD(err, t759, RT_CHECK_INDEX, 0, 0, RT_GATHER, t760, v_x1214_n, 0.0);
+          t773 = 0;
         }
-        int32_t t906 = rt_add_i(t904, v_x1369);
-        uint8_t t907 = v_x1372_d[t891];
-        int32_t t908;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x1373_n) {
-          t908 = v_x1373_d[t891];
+        int32_t t775 = rt_add_i(t773, v_x1215);
+        uint8_t t776 = v_x1218_d[t760];
+        int32_t t777;
+        if ((uint64_t)(int64_t)t760 < (uint64_t)v_x1219_n) {
+          t777 = v_x1219_d[t760];
         } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x1373_n, 0.0);
-          t908 = 0;
+          NESSIE_RECORD(err, t759, RT_CHECK_INDEX, 0, 0, RT_GATHER, t760, v_x1219_n, 0.0);
+          t777 = 0;
         }
-        int32_t t910 = (t907 ? t908 : t906);
-        int32_t t911;
-        if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1376_n) {
-          t911 = v_x1376_d[t910];
+        int32_t t779 = (t776 ? t777 : t775);
+        int32_t t780;
+        if ((uint64_t)(int64_t)t779 < (uint64_t)v_x1222_n) {
+          t780 = v_x1222_d[t779];
         } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1376_n, 0.0);
-          t911 = 0;
+          NESSIE_RECORD(err, t759, RT_CHECK_INDEX, 0, 0, RT_GATHER, t779, v_x1222_n, 0.0);
+          t780 = 0;
         }
       }
-      v_x1378_d[t890] = t902;
+      v_x1224_d[t759] = t771;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1378 = v_x1378;
+  *out_v_x1224 = v_x1224;
   return;
 fail:
-  rt_release(v_x1378);
+  rt_release(v_x1224);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -3433,7 +2992,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
   v_x166 = (int32_t)v_x164->len;
   uint8_t v_x167 = 0;
   v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x806 = NULL;
+  RtValue *v_x746 = NULL;
   if (v_x167) {
     RtValue *v_x170 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -3444,7 +3003,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x806 = v_x170;
+    v_x746 = v_x170;
   } else {
     RtValue *v_x173 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -3458,15 +3017,15 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     RtValue *v_x181 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x206 = NULL;
-    int32_t v_x367 = 0;
-    int32_t v_x385 = 0;
-    RtValue *v_x764 = NULL;
-    RtValue *v_x774 = NULL;
+    int32_t v_x327 = 0;
+    int32_t v_x345 = 0;
+    RtValue *v_x704 = NULL;
+    RtValue *v_x714 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x367, &v_x385, &v_x764, &v_x774);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -3483,372 +3042,360 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     v_x229 = (int32_t)v_x204->len;
     RtValue *v_x223 = NULL;
     RtValue *v_x233 = NULL;
-    int32_t v_x251 = 0;
-    int32_t v_x252 = 0;
-    int32_t v_x253 = 0;
-    RtValue *v_x259 = NULL;
-    RtValue *v_x268 = NULL;
+    RtValue *v_x239 = NULL;
+    RtValue *v_x248 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x268);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x204);
-    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x251, v_x252, v_x253);
-    RtValue *v_x262 = NULL;
+    RtValue *v_x242 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, &v_x262);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x239, &v_x242);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x265 = NULL;
+    RtValue *v_x245 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x262, &v_x265);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x242, &v_x245);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x269 = 0;
-    v_x269 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
-    rt_release(v_x262);
+    int32_t v_x249 = 0;
+    v_x249 = (int32_t)NESSIE_SEG_TOTAL(v_x242);
+    rt_release(v_x242);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x268, v_x233, v_x223, v_x269, v_x165);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x223);
     rt_release(v_x233);
-    rt_release(v_x268);
-    rt_release(v_x265);
-    int32_t v_x304 = 0;
-    v_x304 = (int32_t)v_x206->len;
-    RtValue *v_x298 = NULL;
-    RtValue *v_x308 = NULL;
-    int32_t v_x326 = 0;
-    int32_t v_x327 = 0;
-    int32_t v_x328 = 0;
-    RtValue *v_x334 = NULL;
-    RtValue *v_x343 = NULL;
+    rt_release(v_x248);
+    rt_release(v_x245);
+    int32_t v_x284 = 0;
+    v_x284 = (int32_t)v_x206->len;
+    RtValue *v_x278 = NULL;
+    RtValue *v_x288 = NULL;
+    RtValue *v_x294 = NULL;
+    RtValue *v_x303 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x304, &v_x298, &v_x308, &v_x326, &v_x327, &v_x328, &v_x334, &v_x343);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x173);
     rt_release(v_x206);
     rt_release(v_x218);
-    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x326, v_x327, v_x328);
-    RtValue *v_x337 = NULL;
+    RtValue *v_x297 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x334, &v_x337);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x294, &v_x297);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x340 = NULL;
+    RtValue *v_x300 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, &v_x340);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x297, &v_x300);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x344 = 0;
-    v_x344 = (int32_t)NESSIE_SEG_TOTAL(v_x337);
-    RtValue *v_x357 = NULL;
+    int32_t v_x304 = 0;
+    v_x304 = (int32_t)NESSIE_SEG_TOTAL(v_x297);
+    RtValue *v_x317 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x340, v_x343, v_x308, v_x298, v_x344, v_x165, &v_x357);
+      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x300, v_x303, v_x288, v_x278, v_x304, v_x165, &v_x317);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x298);
-    rt_release(v_x308);
-    uint8_t v_x368 = 0;
-    v_x368 = rt_eq_i(v_x367, 0);
-    RtValue *v_x375 = NULL;
-    if (v_x368) {
-      RtValue *v_x371 = NULL;
+    rt_release(v_x278);
+    rt_release(v_x288);
+    uint8_t v_x328 = 0;
+    v_x328 = rt_eq_i(v_x327, 0);
+    RtValue *v_x335 = NULL;
+    if (v_x328) {
+      RtValue *v_x331 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x371);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x331);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x375 = v_x371;
+      v_x335 = v_x331;
     } else {
-      v_x375 = v_x259;
-      rt_retain(v_x259);
+      v_x335 = v_x239;
+      rt_retain(v_x239);
     }
-    rt_release(v_x259);
-    uint8_t v_x386 = 0;
-    v_x386 = rt_eq_i(v_x385, 0);
-    RtValue *v_x750 = NULL;
-    if (v_x386) {
-      RtValue *v_x389 = NULL;
+    rt_release(v_x239);
+    uint8_t v_x346 = 0;
+    v_x346 = rt_eq_i(v_x345, 0);
+    RtValue *v_x690 = NULL;
+    if (v_x346) {
+      RtValue *v_x349 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x389);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x349);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x750 = v_x389;
+      v_x690 = v_x349;
     } else {
-      RtValue *v_x393 = NULL;
-      int32_t v_x410 = 0;
-      int32_t v_x411 = 0;
+      RtValue *v_x353 = NULL;
+      int32_t v_x370 = 0;
+      int32_t v_x371 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x385, v_x334, &v_x393, &v_x410, &v_x411);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x345, v_x294, &v_x353, &v_x370, &v_x371);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x410, v_x411, 0);
-      RtValue *v_x423 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x370, v_x371, 0);
+      RtValue *v_x383 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x343, v_x357, &v_x423);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x303, v_x317, &v_x383);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x445 = NULL;
-      RtValue *v_x466 = NULL;
-      RtValue *v_x492 = NULL;
-      RtValue *v_x513 = NULL;
+      RtValue *v_x405 = NULL;
+      RtValue *v_x426 = NULL;
+      RtValue *v_x452 = NULL;
+      RtValue *v_x473 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x340, v_x423, v_x357, v_x337, &v_x445, &v_x466, &v_x492, &v_x513);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x423);
-      int32_t v_x526 = 0;
-      v_x526 = rt_add_i(v_x304, v_x304);
-      RtValue *v_x532 = NULL;
-      RtValue *v_x602 = NULL;
+      rt_release(v_x383);
+      int32_t v_x486 = 0;
+      v_x486 = rt_add_i(v_x284, v_x284);
+      RtValue *v_x492 = NULL;
+      RtValue *v_x562 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x513, v_x526, &v_x532, &v_x602);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x426, v_x473, v_x486, &v_x492, &v_x562);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x466);
-      rt_release(v_x513);
-      int32_t v_x533 = 0;
-      v_x533 = (int32_t)v_x492->len;
-      int32_t v_x534 = 0;
-      v_x534 = (int32_t)v_x445->len;
-      int32_t v_x535 = 0;
-      v_x535 = rt_add_i(v_x534, v_x533);
-      RtValue *v_x541 = NULL;
+      rt_release(v_x426);
+      rt_release(v_x473);
+      int32_t v_x493 = 0;
+      v_x493 = (int32_t)v_x452->len;
+      int32_t v_x494 = 0;
+      v_x494 = (int32_t)v_x405->len;
+      int32_t v_x495 = 0;
+      v_x495 = rt_add_i(v_x494, v_x493);
+      RtValue *v_x501 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x492, v_x535, &v_x541);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x405, v_x452, v_x495, &v_x501);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x445);
+      rt_release(v_x405);
+      rt_release(v_x452);
+      int32_t v_x505 = 0;
+      v_x505 = rt_mul_i(v_x345, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x505, 1);
+      RtValue *v_x548 = NULL;
+      RtValue *v_x633 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x345, &v_x548, &v_x633);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      RtValue *v_x567 = NULL;
+      RtValue *v_x577 = NULL;
+      RtValue *v_x583 = NULL;
+      RtValue *v_x592 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
       rt_release(v_x492);
-      int32_t v_x545 = 0;
-      v_x545 = rt_mul_i(v_x385, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x545, 1);
-      RtValue *v_x588 = NULL;
-      RtValue *v_x693 = NULL;
+      rt_release(v_x562);
+      RtValue *v_x586 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x385, &v_x588, &v_x693);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x583, &v_x586);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x607 = NULL;
-      RtValue *v_x617 = NULL;
-      int32_t v_x635 = 0;
-      int32_t v_x636 = 0;
-      int32_t v_x637 = 0;
-      RtValue *v_x643 = NULL;
-      RtValue *v_x652 = NULL;
+      rt_release(v_x583);
+      RtValue *v_x589 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x545, v_x385, v_x532, v_x602, &v_x607, &v_x617, &v_x635, &v_x636, &v_x637, &v_x643, &v_x652);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x586, &v_x589);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x532);
-      rt_release(v_x602);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x635, v_x636, v_x637);
-      RtValue *v_x646 = NULL;
+      int32_t v_x593 = 0;
+      v_x593 = (int32_t)NESSIE_SEG_TOTAL(v_x586);
+      RtValue *v_x606 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x643, &v_x646);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x643);
-      RtValue *v_x649 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x646, &v_x649);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      int32_t v_x653 = 0;
-      v_x653 = (int32_t)NESSIE_SEG_TOTAL(v_x646);
-      RtValue *v_x666 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, v_x652, v_x617, v_x607, v_x653, v_x541, &v_x666);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      rt_release(v_x541);
-      rt_release(v_x607);
-      rt_release(v_x617);
-      rt_release(v_x652);
-      rt_release(v_x649);
-      RtValue *v_x668 = NULL;
+      rt_release(v_x501);
+      rt_release(v_x567);
+      rt_release(v_x577);
+      rt_release(v_x592);
+      rt_release(v_x589);
+      RtValue *v_x608 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x646);
-        rt_retain(v_x666);
+        rt_retain(v_x586);
+        rt_retain(v_x606);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x646, v_x666, &v_x668);
+        fn_distinct_lifted(v_x586, v_x606, &v_x608);
         rt_set_context(saved);
       }
-      rt_release(v_x646);
-      rt_release(v_x666);
-      int32_t v_x688 = 0;
-      int32_t v_x689 = 0;
-      int32_t v_x690 = 0;
+      rt_release(v_x586);
+      rt_release(v_x606);
+      int32_t v_x628 = 0;
+      int32_t v_x629 = 0;
+      int32_t v_x630 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x393, v_x588, &v_x688, &v_x689, &v_x690);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x353, v_x548, &v_x628, &v_x629, &v_x630);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x393);
-      rt_release(v_x588);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x689, v_x690, 0);
-      RtValue *v_x702 = NULL;
+      rt_release(v_x353);
+      rt_release(v_x548);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x629, v_x630, 0);
+      RtValue *v_x642 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x693, v_x668, &v_x702);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x633, v_x608, &v_x642);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      int32_t v_x731 = 0;
-      int32_t v_x732 = 0;
+      int32_t v_x671 = 0;
+      int32_t v_x672 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x385, &v_x731, &v_x732);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x345, &v_x671, &v_x672);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x731, v_x732, 0);
-      RtValue *v_x749 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x671, v_x672, 0);
+      RtValue *v_x689 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x702, v_x693, v_x668, &v_x749);
+        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x642, v_x633, v_x608, &v_x689);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
       }
-      rt_release(v_x693);
-      rt_release(v_x668);
-      rt_release(v_x702);
-      v_x750 = v_x749;
+      rt_release(v_x633);
+      rt_release(v_x608);
+      rt_release(v_x642);
+      v_x690 = v_x689;
     }
-    rt_release(v_x334);
-    rt_release(v_x343);
-    rt_release(v_x337);
-    rt_release(v_x340);
-    rt_release(v_x357);
-    int32_t v_x792 = 0;
-    v_x792 = (int32_t)v_x750->len;
-    int32_t v_x793 = 0;
-    v_x793 = (int32_t)v_x375->len;
-    int32_t v_x794 = 0;
-    v_x794 = rt_add_i(v_x793, v_x792);
-    RtValue *v_x800 = NULL;
+    rt_release(v_x294);
+    rt_release(v_x303);
+    rt_release(v_x297);
+    rt_release(v_x300);
+    rt_release(v_x317);
+    int32_t v_x732 = 0;
+    v_x732 = (int32_t)v_x690->len;
+    int32_t v_x733 = 0;
+    v_x733 = (int32_t)v_x335->len;
+    int32_t v_x734 = 0;
+    v_x734 = rt_add_i(v_x733, v_x732);
+    RtValue *v_x740 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x375, v_x750, v_x794, &v_x800);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x335, v_x690, v_x734, &v_x740);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x375);
-    rt_release(v_x750);
-    RtValue *v_x805 = NULL;
+    rt_release(v_x335);
+    rt_release(v_x690);
+    RtValue *v_x745 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x774, v_x367, v_x181, v_x764, v_x800, &v_x805);
+      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x181);
-    rt_release(v_x764);
-    rt_release(v_x774);
-    rt_release(v_x800);
-    v_x806 = v_x805;
+    rt_release(v_x704);
+    rt_release(v_x714);
+    rt_release(v_x740);
+    v_x746 = v_x745;
   }
   rt_release(v_x164);
   rt_release(v_x165);
-  *out_0 = v_x806;
+  *out_0 = v_x746;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -3967,16 +3514,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t912 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t912->data.i[0] = 3;
-  t912->data.i[1] = 1;
-  t912->data.i[2] = 4;
-  t912->data.i[3] = 1;
-  t912->data.i[4] = 5;
-  t912->data.i[5] = 9;
-  t912->data.i[6] = 2;
-  t912->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t912);
+  RtValue *t781 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t781->data.i[0] = 3;
+  t781->data.i[1] = 1;
+  t781->data.i[2] = 4;
+  t781->data.i[3] = 1;
+  t781->data.i[4] = 5;
+  t781->data.i[5] = 9;
+  t781->data.i[6] = 2;
+  t781->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t781);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -927,82 +927,82 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue 
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
   (void)loc;
   (void)run;
-  const int64_t *v_x263_off = rt_seg_offsets(v_x263);
-  const int64_t v_x263_n = v_x263->len;
-  RtValue *v_x264 = NULL;
+  const int64_t *v_x243_off = rt_seg_offsets(v_x243);
+  const int64_t v_x243_n = v_x243->len;
+  RtValue *v_x244 = NULL;
   /* LIBRARY */
   {
-    RtValue *t98 = rt_seg_ids(v_x263);
-    v_x264 = t98;
-    int32_t *v_x264_d = v_x264->data.i;
-    const int64_t v_x264_n = v_x264->len;
+    RtValue *t98 = rt_seg_ids(v_x243);
+    v_x244 = t98;
+    int32_t *v_x244_d = v_x244->data.i;
+    const int64_t v_x244_n = v_x244->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x264 = v_x264;
+  *out_v_x244 = v_x244;
   return;
 fail:
-  rt_release(v_x264);
+  rt_release(v_x244);
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x263_off; int64_t v_x263_n;
-  int32_t *v_x264_d; int64_t v_x264_n;
+  const int64_t *v_x243_off; int64_t v_x243_n;
+  int32_t *v_x244_d; int64_t v_x244_n;
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x263_off = rtg_seg_offsets(v_x263);
-  A.v_x263_n = v_x263->len;
-  RtValue *v_x264 = NULL;
+  A.v_x243_off = rtg_seg_offsets(v_x243);
+  A.v_x243_n = v_x243->len;
+  RtValue *v_x244 = NULL;
   /* LIBRARY */
   {
-    RtValue *t99 = rtg_seg_ids(v_x263);
-    v_x264 = t99;
-    A.v_x264_d = v_x264->data.i;
-    A.v_x264_n = v_x264->len;
+    RtValue *t99 = rtg_seg_ids(v_x243);
+    v_x244 = t99;
+    A.v_x244_d = v_x244->data.i;
+    A.v_x244_n = v_x244->len;
   }
-  *out_v_x264 = v_x264;
+  *out_v_x244 = v_x244;
   return;
 fail:
-  rt_release(v_x264);
+  rt_release(v_x244);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
-  RtValue *vals[] = {v_x263};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
+  RtValue *vals[] = {v_x243};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K9_host(err, loc, run, v_x263, out_v_x264);
+    K9_host(err, loc, run, v_x243, out_v_x244);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x263, out_v_x264);
+    K9_gpu(err, loc, run, v_x243, out_v_x244);
   }
 }
 
 /* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870) {
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778) {
   (void)loc;
   (void)run;
-  int32_t *v_x859_d = v_x859->data.i;
-  const int64_t v_x859_n = v_x859->len;
-  int32_t *v_x860_d = v_x860->data.i;
-  const int64_t v_x860_n = v_x860->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  int32_t v_x870 = 0;
+  int32_t *v_x767_d = v_x767->data.i;
+  const int64_t v_x767_n = v_x767->len;
+  int32_t *v_x768_d = v_x768->data.i;
+  const int64_t v_x768_n = v_x768->len;
+  int32_t v_x776 = 0;
+  int32_t v_x777 = 0;
+  int32_t v_x778 = 0;
   /* REDUCE */
   {
-    const int64_t t100 = v_x859_n;
+    const int64_t t100 = v_x767_n;
     const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
     int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
@@ -1022,8 +1022,8 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, Rt
         int32_t t105x1;
         int32_t t105x2;
         int t109 = 0; /* nonzero: a check below failed */
-        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x860_n;
-        int32_t t108 = t110 ? v_x860_d[t107] : 0;
+        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x768_n;
+        int32_t t108 = t110 ? v_x768_d[t107] : 0;
         t109 |= !t110;
         uint8_t t112 = rt_lt_i(0, t108);
         int32_t t113;
@@ -1034,10 +1034,10 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, Rt
         }
         if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x860_n) {
-            t114 = v_x860_d[t107];
+          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x768_n) {
+            t114 = v_x768_d[t107];
           } else {
-            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x860_n, 0.0);
+            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x768_n, 0.0);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -1111,18 +1111,18 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, Rt
       t105t1 = t129;
       t105t2 = t130;
     }
-    v_x868 = t105t0;
+    v_x776 = t105t0;
     rt_free(t102);
-    v_x869 = t105t1;
+    v_x777 = t105t1;
     rt_free(t103);
-    v_x870 = t105t2;
+    v_x778 = t105t2;
     rt_free(t104);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  *out_v_x870 = v_x870;
+  *out_v_x776 = v_x776;
+  *out_v_x777 = v_x777;
+  *out_v_x778 = v_x778;
   return;
 fail:
 }
@@ -1131,11 +1131,11 @@ fail:
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x859_d; int64_t v_x859_n;
-  int32_t *v_x860_d; int64_t v_x860_n;
-  int32_t v_x868;
-  int32_t v_x869;
-  int32_t v_x870;
+  int32_t *v_x767_d; int64_t v_x767_n;
+  int32_t *v_x768_d; int64_t v_x768_n;
+  int32_t v_x776;
+  int32_t v_x777;
+  int32_t v_x778;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
@@ -1148,8 +1148,8 @@ struct K10_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t132 = 0; /* nonzero: a check below failed */
-    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x860_n;
-    int32_t t131 = t133 ? A.v_x860_d[ix] : 0;
+    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
+    int32_t t131 = t133 ? A.v_x768_d[ix] : 0;
     t132 |= !t133;
     uint8_t t135 = rt_lt_i(0, t131);
     int32_t t136;
@@ -1160,10 +1160,10 @@ struct K10_0_pull {
     }
     if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
       int32_t t137;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x860_n) {
-        t137 = A.v_x860_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n) {
+        t137 = A.v_x768_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x860_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x768_n, 0.0);
         t137 = 0;
       }
       uint8_t t139 = rt_lt_i(0, t137);
@@ -1212,97 +1212,97 @@ struct K10_0_check {
     return true;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778, int check_site_0) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x859_d = v_x859->data.i;
-  A.v_x859_n = v_x859->len;
-  A.v_x860_d = v_x860->data.i;
-  A.v_x860_n = v_x860->len;
+  A.v_x767_d = v_x767->data.i;
+  A.v_x767_n = v_x767->len;
+  A.v_x768_d = v_x768->data.i;
+  A.v_x768_n = v_x768->len;
   K10_0_V *K10_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  int32_t v_x870 = 0;
+  int32_t v_x776 = 0;
+  int32_t v_x777 = 0;
+  int32_t v_x778 = 0;
   /* REDUCE */
   {
-    const int64_t t146 = v_x859->len;
+    const int64_t t146 = v_x767->len;
     K10_0_V *t147 = rtg::reduce_to_device("K10", loc, K10_0_pull{A}, K10_0_op{A}, K10_0_V{2147483647, 0, 1}, t146, false);
     K10_0_value = t147;
   }
   if (!rtg::check_result("K10", loc, K10_0_value, K10_0_check{{check_site_0}}, K10_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K10_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  *out_v_x870 = v_x870;
+  *out_v_x776 = v_x776;
+  *out_v_x777 = v_x777;
+  *out_v_x778 = v_x778;
   return;
 fail:
   rtg_free(K10_0_value);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870, int check_site_0) {
-  RtValue *vals[] = {v_x859, v_x860};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778, int check_site_0) {
+  RtValue *vals[] = {v_x767, v_x768};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K10_host(err, loc, run, v_x859, v_x860, out_v_x868, out_v_x869, out_v_x870);
+    K10_host(err, loc, run, v_x767, v_x768, out_v_x776, out_v_x777, out_v_x778);
     if (err->index == INT64_MAX) {
       K10_0_V t148;
       memset(&t148, 0, sizeof t148);
-      t148.v0 = *out_v_x868;
-      t148.v1 = *out_v_x869;
-      t148.v2 = *out_v_x870;
+      t148.v0 = *out_v_x776;
+      t148.v1 = *out_v_x777;
+      t148.v2 = *out_v_x778;
       (void)K10_0_check{{check_site_0}}(t148, err, run);
     }
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x859, v_x860, out_v_x868, out_v_x869, out_v_x870, check_site_0);
+    K10_gpu(err, loc, run, v_x767, v_x768, out_v_x776, out_v_x777, out_v_x778, check_site_0);
   }
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
   (void)loc;
   (void)run;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x956 = NULL;
+  RtValue *v_x845 = NULL;
+  RtValue *v_x848 = NULL;
   /* MAP */
   {
     const int64_t t149 = 1;
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x956 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x956_d = v_x956->data.i;
-    const int64_t v_x956_n = v_x956->len;
+    v_x845 = rt_value_new(rt_vec_type(RT_INT), t149);
+    int32_t *v_x845_d = v_x845->data.i;
+    const int64_t v_x845_n = v_x845->len;
+    v_x848 = rt_value_new(rt_vec_type(RT_INT), t149);
+    int32_t *v_x848_d = v_x848->data.i;
+    const int64_t v_x848_n = v_x848->len;
     RT_PARALLEL_FOR_IF(t149 >= RT_PARALLEL_MIN)
     for (int64_t t150 = 0; t150 < t149; t150++) {
       const int32_t t151 = (int32_t)t150;
-      v_x953_d[t150] = v_x951;
-      v_x956_d[t150] = v_x954;
+      v_x845_d[t150] = v_x843;
+      v_x848_d[t150] = v_x846;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x953 = v_x953;
-  *out_v_x956 = v_x956;
+  *out_v_x845 = v_x845;
+  *out_v_x848 = v_x848;
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x956);
+  rt_release(v_x845);
+  rt_release(v_x848);
 }
 
 /* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t v_x951;
-  int32_t v_x954;
-  int32_t *v_x953_d; int64_t v_x953_n;
-  int32_t *v_x956_d; int64_t v_x956_n;
+  int32_t v_x843;
+  int32_t v_x846;
+  int32_t *v_x845_d; int64_t v_x845_n;
+  int32_t *v_x848_d; int64_t v_x848_n;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -1313,115 +1313,115 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K11_0_V{A.v_x951, A.v_x954};
+    return K11_0_V{A.v_x843, A.v_x846};
   }
 };
 struct K11_0_store {
   K11_A A;
   __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x953_d[i] = v.v0;
-    A.v_x956_d[i] = v.v1;
+    A.v_x845_d[i] = v.v0;
+    A.v_x848_d[i] = v.v1;
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x951 = v_x951;
-  A.v_x954 = v_x954;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x956 = NULL;
+  A.v_x843 = v_x843;
+  A.v_x846 = v_x846;
+  RtValue *v_x845 = NULL;
+  RtValue *v_x848 = NULL;
   /* MAP */
   {
     const int64_t t152 = 1;
-    v_x953 = rtg_vec_new(RT_INT, t152);
-    A.v_x953_d = v_x953->data.i;
-    A.v_x953_n = v_x953->len;
-    v_x956 = rtg_vec_new(RT_INT, t152);
-    A.v_x956_d = v_x956->data.i;
-    A.v_x956_n = v_x956->len;
+    v_x845 = rtg_vec_new(RT_INT, t152);
+    A.v_x845_d = v_x845->data.i;
+    A.v_x845_n = v_x845->len;
+    v_x848 = rtg_vec_new(RT_INT, t152);
+    A.v_x848_d = v_x848->data.i;
+    A.v_x848_n = v_x848->len;
     rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t152);
   }
-  *out_v_x953 = v_x953;
-  *out_v_x956 = v_x956;
+  *out_v_x845 = v_x845;
+  *out_v_x848 = v_x848;
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x956);
+  rt_release(v_x845);
+  rt_release(v_x848);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
   RtValue *vals[] = {NULL};
   const int64_t sizes[] = {(int64_t)1};
   if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K11_host(err, loc, run, v_x951, v_x954, out_v_x953, out_v_x956);
+    K11_host(err, loc, run, v_x843, v_x846, out_v_x845, out_v_x848);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x951, v_x954, out_v_x953, out_v_x956);
+    K11_gpu(err, loc, run, v_x843, v_x846, out_v_x845, out_v_x848);
   }
 }
 
 /* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
   (void)loc;
   (void)run;
-  int32_t *v_x963_d = v_x963->data.i;
-  const int64_t v_x963_n = v_x963->len;
-  RtValue *v_x965 = NULL;
+  int32_t *v_x855_d = v_x855->data.i;
+  const int64_t v_x855_n = v_x855->len;
+  RtValue *v_x857 = NULL;
   /* MAP */
   {
-    const int64_t t153 = v_x957;
+    const int64_t t153 = v_x849;
     if (t153 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t153, 0.0);
       goto fail;
     }
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t153);
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
+    v_x857 = rt_value_new(rt_vec_type(RT_INT), t153);
+    int32_t *v_x857_d = v_x857->data.i;
+    const int64_t v_x857_n = v_x857->len;
     RT_PARALLEL_FOR_IF(t153 >= RT_PARALLEL_MIN)
     for (int64_t t154 = 0; t154 < t153; t154++) {
       const int32_t t155 = (int32_t)t154;
       int t158 = 0; /* nonzero: a check below failed */
-      int32_t t157 = rt_rem_i(t155, v_x960, &t158);
-      int t160 = (uint64_t)(int64_t)t157 < (uint64_t)v_x963_n;
-      int32_t t159 = t160 ? v_x963_d[t157] : 0;
+      int32_t t157 = rt_rem_i(t155, v_x852, &t158);
+      int t160 = (uint64_t)(int64_t)t157 < (uint64_t)v_x855_n;
+      int32_t t159 = t160 ? v_x855_d[t157] : 0;
       t158 |= !t160;
       if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
         int t161 = 0;
-        int32_t t162 = rt_rem_i(t155, v_x960, &t161);
+        int32_t t162 = rt_rem_i(t155, v_x852, &t161);
         if (t161) {
           NESSIE_RECORD(err, t154, RT_CHECK_SCALAR, 0, t161, RT_REM, 0, 0, 0.0);
         }
         int32_t t163;
-        if ((uint64_t)(int64_t)t162 < (uint64_t)v_x963_n) {
-          t163 = v_x963_d[t162];
+        if ((uint64_t)(int64_t)t162 < (uint64_t)v_x855_n) {
+          t163 = v_x855_d[t162];
         } else {
-          NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x963_n, 0.0);
+          NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x855_n, 0.0);
           t163 = 0;
         }
       }
-      v_x965_d[t154] = t159;
+      v_x857_d[t154] = t159;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x965 = v_x965;
+  *out_v_x857 = v_x857;
   return;
 fail:
-  rt_release(v_x965);
+  rt_release(v_x857);
 }
 
 /* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t v_x957;
-  int32_t v_x960;
-  int32_t *v_x963_d; int64_t v_x963_n;
-  int32_t *v_x965_d; int64_t v_x965_n;
+  int32_t v_x849;
+  int32_t v_x852;
+  int32_t *v_x855_d; int64_t v_x855_n;
+  int32_t *v_x857_d; int64_t v_x857_n;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -1432,21 +1432,21 @@ struct K12_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t166 = 0; /* nonzero: a check below failed */
-    int32_t t165 = rt_rem_i(ix, A.v_x960, &t166);
-    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x963_n;
-    int32_t t167 = t168 ? A.v_x963_d[t165] : 0;
+    int32_t t165 = rt_rem_i(ix, A.v_x852, &t166);
+    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x855_n;
+    int32_t t167 = t168 ? A.v_x855_d[t165] : 0;
     t166 |= !t168;
     if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
       int t169 = 0;
-      int32_t t170 = rt_rem_i(ix, A.v_x960, &t169);
+      int32_t t170 = rt_rem_i(ix, A.v_x852, &t169);
       if (t169) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t169, RT_REM, 0, 0, 0.0);
       }
       int32_t t171;
-      if ((uint64_t)(int64_t)t170 < (uint64_t)A.v_x963_n) {
-        t171 = A.v_x963_d[t170];
+      if ((uint64_t)(int64_t)t170 < (uint64_t)A.v_x855_n) {
+        t171 = A.v_x855_d[t170];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, A.v_x963_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, A.v_x855_n, 0.0);
         t171 = 0;
       }
     }
@@ -1456,90 +1456,90 @@ struct K12_0_pull {
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x965_d[i] = v.v0;
+    A.v_x857_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x957 = v_x957;
-  A.v_x960 = v_x960;
-  A.v_x963_d = v_x963->data.i;
-  A.v_x963_n = v_x963->len;
-  RtValue *v_x965 = NULL;
+  A.v_x849 = v_x849;
+  A.v_x852 = v_x852;
+  A.v_x855_d = v_x855->data.i;
+  A.v_x855_n = v_x855->len;
+  RtValue *v_x857 = NULL;
   /* MAP */
   {
-    const int64_t t172 = v_x957;
+    const int64_t t172 = v_x849;
     if (t172 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t172, 0.0, run};
       goto fail;
     }
-    v_x965 = rtg_vec_new(RT_INT, t172);
-    A.v_x965_d = v_x965->data.i;
-    A.v_x965_n = v_x965->len;
+    v_x857 = rtg_vec_new(RT_INT, t172);
+    A.v_x857_d = v_x857->data.i;
+    A.v_x857_n = v_x857->len;
     rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t172);
   }
-  *out_v_x965 = v_x965;
+  *out_v_x857 = v_x857;
   return;
 fail:
-  rt_release(v_x965);
+  rt_release(v_x857);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
-  RtValue *vals[] = {v_x963};
-  const int64_t sizes[] = {(int64_t)v_x957};
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
+  RtValue *vals[] = {v_x855};
+  const int64_t sizes[] = {(int64_t)v_x849};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K12_host(err, loc, run, v_x957, v_x960, v_x963, out_v_x965);
+    K12_host(err, loc, run, v_x849, v_x852, v_x855, out_v_x857);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x957, v_x960, v_x963, out_v_x965);
+    K12_gpu(err, loc, run, v_x849, v_x852, v_x855, out_v_x857);
   }
 }
 
 /* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
   (void)loc;
   (void)run;
-  int32_t *v_x975_d = v_x975->data.i;
-  const int64_t v_x975_n = v_x975->len;
-  int32_t v_x976 = 0;
-  int32_t v_x977 = 0;
+  int32_t *v_x867_d = v_x867->data.i;
+  const int64_t v_x867_n = v_x867->len;
+  int32_t v_x868 = 0;
+  int32_t v_x869 = 0;
   /* ONCE */
   {
     int t174 = 0; /* nonzero: a check below failed */
-    int t175 = (uint64_t)(int64_t)0 < (uint64_t)v_x975_n;
-    int32_t t173 = t175 ? v_x975_d[0] : 0;
+    int t175 = (uint64_t)(int64_t)0 < (uint64_t)v_x867_n;
+    int32_t t173 = t175 ? v_x867_d[0] : 0;
     t174 |= !t175;
-    int t177 = (uint64_t)(int64_t)1 < (uint64_t)v_x975_n;
-    int32_t t176 = t177 ? v_x975_d[1] : 0;
+    int t177 = (uint64_t)(int64_t)1 < (uint64_t)v_x867_n;
+    int32_t t176 = t177 ? v_x867_d[1] : 0;
     t174 |= !t177;
     if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
       int32_t t178;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x975_n) {
-        t178 = v_x975_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x867_n) {
+        t178 = v_x867_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x975_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x867_n, 0.0);
         t178 = 0;
       }
       int32_t t179;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x975_n) {
-        t179 = v_x975_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x867_n) {
+        t179 = v_x867_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x975_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x867_n, 0.0);
         t179 = 0;
       }
     }
-    v_x976 = t173;
-    v_x977 = t176;
+    v_x868 = t173;
+    v_x869 = t176;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x976 = v_x976;
-  *out_v_x977 = v_x977;
+  *out_v_x868 = v_x868;
+  *out_v_x869 = v_x869;
   return;
 fail:
 }
@@ -1548,9 +1548,9 @@ fail:
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x975_d; int64_t v_x975_n;
-  int32_t v_x976;
-  int32_t v_x977;
+  int32_t *v_x867_d; int64_t v_x867_n;
+  int32_t v_x868;
+  int32_t v_x869;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -1562,101 +1562,101 @@ struct K13_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t181 = 0; /* nonzero: a check below failed */
-    int t182 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x975_n;
-    int32_t t180 = t182 ? A.v_x975_d[0] : 0;
+    int t182 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x867_n;
+    int32_t t180 = t182 ? A.v_x867_d[0] : 0;
     t181 |= !t182;
-    int t184 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x975_n;
-    int32_t t183 = t184 ? A.v_x975_d[1] : 0;
+    int t184 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x867_n;
+    int32_t t183 = t184 ? A.v_x867_d[1] : 0;
     t181 |= !t184;
     if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
       int32_t t185;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x975_n) {
-        t185 = A.v_x975_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x867_n) {
+        t185 = A.v_x867_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x975_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x867_n, 0.0);
         t185 = 0;
       }
       int32_t t186;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x975_n) {
-        t186 = A.v_x975_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x867_n) {
+        t186 = A.v_x867_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x975_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x867_n, 0.0);
         t186 = 0;
       }
     }
     return K13_0_V{t180, t183};
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x975_d = v_x975->data.i;
-  A.v_x975_n = v_x975->len;
-  int32_t v_x976 = 0;
-  int32_t v_x977 = 0;
+  A.v_x867_d = v_x867->data.i;
+  A.v_x867_n = v_x867->len;
+  int32_t v_x868 = 0;
+  int32_t v_x869 = 0;
   /* ONCE */
   {
     const K13_0_V t187 = rtg::once<K13_0_V>("K13", loc, K13_0_pull{A});
-    v_x976 = t187.v0;
-    A.v_x976 = v_x976;
-    v_x977 = t187.v1;
-    A.v_x977 = v_x977;
+    v_x868 = t187.v0;
+    A.v_x868 = v_x868;
+    v_x869 = t187.v1;
+    A.v_x869 = v_x869;
   }
-  *out_v_x976 = v_x976;
-  *out_v_x977 = v_x977;
+  *out_v_x868 = v_x868;
+  *out_v_x869 = v_x869;
   return;
 fail:
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
-  RtValue *vals[] = {v_x975};
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
+  RtValue *vals[] = {v_x867};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K13_host(err, loc, run, v_x975, out_v_x976, out_v_x977);
+    K13_host(err, loc, run, v_x867, out_v_x868, out_v_x869);
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x975, out_v_x976, out_v_x977);
+    K13_gpu(err, loc, run, v_x867, out_v_x868, out_v_x869);
   }
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894) {
   (void)loc;
   (void)run;
-  int32_t *v_x992_d = v_x992->data.i;
-  const int64_t v_x992_n = v_x992->len;
-  RtValue *v_x991 = NULL;
-  int32_t v_x1000 = 0;
-  int32_t v_x1001 = 0;
-  int32_t v_x1002 = 0;
+  int32_t *v_x884_d = v_x884->data.i;
+  const int64_t v_x884_n = v_x884->len;
+  RtValue *v_x883 = NULL;
+  int32_t v_x892 = 0;
+  int32_t v_x893 = 0;
+  int32_t v_x894 = 0;
   /* MAP */
   {
-    const int64_t t188 = v_x989;
+    const int64_t t188 = v_x881;
     if (t188 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0);
       goto fail;
     }
-    v_x991 = rt_value_new(rt_vec_type(RT_INT), t188);
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
+    v_x883 = rt_value_new(rt_vec_type(RT_INT), t188);
+    int32_t *v_x883_d = v_x883->data.i;
+    const int64_t v_x883_n = v_x883->len;
     RT_PARALLEL_FOR_IF(t188 >= RT_PARALLEL_MIN)
     for (int64_t t189 = 0; t189 < t188; t189++) {
       const int32_t t190 = (int32_t)t189;
-      v_x991_d[t189] = 0;
+      v_x883_d[t189] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
+    int32_t *v_x883_d = v_x883->data.i;
+    const int64_t v_x883_n = v_x883->len;
     /* REDUCE */
     {
-      const int64_t t191 = v_x989;
+      const int64_t t191 = v_x881;
       if (t191 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t191, 0.0);
         goto fail;
@@ -1680,8 +1680,8 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtV
           int32_t t196x1;
           int32_t t196x2;
           int t200 = 0; /* nonzero: a check below failed */
-          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x992_n;
-          int32_t t199 = t201 ? v_x992_d[t198] : 0;
+          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x884_n;
+          int32_t t199 = t201 ? v_x884_d[t198] : 0;
           t200 |= !t201;
           uint8_t t203 = rt_lt_i(0, t199);
           int32_t t204;
@@ -1692,10 +1692,10 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtV
           }
           if (__builtin_expect(t200 != 0, 0)) { /* again, recording the error */
             int32_t t205;
-            if ((uint64_t)(int64_t)t198 < (uint64_t)v_x992_n) {
-              t205 = v_x992_d[t198];
+            if ((uint64_t)(int64_t)t198 < (uint64_t)v_x884_n) {
+              t205 = v_x884_d[t198];
             } else {
-              NESSIE_RECORD(err, t197, RT_CHECK_INDEX, 2, 0, RT_GATHER, t198, v_x992_n, 0.0);
+              NESSIE_RECORD(err, t197, RT_CHECK_INDEX, 2, 0, RT_GATHER, t198, v_x884_n, 0.0);
               t205 = 0;
             }
             uint8_t t207 = rt_lt_i(0, t205);
@@ -1769,34 +1769,34 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtV
         t196t1 = t220;
         t196t2 = t221;
       }
-      v_x1000 = t196t0;
+      v_x892 = t196t0;
       rt_free(t193);
-      v_x1001 = t196t1;
+      v_x893 = t196t1;
       rt_free(t194);
-      v_x1002 = t196t2;
+      v_x894 = t196t2;
       rt_free(t195);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x991 = v_x991;
-  *out_v_x1001 = v_x1001;
-  *out_v_x1002 = v_x1002;
+  *out_v_x883 = v_x883;
+  *out_v_x893 = v_x893;
+  *out_v_x894 = v_x894;
   return;
 fail:
-  rt_release(v_x991);
+  rt_release(v_x883);
 }
 
 /* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t v_x989;
-  int32_t *v_x992_d; int64_t v_x992_n;
-  int32_t *v_x991_d; int64_t v_x991_n;
-  int32_t v_x1000;
-  int32_t v_x1001;
-  int32_t v_x1002;
+  int32_t v_x881;
+  int32_t *v_x884_d; int64_t v_x884_n;
+  int32_t *v_x883_d; int64_t v_x883_n;
+  int32_t v_x892;
+  int32_t v_x893;
+  int32_t v_x894;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -1812,7 +1812,7 @@ struct K14_0_pull {
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x991_d[i] = v.v0;
+    A.v_x883_d[i] = v.v0;
   }
 };
 struct alignas(8) K14_1_V {
@@ -1826,8 +1826,8 @@ struct K14_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t223 = 0; /* nonzero: a check below failed */
-    int t224 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n;
-    int32_t t222 = t224 ? A.v_x992_d[ix] : 0;
+    int t224 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x884_n;
+    int32_t t222 = t224 ? A.v_x884_d[ix] : 0;
     t223 |= !t224;
     uint8_t t226 = rt_lt_i(0, t222);
     int32_t t227;
@@ -1838,10 +1838,10 @@ struct K14_1_pull {
     }
     if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
       int32_t t228;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n) {
-        t228 = A.v_x992_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x884_n) {
+        t228 = A.v_x884_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x992_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x884_n, 0.0);
         t228 = 0;
       }
       uint8_t t230 = rt_lt_i(0, t228);
@@ -1890,36 +1890,36 @@ struct K14_1_check {
     return true;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002, int check_site_0) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894, int check_site_0) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x989 = v_x989;
-  A.v_x992_d = v_x992->data.i;
-  A.v_x992_n = v_x992->len;
-  RtValue *v_x991 = NULL;
+  A.v_x881 = v_x881;
+  A.v_x884_d = v_x884->data.i;
+  A.v_x884_n = v_x884->len;
+  RtValue *v_x883 = NULL;
   K14_1_V *K14_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1000 = 0;
-  int32_t v_x1001 = 0;
-  int32_t v_x1002 = 0;
+  int32_t v_x892 = 0;
+  int32_t v_x893 = 0;
+  int32_t v_x894 = 0;
   /* MAP */
   {
-    const int64_t t237 = v_x989;
+    const int64_t t237 = v_x881;
     if (t237 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, run};
       goto fail;
     }
-    v_x991 = rtg_vec_new(RT_INT, t237);
-    A.v_x991_d = v_x991->data.i;
-    A.v_x991_n = v_x991->len;
+    v_x883 = rtg_vec_new(RT_INT, t237);
+    A.v_x883_d = v_x883->data.i;
+    A.v_x883_n = v_x883->len;
     rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t237);
   }
   /* REDUCE */
   {
-    const int64_t t238 = v_x989;
+    const int64_t t238 = v_x881;
     if (t238 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run};
       goto fail;
@@ -1930,84 +1930,84 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtVa
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K14_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x991 = v_x991;
-  *out_v_x1001 = v_x1001;
-  *out_v_x1002 = v_x1002;
+  *out_v_x883 = v_x883;
+  *out_v_x893 = v_x893;
+  *out_v_x894 = v_x894;
   return;
 fail:
-  rt_release(v_x991);
+  rt_release(v_x883);
   rtg_free(K14_1_value);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002, int check_site_0) {
-  RtValue *vals[] = {v_x992};
-  const int64_t sizes[] = {(int64_t)v_x989, (int64_t)v_x989};
+static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894, int check_site_0) {
+  RtValue *vals[] = {v_x884};
+  const int64_t sizes[] = {(int64_t)v_x881, (int64_t)v_x881};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K14_host(err, loc, run, v_x989, v_x992, out_v_x991, out_v_x1001, out_v_x1002);
+    K14_host(err, loc, run, v_x881, v_x884, out_v_x883, out_v_x893, out_v_x894);
     if (err->index == INT64_MAX) {
       K14_1_V t240;
       memset(&t240, 0, sizeof t240);
-      t240.v1 = *out_v_x1001;
-      t240.v2 = *out_v_x1002;
+      t240.v1 = *out_v_x893;
+      t240.v2 = *out_v_x894;
       (void)K14_1_check{{check_site_0}}(t240, err, run);
     }
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x989, v_x992, out_v_x991, out_v_x1001, out_v_x1002, check_site_0);
+    K14_gpu(err, loc, run, v_x881, v_x884, out_v_x883, out_v_x893, out_v_x894, check_site_0);
   }
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
   (void)loc;
   (void)run;
-  int32_t *v_x1003_d = v_x1003->data.i;
-  const int64_t v_x1003_n = v_x1003->len;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
+  int32_t *v_x895_d = v_x895->data.i;
+  const int64_t v_x895_n = v_x895->len;
+  int32_t *v_x898_d = v_x898->data.i;
+  const int64_t v_x898_n = v_x898->len;
+  RtValue *v_x900 = NULL;
   /* MAP */
   {
-    const int64_t t241 = v_x1003_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t241);
-    int32_t *v_x1008_d = v_x1008->data.i;
-    const int64_t v_x1008_n = v_x1008->len;
+    const int64_t t241 = v_x895_n;
+    v_x900 = rt_value_new(rt_vec_type(RT_INT), t241);
+    int32_t *v_x900_d = v_x900->data.i;
+    const int64_t v_x900_n = v_x900->len;
     RT_PARALLEL_FOR_IF(t241 >= RT_PARALLEL_MIN)
     for (int64_t t242 = 0; t242 < t241; t242++) {
       const int32_t t243 = (int32_t)t242;
       int t246 = 0; /* nonzero: a check below failed */
-      int32_t t244 = v_x1003_d[t243];
-      int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1006_n;
-      int32_t t245 = t247 ? v_x1006_d[t244] : 0;
+      int32_t t244 = v_x895_d[t243];
+      int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x898_n;
+      int32_t t245 = t247 ? v_x898_d[t244] : 0;
       t246 |= !t247;
       if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
-        int32_t t248 = v_x1003_d[t243];
+        int32_t t248 = v_x895_d[t243];
         int32_t t249;
-        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x1006_n) {
-          t249 = v_x1006_d[t248];
+        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x898_n) {
+          t249 = v_x898_d[t248];
         } else {
-          NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1006_n, 0.0);
+          NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x898_n, 0.0);
           t249 = 0;
         }
       }
-      v_x1008_d[t242] = t245;
+      v_x900_d[t242] = t245;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1008 = v_x1008;
+  *out_v_x900 = v_x900;
   return;
 fail:
-  rt_release(v_x1008);
+  rt_release(v_x900);
 }
 
 /* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1003_d; int64_t v_x1003_n;
-  int32_t *v_x1006_d; int64_t v_x1006_n;
-  int32_t *v_x1008_d; int64_t v_x1008_n;
+  int32_t *v_x895_d; int64_t v_x895_n;
+  int32_t *v_x898_d; int64_t v_x898_n;
+  int32_t *v_x900_d; int64_t v_x900_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -2018,17 +2018,17 @@ struct K15_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t252 = 0; /* nonzero: a check below failed */
-    int32_t t250 = A.v_x1003_d[ix];
-    int t253 = (uint64_t)(int64_t)t250 < (uint64_t)A.v_x1006_n;
-    int32_t t251 = t253 ? A.v_x1006_d[t250] : 0;
+    int32_t t250 = A.v_x895_d[ix];
+    int t253 = (uint64_t)(int64_t)t250 < (uint64_t)A.v_x898_n;
+    int32_t t251 = t253 ? A.v_x898_d[t250] : 0;
     t252 |= !t253;
     if (__builtin_expect(t252 != 0, 0)) { /* again, recording the error */
-      int32_t t254 = A.v_x1003_d[ix];
+      int32_t t254 = A.v_x895_d[ix];
       int32_t t255;
-      if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x1006_n) {
-        t255 = A.v_x1006_d[t254];
+      if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x898_n) {
+        t255 = A.v_x898_d[t254];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x1006_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x898_n, 0.0);
         t255 = 0;
       }
     }
@@ -2038,67 +2038,67 @@ struct K15_0_pull {
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1008_d[i] = v.v0;
+    A.v_x900_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1003_d = v_x1003->data.i;
-  A.v_x1003_n = v_x1003->len;
-  A.v_x1006_d = v_x1006->data.i;
-  A.v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
+  A.v_x895_d = v_x895->data.i;
+  A.v_x895_n = v_x895->len;
+  A.v_x898_d = v_x898->data.i;
+  A.v_x898_n = v_x898->len;
+  RtValue *v_x900 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x1003->len;
-    v_x1008 = rtg_vec_new(RT_INT, t256);
-    A.v_x1008_d = v_x1008->data.i;
-    A.v_x1008_n = v_x1008->len;
+    const int64_t t256 = v_x895->len;
+    v_x900 = rtg_vec_new(RT_INT, t256);
+    A.v_x900_d = v_x900->data.i;
+    A.v_x900_n = v_x900->len;
     rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t256);
   }
-  *out_v_x1008 = v_x1008;
+  *out_v_x900 = v_x900;
   return;
 fail:
-  rt_release(v_x1008);
+  rt_release(v_x900);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
-  RtValue *vals[] = {v_x1003, v_x1006};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
+  RtValue *vals[] = {v_x895, v_x898};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x1003, v_x1006, out_v_x1008);
+    K15_host(err, loc, run, v_x895, v_x898, out_v_x900);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x1003, v_x1006, out_v_x1008);
+    K15_gpu(err, loc, run, v_x895, v_x898, out_v_x900);
   }
 }
 
 /* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
   (void)loc;
   (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  int32_t *v_x1010_d = v_x1010->data.i;
-  const int64_t v_x1010_n = v_x1010->len;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  const int64_t *v_x1023_off = rt_seg_offsets(v_x1023);
-  const int64_t v_x1023_n = v_x1023->len;
-  RtValue *v_x1019 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1033 = NULL;
-  RtValue *v_x1034 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1040 = NULL;
+  int32_t *v_x901_d = v_x901->data.i;
+  const int64_t v_x901_n = v_x901->len;
+  int32_t *v_x902_d = v_x902->data.i;
+  const int64_t v_x902_n = v_x902->len;
+  int32_t *v_x905_d = v_x905->data.i;
+  const int64_t v_x905_n = v_x905->len;
+  const int64_t *v_x915_off = rt_seg_offsets(v_x915);
+  const int64_t v_x915_n = v_x915->len;
+  RtValue *v_x911 = NULL;
+  RtValue *v_x912 = NULL;
+  RtValue *v_x925 = NULL;
+  RtValue *v_x926 = NULL;
+  RtValue *v_x919 = NULL;
+  RtValue *v_x932 = NULL;
   /* FILTER */
   {
-    const int64_t t257 = v_x1013_n;
+    const int64_t t257 = v_x905_n;
     const int64_t t258 = t257 > 0 ? (t257 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t259 = (uint8_t *)rt_alloc_atomic((size_t)t257 + 1);
     int64_t *t260 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t258 + 1));
@@ -2111,30 +2111,30 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
         int32_t t261x0;
         uint8_t t261x1;
         int t265 = 0; /* nonzero: a check below failed */
-        int t266 = (uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n;
-        int32_t t264 = t266 ? v_x1009_d[t263] : 0;
+        int t266 = (uint64_t)(int64_t)t263 < (uint64_t)v_x901_n;
+        int32_t t264 = t266 ? v_x901_d[t263] : 0;
         t265 |= !t266;
-        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x1010_n;
-        int32_t t267 = t268 ? v_x1010_d[t264] : 0;
+        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x902_n;
+        int32_t t267 = t268 ? v_x902_d[t264] : 0;
         t265 |= !t268;
-        int32_t t269 = v_x1013_d[t263];
+        int32_t t269 = v_x905_d[t263];
         uint8_t t271 = rt_lt_i(t269, t267);
         if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
           int32_t t272;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n) {
-            t272 = v_x1009_d[t263];
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x901_n) {
+            t272 = v_x901_d[t263];
           } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1009_n, 0.0);
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x901_n, 0.0);
             t272 = 0;
           }
           int32_t t273;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1010_n) {
-            t273 = v_x1010_d[t272];
+          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x902_n) {
+            t273 = v_x902_d[t272];
           } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1010_n, 0.0);
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x902_n, 0.0);
             t273 = 0;
           }
-          int32_t t274 = v_x1013_d[t263];
+          int32_t t274 = v_x905_d[t263];
           uint8_t t276 = rt_lt_i(t274, t273);
         }
         t261x0 = t269;
@@ -2157,12 +2157,12 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
       t260[t261] = t278;
       t278 += k;
     }
-    v_x1019 = rt_value_new(rt_vec_type(RT_INT), t278);
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_BOOL), t278);
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
+    v_x911 = rt_value_new(rt_vec_type(RT_INT), t278);
+    int32_t *v_x911_d = v_x911->data.i;
+    const int64_t v_x911_n = v_x911->len;
+    v_x912 = rt_value_new(rt_vec_type(RT_BOOL), t278);
+    uint8_t *v_x912_d = v_x912->data.b;
+    const int64_t v_x912_n = v_x912->len;
     RT_PARALLEL_FOR_IF(t258 > 1)
     for (int64_t t261 = 0; t261 < t258; t261++) {
       int64_t at = t260[t261];
@@ -2174,37 +2174,37 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
         int32_t t261y0;
         uint8_t t261y1;
         int t280 = 0; /* nonzero: a check below failed */
-        int t281 = (uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n;
-        int32_t t279 = t281 ? v_x1009_d[t263] : 0;
+        int t281 = (uint64_t)(int64_t)t263 < (uint64_t)v_x901_n;
+        int32_t t279 = t281 ? v_x901_d[t263] : 0;
         t280 |= !t281;
-        int t283 = (uint64_t)(int64_t)t279 < (uint64_t)v_x1010_n;
-        int32_t t282 = t283 ? v_x1010_d[t279] : 0;
+        int t283 = (uint64_t)(int64_t)t279 < (uint64_t)v_x902_n;
+        int32_t t282 = t283 ? v_x902_d[t279] : 0;
         t280 |= !t283;
-        int32_t t284 = v_x1013_d[t263];
+        int32_t t284 = v_x905_d[t263];
         uint8_t t286 = rt_lt_i(t284, t282);
         if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
           int32_t t287;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n) {
-            t287 = v_x1009_d[t263];
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x901_n) {
+            t287 = v_x901_d[t263];
           } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1009_n, 0.0);
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x901_n, 0.0);
             t287 = 0;
           }
           int32_t t288;
-          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x1010_n) {
-            t288 = v_x1010_d[t287];
+          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x902_n) {
+            t288 = v_x902_d[t287];
           } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x1010_n, 0.0);
+            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x902_n, 0.0);
             t288 = 0;
           }
-          int32_t t289 = v_x1013_d[t263];
+          int32_t t289 = v_x905_d[t263];
           uint8_t t291 = rt_lt_i(t289, t288);
         }
         t261y0 = t284;
         t261y1 = t286;
         if (t259[t262]) {
-          v_x1019_d[at] = t261y0;
-          v_x1020_d[at] = t261y1;
+          v_x911_d[at] = t261y0;
+          v_x912_d[at] = t261y1;
           at++;
         }
       }
@@ -2215,13 +2215,13 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
+    int32_t *v_x911_d = v_x911->data.i;
+    const int64_t v_x911_n = v_x911->len;
+    uint8_t *v_x912_d = v_x912->data.b;
+    const int64_t v_x912_n = v_x912->len;
     /* FILTER */
     {
-      const int64_t t292 = v_x1013_n;
+      const int64_t t292 = v_x905_n;
       const int64_t t293 = t292 > 0 ? (t292 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t294 = (uint8_t *)rt_alloc_atomic((size_t)t292 + 1);
       int64_t *t295 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t293 + 1));
@@ -2234,30 +2234,30 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
           int32_t t296x0;
           uint8_t t296x1;
           int t300 = 0; /* nonzero: a check below failed */
-          int t301 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n;
-          int32_t t299 = t301 ? v_x1009_d[t298] : 0;
+          int t301 = (uint64_t)(int64_t)t298 < (uint64_t)v_x901_n;
+          int32_t t299 = t301 ? v_x901_d[t298] : 0;
           t300 |= !t301;
-          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x1010_n;
-          int32_t t302 = t303 ? v_x1010_d[t299] : 0;
+          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x902_n;
+          int32_t t302 = t303 ? v_x902_d[t299] : 0;
           t300 |= !t303;
-          int32_t t304 = v_x1013_d[t298];
+          int32_t t304 = v_x905_d[t298];
           uint8_t t306 = rt_gt_i(t304, t302);
           if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
             int32_t t307;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n) {
-              t307 = v_x1009_d[t298];
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x901_n) {
+              t307 = v_x901_d[t298];
             } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1009_n, 0.0);
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x901_n, 0.0);
               t307 = 0;
             }
             int32_t t308;
-            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x1010_n) {
-              t308 = v_x1010_d[t307];
+            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x902_n) {
+              t308 = v_x902_d[t307];
             } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x1010_n, 0.0);
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x902_n, 0.0);
               t308 = 0;
             }
-            int32_t t309 = v_x1013_d[t298];
+            int32_t t309 = v_x905_d[t298];
             uint8_t t311 = rt_gt_i(t309, t308);
           }
           t296x0 = t304;
@@ -2280,12 +2280,12 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
         t295[t296] = t313;
         t313 += k;
       }
-      v_x1033 = rt_value_new(rt_vec_type(RT_INT), t313);
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      v_x1034 = rt_value_new(rt_vec_type(RT_BOOL), t313);
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
+      v_x925 = rt_value_new(rt_vec_type(RT_INT), t313);
+      int32_t *v_x925_d = v_x925->data.i;
+      const int64_t v_x925_n = v_x925->len;
+      v_x926 = rt_value_new(rt_vec_type(RT_BOOL), t313);
+      uint8_t *v_x926_d = v_x926->data.b;
+      const int64_t v_x926_n = v_x926->len;
       RT_PARALLEL_FOR_IF(t293 > 1)
       for (int64_t t296 = 0; t296 < t293; t296++) {
         int64_t at = t295[t296];
@@ -2297,37 +2297,37 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
           int32_t t296y0;
           uint8_t t296y1;
           int t315 = 0; /* nonzero: a check below failed */
-          int t316 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n;
-          int32_t t314 = t316 ? v_x1009_d[t298] : 0;
+          int t316 = (uint64_t)(int64_t)t298 < (uint64_t)v_x901_n;
+          int32_t t314 = t316 ? v_x901_d[t298] : 0;
           t315 |= !t316;
-          int t318 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1010_n;
-          int32_t t317 = t318 ? v_x1010_d[t314] : 0;
+          int t318 = (uint64_t)(int64_t)t314 < (uint64_t)v_x902_n;
+          int32_t t317 = t318 ? v_x902_d[t314] : 0;
           t315 |= !t318;
-          int32_t t319 = v_x1013_d[t298];
+          int32_t t319 = v_x905_d[t298];
           uint8_t t321 = rt_gt_i(t319, t317);
           if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
             int32_t t322;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n) {
-              t322 = v_x1009_d[t298];
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x901_n) {
+              t322 = v_x901_d[t298];
             } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1009_n, 0.0);
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x901_n, 0.0);
               t322 = 0;
             }
             int32_t t323;
-            if ((uint64_t)(int64_t)t322 < (uint64_t)v_x1010_n) {
-              t323 = v_x1010_d[t322];
+            if ((uint64_t)(int64_t)t322 < (uint64_t)v_x902_n) {
+              t323 = v_x902_d[t322];
             } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x1010_n, 0.0);
+              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x902_n, 0.0);
               t323 = 0;
             }
-            int32_t t324 = v_x1013_d[t298];
+            int32_t t324 = v_x905_d[t298];
             uint8_t t326 = rt_gt_i(t324, t323);
           }
           t296y0 = t319;
           t296y1 = t321;
           if (t294[t297]) {
-            v_x1033_d[at] = t296y0;
-            v_x1034_d[at] = t296y1;
+            v_x925_d[at] = t296y0;
+            v_x926_d[at] = t296y1;
             at++;
           }
         }
@@ -2338,37 +2338,37 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
+      int32_t *v_x925_d = v_x925->data.i;
+      const int64_t v_x925_n = v_x925->len;
+      uint8_t *v_x926_d = v_x926->data.b;
+      const int64_t v_x926_n = v_x926->len;
       /* SEG_REDUCE */
       {
-        v_x1027 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1027_d = v_x1027->data.i;
-        const int64_t v_x1027_n = v_x1027->len;
-        v_x1040 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1040_d = v_x1040->data.i;
-        const int64_t v_x1040_n = v_x1040->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1023_n >= 64)
-        for (int64_t t327 = 0; t327 < v_x1023_n; t327++) {
+        v_x919 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
+        int32_t *v_x919_d = v_x919->data.i;
+        const int64_t v_x919_n = v_x919->len;
+        v_x932 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
+        int32_t *v_x932_d = v_x932->data.i;
+        const int64_t v_x932_n = v_x932->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x915_n >= 64)
+        for (int64_t t327 = 0; t327 < v_x915_n; t327++) {
           int32_t t327a0;
           int32_t t327a1;
           t327a0 = 0;
           t327a1 = 0;
-          for (int64_t t328 = v_x1023_off[t327]; t328 < v_x1023_off[t327 + 1]; t328++) {
+          for (int64_t t328 = v_x915_off[t327]; t328 < v_x915_off[t327 + 1]; t328++) {
             const int32_t t329 = (int32_t)t328;
             int32_t t327x0;
             int32_t t327x1;
             int t331 = 0; /* nonzero: a check below failed */
-            int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1009_n;
-            int32_t t330 = t332 ? v_x1009_d[t329] : 0;
+            int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_x901_n;
+            int32_t t330 = t332 ? v_x901_d[t329] : 0;
             t331 |= !t332;
-            int t334 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1010_n;
-            int32_t t333 = t334 ? v_x1010_d[t330] : 0;
+            int t334 = (uint64_t)(int64_t)t330 < (uint64_t)v_x902_n;
+            int32_t t333 = t334 ? v_x902_d[t330] : 0;
             t331 |= !t334;
-            int t336 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1013_n;
-            int32_t t335 = t336 ? v_x1013_d[t329] : 0;
+            int t336 = (uint64_t)(int64_t)t329 < (uint64_t)v_x905_n;
+            int32_t t335 = t336 ? v_x905_d[t329] : 0;
             t331 |= !t336;
             uint8_t t338 = rt_lt_i(t335, t333);
             int32_t t340 = rt_btoi_b(t338);
@@ -2376,24 +2376,24 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
             int32_t t344 = rt_btoi_b(t342);
             if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
               int32_t t345;
-              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1009_n) {
-                t345 = v_x1009_d[t329];
+              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x901_n) {
+                t345 = v_x901_d[t329];
               } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x1009_n, 0.0);
+                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x901_n, 0.0);
                 t345 = 0;
               }
               int32_t t346;
-              if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1010_n) {
-                t346 = v_x1010_d[t345];
+              if ((uint64_t)(int64_t)t345 < (uint64_t)v_x902_n) {
+                t346 = v_x902_d[t345];
               } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1010_n, 0.0);
+                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x902_n, 0.0);
                 t346 = 0;
               }
               int32_t t347;
-              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1013_n) {
-                t347 = v_x1013_d[t329];
+              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x905_n) {
+                t347 = v_x905_d[t329];
               } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 3, 0, RT_GATHER, t329, v_x1013_n, 0.0);
+                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 3, 0, RT_GATHER, t329, v_x905_n, 0.0);
                 t347 = 0;
               }
               uint8_t t349 = rt_lt_i(t347, t346);
@@ -2408,44 +2408,44 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, R
             t327a0 = t357;
             t327a1 = t359;
           }
-          v_x1027_d[t327] = t327a0;
-          v_x1040_d[t327] = t327a1;
+          v_x919_d[t327] = t327a0;
+          v_x932_d[t327] = t327a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1019 = v_x1019;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1033 = v_x1033;
-  *out_v_x1040 = v_x1040;
-  rt_release(v_x1020);
-  rt_release(v_x1034);
+  *out_v_x911 = v_x911;
+  *out_v_x919 = v_x919;
+  *out_v_x925 = v_x925;
+  *out_v_x932 = v_x932;
+  rt_release(v_x912);
+  rt_release(v_x926);
   return;
 fail:
-  rt_release(v_x1019);
-  rt_release(v_x1020);
-  rt_release(v_x1033);
-  rt_release(v_x1034);
-  rt_release(v_x1027);
-  rt_release(v_x1040);
+  rt_release(v_x911);
+  rt_release(v_x912);
+  rt_release(v_x925);
+  rt_release(v_x926);
+  rt_release(v_x919);
+  rt_release(v_x932);
 }
 
 /* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1009_d; int64_t v_x1009_n;
-  int32_t *v_x1010_d; int64_t v_x1010_n;
-  int32_t *v_x1013_d; int64_t v_x1013_n;
-  const int64_t *v_x1023_off; int64_t v_x1023_n;
-  int32_t *v_x1019_d; int64_t v_x1019_n;
-  uint8_t *v_x1020_d; int64_t v_x1020_n;
-  int32_t *v_x1033_d; int64_t v_x1033_n;
-  uint8_t *v_x1034_d; int64_t v_x1034_n;
-  int32_t *v_x1027_d; int64_t v_x1027_n;
-  int32_t *v_x1040_d; int64_t v_x1040_n;
+  int32_t *v_x901_d; int64_t v_x901_n;
+  int32_t *v_x902_d; int64_t v_x902_n;
+  int32_t *v_x905_d; int64_t v_x905_n;
+  const int64_t *v_x915_off; int64_t v_x915_n;
+  int32_t *v_x911_d; int64_t v_x911_n;
+  uint8_t *v_x912_d; int64_t v_x912_n;
+  int32_t *v_x925_d; int64_t v_x925_n;
+  uint8_t *v_x926_d; int64_t v_x926_n;
+  int32_t *v_x919_d; int64_t v_x919_n;
+  int32_t *v_x932_d; int64_t v_x932_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -2457,30 +2457,30 @@ struct K16_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t361 = 0; /* nonzero: a check below failed */
-    int t362 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t360 = t362 ? A.v_x1009_d[ix] : 0;
+    int t362 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n;
+    int32_t t360 = t362 ? A.v_x901_d[ix] : 0;
     t361 |= !t362;
-    int t364 = (uint64_t)(int64_t)t360 < (uint64_t)A.v_x1010_n;
-    int32_t t363 = t364 ? A.v_x1010_d[t360] : 0;
+    int t364 = (uint64_t)(int64_t)t360 < (uint64_t)A.v_x902_n;
+    int32_t t363 = t364 ? A.v_x902_d[t360] : 0;
     t361 |= !t364;
-    int32_t t365 = A.v_x1013_d[ix];
+    int32_t t365 = A.v_x905_d[ix];
     uint8_t t367 = rt_lt_i(t365, t363);
     if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
       int32_t t368;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t368 = A.v_x1009_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n) {
+        t368 = A.v_x901_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x901_n, 0.0);
         t368 = 0;
       }
       int32_t t369;
-      if ((uint64_t)(int64_t)t368 < (uint64_t)A.v_x1010_n) {
-        t369 = A.v_x1010_d[t368];
+      if ((uint64_t)(int64_t)t368 < (uint64_t)A.v_x902_n) {
+        t369 = A.v_x902_d[t368];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, A.v_x1010_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, A.v_x902_n, 0.0);
         t369 = 0;
       }
-      int32_t t370 = A.v_x1013_d[ix];
+      int32_t t370 = A.v_x905_d[ix];
       uint8_t t372 = rt_lt_i(t370, t369);
     }
     return K16_0_V{t365, t367};
@@ -2489,8 +2489,8 @@ struct K16_0_pull {
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1019_d[i] = v.v0;
-    A.v_x1020_d[i] = v.v1;
+    A.v_x911_d[i] = v.v0;
+    A.v_x912_d[i] = v.v1;
   }
 };
 struct K16_0_pred {
@@ -2509,30 +2509,30 @@ struct K16_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t374 = 0; /* nonzero: a check below failed */
-    int t375 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t373 = t375 ? A.v_x1009_d[ix] : 0;
+    int t375 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n;
+    int32_t t373 = t375 ? A.v_x901_d[ix] : 0;
     t374 |= !t375;
-    int t377 = (uint64_t)(int64_t)t373 < (uint64_t)A.v_x1010_n;
-    int32_t t376 = t377 ? A.v_x1010_d[t373] : 0;
+    int t377 = (uint64_t)(int64_t)t373 < (uint64_t)A.v_x902_n;
+    int32_t t376 = t377 ? A.v_x902_d[t373] : 0;
     t374 |= !t377;
-    int32_t t378 = A.v_x1013_d[ix];
+    int32_t t378 = A.v_x905_d[ix];
     uint8_t t380 = rt_gt_i(t378, t376);
     if (__builtin_expect(t374 != 0, 0)) { /* again, recording the error */
       int32_t t381;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t381 = A.v_x1009_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n) {
+        t381 = A.v_x901_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x901_n, 0.0);
         t381 = 0;
       }
       int32_t t382;
-      if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x1010_n) {
-        t382 = A.v_x1010_d[t381];
+      if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x902_n) {
+        t382 = A.v_x902_d[t381];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, A.v_x1010_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, A.v_x902_n, 0.0);
         t382 = 0;
       }
-      int32_t t383 = A.v_x1013_d[ix];
+      int32_t t383 = A.v_x905_d[ix];
       uint8_t t385 = rt_gt_i(t383, t382);
     }
     return K16_1_V{t378, t380};
@@ -2541,8 +2541,8 @@ struct K16_1_pull {
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1033_d[i] = v.v0;
-    A.v_x1034_d[i] = v.v1;
+    A.v_x925_d[i] = v.v0;
+    A.v_x926_d[i] = v.v1;
   }
 };
 struct K16_1_pred {
@@ -2561,14 +2561,14 @@ struct K16_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t387 = 0; /* nonzero: a check below failed */
-    int t388 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t386 = t388 ? A.v_x1009_d[ix] : 0;
+    int t388 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n;
+    int32_t t386 = t388 ? A.v_x901_d[ix] : 0;
     t387 |= !t388;
-    int t390 = (uint64_t)(int64_t)t386 < (uint64_t)A.v_x1010_n;
-    int32_t t389 = t390 ? A.v_x1010_d[t386] : 0;
+    int t390 = (uint64_t)(int64_t)t386 < (uint64_t)A.v_x902_n;
+    int32_t t389 = t390 ? A.v_x902_d[t386] : 0;
     t387 |= !t390;
-    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
-    int32_t t391 = t392 ? A.v_x1013_d[ix] : 0;
+    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x905_n;
+    int32_t t391 = t392 ? A.v_x905_d[ix] : 0;
     t387 |= !t392;
     uint8_t t394 = rt_lt_i(t391, t389);
     int32_t t396 = rt_btoi_b(t394);
@@ -2576,24 +2576,24 @@ struct K16_2_pull {
     int32_t t400 = rt_btoi_b(t398);
     if (__builtin_expect(t387 != 0, 0)) { /* again, recording the error */
       int32_t t401;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t401 = A.v_x1009_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n) {
+        t401 = A.v_x901_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x901_n, 0.0);
         t401 = 0;
       }
       int32_t t402;
-      if ((uint64_t)(int64_t)t401 < (uint64_t)A.v_x1010_n) {
-        t402 = A.v_x1010_d[t401];
+      if ((uint64_t)(int64_t)t401 < (uint64_t)A.v_x902_n) {
+        t402 = A.v_x902_d[t401];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, A.v_x1010_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, A.v_x902_n, 0.0);
         t402 = 0;
       }
       int32_t t403;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n) {
-        t403 = A.v_x1013_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x905_n) {
+        t403 = A.v_x905_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1013_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x905_n, 0.0);
         t403 = 0;
       }
       uint8_t t405 = rt_lt_i(t403, t402);
@@ -2607,8 +2607,8 @@ struct K16_2_pull {
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1027_d[i] = v.v0;
-    A.v_x1040_d[i] = v.v1;
+    A.v_x919_d[i] = v.v0;
+    A.v_x932_d[i] = v.v1;
   }
 };
 struct K16_2_op {
@@ -2619,182 +2619,182 @@ struct K16_2_op {
     return K16_2_V{t413, t415};
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1009_d = v_x1009->data.i;
-  A.v_x1009_n = v_x1009->len;
-  A.v_x1010_d = v_x1010->data.i;
-  A.v_x1010_n = v_x1010->len;
-  A.v_x1013_d = v_x1013->data.i;
-  A.v_x1013_n = v_x1013->len;
-  A.v_x1023_off = rtg_seg_offsets(v_x1023);
-  A.v_x1023_n = v_x1023->len;
-  RtValue *v_x1019 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1033 = NULL;
-  RtValue *v_x1034 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1040 = NULL;
+  A.v_x901_d = v_x901->data.i;
+  A.v_x901_n = v_x901->len;
+  A.v_x902_d = v_x902->data.i;
+  A.v_x902_n = v_x902->len;
+  A.v_x905_d = v_x905->data.i;
+  A.v_x905_n = v_x905->len;
+  A.v_x915_off = rtg_seg_offsets(v_x915);
+  A.v_x915_n = v_x915->len;
+  RtValue *v_x911 = NULL;
+  RtValue *v_x912 = NULL;
+  RtValue *v_x925 = NULL;
+  RtValue *v_x926 = NULL;
+  RtValue *v_x919 = NULL;
+  RtValue *v_x932 = NULL;
   /* FILTER */
   int64_t *t416, t417; /* the slot of its count, its size */
   {
-    const int64_t t418 = v_x1013->len;
-    v_x1019 = rtg_vec_new(RT_INT, t418);
-    A.v_x1019_d = v_x1019->data.i;
-    A.v_x1019_n = v_x1019->len;
-    v_x1020 = rtg_vec_new(RT_BOOL, t418);
-    A.v_x1020_d = v_x1020->data.b;
-    A.v_x1020_n = v_x1020->len;
+    const int64_t t418 = v_x905->len;
+    v_x911 = rtg_vec_new(RT_INT, t418);
+    A.v_x911_d = v_x911->data.i;
+    A.v_x911_n = v_x911->len;
+    v_x912 = rtg_vec_new(RT_BOOL, t418);
+    A.v_x912_d = v_x912->data.b;
+    A.v_x912_n = v_x912->len;
     t417 = t418;
     t416 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t418, K16_0_store{A}, K16_0_store{A}, false);
   }
   /* FILTER */
   int64_t *t419, t420; /* the slot of its count, its size */
   {
-    const int64_t t421 = v_x1013->len;
-    v_x1033 = rtg_vec_new(RT_INT, t421);
-    A.v_x1033_d = v_x1033->data.i;
-    A.v_x1033_n = v_x1033->len;
-    v_x1034 = rtg_vec_new(RT_BOOL, t421);
-    A.v_x1034_d = v_x1034->data.b;
-    A.v_x1034_n = v_x1034->len;
+    const int64_t t421 = v_x905->len;
+    v_x925 = rtg_vec_new(RT_INT, t421);
+    A.v_x925_d = v_x925->data.i;
+    A.v_x925_n = v_x925->len;
+    v_x926 = rtg_vec_new(RT_BOOL, t421);
+    A.v_x926_d = v_x926->data.b;
+    A.v_x926_n = v_x926->len;
     t420 = t421;
     t419 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t421, K16_1_store{A}, K16_1_store{A}, false);
   }
   {
     const int64_t t422 = rtg::filter_count(t416);
-    v_x1019 = rtg_vec_fit(v_x1019, t422);
-    A.v_x1019_d = v_x1019->data.i;
-    A.v_x1019_n = v_x1019->len;
-    v_x1020 = rtg_vec_fit(v_x1020, t422);
-    A.v_x1020_d = v_x1020->data.b;
-    A.v_x1020_n = v_x1020->len;
+    v_x911 = rtg_vec_fit(v_x911, t422);
+    A.v_x911_d = v_x911->data.i;
+    A.v_x911_n = v_x911->len;
+    v_x912 = rtg_vec_fit(v_x912, t422);
+    A.v_x912_d = v_x912->data.b;
+    A.v_x912_n = v_x912->len;
   }
   {
     const int64_t t423 = rtg::filter_count(t419);
-    v_x1033 = rtg_vec_fit(v_x1033, t423);
-    A.v_x1033_d = v_x1033->data.i;
-    A.v_x1033_n = v_x1033->len;
-    v_x1034 = rtg_vec_fit(v_x1034, t423);
-    A.v_x1034_d = v_x1034->data.b;
-    A.v_x1034_n = v_x1034->len;
+    v_x925 = rtg_vec_fit(v_x925, t423);
+    A.v_x925_d = v_x925->data.i;
+    A.v_x925_n = v_x925->len;
+    v_x926 = rtg_vec_fit(v_x926, t423);
+    A.v_x926_d = v_x926->data.b;
+    A.v_x926_n = v_x926->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t424 = v_x1023->len;
-    v_x1027 = rtg_vec_new(RT_INT, t424);
-    A.v_x1027_d = v_x1027->data.i;
-    A.v_x1027_n = v_x1027->len;
-    v_x1040 = rtg_vec_new(RT_INT, t424);
-    A.v_x1040_d = v_x1040->data.i;
-    A.v_x1040_n = v_x1040->len;
-    rtg::segmented("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, v_x1023, false, K16_2_store{A});
+    const int64_t t424 = v_x915->len;
+    v_x919 = rtg_vec_new(RT_INT, t424);
+    A.v_x919_d = v_x919->data.i;
+    A.v_x919_n = v_x919->len;
+    v_x932 = rtg_vec_new(RT_INT, t424);
+    A.v_x932_d = v_x932->data.i;
+    A.v_x932_n = v_x932->len;
+    rtg::segmented("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, v_x915, false, K16_2_store{A});
   }
-  *out_v_x1019 = v_x1019;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1033 = v_x1033;
-  *out_v_x1040 = v_x1040;
-  rt_release(v_x1020);
-  rt_release(v_x1034);
+  *out_v_x911 = v_x911;
+  *out_v_x919 = v_x919;
+  *out_v_x925 = v_x925;
+  *out_v_x932 = v_x932;
+  rt_release(v_x912);
+  rt_release(v_x926);
   return;
 fail:
-  rt_release(v_x1019);
-  rt_release(v_x1020);
-  rt_release(v_x1033);
-  rt_release(v_x1034);
-  rt_release(v_x1027);
-  rt_release(v_x1040);
+  rt_release(v_x911);
+  rt_release(v_x912);
+  rt_release(v_x925);
+  rt_release(v_x926);
+  rt_release(v_x919);
+  rt_release(v_x932);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
-  RtValue *vals[] = {v_x1009, v_x1010, v_x1013, v_x1023};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
+  RtValue *vals[] = {v_x901, v_x902, v_x905, v_x915};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K16_host(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1023, out_v_x1019, out_v_x1027, out_v_x1033, out_v_x1040);
+    K16_host(err, loc, run, v_x901, v_x902, v_x905, v_x915, out_v_x911, out_v_x919, out_v_x925, out_v_x932);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1023, out_v_x1019, out_v_x1027, out_v_x1033, out_v_x1040);
+    K16_gpu(err, loc, run, v_x901, v_x902, v_x905, v_x915, out_v_x911, out_v_x919, out_v_x925, out_v_x932);
   }
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
   (void)loc;
   (void)run;
-  int32_t *v_x1041_d = v_x1041->data.i;
-  const int64_t v_x1041_n = v_x1041->len;
-  int32_t *v_x1042_d = v_x1042->data.i;
-  const int64_t v_x1042_n = v_x1042->len;
-  RtValue *v_x1045 = NULL;
-  RtValue *v_x1049 = NULL;
+  int32_t *v_x933_d = v_x933->data.i;
+  const int64_t v_x933_n = v_x933->len;
+  int32_t *v_x934_d = v_x934->data.i;
+  const int64_t v_x934_n = v_x934->len;
+  RtValue *v_x937 = NULL;
+  RtValue *v_x941 = NULL;
   /* MAP */
   {
-    const int64_t t425 = v_x1043;
+    const int64_t t425 = v_x935;
     if (t425 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t425, 0.0);
       goto fail;
     }
-    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t425);
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
+    v_x937 = rt_value_new(rt_vec_type(RT_INT), t425);
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
     RT_PARALLEL_FOR_IF(t425 >= RT_PARALLEL_MIN)
     for (int64_t t426 = 0; t426 < t425; t426++) {
       const int32_t t427 = (int32_t)t426;
       int t432 = 0; /* nonzero: a check below failed */
-      uint8_t t429 = rt_lt_i(t427, (int32_t)v_x1041_n);
+      uint8_t t429 = rt_lt_i(t427, (int32_t)v_x933_n);
       int32_t t430;
       if (t429) {
-        int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x1041_n;
-        int32_t t431 = t433 ? v_x1041_d[t427] : 0;
+        int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x933_n;
+        int32_t t431 = t433 ? v_x933_d[t427] : 0;
         t432 |= !t433;
         t430 = t431;
       } else {
-        int32_t t435 = rt_sub_i(t427, (int32_t)v_x1041_n);
-        int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x1042_n;
-        int32_t t436 = t437 ? v_x1042_d[t435] : 0;
+        int32_t t435 = rt_sub_i(t427, (int32_t)v_x933_n);
+        int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x934_n;
+        int32_t t436 = t437 ? v_x934_d[t435] : 0;
         t432 |= !t437;
         t430 = t436;
       }
       if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
-        uint8_t t439 = rt_lt_i(t427, (int32_t)v_x1041_n);
+        uint8_t t439 = rt_lt_i(t427, (int32_t)v_x933_n);
         int32_t t440;
         if (t439) {
           int32_t t441;
-          if ((uint64_t)(int64_t)t427 < (uint64_t)v_x1041_n) {
-            t441 = v_x1041_d[t427];
+          if ((uint64_t)(int64_t)t427 < (uint64_t)v_x933_n) {
+            t441 = v_x933_d[t427];
           } else {
-            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x1041_n, 0.0);
+            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x933_n, 0.0);
             t441 = 0;
           }
           t440 = t441;
         } else {
-          int32_t t443 = rt_sub_i(t427, (int32_t)v_x1041_n);
+          int32_t t443 = rt_sub_i(t427, (int32_t)v_x933_n);
           int32_t t444;
-          if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1042_n) {
-            t444 = v_x1042_d[t443];
+          if ((uint64_t)(int64_t)t443 < (uint64_t)v_x934_n) {
+            t444 = v_x934_d[t443];
           } else {
-            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1042_n, 0.0);
+            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x934_n, 0.0);
             t444 = 0;
           }
           t440 = t444;
         }
       }
-      v_x1045_d[t426] = t430;
+      v_x937_d[t426] = t430;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
+    int32_t *v_x937_d = v_x937->data.i;
+    const int64_t v_x937_n = v_x937->len;
     /* SCAN */
     {
-      const int64_t t445 = v_x1043;
+      const int64_t t445 = v_x935;
       if (t445 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t445, 0.0);
         goto fail;
@@ -2810,39 +2810,39 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, R
           const int32_t t450 = (int32_t)t449;
           int32_t t448x0;
           int t455 = 0; /* nonzero: a check below failed */
-          uint8_t t452 = rt_lt_i(t450, (int32_t)v_x1041_n);
+          uint8_t t452 = rt_lt_i(t450, (int32_t)v_x933_n);
           int32_t t453;
           if (t452) {
-            int t456 = (uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n;
-            int32_t t454 = t456 ? v_x1041_d[t450] : 0;
+            int t456 = (uint64_t)(int64_t)t450 < (uint64_t)v_x933_n;
+            int32_t t454 = t456 ? v_x933_d[t450] : 0;
             t455 |= !t456;
             t453 = t454;
           } else {
-            int32_t t458 = rt_sub_i(t450, (int32_t)v_x1041_n);
-            int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x1042_n;
-            int32_t t459 = t460 ? v_x1042_d[t458] : 0;
+            int32_t t458 = rt_sub_i(t450, (int32_t)v_x933_n);
+            int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x934_n;
+            int32_t t459 = t460 ? v_x934_d[t458] : 0;
             t455 |= !t460;
             t453 = t459;
           }
           if (__builtin_expect(t455 != 0, 0)) { /* again, recording the error */
-            uint8_t t462 = rt_lt_i(t450, (int32_t)v_x1041_n);
+            uint8_t t462 = rt_lt_i(t450, (int32_t)v_x933_n);
             int32_t t463;
             if (t462) {
               int32_t t464;
-              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n) {
-                t464 = v_x1041_d[t450];
+              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x933_n) {
+                t464 = v_x933_d[t450];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x1041_n, 0.0);
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x933_n, 0.0);
                 t464 = 0;
               }
               t463 = t464;
             } else {
-              int32_t t466 = rt_sub_i(t450, (int32_t)v_x1041_n);
+              int32_t t466 = rt_sub_i(t450, (int32_t)v_x933_n);
               int32_t t467;
-              if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1042_n) {
-                t467 = v_x1042_d[t466];
+              if ((uint64_t)(int64_t)t466 < (uint64_t)v_x934_n) {
+                t467 = v_x934_d[t466];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1042_n, 0.0);
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x934_n, 0.0);
                 t467 = 0;
               }
               t463 = t467;
@@ -2862,9 +2862,9 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, R
         int32_t t472 = rt_add_i(t448t0, t470);
         t448t0 = t472;
       }
-      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t445);
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
+      v_x941 = rt_value_new(rt_vec_type(RT_INT), t445);
+      int32_t *v_x941_d = v_x941->data.i;
+      const int64_t v_x941_n = v_x941->len;
       RT_PARALLEL_FOR_IF(t446 > 1)
       for (int64_t t448 = 0; t448 < t446; t448++) {
         int32_t t448p0;
@@ -2872,42 +2872,42 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, R
         const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
         for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
           const int32_t t450 = (int32_t)t449;
-          v_x1049_d[t449] = t448p0;
+          v_x941_d[t449] = t448p0;
           int32_t t448y0;
           int t477 = 0; /* nonzero: a check below failed */
-          uint8_t t474 = rt_lt_i(t450, (int32_t)v_x1041_n);
+          uint8_t t474 = rt_lt_i(t450, (int32_t)v_x933_n);
           int32_t t475;
           if (t474) {
-            int t478 = (uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n;
-            int32_t t476 = t478 ? v_x1041_d[t450] : 0;
+            int t478 = (uint64_t)(int64_t)t450 < (uint64_t)v_x933_n;
+            int32_t t476 = t478 ? v_x933_d[t450] : 0;
             t477 |= !t478;
             t475 = t476;
           } else {
-            int32_t t480 = rt_sub_i(t450, (int32_t)v_x1041_n);
-            int t482 = (uint64_t)(int64_t)t480 < (uint64_t)v_x1042_n;
-            int32_t t481 = t482 ? v_x1042_d[t480] : 0;
+            int32_t t480 = rt_sub_i(t450, (int32_t)v_x933_n);
+            int t482 = (uint64_t)(int64_t)t480 < (uint64_t)v_x934_n;
+            int32_t t481 = t482 ? v_x934_d[t480] : 0;
             t477 |= !t482;
             t475 = t481;
           }
           if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
-            uint8_t t484 = rt_lt_i(t450, (int32_t)v_x1041_n);
+            uint8_t t484 = rt_lt_i(t450, (int32_t)v_x933_n);
             int32_t t485;
             if (t484) {
               int32_t t486;
-              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n) {
-                t486 = v_x1041_d[t450];
+              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x933_n) {
+                t486 = v_x933_d[t450];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x1041_n, 0.0);
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x933_n, 0.0);
                 t486 = 0;
               }
               t485 = t486;
             } else {
-              int32_t t488 = rt_sub_i(t450, (int32_t)v_x1041_n);
+              int32_t t488 = rt_sub_i(t450, (int32_t)v_x933_n);
               int32_t t489;
-              if ((uint64_t)(int64_t)t488 < (uint64_t)v_x1042_n) {
-                t489 = v_x1042_d[t488];
+              if ((uint64_t)(int64_t)t488 < (uint64_t)v_x934_n) {
+                t489 = v_x934_d[t488];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_x1042_n, 0.0);
+                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_x934_n, 0.0);
                 t489 = 0;
               }
               t485 = t489;
@@ -2923,23 +2923,23 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, R
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1045 = v_x1045;
-  *out_v_x1049 = v_x1049;
+  *out_v_x937 = v_x937;
+  *out_v_x941 = v_x941;
   return;
 fail:
-  rt_release(v_x1045);
-  rt_release(v_x1049);
+  rt_release(v_x937);
+  rt_release(v_x941);
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1041_d; int64_t v_x1041_n;
-  int32_t *v_x1042_d; int64_t v_x1042_n;
-  int32_t v_x1043;
-  int32_t *v_x1045_d; int64_t v_x1045_n;
-  int32_t *v_x1049_d; int64_t v_x1049_n;
+  int32_t *v_x933_d; int64_t v_x933_n;
+  int32_t *v_x934_d; int64_t v_x934_n;
+  int32_t v_x935;
+  int32_t *v_x937_d; int64_t v_x937_n;
+  int32_t *v_x941_d; int64_t v_x941_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -2950,39 +2950,39 @@ struct K17_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t496 = 0; /* nonzero: a check below failed */
-    uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+    uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x933_n);
     int32_t t494;
     if (t493) {
-      int t497 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-      int32_t t495 = t497 ? A.v_x1041_d[ix] : 0;
+      int t497 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
+      int32_t t495 = t497 ? A.v_x933_d[ix] : 0;
       t496 |= !t497;
       t494 = t495;
     } else {
-      int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
-      int t501 = (uint64_t)(int64_t)t499 < (uint64_t)A.v_x1042_n;
-      int32_t t500 = t501 ? A.v_x1042_d[t499] : 0;
+      int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x933_n);
+      int t501 = (uint64_t)(int64_t)t499 < (uint64_t)A.v_x934_n;
+      int32_t t500 = t501 ? A.v_x934_d[t499] : 0;
       t496 |= !t501;
       t494 = t500;
     }
     if (__builtin_expect(t496 != 0, 0)) { /* again, recording the error */
-      uint8_t t503 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+      uint8_t t503 = rt_lt_i(ix, (int32_t)A.v_x933_n);
       int32_t t504;
       if (t503) {
         int32_t t505;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-          t505 = A.v_x1041_d[ix];
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n) {
+          t505 = A.v_x933_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x933_n, 0.0);
           t505 = 0;
         }
         t504 = t505;
       } else {
-        int32_t t507 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
+        int32_t t507 = rt_sub_i(ix, (int32_t)A.v_x933_n);
         int32_t t508;
-        if ((uint64_t)(int64_t)t507 < (uint64_t)A.v_x1042_n) {
-          t508 = A.v_x1042_d[t507];
+        if ((uint64_t)(int64_t)t507 < (uint64_t)A.v_x934_n) {
+          t508 = A.v_x934_d[t507];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, A.v_x1042_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, A.v_x934_n, 0.0);
           t508 = 0;
         }
         t504 = t508;
@@ -2994,7 +2994,7 @@ struct K17_0_pull {
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1045_d[i] = v.v0;
+    A.v_x937_d[i] = v.v0;
   }
 };
 struct alignas(8) K17_1_V {
@@ -3006,39 +3006,39 @@ struct K17_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t513 = 0; /* nonzero: a check below failed */
-    uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+    uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x933_n);
     int32_t t511;
     if (t510) {
-      int t514 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-      int32_t t512 = t514 ? A.v_x1041_d[ix] : 0;
+      int t514 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
+      int32_t t512 = t514 ? A.v_x933_d[ix] : 0;
       t513 |= !t514;
       t511 = t512;
     } else {
-      int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
-      int t518 = (uint64_t)(int64_t)t516 < (uint64_t)A.v_x1042_n;
-      int32_t t517 = t518 ? A.v_x1042_d[t516] : 0;
+      int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x933_n);
+      int t518 = (uint64_t)(int64_t)t516 < (uint64_t)A.v_x934_n;
+      int32_t t517 = t518 ? A.v_x934_d[t516] : 0;
       t513 |= !t518;
       t511 = t517;
     }
     if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
-      uint8_t t520 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
+      uint8_t t520 = rt_lt_i(ix, (int32_t)A.v_x933_n);
       int32_t t521;
       if (t520) {
         int32_t t522;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-          t522 = A.v_x1041_d[ix];
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n) {
+          t522 = A.v_x933_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x933_n, 0.0);
           t522 = 0;
         }
         t521 = t522;
       } else {
-        int32_t t524 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
+        int32_t t524 = rt_sub_i(ix, (int32_t)A.v_x933_n);
         int32_t t525;
-        if ((uint64_t)(int64_t)t524 < (uint64_t)A.v_x1042_n) {
-          t525 = A.v_x1042_d[t524];
+        if ((uint64_t)(int64_t)t524 < (uint64_t)A.v_x934_n) {
+          t525 = A.v_x934_d[t524];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, A.v_x1042_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, A.v_x934_n, 0.0);
           t525 = 0;
         }
         t521 = t525;
@@ -3050,7 +3050,7 @@ struct K17_1_pull {
 struct K17_1_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x1049_d[i] = v.v0;
+    A.v_x941_d[i] = v.v0;
   }
 };
 struct K17_1_op {
@@ -3060,1059 +3060,611 @@ struct K17_1_op {
     return K17_1_V{t527};
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1041_d = v_x1041->data.i;
-  A.v_x1041_n = v_x1041->len;
-  A.v_x1042_d = v_x1042->data.i;
-  A.v_x1042_n = v_x1042->len;
-  A.v_x1043 = v_x1043;
-  RtValue *v_x1045 = NULL;
-  RtValue *v_x1049 = NULL;
+  A.v_x933_d = v_x933->data.i;
+  A.v_x933_n = v_x933->len;
+  A.v_x934_d = v_x934->data.i;
+  A.v_x934_n = v_x934->len;
+  A.v_x935 = v_x935;
+  RtValue *v_x937 = NULL;
+  RtValue *v_x941 = NULL;
   /* MAP */
   {
-    const int64_t t528 = v_x1043;
+    const int64_t t528 = v_x935;
     if (t528 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t528, 0.0, run};
       goto fail;
     }
-    v_x1045 = rtg_vec_new(RT_INT, t528);
-    A.v_x1045_d = v_x1045->data.i;
-    A.v_x1045_n = v_x1045->len;
+    v_x937 = rtg_vec_new(RT_INT, t528);
+    A.v_x937_d = v_x937->data.i;
+    A.v_x937_n = v_x937->len;
     rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t528);
   }
   /* SCAN */
   {
-    const int64_t t529 = v_x1043;
+    const int64_t t529 = v_x935;
     if (t529 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0, run};
       goto fail;
     }
-    v_x1049 = rtg_vec_new(RT_INT, t529);
-    A.v_x1049_d = v_x1049->data.i;
-    A.v_x1049_n = v_x1049->len;
+    v_x941 = rtg_vec_new(RT_INT, t529);
+    A.v_x941_d = v_x941->data.i;
+    A.v_x941_n = v_x941->len;
     rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t529, K17_1_store{A});
   }
-  *out_v_x1045 = v_x1045;
-  *out_v_x1049 = v_x1049;
+  *out_v_x937 = v_x937;
+  *out_v_x941 = v_x941;
   return;
 fail:
-  rt_release(v_x1045);
-  rt_release(v_x1049);
+  rt_release(v_x937);
+  rt_release(v_x941);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
-  RtValue *vals[] = {v_x1041, v_x1042};
-  const int64_t sizes[] = {(int64_t)v_x1043, (int64_t)v_x1043};
+static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
+  RtValue *vals[] = {v_x933, v_x934};
+  const int64_t sizes[] = {(int64_t)v_x935, (int64_t)v_x935};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K17_host(err, loc, run, v_x1041, v_x1042, v_x1043, out_v_x1045, out_v_x1049);
+    K17_host(err, loc, run, v_x933, v_x934, v_x935, out_v_x937, out_v_x941);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1041, v_x1042, v_x1043, out_v_x1045, out_v_x1049);
+    K17_gpu(err, loc, run, v_x933, v_x934, v_x935, out_v_x937, out_v_x941);
   }
 }
 
-/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090) {
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
   (void)loc;
   (void)run;
-  int32_t *v_x1062_d = v_x1062->data.i;
-  const int64_t v_x1062_n = v_x1062->len;
-  int32_t *v_x1065_d = v_x1065->data.i;
-  const int64_t v_x1065_n = v_x1065->len;
-  RtValue *v_x1067 = NULL;
-  RtValue *v_x1071 = NULL;
-  int32_t v_x1081 = 0;
-  int32_t v_x1082 = 0;
-  int32_t v_x1083 = 0;
-  int32_t v_x1084 = 0;
-  RtValue *v_x1086 = NULL;
-  RtValue *v_x1090 = NULL;
+  int32_t *v_x954_d = v_x954->data.i;
+  const int64_t v_x954_n = v_x954->len;
+  int32_t *v_x957_d = v_x957->data.i;
+  const int64_t v_x957_n = v_x957->len;
+  RtValue *v_x963 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x965 = NULL;
+  RtValue *v_x969 = NULL;
   /* MAP */
   {
-    const int64_t t530 = v_x1050;
+    const int64_t t530 = v_x942;
     if (t530 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t530, 0.0);
       goto fail;
     }
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t530);
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    v_x1071 = rt_value_new(rt_vec_type(RT_INT), t530);
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
+    v_x963 = rt_value_new(rt_vec_type(RT_INT), t530);
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    v_x959 = rt_value_new(rt_vec_type(RT_INT), t530);
+    int32_t *v_x959_d = v_x959->data.i;
+    const int64_t v_x959_n = v_x959->len;
+    v_x965 = rt_value_new(rt_vec_type(RT_INT), t530);
+    int32_t *v_x965_d = v_x965->data.i;
+    const int64_t v_x965_n = v_x965->len;
     RT_PARALLEL_FOR_IF(t530 >= RT_PARALLEL_MIN)
     for (int64_t t531 = 0; t531 < t530; t531++) {
       const int32_t t532 = (int32_t)t531;
       int t535 = 0; /* nonzero: a check below failed */
       int32_t t534 = rt_div_i(t532, 2, &t535);
       int32_t t537 = rt_rem_i(t532, 2, &t535);
-      int32_t t539 = rt_mul_i(t537, v_x1057);
+      int32_t t539 = rt_mul_i(t537, v_x949);
       int32_t t541 = rt_add_i(t539, t534);
-      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1062_n;
-      int32_t t542 = t543 ? v_x1062_d[t541] : 0;
+      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x954_n;
+      int32_t t542 = t543 ? v_x954_d[t541] : 0;
       t535 |= !t543;
-      int t545 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1065_n;
-      int32_t t544 = t545 ? v_x1065_d[t541] : 0;
+      int t545 = (uint64_t)(int64_t)t541 < (uint64_t)v_x957_n;
+      int32_t t544 = t545 ? v_x957_d[t541] : 0;
       t535 |= !t545;
+      int32_t t547 = rt_add_i(t544, t542);
+      int32_t t549 = rt_sub_i(t547, t544);
       if (__builtin_expect(t535 != 0, 0)) { /* again, recording the error */
-        int t546 = 0;
-        int32_t t547 = rt_div_i(t532, 2, &t546);
-        if (t546) {
-          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t546, RT_DIV, 0, 0, 0.0);
+        int t550 = 0;
+        int32_t t551 = rt_div_i(t532, 2, &t550);
+        if (t550) {
+          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t550, RT_DIV, 0, 0, 0.0);
         }
-        int t548 = 0;
-        int32_t t549 = rt_rem_i(t532, 2, &t548);
-        if (t548) {
-          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t548, RT_REM, 0, 0, 0.0);
+        int t552 = 0;
+        int32_t t553 = rt_rem_i(t532, 2, &t552);
+        if (t552) {
+          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t552, RT_REM, 0, 0, 0.0);
         }
-        int32_t t551 = rt_mul_i(t549, v_x1057);
-        int32_t t553 = rt_add_i(t551, t547);
-        int32_t t554;
-        if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1062_n) {
-          t554 = v_x1062_d[t553];
+        int32_t t555 = rt_mul_i(t553, v_x949);
+        int32_t t557 = rt_add_i(t555, t551);
+        int32_t t558;
+        if ((uint64_t)(int64_t)t557 < (uint64_t)v_x954_n) {
+          t558 = v_x954_d[t557];
         } else {
-          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1062_n, 0.0);
-          t554 = 0;
+          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x954_n, 0.0);
+          t558 = 0;
         }
-        int32_t t555;
-        if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1065_n) {
-          t555 = v_x1065_d[t553];
+        int32_t t559;
+        if ((uint64_t)(int64_t)t557 < (uint64_t)v_x957_n) {
+          t559 = v_x957_d[t557];
         } else {
-          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1065_n, 0.0);
-          t555 = 0;
+          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x957_n, 0.0);
+          t559 = 0;
         }
+        int32_t t561 = rt_add_i(t559, t558);
+        int32_t t563 = rt_sub_i(t561, t559);
       }
-      v_x1067_d[t531] = t544;
-      v_x1071_d[t531] = 1;
+      v_x963_d[t531] = 1;
+      v_x959_d[t531] = t544;
+      v_x965_d[t531] = t549;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
-    /* REDUCE */
+    int32_t *v_x963_d = v_x963->data.i;
+    const int64_t v_x963_n = v_x963->len;
+    int32_t *v_x959_d = v_x959->data.i;
+    const int64_t v_x959_n = v_x959->len;
+    int32_t *v_x965_d = v_x965->data.i;
+    const int64_t v_x965_n = v_x965->len;
+    /* SCAN */
     {
-      const int64_t t556 = v_x1050;
-      if (t556 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0);
+      const int64_t t564 = v_x942;
+      if (t564 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t564, 0.0);
         goto fail;
       }
-      const int64_t t557 = t556 > 0 ? (t556 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t558 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      int32_t *t559 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      int32_t *t560 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      int32_t *t561 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      RT_PARALLEL_FOR_IF(t557 > 1)
-      for (int64_t t562 = 0; t562 < t557; t562++) {
-        int32_t t562a0;
-        int32_t t562a1;
-        int32_t t562a2;
-        int32_t t562a3;
-        t562a0 = 2147483647;
-        t562a1 = 0;
-        t562a2 = 1;
-        t562a3 = 1;
-        const int64_t t562_end = (t562 + 1) * RT_CHUNK < t556 ? (t562 + 1) * RT_CHUNK : t556;
-        for (int64_t t563 = t562 * RT_CHUNK; t563 < t562_end; t563++) {
-          const int32_t t564 = (int32_t)t563;
-          int32_t t562x0;
-          int32_t t562x1;
-          int32_t t562x2;
-          int32_t t562x3;
-          int t567 = 0; /* nonzero: a check below failed */
-          int32_t t566 = rt_div_i(t564, 2, &t567);
-          int32_t t569 = rt_rem_i(t564, 2, &t567);
-          int32_t t571 = rt_mul_i(t569, v_x1057);
-          int32_t t573 = rt_add_i(t571, t566);
-          int t575 = (uint64_t)(int64_t)t573 < (uint64_t)v_x1062_n;
-          int32_t t574 = t575 ? v_x1062_d[t573] : 0;
-          t567 |= !t575;
-          int t577 = (uint64_t)(int64_t)t573 < (uint64_t)v_x1065_n;
-          int32_t t576 = t577 ? v_x1065_d[t573] : 0;
-          t567 |= !t577;
-          int32_t t579 = rt_add_i(t576, t574);
-          uint8_t t581 = rt_le_i(t576, t579);
-          int32_t t582;
-          if (t581) {
-            t582 = 2147483647;
-          } else {
-            t582 = t564;
-          }
-          if (__builtin_expect(t567 != 0, 0)) { /* again, recording the error */
-            int t583 = 0;
-            int32_t t584 = rt_div_i(t564, 2, &t583);
-            if (t583) {
-              NESSIE_RECORD(err, t563, RT_CHECK_SCALAR, 0, t583, RT_DIV, 0, 0, 0.0);
+      const int64_t t565 = t564 > 0 ? (t564 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t566 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t565);
+      RT_PARALLEL_FOR_IF(t565 > 1)
+      for (int64_t t567 = 0; t567 < t565; t567++) {
+        int32_t t567a0;
+        t567a0 = 0;
+        const int64_t t567_end = (t567 + 1) * RT_CHUNK < t564 ? (t567 + 1) * RT_CHUNK : t564;
+        for (int64_t t568 = t567 * RT_CHUNK; t568 < t567_end; t568++) {
+          const int32_t t569 = (int32_t)t568;
+          int32_t t567x0;
+          int t572 = 0; /* nonzero: a check below failed */
+          int32_t t571 = rt_div_i(t569, 2, &t572);
+          int32_t t574 = rt_rem_i(t569, 2, &t572);
+          int32_t t576 = rt_mul_i(t574, v_x949);
+          int32_t t578 = rt_add_i(t576, t571);
+          int t580 = (uint64_t)(int64_t)t578 < (uint64_t)v_x954_n;
+          int32_t t579 = t580 ? v_x954_d[t578] : 0;
+          t572 |= !t580;
+          int t582 = (uint64_t)(int64_t)t578 < (uint64_t)v_x957_n;
+          int32_t t581 = t582 ? v_x957_d[t578] : 0;
+          t572 |= !t582;
+          int32_t t584 = rt_add_i(t581, t579);
+          int32_t t586 = rt_sub_i(t584, t581);
+          if (__builtin_expect(t572 != 0, 0)) { /* again, recording the error */
+            int t587 = 0;
+            int32_t t588 = rt_div_i(t569, 2, &t587);
+            if (t587) {
+              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t587, RT_DIV, 0, 0, 0.0);
             }
-            int t585 = 0;
-            int32_t t586 = rt_rem_i(t564, 2, &t585);
-            if (t585) {
-              NESSIE_RECORD(err, t563, RT_CHECK_SCALAR, 0, t585, RT_REM, 0, 0, 0.0);
+            int t589 = 0;
+            int32_t t590 = rt_rem_i(t569, 2, &t589);
+            if (t589) {
+              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t589, RT_REM, 0, 0, 0.0);
             }
-            int32_t t588 = rt_mul_i(t586, v_x1057);
-            int32_t t590 = rt_add_i(t588, t584);
-            int32_t t591;
-            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1062_n) {
-              t591 = v_x1062_d[t590];
+            int32_t t592 = rt_mul_i(t590, v_x949);
+            int32_t t594 = rt_add_i(t592, t588);
+            int32_t t595;
+            if ((uint64_t)(int64_t)t594 < (uint64_t)v_x954_n) {
+              t595 = v_x954_d[t594];
             } else {
-              NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1062_n, 0.0);
-              t591 = 0;
+              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x954_n, 0.0);
+              t595 = 0;
             }
-            int32_t t592;
-            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1065_n) {
-              t592 = v_x1065_d[t590];
+            int32_t t596;
+            if ((uint64_t)(int64_t)t594 < (uint64_t)v_x957_n) {
+              t596 = v_x957_d[t594];
             } else {
-              NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1065_n, 0.0);
-              t592 = 0;
+              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x957_n, 0.0);
+              t596 = 0;
             }
-            int32_t t594 = rt_add_i(t592, t591);
-            uint8_t t596 = rt_le_i(t592, t594);
-            int32_t t597;
-            if (t596) {
-              t597 = 2147483647;
-            } else {
-              t597 = t564;
-            }
+            int32_t t598 = rt_add_i(t596, t595);
+            int32_t t600 = rt_sub_i(t598, t596);
           }
-          t562x0 = t582;
-          t562x1 = t576;
-          t562x2 = t579;
-          t562x3 = 1;
-          uint8_t t599 = rt_le_i(t562a0, t562x0);
-          int32_t t600;
-          if (t599) {
-            t600 = t562a0;
-          } else {
-            t600 = t562x0;
-          }
-          int32_t t601;
-          if (t599) {
-            t601 = t562a1;
-          } else {
-            t601 = t562x1;
-          }
-          int32_t t602;
-          if (t599) {
-            t602 = t562a2;
-          } else {
-            t602 = t562x2;
-          }
-          int32_t t603;
-          if (t599) {
-            t603 = t562a3;
-          } else {
-            t603 = t562x3;
-          }
-          t562a0 = t600;
-          t562a1 = t601;
-          t562a2 = t602;
-          t562a3 = t603;
+          t567x0 = t586;
+          int32_t t602 = rt_add_i(t567a0, t567x0);
+          t567a0 = t602;
         }
-        t558[t562] = t562a0;
-        t559[t562] = t562a1;
-        t560[t562] = t562a2;
-        t561[t562] = t562a3;
+        t566[t567] = t567a0;
       }
-      int32_t t562t0;
-      int32_t t562t1;
-      int32_t t562t2;
-      int32_t t562t3;
-      t562t0 = 2147483647;
-      t562t1 = 0;
-      t562t2 = 1;
-      t562t3 = 1;
-      for (int64_t t562 = 0; t562 < t557; t562++) {
-        const int32_t t604 = t558[t562];
-        const int32_t t605 = t559[t562];
-        const int32_t t606 = t560[t562];
-        const int32_t t607 = t561[t562];
-        uint8_t t609 = rt_le_i(t562t0, t604);
-        int32_t t610;
-        if (t609) {
-          t610 = t562t0;
-        } else {
-          t610 = t604;
-        }
-        int32_t t611;
-        if (t609) {
-          t611 = t562t1;
-        } else {
-          t611 = t605;
-        }
-        int32_t t612;
-        if (t609) {
-          t612 = t562t2;
-        } else {
-          t612 = t606;
-        }
-        int32_t t613;
-        if (t609) {
-          t613 = t562t3;
-        } else {
-          t613 = t607;
-        }
-        t562t0 = t610;
-        t562t1 = t611;
-        t562t2 = t612;
-        t562t3 = t613;
+      int32_t t567t0;
+      t567t0 = 0;
+      for (int64_t t567 = 0; t567 < t565; t567++) {
+        const int32_t t603 = t566[t567];
+        t566[t567] = t567t0;
+        int32_t t605 = rt_add_i(t567t0, t603);
+        t567t0 = t605;
       }
-      v_x1081 = t562t0;
-      rt_free(t558);
-      v_x1082 = t562t1;
-      rt_free(t559);
-      v_x1083 = t562t2;
-      rt_free(t560);
-      v_x1084 = t562t3;
-      rt_free(t561);
+      v_x969 = rt_value_new(rt_vec_type(RT_INT), t564);
+      int32_t *v_x969_d = v_x969->data.i;
+      const int64_t v_x969_n = v_x969->len;
+      RT_PARALLEL_FOR_IF(t565 > 1)
+      for (int64_t t567 = 0; t567 < t565; t567++) {
+        int32_t t567p0;
+        t567p0 = t566[t567];
+        const int64_t t567_end = (t567 + 1) * RT_CHUNK < t564 ? (t567 + 1) * RT_CHUNK : t564;
+        for (int64_t t568 = t567 * RT_CHUNK; t568 < t567_end; t568++) {
+          const int32_t t569 = (int32_t)t568;
+          v_x969_d[t568] = t567p0;
+          int32_t t567y0;
+          int t608 = 0; /* nonzero: a check below failed */
+          int32_t t607 = rt_div_i(t569, 2, &t608);
+          int32_t t610 = rt_rem_i(t569, 2, &t608);
+          int32_t t612 = rt_mul_i(t610, v_x949);
+          int32_t t614 = rt_add_i(t612, t607);
+          int t616 = (uint64_t)(int64_t)t614 < (uint64_t)v_x954_n;
+          int32_t t615 = t616 ? v_x954_d[t614] : 0;
+          t608 |= !t616;
+          int t618 = (uint64_t)(int64_t)t614 < (uint64_t)v_x957_n;
+          int32_t t617 = t618 ? v_x957_d[t614] : 0;
+          t608 |= !t618;
+          int32_t t620 = rt_add_i(t617, t615);
+          int32_t t622 = rt_sub_i(t620, t617);
+          if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
+            int t623 = 0;
+            int32_t t624 = rt_div_i(t569, 2, &t623);
+            if (t623) {
+              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t623, RT_DIV, 0, 0, 0.0);
+            }
+            int t625 = 0;
+            int32_t t626 = rt_rem_i(t569, 2, &t625);
+            if (t625) {
+              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t625, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t628 = rt_mul_i(t626, v_x949);
+            int32_t t630 = rt_add_i(t628, t624);
+            int32_t t631;
+            if ((uint64_t)(int64_t)t630 < (uint64_t)v_x954_n) {
+              t631 = v_x954_d[t630];
+            } else {
+              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, v_x954_n, 0.0);
+              t631 = 0;
+            }
+            int32_t t632;
+            if ((uint64_t)(int64_t)t630 < (uint64_t)v_x957_n) {
+              t632 = v_x957_d[t630];
+            } else {
+              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, v_x957_n, 0.0);
+              t632 = 0;
+            }
+            int32_t t634 = rt_add_i(t632, t631);
+            int32_t t636 = rt_sub_i(t634, t632);
+          }
+          t567y0 = t622;
+          int32_t t638 = rt_add_i(t567p0, t567y0);
+          t567p0 = t638;
+        }
+      }
+      rt_free(t566);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t614 = v_x1050;
-        if (t614 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t614, 0.0);
-          goto fail;
-        }
-        v_x1086 = rt_value_new(rt_vec_type(RT_INT), t614);
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        RT_PARALLEL_FOR_IF(t614 >= RT_PARALLEL_MIN)
-        for (int64_t t615 = 0; t615 < t614; t615++) {
-          const int32_t t616 = (int32_t)t615;
-          int t619 = 0; /* nonzero: a check below failed */
-          int32_t t618 = rt_div_i(t616, 2, &t619);
-          int32_t t621 = rt_rem_i(t616, 2, &t619);
-          int32_t t623 = rt_mul_i(t621, v_x1057);
-          int32_t t625 = rt_add_i(t623, t618);
-          int t627 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1062_n;
-          int32_t t626 = t627 ? v_x1062_d[t625] : 0;
-          t619 |= !t627;
-          int t629 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1065_n;
-          int32_t t628 = t629 ? v_x1065_d[t625] : 0;
-          t619 |= !t629;
-          int32_t t631 = rt_add_i(t628, t626);
-          int32_t t633 = rt_sub_i(t631, t628);
-          if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
-            int t634 = 0;
-            int32_t t635 = rt_div_i(t616, 2, &t634);
-            if (t634) {
-              NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t634, RT_DIV, 0, 0, 0.0);
-            }
-            int t636 = 0;
-            int32_t t637 = rt_rem_i(t616, 2, &t636);
-            if (t636) {
-              NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t636, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t639 = rt_mul_i(t637, v_x1057);
-            int32_t t641 = rt_add_i(t639, t635);
-            int32_t t642;
-            if ((uint64_t)(int64_t)t641 < (uint64_t)v_x1062_n) {
-              t642 = v_x1062_d[t641];
-            } else {
-              NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, v_x1062_n, 0.0);
-              t642 = 0;
-            }
-            int32_t t643;
-            if ((uint64_t)(int64_t)t641 < (uint64_t)v_x1065_n) {
-              t643 = v_x1065_d[t641];
-            } else {
-              NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, v_x1065_n, 0.0);
-              t643 = 0;
-            }
-            int32_t t645 = rt_add_i(t643, t642);
-            int32_t t647 = rt_sub_i(t645, t643);
-          }
-          v_x1086_d[t615] = t633;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        /* SCAN */
-        {
-          const int64_t t648 = v_x1050;
-          if (t648 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t648, 0.0);
-            goto fail;
-          }
-          const int64_t t649 = t648 > 0 ? (t648 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t650 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t649);
-          RT_PARALLEL_FOR_IF(t649 > 1)
-          for (int64_t t651 = 0; t651 < t649; t651++) {
-            int32_t t651a0;
-            t651a0 = 0;
-            const int64_t t651_end = (t651 + 1) * RT_CHUNK < t648 ? (t651 + 1) * RT_CHUNK : t648;
-            for (int64_t t652 = t651 * RT_CHUNK; t652 < t651_end; t652++) {
-              const int32_t t653 = (int32_t)t652;
-              int32_t t651x0;
-              int t656 = 0; /* nonzero: a check below failed */
-              int32_t t655 = rt_div_i(t653, 2, &t656);
-              int32_t t658 = rt_rem_i(t653, 2, &t656);
-              int32_t t660 = rt_mul_i(t658, v_x1057);
-              int32_t t662 = rt_add_i(t660, t655);
-              int t664 = (uint64_t)(int64_t)t662 < (uint64_t)v_x1062_n;
-              int32_t t663 = t664 ? v_x1062_d[t662] : 0;
-              t656 |= !t664;
-              int t666 = (uint64_t)(int64_t)t662 < (uint64_t)v_x1065_n;
-              int32_t t665 = t666 ? v_x1065_d[t662] : 0;
-              t656 |= !t666;
-              int32_t t668 = rt_add_i(t665, t663);
-              int32_t t670 = rt_sub_i(t668, t665);
-              if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
-                int t671 = 0;
-                int32_t t672 = rt_div_i(t653, 2, &t671);
-                if (t671) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t671, RT_DIV, 0, 0, 0.0);
-                }
-                int t673 = 0;
-                int32_t t674 = rt_rem_i(t653, 2, &t673);
-                if (t673) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t673, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t676 = rt_mul_i(t674, v_x1057);
-                int32_t t678 = rt_add_i(t676, t672);
-                int32_t t679;
-                if ((uint64_t)(int64_t)t678 < (uint64_t)v_x1062_n) {
-                  t679 = v_x1062_d[t678];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t678, v_x1062_n, 0.0);
-                  t679 = 0;
-                }
-                int32_t t680;
-                if ((uint64_t)(int64_t)t678 < (uint64_t)v_x1065_n) {
-                  t680 = v_x1065_d[t678];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t678, v_x1065_n, 0.0);
-                  t680 = 0;
-                }
-                int32_t t682 = rt_add_i(t680, t679);
-                int32_t t684 = rt_sub_i(t682, t680);
-              }
-              t651x0 = t670;
-              int32_t t686 = rt_add_i(t651a0, t651x0);
-              t651a0 = t686;
-            }
-            t650[t651] = t651a0;
-          }
-          int32_t t651t0;
-          t651t0 = 0;
-          for (int64_t t651 = 0; t651 < t649; t651++) {
-            const int32_t t687 = t650[t651];
-            t650[t651] = t651t0;
-            int32_t t689 = rt_add_i(t651t0, t687);
-            t651t0 = t689;
-          }
-          v_x1090 = rt_value_new(rt_vec_type(RT_INT), t648);
-          int32_t *v_x1090_d = v_x1090->data.i;
-          const int64_t v_x1090_n = v_x1090->len;
-          RT_PARALLEL_FOR_IF(t649 > 1)
-          for (int64_t t651 = 0; t651 < t649; t651++) {
-            int32_t t651p0;
-            t651p0 = t650[t651];
-            const int64_t t651_end = (t651 + 1) * RT_CHUNK < t648 ? (t651 + 1) * RT_CHUNK : t648;
-            for (int64_t t652 = t651 * RT_CHUNK; t652 < t651_end; t652++) {
-              const int32_t t653 = (int32_t)t652;
-              v_x1090_d[t652] = t651p0;
-              int32_t t651y0;
-              int t692 = 0; /* nonzero: a check below failed */
-              int32_t t691 = rt_div_i(t653, 2, &t692);
-              int32_t t694 = rt_rem_i(t653, 2, &t692);
-              int32_t t696 = rt_mul_i(t694, v_x1057);
-              int32_t t698 = rt_add_i(t696, t691);
-              int t700 = (uint64_t)(int64_t)t698 < (uint64_t)v_x1062_n;
-              int32_t t699 = t700 ? v_x1062_d[t698] : 0;
-              t692 |= !t700;
-              int t702 = (uint64_t)(int64_t)t698 < (uint64_t)v_x1065_n;
-              int32_t t701 = t702 ? v_x1065_d[t698] : 0;
-              t692 |= !t702;
-              int32_t t704 = rt_add_i(t701, t699);
-              int32_t t706 = rt_sub_i(t704, t701);
-              if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
-                int t707 = 0;
-                int32_t t708 = rt_div_i(t653, 2, &t707);
-                if (t707) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t707, RT_DIV, 0, 0, 0.0);
-                }
-                int t709 = 0;
-                int32_t t710 = rt_rem_i(t653, 2, &t709);
-                if (t709) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t709, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t712 = rt_mul_i(t710, v_x1057);
-                int32_t t714 = rt_add_i(t712, t708);
-                int32_t t715;
-                if ((uint64_t)(int64_t)t714 < (uint64_t)v_x1062_n) {
-                  t715 = v_x1062_d[t714];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x1062_n, 0.0);
-                  t715 = 0;
-                }
-                int32_t t716;
-                if ((uint64_t)(int64_t)t714 < (uint64_t)v_x1065_n) {
-                  t716 = v_x1065_d[t714];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x1065_n, 0.0);
-                  t716 = 0;
-                }
-                int32_t t718 = rt_add_i(t716, t715);
-                int32_t t720 = rt_sub_i(t718, t716);
-              }
-              t651y0 = t706;
-              int32_t t722 = rt_add_i(t651p0, t651y0);
-              t651p0 = t722;
-            }
-          }
-          rt_free(t650);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
   }
-  *out_v_x1067 = v_x1067;
-  *out_v_x1071 = v_x1071;
-  *out_v_x1082 = v_x1082;
-  *out_v_x1083 = v_x1083;
-  *out_v_x1084 = v_x1084;
-  *out_v_x1086 = v_x1086;
-  *out_v_x1090 = v_x1090;
+  *out_v_x959 = v_x959;
+  *out_v_x963 = v_x963;
+  *out_v_x965 = v_x965;
+  *out_v_x969 = v_x969;
   return;
 fail:
-  rt_release(v_x1067);
-  rt_release(v_x1071);
-  rt_release(v_x1086);
-  rt_release(v_x1090);
+  rt_release(v_x963);
+  rt_release(v_x959);
+  rt_release(v_x965);
+  rt_release(v_x969);
 }
 
-/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1050;
-  int32_t v_x1057;
-  int32_t *v_x1062_d; int64_t v_x1062_n;
-  int32_t *v_x1065_d; int64_t v_x1065_n;
-  int32_t *v_x1067_d; int64_t v_x1067_n;
-  int32_t *v_x1071_d; int64_t v_x1071_n;
-  int32_t v_x1081;
-  int32_t v_x1082;
-  int32_t v_x1083;
-  int32_t v_x1084;
-  int32_t *v_x1086_d; int64_t v_x1086_n;
-  int32_t *v_x1090_d; int64_t v_x1090_n;
+  int32_t v_x942;
+  int32_t v_x949;
+  int32_t *v_x954_d; int64_t v_x954_n;
+  int32_t *v_x957_d; int64_t v_x957_n;
+  int32_t *v_x963_d; int64_t v_x963_n;
+  int32_t *v_x959_d; int64_t v_x959_n;
+  int32_t *v_x965_d; int64_t v_x965_n;
+  int32_t *v_x969_d; int64_t v_x969_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K18_0_pull {
   K18_A A;
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t725 = 0; /* nonzero: a check below failed */
-    int32_t t724 = rt_div_i(ix, 2, &t725);
-    int32_t t727 = rt_rem_i(ix, 2, &t725);
-    int32_t t729 = rt_mul_i(t727, A.v_x1057);
-    int32_t t731 = rt_add_i(t729, t724);
-    int t733 = (uint64_t)(int64_t)t731 < (uint64_t)A.v_x1062_n;
-    int32_t t732 = t733 ? A.v_x1062_d[t731] : 0;
-    t725 |= !t733;
-    int t735 = (uint64_t)(int64_t)t731 < (uint64_t)A.v_x1065_n;
-    int32_t t734 = t735 ? A.v_x1065_d[t731] : 0;
-    t725 |= !t735;
-    if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
-      int t736 = 0;
-      int32_t t737 = rt_div_i(ix, 2, &t736);
-      if (t736) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t736, RT_DIV, 0, 0, 0.0);
+    int t641 = 0; /* nonzero: a check below failed */
+    int32_t t640 = rt_div_i(ix, 2, &t641);
+    int32_t t643 = rt_rem_i(ix, 2, &t641);
+    int32_t t645 = rt_mul_i(t643, A.v_x949);
+    int32_t t647 = rt_add_i(t645, t640);
+    int t649 = (uint64_t)(int64_t)t647 < (uint64_t)A.v_x954_n;
+    int32_t t648 = t649 ? A.v_x954_d[t647] : 0;
+    t641 |= !t649;
+    int t651 = (uint64_t)(int64_t)t647 < (uint64_t)A.v_x957_n;
+    int32_t t650 = t651 ? A.v_x957_d[t647] : 0;
+    t641 |= !t651;
+    int32_t t653 = rt_add_i(t650, t648);
+    int32_t t655 = rt_sub_i(t653, t650);
+    if (__builtin_expect(t641 != 0, 0)) { /* again, recording the error */
+      int t656 = 0;
+      int32_t t657 = rt_div_i(ix, 2, &t656);
+      if (t656) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t656, RT_DIV, 0, 0, 0.0);
       }
-      int t738 = 0;
-      int32_t t739 = rt_rem_i(ix, 2, &t738);
-      if (t738) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t738, RT_REM, 0, 0, 0.0);
+      int t658 = 0;
+      int32_t t659 = rt_rem_i(ix, 2, &t658);
+      if (t658) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t658, RT_REM, 0, 0, 0.0);
       }
-      int32_t t741 = rt_mul_i(t739, A.v_x1057);
-      int32_t t743 = rt_add_i(t741, t737);
-      int32_t t744;
-      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1062_n) {
-        t744 = A.v_x1062_d[t743];
+      int32_t t661 = rt_mul_i(t659, A.v_x949);
+      int32_t t663 = rt_add_i(t661, t657);
+      int32_t t664;
+      if ((uint64_t)(int64_t)t663 < (uint64_t)A.v_x954_n) {
+        t664 = A.v_x954_d[t663];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1062_n, 0.0);
-        t744 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t663, A.v_x954_n, 0.0);
+        t664 = 0;
       }
-      int32_t t745;
-      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1065_n) {
-        t745 = A.v_x1065_d[t743];
+      int32_t t665;
+      if ((uint64_t)(int64_t)t663 < (uint64_t)A.v_x957_n) {
+        t665 = A.v_x957_d[t663];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1065_n, 0.0);
-        t745 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t663, A.v_x957_n, 0.0);
+        t665 = 0;
       }
+      int32_t t667 = rt_add_i(t665, t664);
+      int32_t t669 = rt_sub_i(t667, t665);
     }
-    return K18_0_V{t734, 1};
+    return K18_0_V{1, t650, t655};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1067_d[i] = v.v0;
-    A.v_x1071_d[i] = v.v1;
+    A.v_x963_d[i] = v.v0;
+    A.v_x959_d[i] = v.v1;
+    A.v_x965_d[i] = v.v2;
   }
 };
 struct alignas(8) K18_1_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
 };
 struct K18_1_pull {
   K18_A A;
   __device__ K18_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t748 = 0; /* nonzero: a check below failed */
-    int32_t t747 = rt_div_i(ix, 2, &t748);
-    int32_t t750 = rt_rem_i(ix, 2, &t748);
-    int32_t t752 = rt_mul_i(t750, A.v_x1057);
-    int32_t t754 = rt_add_i(t752, t747);
-    int t756 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_x1062_n;
-    int32_t t755 = t756 ? A.v_x1062_d[t754] : 0;
-    t748 |= !t756;
-    int t758 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_x1065_n;
-    int32_t t757 = t758 ? A.v_x1065_d[t754] : 0;
-    t748 |= !t758;
-    int32_t t760 = rt_add_i(t757, t755);
-    uint8_t t762 = rt_le_i(t757, t760);
-    int32_t t763;
-    if (t762) {
-      t763 = 2147483647;
-    } else {
-      t763 = ix;
+    int t672 = 0; /* nonzero: a check below failed */
+    int32_t t671 = rt_div_i(ix, 2, &t672);
+    int32_t t674 = rt_rem_i(ix, 2, &t672);
+    int32_t t676 = rt_mul_i(t674, A.v_x949);
+    int32_t t678 = rt_add_i(t676, t671);
+    int t680 = (uint64_t)(int64_t)t678 < (uint64_t)A.v_x954_n;
+    int32_t t679 = t680 ? A.v_x954_d[t678] : 0;
+    t672 |= !t680;
+    int t682 = (uint64_t)(int64_t)t678 < (uint64_t)A.v_x957_n;
+    int32_t t681 = t682 ? A.v_x957_d[t678] : 0;
+    t672 |= !t682;
+    int32_t t684 = rt_add_i(t681, t679);
+    int32_t t686 = rt_sub_i(t684, t681);
+    if (__builtin_expect(t672 != 0, 0)) { /* again, recording the error */
+      int t687 = 0;
+      int32_t t688 = rt_div_i(ix, 2, &t687);
+      if (t687) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t687, RT_DIV, 0, 0, 0.0);
+      }
+      int t689 = 0;
+      int32_t t690 = rt_rem_i(ix, 2, &t689);
+      if (t689) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t689, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t692 = rt_mul_i(t690, A.v_x949);
+      int32_t t694 = rt_add_i(t692, t688);
+      int32_t t695;
+      if ((uint64_t)(int64_t)t694 < (uint64_t)A.v_x954_n) {
+        t695 = A.v_x954_d[t694];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, A.v_x954_n, 0.0);
+        t695 = 0;
+      }
+      int32_t t696;
+      if ((uint64_t)(int64_t)t694 < (uint64_t)A.v_x957_n) {
+        t696 = A.v_x957_d[t694];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, A.v_x957_n, 0.0);
+        t696 = 0;
+      }
+      int32_t t698 = rt_add_i(t696, t695);
+      int32_t t700 = rt_sub_i(t698, t696);
     }
-    if (__builtin_expect(t748 != 0, 0)) { /* again, recording the error */
-      int t764 = 0;
-      int32_t t765 = rt_div_i(ix, 2, &t764);
-      if (t764) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t764, RT_DIV, 0, 0, 0.0);
-      }
-      int t766 = 0;
-      int32_t t767 = rt_rem_i(ix, 2, &t766);
-      if (t766) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t766, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t769 = rt_mul_i(t767, A.v_x1057);
-      int32_t t771 = rt_add_i(t769, t765);
-      int32_t t772;
-      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x1062_n) {
-        t772 = A.v_x1062_d[t771];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x1062_n, 0.0);
-        t772 = 0;
-      }
-      int32_t t773;
-      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x1065_n) {
-        t773 = A.v_x1065_d[t771];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x1065_n, 0.0);
-        t773 = 0;
-      }
-      int32_t t775 = rt_add_i(t773, t772);
-      uint8_t t777 = rt_le_i(t773, t775);
-      int32_t t778;
-      if (t777) {
-        t778 = 2147483647;
-      } else {
-        t778 = ix;
-      }
-    }
-    return K18_1_V{t763, t757, t760, 1};
+    return K18_1_V{t686};
+  }
+};
+struct K18_1_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    A.v_x969_d[i] = v.v0;
   }
 };
 struct K18_1_op {
   K18_A A;
   __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    uint8_t t780 = rt_le_i(a.v0, b.v0);
-    int32_t t781;
-    if (t780) {
-      t781 = a.v0;
-    } else {
-      t781 = b.v0;
-    }
-    int32_t t782;
-    if (t780) {
-      t782 = a.v1;
-    } else {
-      t782 = b.v1;
-    }
-    int32_t t783;
-    if (t780) {
-      t783 = a.v2;
-    } else {
-      t783 = b.v2;
-    }
-    int32_t t784;
-    if (t780) {
-      t784 = a.v3;
-    } else {
-      t784 = b.v3;
-    }
-    return K18_1_V{t781, t782, t783, t784};
+    int32_t t702 = rt_add_i(a.v0, b.v0);
+    return K18_1_V{t702};
   }
 };
-struct K18_1_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
-      return false;
-    }
-    return true;
-  }
-};
-struct alignas(8) K18_2_V {
-  int32_t v0;
-};
-struct K18_2_pull {
-  K18_A A;
-  __device__ K18_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t787 = 0; /* nonzero: a check below failed */
-    int32_t t786 = rt_div_i(ix, 2, &t787);
-    int32_t t789 = rt_rem_i(ix, 2, &t787);
-    int32_t t791 = rt_mul_i(t789, A.v_x1057);
-    int32_t t793 = rt_add_i(t791, t786);
-    int t795 = (uint64_t)(int64_t)t793 < (uint64_t)A.v_x1062_n;
-    int32_t t794 = t795 ? A.v_x1062_d[t793] : 0;
-    t787 |= !t795;
-    int t797 = (uint64_t)(int64_t)t793 < (uint64_t)A.v_x1065_n;
-    int32_t t796 = t797 ? A.v_x1065_d[t793] : 0;
-    t787 |= !t797;
-    int32_t t799 = rt_add_i(t796, t794);
-    int32_t t801 = rt_sub_i(t799, t796);
-    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
-      int t802 = 0;
-      int32_t t803 = rt_div_i(ix, 2, &t802);
-      if (t802) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t802, RT_DIV, 0, 0, 0.0);
-      }
-      int t804 = 0;
-      int32_t t805 = rt_rem_i(ix, 2, &t804);
-      if (t804) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t804, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t807 = rt_mul_i(t805, A.v_x1057);
-      int32_t t809 = rt_add_i(t807, t803);
-      int32_t t810;
-      if ((uint64_t)(int64_t)t809 < (uint64_t)A.v_x1062_n) {
-        t810 = A.v_x1062_d[t809];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t809, A.v_x1062_n, 0.0);
-        t810 = 0;
-      }
-      int32_t t811;
-      if ((uint64_t)(int64_t)t809 < (uint64_t)A.v_x1065_n) {
-        t811 = A.v_x1065_d[t809];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t809, A.v_x1065_n, 0.0);
-        t811 = 0;
-      }
-      int32_t t813 = rt_add_i(t811, t810);
-      int32_t t815 = rt_sub_i(t813, t811);
-    }
-    return K18_2_V{t801};
-  }
-};
-struct K18_2_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_2_V &v) const {
-    A.v_x1086_d[i] = v.v0;
-  }
-};
-struct alignas(8) K18_3_V {
-  int32_t v0;
-};
-struct K18_3_pull {
-  K18_A A;
-  __device__ K18_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t818 = 0; /* nonzero: a check below failed */
-    int32_t t817 = rt_div_i(ix, 2, &t818);
-    int32_t t820 = rt_rem_i(ix, 2, &t818);
-    int32_t t822 = rt_mul_i(t820, A.v_x1057);
-    int32_t t824 = rt_add_i(t822, t817);
-    int t826 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x1062_n;
-    int32_t t825 = t826 ? A.v_x1062_d[t824] : 0;
-    t818 |= !t826;
-    int t828 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x1065_n;
-    int32_t t827 = t828 ? A.v_x1065_d[t824] : 0;
-    t818 |= !t828;
-    int32_t t830 = rt_add_i(t827, t825);
-    int32_t t832 = rt_sub_i(t830, t827);
-    if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
-      int t833 = 0;
-      int32_t t834 = rt_div_i(ix, 2, &t833);
-      if (t833) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t833, RT_DIV, 0, 0, 0.0);
-      }
-      int t835 = 0;
-      int32_t t836 = rt_rem_i(ix, 2, &t835);
-      if (t835) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t835, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t838 = rt_mul_i(t836, A.v_x1057);
-      int32_t t840 = rt_add_i(t838, t834);
-      int32_t t841;
-      if ((uint64_t)(int64_t)t840 < (uint64_t)A.v_x1062_n) {
-        t841 = A.v_x1062_d[t840];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, A.v_x1062_n, 0.0);
-        t841 = 0;
-      }
-      int32_t t842;
-      if ((uint64_t)(int64_t)t840 < (uint64_t)A.v_x1065_n) {
-        t842 = A.v_x1065_d[t840];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, A.v_x1065_n, 0.0);
-        t842 = 0;
-      }
-      int32_t t844 = rt_add_i(t842, t841);
-      int32_t t846 = rt_sub_i(t844, t842);
-    }
-    return K18_3_V{t832};
-  }
-};
-struct K18_3_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_3_V &v) const {
-    A.v_x1090_d[i] = v.v0;
-  }
-};
-struct K18_3_op {
-  K18_A A;
-  __device__ K18_3_V operator()(const K18_3_V &a, const K18_3_V &b) const {
-    int32_t t848 = rt_add_i(a.v0, b.v0);
-    return K18_3_V{t848};
-  }
-};
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090, int check_site_0) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1050 = v_x1050;
-  A.v_x1057 = v_x1057;
-  A.v_x1062_d = v_x1062->data.i;
-  A.v_x1062_n = v_x1062->len;
-  A.v_x1065_d = v_x1065->data.i;
-  A.v_x1065_n = v_x1065->len;
-  RtValue *v_x1067 = NULL;
-  RtValue *v_x1071 = NULL;
-  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1081 = 0;
-  int32_t v_x1082 = 0;
-  int32_t v_x1083 = 0;
-  int32_t v_x1084 = 0;
-  RtValue *v_x1086 = NULL;
-  RtValue *v_x1090 = NULL;
+  A.v_x942 = v_x942;
+  A.v_x949 = v_x949;
+  A.v_x954_d = v_x954->data.i;
+  A.v_x954_n = v_x954->len;
+  A.v_x957_d = v_x957->data.i;
+  A.v_x957_n = v_x957->len;
+  RtValue *v_x963 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x965 = NULL;
+  RtValue *v_x969 = NULL;
   /* MAP */
   {
-    const int64_t t849 = v_x1050;
-    if (t849 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t849, 0.0, run};
+    const int64_t t703 = v_x942;
+    if (t703 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t703, 0.0, run};
       goto fail;
     }
-    v_x1067 = rtg_vec_new(RT_INT, t849);
-    A.v_x1067_d = v_x1067->data.i;
-    A.v_x1067_n = v_x1067->len;
-    v_x1071 = rtg_vec_new(RT_INT, t849);
-    A.v_x1071_d = v_x1071->data.i;
-    A.v_x1071_n = v_x1071->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t849);
-  }
-  /* REDUCE */
-  {
-    const int64_t t850 = v_x1050;
-    if (t850 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run};
-      goto fail;
-    }
-    K18_1_V *t851 = rtg::reduce_to_device("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1, 1}, t850, false);
-    K18_1_value = t851;
-  }
-  /* MAP */
-  {
-    const int64_t t852 = v_x1050;
-    if (t852 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run};
-      goto fail;
-    }
-    v_x1086 = rtg_vec_new(RT_INT, t852);
-    A.v_x1086_d = v_x1086->data.i;
-    A.v_x1086_n = v_x1086->len;
-    rtg::map("K18", loc, K18_2_pull{A}, K18_2_store{A}, t852);
+    v_x963 = rtg_vec_new(RT_INT, t703);
+    A.v_x963_d = v_x963->data.i;
+    A.v_x963_n = v_x963->len;
+    v_x959 = rtg_vec_new(RT_INT, t703);
+    A.v_x959_d = v_x959->data.i;
+    A.v_x959_n = v_x959->len;
+    v_x965 = rtg_vec_new(RT_INT, t703);
+    A.v_x965_d = v_x965->data.i;
+    A.v_x965_n = v_x965->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t703);
   }
   /* SCAN */
   {
-    const int64_t t853 = v_x1050;
-    if (t853 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, run};
+    const int64_t t704 = v_x942;
+    if (t704 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t704, 0.0, run};
       goto fail;
     }
-    v_x1090 = rtg_vec_new(RT_INT, t853);
-    A.v_x1090_d = v_x1090->data.i;
-    A.v_x1090_n = v_x1090->len;
-    rtg::scan<true>("K18", loc, K18_3_pull{A}, K18_3_op{A}, K18_3_V{0}, t853, K18_3_store{A});
+    v_x969 = rtg_vec_new(RT_INT, t704);
+    A.v_x969_d = v_x969->data.i;
+    A.v_x969_n = v_x969->len;
+    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t704, K18_1_store{A});
   }
-  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1, 1}, err, A.run, run))
-    goto fail;
-  K18_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1067 = v_x1067;
-  *out_v_x1071 = v_x1071;
-  *out_v_x1082 = v_x1082;
-  *out_v_x1083 = v_x1083;
-  *out_v_x1084 = v_x1084;
-  *out_v_x1086 = v_x1086;
-  *out_v_x1090 = v_x1090;
+  *out_v_x959 = v_x959;
+  *out_v_x963 = v_x963;
+  *out_v_x965 = v_x965;
+  *out_v_x969 = v_x969;
   return;
 fail:
-  rt_release(v_x1067);
-  rt_release(v_x1071);
-  rt_release(v_x1086);
-  rt_release(v_x1090);
-  rtg_free(K18_1_value);
+  rt_release(v_x963);
+  rt_release(v_x959);
+  rt_release(v_x965);
+  rt_release(v_x969);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090, int check_site_0) {
-  RtValue *vals[] = {v_x1062, v_x1065};
-  const int64_t sizes[] = {(int64_t)v_x1050, (int64_t)v_x1050, (int64_t)v_x1050, (int64_t)v_x1050};
-  if (rtg_choose_host(vals, 2, sizes, 4)) {
-    K18_host(err, loc, run, v_x1050, v_x1057, v_x1062, v_x1065, out_v_x1067, out_v_x1071, out_v_x1082, out_v_x1083, out_v_x1084, out_v_x1086, out_v_x1090);
-    if (err->index == INT64_MAX) {
-      K18_1_V t854;
-      memset(&t854, 0, sizeof t854);
-      t854.v1 = *out_v_x1082;
-      t854.v2 = *out_v_x1083;
-      t854.v3 = *out_v_x1084;
-      (void)K18_1_check{{check_site_0}}(t854, err, run);
-    }
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
+  RtValue *vals[] = {v_x954, v_x957};
+  const int64_t sizes[] = {(int64_t)v_x942, (int64_t)v_x942};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K18_host(err, loc, run, v_x942, v_x949, v_x954, v_x957, out_v_x959, out_v_x963, out_v_x965, out_v_x969);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1050, v_x1057, v_x1062, v_x1065, out_v_x1067, out_v_x1071, out_v_x1082, out_v_x1083, out_v_x1084, out_v_x1086, out_v_x1090, check_site_0);
+    K18_gpu(err, loc, run, v_x942, v_x949, v_x954, v_x957, out_v_x959, out_v_x963, out_v_x965, out_v_x969);
   }
 }
 
 /* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
   (void)loc;
   (void)run;
-  RtValue *v_x1093 = NULL;
-  RtValue *v_x1097 = NULL;
+  RtValue *v_x972 = NULL;
+  RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t855 = v_x1091;
-    if (t855 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t855, 0.0);
+    const int64_t t705 = v_x970;
+    if (t705 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0);
       goto fail;
     }
-    v_x1093 = rt_value_new(rt_vec_type(RT_INT), t855);
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
-    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
-    for (int64_t t856 = 0; t856 < t855; t856++) {
-      const int32_t t857 = (int32_t)t856;
-      v_x1093_d[t856] = 2;
+    v_x972 = rt_value_new(rt_vec_type(RT_INT), t705);
+    int32_t *v_x972_d = v_x972->data.i;
+    const int64_t v_x972_n = v_x972->len;
+    RT_PARALLEL_FOR_IF(t705 >= RT_PARALLEL_MIN)
+    for (int64_t t706 = 0; t706 < t705; t706++) {
+      const int32_t t707 = (int32_t)t706;
+      v_x972_d[t706] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
+    int32_t *v_x972_d = v_x972->data.i;
+    const int64_t v_x972_n = v_x972->len;
     /* SCAN */
     {
-      const int64_t t858 = v_x1091;
-      if (t858 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t858, 0.0);
+      const int64_t t708 = v_x970;
+      if (t708 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t708, 0.0);
         goto fail;
       }
-      const int64_t t859 = t858 > 0 ? (t858 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t860 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t859);
-      RT_PARALLEL_FOR_IF(t859 > 1)
-      for (int64_t t861 = 0; t861 < t859; t861++) {
-        int32_t t861a0;
-        t861a0 = 0;
-        const int64_t t861_end = (t861 + 1) * RT_CHUNK < t858 ? (t861 + 1) * RT_CHUNK : t858;
-        for (int64_t t862 = t861 * RT_CHUNK; t862 < t861_end; t862++) {
-          const int32_t t863 = (int32_t)t862;
-          int32_t t861x0;
-          t861x0 = 2;
-          int32_t t865 = rt_add_i(t861a0, t861x0);
-          t861a0 = t865;
+      const int64_t t709 = t708 > 0 ? (t708 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t710 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t709);
+      RT_PARALLEL_FOR_IF(t709 > 1)
+      for (int64_t t711 = 0; t711 < t709; t711++) {
+        int32_t t711a0;
+        t711a0 = 0;
+        const int64_t t711_end = (t711 + 1) * RT_CHUNK < t708 ? (t711 + 1) * RT_CHUNK : t708;
+        for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
+          const int32_t t713 = (int32_t)t712;
+          int32_t t711x0;
+          t711x0 = 2;
+          int32_t t715 = rt_add_i(t711a0, t711x0);
+          t711a0 = t715;
         }
-        t860[t861] = t861a0;
+        t710[t711] = t711a0;
       }
-      int32_t t861t0;
-      t861t0 = 0;
-      for (int64_t t861 = 0; t861 < t859; t861++) {
-        const int32_t t866 = t860[t861];
-        t860[t861] = t861t0;
-        int32_t t868 = rt_add_i(t861t0, t866);
-        t861t0 = t868;
+      int32_t t711t0;
+      t711t0 = 0;
+      for (int64_t t711 = 0; t711 < t709; t711++) {
+        const int32_t t716 = t710[t711];
+        t710[t711] = t711t0;
+        int32_t t718 = rt_add_i(t711t0, t716);
+        t711t0 = t718;
       }
-      v_x1097 = rt_value_new(rt_vec_type(RT_INT), t858);
-      int32_t *v_x1097_d = v_x1097->data.i;
-      const int64_t v_x1097_n = v_x1097->len;
-      RT_PARALLEL_FOR_IF(t859 > 1)
-      for (int64_t t861 = 0; t861 < t859; t861++) {
-        int32_t t861p0;
-        t861p0 = t860[t861];
-        const int64_t t861_end = (t861 + 1) * RT_CHUNK < t858 ? (t861 + 1) * RT_CHUNK : t858;
-        for (int64_t t862 = t861 * RT_CHUNK; t862 < t861_end; t862++) {
-          const int32_t t863 = (int32_t)t862;
-          v_x1097_d[t862] = t861p0;
-          int32_t t861y0;
-          t861y0 = 2;
-          int32_t t870 = rt_add_i(t861p0, t861y0);
-          t861p0 = t870;
+      v_x976 = rt_value_new(rt_vec_type(RT_INT), t708);
+      int32_t *v_x976_d = v_x976->data.i;
+      const int64_t v_x976_n = v_x976->len;
+      RT_PARALLEL_FOR_IF(t709 > 1)
+      for (int64_t t711 = 0; t711 < t709; t711++) {
+        int32_t t711p0;
+        t711p0 = t710[t711];
+        const int64_t t711_end = (t711 + 1) * RT_CHUNK < t708 ? (t711 + 1) * RT_CHUNK : t708;
+        for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
+          const int32_t t713 = (int32_t)t712;
+          v_x976_d[t712] = t711p0;
+          int32_t t711y0;
+          t711y0 = 2;
+          int32_t t720 = rt_add_i(t711p0, t711y0);
+          t711p0 = t720;
         }
       }
-      rt_free(t860);
+      rt_free(t710);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1093 = v_x1093;
-  *out_v_x1097 = v_x1097;
+  *out_v_x972 = v_x972;
+  *out_v_x976 = v_x976;
   return;
 fail:
-  rt_release(v_x1093);
-  rt_release(v_x1097);
+  rt_release(v_x972);
+  rt_release(v_x976);
 }
 
 /* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1091;
-  int32_t *v_x1093_d; int64_t v_x1093_n;
-  int32_t *v_x1097_d; int64_t v_x1097_n;
+  int32_t v_x970;
+  int32_t *v_x972_d; int64_t v_x972_n;
+  int32_t *v_x976_d; int64_t v_x976_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -4128,7 +3680,7 @@ struct K19_0_pull {
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1093_d[i] = v.v0;
+    A.v_x972_d[i] = v.v0;
   }
 };
 struct alignas(8) K19_1_V {
@@ -4145,178 +3697,178 @@ struct K19_1_pull {
 struct K19_1_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1097_d[i] = v.v0;
+    A.v_x976_d[i] = v.v0;
   }
 };
 struct K19_1_op {
   K19_A A;
   __device__ K19_1_V operator()(const K19_1_V &a, const K19_1_V &b) const {
-    int32_t t872 = rt_add_i(a.v0, b.v0);
-    return K19_1_V{t872};
+    int32_t t722 = rt_add_i(a.v0, b.v0);
+    return K19_1_V{t722};
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1091 = v_x1091;
-  RtValue *v_x1093 = NULL;
-  RtValue *v_x1097 = NULL;
+  A.v_x970 = v_x970;
+  RtValue *v_x972 = NULL;
+  RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t873 = v_x1091;
-    if (t873 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t873, 0.0, run};
+    const int64_t t723 = v_x970;
+    if (t723 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t723, 0.0, run};
       goto fail;
     }
-    v_x1093 = rtg_vec_new(RT_INT, t873);
-    A.v_x1093_d = v_x1093->data.i;
-    A.v_x1093_n = v_x1093->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t873);
+    v_x972 = rtg_vec_new(RT_INT, t723);
+    A.v_x972_d = v_x972->data.i;
+    A.v_x972_n = v_x972->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t723);
   }
   /* SCAN */
   {
-    const int64_t t874 = v_x1091;
-    if (t874 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t874, 0.0, run};
+    const int64_t t724 = v_x970;
+    if (t724 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t724, 0.0, run};
       goto fail;
     }
-    v_x1097 = rtg_vec_new(RT_INT, t874);
-    A.v_x1097_d = v_x1097->data.i;
-    A.v_x1097_n = v_x1097->len;
-    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t874, K19_1_store{A});
+    v_x976 = rtg_vec_new(RT_INT, t724);
+    A.v_x976_d = v_x976->data.i;
+    A.v_x976_n = v_x976->len;
+    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t724, K19_1_store{A});
   }
-  *out_v_x1093 = v_x1093;
-  *out_v_x1097 = v_x1097;
+  *out_v_x972 = v_x972;
+  *out_v_x976 = v_x976;
   return;
 fail:
-  rt_release(v_x1093);
-  rt_release(v_x1097);
+  rt_release(v_x972);
+  rt_release(v_x976);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
   RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x1091, (int64_t)v_x1091};
+  const int64_t sizes[] = {(int64_t)v_x970, (int64_t)v_x970};
   if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K19_host(err, loc, run, v_x1091, out_v_x1093, out_v_x1097);
+    K19_host(err, loc, run, v_x970, out_v_x972, out_v_x976);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1091, out_v_x1093, out_v_x1097);
+    K19_gpu(err, loc, run, v_x970, out_v_x972, out_v_x976);
   }
 }
 
 /* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
   (void)loc;
   (void)run;
-  int32_t *v_x1098_d = v_x1098->data.i;
-  const int64_t v_x1098_n = v_x1098->len;
-  int32_t *v_x1099_d = v_x1099->data.i;
-  const int64_t v_x1099_n = v_x1099->len;
-  int32_t *v_x1100_d = v_x1100->data.i;
-  const int64_t v_x1100_n = v_x1100->len;
-  int32_t *v_x1101_d = v_x1101->data.i;
-  const int64_t v_x1101_n = v_x1101->len;
-  int32_t *v_x1105_d = v_x1105->data.i;
-  const int64_t v_x1105_n = v_x1105->len;
-  RtValue *v_x1107 = NULL;
+  int32_t *v_x977_d = v_x977->data.i;
+  const int64_t v_x977_n = v_x977->len;
+  int32_t *v_x978_d = v_x978->data.i;
+  const int64_t v_x978_n = v_x978->len;
+  int32_t *v_x979_d = v_x979->data.i;
+  const int64_t v_x979_n = v_x979->len;
+  int32_t *v_x980_d = v_x980->data.i;
+  const int64_t v_x980_n = v_x980->len;
+  int32_t *v_x984_d = v_x984->data.i;
+  const int64_t v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t875 = v_x1102;
-    if (t875 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t875, 0.0);
+    const int64_t t725 = v_x981;
+    if (t725 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0);
       goto fail;
     }
-    v_x1107 = rt_value_new(rt_vec_type(RT_INT), t875);
-    int32_t *v_x1107_d = v_x1107->data.i;
-    const int64_t v_x1107_n = v_x1107->len;
-    RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
-    for (int64_t t876 = 0; t876 < t875; t876++) {
-      const int32_t t877 = (int32_t)t876;
-      int t879 = 0; /* nonzero: a check below failed */
-      int t880 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1098_n;
-      int32_t t878 = t880 ? v_x1098_d[t877] : 0;
-      t879 |= !t880;
-      int t882 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1101_n;
-      int32_t t881 = t882 ? v_x1101_d[t878] : 0;
-      t879 |= !t882;
-      int t884 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1099_n;
-      int32_t t883 = t884 ? v_x1099_d[t878] : 0;
-      t879 |= !t884;
-      int32_t t886 = rt_sub_i(t877, t883);
-      int t888 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1100_n;
-      int32_t t887 = t888 ? v_x1100_d[t878] : 0;
-      t879 |= !t888;
-      int32_t t890 = rt_mul_i(t886, t887);
-      int32_t t892 = rt_add_i(t881, t890);
-      int t894 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1105_n;
-      int32_t t893 = t894 ? v_x1105_d[t892] : 0;
-      t879 |= !t894;
-      if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
-        int32_t t895;
-        if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1098_n) {
-          t895 = v_x1098_d[t877];
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t725);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    RT_PARALLEL_FOR_IF(t725 >= RT_PARALLEL_MIN)
+    for (int64_t t726 = 0; t726 < t725; t726++) {
+      const int32_t t727 = (int32_t)t726;
+      int t729 = 0; /* nonzero: a check below failed */
+      int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_x977_n;
+      int32_t t728 = t730 ? v_x977_d[t727] : 0;
+      t729 |= !t730;
+      int t732 = (uint64_t)(int64_t)t728 < (uint64_t)v_x980_n;
+      int32_t t731 = t732 ? v_x980_d[t728] : 0;
+      t729 |= !t732;
+      int t734 = (uint64_t)(int64_t)t728 < (uint64_t)v_x978_n;
+      int32_t t733 = t734 ? v_x978_d[t728] : 0;
+      t729 |= !t734;
+      int32_t t736 = rt_sub_i(t727, t733);
+      int t738 = (uint64_t)(int64_t)t728 < (uint64_t)v_x979_n;
+      int32_t t737 = t738 ? v_x979_d[t728] : 0;
+      t729 |= !t738;
+      int32_t t740 = rt_mul_i(t736, t737);
+      int32_t t742 = rt_add_i(t731, t740);
+      int t744 = (uint64_t)(int64_t)t742 < (uint64_t)v_x984_n;
+      int32_t t743 = t744 ? v_x984_d[t742] : 0;
+      t729 |= !t744;
+      if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
+        int32_t t745;
+        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x977_n) {
+          t745 = v_x977_d[t727];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1098_n, 0.0);
-          t895 = 0;
+          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x977_n, 0.0);
+          t745 = 0;
         }
-        int32_t t896;
-        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1101_n) {
-          t896 = v_x1101_d[t895];
+        int32_t t746;
+        if ((uint64_t)(int64_t)t745 < (uint64_t)v_x980_n) {
+          t746 = v_x980_d[t745];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1101_n, 0.0);
-          t896 = 0;
+          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t745, v_x980_n, 0.0);
+          t746 = 0;
         }
-        int32_t t897;
-        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1099_n) {
-          t897 = v_x1099_d[t895];
+        int32_t t747;
+        if ((uint64_t)(int64_t)t745 < (uint64_t)v_x978_n) {
+          t747 = v_x978_d[t745];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1099_n, 0.0);
-          t897 = 0;
+          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t745, v_x978_n, 0.0);
+          t747 = 0;
         }
-        int32_t t899 = rt_sub_i(t877, t897);
-        int32_t t900;
-        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1100_n) {
-          t900 = v_x1100_d[t895];
+        int32_t t749 = rt_sub_i(t727, t747);
+        int32_t t750;
+        if ((uint64_t)(int64_t)t745 < (uint64_t)v_x979_n) {
+          t750 = v_x979_d[t745];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1100_n, 0.0);
-          t900 = 0;
+          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t745, v_x979_n, 0.0);
+          t750 = 0;
         }
-        int32_t t902 = rt_mul_i(t899, t900);
-        int32_t t904 = rt_add_i(t896, t902);
-        int32_t t905;
-        if ((uint64_t)(int64_t)t904 < (uint64_t)v_x1105_n) {
-          t905 = v_x1105_d[t904];
+        int32_t t752 = rt_mul_i(t749, t750);
+        int32_t t754 = rt_add_i(t746, t752);
+        int32_t t755;
+        if ((uint64_t)(int64_t)t754 < (uint64_t)v_x984_n) {
+          t755 = v_x984_d[t754];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t904, v_x1105_n, 0.0);
-          t905 = 0;
+          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_x984_n, 0.0);
+          t755 = 0;
         }
       }
-      v_x1107_d[t876] = t893;
+      v_x986_d[t726] = t743;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1107 = v_x1107;
+  *out_v_x986 = v_x986;
   return;
 fail:
-  rt_release(v_x1107);
+  rt_release(v_x986);
 }
 
 /* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1098_d; int64_t v_x1098_n;
-  int32_t *v_x1099_d; int64_t v_x1099_n;
-  int32_t *v_x1100_d; int64_t v_x1100_n;
-  int32_t *v_x1101_d; int64_t v_x1101_n;
-  int32_t v_x1102;
-  int32_t *v_x1105_d; int64_t v_x1105_n;
-  int32_t *v_x1107_d; int64_t v_x1107_n;
+  int32_t *v_x977_d; int64_t v_x977_n;
+  int32_t *v_x978_d; int64_t v_x978_n;
+  int32_t *v_x979_d; int64_t v_x979_n;
+  int32_t *v_x980_d; int64_t v_x980_n;
+  int32_t v_x981;
+  int32_t *v_x984_d; int64_t v_x984_n;
+  int32_t *v_x986_d; int64_t v_x986_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
@@ -4326,228 +3878,228 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t907 = 0; /* nonzero: a check below failed */
-    int t908 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1098_n;
-    int32_t t906 = t908 ? A.v_x1098_d[ix] : 0;
-    t907 |= !t908;
-    int t910 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1101_n;
-    int32_t t909 = t910 ? A.v_x1101_d[t906] : 0;
-    t907 |= !t910;
-    int t912 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1099_n;
-    int32_t t911 = t912 ? A.v_x1099_d[t906] : 0;
-    t907 |= !t912;
-    int32_t t914 = rt_sub_i(ix, t911);
-    int t916 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1100_n;
-    int32_t t915 = t916 ? A.v_x1100_d[t906] : 0;
-    t907 |= !t916;
-    int32_t t918 = rt_mul_i(t914, t915);
-    int32_t t920 = rt_add_i(t909, t918);
-    int t922 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_x1105_n;
-    int32_t t921 = t922 ? A.v_x1105_d[t920] : 0;
-    t907 |= !t922;
-    if (__builtin_expect(t907 != 0, 0)) { /* again, recording the error */
-      int32_t t923;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1098_n) {
-        t923 = A.v_x1098_d[ix];
+    int t757 = 0; /* nonzero: a check below failed */
+    int t758 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t756 = t758 ? A.v_x977_d[ix] : 0;
+    t757 |= !t758;
+    int t760 = (uint64_t)(int64_t)t756 < (uint64_t)A.v_x980_n;
+    int32_t t759 = t760 ? A.v_x980_d[t756] : 0;
+    t757 |= !t760;
+    int t762 = (uint64_t)(int64_t)t756 < (uint64_t)A.v_x978_n;
+    int32_t t761 = t762 ? A.v_x978_d[t756] : 0;
+    t757 |= !t762;
+    int32_t t764 = rt_sub_i(ix, t761);
+    int t766 = (uint64_t)(int64_t)t756 < (uint64_t)A.v_x979_n;
+    int32_t t765 = t766 ? A.v_x979_d[t756] : 0;
+    t757 |= !t766;
+    int32_t t768 = rt_mul_i(t764, t765);
+    int32_t t770 = rt_add_i(t759, t768);
+    int t772 = (uint64_t)(int64_t)t770 < (uint64_t)A.v_x984_n;
+    int32_t t771 = t772 ? A.v_x984_d[t770] : 0;
+    t757 |= !t772;
+    if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
+      int32_t t773;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
+        t773 = A.v_x977_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1098_n, 0.0);
-        t923 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0);
+        t773 = 0;
       }
-      int32_t t924;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1101_n) {
-        t924 = A.v_x1101_d[t923];
+      int32_t t774;
+      if ((uint64_t)(int64_t)t773 < (uint64_t)A.v_x980_n) {
+        t774 = A.v_x980_d[t773];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1101_n, 0.0);
-        t924 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, A.v_x980_n, 0.0);
+        t774 = 0;
       }
-      int32_t t925;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1099_n) {
-        t925 = A.v_x1099_d[t923];
+      int32_t t775;
+      if ((uint64_t)(int64_t)t773 < (uint64_t)A.v_x978_n) {
+        t775 = A.v_x978_d[t773];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1099_n, 0.0);
-        t925 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, A.v_x978_n, 0.0);
+        t775 = 0;
       }
-      int32_t t927 = rt_sub_i(ix, t925);
-      int32_t t928;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1100_n) {
-        t928 = A.v_x1100_d[t923];
+      int32_t t777 = rt_sub_i(ix, t775);
+      int32_t t778;
+      if ((uint64_t)(int64_t)t773 < (uint64_t)A.v_x979_n) {
+        t778 = A.v_x979_d[t773];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1100_n, 0.0);
-        t928 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, A.v_x979_n, 0.0);
+        t778 = 0;
       }
-      int32_t t930 = rt_mul_i(t927, t928);
-      int32_t t932 = rt_add_i(t924, t930);
-      int32_t t933;
-      if ((uint64_t)(int64_t)t932 < (uint64_t)A.v_x1105_n) {
-        t933 = A.v_x1105_d[t932];
+      int32_t t780 = rt_mul_i(t777, t778);
+      int32_t t782 = rt_add_i(t774, t780);
+      int32_t t783;
+      if ((uint64_t)(int64_t)t782 < (uint64_t)A.v_x984_n) {
+        t783 = A.v_x984_d[t782];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t932, A.v_x1105_n, 0.0);
-        t933 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t782, A.v_x984_n, 0.0);
+        t783 = 0;
       }
     }
-    return K20_0_V{t921};
+    return K20_0_V{t771};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1107_d[i] = v.v0;
+    A.v_x986_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1098_d = v_x1098->data.i;
-  A.v_x1098_n = v_x1098->len;
-  A.v_x1099_d = v_x1099->data.i;
-  A.v_x1099_n = v_x1099->len;
-  A.v_x1100_d = v_x1100->data.i;
-  A.v_x1100_n = v_x1100->len;
-  A.v_x1101_d = v_x1101->data.i;
-  A.v_x1101_n = v_x1101->len;
-  A.v_x1102 = v_x1102;
-  A.v_x1105_d = v_x1105->data.i;
-  A.v_x1105_n = v_x1105->len;
-  RtValue *v_x1107 = NULL;
+  A.v_x977_d = v_x977->data.i;
+  A.v_x977_n = v_x977->len;
+  A.v_x978_d = v_x978->data.i;
+  A.v_x978_n = v_x978->len;
+  A.v_x979_d = v_x979->data.i;
+  A.v_x979_n = v_x979->len;
+  A.v_x980_d = v_x980->data.i;
+  A.v_x980_n = v_x980->len;
+  A.v_x981 = v_x981;
+  A.v_x984_d = v_x984->data.i;
+  A.v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t934 = v_x1102;
-    if (t934 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t934, 0.0, run};
+    const int64_t t784 = v_x981;
+    if (t784 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t784, 0.0, run};
       goto fail;
     }
-    v_x1107 = rtg_vec_new(RT_INT, t934);
-    A.v_x1107_d = v_x1107->data.i;
-    A.v_x1107_n = v_x1107->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t934);
+    v_x986 = rtg_vec_new(RT_INT, t784);
+    A.v_x986_d = v_x986->data.i;
+    A.v_x986_n = v_x986->len;
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t784);
   }
-  *out_v_x1107 = v_x1107;
+  *out_v_x986 = v_x986;
   return;
 fail:
-  rt_release(v_x1107);
+  rt_release(v_x986);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
-  RtValue *vals[] = {v_x1098, v_x1099, v_x1100, v_x1101, v_x1105};
-  const int64_t sizes[] = {(int64_t)v_x1102};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
+  RtValue *vals[] = {v_x977, v_x978, v_x979, v_x980, v_x984};
+  const int64_t sizes[] = {(int64_t)v_x981};
   if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K20_host(err, loc, run, v_x1098, v_x1099, v_x1100, v_x1101, v_x1102, v_x1105, out_v_x1107);
+    K20_host(err, loc, run, v_x977, v_x978, v_x979, v_x980, v_x981, v_x984, out_v_x986);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1098, v_x1099, v_x1100, v_x1101, v_x1102, v_x1105, out_v_x1107);
+    K20_gpu(err, loc, run, v_x977, v_x978, v_x979, v_x980, v_x981, v_x984, out_v_x986);
   }
 }
 
 /* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126) {
+static void K21_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005) {
   (void)loc;
   (void)run;
-  int32_t v_x1124 = 0;
-  int32_t v_x1125 = 0;
-  int32_t v_x1126 = 0;
+  int32_t v_x1003 = 0;
+  int32_t v_x1004 = 0;
+  int32_t v_x1005 = 0;
   /* REDUCE */
   {
-    const int64_t t935 = v_x1114;
-    if (t935 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t935, 0.0);
+    const int64_t t785 = v_x993;
+    if (t785 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0);
       goto fail;
     }
-    const int64_t t936 = t935 > 0 ? (t935 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t937 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
-    int32_t *t938 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
-    int32_t *t939 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
-    RT_PARALLEL_FOR_IF(t936 > 1)
-    for (int64_t t940 = 0; t940 < t936; t940++) {
-      int32_t t940a0;
-      int32_t t940a1;
-      int32_t t940a2;
-      t940a0 = 2147483647;
-      t940a1 = 0;
-      t940a2 = 1;
-      const int64_t t940_end = (t940 + 1) * RT_CHUNK < t935 ? (t940 + 1) * RT_CHUNK : t935;
-      for (int64_t t941 = t940 * RT_CHUNK; t941 < t940_end; t941++) {
-        const int32_t t942 = (int32_t)t941;
-        int32_t t940x0;
-        int32_t t940x1;
-        int32_t t940x2;
-        t940x0 = 2147483647;
-        t940x1 = 1;
-        t940x2 = 2;
-        uint8_t t944 = rt_le_i(t940a0, t940x0);
-        int32_t t945;
-        if (t944) {
-          t945 = t940a0;
+    const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t787 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
+    int32_t *t788 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
+    int32_t *t789 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
+    RT_PARALLEL_FOR_IF(t786 > 1)
+    for (int64_t t790 = 0; t790 < t786; t790++) {
+      int32_t t790a0;
+      int32_t t790a1;
+      int32_t t790a2;
+      t790a0 = 2147483647;
+      t790a1 = 0;
+      t790a2 = 1;
+      const int64_t t790_end = (t790 + 1) * RT_CHUNK < t785 ? (t790 + 1) * RT_CHUNK : t785;
+      for (int64_t t791 = t790 * RT_CHUNK; t791 < t790_end; t791++) {
+        const int32_t t792 = (int32_t)t791;
+        int32_t t790x0;
+        int32_t t790x1;
+        int32_t t790x2;
+        t790x0 = 2147483647;
+        t790x1 = 1;
+        t790x2 = 2;
+        uint8_t t794 = rt_le_i(t790a0, t790x0);
+        int32_t t795;
+        if (t794) {
+          t795 = t790a0;
         } else {
-          t945 = t940x0;
+          t795 = t790x0;
         }
-        int32_t t946;
-        if (t944) {
-          t946 = t940a1;
+        int32_t t796;
+        if (t794) {
+          t796 = t790a1;
         } else {
-          t946 = t940x1;
+          t796 = t790x1;
         }
-        int32_t t947;
-        if (t944) {
-          t947 = t940a2;
+        int32_t t797;
+        if (t794) {
+          t797 = t790a2;
         } else {
-          t947 = t940x2;
+          t797 = t790x2;
         }
-        t940a0 = t945;
-        t940a1 = t946;
-        t940a2 = t947;
+        t790a0 = t795;
+        t790a1 = t796;
+        t790a2 = t797;
       }
-      t937[t940] = t940a0;
-      t938[t940] = t940a1;
-      t939[t940] = t940a2;
+      t787[t790] = t790a0;
+      t788[t790] = t790a1;
+      t789[t790] = t790a2;
     }
-    int32_t t940t0;
-    int32_t t940t1;
-    int32_t t940t2;
-    t940t0 = 2147483647;
-    t940t1 = 0;
-    t940t2 = 1;
-    for (int64_t t940 = 0; t940 < t936; t940++) {
-      const int32_t t948 = t937[t940];
-      const int32_t t949 = t938[t940];
-      const int32_t t950 = t939[t940];
-      uint8_t t952 = rt_le_i(t940t0, t948);
-      int32_t t953;
-      if (t952) {
-        t953 = t940t0;
+    int32_t t790t0;
+    int32_t t790t1;
+    int32_t t790t2;
+    t790t0 = 2147483647;
+    t790t1 = 0;
+    t790t2 = 1;
+    for (int64_t t790 = 0; t790 < t786; t790++) {
+      const int32_t t798 = t787[t790];
+      const int32_t t799 = t788[t790];
+      const int32_t t800 = t789[t790];
+      uint8_t t802 = rt_le_i(t790t0, t798);
+      int32_t t803;
+      if (t802) {
+        t803 = t790t0;
       } else {
-        t953 = t948;
+        t803 = t798;
       }
-      int32_t t954;
-      if (t952) {
-        t954 = t940t1;
+      int32_t t804;
+      if (t802) {
+        t804 = t790t1;
       } else {
-        t954 = t949;
+        t804 = t799;
       }
-      int32_t t955;
-      if (t952) {
-        t955 = t940t2;
+      int32_t t805;
+      if (t802) {
+        t805 = t790t2;
       } else {
-        t955 = t950;
+        t805 = t800;
       }
-      t940t0 = t953;
-      t940t1 = t954;
-      t940t2 = t955;
+      t790t0 = t803;
+      t790t1 = t804;
+      t790t2 = t805;
     }
-    v_x1124 = t940t0;
-    rt_free(t937);
-    v_x1125 = t940t1;
-    rt_free(t938);
-    v_x1126 = t940t2;
-    rt_free(t939);
+    v_x1003 = t790t0;
+    rt_free(t787);
+    v_x1004 = t790t1;
+    rt_free(t788);
+    v_x1005 = t790t2;
+    rt_free(t789);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
+  *out_v_x1004 = v_x1004;
+  *out_v_x1005 = v_x1005;
   return;
 fail:
 }
@@ -4556,10 +4108,10 @@ fail:
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1114;
-  int32_t v_x1124;
-  int32_t v_x1125;
-  int32_t v_x1126;
+  int32_t v_x993;
+  int32_t v_x1003;
+  int32_t v_x1004;
+  int32_t v_x1005;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
@@ -4577,26 +4129,26 @@ struct K21_0_pull {
 struct K21_0_op {
   K21_A A;
   __device__ K21_0_V operator()(const K21_0_V &a, const K21_0_V &b) const {
-    uint8_t t957 = rt_le_i(a.v0, b.v0);
-    int32_t t958;
-    if (t957) {
-      t958 = a.v0;
+    uint8_t t807 = rt_le_i(a.v0, b.v0);
+    int32_t t808;
+    if (t807) {
+      t808 = a.v0;
     } else {
-      t958 = b.v0;
+      t808 = b.v0;
     }
-    int32_t t959;
-    if (t957) {
-      t959 = a.v1;
+    int32_t t809;
+    if (t807) {
+      t809 = a.v1;
     } else {
-      t959 = b.v1;
+      t809 = b.v1;
     }
-    int32_t t960;
-    if (t957) {
-      t960 = a.v2;
+    int32_t t810;
+    if (t807) {
+      t810 = a.v2;
     } else {
-      t960 = b.v2;
+      t810 = b.v2;
     }
-    return K21_0_V{t958, t959, t960};
+    return K21_0_V{t808, t809, t810};
   }
 };
 struct K21_0_check {
@@ -4609,126 +4161,126 @@ struct K21_0_check {
     return true;
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126, int check_site_0) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005, int check_site_0) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1114 = v_x1114;
+  A.v_x993 = v_x993;
   K21_0_V *K21_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1124 = 0;
-  int32_t v_x1125 = 0;
-  int32_t v_x1126 = 0;
+  int32_t v_x1003 = 0;
+  int32_t v_x1004 = 0;
+  int32_t v_x1005 = 0;
   /* REDUCE */
   {
-    const int64_t t961 = v_x1114;
-    if (t961 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t961, 0.0, run};
+    const int64_t t811 = v_x993;
+    if (t811 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t811, 0.0, run};
       goto fail;
     }
-    K21_0_V *t962 = rtg::reduce_to_device("K21", loc, K21_0_pull{A}, K21_0_op{A}, K21_0_V{2147483647, 0, 1}, t961, false);
-    K21_0_value = t962;
+    K21_0_V *t812 = rtg::reduce_to_device("K21", loc, K21_0_pull{A}, K21_0_op{A}, K21_0_V{2147483647, 0, 1}, t811, false);
+    K21_0_value = t812;
   }
   if (!rtg::check_result("K21", loc, K21_0_value, K21_0_check{{check_site_0}}, K21_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K21_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
+  *out_v_x1004 = v_x1004;
+  *out_v_x1005 = v_x1005;
   return;
 fail:
   rtg_free(K21_0_value);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126, int check_site_0) {
+static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005, int check_site_0) {
   RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x1114};
+  const int64_t sizes[] = {(int64_t)v_x993};
   if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K21_host(err, loc, run, v_x1114, out_v_x1125, out_v_x1126);
+    K21_host(err, loc, run, v_x993, out_v_x1004, out_v_x1005);
     if (err->index == INT64_MAX) {
-      K21_0_V t963;
-      memset(&t963, 0, sizeof t963);
-      t963.v1 = *out_v_x1125;
-      t963.v2 = *out_v_x1126;
-      (void)K21_0_check{{check_site_0}}(t963, err, run);
+      K21_0_V t813;
+      memset(&t813, 0, sizeof t813);
+      t813.v1 = *out_v_x1004;
+      t813.v2 = *out_v_x1005;
+      (void)K21_0_check{{check_site_0}}(t813, err, run);
     }
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x1114, out_v_x1125, out_v_x1126, check_site_0);
+    K21_gpu(err, loc, run, v_x993, out_v_x1004, out_v_x1005, check_site_0);
   }
 }
 
 /* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
   (void)loc;
   (void)run;
-  int32_t *v_x1127_d = v_x1127->data.i;
-  const int64_t v_x1127_n = v_x1127->len;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  RtValue *v_x1137 = NULL;
+  int32_t *v_x1006_d = v_x1006->data.i;
+  const int64_t v_x1006_n = v_x1006->len;
+  int32_t *v_x1009_d = v_x1009->data.i;
+  const int64_t v_x1009_n = v_x1009->len;
+  int32_t *v_x1012_d = v_x1012->data.i;
+  const int64_t v_x1012_n = v_x1012->len;
+  RtValue *v_x1016 = NULL;
   /* MAP */
   {
-    const int64_t t964 = v_x1127_n;
-    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t964);
-    int32_t *v_x1137_d = v_x1137->data.i;
-    const int64_t v_x1137_n = v_x1137->len;
-    RT_PARALLEL_FOR_IF(t964 >= RT_PARALLEL_MIN)
-    for (int64_t t965 = 0; t965 < t964; t965++) {
-      const int32_t t966 = (int32_t)t965;
-      int t968 = 0; /* nonzero: a check below failed */
-      int t969 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1130_n;
-      int32_t t967 = t969 ? v_x1130_d[t966] : 0;
-      t968 |= !t969;
-      int32_t t971 = rt_add_i(t967, 1);
-      int t973 = (uint64_t)(int64_t)t971 < (uint64_t)v_x1133_n;
-      int32_t t972 = t973 ? v_x1133_d[t971] : 0;
-      t968 |= !t973;
-      int32_t t974 = v_x1127_d[t966];
-      int32_t t976 = rt_add_i(t974, 1);
-      int32_t t978 = rt_add_i(t976, t972);
-      if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
-        int32_t t979;
-        if ((uint64_t)(int64_t)t966 < (uint64_t)v_x1130_n) {
-          t979 = v_x1130_d[t966];
+    const int64_t t814 = v_x1006_n;
+    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t814);
+    int32_t *v_x1016_d = v_x1016->data.i;
+    const int64_t v_x1016_n = v_x1016->len;
+    RT_PARALLEL_FOR_IF(t814 >= RT_PARALLEL_MIN)
+    for (int64_t t815 = 0; t815 < t814; t815++) {
+      const int32_t t816 = (int32_t)t815;
+      int t818 = 0; /* nonzero: a check below failed */
+      int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_x1009_n;
+      int32_t t817 = t819 ? v_x1009_d[t816] : 0;
+      t818 |= !t819;
+      int32_t t821 = rt_add_i(t817, 1);
+      int t823 = (uint64_t)(int64_t)t821 < (uint64_t)v_x1012_n;
+      int32_t t822 = t823 ? v_x1012_d[t821] : 0;
+      t818 |= !t823;
+      int32_t t824 = v_x1006_d[t816];
+      int32_t t826 = rt_add_i(t824, 1);
+      int32_t t828 = rt_add_i(t826, t822);
+      if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
+        int32_t t829;
+        if ((uint64_t)(int64_t)t816 < (uint64_t)v_x1009_n) {
+          t829 = v_x1009_d[t816];
         } else {
-          NESSIE_RECORD(err, t965, RT_CHECK_INDEX, 1, 0, RT_GATHER, t966, v_x1130_n, 0.0);
-          t979 = 0;
+          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 1, 0, RT_GATHER, t816, v_x1009_n, 0.0);
+          t829 = 0;
         }
-        int32_t t981 = rt_add_i(t979, 1);
-        int32_t t982;
-        if ((uint64_t)(int64_t)t981 < (uint64_t)v_x1133_n) {
-          t982 = v_x1133_d[t981];
+        int32_t t831 = rt_add_i(t829, 1);
+        int32_t t832;
+        if ((uint64_t)(int64_t)t831 < (uint64_t)v_x1012_n) {
+          t832 = v_x1012_d[t831];
         } else {
-          NESSIE_RECORD(err, t965, RT_CHECK_INDEX, 1, 0, RT_GATHER, t981, v_x1133_n, 0.0);
-          t982 = 0;
+          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 1, 0, RT_GATHER, t831, v_x1012_n, 0.0);
+          t832 = 0;
         }
-        int32_t t983 = v_x1127_d[t966];
-        int32_t t985 = rt_add_i(t983, 1);
-        int32_t t987 = rt_add_i(t985, t982);
+        int32_t t833 = v_x1006_d[t816];
+        int32_t t835 = rt_add_i(t833, 1);
+        int32_t t837 = rt_add_i(t835, t832);
       }
-      v_x1137_d[t965] = t978;
+      v_x1016_d[t815] = t828;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1137 = v_x1137;
+  *out_v_x1016 = v_x1016;
   return;
 fail:
-  rt_release(v_x1137);
+  rt_release(v_x1016);
 }
 
 /* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1127_d; int64_t v_x1127_n;
-  int32_t *v_x1130_d; int64_t v_x1130_n;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1137_d; int64_t v_x1137_n;
+  int32_t *v_x1006_d; int64_t v_x1006_n;
+  int32_t *v_x1009_d; int64_t v_x1009_n;
+  int32_t *v_x1012_d; int64_t v_x1012_n;
+  int32_t *v_x1016_d; int64_t v_x1016_n;
 };
 struct alignas(8) K22_0_V {
   int32_t v0;
@@ -4738,481 +4290,481 @@ struct K22_0_pull {
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t989 = 0; /* nonzero: a check below failed */
-    int t990 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1130_n;
-    int32_t t988 = t990 ? A.v_x1130_d[ix] : 0;
-    t989 |= !t990;
-    int32_t t992 = rt_add_i(t988, 1);
-    int t994 = (uint64_t)(int64_t)t992 < (uint64_t)A.v_x1133_n;
-    int32_t t993 = t994 ? A.v_x1133_d[t992] : 0;
-    t989 |= !t994;
-    int32_t t995 = A.v_x1127_d[ix];
-    int32_t t997 = rt_add_i(t995, 1);
-    int32_t t999 = rt_add_i(t997, t993);
-    if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
-      int32_t t1000;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1130_n) {
-        t1000 = A.v_x1130_d[ix];
+    int t839 = 0; /* nonzero: a check below failed */
+    int t840 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
+    int32_t t838 = t840 ? A.v_x1009_d[ix] : 0;
+    t839 |= !t840;
+    int32_t t842 = rt_add_i(t838, 1);
+    int t844 = (uint64_t)(int64_t)t842 < (uint64_t)A.v_x1012_n;
+    int32_t t843 = t844 ? A.v_x1012_d[t842] : 0;
+    t839 |= !t844;
+    int32_t t845 = A.v_x1006_d[ix];
+    int32_t t847 = rt_add_i(t845, 1);
+    int32_t t849 = rt_add_i(t847, t843);
+    if (__builtin_expect(t839 != 0, 0)) { /* again, recording the error */
+      int32_t t850;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
+        t850 = A.v_x1009_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1130_n, 0.0);
-        t1000 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
+        t850 = 0;
       }
-      int32_t t1002 = rt_add_i(t1000, 1);
-      int32_t t1003;
-      if ((uint64_t)(int64_t)t1002 < (uint64_t)A.v_x1133_n) {
-        t1003 = A.v_x1133_d[t1002];
+      int32_t t852 = rt_add_i(t850, 1);
+      int32_t t853;
+      if ((uint64_t)(int64_t)t852 < (uint64_t)A.v_x1012_n) {
+        t853 = A.v_x1012_d[t852];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t1002, A.v_x1133_n, 0.0);
-        t1003 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t852, A.v_x1012_n, 0.0);
+        t853 = 0;
       }
-      int32_t t1004 = A.v_x1127_d[ix];
-      int32_t t1006 = rt_add_i(t1004, 1);
-      int32_t t1008 = rt_add_i(t1006, t1003);
+      int32_t t854 = A.v_x1006_d[ix];
+      int32_t t856 = rt_add_i(t854, 1);
+      int32_t t858 = rt_add_i(t856, t853);
     }
-    return K22_0_V{t999};
+    return K22_0_V{t849};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1137_d[i] = v.v0;
+    A.v_x1016_d[i] = v.v0;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1127_d = v_x1127->data.i;
-  A.v_x1127_n = v_x1127->len;
-  A.v_x1130_d = v_x1130->data.i;
-  A.v_x1130_n = v_x1130->len;
-  A.v_x1133_d = v_x1133->data.i;
-  A.v_x1133_n = v_x1133->len;
-  RtValue *v_x1137 = NULL;
+  A.v_x1006_d = v_x1006->data.i;
+  A.v_x1006_n = v_x1006->len;
+  A.v_x1009_d = v_x1009->data.i;
+  A.v_x1009_n = v_x1009->len;
+  A.v_x1012_d = v_x1012->data.i;
+  A.v_x1012_n = v_x1012->len;
+  RtValue *v_x1016 = NULL;
   /* MAP */
   {
-    const int64_t t1009 = v_x1127->len;
-    v_x1137 = rtg_vec_new(RT_INT, t1009);
-    A.v_x1137_d = v_x1137->data.i;
-    A.v_x1137_n = v_x1137->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1009);
+    const int64_t t859 = v_x1006->len;
+    v_x1016 = rtg_vec_new(RT_INT, t859);
+    A.v_x1016_d = v_x1016->data.i;
+    A.v_x1016_n = v_x1016->len;
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t859);
   }
-  *out_v_x1137 = v_x1137;
+  *out_v_x1016 = v_x1016;
   return;
 fail:
-  rt_release(v_x1137);
+  rt_release(v_x1016);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
-  RtValue *vals[] = {v_x1127, v_x1130, v_x1133};
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
+  RtValue *vals[] = {v_x1006, v_x1009, v_x1012};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K22_host(err, loc, run, v_x1127, v_x1130, v_x1133, out_v_x1137);
+    K22_host(err, loc, run, v_x1006, v_x1009, v_x1012, out_v_x1016);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1127, v_x1130, v_x1133, out_v_x1137);
+    K22_gpu(err, loc, run, v_x1006, v_x1009, v_x1012, out_v_x1016);
   }
 }
 
 /* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
   (void)loc;
   (void)run;
-  int32_t *v_x1251_d = v_x1251->data.i;
-  const int64_t v_x1251_n = v_x1251->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  RtValue *v_x1264 = NULL;
-  RtValue *v_x1265 = NULL;
-  int32_t v_x1271 = 0;
-  int32_t v_x1277 = 0;
-  RtValue *v_x1281 = NULL;
-  RtValue *v_x1285 = NULL;
+  int32_t *v_x1123_d = v_x1123->data.i;
+  const int64_t v_x1123_n = v_x1123->len;
+  RtValue *v_x1125 = NULL;
+  RtValue *v_x1134 = NULL;
+  RtValue *v_x1135 = NULL;
+  RtValue *v_x1136 = NULL;
+  RtValue *v_x1137 = NULL;
+  int32_t v_x1143 = 0;
+  int32_t v_x1149 = 0;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1157 = NULL;
   /* MAP */
   {
-    const int64_t t1010 = v_x1256;
-    if (t1010 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1010, 0.0);
+    const int64_t t860 = v_x1128;
+    if (t860 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t860, 0.0);
       goto fail;
     }
-    v_x1253 = rt_value_new(rt_vec_type(RT_BOOL), t1010);
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
-    RT_PARALLEL_FOR_IF(t1010 >= RT_PARALLEL_MIN)
-    for (int64_t t1011 = 0; t1011 < t1010; t1011++) {
-      const int32_t t1012 = (int32_t)t1011;
-      int t1014 = 0; /* nonzero: a check below failed */
-      int t1015 = (uint64_t)(int64_t)t1012 < (uint64_t)v_x1251_n;
-      int32_t t1013 = t1015 ? v_x1251_d[t1012] : 0;
-      t1014 |= !t1015;
-      uint8_t t1017 = rt_le_i(t1013, 1);
-      if (__builtin_expect(t1014 != 0, 0)) { /* again, recording the error */
-        int32_t t1018;
-        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1251_n) {
-          t1018 = v_x1251_d[t1012];
+    v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t860);
+    uint8_t *v_x1125_d = v_x1125->data.b;
+    const int64_t v_x1125_n = v_x1125->len;
+    RT_PARALLEL_FOR_IF(t860 >= RT_PARALLEL_MIN)
+    for (int64_t t861 = 0; t861 < t860; t861++) {
+      const int32_t t862 = (int32_t)t861;
+      int t864 = 0; /* nonzero: a check below failed */
+      int t865 = (uint64_t)(int64_t)t862 < (uint64_t)v_x1123_n;
+      int32_t t863 = t865 ? v_x1123_d[t862] : 0;
+      t864 |= !t865;
+      uint8_t t867 = rt_le_i(t863, 1);
+      if (__builtin_expect(t864 != 0, 0)) { /* again, recording the error */
+        int32_t t868;
+        if ((uint64_t)(int64_t)t862 < (uint64_t)v_x1123_n) {
+          t868 = v_x1123_d[t862];
         } else {
-          NESSIE_RECORD(err, t1011, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1251_n, 0.0);
-          t1018 = 0;
+          NESSIE_RECORD(err, t861, RT_CHECK_INDEX, 0, 0, RT_GATHER, t862, v_x1123_n, 0.0);
+          t868 = 0;
         }
-        uint8_t t1020 = rt_le_i(t1018, 1);
+        uint8_t t870 = rt_le_i(t868, 1);
       }
-      v_x1253_d[t1011] = t1017;
+      v_x1125_d[t861] = t867;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
+    uint8_t *v_x1125_d = v_x1125->data.b;
+    const int64_t v_x1125_n = v_x1125->len;
     /* PARTITION */
     {
-      const int64_t t1021 = v_x1256;
-      if (t1021 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1021, 0.0);
+      const int64_t t871 = v_x1128;
+      if (t871 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t871, 0.0);
         goto fail;
       }
-      const int64_t t1022 = t1021 > 0 ? (t1021 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t1023 = (uint8_t *)rt_alloc_atomic((size_t)t1021 + 1);
-      int64_t *t1024 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1022 + 1));
-      RT_PARALLEL_FOR_IF(t1022 > 1)
-      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
+      const int64_t t872 = t871 > 0 ? (t871 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t873 = (uint8_t *)rt_alloc_atomic((size_t)t871 + 1);
+      int64_t *t874 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t872 + 1));
+      RT_PARALLEL_FOR_IF(t872 > 1)
+      for (int64_t t875 = 0; t875 < t872; t875++) {
         int64_t kept = 0;
-        const int64_t t1025_end = (t1025 + 1) * RT_CHUNK < t1021 ? (t1025 + 1) * RT_CHUNK : t1021;
-        for (int64_t t1026 = t1025 * RT_CHUNK; t1026 < t1025_end; t1026++) {
-          const int32_t t1027 = (int32_t)t1026;
-          int32_t t1025x0;
-          uint8_t t1025x1;
-          int t1029 = 0; /* nonzero: a check below failed */
-          int t1030 = (uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n;
-          int32_t t1028 = t1030 ? v_x1251_d[t1027] : 0;
-          t1029 |= !t1030;
-          uint8_t t1032 = rt_le_i(t1028, 1);
-          if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
-            int32_t t1033;
-            if ((uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n) {
-              t1033 = v_x1251_d[t1027];
+        const int64_t t875_end = (t875 + 1) * RT_CHUNK < t871 ? (t875 + 1) * RT_CHUNK : t871;
+        for (int64_t t876 = t875 * RT_CHUNK; t876 < t875_end; t876++) {
+          const int32_t t877 = (int32_t)t876;
+          int32_t t875x0;
+          uint8_t t875x1;
+          int t879 = 0; /* nonzero: a check below failed */
+          int t880 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n;
+          int32_t t878 = t880 ? v_x1123_d[t877] : 0;
+          t879 |= !t880;
+          uint8_t t882 = rt_le_i(t878, 1);
+          if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
+            int32_t t883;
+            if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n) {
+              t883 = v_x1123_d[t877];
             } else {
-              NESSIE_RECORD(err, t1026, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, v_x1251_n, 0.0);
-              t1033 = 0;
+              NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1123_n, 0.0);
+              t883 = 0;
             }
-            uint8_t t1035 = rt_le_i(t1033, 1);
+            uint8_t t885 = rt_le_i(t883, 1);
           }
-          t1025x0 = t1027;
-          t1025x1 = t1032;
-          uint8_t t1036;
-          t1036 = t1025x1;
-          t1023[t1026] = t1036 != 0;
-          kept += t1036 != 0;
+          t875x0 = t877;
+          t875x1 = t882;
+          uint8_t t886;
+          t886 = t875x1;
+          t873[t876] = t886 != 0;
+          kept += t886 != 0;
         }
-        t1024[t1025] = kept;
+        t874[t875] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t1023);
-        rt_free(t1024);
+        rt_free(t873);
+        rt_free(t874);
         goto fail;
       }
-      int64_t t1037 = 0;
-      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
-        const int64_t k = t1024[t1025];
-        t1024[t1025] = t1037;
-        t1037 += k;
+      int64_t t887 = 0;
+      for (int64_t t875 = 0; t875 < t872; t875++) {
+        const int64_t k = t874[t875];
+        t874[t875] = t887;
+        t887 += k;
       }
-      v_x1262 = rt_value_new(rt_vec_type(RT_INT), t1037);
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      v_x1263 = rt_value_new(rt_vec_type(RT_BOOL), t1037);
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      v_x1264 = rt_value_new(rt_vec_type(RT_INT), (t1021 - t1037));
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      v_x1265 = rt_value_new(rt_vec_type(RT_BOOL), (t1021 - t1037));
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
-      RT_PARALLEL_FOR_IF(t1022 > 1)
-      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
-        int64_t at = t1024[t1025];
-        int64_t at_not = t1025 * RT_CHUNK - t1024[t1025];
-        const int64_t t1025_end = (t1025 + 1) * RT_CHUNK < t1021 ? (t1025 + 1) * RT_CHUNK : t1021;
-        for (int64_t t1026 = t1025 * RT_CHUNK; t1026 < t1025_end; t1026++) {
-          const int32_t t1027 = (int32_t)t1026;
-          int32_t t1025y0;
-          uint8_t t1025y1;
-          int t1039 = 0; /* nonzero: a check below failed */
-          int t1040 = (uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n;
-          int32_t t1038 = t1040 ? v_x1251_d[t1027] : 0;
-          t1039 |= !t1040;
-          uint8_t t1042 = rt_le_i(t1038, 1);
-          if (__builtin_expect(t1039 != 0, 0)) { /* again, recording the error */
-            int32_t t1043;
-            if ((uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n) {
-              t1043 = v_x1251_d[t1027];
+      v_x1134 = rt_value_new(rt_vec_type(RT_INT), t887);
+      int32_t *v_x1134_d = v_x1134->data.i;
+      const int64_t v_x1134_n = v_x1134->len;
+      v_x1135 = rt_value_new(rt_vec_type(RT_BOOL), t887);
+      uint8_t *v_x1135_d = v_x1135->data.b;
+      const int64_t v_x1135_n = v_x1135->len;
+      v_x1136 = rt_value_new(rt_vec_type(RT_INT), (t871 - t887));
+      int32_t *v_x1136_d = v_x1136->data.i;
+      const int64_t v_x1136_n = v_x1136->len;
+      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), (t871 - t887));
+      uint8_t *v_x1137_d = v_x1137->data.b;
+      const int64_t v_x1137_n = v_x1137->len;
+      RT_PARALLEL_FOR_IF(t872 > 1)
+      for (int64_t t875 = 0; t875 < t872; t875++) {
+        int64_t at = t874[t875];
+        int64_t at_not = t875 * RT_CHUNK - t874[t875];
+        const int64_t t875_end = (t875 + 1) * RT_CHUNK < t871 ? (t875 + 1) * RT_CHUNK : t871;
+        for (int64_t t876 = t875 * RT_CHUNK; t876 < t875_end; t876++) {
+          const int32_t t877 = (int32_t)t876;
+          int32_t t875y0;
+          uint8_t t875y1;
+          int t889 = 0; /* nonzero: a check below failed */
+          int t890 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n;
+          int32_t t888 = t890 ? v_x1123_d[t877] : 0;
+          t889 |= !t890;
+          uint8_t t892 = rt_le_i(t888, 1);
+          if (__builtin_expect(t889 != 0, 0)) { /* again, recording the error */
+            int32_t t893;
+            if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n) {
+              t893 = v_x1123_d[t877];
             } else {
-              NESSIE_RECORD(err, t1026, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, v_x1251_n, 0.0);
-              t1043 = 0;
+              NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1123_n, 0.0);
+              t893 = 0;
             }
-            uint8_t t1045 = rt_le_i(t1043, 1);
+            uint8_t t895 = rt_le_i(t893, 1);
           }
-          t1025y0 = t1027;
-          t1025y1 = t1042;
-          if (t1023[t1026]) {
-            v_x1262_d[at] = t1025y0;
-            v_x1263_d[at] = t1025y1;
+          t875y0 = t877;
+          t875y1 = t892;
+          if (t873[t876]) {
+            v_x1134_d[at] = t875y0;
+            v_x1135_d[at] = t875y1;
             at++;
           } else {
-            v_x1264_d[at_not] = t1025y0;
-            v_x1265_d[at_not] = t1025y1;
+            v_x1136_d[at_not] = t875y0;
+            v_x1137_d[at_not] = t875y1;
             at_not++;
           }
         }
       }
-      rt_free(t1023);
-      rt_free(t1024);
+      rt_free(t873);
+      rt_free(t874);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
+      int32_t *v_x1134_d = v_x1134->data.i;
+      const int64_t v_x1134_n = v_x1134->len;
+      uint8_t *v_x1135_d = v_x1135->data.b;
+      const int64_t v_x1135_n = v_x1135->len;
+      int32_t *v_x1136_d = v_x1136->data.i;
+      const int64_t v_x1136_n = v_x1136->len;
+      uint8_t *v_x1137_d = v_x1137->data.b;
+      const int64_t v_x1137_n = v_x1137->len;
       /* REDUCE */
       {
-        const int64_t t1046 = v_x1256;
-        if (t1046 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1046, 0.0);
+        const int64_t t896 = v_x1128;
+        if (t896 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t896, 0.0);
           goto fail;
         }
-        const int64_t t1047 = t1046 > 0 ? (t1046 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t1048 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1047);
-        int32_t *t1049 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1047);
-        RT_PARALLEL_FOR_IF(t1047 > 1)
-        for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
-          int32_t t1050a0;
-          int32_t t1050a1;
-          t1050a0 = 0;
-          t1050a1 = 0;
-          const int64_t t1050_end = (t1050 + 1) * RT_CHUNK < t1046 ? (t1050 + 1) * RT_CHUNK : t1046;
-          for (int64_t t1051 = t1050 * RT_CHUNK; t1051 < t1050_end; t1051++) {
-            const int32_t t1052 = (int32_t)t1051;
-            int32_t t1050x0;
-            int32_t t1050x1;
-            int t1054 = 0; /* nonzero: a check below failed */
-            int t1055 = (uint64_t)(int64_t)t1052 < (uint64_t)v_x1251_n;
-            int32_t t1053 = t1055 ? v_x1251_d[t1052] : 0;
-            t1054 |= !t1055;
-            uint8_t t1057 = rt_le_i(t1053, 1);
-            int32_t t1059 = rt_btoi_b(t1057);
-            uint8_t t1061 = rt_not_b(t1057);
-            int32_t t1063 = rt_btoi_b(t1061);
-            if (__builtin_expect(t1054 != 0, 0)) { /* again, recording the error */
-              int32_t t1064;
-              if ((uint64_t)(int64_t)t1052 < (uint64_t)v_x1251_n) {
-                t1064 = v_x1251_d[t1052];
+        const int64_t t897 = t896 > 0 ? (t896 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t898 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t897);
+        int32_t *t899 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t897);
+        RT_PARALLEL_FOR_IF(t897 > 1)
+        for (int64_t t900 = 0; t900 < t897; t900++) {
+          int32_t t900a0;
+          int32_t t900a1;
+          t900a0 = 0;
+          t900a1 = 0;
+          const int64_t t900_end = (t900 + 1) * RT_CHUNK < t896 ? (t900 + 1) * RT_CHUNK : t896;
+          for (int64_t t901 = t900 * RT_CHUNK; t901 < t900_end; t901++) {
+            const int32_t t902 = (int32_t)t901;
+            int32_t t900x0;
+            int32_t t900x1;
+            int t904 = 0; /* nonzero: a check below failed */
+            int t905 = (uint64_t)(int64_t)t902 < (uint64_t)v_x1123_n;
+            int32_t t903 = t905 ? v_x1123_d[t902] : 0;
+            t904 |= !t905;
+            uint8_t t907 = rt_le_i(t903, 1);
+            int32_t t909 = rt_btoi_b(t907);
+            uint8_t t911 = rt_not_b(t907);
+            int32_t t913 = rt_btoi_b(t911);
+            if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
+              int32_t t914;
+              if ((uint64_t)(int64_t)t902 < (uint64_t)v_x1123_n) {
+                t914 = v_x1123_d[t902];
               } else {
-                NESSIE_RECORD(err, t1051, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1052, v_x1251_n, 0.0);
-                t1064 = 0;
+                NESSIE_RECORD(err, t901, RT_CHECK_INDEX, 0, 0, RT_GATHER, t902, v_x1123_n, 0.0);
+                t914 = 0;
               }
-              uint8_t t1066 = rt_le_i(t1064, 1);
-              int32_t t1068 = rt_btoi_b(t1066);
-              uint8_t t1070 = rt_not_b(t1066);
-              int32_t t1072 = rt_btoi_b(t1070);
+              uint8_t t916 = rt_le_i(t914, 1);
+              int32_t t918 = rt_btoi_b(t916);
+              uint8_t t920 = rt_not_b(t916);
+              int32_t t922 = rt_btoi_b(t920);
             }
-            t1050x0 = t1059;
-            t1050x1 = t1063;
-            int32_t t1074 = rt_add_i(t1050a0, t1050x0);
-            int32_t t1076 = rt_add_i(t1050a1, t1050x1);
-            t1050a0 = t1074;
-            t1050a1 = t1076;
+            t900x0 = t909;
+            t900x1 = t913;
+            int32_t t924 = rt_add_i(t900a0, t900x0);
+            int32_t t926 = rt_add_i(t900a1, t900x1);
+            t900a0 = t924;
+            t900a1 = t926;
           }
-          t1048[t1050] = t1050a0;
-          t1049[t1050] = t1050a1;
+          t898[t900] = t900a0;
+          t899[t900] = t900a1;
         }
-        int32_t t1050t0;
-        int32_t t1050t1;
-        t1050t0 = 0;
-        t1050t1 = 0;
-        for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
-          const int32_t t1077 = t1048[t1050];
-          const int32_t t1078 = t1049[t1050];
-          int32_t t1080 = rt_add_i(t1050t0, t1077);
-          int32_t t1082 = rt_add_i(t1050t1, t1078);
-          t1050t0 = t1080;
-          t1050t1 = t1082;
+        int32_t t900t0;
+        int32_t t900t1;
+        t900t0 = 0;
+        t900t1 = 0;
+        for (int64_t t900 = 0; t900 < t897; t900++) {
+          const int32_t t927 = t898[t900];
+          const int32_t t928 = t899[t900];
+          int32_t t930 = rt_add_i(t900t0, t927);
+          int32_t t932 = rt_add_i(t900t1, t928);
+          t900t0 = t930;
+          t900t1 = t932;
         }
-        v_x1271 = t1050t0;
-        rt_free(t1048);
-        v_x1277 = t1050t1;
-        rt_free(t1049);
+        v_x1143 = t900t0;
+        rt_free(t898);
+        v_x1149 = t900t1;
+        rt_free(t899);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t1083 = v_x1256;
-          if (t1083 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1083, 0.0);
+          const int64_t t933 = v_x1128;
+          if (t933 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t933, 0.0);
             goto fail;
           }
-          const int64_t t1084 = t1083 > 0 ? (t1083 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t1085 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1084);
-          int32_t *t1086 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1084);
-          RT_PARALLEL_FOR_IF(t1084 > 1)
-          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
-            int32_t t1087a0;
-            int32_t t1087a1;
-            t1087a0 = 0;
-            t1087a1 = 0;
-            const int64_t t1087_end = (t1087 + 1) * RT_CHUNK < t1083 ? (t1087 + 1) * RT_CHUNK : t1083;
-            for (int64_t t1088 = t1087 * RT_CHUNK; t1088 < t1087_end; t1088++) {
-              const int32_t t1089 = (int32_t)t1088;
-              int32_t t1087x0;
-              int32_t t1087x1;
-              int t1091 = 0; /* nonzero: a check below failed */
-              int t1092 = (uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n;
-              int32_t t1090 = t1092 ? v_x1251_d[t1089] : 0;
-              t1091 |= !t1092;
-              uint8_t t1094 = rt_le_i(t1090, 1);
-              int32_t t1096 = rt_btoi_b(t1094);
-              uint8_t t1098 = rt_not_b(t1094);
-              int32_t t1100 = rt_btoi_b(t1098);
-              if (__builtin_expect(t1091 != 0, 0)) { /* again, recording the error */
-                int32_t t1101;
-                if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n) {
-                  t1101 = v_x1251_d[t1089];
+          const int64_t t934 = t933 > 0 ? (t933 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t935 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t934);
+          int32_t *t936 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t934);
+          RT_PARALLEL_FOR_IF(t934 > 1)
+          for (int64_t t937 = 0; t937 < t934; t937++) {
+            int32_t t937a0;
+            int32_t t937a1;
+            t937a0 = 0;
+            t937a1 = 0;
+            const int64_t t937_end = (t937 + 1) * RT_CHUNK < t933 ? (t937 + 1) * RT_CHUNK : t933;
+            for (int64_t t938 = t937 * RT_CHUNK; t938 < t937_end; t938++) {
+              const int32_t t939 = (int32_t)t938;
+              int32_t t937x0;
+              int32_t t937x1;
+              int t941 = 0; /* nonzero: a check below failed */
+              int t942 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n;
+              int32_t t940 = t942 ? v_x1123_d[t939] : 0;
+              t941 |= !t942;
+              uint8_t t944 = rt_le_i(t940, 1);
+              int32_t t946 = rt_btoi_b(t944);
+              uint8_t t948 = rt_not_b(t944);
+              int32_t t950 = rt_btoi_b(t948);
+              if (__builtin_expect(t941 != 0, 0)) { /* again, recording the error */
+                int32_t t951;
+                if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n) {
+                  t951 = v_x1123_d[t939];
                 } else {
-                  NESSIE_RECORD(err, t1088, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1251_n, 0.0);
-                  t1101 = 0;
+                  NESSIE_RECORD(err, t938, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1123_n, 0.0);
+                  t951 = 0;
                 }
-                uint8_t t1103 = rt_le_i(t1101, 1);
-                int32_t t1105 = rt_btoi_b(t1103);
-                uint8_t t1107 = rt_not_b(t1103);
-                int32_t t1109 = rt_btoi_b(t1107);
+                uint8_t t953 = rt_le_i(t951, 1);
+                int32_t t955 = rt_btoi_b(t953);
+                uint8_t t957 = rt_not_b(t953);
+                int32_t t959 = rt_btoi_b(t957);
               }
-              t1087x0 = t1096;
-              t1087x1 = t1100;
-              int32_t t1111 = rt_add_i(t1087a0, t1087x0);
-              int32_t t1113 = rt_add_i(t1087a1, t1087x1);
-              t1087a0 = t1111;
-              t1087a1 = t1113;
+              t937x0 = t946;
+              t937x1 = t950;
+              int32_t t961 = rt_add_i(t937a0, t937x0);
+              int32_t t963 = rt_add_i(t937a1, t937x1);
+              t937a0 = t961;
+              t937a1 = t963;
             }
-            t1085[t1087] = t1087a0;
-            t1086[t1087] = t1087a1;
+            t935[t937] = t937a0;
+            t936[t937] = t937a1;
           }
-          int32_t t1087t0;
-          int32_t t1087t1;
-          t1087t0 = 0;
-          t1087t1 = 0;
-          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
-            const int32_t t1114 = t1085[t1087];
-            t1085[t1087] = t1087t0;
-            const int32_t t1115 = t1086[t1087];
-            t1086[t1087] = t1087t1;
-            int32_t t1117 = rt_add_i(t1087t0, t1114);
-            int32_t t1119 = rt_add_i(t1087t1, t1115);
-            t1087t0 = t1117;
-            t1087t1 = t1119;
+          int32_t t937t0;
+          int32_t t937t1;
+          t937t0 = 0;
+          t937t1 = 0;
+          for (int64_t t937 = 0; t937 < t934; t937++) {
+            const int32_t t964 = t935[t937];
+            t935[t937] = t937t0;
+            const int32_t t965 = t936[t937];
+            t936[t937] = t937t1;
+            int32_t t967 = rt_add_i(t937t0, t964);
+            int32_t t969 = rt_add_i(t937t1, t965);
+            t937t0 = t967;
+            t937t1 = t969;
           }
-          v_x1281 = rt_value_new(rt_vec_type(RT_INT), t1083);
-          int32_t *v_x1281_d = v_x1281->data.i;
-          const int64_t v_x1281_n = v_x1281->len;
-          v_x1285 = rt_value_new(rt_vec_type(RT_INT), t1083);
-          int32_t *v_x1285_d = v_x1285->data.i;
-          const int64_t v_x1285_n = v_x1285->len;
-          RT_PARALLEL_FOR_IF(t1084 > 1)
-          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
-            int32_t t1087p0;
-            int32_t t1087p1;
-            t1087p0 = t1085[t1087];
-            t1087p1 = t1086[t1087];
-            const int64_t t1087_end = (t1087 + 1) * RT_CHUNK < t1083 ? (t1087 + 1) * RT_CHUNK : t1083;
-            for (int64_t t1088 = t1087 * RT_CHUNK; t1088 < t1087_end; t1088++) {
-              const int32_t t1089 = (int32_t)t1088;
-              v_x1281_d[t1088] = t1087p0;
-              v_x1285_d[t1088] = t1087p1;
-              int32_t t1087y0;
-              int32_t t1087y1;
-              int t1121 = 0; /* nonzero: a check below failed */
-              int t1122 = (uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n;
-              int32_t t1120 = t1122 ? v_x1251_d[t1089] : 0;
-              t1121 |= !t1122;
-              uint8_t t1124 = rt_le_i(t1120, 1);
-              int32_t t1126 = rt_btoi_b(t1124);
-              uint8_t t1128 = rt_not_b(t1124);
-              int32_t t1130 = rt_btoi_b(t1128);
-              if (__builtin_expect(t1121 != 0, 0)) { /* again, recording the error */
-                int32_t t1131;
-                if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n) {
-                  t1131 = v_x1251_d[t1089];
+          v_x1153 = rt_value_new(rt_vec_type(RT_INT), t933);
+          int32_t *v_x1153_d = v_x1153->data.i;
+          const int64_t v_x1153_n = v_x1153->len;
+          v_x1157 = rt_value_new(rt_vec_type(RT_INT), t933);
+          int32_t *v_x1157_d = v_x1157->data.i;
+          const int64_t v_x1157_n = v_x1157->len;
+          RT_PARALLEL_FOR_IF(t934 > 1)
+          for (int64_t t937 = 0; t937 < t934; t937++) {
+            int32_t t937p0;
+            int32_t t937p1;
+            t937p0 = t935[t937];
+            t937p1 = t936[t937];
+            const int64_t t937_end = (t937 + 1) * RT_CHUNK < t933 ? (t937 + 1) * RT_CHUNK : t933;
+            for (int64_t t938 = t937 * RT_CHUNK; t938 < t937_end; t938++) {
+              const int32_t t939 = (int32_t)t938;
+              v_x1153_d[t938] = t937p0;
+              v_x1157_d[t938] = t937p1;
+              int32_t t937y0;
+              int32_t t937y1;
+              int t971 = 0; /* nonzero: a check below failed */
+              int t972 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n;
+              int32_t t970 = t972 ? v_x1123_d[t939] : 0;
+              t971 |= !t972;
+              uint8_t t974 = rt_le_i(t970, 1);
+              int32_t t976 = rt_btoi_b(t974);
+              uint8_t t978 = rt_not_b(t974);
+              int32_t t980 = rt_btoi_b(t978);
+              if (__builtin_expect(t971 != 0, 0)) { /* again, recording the error */
+                int32_t t981;
+                if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n) {
+                  t981 = v_x1123_d[t939];
                 } else {
-                  NESSIE_RECORD(err, t1088, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1251_n, 0.0);
-                  t1131 = 0;
+                  NESSIE_RECORD(err, t938, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1123_n, 0.0);
+                  t981 = 0;
                 }
-                uint8_t t1133 = rt_le_i(t1131, 1);
-                int32_t t1135 = rt_btoi_b(t1133);
-                uint8_t t1137 = rt_not_b(t1133);
-                int32_t t1139 = rt_btoi_b(t1137);
+                uint8_t t983 = rt_le_i(t981, 1);
+                int32_t t985 = rt_btoi_b(t983);
+                uint8_t t987 = rt_not_b(t983);
+                int32_t t989 = rt_btoi_b(t987);
               }
-              t1087y0 = t1126;
-              t1087y1 = t1130;
-              int32_t t1141 = rt_add_i(t1087p0, t1087y0);
-              int32_t t1143 = rt_add_i(t1087p1, t1087y1);
-              t1087p0 = t1141;
-              t1087p1 = t1143;
+              t937y0 = t976;
+              t937y1 = t980;
+              int32_t t991 = rt_add_i(t937p0, t937y0);
+              int32_t t993 = rt_add_i(t937p1, t937y1);
+              t937p0 = t991;
+              t937p1 = t993;
             }
           }
-          rt_free(t1085);
-          rt_free(t1086);
+          rt_free(t935);
+          rt_free(t936);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1264 = v_x1264;
-  *out_v_x1271 = v_x1271;
-  *out_v_x1277 = v_x1277;
-  *out_v_x1281 = v_x1281;
-  *out_v_x1285 = v_x1285;
-  rt_release(v_x1263);
-  rt_release(v_x1265);
+  *out_v_x1125 = v_x1125;
+  *out_v_x1134 = v_x1134;
+  *out_v_x1136 = v_x1136;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1157 = v_x1157;
+  rt_release(v_x1135);
+  rt_release(v_x1137);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-  rt_release(v_x1264);
-  rt_release(v_x1265);
-  rt_release(v_x1281);
-  rt_release(v_x1285);
+  rt_release(v_x1125);
+  rt_release(v_x1134);
+  rt_release(v_x1135);
+  rt_release(v_x1136);
+  rt_release(v_x1137);
+  rt_release(v_x1153);
+  rt_release(v_x1157);
 }
 
 /* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1251_d; int64_t v_x1251_n;
-  int32_t v_x1256;
-  uint8_t *v_x1253_d; int64_t v_x1253_n;
-  int32_t *v_x1262_d; int64_t v_x1262_n;
-  uint8_t *v_x1263_d; int64_t v_x1263_n;
-  int32_t *v_x1264_d; int64_t v_x1264_n;
-  uint8_t *v_x1265_d; int64_t v_x1265_n;
-  int32_t v_x1271;
-  int32_t v_x1277;
-  int32_t *v_x1281_d; int64_t v_x1281_n;
-  int32_t *v_x1285_d; int64_t v_x1285_n;
+  int32_t *v_x1123_d; int64_t v_x1123_n;
+  int32_t v_x1128;
+  uint8_t *v_x1125_d; int64_t v_x1125_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+  uint8_t *v_x1135_d; int64_t v_x1135_n;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  uint8_t *v_x1137_d; int64_t v_x1137_n;
+  int32_t v_x1143;
+  int32_t v_x1149;
+  int32_t *v_x1153_d; int64_t v_x1153_n;
+  int32_t *v_x1157_d; int64_t v_x1157_n;
 };
 struct alignas(8) K23_0_V {
   uint8_t v0;
@@ -5222,28 +4774,28 @@ struct K23_0_pull {
   __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1145 = 0; /* nonzero: a check below failed */
-    int t1146 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1144 = t1146 ? A.v_x1251_d[ix] : 0;
-    t1145 |= !t1146;
-    uint8_t t1148 = rt_le_i(t1144, 1);
-    if (__builtin_expect(t1145 != 0, 0)) { /* again, recording the error */
-      int32_t t1149;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1149 = A.v_x1251_d[ix];
+    int t995 = 0; /* nonzero: a check below failed */
+    int t996 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
+    int32_t t994 = t996 ? A.v_x1123_d[ix] : 0;
+    t995 |= !t996;
+    uint8_t t998 = rt_le_i(t994, 1);
+    if (__builtin_expect(t995 != 0, 0)) { /* again, recording the error */
+      int32_t t999;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
+        t999 = A.v_x1123_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1149 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
+        t999 = 0;
       }
-      uint8_t t1151 = rt_le_i(t1149, 1);
+      uint8_t t1001 = rt_le_i(t999, 1);
     }
-    return K23_0_V{t1148};
+    return K23_0_V{t998};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1253_d[i] = v.v0;
+    A.v_x1125_d[i] = v.v0;
   }
 };
 struct alignas(8) K23_1_V {
@@ -5255,29 +4807,29 @@ struct K23_1_pull {
   __device__ K23_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1153 = 0; /* nonzero: a check below failed */
-    int t1154 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1152 = t1154 ? A.v_x1251_d[ix] : 0;
-    t1153 |= !t1154;
-    uint8_t t1156 = rt_le_i(t1152, 1);
-    if (__builtin_expect(t1153 != 0, 0)) { /* again, recording the error */
-      int32_t t1157;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1157 = A.v_x1251_d[ix];
+    int t1003 = 0; /* nonzero: a check below failed */
+    int t1004 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
+    int32_t t1002 = t1004 ? A.v_x1123_d[ix] : 0;
+    t1003 |= !t1004;
+    uint8_t t1006 = rt_le_i(t1002, 1);
+    if (__builtin_expect(t1003 != 0, 0)) { /* again, recording the error */
+      int32_t t1007;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
+        t1007 = A.v_x1123_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1157 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
+        t1007 = 0;
       }
-      uint8_t t1159 = rt_le_i(t1157, 1);
+      uint8_t t1009 = rt_le_i(t1007, 1);
     }
-    return K23_1_V{ix, t1156};
+    return K23_1_V{ix, t1006};
   }
 };
 struct K23_1_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1262_d[i] = v.v0;
-    A.v_x1263_d[i] = v.v1;
+    A.v_x1134_d[i] = v.v0;
+    A.v_x1135_d[i] = v.v1;
   }
 };
 struct K23_1_pred {
@@ -5289,8 +4841,8 @@ struct K23_1_pred {
 struct K23_1_other {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1264_d[i] = v.v0;
-    A.v_x1265_d[i] = v.v1;
+    A.v_x1136_d[i] = v.v0;
+    A.v_x1137_d[i] = v.v1;
   }
 };
 struct alignas(8) K23_2_V {
@@ -5302,36 +4854,36 @@ struct K23_2_pull {
   __device__ K23_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1161 = 0; /* nonzero: a check below failed */
-    int t1162 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1160 = t1162 ? A.v_x1251_d[ix] : 0;
-    t1161 |= !t1162;
-    uint8_t t1164 = rt_le_i(t1160, 1);
-    int32_t t1166 = rt_btoi_b(t1164);
-    uint8_t t1168 = rt_not_b(t1164);
-    int32_t t1170 = rt_btoi_b(t1168);
-    if (__builtin_expect(t1161 != 0, 0)) { /* again, recording the error */
-      int32_t t1171;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1171 = A.v_x1251_d[ix];
+    int t1011 = 0; /* nonzero: a check below failed */
+    int t1012 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
+    int32_t t1010 = t1012 ? A.v_x1123_d[ix] : 0;
+    t1011 |= !t1012;
+    uint8_t t1014 = rt_le_i(t1010, 1);
+    int32_t t1016 = rt_btoi_b(t1014);
+    uint8_t t1018 = rt_not_b(t1014);
+    int32_t t1020 = rt_btoi_b(t1018);
+    if (__builtin_expect(t1011 != 0, 0)) { /* again, recording the error */
+      int32_t t1021;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
+        t1021 = A.v_x1123_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1171 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
+        t1021 = 0;
       }
-      uint8_t t1173 = rt_le_i(t1171, 1);
-      int32_t t1175 = rt_btoi_b(t1173);
-      uint8_t t1177 = rt_not_b(t1173);
-      int32_t t1179 = rt_btoi_b(t1177);
+      uint8_t t1023 = rt_le_i(t1021, 1);
+      int32_t t1025 = rt_btoi_b(t1023);
+      uint8_t t1027 = rt_not_b(t1023);
+      int32_t t1029 = rt_btoi_b(t1027);
     }
-    return K23_2_V{t1166, t1170};
+    return K23_2_V{t1016, t1020};
   }
 };
 struct K23_2_op {
   K23_A A;
   __device__ K23_2_V operator()(const K23_2_V &a, const K23_2_V &b) const {
-    int32_t t1181 = rt_add_i(a.v0, b.v0);
-    int32_t t1183 = rt_add_i(a.v1, b.v1);
-    return K23_2_V{t1181, t1183};
+    int32_t t1031 = rt_add_i(a.v0, b.v0);
+    int32_t t1033 = rt_add_i(a.v1, b.v1);
+    return K23_2_V{t1031, t1033};
   }
 };
 struct alignas(8) K23_3_V {
@@ -5343,1025 +4895,675 @@ struct K23_3_pull {
   __device__ K23_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1185 = 0; /* nonzero: a check below failed */
-    int t1186 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1184 = t1186 ? A.v_x1251_d[ix] : 0;
-    t1185 |= !t1186;
-    uint8_t t1188 = rt_le_i(t1184, 1);
-    int32_t t1190 = rt_btoi_b(t1188);
-    uint8_t t1192 = rt_not_b(t1188);
-    int32_t t1194 = rt_btoi_b(t1192);
-    if (__builtin_expect(t1185 != 0, 0)) { /* again, recording the error */
-      int32_t t1195;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1195 = A.v_x1251_d[ix];
+    int t1035 = 0; /* nonzero: a check below failed */
+    int t1036 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
+    int32_t t1034 = t1036 ? A.v_x1123_d[ix] : 0;
+    t1035 |= !t1036;
+    uint8_t t1038 = rt_le_i(t1034, 1);
+    int32_t t1040 = rt_btoi_b(t1038);
+    uint8_t t1042 = rt_not_b(t1038);
+    int32_t t1044 = rt_btoi_b(t1042);
+    if (__builtin_expect(t1035 != 0, 0)) { /* again, recording the error */
+      int32_t t1045;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
+        t1045 = A.v_x1123_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1195 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
+        t1045 = 0;
       }
-      uint8_t t1197 = rt_le_i(t1195, 1);
-      int32_t t1199 = rt_btoi_b(t1197);
-      uint8_t t1201 = rt_not_b(t1197);
-      int32_t t1203 = rt_btoi_b(t1201);
+      uint8_t t1047 = rt_le_i(t1045, 1);
+      int32_t t1049 = rt_btoi_b(t1047);
+      uint8_t t1051 = rt_not_b(t1047);
+      int32_t t1053 = rt_btoi_b(t1051);
     }
-    return K23_3_V{t1190, t1194};
+    return K23_3_V{t1040, t1044};
   }
 };
 struct K23_3_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_3_V &v) const {
-    A.v_x1281_d[i] = v.v0;
-    A.v_x1285_d[i] = v.v1;
+    A.v_x1153_d[i] = v.v0;
+    A.v_x1157_d[i] = v.v1;
   }
 };
 struct K23_3_op {
   K23_A A;
   __device__ K23_3_V operator()(const K23_3_V &a, const K23_3_V &b) const {
-    int32_t t1205 = rt_add_i(a.v0, b.v0);
-    int32_t t1207 = rt_add_i(a.v1, b.v1);
-    return K23_3_V{t1205, t1207};
+    int32_t t1055 = rt_add_i(a.v0, b.v0);
+    int32_t t1057 = rt_add_i(a.v1, b.v1);
+    return K23_3_V{t1055, t1057};
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1251_d = v_x1251->data.i;
-  A.v_x1251_n = v_x1251->len;
-  A.v_x1256 = v_x1256;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  RtValue *v_x1264 = NULL;
-  RtValue *v_x1265 = NULL;
-  int32_t v_x1271 = 0;
-  int32_t v_x1277 = 0;
-  RtValue *v_x1281 = NULL;
-  RtValue *v_x1285 = NULL;
+  A.v_x1123_d = v_x1123->data.i;
+  A.v_x1123_n = v_x1123->len;
+  A.v_x1128 = v_x1128;
+  RtValue *v_x1125 = NULL;
+  RtValue *v_x1134 = NULL;
+  RtValue *v_x1135 = NULL;
+  RtValue *v_x1136 = NULL;
+  RtValue *v_x1137 = NULL;
+  int32_t v_x1143 = 0;
+  int32_t v_x1149 = 0;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1157 = NULL;
   /* MAP */
   {
-    const int64_t t1208 = v_x1256;
-    if (t1208 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1208, 0.0, run};
+    const int64_t t1058 = v_x1128;
+    if (t1058 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1058, 0.0, run};
       goto fail;
     }
-    v_x1253 = rtg_vec_new(RT_BOOL, t1208);
-    A.v_x1253_d = v_x1253->data.b;
-    A.v_x1253_n = v_x1253->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1208);
+    v_x1125 = rtg_vec_new(RT_BOOL, t1058);
+    A.v_x1125_d = v_x1125->data.b;
+    A.v_x1125_n = v_x1125->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1058);
   }
   /* PARTITION */
-  int64_t *t1209, t1210; /* the slot of its count, its size */
+  int64_t *t1059, t1060; /* the slot of its count, its size */
   {
-    const int64_t t1211 = v_x1256;
-    if (t1211 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1211, 0.0, run};
+    const int64_t t1061 = v_x1128;
+    if (t1061 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1061, 0.0, run};
       goto fail;
     }
-    v_x1262 = rtg_vec_new(RT_INT, t1211);
-    A.v_x1262_d = v_x1262->data.i;
-    A.v_x1262_n = v_x1262->len;
-    v_x1263 = rtg_vec_new(RT_BOOL, t1211);
-    A.v_x1263_d = v_x1263->data.b;
-    A.v_x1263_n = v_x1263->len;
-    v_x1264 = rtg_vec_new(RT_INT, t1211);
-    A.v_x1264_d = v_x1264->data.i;
-    A.v_x1264_n = v_x1264->len;
-    v_x1265 = rtg_vec_new(RT_BOOL, t1211);
-    A.v_x1265_d = v_x1265->data.b;
-    A.v_x1265_n = v_x1265->len;
-    t1210 = t1211;
-    t1209 = rtg::partition_launch<K23_1_V>("K23", loc, K23_1_pull{A}, K23_1_pred{A}, t1211, K23_1_store{A}, K23_1_other{A}, true);
+    v_x1134 = rtg_vec_new(RT_INT, t1061);
+    A.v_x1134_d = v_x1134->data.i;
+    A.v_x1134_n = v_x1134->len;
+    v_x1135 = rtg_vec_new(RT_BOOL, t1061);
+    A.v_x1135_d = v_x1135->data.b;
+    A.v_x1135_n = v_x1135->len;
+    v_x1136 = rtg_vec_new(RT_INT, t1061);
+    A.v_x1136_d = v_x1136->data.i;
+    A.v_x1136_n = v_x1136->len;
+    v_x1137 = rtg_vec_new(RT_BOOL, t1061);
+    A.v_x1137_d = v_x1137->data.b;
+    A.v_x1137_n = v_x1137->len;
+    t1060 = t1061;
+    t1059 = rtg::partition_launch<K23_1_V>("K23", loc, K23_1_pull{A}, K23_1_pred{A}, t1061, K23_1_store{A}, K23_1_other{A}, true);
   }
   {
-    const int64_t t1212 = rtg::filter_count(t1209);
-    v_x1262 = rtg_vec_fit(v_x1262, t1212);
-    A.v_x1262_d = v_x1262->data.i;
-    A.v_x1262_n = v_x1262->len;
-    v_x1263 = rtg_vec_fit(v_x1263, t1212);
-    A.v_x1263_d = v_x1263->data.b;
-    A.v_x1263_n = v_x1263->len;
-    v_x1264 = rtg_vec_fit(v_x1264, t1210 - t1212);
-    A.v_x1264_d = v_x1264->data.i;
-    A.v_x1264_n = v_x1264->len;
-    v_x1265 = rtg_vec_fit(v_x1265, t1210 - t1212);
-    A.v_x1265_d = v_x1265->data.b;
-    A.v_x1265_n = v_x1265->len;
+    const int64_t t1062 = rtg::filter_count(t1059);
+    v_x1134 = rtg_vec_fit(v_x1134, t1062);
+    A.v_x1134_d = v_x1134->data.i;
+    A.v_x1134_n = v_x1134->len;
+    v_x1135 = rtg_vec_fit(v_x1135, t1062);
+    A.v_x1135_d = v_x1135->data.b;
+    A.v_x1135_n = v_x1135->len;
+    v_x1136 = rtg_vec_fit(v_x1136, t1060 - t1062);
+    A.v_x1136_d = v_x1136->data.i;
+    A.v_x1136_n = v_x1136->len;
+    v_x1137 = rtg_vec_fit(v_x1137, t1060 - t1062);
+    A.v_x1137_d = v_x1137->data.b;
+    A.v_x1137_n = v_x1137->len;
   }
   /* REDUCE */
   {
-    const int64_t t1213 = v_x1256;
-    if (t1213 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1213, 0.0, run};
+    const int64_t t1063 = v_x1128;
+    if (t1063 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1063, 0.0, run};
       goto fail;
     }
-    const K23_2_V t1214 = rtg::reduce_commutative("K23", loc, K23_2_pull{A}, K23_2_op{A}, K23_2_V{0, 0}, t1213);
-    v_x1271 = t1214.v0;
-    A.v_x1271 = v_x1271;
-    v_x1277 = t1214.v1;
-    A.v_x1277 = v_x1277;
+    const K23_2_V t1064 = rtg::reduce_commutative("K23", loc, K23_2_pull{A}, K23_2_op{A}, K23_2_V{0, 0}, t1063);
+    v_x1143 = t1064.v0;
+    A.v_x1143 = v_x1143;
+    v_x1149 = t1064.v1;
+    A.v_x1149 = v_x1149;
   }
   /* SCAN */
   {
-    const int64_t t1215 = v_x1256;
-    if (t1215 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1215, 0.0, run};
+    const int64_t t1065 = v_x1128;
+    if (t1065 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1065, 0.0, run};
       goto fail;
     }
-    v_x1281 = rtg_vec_new(RT_INT, t1215);
-    A.v_x1281_d = v_x1281->data.i;
-    A.v_x1281_n = v_x1281->len;
-    v_x1285 = rtg_vec_new(RT_INT, t1215);
-    A.v_x1285_d = v_x1285->data.i;
-    A.v_x1285_n = v_x1285->len;
-    rtg::scan<true>("K23", loc, K23_3_pull{A}, K23_3_op{A}, K23_3_V{0, 0}, t1215, K23_3_store{A});
+    v_x1153 = rtg_vec_new(RT_INT, t1065);
+    A.v_x1153_d = v_x1153->data.i;
+    A.v_x1153_n = v_x1153->len;
+    v_x1157 = rtg_vec_new(RT_INT, t1065);
+    A.v_x1157_d = v_x1157->data.i;
+    A.v_x1157_n = v_x1157->len;
+    rtg::scan<true>("K23", loc, K23_3_pull{A}, K23_3_op{A}, K23_3_V{0, 0}, t1065, K23_3_store{A});
   }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1264 = v_x1264;
-  *out_v_x1271 = v_x1271;
-  *out_v_x1277 = v_x1277;
-  *out_v_x1281 = v_x1281;
-  *out_v_x1285 = v_x1285;
-  rt_release(v_x1263);
-  rt_release(v_x1265);
+  *out_v_x1125 = v_x1125;
+  *out_v_x1134 = v_x1134;
+  *out_v_x1136 = v_x1136;
+  *out_v_x1143 = v_x1143;
+  *out_v_x1149 = v_x1149;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1157 = v_x1157;
+  rt_release(v_x1135);
+  rt_release(v_x1137);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-  rt_release(v_x1264);
-  rt_release(v_x1265);
-  rt_release(v_x1281);
-  rt_release(v_x1285);
+  rt_release(v_x1125);
+  rt_release(v_x1134);
+  rt_release(v_x1135);
+  rt_release(v_x1136);
+  rt_release(v_x1137);
+  rt_release(v_x1153);
+  rt_release(v_x1157);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
-  RtValue *vals[] = {v_x1251};
-  const int64_t sizes[] = {(int64_t)v_x1256, (int64_t)v_x1256, (int64_t)v_x1256, (int64_t)v_x1256};
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
+  RtValue *vals[] = {v_x1123};
+  const int64_t sizes[] = {(int64_t)v_x1128, (int64_t)v_x1128, (int64_t)v_x1128, (int64_t)v_x1128};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K23_host(err, loc, run, v_x1251, v_x1256, out_v_x1253, out_v_x1262, out_v_x1264, out_v_x1271, out_v_x1277, out_v_x1281, out_v_x1285);
+    K23_host(err, loc, run, v_x1123, v_x1128, out_v_x1125, out_v_x1134, out_v_x1136, out_v_x1143, out_v_x1149, out_v_x1153, out_v_x1157);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1251, v_x1256, out_v_x1253, out_v_x1262, out_v_x1264, out_v_x1271, out_v_x1277, out_v_x1281, out_v_x1285);
+    K23_gpu(err, loc, run, v_x1123, v_x1128, out_v_x1125, out_v_x1134, out_v_x1136, out_v_x1143, out_v_x1149, out_v_x1153, out_v_x1157);
   }
 }
 
-/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316) {
+/* K24: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
   (void)loc;
   (void)run;
-  int32_t *v_x1286_d = v_x1286->data.i;
-  const int64_t v_x1286_n = v_x1286->len;
-  int32_t *v_x1287_d = v_x1287->data.i;
-  const int64_t v_x1287_n = v_x1287->len;
-  int32_t *v_x1290_d = v_x1290->data.i;
-  const int64_t v_x1290_n = v_x1290->len;
-  int32_t v_x1307 = 0;
-  int32_t v_x1308 = 0;
-  int32_t v_x1309 = 0;
-  int32_t v_x1310 = 0;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1297 = NULL;
-  RtValue *v_x1312 = NULL;
-  RtValue *v_x1316 = NULL;
-  /* REDUCE */
+  int32_t *v_x1158_d = v_x1158->data.i;
+  const int64_t v_x1158_n = v_x1158->len;
+  int32_t *v_x1159_d = v_x1159->data.i;
+  const int64_t v_x1159_n = v_x1159->len;
+  int32_t *v_x1162_d = v_x1162->data.i;
+  const int64_t v_x1162_n = v_x1162->len;
+  RtValue *v_x1169 = NULL;
+  RtValue *v_x1164 = NULL;
+  RtValue *v_x1171 = NULL;
+  RtValue *v_x1175 = NULL;
+  /* MAP */
   {
-    const int64_t t1216 = v_x1295;
-    if (t1216 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1216, 0.0);
+    const int64_t t1066 = v_x1167;
+    if (t1066 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1066, 0.0);
       goto fail;
     }
-    const int64_t t1217 = t1216 > 0 ? (t1216 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t1218 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    int32_t *t1219 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    int32_t *t1220 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    int32_t *t1221 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    RT_PARALLEL_FOR_IF(t1217 > 1)
-    for (int64_t t1222 = 0; t1222 < t1217; t1222++) {
-      int32_t t1222a0;
-      int32_t t1222a1;
-      int32_t t1222a2;
-      int32_t t1222a3;
-      t1222a0 = 2147483647;
-      t1222a1 = 0;
-      t1222a2 = 1;
-      t1222a3 = 1;
-      const int64_t t1222_end = (t1222 + 1) * RT_CHUNK < t1216 ? (t1222 + 1) * RT_CHUNK : t1216;
-      for (int64_t t1223 = t1222 * RT_CHUNK; t1223 < t1222_end; t1223++) {
-        const int32_t t1224 = (int32_t)t1223;
-        int32_t t1222x0;
-        int32_t t1222x1;
-        int32_t t1222x2;
-        int32_t t1222x3;
-        int t1226 = 0; /* nonzero: a check below failed */
-        int t1227 = (uint64_t)(int64_t)t1224 < (uint64_t)v_x1286_n;
-        int32_t t1225 = t1227 ? v_x1286_d[t1224] : 0;
-        t1226 |= !t1227;
-        int t1229 = (uint64_t)(int64_t)t1225 < (uint64_t)v_x1290_n;
-        int32_t t1228 = t1229 ? v_x1290_d[t1225] : 0;
-        t1226 |= !t1229;
-        int t1231 = (uint64_t)(int64_t)t1225 < (uint64_t)v_x1287_n;
-        int32_t t1230 = t1231 ? v_x1287_d[t1225] : 0;
-        t1226 |= !t1231;
-        int32_t t1233 = rt_add_i(t1228, t1230);
-        uint8_t t1235 = rt_le_i(t1228, t1233);
-        int32_t t1236;
-        if (t1235) {
-          t1236 = 2147483647;
+    v_x1169 = rt_value_new(rt_vec_type(RT_INT), t1066);
+    int32_t *v_x1169_d = v_x1169->data.i;
+    const int64_t v_x1169_n = v_x1169->len;
+    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t1066);
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1066);
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
+    RT_PARALLEL_FOR_IF(t1066 >= RT_PARALLEL_MIN)
+    for (int64_t t1067 = 0; t1067 < t1066; t1067++) {
+      const int32_t t1068 = (int32_t)t1067;
+      int t1070 = 0; /* nonzero: a check below failed */
+      int t1071 = (uint64_t)(int64_t)t1068 < (uint64_t)v_x1158_n;
+      int32_t t1069 = t1071 ? v_x1158_d[t1068] : 0;
+      t1070 |= !t1071;
+      int t1073 = (uint64_t)(int64_t)t1069 < (uint64_t)v_x1162_n;
+      int32_t t1072 = t1073 ? v_x1162_d[t1069] : 0;
+      t1070 |= !t1073;
+      int t1075 = (uint64_t)(int64_t)t1069 < (uint64_t)v_x1159_n;
+      int32_t t1074 = t1075 ? v_x1159_d[t1069] : 0;
+      t1070 |= !t1075;
+      int32_t t1077 = rt_add_i(t1072, t1074);
+      int32_t t1079 = rt_sub_i(t1077, t1072);
+      if (__builtin_expect(t1070 != 0, 0)) { /* again, recording the error */
+        int32_t t1080;
+        if ((uint64_t)(int64_t)t1068 < (uint64_t)v_x1158_n) {
+          t1080 = v_x1158_d[t1068];
         } else {
-          t1236 = t1224;
+          NESSIE_RECORD(err, t1067, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1068, v_x1158_n, 0.0);
+          t1080 = 0;
         }
-        if (__builtin_expect(t1226 != 0, 0)) { /* again, recording the error */
-          int32_t t1237;
-          if ((uint64_t)(int64_t)t1224 < (uint64_t)v_x1286_n) {
-            t1237 = v_x1286_d[t1224];
-          } else {
-            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1224, v_x1286_n, 0.0);
-            t1237 = 0;
-          }
-          int32_t t1238;
-          if ((uint64_t)(int64_t)t1237 < (uint64_t)v_x1290_n) {
-            t1238 = v_x1290_d[t1237];
-          } else {
-            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1237, v_x1290_n, 0.0);
-            t1238 = 0;
-          }
-          int32_t t1239;
-          if ((uint64_t)(int64_t)t1237 < (uint64_t)v_x1287_n) {
-            t1239 = v_x1287_d[t1237];
-          } else {
-            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1237, v_x1287_n, 0.0);
-            t1239 = 0;
-          }
-          int32_t t1241 = rt_add_i(t1238, t1239);
-          uint8_t t1243 = rt_le_i(t1238, t1241);
-          int32_t t1244;
-          if (t1243) {
-            t1244 = 2147483647;
-          } else {
-            t1244 = t1224;
-          }
-        }
-        t1222x0 = t1236;
-        t1222x1 = t1228;
-        t1222x2 = t1233;
-        t1222x3 = 1;
-        uint8_t t1246 = rt_le_i(t1222a0, t1222x0);
-        int32_t t1247;
-        if (t1246) {
-          t1247 = t1222a0;
+        int32_t t1081;
+        if ((uint64_t)(int64_t)t1080 < (uint64_t)v_x1162_n) {
+          t1081 = v_x1162_d[t1080];
         } else {
-          t1247 = t1222x0;
+          NESSIE_RECORD(err, t1067, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1080, v_x1162_n, 0.0);
+          t1081 = 0;
         }
-        int32_t t1248;
-        if (t1246) {
-          t1248 = t1222a1;
+        int32_t t1082;
+        if ((uint64_t)(int64_t)t1080 < (uint64_t)v_x1159_n) {
+          t1082 = v_x1159_d[t1080];
         } else {
-          t1248 = t1222x1;
+          NESSIE_RECORD(err, t1067, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1080, v_x1159_n, 0.0);
+          t1082 = 0;
         }
-        int32_t t1249;
-        if (t1246) {
-          t1249 = t1222a2;
-        } else {
-          t1249 = t1222x2;
-        }
-        int32_t t1250;
-        if (t1246) {
-          t1250 = t1222a3;
-        } else {
-          t1250 = t1222x3;
-        }
-        t1222a0 = t1247;
-        t1222a1 = t1248;
-        t1222a2 = t1249;
-        t1222a3 = t1250;
+        int32_t t1084 = rt_add_i(t1081, t1082);
+        int32_t t1086 = rt_sub_i(t1084, t1081);
       }
-      t1218[t1222] = t1222a0;
-      t1219[t1222] = t1222a1;
-      t1220[t1222] = t1222a2;
-      t1221[t1222] = t1222a3;
+      v_x1169_d[t1067] = 1;
+      v_x1164_d[t1067] = t1072;
+      v_x1171_d[t1067] = t1079;
     }
-    int32_t t1222t0;
-    int32_t t1222t1;
-    int32_t t1222t2;
-    int32_t t1222t3;
-    t1222t0 = 2147483647;
-    t1222t1 = 0;
-    t1222t2 = 1;
-    t1222t3 = 1;
-    for (int64_t t1222 = 0; t1222 < t1217; t1222++) {
-      const int32_t t1251 = t1218[t1222];
-      const int32_t t1252 = t1219[t1222];
-      const int32_t t1253 = t1220[t1222];
-      const int32_t t1254 = t1221[t1222];
-      uint8_t t1256 = rt_le_i(t1222t0, t1251);
-      int32_t t1257;
-      if (t1256) {
-        t1257 = t1222t0;
-      } else {
-        t1257 = t1251;
-      }
-      int32_t t1258;
-      if (t1256) {
-        t1258 = t1222t1;
-      } else {
-        t1258 = t1252;
-      }
-      int32_t t1259;
-      if (t1256) {
-        t1259 = t1222t2;
-      } else {
-        t1259 = t1253;
-      }
-      int32_t t1260;
-      if (t1256) {
-        t1260 = t1222t3;
-      } else {
-        t1260 = t1254;
-      }
-      t1222t0 = t1257;
-      t1222t1 = t1258;
-      t1222t2 = t1259;
-      t1222t3 = t1260;
-    }
-    v_x1307 = t1222t0;
-    rt_free(t1218);
-    v_x1308 = t1222t1;
-    rt_free(t1219);
-    v_x1309 = t1222t2;
-    rt_free(t1220);
-    v_x1310 = t1222t3;
-    rt_free(t1221);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    int32_t *v_x1169_d = v_x1169->data.i;
+    const int64_t v_x1169_n = v_x1169->len;
+    int32_t *v_x1164_d = v_x1164->data.i;
+    const int64_t v_x1164_n = v_x1164->len;
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
+    /* SCAN */
     {
-      const int64_t t1261 = v_x1295;
-      if (t1261 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1261, 0.0);
-        goto fail;
-      }
-      v_x1292 = rt_value_new(rt_vec_type(RT_INT), t1261);
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      v_x1297 = rt_value_new(rt_vec_type(RT_INT), t1261);
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      v_x1312 = rt_value_new(rt_vec_type(RT_INT), t1261);
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
-      RT_PARALLEL_FOR_IF(t1261 >= RT_PARALLEL_MIN)
-      for (int64_t t1262 = 0; t1262 < t1261; t1262++) {
-        const int32_t t1263 = (int32_t)t1262;
-        int t1265 = 0; /* nonzero: a check below failed */
-        int t1266 = (uint64_t)(int64_t)t1263 < (uint64_t)v_x1286_n;
-        int32_t t1264 = t1266 ? v_x1286_d[t1263] : 0;
-        t1265 |= !t1266;
-        int t1268 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1290_n;
-        int32_t t1267 = t1268 ? v_x1290_d[t1264] : 0;
-        t1265 |= !t1268;
-        int t1270 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1287_n;
-        int32_t t1269 = t1270 ? v_x1287_d[t1264] : 0;
-        t1265 |= !t1270;
-        int32_t t1272 = rt_add_i(t1267, t1269);
-        int32_t t1274 = rt_sub_i(t1272, t1267);
-        if (__builtin_expect(t1265 != 0, 0)) { /* again, recording the error */
-          int32_t t1275;
-          if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1286_n) {
-            t1275 = v_x1286_d[t1263];
-          } else {
-            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1286_n, 0.0);
-            t1275 = 0;
+      const int64_t t1087 = v_x1158_n;
+      const int64_t t1088 = t1087 > 0 ? (t1087 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t1089 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1088);
+      RT_PARALLEL_FOR_IF(t1088 > 1)
+      for (int64_t t1090 = 0; t1090 < t1088; t1090++) {
+        int32_t t1090a0;
+        t1090a0 = 0;
+        const int64_t t1090_end = (t1090 + 1) * RT_CHUNK < t1087 ? (t1090 + 1) * RT_CHUNK : t1087;
+        for (int64_t t1091 = t1090 * RT_CHUNK; t1091 < t1090_end; t1091++) {
+          const int32_t t1092 = (int32_t)t1091;
+          int32_t t1090x0;
+          int t1095 = 0; /* nonzero: a check below failed */
+          int32_t t1093 = v_x1158_d[t1092];
+          int t1096 = (uint64_t)(int64_t)t1093 < (uint64_t)v_x1162_n;
+          int32_t t1094 = t1096 ? v_x1162_d[t1093] : 0;
+          t1095 |= !t1096;
+          int t1098 = (uint64_t)(int64_t)t1093 < (uint64_t)v_x1159_n;
+          int32_t t1097 = t1098 ? v_x1159_d[t1093] : 0;
+          t1095 |= !t1098;
+          int32_t t1100 = rt_add_i(t1094, t1097);
+          int32_t t1102 = rt_sub_i(t1100, t1094);
+          if (__builtin_expect(t1095 != 0, 0)) { /* again, recording the error */
+            int32_t t1103 = v_x1158_d[t1092];
+            int32_t t1104;
+            if ((uint64_t)(int64_t)t1103 < (uint64_t)v_x1162_n) {
+              t1104 = v_x1162_d[t1103];
+            } else {
+              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1103, v_x1162_n, 0.0);
+              t1104 = 0;
+            }
+            int32_t t1105;
+            if ((uint64_t)(int64_t)t1103 < (uint64_t)v_x1159_n) {
+              t1105 = v_x1159_d[t1103];
+            } else {
+              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1103, v_x1159_n, 0.0);
+              t1105 = 0;
+            }
+            int32_t t1107 = rt_add_i(t1104, t1105);
+            int32_t t1109 = rt_sub_i(t1107, t1104);
           }
-          int32_t t1276;
-          if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1290_n) {
-            t1276 = v_x1290_d[t1275];
-          } else {
-            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1290_n, 0.0);
-            t1276 = 0;
-          }
-          int32_t t1277;
-          if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1287_n) {
-            t1277 = v_x1287_d[t1275];
-          } else {
-            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1287_n, 0.0);
-            t1277 = 0;
-          }
-          int32_t t1279 = rt_add_i(t1276, t1277);
-          int32_t t1281 = rt_sub_i(t1279, t1276);
+          t1090x0 = t1102;
+          int32_t t1111 = rt_add_i(t1090a0, t1090x0);
+          t1090a0 = t1111;
         }
-        v_x1292_d[t1262] = t1267;
-        v_x1297_d[t1262] = 1;
-        v_x1312_d[t1262] = t1274;
+        t1089[t1090] = t1090a0;
       }
+      int32_t t1090t0;
+      t1090t0 = 0;
+      for (int64_t t1090 = 0; t1090 < t1088; t1090++) {
+        const int32_t t1112 = t1089[t1090];
+        t1089[t1090] = t1090t0;
+        int32_t t1114 = rt_add_i(t1090t0, t1112);
+        t1090t0 = t1114;
+      }
+      v_x1175 = rt_value_new(rt_vec_type(RT_INT), t1087);
+      int32_t *v_x1175_d = v_x1175->data.i;
+      const int64_t v_x1175_n = v_x1175->len;
+      RT_PARALLEL_FOR_IF(t1088 > 1)
+      for (int64_t t1090 = 0; t1090 < t1088; t1090++) {
+        int32_t t1090p0;
+        t1090p0 = t1089[t1090];
+        const int64_t t1090_end = (t1090 + 1) * RT_CHUNK < t1087 ? (t1090 + 1) * RT_CHUNK : t1087;
+        for (int64_t t1091 = t1090 * RT_CHUNK; t1091 < t1090_end; t1091++) {
+          const int32_t t1092 = (int32_t)t1091;
+          v_x1175_d[t1091] = t1090p0;
+          int32_t t1090y0;
+          int t1117 = 0; /* nonzero: a check below failed */
+          int32_t t1115 = v_x1158_d[t1092];
+          int t1118 = (uint64_t)(int64_t)t1115 < (uint64_t)v_x1162_n;
+          int32_t t1116 = t1118 ? v_x1162_d[t1115] : 0;
+          t1117 |= !t1118;
+          int t1120 = (uint64_t)(int64_t)t1115 < (uint64_t)v_x1159_n;
+          int32_t t1119 = t1120 ? v_x1159_d[t1115] : 0;
+          t1117 |= !t1120;
+          int32_t t1122 = rt_add_i(t1116, t1119);
+          int32_t t1124 = rt_sub_i(t1122, t1116);
+          if (__builtin_expect(t1117 != 0, 0)) { /* again, recording the error */
+            int32_t t1125 = v_x1158_d[t1092];
+            int32_t t1126;
+            if ((uint64_t)(int64_t)t1125 < (uint64_t)v_x1162_n) {
+              t1126 = v_x1162_d[t1125];
+            } else {
+              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1125, v_x1162_n, 0.0);
+              t1126 = 0;
+            }
+            int32_t t1127;
+            if ((uint64_t)(int64_t)t1125 < (uint64_t)v_x1159_n) {
+              t1127 = v_x1159_d[t1125];
+            } else {
+              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1125, v_x1159_n, 0.0);
+              t1127 = 0;
+            }
+            int32_t t1129 = rt_add_i(t1126, t1127);
+            int32_t t1131 = rt_sub_i(t1129, t1126);
+          }
+          t1090y0 = t1124;
+          int32_t t1133 = rt_add_i(t1090p0, t1090y0);
+          t1090p0 = t1133;
+        }
+      }
+      rt_free(t1089);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
-      /* SCAN */
-      {
-        const int64_t t1282 = v_x1295;
-        if (t1282 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1282, 0.0);
-          goto fail;
-        }
-        const int64_t t1283 = t1282 > 0 ? (t1282 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t1284 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1283);
-        RT_PARALLEL_FOR_IF(t1283 > 1)
-        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
-          int32_t t1285a0;
-          t1285a0 = 0;
-          const int64_t t1285_end = (t1285 + 1) * RT_CHUNK < t1282 ? (t1285 + 1) * RT_CHUNK : t1282;
-          for (int64_t t1286 = t1285 * RT_CHUNK; t1286 < t1285_end; t1286++) {
-            const int32_t t1287 = (int32_t)t1286;
-            int32_t t1285x0;
-            int t1289 = 0; /* nonzero: a check below failed */
-            int t1290 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n;
-            int32_t t1288 = t1290 ? v_x1286_d[t1287] : 0;
-            t1289 |= !t1290;
-            int t1292 = (uint64_t)(int64_t)t1288 < (uint64_t)v_x1290_n;
-            int32_t t1291 = t1292 ? v_x1290_d[t1288] : 0;
-            t1289 |= !t1292;
-            int t1294 = (uint64_t)(int64_t)t1288 < (uint64_t)v_x1287_n;
-            int32_t t1293 = t1294 ? v_x1287_d[t1288] : 0;
-            t1289 |= !t1294;
-            int32_t t1296 = rt_add_i(t1291, t1293);
-            int32_t t1298 = rt_sub_i(t1296, t1291);
-            if (__builtin_expect(t1289 != 0, 0)) { /* again, recording the error */
-              int32_t t1299;
-              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n) {
-                t1299 = v_x1286_d[t1287];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1286_n, 0.0);
-                t1299 = 0;
-              }
-              int32_t t1300;
-              if ((uint64_t)(int64_t)t1299 < (uint64_t)v_x1290_n) {
-                t1300 = v_x1290_d[t1299];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1299, v_x1290_n, 0.0);
-                t1300 = 0;
-              }
-              int32_t t1301;
-              if ((uint64_t)(int64_t)t1299 < (uint64_t)v_x1287_n) {
-                t1301 = v_x1287_d[t1299];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1299, v_x1287_n, 0.0);
-                t1301 = 0;
-              }
-              int32_t t1303 = rt_add_i(t1300, t1301);
-              int32_t t1305 = rt_sub_i(t1303, t1300);
-            }
-            t1285x0 = t1298;
-            int32_t t1307 = rt_add_i(t1285a0, t1285x0);
-            t1285a0 = t1307;
-          }
-          t1284[t1285] = t1285a0;
-        }
-        int32_t t1285t0;
-        t1285t0 = 0;
-        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
-          const int32_t t1308 = t1284[t1285];
-          t1284[t1285] = t1285t0;
-          int32_t t1310 = rt_add_i(t1285t0, t1308);
-          t1285t0 = t1310;
-        }
-        v_x1316 = rt_value_new(rt_vec_type(RT_INT), t1282);
-        int32_t *v_x1316_d = v_x1316->data.i;
-        const int64_t v_x1316_n = v_x1316->len;
-        RT_PARALLEL_FOR_IF(t1283 > 1)
-        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
-          int32_t t1285p0;
-          t1285p0 = t1284[t1285];
-          const int64_t t1285_end = (t1285 + 1) * RT_CHUNK < t1282 ? (t1285 + 1) * RT_CHUNK : t1282;
-          for (int64_t t1286 = t1285 * RT_CHUNK; t1286 < t1285_end; t1286++) {
-            const int32_t t1287 = (int32_t)t1286;
-            v_x1316_d[t1286] = t1285p0;
-            int32_t t1285y0;
-            int t1312 = 0; /* nonzero: a check below failed */
-            int t1313 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n;
-            int32_t t1311 = t1313 ? v_x1286_d[t1287] : 0;
-            t1312 |= !t1313;
-            int t1315 = (uint64_t)(int64_t)t1311 < (uint64_t)v_x1290_n;
-            int32_t t1314 = t1315 ? v_x1290_d[t1311] : 0;
-            t1312 |= !t1315;
-            int t1317 = (uint64_t)(int64_t)t1311 < (uint64_t)v_x1287_n;
-            int32_t t1316 = t1317 ? v_x1287_d[t1311] : 0;
-            t1312 |= !t1317;
-            int32_t t1319 = rt_add_i(t1314, t1316);
-            int32_t t1321 = rt_sub_i(t1319, t1314);
-            if (__builtin_expect(t1312 != 0, 0)) { /* again, recording the error */
-              int32_t t1322;
-              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n) {
-                t1322 = v_x1286_d[t1287];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1286_n, 0.0);
-                t1322 = 0;
-              }
-              int32_t t1323;
-              if ((uint64_t)(int64_t)t1322 < (uint64_t)v_x1290_n) {
-                t1323 = v_x1290_d[t1322];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1322, v_x1290_n, 0.0);
-                t1323 = 0;
-              }
-              int32_t t1324;
-              if ((uint64_t)(int64_t)t1322 < (uint64_t)v_x1287_n) {
-                t1324 = v_x1287_d[t1322];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1322, v_x1287_n, 0.0);
-                t1324 = 0;
-              }
-              int32_t t1326 = rt_add_i(t1323, t1324);
-              int32_t t1328 = rt_sub_i(t1326, t1323);
-            }
-            t1285y0 = t1321;
-            int32_t t1330 = rt_add_i(t1285p0, t1285y0);
-            t1285p0 = t1330;
-          }
-        }
-        rt_free(t1284);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1292 = v_x1292;
-  *out_v_x1297 = v_x1297;
-  *out_v_x1308 = v_x1308;
-  *out_v_x1309 = v_x1309;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1312 = v_x1312;
-  *out_v_x1316 = v_x1316;
+  *out_v_x1164 = v_x1164;
+  *out_v_x1169 = v_x1169;
+  *out_v_x1171 = v_x1171;
+  *out_v_x1175 = v_x1175;
   return;
 fail:
-  rt_release(v_x1292);
-  rt_release(v_x1297);
-  rt_release(v_x1312);
-  rt_release(v_x1316);
+  rt_release(v_x1169);
+  rt_release(v_x1164);
+  rt_release(v_x1171);
+  rt_release(v_x1175);
 }
 
-/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K24: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K24_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1286_d; int64_t v_x1286_n;
-  int32_t *v_x1287_d; int64_t v_x1287_n;
-  int32_t *v_x1290_d; int64_t v_x1290_n;
-  int32_t v_x1295;
-  int32_t v_x1307;
-  int32_t v_x1308;
-  int32_t v_x1309;
-  int32_t v_x1310;
-  int32_t *v_x1292_d; int64_t v_x1292_n;
-  int32_t *v_x1297_d; int64_t v_x1297_n;
-  int32_t *v_x1312_d; int64_t v_x1312_n;
-  int32_t *v_x1316_d; int64_t v_x1316_n;
+  int32_t *v_x1158_d; int64_t v_x1158_n;
+  int32_t *v_x1159_d; int64_t v_x1159_n;
+  int32_t *v_x1162_d; int64_t v_x1162_n;
+  int32_t v_x1167;
+  int32_t *v_x1169_d; int64_t v_x1169_n;
+  int32_t *v_x1164_d; int64_t v_x1164_n;
+  int32_t *v_x1171_d; int64_t v_x1171_n;
+  int32_t *v_x1175_d; int64_t v_x1175_n;
 };
 struct alignas(8) K24_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
-  int32_t v3;
 };
 struct K24_0_pull {
   K24_A A;
   __device__ K24_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1332 = 0; /* nonzero: a check below failed */
-    int t1333 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
-    int32_t t1331 = t1333 ? A.v_x1286_d[ix] : 0;
-    t1332 |= !t1333;
-    int t1335 = (uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1290_n;
-    int32_t t1334 = t1335 ? A.v_x1290_d[t1331] : 0;
-    t1332 |= !t1335;
-    int t1337 = (uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1287_n;
-    int32_t t1336 = t1337 ? A.v_x1287_d[t1331] : 0;
-    t1332 |= !t1337;
-    int32_t t1339 = rt_add_i(t1334, t1336);
-    uint8_t t1341 = rt_le_i(t1334, t1339);
-    int32_t t1342;
-    if (t1341) {
-      t1342 = 2147483647;
-    } else {
-      t1342 = ix;
+    int t1135 = 0; /* nonzero: a check below failed */
+    int t1136 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1158_n;
+    int32_t t1134 = t1136 ? A.v_x1158_d[ix] : 0;
+    t1135 |= !t1136;
+    int t1138 = (uint64_t)(int64_t)t1134 < (uint64_t)A.v_x1162_n;
+    int32_t t1137 = t1138 ? A.v_x1162_d[t1134] : 0;
+    t1135 |= !t1138;
+    int t1140 = (uint64_t)(int64_t)t1134 < (uint64_t)A.v_x1159_n;
+    int32_t t1139 = t1140 ? A.v_x1159_d[t1134] : 0;
+    t1135 |= !t1140;
+    int32_t t1142 = rt_add_i(t1137, t1139);
+    int32_t t1144 = rt_sub_i(t1142, t1137);
+    if (__builtin_expect(t1135 != 0, 0)) { /* again, recording the error */
+      int32_t t1145;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1158_n) {
+        t1145 = A.v_x1158_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1158_n, 0.0);
+        t1145 = 0;
+      }
+      int32_t t1146;
+      if ((uint64_t)(int64_t)t1145 < (uint64_t)A.v_x1162_n) {
+        t1146 = A.v_x1162_d[t1145];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1145, A.v_x1162_n, 0.0);
+        t1146 = 0;
+      }
+      int32_t t1147;
+      if ((uint64_t)(int64_t)t1145 < (uint64_t)A.v_x1159_n) {
+        t1147 = A.v_x1159_d[t1145];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1145, A.v_x1159_n, 0.0);
+        t1147 = 0;
+      }
+      int32_t t1149 = rt_add_i(t1146, t1147);
+      int32_t t1151 = rt_sub_i(t1149, t1146);
     }
-    if (__builtin_expect(t1332 != 0, 0)) { /* again, recording the error */
-      int32_t t1343;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
-        t1343 = A.v_x1286_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
-        t1343 = 0;
-      }
-      int32_t t1344;
-      if ((uint64_t)(int64_t)t1343 < (uint64_t)A.v_x1290_n) {
-        t1344 = A.v_x1290_d[t1343];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1343, A.v_x1290_n, 0.0);
-        t1344 = 0;
-      }
-      int32_t t1345;
-      if ((uint64_t)(int64_t)t1343 < (uint64_t)A.v_x1287_n) {
-        t1345 = A.v_x1287_d[t1343];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1343, A.v_x1287_n, 0.0);
-        t1345 = 0;
-      }
-      int32_t t1347 = rt_add_i(t1344, t1345);
-      uint8_t t1349 = rt_le_i(t1344, t1347);
-      int32_t t1350;
-      if (t1349) {
-        t1350 = 2147483647;
-      } else {
-        t1350 = ix;
-      }
-    }
-    return K24_0_V{t1342, t1334, t1339, 1};
+    return K24_0_V{1, t1137, t1144};
   }
 };
-struct K24_0_op {
+struct K24_0_store {
   K24_A A;
-  __device__ K24_0_V operator()(const K24_0_V &a, const K24_0_V &b) const {
-    uint8_t t1352 = rt_le_i(a.v0, b.v0);
-    int32_t t1353;
-    if (t1352) {
-      t1353 = a.v0;
-    } else {
-      t1353 = b.v0;
-    }
-    int32_t t1354;
-    if (t1352) {
-      t1354 = a.v1;
-    } else {
-      t1354 = b.v1;
-    }
-    int32_t t1355;
-    if (t1352) {
-      t1355 = a.v2;
-    } else {
-      t1355 = b.v2;
-    }
-    int32_t t1356;
-    if (t1352) {
-      t1356 = a.v3;
-    } else {
-      t1356 = b.v3;
-    }
-    return K24_0_V{t1353, t1354, t1355, t1356};
-  }
-};
-struct K24_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K24_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
-      return false;
-    }
-    return true;
+  __device__ void operator()(int64_t i, const K24_0_V &v) const {
+    A.v_x1169_d[i] = v.v0;
+    A.v_x1164_d[i] = v.v1;
+    A.v_x1171_d[i] = v.v2;
   }
 };
 struct alignas(8) K24_1_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K24_1_pull {
   K24_A A;
   __device__ K24_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1358 = 0; /* nonzero: a check below failed */
-    int t1359 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
-    int32_t t1357 = t1359 ? A.v_x1286_d[ix] : 0;
-    t1358 |= !t1359;
-    int t1361 = (uint64_t)(int64_t)t1357 < (uint64_t)A.v_x1290_n;
-    int32_t t1360 = t1361 ? A.v_x1290_d[t1357] : 0;
-    t1358 |= !t1361;
-    int t1363 = (uint64_t)(int64_t)t1357 < (uint64_t)A.v_x1287_n;
-    int32_t t1362 = t1363 ? A.v_x1287_d[t1357] : 0;
-    t1358 |= !t1363;
-    int32_t t1365 = rt_add_i(t1360, t1362);
-    int32_t t1367 = rt_sub_i(t1365, t1360);
-    if (__builtin_expect(t1358 != 0, 0)) { /* again, recording the error */
-      int32_t t1368;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
-        t1368 = A.v_x1286_d[ix];
+    int t1154 = 0; /* nonzero: a check below failed */
+    int32_t t1152 = A.v_x1158_d[ix];
+    int t1155 = (uint64_t)(int64_t)t1152 < (uint64_t)A.v_x1162_n;
+    int32_t t1153 = t1155 ? A.v_x1162_d[t1152] : 0;
+    t1154 |= !t1155;
+    int t1157 = (uint64_t)(int64_t)t1152 < (uint64_t)A.v_x1159_n;
+    int32_t t1156 = t1157 ? A.v_x1159_d[t1152] : 0;
+    t1154 |= !t1157;
+    int32_t t1159 = rt_add_i(t1153, t1156);
+    int32_t t1161 = rt_sub_i(t1159, t1153);
+    if (__builtin_expect(t1154 != 0, 0)) { /* again, recording the error */
+      int32_t t1162 = A.v_x1158_d[ix];
+      int32_t t1163;
+      if ((uint64_t)(int64_t)t1162 < (uint64_t)A.v_x1162_n) {
+        t1163 = A.v_x1162_d[t1162];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
-        t1368 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1162, A.v_x1162_n, 0.0);
+        t1163 = 0;
       }
-      int32_t t1369;
-      if ((uint64_t)(int64_t)t1368 < (uint64_t)A.v_x1290_n) {
-        t1369 = A.v_x1290_d[t1368];
+      int32_t t1164;
+      if ((uint64_t)(int64_t)t1162 < (uint64_t)A.v_x1159_n) {
+        t1164 = A.v_x1159_d[t1162];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1368, A.v_x1290_n, 0.0);
-        t1369 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1162, A.v_x1159_n, 0.0);
+        t1164 = 0;
       }
-      int32_t t1370;
-      if ((uint64_t)(int64_t)t1368 < (uint64_t)A.v_x1287_n) {
-        t1370 = A.v_x1287_d[t1368];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1368, A.v_x1287_n, 0.0);
-        t1370 = 0;
-      }
-      int32_t t1372 = rt_add_i(t1369, t1370);
-      int32_t t1374 = rt_sub_i(t1372, t1369);
+      int32_t t1166 = rt_add_i(t1163, t1164);
+      int32_t t1168 = rt_sub_i(t1166, t1163);
     }
-    return K24_1_V{t1360, 1, t1367};
+    return K24_1_V{t1161};
   }
 };
 struct K24_1_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_1_V &v) const {
-    A.v_x1292_d[i] = v.v0;
-    A.v_x1297_d[i] = v.v1;
-    A.v_x1312_d[i] = v.v2;
+    A.v_x1175_d[i] = v.v0;
   }
 };
-struct alignas(8) K24_2_V {
-  int32_t v0;
-};
-struct K24_2_pull {
+struct K24_1_op {
   K24_A A;
-  __device__ K24_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1376 = 0; /* nonzero: a check below failed */
-    int t1377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
-    int32_t t1375 = t1377 ? A.v_x1286_d[ix] : 0;
-    t1376 |= !t1377;
-    int t1379 = (uint64_t)(int64_t)t1375 < (uint64_t)A.v_x1290_n;
-    int32_t t1378 = t1379 ? A.v_x1290_d[t1375] : 0;
-    t1376 |= !t1379;
-    int t1381 = (uint64_t)(int64_t)t1375 < (uint64_t)A.v_x1287_n;
-    int32_t t1380 = t1381 ? A.v_x1287_d[t1375] : 0;
-    t1376 |= !t1381;
-    int32_t t1383 = rt_add_i(t1378, t1380);
-    int32_t t1385 = rt_sub_i(t1383, t1378);
-    if (__builtin_expect(t1376 != 0, 0)) { /* again, recording the error */
-      int32_t t1386;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
-        t1386 = A.v_x1286_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
-        t1386 = 0;
-      }
-      int32_t t1387;
-      if ((uint64_t)(int64_t)t1386 < (uint64_t)A.v_x1290_n) {
-        t1387 = A.v_x1290_d[t1386];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1386, A.v_x1290_n, 0.0);
-        t1387 = 0;
-      }
-      int32_t t1388;
-      if ((uint64_t)(int64_t)t1386 < (uint64_t)A.v_x1287_n) {
-        t1388 = A.v_x1287_d[t1386];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1386, A.v_x1287_n, 0.0);
-        t1388 = 0;
-      }
-      int32_t t1390 = rt_add_i(t1387, t1388);
-      int32_t t1392 = rt_sub_i(t1390, t1387);
-    }
-    return K24_2_V{t1385};
+  __device__ K24_1_V operator()(const K24_1_V &a, const K24_1_V &b) const {
+    int32_t t1170 = rt_add_i(a.v0, b.v0);
+    return K24_1_V{t1170};
   }
 };
-struct K24_2_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_2_V &v) const {
-    A.v_x1316_d[i] = v.v0;
-  }
-};
-struct K24_2_op {
-  K24_A A;
-  __device__ K24_2_V operator()(const K24_2_V &a, const K24_2_V &b) const {
-    int32_t t1394 = rt_add_i(a.v0, b.v0);
-    return K24_2_V{t1394};
-  }
-};
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316, int check_site_0) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
   (void)loc;
   (void)err;
   K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1286_d = v_x1286->data.i;
-  A.v_x1286_n = v_x1286->len;
-  A.v_x1287_d = v_x1287->data.i;
-  A.v_x1287_n = v_x1287->len;
-  A.v_x1290_d = v_x1290->data.i;
-  A.v_x1290_n = v_x1290->len;
-  A.v_x1295 = v_x1295;
-  K24_0_V *K24_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1307 = 0;
-  int32_t v_x1308 = 0;
-  int32_t v_x1309 = 0;
-  int32_t v_x1310 = 0;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1297 = NULL;
-  RtValue *v_x1312 = NULL;
-  RtValue *v_x1316 = NULL;
-  /* REDUCE */
-  {
-    const int64_t t1395 = v_x1295;
-    if (t1395 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1395, 0.0, run};
-      goto fail;
-    }
-    K24_0_V *t1396 = rtg::reduce_to_device("K24", loc, K24_0_pull{A}, K24_0_op{A}, K24_0_V{2147483647, 0, 1, 1}, t1395, false);
-    K24_0_value = t1396;
-  }
+  A.v_x1158_d = v_x1158->data.i;
+  A.v_x1158_n = v_x1158->len;
+  A.v_x1159_d = v_x1159->data.i;
+  A.v_x1159_n = v_x1159->len;
+  A.v_x1162_d = v_x1162->data.i;
+  A.v_x1162_n = v_x1162->len;
+  A.v_x1167 = v_x1167;
+  RtValue *v_x1169 = NULL;
+  RtValue *v_x1164 = NULL;
+  RtValue *v_x1171 = NULL;
+  RtValue *v_x1175 = NULL;
   /* MAP */
   {
-    const int64_t t1397 = v_x1295;
-    if (t1397 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1397, 0.0, run};
+    const int64_t t1171 = v_x1167;
+    if (t1171 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1171, 0.0, run};
       goto fail;
     }
-    v_x1292 = rtg_vec_new(RT_INT, t1397);
-    A.v_x1292_d = v_x1292->data.i;
-    A.v_x1292_n = v_x1292->len;
-    v_x1297 = rtg_vec_new(RT_INT, t1397);
-    A.v_x1297_d = v_x1297->data.i;
-    A.v_x1297_n = v_x1297->len;
-    v_x1312 = rtg_vec_new(RT_INT, t1397);
-    A.v_x1312_d = v_x1312->data.i;
-    A.v_x1312_n = v_x1312->len;
-    rtg::map("K24", loc, K24_1_pull{A}, K24_1_store{A}, t1397);
+    v_x1169 = rtg_vec_new(RT_INT, t1171);
+    A.v_x1169_d = v_x1169->data.i;
+    A.v_x1169_n = v_x1169->len;
+    v_x1164 = rtg_vec_new(RT_INT, t1171);
+    A.v_x1164_d = v_x1164->data.i;
+    A.v_x1164_n = v_x1164->len;
+    v_x1171 = rtg_vec_new(RT_INT, t1171);
+    A.v_x1171_d = v_x1171->data.i;
+    A.v_x1171_n = v_x1171->len;
+    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1171);
   }
   /* SCAN */
   {
-    const int64_t t1398 = v_x1295;
-    if (t1398 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1398, 0.0, run};
-      goto fail;
-    }
-    v_x1316 = rtg_vec_new(RT_INT, t1398);
-    A.v_x1316_d = v_x1316->data.i;
-    A.v_x1316_n = v_x1316->len;
-    rtg::scan<true>("K24", loc, K24_2_pull{A}, K24_2_op{A}, K24_2_V{0}, t1398, K24_2_store{A});
+    const int64_t t1172 = v_x1158->len;
+    v_x1175 = rtg_vec_new(RT_INT, t1172);
+    A.v_x1175_d = v_x1175->data.i;
+    A.v_x1175_n = v_x1175->len;
+    rtg::scan<true>("K24", loc, K24_1_pull{A}, K24_1_op{A}, K24_1_V{0}, t1172, K24_1_store{A});
   }
-  if (!rtg::check_result("K24", loc, K24_0_value, K24_0_check{{check_site_0}}, K24_0_V{2147483647, 0, 1, 1}, err, A.run, run))
-    goto fail;
-  K24_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1292 = v_x1292;
-  *out_v_x1297 = v_x1297;
-  *out_v_x1308 = v_x1308;
-  *out_v_x1309 = v_x1309;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1312 = v_x1312;
-  *out_v_x1316 = v_x1316;
+  *out_v_x1164 = v_x1164;
+  *out_v_x1169 = v_x1169;
+  *out_v_x1171 = v_x1171;
+  *out_v_x1175 = v_x1175;
   return;
 fail:
-  rt_release(v_x1292);
-  rt_release(v_x1297);
-  rt_release(v_x1312);
-  rt_release(v_x1316);
-  rtg_free(K24_0_value);
+  rt_release(v_x1169);
+  rt_release(v_x1164);
+  rt_release(v_x1171);
+  rt_release(v_x1175);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316, int check_site_0) {
-  RtValue *vals[] = {v_x1286, v_x1287, v_x1290};
-  const int64_t sizes[] = {(int64_t)v_x1295, (int64_t)v_x1295, (int64_t)v_x1295};
-  if (rtg_choose_host(vals, 3, sizes, 3)) {
-    K24_host(err, loc, run, v_x1286, v_x1287, v_x1290, v_x1295, out_v_x1292, out_v_x1297, out_v_x1308, out_v_x1309, out_v_x1310, out_v_x1312, out_v_x1316);
-    if (err->index == INT64_MAX) {
-      K24_0_V t1399;
-      memset(&t1399, 0, sizeof t1399);
-      t1399.v1 = *out_v_x1308;
-      t1399.v2 = *out_v_x1309;
-      t1399.v3 = *out_v_x1310;
-      (void)K24_0_check{{check_site_0}}(t1399, err, run);
-    }
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
+  RtValue *vals[] = {v_x1158, v_x1159, v_x1162};
+  const int64_t sizes[] = {(int64_t)v_x1167};
+  if (rtg_choose_host(vals, 3, sizes, 1)) {
+    K24_host(err, loc, run, v_x1158, v_x1159, v_x1162, v_x1167, out_v_x1164, out_v_x1169, out_v_x1171, out_v_x1175);
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_x1286, v_x1287, v_x1290, v_x1295, out_v_x1292, out_v_x1297, out_v_x1308, out_v_x1309, out_v_x1310, out_v_x1312, out_v_x1316, check_site_0);
+    K24_gpu(err, loc, run, v_x1158, v_x1159, v_x1162, v_x1167, out_v_x1164, out_v_x1169, out_v_x1171, out_v_x1175);
   }
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
   (void)loc;
   (void)run;
-  int32_t *v_x1317_d = v_x1317->data.i;
-  const int64_t v_x1317_n = v_x1317->len;
-  int32_t *v_x1318_d = v_x1318->data.i;
-  const int64_t v_x1318_n = v_x1318->len;
-  int32_t *v_x1319_d = v_x1319->data.i;
-  const int64_t v_x1319_n = v_x1319->len;
-  int32_t *v_x1320_d = v_x1320->data.i;
-  const int64_t v_x1320_n = v_x1320->len;
-  int32_t *v_x1324_d = v_x1324->data.i;
-  const int64_t v_x1324_n = v_x1324->len;
-  RtValue *v_x1326 = NULL;
+  int32_t *v_x1176_d = v_x1176->data.i;
+  const int64_t v_x1176_n = v_x1176->len;
+  int32_t *v_x1177_d = v_x1177->data.i;
+  const int64_t v_x1177_n = v_x1177->len;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t *v_x1183_d = v_x1183->data.i;
+  const int64_t v_x1183_n = v_x1183->len;
+  RtValue *v_x1185 = NULL;
   /* MAP */
   {
-    const int64_t t1400 = v_x1321;
-    if (t1400 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1400, 0.0);
+    const int64_t t1173 = v_x1180;
+    if (t1173 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1173, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t1400 >= RT_PARALLEL_MIN)
-    for (int64_t t1401 = 0; t1401 < t1400; t1401++) {
-      const int32_t t1402 = (int32_t)t1401;
-      int32_t t1403; /* v_x1326: read by nothing */
-      int t1405 = 0; /* nonzero: a check below failed */
-      int t1406 = (uint64_t)(int64_t)t1402 < (uint64_t)v_x1317_n;
-      int32_t t1404 = t1406 ? v_x1317_d[t1402] : 0;
-      t1405 |= !t1406;
-      int t1408 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1320_n;
-      int32_t t1407 = t1408 ? v_x1320_d[t1404] : 0;
-      t1405 |= !t1408;
-      int t1410 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1318_n;
-      int32_t t1409 = t1410 ? v_x1318_d[t1404] : 0;
-      t1405 |= !t1410;
-      int32_t t1412 = rt_sub_i(t1402, t1409);
-      int t1414 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1319_n;
-      int32_t t1413 = t1414 ? v_x1319_d[t1404] : 0;
-      t1405 |= !t1414;
-      int32_t t1416 = rt_mul_i(t1412, t1413);
-      int32_t t1418 = rt_add_i(t1407, t1416);
-      int t1420 = (uint64_t)(int64_t)t1418 < (uint64_t)v_x1324_n;
-      int32_t t1419 = t1420 ? v_x1324_d[t1418] : 0;
-      t1405 |= !t1420;
-      if (__builtin_expect(t1405 != 0, 0)) { /* again, recording the error */
-        int32_t t1421;
-        if ((uint64_t)(int64_t)t1402 < (uint64_t)v_x1317_n) {
-          t1421 = v_x1317_d[t1402];
+    RT_PARALLEL_FOR_IF(t1173 >= RT_PARALLEL_MIN)
+    for (int64_t t1174 = 0; t1174 < t1173; t1174++) {
+      const int32_t t1175 = (int32_t)t1174;
+      int32_t t1176; /* v_x1185: read by nothing */
+      int t1178 = 0; /* nonzero: a check below failed */
+      int t1179 = (uint64_t)(int64_t)t1175 < (uint64_t)v_x1176_n;
+      int32_t t1177 = t1179 ? v_x1176_d[t1175] : 0;
+      t1178 |= !t1179;
+      int t1181 = (uint64_t)(int64_t)t1177 < (uint64_t)v_x1179_n;
+      int32_t t1180 = t1181 ? v_x1179_d[t1177] : 0;
+      t1178 |= !t1181;
+      int t1183 = (uint64_t)(int64_t)t1177 < (uint64_t)v_x1177_n;
+      int32_t t1182 = t1183 ? v_x1177_d[t1177] : 0;
+      t1178 |= !t1183;
+      int32_t t1185 = rt_sub_i(t1175, t1182);
+      int t1187 = (uint64_t)(int64_t)t1177 < (uint64_t)v_x1178_n;
+      int32_t t1186 = t1187 ? v_x1178_d[t1177] : 0;
+      t1178 |= !t1187;
+      int32_t t1189 = rt_mul_i(t1185, t1186);
+      int32_t t1191 = rt_add_i(t1180, t1189);
+      int t1193 = (uint64_t)(int64_t)t1191 < (uint64_t)v_x1183_n;
+      int32_t t1192 = t1193 ? v_x1183_d[t1191] : 0;
+      t1178 |= !t1193;
+      if (__builtin_expect(t1178 != 0, 0)) { /* again, recording the error */
+        int32_t t1194;
+        if ((uint64_t)(int64_t)t1175 < (uint64_t)v_x1176_n) {
+          t1194 = v_x1176_d[t1175];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1402, v_x1317_n, 0.0);
-          t1421 = 0;
+          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1175, v_x1176_n, 0.0);
+          t1194 = 0;
         }
-        int32_t t1422;
-        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1320_n) {
-          t1422 = v_x1320_d[t1421];
+        int32_t t1195;
+        if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1179_n) {
+          t1195 = v_x1179_d[t1194];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1320_n, 0.0);
-          t1422 = 0;
+          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1179_n, 0.0);
+          t1195 = 0;
         }
-        int32_t t1423;
-        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1318_n) {
-          t1423 = v_x1318_d[t1421];
+        int32_t t1196;
+        if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1177_n) {
+          t1196 = v_x1177_d[t1194];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1318_n, 0.0);
-          t1423 = 0;
+          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1177_n, 0.0);
+          t1196 = 0;
         }
-        int32_t t1425 = rt_sub_i(t1402, t1423);
-        int32_t t1426;
-        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1319_n) {
-          t1426 = v_x1319_d[t1421];
+        int32_t t1198 = rt_sub_i(t1175, t1196);
+        int32_t t1199;
+        if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1178_n) {
+          t1199 = v_x1178_d[t1194];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1319_n, 0.0);
-          t1426 = 0;
+          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1178_n, 0.0);
+          t1199 = 0;
         }
-        int32_t t1428 = rt_mul_i(t1425, t1426);
-        int32_t t1430 = rt_add_i(t1422, t1428);
-        int32_t t1431;
-        if ((uint64_t)(int64_t)t1430 < (uint64_t)v_x1324_n) {
-          t1431 = v_x1324_d[t1430];
+        int32_t t1201 = rt_mul_i(t1198, t1199);
+        int32_t t1203 = rt_add_i(t1195, t1201);
+        int32_t t1204;
+        if ((uint64_t)(int64_t)t1203 < (uint64_t)v_x1183_n) {
+          t1204 = v_x1183_d[t1203];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1430, v_x1324_n, 0.0);
-          t1431 = 0;
+          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1203, v_x1183_n, 0.0);
+          t1204 = 0;
         }
       }
-      t1403 = t1419;
-      (void)t1403;
+      t1176 = t1192;
+      (void)t1176;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1326);
+  rt_release(v_x1185);
   return;
 fail:
-  rt_release(v_x1326);
+  rt_release(v_x1185);
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K25_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1317_d; int64_t v_x1317_n;
-  int32_t *v_x1318_d; int64_t v_x1318_n;
-  int32_t *v_x1319_d; int64_t v_x1319_n;
-  int32_t *v_x1320_d; int64_t v_x1320_n;
-  int32_t v_x1321;
-  int32_t *v_x1324_d; int64_t v_x1324_n;
-  int32_t *v_x1326_d; int64_t v_x1326_n;
+  int32_t *v_x1176_d; int64_t v_x1176_n;
+  int32_t *v_x1177_d; int64_t v_x1177_n;
+  int32_t *v_x1178_d; int64_t v_x1178_n;
+  int32_t *v_x1179_d; int64_t v_x1179_n;
+  int32_t v_x1180;
+  int32_t *v_x1183_d; int64_t v_x1183_n;
+  int32_t *v_x1185_d; int64_t v_x1185_n;
 };
 struct alignas(8) K25_0_V {
   int32_t v0;
@@ -6371,201 +5573,201 @@ struct K25_0_pull {
   __device__ K25_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1433 = 0; /* nonzero: a check below failed */
-    int t1434 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1317_n;
-    int32_t t1432 = t1434 ? A.v_x1317_d[ix] : 0;
-    t1433 |= !t1434;
-    int t1436 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1320_n;
-    int32_t t1435 = t1436 ? A.v_x1320_d[t1432] : 0;
-    t1433 |= !t1436;
-    int t1438 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1318_n;
-    int32_t t1437 = t1438 ? A.v_x1318_d[t1432] : 0;
-    t1433 |= !t1438;
-    int32_t t1440 = rt_sub_i(ix, t1437);
-    int t1442 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1319_n;
-    int32_t t1441 = t1442 ? A.v_x1319_d[t1432] : 0;
-    t1433 |= !t1442;
-    int32_t t1444 = rt_mul_i(t1440, t1441);
-    int32_t t1446 = rt_add_i(t1435, t1444);
-    int t1448 = (uint64_t)(int64_t)t1446 < (uint64_t)A.v_x1324_n;
-    int32_t t1447 = t1448 ? A.v_x1324_d[t1446] : 0;
-    t1433 |= !t1448;
-    if (__builtin_expect(t1433 != 0, 0)) { /* again, recording the error */
-      int32_t t1449;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1317_n) {
-        t1449 = A.v_x1317_d[ix];
+    int t1206 = 0; /* nonzero: a check below failed */
+    int t1207 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1176_n;
+    int32_t t1205 = t1207 ? A.v_x1176_d[ix] : 0;
+    t1206 |= !t1207;
+    int t1209 = (uint64_t)(int64_t)t1205 < (uint64_t)A.v_x1179_n;
+    int32_t t1208 = t1209 ? A.v_x1179_d[t1205] : 0;
+    t1206 |= !t1209;
+    int t1211 = (uint64_t)(int64_t)t1205 < (uint64_t)A.v_x1177_n;
+    int32_t t1210 = t1211 ? A.v_x1177_d[t1205] : 0;
+    t1206 |= !t1211;
+    int32_t t1213 = rt_sub_i(ix, t1210);
+    int t1215 = (uint64_t)(int64_t)t1205 < (uint64_t)A.v_x1178_n;
+    int32_t t1214 = t1215 ? A.v_x1178_d[t1205] : 0;
+    t1206 |= !t1215;
+    int32_t t1217 = rt_mul_i(t1213, t1214);
+    int32_t t1219 = rt_add_i(t1208, t1217);
+    int t1221 = (uint64_t)(int64_t)t1219 < (uint64_t)A.v_x1183_n;
+    int32_t t1220 = t1221 ? A.v_x1183_d[t1219] : 0;
+    t1206 |= !t1221;
+    if (__builtin_expect(t1206 != 0, 0)) { /* again, recording the error */
+      int32_t t1222;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1176_n) {
+        t1222 = A.v_x1176_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1317_n, 0.0);
-        t1449 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1176_n, 0.0);
+        t1222 = 0;
       }
-      int32_t t1450;
-      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1320_n) {
-        t1450 = A.v_x1320_d[t1449];
+      int32_t t1223;
+      if ((uint64_t)(int64_t)t1222 < (uint64_t)A.v_x1179_n) {
+        t1223 = A.v_x1179_d[t1222];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1320_n, 0.0);
-        t1450 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1222, A.v_x1179_n, 0.0);
+        t1223 = 0;
       }
-      int32_t t1451;
-      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1318_n) {
-        t1451 = A.v_x1318_d[t1449];
+      int32_t t1224;
+      if ((uint64_t)(int64_t)t1222 < (uint64_t)A.v_x1177_n) {
+        t1224 = A.v_x1177_d[t1222];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1318_n, 0.0);
-        t1451 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1222, A.v_x1177_n, 0.0);
+        t1224 = 0;
       }
-      int32_t t1453 = rt_sub_i(ix, t1451);
-      int32_t t1454;
-      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1319_n) {
-        t1454 = A.v_x1319_d[t1449];
+      int32_t t1226 = rt_sub_i(ix, t1224);
+      int32_t t1227;
+      if ((uint64_t)(int64_t)t1222 < (uint64_t)A.v_x1178_n) {
+        t1227 = A.v_x1178_d[t1222];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1319_n, 0.0);
-        t1454 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1222, A.v_x1178_n, 0.0);
+        t1227 = 0;
       }
-      int32_t t1456 = rt_mul_i(t1453, t1454);
-      int32_t t1458 = rt_add_i(t1450, t1456);
-      int32_t t1459;
-      if ((uint64_t)(int64_t)t1458 < (uint64_t)A.v_x1324_n) {
-        t1459 = A.v_x1324_d[t1458];
+      int32_t t1229 = rt_mul_i(t1226, t1227);
+      int32_t t1231 = rt_add_i(t1223, t1229);
+      int32_t t1232;
+      if ((uint64_t)(int64_t)t1231 < (uint64_t)A.v_x1183_n) {
+        t1232 = A.v_x1183_d[t1231];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1458, A.v_x1324_n, 0.0);
-        t1459 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1231, A.v_x1183_n, 0.0);
+        t1232 = 0;
       }
     }
-    return K25_0_V{t1447};
+    return K25_0_V{t1220};
   }
 };
 struct K25_0_store {
   K25_A A;
   __device__ void operator()(int64_t i, const K25_0_V &v) const {
-    /* v.v0: v_x1326, read by nothing (its checks are the pull's) */
+    /* v.v0: v_x1185, read by nothing (its checks are the pull's) */
   }
 };
-static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
   (void)loc;
   (void)err;
   K25_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1317_d = v_x1317->data.i;
-  A.v_x1317_n = v_x1317->len;
-  A.v_x1318_d = v_x1318->data.i;
-  A.v_x1318_n = v_x1318->len;
-  A.v_x1319_d = v_x1319->data.i;
-  A.v_x1319_n = v_x1319->len;
-  A.v_x1320_d = v_x1320->data.i;
-  A.v_x1320_n = v_x1320->len;
-  A.v_x1321 = v_x1321;
-  A.v_x1324_d = v_x1324->data.i;
-  A.v_x1324_n = v_x1324->len;
-  RtValue *v_x1326 = NULL;
+  A.v_x1176_d = v_x1176->data.i;
+  A.v_x1176_n = v_x1176->len;
+  A.v_x1177_d = v_x1177->data.i;
+  A.v_x1177_n = v_x1177->len;
+  A.v_x1178_d = v_x1178->data.i;
+  A.v_x1178_n = v_x1178->len;
+  A.v_x1179_d = v_x1179->data.i;
+  A.v_x1179_n = v_x1179->len;
+  A.v_x1180 = v_x1180;
+  A.v_x1183_d = v_x1183->data.i;
+  A.v_x1183_n = v_x1183->len;
+  RtValue *v_x1185 = NULL;
   /* MAP */
   {
-    const int64_t t1460 = v_x1321;
-    if (t1460 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1460, 0.0, run};
+    const int64_t t1233 = v_x1180;
+    if (t1233 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1233, 0.0, run};
       goto fail;
     }
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1460);
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1233);
   }
-  rt_release(v_x1326);
+  rt_release(v_x1185);
   return;
 fail:
-  rt_release(v_x1326);
+  rt_release(v_x1185);
 }
 
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
-  RtValue *vals[] = {v_x1317, v_x1318, v_x1319, v_x1320, v_x1324};
-  const int64_t sizes[] = {(int64_t)v_x1321};
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
+  RtValue *vals[] = {v_x1176, v_x1177, v_x1178, v_x1179, v_x1183};
+  const int64_t sizes[] = {(int64_t)v_x1180};
   if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K25_host(err, loc, run, v_x1317, v_x1318, v_x1319, v_x1320, v_x1321, v_x1324);
+    K25_host(err, loc, run, v_x1176, v_x1177, v_x1178, v_x1179, v_x1180, v_x1183);
     rtg_host_ran();
   } else {
-    K25_gpu(err, loc, run, v_x1317, v_x1318, v_x1319, v_x1320, v_x1321, v_x1324);
+    K25_gpu(err, loc, run, v_x1176, v_x1177, v_x1178, v_x1179, v_x1180, v_x1183);
   }
 }
 
 /* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K26_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+static void K26_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
   (void)loc;
   (void)run;
-  int32_t *v_x1368_d = v_x1368->data.i;
-  const int64_t v_x1368_n = v_x1368->len;
-  uint8_t *v_x1372_d = v_x1372->data.b;
-  const int64_t v_x1372_n = v_x1372->len;
-  int32_t *v_x1373_d = v_x1373->data.i;
-  const int64_t v_x1373_n = v_x1373->len;
-  int32_t *v_x1376_d = v_x1376->data.i;
-  const int64_t v_x1376_n = v_x1376->len;
-  RtValue *v_x1378 = NULL;
+  int32_t *v_x1214_d = v_x1214->data.i;
+  const int64_t v_x1214_n = v_x1214->len;
+  uint8_t *v_x1218_d = v_x1218->data.b;
+  const int64_t v_x1218_n = v_x1218->len;
+  int32_t *v_x1219_d = v_x1219->data.i;
+  const int64_t v_x1219_n = v_x1219->len;
+  int32_t *v_x1222_d = v_x1222->data.i;
+  const int64_t v_x1222_n = v_x1222->len;
+  RtValue *v_x1224 = NULL;
   /* MAP */
   {
-    const int64_t t1461 = v_x1372_n;
-    v_x1378 = rt_value_new(rt_vec_type(RT_INT), t1461);
-    int32_t *v_x1378_d = v_x1378->data.i;
-    const int64_t v_x1378_n = v_x1378->len;
-    RT_PARALLEL_FOR_IF(t1461 >= RT_PARALLEL_MIN)
-    for (int64_t t1462 = 0; t1462 < t1461; t1462++) {
-      const int32_t t1463 = (int32_t)t1462;
-      int t1465 = 0; /* nonzero: a check below failed */
-      int t1466 = (uint64_t)(int64_t)t1463 < (uint64_t)v_x1368_n;
-      int32_t t1464 = t1466 ? v_x1368_d[t1463] : 0;
-      t1465 |= !t1466;
-      int32_t t1468 = rt_add_i(t1464, v_x1369);
-      uint8_t t1469 = v_x1372_d[t1463];
-      int t1471 = (uint64_t)(int64_t)t1463 < (uint64_t)v_x1373_n;
-      int32_t t1470 = t1471 ? v_x1373_d[t1463] : 0;
-      t1465 |= !t1471;
-      int32_t t1473 = (t1469 ? t1470 : t1468);
-      int t1475 = (uint64_t)(int64_t)t1473 < (uint64_t)v_x1376_n;
-      int32_t t1474 = t1475 ? v_x1376_d[t1473] : 0;
-      t1465 |= !t1475;
-      if (__builtin_expect(t1465 != 0, 0)) { /* again, recording the error */
-        int32_t t1476;
-        if ((uint64_t)(int64_t)t1463 < (uint64_t)v_x1368_n) {
-          t1476 = v_x1368_d[t1463];
+    const int64_t t1234 = v_x1218_n;
+    v_x1224 = rt_value_new(rt_vec_type(RT_INT), t1234);
+    int32_t *v_x1224_d = v_x1224->data.i;
+    const int64_t v_x1224_n = v_x1224->len;
+    RT_PARALLEL_FOR_IF(t1234 >= RT_PARALLEL_MIN)
+    for (int64_t t1235 = 0; t1235 < t1234; t1235++) {
+      const int32_t t1236 = (int32_t)t1235;
+      int t1238 = 0; /* nonzero: a check below failed */
+      int t1239 = (uint64_t)(int64_t)t1236 < (uint64_t)v_x1214_n;
+      int32_t t1237 = t1239 ? v_x1214_d[t1236] : 0;
+      t1238 |= !t1239;
+      int32_t t1241 = rt_add_i(t1237, v_x1215);
+      uint8_t t1242 = v_x1218_d[t1236];
+      int t1244 = (uint64_t)(int64_t)t1236 < (uint64_t)v_x1219_n;
+      int32_t t1243 = t1244 ? v_x1219_d[t1236] : 0;
+      t1238 |= !t1244;
+      int32_t t1246 = (t1242 ? t1243 : t1241);
+      int t1248 = (uint64_t)(int64_t)t1246 < (uint64_t)v_x1222_n;
+      int32_t t1247 = t1248 ? v_x1222_d[t1246] : 0;
+      t1238 |= !t1248;
+      if (__builtin_expect(t1238 != 0, 0)) { /* again, recording the error */
+        int32_t t1249;
+        if ((uint64_t)(int64_t)t1236 < (uint64_t)v_x1214_n) {
+          t1249 = v_x1214_d[t1236];
         } else {
-          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1463, v_x1368_n, 0.0);
-          t1476 = 0;
+          NESSIE_RECORD(err, t1235, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1236, v_x1214_n, 0.0);
+          t1249 = 0;
         }
-        int32_t t1478 = rt_add_i(t1476, v_x1369);
-        uint8_t t1479 = v_x1372_d[t1463];
-        int32_t t1480;
-        if ((uint64_t)(int64_t)t1463 < (uint64_t)v_x1373_n) {
-          t1480 = v_x1373_d[t1463];
+        int32_t t1251 = rt_add_i(t1249, v_x1215);
+        uint8_t t1252 = v_x1218_d[t1236];
+        int32_t t1253;
+        if ((uint64_t)(int64_t)t1236 < (uint64_t)v_x1219_n) {
+          t1253 = v_x1219_d[t1236];
         } else {
-          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1463, v_x1373_n, 0.0);
-          t1480 = 0;
+          NESSIE_RECORD(err, t1235, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1236, v_x1219_n, 0.0);
+          t1253 = 0;
         }
-        int32_t t1482 = (t1479 ? t1480 : t1478);
-        int32_t t1483;
-        if ((uint64_t)(int64_t)t1482 < (uint64_t)v_x1376_n) {
-          t1483 = v_x1376_d[t1482];
+        int32_t t1255 = (t1252 ? t1253 : t1251);
+        int32_t t1256;
+        if ((uint64_t)(int64_t)t1255 < (uint64_t)v_x1222_n) {
+          t1256 = v_x1222_d[t1255];
         } else {
-          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1482, v_x1376_n, 0.0);
-          t1483 = 0;
+          NESSIE_RECORD(err, t1235, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1255, v_x1222_n, 0.0);
+          t1256 = 0;
         }
       }
-      v_x1378_d[t1462] = t1474;
+      v_x1224_d[t1235] = t1247;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1378 = v_x1378;
+  *out_v_x1224 = v_x1224;
   return;
 fail:
-  rt_release(v_x1378);
+  rt_release(v_x1224);
 }
 
 /* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K26_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1368_d; int64_t v_x1368_n;
-  int32_t v_x1369;
-  uint8_t *v_x1372_d; int64_t v_x1372_n;
-  int32_t *v_x1373_d; int64_t v_x1373_n;
-  int32_t *v_x1376_d; int64_t v_x1376_n;
-  int32_t *v_x1378_d; int64_t v_x1378_n;
+  int32_t *v_x1214_d; int64_t v_x1214_n;
+  int32_t v_x1215;
+  uint8_t *v_x1218_d; int64_t v_x1218_n;
+  int32_t *v_x1219_d; int64_t v_x1219_n;
+  int32_t *v_x1222_d; int64_t v_x1222_n;
+  int32_t *v_x1224_d; int64_t v_x1224_n;
 };
 struct alignas(8) K26_0_V {
   int32_t v0;
@@ -6575,93 +5777,93 @@ struct K26_0_pull {
   __device__ K26_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1485 = 0; /* nonzero: a check below failed */
-    int t1486 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1368_n;
-    int32_t t1484 = t1486 ? A.v_x1368_d[ix] : 0;
-    t1485 |= !t1486;
-    int32_t t1488 = rt_add_i(t1484, A.v_x1369);
-    uint8_t t1489 = A.v_x1372_d[ix];
-    int t1491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1373_n;
-    int32_t t1490 = t1491 ? A.v_x1373_d[ix] : 0;
-    t1485 |= !t1491;
-    int32_t t1493 = (t1489 ? t1490 : t1488);
-    int t1495 = (uint64_t)(int64_t)t1493 < (uint64_t)A.v_x1376_n;
-    int32_t t1494 = t1495 ? A.v_x1376_d[t1493] : 0;
-    t1485 |= !t1495;
-    if (__builtin_expect(t1485 != 0, 0)) { /* again, recording the error */
-      int32_t t1496;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1368_n) {
-        t1496 = A.v_x1368_d[ix];
+    int t1258 = 0; /* nonzero: a check below failed */
+    int t1259 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1214_n;
+    int32_t t1257 = t1259 ? A.v_x1214_d[ix] : 0;
+    t1258 |= !t1259;
+    int32_t t1261 = rt_add_i(t1257, A.v_x1215);
+    uint8_t t1262 = A.v_x1218_d[ix];
+    int t1264 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1219_n;
+    int32_t t1263 = t1264 ? A.v_x1219_d[ix] : 0;
+    t1258 |= !t1264;
+    int32_t t1266 = (t1262 ? t1263 : t1261);
+    int t1268 = (uint64_t)(int64_t)t1266 < (uint64_t)A.v_x1222_n;
+    int32_t t1267 = t1268 ? A.v_x1222_d[t1266] : 0;
+    t1258 |= !t1268;
+    if (__builtin_expect(t1258 != 0, 0)) { /* again, recording the error */
+      int32_t t1269;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1214_n) {
+        t1269 = A.v_x1214_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1368_n, 0.0);
-        t1496 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1214_n, 0.0);
+        t1269 = 0;
       }
-      int32_t t1498 = rt_add_i(t1496, A.v_x1369);
-      uint8_t t1499 = A.v_x1372_d[ix];
-      int32_t t1500;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1373_n) {
-        t1500 = A.v_x1373_d[ix];
+      int32_t t1271 = rt_add_i(t1269, A.v_x1215);
+      uint8_t t1272 = A.v_x1218_d[ix];
+      int32_t t1273;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1219_n) {
+        t1273 = A.v_x1219_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1373_n, 0.0);
-        t1500 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1219_n, 0.0);
+        t1273 = 0;
       }
-      int32_t t1502 = (t1499 ? t1500 : t1498);
-      int32_t t1503;
-      if ((uint64_t)(int64_t)t1502 < (uint64_t)A.v_x1376_n) {
-        t1503 = A.v_x1376_d[t1502];
+      int32_t t1275 = (t1272 ? t1273 : t1271);
+      int32_t t1276;
+      if ((uint64_t)(int64_t)t1275 < (uint64_t)A.v_x1222_n) {
+        t1276 = A.v_x1222_d[t1275];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1502, A.v_x1376_n, 0.0);
-        t1503 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, A.v_x1222_n, 0.0);
+        t1276 = 0;
       }
     }
-    return K26_0_V{t1494};
+    return K26_0_V{t1267};
   }
 };
 struct K26_0_store {
   K26_A A;
   __device__ void operator()(int64_t i, const K26_0_V &v) const {
-    A.v_x1378_d[i] = v.v0;
+    A.v_x1224_d[i] = v.v0;
   }
 };
-static void K26_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+static void K26_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
   (void)loc;
   (void)err;
   K26_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1368_d = v_x1368->data.i;
-  A.v_x1368_n = v_x1368->len;
-  A.v_x1369 = v_x1369;
-  A.v_x1372_d = v_x1372->data.b;
-  A.v_x1372_n = v_x1372->len;
-  A.v_x1373_d = v_x1373->data.i;
-  A.v_x1373_n = v_x1373->len;
-  A.v_x1376_d = v_x1376->data.i;
-  A.v_x1376_n = v_x1376->len;
-  RtValue *v_x1378 = NULL;
+  A.v_x1214_d = v_x1214->data.i;
+  A.v_x1214_n = v_x1214->len;
+  A.v_x1215 = v_x1215;
+  A.v_x1218_d = v_x1218->data.b;
+  A.v_x1218_n = v_x1218->len;
+  A.v_x1219_d = v_x1219->data.i;
+  A.v_x1219_n = v_x1219->len;
+  A.v_x1222_d = v_x1222->data.i;
+  A.v_x1222_n = v_x1222->len;
+  RtValue *v_x1224 = NULL;
   /* MAP */
   {
-    const int64_t t1504 = v_x1372->len;
-    v_x1378 = rtg_vec_new(RT_INT, t1504);
-    A.v_x1378_d = v_x1378->data.i;
-    A.v_x1378_n = v_x1378->len;
-    rtg::map("K26", loc, K26_0_pull{A}, K26_0_store{A}, t1504);
+    const int64_t t1277 = v_x1218->len;
+    v_x1224 = rtg_vec_new(RT_INT, t1277);
+    A.v_x1224_d = v_x1224->data.i;
+    A.v_x1224_n = v_x1224->len;
+    rtg::map("K26", loc, K26_0_pull{A}, K26_0_store{A}, t1277);
   }
-  *out_v_x1378 = v_x1378;
+  *out_v_x1224 = v_x1224;
   return;
 fail:
-  rt_release(v_x1378);
+  rt_release(v_x1224);
 }
 
-static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
-  RtValue *vals[] = {v_x1368, v_x1372, v_x1373, v_x1376};
+static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
+  RtValue *vals[] = {v_x1214, v_x1218, v_x1219, v_x1222};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K26_host(err, loc, run, v_x1368, v_x1369, v_x1372, v_x1373, v_x1376, out_v_x1378);
+    K26_host(err, loc, run, v_x1214, v_x1215, v_x1218, v_x1219, v_x1222, out_v_x1224);
     rtg_host_ran();
   } else {
-    K26_gpu(err, loc, run, v_x1368, v_x1369, v_x1372, v_x1373, v_x1376, out_v_x1378);
+    K26_gpu(err, loc, run, v_x1214, v_x1215, v_x1218, v_x1219, v_x1222, out_v_x1224);
   }
 }
 
@@ -6834,7 +6036,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
   v_x166 = (int32_t)v_x164->len;
   uint8_t v_x167 = 0;
   v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x806 = NULL;
+  RtValue *v_x746 = NULL;
   if (v_x167) {
     RtValue *v_x170 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -6845,7 +6047,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x806 = v_x170;
+    v_x746 = v_x170;
   } else {
     RtValue *v_x173 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -6859,15 +6061,15 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     RtValue *v_x181 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x206 = NULL;
-    int32_t v_x367 = 0;
-    int32_t v_x385 = 0;
-    RtValue *v_x764 = NULL;
-    RtValue *v_x774 = NULL;
+    int32_t v_x327 = 0;
+    int32_t v_x345 = 0;
+    RtValue *v_x704 = NULL;
+    RtValue *v_x714 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x367, &v_x385, &v_x764, &v_x774);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -6884,372 +6086,360 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     v_x229 = (int32_t)v_x204->len;
     RtValue *v_x223 = NULL;
     RtValue *v_x233 = NULL;
-    int32_t v_x251 = 0;
-    int32_t v_x252 = 0;
-    int32_t v_x253 = 0;
-    RtValue *v_x259 = NULL;
-    RtValue *v_x268 = NULL;
+    RtValue *v_x239 = NULL;
+    RtValue *v_x248 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x268, 8);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x204);
-    /* check range: made on the device by the run before it */
-    RtValue *v_x262 = NULL;
+    RtValue *v_x242 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, &v_x262);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x239, &v_x242);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x265 = NULL;
+    RtValue *v_x245 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x262, &v_x265);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x242, &v_x245);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x269 = 0;
-    v_x269 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
-    rt_release(v_x262);
+    int32_t v_x249 = 0;
+    v_x249 = (int32_t)NESSIE_SEG_TOTAL(v_x242);
+    rt_release(v_x242);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x268, v_x233, v_x223, v_x269, v_x165);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x223);
     rt_release(v_x233);
-    rt_release(v_x268);
-    rt_release(v_x265);
-    int32_t v_x304 = 0;
-    v_x304 = (int32_t)v_x206->len;
-    RtValue *v_x298 = NULL;
-    RtValue *v_x308 = NULL;
-    int32_t v_x326 = 0;
-    int32_t v_x327 = 0;
-    int32_t v_x328 = 0;
-    RtValue *v_x334 = NULL;
-    RtValue *v_x343 = NULL;
+    rt_release(v_x248);
+    rt_release(v_x245);
+    int32_t v_x284 = 0;
+    v_x284 = (int32_t)v_x206->len;
+    RtValue *v_x278 = NULL;
+    RtValue *v_x288 = NULL;
+    RtValue *v_x294 = NULL;
+    RtValue *v_x303 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x304, &v_x298, &v_x308, &v_x326, &v_x327, &v_x328, &v_x334, &v_x343, 8);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x173);
     rt_release(v_x206);
     rt_release(v_x218);
-    /* check range: made on the device by the run before it */
-    RtValue *v_x337 = NULL;
+    RtValue *v_x297 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x334, &v_x337);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x294, &v_x297);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x340 = NULL;
+    RtValue *v_x300 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, &v_x340);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x297, &v_x300);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x344 = 0;
-    v_x344 = (int32_t)NESSIE_SEG_TOTAL(v_x337);
-    RtValue *v_x357 = NULL;
+    int32_t v_x304 = 0;
+    v_x304 = (int32_t)NESSIE_SEG_TOTAL(v_x297);
+    RtValue *v_x317 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x340, v_x343, v_x308, v_x298, v_x344, v_x165, &v_x357);
+      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x300, v_x303, v_x288, v_x278, v_x304, v_x165, &v_x317);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x298);
-    rt_release(v_x308);
-    uint8_t v_x368 = 0;
-    v_x368 = rt_eq_i(v_x367, 0);
-    RtValue *v_x375 = NULL;
-    if (v_x368) {
-      RtValue *v_x371 = NULL;
+    rt_release(v_x278);
+    rt_release(v_x288);
+    uint8_t v_x328 = 0;
+    v_x328 = rt_eq_i(v_x327, 0);
+    RtValue *v_x335 = NULL;
+    if (v_x328) {
+      RtValue *v_x331 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x371);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x331);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x375 = v_x371;
+      v_x335 = v_x331;
     } else {
-      v_x375 = v_x259;
-      rt_retain(v_x259);
+      v_x335 = v_x239;
+      rt_retain(v_x239);
     }
-    rt_release(v_x259);
-    uint8_t v_x386 = 0;
-    v_x386 = rt_eq_i(v_x385, 0);
-    RtValue *v_x750 = NULL;
-    if (v_x386) {
-      RtValue *v_x389 = NULL;
+    rt_release(v_x239);
+    uint8_t v_x346 = 0;
+    v_x346 = rt_eq_i(v_x345, 0);
+    RtValue *v_x690 = NULL;
+    if (v_x346) {
+      RtValue *v_x349 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x389);
+        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x349);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x750 = v_x389;
+      v_x690 = v_x349;
     } else {
-      RtValue *v_x393 = NULL;
-      int32_t v_x410 = 0;
-      int32_t v_x411 = 0;
+      RtValue *v_x353 = NULL;
+      int32_t v_x370 = 0;
+      int32_t v_x371 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x385, v_x334, &v_x393, &v_x410, &v_x411, 2);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x345, v_x294, &v_x353, &v_x370, &v_x371, 2);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x423 = NULL;
+      RtValue *v_x383 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x343, v_x357, &v_x423);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x303, v_x317, &v_x383);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x445 = NULL;
-      RtValue *v_x466 = NULL;
-      RtValue *v_x492 = NULL;
-      RtValue *v_x513 = NULL;
+      RtValue *v_x405 = NULL;
+      RtValue *v_x426 = NULL;
+      RtValue *v_x452 = NULL;
+      RtValue *v_x473 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x340, v_x423, v_x357, v_x337, &v_x445, &v_x466, &v_x492, &v_x513);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x423);
-      int32_t v_x526 = 0;
-      v_x526 = rt_add_i(v_x304, v_x304);
-      RtValue *v_x532 = NULL;
-      RtValue *v_x602 = NULL;
+      rt_release(v_x383);
+      int32_t v_x486 = 0;
+      v_x486 = rt_add_i(v_x284, v_x284);
+      RtValue *v_x492 = NULL;
+      RtValue *v_x562 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x513, v_x526, &v_x532, &v_x602);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x426, v_x473, v_x486, &v_x492, &v_x562);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x466);
-      rt_release(v_x513);
-      int32_t v_x533 = 0;
-      v_x533 = (int32_t)v_x492->len;
-      int32_t v_x534 = 0;
-      v_x534 = (int32_t)v_x445->len;
-      int32_t v_x535 = 0;
-      v_x535 = rt_add_i(v_x534, v_x533);
-      RtValue *v_x541 = NULL;
+      rt_release(v_x426);
+      rt_release(v_x473);
+      int32_t v_x493 = 0;
+      v_x493 = (int32_t)v_x452->len;
+      int32_t v_x494 = 0;
+      v_x494 = (int32_t)v_x405->len;
+      int32_t v_x495 = 0;
+      v_x495 = rt_add_i(v_x494, v_x493);
+      RtValue *v_x501 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x492, v_x535, &v_x541);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x405, v_x452, v_x495, &v_x501);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x445);
+      rt_release(v_x405);
+      rt_release(v_x452);
+      int32_t v_x505 = 0;
+      v_x505 = rt_mul_i(v_x345, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x505, 1);
+      RtValue *v_x548 = NULL;
+      RtValue *v_x633 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x345, &v_x548, &v_x633);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      RtValue *v_x567 = NULL;
+      RtValue *v_x577 = NULL;
+      RtValue *v_x583 = NULL;
+      RtValue *v_x592 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
       rt_release(v_x492);
-      int32_t v_x545 = 0;
-      v_x545 = rt_mul_i(v_x385, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x545, 1);
-      RtValue *v_x588 = NULL;
-      RtValue *v_x693 = NULL;
+      rt_release(v_x562);
+      RtValue *v_x586 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x385, &v_x588, &v_x693);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x583, &v_x586);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x607 = NULL;
-      RtValue *v_x617 = NULL;
-      int32_t v_x635 = 0;
-      int32_t v_x636 = 0;
-      int32_t v_x637 = 0;
-      RtValue *v_x643 = NULL;
-      RtValue *v_x652 = NULL;
+      rt_release(v_x583);
+      RtValue *v_x589 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x545, v_x385, v_x532, v_x602, &v_x607, &v_x617, &v_x635, &v_x636, &v_x637, &v_x643, &v_x652, 6);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x586, &v_x589);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x532);
-      rt_release(v_x602);
-      /* check range: made on the device by the run before it */
-      RtValue *v_x646 = NULL;
+      int32_t v_x593 = 0;
+      v_x593 = (int32_t)NESSIE_SEG_TOTAL(v_x586);
+      RtValue *v_x606 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x643, &v_x646);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x643);
-      RtValue *v_x649 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x646, &v_x649);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      int32_t v_x653 = 0;
-      v_x653 = (int32_t)NESSIE_SEG_TOTAL(v_x646);
-      RtValue *v_x666 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, v_x652, v_x617, v_x607, v_x653, v_x541, &v_x666);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      rt_release(v_x541);
-      rt_release(v_x607);
-      rt_release(v_x617);
-      rt_release(v_x652);
-      rt_release(v_x649);
-      RtValue *v_x668 = NULL;
+      rt_release(v_x501);
+      rt_release(v_x567);
+      rt_release(v_x577);
+      rt_release(v_x592);
+      rt_release(v_x589);
+      RtValue *v_x608 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x646);
-        rt_retain(v_x666);
+        rt_retain(v_x586);
+        rt_retain(v_x606);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x646, v_x666, &v_x668);
+        fn_distinct_lifted(v_x586, v_x606, &v_x608);
         rt_set_context(saved);
       }
-      rt_release(v_x646);
-      rt_release(v_x666);
-      int32_t v_x688 = 0;
-      int32_t v_x689 = 0;
-      int32_t v_x690 = 0;
+      rt_release(v_x586);
+      rt_release(v_x606);
+      int32_t v_x628 = 0;
+      int32_t v_x629 = 0;
+      int32_t v_x630 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x393, v_x588, &v_x688, &v_x689, &v_x690, 7);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x353, v_x548, &v_x628, &v_x629, &v_x630, 7);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x393);
-      rt_release(v_x588);
+      rt_release(v_x353);
+      rt_release(v_x548);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x702 = NULL;
+      RtValue *v_x642 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x693, v_x668, &v_x702);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x633, v_x608, &v_x642);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      int32_t v_x731 = 0;
-      int32_t v_x732 = 0;
+      int32_t v_x671 = 0;
+      int32_t v_x672 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x385, &v_x731, &v_x732, 1);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x345, &v_x671, &v_x672, 1);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x749 = NULL;
+      RtValue *v_x689 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x702, v_x693, v_x668, &v_x749);
+        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x642, v_x633, v_x608, &v_x689);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
       }
-      rt_release(v_x693);
-      rt_release(v_x668);
-      rt_release(v_x702);
-      v_x750 = v_x749;
+      rt_release(v_x633);
+      rt_release(v_x608);
+      rt_release(v_x642);
+      v_x690 = v_x689;
     }
-    rt_release(v_x334);
-    rt_release(v_x343);
-    rt_release(v_x337);
-    rt_release(v_x340);
-    rt_release(v_x357);
-    int32_t v_x792 = 0;
-    v_x792 = (int32_t)v_x750->len;
-    int32_t v_x793 = 0;
-    v_x793 = (int32_t)v_x375->len;
-    int32_t v_x794 = 0;
-    v_x794 = rt_add_i(v_x793, v_x792);
-    RtValue *v_x800 = NULL;
+    rt_release(v_x294);
+    rt_release(v_x303);
+    rt_release(v_x297);
+    rt_release(v_x300);
+    rt_release(v_x317);
+    int32_t v_x732 = 0;
+    v_x732 = (int32_t)v_x690->len;
+    int32_t v_x733 = 0;
+    v_x733 = (int32_t)v_x335->len;
+    int32_t v_x734 = 0;
+    v_x734 = rt_add_i(v_x733, v_x732);
+    RtValue *v_x740 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x375, v_x750, v_x794, &v_x800);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x335, v_x690, v_x734, &v_x740);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x375);
-    rt_release(v_x750);
-    RtValue *v_x805 = NULL;
+    rt_release(v_x335);
+    rt_release(v_x690);
+    RtValue *v_x745 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x774, v_x367, v_x181, v_x764, v_x800, &v_x805);
+      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x181);
-    rt_release(v_x764);
-    rt_release(v_x774);
-    rt_release(v_x800);
-    v_x806 = v_x805;
+    rt_release(v_x704);
+    rt_release(v_x714);
+    rt_release(v_x740);
+    v_x746 = v_x745;
   }
   rt_release(v_x164);
   rt_release(v_x165);
-  *out_0 = v_x806;
+  *out_0 = v_x746;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -7368,16 +6558,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1505 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1505->data.i[0] = 3;
-  t1505->data.i[1] = 1;
-  t1505->data.i[2] = 4;
-  t1505->data.i[3] = 1;
-  t1505->data.i[4] = 5;
-  t1505->data.i[5] = 9;
-  t1505->data.i[6] = 2;
-  t1505->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1505);
+  RtValue *t1278 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1278->data.i[0] = 3;
+  t1278->data.i[1] = 1;
+  t1278->data.i[2] = 4;
+  t1278->data.i[3] = 1;
+  t1278->data.i[4] = 5;
+  t1278->data.i[5] = 9;
+  t1278->data.i[6] = 2;
+  t1278->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1278);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));
