@@ -1337,14 +1337,24 @@ RtValue *rtg_seg_starts(RtValue *d) {
    a quicksort: a few long ones), seg_ids_few: element k * THREADS + t of
    a block's tile of IDS_ITEMS * THREADS is thread t's (coalesced
    stores), each a search of the few offsets, which the L1 cache holds.
-   Else seg_ids_kernel: IDS_ITEMS consecutive elements a thread, one
-   search for the first and mostly a single comparison for the others
+   Before, IDS_ITEMS consecutive elements a thread, one search for the
+   first and mostly a single comparison for the others
    (rtg::segment_run); a search for every element, even only among the
    segments of its block's tile, took longer there (ncu of quicksort).
-   10^6 elements in 2 segments took 10.6 µs by seg_ids_kernel, 3.7 by
+   10^6 elements in 2 segments took 10.6 µs that way, 3.7 by
    seg_ids_few (H100, tests/gpu/segtest.cu's timing; docs/gpu-runs.md,
-   2026-11-26).  One launch; no memset, no scan. */
-enum { IDS_ITEMS = 4, IDS_FEW = 32 };
+   2026-11-26).  One launch; no memset, no scan.
+
+   Where there are more segments, seg_ids_tiles: a block's tile of
+   IDS_ITEMS * THREADS elements, the segments of its first and last
+   element found by a warp each (rtg::warp_segment_of), the offsets of
+   the segments between read into shared memory together, and each
+   thread's first element searched there; the search of all the
+   offsets by every thread was 20 dependent reads each for 10^6
+   segments, and took 13.3 µs a call in quicksort's profile (H200,
+   docs/gpu-runs.md, 2026-12-02).  A tile that spans more than
+   IDS_SHARED segments (runs of empty ones) falls back to that search. */
+enum { IDS_ITEMS = 4, IDS_FEW = 32, IDS_SHARED = 2048 };
 
 __global__ void seg_ids_few(const int64_t *__restrict__ off, int64_t nseg, int64_t n, int32_t *__restrict__ ids) {
   const int64_t base = blockIdx.x * (int64_t)(IDS_ITEMS * rtg::THREADS);
@@ -1355,11 +1365,44 @@ __global__ void seg_ids_few(const int64_t *__restrict__ off, int64_t nseg, int64
   }
 }
 
-__global__ void seg_ids_kernel(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
-  for (int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; IDS_ITEMS * g < n;
-       g += (int64_t)gridDim.x * blockDim.x)
-    rtg::segment_run<IDS_ITEMS>(off, nseg, NULL, IDS_ITEMS * g, n,
-                                [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
+__global__ void __launch_bounds__(rtg::THREADS)
+    seg_ids_tiles(const int64_t *off, int64_t nseg, int64_t n, int32_t *ids) {
+  __shared__ int64_t ends[2];                /* the segments of the tile's first and last element */
+  __shared__ int64_t tile_off[IDS_SHARED + 1]; /* off[first .. last + 1] */
+  const int64_t base = blockIdx.x * (int64_t)(IDS_ITEMS * rtg::THREADS);
+  const int64_t end = base + IDS_ITEMS * rtg::THREADS < n ? base + IDS_ITEMS * rtg::THREADS : n;
+  const int warp = threadIdx.x / 32;
+  if (warp < 2) {
+    int64_t s = rtg::warp_segment_of(off, nseg, warp == 0 ? base : end - 1);
+    if ((threadIdx.x & 31) == 0)
+      ends[warp] = s;
+  }
+  __syncthreads();
+  const int64_t first = ends[0], count = ends[1] - ends[0] + 1;
+  const int64_t mine = base + (int64_t)threadIdx.x * IDS_ITEMS;
+  if (count > IDS_SHARED) { /* the block agrees: count is the same in every thread */
+    rtg::segment_run<IDS_ITEMS>(off, nseg, NULL, mine, end, [&](int, int64_t j, int64_t s) { ids[j] = (int32_t)s; });
+    return;
+  }
+  for (int64_t k = threadIdx.x; k <= count; k += rtg::THREADS)
+    tile_off[k] = off[first + k];
+  __syncthreads();
+  if (mine >= end)
+    return;
+  /* tile_off[0] <= mine < tile_off[count]: the last offset at or below */
+  int64_t lo = 0, hi = count;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (tile_off[mid] <= mine)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  for (int k = 0; k < IDS_ITEMS && mine + k < end; k++) {
+    while (tile_off[lo + 1] <= mine + k) /* past the segment, and any empty ones after it */
+      lo++;
+    ids[mine + k] = (int32_t)(first + lo);
+  }
 }
 
 /* The ids of 'd''s 'n' elements into 'ids' (device memory). */
@@ -1372,7 +1415,8 @@ static void make_seg_ids(RtValue *d, int64_t n, int32_t *ids) {
     int64_t tiles = (n + IDS_ITEMS * rtg::THREADS - 1) / (IDS_ITEMS * rtg::THREADS);
     seg_ids_few<<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
   } else {
-    seg_ids_kernel<<<rtg::blocks_for(n, IDS_ITEMS), rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
+    int64_t tiles = (n + IDS_ITEMS * rtg::THREADS - 1) / (IDS_ITEMS * rtg::THREADS);
+    seg_ids_tiles<<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
   }
   rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
 }

@@ -1213,6 +1213,26 @@ __device__ inline int64_t segment_of(const int64_t *off, int64_t nseg, int64_t j
   return segment_search(off, 0, nseg, j);
 }
 
+/* segment_of by a whole warp, every lane calling it with the same j:
+   a 32-way search, each step the lanes reading 32 offsets spread over
+   the interval at once, so that 10^6 segments take 4 dependent reads
+   where a binary search takes 20 (each a round trip to the L2 cache).
+   The same segment as segment_of: the last offset at or below j. */
+__device__ inline int64_t warp_segment_of(const int64_t *off, int64_t nseg, int64_t j) {
+  const int lane = threadIdx.x & 31;
+  int64_t lo = 0, hi = nseg; /* off[lo] <= j < off[hi] */
+  while (hi - lo > 1) {
+    int64_t step = (hi - lo + 31) / 32;
+    int64_t p = lo + lane * step;
+    bool at_or_below = p < hi && off[p] <= j; /* true for lane 0, then false from some lane on */
+    unsigned below = __ballot_sync(0xffffffffu, at_or_below);
+    int k = 31 - __clz(below);
+    lo += k * step;
+    hi = lo + step < hi ? lo + step : hi;
+  }
+  return lo;
+}
+
 /* The segment of element j given segment s of an element at or before it
    (off[s] <= j < off[nseg]): s itself at the cost of one comparison, or
    one of the next few segments, a comparison each (many short segments:
