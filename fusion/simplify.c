@@ -888,6 +888,128 @@ static bool simp_scalar(Simp *s, LcuStmt *st) {
   return common(s, key_of(s, 's', NULL, (int)st->op, &st->args), st);
 }
 
+/* Two thunk expressions that compute the same: the same variables,
+   constants and operations (enough for the conditions of a choice). */
+static bool same_exp(const LcuExp *a, const LcuExp *b) {
+  if (a->kind != b->kind || a->type != b->type)
+    return false;
+  switch (a->kind) {
+  case LE_VAR:
+    return a->var == b->var;
+  case LE_CONST: /* ints and bools: what a condition compares */
+    if (a->constant.kind != b->constant.kind)
+      return false;
+    return a->constant.kind == FA_INT    ? a->constant.u.i == b->constant.u.i
+           : a->constant.kind == FA_BOOL ? a->constant.u.b == b->constant.u.b
+           : a->constant.kind == FA_CHAR ? a->constant.u.c == b->constant.u.c
+                                         : false;
+  case LE_OP:
+    if (a->op != b->op || a->nargs != b->nargs)
+      return false;
+    for (int i = 0; i < a->nargs; i++)
+      if (!same_exp(a->args[i], b->args[i]))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* What a check's operand may be: a constant, or component j of a REDUCE
+   whose pull gives it as the int constant c and whose operator gives
+   each component as a choice between the operands' same component (`if
+   ... then x_j else y_j`, as lowering's first-failure reductions are):
+   then it is c or the identity's component id, whatever the elements and
+   their number.  Where every component is chosen by one condition, the
+   components go together ('together': the REDUCE's tuple is the pull's
+   constants or the identity, never a mixture). */
+typedef struct Operand {
+  const LcuSoac *reduce; /* NULL: the constant c */
+  int j;
+  int64_t c, id;
+  bool together;
+} Operand;
+
+static bool check_operand(Simp *s, const LcuAtom *a, Operand *o) {
+  *o = (Operand){0};
+  if (!a->var) {
+    o->c = a->constant.u.i;
+    return a->constant.kind == FA_INT;
+  }
+  const LcuStmt *run = run_of(s, a->var);
+  if (!run)
+    return false;
+  const LcuVar *kv = NULL;
+  for (int i = 0; i < run->results.len && i < run->kernel->results.len; i++)
+    if (run->results.data[i] == a->var)
+      kv = run->kernel->results.data[i];
+  for (int i = 0; kv && i < run->kernel->soacs.len; i++) {
+    const LcuSoac *r = run->kernel->soacs.data[i];
+    int k = r->results.len, j = -1;
+    for (int c = 0; c < k; c++)
+      if (r->results.data[c] == kv)
+        j = c;
+    if (j < 0)
+      continue;
+    if (r->kind != SOAC_REDUCE || r->identity.len != k || r->pull->body.len != k || r->second->lets.len ||
+        r->second->body.len != k || r->second->params.len != 2 * k)
+      return false;
+    o->together = true;
+    for (int c = 0; c < k; c++) { /* every component a choice: no operation makes a new value */
+      const LcuExp *e = r->second->body.data[c];
+      if (e->kind != LE_IF || e->args[1]->kind != LE_VAR || e->args[2]->kind != LE_VAR ||
+          e->args[1]->var != r->second->params.data[c] || e->args[2]->var != r->second->params.data[k + c])
+        return false;
+      const LcuExp *first = ((const LcuExp *)r->second->body.data[0])->args[0];
+      o->together = o->together && same_exp(e->args[0], first);
+    }
+    const LcuExp *pulled = r->pull->body.data[j];
+    const FlatAtom *id = r->identity.data[j];
+    if (!exp_const(pulled, FA_INT) || id->kind != FA_INT)
+      return false;
+    o->reduce = r;
+    o->j = j;
+    o->c = pulled->constant.u.i;
+    o->id = id->u.i;
+    return true;
+  }
+  return false;
+}
+
+/* A check that passes whatever values check_operand allows its operands
+   (lowering's test of `result[0]` where every segment of `result` is
+   known to hold two: the REDUCE gives (no failure, 0, 2), its pull's
+   constants, or its identity (no failure, 0, 1), and 0 < 2, 0 < 1).
+   Each operand from a REDUCE is its c or its id, chosen together with
+   the other operands of the same REDUCE where its components go
+   together: at most 2^3 cases. */
+static bool passes_all_choices(Simp *s, const LcuStmt *st, int n) {
+  Operand o[3];
+  for (int i = 0; i < n; i++)
+    if (!check_operand(s, st->args.data[i], &o[i]))
+      return false;
+  int choice[3]; /* the bit of the case that chooses operand i's value, or -1 */
+  int bits = 0;
+  for (int i = 0; i < n; i++) {
+    choice[i] = -1;
+    if (!o[i].reduce)
+      continue;
+    for (int p = 0; p < i && choice[i] < 0; p++)
+      if (o[p].reduce == o[i].reduce && o[i].together)
+        choice[i] = choice[p];
+    if (choice[i] < 0)
+      choice[i] = bits++;
+  }
+  for (int m = 0; m < 1 << bits; m++) {
+    int64_t v[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++)
+      v[i] = choice[i] < 0 ? o[i].c : (m >> choice[i]) & 1 ? o[i].id : o[i].c;
+    if (!rt_check_ok(st->check, v[0], v[1], v[2]))
+      return false;
+  }
+  return true;
+}
+
 /* A check that cannot fail goes: its operands constants that pass, two
    lengths of one variable, a range from 0 to a length by a positive
    stride (`[0:#v]`), a subscript 0 or 1 of a pair of rows (`split`'s
@@ -907,6 +1029,10 @@ static bool simp_check(Simp *s, LcuStmt *st) {
   }
   bool all = known[0] && (n < 2 || known[1]) && (n < 3 || known[2]);
   if (all && rt_check_ok(st->check, v[0], v[1], v[2])) {
+    s->changed = true;
+    return true;
+  }
+  if (passes_all_choices(s, st, n)) {
     s->changed = true;
     return true;
   }

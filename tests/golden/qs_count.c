@@ -42,16 +42,15 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 13, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -1898,929 +1897,878 @@ fail:
   rt_release(v_x986);
 }
 
-/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005) {
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
   (void)loc;
   (void)run;
-  int32_t v_x1003 = 0;
-  int32_t v_x1004 = 0;
-  int32_t v_x1005 = 0;
-  /* REDUCE */
-  {
-    const int64_t t479 = v_x993;
-    if (t479 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t479, 0.0);
-      goto fail;
-    }
-    const int64_t t480 = t479 > 0 ? (t479 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t481 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t480);
-    int32_t *t482 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t480);
-    int32_t *t483 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t480);
-    RT_PARALLEL_FOR_IF(t480 > 1)
-    for (int64_t t484 = 0; t484 < t480; t484++) {
-      int32_t t484a0;
-      int32_t t484a1;
-      int32_t t484a2;
-      t484a0 = 2147483647;
-      t484a1 = 0;
-      t484a2 = 1;
-      const int64_t t484_end = (t484 + 1) * RT_CHUNK < t479 ? (t484 + 1) * RT_CHUNK : t479;
-      for (int64_t t485 = t484 * RT_CHUNK; t485 < t484_end; t485++) {
-        const int32_t t486 = (int32_t)t485;
-        int32_t t484x0;
-        int32_t t484x1;
-        int32_t t484x2;
-        t484x0 = 2147483647;
-        t484x1 = 1;
-        t484x2 = 2;
-        uint8_t t488 = rt_le_i(t484a0, t484x0);
-        int32_t t489;
-        if (t488) {
-          t489 = t484a0;
-        } else {
-          t489 = t484x0;
-        }
-        int32_t t490;
-        if (t488) {
-          t490 = t484a1;
-        } else {
-          t490 = t484x1;
-        }
-        int32_t t491;
-        if (t488) {
-          t491 = t484a2;
-        } else {
-          t491 = t484x2;
-        }
-        t484a0 = t489;
-        t484a1 = t490;
-        t484a2 = t491;
-      }
-      t481[t484] = t484a0;
-      t482[t484] = t484a1;
-      t483[t484] = t484a2;
-    }
-    int32_t t484t0;
-    int32_t t484t1;
-    int32_t t484t2;
-    t484t0 = 2147483647;
-    t484t1 = 0;
-    t484t2 = 1;
-    for (int64_t t484 = 0; t484 < t480; t484++) {
-      const int32_t t492 = t481[t484];
-      const int32_t t493 = t482[t484];
-      const int32_t t494 = t483[t484];
-      uint8_t t496 = rt_le_i(t484t0, t492);
-      int32_t t497;
-      if (t496) {
-        t497 = t484t0;
-      } else {
-        t497 = t492;
-      }
-      int32_t t498;
-      if (t496) {
-        t498 = t484t1;
-      } else {
-        t498 = t493;
-      }
-      int32_t t499;
-      if (t496) {
-        t499 = t484t2;
-      } else {
-        t499 = t494;
-      }
-      t484t0 = t497;
-      t484t1 = t498;
-      t484t2 = t499;
-    }
-    v_x1003 = t484t0;
-    rt_free(t481);
-    v_x1004 = t484t1;
-    rt_free(t482);
-    v_x1005 = t484t2;
-    rt_free(t483);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1004 = v_x1004;
-  *out_v_x1005 = v_x1005;
-  return;
-fail:
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  int32_t *v_x1012_d = v_x1012->data.i;
-  const int64_t v_x1012_n = v_x1012->len;
-  RtValue *v_x1016 = NULL;
+  int32_t *v_x987_d = v_x987->data.i;
+  const int64_t v_x987_n = v_x987->len;
+  int32_t *v_x990_d = v_x990->data.i;
+  const int64_t v_x990_n = v_x990->len;
+  RtValue *v_x992 = NULL;
+  RtValue *v_x995 = NULL;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1003 = NULL;
   /* MAP */
   {
-    const int64_t t500 = v_x1006_n;
-    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t500);
-    int32_t *v_x1016_d = v_x1016->data.i;
-    const int64_t v_x1016_n = v_x1016->len;
-    RT_PARALLEL_FOR_IF(t500 >= RT_PARALLEL_MIN)
-    for (int64_t t501 = 0; t501 < t500; t501++) {
-      const int32_t t502 = (int32_t)t501;
-      int t504 = 0; /* nonzero: a check below failed */
-      int t505 = (uint64_t)(int64_t)t502 < (uint64_t)v_x1009_n;
-      int32_t t503 = t505 ? v_x1009_d[t502] : 0;
-      t504 |= !t505;
-      int32_t t507 = rt_add_i(t503, 1);
-      int t509 = (uint64_t)(int64_t)t507 < (uint64_t)v_x1012_n;
-      int32_t t508 = t509 ? v_x1012_d[t507] : 0;
-      t504 |= !t509;
-      int32_t t510 = v_x1006_d[t502];
-      int32_t t512 = rt_add_i(t510, 1);
-      int32_t t514 = rt_add_i(t512, t508);
-      if (__builtin_expect(t504 != 0, 0)) { /* again, recording the error */
-        int32_t t515;
-        if ((uint64_t)(int64_t)t502 < (uint64_t)v_x1009_n) {
-          t515 = v_x1009_d[t502];
+    const int64_t t479 = v_x987_n;
+    RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
+    for (int64_t t480 = 0; t480 < t479; t480++) {
+      const int32_t t481 = (int32_t)t480;
+      int32_t t482; /* v_x992: read by nothing */
+      int t485 = 0; /* nonzero: a check below failed */
+      int32_t t483 = v_x987_d[t481];
+      int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x990_n;
+      int32_t t484 = t486 ? v_x990_d[t483] : 0;
+      t485 |= !t486;
+      if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+        int32_t t487 = v_x987_d[t481];
+        int32_t t488;
+        if ((uint64_t)(int64_t)t487 < (uint64_t)v_x990_n) {
+          t488 = v_x990_d[t487];
         } else {
-          NESSIE_RECORD(err, t501, RT_CHECK_INDEX, 1, 0, RT_GATHER, t502, v_x1009_n, 0.0);
-          t515 = 0;
+          NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 4, 0, RT_GATHER, t487, v_x990_n, 0.0);
+          t488 = 0;
         }
-        int32_t t517 = rt_add_i(t515, 1);
-        int32_t t518;
-        if ((uint64_t)(int64_t)t517 < (uint64_t)v_x1012_n) {
-          t518 = v_x1012_d[t517];
-        } else {
-          NESSIE_RECORD(err, t501, RT_CHECK_INDEX, 1, 0, RT_GATHER, t517, v_x1012_n, 0.0);
-          t518 = 0;
-        }
-        int32_t t519 = v_x1006_d[t502];
-        int32_t t521 = rt_add_i(t519, 1);
-        int32_t t523 = rt_add_i(t521, t518);
       }
-      v_x1016_d[t501] = t514;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1016 = v_x1016;
-  return;
-fail:
-  rt_release(v_x1016);
-}
-
-/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1123_d = v_x1123->data.i;
-  const int64_t v_x1123_n = v_x1123->len;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1134 = NULL;
-  RtValue *v_x1135 = NULL;
-  RtValue *v_x1136 = NULL;
-  RtValue *v_x1137 = NULL;
-  int32_t v_x1143 = 0;
-  int32_t v_x1149 = 0;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1157 = NULL;
-  /* MAP */
-  {
-    const int64_t t524 = v_x1128;
-    if (t524 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t524, 0.0);
-      goto fail;
-    }
-    v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t524);
-    uint8_t *v_x1125_d = v_x1125->data.b;
-    const int64_t v_x1125_n = v_x1125->len;
-    RT_PARALLEL_FOR_IF(t524 >= RT_PARALLEL_MIN)
-    for (int64_t t525 = 0; t525 < t524; t525++) {
-      const int32_t t526 = (int32_t)t525;
-      int t528 = 0; /* nonzero: a check below failed */
-      int t529 = (uint64_t)(int64_t)t526 < (uint64_t)v_x1123_n;
-      int32_t t527 = t529 ? v_x1123_d[t526] : 0;
-      t528 |= !t529;
-      uint8_t t531 = rt_le_i(t527, 1);
-      if (__builtin_expect(t528 != 0, 0)) { /* again, recording the error */
-        int32_t t532;
-        if ((uint64_t)(int64_t)t526 < (uint64_t)v_x1123_n) {
-          t532 = v_x1123_d[t526];
-        } else {
-          NESSIE_RECORD(err, t525, RT_CHECK_INDEX, 0, 0, RT_GATHER, t526, v_x1123_n, 0.0);
-          t532 = 0;
-        }
-        uint8_t t534 = rt_le_i(t532, 1);
-      }
-      v_x1125_d[t525] = t531;
+      t482 = t484;
+      (void)t482;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1125_d = v_x1125->data.b;
-    const int64_t v_x1125_n = v_x1125->len;
-    /* PARTITION */
+    /* MAP */
     {
-      const int64_t t535 = v_x1128;
-      if (t535 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t535, 0.0);
+      const int64_t t489 = v_x993;
+      if (t489 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t489, 0.0);
         goto fail;
       }
-      const int64_t t536 = t535 > 0 ? (t535 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t537 = (uint8_t *)rt_alloc_atomic((size_t)t535 + 1);
-      int64_t *t538 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t536 + 1));
-      RT_PARALLEL_FOR_IF(t536 > 1)
-      for (int64_t t539 = 0; t539 < t536; t539++) {
-        int64_t kept = 0;
-        const int64_t t539_end = (t539 + 1) * RT_CHUNK < t535 ? (t539 + 1) * RT_CHUNK : t535;
-        for (int64_t t540 = t539 * RT_CHUNK; t540 < t539_end; t540++) {
-          const int32_t t541 = (int32_t)t540;
-          int32_t t539x0;
-          uint8_t t539x1;
-          int t543 = 0; /* nonzero: a check below failed */
-          int t544 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n;
-          int32_t t542 = t544 ? v_x1123_d[t541] : 0;
-          t543 |= !t544;
-          uint8_t t546 = rt_le_i(t542, 1);
-          if (__builtin_expect(t543 != 0, 0)) { /* again, recording the error */
-            int32_t t547;
-            if ((uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n) {
-              t547 = v_x1123_d[t541];
-            } else {
-              NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_x1123_n, 0.0);
-              t547 = 0;
-            }
-            uint8_t t549 = rt_le_i(t547, 1);
-          }
-          t539x0 = t541;
-          t539x1 = t546;
-          uint8_t t550;
-          t550 = t539x1;
-          t537[t540] = t550 != 0;
-          kept += t550 != 0;
-        }
-        t538[t539] = kept;
+      RT_PARALLEL_FOR_IF(t489 >= RT_PARALLEL_MIN)
+      for (int64_t t490 = 0; t490 < t489; t490++) {
+        const int32_t t491 = (int32_t)t490;
+        int32_t t492; /* v_x995: read by nothing */
+        t492 = 1;
+        (void)t492;
       }
-      if (err->index != INT64_MAX) {
-        rt_free(t537);
-        rt_free(t538);
-        goto fail;
-      }
-      int64_t t551 = 0;
-      for (int64_t t539 = 0; t539 < t536; t539++) {
-        const int64_t k = t538[t539];
-        t538[t539] = t551;
-        t551 += k;
-      }
-      v_x1134 = rt_value_new(rt_vec_type(RT_INT), t551);
-      int32_t *v_x1134_d = v_x1134->data.i;
-      const int64_t v_x1134_n = v_x1134->len;
-      v_x1135 = rt_value_new(rt_vec_type(RT_BOOL), t551);
-      uint8_t *v_x1135_d = v_x1135->data.b;
-      const int64_t v_x1135_n = v_x1135->len;
-      v_x1136 = rt_value_new(rt_vec_type(RT_INT), (t535 - t551));
-      int32_t *v_x1136_d = v_x1136->data.i;
-      const int64_t v_x1136_n = v_x1136->len;
-      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), (t535 - t551));
-      uint8_t *v_x1137_d = v_x1137->data.b;
-      const int64_t v_x1137_n = v_x1137->len;
-      RT_PARALLEL_FOR_IF(t536 > 1)
-      for (int64_t t539 = 0; t539 < t536; t539++) {
-        int64_t at = t538[t539];
-        int64_t at_not = t539 * RT_CHUNK - t538[t539];
-        const int64_t t539_end = (t539 + 1) * RT_CHUNK < t535 ? (t539 + 1) * RT_CHUNK : t535;
-        for (int64_t t540 = t539 * RT_CHUNK; t540 < t539_end; t540++) {
-          const int32_t t541 = (int32_t)t540;
-          int32_t t539y0;
-          uint8_t t539y1;
-          int t553 = 0; /* nonzero: a check below failed */
-          int t554 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n;
-          int32_t t552 = t554 ? v_x1123_d[t541] : 0;
-          t553 |= !t554;
-          uint8_t t556 = rt_le_i(t552, 1);
-          if (__builtin_expect(t553 != 0, 0)) { /* again, recording the error */
-            int32_t t557;
-            if ((uint64_t)(int64_t)t541 < (uint64_t)v_x1123_n) {
-              t557 = v_x1123_d[t541];
-            } else {
-              NESSIE_RECORD(err, t540, RT_CHECK_INDEX, 0, 0, RT_GATHER, t541, v_x1123_n, 0.0);
-              t557 = 0;
-            }
-            uint8_t t559 = rt_le_i(t557, 1);
-          }
-          t539y0 = t541;
-          t539y1 = t556;
-          if (t537[t540]) {
-            v_x1134_d[at] = t539y0;
-            v_x1135_d[at] = t539y1;
-            at++;
-          } else {
-            v_x1136_d[at_not] = t539y0;
-            v_x1137_d[at_not] = t539y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t537);
-      rt_free(t538);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1134_d = v_x1134->data.i;
-      const int64_t v_x1134_n = v_x1134->len;
-      uint8_t *v_x1135_d = v_x1135->data.b;
-      const int64_t v_x1135_n = v_x1135->len;
+      /* MAP */
+      {
+        const int64_t t493 = v_x987_n;
+        v_x1003 = rt_value_new(rt_vec_type(RT_INT), t493);
+        int32_t *v_x1003_d = v_x1003->data.i;
+        const int64_t v_x1003_n = v_x1003->len;
+        RT_PARALLEL_FOR_IF(t493 >= RT_PARALLEL_MIN)
+        for (int64_t t494 = 0; t494 < t493; t494++) {
+          const int32_t t495 = (int32_t)t494;
+          int32_t t496; /* v_x997: read by nothing */
+          int t499 = 0; /* nonzero: a check below failed */
+          int32_t t497 = v_x987_d[t495];
+          int t500 = (uint64_t)(int64_t)t497 < (uint64_t)v_x990_n;
+          int32_t t498 = t500 ? v_x990_d[t497] : 0;
+          t499 |= !t500;
+          int32_t t502 = rt_add_i(t498, 1);
+          int32_t t504 = rt_add_i(t497, 1);
+          int t506 = (uint64_t)(int64_t)t504 < (uint64_t)v_x990_n;
+          int32_t t505 = t506 ? v_x990_d[t504] : 0;
+          t499 |= !t506;
+          int32_t t508 = rt_add_i(t502, t505);
+          if (__builtin_expect(t499 != 0, 0)) { /* again, recording the error */
+            int32_t t509 = v_x987_d[t495];
+            int32_t t510;
+            if ((uint64_t)(int64_t)t509 < (uint64_t)v_x990_n) {
+              t510 = v_x990_d[t509];
+            } else {
+              NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 4, 0, RT_GATHER, t509, v_x990_n, 0.0);
+              t510 = 0;
+            }
+            int32_t t512 = rt_add_i(t510, 1);
+            int32_t t514 = rt_add_i(t509, 1);
+            int32_t t515;
+            if ((uint64_t)(int64_t)t514 < (uint64_t)v_x990_n) {
+              t515 = v_x990_d[t514];
+            } else {
+              NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 1, 0, RT_GATHER, t514, v_x990_n, 0.0);
+              t515 = 0;
+            }
+            int32_t t517 = rt_add_i(t512, t515);
+          }
+          t496 = t502;
+          v_x1003_d[t494] = t508;
+          (void)t496;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1003 = v_x1003;
+  rt_release(v_x992);
+  rt_release(v_x995);
+  rt_release(v_x997);
+  return;
+fail:
+  rt_release(v_x992);
+  rt_release(v_x995);
+  rt_release(v_x997);
+  rt_release(v_x1003);
+}
+
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1125_d = v_x1125->data.i;
+  const int64_t v_x1125_n = v_x1125->len;
+  RtValue *v_x1127 = NULL;
+  RtValue *v_x1136 = NULL;
+  RtValue *v_x1137 = NULL;
+  RtValue *v_x1138 = NULL;
+  RtValue *v_x1139 = NULL;
+  int32_t v_x1145 = 0;
+  int32_t v_x1151 = 0;
+  RtValue *v_x1155 = NULL;
+  RtValue *v_x1159 = NULL;
+  /* MAP */
+  {
+    const int64_t t518 = v_x1130;
+    if (t518 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t518, 0.0);
+      goto fail;
+    }
+    v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), t518);
+    uint8_t *v_x1127_d = v_x1127->data.b;
+    const int64_t v_x1127_n = v_x1127->len;
+    RT_PARALLEL_FOR_IF(t518 >= RT_PARALLEL_MIN)
+    for (int64_t t519 = 0; t519 < t518; t519++) {
+      const int32_t t520 = (int32_t)t519;
+      int t522 = 0; /* nonzero: a check below failed */
+      int t523 = (uint64_t)(int64_t)t520 < (uint64_t)v_x1125_n;
+      int32_t t521 = t523 ? v_x1125_d[t520] : 0;
+      t522 |= !t523;
+      uint8_t t525 = rt_le_i(t521, 1);
+      if (__builtin_expect(t522 != 0, 0)) { /* again, recording the error */
+        int32_t t526;
+        if ((uint64_t)(int64_t)t520 < (uint64_t)v_x1125_n) {
+          t526 = v_x1125_d[t520];
+        } else {
+          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x1125_n, 0.0);
+          t526 = 0;
+        }
+        uint8_t t528 = rt_le_i(t526, 1);
+      }
+      v_x1127_d[t519] = t525;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    uint8_t *v_x1127_d = v_x1127->data.b;
+    const int64_t v_x1127_n = v_x1127->len;
+    /* PARTITION */
+    {
+      const int64_t t529 = v_x1130;
+      if (t529 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0);
+        goto fail;
+      }
+      const int64_t t530 = t529 > 0 ? (t529 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t531 = (uint8_t *)rt_alloc_atomic((size_t)t529 + 1);
+      int64_t *t532 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t530 + 1));
+      RT_PARALLEL_FOR_IF(t530 > 1)
+      for (int64_t t533 = 0; t533 < t530; t533++) {
+        int64_t kept = 0;
+        const int64_t t533_end = (t533 + 1) * RT_CHUNK < t529 ? (t533 + 1) * RT_CHUNK : t529;
+        for (int64_t t534 = t533 * RT_CHUNK; t534 < t533_end; t534++) {
+          const int32_t t535 = (int32_t)t534;
+          int32_t t533x0;
+          uint8_t t533x1;
+          int t537 = 0; /* nonzero: a check below failed */
+          int t538 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n;
+          int32_t t536 = t538 ? v_x1125_d[t535] : 0;
+          t537 |= !t538;
+          uint8_t t540 = rt_le_i(t536, 1);
+          if (__builtin_expect(t537 != 0, 0)) { /* again, recording the error */
+            int32_t t541;
+            if ((uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n) {
+              t541 = v_x1125_d[t535];
+            } else {
+              NESSIE_RECORD(err, t534, RT_CHECK_INDEX, 0, 0, RT_GATHER, t535, v_x1125_n, 0.0);
+              t541 = 0;
+            }
+            uint8_t t543 = rt_le_i(t541, 1);
+          }
+          t533x0 = t535;
+          t533x1 = t540;
+          uint8_t t544;
+          t544 = t533x1;
+          t531[t534] = t544 != 0;
+          kept += t544 != 0;
+        }
+        t532[t533] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t531);
+        rt_free(t532);
+        goto fail;
+      }
+      int64_t t545 = 0;
+      for (int64_t t533 = 0; t533 < t530; t533++) {
+        const int64_t k = t532[t533];
+        t532[t533] = t545;
+        t545 += k;
+      }
+      v_x1136 = rt_value_new(rt_vec_type(RT_INT), t545);
+      int32_t *v_x1136_d = v_x1136->data.i;
+      const int64_t v_x1136_n = v_x1136->len;
+      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), t545);
+      uint8_t *v_x1137_d = v_x1137->data.b;
+      const int64_t v_x1137_n = v_x1137->len;
+      v_x1138 = rt_value_new(rt_vec_type(RT_INT), (t529 - t545));
+      int32_t *v_x1138_d = v_x1138->data.i;
+      const int64_t v_x1138_n = v_x1138->len;
+      v_x1139 = rt_value_new(rt_vec_type(RT_BOOL), (t529 - t545));
+      uint8_t *v_x1139_d = v_x1139->data.b;
+      const int64_t v_x1139_n = v_x1139->len;
+      RT_PARALLEL_FOR_IF(t530 > 1)
+      for (int64_t t533 = 0; t533 < t530; t533++) {
+        int64_t at = t532[t533];
+        int64_t at_not = t533 * RT_CHUNK - t532[t533];
+        const int64_t t533_end = (t533 + 1) * RT_CHUNK < t529 ? (t533 + 1) * RT_CHUNK : t529;
+        for (int64_t t534 = t533 * RT_CHUNK; t534 < t533_end; t534++) {
+          const int32_t t535 = (int32_t)t534;
+          int32_t t533y0;
+          uint8_t t533y1;
+          int t547 = 0; /* nonzero: a check below failed */
+          int t548 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n;
+          int32_t t546 = t548 ? v_x1125_d[t535] : 0;
+          t547 |= !t548;
+          uint8_t t550 = rt_le_i(t546, 1);
+          if (__builtin_expect(t547 != 0, 0)) { /* again, recording the error */
+            int32_t t551;
+            if ((uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n) {
+              t551 = v_x1125_d[t535];
+            } else {
+              NESSIE_RECORD(err, t534, RT_CHECK_INDEX, 0, 0, RT_GATHER, t535, v_x1125_n, 0.0);
+              t551 = 0;
+            }
+            uint8_t t553 = rt_le_i(t551, 1);
+          }
+          t533y0 = t535;
+          t533y1 = t550;
+          if (t531[t534]) {
+            v_x1136_d[at] = t533y0;
+            v_x1137_d[at] = t533y1;
+            at++;
+          } else {
+            v_x1138_d[at_not] = t533y0;
+            v_x1139_d[at_not] = t533y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t531);
+      rt_free(t532);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
       int32_t *v_x1136_d = v_x1136->data.i;
       const int64_t v_x1136_n = v_x1136->len;
       uint8_t *v_x1137_d = v_x1137->data.b;
       const int64_t v_x1137_n = v_x1137->len;
+      int32_t *v_x1138_d = v_x1138->data.i;
+      const int64_t v_x1138_n = v_x1138->len;
+      uint8_t *v_x1139_d = v_x1139->data.b;
+      const int64_t v_x1139_n = v_x1139->len;
       /* REDUCE */
       {
-        const int64_t t560 = v_x1128;
-        if (t560 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t560, 0.0);
+        const int64_t t554 = v_x1130;
+        if (t554 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t554, 0.0);
           goto fail;
         }
-        const int64_t t561 = t560 > 0 ? (t560 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t562 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t561);
-        int32_t *t563 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t561);
-        RT_PARALLEL_FOR_IF(t561 > 1)
-        for (int64_t t564 = 0; t564 < t561; t564++) {
-          int32_t t564a0;
-          int32_t t564a1;
-          t564a0 = 0;
-          t564a1 = 0;
-          const int64_t t564_end = (t564 + 1) * RT_CHUNK < t560 ? (t564 + 1) * RT_CHUNK : t560;
-          for (int64_t t565 = t564 * RT_CHUNK; t565 < t564_end; t565++) {
-            const int32_t t566 = (int32_t)t565;
-            int32_t t564x0;
-            int32_t t564x1;
-            int t568 = 0; /* nonzero: a check below failed */
-            int t569 = (uint64_t)(int64_t)t566 < (uint64_t)v_x1123_n;
-            int32_t t567 = t569 ? v_x1123_d[t566] : 0;
-            t568 |= !t569;
-            uint8_t t571 = rt_le_i(t567, 1);
-            int32_t t573 = rt_btoi_b(t571);
-            uint8_t t575 = rt_not_b(t571);
-            int32_t t577 = rt_btoi_b(t575);
-            if (__builtin_expect(t568 != 0, 0)) { /* again, recording the error */
-              int32_t t578;
-              if ((uint64_t)(int64_t)t566 < (uint64_t)v_x1123_n) {
-                t578 = v_x1123_d[t566];
+        const int64_t t555 = t554 > 0 ? (t554 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t556 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
+        int32_t *t557 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
+        RT_PARALLEL_FOR_IF(t555 > 1)
+        for (int64_t t558 = 0; t558 < t555; t558++) {
+          int32_t t558a0;
+          int32_t t558a1;
+          t558a0 = 0;
+          t558a1 = 0;
+          const int64_t t558_end = (t558 + 1) * RT_CHUNK < t554 ? (t558 + 1) * RT_CHUNK : t554;
+          for (int64_t t559 = t558 * RT_CHUNK; t559 < t558_end; t559++) {
+            const int32_t t560 = (int32_t)t559;
+            int32_t t558x0;
+            int32_t t558x1;
+            int t562 = 0; /* nonzero: a check below failed */
+            int t563 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1125_n;
+            int32_t t561 = t563 ? v_x1125_d[t560] : 0;
+            t562 |= !t563;
+            uint8_t t565 = rt_le_i(t561, 1);
+            int32_t t567 = rt_btoi_b(t565);
+            uint8_t t569 = rt_not_b(t565);
+            int32_t t571 = rt_btoi_b(t569);
+            if (__builtin_expect(t562 != 0, 0)) { /* again, recording the error */
+              int32_t t572;
+              if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1125_n) {
+                t572 = v_x1125_d[t560];
               } else {
-                NESSIE_RECORD(err, t565, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x1123_n, 0.0);
-                t578 = 0;
+                NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1125_n, 0.0);
+                t572 = 0;
               }
-              uint8_t t580 = rt_le_i(t578, 1);
-              int32_t t582 = rt_btoi_b(t580);
-              uint8_t t584 = rt_not_b(t580);
-              int32_t t586 = rt_btoi_b(t584);
+              uint8_t t574 = rt_le_i(t572, 1);
+              int32_t t576 = rt_btoi_b(t574);
+              uint8_t t578 = rt_not_b(t574);
+              int32_t t580 = rt_btoi_b(t578);
             }
-            t564x0 = t573;
-            t564x1 = t577;
-            int32_t t588 = rt_add_i(t564a0, t564x0);
-            int32_t t590 = rt_add_i(t564a1, t564x1);
-            t564a0 = t588;
-            t564a1 = t590;
+            t558x0 = t567;
+            t558x1 = t571;
+            int32_t t582 = rt_add_i(t558a0, t558x0);
+            int32_t t584 = rt_add_i(t558a1, t558x1);
+            t558a0 = t582;
+            t558a1 = t584;
           }
-          t562[t564] = t564a0;
-          t563[t564] = t564a1;
+          t556[t558] = t558a0;
+          t557[t558] = t558a1;
         }
-        int32_t t564t0;
-        int32_t t564t1;
-        t564t0 = 0;
-        t564t1 = 0;
-        for (int64_t t564 = 0; t564 < t561; t564++) {
-          const int32_t t591 = t562[t564];
-          const int32_t t592 = t563[t564];
-          int32_t t594 = rt_add_i(t564t0, t591);
-          int32_t t596 = rt_add_i(t564t1, t592);
-          t564t0 = t594;
-          t564t1 = t596;
+        int32_t t558t0;
+        int32_t t558t1;
+        t558t0 = 0;
+        t558t1 = 0;
+        for (int64_t t558 = 0; t558 < t555; t558++) {
+          const int32_t t585 = t556[t558];
+          const int32_t t586 = t557[t558];
+          int32_t t588 = rt_add_i(t558t0, t585);
+          int32_t t590 = rt_add_i(t558t1, t586);
+          t558t0 = t588;
+          t558t1 = t590;
         }
-        v_x1143 = t564t0;
-        rt_free(t562);
-        v_x1149 = t564t1;
-        rt_free(t563);
+        v_x1145 = t558t0;
+        rt_free(t556);
+        v_x1151 = t558t1;
+        rt_free(t557);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t597 = v_x1128;
-          if (t597 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t597, 0.0);
+          const int64_t t591 = v_x1130;
+          if (t591 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t591, 0.0);
             goto fail;
           }
-          const int64_t t598 = t597 > 0 ? (t597 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t599 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t598);
-          int32_t *t600 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t598);
-          RT_PARALLEL_FOR_IF(t598 > 1)
-          for (int64_t t601 = 0; t601 < t598; t601++) {
-            int32_t t601a0;
-            int32_t t601a1;
-            t601a0 = 0;
-            t601a1 = 0;
-            const int64_t t601_end = (t601 + 1) * RT_CHUNK < t597 ? (t601 + 1) * RT_CHUNK : t597;
-            for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
-              const int32_t t603 = (int32_t)t602;
-              int32_t t601x0;
-              int32_t t601x1;
-              int t605 = 0; /* nonzero: a check below failed */
-              int t606 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n;
-              int32_t t604 = t606 ? v_x1123_d[t603] : 0;
-              t605 |= !t606;
-              uint8_t t608 = rt_le_i(t604, 1);
-              int32_t t610 = rt_btoi_b(t608);
-              uint8_t t612 = rt_not_b(t608);
-              int32_t t614 = rt_btoi_b(t612);
-              if (__builtin_expect(t605 != 0, 0)) { /* again, recording the error */
-                int32_t t615;
-                if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n) {
-                  t615 = v_x1123_d[t603];
+          const int64_t t592 = t591 > 0 ? (t591 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t593 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t592);
+          int32_t *t594 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t592);
+          RT_PARALLEL_FOR_IF(t592 > 1)
+          for (int64_t t595 = 0; t595 < t592; t595++) {
+            int32_t t595a0;
+            int32_t t595a1;
+            t595a0 = 0;
+            t595a1 = 0;
+            const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
+            for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
+              const int32_t t597 = (int32_t)t596;
+              int32_t t595x0;
+              int32_t t595x1;
+              int t599 = 0; /* nonzero: a check below failed */
+              int t600 = (uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n;
+              int32_t t598 = t600 ? v_x1125_d[t597] : 0;
+              t599 |= !t600;
+              uint8_t t602 = rt_le_i(t598, 1);
+              int32_t t604 = rt_btoi_b(t602);
+              uint8_t t606 = rt_not_b(t602);
+              int32_t t608 = rt_btoi_b(t606);
+              if (__builtin_expect(t599 != 0, 0)) { /* again, recording the error */
+                int32_t t609;
+                if ((uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n) {
+                  t609 = v_x1125_d[t597];
                 } else {
-                  NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1123_n, 0.0);
-                  t615 = 0;
+                  NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, v_x1125_n, 0.0);
+                  t609 = 0;
                 }
-                uint8_t t617 = rt_le_i(t615, 1);
-                int32_t t619 = rt_btoi_b(t617);
-                uint8_t t621 = rt_not_b(t617);
-                int32_t t623 = rt_btoi_b(t621);
+                uint8_t t611 = rt_le_i(t609, 1);
+                int32_t t613 = rt_btoi_b(t611);
+                uint8_t t615 = rt_not_b(t611);
+                int32_t t617 = rt_btoi_b(t615);
               }
-              t601x0 = t610;
-              t601x1 = t614;
-              int32_t t625 = rt_add_i(t601a0, t601x0);
-              int32_t t627 = rt_add_i(t601a1, t601x1);
-              t601a0 = t625;
-              t601a1 = t627;
+              t595x0 = t604;
+              t595x1 = t608;
+              int32_t t619 = rt_add_i(t595a0, t595x0);
+              int32_t t621 = rt_add_i(t595a1, t595x1);
+              t595a0 = t619;
+              t595a1 = t621;
             }
-            t599[t601] = t601a0;
-            t600[t601] = t601a1;
+            t593[t595] = t595a0;
+            t594[t595] = t595a1;
           }
-          int32_t t601t0;
-          int32_t t601t1;
-          t601t0 = 0;
-          t601t1 = 0;
-          for (int64_t t601 = 0; t601 < t598; t601++) {
-            const int32_t t628 = t599[t601];
-            t599[t601] = t601t0;
-            const int32_t t629 = t600[t601];
-            t600[t601] = t601t1;
-            int32_t t631 = rt_add_i(t601t0, t628);
-            int32_t t633 = rt_add_i(t601t1, t629);
-            t601t0 = t631;
-            t601t1 = t633;
+          int32_t t595t0;
+          int32_t t595t1;
+          t595t0 = 0;
+          t595t1 = 0;
+          for (int64_t t595 = 0; t595 < t592; t595++) {
+            const int32_t t622 = t593[t595];
+            t593[t595] = t595t0;
+            const int32_t t623 = t594[t595];
+            t594[t595] = t595t1;
+            int32_t t625 = rt_add_i(t595t0, t622);
+            int32_t t627 = rt_add_i(t595t1, t623);
+            t595t0 = t625;
+            t595t1 = t627;
           }
-          v_x1153 = rt_value_new(rt_vec_type(RT_INT), t597);
-          int32_t *v_x1153_d = v_x1153->data.i;
-          const int64_t v_x1153_n = v_x1153->len;
-          v_x1157 = rt_value_new(rt_vec_type(RT_INT), t597);
-          int32_t *v_x1157_d = v_x1157->data.i;
-          const int64_t v_x1157_n = v_x1157->len;
-          RT_PARALLEL_FOR_IF(t598 > 1)
-          for (int64_t t601 = 0; t601 < t598; t601++) {
-            int32_t t601p0;
-            int32_t t601p1;
-            t601p0 = t599[t601];
-            t601p1 = t600[t601];
-            const int64_t t601_end = (t601 + 1) * RT_CHUNK < t597 ? (t601 + 1) * RT_CHUNK : t597;
-            for (int64_t t602 = t601 * RT_CHUNK; t602 < t601_end; t602++) {
-              const int32_t t603 = (int32_t)t602;
-              v_x1153_d[t602] = t601p0;
-              v_x1157_d[t602] = t601p1;
-              int32_t t601y0;
-              int32_t t601y1;
-              int t635 = 0; /* nonzero: a check below failed */
-              int t636 = (uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n;
-              int32_t t634 = t636 ? v_x1123_d[t603] : 0;
-              t635 |= !t636;
-              uint8_t t638 = rt_le_i(t634, 1);
-              int32_t t640 = rt_btoi_b(t638);
-              uint8_t t642 = rt_not_b(t638);
-              int32_t t644 = rt_btoi_b(t642);
-              if (__builtin_expect(t635 != 0, 0)) { /* again, recording the error */
-                int32_t t645;
-                if ((uint64_t)(int64_t)t603 < (uint64_t)v_x1123_n) {
-                  t645 = v_x1123_d[t603];
+          v_x1155 = rt_value_new(rt_vec_type(RT_INT), t591);
+          int32_t *v_x1155_d = v_x1155->data.i;
+          const int64_t v_x1155_n = v_x1155->len;
+          v_x1159 = rt_value_new(rt_vec_type(RT_INT), t591);
+          int32_t *v_x1159_d = v_x1159->data.i;
+          const int64_t v_x1159_n = v_x1159->len;
+          RT_PARALLEL_FOR_IF(t592 > 1)
+          for (int64_t t595 = 0; t595 < t592; t595++) {
+            int32_t t595p0;
+            int32_t t595p1;
+            t595p0 = t593[t595];
+            t595p1 = t594[t595];
+            const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
+            for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
+              const int32_t t597 = (int32_t)t596;
+              v_x1155_d[t596] = t595p0;
+              v_x1159_d[t596] = t595p1;
+              int32_t t595y0;
+              int32_t t595y1;
+              int t629 = 0; /* nonzero: a check below failed */
+              int t630 = (uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n;
+              int32_t t628 = t630 ? v_x1125_d[t597] : 0;
+              t629 |= !t630;
+              uint8_t t632 = rt_le_i(t628, 1);
+              int32_t t634 = rt_btoi_b(t632);
+              uint8_t t636 = rt_not_b(t632);
+              int32_t t638 = rt_btoi_b(t636);
+              if (__builtin_expect(t629 != 0, 0)) { /* again, recording the error */
+                int32_t t639;
+                if ((uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n) {
+                  t639 = v_x1125_d[t597];
                 } else {
-                  NESSIE_RECORD(err, t602, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x1123_n, 0.0);
-                  t645 = 0;
+                  NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, v_x1125_n, 0.0);
+                  t639 = 0;
                 }
-                uint8_t t647 = rt_le_i(t645, 1);
-                int32_t t649 = rt_btoi_b(t647);
-                uint8_t t651 = rt_not_b(t647);
-                int32_t t653 = rt_btoi_b(t651);
+                uint8_t t641 = rt_le_i(t639, 1);
+                int32_t t643 = rt_btoi_b(t641);
+                uint8_t t645 = rt_not_b(t641);
+                int32_t t647 = rt_btoi_b(t645);
               }
-              t601y0 = t640;
-              t601y1 = t644;
-              int32_t t655 = rt_add_i(t601p0, t601y0);
-              int32_t t657 = rt_add_i(t601p1, t601y1);
-              t601p0 = t655;
-              t601p1 = t657;
+              t595y0 = t634;
+              t595y1 = t638;
+              int32_t t649 = rt_add_i(t595p0, t595y0);
+              int32_t t651 = rt_add_i(t595p1, t595y1);
+              t595p0 = t649;
+              t595p1 = t651;
             }
           }
-          rt_free(t599);
-          rt_free(t600);
+          rt_free(t593);
+          rt_free(t594);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1125 = v_x1125;
-  *out_v_x1134 = v_x1134;
+  *out_v_x1127 = v_x1127;
   *out_v_x1136 = v_x1136;
-  *out_v_x1143 = v_x1143;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1153 = v_x1153;
-  *out_v_x1157 = v_x1157;
-  rt_release(v_x1135);
+  *out_v_x1138 = v_x1138;
+  *out_v_x1145 = v_x1145;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1155 = v_x1155;
+  *out_v_x1159 = v_x1159;
   rt_release(v_x1137);
+  rt_release(v_x1139);
   return;
 fail:
-  rt_release(v_x1125);
-  rt_release(v_x1134);
-  rt_release(v_x1135);
+  rt_release(v_x1127);
   rt_release(v_x1136);
   rt_release(v_x1137);
-  rt_release(v_x1153);
-  rt_release(v_x1157);
+  rt_release(v_x1138);
+  rt_release(v_x1139);
+  rt_release(v_x1155);
+  rt_release(v_x1159);
 }
 
-/* K24: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
+/* K23: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
   (void)loc;
   (void)run;
-  int32_t *v_x1158_d = v_x1158->data.i;
-  const int64_t v_x1158_n = v_x1158->len;
-  int32_t *v_x1159_d = v_x1159->data.i;
-  const int64_t v_x1159_n = v_x1159->len;
-  int32_t *v_x1162_d = v_x1162->data.i;
-  const int64_t v_x1162_n = v_x1162->len;
-  RtValue *v_x1169 = NULL;
-  RtValue *v_x1164 = NULL;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  int32_t *v_x1164_d = v_x1164->data.i;
+  const int64_t v_x1164_n = v_x1164->len;
   RtValue *v_x1171 = NULL;
-  RtValue *v_x1175 = NULL;
+  RtValue *v_x1166 = NULL;
+  RtValue *v_x1173 = NULL;
+  RtValue *v_x1177 = NULL;
   /* MAP */
   {
-    const int64_t t658 = v_x1167;
-    if (t658 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t658, 0.0);
+    const int64_t t652 = v_x1169;
+    if (t652 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t652, 0.0);
       goto fail;
     }
-    v_x1169 = rt_value_new(rt_vec_type(RT_INT), t658);
-    int32_t *v_x1169_d = v_x1169->data.i;
-    const int64_t v_x1169_n = v_x1169->len;
-    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t658);
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t658);
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t652);
     int32_t *v_x1171_d = v_x1171->data.i;
     const int64_t v_x1171_n = v_x1171->len;
-    RT_PARALLEL_FOR_IF(t658 >= RT_PARALLEL_MIN)
-    for (int64_t t659 = 0; t659 < t658; t659++) {
-      const int32_t t660 = (int32_t)t659;
-      int t662 = 0; /* nonzero: a check below failed */
-      int t663 = (uint64_t)(int64_t)t660 < (uint64_t)v_x1158_n;
-      int32_t t661 = t663 ? v_x1158_d[t660] : 0;
-      t662 |= !t663;
-      int t665 = (uint64_t)(int64_t)t661 < (uint64_t)v_x1162_n;
-      int32_t t664 = t665 ? v_x1162_d[t661] : 0;
-      t662 |= !t665;
-      int t667 = (uint64_t)(int64_t)t661 < (uint64_t)v_x1159_n;
-      int32_t t666 = t667 ? v_x1159_d[t661] : 0;
-      t662 |= !t667;
-      int32_t t669 = rt_add_i(t664, t666);
-      int32_t t671 = rt_sub_i(t669, t664);
-      if (__builtin_expect(t662 != 0, 0)) { /* again, recording the error */
-        int32_t t672;
-        if ((uint64_t)(int64_t)t660 < (uint64_t)v_x1158_n) {
-          t672 = v_x1158_d[t660];
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t652);
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t652);
+    int32_t *v_x1173_d = v_x1173->data.i;
+    const int64_t v_x1173_n = v_x1173->len;
+    RT_PARALLEL_FOR_IF(t652 >= RT_PARALLEL_MIN)
+    for (int64_t t653 = 0; t653 < t652; t653++) {
+      const int32_t t654 = (int32_t)t653;
+      int t656 = 0; /* nonzero: a check below failed */
+      int t657 = (uint64_t)(int64_t)t654 < (uint64_t)v_x1160_n;
+      int32_t t655 = t657 ? v_x1160_d[t654] : 0;
+      t656 |= !t657;
+      int t659 = (uint64_t)(int64_t)t655 < (uint64_t)v_x1164_n;
+      int32_t t658 = t659 ? v_x1164_d[t655] : 0;
+      t656 |= !t659;
+      int t661 = (uint64_t)(int64_t)t655 < (uint64_t)v_x1161_n;
+      int32_t t660 = t661 ? v_x1161_d[t655] : 0;
+      t656 |= !t661;
+      int32_t t663 = rt_add_i(t658, t660);
+      int32_t t665 = rt_sub_i(t663, t658);
+      if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
+        int32_t t666;
+        if ((uint64_t)(int64_t)t654 < (uint64_t)v_x1160_n) {
+          t666 = v_x1160_d[t654];
         } else {
-          NESSIE_RECORD(err, t659, RT_CHECK_INDEX, 0, 0, RT_GATHER, t660, v_x1158_n, 0.0);
-          t672 = 0;
+          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, v_x1160_n, 0.0);
+          t666 = 0;
         }
-        int32_t t673;
-        if ((uint64_t)(int64_t)t672 < (uint64_t)v_x1162_n) {
-          t673 = v_x1162_d[t672];
+        int32_t t667;
+        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1164_n) {
+          t667 = v_x1164_d[t666];
         } else {
-          NESSIE_RECORD(err, t659, RT_CHECK_INDEX, 0, 0, RT_GATHER, t672, v_x1162_n, 0.0);
-          t673 = 0;
+          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1164_n, 0.0);
+          t667 = 0;
         }
-        int32_t t674;
-        if ((uint64_t)(int64_t)t672 < (uint64_t)v_x1159_n) {
-          t674 = v_x1159_d[t672];
+        int32_t t668;
+        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1161_n) {
+          t668 = v_x1161_d[t666];
         } else {
-          NESSIE_RECORD(err, t659, RT_CHECK_INDEX, 0, 0, RT_GATHER, t672, v_x1159_n, 0.0);
-          t674 = 0;
+          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1161_n, 0.0);
+          t668 = 0;
         }
-        int32_t t676 = rt_add_i(t673, t674);
-        int32_t t678 = rt_sub_i(t676, t673);
+        int32_t t670 = rt_add_i(t667, t668);
+        int32_t t672 = rt_sub_i(t670, t667);
       }
-      v_x1169_d[t659] = 1;
-      v_x1164_d[t659] = t664;
-      v_x1171_d[t659] = t671;
+      v_x1171_d[t653] = 1;
+      v_x1166_d[t653] = t658;
+      v_x1173_d[t653] = t665;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1169_d = v_x1169->data.i;
-    const int64_t v_x1169_n = v_x1169->len;
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
     int32_t *v_x1171_d = v_x1171->data.i;
     const int64_t v_x1171_n = v_x1171->len;
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    int32_t *v_x1173_d = v_x1173->data.i;
+    const int64_t v_x1173_n = v_x1173->len;
     /* SCAN */
     {
-      const int64_t t679 = v_x1158_n;
-      const int64_t t680 = t679 > 0 ? (t679 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t681 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t680);
-      RT_PARALLEL_FOR_IF(t680 > 1)
-      for (int64_t t682 = 0; t682 < t680; t682++) {
-        int32_t t682a0;
-        t682a0 = 0;
-        const int64_t t682_end = (t682 + 1) * RT_CHUNK < t679 ? (t682 + 1) * RT_CHUNK : t679;
-        for (int64_t t683 = t682 * RT_CHUNK; t683 < t682_end; t683++) {
-          const int32_t t684 = (int32_t)t683;
-          int32_t t682x0;
-          int t687 = 0; /* nonzero: a check below failed */
-          int32_t t685 = v_x1158_d[t684];
-          int t688 = (uint64_t)(int64_t)t685 < (uint64_t)v_x1162_n;
-          int32_t t686 = t688 ? v_x1162_d[t685] : 0;
-          t687 |= !t688;
-          int t690 = (uint64_t)(int64_t)t685 < (uint64_t)v_x1159_n;
-          int32_t t689 = t690 ? v_x1159_d[t685] : 0;
-          t687 |= !t690;
-          int32_t t692 = rt_add_i(t686, t689);
-          int32_t t694 = rt_sub_i(t692, t686);
-          if (__builtin_expect(t687 != 0, 0)) { /* again, recording the error */
-            int32_t t695 = v_x1158_d[t684];
-            int32_t t696;
-            if ((uint64_t)(int64_t)t695 < (uint64_t)v_x1162_n) {
-              t696 = v_x1162_d[t695];
+      const int64_t t673 = v_x1160_n;
+      const int64_t t674 = t673 > 0 ? (t673 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
+      RT_PARALLEL_FOR_IF(t674 > 1)
+      for (int64_t t676 = 0; t676 < t674; t676++) {
+        int32_t t676a0;
+        t676a0 = 0;
+        const int64_t t676_end = (t676 + 1) * RT_CHUNK < t673 ? (t676 + 1) * RT_CHUNK : t673;
+        for (int64_t t677 = t676 * RT_CHUNK; t677 < t676_end; t677++) {
+          const int32_t t678 = (int32_t)t677;
+          int32_t t676x0;
+          int t681 = 0; /* nonzero: a check below failed */
+          int32_t t679 = v_x1160_d[t678];
+          int t682 = (uint64_t)(int64_t)t679 < (uint64_t)v_x1164_n;
+          int32_t t680 = t682 ? v_x1164_d[t679] : 0;
+          t681 |= !t682;
+          int t684 = (uint64_t)(int64_t)t679 < (uint64_t)v_x1161_n;
+          int32_t t683 = t684 ? v_x1161_d[t679] : 0;
+          t681 |= !t684;
+          int32_t t686 = rt_add_i(t680, t683);
+          int32_t t688 = rt_sub_i(t686, t680);
+          if (__builtin_expect(t681 != 0, 0)) { /* again, recording the error */
+            int32_t t689 = v_x1160_d[t678];
+            int32_t t690;
+            if ((uint64_t)(int64_t)t689 < (uint64_t)v_x1164_n) {
+              t690 = v_x1164_d[t689];
             } else {
-              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x1162_n, 0.0);
-              t696 = 0;
+              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t689, v_x1164_n, 0.0);
+              t690 = 0;
             }
-            int32_t t697;
-            if ((uint64_t)(int64_t)t695 < (uint64_t)v_x1159_n) {
-              t697 = v_x1159_d[t695];
+            int32_t t691;
+            if ((uint64_t)(int64_t)t689 < (uint64_t)v_x1161_n) {
+              t691 = v_x1161_d[t689];
             } else {
-              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, v_x1159_n, 0.0);
-              t697 = 0;
+              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t689, v_x1161_n, 0.0);
+              t691 = 0;
             }
-            int32_t t699 = rt_add_i(t696, t697);
-            int32_t t701 = rt_sub_i(t699, t696);
+            int32_t t693 = rt_add_i(t690, t691);
+            int32_t t695 = rt_sub_i(t693, t690);
           }
-          t682x0 = t694;
-          int32_t t703 = rt_add_i(t682a0, t682x0);
-          t682a0 = t703;
+          t676x0 = t688;
+          int32_t t697 = rt_add_i(t676a0, t676x0);
+          t676a0 = t697;
         }
-        t681[t682] = t682a0;
+        t675[t676] = t676a0;
       }
-      int32_t t682t0;
-      t682t0 = 0;
-      for (int64_t t682 = 0; t682 < t680; t682++) {
-        const int32_t t704 = t681[t682];
-        t681[t682] = t682t0;
-        int32_t t706 = rt_add_i(t682t0, t704);
-        t682t0 = t706;
+      int32_t t676t0;
+      t676t0 = 0;
+      for (int64_t t676 = 0; t676 < t674; t676++) {
+        const int32_t t698 = t675[t676];
+        t675[t676] = t676t0;
+        int32_t t700 = rt_add_i(t676t0, t698);
+        t676t0 = t700;
       }
-      v_x1175 = rt_value_new(rt_vec_type(RT_INT), t679);
-      int32_t *v_x1175_d = v_x1175->data.i;
-      const int64_t v_x1175_n = v_x1175->len;
-      RT_PARALLEL_FOR_IF(t680 > 1)
-      for (int64_t t682 = 0; t682 < t680; t682++) {
-        int32_t t682p0;
-        t682p0 = t681[t682];
-        const int64_t t682_end = (t682 + 1) * RT_CHUNK < t679 ? (t682 + 1) * RT_CHUNK : t679;
-        for (int64_t t683 = t682 * RT_CHUNK; t683 < t682_end; t683++) {
-          const int32_t t684 = (int32_t)t683;
-          v_x1175_d[t683] = t682p0;
-          int32_t t682y0;
-          int t709 = 0; /* nonzero: a check below failed */
-          int32_t t707 = v_x1158_d[t684];
-          int t710 = (uint64_t)(int64_t)t707 < (uint64_t)v_x1162_n;
-          int32_t t708 = t710 ? v_x1162_d[t707] : 0;
-          t709 |= !t710;
-          int t712 = (uint64_t)(int64_t)t707 < (uint64_t)v_x1159_n;
-          int32_t t711 = t712 ? v_x1159_d[t707] : 0;
-          t709 |= !t712;
-          int32_t t714 = rt_add_i(t708, t711);
-          int32_t t716 = rt_sub_i(t714, t708);
-          if (__builtin_expect(t709 != 0, 0)) { /* again, recording the error */
-            int32_t t717 = v_x1158_d[t684];
-            int32_t t718;
-            if ((uint64_t)(int64_t)t717 < (uint64_t)v_x1162_n) {
-              t718 = v_x1162_d[t717];
+      v_x1177 = rt_value_new(rt_vec_type(RT_INT), t673);
+      int32_t *v_x1177_d = v_x1177->data.i;
+      const int64_t v_x1177_n = v_x1177->len;
+      RT_PARALLEL_FOR_IF(t674 > 1)
+      for (int64_t t676 = 0; t676 < t674; t676++) {
+        int32_t t676p0;
+        t676p0 = t675[t676];
+        const int64_t t676_end = (t676 + 1) * RT_CHUNK < t673 ? (t676 + 1) * RT_CHUNK : t673;
+        for (int64_t t677 = t676 * RT_CHUNK; t677 < t676_end; t677++) {
+          const int32_t t678 = (int32_t)t677;
+          v_x1177_d[t677] = t676p0;
+          int32_t t676y0;
+          int t703 = 0; /* nonzero: a check below failed */
+          int32_t t701 = v_x1160_d[t678];
+          int t704 = (uint64_t)(int64_t)t701 < (uint64_t)v_x1164_n;
+          int32_t t702 = t704 ? v_x1164_d[t701] : 0;
+          t703 |= !t704;
+          int t706 = (uint64_t)(int64_t)t701 < (uint64_t)v_x1161_n;
+          int32_t t705 = t706 ? v_x1161_d[t701] : 0;
+          t703 |= !t706;
+          int32_t t708 = rt_add_i(t702, t705);
+          int32_t t710 = rt_sub_i(t708, t702);
+          if (__builtin_expect(t703 != 0, 0)) { /* again, recording the error */
+            int32_t t711 = v_x1160_d[t678];
+            int32_t t712;
+            if ((uint64_t)(int64_t)t711 < (uint64_t)v_x1164_n) {
+              t712 = v_x1164_d[t711];
             } else {
-              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t717, v_x1162_n, 0.0);
-              t718 = 0;
+              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t711, v_x1164_n, 0.0);
+              t712 = 0;
             }
-            int32_t t719;
-            if ((uint64_t)(int64_t)t717 < (uint64_t)v_x1159_n) {
-              t719 = v_x1159_d[t717];
+            int32_t t713;
+            if ((uint64_t)(int64_t)t711 < (uint64_t)v_x1161_n) {
+              t713 = v_x1161_d[t711];
             } else {
-              NESSIE_RECORD(err, t683, RT_CHECK_INDEX, 0, 0, RT_GATHER, t717, v_x1159_n, 0.0);
-              t719 = 0;
+              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t711, v_x1161_n, 0.0);
+              t713 = 0;
             }
-            int32_t t721 = rt_add_i(t718, t719);
-            int32_t t723 = rt_sub_i(t721, t718);
+            int32_t t715 = rt_add_i(t712, t713);
+            int32_t t717 = rt_sub_i(t715, t712);
           }
-          t682y0 = t716;
-          int32_t t725 = rt_add_i(t682p0, t682y0);
-          t682p0 = t725;
+          t676y0 = t710;
+          int32_t t719 = rt_add_i(t676p0, t676y0);
+          t676p0 = t719;
         }
       }
-      rt_free(t681);
+      rt_free(t675);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1164 = v_x1164;
-  *out_v_x1169 = v_x1169;
+  *out_v_x1166 = v_x1166;
   *out_v_x1171 = v_x1171;
-  *out_v_x1175 = v_x1175;
+  *out_v_x1173 = v_x1173;
+  *out_v_x1177 = v_x1177;
   return;
 fail:
-  rt_release(v_x1169);
-  rt_release(v_x1164);
   rt_release(v_x1171);
-  rt_release(v_x1175);
+  rt_release(v_x1166);
+  rt_release(v_x1173);
+  rt_release(v_x1177);
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
   (void)loc;
   (void)run;
-  int32_t *v_x1176_d = v_x1176->data.i;
-  const int64_t v_x1176_n = v_x1176->len;
-  int32_t *v_x1177_d = v_x1177->data.i;
-  const int64_t v_x1177_n = v_x1177->len;
   int32_t *v_x1178_d = v_x1178->data.i;
   const int64_t v_x1178_n = v_x1178->len;
   int32_t *v_x1179_d = v_x1179->data.i;
   const int64_t v_x1179_n = v_x1179->len;
-  int32_t *v_x1183_d = v_x1183->data.i;
-  const int64_t v_x1183_n = v_x1183->len;
-  RtValue *v_x1185 = NULL;
+  int32_t *v_x1180_d = v_x1180->data.i;
+  const int64_t v_x1180_n = v_x1180->len;
+  int32_t *v_x1181_d = v_x1181->data.i;
+  const int64_t v_x1181_n = v_x1181->len;
+  int32_t *v_x1185_d = v_x1185->data.i;
+  const int64_t v_x1185_n = v_x1185->len;
+  RtValue *v_x1187 = NULL;
   /* MAP */
   {
-    const int64_t t726 = v_x1180;
-    if (t726 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t726, 0.0);
+    const int64_t t720 = v_x1182;
+    if (t720 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t720, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t726 >= RT_PARALLEL_MIN)
-    for (int64_t t727 = 0; t727 < t726; t727++) {
-      const int32_t t728 = (int32_t)t727;
-      int32_t t729; /* v_x1185: read by nothing */
-      int t731 = 0; /* nonzero: a check below failed */
-      int t732 = (uint64_t)(int64_t)t728 < (uint64_t)v_x1176_n;
-      int32_t t730 = t732 ? v_x1176_d[t728] : 0;
-      t731 |= !t732;
-      int t734 = (uint64_t)(int64_t)t730 < (uint64_t)v_x1179_n;
-      int32_t t733 = t734 ? v_x1179_d[t730] : 0;
-      t731 |= !t734;
-      int t736 = (uint64_t)(int64_t)t730 < (uint64_t)v_x1177_n;
-      int32_t t735 = t736 ? v_x1177_d[t730] : 0;
-      t731 |= !t736;
-      int32_t t738 = rt_sub_i(t728, t735);
-      int t740 = (uint64_t)(int64_t)t730 < (uint64_t)v_x1178_n;
-      int32_t t739 = t740 ? v_x1178_d[t730] : 0;
-      t731 |= !t740;
-      int32_t t742 = rt_mul_i(t738, t739);
-      int32_t t744 = rt_add_i(t733, t742);
-      int t746 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1183_n;
-      int32_t t745 = t746 ? v_x1183_d[t744] : 0;
-      t731 |= !t746;
-      if (__builtin_expect(t731 != 0, 0)) { /* again, recording the error */
-        int32_t t747;
-        if ((uint64_t)(int64_t)t728 < (uint64_t)v_x1176_n) {
-          t747 = v_x1176_d[t728];
+    RT_PARALLEL_FOR_IF(t720 >= RT_PARALLEL_MIN)
+    for (int64_t t721 = 0; t721 < t720; t721++) {
+      const int32_t t722 = (int32_t)t721;
+      int32_t t723; /* v_x1187: read by nothing */
+      int t725 = 0; /* nonzero: a check below failed */
+      int t726 = (uint64_t)(int64_t)t722 < (uint64_t)v_x1178_n;
+      int32_t t724 = t726 ? v_x1178_d[t722] : 0;
+      t725 |= !t726;
+      int t728 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1181_n;
+      int32_t t727 = t728 ? v_x1181_d[t724] : 0;
+      t725 |= !t728;
+      int t730 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1179_n;
+      int32_t t729 = t730 ? v_x1179_d[t724] : 0;
+      t725 |= !t730;
+      int32_t t732 = rt_sub_i(t722, t729);
+      int t734 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1180_n;
+      int32_t t733 = t734 ? v_x1180_d[t724] : 0;
+      t725 |= !t734;
+      int32_t t736 = rt_mul_i(t732, t733);
+      int32_t t738 = rt_add_i(t727, t736);
+      int t740 = (uint64_t)(int64_t)t738 < (uint64_t)v_x1185_n;
+      int32_t t739 = t740 ? v_x1185_d[t738] : 0;
+      t725 |= !t740;
+      if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
+        int32_t t741;
+        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x1178_n) {
+          t741 = v_x1178_d[t722];
         } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, v_x1176_n, 0.0);
-          t747 = 0;
+          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x1178_n, 0.0);
+          t741 = 0;
         }
-        int32_t t748;
-        if ((uint64_t)(int64_t)t747 < (uint64_t)v_x1179_n) {
-          t748 = v_x1179_d[t747];
+        int32_t t742;
+        if ((uint64_t)(int64_t)t741 < (uint64_t)v_x1181_n) {
+          t742 = v_x1181_d[t741];
         } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, v_x1179_n, 0.0);
-          t748 = 0;
+          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_x1181_n, 0.0);
+          t742 = 0;
         }
-        int32_t t749;
-        if ((uint64_t)(int64_t)t747 < (uint64_t)v_x1177_n) {
-          t749 = v_x1177_d[t747];
+        int32_t t743;
+        if ((uint64_t)(int64_t)t741 < (uint64_t)v_x1179_n) {
+          t743 = v_x1179_d[t741];
         } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, v_x1177_n, 0.0);
-          t749 = 0;
+          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_x1179_n, 0.0);
+          t743 = 0;
         }
-        int32_t t751 = rt_sub_i(t728, t749);
-        int32_t t752;
-        if ((uint64_t)(int64_t)t747 < (uint64_t)v_x1178_n) {
-          t752 = v_x1178_d[t747];
+        int32_t t745 = rt_sub_i(t722, t743);
+        int32_t t746;
+        if ((uint64_t)(int64_t)t741 < (uint64_t)v_x1180_n) {
+          t746 = v_x1180_d[t741];
         } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, v_x1178_n, 0.0);
-          t752 = 0;
+          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_x1180_n, 0.0);
+          t746 = 0;
         }
-        int32_t t754 = rt_mul_i(t751, t752);
-        int32_t t756 = rt_add_i(t748, t754);
-        int32_t t757;
-        if ((uint64_t)(int64_t)t756 < (uint64_t)v_x1183_n) {
-          t757 = v_x1183_d[t756];
+        int32_t t748 = rt_mul_i(t745, t746);
+        int32_t t750 = rt_add_i(t742, t748);
+        int32_t t751;
+        if ((uint64_t)(int64_t)t750 < (uint64_t)v_x1185_n) {
+          t751 = v_x1185_d[t750];
         } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t756, v_x1183_n, 0.0);
-          t757 = 0;
+          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_x1185_n, 0.0);
+          t751 = 0;
         }
       }
-      t729 = t745;
-      (void)t729;
+      t723 = t739;
+      (void)t723;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1185);
+  rt_release(v_x1187);
   return;
 fail:
-  rt_release(v_x1185);
+  rt_release(v_x1187);
 }
 
-/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
+/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
   (void)loc;
   (void)run;
-  int32_t *v_x1214_d = v_x1214->data.i;
-  const int64_t v_x1214_n = v_x1214->len;
-  uint8_t *v_x1218_d = v_x1218->data.b;
-  const int64_t v_x1218_n = v_x1218->len;
-  int32_t *v_x1219_d = v_x1219->data.i;
-  const int64_t v_x1219_n = v_x1219->len;
-  int32_t *v_x1222_d = v_x1222->data.i;
-  const int64_t v_x1222_n = v_x1222->len;
-  RtValue *v_x1224 = NULL;
+  int32_t *v_x1216_d = v_x1216->data.i;
+  const int64_t v_x1216_n = v_x1216->len;
+  uint8_t *v_x1220_d = v_x1220->data.b;
+  const int64_t v_x1220_n = v_x1220->len;
+  int32_t *v_x1221_d = v_x1221->data.i;
+  const int64_t v_x1221_n = v_x1221->len;
+  int32_t *v_x1224_d = v_x1224->data.i;
+  const int64_t v_x1224_n = v_x1224->len;
+  RtValue *v_x1226 = NULL;
   /* MAP */
   {
-    const int64_t t758 = v_x1218_n;
-    v_x1224 = rt_value_new(rt_vec_type(RT_INT), t758);
-    int32_t *v_x1224_d = v_x1224->data.i;
-    const int64_t v_x1224_n = v_x1224->len;
-    RT_PARALLEL_FOR_IF(t758 >= RT_PARALLEL_MIN)
-    for (int64_t t759 = 0; t759 < t758; t759++) {
-      const int32_t t760 = (int32_t)t759;
-      int t762 = 0; /* nonzero: a check below failed */
-      int t763 = (uint64_t)(int64_t)t760 < (uint64_t)v_x1214_n;
-      int32_t t761 = t763 ? v_x1214_d[t760] : 0;
-      t762 |= !t763;
-      int32_t t765 = rt_add_i(t761, v_x1215);
-      uint8_t t766 = v_x1218_d[t760];
-      int t768 = (uint64_t)(int64_t)t760 < (uint64_t)v_x1219_n;
-      int32_t t767 = t768 ? v_x1219_d[t760] : 0;
-      t762 |= !t768;
-      int32_t t770 = (t766 ? t767 : t765);
-      int t772 = (uint64_t)(int64_t)t770 < (uint64_t)v_x1222_n;
-      int32_t t771 = t772 ? v_x1222_d[t770] : 0;
-      t762 |= !t772;
-      if (__builtin_expect(t762 != 0, 0)) { /* again, recording the error */
-        int32_t t773;
-        if ((uint64_t)(int64_t)t760 < (uint64_t)v_x1214_n) {
-          t773 = v_x1214_d[t760];
+    const int64_t t752 = v_x1220_n;
+    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t752);
+    int32_t *v_x1226_d = v_x1226->data.i;
+    const int64_t v_x1226_n = v_x1226->len;
+    RT_PARALLEL_FOR_IF(t752 >= RT_PARALLEL_MIN)
+    for (int64_t t753 = 0; t753 < t752; t753++) {
+      const int32_t t754 = (int32_t)t753;
+      int t756 = 0; /* nonzero: a check below failed */
+      int t757 = (uint64_t)(int64_t)t754 < (uint64_t)v_x1216_n;
+      int32_t t755 = t757 ? v_x1216_d[t754] : 0;
+      t756 |= !t757;
+      int32_t t759 = rt_add_i(t755, v_x1217);
+      uint8_t t760 = v_x1220_d[t754];
+      int t762 = (uint64_t)(int64_t)t754 < (uint64_t)v_x1221_n;
+      int32_t t761 = t762 ? v_x1221_d[t754] : 0;
+      t756 |= !t762;
+      int32_t t764 = (t760 ? t761 : t759);
+      int t766 = (uint64_t)(int64_t)t764 < (uint64_t)v_x1224_n;
+      int32_t t765 = t766 ? v_x1224_d[t764] : 0;
+      t756 |= !t766;
+      if (__builtin_expect(t756 != 0, 0)) { /* again, recording the error */
+        int32_t t767;
+        if ((uint64_t)(int64_t)t754 < (uint64_t)v_x1216_n) {
+          t767 = v_x1216_d[t754];
         } else {
-          NESSIE_RECORD(err, t759, RT_CHECK_INDEX, 0, 0, RT_GATHER, t760, v_x1214_n, 0.0);
-          t773 = 0;
+          NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_x1216_n, 0.0);
+          t767 = 0;
         }
-        int32_t t775 = rt_add_i(t773, v_x1215);
-        uint8_t t776 = v_x1218_d[t760];
-        int32_t t777;
-        if ((uint64_t)(int64_t)t760 < (uint64_t)v_x1219_n) {
-          t777 = v_x1219_d[t760];
+        int32_t t769 = rt_add_i(t767, v_x1217);
+        uint8_t t770 = v_x1220_d[t754];
+        int32_t t771;
+        if ((uint64_t)(int64_t)t754 < (uint64_t)v_x1221_n) {
+          t771 = v_x1221_d[t754];
         } else {
-          NESSIE_RECORD(err, t759, RT_CHECK_INDEX, 0, 0, RT_GATHER, t760, v_x1219_n, 0.0);
-          t777 = 0;
+          NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_x1221_n, 0.0);
+          t771 = 0;
         }
-        int32_t t779 = (t776 ? t777 : t775);
-        int32_t t780;
-        if ((uint64_t)(int64_t)t779 < (uint64_t)v_x1222_n) {
-          t780 = v_x1222_d[t779];
+        int32_t t773 = (t770 ? t771 : t769);
+        int32_t t774;
+        if ((uint64_t)(int64_t)t773 < (uint64_t)v_x1224_n) {
+          t774 = v_x1224_d[t773];
         } else {
-          NESSIE_RECORD(err, t759, RT_CHECK_INDEX, 0, 0, RT_GATHER, t779, v_x1222_n, 0.0);
-          t780 = 0;
+          NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, v_x1224_n, 0.0);
+          t774 = 0;
         }
       }
-      v_x1224_d[t759] = t771;
+      v_x1226_d[t753] = t765;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1224 = v_x1224;
+  *out_v_x1226 = v_x1226;
   return;
 fail:
-  rt_release(v_x1224);
+  rt_release(v_x1226);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2847,7 +2795,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x19, v_x25, &v_x42);
+      K2(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x19, v_x25, &v_x42);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
     }
@@ -2856,7 +2804,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K3(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 52), 5, v_x19, v_x25, &v_x60);
+      K3(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 52), 6, v_x19, v_x25, &v_x60);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 52)));
     }
@@ -2870,7 +2818,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x62, v_x94, &v_x66, &v_x98);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2879,7 +2827,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, &v_x69);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, &v_x69);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2891,7 +2839,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x70, v_x62, v_x42, &v_x93);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2901,7 +2849,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x98, &v_x101);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x98, &v_x101);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2913,7 +2861,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x102, v_x94, v_x60, &v_x125);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2923,7 +2871,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, v_x98, 2, &v_x140);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, v_x98, 2, &v_x140);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2936,7 +2884,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x93, v_x125, v_x143, &v_x149);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x93, v_x125, v_x143, &v_x149);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2947,7 +2895,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x140, &v_x152);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x140, &v_x152);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -2971,7 +2919,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
+      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x154, &v_x157, &v_x161);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -3025,7 +2973,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -3048,7 +2996,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -3078,7 +3026,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -3096,7 +3044,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -3197,7 +3145,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
@@ -3210,7 +3158,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x426, v_x473, v_x486, &v_x492, &v_x562);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x426, v_x473, v_x486, &v_x492, &v_x562);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3227,7 +3175,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x405, v_x452, v_x495, &v_x501);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x405, v_x452, v_x495, &v_x501);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3242,7 +3190,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x345, &v_x548, &v_x633);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x345, &v_x548, &v_x633);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3254,7 +3202,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3265,7 +3213,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x583, &v_x586);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x583, &v_x586);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3275,7 +3223,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x586, &v_x589);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x586, &v_x589);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3286,7 +3234,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3315,45 +3263,24 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x353, v_x548, &v_x628, &v_x629, &v_x630);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x353, v_x548, &v_x628, &v_x629, &v_x630);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
       rt_release(v_x353);
       rt_release(v_x548);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x629, v_x630, 0);
-      RtValue *v_x642 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x633, v_x608, &v_x642);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
-      }
-      int32_t v_x671 = 0;
-      int32_t v_x672 = 0;
+      RtValue *v_x689 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x345, &v_x671, &v_x672);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x633, v_x608, v_x345, &v_x689);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x671, v_x672, 0);
-      RtValue *v_x689 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x642, v_x633, v_x608, &v_x689);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
-      }
       rt_release(v_x633);
       rt_release(v_x608);
-      rt_release(v_x642);
       v_x690 = v_x689;
     }
     rt_release(v_x294);
@@ -3383,7 +3310,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -3514,16 +3441,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t781 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t781->data.i[0] = 3;
-  t781->data.i[1] = 1;
-  t781->data.i[2] = 4;
-  t781->data.i[3] = 1;
-  t781->data.i[4] = 5;
-  t781->data.i[5] = 9;
-  t781->data.i[6] = 2;
-  t781->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t781);
+  RtValue *t775 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t775->data.i[0] = 3;
+  t775->data.i[1] = 1;
+  t775->data.i[2] = 4;
+  t775->data.i[3] = 1;
+  t775->data.i[4] = 5;
+  t775->data.i[5] = 9;
+  t775->data.i[6] = 2;
+  t775->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t775);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

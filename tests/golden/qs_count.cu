@@ -49,16 +49,15 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 13, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -3994,1576 +3993,1698 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue
   }
 }
 
-/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005) {
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
   (void)loc;
   (void)run;
-  int32_t v_x1003 = 0;
-  int32_t v_x1004 = 0;
-  int32_t v_x1005 = 0;
-  /* REDUCE */
+  int32_t *v_x987_d = v_x987->data.i;
+  const int64_t v_x987_n = v_x987->len;
+  int32_t *v_x990_d = v_x990->data.i;
+  const int64_t v_x990_n = v_x990->len;
+  RtValue *v_x992 = NULL;
+  RtValue *v_x995 = NULL;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1003 = NULL;
+  /* MAP */
   {
-    const int64_t t785 = v_x993;
-    if (t785 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0);
-      goto fail;
-    }
-    const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t787 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
-    int32_t *t788 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
-    int32_t *t789 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t786);
-    RT_PARALLEL_FOR_IF(t786 > 1)
-    for (int64_t t790 = 0; t790 < t786; t790++) {
-      int32_t t790a0;
-      int32_t t790a1;
-      int32_t t790a2;
-      t790a0 = 2147483647;
-      t790a1 = 0;
-      t790a2 = 1;
-      const int64_t t790_end = (t790 + 1) * RT_CHUNK < t785 ? (t790 + 1) * RT_CHUNK : t785;
-      for (int64_t t791 = t790 * RT_CHUNK; t791 < t790_end; t791++) {
-        const int32_t t792 = (int32_t)t791;
-        int32_t t790x0;
-        int32_t t790x1;
-        int32_t t790x2;
-        t790x0 = 2147483647;
-        t790x1 = 1;
-        t790x2 = 2;
-        uint8_t t794 = rt_le_i(t790a0, t790x0);
-        int32_t t795;
-        if (t794) {
-          t795 = t790a0;
+    const int64_t t785 = v_x987_n;
+    RT_PARALLEL_FOR_IF(t785 >= RT_PARALLEL_MIN)
+    for (int64_t t786 = 0; t786 < t785; t786++) {
+      const int32_t t787 = (int32_t)t786;
+      int32_t t788; /* v_x992: read by nothing */
+      int t791 = 0; /* nonzero: a check below failed */
+      int32_t t789 = v_x987_d[t787];
+      int t792 = (uint64_t)(int64_t)t789 < (uint64_t)v_x990_n;
+      int32_t t790 = t792 ? v_x990_d[t789] : 0;
+      t791 |= !t792;
+      if (__builtin_expect(t791 != 0, 0)) { /* again, recording the error */
+        int32_t t793 = v_x987_d[t787];
+        int32_t t794;
+        if ((uint64_t)(int64_t)t793 < (uint64_t)v_x990_n) {
+          t794 = v_x990_d[t793];
         } else {
-          t795 = t790x0;
+          NESSIE_RECORD(err, t786, RT_CHECK_INDEX, 4, 0, RT_GATHER, t793, v_x990_n, 0.0);
+          t794 = 0;
         }
-        int32_t t796;
-        if (t794) {
-          t796 = t790a1;
-        } else {
-          t796 = t790x1;
-        }
-        int32_t t797;
-        if (t794) {
-          t797 = t790a2;
-        } else {
-          t797 = t790x2;
-        }
-        t790a0 = t795;
-        t790a1 = t796;
-        t790a2 = t797;
       }
-      t787[t790] = t790a0;
-      t788[t790] = t790a1;
-      t789[t790] = t790a2;
+      t788 = t790;
+      (void)t788;
     }
-    int32_t t790t0;
-    int32_t t790t1;
-    int32_t t790t2;
-    t790t0 = 2147483647;
-    t790t1 = 0;
-    t790t2 = 1;
-    for (int64_t t790 = 0; t790 < t786; t790++) {
-      const int32_t t798 = t787[t790];
-      const int32_t t799 = t788[t790];
-      const int32_t t800 = t789[t790];
-      uint8_t t802 = rt_le_i(t790t0, t798);
-      int32_t t803;
-      if (t802) {
-        t803 = t790t0;
-      } else {
-        t803 = t798;
-      }
-      int32_t t804;
-      if (t802) {
-        t804 = t790t1;
-      } else {
-        t804 = t799;
-      }
-      int32_t t805;
-      if (t802) {
-        t805 = t790t2;
-      } else {
-        t805 = t800;
-      }
-      t790t0 = t803;
-      t790t1 = t804;
-      t790t2 = t805;
-    }
-    v_x1003 = t790t0;
-    rt_free(t787);
-    v_x1004 = t790t1;
-    rt_free(t788);
-    v_x1005 = t790t2;
-    rt_free(t789);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1004 = v_x1004;
-  *out_v_x1005 = v_x1005;
+  {
+    /* MAP */
+    {
+      const int64_t t795 = v_x993;
+      if (t795 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0);
+        goto fail;
+      }
+      RT_PARALLEL_FOR_IF(t795 >= RT_PARALLEL_MIN)
+      for (int64_t t796 = 0; t796 < t795; t796++) {
+        const int32_t t797 = (int32_t)t796;
+        int32_t t798; /* v_x995: read by nothing */
+        t798 = 1;
+        (void)t798;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      /* MAP */
+      {
+        const int64_t t799 = v_x987_n;
+        v_x1003 = rt_value_new(rt_vec_type(RT_INT), t799);
+        int32_t *v_x1003_d = v_x1003->data.i;
+        const int64_t v_x1003_n = v_x1003->len;
+        RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
+        for (int64_t t800 = 0; t800 < t799; t800++) {
+          const int32_t t801 = (int32_t)t800;
+          int32_t t802; /* v_x997: read by nothing */
+          int t805 = 0; /* nonzero: a check below failed */
+          int32_t t803 = v_x987_d[t801];
+          int t806 = (uint64_t)(int64_t)t803 < (uint64_t)v_x990_n;
+          int32_t t804 = t806 ? v_x990_d[t803] : 0;
+          t805 |= !t806;
+          int32_t t808 = rt_add_i(t804, 1);
+          int32_t t810 = rt_add_i(t803, 1);
+          int t812 = (uint64_t)(int64_t)t810 < (uint64_t)v_x990_n;
+          int32_t t811 = t812 ? v_x990_d[t810] : 0;
+          t805 |= !t812;
+          int32_t t814 = rt_add_i(t808, t811);
+          if (__builtin_expect(t805 != 0, 0)) { /* again, recording the error */
+            int32_t t815 = v_x987_d[t801];
+            int32_t t816;
+            if ((uint64_t)(int64_t)t815 < (uint64_t)v_x990_n) {
+              t816 = v_x990_d[t815];
+            } else {
+              NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 4, 0, RT_GATHER, t815, v_x990_n, 0.0);
+              t816 = 0;
+            }
+            int32_t t818 = rt_add_i(t816, 1);
+            int32_t t820 = rt_add_i(t815, 1);
+            int32_t t821;
+            if ((uint64_t)(int64_t)t820 < (uint64_t)v_x990_n) {
+              t821 = v_x990_d[t820];
+            } else {
+              NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 1, 0, RT_GATHER, t820, v_x990_n, 0.0);
+              t821 = 0;
+            }
+            int32_t t823 = rt_add_i(t818, t821);
+          }
+          t802 = t808;
+          v_x1003_d[t800] = t814;
+          (void)t802;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x1003 = v_x1003;
+  rt_release(v_x992);
+  rt_release(v_x995);
+  rt_release(v_x997);
   return;
 fail:
+  rt_release(v_x992);
+  rt_release(v_x995);
+  rt_release(v_x997);
+  rt_release(v_x1003);
 }
 
-/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K21_A {
   RtKernelError *err;
   int run;
+  int32_t *v_x987_d; int64_t v_x987_n;
+  int32_t *v_x990_d; int64_t v_x990_n;
   int32_t v_x993;
-  int32_t v_x1003;
-  int32_t v_x1004;
-  int32_t v_x1005;
+  int32_t *v_x992_d; int64_t v_x992_n;
+  int32_t *v_x995_d; int64_t v_x995_n;
+  int32_t *v_x997_d; int64_t v_x997_n;
+  int32_t *v_x1003_d; int64_t v_x1003_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K21_0_pull {
   K21_A A;
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K21_0_V{2147483647, 1, 2};
-  }
-};
-struct K21_0_op {
-  K21_A A;
-  __device__ K21_0_V operator()(const K21_0_V &a, const K21_0_V &b) const {
-    uint8_t t807 = rt_le_i(a.v0, b.v0);
-    int32_t t808;
-    if (t807) {
-      t808 = a.v0;
-    } else {
-      t808 = b.v0;
-    }
-    int32_t t809;
-    if (t807) {
-      t809 = a.v1;
-    } else {
-      t809 = b.v1;
-    }
-    int32_t t810;
-    if (t807) {
-      t810 = a.v2;
-    } else {
-      t810 = b.v2;
-    }
-    return K21_0_V{t808, t809, t810};
-  }
-};
-struct K21_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K21_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
-      return false;
-    }
-    return true;
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005, int check_site_0) {
-  (void)loc;
-  (void)err;
-  K21_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x993 = v_x993;
-  K21_0_V *K21_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1003 = 0;
-  int32_t v_x1004 = 0;
-  int32_t v_x1005 = 0;
-  /* REDUCE */
-  {
-    const int64_t t811 = v_x993;
-    if (t811 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t811, 0.0, run};
-      goto fail;
-    }
-    K21_0_V *t812 = rtg::reduce_to_device("K21", loc, K21_0_pull{A}, K21_0_op{A}, K21_0_V{2147483647, 0, 1}, t811, false);
-    K21_0_value = t812;
-  }
-  if (!rtg::check_result("K21", loc, K21_0_value, K21_0_check{{check_site_0}}, K21_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K21_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1004 = v_x1004;
-  *out_v_x1005 = v_x1005;
-  return;
-fail:
-  rtg_free(K21_0_value);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x993, int32_t *out_v_x1004, int32_t *out_v_x1005, int check_site_0) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x993};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K21_host(err, loc, run, v_x993, out_v_x1004, out_v_x1005);
-    if (err->index == INT64_MAX) {
-      K21_0_V t813;
-      memset(&t813, 0, sizeof t813);
-      t813.v1 = *out_v_x1004;
-      t813.v2 = *out_v_x1005;
-      (void)K21_0_check{{check_site_0}}(t813, err, run);
-    }
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_x993, out_v_x1004, out_v_x1005, check_site_0);
-  }
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  int32_t *v_x1012_d = v_x1012->data.i;
-  const int64_t v_x1012_n = v_x1012->len;
-  RtValue *v_x1016 = NULL;
-  /* MAP */
-  {
-    const int64_t t814 = v_x1006_n;
-    v_x1016 = rt_value_new(rt_vec_type(RT_INT), t814);
-    int32_t *v_x1016_d = v_x1016->data.i;
-    const int64_t v_x1016_n = v_x1016->len;
-    RT_PARALLEL_FOR_IF(t814 >= RT_PARALLEL_MIN)
-    for (int64_t t815 = 0; t815 < t814; t815++) {
-      const int32_t t816 = (int32_t)t815;
-      int t818 = 0; /* nonzero: a check below failed */
-      int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_x1009_n;
-      int32_t t817 = t819 ? v_x1009_d[t816] : 0;
-      t818 |= !t819;
-      int32_t t821 = rt_add_i(t817, 1);
-      int t823 = (uint64_t)(int64_t)t821 < (uint64_t)v_x1012_n;
-      int32_t t822 = t823 ? v_x1012_d[t821] : 0;
-      t818 |= !t823;
-      int32_t t824 = v_x1006_d[t816];
-      int32_t t826 = rt_add_i(t824, 1);
-      int32_t t828 = rt_add_i(t826, t822);
-      if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
-        int32_t t829;
-        if ((uint64_t)(int64_t)t816 < (uint64_t)v_x1009_n) {
-          t829 = v_x1009_d[t816];
-        } else {
-          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 1, 0, RT_GATHER, t816, v_x1009_n, 0.0);
-          t829 = 0;
-        }
-        int32_t t831 = rt_add_i(t829, 1);
-        int32_t t832;
-        if ((uint64_t)(int64_t)t831 < (uint64_t)v_x1012_n) {
-          t832 = v_x1012_d[t831];
-        } else {
-          NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 1, 0, RT_GATHER, t831, v_x1012_n, 0.0);
-          t832 = 0;
-        }
-        int32_t t833 = v_x1006_d[t816];
-        int32_t t835 = rt_add_i(t833, 1);
-        int32_t t837 = rt_add_i(t835, t832);
+    int t826 = 0; /* nonzero: a check below failed */
+    int32_t t824 = A.v_x987_d[ix];
+    int t827 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x990_n;
+    int32_t t825 = t827 ? A.v_x990_d[t824] : 0;
+    t826 |= !t827;
+    if (__builtin_expect(t826 != 0, 0)) { /* again, recording the error */
+      int32_t t828 = A.v_x987_d[ix];
+      int32_t t829;
+      if ((uint64_t)(int64_t)t828 < (uint64_t)A.v_x990_n) {
+        t829 = A.v_x990_d[t828];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t828, A.v_x990_n, 0.0);
+        t829 = 0;
       }
-      v_x1016_d[t815] = t828;
     }
+    return K21_0_V{t825};
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1016 = v_x1016;
-  return;
-fail:
-  rt_release(v_x1016);
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K22_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1006_d; int64_t v_x1006_n;
-  int32_t *v_x1009_d; int64_t v_x1009_n;
-  int32_t *v_x1012_d; int64_t v_x1012_n;
-  int32_t *v_x1016_d; int64_t v_x1016_n;
 };
-struct alignas(8) K22_0_V {
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+    /* v.v0: v_x992, read by nothing (its checks are the pull's) */
+  }
+};
+struct alignas(8) K21_1_V {
   int32_t v0;
 };
-struct K22_0_pull {
-  K22_A A;
-  __device__ K22_0_V operator()(int64_t i) const {
+struct K21_1_pull {
+  K21_A A;
+  __device__ K21_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t839 = 0; /* nonzero: a check below failed */
-    int t840 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t838 = t840 ? A.v_x1009_d[ix] : 0;
-    t839 |= !t840;
-    int32_t t842 = rt_add_i(t838, 1);
-    int t844 = (uint64_t)(int64_t)t842 < (uint64_t)A.v_x1012_n;
-    int32_t t843 = t844 ? A.v_x1012_d[t842] : 0;
-    t839 |= !t844;
-    int32_t t845 = A.v_x1006_d[ix];
-    int32_t t847 = rt_add_i(t845, 1);
-    int32_t t849 = rt_add_i(t847, t843);
-    if (__builtin_expect(t839 != 0, 0)) { /* again, recording the error */
-      int32_t t850;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t850 = A.v_x1009_d[ix];
+    return K21_1_V{1};
+  }
+};
+struct K21_1_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_1_V &v) const {
+    /* v.v0: v_x995, read by nothing (its checks are the pull's) */
+  }
+};
+struct alignas(8) K21_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K21_2_pull {
+  K21_A A;
+  __device__ K21_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t832 = 0; /* nonzero: a check below failed */
+    int32_t t830 = A.v_x987_d[ix];
+    int t833 = (uint64_t)(int64_t)t830 < (uint64_t)A.v_x990_n;
+    int32_t t831 = t833 ? A.v_x990_d[t830] : 0;
+    t832 |= !t833;
+    int32_t t835 = rt_add_i(t831, 1);
+    int32_t t837 = rt_add_i(t830, 1);
+    int t839 = (uint64_t)(int64_t)t837 < (uint64_t)A.v_x990_n;
+    int32_t t838 = t839 ? A.v_x990_d[t837] : 0;
+    t832 |= !t839;
+    int32_t t841 = rt_add_i(t835, t838);
+    if (__builtin_expect(t832 != 0, 0)) { /* again, recording the error */
+      int32_t t842 = A.v_x987_d[ix];
+      int32_t t843;
+      if ((uint64_t)(int64_t)t842 < (uint64_t)A.v_x990_n) {
+        t843 = A.v_x990_d[t842];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
-        t850 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t842, A.v_x990_n, 0.0);
+        t843 = 0;
       }
-      int32_t t852 = rt_add_i(t850, 1);
-      int32_t t853;
-      if ((uint64_t)(int64_t)t852 < (uint64_t)A.v_x1012_n) {
-        t853 = A.v_x1012_d[t852];
+      int32_t t845 = rt_add_i(t843, 1);
+      int32_t t847 = rt_add_i(t842, 1);
+      int32_t t848;
+      if ((uint64_t)(int64_t)t847 < (uint64_t)A.v_x990_n) {
+        t848 = A.v_x990_d[t847];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t852, A.v_x1012_n, 0.0);
-        t853 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t847, A.v_x990_n, 0.0);
+        t848 = 0;
       }
-      int32_t t854 = A.v_x1006_d[ix];
-      int32_t t856 = rt_add_i(t854, 1);
-      int32_t t858 = rt_add_i(t856, t853);
+      int32_t t850 = rt_add_i(t845, t848);
     }
-    return K22_0_V{t849};
+    return K21_2_V{t835, t841};
   }
 };
-struct K22_0_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1016_d[i] = v.v0;
+struct K21_2_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_2_V &v) const {
+    /* v.v0: v_x997, read by nothing (its checks are the pull's) */
+    A.v_x1003_d[i] = v.v1;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
   (void)loc;
   (void)err;
-  K22_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1006_d = v_x1006->data.i;
-  A.v_x1006_n = v_x1006->len;
-  A.v_x1009_d = v_x1009->data.i;
-  A.v_x1009_n = v_x1009->len;
-  A.v_x1012_d = v_x1012->data.i;
-  A.v_x1012_n = v_x1012->len;
-  RtValue *v_x1016 = NULL;
+  A.v_x987_d = v_x987->data.i;
+  A.v_x987_n = v_x987->len;
+  A.v_x990_d = v_x990->data.i;
+  A.v_x990_n = v_x990->len;
+  A.v_x993 = v_x993;
+  RtValue *v_x992 = NULL;
+  RtValue *v_x995 = NULL;
+  RtValue *v_x997 = NULL;
+  RtValue *v_x1003 = NULL;
   /* MAP */
   {
-    const int64_t t859 = v_x1006->len;
-    v_x1016 = rtg_vec_new(RT_INT, t859);
-    A.v_x1016_d = v_x1016->data.i;
-    A.v_x1016_n = v_x1016->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t859);
+    const int64_t t851 = v_x987->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t851);
   }
-  *out_v_x1016 = v_x1016;
-  return;
-fail:
-  rt_release(v_x1016);
-}
-
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1006, RtValue *v_x1009, RtValue *v_x1012, RtValue **out_v_x1016) {
-  RtValue *vals[] = {v_x1006, v_x1009, v_x1012};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K22_host(err, loc, run, v_x1006, v_x1009, v_x1012, out_v_x1016);
-    rtg_host_ran();
-  } else {
-    K22_gpu(err, loc, run, v_x1006, v_x1009, v_x1012, out_v_x1016);
-  }
-}
-
-/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1123_d = v_x1123->data.i;
-  const int64_t v_x1123_n = v_x1123->len;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1134 = NULL;
-  RtValue *v_x1135 = NULL;
-  RtValue *v_x1136 = NULL;
-  RtValue *v_x1137 = NULL;
-  int32_t v_x1143 = 0;
-  int32_t v_x1149 = 0;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1157 = NULL;
   /* MAP */
   {
-    const int64_t t860 = v_x1128;
-    if (t860 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t860, 0.0);
+    const int64_t t852 = v_x993;
+    if (t852 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run};
       goto fail;
     }
-    v_x1125 = rt_value_new(rt_vec_type(RT_BOOL), t860);
-    uint8_t *v_x1125_d = v_x1125->data.b;
-    const int64_t v_x1125_n = v_x1125->len;
-    RT_PARALLEL_FOR_IF(t860 >= RT_PARALLEL_MIN)
-    for (int64_t t861 = 0; t861 < t860; t861++) {
-      const int32_t t862 = (int32_t)t861;
-      int t864 = 0; /* nonzero: a check below failed */
-      int t865 = (uint64_t)(int64_t)t862 < (uint64_t)v_x1123_n;
-      int32_t t863 = t865 ? v_x1123_d[t862] : 0;
-      t864 |= !t865;
-      uint8_t t867 = rt_le_i(t863, 1);
-      if (__builtin_expect(t864 != 0, 0)) { /* again, recording the error */
-        int32_t t868;
-        if ((uint64_t)(int64_t)t862 < (uint64_t)v_x1123_n) {
-          t868 = v_x1123_d[t862];
+    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t852);
+  }
+  /* MAP */
+  {
+    const int64_t t853 = v_x987->len;
+    v_x1003 = rtg_vec_new(RT_INT, t853);
+    A.v_x1003_d = v_x1003->data.i;
+    A.v_x1003_n = v_x1003->len;
+    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t853);
+  }
+  *out_v_x1003 = v_x1003;
+  rt_release(v_x992);
+  rt_release(v_x995);
+  rt_release(v_x997);
+  return;
+fail:
+  rt_release(v_x992);
+  rt_release(v_x995);
+  rt_release(v_x997);
+  rt_release(v_x1003);
+}
+
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
+  RtValue *vals[] = {v_x987, v_x990};
+  const int64_t sizes[] = {(int64_t)v_x993};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K21_host(err, loc, run, v_x987, v_x990, v_x993, out_v_x1003);
+    rtg_host_ran();
+  } else {
+    K21_gpu(err, loc, run, v_x987, v_x990, v_x993, out_v_x1003);
+  }
+}
+
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1125_d = v_x1125->data.i;
+  const int64_t v_x1125_n = v_x1125->len;
+  RtValue *v_x1127 = NULL;
+  RtValue *v_x1136 = NULL;
+  RtValue *v_x1137 = NULL;
+  RtValue *v_x1138 = NULL;
+  RtValue *v_x1139 = NULL;
+  int32_t v_x1145 = 0;
+  int32_t v_x1151 = 0;
+  RtValue *v_x1155 = NULL;
+  RtValue *v_x1159 = NULL;
+  /* MAP */
+  {
+    const int64_t t854 = v_x1130;
+    if (t854 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t854, 0.0);
+      goto fail;
+    }
+    v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), t854);
+    uint8_t *v_x1127_d = v_x1127->data.b;
+    const int64_t v_x1127_n = v_x1127->len;
+    RT_PARALLEL_FOR_IF(t854 >= RT_PARALLEL_MIN)
+    for (int64_t t855 = 0; t855 < t854; t855++) {
+      const int32_t t856 = (int32_t)t855;
+      int t858 = 0; /* nonzero: a check below failed */
+      int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_x1125_n;
+      int32_t t857 = t859 ? v_x1125_d[t856] : 0;
+      t858 |= !t859;
+      uint8_t t861 = rt_le_i(t857, 1);
+      if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
+        int32_t t862;
+        if ((uint64_t)(int64_t)t856 < (uint64_t)v_x1125_n) {
+          t862 = v_x1125_d[t856];
         } else {
-          NESSIE_RECORD(err, t861, RT_CHECK_INDEX, 0, 0, RT_GATHER, t862, v_x1123_n, 0.0);
-          t868 = 0;
+          NESSIE_RECORD(err, t855, RT_CHECK_INDEX, 0, 0, RT_GATHER, t856, v_x1125_n, 0.0);
+          t862 = 0;
         }
-        uint8_t t870 = rt_le_i(t868, 1);
+        uint8_t t864 = rt_le_i(t862, 1);
       }
-      v_x1125_d[t861] = t867;
+      v_x1127_d[t855] = t861;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1125_d = v_x1125->data.b;
-    const int64_t v_x1125_n = v_x1125->len;
+    uint8_t *v_x1127_d = v_x1127->data.b;
+    const int64_t v_x1127_n = v_x1127->len;
     /* PARTITION */
     {
-      const int64_t t871 = v_x1128;
-      if (t871 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t871, 0.0);
+      const int64_t t865 = v_x1130;
+      if (t865 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t865, 0.0);
         goto fail;
       }
-      const int64_t t872 = t871 > 0 ? (t871 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t873 = (uint8_t *)rt_alloc_atomic((size_t)t871 + 1);
-      int64_t *t874 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t872 + 1));
-      RT_PARALLEL_FOR_IF(t872 > 1)
-      for (int64_t t875 = 0; t875 < t872; t875++) {
+      const int64_t t866 = t865 > 0 ? (t865 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t867 = (uint8_t *)rt_alloc_atomic((size_t)t865 + 1);
+      int64_t *t868 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t866 + 1));
+      RT_PARALLEL_FOR_IF(t866 > 1)
+      for (int64_t t869 = 0; t869 < t866; t869++) {
         int64_t kept = 0;
-        const int64_t t875_end = (t875 + 1) * RT_CHUNK < t871 ? (t875 + 1) * RT_CHUNK : t871;
-        for (int64_t t876 = t875 * RT_CHUNK; t876 < t875_end; t876++) {
-          const int32_t t877 = (int32_t)t876;
-          int32_t t875x0;
-          uint8_t t875x1;
-          int t879 = 0; /* nonzero: a check below failed */
-          int t880 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n;
-          int32_t t878 = t880 ? v_x1123_d[t877] : 0;
-          t879 |= !t880;
-          uint8_t t882 = rt_le_i(t878, 1);
-          if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
-            int32_t t883;
-            if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n) {
-              t883 = v_x1123_d[t877];
+        const int64_t t869_end = (t869 + 1) * RT_CHUNK < t865 ? (t869 + 1) * RT_CHUNK : t865;
+        for (int64_t t870 = t869 * RT_CHUNK; t870 < t869_end; t870++) {
+          const int32_t t871 = (int32_t)t870;
+          int32_t t869x0;
+          uint8_t t869x1;
+          int t873 = 0; /* nonzero: a check below failed */
+          int t874 = (uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n;
+          int32_t t872 = t874 ? v_x1125_d[t871] : 0;
+          t873 |= !t874;
+          uint8_t t876 = rt_le_i(t872, 1);
+          if (__builtin_expect(t873 != 0, 0)) { /* again, recording the error */
+            int32_t t877;
+            if ((uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n) {
+              t877 = v_x1125_d[t871];
             } else {
-              NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1123_n, 0.0);
-              t883 = 0;
+              NESSIE_RECORD(err, t870, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x1125_n, 0.0);
+              t877 = 0;
             }
-            uint8_t t885 = rt_le_i(t883, 1);
+            uint8_t t879 = rt_le_i(t877, 1);
           }
-          t875x0 = t877;
-          t875x1 = t882;
-          uint8_t t886;
-          t886 = t875x1;
-          t873[t876] = t886 != 0;
-          kept += t886 != 0;
+          t869x0 = t871;
+          t869x1 = t876;
+          uint8_t t880;
+          t880 = t869x1;
+          t867[t870] = t880 != 0;
+          kept += t880 != 0;
         }
-        t874[t875] = kept;
+        t868[t869] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t873);
-        rt_free(t874);
+        rt_free(t867);
+        rt_free(t868);
         goto fail;
       }
-      int64_t t887 = 0;
-      for (int64_t t875 = 0; t875 < t872; t875++) {
-        const int64_t k = t874[t875];
-        t874[t875] = t887;
-        t887 += k;
+      int64_t t881 = 0;
+      for (int64_t t869 = 0; t869 < t866; t869++) {
+        const int64_t k = t868[t869];
+        t868[t869] = t881;
+        t881 += k;
       }
-      v_x1134 = rt_value_new(rt_vec_type(RT_INT), t887);
-      int32_t *v_x1134_d = v_x1134->data.i;
-      const int64_t v_x1134_n = v_x1134->len;
-      v_x1135 = rt_value_new(rt_vec_type(RT_BOOL), t887);
-      uint8_t *v_x1135_d = v_x1135->data.b;
-      const int64_t v_x1135_n = v_x1135->len;
-      v_x1136 = rt_value_new(rt_vec_type(RT_INT), (t871 - t887));
+      v_x1136 = rt_value_new(rt_vec_type(RT_INT), t881);
       int32_t *v_x1136_d = v_x1136->data.i;
       const int64_t v_x1136_n = v_x1136->len;
-      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), (t871 - t887));
+      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), t881);
       uint8_t *v_x1137_d = v_x1137->data.b;
       const int64_t v_x1137_n = v_x1137->len;
-      RT_PARALLEL_FOR_IF(t872 > 1)
-      for (int64_t t875 = 0; t875 < t872; t875++) {
-        int64_t at = t874[t875];
-        int64_t at_not = t875 * RT_CHUNK - t874[t875];
-        const int64_t t875_end = (t875 + 1) * RT_CHUNK < t871 ? (t875 + 1) * RT_CHUNK : t871;
-        for (int64_t t876 = t875 * RT_CHUNK; t876 < t875_end; t876++) {
-          const int32_t t877 = (int32_t)t876;
-          int32_t t875y0;
-          uint8_t t875y1;
-          int t889 = 0; /* nonzero: a check below failed */
-          int t890 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n;
-          int32_t t888 = t890 ? v_x1123_d[t877] : 0;
-          t889 |= !t890;
-          uint8_t t892 = rt_le_i(t888, 1);
-          if (__builtin_expect(t889 != 0, 0)) { /* again, recording the error */
-            int32_t t893;
-            if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1123_n) {
-              t893 = v_x1123_d[t877];
+      v_x1138 = rt_value_new(rt_vec_type(RT_INT), (t865 - t881));
+      int32_t *v_x1138_d = v_x1138->data.i;
+      const int64_t v_x1138_n = v_x1138->len;
+      v_x1139 = rt_value_new(rt_vec_type(RT_BOOL), (t865 - t881));
+      uint8_t *v_x1139_d = v_x1139->data.b;
+      const int64_t v_x1139_n = v_x1139->len;
+      RT_PARALLEL_FOR_IF(t866 > 1)
+      for (int64_t t869 = 0; t869 < t866; t869++) {
+        int64_t at = t868[t869];
+        int64_t at_not = t869 * RT_CHUNK - t868[t869];
+        const int64_t t869_end = (t869 + 1) * RT_CHUNK < t865 ? (t869 + 1) * RT_CHUNK : t865;
+        for (int64_t t870 = t869 * RT_CHUNK; t870 < t869_end; t870++) {
+          const int32_t t871 = (int32_t)t870;
+          int32_t t869y0;
+          uint8_t t869y1;
+          int t883 = 0; /* nonzero: a check below failed */
+          int t884 = (uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n;
+          int32_t t882 = t884 ? v_x1125_d[t871] : 0;
+          t883 |= !t884;
+          uint8_t t886 = rt_le_i(t882, 1);
+          if (__builtin_expect(t883 != 0, 0)) { /* again, recording the error */
+            int32_t t887;
+            if ((uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n) {
+              t887 = v_x1125_d[t871];
             } else {
-              NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1123_n, 0.0);
-              t893 = 0;
+              NESSIE_RECORD(err, t870, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x1125_n, 0.0);
+              t887 = 0;
             }
-            uint8_t t895 = rt_le_i(t893, 1);
+            uint8_t t889 = rt_le_i(t887, 1);
           }
-          t875y0 = t877;
-          t875y1 = t892;
-          if (t873[t876]) {
-            v_x1134_d[at] = t875y0;
-            v_x1135_d[at] = t875y1;
+          t869y0 = t871;
+          t869y1 = t886;
+          if (t867[t870]) {
+            v_x1136_d[at] = t869y0;
+            v_x1137_d[at] = t869y1;
             at++;
           } else {
-            v_x1136_d[at_not] = t875y0;
-            v_x1137_d[at_not] = t875y1;
+            v_x1138_d[at_not] = t869y0;
+            v_x1139_d[at_not] = t869y1;
             at_not++;
           }
         }
       }
-      rt_free(t873);
-      rt_free(t874);
+      rt_free(t867);
+      rt_free(t868);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1134_d = v_x1134->data.i;
-      const int64_t v_x1134_n = v_x1134->len;
-      uint8_t *v_x1135_d = v_x1135->data.b;
-      const int64_t v_x1135_n = v_x1135->len;
       int32_t *v_x1136_d = v_x1136->data.i;
       const int64_t v_x1136_n = v_x1136->len;
       uint8_t *v_x1137_d = v_x1137->data.b;
       const int64_t v_x1137_n = v_x1137->len;
+      int32_t *v_x1138_d = v_x1138->data.i;
+      const int64_t v_x1138_n = v_x1138->len;
+      uint8_t *v_x1139_d = v_x1139->data.b;
+      const int64_t v_x1139_n = v_x1139->len;
       /* REDUCE */
       {
-        const int64_t t896 = v_x1128;
-        if (t896 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t896, 0.0);
+        const int64_t t890 = v_x1130;
+        if (t890 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t890, 0.0);
           goto fail;
         }
-        const int64_t t897 = t896 > 0 ? (t896 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t898 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t897);
-        int32_t *t899 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t897);
-        RT_PARALLEL_FOR_IF(t897 > 1)
-        for (int64_t t900 = 0; t900 < t897; t900++) {
-          int32_t t900a0;
-          int32_t t900a1;
-          t900a0 = 0;
-          t900a1 = 0;
-          const int64_t t900_end = (t900 + 1) * RT_CHUNK < t896 ? (t900 + 1) * RT_CHUNK : t896;
-          for (int64_t t901 = t900 * RT_CHUNK; t901 < t900_end; t901++) {
-            const int32_t t902 = (int32_t)t901;
-            int32_t t900x0;
-            int32_t t900x1;
-            int t904 = 0; /* nonzero: a check below failed */
-            int t905 = (uint64_t)(int64_t)t902 < (uint64_t)v_x1123_n;
-            int32_t t903 = t905 ? v_x1123_d[t902] : 0;
-            t904 |= !t905;
-            uint8_t t907 = rt_le_i(t903, 1);
-            int32_t t909 = rt_btoi_b(t907);
-            uint8_t t911 = rt_not_b(t907);
-            int32_t t913 = rt_btoi_b(t911);
-            if (__builtin_expect(t904 != 0, 0)) { /* again, recording the error */
-              int32_t t914;
-              if ((uint64_t)(int64_t)t902 < (uint64_t)v_x1123_n) {
-                t914 = v_x1123_d[t902];
+        const int64_t t891 = t890 > 0 ? (t890 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t892 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
+        int32_t *t893 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
+        RT_PARALLEL_FOR_IF(t891 > 1)
+        for (int64_t t894 = 0; t894 < t891; t894++) {
+          int32_t t894a0;
+          int32_t t894a1;
+          t894a0 = 0;
+          t894a1 = 0;
+          const int64_t t894_end = (t894 + 1) * RT_CHUNK < t890 ? (t894 + 1) * RT_CHUNK : t890;
+          for (int64_t t895 = t894 * RT_CHUNK; t895 < t894_end; t895++) {
+            const int32_t t896 = (int32_t)t895;
+            int32_t t894x0;
+            int32_t t894x1;
+            int t898 = 0; /* nonzero: a check below failed */
+            int t899 = (uint64_t)(int64_t)t896 < (uint64_t)v_x1125_n;
+            int32_t t897 = t899 ? v_x1125_d[t896] : 0;
+            t898 |= !t899;
+            uint8_t t901 = rt_le_i(t897, 1);
+            int32_t t903 = rt_btoi_b(t901);
+            uint8_t t905 = rt_not_b(t901);
+            int32_t t907 = rt_btoi_b(t905);
+            if (__builtin_expect(t898 != 0, 0)) { /* again, recording the error */
+              int32_t t908;
+              if ((uint64_t)(int64_t)t896 < (uint64_t)v_x1125_n) {
+                t908 = v_x1125_d[t896];
               } else {
-                NESSIE_RECORD(err, t901, RT_CHECK_INDEX, 0, 0, RT_GATHER, t902, v_x1123_n, 0.0);
-                t914 = 0;
+                NESSIE_RECORD(err, t895, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x1125_n, 0.0);
+                t908 = 0;
               }
-              uint8_t t916 = rt_le_i(t914, 1);
-              int32_t t918 = rt_btoi_b(t916);
-              uint8_t t920 = rt_not_b(t916);
-              int32_t t922 = rt_btoi_b(t920);
+              uint8_t t910 = rt_le_i(t908, 1);
+              int32_t t912 = rt_btoi_b(t910);
+              uint8_t t914 = rt_not_b(t910);
+              int32_t t916 = rt_btoi_b(t914);
             }
-            t900x0 = t909;
-            t900x1 = t913;
-            int32_t t924 = rt_add_i(t900a0, t900x0);
-            int32_t t926 = rt_add_i(t900a1, t900x1);
-            t900a0 = t924;
-            t900a1 = t926;
+            t894x0 = t903;
+            t894x1 = t907;
+            int32_t t918 = rt_add_i(t894a0, t894x0);
+            int32_t t920 = rt_add_i(t894a1, t894x1);
+            t894a0 = t918;
+            t894a1 = t920;
           }
-          t898[t900] = t900a0;
-          t899[t900] = t900a1;
+          t892[t894] = t894a0;
+          t893[t894] = t894a1;
         }
-        int32_t t900t0;
-        int32_t t900t1;
-        t900t0 = 0;
-        t900t1 = 0;
-        for (int64_t t900 = 0; t900 < t897; t900++) {
-          const int32_t t927 = t898[t900];
-          const int32_t t928 = t899[t900];
-          int32_t t930 = rt_add_i(t900t0, t927);
-          int32_t t932 = rt_add_i(t900t1, t928);
-          t900t0 = t930;
-          t900t1 = t932;
+        int32_t t894t0;
+        int32_t t894t1;
+        t894t0 = 0;
+        t894t1 = 0;
+        for (int64_t t894 = 0; t894 < t891; t894++) {
+          const int32_t t921 = t892[t894];
+          const int32_t t922 = t893[t894];
+          int32_t t924 = rt_add_i(t894t0, t921);
+          int32_t t926 = rt_add_i(t894t1, t922);
+          t894t0 = t924;
+          t894t1 = t926;
         }
-        v_x1143 = t900t0;
-        rt_free(t898);
-        v_x1149 = t900t1;
-        rt_free(t899);
+        v_x1145 = t894t0;
+        rt_free(t892);
+        v_x1151 = t894t1;
+        rt_free(t893);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t933 = v_x1128;
-          if (t933 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t933, 0.0);
+          const int64_t t927 = v_x1130;
+          if (t927 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t927, 0.0);
             goto fail;
           }
-          const int64_t t934 = t933 > 0 ? (t933 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t935 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t934);
-          int32_t *t936 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t934);
-          RT_PARALLEL_FOR_IF(t934 > 1)
-          for (int64_t t937 = 0; t937 < t934; t937++) {
-            int32_t t937a0;
-            int32_t t937a1;
-            t937a0 = 0;
-            t937a1 = 0;
-            const int64_t t937_end = (t937 + 1) * RT_CHUNK < t933 ? (t937 + 1) * RT_CHUNK : t933;
-            for (int64_t t938 = t937 * RT_CHUNK; t938 < t937_end; t938++) {
-              const int32_t t939 = (int32_t)t938;
-              int32_t t937x0;
-              int32_t t937x1;
-              int t941 = 0; /* nonzero: a check below failed */
-              int t942 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n;
-              int32_t t940 = t942 ? v_x1123_d[t939] : 0;
-              t941 |= !t942;
-              uint8_t t944 = rt_le_i(t940, 1);
-              int32_t t946 = rt_btoi_b(t944);
-              uint8_t t948 = rt_not_b(t944);
-              int32_t t950 = rt_btoi_b(t948);
-              if (__builtin_expect(t941 != 0, 0)) { /* again, recording the error */
-                int32_t t951;
-                if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n) {
-                  t951 = v_x1123_d[t939];
+          const int64_t t928 = t927 > 0 ? (t927 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t929 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t928);
+          int32_t *t930 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t928);
+          RT_PARALLEL_FOR_IF(t928 > 1)
+          for (int64_t t931 = 0; t931 < t928; t931++) {
+            int32_t t931a0;
+            int32_t t931a1;
+            t931a0 = 0;
+            t931a1 = 0;
+            const int64_t t931_end = (t931 + 1) * RT_CHUNK < t927 ? (t931 + 1) * RT_CHUNK : t927;
+            for (int64_t t932 = t931 * RT_CHUNK; t932 < t931_end; t932++) {
+              const int32_t t933 = (int32_t)t932;
+              int32_t t931x0;
+              int32_t t931x1;
+              int t935 = 0; /* nonzero: a check below failed */
+              int t936 = (uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n;
+              int32_t t934 = t936 ? v_x1125_d[t933] : 0;
+              t935 |= !t936;
+              uint8_t t938 = rt_le_i(t934, 1);
+              int32_t t940 = rt_btoi_b(t938);
+              uint8_t t942 = rt_not_b(t938);
+              int32_t t944 = rt_btoi_b(t942);
+              if (__builtin_expect(t935 != 0, 0)) { /* again, recording the error */
+                int32_t t945;
+                if ((uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n) {
+                  t945 = v_x1125_d[t933];
                 } else {
-                  NESSIE_RECORD(err, t938, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1123_n, 0.0);
-                  t951 = 0;
+                  NESSIE_RECORD(err, t932, RT_CHECK_INDEX, 0, 0, RT_GATHER, t933, v_x1125_n, 0.0);
+                  t945 = 0;
                 }
-                uint8_t t953 = rt_le_i(t951, 1);
-                int32_t t955 = rt_btoi_b(t953);
-                uint8_t t957 = rt_not_b(t953);
-                int32_t t959 = rt_btoi_b(t957);
+                uint8_t t947 = rt_le_i(t945, 1);
+                int32_t t949 = rt_btoi_b(t947);
+                uint8_t t951 = rt_not_b(t947);
+                int32_t t953 = rt_btoi_b(t951);
               }
-              t937x0 = t946;
-              t937x1 = t950;
-              int32_t t961 = rt_add_i(t937a0, t937x0);
-              int32_t t963 = rt_add_i(t937a1, t937x1);
-              t937a0 = t961;
-              t937a1 = t963;
+              t931x0 = t940;
+              t931x1 = t944;
+              int32_t t955 = rt_add_i(t931a0, t931x0);
+              int32_t t957 = rt_add_i(t931a1, t931x1);
+              t931a0 = t955;
+              t931a1 = t957;
             }
-            t935[t937] = t937a0;
-            t936[t937] = t937a1;
+            t929[t931] = t931a0;
+            t930[t931] = t931a1;
           }
-          int32_t t937t0;
-          int32_t t937t1;
-          t937t0 = 0;
-          t937t1 = 0;
-          for (int64_t t937 = 0; t937 < t934; t937++) {
-            const int32_t t964 = t935[t937];
-            t935[t937] = t937t0;
-            const int32_t t965 = t936[t937];
-            t936[t937] = t937t1;
-            int32_t t967 = rt_add_i(t937t0, t964);
-            int32_t t969 = rt_add_i(t937t1, t965);
-            t937t0 = t967;
-            t937t1 = t969;
+          int32_t t931t0;
+          int32_t t931t1;
+          t931t0 = 0;
+          t931t1 = 0;
+          for (int64_t t931 = 0; t931 < t928; t931++) {
+            const int32_t t958 = t929[t931];
+            t929[t931] = t931t0;
+            const int32_t t959 = t930[t931];
+            t930[t931] = t931t1;
+            int32_t t961 = rt_add_i(t931t0, t958);
+            int32_t t963 = rt_add_i(t931t1, t959);
+            t931t0 = t961;
+            t931t1 = t963;
           }
-          v_x1153 = rt_value_new(rt_vec_type(RT_INT), t933);
-          int32_t *v_x1153_d = v_x1153->data.i;
-          const int64_t v_x1153_n = v_x1153->len;
-          v_x1157 = rt_value_new(rt_vec_type(RT_INT), t933);
-          int32_t *v_x1157_d = v_x1157->data.i;
-          const int64_t v_x1157_n = v_x1157->len;
-          RT_PARALLEL_FOR_IF(t934 > 1)
-          for (int64_t t937 = 0; t937 < t934; t937++) {
-            int32_t t937p0;
-            int32_t t937p1;
-            t937p0 = t935[t937];
-            t937p1 = t936[t937];
-            const int64_t t937_end = (t937 + 1) * RT_CHUNK < t933 ? (t937 + 1) * RT_CHUNK : t933;
-            for (int64_t t938 = t937 * RT_CHUNK; t938 < t937_end; t938++) {
-              const int32_t t939 = (int32_t)t938;
-              v_x1153_d[t938] = t937p0;
-              v_x1157_d[t938] = t937p1;
-              int32_t t937y0;
-              int32_t t937y1;
-              int t971 = 0; /* nonzero: a check below failed */
-              int t972 = (uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n;
-              int32_t t970 = t972 ? v_x1123_d[t939] : 0;
-              t971 |= !t972;
-              uint8_t t974 = rt_le_i(t970, 1);
-              int32_t t976 = rt_btoi_b(t974);
-              uint8_t t978 = rt_not_b(t974);
-              int32_t t980 = rt_btoi_b(t978);
-              if (__builtin_expect(t971 != 0, 0)) { /* again, recording the error */
-                int32_t t981;
-                if ((uint64_t)(int64_t)t939 < (uint64_t)v_x1123_n) {
-                  t981 = v_x1123_d[t939];
+          v_x1155 = rt_value_new(rt_vec_type(RT_INT), t927);
+          int32_t *v_x1155_d = v_x1155->data.i;
+          const int64_t v_x1155_n = v_x1155->len;
+          v_x1159 = rt_value_new(rt_vec_type(RT_INT), t927);
+          int32_t *v_x1159_d = v_x1159->data.i;
+          const int64_t v_x1159_n = v_x1159->len;
+          RT_PARALLEL_FOR_IF(t928 > 1)
+          for (int64_t t931 = 0; t931 < t928; t931++) {
+            int32_t t931p0;
+            int32_t t931p1;
+            t931p0 = t929[t931];
+            t931p1 = t930[t931];
+            const int64_t t931_end = (t931 + 1) * RT_CHUNK < t927 ? (t931 + 1) * RT_CHUNK : t927;
+            for (int64_t t932 = t931 * RT_CHUNK; t932 < t931_end; t932++) {
+              const int32_t t933 = (int32_t)t932;
+              v_x1155_d[t932] = t931p0;
+              v_x1159_d[t932] = t931p1;
+              int32_t t931y0;
+              int32_t t931y1;
+              int t965 = 0; /* nonzero: a check below failed */
+              int t966 = (uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n;
+              int32_t t964 = t966 ? v_x1125_d[t933] : 0;
+              t965 |= !t966;
+              uint8_t t968 = rt_le_i(t964, 1);
+              int32_t t970 = rt_btoi_b(t968);
+              uint8_t t972 = rt_not_b(t968);
+              int32_t t974 = rt_btoi_b(t972);
+              if (__builtin_expect(t965 != 0, 0)) { /* again, recording the error */
+                int32_t t975;
+                if ((uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n) {
+                  t975 = v_x1125_d[t933];
                 } else {
-                  NESSIE_RECORD(err, t938, RT_CHECK_INDEX, 0, 0, RT_GATHER, t939, v_x1123_n, 0.0);
-                  t981 = 0;
+                  NESSIE_RECORD(err, t932, RT_CHECK_INDEX, 0, 0, RT_GATHER, t933, v_x1125_n, 0.0);
+                  t975 = 0;
                 }
-                uint8_t t983 = rt_le_i(t981, 1);
-                int32_t t985 = rt_btoi_b(t983);
-                uint8_t t987 = rt_not_b(t983);
-                int32_t t989 = rt_btoi_b(t987);
+                uint8_t t977 = rt_le_i(t975, 1);
+                int32_t t979 = rt_btoi_b(t977);
+                uint8_t t981 = rt_not_b(t977);
+                int32_t t983 = rt_btoi_b(t981);
               }
-              t937y0 = t976;
-              t937y1 = t980;
-              int32_t t991 = rt_add_i(t937p0, t937y0);
-              int32_t t993 = rt_add_i(t937p1, t937y1);
-              t937p0 = t991;
-              t937p1 = t993;
+              t931y0 = t970;
+              t931y1 = t974;
+              int32_t t985 = rt_add_i(t931p0, t931y0);
+              int32_t t987 = rt_add_i(t931p1, t931y1);
+              t931p0 = t985;
+              t931p1 = t987;
             }
           }
-          rt_free(t935);
-          rt_free(t936);
+          rt_free(t929);
+          rt_free(t930);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1125 = v_x1125;
-  *out_v_x1134 = v_x1134;
+  *out_v_x1127 = v_x1127;
   *out_v_x1136 = v_x1136;
-  *out_v_x1143 = v_x1143;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1153 = v_x1153;
-  *out_v_x1157 = v_x1157;
-  rt_release(v_x1135);
+  *out_v_x1138 = v_x1138;
+  *out_v_x1145 = v_x1145;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1155 = v_x1155;
+  *out_v_x1159 = v_x1159;
   rt_release(v_x1137);
+  rt_release(v_x1139);
   return;
 fail:
-  rt_release(v_x1125);
-  rt_release(v_x1134);
-  rt_release(v_x1135);
+  rt_release(v_x1127);
   rt_release(v_x1136);
   rt_release(v_x1137);
-  rt_release(v_x1153);
-  rt_release(v_x1157);
+  rt_release(v_x1138);
+  rt_release(v_x1139);
+  rt_release(v_x1155);
+  rt_release(v_x1159);
 }
 
-/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K22_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1125_d; int64_t v_x1125_n;
+  int32_t v_x1130;
+  uint8_t *v_x1127_d; int64_t v_x1127_n;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
+  uint8_t *v_x1137_d; int64_t v_x1137_n;
+  int32_t *v_x1138_d; int64_t v_x1138_n;
+  uint8_t *v_x1139_d; int64_t v_x1139_n;
+  int32_t v_x1145;
+  int32_t v_x1151;
+  int32_t *v_x1155_d; int64_t v_x1155_n;
+  int32_t *v_x1159_d; int64_t v_x1159_n;
+};
+struct alignas(8) K22_0_V {
+  uint8_t v0;
+};
+struct K22_0_pull {
+  K22_A A;
+  __device__ K22_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t989 = 0; /* nonzero: a check below failed */
+    int t990 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t988 = t990 ? A.v_x1125_d[ix] : 0;
+    t989 |= !t990;
+    uint8_t t992 = rt_le_i(t988, 1);
+    if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
+      int32_t t993;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
+        t993 = A.v_x1125_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
+        t993 = 0;
+      }
+      uint8_t t995 = rt_le_i(t993, 1);
+    }
+    return K22_0_V{t992};
+  }
+};
+struct K22_0_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_0_V &v) const {
+    A.v_x1127_d[i] = v.v0;
+  }
+};
+struct alignas(8) K22_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K22_1_pull {
+  K22_A A;
+  __device__ K22_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t997 = 0; /* nonzero: a check below failed */
+    int t998 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t996 = t998 ? A.v_x1125_d[ix] : 0;
+    t997 |= !t998;
+    uint8_t t1000 = rt_le_i(t996, 1);
+    if (__builtin_expect(t997 != 0, 0)) { /* again, recording the error */
+      int32_t t1001;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
+        t1001 = A.v_x1125_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
+        t1001 = 0;
+      }
+      uint8_t t1003 = rt_le_i(t1001, 1);
+    }
+    return K22_1_V{ix, t1000};
+  }
+};
+struct K22_1_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_1_V &v) const {
+    A.v_x1136_d[i] = v.v0;
+    A.v_x1137_d[i] = v.v1;
+  }
+};
+struct K22_1_pred {
+  K22_A A;
+  __device__ bool operator()(int64_t i, const K22_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K22_1_other {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_1_V &v) const {
+    A.v_x1138_d[i] = v.v0;
+    A.v_x1139_d[i] = v.v1;
+  }
+};
+struct alignas(8) K22_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K22_2_pull {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1005 = 0; /* nonzero: a check below failed */
+    int t1006 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t1004 = t1006 ? A.v_x1125_d[ix] : 0;
+    t1005 |= !t1006;
+    uint8_t t1008 = rt_le_i(t1004, 1);
+    int32_t t1010 = rt_btoi_b(t1008);
+    uint8_t t1012 = rt_not_b(t1008);
+    int32_t t1014 = rt_btoi_b(t1012);
+    if (__builtin_expect(t1005 != 0, 0)) { /* again, recording the error */
+      int32_t t1015;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
+        t1015 = A.v_x1125_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
+        t1015 = 0;
+      }
+      uint8_t t1017 = rt_le_i(t1015, 1);
+      int32_t t1019 = rt_btoi_b(t1017);
+      uint8_t t1021 = rt_not_b(t1017);
+      int32_t t1023 = rt_btoi_b(t1021);
+    }
+    return K22_2_V{t1010, t1014};
+  }
+};
+struct K22_2_op {
+  K22_A A;
+  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
+    int32_t t1025 = rt_add_i(a.v0, b.v0);
+    int32_t t1027 = rt_add_i(a.v1, b.v1);
+    return K22_2_V{t1025, t1027};
+  }
+};
+struct alignas(8) K22_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K22_3_pull {
+  K22_A A;
+  __device__ K22_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1029 = 0; /* nonzero: a check below failed */
+    int t1030 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t1028 = t1030 ? A.v_x1125_d[ix] : 0;
+    t1029 |= !t1030;
+    uint8_t t1032 = rt_le_i(t1028, 1);
+    int32_t t1034 = rt_btoi_b(t1032);
+    uint8_t t1036 = rt_not_b(t1032);
+    int32_t t1038 = rt_btoi_b(t1036);
+    if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
+      int32_t t1039;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
+        t1039 = A.v_x1125_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
+        t1039 = 0;
+      }
+      uint8_t t1041 = rt_le_i(t1039, 1);
+      int32_t t1043 = rt_btoi_b(t1041);
+      uint8_t t1045 = rt_not_b(t1041);
+      int32_t t1047 = rt_btoi_b(t1045);
+    }
+    return K22_3_V{t1034, t1038};
+  }
+};
+struct K22_3_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_3_V &v) const {
+    A.v_x1155_d[i] = v.v0;
+    A.v_x1159_d[i] = v.v1;
+  }
+};
+struct K22_3_op {
+  K22_A A;
+  __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
+    int32_t t1049 = rt_add_i(a.v0, b.v0);
+    int32_t t1051 = rt_add_i(a.v1, b.v1);
+    return K22_3_V{t1049, t1051};
+  }
+};
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+  (void)loc;
+  (void)err;
+  K22_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1125_d = v_x1125->data.i;
+  A.v_x1125_n = v_x1125->len;
+  A.v_x1130 = v_x1130;
+  RtValue *v_x1127 = NULL;
+  RtValue *v_x1136 = NULL;
+  RtValue *v_x1137 = NULL;
+  RtValue *v_x1138 = NULL;
+  RtValue *v_x1139 = NULL;
+  int32_t v_x1145 = 0;
+  int32_t v_x1151 = 0;
+  RtValue *v_x1155 = NULL;
+  RtValue *v_x1159 = NULL;
+  /* MAP */
+  {
+    const int64_t t1052 = v_x1130;
+    if (t1052 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1052, 0.0, run};
+      goto fail;
+    }
+    v_x1127 = rtg_vec_new(RT_BOOL, t1052);
+    A.v_x1127_d = v_x1127->data.b;
+    A.v_x1127_n = v_x1127->len;
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1052);
+  }
+  /* PARTITION */
+  int64_t *t1053, t1054; /* the slot of its count, its size */
+  {
+    const int64_t t1055 = v_x1130;
+    if (t1055 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1055, 0.0, run};
+      goto fail;
+    }
+    v_x1136 = rtg_vec_new(RT_INT, t1055);
+    A.v_x1136_d = v_x1136->data.i;
+    A.v_x1136_n = v_x1136->len;
+    v_x1137 = rtg_vec_new(RT_BOOL, t1055);
+    A.v_x1137_d = v_x1137->data.b;
+    A.v_x1137_n = v_x1137->len;
+    v_x1138 = rtg_vec_new(RT_INT, t1055);
+    A.v_x1138_d = v_x1138->data.i;
+    A.v_x1138_n = v_x1138->len;
+    v_x1139 = rtg_vec_new(RT_BOOL, t1055);
+    A.v_x1139_d = v_x1139->data.b;
+    A.v_x1139_n = v_x1139->len;
+    t1054 = t1055;
+    t1053 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t1055, K22_1_store{A}, K22_1_other{A}, true);
+  }
+  {
+    const int64_t t1056 = rtg::filter_count(t1053);
+    v_x1136 = rtg_vec_fit(v_x1136, t1056);
+    A.v_x1136_d = v_x1136->data.i;
+    A.v_x1136_n = v_x1136->len;
+    v_x1137 = rtg_vec_fit(v_x1137, t1056);
+    A.v_x1137_d = v_x1137->data.b;
+    A.v_x1137_n = v_x1137->len;
+    v_x1138 = rtg_vec_fit(v_x1138, t1054 - t1056);
+    A.v_x1138_d = v_x1138->data.i;
+    A.v_x1138_n = v_x1138->len;
+    v_x1139 = rtg_vec_fit(v_x1139, t1054 - t1056);
+    A.v_x1139_d = v_x1139->data.b;
+    A.v_x1139_n = v_x1139->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t1057 = v_x1130;
+    if (t1057 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1057, 0.0, run};
+      goto fail;
+    }
+    const K22_2_V t1058 = rtg::reduce_commutative("K22", loc, K22_2_pull{A}, K22_2_op{A}, K22_2_V{0, 0}, t1057);
+    v_x1145 = t1058.v0;
+    A.v_x1145 = v_x1145;
+    v_x1151 = t1058.v1;
+    A.v_x1151 = v_x1151;
+  }
+  /* SCAN */
+  {
+    const int64_t t1059 = v_x1130;
+    if (t1059 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1059, 0.0, run};
+      goto fail;
+    }
+    v_x1155 = rtg_vec_new(RT_INT, t1059);
+    A.v_x1155_d = v_x1155->data.i;
+    A.v_x1155_n = v_x1155->len;
+    v_x1159 = rtg_vec_new(RT_INT, t1059);
+    A.v_x1159_d = v_x1159->data.i;
+    A.v_x1159_n = v_x1159->len;
+    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t1059, K22_3_store{A});
+  }
+  *out_v_x1127 = v_x1127;
+  *out_v_x1136 = v_x1136;
+  *out_v_x1138 = v_x1138;
+  *out_v_x1145 = v_x1145;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1155 = v_x1155;
+  *out_v_x1159 = v_x1159;
+  rt_release(v_x1137);
+  rt_release(v_x1139);
+  return;
+fail:
+  rt_release(v_x1127);
+  rt_release(v_x1136);
+  rt_release(v_x1137);
+  rt_release(v_x1138);
+  rt_release(v_x1139);
+  rt_release(v_x1155);
+  rt_release(v_x1159);
+}
+
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+  RtValue *vals[] = {v_x1125};
+  const int64_t sizes[] = {(int64_t)v_x1130, (int64_t)v_x1130, (int64_t)v_x1130, (int64_t)v_x1130};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K22_host(err, loc, run, v_x1125, v_x1130, out_v_x1127, out_v_x1136, out_v_x1138, out_v_x1145, out_v_x1151, out_v_x1155, out_v_x1159);
+    rtg_host_ran();
+  } else {
+    K22_gpu(err, loc, run, v_x1125, v_x1130, out_v_x1127, out_v_x1136, out_v_x1138, out_v_x1145, out_v_x1151, out_v_x1155, out_v_x1159);
+  }
+}
+
+/* K23: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1160_d = v_x1160->data.i;
+  const int64_t v_x1160_n = v_x1160->len;
+  int32_t *v_x1161_d = v_x1161->data.i;
+  const int64_t v_x1161_n = v_x1161->len;
+  int32_t *v_x1164_d = v_x1164->data.i;
+  const int64_t v_x1164_n = v_x1164->len;
+  RtValue *v_x1171 = NULL;
+  RtValue *v_x1166 = NULL;
+  RtValue *v_x1173 = NULL;
+  RtValue *v_x1177 = NULL;
+  /* MAP */
+  {
+    const int64_t t1060 = v_x1169;
+    if (t1060 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1060, 0.0);
+      goto fail;
+    }
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1060);
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t1060);
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t1060);
+    int32_t *v_x1173_d = v_x1173->data.i;
+    const int64_t v_x1173_n = v_x1173->len;
+    RT_PARALLEL_FOR_IF(t1060 >= RT_PARALLEL_MIN)
+    for (int64_t t1061 = 0; t1061 < t1060; t1061++) {
+      const int32_t t1062 = (int32_t)t1061;
+      int t1064 = 0; /* nonzero: a check below failed */
+      int t1065 = (uint64_t)(int64_t)t1062 < (uint64_t)v_x1160_n;
+      int32_t t1063 = t1065 ? v_x1160_d[t1062] : 0;
+      t1064 |= !t1065;
+      int t1067 = (uint64_t)(int64_t)t1063 < (uint64_t)v_x1164_n;
+      int32_t t1066 = t1067 ? v_x1164_d[t1063] : 0;
+      t1064 |= !t1067;
+      int t1069 = (uint64_t)(int64_t)t1063 < (uint64_t)v_x1161_n;
+      int32_t t1068 = t1069 ? v_x1161_d[t1063] : 0;
+      t1064 |= !t1069;
+      int32_t t1071 = rt_add_i(t1066, t1068);
+      int32_t t1073 = rt_sub_i(t1071, t1066);
+      if (__builtin_expect(t1064 != 0, 0)) { /* again, recording the error */
+        int32_t t1074;
+        if ((uint64_t)(int64_t)t1062 < (uint64_t)v_x1160_n) {
+          t1074 = v_x1160_d[t1062];
+        } else {
+          NESSIE_RECORD(err, t1061, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1062, v_x1160_n, 0.0);
+          t1074 = 0;
+        }
+        int32_t t1075;
+        if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1164_n) {
+          t1075 = v_x1164_d[t1074];
+        } else {
+          NESSIE_RECORD(err, t1061, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1164_n, 0.0);
+          t1075 = 0;
+        }
+        int32_t t1076;
+        if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1161_n) {
+          t1076 = v_x1161_d[t1074];
+        } else {
+          NESSIE_RECORD(err, t1061, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1161_n, 0.0);
+          t1076 = 0;
+        }
+        int32_t t1078 = rt_add_i(t1075, t1076);
+        int32_t t1080 = rt_sub_i(t1078, t1075);
+      }
+      v_x1171_d[t1061] = 1;
+      v_x1166_d[t1061] = t1066;
+      v_x1173_d[t1061] = t1073;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x1171_d = v_x1171->data.i;
+    const int64_t v_x1171_n = v_x1171->len;
+    int32_t *v_x1166_d = v_x1166->data.i;
+    const int64_t v_x1166_n = v_x1166->len;
+    int32_t *v_x1173_d = v_x1173->data.i;
+    const int64_t v_x1173_n = v_x1173->len;
+    /* SCAN */
+    {
+      const int64_t t1081 = v_x1160_n;
+      const int64_t t1082 = t1081 > 0 ? (t1081 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t1083 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1082);
+      RT_PARALLEL_FOR_IF(t1082 > 1)
+      for (int64_t t1084 = 0; t1084 < t1082; t1084++) {
+        int32_t t1084a0;
+        t1084a0 = 0;
+        const int64_t t1084_end = (t1084 + 1) * RT_CHUNK < t1081 ? (t1084 + 1) * RT_CHUNK : t1081;
+        for (int64_t t1085 = t1084 * RT_CHUNK; t1085 < t1084_end; t1085++) {
+          const int32_t t1086 = (int32_t)t1085;
+          int32_t t1084x0;
+          int t1089 = 0; /* nonzero: a check below failed */
+          int32_t t1087 = v_x1160_d[t1086];
+          int t1090 = (uint64_t)(int64_t)t1087 < (uint64_t)v_x1164_n;
+          int32_t t1088 = t1090 ? v_x1164_d[t1087] : 0;
+          t1089 |= !t1090;
+          int t1092 = (uint64_t)(int64_t)t1087 < (uint64_t)v_x1161_n;
+          int32_t t1091 = t1092 ? v_x1161_d[t1087] : 0;
+          t1089 |= !t1092;
+          int32_t t1094 = rt_add_i(t1088, t1091);
+          int32_t t1096 = rt_sub_i(t1094, t1088);
+          if (__builtin_expect(t1089 != 0, 0)) { /* again, recording the error */
+            int32_t t1097 = v_x1160_d[t1086];
+            int32_t t1098;
+            if ((uint64_t)(int64_t)t1097 < (uint64_t)v_x1164_n) {
+              t1098 = v_x1164_d[t1097];
+            } else {
+              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1097, v_x1164_n, 0.0);
+              t1098 = 0;
+            }
+            int32_t t1099;
+            if ((uint64_t)(int64_t)t1097 < (uint64_t)v_x1161_n) {
+              t1099 = v_x1161_d[t1097];
+            } else {
+              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1097, v_x1161_n, 0.0);
+              t1099 = 0;
+            }
+            int32_t t1101 = rt_add_i(t1098, t1099);
+            int32_t t1103 = rt_sub_i(t1101, t1098);
+          }
+          t1084x0 = t1096;
+          int32_t t1105 = rt_add_i(t1084a0, t1084x0);
+          t1084a0 = t1105;
+        }
+        t1083[t1084] = t1084a0;
+      }
+      int32_t t1084t0;
+      t1084t0 = 0;
+      for (int64_t t1084 = 0; t1084 < t1082; t1084++) {
+        const int32_t t1106 = t1083[t1084];
+        t1083[t1084] = t1084t0;
+        int32_t t1108 = rt_add_i(t1084t0, t1106);
+        t1084t0 = t1108;
+      }
+      v_x1177 = rt_value_new(rt_vec_type(RT_INT), t1081);
+      int32_t *v_x1177_d = v_x1177->data.i;
+      const int64_t v_x1177_n = v_x1177->len;
+      RT_PARALLEL_FOR_IF(t1082 > 1)
+      for (int64_t t1084 = 0; t1084 < t1082; t1084++) {
+        int32_t t1084p0;
+        t1084p0 = t1083[t1084];
+        const int64_t t1084_end = (t1084 + 1) * RT_CHUNK < t1081 ? (t1084 + 1) * RT_CHUNK : t1081;
+        for (int64_t t1085 = t1084 * RT_CHUNK; t1085 < t1084_end; t1085++) {
+          const int32_t t1086 = (int32_t)t1085;
+          v_x1177_d[t1085] = t1084p0;
+          int32_t t1084y0;
+          int t1111 = 0; /* nonzero: a check below failed */
+          int32_t t1109 = v_x1160_d[t1086];
+          int t1112 = (uint64_t)(int64_t)t1109 < (uint64_t)v_x1164_n;
+          int32_t t1110 = t1112 ? v_x1164_d[t1109] : 0;
+          t1111 |= !t1112;
+          int t1114 = (uint64_t)(int64_t)t1109 < (uint64_t)v_x1161_n;
+          int32_t t1113 = t1114 ? v_x1161_d[t1109] : 0;
+          t1111 |= !t1114;
+          int32_t t1116 = rt_add_i(t1110, t1113);
+          int32_t t1118 = rt_sub_i(t1116, t1110);
+          if (__builtin_expect(t1111 != 0, 0)) { /* again, recording the error */
+            int32_t t1119 = v_x1160_d[t1086];
+            int32_t t1120;
+            if ((uint64_t)(int64_t)t1119 < (uint64_t)v_x1164_n) {
+              t1120 = v_x1164_d[t1119];
+            } else {
+              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, v_x1164_n, 0.0);
+              t1120 = 0;
+            }
+            int32_t t1121;
+            if ((uint64_t)(int64_t)t1119 < (uint64_t)v_x1161_n) {
+              t1121 = v_x1161_d[t1119];
+            } else {
+              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, v_x1161_n, 0.0);
+              t1121 = 0;
+            }
+            int32_t t1123 = rt_add_i(t1120, t1121);
+            int32_t t1125 = rt_sub_i(t1123, t1120);
+          }
+          t1084y0 = t1118;
+          int32_t t1127 = rt_add_i(t1084p0, t1084y0);
+          t1084p0 = t1127;
+        }
+      }
+      rt_free(t1083);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x1166 = v_x1166;
+  *out_v_x1171 = v_x1171;
+  *out_v_x1173 = v_x1173;
+  *out_v_x1177 = v_x1177;
+  return;
+fail:
+  rt_release(v_x1171);
+  rt_release(v_x1166);
+  rt_release(v_x1173);
+  rt_release(v_x1177);
+}
+
+/* K23: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1123_d; int64_t v_x1123_n;
-  int32_t v_x1128;
-  uint8_t *v_x1125_d; int64_t v_x1125_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
-  uint8_t *v_x1135_d; int64_t v_x1135_n;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
-  uint8_t *v_x1137_d; int64_t v_x1137_n;
-  int32_t v_x1143;
-  int32_t v_x1149;
-  int32_t *v_x1153_d; int64_t v_x1153_n;
-  int32_t *v_x1157_d; int64_t v_x1157_n;
+  int32_t *v_x1160_d; int64_t v_x1160_n;
+  int32_t *v_x1161_d; int64_t v_x1161_n;
+  int32_t *v_x1164_d; int64_t v_x1164_n;
+  int32_t v_x1169;
+  int32_t *v_x1171_d; int64_t v_x1171_n;
+  int32_t *v_x1166_d; int64_t v_x1166_n;
+  int32_t *v_x1173_d; int64_t v_x1173_n;
+  int32_t *v_x1177_d; int64_t v_x1177_n;
 };
 struct alignas(8) K23_0_V {
-  uint8_t v0;
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K23_0_pull {
   K23_A A;
   __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t995 = 0; /* nonzero: a check below failed */
-    int t996 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
-    int32_t t994 = t996 ? A.v_x1123_d[ix] : 0;
-    t995 |= !t996;
-    uint8_t t998 = rt_le_i(t994, 1);
-    if (__builtin_expect(t995 != 0, 0)) { /* again, recording the error */
-      int32_t t999;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
-        t999 = A.v_x1123_d[ix];
+    int t1129 = 0; /* nonzero: a check below failed */
+    int t1130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n;
+    int32_t t1128 = t1130 ? A.v_x1160_d[ix] : 0;
+    t1129 |= !t1130;
+    int t1132 = (uint64_t)(int64_t)t1128 < (uint64_t)A.v_x1164_n;
+    int32_t t1131 = t1132 ? A.v_x1164_d[t1128] : 0;
+    t1129 |= !t1132;
+    int t1134 = (uint64_t)(int64_t)t1128 < (uint64_t)A.v_x1161_n;
+    int32_t t1133 = t1134 ? A.v_x1161_d[t1128] : 0;
+    t1129 |= !t1134;
+    int32_t t1136 = rt_add_i(t1131, t1133);
+    int32_t t1138 = rt_sub_i(t1136, t1131);
+    if (__builtin_expect(t1129 != 0, 0)) { /* again, recording the error */
+      int32_t t1139;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n) {
+        t1139 = A.v_x1160_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
-        t999 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1160_n, 0.0);
+        t1139 = 0;
       }
-      uint8_t t1001 = rt_le_i(t999, 1);
+      int32_t t1140;
+      if ((uint64_t)(int64_t)t1139 < (uint64_t)A.v_x1164_n) {
+        t1140 = A.v_x1164_d[t1139];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1139, A.v_x1164_n, 0.0);
+        t1140 = 0;
+      }
+      int32_t t1141;
+      if ((uint64_t)(int64_t)t1139 < (uint64_t)A.v_x1161_n) {
+        t1141 = A.v_x1161_d[t1139];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1139, A.v_x1161_n, 0.0);
+        t1141 = 0;
+      }
+      int32_t t1143 = rt_add_i(t1140, t1141);
+      int32_t t1145 = rt_sub_i(t1143, t1140);
     }
-    return K23_0_V{t998};
+    return K23_0_V{1, t1131, t1138};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1125_d[i] = v.v0;
+    A.v_x1171_d[i] = v.v0;
+    A.v_x1166_d[i] = v.v1;
+    A.v_x1173_d[i] = v.v2;
   }
 };
 struct alignas(8) K23_1_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K23_1_pull {
   K23_A A;
   __device__ K23_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1003 = 0; /* nonzero: a check below failed */
-    int t1004 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
-    int32_t t1002 = t1004 ? A.v_x1123_d[ix] : 0;
-    t1003 |= !t1004;
-    uint8_t t1006 = rt_le_i(t1002, 1);
-    if (__builtin_expect(t1003 != 0, 0)) { /* again, recording the error */
-      int32_t t1007;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
-        t1007 = A.v_x1123_d[ix];
+    int t1148 = 0; /* nonzero: a check below failed */
+    int32_t t1146 = A.v_x1160_d[ix];
+    int t1149 = (uint64_t)(int64_t)t1146 < (uint64_t)A.v_x1164_n;
+    int32_t t1147 = t1149 ? A.v_x1164_d[t1146] : 0;
+    t1148 |= !t1149;
+    int t1151 = (uint64_t)(int64_t)t1146 < (uint64_t)A.v_x1161_n;
+    int32_t t1150 = t1151 ? A.v_x1161_d[t1146] : 0;
+    t1148 |= !t1151;
+    int32_t t1153 = rt_add_i(t1147, t1150);
+    int32_t t1155 = rt_sub_i(t1153, t1147);
+    if (__builtin_expect(t1148 != 0, 0)) { /* again, recording the error */
+      int32_t t1156 = A.v_x1160_d[ix];
+      int32_t t1157;
+      if ((uint64_t)(int64_t)t1156 < (uint64_t)A.v_x1164_n) {
+        t1157 = A.v_x1164_d[t1156];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
-        t1007 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1156, A.v_x1164_n, 0.0);
+        t1157 = 0;
       }
-      uint8_t t1009 = rt_le_i(t1007, 1);
+      int32_t t1158;
+      if ((uint64_t)(int64_t)t1156 < (uint64_t)A.v_x1161_n) {
+        t1158 = A.v_x1161_d[t1156];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1156, A.v_x1161_n, 0.0);
+        t1158 = 0;
+      }
+      int32_t t1160 = rt_add_i(t1157, t1158);
+      int32_t t1162 = rt_sub_i(t1160, t1157);
     }
-    return K23_1_V{ix, t1006};
+    return K23_1_V{t1155};
   }
 };
 struct K23_1_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1134_d[i] = v.v0;
-    A.v_x1135_d[i] = v.v1;
+    A.v_x1177_d[i] = v.v0;
   }
 };
-struct K23_1_pred {
+struct K23_1_op {
   K23_A A;
-  __device__ bool operator()(int64_t i, const K23_1_V &v) const {
-    return (bool)v.v1;
+  __device__ K23_1_V operator()(const K23_1_V &a, const K23_1_V &b) const {
+    int32_t t1164 = rt_add_i(a.v0, b.v0);
+    return K23_1_V{t1164};
   }
 };
-struct K23_1_other {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1136_d[i] = v.v0;
-    A.v_x1137_d[i] = v.v1;
-  }
-};
-struct alignas(8) K23_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K23_2_pull {
-  K23_A A;
-  __device__ K23_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1011 = 0; /* nonzero: a check below failed */
-    int t1012 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
-    int32_t t1010 = t1012 ? A.v_x1123_d[ix] : 0;
-    t1011 |= !t1012;
-    uint8_t t1014 = rt_le_i(t1010, 1);
-    int32_t t1016 = rt_btoi_b(t1014);
-    uint8_t t1018 = rt_not_b(t1014);
-    int32_t t1020 = rt_btoi_b(t1018);
-    if (__builtin_expect(t1011 != 0, 0)) { /* again, recording the error */
-      int32_t t1021;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
-        t1021 = A.v_x1123_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
-        t1021 = 0;
-      }
-      uint8_t t1023 = rt_le_i(t1021, 1);
-      int32_t t1025 = rt_btoi_b(t1023);
-      uint8_t t1027 = rt_not_b(t1023);
-      int32_t t1029 = rt_btoi_b(t1027);
-    }
-    return K23_2_V{t1016, t1020};
-  }
-};
-struct K23_2_op {
-  K23_A A;
-  __device__ K23_2_V operator()(const K23_2_V &a, const K23_2_V &b) const {
-    int32_t t1031 = rt_add_i(a.v0, b.v0);
-    int32_t t1033 = rt_add_i(a.v1, b.v1);
-    return K23_2_V{t1031, t1033};
-  }
-};
-struct alignas(8) K23_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K23_3_pull {
-  K23_A A;
-  __device__ K23_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1035 = 0; /* nonzero: a check below failed */
-    int t1036 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n;
-    int32_t t1034 = t1036 ? A.v_x1123_d[ix] : 0;
-    t1035 |= !t1036;
-    uint8_t t1038 = rt_le_i(t1034, 1);
-    int32_t t1040 = rt_btoi_b(t1038);
-    uint8_t t1042 = rt_not_b(t1038);
-    int32_t t1044 = rt_btoi_b(t1042);
-    if (__builtin_expect(t1035 != 0, 0)) { /* again, recording the error */
-      int32_t t1045;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1123_n) {
-        t1045 = A.v_x1123_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1123_n, 0.0);
-        t1045 = 0;
-      }
-      uint8_t t1047 = rt_le_i(t1045, 1);
-      int32_t t1049 = rt_btoi_b(t1047);
-      uint8_t t1051 = rt_not_b(t1047);
-      int32_t t1053 = rt_btoi_b(t1051);
-    }
-    return K23_3_V{t1040, t1044};
-  }
-};
-struct K23_3_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_3_V &v) const {
-    A.v_x1153_d[i] = v.v0;
-    A.v_x1157_d[i] = v.v1;
-  }
-};
-struct K23_3_op {
-  K23_A A;
-  __device__ K23_3_V operator()(const K23_3_V &a, const K23_3_V &b) const {
-    int32_t t1055 = rt_add_i(a.v0, b.v0);
-    int32_t t1057 = rt_add_i(a.v1, b.v1);
-    return K23_3_V{t1055, t1057};
-  }
-};
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1123_d = v_x1123->data.i;
-  A.v_x1123_n = v_x1123->len;
-  A.v_x1128 = v_x1128;
-  RtValue *v_x1125 = NULL;
-  RtValue *v_x1134 = NULL;
-  RtValue *v_x1135 = NULL;
-  RtValue *v_x1136 = NULL;
-  RtValue *v_x1137 = NULL;
-  int32_t v_x1143 = 0;
-  int32_t v_x1149 = 0;
-  RtValue *v_x1153 = NULL;
-  RtValue *v_x1157 = NULL;
+  A.v_x1160_d = v_x1160->data.i;
+  A.v_x1160_n = v_x1160->len;
+  A.v_x1161_d = v_x1161->data.i;
+  A.v_x1161_n = v_x1161->len;
+  A.v_x1164_d = v_x1164->data.i;
+  A.v_x1164_n = v_x1164->len;
+  A.v_x1169 = v_x1169;
+  RtValue *v_x1171 = NULL;
+  RtValue *v_x1166 = NULL;
+  RtValue *v_x1173 = NULL;
+  RtValue *v_x1177 = NULL;
   /* MAP */
   {
-    const int64_t t1058 = v_x1128;
-    if (t1058 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1058, 0.0, run};
+    const int64_t t1165 = v_x1169;
+    if (t1165 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1165, 0.0, run};
       goto fail;
     }
-    v_x1125 = rtg_vec_new(RT_BOOL, t1058);
-    A.v_x1125_d = v_x1125->data.b;
-    A.v_x1125_n = v_x1125->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1058);
-  }
-  /* PARTITION */
-  int64_t *t1059, t1060; /* the slot of its count, its size */
-  {
-    const int64_t t1061 = v_x1128;
-    if (t1061 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1061, 0.0, run};
-      goto fail;
-    }
-    v_x1134 = rtg_vec_new(RT_INT, t1061);
-    A.v_x1134_d = v_x1134->data.i;
-    A.v_x1134_n = v_x1134->len;
-    v_x1135 = rtg_vec_new(RT_BOOL, t1061);
-    A.v_x1135_d = v_x1135->data.b;
-    A.v_x1135_n = v_x1135->len;
-    v_x1136 = rtg_vec_new(RT_INT, t1061);
-    A.v_x1136_d = v_x1136->data.i;
-    A.v_x1136_n = v_x1136->len;
-    v_x1137 = rtg_vec_new(RT_BOOL, t1061);
-    A.v_x1137_d = v_x1137->data.b;
-    A.v_x1137_n = v_x1137->len;
-    t1060 = t1061;
-    t1059 = rtg::partition_launch<K23_1_V>("K23", loc, K23_1_pull{A}, K23_1_pred{A}, t1061, K23_1_store{A}, K23_1_other{A}, true);
-  }
-  {
-    const int64_t t1062 = rtg::filter_count(t1059);
-    v_x1134 = rtg_vec_fit(v_x1134, t1062);
-    A.v_x1134_d = v_x1134->data.i;
-    A.v_x1134_n = v_x1134->len;
-    v_x1135 = rtg_vec_fit(v_x1135, t1062);
-    A.v_x1135_d = v_x1135->data.b;
-    A.v_x1135_n = v_x1135->len;
-    v_x1136 = rtg_vec_fit(v_x1136, t1060 - t1062);
-    A.v_x1136_d = v_x1136->data.i;
-    A.v_x1136_n = v_x1136->len;
-    v_x1137 = rtg_vec_fit(v_x1137, t1060 - t1062);
-    A.v_x1137_d = v_x1137->data.b;
-    A.v_x1137_n = v_x1137->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t1063 = v_x1128;
-    if (t1063 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1063, 0.0, run};
-      goto fail;
-    }
-    const K23_2_V t1064 = rtg::reduce_commutative("K23", loc, K23_2_pull{A}, K23_2_op{A}, K23_2_V{0, 0}, t1063);
-    v_x1143 = t1064.v0;
-    A.v_x1143 = v_x1143;
-    v_x1149 = t1064.v1;
-    A.v_x1149 = v_x1149;
+    v_x1171 = rtg_vec_new(RT_INT, t1165);
+    A.v_x1171_d = v_x1171->data.i;
+    A.v_x1171_n = v_x1171->len;
+    v_x1166 = rtg_vec_new(RT_INT, t1165);
+    A.v_x1166_d = v_x1166->data.i;
+    A.v_x1166_n = v_x1166->len;
+    v_x1173 = rtg_vec_new(RT_INT, t1165);
+    A.v_x1173_d = v_x1173->data.i;
+    A.v_x1173_n = v_x1173->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1165);
   }
   /* SCAN */
   {
-    const int64_t t1065 = v_x1128;
-    if (t1065 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1065, 0.0, run};
-      goto fail;
-    }
-    v_x1153 = rtg_vec_new(RT_INT, t1065);
-    A.v_x1153_d = v_x1153->data.i;
-    A.v_x1153_n = v_x1153->len;
-    v_x1157 = rtg_vec_new(RT_INT, t1065);
-    A.v_x1157_d = v_x1157->data.i;
-    A.v_x1157_n = v_x1157->len;
-    rtg::scan<true>("K23", loc, K23_3_pull{A}, K23_3_op{A}, K23_3_V{0, 0}, t1065, K23_3_store{A});
+    const int64_t t1166 = v_x1160->len;
+    v_x1177 = rtg_vec_new(RT_INT, t1166);
+    A.v_x1177_d = v_x1177->data.i;
+    A.v_x1177_n = v_x1177->len;
+    rtg::scan<true>("K23", loc, K23_1_pull{A}, K23_1_op{A}, K23_1_V{0}, t1166, K23_1_store{A});
   }
-  *out_v_x1125 = v_x1125;
-  *out_v_x1134 = v_x1134;
-  *out_v_x1136 = v_x1136;
-  *out_v_x1143 = v_x1143;
-  *out_v_x1149 = v_x1149;
-  *out_v_x1153 = v_x1153;
-  *out_v_x1157 = v_x1157;
-  rt_release(v_x1135);
-  rt_release(v_x1137);
+  *out_v_x1166 = v_x1166;
+  *out_v_x1171 = v_x1171;
+  *out_v_x1173 = v_x1173;
+  *out_v_x1177 = v_x1177;
   return;
 fail:
-  rt_release(v_x1125);
-  rt_release(v_x1134);
-  rt_release(v_x1135);
-  rt_release(v_x1136);
-  rt_release(v_x1137);
-  rt_release(v_x1153);
-  rt_release(v_x1157);
+  rt_release(v_x1171);
+  rt_release(v_x1166);
+  rt_release(v_x1173);
+  rt_release(v_x1177);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1123, int32_t v_x1128, RtValue **out_v_x1125, RtValue **out_v_x1134, RtValue **out_v_x1136, int32_t *out_v_x1143, int32_t *out_v_x1149, RtValue **out_v_x1153, RtValue **out_v_x1157) {
-  RtValue *vals[] = {v_x1123};
-  const int64_t sizes[] = {(int64_t)v_x1128, (int64_t)v_x1128, (int64_t)v_x1128, (int64_t)v_x1128};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K23_host(err, loc, run, v_x1123, v_x1128, out_v_x1125, out_v_x1134, out_v_x1136, out_v_x1143, out_v_x1149, out_v_x1153, out_v_x1157);
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
+  RtValue *vals[] = {v_x1160, v_x1161, v_x1164};
+  const int64_t sizes[] = {(int64_t)v_x1169};
+  if (rtg_choose_host(vals, 3, sizes, 1)) {
+    K23_host(err, loc, run, v_x1160, v_x1161, v_x1164, v_x1169, out_v_x1166, out_v_x1171, out_v_x1173, out_v_x1177);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1123, v_x1128, out_v_x1125, out_v_x1134, out_v_x1136, out_v_x1143, out_v_x1149, out_v_x1153, out_v_x1157);
+    K23_gpu(err, loc, run, v_x1160, v_x1161, v_x1164, v_x1169, out_v_x1166, out_v_x1171, out_v_x1173, out_v_x1177);
   }
 }
 
-/* K24: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
   (void)loc;
   (void)run;
-  int32_t *v_x1158_d = v_x1158->data.i;
-  const int64_t v_x1158_n = v_x1158->len;
-  int32_t *v_x1159_d = v_x1159->data.i;
-  const int64_t v_x1159_n = v_x1159->len;
-  int32_t *v_x1162_d = v_x1162->data.i;
-  const int64_t v_x1162_n = v_x1162->len;
-  RtValue *v_x1169 = NULL;
-  RtValue *v_x1164 = NULL;
-  RtValue *v_x1171 = NULL;
-  RtValue *v_x1175 = NULL;
+  int32_t *v_x1178_d = v_x1178->data.i;
+  const int64_t v_x1178_n = v_x1178->len;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t *v_x1180_d = v_x1180->data.i;
+  const int64_t v_x1180_n = v_x1180->len;
+  int32_t *v_x1181_d = v_x1181->data.i;
+  const int64_t v_x1181_n = v_x1181->len;
+  int32_t *v_x1185_d = v_x1185->data.i;
+  const int64_t v_x1185_n = v_x1185->len;
+  RtValue *v_x1187 = NULL;
   /* MAP */
   {
-    const int64_t t1066 = v_x1167;
-    if (t1066 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1066, 0.0);
+    const int64_t t1167 = v_x1182;
+    if (t1167 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1167, 0.0);
       goto fail;
     }
-    v_x1169 = rt_value_new(rt_vec_type(RT_INT), t1066);
-    int32_t *v_x1169_d = v_x1169->data.i;
-    const int64_t v_x1169_n = v_x1169->len;
-    v_x1164 = rt_value_new(rt_vec_type(RT_INT), t1066);
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1066);
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    RT_PARALLEL_FOR_IF(t1066 >= RT_PARALLEL_MIN)
-    for (int64_t t1067 = 0; t1067 < t1066; t1067++) {
-      const int32_t t1068 = (int32_t)t1067;
-      int t1070 = 0; /* nonzero: a check below failed */
-      int t1071 = (uint64_t)(int64_t)t1068 < (uint64_t)v_x1158_n;
-      int32_t t1069 = t1071 ? v_x1158_d[t1068] : 0;
-      t1070 |= !t1071;
-      int t1073 = (uint64_t)(int64_t)t1069 < (uint64_t)v_x1162_n;
-      int32_t t1072 = t1073 ? v_x1162_d[t1069] : 0;
-      t1070 |= !t1073;
-      int t1075 = (uint64_t)(int64_t)t1069 < (uint64_t)v_x1159_n;
-      int32_t t1074 = t1075 ? v_x1159_d[t1069] : 0;
-      t1070 |= !t1075;
-      int32_t t1077 = rt_add_i(t1072, t1074);
-      int32_t t1079 = rt_sub_i(t1077, t1072);
-      if (__builtin_expect(t1070 != 0, 0)) { /* again, recording the error */
-        int32_t t1080;
-        if ((uint64_t)(int64_t)t1068 < (uint64_t)v_x1158_n) {
-          t1080 = v_x1158_d[t1068];
+    RT_PARALLEL_FOR_IF(t1167 >= RT_PARALLEL_MIN)
+    for (int64_t t1168 = 0; t1168 < t1167; t1168++) {
+      const int32_t t1169 = (int32_t)t1168;
+      int32_t t1170; /* v_x1187: read by nothing */
+      int t1172 = 0; /* nonzero: a check below failed */
+      int t1173 = (uint64_t)(int64_t)t1169 < (uint64_t)v_x1178_n;
+      int32_t t1171 = t1173 ? v_x1178_d[t1169] : 0;
+      t1172 |= !t1173;
+      int t1175 = (uint64_t)(int64_t)t1171 < (uint64_t)v_x1181_n;
+      int32_t t1174 = t1175 ? v_x1181_d[t1171] : 0;
+      t1172 |= !t1175;
+      int t1177 = (uint64_t)(int64_t)t1171 < (uint64_t)v_x1179_n;
+      int32_t t1176 = t1177 ? v_x1179_d[t1171] : 0;
+      t1172 |= !t1177;
+      int32_t t1179 = rt_sub_i(t1169, t1176);
+      int t1181 = (uint64_t)(int64_t)t1171 < (uint64_t)v_x1180_n;
+      int32_t t1180 = t1181 ? v_x1180_d[t1171] : 0;
+      t1172 |= !t1181;
+      int32_t t1183 = rt_mul_i(t1179, t1180);
+      int32_t t1185 = rt_add_i(t1174, t1183);
+      int t1187 = (uint64_t)(int64_t)t1185 < (uint64_t)v_x1185_n;
+      int32_t t1186 = t1187 ? v_x1185_d[t1185] : 0;
+      t1172 |= !t1187;
+      if (__builtin_expect(t1172 != 0, 0)) { /* again, recording the error */
+        int32_t t1188;
+        if ((uint64_t)(int64_t)t1169 < (uint64_t)v_x1178_n) {
+          t1188 = v_x1178_d[t1169];
         } else {
-          NESSIE_RECORD(err, t1067, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1068, v_x1158_n, 0.0);
-          t1080 = 0;
+          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1169, v_x1178_n, 0.0);
+          t1188 = 0;
         }
-        int32_t t1081;
-        if ((uint64_t)(int64_t)t1080 < (uint64_t)v_x1162_n) {
-          t1081 = v_x1162_d[t1080];
+        int32_t t1189;
+        if ((uint64_t)(int64_t)t1188 < (uint64_t)v_x1181_n) {
+          t1189 = v_x1181_d[t1188];
         } else {
-          NESSIE_RECORD(err, t1067, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1080, v_x1162_n, 0.0);
-          t1081 = 0;
+          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1188, v_x1181_n, 0.0);
+          t1189 = 0;
         }
-        int32_t t1082;
-        if ((uint64_t)(int64_t)t1080 < (uint64_t)v_x1159_n) {
-          t1082 = v_x1159_d[t1080];
+        int32_t t1190;
+        if ((uint64_t)(int64_t)t1188 < (uint64_t)v_x1179_n) {
+          t1190 = v_x1179_d[t1188];
         } else {
-          NESSIE_RECORD(err, t1067, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1080, v_x1159_n, 0.0);
-          t1082 = 0;
+          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1188, v_x1179_n, 0.0);
+          t1190 = 0;
         }
-        int32_t t1084 = rt_add_i(t1081, t1082);
-        int32_t t1086 = rt_sub_i(t1084, t1081);
+        int32_t t1192 = rt_sub_i(t1169, t1190);
+        int32_t t1193;
+        if ((uint64_t)(int64_t)t1188 < (uint64_t)v_x1180_n) {
+          t1193 = v_x1180_d[t1188];
+        } else {
+          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1188, v_x1180_n, 0.0);
+          t1193 = 0;
+        }
+        int32_t t1195 = rt_mul_i(t1192, t1193);
+        int32_t t1197 = rt_add_i(t1189, t1195);
+        int32_t t1198;
+        if ((uint64_t)(int64_t)t1197 < (uint64_t)v_x1185_n) {
+          t1198 = v_x1185_d[t1197];
+        } else {
+          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1197, v_x1185_n, 0.0);
+          t1198 = 0;
+        }
       }
-      v_x1169_d[t1067] = 1;
-      v_x1164_d[t1067] = t1072;
-      v_x1171_d[t1067] = t1079;
+      t1170 = t1186;
+      (void)t1170;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1169_d = v_x1169->data.i;
-    const int64_t v_x1169_n = v_x1169->len;
-    int32_t *v_x1164_d = v_x1164->data.i;
-    const int64_t v_x1164_n = v_x1164->len;
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    /* SCAN */
-    {
-      const int64_t t1087 = v_x1158_n;
-      const int64_t t1088 = t1087 > 0 ? (t1087 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t1089 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1088);
-      RT_PARALLEL_FOR_IF(t1088 > 1)
-      for (int64_t t1090 = 0; t1090 < t1088; t1090++) {
-        int32_t t1090a0;
-        t1090a0 = 0;
-        const int64_t t1090_end = (t1090 + 1) * RT_CHUNK < t1087 ? (t1090 + 1) * RT_CHUNK : t1087;
-        for (int64_t t1091 = t1090 * RT_CHUNK; t1091 < t1090_end; t1091++) {
-          const int32_t t1092 = (int32_t)t1091;
-          int32_t t1090x0;
-          int t1095 = 0; /* nonzero: a check below failed */
-          int32_t t1093 = v_x1158_d[t1092];
-          int t1096 = (uint64_t)(int64_t)t1093 < (uint64_t)v_x1162_n;
-          int32_t t1094 = t1096 ? v_x1162_d[t1093] : 0;
-          t1095 |= !t1096;
-          int t1098 = (uint64_t)(int64_t)t1093 < (uint64_t)v_x1159_n;
-          int32_t t1097 = t1098 ? v_x1159_d[t1093] : 0;
-          t1095 |= !t1098;
-          int32_t t1100 = rt_add_i(t1094, t1097);
-          int32_t t1102 = rt_sub_i(t1100, t1094);
-          if (__builtin_expect(t1095 != 0, 0)) { /* again, recording the error */
-            int32_t t1103 = v_x1158_d[t1092];
-            int32_t t1104;
-            if ((uint64_t)(int64_t)t1103 < (uint64_t)v_x1162_n) {
-              t1104 = v_x1162_d[t1103];
-            } else {
-              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1103, v_x1162_n, 0.0);
-              t1104 = 0;
-            }
-            int32_t t1105;
-            if ((uint64_t)(int64_t)t1103 < (uint64_t)v_x1159_n) {
-              t1105 = v_x1159_d[t1103];
-            } else {
-              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1103, v_x1159_n, 0.0);
-              t1105 = 0;
-            }
-            int32_t t1107 = rt_add_i(t1104, t1105);
-            int32_t t1109 = rt_sub_i(t1107, t1104);
-          }
-          t1090x0 = t1102;
-          int32_t t1111 = rt_add_i(t1090a0, t1090x0);
-          t1090a0 = t1111;
-        }
-        t1089[t1090] = t1090a0;
-      }
-      int32_t t1090t0;
-      t1090t0 = 0;
-      for (int64_t t1090 = 0; t1090 < t1088; t1090++) {
-        const int32_t t1112 = t1089[t1090];
-        t1089[t1090] = t1090t0;
-        int32_t t1114 = rt_add_i(t1090t0, t1112);
-        t1090t0 = t1114;
-      }
-      v_x1175 = rt_value_new(rt_vec_type(RT_INT), t1087);
-      int32_t *v_x1175_d = v_x1175->data.i;
-      const int64_t v_x1175_n = v_x1175->len;
-      RT_PARALLEL_FOR_IF(t1088 > 1)
-      for (int64_t t1090 = 0; t1090 < t1088; t1090++) {
-        int32_t t1090p0;
-        t1090p0 = t1089[t1090];
-        const int64_t t1090_end = (t1090 + 1) * RT_CHUNK < t1087 ? (t1090 + 1) * RT_CHUNK : t1087;
-        for (int64_t t1091 = t1090 * RT_CHUNK; t1091 < t1090_end; t1091++) {
-          const int32_t t1092 = (int32_t)t1091;
-          v_x1175_d[t1091] = t1090p0;
-          int32_t t1090y0;
-          int t1117 = 0; /* nonzero: a check below failed */
-          int32_t t1115 = v_x1158_d[t1092];
-          int t1118 = (uint64_t)(int64_t)t1115 < (uint64_t)v_x1162_n;
-          int32_t t1116 = t1118 ? v_x1162_d[t1115] : 0;
-          t1117 |= !t1118;
-          int t1120 = (uint64_t)(int64_t)t1115 < (uint64_t)v_x1159_n;
-          int32_t t1119 = t1120 ? v_x1159_d[t1115] : 0;
-          t1117 |= !t1120;
-          int32_t t1122 = rt_add_i(t1116, t1119);
-          int32_t t1124 = rt_sub_i(t1122, t1116);
-          if (__builtin_expect(t1117 != 0, 0)) { /* again, recording the error */
-            int32_t t1125 = v_x1158_d[t1092];
-            int32_t t1126;
-            if ((uint64_t)(int64_t)t1125 < (uint64_t)v_x1162_n) {
-              t1126 = v_x1162_d[t1125];
-            } else {
-              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1125, v_x1162_n, 0.0);
-              t1126 = 0;
-            }
-            int32_t t1127;
-            if ((uint64_t)(int64_t)t1125 < (uint64_t)v_x1159_n) {
-              t1127 = v_x1159_d[t1125];
-            } else {
-              NESSIE_RECORD(err, t1091, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1125, v_x1159_n, 0.0);
-              t1127 = 0;
-            }
-            int32_t t1129 = rt_add_i(t1126, t1127);
-            int32_t t1131 = rt_sub_i(t1129, t1126);
-          }
-          t1090y0 = t1124;
-          int32_t t1133 = rt_add_i(t1090p0, t1090y0);
-          t1090p0 = t1133;
-        }
-      }
-      rt_free(t1089);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1164 = v_x1164;
-  *out_v_x1169 = v_x1169;
-  *out_v_x1171 = v_x1171;
-  *out_v_x1175 = v_x1175;
+  rt_release(v_x1187);
   return;
 fail:
-  rt_release(v_x1169);
-  rt_release(v_x1164);
-  rt_release(v_x1171);
-  rt_release(v_x1175);
+  rt_release(v_x1187);
 }
 
-/* K24: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K24_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1158_d; int64_t v_x1158_n;
-  int32_t *v_x1159_d; int64_t v_x1159_n;
-  int32_t *v_x1162_d; int64_t v_x1162_n;
-  int32_t v_x1167;
-  int32_t *v_x1169_d; int64_t v_x1169_n;
-  int32_t *v_x1164_d; int64_t v_x1164_n;
-  int32_t *v_x1171_d; int64_t v_x1171_n;
-  int32_t *v_x1175_d; int64_t v_x1175_n;
+  int32_t *v_x1178_d; int64_t v_x1178_n;
+  int32_t *v_x1179_d; int64_t v_x1179_n;
+  int32_t *v_x1180_d; int64_t v_x1180_n;
+  int32_t *v_x1181_d; int64_t v_x1181_n;
+  int32_t v_x1182;
+  int32_t *v_x1185_d; int64_t v_x1185_n;
+  int32_t *v_x1187_d; int64_t v_x1187_n;
 };
 struct alignas(8) K24_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K24_0_pull {
   K24_A A;
   __device__ K24_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1135 = 0; /* nonzero: a check below failed */
-    int t1136 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1158_n;
-    int32_t t1134 = t1136 ? A.v_x1158_d[ix] : 0;
-    t1135 |= !t1136;
-    int t1138 = (uint64_t)(int64_t)t1134 < (uint64_t)A.v_x1162_n;
-    int32_t t1137 = t1138 ? A.v_x1162_d[t1134] : 0;
-    t1135 |= !t1138;
-    int t1140 = (uint64_t)(int64_t)t1134 < (uint64_t)A.v_x1159_n;
-    int32_t t1139 = t1140 ? A.v_x1159_d[t1134] : 0;
-    t1135 |= !t1140;
-    int32_t t1142 = rt_add_i(t1137, t1139);
-    int32_t t1144 = rt_sub_i(t1142, t1137);
-    if (__builtin_expect(t1135 != 0, 0)) { /* again, recording the error */
-      int32_t t1145;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1158_n) {
-        t1145 = A.v_x1158_d[ix];
+    int t1200 = 0; /* nonzero: a check below failed */
+    int t1201 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n;
+    int32_t t1199 = t1201 ? A.v_x1178_d[ix] : 0;
+    t1200 |= !t1201;
+    int t1203 = (uint64_t)(int64_t)t1199 < (uint64_t)A.v_x1181_n;
+    int32_t t1202 = t1203 ? A.v_x1181_d[t1199] : 0;
+    t1200 |= !t1203;
+    int t1205 = (uint64_t)(int64_t)t1199 < (uint64_t)A.v_x1179_n;
+    int32_t t1204 = t1205 ? A.v_x1179_d[t1199] : 0;
+    t1200 |= !t1205;
+    int32_t t1207 = rt_sub_i(ix, t1204);
+    int t1209 = (uint64_t)(int64_t)t1199 < (uint64_t)A.v_x1180_n;
+    int32_t t1208 = t1209 ? A.v_x1180_d[t1199] : 0;
+    t1200 |= !t1209;
+    int32_t t1211 = rt_mul_i(t1207, t1208);
+    int32_t t1213 = rt_add_i(t1202, t1211);
+    int t1215 = (uint64_t)(int64_t)t1213 < (uint64_t)A.v_x1185_n;
+    int32_t t1214 = t1215 ? A.v_x1185_d[t1213] : 0;
+    t1200 |= !t1215;
+    if (__builtin_expect(t1200 != 0, 0)) { /* again, recording the error */
+      int32_t t1216;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n) {
+        t1216 = A.v_x1178_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1158_n, 0.0);
-        t1145 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178_n, 0.0);
+        t1216 = 0;
       }
-      int32_t t1146;
-      if ((uint64_t)(int64_t)t1145 < (uint64_t)A.v_x1162_n) {
-        t1146 = A.v_x1162_d[t1145];
+      int32_t t1217;
+      if ((uint64_t)(int64_t)t1216 < (uint64_t)A.v_x1181_n) {
+        t1217 = A.v_x1181_d[t1216];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1145, A.v_x1162_n, 0.0);
-        t1146 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1216, A.v_x1181_n, 0.0);
+        t1217 = 0;
       }
-      int32_t t1147;
-      if ((uint64_t)(int64_t)t1145 < (uint64_t)A.v_x1159_n) {
-        t1147 = A.v_x1159_d[t1145];
+      int32_t t1218;
+      if ((uint64_t)(int64_t)t1216 < (uint64_t)A.v_x1179_n) {
+        t1218 = A.v_x1179_d[t1216];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1145, A.v_x1159_n, 0.0);
-        t1147 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1216, A.v_x1179_n, 0.0);
+        t1218 = 0;
       }
-      int32_t t1149 = rt_add_i(t1146, t1147);
-      int32_t t1151 = rt_sub_i(t1149, t1146);
+      int32_t t1220 = rt_sub_i(ix, t1218);
+      int32_t t1221;
+      if ((uint64_t)(int64_t)t1216 < (uint64_t)A.v_x1180_n) {
+        t1221 = A.v_x1180_d[t1216];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1216, A.v_x1180_n, 0.0);
+        t1221 = 0;
+      }
+      int32_t t1223 = rt_mul_i(t1220, t1221);
+      int32_t t1225 = rt_add_i(t1217, t1223);
+      int32_t t1226;
+      if ((uint64_t)(int64_t)t1225 < (uint64_t)A.v_x1185_n) {
+        t1226 = A.v_x1185_d[t1225];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1225, A.v_x1185_n, 0.0);
+        t1226 = 0;
+      }
     }
-    return K24_0_V{1, t1137, t1144};
+    return K24_0_V{t1214};
   }
 };
 struct K24_0_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    A.v_x1169_d[i] = v.v0;
-    A.v_x1164_d[i] = v.v1;
-    A.v_x1171_d[i] = v.v2;
+    /* v.v0: v_x1187, read by nothing (its checks are the pull's) */
   }
 };
-struct alignas(8) K24_1_V {
-  int32_t v0;
-};
-struct K24_1_pull {
-  K24_A A;
-  __device__ K24_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1154 = 0; /* nonzero: a check below failed */
-    int32_t t1152 = A.v_x1158_d[ix];
-    int t1155 = (uint64_t)(int64_t)t1152 < (uint64_t)A.v_x1162_n;
-    int32_t t1153 = t1155 ? A.v_x1162_d[t1152] : 0;
-    t1154 |= !t1155;
-    int t1157 = (uint64_t)(int64_t)t1152 < (uint64_t)A.v_x1159_n;
-    int32_t t1156 = t1157 ? A.v_x1159_d[t1152] : 0;
-    t1154 |= !t1157;
-    int32_t t1159 = rt_add_i(t1153, t1156);
-    int32_t t1161 = rt_sub_i(t1159, t1153);
-    if (__builtin_expect(t1154 != 0, 0)) { /* again, recording the error */
-      int32_t t1162 = A.v_x1158_d[ix];
-      int32_t t1163;
-      if ((uint64_t)(int64_t)t1162 < (uint64_t)A.v_x1162_n) {
-        t1163 = A.v_x1162_d[t1162];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1162, A.v_x1162_n, 0.0);
-        t1163 = 0;
-      }
-      int32_t t1164;
-      if ((uint64_t)(int64_t)t1162 < (uint64_t)A.v_x1159_n) {
-        t1164 = A.v_x1159_d[t1162];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1162, A.v_x1159_n, 0.0);
-        t1164 = 0;
-      }
-      int32_t t1166 = rt_add_i(t1163, t1164);
-      int32_t t1168 = rt_sub_i(t1166, t1163);
-    }
-    return K24_1_V{t1161};
-  }
-};
-struct K24_1_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_1_V &v) const {
-    A.v_x1175_d[i] = v.v0;
-  }
-};
-struct K24_1_op {
-  K24_A A;
-  __device__ K24_1_V operator()(const K24_1_V &a, const K24_1_V &b) const {
-    int32_t t1170 = rt_add_i(a.v0, b.v0);
-    return K24_1_V{t1170};
-  }
-};
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
   (void)loc;
   (void)err;
   K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1158_d = v_x1158->data.i;
-  A.v_x1158_n = v_x1158->len;
-  A.v_x1159_d = v_x1159->data.i;
-  A.v_x1159_n = v_x1159->len;
-  A.v_x1162_d = v_x1162->data.i;
-  A.v_x1162_n = v_x1162->len;
-  A.v_x1167 = v_x1167;
-  RtValue *v_x1169 = NULL;
-  RtValue *v_x1164 = NULL;
-  RtValue *v_x1171 = NULL;
-  RtValue *v_x1175 = NULL;
+  A.v_x1178_d = v_x1178->data.i;
+  A.v_x1178_n = v_x1178->len;
+  A.v_x1179_d = v_x1179->data.i;
+  A.v_x1179_n = v_x1179->len;
+  A.v_x1180_d = v_x1180->data.i;
+  A.v_x1180_n = v_x1180->len;
+  A.v_x1181_d = v_x1181->data.i;
+  A.v_x1181_n = v_x1181->len;
+  A.v_x1182 = v_x1182;
+  A.v_x1185_d = v_x1185->data.i;
+  A.v_x1185_n = v_x1185->len;
+  RtValue *v_x1187 = NULL;
   /* MAP */
   {
-    const int64_t t1171 = v_x1167;
-    if (t1171 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1171, 0.0, run};
+    const int64_t t1227 = v_x1182;
+    if (t1227 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1227, 0.0, run};
       goto fail;
     }
-    v_x1169 = rtg_vec_new(RT_INT, t1171);
-    A.v_x1169_d = v_x1169->data.i;
-    A.v_x1169_n = v_x1169->len;
-    v_x1164 = rtg_vec_new(RT_INT, t1171);
-    A.v_x1164_d = v_x1164->data.i;
-    A.v_x1164_n = v_x1164->len;
-    v_x1171 = rtg_vec_new(RT_INT, t1171);
-    A.v_x1171_d = v_x1171->data.i;
-    A.v_x1171_n = v_x1171->len;
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1171);
+    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1227);
   }
-  /* SCAN */
-  {
-    const int64_t t1172 = v_x1158->len;
-    v_x1175 = rtg_vec_new(RT_INT, t1172);
-    A.v_x1175_d = v_x1175->data.i;
-    A.v_x1175_n = v_x1175->len;
-    rtg::scan<true>("K24", loc, K24_1_pull{A}, K24_1_op{A}, K24_1_V{0}, t1172, K24_1_store{A});
-  }
-  *out_v_x1164 = v_x1164;
-  *out_v_x1169 = v_x1169;
-  *out_v_x1171 = v_x1171;
-  *out_v_x1175 = v_x1175;
+  rt_release(v_x1187);
   return;
 fail:
-  rt_release(v_x1169);
-  rt_release(v_x1164);
-  rt_release(v_x1171);
-  rt_release(v_x1175);
+  rt_release(v_x1187);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1158, RtValue *v_x1159, RtValue *v_x1162, int32_t v_x1167, RtValue **out_v_x1164, RtValue **out_v_x1169, RtValue **out_v_x1171, RtValue **out_v_x1175) {
-  RtValue *vals[] = {v_x1158, v_x1159, v_x1162};
-  const int64_t sizes[] = {(int64_t)v_x1167};
-  if (rtg_choose_host(vals, 3, sizes, 1)) {
-    K24_host(err, loc, run, v_x1158, v_x1159, v_x1162, v_x1167, out_v_x1164, out_v_x1169, out_v_x1171, out_v_x1175);
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
+  RtValue *vals[] = {v_x1178, v_x1179, v_x1180, v_x1181, v_x1185};
+  const int64_t sizes[] = {(int64_t)v_x1182};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K24_host(err, loc, run, v_x1178, v_x1179, v_x1180, v_x1181, v_x1182, v_x1185);
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_x1158, v_x1159, v_x1162, v_x1167, out_v_x1164, out_v_x1169, out_v_x1171, out_v_x1175);
+    K24_gpu(err, loc, run, v_x1178, v_x1179, v_x1180, v_x1181, v_x1182, v_x1185);
   }
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
+static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
   (void)loc;
   (void)run;
-  int32_t *v_x1176_d = v_x1176->data.i;
-  const int64_t v_x1176_n = v_x1176->len;
-  int32_t *v_x1177_d = v_x1177->data.i;
-  const int64_t v_x1177_n = v_x1177->len;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  int32_t *v_x1179_d = v_x1179->data.i;
-  const int64_t v_x1179_n = v_x1179->len;
-  int32_t *v_x1183_d = v_x1183->data.i;
-  const int64_t v_x1183_n = v_x1183->len;
-  RtValue *v_x1185 = NULL;
+  int32_t *v_x1216_d = v_x1216->data.i;
+  const int64_t v_x1216_n = v_x1216->len;
+  uint8_t *v_x1220_d = v_x1220->data.b;
+  const int64_t v_x1220_n = v_x1220->len;
+  int32_t *v_x1221_d = v_x1221->data.i;
+  const int64_t v_x1221_n = v_x1221->len;
+  int32_t *v_x1224_d = v_x1224->data.i;
+  const int64_t v_x1224_n = v_x1224->len;
+  RtValue *v_x1226 = NULL;
   /* MAP */
   {
-    const int64_t t1173 = v_x1180;
-    if (t1173 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1173, 0.0);
-      goto fail;
-    }
-    RT_PARALLEL_FOR_IF(t1173 >= RT_PARALLEL_MIN)
-    for (int64_t t1174 = 0; t1174 < t1173; t1174++) {
-      const int32_t t1175 = (int32_t)t1174;
-      int32_t t1176; /* v_x1185: read by nothing */
-      int t1178 = 0; /* nonzero: a check below failed */
-      int t1179 = (uint64_t)(int64_t)t1175 < (uint64_t)v_x1176_n;
-      int32_t t1177 = t1179 ? v_x1176_d[t1175] : 0;
-      t1178 |= !t1179;
-      int t1181 = (uint64_t)(int64_t)t1177 < (uint64_t)v_x1179_n;
-      int32_t t1180 = t1181 ? v_x1179_d[t1177] : 0;
-      t1178 |= !t1181;
-      int t1183 = (uint64_t)(int64_t)t1177 < (uint64_t)v_x1177_n;
-      int32_t t1182 = t1183 ? v_x1177_d[t1177] : 0;
-      t1178 |= !t1183;
-      int32_t t1185 = rt_sub_i(t1175, t1182);
-      int t1187 = (uint64_t)(int64_t)t1177 < (uint64_t)v_x1178_n;
-      int32_t t1186 = t1187 ? v_x1178_d[t1177] : 0;
-      t1178 |= !t1187;
-      int32_t t1189 = rt_mul_i(t1185, t1186);
-      int32_t t1191 = rt_add_i(t1180, t1189);
-      int t1193 = (uint64_t)(int64_t)t1191 < (uint64_t)v_x1183_n;
-      int32_t t1192 = t1193 ? v_x1183_d[t1191] : 0;
-      t1178 |= !t1193;
-      if (__builtin_expect(t1178 != 0, 0)) { /* again, recording the error */
-        int32_t t1194;
-        if ((uint64_t)(int64_t)t1175 < (uint64_t)v_x1176_n) {
-          t1194 = v_x1176_d[t1175];
+    const int64_t t1228 = v_x1220_n;
+    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t1228);
+    int32_t *v_x1226_d = v_x1226->data.i;
+    const int64_t v_x1226_n = v_x1226->len;
+    RT_PARALLEL_FOR_IF(t1228 >= RT_PARALLEL_MIN)
+    for (int64_t t1229 = 0; t1229 < t1228; t1229++) {
+      const int32_t t1230 = (int32_t)t1229;
+      int t1232 = 0; /* nonzero: a check below failed */
+      int t1233 = (uint64_t)(int64_t)t1230 < (uint64_t)v_x1216_n;
+      int32_t t1231 = t1233 ? v_x1216_d[t1230] : 0;
+      t1232 |= !t1233;
+      int32_t t1235 = rt_add_i(t1231, v_x1217);
+      uint8_t t1236 = v_x1220_d[t1230];
+      int t1238 = (uint64_t)(int64_t)t1230 < (uint64_t)v_x1221_n;
+      int32_t t1237 = t1238 ? v_x1221_d[t1230] : 0;
+      t1232 |= !t1238;
+      int32_t t1240 = (t1236 ? t1237 : t1235);
+      int t1242 = (uint64_t)(int64_t)t1240 < (uint64_t)v_x1224_n;
+      int32_t t1241 = t1242 ? v_x1224_d[t1240] : 0;
+      t1232 |= !t1242;
+      if (__builtin_expect(t1232 != 0, 0)) { /* again, recording the error */
+        int32_t t1243;
+        if ((uint64_t)(int64_t)t1230 < (uint64_t)v_x1216_n) {
+          t1243 = v_x1216_d[t1230];
         } else {
-          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1175, v_x1176_n, 0.0);
-          t1194 = 0;
+          NESSIE_RECORD(err, t1229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1230, v_x1216_n, 0.0);
+          t1243 = 0;
         }
-        int32_t t1195;
-        if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1179_n) {
-          t1195 = v_x1179_d[t1194];
+        int32_t t1245 = rt_add_i(t1243, v_x1217);
+        uint8_t t1246 = v_x1220_d[t1230];
+        int32_t t1247;
+        if ((uint64_t)(int64_t)t1230 < (uint64_t)v_x1221_n) {
+          t1247 = v_x1221_d[t1230];
         } else {
-          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1179_n, 0.0);
-          t1195 = 0;
+          NESSIE_RECORD(err, t1229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1230, v_x1221_n, 0.0);
+          t1247 = 0;
         }
-        int32_t t1196;
-        if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1177_n) {
-          t1196 = v_x1177_d[t1194];
+        int32_t t1249 = (t1246 ? t1247 : t1245);
+        int32_t t1250;
+        if ((uint64_t)(int64_t)t1249 < (uint64_t)v_x1224_n) {
+          t1250 = v_x1224_d[t1249];
         } else {
-          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1177_n, 0.0);
-          t1196 = 0;
-        }
-        int32_t t1198 = rt_sub_i(t1175, t1196);
-        int32_t t1199;
-        if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1178_n) {
-          t1199 = v_x1178_d[t1194];
-        } else {
-          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1178_n, 0.0);
-          t1199 = 0;
-        }
-        int32_t t1201 = rt_mul_i(t1198, t1199);
-        int32_t t1203 = rt_add_i(t1195, t1201);
-        int32_t t1204;
-        if ((uint64_t)(int64_t)t1203 < (uint64_t)v_x1183_n) {
-          t1204 = v_x1183_d[t1203];
-        } else {
-          NESSIE_RECORD(err, t1174, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1203, v_x1183_n, 0.0);
-          t1204 = 0;
+          NESSIE_RECORD(err, t1229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1249, v_x1224_n, 0.0);
+          t1250 = 0;
         }
       }
-      t1176 = t1192;
-      (void)t1176;
+      v_x1226_d[t1229] = t1241;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1185);
+  *out_v_x1226 = v_x1226;
   return;
 fail:
-  rt_release(v_x1185);
+  rt_release(v_x1226);
 }
 
 /* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K25_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1176_d; int64_t v_x1176_n;
-  int32_t *v_x1177_d; int64_t v_x1177_n;
-  int32_t *v_x1178_d; int64_t v_x1178_n;
-  int32_t *v_x1179_d; int64_t v_x1179_n;
-  int32_t v_x1180;
-  int32_t *v_x1183_d; int64_t v_x1183_n;
-  int32_t *v_x1185_d; int64_t v_x1185_n;
+  int32_t *v_x1216_d; int64_t v_x1216_n;
+  int32_t v_x1217;
+  uint8_t *v_x1220_d; int64_t v_x1220_n;
+  int32_t *v_x1221_d; int64_t v_x1221_n;
+  int32_t *v_x1224_d; int64_t v_x1224_n;
+  int32_t *v_x1226_d; int64_t v_x1226_n;
 };
 struct alignas(8) K25_0_V {
   int32_t v0;
@@ -5573,297 +5694,93 @@ struct K25_0_pull {
   __device__ K25_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1206 = 0; /* nonzero: a check below failed */
-    int t1207 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1176_n;
-    int32_t t1205 = t1207 ? A.v_x1176_d[ix] : 0;
-    t1206 |= !t1207;
-    int t1209 = (uint64_t)(int64_t)t1205 < (uint64_t)A.v_x1179_n;
-    int32_t t1208 = t1209 ? A.v_x1179_d[t1205] : 0;
-    t1206 |= !t1209;
-    int t1211 = (uint64_t)(int64_t)t1205 < (uint64_t)A.v_x1177_n;
-    int32_t t1210 = t1211 ? A.v_x1177_d[t1205] : 0;
-    t1206 |= !t1211;
-    int32_t t1213 = rt_sub_i(ix, t1210);
-    int t1215 = (uint64_t)(int64_t)t1205 < (uint64_t)A.v_x1178_n;
-    int32_t t1214 = t1215 ? A.v_x1178_d[t1205] : 0;
-    t1206 |= !t1215;
-    int32_t t1217 = rt_mul_i(t1213, t1214);
-    int32_t t1219 = rt_add_i(t1208, t1217);
-    int t1221 = (uint64_t)(int64_t)t1219 < (uint64_t)A.v_x1183_n;
-    int32_t t1220 = t1221 ? A.v_x1183_d[t1219] : 0;
-    t1206 |= !t1221;
-    if (__builtin_expect(t1206 != 0, 0)) { /* again, recording the error */
-      int32_t t1222;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1176_n) {
-        t1222 = A.v_x1176_d[ix];
+    int t1252 = 0; /* nonzero: a check below failed */
+    int t1253 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n;
+    int32_t t1251 = t1253 ? A.v_x1216_d[ix] : 0;
+    t1252 |= !t1253;
+    int32_t t1255 = rt_add_i(t1251, A.v_x1217);
+    uint8_t t1256 = A.v_x1220_d[ix];
+    int t1258 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n;
+    int32_t t1257 = t1258 ? A.v_x1221_d[ix] : 0;
+    t1252 |= !t1258;
+    int32_t t1260 = (t1256 ? t1257 : t1255);
+    int t1262 = (uint64_t)(int64_t)t1260 < (uint64_t)A.v_x1224_n;
+    int32_t t1261 = t1262 ? A.v_x1224_d[t1260] : 0;
+    t1252 |= !t1262;
+    if (__builtin_expect(t1252 != 0, 0)) { /* again, recording the error */
+      int32_t t1263;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n) {
+        t1263 = A.v_x1216_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1176_n, 0.0);
-        t1222 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1216_n, 0.0);
+        t1263 = 0;
       }
-      int32_t t1223;
-      if ((uint64_t)(int64_t)t1222 < (uint64_t)A.v_x1179_n) {
-        t1223 = A.v_x1179_d[t1222];
+      int32_t t1265 = rt_add_i(t1263, A.v_x1217);
+      uint8_t t1266 = A.v_x1220_d[ix];
+      int32_t t1267;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n) {
+        t1267 = A.v_x1221_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1222, A.v_x1179_n, 0.0);
-        t1223 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1221_n, 0.0);
+        t1267 = 0;
       }
-      int32_t t1224;
-      if ((uint64_t)(int64_t)t1222 < (uint64_t)A.v_x1177_n) {
-        t1224 = A.v_x1177_d[t1222];
+      int32_t t1269 = (t1266 ? t1267 : t1265);
+      int32_t t1270;
+      if ((uint64_t)(int64_t)t1269 < (uint64_t)A.v_x1224_n) {
+        t1270 = A.v_x1224_d[t1269];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1222, A.v_x1177_n, 0.0);
-        t1224 = 0;
-      }
-      int32_t t1226 = rt_sub_i(ix, t1224);
-      int32_t t1227;
-      if ((uint64_t)(int64_t)t1222 < (uint64_t)A.v_x1178_n) {
-        t1227 = A.v_x1178_d[t1222];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1222, A.v_x1178_n, 0.0);
-        t1227 = 0;
-      }
-      int32_t t1229 = rt_mul_i(t1226, t1227);
-      int32_t t1231 = rt_add_i(t1223, t1229);
-      int32_t t1232;
-      if ((uint64_t)(int64_t)t1231 < (uint64_t)A.v_x1183_n) {
-        t1232 = A.v_x1183_d[t1231];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1231, A.v_x1183_n, 0.0);
-        t1232 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1269, A.v_x1224_n, 0.0);
+        t1270 = 0;
       }
     }
-    return K25_0_V{t1220};
+    return K25_0_V{t1261};
   }
 };
 struct K25_0_store {
   K25_A A;
   __device__ void operator()(int64_t i, const K25_0_V &v) const {
-    /* v.v0: v_x1185, read by nothing (its checks are the pull's) */
+    A.v_x1226_d[i] = v.v0;
   }
 };
-static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
+static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
   (void)loc;
   (void)err;
   K25_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1176_d = v_x1176->data.i;
-  A.v_x1176_n = v_x1176->len;
-  A.v_x1177_d = v_x1177->data.i;
-  A.v_x1177_n = v_x1177->len;
-  A.v_x1178_d = v_x1178->data.i;
-  A.v_x1178_n = v_x1178->len;
-  A.v_x1179_d = v_x1179->data.i;
-  A.v_x1179_n = v_x1179->len;
-  A.v_x1180 = v_x1180;
-  A.v_x1183_d = v_x1183->data.i;
-  A.v_x1183_n = v_x1183->len;
-  RtValue *v_x1185 = NULL;
+  A.v_x1216_d = v_x1216->data.i;
+  A.v_x1216_n = v_x1216->len;
+  A.v_x1217 = v_x1217;
+  A.v_x1220_d = v_x1220->data.b;
+  A.v_x1220_n = v_x1220->len;
+  A.v_x1221_d = v_x1221->data.i;
+  A.v_x1221_n = v_x1221->len;
+  A.v_x1224_d = v_x1224->data.i;
+  A.v_x1224_n = v_x1224->len;
+  RtValue *v_x1226 = NULL;
   /* MAP */
   {
-    const int64_t t1233 = v_x1180;
-    if (t1233 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1233, 0.0, run};
-      goto fail;
-    }
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1233);
+    const int64_t t1271 = v_x1220->len;
+    v_x1226 = rtg_vec_new(RT_INT, t1271);
+    A.v_x1226_d = v_x1226->data.i;
+    A.v_x1226_n = v_x1226->len;
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1271);
   }
-  rt_release(v_x1185);
+  *out_v_x1226 = v_x1226;
   return;
 fail:
-  rt_release(v_x1185);
+  rt_release(v_x1226);
 }
 
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1176, RtValue *v_x1177, RtValue *v_x1178, RtValue *v_x1179, int32_t v_x1180, RtValue *v_x1183) {
-  RtValue *vals[] = {v_x1176, v_x1177, v_x1178, v_x1179, v_x1183};
-  const int64_t sizes[] = {(int64_t)v_x1180};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K25_host(err, loc, run, v_x1176, v_x1177, v_x1178, v_x1179, v_x1180, v_x1183);
-    rtg_host_ran();
-  } else {
-    K25_gpu(err, loc, run, v_x1176, v_x1177, v_x1178, v_x1179, v_x1180, v_x1183);
-  }
-}
-
-/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K26_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1214_d = v_x1214->data.i;
-  const int64_t v_x1214_n = v_x1214->len;
-  uint8_t *v_x1218_d = v_x1218->data.b;
-  const int64_t v_x1218_n = v_x1218->len;
-  int32_t *v_x1219_d = v_x1219->data.i;
-  const int64_t v_x1219_n = v_x1219->len;
-  int32_t *v_x1222_d = v_x1222->data.i;
-  const int64_t v_x1222_n = v_x1222->len;
-  RtValue *v_x1224 = NULL;
-  /* MAP */
-  {
-    const int64_t t1234 = v_x1218_n;
-    v_x1224 = rt_value_new(rt_vec_type(RT_INT), t1234);
-    int32_t *v_x1224_d = v_x1224->data.i;
-    const int64_t v_x1224_n = v_x1224->len;
-    RT_PARALLEL_FOR_IF(t1234 >= RT_PARALLEL_MIN)
-    for (int64_t t1235 = 0; t1235 < t1234; t1235++) {
-      const int32_t t1236 = (int32_t)t1235;
-      int t1238 = 0; /* nonzero: a check below failed */
-      int t1239 = (uint64_t)(int64_t)t1236 < (uint64_t)v_x1214_n;
-      int32_t t1237 = t1239 ? v_x1214_d[t1236] : 0;
-      t1238 |= !t1239;
-      int32_t t1241 = rt_add_i(t1237, v_x1215);
-      uint8_t t1242 = v_x1218_d[t1236];
-      int t1244 = (uint64_t)(int64_t)t1236 < (uint64_t)v_x1219_n;
-      int32_t t1243 = t1244 ? v_x1219_d[t1236] : 0;
-      t1238 |= !t1244;
-      int32_t t1246 = (t1242 ? t1243 : t1241);
-      int t1248 = (uint64_t)(int64_t)t1246 < (uint64_t)v_x1222_n;
-      int32_t t1247 = t1248 ? v_x1222_d[t1246] : 0;
-      t1238 |= !t1248;
-      if (__builtin_expect(t1238 != 0, 0)) { /* again, recording the error */
-        int32_t t1249;
-        if ((uint64_t)(int64_t)t1236 < (uint64_t)v_x1214_n) {
-          t1249 = v_x1214_d[t1236];
-        } else {
-          NESSIE_RECORD(err, t1235, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1236, v_x1214_n, 0.0);
-          t1249 = 0;
-        }
-        int32_t t1251 = rt_add_i(t1249, v_x1215);
-        uint8_t t1252 = v_x1218_d[t1236];
-        int32_t t1253;
-        if ((uint64_t)(int64_t)t1236 < (uint64_t)v_x1219_n) {
-          t1253 = v_x1219_d[t1236];
-        } else {
-          NESSIE_RECORD(err, t1235, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1236, v_x1219_n, 0.0);
-          t1253 = 0;
-        }
-        int32_t t1255 = (t1252 ? t1253 : t1251);
-        int32_t t1256;
-        if ((uint64_t)(int64_t)t1255 < (uint64_t)v_x1222_n) {
-          t1256 = v_x1222_d[t1255];
-        } else {
-          NESSIE_RECORD(err, t1235, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1255, v_x1222_n, 0.0);
-          t1256 = 0;
-        }
-      }
-      v_x1224_d[t1235] = t1247;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1224 = v_x1224;
-  return;
-fail:
-  rt_release(v_x1224);
-}
-
-/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K26_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1214_d; int64_t v_x1214_n;
-  int32_t v_x1215;
-  uint8_t *v_x1218_d; int64_t v_x1218_n;
-  int32_t *v_x1219_d; int64_t v_x1219_n;
-  int32_t *v_x1222_d; int64_t v_x1222_n;
-  int32_t *v_x1224_d; int64_t v_x1224_n;
-};
-struct alignas(8) K26_0_V {
-  int32_t v0;
-};
-struct K26_0_pull {
-  K26_A A;
-  __device__ K26_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1258 = 0; /* nonzero: a check below failed */
-    int t1259 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1214_n;
-    int32_t t1257 = t1259 ? A.v_x1214_d[ix] : 0;
-    t1258 |= !t1259;
-    int32_t t1261 = rt_add_i(t1257, A.v_x1215);
-    uint8_t t1262 = A.v_x1218_d[ix];
-    int t1264 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1219_n;
-    int32_t t1263 = t1264 ? A.v_x1219_d[ix] : 0;
-    t1258 |= !t1264;
-    int32_t t1266 = (t1262 ? t1263 : t1261);
-    int t1268 = (uint64_t)(int64_t)t1266 < (uint64_t)A.v_x1222_n;
-    int32_t t1267 = t1268 ? A.v_x1222_d[t1266] : 0;
-    t1258 |= !t1268;
-    if (__builtin_expect(t1258 != 0, 0)) { /* again, recording the error */
-      int32_t t1269;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1214_n) {
-        t1269 = A.v_x1214_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1214_n, 0.0);
-        t1269 = 0;
-      }
-      int32_t t1271 = rt_add_i(t1269, A.v_x1215);
-      uint8_t t1272 = A.v_x1218_d[ix];
-      int32_t t1273;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1219_n) {
-        t1273 = A.v_x1219_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1219_n, 0.0);
-        t1273 = 0;
-      }
-      int32_t t1275 = (t1272 ? t1273 : t1271);
-      int32_t t1276;
-      if ((uint64_t)(int64_t)t1275 < (uint64_t)A.v_x1222_n) {
-        t1276 = A.v_x1222_d[t1275];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, A.v_x1222_n, 0.0);
-        t1276 = 0;
-      }
-    }
-    return K26_0_V{t1267};
-  }
-};
-struct K26_0_store {
-  K26_A A;
-  __device__ void operator()(int64_t i, const K26_0_V &v) const {
-    A.v_x1224_d[i] = v.v0;
-  }
-};
-static void K26_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
-  (void)loc;
-  (void)err;
-  K26_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1214_d = v_x1214->data.i;
-  A.v_x1214_n = v_x1214->len;
-  A.v_x1215 = v_x1215;
-  A.v_x1218_d = v_x1218->data.b;
-  A.v_x1218_n = v_x1218->len;
-  A.v_x1219_d = v_x1219->data.i;
-  A.v_x1219_n = v_x1219->len;
-  A.v_x1222_d = v_x1222->data.i;
-  A.v_x1222_n = v_x1222->len;
-  RtValue *v_x1224 = NULL;
-  /* MAP */
-  {
-    const int64_t t1277 = v_x1218->len;
-    v_x1224 = rtg_vec_new(RT_INT, t1277);
-    A.v_x1224_d = v_x1224->data.i;
-    A.v_x1224_n = v_x1224->len;
-    rtg::map("K26", loc, K26_0_pull{A}, K26_0_store{A}, t1277);
-  }
-  *out_v_x1224 = v_x1224;
-  return;
-fail:
-  rt_release(v_x1224);
-}
-
-static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1222, RtValue **out_v_x1224) {
-  RtValue *vals[] = {v_x1214, v_x1218, v_x1219, v_x1222};
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
+  RtValue *vals[] = {v_x1216, v_x1220, v_x1221, v_x1224};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K26_host(err, loc, run, v_x1214, v_x1215, v_x1218, v_x1219, v_x1222, out_v_x1224);
+    K25_host(err, loc, run, v_x1216, v_x1217, v_x1220, v_x1221, v_x1224, out_v_x1226);
     rtg_host_ran();
   } else {
-    K26_gpu(err, loc, run, v_x1214, v_x1215, v_x1218, v_x1219, v_x1222, out_v_x1224);
+    K25_gpu(err, loc, run, v_x1216, v_x1217, v_x1220, v_x1221, v_x1224, out_v_x1226);
   }
 }
 
@@ -5891,7 +5808,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x19, v_x25, &v_x42);
+      K2(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x19, v_x25, &v_x42);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
     }
@@ -5900,7 +5817,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K3(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 52), 5, v_x19, v_x25, &v_x60);
+      K3(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 52), 6, v_x19, v_x25, &v_x60);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 52)));
     }
@@ -5914,7 +5831,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x62, v_x94, &v_x66, &v_x98);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5923,7 +5840,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, &v_x69);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, &v_x69);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5935,7 +5852,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x70, v_x62, v_x42, &v_x93);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5945,7 +5862,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x98, &v_x101);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x98, &v_x101);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5957,7 +5874,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x102, v_x94, v_x60, &v_x125);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5967,7 +5884,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, v_x98, 2, &v_x140);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, v_x98, 2, &v_x140);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5980,7 +5897,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x93, v_x125, v_x143, &v_x149);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x93, v_x125, v_x143, &v_x149);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -5991,7 +5908,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x140, &v_x152);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x140, &v_x152);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
@@ -6015,7 +5932,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
+      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x154, &v_x157, &v_x161);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -6069,7 +5986,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -6092,7 +6009,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6122,7 +6039,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6140,7 +6057,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6241,7 +6158,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
@@ -6254,7 +6171,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x426, v_x473, v_x486, &v_x492, &v_x562);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x426, v_x473, v_x486, &v_x492, &v_x562);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6271,7 +6188,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x405, v_x452, v_x495, &v_x501);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x405, v_x452, v_x495, &v_x501);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6286,7 +6203,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x345, &v_x548, &v_x633);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x345, &v_x548, &v_x633);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6298,7 +6215,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6309,7 +6226,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x583, &v_x586);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x583, &v_x586);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6319,7 +6236,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x586, &v_x589);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x586, &v_x589);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6330,7 +6247,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -6359,45 +6276,24 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x353, v_x548, &v_x628, &v_x629, &v_x630, 7);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x353, v_x548, &v_x628, &v_x629, &v_x630, 4);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
       rt_release(v_x353);
       rt_release(v_x548);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x642 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x633, v_x608, &v_x642);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
-      }
-      int32_t v_x671 = 0;
-      int32_t v_x672 = 0;
+      RtValue *v_x689 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x345, &v_x671, &v_x672, 1);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x633, v_x608, v_x345, &v_x689);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      /* check subscript: made on the device by the run before it */
-      RtValue *v_x689 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x642, v_x633, v_x608, &v_x689);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
-      }
       rt_release(v_x633);
       rt_release(v_x608);
-      rt_release(v_x642);
       v_x690 = v_x689;
     }
     rt_release(v_x294);
@@ -6427,7 +6323,7 @@ static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6558,16 +6454,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1278 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1278->data.i[0] = 3;
-  t1278->data.i[1] = 1;
-  t1278->data.i[2] = 4;
-  t1278->data.i[3] = 1;
-  t1278->data.i[4] = 5;
-  t1278->data.i[5] = 9;
-  t1278->data.i[6] = 2;
-  t1278->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1278);
+  RtValue *t1272 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1272->data.i[0] = 3;
+  t1272->data.i[1] = 1;
+  t1272->data.i[2] = 4;
+  t1272->data.i[3] = 1;
+  t1272->data.i[4] = 5;
+  t1272->data.i[5] = 9;
+  t1272->data.i[6] = 2;
+  t1272->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1272);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));
