@@ -343,6 +343,78 @@ static const char *check_functor(Gx *x) {
   return buf_str(&b);
 }
 
+/* ---- MAPs that ride on another SOAC's launch ----
+
+   A kernel's SOACs are launched one after the other.  A MAP of the same
+   size as a later SCAN or REDUCE of the kernel, which nothing between
+   them reads, is computed in that SOAC's launch instead of its own: the
+   SCAN's store, or the REDUCE's pull, which each skeleton calls once for
+   every element, also pulls and stores the MAP's element.  The MAP's
+   vectors are made where it stands; its checks record their errors as
+   before (for the lowest element index: the order of launches does not
+   choose among them).  Fusion leaves such pairs apart because a MAP and
+   a SCAN are not one SOAC (quicksort's level had a dozen: `[lesser,
+   greater]`'s lengths beside their offsets, an append's values beside
+   its scan). */
+
+static bool reads_results_of(const LcuSoac *s, const LcuSoac *of);
+
+static bool same_size(const LcuSize *a, const LcuSize *b) {
+  return a->var == b->var && a->length == b->length && (a->var || a->length || a->value == b->value);
+}
+
+/* The SOAC that MAP 'i' of 'k' rides on, or -1: the first later SCAN or
+   REDUCE of its size, before anything that reads the MAP's results.  A
+   MAP whose thunk calls a scalar loop keeps its own launch
+   (rtg::map_uneven's grid). */
+static int ride_host(const LcuKernel *k, int i) {
+  const LcuSoac *m = k->soacs.data[i];
+  if (m->kind != SOAC_MAP || lcu_thunk_calls(m->pull))
+    return -1;
+  for (int h = i + 1; h < k->soacs.len; h++) {
+    const LcuSoac *s = k->soacs.data[h];
+    if (reads_results_of(s, m))
+      return -1;
+    if ((s->kind == SOAC_SCAN || s->kind == SOAC_REDUCE) && same_size(&s->size, &m->size))
+      return h;
+  }
+  return -1;
+}
+
+static bool has_riders(const LcuKernel *k, int h) {
+  for (int i = 0; i < h; i++)
+    if (ride_host(k, i) == h)
+      return true;
+  return false;
+}
+
+/* K_h_ride: the SCAN's store or the REDUCE's pull of SOAC h, which also
+   computes and stores the element of each MAP riding on it. */
+static void gen_ride(Gx *x) {
+  Cg *cg = x->cg;
+  const LcuKernel *k = x->k;
+  bool scan = x->s->kind == SOAC_SCAN;
+  cg_line(cg, "struct %s {", kname(x, "ride"));
+  cg->indent++;
+  cg_line(cg, "%s_A A;", k->name);
+  if (scan)
+    cg_line(cg, "__device__ void operator()(int64_t i, const %s &v) const {", kname(x, "V"));
+  else
+    cg_line(cg, "__device__ %s operator()(int64_t i) const {", kname(x, "V"));
+  cg->indent++;
+  for (int i = 0; i < x->index; i++)
+    if (ride_host(k, i) == x->index)
+      cg_line(cg, "%s_%d_store{A}(i, %s_%d_pull{A}(i)); /* MAP %d rides here */", k->name, i, k->name, i, i);
+  if (scan)
+    cg_line(cg, "%s{A}(i, v);", kname(x, "store"));
+  else
+    cg_line(cg, "return %s{A}(i);", kname(x, "pull"));
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "};");
+}
+
 /* The structs of SOAC x->s. */
 static void gen_functors(Gx *x) {
   const LcuSoac *s = x->s;
@@ -381,6 +453,8 @@ static void gen_functors(Gx *x) {
     gen_op(x, s->kind == SOAC_SCAN || s->kind == SOAC_SEG_SCAN ? 2 : 1);
   if (cg_reduce_on_device(x->cg, x->k, x->index))
     gen_check(x);
+  if (has_riders(x->k, x->index))
+    gen_ride(x);
 }
 
 /* ---- the host function ---- */
@@ -428,6 +502,11 @@ static void host_map(Gx *x) {
   for (int v = 0; v < nvalues(x->s); v++)
     if (!dead_map_result(x, x->s->results.data[v]))
       new_vector(x, x->s->results.data[v], n);
+  int host = ride_host(x->k, x->index);
+  if (host >= 0) {
+    cg_line(cg, "/* computed in the launch of SOAC %d (%s_%d_ride) */", host, x->k->name, host);
+    return;
+  }
   /* a thunk that calls a scalar loop: elements of uneven cost */
   cg_line(cg, "rtg::%s(%s, loc, %s, %s, %s);", lcu_thunk_calls(x->s->pull) ? "map_uneven" : "map", kernel_string(x),
           functor(x, "pull"), functor(x, "store"), n);
@@ -460,12 +539,15 @@ static void deferred_checks(Gx *x, const char *r) {
 static void host_reduce_or_scan(Gx *x, bool scan) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
+  bool riders = has_riders(x->k, x->index);
+  const char *pull = functor(x, riders && !scan ? "ride" : "pull");
+  const char *store = functor(x, riders && scan ? "ride" : "store");
   if (!scan && cg_reduce_on_device(cg, x->k, x->index)) {
     /* only argument checks read the values: they stay on the device,
        checked there after the kernel's last SOAC (devcheck.c) */
     const char *r = cg_temp(cg);
     cg_line(cg, "%s *%s = rtg::reduce_to_device(%s, loc, %s, %s, %s, %s, %s);", kname(x, "V"), r, kernel_string(x),
-            functor(x, "pull"), functor(x, "op"), identity(x), n, cg_op_commutative(x->s) ? "true" : "false");
+            pull, functor(x, "op"), identity(x), n, cg_op_commutative(x->s) ? "true" : "false");
     cg_line(cg, "%s = %s;", kname(x, "value"), r);
     return;
   }
@@ -473,7 +555,7 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     const char *r = cg_temp(cg);
     bool commutative = cg_op_commutative(x->s);
     cg_line(cg, "const %s %s = rtg::%s(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
-            commutative ? "reduce_commutative" : "reduce", kernel_string(x), functor(x, "pull"), functor(x, "op"),
+            commutative ? "reduce_commutative" : "reduce", kernel_string(x), pull, functor(x, "op"),
             identity(x), n);
     if (commutative)
       deferred_checks(x, r);
@@ -487,8 +569,8 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     new_vector(x, x->s->results.data[v], n);
     exact = exact && value_base(x->s, v) != FB_FLOAT;
   }
-  cg_line(cg, "rtg::scan%s(%s, loc, %s, %s, %s, %s, %s);", exact ? "<true>" : "", kernel_string(x), functor(x, "pull"),
-          functor(x, "op"), identity(x), n, functor(x, "store"));
+  cg_line(cg, "rtg::scan%s(%s, loc, %s, %s, %s, %s, %s);", exact ? "<true>" : "", kernel_string(x), pull,
+          functor(x, "op"), identity(x), n, store);
 }
 
 /* FILTER and PARTITION in one pass (rtg::partition_launch) into vectors

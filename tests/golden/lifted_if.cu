@@ -1104,6 +1104,13 @@ struct K6_1_op {
     return K6_1_V{t199, t201};
   }
 };
+struct K6_1_ride {
+  K6_A A;
+  __device__ K6_1_V operator()(int64_t i) const {
+    K6_0_store{A}(i, K6_0_pull{A}(i)); /* MAP 0 rides here */
+    return K6_1_pull{A}(i);
+  }
+};
 struct alignas(8) K6_2_V {
   int32_t v0;
   int32_t v1;
@@ -1160,12 +1167,12 @@ static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x166, RtVa
     v_x170 = rtg_vec_new(RT_BOOL, t215);
     A.v_x170_d = v_x170->data.b;
     A.v_x170_n = v_x170->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t215);
+    /* computed in the launch of SOAC 1 (K6_1_ride) */
   }
   /* REDUCE */
   {
     const int64_t t216 = v_x166->len;
-    const K6_1_V t217 = rtg::reduce_commutative("K6", loc, K6_1_pull{A}, K6_1_op{A}, K6_1_V{0, 0}, t216);
+    const K6_1_V t217 = rtg::reduce_commutative("K6", loc, K6_1_ride{A}, K6_1_op{A}, K6_1_V{0, 0}, t216);
     v_x176 = t217.v0;
     A.v_x176 = v_x176;
     v_x182 = t217.v1;

@@ -1889,6 +1889,13 @@ struct K14_1_check {
     return true;
   }
 };
+struct K14_1_ride {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
+    return K14_1_pull{A}(i);
+  }
+};
 static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894, int check_site_0) {
   (void)loc;
   (void)err;
@@ -1914,7 +1921,7 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtVa
     v_x883 = rtg_vec_new(RT_INT, t237);
     A.v_x883_d = v_x883->data.i;
     A.v_x883_n = v_x883->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t237);
+    /* computed in the launch of SOAC 1 (K14_1_ride) */
   }
   /* REDUCE */
   {
@@ -1923,7 +1930,7 @@ static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtVa
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run};
       goto fail;
     }
-    K14_1_V *t239 = rtg::reduce_to_device("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t238, false);
+    K14_1_V *t239 = rtg::reduce_to_device("K14", loc, K14_1_ride{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t238, false);
     K14_1_value = t239;
   }
   if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
@@ -3059,6 +3066,13 @@ struct K17_1_op {
     return K17_1_V{t527};
   }
 };
+struct K17_1_ride {
+  K17_A A;
+  __device__ void operator()(int64_t i, const K17_1_V &v) const {
+    K17_0_store{A}(i, K17_0_pull{A}(i)); /* MAP 0 rides here */
+    K17_1_store{A}(i, v);
+  }
+};
 static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
   (void)loc;
   (void)err;
@@ -3083,7 +3097,7 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtV
     v_x937 = rtg_vec_new(RT_INT, t528);
     A.v_x937_d = v_x937->data.i;
     A.v_x937_n = v_x937->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t528);
+    /* computed in the launch of SOAC 1 (K17_1_ride) */
   }
   /* SCAN */
   {
@@ -3095,7 +3109,7 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtV
     v_x941 = rtg_vec_new(RT_INT, t529);
     A.v_x941_d = v_x941->data.i;
     A.v_x941_n = v_x941->len;
-    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t529, K17_1_store{A});
+    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t529, K17_1_ride{A});
   }
   *out_v_x937 = v_x937;
   *out_v_x941 = v_x941;
@@ -3499,6 +3513,13 @@ struct K18_1_op {
     return K18_1_V{t702};
   }
 };
+struct K18_1_ride {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
+    K18_1_store{A}(i, v);
+  }
+};
 static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
   (void)loc;
   (void)err;
@@ -3532,7 +3553,7 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int3
     v_x965 = rtg_vec_new(RT_INT, t703);
     A.v_x965_d = v_x965->data.i;
     A.v_x965_n = v_x965->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t703);
+    /* computed in the launch of SOAC 1 (K18_1_ride) */
   }
   /* SCAN */
   {
@@ -3544,7 +3565,7 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int3
     v_x969 = rtg_vec_new(RT_INT, t704);
     A.v_x969_d = v_x969->data.i;
     A.v_x969_n = v_x969->len;
-    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t704, K18_1_store{A});
+    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t704, K18_1_ride{A});
   }
   *out_v_x959 = v_x959;
   *out_v_x963 = v_x963;
@@ -3706,6 +3727,13 @@ struct K19_1_op {
     return K19_1_V{t722};
   }
 };
+struct K19_1_ride {
+  K19_A A;
+  __device__ void operator()(int64_t i, const K19_1_V &v) const {
+    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
+    K19_1_store{A}(i, v);
+  }
+};
 static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
   (void)loc;
   (void)err;
@@ -3726,7 +3754,7 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtVa
     v_x972 = rtg_vec_new(RT_INT, t723);
     A.v_x972_d = v_x972->data.i;
     A.v_x972_n = v_x972->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t723);
+    /* computed in the launch of SOAC 1 (K19_1_ride) */
   }
   /* SCAN */
   {
@@ -3738,7 +3766,7 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtVa
     v_x976 = rtg_vec_new(RT_INT, t724);
     A.v_x976_d = v_x976->data.i;
     A.v_x976_n = v_x976->len;
-    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t724, K19_1_store{A});
+    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t724, K19_1_ride{A});
   }
   *out_v_x972 = v_x972;
   *out_v_x976 = v_x976;
@@ -4803,6 +4831,13 @@ struct K22_2_op {
     return K22_2_V{t1025, t1027};
   }
 };
+struct K22_2_ride {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
+    K22_0_store{A}(i, K22_0_pull{A}(i)); /* MAP 0 rides here */
+    return K22_2_pull{A}(i);
+  }
+};
 struct alignas(8) K22_3_V {
   int32_t v0;
   int32_t v1;
@@ -4880,7 +4915,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, in
     v_x1127 = rtg_vec_new(RT_BOOL, t1052);
     A.v_x1127_d = v_x1127->data.b;
     A.v_x1127_n = v_x1127->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1052);
+    /* computed in the launch of SOAC 2 (K22_2_ride) */
   }
   /* PARTITION */
   int64_t *t1053, t1054; /* the slot of its count, its size */
@@ -4927,7 +4962,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, in
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1057, 0.0, run};
       goto fail;
     }
-    const K22_2_V t1058 = rtg::reduce_commutative("K22", loc, K22_2_pull{A}, K22_2_op{A}, K22_2_V{0, 0}, t1057);
+    const K22_2_V t1058 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t1057);
     v_x1145 = t1058.v0;
     A.v_x1145 = v_x1145;
     v_x1151 = t1058.v1;
