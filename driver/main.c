@@ -141,6 +141,27 @@ static int set_mode(Options *opt, const char *name) {
   return -1;
 }
 
+/* Whether 'arch' is a name nvcc's -arch takes: sm_NN, compute_NN or
+   lto_NN (NN digits, then a letter or none: sm_90a), native, all or
+   all-major. */
+static bool gpu_arch_name(const char *arch) {
+  if (strcmp(arch, "native") == 0 || strcmp(arch, "all") == 0 || strcmp(arch, "all-major") == 0)
+    return true;
+  const char *prefixes[] = {"sm_", "compute_", "lto_"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+    size_t n = strlen(prefixes[i]);
+    if (strncmp(arch, prefixes[i], n) != 0)
+      continue;
+    const char *p = arch + n;
+    size_t digits = strspn(p, "0123456789");
+    p += digits;
+    if (*p >= 'a' && *p <= 'z')
+      p++;
+    return digits > 0 && *p == '\0';
+  }
+  return false;
+}
+
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
   enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
@@ -199,10 +220,11 @@ static int parse_options(int argc, char **argv, Options *opt) {
       break;
     }
     case OPT_ARCH:
-      /* nvcc pastes it into commands it gives a shell: letters, digits
-         and '_' only (sm_90, sm_90a, compute_80, native) */
-      if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(optarg))
-        return bad_usage("bad GPU architecture '%s' for --arch (expected a name such as sm_90)",
+      /* refused at once rather than by nvcc after the whole compilation;
+         and nvcc pastes it into commands it gives a shell */
+      if (!gpu_arch_name(optarg))
+        return bad_usage("unknown GPU architecture '%s' for --arch (expected sm_NN, compute_NN or lto_NN, "
+                         "NN the compute capability as in sm_90 or sm_90a, or native, all or all-major)",
                          diag_quote(optarg, strlen(optarg)));
       if (opt->arch && strcmp(opt->arch, optarg) != 0)
         return bad_usage("--arch given twice ('%s' and '%s'): give one architecture", opt->arch, optarg);

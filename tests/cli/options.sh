@@ -1,9 +1,10 @@
 # Issue 38, item 12: options a careless user gives.  --target=cpu
 # --dump=c (what --help's dump list says) is taken; --target with another
 # dump, --arch with --target=cpu, two different targets, architectures or
-# outputs, and an --arch a shell would read are refused (status 2, with a
-# reason); -O2 and -O3, as gcc's and nvcc's users type them, are -O1;
-# --arch alone means --target=cuda; a bad NESSIE_JOBS is said once.
+# outputs, and an --arch that is no architecture's name (foo, one a shell
+# would run) are refused at once (status 2, with a reason); -O2 and -O3,
+# as gcc's and nvcc's users type them, are -O1; --arch alone means
+# --target=cuda; a bad NESSIE_JOBS is said once.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -30,8 +31,13 @@ message 2 "--arch with --target=cpu" "--arch chooses a GPU architecture: it does
   "$NESSIE" --arch=sm_80 --target=cpu "$tmp/ok.nesl"
 message 2 "two --arch" "--arch given twice" "$NESSIE" --arch=sm_80 --arch=sm_90 "$tmp/ok.nesl"
 message 2 "two -o" "-o given twice" "$NESSIE" -o a -o b "$tmp/ok.nesl"
-message 2 "--arch a shell would run" "bad GPU architecture 'sm_90;touch x'" "$NESSIE" '--arch=sm_90;touch x' "$tmp/ok.nesl"
-message 2 "--arch empty" "bad GPU architecture" "$NESSIE" --arch= "$tmp/ok.nesl"
+message 2 "--arch a shell would run" "unknown GPU architecture 'sm_90;touch x'" "$NESSIE" '--arch=sm_90;touch x' "$tmp/ok.nesl"
+message 2 "--arch empty" "unknown GPU architecture '' for --arch" "$NESSIE" --arch= "$tmp/ok.nesl"
+message 2 "--arch=foo" "unknown GPU architecture 'foo' for --arch (expected sm_NN" "$NESSIE" --arch=foo "$tmp/ok.nesl"
+message 2 "--arch=sm_" "unknown GPU architecture 'sm_'" "$NESSIE" --arch=sm_ "$tmp/ok.nesl"
+for a in sm_90 sm_90a compute_80 native all all-major; do
+  "$NESSIE" --arch=$a --dump=ast "$tmp/ok.nesl" 2>&1 | grep -q "unknown GPU architecture" && { echo "--arch=$a refused"; exit 1; }
+done
 # the same option twice, alike, is no contradiction
 "$NESSIE" --target=cpu --target=cpu -o "$tmp/a" -o "$tmp/a" "$tmp/ok.nesl" 2> "$tmp/err" ||
   { echo "--target=cpu twice: exit $?: $(cat "$tmp/err")"; exit 1; }
