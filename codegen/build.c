@@ -490,9 +490,12 @@ int cg_check_output(const CgBuild *b, const char *input) {
      copied beside it first (move_output) */
   const char *slash = strrchr(out, '/');
   const char *dir = !slash ? "." : slash == out ? "/" : xstrndup(out, (size_t)(slash - out));
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "nessie: error: cannot write the executable '%s': %s\n", out,
-            stat(dir, &st) != 0 ? xprintf("'%s': %s", dir, strerror(errno)) : xprintf("'%s' is not a directory", dir));
+  if (stat(dir, &st) != 0) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': '%s': %s\n", out, dir, strerror(errno));
+    return 1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': '%s' is not a directory\n", out, dir);
     return 1;
   }
   if (access(dir, W_OK | X_OK) != 0) {
