@@ -2,18 +2,35 @@
  * build.c: from λcu to an executable.  The generated source goes into a
  * private temporary directory (mkdtemp); cc (or nvcc) runs there without
  * a shell (posix_spawnp), its messages pass through, and the directory is
- * removed afterwards.  The runtime's headers and library are found next
- * to the nessie binary, in the build tree (build/lib/nessie) or under
- * the installation prefix (PREFIX/lib/nessie), so that nessie works from
- * any directory.
+ * removed afterwards, also when nessie is interrupted (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT: the signal is passed to the compilers running, the
+ * directory removed, and nessie then dies of the signal).  The runtime's
+ * headers and library are found next to the nessie binary, in the build
+ * tree (build/lib/nessie) or under the installation prefix
+ * (PREFIX/lib/nessie), so that nessie works from any directory.
+ *
+ * nessie runs no shell, but nvcc does: it runs its own steps, the link
+ * among them, through `sh -c` with the paths pasted in unquoted, so a
+ * path holding `;` or `$(...)` would be run as a command.  So every path
+ * a compiler sees is one nessie chose and checked (shell_safe): the
+ * program is built in the private directory under fixed names
+ * (program.cu, program.o, program), the runtime is reached through a
+ * link in that directory when its own path is not safe, and the finished
+ * executable is then moved to the name the user asked for by nessie
+ * itself (move_output).  The CPU target is built the same way: one path
+ * for both, and a failed build never leaves half an executable behind.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "codegen.h"
@@ -61,8 +78,44 @@ static bool has_cuda_runtime(const char *rt) {
   return rt && is_file(xprintf("%s/libnessie_rt_cuda.a", rt)) && is_file(xprintf("%s/include/gpu.cuh", rt));
 }
 
-CgTargetKind cg_default_target(void) {
-  return find_nvcc() && has_cuda_runtime(cg_runtime_dir()) ? CG_CUDA : CG_CPU;
+/* Whether this machine has an NVIDIA GPU a CUDA executable could use.
+   NVIDIA's kernel driver lists each GPU it drives under
+   /proc/driver/nvidia/gpus; a container given a GPU sees its device
+   node, /dev/nvidiaN (N a number: /dev/nvidiactl alone is no GPU); WSL 2
+   reaches the GPU through /dev/dxg.  Asking the CUDA driver itself would
+   tie nessie to libcuda, which a machine without a GPU may lack. */
+static bool gpu_present(void) {
+  DIR *d = opendir("/proc/driver/nvidia/gpus");
+  if (d) {
+    struct dirent *e;
+    bool any = false;
+    while (!any && (e = readdir(d)))
+      any = e->d_name[0] != '.';
+    closedir(d);
+    if (any)
+      return true;
+  }
+  d = opendir("/dev");
+  if (d) {
+    struct dirent *e;
+    bool any = false;
+    while (!any && (e = readdir(d)))
+      any = strncmp(e->d_name, "nvidia", 6) == 0 && e->d_name[6] >= '0' && e->d_name[6] <= '9';
+    closedir(d);
+    if (any)
+      return true;
+  }
+  return access("/dev/dxg", F_OK) == 0;
+}
+
+CgTargetKind cg_default_target(bool *no_gpu) {
+  *no_gpu = false;
+  if (!find_nvcc() || !has_cuda_runtime(cg_runtime_dir()))
+    return CG_CPU;
+  if (gpu_present())
+    return CG_CUDA;
+  *no_gpu = true;
+  return CG_CPU;
 }
 
 const char *cg_runtime_dir(void) {
@@ -82,18 +135,159 @@ const char *cg_runtime_dir(void) {
   return NULL;
 }
 
+/* ---- paths a shell may see ---- */
+
+/* True if 'path' can be pasted into a shell command as it is: letters,
+   digits and `_ . / + -`, not beginning with '-'.  nvcc pastes paths
+   into the commands it gives `sh` (see the top of this file), and a
+   comma would split an option's value into a list (nvcc's -I a,b). */
+static bool shell_safe(const char *path) {
+  if (!*path || path[0] == '-')
+    return false;
+  for (const char *p = path; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("_./+-", *p)))
+      return false;
+  return true;
+}
+
+/* Writes 'word' as a shell reads it back: as it is where that is safe,
+   else in single quotes (a quote inside as '\''), so that -v's lines
+   can be pasted into a shell. */
+static void print_word(FILE *out, const char *word) {
+  bool plain = *word != '\0';
+  for (const char *p = word; *p && plain; p++)
+    plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("_./+-=,:@%^", *p);
+  if (plain) {
+    fputs(word, out);
+    return;
+  }
+  fputc('\'', out);
+  for (const char *p = word; *p; p++)
+    if (*p == '\'')
+      fputs("'\\''", out);
+    else
+      fputc(*p, out);
+  fputc('\'', out);
+}
+
 static void print_command(char **argv) {
-  for (char **a = argv; *a; a++)
-    fprintf(stderr, "%s%s", a == argv ? "" : " ", *a);
+  for (char **a = argv; *a; a++) {
+    if (a != argv)
+      fputc(' ', stderr);
+    print_word(stderr, *a);
+  }
   fputc('\n', stderr);
 }
 
-/* Starts 'argv': its pid, or -1 after a message. */
-static pid_t start_command(char **argv, bool verbose) {
+/* ---- interruption ---- */
+
+/* What a signal that ends nessie must clean up: the compilers running
+   (their pids, 0 for a slot that is free) and the file being copied
+   beside the output (move_output).  Each compiler runs in a process
+   group of its own, so that SIGTERM reaches the programs nvcc and cc
+   run as well, not only them.  The handler only records the signal and
+   passes SIGTERM on to those groups; the build notices
+   (stop_requested) once waitpid returns, removes its directory and dies
+   of the signal. */
+static volatile sig_atomic_t stop_signal;
+static pid_t *volatile running_pids;
+static volatile sig_atomic_t running_slots;
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+enum { NSTOP = sizeof stop_signals / sizeof stop_signals[0] };
+
+static void on_stop_signal(int sig) {
+  stop_signal = sig;
+  pid_t *pids = running_pids;
+  for (sig_atomic_t i = 0; pids && i < running_slots; i++)
+    if (pids[i] > 0)
+      kill(-pids[i], SIGTERM);
+}
+
+/* Catches the signals that end a build, keeping the old actions in
+   'old'.  A signal ignored (nohup, a background job of a script) stays
+   ignored. */
+static void catch_stop_signals(struct sigaction old[NSTOP]) {
+  stop_signal = 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: a waitpid on this thread returns */
+  for (int i = 0; i < NSTOP; i++) {
+    sigaction(stop_signals[i], NULL, &old[i]);
+    if (old[i].sa_handler != SIG_IGN)
+      sigaction(stop_signals[i], &sa, NULL);
+  }
+}
+
+static void restore_signals(const struct sigaction old[NSTOP]) {
+  for (int i = 0; i < NSTOP; i++)
+    sigaction(stop_signals[i], &old[i], NULL);
+}
+
+static bool stop_requested(void) { return stop_signal != 0; }
+
+/* Removes 'path' and, if it is a directory, everything under it, links
+   not followed; false if something is left.  For the build's own
+   directory: whatever a compiler left there goes too. */
+static bool remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT;
+  if (S_ISDIR(st.st_mode)) {
+    DIR *d = opendir(path);
+    if (d) {
+      Vec names = {0};
+      struct dirent *e;
+      while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+          vec_push(&names, xprintf("%s/%s", path, e->d_name));
+      closedir(d);
+      for (int i = 0; i < names.len; i++)
+        remove_tree(names.data[i]);
+    }
+    return rmdir(path) == 0;
+  }
+  return unlink(path) == 0;
+}
+
+/* Removes the build's directory 'dir'.  After a signal, a program a
+   compiler ran may still be dying and writing its temporary files there
+   (TMPDIR is 'dir'): a few more tries, a tenth of a second apart. */
+static void remove_build_dir(const char *dir) {
+  for (int tries = 0; !remove_tree(dir) && stop_requested() && tries < 20; tries++)
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+}
+
+/* ---- running the compilers ---- */
+
+/* The environment of the compilers: nessie's, with TMPDIR the build's
+   directory, so that nvcc's and cc's own temporary files are removed with
+   it, also when a signal stops them halfway. */
+static char **compiler_environment(const char *dir) {
+  Vec env = {0};
+  for (char **e = environ; *e; e++)
+    if (strncmp(*e, "TMPDIR=", 7) != 0)
+      vec_push(&env, *e);
+  vec_push(&env, xprintf("TMPDIR=%s", dir));
+  vec_push(&env, NULL);
+  return (char **)env.data;
+}
+
+/* Starts 'argv' with the environment 'envp', in a process group of its
+   own (on_stop_signal): its pid, or -1 after a message. */
+static pid_t start_command(char **argv, char **envp, bool verbose) {
   if (verbose)
     print_command(argv);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+  int rc = posix_spawnp(&pid, argv[0], NULL, &attr, argv, envp);
+  posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     fprintf(stderr, "nessie: error: cannot run %s: %s\n", argv[0], strerror(rc));
     return -1;
@@ -102,16 +296,18 @@ static pid_t start_command(char **argv, bool verbose) {
 }
 
 /* What a finished command's wait status says: its exit status, or -1
-   after a message when a signal stopped it. */
+   after a message when a signal stopped it (not one nessie passed on:
+   nessie is then stopping, and says nothing). */
 static int exit_status(const char *name, int status) {
   if (WIFEXITED(status))
     return WEXITSTATUS(status);
-  fprintf(stderr, "nessie: error: %s stopped by signal %d\n", name, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (!stop_requested())
+    fprintf(stderr, "nessie: error: %s stopped by signal %d\n", name, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return -1;
 }
 
 /* How many compilers run at once: $NESSIE_JOBS, else the processors
-   online. */
+   online.  Read once per build, so that a bad value is said once. */
 static int max_jobs(void) {
   const char *env = getenv("NESSIE_JOBS");
   if (env && *env) {
@@ -125,23 +321,28 @@ static int max_jobs(void) {
   return n >= 1 ? (int)(n < 1024 ? n : 1024) : 1;
 }
 
-/* Runs the 'n' commands 'argvs', at most max_jobs() at once: the first
+/* Runs the 'n' commands 'argvs', at most 'jobs' at once: the first
    non-zero exit status among them (-1 if one could not start or was
-   stopped by a signal), or 0.  After a failure no more start; those
-   running are waited for. */
-static int run_commands(char ***argvs, int n, bool verbose) {
-  int jobs = max_jobs();
+   stopped by a signal), or 0.  After a failure, or a signal asking
+   nessie to stop, no more start; those running are waited for (on a
+   signal, after being passed SIGTERM). */
+static int run_commands(char ***argvs, int n, char **envp, int jobs, bool verbose) {
   pid_t *pids = xmalloc_atomic(sizeof(pid_t) * (size_t)(n + 1));
+  memset(pids, 0, sizeof(pid_t) * (size_t)(n + 1));
+  running_pids = pids;
   int next = 0, running = 0, result = 0;
   while (next < n || running > 0) {
-    if (next < n && running < jobs && result == 0) {
-      pid_t pid = start_command(argvs[next], verbose);
+    if (next < n && running < jobs && result == 0 && !stop_requested()) {
+      pid_t pid = start_command(argvs[next], envp, verbose);
       if (pid < 0) {
         result = -1; /* no more start */
         continue;
       }
       pids[next++] = pid;
+      running_slots = next;
       running++;
+      if (stop_requested()) /* the signal came before the pid was known */
+        kill(-pid, SIGTERM);
       continue;
     }
     if (running == 0)
@@ -165,7 +366,89 @@ static int run_commands(char ***argvs, int n, bool verbose) {
     if (rc != 0 && result == 0)
       result = rc;
   }
+  running_slots = 0;
+  running_pids = NULL;
+  if (stop_requested() && result == 0)
+    result = -1;
   return result;
+}
+
+/* ---- moving the executable to its place ---- */
+
+/* The file copied beside the output (move_output), removed if a signal
+   stops nessie meanwhile. */
+static const char *volatile partial_output;
+
+/* Copies the open file 'in' to 'out'; false with errno set. */
+static bool copy_fd(int in, int out) {
+  char buf[1 << 16];
+  ssize_t n;
+  while ((n = read(in, buf, sizeof buf)) != 0) {
+    if (n < 0) {
+      if (errno == EINTR && !stop_requested())
+        continue;
+      return false;
+    }
+    for (ssize_t done = 0; done < n;) {
+      ssize_t w = write(out, buf + done, (size_t)(n - done));
+      if (w < 0) {
+        if (errno == EINTR && !stop_requested())
+          continue;
+        return false;
+      }
+      done += w;
+    }
+  }
+  return true;
+}
+
+/* Moves the executable 'built' (in the build's directory) to 'out':
+   rename() where both are on one file system; else a copy beside 'out',
+   renamed onto it, so that 'out' is at every moment the old file or the
+   whole new one, never half of it.  An 'out' that exists and is neither
+   a regular file nor a link (-o /dev/null) is written into, as a linker
+   writes into it.  False after a message. */
+static bool move_output(const char *built, const char *out, bool verbose) {
+  struct stat st, built_st;
+  bool special = lstat(out, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode);
+  if (verbose) {
+    char *argv[] = {special ? "cp" : "mv", (char *)built, (char *)out, NULL};
+    print_command(argv);
+  }
+  if (!special && rename(built, out) == 0)
+    return true;
+  if (!special && errno != EXDEV) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': %s\n", out, strerror(errno));
+    return false;
+  }
+  int in = open(built, O_RDONLY | O_CLOEXEC);
+  if (in < 0 || fstat(in, &built_st) != 0) {
+    fprintf(stderr, "nessie: error: cannot read the linked program '%s': %s\n", built, strerror(errno));
+    if (in >= 0)
+      close(in);
+    return false;
+  }
+  char *partial = special ? NULL : xprintf("%s.nessie-XXXXXX", out);
+  int fd = special ? open(out, O_WRONLY | O_TRUNC | O_CLOEXEC) : mkstemp(partial);
+  if (fd >= 0 && partial)
+    partial_output = partial;
+  bool ok = fd >= 0 && copy_fd(in, fd) && (special || fchmod(fd, built_st.st_mode & 07777) == 0);
+  int err = errno;
+  close(in);
+  if (fd >= 0 && close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && partial && rename(partial, out) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok && partial && fd >= 0)
+    unlink(partial);
+  partial_output = NULL;
+  if (!ok && !stop_requested())
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': %s\n", out, strerror(err));
+  return ok;
 }
 
 static bool copy_file(const char *from, const char *to) {
@@ -180,6 +463,65 @@ static bool copy_file(const char *from, const char *to) {
   if (out)
     ok &= fclose(out) == 0;
   return ok;
+}
+
+/* ---- checking the output before compiling ---- */
+
+/* Whether 'path' names the file 'input' (stat: a link or another name of
+   it counts) */
+static bool same_file(const char *path, const struct stat *input) {
+  struct stat st;
+  return stat(path, &st) == 0 && st.st_dev == input->st_dev && st.st_ino == input->st_ino;
+}
+
+int cg_check_output(const CgBuild *b, const char *input) {
+  const char *out = b->output;
+  struct stat st;
+  size_t n = strlen(out);
+  if (n == 0) {
+    fprintf(stderr, "nessie: error: -o needs a file name\n");
+    return 1;
+  }
+  if (out[n - 1] == '/' || (stat(out, &st) == 0 && S_ISDIR(st.st_mode))) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': it is a directory\n", out);
+    return 1;
+  }
+  /* the directory it goes in: the executable is renamed into it, or
+     copied beside it first (move_output) */
+  const char *slash = strrchr(out, '/');
+  const char *dir = !slash ? "." : slash == out ? "/" : xstrndup(out, (size_t)(slash - out));
+  if (stat(dir, &st) != 0) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': '%s': %s\n", out, dir, strerror(errno));
+    return 1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': '%s' is not a directory\n", out, dir);
+    return 1;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    fprintf(stderr, "nessie: error: cannot write the executable '%s': '%s': %s\n", out, dir, strerror(errno));
+    return 1;
+  }
+  /* the program itself: reading it has already been done, but writing
+     over it would lose it */
+  struct stat in;
+  bool have_input = strcmp(input, "-") == 0 ? fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode)
+                                            : stat(input, &in) == 0;
+  if (!have_input)
+    return 0;
+  if (same_file(out, &in)) {
+    fprintf(stderr, "nessie: error: -o '%s' is the input file: the executable would replace the program\n", out);
+    return 1;
+  }
+  if (b->keep) {
+    const char *extension = b->target == CG_CUDA ? cg_cuda_target.extension : cg_cpu_target.extension;
+    const char *kept = xprintf("%s%s", out, extension);
+    if (same_file(kept, &in)) {
+      fprintf(stderr, "nessie: error: --keep would write the generated source over the input file '%s'\n", kept);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* Appends the words of 'flags' (split at blanks; the user's
@@ -241,13 +583,13 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
   return (char **)argv.data;
 }
 
-/* The command line that links the objects 'objs' with the runtime into
-   the executable. */
-static char **link_command(const CgBuild *b, const char *rt, const char *nvcc, char **objs, int n) {
+/* The command line that links the objects 'objs' with the runtime 'rt'
+   into 'exe' (a path in the build's directory). */
+static char **link_command(const CgBuild *b, const char *rt, const char *nvcc, char **objs, int n, const char *exe) {
   Vec argv = {0};
   push_compiler(&argv, b, nvcc);
   vec_push(&argv, "-o");
-  vec_push(&argv, (void *)b->output);
+  vec_push(&argv, (void *)exe);
   for (int i = 0; i < n; i++)
     vec_push(&argv, objs[i]);
   vec_push(&argv, xprintf("%s/%s", rt, b->target == CG_CUDA ? "libnessie_rt_cuda.a" : "libnessie_rt.a"));
@@ -264,6 +606,60 @@ static char **link_command(const CgBuild *b, const char *rt, const char *nvcc, c
    program_2.cu ... (under 'base'). */
 static const char *unit_name(const char *base, int i, const char *extension) {
   return i == 0 ? xprintf("%s%s", base, extension) : xprintf("%s_%d%s", base, i + 1, extension);
+}
+
+/* The private directory of a build: made in $TMPDIR where that path is
+   shell_safe (else in /tmp, which is), so that every path under it is
+   safe too. */
+static char *make_build_dir(void) {
+  const char *tmp = getenv("TMPDIR");
+  const char *base = tmp && *tmp && shell_safe(tmp) ? tmp : "/tmp";
+  char *dir = xprintf("%s/nessie-XXXXXX", base);
+  if (!mkdtemp(dir)) {
+    fprintf(stderr, "nessie: error: cannot make a temporary directory in %s: %s\n", base, strerror(errno));
+    return NULL;
+  }
+  return dir;
+}
+
+/* Writes the translation units of 'files' to 'srcs'; false after a
+   message (or when a signal asks nessie to stop). */
+static bool write_sources(const CgFiles *files, char **srcs) {
+  for (int i = 0; i < files->n && !stop_requested(); i++) {
+    FILE *out = fopen(srcs[i], "w");
+    bool ok = out && fwrite(files->text[i].data, 1, files->text[i].len, out) == files->text[i].len;
+    if (out)
+      ok &= fclose(out) == 0;
+    if (!ok) {
+      fprintf(stderr, "nessie: error: cannot write %s: %s\n", srcs[i], strerror(errno));
+      return false;
+    }
+  }
+  return !stop_requested();
+}
+
+/* Compiles the units 'srcs' to 'objs', links them into 'exe' and moves
+   that to b->output: 0, or 1 after a message. */
+static int compile_and_link(const CgBuild *b, const char *rt, const char *nvcc, char **srcs, char **objs, int n,
+                            const char *dir, const char *exe) {
+  int jobs = max_jobs();
+  char **envp = compiler_environment(dir);
+  char ***compiles = xmalloc(sizeof(char **) * (size_t)n);
+  for (int i = 0; i < n; i++)
+    compiles[i] = compile_command(b, rt, nvcc, srcs[i], objs[i]);
+  int rc = run_commands(compiles, n, envp, jobs, b->verbose);
+  if (rc > 0 && !stop_requested())
+    fprintf(stderr, "nessie: error: the %s compiler (%s) failed with status %d\n",
+            b->target == CG_CUDA ? "CUDA" : "C", compiles[0][0], rc);
+  if (rc != 0)
+    return 1;
+  char **link = link_command(b, rt, nvcc, objs, n, exe);
+  rc = run_commands(&link, 1, envp, jobs, b->verbose);
+  if (rc > 0 && !stop_requested())
+    fprintf(stderr, "nessie: error: linking the program (%s) failed with status %d\n", link[0], rc);
+  if (rc != 0 || stop_requested())
+    return 1;
+  return move_output(exe, b->output, b->verbose) ? 0 : 1;
 }
 
 int cg_build(const LcuProgram *p, const CgBuild *b) {
@@ -288,62 +684,53 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
       return 1;
     }
   }
-  const char *tmp = getenv("TMPDIR");
-  char *dir = xprintf("%s/nessie-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) {
-    fprintf(stderr, "nessie: error: cannot make a temporary directory in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
-            strerror(errno));
-    return 1;
-  }
+  /* the program's text first: nothing to clean up if that fails */
   CgFiles files = cg_program_files(p, target, b->source_name);
-  char **srcs = xmalloc(sizeof(char *) * (size_t)files.n);
-  char **objs = xmalloc(sizeof(char *) * (size_t)files.n);
-  char ***compiles = xmalloc(sizeof(char **) * (size_t)files.n);
-  bool written = true;
-  int made = 0; /* the sources written (or begun) */
-  for (int i = 0; i < files.n; i++) {
-    srcs[i] = (char *)unit_name(xprintf("%s/program", dir), i, target->extension);
-    objs[i] = (char *)unit_name(xprintf("%s/program", dir), i, ".o");
-    compiles[i] = compile_command(b, rt, nvcc, srcs[i], objs[i]);
-    made = i + 1;
-    FILE *out = fopen(srcs[i], "w");
-    bool ok = out && fwrite(files.text[i].data, 1, files.text[i].len, out) == files.text[i].len;
-    if (out)
-      ok &= fclose(out) == 0;
-    if (!ok) {
-      fprintf(stderr, "nessie: error: cannot write %s: %s\n", srcs[i], strerror(errno));
-      written = false;
-      break;
-    }
-  }
-  int nunits = files.n;
-  cg_files_free(&files);
+  struct sigaction old[NSTOP];
+  catch_stop_signals(old);
+  char *dir = make_build_dir();
   int status = 1;
-  const char *compiler = b->target == CG_CUDA ? "CUDA" : "C";
-  if (written) {
-    int rc = run_commands(compiles, nunits, b->verbose);
-    if (rc == 0) {
-      char **link = link_command(b, rt, nvcc, objs, nunits);
-      rc = run_commands(&link, 1, b->verbose);
-      if (rc == 0)
-        status = 0;
-      else if (rc > 0)
-        fprintf(stderr, "nessie: error: linking the program (%s) failed with status %d\n", link[0], rc);
-    } else if (rc > 0) {
-      fprintf(stderr, "nessie: error: the %s compiler (%s) failed with status %d\n", compiler, compiles[0][0], rc);
+  if (dir) {
+    /* the runtime through a link of a safe name where its own path is
+       not safe (nessie installed under a directory with a blank) */
+    const char *rt_seen = rt;
+    if (!shell_safe(rt)) {
+      rt_seen = xprintf("%s/rt", dir);
+      if (symlink(rt, rt_seen) != 0) {
+        fprintf(stderr, "nessie: error: cannot link %s to the runtime: %s\n", rt_seen, strerror(errno));
+        rt_seen = NULL;
+      }
     }
-  }
-  for (int i = 0; i < made; i++) {
-    if (b->keep && written) {
+    char **srcs = xmalloc(sizeof(char *) * (size_t)files.n);
+    char **objs = xmalloc(sizeof(char *) * (size_t)files.n);
+    for (int i = 0; i < files.n; i++) {
+      srcs[i] = (char *)unit_name(xprintf("%s/program", dir), i, target->extension);
+      objs[i] = (char *)unit_name(xprintf("%s/program", dir), i, ".o");
+    }
+    bool written = rt_seen && write_sources(&files, srcs);
+    if (written)
+      status = compile_and_link(b, rt_seen, nvcc, srcs, objs, files.n, dir, xprintf("%s/program", dir));
+    for (int i = 0; b->keep && written && !stop_requested() && i < files.n; i++) {
       const char *kept = unit_name(b->output, i, target->extension);
       if (!copy_file(srcs[i], kept))
         fprintf(stderr, "nessie: warning: cannot keep the generated source as %s\n", kept);
       else if (b->verbose)
         fprintf(stderr, "kept %s\n", kept);
     }
-    unlink(srcs[i]);
-    unlink(objs[i]);
+    remove_build_dir(dir);
   }
-  rmdir(dir);
+  cg_files_free(&files);
+  const char *partial = partial_output;
+  if (partial) /* a signal came while the executable was copied */
+    unlink(partial);
+  restore_signals(old);
+  if (stop_requested()) {
+    /* die of the signal, as nessie would have without cleaning up: the
+       shell that ran it sees it was interrupted */
+    int sig = stop_signal;
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return 1;
+  }
   return status;
 }

@@ -377,11 +377,20 @@ typedef struct CgBuild {
 } CgBuild;
 
 /* Writes the program, compiles and links it into b->output with the
-   runtime; returns 0, or 1 after an error message. */
+   runtime; returns 0, or 1 after an error message.  A signal that ends
+   nessie meanwhile (SIGINT, SIGTERM, SIGHUP, SIGQUIT) removes the
+   build's files, then ends nessie. */
 int cg_build(const LcuProgram *p, const CgBuild *b);
-/* The target when none is asked for: cuda where nvcc and the CUDA
-   runtime are found, else cpu. */
-CgTargetKind cg_default_target(void);
+/* Checks, before anything is compiled, that b->output (and with b->keep
+   the first kept source) can be written and is not the program 'input'
+   ("-": standard input) under any name; returns 0, or 1 after an error
+   message. */
+int cg_check_output(const CgBuild *b, const char *input);
+/* The target when none is asked for: cuda where nvcc, the CUDA runtime
+   and an NVIDIA GPU are found, else cpu.  '*no_gpu' is set when only the
+   GPU is missing, so that the caller can say why the executable is a CPU
+   one. */
+CgTargetKind cg_default_target(bool *no_gpu);
 /* Where the runtime's headers and library are, next to the nessie
    binary; NULL if not found. */
 const char *cg_runtime_dir(void);

@@ -254,6 +254,10 @@ typedef struct Source {
   const char *name; /* as given on the command line, or "<stdin>" */
   const char *text; /* whole contents, NUL-terminated */
   size_t len;
+  /* the lines of the file before 'text' (its first line is number
+     lines_before + 1): the REPL reading a pipe makes one Source per
+     statement, each named "<stdin>" and numbered as the lines came */
+  int lines_before;
   /* where each line starts, made the first time a diagnostic shows a
      line (so that showing one never rescans the file); zero until then */
   size_t *line_starts;
@@ -272,11 +276,12 @@ extern const Loc no_loc;
    read, with errno saying why (EISDIR for a directory). */
 Source *source_from_file(const char *path);
 Source *source_from_string(const char *name, const char *text);
-/* The newest Source of that name that those two made, or NULL. */
-Source *source_find(const char *name);
-/* Where line 'line' (from 1) of 's' begins; its end of text past the
-   last line.  Indexed once per source: code generation names the
-   source line of every kernel and check. */
+/* The newest Source of that name that those two made and that holds
+   line 'line', or NULL. */
+Source *source_find(const char *name, int line);
+/* Where line 'line' (from lines_before + 1) of 's' begins; its end of text
+   past the last line.  Indexed once per source: code generation names
+   the source line of every kernel and check. */
 const char *source_line(const Source *s, int line);
 
 /* Prints `file:line:col: error: message`, the source line and a caret to

@@ -50,10 +50,17 @@ Source *source_from_string(const char *name, const char *text) {
   return s;
 }
 
-Source *source_find(const char *name) {
-  for (int i = sources.len - 1; name && i >= 0; i--)
-    if (strcmp(((Source *)sources.data[i])->name, name) == 0)
-      return sources.data[i];
+static void index_lines(const Source *cs);
+
+Source *source_find(const char *name, int line) {
+  for (int i = sources.len - 1; name && i >= 0; i--) {
+    Source *s = sources.data[i];
+    if (strcmp(s->name, name) != 0 || line <= s->lines_before)
+      continue;
+    index_lines(s);
+    if (line <= s->lines_before + s->nlines)
+      return s;
+  }
   return NULL;
 }
 
@@ -127,6 +134,7 @@ static void index_lines(const Source *cs) {
 
 const char *source_line(const Source *s, int line) {
   index_lines(s);
+  line -= s->lines_before;
   if (line < 1)
     line = 1;
   return line > s->nlines ? s->text + s->len : s->text + s->line_starts[line - 1];
@@ -176,10 +184,11 @@ void diag_show_source(FILE *f, Loc loc) {
   if (!loc.src || loc.line <= 0)
     return;
   index_lines(loc.src);
-  if (loc.line > loc.src->nlines)
+  int nth = loc.line - loc.src->lines_before; /* of the text's lines */
+  if (nth < 1 || nth > loc.src->nlines)
     return;
   const char *text = loc.src->text, *end = text + loc.src->len;
-  const char *p = text + loc.src->line_starts[loc.line - 1];
+  const char *p = text + loc.src->line_starts[nth - 1];
   const char *eol = memchr(p, '\n', (size_t)(end - p));
   if (!eol)
     eol = end;

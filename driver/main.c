@@ -49,10 +49,11 @@ typedef struct Options {
   const char *output;     /* -o OUT */
   CgTargetKind target;    /* --target */
   bool target_set;
-  const char *arch;       /* --arch=sm_XX */
+  const char *arch;       /* --arch=sm_XX: implies --target=cuda */
   bool keep;              /* --keep */
   bool verbose;           /* -v */
-  const char *build_option; /* the first of these given, for messages */
+  const char *build_option; /* the first of these given but --target, for messages */
+  const char *target_option; /* "--target=cpu" or "--target=cuda", as given */
 } Options;
 
 static void usage(FILE *out) {
@@ -66,13 +67,16 @@ static void usage(FILE *out) {
                "\n"
                "compiling (the default mode):\n"
                "  -o OUT           the executable's name (default: FILE without .nesl,\n"
-               "                   in the current directory)\n"
-               "  --target=T       cuda (the default where nvcc is found) or cpu (C with\n"
-               "                   OpenMP)\n"
-               "  --arch=sm_XX     the GPU architecture, for cuda\n"
+               "                   in the current directory); checked before compiling:\n"
+               "                   never the input file, a directory or a place that\n"
+               "                   cannot be written\n"
+               "  --target=T       cuda (the default where nvcc and an NVIDIA GPU are found)\n"
+               "                   or cpu (C with OpenMP); also chooses the program\n"
+               "                   --dump=c or --dump=cuda may show\n"
+               "  --arch=sm_XX     the GPU architecture (default sm_90); means --target=cuda\n"
                "  --keep           keep the generated source beside the executable (a\n"
                "                   large program's in several files: OUT.cu, OUT_2.cu ...)\n"
-               "  -v               print each command nessie runs\n"
+               "  -v               print each command nessie runs, quoted for a shell\n"
                "\n"
                "other modes (one at most):\n"
                "  -i FILE          load FILE into the REPL, then read statements\n"
@@ -101,16 +105,18 @@ static void usage(FILE *out) {
   }
   fprintf(out, "\n"
                "  -O0, -O1         without or with (the default) simplification and fusion\n"
-               "                   of λcu, for executables, dumps and --interp=lcu\n"
+               "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
+               "                   and -O3 are -O1, the highest level\n"
                "  --check-ir       check every intermediate representation between passes\n"
                "  --help           print this help and exit\n"
                "  --version        print the version and exit\n"
                "\n"
                "Exit status: 0 success; 1 the program has errors (compile errors, or under\n"
                "--interp a statement stopped with a run-time error) or the C or CUDA\n"
-               "compiler failed; 2 bad usage; 3 the input file cannot be read; 4 out of\n"
-               "memory while compiling.  An executable exits with 1 when a statement\n"
-               "stopped with a run-time error.\n");
+               "compiler failed; 2 bad usage (a bad -o included: the input file, a\n"
+               "directory, a place that cannot be written); 3 the input file cannot be\n"
+               "read; 4 out of memory while compiling.  An executable exits with 1 when\n"
+               "a statement stopped with a run-time error.\n");
 }
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -133,6 +139,27 @@ static int set_mode(Options *opt, const char *name) {
                                                     opt->mode, name);
   opt->mode = name;
   return -1;
+}
+
+/* Whether 'arch' is a name nvcc's -arch takes: sm_NN, compute_NN or
+   lto_NN (NN digits, then a letter or none: sm_90a), native, all or
+   all-major. */
+static bool gpu_arch_name(const char *arch) {
+  if (strcmp(arch, "native") == 0 || strcmp(arch, "all") == 0 || strcmp(arch, "all-major") == 0)
+    return true;
+  const char *prefixes[] = {"sm_", "compute_", "lto_"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+    size_t n = strlen(prefixes[i]);
+    if (strncmp(arch, prefixes[i], n) != 0)
+      continue;
+    const char *p = arch + n;
+    size_t digits = strspn(p, "0123456789");
+    p += digits;
+    if (*p >= 'a' && *p <= 'z')
+      p++;
+    return digits > 0 && *p == '\0';
+  }
+  return false;
 }
 
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
@@ -159,11 +186,17 @@ static int parse_options(int argc, char **argv, Options *opt) {
   while ((c = getopt_long(argc, argv, ":hi:o:vO:", longopts, NULL)) != -1) {
     switch (c) {
     case 'O':
-      if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0)
-        return bad_usage("unknown optimization level '-O%s' (expected -O0 or -O1)", diag_quote(optarg, strlen(optarg)));
+      /* -O2 and -O3 are what gcc's and nvcc's users type for "all of
+         it": nessie's highest level, -O1 */
+      if (strlen(optarg) != 1 || optarg[0] < '0' || optarg[0] > '3')
+        return bad_usage("unknown optimization level '-O%s' (expected -O0 or -O1; -O2 and -O3 are -O1)",
+                         diag_quote(optarg, strlen(optarg)));
       opt->no_fusion = optarg[0] == '0';
       break;
     case 'o':
+      if (opt->output && strcmp(opt->output, optarg) != 0)
+        return bad_usage("-o given twice ('%s' and '%s'): the executable has one name",
+                         diag_quote(opt->output, strlen(opt->output)), diag_quote(optarg, strlen(optarg)));
       opt->output = optarg;
       opt->build_option = opt->build_option ? opt->build_option : "-o";
       break;
@@ -171,17 +204,30 @@ static int parse_options(int argc, char **argv, Options *opt) {
       opt->verbose = true;
       opt->build_option = opt->build_option ? opt->build_option : "-v";
       break;
-    case OPT_TARGET:
+    case OPT_TARGET: {
+      CgTargetKind t;
       if (strcmp(optarg, "cpu") == 0)
-        opt->target = CG_CPU;
+        t = CG_CPU;
       else if (strcmp(optarg, "cuda") == 0)
-        opt->target = CG_CUDA;
+        t = CG_CUDA;
       else
         return bad_usage("unknown target '%s' for --target (expected cpu or cuda)", diag_quote(optarg, strlen(optarg)));
+      if (opt->target_set && t != opt->target)
+        return bad_usage("%s and --target=%s contradict each other: give one target", opt->target_option, optarg);
+      opt->target = t;
       opt->target_set = true;
-      opt->build_option = opt->build_option ? opt->build_option : "--target";
+      opt->target_option = t == CG_CPU ? "--target=cpu" : "--target=cuda";
       break;
+    }
     case OPT_ARCH:
+      /* refused at once rather than by nvcc after the whole compilation;
+         and nvcc pastes it into commands it gives a shell */
+      if (!gpu_arch_name(optarg))
+        return bad_usage("unknown GPU architecture '%s' for --arch (expected sm_NN, compute_NN or lto_NN, "
+                         "NN the compute capability as in sm_90 or sm_90a, or native, all or all-major)",
+                         diag_quote(optarg, strlen(optarg)));
+      if (opt->arch && strcmp(opt->arch, optarg) != 0)
+        return bad_usage("--arch given twice ('%s' and '%s'): give one architecture", opt->arch, optarg);
       opt->arch = optarg;
       opt->build_option = opt->build_option ? opt->build_option : "--arch";
       break;
@@ -241,8 +287,12 @@ static int parse_options(int argc, char **argv, Options *opt) {
     }
     }
   }
-  if (opt->repl && opt->build_option)
-    return bad_usage("%s is for compiling to an executable; the REPL does not use it", opt->build_option);
+  if (opt->arch && opt->target_set && opt->target == CG_CPU)
+    return bad_usage("--arch chooses a GPU architecture: it does not go with --target=cpu");
+  /* --target's own messages below name it as the build options' do */
+  const char *build_option = opt->build_option ? opt->build_option : opt->target_set ? "--target" : NULL;
+  if (opt->repl && build_option)
+    return bad_usage("%s is for compiling to an executable; the REPL does not use it", build_option);
   if (opt->repl) {
     if (optind < argc)
       return bad_usage("-i takes one file; '%s' is one too many", argv[optind]);
@@ -251,8 +301,8 @@ static int parse_options(int argc, char **argv, Options *opt) {
   if (optind == argc) {
     if (opt->mode)
       return bad_usage("%s needs a FILE (use - to read the program from standard input)", opt->mode);
-    if (opt->build_option)
-      return bad_usage("%s is for compiling to an executable; it needs a FILE", opt->build_option);
+    if (build_option)
+      return bad_usage("%s is for compiling to an executable; it needs a FILE", build_option);
     opt->repl = true; /* no file: the REPL (--check-ir applies to its stage commands) */
     return -1;
   }
@@ -263,6 +313,17 @@ static int parse_options(int argc, char **argv, Options *opt) {
     return bad_usage("--stats counts what an interpreter runs: use it with --interp (or in the REPL)");
   if (opt->build_option && opt->mode)
     return bad_usage("%s is for compiling to an executable; it does not go with %s", opt->build_option, opt->mode);
+  /* --target also chooses which generated program a dump shows: the
+     dumps of the two targets' programs take the one they show */
+  if (opt->target_set && opt->mode) {
+    const char *shows = opt->target == CG_CPU ? "c" : "cuda";
+    if (!opt->dump || (strcmp(opt->dump->name, "c") != 0 && strcmp(opt->dump->name, "cuda") != 0))
+      return bad_usage("%s is for compiling to an executable, or with --dump=%s; it does not go with %s%s%s",
+                       opt->target_option, shows, opt->mode, opt->dump ? "=" : "", opt->dump ? opt->dump->name : "");
+    if (strcmp(opt->dump->name, shows) != 0)
+      return bad_usage("%s contradicts --dump=%s, the other target's program (use --dump=%s)", opt->target_option,
+                       opt->dump->name, shows);
+  }
   return -1;
 }
 
@@ -322,6 +383,24 @@ static const char *default_output(const char *file) {
   return xprintf("%s.out", base);
 }
 
+/* The target of an executable: --target's, cuda for --arch, else the
+   default, which is the CPU where nvcc is found but no GPU: an executable
+   for a GPU that is not there would only say "no CUDA device".  When
+   that is what decided it, a note says so, since the same command makes
+   a GPU executable on a machine with a GPU. */
+static CgTargetKind choose_target(const Options *opt) {
+  if (opt->target_set)
+    return opt->target;
+  if (opt->arch)
+    return CG_CUDA;
+  bool no_gpu;
+  CgTargetKind target = cg_default_target(&no_gpu);
+  if (no_gpu)
+    fprintf(stderr, "nessie: note: no NVIDIA GPU on this machine: building for the CPU (C with OpenMP); "
+                    "--target=cuda builds for a GPU anyway\n");
+  return target;
+}
+
 /* Runs 'engine' on the program in 'pl' and returns the exit status. */
 static int run_engine(const Options *opt, Pipeline *pl) {
   long errors = diag_runtime_errors();
@@ -375,6 +454,16 @@ static int compile(const Options *opt) {
   }
   if (is_lcu_file(opt->file))
     return compile_lcu(opt, src);
+  CgBuild *build = NULL;
+  if (!opt->dump && !opt->engine && !opt->types) {
+    /* an executable: where it goes is checked before compiling, which
+       may take a while */
+    build = NEW(CgBuild);
+    *build = (CgBuild){choose_target(opt), opt->output ? opt->output : default_output(opt->file), opt->arch,
+                       opt->keep, opt->verbose, opt->file};
+    if (cg_check_output(build, opt->file) != 0)
+      return EXIT_USAGE;
+  }
   Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
   const StageInfo *last = opt->dump                 ? opt->dump
                           : opt->engine             ? pipeline_stage(opt->engine->stage)
@@ -392,9 +481,7 @@ static int compile(const Options *opt) {
   }
   if (opt->engine)
     return run_engine(opt, &pl);
-  CgBuild build = {opt->target_set ? opt->target : cg_default_target(), opt->output ? opt->output : default_output(opt->file), opt->arch, opt->keep,
-                   opt->verbose, opt->file};
-  return cg_build(pl.fused, &build) == 0 ? EXIT_OK : EXIT_PROGRAM_ERROR;
+  return cg_build(pl.fused, build) == 0 ? EXIT_OK : EXIT_PROGRAM_ERROR;
 }
 
 /* compile() on the big stack: checking and printing recurse as deeply as

@@ -12,6 +12,8 @@
  * and so does :help.  `:pdg` alone writes files instead of printing:
  * a graph is for looking at, so it goes to nessie-pdg-N.dot in the
  * current directory and, where graphviz's dot is found, nessie-pdg-N.png.
+ * Those are new files, always: a name already taken (by an earlier
+ * session's graph, a file of the user's, a link) is passed over.
  *
  * No error ends the loop: compile errors are reported and the statement
  * dropped, run-time errors print `error:`, and a use of a definition that
@@ -29,9 +31,18 @@
  * On a terminal, libedit gives line editing and history
  * (~/.nessie_history); otherwise lines are read plainly and no prompt is
  * shown, so that the REPL can be driven through a pipe.
+ *
+ * Messages name an input typed on a terminal `<input N>` (the Nth input
+ * of the session, its lines counted from 1); through a pipe, where the
+ * input is a file in all but name (`nessie < prog.nesl`), they name it
+ * `<stdin>` and count its lines as a compiler does (gcc's `<stdin>:2:1`):
+ * each statement is a Source of its own whose first line is numbered as
+ * it came (Source.lines_before), and a command's expression keeps its
+ * column in the line.
  */
 #include <editline/readline.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -56,7 +67,10 @@ typedef struct Repl {
   bool no_fusion;   /* -O0, :set -O0: λcu is not simplified or fused */
   bool quit;
   int chunks;       /* numbers the inputs, for diagnostics' file names */
-  int pdg_files;    /* numbers the graphs :pdg writes (nessie-pdg-N.dot) */
+  int lines_read;   /* through a pipe: the lines read so far */
+  int pending_line; /* through a pipe: the lines before the statement read */
+  int args_col;     /* through a pipe: the column before a command's argument */
+  int pdg_files;    /* the last N :pdg tried for nessie-pdg-N.dot */
   char *history_file;
   MonoExternals externals; /* earlier values, for the flat and λcu engines */
   Def *global_value;       /* lib-nesl's __global_value and __keep_value */
@@ -109,6 +123,7 @@ static ReadResult read_line(Repl *r, const char *prompt, char **out) {
     buf_putc(&b, (char)c);
   if (c == EOF && b.len == 0)
     return READ_EOF;
+  r->lines_read++;
   *out = buf_str(&b);
   return READ_LINE;
 }
@@ -182,8 +197,16 @@ static bool no_statement(const char *text) {
 
 /* ---- running ---- */
 
-static Source *chunk_source(Repl *r, const char *text) {
-  return source_from_string(xprintf("<input %d>", ++r->chunks), text);
+/* The Source of an input 'text' whose first line comes after
+   'lines_before' lines of standard input (counted only through a pipe:
+   see the top of this file). */
+static Source *chunk_source(Repl *r, const char *text, int lines_before) {
+  r->chunks++;
+  if (r->interactive)
+    return source_from_string(xprintf("<input %d>", r->chunks), text);
+  Source *src = source_from_string("<stdin>", text);
+  src->lines_before = lines_before;
+  return src;
 }
 
 /* The expression standing for a read of 'var', a value an earlier input
@@ -333,8 +356,12 @@ static void load_file(Repl *r, const char *path) {
    terminator; NULL after a syntax error (reported). */
 static Program *parse_command_statement(Repl *r, const char *text, Source **src) {
   char *stmt = ends_with_terminator(text) ? xstrdup(text) : xprintf("%s;", text);
+  /* through a pipe, blanks where the command's name was: the columns
+     are the line's */
+  if (!r->interactive)
+    stmt = xprintf("%*s%s", r->args_col, "", stmt);
   diag_reset();
-  *src = chunk_source(r, stmt);
+  *src = chunk_source(r, stmt, r->lines_read - 1);
   Program *prog = parse_program(*src, false);
   if (diag_count())
     return NULL;
@@ -395,13 +422,19 @@ static void command_type(Repl *r, const char *text) {
   }
 }
 
-/* Runs `dot -Tpng -o 'png' 'dot_file'` without a shell and waits.
-   Returns 1 if it made the picture, 0 if dot is not on the PATH, -1 if it
-   failed (dot's own messages on stderr say why). */
-static int render_png(const char *dot_file, const char *png) {
-  char *argv[] = {"dot", "-Tpng", "-o", (char *)png, (char *)dot_file, NULL};
+/* Runs `dot -Tpng 'dot_file'` without a shell, its output going to the
+   open file 'png_fd', and waits.  dot writes no file itself: a path it
+   opened could be a link put there meanwhile.  Returns 1 if it made the
+   picture, 0 if dot is not on the PATH, -1 if it failed (dot's own
+   messages on stderr say why). */
+static int render_png(const char *dot_file, int png_fd) {
+  char *argv[] = {"dot", "-Tpng", (char *)dot_file, NULL};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, png_fd, STDOUT_FILENO);
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
   if (rc == ENOENT)
     return 0;
   if (rc != 0) {
@@ -415,26 +448,89 @@ static int render_png(const char *dot_file, const char *png) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 1 : -1;
 }
 
+/* Makes the file 'path' for writing; fails (EEXIST) if anything has that
+   name, a link included, which O_EXCL does not follow. */
+static int create_new(const char *path) {
+  return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+}
+
+/* Writes all of 'text' to 'fd' and closes it; false with errno set. */
+static bool write_all(int fd, const char *text) {
+  size_t n = strlen(text);
+  while (n > 0) {
+    ssize_t w = write(fd, text, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0) {
+      int err = errno;
+      close(fd);
+      errno = err;
+      return false;
+    }
+    text += w;
+    n -= (size_t)w;
+  }
+  return close(fd) == 0;
+}
+
 /* :pdg EXPR: fusion's graphs of the statement (the "pdg" stage's text)
-   written to nessie-pdg-N.dot in the current directory, N counting the
-   session's graphs from 1, and drawn to nessie-pdg-N.png where graphviz's
-   dot is on the PATH; the paths are printed.  At -O0 there is no graph. */
+   written to nessie-pdg-N.dot in the current directory and drawn to
+   nessie-pdg-N.png where graphviz's dot is on the PATH; the paths are
+   printed.  N counts the session's graphs from 1, passing over every N
+   for which either name is taken: the REPL replaces no file, not even
+   one of its own.  At -O0, or when no block of the statement runs two
+   kernels (fusion then weighs nothing), there is no graph to draw, and
+   it says so. */
 static void write_pdg(Repl *r, const Pipeline *pl) {
   if (pl->no_fusion) {
     printf("fusion is off (-O0): no program-dependence graphs (:set -O1 turns it on)\n");
     return;
   }
-  int n = ++r->pdg_files;
-  const char *dot_file = xprintf("nessie-pdg-%d.dot", n);
-  const char *png = xprintf("nessie-pdg-%d.png", n);
-  FILE *f = fopen(dot_file, "w");
-  if (!f || fputs(pl->pdg, f) == EOF || fclose(f) != 0) {
+  if (pl->fusion.regions.len == 0) {
+    printf("no program-dependence graph: no block of this statement runs two kernels or more, so fusion "
+           "has nothing to weigh (no file written)\n");
+    return;
+  }
+  const char *dot_file = NULL, *png = NULL;
+  int dot_fd = -1, png_fd = -1;
+  for (int tries = 0; dot_fd < 0 && tries < 10000; tries++) {
+    int n = ++r->pdg_files;
+    dot_file = xprintf("nessie-pdg-%d.dot", n);
+    png = xprintf("nessie-pdg-%d.png", n);
+    dot_fd = create_new(dot_file);
+    if (dot_fd < 0 && errno != EEXIST)
+      break;
+    if (dot_fd < 0)
+      continue;
+    png_fd = create_new(png);
+    if (png_fd < 0) {
+      int err = errno;
+      close(dot_fd);
+      unlink(dot_file);
+      dot_fd = -1;
+      errno = err;
+      if (err != EEXIST)
+        break;
+    }
+  }
+  if (dot_fd < 0) {
+    fprintf(stderr, "error: :pdg: cannot make '%s': %s\n", dot_file, errno == EEXIST ? "every name is taken" : strerror(errno));
+    return;
+  }
+  if (!write_all(dot_fd, pl->pdg)) {
     fprintf(stderr, "error: :pdg: cannot write '%s': %s\n", dot_file, strerror(errno));
+    unlink(dot_file);
+    close(png_fd);
+    unlink(png);
     return;
   }
   printf("wrote %s\n", dot_file);
   fflush(stdout);
-  switch (render_png(dot_file, png)) {
+  int drawn = render_png(dot_file, png_fd);
+  close(png_fd);
+  if (drawn != 1)
+    unlink(png); /* made empty for dot, which did not fill it */
+  switch (drawn) {
   case 1:
     printf("wrote %s\n", png);
     break;
@@ -524,7 +620,8 @@ static void command_help(Repl *r) {
       /* the one stage command that writes files (write_pdg) */
       fputs("fusion's program-dependence graphs, written to\n"
             "                            nessie-pdg-N.dot in the current directory and,\n"
-            "                            with graphviz's dot, drawn to nessie-pdg-N.png",
+            "                            with graphviz's dot, drawn to nessie-pdg-N.png\n"
+            "                            (new files: a name taken is passed over)",
             stdout);
     else
       print_indented(stdout, pipeline_stages[i].help, 28);
@@ -551,6 +648,7 @@ static void command(Repl *r, const char *line) {
   size_t n = strcspn(p, " \t");
   char *name = xstrndup(p, n);
   const char *args = skip_blanks(p + n);
+  r->args_col += (int)(args - line);
   const StageInfo *stage = pipeline_stage(name);
   interrupt_clear();
   diag_reset();
@@ -593,7 +691,7 @@ static void guarded(Repl *r, void (*fn)(Repl *, const char *), const char *text)
   diag_set_handler_depth(depth);
 }
 
-static void run_text(Repl *r, const char *text) { run_source(r, chunk_source(r, text)); }
+static void run_text(Repl *r, const char *text) { run_source(r, chunk_source(r, text, r->pending_line)); }
 
 typedef struct ReplJob {
   Repl *repl;
@@ -610,7 +708,7 @@ static void unfinished(Repl *r, Buf *pending) {
   if (r->interactive)
     putchar('\n'); /* after the prompt that Ctrl-D left the cursor on */
   fflush(stdout);
-  Source *src = chunk_source(r, buf_str(pending));
+  Source *src = chunk_source(r, buf_str(pending), r->pending_line);
   diag_reset();
   parse_program(src, false);
   if (diag_count() == 0)
@@ -666,11 +764,14 @@ static void *repl_loop(void *arg) {
     if (pending.len == 0 && skip_blanks(line)[0] == ':') {
       if (r->interactive)
         add_history(line);
+      r->args_col = (int)(skip_blanks(line) - line); /* command() adds its name's */
       guarded(r, command, skip_blanks(line));
       continue;
     }
     if (pending.len)
       buf_putc(&pending, '\n');
+    else
+      r->pending_line = r->lines_read - 1;
     buf_puts(&pending, line);
     char *text = buf_str(&pending);
     if (no_statement(text)) {
@@ -680,7 +781,8 @@ static void *repl_loop(void *arg) {
     if (!ends_with_terminator(text))
       continue;
     /* a probe under the next input's name: the numbering does not move */
-    Source *probe = source_from_string(xprintf("<input %d>", r->chunks + 1), text);
+    Source *probe = source_from_string(r->interactive ? xprintf("<input %d>", r->chunks + 1) : "<stdin>", text);
+    probe->lines_before = r->interactive ? 0 : r->pending_line;
     if (parse_input_incomplete(probe))
       continue;
     text = xstrdup(text);

@@ -273,7 +273,7 @@ static void out_of_memory(void *ctx, size_t size) {
 static void report(RtLoc where, const char *words) {
   Loc loc = {NULL, where.line, where.col};
   if (where.file) {
-    loc.src = source_find(where.file);
+    loc.src = source_find(where.file, where.line);
     if (!loc.src) /* not a file nessie read: no line to show */
       loc.src = &(Source){.name = where.file, .text = ""};
   }

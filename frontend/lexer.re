@@ -216,7 +216,8 @@ void lexer_init(Lexer *lx, const Source *src, bool library) {
   lx->src = src;
   lx->cur = lx->tok = src->text;
   lx->limit = src->text + src->len;
-  lx->line = lx->col = 1;
+  lx->line = src->lines_before + 1; /* the REPL's statements from a pipe */
+  lx->col = 1;
   lx->library = library;
   lx->errors_before = diag_count();
 }

@@ -79,9 +79,81 @@ static void type_error(Loc loc, const char *fmt, ...) {
   diag_abort();
 }
 
+/* ---- quoting the source ---- */
+
+/* Moves '*first' to the place of 'e' if it comes earlier, and looks
+   under 'e' (ast_expr_children's callback). */
+static void find_leftmost(void *ctx, Expr *e) {
+  Loc *first = ctx;
+  if (e->loc.src == first->src && e->loc.line > 0 &&
+      (e->loc.line < first->line || (e->loc.line == first->line && e->loc.col < first->col)))
+    *first = e->loc;
+  ast_expr_children(e, find_leftmost, NULL, ctx);
+}
+
+static bool blank_char(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* The end of the source text from 'p' (before 'end') that reads as
+   'printed', letters' case and blanks aside; NULL where it does not. */
+static const char *match_printed(const char *p, const char *end, const char *printed) {
+  for (const char *q = printed; *q; q++) {
+    if (*q == ' ')
+      continue;
+    while (p < end && blank_char(*p))
+      p++;
+    if (p == end || tolower((unsigned char)*p) != tolower((unsigned char)*q))
+      return NULL;
+    p++;
+  }
+  return p;
+}
+
+/* 'e' as the source spells it: the text from the leftmost place of 'e'
+   (or an opening parenthesis or two before it) that reads as 'printed',
+   its printed form, letters' case and blanks aside, with each run of
+   blanks and line breaks shown as one space.  An operator's place is its
+   operator's, and names are lowercased in the AST, so the printed form
+   alone would say '1 + t' for `1 + T`.  NULL where the text and the
+   printed form differ otherwise (a comment inside, a float written
+   1.50, parentheses the printer drops): the printed form is quoted then. */
+static const char *as_written(const Expr *e, const char *printed) {
+  Loc first = e->loc;
+  if (!first.src || first.line <= 0 || !first.src->text)
+    return NULL;
+  find_leftmost(&first, (Expr *)e);
+  const char *text = first.src->text, *end = text + first.src->len;
+  const char *start = source_line(first.src, first.line) + (first.col > 0 ? first.col - 1 : 0);
+  for (int parens = 0; start < end && parens <= 2; parens++) {
+    const char *stop = match_printed(start, end, printed);
+    if (stop) {
+      Buf b = {0};
+      for (const char *p = start; p < stop; p++) {
+        if (blank_char(*p)) {
+          while (p + 1 < stop && blank_char(p[1]))
+            p++;
+          buf_putc(&b, ' ');
+        } else {
+          buf_putc(&b, *p);
+        }
+      }
+      return buf_str(&b);
+    }
+    /* `(1 + T) * 2`: the leftmost place is the 1 */
+    const char *p = start;
+    while (p > text && blank_char(p[-1]))
+      p--;
+    if (p == text || p[-1] != '(')
+      return NULL;
+    start = p - 1;
+  }
+  return NULL;
+}
+
 /* The expression as the user wrote it, shortened for a message. */
 static const char *quote(const Expr *e) {
-  char *s = ast_expr_to_string(e);
+  char *printed = ast_expr_to_string(e);
+  const char *written = as_written(e, printed);
+  char *s = written ? xstrdup(written) : printed;
   if (strlen(s) > 70)
     strcpy(s + 60, " ...");
   return s;

@@ -359,7 +359,9 @@ void rt_check_stack(RtLoc call) {
   /* the evaluator stops deep recursion at the call, in the caller's
      context: so does everything else */
   if (rt_stack_exhausted())
-    rt_fail(call, NULL, "recursion too deep: the interpreter's stack is exhausted");
+    /* an executable's words as well as the flat interpreter's: not "the
+       interpreter's" */
+    rt_fail(call, NULL, "recursion too deep: the stack (%zu MiB) is exhausted", stack_size >> 20);
 }
 
 /* ---- executables ---- */
