@@ -42,7 +42,9 @@ void alloc_for_compilation(size_t heap_bytes);
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,
    since nessie reports running out of memory itself (see below);
-   NESSIE_GC_WARNINGS=1 shows them, for debugging the collector. */
+   NESSIE_GC_WARNINGS=1 shows them, for debugging the collector.  The
+   heap is bounded by rt_memory_limit (NESSIE_MEMORY); a NESSIE_MEMORY
+   that is not a size exits with status 2. */
 void alloc_init(void);
 
 /* When an allocation fails: 'fn(ctx, size)', which must not return (an
