@@ -68,6 +68,17 @@ void alloc_init(void) {
     GC_set_max_heap_size(limit);
 }
 
+/* The collector unmaps a free block only at a collection some time
+   after the one that freed it (GC_unmap_old; the third, here): hence a
+   few, until the free blocks are unmapped. */
+void alloc_give_back(void) {
+  for (int i = 0; i < 4; i++) {
+    GC_gcollect_and_unmap();
+    if (GC_get_free_bytes() < (1 << 20))
+      break;
+  }
+}
+
 /* A compilation's objects are cut from chunks (alloc_for_compilation):
    in order, 16 bytes aligned, as a chunk has room, and never given
    back.  A compilation is one run that keeps much of what it makes and

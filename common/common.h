@@ -47,6 +47,10 @@ void alloc_for_compilation(size_t heap_bytes);
    that is not a size exits with status 2. */
 void alloc_init(void);
 
+/* Collects, and gives the pages of the heap's free blocks back to the
+   system: after a statement that stopped, whose values are garbage. */
+void alloc_give_back(void);
+
 /* When an allocation fails: 'fn(ctx, size)', which must not return (an
    interpreter stops the running statement with a run-time error; see
    ev_error), or, with no handler (NULL), diag_out_of_memory().  The

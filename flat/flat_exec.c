@@ -519,6 +519,9 @@ void flat_scalar_call(const FlatScalarEnv *env, const FlatFunc *f, RtValue **arg
   for (;;) {
     if (env->calls)
       (*env->calls)++;
+    /* a loop of a billion iterations per element made Ctrl-C wait for
+       all of them */
+    flat_exec_interrupted(call);
     RtValue *v = scalar_block(&fr, f->body, true, next);
     if (v) {
       flat_scalar_set(out, v);
