@@ -164,6 +164,10 @@ void ev_interrupted(Eval *ev, Loc loc) {
   stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false);
 }
 
+void ev_too_many(Eval *ev, Loc loc, int64_t n) {
+  stop(ev, loc, xprintf("out of memory (could not allocate a vector of %lld elements)", (long long)n), false);
+}
+
 /* The statement's allocation failed: stop it, at the call under way. */
 static void out_of_memory(void *ctx, size_t size) {
   Eval *ev = ctx;
@@ -475,6 +479,8 @@ static Value eval_range(Eval *ev, Expr *e, Env *env) {
   if (end < s || d <= 0)
     ev_error(ev, e->loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, end, d);
   int64_t len = ((int64_t)end - s + d - 1) / d;
+  if (len > INT32_MAX) /* [min_int:max_int] */
+    ev_too_many(ev, e->loc, len);
   Value v = val_seq_packed(V_INT, len);
   for (int64_t i = 0; i < len; i++) {
     seq_set(v.u.seq, i, val_int((int32_t)(s + i * d)));
