@@ -518,6 +518,8 @@ static void print_value(Hx *h, const LcuTop *t, const char *name, const char **c
     }
   }
   const char *type = t->flat->type_name;
+  /* the text may not fit in memory: the statement's error, at it */
+  cg_line(cg, "rt_here = %s;", cg_loc(t->flat->loc));
   cg_line(cg, "rt_print_binding(%s, &%s, comps, %s);", cg_string(name, strlen(name)), cg_layout(cg, t->flat->layout),
           cg_string(type, strlen(type)));
   for (int i = 0; i < n; i++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "../rt/rt.h"
 
 /* Who is told when an allocation fails, per thread (the evaluator runs
    on a thread of its own). */
@@ -52,6 +53,30 @@ void alloc_init(void) {
   const char *v = getenv("NESSIE_GC_WARNINGS");
   show_gc_warnings = v && *v && strcmp(v, "0") != 0;
   GC_set_warn_proc(gc_warning);
+  /* the heap grows no further than the limit (NESSIE_MEMORY): past it
+     the collector returns NULL, which stops the statement that asked
+     (alloc_set_oom_handler), or the compilation, with a message;
+     without a limit the system's OOM killer ended the run without one
+     (issue 38) */
+  const char *bad;
+  size_t limit = rt_memory_limit(&bad);
+  if (bad) {
+    fprintf(stderr, "nessie: error: %s\n", bad);
+    exit(2);
+  }
+  if (limit)
+    GC_set_max_heap_size(limit);
+}
+
+/* The collector unmaps a free block only at a collection some time
+   after the one that freed it (GC_unmap_old; the third, here): hence a
+   few, until the free blocks are unmapped. */
+void alloc_give_back(void) {
+  for (int i = 0; i < 4; i++) {
+    GC_gcollect_and_unmap();
+    if (GC_get_free_bytes() < (1 << 20))
+      break;
+  }
 }
 
 /* A compilation's objects are cut from chunks (alloc_for_compilation):

@@ -42,8 +42,14 @@ void alloc_for_compilation(size_t heap_bytes);
 /* Sets up the collector for the command line: its warnings ("Repeated
    allocation of very large block", "Out of Memory!") are silenced,
    since nessie reports running out of memory itself (see below);
-   NESSIE_GC_WARNINGS=1 shows them, for debugging the collector. */
+   NESSIE_GC_WARNINGS=1 shows them, for debugging the collector.  The
+   heap is bounded by rt_memory_limit (NESSIE_MEMORY); a NESSIE_MEMORY
+   that is not a size exits with status 2. */
 void alloc_init(void);
+
+/* Collects, and gives the pages of the heap's free blocks back to the
+   system: after a statement that stopped, whose values are garbage. */
+void alloc_give_back(void);
 
 /* When an allocation fails: 'fn(ctx, size)', which must not return (an
    interpreter stops the running statement with a run-time error; see

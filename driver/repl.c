@@ -790,8 +790,16 @@ static void *repl_loop(void *arg) {
     if (r->interactive)
       add_history(text);
     interrupt_clear();
+    long errors = diag_runtime_errors();
     guarded(r, run_text, text);
     interrupt_clear();
+    /* a statement stopped (Ctrl-C, out of memory, any run-time error):
+       what it held is garbage, and the collector's heap gives its pages
+       back, or the session would keep them to its end (3.7 GB after a
+       Ctrl-C, issue 38); a statement that ends well leaves its garbage
+       to the collector, whose heap it will likely fill again */
+    if (diag_runtime_errors() > errors)
+      alloc_give_back();
   }
   fflush(stdout);
   return NULL;

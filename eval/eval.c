@@ -164,6 +164,10 @@ void ev_interrupted(Eval *ev, Loc loc) {
   stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false);
 }
 
+void ev_too_many(Eval *ev, Loc loc, int64_t n) {
+  stop(ev, loc, xprintf("out of memory (could not allocate a vector of %lld elements)", (long long)n), false);
+}
+
 /* The statement's allocation failed: stop it, at the call under way. */
 static void out_of_memory(void *ctx, size_t size) {
   Eval *ev = ctx;
@@ -475,6 +479,8 @@ static Value eval_range(Eval *ev, Expr *e, Env *env) {
   if (end < s || d <= 0)
     ev_error(ev, e->loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, end, d);
   int64_t len = ((int64_t)end - s + d - 1) / d;
+  if (len > INT32_MAX) /* [min_int:max_int] */
+    ev_too_many(ev, e->loc, len);
   Value v = val_seq_packed(V_INT, len);
   for (int64_t i = 0; i < len; i++) {
     seq_set(v.u.seq, i, val_int((int32_t)(s + i * d)));
@@ -647,6 +653,31 @@ static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
   return v;
 }
 
+/* Prints `NAME = VALUE : TYPE` for 'top', whose value is 'v'.  The text
+   of a large value may not fit in memory (a dist of a dist is shared
+   here, but printed in full): that is the statement's run-time error,
+   reported at the statement, and the next statement runs; the names
+   the statement bound keep their values.  False after such an error. */
+static bool print_top(Eval *ev, TopLevel *top, const char *name, Value v) {
+  jmp_buf jb;
+  jmp_buf *saved = ev->stop;
+  ev->stop = &jb;
+  ev->loc = top->loc;
+  if (setjmp(jb)) {
+    alloc_set_oom_handler(NULL, NULL);
+    ev->stop = saved;
+    return false;
+  }
+  alloc_set_oom_handler(out_of_memory, ev);
+  char *text = val_to_string(v, top->type);
+  char *type = type_value_to_string(top->type);
+  alloc_set_oom_handler(NULL, NULL);
+  ev->stop = saved;
+  line_start(ev);
+  fprintf(ev->out, "%s = %s : %s\n", name, text, type);
+  return true;
+}
+
 bool ev_run_top(Eval *ev, TopLevel *top) {
   bool ok = true;
   line_start(ev);
@@ -664,20 +695,15 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
     if (ok) {
       int next = 0;
       define_values(top->pat, v, &top->bound, &next);
-      if (!top->library) {
-        line_start(ev);
-        char *pat = ast_pattern_to_string(top->pat);
-        fprintf(ev->out, "%s = %s : %s\n", pat, val_to_string(v, top->type), type_value_to_string(top->type));
-      }
+      if (!top->library)
+        ok = print_top(ev, top, ast_pattern_to_string(top->pat), v);
     }
     break;
   }
   case TOP_EXPR: {
     Value v = run_body(ev, top, &ok);
-    if (ok) {
-      line_start(ev);
-      fprintf(ev->out, "it = %s : %s\n", val_to_string(v, top->type), type_value_to_string(top->type));
-    }
+    if (ok)
+      ok = print_top(ev, top, "it", v);
     break;
   }
   }

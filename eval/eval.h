@@ -193,6 +193,11 @@ _Noreturn void ev_error(Eval *ev, Loc loc, const char *fmt, ...) __attribute__((
 /* Stops the current statement because Ctrl-C was pressed
    (interrupt_pending); the REPL clears the flag. */
 _Noreturn void ev_interrupted(Eval *ev, Loc loc);
+/* A sequence of 'n' elements, more than an int counts, was asked for at
+   'loc': the statement stops with the runtime's words for it ("out of
+   memory (could not allocate a vector of N elements)", rt/vector.c), not
+   named after the library function, as the other engines say it. */
+_Noreturn void ev_too_many(Eval *ev, Loc loc, int64_t n);
 
 /* ---- the REPL's values, for the flat and λcu engines ----
    Every top-level value of a REPL session lives in the evaluator's

@@ -13,6 +13,7 @@
  * done in uint32_t so that C never sees a signed overflow.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,12 +351,81 @@ static Value p_length(Eval *ev, Value v, Loc loc, Type *type) {
   return val_int((int32_t)seq(v)->len);
 }
 
+/* ---- lengths ----
+   A sequence has at most max_int elements: its length is an int.  The
+   flattened engines hold a nested value as flat vectors, one per
+   component, and a vector of more elements than an int counts cannot be
+   made (rt/vector.c, check_total); so that every engine stops at the same
+   place with the same words, a length is checked where it is computed
+   here too: flatten, ++ and ranges sum or subtract, and dist of a value
+   with sequences in it repeats their elements (shared here, copied in a
+   flat vector there). */
+
+static void check_length(Eval *ev, Loc loc, int64_t n) {
+  if (n > INT32_MAX)
+    ev_too_many(ev, loc, n);
+}
+
+/* The most elements of one flat vector of the 'n' values 'vs' (of one
+   type): a sequence's component holds all their elements, so their
+   lengths are summed, then the same for the elements' own components.
+   The values are gathered a level at a time; a level of scalars ends it. */
+static int64_t widest(Value *vs, int64_t n) {
+  if (n == 0)
+    return 0;
+  switch (vs[0].kind) {
+  case V_SEQ: {
+    int64_t total = 0;
+    bool deeper = false;
+    for (int64_t i = 0; i < n; i++) {
+      Seq *s = vs[i].u.seq;
+      total += s->len;
+      deeper = deeper || (!s->packed && s->len && (s->elems[0].kind == V_SEQ || s->elems[0].kind == V_PAIR ||
+                                                   s->elems[0].kind == V_DATA));
+    }
+    if (!deeper || total > INT32_MAX)
+      return total;
+    Value *elems = xmalloc(sizeof(Value) * (size_t)total);
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+      Seq *s = vs[i].u.seq;
+      memcpy(elems + at, s->elems, sizeof(Value) * (size_t)s->len);
+      at += s->len;
+    }
+    int64_t below = widest(elems, total);
+    return below > total ? below : total;
+  }
+  case V_PAIR: {
+    Value *fst = xmalloc(sizeof(Value) * (size_t)n), *snd = xmalloc(sizeof(Value) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+      fst[i] = vs[i].u.pair->fst;
+      snd[i] = vs[i].u.pair->snd;
+    }
+    int64_t a = widest(fst, n), b = widest(snd, n);
+    return a > b ? a : b;
+  }
+  case V_DATA: {
+    Value *fields = xmalloc(sizeof(Value) * (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+      fields[i] = vs[i].u.data->fields;
+    return widest(fields, n);
+  }
+  default:
+    return 0;
+  }
+}
+
 static Value p_dist(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
   Value x = a.u.pair->fst;
   int32_t n = SND(a).u.i;
   if (n < 0)
     ev_error(ev, loc, "dist: negative length %d", n);
+  if (x.kind == V_SEQ || x.kind == V_PAIR || x.kind == V_DATA) {
+    int64_t w = widest(&x, 1);
+    if (w > 0)
+      check_length(ev, loc, (int64_t)n * w);
+  }
   Value r = val_seq_like(x, n);
   for (int32_t i = 0; i < n; i++) {
     seq_set(r.u.seq, i, x);
@@ -371,6 +441,7 @@ static Value p_range(Eval *ev, Value a, Loc loc, Type *type) {
   if (e < s || d <= 0)
     ev_error(ev, loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, e, d);
   int64_t len = ((int64_t)e - s + d - 1) / d;
+  check_length(ev, loc, len);
   Value r = val_seq_packed(V_INT, len);
   for (int64_t i = 0; i < len; i++) {
     seq_set(r.u.seq, i, val_int((int32_t)(s + i * d)));
@@ -439,9 +510,8 @@ static Value p_pack(Eval *ev, Value a, Loc loc, Type *type) {
 
 static Value p_append(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
-  (void)ev;
-  (void)loc;
   Seq *x = seq(a.u.pair->fst), *y = seq(SND(a));
+  check_length(ev, loc, x->len + y->len);
   Value r = like2(x, y, x->len + y->len);
   val_seq_copy(r.u.seq, 0, x, 0, x->len);
   val_seq_copy(r.u.seq, x->len, y, 0, y->len);
@@ -599,8 +669,6 @@ static Value p_partition(Eval *ev, Value a, Loc loc, Type *type) {
 
 static Value p_flatten(Eval *ev, Value v, Loc loc, Type *type) {
   (void)type;
-  (void)ev;
-  (void)loc;
   Seq *s = seq(v);
   int64_t total = 0;
   Seq *sample = NULL; /* a part with elements, for the representation */
@@ -610,6 +678,7 @@ static Value p_flatten(Eval *ev, Value v, Loc loc, Type *type) {
     if (!sample && part->len)
       sample = part;
   }
+  check_length(ev, loc, total);
   Value r = sample ? like(sample, total) : val_seq_new(0);
   int64_t at = 0;
   for (int64_t i = 0; i < s->len; i++) {

@@ -292,17 +292,27 @@ typedef struct FlatScalarEnv {
    longjmps (rt_fail) in the context of a function called at 'call'. */
 void flat_scalar_call(const FlatScalarEnv *env, const FlatFunc *f, RtValue **args, Loc call, RtValue *out);
 
+/* Ctrl-C inside a loop of one statement that may run long by itself (a
+   scalar function's iterations, the elements of a λcu REDUCE or SCAN):
+   the statement stops at 'loc' with "interrupted (Ctrl-C)".  One load
+   of a volatile flag, as the evaluator's at every call. */
+static inline void flat_exec_interrupted(Loc loc);
+
 /* Statement 'loc' runs: it is where running out of memory is reported
    (rt_here), and the statement stops with "interrupted (Ctrl-C)" when
    Ctrl-C was pressed (interrupt_pending): the interpreters call it at
    every statement they run, which bounds the wait by one vector
    operation. */
-static inline void flat_exec_poll(Loc loc) {
-  rt_here = flat_rt_loc(loc); /* for running out of memory */
+static inline void flat_exec_interrupted(Loc loc) {
   if (interrupt_pending()) {
     interrupt_clear();
     rt_fail(flat_rt_loc(loc), NULL, "interrupted (Ctrl-C)");
   }
+}
+
+static inline void flat_exec_poll(Loc loc) {
+  rt_here = flat_rt_loc(loc); /* for running out of memory */
+  flat_exec_interrupted(loc);
 }
 
 /* What flat_exec_run_top needs from an interpreter. */

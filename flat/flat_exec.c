@@ -256,8 +256,6 @@ const char **flat_top_define_names(FlatTop *top) {
   return names;
 }
 
-/* The components of the value of 'top' as hooks->run computes them, or
-   NULL if a run-time error stopped it (its line printed). */
 /* The compiler's allocator ran out while a statement ran (the runtime's
    own allocations report through rt_alloc): that statement stops, the
    next one runs, as under the evaluator. */
@@ -280,26 +278,45 @@ static void report(RtLoc where, const char *words) {
   diag_runtime_error(rt_output(), loc, words);
 }
 
-static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {
+/* What runs under a statement's guard: the statement's block, then the
+   printing of its value. */
+typedef struct Guarded {
+  const FlatTopHooks *hooks;
+  FlatTop *top;
+  RtValue **comps; /* the value, once run */
+  int n;
+} Guarded;
+
+static void run_block(Guarded *g) { g->comps = g->hooks->run(g->hooks->ctx, &g->n); }
+
+/* The text of a large value may not fit in memory: that is the
+   statement's run-time error, at the statement (where the evaluator
+   reports it), and the names it bound keep their values. */
+static void print_value(Guarded *g) {
+  rt_here = flat_rt_loc(g->top->loc);
+  rt_print_binding(g->top->pattern, g->top->layout, g->comps, g->top->type_name);
+}
+
+/* 'step(g)' under the statement's guard: false if a run-time error
+   stopped it (its line printed). */
+static bool guarded(void (*step)(Guarded *), Guarded *g) {
   jmp_buf stop;
   jmp_buf *outer = rt_set_stop(&stop);
   RtReporter outer_reporter = rt_set_reporter(report);
   alloc_set_oom_handler(out_of_memory, NULL);
+  bool ok = true;
   if (setjmp(stop)) {
-    alloc_set_oom_handler(NULL, NULL);
-    rt_set_reporter(outer_reporter);
-    rt_set_stop(outer);
-    rt_set_context(NULL);
-    if (hooks->stopped)
-      hooks->stopped(hooks->ctx);
-    return NULL;
+    ok = false;
+  } else {
+    step(g);
   }
-  RtValue **comps = hooks->run(hooks->ctx, n);
   alloc_set_oom_handler(NULL, NULL);
   rt_set_reporter(outer_reporter);
   rt_set_stop(outer);
   rt_set_context(NULL);
-  return comps;
+  if (!ok && step == run_block && g->hooks->stopped)
+    g->hooks->stopped(g->hooks->ctx);
+  return ok;
 }
 
 bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
@@ -317,17 +334,15 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
     if (top->kind == FLAT_TOP_BIND)
       define_globals(top, hooks, NULL);
     rt_set_context(NULL);
-    int n = 0;
-    RtValue **comps = run_guarded(hooks, &n);
-    if (!comps) {
+    Guarded g = {hooks, top, NULL, 0};
+    if (!guarded(run_block, &g)) {
       ok = false;
       break;
     }
     if (top->kind == FLAT_TOP_BIND)
-      define_globals(top, hooks, comps);
-    if (top->library)
-      break;
-    rt_print_binding(top->pattern, top->layout, comps, top->type_name);
+      define_globals(top, hooks, g.comps);
+    if (!top->library)
+      ok = guarded(print_value, &g);
     break;
   }
   }
@@ -504,6 +519,9 @@ void flat_scalar_call(const FlatScalarEnv *env, const FlatFunc *f, RtValue **arg
   for (;;) {
     if (env->calls)
       (*env->calls)++;
+    /* a loop of a billion iterations per element made Ctrl-C wait for
+       all of them */
+    flat_exec_interrupted(call);
     RtValue *v = scalar_block(&fr, f->body, true, next);
     if (v) {
       flat_scalar_set(out, v);

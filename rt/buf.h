@@ -20,7 +20,15 @@ static inline void rt_buf_grow(RtBuf *b, size_t more) {
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->len + more + 1)
     cap *= 2;
-  char *data = rt_alloc_atomic(cap);
+  char *data = rt_try_alloc_atomic(cap);
+  if (!data) {
+    /* the statement stops: the text so far is given back first, or an
+       executable would keep it to the end (a value too large to print
+       is an error the program goes on after) */
+    rt_free(b->data);
+    *b = (RtBuf){0};
+    rt_out_of_memory(cap);
+  }
   if (b->len)
     memcpy(data, b->data, b->len);
   rt_free(b->data);

@@ -418,6 +418,13 @@ int rt_main(char **argv, void (*program)(void)) {
     execv("/proc/self/exe", argv);
   }
   keep_freed_memory();
+  const char *bad;
+  size_t limit = rt_memory_limit(&bad);
+  if (bad) {
+    fprintf(stderr, "error: %s\n", bad);
+    return 1;
+  }
+  rt_set_memory_limit(limit);
   MainArgs args = {program};
   pthread_attr_t attr;
   pthread_t thread;

@@ -175,7 +175,24 @@ typedef struct RtAllocator {
   void (*free)(void *p);
 } RtAllocator;
 void rt_set_allocator(const RtAllocator *a);
+/* The most memory a run may take, in bytes (README.md, NESSIE_MEMORY):
+   the environment's NESSIE_MEMORY when set (a number of bytes, or of
+   K, M, G or T: 1024, 1024^2, ...; 0 for no limit), else half the
+   physical memory or of the cgroup's limit, whichever is less, and
+   never more than RLIMIT_AS.  Past it an allocation fails as when the
+   system refuses it, an error of the statement that asked, instead of
+   the system's OOM killer ending the whole run without a word.  A
+   NESSIE_MEMORY that is not a size gives 0 and says why in '*bad'
+   (NULL otherwise). */
+size_t rt_memory_limit(const char **bad);
+/* The default allocator (malloc) refuses what would take the bytes it
+   holds past 'bytes' (0: no limit): rt_main sets rt_memory_limit's. */
+void rt_set_memory_limit(size_t bytes);
 void *rt_alloc(size_t size);        /* stops the statement when out of memory */
+/* rt_alloc_atomic without the stop: NULL when out of memory, for a
+   caller with memory of its own to free first (rt_out_of_memory). */
+void *rt_try_alloc_atomic(size_t size);
+RT_NORETURN void rt_out_of_memory(size_t size); /* the statement's error */
 void *rt_alloc_atomic(size_t size); /* the same, not zeroed */
 void rt_free(void *p);
 

@@ -8,35 +8,148 @@
  * after.  Running out of memory is a run-time error of the statement that
  * asked, with the size asked for, never a crash.
  */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "rt.h"
 
-static void *plain_alloc(size_t size) { return calloc(1, size); }
+/* ---- the limit ---- */
 
-static const RtAllocator plain = {plain_alloc, malloc, free};
+/* A cgroup's limit on the memory of its processes (v2, then v1), or 0:
+   in a container it, not the physical memory, is where the OOM killer
+   strikes. */
+static uint64_t cgroup_limit(void) {
+  static const char *const files[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    FILE *f = fopen(files[i], "r");
+    if (!f)
+      continue;
+    unsigned long long n = 0;
+    int got = fscanf(f, "%llu", &n); /* "max" (no limit) reads nothing */
+    fclose(f);
+    if (got == 1 && n > 0)
+      return n;
+  }
+  return 0;
+}
+
+/* 'text' as a size in bytes (digits, then K, M, G or T), or false. */
+static bool parse_size(const char *text, uint64_t *bytes) {
+  const char *p = text;
+  uint64_t n = 0;
+  if (*p < '0' || *p > '9')
+    return false;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (n > (UINT64_MAX - 9) / 10)
+      return false;
+    n = n * 10 + (uint64_t)(*p - '0');
+  }
+  int shift = 0;
+  switch (*p) {
+  case 'k': case 'K': shift = 10; p++; break;
+  case 'm': case 'M': shift = 20; p++; break;
+  case 'g': case 'G': shift = 30; p++; break;
+  case 't': case 'T': shift = 40; p++; break;
+  }
+  if (*p || n > UINT64_MAX >> shift)
+    return false;
+  *bytes = n << shift;
+  return true;
+}
+
+size_t rt_memory_limit(const char **bad) {
+  *bad = NULL;
+  const char *set = getenv("NESSIE_MEMORY");
+  if (set) {
+    uint64_t n;
+    if (!parse_size(set, &n)) {
+      static char why[160];
+      snprintf(why, sizeof why, "NESSIE_MEMORY='%.40s' is not a size (a number of bytes, or of K, M, G or T: 4G)",
+               set);
+      *bad = why;
+      return 0;
+    }
+    return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+  }
+  /* half: the collector's heap and the allocator's free blocks come on
+     top of what a program holds, and other processes need memory too */
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  uint64_t machine = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  uint64_t group = cgroup_limit();
+  if (group && (!machine || group < machine))
+    machine = group;
+  uint64_t limit = machine / 2;
+  struct rlimit as;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY && (!limit || as.rlim_cur < limit))
+    limit = as.rlim_cur;
+  return limit > SIZE_MAX ? SIZE_MAX : (size_t)limit;
+}
+
+/* ---- the default allocator ----
+   malloc's blocks, each after a header that holds its size, so that
+   free can take it off the count of the bytes held: the count is what
+   the limit bounds.  The count is atomic: OpenMP's threads may
+   allocate. */
+
+enum { HEADER = 16 }; /* keeps malloc's alignment */
+static size_t limit;
+static atomic_size_t held;
+
+void rt_set_memory_limit(size_t bytes) { limit = bytes; }
+
+static void *counted(size_t size, bool zero) {
+  if (size > SIZE_MAX - HEADER)
+    return NULL;
+  size_t total = size + HEADER;
+  size_t before = atomic_fetch_add(&held, total);
+  char *p = NULL;
+  if (!limit || (before <= limit && total <= limit - before))
+    p = zero ? calloc(1, total) : malloc(total);
+  if (!p) {
+    atomic_fetch_sub(&held, total);
+    return NULL;
+  }
+  memcpy(p, &total, sizeof total);
+  return p + HEADER;
+}
+
+static void *plain_alloc(size_t size) { return counted(size, true); }
+static void *plain_alloc_atomic(size_t size) { return counted(size, false); }
+
+static void plain_free(void *p) {
+  char *block = (char *)p - HEADER;
+  size_t total;
+  memcpy(&total, block, sizeof total);
+  atomic_fetch_sub(&held, total);
+  free(block);
+}
+
+static const RtAllocator plain = {plain_alloc, plain_alloc_atomic, plain_free};
 static const RtAllocator *allocator = &plain;
 
 void rt_set_allocator(const RtAllocator *a) { allocator = a ? a : &plain; }
 
-static _Noreturn void out_of_memory(size_t size) {
-  rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes)", size);
-}
+void rt_out_of_memory(size_t size) { rt_fail(rt_here, NULL, "out of memory (could not allocate %zu bytes)", size); }
 
 void *rt_alloc(size_t size) {
   void *p = allocator->alloc(size ? size : 1);
   if (!p)
-    out_of_memory(size);
+    rt_out_of_memory(size);
   return p;
 }
 
 void *rt_alloc_atomic(size_t size) {
   void *p = allocator->alloc_atomic(size ? size : 1);
   if (!p)
-    out_of_memory(size);
+    rt_out_of_memory(size);
   return p;
 }
+
+void *rt_try_alloc_atomic(size_t size) { return allocator->alloc_atomic(size ? size : 1); }
 
 void rt_free(void *p) {
   if (p)

@@ -36,9 +36,12 @@ int64_t rt_range_length(int32_t start, int32_t end, int32_t stride) {
   return ((int64_t)end - start + stride - 1) / stride;
 }
 
+static void check_total(RtLoc loc, int64_t total);
+
 RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
   rt_check_range(loc, start, end, stride);
   int64_t n = rt_range_length(start, end, stride);
+  check_total(loc, n); /* [min_int:max_int] */
   RtValue *r = new_vec(RT_INT, n);
   for (int64_t k = 0; k < n; k++)
     r->data.i[k] = (int32_t)(start + k * stride);
@@ -49,7 +52,9 @@ RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
    that cannot be made (its length, and the offsets kernels compute in
    int, would wrap): out of memory, as the vector's allocation would be.
    The two places that choose a segdes's lengths (make_segdes, seg_range)
-   ask; a segdes made from another's segments is no larger. */
+   ask, and those that make a vector of a length they compute (range,
+   append); a segdes made from another's segments is no larger.  The
+   evaluator says the same at the same places (eval/prims.c, "lengths"). */
 static void check_total(RtLoc loc, int64_t total) {
   if (total > INT32_MAX)
     rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)total);
@@ -150,6 +155,7 @@ RtValue *rt_vector(RtValue **scalars, int n) {
 }
 
 RtValue *rt_append(RtValue *x, RtValue *y) {
+  check_total(rt_here, x->len + y->len); /* at the statement running */
   size_t size = rt_base_size(x->type.base);
   RtValue *r = new_vec(x->type.base, x->len + y->len);
   memcpy(r->data.any, x->data.any, size * (size_t)x->len);

@@ -588,6 +588,7 @@ static void top_0(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
     rt_print_binding("it", &layout_3, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -652,6 +653,7 @@ static void top_1(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 2, 1);
     rt_print_binding("it", &layout_5, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -716,6 +718,7 @@ static void top_2(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 3, 1);
     rt_print_binding("it", &layout_7, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -780,6 +783,7 @@ static void top_3(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 4, 1);
     rt_print_binding("it", &layout_9, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -844,6 +848,7 @@ static void top_4(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 5, 1);
     rt_print_binding("it", &layout_11, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -910,6 +915,7 @@ static void top_5(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 6, 1);
     rt_print_binding("it", &layout_13, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }

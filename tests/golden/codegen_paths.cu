@@ -1204,6 +1204,7 @@ static void top_0(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
     rt_print_binding("it", &layout_3, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -1268,6 +1269,7 @@ static void top_1(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 2, 1);
     rt_print_binding("it", &layout_5, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -1332,6 +1334,7 @@ static void top_2(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 3, 1);
     rt_print_binding("it", &layout_7, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -1396,6 +1399,7 @@ static void top_3(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 4, 1);
     rt_print_binding("it", &layout_9, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -1460,6 +1464,7 @@ static void top_4(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 5, 1);
     rt_print_binding("it", &layout_11, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
@@ -1526,6 +1531,7 @@ static void top_5(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("codegen_paths.lcu", 6, 1);
     rt_print_binding("it", &layout_13, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }

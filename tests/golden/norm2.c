@@ -372,6 +372,7 @@ static void top_10(void) {
     RtValue *comps[3];
     comps[0] = NESSIE_TO_HOST(value_0);
     comps[1] = NESSIE_TO_HOST(value_1);
+    rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 1);
     rt_print_binding("it", &layout_5, comps, "[float], [float]");
     NESSIE_HOST_DONE(comps[0], value_0);
     NESSIE_HOST_DONE(comps[1], value_1);
@@ -409,6 +410,7 @@ static void top_11(void) {
     RtValue *comps[3];
     comps[0] = NESSIE_TO_HOST(value_0);
     comps[1] = NESSIE_TO_HOST(value_1);
+    rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 1);
     rt_print_binding("it", &layout_10, comps, "[float], [float]");
     NESSIE_HOST_DONE(comps[0], value_0);
     NESSIE_HOST_DONE(comps[1], value_1);

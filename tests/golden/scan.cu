@@ -358,6 +358,7 @@ static void top_10(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_here = RT_LOC("tests/golden/scan.nesl", 4, 1);
     rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }

@@ -366,6 +366,7 @@ static void top_10(void) {
     RtValue *comps[2];
     comps[0] = rt_value_new(rt_scalar_type(RT_INT), 1);
     comps[0]->scalar.i = value_0;
+    rt_here = RT_LOC("tests/golden/sort.nesl", 4, 1);
     rt_print_binding("it", &layout_1, comps, "int");
     rt_value_free(comps[0]);
   }

@@ -585,6 +585,7 @@ static void top_10(void) {
     RtValue *comps[2];
     comps[0] = rt_value_new(rt_scalar_type(RT_BOOL), 1);
     comps[0]->scalar.b = value_0;
+    rt_here = RT_LOC("tests/golden/strings.nesl", 5, 1);
     rt_print_binding("it", &layout_7, comps, "bool");
     rt_value_free(comps[0]);
   }
