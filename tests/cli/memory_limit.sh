@@ -38,7 +38,7 @@ for e in eval flat lcu; do
   check "--interp=$e" "$out" $?
 done
 out=$( (ulimit -v 6000000; printf ':set interp lcu\n' | cat - "$tmp/grow.nesl" | NESSIE_MEMORY=200M timeout 60 "$NESSIE") 2> /dev/null)
-check "the REPL under lcu" "$out" 1 '<input 2>:1:2:'
+check "the REPL under lcu" "$out" 1 '<stdin>:3:2:'
 
 "$NESSIE" --target=cpu -o "$tmp/grow" "$tmp/grow.nesl" || { echo "grow.nesl does not compile"; exit 1; }
 out=$( (ulimit -v 6000000; NESSIE_MEMORY=200M timeout 60 "$tmp/grow") 2> /dev/null)

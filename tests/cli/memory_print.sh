@@ -46,5 +46,5 @@ check "a dist of a dist"
 run "$NESSIE" < "$tmp/shared.nesl"
 [ "$status" -eq 0 ] || { echo "the REPL: exit status $status, expected 0"; exit 1; }
 status=1
-check "the REPL" '<input 1>:1:1:'
+check "the REPL" '<stdin>:1:1:'
 exit 0
