@@ -1307,6 +1307,10 @@ RtValue *rtg_seg_lengths(RtValue *d) {
     narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(d->lengths, r->data.i, d->len);
     rtg_launched("seg_lengths", RtLoc{NULL, 0, 0});
   }
+  if (d->device && !made) { /* given again, as make_segdes's vector is */
+    rt_retain(r);
+    d->lengths_vec = r;
+  }
   return r;
 }
 

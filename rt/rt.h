@@ -151,8 +151,9 @@ typedef struct RtValue {
      left behind, and moving back is a swap (rt/gpu.cu, swap_sides). */
   struct RtValue *mirror;
   /* The GPU target: the [int] vector a segdes was made from
-     (rtg_make_segdes), held, which seg_lengths then gives again instead
-     of narrowing 'lengths' in a launch; or NULL. */
+     (rtg_make_segdes), or that seg_lengths made the first time it was
+     asked, held, which seg_lengths then gives again instead of
+     narrowing 'lengths' in a launch; or NULL. */
   struct RtValue *lengths_vec;
   /* The GPU target: the [int] vector of a segdes's offsets that
      seg_offsets made the first time it was asked (rtg_seg_starts), held
