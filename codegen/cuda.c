@@ -573,22 +573,105 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
           functor(x, "op"), identity(x), n, store);
 }
 
+/* ---- FILTERs launched together ----
+   Consecutive FILTERs and PARTITIONs of a kernel over the same elements
+   (the same size, values of the same types, none reading another's
+   results) take one launch, rtg::filters_launch, each part its own
+   count (quicksort's lesser, equal and greater: three launches). */
+
+static bool same_values(const LcuSoac *a, const LcuSoac *b) {
+  if (nvalues(a) != nvalues(b))
+    return false;
+  for (int v = 0; v < nvalues(a); v++)
+    if (value_base(a, v) != value_base(b, v))
+      return false;
+  return true;
+}
+
+/* The number of FILTERs and PARTITIONs from SOAC 'i' on that go in one
+   launch (1: it alone, or not a FILTER). */
+static int filter_group(const LcuKernel *k, int i) {
+  const LcuSoac *first = k->soacs.data[i];
+  if (first->kind != SOAC_FILTER && first->kind != SOAC_PARTITION)
+    return 1;
+  int n = 1;
+  for (int j = i + 1; j < k->soacs.len; j++, n++) {
+    const LcuSoac *s = k->soacs.data[j];
+    if ((s->kind != SOAC_FILTER && s->kind != SOAC_PARTITION) || !same_size(&s->size, &first->size) ||
+        !same_values(s, first))
+      break;
+    bool independent = true;
+    for (int m = i; m < j && independent; m++)
+      independent = !reads_results_of(s, k->soacs.data[m]);
+    if (!independent)
+      break;
+  }
+  return n;
+}
+
 /* FILTER and PARTITION in one pass (rtg::partition_launch) into vectors
    of the SOAC's size, cut to the count when it is read (flush_filters):
    the kept values, then a PARTITION's others. */
-static void host_filter(Gx *x, bool partition) {
-  Cg *cg = x->cg;
+/* A FILTER's vectors (n each, cut to the count later) and its size's
+   local; returns the size. */
+static const char *filter_vectors(Gx *x, bool partition) {
   int nv = nvalues(x->s);
   const char *n = soac_size(x);
   for (int v = 0; v < (partition ? 2 * nv : nv); v++)
     new_vector(x, x->s->results.data[v], n);
-  cg_line(cg, "%s = %s;", x->slot_n, n);
-  cg_line(cg, "%s = rtg::partition_launch<%s>(%s, loc, %s, %s, %s, %s, %s, %s);", x->slot, kname(x, "V"),
-          kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"),
-          functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+  cg_line(x->cg, "%s = %s;", x->slot_n, n);
+  return n;
+}
+
+static void pend_filter(Gx *x) {
   PendingFilter *p = NEW(PendingFilter);
   *p = (PendingFilter){x->s, x->slot, x->slot_n};
   vec_push(&x->pending, p);
+}
+
+static void host_filter(Gx *x, bool partition) {
+  Cg *cg = x->cg;
+  const char *n = filter_vectors(x, partition);
+  cg_line(cg, "%s = rtg::partition_launch<%s>(%s, loc, %s, %s, %s, %s, %s, %s);", x->slot, kname(x, "V"),
+          kernel_string(x), functor(x, "pull"), functor(x, "pred"), n, functor(x, "store"),
+          functor(x, partition ? "other" : "store"), partition ? "true" : "false");
+  pend_filter(x);
+}
+
+/* The 'count' FILTERs and PARTITIONs from SOAC x->index on
+   (filter_group), their slots 'slots' and sizes 'sizes', in one
+   launch. */
+static void host_filters(Gx *x, int count, const char **slots, const char **sizes) {
+  Cg *cg = x->cg;
+  int first = x->index;
+  const char *n = NULL;
+  for (int g = 0; g < count; g++) {
+    x->index = first + g;
+    x->s = x->k->soacs.data[x->index];
+    x->slot = slots[g];
+    x->slot_n = sizes[g];
+    n = filter_vectors(x, x->s->kind == SOAC_PARTITION);
+  }
+  const char *counts = cg_temp(cg);
+  cg_line(cg, "int64_t *%s[%d];", counts, count);
+  Buf b = {0};
+  for (int g = 0; g < count; g++) {
+    x->index = first + g;
+    x->s = x->k->soacs.data[x->index];
+    bool partition = x->s->kind == SOAC_PARTITION;
+    buf_printf(&b, ", rtg::filter_part<%s>(%s, %s, %s, %s, %s)", kname(x, "V"), functor(x, "pull"),
+               functor(x, "pred"), functor(x, "store"), functor(x, partition ? "other" : "store"),
+               partition ? "true" : "false");
+  }
+  cg_line(cg, "rtg::filters_launch(%s, loc, %s, %s%s);", kernel_string(x), n, counts, buf_str(&b));
+  for (int g = 0; g < count; g++) {
+    x->index = first + g;
+    x->s = x->k->soacs.data[x->index];
+    x->slot = slots[g];
+    x->slot_n = sizes[g];
+    cg_line(cg, "%s = %s[%d];", slots[g], counts, g);
+    pend_filter(x);
+  }
 }
 
 /* A PERMUTE's or SEG_PERMUTE's result `into` D: a copy of D on the
@@ -1007,6 +1090,26 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   for (int i = 0; i < k->soacs.len; i++) {
     x.s = k->soacs.data[i];
     x.index = i;
+    int group = filter_group(k, i);
+    if (group > 1) {
+      const char **slots = xmalloc(sizeof(char *) * (size_t)group);
+      const char **sizes = xmalloc(sizeof(char *) * (size_t)group);
+      cg_line(cg, "/* SOACs %d to %d: FILTERs in one launch */", i, i + group - 1);
+      for (int g = 0; g < group; g++) {
+        slots[g] = cg_temp(cg);
+        sizes[g] = cg_temp(cg);
+        cg_line(cg, "int64_t *%s, %s; /* the slot of SOAC %d's count, its size */", slots[g], sizes[g], i + g);
+      }
+      cg_line(cg, "{");
+      cg->indent++;
+      host_filters(&x, group, slots, sizes);
+      cg->indent--;
+      cg_line(cg, "}");
+      i += group - 1;
+      if (x.pending.len && !(i + 1 < k->soacs.len && joins_pending(&x, k->soacs.data[i + 1])))
+        flush_filters(&x);
+      continue;
+    }
     cg_line(cg, "/* %s */", lcu_soac_name(x.s->kind));
     if (x.s->kind == SOAC_FILTER || x.s->kind == SOAC_PARTITION) {
       x.slot = cg_temp(cg);

@@ -824,9 +824,8 @@ void select_write(const char *name, RtLoc loc, Pull pull, int64_t n, uint8_t *fl
    count.  A PARTITION is the same pass, each other value to 'other' at
    its index less the kept values before it. */
 template <class V, class Pull, class Pred, class Store, class Other>
-__global__ void __launch_bounds__(THREADS)
-    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
-                  int64_t *count) {
+__device__ __forceinline__ void filter_tile(const Pull &pull, const Pred &pred, int64_t n, const Store &store,
+                                            const Other &other, bool partition, RtgTileState st, int64_t *count) {
   constexpr int K = ITEMS<V>, WARPS = THREADS / 32;
   __shared__ int warp_counts[K][WARPS];
   __shared__ int64_t tile_start;
@@ -880,6 +879,67 @@ __global__ void __launch_bounds__(THREADS)
     else if (partition && j < n)
       other(j - kept_before, v[r]);
   }
+}
+
+template <class V, class Pull, class Pred, class Store, class Other>
+__global__ void __launch_bounds__(THREADS)
+    filter_kernel(Pull pull, Pred pred, int64_t n, Store store, Other other, bool partition, RtgTileState st,
+                  int64_t *count) {
+  filter_tile<V>(pull, pred, n, store, other, partition, st, count);
+}
+
+/* Several FILTERs and PARTITIONs of a kernel over the same n elements,
+   in one launch (filters_launch): block t takes tile t of each in turn,
+   each part with its own tile states (a run of the launch's words) and
+   count.  Blocks start in order, so the look-back of a part's tile t
+   waits only for blocks before it, as in one FILTER's launch.  A
+   quicksort level's three filters of one input (lesser, equal, greater)
+   took three launches. */
+template <class V_, class Pull, class Pred, class Store, class Other> struct FilterPart {
+  typedef V_ V;
+  Pull pull;
+  Pred pred;
+  Store store;
+  Other other;
+  bool partition;
+  RtgTileState st;
+  int64_t *count;
+  __device__ void run(int64_t n) const { filter_tile<V>(pull, pred, n, store, other, partition, st, count); }
+};
+
+template <class V, class Pull, class Pred, class Store, class Other>
+FilterPart<V, Pull, Pred, Store, Other> filter_part(Pull pull, Pred pred, Store store, Other other, bool partition) {
+  return FilterPart<V, Pull, Pred, Store, Other>{pull, pred, store, other, partition, RtgTileState{}, nullptr};
+}
+
+template <class... Parts> __global__ void __launch_bounds__(THREADS) filters_kernel(int64_t n, Parts... parts) {
+  ((parts.run(n), __syncthreads()), ...);
+}
+
+/* The parts' counts' slots into counts[0 ..] (NULL for n 0), as
+   partition_launch's: each read by filter_count, after the launch. */
+template <class First, class... Parts>
+void filters_launch(const char *name, RtLoc loc, int64_t n, int64_t **counts, First first, Parts... parts) {
+  constexpr int per_tile = THREADS * ITEMS<typename First::V>;
+  static_assert(((ITEMS<typename Parts::V> == ITEMS<typename First::V>) && ...), "the parts' tiles are one size");
+  if (n <= 0) {
+    for (size_t i = 0; i < 1 + sizeof...(Parts); i++)
+      counts[i] = NULL;
+    return;
+  }
+  int64_t tiles = (n + per_tile - 1) / per_tile;
+  RtgTileState st = rtg_tile_state(tiles * (int64_t)(1 + sizeof...(Parts)));
+  int k = 0;
+  auto prepare = [&](auto &p) {
+    p.st = RtgTileState{st.words + (size_t)k * (size_t)tiles, st.epoch};
+    p.count = result_slot<int64_t>();
+    counts[k++] = p.count;
+  };
+  prepare(first);
+  (prepare(parts), ...);
+  rtg_launching("filters");
+  filters_kernel<<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(n, first, parts...);
+  rtg_launched(name, loc);
 }
 
 /* FILTER (with 'partition' false) and PARTITION: the values of

@@ -2646,22 +2646,18 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtV
   RtValue *v_x926 = NULL;
   RtValue *v_x919 = NULL;
   RtValue *v_x932 = NULL;
-  /* FILTER */
-  int64_t *t416, t417; /* the slot of its count, its size */
+  /* SOACs 0 to 1: FILTERs in one launch */
+  int64_t *t416, t417; /* the slot of SOAC 0's count, its size */
+  int64_t *t418, t419; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t418 = v_x905->len;
-    v_x911 = rtg_vec_new(RT_INT, t418);
+    const int64_t t420 = v_x905->len;
+    v_x911 = rtg_vec_new(RT_INT, t420);
     A.v_x911_d = v_x911->data.i;
     A.v_x911_n = v_x911->len;
-    v_x912 = rtg_vec_new(RT_BOOL, t418);
+    v_x912 = rtg_vec_new(RT_BOOL, t420);
     A.v_x912_d = v_x912->data.b;
     A.v_x912_n = v_x912->len;
-    t417 = t418;
-    t416 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t418, K16_0_store{A}, K16_0_store{A}, false);
-  }
-  /* FILTER */
-  int64_t *t419, t420; /* the slot of its count, its size */
-  {
+    t417 = t420;
     const int64_t t421 = v_x905->len;
     v_x925 = rtg_vec_new(RT_INT, t421);
     A.v_x925_d = v_x925->data.i;
@@ -2669,34 +2665,37 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtV
     v_x926 = rtg_vec_new(RT_BOOL, t421);
     A.v_x926_d = v_x926->data.b;
     A.v_x926_n = v_x926->len;
-    t420 = t421;
-    t419 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t421, K16_1_store{A}, K16_1_store{A}, false);
+    t419 = t421;
+    int64_t *t422[2];
+    rtg::filters_launch("K16", loc, t421, t422, rtg::filter_part<K16_0_V>(K16_0_pull{A}, K16_0_pred{A}, K16_0_store{A}, K16_0_store{A}, false), rtg::filter_part<K16_1_V>(K16_1_pull{A}, K16_1_pred{A}, K16_1_store{A}, K16_1_store{A}, false));
+    t416 = t422[0];
+    t418 = t422[1];
   }
   {
-    const int64_t t422 = rtg::filter_count(t416);
-    v_x911 = rtg_vec_fit(v_x911, t422);
+    const int64_t t423 = rtg::filter_count(t416);
+    v_x911 = rtg_vec_fit(v_x911, t423);
     A.v_x911_d = v_x911->data.i;
     A.v_x911_n = v_x911->len;
-    v_x912 = rtg_vec_fit(v_x912, t422);
+    v_x912 = rtg_vec_fit(v_x912, t423);
     A.v_x912_d = v_x912->data.b;
     A.v_x912_n = v_x912->len;
   }
   {
-    const int64_t t423 = rtg::filter_count(t419);
-    v_x925 = rtg_vec_fit(v_x925, t423);
+    const int64_t t424 = rtg::filter_count(t418);
+    v_x925 = rtg_vec_fit(v_x925, t424);
     A.v_x925_d = v_x925->data.i;
     A.v_x925_n = v_x925->len;
-    v_x926 = rtg_vec_fit(v_x926, t423);
+    v_x926 = rtg_vec_fit(v_x926, t424);
     A.v_x926_d = v_x926->data.b;
     A.v_x926_n = v_x926->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t424 = v_x915->len;
-    v_x919 = rtg_vec_new(RT_INT, t424);
+    const int64_t t425 = v_x915->len;
+    v_x919 = rtg_vec_new(RT_INT, t425);
     A.v_x919_d = v_x919->data.i;
     A.v_x919_n = v_x919->len;
-    v_x932 = rtg_vec_new(RT_INT, t424);
+    v_x932 = rtg_vec_new(RT_INT, t425);
     A.v_x932_d = v_x932->data.i;
     A.v_x932_n = v_x932->len;
     rtg::segmented("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, v_x915, false, K16_2_store{A});
@@ -2740,57 +2739,57 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, Rt
   RtValue *v_x941 = NULL;
   /* MAP */
   {
-    const int64_t t425 = v_x935;
-    if (t425 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t425, 0.0);
+    const int64_t t426 = v_x935;
+    if (t426 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0);
       goto fail;
     }
-    v_x937 = rt_value_new(rt_vec_type(RT_INT), t425);
+    v_x937 = rt_value_new(rt_vec_type(RT_INT), t426);
     int32_t *v_x937_d = v_x937->data.i;
     const int64_t v_x937_n = v_x937->len;
-    RT_PARALLEL_FOR_IF(t425 >= RT_PARALLEL_MIN)
-    for (int64_t t426 = 0; t426 < t425; t426++) {
-      const int32_t t427 = (int32_t)t426;
-      int t432 = 0; /* nonzero: a check below failed */
-      uint8_t t429 = rt_lt_i(t427, (int32_t)v_x933_n);
-      int32_t t430;
-      if (t429) {
-        int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x933_n;
-        int32_t t431 = t433 ? v_x933_d[t427] : 0;
-        t432 |= !t433;
-        t430 = t431;
+    RT_PARALLEL_FOR_IF(t426 >= RT_PARALLEL_MIN)
+    for (int64_t t427 = 0; t427 < t426; t427++) {
+      const int32_t t428 = (int32_t)t427;
+      int t433 = 0; /* nonzero: a check below failed */
+      uint8_t t430 = rt_lt_i(t428, (int32_t)v_x933_n);
+      int32_t t431;
+      if (t430) {
+        int t434 = (uint64_t)(int64_t)t428 < (uint64_t)v_x933_n;
+        int32_t t432 = t434 ? v_x933_d[t428] : 0;
+        t433 |= !t434;
+        t431 = t432;
       } else {
-        int32_t t435 = rt_sub_i(t427, (int32_t)v_x933_n);
-        int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x934_n;
-        int32_t t436 = t437 ? v_x934_d[t435] : 0;
-        t432 |= !t437;
-        t430 = t436;
+        int32_t t436 = rt_sub_i(t428, (int32_t)v_x933_n);
+        int t438 = (uint64_t)(int64_t)t436 < (uint64_t)v_x934_n;
+        int32_t t437 = t438 ? v_x934_d[t436] : 0;
+        t433 |= !t438;
+        t431 = t437;
       }
-      if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
-        uint8_t t439 = rt_lt_i(t427, (int32_t)v_x933_n);
-        int32_t t440;
-        if (t439) {
-          int32_t t441;
-          if ((uint64_t)(int64_t)t427 < (uint64_t)v_x933_n) {
-            t441 = v_x933_d[t427];
+      if (__builtin_expect(t433 != 0, 0)) { /* again, recording the error */
+        uint8_t t440 = rt_lt_i(t428, (int32_t)v_x933_n);
+        int32_t t441;
+        if (t440) {
+          int32_t t442;
+          if ((uint64_t)(int64_t)t428 < (uint64_t)v_x933_n) {
+            t442 = v_x933_d[t428];
           } else {
-            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x933_n, 0.0);
-            t441 = 0;
+            NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_x933_n, 0.0);
+            t442 = 0;
           }
-          t440 = t441;
+          t441 = t442;
         } else {
-          int32_t t443 = rt_sub_i(t427, (int32_t)v_x933_n);
-          int32_t t444;
-          if ((uint64_t)(int64_t)t443 < (uint64_t)v_x934_n) {
-            t444 = v_x934_d[t443];
+          int32_t t444 = rt_sub_i(t428, (int32_t)v_x933_n);
+          int32_t t445;
+          if ((uint64_t)(int64_t)t444 < (uint64_t)v_x934_n) {
+            t445 = v_x934_d[t444];
           } else {
-            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x934_n, 0.0);
-            t444 = 0;
+            NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_x934_n, 0.0);
+            t445 = 0;
           }
-          t440 = t444;
+          t441 = t445;
         }
       }
-      v_x937_d[t426] = t430;
+      v_x937_d[t427] = t431;
     }
   }
   if (err->index != INT64_MAX)
@@ -2800,131 +2799,131 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, Rt
     const int64_t v_x937_n = v_x937->len;
     /* SCAN */
     {
-      const int64_t t445 = v_x935;
-      if (t445 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t445, 0.0);
+      const int64_t t446 = v_x935;
+      if (t446 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t446, 0.0);
         goto fail;
       }
-      const int64_t t446 = t445 > 0 ? (t445 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t447 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t446);
-      RT_PARALLEL_FOR_IF(t446 > 1)
-      for (int64_t t448 = 0; t448 < t446; t448++) {
-        int32_t t448a0;
-        t448a0 = 0;
-        const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
-        for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
-          const int32_t t450 = (int32_t)t449;
-          int32_t t448x0;
-          int t455 = 0; /* nonzero: a check below failed */
-          uint8_t t452 = rt_lt_i(t450, (int32_t)v_x933_n);
-          int32_t t453;
-          if (t452) {
-            int t456 = (uint64_t)(int64_t)t450 < (uint64_t)v_x933_n;
-            int32_t t454 = t456 ? v_x933_d[t450] : 0;
-            t455 |= !t456;
-            t453 = t454;
+      const int64_t t447 = t446 > 0 ? (t446 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t448 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t447);
+      RT_PARALLEL_FOR_IF(t447 > 1)
+      for (int64_t t449 = 0; t449 < t447; t449++) {
+        int32_t t449a0;
+        t449a0 = 0;
+        const int64_t t449_end = (t449 + 1) * RT_CHUNK < t446 ? (t449 + 1) * RT_CHUNK : t446;
+        for (int64_t t450 = t449 * RT_CHUNK; t450 < t449_end; t450++) {
+          const int32_t t451 = (int32_t)t450;
+          int32_t t449x0;
+          int t456 = 0; /* nonzero: a check below failed */
+          uint8_t t453 = rt_lt_i(t451, (int32_t)v_x933_n);
+          int32_t t454;
+          if (t453) {
+            int t457 = (uint64_t)(int64_t)t451 < (uint64_t)v_x933_n;
+            int32_t t455 = t457 ? v_x933_d[t451] : 0;
+            t456 |= !t457;
+            t454 = t455;
           } else {
-            int32_t t458 = rt_sub_i(t450, (int32_t)v_x933_n);
-            int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x934_n;
-            int32_t t459 = t460 ? v_x934_d[t458] : 0;
-            t455 |= !t460;
-            t453 = t459;
+            int32_t t459 = rt_sub_i(t451, (int32_t)v_x933_n);
+            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x934_n;
+            int32_t t460 = t461 ? v_x934_d[t459] : 0;
+            t456 |= !t461;
+            t454 = t460;
           }
-          if (__builtin_expect(t455 != 0, 0)) { /* again, recording the error */
-            uint8_t t462 = rt_lt_i(t450, (int32_t)v_x933_n);
-            int32_t t463;
-            if (t462) {
-              int32_t t464;
-              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x933_n) {
-                t464 = v_x933_d[t450];
+          if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
+            uint8_t t463 = rt_lt_i(t451, (int32_t)v_x933_n);
+            int32_t t464;
+            if (t463) {
+              int32_t t465;
+              if ((uint64_t)(int64_t)t451 < (uint64_t)v_x933_n) {
+                t465 = v_x933_d[t451];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x933_n, 0.0);
-                t464 = 0;
+                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_x933_n, 0.0);
+                t465 = 0;
               }
-              t463 = t464;
+              t464 = t465;
             } else {
-              int32_t t466 = rt_sub_i(t450, (int32_t)v_x933_n);
-              int32_t t467;
-              if ((uint64_t)(int64_t)t466 < (uint64_t)v_x934_n) {
-                t467 = v_x934_d[t466];
+              int32_t t467 = rt_sub_i(t451, (int32_t)v_x933_n);
+              int32_t t468;
+              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x934_n) {
+                t468 = v_x934_d[t467];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x934_n, 0.0);
-                t467 = 0;
+                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x934_n, 0.0);
+                t468 = 0;
               }
-              t463 = t467;
+              t464 = t468;
             }
           }
-          t448x0 = t453;
-          int32_t t469 = rt_add_i(t448a0, t448x0);
-          t448a0 = t469;
+          t449x0 = t454;
+          int32_t t470 = rt_add_i(t449a0, t449x0);
+          t449a0 = t470;
         }
-        t447[t448] = t448a0;
+        t448[t449] = t449a0;
       }
-      int32_t t448t0;
-      t448t0 = 0;
-      for (int64_t t448 = 0; t448 < t446; t448++) {
-        const int32_t t470 = t447[t448];
-        t447[t448] = t448t0;
-        int32_t t472 = rt_add_i(t448t0, t470);
-        t448t0 = t472;
+      int32_t t449t0;
+      t449t0 = 0;
+      for (int64_t t449 = 0; t449 < t447; t449++) {
+        const int32_t t471 = t448[t449];
+        t448[t449] = t449t0;
+        int32_t t473 = rt_add_i(t449t0, t471);
+        t449t0 = t473;
       }
-      v_x941 = rt_value_new(rt_vec_type(RT_INT), t445);
+      v_x941 = rt_value_new(rt_vec_type(RT_INT), t446);
       int32_t *v_x941_d = v_x941->data.i;
       const int64_t v_x941_n = v_x941->len;
-      RT_PARALLEL_FOR_IF(t446 > 1)
-      for (int64_t t448 = 0; t448 < t446; t448++) {
-        int32_t t448p0;
-        t448p0 = t447[t448];
-        const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
-        for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
-          const int32_t t450 = (int32_t)t449;
-          v_x941_d[t449] = t448p0;
-          int32_t t448y0;
-          int t477 = 0; /* nonzero: a check below failed */
-          uint8_t t474 = rt_lt_i(t450, (int32_t)v_x933_n);
-          int32_t t475;
-          if (t474) {
-            int t478 = (uint64_t)(int64_t)t450 < (uint64_t)v_x933_n;
-            int32_t t476 = t478 ? v_x933_d[t450] : 0;
-            t477 |= !t478;
-            t475 = t476;
+      RT_PARALLEL_FOR_IF(t447 > 1)
+      for (int64_t t449 = 0; t449 < t447; t449++) {
+        int32_t t449p0;
+        t449p0 = t448[t449];
+        const int64_t t449_end = (t449 + 1) * RT_CHUNK < t446 ? (t449 + 1) * RT_CHUNK : t446;
+        for (int64_t t450 = t449 * RT_CHUNK; t450 < t449_end; t450++) {
+          const int32_t t451 = (int32_t)t450;
+          v_x941_d[t450] = t449p0;
+          int32_t t449y0;
+          int t478 = 0; /* nonzero: a check below failed */
+          uint8_t t475 = rt_lt_i(t451, (int32_t)v_x933_n);
+          int32_t t476;
+          if (t475) {
+            int t479 = (uint64_t)(int64_t)t451 < (uint64_t)v_x933_n;
+            int32_t t477 = t479 ? v_x933_d[t451] : 0;
+            t478 |= !t479;
+            t476 = t477;
           } else {
-            int32_t t480 = rt_sub_i(t450, (int32_t)v_x933_n);
-            int t482 = (uint64_t)(int64_t)t480 < (uint64_t)v_x934_n;
-            int32_t t481 = t482 ? v_x934_d[t480] : 0;
-            t477 |= !t482;
-            t475 = t481;
+            int32_t t481 = rt_sub_i(t451, (int32_t)v_x933_n);
+            int t483 = (uint64_t)(int64_t)t481 < (uint64_t)v_x934_n;
+            int32_t t482 = t483 ? v_x934_d[t481] : 0;
+            t478 |= !t483;
+            t476 = t482;
           }
-          if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
-            uint8_t t484 = rt_lt_i(t450, (int32_t)v_x933_n);
-            int32_t t485;
-            if (t484) {
-              int32_t t486;
-              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x933_n) {
-                t486 = v_x933_d[t450];
+          if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
+            uint8_t t485 = rt_lt_i(t451, (int32_t)v_x933_n);
+            int32_t t486;
+            if (t485) {
+              int32_t t487;
+              if ((uint64_t)(int64_t)t451 < (uint64_t)v_x933_n) {
+                t487 = v_x933_d[t451];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x933_n, 0.0);
-                t486 = 0;
+                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_x933_n, 0.0);
+                t487 = 0;
               }
-              t485 = t486;
+              t486 = t487;
             } else {
-              int32_t t488 = rt_sub_i(t450, (int32_t)v_x933_n);
-              int32_t t489;
-              if ((uint64_t)(int64_t)t488 < (uint64_t)v_x934_n) {
-                t489 = v_x934_d[t488];
+              int32_t t489 = rt_sub_i(t451, (int32_t)v_x933_n);
+              int32_t t490;
+              if ((uint64_t)(int64_t)t489 < (uint64_t)v_x934_n) {
+                t490 = v_x934_d[t489];
               } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_x934_n, 0.0);
-                t489 = 0;
+                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x934_n, 0.0);
+                t490 = 0;
               }
-              t485 = t489;
+              t486 = t490;
             }
           }
-          t448y0 = t475;
-          int32_t t491 = rt_add_i(t448p0, t448y0);
-          t448p0 = t491;
+          t449y0 = t476;
+          int32_t t492 = rt_add_i(t449p0, t449y0);
+          t449p0 = t492;
         }
       }
-      rt_free(t447);
+      rt_free(t448);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -2955,46 +2954,46 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t496 = 0; /* nonzero: a check below failed */
-    uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-    int32_t t494;
-    if (t493) {
-      int t497 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
-      int32_t t495 = t497 ? A.v_x933_d[ix] : 0;
-      t496 |= !t497;
-      t494 = t495;
+    int t497 = 0; /* nonzero: a check below failed */
+    uint8_t t494 = rt_lt_i(ix, (int32_t)A.v_x933_n);
+    int32_t t495;
+    if (t494) {
+      int t498 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
+      int32_t t496 = t498 ? A.v_x933_d[ix] : 0;
+      t497 |= !t498;
+      t495 = t496;
     } else {
-      int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-      int t501 = (uint64_t)(int64_t)t499 < (uint64_t)A.v_x934_n;
-      int32_t t500 = t501 ? A.v_x934_d[t499] : 0;
-      t496 |= !t501;
-      t494 = t500;
+      int32_t t500 = rt_sub_i(ix, (int32_t)A.v_x933_n);
+      int t502 = (uint64_t)(int64_t)t500 < (uint64_t)A.v_x934_n;
+      int32_t t501 = t502 ? A.v_x934_d[t500] : 0;
+      t497 |= !t502;
+      t495 = t501;
     }
-    if (__builtin_expect(t496 != 0, 0)) { /* again, recording the error */
-      uint8_t t503 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-      int32_t t504;
-      if (t503) {
-        int32_t t505;
+    if (__builtin_expect(t497 != 0, 0)) { /* again, recording the error */
+      uint8_t t504 = rt_lt_i(ix, (int32_t)A.v_x933_n);
+      int32_t t505;
+      if (t504) {
+        int32_t t506;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n) {
-          t505 = A.v_x933_d[ix];
+          t506 = A.v_x933_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x933_n, 0.0);
-          t505 = 0;
+          t506 = 0;
         }
-        t504 = t505;
+        t505 = t506;
       } else {
-        int32_t t507 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-        int32_t t508;
-        if ((uint64_t)(int64_t)t507 < (uint64_t)A.v_x934_n) {
-          t508 = A.v_x934_d[t507];
+        int32_t t508 = rt_sub_i(ix, (int32_t)A.v_x933_n);
+        int32_t t509;
+        if ((uint64_t)(int64_t)t508 < (uint64_t)A.v_x934_n) {
+          t509 = A.v_x934_d[t508];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, A.v_x934_n, 0.0);
-          t508 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, A.v_x934_n, 0.0);
+          t509 = 0;
         }
-        t504 = t508;
+        t505 = t509;
       }
     }
-    return K17_0_V{t494};
+    return K17_0_V{t495};
   }
 };
 struct K17_0_store {
@@ -3011,46 +3010,46 @@ struct K17_1_pull {
   __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t513 = 0; /* nonzero: a check below failed */
-    uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-    int32_t t511;
-    if (t510) {
-      int t514 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
-      int32_t t512 = t514 ? A.v_x933_d[ix] : 0;
-      t513 |= !t514;
-      t511 = t512;
+    int t514 = 0; /* nonzero: a check below failed */
+    uint8_t t511 = rt_lt_i(ix, (int32_t)A.v_x933_n);
+    int32_t t512;
+    if (t511) {
+      int t515 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
+      int32_t t513 = t515 ? A.v_x933_d[ix] : 0;
+      t514 |= !t515;
+      t512 = t513;
     } else {
-      int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-      int t518 = (uint64_t)(int64_t)t516 < (uint64_t)A.v_x934_n;
-      int32_t t517 = t518 ? A.v_x934_d[t516] : 0;
-      t513 |= !t518;
-      t511 = t517;
+      int32_t t517 = rt_sub_i(ix, (int32_t)A.v_x933_n);
+      int t519 = (uint64_t)(int64_t)t517 < (uint64_t)A.v_x934_n;
+      int32_t t518 = t519 ? A.v_x934_d[t517] : 0;
+      t514 |= !t519;
+      t512 = t518;
     }
-    if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
-      uint8_t t520 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-      int32_t t521;
-      if (t520) {
-        int32_t t522;
+    if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+      uint8_t t521 = rt_lt_i(ix, (int32_t)A.v_x933_n);
+      int32_t t522;
+      if (t521) {
+        int32_t t523;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n) {
-          t522 = A.v_x933_d[ix];
+          t523 = A.v_x933_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x933_n, 0.0);
-          t522 = 0;
+          t523 = 0;
         }
-        t521 = t522;
+        t522 = t523;
       } else {
-        int32_t t524 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-        int32_t t525;
-        if ((uint64_t)(int64_t)t524 < (uint64_t)A.v_x934_n) {
-          t525 = A.v_x934_d[t524];
+        int32_t t525 = rt_sub_i(ix, (int32_t)A.v_x933_n);
+        int32_t t526;
+        if ((uint64_t)(int64_t)t525 < (uint64_t)A.v_x934_n) {
+          t526 = A.v_x934_d[t525];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, A.v_x934_n, 0.0);
-          t525 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t525, A.v_x934_n, 0.0);
+          t526 = 0;
         }
-        t521 = t525;
+        t522 = t526;
       }
     }
-    return K17_1_V{t511};
+    return K17_1_V{t512};
   }
 };
 struct K17_1_store {
@@ -3062,8 +3061,8 @@ struct K17_1_store {
 struct K17_1_op {
   K17_A A;
   __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    int32_t t527 = rt_add_i(a.v0, b.v0);
-    return K17_1_V{t527};
+    int32_t t528 = rt_add_i(a.v0, b.v0);
+    return K17_1_V{t528};
   }
 };
 struct K17_1_ride {
@@ -3089,27 +3088,27 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtV
   RtValue *v_x941 = NULL;
   /* MAP */
   {
-    const int64_t t528 = v_x935;
-    if (t528 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t528, 0.0, run};
+    const int64_t t529 = v_x935;
+    if (t529 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0, run};
       goto fail;
     }
-    v_x937 = rtg_vec_new(RT_INT, t528);
+    v_x937 = rtg_vec_new(RT_INT, t529);
     A.v_x937_d = v_x937->data.i;
     A.v_x937_n = v_x937->len;
     /* computed in the launch of SOAC 1 (K17_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t529 = v_x935;
-    if (t529 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0, run};
+    const int64_t t530 = v_x935;
+    if (t530 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t530, 0.0, run};
       goto fail;
     }
-    v_x941 = rtg_vec_new(RT_INT, t529);
+    v_x941 = rtg_vec_new(RT_INT, t530);
     A.v_x941_d = v_x941->data.i;
     A.v_x941_n = v_x941->len;
-    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t529, K17_1_ride{A});
+    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t530, K17_1_ride{A});
   }
   *out_v_x937 = v_x937;
   *out_v_x941 = v_x941;
@@ -3144,69 +3143,69 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int
   RtValue *v_x969 = NULL;
   /* MAP */
   {
-    const int64_t t530 = v_x942;
-    if (t530 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t530, 0.0);
+    const int64_t t531 = v_x942;
+    if (t531 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t531, 0.0);
       goto fail;
     }
-    v_x963 = rt_value_new(rt_vec_type(RT_INT), t530);
+    v_x963 = rt_value_new(rt_vec_type(RT_INT), t531);
     int32_t *v_x963_d = v_x963->data.i;
     const int64_t v_x963_n = v_x963->len;
-    v_x959 = rt_value_new(rt_vec_type(RT_INT), t530);
+    v_x959 = rt_value_new(rt_vec_type(RT_INT), t531);
     int32_t *v_x959_d = v_x959->data.i;
     const int64_t v_x959_n = v_x959->len;
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t530);
+    v_x965 = rt_value_new(rt_vec_type(RT_INT), t531);
     int32_t *v_x965_d = v_x965->data.i;
     const int64_t v_x965_n = v_x965->len;
-    RT_PARALLEL_FOR_IF(t530 >= RT_PARALLEL_MIN)
-    for (int64_t t531 = 0; t531 < t530; t531++) {
-      const int32_t t532 = (int32_t)t531;
-      int t535 = 0; /* nonzero: a check below failed */
-      int32_t t534 = rt_div_i(t532, 2, &t535);
-      int32_t t537 = rt_rem_i(t532, 2, &t535);
-      int32_t t539 = rt_mul_i(t537, v_x949);
-      int32_t t541 = rt_add_i(t539, t534);
-      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x954_n;
-      int32_t t542 = t543 ? v_x954_d[t541] : 0;
-      t535 |= !t543;
-      int t545 = (uint64_t)(int64_t)t541 < (uint64_t)v_x957_n;
-      int32_t t544 = t545 ? v_x957_d[t541] : 0;
-      t535 |= !t545;
-      int32_t t547 = rt_add_i(t544, t542);
-      int32_t t549 = rt_sub_i(t547, t544);
-      if (__builtin_expect(t535 != 0, 0)) { /* again, recording the error */
-        int t550 = 0;
-        int32_t t551 = rt_div_i(t532, 2, &t550);
-        if (t550) {
-          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t550, RT_DIV, 0, 0, 0.0);
+    RT_PARALLEL_FOR_IF(t531 >= RT_PARALLEL_MIN)
+    for (int64_t t532 = 0; t532 < t531; t532++) {
+      const int32_t t533 = (int32_t)t532;
+      int t536 = 0; /* nonzero: a check below failed */
+      int32_t t535 = rt_div_i(t533, 2, &t536);
+      int32_t t538 = rt_rem_i(t533, 2, &t536);
+      int32_t t540 = rt_mul_i(t538, v_x949);
+      int32_t t542 = rt_add_i(t540, t535);
+      int t544 = (uint64_t)(int64_t)t542 < (uint64_t)v_x954_n;
+      int32_t t543 = t544 ? v_x954_d[t542] : 0;
+      t536 |= !t544;
+      int t546 = (uint64_t)(int64_t)t542 < (uint64_t)v_x957_n;
+      int32_t t545 = t546 ? v_x957_d[t542] : 0;
+      t536 |= !t546;
+      int32_t t548 = rt_add_i(t545, t543);
+      int32_t t550 = rt_sub_i(t548, t545);
+      if (__builtin_expect(t536 != 0, 0)) { /* again, recording the error */
+        int t551 = 0;
+        int32_t t552 = rt_div_i(t533, 2, &t551);
+        if (t551) {
+          NESSIE_RECORD(err, t532, RT_CHECK_SCALAR, 0, t551, RT_DIV, 0, 0, 0.0);
         }
-        int t552 = 0;
-        int32_t t553 = rt_rem_i(t532, 2, &t552);
-        if (t552) {
-          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t552, RT_REM, 0, 0, 0.0);
+        int t553 = 0;
+        int32_t t554 = rt_rem_i(t533, 2, &t553);
+        if (t553) {
+          NESSIE_RECORD(err, t532, RT_CHECK_SCALAR, 0, t553, RT_REM, 0, 0, 0.0);
         }
-        int32_t t555 = rt_mul_i(t553, v_x949);
-        int32_t t557 = rt_add_i(t555, t551);
-        int32_t t558;
-        if ((uint64_t)(int64_t)t557 < (uint64_t)v_x954_n) {
-          t558 = v_x954_d[t557];
-        } else {
-          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x954_n, 0.0);
-          t558 = 0;
-        }
+        int32_t t556 = rt_mul_i(t554, v_x949);
+        int32_t t558 = rt_add_i(t556, t552);
         int32_t t559;
-        if ((uint64_t)(int64_t)t557 < (uint64_t)v_x957_n) {
-          t559 = v_x957_d[t557];
+        if ((uint64_t)(int64_t)t558 < (uint64_t)v_x954_n) {
+          t559 = v_x954_d[t558];
         } else {
-          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t557, v_x957_n, 0.0);
+          NESSIE_RECORD(err, t532, RT_CHECK_INDEX, 0, 0, RT_GATHER, t558, v_x954_n, 0.0);
           t559 = 0;
         }
-        int32_t t561 = rt_add_i(t559, t558);
-        int32_t t563 = rt_sub_i(t561, t559);
+        int32_t t560;
+        if ((uint64_t)(int64_t)t558 < (uint64_t)v_x957_n) {
+          t560 = v_x957_d[t558];
+        } else {
+          NESSIE_RECORD(err, t532, RT_CHECK_INDEX, 0, 0, RT_GATHER, t558, v_x957_n, 0.0);
+          t560 = 0;
+        }
+        int32_t t562 = rt_add_i(t560, t559);
+        int32_t t564 = rt_sub_i(t562, t560);
       }
-      v_x963_d[t531] = 1;
-      v_x959_d[t531] = t544;
-      v_x965_d[t531] = t549;
+      v_x963_d[t532] = 1;
+      v_x959_d[t532] = t545;
+      v_x965_d[t532] = t550;
     }
   }
   if (err->index != INT64_MAX)
@@ -3220,139 +3219,139 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int
     const int64_t v_x965_n = v_x965->len;
     /* SCAN */
     {
-      const int64_t t564 = v_x942;
-      if (t564 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t564, 0.0);
+      const int64_t t565 = v_x942;
+      if (t565 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t565, 0.0);
         goto fail;
       }
-      const int64_t t565 = t564 > 0 ? (t564 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t566 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t565);
-      RT_PARALLEL_FOR_IF(t565 > 1)
-      for (int64_t t567 = 0; t567 < t565; t567++) {
-        int32_t t567a0;
-        t567a0 = 0;
-        const int64_t t567_end = (t567 + 1) * RT_CHUNK < t564 ? (t567 + 1) * RT_CHUNK : t564;
-        for (int64_t t568 = t567 * RT_CHUNK; t568 < t567_end; t568++) {
-          const int32_t t569 = (int32_t)t568;
-          int32_t t567x0;
-          int t572 = 0; /* nonzero: a check below failed */
-          int32_t t571 = rt_div_i(t569, 2, &t572);
-          int32_t t574 = rt_rem_i(t569, 2, &t572);
-          int32_t t576 = rt_mul_i(t574, v_x949);
-          int32_t t578 = rt_add_i(t576, t571);
-          int t580 = (uint64_t)(int64_t)t578 < (uint64_t)v_x954_n;
-          int32_t t579 = t580 ? v_x954_d[t578] : 0;
-          t572 |= !t580;
-          int t582 = (uint64_t)(int64_t)t578 < (uint64_t)v_x957_n;
-          int32_t t581 = t582 ? v_x957_d[t578] : 0;
-          t572 |= !t582;
-          int32_t t584 = rt_add_i(t581, t579);
-          int32_t t586 = rt_sub_i(t584, t581);
-          if (__builtin_expect(t572 != 0, 0)) { /* again, recording the error */
-            int t587 = 0;
-            int32_t t588 = rt_div_i(t569, 2, &t587);
-            if (t587) {
-              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t587, RT_DIV, 0, 0, 0.0);
+      const int64_t t566 = t565 > 0 ? (t565 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t567 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t566);
+      RT_PARALLEL_FOR_IF(t566 > 1)
+      for (int64_t t568 = 0; t568 < t566; t568++) {
+        int32_t t568a0;
+        t568a0 = 0;
+        const int64_t t568_end = (t568 + 1) * RT_CHUNK < t565 ? (t568 + 1) * RT_CHUNK : t565;
+        for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
+          const int32_t t570 = (int32_t)t569;
+          int32_t t568x0;
+          int t573 = 0; /* nonzero: a check below failed */
+          int32_t t572 = rt_div_i(t570, 2, &t573);
+          int32_t t575 = rt_rem_i(t570, 2, &t573);
+          int32_t t577 = rt_mul_i(t575, v_x949);
+          int32_t t579 = rt_add_i(t577, t572);
+          int t581 = (uint64_t)(int64_t)t579 < (uint64_t)v_x954_n;
+          int32_t t580 = t581 ? v_x954_d[t579] : 0;
+          t573 |= !t581;
+          int t583 = (uint64_t)(int64_t)t579 < (uint64_t)v_x957_n;
+          int32_t t582 = t583 ? v_x957_d[t579] : 0;
+          t573 |= !t583;
+          int32_t t585 = rt_add_i(t582, t580);
+          int32_t t587 = rt_sub_i(t585, t582);
+          if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
+            int t588 = 0;
+            int32_t t589 = rt_div_i(t570, 2, &t588);
+            if (t588) {
+              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t588, RT_DIV, 0, 0, 0.0);
             }
-            int t589 = 0;
-            int32_t t590 = rt_rem_i(t569, 2, &t589);
-            if (t589) {
-              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t589, RT_REM, 0, 0, 0.0);
+            int t590 = 0;
+            int32_t t591 = rt_rem_i(t570, 2, &t590);
+            if (t590) {
+              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t590, RT_REM, 0, 0, 0.0);
             }
-            int32_t t592 = rt_mul_i(t590, v_x949);
-            int32_t t594 = rt_add_i(t592, t588);
-            int32_t t595;
-            if ((uint64_t)(int64_t)t594 < (uint64_t)v_x954_n) {
-              t595 = v_x954_d[t594];
-            } else {
-              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x954_n, 0.0);
-              t595 = 0;
-            }
+            int32_t t593 = rt_mul_i(t591, v_x949);
+            int32_t t595 = rt_add_i(t593, t589);
             int32_t t596;
-            if ((uint64_t)(int64_t)t594 < (uint64_t)v_x957_n) {
-              t596 = v_x957_d[t594];
+            if ((uint64_t)(int64_t)t595 < (uint64_t)v_x954_n) {
+              t596 = v_x954_d[t595];
             } else {
-              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t594, v_x957_n, 0.0);
+              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x954_n, 0.0);
               t596 = 0;
             }
-            int32_t t598 = rt_add_i(t596, t595);
-            int32_t t600 = rt_sub_i(t598, t596);
+            int32_t t597;
+            if ((uint64_t)(int64_t)t595 < (uint64_t)v_x957_n) {
+              t597 = v_x957_d[t595];
+            } else {
+              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x957_n, 0.0);
+              t597 = 0;
+            }
+            int32_t t599 = rt_add_i(t597, t596);
+            int32_t t601 = rt_sub_i(t599, t597);
           }
-          t567x0 = t586;
-          int32_t t602 = rt_add_i(t567a0, t567x0);
-          t567a0 = t602;
+          t568x0 = t587;
+          int32_t t603 = rt_add_i(t568a0, t568x0);
+          t568a0 = t603;
         }
-        t566[t567] = t567a0;
+        t567[t568] = t568a0;
       }
-      int32_t t567t0;
-      t567t0 = 0;
-      for (int64_t t567 = 0; t567 < t565; t567++) {
-        const int32_t t603 = t566[t567];
-        t566[t567] = t567t0;
-        int32_t t605 = rt_add_i(t567t0, t603);
-        t567t0 = t605;
+      int32_t t568t0;
+      t568t0 = 0;
+      for (int64_t t568 = 0; t568 < t566; t568++) {
+        const int32_t t604 = t567[t568];
+        t567[t568] = t568t0;
+        int32_t t606 = rt_add_i(t568t0, t604);
+        t568t0 = t606;
       }
-      v_x969 = rt_value_new(rt_vec_type(RT_INT), t564);
+      v_x969 = rt_value_new(rt_vec_type(RT_INT), t565);
       int32_t *v_x969_d = v_x969->data.i;
       const int64_t v_x969_n = v_x969->len;
-      RT_PARALLEL_FOR_IF(t565 > 1)
-      for (int64_t t567 = 0; t567 < t565; t567++) {
-        int32_t t567p0;
-        t567p0 = t566[t567];
-        const int64_t t567_end = (t567 + 1) * RT_CHUNK < t564 ? (t567 + 1) * RT_CHUNK : t564;
-        for (int64_t t568 = t567 * RT_CHUNK; t568 < t567_end; t568++) {
-          const int32_t t569 = (int32_t)t568;
-          v_x969_d[t568] = t567p0;
-          int32_t t567y0;
-          int t608 = 0; /* nonzero: a check below failed */
-          int32_t t607 = rt_div_i(t569, 2, &t608);
-          int32_t t610 = rt_rem_i(t569, 2, &t608);
-          int32_t t612 = rt_mul_i(t610, v_x949);
-          int32_t t614 = rt_add_i(t612, t607);
-          int t616 = (uint64_t)(int64_t)t614 < (uint64_t)v_x954_n;
-          int32_t t615 = t616 ? v_x954_d[t614] : 0;
-          t608 |= !t616;
-          int t618 = (uint64_t)(int64_t)t614 < (uint64_t)v_x957_n;
-          int32_t t617 = t618 ? v_x957_d[t614] : 0;
-          t608 |= !t618;
-          int32_t t620 = rt_add_i(t617, t615);
-          int32_t t622 = rt_sub_i(t620, t617);
-          if (__builtin_expect(t608 != 0, 0)) { /* again, recording the error */
-            int t623 = 0;
-            int32_t t624 = rt_div_i(t569, 2, &t623);
-            if (t623) {
-              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t623, RT_DIV, 0, 0, 0.0);
+      RT_PARALLEL_FOR_IF(t566 > 1)
+      for (int64_t t568 = 0; t568 < t566; t568++) {
+        int32_t t568p0;
+        t568p0 = t567[t568];
+        const int64_t t568_end = (t568 + 1) * RT_CHUNK < t565 ? (t568 + 1) * RT_CHUNK : t565;
+        for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
+          const int32_t t570 = (int32_t)t569;
+          v_x969_d[t569] = t568p0;
+          int32_t t568y0;
+          int t609 = 0; /* nonzero: a check below failed */
+          int32_t t608 = rt_div_i(t570, 2, &t609);
+          int32_t t611 = rt_rem_i(t570, 2, &t609);
+          int32_t t613 = rt_mul_i(t611, v_x949);
+          int32_t t615 = rt_add_i(t613, t608);
+          int t617 = (uint64_t)(int64_t)t615 < (uint64_t)v_x954_n;
+          int32_t t616 = t617 ? v_x954_d[t615] : 0;
+          t609 |= !t617;
+          int t619 = (uint64_t)(int64_t)t615 < (uint64_t)v_x957_n;
+          int32_t t618 = t619 ? v_x957_d[t615] : 0;
+          t609 |= !t619;
+          int32_t t621 = rt_add_i(t618, t616);
+          int32_t t623 = rt_sub_i(t621, t618);
+          if (__builtin_expect(t609 != 0, 0)) { /* again, recording the error */
+            int t624 = 0;
+            int32_t t625 = rt_div_i(t570, 2, &t624);
+            if (t624) {
+              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t624, RT_DIV, 0, 0, 0.0);
             }
-            int t625 = 0;
-            int32_t t626 = rt_rem_i(t569, 2, &t625);
-            if (t625) {
-              NESSIE_RECORD(err, t568, RT_CHECK_SCALAR, 0, t625, RT_REM, 0, 0, 0.0);
+            int t626 = 0;
+            int32_t t627 = rt_rem_i(t570, 2, &t626);
+            if (t626) {
+              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t626, RT_REM, 0, 0, 0.0);
             }
-            int32_t t628 = rt_mul_i(t626, v_x949);
-            int32_t t630 = rt_add_i(t628, t624);
-            int32_t t631;
-            if ((uint64_t)(int64_t)t630 < (uint64_t)v_x954_n) {
-              t631 = v_x954_d[t630];
-            } else {
-              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, v_x954_n, 0.0);
-              t631 = 0;
-            }
+            int32_t t629 = rt_mul_i(t627, v_x949);
+            int32_t t631 = rt_add_i(t629, t625);
             int32_t t632;
-            if ((uint64_t)(int64_t)t630 < (uint64_t)v_x957_n) {
-              t632 = v_x957_d[t630];
+            if ((uint64_t)(int64_t)t631 < (uint64_t)v_x954_n) {
+              t632 = v_x954_d[t631];
             } else {
-              NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t630, v_x957_n, 0.0);
+              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x954_n, 0.0);
               t632 = 0;
             }
-            int32_t t634 = rt_add_i(t632, t631);
-            int32_t t636 = rt_sub_i(t634, t632);
+            int32_t t633;
+            if ((uint64_t)(int64_t)t631 < (uint64_t)v_x957_n) {
+              t633 = v_x957_d[t631];
+            } else {
+              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x957_n, 0.0);
+              t633 = 0;
+            }
+            int32_t t635 = rt_add_i(t633, t632);
+            int32_t t637 = rt_sub_i(t635, t633);
           }
-          t567y0 = t622;
-          int32_t t638 = rt_add_i(t567p0, t567y0);
-          t567p0 = t638;
+          t568y0 = t623;
+          int32_t t639 = rt_add_i(t568p0, t568y0);
+          t568p0 = t639;
         }
       }
-      rt_free(t566);
+      rt_free(t567);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3392,50 +3391,50 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t641 = 0; /* nonzero: a check below failed */
-    int32_t t640 = rt_div_i(ix, 2, &t641);
-    int32_t t643 = rt_rem_i(ix, 2, &t641);
-    int32_t t645 = rt_mul_i(t643, A.v_x949);
-    int32_t t647 = rt_add_i(t645, t640);
-    int t649 = (uint64_t)(int64_t)t647 < (uint64_t)A.v_x954_n;
-    int32_t t648 = t649 ? A.v_x954_d[t647] : 0;
-    t641 |= !t649;
-    int t651 = (uint64_t)(int64_t)t647 < (uint64_t)A.v_x957_n;
-    int32_t t650 = t651 ? A.v_x957_d[t647] : 0;
-    t641 |= !t651;
-    int32_t t653 = rt_add_i(t650, t648);
-    int32_t t655 = rt_sub_i(t653, t650);
-    if (__builtin_expect(t641 != 0, 0)) { /* again, recording the error */
-      int t656 = 0;
-      int32_t t657 = rt_div_i(ix, 2, &t656);
-      if (t656) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t656, RT_DIV, 0, 0, 0.0);
+    int t642 = 0; /* nonzero: a check below failed */
+    int32_t t641 = rt_div_i(ix, 2, &t642);
+    int32_t t644 = rt_rem_i(ix, 2, &t642);
+    int32_t t646 = rt_mul_i(t644, A.v_x949);
+    int32_t t648 = rt_add_i(t646, t641);
+    int t650 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x954_n;
+    int32_t t649 = t650 ? A.v_x954_d[t648] : 0;
+    t642 |= !t650;
+    int t652 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x957_n;
+    int32_t t651 = t652 ? A.v_x957_d[t648] : 0;
+    t642 |= !t652;
+    int32_t t654 = rt_add_i(t651, t649);
+    int32_t t656 = rt_sub_i(t654, t651);
+    if (__builtin_expect(t642 != 0, 0)) { /* again, recording the error */
+      int t657 = 0;
+      int32_t t658 = rt_div_i(ix, 2, &t657);
+      if (t657) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_DIV, 0, 0, 0.0);
       }
-      int t658 = 0;
-      int32_t t659 = rt_rem_i(ix, 2, &t658);
-      if (t658) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t658, RT_REM, 0, 0, 0.0);
+      int t659 = 0;
+      int32_t t660 = rt_rem_i(ix, 2, &t659);
+      if (t659) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_REM, 0, 0, 0.0);
       }
-      int32_t t661 = rt_mul_i(t659, A.v_x949);
-      int32_t t663 = rt_add_i(t661, t657);
-      int32_t t664;
-      if ((uint64_t)(int64_t)t663 < (uint64_t)A.v_x954_n) {
-        t664 = A.v_x954_d[t663];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t663, A.v_x954_n, 0.0);
-        t664 = 0;
-      }
+      int32_t t662 = rt_mul_i(t660, A.v_x949);
+      int32_t t664 = rt_add_i(t662, t658);
       int32_t t665;
-      if ((uint64_t)(int64_t)t663 < (uint64_t)A.v_x957_n) {
-        t665 = A.v_x957_d[t663];
+      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x954_n) {
+        t665 = A.v_x954_d[t664];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t663, A.v_x957_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x954_n, 0.0);
         t665 = 0;
       }
-      int32_t t667 = rt_add_i(t665, t664);
-      int32_t t669 = rt_sub_i(t667, t665);
+      int32_t t666;
+      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x957_n) {
+        t666 = A.v_x957_d[t664];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x957_n, 0.0);
+        t666 = 0;
+      }
+      int32_t t668 = rt_add_i(t666, t665);
+      int32_t t670 = rt_sub_i(t668, t666);
     }
-    return K18_0_V{1, t650, t655};
+    return K18_0_V{1, t651, t656};
   }
 };
 struct K18_0_store {
@@ -3454,50 +3453,50 @@ struct K18_1_pull {
   __device__ K18_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t672 = 0; /* nonzero: a check below failed */
-    int32_t t671 = rt_div_i(ix, 2, &t672);
-    int32_t t674 = rt_rem_i(ix, 2, &t672);
-    int32_t t676 = rt_mul_i(t674, A.v_x949);
-    int32_t t678 = rt_add_i(t676, t671);
-    int t680 = (uint64_t)(int64_t)t678 < (uint64_t)A.v_x954_n;
-    int32_t t679 = t680 ? A.v_x954_d[t678] : 0;
-    t672 |= !t680;
-    int t682 = (uint64_t)(int64_t)t678 < (uint64_t)A.v_x957_n;
-    int32_t t681 = t682 ? A.v_x957_d[t678] : 0;
-    t672 |= !t682;
-    int32_t t684 = rt_add_i(t681, t679);
-    int32_t t686 = rt_sub_i(t684, t681);
-    if (__builtin_expect(t672 != 0, 0)) { /* again, recording the error */
-      int t687 = 0;
-      int32_t t688 = rt_div_i(ix, 2, &t687);
-      if (t687) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t687, RT_DIV, 0, 0, 0.0);
+    int t673 = 0; /* nonzero: a check below failed */
+    int32_t t672 = rt_div_i(ix, 2, &t673);
+    int32_t t675 = rt_rem_i(ix, 2, &t673);
+    int32_t t677 = rt_mul_i(t675, A.v_x949);
+    int32_t t679 = rt_add_i(t677, t672);
+    int t681 = (uint64_t)(int64_t)t679 < (uint64_t)A.v_x954_n;
+    int32_t t680 = t681 ? A.v_x954_d[t679] : 0;
+    t673 |= !t681;
+    int t683 = (uint64_t)(int64_t)t679 < (uint64_t)A.v_x957_n;
+    int32_t t682 = t683 ? A.v_x957_d[t679] : 0;
+    t673 |= !t683;
+    int32_t t685 = rt_add_i(t682, t680);
+    int32_t t687 = rt_sub_i(t685, t682);
+    if (__builtin_expect(t673 != 0, 0)) { /* again, recording the error */
+      int t688 = 0;
+      int32_t t689 = rt_div_i(ix, 2, &t688);
+      if (t688) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t688, RT_DIV, 0, 0, 0.0);
       }
-      int t689 = 0;
-      int32_t t690 = rt_rem_i(ix, 2, &t689);
-      if (t689) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t689, RT_REM, 0, 0, 0.0);
+      int t690 = 0;
+      int32_t t691 = rt_rem_i(ix, 2, &t690);
+      if (t690) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t690, RT_REM, 0, 0, 0.0);
       }
-      int32_t t692 = rt_mul_i(t690, A.v_x949);
-      int32_t t694 = rt_add_i(t692, t688);
-      int32_t t695;
-      if ((uint64_t)(int64_t)t694 < (uint64_t)A.v_x954_n) {
-        t695 = A.v_x954_d[t694];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, A.v_x954_n, 0.0);
-        t695 = 0;
-      }
+      int32_t t693 = rt_mul_i(t691, A.v_x949);
+      int32_t t695 = rt_add_i(t693, t689);
       int32_t t696;
-      if ((uint64_t)(int64_t)t694 < (uint64_t)A.v_x957_n) {
-        t696 = A.v_x957_d[t694];
+      if ((uint64_t)(int64_t)t695 < (uint64_t)A.v_x954_n) {
+        t696 = A.v_x954_d[t695];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t694, A.v_x957_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, A.v_x954_n, 0.0);
         t696 = 0;
       }
-      int32_t t698 = rt_add_i(t696, t695);
-      int32_t t700 = rt_sub_i(t698, t696);
+      int32_t t697;
+      if ((uint64_t)(int64_t)t695 < (uint64_t)A.v_x957_n) {
+        t697 = A.v_x957_d[t695];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, A.v_x957_n, 0.0);
+        t697 = 0;
+      }
+      int32_t t699 = rt_add_i(t697, t696);
+      int32_t t701 = rt_sub_i(t699, t697);
     }
-    return K18_1_V{t686};
+    return K18_1_V{t687};
   }
 };
 struct K18_1_store {
@@ -3509,8 +3508,8 @@ struct K18_1_store {
 struct K18_1_op {
   K18_A A;
   __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    int32_t t702 = rt_add_i(a.v0, b.v0);
-    return K18_1_V{t702};
+    int32_t t703 = rt_add_i(a.v0, b.v0);
+    return K18_1_V{t703};
   }
 };
 struct K18_1_ride {
@@ -3539,33 +3538,33 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int3
   RtValue *v_x969 = NULL;
   /* MAP */
   {
-    const int64_t t703 = v_x942;
-    if (t703 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t703, 0.0, run};
+    const int64_t t704 = v_x942;
+    if (t704 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t704, 0.0, run};
       goto fail;
     }
-    v_x963 = rtg_vec_new(RT_INT, t703);
+    v_x963 = rtg_vec_new(RT_INT, t704);
     A.v_x963_d = v_x963->data.i;
     A.v_x963_n = v_x963->len;
-    v_x959 = rtg_vec_new(RT_INT, t703);
+    v_x959 = rtg_vec_new(RT_INT, t704);
     A.v_x959_d = v_x959->data.i;
     A.v_x959_n = v_x959->len;
-    v_x965 = rtg_vec_new(RT_INT, t703);
+    v_x965 = rtg_vec_new(RT_INT, t704);
     A.v_x965_d = v_x965->data.i;
     A.v_x965_n = v_x965->len;
     /* computed in the launch of SOAC 1 (K18_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t704 = v_x942;
-    if (t704 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t704, 0.0, run};
+    const int64_t t705 = v_x942;
+    if (t705 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0, run};
       goto fail;
     }
-    v_x969 = rtg_vec_new(RT_INT, t704);
+    v_x969 = rtg_vec_new(RT_INT, t705);
     A.v_x969_d = v_x969->data.i;
     A.v_x969_n = v_x969->len;
-    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t704, K18_1_ride{A});
+    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t705, K18_1_ride{A});
   }
   *out_v_x959 = v_x959;
   *out_v_x963 = v_x963;
@@ -3598,18 +3597,18 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtV
   RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t705 = v_x970;
-    if (t705 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0);
+    const int64_t t706 = v_x970;
+    if (t706 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t706, 0.0);
       goto fail;
     }
-    v_x972 = rt_value_new(rt_vec_type(RT_INT), t705);
+    v_x972 = rt_value_new(rt_vec_type(RT_INT), t706);
     int32_t *v_x972_d = v_x972->data.i;
     const int64_t v_x972_n = v_x972->len;
-    RT_PARALLEL_FOR_IF(t705 >= RT_PARALLEL_MIN)
-    for (int64_t t706 = 0; t706 < t705; t706++) {
-      const int32_t t707 = (int32_t)t706;
-      v_x972_d[t706] = 2;
+    RT_PARALLEL_FOR_IF(t706 >= RT_PARALLEL_MIN)
+    for (int64_t t707 = 0; t707 < t706; t707++) {
+      const int32_t t708 = (int32_t)t707;
+      v_x972_d[t707] = 2;
     }
   }
   if (err->index != INT64_MAX)
@@ -3619,53 +3618,53 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtV
     const int64_t v_x972_n = v_x972->len;
     /* SCAN */
     {
-      const int64_t t708 = v_x970;
-      if (t708 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t708, 0.0);
+      const int64_t t709 = v_x970;
+      if (t709 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t709, 0.0);
         goto fail;
       }
-      const int64_t t709 = t708 > 0 ? (t708 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t710 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t709);
-      RT_PARALLEL_FOR_IF(t709 > 1)
-      for (int64_t t711 = 0; t711 < t709; t711++) {
-        int32_t t711a0;
-        t711a0 = 0;
-        const int64_t t711_end = (t711 + 1) * RT_CHUNK < t708 ? (t711 + 1) * RT_CHUNK : t708;
-        for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
-          const int32_t t713 = (int32_t)t712;
-          int32_t t711x0;
-          t711x0 = 2;
-          int32_t t715 = rt_add_i(t711a0, t711x0);
-          t711a0 = t715;
+      const int64_t t710 = t709 > 0 ? (t709 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t711 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t710);
+      RT_PARALLEL_FOR_IF(t710 > 1)
+      for (int64_t t712 = 0; t712 < t710; t712++) {
+        int32_t t712a0;
+        t712a0 = 0;
+        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t709 ? (t712 + 1) * RT_CHUNK : t709;
+        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
+          const int32_t t714 = (int32_t)t713;
+          int32_t t712x0;
+          t712x0 = 2;
+          int32_t t716 = rt_add_i(t712a0, t712x0);
+          t712a0 = t716;
         }
-        t710[t711] = t711a0;
+        t711[t712] = t712a0;
       }
-      int32_t t711t0;
-      t711t0 = 0;
-      for (int64_t t711 = 0; t711 < t709; t711++) {
-        const int32_t t716 = t710[t711];
-        t710[t711] = t711t0;
-        int32_t t718 = rt_add_i(t711t0, t716);
-        t711t0 = t718;
+      int32_t t712t0;
+      t712t0 = 0;
+      for (int64_t t712 = 0; t712 < t710; t712++) {
+        const int32_t t717 = t711[t712];
+        t711[t712] = t712t0;
+        int32_t t719 = rt_add_i(t712t0, t717);
+        t712t0 = t719;
       }
-      v_x976 = rt_value_new(rt_vec_type(RT_INT), t708);
+      v_x976 = rt_value_new(rt_vec_type(RT_INT), t709);
       int32_t *v_x976_d = v_x976->data.i;
       const int64_t v_x976_n = v_x976->len;
-      RT_PARALLEL_FOR_IF(t709 > 1)
-      for (int64_t t711 = 0; t711 < t709; t711++) {
-        int32_t t711p0;
-        t711p0 = t710[t711];
-        const int64_t t711_end = (t711 + 1) * RT_CHUNK < t708 ? (t711 + 1) * RT_CHUNK : t708;
-        for (int64_t t712 = t711 * RT_CHUNK; t712 < t711_end; t712++) {
-          const int32_t t713 = (int32_t)t712;
-          v_x976_d[t712] = t711p0;
-          int32_t t711y0;
-          t711y0 = 2;
-          int32_t t720 = rt_add_i(t711p0, t711y0);
-          t711p0 = t720;
+      RT_PARALLEL_FOR_IF(t710 > 1)
+      for (int64_t t712 = 0; t712 < t710; t712++) {
+        int32_t t712p0;
+        t712p0 = t711[t712];
+        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t709 ? (t712 + 1) * RT_CHUNK : t709;
+        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
+          const int32_t t714 = (int32_t)t713;
+          v_x976_d[t713] = t712p0;
+          int32_t t712y0;
+          t712y0 = 2;
+          int32_t t721 = rt_add_i(t712p0, t712y0);
+          t712p0 = t721;
         }
       }
-      rt_free(t710);
+      rt_free(t711);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -3723,8 +3722,8 @@ struct K19_1_store {
 struct K19_1_op {
   K19_A A;
   __device__ K19_1_V operator()(const K19_1_V &a, const K19_1_V &b) const {
-    int32_t t722 = rt_add_i(a.v0, b.v0);
-    return K19_1_V{t722};
+    int32_t t723 = rt_add_i(a.v0, b.v0);
+    return K19_1_V{t723};
   }
 };
 struct K19_1_ride {
@@ -3746,27 +3745,27 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtVa
   RtValue *v_x976 = NULL;
   /* MAP */
   {
-    const int64_t t723 = v_x970;
-    if (t723 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t723, 0.0, run};
+    const int64_t t724 = v_x970;
+    if (t724 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t724, 0.0, run};
       goto fail;
     }
-    v_x972 = rtg_vec_new(RT_INT, t723);
+    v_x972 = rtg_vec_new(RT_INT, t724);
     A.v_x972_d = v_x972->data.i;
     A.v_x972_n = v_x972->len;
     /* computed in the launch of SOAC 1 (K19_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t724 = v_x970;
-    if (t724 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t724, 0.0, run};
+    const int64_t t725 = v_x970;
+    if (t725 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0, run};
       goto fail;
     }
-    v_x976 = rtg_vec_new(RT_INT, t724);
+    v_x976 = rtg_vec_new(RT_INT, t725);
     A.v_x976_d = v_x976->data.i;
     A.v_x976_n = v_x976->len;
-    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t724, K19_1_ride{A});
+    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t725, K19_1_ride{A});
   }
   *out_v_x972 = v_x972;
   *out_v_x976 = v_x976;
@@ -3804,77 +3803,77 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, Rt
   RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t725 = v_x981;
-    if (t725 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0);
+    const int64_t t726 = v_x981;
+    if (t726 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t726, 0.0);
       goto fail;
     }
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t725);
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t726);
     int32_t *v_x986_d = v_x986->data.i;
     const int64_t v_x986_n = v_x986->len;
-    RT_PARALLEL_FOR_IF(t725 >= RT_PARALLEL_MIN)
-    for (int64_t t726 = 0; t726 < t725; t726++) {
-      const int32_t t727 = (int32_t)t726;
-      int t729 = 0; /* nonzero: a check below failed */
-      int t730 = (uint64_t)(int64_t)t727 < (uint64_t)v_x977_n;
-      int32_t t728 = t730 ? v_x977_d[t727] : 0;
-      t729 |= !t730;
-      int t732 = (uint64_t)(int64_t)t728 < (uint64_t)v_x980_n;
-      int32_t t731 = t732 ? v_x980_d[t728] : 0;
-      t729 |= !t732;
-      int t734 = (uint64_t)(int64_t)t728 < (uint64_t)v_x978_n;
-      int32_t t733 = t734 ? v_x978_d[t728] : 0;
-      t729 |= !t734;
-      int32_t t736 = rt_sub_i(t727, t733);
-      int t738 = (uint64_t)(int64_t)t728 < (uint64_t)v_x979_n;
-      int32_t t737 = t738 ? v_x979_d[t728] : 0;
-      t729 |= !t738;
-      int32_t t740 = rt_mul_i(t736, t737);
-      int32_t t742 = rt_add_i(t731, t740);
-      int t744 = (uint64_t)(int64_t)t742 < (uint64_t)v_x984_n;
-      int32_t t743 = t744 ? v_x984_d[t742] : 0;
-      t729 |= !t744;
-      if (__builtin_expect(t729 != 0, 0)) { /* again, recording the error */
-        int32_t t745;
-        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x977_n) {
-          t745 = v_x977_d[t727];
-        } else {
-          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x977_n, 0.0);
-          t745 = 0;
-        }
+    RT_PARALLEL_FOR_IF(t726 >= RT_PARALLEL_MIN)
+    for (int64_t t727 = 0; t727 < t726; t727++) {
+      const int32_t t728 = (int32_t)t727;
+      int t730 = 0; /* nonzero: a check below failed */
+      int t731 = (uint64_t)(int64_t)t728 < (uint64_t)v_x977_n;
+      int32_t t729 = t731 ? v_x977_d[t728] : 0;
+      t730 |= !t731;
+      int t733 = (uint64_t)(int64_t)t729 < (uint64_t)v_x980_n;
+      int32_t t732 = t733 ? v_x980_d[t729] : 0;
+      t730 |= !t733;
+      int t735 = (uint64_t)(int64_t)t729 < (uint64_t)v_x978_n;
+      int32_t t734 = t735 ? v_x978_d[t729] : 0;
+      t730 |= !t735;
+      int32_t t737 = rt_sub_i(t728, t734);
+      int t739 = (uint64_t)(int64_t)t729 < (uint64_t)v_x979_n;
+      int32_t t738 = t739 ? v_x979_d[t729] : 0;
+      t730 |= !t739;
+      int32_t t741 = rt_mul_i(t737, t738);
+      int32_t t743 = rt_add_i(t732, t741);
+      int t745 = (uint64_t)(int64_t)t743 < (uint64_t)v_x984_n;
+      int32_t t744 = t745 ? v_x984_d[t743] : 0;
+      t730 |= !t745;
+      if (__builtin_expect(t730 != 0, 0)) { /* again, recording the error */
         int32_t t746;
-        if ((uint64_t)(int64_t)t745 < (uint64_t)v_x980_n) {
-          t746 = v_x980_d[t745];
+        if ((uint64_t)(int64_t)t728 < (uint64_t)v_x977_n) {
+          t746 = v_x977_d[t728];
         } else {
-          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t745, v_x980_n, 0.0);
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, v_x977_n, 0.0);
           t746 = 0;
         }
         int32_t t747;
-        if ((uint64_t)(int64_t)t745 < (uint64_t)v_x978_n) {
-          t747 = v_x978_d[t745];
+        if ((uint64_t)(int64_t)t746 < (uint64_t)v_x980_n) {
+          t747 = v_x980_d[t746];
         } else {
-          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t745, v_x978_n, 0.0);
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t746, v_x980_n, 0.0);
           t747 = 0;
         }
-        int32_t t749 = rt_sub_i(t727, t747);
-        int32_t t750;
-        if ((uint64_t)(int64_t)t745 < (uint64_t)v_x979_n) {
-          t750 = v_x979_d[t745];
+        int32_t t748;
+        if ((uint64_t)(int64_t)t746 < (uint64_t)v_x978_n) {
+          t748 = v_x978_d[t746];
         } else {
-          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t745, v_x979_n, 0.0);
-          t750 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t746, v_x978_n, 0.0);
+          t748 = 0;
         }
-        int32_t t752 = rt_mul_i(t749, t750);
-        int32_t t754 = rt_add_i(t746, t752);
-        int32_t t755;
-        if ((uint64_t)(int64_t)t754 < (uint64_t)v_x984_n) {
-          t755 = v_x984_d[t754];
+        int32_t t750 = rt_sub_i(t728, t748);
+        int32_t t751;
+        if ((uint64_t)(int64_t)t746 < (uint64_t)v_x979_n) {
+          t751 = v_x979_d[t746];
         } else {
-          NESSIE_RECORD(err, t726, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_x984_n, 0.0);
-          t755 = 0;
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t746, v_x979_n, 0.0);
+          t751 = 0;
+        }
+        int32_t t753 = rt_mul_i(t750, t751);
+        int32_t t755 = rt_add_i(t747, t753);
+        int32_t t756;
+        if ((uint64_t)(int64_t)t755 < (uint64_t)v_x984_n) {
+          t756 = v_x984_d[t755];
+        } else {
+          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t755, v_x984_n, 0.0);
+          t756 = 0;
         }
       }
-      v_x986_d[t726] = t743;
+      v_x986_d[t727] = t744;
     }
   }
   if (err->index != INT64_MAX)
@@ -3905,66 +3904,66 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t757 = 0; /* nonzero: a check below failed */
-    int t758 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t756 = t758 ? A.v_x977_d[ix] : 0;
-    t757 |= !t758;
-    int t760 = (uint64_t)(int64_t)t756 < (uint64_t)A.v_x980_n;
-    int32_t t759 = t760 ? A.v_x980_d[t756] : 0;
-    t757 |= !t760;
-    int t762 = (uint64_t)(int64_t)t756 < (uint64_t)A.v_x978_n;
-    int32_t t761 = t762 ? A.v_x978_d[t756] : 0;
-    t757 |= !t762;
-    int32_t t764 = rt_sub_i(ix, t761);
-    int t766 = (uint64_t)(int64_t)t756 < (uint64_t)A.v_x979_n;
-    int32_t t765 = t766 ? A.v_x979_d[t756] : 0;
-    t757 |= !t766;
-    int32_t t768 = rt_mul_i(t764, t765);
-    int32_t t770 = rt_add_i(t759, t768);
-    int t772 = (uint64_t)(int64_t)t770 < (uint64_t)A.v_x984_n;
-    int32_t t771 = t772 ? A.v_x984_d[t770] : 0;
-    t757 |= !t772;
-    if (__builtin_expect(t757 != 0, 0)) { /* again, recording the error */
-      int32_t t773;
+    int t758 = 0; /* nonzero: a check below failed */
+    int t759 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
+    int32_t t757 = t759 ? A.v_x977_d[ix] : 0;
+    t758 |= !t759;
+    int t761 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x980_n;
+    int32_t t760 = t761 ? A.v_x980_d[t757] : 0;
+    t758 |= !t761;
+    int t763 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x978_n;
+    int32_t t762 = t763 ? A.v_x978_d[t757] : 0;
+    t758 |= !t763;
+    int32_t t765 = rt_sub_i(ix, t762);
+    int t767 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x979_n;
+    int32_t t766 = t767 ? A.v_x979_d[t757] : 0;
+    t758 |= !t767;
+    int32_t t769 = rt_mul_i(t765, t766);
+    int32_t t771 = rt_add_i(t760, t769);
+    int t773 = (uint64_t)(int64_t)t771 < (uint64_t)A.v_x984_n;
+    int32_t t772 = t773 ? A.v_x984_d[t771] : 0;
+    t758 |= !t773;
+    if (__builtin_expect(t758 != 0, 0)) { /* again, recording the error */
+      int32_t t774;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t773 = A.v_x977_d[ix];
+        t774 = A.v_x977_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0);
-        t773 = 0;
-      }
-      int32_t t774;
-      if ((uint64_t)(int64_t)t773 < (uint64_t)A.v_x980_n) {
-        t774 = A.v_x980_d[t773];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, A.v_x980_n, 0.0);
         t774 = 0;
       }
       int32_t t775;
-      if ((uint64_t)(int64_t)t773 < (uint64_t)A.v_x978_n) {
-        t775 = A.v_x978_d[t773];
+      if ((uint64_t)(int64_t)t774 < (uint64_t)A.v_x980_n) {
+        t775 = A.v_x980_d[t774];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, A.v_x978_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, A.v_x980_n, 0.0);
         t775 = 0;
       }
-      int32_t t777 = rt_sub_i(ix, t775);
-      int32_t t778;
-      if ((uint64_t)(int64_t)t773 < (uint64_t)A.v_x979_n) {
-        t778 = A.v_x979_d[t773];
+      int32_t t776;
+      if ((uint64_t)(int64_t)t774 < (uint64_t)A.v_x978_n) {
+        t776 = A.v_x978_d[t774];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, A.v_x979_n, 0.0);
-        t778 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, A.v_x978_n, 0.0);
+        t776 = 0;
       }
-      int32_t t780 = rt_mul_i(t777, t778);
-      int32_t t782 = rt_add_i(t774, t780);
-      int32_t t783;
-      if ((uint64_t)(int64_t)t782 < (uint64_t)A.v_x984_n) {
-        t783 = A.v_x984_d[t782];
+      int32_t t778 = rt_sub_i(ix, t776);
+      int32_t t779;
+      if ((uint64_t)(int64_t)t774 < (uint64_t)A.v_x979_n) {
+        t779 = A.v_x979_d[t774];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t782, A.v_x984_n, 0.0);
-        t783 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, A.v_x979_n, 0.0);
+        t779 = 0;
+      }
+      int32_t t781 = rt_mul_i(t778, t779);
+      int32_t t783 = rt_add_i(t775, t781);
+      int32_t t784;
+      if ((uint64_t)(int64_t)t783 < (uint64_t)A.v_x984_n) {
+        t784 = A.v_x984_d[t783];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t783, A.v_x984_n, 0.0);
+        t784 = 0;
       }
     }
-    return K20_0_V{t771};
+    return K20_0_V{t772};
   }
 };
 struct K20_0_store {
@@ -3994,15 +3993,15 @@ static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtV
   RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t784 = v_x981;
-    if (t784 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t784, 0.0, run};
+    const int64_t t785 = v_x981;
+    if (t785 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0, run};
       goto fail;
     }
-    v_x986 = rtg_vec_new(RT_INT, t784);
+    v_x986 = rtg_vec_new(RT_INT, t785);
     A.v_x986_d = v_x986->data.i;
     A.v_x986_n = v_x986->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t784);
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t785);
   }
   *out_v_x986 = v_x986;
   return;
@@ -4035,28 +4034,28 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, Rt
   RtValue *v_x1003 = NULL;
   /* MAP */
   {
-    const int64_t t785 = v_x987_n;
-    RT_PARALLEL_FOR_IF(t785 >= RT_PARALLEL_MIN)
-    for (int64_t t786 = 0; t786 < t785; t786++) {
-      const int32_t t787 = (int32_t)t786;
-      int32_t t788; /* v_x992: read by nothing */
-      int t791 = 0; /* nonzero: a check below failed */
-      int32_t t789 = v_x987_d[t787];
-      int t792 = (uint64_t)(int64_t)t789 < (uint64_t)v_x990_n;
-      int32_t t790 = t792 ? v_x990_d[t789] : 0;
-      t791 |= !t792;
-      if (__builtin_expect(t791 != 0, 0)) { /* again, recording the error */
-        int32_t t793 = v_x987_d[t787];
-        int32_t t794;
-        if ((uint64_t)(int64_t)t793 < (uint64_t)v_x990_n) {
-          t794 = v_x990_d[t793];
+    const int64_t t786 = v_x987_n;
+    RT_PARALLEL_FOR_IF(t786 >= RT_PARALLEL_MIN)
+    for (int64_t t787 = 0; t787 < t786; t787++) {
+      const int32_t t788 = (int32_t)t787;
+      int32_t t789; /* v_x992: read by nothing */
+      int t792 = 0; /* nonzero: a check below failed */
+      int32_t t790 = v_x987_d[t788];
+      int t793 = (uint64_t)(int64_t)t790 < (uint64_t)v_x990_n;
+      int32_t t791 = t793 ? v_x990_d[t790] : 0;
+      t792 |= !t793;
+      if (__builtin_expect(t792 != 0, 0)) { /* again, recording the error */
+        int32_t t794 = v_x987_d[t788];
+        int32_t t795;
+        if ((uint64_t)(int64_t)t794 < (uint64_t)v_x990_n) {
+          t795 = v_x990_d[t794];
         } else {
-          NESSIE_RECORD(err, t786, RT_CHECK_INDEX, 4, 0, RT_GATHER, t793, v_x990_n, 0.0);
-          t794 = 0;
+          NESSIE_RECORD(err, t787, RT_CHECK_INDEX, 4, 0, RT_GATHER, t794, v_x990_n, 0.0);
+          t795 = 0;
         }
       }
-      t788 = t790;
-      (void)t788;
+      t789 = t791;
+      (void)t789;
     }
   }
   if (err->index != INT64_MAX)
@@ -4064,17 +4063,17 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, Rt
   {
     /* MAP */
     {
-      const int64_t t795 = v_x993;
-      if (t795 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t795, 0.0);
+      const int64_t t796 = v_x993;
+      if (t796 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t796, 0.0);
         goto fail;
       }
-      RT_PARALLEL_FOR_IF(t795 >= RT_PARALLEL_MIN)
-      for (int64_t t796 = 0; t796 < t795; t796++) {
-        const int32_t t797 = (int32_t)t796;
-        int32_t t798; /* v_x995: read by nothing */
-        t798 = 1;
-        (void)t798;
+      RT_PARALLEL_FOR_IF(t796 >= RT_PARALLEL_MIN)
+      for (int64_t t797 = 0; t797 < t796; t797++) {
+        const int32_t t798 = (int32_t)t797;
+        int32_t t799; /* v_x995: read by nothing */
+        t799 = 1;
+        (void)t799;
       }
     }
     if (err->index != INT64_MAX)
@@ -4082,48 +4081,48 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, Rt
     {
       /* MAP */
       {
-        const int64_t t799 = v_x987_n;
-        v_x1003 = rt_value_new(rt_vec_type(RT_INT), t799);
+        const int64_t t800 = v_x987_n;
+        v_x1003 = rt_value_new(rt_vec_type(RT_INT), t800);
         int32_t *v_x1003_d = v_x1003->data.i;
         const int64_t v_x1003_n = v_x1003->len;
-        RT_PARALLEL_FOR_IF(t799 >= RT_PARALLEL_MIN)
-        for (int64_t t800 = 0; t800 < t799; t800++) {
-          const int32_t t801 = (int32_t)t800;
-          int32_t t802; /* v_x997: read by nothing */
-          int t805 = 0; /* nonzero: a check below failed */
-          int32_t t803 = v_x987_d[t801];
-          int t806 = (uint64_t)(int64_t)t803 < (uint64_t)v_x990_n;
-          int32_t t804 = t806 ? v_x990_d[t803] : 0;
-          t805 |= !t806;
-          int32_t t808 = rt_add_i(t804, 1);
-          int32_t t810 = rt_add_i(t803, 1);
-          int t812 = (uint64_t)(int64_t)t810 < (uint64_t)v_x990_n;
-          int32_t t811 = t812 ? v_x990_d[t810] : 0;
-          t805 |= !t812;
-          int32_t t814 = rt_add_i(t808, t811);
-          if (__builtin_expect(t805 != 0, 0)) { /* again, recording the error */
-            int32_t t815 = v_x987_d[t801];
-            int32_t t816;
-            if ((uint64_t)(int64_t)t815 < (uint64_t)v_x990_n) {
-              t816 = v_x990_d[t815];
+        RT_PARALLEL_FOR_IF(t800 >= RT_PARALLEL_MIN)
+        for (int64_t t801 = 0; t801 < t800; t801++) {
+          const int32_t t802 = (int32_t)t801;
+          int32_t t803; /* v_x997: read by nothing */
+          int t806 = 0; /* nonzero: a check below failed */
+          int32_t t804 = v_x987_d[t802];
+          int t807 = (uint64_t)(int64_t)t804 < (uint64_t)v_x990_n;
+          int32_t t805 = t807 ? v_x990_d[t804] : 0;
+          t806 |= !t807;
+          int32_t t809 = rt_add_i(t805, 1);
+          int32_t t811 = rt_add_i(t804, 1);
+          int t813 = (uint64_t)(int64_t)t811 < (uint64_t)v_x990_n;
+          int32_t t812 = t813 ? v_x990_d[t811] : 0;
+          t806 |= !t813;
+          int32_t t815 = rt_add_i(t809, t812);
+          if (__builtin_expect(t806 != 0, 0)) { /* again, recording the error */
+            int32_t t816 = v_x987_d[t802];
+            int32_t t817;
+            if ((uint64_t)(int64_t)t816 < (uint64_t)v_x990_n) {
+              t817 = v_x990_d[t816];
             } else {
-              NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 4, 0, RT_GATHER, t815, v_x990_n, 0.0);
-              t816 = 0;
+              NESSIE_RECORD(err, t801, RT_CHECK_INDEX, 4, 0, RT_GATHER, t816, v_x990_n, 0.0);
+              t817 = 0;
             }
-            int32_t t818 = rt_add_i(t816, 1);
-            int32_t t820 = rt_add_i(t815, 1);
-            int32_t t821;
-            if ((uint64_t)(int64_t)t820 < (uint64_t)v_x990_n) {
-              t821 = v_x990_d[t820];
+            int32_t t819 = rt_add_i(t817, 1);
+            int32_t t821 = rt_add_i(t816, 1);
+            int32_t t822;
+            if ((uint64_t)(int64_t)t821 < (uint64_t)v_x990_n) {
+              t822 = v_x990_d[t821];
             } else {
-              NESSIE_RECORD(err, t800, RT_CHECK_INDEX, 1, 0, RT_GATHER, t820, v_x990_n, 0.0);
-              t821 = 0;
+              NESSIE_RECORD(err, t801, RT_CHECK_INDEX, 1, 0, RT_GATHER, t821, v_x990_n, 0.0);
+              t822 = 0;
             }
-            int32_t t823 = rt_add_i(t818, t821);
+            int32_t t824 = rt_add_i(t819, t822);
           }
-          t802 = t808;
-          v_x1003_d[t800] = t814;
-          (void)t802;
+          t803 = t809;
+          v_x1003_d[t801] = t815;
+          (void)t803;
         }
       }
       if (err->index != INT64_MAX)
@@ -4162,22 +4161,22 @@ struct K21_0_pull {
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t826 = 0; /* nonzero: a check below failed */
-    int32_t t824 = A.v_x987_d[ix];
-    int t827 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x990_n;
-    int32_t t825 = t827 ? A.v_x990_d[t824] : 0;
-    t826 |= !t827;
-    if (__builtin_expect(t826 != 0, 0)) { /* again, recording the error */
-      int32_t t828 = A.v_x987_d[ix];
-      int32_t t829;
-      if ((uint64_t)(int64_t)t828 < (uint64_t)A.v_x990_n) {
-        t829 = A.v_x990_d[t828];
+    int t827 = 0; /* nonzero: a check below failed */
+    int32_t t825 = A.v_x987_d[ix];
+    int t828 = (uint64_t)(int64_t)t825 < (uint64_t)A.v_x990_n;
+    int32_t t826 = t828 ? A.v_x990_d[t825] : 0;
+    t827 |= !t828;
+    if (__builtin_expect(t827 != 0, 0)) { /* again, recording the error */
+      int32_t t829 = A.v_x987_d[ix];
+      int32_t t830;
+      if ((uint64_t)(int64_t)t829 < (uint64_t)A.v_x990_n) {
+        t830 = A.v_x990_d[t829];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t828, A.v_x990_n, 0.0);
-        t829 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t829, A.v_x990_n, 0.0);
+        t830 = 0;
       }
     }
-    return K21_0_V{t825};
+    return K21_0_V{t826};
   }
 };
 struct K21_0_store {
@@ -4212,38 +4211,38 @@ struct K21_2_pull {
   __device__ K21_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t832 = 0; /* nonzero: a check below failed */
-    int32_t t830 = A.v_x987_d[ix];
-    int t833 = (uint64_t)(int64_t)t830 < (uint64_t)A.v_x990_n;
-    int32_t t831 = t833 ? A.v_x990_d[t830] : 0;
-    t832 |= !t833;
-    int32_t t835 = rt_add_i(t831, 1);
-    int32_t t837 = rt_add_i(t830, 1);
-    int t839 = (uint64_t)(int64_t)t837 < (uint64_t)A.v_x990_n;
-    int32_t t838 = t839 ? A.v_x990_d[t837] : 0;
-    t832 |= !t839;
-    int32_t t841 = rt_add_i(t835, t838);
-    if (__builtin_expect(t832 != 0, 0)) { /* again, recording the error */
-      int32_t t842 = A.v_x987_d[ix];
-      int32_t t843;
-      if ((uint64_t)(int64_t)t842 < (uint64_t)A.v_x990_n) {
-        t843 = A.v_x990_d[t842];
+    int t833 = 0; /* nonzero: a check below failed */
+    int32_t t831 = A.v_x987_d[ix];
+    int t834 = (uint64_t)(int64_t)t831 < (uint64_t)A.v_x990_n;
+    int32_t t832 = t834 ? A.v_x990_d[t831] : 0;
+    t833 |= !t834;
+    int32_t t836 = rt_add_i(t832, 1);
+    int32_t t838 = rt_add_i(t831, 1);
+    int t840 = (uint64_t)(int64_t)t838 < (uint64_t)A.v_x990_n;
+    int32_t t839 = t840 ? A.v_x990_d[t838] : 0;
+    t833 |= !t840;
+    int32_t t842 = rt_add_i(t836, t839);
+    if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
+      int32_t t843 = A.v_x987_d[ix];
+      int32_t t844;
+      if ((uint64_t)(int64_t)t843 < (uint64_t)A.v_x990_n) {
+        t844 = A.v_x990_d[t843];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t842, A.v_x990_n, 0.0);
-        t843 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t843, A.v_x990_n, 0.0);
+        t844 = 0;
       }
-      int32_t t845 = rt_add_i(t843, 1);
-      int32_t t847 = rt_add_i(t842, 1);
-      int32_t t848;
-      if ((uint64_t)(int64_t)t847 < (uint64_t)A.v_x990_n) {
-        t848 = A.v_x990_d[t847];
+      int32_t t846 = rt_add_i(t844, 1);
+      int32_t t848 = rt_add_i(t843, 1);
+      int32_t t849;
+      if ((uint64_t)(int64_t)t848 < (uint64_t)A.v_x990_n) {
+        t849 = A.v_x990_d[t848];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t847, A.v_x990_n, 0.0);
-        t848 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t848, A.v_x990_n, 0.0);
+        t849 = 0;
       }
-      int32_t t850 = rt_add_i(t845, t848);
+      int32_t t851 = rt_add_i(t846, t849);
     }
-    return K21_2_V{t835, t841};
+    return K21_2_V{t836, t842};
   }
 };
 struct K21_2_store {
@@ -4271,25 +4270,25 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtV
   RtValue *v_x1003 = NULL;
   /* MAP */
   {
-    const int64_t t851 = v_x987->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t851);
+    const int64_t t852 = v_x987->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t852);
   }
   /* MAP */
   {
-    const int64_t t852 = v_x993;
-    if (t852 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run};
+    const int64_t t853 = v_x993;
+    if (t853 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, run};
       goto fail;
     }
-    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t852);
+    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t853);
   }
   /* MAP */
   {
-    const int64_t t853 = v_x987->len;
-    v_x1003 = rtg_vec_new(RT_INT, t853);
+    const int64_t t854 = v_x987->len;
+    v_x1003 = rtg_vec_new(RT_INT, t854);
     A.v_x1003_d = v_x1003->data.i;
     A.v_x1003_n = v_x1003->len;
-    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t853);
+    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t854);
   }
   *out_v_x1003 = v_x1003;
   rt_release(v_x992);
@@ -4331,33 +4330,33 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, i
   RtValue *v_x1159 = NULL;
   /* MAP */
   {
-    const int64_t t854 = v_x1130;
-    if (t854 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t854, 0.0);
+    const int64_t t855 = v_x1130;
+    if (t855 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t855, 0.0);
       goto fail;
     }
-    v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), t854);
+    v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), t855);
     uint8_t *v_x1127_d = v_x1127->data.b;
     const int64_t v_x1127_n = v_x1127->len;
-    RT_PARALLEL_FOR_IF(t854 >= RT_PARALLEL_MIN)
-    for (int64_t t855 = 0; t855 < t854; t855++) {
-      const int32_t t856 = (int32_t)t855;
-      int t858 = 0; /* nonzero: a check below failed */
-      int t859 = (uint64_t)(int64_t)t856 < (uint64_t)v_x1125_n;
-      int32_t t857 = t859 ? v_x1125_d[t856] : 0;
-      t858 |= !t859;
-      uint8_t t861 = rt_le_i(t857, 1);
-      if (__builtin_expect(t858 != 0, 0)) { /* again, recording the error */
-        int32_t t862;
-        if ((uint64_t)(int64_t)t856 < (uint64_t)v_x1125_n) {
-          t862 = v_x1125_d[t856];
+    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
+    for (int64_t t856 = 0; t856 < t855; t856++) {
+      const int32_t t857 = (int32_t)t856;
+      int t859 = 0; /* nonzero: a check below failed */
+      int t860 = (uint64_t)(int64_t)t857 < (uint64_t)v_x1125_n;
+      int32_t t858 = t860 ? v_x1125_d[t857] : 0;
+      t859 |= !t860;
+      uint8_t t862 = rt_le_i(t858, 1);
+      if (__builtin_expect(t859 != 0, 0)) { /* again, recording the error */
+        int32_t t863;
+        if ((uint64_t)(int64_t)t857 < (uint64_t)v_x1125_n) {
+          t863 = v_x1125_d[t857];
         } else {
-          NESSIE_RECORD(err, t855, RT_CHECK_INDEX, 0, 0, RT_GATHER, t856, v_x1125_n, 0.0);
-          t862 = 0;
+          NESSIE_RECORD(err, t856, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, v_x1125_n, 0.0);
+          t863 = 0;
         }
-        uint8_t t864 = rt_le_i(t862, 1);
+        uint8_t t865 = rt_le_i(t863, 1);
       }
-      v_x1127_d[t855] = t861;
+      v_x1127_d[t856] = t862;
     }
   }
   if (err->index != INT64_MAX)
@@ -4367,108 +4366,108 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, i
     const int64_t v_x1127_n = v_x1127->len;
     /* PARTITION */
     {
-      const int64_t t865 = v_x1130;
-      if (t865 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t865, 0.0);
+      const int64_t t866 = v_x1130;
+      if (t866 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t866, 0.0);
         goto fail;
       }
-      const int64_t t866 = t865 > 0 ? (t865 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t867 = (uint8_t *)rt_alloc_atomic((size_t)t865 + 1);
-      int64_t *t868 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t866 + 1));
-      RT_PARALLEL_FOR_IF(t866 > 1)
-      for (int64_t t869 = 0; t869 < t866; t869++) {
+      const int64_t t867 = t866 > 0 ? (t866 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t868 = (uint8_t *)rt_alloc_atomic((size_t)t866 + 1);
+      int64_t *t869 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t867 + 1));
+      RT_PARALLEL_FOR_IF(t867 > 1)
+      for (int64_t t870 = 0; t870 < t867; t870++) {
         int64_t kept = 0;
-        const int64_t t869_end = (t869 + 1) * RT_CHUNK < t865 ? (t869 + 1) * RT_CHUNK : t865;
-        for (int64_t t870 = t869 * RT_CHUNK; t870 < t869_end; t870++) {
-          const int32_t t871 = (int32_t)t870;
-          int32_t t869x0;
-          uint8_t t869x1;
-          int t873 = 0; /* nonzero: a check below failed */
-          int t874 = (uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n;
-          int32_t t872 = t874 ? v_x1125_d[t871] : 0;
-          t873 |= !t874;
-          uint8_t t876 = rt_le_i(t872, 1);
-          if (__builtin_expect(t873 != 0, 0)) { /* again, recording the error */
-            int32_t t877;
-            if ((uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n) {
-              t877 = v_x1125_d[t871];
+        const int64_t t870_end = (t870 + 1) * RT_CHUNK < t866 ? (t870 + 1) * RT_CHUNK : t866;
+        for (int64_t t871 = t870 * RT_CHUNK; t871 < t870_end; t871++) {
+          const int32_t t872 = (int32_t)t871;
+          int32_t t870x0;
+          uint8_t t870x1;
+          int t874 = 0; /* nonzero: a check below failed */
+          int t875 = (uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n;
+          int32_t t873 = t875 ? v_x1125_d[t872] : 0;
+          t874 |= !t875;
+          uint8_t t877 = rt_le_i(t873, 1);
+          if (__builtin_expect(t874 != 0, 0)) { /* again, recording the error */
+            int32_t t878;
+            if ((uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n) {
+              t878 = v_x1125_d[t872];
             } else {
-              NESSIE_RECORD(err, t870, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x1125_n, 0.0);
-              t877 = 0;
+              NESSIE_RECORD(err, t871, RT_CHECK_INDEX, 0, 0, RT_GATHER, t872, v_x1125_n, 0.0);
+              t878 = 0;
             }
-            uint8_t t879 = rt_le_i(t877, 1);
+            uint8_t t880 = rt_le_i(t878, 1);
           }
-          t869x0 = t871;
-          t869x1 = t876;
-          uint8_t t880;
-          t880 = t869x1;
-          t867[t870] = t880 != 0;
-          kept += t880 != 0;
+          t870x0 = t872;
+          t870x1 = t877;
+          uint8_t t881;
+          t881 = t870x1;
+          t868[t871] = t881 != 0;
+          kept += t881 != 0;
         }
-        t868[t869] = kept;
+        t869[t870] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t867);
         rt_free(t868);
+        rt_free(t869);
         goto fail;
       }
-      int64_t t881 = 0;
-      for (int64_t t869 = 0; t869 < t866; t869++) {
-        const int64_t k = t868[t869];
-        t868[t869] = t881;
-        t881 += k;
+      int64_t t882 = 0;
+      for (int64_t t870 = 0; t870 < t867; t870++) {
+        const int64_t k = t869[t870];
+        t869[t870] = t882;
+        t882 += k;
       }
-      v_x1136 = rt_value_new(rt_vec_type(RT_INT), t881);
+      v_x1136 = rt_value_new(rt_vec_type(RT_INT), t882);
       int32_t *v_x1136_d = v_x1136->data.i;
       const int64_t v_x1136_n = v_x1136->len;
-      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), t881);
+      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), t882);
       uint8_t *v_x1137_d = v_x1137->data.b;
       const int64_t v_x1137_n = v_x1137->len;
-      v_x1138 = rt_value_new(rt_vec_type(RT_INT), (t865 - t881));
+      v_x1138 = rt_value_new(rt_vec_type(RT_INT), (t866 - t882));
       int32_t *v_x1138_d = v_x1138->data.i;
       const int64_t v_x1138_n = v_x1138->len;
-      v_x1139 = rt_value_new(rt_vec_type(RT_BOOL), (t865 - t881));
+      v_x1139 = rt_value_new(rt_vec_type(RT_BOOL), (t866 - t882));
       uint8_t *v_x1139_d = v_x1139->data.b;
       const int64_t v_x1139_n = v_x1139->len;
-      RT_PARALLEL_FOR_IF(t866 > 1)
-      for (int64_t t869 = 0; t869 < t866; t869++) {
-        int64_t at = t868[t869];
-        int64_t at_not = t869 * RT_CHUNK - t868[t869];
-        const int64_t t869_end = (t869 + 1) * RT_CHUNK < t865 ? (t869 + 1) * RT_CHUNK : t865;
-        for (int64_t t870 = t869 * RT_CHUNK; t870 < t869_end; t870++) {
-          const int32_t t871 = (int32_t)t870;
-          int32_t t869y0;
-          uint8_t t869y1;
-          int t883 = 0; /* nonzero: a check below failed */
-          int t884 = (uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n;
-          int32_t t882 = t884 ? v_x1125_d[t871] : 0;
-          t883 |= !t884;
-          uint8_t t886 = rt_le_i(t882, 1);
-          if (__builtin_expect(t883 != 0, 0)) { /* again, recording the error */
-            int32_t t887;
-            if ((uint64_t)(int64_t)t871 < (uint64_t)v_x1125_n) {
-              t887 = v_x1125_d[t871];
+      RT_PARALLEL_FOR_IF(t867 > 1)
+      for (int64_t t870 = 0; t870 < t867; t870++) {
+        int64_t at = t869[t870];
+        int64_t at_not = t870 * RT_CHUNK - t869[t870];
+        const int64_t t870_end = (t870 + 1) * RT_CHUNK < t866 ? (t870 + 1) * RT_CHUNK : t866;
+        for (int64_t t871 = t870 * RT_CHUNK; t871 < t870_end; t871++) {
+          const int32_t t872 = (int32_t)t871;
+          int32_t t870y0;
+          uint8_t t870y1;
+          int t884 = 0; /* nonzero: a check below failed */
+          int t885 = (uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n;
+          int32_t t883 = t885 ? v_x1125_d[t872] : 0;
+          t884 |= !t885;
+          uint8_t t887 = rt_le_i(t883, 1);
+          if (__builtin_expect(t884 != 0, 0)) { /* again, recording the error */
+            int32_t t888;
+            if ((uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n) {
+              t888 = v_x1125_d[t872];
             } else {
-              NESSIE_RECORD(err, t870, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x1125_n, 0.0);
-              t887 = 0;
+              NESSIE_RECORD(err, t871, RT_CHECK_INDEX, 0, 0, RT_GATHER, t872, v_x1125_n, 0.0);
+              t888 = 0;
             }
-            uint8_t t889 = rt_le_i(t887, 1);
+            uint8_t t890 = rt_le_i(t888, 1);
           }
-          t869y0 = t871;
-          t869y1 = t886;
-          if (t867[t870]) {
-            v_x1136_d[at] = t869y0;
-            v_x1137_d[at] = t869y1;
+          t870y0 = t872;
+          t870y1 = t887;
+          if (t868[t871]) {
+            v_x1136_d[at] = t870y0;
+            v_x1137_d[at] = t870y1;
             at++;
           } else {
-            v_x1138_d[at_not] = t869y0;
-            v_x1139_d[at_not] = t869y1;
+            v_x1138_d[at_not] = t870y0;
+            v_x1139_d[at_not] = t870y1;
             at_not++;
           }
         }
       }
-      rt_free(t867);
       rt_free(t868);
+      rt_free(t869);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -4483,192 +4482,192 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, i
       const int64_t v_x1139_n = v_x1139->len;
       /* REDUCE */
       {
-        const int64_t t890 = v_x1130;
-        if (t890 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t890, 0.0);
+        const int64_t t891 = v_x1130;
+        if (t891 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t891, 0.0);
           goto fail;
         }
-        const int64_t t891 = t890 > 0 ? (t890 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t892 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
-        int32_t *t893 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t891);
-        RT_PARALLEL_FOR_IF(t891 > 1)
-        for (int64_t t894 = 0; t894 < t891; t894++) {
-          int32_t t894a0;
-          int32_t t894a1;
-          t894a0 = 0;
-          t894a1 = 0;
-          const int64_t t894_end = (t894 + 1) * RT_CHUNK < t890 ? (t894 + 1) * RT_CHUNK : t890;
-          for (int64_t t895 = t894 * RT_CHUNK; t895 < t894_end; t895++) {
-            const int32_t t896 = (int32_t)t895;
-            int32_t t894x0;
-            int32_t t894x1;
-            int t898 = 0; /* nonzero: a check below failed */
-            int t899 = (uint64_t)(int64_t)t896 < (uint64_t)v_x1125_n;
-            int32_t t897 = t899 ? v_x1125_d[t896] : 0;
-            t898 |= !t899;
-            uint8_t t901 = rt_le_i(t897, 1);
-            int32_t t903 = rt_btoi_b(t901);
-            uint8_t t905 = rt_not_b(t901);
-            int32_t t907 = rt_btoi_b(t905);
-            if (__builtin_expect(t898 != 0, 0)) { /* again, recording the error */
-              int32_t t908;
-              if ((uint64_t)(int64_t)t896 < (uint64_t)v_x1125_n) {
-                t908 = v_x1125_d[t896];
+        const int64_t t892 = t891 > 0 ? (t891 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t893 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t892);
+        int32_t *t894 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t892);
+        RT_PARALLEL_FOR_IF(t892 > 1)
+        for (int64_t t895 = 0; t895 < t892; t895++) {
+          int32_t t895a0;
+          int32_t t895a1;
+          t895a0 = 0;
+          t895a1 = 0;
+          const int64_t t895_end = (t895 + 1) * RT_CHUNK < t891 ? (t895 + 1) * RT_CHUNK : t891;
+          for (int64_t t896 = t895 * RT_CHUNK; t896 < t895_end; t896++) {
+            const int32_t t897 = (int32_t)t896;
+            int32_t t895x0;
+            int32_t t895x1;
+            int t899 = 0; /* nonzero: a check below failed */
+            int t900 = (uint64_t)(int64_t)t897 < (uint64_t)v_x1125_n;
+            int32_t t898 = t900 ? v_x1125_d[t897] : 0;
+            t899 |= !t900;
+            uint8_t t902 = rt_le_i(t898, 1);
+            int32_t t904 = rt_btoi_b(t902);
+            uint8_t t906 = rt_not_b(t902);
+            int32_t t908 = rt_btoi_b(t906);
+            if (__builtin_expect(t899 != 0, 0)) { /* again, recording the error */
+              int32_t t909;
+              if ((uint64_t)(int64_t)t897 < (uint64_t)v_x1125_n) {
+                t909 = v_x1125_d[t897];
               } else {
-                NESSIE_RECORD(err, t895, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x1125_n, 0.0);
-                t908 = 0;
+                NESSIE_RECORD(err, t896, RT_CHECK_INDEX, 0, 0, RT_GATHER, t897, v_x1125_n, 0.0);
+                t909 = 0;
               }
-              uint8_t t910 = rt_le_i(t908, 1);
-              int32_t t912 = rt_btoi_b(t910);
-              uint8_t t914 = rt_not_b(t910);
-              int32_t t916 = rt_btoi_b(t914);
+              uint8_t t911 = rt_le_i(t909, 1);
+              int32_t t913 = rt_btoi_b(t911);
+              uint8_t t915 = rt_not_b(t911);
+              int32_t t917 = rt_btoi_b(t915);
             }
-            t894x0 = t903;
-            t894x1 = t907;
-            int32_t t918 = rt_add_i(t894a0, t894x0);
-            int32_t t920 = rt_add_i(t894a1, t894x1);
-            t894a0 = t918;
-            t894a1 = t920;
+            t895x0 = t904;
+            t895x1 = t908;
+            int32_t t919 = rt_add_i(t895a0, t895x0);
+            int32_t t921 = rt_add_i(t895a1, t895x1);
+            t895a0 = t919;
+            t895a1 = t921;
           }
-          t892[t894] = t894a0;
-          t893[t894] = t894a1;
+          t893[t895] = t895a0;
+          t894[t895] = t895a1;
         }
-        int32_t t894t0;
-        int32_t t894t1;
-        t894t0 = 0;
-        t894t1 = 0;
-        for (int64_t t894 = 0; t894 < t891; t894++) {
-          const int32_t t921 = t892[t894];
-          const int32_t t922 = t893[t894];
-          int32_t t924 = rt_add_i(t894t0, t921);
-          int32_t t926 = rt_add_i(t894t1, t922);
-          t894t0 = t924;
-          t894t1 = t926;
+        int32_t t895t0;
+        int32_t t895t1;
+        t895t0 = 0;
+        t895t1 = 0;
+        for (int64_t t895 = 0; t895 < t892; t895++) {
+          const int32_t t922 = t893[t895];
+          const int32_t t923 = t894[t895];
+          int32_t t925 = rt_add_i(t895t0, t922);
+          int32_t t927 = rt_add_i(t895t1, t923);
+          t895t0 = t925;
+          t895t1 = t927;
         }
-        v_x1145 = t894t0;
-        rt_free(t892);
-        v_x1151 = t894t1;
+        v_x1145 = t895t0;
         rt_free(t893);
+        v_x1151 = t895t1;
+        rt_free(t894);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t927 = v_x1130;
-          if (t927 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t927, 0.0);
+          const int64_t t928 = v_x1130;
+          if (t928 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t928, 0.0);
             goto fail;
           }
-          const int64_t t928 = t927 > 0 ? (t927 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t929 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t928);
-          int32_t *t930 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t928);
-          RT_PARALLEL_FOR_IF(t928 > 1)
-          for (int64_t t931 = 0; t931 < t928; t931++) {
-            int32_t t931a0;
-            int32_t t931a1;
-            t931a0 = 0;
-            t931a1 = 0;
-            const int64_t t931_end = (t931 + 1) * RT_CHUNK < t927 ? (t931 + 1) * RT_CHUNK : t927;
-            for (int64_t t932 = t931 * RT_CHUNK; t932 < t931_end; t932++) {
-              const int32_t t933 = (int32_t)t932;
-              int32_t t931x0;
-              int32_t t931x1;
-              int t935 = 0; /* nonzero: a check below failed */
-              int t936 = (uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n;
-              int32_t t934 = t936 ? v_x1125_d[t933] : 0;
-              t935 |= !t936;
-              uint8_t t938 = rt_le_i(t934, 1);
-              int32_t t940 = rt_btoi_b(t938);
-              uint8_t t942 = rt_not_b(t938);
-              int32_t t944 = rt_btoi_b(t942);
-              if (__builtin_expect(t935 != 0, 0)) { /* again, recording the error */
-                int32_t t945;
-                if ((uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n) {
-                  t945 = v_x1125_d[t933];
+          const int64_t t929 = t928 > 0 ? (t928 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t930 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t929);
+          int32_t *t931 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t929);
+          RT_PARALLEL_FOR_IF(t929 > 1)
+          for (int64_t t932 = 0; t932 < t929; t932++) {
+            int32_t t932a0;
+            int32_t t932a1;
+            t932a0 = 0;
+            t932a1 = 0;
+            const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
+            for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
+              const int32_t t934 = (int32_t)t933;
+              int32_t t932x0;
+              int32_t t932x1;
+              int t936 = 0; /* nonzero: a check below failed */
+              int t937 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n;
+              int32_t t935 = t937 ? v_x1125_d[t934] : 0;
+              t936 |= !t937;
+              uint8_t t939 = rt_le_i(t935, 1);
+              int32_t t941 = rt_btoi_b(t939);
+              uint8_t t943 = rt_not_b(t939);
+              int32_t t945 = rt_btoi_b(t943);
+              if (__builtin_expect(t936 != 0, 0)) { /* again, recording the error */
+                int32_t t946;
+                if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n) {
+                  t946 = v_x1125_d[t934];
                 } else {
-                  NESSIE_RECORD(err, t932, RT_CHECK_INDEX, 0, 0, RT_GATHER, t933, v_x1125_n, 0.0);
-                  t945 = 0;
+                  NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1125_n, 0.0);
+                  t946 = 0;
                 }
-                uint8_t t947 = rt_le_i(t945, 1);
-                int32_t t949 = rt_btoi_b(t947);
-                uint8_t t951 = rt_not_b(t947);
-                int32_t t953 = rt_btoi_b(t951);
+                uint8_t t948 = rt_le_i(t946, 1);
+                int32_t t950 = rt_btoi_b(t948);
+                uint8_t t952 = rt_not_b(t948);
+                int32_t t954 = rt_btoi_b(t952);
               }
-              t931x0 = t940;
-              t931x1 = t944;
-              int32_t t955 = rt_add_i(t931a0, t931x0);
-              int32_t t957 = rt_add_i(t931a1, t931x1);
-              t931a0 = t955;
-              t931a1 = t957;
+              t932x0 = t941;
+              t932x1 = t945;
+              int32_t t956 = rt_add_i(t932a0, t932x0);
+              int32_t t958 = rt_add_i(t932a1, t932x1);
+              t932a0 = t956;
+              t932a1 = t958;
             }
-            t929[t931] = t931a0;
-            t930[t931] = t931a1;
+            t930[t932] = t932a0;
+            t931[t932] = t932a1;
           }
-          int32_t t931t0;
-          int32_t t931t1;
-          t931t0 = 0;
-          t931t1 = 0;
-          for (int64_t t931 = 0; t931 < t928; t931++) {
-            const int32_t t958 = t929[t931];
-            t929[t931] = t931t0;
-            const int32_t t959 = t930[t931];
-            t930[t931] = t931t1;
-            int32_t t961 = rt_add_i(t931t0, t958);
-            int32_t t963 = rt_add_i(t931t1, t959);
-            t931t0 = t961;
-            t931t1 = t963;
+          int32_t t932t0;
+          int32_t t932t1;
+          t932t0 = 0;
+          t932t1 = 0;
+          for (int64_t t932 = 0; t932 < t929; t932++) {
+            const int32_t t959 = t930[t932];
+            t930[t932] = t932t0;
+            const int32_t t960 = t931[t932];
+            t931[t932] = t932t1;
+            int32_t t962 = rt_add_i(t932t0, t959);
+            int32_t t964 = rt_add_i(t932t1, t960);
+            t932t0 = t962;
+            t932t1 = t964;
           }
-          v_x1155 = rt_value_new(rt_vec_type(RT_INT), t927);
+          v_x1155 = rt_value_new(rt_vec_type(RT_INT), t928);
           int32_t *v_x1155_d = v_x1155->data.i;
           const int64_t v_x1155_n = v_x1155->len;
-          v_x1159 = rt_value_new(rt_vec_type(RT_INT), t927);
+          v_x1159 = rt_value_new(rt_vec_type(RT_INT), t928);
           int32_t *v_x1159_d = v_x1159->data.i;
           const int64_t v_x1159_n = v_x1159->len;
-          RT_PARALLEL_FOR_IF(t928 > 1)
-          for (int64_t t931 = 0; t931 < t928; t931++) {
-            int32_t t931p0;
-            int32_t t931p1;
-            t931p0 = t929[t931];
-            t931p1 = t930[t931];
-            const int64_t t931_end = (t931 + 1) * RT_CHUNK < t927 ? (t931 + 1) * RT_CHUNK : t927;
-            for (int64_t t932 = t931 * RT_CHUNK; t932 < t931_end; t932++) {
-              const int32_t t933 = (int32_t)t932;
-              v_x1155_d[t932] = t931p0;
-              v_x1159_d[t932] = t931p1;
-              int32_t t931y0;
-              int32_t t931y1;
-              int t965 = 0; /* nonzero: a check below failed */
-              int t966 = (uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n;
-              int32_t t964 = t966 ? v_x1125_d[t933] : 0;
-              t965 |= !t966;
-              uint8_t t968 = rt_le_i(t964, 1);
-              int32_t t970 = rt_btoi_b(t968);
-              uint8_t t972 = rt_not_b(t968);
-              int32_t t974 = rt_btoi_b(t972);
-              if (__builtin_expect(t965 != 0, 0)) { /* again, recording the error */
-                int32_t t975;
-                if ((uint64_t)(int64_t)t933 < (uint64_t)v_x1125_n) {
-                  t975 = v_x1125_d[t933];
+          RT_PARALLEL_FOR_IF(t929 > 1)
+          for (int64_t t932 = 0; t932 < t929; t932++) {
+            int32_t t932p0;
+            int32_t t932p1;
+            t932p0 = t930[t932];
+            t932p1 = t931[t932];
+            const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
+            for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
+              const int32_t t934 = (int32_t)t933;
+              v_x1155_d[t933] = t932p0;
+              v_x1159_d[t933] = t932p1;
+              int32_t t932y0;
+              int32_t t932y1;
+              int t966 = 0; /* nonzero: a check below failed */
+              int t967 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n;
+              int32_t t965 = t967 ? v_x1125_d[t934] : 0;
+              t966 |= !t967;
+              uint8_t t969 = rt_le_i(t965, 1);
+              int32_t t971 = rt_btoi_b(t969);
+              uint8_t t973 = rt_not_b(t969);
+              int32_t t975 = rt_btoi_b(t973);
+              if (__builtin_expect(t966 != 0, 0)) { /* again, recording the error */
+                int32_t t976;
+                if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n) {
+                  t976 = v_x1125_d[t934];
                 } else {
-                  NESSIE_RECORD(err, t932, RT_CHECK_INDEX, 0, 0, RT_GATHER, t933, v_x1125_n, 0.0);
-                  t975 = 0;
+                  NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1125_n, 0.0);
+                  t976 = 0;
                 }
-                uint8_t t977 = rt_le_i(t975, 1);
-                int32_t t979 = rt_btoi_b(t977);
-                uint8_t t981 = rt_not_b(t977);
-                int32_t t983 = rt_btoi_b(t981);
+                uint8_t t978 = rt_le_i(t976, 1);
+                int32_t t980 = rt_btoi_b(t978);
+                uint8_t t982 = rt_not_b(t978);
+                int32_t t984 = rt_btoi_b(t982);
               }
-              t931y0 = t970;
-              t931y1 = t974;
-              int32_t t985 = rt_add_i(t931p0, t931y0);
-              int32_t t987 = rt_add_i(t931p1, t931y1);
-              t931p0 = t985;
-              t931p1 = t987;
+              t932y0 = t971;
+              t932y1 = t975;
+              int32_t t986 = rt_add_i(t932p0, t932y0);
+              int32_t t988 = rt_add_i(t932p1, t932y1);
+              t932p0 = t986;
+              t932p1 = t988;
             }
           }
-          rt_free(t929);
           rt_free(t930);
+          rt_free(t931);
         }
         if (err->index != INT64_MAX)
           goto fail;
@@ -4719,22 +4718,22 @@ struct K22_0_pull {
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t989 = 0; /* nonzero: a check below failed */
-    int t990 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t988 = t990 ? A.v_x1125_d[ix] : 0;
-    t989 |= !t990;
-    uint8_t t992 = rt_le_i(t988, 1);
-    if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
-      int32_t t993;
+    int t990 = 0; /* nonzero: a check below failed */
+    int t991 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t989 = t991 ? A.v_x1125_d[ix] : 0;
+    t990 |= !t991;
+    uint8_t t993 = rt_le_i(t989, 1);
+    if (__builtin_expect(t990 != 0, 0)) { /* again, recording the error */
+      int32_t t994;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t993 = A.v_x1125_d[ix];
+        t994 = A.v_x1125_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t993 = 0;
+        t994 = 0;
       }
-      uint8_t t995 = rt_le_i(t993, 1);
+      uint8_t t996 = rt_le_i(t994, 1);
     }
-    return K22_0_V{t992};
+    return K22_0_V{t993};
   }
 };
 struct K22_0_store {
@@ -4752,22 +4751,22 @@ struct K22_1_pull {
   __device__ K22_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t997 = 0; /* nonzero: a check below failed */
-    int t998 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t996 = t998 ? A.v_x1125_d[ix] : 0;
-    t997 |= !t998;
-    uint8_t t1000 = rt_le_i(t996, 1);
-    if (__builtin_expect(t997 != 0, 0)) { /* again, recording the error */
-      int32_t t1001;
+    int t998 = 0; /* nonzero: a check below failed */
+    int t999 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t997 = t999 ? A.v_x1125_d[ix] : 0;
+    t998 |= !t999;
+    uint8_t t1001 = rt_le_i(t997, 1);
+    if (__builtin_expect(t998 != 0, 0)) { /* again, recording the error */
+      int32_t t1002;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t1001 = A.v_x1125_d[ix];
+        t1002 = A.v_x1125_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t1001 = 0;
+        t1002 = 0;
       }
-      uint8_t t1003 = rt_le_i(t1001, 1);
+      uint8_t t1004 = rt_le_i(t1002, 1);
     }
-    return K22_1_V{ix, t1000};
+    return K22_1_V{ix, t1001};
   }
 };
 struct K22_1_store {
@@ -4799,36 +4798,36 @@ struct K22_2_pull {
   __device__ K22_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1005 = 0; /* nonzero: a check below failed */
-    int t1006 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t1004 = t1006 ? A.v_x1125_d[ix] : 0;
-    t1005 |= !t1006;
-    uint8_t t1008 = rt_le_i(t1004, 1);
-    int32_t t1010 = rt_btoi_b(t1008);
-    uint8_t t1012 = rt_not_b(t1008);
-    int32_t t1014 = rt_btoi_b(t1012);
-    if (__builtin_expect(t1005 != 0, 0)) { /* again, recording the error */
-      int32_t t1015;
+    int t1006 = 0; /* nonzero: a check below failed */
+    int t1007 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t1005 = t1007 ? A.v_x1125_d[ix] : 0;
+    t1006 |= !t1007;
+    uint8_t t1009 = rt_le_i(t1005, 1);
+    int32_t t1011 = rt_btoi_b(t1009);
+    uint8_t t1013 = rt_not_b(t1009);
+    int32_t t1015 = rt_btoi_b(t1013);
+    if (__builtin_expect(t1006 != 0, 0)) { /* again, recording the error */
+      int32_t t1016;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t1015 = A.v_x1125_d[ix];
+        t1016 = A.v_x1125_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t1015 = 0;
+        t1016 = 0;
       }
-      uint8_t t1017 = rt_le_i(t1015, 1);
-      int32_t t1019 = rt_btoi_b(t1017);
-      uint8_t t1021 = rt_not_b(t1017);
-      int32_t t1023 = rt_btoi_b(t1021);
+      uint8_t t1018 = rt_le_i(t1016, 1);
+      int32_t t1020 = rt_btoi_b(t1018);
+      uint8_t t1022 = rt_not_b(t1018);
+      int32_t t1024 = rt_btoi_b(t1022);
     }
-    return K22_2_V{t1010, t1014};
+    return K22_2_V{t1011, t1015};
   }
 };
 struct K22_2_op {
   K22_A A;
   __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
-    int32_t t1025 = rt_add_i(a.v0, b.v0);
-    int32_t t1027 = rt_add_i(a.v1, b.v1);
-    return K22_2_V{t1025, t1027};
+    int32_t t1026 = rt_add_i(a.v0, b.v0);
+    int32_t t1028 = rt_add_i(a.v1, b.v1);
+    return K22_2_V{t1026, t1028};
   }
 };
 struct K22_2_ride {
@@ -4847,28 +4846,28 @@ struct K22_3_pull {
   __device__ K22_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1029 = 0; /* nonzero: a check below failed */
-    int t1030 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t1028 = t1030 ? A.v_x1125_d[ix] : 0;
-    t1029 |= !t1030;
-    uint8_t t1032 = rt_le_i(t1028, 1);
-    int32_t t1034 = rt_btoi_b(t1032);
-    uint8_t t1036 = rt_not_b(t1032);
-    int32_t t1038 = rt_btoi_b(t1036);
-    if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
-      int32_t t1039;
+    int t1030 = 0; /* nonzero: a check below failed */
+    int t1031 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
+    int32_t t1029 = t1031 ? A.v_x1125_d[ix] : 0;
+    t1030 |= !t1031;
+    uint8_t t1033 = rt_le_i(t1029, 1);
+    int32_t t1035 = rt_btoi_b(t1033);
+    uint8_t t1037 = rt_not_b(t1033);
+    int32_t t1039 = rt_btoi_b(t1037);
+    if (__builtin_expect(t1030 != 0, 0)) { /* again, recording the error */
+      int32_t t1040;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t1039 = A.v_x1125_d[ix];
+        t1040 = A.v_x1125_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t1039 = 0;
+        t1040 = 0;
       }
-      uint8_t t1041 = rt_le_i(t1039, 1);
-      int32_t t1043 = rt_btoi_b(t1041);
-      uint8_t t1045 = rt_not_b(t1041);
-      int32_t t1047 = rt_btoi_b(t1045);
+      uint8_t t1042 = rt_le_i(t1040, 1);
+      int32_t t1044 = rt_btoi_b(t1042);
+      uint8_t t1046 = rt_not_b(t1042);
+      int32_t t1048 = rt_btoi_b(t1046);
     }
-    return K22_3_V{t1034, t1038};
+    return K22_3_V{t1035, t1039};
   }
 };
 struct K22_3_store {
@@ -4881,9 +4880,9 @@ struct K22_3_store {
 struct K22_3_op {
   K22_A A;
   __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
-    int32_t t1049 = rt_add_i(a.v0, b.v0);
-    int32_t t1051 = rt_add_i(a.v1, b.v1);
-    return K22_3_V{t1049, t1051};
+    int32_t t1050 = rt_add_i(a.v0, b.v0);
+    int32_t t1052 = rt_add_i(a.v1, b.v1);
+    return K22_3_V{t1050, t1052};
   }
 };
 static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
@@ -4907,81 +4906,81 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, in
   RtValue *v_x1159 = NULL;
   /* MAP */
   {
-    const int64_t t1052 = v_x1130;
-    if (t1052 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1052, 0.0, run};
+    const int64_t t1053 = v_x1130;
+    if (t1053 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1053, 0.0, run};
       goto fail;
     }
-    v_x1127 = rtg_vec_new(RT_BOOL, t1052);
+    v_x1127 = rtg_vec_new(RT_BOOL, t1053);
     A.v_x1127_d = v_x1127->data.b;
     A.v_x1127_n = v_x1127->len;
     /* computed in the launch of SOAC 2 (K22_2_ride) */
   }
   /* PARTITION */
-  int64_t *t1053, t1054; /* the slot of its count, its size */
+  int64_t *t1054, t1055; /* the slot of its count, its size */
   {
-    const int64_t t1055 = v_x1130;
-    if (t1055 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1055, 0.0, run};
+    const int64_t t1056 = v_x1130;
+    if (t1056 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1056, 0.0, run};
       goto fail;
     }
-    v_x1136 = rtg_vec_new(RT_INT, t1055);
+    v_x1136 = rtg_vec_new(RT_INT, t1056);
     A.v_x1136_d = v_x1136->data.i;
     A.v_x1136_n = v_x1136->len;
-    v_x1137 = rtg_vec_new(RT_BOOL, t1055);
+    v_x1137 = rtg_vec_new(RT_BOOL, t1056);
     A.v_x1137_d = v_x1137->data.b;
     A.v_x1137_n = v_x1137->len;
-    v_x1138 = rtg_vec_new(RT_INT, t1055);
+    v_x1138 = rtg_vec_new(RT_INT, t1056);
     A.v_x1138_d = v_x1138->data.i;
     A.v_x1138_n = v_x1138->len;
-    v_x1139 = rtg_vec_new(RT_BOOL, t1055);
+    v_x1139 = rtg_vec_new(RT_BOOL, t1056);
     A.v_x1139_d = v_x1139->data.b;
     A.v_x1139_n = v_x1139->len;
-    t1054 = t1055;
-    t1053 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t1055, K22_1_store{A}, K22_1_other{A}, true);
+    t1055 = t1056;
+    t1054 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t1056, K22_1_store{A}, K22_1_other{A}, true);
   }
   {
-    const int64_t t1056 = rtg::filter_count(t1053);
-    v_x1136 = rtg_vec_fit(v_x1136, t1056);
+    const int64_t t1057 = rtg::filter_count(t1054);
+    v_x1136 = rtg_vec_fit(v_x1136, t1057);
     A.v_x1136_d = v_x1136->data.i;
     A.v_x1136_n = v_x1136->len;
-    v_x1137 = rtg_vec_fit(v_x1137, t1056);
+    v_x1137 = rtg_vec_fit(v_x1137, t1057);
     A.v_x1137_d = v_x1137->data.b;
     A.v_x1137_n = v_x1137->len;
-    v_x1138 = rtg_vec_fit(v_x1138, t1054 - t1056);
+    v_x1138 = rtg_vec_fit(v_x1138, t1055 - t1057);
     A.v_x1138_d = v_x1138->data.i;
     A.v_x1138_n = v_x1138->len;
-    v_x1139 = rtg_vec_fit(v_x1139, t1054 - t1056);
+    v_x1139 = rtg_vec_fit(v_x1139, t1055 - t1057);
     A.v_x1139_d = v_x1139->data.b;
     A.v_x1139_n = v_x1139->len;
   }
   /* REDUCE */
   {
-    const int64_t t1057 = v_x1130;
-    if (t1057 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1057, 0.0, run};
+    const int64_t t1058 = v_x1130;
+    if (t1058 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1058, 0.0, run};
       goto fail;
     }
-    const K22_2_V t1058 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t1057);
-    v_x1145 = t1058.v0;
+    const K22_2_V t1059 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t1058);
+    v_x1145 = t1059.v0;
     A.v_x1145 = v_x1145;
-    v_x1151 = t1058.v1;
+    v_x1151 = t1059.v1;
     A.v_x1151 = v_x1151;
   }
   /* SCAN */
   {
-    const int64_t t1059 = v_x1130;
-    if (t1059 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1059, 0.0, run};
+    const int64_t t1060 = v_x1130;
+    if (t1060 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1060, 0.0, run};
       goto fail;
     }
-    v_x1155 = rtg_vec_new(RT_INT, t1059);
+    v_x1155 = rtg_vec_new(RT_INT, t1060);
     A.v_x1155_d = v_x1155->data.i;
     A.v_x1155_n = v_x1155->len;
-    v_x1159 = rtg_vec_new(RT_INT, t1059);
+    v_x1159 = rtg_vec_new(RT_INT, t1060);
     A.v_x1159_d = v_x1159->data.i;
     A.v_x1159_n = v_x1159->len;
-    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t1059, K22_3_store{A});
+    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t1060, K22_3_store{A});
   }
   *out_v_x1127 = v_x1127;
   *out_v_x1136 = v_x1136;
@@ -5030,63 +5029,63 @@ static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, R
   RtValue *v_x1177 = NULL;
   /* MAP */
   {
-    const int64_t t1060 = v_x1169;
-    if (t1060 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1060, 0.0);
+    const int64_t t1061 = v_x1169;
+    if (t1061 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1061, 0.0);
       goto fail;
     }
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1060);
+    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1061);
     int32_t *v_x1171_d = v_x1171->data.i;
     const int64_t v_x1171_n = v_x1171->len;
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t1060);
+    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t1061);
     int32_t *v_x1166_d = v_x1166->data.i;
     const int64_t v_x1166_n = v_x1166->len;
-    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t1060);
+    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t1061);
     int32_t *v_x1173_d = v_x1173->data.i;
     const int64_t v_x1173_n = v_x1173->len;
-    RT_PARALLEL_FOR_IF(t1060 >= RT_PARALLEL_MIN)
-    for (int64_t t1061 = 0; t1061 < t1060; t1061++) {
-      const int32_t t1062 = (int32_t)t1061;
-      int t1064 = 0; /* nonzero: a check below failed */
-      int t1065 = (uint64_t)(int64_t)t1062 < (uint64_t)v_x1160_n;
-      int32_t t1063 = t1065 ? v_x1160_d[t1062] : 0;
-      t1064 |= !t1065;
-      int t1067 = (uint64_t)(int64_t)t1063 < (uint64_t)v_x1164_n;
-      int32_t t1066 = t1067 ? v_x1164_d[t1063] : 0;
-      t1064 |= !t1067;
-      int t1069 = (uint64_t)(int64_t)t1063 < (uint64_t)v_x1161_n;
-      int32_t t1068 = t1069 ? v_x1161_d[t1063] : 0;
-      t1064 |= !t1069;
-      int32_t t1071 = rt_add_i(t1066, t1068);
-      int32_t t1073 = rt_sub_i(t1071, t1066);
-      if (__builtin_expect(t1064 != 0, 0)) { /* again, recording the error */
-        int32_t t1074;
-        if ((uint64_t)(int64_t)t1062 < (uint64_t)v_x1160_n) {
-          t1074 = v_x1160_d[t1062];
-        } else {
-          NESSIE_RECORD(err, t1061, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1062, v_x1160_n, 0.0);
-          t1074 = 0;
-        }
+    RT_PARALLEL_FOR_IF(t1061 >= RT_PARALLEL_MIN)
+    for (int64_t t1062 = 0; t1062 < t1061; t1062++) {
+      const int32_t t1063 = (int32_t)t1062;
+      int t1065 = 0; /* nonzero: a check below failed */
+      int t1066 = (uint64_t)(int64_t)t1063 < (uint64_t)v_x1160_n;
+      int32_t t1064 = t1066 ? v_x1160_d[t1063] : 0;
+      t1065 |= !t1066;
+      int t1068 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1164_n;
+      int32_t t1067 = t1068 ? v_x1164_d[t1064] : 0;
+      t1065 |= !t1068;
+      int t1070 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1161_n;
+      int32_t t1069 = t1070 ? v_x1161_d[t1064] : 0;
+      t1065 |= !t1070;
+      int32_t t1072 = rt_add_i(t1067, t1069);
+      int32_t t1074 = rt_sub_i(t1072, t1067);
+      if (__builtin_expect(t1065 != 0, 0)) { /* again, recording the error */
         int32_t t1075;
-        if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1164_n) {
-          t1075 = v_x1164_d[t1074];
+        if ((uint64_t)(int64_t)t1063 < (uint64_t)v_x1160_n) {
+          t1075 = v_x1160_d[t1063];
         } else {
-          NESSIE_RECORD(err, t1061, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1164_n, 0.0);
+          NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1063, v_x1160_n, 0.0);
           t1075 = 0;
         }
         int32_t t1076;
-        if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1161_n) {
-          t1076 = v_x1161_d[t1074];
+        if ((uint64_t)(int64_t)t1075 < (uint64_t)v_x1164_n) {
+          t1076 = v_x1164_d[t1075];
         } else {
-          NESSIE_RECORD(err, t1061, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1161_n, 0.0);
+          NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1075, v_x1164_n, 0.0);
           t1076 = 0;
         }
-        int32_t t1078 = rt_add_i(t1075, t1076);
-        int32_t t1080 = rt_sub_i(t1078, t1075);
+        int32_t t1077;
+        if ((uint64_t)(int64_t)t1075 < (uint64_t)v_x1161_n) {
+          t1077 = v_x1161_d[t1075];
+        } else {
+          NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1075, v_x1161_n, 0.0);
+          t1077 = 0;
+        }
+        int32_t t1079 = rt_add_i(t1076, t1077);
+        int32_t t1081 = rt_sub_i(t1079, t1076);
       }
-      v_x1171_d[t1061] = 1;
-      v_x1166_d[t1061] = t1066;
-      v_x1173_d[t1061] = t1073;
+      v_x1171_d[t1062] = 1;
+      v_x1166_d[t1062] = t1067;
+      v_x1173_d[t1062] = t1074;
     }
   }
   if (err->index != INT64_MAX)
@@ -5100,107 +5099,107 @@ static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, R
     const int64_t v_x1173_n = v_x1173->len;
     /* SCAN */
     {
-      const int64_t t1081 = v_x1160_n;
-      const int64_t t1082 = t1081 > 0 ? (t1081 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t1083 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1082);
-      RT_PARALLEL_FOR_IF(t1082 > 1)
-      for (int64_t t1084 = 0; t1084 < t1082; t1084++) {
-        int32_t t1084a0;
-        t1084a0 = 0;
-        const int64_t t1084_end = (t1084 + 1) * RT_CHUNK < t1081 ? (t1084 + 1) * RT_CHUNK : t1081;
-        for (int64_t t1085 = t1084 * RT_CHUNK; t1085 < t1084_end; t1085++) {
-          const int32_t t1086 = (int32_t)t1085;
-          int32_t t1084x0;
-          int t1089 = 0; /* nonzero: a check below failed */
-          int32_t t1087 = v_x1160_d[t1086];
-          int t1090 = (uint64_t)(int64_t)t1087 < (uint64_t)v_x1164_n;
-          int32_t t1088 = t1090 ? v_x1164_d[t1087] : 0;
-          t1089 |= !t1090;
-          int t1092 = (uint64_t)(int64_t)t1087 < (uint64_t)v_x1161_n;
-          int32_t t1091 = t1092 ? v_x1161_d[t1087] : 0;
-          t1089 |= !t1092;
-          int32_t t1094 = rt_add_i(t1088, t1091);
-          int32_t t1096 = rt_sub_i(t1094, t1088);
-          if (__builtin_expect(t1089 != 0, 0)) { /* again, recording the error */
-            int32_t t1097 = v_x1160_d[t1086];
-            int32_t t1098;
-            if ((uint64_t)(int64_t)t1097 < (uint64_t)v_x1164_n) {
-              t1098 = v_x1164_d[t1097];
-            } else {
-              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1097, v_x1164_n, 0.0);
-              t1098 = 0;
-            }
+      const int64_t t1082 = v_x1160_n;
+      const int64_t t1083 = t1082 > 0 ? (t1082 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t1084 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1083);
+      RT_PARALLEL_FOR_IF(t1083 > 1)
+      for (int64_t t1085 = 0; t1085 < t1083; t1085++) {
+        int32_t t1085a0;
+        t1085a0 = 0;
+        const int64_t t1085_end = (t1085 + 1) * RT_CHUNK < t1082 ? (t1085 + 1) * RT_CHUNK : t1082;
+        for (int64_t t1086 = t1085 * RT_CHUNK; t1086 < t1085_end; t1086++) {
+          const int32_t t1087 = (int32_t)t1086;
+          int32_t t1085x0;
+          int t1090 = 0; /* nonzero: a check below failed */
+          int32_t t1088 = v_x1160_d[t1087];
+          int t1091 = (uint64_t)(int64_t)t1088 < (uint64_t)v_x1164_n;
+          int32_t t1089 = t1091 ? v_x1164_d[t1088] : 0;
+          t1090 |= !t1091;
+          int t1093 = (uint64_t)(int64_t)t1088 < (uint64_t)v_x1161_n;
+          int32_t t1092 = t1093 ? v_x1161_d[t1088] : 0;
+          t1090 |= !t1093;
+          int32_t t1095 = rt_add_i(t1089, t1092);
+          int32_t t1097 = rt_sub_i(t1095, t1089);
+          if (__builtin_expect(t1090 != 0, 0)) { /* again, recording the error */
+            int32_t t1098 = v_x1160_d[t1087];
             int32_t t1099;
-            if ((uint64_t)(int64_t)t1097 < (uint64_t)v_x1161_n) {
-              t1099 = v_x1161_d[t1097];
+            if ((uint64_t)(int64_t)t1098 < (uint64_t)v_x1164_n) {
+              t1099 = v_x1164_d[t1098];
             } else {
-              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1097, v_x1161_n, 0.0);
+              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1098, v_x1164_n, 0.0);
               t1099 = 0;
             }
-            int32_t t1101 = rt_add_i(t1098, t1099);
-            int32_t t1103 = rt_sub_i(t1101, t1098);
+            int32_t t1100;
+            if ((uint64_t)(int64_t)t1098 < (uint64_t)v_x1161_n) {
+              t1100 = v_x1161_d[t1098];
+            } else {
+              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1098, v_x1161_n, 0.0);
+              t1100 = 0;
+            }
+            int32_t t1102 = rt_add_i(t1099, t1100);
+            int32_t t1104 = rt_sub_i(t1102, t1099);
           }
-          t1084x0 = t1096;
-          int32_t t1105 = rt_add_i(t1084a0, t1084x0);
-          t1084a0 = t1105;
+          t1085x0 = t1097;
+          int32_t t1106 = rt_add_i(t1085a0, t1085x0);
+          t1085a0 = t1106;
         }
-        t1083[t1084] = t1084a0;
+        t1084[t1085] = t1085a0;
       }
-      int32_t t1084t0;
-      t1084t0 = 0;
-      for (int64_t t1084 = 0; t1084 < t1082; t1084++) {
-        const int32_t t1106 = t1083[t1084];
-        t1083[t1084] = t1084t0;
-        int32_t t1108 = rt_add_i(t1084t0, t1106);
-        t1084t0 = t1108;
+      int32_t t1085t0;
+      t1085t0 = 0;
+      for (int64_t t1085 = 0; t1085 < t1083; t1085++) {
+        const int32_t t1107 = t1084[t1085];
+        t1084[t1085] = t1085t0;
+        int32_t t1109 = rt_add_i(t1085t0, t1107);
+        t1085t0 = t1109;
       }
-      v_x1177 = rt_value_new(rt_vec_type(RT_INT), t1081);
+      v_x1177 = rt_value_new(rt_vec_type(RT_INT), t1082);
       int32_t *v_x1177_d = v_x1177->data.i;
       const int64_t v_x1177_n = v_x1177->len;
-      RT_PARALLEL_FOR_IF(t1082 > 1)
-      for (int64_t t1084 = 0; t1084 < t1082; t1084++) {
-        int32_t t1084p0;
-        t1084p0 = t1083[t1084];
-        const int64_t t1084_end = (t1084 + 1) * RT_CHUNK < t1081 ? (t1084 + 1) * RT_CHUNK : t1081;
-        for (int64_t t1085 = t1084 * RT_CHUNK; t1085 < t1084_end; t1085++) {
-          const int32_t t1086 = (int32_t)t1085;
-          v_x1177_d[t1085] = t1084p0;
-          int32_t t1084y0;
-          int t1111 = 0; /* nonzero: a check below failed */
-          int32_t t1109 = v_x1160_d[t1086];
-          int t1112 = (uint64_t)(int64_t)t1109 < (uint64_t)v_x1164_n;
-          int32_t t1110 = t1112 ? v_x1164_d[t1109] : 0;
-          t1111 |= !t1112;
-          int t1114 = (uint64_t)(int64_t)t1109 < (uint64_t)v_x1161_n;
-          int32_t t1113 = t1114 ? v_x1161_d[t1109] : 0;
-          t1111 |= !t1114;
-          int32_t t1116 = rt_add_i(t1110, t1113);
-          int32_t t1118 = rt_sub_i(t1116, t1110);
-          if (__builtin_expect(t1111 != 0, 0)) { /* again, recording the error */
-            int32_t t1119 = v_x1160_d[t1086];
-            int32_t t1120;
-            if ((uint64_t)(int64_t)t1119 < (uint64_t)v_x1164_n) {
-              t1120 = v_x1164_d[t1119];
-            } else {
-              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, v_x1164_n, 0.0);
-              t1120 = 0;
-            }
+      RT_PARALLEL_FOR_IF(t1083 > 1)
+      for (int64_t t1085 = 0; t1085 < t1083; t1085++) {
+        int32_t t1085p0;
+        t1085p0 = t1084[t1085];
+        const int64_t t1085_end = (t1085 + 1) * RT_CHUNK < t1082 ? (t1085 + 1) * RT_CHUNK : t1082;
+        for (int64_t t1086 = t1085 * RT_CHUNK; t1086 < t1085_end; t1086++) {
+          const int32_t t1087 = (int32_t)t1086;
+          v_x1177_d[t1086] = t1085p0;
+          int32_t t1085y0;
+          int t1112 = 0; /* nonzero: a check below failed */
+          int32_t t1110 = v_x1160_d[t1087];
+          int t1113 = (uint64_t)(int64_t)t1110 < (uint64_t)v_x1164_n;
+          int32_t t1111 = t1113 ? v_x1164_d[t1110] : 0;
+          t1112 |= !t1113;
+          int t1115 = (uint64_t)(int64_t)t1110 < (uint64_t)v_x1161_n;
+          int32_t t1114 = t1115 ? v_x1161_d[t1110] : 0;
+          t1112 |= !t1115;
+          int32_t t1117 = rt_add_i(t1111, t1114);
+          int32_t t1119 = rt_sub_i(t1117, t1111);
+          if (__builtin_expect(t1112 != 0, 0)) { /* again, recording the error */
+            int32_t t1120 = v_x1160_d[t1087];
             int32_t t1121;
-            if ((uint64_t)(int64_t)t1119 < (uint64_t)v_x1161_n) {
-              t1121 = v_x1161_d[t1119];
+            if ((uint64_t)(int64_t)t1120 < (uint64_t)v_x1164_n) {
+              t1121 = v_x1164_d[t1120];
             } else {
-              NESSIE_RECORD(err, t1085, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1119, v_x1161_n, 0.0);
+              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1120, v_x1164_n, 0.0);
               t1121 = 0;
             }
-            int32_t t1123 = rt_add_i(t1120, t1121);
-            int32_t t1125 = rt_sub_i(t1123, t1120);
+            int32_t t1122;
+            if ((uint64_t)(int64_t)t1120 < (uint64_t)v_x1161_n) {
+              t1122 = v_x1161_d[t1120];
+            } else {
+              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1120, v_x1161_n, 0.0);
+              t1122 = 0;
+            }
+            int32_t t1124 = rt_add_i(t1121, t1122);
+            int32_t t1126 = rt_sub_i(t1124, t1121);
           }
-          t1084y0 = t1118;
-          int32_t t1127 = rt_add_i(t1084p0, t1084y0);
-          t1084p0 = t1127;
+          t1085y0 = t1119;
+          int32_t t1128 = rt_add_i(t1085p0, t1085y0);
+          t1085p0 = t1128;
         }
       }
-      rt_free(t1083);
+      rt_free(t1084);
     }
     if (err->index != INT64_MAX)
       goto fail;
@@ -5240,44 +5239,44 @@ struct K23_0_pull {
   __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1129 = 0; /* nonzero: a check below failed */
-    int t1130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n;
-    int32_t t1128 = t1130 ? A.v_x1160_d[ix] : 0;
-    t1129 |= !t1130;
-    int t1132 = (uint64_t)(int64_t)t1128 < (uint64_t)A.v_x1164_n;
-    int32_t t1131 = t1132 ? A.v_x1164_d[t1128] : 0;
-    t1129 |= !t1132;
-    int t1134 = (uint64_t)(int64_t)t1128 < (uint64_t)A.v_x1161_n;
-    int32_t t1133 = t1134 ? A.v_x1161_d[t1128] : 0;
-    t1129 |= !t1134;
-    int32_t t1136 = rt_add_i(t1131, t1133);
-    int32_t t1138 = rt_sub_i(t1136, t1131);
-    if (__builtin_expect(t1129 != 0, 0)) { /* again, recording the error */
-      int32_t t1139;
+    int t1130 = 0; /* nonzero: a check below failed */
+    int t1131 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n;
+    int32_t t1129 = t1131 ? A.v_x1160_d[ix] : 0;
+    t1130 |= !t1131;
+    int t1133 = (uint64_t)(int64_t)t1129 < (uint64_t)A.v_x1164_n;
+    int32_t t1132 = t1133 ? A.v_x1164_d[t1129] : 0;
+    t1130 |= !t1133;
+    int t1135 = (uint64_t)(int64_t)t1129 < (uint64_t)A.v_x1161_n;
+    int32_t t1134 = t1135 ? A.v_x1161_d[t1129] : 0;
+    t1130 |= !t1135;
+    int32_t t1137 = rt_add_i(t1132, t1134);
+    int32_t t1139 = rt_sub_i(t1137, t1132);
+    if (__builtin_expect(t1130 != 0, 0)) { /* again, recording the error */
+      int32_t t1140;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n) {
-        t1139 = A.v_x1160_d[ix];
+        t1140 = A.v_x1160_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1160_n, 0.0);
-        t1139 = 0;
-      }
-      int32_t t1140;
-      if ((uint64_t)(int64_t)t1139 < (uint64_t)A.v_x1164_n) {
-        t1140 = A.v_x1164_d[t1139];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1139, A.v_x1164_n, 0.0);
         t1140 = 0;
       }
       int32_t t1141;
-      if ((uint64_t)(int64_t)t1139 < (uint64_t)A.v_x1161_n) {
-        t1141 = A.v_x1161_d[t1139];
+      if ((uint64_t)(int64_t)t1140 < (uint64_t)A.v_x1164_n) {
+        t1141 = A.v_x1164_d[t1140];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1139, A.v_x1161_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1140, A.v_x1164_n, 0.0);
         t1141 = 0;
       }
-      int32_t t1143 = rt_add_i(t1140, t1141);
-      int32_t t1145 = rt_sub_i(t1143, t1140);
+      int32_t t1142;
+      if ((uint64_t)(int64_t)t1140 < (uint64_t)A.v_x1161_n) {
+        t1142 = A.v_x1161_d[t1140];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1140, A.v_x1161_n, 0.0);
+        t1142 = 0;
+      }
+      int32_t t1144 = rt_add_i(t1141, t1142);
+      int32_t t1146 = rt_sub_i(t1144, t1141);
     }
-    return K23_0_V{1, t1131, t1138};
+    return K23_0_V{1, t1132, t1139};
   }
 };
 struct K23_0_store {
@@ -5296,36 +5295,36 @@ struct K23_1_pull {
   __device__ K23_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1148 = 0; /* nonzero: a check below failed */
-    int32_t t1146 = A.v_x1160_d[ix];
-    int t1149 = (uint64_t)(int64_t)t1146 < (uint64_t)A.v_x1164_n;
-    int32_t t1147 = t1149 ? A.v_x1164_d[t1146] : 0;
-    t1148 |= !t1149;
-    int t1151 = (uint64_t)(int64_t)t1146 < (uint64_t)A.v_x1161_n;
-    int32_t t1150 = t1151 ? A.v_x1161_d[t1146] : 0;
-    t1148 |= !t1151;
-    int32_t t1153 = rt_add_i(t1147, t1150);
-    int32_t t1155 = rt_sub_i(t1153, t1147);
-    if (__builtin_expect(t1148 != 0, 0)) { /* again, recording the error */
-      int32_t t1156 = A.v_x1160_d[ix];
-      int32_t t1157;
-      if ((uint64_t)(int64_t)t1156 < (uint64_t)A.v_x1164_n) {
-        t1157 = A.v_x1164_d[t1156];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1156, A.v_x1164_n, 0.0);
-        t1157 = 0;
-      }
+    int t1149 = 0; /* nonzero: a check below failed */
+    int32_t t1147 = A.v_x1160_d[ix];
+    int t1150 = (uint64_t)(int64_t)t1147 < (uint64_t)A.v_x1164_n;
+    int32_t t1148 = t1150 ? A.v_x1164_d[t1147] : 0;
+    t1149 |= !t1150;
+    int t1152 = (uint64_t)(int64_t)t1147 < (uint64_t)A.v_x1161_n;
+    int32_t t1151 = t1152 ? A.v_x1161_d[t1147] : 0;
+    t1149 |= !t1152;
+    int32_t t1154 = rt_add_i(t1148, t1151);
+    int32_t t1156 = rt_sub_i(t1154, t1148);
+    if (__builtin_expect(t1149 != 0, 0)) { /* again, recording the error */
+      int32_t t1157 = A.v_x1160_d[ix];
       int32_t t1158;
-      if ((uint64_t)(int64_t)t1156 < (uint64_t)A.v_x1161_n) {
-        t1158 = A.v_x1161_d[t1156];
+      if ((uint64_t)(int64_t)t1157 < (uint64_t)A.v_x1164_n) {
+        t1158 = A.v_x1164_d[t1157];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1156, A.v_x1161_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1157, A.v_x1164_n, 0.0);
         t1158 = 0;
       }
-      int32_t t1160 = rt_add_i(t1157, t1158);
-      int32_t t1162 = rt_sub_i(t1160, t1157);
+      int32_t t1159;
+      if ((uint64_t)(int64_t)t1157 < (uint64_t)A.v_x1161_n) {
+        t1159 = A.v_x1161_d[t1157];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1157, A.v_x1161_n, 0.0);
+        t1159 = 0;
+      }
+      int32_t t1161 = rt_add_i(t1158, t1159);
+      int32_t t1163 = rt_sub_i(t1161, t1158);
     }
-    return K23_1_V{t1155};
+    return K23_1_V{t1156};
   }
 };
 struct K23_1_store {
@@ -5337,8 +5336,8 @@ struct K23_1_store {
 struct K23_1_op {
   K23_A A;
   __device__ K23_1_V operator()(const K23_1_V &a, const K23_1_V &b) const {
-    int32_t t1164 = rt_add_i(a.v0, b.v0);
-    return K23_1_V{t1164};
+    int32_t t1165 = rt_add_i(a.v0, b.v0);
+    return K23_1_V{t1165};
   }
 };
 static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
@@ -5361,29 +5360,29 @@ static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, Rt
   RtValue *v_x1177 = NULL;
   /* MAP */
   {
-    const int64_t t1165 = v_x1169;
-    if (t1165 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1165, 0.0, run};
+    const int64_t t1166 = v_x1169;
+    if (t1166 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1166, 0.0, run};
       goto fail;
     }
-    v_x1171 = rtg_vec_new(RT_INT, t1165);
+    v_x1171 = rtg_vec_new(RT_INT, t1166);
     A.v_x1171_d = v_x1171->data.i;
     A.v_x1171_n = v_x1171->len;
-    v_x1166 = rtg_vec_new(RT_INT, t1165);
+    v_x1166 = rtg_vec_new(RT_INT, t1166);
     A.v_x1166_d = v_x1166->data.i;
     A.v_x1166_n = v_x1166->len;
-    v_x1173 = rtg_vec_new(RT_INT, t1165);
+    v_x1173 = rtg_vec_new(RT_INT, t1166);
     A.v_x1173_d = v_x1173->data.i;
     A.v_x1173_n = v_x1173->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1165);
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1166);
   }
   /* SCAN */
   {
-    const int64_t t1166 = v_x1160->len;
-    v_x1177 = rtg_vec_new(RT_INT, t1166);
+    const int64_t t1167 = v_x1160->len;
+    v_x1177 = rtg_vec_new(RT_INT, t1167);
     A.v_x1177_d = v_x1177->data.i;
     A.v_x1177_n = v_x1177->len;
-    rtg::scan<true>("K23", loc, K23_1_pull{A}, K23_1_op{A}, K23_1_V{0}, t1166, K23_1_store{A});
+    rtg::scan<true>("K23", loc, K23_1_pull{A}, K23_1_op{A}, K23_1_V{0}, t1167, K23_1_store{A});
   }
   *out_v_x1166 = v_x1166;
   *out_v_x1171 = v_x1171;
@@ -5425,76 +5424,76 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, R
   RtValue *v_x1187 = NULL;
   /* MAP */
   {
-    const int64_t t1167 = v_x1182;
-    if (t1167 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1167, 0.0);
+    const int64_t t1168 = v_x1182;
+    if (t1168 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1168, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t1167 >= RT_PARALLEL_MIN)
-    for (int64_t t1168 = 0; t1168 < t1167; t1168++) {
-      const int32_t t1169 = (int32_t)t1168;
-      int32_t t1170; /* v_x1187: read by nothing */
-      int t1172 = 0; /* nonzero: a check below failed */
-      int t1173 = (uint64_t)(int64_t)t1169 < (uint64_t)v_x1178_n;
-      int32_t t1171 = t1173 ? v_x1178_d[t1169] : 0;
-      t1172 |= !t1173;
-      int t1175 = (uint64_t)(int64_t)t1171 < (uint64_t)v_x1181_n;
-      int32_t t1174 = t1175 ? v_x1181_d[t1171] : 0;
-      t1172 |= !t1175;
-      int t1177 = (uint64_t)(int64_t)t1171 < (uint64_t)v_x1179_n;
-      int32_t t1176 = t1177 ? v_x1179_d[t1171] : 0;
-      t1172 |= !t1177;
-      int32_t t1179 = rt_sub_i(t1169, t1176);
-      int t1181 = (uint64_t)(int64_t)t1171 < (uint64_t)v_x1180_n;
-      int32_t t1180 = t1181 ? v_x1180_d[t1171] : 0;
-      t1172 |= !t1181;
-      int32_t t1183 = rt_mul_i(t1179, t1180);
-      int32_t t1185 = rt_add_i(t1174, t1183);
-      int t1187 = (uint64_t)(int64_t)t1185 < (uint64_t)v_x1185_n;
-      int32_t t1186 = t1187 ? v_x1185_d[t1185] : 0;
-      t1172 |= !t1187;
-      if (__builtin_expect(t1172 != 0, 0)) { /* again, recording the error */
-        int32_t t1188;
-        if ((uint64_t)(int64_t)t1169 < (uint64_t)v_x1178_n) {
-          t1188 = v_x1178_d[t1169];
-        } else {
-          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1169, v_x1178_n, 0.0);
-          t1188 = 0;
-        }
+    RT_PARALLEL_FOR_IF(t1168 >= RT_PARALLEL_MIN)
+    for (int64_t t1169 = 0; t1169 < t1168; t1169++) {
+      const int32_t t1170 = (int32_t)t1169;
+      int32_t t1171; /* v_x1187: read by nothing */
+      int t1173 = 0; /* nonzero: a check below failed */
+      int t1174 = (uint64_t)(int64_t)t1170 < (uint64_t)v_x1178_n;
+      int32_t t1172 = t1174 ? v_x1178_d[t1170] : 0;
+      t1173 |= !t1174;
+      int t1176 = (uint64_t)(int64_t)t1172 < (uint64_t)v_x1181_n;
+      int32_t t1175 = t1176 ? v_x1181_d[t1172] : 0;
+      t1173 |= !t1176;
+      int t1178 = (uint64_t)(int64_t)t1172 < (uint64_t)v_x1179_n;
+      int32_t t1177 = t1178 ? v_x1179_d[t1172] : 0;
+      t1173 |= !t1178;
+      int32_t t1180 = rt_sub_i(t1170, t1177);
+      int t1182 = (uint64_t)(int64_t)t1172 < (uint64_t)v_x1180_n;
+      int32_t t1181 = t1182 ? v_x1180_d[t1172] : 0;
+      t1173 |= !t1182;
+      int32_t t1184 = rt_mul_i(t1180, t1181);
+      int32_t t1186 = rt_add_i(t1175, t1184);
+      int t1188 = (uint64_t)(int64_t)t1186 < (uint64_t)v_x1185_n;
+      int32_t t1187 = t1188 ? v_x1185_d[t1186] : 0;
+      t1173 |= !t1188;
+      if (__builtin_expect(t1173 != 0, 0)) { /* again, recording the error */
         int32_t t1189;
-        if ((uint64_t)(int64_t)t1188 < (uint64_t)v_x1181_n) {
-          t1189 = v_x1181_d[t1188];
+        if ((uint64_t)(int64_t)t1170 < (uint64_t)v_x1178_n) {
+          t1189 = v_x1178_d[t1170];
         } else {
-          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1188, v_x1181_n, 0.0);
+          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1170, v_x1178_n, 0.0);
           t1189 = 0;
         }
         int32_t t1190;
-        if ((uint64_t)(int64_t)t1188 < (uint64_t)v_x1179_n) {
-          t1190 = v_x1179_d[t1188];
+        if ((uint64_t)(int64_t)t1189 < (uint64_t)v_x1181_n) {
+          t1190 = v_x1181_d[t1189];
         } else {
-          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1188, v_x1179_n, 0.0);
+          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1189, v_x1181_n, 0.0);
           t1190 = 0;
         }
-        int32_t t1192 = rt_sub_i(t1169, t1190);
-        int32_t t1193;
-        if ((uint64_t)(int64_t)t1188 < (uint64_t)v_x1180_n) {
-          t1193 = v_x1180_d[t1188];
+        int32_t t1191;
+        if ((uint64_t)(int64_t)t1189 < (uint64_t)v_x1179_n) {
+          t1191 = v_x1179_d[t1189];
         } else {
-          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1188, v_x1180_n, 0.0);
-          t1193 = 0;
+          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1189, v_x1179_n, 0.0);
+          t1191 = 0;
         }
-        int32_t t1195 = rt_mul_i(t1192, t1193);
-        int32_t t1197 = rt_add_i(t1189, t1195);
-        int32_t t1198;
-        if ((uint64_t)(int64_t)t1197 < (uint64_t)v_x1185_n) {
-          t1198 = v_x1185_d[t1197];
+        int32_t t1193 = rt_sub_i(t1170, t1191);
+        int32_t t1194;
+        if ((uint64_t)(int64_t)t1189 < (uint64_t)v_x1180_n) {
+          t1194 = v_x1180_d[t1189];
         } else {
-          NESSIE_RECORD(err, t1168, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1197, v_x1185_n, 0.0);
-          t1198 = 0;
+          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1189, v_x1180_n, 0.0);
+          t1194 = 0;
+        }
+        int32_t t1196 = rt_mul_i(t1193, t1194);
+        int32_t t1198 = rt_add_i(t1190, t1196);
+        int32_t t1199;
+        if ((uint64_t)(int64_t)t1198 < (uint64_t)v_x1185_n) {
+          t1199 = v_x1185_d[t1198];
+        } else {
+          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1198, v_x1185_n, 0.0);
+          t1199 = 0;
         }
       }
-      t1170 = t1186;
-      (void)t1170;
+      t1171 = t1187;
+      (void)t1171;
     }
   }
   if (err->index != INT64_MAX)
@@ -5525,66 +5524,66 @@ struct K24_0_pull {
   __device__ K24_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1200 = 0; /* nonzero: a check below failed */
-    int t1201 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n;
-    int32_t t1199 = t1201 ? A.v_x1178_d[ix] : 0;
-    t1200 |= !t1201;
-    int t1203 = (uint64_t)(int64_t)t1199 < (uint64_t)A.v_x1181_n;
-    int32_t t1202 = t1203 ? A.v_x1181_d[t1199] : 0;
-    t1200 |= !t1203;
-    int t1205 = (uint64_t)(int64_t)t1199 < (uint64_t)A.v_x1179_n;
-    int32_t t1204 = t1205 ? A.v_x1179_d[t1199] : 0;
-    t1200 |= !t1205;
-    int32_t t1207 = rt_sub_i(ix, t1204);
-    int t1209 = (uint64_t)(int64_t)t1199 < (uint64_t)A.v_x1180_n;
-    int32_t t1208 = t1209 ? A.v_x1180_d[t1199] : 0;
-    t1200 |= !t1209;
-    int32_t t1211 = rt_mul_i(t1207, t1208);
-    int32_t t1213 = rt_add_i(t1202, t1211);
-    int t1215 = (uint64_t)(int64_t)t1213 < (uint64_t)A.v_x1185_n;
-    int32_t t1214 = t1215 ? A.v_x1185_d[t1213] : 0;
-    t1200 |= !t1215;
-    if (__builtin_expect(t1200 != 0, 0)) { /* again, recording the error */
-      int32_t t1216;
+    int t1201 = 0; /* nonzero: a check below failed */
+    int t1202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n;
+    int32_t t1200 = t1202 ? A.v_x1178_d[ix] : 0;
+    t1201 |= !t1202;
+    int t1204 = (uint64_t)(int64_t)t1200 < (uint64_t)A.v_x1181_n;
+    int32_t t1203 = t1204 ? A.v_x1181_d[t1200] : 0;
+    t1201 |= !t1204;
+    int t1206 = (uint64_t)(int64_t)t1200 < (uint64_t)A.v_x1179_n;
+    int32_t t1205 = t1206 ? A.v_x1179_d[t1200] : 0;
+    t1201 |= !t1206;
+    int32_t t1208 = rt_sub_i(ix, t1205);
+    int t1210 = (uint64_t)(int64_t)t1200 < (uint64_t)A.v_x1180_n;
+    int32_t t1209 = t1210 ? A.v_x1180_d[t1200] : 0;
+    t1201 |= !t1210;
+    int32_t t1212 = rt_mul_i(t1208, t1209);
+    int32_t t1214 = rt_add_i(t1203, t1212);
+    int t1216 = (uint64_t)(int64_t)t1214 < (uint64_t)A.v_x1185_n;
+    int32_t t1215 = t1216 ? A.v_x1185_d[t1214] : 0;
+    t1201 |= !t1216;
+    if (__builtin_expect(t1201 != 0, 0)) { /* again, recording the error */
+      int32_t t1217;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n) {
-        t1216 = A.v_x1178_d[ix];
+        t1217 = A.v_x1178_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178_n, 0.0);
-        t1216 = 0;
-      }
-      int32_t t1217;
-      if ((uint64_t)(int64_t)t1216 < (uint64_t)A.v_x1181_n) {
-        t1217 = A.v_x1181_d[t1216];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1216, A.v_x1181_n, 0.0);
         t1217 = 0;
       }
       int32_t t1218;
-      if ((uint64_t)(int64_t)t1216 < (uint64_t)A.v_x1179_n) {
-        t1218 = A.v_x1179_d[t1216];
+      if ((uint64_t)(int64_t)t1217 < (uint64_t)A.v_x1181_n) {
+        t1218 = A.v_x1181_d[t1217];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1216, A.v_x1179_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1217, A.v_x1181_n, 0.0);
         t1218 = 0;
       }
-      int32_t t1220 = rt_sub_i(ix, t1218);
-      int32_t t1221;
-      if ((uint64_t)(int64_t)t1216 < (uint64_t)A.v_x1180_n) {
-        t1221 = A.v_x1180_d[t1216];
+      int32_t t1219;
+      if ((uint64_t)(int64_t)t1217 < (uint64_t)A.v_x1179_n) {
+        t1219 = A.v_x1179_d[t1217];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1216, A.v_x1180_n, 0.0);
-        t1221 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1217, A.v_x1179_n, 0.0);
+        t1219 = 0;
       }
-      int32_t t1223 = rt_mul_i(t1220, t1221);
-      int32_t t1225 = rt_add_i(t1217, t1223);
-      int32_t t1226;
-      if ((uint64_t)(int64_t)t1225 < (uint64_t)A.v_x1185_n) {
-        t1226 = A.v_x1185_d[t1225];
+      int32_t t1221 = rt_sub_i(ix, t1219);
+      int32_t t1222;
+      if ((uint64_t)(int64_t)t1217 < (uint64_t)A.v_x1180_n) {
+        t1222 = A.v_x1180_d[t1217];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1225, A.v_x1185_n, 0.0);
-        t1226 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1217, A.v_x1180_n, 0.0);
+        t1222 = 0;
+      }
+      int32_t t1224 = rt_mul_i(t1221, t1222);
+      int32_t t1226 = rt_add_i(t1218, t1224);
+      int32_t t1227;
+      if ((uint64_t)(int64_t)t1226 < (uint64_t)A.v_x1185_n) {
+        t1227 = A.v_x1185_d[t1226];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1226, A.v_x1185_n, 0.0);
+        t1227 = 0;
       }
     }
-    return K24_0_V{t1214};
+    return K24_0_V{t1215};
   }
 };
 struct K24_0_store {
@@ -5614,12 +5613,12 @@ static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, Rt
   RtValue *v_x1187 = NULL;
   /* MAP */
   {
-    const int64_t t1227 = v_x1182;
-    if (t1227 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1227, 0.0, run};
+    const int64_t t1228 = v_x1182;
+    if (t1228 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1228, 0.0, run};
       goto fail;
     }
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1227);
+    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1228);
   }
   rt_release(v_x1187);
   return;
@@ -5653,53 +5652,53 @@ static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, i
   RtValue *v_x1226 = NULL;
   /* MAP */
   {
-    const int64_t t1228 = v_x1220_n;
-    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t1228);
+    const int64_t t1229 = v_x1220_n;
+    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t1229);
     int32_t *v_x1226_d = v_x1226->data.i;
     const int64_t v_x1226_n = v_x1226->len;
-    RT_PARALLEL_FOR_IF(t1228 >= RT_PARALLEL_MIN)
-    for (int64_t t1229 = 0; t1229 < t1228; t1229++) {
-      const int32_t t1230 = (int32_t)t1229;
-      int t1232 = 0; /* nonzero: a check below failed */
-      int t1233 = (uint64_t)(int64_t)t1230 < (uint64_t)v_x1216_n;
-      int32_t t1231 = t1233 ? v_x1216_d[t1230] : 0;
-      t1232 |= !t1233;
-      int32_t t1235 = rt_add_i(t1231, v_x1217);
-      uint8_t t1236 = v_x1220_d[t1230];
-      int t1238 = (uint64_t)(int64_t)t1230 < (uint64_t)v_x1221_n;
-      int32_t t1237 = t1238 ? v_x1221_d[t1230] : 0;
-      t1232 |= !t1238;
-      int32_t t1240 = (t1236 ? t1237 : t1235);
-      int t1242 = (uint64_t)(int64_t)t1240 < (uint64_t)v_x1224_n;
-      int32_t t1241 = t1242 ? v_x1224_d[t1240] : 0;
-      t1232 |= !t1242;
-      if (__builtin_expect(t1232 != 0, 0)) { /* again, recording the error */
-        int32_t t1243;
-        if ((uint64_t)(int64_t)t1230 < (uint64_t)v_x1216_n) {
-          t1243 = v_x1216_d[t1230];
+    RT_PARALLEL_FOR_IF(t1229 >= RT_PARALLEL_MIN)
+    for (int64_t t1230 = 0; t1230 < t1229; t1230++) {
+      const int32_t t1231 = (int32_t)t1230;
+      int t1233 = 0; /* nonzero: a check below failed */
+      int t1234 = (uint64_t)(int64_t)t1231 < (uint64_t)v_x1216_n;
+      int32_t t1232 = t1234 ? v_x1216_d[t1231] : 0;
+      t1233 |= !t1234;
+      int32_t t1236 = rt_add_i(t1232, v_x1217);
+      uint8_t t1237 = v_x1220_d[t1231];
+      int t1239 = (uint64_t)(int64_t)t1231 < (uint64_t)v_x1221_n;
+      int32_t t1238 = t1239 ? v_x1221_d[t1231] : 0;
+      t1233 |= !t1239;
+      int32_t t1241 = (t1237 ? t1238 : t1236);
+      int t1243 = (uint64_t)(int64_t)t1241 < (uint64_t)v_x1224_n;
+      int32_t t1242 = t1243 ? v_x1224_d[t1241] : 0;
+      t1233 |= !t1243;
+      if (__builtin_expect(t1233 != 0, 0)) { /* again, recording the error */
+        int32_t t1244;
+        if ((uint64_t)(int64_t)t1231 < (uint64_t)v_x1216_n) {
+          t1244 = v_x1216_d[t1231];
         } else {
-          NESSIE_RECORD(err, t1229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1230, v_x1216_n, 0.0);
-          t1243 = 0;
+          NESSIE_RECORD(err, t1230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1231, v_x1216_n, 0.0);
+          t1244 = 0;
         }
-        int32_t t1245 = rt_add_i(t1243, v_x1217);
-        uint8_t t1246 = v_x1220_d[t1230];
-        int32_t t1247;
-        if ((uint64_t)(int64_t)t1230 < (uint64_t)v_x1221_n) {
-          t1247 = v_x1221_d[t1230];
+        int32_t t1246 = rt_add_i(t1244, v_x1217);
+        uint8_t t1247 = v_x1220_d[t1231];
+        int32_t t1248;
+        if ((uint64_t)(int64_t)t1231 < (uint64_t)v_x1221_n) {
+          t1248 = v_x1221_d[t1231];
         } else {
-          NESSIE_RECORD(err, t1229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1230, v_x1221_n, 0.0);
-          t1247 = 0;
+          NESSIE_RECORD(err, t1230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1231, v_x1221_n, 0.0);
+          t1248 = 0;
         }
-        int32_t t1249 = (t1246 ? t1247 : t1245);
-        int32_t t1250;
-        if ((uint64_t)(int64_t)t1249 < (uint64_t)v_x1224_n) {
-          t1250 = v_x1224_d[t1249];
+        int32_t t1250 = (t1247 ? t1248 : t1246);
+        int32_t t1251;
+        if ((uint64_t)(int64_t)t1250 < (uint64_t)v_x1224_n) {
+          t1251 = v_x1224_d[t1250];
         } else {
-          NESSIE_RECORD(err, t1229, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1249, v_x1224_n, 0.0);
-          t1250 = 0;
+          NESSIE_RECORD(err, t1230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1250, v_x1224_n, 0.0);
+          t1251 = 0;
         }
       }
-      v_x1226_d[t1229] = t1241;
+      v_x1226_d[t1230] = t1242;
     }
   }
   if (err->index != INT64_MAX)
@@ -5729,46 +5728,46 @@ struct K25_0_pull {
   __device__ K25_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1252 = 0; /* nonzero: a check below failed */
-    int t1253 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n;
-    int32_t t1251 = t1253 ? A.v_x1216_d[ix] : 0;
-    t1252 |= !t1253;
-    int32_t t1255 = rt_add_i(t1251, A.v_x1217);
-    uint8_t t1256 = A.v_x1220_d[ix];
-    int t1258 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n;
-    int32_t t1257 = t1258 ? A.v_x1221_d[ix] : 0;
-    t1252 |= !t1258;
-    int32_t t1260 = (t1256 ? t1257 : t1255);
-    int t1262 = (uint64_t)(int64_t)t1260 < (uint64_t)A.v_x1224_n;
-    int32_t t1261 = t1262 ? A.v_x1224_d[t1260] : 0;
-    t1252 |= !t1262;
-    if (__builtin_expect(t1252 != 0, 0)) { /* again, recording the error */
-      int32_t t1263;
+    int t1253 = 0; /* nonzero: a check below failed */
+    int t1254 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n;
+    int32_t t1252 = t1254 ? A.v_x1216_d[ix] : 0;
+    t1253 |= !t1254;
+    int32_t t1256 = rt_add_i(t1252, A.v_x1217);
+    uint8_t t1257 = A.v_x1220_d[ix];
+    int t1259 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n;
+    int32_t t1258 = t1259 ? A.v_x1221_d[ix] : 0;
+    t1253 |= !t1259;
+    int32_t t1261 = (t1257 ? t1258 : t1256);
+    int t1263 = (uint64_t)(int64_t)t1261 < (uint64_t)A.v_x1224_n;
+    int32_t t1262 = t1263 ? A.v_x1224_d[t1261] : 0;
+    t1253 |= !t1263;
+    if (__builtin_expect(t1253 != 0, 0)) { /* again, recording the error */
+      int32_t t1264;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n) {
-        t1263 = A.v_x1216_d[ix];
+        t1264 = A.v_x1216_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1216_n, 0.0);
-        t1263 = 0;
+        t1264 = 0;
       }
-      int32_t t1265 = rt_add_i(t1263, A.v_x1217);
-      uint8_t t1266 = A.v_x1220_d[ix];
-      int32_t t1267;
+      int32_t t1266 = rt_add_i(t1264, A.v_x1217);
+      uint8_t t1267 = A.v_x1220_d[ix];
+      int32_t t1268;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n) {
-        t1267 = A.v_x1221_d[ix];
+        t1268 = A.v_x1221_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1221_n, 0.0);
-        t1267 = 0;
+        t1268 = 0;
       }
-      int32_t t1269 = (t1266 ? t1267 : t1265);
-      int32_t t1270;
-      if ((uint64_t)(int64_t)t1269 < (uint64_t)A.v_x1224_n) {
-        t1270 = A.v_x1224_d[t1269];
+      int32_t t1270 = (t1267 ? t1268 : t1266);
+      int32_t t1271;
+      if ((uint64_t)(int64_t)t1270 < (uint64_t)A.v_x1224_n) {
+        t1271 = A.v_x1224_d[t1270];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1269, A.v_x1224_n, 0.0);
-        t1270 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1270, A.v_x1224_n, 0.0);
+        t1271 = 0;
       }
     }
-    return K25_0_V{t1261};
+    return K25_0_V{t1262};
   }
 };
 struct K25_0_store {
@@ -5796,11 +5795,11 @@ static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, in
   RtValue *v_x1226 = NULL;
   /* MAP */
   {
-    const int64_t t1271 = v_x1220->len;
-    v_x1226 = rtg_vec_new(RT_INT, t1271);
+    const int64_t t1272 = v_x1220->len;
+    v_x1226 = rtg_vec_new(RT_INT, t1272);
     A.v_x1226_d = v_x1226->data.i;
     A.v_x1226_n = v_x1226->len;
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1271);
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1272);
   }
   *out_v_x1226 = v_x1226;
   return;
@@ -6489,16 +6488,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1272 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1272->data.i[0] = 3;
-  t1272->data.i[1] = 1;
-  t1272->data.i[2] = 4;
-  t1272->data.i[3] = 1;
-  t1272->data.i[4] = 5;
-  t1272->data.i[5] = 9;
-  t1272->data.i[6] = 2;
-  t1272->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1272);
+  RtValue *t1273 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1273->data.i[0] = 3;
+  t1273->data.i[1] = 1;
+  t1273->data.i[2] = 4;
+  t1273->data.i[3] = 1;
+  t1273->data.i[4] = 5;
+  t1273->data.i[5] = 9;
+  t1273->data.i[6] = 2;
+  t1273->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1273);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -823,6 +823,54 @@ template <int BYTES> static void test_filter(int64_t n, int pattern, bool partit
          (long long)n, filter_patterns[pattern], wrong.empty() ? "" : ": ", wrong.c_str());
 }
 
+/* Three of them in one launch (rtg::filters_launch, as a kernel's FILTERs
+   of one input are generated): a FILTER, a PARTITION and a FILTER with
+   patterns p, p + 1 and p + 2, each checked as test_filter checks one. */
+static void test_filters_together(int64_t n, int pattern) {
+  typedef FValue<4> V;
+  const int pat[3] = {pattern % 7, (pattern + 1) % 7, (pattern + 2) % 7};
+  const bool partition[3] = {false, true, false};
+  V *dy[3], *dz[3];
+  for (int k = 0; k < 3; k++) {
+    dy[k] = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
+    dz[k] = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
+    cuda_check(cudaMemsetAsync(dy[k], FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+    cuda_check(cudaMemsetAsync(dz[k], FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
+  }
+  int64_t *slots[3];
+  rtg::filters_launch("segtest", RtLoc{NULL, 0, 0}, n, slots,
+                      rtg::filter_part<V>(FPull<4>{}, FPred<4>{pat[0], n}, FStore<4>{dy[0]}, FStore<4>{dz[0]}, false),
+                      rtg::filter_part<V>(FPull<4>{}, FPred<4>{pat[1], n}, FStore<4>{dy[1]}, FStore<4>{dz[1]}, true),
+                      rtg::filter_part<V>(FPull<4>{}, FPred<4>{pat[2], n}, FStore<4>{dy[2]}, FStore<4>{dz[2]}, false));
+  int64_t kept[3];
+  for (int k = 0; k < 3; k++)
+    kept[k] = rtg::filter_count(slots[k]);
+  std::string wrong;
+  for (int k = 0; k < 3 && wrong.empty(); k++) {
+    std::vector<int64_t> want, others;
+    for (int64_t i = 0; i < n; i++)
+      (filter_keeps(pat[k], i, n) ? want : others).push_back(i);
+    std::vector<V> got = read_back(dy[k], (size_t)(n + GUARD));
+    std::vector<V> got_other = read_back(dz[k], (size_t)(n + GUARD));
+    char buf[200];
+    if (kept[k] != (int64_t)want.size()) {
+      snprintf(buf, sizeof buf, "part %d counted %lld, expected %lld", k, (long long)kept[k], (long long)want.size());
+      wrong = buf;
+    }
+    if (wrong.empty())
+      wrong = check_values<4>(got, want, n + GUARD, "kept");
+    if (wrong.empty())
+      wrong = check_values<4>(got_other, partition[k] ? others : std::vector<int64_t>(), n + GUARD, "other");
+  }
+  for (int k = 0; k < 3; k++) {
+    rtg_free(dy[k]);
+    rtg_free(dz[k]);
+  }
+  result(wrong.empty(), "three filters in one launch: n=%lld, keep %s, %s, %s%s%s", (long long)n,
+         filter_patterns[pat[0]], filter_patterns[pat[1]], filter_patterns[pat[2]], wrong.empty() ? "" : ": ",
+         wrong.c_str());
+}
+
 static void test_filters(bool quick) {
   static const int64_t sizes[] = {0, 1, 2, 31, 33, 1023, 1024, 1025, 4096, 65537, 1000003, 10000000};
   for (int64_t n : sizes)
@@ -839,6 +887,8 @@ static void test_filters(bool quick) {
         if (n <= 65537)
           test_filter<80>(n, pattern, true);
       }
+      if (n <= 1000003 || pattern == 3)
+        test_filters_together(n, pattern);
     }
 }
 
