@@ -280,7 +280,7 @@ static void report(RtLoc where, const char *words) {
   diag_runtime_error(rt_output(), loc, words);
 }
 
-static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {
+static RtValue **run_guarded(FlatTop *top, const FlatTopHooks *hooks, int *n) {
   jmp_buf stop;
   jmp_buf *outer = rt_set_stop(&stop);
   RtReporter outer_reporter = rt_set_reporter(report);
@@ -295,6 +295,10 @@ static RtValue **run_guarded(const FlatTopHooks *hooks, int *n) {
     return NULL;
   }
   RtValue **comps = hooks->run(hooks->ctx, n);
+  /* NESL's REPL rejects a value holding an infinity or a NaN; a binding
+     so stopped binds nothing */
+  rt_set_context(NULL);
+  rt_check_value(flat_rt_loc(top->loc), top->layout, comps);
   alloc_set_oom_handler(NULL, NULL);
   rt_set_reporter(outer_reporter);
   rt_set_stop(outer);
@@ -318,7 +322,7 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
       define_globals(top, hooks, NULL);
     rt_set_context(NULL);
     int n = 0;
-    RtValue **comps = run_guarded(hooks, &n);
+    RtValue **comps = run_guarded(top, hooks, &n);
     if (!comps) {
       ok = false;
       break;
