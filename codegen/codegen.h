@@ -55,10 +55,6 @@ typedef struct CgBinding {
 typedef struct CgChecks {
   const char *index;
   const char *record;
-  int combine;      /* in a REDUCE's or SCAN's operator (1: a
-                       reduction's, 2: a scan's): the errors of + and *
-                       name the reduction's primitive (__reduce_add ...),
-                       as the interpreters do; 0 elsewhere */
   /* a subscript needs no check when it is 'safe_index' (the SOAC's own
      index, in [0, n)) into a vector whose length is 'safe_length' (n) */
   const char *safe_index, *safe_length;
@@ -66,9 +62,6 @@ typedef struct CgChecks {
                        at the `run` (lcu_error_loc), any other at its own */
   const char *index_op; /* the operation a subscript's error names:
                            "RT_GATHER", or "RT_ELT" in a ONCE */
-  bool unchecked_sums;  /* float + and * unchecked: a commutative REDUCE's
-                           operator, whose result is checked instead
-                           (cuda.c's deferred_checks, cpu.c's) */
 } CgChecks;
 
 /* The continuation of a thunk: it gets the C expressions of the results
@@ -204,17 +197,6 @@ bool cg_soac_reads(const LcuSoac *s, const LcuVar *v);
    (the all-pairs n-body's 10^8 pulls, 800 MB, were written for
    nothing). */
 bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v);
-/* The float + and * of commutative REDUCE 's''s operator, left unchecked
-   (CgChecks.unchecked_sums) for a test of the result to stand for: each
-   one's component of the result, its site (in the checks 'c', a
-   reduction's) and its operation's runtime name, into 'out' (room for
-   one per component); returns how many. */
-typedef struct CgDeferred {
-  int component;
-  int site;
-  const char *op; /* "RT_ADD", "RT_MUL" */
-} CgDeferred;
-int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *out);
 /* The C signature of kernel 'k''s host function 'name': `void
    name(RtKernelError *err, RtLoc loc, int run, params..., results by
    address...)`, static unless it is the kernel's entry point (named as
@@ -310,15 +292,6 @@ const char *cg_scalar_func_name(const LcuFunc *f);
    fast pass). */
 const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgChecks *checks, const char *failed);
 
-/* The C of checked float operation 'op' without its check (a / b,
-   log(x)), or NULL for one that has no such form: every failure of these
-   makes the raw result non-finite, so that a finiteness test stands for
-   the check (the fast passes of thunks and scalar functions). */
-const char *cg_raw_float_op(FlatOp op, FlatBase base, const char **a);
-/* Does float operation 'op' carry its operand 'k' on: is its result
-   non-finite whenever that operand is?  (Products are never contracted
-   into a multiply-add: rt_mul_rn in rt/scalar.h.) */
-bool cg_float_carries(FlatOp op, int k);
 
 /* ---- cpu.c, cuda.c ---- */
 

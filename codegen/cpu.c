@@ -89,10 +89,9 @@ static const char *safe_length(Kx *x) {
 
 /* The checks of a thunk at element 'index': 'ix' the same as an int32,
    the SOAC's own index into the vectors of its size (CgChecks's
-   safe_index), or NULL (a segmented SOAC's); 'combine' as CgChecks
-   says. */
-static CgChecks checks_at(Kx *x, const char *index, const char *ix, int combine) {
-  CgChecks c = {index, "err", combine, ix, safe_length(x), x->s->loc, "RT_GATHER", false};
+   safe_index), or NULL (a segmented SOAC's). */
+static CgChecks checks_at(Kx *x, const char *index, const char *ix) {
+  CgChecks c = {index, "err", ix, safe_length(x), x->s->loc, "RT_GATHER"};
   return c;
 }
 
@@ -192,7 +191,7 @@ static void gen_map(Kx *x) {
     if (dead[v])
       cg_line(cg, "%s %s; /* %s: read by nothing */", cg_ctype(((const LcuVar *)s->results.data[v])->type.base),
               dests[v], cg_name(s->results.data[v]));
-  CgChecks c = checks_at(x, i, ix, 0);
+  CgChecks c = checks_at(x, i, ix);
   thunk_into(x, s->pull, (const char *[]){ix}, &c, dests);
   for (int v = 0; v < nv; v++)
     if (dead[v])
@@ -215,26 +214,6 @@ static void combine_into(Kx *x, const char **acc, const char **vals, const CgChe
   thunk_into(x, x->s->second, args, c, acc);
 }
 
-/* The checks of a commutative REDUCE's float + and * on its result: a
-   sum or product of finite values that overflows stays infinite or
-   becomes NaN whatever is combined with it after, so that the result's
-   test stands for each operation's (as on the GPU, cuda.c's
-   deferred_checks, with the same record: index INT64_MAX - 1, after the
-   elements' own errors, the operator's site).  Each element then costs
-   no test and no branch for the combination: dotp of 10^7 doubles took
-   4.29 ms, the OpenMP baseline 2.69 (2 cores). */
-static void deferred_checks(Kx *x, const char **total) {
-  Cg *cg = x->cg;
-  CgChecks c = checks_at(x, "(INT64_MAX - 1)", NULL, 1);
-  CgDeferred *d = xmalloc(sizeof(CgDeferred) * (size_t)(x->s->second->body.len + 1));
-  int n = cg_deferred_checks(cg, x->s, &c, d);
-  for (int k = 0; k < n; k++) {
-    cg_line(cg, "if (!isfinite(%s))", total[d[k].component]);
-    cg_line(cg, "  %s(err, (INT64_MAX - 1), RT_CHECK_SCALAR, %d, RT_E_NOT_FINITE, %s, 0, 0, 0.0);", cg->record_fn,
-            d[k].site, d[k].op);
-  }
-}
-
 static void gen_reduce_or_scan(Kx *x, bool scan) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -249,7 +228,6 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     cg_line(cg, "%s *%s = (%s *)rt_alloc_atomic(sizeof(%s) * (size_t)%s);", cg_ctype(value_base(s, v)), part[v],
             cg_ctype(value_base(s, v)), cg_ctype(value_base(s, v)), nch);
   }
-  int combine = scan ? 2 : 1;
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg);
   /* pass 1: each chunk from the identity */
   chunk_loop(cg, c, nch);
@@ -258,11 +236,7 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
   for (int v = 0; v < nv; v++)
     cg_line(cg, "%s = %s;", acc[v], identity(s, v));
   open_elements(x, c, i, ix, n);
-  CgChecks ck = checks_at(x, i, ix, 0), op = checks_at(x, i, ix, combine);
-  /* a commutative REDUCE's float sums and products checked on its result
-     (deferred_checks) */
-  bool deferred = !scan && cg_op_commutative(s);
-  op.unchecked_sums = deferred;
+  CgChecks ck = checks_at(x, i, ix), op = checks_at(x, i, ix);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -285,13 +259,10 @@ static void gen_reduce_or_scan(Kx *x, bool scan) {
     if (scan)
       cg_line(cg, "%s[%s] = %s;", part[v], c, total[v]);
   }
-  CgChecks last = checks_at(x, n, NULL, combine);
-  last.unchecked_sums = deferred;
+  CgChecks last = checks_at(x, n, NULL);
   combine_into(x, total, chunk_val, &last);
   cg->indent--;
   cg_line(cg, "}");
-  if (deferred)
-    deferred_checks(x, total);
   if (!scan) {
     for (int v = 0; v < nv; v++) {
       cg_line(cg, "%s = %s;", result_name(s, v), total[v]);
@@ -337,7 +308,7 @@ static CgChecks flag_elements(Kx *x, const char *c, const char *i, const char *i
   const LcuSoac *s = x->s;
   cg_line(cg, "int64_t kept = 0;");
   open_elements(x, c, i, ix, n);
-  CgChecks ck = checks_at(x, i, n ? ix : NULL, 0);
+  CgChecks ck = checks_at(x, i, n ? ix : NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", c));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   const char *keep = cg_temp(cg);
@@ -485,7 +456,7 @@ static void gen_permute(Kx *x) {
   }
   cg->indent++;
   cg_line(cg, "const int32_t %s = (int32_t)%s;", ix, i);
-  CgChecks ck = checks_at(x, i, ix, 0);
+  CgChecks ck = checks_at(x, i, ix);
   scatter_element(x, i, i, ix, &ck, to, room, NULL);
   cg->indent--;
   cg_line(cg, "}");
@@ -499,7 +470,7 @@ static void gen_once(Kx *x) {
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
   for (int v = 0; v < nv; v++)
     dests[v] = result_name(s, v);
-  CgChecks ck = {"0", "err", 0, NULL, NULL, s->loc, "RT_ELT", false};
+  CgChecks ck = {"0", "err", NULL, NULL, s->loc, "RT_ELT"};
   thunk_into(x, s->pull, NULL, &ck, dests);
   for (int v = 0; v < nv; v++)
     x->env = cg_bind(x->env, s->results.data[v], dests[v], NULL, NULL);
@@ -534,8 +505,8 @@ static void gen_seg_reduce_or_scan(Kx *x, bool scan) {
   if (scan)
     for (int v = 0; v < nv; v++)
       cg_line(cg, "%s[%s] = %s;", cg_lookup(x->env, s->results.data[v])->value, j, acc[v]);
-  CgChecks ck = checks_at(x, j, NULL, 0);
-  CgChecks op = checks_at(x, j, NULL, scan ? 2 : 1);
+  CgChecks ck = checks_at(x, j, NULL);
+  CgChecks op = checks_at(x, j, NULL);
   const char **val = declare_values(x, s->pull, xprintf("%sx", g));
   thunk_into(x, s->pull, (const char *[]){ix}, &ck, val);
   combine_into(x, acc, val, &op);
@@ -622,7 +593,7 @@ static void gen_seg_permute(Kx *x) {
   cg->indent++;
   cg_line(cg, "const int64_t len = %s[%s + 1] - %s[%s];", sd->offsets, g, sd->offsets, g);
   open_elements(x, g, j, ix, NULL);
-  CgChecks ck = checks_at(x, j, NULL, 0);
+  CgChecks ck = checks_at(x, j, NULL);
   scatter_element(x, g, j, ix, &ck, to, "len", xprintf("%s[%s]", sd->offsets, g));
   cg->indent--;
   cg_line(cg, "}");

@@ -169,11 +169,10 @@ static void gen_v_struct(Gx *x) {
 
 /* The checks of a thunk in a functor: errors at element 'index' go to
    A.err. */
-static CgChecks device_checks(Gx *x, const char *index, const char *ix, int combine) {
+static CgChecks device_checks(Gx *x, const char *index, const char *ix) {
   const LcuSize *sz = &x->s->size;
   const char *safe = sz->length ? cg_lookup(x->dev, sz->length)->length : NULL;
-  CgChecks c = {index, "A.err", combine, ix, safe, x->s->loc,
-                x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER", false};
+  CgChecks c = {index, "A.err", ix, safe, x->s->loc, x->s->kind == SOAC_ONCE ? "RT_ELT" : "RT_GATHER"};
   return c;
 }
 
@@ -219,7 +218,7 @@ static void gen_pull(Gx *x) {
   open_functor(x, "pull", xprintf("%s operator()(int64_t i) const", v));
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   cg_line(cg, "(void)ix;");
-  CgChecks c = device_checks(x, "i", "ix", 0);
+  CgChecks c = device_checks(x, "i", "ix");
   const char **args = (const char *[]){"ix"};
   cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
   close_functor(cg);
@@ -234,12 +233,11 @@ static const char **v_fields(const char *a, int n) {
 }
 
 
-/* K_s_op: (V, V) -> V, a REDUCE's or SCAN's operator.  Its errors (a
-   float sum that overflows) know no element: they are recorded after
-   every element's, at the index INT64_MAX - 1.  A commutative REDUCE's
-   float + and * go unchecked: the host checks their results instead
-   (deferred_checks). */
-static void gen_op(Gx *x, int combine) {
+/* K_s_op: (V, V) -> V, a REDUCE's or SCAN's operator.  None of its
+   operations fails (a float sum that overflows is infinite, as NESL's
+   is); a check in it would know no element, and would be recorded after
+   every element's, at the index INT64_MAX - 1. */
+static void gen_op(Gx *x) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
   int nv = nvalues(x->s);
@@ -250,8 +248,7 @@ static void gen_op(Gx *x, int combine) {
     args[i] = fa[i];
     args[nv + i] = fb[i];
   }
-  CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, combine);
-  c.unchecked_sums = x->s->kind == SOAC_REDUCE && cg_op_commutative(x->s);
+  CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL);
   cg_thunk(cg, x->s->second, args, x->dev, &c, return_v, (void *)v);
   close_functor(cg);
 }
@@ -260,7 +257,7 @@ static void gen_op(Gx *x, int combine) {
 static void gen_pred(Gx *x) {
   Cg *cg = x->cg;
   open_functor(x, "pred", xprintf("bool operator()(int64_t i, const %s &v) const", kname(x, "V")));
-  CgChecks c = device_checks(x, "i", NULL, 0);
+  CgChecks c = device_checks(x, "i", NULL);
   cg_thunk(cg, x->s->second, v_fields("v", nvalues(x->s)), x->dev, &c, return_one, (void *)"bool");
   close_functor(cg);
 }
@@ -270,7 +267,7 @@ static void gen_index(Gx *x) {
   Cg *cg = x->cg;
   open_functor(x, "index", "int32_t operator()(int64_t i) const");
   cg_line(cg, "const int32_t ix = (int32_t)i;");
-  CgChecks c = device_checks(x, "i", "ix", 0);
+  CgChecks c = device_checks(x, "i", "ix");
   cg_thunk(cg, x->s->second, (const char *[]){"ix"}, x->dev, &c, return_one, (void *)"int32_t");
   close_functor(cg);
 }
@@ -450,7 +447,7 @@ static void gen_functors(Gx *x) {
     break;
   }
   if (s->kind == SOAC_REDUCE || s->kind == SOAC_SCAN || s->kind == SOAC_SEG_REDUCE || s->kind == SOAC_SEG_SCAN)
-    gen_op(x, s->kind == SOAC_SCAN || s->kind == SOAC_SEG_SCAN ? 2 : 1);
+    gen_op(x);
   if (cg_reduce_on_device(x->cg, x->k, x->index))
     gen_check(x);
   if (has_riders(x->k, x->index))
@@ -513,29 +510,6 @@ static void host_map(Gx *x) {
 }
 
 
-/* The checks of a commutative REDUCE's float + and *, which its
-   operator leaves out (gen_op), on the result 'r': a sum or product of
-   finite values that overflows stays infinite or becomes NaN whatever
-   comes after, and every one of these checks is only that its result is
-   finite, so the result's test stands for all of them, with the error
-   they would have recorded (the elements' own errors, recorded on the
-   device, were reported at the read back).  The sum of logs of 10^7
-   doubles took 54.3 µs with the checks in the operator, 47.0 without
-   (docs/gpu-runs.md). */
-static void deferred_checks(Gx *x, const char *r) {
-  Cg *cg = x->cg;
-  CgChecks c = device_checks(x, "(INT64_MAX - 1)", NULL, 1);
-  CgDeferred *d = xmalloc(sizeof(CgDeferred) * (size_t)(x->s->second->body.len + 1));
-  int n = cg_deferred_checks(cg, x->s, &c, d);
-  for (int k = 0; k < n; k++) {
-    cg_line(cg, "if (!isfinite(%s.v%d)) {", r, d[k].component);
-    cg_line(cg, "  *err = RtKernelError{(INT64_MAX - 1), RT_CHECK_SCALAR, %d, RT_E_NOT_FINITE, %s, 0, 0, 0.0, run};",
-            d[k].site, d[k].op);
-    cg_line(cg, "  goto fail;");
-    cg_line(cg, "}");
-  }
-}
-
 static void host_reduce_or_scan(Gx *x, bool scan) {
   Cg *cg = x->cg;
   const char *n = soac_size(x);
@@ -557,8 +531,6 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     cg_line(cg, "const %s %s = rtg::%s(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
             commutative ? "reduce_commutative" : "reduce", kernel_string(x), pull, functor(x, "op"),
             identity(x), n);
-    if (commutative)
-      deferred_checks(x, r);
     scalar_results(x, r);
     return;
   }

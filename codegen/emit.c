@@ -430,19 +430,6 @@ bool cg_op_commutative(const LcuSoac *s) {
   return true;
 }
 
-int cg_deferred_checks(Cg *cg, const LcuSoac *s, const CgChecks *c, CgDeferred *out) {
-  const LcuThunk *op = s->second;
-  int n = 0;
-  for (int i = 0; i < op->body.len; i++) {
-    const LcuExp *e = op->body.data[i];
-    if (e->kind != LE_OP || e->nargs != 2 || e->args[0]->type != FB_FLOAT || (e->op != FLAT_ADD && e->op != FLAT_MUL))
-      continue;
-    int site = cg_exp_site(cg, e, c, rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, false));
-    out[n++] = (CgDeferred){i, site, cg_rtop(e->op)};
-  }
-  return n;
-}
-
 static bool thunk_reads(const LcuThunk *t, const LcuVar *v) {
   if (t)
     for (int i = 0; i < t->using.len; i++)

@@ -501,8 +501,27 @@ static void gen_func(Hx *h, const LcuFunc *f) {
 
 /* ---- top-level statements ---- */
 
-/* A statement's value printed as `NAME = VALUE : TYPE`. */
-static void print_value(Hx *h, const LcuTop *t, const char *name, const char **comps, const Vec *vars) {
+/* Does a value of layout 'l' hold a float? */
+static bool layout_has_float(const RtLayout *l) {
+  switch (l->kind) {
+  case RL_FLOAT:
+    return true;
+  case RL_SEQ:
+    return layout_has_float(l->elem);
+  case RL_PAIR:
+    return layout_has_float(l->fst) || layout_has_float(l->snd);
+  case RL_DATA:
+    return layout_has_float(l->fst);
+  default:
+    return false;
+  }
+}
+
+/* Opens the block of a statement's value on the host, `comps` (H(t), a
+   vector copied from the device), and checks that its floats are finite,
+   as NESL's REPL does (rt_check_value): on an infinity or a NaN the
+   statement stops, before its globals take the value. */
+static void open_value(Hx *h, const LcuTop *t, const char **comps, const Vec *vars) {
   Cg *cg = h->cg;
   int n = vars->len;
   cg_line(cg, "{");
@@ -517,6 +536,14 @@ static void print_value(Hx *h, const LcuTop *t, const char *name, const char **c
       cg_line(cg, "comps[%d]->scalar.%s = %s;", i, cg_member(v->type.base), comps[i]);
     }
   }
+  if (layout_has_float(t->flat->layout))
+    cg_line(cg, "rt_check_value(%s, &%s, comps);", cg_loc(t->flat->loc), cg_layout(cg, t->flat->layout));
+}
+
+/* The value printed as `NAME = VALUE : TYPE`, and its block closed. */
+static void print_value(Hx *h, const LcuTop *t, const char *name, const char **comps, const Vec *vars) {
+  Cg *cg = h->cg;
+  int n = vars->len;
   const char *type = t->flat->type_name;
   /* the text may not fit in memory: the statement's error, at it */
   cg_line(cg, "rt_here = %s;", cg_loc(t->flat->loc));
@@ -560,6 +587,8 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
   gen_block(h, t->body, NULL, comps);
   /* the statement's errors surface in it (a GPU reports them at a sync) */
   cg_line(cg, "NESSIE_SYNC();");
+  if (!src->library)
+    open_value(h, t, comps, &vars);
   if (src->kind == FLAT_TOP_BIND) {
     /* the globals take the values (and their references) */
     for (int i = 0; i < t->defines.len && i < n; i++) {

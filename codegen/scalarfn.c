@@ -10,9 +10,9 @@
  *
  * A check that fails stops the function.  The thunk's fast pass passes
  * no record: the function runs its own fast pass, which tests no check
- * where it stands (as the thunk's: a float operation computed raw, its
- * finiteness folded into one word; an integer check ORed into one flag)
- * but looks at them where the function returns, calls another or begins
+ * where it stands (as the thunk's: each check ORs its failure into one
+ * flag; float arithmetic computes with infinities and NaN, as NESL's
+ * does, and is not checked) but looks at them where the function returns, calls another or begins
  * its next iteration, so that a failure stops it within the iteration it
  * happened in; it then sets its caller's flag, and the element runs
  * again in the thunk's recording pass (thunk.c), which passes the kernel's
@@ -35,8 +35,6 @@ typedef struct Sx {
   const LcuFunc *f; /* the function being written */
   bool fast;        /* its fast pass (above): no record, checks looked at
                        by 'settle' */
-  PtrMap covered;   /* the fast pass's float results whose finiteness a
-                       later result of their block stands for (cover) */
 } Sx;
 
 static const char *atom(const LcuAtom *a) { return a->var ? cg_name(a->var) : cg_constant(a->constant); }
@@ -66,53 +64,10 @@ static int site_of(Sx *x, const LcuStmt *s) {
 static void settle(Sx *x) {
   if (!x->fast)
     return;
-  cg_line(x->cg, "if (bad || finite == 0) {");
+  cg_line(x->cg, "if (bad) {");
   cg_line(x->cg, "  *failed = 1;");
   cg_line(x->cg, "  return 0;");
   cg_line(x->cg, "}");
-}
-
-/* Does the fast pass test float result 'r' of 's' itself? */
-static bool raw_tested(const LcuStmt *s) {
-  if (s->kind != LS_SCALAR || atom_base(s->args.data[0]) != FB_FLOAT)
-    return false;
-  const char *dummy[3] = {"a", "b", "c"};
-  bool checked;
-  int operand;
-  cg_scalar_op(s->op, atom_base(s->args.data[0]), dummy, "&e", &checked, &operand);
-  return checked && cg_raw_float_op(s->op, atom_base(s->args.data[0]), dummy) != NULL;
-}
-
-/* The fast pass's results of block 'b' whose own finiteness test is
-   redundant: a later operation of the block (which runs whenever the
-   result was made) carries it into a result whose non-finiteness the
-   pass sees, so that the function stops as surely.  Not across a call
-   or an if: the checks are looked at before a call (settle), which must
-   not get a value whose test comes after it.  A walk from the last
-   statement decides each from decisions made (thunk.c's
-   finite_covered, on statements; products are not contracted here). */
-static void cover(Sx *x, const LcuBlock *b) {
-  PtrMap carried = {0}; /* LcuVar -> 1: carried into a result seen */
-  for (int i = b->stmts.len - 1; i >= 0; i--) {
-    const LcuStmt *s = b->stmts.data[i];
-    if (s->kind == LS_CALL || s->kind == LS_IF)
-      ptrmap_clear(&carried);
-    if (s->kind != LS_SCALAR || s->results.len != 1)
-      continue;
-    const LcuVar *r = s->results.data[0];
-    bool tested = raw_tested(s), is_carried = ptrmap_get(&carried, r) != NULL;
-    if (tested && is_carried)
-      ptrmap_put(&x->covered, r, (void *)1);
-    if (!tested && !is_carried)
-      continue;
-    for (int k = 0; k < s->args.len; k++) {
-      const LcuAtom *a = s->args.data[k];
-      if (!a->var || a->var->type.base != FB_FLOAT)
-        continue;
-      if (cg_float_carries(s->op, k))
-        ptrmap_put(&carried, a->var, (void *)1);
-    }
-  }
 }
 
 static void scalar_stmt(Sx *x, const LcuStmt *s) {
@@ -125,15 +80,8 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
   int operand;
   FlatBase base = atom_base(s->args.data[0]);
   if (x->fast) {
-    const char *raw = cg_raw_float_op(s->op, base, args);
     const char *call = cg_scalar_op(s->op, base, args, "&bad", &checked, &operand);
-    if (checked && raw) {
-      cg_line(cg, "double %s = %s;", cg_name(r), raw);
-      if (!ptrmap_get(&x->covered, r))
-        cg_line(cg, "finite = rt_finite_least(finite, %s);", cg_name(r));
-    } else {
-      cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
-    }
+    cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r), call);
     return;
   }
   const char *err = cg_temp(cg);
@@ -234,8 +182,6 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
 /* Block 'b': in tail position its result is returned (or its last
    statement gives it), else stored into 'dest'. */
 static void block(Sx *x, const LcuBlock *b, bool tail, const char *dest) {
-  if (x->fast)
-    cover(x, b);
   int n = b->stmts.len;
   const LcuStmt *last = n ? b->stmts.data[n - 1] : NULL;
   bool last_gives = tail && last && (last->kind == LS_IF || last->kind == LS_CALL) && gives_block_result(last, b);
@@ -288,8 +234,7 @@ static void gen_func(Cg *cg, const LcuFunc *f) {
   cg_line(cg, "(void)call;");
   cg_line(cg, "if (!rec) { /* the fast pass: no record, no branch per check */");
   cg->indent++;
-  cg_line(cg, "int bad = 0; /* nonzero: an integer check failed */");
-  cg_line(cg, "uint32_t finite = 0x7ff00000u; /* zero: a float result is not finite */");
+  cg_line(cg, "int bad = 0; /* nonzero: a check failed */");
   cg_line(cg, "(void)bad;");
   body_loop(&x);
   cg->indent--;

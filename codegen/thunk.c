@@ -47,7 +47,9 @@ CgBinding *cg_lookup(CgBinding *env, const LcuVar *var) {
 static char base_letter(FlatBase b) { return b == FB_INT ? 'i' : b == FB_FLOAT ? 'f' : b == FB_BOOL ? 'b' : 'c'; }
 
 /* The float functions of one argument (sqrt, ln, exp, the trigonometric
-   and hyperbolic ones): each checked, rt_NAME_f in rt/scalar.h. */
+   and hyperbolic ones): rt_NAME_f in rt/scalar.h.  Only sqrt and ln
+   check theirs (NESL's argument checks); the others compute with
+   infinities and NaN. */
 static bool float_function(FlatOp op) {
   switch (op) {
   case FLAT_SQRT:
@@ -74,19 +76,17 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
   const char *name = flat_op_name(op);
   char l = base_letter(base);
   if (float_function(op)) {
+    if (op != FLAT_SQRT && op != FLAT_LN)
+      return xprintf("rt_%s_f(%s)", name, a[0]);
     *checked = true;
-    if (op == FLAT_SQRT || op == FLAT_LN)
-      *operand = 0; /* the message names the argument */
+    *operand = 0; /* the message names the argument */
     return xprintf("rt_%s_f(%s, %s)", name, a[0], err);
   }
   switch (op) {
   case FLAT_ADD:
   case FLAT_SUB:
   case FLAT_MUL:
-    if (base == FB_INT)
-      return xprintf("rt_%s_i(%s, %s)", name, a[0], a[1]);
-    *checked = true;
-    return xprintf("rt_%s_f(%s, %s, %s)", name, a[0], a[1], err);
+    return xprintf("rt_%s_%c(%s, %s)", name, l, a[0], a[1]);
   case FLAT_DIV:
   case FLAT_REM:
     *checked = true;
@@ -98,7 +98,7 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
     return xprintf("rt_recip_%c(%s, %s)", l, a[0], err);
   case FLAT_POW:
     *checked = true;
-    *operand = base == FB_INT ? 1 : -1; /* the exponent, in the int's message */
+    *operand = 1; /* the exponent, in the message */
     return xprintf("rt_pow_%c(%s, %s, %s)", l, a[0], a[1], err);
   case FLAT_EQ:
   case FLAT_NE:
@@ -120,11 +120,10 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
   case FLAT_FLOOR:
   case FLAT_CEIL:
   case FLAT_ROUND:
-    *operand = 0; /* the message names the argument */
-    *checked = true;
-    return xprintf("rt_%s_f(%s, %s)", name, a[0], err);
+    return xprintf("rt_%s_f(%s)", name, a[0]);
   case FLAT_EXPT:
     *checked = true;
+    *operand = 0; /* the base, in the message */
     return xprintf("rt_expt_f(%s, %s, %s)", a[0], a[1], err);
   case FLAT_TO_FLOAT:
     return xprintf("rt_to_float_i(%s)", a[0]);
@@ -144,37 +143,6 @@ const char *cg_scalar_op(FlatOp op, FlatBase base, const char **a, const char *e
     return a[0];
   default:
     die("codegen: %s is not a scalar operation", name);
-  }
-}
-
-/* The C of a checked float operation without its check, for the fast
-   pass of a thunk (below), or NULL.  Every failure of these operations
-   makes this raw result non-finite (a zero divisor an infinity or NaN,
-   sqrt of a negative number and ln of one not positive a NaN or
-   -infinity), so that the finiteness test stands for all their checks;
-   the recording pass says which one failed. */
-const char *cg_raw_float_op(FlatOp op, FlatBase base, const char **a) {
-  if (base != FB_FLOAT)
-    return NULL;
-  switch (op) {
-  case FLAT_ADD:
-    return xprintf("%s + %s", a[0], a[1]);
-  case FLAT_SUB:
-    return xprintf("%s - %s", a[0], a[1]);
-  case FLAT_MUL:
-    return xprintf("rt_mul_rn(%s, %s)", a[0], a[1]);
-  case FLAT_DIV:
-    return xprintf("%s / %s", a[0], a[1]);
-  case FLAT_RECIP:
-    return xprintf("1.0 / %s", a[0]);
-  case FLAT_POW:
-    return xprintf("pow(%s, (double)%s)", a[0], a[1]);
-  case FLAT_EXPT:
-    return xprintf("pow(%s, %s)", a[0], a[1]);
-  default:
-    if (float_function(op)) /* C's names but ln's */
-      return xprintf("%s(%s)", op == FLAT_LN ? "log" : flat_op_name(op), a[0]);
-    return NULL;
   }
 }
 
@@ -256,16 +224,6 @@ typedef struct Tx {
      recording pass each check records its own error. */
   bool fast;
   const char *failed;
-  /* the fast pass's test of checked float operations (cg_raw_float_op): the
-     least rt_finite_bits of their results (named at the first), zero when
-     one is not finite */
-  const char *finite;
-  /* which of those tests are needed (finite_covered): the fast pass's
-     float locals by temporary number, from temps_base on */
-  int temps_base;
-  Vec floats; /* FloatLocal *, or NULL for a temporary that is none */
-  int block, blocks; /* the straight-line block being made (an if's branch
-                        is a new one), and how many were */
   /* what each operation's temporary is (ranges, below), by temporary
      number from facts_base on */
   int facts_base;
@@ -313,36 +271,6 @@ static void record(Tx *tx, const char *what) {
   cg_line(cg, "%s(%s, %s, %s);", cg->record_fn, tx->checks->record, tx->checks->index, what);
 }
 
-/* ---- the fast pass's finiteness tests, only where needed ----
-
-   A float result that is not finite stays so through +, - and * (either
-   operand: inf * 0 and inf - inf are NaN), the dividend of /, negation,
-   and sqrt, ln, sin, cos, tan, asin, acos, sinh and cosh: such a use
-   "carries" the operand.  When a checked float local is carried, in its
-   own straight-line block (so that the use runs whenever it does), into
-   a local whose non-finiteness the fast pass sees, its own test is
-   redundant: if it is not finite, neither is the other, whose test (or
-   that of one it is carried into in turn) sets the flag.  The recording
-   pass, which runs for every flagged element, still checks each
-   operation and records the first failure, so that the error is the one
-   a single checked pass gives.  A product carried by + or - is covered
-   too because it is never contracted into a fused multiply-add
-   (rt_mul_rn), whose unrounded product may overflow where the sum does
-   not (a * b just above the largest double, c near its negative), so
-   that only the product's own test would see the overflow. */
-typedef struct FloatUse {
-  int local; /* the temporary it is carried into */
-  struct FloatUse *next;
-} FloatUse;
-
-typedef struct FloatLocal {
-  bool tested;                 /* a checked float operation's raw result */
-  int block;                   /* where it is made */
-  size_t test_from, test_to;   /* its test's line in the fast pass's text */
-  FloatUse *uses;              /* the locals it is carried into */
-  bool seen;                   /* its non-finiteness sets the flag */
-} FloatLocal;
-
 /* Temporary 'name''s number, or -1 for another C expression. */
 static int temp_number(const char *name) {
   if (name[0] != 't' || !name[1])
@@ -356,115 +284,25 @@ static int temp_number(const char *name) {
   return n;
 }
 
-static FloatLocal *float_local(Tx *tx, const char *name) {
-  int n = temp_number(name);
-  if (n < tx->temps_base || n - tx->temps_base >= tx->floats.len)
-    return NULL;
-  return tx->floats.data[n - tx->temps_base];
-}
+/* ---- ranges: the multiply-adds that round alike ----
 
-static FloatLocal *float_local_new(Tx *tx, const char *name, bool tested) {
-  int k = temp_number(name) - tx->temps_base;
-  while (tx->floats.len <= k)
-    vec_push(&tx->floats, NULL);
-  FloatLocal *f = NEW(FloatLocal);
-  *f = (FloatLocal){tested, tx->block, 0, 0, NULL, false};
-  tx->floats.data[k] = f;
-  return f;
-}
-
-bool cg_float_carries(FlatOp op, int k) {
-  switch (op) {
-  case FLAT_ADD:
-  case FLAT_SUB:
-  case FLAT_MUL:
-    return true;
-  case FLAT_DIV:
-    return k == 0;
-  case FLAT_NEG:
-  case FLAT_SQRT:
-  case FLAT_LN:
-  case FLAT_SIN:
-  case FLAT_COS:
-  case FLAT_TAN:
-  case FLAT_ASIN:
-  case FLAT_ACOS:
-  case FLAT_SINH:
-  case FLAT_COSH:
-    return true;
-  default:
-    return false;
-  }
-}
-
-/* Notes that the fast pass's float local 'result', made by 'op' from
-   'args' in the current block, carries those of its operands that are
-   float locals of this block. */
-static void note_carried(Tx *tx, FlatOp op, const char **args, int nargs, const char *result) {
-  for (int k = 0; k < nargs; k++) {
-    FloatLocal *f = float_local(tx, args[k]);
-    if (f && f->block == tx->block && cg_float_carries(op, k)) {
-      FloatUse *u = NEW(FloatUse);
-      *u = (FloatUse){temp_number(result), f->uses};
-      f->uses = u;
-    }
-  }
-}
-
-/* The fast pass's text without the tests that are redundant (above).
-   A local is made before those it is carried into, so that one walk
-   from the last decides each from decisions made. */
-static void finite_covered(Tx *tx, CgText *text) {
-  size_t *cut_from = xmalloc(sizeof(size_t) * (size_t)(tx->floats.len + 1));
-  size_t *cut_to = xmalloc(sizeof(size_t) * (size_t)(tx->floats.len + 1));
-  int ncut = 0;
-  for (int k = tx->floats.len - 1; k >= 0; k--) {
-    FloatLocal *f = tx->floats.data[k];
-    if (!f)
-      continue;
-    bool carried = false;
-    for (FloatUse *u = f->uses; u && !carried; u = u->next) {
-      FloatLocal *g = tx->floats.data[u->local - tx->temps_base];
-      carried = g && g->seen;
-    }
-    f->seen = f->tested || carried;
-    if (f->tested && carried) {
-      cut_from[ncut] = f->test_from;
-      cut_to[ncut++] = f->test_to;
-    }
-  }
-  if (ncut == 0)
-    return; /* nothing to take out (and an empty text has no data) */
-  /* the cuts, found last first, taken out first to last */
-  size_t w = 0, r = 0;
-  for (int c = ncut - 1; c >= 0; c--) {
-    memmove(text->data + w, text->data + r, cut_from[c] - r);
-    w += cut_from[c] - r;
-    r = cut_to[c];
-  }
-  memmove(text->data + w, text->data + r, text->len - r);
-  text->len = w + (text->len - r);
-}
-
-/* ---- ranges: the operations that cannot fail ----
-
-   Every float value a pass computes is finite or some check has failed
-   before the pass looks at the flags: its operands are loads and
-   parameters (NESL's floats are finite), constants, or earlier results,
-   each checked, carried into a checked result (finite_covered), or safe
-   in turn.  An operation is *safe* when its result is finite whenever
-   its operands are: 1.0 + 0.2316419 * abs(x), 1.0 divided by that, exp
-   of a value that is not above 0, a polynomial in a value between 0 and
-   1.  A safe operation needs no check in either pass, and it is not
-   "seen" (finite_covered): it covers none of its operands.  Each
-   operation's temporary gets a range [lo, hi] that holds when its
-   operands are finite, by interval arithmetic on their ranges (a value
-   of unknown range is any finite double), each bound widened by 2^-40 of
-   itself, far more than a correctly rounded operation or the device's
-   exp and ln (an ulp or two) may err; the operation is safe when the
-   widened bounds are finite and its operands are in its domain (a
-   divisor's range excludes zero, sqrt's is not negative, ln's is
-   positive). */
+   A float product and the sum it feeds are one fused multiply-add on the
+   device where that changes no decision: where both are *safe*, finite
+   whenever their operands are, the multiply-add (one rounding) and the
+   two operations (two roundings) differ in the last bits only, and are
+   infinite or NaN alike when an operand is (multiply_add).  A product
+   that could overflow where the sum takes it back into range would not
+   be: NESL's is infinite there.  Each operation's temporary gets a range
+   [lo, hi] that holds when its operands are finite, by interval
+   arithmetic on their ranges (a value of unknown range is any finite
+   double), each bound widened by 2^-40 of itself, far more than a
+   correctly rounded operation or the device's exp and ln (an ulp or two)
+   may err; the operation is safe when the widened bounds are finite and
+   its operands are in its domain (a divisor's range excludes zero,
+   sqrt's is not negative, ln's is positive).  An operand that is not
+   finite makes a result that is not finite, or the limit of finite ones
+   (1 / inf is 0, exp(-inf) 0), inside the range's closure: the bounds
+   still hold for the products that a multiply-add takes. */
 typedef struct Range {
   double lo, hi;
 } Range;
@@ -473,7 +311,7 @@ typedef struct Fact {
   FlatOp op;
   const char *a, *b;     /* the first two operands' C names */
   Range range;           /* float results */
-  bool safe;             /* cannot fail when its operands are finite */
+  bool safe;             /* finite when its operands are */
 } Fact;
 
 static const Range any_float = {-DBL_MAX, DBL_MAX};
@@ -625,12 +463,6 @@ static const char *multiply_add(const Tx *tx, FlatOp op, const char **args) {
   return NULL;
 }
 
-static const char *finite_least(Tx *tx) {
-  if (!tx->finite)
-    tx->finite = cg_temp(tx->cg);
-  return tx->finite;
-}
-
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);
 static const char *call_exp(Tx *tx, const LcuExp *e, CgBinding *env);
 
@@ -693,33 +525,10 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
   const Fact *fact = fact_note(tx, e, args, t);
-  if (checked && fact->safe && base == FB_FLOAT && e->type == FB_FLOAT) {
-    /* it cannot fail (ranges, above): no check in either pass */
-    const char *fused = multiply_add(tx, e->op, args);
-    cg_line(cg, "double %s = %s;", t, fused ? fused : cg_raw_float_op(e->op, base, args));
+  const char *fused = fact->safe && base == FB_FLOAT && e->type == FB_FLOAT ? multiply_add(tx, e->op, args) : NULL;
+  if (fused) {
+    cg_line(cg, "double %s = %s;", t, fused);
     return t;
-  }
-  bool unchecked = checked && tx->checks->unchecked_sums && (e->op == FLAT_ADD || e->op == FLAT_MUL);
-  const char *raw = checked && (tx->fast || unchecked) ? cg_raw_float_op(e->op, base, args) : NULL;
-  if (raw && unchecked) {
-    cg_line(cg, "double %s = %s;", t, raw);
-    return t;
-  }
-  if (raw) {
-    /* no branch: the raw result and the integer finiteness test */
-    const char *least = finite_least(tx);
-    cg_line(cg, "double %s = %s;", t, raw);
-    FloatLocal *f = float_local_new(tx, t, true);
-    f->test_from = cg->out->len;
-    cg_line(cg, "%s = rt_finite_least(%s, %s);", least, least, t);
-    f->test_to = cg->out->len;
-    note_carried(tx, e->op, args, e->nargs, t);
-    return t;
-  }
-  if (tx->fast && e->op == FLAT_NEG && base == FB_FLOAT) {
-    /* not tested, but it carries its operand on */
-    float_local_new(tx, t, false);
-    note_carried(tx, e->op, args, e->nargs, t);
   }
   if (checked && tx->fast)
     call = cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
@@ -729,11 +538,7 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   }
   cg_line(cg, "int %s = 0;", err);
   cg_line(cg, "%s %s = %s;", cg_ctype(e->type), t, call);
-  /* + and * in a reduction's operator name the reduction */
-  const char *prim = NULL;
-  if ((e->op == FLAT_ADD || e->op == FLAT_MUL) && tx->checks->combine)
-    prim = rt_combine_prim(e->op == FLAT_ADD ? RC_ADD : RC_MUL, tx->checks->combine == 2);
-  int site = cg_exp_site(cg, e, tx->checks, prim);
+  int site = cg_exp_site(cg, e, tx->checks, NULL);
   cg_line(cg, "if (%s) {", err);
   cg->indent++;
   record(tx, xprintf("RT_CHECK_SCALAR, %d, %s, %s, 0, 0, %s", site, err, cg_rtop(e->op),
@@ -789,17 +594,14 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     cg_line(cg, "%s %s;", cg_ctype(e->type), t);
     cg_line(cg, "if (%s) {", c);
     cg->indent++;
-    int mark = tx->made.len, block = tx->block;
-    tx->block = ++tx->blocks;
+    int mark = tx->made.len;
     cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[1], env));
     cse_forget(tx, mark);
     cg->indent--;
     cg_line(cg, "} else {");
     cg->indent++;
-    tx->block = ++tx->blocks;
     cg_line(cg, "%s = %s;", t, gen_exp(tx, e->args[2], env));
     cse_forget(tx, mark);
-    tx->block = block;
     cg->indent--;
     cg_line(cg, "}");
     return t;
@@ -831,22 +633,20 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
   return values;
 }
 
-/* Two passes, so that checks cost no branches where nothing fails.  Black-
-   Scholes's thunk has 74 checked operations (every float +, -, * fails on
-   a result that is not finite); with a branch around each error record
-   the SASS had more branch bookkeeping and stores than arithmetic.  The
-   fast pass computes the values with no branch per check: a subscript or
-   an integer check ORs its failure into one flag, a checked float
-   operation is computed raw and tested for finiteness in integer
-   operations (cg_raw_float_op, rt_finite_least; only where no later
-   operation carries the result on: finite_covered); only an element whose flag
-   is set or whose float result is not finite runs the thunk again in the
-   recording pass, where each check records its own error exactly as it
-   would have in one pass (the same operands: the passes compute the same
-   values).  A thunk without checks has only the fast pass. */
+/* Two passes, so that checks cost no branches where nothing fails.  With
+   a branch around each error record the SASS of a thunk of many checks
+   had more branch bookkeeping and stores than arithmetic.  The fast pass
+   computes the values with no branch per check: a subscript or a
+   scalar check (a zero divisor, sqrt of a negative number, ...) ORs its
+   failure into one flag; only an element whose flag is set runs the
+   thunk again in the recording pass, where each check records its own
+   error exactly as it would have in one pass (the same operands: the
+   passes compute the same values).  Float arithmetic is not checked:
+   it computes with infinities and NaN, as NESL's does.  A thunk without
+   checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx fast = {cg, checks, {0}, true, NULL, NULL, cg->temps + 1, {0}, 0, 0, cg->temps + 1, {0}};
+  Tx fast = {cg, checks, {0}, true, NULL, cg->temps + 1, {0}};
   seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
@@ -855,20 +655,14 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   text.len = 0;
   cg->out = &text;
   const char **values = gen_thunk(&fast, t, args, env);
-  finite_covered(&fast, &text);
   cg->out = out;
   if (fast.failed)
     cg_line(cg, "int %s = 0; /* nonzero: a check below failed */", fast.failed);
-  if (fast.finite)
-    cg_line(cg, "uint32_t %s = 0x7ff00000u; /* zero: a float result below is not finite */", fast.finite);
   cg_text_write(cg->out, text.data, text.len);
-  if (fast.failed || fast.finite) {
-    const char *failed = fast.failed && fast.finite ? xprintf("%s != 0 || %s == 0", fast.failed, fast.finite)
-                         : fast.failed              ? xprintf("%s != 0", fast.failed)
-                                                    : xprintf("%s == 0", fast.finite);
-    cg_line(cg, "if (__builtin_expect(%s, 0)) { /* again, recording the error */", failed);
+  if (fast.failed) {
+    cg_line(cg, "if (__builtin_expect(%s != 0, 0)) { /* again, recording the error */", fast.failed);
     cg->indent++;
-    Tx slow = {cg, checks, {0}, false, NULL, NULL, 0, {0}, 0, 0, cg->temps + 1, {0}};
+    Tx slow = {cg, checks, {0}, false, NULL, cg->temps + 1, {0}};
     seen_clear();
     gen_thunk(&slow, t, args, env);
     cg->indent--;

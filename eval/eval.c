@@ -647,6 +647,13 @@ static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
   }
   alloc_set_oom_handler(out_of_memory, ev);
   Value v = eval(ev, top->body, NULL);
+  /* NESL's REPL rejects a value holding an infinity or a NaN, whatever
+     the statement computed on the way (rt_check_value); a binding so
+     stopped binds nothing */
+  double bad;
+  if (val_nonfinite(v, &bad))
+    ev_error(ev, top->loc, "returning %s: infinity and not-a-number (NaN) are not supported",
+             rt_nonfinite_name(bad));
   alloc_set_oom_handler(NULL, NULL);
   ev->stop = saved;
   *ok = true;

@@ -137,6 +137,10 @@ int32_t val_nesl_hash(Value v); /* NESL's hash, before the range */
    string).  A NULL or unresolved type prints by the value's own shape. */
 void val_print(FILE *out, Value v, struct Type *type);
 char *val_to_string(Value v, struct Type *type);
+/* Is a float inside 'v' not finite?  The first one, in the order the
+   value prints, goes to '*bad'.  (NESL's REPL rejects such a value, and
+   its @ such a float: rt_check_value.) */
+bool val_nonfinite(Value v, double *bad);
 
 /* ---- eval.c ---- */
 

@@ -115,9 +115,12 @@ static void to_string(Buf *b, Value v) {
 }
 
 static Value p_to_string(Eval *ev, Value v, Loc loc, Type *type) {
-  (void)ev;
-  (void)loc;
   (void)type;
+  /* NESL's conversion takes the log of a float, which fails on these */
+  double bad;
+  if (val_nonfinite(v, &bad))
+    ev_error(ev, loc, "@: %s has no text (infinity and not-a-number (NaN) are not supported)",
+             rt_nonfinite_name(bad));
   Buf b = {0};
   to_string(&b, v);
   return val_string(buf_str(&b), b.len);
@@ -131,6 +134,9 @@ static Value p_exp_string(Eval *ev, Value a, Loc loc, Type *type) {
   int32_t d = SND(a).u.i;
   if (d < 0 || d > 40)
     ev_error(ev, loc, "exp_string: %d digits after the point", d);
+  if (!isfinite(x))
+    ev_error(ev, loc, "exp_string: %s has no text (infinity and not-a-number (NaN) are not supported)",
+             rt_nonfinite_name(x));
   char text[96];
   if (x == 0.0) /* NESL writes zero plainly */
     return val_string("0.0", 3);
@@ -158,14 +164,24 @@ static Value p_parse_int(Eval *ev, Value s, Loc loc, Type *type) {
   return val_pair(val_int(end != text && in_range ? (int32_t)v : 0), val_bool(ok));
 }
 
+/* Does strtod's text [text, end) spell an infinity or a NaN ("inf",
+   "nan")?  Those are not numbers to NESL; a number's text has no i or n
+   (a number too large is one: an infinity, as NESL reads it). */
+static bool spelled_nonfinite(const char *text, const char *end) {
+  for (const char *p = text; p < end; p++)
+    if (*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N')
+      return true;
+  return false;
+}
+
 static Value p_parse_float(Eval *ev, Value s, Loc loc, Type *type) {
   (void)ev;
   (void)loc;
   (void)type;
   char *text = val_string_chars(s), *end;
   double v = strtod(text, &end);
-  bool ok = end != text && *end == '\0' && isfinite(v);
-  return val_pair(val_float(end != text && isfinite(v) ? v : 0.0), val_bool(ok));
+  bool number = end != text && !spelled_nonfinite(text, end);
+  return val_pair(val_float(number ? v : 0.0), val_bool(number && *end == '\0'));
 }
 
 /* ---- files ---- */

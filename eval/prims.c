@@ -6,8 +6,10 @@
  *
  * Every primitive checks its arguments as NESL does with arg_check on and
  * stops the statement with ev_error: subscripts out of range, division by
- * zero, length mismatches, negative lengths, and floating-point results
- * that are not finite (NESL has no infinities or NaN).
+ * zero, length mismatches, negative lengths, sqrt and ln of a negative
+ * number.  Floats compute with infinities and NaN as NESL's do (the
+ * scalar operations are rt/scalar.h's, which every backend shares); a
+ * statement's value that holds one is an error (eval.c, run_body).
  *
  * Integer arithmetic is 32-bit two's complement and wraps (NESL.md); it is
  * done in uint32_t so that C never sees a signed overflow.
@@ -29,10 +31,30 @@
 
 static int32_t wrap(uint32_t x) { return (int32_t)x; }
 
-static Value check_float(Eval *ev, Loc loc, double x, const char *op) {
-  if (!isfinite(x))
-    ev_error(ev, loc, "%s: the result is not a finite number (NESL has no infinities or NaN)", op);
-  return val_float(x);
+/* The message of scalar.h's error 'err' of operation 'op' on operand x:
+   rt/ops.c's words (rt_scalar_fail). */
+_Noreturn static void scalar_fail(Eval *ev, Loc loc, int err, const char *op, double x) {
+  switch (err) {
+  case RT_E_DIV_ZERO:
+    ev_error(ev, loc, "%s: division by zero", op);
+  case RT_E_NEG_EXPONENT:
+    ev_error(ev, loc, "^: negative exponent %d", (int)x);
+  case RT_E_SQRT_NEG:
+    ev_error(ev, loc, "sqrt: the argument %g is negative", x);
+  case RT_E_LN_NEG:
+    if (strcmp(op, "expt") == 0)
+      ev_error(ev, loc, "expt: the base %g is negative (expt(v, p) is exp(ln(v) * p))", x);
+    ev_error(ev, loc, "ln: the argument %g is negative", x);
+  default:
+    die("prims: scalar error %d of %s", err, op);
+  }
+}
+
+/* A float result of a scalar.h operation that may fail. */
+static Value checked_float(Eval *ev, Loc loc, double r, int err, const char *op, double x) {
+  if (err)
+    scalar_fail(ev, loc, err, op, x);
+  return val_float(r);
 }
 
 /* ---- arithmetic ---- */
@@ -42,13 +64,17 @@ static Value check_float(Eval *ev, Loc loc, double x, const char *op) {
 static Value add(Eval *ev, Loc loc, Value x, Value y) {
   if (x.kind == V_INT)
     return val_int(wrap((uint32_t)x.u.i + (uint32_t)y.u.i));
-  return check_float(ev, loc, x.u.f + y.u.f, "+");
+  (void)ev;
+  (void)loc;
+  return val_float(rt_add_f(x.u.f, y.u.f));
 }
 
 static Value mul(Eval *ev, Loc loc, Value x, Value y) {
   if (x.kind == V_INT)
     return val_int(wrap((uint32_t)x.u.i * (uint32_t)y.u.i));
-  return check_float(ev, loc, x.u.f * y.u.f, "*");
+  (void)ev;
+  (void)loc;
+  return val_float(rt_mul_f(x.u.f, y.u.f));
 }
 
 static Value p_add(Eval *ev, Value a, Loc loc, Type *type) {
@@ -58,10 +84,12 @@ static Value p_add(Eval *ev, Value a, Loc loc, Type *type) {
 
 static Value p_sub(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
+  (void)ev;
+  (void)loc;
   Value x = a.u.pair->fst, y = SND(a);
   if (x.kind == V_INT)
     return val_int(wrap((uint32_t)x.u.i - (uint32_t)y.u.i));
-  return check_float(ev, loc, x.u.f - y.u.f, "-");
+  return val_float(rt_sub_f(x.u.f, y.u.f));
 }
 
 static Value p_mul(Eval *ev, Value a, Loc loc, Type *type) {
@@ -82,9 +110,9 @@ static Value p_div(Eval *ev, Value a, Loc loc, Type *type) {
   Value x = a.u.pair->fst, y = SND(a);
   if (x.kind == V_INT)
     return val_int(int_div(ev, loc, x.u.i, y.u.i, "/"));
-  if (y.u.f == 0.0)
-    ev_error(ev, loc, "/: division by zero");
-  return check_float(ev, loc, x.u.f / y.u.f, "/");
+  int err = 0;
+  double r = rt_div_f(x.u.f, y.u.f, &err);
+  return checked_float(ev, loc, r, err, "/", 0);
 }
 
 static Value p_rem(Eval *ev, Value a, Loc loc, Type *type) {
@@ -99,28 +127,31 @@ static Value p_rem(Eval *ev, Value a, Loc loc, Type *type) {
 
 static Value p_negate(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
+  (void)ev;
+  (void)loc;
   if (x.kind == V_INT)
     return val_int(wrap(0u - (uint32_t)x.u.i));
-  return check_float(ev, loc, -x.u.f, "-");
+  return val_float(rt_neg_f(x.u.f));
 }
 
 static Value p_reciprocal(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
   if (x.kind == V_INT)
     return val_int(int_div(ev, loc, 1, x.u.i, "reciprocal"));
-  if (x.u.f == 0.0)
-    ev_error(ev, loc, "reciprocal: division by zero");
-  return check_float(ev, loc, 1.0 / x.u.f, "reciprocal");
+  int err = 0;
+  double r = rt_recip_f(x.u.f, &err);
+  return checked_float(ev, loc, r, err, "reciprocal", 0);
 }
 
-/* x ^ n: an int exponent; repeated squaring for ints (wrapping). */
+/* x ^ n: an int exponent, not negative; repeated squaring (ints wrap;
+   floats multiply as NESL's do, rt_pow_f). */
 static Value p_pow(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
   Value x = a.u.pair->fst;
   int32_t n = SND(a).u.i;
   if (x.kind == V_INT) {
     if (n < 0)
-      ev_error(ev, loc, "^: negative exponent %d for an int", n);
+      ev_error(ev, loc, "^: negative exponent %d", n);
     uint32_t base = (uint32_t)x.u.i, r = 1;
     for (uint32_t e = (uint32_t)n; e; e >>= 1) {
       if (e & 1)
@@ -129,7 +160,9 @@ static Value p_pow(Eval *ev, Value a, Loc loc, Type *type) {
     }
     return val_int(wrap(r));
   }
-  return check_float(ev, loc, pow(x.u.f, (double)n), "^");
+  int err = 0;
+  double r = rt_pow_f(x.u.f, n, &err);
+  return checked_float(ev, loc, r, err, "^", n);
 }
 
 /* ---- comparison ---- */
@@ -149,20 +182,30 @@ static int compare(Value x, Value y) {
   }
 }
 
-#define COMPARISON(fname, test)                                                                          \
+/* Floats compare as IEEE's do: a NaN is neither less, equal nor greater
+   than anything (== is F, /= is T), as in NESL; compare() would call it
+   equal. */
+#define COMPARISON(fname, test, ftest)                                                                   \
   static Value fname(Eval *ev, Value a, Loc loc, Type *type) {                                           \
     (void)type;                                                                                          \
     (void)ev;                                                                                            \
     (void)loc;                                                                                           \
-    int c = compare(a.u.pair->fst, SND(a));                                                              \
+    Value x = a.u.pair->fst, y = SND(a);                                                                 \
+    if (x.kind == V_FLOAT)                                                                               \
+      return val_bool(ftest(x.u.f, y.u.f));                                                              \
+    int c = compare(x, y);                                                                               \
     return val_bool(test);                                                                               \
   }
-COMPARISON(p_eq, c == 0)
-COMPARISON(p_ne, c != 0)
-COMPARISON(p_lt, c < 0)
-COMPARISON(p_gt, c > 0)
-COMPARISON(p_le, c <= 0)
-COMPARISON(p_ge, c >= 0)
+COMPARISON(p_eq, c == 0, rt_eq_f)
+COMPARISON(p_ne, c != 0, rt_ne_f)
+COMPARISON(p_lt, c < 0, rt_lt_f)
+COMPARISON(p_gt, c > 0, rt_gt_f)
+COMPARISON(p_le, c <= 0, rt_le_f)
+COMPARISON(p_ge, c >= 0, rt_ge_f)
+
+/* x >= y and x <= y, a NaN false (the steps of max and min) */
+static bool at_least(Value x, Value y) { return x.kind == V_FLOAT ? x.u.f >= y.u.f : compare(x, y) >= 0; }
+static bool at_most(Value x, Value y) { return x.kind == V_FLOAT ? x.u.f <= y.u.f : compare(x, y) <= 0; }
 
 /* ---- logical: bitwise on ints, boolean on bools ---- */
 
@@ -216,37 +259,41 @@ static Value p_rshift(Eval *ev, Value a, Loc loc, Type *type) {
 
 static Value p_sqrt(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
-  if (x.u.f < 0)
-    ev_error(ev, loc, "sqrt: the argument %g is negative", x.u.f);
-  return val_float(sqrt(x.u.f));
+  int err = 0;
+  double r = rt_sqrt_f(x.u.f, &err);
+  return checked_float(ev, loc, r, err, "sqrt", x.u.f);
 }
 
 static Value p_ln(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
-  if (x.u.f <= 0)
-    ev_error(ev, loc, "ln: the argument %g is not positive", x.u.f);
-  return check_float(ev, loc, log(x.u.f), "ln");
+  int err = 0;
+  double r = rt_ln_f(x.u.f, &err);
+  return checked_float(ev, loc, r, err, "ln", x.u.f);
 }
 
-#define FLOAT_FN(fname, cfn, text)                                                                       \
+#define FLOAT_FN(fname, rfn)                                                                             \
   static Value fname(Eval *ev, Value x, Loc loc, Type *type) {                                          \
+    (void)ev;                                                                                            \
+    (void)loc;                                                                                           \
     (void)type;                                                                                          \
-    return check_float(ev, loc, cfn(x.u.f), text);                                                       \
+    return val_float(rfn(x.u.f));                                                                        \
   }
-FLOAT_FN(p_exp, exp, "exp")
-FLOAT_FN(p_sin, sin, "sin")
-FLOAT_FN(p_cos, cos, "cos")
-FLOAT_FN(p_tan, tan, "tan")
-FLOAT_FN(p_asin, asin, "asin")
-FLOAT_FN(p_acos, acos, "acos")
-FLOAT_FN(p_atan, atan, "atan")
-FLOAT_FN(p_sinh, sinh, "sinh")
-FLOAT_FN(p_cosh, cosh, "cosh")
-FLOAT_FN(p_tanh, tanh, "tanh")
+FLOAT_FN(p_exp, rt_exp_f)
+FLOAT_FN(p_sin, rt_sin_f)
+FLOAT_FN(p_cos, rt_cos_f)
+FLOAT_FN(p_tan, rt_tan_f)
+FLOAT_FN(p_asin, rt_asin_f)
+FLOAT_FN(p_acos, rt_acos_f)
+FLOAT_FN(p_atan, rt_atan_f)
+FLOAT_FN(p_sinh, rt_sinh_f)
+FLOAT_FN(p_cosh, rt_cosh_f)
+FLOAT_FN(p_tanh, rt_tanh_f)
 
 static Value p_expt(Eval *ev, Value a, Loc loc, Type *type) {
   (void)type;
-  return check_float(ev, loc, pow(a.u.pair->fst.u.f, SND(a).u.f), "expt");
+  int err = 0;
+  double x = a.u.pair->fst.u.f, r = rt_expt_f(x, SND(a).u.f, &err);
+  return checked_float(ev, loc, r, err, "expt", x);
 }
 
 /* ---- conversions ---- */
@@ -258,21 +305,18 @@ static Value p_float(Eval *ev, Value x, Loc loc, Type *type) {
   return val_float((double)x.u.i);
 }
 
-static Value to_int(Eval *ev, Loc loc, double x, const char *op) {
-  if (!(x > -2147483649.0 && x < 2147483648.0))
-    ev_error(ev, loc, "%s: %g does not fit in an int", op, x);
-  return val_int((int32_t)x);
-}
-
-static Value p_trunc(Eval *ev, Value x, Loc loc, Type *type) {
-  (void)type; return to_int(ev, loc, trunc(x.u.f), "trunc"); }
-static Value p_floor(Eval *ev, Value x, Loc loc, Type *type) {
-  (void)type; return to_int(ev, loc, floor(x.u.f), "floor"); }
-static Value p_ceil(Eval *ev, Value x, Loc loc, Type *type) {
-  (void)type; return to_int(ev, loc, ceil(x.u.f), "ceil"); }
-/* NESL.md: round(x) is trunc(x + 0.5) */
-static Value p_round(Eval *ev, Value x, Loc loc, Type *type) {
-  (void)type; return to_int(ev, loc, trunc(x.u.f + 0.5), "round"); }
+/* float to int: min_int out of range, as under NESL (rt_to_int) */
+#define TO_INT(fname, rfn)                                                                               \
+  static Value fname(Eval *ev, Value x, Loc loc, Type *type) {                                          \
+    (void)ev;                                                                                            \
+    (void)loc;                                                                                           \
+    (void)type;                                                                                          \
+    return val_int(rfn(x.u.f));                                                                          \
+  }
+TO_INT(p_trunc, rt_trunc_f)
+TO_INT(p_floor, rt_floor_f)
+TO_INT(p_ceil, rt_ceil_f)
+TO_INT(p_round, rt_round_f)
 
 static Value p_btoi(Eval *ev, Value x, Loc loc, Type *type) {
   (void)type;
@@ -549,10 +593,10 @@ static Value combine(Eval *ev, Loc loc, Combine op, Value x, Value y) {
     return add(ev, loc, x, y);
   case C_MUL:
     return mul(ev, loc, x, y);
-  case C_MAX:
-    return compare(x, y) >= 0 ? x : y;
+  case C_MAX: /* NESL's steps: a NaN, as either, gives the new element */
+    return at_least(x, y) ? x : y;
   case C_MIN:
-    return compare(x, y) <= 0 ? x : y;
+    return at_most(x, y) ? x : y;
   case C_AND:
     return and2(x, y);
   case C_OR:
@@ -614,15 +658,20 @@ SCAN_REDUCE(and, C_AND)
 SCAN_REDUCE(or, C_OR)
 SCAN_REDUCE(xor, C_XOR)
 
-/* The index of the first greatest (least) element; max_int when empty. */
+/* The index of the first greatest (least) element; max_int when empty.
+   An element replaces the best so far unless the best is at least (at
+   most) it, as NESL's reduction steps do: a NaN, as either, makes the
+   newer one the best. */
 static Value extreme_index(Value v, int sign) {
   Seq *s = seq(v);
   if (s->len == 0)
     return val_int(INT32_MAX);
   int64_t best = 0;
-  for (int64_t i = 1; i < s->len; i++)
-    if (compare(seq_get(s, i), seq_get(s, best)) * sign > 0)
+  for (int64_t i = 1; i < s->len; i++) {
+    Value b = seq_get(s, best), x = seq_get(s, i);
+    if (!(sign > 0 ? at_least(b, x) : at_most(b, x)))
       best = i;
+  }
   return val_int((int32_t)best);
 }
 

@@ -287,6 +287,27 @@ static Type *data_field_type(Value v, Type *t) {
   return ft->fst;
 }
 
+bool val_nonfinite(Value v, double *bad) {
+  switch (v.kind) {
+  case V_FLOAT:
+    *bad = v.u.f;
+    return !isfinite(v.u.f);
+  case V_SEQ:
+    if (v.u.seq->packed && v.u.seq->elem != V_FLOAT)
+      return false;
+    for (int64_t i = 0; i < v.u.seq->len; i++)
+      if (val_nonfinite(seq_get(v.u.seq, i), bad))
+        return true;
+    return false;
+  case V_PAIR:
+    return val_nonfinite(v.u.pair->fst, bad) || val_nonfinite(v.u.pair->snd, bad);
+  case V_DATA:
+    return val_nonfinite(v.u.data->fields, bad);
+  default:
+    return false;
+  }
+}
+
 static void print(Buf *b, Value v, Type *t) {
   t = resolved(t);
   char fbuf[RT_FLOAT_BUF];

@@ -287,7 +287,13 @@ typedef struct Guarded {
   int n;
 } Guarded;
 
-static void run_block(Guarded *g) { g->comps = g->hooks->run(g->hooks->ctx, &g->n); }
+static void run_block(Guarded *g) {
+  g->comps = g->hooks->run(g->hooks->ctx, &g->n);
+  /* NESL's REPL rejects a value holding an infinity or a NaN; a binding
+     so stopped binds nothing */
+  rt_set_context(NULL);
+  rt_check_value(flat_rt_loc(g->top->loc), g->top->layout, g->comps);
+}
 
 /* The text of a large value may not fit in memory: that is the
    statement's run-time error, at the statement (where the evaluator

@@ -748,19 +748,6 @@ static void partition_values(Fl *fl, Vals v, Type *t, FlatAtom *flags, Vals *yes
    they call, that an if-conversion may compute for nothing. */
 #define SELECT_BUDGET 48
 
-/* 'e' as a float literal, or -literal. */
-static bool float_literal(const Expr *e, double *v) {
-  if (e->kind == EX_FLOAT) {
-    *v = e->u.fval;
-    return true;
-  }
-  if (e->kind == EX_UNOP && e->u.op.op == UN_NEG && e->u.op.lhs->kind == EX_FLOAT) {
-    *v = -e->u.op.lhs->u.fval;
-    return true;
-  }
-  return false;
-}
-
 /* A scalar or a tuple of scalars: values without a segment descriptor. */
 static bool scalar_tuple(Type *t) {
   t = res(t);
@@ -769,30 +756,21 @@ static bool scalar_tuple(Type *t) {
   return is_base(t);
 }
 
-/* True if primitive 'name' applied to 'lhs' and 'rhs' (NULL for a unary
-   one) never fails, on values of result type 't'.  Int arithmetic wraps;
-   a float +, - or * fails when its result is not finite (rt/ops.c), which
-   a finite operand and a literal cannot make: x + c is finite for every
-   finite x when |c| < 2^969 (half a unit in the last place of the
-   largest double), and x * c when |c| <= 1. */
-static bool safe_primitive(const char *name, Type *t, const Expr *lhs, const Expr *rhs) {
-  static const char *always[] = {"__negate", "__eq",  "__ne",  "__lt",   "__gt",       "__le",     "__ge",
-                                 "not",      "__and", "__or",  "__xor",  "float",      "btoi",     "char_code",
-                                 "identity"};
+/* True if primitive 'name' never fails, on values of result type 't'.
+   Int arithmetic wraps; float arithmetic, exp and the trigonometric
+   functions compute with infinities and NaN, as NESL's do, and the
+   conversions to int give min_int out of range (rt/scalar.h): only
+   NESL's argument checks fail (division, sqrt, ln, expt, ^, code_char). */
+static bool safe_primitive(const char *name, Type *t) {
+  static const char *always[] = {"__negate", "__eq",  "__ne",  "__lt",   "__gt",  "__le",  "__ge",  "not",
+                                 "__and",    "__or",  "__xor", "float",  "btoi",  "char_code", "identity",
+                                 "exp",      "sin",   "cos",   "tan",    "asin",  "acos",  "atan",  "sinh",
+                                 "cosh",     "tanh",  "trunc", "floor",  "ceil",  "round"};
   for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
     if (strcmp(name, always[i]) == 0)
       return true;
-  bool add = strcmp(name, "__add") == 0 || strcmp(name, "__sub") == 0, mul = strcmp(name, "__mul") == 0;
-  if (!add && !mul)
-    return false;
-  if (res(t)->kind == T_INT)
-    return true;
-  if (res(t)->kind != T_FLOAT || !lhs || !rhs)
-    return false;
-  double c;
-  if (!float_literal(lhs, &c) && !float_literal(rhs, &c))
-    return false;
-  return add ? fabs(c) < 0x1p969 : fabs(c) <= 1.0;
+  bool arith = strcmp(name, "__add") == 0 || strcmp(name, "__sub") == 0 || strcmp(name, "__mul") == 0;
+  return arith && (res(t)->kind == T_INT || res(t)->kind == T_FLOAT);
 }
 
 /* True if evaluating 'e' on an element that does not take its branch
@@ -833,7 +811,7 @@ static bool select_safe(Expr *e, int *budget, PtrMap *calling) {
     if (!mf || !select_safe(lhs, budget, calling) || (rhs && !select_safe(rhs, budget, calling)))
       return false;
     if (mf->primitive)
-      return safe_primitive(mf->def->name, e->type, lhs, rhs);
+      return safe_primitive(mf->def->name, e->type);
     if (!mf->body || ptrmap_get(calling, mf))
       return false;
     ptrmap_put(calling, mf, mf);

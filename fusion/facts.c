@@ -925,16 +925,32 @@ void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
 /* ---- failures ---- */
 
 bool fus_op_safe(FlatOp op, FlatBase b, const FlatAtom *divisor) {
+  (void)b; /* ints and floats alike: only NESL's argument checks fail */
   if (flat_op_compares(op))
     return true;
   switch (op) {
   case FLAT_ADD:
   case FLAT_SUB:
   case FLAT_MUL:
-    return b != FB_FLOAT; /* ints wrap; floats may leave the finite */
+    return true; /* ints wrap; floats overflow to infinities, as NESL's */
   case FLAT_DIV:
   case FLAT_REM:
-    return b == FB_INT && divisor && divisor->kind == FA_INT && divisor->u.i != 0;
+    return divisor && ((divisor->kind == FA_INT && divisor->u.i != 0) ||
+                       (divisor->kind == FA_FLOAT && divisor->u.f != 0.0));
+  case FLAT_EXP:
+  case FLAT_SIN:
+  case FLAT_COS:
+  case FLAT_TAN:
+  case FLAT_ASIN:
+  case FLAT_ACOS:
+  case FLAT_ATAN:
+  case FLAT_SINH:
+  case FLAT_COSH:
+  case FLAT_TANH:
+  case FLAT_TRUNC: /* out of range: min_int, as NESL's */
+  case FLAT_FLOOR:
+  case FLAT_CEIL:
+  case FLAT_ROUND:
   case FLAT_NEG:
   case FLAT_NOT:
   case FLAT_AND:

@@ -234,13 +234,13 @@ static bool fold(FlatOp op, const FlatAtom *a, int n, FlatAtom *out) {
     double u = a[0].u.f, v = n > 1 ? a[1].u.f : 0.0, f;
     switch (op) {
     case FLAT_ADD:
-      f = rt_add_f(u, v, &err);
+      f = rt_add_f(u, v);
       break;
     case FLAT_SUB:
-      f = rt_sub_f(u, v, &err);
+      f = rt_sub_f(u, v);
       break;
     case FLAT_MUL:
-      f = rt_mul_f(u, v, &err);
+      f = rt_mul_f(u, v);
       break;
     case FLAT_DIV:
       f = rt_div_f(u, v, &err);
@@ -254,7 +254,8 @@ static bool fold(FlatOp op, const FlatAtom *a, int n, FlatAtom *out) {
     default:
       return false;
     }
-    if (err != RT_OK)
+    /* an infinity or a NaN has no constant's text: computed at run time */
+    if (err != RT_OK || !isfinite(f))
       return false;
     *out = lcu_float_const(f);
     return true;

@@ -171,6 +171,9 @@ static void exp_string(RtLoc loc, RtValue **a, RtValue **r) {
   int32_t d = a[1]->scalar.i;
   if (d < 0 || d > 40)
     rt_fail(loc, "exp_string", "exp_string: %d digits after the point", d);
+  if (!isfinite(x))
+    rt_fail(loc, "exp_string", "exp_string: %s has no text (infinity and not-a-number (NaN) are not supported)",
+            rt_nonfinite_name(x));
   char text[96], out[128];
   if (x == 0.0) { /* NESL writes zero plainly */
     r[0] = string_value("0.0");
@@ -198,11 +201,22 @@ static void parse_int(RtValue **a, RtValue **r) {
   rt_free(text);
 }
 
+/* Does strtod's text [text, end) spell an infinity or a NaN ("inf",
+   "nan")?  Those are not numbers to NESL; a number's text has no i or n
+   (a number too large is one: an infinity, as NESL reads it). */
+static bool spelled_nonfinite(const char *text, const char *end) {
+  for (const char *p = text; p < end; p++)
+    if (*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N')
+      return true;
+  return false;
+}
+
 static void parse_float(RtValue **a, RtValue **r) {
   char *text = chars_of(a[0]), *end;
   double v = strtod(text, &end);
-  bool ok = end != text && *end == '\0' && isfinite(v);
-  r[0] = rt_float(end != text && isfinite(v) ? v : 0.0);
+  bool number = end != text && !spelled_nonfinite(text, end);
+  bool ok = number && *end == '\0';
+  r[0] = rt_float(number ? v : 0.0);
   r[1] = rt_bool(ok);
   rt_free(text);
 }
@@ -588,6 +602,10 @@ static void call_once(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *
     r[0] = rt_bool(true);
     return;
   case RT_HOST_TO_STRING: {
+    double bad;
+    if (rt_value_nonfinite(arg, a, true, &bad))
+      rt_fail(loc, "__to_string", "@: %s has no text (infinity and not-a-number (NaN) are not supported)",
+              rt_nonfinite_name(bad));
     char *s = rt_to_string(arg, a);
     r[0] = string_value(s);
     rt_free(s);

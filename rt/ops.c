@@ -99,19 +99,15 @@ void rt_scalar_fail(RtOp op, int err, double x, RtLoc loc, const char *prim) {
   case RT_E_DIV_ZERO:
     rt_fail(loc, p, "%s: division by zero", text);
   case RT_E_NEG_EXPONENT:
-    rt_fail(loc, p, "^: negative exponent %d for an int", (int)x);
+    rt_fail(loc, p, "^: negative exponent %d", (int)x);
   case RT_E_SQRT_NEG:
     rt_fail(loc, p, "sqrt: the argument %g is negative", x);
-  case RT_E_LN_NONPOS:
-    rt_fail(loc, p, "ln: the argument %g is not positive", x);
-  case RT_E_NOT_INT: {
-    double v = op == RT_TRUNC ? trunc(x) : op == RT_FLOOR ? floor(x) : op == RT_CEIL ? ceil(x) : rt_round_value(x);
-    rt_fail(loc, p, "%s: %g does not fit in an int", text, v);
-  }
-  case RT_E_NOT_CHAR:
+  case RT_E_LN_NEG:
+    if (op == RT_EXPT)
+      rt_fail(loc, p, "expt: the base %g is negative (expt(v, p) is exp(ln(v) * p))", x);
+    rt_fail(loc, p, "ln: the argument %g is negative", x);
+  default: /* RT_E_NOT_CHAR */
     rt_fail(loc, p, "code_char: %d is not a character code (0 to 255)", (int)x);
-  default:
-    rt_fail(loc, p, "%s: the result is not a finite number (NESL has no infinities or NaN)", text);
   }
 }
 
@@ -226,19 +222,19 @@ static void elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **a, 
     if (ints)
       MAP2(int32_t, int32_t, int32_t, rt_add_i);
     else
-      MAP2E(double, double, double, rt_add_f, 0);
+      MAP2(double, double, double, rt_add_f);
     return;
   case RT_SUB:
     if (ints)
       MAP2(int32_t, int32_t, int32_t, rt_sub_i);
     else
-      MAP2E(double, double, double, rt_sub_f, 0);
+      MAP2(double, double, double, rt_sub_f);
     return;
   case RT_MUL:
     if (ints)
       MAP2(int32_t, int32_t, int32_t, rt_mul_i);
     else
-      MAP2E(double, double, double, rt_mul_f, 0);
+      MAP2(double, double, double, rt_mul_f);
     return;
   case RT_DIV:
     if (ints)
@@ -265,7 +261,7 @@ static void elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **a, 
     if (ints)
       MAP2E(int32_t, int32_t, int32_t, rt_pow_i, b[k]);
     else
-      MAP2E(double, double, int32_t, rt_pow_f, 0);
+      MAP2E(double, double, int32_t, rt_pow_f, b[k]);
     return;
   case RT_EQ:
     COMPARE(rt_eq);
@@ -316,52 +312,52 @@ static void elementwise_into(RtOp op, RtLoc loc, const char *prim, RtValue **a, 
     MAP1E(double, double, rt_ln_f);
     return;
   case RT_EXP:
-    MAP1E(double, double, rt_exp_f);
+    MAP1(double, double, rt_exp_f);
     return;
   case RT_SIN:
-    MAP1E(double, double, rt_sin_f);
+    MAP1(double, double, rt_sin_f);
     return;
   case RT_COS:
-    MAP1E(double, double, rt_cos_f);
+    MAP1(double, double, rt_cos_f);
     return;
   case RT_TAN:
-    MAP1E(double, double, rt_tan_f);
+    MAP1(double, double, rt_tan_f);
     return;
   case RT_ASIN:
-    MAP1E(double, double, rt_asin_f);
+    MAP1(double, double, rt_asin_f);
     return;
   case RT_ACOS:
-    MAP1E(double, double, rt_acos_f);
+    MAP1(double, double, rt_acos_f);
     return;
   case RT_ATAN:
-    MAP1E(double, double, rt_atan_f);
+    MAP1(double, double, rt_atan_f);
     return;
   case RT_SINH:
-    MAP1E(double, double, rt_sinh_f);
+    MAP1(double, double, rt_sinh_f);
     return;
   case RT_COSH:
-    MAP1E(double, double, rt_cosh_f);
+    MAP1(double, double, rt_cosh_f);
     return;
   case RT_TANH:
-    MAP1E(double, double, rt_tanh_f);
+    MAP1(double, double, rt_tanh_f);
     return;
   case RT_EXPT:
-    MAP2E(double, double, double, rt_expt_f, 0);
+    MAP2E(double, double, double, rt_expt_f, a[k]);
     return;
   case RT_TO_FLOAT:
     MAP1(double, int32_t, rt_to_float_i);
     return;
   case RT_TRUNC:
-    MAP1E(int32_t, double, rt_trunc_f);
+    MAP1(int32_t, double, rt_trunc_f);
     return;
   case RT_FLOOR:
-    MAP1E(int32_t, double, rt_floor_f);
+    MAP1(int32_t, double, rt_floor_f);
     return;
   case RT_CEIL:
-    MAP1E(int32_t, double, rt_ceil_f);
+    MAP1(int32_t, double, rt_ceil_f);
     return;
   case RT_ROUND:
-    MAP1E(int32_t, double, rt_round_f);
+    MAP1(int32_t, double, rt_round_f);
     return;
   case RT_BTOI:
     MAP1(int32_t, uint8_t, rt_btoi_b);
@@ -477,11 +473,10 @@ void rt_combine_identity(RtCombine c, RtBase base, void *out) {
 /* Reduces each segment [off[k], off[k + 1]) of 'v' into out[k], or, for
    a scan, writes each element's exclusive prefix into out at its place. */
 static void combine_segments(RtOp op, RtLoc loc, RtValue *v, const int64_t *off, int64_t nseg, RtValue *out) {
+  (void)loc; /* no step fails: a float sum that overflows is infinite, as NESL's is */
   RtCombine c = rt_op_combine(op);
   RtOpClass k = rt_op_class(op);
   bool scan = k == OPC_SCAN || k == OPC_SEG_SCAN;
-  const char *prim = rt_combine_prim(c, scan);
-  RtOp elem_op = c == RC_ADD ? RT_ADD : RT_MUL; /* the floats' checked steps */
   switch (v->type.base) {
   case RT_INT: {
     for (int64_t s = 0; s < nseg; s++) {
@@ -526,17 +521,16 @@ static void combine_segments(RtOp op, RtLoc loc, RtValue *v, const int64_t *off,
     for (int64_t s = 0; s < nseg; s++) {
       double acc;
       rt_combine_identity(c, RT_FLOAT, &acc);
-      int err = 0;
       for (int64_t j = off[s]; j < off[s + 1]; j++) {
         double x = v->data.f[j];
         if (scan)
           out->data.f[j] = acc;
         switch (c) {
         case RC_ADD:
-          acc = rt_add_f(acc, x, &err);
+          acc = rt_add_f(acc, x);
           break;
         case RC_MUL:
-          acc = rt_mul_f(acc, x, &err);
+          acc = rt_mul_f(acc, x);
           break;
         case RC_MAX:
           acc = acc >= x ? acc : x;
@@ -545,8 +539,6 @@ static void combine_segments(RtOp op, RtLoc loc, RtValue *v, const int64_t *off,
           acc = acc <= x ? acc : x;
           break;
         }
-        if (err)
-          rt_scalar_fail(elem_op, err, 0, loc, prim);
       }
       if (!scan)
         out->data.f[s] = acc;

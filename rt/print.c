@@ -11,6 +11,11 @@
  *
  * A value is printed from its components and its layout: a sequence's
  * elements are found through the segdes's offsets, never rebuilt.
+ *
+ * Floats compute with infinities and NaN, as NESL's do, but a
+ * statement's value that holds one is an error (rt_check_value), and so
+ * is @ of one (NESL's conversion takes a logarithm of it): neither is
+ * ever printed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,8 +49,8 @@ static void format_float(char *buf, double x, int digits, const char *exponent_f
     strcpy(buf, x > 0 ? "Infinity" : "-Infinity");
     return;
   }
-  if (x == 0.0) {
-    strcpy(buf, signbit(x) ? "-0.0" : "0.0");
+  if (x == 0.0) { /* -0.0 too: NESL prints 0.0 */
+    strcpy(buf, "0.0");
     return;
   }
   char sci[RT_FLOAT_BUF];
@@ -106,6 +111,40 @@ void rt_print_string(FILE *out, const char *s, size_t n) {
     fputc(s[i], out);
   }
   fputc('"', out);
+}
+
+/* ---- values that are not finite ---- */
+
+const char *rt_nonfinite_name(double x) {
+  /* a NaN's sign is left out: the device's NaN is positive where x86's is
+     not */
+  return isnan(x) ? "NAN" : x > 0 ? "INF" : "-INF";
+}
+
+bool rt_value_nonfinite(const RtLayout *l, RtValue **comps, bool host, double *bad) {
+  int n = rt_layout_count(l, host);
+  RtType *types = rt_alloc_atomic(sizeof(RtType) * (size_t)(n + 1));
+  rt_layout_types(l, host, types);
+  bool found = false;
+  for (int c = 0; c < n && !found; c++) {
+    if (types[c].kind == RT_SEGDES || types[c].base != RT_FLOAT)
+      continue;
+    const double *f = comps[c]->data.f;
+    for (int64_t k = 0; k < comps[c]->len; k++)
+      if (!isfinite(f[k])) {
+        *bad = f[k];
+        found = true;
+        break;
+      }
+  }
+  rt_free(types);
+  return found;
+}
+
+void rt_check_value(RtLoc loc, const RtLayout *l, RtValue **comps) {
+  double bad;
+  if (rt_value_nonfinite(l, comps, true, &bad))
+    rt_fail(loc, NULL, "returning %s: infinity and not-a-number (NaN) are not supported", rt_nonfinite_name(bad));
 }
 
 /* ---- values ---- */

@@ -520,6 +520,17 @@ char *rt_value_text(const RtLayout *l, RtValue **comps);
 /* @: NESL's own conversion to text (booleans t and f, floats as
    rt_format_float_text, strings as sequences of characters). */
 char *rt_to_string(const RtLayout *l, RtValue **comps);
+/* CMU NESL's REPL rejects a statement's value that holds a float that
+   is not finite ("Returning INF: infinity and not-a-number (NAN) are not
+   supported"), whatever the floats computed on the way: this is that
+   check, on the value given by H(t), an error at 'loc' (the statement's)
+   naming the first such float of its components. */
+void rt_check_value(RtLoc loc, const RtLayout *l, RtValue **comps);
+/* Is a float of the components of H(t) ('host') or V(t) not finite?
+   The first such one goes to '*bad'. */
+bool rt_value_nonfinite(const RtLayout *l, RtValue **comps, bool host, double *bad);
+/* How NESL names a float that is not finite: INF, -INF or NAN. */
+const char *rt_nonfinite_name(double x);
 /* A transcript line `NAME = VALUE : TYPE` on a fresh line. */
 void rt_print_binding(const char *name, const RtLayout *l, RtValue **comps, const char *type_text);
 

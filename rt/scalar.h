@@ -8,10 +8,15 @@
  * An operation that can fail takes 'int *err' and, on failure, stores an
  * RtScalarError there (and returns some value, which the caller must not
  * use): it never traps, so that a GPU thread can record the error and go
- * on.  Ints are 32-bit two's complement and wrap; floats are doubles and
- * NESL has no infinities or NaN, so an operation whose result is not
- * finite fails.  Booleans are 0 or 1 in a uint8_t; characters order by
- * their unsigned codes.
+ * on.  Ints are 32-bit two's complement and wrap.  Floats are IEEE
+ * doubles and compute as CMU NESL 3.1's do: an overflow is an infinity,
+ * inf - inf a NaN, and only NESL's own argument checks fail (a zero
+ * divisor, sqrt or ln of a negative number, a negative exponent); a
+ * conversion to int of a float out of range, infinite or NaN gives
+ * min_int, as x86's does under NESL.  That a statement's value must be
+ * finite is checked where it is printed (rt_check_value, eval.c), as
+ * NESL checks its REPL's results.  Booleans are 0 or 1 in a uint8_t;
+ * characters order by their unsigned codes.
  */
 #ifndef NESSIE_RT_SCALAR_H
 #define NESSIE_RT_SCALAR_H
@@ -31,11 +36,9 @@
 typedef enum RtScalarError {
   RT_OK,
   RT_E_DIV_ZERO,     /* a zero divisor */
-  RT_E_NOT_FINITE,   /* the result is not a finite number */
-  RT_E_NEG_EXPONENT, /* x ^ n with an int x and n < 0 */
+  RT_E_NEG_EXPONENT, /* x ^ n with n < 0 */
   RT_E_SQRT_NEG,     /* sqrt of a negative number */
-  RT_E_LN_NONPOS,    /* ln of a number that is not positive */
-  RT_E_NOT_INT,      /* trunc, floor, ceil, round: out of the int range */
+  RT_E_LN_NEG,       /* ln of a negative number (expt's too) */
   RT_E_NOT_CHAR,     /* code_char: not a code from 0 to 255 */
 } RtScalarError;
 
@@ -43,43 +46,15 @@ RT_FN int32_t rt_wrap(uint32_t x) { return (int32_t)x; }
 
 /* A float product that is never contracted into a multiply-add with the
    sum it feeds (__dmul_rn on the device; the generated C and the host's
-   C++ are compiled with -ffp-contract=off): a product that overflows then
-   makes every sum it goes into infinite, so that the sum's finiteness
-   test stands for the product's (codegen/thunk.c, finite_covered), and a
-   kernel computes the values that the interpreters do. */
+   C++ are compiled with -ffp-contract=off): a product that overflows is
+   then infinite in the sum, as it is in NESL, and a kernel computes the
+   values that the interpreters do. */
 RT_FN double rt_mul_rn(double a, double b) {
 #ifdef __CUDA_ARCH__
   return __dmul_rn(a, b);
 #else
   return a * b;
 #endif
-}
-
-RT_FN double rt_finite(double x, int *err) {
-  if (!isfinite(x))
-    *err = RT_E_NOT_FINITE;
-  return x;
-}
-
-/* The finiteness test of a thunk's fast pass (codegen/thunk.c) in integer
-   operations: the inverted exponent bits of x's high word, zero exactly
-   when x is not finite (its exponent all ones), so that the least of them
-   over a thunk's float results is zero exactly when one is not finite.
-   isfinite is a float comparison, on the pipe that Black-Scholes's
-   arithmetic keeps busy; this is two integer operations. */
-RT_FN uint32_t rt_finite_bits(double x) {
-#ifdef __CUDA_ARCH__
-  uint32_t hi = (uint32_t)__double2hiint(x);
-#else
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  uint32_t hi = (uint32_t)(u >> 32);
-#endif
-  return ~hi & 0x7ff00000u;
-}
-RT_FN uint32_t rt_finite_least(uint32_t least, double x) {
-  uint32_t b = rt_finite_bits(x);
-  return b < least ? b : least;
 }
 
 /* ---- arithmetic ---- */
@@ -125,15 +100,16 @@ RT_FN int32_t rt_pow_i(int32_t x, int32_t n, int *err) {
   return rt_wrap(acc);
 }
 
-RT_FN double rt_add_f(double a, double b, int *err) { return rt_finite(a + b, err); }
-RT_FN double rt_sub_f(double a, double b, int *err) { return rt_finite(a - b, err); }
-RT_FN double rt_mul_f(double a, double b, int *err) { return rt_finite(rt_mul_rn(a, b), err); }
+RT_FN double rt_add_f(double a, double b) { return a + b; }
+RT_FN double rt_sub_f(double a, double b) { return a - b; }
+RT_FN double rt_mul_f(double a, double b) { return rt_mul_rn(a, b); }
+/* NESL's check is zerop(d): a NaN divisor divides */
 RT_FN double rt_div_f(double a, double b, int *err) {
   if (b == 0.0) {
     *err = RT_E_DIV_ZERO;
     return 0.0;
   }
-  return rt_finite(a / b, err);
+  return a / b;
 }
 RT_FN double rt_neg_f(double a) { return -a; }
 RT_FN double rt_recip_f(double a, int *err) {
@@ -141,9 +117,29 @@ RT_FN double rt_recip_f(double a, int *err) {
     *err = RT_E_DIV_ZERO;
     return 0.0;
   }
-  return rt_finite(1.0 / a, err);
+  return 1.0 / a;
 }
-RT_FN double rt_pow_f(double x, int32_t n, int *err) { return rt_finite(pow(x, (double)n), err); }
+/* x ^ n as NESL's power-internal computes it, so that the products round
+   as its do: x ^ n = v * v, or x * (v * v) for an odd n, v = x ^ (n / 2);
+   here from the exponent's highest bit down */
+RT_FN double rt_pow_f(double x, int32_t n, int *err) {
+  if (n < 0) {
+    *err = RT_E_NEG_EXPONENT;
+    return 0.0;
+  }
+  if (n == 0)
+    return 1.0;
+  int top = 30;
+  while (!((n >> top) & 1))
+    top--;
+  double r = x;
+  for (int bit = top - 1; bit >= 0; bit--) {
+    r = rt_mul_rn(r, r);
+    if ((n >> bit) & 1)
+      r = rt_mul_rn(x, r);
+  }
+  return r;
+}
 
 /* ---- comparisons: characters by their unsigned codes ---- */
 
@@ -183,6 +179,8 @@ RT_FN int32_t rt_rshift_i(int32_t x, int32_t n) {
 
 /* ---- floating point ---- */
 
+/* NESL's checks are minusp(x): a NaN, -0.0 and, for ln, 0 pass (ln 0 is
+   -infinity) */
 RT_FN double rt_sqrt_f(double x, int *err) {
   if (x < 0) {
     *err = RT_E_SQRT_NEG;
@@ -190,45 +188,49 @@ RT_FN double rt_sqrt_f(double x, int *err) {
   }
   return sqrt(x);
 }
-/* NESL's floats are finite, and the log of a finite positive number is
-   finite: no finiteness test (a NaN, which only a failed operation makes,
-   fails here too) */
 RT_FN double rt_ln_f(double x, int *err) {
-  if (!(x > 0)) {
-    *err = RT_E_LN_NONPOS;
+  if (x < 0) {
+    *err = RT_E_LN_NEG;
     return 0.0;
   }
   return log(x);
 }
-RT_FN double rt_exp_f(double x, int *err) { return rt_finite(exp(x), err); }
-RT_FN double rt_sin_f(double x, int *err) { return rt_finite(sin(x), err); }
-RT_FN double rt_cos_f(double x, int *err) { return rt_finite(cos(x), err); }
-RT_FN double rt_tan_f(double x, int *err) { return rt_finite(tan(x), err); }
-RT_FN double rt_asin_f(double x, int *err) { return rt_finite(asin(x), err); }
-RT_FN double rt_acos_f(double x, int *err) { return rt_finite(acos(x), err); }
-RT_FN double rt_atan_f(double x, int *err) { return rt_finite(atan(x), err); }
-RT_FN double rt_sinh_f(double x, int *err) { return rt_finite(sinh(x), err); }
-RT_FN double rt_cosh_f(double x, int *err) { return rt_finite(cosh(x), err); }
-RT_FN double rt_tanh_f(double x, int *err) { return rt_finite(tanh(x), err); }
-RT_FN double rt_expt_f(double x, double y, int *err) { return rt_finite(pow(x, y), err); }
+RT_FN double rt_exp_f(double x) { return exp(x); }
+RT_FN double rt_sin_f(double x) { return sin(x); }
+RT_FN double rt_cos_f(double x) { return cos(x); }
+RT_FN double rt_tan_f(double x) { return tan(x); }
+RT_FN double rt_asin_f(double x) { return asin(x); }
+RT_FN double rt_acos_f(double x) { return acos(x); }
+RT_FN double rt_atan_f(double x) { return atan(x); }
+RT_FN double rt_sinh_f(double x) { return sinh(x); }
+RT_FN double rt_cosh_f(double x) { return cosh(x); }
+RT_FN double rt_tanh_f(double x) { return tanh(x); }
+/* NESL's expt(v, p) is exp(ln(v) * p), ln's check included: expt(0.0,
+   0.0) is NaN, expt(-8.0, 1.0) fails */
+RT_FN double rt_expt_f(double x, double y, int *err) {
+  if (x < 0) {
+    *err = RT_E_LN_NEG;
+    return 0.0;
+  }
+  return exp(rt_mul_rn(log(x), y));
+}
 
 /* ---- conversions ---- */
 
 RT_FN double rt_to_float_i(int32_t x) { return (double)x; }
-/* a float that must fit an int (trunc, floor, ceil, round) */
-RT_FN int32_t rt_to_int(double v, int *err) {
-  if (!(v > -2147483649.0 && v < 2147483648.0)) {
-    *err = RT_E_NOT_INT;
-    return 0;
-  }
+/* A float as an int (trunc, floor, ceil, round): C's conversion where
+   it is defined; out of the int range, infinite or NaN it is min_int,
+   what x86's conversion gives CMU NESL (the device's would saturate) */
+RT_FN int32_t rt_to_int(double v) {
+  if (!(v > -2147483649.0 && v < 2147483648.0))
+    return INT32_MIN;
   return (int32_t)v;
 }
-RT_FN int32_t rt_trunc_f(double x, int *err) { return rt_to_int(trunc(x), err); }
-RT_FN int32_t rt_floor_f(double x, int *err) { return rt_to_int(floor(x), err); }
-RT_FN int32_t rt_ceil_f(double x, int *err) { return rt_to_int(ceil(x), err); }
-RT_FN int32_t rt_round_f(double x, int *err) { return rt_to_int(trunc(x + 0.5), err); }
-/* the value that failed to convert, for the message */
-RT_FN double rt_round_value(double x) { return trunc(x + 0.5); }
+RT_FN int32_t rt_trunc_f(double x) { return rt_to_int(trunc(x)); }
+RT_FN int32_t rt_floor_f(double x) { return rt_to_int(floor(x)); }
+RT_FN int32_t rt_ceil_f(double x) { return rt_to_int(ceil(x)); }
+/* NESL's round is (int)(x + 0.5): toward zero */
+RT_FN int32_t rt_round_f(double x) { return rt_to_int(trunc(x + 0.5)); }
 RT_FN int32_t rt_btoi_b(uint8_t b) { return b ? 1 : 0; }
 RT_FN char rt_code_char_i(int32_t c, int *err) {
   if (c < 0 || c > 255) {
@@ -304,8 +306,7 @@ static const uint32_t RT_NESL_HASH_ELEM = 991892313u, RT_NESL_HASH_PAIR = 991892
 /* A float's: 0 for 0, else |a| scaled to 30 bits less its binary
    exponent, computed as NESL's library does, with its log(a, 2.0) =
    ln a / ln 2 and 2.0 ^ x = exp(x ln 2), both truncated toward zero (so
-   hash(1.0, l) is 2^30 - 1 modulo l, not 2^30).  Not finite: 0 (nessie's
-   floats are finite wherever a program sees them). */
+   hash(1.0, l) is 2^30 - 1 modulo l, not 2^30).  Not finite: 0. */
 RT_FN int32_t rt_nesl_hash_float(double a) {
   if (a == 0.0 || !isfinite(a))
     return 0;

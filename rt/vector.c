@@ -222,7 +222,10 @@ static double key_at(const RtValue *v, int64_t k) {
 }
 
 /* The index within [from, to) of the first greatest ('sign' 1) or least
-   (-1) element, counted from 'from'; max_int when empty. */
+   (-1) element, counted from 'from'; max_int when empty.  An element
+   replaces the best so far unless the best is at least (at most) it, as
+   NESL's reduction steps do: a NaN, as either, makes the newer one the
+   best. */
 static int32_t extreme_in(const RtValue *v, int64_t from, int64_t to, int sign) {
   if (from == to)
     return INT32_MAX;
@@ -230,7 +233,7 @@ static int32_t extreme_in(const RtValue *v, int64_t from, int64_t to, int sign) 
   double best_key = key_at(v, best);
   for (int64_t j = from + 1; j < to; j++) {
     double key = key_at(v, j);
-    if (sign > 0 ? key > best_key : key < best_key) {
+    if (!(sign > 0 ? best_key >= key : best_key <= key)) {
       best = j;
       best_key = key;
     }

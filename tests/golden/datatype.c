@@ -40,9 +40,6 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 41, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 5, 17, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
@@ -164,7 +161,6 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *
       double t10; /* v_x79: read by nothing */
       double t11; /* v_x86: read by nothing */
       int t16 = 0; /* nonzero: a check below failed */
-      uint32_t t33 = 0x7ff00000u; /* zero: a float result below is not finite */
       uint8_t t13 = rt_lt_i(t9, (int32_t)v_x75_n);
       double t14;
       if (t13) {
@@ -193,155 +189,137 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *
         t16 |= !t30;
         t24 = t29;
       }
-      double t32 = rt_mul_rn(t24, t24);
-      t33 = rt_finite_least(t33, t32);
-      double t34;
+      double t32 = rt_mul_f(t24, t24);
+      double t33;
       if (t13) {
-        int t36 = (uint64_t)(int64_t)t9 < (uint64_t)v_x75_n;
-        double t35 = t36 ? v_x75_d[t9] : 0;
-        t16 |= !t36;
-        t34 = t35;
+        int t35 = (uint64_t)(int64_t)t9 < (uint64_t)v_x75_n;
+        double t34 = t35 ? v_x75_d[t9] : 0;
+        t16 |= !t35;
+        t33 = t34;
       } else {
-        int32_t t38 = rt_sub_i(t9, (int32_t)v_x75_n);
-        int t40 = (uint64_t)(int64_t)t38 < (uint64_t)v_x76_n;
-        double t39 = t40 ? v_x76_d[t38] : 0;
-        t16 |= !t40;
-        t34 = t39;
+        int32_t t37 = rt_sub_i(t9, (int32_t)v_x75_n);
+        int t39 = (uint64_t)(int64_t)t37 < (uint64_t)v_x76_n;
+        double t38 = t39 ? v_x76_d[t37] : 0;
+        t16 |= !t39;
+        t33 = t38;
       }
-      double t42 = rt_mul_rn(t34, t34);
-      double t43;
+      double t41 = rt_mul_f(t33, t33);
+      double t42;
       if (t23) {
-        int t45 = (uint64_t)(int64_t)t9 < (uint64_t)v_x80_n;
-        double t44 = t45 ? v_x80_d[t9] : 0;
-        t16 |= !t45;
-        t43 = t44;
+        int t44 = (uint64_t)(int64_t)t9 < (uint64_t)v_x80_n;
+        double t43 = t44 ? v_x80_d[t9] : 0;
+        t16 |= !t44;
+        t42 = t43;
       } else {
-        int32_t t47 = rt_sub_i(t9, (int32_t)v_x80_n);
-        int t49 = (uint64_t)(int64_t)t47 < (uint64_t)v_x81_n;
-        double t48 = t49 ? v_x81_d[t47] : 0;
-        t16 |= !t49;
-        t43 = t48;
+        int32_t t46 = rt_sub_i(t9, (int32_t)v_x80_n);
+        int t48 = (uint64_t)(int64_t)t46 < (uint64_t)v_x81_n;
+        double t47 = t48 ? v_x81_d[t46] : 0;
+        t16 |= !t48;
+        t42 = t47;
       }
-      double t51 = rt_mul_rn(t43, t43);
-      double t53 = t51 + t42;
-      double t55 = sqrt(t53);
-      t33 = rt_finite_least(t33, t55);
-      if (__builtin_expect(t16 != 0 || t33 == 0, 0)) { /* again, recording the error */
-        uint8_t t57 = rt_lt_i(t9, (int32_t)v_x75_n);
-        double t58;
-        if (t57) {
-          double t59;
+      double t50 = rt_mul_f(t42, t42);
+      double t52 = rt_add_f(t50, t41);
+      double t54 = rt_sqrt_f(t52, &t16);
+      if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
+        uint8_t t56 = rt_lt_i(t9, (int32_t)v_x75_n);
+        double t57;
+        if (t56) {
+          double t58;
           if ((uint64_t)(int64_t)t9 < (uint64_t)v_x75_n) {
-            t59 = v_x75_d[t9];
+            t58 = v_x75_d[t9];
           } else {
             NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x75_n, 0.0);
-            t59 = 0;
+            t58 = 0;
           }
-          t58 = t59;
+          t57 = t58;
         } else {
-          int32_t t61 = rt_sub_i(t9, (int32_t)v_x75_n);
-          double t62;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x76_n) {
-            t62 = v_x76_d[t61];
+          int32_t t60 = rt_sub_i(t9, (int32_t)v_x75_n);
+          double t61;
+          if ((uint64_t)(int64_t)t60 < (uint64_t)v_x76_n) {
+            t61 = v_x76_d[t60];
           } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x76_n, 0.0);
-            t62 = 0;
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t60, v_x76_n, 0.0);
+            t61 = 0;
           }
-          t58 = t62;
+          t57 = t61;
         }
-        uint8_t t64 = rt_lt_i(t9, (int32_t)v_x80_n);
-        double t65;
-        if (t64) {
-          double t66;
+        uint8_t t63 = rt_lt_i(t9, (int32_t)v_x80_n);
+        double t64;
+        if (t63) {
+          double t65;
           if ((uint64_t)(int64_t)t9 < (uint64_t)v_x80_n) {
-            t66 = v_x80_d[t9];
+            t65 = v_x80_d[t9];
           } else {
             NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x80_n, 0.0);
-            t66 = 0;
+            t65 = 0;
           }
-          t65 = t66;
+          t64 = t65;
         } else {
-          int32_t t68 = rt_sub_i(t9, (int32_t)v_x80_n);
-          double t69;
-          if ((uint64_t)(int64_t)t68 < (uint64_t)v_x81_n) {
-            t69 = v_x81_d[t68];
+          int32_t t67 = rt_sub_i(t9, (int32_t)v_x80_n);
+          double t68;
+          if ((uint64_t)(int64_t)t67 < (uint64_t)v_x81_n) {
+            t68 = v_x81_d[t67];
           } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, v_x81_n, 0.0);
-            t69 = 0;
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x81_n, 0.0);
+            t68 = 0;
           }
-          t65 = t69;
+          t64 = t68;
         }
-        int t70 = 0;
-        double t71 = rt_mul_f(t65, t65, &t70);
-        if (t70) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 1, t70, RT_MUL, 0, 0, 0.0);
-        }
-        double t72;
-        if (t57) {
-          double t73;
+        double t70 = rt_mul_f(t64, t64);
+        double t71;
+        if (t56) {
+          double t72;
           if ((uint64_t)(int64_t)t9 < (uint64_t)v_x75_n) {
-            t73 = v_x75_d[t9];
+            t72 = v_x75_d[t9];
           } else {
             NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x75_n, 0.0);
-            t73 = 0;
+            t72 = 0;
           }
-          t72 = t73;
+          t71 = t72;
         } else {
-          int32_t t75 = rt_sub_i(t9, (int32_t)v_x75_n);
-          double t76;
-          if ((uint64_t)(int64_t)t75 < (uint64_t)v_x76_n) {
-            t76 = v_x76_d[t75];
+          int32_t t74 = rt_sub_i(t9, (int32_t)v_x75_n);
+          double t75;
+          if ((uint64_t)(int64_t)t74 < (uint64_t)v_x76_n) {
+            t75 = v_x76_d[t74];
           } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t75, v_x76_n, 0.0);
-            t76 = 0;
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t74, v_x76_n, 0.0);
+            t75 = 0;
           }
-          t72 = t76;
+          t71 = t75;
         }
-        int t77 = 0;
-        double t78 = rt_mul_f(t72, t72, &t77);
-        if (t77) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 2, t77, RT_MUL, 0, 0, 0.0);
-        }
-        double t79;
-        if (t64) {
-          double t80;
+        double t77 = rt_mul_f(t71, t71);
+        double t78;
+        if (t63) {
+          double t79;
           if ((uint64_t)(int64_t)t9 < (uint64_t)v_x80_n) {
-            t80 = v_x80_d[t9];
+            t79 = v_x80_d[t9];
           } else {
             NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x80_n, 0.0);
-            t80 = 0;
+            t79 = 0;
           }
-          t79 = t80;
+          t78 = t79;
         } else {
-          int32_t t82 = rt_sub_i(t9, (int32_t)v_x80_n);
-          double t83;
-          if ((uint64_t)(int64_t)t82 < (uint64_t)v_x81_n) {
-            t83 = v_x81_d[t82];
+          int32_t t81 = rt_sub_i(t9, (int32_t)v_x80_n);
+          double t82;
+          if ((uint64_t)(int64_t)t81 < (uint64_t)v_x81_n) {
+            t82 = v_x81_d[t81];
           } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t82, v_x81_n, 0.0);
-            t83 = 0;
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t81, v_x81_n, 0.0);
+            t82 = 0;
           }
-          t79 = t83;
+          t78 = t82;
         }
-        int t84 = 0;
-        double t85 = rt_mul_f(t79, t79, &t84);
-        if (t84) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 1, t84, RT_MUL, 0, 0, 0.0);
-        }
-        int t86 = 0;
-        double t87 = rt_add_f(t85, t78, &t86);
-        if (t86) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 3, t86, RT_ADD, 0, 0, 0.0);
-        }
-        int t88 = 0;
-        double t89 = rt_sqrt_f(t87, &t88);
-        if (t88) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 4, t88, RT_SQRT, 0, 0, (double)t87);
+        double t84 = rt_mul_f(t78, t78);
+        double t86 = rt_add_f(t84, t77);
+        int t87 = 0;
+        double t88 = rt_sqrt_f(t86, &t87);
+        if (t87) {
+          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 1, t87, RT_SQRT, 0, 0, (double)t86);
         }
       }
       t10 = t14;
       t11 = t32;
-      v_x92_d[t8] = t55;
+      v_x92_d[t8] = t54;
       (void)t10;
       (void)t11;
     }
@@ -478,7 +456,7 @@ static void top_10(void) {
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x19, &v_x25);
+    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x19, &v_x25);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
   }
@@ -488,7 +466,7 @@ static void top_10(void) {
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x22, &v_x28);
+    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x22, &v_x28);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
   }
@@ -497,7 +475,7 @@ static void top_10(void) {
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
+    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
   }
@@ -510,6 +488,7 @@ static void top_10(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_check_value(RT_LOC("tests/golden/datatype.nesl", 5, 1), &layout_2, comps);
     rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 1);
     rt_print_binding("it", &layout_2, comps, "[float]");
     NESSIE_HOST_DONE(comps[0], value_0);

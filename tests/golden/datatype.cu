@@ -47,9 +47,6 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 41, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 5, 17, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
@@ -301,7 +298,6 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtVa
       double t12; /* v_x79: read by nothing */
       double t13; /* v_x86: read by nothing */
       int t18 = 0; /* nonzero: a check below failed */
-      uint32_t t35 = 0x7ff00000u; /* zero: a float result below is not finite */
       uint8_t t15 = rt_lt_i(t11, (int32_t)v_x75_n);
       double t16;
       if (t15) {
@@ -330,155 +326,137 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtVa
         t18 |= !t32;
         t26 = t31;
       }
-      double t34 = rt_mul_rn(t26, t26);
-      t35 = rt_finite_least(t35, t34);
-      double t36;
+      double t34 = rt_mul_f(t26, t26);
+      double t35;
       if (t15) {
-        int t38 = (uint64_t)(int64_t)t11 < (uint64_t)v_x75_n;
-        double t37 = t38 ? v_x75_d[t11] : 0;
-        t18 |= !t38;
-        t36 = t37;
+        int t37 = (uint64_t)(int64_t)t11 < (uint64_t)v_x75_n;
+        double t36 = t37 ? v_x75_d[t11] : 0;
+        t18 |= !t37;
+        t35 = t36;
       } else {
-        int32_t t40 = rt_sub_i(t11, (int32_t)v_x75_n);
-        int t42 = (uint64_t)(int64_t)t40 < (uint64_t)v_x76_n;
-        double t41 = t42 ? v_x76_d[t40] : 0;
-        t18 |= !t42;
-        t36 = t41;
+        int32_t t39 = rt_sub_i(t11, (int32_t)v_x75_n);
+        int t41 = (uint64_t)(int64_t)t39 < (uint64_t)v_x76_n;
+        double t40 = t41 ? v_x76_d[t39] : 0;
+        t18 |= !t41;
+        t35 = t40;
       }
-      double t44 = rt_mul_rn(t36, t36);
-      double t45;
+      double t43 = rt_mul_f(t35, t35);
+      double t44;
       if (t25) {
-        int t47 = (uint64_t)(int64_t)t11 < (uint64_t)v_x80_n;
-        double t46 = t47 ? v_x80_d[t11] : 0;
-        t18 |= !t47;
-        t45 = t46;
+        int t46 = (uint64_t)(int64_t)t11 < (uint64_t)v_x80_n;
+        double t45 = t46 ? v_x80_d[t11] : 0;
+        t18 |= !t46;
+        t44 = t45;
       } else {
-        int32_t t49 = rt_sub_i(t11, (int32_t)v_x80_n);
-        int t51 = (uint64_t)(int64_t)t49 < (uint64_t)v_x81_n;
-        double t50 = t51 ? v_x81_d[t49] : 0;
-        t18 |= !t51;
-        t45 = t50;
+        int32_t t48 = rt_sub_i(t11, (int32_t)v_x80_n);
+        int t50 = (uint64_t)(int64_t)t48 < (uint64_t)v_x81_n;
+        double t49 = t50 ? v_x81_d[t48] : 0;
+        t18 |= !t50;
+        t44 = t49;
       }
-      double t53 = rt_mul_rn(t45, t45);
-      double t55 = t53 + t44;
-      double t57 = sqrt(t55);
-      t35 = rt_finite_least(t35, t57);
-      if (__builtin_expect(t18 != 0 || t35 == 0, 0)) { /* again, recording the error */
-        uint8_t t59 = rt_lt_i(t11, (int32_t)v_x75_n);
-        double t60;
-        if (t59) {
-          double t61;
+      double t52 = rt_mul_f(t44, t44);
+      double t54 = rt_add_f(t52, t43);
+      double t56 = rt_sqrt_f(t54, &t18);
+      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
+        uint8_t t58 = rt_lt_i(t11, (int32_t)v_x75_n);
+        double t59;
+        if (t58) {
+          double t60;
           if ((uint64_t)(int64_t)t11 < (uint64_t)v_x75_n) {
-            t61 = v_x75_d[t11];
+            t60 = v_x75_d[t11];
           } else {
             NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x75_n, 0.0);
-            t61 = 0;
+            t60 = 0;
           }
-          t60 = t61;
+          t59 = t60;
         } else {
-          int32_t t63 = rt_sub_i(t11, (int32_t)v_x75_n);
-          double t64;
-          if ((uint64_t)(int64_t)t63 < (uint64_t)v_x76_n) {
-            t64 = v_x76_d[t63];
+          int32_t t62 = rt_sub_i(t11, (int32_t)v_x75_n);
+          double t63;
+          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x76_n) {
+            t63 = v_x76_d[t62];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t63, v_x76_n, 0.0);
-            t64 = 0;
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x76_n, 0.0);
+            t63 = 0;
           }
-          t60 = t64;
+          t59 = t63;
         }
-        uint8_t t66 = rt_lt_i(t11, (int32_t)v_x80_n);
-        double t67;
-        if (t66) {
-          double t68;
+        uint8_t t65 = rt_lt_i(t11, (int32_t)v_x80_n);
+        double t66;
+        if (t65) {
+          double t67;
           if ((uint64_t)(int64_t)t11 < (uint64_t)v_x80_n) {
-            t68 = v_x80_d[t11];
+            t67 = v_x80_d[t11];
           } else {
             NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x80_n, 0.0);
-            t68 = 0;
+            t67 = 0;
           }
-          t67 = t68;
+          t66 = t67;
         } else {
-          int32_t t70 = rt_sub_i(t11, (int32_t)v_x80_n);
-          double t71;
-          if ((uint64_t)(int64_t)t70 < (uint64_t)v_x81_n) {
-            t71 = v_x81_d[t70];
+          int32_t t69 = rt_sub_i(t11, (int32_t)v_x80_n);
+          double t70;
+          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x81_n) {
+            t70 = v_x81_d[t69];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x81_n, 0.0);
-            t71 = 0;
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x81_n, 0.0);
+            t70 = 0;
           }
-          t67 = t71;
+          t66 = t70;
         }
-        int t72 = 0;
-        double t73 = rt_mul_f(t67, t67, &t72);
-        if (t72) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 1, t72, RT_MUL, 0, 0, 0.0);
-        }
-        double t74;
-        if (t59) {
-          double t75;
+        double t72 = rt_mul_f(t66, t66);
+        double t73;
+        if (t58) {
+          double t74;
           if ((uint64_t)(int64_t)t11 < (uint64_t)v_x75_n) {
-            t75 = v_x75_d[t11];
+            t74 = v_x75_d[t11];
           } else {
             NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x75_n, 0.0);
-            t75 = 0;
+            t74 = 0;
           }
-          t74 = t75;
+          t73 = t74;
         } else {
-          int32_t t77 = rt_sub_i(t11, (int32_t)v_x75_n);
-          double t78;
-          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x76_n) {
-            t78 = v_x76_d[t77];
+          int32_t t76 = rt_sub_i(t11, (int32_t)v_x75_n);
+          double t77;
+          if ((uint64_t)(int64_t)t76 < (uint64_t)v_x76_n) {
+            t77 = v_x76_d[t76];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x76_n, 0.0);
-            t78 = 0;
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t76, v_x76_n, 0.0);
+            t77 = 0;
           }
-          t74 = t78;
+          t73 = t77;
         }
-        int t79 = 0;
-        double t80 = rt_mul_f(t74, t74, &t79);
-        if (t79) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 2, t79, RT_MUL, 0, 0, 0.0);
-        }
-        double t81;
-        if (t66) {
-          double t82;
+        double t79 = rt_mul_f(t73, t73);
+        double t80;
+        if (t65) {
+          double t81;
           if ((uint64_t)(int64_t)t11 < (uint64_t)v_x80_n) {
-            t82 = v_x80_d[t11];
+            t81 = v_x80_d[t11];
           } else {
             NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x80_n, 0.0);
-            t82 = 0;
+            t81 = 0;
           }
-          t81 = t82;
+          t80 = t81;
         } else {
-          int32_t t84 = rt_sub_i(t11, (int32_t)v_x80_n);
-          double t85;
-          if ((uint64_t)(int64_t)t84 < (uint64_t)v_x81_n) {
-            t85 = v_x81_d[t84];
+          int32_t t83 = rt_sub_i(t11, (int32_t)v_x80_n);
+          double t84;
+          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x81_n) {
+            t84 = v_x81_d[t83];
           } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t84, v_x81_n, 0.0);
-            t85 = 0;
+            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x81_n, 0.0);
+            t84 = 0;
           }
-          t81 = t85;
+          t80 = t84;
         }
-        int t86 = 0;
-        double t87 = rt_mul_f(t81, t81, &t86);
-        if (t86) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 1, t86, RT_MUL, 0, 0, 0.0);
-        }
-        int t88 = 0;
-        double t89 = rt_add_f(t87, t80, &t88);
-        if (t88) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 3, t88, RT_ADD, 0, 0, 0.0);
-        }
-        int t90 = 0;
-        double t91 = rt_sqrt_f(t89, &t90);
-        if (t90) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 4, t90, RT_SQRT, 0, 0, (double)t89);
+        double t86 = rt_mul_f(t80, t80);
+        double t88 = rt_add_f(t86, t79);
+        int t89 = 0;
+        double t90 = rt_sqrt_f(t88, &t89);
+        if (t89) {
+          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 1, t89, RT_SQRT, 0, 0, (double)t88);
         }
       }
       t12 = t16;
       t13 = t34;
-      v_x92_d[t10] = t57;
+      v_x92_d[t10] = t56;
       (void)t12;
       (void)t13;
     }
@@ -518,183 +496,164 @@ struct K3_0_pull {
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t96 = 0; /* nonzero: a check below failed */
-    uint32_t t113 = 0x7ff00000u; /* zero: a float result below is not finite */
-    uint8_t t93 = rt_lt_i(ix, (int32_t)A.v_x75_n);
-    double t94;
-    if (t93) {
-      int t97 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
-      double t95 = t97 ? A.v_x75_d[ix] : 0;
-      t96 |= !t97;
-      t94 = t95;
+    int t95 = 0; /* nonzero: a check below failed */
+    uint8_t t92 = rt_lt_i(ix, (int32_t)A.v_x75_n);
+    double t93;
+    if (t92) {
+      int t96 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
+      double t94 = t96 ? A.v_x75_d[ix] : 0;
+      t95 |= !t96;
+      t93 = t94;
     } else {
-      int32_t t99 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-      int t101 = (uint64_t)(int64_t)t99 < (uint64_t)A.v_x76_n;
-      double t100 = t101 ? A.v_x76_d[t99] : 0;
-      t96 |= !t101;
-      t94 = t100;
+      int32_t t98 = rt_sub_i(ix, (int32_t)A.v_x75_n);
+      int t100 = (uint64_t)(int64_t)t98 < (uint64_t)A.v_x76_n;
+      double t99 = t100 ? A.v_x76_d[t98] : 0;
+      t95 |= !t100;
+      t93 = t99;
     }
-    uint8_t t103 = rt_lt_i(ix, (int32_t)A.v_x80_n);
-    double t104;
-    if (t103) {
-      int t106 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-      double t105 = t106 ? A.v_x80_d[ix] : 0;
-      t96 |= !t106;
-      t104 = t105;
+    uint8_t t102 = rt_lt_i(ix, (int32_t)A.v_x80_n);
+    double t103;
+    if (t102) {
+      int t105 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
+      double t104 = t105 ? A.v_x80_d[ix] : 0;
+      t95 |= !t105;
+      t103 = t104;
     } else {
-      int32_t t108 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-      int t110 = (uint64_t)(int64_t)t108 < (uint64_t)A.v_x81_n;
-      double t109 = t110 ? A.v_x81_d[t108] : 0;
-      t96 |= !t110;
-      t104 = t109;
+      int32_t t107 = rt_sub_i(ix, (int32_t)A.v_x80_n);
+      int t109 = (uint64_t)(int64_t)t107 < (uint64_t)A.v_x81_n;
+      double t108 = t109 ? A.v_x81_d[t107] : 0;
+      t95 |= !t109;
+      t103 = t108;
     }
-    double t112 = rt_mul_rn(t104, t104);
-    t113 = rt_finite_least(t113, t112);
-    double t114;
-    if (t93) {
-      int t116 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
-      double t115 = t116 ? A.v_x75_d[ix] : 0;
-      t96 |= !t116;
-      t114 = t115;
+    double t111 = rt_mul_f(t103, t103);
+    double t112;
+    if (t92) {
+      int t114 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
+      double t113 = t114 ? A.v_x75_d[ix] : 0;
+      t95 |= !t114;
+      t112 = t113;
     } else {
-      int32_t t118 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-      int t120 = (uint64_t)(int64_t)t118 < (uint64_t)A.v_x76_n;
-      double t119 = t120 ? A.v_x76_d[t118] : 0;
-      t96 |= !t120;
-      t114 = t119;
+      int32_t t116 = rt_sub_i(ix, (int32_t)A.v_x75_n);
+      int t118 = (uint64_t)(int64_t)t116 < (uint64_t)A.v_x76_n;
+      double t117 = t118 ? A.v_x76_d[t116] : 0;
+      t95 |= !t118;
+      t112 = t117;
     }
-    double t122 = rt_mul_rn(t114, t114);
-    double t123;
-    if (t103) {
-      int t125 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-      double t124 = t125 ? A.v_x80_d[ix] : 0;
-      t96 |= !t125;
-      t123 = t124;
+    double t120 = rt_mul_f(t112, t112);
+    double t121;
+    if (t102) {
+      int t123 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
+      double t122 = t123 ? A.v_x80_d[ix] : 0;
+      t95 |= !t123;
+      t121 = t122;
     } else {
-      int32_t t127 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-      int t129 = (uint64_t)(int64_t)t127 < (uint64_t)A.v_x81_n;
-      double t128 = t129 ? A.v_x81_d[t127] : 0;
-      t96 |= !t129;
-      t123 = t128;
+      int32_t t125 = rt_sub_i(ix, (int32_t)A.v_x80_n);
+      int t127 = (uint64_t)(int64_t)t125 < (uint64_t)A.v_x81_n;
+      double t126 = t127 ? A.v_x81_d[t125] : 0;
+      t95 |= !t127;
+      t121 = t126;
     }
-    double t131 = rt_mul_rn(t123, t123);
-    double t133 = t131 + t122;
-    double t135 = sqrt(t133);
-    t113 = rt_finite_least(t113, t135);
-    if (__builtin_expect(t96 != 0 || t113 == 0, 0)) { /* again, recording the error */
-      uint8_t t137 = rt_lt_i(ix, (int32_t)A.v_x75_n);
-      double t138;
-      if (t137) {
-        double t139;
+    double t129 = rt_mul_f(t121, t121);
+    double t131 = rt_add_f(t129, t120);
+    double t133 = rt_sqrt_f(t131, &t95);
+    if (__builtin_expect(t95 != 0, 0)) { /* again, recording the error */
+      uint8_t t135 = rt_lt_i(ix, (int32_t)A.v_x75_n);
+      double t136;
+      if (t135) {
+        double t137;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n) {
-          t139 = A.v_x75_d[ix];
+          t137 = A.v_x75_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x75_n, 0.0);
-          t139 = 0;
+          t137 = 0;
         }
-        t138 = t139;
+        t136 = t137;
       } else {
-        int32_t t141 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-        double t142;
-        if ((uint64_t)(int64_t)t141 < (uint64_t)A.v_x76_n) {
-          t142 = A.v_x76_d[t141];
+        int32_t t139 = rt_sub_i(ix, (int32_t)A.v_x75_n);
+        double t140;
+        if ((uint64_t)(int64_t)t139 < (uint64_t)A.v_x76_n) {
+          t140 = A.v_x76_d[t139];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t141, A.v_x76_n, 0.0);
-          t142 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t139, A.v_x76_n, 0.0);
+          t140 = 0;
         }
-        t138 = t142;
+        t136 = t140;
       }
-      uint8_t t144 = rt_lt_i(ix, (int32_t)A.v_x80_n);
-      double t145;
-      if (t144) {
-        double t146;
+      uint8_t t142 = rt_lt_i(ix, (int32_t)A.v_x80_n);
+      double t143;
+      if (t142) {
+        double t144;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-          t146 = A.v_x80_d[ix];
+          t144 = A.v_x80_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
-          t146 = 0;
+          t144 = 0;
         }
-        t145 = t146;
+        t143 = t144;
       } else {
-        int32_t t148 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-        double t149;
-        if ((uint64_t)(int64_t)t148 < (uint64_t)A.v_x81_n) {
-          t149 = A.v_x81_d[t148];
+        int32_t t146 = rt_sub_i(ix, (int32_t)A.v_x80_n);
+        double t147;
+        if ((uint64_t)(int64_t)t146 < (uint64_t)A.v_x81_n) {
+          t147 = A.v_x81_d[t146];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t148, A.v_x81_n, 0.0);
-          t149 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, A.v_x81_n, 0.0);
+          t147 = 0;
         }
-        t145 = t149;
+        t143 = t147;
       }
-      int t150 = 0;
-      double t151 = rt_mul_f(t145, t145, &t150);
-      if (t150) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t150, RT_MUL, 0, 0, 0.0);
-      }
-      double t152;
-      if (t137) {
-        double t153;
+      double t149 = rt_mul_f(t143, t143);
+      double t150;
+      if (t135) {
+        double t151;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n) {
-          t153 = A.v_x75_d[ix];
+          t151 = A.v_x75_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x75_n, 0.0);
-          t153 = 0;
+          t151 = 0;
         }
-        t152 = t153;
+        t150 = t151;
       } else {
-        int32_t t155 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-        double t156;
-        if ((uint64_t)(int64_t)t155 < (uint64_t)A.v_x76_n) {
-          t156 = A.v_x76_d[t155];
+        int32_t t153 = rt_sub_i(ix, (int32_t)A.v_x75_n);
+        double t154;
+        if ((uint64_t)(int64_t)t153 < (uint64_t)A.v_x76_n) {
+          t154 = A.v_x76_d[t153];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, A.v_x76_n, 0.0);
-          t156 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, A.v_x76_n, 0.0);
+          t154 = 0;
         }
-        t152 = t156;
+        t150 = t154;
       }
-      int t157 = 0;
-      double t158 = rt_mul_f(t152, t152, &t157);
-      if (t157) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t157, RT_MUL, 0, 0, 0.0);
-      }
-      double t159;
-      if (t144) {
-        double t160;
+      double t156 = rt_mul_f(t150, t150);
+      double t157;
+      if (t142) {
+        double t158;
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-          t160 = A.v_x80_d[ix];
+          t158 = A.v_x80_d[ix];
         } else {
           NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
-          t160 = 0;
+          t158 = 0;
         }
-        t159 = t160;
+        t157 = t158;
       } else {
-        int32_t t162 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-        double t163;
-        if ((uint64_t)(int64_t)t162 < (uint64_t)A.v_x81_n) {
-          t163 = A.v_x81_d[t162];
+        int32_t t160 = rt_sub_i(ix, (int32_t)A.v_x80_n);
+        double t161;
+        if ((uint64_t)(int64_t)t160 < (uint64_t)A.v_x81_n) {
+          t161 = A.v_x81_d[t160];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, A.v_x81_n, 0.0);
-          t163 = 0;
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, A.v_x81_n, 0.0);
+          t161 = 0;
         }
-        t159 = t163;
+        t157 = t161;
       }
-      int t164 = 0;
-      double t165 = rt_mul_f(t159, t159, &t164);
-      if (t164) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t164, RT_MUL, 0, 0, 0.0);
-      }
+      double t163 = rt_mul_f(t157, t157);
+      double t165 = rt_add_f(t163, t156);
       int t166 = 0;
-      double t167 = rt_add_f(t165, t158, &t166);
+      double t167 = rt_sqrt_f(t165, &t166);
       if (t166) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 3, t166, RT_ADD, 0, 0, 0.0);
-      }
-      int t168 = 0;
-      double t169 = rt_sqrt_f(t167, &t168);
-      if (t168) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 4, t168, RT_SQRT, 0, 0, (double)t167);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t166, RT_SQRT, 0, 0, (double)t165);
       }
     }
-    return K3_0_V{t94, t112, t135};
+    return K3_0_V{t93, t111, t133};
   }
 };
 struct K3_0_store {
@@ -726,15 +685,15 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtVal
   RtValue *v_x92 = NULL;
   /* MAP */
   {
-    const int64_t t170 = v_x77;
-    if (t170 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t170, 0.0, run};
+    const int64_t t168 = v_x77;
+    if (t168 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t168, 0.0, run};
       goto fail;
     }
-    v_x92 = rtg_vec_new(RT_FLOAT, t170);
+    v_x92 = rtg_vec_new(RT_FLOAT, t168);
     A.v_x92_d = v_x92->data.f;
     A.v_x92_n = v_x92->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t170);
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t168);
   }
   *out_v_x92 = v_x92;
   rt_release(v_x79);
@@ -877,7 +836,7 @@ static void top_10(void) {
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x19, &v_x25);
+    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x19, &v_x25);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
   }
@@ -887,7 +846,7 @@ static void top_10(void) {
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x22, &v_x28);
+    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x22, &v_x28);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
   }
@@ -896,7 +855,7 @@ static void top_10(void) {
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
+    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
   }
@@ -909,6 +868,7 @@ static void top_10(void) {
   {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
+    rt_check_value(RT_LOC("tests/golden/datatype.nesl", 5, 1), &layout_2, comps);
     rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 1);
     rt_print_binding("it", &layout_2, comps, "[float]");
     NESSIE_HOST_DONE(comps[0], value_0);

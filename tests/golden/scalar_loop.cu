@@ -91,20 +91,19 @@ NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64
   (void)run;
   (void)call;
   if (!rec) { /* the fast pass: no record, no branch per check */
-    int bad = 0; /* nonzero: an integer check failed */
-    uint32_t finite = 0x7ff00000u; /* zero: a float result is not finite */
+    int bad = 0; /* nonzero: a check failed */
     (void)bad;
     for (;;) {
       uint8_t v_x28 = rt_eq_i(v_x27, 0);
       if (v_x28) {
-        if (bad || finite == 0) {
+        if (bad) {
           *failed = 1;
           return 0;
         }
         return v_x26;
       } else {
         int32_t v_x29 = rt_rem_i(v_x26, v_x27, &bad);
-        if (bad || finite == 0) {
+        if (bad) {
           *failed = 1;
           return 0;
         }

@@ -10,8 +10,8 @@
  * The C it writes is compared line by line, in order, with the statements
  * it must contain: a subscript at the SOAC's own index (plain) and
  * elsewhere (checked: a select in the fast pass, a recorded error in the
- * recording pass), int arithmetic (unchecked) and int division and float
- * products (checked), lets and repeated operations computed once, an `if`
+ * recording pass), int and float arithmetic (unchecked: floats overflow
+ * to infinities, as NESL's do), int and float division (checked), lets and repeated operations computed once, an `if`
  * that runs only the branch it takes, a check's site, a REDUCE's
  * operator, and the fused multiply-add that only the CUDA target makes.
  * Temporaries are numbered from t1 in each translation, so the lines are
@@ -78,6 +78,10 @@ static const char *const KERNELS =
     "kernel K10 (xs : [float]) -> float {\n"
     "  let s : float = REDUCE { i => xs[i] using xs } (0.0) { (a, b) => a + b } (#xs)\n"
     "  return s\n"
+    "}\n"
+    "kernel K11 (xs : [float]) -> [float] {\n"
+    "  let ys : [float] = MAP { i => 1.0 / xs[i] using xs } (#xs)\n"
+    "  return ys\n"
     "}\n";
 
 static LcuProgram *P;
@@ -279,57 +283,58 @@ static void test_branch_scope(void **state) {
                "out1 = t7;");
 }
 
-/* A float product can overflow: the fast pass computes it raw (rt_mul_rn,
-   never contracted) and tests finiteness without a branch; the recording
-   pass checks it (rt_mul_f) and records RT_MUL's error. */
-static void test_float_check(void **state) {
+/* A float product that overflows is an infinity, as in NESL: no check,
+   no second pass, on either target. */
+static void test_float_product_unchecked(void **state) {
   (void)state;
   char *cpu = translate(&cg_cpu_target, "K5");
-  assert_lines(cpu, "uint32_t t4 = 0x7ff00000u; /* zero: a float result below is not finite */",
-               "double t1 = xs_d[ix];", "double t3 = rt_mul_rn(t1, t1);", "t4 = rt_finite_least(t4, t3);",
-               "if (__builtin_expect(t4 == 0, 0)) { /* again, recording the error */", "int t6 = 0;",
-               "double t7 = rt_mul_f(t5, t5, &t6);", "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t6, RT_MUL, 0, 0, 0.0);",
-               "out0 = t3;");
+  assert_string_equal(cpu, "double t1 = xs_d[ix];\n"
+                           "double t3 = rt_mul_f(t1, t1);\n"
+                           "out0 = t3;\n");
   assert_string_equal(translate(&cg_cuda_target, "K5"), cpu);
 }
 
-/* float(x) * 0.5 + 1.0 cannot fail (its ranges are finite): no check on
-   either target; the CUDA target makes the safe product and sum one
-   fused multiply-add, the CPU target keeps them apart. */
+/* A float division checks its divisor, as NESL does: the fast pass ORs
+   the failure into its flag, the recording pass records RT_DIV's error. */
+static void test_float_divisor_checked(void **state) {
+  (void)state;
+  char *cpu = translate(&cg_cpu_target, "K11");
+  assert_lines(cpu, "int t4 = 0; /* nonzero: a check below failed */", "double t1 = xs_d[ix];",
+               "double t3 = rt_div_f(1.0, t1, &t4);", "if (__builtin_expect(t4 != 0, 0)) { /* again, recording the error */",
+               "int t6 = 0;", "double t7 = rt_div_f(1.0, t5, &t6);",
+               "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t6, RT_DIV, 0, 0, 0.0);", "out0 = t3;");
+  assert_string_equal(translate(&cg_cuda_target, "K11"), cpu);
+}
+
+/* float(x) * 0.5 + 1.0 is finite where x is (its ranges): the CUDA
+   target makes the product and sum one fused multiply-add, the CPU
+   target keeps them apart. */
 static void test_multiply_add_on_cuda_only(void **state) {
   (void)state;
   char *cpu = translate(&cg_cpu_target, "K6");
   char *cuda = translate(&cg_cuda_target, "K6");
   assert_string_equal(cpu, "int32_t t1 = xs_d[ix];\n"
                            "double t3 = rt_to_float_i(t1);\n"
-                           "double t5 = rt_mul_rn(t3, 0.5);\n"
-                           "double t7 = t5 + 1.0;\n"
+                           "double t5 = rt_mul_f(t3, 0.5);\n"
+                           "double t7 = rt_add_f(t5, 1.0);\n"
                            "out0 = t7;\n");
   assert_string_equal(cuda, "int32_t t1 = xs_d[ix];\n"
                             "double t3 = rt_to_float_i(t1);\n"
-                            "double t5 = rt_mul_rn(t3, 0.5);\n"
+                            "double t5 = rt_mul_f(t3, 0.5);\n"
                             "double t7 = fma(t3, 0.5, 1.0);\n"
                             "out0 = t7;\n");
 }
 
-/* A REDUCE's operator on two values: its float sum is checked, its error
-   named after the reduction (__reduce_add, CgChecks.combine); with
-   unchecked_sums (a commutative REDUCE whose result is tested instead)
-   it is a bare sum. */
+/* A REDUCE's operator on two values: its float sum is not checked (an
+   overflow is an infinity, as NESL's): no site, no second pass. */
 static void test_reduce_operator(void **state) {
   (void)state;
   static const char *ab[] = {"a", "b"};
-  CgChecks reduce = {.combine = 1, .index_op = "RT_GATHER"};
-  char *checked = translate_with(&cg_cpu_target, "K10", true, ab, &reduce);
-  assert_lines(checked, "uint32_t t3 = 0x7ff00000u; /* zero: a float result below is not finite */",
-               "double t2 = a + b;", "t3 = rt_finite_least(t3, t2);",
-               "if (__builtin_expect(t3 == 0, 0)) { /* again, recording the error */", "int t4 = 0;",
-               "double t5 = rt_add_f(a, b, &t4);", "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t4, RT_ADD, 0, 0, 0.0);",
-               "out0 = t2;");
-  assert_int_equal(sites.len, 1);
-  assert_string_equal(((CgSite *)sites.data[0])->prim, "__reduce_add");
-  reduce.unchecked_sums = true;
-  assert_string_equal(translate_with(&cg_cuda_target, "K10", true, ab, &reduce), "double t2 = a + b;\n"
+  CgChecks reduce = {.index_op = "RT_GATHER"};
+  assert_string_equal(translate_with(&cg_cpu_target, "K10", true, ab, &reduce), "double t2 = rt_add_f(a, b);\n"
+                                                                                  "out0 = t2;\n");
+  assert_int_equal(sites.len, 0);
+  assert_string_equal(translate_with(&cg_cuda_target, "K10", true, ab, &reduce), "double t2 = rt_add_f(a, b);\n"
                                                                                    "out0 = t2;\n");
 }
 
@@ -349,7 +354,8 @@ int main(void) {
       T(test_lets),
       T(test_if),
       T(test_branch_scope),
-      T(test_float_check),
+      T(test_float_product_unchecked),
+      T(test_float_divisor_checked),
       T(test_multiply_add_on_cuda_only),
       T(test_reduce_operator),
 #undef T
