@@ -164,24 +164,13 @@ static Value p_parse_int(Eval *ev, Value s, Loc loc, Type *type) {
   return val_pair(val_int(end != text && in_range ? (int32_t)v : 0), val_bool(ok));
 }
 
-/* Does strtod's text [text, end) spell an infinity or a NaN ("inf",
-   "nan")?  Those are not numbers to NESL; a number's text has no i or n
-   (a number too large is one: an infinity, as NESL reads it). */
-static bool spelled_nonfinite(const char *text, const char *end) {
-  for (const char *p = text; p < end; p++)
-    if (*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N')
-      return true;
-  return false;
-}
-
 static Value p_parse_float(Eval *ev, Value s, Loc loc, Type *type) {
   (void)ev;
   (void)loc;
   (void)type;
-  char *text = val_string_chars(s), *end;
-  double v = strtod(text, &end);
-  bool number = end != text && !spelled_nonfinite(text, end);
-  return val_pair(val_float(number ? v : 0.0), val_bool(number && *end == '\0'));
+  bool ok;
+  double v = rt_parse_float_text(val_string_chars(s), &ok);
+  return val_pair(val_float(v), val_bool(ok));
 }
 
 /* ---- files ---- */

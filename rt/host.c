@@ -211,12 +211,18 @@ static bool spelled_nonfinite(const char *text, const char *end) {
   return false;
 }
 
-static void parse_float(RtValue **a, RtValue **r) {
-  char *text = chars_of(a[0]), *end;
+double rt_parse_float_text(const char *text, bool *ok) {
+  char *end;
   double v = strtod(text, &end);
   bool number = end != text && !spelled_nonfinite(text, end);
-  bool ok = number && *end == '\0';
-  r[0] = rt_float(number ? v : 0.0);
+  *ok = number && *end == '\0';
+  return number ? v : 0.0;
+}
+
+static void parse_float(RtValue **a, RtValue **r) {
+  char *text = chars_of(a[0]);
+  bool ok;
+  r[0] = rt_float(rt_parse_float_text(text, &ok));
   r[1] = rt_bool(ok);
   rt_free(text);
 }

@@ -590,6 +590,11 @@ uint64_t rt_rand_execution(int site);
    and rt_rand_draw say, by the next execution of the RAND at 'site'. */
 RtValue *rt_rand(int site, RtValue *x);
 
+/* parse_float's reading of 'text' (rt/host.c): the number, or 0.0 where
+   it does not begin with one (an infinity or a NaN spelled out is not
+   one), and in *ok whether the whole text is the number. */
+double rt_parse_float_text(const char *text, bool *ok);
+
 #ifdef __cplusplus
 }
 #endif
