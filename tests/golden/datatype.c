@@ -40,11 +40,10 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 41, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 5, 17, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -69,293 +68,80 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
-/* K1: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
   (void)run;
-  RtValue *v_x68 = NULL;
-  RtValue *v_x70 = NULL;
+  double *v_x39_d = v_x39->data.f;
+  const int64_t v_x39_n = v_x39->len;
+  double *v_x42_d = v_x42->data.f;
+  const int64_t v_x42_n = v_x42->len;
+  RtValue *v_x41 = NULL;
+  RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t1 = 1;
-    v_x68 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x68_d = v_x68->data.f;
-    const int64_t v_x68_n = v_x68->len;
-    v_x70 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x70_d = v_x70->data.f;
-    const int64_t v_x70_n = v_x70->len;
+    const int64_t t1 = v_x39_n;
+    v_x48 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
+    double *v_x48_d = v_x48->data.f;
+    const int64_t v_x48_n = v_x48->len;
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      v_x68_d[t2] = 4.0;
-      v_x70_d[t2] = 0.0;
+      double t4; /* v_x41: read by nothing */
+      int t10 = 0; /* nonzero: a check below failed */
+      uint32_t t8 = 0x7ff00000u; /* zero: a float result below is not finite */
+      double t5 = v_x39_d[t3];
+      double t7 = rt_mul_rn(t5, t5);
+      int t11 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
+      double t9 = t11 ? v_x42_d[t3] : 0;
+      t10 |= !t11;
+      double t13 = rt_mul_rn(t9, t9);
+      double t15 = t7 + t13;
+      double t17 = sqrt(t15);
+      t8 = rt_finite_least(t8, t17);
+      if (__builtin_expect(t10 != 0 || t8 == 0, 0)) { /* again, recording the error */
+        double t18 = v_x39_d[t3];
+        int t19 = 0;
+        double t20 = rt_mul_f(t18, t18, &t19);
+        if (t19) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 0, t19, RT_MUL, 0, 0, 0.0);
+        }
+        double t21;
+        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
+          t21 = v_x42_d[t3];
+        } else {
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0);
+          t21 = 0;
+        }
+        int t22 = 0;
+        double t23 = rt_mul_f(t21, t21, &t22);
+        if (t22) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 1, t22, RT_MUL, 0, 0, 0.0);
+        }
+        int t24 = 0;
+        double t25 = rt_add_f(t20, t23, &t24);
+        if (t24) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_ADD, 0, 0, 0.0);
+        }
+        int t26 = 0;
+        double t27 = rt_sqrt_f(t25, &t26);
+        if (t26) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 3, t26, RT_SQRT, 0, 0, (double)t25);
+        }
+      }
+      t4 = t7;
+      v_x48_d[t2] = t17;
+      (void)t4;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
-  *out_v_x70 = v_x70;
+  *out_v_x48 = v_x48;
+  rt_release(v_x41);
   return;
 fail:
-  rt_release(v_x68);
-  rt_release(v_x70);
-}
-
-/* K2: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x72 = NULL;
-  RtValue *v_x74 = NULL;
-  /* MAP */
-  {
-    const int64_t t4 = 1;
-    v_x72 = rt_value_new(rt_vec_type(RT_FLOAT), t4);
-    double *v_x72_d = v_x72->data.f;
-    const int64_t v_x72_n = v_x72->len;
-    v_x74 = rt_value_new(rt_vec_type(RT_FLOAT), t4);
-    double *v_x74_d = v_x74->data.f;
-    const int64_t v_x74_n = v_x74->len;
-    RT_PARALLEL_FOR_IF(t4 >= RT_PARALLEL_MIN)
-    for (int64_t t5 = 0; t5 < t4; t5++) {
-      const int32_t t6 = (int32_t)t5;
-      v_x72_d[t5] = 3.0;
-      v_x74_d[t5] = 1.0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x72 = v_x72;
-  *out_v_x74 = v_x74;
-  return;
-fail:
-  rt_release(v_x72);
-  rt_release(v_x74);
-}
-
-/* K3: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  (void)loc;
-  (void)run;
-  double *v_x75_d = v_x75->data.f;
-  const int64_t v_x75_n = v_x75->len;
-  double *v_x76_d = v_x76->data.f;
-  const int64_t v_x76_n = v_x76->len;
-  double *v_x80_d = v_x80->data.f;
-  const int64_t v_x80_n = v_x80->len;
-  double *v_x81_d = v_x81->data.f;
-  const int64_t v_x81_n = v_x81->len;
-  RtValue *v_x79 = NULL;
-  RtValue *v_x86 = NULL;
-  RtValue *v_x92 = NULL;
-  /* MAP */
-  {
-    const int64_t t7 = v_x77;
-    if (t7 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t7, 0.0);
-      goto fail;
-    }
-    v_x92 = rt_value_new(rt_vec_type(RT_FLOAT), t7);
-    double *v_x92_d = v_x92->data.f;
-    const int64_t v_x92_n = v_x92->len;
-    RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
-    for (int64_t t8 = 0; t8 < t7; t8++) {
-      const int32_t t9 = (int32_t)t8;
-      double t10; /* v_x79: read by nothing */
-      double t11; /* v_x86: read by nothing */
-      int t16 = 0; /* nonzero: a check below failed */
-      uint32_t t33 = 0x7ff00000u; /* zero: a float result below is not finite */
-      uint8_t t13 = rt_lt_i(t9, (int32_t)v_x75_n);
-      double t14;
-      if (t13) {
-        int t17 = (uint64_t)(int64_t)t9 < (uint64_t)v_x75_n;
-        double t15 = t17 ? v_x75_d[t9] : 0;
-        t16 |= !t17;
-        t14 = t15;
-      } else {
-        int32_t t19 = rt_sub_i(t9, (int32_t)v_x75_n);
-        int t21 = (uint64_t)(int64_t)t19 < (uint64_t)v_x76_n;
-        double t20 = t21 ? v_x76_d[t19] : 0;
-        t16 |= !t21;
-        t14 = t20;
-      }
-      uint8_t t23 = rt_lt_i(t9, (int32_t)v_x80_n);
-      double t24;
-      if (t23) {
-        int t26 = (uint64_t)(int64_t)t9 < (uint64_t)v_x80_n;
-        double t25 = t26 ? v_x80_d[t9] : 0;
-        t16 |= !t26;
-        t24 = t25;
-      } else {
-        int32_t t28 = rt_sub_i(t9, (int32_t)v_x80_n);
-        int t30 = (uint64_t)(int64_t)t28 < (uint64_t)v_x81_n;
-        double t29 = t30 ? v_x81_d[t28] : 0;
-        t16 |= !t30;
-        t24 = t29;
-      }
-      double t32 = rt_mul_rn(t24, t24);
-      t33 = rt_finite_least(t33, t32);
-      double t34;
-      if (t13) {
-        int t36 = (uint64_t)(int64_t)t9 < (uint64_t)v_x75_n;
-        double t35 = t36 ? v_x75_d[t9] : 0;
-        t16 |= !t36;
-        t34 = t35;
-      } else {
-        int32_t t38 = rt_sub_i(t9, (int32_t)v_x75_n);
-        int t40 = (uint64_t)(int64_t)t38 < (uint64_t)v_x76_n;
-        double t39 = t40 ? v_x76_d[t38] : 0;
-        t16 |= !t40;
-        t34 = t39;
-      }
-      double t42 = rt_mul_rn(t34, t34);
-      double t43;
-      if (t23) {
-        int t45 = (uint64_t)(int64_t)t9 < (uint64_t)v_x80_n;
-        double t44 = t45 ? v_x80_d[t9] : 0;
-        t16 |= !t45;
-        t43 = t44;
-      } else {
-        int32_t t47 = rt_sub_i(t9, (int32_t)v_x80_n);
-        int t49 = (uint64_t)(int64_t)t47 < (uint64_t)v_x81_n;
-        double t48 = t49 ? v_x81_d[t47] : 0;
-        t16 |= !t49;
-        t43 = t48;
-      }
-      double t51 = rt_mul_rn(t43, t43);
-      double t53 = t51 + t42;
-      double t55 = sqrt(t53);
-      t33 = rt_finite_least(t33, t55);
-      if (__builtin_expect(t16 != 0 || t33 == 0, 0)) { /* again, recording the error */
-        uint8_t t57 = rt_lt_i(t9, (int32_t)v_x75_n);
-        double t58;
-        if (t57) {
-          double t59;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x75_n) {
-            t59 = v_x75_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x75_n, 0.0);
-            t59 = 0;
-          }
-          t58 = t59;
-        } else {
-          int32_t t61 = rt_sub_i(t9, (int32_t)v_x75_n);
-          double t62;
-          if ((uint64_t)(int64_t)t61 < (uint64_t)v_x76_n) {
-            t62 = v_x76_d[t61];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t61, v_x76_n, 0.0);
-            t62 = 0;
-          }
-          t58 = t62;
-        }
-        uint8_t t64 = rt_lt_i(t9, (int32_t)v_x80_n);
-        double t65;
-        if (t64) {
-          double t66;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x80_n) {
-            t66 = v_x80_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x80_n, 0.0);
-            t66 = 0;
-          }
-          t65 = t66;
-        } else {
-          int32_t t68 = rt_sub_i(t9, (int32_t)v_x80_n);
-          double t69;
-          if ((uint64_t)(int64_t)t68 < (uint64_t)v_x81_n) {
-            t69 = v_x81_d[t68];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, v_x81_n, 0.0);
-            t69 = 0;
-          }
-          t65 = t69;
-        }
-        int t70 = 0;
-        double t71 = rt_mul_f(t65, t65, &t70);
-        if (t70) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 1, t70, RT_MUL, 0, 0, 0.0);
-        }
-        double t72;
-        if (t57) {
-          double t73;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x75_n) {
-            t73 = v_x75_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x75_n, 0.0);
-            t73 = 0;
-          }
-          t72 = t73;
-        } else {
-          int32_t t75 = rt_sub_i(t9, (int32_t)v_x75_n);
-          double t76;
-          if ((uint64_t)(int64_t)t75 < (uint64_t)v_x76_n) {
-            t76 = v_x76_d[t75];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t75, v_x76_n, 0.0);
-            t76 = 0;
-          }
-          t72 = t76;
-        }
-        int t77 = 0;
-        double t78 = rt_mul_f(t72, t72, &t77);
-        if (t77) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 2, t77, RT_MUL, 0, 0, 0.0);
-        }
-        double t79;
-        if (t64) {
-          double t80;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x80_n) {
-            t80 = v_x80_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x80_n, 0.0);
-            t80 = 0;
-          }
-          t79 = t80;
-        } else {
-          int32_t t82 = rt_sub_i(t9, (int32_t)v_x80_n);
-          double t83;
-          if ((uint64_t)(int64_t)t82 < (uint64_t)v_x81_n) {
-            t83 = v_x81_d[t82];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t82, v_x81_n, 0.0);
-            t83 = 0;
-          }
-          t79 = t83;
-        }
-        int t84 = 0;
-        double t85 = rt_mul_f(t79, t79, &t84);
-        if (t84) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 1, t84, RT_MUL, 0, 0, 0.0);
-        }
-        int t86 = 0;
-        double t87 = rt_add_f(t85, t78, &t86);
-        if (t86) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 3, t86, RT_ADD, 0, 0, 0.0);
-        }
-        int t88 = 0;
-        double t89 = rt_sqrt_f(t87, &t88);
-        if (t88) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 4, t88, RT_SQRT, 0, 0, (double)t87);
-        }
-      }
-      t10 = t14;
-      t11 = t32;
-      v_x92_d[t8] = t55;
-      (void)t10;
-      (void)t11;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x92 = v_x92;
-  rt_release(v_x79);
-  rt_release(v_x86);
-  return;
-fail:
-  rt_release(v_x79);
-  rt_release(v_x86);
-  rt_release(v_x92);
+  rt_release(v_x41);
+  rt_release(v_x48);
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -472,40 +258,30 @@ static void top_9(void) {
 /* tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
 static void top_10(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x19 = NULL;
-  RtValue *v_x25 = NULL;
+  RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t28 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t28->data.f[0] = 3.0;
+  t28->data.f[1] = 1.0;
+  v_x17 = NESSIE_TO_DEVICE(t28);
+  RtValue *v_x18 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t29 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t29->data.f[0] = 4.0;
+  t29->data.f[1] = 0.0;
+  v_x18 = NESSIE_TO_DEVICE(t29);
+  RtValue *v_x38 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 4, 37);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x19, &v_x25);
+    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 4, 37), 4, v_x17, v_x18, &v_x38);
     if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 4, 37)));
   }
-  RtValue *v_x22 = NULL;
-  RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x22, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  RtValue *v_x66 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  rt_release(v_x19);
-  rt_release(v_x25);
-  rt_release(v_x22);
-  rt_release(v_x28);
-  value_0 = v_x66;
+  rt_release(v_x17);
+  rt_release(v_x18);
+  value_0 = v_x38;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

@@ -47,11 +47,10 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 41, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 5, 17, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -76,44 +75,90 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
-/* K1: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
   (void)run;
-  RtValue *v_x68 = NULL;
-  RtValue *v_x70 = NULL;
+  double *v_x39_d = v_x39->data.f;
+  const int64_t v_x39_n = v_x39->len;
+  double *v_x42_d = v_x42->data.f;
+  const int64_t v_x42_n = v_x42->len;
+  RtValue *v_x41 = NULL;
+  RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t1 = 1;
-    v_x68 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x68_d = v_x68->data.f;
-    const int64_t v_x68_n = v_x68->len;
-    v_x70 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x70_d = v_x70->data.f;
-    const int64_t v_x70_n = v_x70->len;
+    const int64_t t1 = v_x39_n;
+    v_x48 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
+    double *v_x48_d = v_x48->data.f;
+    const int64_t v_x48_n = v_x48->len;
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      v_x68_d[t2] = 4.0;
-      v_x70_d[t2] = 0.0;
+      double t4; /* v_x41: read by nothing */
+      int t10 = 0; /* nonzero: a check below failed */
+      uint32_t t8 = 0x7ff00000u; /* zero: a float result below is not finite */
+      double t5 = v_x39_d[t3];
+      double t7 = rt_mul_rn(t5, t5);
+      int t11 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
+      double t9 = t11 ? v_x42_d[t3] : 0;
+      t10 |= !t11;
+      double t13 = rt_mul_rn(t9, t9);
+      double t15 = t7 + t13;
+      double t17 = sqrt(t15);
+      t8 = rt_finite_least(t8, t17);
+      if (__builtin_expect(t10 != 0 || t8 == 0, 0)) { /* again, recording the error */
+        double t18 = v_x39_d[t3];
+        int t19 = 0;
+        double t20 = rt_mul_f(t18, t18, &t19);
+        if (t19) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 0, t19, RT_MUL, 0, 0, 0.0);
+        }
+        double t21;
+        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
+          t21 = v_x42_d[t3];
+        } else {
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0);
+          t21 = 0;
+        }
+        int t22 = 0;
+        double t23 = rt_mul_f(t21, t21, &t22);
+        if (t22) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 1, t22, RT_MUL, 0, 0, 0.0);
+        }
+        int t24 = 0;
+        double t25 = rt_add_f(t20, t23, &t24);
+        if (t24) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_ADD, 0, 0, 0.0);
+        }
+        int t26 = 0;
+        double t27 = rt_sqrt_f(t25, &t26);
+        if (t26) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 3, t26, RT_SQRT, 0, 0, (double)t25);
+        }
+      }
+      t4 = t7;
+      v_x48_d[t2] = t17;
+      (void)t4;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
-  *out_v_x70 = v_x70;
+  *out_v_x48 = v_x48;
+  rt_release(v_x41);
   return;
 fail:
-  rt_release(v_x68);
-  rt_release(v_x70);
+  rt_release(v_x41);
+  rt_release(v_x48);
 }
 
-/* K1: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
 struct K1_A {
   RtKernelError *err;
   int run;
-  double *v_x68_d; int64_t v_x68_n;
-  double *v_x70_d; int64_t v_x70_n;
+  double *v_x39_d; int64_t v_x39_n;
+  double *v_x42_d; int64_t v_x42_n;
+  double *v_x41_d; int64_t v_x41_n;
+  double *v_x48_d; int64_t v_x48_n;
 };
 struct alignas(8) K1_0_V {
   double v0;
@@ -124,636 +169,94 @@ struct K1_0_pull {
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K1_0_V{4.0, 0.0};
+    int t33 = 0; /* nonzero: a check below failed */
+    uint32_t t31 = 0x7ff00000u; /* zero: a float result below is not finite */
+    double t28 = A.v_x39_d[ix];
+    double t30 = rt_mul_rn(t28, t28);
+    int t34 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n;
+    double t32 = t34 ? A.v_x42_d[ix] : 0;
+    t33 |= !t34;
+    double t36 = rt_mul_rn(t32, t32);
+    double t38 = t30 + t36;
+    double t40 = sqrt(t38);
+    t31 = rt_finite_least(t31, t40);
+    if (__builtin_expect(t33 != 0 || t31 == 0, 0)) { /* again, recording the error */
+      double t41 = A.v_x39_d[ix];
+      int t42 = 0;
+      double t43 = rt_mul_f(t41, t41, &t42);
+      if (t42) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t42, RT_MUL, 0, 0, 0.0);
+      }
+      double t44;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n) {
+        t44 = A.v_x42_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x42_n, 0.0);
+        t44 = 0;
+      }
+      int t45 = 0;
+      double t46 = rt_mul_f(t44, t44, &t45);
+      if (t45) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t45, RT_MUL, 0, 0, 0.0);
+      }
+      int t47 = 0;
+      double t48 = rt_add_f(t43, t46, &t47);
+      if (t47) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t47, RT_ADD, 0, 0, 0.0);
+      }
+      int t49 = 0;
+      double t50 = rt_sqrt_f(t48, &t49);
+      if (t49) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 3, t49, RT_SQRT, 0, 0, (double)t48);
+      }
+    }
+    return K1_0_V{t30, t40};
   }
 };
 struct K1_0_store {
   K1_A A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
-    A.v_x68_d[i] = v.v0;
-    A.v_x70_d[i] = v.v1;
+    /* v.v0: v_x41, read by nothing (its checks are the pull's) */
+    A.v_x48_d[i] = v.v1;
   }
 };
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  RtValue *v_x68 = NULL;
-  RtValue *v_x70 = NULL;
+  A.v_x39_d = v_x39->data.f;
+  A.v_x39_n = v_x39->len;
+  A.v_x42_d = v_x42->data.f;
+  A.v_x42_n = v_x42->len;
+  RtValue *v_x41 = NULL;
+  RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t4 = 1;
-    v_x68 = rtg_vec_new(RT_FLOAT, t4);
-    A.v_x68_d = v_x68->data.f;
-    A.v_x68_n = v_x68->len;
-    v_x70 = rtg_vec_new(RT_FLOAT, t4);
-    A.v_x70_d = v_x70->data.f;
-    A.v_x70_n = v_x70->len;
-    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t4);
+    const int64_t t51 = v_x39->len;
+    v_x48 = rtg_vec_new(RT_FLOAT, t51);
+    A.v_x48_d = v_x48->data.f;
+    A.v_x48_n = v_x48->len;
+    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t51);
   }
-  *out_v_x68 = v_x68;
-  *out_v_x70 = v_x70;
+  *out_v_x48 = v_x48;
+  rt_release(v_x41);
   return;
 fail:
-  rt_release(v_x68);
-  rt_release(v_x70);
+  rt_release(v_x41);
+  rt_release(v_x48);
 }
 
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K1_host(err, loc, run, out_v_x68, out_v_x70);
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
+  RtValue *vals[] = {v_x39, v_x42};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K1_host(err, loc, run, v_x39, v_x42, out_v_x48);
     rtg_host_ran();
   } else {
-    K1_gpu(err, loc, run, out_v_x68, out_v_x70);
-  }
-}
-
-/* K2: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x72 = NULL;
-  RtValue *v_x74 = NULL;
-  /* MAP */
-  {
-    const int64_t t5 = 1;
-    v_x72 = rt_value_new(rt_vec_type(RT_FLOAT), t5);
-    double *v_x72_d = v_x72->data.f;
-    const int64_t v_x72_n = v_x72->len;
-    v_x74 = rt_value_new(rt_vec_type(RT_FLOAT), t5);
-    double *v_x74_d = v_x74->data.f;
-    const int64_t v_x74_n = v_x74->len;
-    RT_PARALLEL_FOR_IF(t5 >= RT_PARALLEL_MIN)
-    for (int64_t t6 = 0; t6 < t5; t6++) {
-      const int32_t t7 = (int32_t)t6;
-      v_x72_d[t6] = 3.0;
-      v_x74_d[t6] = 1.0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x72 = v_x72;
-  *out_v_x74 = v_x74;
-  return;
-fail:
-  rt_release(v_x72);
-  rt_release(v_x74);
-}
-
-/* K2: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-struct K2_A {
-  RtKernelError *err;
-  int run;
-  double *v_x72_d; int64_t v_x72_n;
-  double *v_x74_d; int64_t v_x74_n;
-};
-struct alignas(8) K2_0_V {
-  double v0;
-  double v1;
-};
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K2_0_V{3.0, 1.0};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x72_d[i] = v.v0;
-    A.v_x74_d[i] = v.v1;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  (void)loc;
-  (void)err;
-  K2_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  RtValue *v_x72 = NULL;
-  RtValue *v_x74 = NULL;
-  /* MAP */
-  {
-    const int64_t t8 = 1;
-    v_x72 = rtg_vec_new(RT_FLOAT, t8);
-    A.v_x72_d = v_x72->data.f;
-    A.v_x72_n = v_x72->len;
-    v_x74 = rtg_vec_new(RT_FLOAT, t8);
-    A.v_x74_d = v_x74->data.f;
-    A.v_x74_n = v_x74->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t8);
-  }
-  *out_v_x72 = v_x72;
-  *out_v_x74 = v_x74;
-  return;
-fail:
-  rt_release(v_x72);
-  rt_release(v_x74);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K2_host(err, loc, run, out_v_x72, out_v_x74);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, out_v_x72, out_v_x74);
-  }
-}
-
-/* K3: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  (void)loc;
-  (void)run;
-  double *v_x75_d = v_x75->data.f;
-  const int64_t v_x75_n = v_x75->len;
-  double *v_x76_d = v_x76->data.f;
-  const int64_t v_x76_n = v_x76->len;
-  double *v_x80_d = v_x80->data.f;
-  const int64_t v_x80_n = v_x80->len;
-  double *v_x81_d = v_x81->data.f;
-  const int64_t v_x81_n = v_x81->len;
-  RtValue *v_x79 = NULL;
-  RtValue *v_x86 = NULL;
-  RtValue *v_x92 = NULL;
-  /* MAP */
-  {
-    const int64_t t9 = v_x77;
-    if (t9 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t9, 0.0);
-      goto fail;
-    }
-    v_x92 = rt_value_new(rt_vec_type(RT_FLOAT), t9);
-    double *v_x92_d = v_x92->data.f;
-    const int64_t v_x92_n = v_x92->len;
-    RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
-    for (int64_t t10 = 0; t10 < t9; t10++) {
-      const int32_t t11 = (int32_t)t10;
-      double t12; /* v_x79: read by nothing */
-      double t13; /* v_x86: read by nothing */
-      int t18 = 0; /* nonzero: a check below failed */
-      uint32_t t35 = 0x7ff00000u; /* zero: a float result below is not finite */
-      uint8_t t15 = rt_lt_i(t11, (int32_t)v_x75_n);
-      double t16;
-      if (t15) {
-        int t19 = (uint64_t)(int64_t)t11 < (uint64_t)v_x75_n;
-        double t17 = t19 ? v_x75_d[t11] : 0;
-        t18 |= !t19;
-        t16 = t17;
-      } else {
-        int32_t t21 = rt_sub_i(t11, (int32_t)v_x75_n);
-        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x76_n;
-        double t22 = t23 ? v_x76_d[t21] : 0;
-        t18 |= !t23;
-        t16 = t22;
-      }
-      uint8_t t25 = rt_lt_i(t11, (int32_t)v_x80_n);
-      double t26;
-      if (t25) {
-        int t28 = (uint64_t)(int64_t)t11 < (uint64_t)v_x80_n;
-        double t27 = t28 ? v_x80_d[t11] : 0;
-        t18 |= !t28;
-        t26 = t27;
-      } else {
-        int32_t t30 = rt_sub_i(t11, (int32_t)v_x80_n);
-        int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x81_n;
-        double t31 = t32 ? v_x81_d[t30] : 0;
-        t18 |= !t32;
-        t26 = t31;
-      }
-      double t34 = rt_mul_rn(t26, t26);
-      t35 = rt_finite_least(t35, t34);
-      double t36;
-      if (t15) {
-        int t38 = (uint64_t)(int64_t)t11 < (uint64_t)v_x75_n;
-        double t37 = t38 ? v_x75_d[t11] : 0;
-        t18 |= !t38;
-        t36 = t37;
-      } else {
-        int32_t t40 = rt_sub_i(t11, (int32_t)v_x75_n);
-        int t42 = (uint64_t)(int64_t)t40 < (uint64_t)v_x76_n;
-        double t41 = t42 ? v_x76_d[t40] : 0;
-        t18 |= !t42;
-        t36 = t41;
-      }
-      double t44 = rt_mul_rn(t36, t36);
-      double t45;
-      if (t25) {
-        int t47 = (uint64_t)(int64_t)t11 < (uint64_t)v_x80_n;
-        double t46 = t47 ? v_x80_d[t11] : 0;
-        t18 |= !t47;
-        t45 = t46;
-      } else {
-        int32_t t49 = rt_sub_i(t11, (int32_t)v_x80_n);
-        int t51 = (uint64_t)(int64_t)t49 < (uint64_t)v_x81_n;
-        double t50 = t51 ? v_x81_d[t49] : 0;
-        t18 |= !t51;
-        t45 = t50;
-      }
-      double t53 = rt_mul_rn(t45, t45);
-      double t55 = t53 + t44;
-      double t57 = sqrt(t55);
-      t35 = rt_finite_least(t35, t57);
-      if (__builtin_expect(t18 != 0 || t35 == 0, 0)) { /* again, recording the error */
-        uint8_t t59 = rt_lt_i(t11, (int32_t)v_x75_n);
-        double t60;
-        if (t59) {
-          double t61;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x75_n) {
-            t61 = v_x75_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x75_n, 0.0);
-            t61 = 0;
-          }
-          t60 = t61;
-        } else {
-          int32_t t63 = rt_sub_i(t11, (int32_t)v_x75_n);
-          double t64;
-          if ((uint64_t)(int64_t)t63 < (uint64_t)v_x76_n) {
-            t64 = v_x76_d[t63];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t63, v_x76_n, 0.0);
-            t64 = 0;
-          }
-          t60 = t64;
-        }
-        uint8_t t66 = rt_lt_i(t11, (int32_t)v_x80_n);
-        double t67;
-        if (t66) {
-          double t68;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x80_n) {
-            t68 = v_x80_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x80_n, 0.0);
-            t68 = 0;
-          }
-          t67 = t68;
-        } else {
-          int32_t t70 = rt_sub_i(t11, (int32_t)v_x80_n);
-          double t71;
-          if ((uint64_t)(int64_t)t70 < (uint64_t)v_x81_n) {
-            t71 = v_x81_d[t70];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x81_n, 0.0);
-            t71 = 0;
-          }
-          t67 = t71;
-        }
-        int t72 = 0;
-        double t73 = rt_mul_f(t67, t67, &t72);
-        if (t72) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 1, t72, RT_MUL, 0, 0, 0.0);
-        }
-        double t74;
-        if (t59) {
-          double t75;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x75_n) {
-            t75 = v_x75_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x75_n, 0.0);
-            t75 = 0;
-          }
-          t74 = t75;
-        } else {
-          int32_t t77 = rt_sub_i(t11, (int32_t)v_x75_n);
-          double t78;
-          if ((uint64_t)(int64_t)t77 < (uint64_t)v_x76_n) {
-            t78 = v_x76_d[t77];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x76_n, 0.0);
-            t78 = 0;
-          }
-          t74 = t78;
-        }
-        int t79 = 0;
-        double t80 = rt_mul_f(t74, t74, &t79);
-        if (t79) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 2, t79, RT_MUL, 0, 0, 0.0);
-        }
-        double t81;
-        if (t66) {
-          double t82;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x80_n) {
-            t82 = v_x80_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x80_n, 0.0);
-            t82 = 0;
-          }
-          t81 = t82;
-        } else {
-          int32_t t84 = rt_sub_i(t11, (int32_t)v_x80_n);
-          double t85;
-          if ((uint64_t)(int64_t)t84 < (uint64_t)v_x81_n) {
-            t85 = v_x81_d[t84];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t84, v_x81_n, 0.0);
-            t85 = 0;
-          }
-          t81 = t85;
-        }
-        int t86 = 0;
-        double t87 = rt_mul_f(t81, t81, &t86);
-        if (t86) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 1, t86, RT_MUL, 0, 0, 0.0);
-        }
-        int t88 = 0;
-        double t89 = rt_add_f(t87, t80, &t88);
-        if (t88) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 3, t88, RT_ADD, 0, 0, 0.0);
-        }
-        int t90 = 0;
-        double t91 = rt_sqrt_f(t89, &t90);
-        if (t90) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 4, t90, RT_SQRT, 0, 0, (double)t89);
-        }
-      }
-      t12 = t16;
-      t13 = t34;
-      v_x92_d[t10] = t57;
-      (void)t12;
-      (void)t13;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x92 = v_x92;
-  rt_release(v_x79);
-  rt_release(v_x86);
-  return;
-fail:
-  rt_release(v_x79);
-  rt_release(v_x86);
-  rt_release(v_x92);
-}
-
-/* K3: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-struct K3_A {
-  RtKernelError *err;
-  int run;
-  double *v_x75_d; int64_t v_x75_n;
-  double *v_x76_d; int64_t v_x76_n;
-  int32_t v_x77;
-  double *v_x80_d; int64_t v_x80_n;
-  double *v_x81_d; int64_t v_x81_n;
-  double *v_x79_d; int64_t v_x79_n;
-  double *v_x86_d; int64_t v_x86_n;
-  double *v_x92_d; int64_t v_x92_n;
-};
-struct alignas(8) K3_0_V {
-  double v0;
-  double v1;
-  double v2;
-};
-struct K3_0_pull {
-  K3_A A;
-  __device__ K3_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t96 = 0; /* nonzero: a check below failed */
-    uint32_t t113 = 0x7ff00000u; /* zero: a float result below is not finite */
-    uint8_t t93 = rt_lt_i(ix, (int32_t)A.v_x75_n);
-    double t94;
-    if (t93) {
-      int t97 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
-      double t95 = t97 ? A.v_x75_d[ix] : 0;
-      t96 |= !t97;
-      t94 = t95;
-    } else {
-      int32_t t99 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-      int t101 = (uint64_t)(int64_t)t99 < (uint64_t)A.v_x76_n;
-      double t100 = t101 ? A.v_x76_d[t99] : 0;
-      t96 |= !t101;
-      t94 = t100;
-    }
-    uint8_t t103 = rt_lt_i(ix, (int32_t)A.v_x80_n);
-    double t104;
-    if (t103) {
-      int t106 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-      double t105 = t106 ? A.v_x80_d[ix] : 0;
-      t96 |= !t106;
-      t104 = t105;
-    } else {
-      int32_t t108 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-      int t110 = (uint64_t)(int64_t)t108 < (uint64_t)A.v_x81_n;
-      double t109 = t110 ? A.v_x81_d[t108] : 0;
-      t96 |= !t110;
-      t104 = t109;
-    }
-    double t112 = rt_mul_rn(t104, t104);
-    t113 = rt_finite_least(t113, t112);
-    double t114;
-    if (t93) {
-      int t116 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
-      double t115 = t116 ? A.v_x75_d[ix] : 0;
-      t96 |= !t116;
-      t114 = t115;
-    } else {
-      int32_t t118 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-      int t120 = (uint64_t)(int64_t)t118 < (uint64_t)A.v_x76_n;
-      double t119 = t120 ? A.v_x76_d[t118] : 0;
-      t96 |= !t120;
-      t114 = t119;
-    }
-    double t122 = rt_mul_rn(t114, t114);
-    double t123;
-    if (t103) {
-      int t125 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-      double t124 = t125 ? A.v_x80_d[ix] : 0;
-      t96 |= !t125;
-      t123 = t124;
-    } else {
-      int32_t t127 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-      int t129 = (uint64_t)(int64_t)t127 < (uint64_t)A.v_x81_n;
-      double t128 = t129 ? A.v_x81_d[t127] : 0;
-      t96 |= !t129;
-      t123 = t128;
-    }
-    double t131 = rt_mul_rn(t123, t123);
-    double t133 = t131 + t122;
-    double t135 = sqrt(t133);
-    t113 = rt_finite_least(t113, t135);
-    if (__builtin_expect(t96 != 0 || t113 == 0, 0)) { /* again, recording the error */
-      uint8_t t137 = rt_lt_i(ix, (int32_t)A.v_x75_n);
-      double t138;
-      if (t137) {
-        double t139;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n) {
-          t139 = A.v_x75_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x75_n, 0.0);
-          t139 = 0;
-        }
-        t138 = t139;
-      } else {
-        int32_t t141 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-        double t142;
-        if ((uint64_t)(int64_t)t141 < (uint64_t)A.v_x76_n) {
-          t142 = A.v_x76_d[t141];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t141, A.v_x76_n, 0.0);
-          t142 = 0;
-        }
-        t138 = t142;
-      }
-      uint8_t t144 = rt_lt_i(ix, (int32_t)A.v_x80_n);
-      double t145;
-      if (t144) {
-        double t146;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-          t146 = A.v_x80_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
-          t146 = 0;
-        }
-        t145 = t146;
-      } else {
-        int32_t t148 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-        double t149;
-        if ((uint64_t)(int64_t)t148 < (uint64_t)A.v_x81_n) {
-          t149 = A.v_x81_d[t148];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t148, A.v_x81_n, 0.0);
-          t149 = 0;
-        }
-        t145 = t149;
-      }
-      int t150 = 0;
-      double t151 = rt_mul_f(t145, t145, &t150);
-      if (t150) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t150, RT_MUL, 0, 0, 0.0);
-      }
-      double t152;
-      if (t137) {
-        double t153;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n) {
-          t153 = A.v_x75_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x75_n, 0.0);
-          t153 = 0;
-        }
-        t152 = t153;
-      } else {
-        int32_t t155 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-        double t156;
-        if ((uint64_t)(int64_t)t155 < (uint64_t)A.v_x76_n) {
-          t156 = A.v_x76_d[t155];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, A.v_x76_n, 0.0);
-          t156 = 0;
-        }
-        t152 = t156;
-      }
-      int t157 = 0;
-      double t158 = rt_mul_f(t152, t152, &t157);
-      if (t157) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t157, RT_MUL, 0, 0, 0.0);
-      }
-      double t159;
-      if (t144) {
-        double t160;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-          t160 = A.v_x80_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
-          t160 = 0;
-        }
-        t159 = t160;
-      } else {
-        int32_t t162 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-        double t163;
-        if ((uint64_t)(int64_t)t162 < (uint64_t)A.v_x81_n) {
-          t163 = A.v_x81_d[t162];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, A.v_x81_n, 0.0);
-          t163 = 0;
-        }
-        t159 = t163;
-      }
-      int t164 = 0;
-      double t165 = rt_mul_f(t159, t159, &t164);
-      if (t164) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t164, RT_MUL, 0, 0, 0.0);
-      }
-      int t166 = 0;
-      double t167 = rt_add_f(t165, t158, &t166);
-      if (t166) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 3, t166, RT_ADD, 0, 0, 0.0);
-      }
-      int t168 = 0;
-      double t169 = rt_sqrt_f(t167, &t168);
-      if (t168) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 4, t168, RT_SQRT, 0, 0, (double)t167);
-      }
-    }
-    return K3_0_V{t94, t112, t135};
-  }
-};
-struct K3_0_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    /* v.v0: v_x79, read by nothing (its checks are the pull's) */
-    /* v.v1: v_x86, read by nothing (its checks are the pull's) */
-    A.v_x92_d[i] = v.v2;
-  }
-};
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  (void)loc;
-  (void)err;
-  K3_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x75_d = v_x75->data.f;
-  A.v_x75_n = v_x75->len;
-  A.v_x76_d = v_x76->data.f;
-  A.v_x76_n = v_x76->len;
-  A.v_x77 = v_x77;
-  A.v_x80_d = v_x80->data.f;
-  A.v_x80_n = v_x80->len;
-  A.v_x81_d = v_x81->data.f;
-  A.v_x81_n = v_x81->len;
-  RtValue *v_x79 = NULL;
-  RtValue *v_x86 = NULL;
-  RtValue *v_x92 = NULL;
-  /* MAP */
-  {
-    const int64_t t170 = v_x77;
-    if (t170 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t170, 0.0, run};
-      goto fail;
-    }
-    v_x92 = rtg_vec_new(RT_FLOAT, t170);
-    A.v_x92_d = v_x92->data.f;
-    A.v_x92_n = v_x92->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t170);
-  }
-  *out_v_x92 = v_x92;
-  rt_release(v_x79);
-  rt_release(v_x86);
-  return;
-fail:
-  rt_release(v_x79);
-  rt_release(v_x86);
-  rt_release(v_x92);
-}
-
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  RtValue *vals[] = {v_x75, v_x76, v_x80, v_x81};
-  const int64_t sizes[] = {(int64_t)v_x77};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K3_host(err, loc, run, v_x75, v_x76, v_x77, v_x80, v_x81, out_v_x92);
-    rtg_host_ran();
-  } else {
-    K3_gpu(err, loc, run, v_x75, v_x76, v_x77, v_x80, v_x81, out_v_x92);
+    K1_gpu(err, loc, run, v_x39, v_x42, out_v_x48);
   }
 }
 
@@ -871,40 +374,30 @@ static void top_9(void) {
 /* tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
 static void top_10(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x19 = NULL;
-  RtValue *v_x25 = NULL;
+  RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t52 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t52->data.f[0] = 3.0;
+  t52->data.f[1] = 1.0;
+  v_x17 = NESSIE_TO_DEVICE(t52);
+  RtValue *v_x18 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t53 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t53->data.f[0] = 4.0;
+  t53->data.f[1] = 0.0;
+  v_x18 = NESSIE_TO_DEVICE(t53);
+  RtValue *v_x38 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 4, 37);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x19, &v_x25);
+    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 4, 37), 4, v_x17, v_x18, &v_x38);
     if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 4, 37)));
   }
-  RtValue *v_x22 = NULL;
-  RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, &v_x22, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  RtValue *v_x66 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 5, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  rt_release(v_x19);
-  rt_release(v_x25);
-  rt_release(v_x22);
-  rt_release(v_x28);
-  value_0 = v_x66;
+  rt_release(v_x17);
+  rt_release(v_x18);
+  value_0 = v_x38;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

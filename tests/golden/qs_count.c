@@ -76,7 +76,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 static void fn_distinct(RtValue *v_x19, int32_t *out_0);
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0);
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0);
 
 /* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
@@ -254,204 +254,204 @@ fail:
 }
 
 /* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)run;
-  int32_t *v_x67_d = v_x67->data.i;
-  const int64_t v_x67_n = v_x67->len;
-  RtValue *v_x68 = NULL;
+  int32_t *v_x65_d = v_x65->data.i;
+  const int64_t v_x65_n = v_x65->len;
+  RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t31 = rt_make_segdes(loc, v_x67);
-    v_x68 = t31;
-    const int64_t *v_x68_off = rt_seg_offsets(v_x68);
-    const int64_t v_x68_n = v_x68->len;
+    RtValue *t31 = rt_make_segdes(loc, v_x65);
+    v_x66 = t31;
+    const int64_t *v_x66_off = rt_seg_offsets(v_x66);
+    const int64_t v_x66_n = v_x66->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
+  *out_v_x66 = v_x66;
   return;
 fail:
-  rt_release(v_x68);
+  rt_release(v_x66);
 }
 
-/* K5: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
+/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
-  const int64_t *v_x126_off = rt_seg_offsets(v_x126);
-  const int64_t v_x126_n = v_x126->len;
-  RtValue *v_x127 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t32 = rt_seg_lengths(v_x126);
-    v_x127 = t32;
-    int32_t *v_x127_d = v_x127->data.i;
-    const int64_t v_x127_n = v_x127->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x127 = v_x127;
-  return;
-fail:
-  rt_release(v_x127);
-}
-
-/* K6: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x136_d = v_x136->data.i;
-  const int64_t v_x136_n = v_x136->len;
-  int32_t *v_x137_d = v_x137->data.i;
-  const int64_t v_x137_n = v_x137->len;
-  RtValue *v_x139 = NULL;
+  int32_t *v_x72_d = v_x72->data.i;
+  const int64_t v_x72_n = v_x72->len;
+  int32_t *v_x73_d = v_x73->data.i;
+  const int64_t v_x73_n = v_x73->len;
+  RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t33 = v_x138;
-    if (t33 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t33, 0.0);
+    const int64_t t32 = v_x74;
+    if (t32 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0);
       goto fail;
     }
-    v_x139 = rt_value_new(rt_vec_type(RT_INT), t33);
-    int32_t *v_x139_d = v_x139->data.i;
-    const int64_t v_x139_n = v_x139->len;
-    RT_PARALLEL_FOR_IF(t33 >= RT_PARALLEL_MIN)
-    for (int64_t t34 = 0; t34 < t33; t34++) {
-      const int32_t t35 = (int32_t)t34;
-      int t40 = 0; /* nonzero: a check below failed */
-      uint8_t t37 = rt_lt_i(t35, (int32_t)v_x136_n);
-      int32_t t38;
-      if (t37) {
-        int t41 = (uint64_t)(int64_t)t35 < (uint64_t)v_x136_n;
-        int32_t t39 = t41 ? v_x136_d[t35] : 0;
-        t40 |= !t41;
-        t38 = t39;
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t32);
+    int32_t *v_x75_d = v_x75->data.i;
+    const int64_t v_x75_n = v_x75->len;
+    RT_PARALLEL_FOR_IF(t32 >= RT_PARALLEL_MIN)
+    for (int64_t t33 = 0; t33 < t32; t33++) {
+      const int32_t t34 = (int32_t)t33;
+      int t39 = 0; /* nonzero: a check below failed */
+      uint8_t t36 = rt_lt_i(t34, (int32_t)v_x72_n);
+      int32_t t37;
+      if (t36) {
+        int t40 = (uint64_t)(int64_t)t34 < (uint64_t)v_x72_n;
+        int32_t t38 = t40 ? v_x72_d[t34] : 0;
+        t39 |= !t40;
+        t37 = t38;
       } else {
-        int32_t t43 = rt_sub_i(t35, (int32_t)v_x136_n);
-        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x137_n;
-        int32_t t44 = t45 ? v_x137_d[t43] : 0;
-        t40 |= !t45;
-        t38 = t44;
+        int32_t t42 = rt_sub_i(t34, (int32_t)v_x72_n);
+        int t44 = (uint64_t)(int64_t)t42 < (uint64_t)v_x73_n;
+        int32_t t43 = t44 ? v_x73_d[t42] : 0;
+        t39 |= !t44;
+        t37 = t43;
       }
-      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-        uint8_t t47 = rt_lt_i(t35, (int32_t)v_x136_n);
-        int32_t t48;
-        if (t47) {
-          int32_t t49;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x136_n) {
-            t49 = v_x136_d[t35];
+      if (__builtin_expect(t39 != 0, 0)) { /* again, recording the error */
+        uint8_t t46 = rt_lt_i(t34, (int32_t)v_x72_n);
+        int32_t t47;
+        if (t46) {
+          int32_t t48;
+          if ((uint64_t)(int64_t)t34 < (uint64_t)v_x72_n) {
+            t48 = v_x72_d[t34];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x136_n, 0.0);
-            t49 = 0;
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x72_n, 0.0);
+            t48 = 0;
           }
-          t48 = t49;
+          t47 = t48;
         } else {
-          int32_t t51 = rt_sub_i(t35, (int32_t)v_x136_n);
-          int32_t t52;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x137_n) {
-            t52 = v_x137_d[t51];
+          int32_t t50 = rt_sub_i(t34, (int32_t)v_x72_n);
+          int32_t t51;
+          if ((uint64_t)(int64_t)t50 < (uint64_t)v_x73_n) {
+            t51 = v_x73_d[t50];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x137_n, 0.0);
-            t52 = 0;
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x73_n, 0.0);
+            t51 = 0;
           }
-          t48 = t52;
+          t47 = t51;
         }
       }
-      v_x139_d[t34] = t38;
+      v_x75_d[t33] = t37;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x139 = v_x139;
+  *out_v_x75 = v_x75;
   return;
 fail:
-  rt_release(v_x139);
+  rt_release(v_x75);
 }
 
-/* K7: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
+/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)run;
-  RtValue *v_x169 = NULL;
+  RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t53 = 0;
-    v_x169 = rt_value_new(rt_vec_type(RT_INT), t53);
-    int32_t *v_x169_d = v_x169->data.i;
-    const int64_t v_x169_n = v_x169->len;
-    RT_PARALLEL_FOR_IF(t53 >= RT_PARALLEL_MIN)
-    for (int64_t t54 = 0; t54 < t53; t54++) {
-      const int32_t t55 = (int32_t)t54;
-      v_x169_d[t54] = 0;
+    const int64_t t52 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x93_d = v_x93->data.i;
+    const int64_t v_x93_n = v_x93->len;
+    RT_PARALLEL_FOR_IF(t52 >= RT_PARALLEL_MIN)
+    for (int64_t t53 = 0; t53 < t52; t53++) {
+      const int32_t t54 = (int32_t)t53;
+      v_x93_d[t53] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x169 = v_x169;
+  *out_v_x93 = v_x93;
   return;
 fail:
-  rt_release(v_x169);
+  rt_release(v_x93);
+}
+
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_x95_off = rt_seg_offsets(v_x95);
+  const int64_t v_x95_n = v_x95->len;
+  RtValue *v_x96 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t55 = rt_seg_lengths(v_x95);
+    v_x96 = t55;
+    int32_t *v_x96_d = v_x96->data.i;
+    const int64_t v_x96_n = v_x96->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x96 = v_x96;
+  return;
+fail:
+  rt_release(v_x96);
 }
 
 /* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
   (void)loc;
   (void)run;
-  const int64_t *v_x216_off = rt_seg_offsets(v_x216);
-  const int64_t v_x216_n = v_x216->len;
-  RtValue *v_x217 = NULL;
+  const int64_t *v_x140_off = rt_seg_offsets(v_x140);
+  const int64_t v_x140_n = v_x140->len;
+  RtValue *v_x141 = NULL;
   /* LIBRARY */
   {
-    RtValue *t56 = rt_seg_starts(v_x216);
-    v_x217 = t56;
-    int32_t *v_x217_d = v_x217->data.i;
-    const int64_t v_x217_n = v_x217->len;
+    RtValue *t56 = rt_seg_starts(v_x140);
+    v_x141 = t56;
+    int32_t *v_x141_d = v_x141->data.i;
+    const int64_t v_x141_n = v_x141->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x217 = v_x217;
+  *out_v_x141 = v_x141;
   return;
 fail:
-  rt_release(v_x217);
+  rt_release(v_x141);
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x187, RtValue **out_v_x188) {
   (void)loc;
   (void)run;
-  const int64_t *v_x263_off = rt_seg_offsets(v_x263);
-  const int64_t v_x263_n = v_x263->len;
-  RtValue *v_x264 = NULL;
+  const int64_t *v_x187_off = rt_seg_offsets(v_x187);
+  const int64_t v_x187_n = v_x187->len;
+  RtValue *v_x188 = NULL;
   /* LIBRARY */
   {
-    RtValue *t57 = rt_seg_ids(v_x263);
-    v_x264 = t57;
-    int32_t *v_x264_d = v_x264->data.i;
-    const int64_t v_x264_n = v_x264->len;
+    RtValue *t57 = rt_seg_ids(v_x187);
+    v_x188 = t57;
+    int32_t *v_x188_d = v_x188->data.i;
+    const int64_t v_x188_n = v_x188->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x264 = v_x264;
+  *out_v_x188 = v_x188;
   return;
 fail:
-  rt_release(v_x264);
+  rt_release(v_x188);
 }
 
 /* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, RtValue *v_x784, int32_t *out_v_x792, int32_t *out_v_x793, int32_t *out_v_x794) {
   (void)loc;
   (void)run;
-  int32_t *v_x859_d = v_x859->data.i;
-  const int64_t v_x859_n = v_x859->len;
-  int32_t *v_x860_d = v_x860->data.i;
-  const int64_t v_x860_n = v_x860->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  int32_t v_x870 = 0;
+  int32_t *v_x783_d = v_x783->data.i;
+  const int64_t v_x783_n = v_x783->len;
+  int32_t *v_x784_d = v_x784->data.i;
+  const int64_t v_x784_n = v_x784->len;
+  int32_t v_x792 = 0;
+  int32_t v_x793 = 0;
+  int32_t v_x794 = 0;
   /* REDUCE */
   {
-    const int64_t t58 = v_x859_n;
+    const int64_t t58 = v_x783_n;
     const int64_t t59 = t58 > 0 ? (t58 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
     int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
@@ -471,8 +471,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue
         int32_t t63x1;
         int32_t t63x2;
         int t67 = 0; /* nonzero: a check below failed */
-        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x860_n;
-        int32_t t66 = t68 ? v_x860_d[t65] : 0;
+        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x784_n;
+        int32_t t66 = t68 ? v_x784_d[t65] : 0;
         t67 |= !t68;
         uint8_t t70 = rt_lt_i(0, t66);
         int32_t t71;
@@ -483,10 +483,10 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue
         }
         if (__builtin_expect(t67 != 0, 0)) { /* again, recording the error */
           int32_t t72;
-          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x860_n) {
-            t72 = v_x860_d[t65];
+          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x784_n) {
+            t72 = v_x784_d[t65];
           } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x860_n, 0.0);
+            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x784_n, 0.0);
             t72 = 0;
           }
           uint8_t t74 = rt_lt_i(0, t72);
@@ -560,2708 +560,2626 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue
       t63t1 = t87;
       t63t2 = t88;
     }
-    v_x868 = t63t0;
+    v_x792 = t63t0;
     rt_free(t60);
-    v_x869 = t63t1;
+    v_x793 = t63t1;
     rt_free(t61);
-    v_x870 = t63t2;
+    v_x794 = t63t2;
     rt_free(t62);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  *out_v_x870 = v_x870;
+  *out_v_x792 = v_x792;
+  *out_v_x793 = v_x793;
+  *out_v_x794 = v_x794;
   return;
 fail:
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x875, int32_t *out_v_x876, int32_t *out_v_x877) {
   (void)loc;
   (void)run;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x956 = NULL;
-  /* MAP */
-  {
-    const int64_t t89 = 1;
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x956 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x956_d = v_x956->data.i;
-    const int64_t v_x956_n = v_x956->len;
-    RT_PARALLEL_FOR_IF(t89 >= RT_PARALLEL_MIN)
-    for (int64_t t90 = 0; t90 < t89; t90++) {
-      const int32_t t91 = (int32_t)t90;
-      v_x953_d[t90] = v_x951;
-      v_x956_d[t90] = v_x954;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x953 = v_x953;
-  *out_v_x956 = v_x956;
-  return;
-fail:
-  rt_release(v_x953);
-  rt_release(v_x956);
-}
-
-/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x963_d = v_x963->data.i;
-  const int64_t v_x963_n = v_x963->len;
-  RtValue *v_x965 = NULL;
-  /* MAP */
-  {
-    const int64_t t92 = v_x957;
-    if (t92 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0);
-      goto fail;
-    }
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
-    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
-    for (int64_t t93 = 0; t93 < t92; t93++) {
-      const int32_t t94 = (int32_t)t93;
-      int t97 = 0; /* nonzero: a check below failed */
-      int32_t t96 = rt_rem_i(t94, v_x960, &t97);
-      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x963_n;
-      int32_t t98 = t99 ? v_x963_d[t96] : 0;
-      t97 |= !t99;
-      if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-        int t100 = 0;
-        int32_t t101 = rt_rem_i(t94, v_x960, &t100);
-        if (t100) {
-          NESSIE_RECORD(err, t93, RT_CHECK_SCALAR, 0, t100, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t102;
-        if ((uint64_t)(int64_t)t101 < (uint64_t)v_x963_n) {
-          t102 = v_x963_d[t101];
-        } else {
-          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t101, v_x963_n, 0.0);
-          t102 = 0;
-        }
-      }
-      v_x965_d[t93] = t98;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x965 = v_x965;
-  return;
-fail:
-  rt_release(v_x965);
-}
-
-/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x975_d = v_x975->data.i;
-  const int64_t v_x975_n = v_x975->len;
-  int32_t v_x976 = 0;
-  int32_t v_x977 = 0;
+  int32_t *v_x875_d = v_x875->data.i;
+  const int64_t v_x875_n = v_x875->len;
+  int32_t v_x876 = 0;
+  int32_t v_x877 = 0;
   /* ONCE */
   {
-    int t104 = 0; /* nonzero: a check below failed */
-    int t105 = (uint64_t)(int64_t)0 < (uint64_t)v_x975_n;
-    int32_t t103 = t105 ? v_x975_d[0] : 0;
-    t104 |= !t105;
-    int t107 = (uint64_t)(int64_t)1 < (uint64_t)v_x975_n;
-    int32_t t106 = t107 ? v_x975_d[1] : 0;
-    t104 |= !t107;
-    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
-      int32_t t108;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x975_n) {
-        t108 = v_x975_d[0];
+    int t90 = 0; /* nonzero: a check below failed */
+    int t91 = (uint64_t)(int64_t)0 < (uint64_t)v_x875_n;
+    int32_t t89 = t91 ? v_x875_d[0] : 0;
+    t90 |= !t91;
+    int t93 = (uint64_t)(int64_t)1 < (uint64_t)v_x875_n;
+    int32_t t92 = t93 ? v_x875_d[1] : 0;
+    t90 |= !t93;
+    if (__builtin_expect(t90 != 0, 0)) { /* again, recording the error */
+      int32_t t94;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x875_n) {
+        t94 = v_x875_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x975_n, 0.0);
-        t108 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x875_n, 0.0);
+        t94 = 0;
       }
-      int32_t t109;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x975_n) {
-        t109 = v_x975_d[1];
+      int32_t t95;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x875_n) {
+        t95 = v_x875_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x975_n, 0.0);
-        t109 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x875_n, 0.0);
+        t95 = 0;
       }
     }
-    v_x976 = t103;
-    v_x977 = t106;
+    v_x876 = t89;
+    v_x877 = t92;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x976 = v_x976;
-  *out_v_x977 = v_x977;
+  *out_v_x876 = v_x876;
+  *out_v_x877 = v_x877;
   return;
 fail:
 }
 
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x878, RtValue *v_x881, RtValue **out_v_x880, int32_t *out_v_x890, int32_t *out_v_x891) {
   (void)loc;
   (void)run;
-  int32_t *v_x992_d = v_x992->data.i;
-  const int64_t v_x992_n = v_x992->len;
-  RtValue *v_x991 = NULL;
-  int32_t v_x1000 = 0;
-  int32_t v_x1001 = 0;
-  int32_t v_x1002 = 0;
+  int32_t *v_x881_d = v_x881->data.i;
+  const int64_t v_x881_n = v_x881->len;
+  RtValue *v_x880 = NULL;
+  int32_t v_x889 = 0;
+  int32_t v_x890 = 0;
+  int32_t v_x891 = 0;
   /* MAP */
   {
-    const int64_t t110 = v_x989;
-    if (t110 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0);
+    const int64_t t96 = v_x878;
+    if (t96 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t96, 0.0);
       goto fail;
     }
-    v_x991 = rt_value_new(rt_vec_type(RT_INT), t110);
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
-    RT_PARALLEL_FOR_IF(t110 >= RT_PARALLEL_MIN)
-    for (int64_t t111 = 0; t111 < t110; t111++) {
-      const int32_t t112 = (int32_t)t111;
-      v_x991_d[t111] = 0;
+    v_x880 = rt_value_new(rt_vec_type(RT_INT), t96);
+    int32_t *v_x880_d = v_x880->data.i;
+    const int64_t v_x880_n = v_x880->len;
+    RT_PARALLEL_FOR_IF(t96 >= RT_PARALLEL_MIN)
+    for (int64_t t97 = 0; t97 < t96; t97++) {
+      const int32_t t98 = (int32_t)t97;
+      v_x880_d[t97] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
+    int32_t *v_x880_d = v_x880->data.i;
+    const int64_t v_x880_n = v_x880->len;
     /* REDUCE */
     {
-      const int64_t t113 = v_x989;
-      if (t113 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0);
+      const int64_t t99 = v_x878;
+      if (t99 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t99, 0.0);
         goto fail;
       }
-      const int64_t t114 = t113 > 0 ? (t113 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      RT_PARALLEL_FOR_IF(t114 > 1)
-      for (int64_t t118 = 0; t118 < t114; t118++) {
-        int32_t t118a0;
-        int32_t t118a1;
-        int32_t t118a2;
-        t118a0 = 2147483647;
-        t118a1 = 0;
-        t118a2 = 1;
-        const int64_t t118_end = (t118 + 1) * RT_CHUNK < t113 ? (t118 + 1) * RT_CHUNK : t113;
-        for (int64_t t119 = t118 * RT_CHUNK; t119 < t118_end; t119++) {
-          const int32_t t120 = (int32_t)t119;
-          int32_t t118x0;
-          int32_t t118x1;
-          int32_t t118x2;
-          int t122 = 0; /* nonzero: a check below failed */
-          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x992_n;
-          int32_t t121 = t123 ? v_x992_d[t120] : 0;
-          t122 |= !t123;
-          uint8_t t125 = rt_lt_i(0, t121);
-          int32_t t126;
-          if (t125) {
-            t126 = 2147483647;
+      const int64_t t100 = t99 > 0 ? (t99 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
+      int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
+      int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
+      RT_PARALLEL_FOR_IF(t100 > 1)
+      for (int64_t t104 = 0; t104 < t100; t104++) {
+        int32_t t104a0;
+        int32_t t104a1;
+        int32_t t104a2;
+        t104a0 = 2147483647;
+        t104a1 = 0;
+        t104a2 = 1;
+        const int64_t t104_end = (t104 + 1) * RT_CHUNK < t99 ? (t104 + 1) * RT_CHUNK : t99;
+        for (int64_t t105 = t104 * RT_CHUNK; t105 < t104_end; t105++) {
+          const int32_t t106 = (int32_t)t105;
+          int32_t t104x0;
+          int32_t t104x1;
+          int32_t t104x2;
+          int t108 = 0; /* nonzero: a check below failed */
+          int t109 = (uint64_t)(int64_t)t106 < (uint64_t)v_x881_n;
+          int32_t t107 = t109 ? v_x881_d[t106] : 0;
+          t108 |= !t109;
+          uint8_t t111 = rt_lt_i(0, t107);
+          int32_t t112;
+          if (t111) {
+            t112 = 2147483647;
           } else {
-            t126 = t120;
+            t112 = t106;
           }
-          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
-            int32_t t127;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x992_n) {
-              t127 = v_x992_d[t120];
+          if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
+            int32_t t113;
+            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x881_n) {
+              t113 = v_x881_d[t106];
             } else {
-              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x992_n, 0.0);
-              t127 = 0;
+              NESSIE_RECORD(err, t105, RT_CHECK_INDEX, 2, 0, RT_GATHER, t106, v_x881_n, 0.0);
+              t113 = 0;
             }
-            uint8_t t129 = rt_lt_i(0, t127);
-            int32_t t130;
-            if (t129) {
-              t130 = 2147483647;
+            uint8_t t115 = rt_lt_i(0, t113);
+            int32_t t116;
+            if (t115) {
+              t116 = 2147483647;
             } else {
-              t130 = t120;
+              t116 = t106;
             }
           }
-          t118x0 = t126;
-          t118x1 = 0;
-          t118x2 = t121;
-          uint8_t t132 = rt_le_i(t118a0, t118x0);
-          int32_t t133;
-          if (t132) {
-            t133 = t118a0;
+          t104x0 = t112;
+          t104x1 = 0;
+          t104x2 = t107;
+          uint8_t t118 = rt_le_i(t104a0, t104x0);
+          int32_t t119;
+          if (t118) {
+            t119 = t104a0;
           } else {
-            t133 = t118x0;
+            t119 = t104x0;
           }
-          int32_t t134;
-          if (t132) {
-            t134 = t118a1;
+          int32_t t120;
+          if (t118) {
+            t120 = t104a1;
           } else {
-            t134 = t118x1;
+            t120 = t104x1;
           }
-          int32_t t135;
-          if (t132) {
-            t135 = t118a2;
+          int32_t t121;
+          if (t118) {
+            t121 = t104a2;
           } else {
-            t135 = t118x2;
+            t121 = t104x2;
           }
-          t118a0 = t133;
-          t118a1 = t134;
-          t118a2 = t135;
+          t104a0 = t119;
+          t104a1 = t120;
+          t104a2 = t121;
         }
-        t115[t118] = t118a0;
-        t116[t118] = t118a1;
-        t117[t118] = t118a2;
+        t101[t104] = t104a0;
+        t102[t104] = t104a1;
+        t103[t104] = t104a2;
       }
-      int32_t t118t0;
-      int32_t t118t1;
-      int32_t t118t2;
-      t118t0 = 2147483647;
-      t118t1 = 0;
-      t118t2 = 1;
-      for (int64_t t118 = 0; t118 < t114; t118++) {
-        const int32_t t136 = t115[t118];
-        const int32_t t137 = t116[t118];
-        const int32_t t138 = t117[t118];
-        uint8_t t140 = rt_le_i(t118t0, t136);
-        int32_t t141;
-        if (t140) {
-          t141 = t118t0;
+      int32_t t104t0;
+      int32_t t104t1;
+      int32_t t104t2;
+      t104t0 = 2147483647;
+      t104t1 = 0;
+      t104t2 = 1;
+      for (int64_t t104 = 0; t104 < t100; t104++) {
+        const int32_t t122 = t101[t104];
+        const int32_t t123 = t102[t104];
+        const int32_t t124 = t103[t104];
+        uint8_t t126 = rt_le_i(t104t0, t122);
+        int32_t t127;
+        if (t126) {
+          t127 = t104t0;
         } else {
-          t141 = t136;
+          t127 = t122;
         }
-        int32_t t142;
-        if (t140) {
-          t142 = t118t1;
+        int32_t t128;
+        if (t126) {
+          t128 = t104t1;
         } else {
-          t142 = t137;
+          t128 = t123;
         }
-        int32_t t143;
-        if (t140) {
-          t143 = t118t2;
+        int32_t t129;
+        if (t126) {
+          t129 = t104t2;
         } else {
-          t143 = t138;
+          t129 = t124;
         }
-        t118t0 = t141;
-        t118t1 = t142;
-        t118t2 = t143;
+        t104t0 = t127;
+        t104t1 = t128;
+        t104t2 = t129;
       }
-      v_x1000 = t118t0;
-      rt_free(t115);
-      v_x1001 = t118t1;
-      rt_free(t116);
-      v_x1002 = t118t2;
-      rt_free(t117);
+      v_x889 = t104t0;
+      rt_free(t101);
+      v_x890 = t104t1;
+      rt_free(t102);
+      v_x891 = t104t2;
+      rt_free(t103);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x991 = v_x991;
-  *out_v_x1001 = v_x1001;
-  *out_v_x1002 = v_x1002;
+  *out_v_x880 = v_x880;
+  *out_v_x890 = v_x890;
+  *out_v_x891 = v_x891;
   return;
 fail:
-  rt_release(v_x991);
+  rt_release(v_x880);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x892, RtValue *v_x895, RtValue **out_v_x897) {
   (void)loc;
   (void)run;
-  int32_t *v_x1003_d = v_x1003->data.i;
-  const int64_t v_x1003_n = v_x1003->len;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
+  int32_t *v_x892_d = v_x892->data.i;
+  const int64_t v_x892_n = v_x892->len;
+  int32_t *v_x895_d = v_x895->data.i;
+  const int64_t v_x895_n = v_x895->len;
+  RtValue *v_x897 = NULL;
   /* MAP */
   {
-    const int64_t t144 = v_x1003_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t144);
-    int32_t *v_x1008_d = v_x1008->data.i;
-    const int64_t v_x1008_n = v_x1008->len;
-    RT_PARALLEL_FOR_IF(t144 >= RT_PARALLEL_MIN)
-    for (int64_t t145 = 0; t145 < t144; t145++) {
-      const int32_t t146 = (int32_t)t145;
-      int t149 = 0; /* nonzero: a check below failed */
-      int32_t t147 = v_x1003_d[t146];
-      int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x1006_n;
-      int32_t t148 = t150 ? v_x1006_d[t147] : 0;
-      t149 |= !t150;
-      if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
-        int32_t t151 = v_x1003_d[t146];
-        int32_t t152;
-        if ((uint64_t)(int64_t)t151 < (uint64_t)v_x1006_n) {
-          t152 = v_x1006_d[t151];
+    const int64_t t130 = v_x892_n;
+    v_x897 = rt_value_new(rt_vec_type(RT_INT), t130);
+    int32_t *v_x897_d = v_x897->data.i;
+    const int64_t v_x897_n = v_x897->len;
+    RT_PARALLEL_FOR_IF(t130 >= RT_PARALLEL_MIN)
+    for (int64_t t131 = 0; t131 < t130; t131++) {
+      const int32_t t132 = (int32_t)t131;
+      int t135 = 0; /* nonzero: a check below failed */
+      int32_t t133 = v_x892_d[t132];
+      int t136 = (uint64_t)(int64_t)t133 < (uint64_t)v_x895_n;
+      int32_t t134 = t136 ? v_x895_d[t133] : 0;
+      t135 |= !t136;
+      if (__builtin_expect(t135 != 0, 0)) { /* again, recording the error */
+        int32_t t137 = v_x892_d[t132];
+        int32_t t138;
+        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x895_n) {
+          t138 = v_x895_d[t137];
         } else {
-          NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x1006_n, 0.0);
-          t152 = 0;
+          NESSIE_RECORD(err, t131, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x895_n, 0.0);
+          t138 = 0;
         }
       }
-      v_x1008_d[t145] = t148;
+      v_x897_d[t131] = t134;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1008 = v_x1008;
+  *out_v_x897 = v_x897;
   return;
 fail:
-  rt_release(v_x1008);
+  rt_release(v_x897);
 }
 
-/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x898, RtValue *v_x899, RtValue *v_x902, RtValue *v_x912, RtValue **out_v_x908, RtValue **out_v_x916, RtValue **out_v_x922, RtValue **out_v_x929) {
   (void)loc;
   (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  int32_t *v_x1010_d = v_x1010->data.i;
-  const int64_t v_x1010_n = v_x1010->len;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  const int64_t *v_x1023_off = rt_seg_offsets(v_x1023);
-  const int64_t v_x1023_n = v_x1023->len;
-  RtValue *v_x1019 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1033 = NULL;
-  RtValue *v_x1034 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1040 = NULL;
+  int32_t *v_x898_d = v_x898->data.i;
+  const int64_t v_x898_n = v_x898->len;
+  int32_t *v_x899_d = v_x899->data.i;
+  const int64_t v_x899_n = v_x899->len;
+  int32_t *v_x902_d = v_x902->data.i;
+  const int64_t v_x902_n = v_x902->len;
+  const int64_t *v_x912_off = rt_seg_offsets(v_x912);
+  const int64_t v_x912_n = v_x912->len;
+  RtValue *v_x908 = NULL;
+  RtValue *v_x909 = NULL;
+  RtValue *v_x922 = NULL;
+  RtValue *v_x923 = NULL;
+  RtValue *v_x916 = NULL;
+  RtValue *v_x929 = NULL;
   /* FILTER */
   {
-    const int64_t t153 = v_x1013_n;
-    const int64_t t154 = t153 > 0 ? (t153 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t155 = (uint8_t *)rt_alloc_atomic((size_t)t153 + 1);
-    int64_t *t156 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t154 + 1));
-    RT_PARALLEL_FOR_IF(t154 > 1)
-    for (int64_t t157 = 0; t157 < t154; t157++) {
+    const int64_t t139 = v_x902_n;
+    const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
+    int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t140 + 1));
+    RT_PARALLEL_FOR_IF(t140 > 1)
+    for (int64_t t143 = 0; t143 < t140; t143++) {
       int64_t kept = 0;
-      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
-      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
-        const int32_t t159 = (int32_t)t158;
-        int32_t t157x0;
-        uint8_t t157x1;
-        int t161 = 0; /* nonzero: a check below failed */
-        int t162 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n;
-        int32_t t160 = t162 ? v_x1009_d[t159] : 0;
-        t161 |= !t162;
-        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x1010_n;
-        int32_t t163 = t164 ? v_x1010_d[t160] : 0;
-        t161 |= !t164;
-        int32_t t165 = v_x1013_d[t159];
-        uint8_t t167 = rt_lt_i(t165, t163);
-        if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
-          int32_t t168;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n) {
-            t168 = v_x1009_d[t159];
+      const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+      for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+        const int32_t t145 = (int32_t)t144;
+        int32_t t143x0;
+        uint8_t t143x1;
+        int t147 = 0; /* nonzero: a check below failed */
+        int t148 = (uint64_t)(int64_t)t145 < (uint64_t)v_x898_n;
+        int32_t t146 = t148 ? v_x898_d[t145] : 0;
+        t147 |= !t148;
+        int t150 = (uint64_t)(int64_t)t146 < (uint64_t)v_x899_n;
+        int32_t t149 = t150 ? v_x899_d[t146] : 0;
+        t147 |= !t150;
+        int32_t t151 = v_x902_d[t145];
+        uint8_t t153 = rt_lt_i(t151, t149);
+        if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
+          int32_t t154;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x898_n) {
+            t154 = v_x898_d[t145];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1009_n, 0.0);
-            t168 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x898_n, 0.0);
+            t154 = 0;
           }
-          int32_t t169;
-          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x1010_n) {
-            t169 = v_x1010_d[t168];
+          int32_t t155;
+          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x899_n) {
+            t155 = v_x899_d[t154];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x1010_n, 0.0);
-            t169 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t154, v_x899_n, 0.0);
+            t155 = 0;
           }
-          int32_t t170 = v_x1013_d[t159];
-          uint8_t t172 = rt_lt_i(t170, t169);
+          int32_t t156 = v_x902_d[t145];
+          uint8_t t158 = rt_lt_i(t156, t155);
         }
-        t157x0 = t165;
-        t157x1 = t167;
-        uint8_t t173;
-        t173 = t157x1;
-        t155[t158] = t173 != 0;
-        kept += t173 != 0;
+        t143x0 = t151;
+        t143x1 = t153;
+        uint8_t t159;
+        t159 = t143x1;
+        t141[t144] = t159 != 0;
+        kept += t159 != 0;
       }
-      t156[t157] = kept;
+      t142[t143] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t155);
-      rt_free(t156);
+      rt_free(t141);
+      rt_free(t142);
       goto fail;
     }
-    int64_t t174 = 0;
-    for (int64_t t157 = 0; t157 < t154; t157++) {
-      const int64_t k = t156[t157];
-      t156[t157] = t174;
-      t174 += k;
+    int64_t t160 = 0;
+    for (int64_t t143 = 0; t143 < t140; t143++) {
+      const int64_t k = t142[t143];
+      t142[t143] = t160;
+      t160 += k;
     }
-    v_x1019 = rt_value_new(rt_vec_type(RT_INT), t174);
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_BOOL), t174);
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
-    RT_PARALLEL_FOR_IF(t154 > 1)
-    for (int64_t t157 = 0; t157 < t154; t157++) {
-      int64_t at = t156[t157];
-      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
-      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
-        const int32_t t159 = (int32_t)t158;
-        if (!t155[t158])
+    v_x908 = rt_value_new(rt_vec_type(RT_INT), t160);
+    int32_t *v_x908_d = v_x908->data.i;
+    const int64_t v_x908_n = v_x908->len;
+    v_x909 = rt_value_new(rt_vec_type(RT_BOOL), t160);
+    uint8_t *v_x909_d = v_x909->data.b;
+    const int64_t v_x909_n = v_x909->len;
+    RT_PARALLEL_FOR_IF(t140 > 1)
+    for (int64_t t143 = 0; t143 < t140; t143++) {
+      int64_t at = t142[t143];
+      const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+      for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+        const int32_t t145 = (int32_t)t144;
+        if (!t141[t144])
           continue;
-        int32_t t157y0;
-        uint8_t t157y1;
-        int t176 = 0; /* nonzero: a check below failed */
-        int t177 = (uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n;
-        int32_t t175 = t177 ? v_x1009_d[t159] : 0;
-        t176 |= !t177;
-        int t179 = (uint64_t)(int64_t)t175 < (uint64_t)v_x1010_n;
-        int32_t t178 = t179 ? v_x1010_d[t175] : 0;
-        t176 |= !t179;
-        int32_t t180 = v_x1013_d[t159];
-        uint8_t t182 = rt_lt_i(t180, t178);
-        if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
-          int32_t t183;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x1009_n) {
-            t183 = v_x1009_d[t159];
+        int32_t t143y0;
+        uint8_t t143y1;
+        int t162 = 0; /* nonzero: a check below failed */
+        int t163 = (uint64_t)(int64_t)t145 < (uint64_t)v_x898_n;
+        int32_t t161 = t163 ? v_x898_d[t145] : 0;
+        t162 |= !t163;
+        int t165 = (uint64_t)(int64_t)t161 < (uint64_t)v_x899_n;
+        int32_t t164 = t165 ? v_x899_d[t161] : 0;
+        t162 |= !t165;
+        int32_t t166 = v_x902_d[t145];
+        uint8_t t168 = rt_lt_i(t166, t164);
+        if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
+          int32_t t169;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x898_n) {
+            t169 = v_x898_d[t145];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x1009_n, 0.0);
-            t183 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x898_n, 0.0);
+            t169 = 0;
           }
-          int32_t t184;
-          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x1010_n) {
-            t184 = v_x1010_d[t183];
+          int32_t t170;
+          if ((uint64_t)(int64_t)t169 < (uint64_t)v_x899_n) {
+            t170 = v_x899_d[t169];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x1010_n, 0.0);
-            t184 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t169, v_x899_n, 0.0);
+            t170 = 0;
           }
-          int32_t t185 = v_x1013_d[t159];
-          uint8_t t187 = rt_lt_i(t185, t184);
+          int32_t t171 = v_x902_d[t145];
+          uint8_t t173 = rt_lt_i(t171, t170);
         }
-        t157y0 = t180;
-        t157y1 = t182;
-        if (t155[t158]) {
-          v_x1019_d[at] = t157y0;
-          v_x1020_d[at] = t157y1;
+        t143y0 = t166;
+        t143y1 = t168;
+        if (t141[t144]) {
+          v_x908_d[at] = t143y0;
+          v_x909_d[at] = t143y1;
           at++;
         }
       }
     }
-    rt_free(t155);
-    rt_free(t156);
+    rt_free(t141);
+    rt_free(t142);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
+    int32_t *v_x908_d = v_x908->data.i;
+    const int64_t v_x908_n = v_x908->len;
+    uint8_t *v_x909_d = v_x909->data.b;
+    const int64_t v_x909_n = v_x909->len;
     /* FILTER */
     {
-      const int64_t t188 = v_x1013_n;
-      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t190 = (uint8_t *)rt_alloc_atomic((size_t)t188 + 1);
-      int64_t *t191 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t189 + 1));
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t192 = 0; t192 < t189; t192++) {
+      const int64_t t174 = v_x902_n;
+      const int64_t t175 = t174 > 0 ? (t174 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t176 = (uint8_t *)rt_alloc_atomic((size_t)t174 + 1);
+      int64_t *t177 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t175 + 1));
+      RT_PARALLEL_FOR_IF(t175 > 1)
+      for (int64_t t178 = 0; t178 < t175; t178++) {
         int64_t kept = 0;
-        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t188 ? (t192 + 1) * RT_CHUNK : t188;
-        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
-          const int32_t t194 = (int32_t)t193;
-          int32_t t192x0;
-          uint8_t t192x1;
-          int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n;
-          int32_t t195 = t197 ? v_x1009_d[t194] : 0;
-          t196 |= !t197;
-          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x1010_n;
-          int32_t t198 = t199 ? v_x1010_d[t195] : 0;
-          t196 |= !t199;
-          int32_t t200 = v_x1013_d[t194];
-          uint8_t t202 = rt_gt_i(t200, t198);
-          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
-            int32_t t203;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n) {
-              t203 = v_x1009_d[t194];
+        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t174 ? (t178 + 1) * RT_CHUNK : t174;
+        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
+          const int32_t t180 = (int32_t)t179;
+          int32_t t178x0;
+          uint8_t t178x1;
+          int t182 = 0; /* nonzero: a check below failed */
+          int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x898_n;
+          int32_t t181 = t183 ? v_x898_d[t180] : 0;
+          t182 |= !t183;
+          int t185 = (uint64_t)(int64_t)t181 < (uint64_t)v_x899_n;
+          int32_t t184 = t185 ? v_x899_d[t181] : 0;
+          t182 |= !t185;
+          int32_t t186 = v_x902_d[t180];
+          uint8_t t188 = rt_gt_i(t186, t184);
+          if (__builtin_expect(t182 != 0, 0)) { /* again, recording the error */
+            int32_t t189;
+            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x898_n) {
+              t189 = v_x898_d[t180];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x1009_n, 0.0);
-              t203 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x898_n, 0.0);
+              t189 = 0;
             }
-            int32_t t204;
-            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x1010_n) {
-              t204 = v_x1010_d[t203];
+            int32_t t190;
+            if ((uint64_t)(int64_t)t189 < (uint64_t)v_x899_n) {
+              t190 = v_x899_d[t189];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x1010_n, 0.0);
-              t204 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t189, v_x899_n, 0.0);
+              t190 = 0;
             }
-            int32_t t205 = v_x1013_d[t194];
-            uint8_t t207 = rt_gt_i(t205, t204);
+            int32_t t191 = v_x902_d[t180];
+            uint8_t t193 = rt_gt_i(t191, t190);
           }
-          t192x0 = t200;
-          t192x1 = t202;
-          uint8_t t208;
-          t208 = t192x1;
-          t190[t193] = t208 != 0;
-          kept += t208 != 0;
+          t178x0 = t186;
+          t178x1 = t188;
+          uint8_t t194;
+          t194 = t178x1;
+          t176[t179] = t194 != 0;
+          kept += t194 != 0;
         }
-        t191[t192] = kept;
+        t177[t178] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t190);
-        rt_free(t191);
+        rt_free(t176);
+        rt_free(t177);
         goto fail;
       }
-      int64_t t209 = 0;
-      for (int64_t t192 = 0; t192 < t189; t192++) {
-        const int64_t k = t191[t192];
-        t191[t192] = t209;
-        t209 += k;
+      int64_t t195 = 0;
+      for (int64_t t178 = 0; t178 < t175; t178++) {
+        const int64_t k = t177[t178];
+        t177[t178] = t195;
+        t195 += k;
       }
-      v_x1033 = rt_value_new(rt_vec_type(RT_INT), t209);
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      v_x1034 = rt_value_new(rt_vec_type(RT_BOOL), t209);
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t192 = 0; t192 < t189; t192++) {
-        int64_t at = t191[t192];
-        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t188 ? (t192 + 1) * RT_CHUNK : t188;
-        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
-          const int32_t t194 = (int32_t)t193;
-          if (!t190[t193])
+      v_x922 = rt_value_new(rt_vec_type(RT_INT), t195);
+      int32_t *v_x922_d = v_x922->data.i;
+      const int64_t v_x922_n = v_x922->len;
+      v_x923 = rt_value_new(rt_vec_type(RT_BOOL), t195);
+      uint8_t *v_x923_d = v_x923->data.b;
+      const int64_t v_x923_n = v_x923->len;
+      RT_PARALLEL_FOR_IF(t175 > 1)
+      for (int64_t t178 = 0; t178 < t175; t178++) {
+        int64_t at = t177[t178];
+        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t174 ? (t178 + 1) * RT_CHUNK : t174;
+        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
+          const int32_t t180 = (int32_t)t179;
+          if (!t176[t179])
             continue;
-          int32_t t192y0;
-          uint8_t t192y1;
-          int t211 = 0; /* nonzero: a check below failed */
-          int t212 = (uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n;
-          int32_t t210 = t212 ? v_x1009_d[t194] : 0;
-          t211 |= !t212;
-          int t214 = (uint64_t)(int64_t)t210 < (uint64_t)v_x1010_n;
-          int32_t t213 = t214 ? v_x1010_d[t210] : 0;
-          t211 |= !t214;
-          int32_t t215 = v_x1013_d[t194];
-          uint8_t t217 = rt_gt_i(t215, t213);
-          if (__builtin_expect(t211 != 0, 0)) { /* again, recording the error */
-            int32_t t218;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x1009_n) {
-              t218 = v_x1009_d[t194];
+          int32_t t178y0;
+          uint8_t t178y1;
+          int t197 = 0; /* nonzero: a check below failed */
+          int t198 = (uint64_t)(int64_t)t180 < (uint64_t)v_x898_n;
+          int32_t t196 = t198 ? v_x898_d[t180] : 0;
+          t197 |= !t198;
+          int t200 = (uint64_t)(int64_t)t196 < (uint64_t)v_x899_n;
+          int32_t t199 = t200 ? v_x899_d[t196] : 0;
+          t197 |= !t200;
+          int32_t t201 = v_x902_d[t180];
+          uint8_t t203 = rt_gt_i(t201, t199);
+          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
+            int32_t t204;
+            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x898_n) {
+              t204 = v_x898_d[t180];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x1009_n, 0.0);
-              t218 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x898_n, 0.0);
+              t204 = 0;
             }
-            int32_t t219;
-            if ((uint64_t)(int64_t)t218 < (uint64_t)v_x1010_n) {
-              t219 = v_x1010_d[t218];
+            int32_t t205;
+            if ((uint64_t)(int64_t)t204 < (uint64_t)v_x899_n) {
+              t205 = v_x899_d[t204];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x1010_n, 0.0);
-              t219 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x899_n, 0.0);
+              t205 = 0;
             }
-            int32_t t220 = v_x1013_d[t194];
-            uint8_t t222 = rt_gt_i(t220, t219);
+            int32_t t206 = v_x902_d[t180];
+            uint8_t t208 = rt_gt_i(t206, t205);
           }
-          t192y0 = t215;
-          t192y1 = t217;
-          if (t190[t193]) {
-            v_x1033_d[at] = t192y0;
-            v_x1034_d[at] = t192y1;
+          t178y0 = t201;
+          t178y1 = t203;
+          if (t176[t179]) {
+            v_x922_d[at] = t178y0;
+            v_x923_d[at] = t178y1;
             at++;
           }
         }
       }
-      rt_free(t190);
-      rt_free(t191);
+      rt_free(t176);
+      rt_free(t177);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
+      int32_t *v_x922_d = v_x922->data.i;
+      const int64_t v_x922_n = v_x922->len;
+      uint8_t *v_x923_d = v_x923->data.b;
+      const int64_t v_x923_n = v_x923->len;
       /* SEG_REDUCE */
       {
-        v_x1027 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1027_d = v_x1027->data.i;
-        const int64_t v_x1027_n = v_x1027->len;
-        v_x1040 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1040_d = v_x1040->data.i;
-        const int64_t v_x1040_n = v_x1040->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1023_n >= 64)
-        for (int64_t t223 = 0; t223 < v_x1023_n; t223++) {
-          int32_t t223a0;
-          int32_t t223a1;
-          t223a0 = 0;
-          t223a1 = 0;
-          for (int64_t t224 = v_x1023_off[t223]; t224 < v_x1023_off[t223 + 1]; t224++) {
-            const int32_t t225 = (int32_t)t224;
-            int32_t t223x0;
-            int32_t t223x1;
-            int t227 = 0; /* nonzero: a check below failed */
-            int t228 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1009_n;
-            int32_t t226 = t228 ? v_x1009_d[t225] : 0;
-            t227 |= !t228;
-            int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x1010_n;
-            int32_t t229 = t230 ? v_x1010_d[t226] : 0;
-            t227 |= !t230;
-            int t232 = (uint64_t)(int64_t)t225 < (uint64_t)v_x1013_n;
-            int32_t t231 = t232 ? v_x1013_d[t225] : 0;
-            t227 |= !t232;
-            uint8_t t234 = rt_lt_i(t231, t229);
-            int32_t t236 = rt_btoi_b(t234);
-            uint8_t t238 = rt_gt_i(t231, t229);
-            int32_t t240 = rt_btoi_b(t238);
-            if (__builtin_expect(t227 != 0, 0)) { /* again, recording the error */
-              int32_t t241;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x1009_n) {
-                t241 = v_x1009_d[t225];
+        v_x916 = rt_value_new(rt_vec_type(RT_INT), v_x912_n);
+        int32_t *v_x916_d = v_x916->data.i;
+        const int64_t v_x916_n = v_x916->len;
+        v_x929 = rt_value_new(rt_vec_type(RT_INT), v_x912_n);
+        int32_t *v_x929_d = v_x929->data.i;
+        const int64_t v_x929_n = v_x929->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x912_n >= 64)
+        for (int64_t t209 = 0; t209 < v_x912_n; t209++) {
+          int32_t t209a0;
+          int32_t t209a1;
+          t209a0 = 0;
+          t209a1 = 0;
+          for (int64_t t210 = v_x912_off[t209]; t210 < v_x912_off[t209 + 1]; t210++) {
+            const int32_t t211 = (int32_t)t210;
+            int32_t t209x0;
+            int32_t t209x1;
+            int t213 = 0; /* nonzero: a check below failed */
+            int t214 = (uint64_t)(int64_t)t211 < (uint64_t)v_x898_n;
+            int32_t t212 = t214 ? v_x898_d[t211] : 0;
+            t213 |= !t214;
+            int t216 = (uint64_t)(int64_t)t212 < (uint64_t)v_x899_n;
+            int32_t t215 = t216 ? v_x899_d[t212] : 0;
+            t213 |= !t216;
+            int t218 = (uint64_t)(int64_t)t211 < (uint64_t)v_x902_n;
+            int32_t t217 = t218 ? v_x902_d[t211] : 0;
+            t213 |= !t218;
+            uint8_t t220 = rt_lt_i(t217, t215);
+            int32_t t222 = rt_btoi_b(t220);
+            uint8_t t224 = rt_gt_i(t217, t215);
+            int32_t t226 = rt_btoi_b(t224);
+            if (__builtin_expect(t213 != 0, 0)) { /* again, recording the error */
+              int32_t t227;
+              if ((uint64_t)(int64_t)t211 < (uint64_t)v_x898_n) {
+                t227 = v_x898_d[t211];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x1009_n, 0.0);
-                t241 = 0;
+                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x898_n, 0.0);
+                t227 = 0;
               }
-              int32_t t242;
-              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x1010_n) {
-                t242 = v_x1010_d[t241];
+              int32_t t228;
+              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x899_n) {
+                t228 = v_x899_d[t227];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x1010_n, 0.0);
-                t242 = 0;
+                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x899_n, 0.0);
+                t228 = 0;
               }
-              int32_t t243;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x1013_n) {
-                t243 = v_x1013_d[t225];
+              int32_t t229;
+              if ((uint64_t)(int64_t)t211 < (uint64_t)v_x902_n) {
+                t229 = v_x902_d[t211];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t225, v_x1013_n, 0.0);
-                t243 = 0;
+                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 3, 0, RT_GATHER, t211, v_x902_n, 0.0);
+                t229 = 0;
               }
-              uint8_t t245 = rt_lt_i(t243, t242);
-              int32_t t247 = rt_btoi_b(t245);
-              uint8_t t249 = rt_gt_i(t243, t242);
-              int32_t t251 = rt_btoi_b(t249);
+              uint8_t t231 = rt_lt_i(t229, t228);
+              int32_t t233 = rt_btoi_b(t231);
+              uint8_t t235 = rt_gt_i(t229, t228);
+              int32_t t237 = rt_btoi_b(t235);
             }
-            t223x0 = t236;
-            t223x1 = t240;
-            int32_t t253 = rt_add_i(t223a0, t223x0);
-            int32_t t255 = rt_add_i(t223a1, t223x1);
-            t223a0 = t253;
-            t223a1 = t255;
+            t209x0 = t222;
+            t209x1 = t226;
+            int32_t t239 = rt_add_i(t209a0, t209x0);
+            int32_t t241 = rt_add_i(t209a1, t209x1);
+            t209a0 = t239;
+            t209a1 = t241;
           }
-          v_x1027_d[t223] = t223a0;
-          v_x1040_d[t223] = t223a1;
+          v_x916_d[t209] = t209a0;
+          v_x929_d[t209] = t209a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1019 = v_x1019;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1033 = v_x1033;
-  *out_v_x1040 = v_x1040;
-  rt_release(v_x1020);
-  rt_release(v_x1034);
+  *out_v_x908 = v_x908;
+  *out_v_x916 = v_x916;
+  *out_v_x922 = v_x922;
+  *out_v_x929 = v_x929;
+  rt_release(v_x909);
+  rt_release(v_x923);
   return;
 fail:
-  rt_release(v_x1019);
-  rt_release(v_x1020);
-  rt_release(v_x1033);
-  rt_release(v_x1034);
-  rt_release(v_x1027);
-  rt_release(v_x1040);
+  rt_release(v_x908);
+  rt_release(v_x909);
+  rt_release(v_x922);
+  rt_release(v_x923);
+  rt_release(v_x916);
+  rt_release(v_x929);
 }
 
-/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x930, RtValue *v_x931, int32_t v_x932, RtValue **out_v_x934, RtValue **out_v_x938) {
   (void)loc;
   (void)run;
-  int32_t *v_x1041_d = v_x1041->data.i;
-  const int64_t v_x1041_n = v_x1041->len;
-  int32_t *v_x1042_d = v_x1042->data.i;
-  const int64_t v_x1042_n = v_x1042->len;
-  RtValue *v_x1045 = NULL;
-  RtValue *v_x1049 = NULL;
+  int32_t *v_x930_d = v_x930->data.i;
+  const int64_t v_x930_n = v_x930->len;
+  int32_t *v_x931_d = v_x931->data.i;
+  const int64_t v_x931_n = v_x931->len;
+  RtValue *v_x934 = NULL;
+  RtValue *v_x938 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x1043;
-    if (t256 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t256, 0.0);
+    const int64_t t242 = v_x932;
+    if (t242 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t242, 0.0);
       goto fail;
     }
-    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t256);
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
-    RT_PARALLEL_FOR_IF(t256 >= RT_PARALLEL_MIN)
-    for (int64_t t257 = 0; t257 < t256; t257++) {
-      const int32_t t258 = (int32_t)t257;
-      int t263 = 0; /* nonzero: a check below failed */
-      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x1041_n);
-      int32_t t261;
-      if (t260) {
-        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x1041_n;
-        int32_t t262 = t264 ? v_x1041_d[t258] : 0;
-        t263 |= !t264;
-        t261 = t262;
+    v_x934 = rt_value_new(rt_vec_type(RT_INT), t242);
+    int32_t *v_x934_d = v_x934->data.i;
+    const int64_t v_x934_n = v_x934->len;
+    RT_PARALLEL_FOR_IF(t242 >= RT_PARALLEL_MIN)
+    for (int64_t t243 = 0; t243 < t242; t243++) {
+      const int32_t t244 = (int32_t)t243;
+      int t249 = 0; /* nonzero: a check below failed */
+      uint8_t t246 = rt_lt_i(t244, (int32_t)v_x930_n);
+      int32_t t247;
+      if (t246) {
+        int t250 = (uint64_t)(int64_t)t244 < (uint64_t)v_x930_n;
+        int32_t t248 = t250 ? v_x930_d[t244] : 0;
+        t249 |= !t250;
+        t247 = t248;
       } else {
-        int32_t t266 = rt_sub_i(t258, (int32_t)v_x1041_n);
-        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x1042_n;
-        int32_t t267 = t268 ? v_x1042_d[t266] : 0;
-        t263 |= !t268;
-        t261 = t267;
+        int32_t t252 = rt_sub_i(t244, (int32_t)v_x930_n);
+        int t254 = (uint64_t)(int64_t)t252 < (uint64_t)v_x931_n;
+        int32_t t253 = t254 ? v_x931_d[t252] : 0;
+        t249 |= !t254;
+        t247 = t253;
       }
-      if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
-        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x1041_n);
-        int32_t t271;
-        if (t270) {
-          int32_t t272;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x1041_n) {
-            t272 = v_x1041_d[t258];
+      if (__builtin_expect(t249 != 0, 0)) { /* again, recording the error */
+        uint8_t t256 = rt_lt_i(t244, (int32_t)v_x930_n);
+        int32_t t257;
+        if (t256) {
+          int32_t t258;
+          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x930_n) {
+            t258 = v_x930_d[t244];
           } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x1041_n, 0.0);
-            t272 = 0;
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x930_n, 0.0);
+            t258 = 0;
           }
-          t271 = t272;
+          t257 = t258;
         } else {
-          int32_t t274 = rt_sub_i(t258, (int32_t)v_x1041_n);
-          int32_t t275;
-          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x1042_n) {
-            t275 = v_x1042_d[t274];
+          int32_t t260 = rt_sub_i(t244, (int32_t)v_x930_n);
+          int32_t t261;
+          if ((uint64_t)(int64_t)t260 < (uint64_t)v_x931_n) {
+            t261 = v_x931_d[t260];
           } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x1042_n, 0.0);
-            t275 = 0;
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, v_x931_n, 0.0);
+            t261 = 0;
           }
-          t271 = t275;
+          t257 = t261;
         }
       }
-      v_x1045_d[t257] = t261;
+      v_x934_d[t243] = t247;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
+    int32_t *v_x934_d = v_x934->data.i;
+    const int64_t v_x934_n = v_x934->len;
     /* SCAN */
     {
-      const int64_t t276 = v_x1043;
-      if (t276 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t276, 0.0);
+      const int64_t t262 = v_x932;
+      if (t262 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t262, 0.0);
         goto fail;
       }
-      const int64_t t277 = t276 > 0 ? (t276 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t278 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t277);
-      RT_PARALLEL_FOR_IF(t277 > 1)
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        int32_t t279a0;
-        t279a0 = 0;
-        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
-        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
-          const int32_t t281 = (int32_t)t280;
-          int32_t t279x0;
-          int t286 = 0; /* nonzero: a check below failed */
-          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x1041_n);
-          int32_t t284;
-          if (t283) {
-            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n;
-            int32_t t285 = t287 ? v_x1041_d[t281] : 0;
-            t286 |= !t287;
-            t284 = t285;
+      const int64_t t263 = t262 > 0 ? (t262 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t264 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t263);
+      RT_PARALLEL_FOR_IF(t263 > 1)
+      for (int64_t t265 = 0; t265 < t263; t265++) {
+        int32_t t265a0;
+        t265a0 = 0;
+        const int64_t t265_end = (t265 + 1) * RT_CHUNK < t262 ? (t265 + 1) * RT_CHUNK : t262;
+        for (int64_t t266 = t265 * RT_CHUNK; t266 < t265_end; t266++) {
+          const int32_t t267 = (int32_t)t266;
+          int32_t t265x0;
+          int t272 = 0; /* nonzero: a check below failed */
+          uint8_t t269 = rt_lt_i(t267, (int32_t)v_x930_n);
+          int32_t t270;
+          if (t269) {
+            int t273 = (uint64_t)(int64_t)t267 < (uint64_t)v_x930_n;
+            int32_t t271 = t273 ? v_x930_d[t267] : 0;
+            t272 |= !t273;
+            t270 = t271;
           } else {
-            int32_t t289 = rt_sub_i(t281, (int32_t)v_x1041_n);
-            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x1042_n;
-            int32_t t290 = t291 ? v_x1042_d[t289] : 0;
-            t286 |= !t291;
-            t284 = t290;
+            int32_t t275 = rt_sub_i(t267, (int32_t)v_x930_n);
+            int t277 = (uint64_t)(int64_t)t275 < (uint64_t)v_x931_n;
+            int32_t t276 = t277 ? v_x931_d[t275] : 0;
+            t272 |= !t277;
+            t270 = t276;
           }
-          if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
-            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x1041_n);
-            int32_t t294;
-            if (t293) {
-              int32_t t295;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n) {
-                t295 = v_x1041_d[t281];
+          if (__builtin_expect(t272 != 0, 0)) { /* again, recording the error */
+            uint8_t t279 = rt_lt_i(t267, (int32_t)v_x930_n);
+            int32_t t280;
+            if (t279) {
+              int32_t t281;
+              if ((uint64_t)(int64_t)t267 < (uint64_t)v_x930_n) {
+                t281 = v_x930_d[t267];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1041_n, 0.0);
-                t295 = 0;
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t267, v_x930_n, 0.0);
+                t281 = 0;
               }
-              t294 = t295;
+              t280 = t281;
             } else {
-              int32_t t297 = rt_sub_i(t281, (int32_t)v_x1041_n);
-              int32_t t298;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x1042_n) {
-                t298 = v_x1042_d[t297];
+              int32_t t283 = rt_sub_i(t267, (int32_t)v_x930_n);
+              int32_t t284;
+              if ((uint64_t)(int64_t)t283 < (uint64_t)v_x931_n) {
+                t284 = v_x931_d[t283];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x1042_n, 0.0);
-                t298 = 0;
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x931_n, 0.0);
+                t284 = 0;
               }
-              t294 = t298;
+              t280 = t284;
             }
           }
-          t279x0 = t284;
-          int32_t t300 = rt_add_i(t279a0, t279x0);
-          t279a0 = t300;
+          t265x0 = t270;
+          int32_t t286 = rt_add_i(t265a0, t265x0);
+          t265a0 = t286;
         }
-        t278[t279] = t279a0;
+        t264[t265] = t265a0;
       }
-      int32_t t279t0;
-      t279t0 = 0;
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        const int32_t t301 = t278[t279];
-        t278[t279] = t279t0;
-        int32_t t303 = rt_add_i(t279t0, t301);
-        t279t0 = t303;
+      int32_t t265t0;
+      t265t0 = 0;
+      for (int64_t t265 = 0; t265 < t263; t265++) {
+        const int32_t t287 = t264[t265];
+        t264[t265] = t265t0;
+        int32_t t289 = rt_add_i(t265t0, t287);
+        t265t0 = t289;
       }
-      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t276);
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
-      RT_PARALLEL_FOR_IF(t277 > 1)
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        int32_t t279p0;
-        t279p0 = t278[t279];
-        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
-        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
-          const int32_t t281 = (int32_t)t280;
-          v_x1049_d[t280] = t279p0;
-          int32_t t279y0;
-          int t308 = 0; /* nonzero: a check below failed */
-          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x1041_n);
-          int32_t t306;
-          if (t305) {
-            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n;
-            int32_t t307 = t309 ? v_x1041_d[t281] : 0;
-            t308 |= !t309;
-            t306 = t307;
+      v_x938 = rt_value_new(rt_vec_type(RT_INT), t262);
+      int32_t *v_x938_d = v_x938->data.i;
+      const int64_t v_x938_n = v_x938->len;
+      RT_PARALLEL_FOR_IF(t263 > 1)
+      for (int64_t t265 = 0; t265 < t263; t265++) {
+        int32_t t265p0;
+        t265p0 = t264[t265];
+        const int64_t t265_end = (t265 + 1) * RT_CHUNK < t262 ? (t265 + 1) * RT_CHUNK : t262;
+        for (int64_t t266 = t265 * RT_CHUNK; t266 < t265_end; t266++) {
+          const int32_t t267 = (int32_t)t266;
+          v_x938_d[t266] = t265p0;
+          int32_t t265y0;
+          int t294 = 0; /* nonzero: a check below failed */
+          uint8_t t291 = rt_lt_i(t267, (int32_t)v_x930_n);
+          int32_t t292;
+          if (t291) {
+            int t295 = (uint64_t)(int64_t)t267 < (uint64_t)v_x930_n;
+            int32_t t293 = t295 ? v_x930_d[t267] : 0;
+            t294 |= !t295;
+            t292 = t293;
           } else {
-            int32_t t311 = rt_sub_i(t281, (int32_t)v_x1041_n);
-            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x1042_n;
-            int32_t t312 = t313 ? v_x1042_d[t311] : 0;
-            t308 |= !t313;
-            t306 = t312;
+            int32_t t297 = rt_sub_i(t267, (int32_t)v_x930_n);
+            int t299 = (uint64_t)(int64_t)t297 < (uint64_t)v_x931_n;
+            int32_t t298 = t299 ? v_x931_d[t297] : 0;
+            t294 |= !t299;
+            t292 = t298;
           }
-          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x1041_n);
-            int32_t t316;
-            if (t315) {
-              int32_t t317;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x1041_n) {
-                t317 = v_x1041_d[t281];
+          if (__builtin_expect(t294 != 0, 0)) { /* again, recording the error */
+            uint8_t t301 = rt_lt_i(t267, (int32_t)v_x930_n);
+            int32_t t302;
+            if (t301) {
+              int32_t t303;
+              if ((uint64_t)(int64_t)t267 < (uint64_t)v_x930_n) {
+                t303 = v_x930_d[t267];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x1041_n, 0.0);
-                t317 = 0;
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t267, v_x930_n, 0.0);
+                t303 = 0;
               }
-              t316 = t317;
+              t302 = t303;
             } else {
-              int32_t t319 = rt_sub_i(t281, (int32_t)v_x1041_n);
-              int32_t t320;
-              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x1042_n) {
-                t320 = v_x1042_d[t319];
+              int32_t t305 = rt_sub_i(t267, (int32_t)v_x930_n);
+              int32_t t306;
+              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x931_n) {
+                t306 = v_x931_d[t305];
               } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x1042_n, 0.0);
-                t320 = 0;
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x931_n, 0.0);
+                t306 = 0;
               }
-              t316 = t320;
+              t302 = t306;
             }
           }
-          t279y0 = t306;
-          int32_t t322 = rt_add_i(t279p0, t279y0);
-          t279p0 = t322;
+          t265y0 = t292;
+          int32_t t308 = rt_add_i(t265p0, t265y0);
+          t265p0 = t308;
         }
       }
-      rt_free(t278);
+      rt_free(t264);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1045 = v_x1045;
-  *out_v_x1049 = v_x1049;
+  *out_v_x934 = v_x934;
+  *out_v_x938 = v_x938;
   return;
 fail:
-  rt_release(v_x1045);
-  rt_release(v_x1049);
+  rt_release(v_x934);
+  rt_release(v_x938);
 }
 
-/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090) {
+/* K16: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x939, int32_t v_x946, RtValue *v_x951, RtValue *v_x954, RtValue **out_v_x956, RtValue **out_v_x960, int32_t *out_v_x971, int32_t *out_v_x972, int32_t *out_v_x973, RtValue **out_v_x975, RtValue **out_v_x979) {
   (void)loc;
   (void)run;
-  int32_t *v_x1062_d = v_x1062->data.i;
-  const int64_t v_x1062_n = v_x1062->len;
-  int32_t *v_x1065_d = v_x1065->data.i;
-  const int64_t v_x1065_n = v_x1065->len;
-  RtValue *v_x1067 = NULL;
-  RtValue *v_x1071 = NULL;
-  int32_t v_x1081 = 0;
-  int32_t v_x1082 = 0;
-  int32_t v_x1083 = 0;
-  int32_t v_x1084 = 0;
-  RtValue *v_x1086 = NULL;
-  RtValue *v_x1090 = NULL;
+  int32_t *v_x951_d = v_x951->data.i;
+  const int64_t v_x951_n = v_x951->len;
+  int32_t *v_x954_d = v_x954->data.i;
+  const int64_t v_x954_n = v_x954->len;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x960 = NULL;
+  int32_t v_x970 = 0;
+  int32_t v_x971 = 0;
+  int32_t v_x972 = 0;
+  int32_t v_x973 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
   /* MAP */
   {
-    const int64_t t323 = v_x1050;
-    if (t323 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0);
+    const int64_t t309 = v_x939;
+    if (t309 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t309, 0.0);
       goto fail;
     }
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    v_x1071 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
-    RT_PARALLEL_FOR_IF(t323 >= RT_PARALLEL_MIN)
-    for (int64_t t324 = 0; t324 < t323; t324++) {
-      const int32_t t325 = (int32_t)t324;
-      int t328 = 0; /* nonzero: a check below failed */
-      int32_t t327 = rt_div_i(t325, 2, &t328);
-      int32_t t330 = rt_rem_i(t325, 2, &t328);
-      int32_t t332 = rt_mul_i(t330, v_x1057);
-      int32_t t334 = rt_add_i(t332, t327);
-      int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1062_n;
-      int32_t t335 = t336 ? v_x1062_d[t334] : 0;
-      t328 |= !t336;
-      int t338 = (uint64_t)(int64_t)t334 < (uint64_t)v_x1065_n;
-      int32_t t337 = t338 ? v_x1065_d[t334] : 0;
-      t328 |= !t338;
-      if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
-        int t339 = 0;
-        int32_t t340 = rt_div_i(t325, 2, &t339);
-        if (t339) {
-          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t339, RT_DIV, 0, 0, 0.0);
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t309);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    v_x960 = rt_value_new(rt_vec_type(RT_INT), t309);
+    int32_t *v_x960_d = v_x960->data.i;
+    const int64_t v_x960_n = v_x960->len;
+    RT_PARALLEL_FOR_IF(t309 >= RT_PARALLEL_MIN)
+    for (int64_t t310 = 0; t310 < t309; t310++) {
+      const int32_t t311 = (int32_t)t310;
+      int t314 = 0; /* nonzero: a check below failed */
+      int32_t t313 = rt_div_i(t311, 2, &t314);
+      int32_t t316 = rt_rem_i(t311, 2, &t314);
+      int32_t t318 = rt_mul_i(t316, v_x946);
+      int32_t t320 = rt_add_i(t318, t313);
+      int t322 = (uint64_t)(int64_t)t320 < (uint64_t)v_x951_n;
+      int32_t t321 = t322 ? v_x951_d[t320] : 0;
+      t314 |= !t322;
+      int t324 = (uint64_t)(int64_t)t320 < (uint64_t)v_x954_n;
+      int32_t t323 = t324 ? v_x954_d[t320] : 0;
+      t314 |= !t324;
+      if (__builtin_expect(t314 != 0, 0)) { /* again, recording the error */
+        int t325 = 0;
+        int32_t t326 = rt_div_i(t311, 2, &t325);
+        if (t325) {
+          NESSIE_RECORD(err, t310, RT_CHECK_SCALAR, 0, t325, RT_DIV, 0, 0, 0.0);
         }
-        int t341 = 0;
-        int32_t t342 = rt_rem_i(t325, 2, &t341);
-        if (t341) {
-          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t341, RT_REM, 0, 0, 0.0);
+        int t327 = 0;
+        int32_t t328 = rt_rem_i(t311, 2, &t327);
+        if (t327) {
+          NESSIE_RECORD(err, t310, RT_CHECK_SCALAR, 0, t327, RT_REM, 0, 0, 0.0);
         }
-        int32_t t344 = rt_mul_i(t342, v_x1057);
-        int32_t t346 = rt_add_i(t344, t340);
-        int32_t t347;
-        if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1062_n) {
-          t347 = v_x1062_d[t346];
+        int32_t t330 = rt_mul_i(t328, v_x946);
+        int32_t t332 = rt_add_i(t330, t326);
+        int32_t t333;
+        if ((uint64_t)(int64_t)t332 < (uint64_t)v_x951_n) {
+          t333 = v_x951_d[t332];
         } else {
-          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1062_n, 0.0);
-          t347 = 0;
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t332, v_x951_n, 0.0);
+          t333 = 0;
         }
-        int32_t t348;
-        if ((uint64_t)(int64_t)t346 < (uint64_t)v_x1065_n) {
-          t348 = v_x1065_d[t346];
+        int32_t t334;
+        if ((uint64_t)(int64_t)t332 < (uint64_t)v_x954_n) {
+          t334 = v_x954_d[t332];
         } else {
-          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, v_x1065_n, 0.0);
-          t348 = 0;
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t332, v_x954_n, 0.0);
+          t334 = 0;
         }
       }
-      v_x1067_d[t324] = t337;
-      v_x1071_d[t324] = 1;
+      v_x956_d[t310] = t323;
+      v_x960_d[t310] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    int32_t *v_x960_d = v_x960->data.i;
+    const int64_t v_x960_n = v_x960->len;
     /* REDUCE */
     {
-      const int64_t t349 = v_x1050;
-      if (t349 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t349, 0.0);
+      const int64_t t335 = v_x939;
+      if (t335 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t335, 0.0);
         goto fail;
       }
-      const int64_t t350 = t349 > 0 ? (t349 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t351 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      int32_t *t352 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      int32_t *t353 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      int32_t *t354 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t350);
-      RT_PARALLEL_FOR_IF(t350 > 1)
-      for (int64_t t355 = 0; t355 < t350; t355++) {
-        int32_t t355a0;
-        int32_t t355a1;
-        int32_t t355a2;
-        int32_t t355a3;
-        t355a0 = 2147483647;
-        t355a1 = 0;
-        t355a2 = 1;
-        t355a3 = 1;
-        const int64_t t355_end = (t355 + 1) * RT_CHUNK < t349 ? (t355 + 1) * RT_CHUNK : t349;
-        for (int64_t t356 = t355 * RT_CHUNK; t356 < t355_end; t356++) {
-          const int32_t t357 = (int32_t)t356;
-          int32_t t355x0;
-          int32_t t355x1;
-          int32_t t355x2;
-          int32_t t355x3;
-          int t360 = 0; /* nonzero: a check below failed */
-          int32_t t359 = rt_div_i(t357, 2, &t360);
-          int32_t t362 = rt_rem_i(t357, 2, &t360);
-          int32_t t364 = rt_mul_i(t362, v_x1057);
-          int32_t t366 = rt_add_i(t364, t359);
-          int t368 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1062_n;
-          int32_t t367 = t368 ? v_x1062_d[t366] : 0;
-          t360 |= !t368;
-          int t370 = (uint64_t)(int64_t)t366 < (uint64_t)v_x1065_n;
-          int32_t t369 = t370 ? v_x1065_d[t366] : 0;
-          t360 |= !t370;
-          int32_t t372 = rt_add_i(t369, t367);
-          uint8_t t374 = rt_le_i(t369, t372);
-          int32_t t375;
-          if (t374) {
-            t375 = 2147483647;
+      const int64_t t336 = t335 > 0 ? (t335 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t337 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t336);
+      int32_t *t338 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t336);
+      int32_t *t339 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t336);
+      int32_t *t340 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t336);
+      RT_PARALLEL_FOR_IF(t336 > 1)
+      for (int64_t t341 = 0; t341 < t336; t341++) {
+        int32_t t341a0;
+        int32_t t341a1;
+        int32_t t341a2;
+        int32_t t341a3;
+        t341a0 = 2147483647;
+        t341a1 = 0;
+        t341a2 = 1;
+        t341a3 = 1;
+        const int64_t t341_end = (t341 + 1) * RT_CHUNK < t335 ? (t341 + 1) * RT_CHUNK : t335;
+        for (int64_t t342 = t341 * RT_CHUNK; t342 < t341_end; t342++) {
+          const int32_t t343 = (int32_t)t342;
+          int32_t t341x0;
+          int32_t t341x1;
+          int32_t t341x2;
+          int32_t t341x3;
+          int t346 = 0; /* nonzero: a check below failed */
+          int32_t t345 = rt_div_i(t343, 2, &t346);
+          int32_t t348 = rt_rem_i(t343, 2, &t346);
+          int32_t t350 = rt_mul_i(t348, v_x946);
+          int32_t t352 = rt_add_i(t350, t345);
+          int t354 = (uint64_t)(int64_t)t352 < (uint64_t)v_x951_n;
+          int32_t t353 = t354 ? v_x951_d[t352] : 0;
+          t346 |= !t354;
+          int t356 = (uint64_t)(int64_t)t352 < (uint64_t)v_x954_n;
+          int32_t t355 = t356 ? v_x954_d[t352] : 0;
+          t346 |= !t356;
+          int32_t t358 = rt_add_i(t355, t353);
+          uint8_t t360 = rt_le_i(t355, t358);
+          int32_t t361;
+          if (t360) {
+            t361 = 2147483647;
           } else {
-            t375 = t357;
+            t361 = t343;
           }
-          if (__builtin_expect(t360 != 0, 0)) { /* again, recording the error */
-            int t376 = 0;
-            int32_t t377 = rt_div_i(t357, 2, &t376);
-            if (t376) {
-              NESSIE_RECORD(err, t356, RT_CHECK_SCALAR, 0, t376, RT_DIV, 0, 0, 0.0);
+          if (__builtin_expect(t346 != 0, 0)) { /* again, recording the error */
+            int t362 = 0;
+            int32_t t363 = rt_div_i(t343, 2, &t362);
+            if (t362) {
+              NESSIE_RECORD(err, t342, RT_CHECK_SCALAR, 0, t362, RT_DIV, 0, 0, 0.0);
             }
-            int t378 = 0;
-            int32_t t379 = rt_rem_i(t357, 2, &t378);
-            if (t378) {
-              NESSIE_RECORD(err, t356, RT_CHECK_SCALAR, 0, t378, RT_REM, 0, 0, 0.0);
+            int t364 = 0;
+            int32_t t365 = rt_rem_i(t343, 2, &t364);
+            if (t364) {
+              NESSIE_RECORD(err, t342, RT_CHECK_SCALAR, 0, t364, RT_REM, 0, 0, 0.0);
             }
-            int32_t t381 = rt_mul_i(t379, v_x1057);
-            int32_t t383 = rt_add_i(t381, t377);
-            int32_t t384;
-            if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1062_n) {
-              t384 = v_x1062_d[t383];
+            int32_t t367 = rt_mul_i(t365, v_x946);
+            int32_t t369 = rt_add_i(t367, t363);
+            int32_t t370;
+            if ((uint64_t)(int64_t)t369 < (uint64_t)v_x951_n) {
+              t370 = v_x951_d[t369];
             } else {
-              NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1062_n, 0.0);
-              t384 = 0;
+              NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_x951_n, 0.0);
+              t370 = 0;
             }
-            int32_t t385;
-            if ((uint64_t)(int64_t)t383 < (uint64_t)v_x1065_n) {
-              t385 = v_x1065_d[t383];
+            int32_t t371;
+            if ((uint64_t)(int64_t)t369 < (uint64_t)v_x954_n) {
+              t371 = v_x954_d[t369];
             } else {
-              NESSIE_RECORD(err, t356, RT_CHECK_INDEX, 0, 0, RT_GATHER, t383, v_x1065_n, 0.0);
-              t385 = 0;
+              NESSIE_RECORD(err, t342, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_x954_n, 0.0);
+              t371 = 0;
             }
-            int32_t t387 = rt_add_i(t385, t384);
-            uint8_t t389 = rt_le_i(t385, t387);
-            int32_t t390;
-            if (t389) {
-              t390 = 2147483647;
+            int32_t t373 = rt_add_i(t371, t370);
+            uint8_t t375 = rt_le_i(t371, t373);
+            int32_t t376;
+            if (t375) {
+              t376 = 2147483647;
             } else {
-              t390 = t357;
+              t376 = t343;
             }
           }
-          t355x0 = t375;
-          t355x1 = t369;
-          t355x2 = t372;
-          t355x3 = 1;
-          uint8_t t392 = rt_le_i(t355a0, t355x0);
-          int32_t t393;
-          if (t392) {
-            t393 = t355a0;
+          t341x0 = t361;
+          t341x1 = t355;
+          t341x2 = t358;
+          t341x3 = 1;
+          uint8_t t378 = rt_le_i(t341a0, t341x0);
+          int32_t t379;
+          if (t378) {
+            t379 = t341a0;
           } else {
-            t393 = t355x0;
+            t379 = t341x0;
           }
-          int32_t t394;
-          if (t392) {
-            t394 = t355a1;
+          int32_t t380;
+          if (t378) {
+            t380 = t341a1;
           } else {
-            t394 = t355x1;
+            t380 = t341x1;
           }
-          int32_t t395;
-          if (t392) {
-            t395 = t355a2;
+          int32_t t381;
+          if (t378) {
+            t381 = t341a2;
           } else {
-            t395 = t355x2;
+            t381 = t341x2;
           }
-          int32_t t396;
-          if (t392) {
-            t396 = t355a3;
+          int32_t t382;
+          if (t378) {
+            t382 = t341a3;
           } else {
-            t396 = t355x3;
+            t382 = t341x3;
           }
-          t355a0 = t393;
-          t355a1 = t394;
-          t355a2 = t395;
-          t355a3 = t396;
+          t341a0 = t379;
+          t341a1 = t380;
+          t341a2 = t381;
+          t341a3 = t382;
         }
-        t351[t355] = t355a0;
-        t352[t355] = t355a1;
-        t353[t355] = t355a2;
-        t354[t355] = t355a3;
+        t337[t341] = t341a0;
+        t338[t341] = t341a1;
+        t339[t341] = t341a2;
+        t340[t341] = t341a3;
       }
-      int32_t t355t0;
-      int32_t t355t1;
-      int32_t t355t2;
-      int32_t t355t3;
-      t355t0 = 2147483647;
-      t355t1 = 0;
-      t355t2 = 1;
-      t355t3 = 1;
-      for (int64_t t355 = 0; t355 < t350; t355++) {
-        const int32_t t397 = t351[t355];
-        const int32_t t398 = t352[t355];
-        const int32_t t399 = t353[t355];
-        const int32_t t400 = t354[t355];
-        uint8_t t402 = rt_le_i(t355t0, t397);
-        int32_t t403;
-        if (t402) {
-          t403 = t355t0;
+      int32_t t341t0;
+      int32_t t341t1;
+      int32_t t341t2;
+      int32_t t341t3;
+      t341t0 = 2147483647;
+      t341t1 = 0;
+      t341t2 = 1;
+      t341t3 = 1;
+      for (int64_t t341 = 0; t341 < t336; t341++) {
+        const int32_t t383 = t337[t341];
+        const int32_t t384 = t338[t341];
+        const int32_t t385 = t339[t341];
+        const int32_t t386 = t340[t341];
+        uint8_t t388 = rt_le_i(t341t0, t383);
+        int32_t t389;
+        if (t388) {
+          t389 = t341t0;
         } else {
-          t403 = t397;
+          t389 = t383;
         }
-        int32_t t404;
-        if (t402) {
-          t404 = t355t1;
+        int32_t t390;
+        if (t388) {
+          t390 = t341t1;
         } else {
-          t404 = t398;
+          t390 = t384;
         }
-        int32_t t405;
-        if (t402) {
-          t405 = t355t2;
+        int32_t t391;
+        if (t388) {
+          t391 = t341t2;
         } else {
-          t405 = t399;
+          t391 = t385;
         }
-        int32_t t406;
-        if (t402) {
-          t406 = t355t3;
+        int32_t t392;
+        if (t388) {
+          t392 = t341t3;
         } else {
-          t406 = t400;
+          t392 = t386;
         }
-        t355t0 = t403;
-        t355t1 = t404;
-        t355t2 = t405;
-        t355t3 = t406;
+        t341t0 = t389;
+        t341t1 = t390;
+        t341t2 = t391;
+        t341t3 = t392;
       }
-      v_x1081 = t355t0;
-      rt_free(t351);
-      v_x1082 = t355t1;
-      rt_free(t352);
-      v_x1083 = t355t2;
-      rt_free(t353);
-      v_x1084 = t355t3;
-      rt_free(t354);
+      v_x970 = t341t0;
+      rt_free(t337);
+      v_x971 = t341t1;
+      rt_free(t338);
+      v_x972 = t341t2;
+      rt_free(t339);
+      v_x973 = t341t3;
+      rt_free(t340);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
       /* MAP */
       {
-        const int64_t t407 = v_x1050;
-        if (t407 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t407, 0.0);
+        const int64_t t393 = v_x939;
+        if (t393 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t393, 0.0);
           goto fail;
         }
-        v_x1086 = rt_value_new(rt_vec_type(RT_INT), t407);
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        RT_PARALLEL_FOR_IF(t407 >= RT_PARALLEL_MIN)
-        for (int64_t t408 = 0; t408 < t407; t408++) {
-          const int32_t t409 = (int32_t)t408;
-          int t412 = 0; /* nonzero: a check below failed */
-          int32_t t411 = rt_div_i(t409, 2, &t412);
-          int32_t t414 = rt_rem_i(t409, 2, &t412);
-          int32_t t416 = rt_mul_i(t414, v_x1057);
-          int32_t t418 = rt_add_i(t416, t411);
-          int t420 = (uint64_t)(int64_t)t418 < (uint64_t)v_x1062_n;
-          int32_t t419 = t420 ? v_x1062_d[t418] : 0;
-          t412 |= !t420;
-          int t422 = (uint64_t)(int64_t)t418 < (uint64_t)v_x1065_n;
-          int32_t t421 = t422 ? v_x1065_d[t418] : 0;
-          t412 |= !t422;
-          int32_t t424 = rt_add_i(t421, t419);
-          int32_t t426 = rt_sub_i(t424, t421);
-          if (__builtin_expect(t412 != 0, 0)) { /* again, recording the error */
-            int t427 = 0;
-            int32_t t428 = rt_div_i(t409, 2, &t427);
-            if (t427) {
-              NESSIE_RECORD(err, t408, RT_CHECK_SCALAR, 0, t427, RT_DIV, 0, 0, 0.0);
+        v_x975 = rt_value_new(rt_vec_type(RT_INT), t393);
+        int32_t *v_x975_d = v_x975->data.i;
+        const int64_t v_x975_n = v_x975->len;
+        RT_PARALLEL_FOR_IF(t393 >= RT_PARALLEL_MIN)
+        for (int64_t t394 = 0; t394 < t393; t394++) {
+          const int32_t t395 = (int32_t)t394;
+          int t398 = 0; /* nonzero: a check below failed */
+          int32_t t397 = rt_div_i(t395, 2, &t398);
+          int32_t t400 = rt_rem_i(t395, 2, &t398);
+          int32_t t402 = rt_mul_i(t400, v_x946);
+          int32_t t404 = rt_add_i(t402, t397);
+          int t406 = (uint64_t)(int64_t)t404 < (uint64_t)v_x951_n;
+          int32_t t405 = t406 ? v_x951_d[t404] : 0;
+          t398 |= !t406;
+          int t408 = (uint64_t)(int64_t)t404 < (uint64_t)v_x954_n;
+          int32_t t407 = t408 ? v_x954_d[t404] : 0;
+          t398 |= !t408;
+          int32_t t410 = rt_add_i(t407, t405);
+          int32_t t412 = rt_sub_i(t410, t407);
+          if (__builtin_expect(t398 != 0, 0)) { /* again, recording the error */
+            int t413 = 0;
+            int32_t t414 = rt_div_i(t395, 2, &t413);
+            if (t413) {
+              NESSIE_RECORD(err, t394, RT_CHECK_SCALAR, 0, t413, RT_DIV, 0, 0, 0.0);
             }
-            int t429 = 0;
-            int32_t t430 = rt_rem_i(t409, 2, &t429);
-            if (t429) {
-              NESSIE_RECORD(err, t408, RT_CHECK_SCALAR, 0, t429, RT_REM, 0, 0, 0.0);
+            int t415 = 0;
+            int32_t t416 = rt_rem_i(t395, 2, &t415);
+            if (t415) {
+              NESSIE_RECORD(err, t394, RT_CHECK_SCALAR, 0, t415, RT_REM, 0, 0, 0.0);
             }
-            int32_t t432 = rt_mul_i(t430, v_x1057);
-            int32_t t434 = rt_add_i(t432, t428);
-            int32_t t435;
-            if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1062_n) {
-              t435 = v_x1062_d[t434];
+            int32_t t418 = rt_mul_i(t416, v_x946);
+            int32_t t420 = rt_add_i(t418, t414);
+            int32_t t421;
+            if ((uint64_t)(int64_t)t420 < (uint64_t)v_x951_n) {
+              t421 = v_x951_d[t420];
             } else {
-              NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1062_n, 0.0);
-              t435 = 0;
+              NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x951_n, 0.0);
+              t421 = 0;
             }
-            int32_t t436;
-            if ((uint64_t)(int64_t)t434 < (uint64_t)v_x1065_n) {
-              t436 = v_x1065_d[t434];
+            int32_t t422;
+            if ((uint64_t)(int64_t)t420 < (uint64_t)v_x954_n) {
+              t422 = v_x954_d[t420];
             } else {
-              NESSIE_RECORD(err, t408, RT_CHECK_INDEX, 0, 0, RT_GATHER, t434, v_x1065_n, 0.0);
-              t436 = 0;
+              NESSIE_RECORD(err, t394, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x954_n, 0.0);
+              t422 = 0;
             }
-            int32_t t438 = rt_add_i(t436, t435);
-            int32_t t440 = rt_sub_i(t438, t436);
+            int32_t t424 = rt_add_i(t422, t421);
+            int32_t t426 = rt_sub_i(t424, t422);
           }
-          v_x1086_d[t408] = t426;
+          v_x975_d[t394] = t412;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
+        int32_t *v_x975_d = v_x975->data.i;
+        const int64_t v_x975_n = v_x975->len;
         /* SCAN */
         {
-          const int64_t t441 = v_x1050;
-          if (t441 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t441, 0.0);
+          const int64_t t427 = v_x939;
+          if (t427 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t427, 0.0);
             goto fail;
           }
-          const int64_t t442 = t441 > 0 ? (t441 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t443 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t442);
-          RT_PARALLEL_FOR_IF(t442 > 1)
-          for (int64_t t444 = 0; t444 < t442; t444++) {
-            int32_t t444a0;
-            t444a0 = 0;
-            const int64_t t444_end = (t444 + 1) * RT_CHUNK < t441 ? (t444 + 1) * RT_CHUNK : t441;
-            for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
-              const int32_t t446 = (int32_t)t445;
-              int32_t t444x0;
-              int t449 = 0; /* nonzero: a check below failed */
-              int32_t t448 = rt_div_i(t446, 2, &t449);
-              int32_t t451 = rt_rem_i(t446, 2, &t449);
-              int32_t t453 = rt_mul_i(t451, v_x1057);
-              int32_t t455 = rt_add_i(t453, t448);
-              int t457 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1062_n;
-              int32_t t456 = t457 ? v_x1062_d[t455] : 0;
-              t449 |= !t457;
-              int t459 = (uint64_t)(int64_t)t455 < (uint64_t)v_x1065_n;
-              int32_t t458 = t459 ? v_x1065_d[t455] : 0;
-              t449 |= !t459;
-              int32_t t461 = rt_add_i(t458, t456);
-              int32_t t463 = rt_sub_i(t461, t458);
-              if (__builtin_expect(t449 != 0, 0)) { /* again, recording the error */
-                int t464 = 0;
-                int32_t t465 = rt_div_i(t446, 2, &t464);
-                if (t464) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t464, RT_DIV, 0, 0, 0.0);
+          const int64_t t428 = t427 > 0 ? (t427 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t429 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t428);
+          RT_PARALLEL_FOR_IF(t428 > 1)
+          for (int64_t t430 = 0; t430 < t428; t430++) {
+            int32_t t430a0;
+            t430a0 = 0;
+            const int64_t t430_end = (t430 + 1) * RT_CHUNK < t427 ? (t430 + 1) * RT_CHUNK : t427;
+            for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+              const int32_t t432 = (int32_t)t431;
+              int32_t t430x0;
+              int t435 = 0; /* nonzero: a check below failed */
+              int32_t t434 = rt_div_i(t432, 2, &t435);
+              int32_t t437 = rt_rem_i(t432, 2, &t435);
+              int32_t t439 = rt_mul_i(t437, v_x946);
+              int32_t t441 = rt_add_i(t439, t434);
+              int t443 = (uint64_t)(int64_t)t441 < (uint64_t)v_x951_n;
+              int32_t t442 = t443 ? v_x951_d[t441] : 0;
+              t435 |= !t443;
+              int t445 = (uint64_t)(int64_t)t441 < (uint64_t)v_x954_n;
+              int32_t t444 = t445 ? v_x954_d[t441] : 0;
+              t435 |= !t445;
+              int32_t t447 = rt_add_i(t444, t442);
+              int32_t t449 = rt_sub_i(t447, t444);
+              if (__builtin_expect(t435 != 0, 0)) { /* again, recording the error */
+                int t450 = 0;
+                int32_t t451 = rt_div_i(t432, 2, &t450);
+                if (t450) {
+                  NESSIE_RECORD(err, t431, RT_CHECK_SCALAR, 0, t450, RT_DIV, 0, 0, 0.0);
                 }
-                int t466 = 0;
-                int32_t t467 = rt_rem_i(t446, 2, &t466);
-                if (t466) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t466, RT_REM, 0, 0, 0.0);
+                int t452 = 0;
+                int32_t t453 = rt_rem_i(t432, 2, &t452);
+                if (t452) {
+                  NESSIE_RECORD(err, t431, RT_CHECK_SCALAR, 0, t452, RT_REM, 0, 0, 0.0);
                 }
-                int32_t t469 = rt_mul_i(t467, v_x1057);
-                int32_t t471 = rt_add_i(t469, t465);
-                int32_t t472;
-                if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1062_n) {
-                  t472 = v_x1062_d[t471];
+                int32_t t455 = rt_mul_i(t453, v_x946);
+                int32_t t457 = rt_add_i(t455, t451);
+                int32_t t458;
+                if ((uint64_t)(int64_t)t457 < (uint64_t)v_x951_n) {
+                  t458 = v_x951_d[t457];
                 } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1062_n, 0.0);
-                  t472 = 0;
+                  NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_x951_n, 0.0);
+                  t458 = 0;
                 }
-                int32_t t473;
-                if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1065_n) {
-                  t473 = v_x1065_d[t471];
+                int32_t t459;
+                if ((uint64_t)(int64_t)t457 < (uint64_t)v_x954_n) {
+                  t459 = v_x954_d[t457];
                 } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1065_n, 0.0);
-                  t473 = 0;
+                  NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t457, v_x954_n, 0.0);
+                  t459 = 0;
                 }
-                int32_t t475 = rt_add_i(t473, t472);
-                int32_t t477 = rt_sub_i(t475, t473);
+                int32_t t461 = rt_add_i(t459, t458);
+                int32_t t463 = rt_sub_i(t461, t459);
               }
-              t444x0 = t463;
-              int32_t t479 = rt_add_i(t444a0, t444x0);
-              t444a0 = t479;
+              t430x0 = t449;
+              int32_t t465 = rt_add_i(t430a0, t430x0);
+              t430a0 = t465;
             }
-            t443[t444] = t444a0;
+            t429[t430] = t430a0;
           }
-          int32_t t444t0;
-          t444t0 = 0;
-          for (int64_t t444 = 0; t444 < t442; t444++) {
-            const int32_t t480 = t443[t444];
-            t443[t444] = t444t0;
-            int32_t t482 = rt_add_i(t444t0, t480);
-            t444t0 = t482;
+          int32_t t430t0;
+          t430t0 = 0;
+          for (int64_t t430 = 0; t430 < t428; t430++) {
+            const int32_t t466 = t429[t430];
+            t429[t430] = t430t0;
+            int32_t t468 = rt_add_i(t430t0, t466);
+            t430t0 = t468;
           }
-          v_x1090 = rt_value_new(rt_vec_type(RT_INT), t441);
-          int32_t *v_x1090_d = v_x1090->data.i;
-          const int64_t v_x1090_n = v_x1090->len;
-          RT_PARALLEL_FOR_IF(t442 > 1)
-          for (int64_t t444 = 0; t444 < t442; t444++) {
-            int32_t t444p0;
-            t444p0 = t443[t444];
-            const int64_t t444_end = (t444 + 1) * RT_CHUNK < t441 ? (t444 + 1) * RT_CHUNK : t441;
-            for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
-              const int32_t t446 = (int32_t)t445;
-              v_x1090_d[t445] = t444p0;
-              int32_t t444y0;
-              int t485 = 0; /* nonzero: a check below failed */
-              int32_t t484 = rt_div_i(t446, 2, &t485);
-              int32_t t487 = rt_rem_i(t446, 2, &t485);
-              int32_t t489 = rt_mul_i(t487, v_x1057);
-              int32_t t491 = rt_add_i(t489, t484);
-              int t493 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1062_n;
-              int32_t t492 = t493 ? v_x1062_d[t491] : 0;
-              t485 |= !t493;
-              int t495 = (uint64_t)(int64_t)t491 < (uint64_t)v_x1065_n;
-              int32_t t494 = t495 ? v_x1065_d[t491] : 0;
-              t485 |= !t495;
-              int32_t t497 = rt_add_i(t494, t492);
-              int32_t t499 = rt_sub_i(t497, t494);
-              if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-                int t500 = 0;
-                int32_t t501 = rt_div_i(t446, 2, &t500);
-                if (t500) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t500, RT_DIV, 0, 0, 0.0);
+          v_x979 = rt_value_new(rt_vec_type(RT_INT), t427);
+          int32_t *v_x979_d = v_x979->data.i;
+          const int64_t v_x979_n = v_x979->len;
+          RT_PARALLEL_FOR_IF(t428 > 1)
+          for (int64_t t430 = 0; t430 < t428; t430++) {
+            int32_t t430p0;
+            t430p0 = t429[t430];
+            const int64_t t430_end = (t430 + 1) * RT_CHUNK < t427 ? (t430 + 1) * RT_CHUNK : t427;
+            for (int64_t t431 = t430 * RT_CHUNK; t431 < t430_end; t431++) {
+              const int32_t t432 = (int32_t)t431;
+              v_x979_d[t431] = t430p0;
+              int32_t t430y0;
+              int t471 = 0; /* nonzero: a check below failed */
+              int32_t t470 = rt_div_i(t432, 2, &t471);
+              int32_t t473 = rt_rem_i(t432, 2, &t471);
+              int32_t t475 = rt_mul_i(t473, v_x946);
+              int32_t t477 = rt_add_i(t475, t470);
+              int t479 = (uint64_t)(int64_t)t477 < (uint64_t)v_x951_n;
+              int32_t t478 = t479 ? v_x951_d[t477] : 0;
+              t471 |= !t479;
+              int t481 = (uint64_t)(int64_t)t477 < (uint64_t)v_x954_n;
+              int32_t t480 = t481 ? v_x954_d[t477] : 0;
+              t471 |= !t481;
+              int32_t t483 = rt_add_i(t480, t478);
+              int32_t t485 = rt_sub_i(t483, t480);
+              if (__builtin_expect(t471 != 0, 0)) { /* again, recording the error */
+                int t486 = 0;
+                int32_t t487 = rt_div_i(t432, 2, &t486);
+                if (t486) {
+                  NESSIE_RECORD(err, t431, RT_CHECK_SCALAR, 0, t486, RT_DIV, 0, 0, 0.0);
                 }
-                int t502 = 0;
-                int32_t t503 = rt_rem_i(t446, 2, &t502);
-                if (t502) {
-                  NESSIE_RECORD(err, t445, RT_CHECK_SCALAR, 0, t502, RT_REM, 0, 0, 0.0);
+                int t488 = 0;
+                int32_t t489 = rt_rem_i(t432, 2, &t488);
+                if (t488) {
+                  NESSIE_RECORD(err, t431, RT_CHECK_SCALAR, 0, t488, RT_REM, 0, 0, 0.0);
                 }
-                int32_t t505 = rt_mul_i(t503, v_x1057);
-                int32_t t507 = rt_add_i(t505, t501);
-                int32_t t508;
-                if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1062_n) {
-                  t508 = v_x1062_d[t507];
+                int32_t t491 = rt_mul_i(t489, v_x946);
+                int32_t t493 = rt_add_i(t491, t487);
+                int32_t t494;
+                if ((uint64_t)(int64_t)t493 < (uint64_t)v_x951_n) {
+                  t494 = v_x951_d[t493];
                 } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1062_n, 0.0);
-                  t508 = 0;
+                  NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, v_x951_n, 0.0);
+                  t494 = 0;
                 }
-                int32_t t509;
-                if ((uint64_t)(int64_t)t507 < (uint64_t)v_x1065_n) {
-                  t509 = v_x1065_d[t507];
+                int32_t t495;
+                if ((uint64_t)(int64_t)t493 < (uint64_t)v_x954_n) {
+                  t495 = v_x954_d[t493];
                 } else {
-                  NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, v_x1065_n, 0.0);
-                  t509 = 0;
+                  NESSIE_RECORD(err, t431, RT_CHECK_INDEX, 0, 0, RT_GATHER, t493, v_x954_n, 0.0);
+                  t495 = 0;
                 }
-                int32_t t511 = rt_add_i(t509, t508);
-                int32_t t513 = rt_sub_i(t511, t509);
+                int32_t t497 = rt_add_i(t495, t494);
+                int32_t t499 = rt_sub_i(t497, t495);
               }
-              t444y0 = t499;
-              int32_t t515 = rt_add_i(t444p0, t444y0);
-              t444p0 = t515;
+              t430y0 = t485;
+              int32_t t501 = rt_add_i(t430p0, t430y0);
+              t430p0 = t501;
             }
           }
-          rt_free(t443);
+          rt_free(t429);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1067 = v_x1067;
-  *out_v_x1071 = v_x1071;
-  *out_v_x1082 = v_x1082;
-  *out_v_x1083 = v_x1083;
-  *out_v_x1084 = v_x1084;
-  *out_v_x1086 = v_x1086;
-  *out_v_x1090 = v_x1090;
+  *out_v_x956 = v_x956;
+  *out_v_x960 = v_x960;
+  *out_v_x971 = v_x971;
+  *out_v_x972 = v_x972;
+  *out_v_x973 = v_x973;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
   return;
 fail:
-  rt_release(v_x1067);
-  rt_release(v_x1071);
-  rt_release(v_x1086);
-  rt_release(v_x1090);
+  rt_release(v_x956);
+  rt_release(v_x960);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x980, RtValue **out_v_x982, RtValue **out_v_x986) {
   (void)loc;
   (void)run;
-  RtValue *v_x1093 = NULL;
-  RtValue *v_x1097 = NULL;
+  RtValue *v_x982 = NULL;
+  RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t516 = v_x1091;
-    if (t516 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t516, 0.0);
+    const int64_t t502 = v_x980;
+    if (t502 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t502, 0.0);
       goto fail;
     }
-    v_x1093 = rt_value_new(rt_vec_type(RT_INT), t516);
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
-    RT_PARALLEL_FOR_IF(t516 >= RT_PARALLEL_MIN)
-    for (int64_t t517 = 0; t517 < t516; t517++) {
-      const int32_t t518 = (int32_t)t517;
-      v_x1093_d[t517] = 2;
+    v_x982 = rt_value_new(rt_vec_type(RT_INT), t502);
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
+    RT_PARALLEL_FOR_IF(t502 >= RT_PARALLEL_MIN)
+    for (int64_t t503 = 0; t503 < t502; t503++) {
+      const int32_t t504 = (int32_t)t503;
+      v_x982_d[t503] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
     /* SCAN */
     {
-      const int64_t t519 = v_x1091;
-      if (t519 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t519, 0.0);
+      const int64_t t505 = v_x980;
+      if (t505 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t505, 0.0);
         goto fail;
       }
-      const int64_t t520 = t519 > 0 ? (t519 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t521 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t520);
-      RT_PARALLEL_FOR_IF(t520 > 1)
-      for (int64_t t522 = 0; t522 < t520; t522++) {
-        int32_t t522a0;
-        t522a0 = 0;
-        const int64_t t522_end = (t522 + 1) * RT_CHUNK < t519 ? (t522 + 1) * RT_CHUNK : t519;
-        for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-          const int32_t t524 = (int32_t)t523;
-          int32_t t522x0;
-          t522x0 = 2;
-          int32_t t526 = rt_add_i(t522a0, t522x0);
-          t522a0 = t526;
+      const int64_t t506 = t505 > 0 ? (t505 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t507 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t506);
+      RT_PARALLEL_FOR_IF(t506 > 1)
+      for (int64_t t508 = 0; t508 < t506; t508++) {
+        int32_t t508a0;
+        t508a0 = 0;
+        const int64_t t508_end = (t508 + 1) * RT_CHUNK < t505 ? (t508 + 1) * RT_CHUNK : t505;
+        for (int64_t t509 = t508 * RT_CHUNK; t509 < t508_end; t509++) {
+          const int32_t t510 = (int32_t)t509;
+          int32_t t508x0;
+          t508x0 = 2;
+          int32_t t512 = rt_add_i(t508a0, t508x0);
+          t508a0 = t512;
         }
-        t521[t522] = t522a0;
+        t507[t508] = t508a0;
       }
-      int32_t t522t0;
-      t522t0 = 0;
-      for (int64_t t522 = 0; t522 < t520; t522++) {
-        const int32_t t527 = t521[t522];
-        t521[t522] = t522t0;
-        int32_t t529 = rt_add_i(t522t0, t527);
-        t522t0 = t529;
+      int32_t t508t0;
+      t508t0 = 0;
+      for (int64_t t508 = 0; t508 < t506; t508++) {
+        const int32_t t513 = t507[t508];
+        t507[t508] = t508t0;
+        int32_t t515 = rt_add_i(t508t0, t513);
+        t508t0 = t515;
       }
-      v_x1097 = rt_value_new(rt_vec_type(RT_INT), t519);
-      int32_t *v_x1097_d = v_x1097->data.i;
-      const int64_t v_x1097_n = v_x1097->len;
-      RT_PARALLEL_FOR_IF(t520 > 1)
-      for (int64_t t522 = 0; t522 < t520; t522++) {
-        int32_t t522p0;
-        t522p0 = t521[t522];
-        const int64_t t522_end = (t522 + 1) * RT_CHUNK < t519 ? (t522 + 1) * RT_CHUNK : t519;
-        for (int64_t t523 = t522 * RT_CHUNK; t523 < t522_end; t523++) {
-          const int32_t t524 = (int32_t)t523;
-          v_x1097_d[t523] = t522p0;
-          int32_t t522y0;
-          t522y0 = 2;
-          int32_t t531 = rt_add_i(t522p0, t522y0);
-          t522p0 = t531;
+      v_x986 = rt_value_new(rt_vec_type(RT_INT), t505);
+      int32_t *v_x986_d = v_x986->data.i;
+      const int64_t v_x986_n = v_x986->len;
+      RT_PARALLEL_FOR_IF(t506 > 1)
+      for (int64_t t508 = 0; t508 < t506; t508++) {
+        int32_t t508p0;
+        t508p0 = t507[t508];
+        const int64_t t508_end = (t508 + 1) * RT_CHUNK < t505 ? (t508 + 1) * RT_CHUNK : t505;
+        for (int64_t t509 = t508 * RT_CHUNK; t509 < t508_end; t509++) {
+          const int32_t t510 = (int32_t)t509;
+          v_x986_d[t509] = t508p0;
+          int32_t t508y0;
+          t508y0 = 2;
+          int32_t t517 = rt_add_i(t508p0, t508y0);
+          t508p0 = t517;
         }
       }
-      rt_free(t521);
+      rt_free(t507);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1093 = v_x1093;
-  *out_v_x1097 = v_x1097;
+  *out_v_x982 = v_x982;
+  *out_v_x986 = v_x986;
   return;
 fail:
-  rt_release(v_x1093);
-  rt_release(v_x1097);
+  rt_release(v_x982);
+  rt_release(v_x986);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x988, RtValue *v_x989, RtValue *v_x990, int32_t v_x991, RtValue *v_x994, RtValue **out_v_x996) {
   (void)loc;
   (void)run;
-  int32_t *v_x1098_d = v_x1098->data.i;
-  const int64_t v_x1098_n = v_x1098->len;
-  int32_t *v_x1099_d = v_x1099->data.i;
-  const int64_t v_x1099_n = v_x1099->len;
-  int32_t *v_x1100_d = v_x1100->data.i;
-  const int64_t v_x1100_n = v_x1100->len;
-  int32_t *v_x1101_d = v_x1101->data.i;
-  const int64_t v_x1101_n = v_x1101->len;
-  int32_t *v_x1105_d = v_x1105->data.i;
-  const int64_t v_x1105_n = v_x1105->len;
-  RtValue *v_x1107 = NULL;
+  int32_t *v_x987_d = v_x987->data.i;
+  const int64_t v_x987_n = v_x987->len;
+  int32_t *v_x988_d = v_x988->data.i;
+  const int64_t v_x988_n = v_x988->len;
+  int32_t *v_x989_d = v_x989->data.i;
+  const int64_t v_x989_n = v_x989->len;
+  int32_t *v_x990_d = v_x990->data.i;
+  const int64_t v_x990_n = v_x990->len;
+  int32_t *v_x994_d = v_x994->data.i;
+  const int64_t v_x994_n = v_x994->len;
+  RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t532 = v_x1102;
-    if (t532 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t532, 0.0);
+    const int64_t t518 = v_x991;
+    if (t518 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t518, 0.0);
       goto fail;
     }
-    v_x1107 = rt_value_new(rt_vec_type(RT_INT), t532);
-    int32_t *v_x1107_d = v_x1107->data.i;
-    const int64_t v_x1107_n = v_x1107->len;
-    RT_PARALLEL_FOR_IF(t532 >= RT_PARALLEL_MIN)
-    for (int64_t t533 = 0; t533 < t532; t533++) {
-      const int32_t t534 = (int32_t)t533;
-      int t536 = 0; /* nonzero: a check below failed */
-      int t537 = (uint64_t)(int64_t)t534 < (uint64_t)v_x1098_n;
-      int32_t t535 = t537 ? v_x1098_d[t534] : 0;
-      t536 |= !t537;
-      int t539 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1101_n;
-      int32_t t538 = t539 ? v_x1101_d[t535] : 0;
-      t536 |= !t539;
-      int t541 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1099_n;
-      int32_t t540 = t541 ? v_x1099_d[t535] : 0;
-      t536 |= !t541;
-      int32_t t543 = rt_sub_i(t534, t540);
-      int t545 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1100_n;
-      int32_t t544 = t545 ? v_x1100_d[t535] : 0;
-      t536 |= !t545;
-      int32_t t547 = rt_mul_i(t543, t544);
-      int32_t t549 = rt_add_i(t538, t547);
-      int t551 = (uint64_t)(int64_t)t549 < (uint64_t)v_x1105_n;
-      int32_t t550 = t551 ? v_x1105_d[t549] : 0;
-      t536 |= !t551;
-      if (__builtin_expect(t536 != 0, 0)) { /* again, recording the error */
-        int32_t t552;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x1098_n) {
-          t552 = v_x1098_d[t534];
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t518);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t518 >= RT_PARALLEL_MIN)
+    for (int64_t t519 = 0; t519 < t518; t519++) {
+      const int32_t t520 = (int32_t)t519;
+      int t522 = 0; /* nonzero: a check below failed */
+      int t523 = (uint64_t)(int64_t)t520 < (uint64_t)v_x987_n;
+      int32_t t521 = t523 ? v_x987_d[t520] : 0;
+      t522 |= !t523;
+      int t525 = (uint64_t)(int64_t)t521 < (uint64_t)v_x990_n;
+      int32_t t524 = t525 ? v_x990_d[t521] : 0;
+      t522 |= !t525;
+      int t527 = (uint64_t)(int64_t)t521 < (uint64_t)v_x988_n;
+      int32_t t526 = t527 ? v_x988_d[t521] : 0;
+      t522 |= !t527;
+      int32_t t529 = rt_sub_i(t520, t526);
+      int t531 = (uint64_t)(int64_t)t521 < (uint64_t)v_x989_n;
+      int32_t t530 = t531 ? v_x989_d[t521] : 0;
+      t522 |= !t531;
+      int32_t t533 = rt_mul_i(t529, t530);
+      int32_t t535 = rt_add_i(t524, t533);
+      int t537 = (uint64_t)(int64_t)t535 < (uint64_t)v_x994_n;
+      int32_t t536 = t537 ? v_x994_d[t535] : 0;
+      t522 |= !t537;
+      if (__builtin_expect(t522 != 0, 0)) { /* again, recording the error */
+        int32_t t538;
+        if ((uint64_t)(int64_t)t520 < (uint64_t)v_x987_n) {
+          t538 = v_x987_d[t520];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x1098_n, 0.0);
-          t552 = 0;
+          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x987_n, 0.0);
+          t538 = 0;
         }
-        int32_t t553;
-        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1101_n) {
-          t553 = v_x1101_d[t552];
+        int32_t t539;
+        if ((uint64_t)(int64_t)t538 < (uint64_t)v_x990_n) {
+          t539 = v_x990_d[t538];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1101_n, 0.0);
-          t553 = 0;
+          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x990_n, 0.0);
+          t539 = 0;
         }
-        int32_t t554;
-        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1099_n) {
-          t554 = v_x1099_d[t552];
+        int32_t t540;
+        if ((uint64_t)(int64_t)t538 < (uint64_t)v_x988_n) {
+          t540 = v_x988_d[t538];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1099_n, 0.0);
-          t554 = 0;
+          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x988_n, 0.0);
+          t540 = 0;
         }
-        int32_t t556 = rt_sub_i(t534, t554);
-        int32_t t557;
-        if ((uint64_t)(int64_t)t552 < (uint64_t)v_x1100_n) {
-          t557 = v_x1100_d[t552];
+        int32_t t542 = rt_sub_i(t520, t540);
+        int32_t t543;
+        if ((uint64_t)(int64_t)t538 < (uint64_t)v_x989_n) {
+          t543 = v_x989_d[t538];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t552, v_x1100_n, 0.0);
-          t557 = 0;
+          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x989_n, 0.0);
+          t543 = 0;
         }
-        int32_t t559 = rt_mul_i(t556, t557);
-        int32_t t561 = rt_add_i(t553, t559);
-        int32_t t562;
-        if ((uint64_t)(int64_t)t561 < (uint64_t)v_x1105_n) {
-          t562 = v_x1105_d[t561];
+        int32_t t545 = rt_mul_i(t542, t543);
+        int32_t t547 = rt_add_i(t539, t545);
+        int32_t t548;
+        if ((uint64_t)(int64_t)t547 < (uint64_t)v_x994_n) {
+          t548 = v_x994_d[t547];
         } else {
-          NESSIE_RECORD(err, t533, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, v_x1105_n, 0.0);
-          t562 = 0;
+          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t547, v_x994_n, 0.0);
+          t548 = 0;
         }
       }
-      v_x1107_d[t533] = t550;
+      v_x996_d[t519] = t536;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1107 = v_x1107;
+  *out_v_x996 = v_x996;
   return;
 fail:
-  rt_release(v_x1107);
+  rt_release(v_x996);
 }
 
-/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126) {
+/* K19: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1003, int32_t *out_v_x1014, int32_t *out_v_x1015) {
   (void)loc;
   (void)run;
-  int32_t v_x1124 = 0;
-  int32_t v_x1125 = 0;
-  int32_t v_x1126 = 0;
+  int32_t v_x1013 = 0;
+  int32_t v_x1014 = 0;
+  int32_t v_x1015 = 0;
   /* REDUCE */
   {
-    const int64_t t563 = v_x1114;
-    if (t563 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t563, 0.0);
+    const int64_t t549 = v_x1003;
+    if (t549 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t549, 0.0);
       goto fail;
     }
-    const int64_t t564 = t563 > 0 ? (t563 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t565 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
-    int32_t *t566 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
-    int32_t *t567 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t564);
-    RT_PARALLEL_FOR_IF(t564 > 1)
-    for (int64_t t568 = 0; t568 < t564; t568++) {
-      int32_t t568a0;
-      int32_t t568a1;
-      int32_t t568a2;
-      t568a0 = 2147483647;
-      t568a1 = 0;
-      t568a2 = 1;
-      const int64_t t568_end = (t568 + 1) * RT_CHUNK < t563 ? (t568 + 1) * RT_CHUNK : t563;
-      for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
-        const int32_t t570 = (int32_t)t569;
-        int32_t t568x0;
-        int32_t t568x1;
-        int32_t t568x2;
-        t568x0 = 2147483647;
-        t568x1 = 1;
-        t568x2 = 2;
-        uint8_t t572 = rt_le_i(t568a0, t568x0);
-        int32_t t573;
-        if (t572) {
-          t573 = t568a0;
+    const int64_t t550 = t549 > 0 ? (t549 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t551 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t550);
+    int32_t *t552 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t550);
+    int32_t *t553 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t550);
+    RT_PARALLEL_FOR_IF(t550 > 1)
+    for (int64_t t554 = 0; t554 < t550; t554++) {
+      int32_t t554a0;
+      int32_t t554a1;
+      int32_t t554a2;
+      t554a0 = 2147483647;
+      t554a1 = 0;
+      t554a2 = 1;
+      const int64_t t554_end = (t554 + 1) * RT_CHUNK < t549 ? (t554 + 1) * RT_CHUNK : t549;
+      for (int64_t t555 = t554 * RT_CHUNK; t555 < t554_end; t555++) {
+        const int32_t t556 = (int32_t)t555;
+        int32_t t554x0;
+        int32_t t554x1;
+        int32_t t554x2;
+        t554x0 = 2147483647;
+        t554x1 = 1;
+        t554x2 = 2;
+        uint8_t t558 = rt_le_i(t554a0, t554x0);
+        int32_t t559;
+        if (t558) {
+          t559 = t554a0;
         } else {
-          t573 = t568x0;
+          t559 = t554x0;
         }
-        int32_t t574;
-        if (t572) {
-          t574 = t568a1;
+        int32_t t560;
+        if (t558) {
+          t560 = t554a1;
         } else {
-          t574 = t568x1;
+          t560 = t554x1;
         }
-        int32_t t575;
-        if (t572) {
-          t575 = t568a2;
+        int32_t t561;
+        if (t558) {
+          t561 = t554a2;
         } else {
-          t575 = t568x2;
+          t561 = t554x2;
         }
-        t568a0 = t573;
-        t568a1 = t574;
-        t568a2 = t575;
+        t554a0 = t559;
+        t554a1 = t560;
+        t554a2 = t561;
       }
-      t565[t568] = t568a0;
-      t566[t568] = t568a1;
-      t567[t568] = t568a2;
+      t551[t554] = t554a0;
+      t552[t554] = t554a1;
+      t553[t554] = t554a2;
     }
-    int32_t t568t0;
-    int32_t t568t1;
-    int32_t t568t2;
-    t568t0 = 2147483647;
-    t568t1 = 0;
-    t568t2 = 1;
-    for (int64_t t568 = 0; t568 < t564; t568++) {
-      const int32_t t576 = t565[t568];
-      const int32_t t577 = t566[t568];
-      const int32_t t578 = t567[t568];
-      uint8_t t580 = rt_le_i(t568t0, t576);
-      int32_t t581;
-      if (t580) {
-        t581 = t568t0;
+    int32_t t554t0;
+    int32_t t554t1;
+    int32_t t554t2;
+    t554t0 = 2147483647;
+    t554t1 = 0;
+    t554t2 = 1;
+    for (int64_t t554 = 0; t554 < t550; t554++) {
+      const int32_t t562 = t551[t554];
+      const int32_t t563 = t552[t554];
+      const int32_t t564 = t553[t554];
+      uint8_t t566 = rt_le_i(t554t0, t562);
+      int32_t t567;
+      if (t566) {
+        t567 = t554t0;
       } else {
-        t581 = t576;
+        t567 = t562;
       }
-      int32_t t582;
-      if (t580) {
-        t582 = t568t1;
+      int32_t t568;
+      if (t566) {
+        t568 = t554t1;
       } else {
-        t582 = t577;
+        t568 = t563;
       }
-      int32_t t583;
-      if (t580) {
-        t583 = t568t2;
+      int32_t t569;
+      if (t566) {
+        t569 = t554t2;
       } else {
-        t583 = t578;
+        t569 = t564;
       }
-      t568t0 = t581;
-      t568t1 = t582;
-      t568t2 = t583;
+      t554t0 = t567;
+      t554t1 = t568;
+      t554t2 = t569;
     }
-    v_x1124 = t568t0;
-    rt_free(t565);
-    v_x1125 = t568t1;
-    rt_free(t566);
-    v_x1126 = t568t2;
-    rt_free(t567);
+    v_x1013 = t554t0;
+    rt_free(t551);
+    v_x1014 = t554t1;
+    rt_free(t552);
+    v_x1015 = t554t2;
+    rt_free(t553);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
+  *out_v_x1014 = v_x1014;
+  *out_v_x1015 = v_x1015;
   return;
 fail:
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
+/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue *v_x1022, RtValue **out_v_x1026) {
   (void)loc;
   (void)run;
-  int32_t *v_x1127_d = v_x1127->data.i;
-  const int64_t v_x1127_n = v_x1127->len;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  RtValue *v_x1137 = NULL;
+  int32_t *v_x1016_d = v_x1016->data.i;
+  const int64_t v_x1016_n = v_x1016->len;
+  int32_t *v_x1019_d = v_x1019->data.i;
+  const int64_t v_x1019_n = v_x1019->len;
+  int32_t *v_x1022_d = v_x1022->data.i;
+  const int64_t v_x1022_n = v_x1022->len;
+  RtValue *v_x1026 = NULL;
   /* MAP */
   {
-    const int64_t t584 = v_x1127_n;
-    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t584);
-    int32_t *v_x1137_d = v_x1137->data.i;
-    const int64_t v_x1137_n = v_x1137->len;
-    RT_PARALLEL_FOR_IF(t584 >= RT_PARALLEL_MIN)
-    for (int64_t t585 = 0; t585 < t584; t585++) {
-      const int32_t t586 = (int32_t)t585;
-      int t588 = 0; /* nonzero: a check below failed */
-      int t589 = (uint64_t)(int64_t)t586 < (uint64_t)v_x1130_n;
-      int32_t t587 = t589 ? v_x1130_d[t586] : 0;
-      t588 |= !t589;
-      int32_t t591 = rt_add_i(t587, 1);
-      int t593 = (uint64_t)(int64_t)t591 < (uint64_t)v_x1133_n;
-      int32_t t592 = t593 ? v_x1133_d[t591] : 0;
-      t588 |= !t593;
-      int32_t t594 = v_x1127_d[t586];
-      int32_t t596 = rt_add_i(t594, 1);
-      int32_t t598 = rt_add_i(t596, t592);
-      if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
-        int32_t t599;
-        if ((uint64_t)(int64_t)t586 < (uint64_t)v_x1130_n) {
-          t599 = v_x1130_d[t586];
+    const int64_t t570 = v_x1016_n;
+    v_x1026 = rt_value_new(rt_vec_type(RT_INT), t570);
+    int32_t *v_x1026_d = v_x1026->data.i;
+    const int64_t v_x1026_n = v_x1026->len;
+    RT_PARALLEL_FOR_IF(t570 >= RT_PARALLEL_MIN)
+    for (int64_t t571 = 0; t571 < t570; t571++) {
+      const int32_t t572 = (int32_t)t571;
+      int t574 = 0; /* nonzero: a check below failed */
+      int t575 = (uint64_t)(int64_t)t572 < (uint64_t)v_x1019_n;
+      int32_t t573 = t575 ? v_x1019_d[t572] : 0;
+      t574 |= !t575;
+      int32_t t577 = rt_add_i(t573, 1);
+      int t579 = (uint64_t)(int64_t)t577 < (uint64_t)v_x1022_n;
+      int32_t t578 = t579 ? v_x1022_d[t577] : 0;
+      t574 |= !t579;
+      int32_t t580 = v_x1016_d[t572];
+      int32_t t582 = rt_add_i(t580, 1);
+      int32_t t584 = rt_add_i(t582, t578);
+      if (__builtin_expect(t574 != 0, 0)) { /* again, recording the error */
+        int32_t t585;
+        if ((uint64_t)(int64_t)t572 < (uint64_t)v_x1019_n) {
+          t585 = v_x1019_d[t572];
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t586, v_x1130_n, 0.0);
-          t599 = 0;
+          NESSIE_RECORD(err, t571, RT_CHECK_INDEX, 1, 0, RT_GATHER, t572, v_x1019_n, 0.0);
+          t585 = 0;
         }
-        int32_t t601 = rt_add_i(t599, 1);
-        int32_t t602;
-        if ((uint64_t)(int64_t)t601 < (uint64_t)v_x1133_n) {
-          t602 = v_x1133_d[t601];
+        int32_t t587 = rt_add_i(t585, 1);
+        int32_t t588;
+        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x1022_n) {
+          t588 = v_x1022_d[t587];
         } else {
-          NESSIE_RECORD(err, t585, RT_CHECK_INDEX, 1, 0, RT_GATHER, t601, v_x1133_n, 0.0);
+          NESSIE_RECORD(err, t571, RT_CHECK_INDEX, 1, 0, RT_GATHER, t587, v_x1022_n, 0.0);
+          t588 = 0;
+        }
+        int32_t t589 = v_x1016_d[t572];
+        int32_t t591 = rt_add_i(t589, 1);
+        int32_t t593 = rt_add_i(t591, t588);
+      }
+      v_x1026_d[t571] = t584;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1026 = v_x1026;
+  return;
+fail:
+  rt_release(v_x1026);
+}
+
+/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, int32_t v_x1145, RtValue **out_v_x1142, RtValue **out_v_x1151, RtValue **out_v_x1153, int32_t *out_v_x1160, int32_t *out_v_x1166, RtValue **out_v_x1170, RtValue **out_v_x1174) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1140_d = v_x1140->data.i;
+  const int64_t v_x1140_n = v_x1140->len;
+  RtValue *v_x1142 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1154 = NULL;
+  int32_t v_x1160 = 0;
+  int32_t v_x1166 = 0;
+  RtValue *v_x1170 = NULL;
+  RtValue *v_x1174 = NULL;
+  /* MAP */
+  {
+    const int64_t t594 = v_x1145;
+    if (t594 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t594, 0.0);
+      goto fail;
+    }
+    v_x1142 = rt_value_new(rt_vec_type(RT_BOOL), t594);
+    uint8_t *v_x1142_d = v_x1142->data.b;
+    const int64_t v_x1142_n = v_x1142->len;
+    RT_PARALLEL_FOR_IF(t594 >= RT_PARALLEL_MIN)
+    for (int64_t t595 = 0; t595 < t594; t595++) {
+      const int32_t t596 = (int32_t)t595;
+      int t598 = 0; /* nonzero: a check below failed */
+      int t599 = (uint64_t)(int64_t)t596 < (uint64_t)v_x1140_n;
+      int32_t t597 = t599 ? v_x1140_d[t596] : 0;
+      t598 |= !t599;
+      uint8_t t601 = rt_le_i(t597, 1);
+      if (__builtin_expect(t598 != 0, 0)) { /* again, recording the error */
+        int32_t t602;
+        if ((uint64_t)(int64_t)t596 < (uint64_t)v_x1140_n) {
+          t602 = v_x1140_d[t596];
+        } else {
+          NESSIE_RECORD(err, t595, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x1140_n, 0.0);
           t602 = 0;
         }
-        int32_t t603 = v_x1127_d[t586];
-        int32_t t605 = rt_add_i(t603, 1);
-        int32_t t607 = rt_add_i(t605, t602);
+        uint8_t t604 = rt_le_i(t602, 1);
       }
-      v_x1137_d[t585] = t598;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1137 = v_x1137;
-  return;
-fail:
-  rt_release(v_x1137);
-}
-
-/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1251_d = v_x1251->data.i;
-  const int64_t v_x1251_n = v_x1251->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  RtValue *v_x1264 = NULL;
-  RtValue *v_x1265 = NULL;
-  int32_t v_x1271 = 0;
-  int32_t v_x1277 = 0;
-  RtValue *v_x1281 = NULL;
-  RtValue *v_x1285 = NULL;
-  /* MAP */
-  {
-    const int64_t t608 = v_x1256;
-    if (t608 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t608, 0.0);
-      goto fail;
-    }
-    v_x1253 = rt_value_new(rt_vec_type(RT_BOOL), t608);
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
-    RT_PARALLEL_FOR_IF(t608 >= RT_PARALLEL_MIN)
-    for (int64_t t609 = 0; t609 < t608; t609++) {
-      const int32_t t610 = (int32_t)t609;
-      int t612 = 0; /* nonzero: a check below failed */
-      int t613 = (uint64_t)(int64_t)t610 < (uint64_t)v_x1251_n;
-      int32_t t611 = t613 ? v_x1251_d[t610] : 0;
-      t612 |= !t613;
-      uint8_t t615 = rt_le_i(t611, 1);
-      if (__builtin_expect(t612 != 0, 0)) { /* again, recording the error */
-        int32_t t616;
-        if ((uint64_t)(int64_t)t610 < (uint64_t)v_x1251_n) {
-          t616 = v_x1251_d[t610];
-        } else {
-          NESSIE_RECORD(err, t609, RT_CHECK_INDEX, 0, 0, RT_GATHER, t610, v_x1251_n, 0.0);
-          t616 = 0;
-        }
-        uint8_t t618 = rt_le_i(t616, 1);
-      }
-      v_x1253_d[t609] = t615;
+      v_x1142_d[t595] = t601;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
+    uint8_t *v_x1142_d = v_x1142->data.b;
+    const int64_t v_x1142_n = v_x1142->len;
     /* PARTITION */
     {
-      const int64_t t619 = v_x1256;
-      if (t619 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t619, 0.0);
+      const int64_t t605 = v_x1145;
+      if (t605 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t605, 0.0);
         goto fail;
       }
-      const int64_t t620 = t619 > 0 ? (t619 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t621 = (uint8_t *)rt_alloc_atomic((size_t)t619 + 1);
-      int64_t *t622 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t620 + 1));
-      RT_PARALLEL_FOR_IF(t620 > 1)
-      for (int64_t t623 = 0; t623 < t620; t623++) {
+      const int64_t t606 = t605 > 0 ? (t605 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t607 = (uint8_t *)rt_alloc_atomic((size_t)t605 + 1);
+      int64_t *t608 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t606 + 1));
+      RT_PARALLEL_FOR_IF(t606 > 1)
+      for (int64_t t609 = 0; t609 < t606; t609++) {
         int64_t kept = 0;
-        const int64_t t623_end = (t623 + 1) * RT_CHUNK < t619 ? (t623 + 1) * RT_CHUNK : t619;
-        for (int64_t t624 = t623 * RT_CHUNK; t624 < t623_end; t624++) {
-          const int32_t t625 = (int32_t)t624;
-          int32_t t623x0;
-          uint8_t t623x1;
-          int t627 = 0; /* nonzero: a check below failed */
-          int t628 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n;
-          int32_t t626 = t628 ? v_x1251_d[t625] : 0;
-          t627 |= !t628;
-          uint8_t t630 = rt_le_i(t626, 1);
-          if (__builtin_expect(t627 != 0, 0)) { /* again, recording the error */
-            int32_t t631;
-            if ((uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n) {
-              t631 = v_x1251_d[t625];
+        const int64_t t609_end = (t609 + 1) * RT_CHUNK < t605 ? (t609 + 1) * RT_CHUNK : t605;
+        for (int64_t t610 = t609 * RT_CHUNK; t610 < t609_end; t610++) {
+          const int32_t t611 = (int32_t)t610;
+          int32_t t609x0;
+          uint8_t t609x1;
+          int t613 = 0; /* nonzero: a check below failed */
+          int t614 = (uint64_t)(int64_t)t611 < (uint64_t)v_x1140_n;
+          int32_t t612 = t614 ? v_x1140_d[t611] : 0;
+          t613 |= !t614;
+          uint8_t t616 = rt_le_i(t612, 1);
+          if (__builtin_expect(t613 != 0, 0)) { /* again, recording the error */
+            int32_t t617;
+            if ((uint64_t)(int64_t)t611 < (uint64_t)v_x1140_n) {
+              t617 = v_x1140_d[t611];
             } else {
-              NESSIE_RECORD(err, t624, RT_CHECK_INDEX, 0, 0, RT_GATHER, t625, v_x1251_n, 0.0);
-              t631 = 0;
+              NESSIE_RECORD(err, t610, RT_CHECK_INDEX, 0, 0, RT_GATHER, t611, v_x1140_n, 0.0);
+              t617 = 0;
             }
-            uint8_t t633 = rt_le_i(t631, 1);
+            uint8_t t619 = rt_le_i(t617, 1);
           }
-          t623x0 = t625;
-          t623x1 = t630;
-          uint8_t t634;
-          t634 = t623x1;
-          t621[t624] = t634 != 0;
-          kept += t634 != 0;
+          t609x0 = t611;
+          t609x1 = t616;
+          uint8_t t620;
+          t620 = t609x1;
+          t607[t610] = t620 != 0;
+          kept += t620 != 0;
         }
-        t622[t623] = kept;
+        t608[t609] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t621);
-        rt_free(t622);
+        rt_free(t607);
+        rt_free(t608);
         goto fail;
       }
-      int64_t t635 = 0;
-      for (int64_t t623 = 0; t623 < t620; t623++) {
-        const int64_t k = t622[t623];
-        t622[t623] = t635;
-        t635 += k;
+      int64_t t621 = 0;
+      for (int64_t t609 = 0; t609 < t606; t609++) {
+        const int64_t k = t608[t609];
+        t608[t609] = t621;
+        t621 += k;
       }
-      v_x1262 = rt_value_new(rt_vec_type(RT_INT), t635);
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      v_x1263 = rt_value_new(rt_vec_type(RT_BOOL), t635);
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      v_x1264 = rt_value_new(rt_vec_type(RT_INT), (t619 - t635));
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      v_x1265 = rt_value_new(rt_vec_type(RT_BOOL), (t619 - t635));
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
-      RT_PARALLEL_FOR_IF(t620 > 1)
-      for (int64_t t623 = 0; t623 < t620; t623++) {
-        int64_t at = t622[t623];
-        int64_t at_not = t623 * RT_CHUNK - t622[t623];
-        const int64_t t623_end = (t623 + 1) * RT_CHUNK < t619 ? (t623 + 1) * RT_CHUNK : t619;
-        for (int64_t t624 = t623 * RT_CHUNK; t624 < t623_end; t624++) {
-          const int32_t t625 = (int32_t)t624;
-          int32_t t623y0;
-          uint8_t t623y1;
-          int t637 = 0; /* nonzero: a check below failed */
-          int t638 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n;
-          int32_t t636 = t638 ? v_x1251_d[t625] : 0;
-          t637 |= !t638;
-          uint8_t t640 = rt_le_i(t636, 1);
-          if (__builtin_expect(t637 != 0, 0)) { /* again, recording the error */
-            int32_t t641;
-            if ((uint64_t)(int64_t)t625 < (uint64_t)v_x1251_n) {
-              t641 = v_x1251_d[t625];
+      v_x1151 = rt_value_new(rt_vec_type(RT_INT), t621);
+      int32_t *v_x1151_d = v_x1151->data.i;
+      const int64_t v_x1151_n = v_x1151->len;
+      v_x1152 = rt_value_new(rt_vec_type(RT_BOOL), t621);
+      uint8_t *v_x1152_d = v_x1152->data.b;
+      const int64_t v_x1152_n = v_x1152->len;
+      v_x1153 = rt_value_new(rt_vec_type(RT_INT), (t605 - t621));
+      int32_t *v_x1153_d = v_x1153->data.i;
+      const int64_t v_x1153_n = v_x1153->len;
+      v_x1154 = rt_value_new(rt_vec_type(RT_BOOL), (t605 - t621));
+      uint8_t *v_x1154_d = v_x1154->data.b;
+      const int64_t v_x1154_n = v_x1154->len;
+      RT_PARALLEL_FOR_IF(t606 > 1)
+      for (int64_t t609 = 0; t609 < t606; t609++) {
+        int64_t at = t608[t609];
+        int64_t at_not = t609 * RT_CHUNK - t608[t609];
+        const int64_t t609_end = (t609 + 1) * RT_CHUNK < t605 ? (t609 + 1) * RT_CHUNK : t605;
+        for (int64_t t610 = t609 * RT_CHUNK; t610 < t609_end; t610++) {
+          const int32_t t611 = (int32_t)t610;
+          int32_t t609y0;
+          uint8_t t609y1;
+          int t623 = 0; /* nonzero: a check below failed */
+          int t624 = (uint64_t)(int64_t)t611 < (uint64_t)v_x1140_n;
+          int32_t t622 = t624 ? v_x1140_d[t611] : 0;
+          t623 |= !t624;
+          uint8_t t626 = rt_le_i(t622, 1);
+          if (__builtin_expect(t623 != 0, 0)) { /* again, recording the error */
+            int32_t t627;
+            if ((uint64_t)(int64_t)t611 < (uint64_t)v_x1140_n) {
+              t627 = v_x1140_d[t611];
             } else {
-              NESSIE_RECORD(err, t624, RT_CHECK_INDEX, 0, 0, RT_GATHER, t625, v_x1251_n, 0.0);
-              t641 = 0;
+              NESSIE_RECORD(err, t610, RT_CHECK_INDEX, 0, 0, RT_GATHER, t611, v_x1140_n, 0.0);
+              t627 = 0;
             }
-            uint8_t t643 = rt_le_i(t641, 1);
+            uint8_t t629 = rt_le_i(t627, 1);
           }
-          t623y0 = t625;
-          t623y1 = t640;
-          if (t621[t624]) {
-            v_x1262_d[at] = t623y0;
-            v_x1263_d[at] = t623y1;
+          t609y0 = t611;
+          t609y1 = t626;
+          if (t607[t610]) {
+            v_x1151_d[at] = t609y0;
+            v_x1152_d[at] = t609y1;
             at++;
           } else {
-            v_x1264_d[at_not] = t623y0;
-            v_x1265_d[at_not] = t623y1;
+            v_x1153_d[at_not] = t609y0;
+            v_x1154_d[at_not] = t609y1;
             at_not++;
           }
         }
       }
-      rt_free(t621);
-      rt_free(t622);
+      rt_free(t607);
+      rt_free(t608);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
+      int32_t *v_x1151_d = v_x1151->data.i;
+      const int64_t v_x1151_n = v_x1151->len;
+      uint8_t *v_x1152_d = v_x1152->data.b;
+      const int64_t v_x1152_n = v_x1152->len;
+      int32_t *v_x1153_d = v_x1153->data.i;
+      const int64_t v_x1153_n = v_x1153->len;
+      uint8_t *v_x1154_d = v_x1154->data.b;
+      const int64_t v_x1154_n = v_x1154->len;
       /* REDUCE */
       {
-        const int64_t t644 = v_x1256;
-        if (t644 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t644, 0.0);
+        const int64_t t630 = v_x1145;
+        if (t630 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t630, 0.0);
           goto fail;
         }
-        const int64_t t645 = t644 > 0 ? (t644 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t646 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t645);
-        int32_t *t647 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t645);
-        RT_PARALLEL_FOR_IF(t645 > 1)
-        for (int64_t t648 = 0; t648 < t645; t648++) {
-          int32_t t648a0;
-          int32_t t648a1;
-          t648a0 = 0;
-          t648a1 = 0;
-          const int64_t t648_end = (t648 + 1) * RT_CHUNK < t644 ? (t648 + 1) * RT_CHUNK : t644;
-          for (int64_t t649 = t648 * RT_CHUNK; t649 < t648_end; t649++) {
-            const int32_t t650 = (int32_t)t649;
-            int32_t t648x0;
-            int32_t t648x1;
-            int t652 = 0; /* nonzero: a check below failed */
-            int t653 = (uint64_t)(int64_t)t650 < (uint64_t)v_x1251_n;
-            int32_t t651 = t653 ? v_x1251_d[t650] : 0;
-            t652 |= !t653;
-            uint8_t t655 = rt_le_i(t651, 1);
-            int32_t t657 = rt_btoi_b(t655);
-            uint8_t t659 = rt_not_b(t655);
-            int32_t t661 = rt_btoi_b(t659);
-            if (__builtin_expect(t652 != 0, 0)) { /* again, recording the error */
-              int32_t t662;
-              if ((uint64_t)(int64_t)t650 < (uint64_t)v_x1251_n) {
-                t662 = v_x1251_d[t650];
+        const int64_t t631 = t630 > 0 ? (t630 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t632 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t631);
+        int32_t *t633 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t631);
+        RT_PARALLEL_FOR_IF(t631 > 1)
+        for (int64_t t634 = 0; t634 < t631; t634++) {
+          int32_t t634a0;
+          int32_t t634a1;
+          t634a0 = 0;
+          t634a1 = 0;
+          const int64_t t634_end = (t634 + 1) * RT_CHUNK < t630 ? (t634 + 1) * RT_CHUNK : t630;
+          for (int64_t t635 = t634 * RT_CHUNK; t635 < t634_end; t635++) {
+            const int32_t t636 = (int32_t)t635;
+            int32_t t634x0;
+            int32_t t634x1;
+            int t638 = 0; /* nonzero: a check below failed */
+            int t639 = (uint64_t)(int64_t)t636 < (uint64_t)v_x1140_n;
+            int32_t t637 = t639 ? v_x1140_d[t636] : 0;
+            t638 |= !t639;
+            uint8_t t641 = rt_le_i(t637, 1);
+            int32_t t643 = rt_btoi_b(t641);
+            uint8_t t645 = rt_not_b(t641);
+            int32_t t647 = rt_btoi_b(t645);
+            if (__builtin_expect(t638 != 0, 0)) { /* again, recording the error */
+              int32_t t648;
+              if ((uint64_t)(int64_t)t636 < (uint64_t)v_x1140_n) {
+                t648 = v_x1140_d[t636];
               } else {
-                NESSIE_RECORD(err, t649, RT_CHECK_INDEX, 0, 0, RT_GATHER, t650, v_x1251_n, 0.0);
-                t662 = 0;
+                NESSIE_RECORD(err, t635, RT_CHECK_INDEX, 0, 0, RT_GATHER, t636, v_x1140_n, 0.0);
+                t648 = 0;
               }
-              uint8_t t664 = rt_le_i(t662, 1);
-              int32_t t666 = rt_btoi_b(t664);
-              uint8_t t668 = rt_not_b(t664);
-              int32_t t670 = rt_btoi_b(t668);
+              uint8_t t650 = rt_le_i(t648, 1);
+              int32_t t652 = rt_btoi_b(t650);
+              uint8_t t654 = rt_not_b(t650);
+              int32_t t656 = rt_btoi_b(t654);
             }
-            t648x0 = t657;
-            t648x1 = t661;
-            int32_t t672 = rt_add_i(t648a0, t648x0);
-            int32_t t674 = rt_add_i(t648a1, t648x1);
-            t648a0 = t672;
-            t648a1 = t674;
+            t634x0 = t643;
+            t634x1 = t647;
+            int32_t t658 = rt_add_i(t634a0, t634x0);
+            int32_t t660 = rt_add_i(t634a1, t634x1);
+            t634a0 = t658;
+            t634a1 = t660;
           }
-          t646[t648] = t648a0;
-          t647[t648] = t648a1;
+          t632[t634] = t634a0;
+          t633[t634] = t634a1;
         }
-        int32_t t648t0;
-        int32_t t648t1;
-        t648t0 = 0;
-        t648t1 = 0;
-        for (int64_t t648 = 0; t648 < t645; t648++) {
-          const int32_t t675 = t646[t648];
-          const int32_t t676 = t647[t648];
-          int32_t t678 = rt_add_i(t648t0, t675);
-          int32_t t680 = rt_add_i(t648t1, t676);
-          t648t0 = t678;
-          t648t1 = t680;
+        int32_t t634t0;
+        int32_t t634t1;
+        t634t0 = 0;
+        t634t1 = 0;
+        for (int64_t t634 = 0; t634 < t631; t634++) {
+          const int32_t t661 = t632[t634];
+          const int32_t t662 = t633[t634];
+          int32_t t664 = rt_add_i(t634t0, t661);
+          int32_t t666 = rt_add_i(t634t1, t662);
+          t634t0 = t664;
+          t634t1 = t666;
         }
-        v_x1271 = t648t0;
-        rt_free(t646);
-        v_x1277 = t648t1;
-        rt_free(t647);
+        v_x1160 = t634t0;
+        rt_free(t632);
+        v_x1166 = t634t1;
+        rt_free(t633);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t681 = v_x1256;
-          if (t681 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t681, 0.0);
+          const int64_t t667 = v_x1145;
+          if (t667 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t667, 0.0);
             goto fail;
           }
-          const int64_t t682 = t681 > 0 ? (t681 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t683 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t682);
-          int32_t *t684 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t682);
-          RT_PARALLEL_FOR_IF(t682 > 1)
-          for (int64_t t685 = 0; t685 < t682; t685++) {
-            int32_t t685a0;
-            int32_t t685a1;
-            t685a0 = 0;
-            t685a1 = 0;
-            const int64_t t685_end = (t685 + 1) * RT_CHUNK < t681 ? (t685 + 1) * RT_CHUNK : t681;
-            for (int64_t t686 = t685 * RT_CHUNK; t686 < t685_end; t686++) {
-              const int32_t t687 = (int32_t)t686;
-              int32_t t685x0;
-              int32_t t685x1;
-              int t689 = 0; /* nonzero: a check below failed */
-              int t690 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n;
-              int32_t t688 = t690 ? v_x1251_d[t687] : 0;
-              t689 |= !t690;
-              uint8_t t692 = rt_le_i(t688, 1);
-              int32_t t694 = rt_btoi_b(t692);
-              uint8_t t696 = rt_not_b(t692);
-              int32_t t698 = rt_btoi_b(t696);
-              if (__builtin_expect(t689 != 0, 0)) { /* again, recording the error */
-                int32_t t699;
-                if ((uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n) {
-                  t699 = v_x1251_d[t687];
+          const int64_t t668 = t667 > 0 ? (t667 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t669 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
+          int32_t *t670 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t668);
+          RT_PARALLEL_FOR_IF(t668 > 1)
+          for (int64_t t671 = 0; t671 < t668; t671++) {
+            int32_t t671a0;
+            int32_t t671a1;
+            t671a0 = 0;
+            t671a1 = 0;
+            const int64_t t671_end = (t671 + 1) * RT_CHUNK < t667 ? (t671 + 1) * RT_CHUNK : t667;
+            for (int64_t t672 = t671 * RT_CHUNK; t672 < t671_end; t672++) {
+              const int32_t t673 = (int32_t)t672;
+              int32_t t671x0;
+              int32_t t671x1;
+              int t675 = 0; /* nonzero: a check below failed */
+              int t676 = (uint64_t)(int64_t)t673 < (uint64_t)v_x1140_n;
+              int32_t t674 = t676 ? v_x1140_d[t673] : 0;
+              t675 |= !t676;
+              uint8_t t678 = rt_le_i(t674, 1);
+              int32_t t680 = rt_btoi_b(t678);
+              uint8_t t682 = rt_not_b(t678);
+              int32_t t684 = rt_btoi_b(t682);
+              if (__builtin_expect(t675 != 0, 0)) { /* again, recording the error */
+                int32_t t685;
+                if ((uint64_t)(int64_t)t673 < (uint64_t)v_x1140_n) {
+                  t685 = v_x1140_d[t673];
                 } else {
-                  NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, v_x1251_n, 0.0);
-                  t699 = 0;
+                  NESSIE_RECORD(err, t672, RT_CHECK_INDEX, 0, 0, RT_GATHER, t673, v_x1140_n, 0.0);
+                  t685 = 0;
                 }
-                uint8_t t701 = rt_le_i(t699, 1);
-                int32_t t703 = rt_btoi_b(t701);
-                uint8_t t705 = rt_not_b(t701);
-                int32_t t707 = rt_btoi_b(t705);
+                uint8_t t687 = rt_le_i(t685, 1);
+                int32_t t689 = rt_btoi_b(t687);
+                uint8_t t691 = rt_not_b(t687);
+                int32_t t693 = rt_btoi_b(t691);
               }
-              t685x0 = t694;
-              t685x1 = t698;
-              int32_t t709 = rt_add_i(t685a0, t685x0);
-              int32_t t711 = rt_add_i(t685a1, t685x1);
-              t685a0 = t709;
-              t685a1 = t711;
+              t671x0 = t680;
+              t671x1 = t684;
+              int32_t t695 = rt_add_i(t671a0, t671x0);
+              int32_t t697 = rt_add_i(t671a1, t671x1);
+              t671a0 = t695;
+              t671a1 = t697;
             }
-            t683[t685] = t685a0;
-            t684[t685] = t685a1;
+            t669[t671] = t671a0;
+            t670[t671] = t671a1;
           }
-          int32_t t685t0;
-          int32_t t685t1;
-          t685t0 = 0;
-          t685t1 = 0;
-          for (int64_t t685 = 0; t685 < t682; t685++) {
-            const int32_t t712 = t683[t685];
-            t683[t685] = t685t0;
-            const int32_t t713 = t684[t685];
-            t684[t685] = t685t1;
-            int32_t t715 = rt_add_i(t685t0, t712);
-            int32_t t717 = rt_add_i(t685t1, t713);
-            t685t0 = t715;
-            t685t1 = t717;
+          int32_t t671t0;
+          int32_t t671t1;
+          t671t0 = 0;
+          t671t1 = 0;
+          for (int64_t t671 = 0; t671 < t668; t671++) {
+            const int32_t t698 = t669[t671];
+            t669[t671] = t671t0;
+            const int32_t t699 = t670[t671];
+            t670[t671] = t671t1;
+            int32_t t701 = rt_add_i(t671t0, t698);
+            int32_t t703 = rt_add_i(t671t1, t699);
+            t671t0 = t701;
+            t671t1 = t703;
           }
-          v_x1281 = rt_value_new(rt_vec_type(RT_INT), t681);
-          int32_t *v_x1281_d = v_x1281->data.i;
-          const int64_t v_x1281_n = v_x1281->len;
-          v_x1285 = rt_value_new(rt_vec_type(RT_INT), t681);
-          int32_t *v_x1285_d = v_x1285->data.i;
-          const int64_t v_x1285_n = v_x1285->len;
-          RT_PARALLEL_FOR_IF(t682 > 1)
-          for (int64_t t685 = 0; t685 < t682; t685++) {
-            int32_t t685p0;
-            int32_t t685p1;
-            t685p0 = t683[t685];
-            t685p1 = t684[t685];
-            const int64_t t685_end = (t685 + 1) * RT_CHUNK < t681 ? (t685 + 1) * RT_CHUNK : t681;
-            for (int64_t t686 = t685 * RT_CHUNK; t686 < t685_end; t686++) {
-              const int32_t t687 = (int32_t)t686;
-              v_x1281_d[t686] = t685p0;
-              v_x1285_d[t686] = t685p1;
-              int32_t t685y0;
-              int32_t t685y1;
-              int t719 = 0; /* nonzero: a check below failed */
-              int t720 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n;
-              int32_t t718 = t720 ? v_x1251_d[t687] : 0;
-              t719 |= !t720;
-              uint8_t t722 = rt_le_i(t718, 1);
-              int32_t t724 = rt_btoi_b(t722);
-              uint8_t t726 = rt_not_b(t722);
-              int32_t t728 = rt_btoi_b(t726);
-              if (__builtin_expect(t719 != 0, 0)) { /* again, recording the error */
-                int32_t t729;
-                if ((uint64_t)(int64_t)t687 < (uint64_t)v_x1251_n) {
-                  t729 = v_x1251_d[t687];
+          v_x1170 = rt_value_new(rt_vec_type(RT_INT), t667);
+          int32_t *v_x1170_d = v_x1170->data.i;
+          const int64_t v_x1170_n = v_x1170->len;
+          v_x1174 = rt_value_new(rt_vec_type(RT_INT), t667);
+          int32_t *v_x1174_d = v_x1174->data.i;
+          const int64_t v_x1174_n = v_x1174->len;
+          RT_PARALLEL_FOR_IF(t668 > 1)
+          for (int64_t t671 = 0; t671 < t668; t671++) {
+            int32_t t671p0;
+            int32_t t671p1;
+            t671p0 = t669[t671];
+            t671p1 = t670[t671];
+            const int64_t t671_end = (t671 + 1) * RT_CHUNK < t667 ? (t671 + 1) * RT_CHUNK : t667;
+            for (int64_t t672 = t671 * RT_CHUNK; t672 < t671_end; t672++) {
+              const int32_t t673 = (int32_t)t672;
+              v_x1170_d[t672] = t671p0;
+              v_x1174_d[t672] = t671p1;
+              int32_t t671y0;
+              int32_t t671y1;
+              int t705 = 0; /* nonzero: a check below failed */
+              int t706 = (uint64_t)(int64_t)t673 < (uint64_t)v_x1140_n;
+              int32_t t704 = t706 ? v_x1140_d[t673] : 0;
+              t705 |= !t706;
+              uint8_t t708 = rt_le_i(t704, 1);
+              int32_t t710 = rt_btoi_b(t708);
+              uint8_t t712 = rt_not_b(t708);
+              int32_t t714 = rt_btoi_b(t712);
+              if (__builtin_expect(t705 != 0, 0)) { /* again, recording the error */
+                int32_t t715;
+                if ((uint64_t)(int64_t)t673 < (uint64_t)v_x1140_n) {
+                  t715 = v_x1140_d[t673];
                 } else {
-                  NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t687, v_x1251_n, 0.0);
-                  t729 = 0;
+                  NESSIE_RECORD(err, t672, RT_CHECK_INDEX, 0, 0, RT_GATHER, t673, v_x1140_n, 0.0);
+                  t715 = 0;
                 }
-                uint8_t t731 = rt_le_i(t729, 1);
-                int32_t t733 = rt_btoi_b(t731);
-                uint8_t t735 = rt_not_b(t731);
-                int32_t t737 = rt_btoi_b(t735);
+                uint8_t t717 = rt_le_i(t715, 1);
+                int32_t t719 = rt_btoi_b(t717);
+                uint8_t t721 = rt_not_b(t717);
+                int32_t t723 = rt_btoi_b(t721);
               }
-              t685y0 = t724;
-              t685y1 = t728;
-              int32_t t739 = rt_add_i(t685p0, t685y0);
-              int32_t t741 = rt_add_i(t685p1, t685y1);
-              t685p0 = t739;
-              t685p1 = t741;
+              t671y0 = t710;
+              t671y1 = t714;
+              int32_t t725 = rt_add_i(t671p0, t671y0);
+              int32_t t727 = rt_add_i(t671p1, t671y1);
+              t671p0 = t725;
+              t671p1 = t727;
             }
           }
-          rt_free(t683);
-          rt_free(t684);
+          rt_free(t669);
+          rt_free(t670);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1264 = v_x1264;
-  *out_v_x1271 = v_x1271;
-  *out_v_x1277 = v_x1277;
-  *out_v_x1281 = v_x1281;
-  *out_v_x1285 = v_x1285;
-  rt_release(v_x1263);
-  rt_release(v_x1265);
+  *out_v_x1142 = v_x1142;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1160 = v_x1160;
+  *out_v_x1166 = v_x1166;
+  *out_v_x1170 = v_x1170;
+  *out_v_x1174 = v_x1174;
+  rt_release(v_x1152);
+  rt_release(v_x1154);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-  rt_release(v_x1264);
-  rt_release(v_x1265);
-  rt_release(v_x1281);
-  rt_release(v_x1285);
+  rt_release(v_x1142);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1154);
+  rt_release(v_x1170);
+  rt_release(v_x1174);
 }
 
-/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316) {
+/* K22: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1175, RtValue *v_x1176, RtValue *v_x1179, int32_t v_x1184, RtValue **out_v_x1181, RtValue **out_v_x1186, int32_t *out_v_x1197, int32_t *out_v_x1198, int32_t *out_v_x1199, RtValue **out_v_x1201, RtValue **out_v_x1205) {
   (void)loc;
   (void)run;
-  int32_t *v_x1286_d = v_x1286->data.i;
-  const int64_t v_x1286_n = v_x1286->len;
-  int32_t *v_x1287_d = v_x1287->data.i;
-  const int64_t v_x1287_n = v_x1287->len;
-  int32_t *v_x1290_d = v_x1290->data.i;
-  const int64_t v_x1290_n = v_x1290->len;
-  int32_t v_x1307 = 0;
-  int32_t v_x1308 = 0;
-  int32_t v_x1309 = 0;
-  int32_t v_x1310 = 0;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1297 = NULL;
-  RtValue *v_x1312 = NULL;
-  RtValue *v_x1316 = NULL;
+  int32_t *v_x1175_d = v_x1175->data.i;
+  const int64_t v_x1175_n = v_x1175->len;
+  int32_t *v_x1176_d = v_x1176->data.i;
+  const int64_t v_x1176_n = v_x1176->len;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t v_x1196 = 0;
+  int32_t v_x1197 = 0;
+  int32_t v_x1198 = 0;
+  int32_t v_x1199 = 0;
+  RtValue *v_x1181 = NULL;
+  RtValue *v_x1186 = NULL;
+  RtValue *v_x1201 = NULL;
+  RtValue *v_x1205 = NULL;
   /* REDUCE */
   {
-    const int64_t t742 = v_x1295;
-    if (t742 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t742, 0.0);
+    const int64_t t728 = v_x1184;
+    if (t728 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t728, 0.0);
       goto fail;
     }
-    const int64_t t743 = t742 > 0 ? (t742 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t744 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    int32_t *t745 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    int32_t *t746 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    int32_t *t747 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t743);
-    RT_PARALLEL_FOR_IF(t743 > 1)
-    for (int64_t t748 = 0; t748 < t743; t748++) {
-      int32_t t748a0;
-      int32_t t748a1;
-      int32_t t748a2;
-      int32_t t748a3;
-      t748a0 = 2147483647;
-      t748a1 = 0;
-      t748a2 = 1;
-      t748a3 = 1;
-      const int64_t t748_end = (t748 + 1) * RT_CHUNK < t742 ? (t748 + 1) * RT_CHUNK : t742;
-      for (int64_t t749 = t748 * RT_CHUNK; t749 < t748_end; t749++) {
-        const int32_t t750 = (int32_t)t749;
-        int32_t t748x0;
-        int32_t t748x1;
-        int32_t t748x2;
-        int32_t t748x3;
-        int t752 = 0; /* nonzero: a check below failed */
-        int t753 = (uint64_t)(int64_t)t750 < (uint64_t)v_x1286_n;
-        int32_t t751 = t753 ? v_x1286_d[t750] : 0;
-        t752 |= !t753;
-        int t755 = (uint64_t)(int64_t)t751 < (uint64_t)v_x1290_n;
-        int32_t t754 = t755 ? v_x1290_d[t751] : 0;
-        t752 |= !t755;
-        int t757 = (uint64_t)(int64_t)t751 < (uint64_t)v_x1287_n;
-        int32_t t756 = t757 ? v_x1287_d[t751] : 0;
-        t752 |= !t757;
-        int32_t t759 = rt_add_i(t754, t756);
-        uint8_t t761 = rt_le_i(t754, t759);
+    const int64_t t729 = t728 > 0 ? (t728 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t730 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t729);
+    int32_t *t731 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t729);
+    int32_t *t732 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t729);
+    int32_t *t733 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t729);
+    RT_PARALLEL_FOR_IF(t729 > 1)
+    for (int64_t t734 = 0; t734 < t729; t734++) {
+      int32_t t734a0;
+      int32_t t734a1;
+      int32_t t734a2;
+      int32_t t734a3;
+      t734a0 = 2147483647;
+      t734a1 = 0;
+      t734a2 = 1;
+      t734a3 = 1;
+      const int64_t t734_end = (t734 + 1) * RT_CHUNK < t728 ? (t734 + 1) * RT_CHUNK : t728;
+      for (int64_t t735 = t734 * RT_CHUNK; t735 < t734_end; t735++) {
+        const int32_t t736 = (int32_t)t735;
+        int32_t t734x0;
+        int32_t t734x1;
+        int32_t t734x2;
+        int32_t t734x3;
+        int t738 = 0; /* nonzero: a check below failed */
+        int t739 = (uint64_t)(int64_t)t736 < (uint64_t)v_x1175_n;
+        int32_t t737 = t739 ? v_x1175_d[t736] : 0;
+        t738 |= !t739;
+        int t741 = (uint64_t)(int64_t)t737 < (uint64_t)v_x1179_n;
+        int32_t t740 = t741 ? v_x1179_d[t737] : 0;
+        t738 |= !t741;
+        int t743 = (uint64_t)(int64_t)t737 < (uint64_t)v_x1176_n;
+        int32_t t742 = t743 ? v_x1176_d[t737] : 0;
+        t738 |= !t743;
+        int32_t t745 = rt_add_i(t740, t742);
+        uint8_t t747 = rt_le_i(t740, t745);
+        int32_t t748;
+        if (t747) {
+          t748 = 2147483647;
+        } else {
+          t748 = t736;
+        }
+        if (__builtin_expect(t738 != 0, 0)) { /* again, recording the error */
+          int32_t t749;
+          if ((uint64_t)(int64_t)t736 < (uint64_t)v_x1175_n) {
+            t749 = v_x1175_d[t736];
+          } else {
+            NESSIE_RECORD(err, t735, RT_CHECK_INDEX, 0, 0, RT_GATHER, t736, v_x1175_n, 0.0);
+            t749 = 0;
+          }
+          int32_t t750;
+          if ((uint64_t)(int64_t)t749 < (uint64_t)v_x1179_n) {
+            t750 = v_x1179_d[t749];
+          } else {
+            NESSIE_RECORD(err, t735, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, v_x1179_n, 0.0);
+            t750 = 0;
+          }
+          int32_t t751;
+          if ((uint64_t)(int64_t)t749 < (uint64_t)v_x1176_n) {
+            t751 = v_x1176_d[t749];
+          } else {
+            NESSIE_RECORD(err, t735, RT_CHECK_INDEX, 0, 0, RT_GATHER, t749, v_x1176_n, 0.0);
+            t751 = 0;
+          }
+          int32_t t753 = rt_add_i(t750, t751);
+          uint8_t t755 = rt_le_i(t750, t753);
+          int32_t t756;
+          if (t755) {
+            t756 = 2147483647;
+          } else {
+            t756 = t736;
+          }
+        }
+        t734x0 = t748;
+        t734x1 = t740;
+        t734x2 = t745;
+        t734x3 = 1;
+        uint8_t t758 = rt_le_i(t734a0, t734x0);
+        int32_t t759;
+        if (t758) {
+          t759 = t734a0;
+        } else {
+          t759 = t734x0;
+        }
+        int32_t t760;
+        if (t758) {
+          t760 = t734a1;
+        } else {
+          t760 = t734x1;
+        }
+        int32_t t761;
+        if (t758) {
+          t761 = t734a2;
+        } else {
+          t761 = t734x2;
+        }
         int32_t t762;
-        if (t761) {
-          t762 = 2147483647;
+        if (t758) {
+          t762 = t734a3;
         } else {
-          t762 = t750;
+          t762 = t734x3;
         }
-        if (__builtin_expect(t752 != 0, 0)) { /* again, recording the error */
-          int32_t t763;
-          if ((uint64_t)(int64_t)t750 < (uint64_t)v_x1286_n) {
-            t763 = v_x1286_d[t750];
-          } else {
-            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_x1286_n, 0.0);
-            t763 = 0;
-          }
-          int32_t t764;
-          if ((uint64_t)(int64_t)t763 < (uint64_t)v_x1290_n) {
-            t764 = v_x1290_d[t763];
-          } else {
-            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_x1290_n, 0.0);
-            t764 = 0;
-          }
-          int32_t t765;
-          if ((uint64_t)(int64_t)t763 < (uint64_t)v_x1287_n) {
-            t765 = v_x1287_d[t763];
-          } else {
-            NESSIE_RECORD(err, t749, RT_CHECK_INDEX, 0, 0, RT_GATHER, t763, v_x1287_n, 0.0);
-            t765 = 0;
-          }
-          int32_t t767 = rt_add_i(t764, t765);
-          uint8_t t769 = rt_le_i(t764, t767);
-          int32_t t770;
-          if (t769) {
-            t770 = 2147483647;
-          } else {
-            t770 = t750;
-          }
-        }
-        t748x0 = t762;
-        t748x1 = t754;
-        t748x2 = t759;
-        t748x3 = 1;
-        uint8_t t772 = rt_le_i(t748a0, t748x0);
-        int32_t t773;
-        if (t772) {
-          t773 = t748a0;
-        } else {
-          t773 = t748x0;
-        }
-        int32_t t774;
-        if (t772) {
-          t774 = t748a1;
-        } else {
-          t774 = t748x1;
-        }
-        int32_t t775;
-        if (t772) {
-          t775 = t748a2;
-        } else {
-          t775 = t748x2;
-        }
-        int32_t t776;
-        if (t772) {
-          t776 = t748a3;
-        } else {
-          t776 = t748x3;
-        }
-        t748a0 = t773;
-        t748a1 = t774;
-        t748a2 = t775;
-        t748a3 = t776;
+        t734a0 = t759;
+        t734a1 = t760;
+        t734a2 = t761;
+        t734a3 = t762;
       }
-      t744[t748] = t748a0;
-      t745[t748] = t748a1;
-      t746[t748] = t748a2;
-      t747[t748] = t748a3;
+      t730[t734] = t734a0;
+      t731[t734] = t734a1;
+      t732[t734] = t734a2;
+      t733[t734] = t734a3;
     }
-    int32_t t748t0;
-    int32_t t748t1;
-    int32_t t748t2;
-    int32_t t748t3;
-    t748t0 = 2147483647;
-    t748t1 = 0;
-    t748t2 = 1;
-    t748t3 = 1;
-    for (int64_t t748 = 0; t748 < t743; t748++) {
-      const int32_t t777 = t744[t748];
-      const int32_t t778 = t745[t748];
-      const int32_t t779 = t746[t748];
-      const int32_t t780 = t747[t748];
-      uint8_t t782 = rt_le_i(t748t0, t777);
-      int32_t t783;
-      if (t782) {
-        t783 = t748t0;
+    int32_t t734t0;
+    int32_t t734t1;
+    int32_t t734t2;
+    int32_t t734t3;
+    t734t0 = 2147483647;
+    t734t1 = 0;
+    t734t2 = 1;
+    t734t3 = 1;
+    for (int64_t t734 = 0; t734 < t729; t734++) {
+      const int32_t t763 = t730[t734];
+      const int32_t t764 = t731[t734];
+      const int32_t t765 = t732[t734];
+      const int32_t t766 = t733[t734];
+      uint8_t t768 = rt_le_i(t734t0, t763);
+      int32_t t769;
+      if (t768) {
+        t769 = t734t0;
       } else {
-        t783 = t777;
+        t769 = t763;
       }
-      int32_t t784;
-      if (t782) {
-        t784 = t748t1;
+      int32_t t770;
+      if (t768) {
+        t770 = t734t1;
       } else {
-        t784 = t778;
+        t770 = t764;
       }
-      int32_t t785;
-      if (t782) {
-        t785 = t748t2;
+      int32_t t771;
+      if (t768) {
+        t771 = t734t2;
       } else {
-        t785 = t779;
+        t771 = t765;
       }
-      int32_t t786;
-      if (t782) {
-        t786 = t748t3;
+      int32_t t772;
+      if (t768) {
+        t772 = t734t3;
       } else {
-        t786 = t780;
+        t772 = t766;
       }
-      t748t0 = t783;
-      t748t1 = t784;
-      t748t2 = t785;
-      t748t3 = t786;
+      t734t0 = t769;
+      t734t1 = t770;
+      t734t2 = t771;
+      t734t3 = t772;
     }
-    v_x1307 = t748t0;
-    rt_free(t744);
-    v_x1308 = t748t1;
-    rt_free(t745);
-    v_x1309 = t748t2;
-    rt_free(t746);
-    v_x1310 = t748t3;
-    rt_free(t747);
+    v_x1196 = t734t0;
+    rt_free(t730);
+    v_x1197 = t734t1;
+    rt_free(t731);
+    v_x1198 = t734t2;
+    rt_free(t732);
+    v_x1199 = t734t3;
+    rt_free(t733);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t787 = v_x1295;
-      if (t787 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t787, 0.0);
+      const int64_t t773 = v_x1184;
+      if (t773 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t773, 0.0);
         goto fail;
       }
-      v_x1292 = rt_value_new(rt_vec_type(RT_INT), t787);
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      v_x1297 = rt_value_new(rt_vec_type(RT_INT), t787);
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      v_x1312 = rt_value_new(rt_vec_type(RT_INT), t787);
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
-      RT_PARALLEL_FOR_IF(t787 >= RT_PARALLEL_MIN)
-      for (int64_t t788 = 0; t788 < t787; t788++) {
-        const int32_t t789 = (int32_t)t788;
-        int t791 = 0; /* nonzero: a check below failed */
-        int t792 = (uint64_t)(int64_t)t789 < (uint64_t)v_x1286_n;
-        int32_t t790 = t792 ? v_x1286_d[t789] : 0;
-        t791 |= !t792;
-        int t794 = (uint64_t)(int64_t)t790 < (uint64_t)v_x1290_n;
-        int32_t t793 = t794 ? v_x1290_d[t790] : 0;
-        t791 |= !t794;
-        int t796 = (uint64_t)(int64_t)t790 < (uint64_t)v_x1287_n;
-        int32_t t795 = t796 ? v_x1287_d[t790] : 0;
-        t791 |= !t796;
-        int32_t t798 = rt_add_i(t793, t795);
-        int32_t t800 = rt_sub_i(t798, t793);
-        if (__builtin_expect(t791 != 0, 0)) { /* again, recording the error */
-          int32_t t801;
-          if ((uint64_t)(int64_t)t789 < (uint64_t)v_x1286_n) {
-            t801 = v_x1286_d[t789];
+      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t773);
+      int32_t *v_x1181_d = v_x1181->data.i;
+      const int64_t v_x1181_n = v_x1181->len;
+      v_x1186 = rt_value_new(rt_vec_type(RT_INT), t773);
+      int32_t *v_x1186_d = v_x1186->data.i;
+      const int64_t v_x1186_n = v_x1186->len;
+      v_x1201 = rt_value_new(rt_vec_type(RT_INT), t773);
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
+      RT_PARALLEL_FOR_IF(t773 >= RT_PARALLEL_MIN)
+      for (int64_t t774 = 0; t774 < t773; t774++) {
+        const int32_t t775 = (int32_t)t774;
+        int t777 = 0; /* nonzero: a check below failed */
+        int t778 = (uint64_t)(int64_t)t775 < (uint64_t)v_x1175_n;
+        int32_t t776 = t778 ? v_x1175_d[t775] : 0;
+        t777 |= !t778;
+        int t780 = (uint64_t)(int64_t)t776 < (uint64_t)v_x1179_n;
+        int32_t t779 = t780 ? v_x1179_d[t776] : 0;
+        t777 |= !t780;
+        int t782 = (uint64_t)(int64_t)t776 < (uint64_t)v_x1176_n;
+        int32_t t781 = t782 ? v_x1176_d[t776] : 0;
+        t777 |= !t782;
+        int32_t t784 = rt_add_i(t779, t781);
+        int32_t t786 = rt_sub_i(t784, t779);
+        if (__builtin_expect(t777 != 0, 0)) { /* again, recording the error */
+          int32_t t787;
+          if ((uint64_t)(int64_t)t775 < (uint64_t)v_x1175_n) {
+            t787 = v_x1175_d[t775];
           } else {
-            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t789, v_x1286_n, 0.0);
-            t801 = 0;
+            NESSIE_RECORD(err, t774, RT_CHECK_INDEX, 0, 0, RT_GATHER, t775, v_x1175_n, 0.0);
+            t787 = 0;
           }
-          int32_t t802;
-          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1290_n) {
-            t802 = v_x1290_d[t801];
+          int32_t t788;
+          if ((uint64_t)(int64_t)t787 < (uint64_t)v_x1179_n) {
+            t788 = v_x1179_d[t787];
           } else {
-            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1290_n, 0.0);
-            t802 = 0;
+            NESSIE_RECORD(err, t774, RT_CHECK_INDEX, 0, 0, RT_GATHER, t787, v_x1179_n, 0.0);
+            t788 = 0;
           }
-          int32_t t803;
-          if ((uint64_t)(int64_t)t801 < (uint64_t)v_x1287_n) {
-            t803 = v_x1287_d[t801];
+          int32_t t789;
+          if ((uint64_t)(int64_t)t787 < (uint64_t)v_x1176_n) {
+            t789 = v_x1176_d[t787];
           } else {
-            NESSIE_RECORD(err, t788, RT_CHECK_INDEX, 0, 0, RT_GATHER, t801, v_x1287_n, 0.0);
-            t803 = 0;
+            NESSIE_RECORD(err, t774, RT_CHECK_INDEX, 0, 0, RT_GATHER, t787, v_x1176_n, 0.0);
+            t789 = 0;
           }
-          int32_t t805 = rt_add_i(t802, t803);
-          int32_t t807 = rt_sub_i(t805, t802);
+          int32_t t791 = rt_add_i(t788, t789);
+          int32_t t793 = rt_sub_i(t791, t788);
         }
-        v_x1292_d[t788] = t793;
-        v_x1297_d[t788] = 1;
-        v_x1312_d[t788] = t800;
+        v_x1181_d[t774] = t779;
+        v_x1186_d[t774] = 1;
+        v_x1201_d[t774] = t786;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
+      int32_t *v_x1181_d = v_x1181->data.i;
+      const int64_t v_x1181_n = v_x1181->len;
+      int32_t *v_x1186_d = v_x1186->data.i;
+      const int64_t v_x1186_n = v_x1186->len;
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
       /* SCAN */
       {
-        const int64_t t808 = v_x1295;
-        if (t808 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0);
+        const int64_t t794 = v_x1184;
+        if (t794 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t794, 0.0);
           goto fail;
         }
-        const int64_t t809 = t808 > 0 ? (t808 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t810 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
-        RT_PARALLEL_FOR_IF(t809 > 1)
-        for (int64_t t811 = 0; t811 < t809; t811++) {
-          int32_t t811a0;
-          t811a0 = 0;
-          const int64_t t811_end = (t811 + 1) * RT_CHUNK < t808 ? (t811 + 1) * RT_CHUNK : t808;
-          for (int64_t t812 = t811 * RT_CHUNK; t812 < t811_end; t812++) {
-            const int32_t t813 = (int32_t)t812;
-            int32_t t811x0;
-            int t815 = 0; /* nonzero: a check below failed */
-            int t816 = (uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n;
-            int32_t t814 = t816 ? v_x1286_d[t813] : 0;
-            t815 |= !t816;
-            int t818 = (uint64_t)(int64_t)t814 < (uint64_t)v_x1290_n;
-            int32_t t817 = t818 ? v_x1290_d[t814] : 0;
-            t815 |= !t818;
-            int t820 = (uint64_t)(int64_t)t814 < (uint64_t)v_x1287_n;
-            int32_t t819 = t820 ? v_x1287_d[t814] : 0;
-            t815 |= !t820;
-            int32_t t822 = rt_add_i(t817, t819);
-            int32_t t824 = rt_sub_i(t822, t817);
-            if (__builtin_expect(t815 != 0, 0)) { /* again, recording the error */
-              int32_t t825;
-              if ((uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n) {
-                t825 = v_x1286_d[t813];
+        const int64_t t795 = t794 > 0 ? (t794 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t796 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t795);
+        RT_PARALLEL_FOR_IF(t795 > 1)
+        for (int64_t t797 = 0; t797 < t795; t797++) {
+          int32_t t797a0;
+          t797a0 = 0;
+          const int64_t t797_end = (t797 + 1) * RT_CHUNK < t794 ? (t797 + 1) * RT_CHUNK : t794;
+          for (int64_t t798 = t797 * RT_CHUNK; t798 < t797_end; t798++) {
+            const int32_t t799 = (int32_t)t798;
+            int32_t t797x0;
+            int t801 = 0; /* nonzero: a check below failed */
+            int t802 = (uint64_t)(int64_t)t799 < (uint64_t)v_x1175_n;
+            int32_t t800 = t802 ? v_x1175_d[t799] : 0;
+            t801 |= !t802;
+            int t804 = (uint64_t)(int64_t)t800 < (uint64_t)v_x1179_n;
+            int32_t t803 = t804 ? v_x1179_d[t800] : 0;
+            t801 |= !t804;
+            int t806 = (uint64_t)(int64_t)t800 < (uint64_t)v_x1176_n;
+            int32_t t805 = t806 ? v_x1176_d[t800] : 0;
+            t801 |= !t806;
+            int32_t t808 = rt_add_i(t803, t805);
+            int32_t t810 = rt_sub_i(t808, t803);
+            if (__builtin_expect(t801 != 0, 0)) { /* again, recording the error */
+              int32_t t811;
+              if ((uint64_t)(int64_t)t799 < (uint64_t)v_x1175_n) {
+                t811 = v_x1175_d[t799];
               } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t813, v_x1286_n, 0.0);
-                t825 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t799, v_x1175_n, 0.0);
+                t811 = 0;
               }
-              int32_t t826;
-              if ((uint64_t)(int64_t)t825 < (uint64_t)v_x1290_n) {
-                t826 = v_x1290_d[t825];
+              int32_t t812;
+              if ((uint64_t)(int64_t)t811 < (uint64_t)v_x1179_n) {
+                t812 = v_x1179_d[t811];
               } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_x1290_n, 0.0);
-                t826 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t811, v_x1179_n, 0.0);
+                t812 = 0;
               }
-              int32_t t827;
-              if ((uint64_t)(int64_t)t825 < (uint64_t)v_x1287_n) {
-                t827 = v_x1287_d[t825];
+              int32_t t813;
+              if ((uint64_t)(int64_t)t811 < (uint64_t)v_x1176_n) {
+                t813 = v_x1176_d[t811];
               } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t825, v_x1287_n, 0.0);
-                t827 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t811, v_x1176_n, 0.0);
+                t813 = 0;
               }
-              int32_t t829 = rt_add_i(t826, t827);
-              int32_t t831 = rt_sub_i(t829, t826);
+              int32_t t815 = rt_add_i(t812, t813);
+              int32_t t817 = rt_sub_i(t815, t812);
             }
-            t811x0 = t824;
-            int32_t t833 = rt_add_i(t811a0, t811x0);
-            t811a0 = t833;
+            t797x0 = t810;
+            int32_t t819 = rt_add_i(t797a0, t797x0);
+            t797a0 = t819;
           }
-          t810[t811] = t811a0;
+          t796[t797] = t797a0;
         }
-        int32_t t811t0;
-        t811t0 = 0;
-        for (int64_t t811 = 0; t811 < t809; t811++) {
-          const int32_t t834 = t810[t811];
-          t810[t811] = t811t0;
-          int32_t t836 = rt_add_i(t811t0, t834);
-          t811t0 = t836;
+        int32_t t797t0;
+        t797t0 = 0;
+        for (int64_t t797 = 0; t797 < t795; t797++) {
+          const int32_t t820 = t796[t797];
+          t796[t797] = t797t0;
+          int32_t t822 = rt_add_i(t797t0, t820);
+          t797t0 = t822;
         }
-        v_x1316 = rt_value_new(rt_vec_type(RT_INT), t808);
-        int32_t *v_x1316_d = v_x1316->data.i;
-        const int64_t v_x1316_n = v_x1316->len;
-        RT_PARALLEL_FOR_IF(t809 > 1)
-        for (int64_t t811 = 0; t811 < t809; t811++) {
-          int32_t t811p0;
-          t811p0 = t810[t811];
-          const int64_t t811_end = (t811 + 1) * RT_CHUNK < t808 ? (t811 + 1) * RT_CHUNK : t808;
-          for (int64_t t812 = t811 * RT_CHUNK; t812 < t811_end; t812++) {
-            const int32_t t813 = (int32_t)t812;
-            v_x1316_d[t812] = t811p0;
-            int32_t t811y0;
-            int t838 = 0; /* nonzero: a check below failed */
-            int t839 = (uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n;
-            int32_t t837 = t839 ? v_x1286_d[t813] : 0;
-            t838 |= !t839;
-            int t841 = (uint64_t)(int64_t)t837 < (uint64_t)v_x1290_n;
-            int32_t t840 = t841 ? v_x1290_d[t837] : 0;
-            t838 |= !t841;
-            int t843 = (uint64_t)(int64_t)t837 < (uint64_t)v_x1287_n;
-            int32_t t842 = t843 ? v_x1287_d[t837] : 0;
-            t838 |= !t843;
-            int32_t t845 = rt_add_i(t840, t842);
-            int32_t t847 = rt_sub_i(t845, t840);
-            if (__builtin_expect(t838 != 0, 0)) { /* again, recording the error */
-              int32_t t848;
-              if ((uint64_t)(int64_t)t813 < (uint64_t)v_x1286_n) {
-                t848 = v_x1286_d[t813];
+        v_x1205 = rt_value_new(rt_vec_type(RT_INT), t794);
+        int32_t *v_x1205_d = v_x1205->data.i;
+        const int64_t v_x1205_n = v_x1205->len;
+        RT_PARALLEL_FOR_IF(t795 > 1)
+        for (int64_t t797 = 0; t797 < t795; t797++) {
+          int32_t t797p0;
+          t797p0 = t796[t797];
+          const int64_t t797_end = (t797 + 1) * RT_CHUNK < t794 ? (t797 + 1) * RT_CHUNK : t794;
+          for (int64_t t798 = t797 * RT_CHUNK; t798 < t797_end; t798++) {
+            const int32_t t799 = (int32_t)t798;
+            v_x1205_d[t798] = t797p0;
+            int32_t t797y0;
+            int t824 = 0; /* nonzero: a check below failed */
+            int t825 = (uint64_t)(int64_t)t799 < (uint64_t)v_x1175_n;
+            int32_t t823 = t825 ? v_x1175_d[t799] : 0;
+            t824 |= !t825;
+            int t827 = (uint64_t)(int64_t)t823 < (uint64_t)v_x1179_n;
+            int32_t t826 = t827 ? v_x1179_d[t823] : 0;
+            t824 |= !t827;
+            int t829 = (uint64_t)(int64_t)t823 < (uint64_t)v_x1176_n;
+            int32_t t828 = t829 ? v_x1176_d[t823] : 0;
+            t824 |= !t829;
+            int32_t t831 = rt_add_i(t826, t828);
+            int32_t t833 = rt_sub_i(t831, t826);
+            if (__builtin_expect(t824 != 0, 0)) { /* again, recording the error */
+              int32_t t834;
+              if ((uint64_t)(int64_t)t799 < (uint64_t)v_x1175_n) {
+                t834 = v_x1175_d[t799];
               } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t813, v_x1286_n, 0.0);
-                t848 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t799, v_x1175_n, 0.0);
+                t834 = 0;
               }
-              int32_t t849;
-              if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1290_n) {
-                t849 = v_x1290_d[t848];
+              int32_t t835;
+              if ((uint64_t)(int64_t)t834 < (uint64_t)v_x1179_n) {
+                t835 = v_x1179_d[t834];
               } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1290_n, 0.0);
-                t849 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x1179_n, 0.0);
+                t835 = 0;
               }
-              int32_t t850;
-              if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1287_n) {
-                t850 = v_x1287_d[t848];
+              int32_t t836;
+              if ((uint64_t)(int64_t)t834 < (uint64_t)v_x1176_n) {
+                t836 = v_x1176_d[t834];
               } else {
-                NESSIE_RECORD(err, t812, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1287_n, 0.0);
-                t850 = 0;
+                NESSIE_RECORD(err, t798, RT_CHECK_INDEX, 0, 0, RT_GATHER, t834, v_x1176_n, 0.0);
+                t836 = 0;
               }
-              int32_t t852 = rt_add_i(t849, t850);
-              int32_t t854 = rt_sub_i(t852, t849);
+              int32_t t838 = rt_add_i(t835, t836);
+              int32_t t840 = rt_sub_i(t838, t835);
             }
-            t811y0 = t847;
-            int32_t t856 = rt_add_i(t811p0, t811y0);
-            t811p0 = t856;
+            t797y0 = t833;
+            int32_t t842 = rt_add_i(t797p0, t797y0);
+            t797p0 = t842;
           }
         }
-        rt_free(t810);
+        rt_free(t796);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1292 = v_x1292;
-  *out_v_x1297 = v_x1297;
-  *out_v_x1308 = v_x1308;
-  *out_v_x1309 = v_x1309;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1312 = v_x1312;
-  *out_v_x1316 = v_x1316;
+  *out_v_x1181 = v_x1181;
+  *out_v_x1186 = v_x1186;
+  *out_v_x1197 = v_x1197;
+  *out_v_x1198 = v_x1198;
+  *out_v_x1199 = v_x1199;
+  *out_v_x1201 = v_x1201;
+  *out_v_x1205 = v_x1205;
   return;
 fail:
-  rt_release(v_x1292);
-  rt_release(v_x1297);
-  rt_release(v_x1312);
-  rt_release(v_x1316);
+  rt_release(v_x1181);
+  rt_release(v_x1186);
+  rt_release(v_x1201);
+  rt_release(v_x1205);
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1206, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue *v_x1213) {
   (void)loc;
   (void)run;
-  int32_t *v_x1317_d = v_x1317->data.i;
-  const int64_t v_x1317_n = v_x1317->len;
-  int32_t *v_x1318_d = v_x1318->data.i;
-  const int64_t v_x1318_n = v_x1318->len;
-  int32_t *v_x1319_d = v_x1319->data.i;
-  const int64_t v_x1319_n = v_x1319->len;
-  int32_t *v_x1320_d = v_x1320->data.i;
-  const int64_t v_x1320_n = v_x1320->len;
-  int32_t *v_x1324_d = v_x1324->data.i;
-  const int64_t v_x1324_n = v_x1324->len;
-  RtValue *v_x1326 = NULL;
+  int32_t *v_x1206_d = v_x1206->data.i;
+  const int64_t v_x1206_n = v_x1206->len;
+  int32_t *v_x1207_d = v_x1207->data.i;
+  const int64_t v_x1207_n = v_x1207->len;
+  int32_t *v_x1208_d = v_x1208->data.i;
+  const int64_t v_x1208_n = v_x1208->len;
+  int32_t *v_x1209_d = v_x1209->data.i;
+  const int64_t v_x1209_n = v_x1209->len;
+  int32_t *v_x1213_d = v_x1213->data.i;
+  const int64_t v_x1213_n = v_x1213->len;
+  RtValue *v_x1215 = NULL;
   /* MAP */
   {
-    const int64_t t857 = v_x1321;
-    if (t857 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t857, 0.0);
+    const int64_t t843 = v_x1210;
+    if (t843 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t843, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t857 >= RT_PARALLEL_MIN)
-    for (int64_t t858 = 0; t858 < t857; t858++) {
-      const int32_t t859 = (int32_t)t858;
-      int32_t t860; /* v_x1326: read by nothing */
-      int t862 = 0; /* nonzero: a check below failed */
-      int t863 = (uint64_t)(int64_t)t859 < (uint64_t)v_x1317_n;
-      int32_t t861 = t863 ? v_x1317_d[t859] : 0;
-      t862 |= !t863;
-      int t865 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1320_n;
-      int32_t t864 = t865 ? v_x1320_d[t861] : 0;
-      t862 |= !t865;
-      int t867 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1318_n;
-      int32_t t866 = t867 ? v_x1318_d[t861] : 0;
-      t862 |= !t867;
-      int32_t t869 = rt_sub_i(t859, t866);
-      int t871 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1319_n;
-      int32_t t870 = t871 ? v_x1319_d[t861] : 0;
-      t862 |= !t871;
-      int32_t t873 = rt_mul_i(t869, t870);
-      int32_t t875 = rt_add_i(t864, t873);
-      int t877 = (uint64_t)(int64_t)t875 < (uint64_t)v_x1324_n;
-      int32_t t876 = t877 ? v_x1324_d[t875] : 0;
-      t862 |= !t877;
-      if (__builtin_expect(t862 != 0, 0)) { /* again, recording the error */
-        int32_t t878;
-        if ((uint64_t)(int64_t)t859 < (uint64_t)v_x1317_n) {
-          t878 = v_x1317_d[t859];
+    RT_PARALLEL_FOR_IF(t843 >= RT_PARALLEL_MIN)
+    for (int64_t t844 = 0; t844 < t843; t844++) {
+      const int32_t t845 = (int32_t)t844;
+      int32_t t846; /* v_x1215: read by nothing */
+      int t848 = 0; /* nonzero: a check below failed */
+      int t849 = (uint64_t)(int64_t)t845 < (uint64_t)v_x1206_n;
+      int32_t t847 = t849 ? v_x1206_d[t845] : 0;
+      t848 |= !t849;
+      int t851 = (uint64_t)(int64_t)t847 < (uint64_t)v_x1209_n;
+      int32_t t850 = t851 ? v_x1209_d[t847] : 0;
+      t848 |= !t851;
+      int t853 = (uint64_t)(int64_t)t847 < (uint64_t)v_x1207_n;
+      int32_t t852 = t853 ? v_x1207_d[t847] : 0;
+      t848 |= !t853;
+      int32_t t855 = rt_sub_i(t845, t852);
+      int t857 = (uint64_t)(int64_t)t847 < (uint64_t)v_x1208_n;
+      int32_t t856 = t857 ? v_x1208_d[t847] : 0;
+      t848 |= !t857;
+      int32_t t859 = rt_mul_i(t855, t856);
+      int32_t t861 = rt_add_i(t850, t859);
+      int t863 = (uint64_t)(int64_t)t861 < (uint64_t)v_x1213_n;
+      int32_t t862 = t863 ? v_x1213_d[t861] : 0;
+      t848 |= !t863;
+      if (__builtin_expect(t848 != 0, 0)) { /* again, recording the error */
+        int32_t t864;
+        if ((uint64_t)(int64_t)t845 < (uint64_t)v_x1206_n) {
+          t864 = v_x1206_d[t845];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t859, v_x1317_n, 0.0);
-          t878 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t845, v_x1206_n, 0.0);
+          t864 = 0;
         }
-        int32_t t879;
-        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1320_n) {
-          t879 = v_x1320_d[t878];
+        int32_t t865;
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_x1209_n) {
+          t865 = v_x1209_d[t864];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1320_n, 0.0);
-          t879 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_x1209_n, 0.0);
+          t865 = 0;
         }
-        int32_t t880;
-        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1318_n) {
-          t880 = v_x1318_d[t878];
+        int32_t t866;
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_x1207_n) {
+          t866 = v_x1207_d[t864];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1318_n, 0.0);
-          t880 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_x1207_n, 0.0);
+          t866 = 0;
         }
-        int32_t t882 = rt_sub_i(t859, t880);
-        int32_t t883;
-        if ((uint64_t)(int64_t)t878 < (uint64_t)v_x1319_n) {
-          t883 = v_x1319_d[t878];
+        int32_t t868 = rt_sub_i(t845, t866);
+        int32_t t869;
+        if ((uint64_t)(int64_t)t864 < (uint64_t)v_x1208_n) {
+          t869 = v_x1208_d[t864];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t878, v_x1319_n, 0.0);
-          t883 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t864, v_x1208_n, 0.0);
+          t869 = 0;
         }
-        int32_t t885 = rt_mul_i(t882, t883);
-        int32_t t887 = rt_add_i(t879, t885);
-        int32_t t888;
-        if ((uint64_t)(int64_t)t887 < (uint64_t)v_x1324_n) {
-          t888 = v_x1324_d[t887];
+        int32_t t871 = rt_mul_i(t868, t869);
+        int32_t t873 = rt_add_i(t865, t871);
+        int32_t t874;
+        if ((uint64_t)(int64_t)t873 < (uint64_t)v_x1213_n) {
+          t874 = v_x1213_d[t873];
         } else {
-          NESSIE_RECORD(err, t858, RT_CHECK_INDEX, 0, 0, RT_GATHER, t887, v_x1324_n, 0.0);
-          t888 = 0;
+          NESSIE_RECORD(err, t844, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, v_x1213_n, 0.0);
+          t874 = 0;
         }
       }
-      t860 = t876;
-      (void)t860;
+      t846 = t862;
+      (void)t846;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1326);
+  rt_release(v_x1215);
   return;
 fail:
-  rt_release(v_x1326);
+  rt_release(v_x1215);
 }
 
-/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, int32_t v_x1258, RtValue *v_x1261, RtValue *v_x1262, RtValue *v_x1265, RtValue **out_v_x1267) {
   (void)loc;
   (void)run;
-  int32_t *v_x1368_d = v_x1368->data.i;
-  const int64_t v_x1368_n = v_x1368->len;
-  uint8_t *v_x1372_d = v_x1372->data.b;
-  const int64_t v_x1372_n = v_x1372->len;
-  int32_t *v_x1373_d = v_x1373->data.i;
-  const int64_t v_x1373_n = v_x1373->len;
-  int32_t *v_x1376_d = v_x1376->data.i;
-  const int64_t v_x1376_n = v_x1376->len;
-  RtValue *v_x1378 = NULL;
+  int32_t *v_x1257_d = v_x1257->data.i;
+  const int64_t v_x1257_n = v_x1257->len;
+  uint8_t *v_x1261_d = v_x1261->data.b;
+  const int64_t v_x1261_n = v_x1261->len;
+  int32_t *v_x1262_d = v_x1262->data.i;
+  const int64_t v_x1262_n = v_x1262->len;
+  int32_t *v_x1265_d = v_x1265->data.i;
+  const int64_t v_x1265_n = v_x1265->len;
+  RtValue *v_x1267 = NULL;
   /* MAP */
   {
-    const int64_t t889 = v_x1372_n;
-    v_x1378 = rt_value_new(rt_vec_type(RT_INT), t889);
-    int32_t *v_x1378_d = v_x1378->data.i;
-    const int64_t v_x1378_n = v_x1378->len;
-    RT_PARALLEL_FOR_IF(t889 >= RT_PARALLEL_MIN)
-    for (int64_t t890 = 0; t890 < t889; t890++) {
-      const int32_t t891 = (int32_t)t890;
-      int t893 = 0; /* nonzero: a check below failed */
-      int t894 = (uint64_t)(int64_t)t891 < (uint64_t)v_x1368_n;
-      int32_t t892 = t894 ? v_x1368_d[t891] : 0;
-      t893 |= !t894;
-      int32_t t896 = rt_add_i(t892, v_x1369);
-      uint8_t t897 = v_x1372_d[t891];
-      int t899 = (uint64_t)(int64_t)t891 < (uint64_t)v_x1373_n;
-      int32_t t898 = t899 ? v_x1373_d[t891] : 0;
-      t893 |= !t899;
-      int32_t t901 = (t897 ? t898 : t896);
-      int t903 = (uint64_t)(int64_t)t901 < (uint64_t)v_x1376_n;
-      int32_t t902 = t903 ? v_x1376_d[t901] : 0;
-      t893 |= !t903;
-      if (__builtin_expect(t893 != 0, 0)) { /* again, recording the error */
-        int32_t t904;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x1368_n) {
-          t904 = v_x1368_d[t891];
+    const int64_t t875 = v_x1261_n;
+    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t875);
+    int32_t *v_x1267_d = v_x1267->data.i;
+    const int64_t v_x1267_n = v_x1267->len;
+    RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
+    for (int64_t t876 = 0; t876 < t875; t876++) {
+      const int32_t t877 = (int32_t)t876;
+      int t879 = 0; /* nonzero: a check below failed */
+      int t880 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1257_n;
+      int32_t t878 = t880 ? v_x1257_d[t877] : 0;
+      t879 |= !t880;
+      int32_t t882 = rt_add_i(t878, v_x1258);
+      uint8_t t883 = v_x1261_d[t877];
+      int t885 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1262_n;
+      int32_t t884 = t885 ? v_x1262_d[t877] : 0;
+      t879 |= !t885;
+      int32_t t887 = (t883 ? t884 : t882);
+      int t889 = (uint64_t)(int64_t)t887 < (uint64_t)v_x1265_n;
+      int32_t t888 = t889 ? v_x1265_d[t887] : 0;
+      t879 |= !t889;
+      if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
+        int32_t t890;
+        if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1257_n) {
+          t890 = v_x1257_d[t877];
         } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x1368_n, 0.0);
-          t904 = 0;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1257_n, 0.0);
+          t890 = 0;
         }
-        int32_t t906 = rt_add_i(t904, v_x1369);
-        uint8_t t907 = v_x1372_d[t891];
-        int32_t t908;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x1373_n) {
-          t908 = v_x1373_d[t891];
+        int32_t t892 = rt_add_i(t890, v_x1258);
+        uint8_t t893 = v_x1261_d[t877];
+        int32_t t894;
+        if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1262_n) {
+          t894 = v_x1262_d[t877];
         } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x1373_n, 0.0);
-          t908 = 0;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1262_n, 0.0);
+          t894 = 0;
         }
-        int32_t t910 = (t907 ? t908 : t906);
-        int32_t t911;
-        if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1376_n) {
-          t911 = v_x1376_d[t910];
+        int32_t t896 = (t893 ? t894 : t892);
+        int32_t t897;
+        if ((uint64_t)(int64_t)t896 < (uint64_t)v_x1265_n) {
+          t897 = v_x1265_d[t896];
         } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1376_n, 0.0);
-          t911 = 0;
+          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t896, v_x1265_n, 0.0);
+          t897 = 0;
         }
       }
-      v_x1378_d[t890] = t902;
+      v_x1267_d[t876] = t888;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1378 = v_x1378;
+  *out_v_x1267 = v_x1267;
   return;
 fail:
-  rt_release(v_x1378);
+  rt_release(v_x1267);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -3270,9 +3188,9 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   v_x20 = (int32_t)v_x19->len;
   uint8_t v_x21 = 0;
   v_x21 = rt_le_i(v_x20, 1);
-  int32_t v_x163 = 0;
+  int32_t v_x87 = 0;
   if (v_x21) {
-    v_x163 = v_x20;
+    v_x87 = v_x20;
   } else {
     int32_t v_x25 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
@@ -3303,552 +3221,493 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     }
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
-    int32_t v_x94 = 0;
-    v_x94 = (int32_t)v_x60->len;
-    RtValue *v_x66 = NULL;
-    RtValue *v_x98 = NULL;
+    int32_t v_x63 = 0;
+    v_x63 = (int32_t)v_x60->len;
+    RtValue *v_x64 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+    RtValue *t898 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t898->data.i[0] = v_x62;
+    t898->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t898);
+    RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x64, &v_x67);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
-    RtValue *v_x69 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, &v_x69);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
+    rt_release(v_x64);
     int32_t v_x70 = 0;
-    v_x70 = (int32_t)NESSIE_SEG_TOTAL(v_x69);
-    rt_release(v_x69);
-    RtValue *v_x93 = NULL;
+    v_x70 = rt_add_i(v_x62, v_x63);
+    RtValue *v_x76 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x42, v_x60, v_x70, &v_x76);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
     rt_release(v_x42);
-    RtValue *v_x101 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x98, &v_x101);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    int32_t v_x102 = 0;
-    v_x102 = (int32_t)NESSIE_SEG_TOTAL(v_x101);
-    rt_release(v_x101);
-    RtValue *v_x125 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
     rt_release(v_x60);
-    RtValue *v_x140 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, v_x98, 2, &v_x140);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x66);
-    rt_release(v_x98);
-    int32_t v_x143 = 0;
-    v_x143 = rt_add_i(v_x70, v_x102);
-    RtValue *v_x149 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x93, v_x125, v_x143, &v_x149);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x93);
-    rt_release(v_x125);
-    RtValue *v_x152 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x140, &v_x152);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x140);
-    RtValue *v_x154 = NULL;
+    RtValue *v_x78 = NULL;
     {
       rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-      rt_retain(v_x152);
-      rt_retain(v_x149);
+      rt_retain(v_x67);
+      rt_retain(v_x76);
       const RtContext *saved = rt_context();
       RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
       rt_set_context(&inner);
-      fn_distinct_lifted(v_x152, v_x149, &v_x154);
+      fn_distinct_lifted(v_x67, v_x76, &v_x78);
       rt_set_context(saved);
     }
-    rt_release(v_x149);
-    rt_release(v_x152);
-    int32_t v_x157 = 0;
-    int32_t v_x161 = 0;
+    rt_release(v_x67);
+    rt_release(v_x76);
+    int32_t v_x81 = 0;
+    int32_t v_x85 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
-    rt_release(v_x154);
-    int32_t v_x158 = 0;
-    v_x158 = rt_add_i(v_x157, 1);
-    int32_t v_x162 = 0;
-    v_x162 = rt_add_i(v_x158, v_x161);
-    v_x163 = v_x162;
+    rt_release(v_x78);
+    int32_t v_x82 = 0;
+    v_x82 = rt_add_i(v_x81, 1);
+    int32_t v_x86 = 0;
+    v_x86 = rt_add_i(v_x82, v_x85);
+    v_x87 = v_x86;
   }
   rt_release(v_x19);
-  *out_0 = v_x163;
+  *out_0 = v_x87;
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0) {
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)v_x164->len;
-  uint8_t v_x167 = 0;
-  v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x806 = NULL;
-  if (v_x167) {
-    RtValue *v_x170 = NULL;
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) {
+  int32_t v_x90 = 0;
+  v_x90 = (int32_t)v_x88->len;
+  uint8_t v_x91 = 0;
+  v_x91 = rt_eq_i(v_x90, 0);
+  RtValue *v_x730 = NULL;
+  if (v_x91) {
+    RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x170);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x94);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x806 = v_x170;
+    v_x730 = v_x94;
   } else {
-    RtValue *v_x173 = NULL;
+    RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x164, &v_x173);
+      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x88, &v_x97);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 6)));
     }
-    RtValue *v_x181 = NULL;
-    RtValue *v_x204 = NULL;
-    RtValue *v_x206 = NULL;
-    int32_t v_x367 = 0;
-    int32_t v_x385 = 0;
-    RtValue *v_x764 = NULL;
-    RtValue *v_x774 = NULL;
+    RtValue *v_x105 = NULL;
+    RtValue *v_x128 = NULL;
+    RtValue *v_x130 = NULL;
+    int32_t v_x291 = 0;
+    int32_t v_x309 = 0;
+    RtValue *v_x688 = NULL;
+    RtValue *v_x698 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x367, &v_x385, &v_x764, &v_x774);
+      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x291, &v_x309, &v_x688, &v_x698);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
-    RtValue *v_x218 = NULL;
+    RtValue *v_x142 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, &v_x218);
+      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x88, &v_x142);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x229 = 0;
-    v_x229 = (int32_t)v_x204->len;
-    RtValue *v_x223 = NULL;
-    RtValue *v_x233 = NULL;
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x128->len;
+    RtValue *v_x147 = NULL;
+    RtValue *v_x157 = NULL;
+    int32_t v_x175 = 0;
+    int32_t v_x176 = 0;
+    int32_t v_x177 = 0;
+    RtValue *v_x183 = NULL;
+    RtValue *v_x192 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x175, &v_x176, &v_x177, &v_x183, &v_x192);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x128);
+    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x175, v_x176, v_x177);
+    RtValue *v_x186 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x183, &v_x186);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    RtValue *v_x189 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x186, &v_x189);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x193 = 0;
+    v_x193 = (int32_t)NESSIE_SEG_TOTAL(v_x186);
+    rt_release(v_x186);
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x189, v_x192, v_x157, v_x147, v_x193, v_x89);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x147);
+    rt_release(v_x157);
+    rt_release(v_x192);
+    rt_release(v_x189);
+    int32_t v_x228 = 0;
+    v_x228 = (int32_t)v_x130->len;
+    RtValue *v_x222 = NULL;
+    RtValue *v_x232 = NULL;
+    int32_t v_x250 = 0;
     int32_t v_x251 = 0;
     int32_t v_x252 = 0;
-    int32_t v_x253 = 0;
-    RtValue *v_x259 = NULL;
-    RtValue *v_x268 = NULL;
+    RtValue *v_x258 = NULL;
+    RtValue *v_x267 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x268);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x228, &v_x222, &v_x232, &v_x250, &v_x251, &v_x252, &v_x258, &v_x267);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x204);
-    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x251, v_x252, v_x253);
-    RtValue *v_x262 = NULL;
+    rt_release(v_x97);
+    rt_release(v_x130);
+    rt_release(v_x142);
+    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x250, v_x251, v_x252);
+    RtValue *v_x261 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, &v_x262);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x258, &v_x261);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x265 = NULL;
+    RtValue *v_x264 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x262, &v_x265);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x261, &v_x264);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x269 = 0;
-    v_x269 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
-    rt_release(v_x262);
+    int32_t v_x268 = 0;
+    v_x268 = (int32_t)NESSIE_SEG_TOTAL(v_x261);
+    RtValue *v_x281 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x268, v_x233, v_x223, v_x269, v_x165);
+      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x264, v_x267, v_x232, v_x222, v_x268, v_x89, &v_x281);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x223);
-    rt_release(v_x233);
-    rt_release(v_x268);
-    rt_release(v_x265);
-    int32_t v_x304 = 0;
-    v_x304 = (int32_t)v_x206->len;
-    RtValue *v_x298 = NULL;
-    RtValue *v_x308 = NULL;
-    int32_t v_x326 = 0;
-    int32_t v_x327 = 0;
-    int32_t v_x328 = 0;
-    RtValue *v_x334 = NULL;
-    RtValue *v_x343 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x304, &v_x298, &v_x308, &v_x326, &v_x327, &v_x328, &v_x334, &v_x343);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x173);
-    rt_release(v_x206);
-    rt_release(v_x218);
-    NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x326, v_x327, v_x328);
-    RtValue *v_x337 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x334, &v_x337);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    RtValue *v_x340 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, &v_x340);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    int32_t v_x344 = 0;
-    v_x344 = (int32_t)NESSIE_SEG_TOTAL(v_x337);
-    RtValue *v_x357 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x340, v_x343, v_x308, v_x298, v_x344, v_x165, &v_x357);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x298);
-    rt_release(v_x308);
-    uint8_t v_x368 = 0;
-    v_x368 = rt_eq_i(v_x367, 0);
-    RtValue *v_x375 = NULL;
-    if (v_x368) {
-      RtValue *v_x371 = NULL;
+    rt_release(v_x222);
+    rt_release(v_x232);
+    uint8_t v_x292 = 0;
+    v_x292 = rt_eq_i(v_x291, 0);
+    RtValue *v_x299 = NULL;
+    if (v_x292) {
+      RtValue *v_x295 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x371);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x295);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x375 = v_x371;
+      v_x299 = v_x295;
     } else {
-      v_x375 = v_x259;
-      rt_retain(v_x259);
+      v_x299 = v_x183;
+      rt_retain(v_x183);
     }
-    rt_release(v_x259);
-    uint8_t v_x386 = 0;
-    v_x386 = rt_eq_i(v_x385, 0);
-    RtValue *v_x750 = NULL;
-    if (v_x386) {
-      RtValue *v_x389 = NULL;
+    rt_release(v_x183);
+    uint8_t v_x310 = 0;
+    v_x310 = rt_eq_i(v_x309, 0);
+    RtValue *v_x674 = NULL;
+    if (v_x310) {
+      RtValue *v_x313 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x389);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x313);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x750 = v_x389;
+      v_x674 = v_x313;
     } else {
-      RtValue *v_x393 = NULL;
-      int32_t v_x410 = 0;
-      int32_t v_x411 = 0;
+      RtValue *v_x317 = NULL;
+      int32_t v_x334 = 0;
+      int32_t v_x335 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x385, v_x334, &v_x393, &v_x410, &v_x411);
+        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x309, v_x258, &v_x317, &v_x334, &v_x335);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x410, v_x411, 0);
-      RtValue *v_x423 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x334, v_x335, 0);
+      RtValue *v_x347 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x343, v_x357, &v_x423);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x267, v_x281, &v_x347);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x445 = NULL;
-      RtValue *v_x466 = NULL;
-      RtValue *v_x492 = NULL;
-      RtValue *v_x513 = NULL;
+      RtValue *v_x369 = NULL;
+      RtValue *v_x390 = NULL;
+      RtValue *v_x416 = NULL;
+      RtValue *v_x437 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x340, v_x423, v_x357, v_x337, &v_x445, &v_x466, &v_x492, &v_x513);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x264, v_x347, v_x281, v_x261, &v_x369, &v_x390, &v_x416, &v_x437);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x423);
-      int32_t v_x526 = 0;
-      v_x526 = rt_add_i(v_x304, v_x304);
-      RtValue *v_x532 = NULL;
-      RtValue *v_x602 = NULL;
+      rt_release(v_x347);
+      int32_t v_x450 = 0;
+      v_x450 = rt_add_i(v_x228, v_x228);
+      RtValue *v_x456 = NULL;
+      RtValue *v_x526 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x513, v_x526, &v_x532, &v_x602);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x390, v_x437, v_x450, &v_x456, &v_x526);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x466);
-      rt_release(v_x513);
-      int32_t v_x533 = 0;
-      v_x533 = (int32_t)v_x492->len;
-      int32_t v_x534 = 0;
-      v_x534 = (int32_t)v_x445->len;
-      int32_t v_x535 = 0;
-      v_x535 = rt_add_i(v_x534, v_x533);
-      RtValue *v_x541 = NULL;
+      rt_release(v_x390);
+      rt_release(v_x437);
+      int32_t v_x457 = 0;
+      v_x457 = (int32_t)v_x416->len;
+      int32_t v_x458 = 0;
+      v_x458 = (int32_t)v_x369->len;
+      int32_t v_x459 = 0;
+      v_x459 = rt_add_i(v_x458, v_x457);
+      RtValue *v_x465 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x492, v_x535, &v_x541);
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x369, v_x416, v_x459, &v_x465);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x445);
-      rt_release(v_x492);
-      int32_t v_x545 = 0;
-      v_x545 = rt_mul_i(v_x385, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x545, 1);
-      RtValue *v_x588 = NULL;
-      RtValue *v_x693 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x385, &v_x588, &v_x693);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      RtValue *v_x607 = NULL;
+      rt_release(v_x369);
+      rt_release(v_x416);
+      int32_t v_x469 = 0;
+      v_x469 = rt_mul_i(v_x309, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x469, 1);
+      RtValue *v_x512 = NULL;
       RtValue *v_x617 = NULL;
-      int32_t v_x635 = 0;
-      int32_t v_x636 = 0;
-      int32_t v_x637 = 0;
-      RtValue *v_x643 = NULL;
-      RtValue *v_x652 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x545, v_x385, v_x532, v_x602, &v_x607, &v_x617, &v_x635, &v_x636, &v_x637, &v_x643, &v_x652);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x309, &v_x512, &v_x617);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x532);
-      rt_release(v_x602);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x635, v_x636, v_x637);
-      RtValue *v_x646 = NULL;
+      RtValue *v_x531 = NULL;
+      RtValue *v_x541 = NULL;
+      int32_t v_x559 = 0;
+      int32_t v_x560 = 0;
+      int32_t v_x561 = 0;
+      RtValue *v_x567 = NULL;
+      RtValue *v_x576 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x643, &v_x646);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x469, v_x309, v_x456, v_x526, &v_x531, &v_x541, &v_x559, &v_x560, &v_x561, &v_x567, &v_x576);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x643);
-      RtValue *v_x649 = NULL;
+      rt_release(v_x456);
+      rt_release(v_x526);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x559, v_x560, v_x561);
+      RtValue *v_x570 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x646, &v_x649);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x567, &v_x570);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      int32_t v_x653 = 0;
-      v_x653 = (int32_t)NESSIE_SEG_TOTAL(v_x646);
-      RtValue *v_x666 = NULL;
+      rt_release(v_x567);
+      RtValue *v_x573 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, v_x652, v_x617, v_x607, v_x653, v_x541, &v_x666);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x570, &v_x573);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
+      int32_t v_x577 = 0;
+      v_x577 = (int32_t)NESSIE_SEG_TOTAL(v_x570);
+      RtValue *v_x590 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x573, v_x576, v_x541, v_x531, v_x577, v_x465, &v_x590);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x465);
+      rt_release(v_x531);
       rt_release(v_x541);
-      rt_release(v_x607);
-      rt_release(v_x617);
-      rt_release(v_x652);
-      rt_release(v_x649);
-      RtValue *v_x668 = NULL;
+      rt_release(v_x576);
+      rt_release(v_x573);
+      RtValue *v_x592 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x646);
-        rt_retain(v_x666);
+        rt_retain(v_x570);
+        rt_retain(v_x590);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x646, v_x666, &v_x668);
+        fn_distinct_lifted(v_x570, v_x590, &v_x592);
         rt_set_context(saved);
       }
-      rt_release(v_x646);
-      rt_release(v_x666);
-      int32_t v_x688 = 0;
-      int32_t v_x689 = 0;
-      int32_t v_x690 = 0;
+      rt_release(v_x570);
+      rt_release(v_x590);
+      int32_t v_x612 = 0;
+      int32_t v_x613 = 0;
+      int32_t v_x614 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x393, v_x588, &v_x688, &v_x689, &v_x690);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x317, v_x512, &v_x612, &v_x613, &v_x614);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x393);
-      rt_release(v_x588);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x689, v_x690, 0);
-      RtValue *v_x702 = NULL;
+      rt_release(v_x317);
+      rt_release(v_x512);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x613, v_x614, 0);
+      RtValue *v_x626 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x693, v_x668, &v_x702);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x617, v_x592, &v_x626);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      int32_t v_x731 = 0;
-      int32_t v_x732 = 0;
+      int32_t v_x655 = 0;
+      int32_t v_x656 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x385, &v_x731, &v_x732);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x309, &v_x655, &v_x656);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x731, v_x732, 0);
-      RtValue *v_x749 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 20), v_x655, v_x656, 0);
+      RtValue *v_x673 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x702, v_x693, v_x668, &v_x749);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x626, v_x617, v_x592, &v_x673);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
       }
-      rt_release(v_x693);
-      rt_release(v_x668);
-      rt_release(v_x702);
-      v_x750 = v_x749;
+      rt_release(v_x617);
+      rt_release(v_x592);
+      rt_release(v_x626);
+      v_x674 = v_x673;
     }
-    rt_release(v_x334);
-    rt_release(v_x343);
-    rt_release(v_x337);
-    rt_release(v_x340);
-    rt_release(v_x357);
-    int32_t v_x792 = 0;
-    v_x792 = (int32_t)v_x750->len;
-    int32_t v_x793 = 0;
-    v_x793 = (int32_t)v_x375->len;
-    int32_t v_x794 = 0;
-    v_x794 = rt_add_i(v_x793, v_x792);
-    RtValue *v_x800 = NULL;
+    rt_release(v_x258);
+    rt_release(v_x267);
+    rt_release(v_x261);
+    rt_release(v_x264);
+    rt_release(v_x281);
+    int32_t v_x716 = 0;
+    v_x716 = (int32_t)v_x674->len;
+    int32_t v_x717 = 0;
+    v_x717 = (int32_t)v_x299->len;
+    int32_t v_x718 = 0;
+    v_x718 = rt_add_i(v_x717, v_x716);
+    RtValue *v_x724 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x375, v_x750, v_x794, &v_x800);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x299, v_x674, v_x718, &v_x724);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x375);
-    rt_release(v_x750);
-    RtValue *v_x805 = NULL;
+    rt_release(v_x299);
+    rt_release(v_x674);
+    RtValue *v_x729 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x774, v_x367, v_x181, v_x764, v_x800, &v_x805);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x698, v_x291, v_x105, v_x688, v_x724, &v_x729);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x181);
-    rt_release(v_x764);
-    rt_release(v_x774);
-    rt_release(v_x800);
-    v_x806 = v_x805;
+    rt_release(v_x105);
+    rt_release(v_x688);
+    rt_release(v_x698);
+    rt_release(v_x724);
+    v_x730 = v_x729;
   }
-  rt_release(v_x164);
-  rt_release(v_x165);
-  *out_0 = v_x806;
+  rt_release(v_x88);
+  rt_release(v_x89);
+  *out_0 = v_x730;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -3967,16 +3826,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t912 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t912->data.i[0] = 3;
-  t912->data.i[1] = 1;
-  t912->data.i[2] = 4;
-  t912->data.i[3] = 1;
-  t912->data.i[4] = 5;
-  t912->data.i[5] = 9;
-  t912->data.i[6] = 2;
-  t912->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t912);
+  RtValue *t899 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t899->data.i[0] = 3;
+  t899->data.i[1] = 1;
+  t899->data.i[2] = 4;
+  t899->data.i[3] = 1;
+  t899->data.i[4] = 5;
+  t899->data.i[5] = 9;
+  t899->data.i[6] = 2;
+  t899->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t899);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -83,7 +83,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 static void fn_distinct(RtValue *v_x19, int32_t *out_0);
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0);
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0);
 
 /* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
@@ -478,211 +478,277 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x56, int32_t v
 }
 
 /* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)run;
-  int32_t *v_x67_d = v_x67->data.i;
-  const int64_t v_x67_n = v_x67->len;
-  RtValue *v_x68 = NULL;
+  int32_t *v_x65_d = v_x65->data.i;
+  const int64_t v_x65_n = v_x65->len;
+  RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t50 = rt_make_segdes(loc, v_x67);
-    v_x68 = t50;
-    const int64_t *v_x68_off = rt_seg_offsets(v_x68);
-    const int64_t v_x68_n = v_x68->len;
+    RtValue *t50 = rt_make_segdes(loc, v_x65);
+    v_x66 = t50;
+    const int64_t *v_x66_off = rt_seg_offsets(v_x66);
+    const int64_t v_x66_n = v_x66->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
+  *out_v_x66 = v_x66;
   return;
 fail:
-  rt_release(v_x68);
+  rt_release(v_x66);
 }
 
 /* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x67_d; int64_t v_x67_n;
-  const int64_t *v_x68_off; int64_t v_x68_n;
+  int32_t *v_x65_d; int64_t v_x65_n;
+  const int64_t *v_x66_off; int64_t v_x66_n;
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x67_d = v_x67->data.i;
-  A.v_x67_n = v_x67->len;
-  RtValue *v_x68 = NULL;
+  A.v_x65_d = v_x65->data.i;
+  A.v_x65_n = v_x65->len;
+  RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t51 = rtg_make_segdes(loc, A.run, v_x67);
-    v_x68 = t51;
-    A.v_x68_off = rtg_seg_offsets(v_x68);
-    A.v_x68_n = v_x68->len;
+    RtValue *t51 = rtg_make_segdes(loc, A.run, v_x65);
+    v_x66 = t51;
+    A.v_x66_off = rtg_seg_offsets(v_x66);
+    A.v_x66_n = v_x66->len;
   }
-  *out_v_x68 = v_x68;
+  *out_v_x66 = v_x66;
   return;
 fail:
-  rt_release(v_x68);
+  rt_release(v_x66);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
-  RtValue *vals[] = {v_x67};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
+  RtValue *vals[] = {v_x65};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K4_host(err, loc, run, v_x67, out_v_x68);
+    K4_host(err, loc, run, v_x65, out_v_x66);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x67, out_v_x68);
+    K4_gpu(err, loc, run, v_x65, out_v_x66);
   }
 }
 
-/* K5: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
+/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
-  const int64_t *v_x126_off = rt_seg_offsets(v_x126);
-  const int64_t v_x126_n = v_x126->len;
-  RtValue *v_x127 = NULL;
-  /* LIBRARY */
+  int32_t *v_x72_d = v_x72->data.i;
+  const int64_t v_x72_n = v_x72->len;
+  int32_t *v_x73_d = v_x73->data.i;
+  const int64_t v_x73_n = v_x73->len;
+  RtValue *v_x75 = NULL;
+  /* MAP */
   {
-    RtValue *t52 = rt_seg_lengths(v_x126);
-    v_x127 = t52;
-    int32_t *v_x127_d = v_x127->data.i;
-    const int64_t v_x127_n = v_x127->len;
+    const int64_t t52 = v_x74;
+    if (t52 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t52, 0.0);
+      goto fail;
+    }
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x75_d = v_x75->data.i;
+    const int64_t v_x75_n = v_x75->len;
+    RT_PARALLEL_FOR_IF(t52 >= RT_PARALLEL_MIN)
+    for (int64_t t53 = 0; t53 < t52; t53++) {
+      const int32_t t54 = (int32_t)t53;
+      int t59 = 0; /* nonzero: a check below failed */
+      uint8_t t56 = rt_lt_i(t54, (int32_t)v_x72_n);
+      int32_t t57;
+      if (t56) {
+        int t60 = (uint64_t)(int64_t)t54 < (uint64_t)v_x72_n;
+        int32_t t58 = t60 ? v_x72_d[t54] : 0;
+        t59 |= !t60;
+        t57 = t58;
+      } else {
+        int32_t t62 = rt_sub_i(t54, (int32_t)v_x72_n);
+        int t64 = (uint64_t)(int64_t)t62 < (uint64_t)v_x73_n;
+        int32_t t63 = t64 ? v_x73_d[t62] : 0;
+        t59 |= !t64;
+        t57 = t63;
+      }
+      if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
+        uint8_t t66 = rt_lt_i(t54, (int32_t)v_x72_n);
+        int32_t t67;
+        if (t66) {
+          int32_t t68;
+          if ((uint64_t)(int64_t)t54 < (uint64_t)v_x72_n) {
+            t68 = v_x72_d[t54];
+          } else {
+            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x72_n, 0.0);
+            t68 = 0;
+          }
+          t67 = t68;
+        } else {
+          int32_t t70 = rt_sub_i(t54, (int32_t)v_x72_n);
+          int32_t t71;
+          if ((uint64_t)(int64_t)t70 < (uint64_t)v_x73_n) {
+            t71 = v_x73_d[t70];
+          } else {
+            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x73_n, 0.0);
+            t71 = 0;
+          }
+          t67 = t71;
+        }
+      }
+      v_x75_d[t53] = t57;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x127 = v_x127;
+  *out_v_x75 = v_x75;
   return;
 fail:
-  rt_release(v_x127);
+  rt_release(v_x75);
 }
 
-/* K5: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x126_off; int64_t v_x126_n;
-  int32_t *v_x127_d; int64_t v_x127_n;
+  int32_t *v_x72_d; int64_t v_x72_n;
+  int32_t *v_x73_d; int64_t v_x73_n;
+  int32_t v_x74;
+  int32_t *v_x75_d; int64_t v_x75_n;
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
+struct alignas(8) K5_0_V {
+  int32_t v0;
+};
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t76 = 0; /* nonzero: a check below failed */
+    uint8_t t73 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+    int32_t t74;
+    if (t73) {
+      int t77 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
+      int32_t t75 = t77 ? A.v_x72_d[ix] : 0;
+      t76 |= !t77;
+      t74 = t75;
+    } else {
+      int32_t t79 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+      int t81 = (uint64_t)(int64_t)t79 < (uint64_t)A.v_x73_n;
+      int32_t t80 = t81 ? A.v_x73_d[t79] : 0;
+      t76 |= !t81;
+      t74 = t80;
+    }
+    if (__builtin_expect(t76 != 0, 0)) { /* again, recording the error */
+      uint8_t t83 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+      int32_t t84;
+      if (t83) {
+        int32_t t85;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n) {
+          t85 = A.v_x72_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0);
+          t85 = 0;
+        }
+        t84 = t85;
+      } else {
+        int32_t t87 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+        int32_t t88;
+        if ((uint64_t)(int64_t)t87 < (uint64_t)A.v_x73_n) {
+          t88 = A.v_x73_d[t87];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t87, A.v_x73_n, 0.0);
+          t88 = 0;
+        }
+        t84 = t88;
+      }
+    }
+    return K5_0_V{t74};
+  }
+};
+struct K5_0_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+    A.v_x75_d[i] = v.v0;
+  }
+};
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x126_off = rtg_seg_offsets(v_x126);
-  A.v_x126_n = v_x126->len;
-  RtValue *v_x127 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t53 = rtg_seg_lengths(v_x126);
-    v_x127 = t53;
-    A.v_x127_d = v_x127->data.i;
-    A.v_x127_n = v_x127->len;
-  }
-  *out_v_x127 = v_x127;
-  return;
-fail:
-  rt_release(v_x127);
-}
-
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
-  RtValue *vals[] = {v_x126};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K5_host(err, loc, run, v_x126, out_v_x127);
-    rtg_host_ran();
-  } else {
-    K5_gpu(err, loc, run, v_x126, out_v_x127);
-  }
-}
-
-/* K6: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x136_d = v_x136->data.i;
-  const int64_t v_x136_n = v_x136->len;
-  int32_t *v_x137_d = v_x137->data.i;
-  const int64_t v_x137_n = v_x137->len;
-  RtValue *v_x139 = NULL;
+  A.v_x72_d = v_x72->data.i;
+  A.v_x72_n = v_x72->len;
+  A.v_x73_d = v_x73->data.i;
+  A.v_x73_n = v_x73->len;
+  A.v_x74 = v_x74;
+  RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t54 = v_x138;
-    if (t54 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t54, 0.0);
+    const int64_t t89 = v_x74;
+    if (t89 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t89, 0.0, run};
       goto fail;
     }
-    v_x139 = rt_value_new(rt_vec_type(RT_INT), t54);
-    int32_t *v_x139_d = v_x139->data.i;
-    const int64_t v_x139_n = v_x139->len;
-    RT_PARALLEL_FOR_IF(t54 >= RT_PARALLEL_MIN)
-    for (int64_t t55 = 0; t55 < t54; t55++) {
-      const int32_t t56 = (int32_t)t55;
-      int t61 = 0; /* nonzero: a check below failed */
-      uint8_t t58 = rt_lt_i(t56, (int32_t)v_x136_n);
-      int32_t t59;
-      if (t58) {
-        int t62 = (uint64_t)(int64_t)t56 < (uint64_t)v_x136_n;
-        int32_t t60 = t62 ? v_x136_d[t56] : 0;
-        t61 |= !t62;
-        t59 = t60;
-      } else {
-        int32_t t64 = rt_sub_i(t56, (int32_t)v_x136_n);
-        int t66 = (uint64_t)(int64_t)t64 < (uint64_t)v_x137_n;
-        int32_t t65 = t66 ? v_x137_d[t64] : 0;
-        t61 |= !t66;
-        t59 = t65;
-      }
-      if (__builtin_expect(t61 != 0, 0)) { /* again, recording the error */
-        uint8_t t68 = rt_lt_i(t56, (int32_t)v_x136_n);
-        int32_t t69;
-        if (t68) {
-          int32_t t70;
-          if ((uint64_t)(int64_t)t56 < (uint64_t)v_x136_n) {
-            t70 = v_x136_d[t56];
-          } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x136_n, 0.0);
-            t70 = 0;
-          }
-          t69 = t70;
-        } else {
-          int32_t t72 = rt_sub_i(t56, (int32_t)v_x136_n);
-          int32_t t73;
-          if ((uint64_t)(int64_t)t72 < (uint64_t)v_x137_n) {
-            t73 = v_x137_d[t72];
-          } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t72, v_x137_n, 0.0);
-            t73 = 0;
-          }
-          t69 = t73;
-        }
-      }
-      v_x139_d[t55] = t59;
+    v_x75 = rtg_vec_new(RT_INT, t89);
+    A.v_x75_d = v_x75->data.i;
+    A.v_x75_n = v_x75->len;
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t89);
+  }
+  *out_v_x75 = v_x75;
+  return;
+fail:
+  rt_release(v_x75);
+}
+
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+  RtValue *vals[] = {v_x72, v_x73};
+  const int64_t sizes[] = {(int64_t)v_x74};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K5_host(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+    rtg_host_ran();
+  } else {
+    K5_gpu(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+  }
+}
+
+/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+  (void)loc;
+  (void)run;
+  RtValue *v_x93 = NULL;
+  /* MAP */
+  {
+    const int64_t t90 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t90);
+    int32_t *v_x93_d = v_x93->data.i;
+    const int64_t v_x93_n = v_x93->len;
+    RT_PARALLEL_FOR_IF(t90 >= RT_PARALLEL_MIN)
+    for (int64_t t91 = 0; t91 < t90; t91++) {
+      const int32_t t92 = (int32_t)t91;
+      v_x93_d[t91] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x139 = v_x139;
+  *out_v_x93 = v_x93;
   return;
 fail:
-  rt_release(v_x139);
+  rt_release(v_x93);
 }
 
-/* K6: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x136_d; int64_t v_x136_n;
-  int32_t *v_x137_d; int64_t v_x137_n;
-  int32_t v_x138;
-  int32_t *v_x139_d; int64_t v_x139_n;
+  int32_t *v_x93_d; int64_t v_x93_n;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -692,317 +758,251 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t78 = 0; /* nonzero: a check below failed */
-    uint8_t t75 = rt_lt_i(ix, (int32_t)A.v_x136_n);
-    int32_t t76;
-    if (t75) {
-      int t79 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x136_n;
-      int32_t t77 = t79 ? A.v_x136_d[ix] : 0;
-      t78 |= !t79;
-      t76 = t77;
-    } else {
-      int32_t t81 = rt_sub_i(ix, (int32_t)A.v_x136_n);
-      int t83 = (uint64_t)(int64_t)t81 < (uint64_t)A.v_x137_n;
-      int32_t t82 = t83 ? A.v_x137_d[t81] : 0;
-      t78 |= !t83;
-      t76 = t82;
-    }
-    if (__builtin_expect(t78 != 0, 0)) { /* again, recording the error */
-      uint8_t t85 = rt_lt_i(ix, (int32_t)A.v_x136_n);
-      int32_t t86;
-      if (t85) {
-        int32_t t87;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x136_n) {
-          t87 = A.v_x136_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x136_n, 0.0);
-          t87 = 0;
-        }
-        t86 = t87;
-      } else {
-        int32_t t89 = rt_sub_i(ix, (int32_t)A.v_x136_n);
-        int32_t t90;
-        if ((uint64_t)(int64_t)t89 < (uint64_t)A.v_x137_n) {
-          t90 = A.v_x137_d[t89];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t89, A.v_x137_n, 0.0);
-          t90 = 0;
-        }
-        t86 = t90;
-      }
-    }
-    return K6_0_V{t76};
+    return K6_0_V{0};
   }
 };
 struct K6_0_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x139_d[i] = v.v0;
+    A.v_x93_d[i] = v.v0;
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x136_d = v_x136->data.i;
-  A.v_x136_n = v_x136->len;
-  A.v_x137_d = v_x137->data.i;
-  A.v_x137_n = v_x137->len;
-  A.v_x138 = v_x138;
-  RtValue *v_x139 = NULL;
+  RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t91 = v_x138;
-    if (t91 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, run};
-      goto fail;
-    }
-    v_x139 = rtg_vec_new(RT_INT, t91);
-    A.v_x139_d = v_x139->data.i;
-    A.v_x139_n = v_x139->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t91);
+    const int64_t t93 = 0;
+    v_x93 = rtg_vec_new(RT_INT, t93);
+    A.v_x93_d = v_x93->data.i;
+    A.v_x93_n = v_x93->len;
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t93);
   }
-  *out_v_x139 = v_x139;
+  *out_v_x93 = v_x93;
   return;
 fail:
-  rt_release(v_x139);
+  rt_release(v_x93);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
-  RtValue *vals[] = {v_x136, v_x137};
-  const int64_t sizes[] = {(int64_t)v_x138};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K6_host(err, loc, run, v_x136, v_x137, v_x138, out_v_x139);
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)0};
+  if (rtg_choose_host(vals, 0, sizes, 1)) {
+    K6_host(err, loc, run, out_v_x93);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x136, v_x137, v_x138, out_v_x139);
+    K6_gpu(err, loc, run, out_v_x93);
   }
 }
 
-/* K7: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
   (void)loc;
   (void)run;
-  RtValue *v_x169 = NULL;
-  /* MAP */
+  const int64_t *v_x95_off = rt_seg_offsets(v_x95);
+  const int64_t v_x95_n = v_x95->len;
+  RtValue *v_x96 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t92 = 0;
-    v_x169 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x169_d = v_x169->data.i;
-    const int64_t v_x169_n = v_x169->len;
-    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
-    for (int64_t t93 = 0; t93 < t92; t93++) {
-      const int32_t t94 = (int32_t)t93;
-      v_x169_d[t93] = 0;
-    }
+    RtValue *t94 = rt_seg_lengths(v_x95);
+    v_x96 = t94;
+    int32_t *v_x96_d = v_x96->data.i;
+    const int64_t v_x96_n = v_x96->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x169 = v_x169;
+  *out_v_x96 = v_x96;
   return;
 fail:
-  rt_release(v_x169);
+  rt_release(v_x96);
 }
 
-/* K7: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x169_d; int64_t v_x169_n;
+  const int64_t *v_x95_off; int64_t v_x95_n;
+  int32_t *v_x96_d; int64_t v_x96_n;
 };
-struct alignas(8) K7_0_V {
-  int32_t v0;
-};
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K7_0_V{0};
-  }
-};
-struct K7_0_store {
-  K7_A A;
-  __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x169_d[i] = v.v0;
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  RtValue *v_x169 = NULL;
-  /* MAP */
+  A.v_x95_off = rtg_seg_offsets(v_x95);
+  A.v_x95_n = v_x95->len;
+  RtValue *v_x96 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t95 = 0;
-    v_x169 = rtg_vec_new(RT_INT, t95);
-    A.v_x169_d = v_x169->data.i;
-    A.v_x169_n = v_x169->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t95);
+    RtValue *t95 = rtg_seg_lengths(v_x95);
+    v_x96 = t95;
+    A.v_x96_d = v_x96->data.i;
+    A.v_x96_n = v_x96->len;
   }
-  *out_v_x169 = v_x169;
+  *out_v_x96 = v_x96;
   return;
 fail:
-  rt_release(v_x169);
+  rt_release(v_x96);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)0};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K7_host(err, loc, run, out_v_x169);
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
+  RtValue *vals[] = {v_x95};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K7_host(err, loc, run, v_x95, out_v_x96);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, out_v_x169);
+    K7_gpu(err, loc, run, v_x95, out_v_x96);
   }
 }
 
 /* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
   (void)loc;
   (void)run;
-  const int64_t *v_x216_off = rt_seg_offsets(v_x216);
-  const int64_t v_x216_n = v_x216->len;
-  RtValue *v_x217 = NULL;
+  const int64_t *v_x140_off = rt_seg_offsets(v_x140);
+  const int64_t v_x140_n = v_x140->len;
+  RtValue *v_x141 = NULL;
   /* LIBRARY */
   {
-    RtValue *t96 = rt_seg_starts(v_x216);
-    v_x217 = t96;
-    int32_t *v_x217_d = v_x217->data.i;
-    const int64_t v_x217_n = v_x217->len;
+    RtValue *t96 = rt_seg_starts(v_x140);
+    v_x141 = t96;
+    int32_t *v_x141_d = v_x141->data.i;
+    const int64_t v_x141_n = v_x141->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x217 = v_x217;
+  *out_v_x141 = v_x141;
   return;
 fail:
-  rt_release(v_x217);
+  rt_release(v_x141);
 }
 
 /* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x216_off; int64_t v_x216_n;
-  int32_t *v_x217_d; int64_t v_x217_n;
+  const int64_t *v_x140_off; int64_t v_x140_n;
+  int32_t *v_x141_d; int64_t v_x141_n;
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x216_off = rtg_seg_offsets(v_x216);
-  A.v_x216_n = v_x216->len;
-  RtValue *v_x217 = NULL;
+  A.v_x140_off = rtg_seg_offsets(v_x140);
+  A.v_x140_n = v_x140->len;
+  RtValue *v_x141 = NULL;
   /* LIBRARY */
   {
-    RtValue *t97 = rtg_seg_starts(v_x216);
-    v_x217 = t97;
-    A.v_x217_d = v_x217->data.i;
-    A.v_x217_n = v_x217->len;
+    RtValue *t97 = rtg_seg_starts(v_x140);
+    v_x141 = t97;
+    A.v_x141_d = v_x141->data.i;
+    A.v_x141_n = v_x141->len;
   }
-  *out_v_x217 = v_x217;
+  *out_v_x141 = v_x141;
   return;
 fail:
-  rt_release(v_x217);
+  rt_release(v_x141);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
-  RtValue *vals[] = {v_x216};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
+  RtValue *vals[] = {v_x140};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K8_host(err, loc, run, v_x216, out_v_x217);
+    K8_host(err, loc, run, v_x140, out_v_x141);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x216, out_v_x217);
+    K8_gpu(err, loc, run, v_x140, out_v_x141);
   }
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x187, RtValue **out_v_x188) {
   (void)loc;
   (void)run;
-  const int64_t *v_x263_off = rt_seg_offsets(v_x263);
-  const int64_t v_x263_n = v_x263->len;
-  RtValue *v_x264 = NULL;
+  const int64_t *v_x187_off = rt_seg_offsets(v_x187);
+  const int64_t v_x187_n = v_x187->len;
+  RtValue *v_x188 = NULL;
   /* LIBRARY */
   {
-    RtValue *t98 = rt_seg_ids(v_x263);
-    v_x264 = t98;
-    int32_t *v_x264_d = v_x264->data.i;
-    const int64_t v_x264_n = v_x264->len;
+    RtValue *t98 = rt_seg_ids(v_x187);
+    v_x188 = t98;
+    int32_t *v_x188_d = v_x188->data.i;
+    const int64_t v_x188_n = v_x188->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x264 = v_x264;
+  *out_v_x188 = v_x188;
   return;
 fail:
-  rt_release(v_x264);
+  rt_release(v_x188);
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x263_off; int64_t v_x263_n;
-  int32_t *v_x264_d; int64_t v_x264_n;
+  const int64_t *v_x187_off; int64_t v_x187_n;
+  int32_t *v_x188_d; int64_t v_x188_n;
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x187, RtValue **out_v_x188) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x263_off = rtg_seg_offsets(v_x263);
-  A.v_x263_n = v_x263->len;
-  RtValue *v_x264 = NULL;
+  A.v_x187_off = rtg_seg_offsets(v_x187);
+  A.v_x187_n = v_x187->len;
+  RtValue *v_x188 = NULL;
   /* LIBRARY */
   {
-    RtValue *t99 = rtg_seg_ids(v_x263);
-    v_x264 = t99;
-    A.v_x264_d = v_x264->data.i;
-    A.v_x264_n = v_x264->len;
+    RtValue *t99 = rtg_seg_ids(v_x187);
+    v_x188 = t99;
+    A.v_x188_d = v_x188->data.i;
+    A.v_x188_n = v_x188->len;
   }
-  *out_v_x264 = v_x264;
+  *out_v_x188 = v_x188;
   return;
 fail:
-  rt_release(v_x264);
+  rt_release(v_x188);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x263, RtValue **out_v_x264) {
-  RtValue *vals[] = {v_x263};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x187, RtValue **out_v_x188) {
+  RtValue *vals[] = {v_x187};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K9_host(err, loc, run, v_x263, out_v_x264);
+    K9_host(err, loc, run, v_x187, out_v_x188);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x263, out_v_x264);
+    K9_gpu(err, loc, run, v_x187, out_v_x188);
   }
 }
 
 /* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870) {
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, RtValue *v_x784, int32_t *out_v_x792, int32_t *out_v_x793, int32_t *out_v_x794) {
   (void)loc;
   (void)run;
-  int32_t *v_x859_d = v_x859->data.i;
-  const int64_t v_x859_n = v_x859->len;
-  int32_t *v_x860_d = v_x860->data.i;
-  const int64_t v_x860_n = v_x860->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  int32_t v_x870 = 0;
+  int32_t *v_x783_d = v_x783->data.i;
+  const int64_t v_x783_n = v_x783->len;
+  int32_t *v_x784_d = v_x784->data.i;
+  const int64_t v_x784_n = v_x784->len;
+  int32_t v_x792 = 0;
+  int32_t v_x793 = 0;
+  int32_t v_x794 = 0;
   /* REDUCE */
   {
-    const int64_t t100 = v_x859_n;
+    const int64_t t100 = v_x783_n;
     const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
     int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
@@ -1022,8 +1022,8 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, Rt
         int32_t t105x1;
         int32_t t105x2;
         int t109 = 0; /* nonzero: a check below failed */
-        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x860_n;
-        int32_t t108 = t110 ? v_x860_d[t107] : 0;
+        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x784_n;
+        int32_t t108 = t110 ? v_x784_d[t107] : 0;
         t109 |= !t110;
         uint8_t t112 = rt_lt_i(0, t108);
         int32_t t113;
@@ -1034,10 +1034,10 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, Rt
         }
         if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x860_n) {
-            t114 = v_x860_d[t107];
+          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x784_n) {
+            t114 = v_x784_d[t107];
           } else {
-            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x860_n, 0.0);
+            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x784_n, 0.0);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -1111,18 +1111,18 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, Rt
       t105t1 = t129;
       t105t2 = t130;
     }
-    v_x868 = t105t0;
+    v_x792 = t105t0;
     rt_free(t102);
-    v_x869 = t105t1;
+    v_x793 = t105t1;
     rt_free(t103);
-    v_x870 = t105t2;
+    v_x794 = t105t2;
     rt_free(t104);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  *out_v_x870 = v_x870;
+  *out_v_x792 = v_x792;
+  *out_v_x793 = v_x793;
+  *out_v_x794 = v_x794;
   return;
 fail:
 }
@@ -1131,11 +1131,11 @@ fail:
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x859_d; int64_t v_x859_n;
-  int32_t *v_x860_d; int64_t v_x860_n;
-  int32_t v_x868;
-  int32_t v_x869;
-  int32_t v_x870;
+  int32_t *v_x783_d; int64_t v_x783_n;
+  int32_t *v_x784_d; int64_t v_x784_n;
+  int32_t v_x792;
+  int32_t v_x793;
+  int32_t v_x794;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
@@ -1148,8 +1148,8 @@ struct K10_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t132 = 0; /* nonzero: a check below failed */
-    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x860_n;
-    int32_t t131 = t133 ? A.v_x860_d[ix] : 0;
+    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n;
+    int32_t t131 = t133 ? A.v_x784_d[ix] : 0;
     t132 |= !t133;
     uint8_t t135 = rt_lt_i(0, t131);
     int32_t t136;
@@ -1160,10 +1160,10 @@ struct K10_0_pull {
     }
     if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
       int32_t t137;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x860_n) {
-        t137 = A.v_x860_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x784_n) {
+        t137 = A.v_x784_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x860_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x784_n, 0.0);
         t137 = 0;
       }
       uint8_t t139 = rt_lt_i(0, t137);
@@ -1212,97 +1212,108 @@ struct K10_0_check {
     return true;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, RtValue *v_x784, int32_t *out_v_x792, int32_t *out_v_x793, int32_t *out_v_x794, int check_site_0) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x859_d = v_x859->data.i;
-  A.v_x859_n = v_x859->len;
-  A.v_x860_d = v_x860->data.i;
-  A.v_x860_n = v_x860->len;
+  A.v_x783_d = v_x783->data.i;
+  A.v_x783_n = v_x783->len;
+  A.v_x784_d = v_x784->data.i;
+  A.v_x784_n = v_x784->len;
   K10_0_V *K10_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  int32_t v_x870 = 0;
+  int32_t v_x792 = 0;
+  int32_t v_x793 = 0;
+  int32_t v_x794 = 0;
   /* REDUCE */
   {
-    const int64_t t146 = v_x859->len;
+    const int64_t t146 = v_x783->len;
     K10_0_V *t147 = rtg::reduce_to_device("K10", loc, K10_0_pull{A}, K10_0_op{A}, K10_0_V{2147483647, 0, 1}, t146, false);
     K10_0_value = t147;
   }
   if (!rtg::check_result("K10", loc, K10_0_value, K10_0_check{{check_site_0}}, K10_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K10_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  *out_v_x870 = v_x870;
+  *out_v_x792 = v_x792;
+  *out_v_x793 = v_x793;
+  *out_v_x794 = v_x794;
   return;
 fail:
   rtg_free(K10_0_value);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x859, RtValue *v_x860, int32_t *out_v_x868, int32_t *out_v_x869, int32_t *out_v_x870, int check_site_0) {
-  RtValue *vals[] = {v_x859, v_x860};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x783, RtValue *v_x784, int32_t *out_v_x792, int32_t *out_v_x793, int32_t *out_v_x794, int check_site_0) {
+  RtValue *vals[] = {v_x783, v_x784};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K10_host(err, loc, run, v_x859, v_x860, out_v_x868, out_v_x869, out_v_x870);
+    K10_host(err, loc, run, v_x783, v_x784, out_v_x792, out_v_x793, out_v_x794);
     if (err->index == INT64_MAX) {
       K10_0_V t148;
       memset(&t148, 0, sizeof t148);
-      t148.v0 = *out_v_x868;
-      t148.v1 = *out_v_x869;
-      t148.v2 = *out_v_x870;
+      t148.v0 = *out_v_x792;
+      t148.v1 = *out_v_x793;
+      t148.v2 = *out_v_x794;
       (void)K10_0_check{{check_site_0}}(t148, err, run);
     }
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x859, v_x860, out_v_x868, out_v_x869, out_v_x870, check_site_0);
+    K10_gpu(err, loc, run, v_x783, v_x784, out_v_x792, out_v_x793, out_v_x794, check_site_0);
   }
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x875, int32_t *out_v_x876, int32_t *out_v_x877) {
   (void)loc;
   (void)run;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x956 = NULL;
-  /* MAP */
+  int32_t *v_x875_d = v_x875->data.i;
+  const int64_t v_x875_n = v_x875->len;
+  int32_t v_x876 = 0;
+  int32_t v_x877 = 0;
+  /* ONCE */
   {
-    const int64_t t149 = 1;
-    v_x953 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x953_d = v_x953->data.i;
-    const int64_t v_x953_n = v_x953->len;
-    v_x956 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x956_d = v_x956->data.i;
-    const int64_t v_x956_n = v_x956->len;
-    RT_PARALLEL_FOR_IF(t149 >= RT_PARALLEL_MIN)
-    for (int64_t t150 = 0; t150 < t149; t150++) {
-      const int32_t t151 = (int32_t)t150;
-      v_x953_d[t150] = v_x951;
-      v_x956_d[t150] = v_x954;
+    int t150 = 0; /* nonzero: a check below failed */
+    int t151 = (uint64_t)(int64_t)0 < (uint64_t)v_x875_n;
+    int32_t t149 = t151 ? v_x875_d[0] : 0;
+    t150 |= !t151;
+    int t153 = (uint64_t)(int64_t)1 < (uint64_t)v_x875_n;
+    int32_t t152 = t153 ? v_x875_d[1] : 0;
+    t150 |= !t153;
+    if (__builtin_expect(t150 != 0, 0)) { /* again, recording the error */
+      int32_t t154;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x875_n) {
+        t154 = v_x875_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x875_n, 0.0);
+        t154 = 0;
+      }
+      int32_t t155;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x875_n) {
+        t155 = v_x875_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x875_n, 0.0);
+        t155 = 0;
+      }
     }
+    v_x876 = t149;
+    v_x877 = t152;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x953 = v_x953;
-  *out_v_x956 = v_x956;
+  *out_v_x876 = v_x876;
+  *out_v_x877 = v_x877;
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x956);
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t v_x951;
-  int32_t v_x954;
-  int32_t *v_x953_d; int64_t v_x953_n;
-  int32_t *v_x956_d; int64_t v_x956_n;
+  int32_t *v_x875_d; int64_t v_x875_n;
+  int32_t v_x876;
+  int32_t v_x877;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -1313,115 +1324,242 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K11_0_V{A.v_x951, A.v_x954};
+    int t157 = 0; /* nonzero: a check below failed */
+    int t158 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x875_n;
+    int32_t t156 = t158 ? A.v_x875_d[0] : 0;
+    t157 |= !t158;
+    int t160 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x875_n;
+    int32_t t159 = t160 ? A.v_x875_d[1] : 0;
+    t157 |= !t160;
+    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
+      int32_t t161;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x875_n) {
+        t161 = A.v_x875_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x875_n, 0.0);
+        t161 = 0;
+      }
+      int32_t t162;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x875_n) {
+        t162 = A.v_x875_d[1];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x875_n, 0.0);
+        t162 = 0;
+      }
+    }
+    return K11_0_V{t156, t159};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x953_d[i] = v.v0;
-    A.v_x956_d[i] = v.v1;
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x875, int32_t *out_v_x876, int32_t *out_v_x877) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x951 = v_x951;
-  A.v_x954 = v_x954;
-  RtValue *v_x953 = NULL;
-  RtValue *v_x956 = NULL;
-  /* MAP */
+  A.v_x875_d = v_x875->data.i;
+  A.v_x875_n = v_x875->len;
+  int32_t v_x876 = 0;
+  int32_t v_x877 = 0;
+  /* ONCE */
   {
-    const int64_t t152 = 1;
-    v_x953 = rtg_vec_new(RT_INT, t152);
-    A.v_x953_d = v_x953->data.i;
-    A.v_x953_n = v_x953->len;
-    v_x956 = rtg_vec_new(RT_INT, t152);
-    A.v_x956_d = v_x956->data.i;
-    A.v_x956_n = v_x956->len;
-    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t152);
+    const K11_0_V t163 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
+    v_x876 = t163.v0;
+    A.v_x876 = v_x876;
+    v_x877 = t163.v1;
+    A.v_x877 = v_x877;
   }
-  *out_v_x953 = v_x953;
-  *out_v_x956 = v_x956;
+  *out_v_x876 = v_x876;
+  *out_v_x877 = v_x877;
   return;
 fail:
-  rt_release(v_x953);
-  rt_release(v_x956);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x951, int32_t v_x954, RtValue **out_v_x953, RtValue **out_v_x956) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K11_host(err, loc, run, v_x951, v_x954, out_v_x953, out_v_x956);
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x875, int32_t *out_v_x876, int32_t *out_v_x877) {
+  RtValue *vals[] = {v_x875};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K11_host(err, loc, run, v_x875, out_v_x876, out_v_x877);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x951, v_x954, out_v_x953, out_v_x956);
+    K11_gpu(err, loc, run, v_x875, out_v_x876, out_v_x877);
   }
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x878, RtValue *v_x881, RtValue **out_v_x880, int32_t *out_v_x890, int32_t *out_v_x891) {
   (void)loc;
   (void)run;
-  int32_t *v_x963_d = v_x963->data.i;
-  const int64_t v_x963_n = v_x963->len;
-  RtValue *v_x965 = NULL;
+  int32_t *v_x881_d = v_x881->data.i;
+  const int64_t v_x881_n = v_x881->len;
+  RtValue *v_x880 = NULL;
+  int32_t v_x889 = 0;
+  int32_t v_x890 = 0;
+  int32_t v_x891 = 0;
   /* MAP */
   {
-    const int64_t t153 = v_x957;
-    if (t153 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t153, 0.0);
+    const int64_t t164 = v_x878;
+    if (t164 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0);
       goto fail;
     }
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t153);
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
-    RT_PARALLEL_FOR_IF(t153 >= RT_PARALLEL_MIN)
-    for (int64_t t154 = 0; t154 < t153; t154++) {
-      const int32_t t155 = (int32_t)t154;
-      int t158 = 0; /* nonzero: a check below failed */
-      int32_t t157 = rt_rem_i(t155, v_x960, &t158);
-      int t160 = (uint64_t)(int64_t)t157 < (uint64_t)v_x963_n;
-      int32_t t159 = t160 ? v_x963_d[t157] : 0;
-      t158 |= !t160;
-      if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
-        int t161 = 0;
-        int32_t t162 = rt_rem_i(t155, v_x960, &t161);
-        if (t161) {
-          NESSIE_RECORD(err, t154, RT_CHECK_SCALAR, 0, t161, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t163;
-        if ((uint64_t)(int64_t)t162 < (uint64_t)v_x963_n) {
-          t163 = v_x963_d[t162];
-        } else {
-          NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x963_n, 0.0);
-          t163 = 0;
-        }
-      }
-      v_x965_d[t154] = t159;
+    v_x880 = rt_value_new(rt_vec_type(RT_INT), t164);
+    int32_t *v_x880_d = v_x880->data.i;
+    const int64_t v_x880_n = v_x880->len;
+    RT_PARALLEL_FOR_IF(t164 >= RT_PARALLEL_MIN)
+    for (int64_t t165 = 0; t165 < t164; t165++) {
+      const int32_t t166 = (int32_t)t165;
+      v_x880_d[t165] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x965 = v_x965;
+  {
+    int32_t *v_x880_d = v_x880->data.i;
+    const int64_t v_x880_n = v_x880->len;
+    /* REDUCE */
+    {
+      const int64_t t167 = v_x878;
+      if (t167 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0);
+        goto fail;
+      }
+      const int64_t t168 = t167 > 0 ? (t167 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t169 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
+      int32_t *t170 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
+      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
+      RT_PARALLEL_FOR_IF(t168 > 1)
+      for (int64_t t172 = 0; t172 < t168; t172++) {
+        int32_t t172a0;
+        int32_t t172a1;
+        int32_t t172a2;
+        t172a0 = 2147483647;
+        t172a1 = 0;
+        t172a2 = 1;
+        const int64_t t172_end = (t172 + 1) * RT_CHUNK < t167 ? (t172 + 1) * RT_CHUNK : t167;
+        for (int64_t t173 = t172 * RT_CHUNK; t173 < t172_end; t173++) {
+          const int32_t t174 = (int32_t)t173;
+          int32_t t172x0;
+          int32_t t172x1;
+          int32_t t172x2;
+          int t176 = 0; /* nonzero: a check below failed */
+          int t177 = (uint64_t)(int64_t)t174 < (uint64_t)v_x881_n;
+          int32_t t175 = t177 ? v_x881_d[t174] : 0;
+          t176 |= !t177;
+          uint8_t t179 = rt_lt_i(0, t175);
+          int32_t t180;
+          if (t179) {
+            t180 = 2147483647;
+          } else {
+            t180 = t174;
+          }
+          if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
+            int32_t t181;
+            if ((uint64_t)(int64_t)t174 < (uint64_t)v_x881_n) {
+              t181 = v_x881_d[t174];
+            } else {
+              NESSIE_RECORD(err, t173, RT_CHECK_INDEX, 2, 0, RT_GATHER, t174, v_x881_n, 0.0);
+              t181 = 0;
+            }
+            uint8_t t183 = rt_lt_i(0, t181);
+            int32_t t184;
+            if (t183) {
+              t184 = 2147483647;
+            } else {
+              t184 = t174;
+            }
+          }
+          t172x0 = t180;
+          t172x1 = 0;
+          t172x2 = t175;
+          uint8_t t186 = rt_le_i(t172a0, t172x0);
+          int32_t t187;
+          if (t186) {
+            t187 = t172a0;
+          } else {
+            t187 = t172x0;
+          }
+          int32_t t188;
+          if (t186) {
+            t188 = t172a1;
+          } else {
+            t188 = t172x1;
+          }
+          int32_t t189;
+          if (t186) {
+            t189 = t172a2;
+          } else {
+            t189 = t172x2;
+          }
+          t172a0 = t187;
+          t172a1 = t188;
+          t172a2 = t189;
+        }
+        t169[t172] = t172a0;
+        t170[t172] = t172a1;
+        t171[t172] = t172a2;
+      }
+      int32_t t172t0;
+      int32_t t172t1;
+      int32_t t172t2;
+      t172t0 = 2147483647;
+      t172t1 = 0;
+      t172t2 = 1;
+      for (int64_t t172 = 0; t172 < t168; t172++) {
+        const int32_t t190 = t169[t172];
+        const int32_t t191 = t170[t172];
+        const int32_t t192 = t171[t172];
+        uint8_t t194 = rt_le_i(t172t0, t190);
+        int32_t t195;
+        if (t194) {
+          t195 = t172t0;
+        } else {
+          t195 = t190;
+        }
+        int32_t t196;
+        if (t194) {
+          t196 = t172t1;
+        } else {
+          t196 = t191;
+        }
+        int32_t t197;
+        if (t194) {
+          t197 = t172t2;
+        } else {
+          t197 = t192;
+        }
+        t172t0 = t195;
+        t172t1 = t196;
+        t172t2 = t197;
+      }
+      v_x889 = t172t0;
+      rt_free(t169);
+      v_x890 = t172t1;
+      rt_free(t170);
+      v_x891 = t172t2;
+      rt_free(t171);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x880 = v_x880;
+  *out_v_x890 = v_x890;
+  *out_v_x891 = v_x891;
   return;
 fail:
-  rt_release(v_x965);
+  rt_release(v_x880);
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t v_x957;
-  int32_t v_x960;
-  int32_t *v_x963_d; int64_t v_x963_n;
-  int32_t *v_x965_d; int64_t v_x965_n;
+  int32_t v_x878;
+  int32_t *v_x881_d; int64_t v_x881_n;
+  int32_t *v_x880_d; int64_t v_x880_n;
+  int32_t v_x889;
+  int32_t v_x890;
+  int32_t v_x891;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -1431,458 +1569,83 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t166 = 0; /* nonzero: a check below failed */
-    int32_t t165 = rt_rem_i(ix, A.v_x960, &t166);
-    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x963_n;
-    int32_t t167 = t168 ? A.v_x963_d[t165] : 0;
-    t166 |= !t168;
-    if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
-      int t169 = 0;
-      int32_t t170 = rt_rem_i(ix, A.v_x960, &t169);
-      if (t169) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t169, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t171;
-      if ((uint64_t)(int64_t)t170 < (uint64_t)A.v_x963_n) {
-        t171 = A.v_x963_d[t170];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, A.v_x963_n, 0.0);
-        t171 = 0;
-      }
-    }
-    return K12_0_V{t167};
+    return K12_0_V{0};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x965_d[i] = v.v0;
+    A.v_x880_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
-  (void)loc;
-  (void)err;
-  K12_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x957 = v_x957;
-  A.v_x960 = v_x960;
-  A.v_x963_d = v_x963->data.i;
-  A.v_x963_n = v_x963->len;
-  RtValue *v_x965 = NULL;
-  /* MAP */
-  {
-    const int64_t t172 = v_x957;
-    if (t172 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t172, 0.0, run};
-      goto fail;
-    }
-    v_x965 = rtg_vec_new(RT_INT, t172);
-    A.v_x965_d = v_x965->data.i;
-    A.v_x965_n = v_x965->len;
-    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t172);
-  }
-  *out_v_x965 = v_x965;
-  return;
-fail:
-  rt_release(v_x965);
-}
-
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x957, int32_t v_x960, RtValue *v_x963, RtValue **out_v_x965) {
-  RtValue *vals[] = {v_x963};
-  const int64_t sizes[] = {(int64_t)v_x957};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K12_host(err, loc, run, v_x957, v_x960, v_x963, out_v_x965);
-    rtg_host_ran();
-  } else {
-    K12_gpu(err, loc, run, v_x957, v_x960, v_x963, out_v_x965);
-  }
-}
-
-/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x975_d = v_x975->data.i;
-  const int64_t v_x975_n = v_x975->len;
-  int32_t v_x976 = 0;
-  int32_t v_x977 = 0;
-  /* ONCE */
-  {
-    int t174 = 0; /* nonzero: a check below failed */
-    int t175 = (uint64_t)(int64_t)0 < (uint64_t)v_x975_n;
-    int32_t t173 = t175 ? v_x975_d[0] : 0;
-    t174 |= !t175;
-    int t177 = (uint64_t)(int64_t)1 < (uint64_t)v_x975_n;
-    int32_t t176 = t177 ? v_x975_d[1] : 0;
-    t174 |= !t177;
-    if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
-      int32_t t178;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x975_n) {
-        t178 = v_x975_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x975_n, 0.0);
-        t178 = 0;
-      }
-      int32_t t179;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x975_n) {
-        t179 = v_x975_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x975_n, 0.0);
-        t179 = 0;
-      }
-    }
-    v_x976 = t173;
-    v_x977 = t176;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x976 = v_x976;
-  *out_v_x977 = v_x977;
-  return;
-fail:
-}
-
-/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K13_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x975_d; int64_t v_x975_n;
-  int32_t v_x976;
-  int32_t v_x977;
-};
-struct alignas(8) K13_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t181 = 0; /* nonzero: a check below failed */
-    int t182 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x975_n;
-    int32_t t180 = t182 ? A.v_x975_d[0] : 0;
-    t181 |= !t182;
-    int t184 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x975_n;
-    int32_t t183 = t184 ? A.v_x975_d[1] : 0;
-    t181 |= !t184;
-    if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
-      int32_t t185;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x975_n) {
-        t185 = A.v_x975_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x975_n, 0.0);
-        t185 = 0;
-      }
-      int32_t t186;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x975_n) {
-        t186 = A.v_x975_d[1];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x975_n, 0.0);
-        t186 = 0;
-      }
-    }
-    return K13_0_V{t180, t183};
-  }
-};
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
-  (void)loc;
-  (void)err;
-  K13_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x975_d = v_x975->data.i;
-  A.v_x975_n = v_x975->len;
-  int32_t v_x976 = 0;
-  int32_t v_x977 = 0;
-  /* ONCE */
-  {
-    const K13_0_V t187 = rtg::once<K13_0_V>("K13", loc, K13_0_pull{A});
-    v_x976 = t187.v0;
-    A.v_x976 = v_x976;
-    v_x977 = t187.v1;
-    A.v_x977 = v_x977;
-  }
-  *out_v_x976 = v_x976;
-  *out_v_x977 = v_x977;
-  return;
-fail:
-}
-
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x975, int32_t *out_v_x976, int32_t *out_v_x977) {
-  RtValue *vals[] = {v_x975};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K13_host(err, loc, run, v_x975, out_v_x976, out_v_x977);
-    rtg_host_ran();
-  } else {
-    K13_gpu(err, loc, run, v_x975, out_v_x976, out_v_x977);
-  }
-}
-
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x992_d = v_x992->data.i;
-  const int64_t v_x992_n = v_x992->len;
-  RtValue *v_x991 = NULL;
-  int32_t v_x1000 = 0;
-  int32_t v_x1001 = 0;
-  int32_t v_x1002 = 0;
-  /* MAP */
-  {
-    const int64_t t188 = v_x989;
-    if (t188 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0);
-      goto fail;
-    }
-    v_x991 = rt_value_new(rt_vec_type(RT_INT), t188);
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
-    RT_PARALLEL_FOR_IF(t188 >= RT_PARALLEL_MIN)
-    for (int64_t t189 = 0; t189 < t188; t189++) {
-      const int32_t t190 = (int32_t)t189;
-      v_x991_d[t189] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
-    /* REDUCE */
-    {
-      const int64_t t191 = v_x989;
-      if (t191 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t191, 0.0);
-        goto fail;
-      }
-      const int64_t t192 = t191 > 0 ? (t191 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t193 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
-      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
-      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
-      RT_PARALLEL_FOR_IF(t192 > 1)
-      for (int64_t t196 = 0; t196 < t192; t196++) {
-        int32_t t196a0;
-        int32_t t196a1;
-        int32_t t196a2;
-        t196a0 = 2147483647;
-        t196a1 = 0;
-        t196a2 = 1;
-        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t191 ? (t196 + 1) * RT_CHUNK : t191;
-        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
-          const int32_t t198 = (int32_t)t197;
-          int32_t t196x0;
-          int32_t t196x1;
-          int32_t t196x2;
-          int t200 = 0; /* nonzero: a check below failed */
-          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x992_n;
-          int32_t t199 = t201 ? v_x992_d[t198] : 0;
-          t200 |= !t201;
-          uint8_t t203 = rt_lt_i(0, t199);
-          int32_t t204;
-          if (t203) {
-            t204 = 2147483647;
-          } else {
-            t204 = t198;
-          }
-          if (__builtin_expect(t200 != 0, 0)) { /* again, recording the error */
-            int32_t t205;
-            if ((uint64_t)(int64_t)t198 < (uint64_t)v_x992_n) {
-              t205 = v_x992_d[t198];
-            } else {
-              NESSIE_RECORD(err, t197, RT_CHECK_INDEX, 2, 0, RT_GATHER, t198, v_x992_n, 0.0);
-              t205 = 0;
-            }
-            uint8_t t207 = rt_lt_i(0, t205);
-            int32_t t208;
-            if (t207) {
-              t208 = 2147483647;
-            } else {
-              t208 = t198;
-            }
-          }
-          t196x0 = t204;
-          t196x1 = 0;
-          t196x2 = t199;
-          uint8_t t210 = rt_le_i(t196a0, t196x0);
-          int32_t t211;
-          if (t210) {
-            t211 = t196a0;
-          } else {
-            t211 = t196x0;
-          }
-          int32_t t212;
-          if (t210) {
-            t212 = t196a1;
-          } else {
-            t212 = t196x1;
-          }
-          int32_t t213;
-          if (t210) {
-            t213 = t196a2;
-          } else {
-            t213 = t196x2;
-          }
-          t196a0 = t211;
-          t196a1 = t212;
-          t196a2 = t213;
-        }
-        t193[t196] = t196a0;
-        t194[t196] = t196a1;
-        t195[t196] = t196a2;
-      }
-      int32_t t196t0;
-      int32_t t196t1;
-      int32_t t196t2;
-      t196t0 = 2147483647;
-      t196t1 = 0;
-      t196t2 = 1;
-      for (int64_t t196 = 0; t196 < t192; t196++) {
-        const int32_t t214 = t193[t196];
-        const int32_t t215 = t194[t196];
-        const int32_t t216 = t195[t196];
-        uint8_t t218 = rt_le_i(t196t0, t214);
-        int32_t t219;
-        if (t218) {
-          t219 = t196t0;
-        } else {
-          t219 = t214;
-        }
-        int32_t t220;
-        if (t218) {
-          t220 = t196t1;
-        } else {
-          t220 = t215;
-        }
-        int32_t t221;
-        if (t218) {
-          t221 = t196t2;
-        } else {
-          t221 = t216;
-        }
-        t196t0 = t219;
-        t196t1 = t220;
-        t196t2 = t221;
-      }
-      v_x1000 = t196t0;
-      rt_free(t193);
-      v_x1001 = t196t1;
-      rt_free(t194);
-      v_x1002 = t196t2;
-      rt_free(t195);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x991 = v_x991;
-  *out_v_x1001 = v_x1001;
-  *out_v_x1002 = v_x1002;
-  return;
-fail:
-  rt_release(v_x991);
-}
-
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K14_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x989;
-  int32_t *v_x992_d; int64_t v_x992_n;
-  int32_t *v_x991_d; int64_t v_x991_n;
-  int32_t v_x1000;
-  int32_t v_x1001;
-  int32_t v_x1002;
-};
-struct alignas(8) K14_0_V {
-  int32_t v0;
-};
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K14_0_V{0};
-  }
-};
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x991_d[i] = v.v0;
-  }
-};
-struct alignas(8) K14_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t223 = 0; /* nonzero: a check below failed */
-    int t224 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n;
-    int32_t t222 = t224 ? A.v_x992_d[ix] : 0;
-    t223 |= !t224;
-    uint8_t t226 = rt_lt_i(0, t222);
-    int32_t t227;
-    if (t226) {
-      t227 = 2147483647;
+    int t199 = 0; /* nonzero: a check below failed */
+    int t200 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x881_n;
+    int32_t t198 = t200 ? A.v_x881_d[ix] : 0;
+    t199 |= !t200;
+    uint8_t t202 = rt_lt_i(0, t198);
+    int32_t t203;
+    if (t202) {
+      t203 = 2147483647;
     } else {
-      t227 = ix;
+      t203 = ix;
     }
-    if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
-      int32_t t228;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x992_n) {
-        t228 = A.v_x992_d[ix];
+    if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
+      int32_t t204;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x881_n) {
+        t204 = A.v_x881_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x992_n, 0.0);
-        t228 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x881_n, 0.0);
+        t204 = 0;
       }
-      uint8_t t230 = rt_lt_i(0, t228);
-      int32_t t231;
-      if (t230) {
-        t231 = 2147483647;
+      uint8_t t206 = rt_lt_i(0, t204);
+      int32_t t207;
+      if (t206) {
+        t207 = 2147483647;
       } else {
-        t231 = ix;
+        t207 = ix;
       }
     }
-    return K14_1_V{t227, 0, t222};
+    return K12_1_V{t203, 0, t198};
   }
 };
-struct K14_1_op {
-  K14_A A;
-  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t233 = rt_le_i(a.v0, b.v0);
-    int32_t t234;
-    if (t233) {
-      t234 = a.v0;
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t209 = rt_le_i(a.v0, b.v0);
+    int32_t t210;
+    if (t209) {
+      t210 = a.v0;
     } else {
-      t234 = b.v0;
+      t210 = b.v0;
     }
-    int32_t t235;
-    if (t233) {
-      t235 = a.v1;
+    int32_t t211;
+    if (t209) {
+      t211 = a.v1;
     } else {
-      t235 = b.v1;
+      t211 = b.v1;
     }
-    int32_t t236;
-    if (t233) {
-      t236 = a.v2;
+    int32_t t212;
+    if (t209) {
+      t212 = a.v2;
     } else {
-      t236 = b.v2;
+      t212 = b.v2;
     }
-    return K14_1_V{t234, t235, t236};
+    return K12_1_V{t210, t211, t212};
   }
 };
-struct K14_1_check {
+struct K12_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K14_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
       return false;
@@ -1890,124 +1653,1056 @@ struct K14_1_check {
     return true;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x878, RtValue *v_x881, RtValue **out_v_x880, int32_t *out_v_x890, int32_t *out_v_x891, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K12_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x878 = v_x878;
+  A.v_x881_d = v_x881->data.i;
+  A.v_x881_n = v_x881->len;
+  RtValue *v_x880 = NULL;
+  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x889 = 0;
+  int32_t v_x890 = 0;
+  int32_t v_x891 = 0;
+  /* MAP */
+  {
+    const int64_t t213 = v_x878;
+    if (t213 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t213, 0.0, run};
+      goto fail;
+    }
+    v_x880 = rtg_vec_new(RT_INT, t213);
+    A.v_x880_d = v_x880->data.i;
+    A.v_x880_n = v_x880->len;
+    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t213);
+  }
+  /* REDUCE */
+  {
+    const int64_t t214 = v_x878;
+    if (t214 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t214, 0.0, run};
+      goto fail;
+    }
+    K12_1_V *t215 = rtg::reduce_to_device("K12", loc, K12_1_pull{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t214, false);
+    K12_1_value = t215;
+  }
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K12_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x880 = v_x880;
+  *out_v_x890 = v_x890;
+  *out_v_x891 = v_x891;
+  return;
+fail:
+  rt_release(v_x880);
+  rtg_free(K12_1_value);
+}
+
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x878, RtValue *v_x881, RtValue **out_v_x880, int32_t *out_v_x890, int32_t *out_v_x891, int check_site_0) {
+  RtValue *vals[] = {v_x881};
+  const int64_t sizes[] = {(int64_t)v_x878, (int64_t)v_x878};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K12_host(err, loc, run, v_x878, v_x881, out_v_x880, out_v_x890, out_v_x891);
+    if (err->index == INT64_MAX) {
+      K12_1_V t216;
+      memset(&t216, 0, sizeof t216);
+      t216.v1 = *out_v_x890;
+      t216.v2 = *out_v_x891;
+      (void)K12_1_check{{check_site_0}}(t216, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K12_gpu(err, loc, run, v_x878, v_x881, out_v_x880, out_v_x890, out_v_x891, check_site_0);
+  }
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x892, RtValue *v_x895, RtValue **out_v_x897) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x892_d = v_x892->data.i;
+  const int64_t v_x892_n = v_x892->len;
+  int32_t *v_x895_d = v_x895->data.i;
+  const int64_t v_x895_n = v_x895->len;
+  RtValue *v_x897 = NULL;
+  /* MAP */
+  {
+    const int64_t t217 = v_x892_n;
+    v_x897 = rt_value_new(rt_vec_type(RT_INT), t217);
+    int32_t *v_x897_d = v_x897->data.i;
+    const int64_t v_x897_n = v_x897->len;
+    RT_PARALLEL_FOR_IF(t217 >= RT_PARALLEL_MIN)
+    for (int64_t t218 = 0; t218 < t217; t218++) {
+      const int32_t t219 = (int32_t)t218;
+      int t222 = 0; /* nonzero: a check below failed */
+      int32_t t220 = v_x892_d[t219];
+      int t223 = (uint64_t)(int64_t)t220 < (uint64_t)v_x895_n;
+      int32_t t221 = t223 ? v_x895_d[t220] : 0;
+      t222 |= !t223;
+      if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
+        int32_t t224 = v_x892_d[t219];
+        int32_t t225;
+        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x895_n) {
+          t225 = v_x895_d[t224];
+        } else {
+          NESSIE_RECORD(err, t218, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x895_n, 0.0);
+          t225 = 0;
+        }
+      }
+      v_x897_d[t218] = t221;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x897 = v_x897;
+  return;
+fail:
+  rt_release(v_x897);
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K13_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x892_d; int64_t v_x892_n;
+  int32_t *v_x895_d; int64_t v_x895_n;
+  int32_t *v_x897_d; int64_t v_x897_n;
+};
+struct alignas(8) K13_0_V {
+  int32_t v0;
+};
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t228 = 0; /* nonzero: a check below failed */
+    int32_t t226 = A.v_x892_d[ix];
+    int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x895_n;
+    int32_t t227 = t229 ? A.v_x895_d[t226] : 0;
+    t228 |= !t229;
+    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
+      int32_t t230 = A.v_x892_d[ix];
+      int32_t t231;
+      if ((uint64_t)(int64_t)t230 < (uint64_t)A.v_x895_n) {
+        t231 = A.v_x895_d[t230];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, A.v_x895_n, 0.0);
+        t231 = 0;
+      }
+    }
+    return K13_0_V{t227};
+  }
+};
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+    A.v_x897_d[i] = v.v0;
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x892, RtValue *v_x895, RtValue **out_v_x897) {
+  (void)loc;
+  (void)err;
+  K13_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x892_d = v_x892->data.i;
+  A.v_x892_n = v_x892->len;
+  A.v_x895_d = v_x895->data.i;
+  A.v_x895_n = v_x895->len;
+  RtValue *v_x897 = NULL;
+  /* MAP */
+  {
+    const int64_t t232 = v_x892->len;
+    v_x897 = rtg_vec_new(RT_INT, t232);
+    A.v_x897_d = v_x897->data.i;
+    A.v_x897_n = v_x897->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t232);
+  }
+  *out_v_x897 = v_x897;
+  return;
+fail:
+  rt_release(v_x897);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x892, RtValue *v_x895, RtValue **out_v_x897) {
+  RtValue *vals[] = {v_x892, v_x895};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K13_host(err, loc, run, v_x892, v_x895, out_v_x897);
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x892, v_x895, out_v_x897);
+  }
+}
+
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x898, RtValue *v_x899, RtValue *v_x902, RtValue *v_x912, RtValue **out_v_x908, RtValue **out_v_x916, RtValue **out_v_x922, RtValue **out_v_x929) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x898_d = v_x898->data.i;
+  const int64_t v_x898_n = v_x898->len;
+  int32_t *v_x899_d = v_x899->data.i;
+  const int64_t v_x899_n = v_x899->len;
+  int32_t *v_x902_d = v_x902->data.i;
+  const int64_t v_x902_n = v_x902->len;
+  const int64_t *v_x912_off = rt_seg_offsets(v_x912);
+  const int64_t v_x912_n = v_x912->len;
+  RtValue *v_x908 = NULL;
+  RtValue *v_x909 = NULL;
+  RtValue *v_x922 = NULL;
+  RtValue *v_x923 = NULL;
+  RtValue *v_x916 = NULL;
+  RtValue *v_x929 = NULL;
+  /* FILTER */
+  {
+    const int64_t t233 = v_x902_n;
+    const int64_t t234 = t233 > 0 ? (t233 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t235 = (uint8_t *)rt_alloc_atomic((size_t)t233 + 1);
+    int64_t *t236 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t234 + 1));
+    RT_PARALLEL_FOR_IF(t234 > 1)
+    for (int64_t t237 = 0; t237 < t234; t237++) {
+      int64_t kept = 0;
+      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
+      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
+        const int32_t t239 = (int32_t)t238;
+        int32_t t237x0;
+        uint8_t t237x1;
+        int t241 = 0; /* nonzero: a check below failed */
+        int t242 = (uint64_t)(int64_t)t239 < (uint64_t)v_x898_n;
+        int32_t t240 = t242 ? v_x898_d[t239] : 0;
+        t241 |= !t242;
+        int t244 = (uint64_t)(int64_t)t240 < (uint64_t)v_x899_n;
+        int32_t t243 = t244 ? v_x899_d[t240] : 0;
+        t241 |= !t244;
+        int32_t t245 = v_x902_d[t239];
+        uint8_t t247 = rt_lt_i(t245, t243);
+        if (__builtin_expect(t241 != 0, 0)) { /* again, recording the error */
+          int32_t t248;
+          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x898_n) {
+            t248 = v_x898_d[t239];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x898_n, 0.0);
+            t248 = 0;
+          }
+          int32_t t249;
+          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x899_n) {
+            t249 = v_x899_d[t248];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x899_n, 0.0);
+            t249 = 0;
+          }
+          int32_t t250 = v_x902_d[t239];
+          uint8_t t252 = rt_lt_i(t250, t249);
+        }
+        t237x0 = t245;
+        t237x1 = t247;
+        uint8_t t253;
+        t253 = t237x1;
+        t235[t238] = t253 != 0;
+        kept += t253 != 0;
+      }
+      t236[t237] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t235);
+      rt_free(t236);
+      goto fail;
+    }
+    int64_t t254 = 0;
+    for (int64_t t237 = 0; t237 < t234; t237++) {
+      const int64_t k = t236[t237];
+      t236[t237] = t254;
+      t254 += k;
+    }
+    v_x908 = rt_value_new(rt_vec_type(RT_INT), t254);
+    int32_t *v_x908_d = v_x908->data.i;
+    const int64_t v_x908_n = v_x908->len;
+    v_x909 = rt_value_new(rt_vec_type(RT_BOOL), t254);
+    uint8_t *v_x909_d = v_x909->data.b;
+    const int64_t v_x909_n = v_x909->len;
+    RT_PARALLEL_FOR_IF(t234 > 1)
+    for (int64_t t237 = 0; t237 < t234; t237++) {
+      int64_t at = t236[t237];
+      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
+      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
+        const int32_t t239 = (int32_t)t238;
+        if (!t235[t238])
+          continue;
+        int32_t t237y0;
+        uint8_t t237y1;
+        int t256 = 0; /* nonzero: a check below failed */
+        int t257 = (uint64_t)(int64_t)t239 < (uint64_t)v_x898_n;
+        int32_t t255 = t257 ? v_x898_d[t239] : 0;
+        t256 |= !t257;
+        int t259 = (uint64_t)(int64_t)t255 < (uint64_t)v_x899_n;
+        int32_t t258 = t259 ? v_x899_d[t255] : 0;
+        t256 |= !t259;
+        int32_t t260 = v_x902_d[t239];
+        uint8_t t262 = rt_lt_i(t260, t258);
+        if (__builtin_expect(t256 != 0, 0)) { /* again, recording the error */
+          int32_t t263;
+          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x898_n) {
+            t263 = v_x898_d[t239];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x898_n, 0.0);
+            t263 = 0;
+          }
+          int32_t t264;
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x899_n) {
+            t264 = v_x899_d[t263];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x899_n, 0.0);
+            t264 = 0;
+          }
+          int32_t t265 = v_x902_d[t239];
+          uint8_t t267 = rt_lt_i(t265, t264);
+        }
+        t237y0 = t260;
+        t237y1 = t262;
+        if (t235[t238]) {
+          v_x908_d[at] = t237y0;
+          v_x909_d[at] = t237y1;
+          at++;
+        }
+      }
+    }
+    rt_free(t235);
+    rt_free(t236);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x908_d = v_x908->data.i;
+    const int64_t v_x908_n = v_x908->len;
+    uint8_t *v_x909_d = v_x909->data.b;
+    const int64_t v_x909_n = v_x909->len;
+    /* FILTER */
+    {
+      const int64_t t268 = v_x902_n;
+      const int64_t t269 = t268 > 0 ? (t268 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t270 = (uint8_t *)rt_alloc_atomic((size_t)t268 + 1);
+      int64_t *t271 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t269 + 1));
+      RT_PARALLEL_FOR_IF(t269 > 1)
+      for (int64_t t272 = 0; t272 < t269; t272++) {
+        int64_t kept = 0;
+        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
+        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
+          const int32_t t274 = (int32_t)t273;
+          int32_t t272x0;
+          uint8_t t272x1;
+          int t276 = 0; /* nonzero: a check below failed */
+          int t277 = (uint64_t)(int64_t)t274 < (uint64_t)v_x898_n;
+          int32_t t275 = t277 ? v_x898_d[t274] : 0;
+          t276 |= !t277;
+          int t279 = (uint64_t)(int64_t)t275 < (uint64_t)v_x899_n;
+          int32_t t278 = t279 ? v_x899_d[t275] : 0;
+          t276 |= !t279;
+          int32_t t280 = v_x902_d[t274];
+          uint8_t t282 = rt_gt_i(t280, t278);
+          if (__builtin_expect(t276 != 0, 0)) { /* again, recording the error */
+            int32_t t283;
+            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x898_n) {
+              t283 = v_x898_d[t274];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x898_n, 0.0);
+              t283 = 0;
+            }
+            int32_t t284;
+            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x899_n) {
+              t284 = v_x899_d[t283];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x899_n, 0.0);
+              t284 = 0;
+            }
+            int32_t t285 = v_x902_d[t274];
+            uint8_t t287 = rt_gt_i(t285, t284);
+          }
+          t272x0 = t280;
+          t272x1 = t282;
+          uint8_t t288;
+          t288 = t272x1;
+          t270[t273] = t288 != 0;
+          kept += t288 != 0;
+        }
+        t271[t272] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t270);
+        rt_free(t271);
+        goto fail;
+      }
+      int64_t t289 = 0;
+      for (int64_t t272 = 0; t272 < t269; t272++) {
+        const int64_t k = t271[t272];
+        t271[t272] = t289;
+        t289 += k;
+      }
+      v_x922 = rt_value_new(rt_vec_type(RT_INT), t289);
+      int32_t *v_x922_d = v_x922->data.i;
+      const int64_t v_x922_n = v_x922->len;
+      v_x923 = rt_value_new(rt_vec_type(RT_BOOL), t289);
+      uint8_t *v_x923_d = v_x923->data.b;
+      const int64_t v_x923_n = v_x923->len;
+      RT_PARALLEL_FOR_IF(t269 > 1)
+      for (int64_t t272 = 0; t272 < t269; t272++) {
+        int64_t at = t271[t272];
+        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
+        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
+          const int32_t t274 = (int32_t)t273;
+          if (!t270[t273])
+            continue;
+          int32_t t272y0;
+          uint8_t t272y1;
+          int t291 = 0; /* nonzero: a check below failed */
+          int t292 = (uint64_t)(int64_t)t274 < (uint64_t)v_x898_n;
+          int32_t t290 = t292 ? v_x898_d[t274] : 0;
+          t291 |= !t292;
+          int t294 = (uint64_t)(int64_t)t290 < (uint64_t)v_x899_n;
+          int32_t t293 = t294 ? v_x899_d[t290] : 0;
+          t291 |= !t294;
+          int32_t t295 = v_x902_d[t274];
+          uint8_t t297 = rt_gt_i(t295, t293);
+          if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
+            int32_t t298;
+            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x898_n) {
+              t298 = v_x898_d[t274];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x898_n, 0.0);
+              t298 = 0;
+            }
+            int32_t t299;
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x899_n) {
+              t299 = v_x899_d[t298];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x899_n, 0.0);
+              t299 = 0;
+            }
+            int32_t t300 = v_x902_d[t274];
+            uint8_t t302 = rt_gt_i(t300, t299);
+          }
+          t272y0 = t295;
+          t272y1 = t297;
+          if (t270[t273]) {
+            v_x922_d[at] = t272y0;
+            v_x923_d[at] = t272y1;
+            at++;
+          }
+        }
+      }
+      rt_free(t270);
+      rt_free(t271);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x922_d = v_x922->data.i;
+      const int64_t v_x922_n = v_x922->len;
+      uint8_t *v_x923_d = v_x923->data.b;
+      const int64_t v_x923_n = v_x923->len;
+      /* SEG_REDUCE */
+      {
+        v_x916 = rt_value_new(rt_vec_type(RT_INT), v_x912_n);
+        int32_t *v_x916_d = v_x916->data.i;
+        const int64_t v_x916_n = v_x916->len;
+        v_x929 = rt_value_new(rt_vec_type(RT_INT), v_x912_n);
+        int32_t *v_x929_d = v_x929->data.i;
+        const int64_t v_x929_n = v_x929->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x912_n >= 64)
+        for (int64_t t303 = 0; t303 < v_x912_n; t303++) {
+          int32_t t303a0;
+          int32_t t303a1;
+          t303a0 = 0;
+          t303a1 = 0;
+          for (int64_t t304 = v_x912_off[t303]; t304 < v_x912_off[t303 + 1]; t304++) {
+            const int32_t t305 = (int32_t)t304;
+            int32_t t303x0;
+            int32_t t303x1;
+            int t307 = 0; /* nonzero: a check below failed */
+            int t308 = (uint64_t)(int64_t)t305 < (uint64_t)v_x898_n;
+            int32_t t306 = t308 ? v_x898_d[t305] : 0;
+            t307 |= !t308;
+            int t310 = (uint64_t)(int64_t)t306 < (uint64_t)v_x899_n;
+            int32_t t309 = t310 ? v_x899_d[t306] : 0;
+            t307 |= !t310;
+            int t312 = (uint64_t)(int64_t)t305 < (uint64_t)v_x902_n;
+            int32_t t311 = t312 ? v_x902_d[t305] : 0;
+            t307 |= !t312;
+            uint8_t t314 = rt_lt_i(t311, t309);
+            int32_t t316 = rt_btoi_b(t314);
+            uint8_t t318 = rt_gt_i(t311, t309);
+            int32_t t320 = rt_btoi_b(t318);
+            if (__builtin_expect(t307 != 0, 0)) { /* again, recording the error */
+              int32_t t321;
+              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x898_n) {
+                t321 = v_x898_d[t305];
+              } else {
+                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x898_n, 0.0);
+                t321 = 0;
+              }
+              int32_t t322;
+              if ((uint64_t)(int64_t)t321 < (uint64_t)v_x899_n) {
+                t322 = v_x899_d[t321];
+              } else {
+                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x899_n, 0.0);
+                t322 = 0;
+              }
+              int32_t t323;
+              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x902_n) {
+                t323 = v_x902_d[t305];
+              } else {
+                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 3, 0, RT_GATHER, t305, v_x902_n, 0.0);
+                t323 = 0;
+              }
+              uint8_t t325 = rt_lt_i(t323, t322);
+              int32_t t327 = rt_btoi_b(t325);
+              uint8_t t329 = rt_gt_i(t323, t322);
+              int32_t t331 = rt_btoi_b(t329);
+            }
+            t303x0 = t316;
+            t303x1 = t320;
+            int32_t t333 = rt_add_i(t303a0, t303x0);
+            int32_t t335 = rt_add_i(t303a1, t303x1);
+            t303a0 = t333;
+            t303a1 = t335;
+          }
+          v_x916_d[t303] = t303a0;
+          v_x929_d[t303] = t303a1;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x908 = v_x908;
+  *out_v_x916 = v_x916;
+  *out_v_x922 = v_x922;
+  *out_v_x929 = v_x929;
+  rt_release(v_x909);
+  rt_release(v_x923);
+  return;
+fail:
+  rt_release(v_x908);
+  rt_release(v_x909);
+  rt_release(v_x922);
+  rt_release(v_x923);
+  rt_release(v_x916);
+  rt_release(v_x929);
+}
+
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x898_d; int64_t v_x898_n;
+  int32_t *v_x899_d; int64_t v_x899_n;
+  int32_t *v_x902_d; int64_t v_x902_n;
+  const int64_t *v_x912_off; int64_t v_x912_n;
+  int32_t *v_x908_d; int64_t v_x908_n;
+  uint8_t *v_x909_d; int64_t v_x909_n;
+  int32_t *v_x922_d; int64_t v_x922_n;
+  uint8_t *v_x923_d; int64_t v_x923_n;
+  int32_t *v_x916_d; int64_t v_x916_n;
+  int32_t *v_x929_d; int64_t v_x929_n;
+};
+struct alignas(8) K14_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t337 = 0; /* nonzero: a check below failed */
+    int t338 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x898_n;
+    int32_t t336 = t338 ? A.v_x898_d[ix] : 0;
+    t337 |= !t338;
+    int t340 = (uint64_t)(int64_t)t336 < (uint64_t)A.v_x899_n;
+    int32_t t339 = t340 ? A.v_x899_d[t336] : 0;
+    t337 |= !t340;
+    int32_t t341 = A.v_x902_d[ix];
+    uint8_t t343 = rt_lt_i(t341, t339);
+    if (__builtin_expect(t337 != 0, 0)) { /* again, recording the error */
+      int32_t t344;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x898_n) {
+        t344 = A.v_x898_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x898_n, 0.0);
+        t344 = 0;
+      }
+      int32_t t345;
+      if ((uint64_t)(int64_t)t344 < (uint64_t)A.v_x899_n) {
+        t345 = A.v_x899_d[t344];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, A.v_x899_n, 0.0);
+        t345 = 0;
+      }
+      int32_t t346 = A.v_x902_d[ix];
+      uint8_t t348 = rt_lt_i(t346, t345);
+    }
+    return K14_0_V{t341, t343};
+  }
+};
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x908_d[i] = v.v0;
+    A.v_x909_d[i] = v.v1;
+  }
+};
+struct K14_0_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K14_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t350 = 0; /* nonzero: a check below failed */
+    int t351 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x898_n;
+    int32_t t349 = t351 ? A.v_x898_d[ix] : 0;
+    t350 |= !t351;
+    int t353 = (uint64_t)(int64_t)t349 < (uint64_t)A.v_x899_n;
+    int32_t t352 = t353 ? A.v_x899_d[t349] : 0;
+    t350 |= !t353;
+    int32_t t354 = A.v_x902_d[ix];
+    uint8_t t356 = rt_gt_i(t354, t352);
+    if (__builtin_expect(t350 != 0, 0)) { /* again, recording the error */
+      int32_t t357;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x898_n) {
+        t357 = A.v_x898_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x898_n, 0.0);
+        t357 = 0;
+      }
+      int32_t t358;
+      if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x899_n) {
+        t358 = A.v_x899_d[t357];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x899_n, 0.0);
+        t358 = 0;
+      }
+      int32_t t359 = A.v_x902_d[ix];
+      uint8_t t361 = rt_gt_i(t359, t358);
+    }
+    return K14_1_V{t354, t356};
+  }
+};
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    A.v_x922_d[i] = v.v0;
+    A.v_x923_d[i] = v.v1;
+  }
+};
+struct K14_1_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K14_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K14_2_pull {
+  K14_A A;
+  __device__ K14_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t363 = 0; /* nonzero: a check below failed */
+    int t364 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x898_n;
+    int32_t t362 = t364 ? A.v_x898_d[ix] : 0;
+    t363 |= !t364;
+    int t366 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x899_n;
+    int32_t t365 = t366 ? A.v_x899_d[t362] : 0;
+    t363 |= !t366;
+    int t368 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x902_n;
+    int32_t t367 = t368 ? A.v_x902_d[ix] : 0;
+    t363 |= !t368;
+    uint8_t t370 = rt_lt_i(t367, t365);
+    int32_t t372 = rt_btoi_b(t370);
+    uint8_t t374 = rt_gt_i(t367, t365);
+    int32_t t376 = rt_btoi_b(t374);
+    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+      int32_t t377;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x898_n) {
+        t377 = A.v_x898_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x898_n, 0.0);
+        t377 = 0;
+      }
+      int32_t t378;
+      if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x899_n) {
+        t378 = A.v_x899_d[t377];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, A.v_x899_n, 0.0);
+        t378 = 0;
+      }
+      int32_t t379;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x902_n) {
+        t379 = A.v_x902_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x902_n, 0.0);
+        t379 = 0;
+      }
+      uint8_t t381 = rt_lt_i(t379, t378);
+      int32_t t383 = rt_btoi_b(t381);
+      uint8_t t385 = rt_gt_i(t379, t378);
+      int32_t t387 = rt_btoi_b(t385);
+    }
+    return K14_2_V{t372, t376};
+  }
+};
+struct K14_2_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+    A.v_x916_d[i] = v.v0;
+    A.v_x929_d[i] = v.v1;
+  }
+};
+struct K14_2_op {
+  K14_A A;
+  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
+    int32_t t389 = rt_add_i(a.v0, b.v0);
+    int32_t t391 = rt_add_i(a.v1, b.v1);
+    return K14_2_V{t389, t391};
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x898, RtValue *v_x899, RtValue *v_x902, RtValue *v_x912, RtValue **out_v_x908, RtValue **out_v_x916, RtValue **out_v_x922, RtValue **out_v_x929) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x989 = v_x989;
-  A.v_x992_d = v_x992->data.i;
-  A.v_x992_n = v_x992->len;
-  RtValue *v_x991 = NULL;
-  K14_1_V *K14_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1000 = 0;
-  int32_t v_x1001 = 0;
-  int32_t v_x1002 = 0;
-  /* MAP */
+  A.v_x898_d = v_x898->data.i;
+  A.v_x898_n = v_x898->len;
+  A.v_x899_d = v_x899->data.i;
+  A.v_x899_n = v_x899->len;
+  A.v_x902_d = v_x902->data.i;
+  A.v_x902_n = v_x902->len;
+  A.v_x912_off = rtg_seg_offsets(v_x912);
+  A.v_x912_n = v_x912->len;
+  RtValue *v_x908 = NULL;
+  RtValue *v_x909 = NULL;
+  RtValue *v_x922 = NULL;
+  RtValue *v_x923 = NULL;
+  RtValue *v_x916 = NULL;
+  RtValue *v_x929 = NULL;
+  /* FILTER */
+  int64_t *t392, t393; /* the slot of its count, its size */
   {
-    const int64_t t237 = v_x989;
-    if (t237 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, run};
-      goto fail;
-    }
-    v_x991 = rtg_vec_new(RT_INT, t237);
-    A.v_x991_d = v_x991->data.i;
-    A.v_x991_n = v_x991->len;
-    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t237);
+    const int64_t t394 = v_x902->len;
+    v_x908 = rtg_vec_new(RT_INT, t394);
+    A.v_x908_d = v_x908->data.i;
+    A.v_x908_n = v_x908->len;
+    v_x909 = rtg_vec_new(RT_BOOL, t394);
+    A.v_x909_d = v_x909->data.b;
+    A.v_x909_n = v_x909->len;
+    t393 = t394;
+    t392 = rtg::partition_launch<K14_0_V>("K14", loc, K14_0_pull{A}, K14_0_pred{A}, t394, K14_0_store{A}, K14_0_store{A}, false);
   }
-  /* REDUCE */
+  /* FILTER */
+  int64_t *t395, t396; /* the slot of its count, its size */
   {
-    const int64_t t238 = v_x989;
-    if (t238 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run};
-      goto fail;
-    }
-    K14_1_V *t239 = rtg::reduce_to_device("K14", loc, K14_1_pull{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t238, false);
-    K14_1_value = t239;
+    const int64_t t397 = v_x902->len;
+    v_x922 = rtg_vec_new(RT_INT, t397);
+    A.v_x922_d = v_x922->data.i;
+    A.v_x922_n = v_x922->len;
+    v_x923 = rtg_vec_new(RT_BOOL, t397);
+    A.v_x923_d = v_x923->data.b;
+    A.v_x923_n = v_x923->len;
+    t396 = t397;
+    t395 = rtg::partition_launch<K14_1_V>("K14", loc, K14_1_pull{A}, K14_1_pred{A}, t397, K14_1_store{A}, K14_1_store{A}, false);
   }
-  if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K14_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x991 = v_x991;
-  *out_v_x1001 = v_x1001;
-  *out_v_x1002 = v_x1002;
+  {
+    const int64_t t398 = rtg::filter_count(t392);
+    v_x908 = rtg_vec_fit(v_x908, t398);
+    A.v_x908_d = v_x908->data.i;
+    A.v_x908_n = v_x908->len;
+    v_x909 = rtg_vec_fit(v_x909, t398);
+    A.v_x909_d = v_x909->data.b;
+    A.v_x909_n = v_x909->len;
+  }
+  {
+    const int64_t t399 = rtg::filter_count(t395);
+    v_x922 = rtg_vec_fit(v_x922, t399);
+    A.v_x922_d = v_x922->data.i;
+    A.v_x922_n = v_x922->len;
+    v_x923 = rtg_vec_fit(v_x923, t399);
+    A.v_x923_d = v_x923->data.b;
+    A.v_x923_n = v_x923->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t400 = v_x912->len;
+    v_x916 = rtg_vec_new(RT_INT, t400);
+    A.v_x916_d = v_x916->data.i;
+    A.v_x916_n = v_x916->len;
+    v_x929 = rtg_vec_new(RT_INT, t400);
+    A.v_x929_d = v_x929->data.i;
+    A.v_x929_n = v_x929->len;
+    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x912, false, K14_2_store{A});
+  }
+  *out_v_x908 = v_x908;
+  *out_v_x916 = v_x916;
+  *out_v_x922 = v_x922;
+  *out_v_x929 = v_x929;
+  rt_release(v_x909);
+  rt_release(v_x923);
   return;
 fail:
-  rt_release(v_x991);
-  rtg_free(K14_1_value);
+  rt_release(v_x908);
+  rt_release(v_x909);
+  rt_release(v_x922);
+  rt_release(v_x923);
+  rt_release(v_x916);
+  rt_release(v_x929);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x989, RtValue *v_x992, RtValue **out_v_x991, int32_t *out_v_x1001, int32_t *out_v_x1002, int check_site_0) {
-  RtValue *vals[] = {v_x992};
-  const int64_t sizes[] = {(int64_t)v_x989, (int64_t)v_x989};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K14_host(err, loc, run, v_x989, v_x992, out_v_x991, out_v_x1001, out_v_x1002);
-    if (err->index == INT64_MAX) {
-      K14_1_V t240;
-      memset(&t240, 0, sizeof t240);
-      t240.v1 = *out_v_x1001;
-      t240.v2 = *out_v_x1002;
-      (void)K14_1_check{{check_site_0}}(t240, err, run);
-    }
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x898, RtValue *v_x899, RtValue *v_x902, RtValue *v_x912, RtValue **out_v_x908, RtValue **out_v_x916, RtValue **out_v_x922, RtValue **out_v_x929) {
+  RtValue *vals[] = {v_x898, v_x899, v_x902, v_x912};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K14_host(err, loc, run, v_x898, v_x899, v_x902, v_x912, out_v_x908, out_v_x916, out_v_x922, out_v_x929);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x989, v_x992, out_v_x991, out_v_x1001, out_v_x1002, check_site_0);
+    K14_gpu(err, loc, run, v_x898, v_x899, v_x902, v_x912, out_v_x908, out_v_x916, out_v_x922, out_v_x929);
   }
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x930, RtValue *v_x931, int32_t v_x932, RtValue **out_v_x934, RtValue **out_v_x938) {
   (void)loc;
   (void)run;
-  int32_t *v_x1003_d = v_x1003->data.i;
-  const int64_t v_x1003_n = v_x1003->len;
-  int32_t *v_x1006_d = v_x1006->data.i;
-  const int64_t v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
+  int32_t *v_x930_d = v_x930->data.i;
+  const int64_t v_x930_n = v_x930->len;
+  int32_t *v_x931_d = v_x931->data.i;
+  const int64_t v_x931_n = v_x931->len;
+  RtValue *v_x934 = NULL;
+  RtValue *v_x938 = NULL;
   /* MAP */
   {
-    const int64_t t241 = v_x1003_n;
-    v_x1008 = rt_value_new(rt_vec_type(RT_INT), t241);
-    int32_t *v_x1008_d = v_x1008->data.i;
-    const int64_t v_x1008_n = v_x1008->len;
-    RT_PARALLEL_FOR_IF(t241 >= RT_PARALLEL_MIN)
-    for (int64_t t242 = 0; t242 < t241; t242++) {
-      const int32_t t243 = (int32_t)t242;
-      int t246 = 0; /* nonzero: a check below failed */
-      int32_t t244 = v_x1003_d[t243];
-      int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x1006_n;
-      int32_t t245 = t247 ? v_x1006_d[t244] : 0;
-      t246 |= !t247;
-      if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
-        int32_t t248 = v_x1003_d[t243];
-        int32_t t249;
-        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x1006_n) {
-          t249 = v_x1006_d[t248];
+    const int64_t t401 = v_x932;
+    if (t401 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t401, 0.0);
+      goto fail;
+    }
+    v_x934 = rt_value_new(rt_vec_type(RT_INT), t401);
+    int32_t *v_x934_d = v_x934->data.i;
+    const int64_t v_x934_n = v_x934->len;
+    RT_PARALLEL_FOR_IF(t401 >= RT_PARALLEL_MIN)
+    for (int64_t t402 = 0; t402 < t401; t402++) {
+      const int32_t t403 = (int32_t)t402;
+      int t408 = 0; /* nonzero: a check below failed */
+      uint8_t t405 = rt_lt_i(t403, (int32_t)v_x930_n);
+      int32_t t406;
+      if (t405) {
+        int t409 = (uint64_t)(int64_t)t403 < (uint64_t)v_x930_n;
+        int32_t t407 = t409 ? v_x930_d[t403] : 0;
+        t408 |= !t409;
+        t406 = t407;
+      } else {
+        int32_t t411 = rt_sub_i(t403, (int32_t)v_x930_n);
+        int t413 = (uint64_t)(int64_t)t411 < (uint64_t)v_x931_n;
+        int32_t t412 = t413 ? v_x931_d[t411] : 0;
+        t408 |= !t413;
+        t406 = t412;
+      }
+      if (__builtin_expect(t408 != 0, 0)) { /* again, recording the error */
+        uint8_t t415 = rt_lt_i(t403, (int32_t)v_x930_n);
+        int32_t t416;
+        if (t415) {
+          int32_t t417;
+          if ((uint64_t)(int64_t)t403 < (uint64_t)v_x930_n) {
+            t417 = v_x930_d[t403];
+          } else {
+            NESSIE_RECORD(err, t402, RT_CHECK_INDEX, 0, 0, RT_GATHER, t403, v_x930_n, 0.0);
+            t417 = 0;
+          }
+          t416 = t417;
         } else {
-          NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x1006_n, 0.0);
-          t249 = 0;
+          int32_t t419 = rt_sub_i(t403, (int32_t)v_x930_n);
+          int32_t t420;
+          if ((uint64_t)(int64_t)t419 < (uint64_t)v_x931_n) {
+            t420 = v_x931_d[t419];
+          } else {
+            NESSIE_RECORD(err, t402, RT_CHECK_INDEX, 0, 0, RT_GATHER, t419, v_x931_n, 0.0);
+            t420 = 0;
+          }
+          t416 = t420;
         }
       }
-      v_x1008_d[t242] = t245;
+      v_x934_d[t402] = t406;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1008 = v_x1008;
+  {
+    int32_t *v_x934_d = v_x934->data.i;
+    const int64_t v_x934_n = v_x934->len;
+    /* SCAN */
+    {
+      const int64_t t421 = v_x932;
+      if (t421 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0);
+        goto fail;
+      }
+      const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t422);
+      RT_PARALLEL_FOR_IF(t422 > 1)
+      for (int64_t t424 = 0; t424 < t422; t424++) {
+        int32_t t424a0;
+        t424a0 = 0;
+        const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
+        for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+          const int32_t t426 = (int32_t)t425;
+          int32_t t424x0;
+          int t431 = 0; /* nonzero: a check below failed */
+          uint8_t t428 = rt_lt_i(t426, (int32_t)v_x930_n);
+          int32_t t429;
+          if (t428) {
+            int t432 = (uint64_t)(int64_t)t426 < (uint64_t)v_x930_n;
+            int32_t t430 = t432 ? v_x930_d[t426] : 0;
+            t431 |= !t432;
+            t429 = t430;
+          } else {
+            int32_t t434 = rt_sub_i(t426, (int32_t)v_x930_n);
+            int t436 = (uint64_t)(int64_t)t434 < (uint64_t)v_x931_n;
+            int32_t t435 = t436 ? v_x931_d[t434] : 0;
+            t431 |= !t436;
+            t429 = t435;
+          }
+          if (__builtin_expect(t431 != 0, 0)) { /* again, recording the error */
+            uint8_t t438 = rt_lt_i(t426, (int32_t)v_x930_n);
+            int32_t t439;
+            if (t438) {
+              int32_t t440;
+              if ((uint64_t)(int64_t)t426 < (uint64_t)v_x930_n) {
+                t440 = v_x930_d[t426];
+              } else {
+                NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t426, v_x930_n, 0.0);
+                t440 = 0;
+              }
+              t439 = t440;
+            } else {
+              int32_t t442 = rt_sub_i(t426, (int32_t)v_x930_n);
+              int32_t t443;
+              if ((uint64_t)(int64_t)t442 < (uint64_t)v_x931_n) {
+                t443 = v_x931_d[t442];
+              } else {
+                NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t442, v_x931_n, 0.0);
+                t443 = 0;
+              }
+              t439 = t443;
+            }
+          }
+          t424x0 = t429;
+          int32_t t445 = rt_add_i(t424a0, t424x0);
+          t424a0 = t445;
+        }
+        t423[t424] = t424a0;
+      }
+      int32_t t424t0;
+      t424t0 = 0;
+      for (int64_t t424 = 0; t424 < t422; t424++) {
+        const int32_t t446 = t423[t424];
+        t423[t424] = t424t0;
+        int32_t t448 = rt_add_i(t424t0, t446);
+        t424t0 = t448;
+      }
+      v_x938 = rt_value_new(rt_vec_type(RT_INT), t421);
+      int32_t *v_x938_d = v_x938->data.i;
+      const int64_t v_x938_n = v_x938->len;
+      RT_PARALLEL_FOR_IF(t422 > 1)
+      for (int64_t t424 = 0; t424 < t422; t424++) {
+        int32_t t424p0;
+        t424p0 = t423[t424];
+        const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
+        for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+          const int32_t t426 = (int32_t)t425;
+          v_x938_d[t425] = t424p0;
+          int32_t t424y0;
+          int t453 = 0; /* nonzero: a check below failed */
+          uint8_t t450 = rt_lt_i(t426, (int32_t)v_x930_n);
+          int32_t t451;
+          if (t450) {
+            int t454 = (uint64_t)(int64_t)t426 < (uint64_t)v_x930_n;
+            int32_t t452 = t454 ? v_x930_d[t426] : 0;
+            t453 |= !t454;
+            t451 = t452;
+          } else {
+            int32_t t456 = rt_sub_i(t426, (int32_t)v_x930_n);
+            int t458 = (uint64_t)(int64_t)t456 < (uint64_t)v_x931_n;
+            int32_t t457 = t458 ? v_x931_d[t456] : 0;
+            t453 |= !t458;
+            t451 = t457;
+          }
+          if (__builtin_expect(t453 != 0, 0)) { /* again, recording the error */
+            uint8_t t460 = rt_lt_i(t426, (int32_t)v_x930_n);
+            int32_t t461;
+            if (t460) {
+              int32_t t462;
+              if ((uint64_t)(int64_t)t426 < (uint64_t)v_x930_n) {
+                t462 = v_x930_d[t426];
+              } else {
+                NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t426, v_x930_n, 0.0);
+                t462 = 0;
+              }
+              t461 = t462;
+            } else {
+              int32_t t464 = rt_sub_i(t426, (int32_t)v_x930_n);
+              int32_t t465;
+              if ((uint64_t)(int64_t)t464 < (uint64_t)v_x931_n) {
+                t465 = v_x931_d[t464];
+              } else {
+                NESSIE_RECORD(err, t425, RT_CHECK_INDEX, 0, 0, RT_GATHER, t464, v_x931_n, 0.0);
+                t465 = 0;
+              }
+              t461 = t465;
+            }
+          }
+          t424y0 = t451;
+          int32_t t467 = rt_add_i(t424p0, t424y0);
+          t424p0 = t467;
+        }
+      }
+      rt_free(t423);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x934 = v_x934;
+  *out_v_x938 = v_x938;
   return;
 fail:
-  rt_release(v_x1008);
+  rt_release(v_x934);
+  rt_release(v_x938);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1003_d; int64_t v_x1003_n;
-  int32_t *v_x1006_d; int64_t v_x1006_n;
-  int32_t *v_x1008_d; int64_t v_x1008_n;
+  int32_t *v_x930_d; int64_t v_x930_n;
+  int32_t *v_x931_d; int64_t v_x931_n;
+  int32_t v_x932;
+  int32_t *v_x934_d; int64_t v_x934_n;
+  int32_t *v_x938_d; int64_t v_x938_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -2017,929 +2712,1170 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t252 = 0; /* nonzero: a check below failed */
-    int32_t t250 = A.v_x1003_d[ix];
-    int t253 = (uint64_t)(int64_t)t250 < (uint64_t)A.v_x1006_n;
-    int32_t t251 = t253 ? A.v_x1006_d[t250] : 0;
-    t252 |= !t253;
-    if (__builtin_expect(t252 != 0, 0)) { /* again, recording the error */
-      int32_t t254 = A.v_x1003_d[ix];
-      int32_t t255;
-      if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x1006_n) {
-        t255 = A.v_x1006_d[t254];
+    int t472 = 0; /* nonzero: a check below failed */
+    uint8_t t469 = rt_lt_i(ix, (int32_t)A.v_x930_n);
+    int32_t t470;
+    if (t469) {
+      int t473 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x930_n;
+      int32_t t471 = t473 ? A.v_x930_d[ix] : 0;
+      t472 |= !t473;
+      t470 = t471;
+    } else {
+      int32_t t475 = rt_sub_i(ix, (int32_t)A.v_x930_n);
+      int t477 = (uint64_t)(int64_t)t475 < (uint64_t)A.v_x931_n;
+      int32_t t476 = t477 ? A.v_x931_d[t475] : 0;
+      t472 |= !t477;
+      t470 = t476;
+    }
+    if (__builtin_expect(t472 != 0, 0)) { /* again, recording the error */
+      uint8_t t479 = rt_lt_i(ix, (int32_t)A.v_x930_n);
+      int32_t t480;
+      if (t479) {
+        int32_t t481;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x930_n) {
+          t481 = A.v_x930_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x930_n, 0.0);
+          t481 = 0;
+        }
+        t480 = t481;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x1006_n, 0.0);
-        t255 = 0;
+        int32_t t483 = rt_sub_i(ix, (int32_t)A.v_x930_n);
+        int32_t t484;
+        if ((uint64_t)(int64_t)t483 < (uint64_t)A.v_x931_n) {
+          t484 = A.v_x931_d[t483];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t483, A.v_x931_n, 0.0);
+          t484 = 0;
+        }
+        t480 = t484;
       }
     }
-    return K15_0_V{t251};
+    return K15_0_V{t470};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x1008_d[i] = v.v0;
+    A.v_x934_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
+struct alignas(8) K15_1_V {
+  int32_t v0;
+};
+struct K15_1_pull {
+  K15_A A;
+  __device__ K15_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t489 = 0; /* nonzero: a check below failed */
+    uint8_t t486 = rt_lt_i(ix, (int32_t)A.v_x930_n);
+    int32_t t487;
+    if (t486) {
+      int t490 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x930_n;
+      int32_t t488 = t490 ? A.v_x930_d[ix] : 0;
+      t489 |= !t490;
+      t487 = t488;
+    } else {
+      int32_t t492 = rt_sub_i(ix, (int32_t)A.v_x930_n);
+      int t494 = (uint64_t)(int64_t)t492 < (uint64_t)A.v_x931_n;
+      int32_t t493 = t494 ? A.v_x931_d[t492] : 0;
+      t489 |= !t494;
+      t487 = t493;
+    }
+    if (__builtin_expect(t489 != 0, 0)) { /* again, recording the error */
+      uint8_t t496 = rt_lt_i(ix, (int32_t)A.v_x930_n);
+      int32_t t497;
+      if (t496) {
+        int32_t t498;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x930_n) {
+          t498 = A.v_x930_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x930_n, 0.0);
+          t498 = 0;
+        }
+        t497 = t498;
+      } else {
+        int32_t t500 = rt_sub_i(ix, (int32_t)A.v_x930_n);
+        int32_t t501;
+        if ((uint64_t)(int64_t)t500 < (uint64_t)A.v_x931_n) {
+          t501 = A.v_x931_d[t500];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, A.v_x931_n, 0.0);
+          t501 = 0;
+        }
+        t497 = t501;
+      }
+    }
+    return K15_1_V{t487};
+  }
+};
+struct K15_1_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+    A.v_x938_d[i] = v.v0;
+  }
+};
+struct K15_1_op {
+  K15_A A;
+  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
+    int32_t t503 = rt_add_i(a.v0, b.v0);
+    return K15_1_V{t503};
+  }
+};
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x930, RtValue *v_x931, int32_t v_x932, RtValue **out_v_x934, RtValue **out_v_x938) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1003_d = v_x1003->data.i;
-  A.v_x1003_n = v_x1003->len;
-  A.v_x1006_d = v_x1006->data.i;
-  A.v_x1006_n = v_x1006->len;
-  RtValue *v_x1008 = NULL;
+  A.v_x930_d = v_x930->data.i;
+  A.v_x930_n = v_x930->len;
+  A.v_x931_d = v_x931->data.i;
+  A.v_x931_n = v_x931->len;
+  A.v_x932 = v_x932;
+  RtValue *v_x934 = NULL;
+  RtValue *v_x938 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x1003->len;
-    v_x1008 = rtg_vec_new(RT_INT, t256);
-    A.v_x1008_d = v_x1008->data.i;
-    A.v_x1008_n = v_x1008->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t256);
-  }
-  *out_v_x1008 = v_x1008;
-  return;
-fail:
-  rt_release(v_x1008);
-}
-
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1003, RtValue *v_x1006, RtValue **out_v_x1008) {
-  RtValue *vals[] = {v_x1003, v_x1006};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x1003, v_x1006, out_v_x1008);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x1003, v_x1006, out_v_x1008);
-  }
-}
-
-/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1009_d = v_x1009->data.i;
-  const int64_t v_x1009_n = v_x1009->len;
-  int32_t *v_x1010_d = v_x1010->data.i;
-  const int64_t v_x1010_n = v_x1010->len;
-  int32_t *v_x1013_d = v_x1013->data.i;
-  const int64_t v_x1013_n = v_x1013->len;
-  const int64_t *v_x1023_off = rt_seg_offsets(v_x1023);
-  const int64_t v_x1023_n = v_x1023->len;
-  RtValue *v_x1019 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1033 = NULL;
-  RtValue *v_x1034 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1040 = NULL;
-  /* FILTER */
-  {
-    const int64_t t257 = v_x1013_n;
-    const int64_t t258 = t257 > 0 ? (t257 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t259 = (uint8_t *)rt_alloc_atomic((size_t)t257 + 1);
-    int64_t *t260 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t258 + 1));
-    RT_PARALLEL_FOR_IF(t258 > 1)
-    for (int64_t t261 = 0; t261 < t258; t261++) {
-      int64_t kept = 0;
-      const int64_t t261_end = (t261 + 1) * RT_CHUNK < t257 ? (t261 + 1) * RT_CHUNK : t257;
-      for (int64_t t262 = t261 * RT_CHUNK; t262 < t261_end; t262++) {
-        const int32_t t263 = (int32_t)t262;
-        int32_t t261x0;
-        uint8_t t261x1;
-        int t265 = 0; /* nonzero: a check below failed */
-        int t266 = (uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n;
-        int32_t t264 = t266 ? v_x1009_d[t263] : 0;
-        t265 |= !t266;
-        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x1010_n;
-        int32_t t267 = t268 ? v_x1010_d[t264] : 0;
-        t265 |= !t268;
-        int32_t t269 = v_x1013_d[t263];
-        uint8_t t271 = rt_lt_i(t269, t267);
-        if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
-          int32_t t272;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n) {
-            t272 = v_x1009_d[t263];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1009_n, 0.0);
-            t272 = 0;
-          }
-          int32_t t273;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x1010_n) {
-            t273 = v_x1010_d[t272];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x1010_n, 0.0);
-            t273 = 0;
-          }
-          int32_t t274 = v_x1013_d[t263];
-          uint8_t t276 = rt_lt_i(t274, t273);
-        }
-        t261x0 = t269;
-        t261x1 = t271;
-        uint8_t t277;
-        t277 = t261x1;
-        t259[t262] = t277 != 0;
-        kept += t277 != 0;
-      }
-      t260[t261] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t259);
-      rt_free(t260);
+    const int64_t t504 = v_x932;
+    if (t504 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t504, 0.0, run};
       goto fail;
     }
-    int64_t t278 = 0;
-    for (int64_t t261 = 0; t261 < t258; t261++) {
-      const int64_t k = t260[t261];
-      t260[t261] = t278;
-      t278 += k;
+    v_x934 = rtg_vec_new(RT_INT, t504);
+    A.v_x934_d = v_x934->data.i;
+    A.v_x934_n = v_x934->len;
+    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t504);
+  }
+  /* SCAN */
+  {
+    const int64_t t505 = v_x932;
+    if (t505 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t505, 0.0, run};
+      goto fail;
     }
-    v_x1019 = rt_value_new(rt_vec_type(RT_INT), t278);
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    v_x1020 = rt_value_new(rt_vec_type(RT_BOOL), t278);
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
-    RT_PARALLEL_FOR_IF(t258 > 1)
-    for (int64_t t261 = 0; t261 < t258; t261++) {
-      int64_t at = t260[t261];
-      const int64_t t261_end = (t261 + 1) * RT_CHUNK < t257 ? (t261 + 1) * RT_CHUNK : t257;
-      for (int64_t t262 = t261 * RT_CHUNK; t262 < t261_end; t262++) {
-        const int32_t t263 = (int32_t)t262;
-        if (!t259[t262])
-          continue;
-        int32_t t261y0;
-        uint8_t t261y1;
-        int t280 = 0; /* nonzero: a check below failed */
-        int t281 = (uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n;
-        int32_t t279 = t281 ? v_x1009_d[t263] : 0;
-        t280 |= !t281;
-        int t283 = (uint64_t)(int64_t)t279 < (uint64_t)v_x1010_n;
-        int32_t t282 = t283 ? v_x1010_d[t279] : 0;
-        t280 |= !t283;
-        int32_t t284 = v_x1013_d[t263];
-        uint8_t t286 = rt_lt_i(t284, t282);
-        if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
-          int32_t t287;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x1009_n) {
-            t287 = v_x1009_d[t263];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x1009_n, 0.0);
-            t287 = 0;
-          }
-          int32_t t288;
-          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x1010_n) {
-            t288 = v_x1010_d[t287];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x1010_n, 0.0);
-            t288 = 0;
-          }
-          int32_t t289 = v_x1013_d[t263];
-          uint8_t t291 = rt_lt_i(t289, t288);
+    v_x938 = rtg_vec_new(RT_INT, t505);
+    A.v_x938_d = v_x938->data.i;
+    A.v_x938_n = v_x938->len;
+    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t505, K15_1_store{A});
+  }
+  *out_v_x934 = v_x934;
+  *out_v_x938 = v_x938;
+  return;
+fail:
+  rt_release(v_x934);
+  rt_release(v_x938);
+}
+
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x930, RtValue *v_x931, int32_t v_x932, RtValue **out_v_x934, RtValue **out_v_x938) {
+  RtValue *vals[] = {v_x930, v_x931};
+  const int64_t sizes[] = {(int64_t)v_x932, (int64_t)v_x932};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K15_host(err, loc, run, v_x930, v_x931, v_x932, out_v_x934, out_v_x938);
+    rtg_host_ran();
+  } else {
+    K15_gpu(err, loc, run, v_x930, v_x931, v_x932, out_v_x934, out_v_x938);
+  }
+}
+
+/* K16: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x939, int32_t v_x946, RtValue *v_x951, RtValue *v_x954, RtValue **out_v_x956, RtValue **out_v_x960, int32_t *out_v_x971, int32_t *out_v_x972, int32_t *out_v_x973, RtValue **out_v_x975, RtValue **out_v_x979) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x951_d = v_x951->data.i;
+  const int64_t v_x951_n = v_x951->len;
+  int32_t *v_x954_d = v_x954->data.i;
+  const int64_t v_x954_n = v_x954->len;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x960 = NULL;
+  int32_t v_x970 = 0;
+  int32_t v_x971 = 0;
+  int32_t v_x972 = 0;
+  int32_t v_x973 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
+  /* MAP */
+  {
+    const int64_t t506 = v_x939;
+    if (t506 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0);
+      goto fail;
+    }
+    v_x956 = rt_value_new(rt_vec_type(RT_INT), t506);
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    v_x960 = rt_value_new(rt_vec_type(RT_INT), t506);
+    int32_t *v_x960_d = v_x960->data.i;
+    const int64_t v_x960_n = v_x960->len;
+    RT_PARALLEL_FOR_IF(t506 >= RT_PARALLEL_MIN)
+    for (int64_t t507 = 0; t507 < t506; t507++) {
+      const int32_t t508 = (int32_t)t507;
+      int t511 = 0; /* nonzero: a check below failed */
+      int32_t t510 = rt_div_i(t508, 2, &t511);
+      int32_t t513 = rt_rem_i(t508, 2, &t511);
+      int32_t t515 = rt_mul_i(t513, v_x946);
+      int32_t t517 = rt_add_i(t515, t510);
+      int t519 = (uint64_t)(int64_t)t517 < (uint64_t)v_x951_n;
+      int32_t t518 = t519 ? v_x951_d[t517] : 0;
+      t511 |= !t519;
+      int t521 = (uint64_t)(int64_t)t517 < (uint64_t)v_x954_n;
+      int32_t t520 = t521 ? v_x954_d[t517] : 0;
+      t511 |= !t521;
+      if (__builtin_expect(t511 != 0, 0)) { /* again, recording the error */
+        int t522 = 0;
+        int32_t t523 = rt_div_i(t508, 2, &t522);
+        if (t522) {
+          NESSIE_RECORD(err, t507, RT_CHECK_SCALAR, 0, t522, RT_DIV, 0, 0, 0.0);
         }
-        t261y0 = t284;
-        t261y1 = t286;
-        if (t259[t262]) {
-          v_x1019_d[at] = t261y0;
-          v_x1020_d[at] = t261y1;
-          at++;
+        int t524 = 0;
+        int32_t t525 = rt_rem_i(t508, 2, &t524);
+        if (t524) {
+          NESSIE_RECORD(err, t507, RT_CHECK_SCALAR, 0, t524, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t527 = rt_mul_i(t525, v_x946);
+        int32_t t529 = rt_add_i(t527, t523);
+        int32_t t530;
+        if ((uint64_t)(int64_t)t529 < (uint64_t)v_x951_n) {
+          t530 = v_x951_d[t529];
+        } else {
+          NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t529, v_x951_n, 0.0);
+          t530 = 0;
+        }
+        int32_t t531;
+        if ((uint64_t)(int64_t)t529 < (uint64_t)v_x954_n) {
+          t531 = v_x954_d[t529];
+        } else {
+          NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t529, v_x954_n, 0.0);
+          t531 = 0;
         }
       }
+      v_x956_d[t507] = t520;
+      v_x960_d[t507] = 1;
     }
-    rt_free(t259);
-    rt_free(t260);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1019_d = v_x1019->data.i;
-    const int64_t v_x1019_n = v_x1019->len;
-    uint8_t *v_x1020_d = v_x1020->data.b;
-    const int64_t v_x1020_n = v_x1020->len;
-    /* FILTER */
+    int32_t *v_x956_d = v_x956->data.i;
+    const int64_t v_x956_n = v_x956->len;
+    int32_t *v_x960_d = v_x960->data.i;
+    const int64_t v_x960_n = v_x960->len;
+    /* REDUCE */
     {
-      const int64_t t292 = v_x1013_n;
-      const int64_t t293 = t292 > 0 ? (t292 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t294 = (uint8_t *)rt_alloc_atomic((size_t)t292 + 1);
-      int64_t *t295 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t293 + 1));
-      RT_PARALLEL_FOR_IF(t293 > 1)
-      for (int64_t t296 = 0; t296 < t293; t296++) {
-        int64_t kept = 0;
-        const int64_t t296_end = (t296 + 1) * RT_CHUNK < t292 ? (t296 + 1) * RT_CHUNK : t292;
-        for (int64_t t297 = t296 * RT_CHUNK; t297 < t296_end; t297++) {
-          const int32_t t298 = (int32_t)t297;
-          int32_t t296x0;
-          uint8_t t296x1;
-          int t300 = 0; /* nonzero: a check below failed */
-          int t301 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n;
-          int32_t t299 = t301 ? v_x1009_d[t298] : 0;
-          t300 |= !t301;
-          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x1010_n;
-          int32_t t302 = t303 ? v_x1010_d[t299] : 0;
-          t300 |= !t303;
-          int32_t t304 = v_x1013_d[t298];
-          uint8_t t306 = rt_gt_i(t304, t302);
-          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
-            int32_t t307;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n) {
-              t307 = v_x1009_d[t298];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1009_n, 0.0);
-              t307 = 0;
-            }
-            int32_t t308;
-            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x1010_n) {
-              t308 = v_x1010_d[t307];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x1010_n, 0.0);
-              t308 = 0;
-            }
-            int32_t t309 = v_x1013_d[t298];
-            uint8_t t311 = rt_gt_i(t309, t308);
-          }
-          t296x0 = t304;
-          t296x1 = t306;
-          uint8_t t312;
-          t312 = t296x1;
-          t294[t297] = t312 != 0;
-          kept += t312 != 0;
-        }
-        t295[t296] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t294);
-        rt_free(t295);
+      const int64_t t532 = v_x939;
+      if (t532 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t532, 0.0);
         goto fail;
       }
-      int64_t t313 = 0;
-      for (int64_t t296 = 0; t296 < t293; t296++) {
-        const int64_t k = t295[t296];
-        t295[t296] = t313;
-        t313 += k;
-      }
-      v_x1033 = rt_value_new(rt_vec_type(RT_INT), t313);
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      v_x1034 = rt_value_new(rt_vec_type(RT_BOOL), t313);
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
-      RT_PARALLEL_FOR_IF(t293 > 1)
-      for (int64_t t296 = 0; t296 < t293; t296++) {
-        int64_t at = t295[t296];
-        const int64_t t296_end = (t296 + 1) * RT_CHUNK < t292 ? (t296 + 1) * RT_CHUNK : t292;
-        for (int64_t t297 = t296 * RT_CHUNK; t297 < t296_end; t297++) {
-          const int32_t t298 = (int32_t)t297;
-          if (!t294[t297])
-            continue;
-          int32_t t296y0;
-          uint8_t t296y1;
-          int t315 = 0; /* nonzero: a check below failed */
-          int t316 = (uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n;
-          int32_t t314 = t316 ? v_x1009_d[t298] : 0;
-          t315 |= !t316;
-          int t318 = (uint64_t)(int64_t)t314 < (uint64_t)v_x1010_n;
-          int32_t t317 = t318 ? v_x1010_d[t314] : 0;
-          t315 |= !t318;
-          int32_t t319 = v_x1013_d[t298];
-          uint8_t t321 = rt_gt_i(t319, t317);
-          if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
-            int32_t t322;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x1009_n) {
-              t322 = v_x1009_d[t298];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x1009_n, 0.0);
-              t322 = 0;
-            }
-            int32_t t323;
-            if ((uint64_t)(int64_t)t322 < (uint64_t)v_x1010_n) {
-              t323 = v_x1010_d[t322];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x1010_n, 0.0);
-              t323 = 0;
-            }
-            int32_t t324 = v_x1013_d[t298];
-            uint8_t t326 = rt_gt_i(t324, t323);
+      const int64_t t533 = t532 > 0 ? (t532 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t534 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t533);
+      int32_t *t535 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t533);
+      int32_t *t536 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t533);
+      int32_t *t537 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t533);
+      RT_PARALLEL_FOR_IF(t533 > 1)
+      for (int64_t t538 = 0; t538 < t533; t538++) {
+        int32_t t538a0;
+        int32_t t538a1;
+        int32_t t538a2;
+        int32_t t538a3;
+        t538a0 = 2147483647;
+        t538a1 = 0;
+        t538a2 = 1;
+        t538a3 = 1;
+        const int64_t t538_end = (t538 + 1) * RT_CHUNK < t532 ? (t538 + 1) * RT_CHUNK : t532;
+        for (int64_t t539 = t538 * RT_CHUNK; t539 < t538_end; t539++) {
+          const int32_t t540 = (int32_t)t539;
+          int32_t t538x0;
+          int32_t t538x1;
+          int32_t t538x2;
+          int32_t t538x3;
+          int t543 = 0; /* nonzero: a check below failed */
+          int32_t t542 = rt_div_i(t540, 2, &t543);
+          int32_t t545 = rt_rem_i(t540, 2, &t543);
+          int32_t t547 = rt_mul_i(t545, v_x946);
+          int32_t t549 = rt_add_i(t547, t542);
+          int t551 = (uint64_t)(int64_t)t549 < (uint64_t)v_x951_n;
+          int32_t t550 = t551 ? v_x951_d[t549] : 0;
+          t543 |= !t551;
+          int t553 = (uint64_t)(int64_t)t549 < (uint64_t)v_x954_n;
+          int32_t t552 = t553 ? v_x954_d[t549] : 0;
+          t543 |= !t553;
+          int32_t t555 = rt_add_i(t552, t550);
+          uint8_t t557 = rt_le_i(t552, t555);
+          int32_t t558;
+          if (t557) {
+            t558 = 2147483647;
+          } else {
+            t558 = t540;
           }
-          t296y0 = t319;
-          t296y1 = t321;
-          if (t294[t297]) {
-            v_x1033_d[at] = t296y0;
-            v_x1034_d[at] = t296y1;
-            at++;
+          if (__builtin_expect(t543 != 0, 0)) { /* again, recording the error */
+            int t559 = 0;
+            int32_t t560 = rt_div_i(t540, 2, &t559);
+            if (t559) {
+              NESSIE_RECORD(err, t539, RT_CHECK_SCALAR, 0, t559, RT_DIV, 0, 0, 0.0);
+            }
+            int t561 = 0;
+            int32_t t562 = rt_rem_i(t540, 2, &t561);
+            if (t561) {
+              NESSIE_RECORD(err, t539, RT_CHECK_SCALAR, 0, t561, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t564 = rt_mul_i(t562, v_x946);
+            int32_t t566 = rt_add_i(t564, t560);
+            int32_t t567;
+            if ((uint64_t)(int64_t)t566 < (uint64_t)v_x951_n) {
+              t567 = v_x951_d[t566];
+            } else {
+              NESSIE_RECORD(err, t539, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x951_n, 0.0);
+              t567 = 0;
+            }
+            int32_t t568;
+            if ((uint64_t)(int64_t)t566 < (uint64_t)v_x954_n) {
+              t568 = v_x954_d[t566];
+            } else {
+              NESSIE_RECORD(err, t539, RT_CHECK_INDEX, 0, 0, RT_GATHER, t566, v_x954_n, 0.0);
+              t568 = 0;
+            }
+            int32_t t570 = rt_add_i(t568, t567);
+            uint8_t t572 = rt_le_i(t568, t570);
+            int32_t t573;
+            if (t572) {
+              t573 = 2147483647;
+            } else {
+              t573 = t540;
+            }
           }
+          t538x0 = t558;
+          t538x1 = t552;
+          t538x2 = t555;
+          t538x3 = 1;
+          uint8_t t575 = rt_le_i(t538a0, t538x0);
+          int32_t t576;
+          if (t575) {
+            t576 = t538a0;
+          } else {
+            t576 = t538x0;
+          }
+          int32_t t577;
+          if (t575) {
+            t577 = t538a1;
+          } else {
+            t577 = t538x1;
+          }
+          int32_t t578;
+          if (t575) {
+            t578 = t538a2;
+          } else {
+            t578 = t538x2;
+          }
+          int32_t t579;
+          if (t575) {
+            t579 = t538a3;
+          } else {
+            t579 = t538x3;
+          }
+          t538a0 = t576;
+          t538a1 = t577;
+          t538a2 = t578;
+          t538a3 = t579;
         }
+        t534[t538] = t538a0;
+        t535[t538] = t538a1;
+        t536[t538] = t538a2;
+        t537[t538] = t538a3;
       }
-      rt_free(t294);
-      rt_free(t295);
+      int32_t t538t0;
+      int32_t t538t1;
+      int32_t t538t2;
+      int32_t t538t3;
+      t538t0 = 2147483647;
+      t538t1 = 0;
+      t538t2 = 1;
+      t538t3 = 1;
+      for (int64_t t538 = 0; t538 < t533; t538++) {
+        const int32_t t580 = t534[t538];
+        const int32_t t581 = t535[t538];
+        const int32_t t582 = t536[t538];
+        const int32_t t583 = t537[t538];
+        uint8_t t585 = rt_le_i(t538t0, t580);
+        int32_t t586;
+        if (t585) {
+          t586 = t538t0;
+        } else {
+          t586 = t580;
+        }
+        int32_t t587;
+        if (t585) {
+          t587 = t538t1;
+        } else {
+          t587 = t581;
+        }
+        int32_t t588;
+        if (t585) {
+          t588 = t538t2;
+        } else {
+          t588 = t582;
+        }
+        int32_t t589;
+        if (t585) {
+          t589 = t538t3;
+        } else {
+          t589 = t583;
+        }
+        t538t0 = t586;
+        t538t1 = t587;
+        t538t2 = t588;
+        t538t3 = t589;
+      }
+      v_x970 = t538t0;
+      rt_free(t534);
+      v_x971 = t538t1;
+      rt_free(t535);
+      v_x972 = t538t2;
+      rt_free(t536);
+      v_x973 = t538t3;
+      rt_free(t537);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1033_d = v_x1033->data.i;
-      const int64_t v_x1033_n = v_x1033->len;
-      uint8_t *v_x1034_d = v_x1034->data.b;
-      const int64_t v_x1034_n = v_x1034->len;
-      /* SEG_REDUCE */
+      /* MAP */
       {
-        v_x1027 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1027_d = v_x1027->data.i;
-        const int64_t v_x1027_n = v_x1027->len;
-        v_x1040 = rt_value_new(rt_vec_type(RT_INT), v_x1023_n);
-        int32_t *v_x1040_d = v_x1040->data.i;
-        const int64_t v_x1040_n = v_x1040->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x1023_n >= 64)
-        for (int64_t t327 = 0; t327 < v_x1023_n; t327++) {
-          int32_t t327a0;
-          int32_t t327a1;
-          t327a0 = 0;
-          t327a1 = 0;
-          for (int64_t t328 = v_x1023_off[t327]; t328 < v_x1023_off[t327 + 1]; t328++) {
-            const int32_t t329 = (int32_t)t328;
-            int32_t t327x0;
-            int32_t t327x1;
-            int t331 = 0; /* nonzero: a check below failed */
-            int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1009_n;
-            int32_t t330 = t332 ? v_x1009_d[t329] : 0;
-            t331 |= !t332;
-            int t334 = (uint64_t)(int64_t)t330 < (uint64_t)v_x1010_n;
-            int32_t t333 = t334 ? v_x1010_d[t330] : 0;
-            t331 |= !t334;
-            int t336 = (uint64_t)(int64_t)t329 < (uint64_t)v_x1013_n;
-            int32_t t335 = t336 ? v_x1013_d[t329] : 0;
-            t331 |= !t336;
-            uint8_t t338 = rt_lt_i(t335, t333);
-            int32_t t340 = rt_btoi_b(t338);
-            uint8_t t342 = rt_gt_i(t335, t333);
-            int32_t t344 = rt_btoi_b(t342);
-            if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
-              int32_t t345;
-              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1009_n) {
-                t345 = v_x1009_d[t329];
-              } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x1009_n, 0.0);
-                t345 = 0;
-              }
-              int32_t t346;
-              if ((uint64_t)(int64_t)t345 < (uint64_t)v_x1010_n) {
-                t346 = v_x1010_d[t345];
-              } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x1010_n, 0.0);
-                t346 = 0;
-              }
-              int32_t t347;
-              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x1013_n) {
-                t347 = v_x1013_d[t329];
-              } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 3, 0, RT_GATHER, t329, v_x1013_n, 0.0);
-                t347 = 0;
-              }
-              uint8_t t349 = rt_lt_i(t347, t346);
-              int32_t t351 = rt_btoi_b(t349);
-              uint8_t t353 = rt_gt_i(t347, t346);
-              int32_t t355 = rt_btoi_b(t353);
+        const int64_t t590 = v_x939;
+        if (t590 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t590, 0.0);
+          goto fail;
+        }
+        v_x975 = rt_value_new(rt_vec_type(RT_INT), t590);
+        int32_t *v_x975_d = v_x975->data.i;
+        const int64_t v_x975_n = v_x975->len;
+        RT_PARALLEL_FOR_IF(t590 >= RT_PARALLEL_MIN)
+        for (int64_t t591 = 0; t591 < t590; t591++) {
+          const int32_t t592 = (int32_t)t591;
+          int t595 = 0; /* nonzero: a check below failed */
+          int32_t t594 = rt_div_i(t592, 2, &t595);
+          int32_t t597 = rt_rem_i(t592, 2, &t595);
+          int32_t t599 = rt_mul_i(t597, v_x946);
+          int32_t t601 = rt_add_i(t599, t594);
+          int t603 = (uint64_t)(int64_t)t601 < (uint64_t)v_x951_n;
+          int32_t t602 = t603 ? v_x951_d[t601] : 0;
+          t595 |= !t603;
+          int t605 = (uint64_t)(int64_t)t601 < (uint64_t)v_x954_n;
+          int32_t t604 = t605 ? v_x954_d[t601] : 0;
+          t595 |= !t605;
+          int32_t t607 = rt_add_i(t604, t602);
+          int32_t t609 = rt_sub_i(t607, t604);
+          if (__builtin_expect(t595 != 0, 0)) { /* again, recording the error */
+            int t610 = 0;
+            int32_t t611 = rt_div_i(t592, 2, &t610);
+            if (t610) {
+              NESSIE_RECORD(err, t591, RT_CHECK_SCALAR, 0, t610, RT_DIV, 0, 0, 0.0);
             }
-            t327x0 = t340;
-            t327x1 = t344;
-            int32_t t357 = rt_add_i(t327a0, t327x0);
-            int32_t t359 = rt_add_i(t327a1, t327x1);
-            t327a0 = t357;
-            t327a1 = t359;
+            int t612 = 0;
+            int32_t t613 = rt_rem_i(t592, 2, &t612);
+            if (t612) {
+              NESSIE_RECORD(err, t591, RT_CHECK_SCALAR, 0, t612, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t615 = rt_mul_i(t613, v_x946);
+            int32_t t617 = rt_add_i(t615, t611);
+            int32_t t618;
+            if ((uint64_t)(int64_t)t617 < (uint64_t)v_x951_n) {
+              t618 = v_x951_d[t617];
+            } else {
+              NESSIE_RECORD(err, t591, RT_CHECK_INDEX, 0, 0, RT_GATHER, t617, v_x951_n, 0.0);
+              t618 = 0;
+            }
+            int32_t t619;
+            if ((uint64_t)(int64_t)t617 < (uint64_t)v_x954_n) {
+              t619 = v_x954_d[t617];
+            } else {
+              NESSIE_RECORD(err, t591, RT_CHECK_INDEX, 0, 0, RT_GATHER, t617, v_x954_n, 0.0);
+              t619 = 0;
+            }
+            int32_t t621 = rt_add_i(t619, t618);
+            int32_t t623 = rt_sub_i(t621, t619);
           }
-          v_x1027_d[t327] = t327a0;
-          v_x1040_d[t327] = t327a1;
+          v_x975_d[t591] = t609;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
+      {
+        int32_t *v_x975_d = v_x975->data.i;
+        const int64_t v_x975_n = v_x975->len;
+        /* SCAN */
+        {
+          const int64_t t624 = v_x939;
+          if (t624 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t624, 0.0);
+            goto fail;
+          }
+          const int64_t t625 = t624 > 0 ? (t624 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t626 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t625);
+          RT_PARALLEL_FOR_IF(t625 > 1)
+          for (int64_t t627 = 0; t627 < t625; t627++) {
+            int32_t t627a0;
+            t627a0 = 0;
+            const int64_t t627_end = (t627 + 1) * RT_CHUNK < t624 ? (t627 + 1) * RT_CHUNK : t624;
+            for (int64_t t628 = t627 * RT_CHUNK; t628 < t627_end; t628++) {
+              const int32_t t629 = (int32_t)t628;
+              int32_t t627x0;
+              int t632 = 0; /* nonzero: a check below failed */
+              int32_t t631 = rt_div_i(t629, 2, &t632);
+              int32_t t634 = rt_rem_i(t629, 2, &t632);
+              int32_t t636 = rt_mul_i(t634, v_x946);
+              int32_t t638 = rt_add_i(t636, t631);
+              int t640 = (uint64_t)(int64_t)t638 < (uint64_t)v_x951_n;
+              int32_t t639 = t640 ? v_x951_d[t638] : 0;
+              t632 |= !t640;
+              int t642 = (uint64_t)(int64_t)t638 < (uint64_t)v_x954_n;
+              int32_t t641 = t642 ? v_x954_d[t638] : 0;
+              t632 |= !t642;
+              int32_t t644 = rt_add_i(t641, t639);
+              int32_t t646 = rt_sub_i(t644, t641);
+              if (__builtin_expect(t632 != 0, 0)) { /* again, recording the error */
+                int t647 = 0;
+                int32_t t648 = rt_div_i(t629, 2, &t647);
+                if (t647) {
+                  NESSIE_RECORD(err, t628, RT_CHECK_SCALAR, 0, t647, RT_DIV, 0, 0, 0.0);
+                }
+                int t649 = 0;
+                int32_t t650 = rt_rem_i(t629, 2, &t649);
+                if (t649) {
+                  NESSIE_RECORD(err, t628, RT_CHECK_SCALAR, 0, t649, RT_REM, 0, 0, 0.0);
+                }
+                int32_t t652 = rt_mul_i(t650, v_x946);
+                int32_t t654 = rt_add_i(t652, t648);
+                int32_t t655;
+                if ((uint64_t)(int64_t)t654 < (uint64_t)v_x951_n) {
+                  t655 = v_x951_d[t654];
+                } else {
+                  NESSIE_RECORD(err, t628, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, v_x951_n, 0.0);
+                  t655 = 0;
+                }
+                int32_t t656;
+                if ((uint64_t)(int64_t)t654 < (uint64_t)v_x954_n) {
+                  t656 = v_x954_d[t654];
+                } else {
+                  NESSIE_RECORD(err, t628, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, v_x954_n, 0.0);
+                  t656 = 0;
+                }
+                int32_t t658 = rt_add_i(t656, t655);
+                int32_t t660 = rt_sub_i(t658, t656);
+              }
+              t627x0 = t646;
+              int32_t t662 = rt_add_i(t627a0, t627x0);
+              t627a0 = t662;
+            }
+            t626[t627] = t627a0;
+          }
+          int32_t t627t0;
+          t627t0 = 0;
+          for (int64_t t627 = 0; t627 < t625; t627++) {
+            const int32_t t663 = t626[t627];
+            t626[t627] = t627t0;
+            int32_t t665 = rt_add_i(t627t0, t663);
+            t627t0 = t665;
+          }
+          v_x979 = rt_value_new(rt_vec_type(RT_INT), t624);
+          int32_t *v_x979_d = v_x979->data.i;
+          const int64_t v_x979_n = v_x979->len;
+          RT_PARALLEL_FOR_IF(t625 > 1)
+          for (int64_t t627 = 0; t627 < t625; t627++) {
+            int32_t t627p0;
+            t627p0 = t626[t627];
+            const int64_t t627_end = (t627 + 1) * RT_CHUNK < t624 ? (t627 + 1) * RT_CHUNK : t624;
+            for (int64_t t628 = t627 * RT_CHUNK; t628 < t627_end; t628++) {
+              const int32_t t629 = (int32_t)t628;
+              v_x979_d[t628] = t627p0;
+              int32_t t627y0;
+              int t668 = 0; /* nonzero: a check below failed */
+              int32_t t667 = rt_div_i(t629, 2, &t668);
+              int32_t t670 = rt_rem_i(t629, 2, &t668);
+              int32_t t672 = rt_mul_i(t670, v_x946);
+              int32_t t674 = rt_add_i(t672, t667);
+              int t676 = (uint64_t)(int64_t)t674 < (uint64_t)v_x951_n;
+              int32_t t675 = t676 ? v_x951_d[t674] : 0;
+              t668 |= !t676;
+              int t678 = (uint64_t)(int64_t)t674 < (uint64_t)v_x954_n;
+              int32_t t677 = t678 ? v_x954_d[t674] : 0;
+              t668 |= !t678;
+              int32_t t680 = rt_add_i(t677, t675);
+              int32_t t682 = rt_sub_i(t680, t677);
+              if (__builtin_expect(t668 != 0, 0)) { /* again, recording the error */
+                int t683 = 0;
+                int32_t t684 = rt_div_i(t629, 2, &t683);
+                if (t683) {
+                  NESSIE_RECORD(err, t628, RT_CHECK_SCALAR, 0, t683, RT_DIV, 0, 0, 0.0);
+                }
+                int t685 = 0;
+                int32_t t686 = rt_rem_i(t629, 2, &t685);
+                if (t685) {
+                  NESSIE_RECORD(err, t628, RT_CHECK_SCALAR, 0, t685, RT_REM, 0, 0, 0.0);
+                }
+                int32_t t688 = rt_mul_i(t686, v_x946);
+                int32_t t690 = rt_add_i(t688, t684);
+                int32_t t691;
+                if ((uint64_t)(int64_t)t690 < (uint64_t)v_x951_n) {
+                  t691 = v_x951_d[t690];
+                } else {
+                  NESSIE_RECORD(err, t628, RT_CHECK_INDEX, 0, 0, RT_GATHER, t690, v_x951_n, 0.0);
+                  t691 = 0;
+                }
+                int32_t t692;
+                if ((uint64_t)(int64_t)t690 < (uint64_t)v_x954_n) {
+                  t692 = v_x954_d[t690];
+                } else {
+                  NESSIE_RECORD(err, t628, RT_CHECK_INDEX, 0, 0, RT_GATHER, t690, v_x954_n, 0.0);
+                  t692 = 0;
+                }
+                int32_t t694 = rt_add_i(t692, t691);
+                int32_t t696 = rt_sub_i(t694, t692);
+              }
+              t627y0 = t682;
+              int32_t t698 = rt_add_i(t627p0, t627y0);
+              t627p0 = t698;
+            }
+          }
+          rt_free(t626);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
     }
   }
-  *out_v_x1019 = v_x1019;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1033 = v_x1033;
-  *out_v_x1040 = v_x1040;
-  rt_release(v_x1020);
-  rt_release(v_x1034);
+  *out_v_x956 = v_x956;
+  *out_v_x960 = v_x960;
+  *out_v_x971 = v_x971;
+  *out_v_x972 = v_x972;
+  *out_v_x973 = v_x973;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
   return;
 fail:
-  rt_release(v_x1019);
-  rt_release(v_x1020);
-  rt_release(v_x1033);
-  rt_release(v_x1034);
-  rt_release(v_x1027);
-  rt_release(v_x1040);
+  rt_release(v_x956);
+  rt_release(v_x960);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K16: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1009_d; int64_t v_x1009_n;
-  int32_t *v_x1010_d; int64_t v_x1010_n;
-  int32_t *v_x1013_d; int64_t v_x1013_n;
-  const int64_t *v_x1023_off; int64_t v_x1023_n;
-  int32_t *v_x1019_d; int64_t v_x1019_n;
-  uint8_t *v_x1020_d; int64_t v_x1020_n;
-  int32_t *v_x1033_d; int64_t v_x1033_n;
-  uint8_t *v_x1034_d; int64_t v_x1034_n;
-  int32_t *v_x1027_d; int64_t v_x1027_n;
-  int32_t *v_x1040_d; int64_t v_x1040_n;
+  int32_t v_x939;
+  int32_t v_x946;
+  int32_t *v_x951_d; int64_t v_x951_n;
+  int32_t *v_x954_d; int64_t v_x954_n;
+  int32_t *v_x956_d; int64_t v_x956_n;
+  int32_t *v_x960_d; int64_t v_x960_n;
+  int32_t v_x970;
+  int32_t v_x971;
+  int32_t v_x972;
+  int32_t v_x973;
+  int32_t *v_x975_d; int64_t v_x975_n;
+  int32_t *v_x979_d; int64_t v_x979_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t361 = 0; /* nonzero: a check below failed */
-    int t362 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t360 = t362 ? A.v_x1009_d[ix] : 0;
-    t361 |= !t362;
-    int t364 = (uint64_t)(int64_t)t360 < (uint64_t)A.v_x1010_n;
-    int32_t t363 = t364 ? A.v_x1010_d[t360] : 0;
-    t361 |= !t364;
-    int32_t t365 = A.v_x1013_d[ix];
-    uint8_t t367 = rt_lt_i(t365, t363);
-    if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-      int32_t t368;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t368 = A.v_x1009_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
-        t368 = 0;
+    int t701 = 0; /* nonzero: a check below failed */
+    int32_t t700 = rt_div_i(ix, 2, &t701);
+    int32_t t703 = rt_rem_i(ix, 2, &t701);
+    int32_t t705 = rt_mul_i(t703, A.v_x946);
+    int32_t t707 = rt_add_i(t705, t700);
+    int t709 = (uint64_t)(int64_t)t707 < (uint64_t)A.v_x951_n;
+    int32_t t708 = t709 ? A.v_x951_d[t707] : 0;
+    t701 |= !t709;
+    int t711 = (uint64_t)(int64_t)t707 < (uint64_t)A.v_x954_n;
+    int32_t t710 = t711 ? A.v_x954_d[t707] : 0;
+    t701 |= !t711;
+    if (__builtin_expect(t701 != 0, 0)) { /* again, recording the error */
+      int t712 = 0;
+      int32_t t713 = rt_div_i(ix, 2, &t712);
+      if (t712) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t712, RT_DIV, 0, 0, 0.0);
       }
-      int32_t t369;
-      if ((uint64_t)(int64_t)t368 < (uint64_t)A.v_x1010_n) {
-        t369 = A.v_x1010_d[t368];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, A.v_x1010_n, 0.0);
-        t369 = 0;
+      int t714 = 0;
+      int32_t t715 = rt_rem_i(ix, 2, &t714);
+      if (t714) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t714, RT_REM, 0, 0, 0.0);
       }
-      int32_t t370 = A.v_x1013_d[ix];
-      uint8_t t372 = rt_lt_i(t370, t369);
+      int32_t t717 = rt_mul_i(t715, A.v_x946);
+      int32_t t719 = rt_add_i(t717, t713);
+      int32_t t720;
+      if ((uint64_t)(int64_t)t719 < (uint64_t)A.v_x951_n) {
+        t720 = A.v_x951_d[t719];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t719, A.v_x951_n, 0.0);
+        t720 = 0;
+      }
+      int32_t t721;
+      if ((uint64_t)(int64_t)t719 < (uint64_t)A.v_x954_n) {
+        t721 = A.v_x954_d[t719];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t719, A.v_x954_n, 0.0);
+        t721 = 0;
+      }
     }
-    return K16_0_V{t365, t367};
+    return K16_0_V{t710, 1};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x1019_d[i] = v.v0;
-    A.v_x1020_d[i] = v.v1;
-  }
-};
-struct K16_0_pred {
-  K16_A A;
-  __device__ bool operator()(int64_t i, const K16_0_V &v) const {
-    return (bool)v.v1;
+    A.v_x956_d[i] = v.v0;
+    A.v_x960_d[i] = v.v1;
   }
 };
 struct alignas(8) K16_1_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
+  int32_t v3;
 };
 struct K16_1_pull {
   K16_A A;
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t374 = 0; /* nonzero: a check below failed */
-    int t375 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t373 = t375 ? A.v_x1009_d[ix] : 0;
-    t374 |= !t375;
-    int t377 = (uint64_t)(int64_t)t373 < (uint64_t)A.v_x1010_n;
-    int32_t t376 = t377 ? A.v_x1010_d[t373] : 0;
-    t374 |= !t377;
-    int32_t t378 = A.v_x1013_d[ix];
-    uint8_t t380 = rt_gt_i(t378, t376);
-    if (__builtin_expect(t374 != 0, 0)) { /* again, recording the error */
-      int32_t t381;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t381 = A.v_x1009_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
-        t381 = 0;
-      }
-      int32_t t382;
-      if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x1010_n) {
-        t382 = A.v_x1010_d[t381];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, A.v_x1010_n, 0.0);
-        t382 = 0;
-      }
-      int32_t t383 = A.v_x1013_d[ix];
-      uint8_t t385 = rt_gt_i(t383, t382);
+    int t724 = 0; /* nonzero: a check below failed */
+    int32_t t723 = rt_div_i(ix, 2, &t724);
+    int32_t t726 = rt_rem_i(ix, 2, &t724);
+    int32_t t728 = rt_mul_i(t726, A.v_x946);
+    int32_t t730 = rt_add_i(t728, t723);
+    int t732 = (uint64_t)(int64_t)t730 < (uint64_t)A.v_x951_n;
+    int32_t t731 = t732 ? A.v_x951_d[t730] : 0;
+    t724 |= !t732;
+    int t734 = (uint64_t)(int64_t)t730 < (uint64_t)A.v_x954_n;
+    int32_t t733 = t734 ? A.v_x954_d[t730] : 0;
+    t724 |= !t734;
+    int32_t t736 = rt_add_i(t733, t731);
+    uint8_t t738 = rt_le_i(t733, t736);
+    int32_t t739;
+    if (t738) {
+      t739 = 2147483647;
+    } else {
+      t739 = ix;
     }
-    return K16_1_V{t378, t380};
+    if (__builtin_expect(t724 != 0, 0)) { /* again, recording the error */
+      int t740 = 0;
+      int32_t t741 = rt_div_i(ix, 2, &t740);
+      if (t740) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t740, RT_DIV, 0, 0, 0.0);
+      }
+      int t742 = 0;
+      int32_t t743 = rt_rem_i(ix, 2, &t742);
+      if (t742) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t742, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t745 = rt_mul_i(t743, A.v_x946);
+      int32_t t747 = rt_add_i(t745, t741);
+      int32_t t748;
+      if ((uint64_t)(int64_t)t747 < (uint64_t)A.v_x951_n) {
+        t748 = A.v_x951_d[t747];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, A.v_x951_n, 0.0);
+        t748 = 0;
+      }
+      int32_t t749;
+      if ((uint64_t)(int64_t)t747 < (uint64_t)A.v_x954_n) {
+        t749 = A.v_x954_d[t747];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t747, A.v_x954_n, 0.0);
+        t749 = 0;
+      }
+      int32_t t751 = rt_add_i(t749, t748);
+      uint8_t t753 = rt_le_i(t749, t751);
+      int32_t t754;
+      if (t753) {
+        t754 = 2147483647;
+      } else {
+        t754 = ix;
+      }
+    }
+    return K16_1_V{t739, t733, t736, 1};
   }
 };
-struct K16_1_store {
+struct K16_1_op {
   K16_A A;
-  __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x1033_d[i] = v.v0;
-    A.v_x1034_d[i] = v.v1;
+  __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
+    uint8_t t756 = rt_le_i(a.v0, b.v0);
+    int32_t t757;
+    if (t756) {
+      t757 = a.v0;
+    } else {
+      t757 = b.v0;
+    }
+    int32_t t758;
+    if (t756) {
+      t758 = a.v1;
+    } else {
+      t758 = b.v1;
+    }
+    int32_t t759;
+    if (t756) {
+      t759 = a.v2;
+    } else {
+      t759 = b.v2;
+    }
+    int32_t t760;
+    if (t756) {
+      t760 = a.v3;
+    } else {
+      t760 = b.v3;
+    }
+    return K16_1_V{t757, t758, t759, t760};
   }
 };
-struct K16_1_pred {
-  K16_A A;
-  __device__ bool operator()(int64_t i, const K16_1_V &v) const {
-    return (bool)v.v1;
+struct K16_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K16_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
+      return false;
+    }
+    return true;
   }
 };
 struct alignas(8) K16_2_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K16_2_pull {
   K16_A A;
   __device__ K16_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t387 = 0; /* nonzero: a check below failed */
-    int t388 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n;
-    int32_t t386 = t388 ? A.v_x1009_d[ix] : 0;
-    t387 |= !t388;
-    int t390 = (uint64_t)(int64_t)t386 < (uint64_t)A.v_x1010_n;
-    int32_t t389 = t390 ? A.v_x1010_d[t386] : 0;
-    t387 |= !t390;
-    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n;
-    int32_t t391 = t392 ? A.v_x1013_d[ix] : 0;
-    t387 |= !t392;
-    uint8_t t394 = rt_lt_i(t391, t389);
-    int32_t t396 = rt_btoi_b(t394);
-    uint8_t t398 = rt_gt_i(t391, t389);
-    int32_t t400 = rt_btoi_b(t398);
-    if (__builtin_expect(t387 != 0, 0)) { /* again, recording the error */
-      int32_t t401;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1009_n) {
-        t401 = A.v_x1009_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1009_n, 0.0);
-        t401 = 0;
+    int t763 = 0; /* nonzero: a check below failed */
+    int32_t t762 = rt_div_i(ix, 2, &t763);
+    int32_t t765 = rt_rem_i(ix, 2, &t763);
+    int32_t t767 = rt_mul_i(t765, A.v_x946);
+    int32_t t769 = rt_add_i(t767, t762);
+    int t771 = (uint64_t)(int64_t)t769 < (uint64_t)A.v_x951_n;
+    int32_t t770 = t771 ? A.v_x951_d[t769] : 0;
+    t763 |= !t771;
+    int t773 = (uint64_t)(int64_t)t769 < (uint64_t)A.v_x954_n;
+    int32_t t772 = t773 ? A.v_x954_d[t769] : 0;
+    t763 |= !t773;
+    int32_t t775 = rt_add_i(t772, t770);
+    int32_t t777 = rt_sub_i(t775, t772);
+    if (__builtin_expect(t763 != 0, 0)) { /* again, recording the error */
+      int t778 = 0;
+      int32_t t779 = rt_div_i(ix, 2, &t778);
+      if (t778) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t778, RT_DIV, 0, 0, 0.0);
       }
-      int32_t t402;
-      if ((uint64_t)(int64_t)t401 < (uint64_t)A.v_x1010_n) {
-        t402 = A.v_x1010_d[t401];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, A.v_x1010_n, 0.0);
-        t402 = 0;
+      int t780 = 0;
+      int32_t t781 = rt_rem_i(ix, 2, &t780);
+      if (t780) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t780, RT_REM, 0, 0, 0.0);
       }
-      int32_t t403;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1013_n) {
-        t403 = A.v_x1013_d[ix];
+      int32_t t783 = rt_mul_i(t781, A.v_x946);
+      int32_t t785 = rt_add_i(t783, t779);
+      int32_t t786;
+      if ((uint64_t)(int64_t)t785 < (uint64_t)A.v_x951_n) {
+        t786 = A.v_x951_d[t785];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x1013_n, 0.0);
-        t403 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t785, A.v_x951_n, 0.0);
+        t786 = 0;
       }
-      uint8_t t405 = rt_lt_i(t403, t402);
-      int32_t t407 = rt_btoi_b(t405);
-      uint8_t t409 = rt_gt_i(t403, t402);
-      int32_t t411 = rt_btoi_b(t409);
+      int32_t t787;
+      if ((uint64_t)(int64_t)t785 < (uint64_t)A.v_x954_n) {
+        t787 = A.v_x954_d[t785];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t785, A.v_x954_n, 0.0);
+        t787 = 0;
+      }
+      int32_t t789 = rt_add_i(t787, t786);
+      int32_t t791 = rt_sub_i(t789, t787);
     }
-    return K16_2_V{t396, t400};
+    return K16_2_V{t777};
   }
 };
 struct K16_2_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x1027_d[i] = v.v0;
-    A.v_x1040_d[i] = v.v1;
+    A.v_x975_d[i] = v.v0;
   }
 };
-struct K16_2_op {
+struct alignas(8) K16_3_V {
+  int32_t v0;
+};
+struct K16_3_pull {
   K16_A A;
-  __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t413 = rt_add_i(a.v0, b.v0);
-    int32_t t415 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t413, t415};
+  __device__ K16_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t794 = 0; /* nonzero: a check below failed */
+    int32_t t793 = rt_div_i(ix, 2, &t794);
+    int32_t t796 = rt_rem_i(ix, 2, &t794);
+    int32_t t798 = rt_mul_i(t796, A.v_x946);
+    int32_t t800 = rt_add_i(t798, t793);
+    int t802 = (uint64_t)(int64_t)t800 < (uint64_t)A.v_x951_n;
+    int32_t t801 = t802 ? A.v_x951_d[t800] : 0;
+    t794 |= !t802;
+    int t804 = (uint64_t)(int64_t)t800 < (uint64_t)A.v_x954_n;
+    int32_t t803 = t804 ? A.v_x954_d[t800] : 0;
+    t794 |= !t804;
+    int32_t t806 = rt_add_i(t803, t801);
+    int32_t t808 = rt_sub_i(t806, t803);
+    if (__builtin_expect(t794 != 0, 0)) { /* again, recording the error */
+      int t809 = 0;
+      int32_t t810 = rt_div_i(ix, 2, &t809);
+      if (t809) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t809, RT_DIV, 0, 0, 0.0);
+      }
+      int t811 = 0;
+      int32_t t812 = rt_rem_i(ix, 2, &t811);
+      if (t811) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t811, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t814 = rt_mul_i(t812, A.v_x946);
+      int32_t t816 = rt_add_i(t814, t810);
+      int32_t t817;
+      if ((uint64_t)(int64_t)t816 < (uint64_t)A.v_x951_n) {
+        t817 = A.v_x951_d[t816];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, A.v_x951_n, 0.0);
+        t817 = 0;
+      }
+      int32_t t818;
+      if ((uint64_t)(int64_t)t816 < (uint64_t)A.v_x954_n) {
+        t818 = A.v_x954_d[t816];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, A.v_x954_n, 0.0);
+        t818 = 0;
+      }
+      int32_t t820 = rt_add_i(t818, t817);
+      int32_t t822 = rt_sub_i(t820, t818);
+    }
+    return K16_3_V{t808};
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
+struct K16_3_store {
+  K16_A A;
+  __device__ void operator()(int64_t i, const K16_3_V &v) const {
+    A.v_x979_d[i] = v.v0;
+  }
+};
+struct K16_3_op {
+  K16_A A;
+  __device__ K16_3_V operator()(const K16_3_V &a, const K16_3_V &b) const {
+    int32_t t824 = rt_add_i(a.v0, b.v0);
+    return K16_3_V{t824};
+  }
+};
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x939, int32_t v_x946, RtValue *v_x951, RtValue *v_x954, RtValue **out_v_x956, RtValue **out_v_x960, int32_t *out_v_x971, int32_t *out_v_x972, int32_t *out_v_x973, RtValue **out_v_x975, RtValue **out_v_x979, int check_site_0) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1009_d = v_x1009->data.i;
-  A.v_x1009_n = v_x1009->len;
-  A.v_x1010_d = v_x1010->data.i;
-  A.v_x1010_n = v_x1010->len;
-  A.v_x1013_d = v_x1013->data.i;
-  A.v_x1013_n = v_x1013->len;
-  A.v_x1023_off = rtg_seg_offsets(v_x1023);
-  A.v_x1023_n = v_x1023->len;
-  RtValue *v_x1019 = NULL;
-  RtValue *v_x1020 = NULL;
-  RtValue *v_x1033 = NULL;
-  RtValue *v_x1034 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1040 = NULL;
-  /* FILTER */
-  int64_t *t416, t417; /* the slot of its count, its size */
+  A.v_x939 = v_x939;
+  A.v_x946 = v_x946;
+  A.v_x951_d = v_x951->data.i;
+  A.v_x951_n = v_x951->len;
+  A.v_x954_d = v_x954->data.i;
+  A.v_x954_n = v_x954->len;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x960 = NULL;
+  K16_1_V *K16_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x970 = 0;
+  int32_t v_x971 = 0;
+  int32_t v_x972 = 0;
+  int32_t v_x973 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
+  /* MAP */
   {
-    const int64_t t418 = v_x1013->len;
-    v_x1019 = rtg_vec_new(RT_INT, t418);
-    A.v_x1019_d = v_x1019->data.i;
-    A.v_x1019_n = v_x1019->len;
-    v_x1020 = rtg_vec_new(RT_BOOL, t418);
-    A.v_x1020_d = v_x1020->data.b;
-    A.v_x1020_n = v_x1020->len;
-    t417 = t418;
-    t416 = rtg::partition_launch<K16_0_V>("K16", loc, K16_0_pull{A}, K16_0_pred{A}, t418, K16_0_store{A}, K16_0_store{A}, false);
+    const int64_t t825 = v_x939;
+    if (t825 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t825, 0.0, run};
+      goto fail;
+    }
+    v_x956 = rtg_vec_new(RT_INT, t825);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    v_x960 = rtg_vec_new(RT_INT, t825);
+    A.v_x960_d = v_x960->data.i;
+    A.v_x960_n = v_x960->len;
+    rtg::map("K16", loc, K16_0_pull{A}, K16_0_store{A}, t825);
   }
-  /* FILTER */
-  int64_t *t419, t420; /* the slot of its count, its size */
+  /* REDUCE */
   {
-    const int64_t t421 = v_x1013->len;
-    v_x1033 = rtg_vec_new(RT_INT, t421);
-    A.v_x1033_d = v_x1033->data.i;
-    A.v_x1033_n = v_x1033->len;
-    v_x1034 = rtg_vec_new(RT_BOOL, t421);
-    A.v_x1034_d = v_x1034->data.b;
-    A.v_x1034_n = v_x1034->len;
-    t420 = t421;
-    t419 = rtg::partition_launch<K16_1_V>("K16", loc, K16_1_pull{A}, K16_1_pred{A}, t421, K16_1_store{A}, K16_1_store{A}, false);
+    const int64_t t826 = v_x939;
+    if (t826 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t826, 0.0, run};
+      goto fail;
+    }
+    K16_1_V *t827 = rtg::reduce_to_device("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{2147483647, 0, 1, 1}, t826, false);
+    K16_1_value = t827;
   }
+  /* MAP */
   {
-    const int64_t t422 = rtg::filter_count(t416);
-    v_x1019 = rtg_vec_fit(v_x1019, t422);
-    A.v_x1019_d = v_x1019->data.i;
-    A.v_x1019_n = v_x1019->len;
-    v_x1020 = rtg_vec_fit(v_x1020, t422);
-    A.v_x1020_d = v_x1020->data.b;
-    A.v_x1020_n = v_x1020->len;
+    const int64_t t828 = v_x939;
+    if (t828 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t828, 0.0, run};
+      goto fail;
+    }
+    v_x975 = rtg_vec_new(RT_INT, t828);
+    A.v_x975_d = v_x975->data.i;
+    A.v_x975_n = v_x975->len;
+    rtg::map("K16", loc, K16_2_pull{A}, K16_2_store{A}, t828);
   }
+  /* SCAN */
   {
-    const int64_t t423 = rtg::filter_count(t419);
-    v_x1033 = rtg_vec_fit(v_x1033, t423);
-    A.v_x1033_d = v_x1033->data.i;
-    A.v_x1033_n = v_x1033->len;
-    v_x1034 = rtg_vec_fit(v_x1034, t423);
-    A.v_x1034_d = v_x1034->data.b;
-    A.v_x1034_n = v_x1034->len;
+    const int64_t t829 = v_x939;
+    if (t829 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t829, 0.0, run};
+      goto fail;
+    }
+    v_x979 = rtg_vec_new(RT_INT, t829);
+    A.v_x979_d = v_x979->data.i;
+    A.v_x979_n = v_x979->len;
+    rtg::scan<true>("K16", loc, K16_3_pull{A}, K16_3_op{A}, K16_3_V{0}, t829, K16_3_store{A});
   }
-  /* SEG_REDUCE */
-  {
-    const int64_t t424 = v_x1023->len;
-    v_x1027 = rtg_vec_new(RT_INT, t424);
-    A.v_x1027_d = v_x1027->data.i;
-    A.v_x1027_n = v_x1027->len;
-    v_x1040 = rtg_vec_new(RT_INT, t424);
-    A.v_x1040_d = v_x1040->data.i;
-    A.v_x1040_n = v_x1040->len;
-    rtg::segmented("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, v_x1023, false, K16_2_store{A});
-  }
-  *out_v_x1019 = v_x1019;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1033 = v_x1033;
-  *out_v_x1040 = v_x1040;
-  rt_release(v_x1020);
-  rt_release(v_x1034);
+  if (!rtg::check_result("K16", loc, K16_1_value, K16_1_check{{check_site_0}}, K16_1_V{2147483647, 0, 1, 1}, err, A.run, run))
+    goto fail;
+  K16_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x956 = v_x956;
+  *out_v_x960 = v_x960;
+  *out_v_x971 = v_x971;
+  *out_v_x972 = v_x972;
+  *out_v_x973 = v_x973;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
   return;
 fail:
-  rt_release(v_x1019);
-  rt_release(v_x1020);
-  rt_release(v_x1033);
-  rt_release(v_x1034);
-  rt_release(v_x1027);
-  rt_release(v_x1040);
+  rt_release(v_x956);
+  rt_release(v_x960);
+  rt_release(v_x975);
+  rt_release(v_x979);
+  rtg_free(K16_1_value);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1009, RtValue *v_x1010, RtValue *v_x1013, RtValue *v_x1023, RtValue **out_v_x1019, RtValue **out_v_x1027, RtValue **out_v_x1033, RtValue **out_v_x1040) {
-  RtValue *vals[] = {v_x1009, v_x1010, v_x1013, v_x1023};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K16_host(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1023, out_v_x1019, out_v_x1027, out_v_x1033, out_v_x1040);
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x939, int32_t v_x946, RtValue *v_x951, RtValue *v_x954, RtValue **out_v_x956, RtValue **out_v_x960, int32_t *out_v_x971, int32_t *out_v_x972, int32_t *out_v_x973, RtValue **out_v_x975, RtValue **out_v_x979, int check_site_0) {
+  RtValue *vals[] = {v_x951, v_x954};
+  const int64_t sizes[] = {(int64_t)v_x939, (int64_t)v_x939, (int64_t)v_x939, (int64_t)v_x939};
+  if (rtg_choose_host(vals, 2, sizes, 4)) {
+    K16_host(err, loc, run, v_x939, v_x946, v_x951, v_x954, out_v_x956, out_v_x960, out_v_x971, out_v_x972, out_v_x973, out_v_x975, out_v_x979);
+    if (err->index == INT64_MAX) {
+      K16_1_V t830;
+      memset(&t830, 0, sizeof t830);
+      t830.v1 = *out_v_x971;
+      t830.v2 = *out_v_x972;
+      t830.v3 = *out_v_x973;
+      (void)K16_1_check{{check_site_0}}(t830, err, run);
+    }
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x1009, v_x1010, v_x1013, v_x1023, out_v_x1019, out_v_x1027, out_v_x1033, out_v_x1040);
+    K16_gpu(err, loc, run, v_x939, v_x946, v_x951, v_x954, out_v_x956, out_v_x960, out_v_x971, out_v_x972, out_v_x973, out_v_x975, out_v_x979, check_site_0);
   }
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x980, RtValue **out_v_x982, RtValue **out_v_x986) {
   (void)loc;
   (void)run;
-  int32_t *v_x1041_d = v_x1041->data.i;
-  const int64_t v_x1041_n = v_x1041->len;
-  int32_t *v_x1042_d = v_x1042->data.i;
-  const int64_t v_x1042_n = v_x1042->len;
-  RtValue *v_x1045 = NULL;
-  RtValue *v_x1049 = NULL;
+  RtValue *v_x982 = NULL;
+  RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t425 = v_x1043;
-    if (t425 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t425, 0.0);
+    const int64_t t831 = v_x980;
+    if (t831 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t831, 0.0);
       goto fail;
     }
-    v_x1045 = rt_value_new(rt_vec_type(RT_INT), t425);
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
-    RT_PARALLEL_FOR_IF(t425 >= RT_PARALLEL_MIN)
-    for (int64_t t426 = 0; t426 < t425; t426++) {
-      const int32_t t427 = (int32_t)t426;
-      int t432 = 0; /* nonzero: a check below failed */
-      uint8_t t429 = rt_lt_i(t427, (int32_t)v_x1041_n);
-      int32_t t430;
-      if (t429) {
-        int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x1041_n;
-        int32_t t431 = t433 ? v_x1041_d[t427] : 0;
-        t432 |= !t433;
-        t430 = t431;
-      } else {
-        int32_t t435 = rt_sub_i(t427, (int32_t)v_x1041_n);
-        int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x1042_n;
-        int32_t t436 = t437 ? v_x1042_d[t435] : 0;
-        t432 |= !t437;
-        t430 = t436;
-      }
-      if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
-        uint8_t t439 = rt_lt_i(t427, (int32_t)v_x1041_n);
-        int32_t t440;
-        if (t439) {
-          int32_t t441;
-          if ((uint64_t)(int64_t)t427 < (uint64_t)v_x1041_n) {
-            t441 = v_x1041_d[t427];
-          } else {
-            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x1041_n, 0.0);
-            t441 = 0;
-          }
-          t440 = t441;
-        } else {
-          int32_t t443 = rt_sub_i(t427, (int32_t)v_x1041_n);
-          int32_t t444;
-          if ((uint64_t)(int64_t)t443 < (uint64_t)v_x1042_n) {
-            t444 = v_x1042_d[t443];
-          } else {
-            NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x1042_n, 0.0);
-            t444 = 0;
-          }
-          t440 = t444;
-        }
-      }
-      v_x1045_d[t426] = t430;
+    v_x982 = rt_value_new(rt_vec_type(RT_INT), t831);
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
+    RT_PARALLEL_FOR_IF(t831 >= RT_PARALLEL_MIN)
+    for (int64_t t832 = 0; t832 < t831; t832++) {
+      const int32_t t833 = (int32_t)t832;
+      v_x982_d[t832] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1045_d = v_x1045->data.i;
-    const int64_t v_x1045_n = v_x1045->len;
+    int32_t *v_x982_d = v_x982->data.i;
+    const int64_t v_x982_n = v_x982->len;
     /* SCAN */
     {
-      const int64_t t445 = v_x1043;
-      if (t445 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t445, 0.0);
+      const int64_t t834 = v_x980;
+      if (t834 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t834, 0.0);
         goto fail;
       }
-      const int64_t t446 = t445 > 0 ? (t445 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t447 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t446);
-      RT_PARALLEL_FOR_IF(t446 > 1)
-      for (int64_t t448 = 0; t448 < t446; t448++) {
-        int32_t t448a0;
-        t448a0 = 0;
-        const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
-        for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
-          const int32_t t450 = (int32_t)t449;
-          int32_t t448x0;
-          int t455 = 0; /* nonzero: a check below failed */
-          uint8_t t452 = rt_lt_i(t450, (int32_t)v_x1041_n);
-          int32_t t453;
-          if (t452) {
-            int t456 = (uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n;
-            int32_t t454 = t456 ? v_x1041_d[t450] : 0;
-            t455 |= !t456;
-            t453 = t454;
-          } else {
-            int32_t t458 = rt_sub_i(t450, (int32_t)v_x1041_n);
-            int t460 = (uint64_t)(int64_t)t458 < (uint64_t)v_x1042_n;
-            int32_t t459 = t460 ? v_x1042_d[t458] : 0;
-            t455 |= !t460;
-            t453 = t459;
-          }
-          if (__builtin_expect(t455 != 0, 0)) { /* again, recording the error */
-            uint8_t t462 = rt_lt_i(t450, (int32_t)v_x1041_n);
-            int32_t t463;
-            if (t462) {
-              int32_t t464;
-              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n) {
-                t464 = v_x1041_d[t450];
-              } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x1041_n, 0.0);
-                t464 = 0;
-              }
-              t463 = t464;
-            } else {
-              int32_t t466 = rt_sub_i(t450, (int32_t)v_x1041_n);
-              int32_t t467;
-              if ((uint64_t)(int64_t)t466 < (uint64_t)v_x1042_n) {
-                t467 = v_x1042_d[t466];
-              } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t466, v_x1042_n, 0.0);
-                t467 = 0;
-              }
-              t463 = t467;
-            }
-          }
-          t448x0 = t453;
-          int32_t t469 = rt_add_i(t448a0, t448x0);
-          t448a0 = t469;
+      const int64_t t835 = t834 > 0 ? (t834 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t836 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t835);
+      RT_PARALLEL_FOR_IF(t835 > 1)
+      for (int64_t t837 = 0; t837 < t835; t837++) {
+        int32_t t837a0;
+        t837a0 = 0;
+        const int64_t t837_end = (t837 + 1) * RT_CHUNK < t834 ? (t837 + 1) * RT_CHUNK : t834;
+        for (int64_t t838 = t837 * RT_CHUNK; t838 < t837_end; t838++) {
+          const int32_t t839 = (int32_t)t838;
+          int32_t t837x0;
+          t837x0 = 2;
+          int32_t t841 = rt_add_i(t837a0, t837x0);
+          t837a0 = t841;
         }
-        t447[t448] = t448a0;
+        t836[t837] = t837a0;
       }
-      int32_t t448t0;
-      t448t0 = 0;
-      for (int64_t t448 = 0; t448 < t446; t448++) {
-        const int32_t t470 = t447[t448];
-        t447[t448] = t448t0;
-        int32_t t472 = rt_add_i(t448t0, t470);
-        t448t0 = t472;
+      int32_t t837t0;
+      t837t0 = 0;
+      for (int64_t t837 = 0; t837 < t835; t837++) {
+        const int32_t t842 = t836[t837];
+        t836[t837] = t837t0;
+        int32_t t844 = rt_add_i(t837t0, t842);
+        t837t0 = t844;
       }
-      v_x1049 = rt_value_new(rt_vec_type(RT_INT), t445);
-      int32_t *v_x1049_d = v_x1049->data.i;
-      const int64_t v_x1049_n = v_x1049->len;
-      RT_PARALLEL_FOR_IF(t446 > 1)
-      for (int64_t t448 = 0; t448 < t446; t448++) {
-        int32_t t448p0;
-        t448p0 = t447[t448];
-        const int64_t t448_end = (t448 + 1) * RT_CHUNK < t445 ? (t448 + 1) * RT_CHUNK : t445;
-        for (int64_t t449 = t448 * RT_CHUNK; t449 < t448_end; t449++) {
-          const int32_t t450 = (int32_t)t449;
-          v_x1049_d[t449] = t448p0;
-          int32_t t448y0;
-          int t477 = 0; /* nonzero: a check below failed */
-          uint8_t t474 = rt_lt_i(t450, (int32_t)v_x1041_n);
-          int32_t t475;
-          if (t474) {
-            int t478 = (uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n;
-            int32_t t476 = t478 ? v_x1041_d[t450] : 0;
-            t477 |= !t478;
-            t475 = t476;
-          } else {
-            int32_t t480 = rt_sub_i(t450, (int32_t)v_x1041_n);
-            int t482 = (uint64_t)(int64_t)t480 < (uint64_t)v_x1042_n;
-            int32_t t481 = t482 ? v_x1042_d[t480] : 0;
-            t477 |= !t482;
-            t475 = t481;
-          }
-          if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
-            uint8_t t484 = rt_lt_i(t450, (int32_t)v_x1041_n);
-            int32_t t485;
-            if (t484) {
-              int32_t t486;
-              if ((uint64_t)(int64_t)t450 < (uint64_t)v_x1041_n) {
-                t486 = v_x1041_d[t450];
-              } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x1041_n, 0.0);
-                t486 = 0;
-              }
-              t485 = t486;
-            } else {
-              int32_t t488 = rt_sub_i(t450, (int32_t)v_x1041_n);
-              int32_t t489;
-              if ((uint64_t)(int64_t)t488 < (uint64_t)v_x1042_n) {
-                t489 = v_x1042_d[t488];
-              } else {
-                NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t488, v_x1042_n, 0.0);
-                t489 = 0;
-              }
-              t485 = t489;
-            }
-          }
-          t448y0 = t475;
-          int32_t t491 = rt_add_i(t448p0, t448y0);
-          t448p0 = t491;
+      v_x986 = rt_value_new(rt_vec_type(RT_INT), t834);
+      int32_t *v_x986_d = v_x986->data.i;
+      const int64_t v_x986_n = v_x986->len;
+      RT_PARALLEL_FOR_IF(t835 > 1)
+      for (int64_t t837 = 0; t837 < t835; t837++) {
+        int32_t t837p0;
+        t837p0 = t836[t837];
+        const int64_t t837_end = (t837 + 1) * RT_CHUNK < t834 ? (t837 + 1) * RT_CHUNK : t834;
+        for (int64_t t838 = t837 * RT_CHUNK; t838 < t837_end; t838++) {
+          const int32_t t839 = (int32_t)t838;
+          v_x986_d[t838] = t837p0;
+          int32_t t837y0;
+          t837y0 = 2;
+          int32_t t846 = rt_add_i(t837p0, t837y0);
+          t837p0 = t846;
         }
       }
-      rt_free(t447);
+      rt_free(t836);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1045 = v_x1045;
-  *out_v_x1049 = v_x1049;
+  *out_v_x982 = v_x982;
+  *out_v_x986 = v_x986;
   return;
 fail:
-  rt_release(v_x1045);
-  rt_release(v_x1049);
+  rt_release(v_x982);
+  rt_release(v_x986);
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1041_d; int64_t v_x1041_n;
-  int32_t *v_x1042_d; int64_t v_x1042_n;
-  int32_t v_x1043;
-  int32_t *v_x1045_d; int64_t v_x1045_n;
-  int32_t *v_x1049_d; int64_t v_x1049_n;
+  int32_t v_x980;
+  int32_t *v_x982_d; int64_t v_x982_n;
+  int32_t *v_x986_d; int64_t v_x986_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -2949,52 +3885,13 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t496 = 0; /* nonzero: a check below failed */
-    uint8_t t493 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
-    int32_t t494;
-    if (t493) {
-      int t497 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-      int32_t t495 = t497 ? A.v_x1041_d[ix] : 0;
-      t496 |= !t497;
-      t494 = t495;
-    } else {
-      int32_t t499 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
-      int t501 = (uint64_t)(int64_t)t499 < (uint64_t)A.v_x1042_n;
-      int32_t t500 = t501 ? A.v_x1042_d[t499] : 0;
-      t496 |= !t501;
-      t494 = t500;
-    }
-    if (__builtin_expect(t496 != 0, 0)) { /* again, recording the error */
-      uint8_t t503 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
-      int32_t t504;
-      if (t503) {
-        int32_t t505;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-          t505 = A.v_x1041_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0);
-          t505 = 0;
-        }
-        t504 = t505;
-      } else {
-        int32_t t507 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
-        int32_t t508;
-        if ((uint64_t)(int64_t)t507 < (uint64_t)A.v_x1042_n) {
-          t508 = A.v_x1042_d[t507];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t507, A.v_x1042_n, 0.0);
-          t508 = 0;
-        }
-        t504 = t508;
-      }
-    }
-    return K17_0_V{t494};
+    return K17_0_V{2};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x1045_d[i] = v.v0;
+    A.v_x982_d[i] = v.v0;
   }
 };
 struct alignas(8) K17_1_V {
@@ -3005,1318 +3902,596 @@ struct K17_1_pull {
   __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t513 = 0; /* nonzero: a check below failed */
-    uint8_t t510 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
-    int32_t t511;
-    if (t510) {
-      int t514 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n;
-      int32_t t512 = t514 ? A.v_x1041_d[ix] : 0;
-      t513 |= !t514;
-      t511 = t512;
-    } else {
-      int32_t t516 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
-      int t518 = (uint64_t)(int64_t)t516 < (uint64_t)A.v_x1042_n;
-      int32_t t517 = t518 ? A.v_x1042_d[t516] : 0;
-      t513 |= !t518;
-      t511 = t517;
-    }
-    if (__builtin_expect(t513 != 0, 0)) { /* again, recording the error */
-      uint8_t t520 = rt_lt_i(ix, (int32_t)A.v_x1041_n);
-      int32_t t521;
-      if (t520) {
-        int32_t t522;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1041_n) {
-          t522 = A.v_x1041_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1041_n, 0.0);
-          t522 = 0;
-        }
-        t521 = t522;
-      } else {
-        int32_t t524 = rt_sub_i(ix, (int32_t)A.v_x1041_n);
-        int32_t t525;
-        if ((uint64_t)(int64_t)t524 < (uint64_t)A.v_x1042_n) {
-          t525 = A.v_x1042_d[t524];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t524, A.v_x1042_n, 0.0);
-          t525 = 0;
-        }
-        t521 = t525;
-      }
-    }
-    return K17_1_V{t511};
+    return K17_1_V{2};
   }
 };
 struct K17_1_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x1049_d[i] = v.v0;
+    A.v_x986_d[i] = v.v0;
   }
 };
 struct K17_1_op {
   K17_A A;
   __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    int32_t t527 = rt_add_i(a.v0, b.v0);
-    return K17_1_V{t527};
+    int32_t t848 = rt_add_i(a.v0, b.v0);
+    return K17_1_V{t848};
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x980, RtValue **out_v_x982, RtValue **out_v_x986) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1041_d = v_x1041->data.i;
-  A.v_x1041_n = v_x1041->len;
-  A.v_x1042_d = v_x1042->data.i;
-  A.v_x1042_n = v_x1042->len;
-  A.v_x1043 = v_x1043;
-  RtValue *v_x1045 = NULL;
-  RtValue *v_x1049 = NULL;
+  A.v_x980 = v_x980;
+  RtValue *v_x982 = NULL;
+  RtValue *v_x986 = NULL;
   /* MAP */
   {
-    const int64_t t528 = v_x1043;
-    if (t528 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t528, 0.0, run};
+    const int64_t t849 = v_x980;
+    if (t849 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t849, 0.0, run};
       goto fail;
     }
-    v_x1045 = rtg_vec_new(RT_INT, t528);
-    A.v_x1045_d = v_x1045->data.i;
-    A.v_x1045_n = v_x1045->len;
-    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t528);
+    v_x982 = rtg_vec_new(RT_INT, t849);
+    A.v_x982_d = v_x982->data.i;
+    A.v_x982_n = v_x982->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t849);
   }
   /* SCAN */
   {
-    const int64_t t529 = v_x1043;
-    if (t529 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0, run};
+    const int64_t t850 = v_x980;
+    if (t850 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run};
       goto fail;
     }
-    v_x1049 = rtg_vec_new(RT_INT, t529);
-    A.v_x1049_d = v_x1049->data.i;
-    A.v_x1049_n = v_x1049->len;
-    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t529, K17_1_store{A});
+    v_x986 = rtg_vec_new(RT_INT, t850);
+    A.v_x986_d = v_x986->data.i;
+    A.v_x986_n = v_x986->len;
+    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t850, K17_1_store{A});
   }
-  *out_v_x1045 = v_x1045;
-  *out_v_x1049 = v_x1049;
+  *out_v_x982 = v_x982;
+  *out_v_x986 = v_x986;
   return;
 fail:
-  rt_release(v_x1045);
-  rt_release(v_x1049);
+  rt_release(v_x982);
+  rt_release(v_x986);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1041, RtValue *v_x1042, int32_t v_x1043, RtValue **out_v_x1045, RtValue **out_v_x1049) {
-  RtValue *vals[] = {v_x1041, v_x1042};
-  const int64_t sizes[] = {(int64_t)v_x1043, (int64_t)v_x1043};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K17_host(err, loc, run, v_x1041, v_x1042, v_x1043, out_v_x1045, out_v_x1049);
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x980, RtValue **out_v_x982, RtValue **out_v_x986) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x980, (int64_t)v_x980};
+  if (rtg_choose_host(vals, 0, sizes, 2)) {
+    K17_host(err, loc, run, v_x980, out_v_x982, out_v_x986);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x1041, v_x1042, v_x1043, out_v_x1045, out_v_x1049);
+    K17_gpu(err, loc, run, v_x980, out_v_x982, out_v_x986);
   }
 }
 
-/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090) {
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x988, RtValue *v_x989, RtValue *v_x990, int32_t v_x991, RtValue *v_x994, RtValue **out_v_x996) {
   (void)loc;
   (void)run;
-  int32_t *v_x1062_d = v_x1062->data.i;
-  const int64_t v_x1062_n = v_x1062->len;
-  int32_t *v_x1065_d = v_x1065->data.i;
-  const int64_t v_x1065_n = v_x1065->len;
-  RtValue *v_x1067 = NULL;
-  RtValue *v_x1071 = NULL;
-  int32_t v_x1081 = 0;
-  int32_t v_x1082 = 0;
-  int32_t v_x1083 = 0;
-  int32_t v_x1084 = 0;
-  RtValue *v_x1086 = NULL;
-  RtValue *v_x1090 = NULL;
+  int32_t *v_x987_d = v_x987->data.i;
+  const int64_t v_x987_n = v_x987->len;
+  int32_t *v_x988_d = v_x988->data.i;
+  const int64_t v_x988_n = v_x988->len;
+  int32_t *v_x989_d = v_x989->data.i;
+  const int64_t v_x989_n = v_x989->len;
+  int32_t *v_x990_d = v_x990->data.i;
+  const int64_t v_x990_n = v_x990->len;
+  int32_t *v_x994_d = v_x994->data.i;
+  const int64_t v_x994_n = v_x994->len;
+  RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t530 = v_x1050;
-    if (t530 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t530, 0.0);
+    const int64_t t851 = v_x991;
+    if (t851 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t851, 0.0);
       goto fail;
     }
-    v_x1067 = rt_value_new(rt_vec_type(RT_INT), t530);
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    v_x1071 = rt_value_new(rt_vec_type(RT_INT), t530);
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
-    RT_PARALLEL_FOR_IF(t530 >= RT_PARALLEL_MIN)
-    for (int64_t t531 = 0; t531 < t530; t531++) {
-      const int32_t t532 = (int32_t)t531;
-      int t535 = 0; /* nonzero: a check below failed */
-      int32_t t534 = rt_div_i(t532, 2, &t535);
-      int32_t t537 = rt_rem_i(t532, 2, &t535);
-      int32_t t539 = rt_mul_i(t537, v_x1057);
-      int32_t t541 = rt_add_i(t539, t534);
-      int t543 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1062_n;
-      int32_t t542 = t543 ? v_x1062_d[t541] : 0;
-      t535 |= !t543;
-      int t545 = (uint64_t)(int64_t)t541 < (uint64_t)v_x1065_n;
-      int32_t t544 = t545 ? v_x1065_d[t541] : 0;
-      t535 |= !t545;
-      if (__builtin_expect(t535 != 0, 0)) { /* again, recording the error */
-        int t546 = 0;
-        int32_t t547 = rt_div_i(t532, 2, &t546);
-        if (t546) {
-          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t546, RT_DIV, 0, 0, 0.0);
-        }
-        int t548 = 0;
-        int32_t t549 = rt_rem_i(t532, 2, &t548);
-        if (t548) {
-          NESSIE_RECORD(err, t531, RT_CHECK_SCALAR, 0, t548, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t551 = rt_mul_i(t549, v_x1057);
-        int32_t t553 = rt_add_i(t551, t547);
-        int32_t t554;
-        if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1062_n) {
-          t554 = v_x1062_d[t553];
+    v_x996 = rt_value_new(rt_vec_type(RT_INT), t851);
+    int32_t *v_x996_d = v_x996->data.i;
+    const int64_t v_x996_n = v_x996->len;
+    RT_PARALLEL_FOR_IF(t851 >= RT_PARALLEL_MIN)
+    for (int64_t t852 = 0; t852 < t851; t852++) {
+      const int32_t t853 = (int32_t)t852;
+      int t855 = 0; /* nonzero: a check below failed */
+      int t856 = (uint64_t)(int64_t)t853 < (uint64_t)v_x987_n;
+      int32_t t854 = t856 ? v_x987_d[t853] : 0;
+      t855 |= !t856;
+      int t858 = (uint64_t)(int64_t)t854 < (uint64_t)v_x990_n;
+      int32_t t857 = t858 ? v_x990_d[t854] : 0;
+      t855 |= !t858;
+      int t860 = (uint64_t)(int64_t)t854 < (uint64_t)v_x988_n;
+      int32_t t859 = t860 ? v_x988_d[t854] : 0;
+      t855 |= !t860;
+      int32_t t862 = rt_sub_i(t853, t859);
+      int t864 = (uint64_t)(int64_t)t854 < (uint64_t)v_x989_n;
+      int32_t t863 = t864 ? v_x989_d[t854] : 0;
+      t855 |= !t864;
+      int32_t t866 = rt_mul_i(t862, t863);
+      int32_t t868 = rt_add_i(t857, t866);
+      int t870 = (uint64_t)(int64_t)t868 < (uint64_t)v_x994_n;
+      int32_t t869 = t870 ? v_x994_d[t868] : 0;
+      t855 |= !t870;
+      if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
+        int32_t t871;
+        if ((uint64_t)(int64_t)t853 < (uint64_t)v_x987_n) {
+          t871 = v_x987_d[t853];
         } else {
-          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1062_n, 0.0);
-          t554 = 0;
+          NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x987_n, 0.0);
+          t871 = 0;
         }
-        int32_t t555;
-        if ((uint64_t)(int64_t)t553 < (uint64_t)v_x1065_n) {
-          t555 = v_x1065_d[t553];
+        int32_t t872;
+        if ((uint64_t)(int64_t)t871 < (uint64_t)v_x990_n) {
+          t872 = v_x990_d[t871];
         } else {
-          NESSIE_RECORD(err, t531, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x1065_n, 0.0);
-          t555 = 0;
+          NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x990_n, 0.0);
+          t872 = 0;
+        }
+        int32_t t873;
+        if ((uint64_t)(int64_t)t871 < (uint64_t)v_x988_n) {
+          t873 = v_x988_d[t871];
+        } else {
+          NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x988_n, 0.0);
+          t873 = 0;
+        }
+        int32_t t875 = rt_sub_i(t853, t873);
+        int32_t t876;
+        if ((uint64_t)(int64_t)t871 < (uint64_t)v_x989_n) {
+          t876 = v_x989_d[t871];
+        } else {
+          NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t871, v_x989_n, 0.0);
+          t876 = 0;
+        }
+        int32_t t878 = rt_mul_i(t875, t876);
+        int32_t t880 = rt_add_i(t872, t878);
+        int32_t t881;
+        if ((uint64_t)(int64_t)t880 < (uint64_t)v_x994_n) {
+          t881 = v_x994_d[t880];
+        } else {
+          NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t880, v_x994_n, 0.0);
+          t881 = 0;
         }
       }
-      v_x1067_d[t531] = t544;
-      v_x1071_d[t531] = 1;
+      v_x996_d[t852] = t869;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1067_d = v_x1067->data.i;
-    const int64_t v_x1067_n = v_x1067->len;
-    int32_t *v_x1071_d = v_x1071->data.i;
-    const int64_t v_x1071_n = v_x1071->len;
-    /* REDUCE */
-    {
-      const int64_t t556 = v_x1050;
-      if (t556 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t556, 0.0);
-        goto fail;
-      }
-      const int64_t t557 = t556 > 0 ? (t556 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t558 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      int32_t *t559 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      int32_t *t560 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      int32_t *t561 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t557);
-      RT_PARALLEL_FOR_IF(t557 > 1)
-      for (int64_t t562 = 0; t562 < t557; t562++) {
-        int32_t t562a0;
-        int32_t t562a1;
-        int32_t t562a2;
-        int32_t t562a3;
-        t562a0 = 2147483647;
-        t562a1 = 0;
-        t562a2 = 1;
-        t562a3 = 1;
-        const int64_t t562_end = (t562 + 1) * RT_CHUNK < t556 ? (t562 + 1) * RT_CHUNK : t556;
-        for (int64_t t563 = t562 * RT_CHUNK; t563 < t562_end; t563++) {
-          const int32_t t564 = (int32_t)t563;
-          int32_t t562x0;
-          int32_t t562x1;
-          int32_t t562x2;
-          int32_t t562x3;
-          int t567 = 0; /* nonzero: a check below failed */
-          int32_t t566 = rt_div_i(t564, 2, &t567);
-          int32_t t569 = rt_rem_i(t564, 2, &t567);
-          int32_t t571 = rt_mul_i(t569, v_x1057);
-          int32_t t573 = rt_add_i(t571, t566);
-          int t575 = (uint64_t)(int64_t)t573 < (uint64_t)v_x1062_n;
-          int32_t t574 = t575 ? v_x1062_d[t573] : 0;
-          t567 |= !t575;
-          int t577 = (uint64_t)(int64_t)t573 < (uint64_t)v_x1065_n;
-          int32_t t576 = t577 ? v_x1065_d[t573] : 0;
-          t567 |= !t577;
-          int32_t t579 = rt_add_i(t576, t574);
-          uint8_t t581 = rt_le_i(t576, t579);
-          int32_t t582;
-          if (t581) {
-            t582 = 2147483647;
-          } else {
-            t582 = t564;
-          }
-          if (__builtin_expect(t567 != 0, 0)) { /* again, recording the error */
-            int t583 = 0;
-            int32_t t584 = rt_div_i(t564, 2, &t583);
-            if (t583) {
-              NESSIE_RECORD(err, t563, RT_CHECK_SCALAR, 0, t583, RT_DIV, 0, 0, 0.0);
-            }
-            int t585 = 0;
-            int32_t t586 = rt_rem_i(t564, 2, &t585);
-            if (t585) {
-              NESSIE_RECORD(err, t563, RT_CHECK_SCALAR, 0, t585, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t588 = rt_mul_i(t586, v_x1057);
-            int32_t t590 = rt_add_i(t588, t584);
-            int32_t t591;
-            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1062_n) {
-              t591 = v_x1062_d[t590];
-            } else {
-              NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1062_n, 0.0);
-              t591 = 0;
-            }
-            int32_t t592;
-            if ((uint64_t)(int64_t)t590 < (uint64_t)v_x1065_n) {
-              t592 = v_x1065_d[t590];
-            } else {
-              NESSIE_RECORD(err, t563, RT_CHECK_INDEX, 0, 0, RT_GATHER, t590, v_x1065_n, 0.0);
-              t592 = 0;
-            }
-            int32_t t594 = rt_add_i(t592, t591);
-            uint8_t t596 = rt_le_i(t592, t594);
-            int32_t t597;
-            if (t596) {
-              t597 = 2147483647;
-            } else {
-              t597 = t564;
-            }
-          }
-          t562x0 = t582;
-          t562x1 = t576;
-          t562x2 = t579;
-          t562x3 = 1;
-          uint8_t t599 = rt_le_i(t562a0, t562x0);
-          int32_t t600;
-          if (t599) {
-            t600 = t562a0;
-          } else {
-            t600 = t562x0;
-          }
-          int32_t t601;
-          if (t599) {
-            t601 = t562a1;
-          } else {
-            t601 = t562x1;
-          }
-          int32_t t602;
-          if (t599) {
-            t602 = t562a2;
-          } else {
-            t602 = t562x2;
-          }
-          int32_t t603;
-          if (t599) {
-            t603 = t562a3;
-          } else {
-            t603 = t562x3;
-          }
-          t562a0 = t600;
-          t562a1 = t601;
-          t562a2 = t602;
-          t562a3 = t603;
-        }
-        t558[t562] = t562a0;
-        t559[t562] = t562a1;
-        t560[t562] = t562a2;
-        t561[t562] = t562a3;
-      }
-      int32_t t562t0;
-      int32_t t562t1;
-      int32_t t562t2;
-      int32_t t562t3;
-      t562t0 = 2147483647;
-      t562t1 = 0;
-      t562t2 = 1;
-      t562t3 = 1;
-      for (int64_t t562 = 0; t562 < t557; t562++) {
-        const int32_t t604 = t558[t562];
-        const int32_t t605 = t559[t562];
-        const int32_t t606 = t560[t562];
-        const int32_t t607 = t561[t562];
-        uint8_t t609 = rt_le_i(t562t0, t604);
-        int32_t t610;
-        if (t609) {
-          t610 = t562t0;
-        } else {
-          t610 = t604;
-        }
-        int32_t t611;
-        if (t609) {
-          t611 = t562t1;
-        } else {
-          t611 = t605;
-        }
-        int32_t t612;
-        if (t609) {
-          t612 = t562t2;
-        } else {
-          t612 = t606;
-        }
-        int32_t t613;
-        if (t609) {
-          t613 = t562t3;
-        } else {
-          t613 = t607;
-        }
-        t562t0 = t610;
-        t562t1 = t611;
-        t562t2 = t612;
-        t562t3 = t613;
-      }
-      v_x1081 = t562t0;
-      rt_free(t558);
-      v_x1082 = t562t1;
-      rt_free(t559);
-      v_x1083 = t562t2;
-      rt_free(t560);
-      v_x1084 = t562t3;
-      rt_free(t561);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t614 = v_x1050;
-        if (t614 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t614, 0.0);
-          goto fail;
-        }
-        v_x1086 = rt_value_new(rt_vec_type(RT_INT), t614);
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        RT_PARALLEL_FOR_IF(t614 >= RT_PARALLEL_MIN)
-        for (int64_t t615 = 0; t615 < t614; t615++) {
-          const int32_t t616 = (int32_t)t615;
-          int t619 = 0; /* nonzero: a check below failed */
-          int32_t t618 = rt_div_i(t616, 2, &t619);
-          int32_t t621 = rt_rem_i(t616, 2, &t619);
-          int32_t t623 = rt_mul_i(t621, v_x1057);
-          int32_t t625 = rt_add_i(t623, t618);
-          int t627 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1062_n;
-          int32_t t626 = t627 ? v_x1062_d[t625] : 0;
-          t619 |= !t627;
-          int t629 = (uint64_t)(int64_t)t625 < (uint64_t)v_x1065_n;
-          int32_t t628 = t629 ? v_x1065_d[t625] : 0;
-          t619 |= !t629;
-          int32_t t631 = rt_add_i(t628, t626);
-          int32_t t633 = rt_sub_i(t631, t628);
-          if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
-            int t634 = 0;
-            int32_t t635 = rt_div_i(t616, 2, &t634);
-            if (t634) {
-              NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t634, RT_DIV, 0, 0, 0.0);
-            }
-            int t636 = 0;
-            int32_t t637 = rt_rem_i(t616, 2, &t636);
-            if (t636) {
-              NESSIE_RECORD(err, t615, RT_CHECK_SCALAR, 0, t636, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t639 = rt_mul_i(t637, v_x1057);
-            int32_t t641 = rt_add_i(t639, t635);
-            int32_t t642;
-            if ((uint64_t)(int64_t)t641 < (uint64_t)v_x1062_n) {
-              t642 = v_x1062_d[t641];
-            } else {
-              NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, v_x1062_n, 0.0);
-              t642 = 0;
-            }
-            int32_t t643;
-            if ((uint64_t)(int64_t)t641 < (uint64_t)v_x1065_n) {
-              t643 = v_x1065_d[t641];
-            } else {
-              NESSIE_RECORD(err, t615, RT_CHECK_INDEX, 0, 0, RT_GATHER, t641, v_x1065_n, 0.0);
-              t643 = 0;
-            }
-            int32_t t645 = rt_add_i(t643, t642);
-            int32_t t647 = rt_sub_i(t645, t643);
-          }
-          v_x1086_d[t615] = t633;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        int32_t *v_x1086_d = v_x1086->data.i;
-        const int64_t v_x1086_n = v_x1086->len;
-        /* SCAN */
-        {
-          const int64_t t648 = v_x1050;
-          if (t648 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t648, 0.0);
-            goto fail;
-          }
-          const int64_t t649 = t648 > 0 ? (t648 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t650 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t649);
-          RT_PARALLEL_FOR_IF(t649 > 1)
-          for (int64_t t651 = 0; t651 < t649; t651++) {
-            int32_t t651a0;
-            t651a0 = 0;
-            const int64_t t651_end = (t651 + 1) * RT_CHUNK < t648 ? (t651 + 1) * RT_CHUNK : t648;
-            for (int64_t t652 = t651 * RT_CHUNK; t652 < t651_end; t652++) {
-              const int32_t t653 = (int32_t)t652;
-              int32_t t651x0;
-              int t656 = 0; /* nonzero: a check below failed */
-              int32_t t655 = rt_div_i(t653, 2, &t656);
-              int32_t t658 = rt_rem_i(t653, 2, &t656);
-              int32_t t660 = rt_mul_i(t658, v_x1057);
-              int32_t t662 = rt_add_i(t660, t655);
-              int t664 = (uint64_t)(int64_t)t662 < (uint64_t)v_x1062_n;
-              int32_t t663 = t664 ? v_x1062_d[t662] : 0;
-              t656 |= !t664;
-              int t666 = (uint64_t)(int64_t)t662 < (uint64_t)v_x1065_n;
-              int32_t t665 = t666 ? v_x1065_d[t662] : 0;
-              t656 |= !t666;
-              int32_t t668 = rt_add_i(t665, t663);
-              int32_t t670 = rt_sub_i(t668, t665);
-              if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
-                int t671 = 0;
-                int32_t t672 = rt_div_i(t653, 2, &t671);
-                if (t671) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t671, RT_DIV, 0, 0, 0.0);
-                }
-                int t673 = 0;
-                int32_t t674 = rt_rem_i(t653, 2, &t673);
-                if (t673) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t673, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t676 = rt_mul_i(t674, v_x1057);
-                int32_t t678 = rt_add_i(t676, t672);
-                int32_t t679;
-                if ((uint64_t)(int64_t)t678 < (uint64_t)v_x1062_n) {
-                  t679 = v_x1062_d[t678];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t678, v_x1062_n, 0.0);
-                  t679 = 0;
-                }
-                int32_t t680;
-                if ((uint64_t)(int64_t)t678 < (uint64_t)v_x1065_n) {
-                  t680 = v_x1065_d[t678];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t678, v_x1065_n, 0.0);
-                  t680 = 0;
-                }
-                int32_t t682 = rt_add_i(t680, t679);
-                int32_t t684 = rt_sub_i(t682, t680);
-              }
-              t651x0 = t670;
-              int32_t t686 = rt_add_i(t651a0, t651x0);
-              t651a0 = t686;
-            }
-            t650[t651] = t651a0;
-          }
-          int32_t t651t0;
-          t651t0 = 0;
-          for (int64_t t651 = 0; t651 < t649; t651++) {
-            const int32_t t687 = t650[t651];
-            t650[t651] = t651t0;
-            int32_t t689 = rt_add_i(t651t0, t687);
-            t651t0 = t689;
-          }
-          v_x1090 = rt_value_new(rt_vec_type(RT_INT), t648);
-          int32_t *v_x1090_d = v_x1090->data.i;
-          const int64_t v_x1090_n = v_x1090->len;
-          RT_PARALLEL_FOR_IF(t649 > 1)
-          for (int64_t t651 = 0; t651 < t649; t651++) {
-            int32_t t651p0;
-            t651p0 = t650[t651];
-            const int64_t t651_end = (t651 + 1) * RT_CHUNK < t648 ? (t651 + 1) * RT_CHUNK : t648;
-            for (int64_t t652 = t651 * RT_CHUNK; t652 < t651_end; t652++) {
-              const int32_t t653 = (int32_t)t652;
-              v_x1090_d[t652] = t651p0;
-              int32_t t651y0;
-              int t692 = 0; /* nonzero: a check below failed */
-              int32_t t691 = rt_div_i(t653, 2, &t692);
-              int32_t t694 = rt_rem_i(t653, 2, &t692);
-              int32_t t696 = rt_mul_i(t694, v_x1057);
-              int32_t t698 = rt_add_i(t696, t691);
-              int t700 = (uint64_t)(int64_t)t698 < (uint64_t)v_x1062_n;
-              int32_t t699 = t700 ? v_x1062_d[t698] : 0;
-              t692 |= !t700;
-              int t702 = (uint64_t)(int64_t)t698 < (uint64_t)v_x1065_n;
-              int32_t t701 = t702 ? v_x1065_d[t698] : 0;
-              t692 |= !t702;
-              int32_t t704 = rt_add_i(t701, t699);
-              int32_t t706 = rt_sub_i(t704, t701);
-              if (__builtin_expect(t692 != 0, 0)) { /* again, recording the error */
-                int t707 = 0;
-                int32_t t708 = rt_div_i(t653, 2, &t707);
-                if (t707) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t707, RT_DIV, 0, 0, 0.0);
-                }
-                int t709 = 0;
-                int32_t t710 = rt_rem_i(t653, 2, &t709);
-                if (t709) {
-                  NESSIE_RECORD(err, t652, RT_CHECK_SCALAR, 0, t709, RT_REM, 0, 0, 0.0);
-                }
-                int32_t t712 = rt_mul_i(t710, v_x1057);
-                int32_t t714 = rt_add_i(t712, t708);
-                int32_t t715;
-                if ((uint64_t)(int64_t)t714 < (uint64_t)v_x1062_n) {
-                  t715 = v_x1062_d[t714];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x1062_n, 0.0);
-                  t715 = 0;
-                }
-                int32_t t716;
-                if ((uint64_t)(int64_t)t714 < (uint64_t)v_x1065_n) {
-                  t716 = v_x1065_d[t714];
-                } else {
-                  NESSIE_RECORD(err, t652, RT_CHECK_INDEX, 0, 0, RT_GATHER, t714, v_x1065_n, 0.0);
-                  t716 = 0;
-                }
-                int32_t t718 = rt_add_i(t716, t715);
-                int32_t t720 = rt_sub_i(t718, t716);
-              }
-              t651y0 = t706;
-              int32_t t722 = rt_add_i(t651p0, t651y0);
-              t651p0 = t722;
-            }
-          }
-          rt_free(t650);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1067 = v_x1067;
-  *out_v_x1071 = v_x1071;
-  *out_v_x1082 = v_x1082;
-  *out_v_x1083 = v_x1083;
-  *out_v_x1084 = v_x1084;
-  *out_v_x1086 = v_x1086;
-  *out_v_x1090 = v_x1090;
+  *out_v_x996 = v_x996;
   return;
 fail:
-  rt_release(v_x1067);
-  rt_release(v_x1071);
-  rt_release(v_x1086);
-  rt_release(v_x1090);
+  rt_release(v_x996);
 }
 
-/* K18: MAP, REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1050;
-  int32_t v_x1057;
-  int32_t *v_x1062_d; int64_t v_x1062_n;
-  int32_t *v_x1065_d; int64_t v_x1065_n;
-  int32_t *v_x1067_d; int64_t v_x1067_n;
-  int32_t *v_x1071_d; int64_t v_x1071_n;
-  int32_t v_x1081;
-  int32_t v_x1082;
-  int32_t v_x1083;
-  int32_t v_x1084;
-  int32_t *v_x1086_d; int64_t v_x1086_n;
-  int32_t *v_x1090_d; int64_t v_x1090_n;
+  int32_t *v_x987_d; int64_t v_x987_n;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  int32_t *v_x989_d; int64_t v_x989_n;
+  int32_t *v_x990_d; int64_t v_x990_n;
+  int32_t v_x991;
+  int32_t *v_x994_d; int64_t v_x994_n;
+  int32_t *v_x996_d; int64_t v_x996_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
-  int32_t v1;
 };
 struct K18_0_pull {
   K18_A A;
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t725 = 0; /* nonzero: a check below failed */
-    int32_t t724 = rt_div_i(ix, 2, &t725);
-    int32_t t727 = rt_rem_i(ix, 2, &t725);
-    int32_t t729 = rt_mul_i(t727, A.v_x1057);
-    int32_t t731 = rt_add_i(t729, t724);
-    int t733 = (uint64_t)(int64_t)t731 < (uint64_t)A.v_x1062_n;
-    int32_t t732 = t733 ? A.v_x1062_d[t731] : 0;
-    t725 |= !t733;
-    int t735 = (uint64_t)(int64_t)t731 < (uint64_t)A.v_x1065_n;
-    int32_t t734 = t735 ? A.v_x1065_d[t731] : 0;
-    t725 |= !t735;
-    if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
-      int t736 = 0;
-      int32_t t737 = rt_div_i(ix, 2, &t736);
-      if (t736) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t736, RT_DIV, 0, 0, 0.0);
-      }
-      int t738 = 0;
-      int32_t t739 = rt_rem_i(ix, 2, &t738);
-      if (t738) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t738, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t741 = rt_mul_i(t739, A.v_x1057);
-      int32_t t743 = rt_add_i(t741, t737);
-      int32_t t744;
-      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1062_n) {
-        t744 = A.v_x1062_d[t743];
+    int t883 = 0; /* nonzero: a check below failed */
+    int t884 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x987_n;
+    int32_t t882 = t884 ? A.v_x987_d[ix] : 0;
+    t883 |= !t884;
+    int t886 = (uint64_t)(int64_t)t882 < (uint64_t)A.v_x990_n;
+    int32_t t885 = t886 ? A.v_x990_d[t882] : 0;
+    t883 |= !t886;
+    int t888 = (uint64_t)(int64_t)t882 < (uint64_t)A.v_x988_n;
+    int32_t t887 = t888 ? A.v_x988_d[t882] : 0;
+    t883 |= !t888;
+    int32_t t890 = rt_sub_i(ix, t887);
+    int t892 = (uint64_t)(int64_t)t882 < (uint64_t)A.v_x989_n;
+    int32_t t891 = t892 ? A.v_x989_d[t882] : 0;
+    t883 |= !t892;
+    int32_t t894 = rt_mul_i(t890, t891);
+    int32_t t896 = rt_add_i(t885, t894);
+    int t898 = (uint64_t)(int64_t)t896 < (uint64_t)A.v_x994_n;
+    int32_t t897 = t898 ? A.v_x994_d[t896] : 0;
+    t883 |= !t898;
+    if (__builtin_expect(t883 != 0, 0)) { /* again, recording the error */
+      int32_t t899;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x987_n) {
+        t899 = A.v_x987_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1062_n, 0.0);
-        t744 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x987_n, 0.0);
+        t899 = 0;
       }
-      int32_t t745;
-      if ((uint64_t)(int64_t)t743 < (uint64_t)A.v_x1065_n) {
-        t745 = A.v_x1065_d[t743];
+      int32_t t900;
+      if ((uint64_t)(int64_t)t899 < (uint64_t)A.v_x990_n) {
+        t900 = A.v_x990_d[t899];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t743, A.v_x1065_n, 0.0);
-        t745 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t899, A.v_x990_n, 0.0);
+        t900 = 0;
+      }
+      int32_t t901;
+      if ((uint64_t)(int64_t)t899 < (uint64_t)A.v_x988_n) {
+        t901 = A.v_x988_d[t899];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t899, A.v_x988_n, 0.0);
+        t901 = 0;
+      }
+      int32_t t903 = rt_sub_i(ix, t901);
+      int32_t t904;
+      if ((uint64_t)(int64_t)t899 < (uint64_t)A.v_x989_n) {
+        t904 = A.v_x989_d[t899];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t899, A.v_x989_n, 0.0);
+        t904 = 0;
+      }
+      int32_t t906 = rt_mul_i(t903, t904);
+      int32_t t908 = rt_add_i(t900, t906);
+      int32_t t909;
+      if ((uint64_t)(int64_t)t908 < (uint64_t)A.v_x994_n) {
+        t909 = A.v_x994_d[t908];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t908, A.v_x994_n, 0.0);
+        t909 = 0;
       }
     }
-    return K18_0_V{t734, 1};
+    return K18_0_V{t897};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x1067_d[i] = v.v0;
-    A.v_x1071_d[i] = v.v1;
+    A.v_x996_d[i] = v.v0;
   }
 };
-struct alignas(8) K18_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-  int32_t v3;
-};
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t748 = 0; /* nonzero: a check below failed */
-    int32_t t747 = rt_div_i(ix, 2, &t748);
-    int32_t t750 = rt_rem_i(ix, 2, &t748);
-    int32_t t752 = rt_mul_i(t750, A.v_x1057);
-    int32_t t754 = rt_add_i(t752, t747);
-    int t756 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_x1062_n;
-    int32_t t755 = t756 ? A.v_x1062_d[t754] : 0;
-    t748 |= !t756;
-    int t758 = (uint64_t)(int64_t)t754 < (uint64_t)A.v_x1065_n;
-    int32_t t757 = t758 ? A.v_x1065_d[t754] : 0;
-    t748 |= !t758;
-    int32_t t760 = rt_add_i(t757, t755);
-    uint8_t t762 = rt_le_i(t757, t760);
-    int32_t t763;
-    if (t762) {
-      t763 = 2147483647;
-    } else {
-      t763 = ix;
-    }
-    if (__builtin_expect(t748 != 0, 0)) { /* again, recording the error */
-      int t764 = 0;
-      int32_t t765 = rt_div_i(ix, 2, &t764);
-      if (t764) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t764, RT_DIV, 0, 0, 0.0);
-      }
-      int t766 = 0;
-      int32_t t767 = rt_rem_i(ix, 2, &t766);
-      if (t766) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t766, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t769 = rt_mul_i(t767, A.v_x1057);
-      int32_t t771 = rt_add_i(t769, t765);
-      int32_t t772;
-      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x1062_n) {
-        t772 = A.v_x1062_d[t771];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x1062_n, 0.0);
-        t772 = 0;
-      }
-      int32_t t773;
-      if ((uint64_t)(int64_t)t771 < (uint64_t)A.v_x1065_n) {
-        t773 = A.v_x1065_d[t771];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t771, A.v_x1065_n, 0.0);
-        t773 = 0;
-      }
-      int32_t t775 = rt_add_i(t773, t772);
-      uint8_t t777 = rt_le_i(t773, t775);
-      int32_t t778;
-      if (t777) {
-        t778 = 2147483647;
-      } else {
-        t778 = ix;
-      }
-    }
-    return K18_1_V{t763, t757, t760, 1};
-  }
-};
-struct K18_1_op {
-  K18_A A;
-  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    uint8_t t780 = rt_le_i(a.v0, b.v0);
-    int32_t t781;
-    if (t780) {
-      t781 = a.v0;
-    } else {
-      t781 = b.v0;
-    }
-    int32_t t782;
-    if (t780) {
-      t782 = a.v1;
-    } else {
-      t782 = b.v1;
-    }
-    int32_t t783;
-    if (t780) {
-      t783 = a.v2;
-    } else {
-      t783 = b.v2;
-    }
-    int32_t t784;
-    if (t780) {
-      t784 = a.v3;
-    } else {
-      t784 = b.v3;
-    }
-    return K18_1_V{t781, t782, t783, t784};
-  }
-};
-struct K18_1_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K18_1_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
-      return false;
-    }
-    return true;
-  }
-};
-struct alignas(8) K18_2_V {
-  int32_t v0;
-};
-struct K18_2_pull {
-  K18_A A;
-  __device__ K18_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t787 = 0; /* nonzero: a check below failed */
-    int32_t t786 = rt_div_i(ix, 2, &t787);
-    int32_t t789 = rt_rem_i(ix, 2, &t787);
-    int32_t t791 = rt_mul_i(t789, A.v_x1057);
-    int32_t t793 = rt_add_i(t791, t786);
-    int t795 = (uint64_t)(int64_t)t793 < (uint64_t)A.v_x1062_n;
-    int32_t t794 = t795 ? A.v_x1062_d[t793] : 0;
-    t787 |= !t795;
-    int t797 = (uint64_t)(int64_t)t793 < (uint64_t)A.v_x1065_n;
-    int32_t t796 = t797 ? A.v_x1065_d[t793] : 0;
-    t787 |= !t797;
-    int32_t t799 = rt_add_i(t796, t794);
-    int32_t t801 = rt_sub_i(t799, t796);
-    if (__builtin_expect(t787 != 0, 0)) { /* again, recording the error */
-      int t802 = 0;
-      int32_t t803 = rt_div_i(ix, 2, &t802);
-      if (t802) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t802, RT_DIV, 0, 0, 0.0);
-      }
-      int t804 = 0;
-      int32_t t805 = rt_rem_i(ix, 2, &t804);
-      if (t804) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t804, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t807 = rt_mul_i(t805, A.v_x1057);
-      int32_t t809 = rt_add_i(t807, t803);
-      int32_t t810;
-      if ((uint64_t)(int64_t)t809 < (uint64_t)A.v_x1062_n) {
-        t810 = A.v_x1062_d[t809];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t809, A.v_x1062_n, 0.0);
-        t810 = 0;
-      }
-      int32_t t811;
-      if ((uint64_t)(int64_t)t809 < (uint64_t)A.v_x1065_n) {
-        t811 = A.v_x1065_d[t809];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t809, A.v_x1065_n, 0.0);
-        t811 = 0;
-      }
-      int32_t t813 = rt_add_i(t811, t810);
-      int32_t t815 = rt_sub_i(t813, t811);
-    }
-    return K18_2_V{t801};
-  }
-};
-struct K18_2_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_2_V &v) const {
-    A.v_x1086_d[i] = v.v0;
-  }
-};
-struct alignas(8) K18_3_V {
-  int32_t v0;
-};
-struct K18_3_pull {
-  K18_A A;
-  __device__ K18_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t818 = 0; /* nonzero: a check below failed */
-    int32_t t817 = rt_div_i(ix, 2, &t818);
-    int32_t t820 = rt_rem_i(ix, 2, &t818);
-    int32_t t822 = rt_mul_i(t820, A.v_x1057);
-    int32_t t824 = rt_add_i(t822, t817);
-    int t826 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x1062_n;
-    int32_t t825 = t826 ? A.v_x1062_d[t824] : 0;
-    t818 |= !t826;
-    int t828 = (uint64_t)(int64_t)t824 < (uint64_t)A.v_x1065_n;
-    int32_t t827 = t828 ? A.v_x1065_d[t824] : 0;
-    t818 |= !t828;
-    int32_t t830 = rt_add_i(t827, t825);
-    int32_t t832 = rt_sub_i(t830, t827);
-    if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
-      int t833 = 0;
-      int32_t t834 = rt_div_i(ix, 2, &t833);
-      if (t833) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t833, RT_DIV, 0, 0, 0.0);
-      }
-      int t835 = 0;
-      int32_t t836 = rt_rem_i(ix, 2, &t835);
-      if (t835) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t835, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t838 = rt_mul_i(t836, A.v_x1057);
-      int32_t t840 = rt_add_i(t838, t834);
-      int32_t t841;
-      if ((uint64_t)(int64_t)t840 < (uint64_t)A.v_x1062_n) {
-        t841 = A.v_x1062_d[t840];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, A.v_x1062_n, 0.0);
-        t841 = 0;
-      }
-      int32_t t842;
-      if ((uint64_t)(int64_t)t840 < (uint64_t)A.v_x1065_n) {
-        t842 = A.v_x1065_d[t840];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t840, A.v_x1065_n, 0.0);
-        t842 = 0;
-      }
-      int32_t t844 = rt_add_i(t842, t841);
-      int32_t t846 = rt_sub_i(t844, t842);
-    }
-    return K18_3_V{t832};
-  }
-};
-struct K18_3_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_3_V &v) const {
-    A.v_x1090_d[i] = v.v0;
-  }
-};
-struct K18_3_op {
-  K18_A A;
-  __device__ K18_3_V operator()(const K18_3_V &a, const K18_3_V &b) const {
-    int32_t t848 = rt_add_i(a.v0, b.v0);
-    return K18_3_V{t848};
-  }
-};
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090, int check_site_0) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x988, RtValue *v_x989, RtValue *v_x990, int32_t v_x991, RtValue *v_x994, RtValue **out_v_x996) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1050 = v_x1050;
-  A.v_x1057 = v_x1057;
-  A.v_x1062_d = v_x1062->data.i;
-  A.v_x1062_n = v_x1062->len;
-  A.v_x1065_d = v_x1065->data.i;
-  A.v_x1065_n = v_x1065->len;
-  RtValue *v_x1067 = NULL;
-  RtValue *v_x1071 = NULL;
-  K18_1_V *K18_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1081 = 0;
-  int32_t v_x1082 = 0;
-  int32_t v_x1083 = 0;
-  int32_t v_x1084 = 0;
-  RtValue *v_x1086 = NULL;
-  RtValue *v_x1090 = NULL;
+  A.v_x987_d = v_x987->data.i;
+  A.v_x987_n = v_x987->len;
+  A.v_x988_d = v_x988->data.i;
+  A.v_x988_n = v_x988->len;
+  A.v_x989_d = v_x989->data.i;
+  A.v_x989_n = v_x989->len;
+  A.v_x990_d = v_x990->data.i;
+  A.v_x990_n = v_x990->len;
+  A.v_x991 = v_x991;
+  A.v_x994_d = v_x994->data.i;
+  A.v_x994_n = v_x994->len;
+  RtValue *v_x996 = NULL;
   /* MAP */
   {
-    const int64_t t849 = v_x1050;
-    if (t849 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t849, 0.0, run};
+    const int64_t t910 = v_x991;
+    if (t910 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t910, 0.0, run};
       goto fail;
     }
-    v_x1067 = rtg_vec_new(RT_INT, t849);
-    A.v_x1067_d = v_x1067->data.i;
-    A.v_x1067_n = v_x1067->len;
-    v_x1071 = rtg_vec_new(RT_INT, t849);
-    A.v_x1071_d = v_x1071->data.i;
-    A.v_x1071_n = v_x1071->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t849);
+    v_x996 = rtg_vec_new(RT_INT, t910);
+    A.v_x996_d = v_x996->data.i;
+    A.v_x996_n = v_x996->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t910);
   }
-  /* REDUCE */
-  {
-    const int64_t t850 = v_x1050;
-    if (t850 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t850, 0.0, run};
-      goto fail;
-    }
-    K18_1_V *t851 = rtg::reduce_to_device("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{2147483647, 0, 1, 1}, t850, false);
-    K18_1_value = t851;
-  }
-  /* MAP */
-  {
-    const int64_t t852 = v_x1050;
-    if (t852 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t852, 0.0, run};
-      goto fail;
-    }
-    v_x1086 = rtg_vec_new(RT_INT, t852);
-    A.v_x1086_d = v_x1086->data.i;
-    A.v_x1086_n = v_x1086->len;
-    rtg::map("K18", loc, K18_2_pull{A}, K18_2_store{A}, t852);
-  }
-  /* SCAN */
-  {
-    const int64_t t853 = v_x1050;
-    if (t853 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, run};
-      goto fail;
-    }
-    v_x1090 = rtg_vec_new(RT_INT, t853);
-    A.v_x1090_d = v_x1090->data.i;
-    A.v_x1090_n = v_x1090->len;
-    rtg::scan<true>("K18", loc, K18_3_pull{A}, K18_3_op{A}, K18_3_V{0}, t853, K18_3_store{A});
-  }
-  if (!rtg::check_result("K18", loc, K18_1_value, K18_1_check{{check_site_0}}, K18_1_V{2147483647, 0, 1, 1}, err, A.run, run))
-    goto fail;
-  K18_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1067 = v_x1067;
-  *out_v_x1071 = v_x1071;
-  *out_v_x1082 = v_x1082;
-  *out_v_x1083 = v_x1083;
-  *out_v_x1084 = v_x1084;
-  *out_v_x1086 = v_x1086;
-  *out_v_x1090 = v_x1090;
+  *out_v_x996 = v_x996;
   return;
 fail:
-  rt_release(v_x1067);
-  rt_release(v_x1071);
-  rt_release(v_x1086);
-  rt_release(v_x1090);
-  rtg_free(K18_1_value);
+  rt_release(v_x996);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x1050, int32_t v_x1057, RtValue *v_x1062, RtValue *v_x1065, RtValue **out_v_x1067, RtValue **out_v_x1071, int32_t *out_v_x1082, int32_t *out_v_x1083, int32_t *out_v_x1084, RtValue **out_v_x1086, RtValue **out_v_x1090, int check_site_0) {
-  RtValue *vals[] = {v_x1062, v_x1065};
-  const int64_t sizes[] = {(int64_t)v_x1050, (int64_t)v_x1050, (int64_t)v_x1050, (int64_t)v_x1050};
-  if (rtg_choose_host(vals, 2, sizes, 4)) {
-    K18_host(err, loc, run, v_x1050, v_x1057, v_x1062, v_x1065, out_v_x1067, out_v_x1071, out_v_x1082, out_v_x1083, out_v_x1084, out_v_x1086, out_v_x1090);
-    if (err->index == INT64_MAX) {
-      K18_1_V t854;
-      memset(&t854, 0, sizeof t854);
-      t854.v1 = *out_v_x1082;
-      t854.v2 = *out_v_x1083;
-      t854.v3 = *out_v_x1084;
-      (void)K18_1_check{{check_site_0}}(t854, err, run);
-    }
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x988, RtValue *v_x989, RtValue *v_x990, int32_t v_x991, RtValue *v_x994, RtValue **out_v_x996) {
+  RtValue *vals[] = {v_x987, v_x988, v_x989, v_x990, v_x994};
+  const int64_t sizes[] = {(int64_t)v_x991};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K18_host(err, loc, run, v_x987, v_x988, v_x989, v_x990, v_x991, v_x994, out_v_x996);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x1050, v_x1057, v_x1062, v_x1065, out_v_x1067, out_v_x1071, out_v_x1082, out_v_x1083, out_v_x1084, out_v_x1086, out_v_x1090, check_site_0);
+    K18_gpu(err, loc, run, v_x987, v_x988, v_x989, v_x990, v_x991, v_x994, out_v_x996);
   }
 }
 
-/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+/* K19: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1003, int32_t *out_v_x1014, int32_t *out_v_x1015) {
   (void)loc;
   (void)run;
-  RtValue *v_x1093 = NULL;
-  RtValue *v_x1097 = NULL;
-  /* MAP */
+  int32_t v_x1013 = 0;
+  int32_t v_x1014 = 0;
+  int32_t v_x1015 = 0;
+  /* REDUCE */
   {
-    const int64_t t855 = v_x1091;
-    if (t855 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t855, 0.0);
+    const int64_t t911 = v_x1003;
+    if (t911 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t911, 0.0);
       goto fail;
     }
-    v_x1093 = rt_value_new(rt_vec_type(RT_INT), t855);
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
-    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
-    for (int64_t t856 = 0; t856 < t855; t856++) {
-      const int32_t t857 = (int32_t)t856;
-      v_x1093_d[t856] = 2;
+    const int64_t t912 = t911 > 0 ? (t911 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t913 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t912);
+    int32_t *t914 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t912);
+    int32_t *t915 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t912);
+    RT_PARALLEL_FOR_IF(t912 > 1)
+    for (int64_t t916 = 0; t916 < t912; t916++) {
+      int32_t t916a0;
+      int32_t t916a1;
+      int32_t t916a2;
+      t916a0 = 2147483647;
+      t916a1 = 0;
+      t916a2 = 1;
+      const int64_t t916_end = (t916 + 1) * RT_CHUNK < t911 ? (t916 + 1) * RT_CHUNK : t911;
+      for (int64_t t917 = t916 * RT_CHUNK; t917 < t916_end; t917++) {
+        const int32_t t918 = (int32_t)t917;
+        int32_t t916x0;
+        int32_t t916x1;
+        int32_t t916x2;
+        t916x0 = 2147483647;
+        t916x1 = 1;
+        t916x2 = 2;
+        uint8_t t920 = rt_le_i(t916a0, t916x0);
+        int32_t t921;
+        if (t920) {
+          t921 = t916a0;
+        } else {
+          t921 = t916x0;
+        }
+        int32_t t922;
+        if (t920) {
+          t922 = t916a1;
+        } else {
+          t922 = t916x1;
+        }
+        int32_t t923;
+        if (t920) {
+          t923 = t916a2;
+        } else {
+          t923 = t916x2;
+        }
+        t916a0 = t921;
+        t916a1 = t922;
+        t916a2 = t923;
+      }
+      t913[t916] = t916a0;
+      t914[t916] = t916a1;
+      t915[t916] = t916a2;
     }
+    int32_t t916t0;
+    int32_t t916t1;
+    int32_t t916t2;
+    t916t0 = 2147483647;
+    t916t1 = 0;
+    t916t2 = 1;
+    for (int64_t t916 = 0; t916 < t912; t916++) {
+      const int32_t t924 = t913[t916];
+      const int32_t t925 = t914[t916];
+      const int32_t t926 = t915[t916];
+      uint8_t t928 = rt_le_i(t916t0, t924);
+      int32_t t929;
+      if (t928) {
+        t929 = t916t0;
+      } else {
+        t929 = t924;
+      }
+      int32_t t930;
+      if (t928) {
+        t930 = t916t1;
+      } else {
+        t930 = t925;
+      }
+      int32_t t931;
+      if (t928) {
+        t931 = t916t2;
+      } else {
+        t931 = t926;
+      }
+      t916t0 = t929;
+      t916t1 = t930;
+      t916t2 = t931;
+    }
+    v_x1013 = t916t0;
+    rt_free(t913);
+    v_x1014 = t916t1;
+    rt_free(t914);
+    v_x1015 = t916t2;
+    rt_free(t915);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1093_d = v_x1093->data.i;
-    const int64_t v_x1093_n = v_x1093->len;
-    /* SCAN */
-    {
-      const int64_t t858 = v_x1091;
-      if (t858 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t858, 0.0);
-        goto fail;
-      }
-      const int64_t t859 = t858 > 0 ? (t858 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t860 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t859);
-      RT_PARALLEL_FOR_IF(t859 > 1)
-      for (int64_t t861 = 0; t861 < t859; t861++) {
-        int32_t t861a0;
-        t861a0 = 0;
-        const int64_t t861_end = (t861 + 1) * RT_CHUNK < t858 ? (t861 + 1) * RT_CHUNK : t858;
-        for (int64_t t862 = t861 * RT_CHUNK; t862 < t861_end; t862++) {
-          const int32_t t863 = (int32_t)t862;
-          int32_t t861x0;
-          t861x0 = 2;
-          int32_t t865 = rt_add_i(t861a0, t861x0);
-          t861a0 = t865;
-        }
-        t860[t861] = t861a0;
-      }
-      int32_t t861t0;
-      t861t0 = 0;
-      for (int64_t t861 = 0; t861 < t859; t861++) {
-        const int32_t t866 = t860[t861];
-        t860[t861] = t861t0;
-        int32_t t868 = rt_add_i(t861t0, t866);
-        t861t0 = t868;
-      }
-      v_x1097 = rt_value_new(rt_vec_type(RT_INT), t858);
-      int32_t *v_x1097_d = v_x1097->data.i;
-      const int64_t v_x1097_n = v_x1097->len;
-      RT_PARALLEL_FOR_IF(t859 > 1)
-      for (int64_t t861 = 0; t861 < t859; t861++) {
-        int32_t t861p0;
-        t861p0 = t860[t861];
-        const int64_t t861_end = (t861 + 1) * RT_CHUNK < t858 ? (t861 + 1) * RT_CHUNK : t858;
-        for (int64_t t862 = t861 * RT_CHUNK; t862 < t861_end; t862++) {
-          const int32_t t863 = (int32_t)t862;
-          v_x1097_d[t862] = t861p0;
-          int32_t t861y0;
-          t861y0 = 2;
-          int32_t t870 = rt_add_i(t861p0, t861y0);
-          t861p0 = t870;
-        }
-      }
-      rt_free(t860);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1093 = v_x1093;
-  *out_v_x1097 = v_x1097;
+  *out_v_x1014 = v_x1014;
+  *out_v_x1015 = v_x1015;
   return;
 fail:
-  rt_release(v_x1093);
-  rt_release(v_x1097);
 }
 
-/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K19: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t v_x1091;
-  int32_t *v_x1093_d; int64_t v_x1093_n;
-  int32_t *v_x1097_d; int64_t v_x1097_n;
+  int32_t v_x1003;
+  int32_t v_x1013;
+  int32_t v_x1014;
+  int32_t v_x1015;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K19_0_pull {
   K19_A A;
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K19_0_V{2};
+    return K19_0_V{2147483647, 1, 2};
   }
 };
-struct K19_0_store {
+struct K19_0_op {
   K19_A A;
-  __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1093_d[i] = v.v0;
+  __device__ K19_0_V operator()(const K19_0_V &a, const K19_0_V &b) const {
+    uint8_t t933 = rt_le_i(a.v0, b.v0);
+    int32_t t934;
+    if (t933) {
+      t934 = a.v0;
+    } else {
+      t934 = b.v0;
+    }
+    int32_t t935;
+    if (t933) {
+      t935 = a.v1;
+    } else {
+      t935 = b.v1;
+    }
+    int32_t t936;
+    if (t933) {
+      t936 = a.v2;
+    } else {
+      t936 = b.v2;
+    }
+    return K19_0_V{t934, t935, t936};
   }
 };
-struct alignas(8) K19_1_V {
-  int32_t v0;
-};
-struct K19_1_pull {
-  K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K19_1_V{2};
+struct K19_0_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K19_0_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
+      return false;
+    }
+    return true;
   }
 };
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x1097_d[i] = v.v0;
-  }
-};
-struct K19_1_op {
-  K19_A A;
-  __device__ K19_1_V operator()(const K19_1_V &a, const K19_1_V &b) const {
-    int32_t t872 = rt_add_i(a.v0, b.v0);
-    return K19_1_V{t872};
-  }
-};
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1003, int32_t *out_v_x1014, int32_t *out_v_x1015, int check_site_0) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1091 = v_x1091;
-  RtValue *v_x1093 = NULL;
-  RtValue *v_x1097 = NULL;
-  /* MAP */
+  A.v_x1003 = v_x1003;
+  K19_0_V *K19_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x1013 = 0;
+  int32_t v_x1014 = 0;
+  int32_t v_x1015 = 0;
+  /* REDUCE */
   {
-    const int64_t t873 = v_x1091;
-    if (t873 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t873, 0.0, run};
+    const int64_t t937 = v_x1003;
+    if (t937 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t937, 0.0, run};
       goto fail;
     }
-    v_x1093 = rtg_vec_new(RT_INT, t873);
-    A.v_x1093_d = v_x1093->data.i;
-    A.v_x1093_n = v_x1093->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t873);
+    K19_0_V *t938 = rtg::reduce_to_device("K19", loc, K19_0_pull{A}, K19_0_op{A}, K19_0_V{2147483647, 0, 1}, t937, false);
+    K19_0_value = t938;
   }
-  /* SCAN */
-  {
-    const int64_t t874 = v_x1091;
-    if (t874 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t874, 0.0, run};
-      goto fail;
-    }
-    v_x1097 = rtg_vec_new(RT_INT, t874);
-    A.v_x1097_d = v_x1097->data.i;
-    A.v_x1097_n = v_x1097->len;
-    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t874, K19_1_store{A});
-  }
-  *out_v_x1093 = v_x1093;
-  *out_v_x1097 = v_x1097;
+  if (!rtg::check_result("K19", loc, K19_0_value, K19_0_check{{check_site_0}}, K19_0_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K19_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x1014 = v_x1014;
+  *out_v_x1015 = v_x1015;
   return;
 fail:
-  rt_release(v_x1093);
-  rt_release(v_x1097);
+  rtg_free(K19_0_value);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1091, RtValue **out_v_x1093, RtValue **out_v_x1097) {
+static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x1003, int32_t *out_v_x1014, int32_t *out_v_x1015, int check_site_0) {
   RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x1091, (int64_t)v_x1091};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K19_host(err, loc, run, v_x1091, out_v_x1093, out_v_x1097);
+  const int64_t sizes[] = {(int64_t)v_x1003};
+  if (rtg_choose_host(vals, 0, sizes, 1)) {
+    K19_host(err, loc, run, v_x1003, out_v_x1014, out_v_x1015);
+    if (err->index == INT64_MAX) {
+      K19_0_V t939;
+      memset(&t939, 0, sizeof t939);
+      t939.v1 = *out_v_x1014;
+      t939.v2 = *out_v_x1015;
+      (void)K19_0_check{{check_site_0}}(t939, err, run);
+    }
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x1091, out_v_x1093, out_v_x1097);
+    K19_gpu(err, loc, run, v_x1003, out_v_x1014, out_v_x1015, check_site_0);
   }
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue *v_x1022, RtValue **out_v_x1026) {
   (void)loc;
   (void)run;
-  int32_t *v_x1098_d = v_x1098->data.i;
-  const int64_t v_x1098_n = v_x1098->len;
-  int32_t *v_x1099_d = v_x1099->data.i;
-  const int64_t v_x1099_n = v_x1099->len;
-  int32_t *v_x1100_d = v_x1100->data.i;
-  const int64_t v_x1100_n = v_x1100->len;
-  int32_t *v_x1101_d = v_x1101->data.i;
-  const int64_t v_x1101_n = v_x1101->len;
-  int32_t *v_x1105_d = v_x1105->data.i;
-  const int64_t v_x1105_n = v_x1105->len;
-  RtValue *v_x1107 = NULL;
+  int32_t *v_x1016_d = v_x1016->data.i;
+  const int64_t v_x1016_n = v_x1016->len;
+  int32_t *v_x1019_d = v_x1019->data.i;
+  const int64_t v_x1019_n = v_x1019->len;
+  int32_t *v_x1022_d = v_x1022->data.i;
+  const int64_t v_x1022_n = v_x1022->len;
+  RtValue *v_x1026 = NULL;
   /* MAP */
   {
-    const int64_t t875 = v_x1102;
-    if (t875 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t875, 0.0);
-      goto fail;
-    }
-    v_x1107 = rt_value_new(rt_vec_type(RT_INT), t875);
-    int32_t *v_x1107_d = v_x1107->data.i;
-    const int64_t v_x1107_n = v_x1107->len;
-    RT_PARALLEL_FOR_IF(t875 >= RT_PARALLEL_MIN)
-    for (int64_t t876 = 0; t876 < t875; t876++) {
-      const int32_t t877 = (int32_t)t876;
-      int t879 = 0; /* nonzero: a check below failed */
-      int t880 = (uint64_t)(int64_t)t877 < (uint64_t)v_x1098_n;
-      int32_t t878 = t880 ? v_x1098_d[t877] : 0;
-      t879 |= !t880;
-      int t882 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1101_n;
-      int32_t t881 = t882 ? v_x1101_d[t878] : 0;
-      t879 |= !t882;
-      int t884 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1099_n;
-      int32_t t883 = t884 ? v_x1099_d[t878] : 0;
-      t879 |= !t884;
-      int32_t t886 = rt_sub_i(t877, t883);
-      int t888 = (uint64_t)(int64_t)t878 < (uint64_t)v_x1100_n;
-      int32_t t887 = t888 ? v_x1100_d[t878] : 0;
-      t879 |= !t888;
-      int32_t t890 = rt_mul_i(t886, t887);
-      int32_t t892 = rt_add_i(t881, t890);
-      int t894 = (uint64_t)(int64_t)t892 < (uint64_t)v_x1105_n;
-      int32_t t893 = t894 ? v_x1105_d[t892] : 0;
-      t879 |= !t894;
-      if (__builtin_expect(t879 != 0, 0)) { /* again, recording the error */
-        int32_t t895;
-        if ((uint64_t)(int64_t)t877 < (uint64_t)v_x1098_n) {
-          t895 = v_x1098_d[t877];
+    const int64_t t940 = v_x1016_n;
+    v_x1026 = rt_value_new(rt_vec_type(RT_INT), t940);
+    int32_t *v_x1026_d = v_x1026->data.i;
+    const int64_t v_x1026_n = v_x1026->len;
+    RT_PARALLEL_FOR_IF(t940 >= RT_PARALLEL_MIN)
+    for (int64_t t941 = 0; t941 < t940; t941++) {
+      const int32_t t942 = (int32_t)t941;
+      int t944 = 0; /* nonzero: a check below failed */
+      int t945 = (uint64_t)(int64_t)t942 < (uint64_t)v_x1019_n;
+      int32_t t943 = t945 ? v_x1019_d[t942] : 0;
+      t944 |= !t945;
+      int32_t t947 = rt_add_i(t943, 1);
+      int t949 = (uint64_t)(int64_t)t947 < (uint64_t)v_x1022_n;
+      int32_t t948 = t949 ? v_x1022_d[t947] : 0;
+      t944 |= !t949;
+      int32_t t950 = v_x1016_d[t942];
+      int32_t t952 = rt_add_i(t950, 1);
+      int32_t t954 = rt_add_i(t952, t948);
+      if (__builtin_expect(t944 != 0, 0)) { /* again, recording the error */
+        int32_t t955;
+        if ((uint64_t)(int64_t)t942 < (uint64_t)v_x1019_n) {
+          t955 = v_x1019_d[t942];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t877, v_x1098_n, 0.0);
-          t895 = 0;
+          NESSIE_RECORD(err, t941, RT_CHECK_INDEX, 1, 0, RT_GATHER, t942, v_x1019_n, 0.0);
+          t955 = 0;
         }
-        int32_t t896;
-        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1101_n) {
-          t896 = v_x1101_d[t895];
+        int32_t t957 = rt_add_i(t955, 1);
+        int32_t t958;
+        if ((uint64_t)(int64_t)t957 < (uint64_t)v_x1022_n) {
+          t958 = v_x1022_d[t957];
         } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1101_n, 0.0);
-          t896 = 0;
+          NESSIE_RECORD(err, t941, RT_CHECK_INDEX, 1, 0, RT_GATHER, t957, v_x1022_n, 0.0);
+          t958 = 0;
         }
-        int32_t t897;
-        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1099_n) {
-          t897 = v_x1099_d[t895];
-        } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1099_n, 0.0);
-          t897 = 0;
-        }
-        int32_t t899 = rt_sub_i(t877, t897);
-        int32_t t900;
-        if ((uint64_t)(int64_t)t895 < (uint64_t)v_x1100_n) {
-          t900 = v_x1100_d[t895];
-        } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t895, v_x1100_n, 0.0);
-          t900 = 0;
-        }
-        int32_t t902 = rt_mul_i(t899, t900);
-        int32_t t904 = rt_add_i(t896, t902);
-        int32_t t905;
-        if ((uint64_t)(int64_t)t904 < (uint64_t)v_x1105_n) {
-          t905 = v_x1105_d[t904];
-        } else {
-          NESSIE_RECORD(err, t876, RT_CHECK_INDEX, 0, 0, RT_GATHER, t904, v_x1105_n, 0.0);
-          t905 = 0;
-        }
+        int32_t t959 = v_x1016_d[t942];
+        int32_t t961 = rt_add_i(t959, 1);
+        int32_t t963 = rt_add_i(t961, t958);
       }
-      v_x1107_d[t876] = t893;
+      v_x1026_d[t941] = t954;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1107 = v_x1107;
+  *out_v_x1026 = v_x1026;
   return;
 fail:
-  rt_release(v_x1107);
+  rt_release(v_x1026);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1098_d; int64_t v_x1098_n;
-  int32_t *v_x1099_d; int64_t v_x1099_n;
-  int32_t *v_x1100_d; int64_t v_x1100_n;
-  int32_t *v_x1101_d; int64_t v_x1101_n;
-  int32_t v_x1102;
-  int32_t *v_x1105_d; int64_t v_x1105_n;
-  int32_t *v_x1107_d; int64_t v_x1107_n;
+  int32_t *v_x1016_d; int64_t v_x1016_n;
+  int32_t *v_x1019_d; int64_t v_x1019_n;
+  int32_t *v_x1022_d; int64_t v_x1022_n;
+  int32_t *v_x1026_d; int64_t v_x1026_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
@@ -4326,985 +4501,614 @@ struct K20_0_pull {
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t907 = 0; /* nonzero: a check below failed */
-    int t908 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1098_n;
-    int32_t t906 = t908 ? A.v_x1098_d[ix] : 0;
-    t907 |= !t908;
-    int t910 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1101_n;
-    int32_t t909 = t910 ? A.v_x1101_d[t906] : 0;
-    t907 |= !t910;
-    int t912 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1099_n;
-    int32_t t911 = t912 ? A.v_x1099_d[t906] : 0;
-    t907 |= !t912;
-    int32_t t914 = rt_sub_i(ix, t911);
-    int t916 = (uint64_t)(int64_t)t906 < (uint64_t)A.v_x1100_n;
-    int32_t t915 = t916 ? A.v_x1100_d[t906] : 0;
-    t907 |= !t916;
-    int32_t t918 = rt_mul_i(t914, t915);
-    int32_t t920 = rt_add_i(t909, t918);
-    int t922 = (uint64_t)(int64_t)t920 < (uint64_t)A.v_x1105_n;
-    int32_t t921 = t922 ? A.v_x1105_d[t920] : 0;
-    t907 |= !t922;
-    if (__builtin_expect(t907 != 0, 0)) { /* again, recording the error */
-      int32_t t923;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1098_n) {
-        t923 = A.v_x1098_d[ix];
+    int t965 = 0; /* nonzero: a check below failed */
+    int t966 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1019_n;
+    int32_t t964 = t966 ? A.v_x1019_d[ix] : 0;
+    t965 |= !t966;
+    int32_t t968 = rt_add_i(t964, 1);
+    int t970 = (uint64_t)(int64_t)t968 < (uint64_t)A.v_x1022_n;
+    int32_t t969 = t970 ? A.v_x1022_d[t968] : 0;
+    t965 |= !t970;
+    int32_t t971 = A.v_x1016_d[ix];
+    int32_t t973 = rt_add_i(t971, 1);
+    int32_t t975 = rt_add_i(t973, t969);
+    if (__builtin_expect(t965 != 0, 0)) { /* again, recording the error */
+      int32_t t976;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1019_n) {
+        t976 = A.v_x1019_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1098_n, 0.0);
-        t923 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1019_n, 0.0);
+        t976 = 0;
       }
-      int32_t t924;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1101_n) {
-        t924 = A.v_x1101_d[t923];
+      int32_t t978 = rt_add_i(t976, 1);
+      int32_t t979;
+      if ((uint64_t)(int64_t)t978 < (uint64_t)A.v_x1022_n) {
+        t979 = A.v_x1022_d[t978];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1101_n, 0.0);
-        t924 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t978, A.v_x1022_n, 0.0);
+        t979 = 0;
       }
-      int32_t t925;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1099_n) {
-        t925 = A.v_x1099_d[t923];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1099_n, 0.0);
-        t925 = 0;
-      }
-      int32_t t927 = rt_sub_i(ix, t925);
-      int32_t t928;
-      if ((uint64_t)(int64_t)t923 < (uint64_t)A.v_x1100_n) {
-        t928 = A.v_x1100_d[t923];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t923, A.v_x1100_n, 0.0);
-        t928 = 0;
-      }
-      int32_t t930 = rt_mul_i(t927, t928);
-      int32_t t932 = rt_add_i(t924, t930);
-      int32_t t933;
-      if ((uint64_t)(int64_t)t932 < (uint64_t)A.v_x1105_n) {
-        t933 = A.v_x1105_d[t932];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t932, A.v_x1105_n, 0.0);
-        t933 = 0;
-      }
+      int32_t t980 = A.v_x1016_d[ix];
+      int32_t t982 = rt_add_i(t980, 1);
+      int32_t t984 = rt_add_i(t982, t979);
     }
-    return K20_0_V{t921};
+    return K20_0_V{t975};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1107_d[i] = v.v0;
+    A.v_x1026_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue *v_x1022, RtValue **out_v_x1026) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1098_d = v_x1098->data.i;
-  A.v_x1098_n = v_x1098->len;
-  A.v_x1099_d = v_x1099->data.i;
-  A.v_x1099_n = v_x1099->len;
-  A.v_x1100_d = v_x1100->data.i;
-  A.v_x1100_n = v_x1100->len;
-  A.v_x1101_d = v_x1101->data.i;
-  A.v_x1101_n = v_x1101->len;
-  A.v_x1102 = v_x1102;
-  A.v_x1105_d = v_x1105->data.i;
-  A.v_x1105_n = v_x1105->len;
-  RtValue *v_x1107 = NULL;
+  A.v_x1016_d = v_x1016->data.i;
+  A.v_x1016_n = v_x1016->len;
+  A.v_x1019_d = v_x1019->data.i;
+  A.v_x1019_n = v_x1019->len;
+  A.v_x1022_d = v_x1022->data.i;
+  A.v_x1022_n = v_x1022->len;
+  RtValue *v_x1026 = NULL;
   /* MAP */
   {
-    const int64_t t934 = v_x1102;
-    if (t934 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t934, 0.0, run};
-      goto fail;
-    }
-    v_x1107 = rtg_vec_new(RT_INT, t934);
-    A.v_x1107_d = v_x1107->data.i;
-    A.v_x1107_n = v_x1107->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t934);
+    const int64_t t985 = v_x1016->len;
+    v_x1026 = rtg_vec_new(RT_INT, t985);
+    A.v_x1026_d = v_x1026->data.i;
+    A.v_x1026_n = v_x1026->len;
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t985);
   }
-  *out_v_x1107 = v_x1107;
+  *out_v_x1026 = v_x1026;
   return;
 fail:
-  rt_release(v_x1107);
+  rt_release(v_x1026);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1098, RtValue *v_x1099, RtValue *v_x1100, RtValue *v_x1101, int32_t v_x1102, RtValue *v_x1105, RtValue **out_v_x1107) {
-  RtValue *vals[] = {v_x1098, v_x1099, v_x1100, v_x1101, v_x1105};
-  const int64_t sizes[] = {(int64_t)v_x1102};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K20_host(err, loc, run, v_x1098, v_x1099, v_x1100, v_x1101, v_x1102, v_x1105, out_v_x1107);
-    rtg_host_ran();
-  } else {
-    K20_gpu(err, loc, run, v_x1098, v_x1099, v_x1100, v_x1101, v_x1102, v_x1105, out_v_x1107);
-  }
-}
-
-/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126) {
-  (void)loc;
-  (void)run;
-  int32_t v_x1124 = 0;
-  int32_t v_x1125 = 0;
-  int32_t v_x1126 = 0;
-  /* REDUCE */
-  {
-    const int64_t t935 = v_x1114;
-    if (t935 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t935, 0.0);
-      goto fail;
-    }
-    const int64_t t936 = t935 > 0 ? (t935 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t937 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
-    int32_t *t938 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
-    int32_t *t939 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t936);
-    RT_PARALLEL_FOR_IF(t936 > 1)
-    for (int64_t t940 = 0; t940 < t936; t940++) {
-      int32_t t940a0;
-      int32_t t940a1;
-      int32_t t940a2;
-      t940a0 = 2147483647;
-      t940a1 = 0;
-      t940a2 = 1;
-      const int64_t t940_end = (t940 + 1) * RT_CHUNK < t935 ? (t940 + 1) * RT_CHUNK : t935;
-      for (int64_t t941 = t940 * RT_CHUNK; t941 < t940_end; t941++) {
-        const int32_t t942 = (int32_t)t941;
-        int32_t t940x0;
-        int32_t t940x1;
-        int32_t t940x2;
-        t940x0 = 2147483647;
-        t940x1 = 1;
-        t940x2 = 2;
-        uint8_t t944 = rt_le_i(t940a0, t940x0);
-        int32_t t945;
-        if (t944) {
-          t945 = t940a0;
-        } else {
-          t945 = t940x0;
-        }
-        int32_t t946;
-        if (t944) {
-          t946 = t940a1;
-        } else {
-          t946 = t940x1;
-        }
-        int32_t t947;
-        if (t944) {
-          t947 = t940a2;
-        } else {
-          t947 = t940x2;
-        }
-        t940a0 = t945;
-        t940a1 = t946;
-        t940a2 = t947;
-      }
-      t937[t940] = t940a0;
-      t938[t940] = t940a1;
-      t939[t940] = t940a2;
-    }
-    int32_t t940t0;
-    int32_t t940t1;
-    int32_t t940t2;
-    t940t0 = 2147483647;
-    t940t1 = 0;
-    t940t2 = 1;
-    for (int64_t t940 = 0; t940 < t936; t940++) {
-      const int32_t t948 = t937[t940];
-      const int32_t t949 = t938[t940];
-      const int32_t t950 = t939[t940];
-      uint8_t t952 = rt_le_i(t940t0, t948);
-      int32_t t953;
-      if (t952) {
-        t953 = t940t0;
-      } else {
-        t953 = t948;
-      }
-      int32_t t954;
-      if (t952) {
-        t954 = t940t1;
-      } else {
-        t954 = t949;
-      }
-      int32_t t955;
-      if (t952) {
-        t955 = t940t2;
-      } else {
-        t955 = t950;
-      }
-      t940t0 = t953;
-      t940t1 = t954;
-      t940t2 = t955;
-    }
-    v_x1124 = t940t0;
-    rt_free(t937);
-    v_x1125 = t940t1;
-    rt_free(t938);
-    v_x1126 = t940t2;
-    rt_free(t939);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
-  return;
-fail:
-}
-
-/* K21: REDUCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K21_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x1114;
-  int32_t v_x1124;
-  int32_t v_x1125;
-  int32_t v_x1126;
-};
-struct alignas(8) K21_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K21_0_pull {
-  K21_A A;
-  __device__ K21_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K21_0_V{2147483647, 1, 2};
-  }
-};
-struct K21_0_op {
-  K21_A A;
-  __device__ K21_0_V operator()(const K21_0_V &a, const K21_0_V &b) const {
-    uint8_t t957 = rt_le_i(a.v0, b.v0);
-    int32_t t958;
-    if (t957) {
-      t958 = a.v0;
-    } else {
-      t958 = b.v0;
-    }
-    int32_t t959;
-    if (t957) {
-      t959 = a.v1;
-    } else {
-      t959 = b.v1;
-    }
-    int32_t t960;
-    if (t957) {
-      t960 = a.v2;
-    } else {
-      t960 = b.v2;
-    }
-    return K21_0_V{t958, t959, t960};
-  }
-};
-struct K21_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K21_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
-      return false;
-    }
-    return true;
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126, int check_site_0) {
-  (void)loc;
-  (void)err;
-  K21_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1114 = v_x1114;
-  K21_0_V *K21_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1124 = 0;
-  int32_t v_x1125 = 0;
-  int32_t v_x1126 = 0;
-  /* REDUCE */
-  {
-    const int64_t t961 = v_x1114;
-    if (t961 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t961, 0.0, run};
-      goto fail;
-    }
-    K21_0_V *t962 = rtg::reduce_to_device("K21", loc, K21_0_pull{A}, K21_0_op{A}, K21_0_V{2147483647, 0, 1}, t961, false);
-    K21_0_value = t962;
-  }
-  if (!rtg::check_result("K21", loc, K21_0_value, K21_0_check{{check_site_0}}, K21_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K21_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1125 = v_x1125;
-  *out_v_x1126 = v_x1126;
-  return;
-fail:
-  rtg_free(K21_0_value);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, int32_t v_x1114, int32_t *out_v_x1125, int32_t *out_v_x1126, int check_site_0) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x1114};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K21_host(err, loc, run, v_x1114, out_v_x1125, out_v_x1126);
-    if (err->index == INT64_MAX) {
-      K21_0_V t963;
-      memset(&t963, 0, sizeof t963);
-      t963.v1 = *out_v_x1125;
-      t963.v2 = *out_v_x1126;
-      (void)K21_0_check{{check_site_0}}(t963, err, run);
-    }
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_x1114, out_v_x1125, out_v_x1126, check_site_0);
-  }
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1127_d = v_x1127->data.i;
-  const int64_t v_x1127_n = v_x1127->len;
-  int32_t *v_x1130_d = v_x1130->data.i;
-  const int64_t v_x1130_n = v_x1130->len;
-  int32_t *v_x1133_d = v_x1133->data.i;
-  const int64_t v_x1133_n = v_x1133->len;
-  RtValue *v_x1137 = NULL;
-  /* MAP */
-  {
-    const int64_t t964 = v_x1127_n;
-    v_x1137 = rt_value_new(rt_vec_type(RT_INT), t964);
-    int32_t *v_x1137_d = v_x1137->data.i;
-    const int64_t v_x1137_n = v_x1137->len;
-    RT_PARALLEL_FOR_IF(t964 >= RT_PARALLEL_MIN)
-    for (int64_t t965 = 0; t965 < t964; t965++) {
-      const int32_t t966 = (int32_t)t965;
-      int t968 = 0; /* nonzero: a check below failed */
-      int t969 = (uint64_t)(int64_t)t966 < (uint64_t)v_x1130_n;
-      int32_t t967 = t969 ? v_x1130_d[t966] : 0;
-      t968 |= !t969;
-      int32_t t971 = rt_add_i(t967, 1);
-      int t973 = (uint64_t)(int64_t)t971 < (uint64_t)v_x1133_n;
-      int32_t t972 = t973 ? v_x1133_d[t971] : 0;
-      t968 |= !t973;
-      int32_t t974 = v_x1127_d[t966];
-      int32_t t976 = rt_add_i(t974, 1);
-      int32_t t978 = rt_add_i(t976, t972);
-      if (__builtin_expect(t968 != 0, 0)) { /* again, recording the error */
-        int32_t t979;
-        if ((uint64_t)(int64_t)t966 < (uint64_t)v_x1130_n) {
-          t979 = v_x1130_d[t966];
-        } else {
-          NESSIE_RECORD(err, t965, RT_CHECK_INDEX, 1, 0, RT_GATHER, t966, v_x1130_n, 0.0);
-          t979 = 0;
-        }
-        int32_t t981 = rt_add_i(t979, 1);
-        int32_t t982;
-        if ((uint64_t)(int64_t)t981 < (uint64_t)v_x1133_n) {
-          t982 = v_x1133_d[t981];
-        } else {
-          NESSIE_RECORD(err, t965, RT_CHECK_INDEX, 1, 0, RT_GATHER, t981, v_x1133_n, 0.0);
-          t982 = 0;
-        }
-        int32_t t983 = v_x1127_d[t966];
-        int32_t t985 = rt_add_i(t983, 1);
-        int32_t t987 = rt_add_i(t985, t982);
-      }
-      v_x1137_d[t965] = t978;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1137 = v_x1137;
-  return;
-fail:
-  rt_release(v_x1137);
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K22_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1127_d; int64_t v_x1127_n;
-  int32_t *v_x1130_d; int64_t v_x1130_n;
-  int32_t *v_x1133_d; int64_t v_x1133_n;
-  int32_t *v_x1137_d; int64_t v_x1137_n;
-};
-struct alignas(8) K22_0_V {
-  int32_t v0;
-};
-struct K22_0_pull {
-  K22_A A;
-  __device__ K22_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t989 = 0; /* nonzero: a check below failed */
-    int t990 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1130_n;
-    int32_t t988 = t990 ? A.v_x1130_d[ix] : 0;
-    t989 |= !t990;
-    int32_t t992 = rt_add_i(t988, 1);
-    int t994 = (uint64_t)(int64_t)t992 < (uint64_t)A.v_x1133_n;
-    int32_t t993 = t994 ? A.v_x1133_d[t992] : 0;
-    t989 |= !t994;
-    int32_t t995 = A.v_x1127_d[ix];
-    int32_t t997 = rt_add_i(t995, 1);
-    int32_t t999 = rt_add_i(t997, t993);
-    if (__builtin_expect(t989 != 0, 0)) { /* again, recording the error */
-      int32_t t1000;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1130_n) {
-        t1000 = A.v_x1130_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x1130_n, 0.0);
-        t1000 = 0;
-      }
-      int32_t t1002 = rt_add_i(t1000, 1);
-      int32_t t1003;
-      if ((uint64_t)(int64_t)t1002 < (uint64_t)A.v_x1133_n) {
-        t1003 = A.v_x1133_d[t1002];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t1002, A.v_x1133_n, 0.0);
-        t1003 = 0;
-      }
-      int32_t t1004 = A.v_x1127_d[ix];
-      int32_t t1006 = rt_add_i(t1004, 1);
-      int32_t t1008 = rt_add_i(t1006, t1003);
-    }
-    return K22_0_V{t999};
-  }
-};
-struct K22_0_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1137_d[i] = v.v0;
-  }
-};
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
-  (void)loc;
-  (void)err;
-  K22_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1127_d = v_x1127->data.i;
-  A.v_x1127_n = v_x1127->len;
-  A.v_x1130_d = v_x1130->data.i;
-  A.v_x1130_n = v_x1130->len;
-  A.v_x1133_d = v_x1133->data.i;
-  A.v_x1133_n = v_x1133->len;
-  RtValue *v_x1137 = NULL;
-  /* MAP */
-  {
-    const int64_t t1009 = v_x1127->len;
-    v_x1137 = rtg_vec_new(RT_INT, t1009);
-    A.v_x1137_d = v_x1137->data.i;
-    A.v_x1137_n = v_x1137->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1009);
-  }
-  *out_v_x1137 = v_x1137;
-  return;
-fail:
-  rt_release(v_x1137);
-}
-
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1127, RtValue *v_x1130, RtValue *v_x1133, RtValue **out_v_x1137) {
-  RtValue *vals[] = {v_x1127, v_x1130, v_x1133};
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1016, RtValue *v_x1019, RtValue *v_x1022, RtValue **out_v_x1026) {
+  RtValue *vals[] = {v_x1016, v_x1019, v_x1022};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K22_host(err, loc, run, v_x1127, v_x1130, v_x1133, out_v_x1137);
+    K20_host(err, loc, run, v_x1016, v_x1019, v_x1022, out_v_x1026);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1127, v_x1130, v_x1133, out_v_x1137);
+    K20_gpu(err, loc, run, v_x1016, v_x1019, v_x1022, out_v_x1026);
   }
 }
 
-/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, int32_t v_x1145, RtValue **out_v_x1142, RtValue **out_v_x1151, RtValue **out_v_x1153, int32_t *out_v_x1160, int32_t *out_v_x1166, RtValue **out_v_x1170, RtValue **out_v_x1174) {
   (void)loc;
   (void)run;
-  int32_t *v_x1251_d = v_x1251->data.i;
-  const int64_t v_x1251_n = v_x1251->len;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  RtValue *v_x1264 = NULL;
-  RtValue *v_x1265 = NULL;
-  int32_t v_x1271 = 0;
-  int32_t v_x1277 = 0;
-  RtValue *v_x1281 = NULL;
-  RtValue *v_x1285 = NULL;
+  int32_t *v_x1140_d = v_x1140->data.i;
+  const int64_t v_x1140_n = v_x1140->len;
+  RtValue *v_x1142 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1154 = NULL;
+  int32_t v_x1160 = 0;
+  int32_t v_x1166 = 0;
+  RtValue *v_x1170 = NULL;
+  RtValue *v_x1174 = NULL;
   /* MAP */
   {
-    const int64_t t1010 = v_x1256;
-    if (t1010 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1010, 0.0);
+    const int64_t t986 = v_x1145;
+    if (t986 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t986, 0.0);
       goto fail;
     }
-    v_x1253 = rt_value_new(rt_vec_type(RT_BOOL), t1010);
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
-    RT_PARALLEL_FOR_IF(t1010 >= RT_PARALLEL_MIN)
-    for (int64_t t1011 = 0; t1011 < t1010; t1011++) {
-      const int32_t t1012 = (int32_t)t1011;
-      int t1014 = 0; /* nonzero: a check below failed */
-      int t1015 = (uint64_t)(int64_t)t1012 < (uint64_t)v_x1251_n;
-      int32_t t1013 = t1015 ? v_x1251_d[t1012] : 0;
-      t1014 |= !t1015;
-      uint8_t t1017 = rt_le_i(t1013, 1);
-      if (__builtin_expect(t1014 != 0, 0)) { /* again, recording the error */
-        int32_t t1018;
-        if ((uint64_t)(int64_t)t1012 < (uint64_t)v_x1251_n) {
-          t1018 = v_x1251_d[t1012];
+    v_x1142 = rt_value_new(rt_vec_type(RT_BOOL), t986);
+    uint8_t *v_x1142_d = v_x1142->data.b;
+    const int64_t v_x1142_n = v_x1142->len;
+    RT_PARALLEL_FOR_IF(t986 >= RT_PARALLEL_MIN)
+    for (int64_t t987 = 0; t987 < t986; t987++) {
+      const int32_t t988 = (int32_t)t987;
+      int t990 = 0; /* nonzero: a check below failed */
+      int t991 = (uint64_t)(int64_t)t988 < (uint64_t)v_x1140_n;
+      int32_t t989 = t991 ? v_x1140_d[t988] : 0;
+      t990 |= !t991;
+      uint8_t t993 = rt_le_i(t989, 1);
+      if (__builtin_expect(t990 != 0, 0)) { /* again, recording the error */
+        int32_t t994;
+        if ((uint64_t)(int64_t)t988 < (uint64_t)v_x1140_n) {
+          t994 = v_x1140_d[t988];
         } else {
-          NESSIE_RECORD(err, t1011, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1012, v_x1251_n, 0.0);
-          t1018 = 0;
+          NESSIE_RECORD(err, t987, RT_CHECK_INDEX, 0, 0, RT_GATHER, t988, v_x1140_n, 0.0);
+          t994 = 0;
         }
-        uint8_t t1020 = rt_le_i(t1018, 1);
+        uint8_t t996 = rt_le_i(t994, 1);
       }
-      v_x1253_d[t1011] = t1017;
+      v_x1142_d[t987] = t993;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1253_d = v_x1253->data.b;
-    const int64_t v_x1253_n = v_x1253->len;
+    uint8_t *v_x1142_d = v_x1142->data.b;
+    const int64_t v_x1142_n = v_x1142->len;
     /* PARTITION */
     {
-      const int64_t t1021 = v_x1256;
-      if (t1021 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1021, 0.0);
+      const int64_t t997 = v_x1145;
+      if (t997 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t997, 0.0);
         goto fail;
       }
-      const int64_t t1022 = t1021 > 0 ? (t1021 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t1023 = (uint8_t *)rt_alloc_atomic((size_t)t1021 + 1);
-      int64_t *t1024 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t1022 + 1));
-      RT_PARALLEL_FOR_IF(t1022 > 1)
-      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
+      const int64_t t998 = t997 > 0 ? (t997 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t999 = (uint8_t *)rt_alloc_atomic((size_t)t997 + 1);
+      int64_t *t1000 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t998 + 1));
+      RT_PARALLEL_FOR_IF(t998 > 1)
+      for (int64_t t1001 = 0; t1001 < t998; t1001++) {
         int64_t kept = 0;
-        const int64_t t1025_end = (t1025 + 1) * RT_CHUNK < t1021 ? (t1025 + 1) * RT_CHUNK : t1021;
-        for (int64_t t1026 = t1025 * RT_CHUNK; t1026 < t1025_end; t1026++) {
-          const int32_t t1027 = (int32_t)t1026;
-          int32_t t1025x0;
-          uint8_t t1025x1;
-          int t1029 = 0; /* nonzero: a check below failed */
-          int t1030 = (uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n;
-          int32_t t1028 = t1030 ? v_x1251_d[t1027] : 0;
-          t1029 |= !t1030;
-          uint8_t t1032 = rt_le_i(t1028, 1);
-          if (__builtin_expect(t1029 != 0, 0)) { /* again, recording the error */
-            int32_t t1033;
-            if ((uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n) {
-              t1033 = v_x1251_d[t1027];
+        const int64_t t1001_end = (t1001 + 1) * RT_CHUNK < t997 ? (t1001 + 1) * RT_CHUNK : t997;
+        for (int64_t t1002 = t1001 * RT_CHUNK; t1002 < t1001_end; t1002++) {
+          const int32_t t1003 = (int32_t)t1002;
+          int32_t t1001x0;
+          uint8_t t1001x1;
+          int t1005 = 0; /* nonzero: a check below failed */
+          int t1006 = (uint64_t)(int64_t)t1003 < (uint64_t)v_x1140_n;
+          int32_t t1004 = t1006 ? v_x1140_d[t1003] : 0;
+          t1005 |= !t1006;
+          uint8_t t1008 = rt_le_i(t1004, 1);
+          if (__builtin_expect(t1005 != 0, 0)) { /* again, recording the error */
+            int32_t t1009;
+            if ((uint64_t)(int64_t)t1003 < (uint64_t)v_x1140_n) {
+              t1009 = v_x1140_d[t1003];
             } else {
-              NESSIE_RECORD(err, t1026, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, v_x1251_n, 0.0);
-              t1033 = 0;
+              NESSIE_RECORD(err, t1002, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1003, v_x1140_n, 0.0);
+              t1009 = 0;
             }
-            uint8_t t1035 = rt_le_i(t1033, 1);
+            uint8_t t1011 = rt_le_i(t1009, 1);
           }
-          t1025x0 = t1027;
-          t1025x1 = t1032;
-          uint8_t t1036;
-          t1036 = t1025x1;
-          t1023[t1026] = t1036 != 0;
-          kept += t1036 != 0;
+          t1001x0 = t1003;
+          t1001x1 = t1008;
+          uint8_t t1012;
+          t1012 = t1001x1;
+          t999[t1002] = t1012 != 0;
+          kept += t1012 != 0;
         }
-        t1024[t1025] = kept;
+        t1000[t1001] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t1023);
-        rt_free(t1024);
+        rt_free(t999);
+        rt_free(t1000);
         goto fail;
       }
-      int64_t t1037 = 0;
-      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
-        const int64_t k = t1024[t1025];
-        t1024[t1025] = t1037;
-        t1037 += k;
+      int64_t t1013 = 0;
+      for (int64_t t1001 = 0; t1001 < t998; t1001++) {
+        const int64_t k = t1000[t1001];
+        t1000[t1001] = t1013;
+        t1013 += k;
       }
-      v_x1262 = rt_value_new(rt_vec_type(RT_INT), t1037);
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      v_x1263 = rt_value_new(rt_vec_type(RT_BOOL), t1037);
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      v_x1264 = rt_value_new(rt_vec_type(RT_INT), (t1021 - t1037));
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      v_x1265 = rt_value_new(rt_vec_type(RT_BOOL), (t1021 - t1037));
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
-      RT_PARALLEL_FOR_IF(t1022 > 1)
-      for (int64_t t1025 = 0; t1025 < t1022; t1025++) {
-        int64_t at = t1024[t1025];
-        int64_t at_not = t1025 * RT_CHUNK - t1024[t1025];
-        const int64_t t1025_end = (t1025 + 1) * RT_CHUNK < t1021 ? (t1025 + 1) * RT_CHUNK : t1021;
-        for (int64_t t1026 = t1025 * RT_CHUNK; t1026 < t1025_end; t1026++) {
-          const int32_t t1027 = (int32_t)t1026;
-          int32_t t1025y0;
-          uint8_t t1025y1;
-          int t1039 = 0; /* nonzero: a check below failed */
-          int t1040 = (uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n;
-          int32_t t1038 = t1040 ? v_x1251_d[t1027] : 0;
-          t1039 |= !t1040;
-          uint8_t t1042 = rt_le_i(t1038, 1);
-          if (__builtin_expect(t1039 != 0, 0)) { /* again, recording the error */
-            int32_t t1043;
-            if ((uint64_t)(int64_t)t1027 < (uint64_t)v_x1251_n) {
-              t1043 = v_x1251_d[t1027];
+      v_x1151 = rt_value_new(rt_vec_type(RT_INT), t1013);
+      int32_t *v_x1151_d = v_x1151->data.i;
+      const int64_t v_x1151_n = v_x1151->len;
+      v_x1152 = rt_value_new(rt_vec_type(RT_BOOL), t1013);
+      uint8_t *v_x1152_d = v_x1152->data.b;
+      const int64_t v_x1152_n = v_x1152->len;
+      v_x1153 = rt_value_new(rt_vec_type(RT_INT), (t997 - t1013));
+      int32_t *v_x1153_d = v_x1153->data.i;
+      const int64_t v_x1153_n = v_x1153->len;
+      v_x1154 = rt_value_new(rt_vec_type(RT_BOOL), (t997 - t1013));
+      uint8_t *v_x1154_d = v_x1154->data.b;
+      const int64_t v_x1154_n = v_x1154->len;
+      RT_PARALLEL_FOR_IF(t998 > 1)
+      for (int64_t t1001 = 0; t1001 < t998; t1001++) {
+        int64_t at = t1000[t1001];
+        int64_t at_not = t1001 * RT_CHUNK - t1000[t1001];
+        const int64_t t1001_end = (t1001 + 1) * RT_CHUNK < t997 ? (t1001 + 1) * RT_CHUNK : t997;
+        for (int64_t t1002 = t1001 * RT_CHUNK; t1002 < t1001_end; t1002++) {
+          const int32_t t1003 = (int32_t)t1002;
+          int32_t t1001y0;
+          uint8_t t1001y1;
+          int t1015 = 0; /* nonzero: a check below failed */
+          int t1016 = (uint64_t)(int64_t)t1003 < (uint64_t)v_x1140_n;
+          int32_t t1014 = t1016 ? v_x1140_d[t1003] : 0;
+          t1015 |= !t1016;
+          uint8_t t1018 = rt_le_i(t1014, 1);
+          if (__builtin_expect(t1015 != 0, 0)) { /* again, recording the error */
+            int32_t t1019;
+            if ((uint64_t)(int64_t)t1003 < (uint64_t)v_x1140_n) {
+              t1019 = v_x1140_d[t1003];
             } else {
-              NESSIE_RECORD(err, t1026, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, v_x1251_n, 0.0);
-              t1043 = 0;
+              NESSIE_RECORD(err, t1002, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1003, v_x1140_n, 0.0);
+              t1019 = 0;
             }
-            uint8_t t1045 = rt_le_i(t1043, 1);
+            uint8_t t1021 = rt_le_i(t1019, 1);
           }
-          t1025y0 = t1027;
-          t1025y1 = t1042;
-          if (t1023[t1026]) {
-            v_x1262_d[at] = t1025y0;
-            v_x1263_d[at] = t1025y1;
+          t1001y0 = t1003;
+          t1001y1 = t1018;
+          if (t999[t1002]) {
+            v_x1151_d[at] = t1001y0;
+            v_x1152_d[at] = t1001y1;
             at++;
           } else {
-            v_x1264_d[at_not] = t1025y0;
-            v_x1265_d[at_not] = t1025y1;
+            v_x1153_d[at_not] = t1001y0;
+            v_x1154_d[at_not] = t1001y1;
             at_not++;
           }
         }
       }
-      rt_free(t1023);
-      rt_free(t1024);
+      rt_free(t999);
+      rt_free(t1000);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1262_d = v_x1262->data.i;
-      const int64_t v_x1262_n = v_x1262->len;
-      uint8_t *v_x1263_d = v_x1263->data.b;
-      const int64_t v_x1263_n = v_x1263->len;
-      int32_t *v_x1264_d = v_x1264->data.i;
-      const int64_t v_x1264_n = v_x1264->len;
-      uint8_t *v_x1265_d = v_x1265->data.b;
-      const int64_t v_x1265_n = v_x1265->len;
+      int32_t *v_x1151_d = v_x1151->data.i;
+      const int64_t v_x1151_n = v_x1151->len;
+      uint8_t *v_x1152_d = v_x1152->data.b;
+      const int64_t v_x1152_n = v_x1152->len;
+      int32_t *v_x1153_d = v_x1153->data.i;
+      const int64_t v_x1153_n = v_x1153->len;
+      uint8_t *v_x1154_d = v_x1154->data.b;
+      const int64_t v_x1154_n = v_x1154->len;
       /* REDUCE */
       {
-        const int64_t t1046 = v_x1256;
-        if (t1046 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1046, 0.0);
+        const int64_t t1022 = v_x1145;
+        if (t1022 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1022, 0.0);
           goto fail;
         }
-        const int64_t t1047 = t1046 > 0 ? (t1046 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t1048 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1047);
-        int32_t *t1049 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1047);
-        RT_PARALLEL_FOR_IF(t1047 > 1)
-        for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
-          int32_t t1050a0;
-          int32_t t1050a1;
-          t1050a0 = 0;
-          t1050a1 = 0;
-          const int64_t t1050_end = (t1050 + 1) * RT_CHUNK < t1046 ? (t1050 + 1) * RT_CHUNK : t1046;
-          for (int64_t t1051 = t1050 * RT_CHUNK; t1051 < t1050_end; t1051++) {
-            const int32_t t1052 = (int32_t)t1051;
-            int32_t t1050x0;
-            int32_t t1050x1;
-            int t1054 = 0; /* nonzero: a check below failed */
-            int t1055 = (uint64_t)(int64_t)t1052 < (uint64_t)v_x1251_n;
-            int32_t t1053 = t1055 ? v_x1251_d[t1052] : 0;
-            t1054 |= !t1055;
-            uint8_t t1057 = rt_le_i(t1053, 1);
-            int32_t t1059 = rt_btoi_b(t1057);
-            uint8_t t1061 = rt_not_b(t1057);
-            int32_t t1063 = rt_btoi_b(t1061);
-            if (__builtin_expect(t1054 != 0, 0)) { /* again, recording the error */
-              int32_t t1064;
-              if ((uint64_t)(int64_t)t1052 < (uint64_t)v_x1251_n) {
-                t1064 = v_x1251_d[t1052];
+        const int64_t t1023 = t1022 > 0 ? (t1022 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t1024 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1023);
+        int32_t *t1025 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1023);
+        RT_PARALLEL_FOR_IF(t1023 > 1)
+        for (int64_t t1026 = 0; t1026 < t1023; t1026++) {
+          int32_t t1026a0;
+          int32_t t1026a1;
+          t1026a0 = 0;
+          t1026a1 = 0;
+          const int64_t t1026_end = (t1026 + 1) * RT_CHUNK < t1022 ? (t1026 + 1) * RT_CHUNK : t1022;
+          for (int64_t t1027 = t1026 * RT_CHUNK; t1027 < t1026_end; t1027++) {
+            const int32_t t1028 = (int32_t)t1027;
+            int32_t t1026x0;
+            int32_t t1026x1;
+            int t1030 = 0; /* nonzero: a check below failed */
+            int t1031 = (uint64_t)(int64_t)t1028 < (uint64_t)v_x1140_n;
+            int32_t t1029 = t1031 ? v_x1140_d[t1028] : 0;
+            t1030 |= !t1031;
+            uint8_t t1033 = rt_le_i(t1029, 1);
+            int32_t t1035 = rt_btoi_b(t1033);
+            uint8_t t1037 = rt_not_b(t1033);
+            int32_t t1039 = rt_btoi_b(t1037);
+            if (__builtin_expect(t1030 != 0, 0)) { /* again, recording the error */
+              int32_t t1040;
+              if ((uint64_t)(int64_t)t1028 < (uint64_t)v_x1140_n) {
+                t1040 = v_x1140_d[t1028];
               } else {
-                NESSIE_RECORD(err, t1051, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1052, v_x1251_n, 0.0);
-                t1064 = 0;
+                NESSIE_RECORD(err, t1027, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1028, v_x1140_n, 0.0);
+                t1040 = 0;
               }
-              uint8_t t1066 = rt_le_i(t1064, 1);
-              int32_t t1068 = rt_btoi_b(t1066);
-              uint8_t t1070 = rt_not_b(t1066);
-              int32_t t1072 = rt_btoi_b(t1070);
+              uint8_t t1042 = rt_le_i(t1040, 1);
+              int32_t t1044 = rt_btoi_b(t1042);
+              uint8_t t1046 = rt_not_b(t1042);
+              int32_t t1048 = rt_btoi_b(t1046);
             }
-            t1050x0 = t1059;
-            t1050x1 = t1063;
-            int32_t t1074 = rt_add_i(t1050a0, t1050x0);
-            int32_t t1076 = rt_add_i(t1050a1, t1050x1);
-            t1050a0 = t1074;
-            t1050a1 = t1076;
+            t1026x0 = t1035;
+            t1026x1 = t1039;
+            int32_t t1050 = rt_add_i(t1026a0, t1026x0);
+            int32_t t1052 = rt_add_i(t1026a1, t1026x1);
+            t1026a0 = t1050;
+            t1026a1 = t1052;
           }
-          t1048[t1050] = t1050a0;
-          t1049[t1050] = t1050a1;
+          t1024[t1026] = t1026a0;
+          t1025[t1026] = t1026a1;
         }
-        int32_t t1050t0;
-        int32_t t1050t1;
-        t1050t0 = 0;
-        t1050t1 = 0;
-        for (int64_t t1050 = 0; t1050 < t1047; t1050++) {
-          const int32_t t1077 = t1048[t1050];
-          const int32_t t1078 = t1049[t1050];
-          int32_t t1080 = rt_add_i(t1050t0, t1077);
-          int32_t t1082 = rt_add_i(t1050t1, t1078);
-          t1050t0 = t1080;
-          t1050t1 = t1082;
+        int32_t t1026t0;
+        int32_t t1026t1;
+        t1026t0 = 0;
+        t1026t1 = 0;
+        for (int64_t t1026 = 0; t1026 < t1023; t1026++) {
+          const int32_t t1053 = t1024[t1026];
+          const int32_t t1054 = t1025[t1026];
+          int32_t t1056 = rt_add_i(t1026t0, t1053);
+          int32_t t1058 = rt_add_i(t1026t1, t1054);
+          t1026t0 = t1056;
+          t1026t1 = t1058;
         }
-        v_x1271 = t1050t0;
-        rt_free(t1048);
-        v_x1277 = t1050t1;
-        rt_free(t1049);
+        v_x1160 = t1026t0;
+        rt_free(t1024);
+        v_x1166 = t1026t1;
+        rt_free(t1025);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t1083 = v_x1256;
-          if (t1083 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1083, 0.0);
+          const int64_t t1059 = v_x1145;
+          if (t1059 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1059, 0.0);
             goto fail;
           }
-          const int64_t t1084 = t1083 > 0 ? (t1083 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t1085 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1084);
-          int32_t *t1086 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1084);
-          RT_PARALLEL_FOR_IF(t1084 > 1)
-          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
-            int32_t t1087a0;
-            int32_t t1087a1;
-            t1087a0 = 0;
-            t1087a1 = 0;
-            const int64_t t1087_end = (t1087 + 1) * RT_CHUNK < t1083 ? (t1087 + 1) * RT_CHUNK : t1083;
-            for (int64_t t1088 = t1087 * RT_CHUNK; t1088 < t1087_end; t1088++) {
-              const int32_t t1089 = (int32_t)t1088;
-              int32_t t1087x0;
-              int32_t t1087x1;
-              int t1091 = 0; /* nonzero: a check below failed */
-              int t1092 = (uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n;
-              int32_t t1090 = t1092 ? v_x1251_d[t1089] : 0;
-              t1091 |= !t1092;
-              uint8_t t1094 = rt_le_i(t1090, 1);
-              int32_t t1096 = rt_btoi_b(t1094);
-              uint8_t t1098 = rt_not_b(t1094);
-              int32_t t1100 = rt_btoi_b(t1098);
-              if (__builtin_expect(t1091 != 0, 0)) { /* again, recording the error */
-                int32_t t1101;
-                if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n) {
-                  t1101 = v_x1251_d[t1089];
+          const int64_t t1060 = t1059 > 0 ? (t1059 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t1061 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1060);
+          int32_t *t1062 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1060);
+          RT_PARALLEL_FOR_IF(t1060 > 1)
+          for (int64_t t1063 = 0; t1063 < t1060; t1063++) {
+            int32_t t1063a0;
+            int32_t t1063a1;
+            t1063a0 = 0;
+            t1063a1 = 0;
+            const int64_t t1063_end = (t1063 + 1) * RT_CHUNK < t1059 ? (t1063 + 1) * RT_CHUNK : t1059;
+            for (int64_t t1064 = t1063 * RT_CHUNK; t1064 < t1063_end; t1064++) {
+              const int32_t t1065 = (int32_t)t1064;
+              int32_t t1063x0;
+              int32_t t1063x1;
+              int t1067 = 0; /* nonzero: a check below failed */
+              int t1068 = (uint64_t)(int64_t)t1065 < (uint64_t)v_x1140_n;
+              int32_t t1066 = t1068 ? v_x1140_d[t1065] : 0;
+              t1067 |= !t1068;
+              uint8_t t1070 = rt_le_i(t1066, 1);
+              int32_t t1072 = rt_btoi_b(t1070);
+              uint8_t t1074 = rt_not_b(t1070);
+              int32_t t1076 = rt_btoi_b(t1074);
+              if (__builtin_expect(t1067 != 0, 0)) { /* again, recording the error */
+                int32_t t1077;
+                if ((uint64_t)(int64_t)t1065 < (uint64_t)v_x1140_n) {
+                  t1077 = v_x1140_d[t1065];
                 } else {
-                  NESSIE_RECORD(err, t1088, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1251_n, 0.0);
-                  t1101 = 0;
+                  NESSIE_RECORD(err, t1064, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1065, v_x1140_n, 0.0);
+                  t1077 = 0;
                 }
-                uint8_t t1103 = rt_le_i(t1101, 1);
-                int32_t t1105 = rt_btoi_b(t1103);
-                uint8_t t1107 = rt_not_b(t1103);
-                int32_t t1109 = rt_btoi_b(t1107);
+                uint8_t t1079 = rt_le_i(t1077, 1);
+                int32_t t1081 = rt_btoi_b(t1079);
+                uint8_t t1083 = rt_not_b(t1079);
+                int32_t t1085 = rt_btoi_b(t1083);
               }
-              t1087x0 = t1096;
-              t1087x1 = t1100;
-              int32_t t1111 = rt_add_i(t1087a0, t1087x0);
-              int32_t t1113 = rt_add_i(t1087a1, t1087x1);
-              t1087a0 = t1111;
-              t1087a1 = t1113;
+              t1063x0 = t1072;
+              t1063x1 = t1076;
+              int32_t t1087 = rt_add_i(t1063a0, t1063x0);
+              int32_t t1089 = rt_add_i(t1063a1, t1063x1);
+              t1063a0 = t1087;
+              t1063a1 = t1089;
             }
-            t1085[t1087] = t1087a0;
-            t1086[t1087] = t1087a1;
+            t1061[t1063] = t1063a0;
+            t1062[t1063] = t1063a1;
           }
-          int32_t t1087t0;
-          int32_t t1087t1;
-          t1087t0 = 0;
-          t1087t1 = 0;
-          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
-            const int32_t t1114 = t1085[t1087];
-            t1085[t1087] = t1087t0;
-            const int32_t t1115 = t1086[t1087];
-            t1086[t1087] = t1087t1;
-            int32_t t1117 = rt_add_i(t1087t0, t1114);
-            int32_t t1119 = rt_add_i(t1087t1, t1115);
-            t1087t0 = t1117;
-            t1087t1 = t1119;
+          int32_t t1063t0;
+          int32_t t1063t1;
+          t1063t0 = 0;
+          t1063t1 = 0;
+          for (int64_t t1063 = 0; t1063 < t1060; t1063++) {
+            const int32_t t1090 = t1061[t1063];
+            t1061[t1063] = t1063t0;
+            const int32_t t1091 = t1062[t1063];
+            t1062[t1063] = t1063t1;
+            int32_t t1093 = rt_add_i(t1063t0, t1090);
+            int32_t t1095 = rt_add_i(t1063t1, t1091);
+            t1063t0 = t1093;
+            t1063t1 = t1095;
           }
-          v_x1281 = rt_value_new(rt_vec_type(RT_INT), t1083);
-          int32_t *v_x1281_d = v_x1281->data.i;
-          const int64_t v_x1281_n = v_x1281->len;
-          v_x1285 = rt_value_new(rt_vec_type(RT_INT), t1083);
-          int32_t *v_x1285_d = v_x1285->data.i;
-          const int64_t v_x1285_n = v_x1285->len;
-          RT_PARALLEL_FOR_IF(t1084 > 1)
-          for (int64_t t1087 = 0; t1087 < t1084; t1087++) {
-            int32_t t1087p0;
-            int32_t t1087p1;
-            t1087p0 = t1085[t1087];
-            t1087p1 = t1086[t1087];
-            const int64_t t1087_end = (t1087 + 1) * RT_CHUNK < t1083 ? (t1087 + 1) * RT_CHUNK : t1083;
-            for (int64_t t1088 = t1087 * RT_CHUNK; t1088 < t1087_end; t1088++) {
-              const int32_t t1089 = (int32_t)t1088;
-              v_x1281_d[t1088] = t1087p0;
-              v_x1285_d[t1088] = t1087p1;
-              int32_t t1087y0;
-              int32_t t1087y1;
-              int t1121 = 0; /* nonzero: a check below failed */
-              int t1122 = (uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n;
-              int32_t t1120 = t1122 ? v_x1251_d[t1089] : 0;
-              t1121 |= !t1122;
-              uint8_t t1124 = rt_le_i(t1120, 1);
-              int32_t t1126 = rt_btoi_b(t1124);
-              uint8_t t1128 = rt_not_b(t1124);
-              int32_t t1130 = rt_btoi_b(t1128);
-              if (__builtin_expect(t1121 != 0, 0)) { /* again, recording the error */
-                int32_t t1131;
-                if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1251_n) {
-                  t1131 = v_x1251_d[t1089];
+          v_x1170 = rt_value_new(rt_vec_type(RT_INT), t1059);
+          int32_t *v_x1170_d = v_x1170->data.i;
+          const int64_t v_x1170_n = v_x1170->len;
+          v_x1174 = rt_value_new(rt_vec_type(RT_INT), t1059);
+          int32_t *v_x1174_d = v_x1174->data.i;
+          const int64_t v_x1174_n = v_x1174->len;
+          RT_PARALLEL_FOR_IF(t1060 > 1)
+          for (int64_t t1063 = 0; t1063 < t1060; t1063++) {
+            int32_t t1063p0;
+            int32_t t1063p1;
+            t1063p0 = t1061[t1063];
+            t1063p1 = t1062[t1063];
+            const int64_t t1063_end = (t1063 + 1) * RT_CHUNK < t1059 ? (t1063 + 1) * RT_CHUNK : t1059;
+            for (int64_t t1064 = t1063 * RT_CHUNK; t1064 < t1063_end; t1064++) {
+              const int32_t t1065 = (int32_t)t1064;
+              v_x1170_d[t1064] = t1063p0;
+              v_x1174_d[t1064] = t1063p1;
+              int32_t t1063y0;
+              int32_t t1063y1;
+              int t1097 = 0; /* nonzero: a check below failed */
+              int t1098 = (uint64_t)(int64_t)t1065 < (uint64_t)v_x1140_n;
+              int32_t t1096 = t1098 ? v_x1140_d[t1065] : 0;
+              t1097 |= !t1098;
+              uint8_t t1100 = rt_le_i(t1096, 1);
+              int32_t t1102 = rt_btoi_b(t1100);
+              uint8_t t1104 = rt_not_b(t1100);
+              int32_t t1106 = rt_btoi_b(t1104);
+              if (__builtin_expect(t1097 != 0, 0)) { /* again, recording the error */
+                int32_t t1107;
+                if ((uint64_t)(int64_t)t1065 < (uint64_t)v_x1140_n) {
+                  t1107 = v_x1140_d[t1065];
                 } else {
-                  NESSIE_RECORD(err, t1088, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1251_n, 0.0);
-                  t1131 = 0;
+                  NESSIE_RECORD(err, t1064, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1065, v_x1140_n, 0.0);
+                  t1107 = 0;
                 }
-                uint8_t t1133 = rt_le_i(t1131, 1);
-                int32_t t1135 = rt_btoi_b(t1133);
-                uint8_t t1137 = rt_not_b(t1133);
-                int32_t t1139 = rt_btoi_b(t1137);
+                uint8_t t1109 = rt_le_i(t1107, 1);
+                int32_t t1111 = rt_btoi_b(t1109);
+                uint8_t t1113 = rt_not_b(t1109);
+                int32_t t1115 = rt_btoi_b(t1113);
               }
-              t1087y0 = t1126;
-              t1087y1 = t1130;
-              int32_t t1141 = rt_add_i(t1087p0, t1087y0);
-              int32_t t1143 = rt_add_i(t1087p1, t1087y1);
-              t1087p0 = t1141;
-              t1087p1 = t1143;
+              t1063y0 = t1102;
+              t1063y1 = t1106;
+              int32_t t1117 = rt_add_i(t1063p0, t1063y0);
+              int32_t t1119 = rt_add_i(t1063p1, t1063y1);
+              t1063p0 = t1117;
+              t1063p1 = t1119;
             }
           }
-          rt_free(t1085);
-          rt_free(t1086);
+          rt_free(t1061);
+          rt_free(t1062);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1264 = v_x1264;
-  *out_v_x1271 = v_x1271;
-  *out_v_x1277 = v_x1277;
-  *out_v_x1281 = v_x1281;
-  *out_v_x1285 = v_x1285;
-  rt_release(v_x1263);
-  rt_release(v_x1265);
+  *out_v_x1142 = v_x1142;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1160 = v_x1160;
+  *out_v_x1166 = v_x1166;
+  *out_v_x1170 = v_x1170;
+  *out_v_x1174 = v_x1174;
+  rt_release(v_x1152);
+  rt_release(v_x1154);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-  rt_release(v_x1264);
-  rt_release(v_x1265);
-  rt_release(v_x1281);
-  rt_release(v_x1285);
+  rt_release(v_x1142);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1154);
+  rt_release(v_x1170);
+  rt_release(v_x1174);
 }
 
-/* K23: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K23_A {
+/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1251_d; int64_t v_x1251_n;
-  int32_t v_x1256;
-  uint8_t *v_x1253_d; int64_t v_x1253_n;
-  int32_t *v_x1262_d; int64_t v_x1262_n;
-  uint8_t *v_x1263_d; int64_t v_x1263_n;
-  int32_t *v_x1264_d; int64_t v_x1264_n;
-  uint8_t *v_x1265_d; int64_t v_x1265_n;
-  int32_t v_x1271;
-  int32_t v_x1277;
-  int32_t *v_x1281_d; int64_t v_x1281_n;
-  int32_t *v_x1285_d; int64_t v_x1285_n;
+  int32_t *v_x1140_d; int64_t v_x1140_n;
+  int32_t v_x1145;
+  uint8_t *v_x1142_d; int64_t v_x1142_n;
+  int32_t *v_x1151_d; int64_t v_x1151_n;
+  uint8_t *v_x1152_d; int64_t v_x1152_n;
+  int32_t *v_x1153_d; int64_t v_x1153_n;
+  uint8_t *v_x1154_d; int64_t v_x1154_n;
+  int32_t v_x1160;
+  int32_t v_x1166;
+  int32_t *v_x1170_d; int64_t v_x1170_n;
+  int32_t *v_x1174_d; int64_t v_x1174_n;
 };
-struct alignas(8) K23_0_V {
+struct alignas(8) K21_0_V {
   uint8_t v0;
 };
-struct K23_0_pull {
-  K23_A A;
-  __device__ K23_0_V operator()(int64_t i) const {
+struct K21_0_pull {
+  K21_A A;
+  __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1145 = 0; /* nonzero: a check below failed */
-    int t1146 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1144 = t1146 ? A.v_x1251_d[ix] : 0;
-    t1145 |= !t1146;
-    uint8_t t1148 = rt_le_i(t1144, 1);
-    if (__builtin_expect(t1145 != 0, 0)) { /* again, recording the error */
-      int32_t t1149;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1149 = A.v_x1251_d[ix];
+    int t1121 = 0; /* nonzero: a check below failed */
+    int t1122 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n;
+    int32_t t1120 = t1122 ? A.v_x1140_d[ix] : 0;
+    t1121 |= !t1122;
+    uint8_t t1124 = rt_le_i(t1120, 1);
+    if (__builtin_expect(t1121 != 0, 0)) { /* again, recording the error */
+      int32_t t1125;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n) {
+        t1125 = A.v_x1140_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1149 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1140_n, 0.0);
+        t1125 = 0;
       }
-      uint8_t t1151 = rt_le_i(t1149, 1);
+      uint8_t t1127 = rt_le_i(t1125, 1);
     }
-    return K23_0_V{t1148};
+    return K21_0_V{t1124};
   }
 };
-struct K23_0_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1253_d[i] = v.v0;
+struct K21_0_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_0_V &v) const {
+    A.v_x1142_d[i] = v.v0;
   }
 };
-struct alignas(8) K23_1_V {
+struct alignas(8) K21_1_V {
   int32_t v0;
   uint8_t v1;
 };
-struct K23_1_pull {
-  K23_A A;
-  __device__ K23_1_V operator()(int64_t i) const {
+struct K21_1_pull {
+  K21_A A;
+  __device__ K21_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1153 = 0; /* nonzero: a check below failed */
-    int t1154 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1152 = t1154 ? A.v_x1251_d[ix] : 0;
-    t1153 |= !t1154;
-    uint8_t t1156 = rt_le_i(t1152, 1);
-    if (__builtin_expect(t1153 != 0, 0)) { /* again, recording the error */
-      int32_t t1157;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1157 = A.v_x1251_d[ix];
+    int t1129 = 0; /* nonzero: a check below failed */
+    int t1130 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n;
+    int32_t t1128 = t1130 ? A.v_x1140_d[ix] : 0;
+    t1129 |= !t1130;
+    uint8_t t1132 = rt_le_i(t1128, 1);
+    if (__builtin_expect(t1129 != 0, 0)) { /* again, recording the error */
+      int32_t t1133;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n) {
+        t1133 = A.v_x1140_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1157 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1140_n, 0.0);
+        t1133 = 0;
       }
-      uint8_t t1159 = rt_le_i(t1157, 1);
+      uint8_t t1135 = rt_le_i(t1133, 1);
     }
-    return K23_1_V{ix, t1156};
+    return K21_1_V{ix, t1132};
   }
 };
-struct K23_1_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1262_d[i] = v.v0;
-    A.v_x1263_d[i] = v.v1;
+struct K21_1_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_1_V &v) const {
+    A.v_x1151_d[i] = v.v0;
+    A.v_x1152_d[i] = v.v1;
   }
 };
-struct K23_1_pred {
-  K23_A A;
-  __device__ bool operator()(int64_t i, const K23_1_V &v) const {
+struct K21_1_pred {
+  K21_A A;
+  __device__ bool operator()(int64_t i, const K21_1_V &v) const {
     return (bool)v.v1;
   }
 };
-struct K23_1_other {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1264_d[i] = v.v0;
-    A.v_x1265_d[i] = v.v1;
+struct K21_1_other {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_1_V &v) const {
+    A.v_x1153_d[i] = v.v0;
+    A.v_x1154_d[i] = v.v1;
   }
 };
-struct alignas(8) K23_2_V {
+struct alignas(8) K21_2_V {
   int32_t v0;
   int32_t v1;
 };
-struct K23_2_pull {
-  K23_A A;
-  __device__ K23_2_V operator()(int64_t i) const {
+struct K21_2_pull {
+  K21_A A;
+  __device__ K21_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1137 = 0; /* nonzero: a check below failed */
+    int t1138 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n;
+    int32_t t1136 = t1138 ? A.v_x1140_d[ix] : 0;
+    t1137 |= !t1138;
+    uint8_t t1140 = rt_le_i(t1136, 1);
+    int32_t t1142 = rt_btoi_b(t1140);
+    uint8_t t1144 = rt_not_b(t1140);
+    int32_t t1146 = rt_btoi_b(t1144);
+    if (__builtin_expect(t1137 != 0, 0)) { /* again, recording the error */
+      int32_t t1147;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n) {
+        t1147 = A.v_x1140_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1140_n, 0.0);
+        t1147 = 0;
+      }
+      uint8_t t1149 = rt_le_i(t1147, 1);
+      int32_t t1151 = rt_btoi_b(t1149);
+      uint8_t t1153 = rt_not_b(t1149);
+      int32_t t1155 = rt_btoi_b(t1153);
+    }
+    return K21_2_V{t1142, t1146};
+  }
+};
+struct K21_2_op {
+  K21_A A;
+  __device__ K21_2_V operator()(const K21_2_V &a, const K21_2_V &b) const {
+    int32_t t1157 = rt_add_i(a.v0, b.v0);
+    int32_t t1159 = rt_add_i(a.v1, b.v1);
+    return K21_2_V{t1157, t1159};
+  }
+};
+struct alignas(8) K21_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K21_3_pull {
+  K21_A A;
+  __device__ K21_3_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t1161 = 0; /* nonzero: a check below failed */
-    int t1162 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1160 = t1162 ? A.v_x1251_d[ix] : 0;
+    int t1162 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n;
+    int32_t t1160 = t1162 ? A.v_x1140_d[ix] : 0;
     t1161 |= !t1162;
     uint8_t t1164 = rt_le_i(t1160, 1);
     int32_t t1166 = rt_btoi_b(t1164);
@@ -5312,10 +5116,10 @@ struct K23_2_pull {
     int32_t t1170 = rt_btoi_b(t1168);
     if (__builtin_expect(t1161 != 0, 0)) { /* again, recording the error */
       int32_t t1171;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1171 = A.v_x1251_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1140_n) {
+        t1171 = A.v_x1140_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1140_n, 0.0);
         t1171 = 0;
       }
       uint8_t t1173 = rt_le_i(t1171, 1);
@@ -5323,710 +5127,669 @@ struct K23_2_pull {
       uint8_t t1177 = rt_not_b(t1173);
       int32_t t1179 = rt_btoi_b(t1177);
     }
-    return K23_2_V{t1166, t1170};
+    return K21_3_V{t1166, t1170};
   }
 };
-struct K23_2_op {
-  K23_A A;
-  __device__ K23_2_V operator()(const K23_2_V &a, const K23_2_V &b) const {
+struct K21_3_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_3_V &v) const {
+    A.v_x1170_d[i] = v.v0;
+    A.v_x1174_d[i] = v.v1;
+  }
+};
+struct K21_3_op {
+  K21_A A;
+  __device__ K21_3_V operator()(const K21_3_V &a, const K21_3_V &b) const {
     int32_t t1181 = rt_add_i(a.v0, b.v0);
     int32_t t1183 = rt_add_i(a.v1, b.v1);
-    return K23_2_V{t1181, t1183};
+    return K21_3_V{t1181, t1183};
   }
 };
-struct alignas(8) K23_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K23_3_pull {
-  K23_A A;
-  __device__ K23_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1185 = 0; /* nonzero: a check below failed */
-    int t1186 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n;
-    int32_t t1184 = t1186 ? A.v_x1251_d[ix] : 0;
-    t1185 |= !t1186;
-    uint8_t t1188 = rt_le_i(t1184, 1);
-    int32_t t1190 = rt_btoi_b(t1188);
-    uint8_t t1192 = rt_not_b(t1188);
-    int32_t t1194 = rt_btoi_b(t1192);
-    if (__builtin_expect(t1185 != 0, 0)) { /* again, recording the error */
-      int32_t t1195;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1251_n) {
-        t1195 = A.v_x1251_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1251_n, 0.0);
-        t1195 = 0;
-      }
-      uint8_t t1197 = rt_le_i(t1195, 1);
-      int32_t t1199 = rt_btoi_b(t1197);
-      uint8_t t1201 = rt_not_b(t1197);
-      int32_t t1203 = rt_btoi_b(t1201);
-    }
-    return K23_3_V{t1190, t1194};
-  }
-};
-struct K23_3_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_3_V &v) const {
-    A.v_x1281_d[i] = v.v0;
-    A.v_x1285_d[i] = v.v1;
-  }
-};
-struct K23_3_op {
-  K23_A A;
-  __device__ K23_3_V operator()(const K23_3_V &a, const K23_3_V &b) const {
-    int32_t t1205 = rt_add_i(a.v0, b.v0);
-    int32_t t1207 = rt_add_i(a.v1, b.v1);
-    return K23_3_V{t1205, t1207};
-  }
-};
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, int32_t v_x1145, RtValue **out_v_x1142, RtValue **out_v_x1151, RtValue **out_v_x1153, int32_t *out_v_x1160, int32_t *out_v_x1166, RtValue **out_v_x1170, RtValue **out_v_x1174) {
   (void)loc;
   (void)err;
-  K23_A A;
+  K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1251_d = v_x1251->data.i;
-  A.v_x1251_n = v_x1251->len;
-  A.v_x1256 = v_x1256;
-  RtValue *v_x1253 = NULL;
-  RtValue *v_x1262 = NULL;
-  RtValue *v_x1263 = NULL;
-  RtValue *v_x1264 = NULL;
-  RtValue *v_x1265 = NULL;
-  int32_t v_x1271 = 0;
-  int32_t v_x1277 = 0;
-  RtValue *v_x1281 = NULL;
-  RtValue *v_x1285 = NULL;
+  A.v_x1140_d = v_x1140->data.i;
+  A.v_x1140_n = v_x1140->len;
+  A.v_x1145 = v_x1145;
+  RtValue *v_x1142 = NULL;
+  RtValue *v_x1151 = NULL;
+  RtValue *v_x1152 = NULL;
+  RtValue *v_x1153 = NULL;
+  RtValue *v_x1154 = NULL;
+  int32_t v_x1160 = 0;
+  int32_t v_x1166 = 0;
+  RtValue *v_x1170 = NULL;
+  RtValue *v_x1174 = NULL;
   /* MAP */
   {
-    const int64_t t1208 = v_x1256;
-    if (t1208 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1208, 0.0, run};
+    const int64_t t1184 = v_x1145;
+    if (t1184 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1184, 0.0, run};
       goto fail;
     }
-    v_x1253 = rtg_vec_new(RT_BOOL, t1208);
-    A.v_x1253_d = v_x1253->data.b;
-    A.v_x1253_n = v_x1253->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1208);
+    v_x1142 = rtg_vec_new(RT_BOOL, t1184);
+    A.v_x1142_d = v_x1142->data.b;
+    A.v_x1142_n = v_x1142->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1184);
   }
   /* PARTITION */
-  int64_t *t1209, t1210; /* the slot of its count, its size */
+  int64_t *t1185, t1186; /* the slot of its count, its size */
   {
-    const int64_t t1211 = v_x1256;
-    if (t1211 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1211, 0.0, run};
+    const int64_t t1187 = v_x1145;
+    if (t1187 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1187, 0.0, run};
       goto fail;
     }
-    v_x1262 = rtg_vec_new(RT_INT, t1211);
-    A.v_x1262_d = v_x1262->data.i;
-    A.v_x1262_n = v_x1262->len;
-    v_x1263 = rtg_vec_new(RT_BOOL, t1211);
-    A.v_x1263_d = v_x1263->data.b;
-    A.v_x1263_n = v_x1263->len;
-    v_x1264 = rtg_vec_new(RT_INT, t1211);
-    A.v_x1264_d = v_x1264->data.i;
-    A.v_x1264_n = v_x1264->len;
-    v_x1265 = rtg_vec_new(RT_BOOL, t1211);
-    A.v_x1265_d = v_x1265->data.b;
-    A.v_x1265_n = v_x1265->len;
-    t1210 = t1211;
-    t1209 = rtg::partition_launch<K23_1_V>("K23", loc, K23_1_pull{A}, K23_1_pred{A}, t1211, K23_1_store{A}, K23_1_other{A}, true);
+    v_x1151 = rtg_vec_new(RT_INT, t1187);
+    A.v_x1151_d = v_x1151->data.i;
+    A.v_x1151_n = v_x1151->len;
+    v_x1152 = rtg_vec_new(RT_BOOL, t1187);
+    A.v_x1152_d = v_x1152->data.b;
+    A.v_x1152_n = v_x1152->len;
+    v_x1153 = rtg_vec_new(RT_INT, t1187);
+    A.v_x1153_d = v_x1153->data.i;
+    A.v_x1153_n = v_x1153->len;
+    v_x1154 = rtg_vec_new(RT_BOOL, t1187);
+    A.v_x1154_d = v_x1154->data.b;
+    A.v_x1154_n = v_x1154->len;
+    t1186 = t1187;
+    t1185 = rtg::partition_launch<K21_1_V>("K21", loc, K21_1_pull{A}, K21_1_pred{A}, t1187, K21_1_store{A}, K21_1_other{A}, true);
   }
   {
-    const int64_t t1212 = rtg::filter_count(t1209);
-    v_x1262 = rtg_vec_fit(v_x1262, t1212);
-    A.v_x1262_d = v_x1262->data.i;
-    A.v_x1262_n = v_x1262->len;
-    v_x1263 = rtg_vec_fit(v_x1263, t1212);
-    A.v_x1263_d = v_x1263->data.b;
-    A.v_x1263_n = v_x1263->len;
-    v_x1264 = rtg_vec_fit(v_x1264, t1210 - t1212);
-    A.v_x1264_d = v_x1264->data.i;
-    A.v_x1264_n = v_x1264->len;
-    v_x1265 = rtg_vec_fit(v_x1265, t1210 - t1212);
-    A.v_x1265_d = v_x1265->data.b;
-    A.v_x1265_n = v_x1265->len;
+    const int64_t t1188 = rtg::filter_count(t1185);
+    v_x1151 = rtg_vec_fit(v_x1151, t1188);
+    A.v_x1151_d = v_x1151->data.i;
+    A.v_x1151_n = v_x1151->len;
+    v_x1152 = rtg_vec_fit(v_x1152, t1188);
+    A.v_x1152_d = v_x1152->data.b;
+    A.v_x1152_n = v_x1152->len;
+    v_x1153 = rtg_vec_fit(v_x1153, t1186 - t1188);
+    A.v_x1153_d = v_x1153->data.i;
+    A.v_x1153_n = v_x1153->len;
+    v_x1154 = rtg_vec_fit(v_x1154, t1186 - t1188);
+    A.v_x1154_d = v_x1154->data.b;
+    A.v_x1154_n = v_x1154->len;
   }
   /* REDUCE */
   {
-    const int64_t t1213 = v_x1256;
-    if (t1213 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1213, 0.0, run};
+    const int64_t t1189 = v_x1145;
+    if (t1189 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1189, 0.0, run};
       goto fail;
     }
-    const K23_2_V t1214 = rtg::reduce_commutative("K23", loc, K23_2_pull{A}, K23_2_op{A}, K23_2_V{0, 0}, t1213);
-    v_x1271 = t1214.v0;
-    A.v_x1271 = v_x1271;
-    v_x1277 = t1214.v1;
-    A.v_x1277 = v_x1277;
+    const K21_2_V t1190 = rtg::reduce_commutative("K21", loc, K21_2_pull{A}, K21_2_op{A}, K21_2_V{0, 0}, t1189);
+    v_x1160 = t1190.v0;
+    A.v_x1160 = v_x1160;
+    v_x1166 = t1190.v1;
+    A.v_x1166 = v_x1166;
   }
   /* SCAN */
   {
-    const int64_t t1215 = v_x1256;
-    if (t1215 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1215, 0.0, run};
+    const int64_t t1191 = v_x1145;
+    if (t1191 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1191, 0.0, run};
       goto fail;
     }
-    v_x1281 = rtg_vec_new(RT_INT, t1215);
-    A.v_x1281_d = v_x1281->data.i;
-    A.v_x1281_n = v_x1281->len;
-    v_x1285 = rtg_vec_new(RT_INT, t1215);
-    A.v_x1285_d = v_x1285->data.i;
-    A.v_x1285_n = v_x1285->len;
-    rtg::scan<true>("K23", loc, K23_3_pull{A}, K23_3_op{A}, K23_3_V{0, 0}, t1215, K23_3_store{A});
+    v_x1170 = rtg_vec_new(RT_INT, t1191);
+    A.v_x1170_d = v_x1170->data.i;
+    A.v_x1170_n = v_x1170->len;
+    v_x1174 = rtg_vec_new(RT_INT, t1191);
+    A.v_x1174_d = v_x1174->data.i;
+    A.v_x1174_n = v_x1174->len;
+    rtg::scan<true>("K21", loc, K21_3_pull{A}, K21_3_op{A}, K21_3_V{0, 0}, t1191, K21_3_store{A});
   }
-  *out_v_x1253 = v_x1253;
-  *out_v_x1262 = v_x1262;
-  *out_v_x1264 = v_x1264;
-  *out_v_x1271 = v_x1271;
-  *out_v_x1277 = v_x1277;
-  *out_v_x1281 = v_x1281;
-  *out_v_x1285 = v_x1285;
-  rt_release(v_x1263);
-  rt_release(v_x1265);
+  *out_v_x1142 = v_x1142;
+  *out_v_x1151 = v_x1151;
+  *out_v_x1153 = v_x1153;
+  *out_v_x1160 = v_x1160;
+  *out_v_x1166 = v_x1166;
+  *out_v_x1170 = v_x1170;
+  *out_v_x1174 = v_x1174;
+  rt_release(v_x1152);
+  rt_release(v_x1154);
   return;
 fail:
-  rt_release(v_x1253);
-  rt_release(v_x1262);
-  rt_release(v_x1263);
-  rt_release(v_x1264);
-  rt_release(v_x1265);
-  rt_release(v_x1281);
-  rt_release(v_x1285);
+  rt_release(v_x1142);
+  rt_release(v_x1151);
+  rt_release(v_x1152);
+  rt_release(v_x1153);
+  rt_release(v_x1154);
+  rt_release(v_x1170);
+  rt_release(v_x1174);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1251, int32_t v_x1256, RtValue **out_v_x1253, RtValue **out_v_x1262, RtValue **out_v_x1264, int32_t *out_v_x1271, int32_t *out_v_x1277, RtValue **out_v_x1281, RtValue **out_v_x1285) {
-  RtValue *vals[] = {v_x1251};
-  const int64_t sizes[] = {(int64_t)v_x1256, (int64_t)v_x1256, (int64_t)v_x1256, (int64_t)v_x1256};
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1140, int32_t v_x1145, RtValue **out_v_x1142, RtValue **out_v_x1151, RtValue **out_v_x1153, int32_t *out_v_x1160, int32_t *out_v_x1166, RtValue **out_v_x1170, RtValue **out_v_x1174) {
+  RtValue *vals[] = {v_x1140};
+  const int64_t sizes[] = {(int64_t)v_x1145, (int64_t)v_x1145, (int64_t)v_x1145, (int64_t)v_x1145};
   if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K23_host(err, loc, run, v_x1251, v_x1256, out_v_x1253, out_v_x1262, out_v_x1264, out_v_x1271, out_v_x1277, out_v_x1281, out_v_x1285);
+    K21_host(err, loc, run, v_x1140, v_x1145, out_v_x1142, out_v_x1151, out_v_x1153, out_v_x1160, out_v_x1166, out_v_x1170, out_v_x1174);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1251, v_x1256, out_v_x1253, out_v_x1262, out_v_x1264, out_v_x1271, out_v_x1277, out_v_x1281, out_v_x1285);
+    K21_gpu(err, loc, run, v_x1140, v_x1145, out_v_x1142, out_v_x1151, out_v_x1153, out_v_x1160, out_v_x1166, out_v_x1170, out_v_x1174);
   }
 }
 
-/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316) {
+/* K22: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1175, RtValue *v_x1176, RtValue *v_x1179, int32_t v_x1184, RtValue **out_v_x1181, RtValue **out_v_x1186, int32_t *out_v_x1197, int32_t *out_v_x1198, int32_t *out_v_x1199, RtValue **out_v_x1201, RtValue **out_v_x1205) {
   (void)loc;
   (void)run;
-  int32_t *v_x1286_d = v_x1286->data.i;
-  const int64_t v_x1286_n = v_x1286->len;
-  int32_t *v_x1287_d = v_x1287->data.i;
-  const int64_t v_x1287_n = v_x1287->len;
-  int32_t *v_x1290_d = v_x1290->data.i;
-  const int64_t v_x1290_n = v_x1290->len;
-  int32_t v_x1307 = 0;
-  int32_t v_x1308 = 0;
-  int32_t v_x1309 = 0;
-  int32_t v_x1310 = 0;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1297 = NULL;
-  RtValue *v_x1312 = NULL;
-  RtValue *v_x1316 = NULL;
+  int32_t *v_x1175_d = v_x1175->data.i;
+  const int64_t v_x1175_n = v_x1175->len;
+  int32_t *v_x1176_d = v_x1176->data.i;
+  const int64_t v_x1176_n = v_x1176->len;
+  int32_t *v_x1179_d = v_x1179->data.i;
+  const int64_t v_x1179_n = v_x1179->len;
+  int32_t v_x1196 = 0;
+  int32_t v_x1197 = 0;
+  int32_t v_x1198 = 0;
+  int32_t v_x1199 = 0;
+  RtValue *v_x1181 = NULL;
+  RtValue *v_x1186 = NULL;
+  RtValue *v_x1201 = NULL;
+  RtValue *v_x1205 = NULL;
   /* REDUCE */
   {
-    const int64_t t1216 = v_x1295;
-    if (t1216 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1216, 0.0);
+    const int64_t t1192 = v_x1184;
+    if (t1192 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1192, 0.0);
       goto fail;
     }
-    const int64_t t1217 = t1216 > 0 ? (t1216 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t1218 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    int32_t *t1219 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    int32_t *t1220 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    int32_t *t1221 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1217);
-    RT_PARALLEL_FOR_IF(t1217 > 1)
-    for (int64_t t1222 = 0; t1222 < t1217; t1222++) {
-      int32_t t1222a0;
-      int32_t t1222a1;
-      int32_t t1222a2;
-      int32_t t1222a3;
-      t1222a0 = 2147483647;
-      t1222a1 = 0;
-      t1222a2 = 1;
-      t1222a3 = 1;
-      const int64_t t1222_end = (t1222 + 1) * RT_CHUNK < t1216 ? (t1222 + 1) * RT_CHUNK : t1216;
-      for (int64_t t1223 = t1222 * RT_CHUNK; t1223 < t1222_end; t1223++) {
-        const int32_t t1224 = (int32_t)t1223;
-        int32_t t1222x0;
-        int32_t t1222x1;
-        int32_t t1222x2;
-        int32_t t1222x3;
-        int t1226 = 0; /* nonzero: a check below failed */
-        int t1227 = (uint64_t)(int64_t)t1224 < (uint64_t)v_x1286_n;
-        int32_t t1225 = t1227 ? v_x1286_d[t1224] : 0;
-        t1226 |= !t1227;
-        int t1229 = (uint64_t)(int64_t)t1225 < (uint64_t)v_x1290_n;
-        int32_t t1228 = t1229 ? v_x1290_d[t1225] : 0;
-        t1226 |= !t1229;
-        int t1231 = (uint64_t)(int64_t)t1225 < (uint64_t)v_x1287_n;
-        int32_t t1230 = t1231 ? v_x1287_d[t1225] : 0;
-        t1226 |= !t1231;
-        int32_t t1233 = rt_add_i(t1228, t1230);
-        uint8_t t1235 = rt_le_i(t1228, t1233);
-        int32_t t1236;
-        if (t1235) {
-          t1236 = 2147483647;
+    const int64_t t1193 = t1192 > 0 ? (t1192 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t1194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1193);
+    int32_t *t1195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1193);
+    int32_t *t1196 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1193);
+    int32_t *t1197 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1193);
+    RT_PARALLEL_FOR_IF(t1193 > 1)
+    for (int64_t t1198 = 0; t1198 < t1193; t1198++) {
+      int32_t t1198a0;
+      int32_t t1198a1;
+      int32_t t1198a2;
+      int32_t t1198a3;
+      t1198a0 = 2147483647;
+      t1198a1 = 0;
+      t1198a2 = 1;
+      t1198a3 = 1;
+      const int64_t t1198_end = (t1198 + 1) * RT_CHUNK < t1192 ? (t1198 + 1) * RT_CHUNK : t1192;
+      for (int64_t t1199 = t1198 * RT_CHUNK; t1199 < t1198_end; t1199++) {
+        const int32_t t1200 = (int32_t)t1199;
+        int32_t t1198x0;
+        int32_t t1198x1;
+        int32_t t1198x2;
+        int32_t t1198x3;
+        int t1202 = 0; /* nonzero: a check below failed */
+        int t1203 = (uint64_t)(int64_t)t1200 < (uint64_t)v_x1175_n;
+        int32_t t1201 = t1203 ? v_x1175_d[t1200] : 0;
+        t1202 |= !t1203;
+        int t1205 = (uint64_t)(int64_t)t1201 < (uint64_t)v_x1179_n;
+        int32_t t1204 = t1205 ? v_x1179_d[t1201] : 0;
+        t1202 |= !t1205;
+        int t1207 = (uint64_t)(int64_t)t1201 < (uint64_t)v_x1176_n;
+        int32_t t1206 = t1207 ? v_x1176_d[t1201] : 0;
+        t1202 |= !t1207;
+        int32_t t1209 = rt_add_i(t1204, t1206);
+        uint8_t t1211 = rt_le_i(t1204, t1209);
+        int32_t t1212;
+        if (t1211) {
+          t1212 = 2147483647;
         } else {
-          t1236 = t1224;
+          t1212 = t1200;
         }
-        if (__builtin_expect(t1226 != 0, 0)) { /* again, recording the error */
-          int32_t t1237;
-          if ((uint64_t)(int64_t)t1224 < (uint64_t)v_x1286_n) {
-            t1237 = v_x1286_d[t1224];
+        if (__builtin_expect(t1202 != 0, 0)) { /* again, recording the error */
+          int32_t t1213;
+          if ((uint64_t)(int64_t)t1200 < (uint64_t)v_x1175_n) {
+            t1213 = v_x1175_d[t1200];
           } else {
-            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1224, v_x1286_n, 0.0);
-            t1237 = 0;
+            NESSIE_RECORD(err, t1199, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1200, v_x1175_n, 0.0);
+            t1213 = 0;
           }
-          int32_t t1238;
-          if ((uint64_t)(int64_t)t1237 < (uint64_t)v_x1290_n) {
-            t1238 = v_x1290_d[t1237];
+          int32_t t1214;
+          if ((uint64_t)(int64_t)t1213 < (uint64_t)v_x1179_n) {
+            t1214 = v_x1179_d[t1213];
           } else {
-            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1237, v_x1290_n, 0.0);
-            t1238 = 0;
+            NESSIE_RECORD(err, t1199, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1213, v_x1179_n, 0.0);
+            t1214 = 0;
           }
-          int32_t t1239;
-          if ((uint64_t)(int64_t)t1237 < (uint64_t)v_x1287_n) {
-            t1239 = v_x1287_d[t1237];
+          int32_t t1215;
+          if ((uint64_t)(int64_t)t1213 < (uint64_t)v_x1176_n) {
+            t1215 = v_x1176_d[t1213];
           } else {
-            NESSIE_RECORD(err, t1223, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1237, v_x1287_n, 0.0);
-            t1239 = 0;
+            NESSIE_RECORD(err, t1199, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1213, v_x1176_n, 0.0);
+            t1215 = 0;
           }
-          int32_t t1241 = rt_add_i(t1238, t1239);
-          uint8_t t1243 = rt_le_i(t1238, t1241);
-          int32_t t1244;
-          if (t1243) {
-            t1244 = 2147483647;
+          int32_t t1217 = rt_add_i(t1214, t1215);
+          uint8_t t1219 = rt_le_i(t1214, t1217);
+          int32_t t1220;
+          if (t1219) {
+            t1220 = 2147483647;
           } else {
-            t1244 = t1224;
+            t1220 = t1200;
           }
         }
-        t1222x0 = t1236;
-        t1222x1 = t1228;
-        t1222x2 = t1233;
-        t1222x3 = 1;
-        uint8_t t1246 = rt_le_i(t1222a0, t1222x0);
-        int32_t t1247;
-        if (t1246) {
-          t1247 = t1222a0;
+        t1198x0 = t1212;
+        t1198x1 = t1204;
+        t1198x2 = t1209;
+        t1198x3 = 1;
+        uint8_t t1222 = rt_le_i(t1198a0, t1198x0);
+        int32_t t1223;
+        if (t1222) {
+          t1223 = t1198a0;
         } else {
-          t1247 = t1222x0;
+          t1223 = t1198x0;
         }
-        int32_t t1248;
-        if (t1246) {
-          t1248 = t1222a1;
+        int32_t t1224;
+        if (t1222) {
+          t1224 = t1198a1;
         } else {
-          t1248 = t1222x1;
+          t1224 = t1198x1;
         }
-        int32_t t1249;
-        if (t1246) {
-          t1249 = t1222a2;
+        int32_t t1225;
+        if (t1222) {
+          t1225 = t1198a2;
         } else {
-          t1249 = t1222x2;
+          t1225 = t1198x2;
         }
-        int32_t t1250;
-        if (t1246) {
-          t1250 = t1222a3;
+        int32_t t1226;
+        if (t1222) {
+          t1226 = t1198a3;
         } else {
-          t1250 = t1222x3;
+          t1226 = t1198x3;
         }
-        t1222a0 = t1247;
-        t1222a1 = t1248;
-        t1222a2 = t1249;
-        t1222a3 = t1250;
+        t1198a0 = t1223;
+        t1198a1 = t1224;
+        t1198a2 = t1225;
+        t1198a3 = t1226;
       }
-      t1218[t1222] = t1222a0;
-      t1219[t1222] = t1222a1;
-      t1220[t1222] = t1222a2;
-      t1221[t1222] = t1222a3;
+      t1194[t1198] = t1198a0;
+      t1195[t1198] = t1198a1;
+      t1196[t1198] = t1198a2;
+      t1197[t1198] = t1198a3;
     }
-    int32_t t1222t0;
-    int32_t t1222t1;
-    int32_t t1222t2;
-    int32_t t1222t3;
-    t1222t0 = 2147483647;
-    t1222t1 = 0;
-    t1222t2 = 1;
-    t1222t3 = 1;
-    for (int64_t t1222 = 0; t1222 < t1217; t1222++) {
-      const int32_t t1251 = t1218[t1222];
-      const int32_t t1252 = t1219[t1222];
-      const int32_t t1253 = t1220[t1222];
-      const int32_t t1254 = t1221[t1222];
-      uint8_t t1256 = rt_le_i(t1222t0, t1251);
-      int32_t t1257;
-      if (t1256) {
-        t1257 = t1222t0;
+    int32_t t1198t0;
+    int32_t t1198t1;
+    int32_t t1198t2;
+    int32_t t1198t3;
+    t1198t0 = 2147483647;
+    t1198t1 = 0;
+    t1198t2 = 1;
+    t1198t3 = 1;
+    for (int64_t t1198 = 0; t1198 < t1193; t1198++) {
+      const int32_t t1227 = t1194[t1198];
+      const int32_t t1228 = t1195[t1198];
+      const int32_t t1229 = t1196[t1198];
+      const int32_t t1230 = t1197[t1198];
+      uint8_t t1232 = rt_le_i(t1198t0, t1227);
+      int32_t t1233;
+      if (t1232) {
+        t1233 = t1198t0;
       } else {
-        t1257 = t1251;
+        t1233 = t1227;
       }
-      int32_t t1258;
-      if (t1256) {
-        t1258 = t1222t1;
+      int32_t t1234;
+      if (t1232) {
+        t1234 = t1198t1;
       } else {
-        t1258 = t1252;
+        t1234 = t1228;
       }
-      int32_t t1259;
-      if (t1256) {
-        t1259 = t1222t2;
+      int32_t t1235;
+      if (t1232) {
+        t1235 = t1198t2;
       } else {
-        t1259 = t1253;
+        t1235 = t1229;
       }
-      int32_t t1260;
-      if (t1256) {
-        t1260 = t1222t3;
+      int32_t t1236;
+      if (t1232) {
+        t1236 = t1198t3;
       } else {
-        t1260 = t1254;
+        t1236 = t1230;
       }
-      t1222t0 = t1257;
-      t1222t1 = t1258;
-      t1222t2 = t1259;
-      t1222t3 = t1260;
+      t1198t0 = t1233;
+      t1198t1 = t1234;
+      t1198t2 = t1235;
+      t1198t3 = t1236;
     }
-    v_x1307 = t1222t0;
-    rt_free(t1218);
-    v_x1308 = t1222t1;
-    rt_free(t1219);
-    v_x1309 = t1222t2;
-    rt_free(t1220);
-    v_x1310 = t1222t3;
-    rt_free(t1221);
+    v_x1196 = t1198t0;
+    rt_free(t1194);
+    v_x1197 = t1198t1;
+    rt_free(t1195);
+    v_x1198 = t1198t2;
+    rt_free(t1196);
+    v_x1199 = t1198t3;
+    rt_free(t1197);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
     /* MAP */
     {
-      const int64_t t1261 = v_x1295;
-      if (t1261 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1261, 0.0);
+      const int64_t t1237 = v_x1184;
+      if (t1237 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1237, 0.0);
         goto fail;
       }
-      v_x1292 = rt_value_new(rt_vec_type(RT_INT), t1261);
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      v_x1297 = rt_value_new(rt_vec_type(RT_INT), t1261);
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      v_x1312 = rt_value_new(rt_vec_type(RT_INT), t1261);
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
-      RT_PARALLEL_FOR_IF(t1261 >= RT_PARALLEL_MIN)
-      for (int64_t t1262 = 0; t1262 < t1261; t1262++) {
-        const int32_t t1263 = (int32_t)t1262;
-        int t1265 = 0; /* nonzero: a check below failed */
-        int t1266 = (uint64_t)(int64_t)t1263 < (uint64_t)v_x1286_n;
-        int32_t t1264 = t1266 ? v_x1286_d[t1263] : 0;
-        t1265 |= !t1266;
-        int t1268 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1290_n;
-        int32_t t1267 = t1268 ? v_x1290_d[t1264] : 0;
-        t1265 |= !t1268;
-        int t1270 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1287_n;
-        int32_t t1269 = t1270 ? v_x1287_d[t1264] : 0;
-        t1265 |= !t1270;
-        int32_t t1272 = rt_add_i(t1267, t1269);
-        int32_t t1274 = rt_sub_i(t1272, t1267);
-        if (__builtin_expect(t1265 != 0, 0)) { /* again, recording the error */
-          int32_t t1275;
-          if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1286_n) {
-            t1275 = v_x1286_d[t1263];
+      v_x1181 = rt_value_new(rt_vec_type(RT_INT), t1237);
+      int32_t *v_x1181_d = v_x1181->data.i;
+      const int64_t v_x1181_n = v_x1181->len;
+      v_x1186 = rt_value_new(rt_vec_type(RT_INT), t1237);
+      int32_t *v_x1186_d = v_x1186->data.i;
+      const int64_t v_x1186_n = v_x1186->len;
+      v_x1201 = rt_value_new(rt_vec_type(RT_INT), t1237);
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
+      RT_PARALLEL_FOR_IF(t1237 >= RT_PARALLEL_MIN)
+      for (int64_t t1238 = 0; t1238 < t1237; t1238++) {
+        const int32_t t1239 = (int32_t)t1238;
+        int t1241 = 0; /* nonzero: a check below failed */
+        int t1242 = (uint64_t)(int64_t)t1239 < (uint64_t)v_x1175_n;
+        int32_t t1240 = t1242 ? v_x1175_d[t1239] : 0;
+        t1241 |= !t1242;
+        int t1244 = (uint64_t)(int64_t)t1240 < (uint64_t)v_x1179_n;
+        int32_t t1243 = t1244 ? v_x1179_d[t1240] : 0;
+        t1241 |= !t1244;
+        int t1246 = (uint64_t)(int64_t)t1240 < (uint64_t)v_x1176_n;
+        int32_t t1245 = t1246 ? v_x1176_d[t1240] : 0;
+        t1241 |= !t1246;
+        int32_t t1248 = rt_add_i(t1243, t1245);
+        int32_t t1250 = rt_sub_i(t1248, t1243);
+        if (__builtin_expect(t1241 != 0, 0)) { /* again, recording the error */
+          int32_t t1251;
+          if ((uint64_t)(int64_t)t1239 < (uint64_t)v_x1175_n) {
+            t1251 = v_x1175_d[t1239];
           } else {
-            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1286_n, 0.0);
-            t1275 = 0;
+            NESSIE_RECORD(err, t1238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1239, v_x1175_n, 0.0);
+            t1251 = 0;
           }
-          int32_t t1276;
-          if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1290_n) {
-            t1276 = v_x1290_d[t1275];
+          int32_t t1252;
+          if ((uint64_t)(int64_t)t1251 < (uint64_t)v_x1179_n) {
+            t1252 = v_x1179_d[t1251];
           } else {
-            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1290_n, 0.0);
-            t1276 = 0;
+            NESSIE_RECORD(err, t1238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1251, v_x1179_n, 0.0);
+            t1252 = 0;
           }
-          int32_t t1277;
-          if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1287_n) {
-            t1277 = v_x1287_d[t1275];
+          int32_t t1253;
+          if ((uint64_t)(int64_t)t1251 < (uint64_t)v_x1176_n) {
+            t1253 = v_x1176_d[t1251];
           } else {
-            NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1287_n, 0.0);
-            t1277 = 0;
+            NESSIE_RECORD(err, t1238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1251, v_x1176_n, 0.0);
+            t1253 = 0;
           }
-          int32_t t1279 = rt_add_i(t1276, t1277);
-          int32_t t1281 = rt_sub_i(t1279, t1276);
+          int32_t t1255 = rt_add_i(t1252, t1253);
+          int32_t t1257 = rt_sub_i(t1255, t1252);
         }
-        v_x1292_d[t1262] = t1267;
-        v_x1297_d[t1262] = 1;
-        v_x1312_d[t1262] = t1274;
+        v_x1181_d[t1238] = t1243;
+        v_x1186_d[t1238] = 1;
+        v_x1201_d[t1238] = t1250;
       }
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1292_d = v_x1292->data.i;
-      const int64_t v_x1292_n = v_x1292->len;
-      int32_t *v_x1297_d = v_x1297->data.i;
-      const int64_t v_x1297_n = v_x1297->len;
-      int32_t *v_x1312_d = v_x1312->data.i;
-      const int64_t v_x1312_n = v_x1312->len;
+      int32_t *v_x1181_d = v_x1181->data.i;
+      const int64_t v_x1181_n = v_x1181->len;
+      int32_t *v_x1186_d = v_x1186->data.i;
+      const int64_t v_x1186_n = v_x1186->len;
+      int32_t *v_x1201_d = v_x1201->data.i;
+      const int64_t v_x1201_n = v_x1201->len;
       /* SCAN */
       {
-        const int64_t t1282 = v_x1295;
-        if (t1282 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1282, 0.0);
+        const int64_t t1258 = v_x1184;
+        if (t1258 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1258, 0.0);
           goto fail;
         }
-        const int64_t t1283 = t1282 > 0 ? (t1282 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t1284 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1283);
-        RT_PARALLEL_FOR_IF(t1283 > 1)
-        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
-          int32_t t1285a0;
-          t1285a0 = 0;
-          const int64_t t1285_end = (t1285 + 1) * RT_CHUNK < t1282 ? (t1285 + 1) * RT_CHUNK : t1282;
-          for (int64_t t1286 = t1285 * RT_CHUNK; t1286 < t1285_end; t1286++) {
-            const int32_t t1287 = (int32_t)t1286;
-            int32_t t1285x0;
-            int t1289 = 0; /* nonzero: a check below failed */
-            int t1290 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n;
-            int32_t t1288 = t1290 ? v_x1286_d[t1287] : 0;
-            t1289 |= !t1290;
-            int t1292 = (uint64_t)(int64_t)t1288 < (uint64_t)v_x1290_n;
-            int32_t t1291 = t1292 ? v_x1290_d[t1288] : 0;
-            t1289 |= !t1292;
-            int t1294 = (uint64_t)(int64_t)t1288 < (uint64_t)v_x1287_n;
-            int32_t t1293 = t1294 ? v_x1287_d[t1288] : 0;
-            t1289 |= !t1294;
-            int32_t t1296 = rt_add_i(t1291, t1293);
-            int32_t t1298 = rt_sub_i(t1296, t1291);
-            if (__builtin_expect(t1289 != 0, 0)) { /* again, recording the error */
-              int32_t t1299;
-              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n) {
-                t1299 = v_x1286_d[t1287];
+        const int64_t t1259 = t1258 > 0 ? (t1258 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t1260 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1259);
+        RT_PARALLEL_FOR_IF(t1259 > 1)
+        for (int64_t t1261 = 0; t1261 < t1259; t1261++) {
+          int32_t t1261a0;
+          t1261a0 = 0;
+          const int64_t t1261_end = (t1261 + 1) * RT_CHUNK < t1258 ? (t1261 + 1) * RT_CHUNK : t1258;
+          for (int64_t t1262 = t1261 * RT_CHUNK; t1262 < t1261_end; t1262++) {
+            const int32_t t1263 = (int32_t)t1262;
+            int32_t t1261x0;
+            int t1265 = 0; /* nonzero: a check below failed */
+            int t1266 = (uint64_t)(int64_t)t1263 < (uint64_t)v_x1175_n;
+            int32_t t1264 = t1266 ? v_x1175_d[t1263] : 0;
+            t1265 |= !t1266;
+            int t1268 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1179_n;
+            int32_t t1267 = t1268 ? v_x1179_d[t1264] : 0;
+            t1265 |= !t1268;
+            int t1270 = (uint64_t)(int64_t)t1264 < (uint64_t)v_x1176_n;
+            int32_t t1269 = t1270 ? v_x1176_d[t1264] : 0;
+            t1265 |= !t1270;
+            int32_t t1272 = rt_add_i(t1267, t1269);
+            int32_t t1274 = rt_sub_i(t1272, t1267);
+            if (__builtin_expect(t1265 != 0, 0)) { /* again, recording the error */
+              int32_t t1275;
+              if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1175_n) {
+                t1275 = v_x1175_d[t1263];
               } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1286_n, 0.0);
+                NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1175_n, 0.0);
+                t1275 = 0;
+              }
+              int32_t t1276;
+              if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1179_n) {
+                t1276 = v_x1179_d[t1275];
+              } else {
+                NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1179_n, 0.0);
+                t1276 = 0;
+              }
+              int32_t t1277;
+              if ((uint64_t)(int64_t)t1275 < (uint64_t)v_x1176_n) {
+                t1277 = v_x1176_d[t1275];
+              } else {
+                NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1275, v_x1176_n, 0.0);
+                t1277 = 0;
+              }
+              int32_t t1279 = rt_add_i(t1276, t1277);
+              int32_t t1281 = rt_sub_i(t1279, t1276);
+            }
+            t1261x0 = t1274;
+            int32_t t1283 = rt_add_i(t1261a0, t1261x0);
+            t1261a0 = t1283;
+          }
+          t1260[t1261] = t1261a0;
+        }
+        int32_t t1261t0;
+        t1261t0 = 0;
+        for (int64_t t1261 = 0; t1261 < t1259; t1261++) {
+          const int32_t t1284 = t1260[t1261];
+          t1260[t1261] = t1261t0;
+          int32_t t1286 = rt_add_i(t1261t0, t1284);
+          t1261t0 = t1286;
+        }
+        v_x1205 = rt_value_new(rt_vec_type(RT_INT), t1258);
+        int32_t *v_x1205_d = v_x1205->data.i;
+        const int64_t v_x1205_n = v_x1205->len;
+        RT_PARALLEL_FOR_IF(t1259 > 1)
+        for (int64_t t1261 = 0; t1261 < t1259; t1261++) {
+          int32_t t1261p0;
+          t1261p0 = t1260[t1261];
+          const int64_t t1261_end = (t1261 + 1) * RT_CHUNK < t1258 ? (t1261 + 1) * RT_CHUNK : t1258;
+          for (int64_t t1262 = t1261 * RT_CHUNK; t1262 < t1261_end; t1262++) {
+            const int32_t t1263 = (int32_t)t1262;
+            v_x1205_d[t1262] = t1261p0;
+            int32_t t1261y0;
+            int t1288 = 0; /* nonzero: a check below failed */
+            int t1289 = (uint64_t)(int64_t)t1263 < (uint64_t)v_x1175_n;
+            int32_t t1287 = t1289 ? v_x1175_d[t1263] : 0;
+            t1288 |= !t1289;
+            int t1291 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1179_n;
+            int32_t t1290 = t1291 ? v_x1179_d[t1287] : 0;
+            t1288 |= !t1291;
+            int t1293 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1176_n;
+            int32_t t1292 = t1293 ? v_x1176_d[t1287] : 0;
+            t1288 |= !t1293;
+            int32_t t1295 = rt_add_i(t1290, t1292);
+            int32_t t1297 = rt_sub_i(t1295, t1290);
+            if (__builtin_expect(t1288 != 0, 0)) { /* again, recording the error */
+              int32_t t1298;
+              if ((uint64_t)(int64_t)t1263 < (uint64_t)v_x1175_n) {
+                t1298 = v_x1175_d[t1263];
+              } else {
+                NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1263, v_x1175_n, 0.0);
+                t1298 = 0;
+              }
+              int32_t t1299;
+              if ((uint64_t)(int64_t)t1298 < (uint64_t)v_x1179_n) {
+                t1299 = v_x1179_d[t1298];
+              } else {
+                NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1298, v_x1179_n, 0.0);
                 t1299 = 0;
               }
               int32_t t1300;
-              if ((uint64_t)(int64_t)t1299 < (uint64_t)v_x1290_n) {
-                t1300 = v_x1290_d[t1299];
+              if ((uint64_t)(int64_t)t1298 < (uint64_t)v_x1176_n) {
+                t1300 = v_x1176_d[t1298];
               } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1299, v_x1290_n, 0.0);
+                NESSIE_RECORD(err, t1262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1298, v_x1176_n, 0.0);
                 t1300 = 0;
               }
-              int32_t t1301;
-              if ((uint64_t)(int64_t)t1299 < (uint64_t)v_x1287_n) {
-                t1301 = v_x1287_d[t1299];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1299, v_x1287_n, 0.0);
-                t1301 = 0;
-              }
-              int32_t t1303 = rt_add_i(t1300, t1301);
-              int32_t t1305 = rt_sub_i(t1303, t1300);
+              int32_t t1302 = rt_add_i(t1299, t1300);
+              int32_t t1304 = rt_sub_i(t1302, t1299);
             }
-            t1285x0 = t1298;
-            int32_t t1307 = rt_add_i(t1285a0, t1285x0);
-            t1285a0 = t1307;
-          }
-          t1284[t1285] = t1285a0;
-        }
-        int32_t t1285t0;
-        t1285t0 = 0;
-        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
-          const int32_t t1308 = t1284[t1285];
-          t1284[t1285] = t1285t0;
-          int32_t t1310 = rt_add_i(t1285t0, t1308);
-          t1285t0 = t1310;
-        }
-        v_x1316 = rt_value_new(rt_vec_type(RT_INT), t1282);
-        int32_t *v_x1316_d = v_x1316->data.i;
-        const int64_t v_x1316_n = v_x1316->len;
-        RT_PARALLEL_FOR_IF(t1283 > 1)
-        for (int64_t t1285 = 0; t1285 < t1283; t1285++) {
-          int32_t t1285p0;
-          t1285p0 = t1284[t1285];
-          const int64_t t1285_end = (t1285 + 1) * RT_CHUNK < t1282 ? (t1285 + 1) * RT_CHUNK : t1282;
-          for (int64_t t1286 = t1285 * RT_CHUNK; t1286 < t1285_end; t1286++) {
-            const int32_t t1287 = (int32_t)t1286;
-            v_x1316_d[t1286] = t1285p0;
-            int32_t t1285y0;
-            int t1312 = 0; /* nonzero: a check below failed */
-            int t1313 = (uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n;
-            int32_t t1311 = t1313 ? v_x1286_d[t1287] : 0;
-            t1312 |= !t1313;
-            int t1315 = (uint64_t)(int64_t)t1311 < (uint64_t)v_x1290_n;
-            int32_t t1314 = t1315 ? v_x1290_d[t1311] : 0;
-            t1312 |= !t1315;
-            int t1317 = (uint64_t)(int64_t)t1311 < (uint64_t)v_x1287_n;
-            int32_t t1316 = t1317 ? v_x1287_d[t1311] : 0;
-            t1312 |= !t1317;
-            int32_t t1319 = rt_add_i(t1314, t1316);
-            int32_t t1321 = rt_sub_i(t1319, t1314);
-            if (__builtin_expect(t1312 != 0, 0)) { /* again, recording the error */
-              int32_t t1322;
-              if ((uint64_t)(int64_t)t1287 < (uint64_t)v_x1286_n) {
-                t1322 = v_x1286_d[t1287];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1287, v_x1286_n, 0.0);
-                t1322 = 0;
-              }
-              int32_t t1323;
-              if ((uint64_t)(int64_t)t1322 < (uint64_t)v_x1290_n) {
-                t1323 = v_x1290_d[t1322];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1322, v_x1290_n, 0.0);
-                t1323 = 0;
-              }
-              int32_t t1324;
-              if ((uint64_t)(int64_t)t1322 < (uint64_t)v_x1287_n) {
-                t1324 = v_x1287_d[t1322];
-              } else {
-                NESSIE_RECORD(err, t1286, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1322, v_x1287_n, 0.0);
-                t1324 = 0;
-              }
-              int32_t t1326 = rt_add_i(t1323, t1324);
-              int32_t t1328 = rt_sub_i(t1326, t1323);
-            }
-            t1285y0 = t1321;
-            int32_t t1330 = rt_add_i(t1285p0, t1285y0);
-            t1285p0 = t1330;
+            t1261y0 = t1297;
+            int32_t t1306 = rt_add_i(t1261p0, t1261y0);
+            t1261p0 = t1306;
           }
         }
-        rt_free(t1284);
+        rt_free(t1260);
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1292 = v_x1292;
-  *out_v_x1297 = v_x1297;
-  *out_v_x1308 = v_x1308;
-  *out_v_x1309 = v_x1309;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1312 = v_x1312;
-  *out_v_x1316 = v_x1316;
+  *out_v_x1181 = v_x1181;
+  *out_v_x1186 = v_x1186;
+  *out_v_x1197 = v_x1197;
+  *out_v_x1198 = v_x1198;
+  *out_v_x1199 = v_x1199;
+  *out_v_x1201 = v_x1201;
+  *out_v_x1205 = v_x1205;
   return;
 fail:
-  rt_release(v_x1292);
-  rt_release(v_x1297);
-  rt_release(v_x1312);
-  rt_release(v_x1316);
+  rt_release(v_x1181);
+  rt_release(v_x1186);
+  rt_release(v_x1201);
+  rt_release(v_x1205);
 }
 
-/* K24: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K24_A {
+/* K22: REDUCE, MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1286_d; int64_t v_x1286_n;
-  int32_t *v_x1287_d; int64_t v_x1287_n;
-  int32_t *v_x1290_d; int64_t v_x1290_n;
-  int32_t v_x1295;
-  int32_t v_x1307;
-  int32_t v_x1308;
-  int32_t v_x1309;
-  int32_t v_x1310;
-  int32_t *v_x1292_d; int64_t v_x1292_n;
-  int32_t *v_x1297_d; int64_t v_x1297_n;
-  int32_t *v_x1312_d; int64_t v_x1312_n;
-  int32_t *v_x1316_d; int64_t v_x1316_n;
+  int32_t *v_x1175_d; int64_t v_x1175_n;
+  int32_t *v_x1176_d; int64_t v_x1176_n;
+  int32_t *v_x1179_d; int64_t v_x1179_n;
+  int32_t v_x1184;
+  int32_t v_x1196;
+  int32_t v_x1197;
+  int32_t v_x1198;
+  int32_t v_x1199;
+  int32_t *v_x1181_d; int64_t v_x1181_n;
+  int32_t *v_x1186_d; int64_t v_x1186_n;
+  int32_t *v_x1201_d; int64_t v_x1201_n;
+  int32_t *v_x1205_d; int64_t v_x1205_n;
 };
-struct alignas(8) K24_0_V {
+struct alignas(8) K22_0_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
   int32_t v3;
 };
-struct K24_0_pull {
-  K24_A A;
-  __device__ K24_0_V operator()(int64_t i) const {
+struct K22_0_pull {
+  K22_A A;
+  __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1332 = 0; /* nonzero: a check below failed */
-    int t1333 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
-    int32_t t1331 = t1333 ? A.v_x1286_d[ix] : 0;
-    t1332 |= !t1333;
-    int t1335 = (uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1290_n;
-    int32_t t1334 = t1335 ? A.v_x1290_d[t1331] : 0;
-    t1332 |= !t1335;
-    int t1337 = (uint64_t)(int64_t)t1331 < (uint64_t)A.v_x1287_n;
-    int32_t t1336 = t1337 ? A.v_x1287_d[t1331] : 0;
-    t1332 |= !t1337;
-    int32_t t1339 = rt_add_i(t1334, t1336);
-    uint8_t t1341 = rt_le_i(t1334, t1339);
-    int32_t t1342;
-    if (t1341) {
-      t1342 = 2147483647;
+    int t1308 = 0; /* nonzero: a check below failed */
+    int t1309 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1175_n;
+    int32_t t1307 = t1309 ? A.v_x1175_d[ix] : 0;
+    t1308 |= !t1309;
+    int t1311 = (uint64_t)(int64_t)t1307 < (uint64_t)A.v_x1179_n;
+    int32_t t1310 = t1311 ? A.v_x1179_d[t1307] : 0;
+    t1308 |= !t1311;
+    int t1313 = (uint64_t)(int64_t)t1307 < (uint64_t)A.v_x1176_n;
+    int32_t t1312 = t1313 ? A.v_x1176_d[t1307] : 0;
+    t1308 |= !t1313;
+    int32_t t1315 = rt_add_i(t1310, t1312);
+    uint8_t t1317 = rt_le_i(t1310, t1315);
+    int32_t t1318;
+    if (t1317) {
+      t1318 = 2147483647;
     } else {
-      t1342 = ix;
+      t1318 = ix;
     }
-    if (__builtin_expect(t1332 != 0, 0)) { /* again, recording the error */
-      int32_t t1343;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
-        t1343 = A.v_x1286_d[ix];
+    if (__builtin_expect(t1308 != 0, 0)) { /* again, recording the error */
+      int32_t t1319;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1175_n) {
+        t1319 = A.v_x1175_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
-        t1343 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1175_n, 0.0);
+        t1319 = 0;
       }
-      int32_t t1344;
-      if ((uint64_t)(int64_t)t1343 < (uint64_t)A.v_x1290_n) {
-        t1344 = A.v_x1290_d[t1343];
+      int32_t t1320;
+      if ((uint64_t)(int64_t)t1319 < (uint64_t)A.v_x1179_n) {
+        t1320 = A.v_x1179_d[t1319];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1343, A.v_x1290_n, 0.0);
-        t1344 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1319, A.v_x1179_n, 0.0);
+        t1320 = 0;
       }
-      int32_t t1345;
-      if ((uint64_t)(int64_t)t1343 < (uint64_t)A.v_x1287_n) {
-        t1345 = A.v_x1287_d[t1343];
+      int32_t t1321;
+      if ((uint64_t)(int64_t)t1319 < (uint64_t)A.v_x1176_n) {
+        t1321 = A.v_x1176_d[t1319];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1343, A.v_x1287_n, 0.0);
-        t1345 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1319, A.v_x1176_n, 0.0);
+        t1321 = 0;
       }
-      int32_t t1347 = rt_add_i(t1344, t1345);
-      uint8_t t1349 = rt_le_i(t1344, t1347);
-      int32_t t1350;
-      if (t1349) {
-        t1350 = 2147483647;
+      int32_t t1323 = rt_add_i(t1320, t1321);
+      uint8_t t1325 = rt_le_i(t1320, t1323);
+      int32_t t1326;
+      if (t1325) {
+        t1326 = 2147483647;
       } else {
-        t1350 = ix;
+        t1326 = ix;
       }
     }
-    return K24_0_V{t1342, t1334, t1339, 1};
+    return K22_0_V{t1318, t1310, t1315, 1};
   }
 };
-struct K24_0_op {
-  K24_A A;
-  __device__ K24_0_V operator()(const K24_0_V &a, const K24_0_V &b) const {
-    uint8_t t1352 = rt_le_i(a.v0, b.v0);
-    int32_t t1353;
-    if (t1352) {
-      t1353 = a.v0;
+struct K22_0_op {
+  K22_A A;
+  __device__ K22_0_V operator()(const K22_0_V &a, const K22_0_V &b) const {
+    uint8_t t1328 = rt_le_i(a.v0, b.v0);
+    int32_t t1329;
+    if (t1328) {
+      t1329 = a.v0;
     } else {
-      t1353 = b.v0;
+      t1329 = b.v0;
     }
-    int32_t t1354;
-    if (t1352) {
-      t1354 = a.v1;
+    int32_t t1330;
+    if (t1328) {
+      t1330 = a.v1;
     } else {
-      t1354 = b.v1;
+      t1330 = b.v1;
     }
-    int32_t t1355;
-    if (t1352) {
-      t1355 = a.v2;
+    int32_t t1331;
+    if (t1328) {
+      t1331 = a.v2;
     } else {
-      t1355 = b.v2;
+      t1331 = b.v2;
     }
-    int32_t t1356;
-    if (t1352) {
-      t1356 = a.v3;
+    int32_t t1332;
+    if (t1328) {
+      t1332 = a.v3;
     } else {
-      t1356 = b.v3;
+      t1332 = b.v3;
     }
-    return K24_0_V{t1353, t1354, t1355, t1356};
+    return K22_0_V{t1329, t1330, t1331, t1332};
   }
 };
-struct K24_0_check {
+struct K22_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K24_0_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K22_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(2 /* range */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 2, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)v.v3, run);
       return false;
@@ -6034,634 +5797,634 @@ struct K24_0_check {
     return true;
   }
 };
-struct alignas(8) K24_1_V {
+struct alignas(8) K22_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K24_1_pull {
-  K24_A A;
-  __device__ K24_1_V operator()(int64_t i) const {
+struct K22_1_pull {
+  K22_A A;
+  __device__ K22_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1358 = 0; /* nonzero: a check below failed */
-    int t1359 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
-    int32_t t1357 = t1359 ? A.v_x1286_d[ix] : 0;
-    t1358 |= !t1359;
-    int t1361 = (uint64_t)(int64_t)t1357 < (uint64_t)A.v_x1290_n;
-    int32_t t1360 = t1361 ? A.v_x1290_d[t1357] : 0;
-    t1358 |= !t1361;
-    int t1363 = (uint64_t)(int64_t)t1357 < (uint64_t)A.v_x1287_n;
-    int32_t t1362 = t1363 ? A.v_x1287_d[t1357] : 0;
-    t1358 |= !t1363;
-    int32_t t1365 = rt_add_i(t1360, t1362);
-    int32_t t1367 = rt_sub_i(t1365, t1360);
-    if (__builtin_expect(t1358 != 0, 0)) { /* again, recording the error */
-      int32_t t1368;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
-        t1368 = A.v_x1286_d[ix];
+    int t1334 = 0; /* nonzero: a check below failed */
+    int t1335 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1175_n;
+    int32_t t1333 = t1335 ? A.v_x1175_d[ix] : 0;
+    t1334 |= !t1335;
+    int t1337 = (uint64_t)(int64_t)t1333 < (uint64_t)A.v_x1179_n;
+    int32_t t1336 = t1337 ? A.v_x1179_d[t1333] : 0;
+    t1334 |= !t1337;
+    int t1339 = (uint64_t)(int64_t)t1333 < (uint64_t)A.v_x1176_n;
+    int32_t t1338 = t1339 ? A.v_x1176_d[t1333] : 0;
+    t1334 |= !t1339;
+    int32_t t1341 = rt_add_i(t1336, t1338);
+    int32_t t1343 = rt_sub_i(t1341, t1336);
+    if (__builtin_expect(t1334 != 0, 0)) { /* again, recording the error */
+      int32_t t1344;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1175_n) {
+        t1344 = A.v_x1175_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
-        t1368 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1175_n, 0.0);
+        t1344 = 0;
       }
-      int32_t t1369;
-      if ((uint64_t)(int64_t)t1368 < (uint64_t)A.v_x1290_n) {
-        t1369 = A.v_x1290_d[t1368];
+      int32_t t1345;
+      if ((uint64_t)(int64_t)t1344 < (uint64_t)A.v_x1179_n) {
+        t1345 = A.v_x1179_d[t1344];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1368, A.v_x1290_n, 0.0);
-        t1369 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1344, A.v_x1179_n, 0.0);
+        t1345 = 0;
       }
-      int32_t t1370;
-      if ((uint64_t)(int64_t)t1368 < (uint64_t)A.v_x1287_n) {
-        t1370 = A.v_x1287_d[t1368];
+      int32_t t1346;
+      if ((uint64_t)(int64_t)t1344 < (uint64_t)A.v_x1176_n) {
+        t1346 = A.v_x1176_d[t1344];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1368, A.v_x1287_n, 0.0);
-        t1370 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1344, A.v_x1176_n, 0.0);
+        t1346 = 0;
       }
-      int32_t t1372 = rt_add_i(t1369, t1370);
-      int32_t t1374 = rt_sub_i(t1372, t1369);
+      int32_t t1348 = rt_add_i(t1345, t1346);
+      int32_t t1350 = rt_sub_i(t1348, t1345);
     }
-    return K24_1_V{t1360, 1, t1367};
+    return K22_1_V{t1336, 1, t1343};
   }
 };
-struct K24_1_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_1_V &v) const {
-    A.v_x1292_d[i] = v.v0;
-    A.v_x1297_d[i] = v.v1;
-    A.v_x1312_d[i] = v.v2;
+struct K22_1_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_1_V &v) const {
+    A.v_x1181_d[i] = v.v0;
+    A.v_x1186_d[i] = v.v1;
+    A.v_x1201_d[i] = v.v2;
   }
 };
-struct alignas(8) K24_2_V {
+struct alignas(8) K22_2_V {
   int32_t v0;
 };
-struct K24_2_pull {
-  K24_A A;
-  __device__ K24_2_V operator()(int64_t i) const {
+struct K22_2_pull {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1376 = 0; /* nonzero: a check below failed */
-    int t1377 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n;
-    int32_t t1375 = t1377 ? A.v_x1286_d[ix] : 0;
-    t1376 |= !t1377;
-    int t1379 = (uint64_t)(int64_t)t1375 < (uint64_t)A.v_x1290_n;
-    int32_t t1378 = t1379 ? A.v_x1290_d[t1375] : 0;
-    t1376 |= !t1379;
-    int t1381 = (uint64_t)(int64_t)t1375 < (uint64_t)A.v_x1287_n;
-    int32_t t1380 = t1381 ? A.v_x1287_d[t1375] : 0;
-    t1376 |= !t1381;
-    int32_t t1383 = rt_add_i(t1378, t1380);
-    int32_t t1385 = rt_sub_i(t1383, t1378);
-    if (__builtin_expect(t1376 != 0, 0)) { /* again, recording the error */
-      int32_t t1386;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1286_n) {
-        t1386 = A.v_x1286_d[ix];
+    int t1352 = 0; /* nonzero: a check below failed */
+    int t1353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1175_n;
+    int32_t t1351 = t1353 ? A.v_x1175_d[ix] : 0;
+    t1352 |= !t1353;
+    int t1355 = (uint64_t)(int64_t)t1351 < (uint64_t)A.v_x1179_n;
+    int32_t t1354 = t1355 ? A.v_x1179_d[t1351] : 0;
+    t1352 |= !t1355;
+    int t1357 = (uint64_t)(int64_t)t1351 < (uint64_t)A.v_x1176_n;
+    int32_t t1356 = t1357 ? A.v_x1176_d[t1351] : 0;
+    t1352 |= !t1357;
+    int32_t t1359 = rt_add_i(t1354, t1356);
+    int32_t t1361 = rt_sub_i(t1359, t1354);
+    if (__builtin_expect(t1352 != 0, 0)) { /* again, recording the error */
+      int32_t t1362;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1175_n) {
+        t1362 = A.v_x1175_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1286_n, 0.0);
-        t1386 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1175_n, 0.0);
+        t1362 = 0;
       }
-      int32_t t1387;
-      if ((uint64_t)(int64_t)t1386 < (uint64_t)A.v_x1290_n) {
-        t1387 = A.v_x1290_d[t1386];
+      int32_t t1363;
+      if ((uint64_t)(int64_t)t1362 < (uint64_t)A.v_x1179_n) {
+        t1363 = A.v_x1179_d[t1362];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1386, A.v_x1290_n, 0.0);
-        t1387 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1362, A.v_x1179_n, 0.0);
+        t1363 = 0;
       }
-      int32_t t1388;
-      if ((uint64_t)(int64_t)t1386 < (uint64_t)A.v_x1287_n) {
-        t1388 = A.v_x1287_d[t1386];
+      int32_t t1364;
+      if ((uint64_t)(int64_t)t1362 < (uint64_t)A.v_x1176_n) {
+        t1364 = A.v_x1176_d[t1362];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1386, A.v_x1287_n, 0.0);
-        t1388 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1362, A.v_x1176_n, 0.0);
+        t1364 = 0;
       }
-      int32_t t1390 = rt_add_i(t1387, t1388);
-      int32_t t1392 = rt_sub_i(t1390, t1387);
+      int32_t t1366 = rt_add_i(t1363, t1364);
+      int32_t t1368 = rt_sub_i(t1366, t1363);
     }
-    return K24_2_V{t1385};
+    return K22_2_V{t1361};
   }
 };
-struct K24_2_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_2_V &v) const {
-    A.v_x1316_d[i] = v.v0;
+struct K22_2_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_2_V &v) const {
+    A.v_x1205_d[i] = v.v0;
   }
 };
-struct K24_2_op {
-  K24_A A;
-  __device__ K24_2_V operator()(const K24_2_V &a, const K24_2_V &b) const {
-    int32_t t1394 = rt_add_i(a.v0, b.v0);
-    return K24_2_V{t1394};
+struct K22_2_op {
+  K22_A A;
+  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
+    int32_t t1370 = rt_add_i(a.v0, b.v0);
+    return K22_2_V{t1370};
   }
 };
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316, int check_site_0) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1175, RtValue *v_x1176, RtValue *v_x1179, int32_t v_x1184, RtValue **out_v_x1181, RtValue **out_v_x1186, int32_t *out_v_x1197, int32_t *out_v_x1198, int32_t *out_v_x1199, RtValue **out_v_x1201, RtValue **out_v_x1205, int check_site_0) {
   (void)loc;
   (void)err;
-  K24_A A;
+  K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1286_d = v_x1286->data.i;
-  A.v_x1286_n = v_x1286->len;
-  A.v_x1287_d = v_x1287->data.i;
-  A.v_x1287_n = v_x1287->len;
-  A.v_x1290_d = v_x1290->data.i;
-  A.v_x1290_n = v_x1290->len;
-  A.v_x1295 = v_x1295;
-  K24_0_V *K24_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x1307 = 0;
-  int32_t v_x1308 = 0;
-  int32_t v_x1309 = 0;
-  int32_t v_x1310 = 0;
-  RtValue *v_x1292 = NULL;
-  RtValue *v_x1297 = NULL;
-  RtValue *v_x1312 = NULL;
-  RtValue *v_x1316 = NULL;
+  A.v_x1175_d = v_x1175->data.i;
+  A.v_x1175_n = v_x1175->len;
+  A.v_x1176_d = v_x1176->data.i;
+  A.v_x1176_n = v_x1176->len;
+  A.v_x1179_d = v_x1179->data.i;
+  A.v_x1179_n = v_x1179->len;
+  A.v_x1184 = v_x1184;
+  K22_0_V *K22_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x1196 = 0;
+  int32_t v_x1197 = 0;
+  int32_t v_x1198 = 0;
+  int32_t v_x1199 = 0;
+  RtValue *v_x1181 = NULL;
+  RtValue *v_x1186 = NULL;
+  RtValue *v_x1201 = NULL;
+  RtValue *v_x1205 = NULL;
   /* REDUCE */
   {
-    const int64_t t1395 = v_x1295;
-    if (t1395 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1395, 0.0, run};
+    const int64_t t1371 = v_x1184;
+    if (t1371 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1371, 0.0, run};
       goto fail;
     }
-    K24_0_V *t1396 = rtg::reduce_to_device("K24", loc, K24_0_pull{A}, K24_0_op{A}, K24_0_V{2147483647, 0, 1, 1}, t1395, false);
-    K24_0_value = t1396;
+    K22_0_V *t1372 = rtg::reduce_to_device("K22", loc, K22_0_pull{A}, K22_0_op{A}, K22_0_V{2147483647, 0, 1, 1}, t1371, false);
+    K22_0_value = t1372;
   }
   /* MAP */
   {
-    const int64_t t1397 = v_x1295;
-    if (t1397 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1397, 0.0, run};
+    const int64_t t1373 = v_x1184;
+    if (t1373 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1373, 0.0, run};
       goto fail;
     }
-    v_x1292 = rtg_vec_new(RT_INT, t1397);
-    A.v_x1292_d = v_x1292->data.i;
-    A.v_x1292_n = v_x1292->len;
-    v_x1297 = rtg_vec_new(RT_INT, t1397);
-    A.v_x1297_d = v_x1297->data.i;
-    A.v_x1297_n = v_x1297->len;
-    v_x1312 = rtg_vec_new(RT_INT, t1397);
-    A.v_x1312_d = v_x1312->data.i;
-    A.v_x1312_n = v_x1312->len;
-    rtg::map("K24", loc, K24_1_pull{A}, K24_1_store{A}, t1397);
+    v_x1181 = rtg_vec_new(RT_INT, t1373);
+    A.v_x1181_d = v_x1181->data.i;
+    A.v_x1181_n = v_x1181->len;
+    v_x1186 = rtg_vec_new(RT_INT, t1373);
+    A.v_x1186_d = v_x1186->data.i;
+    A.v_x1186_n = v_x1186->len;
+    v_x1201 = rtg_vec_new(RT_INT, t1373);
+    A.v_x1201_d = v_x1201->data.i;
+    A.v_x1201_n = v_x1201->len;
+    rtg::map("K22", loc, K22_1_pull{A}, K22_1_store{A}, t1373);
   }
   /* SCAN */
   {
-    const int64_t t1398 = v_x1295;
-    if (t1398 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1398, 0.0, run};
+    const int64_t t1374 = v_x1184;
+    if (t1374 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1374, 0.0, run};
       goto fail;
     }
-    v_x1316 = rtg_vec_new(RT_INT, t1398);
-    A.v_x1316_d = v_x1316->data.i;
-    A.v_x1316_n = v_x1316->len;
-    rtg::scan<true>("K24", loc, K24_2_pull{A}, K24_2_op{A}, K24_2_V{0}, t1398, K24_2_store{A});
+    v_x1205 = rtg_vec_new(RT_INT, t1374);
+    A.v_x1205_d = v_x1205->data.i;
+    A.v_x1205_n = v_x1205->len;
+    rtg::scan<true>("K22", loc, K22_2_pull{A}, K22_2_op{A}, K22_2_V{0}, t1374, K22_2_store{A});
   }
-  if (!rtg::check_result("K24", loc, K24_0_value, K24_0_check{{check_site_0}}, K24_0_V{2147483647, 0, 1, 1}, err, A.run, run))
+  if (!rtg::check_result("K22", loc, K22_0_value, K22_0_check{{check_site_0}}, K22_0_V{2147483647, 0, 1, 1}, err, A.run, run))
     goto fail;
-  K24_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x1292 = v_x1292;
-  *out_v_x1297 = v_x1297;
-  *out_v_x1308 = v_x1308;
-  *out_v_x1309 = v_x1309;
-  *out_v_x1310 = v_x1310;
-  *out_v_x1312 = v_x1312;
-  *out_v_x1316 = v_x1316;
+  K22_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x1181 = v_x1181;
+  *out_v_x1186 = v_x1186;
+  *out_v_x1197 = v_x1197;
+  *out_v_x1198 = v_x1198;
+  *out_v_x1199 = v_x1199;
+  *out_v_x1201 = v_x1201;
+  *out_v_x1205 = v_x1205;
   return;
 fail:
-  rt_release(v_x1292);
-  rt_release(v_x1297);
-  rt_release(v_x1312);
-  rt_release(v_x1316);
-  rtg_free(K24_0_value);
+  rt_release(v_x1181);
+  rt_release(v_x1186);
+  rt_release(v_x1201);
+  rt_release(v_x1205);
+  rtg_free(K22_0_value);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1286, RtValue *v_x1287, RtValue *v_x1290, int32_t v_x1295, RtValue **out_v_x1292, RtValue **out_v_x1297, int32_t *out_v_x1308, int32_t *out_v_x1309, int32_t *out_v_x1310, RtValue **out_v_x1312, RtValue **out_v_x1316, int check_site_0) {
-  RtValue *vals[] = {v_x1286, v_x1287, v_x1290};
-  const int64_t sizes[] = {(int64_t)v_x1295, (int64_t)v_x1295, (int64_t)v_x1295};
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1175, RtValue *v_x1176, RtValue *v_x1179, int32_t v_x1184, RtValue **out_v_x1181, RtValue **out_v_x1186, int32_t *out_v_x1197, int32_t *out_v_x1198, int32_t *out_v_x1199, RtValue **out_v_x1201, RtValue **out_v_x1205, int check_site_0) {
+  RtValue *vals[] = {v_x1175, v_x1176, v_x1179};
+  const int64_t sizes[] = {(int64_t)v_x1184, (int64_t)v_x1184, (int64_t)v_x1184};
   if (rtg_choose_host(vals, 3, sizes, 3)) {
-    K24_host(err, loc, run, v_x1286, v_x1287, v_x1290, v_x1295, out_v_x1292, out_v_x1297, out_v_x1308, out_v_x1309, out_v_x1310, out_v_x1312, out_v_x1316);
+    K22_host(err, loc, run, v_x1175, v_x1176, v_x1179, v_x1184, out_v_x1181, out_v_x1186, out_v_x1197, out_v_x1198, out_v_x1199, out_v_x1201, out_v_x1205);
     if (err->index == INT64_MAX) {
-      K24_0_V t1399;
-      memset(&t1399, 0, sizeof t1399);
-      t1399.v1 = *out_v_x1308;
-      t1399.v2 = *out_v_x1309;
-      t1399.v3 = *out_v_x1310;
-      (void)K24_0_check{{check_site_0}}(t1399, err, run);
+      K22_0_V t1375;
+      memset(&t1375, 0, sizeof t1375);
+      t1375.v1 = *out_v_x1197;
+      t1375.v2 = *out_v_x1198;
+      t1375.v3 = *out_v_x1199;
+      (void)K22_0_check{{check_site_0}}(t1375, err, run);
     }
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_x1286, v_x1287, v_x1290, v_x1295, out_v_x1292, out_v_x1297, out_v_x1308, out_v_x1309, out_v_x1310, out_v_x1312, out_v_x1316, check_site_0);
+    K22_gpu(err, loc, run, v_x1175, v_x1176, v_x1179, v_x1184, out_v_x1181, out_v_x1186, out_v_x1197, out_v_x1198, out_v_x1199, out_v_x1201, out_v_x1205, check_site_0);
   }
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1206, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue *v_x1213) {
   (void)loc;
   (void)run;
-  int32_t *v_x1317_d = v_x1317->data.i;
-  const int64_t v_x1317_n = v_x1317->len;
-  int32_t *v_x1318_d = v_x1318->data.i;
-  const int64_t v_x1318_n = v_x1318->len;
-  int32_t *v_x1319_d = v_x1319->data.i;
-  const int64_t v_x1319_n = v_x1319->len;
-  int32_t *v_x1320_d = v_x1320->data.i;
-  const int64_t v_x1320_n = v_x1320->len;
-  int32_t *v_x1324_d = v_x1324->data.i;
-  const int64_t v_x1324_n = v_x1324->len;
-  RtValue *v_x1326 = NULL;
+  int32_t *v_x1206_d = v_x1206->data.i;
+  const int64_t v_x1206_n = v_x1206->len;
+  int32_t *v_x1207_d = v_x1207->data.i;
+  const int64_t v_x1207_n = v_x1207->len;
+  int32_t *v_x1208_d = v_x1208->data.i;
+  const int64_t v_x1208_n = v_x1208->len;
+  int32_t *v_x1209_d = v_x1209->data.i;
+  const int64_t v_x1209_n = v_x1209->len;
+  int32_t *v_x1213_d = v_x1213->data.i;
+  const int64_t v_x1213_n = v_x1213->len;
+  RtValue *v_x1215 = NULL;
   /* MAP */
   {
-    const int64_t t1400 = v_x1321;
-    if (t1400 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1400, 0.0);
+    const int64_t t1376 = v_x1210;
+    if (t1376 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1376, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t1400 >= RT_PARALLEL_MIN)
-    for (int64_t t1401 = 0; t1401 < t1400; t1401++) {
-      const int32_t t1402 = (int32_t)t1401;
-      int32_t t1403; /* v_x1326: read by nothing */
-      int t1405 = 0; /* nonzero: a check below failed */
-      int t1406 = (uint64_t)(int64_t)t1402 < (uint64_t)v_x1317_n;
-      int32_t t1404 = t1406 ? v_x1317_d[t1402] : 0;
-      t1405 |= !t1406;
-      int t1408 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1320_n;
-      int32_t t1407 = t1408 ? v_x1320_d[t1404] : 0;
-      t1405 |= !t1408;
-      int t1410 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1318_n;
-      int32_t t1409 = t1410 ? v_x1318_d[t1404] : 0;
-      t1405 |= !t1410;
-      int32_t t1412 = rt_sub_i(t1402, t1409);
-      int t1414 = (uint64_t)(int64_t)t1404 < (uint64_t)v_x1319_n;
-      int32_t t1413 = t1414 ? v_x1319_d[t1404] : 0;
-      t1405 |= !t1414;
-      int32_t t1416 = rt_mul_i(t1412, t1413);
-      int32_t t1418 = rt_add_i(t1407, t1416);
-      int t1420 = (uint64_t)(int64_t)t1418 < (uint64_t)v_x1324_n;
-      int32_t t1419 = t1420 ? v_x1324_d[t1418] : 0;
-      t1405 |= !t1420;
-      if (__builtin_expect(t1405 != 0, 0)) { /* again, recording the error */
-        int32_t t1421;
-        if ((uint64_t)(int64_t)t1402 < (uint64_t)v_x1317_n) {
-          t1421 = v_x1317_d[t1402];
+    RT_PARALLEL_FOR_IF(t1376 >= RT_PARALLEL_MIN)
+    for (int64_t t1377 = 0; t1377 < t1376; t1377++) {
+      const int32_t t1378 = (int32_t)t1377;
+      int32_t t1379; /* v_x1215: read by nothing */
+      int t1381 = 0; /* nonzero: a check below failed */
+      int t1382 = (uint64_t)(int64_t)t1378 < (uint64_t)v_x1206_n;
+      int32_t t1380 = t1382 ? v_x1206_d[t1378] : 0;
+      t1381 |= !t1382;
+      int t1384 = (uint64_t)(int64_t)t1380 < (uint64_t)v_x1209_n;
+      int32_t t1383 = t1384 ? v_x1209_d[t1380] : 0;
+      t1381 |= !t1384;
+      int t1386 = (uint64_t)(int64_t)t1380 < (uint64_t)v_x1207_n;
+      int32_t t1385 = t1386 ? v_x1207_d[t1380] : 0;
+      t1381 |= !t1386;
+      int32_t t1388 = rt_sub_i(t1378, t1385);
+      int t1390 = (uint64_t)(int64_t)t1380 < (uint64_t)v_x1208_n;
+      int32_t t1389 = t1390 ? v_x1208_d[t1380] : 0;
+      t1381 |= !t1390;
+      int32_t t1392 = rt_mul_i(t1388, t1389);
+      int32_t t1394 = rt_add_i(t1383, t1392);
+      int t1396 = (uint64_t)(int64_t)t1394 < (uint64_t)v_x1213_n;
+      int32_t t1395 = t1396 ? v_x1213_d[t1394] : 0;
+      t1381 |= !t1396;
+      if (__builtin_expect(t1381 != 0, 0)) { /* again, recording the error */
+        int32_t t1397;
+        if ((uint64_t)(int64_t)t1378 < (uint64_t)v_x1206_n) {
+          t1397 = v_x1206_d[t1378];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1402, v_x1317_n, 0.0);
-          t1421 = 0;
+          NESSIE_RECORD(err, t1377, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1378, v_x1206_n, 0.0);
+          t1397 = 0;
         }
-        int32_t t1422;
-        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1320_n) {
-          t1422 = v_x1320_d[t1421];
+        int32_t t1398;
+        if ((uint64_t)(int64_t)t1397 < (uint64_t)v_x1209_n) {
+          t1398 = v_x1209_d[t1397];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1320_n, 0.0);
-          t1422 = 0;
+          NESSIE_RECORD(err, t1377, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1397, v_x1209_n, 0.0);
+          t1398 = 0;
         }
-        int32_t t1423;
-        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1318_n) {
-          t1423 = v_x1318_d[t1421];
+        int32_t t1399;
+        if ((uint64_t)(int64_t)t1397 < (uint64_t)v_x1207_n) {
+          t1399 = v_x1207_d[t1397];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1318_n, 0.0);
-          t1423 = 0;
+          NESSIE_RECORD(err, t1377, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1397, v_x1207_n, 0.0);
+          t1399 = 0;
         }
-        int32_t t1425 = rt_sub_i(t1402, t1423);
-        int32_t t1426;
-        if ((uint64_t)(int64_t)t1421 < (uint64_t)v_x1319_n) {
-          t1426 = v_x1319_d[t1421];
+        int32_t t1401 = rt_sub_i(t1378, t1399);
+        int32_t t1402;
+        if ((uint64_t)(int64_t)t1397 < (uint64_t)v_x1208_n) {
+          t1402 = v_x1208_d[t1397];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1421, v_x1319_n, 0.0);
-          t1426 = 0;
+          NESSIE_RECORD(err, t1377, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1397, v_x1208_n, 0.0);
+          t1402 = 0;
         }
-        int32_t t1428 = rt_mul_i(t1425, t1426);
-        int32_t t1430 = rt_add_i(t1422, t1428);
-        int32_t t1431;
-        if ((uint64_t)(int64_t)t1430 < (uint64_t)v_x1324_n) {
-          t1431 = v_x1324_d[t1430];
+        int32_t t1404 = rt_mul_i(t1401, t1402);
+        int32_t t1406 = rt_add_i(t1398, t1404);
+        int32_t t1407;
+        if ((uint64_t)(int64_t)t1406 < (uint64_t)v_x1213_n) {
+          t1407 = v_x1213_d[t1406];
         } else {
-          NESSIE_RECORD(err, t1401, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1430, v_x1324_n, 0.0);
-          t1431 = 0;
+          NESSIE_RECORD(err, t1377, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1406, v_x1213_n, 0.0);
+          t1407 = 0;
         }
       }
-      t1403 = t1419;
-      (void)t1403;
+      t1379 = t1395;
+      (void)t1379;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1326);
+  rt_release(v_x1215);
   return;
 fail:
-  rt_release(v_x1326);
+  rt_release(v_x1215);
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K25_A {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K23_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1317_d; int64_t v_x1317_n;
-  int32_t *v_x1318_d; int64_t v_x1318_n;
-  int32_t *v_x1319_d; int64_t v_x1319_n;
-  int32_t *v_x1320_d; int64_t v_x1320_n;
-  int32_t v_x1321;
-  int32_t *v_x1324_d; int64_t v_x1324_n;
-  int32_t *v_x1326_d; int64_t v_x1326_n;
+  int32_t *v_x1206_d; int64_t v_x1206_n;
+  int32_t *v_x1207_d; int64_t v_x1207_n;
+  int32_t *v_x1208_d; int64_t v_x1208_n;
+  int32_t *v_x1209_d; int64_t v_x1209_n;
+  int32_t v_x1210;
+  int32_t *v_x1213_d; int64_t v_x1213_n;
+  int32_t *v_x1215_d; int64_t v_x1215_n;
 };
-struct alignas(8) K25_0_V {
+struct alignas(8) K23_0_V {
   int32_t v0;
 };
-struct K25_0_pull {
-  K25_A A;
-  __device__ K25_0_V operator()(int64_t i) const {
+struct K23_0_pull {
+  K23_A A;
+  __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1433 = 0; /* nonzero: a check below failed */
-    int t1434 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1317_n;
-    int32_t t1432 = t1434 ? A.v_x1317_d[ix] : 0;
-    t1433 |= !t1434;
-    int t1436 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1320_n;
-    int32_t t1435 = t1436 ? A.v_x1320_d[t1432] : 0;
-    t1433 |= !t1436;
-    int t1438 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1318_n;
-    int32_t t1437 = t1438 ? A.v_x1318_d[t1432] : 0;
-    t1433 |= !t1438;
-    int32_t t1440 = rt_sub_i(ix, t1437);
-    int t1442 = (uint64_t)(int64_t)t1432 < (uint64_t)A.v_x1319_n;
-    int32_t t1441 = t1442 ? A.v_x1319_d[t1432] : 0;
-    t1433 |= !t1442;
-    int32_t t1444 = rt_mul_i(t1440, t1441);
-    int32_t t1446 = rt_add_i(t1435, t1444);
-    int t1448 = (uint64_t)(int64_t)t1446 < (uint64_t)A.v_x1324_n;
-    int32_t t1447 = t1448 ? A.v_x1324_d[t1446] : 0;
-    t1433 |= !t1448;
-    if (__builtin_expect(t1433 != 0, 0)) { /* again, recording the error */
-      int32_t t1449;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1317_n) {
-        t1449 = A.v_x1317_d[ix];
+    int t1409 = 0; /* nonzero: a check below failed */
+    int t1410 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1206_n;
+    int32_t t1408 = t1410 ? A.v_x1206_d[ix] : 0;
+    t1409 |= !t1410;
+    int t1412 = (uint64_t)(int64_t)t1408 < (uint64_t)A.v_x1209_n;
+    int32_t t1411 = t1412 ? A.v_x1209_d[t1408] : 0;
+    t1409 |= !t1412;
+    int t1414 = (uint64_t)(int64_t)t1408 < (uint64_t)A.v_x1207_n;
+    int32_t t1413 = t1414 ? A.v_x1207_d[t1408] : 0;
+    t1409 |= !t1414;
+    int32_t t1416 = rt_sub_i(ix, t1413);
+    int t1418 = (uint64_t)(int64_t)t1408 < (uint64_t)A.v_x1208_n;
+    int32_t t1417 = t1418 ? A.v_x1208_d[t1408] : 0;
+    t1409 |= !t1418;
+    int32_t t1420 = rt_mul_i(t1416, t1417);
+    int32_t t1422 = rt_add_i(t1411, t1420);
+    int t1424 = (uint64_t)(int64_t)t1422 < (uint64_t)A.v_x1213_n;
+    int32_t t1423 = t1424 ? A.v_x1213_d[t1422] : 0;
+    t1409 |= !t1424;
+    if (__builtin_expect(t1409 != 0, 0)) { /* again, recording the error */
+      int32_t t1425;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1206_n) {
+        t1425 = A.v_x1206_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1317_n, 0.0);
-        t1449 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1206_n, 0.0);
+        t1425 = 0;
       }
-      int32_t t1450;
-      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1320_n) {
-        t1450 = A.v_x1320_d[t1449];
+      int32_t t1426;
+      if ((uint64_t)(int64_t)t1425 < (uint64_t)A.v_x1209_n) {
+        t1426 = A.v_x1209_d[t1425];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1320_n, 0.0);
-        t1450 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1425, A.v_x1209_n, 0.0);
+        t1426 = 0;
       }
-      int32_t t1451;
-      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1318_n) {
-        t1451 = A.v_x1318_d[t1449];
+      int32_t t1427;
+      if ((uint64_t)(int64_t)t1425 < (uint64_t)A.v_x1207_n) {
+        t1427 = A.v_x1207_d[t1425];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1318_n, 0.0);
-        t1451 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1425, A.v_x1207_n, 0.0);
+        t1427 = 0;
       }
-      int32_t t1453 = rt_sub_i(ix, t1451);
-      int32_t t1454;
-      if ((uint64_t)(int64_t)t1449 < (uint64_t)A.v_x1319_n) {
-        t1454 = A.v_x1319_d[t1449];
+      int32_t t1429 = rt_sub_i(ix, t1427);
+      int32_t t1430;
+      if ((uint64_t)(int64_t)t1425 < (uint64_t)A.v_x1208_n) {
+        t1430 = A.v_x1208_d[t1425];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1449, A.v_x1319_n, 0.0);
-        t1454 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1425, A.v_x1208_n, 0.0);
+        t1430 = 0;
       }
-      int32_t t1456 = rt_mul_i(t1453, t1454);
-      int32_t t1458 = rt_add_i(t1450, t1456);
-      int32_t t1459;
-      if ((uint64_t)(int64_t)t1458 < (uint64_t)A.v_x1324_n) {
-        t1459 = A.v_x1324_d[t1458];
+      int32_t t1432 = rt_mul_i(t1429, t1430);
+      int32_t t1434 = rt_add_i(t1426, t1432);
+      int32_t t1435;
+      if ((uint64_t)(int64_t)t1434 < (uint64_t)A.v_x1213_n) {
+        t1435 = A.v_x1213_d[t1434];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1458, A.v_x1324_n, 0.0);
-        t1459 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1434, A.v_x1213_n, 0.0);
+        t1435 = 0;
       }
     }
-    return K25_0_V{t1447};
+    return K23_0_V{t1423};
   }
 };
-struct K25_0_store {
-  K25_A A;
-  __device__ void operator()(int64_t i, const K25_0_V &v) const {
-    /* v.v0: v_x1326, read by nothing (its checks are the pull's) */
+struct K23_0_store {
+  K23_A A;
+  __device__ void operator()(int64_t i, const K23_0_V &v) const {
+    /* v.v0: v_x1215, read by nothing (its checks are the pull's) */
   }
 };
-static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1206, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue *v_x1213) {
   (void)loc;
   (void)err;
-  K25_A A;
+  K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1317_d = v_x1317->data.i;
-  A.v_x1317_n = v_x1317->len;
-  A.v_x1318_d = v_x1318->data.i;
-  A.v_x1318_n = v_x1318->len;
-  A.v_x1319_d = v_x1319->data.i;
-  A.v_x1319_n = v_x1319->len;
-  A.v_x1320_d = v_x1320->data.i;
-  A.v_x1320_n = v_x1320->len;
-  A.v_x1321 = v_x1321;
-  A.v_x1324_d = v_x1324->data.i;
-  A.v_x1324_n = v_x1324->len;
-  RtValue *v_x1326 = NULL;
+  A.v_x1206_d = v_x1206->data.i;
+  A.v_x1206_n = v_x1206->len;
+  A.v_x1207_d = v_x1207->data.i;
+  A.v_x1207_n = v_x1207->len;
+  A.v_x1208_d = v_x1208->data.i;
+  A.v_x1208_n = v_x1208->len;
+  A.v_x1209_d = v_x1209->data.i;
+  A.v_x1209_n = v_x1209->len;
+  A.v_x1210 = v_x1210;
+  A.v_x1213_d = v_x1213->data.i;
+  A.v_x1213_n = v_x1213->len;
+  RtValue *v_x1215 = NULL;
   /* MAP */
   {
-    const int64_t t1460 = v_x1321;
-    if (t1460 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1460, 0.0, run};
+    const int64_t t1436 = v_x1210;
+    if (t1436 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1436, 0.0, run};
       goto fail;
     }
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1460);
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1436);
   }
-  rt_release(v_x1326);
+  rt_release(v_x1215);
   return;
 fail:
-  rt_release(v_x1326);
+  rt_release(v_x1215);
 }
 
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1317, RtValue *v_x1318, RtValue *v_x1319, RtValue *v_x1320, int32_t v_x1321, RtValue *v_x1324) {
-  RtValue *vals[] = {v_x1317, v_x1318, v_x1319, v_x1320, v_x1324};
-  const int64_t sizes[] = {(int64_t)v_x1321};
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1206, RtValue *v_x1207, RtValue *v_x1208, RtValue *v_x1209, int32_t v_x1210, RtValue *v_x1213) {
+  RtValue *vals[] = {v_x1206, v_x1207, v_x1208, v_x1209, v_x1213};
+  const int64_t sizes[] = {(int64_t)v_x1210};
   if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K25_host(err, loc, run, v_x1317, v_x1318, v_x1319, v_x1320, v_x1321, v_x1324);
+    K23_host(err, loc, run, v_x1206, v_x1207, v_x1208, v_x1209, v_x1210, v_x1213);
     rtg_host_ran();
   } else {
-    K25_gpu(err, loc, run, v_x1317, v_x1318, v_x1319, v_x1320, v_x1321, v_x1324);
+    K23_gpu(err, loc, run, v_x1206, v_x1207, v_x1208, v_x1209, v_x1210, v_x1213);
   }
 }
 
-/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K26_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, int32_t v_x1258, RtValue *v_x1261, RtValue *v_x1262, RtValue *v_x1265, RtValue **out_v_x1267) {
   (void)loc;
   (void)run;
-  int32_t *v_x1368_d = v_x1368->data.i;
-  const int64_t v_x1368_n = v_x1368->len;
-  uint8_t *v_x1372_d = v_x1372->data.b;
-  const int64_t v_x1372_n = v_x1372->len;
-  int32_t *v_x1373_d = v_x1373->data.i;
-  const int64_t v_x1373_n = v_x1373->len;
-  int32_t *v_x1376_d = v_x1376->data.i;
-  const int64_t v_x1376_n = v_x1376->len;
-  RtValue *v_x1378 = NULL;
+  int32_t *v_x1257_d = v_x1257->data.i;
+  const int64_t v_x1257_n = v_x1257->len;
+  uint8_t *v_x1261_d = v_x1261->data.b;
+  const int64_t v_x1261_n = v_x1261->len;
+  int32_t *v_x1262_d = v_x1262->data.i;
+  const int64_t v_x1262_n = v_x1262->len;
+  int32_t *v_x1265_d = v_x1265->data.i;
+  const int64_t v_x1265_n = v_x1265->len;
+  RtValue *v_x1267 = NULL;
   /* MAP */
   {
-    const int64_t t1461 = v_x1372_n;
-    v_x1378 = rt_value_new(rt_vec_type(RT_INT), t1461);
-    int32_t *v_x1378_d = v_x1378->data.i;
-    const int64_t v_x1378_n = v_x1378->len;
-    RT_PARALLEL_FOR_IF(t1461 >= RT_PARALLEL_MIN)
-    for (int64_t t1462 = 0; t1462 < t1461; t1462++) {
-      const int32_t t1463 = (int32_t)t1462;
-      int t1465 = 0; /* nonzero: a check below failed */
-      int t1466 = (uint64_t)(int64_t)t1463 < (uint64_t)v_x1368_n;
-      int32_t t1464 = t1466 ? v_x1368_d[t1463] : 0;
-      t1465 |= !t1466;
-      int32_t t1468 = rt_add_i(t1464, v_x1369);
-      uint8_t t1469 = v_x1372_d[t1463];
-      int t1471 = (uint64_t)(int64_t)t1463 < (uint64_t)v_x1373_n;
-      int32_t t1470 = t1471 ? v_x1373_d[t1463] : 0;
-      t1465 |= !t1471;
-      int32_t t1473 = (t1469 ? t1470 : t1468);
-      int t1475 = (uint64_t)(int64_t)t1473 < (uint64_t)v_x1376_n;
-      int32_t t1474 = t1475 ? v_x1376_d[t1473] : 0;
-      t1465 |= !t1475;
-      if (__builtin_expect(t1465 != 0, 0)) { /* again, recording the error */
-        int32_t t1476;
-        if ((uint64_t)(int64_t)t1463 < (uint64_t)v_x1368_n) {
-          t1476 = v_x1368_d[t1463];
+    const int64_t t1437 = v_x1261_n;
+    v_x1267 = rt_value_new(rt_vec_type(RT_INT), t1437);
+    int32_t *v_x1267_d = v_x1267->data.i;
+    const int64_t v_x1267_n = v_x1267->len;
+    RT_PARALLEL_FOR_IF(t1437 >= RT_PARALLEL_MIN)
+    for (int64_t t1438 = 0; t1438 < t1437; t1438++) {
+      const int32_t t1439 = (int32_t)t1438;
+      int t1441 = 0; /* nonzero: a check below failed */
+      int t1442 = (uint64_t)(int64_t)t1439 < (uint64_t)v_x1257_n;
+      int32_t t1440 = t1442 ? v_x1257_d[t1439] : 0;
+      t1441 |= !t1442;
+      int32_t t1444 = rt_add_i(t1440, v_x1258);
+      uint8_t t1445 = v_x1261_d[t1439];
+      int t1447 = (uint64_t)(int64_t)t1439 < (uint64_t)v_x1262_n;
+      int32_t t1446 = t1447 ? v_x1262_d[t1439] : 0;
+      t1441 |= !t1447;
+      int32_t t1449 = (t1445 ? t1446 : t1444);
+      int t1451 = (uint64_t)(int64_t)t1449 < (uint64_t)v_x1265_n;
+      int32_t t1450 = t1451 ? v_x1265_d[t1449] : 0;
+      t1441 |= !t1451;
+      if (__builtin_expect(t1441 != 0, 0)) { /* again, recording the error */
+        int32_t t1452;
+        if ((uint64_t)(int64_t)t1439 < (uint64_t)v_x1257_n) {
+          t1452 = v_x1257_d[t1439];
         } else {
-          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1463, v_x1368_n, 0.0);
-          t1476 = 0;
+          NESSIE_RECORD(err, t1438, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1439, v_x1257_n, 0.0);
+          t1452 = 0;
         }
-        int32_t t1478 = rt_add_i(t1476, v_x1369);
-        uint8_t t1479 = v_x1372_d[t1463];
-        int32_t t1480;
-        if ((uint64_t)(int64_t)t1463 < (uint64_t)v_x1373_n) {
-          t1480 = v_x1373_d[t1463];
+        int32_t t1454 = rt_add_i(t1452, v_x1258);
+        uint8_t t1455 = v_x1261_d[t1439];
+        int32_t t1456;
+        if ((uint64_t)(int64_t)t1439 < (uint64_t)v_x1262_n) {
+          t1456 = v_x1262_d[t1439];
         } else {
-          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1463, v_x1373_n, 0.0);
-          t1480 = 0;
+          NESSIE_RECORD(err, t1438, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1439, v_x1262_n, 0.0);
+          t1456 = 0;
         }
-        int32_t t1482 = (t1479 ? t1480 : t1478);
-        int32_t t1483;
-        if ((uint64_t)(int64_t)t1482 < (uint64_t)v_x1376_n) {
-          t1483 = v_x1376_d[t1482];
+        int32_t t1458 = (t1455 ? t1456 : t1454);
+        int32_t t1459;
+        if ((uint64_t)(int64_t)t1458 < (uint64_t)v_x1265_n) {
+          t1459 = v_x1265_d[t1458];
         } else {
-          NESSIE_RECORD(err, t1462, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1482, v_x1376_n, 0.0);
-          t1483 = 0;
+          NESSIE_RECORD(err, t1438, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1458, v_x1265_n, 0.0);
+          t1459 = 0;
         }
       }
-      v_x1378_d[t1462] = t1474;
+      v_x1267_d[t1438] = t1450;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1378 = v_x1378;
+  *out_v_x1267 = v_x1267;
   return;
 fail:
-  rt_release(v_x1378);
+  rt_release(v_x1267);
 }
 
-/* K26: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K26_A {
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K24_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1368_d; int64_t v_x1368_n;
-  int32_t v_x1369;
-  uint8_t *v_x1372_d; int64_t v_x1372_n;
-  int32_t *v_x1373_d; int64_t v_x1373_n;
-  int32_t *v_x1376_d; int64_t v_x1376_n;
-  int32_t *v_x1378_d; int64_t v_x1378_n;
+  int32_t *v_x1257_d; int64_t v_x1257_n;
+  int32_t v_x1258;
+  uint8_t *v_x1261_d; int64_t v_x1261_n;
+  int32_t *v_x1262_d; int64_t v_x1262_n;
+  int32_t *v_x1265_d; int64_t v_x1265_n;
+  int32_t *v_x1267_d; int64_t v_x1267_n;
 };
-struct alignas(8) K26_0_V {
+struct alignas(8) K24_0_V {
   int32_t v0;
 };
-struct K26_0_pull {
-  K26_A A;
-  __device__ K26_0_V operator()(int64_t i) const {
+struct K24_0_pull {
+  K24_A A;
+  __device__ K24_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1485 = 0; /* nonzero: a check below failed */
-    int t1486 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1368_n;
-    int32_t t1484 = t1486 ? A.v_x1368_d[ix] : 0;
-    t1485 |= !t1486;
-    int32_t t1488 = rt_add_i(t1484, A.v_x1369);
-    uint8_t t1489 = A.v_x1372_d[ix];
-    int t1491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1373_n;
-    int32_t t1490 = t1491 ? A.v_x1373_d[ix] : 0;
-    t1485 |= !t1491;
-    int32_t t1493 = (t1489 ? t1490 : t1488);
-    int t1495 = (uint64_t)(int64_t)t1493 < (uint64_t)A.v_x1376_n;
-    int32_t t1494 = t1495 ? A.v_x1376_d[t1493] : 0;
-    t1485 |= !t1495;
-    if (__builtin_expect(t1485 != 0, 0)) { /* again, recording the error */
-      int32_t t1496;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1368_n) {
-        t1496 = A.v_x1368_d[ix];
+    int t1461 = 0; /* nonzero: a check below failed */
+    int t1462 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1257_n;
+    int32_t t1460 = t1462 ? A.v_x1257_d[ix] : 0;
+    t1461 |= !t1462;
+    int32_t t1464 = rt_add_i(t1460, A.v_x1258);
+    uint8_t t1465 = A.v_x1261_d[ix];
+    int t1467 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1262_n;
+    int32_t t1466 = t1467 ? A.v_x1262_d[ix] : 0;
+    t1461 |= !t1467;
+    int32_t t1469 = (t1465 ? t1466 : t1464);
+    int t1471 = (uint64_t)(int64_t)t1469 < (uint64_t)A.v_x1265_n;
+    int32_t t1470 = t1471 ? A.v_x1265_d[t1469] : 0;
+    t1461 |= !t1471;
+    if (__builtin_expect(t1461 != 0, 0)) { /* again, recording the error */
+      int32_t t1472;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1257_n) {
+        t1472 = A.v_x1257_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1368_n, 0.0);
-        t1496 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1257_n, 0.0);
+        t1472 = 0;
       }
-      int32_t t1498 = rt_add_i(t1496, A.v_x1369);
-      uint8_t t1499 = A.v_x1372_d[ix];
-      int32_t t1500;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1373_n) {
-        t1500 = A.v_x1373_d[ix];
+      int32_t t1474 = rt_add_i(t1472, A.v_x1258);
+      uint8_t t1475 = A.v_x1261_d[ix];
+      int32_t t1476;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1262_n) {
+        t1476 = A.v_x1262_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1373_n, 0.0);
-        t1500 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1262_n, 0.0);
+        t1476 = 0;
       }
-      int32_t t1502 = (t1499 ? t1500 : t1498);
-      int32_t t1503;
-      if ((uint64_t)(int64_t)t1502 < (uint64_t)A.v_x1376_n) {
-        t1503 = A.v_x1376_d[t1502];
+      int32_t t1478 = (t1475 ? t1476 : t1474);
+      int32_t t1479;
+      if ((uint64_t)(int64_t)t1478 < (uint64_t)A.v_x1265_n) {
+        t1479 = A.v_x1265_d[t1478];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1502, A.v_x1376_n, 0.0);
-        t1503 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1478, A.v_x1265_n, 0.0);
+        t1479 = 0;
       }
     }
-    return K26_0_V{t1494};
+    return K24_0_V{t1470};
   }
 };
-struct K26_0_store {
-  K26_A A;
-  __device__ void operator()(int64_t i, const K26_0_V &v) const {
-    A.v_x1378_d[i] = v.v0;
+struct K24_0_store {
+  K24_A A;
+  __device__ void operator()(int64_t i, const K24_0_V &v) const {
+    A.v_x1267_d[i] = v.v0;
   }
 };
-static void K26_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, int32_t v_x1258, RtValue *v_x1261, RtValue *v_x1262, RtValue *v_x1265, RtValue **out_v_x1267) {
   (void)loc;
   (void)err;
-  K26_A A;
+  K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1368_d = v_x1368->data.i;
-  A.v_x1368_n = v_x1368->len;
-  A.v_x1369 = v_x1369;
-  A.v_x1372_d = v_x1372->data.b;
-  A.v_x1372_n = v_x1372->len;
-  A.v_x1373_d = v_x1373->data.i;
-  A.v_x1373_n = v_x1373->len;
-  A.v_x1376_d = v_x1376->data.i;
-  A.v_x1376_n = v_x1376->len;
-  RtValue *v_x1378 = NULL;
+  A.v_x1257_d = v_x1257->data.i;
+  A.v_x1257_n = v_x1257->len;
+  A.v_x1258 = v_x1258;
+  A.v_x1261_d = v_x1261->data.b;
+  A.v_x1261_n = v_x1261->len;
+  A.v_x1262_d = v_x1262->data.i;
+  A.v_x1262_n = v_x1262->len;
+  A.v_x1265_d = v_x1265->data.i;
+  A.v_x1265_n = v_x1265->len;
+  RtValue *v_x1267 = NULL;
   /* MAP */
   {
-    const int64_t t1504 = v_x1372->len;
-    v_x1378 = rtg_vec_new(RT_INT, t1504);
-    A.v_x1378_d = v_x1378->data.i;
-    A.v_x1378_n = v_x1378->len;
-    rtg::map("K26", loc, K26_0_pull{A}, K26_0_store{A}, t1504);
+    const int64_t t1480 = v_x1261->len;
+    v_x1267 = rtg_vec_new(RT_INT, t1480);
+    A.v_x1267_d = v_x1267->data.i;
+    A.v_x1267_n = v_x1267->len;
+    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1480);
   }
-  *out_v_x1378 = v_x1378;
+  *out_v_x1267 = v_x1267;
   return;
 fail:
-  rt_release(v_x1378);
+  rt_release(v_x1267);
 }
 
-static void K26(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1368, int32_t v_x1369, RtValue *v_x1372, RtValue *v_x1373, RtValue *v_x1376, RtValue **out_v_x1378) {
-  RtValue *vals[] = {v_x1368, v_x1372, v_x1373, v_x1376};
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1257, int32_t v_x1258, RtValue *v_x1261, RtValue *v_x1262, RtValue *v_x1265, RtValue **out_v_x1267) {
+  RtValue *vals[] = {v_x1257, v_x1261, v_x1262, v_x1265};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K26_host(err, loc, run, v_x1368, v_x1369, v_x1372, v_x1373, v_x1376, out_v_x1378);
+    K24_host(err, loc, run, v_x1257, v_x1258, v_x1261, v_x1262, v_x1265, out_v_x1267);
     rtg_host_ran();
   } else {
-    K26_gpu(err, loc, run, v_x1368, v_x1369, v_x1372, v_x1373, v_x1376, out_v_x1378);
+    K24_gpu(err, loc, run, v_x1257, v_x1258, v_x1261, v_x1262, v_x1265, out_v_x1267);
   }
 }
 
@@ -6671,9 +6434,9 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   v_x20 = (int32_t)v_x19->len;
   uint8_t v_x21 = 0;
   v_x21 = rt_le_i(v_x20, 1);
-  int32_t v_x163 = 0;
+  int32_t v_x87 = 0;
   if (v_x21) {
-    v_x163 = v_x20;
+    v_x87 = v_x20;
   } else {
     int32_t v_x25 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
@@ -6704,552 +6467,493 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     }
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
-    int32_t v_x94 = 0;
-    v_x94 = (int32_t)v_x60->len;
-    RtValue *v_x66 = NULL;
-    RtValue *v_x98 = NULL;
+    int32_t v_x63 = 0;
+    v_x63 = (int32_t)v_x60->len;
+    RtValue *v_x64 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+    RtValue *t1481 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1481->data.i[0] = v_x62;
+    t1481->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1481);
+    RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x62, v_x94, &v_x66, &v_x98);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x64, &v_x67);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
-    RtValue *v_x69 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, &v_x69);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
+    rt_release(v_x64);
     int32_t v_x70 = 0;
-    v_x70 = (int32_t)NESSIE_SEG_TOTAL(v_x69);
-    rt_release(v_x69);
-    RtValue *v_x93 = NULL;
+    v_x70 = rt_add_i(v_x62, v_x63);
+    RtValue *v_x76 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x70, v_x62, v_x42, &v_x93);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x42, v_x60, v_x70, &v_x76);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
     rt_release(v_x42);
-    RtValue *v_x101 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x98, &v_x101);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    int32_t v_x102 = 0;
-    v_x102 = (int32_t)NESSIE_SEG_TOTAL(v_x101);
-    rt_release(v_x101);
-    RtValue *v_x125 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x102, v_x94, v_x60, &v_x125);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
     rt_release(v_x60);
-    RtValue *v_x140 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x66, v_x98, 2, &v_x140);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x66);
-    rt_release(v_x98);
-    int32_t v_x143 = 0;
-    v_x143 = rt_add_i(v_x70, v_x102);
-    RtValue *v_x149 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x93, v_x125, v_x143, &v_x149);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x93);
-    rt_release(v_x125);
-    RtValue *v_x152 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x140, &v_x152);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x140);
-    RtValue *v_x154 = NULL;
+    RtValue *v_x78 = NULL;
     {
       rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-      rt_retain(v_x152);
-      rt_retain(v_x149);
+      rt_retain(v_x67);
+      rt_retain(v_x76);
       const RtContext *saved = rt_context();
       RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
       rt_set_context(&inner);
-      fn_distinct_lifted(v_x152, v_x149, &v_x154);
+      fn_distinct_lifted(v_x67, v_x76, &v_x78);
       rt_set_context(saved);
     }
-    rt_release(v_x149);
-    rt_release(v_x152);
-    int32_t v_x157 = 0;
-    int32_t v_x161 = 0;
+    rt_release(v_x67);
+    rt_release(v_x76);
+    int32_t v_x81 = 0;
+    int32_t v_x85 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x154, &v_x157, &v_x161);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
-    rt_release(v_x154);
-    int32_t v_x158 = 0;
-    v_x158 = rt_add_i(v_x157, 1);
-    int32_t v_x162 = 0;
-    v_x162 = rt_add_i(v_x158, v_x161);
-    v_x163 = v_x162;
+    rt_release(v_x78);
+    int32_t v_x82 = 0;
+    v_x82 = rt_add_i(v_x81, 1);
+    int32_t v_x86 = 0;
+    v_x86 = rt_add_i(v_x82, v_x85);
+    v_x87 = v_x86;
   }
   rt_release(v_x19);
-  *out_0 = v_x163;
+  *out_0 = v_x87;
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0) {
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)v_x164->len;
-  uint8_t v_x167 = 0;
-  v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x806 = NULL;
-  if (v_x167) {
-    RtValue *v_x170 = NULL;
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) {
+  int32_t v_x90 = 0;
+  v_x90 = (int32_t)v_x88->len;
+  uint8_t v_x91 = 0;
+  v_x91 = rt_eq_i(v_x90, 0);
+  RtValue *v_x730 = NULL;
+  if (v_x91) {
+    RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x170);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x94);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x806 = v_x170;
+    v_x730 = v_x94;
   } else {
-    RtValue *v_x173 = NULL;
+    RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x164, &v_x173);
+      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x88, &v_x97);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 6)));
     }
-    RtValue *v_x181 = NULL;
-    RtValue *v_x204 = NULL;
-    RtValue *v_x206 = NULL;
-    int32_t v_x367 = 0;
-    int32_t v_x385 = 0;
-    RtValue *v_x764 = NULL;
-    RtValue *v_x774 = NULL;
+    RtValue *v_x105 = NULL;
+    RtValue *v_x128 = NULL;
+    RtValue *v_x130 = NULL;
+    int32_t v_x291 = 0;
+    int32_t v_x309 = 0;
+    RtValue *v_x688 = NULL;
+    RtValue *v_x698 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x367, &v_x385, &v_x764, &v_x774);
+      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x291, &v_x309, &v_x688, &v_x698);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
-    RtValue *v_x218 = NULL;
+    RtValue *v_x142 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, &v_x218);
+      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x88, &v_x142);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x229 = 0;
-    v_x229 = (int32_t)v_x204->len;
-    RtValue *v_x223 = NULL;
-    RtValue *v_x233 = NULL;
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x128->len;
+    RtValue *v_x147 = NULL;
+    RtValue *v_x157 = NULL;
+    int32_t v_x175 = 0;
+    int32_t v_x176 = 0;
+    int32_t v_x177 = 0;
+    RtValue *v_x183 = NULL;
+    RtValue *v_x192 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x175, &v_x176, &v_x177, &v_x183, &v_x192, 8);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x128);
+    /* check range: made on the device by the run before it */
+    RtValue *v_x186 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x183, &v_x186);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    RtValue *v_x189 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x186, &v_x189);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x193 = 0;
+    v_x193 = (int32_t)NESSIE_SEG_TOTAL(v_x186);
+    rt_release(v_x186);
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x189, v_x192, v_x157, v_x147, v_x193, v_x89);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x147);
+    rt_release(v_x157);
+    rt_release(v_x192);
+    rt_release(v_x189);
+    int32_t v_x228 = 0;
+    v_x228 = (int32_t)v_x130->len;
+    RtValue *v_x222 = NULL;
+    RtValue *v_x232 = NULL;
+    int32_t v_x250 = 0;
     int32_t v_x251 = 0;
     int32_t v_x252 = 0;
-    int32_t v_x253 = 0;
-    RtValue *v_x259 = NULL;
-    RtValue *v_x268 = NULL;
+    RtValue *v_x258 = NULL;
+    RtValue *v_x267 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x251, &v_x252, &v_x253, &v_x259, &v_x268, 8);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x228, &v_x222, &v_x232, &v_x250, &v_x251, &v_x252, &v_x258, &v_x267, 8);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x204);
+    rt_release(v_x97);
+    rt_release(v_x130);
+    rt_release(v_x142);
     /* check range: made on the device by the run before it */
-    RtValue *v_x262 = NULL;
+    RtValue *v_x261 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, &v_x262);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x258, &v_x261);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x265 = NULL;
+    RtValue *v_x264 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x262, &v_x265);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x261, &v_x264);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x269 = 0;
-    v_x269 = (int32_t)NESSIE_SEG_TOTAL(v_x262);
-    rt_release(v_x262);
+    int32_t v_x268 = 0;
+    v_x268 = (int32_t)NESSIE_SEG_TOTAL(v_x261);
+    RtValue *v_x281 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x265, v_x268, v_x233, v_x223, v_x269, v_x165);
+      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x264, v_x267, v_x232, v_x222, v_x268, v_x89, &v_x281);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x223);
-    rt_release(v_x233);
-    rt_release(v_x268);
-    rt_release(v_x265);
-    int32_t v_x304 = 0;
-    v_x304 = (int32_t)v_x206->len;
-    RtValue *v_x298 = NULL;
-    RtValue *v_x308 = NULL;
-    int32_t v_x326 = 0;
-    int32_t v_x327 = 0;
-    int32_t v_x328 = 0;
-    RtValue *v_x334 = NULL;
-    RtValue *v_x343 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x304, &v_x298, &v_x308, &v_x326, &v_x327, &v_x328, &v_x334, &v_x343, 8);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x173);
-    rt_release(v_x206);
-    rt_release(v_x218);
-    /* check range: made on the device by the run before it */
-    RtValue *v_x337 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x334, &v_x337);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    RtValue *v_x340 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x337, &v_x340);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    int32_t v_x344 = 0;
-    v_x344 = (int32_t)NESSIE_SEG_TOTAL(v_x337);
-    RtValue *v_x357 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x340, v_x343, v_x308, v_x298, v_x344, v_x165, &v_x357);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x298);
-    rt_release(v_x308);
-    uint8_t v_x368 = 0;
-    v_x368 = rt_eq_i(v_x367, 0);
-    RtValue *v_x375 = NULL;
-    if (v_x368) {
-      RtValue *v_x371 = NULL;
+    rt_release(v_x222);
+    rt_release(v_x232);
+    uint8_t v_x292 = 0;
+    v_x292 = rt_eq_i(v_x291, 0);
+    RtValue *v_x299 = NULL;
+    if (v_x292) {
+      RtValue *v_x295 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x371);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x295);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x375 = v_x371;
+      v_x299 = v_x295;
     } else {
-      v_x375 = v_x259;
-      rt_retain(v_x259);
+      v_x299 = v_x183;
+      rt_retain(v_x183);
     }
-    rt_release(v_x259);
-    uint8_t v_x386 = 0;
-    v_x386 = rt_eq_i(v_x385, 0);
-    RtValue *v_x750 = NULL;
-    if (v_x386) {
-      RtValue *v_x389 = NULL;
+    rt_release(v_x183);
+    uint8_t v_x310 = 0;
+    v_x310 = rt_eq_i(v_x309, 0);
+    RtValue *v_x674 = NULL;
+    if (v_x310) {
+      RtValue *v_x313 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x389);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x313);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x750 = v_x389;
+      v_x674 = v_x313;
     } else {
-      RtValue *v_x393 = NULL;
-      int32_t v_x410 = 0;
-      int32_t v_x411 = 0;
+      RtValue *v_x317 = NULL;
+      int32_t v_x334 = 0;
+      int32_t v_x335 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x385, v_x334, &v_x393, &v_x410, &v_x411, 2);
+        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x309, v_x258, &v_x317, &v_x334, &v_x335, 2);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x423 = NULL;
+      RtValue *v_x347 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x343, v_x357, &v_x423);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x267, v_x281, &v_x347);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x445 = NULL;
-      RtValue *v_x466 = NULL;
-      RtValue *v_x492 = NULL;
-      RtValue *v_x513 = NULL;
+      RtValue *v_x369 = NULL;
+      RtValue *v_x390 = NULL;
+      RtValue *v_x416 = NULL;
+      RtValue *v_x437 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x340, v_x423, v_x357, v_x337, &v_x445, &v_x466, &v_x492, &v_x513);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 4, v_x264, v_x347, v_x281, v_x261, &v_x369, &v_x390, &v_x416, &v_x437);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x423);
-      int32_t v_x526 = 0;
-      v_x526 = rt_add_i(v_x304, v_x304);
-      RtValue *v_x532 = NULL;
-      RtValue *v_x602 = NULL;
+      rt_release(v_x347);
+      int32_t v_x450 = 0;
+      v_x450 = rt_add_i(v_x228, v_x228);
+      RtValue *v_x456 = NULL;
+      RtValue *v_x526 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x466, v_x513, v_x526, &v_x532, &v_x602);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x390, v_x437, v_x450, &v_x456, &v_x526);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x466);
-      rt_release(v_x513);
-      int32_t v_x533 = 0;
-      v_x533 = (int32_t)v_x492->len;
-      int32_t v_x534 = 0;
-      v_x534 = (int32_t)v_x445->len;
-      int32_t v_x535 = 0;
-      v_x535 = rt_add_i(v_x534, v_x533);
-      RtValue *v_x541 = NULL;
+      rt_release(v_x390);
+      rt_release(v_x437);
+      int32_t v_x457 = 0;
+      v_x457 = (int32_t)v_x416->len;
+      int32_t v_x458 = 0;
+      v_x458 = (int32_t)v_x369->len;
+      int32_t v_x459 = 0;
+      v_x459 = rt_add_i(v_x458, v_x457);
+      RtValue *v_x465 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x445, v_x492, v_x535, &v_x541);
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x369, v_x416, v_x459, &v_x465);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x445);
-      rt_release(v_x492);
-      int32_t v_x545 = 0;
-      v_x545 = rt_mul_i(v_x385, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x545, 1);
-      RtValue *v_x588 = NULL;
-      RtValue *v_x693 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x385, &v_x588, &v_x693);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      RtValue *v_x607 = NULL;
+      rt_release(v_x369);
+      rt_release(v_x416);
+      int32_t v_x469 = 0;
+      v_x469 = rt_mul_i(v_x309, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x469, 1);
+      RtValue *v_x512 = NULL;
       RtValue *v_x617 = NULL;
-      int32_t v_x635 = 0;
-      int32_t v_x636 = 0;
-      int32_t v_x637 = 0;
-      RtValue *v_x643 = NULL;
-      RtValue *v_x652 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x545, v_x385, v_x532, v_x602, &v_x607, &v_x617, &v_x635, &v_x636, &v_x637, &v_x643, &v_x652, 6);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x309, &v_x512, &v_x617);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x532);
-      rt_release(v_x602);
+      RtValue *v_x531 = NULL;
+      RtValue *v_x541 = NULL;
+      int32_t v_x559 = 0;
+      int32_t v_x560 = 0;
+      int32_t v_x561 = 0;
+      RtValue *v_x567 = NULL;
+      RtValue *v_x576 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x469, v_x309, v_x456, v_x526, &v_x531, &v_x541, &v_x559, &v_x560, &v_x561, &v_x567, &v_x576, 6);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x456);
+      rt_release(v_x526);
       /* check range: made on the device by the run before it */
-      RtValue *v_x646 = NULL;
+      RtValue *v_x570 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x643, &v_x646);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x567, &v_x570);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x643);
-      RtValue *v_x649 = NULL;
+      rt_release(v_x567);
+      RtValue *v_x573 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x646, &v_x649);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x570, &v_x573);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      int32_t v_x653 = 0;
-      v_x653 = (int32_t)NESSIE_SEG_TOTAL(v_x646);
-      RtValue *v_x666 = NULL;
+      int32_t v_x577 = 0;
+      v_x577 = (int32_t)NESSIE_SEG_TOTAL(v_x570);
+      RtValue *v_x590 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x649, v_x652, v_x617, v_x607, v_x653, v_x541, &v_x666);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 6, v_x573, v_x576, v_x541, v_x531, v_x577, v_x465, &v_x590);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
+      rt_release(v_x465);
+      rt_release(v_x531);
       rt_release(v_x541);
-      rt_release(v_x607);
-      rt_release(v_x617);
-      rt_release(v_x652);
-      rt_release(v_x649);
-      RtValue *v_x668 = NULL;
+      rt_release(v_x576);
+      rt_release(v_x573);
+      RtValue *v_x592 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x646);
-        rt_retain(v_x666);
+        rt_retain(v_x570);
+        rt_retain(v_x590);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x646, v_x666, &v_x668);
+        fn_distinct_lifted(v_x570, v_x590, &v_x592);
         rt_set_context(saved);
       }
-      rt_release(v_x646);
-      rt_release(v_x666);
-      int32_t v_x688 = 0;
-      int32_t v_x689 = 0;
-      int32_t v_x690 = 0;
+      rt_release(v_x570);
+      rt_release(v_x590);
+      int32_t v_x612 = 0;
+      int32_t v_x613 = 0;
+      int32_t v_x614 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x393, v_x588, &v_x688, &v_x689, &v_x690, 7);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x317, v_x512, &v_x612, &v_x613, &v_x614, 7);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x393);
-      rt_release(v_x588);
+      rt_release(v_x317);
+      rt_release(v_x512);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x702 = NULL;
+      RtValue *v_x626 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x693, v_x668, &v_x702);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 7, v_x617, v_x592, &v_x626);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      int32_t v_x731 = 0;
-      int32_t v_x732 = 0;
+      int32_t v_x655 = 0;
+      int32_t v_x656 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x385, &v_x731, &v_x732, 1);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x309, &v_x655, &v_x656, 1);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x749 = NULL;
+      RtValue *v_x673 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 13);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x702, v_x693, v_x668, &v_x749);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 13), 13, v_x626, v_x617, v_x592, &v_x673);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 13)));
       }
-      rt_release(v_x693);
-      rt_release(v_x668);
-      rt_release(v_x702);
-      v_x750 = v_x749;
+      rt_release(v_x617);
+      rt_release(v_x592);
+      rt_release(v_x626);
+      v_x674 = v_x673;
     }
-    rt_release(v_x334);
-    rt_release(v_x343);
-    rt_release(v_x337);
-    rt_release(v_x340);
-    rt_release(v_x357);
-    int32_t v_x792 = 0;
-    v_x792 = (int32_t)v_x750->len;
-    int32_t v_x793 = 0;
-    v_x793 = (int32_t)v_x375->len;
-    int32_t v_x794 = 0;
-    v_x794 = rt_add_i(v_x793, v_x792);
-    RtValue *v_x800 = NULL;
+    rt_release(v_x258);
+    rt_release(v_x267);
+    rt_release(v_x261);
+    rt_release(v_x264);
+    rt_release(v_x281);
+    int32_t v_x716 = 0;
+    v_x716 = (int32_t)v_x674->len;
+    int32_t v_x717 = 0;
+    v_x717 = (int32_t)v_x299->len;
+    int32_t v_x718 = 0;
+    v_x718 = rt_add_i(v_x717, v_x716);
+    RtValue *v_x724 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x375, v_x750, v_x794, &v_x800);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x299, v_x674, v_x718, &v_x724);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x375);
-    rt_release(v_x750);
-    RtValue *v_x805 = NULL;
+    rt_release(v_x299);
+    rt_release(v_x674);
+    RtValue *v_x729 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K26(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x774, v_x367, v_x181, v_x764, v_x800, &v_x805);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x698, v_x291, v_x105, v_x688, v_x724, &v_x729);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x181);
-    rt_release(v_x764);
-    rt_release(v_x774);
-    rt_release(v_x800);
-    v_x806 = v_x805;
+    rt_release(v_x105);
+    rt_release(v_x688);
+    rt_release(v_x698);
+    rt_release(v_x724);
+    v_x730 = v_x729;
   }
-  rt_release(v_x164);
-  rt_release(v_x165);
-  *out_0 = v_x806;
+  rt_release(v_x88);
+  rt_release(v_x89);
+  *out_0 = v_x730;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -7368,16 +7072,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1505 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1505->data.i[0] = 3;
-  t1505->data.i[1] = 1;
-  t1505->data.i[2] = 4;
-  t1505->data.i[3] = 1;
-  t1505->data.i[4] = 5;
-  t1505->data.i[5] = 9;
-  t1505->data.i[6] = 2;
-  t1505->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1505);
+  RtValue *t1482 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1482->data.i[0] = 3;
+  t1482->data.i[1] = 1;
+  t1482->data.i[2] = 4;
+  t1482->data.i[3] = 1;
+  t1482->data.i[4] = 5;
+  t1482->data.i[5] = 9;
+  t1482->data.i[6] = 2;
+  t1482->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1482);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));
