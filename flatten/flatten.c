@@ -208,12 +208,19 @@ static Vals slice(Vals v, int from, int n) {
   return r;
 }
 
+/* One allocation of the exact size: a value nested N deep has N + 1
+   components, and each level of a literal nested N deep puts one before
+   the level below's. */
 static Vals concat(Vals a, Vals b) {
   Vals r = {0};
-  for (int i = 0; i < a.len; i++)
-    vec_push(&r, a.data[i]);
-  for (int i = 0; i < b.len; i++)
-    vec_push(&r, b.data[i]);
+  r.len = r.cap = a.len + b.len;
+  if (!r.len)
+    return r;
+  r.data = xmalloc(sizeof(void *) * (size_t)r.len);
+  if (a.len)
+    memcpy(r.data, a.data, sizeof(void *) * (size_t)a.len);
+  if (b.len)
+    memcpy(r.data + a.len, b.data, sizeof(void *) * (size_t)b.len);
   return r;
 }
 
@@ -352,8 +359,57 @@ static Vals dist_values(Fl *fl, Vals x, Type *t, FlatAtom *n) {
   return concat(one(d), gather_values(fl, x, t->elem, idx));
 }
 
-/* H(t) as V(t) of one value. */
-static Vals singleton_values(Fl *fl, Vals x, Type *t) { return dist_values(fl, x, t, int_const(1)); }
+/* V(t) of the V(t)s parts[0 .. k) end to end, k >= 1.  Appended as a
+   balanced tree, so that each element is copied log k times, not up to k
+   times as appending one part after another would. */
+static Vals append_all(Fl *fl, Vals *parts, int k, Type *t) {
+  if (k == 1)
+    return parts[0];
+  int h = k / 2;
+  Vals a = append_all(fl, parts, h, t);
+  return append_values(fl, a, append_all(fl, parts + h, k - h, t), t);
+}
+
+/* V(t) of the k host values H(t) elems[0 .. k), in order (a literal's
+   elements), k >= 1.  A sequence's element stays as it is, H([u]) being
+   V(u): the result's top level is one segment per element, of its
+   length, and the levels below are the elements' own, end to end.  (Each
+   element made a value of one first, which gathered every level below it
+   again: a literal nested N deep, which wraps values of every depth up to
+   N, took N^2 operations.) */
+static Vals host_values(Fl *fl, Vals *elems, int k, Type *t) {
+  t = res(t);
+  if (is_base(t)) {
+    FlatStmt *s = stmt(fl, FS_OP);
+    s->op = FLAT_VECTOR;
+    for (int i = 0; i < k; i++)
+      vec_push(&s->args, vec_get(&elems[i], 0));
+    FlatVar *v = flat_new_var(fl->fp, flat_vec(flatten_base(t)), NULL);
+    vec_push(&s->results, v);
+    return one(flat_var_atom(v));
+  }
+  if (t->kind == T_PAIR) {
+    int n = host_count(t->fst);
+    Vals *fst = xmalloc(sizeof(Vals) * (size_t)k), *snd = xmalloc(sizeof(Vals) * (size_t)k);
+    for (int i = 0; i < k; i++) {
+      fst[i] = slice(elems[i], 0, n);
+      snd[i] = slice(elems[i], n, elems[i].len - n);
+    }
+    Vals a = host_values(fl, fst, k, t->fst);
+    return concat(a, host_values(fl, snd, k, t->snd));
+  }
+  FlatAtom **lens = xmalloc(sizeof(FlatAtom *) * (size_t)k);
+  for (int i = 0; i < k; i++)
+    lens[i] = vals_length(fl, elems[i], t->elem);
+  FlatStmt *s = stmt(fl, FS_OP);
+  s->op = FLAT_VECTOR;
+  for (int i = 0; i < k; i++)
+    vec_push(&s->args, lens[i]);
+  FlatVar *v = flat_new_var(fl->fp, vec_int(), NULL);
+  vec_push(&s->results, v);
+  FlatAtom *d = make_segdes(fl, flat_var_atom(v));
+  return concat(one(d), append_all(fl, elems, k, t->elem));
+}
 
 /* V(t) merging 'a' (the elements whose flag is true, in order) and 'b'
    (the others) back into the order of 'flags'. */
@@ -588,25 +644,13 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals *elems = xmalloc(sizeof(Vals) * (size_t)k);
   for (int i = 0; i < k; i++)
     elems[i] = tr(fl, ctx, env, e->u.elems.data[i]);
-  if (!ctx->lifted) {
-    if (is_base(t)) {
-      FlatStmt *s = stmt(fl, FS_OP);
-      s->op = FLAT_VECTOR;
-      for (int i = 0; i < k; i++)
-        vec_push(&s->args, vec_get(&elems[i], 0));
-      FlatVar *v = flat_new_var(fl->fp, flat_vec(flatten_base(t)), NULL);
-      vec_push(&s->results, v);
-      return one(flat_var_atom(v));
-    }
-    Vals acc = singleton_values(fl, elems[0], t);
-    for (int i = 1; i < k; i++)
-      acc = append_values(fl, acc, singleton_values(fl, elems[i], t), t);
-    return acc;
-  }
-  /* lifted: m segments of k; element j of segment i is elems[j][i] */
-  Vals all = elems[0];
-  for (int i = 1; i < k; i++)
-    all = append_values(fl, all, elems[i], t);
+  if (!ctx->lifted)
+    return host_values(fl, elems, k, t);
+  /* lifted: m segments of k; element j of segment i is elems[j][i].  One
+     element a segment is elems[0] as it is. */
+  if (k == 1)
+    return concat(one(make_segdes(fl, dist(fl, int_const(1), ctx->len))), elems[0]);
+  Vals all = append_all(fl, elems, k, t);
   FlatAtom *m = ctx->len;
   FlatAtom *total = binary(fl, FLAT_MUL, m, int_const(k));
   FlatAtom *p = iota(fl, total);

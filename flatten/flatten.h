@@ -47,6 +47,8 @@ typedef struct MonoProgram {
   PtrMap forward;   /* Def -> the Def that replaced it */
   const struct MonoExternals *externals; /* may be NULL */
   PtrMap defined;   /* Def -> its TopLevel: the values 'prog' defines */
+  Map named;        /* a function's name -> how many instances of that
+                       name 'funcs' holds (intptr_t) */
 } MonoProgram;
 
 /* Top-level values that the program reads but none of its statements

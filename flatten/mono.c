@@ -91,9 +91,15 @@ static void subst_match(Subst *s, Type *scheme, Type *mono) {
 }
 
 /* 't' with the substitution applied; variables it does not know become
-   int (see the top of the file). */
-static Type *subst_apply(const Subst *s, Type *t) {
+   int (see the top of the file).  'memo', if not NULL, holds the results
+   of this substitution for the types met so far (resolved): the type of
+   an expression nested N deep shares all of its parts with its
+   subexpressions' types, through the checker's variables, and rebuilding
+   each from scratch took N^2 steps over a program (a literal nested 1000
+   deep). */
+static Type *subst_apply_memo(const Subst *s, PtrMap *memo, Type *t) {
   t = type_resolve(t);
+  Type *r;
   switch (t->kind) {
   case T_VAR: {
     if (t->def)
@@ -105,21 +111,43 @@ static Type *subst_apply(const Subst *s, Type *t) {
                                           : t->klass & CLASS_CHAR ? type_char : type_bool);
   }
   case T_SEQ:
-    return type_seq(subst_apply(s, t->elem));
   case T_PAIR:
-    return type_pair(subst_apply(s, t->fst), subst_apply(s, t->snd));
   case T_FUN:
-    return type_fun_id(subst_apply(s, t->fst), subst_apply(s, t->snd), t->ident ? subst_apply(s, t->ident) : NULL);
-  case T_DATA: {
-    Vec args = {0};
-    for (int i = 0; i < t->args.len; i++)
-      vec_push(&args, subst_apply(s, t->args.data[i]));
-    return type_data(t->name, t->data_id, args);
-  }
+  case T_DATA:
+    break;
   default:
     return t;
   }
+  if (memo && (r = ptrmap_get(memo, t)))
+    return r;
+  switch (t->kind) {
+  case T_SEQ:
+    r = type_seq(subst_apply_memo(s, memo, t->elem));
+    break;
+  case T_PAIR: {
+    Type *a = subst_apply_memo(s, memo, t->fst);
+    r = type_pair(a, subst_apply_memo(s, memo, t->snd));
+    break;
+  }
+  case T_FUN: {
+    Type *a = subst_apply_memo(s, memo, t->fst);
+    Type *b = subst_apply_memo(s, memo, t->snd);
+    r = type_fun_id(a, b, t->ident ? subst_apply_memo(s, memo, t->ident) : NULL);
+    break;
+  }
+  default: {
+    Vec args = {0};
+    for (int i = 0; i < t->args.len; i++)
+      vec_push(&args, subst_apply_memo(s, memo, t->args.data[i]));
+    r = type_data(t->name, t->data_id, args);
+  }
+  }
+  if (memo)
+    ptrmap_put(memo, t, r);
+  return r;
 }
+
+static Type *subst_apply(const Subst *s, Type *t) { return subst_apply_memo(s, NULL, t); }
 
 static TypeEnv *strip_env; /* for mono_strip_datatypes's constructor lookups */
 
@@ -132,27 +160,41 @@ static Def *constructor_of(TypeEnv *env, Type *t) {
 
 /* The type of a value of monomorphic type 't' after monomorphization:
    datatypes are their fields' tuples, and a function value is the
-   constant F (see the top of the file). */
-static Type *value_type(Type *t) {
+   constant F (see the top of the file).  'memo', if not NULL, holds the
+   results for the types met so far (resolved), as subst_apply_memo's. */
+static Type *value_type_memo(PtrMap *memo, Type *t) {
   t = type_resolve(t);
+  if (t->kind != T_SEQ && t->kind != T_PAIR && t->kind != T_FUN && t->kind != T_DATA)
+    return t;
+  Type *r;
+  if (memo && (r = ptrmap_get(memo, t)))
+    return r;
   switch (t->kind) {
   case T_SEQ:
-    return type_seq(value_type(t->elem));
-  case T_PAIR:
-    return type_pair(value_type(t->fst), value_type(t->snd));
+    r = type_seq(value_type_memo(memo, t->elem));
+    break;
+  case T_PAIR: {
+    Type *a = value_type_memo(memo, t->fst);
+    r = type_pair(a, value_type_memo(memo, t->snd));
+    break;
+  }
   case T_FUN:
-    return type_bool;
-  case T_DATA: {
+    r = type_bool;
+    break;
+  default: {
     /* the constructor's argument type at the datatype's parameters */
     Def *con = constructor_of(strip_env, t);
     Subst s = {0};
     subst_match(&s, con->type->snd, t);
-    return value_type(subst_apply(&s, con->type->fst));
+    r = value_type_memo(memo, subst_apply(&s, con->type->fst));
   }
-  default:
-    return t;
   }
+  if (memo)
+    ptrmap_put(memo, t, r);
+  return r;
 }
+
+static Type *value_type(Type *t) { return value_type_memo(NULL, t); }
 
 Type *mono_strip_datatypes(Type *t) {
   t = type_resolve(t);
@@ -225,11 +267,16 @@ static void type_key(Buf *b, Type *t) {
 typedef struct Copier {
   MonoProgram *mp;
   const Subst *subst;
+  /* mono_of's results by the types met (see subst_apply_memo): one body's
+     expressions' types share their parts */
+  PtrMap applied, valued;
 } Copier;
 
 static Expr *copy_expr(Copier *c, Expr *e);
 
-static Type *mono_of(Copier *c, Type *t) { return value_type(subst_apply(c->subst, t)); }
+static Type *mono_of(Copier *c, Type *t) {
+  return value_type_memo(&c->valued, subst_apply_memo(c->subst, &c->applied, t));
+}
 
 /* Constructor patterns become their fields' patterns. */
 static Pattern *copy_pattern(Copier *c, Pattern *p) {
@@ -488,16 +535,18 @@ MonoFunc *mono_instance(MonoProgram *mp, Def *def, Type *nesl_type) {
   f->primitive = def->primitive;
   f->library = def->library;
   f->index = mp->funcs.len;
-  int n = 0;
-  for (int i = 0; i < mp->funcs.len; i++)
-    n += strcmp(((MonoFunc *)mp->funcs.data[i])->def->name, def->name) == 0;
+  /* the instances made so far of functions of this name: counted as they
+     are made (a walk over all of them per instance was quadratic in a
+     program of 20 000 functions) */
+  int n = (int)(intptr_t)map_get(&mp->named, def->name);
+  map_put(&mp->named, def->name, (void *)(intptr_t)(n + 1));
   f->name = n == 0 ? def->name : intern(xprintf("%s_%d", def->name, n + 1));
   /* registered before its body is copied: recursion finds it */
   map_put(of_def, xstrdup(buf_str(&key)), f);
   vec_push(&mp->funcs, f);
   Subst s = {0};
   subst_match(&s, def->type, nesl_type);
-  Copier c = {mp, &s};
+  Copier c = {mp, &s, {0}, {0}};
   f->param = copy_pattern(&c, def->top->param);
   if (!f->primitive && !def->top->body)
     die("mono: an instance of '%s', which is only declared (the checker rejects a statement that needs one)",
@@ -525,7 +574,7 @@ static MonoTop *mono_top(MonoProgram *mp, TopLevel *top) {
     forward_redefinition(mp, top->def);
     return t;
   }
-  Copier c = {mp, NULL};
+  Copier c = {mp, NULL, {0}, {0}};
   t->body = copy_expr(&c, top->body);
   t->nesl_type = subst_apply(NULL, top->type);
   t->type = mono_strip_datatypes(t->nesl_type);

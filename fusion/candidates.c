@@ -29,6 +29,7 @@
  * that no cluster outside needs is not written at all (its c is 0 in the
  * ILP) nor does it read its inputs itself.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fusion.h"
@@ -191,7 +192,15 @@ static void name_by_cpu_atom(Buf *b, const LcuVar *v, const void *ctx) {
     buf_printf(b, "?%d", v->id);
 }
 
-static char *predicate_text(const FusNode *n) { return fus_predicate_text(n->soac, name_by_cpu_atom, n); }
+/* Each node's predicate text, made once per region: a node is compared
+   with each of its neighbours. */
+static char **predicate_texts;
+
+static char *predicate_text(const FusNode *n) {
+  if (!predicate_texts[n->id])
+    predicate_texts[n->id] = fus_predicate_text(n->soac, name_by_cpu_atom, n);
+  return predicate_texts[n->id];
+}
 
 static const LcuVar *cpu_segdes(const FusNode *n) { return cpu_var(n, n->soac->segdes); }
 
@@ -326,31 +335,133 @@ static bool common_consumer(const FusRegion *r, const Vec *out, int u, int v) {
   return false;
 }
 
+/* Paths between runs at most REACH_WINDOW nodes apart, as bits: bit d
+   of row u says that a path of data (or through a host statement) leads
+   from u to u + 1 + d; an order alone does not keep two runs from
+   sharing a loop (side by side, the first's work stays first).  Edges go
+   from lower ids to higher, so a path between two nodes passes only
+   nodes between them, and the window holds every path between the nodes
+   it spans.  Two nodes further apart are taken as joined (never side by
+   side).  A row per node of the whole region was n^2 bits (a region of
+   50 000 runs: 300 MB); the largest region of the corpus and the
+   examples has 381 runs, so that the window changes nothing there. */
+enum { REACH_WINDOW = 1024 };
+
+typedef struct Reach {
+  uint64_t *bits;
+  int words; /* a row's */
+  int width; /* words * 64: the nodes after u that row u covers */
+} Reach;
+
+static bool reaches(const Reach *rc, int u, int v) {
+  int d = v - u - 1;
+  if (d >= rc->width)
+    return true;
+  return rc->bits[(size_t)u * (size_t)rc->words + (size_t)(d / 64)] >> (d % 64) & 1;
+}
+
+static Reach fill_reach(const FusRegion *r, const Vec *out) {
+  int n = r->nodes.len;
+  Reach rc;
+  rc.words = ((n < REACH_WINDOW ? n : REACH_WINDOW) + 63) / 64;
+  rc.width = rc.words * 64;
+  size_t total = (size_t)n * (size_t)rc.words;
+  rc.bits = xmalloc_atomic(sizeof(uint64_t) * (total + 1));
+  memset(rc.bits, 0, sizeof(uint64_t) * total);
+  for (int u = n - 1; u >= 0; u--) { /* later nodes are done */
+    uint64_t *row = rc.bits + (size_t)u * (size_t)rc.words;
+    for (int k = 0; k < out[u].len; k++) {
+      int v = ((FusEdge *)out[u].data[k])->to, d = v - u;
+      if (d - 1 >= rc.width)
+        continue;
+      row[(d - 1) / 64] |= (uint64_t)1 << ((d - 1) % 64);
+      /* v's row, bit j for node v + 1 + j, is bit j + d of u's */
+      const uint64_t *vrow = rc.bits + (size_t)v * (size_t)rc.words;
+      int ws = d / 64, bs = d % 64;
+      for (int w = rc.words - 1; w >= ws; w--) {
+        uint64_t x = vrow[w - ws] << bs;
+        if (bs && w - ws - 1 >= 0)
+          x |= vrow[w - ws - 1] >> (64 - bs);
+        row[w] |= x;
+      }
+    }
+  }
+  return rc;
+}
+
+/* Appends to 'cands' the nodes after u, at most 'width' after it, that
+   share a vector read with u or a consumer of their results ('in' and
+   'out': the data edges into and out of each node; 'readers': the nodes
+   that read each CPU vector, in increasing order); 'mark' keeps each
+   once.  Only such pairs are candidates side by side (below), and
+   finding them from u's reads and consumers, not by trying every later
+   node, keeps the work linear in the region when reads are few. */
+static void neighbours(const FusRegion *r, int u, int width, const Vec *in, const Vec *out, const GenMap *readers,
+                       int *mark, Vec *cands) {
+  const Vec *ur = &r->reads[u];
+  for (int i = 0; i < ur->len; i++) {
+    const Read *x = ur->data[i];
+    const Vec *rs = x->cpu ? genmap_get(readers, x->cpu) : NULL;
+    if (!rs)
+      continue;
+    /* the readers after u (binary search: the list is increasing) */
+    int lo = 0, hi = rs->len;
+    while (lo < hi) {
+      int mid = (lo + hi) / 2;
+      if ((int)(intptr_t)rs->data[mid] <= u)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    for (int k = lo; k < rs->len; k++) {
+      int v = (int)(intptr_t)rs->data[k];
+      if (v - u > width)
+        break;
+      if (mark[v] != u) {
+        mark[v] = u;
+        vec_push(cands, (void *)(intptr_t)v);
+      }
+    }
+  }
+  for (int i = 0; i < out[u].len; i++) {
+    const FusEdge *a = out[u].data[i];
+    if (!a->var)
+      continue;
+    for (int k = 0; k < in[a->to].len; k++) {
+      const FusEdge *b = in[a->to].data[k];
+      int v = b->from;
+      if (b->var && v > u && v - u <= width && mark[v] != u) {
+        mark[v] = u;
+        vec_push(cands, (void *)(intptr_t)v);
+      }
+    }
+  }
+}
+
+static int compare_ints(const void *a, const void *b) {
+  int x = (int)(intptr_t) * (void *const *)a, y = (int)(intptr_t) * (void *const *)b;
+  return (x > y) - (x < y);
+}
+
 void fus_fill_candidates(FusRegion *r) {
   int n = r->nodes.len;
   r->reads = xmalloc(sizeof(Vec) * (size_t)(n + 1));
   for (int u = 0; u < n; u++)
     r->reads[u] = node_reads(r->nodes.data[u]);
-  /* reachability: reach[u] holds v when a path of data (or of a host
-     statement) leads from u to v; an order alone does not keep two runs
-     from sharing a loop (side by side, the first's work stays first) */
-  int words = (n + 63) / 64;
-  uint64_t *reach = xmalloc_atomic(sizeof(uint64_t) * (size_t)(n * words + 1));
-  for (int i = 0; i < n * words; i++)
-    reach[i] = 0;
+  predicate_texts = xmalloc(sizeof(char *) * (size_t)(n + 1));
+  for (int u = 0; u < n; u++)
+    predicate_texts[u] = NULL;
+  /* the edges that are not an order alone, out of and into each node */
   Vec *out = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  Vec *in = xmalloc(sizeof(Vec) * (size_t)(n + 1));
   for (int i = 0; i < r->edges.len; i++) {
     FusEdge *e = r->edges.data[i];
-    if (e->kind != FE_ORDER)
+    if (e->kind != FE_ORDER) {
       vec_push(&out[e->from], e);
-  }
-  for (int u = n - 1; u >= 0; u--) /* edges go forward: later nodes are done */
-    for (int k = 0; k < out[u].len; k++) {
-      int v = ((FusEdge *)out[u].data[k])->to;
-      reach[u * words + v / 64] |= (uint64_t)1 << (v % 64);
-      for (int w = 0; w < words; w++)
-        reach[u * words + w] |= reach[v * words + w];
+      vec_push(&in[e->to], e);
     }
+  }
+  Reach reach = fill_reach(r, out);
   for (int i = 0; i < r->edges.len; i++) {
     FusEdge *e = r->edges.data[i];
     const FusNode *u = r->nodes.data[e->from], *v = r->nodes.data[e->to];
@@ -360,8 +471,7 @@ void fus_fill_candidates(FusRegion *r) {
       add_pair(r, e->from, e->to, FP_VERTICAL, e->why, vertical_gain(r, e));
     } else if (e->kind == FE_ORDER && ok) {
       /* an order between two runs that fit side by side is that pair */
-      const char *rule = reach[e->from * words + e->to / 64] & ((uint64_t)1 << (e->to % 64)) ? NULL
-                                                                                           : horizontal_rule(u, v);
+      const char *rule = reaches(&reach, e->from, e->to) ? NULL : horizontal_rule(u, v);
       e->pair = r->pairs.len;
       if (rule) {
         const Vec *ur = reads_of(r, u), *vr = reads_of(r, v);
@@ -375,27 +485,53 @@ void fus_fill_candidates(FusRegion *r) {
       e->why = !ok && joinable(u) && joinable(v) ? "both check at their own runs" : "a library kernel or several SOACs";
     }
   }
-  /* ordered[u] holds v when an order edge u -> v is a pair: one bit
-     each, not a walk over the edges per pair of nodes (that walk was
-     most of the pass on large regions) */
-  uint64_t *ordered = xmalloc_atomic(sizeof(uint64_t) * (size_t)(n * words + 1));
-  for (int i = 0; i < n * words; i++)
-    ordered[i] = 0;
+  /* the order edges that are pairs, by their first node (a node has one
+     or two) */
+  Vec *ordered = xmalloc(sizeof(Vec) * (size_t)(n + 1));
   for (int i = 0; i < r->edges.len; i++) {
     const FusEdge *e = r->edges.data[i];
     if (e->kind == FE_ORDER && e->pair >= 0)
-      ordered[e->from * words + e->to / 64] |= (uint64_t)1 << (e->to % 64);
+      vec_push(&ordered[e->from], (void *)(intptr_t)e->to);
   }
+  /* the joinable nodes reading each CPU vector, in increasing order */
+  static GenMap readers;
+  genmap_clear(&readers);
   const Vec *reads = r->reads;
+  for (int u = 0; u < n; u++) {
+    if (!joinable(r->nodes.data[u]))
+      continue;
+    for (int i = 0; i < reads[u].len; i++) {
+      const Read *x = reads[u].data[i];
+      if (!x->cpu)
+        continue;
+      void **slot = genmap_slot(&readers, x->cpu, true);
+      if (!*slot)
+        *slot = NEW(Vec);
+      Vec *rs = *slot;
+      if (!rs->len || (int)(intptr_t)rs->data[rs->len - 1] != u)
+        vec_push(rs, (void *)(intptr_t)u);
+    }
+  }
+  int *mark = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  for (int v = 0; v < n; v++)
+    mark[v] = -1;
+  Vec cands = {0};
   for (int u = 0; u < n; u++) {
     const FusNode *a = r->nodes.data[u];
     if (!joinable(a))
       continue;
     const Vec *ar = &reads[u];
-    for (int v = u + 1; v < n; v++) {
-      if (reach[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
+    cands.len = 0;
+    neighbours(r, u, reach.width, in, out, &readers, mark, &cands);
+    qsort(cands.data, (size_t)cands.len, sizeof(void *), compare_ints);
+    for (int c = 0; c < cands.len; c++) {
+      int v = (int)(intptr_t)cands.data[c];
+      if (reaches(&reach, u, v))
         continue;
-      if (ordered[u * words + v / 64] & ((uint64_t)1 << (v % 64)))
+      bool is_order = false;
+      for (int k = 0; k < ordered[u].len && !is_order; k++)
+        is_order = (int)(intptr_t)ordered[u].data[k] == v;
+      if (is_order)
         continue; /* the order edge's pair stands for it */
       const FusNode *b = r->nodes.data[v];
       if (!joinable(b) || !fus_anchors_agree(a, b))
@@ -412,4 +548,5 @@ void fus_fill_candidates(FusRegion *r) {
       add_pair(r, u, v, FP_HORIZONTAL, rule, shared + LAUNCH_BYTES);
     }
   }
+  predicate_texts = NULL;
 }

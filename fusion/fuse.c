@@ -68,6 +68,103 @@ static void dedupe_results(Fuser *fz, LcuStmt *run) {
 
 /* ---- regions ---- */
 
+/* The most runs a region holds.  Within a region the graph can be
+   quadratic (from each run, a path through host statements to each
+   later run: a literal nested N deep, a host vector and a run a level,
+   made N^2 / 2 edges), and so can what is worked out from it; a block of
+   more runs is cut, in statement order, into windows of this many runs,
+   each a region of its own, so that fusion stays linear in the size of
+   a block.  The largest region of the corpus and the examples has 381
+   runs: ordinary programs are fused as before. */
+enum { REGION_RUNS = 512 };
+
+/* The graph, candidates, schedule and merge of region 'b' (a block, or a
+   window of one); its new runs appended to 'fused'. */
+static void fuse_region(Fuser *fz, LcuBlock *b, const char *where, Vec *fused) {
+  FusRegion *r = fus_fill_pdg(fz->p, b, &fz->facts);
+  r->index = ++fz->regions;
+  r->where = where;
+  fus_fill_candidates(r);
+  fus_schedule(r, &fz->o->schedule);
+  if (fz->o->pdg_out)
+    fus_print_pdg(fz->o->pdg_out, r);
+  Vec merged = fus_merge(fz->p, r);
+  for (int i = 0; i < merged.len; i++)
+    vec_push(fused, merged.data[i]);
+  /* the nodes' kernel lengths given back: only the graph needed them */
+  for (int i = 0; i < r->nodes.len; i++)
+    fus_release_kernel_lens(&((FusNode *)r->nodes.data[i])->lens);
+  FusRegionStats *rs = NEW(FusRegionStats);
+  *rs = (FusRegionStats){r->where, r->nodes.len, r->nclusters, r->solve_ms, r->method, r->bytes_before, r->bytes_after};
+  vec_push(&fz->st->regions, rs);
+}
+
+static void note_last_reads(GenMap *last, const Vec *atoms, int pos) {
+  for (int i = 0; i < atoms->len; i++) {
+    const LcuAtom *a = atoms->data[i];
+    if (a->var)
+      genmap_put(last, a->var, (void *)(intptr_t)(pos + 1));
+  }
+}
+
+static void note_block_last_reads(GenMap *last, const LcuBlock *b, int pos) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    note_last_reads(last, &s->args, pos);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        note_block_last_reads(last, nested[k], pos);
+  }
+  note_last_reads(last, &b->results, pos);
+}
+
+/* Block 'b' of more than REGION_RUNS runs, window after window: each
+   window's statements are a block whose results are the variables that a
+   later statement of 'b', or its results, read. */
+static void fuse_windows(Fuser *fz, LcuBlock *b, const char *where, Vec *fused) {
+  int m = b->stmts.len;
+  /* the position of the last statement reading each variable (m: the
+     block's results) */
+  static GenMap last;
+  genmap_clear(&last);
+  for (int j = 0; j < m; j++) {
+    const LcuStmt *s = b->stmts.data[j];
+    note_last_reads(&last, &s->args, j);
+    const LcuBlock *nested[3] = {s->then, s->els, s->body};
+    for (int k = 0; k < 3; k++)
+      if (nested[k])
+        note_block_last_reads(&last, nested[k], j);
+  }
+  note_last_reads(&last, &b->results, m);
+  Vec stmts = {0};
+  int windows = 0;
+  for (int lo = 0; lo < m;) {
+    int hi = lo, runs = 0;
+    while (hi < m && runs < REGION_RUNS)
+      runs += ((LcuStmt *)b->stmts.data[hi++])->kind == LS_RUN;
+    while (hi < m && ((LcuStmt *)b->stmts.data[hi])->kind != LS_RUN)
+      hi++; /* the statements up to the next run */
+    LcuBlock *w = lcu_block_new();
+    for (int j = lo; j < hi; j++) {
+      LcuStmt *s = b->stmts.data[j];
+      vec_push(&w->stmts, s);
+      for (int k = 0; k < s->results.len; k++) {
+        LcuVar *v = s->results.data[k];
+        if ((intptr_t)genmap_get(&last, v) - 1 >= hi)
+          vec_push(&w->results, lcu_atom_var(v));
+      }
+    }
+    windows++;
+    if (runs >= 2)
+      fuse_region(fz, w, xprintf("%s, window %d", where, windows), fused);
+    for (int j = 0; j < w->stmts.len; j++)
+      vec_push(&stmts, w->stmts.data[j]);
+    lo = hi;
+  }
+  b->stmts = stmts;
+}
+
 static void fuse_block(Fuser *fz, LcuBlock *b) {
   for (int i = 0; i < b->stmts.len; i++) {
     LcuStmt *s = b->stmts.data[i];
@@ -84,17 +181,12 @@ static void fuse_block(Fuser *fz, LcuBlock *b) {
   fz->blocks++;
   if (runs < 2)
     return;
-  FusRegion *r = fus_fill_pdg(fz->p, b, &fz->facts);
-  r->index = ++fz->regions;
-  r->where = fz->blocks > 1 ? xprintf("%s, block %d", fz->owner, fz->blocks) : fz->owner;
-  fus_fill_candidates(r);
-  fus_schedule(r, &fz->o->schedule);
-  if (fz->o->pdg_out)
-    fus_print_pdg(fz->o->pdg_out, r);
-  Vec fused = fus_merge(fz->p, r);
-  /* the nodes' kernel lengths given back: only the graph needed them */
-  for (int i = 0; i < r->nodes.len; i++)
-    fus_release_kernel_lens(&((FusNode *)r->nodes.data[i])->lens);
+  const char *where = fz->blocks > 1 ? xprintf("%s, block %d", fz->owner, fz->blocks) : fz->owner;
+  Vec fused = {0};
+  if (runs > REGION_RUNS)
+    fuse_windows(fz, b, where, &fused);
+  else
+    fuse_region(fz, b, where, &fused);
   /* Facts are refreshed for the block only, not the whole body: filling
      them anew per region and per run made the pass quadratic in the
      size of a body (lib_lifted's top level took seconds). */
@@ -107,10 +199,7 @@ static void fuse_block(Fuser *fz, LcuBlock *b) {
   }
   if (fused.len)
     fus_refill_facts(b, &fz->facts);
-  FusRegionStats *rs = NEW(FusRegionStats);
-  *rs = (FusRegionStats){r->where, r->nodes.len, r->nclusters, r->solve_ms, r->method, r->bytes_before, r->bytes_after};
-  vec_push(&fz->st->regions, rs);
-  if (fz->o->check_ir && fused.len && !lcu_check(fz->p, xprintf("fusion of %s", r->where)))
+  if (fz->o->check_ir && fused.len && !lcu_check(fz->p, xprintf("fusion of %s", where)))
     fz->ok = false;
 }
 

@@ -154,14 +154,75 @@ static bool pull_is_identity(const LcuSoac *s, const Vec *qs) {
 
 /* ---- edges ---- */
 
+/* The edge between two nodes, looked up by the pair (from, to): a hash
+   table of the edges there are, not an n x n matrix of the pairs there
+   could be (a literal nested 100 deep made a region of 50 000 runs: the
+   matrix asked for 10 GB, and its index overflowed an int).  Kept from
+   region to region and emptied by a new generation, as GenMap is; it
+   holds no pointers. */
+typedef struct EdgeSlot {
+  uint64_t key; /* from << 32 | to */
+  int edge;     /* the edge's index in the region + 1 */
+  uint32_t generation;
+} EdgeSlot;
+
+typedef struct EdgeIndex {
+  EdgeSlot *slots;
+  int64_t cap, used;
+  uint32_t generation;
+} EdgeIndex;
+
+static uint64_t edge_key(int from, int to) { return (uint64_t)(uint32_t)from << 32 | (uint32_t)to; }
+
+static void edge_index_clear(EdgeIndex *x) {
+  x->used = 0;
+  if (++x->generation == 0) { /* after 2^32 regions: clear once */
+    for (int64_t i = 0; i < x->cap; i++)
+      x->slots[i].generation = 0;
+    x->generation = 1;
+  }
+}
+
+/* The slot of (from, to): its edge + 1, 0 if none; added if 'insert'. */
+static int *edge_slot(EdgeIndex *x, int from, int to, bool insert) {
+  if (insert && 2 * (x->used + 1) > x->cap) {
+    EdgeIndex bigger = {NULL, x->cap ? 2 * x->cap : 64, 0, 1};
+    bigger.slots = xmalloc_atomic(sizeof(EdgeSlot) * (size_t)bigger.cap);
+    for (int64_t i = 0; i < bigger.cap; i++)
+      bigger.slots[i].generation = 0;
+    for (int64_t i = 0; i < x->cap; i++) {
+      const EdgeSlot *e = &x->slots[i];
+      if (e->generation == x->generation)
+        *edge_slot(&bigger, (int)(e->key >> 32), (int)(uint32_t)e->key, true) = e->edge;
+    }
+    *x = bigger;
+  }
+  static int none;
+  none = 0;
+  if (!x->cap)
+    return &none;
+  uint64_t key = edge_key(from, to), mask = (uint64_t)x->cap - 1;
+  for (uint64_t i = ptr_hash((const void *)(uintptr_t)key) & mask;; i = (i + 1) & mask) {
+    EdgeSlot *e = &x->slots[i];
+    if (e->generation != x->generation) {
+      if (!insert)
+        return &none;
+      *e = (EdgeSlot){key, 0, x->generation};
+      x->used++;
+      return &e->edge;
+    }
+    if (e->key == key)
+      return &e->edge;
+  }
+}
+
 typedef struct Builder {
   FusRegion *r;
-  int *edge_at; /* [from * n + to] -> edge index + 1 */
-  int n;
+  EdgeIndex *edge_at;
 } Builder;
 
 static FusEdge *add_edge(Builder *b, int from, int to, FusEdgeKind kind, const char *why, LcuVar *var) {
-  int *slot = &b->edge_at[from * b->n + to];
+  int *slot = edge_slot(b->edge_at, from, to, false);
   if (*slot) {
     FusEdge *e = b->r->edges.data[*slot - 1];
     /* a preventing reason wins over a fusible or order one */
@@ -180,7 +241,7 @@ static FusEdge *add_edge(Builder *b, int from, int to, FusEdgeKind kind, const c
   FusEdge *e = NEW(FusEdge);
   *e = (FusEdge){from, to, kind, why, var, -1};
   vec_push(&b->r->edges, e);
-  *slot = b->r->edges.len;
+  *edge_slot(b->edge_at, from, to, true) = b->r->edges.len;
   return e;
 }
 
@@ -391,17 +452,9 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   r->succ = succ;
   r->node_of = node_of;
   int n = r->nodes.len;
-  /* the matrix is the previous region's when large enough: the regions
-     of a large body would otherwise allocate megabytes of them */
-  static int *matrix;
-  static size_t matrix_room;
-  if (matrix_room < (size_t)n * (size_t)n + 1) {
-    matrix_room = (size_t)n * (size_t)n + 1;
-    matrix = xmalloc_atomic(sizeof(int) * matrix_room);
-  }
-  Builder bl = {r, matrix, n};
-  for (int i = 0; i < n * n; i++)
-    bl.edge_at[i] = 0;
+  static EdgeIndex edge_at;
+  edge_index_clear(&edge_at);
+  Builder bl = {r, &edge_at};
   /* live out: read by a statement that is not a run, or by the block */
   for (int j = 0; j < m; j++) {
     const LcuStmt *s = b->stmts.data[j];
@@ -442,7 +495,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   for (int i = 0; i < m; i++)
     for (int k = 0; k < succ[i].len; k++) {
       int j = int_at(&succ[i], k);
-      if (node_of[i] >= 0 && node_of[j] >= 0 && !bl.edge_at[node_of[i] * n + node_of[j]])
+      if (node_of[i] >= 0 && node_of[j] >= 0 && !*edge_slot(&edge_at, node_of[i], node_of[j], false))
         add_edge(&bl, node_of[i], node_of[j], FE_ORDER, "both fail or have effects", NULL);
     }
   /* paths through host statements: from each run, the runs reached

@@ -283,13 +283,17 @@ static Vec *out_edges(const FusRegion *r) {
 }
 
 /* The pairs (u, v) of part nodes that a path through something outside
-   the part, or through a preventing edge, joins: pi_v > pi_u.  'parent'
-   contracts what was decided before. */
-static Vec outside_paths(const Part *pt, int *parent) {
+   the part, or through a preventing edge, joins: pi_v > pi_u, as u then
+   v (two entries a pair: u * n + v overflowed an int in a region of
+   50 000 nodes).  'parent' contracts what was decided before; 'seen' is
+   the region's, -1 where no node of a part has been there (the states
+   are marked by the node searched from, so that a part needs no
+   emptying). */
+static Vec outside_paths(const Part *pt, int *parent, int *seen) {
   FusRegion *r = pt->r;
   int n = r->nodes.len;
   const Vec *out = pt->out;
-  static Scratch first_room, next_room, seen_room;
+  static Scratch first_room, next_room;
   int *first = scratch_ints(&first_room, (size_t)n + 1);
   int *next = scratch_ints(&next_room, (size_t)n + 1);
   cluster_lists(n, parent, first, next);
@@ -297,9 +301,6 @@ static Vec outside_paths(const Part *pt, int *parent) {
   strict.len = 0;
   /* seen[state]: state = node * 2 + flag (flag: left the part or crossed
      a preventing edge) */
-  int *seen = scratch_ints(&seen_room, 2 * (size_t)n + 2);
-  for (int i = 0; i < 2 * n; i++)
-    seen[i] = -1;
   static Vec stack;
   for (int k = 0; k < pt->nodes.len; k++) {
     int u = (int)(intptr_t)pt->nodes.data[k];
@@ -318,7 +319,8 @@ static Vec outside_paths(const Part *pt, int *parent) {
           if (pt->local[y] >= 0) {
             if (g && seen[y * 2 + 1] != u) {
               seen[y * 2 + 1] = u;
-              vec_push(&strict, (void *)(intptr_t)(u * n + y));
+              vec_push(&strict, (void *)(intptr_t)u);
+              vec_push(&strict, (void *)(intptr_t)y);
             }
             continue; /* beyond y, y's own paths */
           }
@@ -373,16 +375,15 @@ static void close_paths(int nc, bool *ordered, bool *apart) {
 
 static void add_path_cuts(Part *pt, Model *m, const Vec *strict) {
   FusRegion *r = pt->r;
-  int nc = pt->nodes.len, n = r->nodes.len;
+  int nc = pt->nodes.len;
   /* apart[a][b]: a path from a to b with a strict step; ordered[a][b]:
      a path at all (edges go from lower ids to higher) */
   bool *apart = xmalloc_atomic((size_t)(nc * nc + 1));
   bool *ordered = xmalloc_atomic((size_t)(nc * nc + 1));
   memset(apart, 0, (size_t)(nc * nc));
   memset(ordered, 0, (size_t)(nc * nc));
-  for (int i = 0; i < strict->len; i++) {
-    int code = (int)(intptr_t)strict->data[i];
-    int a = pt->local[code / n], b = pt->local[code % n];
+  for (int i = 0; i + 1 < strict->len; i += 2) {
+    int a = pt->local[(int)(intptr_t)strict->data[i]], b = pt->local[(int)(intptr_t)strict->data[i + 1]];
     apart[a * nc + b] = ordered[a * nc + b] = true;
   }
   for (int k = 0; k < pt->pairs.len; k++) {
@@ -427,7 +428,7 @@ static Model build_model(Part *pt, const Vec *strict, bool named) {
   Model m = {NULL, NULL, NULL, named};
   m.ilp = fus_model_new(named, name_of(&m, "region_%d_part_%d", r->index, pt->number));
   FusModel *lp = m.ilp;
-  int nc = pt->nodes.len, n = r->nodes.len;
+  int nc = pt->nodes.len;
   fus_model_add_cols(lp, nc);
   for (int k = 0; k < nc; k++) {
     fus_model_col_name(lp, k + 1, name_of(&m, "pi_%d", (int)(intptr_t)pt->nodes.data[k]));
@@ -470,8 +471,8 @@ static Model build_model(Part *pt, const Vec *strict, bool named) {
     if (p->kind == FP_VERTICAL && m.ccol[u])
       fus_model_add_row(lp, name_of(&m, "c_%d_%d", p->u, p->v), GLP_UP, 0, 0, 2, (int[]){m.xcol[k], m.ccol[u]}, (double[]){1, -1});
   }
-  for (int i = 0; i < strict->len; i++) {
-    int code = (int)(intptr_t)strict->data[i], a = code / n, b = code % n;
+  for (int i = 0; i + 1 < strict->len; i += 2) {
+    int a = (int)(intptr_t)strict->data[i], b = (int)(intptr_t)strict->data[i + 1];
     fus_model_add_row(lp, name_of(&m, "e_%d_%d", a, b), GLP_LO, 1, 0, 2, (int[]){pt->local[b] + 1, pt->local[a] + 1},
             (double[]){1, -1});
   }
@@ -529,7 +530,7 @@ static void keep_apart(Part *pt, Model *m, int a, int b) {
   fus_model_add_row(m->ilp, name_of(m, "apart_%d_%d", a, b), GLP_LO, 1, 0, cols.len, ind, val);
 }
 
-static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o);
+static bool solve_hooked(Part *pt, int *parent, int *seen, const FusScheduleOptions *o);
 
 /* GLPK's fatal errors (it would abort the process) come back here: the
    part is then decided without it. */
@@ -541,7 +542,7 @@ static void on_glpk_error(void *info) {
 }
 
 /* The ILP of part 'pt'; true if it decided (the pairs' fused set). */
-static bool solve_part(Part *pt, int *parent, const FusScheduleOptions *o) {
+static bool solve_part(Part *pt, int *parent, int *seen, const FusScheduleOptions *o) {
   jmp_buf jb;
   if (setjmp(jb)) {
     glp_error_hook(NULL, NULL);
@@ -550,15 +551,15 @@ static bool solve_part(Part *pt, int *parent, const FusScheduleOptions *o) {
   }
   glpk_failed = &jb;
   glp_error_hook(on_glpk_error, NULL);
-  bool decided = solve_hooked(pt, parent, o);
+  bool decided = solve_hooked(pt, parent, seen, o);
   glp_error_hook(NULL, NULL);
   return decided;
 }
 
-static bool solve_hooked(Part *pt, int *parent, const FusScheduleOptions *o) {
+static bool solve_hooked(Part *pt, int *parent, int *seen, const FusScheduleOptions *o) {
   FusRegion *r = pt->r;
   int n = r->nodes.len;
-  Vec strict = outside_paths(pt, parent);
+  Vec strict = outside_paths(pt, parent, seen);
   Model m = build_model(pt, &strict, o->lp_out != NULL);
   if (o->lp_out)
     fus_model_write_lp(m.ilp, o->lp_out);
@@ -644,17 +645,25 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   bool ilp = false, gave_up = false;
   if (r->pairs.len > 0)
     glp_term_out(GLP_OFF);
+  /* each part's in turn: set for its nodes, and -1 again after it (one
+     emptying of the whole per part made the region quadratic) */
+  int *local = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  int *seen = xmalloc_atomic(sizeof(int) * (2 * (size_t)n + 2));
+  for (int i = 0; i < n; i++)
+    local[i] = -1;
+  for (int i = 0; i < 2 * n; i++)
+    seen[i] = -1;
   for (int k = 0; k < nparts; k++) {
     Part *pt = &parts[k];
     if (!pt->pairs.len)
       continue;
-    static Scratch local_room; /* each part's in turn */
-    pt->local = scratch_ints(&local_room, (size_t)n + 1);
-    for (int i = 0; i < n; i++)
-      pt->local[i] = -1;
+    pt->local = local;
     for (int i = 0; i < pt->nodes.len; i++)
       pt->local[(int)(intptr_t)pt->nodes.data[i]] = i;
-    if (!o->greedy_only && solve_part(pt, parent, o)) {
+    bool decided = !o->greedy_only && solve_part(pt, parent, seen, o);
+    for (int i = 0; i < pt->nodes.len; i++)
+      pt->local[(int)(intptr_t)pt->nodes.data[i]] = -1;
+    if (decided) {
       ilp = true;
     } else {
       greedy(r, &pt->pairs, parent);
@@ -703,14 +712,12 @@ void fus_schedule(FusRegion *r, const FusScheduleOptions *o) {
   /* after: each cluster reads what it does not make, once, and writes
      what a run outside it needs */
   bool *written = xmalloc_atomic(sizeof(bool) * (size_t)(n + 1));
-  for (int u = 0; u < n; u++) {
-    bool gone = vanish[u];
-    for (int i = 0; i < r->pairs.len && gone; i++) {
-      FusPair *p = r->pairs.data[i];
-      if (p->kind == FP_VERTICAL && p->u == u && !p->fused)
-        gone = false;
-    }
-    written[u] = !gone;
+  for (int u = 0; u < n; u++)
+    written[u] = !vanish[u];
+  for (int i = 0; i < r->pairs.len; i++) {
+    FusPair *p = r->pairs.data[i];
+    if (p->kind == FP_VERTICAL && !p->fused)
+      written[p->u] = true;
   }
   r->bytes_after = fus_bytes_after(r, written);
 }

@@ -40,8 +40,9 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 5, 17, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -66,274 +67,60 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
-/* K1: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
   (void)run;
-  RtValue *v_x68 = NULL;
-  RtValue *v_x70 = NULL;
+  double *v_x39_d = v_x39->data.f;
+  const int64_t v_x39_n = v_x39->len;
+  double *v_x42_d = v_x42->data.f;
+  const int64_t v_x42_n = v_x42->len;
+  RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t1 = 1;
-    v_x68 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x68_d = v_x68->data.f;
-    const int64_t v_x68_n = v_x68->len;
-    v_x70 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x70_d = v_x70->data.f;
-    const int64_t v_x70_n = v_x70->len;
+    const int64_t t1 = v_x39_n;
+    v_x48 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
+    double *v_x48_d = v_x48->data.f;
+    const int64_t v_x48_n = v_x48->len;
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      v_x68_d[t2] = 4.0;
-      v_x70_d[t2] = 0.0;
+      int t5 = 0; /* nonzero: a check below failed */
+      int t6 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
+      double t4 = t6 ? v_x42_d[t3] : 0;
+      t5 |= !t6;
+      double t8 = rt_mul_f(t4, t4);
+      double t9 = v_x39_d[t3];
+      double t11 = rt_mul_f(t9, t9);
+      double t13 = rt_add_f(t11, t8);
+      double t15 = rt_sqrt_f(t13, &t5);
+      if (__builtin_expect(t5 != 0, 0)) { /* again, recording the error */
+        double t16;
+        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
+          t16 = v_x42_d[t3];
+        } else {
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0);
+          t16 = 0;
+        }
+        double t18 = rt_mul_f(t16, t16);
+        double t19 = v_x39_d[t3];
+        double t21 = rt_mul_f(t19, t19);
+        double t23 = rt_add_f(t21, t18);
+        int t24 = 0;
+        double t25 = rt_sqrt_f(t23, &t24);
+        if (t24) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23);
+        }
+      }
+      v_x48_d[t2] = t15;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
-  *out_v_x70 = v_x70;
+  *out_v_x48 = v_x48;
   return;
 fail:
-  rt_release(v_x68);
-  rt_release(v_x70);
-}
-
-/* K2: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x72 = NULL;
-  RtValue *v_x74 = NULL;
-  /* MAP */
-  {
-    const int64_t t4 = 1;
-    v_x72 = rt_value_new(rt_vec_type(RT_FLOAT), t4);
-    double *v_x72_d = v_x72->data.f;
-    const int64_t v_x72_n = v_x72->len;
-    v_x74 = rt_value_new(rt_vec_type(RT_FLOAT), t4);
-    double *v_x74_d = v_x74->data.f;
-    const int64_t v_x74_n = v_x74->len;
-    RT_PARALLEL_FOR_IF(t4 >= RT_PARALLEL_MIN)
-    for (int64_t t5 = 0; t5 < t4; t5++) {
-      const int32_t t6 = (int32_t)t5;
-      v_x72_d[t5] = 3.0;
-      v_x74_d[t5] = 1.0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x72 = v_x72;
-  *out_v_x74 = v_x74;
-  return;
-fail:
-  rt_release(v_x72);
-  rt_release(v_x74);
-}
-
-/* K3: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  (void)loc;
-  (void)run;
-  double *v_x75_d = v_x75->data.f;
-  const int64_t v_x75_n = v_x75->len;
-  double *v_x76_d = v_x76->data.f;
-  const int64_t v_x76_n = v_x76->len;
-  double *v_x80_d = v_x80->data.f;
-  const int64_t v_x80_n = v_x80->len;
-  double *v_x81_d = v_x81->data.f;
-  const int64_t v_x81_n = v_x81->len;
-  RtValue *v_x79 = NULL;
-  RtValue *v_x86 = NULL;
-  RtValue *v_x92 = NULL;
-  /* MAP */
-  {
-    const int64_t t7 = v_x77;
-    if (t7 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t7, 0.0);
-      goto fail;
-    }
-    v_x92 = rt_value_new(rt_vec_type(RT_FLOAT), t7);
-    double *v_x92_d = v_x92->data.f;
-    const int64_t v_x92_n = v_x92->len;
-    RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
-    for (int64_t t8 = 0; t8 < t7; t8++) {
-      const int32_t t9 = (int32_t)t8;
-      double t10; /* v_x79: read by nothing */
-      double t11; /* v_x86: read by nothing */
-      int t16 = 0; /* nonzero: a check below failed */
-      uint8_t t13 = rt_lt_i(t9, (int32_t)v_x75_n);
-      double t14;
-      if (t13) {
-        int t17 = (uint64_t)(int64_t)t9 < (uint64_t)v_x75_n;
-        double t15 = t17 ? v_x75_d[t9] : 0;
-        t16 |= !t17;
-        t14 = t15;
-      } else {
-        int32_t t19 = rt_sub_i(t9, (int32_t)v_x75_n);
-        int t21 = (uint64_t)(int64_t)t19 < (uint64_t)v_x76_n;
-        double t20 = t21 ? v_x76_d[t19] : 0;
-        t16 |= !t21;
-        t14 = t20;
-      }
-      uint8_t t23 = rt_lt_i(t9, (int32_t)v_x80_n);
-      double t24;
-      if (t23) {
-        int t26 = (uint64_t)(int64_t)t9 < (uint64_t)v_x80_n;
-        double t25 = t26 ? v_x80_d[t9] : 0;
-        t16 |= !t26;
-        t24 = t25;
-      } else {
-        int32_t t28 = rt_sub_i(t9, (int32_t)v_x80_n);
-        int t30 = (uint64_t)(int64_t)t28 < (uint64_t)v_x81_n;
-        double t29 = t30 ? v_x81_d[t28] : 0;
-        t16 |= !t30;
-        t24 = t29;
-      }
-      double t32 = rt_mul_f(t24, t24);
-      double t33;
-      if (t13) {
-        int t35 = (uint64_t)(int64_t)t9 < (uint64_t)v_x75_n;
-        double t34 = t35 ? v_x75_d[t9] : 0;
-        t16 |= !t35;
-        t33 = t34;
-      } else {
-        int32_t t37 = rt_sub_i(t9, (int32_t)v_x75_n);
-        int t39 = (uint64_t)(int64_t)t37 < (uint64_t)v_x76_n;
-        double t38 = t39 ? v_x76_d[t37] : 0;
-        t16 |= !t39;
-        t33 = t38;
-      }
-      double t41 = rt_mul_f(t33, t33);
-      double t42;
-      if (t23) {
-        int t44 = (uint64_t)(int64_t)t9 < (uint64_t)v_x80_n;
-        double t43 = t44 ? v_x80_d[t9] : 0;
-        t16 |= !t44;
-        t42 = t43;
-      } else {
-        int32_t t46 = rt_sub_i(t9, (int32_t)v_x80_n);
-        int t48 = (uint64_t)(int64_t)t46 < (uint64_t)v_x81_n;
-        double t47 = t48 ? v_x81_d[t46] : 0;
-        t16 |= !t48;
-        t42 = t47;
-      }
-      double t50 = rt_mul_f(t42, t42);
-      double t52 = rt_add_f(t50, t41);
-      double t54 = rt_sqrt_f(t52, &t16);
-      if (__builtin_expect(t16 != 0, 0)) { /* again, recording the error */
-        uint8_t t56 = rt_lt_i(t9, (int32_t)v_x75_n);
-        double t57;
-        if (t56) {
-          double t58;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x75_n) {
-            t58 = v_x75_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x75_n, 0.0);
-            t58 = 0;
-          }
-          t57 = t58;
-        } else {
-          int32_t t60 = rt_sub_i(t9, (int32_t)v_x75_n);
-          double t61;
-          if ((uint64_t)(int64_t)t60 < (uint64_t)v_x76_n) {
-            t61 = v_x76_d[t60];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t60, v_x76_n, 0.0);
-            t61 = 0;
-          }
-          t57 = t61;
-        }
-        uint8_t t63 = rt_lt_i(t9, (int32_t)v_x80_n);
-        double t64;
-        if (t63) {
-          double t65;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x80_n) {
-            t65 = v_x80_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x80_n, 0.0);
-            t65 = 0;
-          }
-          t64 = t65;
-        } else {
-          int32_t t67 = rt_sub_i(t9, (int32_t)v_x80_n);
-          double t68;
-          if ((uint64_t)(int64_t)t67 < (uint64_t)v_x81_n) {
-            t68 = v_x81_d[t67];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t67, v_x81_n, 0.0);
-            t68 = 0;
-          }
-          t64 = t68;
-        }
-        double t70 = rt_mul_f(t64, t64);
-        double t71;
-        if (t56) {
-          double t72;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x75_n) {
-            t72 = v_x75_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x75_n, 0.0);
-            t72 = 0;
-          }
-          t71 = t72;
-        } else {
-          int32_t t74 = rt_sub_i(t9, (int32_t)v_x75_n);
-          double t75;
-          if ((uint64_t)(int64_t)t74 < (uint64_t)v_x76_n) {
-            t75 = v_x76_d[t74];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t74, v_x76_n, 0.0);
-            t75 = 0;
-          }
-          t71 = t75;
-        }
-        double t77 = rt_mul_f(t71, t71);
-        double t78;
-        if (t63) {
-          double t79;
-          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x80_n) {
-            t79 = v_x80_d[t9];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x80_n, 0.0);
-            t79 = 0;
-          }
-          t78 = t79;
-        } else {
-          int32_t t81 = rt_sub_i(t9, (int32_t)v_x80_n);
-          double t82;
-          if ((uint64_t)(int64_t)t81 < (uint64_t)v_x81_n) {
-            t82 = v_x81_d[t81];
-          } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t81, v_x81_n, 0.0);
-            t82 = 0;
-          }
-          t78 = t82;
-        }
-        double t84 = rt_mul_f(t78, t78);
-        double t86 = rt_add_f(t84, t77);
-        int t87 = 0;
-        double t88 = rt_sqrt_f(t86, &t87);
-        if (t87) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 1, t87, RT_SQRT, 0, 0, (double)t86);
-        }
-      }
-      t10 = t14;
-      t11 = t32;
-      v_x92_d[t8] = t54;
-      (void)t10;
-      (void)t11;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x92 = v_x92;
-  rt_release(v_x79);
-  rt_release(v_x86);
-  return;
-fail:
-  rt_release(v_x79);
-  rt_release(v_x86);
-  rt_release(v_x92);
+  rt_release(v_x48);
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -450,40 +237,30 @@ static void top_9(void) {
 /* tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
 static void top_10(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x19 = NULL;
-  RtValue *v_x25 = NULL;
+  RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t26 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t26->data.f[0] = 3.0;
+  t26->data.f[1] = 1.0;
+  v_x17 = NESSIE_TO_DEVICE(t26);
+  RtValue *v_x18 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t27 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t27->data.f[0] = 4.0;
+  t27->data.f[1] = 0.0;
+  v_x18 = NESSIE_TO_DEVICE(t27);
+  RtValue *v_x38 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 4, 37);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x19, &v_x25);
+    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 4, 37), 3, v_x17, v_x18, &v_x38);
     if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 4, 37)));
   }
-  RtValue *v_x22 = NULL;
-  RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x22, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  RtValue *v_x66 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  rt_release(v_x19);
-  rt_release(v_x25);
-  rt_release(v_x22);
-  rt_release(v_x28);
-  value_0 = v_x66;
+  rt_release(v_x17);
+  rt_release(v_x18);
+  value_0 = v_x38;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

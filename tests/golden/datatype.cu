@@ -47,8 +47,9 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
   {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 5, 17, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -73,646 +74,148 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
-/* K1: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
   (void)run;
-  RtValue *v_x68 = NULL;
-  RtValue *v_x70 = NULL;
+  double *v_x39_d = v_x39->data.f;
+  const int64_t v_x39_n = v_x39->len;
+  double *v_x42_d = v_x42->data.f;
+  const int64_t v_x42_n = v_x42->len;
+  RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t1 = 1;
-    v_x68 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x68_d = v_x68->data.f;
-    const int64_t v_x68_n = v_x68->len;
-    v_x70 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
-    double *v_x70_d = v_x70->data.f;
-    const int64_t v_x70_n = v_x70->len;
+    const int64_t t1 = v_x39_n;
+    v_x48 = rt_value_new(rt_vec_type(RT_FLOAT), t1);
+    double *v_x48_d = v_x48->data.f;
+    const int64_t v_x48_n = v_x48->len;
     RT_PARALLEL_FOR_IF(t1 >= RT_PARALLEL_MIN)
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
-      v_x68_d[t2] = 4.0;
-      v_x70_d[t2] = 0.0;
+      int t5 = 0; /* nonzero: a check below failed */
+      int t6 = (uint64_t)(int64_t)t3 < (uint64_t)v_x42_n;
+      double t4 = t6 ? v_x42_d[t3] : 0;
+      t5 |= !t6;
+      double t8 = rt_mul_f(t4, t4);
+      double t9 = v_x39_d[t3];
+      double t11 = rt_mul_f(t9, t9);
+      double t13 = rt_add_f(t11, t8);
+      double t15 = rt_sqrt_f(t13, &t5);
+      if (__builtin_expect(t5 != 0, 0)) { /* again, recording the error */
+        double t16;
+        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
+          t16 = v_x42_d[t3];
+        } else {
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0);
+          t16 = 0;
+        }
+        double t18 = rt_mul_f(t16, t16);
+        double t19 = v_x39_d[t3];
+        double t21 = rt_mul_f(t19, t19);
+        double t23 = rt_add_f(t21, t18);
+        int t24 = 0;
+        double t25 = rt_sqrt_f(t23, &t24);
+        if (t24) {
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23);
+        }
+      }
+      v_x48_d[t2] = t15;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
-  *out_v_x70 = v_x70;
+  *out_v_x48 = v_x48;
   return;
 fail:
-  rt_release(v_x68);
-  rt_release(v_x70);
+  rt_release(v_x48);
 }
 
-/* K1: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
+/* K1: MAP -- tests/golden/datatype.nesl:4: function norm(point(x, y)) = sqrt(x * x + y * y); */
 struct K1_A {
   RtKernelError *err;
   int run;
-  double *v_x68_d; int64_t v_x68_n;
-  double *v_x70_d; int64_t v_x70_n;
+  double *v_x39_d; int64_t v_x39_n;
+  double *v_x42_d; int64_t v_x42_n;
+  double *v_x48_d; int64_t v_x48_n;
 };
 struct alignas(8) K1_0_V {
   double v0;
-  double v1;
 };
 struct K1_0_pull {
   K1_A A;
   __device__ K1_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K1_0_V{4.0, 0.0};
+    int t27 = 0; /* nonzero: a check below failed */
+    int t28 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n;
+    double t26 = t28 ? A.v_x42_d[ix] : 0;
+    t27 |= !t28;
+    double t30 = rt_mul_f(t26, t26);
+    double t31 = A.v_x39_d[ix];
+    double t33 = rt_mul_f(t31, t31);
+    double t35 = rt_add_f(t33, t30);
+    double t37 = rt_sqrt_f(t35, &t27);
+    if (__builtin_expect(t27 != 0, 0)) { /* again, recording the error */
+      double t38;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n) {
+        t38 = A.v_x42_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x42_n, 0.0);
+        t38 = 0;
+      }
+      double t40 = rt_mul_f(t38, t38);
+      double t41 = A.v_x39_d[ix];
+      double t43 = rt_mul_f(t41, t41);
+      double t45 = rt_add_f(t43, t40);
+      int t46 = 0;
+      double t47 = rt_sqrt_f(t45, &t46);
+      if (t46) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t46, RT_SQRT, 0, 0, (double)t45);
+      }
+    }
+    return K1_0_V{t37};
   }
 };
 struct K1_0_store {
   K1_A A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
-    A.v_x68_d[i] = v.v0;
-    A.v_x70_d[i] = v.v1;
+    A.v_x48_d[i] = v.v0;
   }
 };
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  RtValue *v_x68 = NULL;
-  RtValue *v_x70 = NULL;
+  A.v_x39_d = v_x39->data.f;
+  A.v_x39_n = v_x39->len;
+  A.v_x42_d = v_x42->data.f;
+  A.v_x42_n = v_x42->len;
+  RtValue *v_x48 = NULL;
   /* MAP */
   {
-    const int64_t t4 = 1;
-    v_x68 = rtg_vec_new(RT_FLOAT, t4);
-    A.v_x68_d = v_x68->data.f;
-    A.v_x68_n = v_x68->len;
-    v_x70 = rtg_vec_new(RT_FLOAT, t4);
-    A.v_x70_d = v_x70->data.f;
-    A.v_x70_n = v_x70->len;
-    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t4);
+    const int64_t t48 = v_x39->len;
+    v_x48 = rtg_vec_new(RT_FLOAT, t48);
+    A.v_x48_d = v_x48->data.f;
+    A.v_x48_n = v_x48->len;
+    rtg::map("K1", loc, K1_0_pull{A}, K1_0_store{A}, t48);
   }
-  *out_v_x68 = v_x68;
-  *out_v_x70 = v_x70;
+  *out_v_x48 = v_x48;
   return;
 fail:
-  rt_release(v_x68);
-  rt_release(v_x70);
+  rt_release(v_x48);
 }
 
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x68, RtValue **out_v_x70) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K1_host(err, loc, run, out_v_x68, out_v_x70);
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *v_x42, RtValue **out_v_x48) {
+  RtValue *vals[] = {v_x39, v_x42};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K1_host(err, loc, run, v_x39, v_x42, out_v_x48);
     rtg_host_ran();
   } else {
-    K1_gpu(err, loc, run, out_v_x68, out_v_x70);
-  }
-}
-
-/* K2: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x72 = NULL;
-  RtValue *v_x74 = NULL;
-  /* MAP */
-  {
-    const int64_t t5 = 1;
-    v_x72 = rt_value_new(rt_vec_type(RT_FLOAT), t5);
-    double *v_x72_d = v_x72->data.f;
-    const int64_t v_x72_n = v_x72->len;
-    v_x74 = rt_value_new(rt_vec_type(RT_FLOAT), t5);
-    double *v_x74_d = v_x74->data.f;
-    const int64_t v_x74_n = v_x74->len;
-    RT_PARALLEL_FOR_IF(t5 >= RT_PARALLEL_MIN)
-    for (int64_t t6 = 0; t6 < t5; t6++) {
-      const int32_t t7 = (int32_t)t6;
-      v_x72_d[t6] = 3.0;
-      v_x74_d[t6] = 1.0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x72 = v_x72;
-  *out_v_x74 = v_x74;
-  return;
-fail:
-  rt_release(v_x72);
-  rt_release(v_x74);
-}
-
-/* K2: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-struct K2_A {
-  RtKernelError *err;
-  int run;
-  double *v_x72_d; int64_t v_x72_n;
-  double *v_x74_d; int64_t v_x74_n;
-};
-struct alignas(8) K2_0_V {
-  double v0;
-  double v1;
-};
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K2_0_V{3.0, 1.0};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x72_d[i] = v.v0;
-    A.v_x74_d[i] = v.v1;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  (void)loc;
-  (void)err;
-  K2_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  RtValue *v_x72 = NULL;
-  RtValue *v_x74 = NULL;
-  /* MAP */
-  {
-    const int64_t t8 = 1;
-    v_x72 = rtg_vec_new(RT_FLOAT, t8);
-    A.v_x72_d = v_x72->data.f;
-    A.v_x72_n = v_x72->len;
-    v_x74 = rtg_vec_new(RT_FLOAT, t8);
-    A.v_x74_d = v_x74->data.f;
-    A.v_x74_n = v_x74->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t8);
-  }
-  *out_v_x72 = v_x72;
-  *out_v_x74 = v_x74;
-  return;
-fail:
-  rt_release(v_x72);
-  rt_release(v_x74);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x72, RtValue **out_v_x74) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K2_host(err, loc, run, out_v_x72, out_v_x74);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, out_v_x72, out_v_x74);
-  }
-}
-
-/* K3: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  (void)loc;
-  (void)run;
-  double *v_x75_d = v_x75->data.f;
-  const int64_t v_x75_n = v_x75->len;
-  double *v_x76_d = v_x76->data.f;
-  const int64_t v_x76_n = v_x76->len;
-  double *v_x80_d = v_x80->data.f;
-  const int64_t v_x80_n = v_x80->len;
-  double *v_x81_d = v_x81->data.f;
-  const int64_t v_x81_n = v_x81->len;
-  RtValue *v_x79 = NULL;
-  RtValue *v_x86 = NULL;
-  RtValue *v_x92 = NULL;
-  /* MAP */
-  {
-    const int64_t t9 = v_x77;
-    if (t9 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t9, 0.0);
-      goto fail;
-    }
-    v_x92 = rt_value_new(rt_vec_type(RT_FLOAT), t9);
-    double *v_x92_d = v_x92->data.f;
-    const int64_t v_x92_n = v_x92->len;
-    RT_PARALLEL_FOR_IF(t9 >= RT_PARALLEL_MIN)
-    for (int64_t t10 = 0; t10 < t9; t10++) {
-      const int32_t t11 = (int32_t)t10;
-      double t12; /* v_x79: read by nothing */
-      double t13; /* v_x86: read by nothing */
-      int t18 = 0; /* nonzero: a check below failed */
-      uint8_t t15 = rt_lt_i(t11, (int32_t)v_x75_n);
-      double t16;
-      if (t15) {
-        int t19 = (uint64_t)(int64_t)t11 < (uint64_t)v_x75_n;
-        double t17 = t19 ? v_x75_d[t11] : 0;
-        t18 |= !t19;
-        t16 = t17;
-      } else {
-        int32_t t21 = rt_sub_i(t11, (int32_t)v_x75_n);
-        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x76_n;
-        double t22 = t23 ? v_x76_d[t21] : 0;
-        t18 |= !t23;
-        t16 = t22;
-      }
-      uint8_t t25 = rt_lt_i(t11, (int32_t)v_x80_n);
-      double t26;
-      if (t25) {
-        int t28 = (uint64_t)(int64_t)t11 < (uint64_t)v_x80_n;
-        double t27 = t28 ? v_x80_d[t11] : 0;
-        t18 |= !t28;
-        t26 = t27;
-      } else {
-        int32_t t30 = rt_sub_i(t11, (int32_t)v_x80_n);
-        int t32 = (uint64_t)(int64_t)t30 < (uint64_t)v_x81_n;
-        double t31 = t32 ? v_x81_d[t30] : 0;
-        t18 |= !t32;
-        t26 = t31;
-      }
-      double t34 = rt_mul_f(t26, t26);
-      double t35;
-      if (t15) {
-        int t37 = (uint64_t)(int64_t)t11 < (uint64_t)v_x75_n;
-        double t36 = t37 ? v_x75_d[t11] : 0;
-        t18 |= !t37;
-        t35 = t36;
-      } else {
-        int32_t t39 = rt_sub_i(t11, (int32_t)v_x75_n);
-        int t41 = (uint64_t)(int64_t)t39 < (uint64_t)v_x76_n;
-        double t40 = t41 ? v_x76_d[t39] : 0;
-        t18 |= !t41;
-        t35 = t40;
-      }
-      double t43 = rt_mul_f(t35, t35);
-      double t44;
-      if (t25) {
-        int t46 = (uint64_t)(int64_t)t11 < (uint64_t)v_x80_n;
-        double t45 = t46 ? v_x80_d[t11] : 0;
-        t18 |= !t46;
-        t44 = t45;
-      } else {
-        int32_t t48 = rt_sub_i(t11, (int32_t)v_x80_n);
-        int t50 = (uint64_t)(int64_t)t48 < (uint64_t)v_x81_n;
-        double t49 = t50 ? v_x81_d[t48] : 0;
-        t18 |= !t50;
-        t44 = t49;
-      }
-      double t52 = rt_mul_f(t44, t44);
-      double t54 = rt_add_f(t52, t43);
-      double t56 = rt_sqrt_f(t54, &t18);
-      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
-        uint8_t t58 = rt_lt_i(t11, (int32_t)v_x75_n);
-        double t59;
-        if (t58) {
-          double t60;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x75_n) {
-            t60 = v_x75_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x75_n, 0.0);
-            t60 = 0;
-          }
-          t59 = t60;
-        } else {
-          int32_t t62 = rt_sub_i(t11, (int32_t)v_x75_n);
-          double t63;
-          if ((uint64_t)(int64_t)t62 < (uint64_t)v_x76_n) {
-            t63 = v_x76_d[t62];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t62, v_x76_n, 0.0);
-            t63 = 0;
-          }
-          t59 = t63;
-        }
-        uint8_t t65 = rt_lt_i(t11, (int32_t)v_x80_n);
-        double t66;
-        if (t65) {
-          double t67;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x80_n) {
-            t67 = v_x80_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x80_n, 0.0);
-            t67 = 0;
-          }
-          t66 = t67;
-        } else {
-          int32_t t69 = rt_sub_i(t11, (int32_t)v_x80_n);
-          double t70;
-          if ((uint64_t)(int64_t)t69 < (uint64_t)v_x81_n) {
-            t70 = v_x81_d[t69];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t69, v_x81_n, 0.0);
-            t70 = 0;
-          }
-          t66 = t70;
-        }
-        double t72 = rt_mul_f(t66, t66);
-        double t73;
-        if (t58) {
-          double t74;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x75_n) {
-            t74 = v_x75_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x75_n, 0.0);
-            t74 = 0;
-          }
-          t73 = t74;
-        } else {
-          int32_t t76 = rt_sub_i(t11, (int32_t)v_x75_n);
-          double t77;
-          if ((uint64_t)(int64_t)t76 < (uint64_t)v_x76_n) {
-            t77 = v_x76_d[t76];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t76, v_x76_n, 0.0);
-            t77 = 0;
-          }
-          t73 = t77;
-        }
-        double t79 = rt_mul_f(t73, t73);
-        double t80;
-        if (t65) {
-          double t81;
-          if ((uint64_t)(int64_t)t11 < (uint64_t)v_x80_n) {
-            t81 = v_x80_d[t11];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x80_n, 0.0);
-            t81 = 0;
-          }
-          t80 = t81;
-        } else {
-          int32_t t83 = rt_sub_i(t11, (int32_t)v_x80_n);
-          double t84;
-          if ((uint64_t)(int64_t)t83 < (uint64_t)v_x81_n) {
-            t84 = v_x81_d[t83];
-          } else {
-            NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t83, v_x81_n, 0.0);
-            t84 = 0;
-          }
-          t80 = t84;
-        }
-        double t86 = rt_mul_f(t80, t80);
-        double t88 = rt_add_f(t86, t79);
-        int t89 = 0;
-        double t90 = rt_sqrt_f(t88, &t89);
-        if (t89) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 1, t89, RT_SQRT, 0, 0, (double)t88);
-        }
-      }
-      t12 = t16;
-      t13 = t34;
-      v_x92_d[t10] = t56;
-      (void)t12;
-      (void)t13;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x92 = v_x92;
-  rt_release(v_x79);
-  rt_release(v_x86);
-  return;
-fail:
-  rt_release(v_x79);
-  rt_release(v_x86);
-  rt_release(v_x92);
-}
-
-/* K3: MAP -- tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
-struct K3_A {
-  RtKernelError *err;
-  int run;
-  double *v_x75_d; int64_t v_x75_n;
-  double *v_x76_d; int64_t v_x76_n;
-  int32_t v_x77;
-  double *v_x80_d; int64_t v_x80_n;
-  double *v_x81_d; int64_t v_x81_n;
-  double *v_x79_d; int64_t v_x79_n;
-  double *v_x86_d; int64_t v_x86_n;
-  double *v_x92_d; int64_t v_x92_n;
-};
-struct alignas(8) K3_0_V {
-  double v0;
-  double v1;
-  double v2;
-};
-struct K3_0_pull {
-  K3_A A;
-  __device__ K3_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t95 = 0; /* nonzero: a check below failed */
-    uint8_t t92 = rt_lt_i(ix, (int32_t)A.v_x75_n);
-    double t93;
-    if (t92) {
-      int t96 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
-      double t94 = t96 ? A.v_x75_d[ix] : 0;
-      t95 |= !t96;
-      t93 = t94;
-    } else {
-      int32_t t98 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-      int t100 = (uint64_t)(int64_t)t98 < (uint64_t)A.v_x76_n;
-      double t99 = t100 ? A.v_x76_d[t98] : 0;
-      t95 |= !t100;
-      t93 = t99;
-    }
-    uint8_t t102 = rt_lt_i(ix, (int32_t)A.v_x80_n);
-    double t103;
-    if (t102) {
-      int t105 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-      double t104 = t105 ? A.v_x80_d[ix] : 0;
-      t95 |= !t105;
-      t103 = t104;
-    } else {
-      int32_t t107 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-      int t109 = (uint64_t)(int64_t)t107 < (uint64_t)A.v_x81_n;
-      double t108 = t109 ? A.v_x81_d[t107] : 0;
-      t95 |= !t109;
-      t103 = t108;
-    }
-    double t111 = rt_mul_f(t103, t103);
-    double t112;
-    if (t92) {
-      int t114 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n;
-      double t113 = t114 ? A.v_x75_d[ix] : 0;
-      t95 |= !t114;
-      t112 = t113;
-    } else {
-      int32_t t116 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-      int t118 = (uint64_t)(int64_t)t116 < (uint64_t)A.v_x76_n;
-      double t117 = t118 ? A.v_x76_d[t116] : 0;
-      t95 |= !t118;
-      t112 = t117;
-    }
-    double t120 = rt_mul_f(t112, t112);
-    double t121;
-    if (t102) {
-      int t123 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n;
-      double t122 = t123 ? A.v_x80_d[ix] : 0;
-      t95 |= !t123;
-      t121 = t122;
-    } else {
-      int32_t t125 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-      int t127 = (uint64_t)(int64_t)t125 < (uint64_t)A.v_x81_n;
-      double t126 = t127 ? A.v_x81_d[t125] : 0;
-      t95 |= !t127;
-      t121 = t126;
-    }
-    double t129 = rt_mul_f(t121, t121);
-    double t131 = rt_add_f(t129, t120);
-    double t133 = rt_sqrt_f(t131, &t95);
-    if (__builtin_expect(t95 != 0, 0)) { /* again, recording the error */
-      uint8_t t135 = rt_lt_i(ix, (int32_t)A.v_x75_n);
-      double t136;
-      if (t135) {
-        double t137;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n) {
-          t137 = A.v_x75_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x75_n, 0.0);
-          t137 = 0;
-        }
-        t136 = t137;
-      } else {
-        int32_t t139 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-        double t140;
-        if ((uint64_t)(int64_t)t139 < (uint64_t)A.v_x76_n) {
-          t140 = A.v_x76_d[t139];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t139, A.v_x76_n, 0.0);
-          t140 = 0;
-        }
-        t136 = t140;
-      }
-      uint8_t t142 = rt_lt_i(ix, (int32_t)A.v_x80_n);
-      double t143;
-      if (t142) {
-        double t144;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-          t144 = A.v_x80_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
-          t144 = 0;
-        }
-        t143 = t144;
-      } else {
-        int32_t t146 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-        double t147;
-        if ((uint64_t)(int64_t)t146 < (uint64_t)A.v_x81_n) {
-          t147 = A.v_x81_d[t146];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, A.v_x81_n, 0.0);
-          t147 = 0;
-        }
-        t143 = t147;
-      }
-      double t149 = rt_mul_f(t143, t143);
-      double t150;
-      if (t135) {
-        double t151;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x75_n) {
-          t151 = A.v_x75_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x75_n, 0.0);
-          t151 = 0;
-        }
-        t150 = t151;
-      } else {
-        int32_t t153 = rt_sub_i(ix, (int32_t)A.v_x75_n);
-        double t154;
-        if ((uint64_t)(int64_t)t153 < (uint64_t)A.v_x76_n) {
-          t154 = A.v_x76_d[t153];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t153, A.v_x76_n, 0.0);
-          t154 = 0;
-        }
-        t150 = t154;
-      }
-      double t156 = rt_mul_f(t150, t150);
-      double t157;
-      if (t142) {
-        double t158;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
-          t158 = A.v_x80_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
-          t158 = 0;
-        }
-        t157 = t158;
-      } else {
-        int32_t t160 = rt_sub_i(ix, (int32_t)A.v_x80_n);
-        double t161;
-        if ((uint64_t)(int64_t)t160 < (uint64_t)A.v_x81_n) {
-          t161 = A.v_x81_d[t160];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t160, A.v_x81_n, 0.0);
-          t161 = 0;
-        }
-        t157 = t161;
-      }
-      double t163 = rt_mul_f(t157, t157);
-      double t165 = rt_add_f(t163, t156);
-      int t166 = 0;
-      double t167 = rt_sqrt_f(t165, &t166);
-      if (t166) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t166, RT_SQRT, 0, 0, (double)t165);
-      }
-    }
-    return K3_0_V{t93, t111, t133};
-  }
-};
-struct K3_0_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    /* v.v0: v_x79, read by nothing (its checks are the pull's) */
-    /* v.v1: v_x86, read by nothing (its checks are the pull's) */
-    A.v_x92_d[i] = v.v2;
-  }
-};
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  (void)loc;
-  (void)err;
-  K3_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x75_d = v_x75->data.f;
-  A.v_x75_n = v_x75->len;
-  A.v_x76_d = v_x76->data.f;
-  A.v_x76_n = v_x76->len;
-  A.v_x77 = v_x77;
-  A.v_x80_d = v_x80->data.f;
-  A.v_x80_n = v_x80->len;
-  A.v_x81_d = v_x81->data.f;
-  A.v_x81_n = v_x81->len;
-  RtValue *v_x79 = NULL;
-  RtValue *v_x86 = NULL;
-  RtValue *v_x92 = NULL;
-  /* MAP */
-  {
-    const int64_t t168 = v_x77;
-    if (t168 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t168, 0.0, run};
-      goto fail;
-    }
-    v_x92 = rtg_vec_new(RT_FLOAT, t168);
-    A.v_x92_d = v_x92->data.f;
-    A.v_x92_n = v_x92->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t168);
-  }
-  *out_v_x92 = v_x92;
-  rt_release(v_x79);
-  rt_release(v_x86);
-  return;
-fail:
-  rt_release(v_x79);
-  rt_release(v_x86);
-  rt_release(v_x92);
-}
-
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x75, RtValue *v_x76, int32_t v_x77, RtValue *v_x80, RtValue *v_x81, RtValue **out_v_x92) {
-  RtValue *vals[] = {v_x75, v_x76, v_x80, v_x81};
-  const int64_t sizes[] = {(int64_t)v_x77};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K3_host(err, loc, run, v_x75, v_x76, v_x77, v_x80, v_x81, out_v_x92);
-    rtg_host_ran();
-  } else {
-    K3_gpu(err, loc, run, v_x75, v_x76, v_x77, v_x80, v_x81, out_v_x92);
+    K1_gpu(err, loc, run, v_x39, v_x42, out_v_x48);
   }
 }
 
@@ -830,40 +333,30 @@ static void top_9(void) {
 /* tests/golden/datatype.nesl:5: {norm(p) : p in [point(3.0, 4.0), point(1.0, 0.0)]}; */
 static void top_10(void) {
   RtValue *value_0 = NULL;
-  RtValue *v_x19 = NULL;
-  RtValue *v_x25 = NULL;
+  RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t49 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t49->data.f[0] = 3.0;
+  t49->data.f[1] = 1.0;
+  v_x17 = NESSIE_TO_DEVICE(t49);
+  RtValue *v_x18 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
+  RtValue *t50 = rt_value_new(rt_vec_type(RT_FLOAT), 2);
+  t50->data.f[0] = 4.0;
+  t50->data.f[1] = 0.0;
+  v_x18 = NESSIE_TO_DEVICE(t50);
+  RtValue *v_x38 = NULL;
+  rt_here = RT_LOC("tests/golden/datatype.nesl", 4, 37);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x19, &v_x25);
+    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 4, 37), 3, v_x17, v_x18, &v_x38);
     if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 4, 37)));
   }
-  RtValue *v_x22 = NULL;
-  RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, &v_x22, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  RtValue *v_x66 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 5, 17);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/datatype.nesl", 5, 17), 2, v_x19, v_x25, 2, v_x22, v_x28, &v_x66);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 5, 17)));
-  }
-  rt_release(v_x19);
-  rt_release(v_x25);
-  rt_release(v_x22);
-  rt_release(v_x28);
-  value_0 = v_x66;
+  rt_release(v_x17);
+  rt_release(v_x18);
+  value_0 = v_x38;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

@@ -75,7 +75,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 static void fn_distinct(RtValue *v_x19, int32_t *out_0);
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0);
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0);
 
 /* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
@@ -253,204 +253,204 @@ fail:
 }
 
 /* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)run;
-  int32_t *v_x67_d = v_x67->data.i;
-  const int64_t v_x67_n = v_x67->len;
-  RtValue *v_x68 = NULL;
+  int32_t *v_x65_d = v_x65->data.i;
+  const int64_t v_x65_n = v_x65->len;
+  RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t31 = rt_make_segdes(loc, v_x67);
-    v_x68 = t31;
-    const int64_t *v_x68_off = rt_seg_offsets(v_x68);
-    const int64_t v_x68_n = v_x68->len;
+    RtValue *t31 = rt_make_segdes(loc, v_x65);
+    v_x66 = t31;
+    const int64_t *v_x66_off = rt_seg_offsets(v_x66);
+    const int64_t v_x66_n = v_x66->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
+  *out_v_x66 = v_x66;
   return;
 fail:
-  rt_release(v_x68);
+  rt_release(v_x66);
 }
 
-/* K5: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
+/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
-  const int64_t *v_x126_off = rt_seg_offsets(v_x126);
-  const int64_t v_x126_n = v_x126->len;
-  RtValue *v_x127 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t32 = rt_seg_lengths(v_x126);
-    v_x127 = t32;
-    int32_t *v_x127_d = v_x127->data.i;
-    const int64_t v_x127_n = v_x127->len;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x127 = v_x127;
-  return;
-fail:
-  rt_release(v_x127);
-}
-
-/* K6: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x136_d = v_x136->data.i;
-  const int64_t v_x136_n = v_x136->len;
-  int32_t *v_x137_d = v_x137->data.i;
-  const int64_t v_x137_n = v_x137->len;
-  RtValue *v_x139 = NULL;
+  int32_t *v_x72_d = v_x72->data.i;
+  const int64_t v_x72_n = v_x72->len;
+  int32_t *v_x73_d = v_x73->data.i;
+  const int64_t v_x73_n = v_x73->len;
+  RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t33 = v_x138;
-    if (t33 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t33, 0.0);
+    const int64_t t32 = v_x74;
+    if (t32 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0);
       goto fail;
     }
-    v_x139 = rt_value_new(rt_vec_type(RT_INT), t33);
-    int32_t *v_x139_d = v_x139->data.i;
-    const int64_t v_x139_n = v_x139->len;
-    RT_PARALLEL_FOR_IF(t33 >= RT_PARALLEL_MIN)
-    for (int64_t t34 = 0; t34 < t33; t34++) {
-      const int32_t t35 = (int32_t)t34;
-      int t40 = 0; /* nonzero: a check below failed */
-      uint8_t t37 = rt_lt_i(t35, (int32_t)v_x136_n);
-      int32_t t38;
-      if (t37) {
-        int t41 = (uint64_t)(int64_t)t35 < (uint64_t)v_x136_n;
-        int32_t t39 = t41 ? v_x136_d[t35] : 0;
-        t40 |= !t41;
-        t38 = t39;
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t32);
+    int32_t *v_x75_d = v_x75->data.i;
+    const int64_t v_x75_n = v_x75->len;
+    RT_PARALLEL_FOR_IF(t32 >= RT_PARALLEL_MIN)
+    for (int64_t t33 = 0; t33 < t32; t33++) {
+      const int32_t t34 = (int32_t)t33;
+      int t39 = 0; /* nonzero: a check below failed */
+      uint8_t t36 = rt_lt_i(t34, (int32_t)v_x72_n);
+      int32_t t37;
+      if (t36) {
+        int t40 = (uint64_t)(int64_t)t34 < (uint64_t)v_x72_n;
+        int32_t t38 = t40 ? v_x72_d[t34] : 0;
+        t39 |= !t40;
+        t37 = t38;
       } else {
-        int32_t t43 = rt_sub_i(t35, (int32_t)v_x136_n);
-        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x137_n;
-        int32_t t44 = t45 ? v_x137_d[t43] : 0;
-        t40 |= !t45;
-        t38 = t44;
+        int32_t t42 = rt_sub_i(t34, (int32_t)v_x72_n);
+        int t44 = (uint64_t)(int64_t)t42 < (uint64_t)v_x73_n;
+        int32_t t43 = t44 ? v_x73_d[t42] : 0;
+        t39 |= !t44;
+        t37 = t43;
       }
-      if (__builtin_expect(t40 != 0, 0)) { /* again, recording the error */
-        uint8_t t47 = rt_lt_i(t35, (int32_t)v_x136_n);
-        int32_t t48;
-        if (t47) {
-          int32_t t49;
-          if ((uint64_t)(int64_t)t35 < (uint64_t)v_x136_n) {
-            t49 = v_x136_d[t35];
+      if (__builtin_expect(t39 != 0, 0)) { /* again, recording the error */
+        uint8_t t46 = rt_lt_i(t34, (int32_t)v_x72_n);
+        int32_t t47;
+        if (t46) {
+          int32_t t48;
+          if ((uint64_t)(int64_t)t34 < (uint64_t)v_x72_n) {
+            t48 = v_x72_d[t34];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x136_n, 0.0);
-            t49 = 0;
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x72_n, 0.0);
+            t48 = 0;
           }
-          t48 = t49;
+          t47 = t48;
         } else {
-          int32_t t51 = rt_sub_i(t35, (int32_t)v_x136_n);
-          int32_t t52;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x137_n) {
-            t52 = v_x137_d[t51];
+          int32_t t50 = rt_sub_i(t34, (int32_t)v_x72_n);
+          int32_t t51;
+          if ((uint64_t)(int64_t)t50 < (uint64_t)v_x73_n) {
+            t51 = v_x73_d[t50];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x137_n, 0.0);
-            t52 = 0;
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x73_n, 0.0);
+            t51 = 0;
           }
-          t48 = t52;
+          t47 = t51;
         }
       }
-      v_x139_d[t34] = t38;
+      v_x75_d[t33] = t37;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x139 = v_x139;
+  *out_v_x75 = v_x75;
   return;
 fail:
-  rt_release(v_x139);
+  rt_release(v_x75);
 }
 
-/* K7: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
+/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)run;
-  RtValue *v_x169 = NULL;
+  RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t53 = 0;
-    v_x169 = rt_value_new(rt_vec_type(RT_INT), t53);
-    int32_t *v_x169_d = v_x169->data.i;
-    const int64_t v_x169_n = v_x169->len;
-    RT_PARALLEL_FOR_IF(t53 >= RT_PARALLEL_MIN)
-    for (int64_t t54 = 0; t54 < t53; t54++) {
-      const int32_t t55 = (int32_t)t54;
-      v_x169_d[t54] = 0;
+    const int64_t t52 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x93_d = v_x93->data.i;
+    const int64_t v_x93_n = v_x93->len;
+    RT_PARALLEL_FOR_IF(t52 >= RT_PARALLEL_MIN)
+    for (int64_t t53 = 0; t53 < t52; t53++) {
+      const int32_t t54 = (int32_t)t53;
+      v_x93_d[t53] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x169 = v_x169;
+  *out_v_x93 = v_x93;
   return;
 fail:
-  rt_release(v_x169);
+  rt_release(v_x93);
+}
+
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_x95_off = rt_seg_offsets(v_x95);
+  const int64_t v_x95_n = v_x95->len;
+  RtValue *v_x96 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t55 = rt_seg_lengths(v_x95);
+    v_x96 = t55;
+    int32_t *v_x96_d = v_x96->data.i;
+    const int64_t v_x96_n = v_x96->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x96 = v_x96;
+  return;
+fail:
+  rt_release(v_x96);
 }
 
 /* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
   (void)loc;
   (void)run;
-  const int64_t *v_x216_off = rt_seg_offsets(v_x216);
-  const int64_t v_x216_n = v_x216->len;
-  RtValue *v_x217 = NULL;
+  const int64_t *v_x140_off = rt_seg_offsets(v_x140);
+  const int64_t v_x140_n = v_x140->len;
+  RtValue *v_x141 = NULL;
   /* LIBRARY */
   {
-    RtValue *t56 = rt_seg_starts(v_x216);
-    v_x217 = t56;
-    int32_t *v_x217_d = v_x217->data.i;
-    const int64_t v_x217_n = v_x217->len;
+    RtValue *t56 = rt_seg_starts(v_x140);
+    v_x141 = t56;
+    int32_t *v_x141_d = v_x141->data.i;
+    const int64_t v_x141_n = v_x141->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x217 = v_x217;
+  *out_v_x141 = v_x141;
   return;
 fail:
-  rt_release(v_x217);
+  rt_release(v_x141);
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)run;
-  const int64_t *v_x243_off = rt_seg_offsets(v_x243);
-  const int64_t v_x243_n = v_x243->len;
-  RtValue *v_x244 = NULL;
+  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
+  const int64_t v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
   /* LIBRARY */
   {
-    RtValue *t57 = rt_seg_ids(v_x243);
-    v_x244 = t57;
-    int32_t *v_x244_d = v_x244->data.i;
-    const int64_t v_x244_n = v_x244->len;
+    RtValue *t57 = rt_seg_ids(v_x167);
+    v_x168 = t57;
+    int32_t *v_x168_d = v_x168->data.i;
+    const int64_t v_x168_n = v_x168->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x244 = v_x244;
+  *out_v_x168 = v_x168;
   return;
 fail:
-  rt_release(v_x244);
+  rt_release(v_x168);
 }
 
 /* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702) {
   (void)loc;
   (void)run;
-  int32_t *v_x767_d = v_x767->data.i;
-  const int64_t v_x767_n = v_x767->len;
-  int32_t *v_x768_d = v_x768->data.i;
-  const int64_t v_x768_n = v_x768->len;
-  int32_t v_x776 = 0;
-  int32_t v_x777 = 0;
-  int32_t v_x778 = 0;
+  int32_t *v_x691_d = v_x691->data.i;
+  const int64_t v_x691_n = v_x691->len;
+  int32_t *v_x692_d = v_x692->data.i;
+  const int64_t v_x692_n = v_x692->len;
+  int32_t v_x700 = 0;
+  int32_t v_x701 = 0;
+  int32_t v_x702 = 0;
   /* REDUCE */
   {
-    const int64_t t58 = v_x767_n;
+    const int64_t t58 = v_x691_n;
     const int64_t t59 = t58 > 0 ? (t58 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
     int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
@@ -470,8 +470,8 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue
         int32_t t63x1;
         int32_t t63x2;
         int t67 = 0; /* nonzero: a check below failed */
-        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x768_n;
-        int32_t t66 = t68 ? v_x768_d[t65] : 0;
+        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x692_n;
+        int32_t t66 = t68 ? v_x692_d[t65] : 0;
         t67 |= !t68;
         uint8_t t70 = rt_lt_i(0, t66);
         int32_t t71;
@@ -482,10 +482,10 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue
         }
         if (__builtin_expect(t67 != 0, 0)) { /* again, recording the error */
           int32_t t72;
-          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x768_n) {
-            t72 = v_x768_d[t65];
+          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x692_n) {
+            t72 = v_x692_d[t65];
           } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x768_n, 0.0);
+            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x692_n, 0.0);
             t72 = 0;
           }
           uint8_t t74 = rt_lt_i(0, t72);
@@ -559,1380 +559,1298 @@ static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue
       t63t1 = t87;
       t63t2 = t88;
     }
-    v_x776 = t63t0;
+    v_x700 = t63t0;
     rt_free(t60);
-    v_x777 = t63t1;
+    v_x701 = t63t1;
     rt_free(t61);
-    v_x778 = t63t2;
+    v_x702 = t63t2;
     rt_free(t62);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x776 = v_x776;
-  *out_v_x777 = v_x777;
-  *out_v_x778 = v_x778;
+  *out_v_x700 = v_x700;
+  *out_v_x701 = v_x701;
+  *out_v_x702 = v_x702;
   return;
 fail:
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
   (void)loc;
   (void)run;
-  RtValue *v_x845 = NULL;
-  RtValue *v_x848 = NULL;
-  /* MAP */
-  {
-    const int64_t t89 = 1;
-    v_x845 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x845_d = v_x845->data.i;
-    const int64_t v_x845_n = v_x845->len;
-    v_x848 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x848_d = v_x848->data.i;
-    const int64_t v_x848_n = v_x848->len;
-    RT_PARALLEL_FOR_IF(t89 >= RT_PARALLEL_MIN)
-    for (int64_t t90 = 0; t90 < t89; t90++) {
-      const int32_t t91 = (int32_t)t90;
-      v_x845_d[t90] = v_x843;
-      v_x848_d[t90] = v_x846;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x845 = v_x845;
-  *out_v_x848 = v_x848;
-  return;
-fail:
-  rt_release(v_x845);
-  rt_release(v_x848);
-}
-
-/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x855_d = v_x855->data.i;
-  const int64_t v_x855_n = v_x855->len;
-  RtValue *v_x857 = NULL;
-  /* MAP */
-  {
-    const int64_t t92 = v_x849;
-    if (t92 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t92, 0.0);
-      goto fail;
-    }
-    v_x857 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x857_d = v_x857->data.i;
-    const int64_t v_x857_n = v_x857->len;
-    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
-    for (int64_t t93 = 0; t93 < t92; t93++) {
-      const int32_t t94 = (int32_t)t93;
-      int t97 = 0; /* nonzero: a check below failed */
-      int32_t t96 = rt_rem_i(t94, v_x852, &t97);
-      int t99 = (uint64_t)(int64_t)t96 < (uint64_t)v_x855_n;
-      int32_t t98 = t99 ? v_x855_d[t96] : 0;
-      t97 |= !t99;
-      if (__builtin_expect(t97 != 0, 0)) { /* again, recording the error */
-        int t100 = 0;
-        int32_t t101 = rt_rem_i(t94, v_x852, &t100);
-        if (t100) {
-          NESSIE_RECORD(err, t93, RT_CHECK_SCALAR, 0, t100, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t102;
-        if ((uint64_t)(int64_t)t101 < (uint64_t)v_x855_n) {
-          t102 = v_x855_d[t101];
-        } else {
-          NESSIE_RECORD(err, t93, RT_CHECK_INDEX, 0, 0, RT_GATHER, t101, v_x855_n, 0.0);
-          t102 = 0;
-        }
-      }
-      v_x857_d[t93] = t98;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x857 = v_x857;
-  return;
-fail:
-  rt_release(v_x857);
-}
-
-/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x867_d = v_x867->data.i;
-  const int64_t v_x867_n = v_x867->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
+  int32_t *v_x767_d = v_x767->data.i;
+  const int64_t v_x767_n = v_x767->len;
+  int32_t v_x768 = 0;
+  int32_t v_x769 = 0;
   /* ONCE */
   {
-    int t104 = 0; /* nonzero: a check below failed */
-    int t105 = (uint64_t)(int64_t)0 < (uint64_t)v_x867_n;
-    int32_t t103 = t105 ? v_x867_d[0] : 0;
-    t104 |= !t105;
-    int t107 = (uint64_t)(int64_t)1 < (uint64_t)v_x867_n;
-    int32_t t106 = t107 ? v_x867_d[1] : 0;
-    t104 |= !t107;
-    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
-      int32_t t108;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x867_n) {
-        t108 = v_x867_d[0];
+    int t90 = 0; /* nonzero: a check below failed */
+    int t91 = (uint64_t)(int64_t)0 < (uint64_t)v_x767_n;
+    int32_t t89 = t91 ? v_x767_d[0] : 0;
+    t90 |= !t91;
+    int t93 = (uint64_t)(int64_t)1 < (uint64_t)v_x767_n;
+    int32_t t92 = t93 ? v_x767_d[1] : 0;
+    t90 |= !t93;
+    if (__builtin_expect(t90 != 0, 0)) { /* again, recording the error */
+      int32_t t94;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x767_n) {
+        t94 = v_x767_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x867_n, 0.0);
-        t108 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x767_n, 0.0);
+        t94 = 0;
       }
-      int32_t t109;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x867_n) {
-        t109 = v_x867_d[1];
+      int32_t t95;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x767_n) {
+        t95 = v_x767_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x867_n, 0.0);
-        t109 = 0;
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x767_n, 0.0);
+        t95 = 0;
       }
     }
-    v_x868 = t103;
-    v_x869 = t106;
+    v_x768 = t89;
+    v_x769 = t92;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
+  *out_v_x768 = v_x768;
+  *out_v_x769 = v_x769;
   return;
 fail:
 }
 
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783) {
   (void)loc;
   (void)run;
-  int32_t *v_x884_d = v_x884->data.i;
-  const int64_t v_x884_n = v_x884->len;
-  RtValue *v_x883 = NULL;
-  int32_t v_x892 = 0;
-  int32_t v_x893 = 0;
-  int32_t v_x894 = 0;
+  int32_t *v_x773_d = v_x773->data.i;
+  const int64_t v_x773_n = v_x773->len;
+  RtValue *v_x772 = NULL;
+  int32_t v_x781 = 0;
+  int32_t v_x782 = 0;
+  int32_t v_x783 = 0;
   /* MAP */
   {
-    const int64_t t110 = v_x881;
-    if (t110 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0);
+    const int64_t t96 = v_x770;
+    if (t96 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t96, 0.0);
       goto fail;
     }
-    v_x883 = rt_value_new(rt_vec_type(RT_INT), t110);
-    int32_t *v_x883_d = v_x883->data.i;
-    const int64_t v_x883_n = v_x883->len;
-    RT_PARALLEL_FOR_IF(t110 >= RT_PARALLEL_MIN)
-    for (int64_t t111 = 0; t111 < t110; t111++) {
-      const int32_t t112 = (int32_t)t111;
-      v_x883_d[t111] = 0;
+    v_x772 = rt_value_new(rt_vec_type(RT_INT), t96);
+    int32_t *v_x772_d = v_x772->data.i;
+    const int64_t v_x772_n = v_x772->len;
+    RT_PARALLEL_FOR_IF(t96 >= RT_PARALLEL_MIN)
+    for (int64_t t97 = 0; t97 < t96; t97++) {
+      const int32_t t98 = (int32_t)t97;
+      v_x772_d[t97] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x883_d = v_x883->data.i;
-    const int64_t v_x883_n = v_x883->len;
+    int32_t *v_x772_d = v_x772->data.i;
+    const int64_t v_x772_n = v_x772->len;
     /* REDUCE */
     {
-      const int64_t t113 = v_x881;
-      if (t113 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t113, 0.0);
+      const int64_t t99 = v_x770;
+      if (t99 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t99, 0.0);
         goto fail;
       }
-      const int64_t t114 = t113 > 0 ? (t113 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      int32_t *t116 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      int32_t *t117 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t114);
-      RT_PARALLEL_FOR_IF(t114 > 1)
-      for (int64_t t118 = 0; t118 < t114; t118++) {
-        int32_t t118a0;
-        int32_t t118a1;
-        int32_t t118a2;
-        t118a0 = 2147483647;
-        t118a1 = 0;
-        t118a2 = 1;
-        const int64_t t118_end = (t118 + 1) * RT_CHUNK < t113 ? (t118 + 1) * RT_CHUNK : t113;
-        for (int64_t t119 = t118 * RT_CHUNK; t119 < t118_end; t119++) {
-          const int32_t t120 = (int32_t)t119;
-          int32_t t118x0;
-          int32_t t118x1;
-          int32_t t118x2;
-          int t122 = 0; /* nonzero: a check below failed */
-          int t123 = (uint64_t)(int64_t)t120 < (uint64_t)v_x884_n;
-          int32_t t121 = t123 ? v_x884_d[t120] : 0;
-          t122 |= !t123;
-          uint8_t t125 = rt_lt_i(0, t121);
-          int32_t t126;
-          if (t125) {
-            t126 = 2147483647;
+      const int64_t t100 = t99 > 0 ? (t99 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
+      int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
+      int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
+      RT_PARALLEL_FOR_IF(t100 > 1)
+      for (int64_t t104 = 0; t104 < t100; t104++) {
+        int32_t t104a0;
+        int32_t t104a1;
+        int32_t t104a2;
+        t104a0 = 2147483647;
+        t104a1 = 0;
+        t104a2 = 1;
+        const int64_t t104_end = (t104 + 1) * RT_CHUNK < t99 ? (t104 + 1) * RT_CHUNK : t99;
+        for (int64_t t105 = t104 * RT_CHUNK; t105 < t104_end; t105++) {
+          const int32_t t106 = (int32_t)t105;
+          int32_t t104x0;
+          int32_t t104x1;
+          int32_t t104x2;
+          int t108 = 0; /* nonzero: a check below failed */
+          int t109 = (uint64_t)(int64_t)t106 < (uint64_t)v_x773_n;
+          int32_t t107 = t109 ? v_x773_d[t106] : 0;
+          t108 |= !t109;
+          uint8_t t111 = rt_lt_i(0, t107);
+          int32_t t112;
+          if (t111) {
+            t112 = 2147483647;
           } else {
-            t126 = t120;
+            t112 = t106;
           }
-          if (__builtin_expect(t122 != 0, 0)) { /* again, recording the error */
-            int32_t t127;
-            if ((uint64_t)(int64_t)t120 < (uint64_t)v_x884_n) {
-              t127 = v_x884_d[t120];
+          if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
+            int32_t t113;
+            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x773_n) {
+              t113 = v_x773_d[t106];
             } else {
-              NESSIE_RECORD(err, t119, RT_CHECK_INDEX, 2, 0, RT_GATHER, t120, v_x884_n, 0.0);
-              t127 = 0;
+              NESSIE_RECORD(err, t105, RT_CHECK_INDEX, 2, 0, RT_GATHER, t106, v_x773_n, 0.0);
+              t113 = 0;
             }
-            uint8_t t129 = rt_lt_i(0, t127);
-            int32_t t130;
-            if (t129) {
-              t130 = 2147483647;
+            uint8_t t115 = rt_lt_i(0, t113);
+            int32_t t116;
+            if (t115) {
+              t116 = 2147483647;
             } else {
-              t130 = t120;
+              t116 = t106;
             }
           }
-          t118x0 = t126;
-          t118x1 = 0;
-          t118x2 = t121;
-          uint8_t t132 = rt_le_i(t118a0, t118x0);
-          int32_t t133;
-          if (t132) {
-            t133 = t118a0;
+          t104x0 = t112;
+          t104x1 = 0;
+          t104x2 = t107;
+          uint8_t t118 = rt_le_i(t104a0, t104x0);
+          int32_t t119;
+          if (t118) {
+            t119 = t104a0;
           } else {
-            t133 = t118x0;
+            t119 = t104x0;
           }
-          int32_t t134;
-          if (t132) {
-            t134 = t118a1;
+          int32_t t120;
+          if (t118) {
+            t120 = t104a1;
           } else {
-            t134 = t118x1;
+            t120 = t104x1;
           }
-          int32_t t135;
-          if (t132) {
-            t135 = t118a2;
+          int32_t t121;
+          if (t118) {
+            t121 = t104a2;
           } else {
-            t135 = t118x2;
+            t121 = t104x2;
           }
-          t118a0 = t133;
-          t118a1 = t134;
-          t118a2 = t135;
+          t104a0 = t119;
+          t104a1 = t120;
+          t104a2 = t121;
         }
-        t115[t118] = t118a0;
-        t116[t118] = t118a1;
-        t117[t118] = t118a2;
+        t101[t104] = t104a0;
+        t102[t104] = t104a1;
+        t103[t104] = t104a2;
       }
-      int32_t t118t0;
-      int32_t t118t1;
-      int32_t t118t2;
-      t118t0 = 2147483647;
-      t118t1 = 0;
-      t118t2 = 1;
-      for (int64_t t118 = 0; t118 < t114; t118++) {
-        const int32_t t136 = t115[t118];
-        const int32_t t137 = t116[t118];
-        const int32_t t138 = t117[t118];
-        uint8_t t140 = rt_le_i(t118t0, t136);
-        int32_t t141;
-        if (t140) {
-          t141 = t118t0;
+      int32_t t104t0;
+      int32_t t104t1;
+      int32_t t104t2;
+      t104t0 = 2147483647;
+      t104t1 = 0;
+      t104t2 = 1;
+      for (int64_t t104 = 0; t104 < t100; t104++) {
+        const int32_t t122 = t101[t104];
+        const int32_t t123 = t102[t104];
+        const int32_t t124 = t103[t104];
+        uint8_t t126 = rt_le_i(t104t0, t122);
+        int32_t t127;
+        if (t126) {
+          t127 = t104t0;
         } else {
-          t141 = t136;
+          t127 = t122;
         }
-        int32_t t142;
-        if (t140) {
-          t142 = t118t1;
+        int32_t t128;
+        if (t126) {
+          t128 = t104t1;
         } else {
-          t142 = t137;
+          t128 = t123;
         }
-        int32_t t143;
-        if (t140) {
-          t143 = t118t2;
+        int32_t t129;
+        if (t126) {
+          t129 = t104t2;
         } else {
-          t143 = t138;
+          t129 = t124;
         }
-        t118t0 = t141;
-        t118t1 = t142;
-        t118t2 = t143;
+        t104t0 = t127;
+        t104t1 = t128;
+        t104t2 = t129;
       }
-      v_x892 = t118t0;
-      rt_free(t115);
-      v_x893 = t118t1;
-      rt_free(t116);
-      v_x894 = t118t2;
-      rt_free(t117);
+      v_x781 = t104t0;
+      rt_free(t101);
+      v_x782 = t104t1;
+      rt_free(t102);
+      v_x783 = t104t2;
+      rt_free(t103);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x883 = v_x883;
-  *out_v_x893 = v_x893;
-  *out_v_x894 = v_x894;
+  *out_v_x772 = v_x772;
+  *out_v_x782 = v_x782;
+  *out_v_x783 = v_x783;
   return;
 fail:
-  rt_release(v_x883);
+  rt_release(v_x772);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
   (void)loc;
   (void)run;
-  int32_t *v_x895_d = v_x895->data.i;
-  const int64_t v_x895_n = v_x895->len;
-  int32_t *v_x898_d = v_x898->data.i;
-  const int64_t v_x898_n = v_x898->len;
-  RtValue *v_x900 = NULL;
+  int32_t *v_x784_d = v_x784->data.i;
+  const int64_t v_x784_n = v_x784->len;
+  int32_t *v_x787_d = v_x787->data.i;
+  const int64_t v_x787_n = v_x787->len;
+  RtValue *v_x789 = NULL;
   /* MAP */
   {
-    const int64_t t144 = v_x895_n;
-    v_x900 = rt_value_new(rt_vec_type(RT_INT), t144);
-    int32_t *v_x900_d = v_x900->data.i;
-    const int64_t v_x900_n = v_x900->len;
-    RT_PARALLEL_FOR_IF(t144 >= RT_PARALLEL_MIN)
-    for (int64_t t145 = 0; t145 < t144; t145++) {
-      const int32_t t146 = (int32_t)t145;
-      int t149 = 0; /* nonzero: a check below failed */
-      int32_t t147 = v_x895_d[t146];
-      int t150 = (uint64_t)(int64_t)t147 < (uint64_t)v_x898_n;
-      int32_t t148 = t150 ? v_x898_d[t147] : 0;
-      t149 |= !t150;
-      if (__builtin_expect(t149 != 0, 0)) { /* again, recording the error */
-        int32_t t151 = v_x895_d[t146];
-        int32_t t152;
-        if ((uint64_t)(int64_t)t151 < (uint64_t)v_x898_n) {
-          t152 = v_x898_d[t151];
+    const int64_t t130 = v_x784_n;
+    v_x789 = rt_value_new(rt_vec_type(RT_INT), t130);
+    int32_t *v_x789_d = v_x789->data.i;
+    const int64_t v_x789_n = v_x789->len;
+    RT_PARALLEL_FOR_IF(t130 >= RT_PARALLEL_MIN)
+    for (int64_t t131 = 0; t131 < t130; t131++) {
+      const int32_t t132 = (int32_t)t131;
+      int t135 = 0; /* nonzero: a check below failed */
+      int32_t t133 = v_x784_d[t132];
+      int t136 = (uint64_t)(int64_t)t133 < (uint64_t)v_x787_n;
+      int32_t t134 = t136 ? v_x787_d[t133] : 0;
+      t135 |= !t136;
+      if (__builtin_expect(t135 != 0, 0)) { /* again, recording the error */
+        int32_t t137 = v_x784_d[t132];
+        int32_t t138;
+        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x787_n) {
+          t138 = v_x787_d[t137];
         } else {
-          NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t151, v_x898_n, 0.0);
-          t152 = 0;
+          NESSIE_RECORD(err, t131, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x787_n, 0.0);
+          t138 = 0;
         }
       }
-      v_x900_d[t145] = t148;
+      v_x789_d[t131] = t134;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x900 = v_x900;
+  *out_v_x789 = v_x789;
   return;
 fail:
-  rt_release(v_x900);
+  rt_release(v_x789);
 }
 
-/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
   (void)loc;
   (void)run;
-  int32_t *v_x901_d = v_x901->data.i;
-  const int64_t v_x901_n = v_x901->len;
-  int32_t *v_x902_d = v_x902->data.i;
-  const int64_t v_x902_n = v_x902->len;
-  int32_t *v_x905_d = v_x905->data.i;
-  const int64_t v_x905_n = v_x905->len;
-  const int64_t *v_x915_off = rt_seg_offsets(v_x915);
-  const int64_t v_x915_n = v_x915->len;
-  RtValue *v_x911 = NULL;
-  RtValue *v_x912 = NULL;
-  RtValue *v_x925 = NULL;
-  RtValue *v_x926 = NULL;
-  RtValue *v_x919 = NULL;
-  RtValue *v_x932 = NULL;
+  int32_t *v_x790_d = v_x790->data.i;
+  const int64_t v_x790_n = v_x790->len;
+  int32_t *v_x791_d = v_x791->data.i;
+  const int64_t v_x791_n = v_x791->len;
+  int32_t *v_x794_d = v_x794->data.i;
+  const int64_t v_x794_n = v_x794->len;
+  const int64_t *v_x804_off = rt_seg_offsets(v_x804);
+  const int64_t v_x804_n = v_x804->len;
+  RtValue *v_x800 = NULL;
+  RtValue *v_x801 = NULL;
+  RtValue *v_x814 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x821 = NULL;
   /* FILTER */
   {
-    const int64_t t153 = v_x905_n;
-    const int64_t t154 = t153 > 0 ? (t153 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t155 = (uint8_t *)rt_alloc_atomic((size_t)t153 + 1);
-    int64_t *t156 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t154 + 1));
-    RT_PARALLEL_FOR_IF(t154 > 1)
-    for (int64_t t157 = 0; t157 < t154; t157++) {
+    const int64_t t139 = v_x794_n;
+    const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
+    int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t140 + 1));
+    RT_PARALLEL_FOR_IF(t140 > 1)
+    for (int64_t t143 = 0; t143 < t140; t143++) {
       int64_t kept = 0;
-      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
-      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
-        const int32_t t159 = (int32_t)t158;
-        int32_t t157x0;
-        uint8_t t157x1;
-        int t161 = 0; /* nonzero: a check below failed */
-        int t162 = (uint64_t)(int64_t)t159 < (uint64_t)v_x901_n;
-        int32_t t160 = t162 ? v_x901_d[t159] : 0;
-        t161 |= !t162;
-        int t164 = (uint64_t)(int64_t)t160 < (uint64_t)v_x902_n;
-        int32_t t163 = t164 ? v_x902_d[t160] : 0;
-        t161 |= !t164;
-        int32_t t165 = v_x905_d[t159];
-        uint8_t t167 = rt_lt_i(t165, t163);
-        if (__builtin_expect(t161 != 0, 0)) { /* again, recording the error */
-          int32_t t168;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x901_n) {
-            t168 = v_x901_d[t159];
+      const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+      for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+        const int32_t t145 = (int32_t)t144;
+        int32_t t143x0;
+        uint8_t t143x1;
+        int t147 = 0; /* nonzero: a check below failed */
+        int t148 = (uint64_t)(int64_t)t145 < (uint64_t)v_x790_n;
+        int32_t t146 = t148 ? v_x790_d[t145] : 0;
+        t147 |= !t148;
+        int t150 = (uint64_t)(int64_t)t146 < (uint64_t)v_x791_n;
+        int32_t t149 = t150 ? v_x791_d[t146] : 0;
+        t147 |= !t150;
+        int32_t t151 = v_x794_d[t145];
+        uint8_t t153 = rt_lt_i(t151, t149);
+        if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
+          int32_t t154;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x790_n) {
+            t154 = v_x790_d[t145];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x901_n, 0.0);
-            t168 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x790_n, 0.0);
+            t154 = 0;
           }
-          int32_t t169;
-          if ((uint64_t)(int64_t)t168 < (uint64_t)v_x902_n) {
-            t169 = v_x902_d[t168];
+          int32_t t155;
+          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x791_n) {
+            t155 = v_x791_d[t154];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t168, v_x902_n, 0.0);
-            t169 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t154, v_x791_n, 0.0);
+            t155 = 0;
           }
-          int32_t t170 = v_x905_d[t159];
-          uint8_t t172 = rt_lt_i(t170, t169);
+          int32_t t156 = v_x794_d[t145];
+          uint8_t t158 = rt_lt_i(t156, t155);
         }
-        t157x0 = t165;
-        t157x1 = t167;
-        uint8_t t173;
-        t173 = t157x1;
-        t155[t158] = t173 != 0;
-        kept += t173 != 0;
+        t143x0 = t151;
+        t143x1 = t153;
+        uint8_t t159;
+        t159 = t143x1;
+        t141[t144] = t159 != 0;
+        kept += t159 != 0;
       }
-      t156[t157] = kept;
+      t142[t143] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t155);
-      rt_free(t156);
+      rt_free(t141);
+      rt_free(t142);
       goto fail;
     }
-    int64_t t174 = 0;
-    for (int64_t t157 = 0; t157 < t154; t157++) {
-      const int64_t k = t156[t157];
-      t156[t157] = t174;
-      t174 += k;
+    int64_t t160 = 0;
+    for (int64_t t143 = 0; t143 < t140; t143++) {
+      const int64_t k = t142[t143];
+      t142[t143] = t160;
+      t160 += k;
     }
-    v_x911 = rt_value_new(rt_vec_type(RT_INT), t174);
-    int32_t *v_x911_d = v_x911->data.i;
-    const int64_t v_x911_n = v_x911->len;
-    v_x912 = rt_value_new(rt_vec_type(RT_BOOL), t174);
-    uint8_t *v_x912_d = v_x912->data.b;
-    const int64_t v_x912_n = v_x912->len;
-    RT_PARALLEL_FOR_IF(t154 > 1)
-    for (int64_t t157 = 0; t157 < t154; t157++) {
-      int64_t at = t156[t157];
-      const int64_t t157_end = (t157 + 1) * RT_CHUNK < t153 ? (t157 + 1) * RT_CHUNK : t153;
-      for (int64_t t158 = t157 * RT_CHUNK; t158 < t157_end; t158++) {
-        const int32_t t159 = (int32_t)t158;
-        if (!t155[t158])
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t160);
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
+    v_x801 = rt_value_new(rt_vec_type(RT_BOOL), t160);
+    uint8_t *v_x801_d = v_x801->data.b;
+    const int64_t v_x801_n = v_x801->len;
+    RT_PARALLEL_FOR_IF(t140 > 1)
+    for (int64_t t143 = 0; t143 < t140; t143++) {
+      int64_t at = t142[t143];
+      const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
+      for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
+        const int32_t t145 = (int32_t)t144;
+        if (!t141[t144])
           continue;
-        int32_t t157y0;
-        uint8_t t157y1;
-        int t176 = 0; /* nonzero: a check below failed */
-        int t177 = (uint64_t)(int64_t)t159 < (uint64_t)v_x901_n;
-        int32_t t175 = t177 ? v_x901_d[t159] : 0;
-        t176 |= !t177;
-        int t179 = (uint64_t)(int64_t)t175 < (uint64_t)v_x902_n;
-        int32_t t178 = t179 ? v_x902_d[t175] : 0;
-        t176 |= !t179;
-        int32_t t180 = v_x905_d[t159];
-        uint8_t t182 = rt_lt_i(t180, t178);
-        if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
-          int32_t t183;
-          if ((uint64_t)(int64_t)t159 < (uint64_t)v_x901_n) {
-            t183 = v_x901_d[t159];
+        int32_t t143y0;
+        uint8_t t143y1;
+        int t162 = 0; /* nonzero: a check below failed */
+        int t163 = (uint64_t)(int64_t)t145 < (uint64_t)v_x790_n;
+        int32_t t161 = t163 ? v_x790_d[t145] : 0;
+        t162 |= !t163;
+        int t165 = (uint64_t)(int64_t)t161 < (uint64_t)v_x791_n;
+        int32_t t164 = t165 ? v_x791_d[t161] : 0;
+        t162 |= !t165;
+        int32_t t166 = v_x794_d[t145];
+        uint8_t t168 = rt_lt_i(t166, t164);
+        if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
+          int32_t t169;
+          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x790_n) {
+            t169 = v_x790_d[t145];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t159, v_x901_n, 0.0);
-            t183 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x790_n, 0.0);
+            t169 = 0;
           }
-          int32_t t184;
-          if ((uint64_t)(int64_t)t183 < (uint64_t)v_x902_n) {
-            t184 = v_x902_d[t183];
+          int32_t t170;
+          if ((uint64_t)(int64_t)t169 < (uint64_t)v_x791_n) {
+            t170 = v_x791_d[t169];
           } else {
-            NESSIE_RECORD(err, t158, RT_CHECK_INDEX, 0, 0, RT_GATHER, t183, v_x902_n, 0.0);
-            t184 = 0;
+            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t169, v_x791_n, 0.0);
+            t170 = 0;
           }
-          int32_t t185 = v_x905_d[t159];
-          uint8_t t187 = rt_lt_i(t185, t184);
+          int32_t t171 = v_x794_d[t145];
+          uint8_t t173 = rt_lt_i(t171, t170);
         }
-        t157y0 = t180;
-        t157y1 = t182;
-        if (t155[t158]) {
-          v_x911_d[at] = t157y0;
-          v_x912_d[at] = t157y1;
+        t143y0 = t166;
+        t143y1 = t168;
+        if (t141[t144]) {
+          v_x800_d[at] = t143y0;
+          v_x801_d[at] = t143y1;
           at++;
         }
       }
     }
-    rt_free(t155);
-    rt_free(t156);
+    rt_free(t141);
+    rt_free(t142);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x911_d = v_x911->data.i;
-    const int64_t v_x911_n = v_x911->len;
-    uint8_t *v_x912_d = v_x912->data.b;
-    const int64_t v_x912_n = v_x912->len;
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
+    uint8_t *v_x801_d = v_x801->data.b;
+    const int64_t v_x801_n = v_x801->len;
     /* FILTER */
     {
-      const int64_t t188 = v_x905_n;
-      const int64_t t189 = t188 > 0 ? (t188 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t190 = (uint8_t *)rt_alloc_atomic((size_t)t188 + 1);
-      int64_t *t191 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t189 + 1));
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t192 = 0; t192 < t189; t192++) {
+      const int64_t t174 = v_x794_n;
+      const int64_t t175 = t174 > 0 ? (t174 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t176 = (uint8_t *)rt_alloc_atomic((size_t)t174 + 1);
+      int64_t *t177 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t175 + 1));
+      RT_PARALLEL_FOR_IF(t175 > 1)
+      for (int64_t t178 = 0; t178 < t175; t178++) {
         int64_t kept = 0;
-        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t188 ? (t192 + 1) * RT_CHUNK : t188;
-        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
-          const int32_t t194 = (int32_t)t193;
-          int32_t t192x0;
-          uint8_t t192x1;
-          int t196 = 0; /* nonzero: a check below failed */
-          int t197 = (uint64_t)(int64_t)t194 < (uint64_t)v_x901_n;
-          int32_t t195 = t197 ? v_x901_d[t194] : 0;
-          t196 |= !t197;
-          int t199 = (uint64_t)(int64_t)t195 < (uint64_t)v_x902_n;
-          int32_t t198 = t199 ? v_x902_d[t195] : 0;
-          t196 |= !t199;
-          int32_t t200 = v_x905_d[t194];
-          uint8_t t202 = rt_gt_i(t200, t198);
-          if (__builtin_expect(t196 != 0, 0)) { /* again, recording the error */
-            int32_t t203;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x901_n) {
-              t203 = v_x901_d[t194];
+        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t174 ? (t178 + 1) * RT_CHUNK : t174;
+        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
+          const int32_t t180 = (int32_t)t179;
+          int32_t t178x0;
+          uint8_t t178x1;
+          int t182 = 0; /* nonzero: a check below failed */
+          int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x790_n;
+          int32_t t181 = t183 ? v_x790_d[t180] : 0;
+          t182 |= !t183;
+          int t185 = (uint64_t)(int64_t)t181 < (uint64_t)v_x791_n;
+          int32_t t184 = t185 ? v_x791_d[t181] : 0;
+          t182 |= !t185;
+          int32_t t186 = v_x794_d[t180];
+          uint8_t t188 = rt_gt_i(t186, t184);
+          if (__builtin_expect(t182 != 0, 0)) { /* again, recording the error */
+            int32_t t189;
+            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x790_n) {
+              t189 = v_x790_d[t180];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x901_n, 0.0);
-              t203 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x790_n, 0.0);
+              t189 = 0;
             }
-            int32_t t204;
-            if ((uint64_t)(int64_t)t203 < (uint64_t)v_x902_n) {
-              t204 = v_x902_d[t203];
+            int32_t t190;
+            if ((uint64_t)(int64_t)t189 < (uint64_t)v_x791_n) {
+              t190 = v_x791_d[t189];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t203, v_x902_n, 0.0);
-              t204 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t189, v_x791_n, 0.0);
+              t190 = 0;
             }
-            int32_t t205 = v_x905_d[t194];
-            uint8_t t207 = rt_gt_i(t205, t204);
+            int32_t t191 = v_x794_d[t180];
+            uint8_t t193 = rt_gt_i(t191, t190);
           }
-          t192x0 = t200;
-          t192x1 = t202;
-          uint8_t t208;
-          t208 = t192x1;
-          t190[t193] = t208 != 0;
-          kept += t208 != 0;
+          t178x0 = t186;
+          t178x1 = t188;
+          uint8_t t194;
+          t194 = t178x1;
+          t176[t179] = t194 != 0;
+          kept += t194 != 0;
         }
-        t191[t192] = kept;
+        t177[t178] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t190);
-        rt_free(t191);
+        rt_free(t176);
+        rt_free(t177);
         goto fail;
       }
-      int64_t t209 = 0;
-      for (int64_t t192 = 0; t192 < t189; t192++) {
-        const int64_t k = t191[t192];
-        t191[t192] = t209;
-        t209 += k;
+      int64_t t195 = 0;
+      for (int64_t t178 = 0; t178 < t175; t178++) {
+        const int64_t k = t177[t178];
+        t177[t178] = t195;
+        t195 += k;
       }
-      v_x925 = rt_value_new(rt_vec_type(RT_INT), t209);
-      int32_t *v_x925_d = v_x925->data.i;
-      const int64_t v_x925_n = v_x925->len;
-      v_x926 = rt_value_new(rt_vec_type(RT_BOOL), t209);
-      uint8_t *v_x926_d = v_x926->data.b;
-      const int64_t v_x926_n = v_x926->len;
-      RT_PARALLEL_FOR_IF(t189 > 1)
-      for (int64_t t192 = 0; t192 < t189; t192++) {
-        int64_t at = t191[t192];
-        const int64_t t192_end = (t192 + 1) * RT_CHUNK < t188 ? (t192 + 1) * RT_CHUNK : t188;
-        for (int64_t t193 = t192 * RT_CHUNK; t193 < t192_end; t193++) {
-          const int32_t t194 = (int32_t)t193;
-          if (!t190[t193])
+      v_x814 = rt_value_new(rt_vec_type(RT_INT), t195);
+      int32_t *v_x814_d = v_x814->data.i;
+      const int64_t v_x814_n = v_x814->len;
+      v_x815 = rt_value_new(rt_vec_type(RT_BOOL), t195);
+      uint8_t *v_x815_d = v_x815->data.b;
+      const int64_t v_x815_n = v_x815->len;
+      RT_PARALLEL_FOR_IF(t175 > 1)
+      for (int64_t t178 = 0; t178 < t175; t178++) {
+        int64_t at = t177[t178];
+        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t174 ? (t178 + 1) * RT_CHUNK : t174;
+        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
+          const int32_t t180 = (int32_t)t179;
+          if (!t176[t179])
             continue;
-          int32_t t192y0;
-          uint8_t t192y1;
-          int t211 = 0; /* nonzero: a check below failed */
-          int t212 = (uint64_t)(int64_t)t194 < (uint64_t)v_x901_n;
-          int32_t t210 = t212 ? v_x901_d[t194] : 0;
-          t211 |= !t212;
-          int t214 = (uint64_t)(int64_t)t210 < (uint64_t)v_x902_n;
-          int32_t t213 = t214 ? v_x902_d[t210] : 0;
-          t211 |= !t214;
-          int32_t t215 = v_x905_d[t194];
-          uint8_t t217 = rt_gt_i(t215, t213);
-          if (__builtin_expect(t211 != 0, 0)) { /* again, recording the error */
-            int32_t t218;
-            if ((uint64_t)(int64_t)t194 < (uint64_t)v_x901_n) {
-              t218 = v_x901_d[t194];
+          int32_t t178y0;
+          uint8_t t178y1;
+          int t197 = 0; /* nonzero: a check below failed */
+          int t198 = (uint64_t)(int64_t)t180 < (uint64_t)v_x790_n;
+          int32_t t196 = t198 ? v_x790_d[t180] : 0;
+          t197 |= !t198;
+          int t200 = (uint64_t)(int64_t)t196 < (uint64_t)v_x791_n;
+          int32_t t199 = t200 ? v_x791_d[t196] : 0;
+          t197 |= !t200;
+          int32_t t201 = v_x794_d[t180];
+          uint8_t t203 = rt_gt_i(t201, t199);
+          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
+            int32_t t204;
+            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x790_n) {
+              t204 = v_x790_d[t180];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t194, v_x901_n, 0.0);
-              t218 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x790_n, 0.0);
+              t204 = 0;
             }
-            int32_t t219;
-            if ((uint64_t)(int64_t)t218 < (uint64_t)v_x902_n) {
-              t219 = v_x902_d[t218];
+            int32_t t205;
+            if ((uint64_t)(int64_t)t204 < (uint64_t)v_x791_n) {
+              t205 = v_x791_d[t204];
             } else {
-              NESSIE_RECORD(err, t193, RT_CHECK_INDEX, 0, 0, RT_GATHER, t218, v_x902_n, 0.0);
-              t219 = 0;
+              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x791_n, 0.0);
+              t205 = 0;
             }
-            int32_t t220 = v_x905_d[t194];
-            uint8_t t222 = rt_gt_i(t220, t219);
+            int32_t t206 = v_x794_d[t180];
+            uint8_t t208 = rt_gt_i(t206, t205);
           }
-          t192y0 = t215;
-          t192y1 = t217;
-          if (t190[t193]) {
-            v_x925_d[at] = t192y0;
-            v_x926_d[at] = t192y1;
+          t178y0 = t201;
+          t178y1 = t203;
+          if (t176[t179]) {
+            v_x814_d[at] = t178y0;
+            v_x815_d[at] = t178y1;
             at++;
           }
         }
       }
-      rt_free(t190);
-      rt_free(t191);
+      rt_free(t176);
+      rt_free(t177);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x925_d = v_x925->data.i;
-      const int64_t v_x925_n = v_x925->len;
-      uint8_t *v_x926_d = v_x926->data.b;
-      const int64_t v_x926_n = v_x926->len;
+      int32_t *v_x814_d = v_x814->data.i;
+      const int64_t v_x814_n = v_x814->len;
+      uint8_t *v_x815_d = v_x815->data.b;
+      const int64_t v_x815_n = v_x815->len;
       /* SEG_REDUCE */
       {
-        v_x919 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
-        int32_t *v_x919_d = v_x919->data.i;
-        const int64_t v_x919_n = v_x919->len;
-        v_x932 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
-        int32_t *v_x932_d = v_x932->data.i;
-        const int64_t v_x932_n = v_x932->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x915_n >= 64)
-        for (int64_t t223 = 0; t223 < v_x915_n; t223++) {
-          int32_t t223a0;
-          int32_t t223a1;
-          t223a0 = 0;
-          t223a1 = 0;
-          for (int64_t t224 = v_x915_off[t223]; t224 < v_x915_off[t223 + 1]; t224++) {
-            const int32_t t225 = (int32_t)t224;
-            int32_t t223x0;
-            int32_t t223x1;
-            int t227 = 0; /* nonzero: a check below failed */
-            int t228 = (uint64_t)(int64_t)t225 < (uint64_t)v_x901_n;
-            int32_t t226 = t228 ? v_x901_d[t225] : 0;
-            t227 |= !t228;
-            int t230 = (uint64_t)(int64_t)t226 < (uint64_t)v_x902_n;
-            int32_t t229 = t230 ? v_x902_d[t226] : 0;
-            t227 |= !t230;
-            int t232 = (uint64_t)(int64_t)t225 < (uint64_t)v_x905_n;
-            int32_t t231 = t232 ? v_x905_d[t225] : 0;
-            t227 |= !t232;
-            uint8_t t234 = rt_lt_i(t231, t229);
-            int32_t t236 = rt_btoi_b(t234);
-            uint8_t t238 = rt_gt_i(t231, t229);
-            int32_t t240 = rt_btoi_b(t238);
-            if (__builtin_expect(t227 != 0, 0)) { /* again, recording the error */
-              int32_t t241;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x901_n) {
-                t241 = v_x901_d[t225];
+        v_x808 = rt_value_new(rt_vec_type(RT_INT), v_x804_n);
+        int32_t *v_x808_d = v_x808->data.i;
+        const int64_t v_x808_n = v_x808->len;
+        v_x821 = rt_value_new(rt_vec_type(RT_INT), v_x804_n);
+        int32_t *v_x821_d = v_x821->data.i;
+        const int64_t v_x821_n = v_x821->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x804_n >= 64)
+        for (int64_t t209 = 0; t209 < v_x804_n; t209++) {
+          int32_t t209a0;
+          int32_t t209a1;
+          t209a0 = 0;
+          t209a1 = 0;
+          for (int64_t t210 = v_x804_off[t209]; t210 < v_x804_off[t209 + 1]; t210++) {
+            const int32_t t211 = (int32_t)t210;
+            int32_t t209x0;
+            int32_t t209x1;
+            int t213 = 0; /* nonzero: a check below failed */
+            int t214 = (uint64_t)(int64_t)t211 < (uint64_t)v_x790_n;
+            int32_t t212 = t214 ? v_x790_d[t211] : 0;
+            t213 |= !t214;
+            int t216 = (uint64_t)(int64_t)t212 < (uint64_t)v_x791_n;
+            int32_t t215 = t216 ? v_x791_d[t212] : 0;
+            t213 |= !t216;
+            int t218 = (uint64_t)(int64_t)t211 < (uint64_t)v_x794_n;
+            int32_t t217 = t218 ? v_x794_d[t211] : 0;
+            t213 |= !t218;
+            uint8_t t220 = rt_lt_i(t217, t215);
+            int32_t t222 = rt_btoi_b(t220);
+            uint8_t t224 = rt_gt_i(t217, t215);
+            int32_t t226 = rt_btoi_b(t224);
+            if (__builtin_expect(t213 != 0, 0)) { /* again, recording the error */
+              int32_t t227;
+              if ((uint64_t)(int64_t)t211 < (uint64_t)v_x790_n) {
+                t227 = v_x790_d[t211];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t225, v_x901_n, 0.0);
-                t241 = 0;
+                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x790_n, 0.0);
+                t227 = 0;
               }
-              int32_t t242;
-              if ((uint64_t)(int64_t)t241 < (uint64_t)v_x902_n) {
-                t242 = v_x902_d[t241];
+              int32_t t228;
+              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x791_n) {
+                t228 = v_x791_d[t227];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x902_n, 0.0);
-                t242 = 0;
+                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x791_n, 0.0);
+                t228 = 0;
               }
-              int32_t t243;
-              if ((uint64_t)(int64_t)t225 < (uint64_t)v_x905_n) {
-                t243 = v_x905_d[t225];
+              int32_t t229;
+              if ((uint64_t)(int64_t)t211 < (uint64_t)v_x794_n) {
+                t229 = v_x794_d[t211];
               } else {
-                NESSIE_RECORD(err, t224, RT_CHECK_INDEX, 3, 0, RT_GATHER, t225, v_x905_n, 0.0);
-                t243 = 0;
+                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 3, 0, RT_GATHER, t211, v_x794_n, 0.0);
+                t229 = 0;
               }
-              uint8_t t245 = rt_lt_i(t243, t242);
-              int32_t t247 = rt_btoi_b(t245);
-              uint8_t t249 = rt_gt_i(t243, t242);
-              int32_t t251 = rt_btoi_b(t249);
+              uint8_t t231 = rt_lt_i(t229, t228);
+              int32_t t233 = rt_btoi_b(t231);
+              uint8_t t235 = rt_gt_i(t229, t228);
+              int32_t t237 = rt_btoi_b(t235);
             }
-            t223x0 = t236;
-            t223x1 = t240;
-            int32_t t253 = rt_add_i(t223a0, t223x0);
-            int32_t t255 = rt_add_i(t223a1, t223x1);
-            t223a0 = t253;
-            t223a1 = t255;
+            t209x0 = t222;
+            t209x1 = t226;
+            int32_t t239 = rt_add_i(t209a0, t209x0);
+            int32_t t241 = rt_add_i(t209a1, t209x1);
+            t209a0 = t239;
+            t209a1 = t241;
           }
-          v_x919_d[t223] = t223a0;
-          v_x932_d[t223] = t223a1;
+          v_x808_d[t209] = t209a0;
+          v_x821_d[t209] = t209a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x911 = v_x911;
-  *out_v_x919 = v_x919;
-  *out_v_x925 = v_x925;
-  *out_v_x932 = v_x932;
-  rt_release(v_x912);
-  rt_release(v_x926);
+  *out_v_x800 = v_x800;
+  *out_v_x808 = v_x808;
+  *out_v_x814 = v_x814;
+  *out_v_x821 = v_x821;
+  rt_release(v_x801);
+  rt_release(v_x815);
   return;
 fail:
-  rt_release(v_x911);
-  rt_release(v_x912);
-  rt_release(v_x925);
-  rt_release(v_x926);
-  rt_release(v_x919);
-  rt_release(v_x932);
+  rt_release(v_x800);
+  rt_release(v_x801);
+  rt_release(v_x814);
+  rt_release(v_x815);
+  rt_release(v_x808);
+  rt_release(v_x821);
+}
+
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x822_d = v_x822->data.i;
+  const int64_t v_x822_n = v_x822->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  RtValue *v_x826 = NULL;
+  RtValue *v_x830 = NULL;
+  /* MAP */
+  {
+    const int64_t t242 = v_x824;
+    if (t242 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t242, 0.0);
+      goto fail;
+    }
+    v_x826 = rt_value_new(rt_vec_type(RT_INT), t242);
+    int32_t *v_x826_d = v_x826->data.i;
+    const int64_t v_x826_n = v_x826->len;
+    RT_PARALLEL_FOR_IF(t242 >= RT_PARALLEL_MIN)
+    for (int64_t t243 = 0; t243 < t242; t243++) {
+      const int32_t t244 = (int32_t)t243;
+      int t249 = 0; /* nonzero: a check below failed */
+      uint8_t t246 = rt_lt_i(t244, (int32_t)v_x822_n);
+      int32_t t247;
+      if (t246) {
+        int t250 = (uint64_t)(int64_t)t244 < (uint64_t)v_x822_n;
+        int32_t t248 = t250 ? v_x822_d[t244] : 0;
+        t249 |= !t250;
+        t247 = t248;
+      } else {
+        int32_t t252 = rt_sub_i(t244, (int32_t)v_x822_n);
+        int t254 = (uint64_t)(int64_t)t252 < (uint64_t)v_x823_n;
+        int32_t t253 = t254 ? v_x823_d[t252] : 0;
+        t249 |= !t254;
+        t247 = t253;
+      }
+      if (__builtin_expect(t249 != 0, 0)) { /* again, recording the error */
+        uint8_t t256 = rt_lt_i(t244, (int32_t)v_x822_n);
+        int32_t t257;
+        if (t256) {
+          int32_t t258;
+          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x822_n) {
+            t258 = v_x822_d[t244];
+          } else {
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x822_n, 0.0);
+            t258 = 0;
+          }
+          t257 = t258;
+        } else {
+          int32_t t260 = rt_sub_i(t244, (int32_t)v_x822_n);
+          int32_t t261;
+          if ((uint64_t)(int64_t)t260 < (uint64_t)v_x823_n) {
+            t261 = v_x823_d[t260];
+          } else {
+            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, v_x823_n, 0.0);
+            t261 = 0;
+          }
+          t257 = t261;
+        }
+      }
+      v_x826_d[t243] = t247;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x826_d = v_x826->data.i;
+    const int64_t v_x826_n = v_x826->len;
+    /* SCAN */
+    {
+      const int64_t t262 = v_x824;
+      if (t262 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t262, 0.0);
+        goto fail;
+      }
+      const int64_t t263 = t262 > 0 ? (t262 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t264 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t263);
+      RT_PARALLEL_FOR_IF(t263 > 1)
+      for (int64_t t265 = 0; t265 < t263; t265++) {
+        int32_t t265a0;
+        t265a0 = 0;
+        const int64_t t265_end = (t265 + 1) * RT_CHUNK < t262 ? (t265 + 1) * RT_CHUNK : t262;
+        for (int64_t t266 = t265 * RT_CHUNK; t266 < t265_end; t266++) {
+          const int32_t t267 = (int32_t)t266;
+          int32_t t265x0;
+          int t272 = 0; /* nonzero: a check below failed */
+          uint8_t t269 = rt_lt_i(t267, (int32_t)v_x822_n);
+          int32_t t270;
+          if (t269) {
+            int t273 = (uint64_t)(int64_t)t267 < (uint64_t)v_x822_n;
+            int32_t t271 = t273 ? v_x822_d[t267] : 0;
+            t272 |= !t273;
+            t270 = t271;
+          } else {
+            int32_t t275 = rt_sub_i(t267, (int32_t)v_x822_n);
+            int t277 = (uint64_t)(int64_t)t275 < (uint64_t)v_x823_n;
+            int32_t t276 = t277 ? v_x823_d[t275] : 0;
+            t272 |= !t277;
+            t270 = t276;
+          }
+          if (__builtin_expect(t272 != 0, 0)) { /* again, recording the error */
+            uint8_t t279 = rt_lt_i(t267, (int32_t)v_x822_n);
+            int32_t t280;
+            if (t279) {
+              int32_t t281;
+              if ((uint64_t)(int64_t)t267 < (uint64_t)v_x822_n) {
+                t281 = v_x822_d[t267];
+              } else {
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t267, v_x822_n, 0.0);
+                t281 = 0;
+              }
+              t280 = t281;
+            } else {
+              int32_t t283 = rt_sub_i(t267, (int32_t)v_x822_n);
+              int32_t t284;
+              if ((uint64_t)(int64_t)t283 < (uint64_t)v_x823_n) {
+                t284 = v_x823_d[t283];
+              } else {
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x823_n, 0.0);
+                t284 = 0;
+              }
+              t280 = t284;
+            }
+          }
+          t265x0 = t270;
+          int32_t t286 = rt_add_i(t265a0, t265x0);
+          t265a0 = t286;
+        }
+        t264[t265] = t265a0;
+      }
+      int32_t t265t0;
+      t265t0 = 0;
+      for (int64_t t265 = 0; t265 < t263; t265++) {
+        const int32_t t287 = t264[t265];
+        t264[t265] = t265t0;
+        int32_t t289 = rt_add_i(t265t0, t287);
+        t265t0 = t289;
+      }
+      v_x830 = rt_value_new(rt_vec_type(RT_INT), t262);
+      int32_t *v_x830_d = v_x830->data.i;
+      const int64_t v_x830_n = v_x830->len;
+      RT_PARALLEL_FOR_IF(t263 > 1)
+      for (int64_t t265 = 0; t265 < t263; t265++) {
+        int32_t t265p0;
+        t265p0 = t264[t265];
+        const int64_t t265_end = (t265 + 1) * RT_CHUNK < t262 ? (t265 + 1) * RT_CHUNK : t262;
+        for (int64_t t266 = t265 * RT_CHUNK; t266 < t265_end; t266++) {
+          const int32_t t267 = (int32_t)t266;
+          v_x830_d[t266] = t265p0;
+          int32_t t265y0;
+          int t294 = 0; /* nonzero: a check below failed */
+          uint8_t t291 = rt_lt_i(t267, (int32_t)v_x822_n);
+          int32_t t292;
+          if (t291) {
+            int t295 = (uint64_t)(int64_t)t267 < (uint64_t)v_x822_n;
+            int32_t t293 = t295 ? v_x822_d[t267] : 0;
+            t294 |= !t295;
+            t292 = t293;
+          } else {
+            int32_t t297 = rt_sub_i(t267, (int32_t)v_x822_n);
+            int t299 = (uint64_t)(int64_t)t297 < (uint64_t)v_x823_n;
+            int32_t t298 = t299 ? v_x823_d[t297] : 0;
+            t294 |= !t299;
+            t292 = t298;
+          }
+          if (__builtin_expect(t294 != 0, 0)) { /* again, recording the error */
+            uint8_t t301 = rt_lt_i(t267, (int32_t)v_x822_n);
+            int32_t t302;
+            if (t301) {
+              int32_t t303;
+              if ((uint64_t)(int64_t)t267 < (uint64_t)v_x822_n) {
+                t303 = v_x822_d[t267];
+              } else {
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t267, v_x822_n, 0.0);
+                t303 = 0;
+              }
+              t302 = t303;
+            } else {
+              int32_t t305 = rt_sub_i(t267, (int32_t)v_x822_n);
+              int32_t t306;
+              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x823_n) {
+                t306 = v_x823_d[t305];
+              } else {
+                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x823_n, 0.0);
+                t306 = 0;
+              }
+              t302 = t306;
+            }
+          }
+          t265y0 = t292;
+          int32_t t308 = rt_add_i(t265p0, t265y0);
+          t265p0 = t308;
+        }
+      }
+      rt_free(t264);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x826 = v_x826;
+  *out_v_x830 = v_x830;
+  return;
+fail:
+  rt_release(v_x826);
+  rt_release(v_x830);
+}
+
+/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x843_d = v_x843->data.i;
+  const int64_t v_x843_n = v_x843->len;
+  int32_t *v_x846_d = v_x846->data.i;
+  const int64_t v_x846_n = v_x846->len;
+  RtValue *v_x852 = NULL;
+  RtValue *v_x848 = NULL;
+  RtValue *v_x854 = NULL;
+  RtValue *v_x858 = NULL;
+  /* MAP */
+  {
+    const int64_t t309 = v_x831;
+    if (t309 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t309, 0.0);
+      goto fail;
+    }
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t309);
+    int32_t *v_x852_d = v_x852->data.i;
+    const int64_t v_x852_n = v_x852->len;
+    v_x848 = rt_value_new(rt_vec_type(RT_INT), t309);
+    int32_t *v_x848_d = v_x848->data.i;
+    const int64_t v_x848_n = v_x848->len;
+    v_x854 = rt_value_new(rt_vec_type(RT_INT), t309);
+    int32_t *v_x854_d = v_x854->data.i;
+    const int64_t v_x854_n = v_x854->len;
+    RT_PARALLEL_FOR_IF(t309 >= RT_PARALLEL_MIN)
+    for (int64_t t310 = 0; t310 < t309; t310++) {
+      const int32_t t311 = (int32_t)t310;
+      int t314 = 0; /* nonzero: a check below failed */
+      int32_t t313 = rt_div_i(t311, 2, &t314);
+      int32_t t316 = rt_rem_i(t311, 2, &t314);
+      int32_t t318 = rt_mul_i(t316, v_x838);
+      int32_t t320 = rt_add_i(t318, t313);
+      int t322 = (uint64_t)(int64_t)t320 < (uint64_t)v_x843_n;
+      int32_t t321 = t322 ? v_x843_d[t320] : 0;
+      t314 |= !t322;
+      int t324 = (uint64_t)(int64_t)t320 < (uint64_t)v_x846_n;
+      int32_t t323 = t324 ? v_x846_d[t320] : 0;
+      t314 |= !t324;
+      int32_t t326 = rt_add_i(t323, t321);
+      int32_t t328 = rt_sub_i(t326, t323);
+      if (__builtin_expect(t314 != 0, 0)) { /* again, recording the error */
+        int t329 = 0;
+        int32_t t330 = rt_div_i(t311, 2, &t329);
+        if (t329) {
+          NESSIE_RECORD(err, t310, RT_CHECK_SCALAR, 0, t329, RT_DIV, 0, 0, 0.0);
+        }
+        int t331 = 0;
+        int32_t t332 = rt_rem_i(t311, 2, &t331);
+        if (t331) {
+          NESSIE_RECORD(err, t310, RT_CHECK_SCALAR, 0, t331, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t334 = rt_mul_i(t332, v_x838);
+        int32_t t336 = rt_add_i(t334, t330);
+        int32_t t337;
+        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x843_n) {
+          t337 = v_x843_d[t336];
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x843_n, 0.0);
+          t337 = 0;
+        }
+        int32_t t338;
+        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x846_n) {
+          t338 = v_x846_d[t336];
+        } else {
+          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x846_n, 0.0);
+          t338 = 0;
+        }
+        int32_t t340 = rt_add_i(t338, t337);
+        int32_t t342 = rt_sub_i(t340, t338);
+      }
+      v_x852_d[t310] = 1;
+      v_x848_d[t310] = t323;
+      v_x854_d[t310] = t328;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x852_d = v_x852->data.i;
+    const int64_t v_x852_n = v_x852->len;
+    int32_t *v_x848_d = v_x848->data.i;
+    const int64_t v_x848_n = v_x848->len;
+    int32_t *v_x854_d = v_x854->data.i;
+    const int64_t v_x854_n = v_x854->len;
+    /* SCAN */
+    {
+      const int64_t t343 = v_x831;
+      if (t343 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0);
+        goto fail;
+      }
+      const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t345 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
+      RT_PARALLEL_FOR_IF(t344 > 1)
+      for (int64_t t346 = 0; t346 < t344; t346++) {
+        int32_t t346a0;
+        t346a0 = 0;
+        const int64_t t346_end = (t346 + 1) * RT_CHUNK < t343 ? (t346 + 1) * RT_CHUNK : t343;
+        for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
+          const int32_t t348 = (int32_t)t347;
+          int32_t t346x0;
+          int t351 = 0; /* nonzero: a check below failed */
+          int32_t t350 = rt_div_i(t348, 2, &t351);
+          int32_t t353 = rt_rem_i(t348, 2, &t351);
+          int32_t t355 = rt_mul_i(t353, v_x838);
+          int32_t t357 = rt_add_i(t355, t350);
+          int t359 = (uint64_t)(int64_t)t357 < (uint64_t)v_x843_n;
+          int32_t t358 = t359 ? v_x843_d[t357] : 0;
+          t351 |= !t359;
+          int t361 = (uint64_t)(int64_t)t357 < (uint64_t)v_x846_n;
+          int32_t t360 = t361 ? v_x846_d[t357] : 0;
+          t351 |= !t361;
+          int32_t t363 = rt_add_i(t360, t358);
+          int32_t t365 = rt_sub_i(t363, t360);
+          if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
+            int t366 = 0;
+            int32_t t367 = rt_div_i(t348, 2, &t366);
+            if (t366) {
+              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t366, RT_DIV, 0, 0, 0.0);
+            }
+            int t368 = 0;
+            int32_t t369 = rt_rem_i(t348, 2, &t368);
+            if (t368) {
+              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t368, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t371 = rt_mul_i(t369, v_x838);
+            int32_t t373 = rt_add_i(t371, t367);
+            int32_t t374;
+            if ((uint64_t)(int64_t)t373 < (uint64_t)v_x843_n) {
+              t374 = v_x843_d[t373];
+            } else {
+              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x843_n, 0.0);
+              t374 = 0;
+            }
+            int32_t t375;
+            if ((uint64_t)(int64_t)t373 < (uint64_t)v_x846_n) {
+              t375 = v_x846_d[t373];
+            } else {
+              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x846_n, 0.0);
+              t375 = 0;
+            }
+            int32_t t377 = rt_add_i(t375, t374);
+            int32_t t379 = rt_sub_i(t377, t375);
+          }
+          t346x0 = t365;
+          int32_t t381 = rt_add_i(t346a0, t346x0);
+          t346a0 = t381;
+        }
+        t345[t346] = t346a0;
+      }
+      int32_t t346t0;
+      t346t0 = 0;
+      for (int64_t t346 = 0; t346 < t344; t346++) {
+        const int32_t t382 = t345[t346];
+        t345[t346] = t346t0;
+        int32_t t384 = rt_add_i(t346t0, t382);
+        t346t0 = t384;
+      }
+      v_x858 = rt_value_new(rt_vec_type(RT_INT), t343);
+      int32_t *v_x858_d = v_x858->data.i;
+      const int64_t v_x858_n = v_x858->len;
+      RT_PARALLEL_FOR_IF(t344 > 1)
+      for (int64_t t346 = 0; t346 < t344; t346++) {
+        int32_t t346p0;
+        t346p0 = t345[t346];
+        const int64_t t346_end = (t346 + 1) * RT_CHUNK < t343 ? (t346 + 1) * RT_CHUNK : t343;
+        for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
+          const int32_t t348 = (int32_t)t347;
+          v_x858_d[t347] = t346p0;
+          int32_t t346y0;
+          int t387 = 0; /* nonzero: a check below failed */
+          int32_t t386 = rt_div_i(t348, 2, &t387);
+          int32_t t389 = rt_rem_i(t348, 2, &t387);
+          int32_t t391 = rt_mul_i(t389, v_x838);
+          int32_t t393 = rt_add_i(t391, t386);
+          int t395 = (uint64_t)(int64_t)t393 < (uint64_t)v_x843_n;
+          int32_t t394 = t395 ? v_x843_d[t393] : 0;
+          t387 |= !t395;
+          int t397 = (uint64_t)(int64_t)t393 < (uint64_t)v_x846_n;
+          int32_t t396 = t397 ? v_x846_d[t393] : 0;
+          t387 |= !t397;
+          int32_t t399 = rt_add_i(t396, t394);
+          int32_t t401 = rt_sub_i(t399, t396);
+          if (__builtin_expect(t387 != 0, 0)) { /* again, recording the error */
+            int t402 = 0;
+            int32_t t403 = rt_div_i(t348, 2, &t402);
+            if (t402) {
+              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t402, RT_DIV, 0, 0, 0.0);
+            }
+            int t404 = 0;
+            int32_t t405 = rt_rem_i(t348, 2, &t404);
+            if (t404) {
+              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t404, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t407 = rt_mul_i(t405, v_x838);
+            int32_t t409 = rt_add_i(t407, t403);
+            int32_t t410;
+            if ((uint64_t)(int64_t)t409 < (uint64_t)v_x843_n) {
+              t410 = v_x843_d[t409];
+            } else {
+              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x843_n, 0.0);
+              t410 = 0;
+            }
+            int32_t t411;
+            if ((uint64_t)(int64_t)t409 < (uint64_t)v_x846_n) {
+              t411 = v_x846_d[t409];
+            } else {
+              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x846_n, 0.0);
+              t411 = 0;
+            }
+            int32_t t413 = rt_add_i(t411, t410);
+            int32_t t415 = rt_sub_i(t413, t411);
+          }
+          t346y0 = t401;
+          int32_t t417 = rt_add_i(t346p0, t346y0);
+          t346p0 = t417;
+        }
+      }
+      rt_free(t345);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x848 = v_x848;
+  *out_v_x852 = v_x852;
+  *out_v_x854 = v_x854;
+  *out_v_x858 = v_x858;
+  return;
+fail:
+  rt_release(v_x852);
+  rt_release(v_x848);
+  rt_release(v_x854);
+  rt_release(v_x858);
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
   (void)loc;
   (void)run;
-  int32_t *v_x933_d = v_x933->data.i;
-  const int64_t v_x933_n = v_x933->len;
-  int32_t *v_x934_d = v_x934->data.i;
-  const int64_t v_x934_n = v_x934->len;
-  RtValue *v_x937 = NULL;
-  RtValue *v_x941 = NULL;
+  RtValue *v_x861 = NULL;
+  RtValue *v_x865 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x935;
-    if (t256 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t256, 0.0);
+    const int64_t t418 = v_x859;
+    if (t418 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t418, 0.0);
       goto fail;
     }
-    v_x937 = rt_value_new(rt_vec_type(RT_INT), t256);
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
-    RT_PARALLEL_FOR_IF(t256 >= RT_PARALLEL_MIN)
-    for (int64_t t257 = 0; t257 < t256; t257++) {
-      const int32_t t258 = (int32_t)t257;
-      int t263 = 0; /* nonzero: a check below failed */
-      uint8_t t260 = rt_lt_i(t258, (int32_t)v_x933_n);
-      int32_t t261;
-      if (t260) {
-        int t264 = (uint64_t)(int64_t)t258 < (uint64_t)v_x933_n;
-        int32_t t262 = t264 ? v_x933_d[t258] : 0;
-        t263 |= !t264;
-        t261 = t262;
-      } else {
-        int32_t t266 = rt_sub_i(t258, (int32_t)v_x933_n);
-        int t268 = (uint64_t)(int64_t)t266 < (uint64_t)v_x934_n;
-        int32_t t267 = t268 ? v_x934_d[t266] : 0;
-        t263 |= !t268;
-        t261 = t267;
-      }
-      if (__builtin_expect(t263 != 0, 0)) { /* again, recording the error */
-        uint8_t t270 = rt_lt_i(t258, (int32_t)v_x933_n);
-        int32_t t271;
-        if (t270) {
-          int32_t t272;
-          if ((uint64_t)(int64_t)t258 < (uint64_t)v_x933_n) {
-            t272 = v_x933_d[t258];
-          } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t258, v_x933_n, 0.0);
-            t272 = 0;
-          }
-          t271 = t272;
-        } else {
-          int32_t t274 = rt_sub_i(t258, (int32_t)v_x933_n);
-          int32_t t275;
-          if ((uint64_t)(int64_t)t274 < (uint64_t)v_x934_n) {
-            t275 = v_x934_d[t274];
-          } else {
-            NESSIE_RECORD(err, t257, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x934_n, 0.0);
-            t275 = 0;
-          }
-          t271 = t275;
-        }
-      }
-      v_x937_d[t257] = t261;
+    v_x861 = rt_value_new(rt_vec_type(RT_INT), t418);
+    int32_t *v_x861_d = v_x861->data.i;
+    const int64_t v_x861_n = v_x861->len;
+    RT_PARALLEL_FOR_IF(t418 >= RT_PARALLEL_MIN)
+    for (int64_t t419 = 0; t419 < t418; t419++) {
+      const int32_t t420 = (int32_t)t419;
+      v_x861_d[t419] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
+    int32_t *v_x861_d = v_x861->data.i;
+    const int64_t v_x861_n = v_x861->len;
     /* SCAN */
     {
-      const int64_t t276 = v_x935;
-      if (t276 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t276, 0.0);
+      const int64_t t421 = v_x859;
+      if (t421 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0);
         goto fail;
       }
-      const int64_t t277 = t276 > 0 ? (t276 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t278 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t277);
-      RT_PARALLEL_FOR_IF(t277 > 1)
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        int32_t t279a0;
-        t279a0 = 0;
-        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
-        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
-          const int32_t t281 = (int32_t)t280;
-          int32_t t279x0;
-          int t286 = 0; /* nonzero: a check below failed */
-          uint8_t t283 = rt_lt_i(t281, (int32_t)v_x933_n);
-          int32_t t284;
-          if (t283) {
-            int t287 = (uint64_t)(int64_t)t281 < (uint64_t)v_x933_n;
-            int32_t t285 = t287 ? v_x933_d[t281] : 0;
-            t286 |= !t287;
-            t284 = t285;
-          } else {
-            int32_t t289 = rt_sub_i(t281, (int32_t)v_x933_n);
-            int t291 = (uint64_t)(int64_t)t289 < (uint64_t)v_x934_n;
-            int32_t t290 = t291 ? v_x934_d[t289] : 0;
-            t286 |= !t291;
-            t284 = t290;
-          }
-          if (__builtin_expect(t286 != 0, 0)) { /* again, recording the error */
-            uint8_t t293 = rt_lt_i(t281, (int32_t)v_x933_n);
-            int32_t t294;
-            if (t293) {
-              int32_t t295;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x933_n) {
-                t295 = v_x933_d[t281];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x933_n, 0.0);
-                t295 = 0;
-              }
-              t294 = t295;
-            } else {
-              int32_t t297 = rt_sub_i(t281, (int32_t)v_x933_n);
-              int32_t t298;
-              if ((uint64_t)(int64_t)t297 < (uint64_t)v_x934_n) {
-                t298 = v_x934_d[t297];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t297, v_x934_n, 0.0);
-                t298 = 0;
-              }
-              t294 = t298;
-            }
-          }
-          t279x0 = t284;
-          int32_t t300 = rt_add_i(t279a0, t279x0);
-          t279a0 = t300;
+      const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t422);
+      RT_PARALLEL_FOR_IF(t422 > 1)
+      for (int64_t t424 = 0; t424 < t422; t424++) {
+        int32_t t424a0;
+        t424a0 = 0;
+        const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
+        for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+          const int32_t t426 = (int32_t)t425;
+          int32_t t424x0;
+          t424x0 = 2;
+          int32_t t428 = rt_add_i(t424a0, t424x0);
+          t424a0 = t428;
         }
-        t278[t279] = t279a0;
+        t423[t424] = t424a0;
       }
-      int32_t t279t0;
-      t279t0 = 0;
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        const int32_t t301 = t278[t279];
-        t278[t279] = t279t0;
-        int32_t t303 = rt_add_i(t279t0, t301);
-        t279t0 = t303;
+      int32_t t424t0;
+      t424t0 = 0;
+      for (int64_t t424 = 0; t424 < t422; t424++) {
+        const int32_t t429 = t423[t424];
+        t423[t424] = t424t0;
+        int32_t t431 = rt_add_i(t424t0, t429);
+        t424t0 = t431;
       }
-      v_x941 = rt_value_new(rt_vec_type(RT_INT), t276);
-      int32_t *v_x941_d = v_x941->data.i;
-      const int64_t v_x941_n = v_x941->len;
-      RT_PARALLEL_FOR_IF(t277 > 1)
-      for (int64_t t279 = 0; t279 < t277; t279++) {
-        int32_t t279p0;
-        t279p0 = t278[t279];
-        const int64_t t279_end = (t279 + 1) * RT_CHUNK < t276 ? (t279 + 1) * RT_CHUNK : t276;
-        for (int64_t t280 = t279 * RT_CHUNK; t280 < t279_end; t280++) {
-          const int32_t t281 = (int32_t)t280;
-          v_x941_d[t280] = t279p0;
-          int32_t t279y0;
-          int t308 = 0; /* nonzero: a check below failed */
-          uint8_t t305 = rt_lt_i(t281, (int32_t)v_x933_n);
-          int32_t t306;
-          if (t305) {
-            int t309 = (uint64_t)(int64_t)t281 < (uint64_t)v_x933_n;
-            int32_t t307 = t309 ? v_x933_d[t281] : 0;
-            t308 |= !t309;
-            t306 = t307;
-          } else {
-            int32_t t311 = rt_sub_i(t281, (int32_t)v_x933_n);
-            int t313 = (uint64_t)(int64_t)t311 < (uint64_t)v_x934_n;
-            int32_t t312 = t313 ? v_x934_d[t311] : 0;
-            t308 |= !t313;
-            t306 = t312;
-          }
-          if (__builtin_expect(t308 != 0, 0)) { /* again, recording the error */
-            uint8_t t315 = rt_lt_i(t281, (int32_t)v_x933_n);
-            int32_t t316;
-            if (t315) {
-              int32_t t317;
-              if ((uint64_t)(int64_t)t281 < (uint64_t)v_x933_n) {
-                t317 = v_x933_d[t281];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t281, v_x933_n, 0.0);
-                t317 = 0;
-              }
-              t316 = t317;
-            } else {
-              int32_t t319 = rt_sub_i(t281, (int32_t)v_x933_n);
-              int32_t t320;
-              if ((uint64_t)(int64_t)t319 < (uint64_t)v_x934_n) {
-                t320 = v_x934_d[t319];
-              } else {
-                NESSIE_RECORD(err, t280, RT_CHECK_INDEX, 0, 0, RT_GATHER, t319, v_x934_n, 0.0);
-                t320 = 0;
-              }
-              t316 = t320;
-            }
-          }
-          t279y0 = t306;
-          int32_t t322 = rt_add_i(t279p0, t279y0);
-          t279p0 = t322;
+      v_x865 = rt_value_new(rt_vec_type(RT_INT), t421);
+      int32_t *v_x865_d = v_x865->data.i;
+      const int64_t v_x865_n = v_x865->len;
+      RT_PARALLEL_FOR_IF(t422 > 1)
+      for (int64_t t424 = 0; t424 < t422; t424++) {
+        int32_t t424p0;
+        t424p0 = t423[t424];
+        const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
+        for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
+          const int32_t t426 = (int32_t)t425;
+          v_x865_d[t425] = t424p0;
+          int32_t t424y0;
+          t424y0 = 2;
+          int32_t t433 = rt_add_i(t424p0, t424y0);
+          t424p0 = t433;
         }
       }
-      rt_free(t278);
+      rt_free(t423);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x937 = v_x937;
-  *out_v_x941 = v_x941;
+  *out_v_x861 = v_x861;
+  *out_v_x865 = v_x865;
   return;
 fail:
-  rt_release(v_x937);
-  rt_release(v_x941);
+  rt_release(v_x861);
+  rt_release(v_x865);
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
   (void)loc;
   (void)run;
-  int32_t *v_x954_d = v_x954->data.i;
-  const int64_t v_x954_n = v_x954->len;
-  int32_t *v_x957_d = v_x957->data.i;
-  const int64_t v_x957_n = v_x957->len;
-  RtValue *v_x963 = NULL;
-  RtValue *v_x959 = NULL;
-  RtValue *v_x965 = NULL;
-  RtValue *v_x969 = NULL;
+  int32_t *v_x866_d = v_x866->data.i;
+  const int64_t v_x866_n = v_x866->len;
+  int32_t *v_x867_d = v_x867->data.i;
+  const int64_t v_x867_n = v_x867->len;
+  int32_t *v_x868_d = v_x868->data.i;
+  const int64_t v_x868_n = v_x868->len;
+  int32_t *v_x869_d = v_x869->data.i;
+  const int64_t v_x869_n = v_x869->len;
+  int32_t *v_x873_d = v_x873->data.i;
+  const int64_t v_x873_n = v_x873->len;
+  RtValue *v_x875 = NULL;
   /* MAP */
   {
-    const int64_t t323 = v_x942;
-    if (t323 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t323, 0.0);
+    const int64_t t434 = v_x870;
+    if (t434 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0);
       goto fail;
     }
-    v_x963 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x963_d = v_x963->data.i;
-    const int64_t v_x963_n = v_x963->len;
-    v_x959 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x959_d = v_x959->data.i;
-    const int64_t v_x959_n = v_x959->len;
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t323);
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
-    RT_PARALLEL_FOR_IF(t323 >= RT_PARALLEL_MIN)
-    for (int64_t t324 = 0; t324 < t323; t324++) {
-      const int32_t t325 = (int32_t)t324;
-      int t328 = 0; /* nonzero: a check below failed */
-      int32_t t327 = rt_div_i(t325, 2, &t328);
-      int32_t t330 = rt_rem_i(t325, 2, &t328);
-      int32_t t332 = rt_mul_i(t330, v_x949);
-      int32_t t334 = rt_add_i(t332, t327);
-      int t336 = (uint64_t)(int64_t)t334 < (uint64_t)v_x954_n;
-      int32_t t335 = t336 ? v_x954_d[t334] : 0;
-      t328 |= !t336;
-      int t338 = (uint64_t)(int64_t)t334 < (uint64_t)v_x957_n;
-      int32_t t337 = t338 ? v_x957_d[t334] : 0;
-      t328 |= !t338;
-      int32_t t340 = rt_add_i(t337, t335);
-      int32_t t342 = rt_sub_i(t340, t337);
-      if (__builtin_expect(t328 != 0, 0)) { /* again, recording the error */
-        int t343 = 0;
-        int32_t t344 = rt_div_i(t325, 2, &t343);
-        if (t343) {
-          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t343, RT_DIV, 0, 0, 0.0);
-        }
-        int t345 = 0;
-        int32_t t346 = rt_rem_i(t325, 2, &t345);
-        if (t345) {
-          NESSIE_RECORD(err, t324, RT_CHECK_SCALAR, 0, t345, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t348 = rt_mul_i(t346, v_x949);
-        int32_t t350 = rt_add_i(t348, t344);
-        int32_t t351;
-        if ((uint64_t)(int64_t)t350 < (uint64_t)v_x954_n) {
-          t351 = v_x954_d[t350];
+    v_x875 = rt_value_new(rt_vec_type(RT_INT), t434);
+    int32_t *v_x875_d = v_x875->data.i;
+    const int64_t v_x875_n = v_x875->len;
+    RT_PARALLEL_FOR_IF(t434 >= RT_PARALLEL_MIN)
+    for (int64_t t435 = 0; t435 < t434; t435++) {
+      const int32_t t436 = (int32_t)t435;
+      int t438 = 0; /* nonzero: a check below failed */
+      int t439 = (uint64_t)(int64_t)t436 < (uint64_t)v_x866_n;
+      int32_t t437 = t439 ? v_x866_d[t436] : 0;
+      t438 |= !t439;
+      int t441 = (uint64_t)(int64_t)t437 < (uint64_t)v_x869_n;
+      int32_t t440 = t441 ? v_x869_d[t437] : 0;
+      t438 |= !t441;
+      int t443 = (uint64_t)(int64_t)t437 < (uint64_t)v_x867_n;
+      int32_t t442 = t443 ? v_x867_d[t437] : 0;
+      t438 |= !t443;
+      int32_t t445 = rt_sub_i(t436, t442);
+      int t447 = (uint64_t)(int64_t)t437 < (uint64_t)v_x868_n;
+      int32_t t446 = t447 ? v_x868_d[t437] : 0;
+      t438 |= !t447;
+      int32_t t449 = rt_mul_i(t445, t446);
+      int32_t t451 = rt_add_i(t440, t449);
+      int t453 = (uint64_t)(int64_t)t451 < (uint64_t)v_x873_n;
+      int32_t t452 = t453 ? v_x873_d[t451] : 0;
+      t438 |= !t453;
+      if (__builtin_expect(t438 != 0, 0)) { /* again, recording the error */
+        int32_t t454;
+        if ((uint64_t)(int64_t)t436 < (uint64_t)v_x866_n) {
+          t454 = v_x866_d[t436];
         } else {
-          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x954_n, 0.0);
-          t351 = 0;
+          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x866_n, 0.0);
+          t454 = 0;
         }
-        int32_t t352;
-        if ((uint64_t)(int64_t)t350 < (uint64_t)v_x957_n) {
-          t352 = v_x957_d[t350];
+        int32_t t455;
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_x869_n) {
+          t455 = v_x869_d[t454];
         } else {
-          NESSIE_RECORD(err, t324, RT_CHECK_INDEX, 0, 0, RT_GATHER, t350, v_x957_n, 0.0);
-          t352 = 0;
+          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_x869_n, 0.0);
+          t455 = 0;
         }
-        int32_t t354 = rt_add_i(t352, t351);
-        int32_t t356 = rt_sub_i(t354, t352);
+        int32_t t456;
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_x867_n) {
+          t456 = v_x867_d[t454];
+        } else {
+          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_x867_n, 0.0);
+          t456 = 0;
+        }
+        int32_t t458 = rt_sub_i(t436, t456);
+        int32_t t459;
+        if ((uint64_t)(int64_t)t454 < (uint64_t)v_x868_n) {
+          t459 = v_x868_d[t454];
+        } else {
+          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_x868_n, 0.0);
+          t459 = 0;
+        }
+        int32_t t461 = rt_mul_i(t458, t459);
+        int32_t t463 = rt_add_i(t455, t461);
+        int32_t t464;
+        if ((uint64_t)(int64_t)t463 < (uint64_t)v_x873_n) {
+          t464 = v_x873_d[t463];
+        } else {
+          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t463, v_x873_n, 0.0);
+          t464 = 0;
+        }
       }
-      v_x963_d[t324] = 1;
-      v_x959_d[t324] = t337;
-      v_x965_d[t324] = t342;
+      v_x875_d[t435] = t452;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x963_d = v_x963->data.i;
-    const int64_t v_x963_n = v_x963->len;
-    int32_t *v_x959_d = v_x959->data.i;
-    const int64_t v_x959_n = v_x959->len;
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
-    /* SCAN */
-    {
-      const int64_t t357 = v_x942;
-      if (t357 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t357, 0.0);
-        goto fail;
-      }
-      const int64_t t358 = t357 > 0 ? (t357 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t359 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t358);
-      RT_PARALLEL_FOR_IF(t358 > 1)
-      for (int64_t t360 = 0; t360 < t358; t360++) {
-        int32_t t360a0;
-        t360a0 = 0;
-        const int64_t t360_end = (t360 + 1) * RT_CHUNK < t357 ? (t360 + 1) * RT_CHUNK : t357;
-        for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
-          const int32_t t362 = (int32_t)t361;
-          int32_t t360x0;
-          int t365 = 0; /* nonzero: a check below failed */
-          int32_t t364 = rt_div_i(t362, 2, &t365);
-          int32_t t367 = rt_rem_i(t362, 2, &t365);
-          int32_t t369 = rt_mul_i(t367, v_x949);
-          int32_t t371 = rt_add_i(t369, t364);
-          int t373 = (uint64_t)(int64_t)t371 < (uint64_t)v_x954_n;
-          int32_t t372 = t373 ? v_x954_d[t371] : 0;
-          t365 |= !t373;
-          int t375 = (uint64_t)(int64_t)t371 < (uint64_t)v_x957_n;
-          int32_t t374 = t375 ? v_x957_d[t371] : 0;
-          t365 |= !t375;
-          int32_t t377 = rt_add_i(t374, t372);
-          int32_t t379 = rt_sub_i(t377, t374);
-          if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
-            int t380 = 0;
-            int32_t t381 = rt_div_i(t362, 2, &t380);
-            if (t380) {
-              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t380, RT_DIV, 0, 0, 0.0);
-            }
-            int t382 = 0;
-            int32_t t383 = rt_rem_i(t362, 2, &t382);
-            if (t382) {
-              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t382, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t385 = rt_mul_i(t383, v_x949);
-            int32_t t387 = rt_add_i(t385, t381);
-            int32_t t388;
-            if ((uint64_t)(int64_t)t387 < (uint64_t)v_x954_n) {
-              t388 = v_x954_d[t387];
-            } else {
-              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x954_n, 0.0);
-              t388 = 0;
-            }
-            int32_t t389;
-            if ((uint64_t)(int64_t)t387 < (uint64_t)v_x957_n) {
-              t389 = v_x957_d[t387];
-            } else {
-              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t387, v_x957_n, 0.0);
-              t389 = 0;
-            }
-            int32_t t391 = rt_add_i(t389, t388);
-            int32_t t393 = rt_sub_i(t391, t389);
-          }
-          t360x0 = t379;
-          int32_t t395 = rt_add_i(t360a0, t360x0);
-          t360a0 = t395;
-        }
-        t359[t360] = t360a0;
-      }
-      int32_t t360t0;
-      t360t0 = 0;
-      for (int64_t t360 = 0; t360 < t358; t360++) {
-        const int32_t t396 = t359[t360];
-        t359[t360] = t360t0;
-        int32_t t398 = rt_add_i(t360t0, t396);
-        t360t0 = t398;
-      }
-      v_x969 = rt_value_new(rt_vec_type(RT_INT), t357);
-      int32_t *v_x969_d = v_x969->data.i;
-      const int64_t v_x969_n = v_x969->len;
-      RT_PARALLEL_FOR_IF(t358 > 1)
-      for (int64_t t360 = 0; t360 < t358; t360++) {
-        int32_t t360p0;
-        t360p0 = t359[t360];
-        const int64_t t360_end = (t360 + 1) * RT_CHUNK < t357 ? (t360 + 1) * RT_CHUNK : t357;
-        for (int64_t t361 = t360 * RT_CHUNK; t361 < t360_end; t361++) {
-          const int32_t t362 = (int32_t)t361;
-          v_x969_d[t361] = t360p0;
-          int32_t t360y0;
-          int t401 = 0; /* nonzero: a check below failed */
-          int32_t t400 = rt_div_i(t362, 2, &t401);
-          int32_t t403 = rt_rem_i(t362, 2, &t401);
-          int32_t t405 = rt_mul_i(t403, v_x949);
-          int32_t t407 = rt_add_i(t405, t400);
-          int t409 = (uint64_t)(int64_t)t407 < (uint64_t)v_x954_n;
-          int32_t t408 = t409 ? v_x954_d[t407] : 0;
-          t401 |= !t409;
-          int t411 = (uint64_t)(int64_t)t407 < (uint64_t)v_x957_n;
-          int32_t t410 = t411 ? v_x957_d[t407] : 0;
-          t401 |= !t411;
-          int32_t t413 = rt_add_i(t410, t408);
-          int32_t t415 = rt_sub_i(t413, t410);
-          if (__builtin_expect(t401 != 0, 0)) { /* again, recording the error */
-            int t416 = 0;
-            int32_t t417 = rt_div_i(t362, 2, &t416);
-            if (t416) {
-              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t416, RT_DIV, 0, 0, 0.0);
-            }
-            int t418 = 0;
-            int32_t t419 = rt_rem_i(t362, 2, &t418);
-            if (t418) {
-              NESSIE_RECORD(err, t361, RT_CHECK_SCALAR, 0, t418, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t421 = rt_mul_i(t419, v_x949);
-            int32_t t423 = rt_add_i(t421, t417);
-            int32_t t424;
-            if ((uint64_t)(int64_t)t423 < (uint64_t)v_x954_n) {
-              t424 = v_x954_d[t423];
-            } else {
-              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x954_n, 0.0);
-              t424 = 0;
-            }
-            int32_t t425;
-            if ((uint64_t)(int64_t)t423 < (uint64_t)v_x957_n) {
-              t425 = v_x957_d[t423];
-            } else {
-              NESSIE_RECORD(err, t361, RT_CHECK_INDEX, 0, 0, RT_GATHER, t423, v_x957_n, 0.0);
-              t425 = 0;
-            }
-            int32_t t427 = rt_add_i(t425, t424);
-            int32_t t429 = rt_sub_i(t427, t425);
-          }
-          t360y0 = t415;
-          int32_t t431 = rt_add_i(t360p0, t360y0);
-          t360p0 = t431;
-        }
-      }
-      rt_free(t359);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x959 = v_x959;
-  *out_v_x963 = v_x963;
-  *out_v_x965 = v_x965;
-  *out_v_x969 = v_x969;
+  *out_v_x875 = v_x875;
   return;
 fail:
-  rt_release(v_x963);
-  rt_release(v_x959);
-  rt_release(v_x965);
-  rt_release(v_x969);
+  rt_release(v_x875);
 }
 
-/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
+/* K19: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
   (void)loc;
   (void)run;
-  RtValue *v_x972 = NULL;
-  RtValue *v_x976 = NULL;
+  int32_t *v_x876_d = v_x876->data.i;
+  const int64_t v_x876_n = v_x876->len;
+  int32_t *v_x879_d = v_x879->data.i;
+  const int64_t v_x879_n = v_x879->len;
+  RtValue *v_x881 = NULL;
+  RtValue *v_x884 = NULL;
+  RtValue *v_x886 = NULL;
+  RtValue *v_x892 = NULL;
   /* MAP */
   {
-    const int64_t t432 = v_x970;
-    if (t432 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t432, 0.0);
-      goto fail;
-    }
-    v_x972 = rt_value_new(rt_vec_type(RT_INT), t432);
-    int32_t *v_x972_d = v_x972->data.i;
-    const int64_t v_x972_n = v_x972->len;
-    RT_PARALLEL_FOR_IF(t432 >= RT_PARALLEL_MIN)
-    for (int64_t t433 = 0; t433 < t432; t433++) {
-      const int32_t t434 = (int32_t)t433;
-      v_x972_d[t433] = 2;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x972_d = v_x972->data.i;
-    const int64_t v_x972_n = v_x972->len;
-    /* SCAN */
-    {
-      const int64_t t435 = v_x970;
-      if (t435 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t435, 0.0);
-        goto fail;
-      }
-      const int64_t t436 = t435 > 0 ? (t435 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t437 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t436);
-      RT_PARALLEL_FOR_IF(t436 > 1)
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        int32_t t438a0;
-        t438a0 = 0;
-        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-          const int32_t t440 = (int32_t)t439;
-          int32_t t438x0;
-          t438x0 = 2;
-          int32_t t442 = rt_add_i(t438a0, t438x0);
-          t438a0 = t442;
-        }
-        t437[t438] = t438a0;
-      }
-      int32_t t438t0;
-      t438t0 = 0;
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        const int32_t t443 = t437[t438];
-        t437[t438] = t438t0;
-        int32_t t445 = rt_add_i(t438t0, t443);
-        t438t0 = t445;
-      }
-      v_x976 = rt_value_new(rt_vec_type(RT_INT), t435);
-      int32_t *v_x976_d = v_x976->data.i;
-      const int64_t v_x976_n = v_x976->len;
-      RT_PARALLEL_FOR_IF(t436 > 1)
-      for (int64_t t438 = 0; t438 < t436; t438++) {
-        int32_t t438p0;
-        t438p0 = t437[t438];
-        const int64_t t438_end = (t438 + 1) * RT_CHUNK < t435 ? (t438 + 1) * RT_CHUNK : t435;
-        for (int64_t t439 = t438 * RT_CHUNK; t439 < t438_end; t439++) {
-          const int32_t t440 = (int32_t)t439;
-          v_x976_d[t439] = t438p0;
-          int32_t t438y0;
-          t438y0 = 2;
-          int32_t t447 = rt_add_i(t438p0, t438y0);
-          t438p0 = t447;
+    const int64_t t465 = v_x876_n;
+    RT_PARALLEL_FOR_IF(t465 >= RT_PARALLEL_MIN)
+    for (int64_t t466 = 0; t466 < t465; t466++) {
+      const int32_t t467 = (int32_t)t466;
+      int32_t t468; /* v_x881: read by nothing */
+      int t471 = 0; /* nonzero: a check below failed */
+      int32_t t469 = v_x876_d[t467];
+      int t472 = (uint64_t)(int64_t)t469 < (uint64_t)v_x879_n;
+      int32_t t470 = t472 ? v_x879_d[t469] : 0;
+      t471 |= !t472;
+      if (__builtin_expect(t471 != 0, 0)) { /* again, recording the error */
+        int32_t t473 = v_x876_d[t467];
+        int32_t t474;
+        if ((uint64_t)(int64_t)t473 < (uint64_t)v_x879_n) {
+          t474 = v_x879_d[t473];
+        } else {
+          NESSIE_RECORD(err, t466, RT_CHECK_INDEX, 4, 0, RT_GATHER, t473, v_x879_n, 0.0);
+          t474 = 0;
         }
       }
-      rt_free(t437);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x972 = v_x972;
-  *out_v_x976 = v_x976;
-  return;
-fail:
-  rt_release(v_x972);
-  rt_release(v_x976);
-}
-
-/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x977_d = v_x977->data.i;
-  const int64_t v_x977_n = v_x977->len;
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  int32_t *v_x979_d = v_x979->data.i;
-  const int64_t v_x979_n = v_x979->len;
-  int32_t *v_x980_d = v_x980->data.i;
-  const int64_t v_x980_n = v_x980->len;
-  int32_t *v_x984_d = v_x984->data.i;
-  const int64_t v_x984_n = v_x984->len;
-  RtValue *v_x986 = NULL;
-  /* MAP */
-  {
-    const int64_t t448 = v_x981;
-    if (t448 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t448, 0.0);
-      goto fail;
-    }
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t448);
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    RT_PARALLEL_FOR_IF(t448 >= RT_PARALLEL_MIN)
-    for (int64_t t449 = 0; t449 < t448; t449++) {
-      const int32_t t450 = (int32_t)t449;
-      int t452 = 0; /* nonzero: a check below failed */
-      int t453 = (uint64_t)(int64_t)t450 < (uint64_t)v_x977_n;
-      int32_t t451 = t453 ? v_x977_d[t450] : 0;
-      t452 |= !t453;
-      int t455 = (uint64_t)(int64_t)t451 < (uint64_t)v_x980_n;
-      int32_t t454 = t455 ? v_x980_d[t451] : 0;
-      t452 |= !t455;
-      int t457 = (uint64_t)(int64_t)t451 < (uint64_t)v_x978_n;
-      int32_t t456 = t457 ? v_x978_d[t451] : 0;
-      t452 |= !t457;
-      int32_t t459 = rt_sub_i(t450, t456);
-      int t461 = (uint64_t)(int64_t)t451 < (uint64_t)v_x979_n;
-      int32_t t460 = t461 ? v_x979_d[t451] : 0;
-      t452 |= !t461;
-      int32_t t463 = rt_mul_i(t459, t460);
-      int32_t t465 = rt_add_i(t454, t463);
-      int t467 = (uint64_t)(int64_t)t465 < (uint64_t)v_x984_n;
-      int32_t t466 = t467 ? v_x984_d[t465] : 0;
-      t452 |= !t467;
-      if (__builtin_expect(t452 != 0, 0)) { /* again, recording the error */
-        int32_t t468;
-        if ((uint64_t)(int64_t)t450 < (uint64_t)v_x977_n) {
-          t468 = v_x977_d[t450];
-        } else {
-          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t450, v_x977_n, 0.0);
-          t468 = 0;
-        }
-        int32_t t469;
-        if ((uint64_t)(int64_t)t468 < (uint64_t)v_x980_n) {
-          t469 = v_x980_d[t468];
-        } else {
-          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x980_n, 0.0);
-          t469 = 0;
-        }
-        int32_t t470;
-        if ((uint64_t)(int64_t)t468 < (uint64_t)v_x978_n) {
-          t470 = v_x978_d[t468];
-        } else {
-          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x978_n, 0.0);
-          t470 = 0;
-        }
-        int32_t t472 = rt_sub_i(t450, t470);
-        int32_t t473;
-        if ((uint64_t)(int64_t)t468 < (uint64_t)v_x979_n) {
-          t473 = v_x979_d[t468];
-        } else {
-          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t468, v_x979_n, 0.0);
-          t473 = 0;
-        }
-        int32_t t475 = rt_mul_i(t472, t473);
-        int32_t t477 = rt_add_i(t469, t475);
-        int32_t t478;
-        if ((uint64_t)(int64_t)t477 < (uint64_t)v_x984_n) {
-          t478 = v_x984_d[t477];
-        } else {
-          NESSIE_RECORD(err, t449, RT_CHECK_INDEX, 0, 0, RT_GATHER, t477, v_x984_n, 0.0);
-          t478 = 0;
-        }
-      }
-      v_x986_d[t449] = t466;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x986 = v_x986;
-  return;
-fail:
-  rt_release(v_x986);
-}
-
-/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x987_d = v_x987->data.i;
-  const int64_t v_x987_n = v_x987->len;
-  int32_t *v_x990_d = v_x990->data.i;
-  const int64_t v_x990_n = v_x990->len;
-  RtValue *v_x992 = NULL;
-  RtValue *v_x995 = NULL;
-  RtValue *v_x997 = NULL;
-  RtValue *v_x1003 = NULL;
-  /* MAP */
-  {
-    const int64_t t479 = v_x987_n;
-    RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
-    for (int64_t t480 = 0; t480 < t479; t480++) {
-      const int32_t t481 = (int32_t)t480;
-      int32_t t482; /* v_x992: read by nothing */
-      int t485 = 0; /* nonzero: a check below failed */
-      int32_t t483 = v_x987_d[t481];
-      int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x990_n;
-      int32_t t484 = t486 ? v_x990_d[t483] : 0;
-      t485 |= !t486;
-      if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
-        int32_t t487 = v_x987_d[t481];
-        int32_t t488;
-        if ((uint64_t)(int64_t)t487 < (uint64_t)v_x990_n) {
-          t488 = v_x990_d[t487];
-        } else {
-          NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 4, 0, RT_GATHER, t487, v_x990_n, 0.0);
-          t488 = 0;
-        }
-      }
-      t482 = t484;
-      (void)t482;
+      t468 = t470;
+      (void)t468;
     }
   }
   if (err->index != INT64_MAX)
@@ -1940,17 +1858,17 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue
   {
     /* MAP */
     {
-      const int64_t t489 = v_x993;
-      if (t489 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t489, 0.0);
+      const int64_t t475 = v_x882;
+      if (t475 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t475, 0.0);
         goto fail;
       }
-      RT_PARALLEL_FOR_IF(t489 >= RT_PARALLEL_MIN)
-      for (int64_t t490 = 0; t490 < t489; t490++) {
-        const int32_t t491 = (int32_t)t490;
-        int32_t t492; /* v_x995: read by nothing */
-        t492 = 1;
-        (void)t492;
+      RT_PARALLEL_FOR_IF(t475 >= RT_PARALLEL_MIN)
+      for (int64_t t476 = 0; t476 < t475; t476++) {
+        const int32_t t477 = (int32_t)t476;
+        int32_t t478; /* v_x884: read by nothing */
+        t478 = 1;
+        (void)t478;
       }
     }
     if (err->index != INT64_MAX)
@@ -1958,817 +1876,817 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue
     {
       /* MAP */
       {
-        const int64_t t493 = v_x987_n;
-        v_x1003 = rt_value_new(rt_vec_type(RT_INT), t493);
-        int32_t *v_x1003_d = v_x1003->data.i;
-        const int64_t v_x1003_n = v_x1003->len;
-        RT_PARALLEL_FOR_IF(t493 >= RT_PARALLEL_MIN)
-        for (int64_t t494 = 0; t494 < t493; t494++) {
-          const int32_t t495 = (int32_t)t494;
-          int32_t t496; /* v_x997: read by nothing */
-          int t499 = 0; /* nonzero: a check below failed */
-          int32_t t497 = v_x987_d[t495];
-          int t500 = (uint64_t)(int64_t)t497 < (uint64_t)v_x990_n;
-          int32_t t498 = t500 ? v_x990_d[t497] : 0;
-          t499 |= !t500;
-          int32_t t502 = rt_add_i(t498, 1);
-          int32_t t504 = rt_add_i(t497, 1);
-          int t506 = (uint64_t)(int64_t)t504 < (uint64_t)v_x990_n;
-          int32_t t505 = t506 ? v_x990_d[t504] : 0;
-          t499 |= !t506;
-          int32_t t508 = rt_add_i(t502, t505);
-          if (__builtin_expect(t499 != 0, 0)) { /* again, recording the error */
-            int32_t t509 = v_x987_d[t495];
-            int32_t t510;
-            if ((uint64_t)(int64_t)t509 < (uint64_t)v_x990_n) {
-              t510 = v_x990_d[t509];
+        const int64_t t479 = v_x876_n;
+        v_x892 = rt_value_new(rt_vec_type(RT_INT), t479);
+        int32_t *v_x892_d = v_x892->data.i;
+        const int64_t v_x892_n = v_x892->len;
+        RT_PARALLEL_FOR_IF(t479 >= RT_PARALLEL_MIN)
+        for (int64_t t480 = 0; t480 < t479; t480++) {
+          const int32_t t481 = (int32_t)t480;
+          int32_t t482; /* v_x886: read by nothing */
+          int t485 = 0; /* nonzero: a check below failed */
+          int32_t t483 = v_x876_d[t481];
+          int t486 = (uint64_t)(int64_t)t483 < (uint64_t)v_x879_n;
+          int32_t t484 = t486 ? v_x879_d[t483] : 0;
+          t485 |= !t486;
+          int32_t t488 = rt_add_i(t484, 1);
+          int32_t t490 = rt_add_i(t483, 1);
+          int t492 = (uint64_t)(int64_t)t490 < (uint64_t)v_x879_n;
+          int32_t t491 = t492 ? v_x879_d[t490] : 0;
+          t485 |= !t492;
+          int32_t t494 = rt_add_i(t488, t491);
+          if (__builtin_expect(t485 != 0, 0)) { /* again, recording the error */
+            int32_t t495 = v_x876_d[t481];
+            int32_t t496;
+            if ((uint64_t)(int64_t)t495 < (uint64_t)v_x879_n) {
+              t496 = v_x879_d[t495];
             } else {
-              NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 4, 0, RT_GATHER, t509, v_x990_n, 0.0);
-              t510 = 0;
+              NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 4, 0, RT_GATHER, t495, v_x879_n, 0.0);
+              t496 = 0;
             }
-            int32_t t512 = rt_add_i(t510, 1);
-            int32_t t514 = rt_add_i(t509, 1);
-            int32_t t515;
-            if ((uint64_t)(int64_t)t514 < (uint64_t)v_x990_n) {
-              t515 = v_x990_d[t514];
+            int32_t t498 = rt_add_i(t496, 1);
+            int32_t t500 = rt_add_i(t495, 1);
+            int32_t t501;
+            if ((uint64_t)(int64_t)t500 < (uint64_t)v_x879_n) {
+              t501 = v_x879_d[t500];
             } else {
-              NESSIE_RECORD(err, t494, RT_CHECK_INDEX, 1, 0, RT_GATHER, t514, v_x990_n, 0.0);
-              t515 = 0;
+              NESSIE_RECORD(err, t480, RT_CHECK_INDEX, 1, 0, RT_GATHER, t500, v_x879_n, 0.0);
+              t501 = 0;
             }
-            int32_t t517 = rt_add_i(t512, t515);
+            int32_t t503 = rt_add_i(t498, t501);
           }
-          t496 = t502;
-          v_x1003_d[t494] = t508;
-          (void)t496;
+          t482 = t488;
+          v_x892_d[t480] = t494;
+          (void)t482;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x1003 = v_x1003;
-  rt_release(v_x992);
-  rt_release(v_x995);
-  rt_release(v_x997);
+  *out_v_x892 = v_x892;
+  rt_release(v_x881);
+  rt_release(v_x884);
+  rt_release(v_x886);
   return;
 fail:
-  rt_release(v_x992);
-  rt_release(v_x995);
-  rt_release(v_x997);
-  rt_release(v_x1003);
+  rt_release(v_x881);
+  rt_release(v_x884);
+  rt_release(v_x886);
+  rt_release(v_x892);
 }
 
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
   (void)loc;
   (void)run;
-  int32_t *v_x1125_d = v_x1125->data.i;
-  const int64_t v_x1125_n = v_x1125->len;
-  RtValue *v_x1127 = NULL;
-  RtValue *v_x1136 = NULL;
-  RtValue *v_x1137 = NULL;
-  RtValue *v_x1138 = NULL;
-  RtValue *v_x1139 = NULL;
-  int32_t v_x1145 = 0;
-  int32_t v_x1151 = 0;
-  RtValue *v_x1155 = NULL;
-  RtValue *v_x1159 = NULL;
+  int32_t *v_x1014_d = v_x1014->data.i;
+  const int64_t v_x1014_n = v_x1014->len;
+  RtValue *v_x1016 = NULL;
+  RtValue *v_x1025 = NULL;
+  RtValue *v_x1026 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1028 = NULL;
+  int32_t v_x1034 = 0;
+  int32_t v_x1040 = 0;
+  RtValue *v_x1044 = NULL;
+  RtValue *v_x1048 = NULL;
   /* MAP */
   {
-    const int64_t t518 = v_x1130;
-    if (t518 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t518, 0.0);
+    const int64_t t504 = v_x1019;
+    if (t504 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t504, 0.0);
       goto fail;
     }
-    v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), t518);
-    uint8_t *v_x1127_d = v_x1127->data.b;
-    const int64_t v_x1127_n = v_x1127->len;
-    RT_PARALLEL_FOR_IF(t518 >= RT_PARALLEL_MIN)
-    for (int64_t t519 = 0; t519 < t518; t519++) {
-      const int32_t t520 = (int32_t)t519;
-      int t522 = 0; /* nonzero: a check below failed */
-      int t523 = (uint64_t)(int64_t)t520 < (uint64_t)v_x1125_n;
-      int32_t t521 = t523 ? v_x1125_d[t520] : 0;
-      t522 |= !t523;
-      uint8_t t525 = rt_le_i(t521, 1);
-      if (__builtin_expect(t522 != 0, 0)) { /* again, recording the error */
-        int32_t t526;
-        if ((uint64_t)(int64_t)t520 < (uint64_t)v_x1125_n) {
-          t526 = v_x1125_d[t520];
+    v_x1016 = rt_value_new(rt_vec_type(RT_BOOL), t504);
+    uint8_t *v_x1016_d = v_x1016->data.b;
+    const int64_t v_x1016_n = v_x1016->len;
+    RT_PARALLEL_FOR_IF(t504 >= RT_PARALLEL_MIN)
+    for (int64_t t505 = 0; t505 < t504; t505++) {
+      const int32_t t506 = (int32_t)t505;
+      int t508 = 0; /* nonzero: a check below failed */
+      int t509 = (uint64_t)(int64_t)t506 < (uint64_t)v_x1014_n;
+      int32_t t507 = t509 ? v_x1014_d[t506] : 0;
+      t508 |= !t509;
+      uint8_t t511 = rt_le_i(t507, 1);
+      if (__builtin_expect(t508 != 0, 0)) { /* again, recording the error */
+        int32_t t512;
+        if ((uint64_t)(int64_t)t506 < (uint64_t)v_x1014_n) {
+          t512 = v_x1014_d[t506];
         } else {
-          NESSIE_RECORD(err, t519, RT_CHECK_INDEX, 0, 0, RT_GATHER, t520, v_x1125_n, 0.0);
-          t526 = 0;
+          NESSIE_RECORD(err, t505, RT_CHECK_INDEX, 0, 0, RT_GATHER, t506, v_x1014_n, 0.0);
+          t512 = 0;
         }
-        uint8_t t528 = rt_le_i(t526, 1);
+        uint8_t t514 = rt_le_i(t512, 1);
       }
-      v_x1127_d[t519] = t525;
+      v_x1016_d[t505] = t511;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x1127_d = v_x1127->data.b;
-    const int64_t v_x1127_n = v_x1127->len;
+    uint8_t *v_x1016_d = v_x1016->data.b;
+    const int64_t v_x1016_n = v_x1016->len;
     /* PARTITION */
     {
-      const int64_t t529 = v_x1130;
-      if (t529 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0);
+      const int64_t t515 = v_x1019;
+      if (t515 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t515, 0.0);
         goto fail;
       }
-      const int64_t t530 = t529 > 0 ? (t529 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t531 = (uint8_t *)rt_alloc_atomic((size_t)t529 + 1);
-      int64_t *t532 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t530 + 1));
-      RT_PARALLEL_FOR_IF(t530 > 1)
-      for (int64_t t533 = 0; t533 < t530; t533++) {
+      const int64_t t516 = t515 > 0 ? (t515 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t517 = (uint8_t *)rt_alloc_atomic((size_t)t515 + 1);
+      int64_t *t518 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t516 + 1));
+      RT_PARALLEL_FOR_IF(t516 > 1)
+      for (int64_t t519 = 0; t519 < t516; t519++) {
         int64_t kept = 0;
-        const int64_t t533_end = (t533 + 1) * RT_CHUNK < t529 ? (t533 + 1) * RT_CHUNK : t529;
-        for (int64_t t534 = t533 * RT_CHUNK; t534 < t533_end; t534++) {
-          const int32_t t535 = (int32_t)t534;
-          int32_t t533x0;
-          uint8_t t533x1;
-          int t537 = 0; /* nonzero: a check below failed */
-          int t538 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n;
-          int32_t t536 = t538 ? v_x1125_d[t535] : 0;
-          t537 |= !t538;
-          uint8_t t540 = rt_le_i(t536, 1);
-          if (__builtin_expect(t537 != 0, 0)) { /* again, recording the error */
-            int32_t t541;
-            if ((uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n) {
-              t541 = v_x1125_d[t535];
+        const int64_t t519_end = (t519 + 1) * RT_CHUNK < t515 ? (t519 + 1) * RT_CHUNK : t515;
+        for (int64_t t520 = t519 * RT_CHUNK; t520 < t519_end; t520++) {
+          const int32_t t521 = (int32_t)t520;
+          int32_t t519x0;
+          uint8_t t519x1;
+          int t523 = 0; /* nonzero: a check below failed */
+          int t524 = (uint64_t)(int64_t)t521 < (uint64_t)v_x1014_n;
+          int32_t t522 = t524 ? v_x1014_d[t521] : 0;
+          t523 |= !t524;
+          uint8_t t526 = rt_le_i(t522, 1);
+          if (__builtin_expect(t523 != 0, 0)) { /* again, recording the error */
+            int32_t t527;
+            if ((uint64_t)(int64_t)t521 < (uint64_t)v_x1014_n) {
+              t527 = v_x1014_d[t521];
             } else {
-              NESSIE_RECORD(err, t534, RT_CHECK_INDEX, 0, 0, RT_GATHER, t535, v_x1125_n, 0.0);
-              t541 = 0;
+              NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_x1014_n, 0.0);
+              t527 = 0;
             }
-            uint8_t t543 = rt_le_i(t541, 1);
+            uint8_t t529 = rt_le_i(t527, 1);
           }
-          t533x0 = t535;
-          t533x1 = t540;
-          uint8_t t544;
-          t544 = t533x1;
-          t531[t534] = t544 != 0;
-          kept += t544 != 0;
+          t519x0 = t521;
+          t519x1 = t526;
+          uint8_t t530;
+          t530 = t519x1;
+          t517[t520] = t530 != 0;
+          kept += t530 != 0;
         }
-        t532[t533] = kept;
+        t518[t519] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t531);
-        rt_free(t532);
+        rt_free(t517);
+        rt_free(t518);
         goto fail;
       }
-      int64_t t545 = 0;
-      for (int64_t t533 = 0; t533 < t530; t533++) {
-        const int64_t k = t532[t533];
-        t532[t533] = t545;
-        t545 += k;
+      int64_t t531 = 0;
+      for (int64_t t519 = 0; t519 < t516; t519++) {
+        const int64_t k = t518[t519];
+        t518[t519] = t531;
+        t531 += k;
       }
-      v_x1136 = rt_value_new(rt_vec_type(RT_INT), t545);
-      int32_t *v_x1136_d = v_x1136->data.i;
-      const int64_t v_x1136_n = v_x1136->len;
-      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), t545);
-      uint8_t *v_x1137_d = v_x1137->data.b;
-      const int64_t v_x1137_n = v_x1137->len;
-      v_x1138 = rt_value_new(rt_vec_type(RT_INT), (t529 - t545));
-      int32_t *v_x1138_d = v_x1138->data.i;
-      const int64_t v_x1138_n = v_x1138->len;
-      v_x1139 = rt_value_new(rt_vec_type(RT_BOOL), (t529 - t545));
-      uint8_t *v_x1139_d = v_x1139->data.b;
-      const int64_t v_x1139_n = v_x1139->len;
-      RT_PARALLEL_FOR_IF(t530 > 1)
-      for (int64_t t533 = 0; t533 < t530; t533++) {
-        int64_t at = t532[t533];
-        int64_t at_not = t533 * RT_CHUNK - t532[t533];
-        const int64_t t533_end = (t533 + 1) * RT_CHUNK < t529 ? (t533 + 1) * RT_CHUNK : t529;
-        for (int64_t t534 = t533 * RT_CHUNK; t534 < t533_end; t534++) {
-          const int32_t t535 = (int32_t)t534;
-          int32_t t533y0;
-          uint8_t t533y1;
-          int t547 = 0; /* nonzero: a check below failed */
-          int t548 = (uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n;
-          int32_t t546 = t548 ? v_x1125_d[t535] : 0;
-          t547 |= !t548;
-          uint8_t t550 = rt_le_i(t546, 1);
-          if (__builtin_expect(t547 != 0, 0)) { /* again, recording the error */
-            int32_t t551;
-            if ((uint64_t)(int64_t)t535 < (uint64_t)v_x1125_n) {
-              t551 = v_x1125_d[t535];
+      v_x1025 = rt_value_new(rt_vec_type(RT_INT), t531);
+      int32_t *v_x1025_d = v_x1025->data.i;
+      const int64_t v_x1025_n = v_x1025->len;
+      v_x1026 = rt_value_new(rt_vec_type(RT_BOOL), t531);
+      uint8_t *v_x1026_d = v_x1026->data.b;
+      const int64_t v_x1026_n = v_x1026->len;
+      v_x1027 = rt_value_new(rt_vec_type(RT_INT), (t515 - t531));
+      int32_t *v_x1027_d = v_x1027->data.i;
+      const int64_t v_x1027_n = v_x1027->len;
+      v_x1028 = rt_value_new(rt_vec_type(RT_BOOL), (t515 - t531));
+      uint8_t *v_x1028_d = v_x1028->data.b;
+      const int64_t v_x1028_n = v_x1028->len;
+      RT_PARALLEL_FOR_IF(t516 > 1)
+      for (int64_t t519 = 0; t519 < t516; t519++) {
+        int64_t at = t518[t519];
+        int64_t at_not = t519 * RT_CHUNK - t518[t519];
+        const int64_t t519_end = (t519 + 1) * RT_CHUNK < t515 ? (t519 + 1) * RT_CHUNK : t515;
+        for (int64_t t520 = t519 * RT_CHUNK; t520 < t519_end; t520++) {
+          const int32_t t521 = (int32_t)t520;
+          int32_t t519y0;
+          uint8_t t519y1;
+          int t533 = 0; /* nonzero: a check below failed */
+          int t534 = (uint64_t)(int64_t)t521 < (uint64_t)v_x1014_n;
+          int32_t t532 = t534 ? v_x1014_d[t521] : 0;
+          t533 |= !t534;
+          uint8_t t536 = rt_le_i(t532, 1);
+          if (__builtin_expect(t533 != 0, 0)) { /* again, recording the error */
+            int32_t t537;
+            if ((uint64_t)(int64_t)t521 < (uint64_t)v_x1014_n) {
+              t537 = v_x1014_d[t521];
             } else {
-              NESSIE_RECORD(err, t534, RT_CHECK_INDEX, 0, 0, RT_GATHER, t535, v_x1125_n, 0.0);
-              t551 = 0;
+              NESSIE_RECORD(err, t520, RT_CHECK_INDEX, 0, 0, RT_GATHER, t521, v_x1014_n, 0.0);
+              t537 = 0;
             }
-            uint8_t t553 = rt_le_i(t551, 1);
+            uint8_t t539 = rt_le_i(t537, 1);
           }
-          t533y0 = t535;
-          t533y1 = t550;
-          if (t531[t534]) {
-            v_x1136_d[at] = t533y0;
-            v_x1137_d[at] = t533y1;
+          t519y0 = t521;
+          t519y1 = t536;
+          if (t517[t520]) {
+            v_x1025_d[at] = t519y0;
+            v_x1026_d[at] = t519y1;
             at++;
           } else {
-            v_x1138_d[at_not] = t533y0;
-            v_x1139_d[at_not] = t533y1;
+            v_x1027_d[at_not] = t519y0;
+            v_x1028_d[at_not] = t519y1;
             at_not++;
           }
         }
       }
-      rt_free(t531);
-      rt_free(t532);
+      rt_free(t517);
+      rt_free(t518);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1136_d = v_x1136->data.i;
-      const int64_t v_x1136_n = v_x1136->len;
-      uint8_t *v_x1137_d = v_x1137->data.b;
-      const int64_t v_x1137_n = v_x1137->len;
-      int32_t *v_x1138_d = v_x1138->data.i;
-      const int64_t v_x1138_n = v_x1138->len;
-      uint8_t *v_x1139_d = v_x1139->data.b;
-      const int64_t v_x1139_n = v_x1139->len;
+      int32_t *v_x1025_d = v_x1025->data.i;
+      const int64_t v_x1025_n = v_x1025->len;
+      uint8_t *v_x1026_d = v_x1026->data.b;
+      const int64_t v_x1026_n = v_x1026->len;
+      int32_t *v_x1027_d = v_x1027->data.i;
+      const int64_t v_x1027_n = v_x1027->len;
+      uint8_t *v_x1028_d = v_x1028->data.b;
+      const int64_t v_x1028_n = v_x1028->len;
       /* REDUCE */
       {
-        const int64_t t554 = v_x1130;
-        if (t554 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t554, 0.0);
+        const int64_t t540 = v_x1019;
+        if (t540 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t540, 0.0);
           goto fail;
         }
-        const int64_t t555 = t554 > 0 ? (t554 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t556 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
-        int32_t *t557 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t555);
-        RT_PARALLEL_FOR_IF(t555 > 1)
-        for (int64_t t558 = 0; t558 < t555; t558++) {
-          int32_t t558a0;
-          int32_t t558a1;
-          t558a0 = 0;
-          t558a1 = 0;
-          const int64_t t558_end = (t558 + 1) * RT_CHUNK < t554 ? (t558 + 1) * RT_CHUNK : t554;
-          for (int64_t t559 = t558 * RT_CHUNK; t559 < t558_end; t559++) {
-            const int32_t t560 = (int32_t)t559;
-            int32_t t558x0;
-            int32_t t558x1;
-            int t562 = 0; /* nonzero: a check below failed */
-            int t563 = (uint64_t)(int64_t)t560 < (uint64_t)v_x1125_n;
-            int32_t t561 = t563 ? v_x1125_d[t560] : 0;
-            t562 |= !t563;
-            uint8_t t565 = rt_le_i(t561, 1);
-            int32_t t567 = rt_btoi_b(t565);
-            uint8_t t569 = rt_not_b(t565);
-            int32_t t571 = rt_btoi_b(t569);
-            if (__builtin_expect(t562 != 0, 0)) { /* again, recording the error */
-              int32_t t572;
-              if ((uint64_t)(int64_t)t560 < (uint64_t)v_x1125_n) {
-                t572 = v_x1125_d[t560];
+        const int64_t t541 = t540 > 0 ? (t540 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t542 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t541);
+        int32_t *t543 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t541);
+        RT_PARALLEL_FOR_IF(t541 > 1)
+        for (int64_t t544 = 0; t544 < t541; t544++) {
+          int32_t t544a0;
+          int32_t t544a1;
+          t544a0 = 0;
+          t544a1 = 0;
+          const int64_t t544_end = (t544 + 1) * RT_CHUNK < t540 ? (t544 + 1) * RT_CHUNK : t540;
+          for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
+            const int32_t t546 = (int32_t)t545;
+            int32_t t544x0;
+            int32_t t544x1;
+            int t548 = 0; /* nonzero: a check below failed */
+            int t549 = (uint64_t)(int64_t)t546 < (uint64_t)v_x1014_n;
+            int32_t t547 = t549 ? v_x1014_d[t546] : 0;
+            t548 |= !t549;
+            uint8_t t551 = rt_le_i(t547, 1);
+            int32_t t553 = rt_btoi_b(t551);
+            uint8_t t555 = rt_not_b(t551);
+            int32_t t557 = rt_btoi_b(t555);
+            if (__builtin_expect(t548 != 0, 0)) { /* again, recording the error */
+              int32_t t558;
+              if ((uint64_t)(int64_t)t546 < (uint64_t)v_x1014_n) {
+                t558 = v_x1014_d[t546];
               } else {
-                NESSIE_RECORD(err, t559, RT_CHECK_INDEX, 0, 0, RT_GATHER, t560, v_x1125_n, 0.0);
-                t572 = 0;
+                NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t546, v_x1014_n, 0.0);
+                t558 = 0;
               }
-              uint8_t t574 = rt_le_i(t572, 1);
-              int32_t t576 = rt_btoi_b(t574);
-              uint8_t t578 = rt_not_b(t574);
-              int32_t t580 = rt_btoi_b(t578);
+              uint8_t t560 = rt_le_i(t558, 1);
+              int32_t t562 = rt_btoi_b(t560);
+              uint8_t t564 = rt_not_b(t560);
+              int32_t t566 = rt_btoi_b(t564);
             }
-            t558x0 = t567;
-            t558x1 = t571;
-            int32_t t582 = rt_add_i(t558a0, t558x0);
-            int32_t t584 = rt_add_i(t558a1, t558x1);
-            t558a0 = t582;
-            t558a1 = t584;
+            t544x0 = t553;
+            t544x1 = t557;
+            int32_t t568 = rt_add_i(t544a0, t544x0);
+            int32_t t570 = rt_add_i(t544a1, t544x1);
+            t544a0 = t568;
+            t544a1 = t570;
           }
-          t556[t558] = t558a0;
-          t557[t558] = t558a1;
+          t542[t544] = t544a0;
+          t543[t544] = t544a1;
         }
-        int32_t t558t0;
-        int32_t t558t1;
-        t558t0 = 0;
-        t558t1 = 0;
-        for (int64_t t558 = 0; t558 < t555; t558++) {
-          const int32_t t585 = t556[t558];
-          const int32_t t586 = t557[t558];
-          int32_t t588 = rt_add_i(t558t0, t585);
-          int32_t t590 = rt_add_i(t558t1, t586);
-          t558t0 = t588;
-          t558t1 = t590;
+        int32_t t544t0;
+        int32_t t544t1;
+        t544t0 = 0;
+        t544t1 = 0;
+        for (int64_t t544 = 0; t544 < t541; t544++) {
+          const int32_t t571 = t542[t544];
+          const int32_t t572 = t543[t544];
+          int32_t t574 = rt_add_i(t544t0, t571);
+          int32_t t576 = rt_add_i(t544t1, t572);
+          t544t0 = t574;
+          t544t1 = t576;
         }
-        v_x1145 = t558t0;
-        rt_free(t556);
-        v_x1151 = t558t1;
-        rt_free(t557);
+        v_x1034 = t544t0;
+        rt_free(t542);
+        v_x1040 = t544t1;
+        rt_free(t543);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t591 = v_x1130;
-          if (t591 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t591, 0.0);
+          const int64_t t577 = v_x1019;
+          if (t577 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t577, 0.0);
             goto fail;
           }
-          const int64_t t592 = t591 > 0 ? (t591 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t593 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t592);
-          int32_t *t594 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t592);
-          RT_PARALLEL_FOR_IF(t592 > 1)
-          for (int64_t t595 = 0; t595 < t592; t595++) {
-            int32_t t595a0;
-            int32_t t595a1;
-            t595a0 = 0;
-            t595a1 = 0;
-            const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
-            for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
-              const int32_t t597 = (int32_t)t596;
-              int32_t t595x0;
-              int32_t t595x1;
-              int t599 = 0; /* nonzero: a check below failed */
-              int t600 = (uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n;
-              int32_t t598 = t600 ? v_x1125_d[t597] : 0;
-              t599 |= !t600;
-              uint8_t t602 = rt_le_i(t598, 1);
-              int32_t t604 = rt_btoi_b(t602);
-              uint8_t t606 = rt_not_b(t602);
-              int32_t t608 = rt_btoi_b(t606);
-              if (__builtin_expect(t599 != 0, 0)) { /* again, recording the error */
-                int32_t t609;
-                if ((uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n) {
-                  t609 = v_x1125_d[t597];
+          const int64_t t578 = t577 > 0 ? (t577 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t579 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t578);
+          int32_t *t580 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t578);
+          RT_PARALLEL_FOR_IF(t578 > 1)
+          for (int64_t t581 = 0; t581 < t578; t581++) {
+            int32_t t581a0;
+            int32_t t581a1;
+            t581a0 = 0;
+            t581a1 = 0;
+            const int64_t t581_end = (t581 + 1) * RT_CHUNK < t577 ? (t581 + 1) * RT_CHUNK : t577;
+            for (int64_t t582 = t581 * RT_CHUNK; t582 < t581_end; t582++) {
+              const int32_t t583 = (int32_t)t582;
+              int32_t t581x0;
+              int32_t t581x1;
+              int t585 = 0; /* nonzero: a check below failed */
+              int t586 = (uint64_t)(int64_t)t583 < (uint64_t)v_x1014_n;
+              int32_t t584 = t586 ? v_x1014_d[t583] : 0;
+              t585 |= !t586;
+              uint8_t t588 = rt_le_i(t584, 1);
+              int32_t t590 = rt_btoi_b(t588);
+              uint8_t t592 = rt_not_b(t588);
+              int32_t t594 = rt_btoi_b(t592);
+              if (__builtin_expect(t585 != 0, 0)) { /* again, recording the error */
+                int32_t t595;
+                if ((uint64_t)(int64_t)t583 < (uint64_t)v_x1014_n) {
+                  t595 = v_x1014_d[t583];
                 } else {
-                  NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, v_x1125_n, 0.0);
-                  t609 = 0;
+                  NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t583, v_x1014_n, 0.0);
+                  t595 = 0;
                 }
-                uint8_t t611 = rt_le_i(t609, 1);
-                int32_t t613 = rt_btoi_b(t611);
-                uint8_t t615 = rt_not_b(t611);
-                int32_t t617 = rt_btoi_b(t615);
+                uint8_t t597 = rt_le_i(t595, 1);
+                int32_t t599 = rt_btoi_b(t597);
+                uint8_t t601 = rt_not_b(t597);
+                int32_t t603 = rt_btoi_b(t601);
               }
-              t595x0 = t604;
-              t595x1 = t608;
-              int32_t t619 = rt_add_i(t595a0, t595x0);
-              int32_t t621 = rt_add_i(t595a1, t595x1);
-              t595a0 = t619;
-              t595a1 = t621;
+              t581x0 = t590;
+              t581x1 = t594;
+              int32_t t605 = rt_add_i(t581a0, t581x0);
+              int32_t t607 = rt_add_i(t581a1, t581x1);
+              t581a0 = t605;
+              t581a1 = t607;
             }
-            t593[t595] = t595a0;
-            t594[t595] = t595a1;
+            t579[t581] = t581a0;
+            t580[t581] = t581a1;
           }
-          int32_t t595t0;
-          int32_t t595t1;
-          t595t0 = 0;
-          t595t1 = 0;
-          for (int64_t t595 = 0; t595 < t592; t595++) {
-            const int32_t t622 = t593[t595];
-            t593[t595] = t595t0;
-            const int32_t t623 = t594[t595];
-            t594[t595] = t595t1;
-            int32_t t625 = rt_add_i(t595t0, t622);
-            int32_t t627 = rt_add_i(t595t1, t623);
-            t595t0 = t625;
-            t595t1 = t627;
+          int32_t t581t0;
+          int32_t t581t1;
+          t581t0 = 0;
+          t581t1 = 0;
+          for (int64_t t581 = 0; t581 < t578; t581++) {
+            const int32_t t608 = t579[t581];
+            t579[t581] = t581t0;
+            const int32_t t609 = t580[t581];
+            t580[t581] = t581t1;
+            int32_t t611 = rt_add_i(t581t0, t608);
+            int32_t t613 = rt_add_i(t581t1, t609);
+            t581t0 = t611;
+            t581t1 = t613;
           }
-          v_x1155 = rt_value_new(rt_vec_type(RT_INT), t591);
-          int32_t *v_x1155_d = v_x1155->data.i;
-          const int64_t v_x1155_n = v_x1155->len;
-          v_x1159 = rt_value_new(rt_vec_type(RT_INT), t591);
-          int32_t *v_x1159_d = v_x1159->data.i;
-          const int64_t v_x1159_n = v_x1159->len;
-          RT_PARALLEL_FOR_IF(t592 > 1)
-          for (int64_t t595 = 0; t595 < t592; t595++) {
-            int32_t t595p0;
-            int32_t t595p1;
-            t595p0 = t593[t595];
-            t595p1 = t594[t595];
-            const int64_t t595_end = (t595 + 1) * RT_CHUNK < t591 ? (t595 + 1) * RT_CHUNK : t591;
-            for (int64_t t596 = t595 * RT_CHUNK; t596 < t595_end; t596++) {
-              const int32_t t597 = (int32_t)t596;
-              v_x1155_d[t596] = t595p0;
-              v_x1159_d[t596] = t595p1;
-              int32_t t595y0;
-              int32_t t595y1;
-              int t629 = 0; /* nonzero: a check below failed */
-              int t630 = (uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n;
-              int32_t t628 = t630 ? v_x1125_d[t597] : 0;
-              t629 |= !t630;
-              uint8_t t632 = rt_le_i(t628, 1);
-              int32_t t634 = rt_btoi_b(t632);
-              uint8_t t636 = rt_not_b(t632);
-              int32_t t638 = rt_btoi_b(t636);
-              if (__builtin_expect(t629 != 0, 0)) { /* again, recording the error */
-                int32_t t639;
-                if ((uint64_t)(int64_t)t597 < (uint64_t)v_x1125_n) {
-                  t639 = v_x1125_d[t597];
+          v_x1044 = rt_value_new(rt_vec_type(RT_INT), t577);
+          int32_t *v_x1044_d = v_x1044->data.i;
+          const int64_t v_x1044_n = v_x1044->len;
+          v_x1048 = rt_value_new(rt_vec_type(RT_INT), t577);
+          int32_t *v_x1048_d = v_x1048->data.i;
+          const int64_t v_x1048_n = v_x1048->len;
+          RT_PARALLEL_FOR_IF(t578 > 1)
+          for (int64_t t581 = 0; t581 < t578; t581++) {
+            int32_t t581p0;
+            int32_t t581p1;
+            t581p0 = t579[t581];
+            t581p1 = t580[t581];
+            const int64_t t581_end = (t581 + 1) * RT_CHUNK < t577 ? (t581 + 1) * RT_CHUNK : t577;
+            for (int64_t t582 = t581 * RT_CHUNK; t582 < t581_end; t582++) {
+              const int32_t t583 = (int32_t)t582;
+              v_x1044_d[t582] = t581p0;
+              v_x1048_d[t582] = t581p1;
+              int32_t t581y0;
+              int32_t t581y1;
+              int t615 = 0; /* nonzero: a check below failed */
+              int t616 = (uint64_t)(int64_t)t583 < (uint64_t)v_x1014_n;
+              int32_t t614 = t616 ? v_x1014_d[t583] : 0;
+              t615 |= !t616;
+              uint8_t t618 = rt_le_i(t614, 1);
+              int32_t t620 = rt_btoi_b(t618);
+              uint8_t t622 = rt_not_b(t618);
+              int32_t t624 = rt_btoi_b(t622);
+              if (__builtin_expect(t615 != 0, 0)) { /* again, recording the error */
+                int32_t t625;
+                if ((uint64_t)(int64_t)t583 < (uint64_t)v_x1014_n) {
+                  t625 = v_x1014_d[t583];
                 } else {
-                  NESSIE_RECORD(err, t596, RT_CHECK_INDEX, 0, 0, RT_GATHER, t597, v_x1125_n, 0.0);
-                  t639 = 0;
+                  NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t583, v_x1014_n, 0.0);
+                  t625 = 0;
                 }
-                uint8_t t641 = rt_le_i(t639, 1);
-                int32_t t643 = rt_btoi_b(t641);
-                uint8_t t645 = rt_not_b(t641);
-                int32_t t647 = rt_btoi_b(t645);
+                uint8_t t627 = rt_le_i(t625, 1);
+                int32_t t629 = rt_btoi_b(t627);
+                uint8_t t631 = rt_not_b(t627);
+                int32_t t633 = rt_btoi_b(t631);
               }
-              t595y0 = t634;
-              t595y1 = t638;
-              int32_t t649 = rt_add_i(t595p0, t595y0);
-              int32_t t651 = rt_add_i(t595p1, t595y1);
-              t595p0 = t649;
-              t595p1 = t651;
+              t581y0 = t620;
+              t581y1 = t624;
+              int32_t t635 = rt_add_i(t581p0, t581y0);
+              int32_t t637 = rt_add_i(t581p1, t581y1);
+              t581p0 = t635;
+              t581p1 = t637;
             }
           }
-          rt_free(t593);
-          rt_free(t594);
+          rt_free(t579);
+          rt_free(t580);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x1127 = v_x1127;
-  *out_v_x1136 = v_x1136;
-  *out_v_x1138 = v_x1138;
-  *out_v_x1145 = v_x1145;
-  *out_v_x1151 = v_x1151;
-  *out_v_x1155 = v_x1155;
-  *out_v_x1159 = v_x1159;
-  rt_release(v_x1137);
-  rt_release(v_x1139);
+  *out_v_x1016 = v_x1016;
+  *out_v_x1025 = v_x1025;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1034 = v_x1034;
+  *out_v_x1040 = v_x1040;
+  *out_v_x1044 = v_x1044;
+  *out_v_x1048 = v_x1048;
+  rt_release(v_x1026);
+  rt_release(v_x1028);
   return;
 fail:
-  rt_release(v_x1127);
-  rt_release(v_x1136);
-  rt_release(v_x1137);
-  rt_release(v_x1138);
-  rt_release(v_x1139);
-  rt_release(v_x1155);
-  rt_release(v_x1159);
+  rt_release(v_x1016);
+  rt_release(v_x1025);
+  rt_release(v_x1026);
+  rt_release(v_x1027);
+  rt_release(v_x1028);
+  rt_release(v_x1044);
+  rt_release(v_x1048);
 }
 
-/* K23: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
+/* K21: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
   (void)loc;
   (void)run;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  int32_t *v_x1164_d = v_x1164->data.i;
-  const int64_t v_x1164_n = v_x1164->len;
-  RtValue *v_x1171 = NULL;
-  RtValue *v_x1166 = NULL;
-  RtValue *v_x1173 = NULL;
-  RtValue *v_x1177 = NULL;
+  int32_t *v_x1049_d = v_x1049->data.i;
+  const int64_t v_x1049_n = v_x1049->len;
+  int32_t *v_x1050_d = v_x1050->data.i;
+  const int64_t v_x1050_n = v_x1050->len;
+  int32_t *v_x1053_d = v_x1053->data.i;
+  const int64_t v_x1053_n = v_x1053->len;
+  RtValue *v_x1060 = NULL;
+  RtValue *v_x1055 = NULL;
+  RtValue *v_x1062 = NULL;
+  RtValue *v_x1066 = NULL;
   /* MAP */
   {
-    const int64_t t652 = v_x1169;
-    if (t652 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t652, 0.0);
+    const int64_t t638 = v_x1058;
+    if (t638 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t638, 0.0);
       goto fail;
     }
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t652);
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t652);
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t652);
-    int32_t *v_x1173_d = v_x1173->data.i;
-    const int64_t v_x1173_n = v_x1173->len;
-    RT_PARALLEL_FOR_IF(t652 >= RT_PARALLEL_MIN)
-    for (int64_t t653 = 0; t653 < t652; t653++) {
-      const int32_t t654 = (int32_t)t653;
-      int t656 = 0; /* nonzero: a check below failed */
-      int t657 = (uint64_t)(int64_t)t654 < (uint64_t)v_x1160_n;
-      int32_t t655 = t657 ? v_x1160_d[t654] : 0;
-      t656 |= !t657;
-      int t659 = (uint64_t)(int64_t)t655 < (uint64_t)v_x1164_n;
-      int32_t t658 = t659 ? v_x1164_d[t655] : 0;
-      t656 |= !t659;
-      int t661 = (uint64_t)(int64_t)t655 < (uint64_t)v_x1161_n;
-      int32_t t660 = t661 ? v_x1161_d[t655] : 0;
-      t656 |= !t661;
-      int32_t t663 = rt_add_i(t658, t660);
-      int32_t t665 = rt_sub_i(t663, t658);
-      if (__builtin_expect(t656 != 0, 0)) { /* again, recording the error */
-        int32_t t666;
-        if ((uint64_t)(int64_t)t654 < (uint64_t)v_x1160_n) {
-          t666 = v_x1160_d[t654];
+    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t638);
+    int32_t *v_x1060_d = v_x1060->data.i;
+    const int64_t v_x1060_n = v_x1060->len;
+    v_x1055 = rt_value_new(rt_vec_type(RT_INT), t638);
+    int32_t *v_x1055_d = v_x1055->data.i;
+    const int64_t v_x1055_n = v_x1055->len;
+    v_x1062 = rt_value_new(rt_vec_type(RT_INT), t638);
+    int32_t *v_x1062_d = v_x1062->data.i;
+    const int64_t v_x1062_n = v_x1062->len;
+    RT_PARALLEL_FOR_IF(t638 >= RT_PARALLEL_MIN)
+    for (int64_t t639 = 0; t639 < t638; t639++) {
+      const int32_t t640 = (int32_t)t639;
+      int t642 = 0; /* nonzero: a check below failed */
+      int t643 = (uint64_t)(int64_t)t640 < (uint64_t)v_x1049_n;
+      int32_t t641 = t643 ? v_x1049_d[t640] : 0;
+      t642 |= !t643;
+      int t645 = (uint64_t)(int64_t)t641 < (uint64_t)v_x1053_n;
+      int32_t t644 = t645 ? v_x1053_d[t641] : 0;
+      t642 |= !t645;
+      int t647 = (uint64_t)(int64_t)t641 < (uint64_t)v_x1050_n;
+      int32_t t646 = t647 ? v_x1050_d[t641] : 0;
+      t642 |= !t647;
+      int32_t t649 = rt_add_i(t644, t646);
+      int32_t t651 = rt_sub_i(t649, t644);
+      if (__builtin_expect(t642 != 0, 0)) { /* again, recording the error */
+        int32_t t652;
+        if ((uint64_t)(int64_t)t640 < (uint64_t)v_x1049_n) {
+          t652 = v_x1049_d[t640];
         } else {
-          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, t654, v_x1160_n, 0.0);
-          t666 = 0;
+          NESSIE_RECORD(err, t639, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, v_x1049_n, 0.0);
+          t652 = 0;
         }
-        int32_t t667;
-        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1164_n) {
-          t667 = v_x1164_d[t666];
+        int32_t t653;
+        if ((uint64_t)(int64_t)t652 < (uint64_t)v_x1053_n) {
+          t653 = v_x1053_d[t652];
         } else {
-          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1164_n, 0.0);
-          t667 = 0;
+          NESSIE_RECORD(err, t639, RT_CHECK_INDEX, 0, 0, RT_GATHER, t652, v_x1053_n, 0.0);
+          t653 = 0;
         }
-        int32_t t668;
-        if ((uint64_t)(int64_t)t666 < (uint64_t)v_x1161_n) {
-          t668 = v_x1161_d[t666];
+        int32_t t654;
+        if ((uint64_t)(int64_t)t652 < (uint64_t)v_x1050_n) {
+          t654 = v_x1050_d[t652];
         } else {
-          NESSIE_RECORD(err, t653, RT_CHECK_INDEX, 0, 0, RT_GATHER, t666, v_x1161_n, 0.0);
-          t668 = 0;
+          NESSIE_RECORD(err, t639, RT_CHECK_INDEX, 0, 0, RT_GATHER, t652, v_x1050_n, 0.0);
+          t654 = 0;
         }
-        int32_t t670 = rt_add_i(t667, t668);
-        int32_t t672 = rt_sub_i(t670, t667);
+        int32_t t656 = rt_add_i(t653, t654);
+        int32_t t658 = rt_sub_i(t656, t653);
       }
-      v_x1171_d[t653] = 1;
-      v_x1166_d[t653] = t658;
-      v_x1173_d[t653] = t665;
+      v_x1060_d[t639] = 1;
+      v_x1055_d[t639] = t644;
+      v_x1062_d[t639] = t651;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    int32_t *v_x1173_d = v_x1173->data.i;
-    const int64_t v_x1173_n = v_x1173->len;
+    int32_t *v_x1060_d = v_x1060->data.i;
+    const int64_t v_x1060_n = v_x1060->len;
+    int32_t *v_x1055_d = v_x1055->data.i;
+    const int64_t v_x1055_n = v_x1055->len;
+    int32_t *v_x1062_d = v_x1062->data.i;
+    const int64_t v_x1062_n = v_x1062->len;
     /* SCAN */
     {
-      const int64_t t673 = v_x1160_n;
-      const int64_t t674 = t673 > 0 ? (t673 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t675 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t674);
-      RT_PARALLEL_FOR_IF(t674 > 1)
-      for (int64_t t676 = 0; t676 < t674; t676++) {
-        int32_t t676a0;
-        t676a0 = 0;
-        const int64_t t676_end = (t676 + 1) * RT_CHUNK < t673 ? (t676 + 1) * RT_CHUNK : t673;
-        for (int64_t t677 = t676 * RT_CHUNK; t677 < t676_end; t677++) {
-          const int32_t t678 = (int32_t)t677;
-          int32_t t676x0;
-          int t681 = 0; /* nonzero: a check below failed */
-          int32_t t679 = v_x1160_d[t678];
-          int t682 = (uint64_t)(int64_t)t679 < (uint64_t)v_x1164_n;
-          int32_t t680 = t682 ? v_x1164_d[t679] : 0;
-          t681 |= !t682;
-          int t684 = (uint64_t)(int64_t)t679 < (uint64_t)v_x1161_n;
-          int32_t t683 = t684 ? v_x1161_d[t679] : 0;
-          t681 |= !t684;
-          int32_t t686 = rt_add_i(t680, t683);
-          int32_t t688 = rt_sub_i(t686, t680);
-          if (__builtin_expect(t681 != 0, 0)) { /* again, recording the error */
-            int32_t t689 = v_x1160_d[t678];
-            int32_t t690;
-            if ((uint64_t)(int64_t)t689 < (uint64_t)v_x1164_n) {
-              t690 = v_x1164_d[t689];
+      const int64_t t659 = v_x1049_n;
+      const int64_t t660 = t659 > 0 ? (t659 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t661 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t660);
+      RT_PARALLEL_FOR_IF(t660 > 1)
+      for (int64_t t662 = 0; t662 < t660; t662++) {
+        int32_t t662a0;
+        t662a0 = 0;
+        const int64_t t662_end = (t662 + 1) * RT_CHUNK < t659 ? (t662 + 1) * RT_CHUNK : t659;
+        for (int64_t t663 = t662 * RT_CHUNK; t663 < t662_end; t663++) {
+          const int32_t t664 = (int32_t)t663;
+          int32_t t662x0;
+          int t667 = 0; /* nonzero: a check below failed */
+          int32_t t665 = v_x1049_d[t664];
+          int t668 = (uint64_t)(int64_t)t665 < (uint64_t)v_x1053_n;
+          int32_t t666 = t668 ? v_x1053_d[t665] : 0;
+          t667 |= !t668;
+          int t670 = (uint64_t)(int64_t)t665 < (uint64_t)v_x1050_n;
+          int32_t t669 = t670 ? v_x1050_d[t665] : 0;
+          t667 |= !t670;
+          int32_t t672 = rt_add_i(t666, t669);
+          int32_t t674 = rt_sub_i(t672, t666);
+          if (__builtin_expect(t667 != 0, 0)) { /* again, recording the error */
+            int32_t t675 = v_x1049_d[t664];
+            int32_t t676;
+            if ((uint64_t)(int64_t)t675 < (uint64_t)v_x1053_n) {
+              t676 = v_x1053_d[t675];
             } else {
-              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t689, v_x1164_n, 0.0);
-              t690 = 0;
+              NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 0, 0, RT_GATHER, t675, v_x1053_n, 0.0);
+              t676 = 0;
             }
-            int32_t t691;
-            if ((uint64_t)(int64_t)t689 < (uint64_t)v_x1161_n) {
-              t691 = v_x1161_d[t689];
+            int32_t t677;
+            if ((uint64_t)(int64_t)t675 < (uint64_t)v_x1050_n) {
+              t677 = v_x1050_d[t675];
             } else {
-              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t689, v_x1161_n, 0.0);
-              t691 = 0;
+              NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 0, 0, RT_GATHER, t675, v_x1050_n, 0.0);
+              t677 = 0;
             }
-            int32_t t693 = rt_add_i(t690, t691);
-            int32_t t695 = rt_sub_i(t693, t690);
+            int32_t t679 = rt_add_i(t676, t677);
+            int32_t t681 = rt_sub_i(t679, t676);
           }
-          t676x0 = t688;
-          int32_t t697 = rt_add_i(t676a0, t676x0);
-          t676a0 = t697;
+          t662x0 = t674;
+          int32_t t683 = rt_add_i(t662a0, t662x0);
+          t662a0 = t683;
         }
-        t675[t676] = t676a0;
+        t661[t662] = t662a0;
       }
-      int32_t t676t0;
-      t676t0 = 0;
-      for (int64_t t676 = 0; t676 < t674; t676++) {
-        const int32_t t698 = t675[t676];
-        t675[t676] = t676t0;
-        int32_t t700 = rt_add_i(t676t0, t698);
-        t676t0 = t700;
+      int32_t t662t0;
+      t662t0 = 0;
+      for (int64_t t662 = 0; t662 < t660; t662++) {
+        const int32_t t684 = t661[t662];
+        t661[t662] = t662t0;
+        int32_t t686 = rt_add_i(t662t0, t684);
+        t662t0 = t686;
       }
-      v_x1177 = rt_value_new(rt_vec_type(RT_INT), t673);
-      int32_t *v_x1177_d = v_x1177->data.i;
-      const int64_t v_x1177_n = v_x1177->len;
-      RT_PARALLEL_FOR_IF(t674 > 1)
-      for (int64_t t676 = 0; t676 < t674; t676++) {
-        int32_t t676p0;
-        t676p0 = t675[t676];
-        const int64_t t676_end = (t676 + 1) * RT_CHUNK < t673 ? (t676 + 1) * RT_CHUNK : t673;
-        for (int64_t t677 = t676 * RT_CHUNK; t677 < t676_end; t677++) {
-          const int32_t t678 = (int32_t)t677;
-          v_x1177_d[t677] = t676p0;
-          int32_t t676y0;
-          int t703 = 0; /* nonzero: a check below failed */
-          int32_t t701 = v_x1160_d[t678];
-          int t704 = (uint64_t)(int64_t)t701 < (uint64_t)v_x1164_n;
-          int32_t t702 = t704 ? v_x1164_d[t701] : 0;
-          t703 |= !t704;
-          int t706 = (uint64_t)(int64_t)t701 < (uint64_t)v_x1161_n;
-          int32_t t705 = t706 ? v_x1161_d[t701] : 0;
-          t703 |= !t706;
-          int32_t t708 = rt_add_i(t702, t705);
-          int32_t t710 = rt_sub_i(t708, t702);
-          if (__builtin_expect(t703 != 0, 0)) { /* again, recording the error */
-            int32_t t711 = v_x1160_d[t678];
-            int32_t t712;
-            if ((uint64_t)(int64_t)t711 < (uint64_t)v_x1164_n) {
-              t712 = v_x1164_d[t711];
+      v_x1066 = rt_value_new(rt_vec_type(RT_INT), t659);
+      int32_t *v_x1066_d = v_x1066->data.i;
+      const int64_t v_x1066_n = v_x1066->len;
+      RT_PARALLEL_FOR_IF(t660 > 1)
+      for (int64_t t662 = 0; t662 < t660; t662++) {
+        int32_t t662p0;
+        t662p0 = t661[t662];
+        const int64_t t662_end = (t662 + 1) * RT_CHUNK < t659 ? (t662 + 1) * RT_CHUNK : t659;
+        for (int64_t t663 = t662 * RT_CHUNK; t663 < t662_end; t663++) {
+          const int32_t t664 = (int32_t)t663;
+          v_x1066_d[t663] = t662p0;
+          int32_t t662y0;
+          int t689 = 0; /* nonzero: a check below failed */
+          int32_t t687 = v_x1049_d[t664];
+          int t690 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1053_n;
+          int32_t t688 = t690 ? v_x1053_d[t687] : 0;
+          t689 |= !t690;
+          int t692 = (uint64_t)(int64_t)t687 < (uint64_t)v_x1050_n;
+          int32_t t691 = t692 ? v_x1050_d[t687] : 0;
+          t689 |= !t692;
+          int32_t t694 = rt_add_i(t688, t691);
+          int32_t t696 = rt_sub_i(t694, t688);
+          if (__builtin_expect(t689 != 0, 0)) { /* again, recording the error */
+            int32_t t697 = v_x1049_d[t664];
+            int32_t t698;
+            if ((uint64_t)(int64_t)t697 < (uint64_t)v_x1053_n) {
+              t698 = v_x1053_d[t697];
             } else {
-              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t711, v_x1164_n, 0.0);
-              t712 = 0;
+              NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 0, 0, RT_GATHER, t697, v_x1053_n, 0.0);
+              t698 = 0;
             }
-            int32_t t713;
-            if ((uint64_t)(int64_t)t711 < (uint64_t)v_x1161_n) {
-              t713 = v_x1161_d[t711];
+            int32_t t699;
+            if ((uint64_t)(int64_t)t697 < (uint64_t)v_x1050_n) {
+              t699 = v_x1050_d[t697];
             } else {
-              NESSIE_RECORD(err, t677, RT_CHECK_INDEX, 0, 0, RT_GATHER, t711, v_x1161_n, 0.0);
-              t713 = 0;
+              NESSIE_RECORD(err, t663, RT_CHECK_INDEX, 0, 0, RT_GATHER, t697, v_x1050_n, 0.0);
+              t699 = 0;
             }
-            int32_t t715 = rt_add_i(t712, t713);
-            int32_t t717 = rt_sub_i(t715, t712);
+            int32_t t701 = rt_add_i(t698, t699);
+            int32_t t703 = rt_sub_i(t701, t698);
           }
-          t676y0 = t710;
-          int32_t t719 = rt_add_i(t676p0, t676y0);
-          t676p0 = t719;
+          t662y0 = t696;
+          int32_t t705 = rt_add_i(t662p0, t662y0);
+          t662p0 = t705;
         }
       }
-      rt_free(t675);
+      rt_free(t661);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x1166 = v_x1166;
-  *out_v_x1171 = v_x1171;
-  *out_v_x1173 = v_x1173;
-  *out_v_x1177 = v_x1177;
+  *out_v_x1055 = v_x1055;
+  *out_v_x1060 = v_x1060;
+  *out_v_x1062 = v_x1062;
+  *out_v_x1066 = v_x1066;
   return;
 fail:
-  rt_release(v_x1171);
-  rt_release(v_x1166);
-  rt_release(v_x1173);
-  rt_release(v_x1177);
+  rt_release(v_x1060);
+  rt_release(v_x1055);
+  rt_release(v_x1062);
+  rt_release(v_x1066);
 }
 
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
   (void)loc;
   (void)run;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  int32_t *v_x1179_d = v_x1179->data.i;
-  const int64_t v_x1179_n = v_x1179->len;
-  int32_t *v_x1180_d = v_x1180->data.i;
-  const int64_t v_x1180_n = v_x1180->len;
-  int32_t *v_x1181_d = v_x1181->data.i;
-  const int64_t v_x1181_n = v_x1181->len;
-  int32_t *v_x1185_d = v_x1185->data.i;
-  const int64_t v_x1185_n = v_x1185->len;
-  RtValue *v_x1187 = NULL;
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  int32_t *v_x1068_d = v_x1068->data.i;
+  const int64_t v_x1068_n = v_x1068->len;
+  int32_t *v_x1069_d = v_x1069->data.i;
+  const int64_t v_x1069_n = v_x1069->len;
+  int32_t *v_x1070_d = v_x1070->data.i;
+  const int64_t v_x1070_n = v_x1070->len;
+  int32_t *v_x1074_d = v_x1074->data.i;
+  const int64_t v_x1074_n = v_x1074->len;
+  RtValue *v_x1076 = NULL;
   /* MAP */
   {
-    const int64_t t720 = v_x1182;
-    if (t720 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t720, 0.0);
+    const int64_t t706 = v_x1071;
+    if (t706 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t706, 0.0);
       goto fail;
     }
-    RT_PARALLEL_FOR_IF(t720 >= RT_PARALLEL_MIN)
-    for (int64_t t721 = 0; t721 < t720; t721++) {
-      const int32_t t722 = (int32_t)t721;
-      int32_t t723; /* v_x1187: read by nothing */
-      int t725 = 0; /* nonzero: a check below failed */
-      int t726 = (uint64_t)(int64_t)t722 < (uint64_t)v_x1178_n;
-      int32_t t724 = t726 ? v_x1178_d[t722] : 0;
-      t725 |= !t726;
-      int t728 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1181_n;
-      int32_t t727 = t728 ? v_x1181_d[t724] : 0;
-      t725 |= !t728;
-      int t730 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1179_n;
-      int32_t t729 = t730 ? v_x1179_d[t724] : 0;
-      t725 |= !t730;
-      int32_t t732 = rt_sub_i(t722, t729);
-      int t734 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1180_n;
-      int32_t t733 = t734 ? v_x1180_d[t724] : 0;
-      t725 |= !t734;
-      int32_t t736 = rt_mul_i(t732, t733);
-      int32_t t738 = rt_add_i(t727, t736);
-      int t740 = (uint64_t)(int64_t)t738 < (uint64_t)v_x1185_n;
-      int32_t t739 = t740 ? v_x1185_d[t738] : 0;
-      t725 |= !t740;
-      if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
-        int32_t t741;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x1178_n) {
-          t741 = v_x1178_d[t722];
+    RT_PARALLEL_FOR_IF(t706 >= RT_PARALLEL_MIN)
+    for (int64_t t707 = 0; t707 < t706; t707++) {
+      const int32_t t708 = (int32_t)t707;
+      int32_t t709; /* v_x1076: read by nothing */
+      int t711 = 0; /* nonzero: a check below failed */
+      int t712 = (uint64_t)(int64_t)t708 < (uint64_t)v_x1067_n;
+      int32_t t710 = t712 ? v_x1067_d[t708] : 0;
+      t711 |= !t712;
+      int t714 = (uint64_t)(int64_t)t710 < (uint64_t)v_x1070_n;
+      int32_t t713 = t714 ? v_x1070_d[t710] : 0;
+      t711 |= !t714;
+      int t716 = (uint64_t)(int64_t)t710 < (uint64_t)v_x1068_n;
+      int32_t t715 = t716 ? v_x1068_d[t710] : 0;
+      t711 |= !t716;
+      int32_t t718 = rt_sub_i(t708, t715);
+      int t720 = (uint64_t)(int64_t)t710 < (uint64_t)v_x1069_n;
+      int32_t t719 = t720 ? v_x1069_d[t710] : 0;
+      t711 |= !t720;
+      int32_t t722 = rt_mul_i(t718, t719);
+      int32_t t724 = rt_add_i(t713, t722);
+      int t726 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1074_n;
+      int32_t t725 = t726 ? v_x1074_d[t724] : 0;
+      t711 |= !t726;
+      if (__builtin_expect(t711 != 0, 0)) { /* again, recording the error */
+        int32_t t727;
+        if ((uint64_t)(int64_t)t708 < (uint64_t)v_x1067_n) {
+          t727 = v_x1067_d[t708];
         } else {
-          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x1178_n, 0.0);
-          t741 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t708, v_x1067_n, 0.0);
+          t727 = 0;
         }
-        int32_t t742;
-        if ((uint64_t)(int64_t)t741 < (uint64_t)v_x1181_n) {
-          t742 = v_x1181_d[t741];
+        int32_t t728;
+        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1070_n) {
+          t728 = v_x1070_d[t727];
         } else {
-          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_x1181_n, 0.0);
-          t742 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1070_n, 0.0);
+          t728 = 0;
         }
-        int32_t t743;
-        if ((uint64_t)(int64_t)t741 < (uint64_t)v_x1179_n) {
-          t743 = v_x1179_d[t741];
+        int32_t t729;
+        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1068_n) {
+          t729 = v_x1068_d[t727];
         } else {
-          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_x1179_n, 0.0);
-          t743 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1068_n, 0.0);
+          t729 = 0;
         }
-        int32_t t745 = rt_sub_i(t722, t743);
-        int32_t t746;
-        if ((uint64_t)(int64_t)t741 < (uint64_t)v_x1180_n) {
-          t746 = v_x1180_d[t741];
+        int32_t t731 = rt_sub_i(t708, t729);
+        int32_t t732;
+        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1069_n) {
+          t732 = v_x1069_d[t727];
         } else {
-          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t741, v_x1180_n, 0.0);
-          t746 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1069_n, 0.0);
+          t732 = 0;
         }
-        int32_t t748 = rt_mul_i(t745, t746);
-        int32_t t750 = rt_add_i(t742, t748);
-        int32_t t751;
-        if ((uint64_t)(int64_t)t750 < (uint64_t)v_x1185_n) {
-          t751 = v_x1185_d[t750];
+        int32_t t734 = rt_mul_i(t731, t732);
+        int32_t t736 = rt_add_i(t728, t734);
+        int32_t t737;
+        if ((uint64_t)(int64_t)t736 < (uint64_t)v_x1074_n) {
+          t737 = v_x1074_d[t736];
         } else {
-          NESSIE_RECORD(err, t721, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, v_x1185_n, 0.0);
-          t751 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t736, v_x1074_n, 0.0);
+          t737 = 0;
         }
       }
-      t723 = t739;
-      (void)t723;
+      t709 = t725;
+      (void)t709;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1187);
+  rt_release(v_x1076);
   return;
 fail:
-  rt_release(v_x1187);
+  rt_release(v_x1076);
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   (void)loc;
   (void)run;
-  int32_t *v_x1216_d = v_x1216->data.i;
-  const int64_t v_x1216_n = v_x1216->len;
-  uint8_t *v_x1220_d = v_x1220->data.b;
-  const int64_t v_x1220_n = v_x1220->len;
-  int32_t *v_x1221_d = v_x1221->data.i;
-  const int64_t v_x1221_n = v_x1221->len;
-  int32_t *v_x1224_d = v_x1224->data.i;
-  const int64_t v_x1224_n = v_x1224->len;
-  RtValue *v_x1226 = NULL;
+  int32_t *v_x1105_d = v_x1105->data.i;
+  const int64_t v_x1105_n = v_x1105->len;
+  uint8_t *v_x1109_d = v_x1109->data.b;
+  const int64_t v_x1109_n = v_x1109->len;
+  int32_t *v_x1110_d = v_x1110->data.i;
+  const int64_t v_x1110_n = v_x1110->len;
+  int32_t *v_x1113_d = v_x1113->data.i;
+  const int64_t v_x1113_n = v_x1113->len;
+  RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t752 = v_x1220_n;
-    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t752);
-    int32_t *v_x1226_d = v_x1226->data.i;
-    const int64_t v_x1226_n = v_x1226->len;
-    RT_PARALLEL_FOR_IF(t752 >= RT_PARALLEL_MIN)
-    for (int64_t t753 = 0; t753 < t752; t753++) {
-      const int32_t t754 = (int32_t)t753;
-      int t756 = 0; /* nonzero: a check below failed */
-      int t757 = (uint64_t)(int64_t)t754 < (uint64_t)v_x1216_n;
-      int32_t t755 = t757 ? v_x1216_d[t754] : 0;
-      t756 |= !t757;
-      int32_t t759 = rt_add_i(t755, v_x1217);
-      uint8_t t760 = v_x1220_d[t754];
-      int t762 = (uint64_t)(int64_t)t754 < (uint64_t)v_x1221_n;
-      int32_t t761 = t762 ? v_x1221_d[t754] : 0;
-      t756 |= !t762;
-      int32_t t764 = (t760 ? t761 : t759);
-      int t766 = (uint64_t)(int64_t)t764 < (uint64_t)v_x1224_n;
-      int32_t t765 = t766 ? v_x1224_d[t764] : 0;
-      t756 |= !t766;
-      if (__builtin_expect(t756 != 0, 0)) { /* again, recording the error */
-        int32_t t767;
-        if ((uint64_t)(int64_t)t754 < (uint64_t)v_x1216_n) {
-          t767 = v_x1216_d[t754];
+    const int64_t t738 = v_x1109_n;
+    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t738);
+    int32_t *v_x1115_d = v_x1115->data.i;
+    const int64_t v_x1115_n = v_x1115->len;
+    RT_PARALLEL_FOR_IF(t738 >= RT_PARALLEL_MIN)
+    for (int64_t t739 = 0; t739 < t738; t739++) {
+      const int32_t t740 = (int32_t)t739;
+      int t742 = 0; /* nonzero: a check below failed */
+      int t743 = (uint64_t)(int64_t)t740 < (uint64_t)v_x1105_n;
+      int32_t t741 = t743 ? v_x1105_d[t740] : 0;
+      t742 |= !t743;
+      int32_t t745 = rt_add_i(t741, v_x1106);
+      uint8_t t746 = v_x1109_d[t740];
+      int t748 = (uint64_t)(int64_t)t740 < (uint64_t)v_x1110_n;
+      int32_t t747 = t748 ? v_x1110_d[t740] : 0;
+      t742 |= !t748;
+      int32_t t750 = (t746 ? t747 : t745);
+      int t752 = (uint64_t)(int64_t)t750 < (uint64_t)v_x1113_n;
+      int32_t t751 = t752 ? v_x1113_d[t750] : 0;
+      t742 |= !t752;
+      if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
+        int32_t t753;
+        if ((uint64_t)(int64_t)t740 < (uint64_t)v_x1105_n) {
+          t753 = v_x1105_d[t740];
         } else {
-          NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_x1216_n, 0.0);
-          t767 = 0;
+          NESSIE_RECORD(err, t739, RT_CHECK_INDEX, 0, 0, RT_GATHER, t740, v_x1105_n, 0.0);
+          t753 = 0;
         }
-        int32_t t769 = rt_add_i(t767, v_x1217);
-        uint8_t t770 = v_x1220_d[t754];
-        int32_t t771;
-        if ((uint64_t)(int64_t)t754 < (uint64_t)v_x1221_n) {
-          t771 = v_x1221_d[t754];
+        int32_t t755 = rt_add_i(t753, v_x1106);
+        uint8_t t756 = v_x1109_d[t740];
+        int32_t t757;
+        if ((uint64_t)(int64_t)t740 < (uint64_t)v_x1110_n) {
+          t757 = v_x1110_d[t740];
         } else {
-          NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t754, v_x1221_n, 0.0);
-          t771 = 0;
+          NESSIE_RECORD(err, t739, RT_CHECK_INDEX, 0, 0, RT_GATHER, t740, v_x1110_n, 0.0);
+          t757 = 0;
         }
-        int32_t t773 = (t770 ? t771 : t769);
-        int32_t t774;
-        if ((uint64_t)(int64_t)t773 < (uint64_t)v_x1224_n) {
-          t774 = v_x1224_d[t773];
+        int32_t t759 = (t756 ? t757 : t755);
+        int32_t t760;
+        if ((uint64_t)(int64_t)t759 < (uint64_t)v_x1113_n) {
+          t760 = v_x1113_d[t759];
         } else {
-          NESSIE_RECORD(err, t753, RT_CHECK_INDEX, 0, 0, RT_GATHER, t773, v_x1224_n, 0.0);
-          t774 = 0;
+          NESSIE_RECORD(err, t739, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x1113_n, 0.0);
+          t760 = 0;
         }
       }
-      v_x1226_d[t753] = t765;
+      v_x1115_d[t739] = t751;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1226 = v_x1226;
+  *out_v_x1115 = v_x1115;
   return;
 fail:
-  rt_release(v_x1226);
+  rt_release(v_x1115);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2777,9 +2695,9 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   v_x20 = (int32_t)v_x19->len;
   uint8_t v_x21 = 0;
   v_x21 = rt_le_i(v_x20, 1);
-  int32_t v_x163 = 0;
+  int32_t v_x87 = 0;
   if (v_x21) {
-    v_x163 = v_x20;
+    v_x87 = v_x20;
   } else {
     int32_t v_x25 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
@@ -2810,519 +2728,460 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     }
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
-    int32_t v_x94 = 0;
-    v_x94 = (int32_t)v_x60->len;
-    RtValue *v_x66 = NULL;
-    RtValue *v_x98 = NULL;
+    int32_t v_x63 = 0;
+    v_x63 = (int32_t)v_x60->len;
+    RtValue *v_x64 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+    RtValue *t761 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t761->data.i[0] = v_x62;
+    t761->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t761);
+    RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x62, v_x94, &v_x66, &v_x98);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x64, &v_x67);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
-    RtValue *v_x69 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, &v_x69);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
+    rt_release(v_x64);
     int32_t v_x70 = 0;
-    v_x70 = (int32_t)NESSIE_SEG_TOTAL(v_x69);
-    rt_release(v_x69);
-    RtValue *v_x93 = NULL;
+    v_x70 = rt_add_i(v_x62, v_x63);
+    RtValue *v_x76 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x70, v_x62, v_x42, &v_x93);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x42, v_x60, v_x70, &v_x76);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
     rt_release(v_x42);
-    RtValue *v_x101 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x98, &v_x101);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    int32_t v_x102 = 0;
-    v_x102 = (int32_t)NESSIE_SEG_TOTAL(v_x101);
-    rt_release(v_x101);
-    RtValue *v_x125 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x102, v_x94, v_x60, &v_x125);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
     rt_release(v_x60);
-    RtValue *v_x140 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, v_x98, 2, &v_x140);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x66);
-    rt_release(v_x98);
-    int32_t v_x143 = 0;
-    v_x143 = rt_add_i(v_x70, v_x102);
-    RtValue *v_x149 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x93, v_x125, v_x143, &v_x149);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x93);
-    rt_release(v_x125);
-    RtValue *v_x152 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x140, &v_x152);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x140);
-    RtValue *v_x154 = NULL;
+    RtValue *v_x78 = NULL;
     {
       rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-      rt_retain(v_x152);
-      rt_retain(v_x149);
+      rt_retain(v_x67);
+      rt_retain(v_x76);
       const RtContext *saved = rt_context();
       RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
       rt_set_context(&inner);
-      fn_distinct_lifted(v_x152, v_x149, &v_x154);
+      fn_distinct_lifted(v_x67, v_x76, &v_x78);
       rt_set_context(saved);
     }
-    rt_release(v_x149);
-    rt_release(v_x152);
-    int32_t v_x157 = 0;
-    int32_t v_x161 = 0;
+    rt_release(v_x67);
+    rt_release(v_x76);
+    int32_t v_x81 = 0;
+    int32_t v_x85 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x154, &v_x157, &v_x161);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
-    rt_release(v_x154);
-    int32_t v_x158 = 0;
-    v_x158 = rt_add_i(v_x157, 1);
-    int32_t v_x162 = 0;
-    v_x162 = rt_add_i(v_x158, v_x161);
-    v_x163 = v_x162;
+    rt_release(v_x78);
+    int32_t v_x82 = 0;
+    v_x82 = rt_add_i(v_x81, 1);
+    int32_t v_x86 = 0;
+    v_x86 = rt_add_i(v_x82, v_x85);
+    v_x87 = v_x86;
   }
   rt_release(v_x19);
-  *out_0 = v_x163;
+  *out_0 = v_x87;
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0) {
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)v_x164->len;
-  uint8_t v_x167 = 0;
-  v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x746 = NULL;
-  if (v_x167) {
-    RtValue *v_x170 = NULL;
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) {
+  int32_t v_x90 = 0;
+  v_x90 = (int32_t)v_x88->len;
+  uint8_t v_x91 = 0;
+  v_x91 = rt_eq_i(v_x90, 0);
+  RtValue *v_x670 = NULL;
+  if (v_x91) {
+    RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x170);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x94);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x746 = v_x170;
+    v_x670 = v_x94;
   } else {
-    RtValue *v_x173 = NULL;
+    RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x164, &v_x173);
+      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x88, &v_x97);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 6)));
     }
-    RtValue *v_x181 = NULL;
-    RtValue *v_x204 = NULL;
-    RtValue *v_x206 = NULL;
-    int32_t v_x327 = 0;
-    int32_t v_x345 = 0;
-    RtValue *v_x704 = NULL;
-    RtValue *v_x714 = NULL;
+    RtValue *v_x105 = NULL;
+    RtValue *v_x128 = NULL;
+    RtValue *v_x130 = NULL;
+    int32_t v_x251 = 0;
+    int32_t v_x269 = 0;
+    RtValue *v_x628 = NULL;
+    RtValue *v_x638 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
+      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x251, &v_x269, &v_x628, &v_x638);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
+    RtValue *v_x142 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x88, &v_x142);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x128->len;
+    RtValue *v_x147 = NULL;
+    RtValue *v_x157 = NULL;
+    RtValue *v_x163 = NULL;
+    RtValue *v_x172 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x163, &v_x172);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x128);
+    RtValue *v_x166 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x163, &v_x166);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    RtValue *v_x169 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, &v_x169);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x173 = 0;
+    v_x173 = (int32_t)NESSIE_SEG_TOTAL(v_x166);
+    rt_release(v_x166);
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x169, v_x172, v_x157, v_x147, v_x173, v_x89);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x147);
+    rt_release(v_x157);
+    rt_release(v_x172);
+    rt_release(v_x169);
+    int32_t v_x208 = 0;
+    v_x208 = (int32_t)v_x130->len;
+    RtValue *v_x202 = NULL;
+    RtValue *v_x212 = NULL;
     RtValue *v_x218 = NULL;
+    RtValue *v_x227 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, &v_x218);
+      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x208, &v_x202, &v_x212, &v_x218, &v_x227);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x229 = 0;
-    v_x229 = (int32_t)v_x204->len;
-    RtValue *v_x223 = NULL;
-    RtValue *v_x233 = NULL;
-    RtValue *v_x239 = NULL;
-    RtValue *v_x248 = NULL;
+    rt_release(v_x97);
+    rt_release(v_x130);
+    rt_release(v_x142);
+    RtValue *v_x221 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x218, &v_x221);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x204);
-    RtValue *v_x242 = NULL;
+    RtValue *v_x224 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x239, &v_x242);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x221, &v_x224);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x245 = NULL;
+    int32_t v_x228 = 0;
+    v_x228 = (int32_t)NESSIE_SEG_TOTAL(v_x221);
+    RtValue *v_x241 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x242, &v_x245);
+      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x224, v_x227, v_x212, v_x202, v_x228, v_x89, &v_x241);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x249 = 0;
-    v_x249 = (int32_t)NESSIE_SEG_TOTAL(v_x242);
-    rt_release(v_x242);
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x223);
-    rt_release(v_x233);
-    rt_release(v_x248);
-    rt_release(v_x245);
-    int32_t v_x284 = 0;
-    v_x284 = (int32_t)v_x206->len;
-    RtValue *v_x278 = NULL;
-    RtValue *v_x288 = NULL;
-    RtValue *v_x294 = NULL;
-    RtValue *v_x303 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x173);
-    rt_release(v_x206);
-    rt_release(v_x218);
-    RtValue *v_x297 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x294, &v_x297);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    RtValue *v_x300 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x297, &v_x300);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    int32_t v_x304 = 0;
-    v_x304 = (int32_t)NESSIE_SEG_TOTAL(v_x297);
-    RtValue *v_x317 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x300, v_x303, v_x288, v_x278, v_x304, v_x165, &v_x317);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x278);
-    rt_release(v_x288);
-    uint8_t v_x328 = 0;
-    v_x328 = rt_eq_i(v_x327, 0);
-    RtValue *v_x335 = NULL;
-    if (v_x328) {
-      RtValue *v_x331 = NULL;
+    rt_release(v_x202);
+    rt_release(v_x212);
+    uint8_t v_x252 = 0;
+    v_x252 = rt_eq_i(v_x251, 0);
+    RtValue *v_x259 = NULL;
+    if (v_x252) {
+      RtValue *v_x255 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x331);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x255);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x335 = v_x331;
+      v_x259 = v_x255;
     } else {
-      v_x335 = v_x239;
-      rt_retain(v_x239);
+      v_x259 = v_x163;
+      rt_retain(v_x163);
     }
-    rt_release(v_x239);
-    uint8_t v_x346 = 0;
-    v_x346 = rt_eq_i(v_x345, 0);
-    RtValue *v_x690 = NULL;
-    if (v_x346) {
-      RtValue *v_x349 = NULL;
+    rt_release(v_x163);
+    uint8_t v_x270 = 0;
+    v_x270 = rt_eq_i(v_x269, 0);
+    RtValue *v_x614 = NULL;
+    if (v_x270) {
+      RtValue *v_x273 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x349);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x273);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x690 = v_x349;
+      v_x614 = v_x273;
     } else {
-      RtValue *v_x353 = NULL;
-      int32_t v_x370 = 0;
-      int32_t v_x371 = 0;
+      RtValue *v_x277 = NULL;
+      int32_t v_x294 = 0;
+      int32_t v_x295 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x345, v_x294, &v_x353, &v_x370, &v_x371);
+        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x269, v_x218, &v_x277, &v_x294, &v_x295);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x370, v_x371, 0);
-      RtValue *v_x383 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x294, v_x295, 0);
+      RtValue *v_x307 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x303, v_x317, &v_x383);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x227, v_x241, &v_x307);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x405 = NULL;
-      RtValue *v_x426 = NULL;
-      RtValue *v_x452 = NULL;
-      RtValue *v_x473 = NULL;
+      RtValue *v_x329 = NULL;
+      RtValue *v_x350 = NULL;
+      RtValue *v_x376 = NULL;
+      RtValue *v_x397 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x224, v_x307, v_x241, v_x221, &v_x329, &v_x350, &v_x376, &v_x397);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x383);
-      int32_t v_x486 = 0;
-      v_x486 = rt_add_i(v_x284, v_x284);
-      RtValue *v_x492 = NULL;
-      RtValue *v_x562 = NULL;
+      rt_release(v_x307);
+      int32_t v_x410 = 0;
+      v_x410 = rt_add_i(v_x208, v_x208);
+      RtValue *v_x416 = NULL;
+      RtValue *v_x486 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x426, v_x473, v_x486, &v_x492, &v_x562);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x350, v_x397, v_x410, &v_x416, &v_x486);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x426);
-      rt_release(v_x473);
-      int32_t v_x493 = 0;
-      v_x493 = (int32_t)v_x452->len;
-      int32_t v_x494 = 0;
-      v_x494 = (int32_t)v_x405->len;
-      int32_t v_x495 = 0;
-      v_x495 = rt_add_i(v_x494, v_x493);
+      rt_release(v_x350);
+      rt_release(v_x397);
+      int32_t v_x417 = 0;
+      v_x417 = (int32_t)v_x376->len;
+      int32_t v_x418 = 0;
+      v_x418 = (int32_t)v_x329->len;
+      int32_t v_x419 = 0;
+      v_x419 = rt_add_i(v_x418, v_x417);
+      RtValue *v_x425 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x329, v_x376, v_x419, &v_x425);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x329);
+      rt_release(v_x376);
+      int32_t v_x429 = 0;
+      v_x429 = rt_mul_i(v_x269, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x429, 1);
+      RtValue *v_x472 = NULL;
+      RtValue *v_x557 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x269, &v_x472, &v_x557);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      RtValue *v_x491 = NULL;
       RtValue *v_x501 = NULL;
+      RtValue *v_x507 = NULL;
+      RtValue *v_x516 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x405, v_x452, v_x495, &v_x501);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x429, v_x269, v_x416, v_x486, &v_x491, &v_x501, &v_x507, &v_x516);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x405);
-      rt_release(v_x452);
-      int32_t v_x505 = 0;
-      v_x505 = rt_mul_i(v_x345, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x505, 1);
-      RtValue *v_x548 = NULL;
-      RtValue *v_x633 = NULL;
+      rt_release(v_x416);
+      rt_release(v_x486);
+      RtValue *v_x510 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x345, &v_x548, &v_x633);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x507, &v_x510);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x567 = NULL;
-      RtValue *v_x577 = NULL;
-      RtValue *v_x583 = NULL;
-      RtValue *v_x592 = NULL;
+      rt_release(v_x507);
+      RtValue *v_x513 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, &v_x513);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x492);
-      rt_release(v_x562);
-      RtValue *v_x586 = NULL;
+      int32_t v_x517 = 0;
+      v_x517 = (int32_t)NESSIE_SEG_TOTAL(v_x510);
+      RtValue *v_x530 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x583, &v_x586);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x513, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x583);
-      RtValue *v_x589 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x586, &v_x589);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      int32_t v_x593 = 0;
-      v_x593 = (int32_t)NESSIE_SEG_TOTAL(v_x586);
-      RtValue *v_x606 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
+      rt_release(v_x425);
+      rt_release(v_x491);
       rt_release(v_x501);
-      rt_release(v_x567);
-      rt_release(v_x577);
-      rt_release(v_x592);
-      rt_release(v_x589);
-      RtValue *v_x608 = NULL;
+      rt_release(v_x516);
+      rt_release(v_x513);
+      RtValue *v_x532 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x586);
-        rt_retain(v_x606);
+        rt_retain(v_x510);
+        rt_retain(v_x530);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x586, v_x606, &v_x608);
+        fn_distinct_lifted(v_x510, v_x530, &v_x532);
         rt_set_context(saved);
       }
-      rt_release(v_x586);
-      rt_release(v_x606);
-      int32_t v_x628 = 0;
-      int32_t v_x629 = 0;
-      int32_t v_x630 = 0;
+      rt_release(v_x510);
+      rt_release(v_x530);
+      int32_t v_x552 = 0;
+      int32_t v_x553 = 0;
+      int32_t v_x554 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x353, v_x548, &v_x628, &v_x629, &v_x630);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x277, v_x472, &v_x552, &v_x553, &v_x554);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x353);
-      rt_release(v_x548);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x629, v_x630, 0);
-      RtValue *v_x689 = NULL;
+      rt_release(v_x277);
+      rt_release(v_x472);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x553, v_x554, 0);
+      RtValue *v_x613 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x633, v_x608, v_x345, &v_x689);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x557, v_x532, v_x269, &v_x613);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      rt_release(v_x633);
-      rt_release(v_x608);
-      v_x690 = v_x689;
+      rt_release(v_x557);
+      rt_release(v_x532);
+      v_x614 = v_x613;
     }
-    rt_release(v_x294);
-    rt_release(v_x303);
-    rt_release(v_x297);
-    rt_release(v_x300);
-    rt_release(v_x317);
-    int32_t v_x732 = 0;
-    v_x732 = (int32_t)v_x690->len;
-    int32_t v_x733 = 0;
-    v_x733 = (int32_t)v_x335->len;
-    int32_t v_x734 = 0;
-    v_x734 = rt_add_i(v_x733, v_x732);
-    RtValue *v_x740 = NULL;
+    rt_release(v_x218);
+    rt_release(v_x227);
+    rt_release(v_x221);
+    rt_release(v_x224);
+    rt_release(v_x241);
+    int32_t v_x656 = 0;
+    v_x656 = (int32_t)v_x614->len;
+    int32_t v_x657 = 0;
+    v_x657 = (int32_t)v_x259->len;
+    int32_t v_x658 = 0;
+    v_x658 = rt_add_i(v_x657, v_x656);
+    RtValue *v_x664 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x335, v_x690, v_x734, &v_x740);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, v_x614, v_x658, &v_x664);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x335);
-    rt_release(v_x690);
-    RtValue *v_x745 = NULL;
+    rt_release(v_x259);
+    rt_release(v_x614);
+    RtValue *v_x669 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x181);
-    rt_release(v_x704);
-    rt_release(v_x714);
-    rt_release(v_x740);
-    v_x746 = v_x745;
+    rt_release(v_x105);
+    rt_release(v_x628);
+    rt_release(v_x638);
+    rt_release(v_x664);
+    v_x670 = v_x669;
   }
-  rt_release(v_x164);
-  rt_release(v_x165);
-  *out_0 = v_x746;
+  rt_release(v_x88);
+  rt_release(v_x89);
+  *out_0 = v_x670;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -3441,16 +3300,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t775 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t775->data.i[0] = 3;
-  t775->data.i[1] = 1;
-  t775->data.i[2] = 4;
-  t775->data.i[3] = 1;
-  t775->data.i[4] = 5;
-  t775->data.i[5] = 9;
-  t775->data.i[6] = 2;
-  t775->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t775);
+  RtValue *t762 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t762->data.i[0] = 3;
+  t762->data.i[1] = 1;
+  t762->data.i[2] = 4;
+  t762->data.i[3] = 1;
+  t762->data.i[4] = 5;
+  t762->data.i[5] = 9;
+  t762->data.i[6] = 2;
+  t762->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t762);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

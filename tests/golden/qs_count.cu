@@ -82,7 +82,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 static void fn_distinct(RtValue *v_x19, int32_t *out_0);
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0);
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0);
 
 /* K1: ONCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *out_v_x24) {
@@ -477,211 +477,277 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x56, int32_t v
 }
 
 /* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)run;
-  int32_t *v_x67_d = v_x67->data.i;
-  const int64_t v_x67_n = v_x67->len;
-  RtValue *v_x68 = NULL;
+  int32_t *v_x65_d = v_x65->data.i;
+  const int64_t v_x65_n = v_x65->len;
+  RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t50 = rt_make_segdes(loc, v_x67);
-    v_x68 = t50;
-    const int64_t *v_x68_off = rt_seg_offsets(v_x68);
-    const int64_t v_x68_n = v_x68->len;
+    RtValue *t50 = rt_make_segdes(loc, v_x65);
+    v_x66 = t50;
+    const int64_t *v_x66_off = rt_seg_offsets(v_x66);
+    const int64_t v_x66_n = v_x66->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x68 = v_x68;
+  *out_v_x66 = v_x66;
   return;
 fail:
-  rt_release(v_x68);
+  rt_release(v_x66);
 }
 
 /* K4: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x67_d; int64_t v_x67_n;
-  const int64_t *v_x68_off; int64_t v_x68_n;
+  int32_t *v_x65_d; int64_t v_x65_n;
+  const int64_t *v_x66_off; int64_t v_x66_n;
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x67_d = v_x67->data.i;
-  A.v_x67_n = v_x67->len;
-  RtValue *v_x68 = NULL;
+  A.v_x65_d = v_x65->data.i;
+  A.v_x65_n = v_x65->len;
+  RtValue *v_x66 = NULL;
   /* LIBRARY */
   {
-    RtValue *t51 = rtg_make_segdes(loc, A.run, v_x67);
-    v_x68 = t51;
-    A.v_x68_off = rtg_seg_offsets(v_x68);
-    A.v_x68_n = v_x68->len;
+    RtValue *t51 = rtg_make_segdes(loc, A.run, v_x65);
+    v_x66 = t51;
+    A.v_x66_off = rtg_seg_offsets(v_x66);
+    A.v_x66_n = v_x66->len;
   }
-  *out_v_x68 = v_x68;
+  *out_v_x66 = v_x66;
   return;
 fail:
-  rt_release(v_x68);
+  rt_release(v_x66);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x67, RtValue **out_v_x68) {
-  RtValue *vals[] = {v_x67};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x65, RtValue **out_v_x66) {
+  RtValue *vals[] = {v_x65};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K4_host(err, loc, run, v_x67, out_v_x68);
+    K4_host(err, loc, run, v_x65, out_v_x66);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x67, out_v_x68);
+    K4_gpu(err, loc, run, v_x65, out_v_x66);
   }
 }
 
-/* K5: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
+/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)run;
-  const int64_t *v_x126_off = rt_seg_offsets(v_x126);
-  const int64_t v_x126_n = v_x126->len;
-  RtValue *v_x127 = NULL;
-  /* LIBRARY */
+  int32_t *v_x72_d = v_x72->data.i;
+  const int64_t v_x72_n = v_x72->len;
+  int32_t *v_x73_d = v_x73->data.i;
+  const int64_t v_x73_n = v_x73->len;
+  RtValue *v_x75 = NULL;
+  /* MAP */
   {
-    RtValue *t52 = rt_seg_lengths(v_x126);
-    v_x127 = t52;
-    int32_t *v_x127_d = v_x127->data.i;
-    const int64_t v_x127_n = v_x127->len;
+    const int64_t t52 = v_x74;
+    if (t52 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t52, 0.0);
+      goto fail;
+    }
+    v_x75 = rt_value_new(rt_vec_type(RT_INT), t52);
+    int32_t *v_x75_d = v_x75->data.i;
+    const int64_t v_x75_n = v_x75->len;
+    RT_PARALLEL_FOR_IF(t52 >= RT_PARALLEL_MIN)
+    for (int64_t t53 = 0; t53 < t52; t53++) {
+      const int32_t t54 = (int32_t)t53;
+      int t59 = 0; /* nonzero: a check below failed */
+      uint8_t t56 = rt_lt_i(t54, (int32_t)v_x72_n);
+      int32_t t57;
+      if (t56) {
+        int t60 = (uint64_t)(int64_t)t54 < (uint64_t)v_x72_n;
+        int32_t t58 = t60 ? v_x72_d[t54] : 0;
+        t59 |= !t60;
+        t57 = t58;
+      } else {
+        int32_t t62 = rt_sub_i(t54, (int32_t)v_x72_n);
+        int t64 = (uint64_t)(int64_t)t62 < (uint64_t)v_x73_n;
+        int32_t t63 = t64 ? v_x73_d[t62] : 0;
+        t59 |= !t64;
+        t57 = t63;
+      }
+      if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
+        uint8_t t66 = rt_lt_i(t54, (int32_t)v_x72_n);
+        int32_t t67;
+        if (t66) {
+          int32_t t68;
+          if ((uint64_t)(int64_t)t54 < (uint64_t)v_x72_n) {
+            t68 = v_x72_d[t54];
+          } else {
+            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x72_n, 0.0);
+            t68 = 0;
+          }
+          t67 = t68;
+        } else {
+          int32_t t70 = rt_sub_i(t54, (int32_t)v_x72_n);
+          int32_t t71;
+          if ((uint64_t)(int64_t)t70 < (uint64_t)v_x73_n) {
+            t71 = v_x73_d[t70];
+          } else {
+            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x73_n, 0.0);
+            t71 = 0;
+          }
+          t67 = t71;
+        }
+      }
+      v_x75_d[t53] = t57;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x127 = v_x127;
+  *out_v_x75 = v_x75;
   return;
 fail:
-  rt_release(v_x127);
+  rt_release(v_x75);
 }
 
-/* K5: LIBRARY -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K5: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K5_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x126_off; int64_t v_x126_n;
-  int32_t *v_x127_d; int64_t v_x127_n;
+  int32_t *v_x72_d; int64_t v_x72_n;
+  int32_t *v_x73_d; int64_t v_x73_n;
+  int32_t v_x74;
+  int32_t *v_x75_d; int64_t v_x75_n;
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
+struct alignas(8) K5_0_V {
+  int32_t v0;
+};
+struct K5_0_pull {
+  K5_A A;
+  __device__ K5_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t76 = 0; /* nonzero: a check below failed */
+    uint8_t t73 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+    int32_t t74;
+    if (t73) {
+      int t77 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n;
+      int32_t t75 = t77 ? A.v_x72_d[ix] : 0;
+      t76 |= !t77;
+      t74 = t75;
+    } else {
+      int32_t t79 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+      int t81 = (uint64_t)(int64_t)t79 < (uint64_t)A.v_x73_n;
+      int32_t t80 = t81 ? A.v_x73_d[t79] : 0;
+      t76 |= !t81;
+      t74 = t80;
+    }
+    if (__builtin_expect(t76 != 0, 0)) { /* again, recording the error */
+      uint8_t t83 = rt_lt_i(ix, (int32_t)A.v_x72_n);
+      int32_t t84;
+      if (t83) {
+        int32_t t85;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n) {
+          t85 = A.v_x72_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0);
+          t85 = 0;
+        }
+        t84 = t85;
+      } else {
+        int32_t t87 = rt_sub_i(ix, (int32_t)A.v_x72_n);
+        int32_t t88;
+        if ((uint64_t)(int64_t)t87 < (uint64_t)A.v_x73_n) {
+          t88 = A.v_x73_d[t87];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t87, A.v_x73_n, 0.0);
+          t88 = 0;
+        }
+        t84 = t88;
+      }
+    }
+    return K5_0_V{t74};
+  }
+};
+struct K5_0_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_0_V &v) const {
+    A.v_x75_d[i] = v.v0;
+  }
+};
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x126_off = rtg_seg_offsets(v_x126);
-  A.v_x126_n = v_x126->len;
-  RtValue *v_x127 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t53 = rtg_seg_lengths(v_x126);
-    v_x127 = t53;
-    A.v_x127_d = v_x127->data.i;
-    A.v_x127_n = v_x127->len;
-  }
-  *out_v_x127 = v_x127;
-  return;
-fail:
-  rt_release(v_x127);
-}
-
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x126, RtValue **out_v_x127) {
-  RtValue *vals[] = {v_x126};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K5_host(err, loc, run, v_x126, out_v_x127);
-    rtg_host_ran();
-  } else {
-    K5_gpu(err, loc, run, v_x126, out_v_x127);
-  }
-}
-
-/* K6: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x136_d = v_x136->data.i;
-  const int64_t v_x136_n = v_x136->len;
-  int32_t *v_x137_d = v_x137->data.i;
-  const int64_t v_x137_n = v_x137->len;
-  RtValue *v_x139 = NULL;
+  A.v_x72_d = v_x72->data.i;
+  A.v_x72_n = v_x72->len;
+  A.v_x73_d = v_x73->data.i;
+  A.v_x73_n = v_x73->len;
+  A.v_x74 = v_x74;
+  RtValue *v_x75 = NULL;
   /* MAP */
   {
-    const int64_t t54 = v_x138;
-    if (t54 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t54, 0.0);
+    const int64_t t89 = v_x74;
+    if (t89 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t89, 0.0, run};
       goto fail;
     }
-    v_x139 = rt_value_new(rt_vec_type(RT_INT), t54);
-    int32_t *v_x139_d = v_x139->data.i;
-    const int64_t v_x139_n = v_x139->len;
-    RT_PARALLEL_FOR_IF(t54 >= RT_PARALLEL_MIN)
-    for (int64_t t55 = 0; t55 < t54; t55++) {
-      const int32_t t56 = (int32_t)t55;
-      int t61 = 0; /* nonzero: a check below failed */
-      uint8_t t58 = rt_lt_i(t56, (int32_t)v_x136_n);
-      int32_t t59;
-      if (t58) {
-        int t62 = (uint64_t)(int64_t)t56 < (uint64_t)v_x136_n;
-        int32_t t60 = t62 ? v_x136_d[t56] : 0;
-        t61 |= !t62;
-        t59 = t60;
-      } else {
-        int32_t t64 = rt_sub_i(t56, (int32_t)v_x136_n);
-        int t66 = (uint64_t)(int64_t)t64 < (uint64_t)v_x137_n;
-        int32_t t65 = t66 ? v_x137_d[t64] : 0;
-        t61 |= !t66;
-        t59 = t65;
-      }
-      if (__builtin_expect(t61 != 0, 0)) { /* again, recording the error */
-        uint8_t t68 = rt_lt_i(t56, (int32_t)v_x136_n);
-        int32_t t69;
-        if (t68) {
-          int32_t t70;
-          if ((uint64_t)(int64_t)t56 < (uint64_t)v_x136_n) {
-            t70 = v_x136_d[t56];
-          } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x136_n, 0.0);
-            t70 = 0;
-          }
-          t69 = t70;
-        } else {
-          int32_t t72 = rt_sub_i(t56, (int32_t)v_x136_n);
-          int32_t t73;
-          if ((uint64_t)(int64_t)t72 < (uint64_t)v_x137_n) {
-            t73 = v_x137_d[t72];
-          } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t72, v_x137_n, 0.0);
-            t73 = 0;
-          }
-          t69 = t73;
-        }
-      }
-      v_x139_d[t55] = t59;
+    v_x75 = rtg_vec_new(RT_INT, t89);
+    A.v_x75_d = v_x75->data.i;
+    A.v_x75_n = v_x75->len;
+    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t89);
+  }
+  *out_v_x75 = v_x75;
+  return;
+fail:
+  rt_release(v_x75);
+}
+
+static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *v_x73, int32_t v_x74, RtValue **out_v_x75) {
+  RtValue *vals[] = {v_x72, v_x73};
+  const int64_t sizes[] = {(int64_t)v_x74};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K5_host(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+    rtg_host_ran();
+  } else {
+    K5_gpu(err, loc, run, v_x72, v_x73, v_x74, out_v_x75);
+  }
+}
+
+/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+  (void)loc;
+  (void)run;
+  RtValue *v_x93 = NULL;
+  /* MAP */
+  {
+    const int64_t t90 = 0;
+    v_x93 = rt_value_new(rt_vec_type(RT_INT), t90);
+    int32_t *v_x93_d = v_x93->data.i;
+    const int64_t v_x93_n = v_x93->len;
+    RT_PARALLEL_FOR_IF(t90 >= RT_PARALLEL_MIN)
+    for (int64_t t91 = 0; t91 < t90; t91++) {
+      const int32_t t92 = (int32_t)t91;
+      v_x93_d[t91] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x139 = v_x139;
+  *out_v_x93 = v_x93;
   return;
 fail:
-  rt_release(v_x139);
+  rt_release(v_x93);
 }
 
-/* K6: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K6: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K6_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x136_d; int64_t v_x136_n;
-  int32_t *v_x137_d; int64_t v_x137_n;
-  int32_t v_x138;
-  int32_t *v_x139_d; int64_t v_x139_n;
+  int32_t *v_x93_d; int64_t v_x93_n;
 };
 struct alignas(8) K6_0_V {
   int32_t v0;
@@ -691,317 +757,251 @@ struct K6_0_pull {
   __device__ K6_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t78 = 0; /* nonzero: a check below failed */
-    uint8_t t75 = rt_lt_i(ix, (int32_t)A.v_x136_n);
-    int32_t t76;
-    if (t75) {
-      int t79 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x136_n;
-      int32_t t77 = t79 ? A.v_x136_d[ix] : 0;
-      t78 |= !t79;
-      t76 = t77;
-    } else {
-      int32_t t81 = rt_sub_i(ix, (int32_t)A.v_x136_n);
-      int t83 = (uint64_t)(int64_t)t81 < (uint64_t)A.v_x137_n;
-      int32_t t82 = t83 ? A.v_x137_d[t81] : 0;
-      t78 |= !t83;
-      t76 = t82;
-    }
-    if (__builtin_expect(t78 != 0, 0)) { /* again, recording the error */
-      uint8_t t85 = rt_lt_i(ix, (int32_t)A.v_x136_n);
-      int32_t t86;
-      if (t85) {
-        int32_t t87;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x136_n) {
-          t87 = A.v_x136_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x136_n, 0.0);
-          t87 = 0;
-        }
-        t86 = t87;
-      } else {
-        int32_t t89 = rt_sub_i(ix, (int32_t)A.v_x136_n);
-        int32_t t90;
-        if ((uint64_t)(int64_t)t89 < (uint64_t)A.v_x137_n) {
-          t90 = A.v_x137_d[t89];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t89, A.v_x137_n, 0.0);
-          t90 = 0;
-        }
-        t86 = t90;
-      }
-    }
-    return K6_0_V{t76};
+    return K6_0_V{0};
   }
 };
 struct K6_0_store {
   K6_A A;
   __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x139_d[i] = v.v0;
+    A.v_x93_d[i] = v.v0;
   }
 };
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
   (void)loc;
   (void)err;
   K6_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x136_d = v_x136->data.i;
-  A.v_x136_n = v_x136->len;
-  A.v_x137_d = v_x137->data.i;
-  A.v_x137_n = v_x137->len;
-  A.v_x138 = v_x138;
-  RtValue *v_x139 = NULL;
+  RtValue *v_x93 = NULL;
   /* MAP */
   {
-    const int64_t t91 = v_x138;
-    if (t91 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, run};
-      goto fail;
-    }
-    v_x139 = rtg_vec_new(RT_INT, t91);
-    A.v_x139_d = v_x139->data.i;
-    A.v_x139_n = v_x139->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t91);
+    const int64_t t93 = 0;
+    v_x93 = rtg_vec_new(RT_INT, t93);
+    A.v_x93_d = v_x93->data.i;
+    A.v_x93_n = v_x93->len;
+    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t93);
   }
-  *out_v_x139 = v_x139;
+  *out_v_x93 = v_x93;
   return;
 fail:
-  rt_release(v_x139);
+  rt_release(v_x93);
 }
 
-static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x136, RtValue *v_x137, int32_t v_x138, RtValue **out_v_x139) {
-  RtValue *vals[] = {v_x136, v_x137};
-  const int64_t sizes[] = {(int64_t)v_x138};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K6_host(err, loc, run, v_x136, v_x137, v_x138, out_v_x139);
+static void K6(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x93) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)0};
+  if (rtg_choose_host(vals, 0, sizes, 1)) {
+    K6_host(err, loc, run, out_v_x93);
     rtg_host_ran();
   } else {
-    K6_gpu(err, loc, run, v_x136, v_x137, v_x138, out_v_x139);
+    K6_gpu(err, loc, run, out_v_x93);
   }
 }
 
-/* K7: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
   (void)loc;
   (void)run;
-  RtValue *v_x169 = NULL;
-  /* MAP */
+  const int64_t *v_x95_off = rt_seg_offsets(v_x95);
+  const int64_t v_x95_n = v_x95->len;
+  RtValue *v_x96 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t92 = 0;
-    v_x169 = rt_value_new(rt_vec_type(RT_INT), t92);
-    int32_t *v_x169_d = v_x169->data.i;
-    const int64_t v_x169_n = v_x169->len;
-    RT_PARALLEL_FOR_IF(t92 >= RT_PARALLEL_MIN)
-    for (int64_t t93 = 0; t93 < t92; t93++) {
-      const int32_t t94 = (int32_t)t93;
-      v_x169_d[t93] = 0;
-    }
+    RtValue *t94 = rt_seg_lengths(v_x95);
+    v_x96 = t94;
+    int32_t *v_x96_d = v_x96->data.i;
+    const int64_t v_x96_n = v_x96->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x169 = v_x169;
+  *out_v_x96 = v_x96;
   return;
 fail:
-  rt_release(v_x169);
+  rt_release(v_x96);
 }
 
-/* K7: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K7: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K7_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x169_d; int64_t v_x169_n;
+  const int64_t *v_x95_off; int64_t v_x95_n;
+  int32_t *v_x96_d; int64_t v_x96_n;
 };
-struct alignas(8) K7_0_V {
-  int32_t v0;
-};
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K7_0_V{0};
-  }
-};
-struct K7_0_store {
-  K7_A A;
-  __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x169_d[i] = v.v0;
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
+static void K7_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
   (void)loc;
   (void)err;
   K7_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  RtValue *v_x169 = NULL;
-  /* MAP */
+  A.v_x95_off = rtg_seg_offsets(v_x95);
+  A.v_x95_n = v_x95->len;
+  RtValue *v_x96 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t95 = 0;
-    v_x169 = rtg_vec_new(RT_INT, t95);
-    A.v_x169_d = v_x169->data.i;
-    A.v_x169_n = v_x169->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t95);
+    RtValue *t95 = rtg_seg_lengths(v_x95);
+    v_x96 = t95;
+    A.v_x96_d = v_x96->data.i;
+    A.v_x96_n = v_x96->len;
   }
-  *out_v_x169 = v_x169;
+  *out_v_x96 = v_x96;
   return;
 fail:
-  rt_release(v_x169);
+  rt_release(v_x96);
 }
 
-static void K7(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x169) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)0};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K7_host(err, loc, run, out_v_x169);
+static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x95, RtValue **out_v_x96) {
+  RtValue *vals[] = {v_x95};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K7_host(err, loc, run, v_x95, out_v_x96);
     rtg_host_ran();
   } else {
-    K7_gpu(err, loc, run, out_v_x169);
+    K7_gpu(err, loc, run, v_x95, out_v_x96);
   }
 }
 
 /* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
+static void K8_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
   (void)loc;
   (void)run;
-  const int64_t *v_x216_off = rt_seg_offsets(v_x216);
-  const int64_t v_x216_n = v_x216->len;
-  RtValue *v_x217 = NULL;
+  const int64_t *v_x140_off = rt_seg_offsets(v_x140);
+  const int64_t v_x140_n = v_x140->len;
+  RtValue *v_x141 = NULL;
   /* LIBRARY */
   {
-    RtValue *t96 = rt_seg_starts(v_x216);
-    v_x217 = t96;
-    int32_t *v_x217_d = v_x217->data.i;
-    const int64_t v_x217_n = v_x217->len;
+    RtValue *t96 = rt_seg_starts(v_x140);
+    v_x141 = t96;
+    int32_t *v_x141_d = v_x141->data.i;
+    const int64_t v_x141_n = v_x141->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x217 = v_x217;
+  *out_v_x141 = v_x141;
   return;
 fail:
-  rt_release(v_x217);
+  rt_release(v_x141);
 }
 
 /* K8: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K8_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x216_off; int64_t v_x216_n;
-  int32_t *v_x217_d; int64_t v_x217_n;
+  const int64_t *v_x140_off; int64_t v_x140_n;
+  int32_t *v_x141_d; int64_t v_x141_n;
 };
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
+static void K8_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
   (void)loc;
   (void)err;
   K8_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x216_off = rtg_seg_offsets(v_x216);
-  A.v_x216_n = v_x216->len;
-  RtValue *v_x217 = NULL;
+  A.v_x140_off = rtg_seg_offsets(v_x140);
+  A.v_x140_n = v_x140->len;
+  RtValue *v_x141 = NULL;
   /* LIBRARY */
   {
-    RtValue *t97 = rtg_seg_starts(v_x216);
-    v_x217 = t97;
-    A.v_x217_d = v_x217->data.i;
-    A.v_x217_n = v_x217->len;
+    RtValue *t97 = rtg_seg_starts(v_x140);
+    v_x141 = t97;
+    A.v_x141_d = v_x141->data.i;
+    A.v_x141_n = v_x141->len;
   }
-  *out_v_x217 = v_x217;
+  *out_v_x141 = v_x141;
   return;
 fail:
-  rt_release(v_x217);
+  rt_release(v_x141);
 }
 
-static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x216, RtValue **out_v_x217) {
-  RtValue *vals[] = {v_x216};
+static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue **out_v_x141) {
+  RtValue *vals[] = {v_x140};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K8_host(err, loc, run, v_x216, out_v_x217);
+    K8_host(err, loc, run, v_x140, out_v_x141);
     rtg_host_ran();
   } else {
-    K8_gpu(err, loc, run, v_x216, out_v_x217);
+    K8_gpu(err, loc, run, v_x140, out_v_x141);
   }
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)run;
-  const int64_t *v_x243_off = rt_seg_offsets(v_x243);
-  const int64_t v_x243_n = v_x243->len;
-  RtValue *v_x244 = NULL;
+  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
+  const int64_t v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
   /* LIBRARY */
   {
-    RtValue *t98 = rt_seg_ids(v_x243);
-    v_x244 = t98;
-    int32_t *v_x244_d = v_x244->data.i;
-    const int64_t v_x244_n = v_x244->len;
+    RtValue *t98 = rt_seg_ids(v_x167);
+    v_x168 = t98;
+    int32_t *v_x168_d = v_x168->data.i;
+    const int64_t v_x168_n = v_x168->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x244 = v_x244;
+  *out_v_x168 = v_x168;
   return;
 fail:
-  rt_release(v_x244);
+  rt_release(v_x168);
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x243_off; int64_t v_x243_n;
-  int32_t *v_x244_d; int64_t v_x244_n;
+  const int64_t *v_x167_off; int64_t v_x167_n;
+  int32_t *v_x168_d; int64_t v_x168_n;
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x243_off = rtg_seg_offsets(v_x243);
-  A.v_x243_n = v_x243->len;
-  RtValue *v_x244 = NULL;
+  A.v_x167_off = rtg_seg_offsets(v_x167);
+  A.v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
   /* LIBRARY */
   {
-    RtValue *t99 = rtg_seg_ids(v_x243);
-    v_x244 = t99;
-    A.v_x244_d = v_x244->data.i;
-    A.v_x244_n = v_x244->len;
+    RtValue *t99 = rtg_seg_ids(v_x167);
+    v_x168 = t99;
+    A.v_x168_d = v_x168->data.i;
+    A.v_x168_n = v_x168->len;
   }
-  *out_v_x244 = v_x244;
+  *out_v_x168 = v_x168;
   return;
 fail:
-  rt_release(v_x244);
+  rt_release(v_x168);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x243, RtValue **out_v_x244) {
-  RtValue *vals[] = {v_x243};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+  RtValue *vals[] = {v_x167};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K9_host(err, loc, run, v_x243, out_v_x244);
+    K9_host(err, loc, run, v_x167, out_v_x168);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x243, out_v_x244);
+    K9_gpu(err, loc, run, v_x167, out_v_x168);
   }
 }
 
 /* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778) {
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702) {
   (void)loc;
   (void)run;
-  int32_t *v_x767_d = v_x767->data.i;
-  const int64_t v_x767_n = v_x767->len;
-  int32_t *v_x768_d = v_x768->data.i;
-  const int64_t v_x768_n = v_x768->len;
-  int32_t v_x776 = 0;
-  int32_t v_x777 = 0;
-  int32_t v_x778 = 0;
+  int32_t *v_x691_d = v_x691->data.i;
+  const int64_t v_x691_n = v_x691->len;
+  int32_t *v_x692_d = v_x692->data.i;
+  const int64_t v_x692_n = v_x692->len;
+  int32_t v_x700 = 0;
+  int32_t v_x701 = 0;
+  int32_t v_x702 = 0;
   /* REDUCE */
   {
-    const int64_t t100 = v_x767_n;
+    const int64_t t100 = v_x691_n;
     const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
     int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
     int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
@@ -1021,8 +1021,8 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, Rt
         int32_t t105x1;
         int32_t t105x2;
         int t109 = 0; /* nonzero: a check below failed */
-        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x768_n;
-        int32_t t108 = t110 ? v_x768_d[t107] : 0;
+        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x692_n;
+        int32_t t108 = t110 ? v_x692_d[t107] : 0;
         t109 |= !t110;
         uint8_t t112 = rt_lt_i(0, t108);
         int32_t t113;
@@ -1033,10 +1033,10 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, Rt
         }
         if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
           int32_t t114;
-          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x768_n) {
-            t114 = v_x768_d[t107];
+          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x692_n) {
+            t114 = v_x692_d[t107];
           } else {
-            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x768_n, 0.0);
+            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x692_n, 0.0);
             t114 = 0;
           }
           uint8_t t116 = rt_lt_i(0, t114);
@@ -1110,18 +1110,18 @@ static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, Rt
       t105t1 = t129;
       t105t2 = t130;
     }
-    v_x776 = t105t0;
+    v_x700 = t105t0;
     rt_free(t102);
-    v_x777 = t105t1;
+    v_x701 = t105t1;
     rt_free(t103);
-    v_x778 = t105t2;
+    v_x702 = t105t2;
     rt_free(t104);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x776 = v_x776;
-  *out_v_x777 = v_x777;
-  *out_v_x778 = v_x778;
+  *out_v_x700 = v_x700;
+  *out_v_x701 = v_x701;
+  *out_v_x702 = v_x702;
   return;
 fail:
 }
@@ -1130,11 +1130,11 @@ fail:
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x767_d; int64_t v_x767_n;
-  int32_t *v_x768_d; int64_t v_x768_n;
-  int32_t v_x776;
-  int32_t v_x777;
-  int32_t v_x778;
+  int32_t *v_x691_d; int64_t v_x691_n;
+  int32_t *v_x692_d; int64_t v_x692_n;
+  int32_t v_x700;
+  int32_t v_x701;
+  int32_t v_x702;
 };
 struct alignas(8) K10_0_V {
   int32_t v0;
@@ -1147,8 +1147,8 @@ struct K10_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t132 = 0; /* nonzero: a check below failed */
-    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n;
-    int32_t t131 = t133 ? A.v_x768_d[ix] : 0;
+    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x692_n;
+    int32_t t131 = t133 ? A.v_x692_d[ix] : 0;
     t132 |= !t133;
     uint8_t t135 = rt_lt_i(0, t131);
     int32_t t136;
@@ -1159,10 +1159,10 @@ struct K10_0_pull {
     }
     if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
       int32_t t137;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x768_n) {
-        t137 = A.v_x768_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x692_n) {
+        t137 = A.v_x692_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x768_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x692_n, 0.0);
         t137 = 0;
       }
       uint8_t t139 = rt_lt_i(0, t137);
@@ -1211,97 +1211,108 @@ struct K10_0_check {
     return true;
   }
 };
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702, int check_site_0) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x767_d = v_x767->data.i;
-  A.v_x767_n = v_x767->len;
-  A.v_x768_d = v_x768->data.i;
-  A.v_x768_n = v_x768->len;
+  A.v_x691_d = v_x691->data.i;
+  A.v_x691_n = v_x691->len;
+  A.v_x692_d = v_x692->data.i;
+  A.v_x692_n = v_x692->len;
   K10_0_V *K10_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x776 = 0;
-  int32_t v_x777 = 0;
-  int32_t v_x778 = 0;
+  int32_t v_x700 = 0;
+  int32_t v_x701 = 0;
+  int32_t v_x702 = 0;
   /* REDUCE */
   {
-    const int64_t t146 = v_x767->len;
+    const int64_t t146 = v_x691->len;
     K10_0_V *t147 = rtg::reduce_to_device("K10", loc, K10_0_pull{A}, K10_0_op{A}, K10_0_V{2147483647, 0, 1}, t146, false);
     K10_0_value = t147;
   }
   if (!rtg::check_result("K10", loc, K10_0_value, K10_0_check{{check_site_0}}, K10_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
   K10_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x776 = v_x776;
-  *out_v_x777 = v_x777;
-  *out_v_x778 = v_x778;
+  *out_v_x700 = v_x700;
+  *out_v_x701 = v_x701;
+  *out_v_x702 = v_x702;
   return;
 fail:
   rtg_free(K10_0_value);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, RtValue *v_x768, int32_t *out_v_x776, int32_t *out_v_x777, int32_t *out_v_x778, int check_site_0) {
-  RtValue *vals[] = {v_x767, v_x768};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702, int check_site_0) {
+  RtValue *vals[] = {v_x691, v_x692};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K10_host(err, loc, run, v_x767, v_x768, out_v_x776, out_v_x777, out_v_x778);
+    K10_host(err, loc, run, v_x691, v_x692, out_v_x700, out_v_x701, out_v_x702);
     if (err->index == INT64_MAX) {
       K10_0_V t148;
       memset(&t148, 0, sizeof t148);
-      t148.v0 = *out_v_x776;
-      t148.v1 = *out_v_x777;
-      t148.v2 = *out_v_x778;
+      t148.v0 = *out_v_x700;
+      t148.v1 = *out_v_x701;
+      t148.v2 = *out_v_x702;
       (void)K10_0_check{{check_site_0}}(t148, err, run);
     }
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x767, v_x768, out_v_x776, out_v_x777, out_v_x778, check_site_0);
+    K10_gpu(err, loc, run, v_x691, v_x692, out_v_x700, out_v_x701, out_v_x702, check_site_0);
   }
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
   (void)loc;
   (void)run;
-  RtValue *v_x845 = NULL;
-  RtValue *v_x848 = NULL;
-  /* MAP */
+  int32_t *v_x767_d = v_x767->data.i;
+  const int64_t v_x767_n = v_x767->len;
+  int32_t v_x768 = 0;
+  int32_t v_x769 = 0;
+  /* ONCE */
   {
-    const int64_t t149 = 1;
-    v_x845 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x845_d = v_x845->data.i;
-    const int64_t v_x845_n = v_x845->len;
-    v_x848 = rt_value_new(rt_vec_type(RT_INT), t149);
-    int32_t *v_x848_d = v_x848->data.i;
-    const int64_t v_x848_n = v_x848->len;
-    RT_PARALLEL_FOR_IF(t149 >= RT_PARALLEL_MIN)
-    for (int64_t t150 = 0; t150 < t149; t150++) {
-      const int32_t t151 = (int32_t)t150;
-      v_x845_d[t150] = v_x843;
-      v_x848_d[t150] = v_x846;
+    int t150 = 0; /* nonzero: a check below failed */
+    int t151 = (uint64_t)(int64_t)0 < (uint64_t)v_x767_n;
+    int32_t t149 = t151 ? v_x767_d[0] : 0;
+    t150 |= !t151;
+    int t153 = (uint64_t)(int64_t)1 < (uint64_t)v_x767_n;
+    int32_t t152 = t153 ? v_x767_d[1] : 0;
+    t150 |= !t153;
+    if (__builtin_expect(t150 != 0, 0)) { /* again, recording the error */
+      int32_t t154;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x767_n) {
+        t154 = v_x767_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x767_n, 0.0);
+        t154 = 0;
+      }
+      int32_t t155;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x767_n) {
+        t155 = v_x767_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x767_n, 0.0);
+        t155 = 0;
+      }
     }
+    v_x768 = t149;
+    v_x769 = t152;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x845 = v_x845;
-  *out_v_x848 = v_x848;
+  *out_v_x768 = v_x768;
+  *out_v_x769 = v_x769;
   return;
 fail:
-  rt_release(v_x845);
-  rt_release(v_x848);
 }
 
-/* K11: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t v_x843;
-  int32_t v_x846;
-  int32_t *v_x845_d; int64_t v_x845_n;
-  int32_t *v_x848_d; int64_t v_x848_n;
+  int32_t *v_x767_d; int64_t v_x767_n;
+  int32_t v_x768;
+  int32_t v_x769;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
@@ -1312,115 +1323,242 @@ struct K11_0_pull {
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K11_0_V{A.v_x843, A.v_x846};
+    int t157 = 0; /* nonzero: a check below failed */
+    int t158 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x767_n;
+    int32_t t156 = t158 ? A.v_x767_d[0] : 0;
+    t157 |= !t158;
+    int t160 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x767_n;
+    int32_t t159 = t160 ? A.v_x767_d[1] : 0;
+    t157 |= !t160;
+    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
+      int32_t t161;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x767_n) {
+        t161 = A.v_x767_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x767_n, 0.0);
+        t161 = 0;
+      }
+      int32_t t162;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x767_n) {
+        t162 = A.v_x767_d[1];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x767_n, 0.0);
+        t162 = 0;
+      }
+    }
+    return K11_0_V{t156, t159};
   }
 };
-struct K11_0_store {
-  K11_A A;
-  __device__ void operator()(int64_t i, const K11_0_V &v) const {
-    A.v_x845_d[i] = v.v0;
-    A.v_x848_d[i] = v.v1;
-  }
-};
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
   (void)loc;
   (void)err;
   K11_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x843 = v_x843;
-  A.v_x846 = v_x846;
-  RtValue *v_x845 = NULL;
-  RtValue *v_x848 = NULL;
-  /* MAP */
+  A.v_x767_d = v_x767->data.i;
+  A.v_x767_n = v_x767->len;
+  int32_t v_x768 = 0;
+  int32_t v_x769 = 0;
+  /* ONCE */
   {
-    const int64_t t152 = 1;
-    v_x845 = rtg_vec_new(RT_INT, t152);
-    A.v_x845_d = v_x845->data.i;
-    A.v_x845_n = v_x845->len;
-    v_x848 = rtg_vec_new(RT_INT, t152);
-    A.v_x848_d = v_x848->data.i;
-    A.v_x848_n = v_x848->len;
-    rtg::map("K11", loc, K11_0_pull{A}, K11_0_store{A}, t152);
+    const K11_0_V t163 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
+    v_x768 = t163.v0;
+    A.v_x768 = v_x768;
+    v_x769 = t163.v1;
+    A.v_x769 = v_x769;
   }
-  *out_v_x845 = v_x845;
-  *out_v_x848 = v_x848;
+  *out_v_x768 = v_x768;
+  *out_v_x769 = v_x769;
   return;
 fail:
-  rt_release(v_x845);
-  rt_release(v_x848);
 }
 
-static void K11(RtKernelError *err, RtLoc loc, int run, int32_t v_x843, int32_t v_x846, RtValue **out_v_x845, RtValue **out_v_x848) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K11_host(err, loc, run, v_x843, v_x846, out_v_x845, out_v_x848);
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
+  RtValue *vals[] = {v_x767};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K11_host(err, loc, run, v_x767, out_v_x768, out_v_x769);
     rtg_host_ran();
   } else {
-    K11_gpu(err, loc, run, v_x843, v_x846, out_v_x845, out_v_x848);
+    K11_gpu(err, loc, run, v_x767, out_v_x768, out_v_x769);
   }
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783) {
   (void)loc;
   (void)run;
-  int32_t *v_x855_d = v_x855->data.i;
-  const int64_t v_x855_n = v_x855->len;
-  RtValue *v_x857 = NULL;
+  int32_t *v_x773_d = v_x773->data.i;
+  const int64_t v_x773_n = v_x773->len;
+  RtValue *v_x772 = NULL;
+  int32_t v_x781 = 0;
+  int32_t v_x782 = 0;
+  int32_t v_x783 = 0;
   /* MAP */
   {
-    const int64_t t153 = v_x849;
-    if (t153 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t153, 0.0);
+    const int64_t t164 = v_x770;
+    if (t164 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0);
       goto fail;
     }
-    v_x857 = rt_value_new(rt_vec_type(RT_INT), t153);
-    int32_t *v_x857_d = v_x857->data.i;
-    const int64_t v_x857_n = v_x857->len;
-    RT_PARALLEL_FOR_IF(t153 >= RT_PARALLEL_MIN)
-    for (int64_t t154 = 0; t154 < t153; t154++) {
-      const int32_t t155 = (int32_t)t154;
-      int t158 = 0; /* nonzero: a check below failed */
-      int32_t t157 = rt_rem_i(t155, v_x852, &t158);
-      int t160 = (uint64_t)(int64_t)t157 < (uint64_t)v_x855_n;
-      int32_t t159 = t160 ? v_x855_d[t157] : 0;
-      t158 |= !t160;
-      if (__builtin_expect(t158 != 0, 0)) { /* again, recording the error */
-        int t161 = 0;
-        int32_t t162 = rt_rem_i(t155, v_x852, &t161);
-        if (t161) {
-          NESSIE_RECORD(err, t154, RT_CHECK_SCALAR, 0, t161, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t163;
-        if ((uint64_t)(int64_t)t162 < (uint64_t)v_x855_n) {
-          t163 = v_x855_d[t162];
-        } else {
-          NESSIE_RECORD(err, t154, RT_CHECK_INDEX, 0, 0, RT_GATHER, t162, v_x855_n, 0.0);
-          t163 = 0;
-        }
-      }
-      v_x857_d[t154] = t159;
+    v_x772 = rt_value_new(rt_vec_type(RT_INT), t164);
+    int32_t *v_x772_d = v_x772->data.i;
+    const int64_t v_x772_n = v_x772->len;
+    RT_PARALLEL_FOR_IF(t164 >= RT_PARALLEL_MIN)
+    for (int64_t t165 = 0; t165 < t164; t165++) {
+      const int32_t t166 = (int32_t)t165;
+      v_x772_d[t165] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x857 = v_x857;
+  {
+    int32_t *v_x772_d = v_x772->data.i;
+    const int64_t v_x772_n = v_x772->len;
+    /* REDUCE */
+    {
+      const int64_t t167 = v_x770;
+      if (t167 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0);
+        goto fail;
+      }
+      const int64_t t168 = t167 > 0 ? (t167 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t169 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
+      int32_t *t170 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
+      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
+      RT_PARALLEL_FOR_IF(t168 > 1)
+      for (int64_t t172 = 0; t172 < t168; t172++) {
+        int32_t t172a0;
+        int32_t t172a1;
+        int32_t t172a2;
+        t172a0 = 2147483647;
+        t172a1 = 0;
+        t172a2 = 1;
+        const int64_t t172_end = (t172 + 1) * RT_CHUNK < t167 ? (t172 + 1) * RT_CHUNK : t167;
+        for (int64_t t173 = t172 * RT_CHUNK; t173 < t172_end; t173++) {
+          const int32_t t174 = (int32_t)t173;
+          int32_t t172x0;
+          int32_t t172x1;
+          int32_t t172x2;
+          int t176 = 0; /* nonzero: a check below failed */
+          int t177 = (uint64_t)(int64_t)t174 < (uint64_t)v_x773_n;
+          int32_t t175 = t177 ? v_x773_d[t174] : 0;
+          t176 |= !t177;
+          uint8_t t179 = rt_lt_i(0, t175);
+          int32_t t180;
+          if (t179) {
+            t180 = 2147483647;
+          } else {
+            t180 = t174;
+          }
+          if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
+            int32_t t181;
+            if ((uint64_t)(int64_t)t174 < (uint64_t)v_x773_n) {
+              t181 = v_x773_d[t174];
+            } else {
+              NESSIE_RECORD(err, t173, RT_CHECK_INDEX, 2, 0, RT_GATHER, t174, v_x773_n, 0.0);
+              t181 = 0;
+            }
+            uint8_t t183 = rt_lt_i(0, t181);
+            int32_t t184;
+            if (t183) {
+              t184 = 2147483647;
+            } else {
+              t184 = t174;
+            }
+          }
+          t172x0 = t180;
+          t172x1 = 0;
+          t172x2 = t175;
+          uint8_t t186 = rt_le_i(t172a0, t172x0);
+          int32_t t187;
+          if (t186) {
+            t187 = t172a0;
+          } else {
+            t187 = t172x0;
+          }
+          int32_t t188;
+          if (t186) {
+            t188 = t172a1;
+          } else {
+            t188 = t172x1;
+          }
+          int32_t t189;
+          if (t186) {
+            t189 = t172a2;
+          } else {
+            t189 = t172x2;
+          }
+          t172a0 = t187;
+          t172a1 = t188;
+          t172a2 = t189;
+        }
+        t169[t172] = t172a0;
+        t170[t172] = t172a1;
+        t171[t172] = t172a2;
+      }
+      int32_t t172t0;
+      int32_t t172t1;
+      int32_t t172t2;
+      t172t0 = 2147483647;
+      t172t1 = 0;
+      t172t2 = 1;
+      for (int64_t t172 = 0; t172 < t168; t172++) {
+        const int32_t t190 = t169[t172];
+        const int32_t t191 = t170[t172];
+        const int32_t t192 = t171[t172];
+        uint8_t t194 = rt_le_i(t172t0, t190);
+        int32_t t195;
+        if (t194) {
+          t195 = t172t0;
+        } else {
+          t195 = t190;
+        }
+        int32_t t196;
+        if (t194) {
+          t196 = t172t1;
+        } else {
+          t196 = t191;
+        }
+        int32_t t197;
+        if (t194) {
+          t197 = t172t2;
+        } else {
+          t197 = t192;
+        }
+        t172t0 = t195;
+        t172t1 = t196;
+        t172t2 = t197;
+      }
+      v_x781 = t172t0;
+      rt_free(t169);
+      v_x782 = t172t1;
+      rt_free(t170);
+      v_x783 = t172t2;
+      rt_free(t171);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x772 = v_x772;
+  *out_v_x782 = v_x782;
+  *out_v_x783 = v_x783;
   return;
 fail:
-  rt_release(v_x857);
+  rt_release(v_x772);
 }
 
-/* K12: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t v_x849;
-  int32_t v_x852;
-  int32_t *v_x855_d; int64_t v_x855_n;
-  int32_t *v_x857_d; int64_t v_x857_n;
+  int32_t v_x770;
+  int32_t *v_x773_d; int64_t v_x773_n;
+  int32_t *v_x772_d; int64_t v_x772_n;
+  int32_t v_x781;
+  int32_t v_x782;
+  int32_t v_x783;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -1430,458 +1568,83 @@ struct K12_0_pull {
   __device__ K12_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t166 = 0; /* nonzero: a check below failed */
-    int32_t t165 = rt_rem_i(ix, A.v_x852, &t166);
-    int t168 = (uint64_t)(int64_t)t165 < (uint64_t)A.v_x855_n;
-    int32_t t167 = t168 ? A.v_x855_d[t165] : 0;
-    t166 |= !t168;
-    if (__builtin_expect(t166 != 0, 0)) { /* again, recording the error */
-      int t169 = 0;
-      int32_t t170 = rt_rem_i(ix, A.v_x852, &t169);
-      if (t169) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t169, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t171;
-      if ((uint64_t)(int64_t)t170 < (uint64_t)A.v_x855_n) {
-        t171 = A.v_x855_d[t170];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, A.v_x855_n, 0.0);
-        t171 = 0;
-      }
-    }
-    return K12_0_V{t167};
+    return K12_0_V{0};
   }
 };
 struct K12_0_store {
   K12_A A;
   __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x857_d[i] = v.v0;
+    A.v_x772_d[i] = v.v0;
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
-  (void)loc;
-  (void)err;
-  K12_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x849 = v_x849;
-  A.v_x852 = v_x852;
-  A.v_x855_d = v_x855->data.i;
-  A.v_x855_n = v_x855->len;
-  RtValue *v_x857 = NULL;
-  /* MAP */
-  {
-    const int64_t t172 = v_x849;
-    if (t172 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t172, 0.0, run};
-      goto fail;
-    }
-    v_x857 = rtg_vec_new(RT_INT, t172);
-    A.v_x857_d = v_x857->data.i;
-    A.v_x857_n = v_x857->len;
-    rtg::map("K12", loc, K12_0_pull{A}, K12_0_store{A}, t172);
-  }
-  *out_v_x857 = v_x857;
-  return;
-fail:
-  rt_release(v_x857);
-}
-
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x849, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
-  RtValue *vals[] = {v_x855};
-  const int64_t sizes[] = {(int64_t)v_x849};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K12_host(err, loc, run, v_x849, v_x852, v_x855, out_v_x857);
-    rtg_host_ran();
-  } else {
-    K12_gpu(err, loc, run, v_x849, v_x852, v_x855, out_v_x857);
-  }
-}
-
-/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x867_d = v_x867->data.i;
-  const int64_t v_x867_n = v_x867->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  /* ONCE */
-  {
-    int t174 = 0; /* nonzero: a check below failed */
-    int t175 = (uint64_t)(int64_t)0 < (uint64_t)v_x867_n;
-    int32_t t173 = t175 ? v_x867_d[0] : 0;
-    t174 |= !t175;
-    int t177 = (uint64_t)(int64_t)1 < (uint64_t)v_x867_n;
-    int32_t t176 = t177 ? v_x867_d[1] : 0;
-    t174 |= !t177;
-    if (__builtin_expect(t174 != 0, 0)) { /* again, recording the error */
-      int32_t t178;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x867_n) {
-        t178 = v_x867_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x867_n, 0.0);
-        t178 = 0;
-      }
-      int32_t t179;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x867_n) {
-        t179 = v_x867_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x867_n, 0.0);
-        t179 = 0;
-      }
-    }
-    v_x868 = t173;
-    v_x869 = t176;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  return;
-fail:
-}
-
-/* K13: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K13_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x867_d; int64_t v_x867_n;
-  int32_t v_x868;
-  int32_t v_x869;
-};
-struct alignas(8) K13_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K13_0_pull {
-  K13_A A;
-  __device__ K13_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t181 = 0; /* nonzero: a check below failed */
-    int t182 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x867_n;
-    int32_t t180 = t182 ? A.v_x867_d[0] : 0;
-    t181 |= !t182;
-    int t184 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x867_n;
-    int32_t t183 = t184 ? A.v_x867_d[1] : 0;
-    t181 |= !t184;
-    if (__builtin_expect(t181 != 0, 0)) { /* again, recording the error */
-      int32_t t185;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x867_n) {
-        t185 = A.v_x867_d[0];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x867_n, 0.0);
-        t185 = 0;
-      }
-      int32_t t186;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x867_n) {
-        t186 = A.v_x867_d[1];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x867_n, 0.0);
-        t186 = 0;
-      }
-    }
-    return K13_0_V{t180, t183};
-  }
-};
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
-  (void)loc;
-  (void)err;
-  K13_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x867_d = v_x867->data.i;
-  A.v_x867_n = v_x867->len;
-  int32_t v_x868 = 0;
-  int32_t v_x869 = 0;
-  /* ONCE */
-  {
-    const K13_0_V t187 = rtg::once<K13_0_V>("K13", loc, K13_0_pull{A});
-    v_x868 = t187.v0;
-    A.v_x868 = v_x868;
-    v_x869 = t187.v1;
-    A.v_x869 = v_x869;
-  }
-  *out_v_x868 = v_x868;
-  *out_v_x869 = v_x869;
-  return;
-fail:
-}
-
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x867, int32_t *out_v_x868, int32_t *out_v_x869) {
-  RtValue *vals[] = {v_x867};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K13_host(err, loc, run, v_x867, out_v_x868, out_v_x869);
-    rtg_host_ran();
-  } else {
-    K13_gpu(err, loc, run, v_x867, out_v_x868, out_v_x869);
-  }
-}
-
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x884_d = v_x884->data.i;
-  const int64_t v_x884_n = v_x884->len;
-  RtValue *v_x883 = NULL;
-  int32_t v_x892 = 0;
-  int32_t v_x893 = 0;
-  int32_t v_x894 = 0;
-  /* MAP */
-  {
-    const int64_t t188 = v_x881;
-    if (t188 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t188, 0.0);
-      goto fail;
-    }
-    v_x883 = rt_value_new(rt_vec_type(RT_INT), t188);
-    int32_t *v_x883_d = v_x883->data.i;
-    const int64_t v_x883_n = v_x883->len;
-    RT_PARALLEL_FOR_IF(t188 >= RT_PARALLEL_MIN)
-    for (int64_t t189 = 0; t189 < t188; t189++) {
-      const int32_t t190 = (int32_t)t189;
-      v_x883_d[t189] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x883_d = v_x883->data.i;
-    const int64_t v_x883_n = v_x883->len;
-    /* REDUCE */
-    {
-      const int64_t t191 = v_x881;
-      if (t191 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t191, 0.0);
-        goto fail;
-      }
-      const int64_t t192 = t191 > 0 ? (t191 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t193 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
-      int32_t *t194 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
-      int32_t *t195 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t192);
-      RT_PARALLEL_FOR_IF(t192 > 1)
-      for (int64_t t196 = 0; t196 < t192; t196++) {
-        int32_t t196a0;
-        int32_t t196a1;
-        int32_t t196a2;
-        t196a0 = 2147483647;
-        t196a1 = 0;
-        t196a2 = 1;
-        const int64_t t196_end = (t196 + 1) * RT_CHUNK < t191 ? (t196 + 1) * RT_CHUNK : t191;
-        for (int64_t t197 = t196 * RT_CHUNK; t197 < t196_end; t197++) {
-          const int32_t t198 = (int32_t)t197;
-          int32_t t196x0;
-          int32_t t196x1;
-          int32_t t196x2;
-          int t200 = 0; /* nonzero: a check below failed */
-          int t201 = (uint64_t)(int64_t)t198 < (uint64_t)v_x884_n;
-          int32_t t199 = t201 ? v_x884_d[t198] : 0;
-          t200 |= !t201;
-          uint8_t t203 = rt_lt_i(0, t199);
-          int32_t t204;
-          if (t203) {
-            t204 = 2147483647;
-          } else {
-            t204 = t198;
-          }
-          if (__builtin_expect(t200 != 0, 0)) { /* again, recording the error */
-            int32_t t205;
-            if ((uint64_t)(int64_t)t198 < (uint64_t)v_x884_n) {
-              t205 = v_x884_d[t198];
-            } else {
-              NESSIE_RECORD(err, t197, RT_CHECK_INDEX, 2, 0, RT_GATHER, t198, v_x884_n, 0.0);
-              t205 = 0;
-            }
-            uint8_t t207 = rt_lt_i(0, t205);
-            int32_t t208;
-            if (t207) {
-              t208 = 2147483647;
-            } else {
-              t208 = t198;
-            }
-          }
-          t196x0 = t204;
-          t196x1 = 0;
-          t196x2 = t199;
-          uint8_t t210 = rt_le_i(t196a0, t196x0);
-          int32_t t211;
-          if (t210) {
-            t211 = t196a0;
-          } else {
-            t211 = t196x0;
-          }
-          int32_t t212;
-          if (t210) {
-            t212 = t196a1;
-          } else {
-            t212 = t196x1;
-          }
-          int32_t t213;
-          if (t210) {
-            t213 = t196a2;
-          } else {
-            t213 = t196x2;
-          }
-          t196a0 = t211;
-          t196a1 = t212;
-          t196a2 = t213;
-        }
-        t193[t196] = t196a0;
-        t194[t196] = t196a1;
-        t195[t196] = t196a2;
-      }
-      int32_t t196t0;
-      int32_t t196t1;
-      int32_t t196t2;
-      t196t0 = 2147483647;
-      t196t1 = 0;
-      t196t2 = 1;
-      for (int64_t t196 = 0; t196 < t192; t196++) {
-        const int32_t t214 = t193[t196];
-        const int32_t t215 = t194[t196];
-        const int32_t t216 = t195[t196];
-        uint8_t t218 = rt_le_i(t196t0, t214);
-        int32_t t219;
-        if (t218) {
-          t219 = t196t0;
-        } else {
-          t219 = t214;
-        }
-        int32_t t220;
-        if (t218) {
-          t220 = t196t1;
-        } else {
-          t220 = t215;
-        }
-        int32_t t221;
-        if (t218) {
-          t221 = t196t2;
-        } else {
-          t221 = t216;
-        }
-        t196t0 = t219;
-        t196t1 = t220;
-        t196t2 = t221;
-      }
-      v_x892 = t196t0;
-      rt_free(t193);
-      v_x893 = t196t1;
-      rt_free(t194);
-      v_x894 = t196t2;
-      rt_free(t195);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x883 = v_x883;
-  *out_v_x893 = v_x893;
-  *out_v_x894 = v_x894;
-  return;
-fail:
-  rt_release(v_x883);
-}
-
-/* K14: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K14_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x881;
-  int32_t *v_x884_d; int64_t v_x884_n;
-  int32_t *v_x883_d; int64_t v_x883_n;
-  int32_t v_x892;
-  int32_t v_x893;
-  int32_t v_x894;
-};
-struct alignas(8) K14_0_V {
-  int32_t v0;
-};
-struct K14_0_pull {
-  K14_A A;
-  __device__ K14_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K14_0_V{0};
-  }
-};
-struct K14_0_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x883_d[i] = v.v0;
-  }
-};
-struct alignas(8) K14_1_V {
+struct alignas(8) K12_1_V {
   int32_t v0;
   int32_t v1;
   int32_t v2;
 };
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
+struct K12_1_pull {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t223 = 0; /* nonzero: a check below failed */
-    int t224 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x884_n;
-    int32_t t222 = t224 ? A.v_x884_d[ix] : 0;
-    t223 |= !t224;
-    uint8_t t226 = rt_lt_i(0, t222);
-    int32_t t227;
-    if (t226) {
-      t227 = 2147483647;
+    int t199 = 0; /* nonzero: a check below failed */
+    int t200 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
+    int32_t t198 = t200 ? A.v_x773_d[ix] : 0;
+    t199 |= !t200;
+    uint8_t t202 = rt_lt_i(0, t198);
+    int32_t t203;
+    if (t202) {
+      t203 = 2147483647;
     } else {
-      t227 = ix;
+      t203 = ix;
     }
-    if (__builtin_expect(t223 != 0, 0)) { /* again, recording the error */
-      int32_t t228;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x884_n) {
-        t228 = A.v_x884_d[ix];
+    if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
+      int32_t t204;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
+        t204 = A.v_x773_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x884_n, 0.0);
-        t228 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x773_n, 0.0);
+        t204 = 0;
       }
-      uint8_t t230 = rt_lt_i(0, t228);
-      int32_t t231;
-      if (t230) {
-        t231 = 2147483647;
+      uint8_t t206 = rt_lt_i(0, t204);
+      int32_t t207;
+      if (t206) {
+        t207 = 2147483647;
       } else {
-        t231 = ix;
+        t207 = ix;
       }
     }
-    return K14_1_V{t227, 0, t222};
+    return K12_1_V{t203, 0, t198};
   }
 };
-struct K14_1_op {
-  K14_A A;
-  __device__ K14_1_V operator()(const K14_1_V &a, const K14_1_V &b) const {
-    uint8_t t233 = rt_le_i(a.v0, b.v0);
-    int32_t t234;
-    if (t233) {
-      t234 = a.v0;
+struct K12_1_op {
+  K12_A A;
+  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
+    uint8_t t209 = rt_le_i(a.v0, b.v0);
+    int32_t t210;
+    if (t209) {
+      t210 = a.v0;
     } else {
-      t234 = b.v0;
+      t210 = b.v0;
     }
-    int32_t t235;
-    if (t233) {
-      t235 = a.v1;
+    int32_t t211;
+    if (t209) {
+      t211 = a.v1;
     } else {
-      t235 = b.v1;
+      t211 = b.v1;
     }
-    int32_t t236;
-    if (t233) {
-      t236 = a.v2;
+    int32_t t212;
+    if (t209) {
+      t212 = a.v2;
     } else {
-      t236 = b.v2;
+      t212 = b.v2;
     }
-    return K14_1_V{t234, t235, t236};
+    return K12_1_V{t210, t211, t212};
   }
 };
-struct K14_1_check {
+struct K12_1_check {
   int site[1];
-  __host__ __device__ bool operator()(const K14_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
       return false;
@@ -1889,131 +1652,1062 @@ struct K14_1_check {
     return true;
   }
 };
-struct K14_1_ride {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
-    K14_0_store{A}(i, K14_0_pull{A}(i)); /* MAP 0 rides here */
-    return K14_1_pull{A}(i);
+struct K12_1_ride {
+  K12_A A;
+  __device__ K12_1_V operator()(int64_t i) const {
+    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
+    return K12_1_pull{A}(i);
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K12_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x770 = v_x770;
+  A.v_x773_d = v_x773->data.i;
+  A.v_x773_n = v_x773->len;
+  RtValue *v_x772 = NULL;
+  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x781 = 0;
+  int32_t v_x782 = 0;
+  int32_t v_x783 = 0;
+  /* MAP */
+  {
+    const int64_t t213 = v_x770;
+    if (t213 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t213, 0.0, run};
+      goto fail;
+    }
+    v_x772 = rtg_vec_new(RT_INT, t213);
+    A.v_x772_d = v_x772->data.i;
+    A.v_x772_n = v_x772->len;
+    /* computed in the launch of SOAC 1 (K12_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t214 = v_x770;
+    if (t214 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t214, 0.0, run};
+      goto fail;
+    }
+    K12_1_V *t215 = rtg::reduce_to_device("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t214, false);
+    K12_1_value = t215;
+  }
+  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K12_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x772 = v_x772;
+  *out_v_x782 = v_x782;
+  *out_v_x783 = v_x783;
+  return;
+fail:
+  rt_release(v_x772);
+  rtg_free(K12_1_value);
+}
+
+static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783, int check_site_0) {
+  RtValue *vals[] = {v_x773};
+  const int64_t sizes[] = {(int64_t)v_x770, (int64_t)v_x770};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K12_host(err, loc, run, v_x770, v_x773, out_v_x772, out_v_x782, out_v_x783);
+    if (err->index == INT64_MAX) {
+      K12_1_V t216;
+      memset(&t216, 0, sizeof t216);
+      t216.v1 = *out_v_x782;
+      t216.v2 = *out_v_x783;
+      (void)K12_1_check{{check_site_0}}(t216, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K12_gpu(err, loc, run, v_x770, v_x773, out_v_x772, out_v_x782, out_v_x783, check_site_0);
+  }
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x784_d = v_x784->data.i;
+  const int64_t v_x784_n = v_x784->len;
+  int32_t *v_x787_d = v_x787->data.i;
+  const int64_t v_x787_n = v_x787->len;
+  RtValue *v_x789 = NULL;
+  /* MAP */
+  {
+    const int64_t t217 = v_x784_n;
+    v_x789 = rt_value_new(rt_vec_type(RT_INT), t217);
+    int32_t *v_x789_d = v_x789->data.i;
+    const int64_t v_x789_n = v_x789->len;
+    RT_PARALLEL_FOR_IF(t217 >= RT_PARALLEL_MIN)
+    for (int64_t t218 = 0; t218 < t217; t218++) {
+      const int32_t t219 = (int32_t)t218;
+      int t222 = 0; /* nonzero: a check below failed */
+      int32_t t220 = v_x784_d[t219];
+      int t223 = (uint64_t)(int64_t)t220 < (uint64_t)v_x787_n;
+      int32_t t221 = t223 ? v_x787_d[t220] : 0;
+      t222 |= !t223;
+      if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
+        int32_t t224 = v_x784_d[t219];
+        int32_t t225;
+        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x787_n) {
+          t225 = v_x787_d[t224];
+        } else {
+          NESSIE_RECORD(err, t218, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x787_n, 0.0);
+          t225 = 0;
+        }
+      }
+      v_x789_d[t218] = t221;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x789 = v_x789;
+  return;
+fail:
+  rt_release(v_x789);
+}
+
+/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+struct K13_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x784_d; int64_t v_x784_n;
+  int32_t *v_x787_d; int64_t v_x787_n;
+  int32_t *v_x789_d; int64_t v_x789_n;
+};
+struct alignas(8) K13_0_V {
+  int32_t v0;
+};
+struct K13_0_pull {
+  K13_A A;
+  __device__ K13_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t228 = 0; /* nonzero: a check below failed */
+    int32_t t226 = A.v_x784_d[ix];
+    int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x787_n;
+    int32_t t227 = t229 ? A.v_x787_d[t226] : 0;
+    t228 |= !t229;
+    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
+      int32_t t230 = A.v_x784_d[ix];
+      int32_t t231;
+      if ((uint64_t)(int64_t)t230 < (uint64_t)A.v_x787_n) {
+        t231 = A.v_x787_d[t230];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, A.v_x787_n, 0.0);
+        t231 = 0;
+      }
+    }
+    return K13_0_V{t227};
+  }
+};
+struct K13_0_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_0_V &v) const {
+    A.v_x789_d[i] = v.v0;
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
+  (void)loc;
+  (void)err;
+  K13_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x784_d = v_x784->data.i;
+  A.v_x784_n = v_x784->len;
+  A.v_x787_d = v_x787->data.i;
+  A.v_x787_n = v_x787->len;
+  RtValue *v_x789 = NULL;
+  /* MAP */
+  {
+    const int64_t t232 = v_x784->len;
+    v_x789 = rtg_vec_new(RT_INT, t232);
+    A.v_x789_d = v_x789->data.i;
+    A.v_x789_n = v_x789->len;
+    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t232);
+  }
+  *out_v_x789 = v_x789;
+  return;
+fail:
+  rt_release(v_x789);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
+  RtValue *vals[] = {v_x784, v_x787};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K13_host(err, loc, run, v_x784, v_x787, out_v_x789);
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x784, v_x787, out_v_x789);
+  }
+}
+
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x790_d = v_x790->data.i;
+  const int64_t v_x790_n = v_x790->len;
+  int32_t *v_x791_d = v_x791->data.i;
+  const int64_t v_x791_n = v_x791->len;
+  int32_t *v_x794_d = v_x794->data.i;
+  const int64_t v_x794_n = v_x794->len;
+  const int64_t *v_x804_off = rt_seg_offsets(v_x804);
+  const int64_t v_x804_n = v_x804->len;
+  RtValue *v_x800 = NULL;
+  RtValue *v_x801 = NULL;
+  RtValue *v_x814 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x821 = NULL;
+  /* FILTER */
+  {
+    const int64_t t233 = v_x794_n;
+    const int64_t t234 = t233 > 0 ? (t233 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t235 = (uint8_t *)rt_alloc_atomic((size_t)t233 + 1);
+    int64_t *t236 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t234 + 1));
+    RT_PARALLEL_FOR_IF(t234 > 1)
+    for (int64_t t237 = 0; t237 < t234; t237++) {
+      int64_t kept = 0;
+      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
+      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
+        const int32_t t239 = (int32_t)t238;
+        int32_t t237x0;
+        uint8_t t237x1;
+        int t241 = 0; /* nonzero: a check below failed */
+        int t242 = (uint64_t)(int64_t)t239 < (uint64_t)v_x790_n;
+        int32_t t240 = t242 ? v_x790_d[t239] : 0;
+        t241 |= !t242;
+        int t244 = (uint64_t)(int64_t)t240 < (uint64_t)v_x791_n;
+        int32_t t243 = t244 ? v_x791_d[t240] : 0;
+        t241 |= !t244;
+        int32_t t245 = v_x794_d[t239];
+        uint8_t t247 = rt_lt_i(t245, t243);
+        if (__builtin_expect(t241 != 0, 0)) { /* again, recording the error */
+          int32_t t248;
+          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x790_n) {
+            t248 = v_x790_d[t239];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x790_n, 0.0);
+            t248 = 0;
+          }
+          int32_t t249;
+          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x791_n) {
+            t249 = v_x791_d[t248];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x791_n, 0.0);
+            t249 = 0;
+          }
+          int32_t t250 = v_x794_d[t239];
+          uint8_t t252 = rt_lt_i(t250, t249);
+        }
+        t237x0 = t245;
+        t237x1 = t247;
+        uint8_t t253;
+        t253 = t237x1;
+        t235[t238] = t253 != 0;
+        kept += t253 != 0;
+      }
+      t236[t237] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t235);
+      rt_free(t236);
+      goto fail;
+    }
+    int64_t t254 = 0;
+    for (int64_t t237 = 0; t237 < t234; t237++) {
+      const int64_t k = t236[t237];
+      t236[t237] = t254;
+      t254 += k;
+    }
+    v_x800 = rt_value_new(rt_vec_type(RT_INT), t254);
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
+    v_x801 = rt_value_new(rt_vec_type(RT_BOOL), t254);
+    uint8_t *v_x801_d = v_x801->data.b;
+    const int64_t v_x801_n = v_x801->len;
+    RT_PARALLEL_FOR_IF(t234 > 1)
+    for (int64_t t237 = 0; t237 < t234; t237++) {
+      int64_t at = t236[t237];
+      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
+      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
+        const int32_t t239 = (int32_t)t238;
+        if (!t235[t238])
+          continue;
+        int32_t t237y0;
+        uint8_t t237y1;
+        int t256 = 0; /* nonzero: a check below failed */
+        int t257 = (uint64_t)(int64_t)t239 < (uint64_t)v_x790_n;
+        int32_t t255 = t257 ? v_x790_d[t239] : 0;
+        t256 |= !t257;
+        int t259 = (uint64_t)(int64_t)t255 < (uint64_t)v_x791_n;
+        int32_t t258 = t259 ? v_x791_d[t255] : 0;
+        t256 |= !t259;
+        int32_t t260 = v_x794_d[t239];
+        uint8_t t262 = rt_lt_i(t260, t258);
+        if (__builtin_expect(t256 != 0, 0)) { /* again, recording the error */
+          int32_t t263;
+          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x790_n) {
+            t263 = v_x790_d[t239];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x790_n, 0.0);
+            t263 = 0;
+          }
+          int32_t t264;
+          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x791_n) {
+            t264 = v_x791_d[t263];
+          } else {
+            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x791_n, 0.0);
+            t264 = 0;
+          }
+          int32_t t265 = v_x794_d[t239];
+          uint8_t t267 = rt_lt_i(t265, t264);
+        }
+        t237y0 = t260;
+        t237y1 = t262;
+        if (t235[t238]) {
+          v_x800_d[at] = t237y0;
+          v_x801_d[at] = t237y1;
+          at++;
+        }
+      }
+    }
+    rt_free(t235);
+    rt_free(t236);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    int32_t *v_x800_d = v_x800->data.i;
+    const int64_t v_x800_n = v_x800->len;
+    uint8_t *v_x801_d = v_x801->data.b;
+    const int64_t v_x801_n = v_x801->len;
+    /* FILTER */
+    {
+      const int64_t t268 = v_x794_n;
+      const int64_t t269 = t268 > 0 ? (t268 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t270 = (uint8_t *)rt_alloc_atomic((size_t)t268 + 1);
+      int64_t *t271 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t269 + 1));
+      RT_PARALLEL_FOR_IF(t269 > 1)
+      for (int64_t t272 = 0; t272 < t269; t272++) {
+        int64_t kept = 0;
+        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
+        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
+          const int32_t t274 = (int32_t)t273;
+          int32_t t272x0;
+          uint8_t t272x1;
+          int t276 = 0; /* nonzero: a check below failed */
+          int t277 = (uint64_t)(int64_t)t274 < (uint64_t)v_x790_n;
+          int32_t t275 = t277 ? v_x790_d[t274] : 0;
+          t276 |= !t277;
+          int t279 = (uint64_t)(int64_t)t275 < (uint64_t)v_x791_n;
+          int32_t t278 = t279 ? v_x791_d[t275] : 0;
+          t276 |= !t279;
+          int32_t t280 = v_x794_d[t274];
+          uint8_t t282 = rt_gt_i(t280, t278);
+          if (__builtin_expect(t276 != 0, 0)) { /* again, recording the error */
+            int32_t t283;
+            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x790_n) {
+              t283 = v_x790_d[t274];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x790_n, 0.0);
+              t283 = 0;
+            }
+            int32_t t284;
+            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x791_n) {
+              t284 = v_x791_d[t283];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x791_n, 0.0);
+              t284 = 0;
+            }
+            int32_t t285 = v_x794_d[t274];
+            uint8_t t287 = rt_gt_i(t285, t284);
+          }
+          t272x0 = t280;
+          t272x1 = t282;
+          uint8_t t288;
+          t288 = t272x1;
+          t270[t273] = t288 != 0;
+          kept += t288 != 0;
+        }
+        t271[t272] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t270);
+        rt_free(t271);
+        goto fail;
+      }
+      int64_t t289 = 0;
+      for (int64_t t272 = 0; t272 < t269; t272++) {
+        const int64_t k = t271[t272];
+        t271[t272] = t289;
+        t289 += k;
+      }
+      v_x814 = rt_value_new(rt_vec_type(RT_INT), t289);
+      int32_t *v_x814_d = v_x814->data.i;
+      const int64_t v_x814_n = v_x814->len;
+      v_x815 = rt_value_new(rt_vec_type(RT_BOOL), t289);
+      uint8_t *v_x815_d = v_x815->data.b;
+      const int64_t v_x815_n = v_x815->len;
+      RT_PARALLEL_FOR_IF(t269 > 1)
+      for (int64_t t272 = 0; t272 < t269; t272++) {
+        int64_t at = t271[t272];
+        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
+        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
+          const int32_t t274 = (int32_t)t273;
+          if (!t270[t273])
+            continue;
+          int32_t t272y0;
+          uint8_t t272y1;
+          int t291 = 0; /* nonzero: a check below failed */
+          int t292 = (uint64_t)(int64_t)t274 < (uint64_t)v_x790_n;
+          int32_t t290 = t292 ? v_x790_d[t274] : 0;
+          t291 |= !t292;
+          int t294 = (uint64_t)(int64_t)t290 < (uint64_t)v_x791_n;
+          int32_t t293 = t294 ? v_x791_d[t290] : 0;
+          t291 |= !t294;
+          int32_t t295 = v_x794_d[t274];
+          uint8_t t297 = rt_gt_i(t295, t293);
+          if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
+            int32_t t298;
+            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x790_n) {
+              t298 = v_x790_d[t274];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x790_n, 0.0);
+              t298 = 0;
+            }
+            int32_t t299;
+            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x791_n) {
+              t299 = v_x791_d[t298];
+            } else {
+              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x791_n, 0.0);
+              t299 = 0;
+            }
+            int32_t t300 = v_x794_d[t274];
+            uint8_t t302 = rt_gt_i(t300, t299);
+          }
+          t272y0 = t295;
+          t272y1 = t297;
+          if (t270[t273]) {
+            v_x814_d[at] = t272y0;
+            v_x815_d[at] = t272y1;
+            at++;
+          }
+        }
+      }
+      rt_free(t270);
+      rt_free(t271);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x814_d = v_x814->data.i;
+      const int64_t v_x814_n = v_x814->len;
+      uint8_t *v_x815_d = v_x815->data.b;
+      const int64_t v_x815_n = v_x815->len;
+      /* SEG_REDUCE */
+      {
+        v_x808 = rt_value_new(rt_vec_type(RT_INT), v_x804_n);
+        int32_t *v_x808_d = v_x808->data.i;
+        const int64_t v_x808_n = v_x808->len;
+        v_x821 = rt_value_new(rt_vec_type(RT_INT), v_x804_n);
+        int32_t *v_x821_d = v_x821->data.i;
+        const int64_t v_x821_n = v_x821->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x804_n >= 64)
+        for (int64_t t303 = 0; t303 < v_x804_n; t303++) {
+          int32_t t303a0;
+          int32_t t303a1;
+          t303a0 = 0;
+          t303a1 = 0;
+          for (int64_t t304 = v_x804_off[t303]; t304 < v_x804_off[t303 + 1]; t304++) {
+            const int32_t t305 = (int32_t)t304;
+            int32_t t303x0;
+            int32_t t303x1;
+            int t307 = 0; /* nonzero: a check below failed */
+            int t308 = (uint64_t)(int64_t)t305 < (uint64_t)v_x790_n;
+            int32_t t306 = t308 ? v_x790_d[t305] : 0;
+            t307 |= !t308;
+            int t310 = (uint64_t)(int64_t)t306 < (uint64_t)v_x791_n;
+            int32_t t309 = t310 ? v_x791_d[t306] : 0;
+            t307 |= !t310;
+            int t312 = (uint64_t)(int64_t)t305 < (uint64_t)v_x794_n;
+            int32_t t311 = t312 ? v_x794_d[t305] : 0;
+            t307 |= !t312;
+            uint8_t t314 = rt_lt_i(t311, t309);
+            int32_t t316 = rt_btoi_b(t314);
+            uint8_t t318 = rt_gt_i(t311, t309);
+            int32_t t320 = rt_btoi_b(t318);
+            if (__builtin_expect(t307 != 0, 0)) { /* again, recording the error */
+              int32_t t321;
+              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x790_n) {
+                t321 = v_x790_d[t305];
+              } else {
+                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x790_n, 0.0);
+                t321 = 0;
+              }
+              int32_t t322;
+              if ((uint64_t)(int64_t)t321 < (uint64_t)v_x791_n) {
+                t322 = v_x791_d[t321];
+              } else {
+                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x791_n, 0.0);
+                t322 = 0;
+              }
+              int32_t t323;
+              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x794_n) {
+                t323 = v_x794_d[t305];
+              } else {
+                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 3, 0, RT_GATHER, t305, v_x794_n, 0.0);
+                t323 = 0;
+              }
+              uint8_t t325 = rt_lt_i(t323, t322);
+              int32_t t327 = rt_btoi_b(t325);
+              uint8_t t329 = rt_gt_i(t323, t322);
+              int32_t t331 = rt_btoi_b(t329);
+            }
+            t303x0 = t316;
+            t303x1 = t320;
+            int32_t t333 = rt_add_i(t303a0, t303x0);
+            int32_t t335 = rt_add_i(t303a1, t303x1);
+            t303a0 = t333;
+            t303a1 = t335;
+          }
+          v_x808_d[t303] = t303a0;
+          v_x821_d[t303] = t303a1;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
+  }
+  *out_v_x800 = v_x800;
+  *out_v_x808 = v_x808;
+  *out_v_x814 = v_x814;
+  *out_v_x821 = v_x821;
+  rt_release(v_x801);
+  rt_release(v_x815);
+  return;
+fail:
+  rt_release(v_x800);
+  rt_release(v_x801);
+  rt_release(v_x814);
+  rt_release(v_x815);
+  rt_release(v_x808);
+  rt_release(v_x821);
+}
+
+/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K14_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x790_d; int64_t v_x790_n;
+  int32_t *v_x791_d; int64_t v_x791_n;
+  int32_t *v_x794_d; int64_t v_x794_n;
+  const int64_t *v_x804_off; int64_t v_x804_n;
+  int32_t *v_x800_d; int64_t v_x800_n;
+  uint8_t *v_x801_d; int64_t v_x801_n;
+  int32_t *v_x814_d; int64_t v_x814_n;
+  uint8_t *v_x815_d; int64_t v_x815_n;
+  int32_t *v_x808_d; int64_t v_x808_n;
+  int32_t *v_x821_d; int64_t v_x821_n;
+};
+struct alignas(8) K14_0_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_0_pull {
+  K14_A A;
+  __device__ K14_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t337 = 0; /* nonzero: a check below failed */
+    int t338 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
+    int32_t t336 = t338 ? A.v_x790_d[ix] : 0;
+    t337 |= !t338;
+    int t340 = (uint64_t)(int64_t)t336 < (uint64_t)A.v_x791_n;
+    int32_t t339 = t340 ? A.v_x791_d[t336] : 0;
+    t337 |= !t340;
+    int32_t t341 = A.v_x794_d[ix];
+    uint8_t t343 = rt_lt_i(t341, t339);
+    if (__builtin_expect(t337 != 0, 0)) { /* again, recording the error */
+      int32_t t344;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
+        t344 = A.v_x790_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0);
+        t344 = 0;
+      }
+      int32_t t345;
+      if ((uint64_t)(int64_t)t344 < (uint64_t)A.v_x791_n) {
+        t345 = A.v_x791_d[t344];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, A.v_x791_n, 0.0);
+        t345 = 0;
+      }
+      int32_t t346 = A.v_x794_d[ix];
+      uint8_t t348 = rt_lt_i(t346, t345);
+    }
+    return K14_0_V{t341, t343};
+  }
+};
+struct K14_0_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_0_V &v) const {
+    A.v_x800_d[i] = v.v0;
+    A.v_x801_d[i] = v.v1;
+  }
+};
+struct K14_0_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K14_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K14_1_pull {
+  K14_A A;
+  __device__ K14_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t350 = 0; /* nonzero: a check below failed */
+    int t351 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
+    int32_t t349 = t351 ? A.v_x790_d[ix] : 0;
+    t350 |= !t351;
+    int t353 = (uint64_t)(int64_t)t349 < (uint64_t)A.v_x791_n;
+    int32_t t352 = t353 ? A.v_x791_d[t349] : 0;
+    t350 |= !t353;
+    int32_t t354 = A.v_x794_d[ix];
+    uint8_t t356 = rt_gt_i(t354, t352);
+    if (__builtin_expect(t350 != 0, 0)) { /* again, recording the error */
+      int32_t t357;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
+        t357 = A.v_x790_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0);
+        t357 = 0;
+      }
+      int32_t t358;
+      if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x791_n) {
+        t358 = A.v_x791_d[t357];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x791_n, 0.0);
+        t358 = 0;
+      }
+      int32_t t359 = A.v_x794_d[ix];
+      uint8_t t361 = rt_gt_i(t359, t358);
+    }
+    return K14_1_V{t354, t356};
+  }
+};
+struct K14_1_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_1_V &v) const {
+    A.v_x814_d[i] = v.v0;
+    A.v_x815_d[i] = v.v1;
+  }
+};
+struct K14_1_pred {
+  K14_A A;
+  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct alignas(8) K14_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K14_2_pull {
+  K14_A A;
+  __device__ K14_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t363 = 0; /* nonzero: a check below failed */
+    int t364 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
+    int32_t t362 = t364 ? A.v_x790_d[ix] : 0;
+    t363 |= !t364;
+    int t366 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x791_n;
+    int32_t t365 = t366 ? A.v_x791_d[t362] : 0;
+    t363 |= !t366;
+    int t368 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x794_n;
+    int32_t t367 = t368 ? A.v_x794_d[ix] : 0;
+    t363 |= !t368;
+    uint8_t t370 = rt_lt_i(t367, t365);
+    int32_t t372 = rt_btoi_b(t370);
+    uint8_t t374 = rt_gt_i(t367, t365);
+    int32_t t376 = rt_btoi_b(t374);
+    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
+      int32_t t377;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
+        t377 = A.v_x790_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0);
+        t377 = 0;
+      }
+      int32_t t378;
+      if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x791_n) {
+        t378 = A.v_x791_d[t377];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, A.v_x791_n, 0.0);
+        t378 = 0;
+      }
+      int32_t t379;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x794_n) {
+        t379 = A.v_x794_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x794_n, 0.0);
+        t379 = 0;
+      }
+      uint8_t t381 = rt_lt_i(t379, t378);
+      int32_t t383 = rt_btoi_b(t381);
+      uint8_t t385 = rt_gt_i(t379, t378);
+      int32_t t387 = rt_btoi_b(t385);
+    }
+    return K14_2_V{t372, t376};
+  }
+};
+struct K14_2_store {
+  K14_A A;
+  __device__ void operator()(int64_t i, const K14_2_V &v) const {
+    A.v_x808_d[i] = v.v0;
+    A.v_x821_d[i] = v.v1;
+  }
+};
+struct K14_2_op {
+  K14_A A;
+  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
+    int32_t t389 = rt_add_i(a.v0, b.v0);
+    int32_t t391 = rt_add_i(a.v1, b.v1);
+    return K14_2_V{t389, t391};
+  }
+};
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x881 = v_x881;
-  A.v_x884_d = v_x884->data.i;
-  A.v_x884_n = v_x884->len;
-  RtValue *v_x883 = NULL;
-  K14_1_V *K14_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x892 = 0;
-  int32_t v_x893 = 0;
-  int32_t v_x894 = 0;
-  /* MAP */
+  A.v_x790_d = v_x790->data.i;
+  A.v_x790_n = v_x790->len;
+  A.v_x791_d = v_x791->data.i;
+  A.v_x791_n = v_x791->len;
+  A.v_x794_d = v_x794->data.i;
+  A.v_x794_n = v_x794->len;
+  A.v_x804_off = rtg_seg_offsets(v_x804);
+  A.v_x804_n = v_x804->len;
+  RtValue *v_x800 = NULL;
+  RtValue *v_x801 = NULL;
+  RtValue *v_x814 = NULL;
+  RtValue *v_x815 = NULL;
+  RtValue *v_x808 = NULL;
+  RtValue *v_x821 = NULL;
+  /* SOACs 0 to 1: FILTERs in one launch */
+  int64_t *t392, t393; /* the slot of SOAC 0's count, its size */
+  int64_t *t394, t395; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t237 = v_x881;
-    if (t237 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t237, 0.0, run};
-      goto fail;
-    }
-    v_x883 = rtg_vec_new(RT_INT, t237);
-    A.v_x883_d = v_x883->data.i;
-    A.v_x883_n = v_x883->len;
-    /* computed in the launch of SOAC 1 (K14_1_ride) */
+    const int64_t t396 = v_x794->len;
+    v_x800 = rtg_vec_new(RT_INT, t396);
+    A.v_x800_d = v_x800->data.i;
+    A.v_x800_n = v_x800->len;
+    v_x801 = rtg_vec_new(RT_BOOL, t396);
+    A.v_x801_d = v_x801->data.b;
+    A.v_x801_n = v_x801->len;
+    t393 = t396;
+    const int64_t t397 = v_x794->len;
+    v_x814 = rtg_vec_new(RT_INT, t397);
+    A.v_x814_d = v_x814->data.i;
+    A.v_x814_n = v_x814->len;
+    v_x815 = rtg_vec_new(RT_BOOL, t397);
+    A.v_x815_d = v_x815->data.b;
+    A.v_x815_n = v_x815->len;
+    t395 = t397;
+    int64_t *t398[2];
+    rtg::filters_launch("K14", loc, t397, t398, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
+    t392 = t398[0];
+    t394 = t398[1];
   }
-  /* REDUCE */
   {
-    const int64_t t238 = v_x881;
-    if (t238 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t238, 0.0, run};
-      goto fail;
-    }
-    K14_1_V *t239 = rtg::reduce_to_device("K14", loc, K14_1_ride{A}, K14_1_op{A}, K14_1_V{2147483647, 0, 1}, t238, false);
-    K14_1_value = t239;
+    const int64_t t399 = rtg::filter_count(t392);
+    v_x800 = rtg_vec_fit(v_x800, t399);
+    A.v_x800_d = v_x800->data.i;
+    A.v_x800_n = v_x800->len;
+    v_x801 = rtg_vec_fit(v_x801, t399);
+    A.v_x801_d = v_x801->data.b;
+    A.v_x801_n = v_x801->len;
   }
-  if (!rtg::check_result("K14", loc, K14_1_value, K14_1_check{{check_site_0}}, K14_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K14_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x883 = v_x883;
-  *out_v_x893 = v_x893;
-  *out_v_x894 = v_x894;
+  {
+    const int64_t t400 = rtg::filter_count(t394);
+    v_x814 = rtg_vec_fit(v_x814, t400);
+    A.v_x814_d = v_x814->data.i;
+    A.v_x814_n = v_x814->len;
+    v_x815 = rtg_vec_fit(v_x815, t400);
+    A.v_x815_d = v_x815->data.b;
+    A.v_x815_n = v_x815->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t401 = v_x804->len;
+    v_x808 = rtg_vec_new(RT_INT, t401);
+    A.v_x808_d = v_x808->data.i;
+    A.v_x808_n = v_x808->len;
+    v_x821 = rtg_vec_new(RT_INT, t401);
+    A.v_x821_d = v_x821->data.i;
+    A.v_x821_n = v_x821->len;
+    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x804, false, K14_2_store{A});
+  }
+  *out_v_x800 = v_x800;
+  *out_v_x808 = v_x808;
+  *out_v_x814 = v_x814;
+  *out_v_x821 = v_x821;
+  rt_release(v_x801);
+  rt_release(v_x815);
   return;
 fail:
-  rt_release(v_x883);
-  rtg_free(K14_1_value);
+  rt_release(v_x800);
+  rt_release(v_x801);
+  rt_release(v_x814);
+  rt_release(v_x815);
+  rt_release(v_x808);
+  rt_release(v_x821);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, int32_t v_x881, RtValue *v_x884, RtValue **out_v_x883, int32_t *out_v_x893, int32_t *out_v_x894, int check_site_0) {
-  RtValue *vals[] = {v_x884};
-  const int64_t sizes[] = {(int64_t)v_x881, (int64_t)v_x881};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K14_host(err, loc, run, v_x881, v_x884, out_v_x883, out_v_x893, out_v_x894);
-    if (err->index == INT64_MAX) {
-      K14_1_V t240;
-      memset(&t240, 0, sizeof t240);
-      t240.v1 = *out_v_x893;
-      t240.v2 = *out_v_x894;
-      (void)K14_1_check{{check_site_0}}(t240, err, run);
-    }
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
+  RtValue *vals[] = {v_x790, v_x791, v_x794, v_x804};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K14_host(err, loc, run, v_x790, v_x791, v_x794, v_x804, out_v_x800, out_v_x808, out_v_x814, out_v_x821);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x881, v_x884, out_v_x883, out_v_x893, out_v_x894, check_site_0);
+    K14_gpu(err, loc, run, v_x790, v_x791, v_x794, v_x804, out_v_x800, out_v_x808, out_v_x814, out_v_x821);
   }
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
   (void)loc;
   (void)run;
-  int32_t *v_x895_d = v_x895->data.i;
-  const int64_t v_x895_n = v_x895->len;
-  int32_t *v_x898_d = v_x898->data.i;
-  const int64_t v_x898_n = v_x898->len;
-  RtValue *v_x900 = NULL;
+  int32_t *v_x822_d = v_x822->data.i;
+  const int64_t v_x822_n = v_x822->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  RtValue *v_x826 = NULL;
+  RtValue *v_x830 = NULL;
   /* MAP */
   {
-    const int64_t t241 = v_x895_n;
-    v_x900 = rt_value_new(rt_vec_type(RT_INT), t241);
-    int32_t *v_x900_d = v_x900->data.i;
-    const int64_t v_x900_n = v_x900->len;
-    RT_PARALLEL_FOR_IF(t241 >= RT_PARALLEL_MIN)
-    for (int64_t t242 = 0; t242 < t241; t242++) {
-      const int32_t t243 = (int32_t)t242;
-      int t246 = 0; /* nonzero: a check below failed */
-      int32_t t244 = v_x895_d[t243];
-      int t247 = (uint64_t)(int64_t)t244 < (uint64_t)v_x898_n;
-      int32_t t245 = t247 ? v_x898_d[t244] : 0;
-      t246 |= !t247;
-      if (__builtin_expect(t246 != 0, 0)) { /* again, recording the error */
-        int32_t t248 = v_x895_d[t243];
-        int32_t t249;
-        if ((uint64_t)(int64_t)t248 < (uint64_t)v_x898_n) {
-          t249 = v_x898_d[t248];
+    const int64_t t402 = v_x824;
+    if (t402 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t402, 0.0);
+      goto fail;
+    }
+    v_x826 = rt_value_new(rt_vec_type(RT_INT), t402);
+    int32_t *v_x826_d = v_x826->data.i;
+    const int64_t v_x826_n = v_x826->len;
+    RT_PARALLEL_FOR_IF(t402 >= RT_PARALLEL_MIN)
+    for (int64_t t403 = 0; t403 < t402; t403++) {
+      const int32_t t404 = (int32_t)t403;
+      int t409 = 0; /* nonzero: a check below failed */
+      uint8_t t406 = rt_lt_i(t404, (int32_t)v_x822_n);
+      int32_t t407;
+      if (t406) {
+        int t410 = (uint64_t)(int64_t)t404 < (uint64_t)v_x822_n;
+        int32_t t408 = t410 ? v_x822_d[t404] : 0;
+        t409 |= !t410;
+        t407 = t408;
+      } else {
+        int32_t t412 = rt_sub_i(t404, (int32_t)v_x822_n);
+        int t414 = (uint64_t)(int64_t)t412 < (uint64_t)v_x823_n;
+        int32_t t413 = t414 ? v_x823_d[t412] : 0;
+        t409 |= !t414;
+        t407 = t413;
+      }
+      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
+        uint8_t t416 = rt_lt_i(t404, (int32_t)v_x822_n);
+        int32_t t417;
+        if (t416) {
+          int32_t t418;
+          if ((uint64_t)(int64_t)t404 < (uint64_t)v_x822_n) {
+            t418 = v_x822_d[t404];
+          } else {
+            NESSIE_RECORD(err, t403, RT_CHECK_INDEX, 0, 0, RT_GATHER, t404, v_x822_n, 0.0);
+            t418 = 0;
+          }
+          t417 = t418;
         } else {
-          NESSIE_RECORD(err, t242, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x898_n, 0.0);
-          t249 = 0;
+          int32_t t420 = rt_sub_i(t404, (int32_t)v_x822_n);
+          int32_t t421;
+          if ((uint64_t)(int64_t)t420 < (uint64_t)v_x823_n) {
+            t421 = v_x823_d[t420];
+          } else {
+            NESSIE_RECORD(err, t403, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x823_n, 0.0);
+            t421 = 0;
+          }
+          t417 = t421;
         }
       }
-      v_x900_d[t242] = t245;
+      v_x826_d[t403] = t407;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x900 = v_x900;
+  {
+    int32_t *v_x826_d = v_x826->data.i;
+    const int64_t v_x826_n = v_x826->len;
+    /* SCAN */
+    {
+      const int64_t t422 = v_x824;
+      if (t422 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t422, 0.0);
+        goto fail;
+      }
+      const int64_t t423 = t422 > 0 ? (t422 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t424 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t423);
+      RT_PARALLEL_FOR_IF(t423 > 1)
+      for (int64_t t425 = 0; t425 < t423; t425++) {
+        int32_t t425a0;
+        t425a0 = 0;
+        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t422 ? (t425 + 1) * RT_CHUNK : t422;
+        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
+          const int32_t t427 = (int32_t)t426;
+          int32_t t425x0;
+          int t432 = 0; /* nonzero: a check below failed */
+          uint8_t t429 = rt_lt_i(t427, (int32_t)v_x822_n);
+          int32_t t430;
+          if (t429) {
+            int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x822_n;
+            int32_t t431 = t433 ? v_x822_d[t427] : 0;
+            t432 |= !t433;
+            t430 = t431;
+          } else {
+            int32_t t435 = rt_sub_i(t427, (int32_t)v_x822_n);
+            int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x823_n;
+            int32_t t436 = t437 ? v_x823_d[t435] : 0;
+            t432 |= !t437;
+            t430 = t436;
+          }
+          if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
+            uint8_t t439 = rt_lt_i(t427, (int32_t)v_x822_n);
+            int32_t t440;
+            if (t439) {
+              int32_t t441;
+              if ((uint64_t)(int64_t)t427 < (uint64_t)v_x822_n) {
+                t441 = v_x822_d[t427];
+              } else {
+                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x822_n, 0.0);
+                t441 = 0;
+              }
+              t440 = t441;
+            } else {
+              int32_t t443 = rt_sub_i(t427, (int32_t)v_x822_n);
+              int32_t t444;
+              if ((uint64_t)(int64_t)t443 < (uint64_t)v_x823_n) {
+                t444 = v_x823_d[t443];
+              } else {
+                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x823_n, 0.0);
+                t444 = 0;
+              }
+              t440 = t444;
+            }
+          }
+          t425x0 = t430;
+          int32_t t446 = rt_add_i(t425a0, t425x0);
+          t425a0 = t446;
+        }
+        t424[t425] = t425a0;
+      }
+      int32_t t425t0;
+      t425t0 = 0;
+      for (int64_t t425 = 0; t425 < t423; t425++) {
+        const int32_t t447 = t424[t425];
+        t424[t425] = t425t0;
+        int32_t t449 = rt_add_i(t425t0, t447);
+        t425t0 = t449;
+      }
+      v_x830 = rt_value_new(rt_vec_type(RT_INT), t422);
+      int32_t *v_x830_d = v_x830->data.i;
+      const int64_t v_x830_n = v_x830->len;
+      RT_PARALLEL_FOR_IF(t423 > 1)
+      for (int64_t t425 = 0; t425 < t423; t425++) {
+        int32_t t425p0;
+        t425p0 = t424[t425];
+        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t422 ? (t425 + 1) * RT_CHUNK : t422;
+        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
+          const int32_t t427 = (int32_t)t426;
+          v_x830_d[t426] = t425p0;
+          int32_t t425y0;
+          int t454 = 0; /* nonzero: a check below failed */
+          uint8_t t451 = rt_lt_i(t427, (int32_t)v_x822_n);
+          int32_t t452;
+          if (t451) {
+            int t455 = (uint64_t)(int64_t)t427 < (uint64_t)v_x822_n;
+            int32_t t453 = t455 ? v_x822_d[t427] : 0;
+            t454 |= !t455;
+            t452 = t453;
+          } else {
+            int32_t t457 = rt_sub_i(t427, (int32_t)v_x822_n);
+            int t459 = (uint64_t)(int64_t)t457 < (uint64_t)v_x823_n;
+            int32_t t458 = t459 ? v_x823_d[t457] : 0;
+            t454 |= !t459;
+            t452 = t458;
+          }
+          if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
+            uint8_t t461 = rt_lt_i(t427, (int32_t)v_x822_n);
+            int32_t t462;
+            if (t461) {
+              int32_t t463;
+              if ((uint64_t)(int64_t)t427 < (uint64_t)v_x822_n) {
+                t463 = v_x822_d[t427];
+              } else {
+                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x822_n, 0.0);
+                t463 = 0;
+              }
+              t462 = t463;
+            } else {
+              int32_t t465 = rt_sub_i(t427, (int32_t)v_x822_n);
+              int32_t t466;
+              if ((uint64_t)(int64_t)t465 < (uint64_t)v_x823_n) {
+                t466 = v_x823_d[t465];
+              } else {
+                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x823_n, 0.0);
+                t466 = 0;
+              }
+              t462 = t466;
+            }
+          }
+          t425y0 = t452;
+          int32_t t468 = rt_add_i(t425p0, t425y0);
+          t425p0 = t468;
+        }
+      }
+      rt_free(t424);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x826 = v_x826;
+  *out_v_x830 = v_x830;
   return;
 fail:
-  rt_release(v_x900);
+  rt_release(v_x826);
+  rt_release(v_x830);
 }
 
-/* K15: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x895_d; int64_t v_x895_n;
-  int32_t *v_x898_d; int64_t v_x898_n;
-  int32_t *v_x900_d; int64_t v_x900_n;
+  int32_t *v_x822_d; int64_t v_x822_n;
+  int32_t *v_x823_d; int64_t v_x823_n;
+  int32_t v_x824;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x830_d; int64_t v_x830_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -2023,928 +2717,736 @@ struct K15_0_pull {
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t252 = 0; /* nonzero: a check below failed */
-    int32_t t250 = A.v_x895_d[ix];
-    int t253 = (uint64_t)(int64_t)t250 < (uint64_t)A.v_x898_n;
-    int32_t t251 = t253 ? A.v_x898_d[t250] : 0;
-    t252 |= !t253;
-    if (__builtin_expect(t252 != 0, 0)) { /* again, recording the error */
-      int32_t t254 = A.v_x895_d[ix];
-      int32_t t255;
-      if ((uint64_t)(int64_t)t254 < (uint64_t)A.v_x898_n) {
-        t255 = A.v_x898_d[t254];
+    int t473 = 0; /* nonzero: a check below failed */
+    uint8_t t470 = rt_lt_i(ix, (int32_t)A.v_x822_n);
+    int32_t t471;
+    if (t470) {
+      int t474 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n;
+      int32_t t472 = t474 ? A.v_x822_d[ix] : 0;
+      t473 |= !t474;
+      t471 = t472;
+    } else {
+      int32_t t476 = rt_sub_i(ix, (int32_t)A.v_x822_n);
+      int t478 = (uint64_t)(int64_t)t476 < (uint64_t)A.v_x823_n;
+      int32_t t477 = t478 ? A.v_x823_d[t476] : 0;
+      t473 |= !t478;
+      t471 = t477;
+    }
+    if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
+      uint8_t t480 = rt_lt_i(ix, (int32_t)A.v_x822_n);
+      int32_t t481;
+      if (t480) {
+        int32_t t482;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n) {
+          t482 = A.v_x822_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x822_n, 0.0);
+          t482 = 0;
+        }
+        t481 = t482;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t254, A.v_x898_n, 0.0);
-        t255 = 0;
+        int32_t t484 = rt_sub_i(ix, (int32_t)A.v_x822_n);
+        int32_t t485;
+        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x823_n) {
+          t485 = A.v_x823_d[t484];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x823_n, 0.0);
+          t485 = 0;
+        }
+        t481 = t485;
       }
     }
-    return K15_0_V{t251};
+    return K15_0_V{t471};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x900_d[i] = v.v0;
+    A.v_x826_d[i] = v.v0;
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
+struct alignas(8) K15_1_V {
+  int32_t v0;
+};
+struct K15_1_pull {
+  K15_A A;
+  __device__ K15_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t490 = 0; /* nonzero: a check below failed */
+    uint8_t t487 = rt_lt_i(ix, (int32_t)A.v_x822_n);
+    int32_t t488;
+    if (t487) {
+      int t491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n;
+      int32_t t489 = t491 ? A.v_x822_d[ix] : 0;
+      t490 |= !t491;
+      t488 = t489;
+    } else {
+      int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x822_n);
+      int t495 = (uint64_t)(int64_t)t493 < (uint64_t)A.v_x823_n;
+      int32_t t494 = t495 ? A.v_x823_d[t493] : 0;
+      t490 |= !t495;
+      t488 = t494;
+    }
+    if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
+      uint8_t t497 = rt_lt_i(ix, (int32_t)A.v_x822_n);
+      int32_t t498;
+      if (t497) {
+        int32_t t499;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n) {
+          t499 = A.v_x822_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x822_n, 0.0);
+          t499 = 0;
+        }
+        t498 = t499;
+      } else {
+        int32_t t501 = rt_sub_i(ix, (int32_t)A.v_x822_n);
+        int32_t t502;
+        if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x823_n) {
+          t502 = A.v_x823_d[t501];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x823_n, 0.0);
+          t502 = 0;
+        }
+        t498 = t502;
+      }
+    }
+    return K15_1_V{t488};
+  }
+};
+struct K15_1_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+    A.v_x830_d[i] = v.v0;
+  }
+};
+struct K15_1_op {
+  K15_A A;
+  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
+    int32_t t504 = rt_add_i(a.v0, b.v0);
+    return K15_1_V{t504};
+  }
+};
+struct K15_1_ride {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_1_V &v) const {
+    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
+    K15_1_store{A}(i, v);
+  }
+};
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x895_d = v_x895->data.i;
-  A.v_x895_n = v_x895->len;
-  A.v_x898_d = v_x898->data.i;
-  A.v_x898_n = v_x898->len;
-  RtValue *v_x900 = NULL;
+  A.v_x822_d = v_x822->data.i;
+  A.v_x822_n = v_x822->len;
+  A.v_x823_d = v_x823->data.i;
+  A.v_x823_n = v_x823->len;
+  A.v_x824 = v_x824;
+  RtValue *v_x826 = NULL;
+  RtValue *v_x830 = NULL;
   /* MAP */
   {
-    const int64_t t256 = v_x895->len;
-    v_x900 = rtg_vec_new(RT_INT, t256);
-    A.v_x900_d = v_x900->data.i;
-    A.v_x900_n = v_x900->len;
-    rtg::map("K15", loc, K15_0_pull{A}, K15_0_store{A}, t256);
-  }
-  *out_v_x900 = v_x900;
-  return;
-fail:
-  rt_release(v_x900);
-}
-
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x895, RtValue *v_x898, RtValue **out_v_x900) {
-  RtValue *vals[] = {v_x895, v_x898};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K15_host(err, loc, run, v_x895, v_x898, out_v_x900);
-    rtg_host_ran();
-  } else {
-    K15_gpu(err, loc, run, v_x895, v_x898, out_v_x900);
-  }
-}
-
-/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x901_d = v_x901->data.i;
-  const int64_t v_x901_n = v_x901->len;
-  int32_t *v_x902_d = v_x902->data.i;
-  const int64_t v_x902_n = v_x902->len;
-  int32_t *v_x905_d = v_x905->data.i;
-  const int64_t v_x905_n = v_x905->len;
-  const int64_t *v_x915_off = rt_seg_offsets(v_x915);
-  const int64_t v_x915_n = v_x915->len;
-  RtValue *v_x911 = NULL;
-  RtValue *v_x912 = NULL;
-  RtValue *v_x925 = NULL;
-  RtValue *v_x926 = NULL;
-  RtValue *v_x919 = NULL;
-  RtValue *v_x932 = NULL;
-  /* FILTER */
-  {
-    const int64_t t257 = v_x905_n;
-    const int64_t t258 = t257 > 0 ? (t257 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t259 = (uint8_t *)rt_alloc_atomic((size_t)t257 + 1);
-    int64_t *t260 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t258 + 1));
-    RT_PARALLEL_FOR_IF(t258 > 1)
-    for (int64_t t261 = 0; t261 < t258; t261++) {
-      int64_t kept = 0;
-      const int64_t t261_end = (t261 + 1) * RT_CHUNK < t257 ? (t261 + 1) * RT_CHUNK : t257;
-      for (int64_t t262 = t261 * RT_CHUNK; t262 < t261_end; t262++) {
-        const int32_t t263 = (int32_t)t262;
-        int32_t t261x0;
-        uint8_t t261x1;
-        int t265 = 0; /* nonzero: a check below failed */
-        int t266 = (uint64_t)(int64_t)t263 < (uint64_t)v_x901_n;
-        int32_t t264 = t266 ? v_x901_d[t263] : 0;
-        t265 |= !t266;
-        int t268 = (uint64_t)(int64_t)t264 < (uint64_t)v_x902_n;
-        int32_t t267 = t268 ? v_x902_d[t264] : 0;
-        t265 |= !t268;
-        int32_t t269 = v_x905_d[t263];
-        uint8_t t271 = rt_lt_i(t269, t267);
-        if (__builtin_expect(t265 != 0, 0)) { /* again, recording the error */
-          int32_t t272;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x901_n) {
-            t272 = v_x901_d[t263];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x901_n, 0.0);
-            t272 = 0;
-          }
-          int32_t t273;
-          if ((uint64_t)(int64_t)t272 < (uint64_t)v_x902_n) {
-            t273 = v_x902_d[t272];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t272, v_x902_n, 0.0);
-            t273 = 0;
-          }
-          int32_t t274 = v_x905_d[t263];
-          uint8_t t276 = rt_lt_i(t274, t273);
-        }
-        t261x0 = t269;
-        t261x1 = t271;
-        uint8_t t277;
-        t277 = t261x1;
-        t259[t262] = t277 != 0;
-        kept += t277 != 0;
-      }
-      t260[t261] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t259);
-      rt_free(t260);
+    const int64_t t505 = v_x824;
+    if (t505 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t505, 0.0, run};
       goto fail;
     }
-    int64_t t278 = 0;
-    for (int64_t t261 = 0; t261 < t258; t261++) {
-      const int64_t k = t260[t261];
-      t260[t261] = t278;
-      t278 += k;
+    v_x826 = rtg_vec_new(RT_INT, t505);
+    A.v_x826_d = v_x826->data.i;
+    A.v_x826_n = v_x826->len;
+    /* computed in the launch of SOAC 1 (K15_1_ride) */
+  }
+  /* SCAN */
+  {
+    const int64_t t506 = v_x824;
+    if (t506 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run};
+      goto fail;
     }
-    v_x911 = rt_value_new(rt_vec_type(RT_INT), t278);
-    int32_t *v_x911_d = v_x911->data.i;
-    const int64_t v_x911_n = v_x911->len;
-    v_x912 = rt_value_new(rt_vec_type(RT_BOOL), t278);
-    uint8_t *v_x912_d = v_x912->data.b;
-    const int64_t v_x912_n = v_x912->len;
-    RT_PARALLEL_FOR_IF(t258 > 1)
-    for (int64_t t261 = 0; t261 < t258; t261++) {
-      int64_t at = t260[t261];
-      const int64_t t261_end = (t261 + 1) * RT_CHUNK < t257 ? (t261 + 1) * RT_CHUNK : t257;
-      for (int64_t t262 = t261 * RT_CHUNK; t262 < t261_end; t262++) {
-        const int32_t t263 = (int32_t)t262;
-        if (!t259[t262])
-          continue;
-        int32_t t261y0;
-        uint8_t t261y1;
-        int t280 = 0; /* nonzero: a check below failed */
-        int t281 = (uint64_t)(int64_t)t263 < (uint64_t)v_x901_n;
-        int32_t t279 = t281 ? v_x901_d[t263] : 0;
-        t280 |= !t281;
-        int t283 = (uint64_t)(int64_t)t279 < (uint64_t)v_x902_n;
-        int32_t t282 = t283 ? v_x902_d[t279] : 0;
-        t280 |= !t283;
-        int32_t t284 = v_x905_d[t263];
-        uint8_t t286 = rt_lt_i(t284, t282);
-        if (__builtin_expect(t280 != 0, 0)) { /* again, recording the error */
-          int32_t t287;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x901_n) {
-            t287 = v_x901_d[t263];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x901_n, 0.0);
-            t287 = 0;
-          }
-          int32_t t288;
-          if ((uint64_t)(int64_t)t287 < (uint64_t)v_x902_n) {
-            t288 = v_x902_d[t287];
-          } else {
-            NESSIE_RECORD(err, t262, RT_CHECK_INDEX, 0, 0, RT_GATHER, t287, v_x902_n, 0.0);
-            t288 = 0;
-          }
-          int32_t t289 = v_x905_d[t263];
-          uint8_t t291 = rt_lt_i(t289, t288);
+    v_x830 = rtg_vec_new(RT_INT, t506);
+    A.v_x830_d = v_x830->data.i;
+    A.v_x830_n = v_x830->len;
+    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t506, K15_1_ride{A});
+  }
+  *out_v_x826 = v_x826;
+  *out_v_x830 = v_x830;
+  return;
+fail:
+  rt_release(v_x826);
+  rt_release(v_x830);
+}
+
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
+  RtValue *vals[] = {v_x822, v_x823};
+  const int64_t sizes[] = {(int64_t)v_x824, (int64_t)v_x824};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K15_host(err, loc, run, v_x822, v_x823, v_x824, out_v_x826, out_v_x830);
+    rtg_host_ran();
+  } else {
+    K15_gpu(err, loc, run, v_x822, v_x823, v_x824, out_v_x826, out_v_x830);
+  }
+}
+
+/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x843_d = v_x843->data.i;
+  const int64_t v_x843_n = v_x843->len;
+  int32_t *v_x846_d = v_x846->data.i;
+  const int64_t v_x846_n = v_x846->len;
+  RtValue *v_x852 = NULL;
+  RtValue *v_x848 = NULL;
+  RtValue *v_x854 = NULL;
+  RtValue *v_x858 = NULL;
+  /* MAP */
+  {
+    const int64_t t507 = v_x831;
+    if (t507 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0);
+      goto fail;
+    }
+    v_x852 = rt_value_new(rt_vec_type(RT_INT), t507);
+    int32_t *v_x852_d = v_x852->data.i;
+    const int64_t v_x852_n = v_x852->len;
+    v_x848 = rt_value_new(rt_vec_type(RT_INT), t507);
+    int32_t *v_x848_d = v_x848->data.i;
+    const int64_t v_x848_n = v_x848->len;
+    v_x854 = rt_value_new(rt_vec_type(RT_INT), t507);
+    int32_t *v_x854_d = v_x854->data.i;
+    const int64_t v_x854_n = v_x854->len;
+    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
+    for (int64_t t508 = 0; t508 < t507; t508++) {
+      const int32_t t509 = (int32_t)t508;
+      int t512 = 0; /* nonzero: a check below failed */
+      int32_t t511 = rt_div_i(t509, 2, &t512);
+      int32_t t514 = rt_rem_i(t509, 2, &t512);
+      int32_t t516 = rt_mul_i(t514, v_x838);
+      int32_t t518 = rt_add_i(t516, t511);
+      int t520 = (uint64_t)(int64_t)t518 < (uint64_t)v_x843_n;
+      int32_t t519 = t520 ? v_x843_d[t518] : 0;
+      t512 |= !t520;
+      int t522 = (uint64_t)(int64_t)t518 < (uint64_t)v_x846_n;
+      int32_t t521 = t522 ? v_x846_d[t518] : 0;
+      t512 |= !t522;
+      int32_t t524 = rt_add_i(t521, t519);
+      int32_t t526 = rt_sub_i(t524, t521);
+      if (__builtin_expect(t512 != 0, 0)) { /* again, recording the error */
+        int t527 = 0;
+        int32_t t528 = rt_div_i(t509, 2, &t527);
+        if (t527) {
+          NESSIE_RECORD(err, t508, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0);
         }
-        t261y0 = t284;
-        t261y1 = t286;
-        if (t259[t262]) {
-          v_x911_d[at] = t261y0;
-          v_x912_d[at] = t261y1;
-          at++;
+        int t529 = 0;
+        int32_t t530 = rt_rem_i(t509, 2, &t529);
+        if (t529) {
+          NESSIE_RECORD(err, t508, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0);
         }
+        int32_t t532 = rt_mul_i(t530, v_x838);
+        int32_t t534 = rt_add_i(t532, t528);
+        int32_t t535;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x843_n) {
+          t535 = v_x843_d[t534];
+        } else {
+          NESSIE_RECORD(err, t508, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x843_n, 0.0);
+          t535 = 0;
+        }
+        int32_t t536;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x846_n) {
+          t536 = v_x846_d[t534];
+        } else {
+          NESSIE_RECORD(err, t508, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x846_n, 0.0);
+          t536 = 0;
+        }
+        int32_t t538 = rt_add_i(t536, t535);
+        int32_t t540 = rt_sub_i(t538, t536);
       }
+      v_x852_d[t508] = 1;
+      v_x848_d[t508] = t521;
+      v_x854_d[t508] = t526;
     }
-    rt_free(t259);
-    rt_free(t260);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x911_d = v_x911->data.i;
-    const int64_t v_x911_n = v_x911->len;
-    uint8_t *v_x912_d = v_x912->data.b;
-    const int64_t v_x912_n = v_x912->len;
-    /* FILTER */
+    int32_t *v_x852_d = v_x852->data.i;
+    const int64_t v_x852_n = v_x852->len;
+    int32_t *v_x848_d = v_x848->data.i;
+    const int64_t v_x848_n = v_x848->len;
+    int32_t *v_x854_d = v_x854->data.i;
+    const int64_t v_x854_n = v_x854->len;
+    /* SCAN */
     {
-      const int64_t t292 = v_x905_n;
-      const int64_t t293 = t292 > 0 ? (t292 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t294 = (uint8_t *)rt_alloc_atomic((size_t)t292 + 1);
-      int64_t *t295 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t293 + 1));
-      RT_PARALLEL_FOR_IF(t293 > 1)
-      for (int64_t t296 = 0; t296 < t293; t296++) {
-        int64_t kept = 0;
-        const int64_t t296_end = (t296 + 1) * RT_CHUNK < t292 ? (t296 + 1) * RT_CHUNK : t292;
-        for (int64_t t297 = t296 * RT_CHUNK; t297 < t296_end; t297++) {
-          const int32_t t298 = (int32_t)t297;
-          int32_t t296x0;
-          uint8_t t296x1;
-          int t300 = 0; /* nonzero: a check below failed */
-          int t301 = (uint64_t)(int64_t)t298 < (uint64_t)v_x901_n;
-          int32_t t299 = t301 ? v_x901_d[t298] : 0;
-          t300 |= !t301;
-          int t303 = (uint64_t)(int64_t)t299 < (uint64_t)v_x902_n;
-          int32_t t302 = t303 ? v_x902_d[t299] : 0;
-          t300 |= !t303;
-          int32_t t304 = v_x905_d[t298];
-          uint8_t t306 = rt_gt_i(t304, t302);
-          if (__builtin_expect(t300 != 0, 0)) { /* again, recording the error */
-            int32_t t307;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x901_n) {
-              t307 = v_x901_d[t298];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x901_n, 0.0);
-              t307 = 0;
-            }
-            int32_t t308;
-            if ((uint64_t)(int64_t)t307 < (uint64_t)v_x902_n) {
-              t308 = v_x902_d[t307];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x902_n, 0.0);
-              t308 = 0;
-            }
-            int32_t t309 = v_x905_d[t298];
-            uint8_t t311 = rt_gt_i(t309, t308);
-          }
-          t296x0 = t304;
-          t296x1 = t306;
-          uint8_t t312;
-          t312 = t296x1;
-          t294[t297] = t312 != 0;
-          kept += t312 != 0;
-        }
-        t295[t296] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t294);
-        rt_free(t295);
+      const int64_t t541 = v_x831;
+      if (t541 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t541, 0.0);
         goto fail;
       }
-      int64_t t313 = 0;
-      for (int64_t t296 = 0; t296 < t293; t296++) {
-        const int64_t k = t295[t296];
-        t295[t296] = t313;
-        t313 += k;
+      const int64_t t542 = t541 > 0 ? (t541 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t543 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t542);
+      RT_PARALLEL_FOR_IF(t542 > 1)
+      for (int64_t t544 = 0; t544 < t542; t544++) {
+        int32_t t544a0;
+        t544a0 = 0;
+        const int64_t t544_end = (t544 + 1) * RT_CHUNK < t541 ? (t544 + 1) * RT_CHUNK : t541;
+        for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
+          const int32_t t546 = (int32_t)t545;
+          int32_t t544x0;
+          int t549 = 0; /* nonzero: a check below failed */
+          int32_t t548 = rt_div_i(t546, 2, &t549);
+          int32_t t551 = rt_rem_i(t546, 2, &t549);
+          int32_t t553 = rt_mul_i(t551, v_x838);
+          int32_t t555 = rt_add_i(t553, t548);
+          int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x843_n;
+          int32_t t556 = t557 ? v_x843_d[t555] : 0;
+          t549 |= !t557;
+          int t559 = (uint64_t)(int64_t)t555 < (uint64_t)v_x846_n;
+          int32_t t558 = t559 ? v_x846_d[t555] : 0;
+          t549 |= !t559;
+          int32_t t561 = rt_add_i(t558, t556);
+          int32_t t563 = rt_sub_i(t561, t558);
+          if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
+            int t564 = 0;
+            int32_t t565 = rt_div_i(t546, 2, &t564);
+            if (t564) {
+              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t564, RT_DIV, 0, 0, 0.0);
+            }
+            int t566 = 0;
+            int32_t t567 = rt_rem_i(t546, 2, &t566);
+            if (t566) {
+              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t566, RT_REM, 0, 0, 0.0);
+            }
+            int32_t t569 = rt_mul_i(t567, v_x838);
+            int32_t t571 = rt_add_i(t569, t565);
+            int32_t t572;
+            if ((uint64_t)(int64_t)t571 < (uint64_t)v_x843_n) {
+              t572 = v_x843_d[t571];
+            } else {
+              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x843_n, 0.0);
+              t572 = 0;
+            }
+            int32_t t573;
+            if ((uint64_t)(int64_t)t571 < (uint64_t)v_x846_n) {
+              t573 = v_x846_d[t571];
+            } else {
+              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x846_n, 0.0);
+              t573 = 0;
+            }
+            int32_t t575 = rt_add_i(t573, t572);
+            int32_t t577 = rt_sub_i(t575, t573);
+          }
+          t544x0 = t563;
+          int32_t t579 = rt_add_i(t544a0, t544x0);
+          t544a0 = t579;
+        }
+        t543[t544] = t544a0;
       }
-      v_x925 = rt_value_new(rt_vec_type(RT_INT), t313);
-      int32_t *v_x925_d = v_x925->data.i;
-      const int64_t v_x925_n = v_x925->len;
-      v_x926 = rt_value_new(rt_vec_type(RT_BOOL), t313);
-      uint8_t *v_x926_d = v_x926->data.b;
-      const int64_t v_x926_n = v_x926->len;
-      RT_PARALLEL_FOR_IF(t293 > 1)
-      for (int64_t t296 = 0; t296 < t293; t296++) {
-        int64_t at = t295[t296];
-        const int64_t t296_end = (t296 + 1) * RT_CHUNK < t292 ? (t296 + 1) * RT_CHUNK : t292;
-        for (int64_t t297 = t296 * RT_CHUNK; t297 < t296_end; t297++) {
-          const int32_t t298 = (int32_t)t297;
-          if (!t294[t297])
-            continue;
-          int32_t t296y0;
-          uint8_t t296y1;
-          int t315 = 0; /* nonzero: a check below failed */
-          int t316 = (uint64_t)(int64_t)t298 < (uint64_t)v_x901_n;
-          int32_t t314 = t316 ? v_x901_d[t298] : 0;
-          t315 |= !t316;
-          int t318 = (uint64_t)(int64_t)t314 < (uint64_t)v_x902_n;
-          int32_t t317 = t318 ? v_x902_d[t314] : 0;
-          t315 |= !t318;
-          int32_t t319 = v_x905_d[t298];
-          uint8_t t321 = rt_gt_i(t319, t317);
-          if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
-            int32_t t322;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x901_n) {
-              t322 = v_x901_d[t298];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x901_n, 0.0);
-              t322 = 0;
+      int32_t t544t0;
+      t544t0 = 0;
+      for (int64_t t544 = 0; t544 < t542; t544++) {
+        const int32_t t580 = t543[t544];
+        t543[t544] = t544t0;
+        int32_t t582 = rt_add_i(t544t0, t580);
+        t544t0 = t582;
+      }
+      v_x858 = rt_value_new(rt_vec_type(RT_INT), t541);
+      int32_t *v_x858_d = v_x858->data.i;
+      const int64_t v_x858_n = v_x858->len;
+      RT_PARALLEL_FOR_IF(t542 > 1)
+      for (int64_t t544 = 0; t544 < t542; t544++) {
+        int32_t t544p0;
+        t544p0 = t543[t544];
+        const int64_t t544_end = (t544 + 1) * RT_CHUNK < t541 ? (t544 + 1) * RT_CHUNK : t541;
+        for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
+          const int32_t t546 = (int32_t)t545;
+          v_x858_d[t545] = t544p0;
+          int32_t t544y0;
+          int t585 = 0; /* nonzero: a check below failed */
+          int32_t t584 = rt_div_i(t546, 2, &t585);
+          int32_t t587 = rt_rem_i(t546, 2, &t585);
+          int32_t t589 = rt_mul_i(t587, v_x838);
+          int32_t t591 = rt_add_i(t589, t584);
+          int t593 = (uint64_t)(int64_t)t591 < (uint64_t)v_x843_n;
+          int32_t t592 = t593 ? v_x843_d[t591] : 0;
+          t585 |= !t593;
+          int t595 = (uint64_t)(int64_t)t591 < (uint64_t)v_x846_n;
+          int32_t t594 = t595 ? v_x846_d[t591] : 0;
+          t585 |= !t595;
+          int32_t t597 = rt_add_i(t594, t592);
+          int32_t t599 = rt_sub_i(t597, t594);
+          if (__builtin_expect(t585 != 0, 0)) { /* again, recording the error */
+            int t600 = 0;
+            int32_t t601 = rt_div_i(t546, 2, &t600);
+            if (t600) {
+              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t600, RT_DIV, 0, 0, 0.0);
             }
-            int32_t t323;
-            if ((uint64_t)(int64_t)t322 < (uint64_t)v_x902_n) {
-              t323 = v_x902_d[t322];
-            } else {
-              NESSIE_RECORD(err, t297, RT_CHECK_INDEX, 0, 0, RT_GATHER, t322, v_x902_n, 0.0);
-              t323 = 0;
+            int t602 = 0;
+            int32_t t603 = rt_rem_i(t546, 2, &t602);
+            if (t602) {
+              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t602, RT_REM, 0, 0, 0.0);
             }
-            int32_t t324 = v_x905_d[t298];
-            uint8_t t326 = rt_gt_i(t324, t323);
+            int32_t t605 = rt_mul_i(t603, v_x838);
+            int32_t t607 = rt_add_i(t605, t601);
+            int32_t t608;
+            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x843_n) {
+              t608 = v_x843_d[t607];
+            } else {
+              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x843_n, 0.0);
+              t608 = 0;
+            }
+            int32_t t609;
+            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x846_n) {
+              t609 = v_x846_d[t607];
+            } else {
+              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x846_n, 0.0);
+              t609 = 0;
+            }
+            int32_t t611 = rt_add_i(t609, t608);
+            int32_t t613 = rt_sub_i(t611, t609);
           }
-          t296y0 = t319;
-          t296y1 = t321;
-          if (t294[t297]) {
-            v_x925_d[at] = t296y0;
-            v_x926_d[at] = t296y1;
-            at++;
-          }
+          t544y0 = t599;
+          int32_t t615 = rt_add_i(t544p0, t544y0);
+          t544p0 = t615;
         }
       }
-      rt_free(t294);
-      rt_free(t295);
+      rt_free(t543);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      int32_t *v_x925_d = v_x925->data.i;
-      const int64_t v_x925_n = v_x925->len;
-      uint8_t *v_x926_d = v_x926->data.b;
-      const int64_t v_x926_n = v_x926->len;
-      /* SEG_REDUCE */
-      {
-        v_x919 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
-        int32_t *v_x919_d = v_x919->data.i;
-        const int64_t v_x919_n = v_x919->len;
-        v_x932 = rt_value_new(rt_vec_type(RT_INT), v_x915_n);
-        int32_t *v_x932_d = v_x932->data.i;
-        const int64_t v_x932_n = v_x932->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x915_n >= 64)
-        for (int64_t t327 = 0; t327 < v_x915_n; t327++) {
-          int32_t t327a0;
-          int32_t t327a1;
-          t327a0 = 0;
-          t327a1 = 0;
-          for (int64_t t328 = v_x915_off[t327]; t328 < v_x915_off[t327 + 1]; t328++) {
-            const int32_t t329 = (int32_t)t328;
-            int32_t t327x0;
-            int32_t t327x1;
-            int t331 = 0; /* nonzero: a check below failed */
-            int t332 = (uint64_t)(int64_t)t329 < (uint64_t)v_x901_n;
-            int32_t t330 = t332 ? v_x901_d[t329] : 0;
-            t331 |= !t332;
-            int t334 = (uint64_t)(int64_t)t330 < (uint64_t)v_x902_n;
-            int32_t t333 = t334 ? v_x902_d[t330] : 0;
-            t331 |= !t334;
-            int t336 = (uint64_t)(int64_t)t329 < (uint64_t)v_x905_n;
-            int32_t t335 = t336 ? v_x905_d[t329] : 0;
-            t331 |= !t336;
-            uint8_t t338 = rt_lt_i(t335, t333);
-            int32_t t340 = rt_btoi_b(t338);
-            uint8_t t342 = rt_gt_i(t335, t333);
-            int32_t t344 = rt_btoi_b(t342);
-            if (__builtin_expect(t331 != 0, 0)) { /* again, recording the error */
-              int32_t t345;
-              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x901_n) {
-                t345 = v_x901_d[t329];
-              } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t329, v_x901_n, 0.0);
-                t345 = 0;
-              }
-              int32_t t346;
-              if ((uint64_t)(int64_t)t345 < (uint64_t)v_x902_n) {
-                t346 = v_x902_d[t345];
-              } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 0, 0, RT_GATHER, t345, v_x902_n, 0.0);
-                t346 = 0;
-              }
-              int32_t t347;
-              if ((uint64_t)(int64_t)t329 < (uint64_t)v_x905_n) {
-                t347 = v_x905_d[t329];
-              } else {
-                NESSIE_RECORD(err, t328, RT_CHECK_INDEX, 3, 0, RT_GATHER, t329, v_x905_n, 0.0);
-                t347 = 0;
-              }
-              uint8_t t349 = rt_lt_i(t347, t346);
-              int32_t t351 = rt_btoi_b(t349);
-              uint8_t t353 = rt_gt_i(t347, t346);
-              int32_t t355 = rt_btoi_b(t353);
-            }
-            t327x0 = t340;
-            t327x1 = t344;
-            int32_t t357 = rt_add_i(t327a0, t327x0);
-            int32_t t359 = rt_add_i(t327a1, t327x1);
-            t327a0 = t357;
-            t327a1 = t359;
-          }
-          v_x919_d[t327] = t327a0;
-          v_x932_d[t327] = t327a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x911 = v_x911;
-  *out_v_x919 = v_x919;
-  *out_v_x925 = v_x925;
-  *out_v_x932 = v_x932;
-  rt_release(v_x912);
-  rt_release(v_x926);
+  *out_v_x848 = v_x848;
+  *out_v_x852 = v_x852;
+  *out_v_x854 = v_x854;
+  *out_v_x858 = v_x858;
   return;
 fail:
-  rt_release(v_x911);
-  rt_release(v_x912);
-  rt_release(v_x925);
-  rt_release(v_x926);
-  rt_release(v_x919);
-  rt_release(v_x932);
+  rt_release(v_x852);
+  rt_release(v_x848);
+  rt_release(v_x854);
+  rt_release(v_x858);
 }
 
-/* K16: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x901_d; int64_t v_x901_n;
-  int32_t *v_x902_d; int64_t v_x902_n;
-  int32_t *v_x905_d; int64_t v_x905_n;
-  const int64_t *v_x915_off; int64_t v_x915_n;
-  int32_t *v_x911_d; int64_t v_x911_n;
-  uint8_t *v_x912_d; int64_t v_x912_n;
-  int32_t *v_x925_d; int64_t v_x925_n;
-  uint8_t *v_x926_d; int64_t v_x926_n;
-  int32_t *v_x919_d; int64_t v_x919_n;
-  int32_t *v_x932_d; int64_t v_x932_n;
+  int32_t v_x831;
+  int32_t v_x838;
+  int32_t *v_x843_d; int64_t v_x843_n;
+  int32_t *v_x846_d; int64_t v_x846_n;
+  int32_t *v_x852_d; int64_t v_x852_n;
+  int32_t *v_x848_d; int64_t v_x848_n;
+  int32_t *v_x854_d; int64_t v_x854_n;
+  int32_t *v_x858_d; int64_t v_x858_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
-  uint8_t v1;
+  int32_t v1;
+  int32_t v2;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t361 = 0; /* nonzero: a check below failed */
-    int t362 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n;
-    int32_t t360 = t362 ? A.v_x901_d[ix] : 0;
-    t361 |= !t362;
-    int t364 = (uint64_t)(int64_t)t360 < (uint64_t)A.v_x902_n;
-    int32_t t363 = t364 ? A.v_x902_d[t360] : 0;
-    t361 |= !t364;
-    int32_t t365 = A.v_x905_d[ix];
-    uint8_t t367 = rt_lt_i(t365, t363);
-    if (__builtin_expect(t361 != 0, 0)) { /* again, recording the error */
-      int32_t t368;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n) {
-        t368 = A.v_x901_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x901_n, 0.0);
-        t368 = 0;
+    int t618 = 0; /* nonzero: a check below failed */
+    int32_t t617 = rt_div_i(ix, 2, &t618);
+    int32_t t620 = rt_rem_i(ix, 2, &t618);
+    int32_t t622 = rt_mul_i(t620, A.v_x838);
+    int32_t t624 = rt_add_i(t622, t617);
+    int t626 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_x843_n;
+    int32_t t625 = t626 ? A.v_x843_d[t624] : 0;
+    t618 |= !t626;
+    int t628 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_x846_n;
+    int32_t t627 = t628 ? A.v_x846_d[t624] : 0;
+    t618 |= !t628;
+    int32_t t630 = rt_add_i(t627, t625);
+    int32_t t632 = rt_sub_i(t630, t627);
+    if (__builtin_expect(t618 != 0, 0)) { /* again, recording the error */
+      int t633 = 0;
+      int32_t t634 = rt_div_i(ix, 2, &t633);
+      if (t633) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t633, RT_DIV, 0, 0, 0.0);
       }
-      int32_t t369;
-      if ((uint64_t)(int64_t)t368 < (uint64_t)A.v_x902_n) {
-        t369 = A.v_x902_d[t368];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t368, A.v_x902_n, 0.0);
-        t369 = 0;
+      int t635 = 0;
+      int32_t t636 = rt_rem_i(ix, 2, &t635);
+      if (t635) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t635, RT_REM, 0, 0, 0.0);
       }
-      int32_t t370 = A.v_x905_d[ix];
-      uint8_t t372 = rt_lt_i(t370, t369);
+      int32_t t638 = rt_mul_i(t636, A.v_x838);
+      int32_t t640 = rt_add_i(t638, t634);
+      int32_t t641;
+      if ((uint64_t)(int64_t)t640 < (uint64_t)A.v_x843_n) {
+        t641 = A.v_x843_d[t640];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, A.v_x843_n, 0.0);
+        t641 = 0;
+      }
+      int32_t t642;
+      if ((uint64_t)(int64_t)t640 < (uint64_t)A.v_x846_n) {
+        t642 = A.v_x846_d[t640];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, A.v_x846_n, 0.0);
+        t642 = 0;
+      }
+      int32_t t644 = rt_add_i(t642, t641);
+      int32_t t646 = rt_sub_i(t644, t642);
     }
-    return K16_0_V{t365, t367};
+    return K16_0_V{1, t627, t632};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x911_d[i] = v.v0;
-    A.v_x912_d[i] = v.v1;
-  }
-};
-struct K16_0_pred {
-  K16_A A;
-  __device__ bool operator()(int64_t i, const K16_0_V &v) const {
-    return (bool)v.v1;
+    A.v_x852_d[i] = v.v0;
+    A.v_x848_d[i] = v.v1;
+    A.v_x854_d[i] = v.v2;
   }
 };
 struct alignas(8) K16_1_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K16_1_pull {
   K16_A A;
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t374 = 0; /* nonzero: a check below failed */
-    int t375 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n;
-    int32_t t373 = t375 ? A.v_x901_d[ix] : 0;
-    t374 |= !t375;
-    int t377 = (uint64_t)(int64_t)t373 < (uint64_t)A.v_x902_n;
-    int32_t t376 = t377 ? A.v_x902_d[t373] : 0;
-    t374 |= !t377;
-    int32_t t378 = A.v_x905_d[ix];
-    uint8_t t380 = rt_gt_i(t378, t376);
-    if (__builtin_expect(t374 != 0, 0)) { /* again, recording the error */
-      int32_t t381;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n) {
-        t381 = A.v_x901_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x901_n, 0.0);
-        t381 = 0;
+    int t649 = 0; /* nonzero: a check below failed */
+    int32_t t648 = rt_div_i(ix, 2, &t649);
+    int32_t t651 = rt_rem_i(ix, 2, &t649);
+    int32_t t653 = rt_mul_i(t651, A.v_x838);
+    int32_t t655 = rt_add_i(t653, t648);
+    int t657 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x843_n;
+    int32_t t656 = t657 ? A.v_x843_d[t655] : 0;
+    t649 |= !t657;
+    int t659 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x846_n;
+    int32_t t658 = t659 ? A.v_x846_d[t655] : 0;
+    t649 |= !t659;
+    int32_t t661 = rt_add_i(t658, t656);
+    int32_t t663 = rt_sub_i(t661, t658);
+    if (__builtin_expect(t649 != 0, 0)) { /* again, recording the error */
+      int t664 = 0;
+      int32_t t665 = rt_div_i(ix, 2, &t664);
+      if (t664) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t664, RT_DIV, 0, 0, 0.0);
       }
-      int32_t t382;
-      if ((uint64_t)(int64_t)t381 < (uint64_t)A.v_x902_n) {
-        t382 = A.v_x902_d[t381];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t381, A.v_x902_n, 0.0);
-        t382 = 0;
+      int t666 = 0;
+      int32_t t667 = rt_rem_i(ix, 2, &t666);
+      if (t666) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t666, RT_REM, 0, 0, 0.0);
       }
-      int32_t t383 = A.v_x905_d[ix];
-      uint8_t t385 = rt_gt_i(t383, t382);
+      int32_t t669 = rt_mul_i(t667, A.v_x838);
+      int32_t t671 = rt_add_i(t669, t665);
+      int32_t t672;
+      if ((uint64_t)(int64_t)t671 < (uint64_t)A.v_x843_n) {
+        t672 = A.v_x843_d[t671];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, A.v_x843_n, 0.0);
+        t672 = 0;
+      }
+      int32_t t673;
+      if ((uint64_t)(int64_t)t671 < (uint64_t)A.v_x846_n) {
+        t673 = A.v_x846_d[t671];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, A.v_x846_n, 0.0);
+        t673 = 0;
+      }
+      int32_t t675 = rt_add_i(t673, t672);
+      int32_t t677 = rt_sub_i(t675, t673);
     }
-    return K16_1_V{t378, t380};
+    return K16_1_V{t663};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x925_d[i] = v.v0;
-    A.v_x926_d[i] = v.v1;
+    A.v_x858_d[i] = v.v0;
   }
 };
-struct K16_1_pred {
+struct K16_1_op {
   K16_A A;
-  __device__ bool operator()(int64_t i, const K16_1_V &v) const {
-    return (bool)v.v1;
+  __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
+    int32_t t679 = rt_add_i(a.v0, b.v0);
+    return K16_1_V{t679};
   }
 };
-struct alignas(8) K16_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K16_2_pull {
+struct K16_1_ride {
   K16_A A;
-  __device__ K16_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t387 = 0; /* nonzero: a check below failed */
-    int t388 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n;
-    int32_t t386 = t388 ? A.v_x901_d[ix] : 0;
-    t387 |= !t388;
-    int t390 = (uint64_t)(int64_t)t386 < (uint64_t)A.v_x902_n;
-    int32_t t389 = t390 ? A.v_x902_d[t386] : 0;
-    t387 |= !t390;
-    int t392 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x905_n;
-    int32_t t391 = t392 ? A.v_x905_d[ix] : 0;
-    t387 |= !t392;
-    uint8_t t394 = rt_lt_i(t391, t389);
-    int32_t t396 = rt_btoi_b(t394);
-    uint8_t t398 = rt_gt_i(t391, t389);
-    int32_t t400 = rt_btoi_b(t398);
-    if (__builtin_expect(t387 != 0, 0)) { /* again, recording the error */
-      int32_t t401;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x901_n) {
-        t401 = A.v_x901_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x901_n, 0.0);
-        t401 = 0;
-      }
-      int32_t t402;
-      if ((uint64_t)(int64_t)t401 < (uint64_t)A.v_x902_n) {
-        t402 = A.v_x902_d[t401];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, A.v_x902_n, 0.0);
-        t402 = 0;
-      }
-      int32_t t403;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x905_n) {
-        t403 = A.v_x905_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x905_n, 0.0);
-        t403 = 0;
-      }
-      uint8_t t405 = rt_lt_i(t403, t402);
-      int32_t t407 = rt_btoi_b(t405);
-      uint8_t t409 = rt_gt_i(t403, t402);
-      int32_t t411 = rt_btoi_b(t409);
-    }
-    return K16_2_V{t396, t400};
+  __device__ void operator()(int64_t i, const K16_1_V &v) const {
+    K16_0_store{A}(i, K16_0_pull{A}(i)); /* MAP 0 rides here */
+    K16_1_store{A}(i, v);
   }
 };
-struct K16_2_store {
-  K16_A A;
-  __device__ void operator()(int64_t i, const K16_2_V &v) const {
-    A.v_x919_d[i] = v.v0;
-    A.v_x932_d[i] = v.v1;
-  }
-};
-struct K16_2_op {
-  K16_A A;
-  __device__ K16_2_V operator()(const K16_2_V &a, const K16_2_V &b) const {
-    int32_t t413 = rt_add_i(a.v0, b.v0);
-    int32_t t415 = rt_add_i(a.v1, b.v1);
-    return K16_2_V{t413, t415};
-  }
-};
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x901_d = v_x901->data.i;
-  A.v_x901_n = v_x901->len;
-  A.v_x902_d = v_x902->data.i;
-  A.v_x902_n = v_x902->len;
-  A.v_x905_d = v_x905->data.i;
-  A.v_x905_n = v_x905->len;
-  A.v_x915_off = rtg_seg_offsets(v_x915);
-  A.v_x915_n = v_x915->len;
-  RtValue *v_x911 = NULL;
-  RtValue *v_x912 = NULL;
-  RtValue *v_x925 = NULL;
-  RtValue *v_x926 = NULL;
-  RtValue *v_x919 = NULL;
-  RtValue *v_x932 = NULL;
-  /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t416, t417; /* the slot of SOAC 0's count, its size */
-  int64_t *t418, t419; /* the slot of SOAC 1's count, its size */
+  A.v_x831 = v_x831;
+  A.v_x838 = v_x838;
+  A.v_x843_d = v_x843->data.i;
+  A.v_x843_n = v_x843->len;
+  A.v_x846_d = v_x846->data.i;
+  A.v_x846_n = v_x846->len;
+  RtValue *v_x852 = NULL;
+  RtValue *v_x848 = NULL;
+  RtValue *v_x854 = NULL;
+  RtValue *v_x858 = NULL;
+  /* MAP */
   {
-    const int64_t t420 = v_x905->len;
-    v_x911 = rtg_vec_new(RT_INT, t420);
-    A.v_x911_d = v_x911->data.i;
-    A.v_x911_n = v_x911->len;
-    v_x912 = rtg_vec_new(RT_BOOL, t420);
-    A.v_x912_d = v_x912->data.b;
-    A.v_x912_n = v_x912->len;
-    t417 = t420;
-    const int64_t t421 = v_x905->len;
-    v_x925 = rtg_vec_new(RT_INT, t421);
-    A.v_x925_d = v_x925->data.i;
-    A.v_x925_n = v_x925->len;
-    v_x926 = rtg_vec_new(RT_BOOL, t421);
-    A.v_x926_d = v_x926->data.b;
-    A.v_x926_n = v_x926->len;
-    t419 = t421;
-    int64_t *t422[2];
-    rtg::filters_launch("K16", loc, t421, t422, rtg::filter_part<K16_0_V>(K16_0_pull{A}, K16_0_pred{A}, K16_0_store{A}, K16_0_store{A}, false), rtg::filter_part<K16_1_V>(K16_1_pull{A}, K16_1_pred{A}, K16_1_store{A}, K16_1_store{A}, false));
-    t416 = t422[0];
-    t418 = t422[1];
+    const int64_t t680 = v_x831;
+    if (t680 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t680, 0.0, run};
+      goto fail;
+    }
+    v_x852 = rtg_vec_new(RT_INT, t680);
+    A.v_x852_d = v_x852->data.i;
+    A.v_x852_n = v_x852->len;
+    v_x848 = rtg_vec_new(RT_INT, t680);
+    A.v_x848_d = v_x848->data.i;
+    A.v_x848_n = v_x848->len;
+    v_x854 = rtg_vec_new(RT_INT, t680);
+    A.v_x854_d = v_x854->data.i;
+    A.v_x854_n = v_x854->len;
+    /* computed in the launch of SOAC 1 (K16_1_ride) */
   }
+  /* SCAN */
   {
-    const int64_t t423 = rtg::filter_count(t416);
-    v_x911 = rtg_vec_fit(v_x911, t423);
-    A.v_x911_d = v_x911->data.i;
-    A.v_x911_n = v_x911->len;
-    v_x912 = rtg_vec_fit(v_x912, t423);
-    A.v_x912_d = v_x912->data.b;
-    A.v_x912_n = v_x912->len;
+    const int64_t t681 = v_x831;
+    if (t681 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t681, 0.0, run};
+      goto fail;
+    }
+    v_x858 = rtg_vec_new(RT_INT, t681);
+    A.v_x858_d = v_x858->data.i;
+    A.v_x858_n = v_x858->len;
+    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t681, K16_1_ride{A});
   }
-  {
-    const int64_t t424 = rtg::filter_count(t418);
-    v_x925 = rtg_vec_fit(v_x925, t424);
-    A.v_x925_d = v_x925->data.i;
-    A.v_x925_n = v_x925->len;
-    v_x926 = rtg_vec_fit(v_x926, t424);
-    A.v_x926_d = v_x926->data.b;
-    A.v_x926_n = v_x926->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t425 = v_x915->len;
-    v_x919 = rtg_vec_new(RT_INT, t425);
-    A.v_x919_d = v_x919->data.i;
-    A.v_x919_n = v_x919->len;
-    v_x932 = rtg_vec_new(RT_INT, t425);
-    A.v_x932_d = v_x932->data.i;
-    A.v_x932_n = v_x932->len;
-    rtg::segmented("K16", loc, K16_2_pull{A}, K16_2_op{A}, K16_2_V{0, 0}, v_x915, false, K16_2_store{A});
-  }
-  *out_v_x911 = v_x911;
-  *out_v_x919 = v_x919;
-  *out_v_x925 = v_x925;
-  *out_v_x932 = v_x932;
-  rt_release(v_x912);
-  rt_release(v_x926);
+  *out_v_x848 = v_x848;
+  *out_v_x852 = v_x852;
+  *out_v_x854 = v_x854;
+  *out_v_x858 = v_x858;
   return;
 fail:
-  rt_release(v_x911);
-  rt_release(v_x912);
-  rt_release(v_x925);
-  rt_release(v_x926);
-  rt_release(v_x919);
-  rt_release(v_x932);
+  rt_release(v_x852);
+  rt_release(v_x848);
+  rt_release(v_x854);
+  rt_release(v_x858);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x901, RtValue *v_x902, RtValue *v_x905, RtValue *v_x915, RtValue **out_v_x911, RtValue **out_v_x919, RtValue **out_v_x925, RtValue **out_v_x932) {
-  RtValue *vals[] = {v_x901, v_x902, v_x905, v_x915};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K16_host(err, loc, run, v_x901, v_x902, v_x905, v_x915, out_v_x911, out_v_x919, out_v_x925, out_v_x932);
+static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
+  RtValue *vals[] = {v_x843, v_x846};
+  const int64_t sizes[] = {(int64_t)v_x831, (int64_t)v_x831};
+  if (rtg_choose_host(vals, 2, sizes, 2)) {
+    K16_host(err, loc, run, v_x831, v_x838, v_x843, v_x846, out_v_x848, out_v_x852, out_v_x854, out_v_x858);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x901, v_x902, v_x905, v_x915, out_v_x911, out_v_x919, out_v_x925, out_v_x932);
+    K16_gpu(err, loc, run, v_x831, v_x838, v_x843, v_x846, out_v_x848, out_v_x852, out_v_x854, out_v_x858);
   }
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
   (void)loc;
   (void)run;
-  int32_t *v_x933_d = v_x933->data.i;
-  const int64_t v_x933_n = v_x933->len;
-  int32_t *v_x934_d = v_x934->data.i;
-  const int64_t v_x934_n = v_x934->len;
-  RtValue *v_x937 = NULL;
-  RtValue *v_x941 = NULL;
+  RtValue *v_x861 = NULL;
+  RtValue *v_x865 = NULL;
   /* MAP */
   {
-    const int64_t t426 = v_x935;
-    if (t426 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t426, 0.0);
+    const int64_t t682 = v_x859;
+    if (t682 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t682, 0.0);
       goto fail;
     }
-    v_x937 = rt_value_new(rt_vec_type(RT_INT), t426);
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
-    RT_PARALLEL_FOR_IF(t426 >= RT_PARALLEL_MIN)
-    for (int64_t t427 = 0; t427 < t426; t427++) {
-      const int32_t t428 = (int32_t)t427;
-      int t433 = 0; /* nonzero: a check below failed */
-      uint8_t t430 = rt_lt_i(t428, (int32_t)v_x933_n);
-      int32_t t431;
-      if (t430) {
-        int t434 = (uint64_t)(int64_t)t428 < (uint64_t)v_x933_n;
-        int32_t t432 = t434 ? v_x933_d[t428] : 0;
-        t433 |= !t434;
-        t431 = t432;
-      } else {
-        int32_t t436 = rt_sub_i(t428, (int32_t)v_x933_n);
-        int t438 = (uint64_t)(int64_t)t436 < (uint64_t)v_x934_n;
-        int32_t t437 = t438 ? v_x934_d[t436] : 0;
-        t433 |= !t438;
-        t431 = t437;
-      }
-      if (__builtin_expect(t433 != 0, 0)) { /* again, recording the error */
-        uint8_t t440 = rt_lt_i(t428, (int32_t)v_x933_n);
-        int32_t t441;
-        if (t440) {
-          int32_t t442;
-          if ((uint64_t)(int64_t)t428 < (uint64_t)v_x933_n) {
-            t442 = v_x933_d[t428];
-          } else {
-            NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t428, v_x933_n, 0.0);
-            t442 = 0;
-          }
-          t441 = t442;
-        } else {
-          int32_t t444 = rt_sub_i(t428, (int32_t)v_x933_n);
-          int32_t t445;
-          if ((uint64_t)(int64_t)t444 < (uint64_t)v_x934_n) {
-            t445 = v_x934_d[t444];
-          } else {
-            NESSIE_RECORD(err, t427, RT_CHECK_INDEX, 0, 0, RT_GATHER, t444, v_x934_n, 0.0);
-            t445 = 0;
-          }
-          t441 = t445;
-        }
-      }
-      v_x937_d[t427] = t431;
+    v_x861 = rt_value_new(rt_vec_type(RT_INT), t682);
+    int32_t *v_x861_d = v_x861->data.i;
+    const int64_t v_x861_n = v_x861->len;
+    RT_PARALLEL_FOR_IF(t682 >= RT_PARALLEL_MIN)
+    for (int64_t t683 = 0; t683 < t682; t683++) {
+      const int32_t t684 = (int32_t)t683;
+      v_x861_d[t683] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x937_d = v_x937->data.i;
-    const int64_t v_x937_n = v_x937->len;
+    int32_t *v_x861_d = v_x861->data.i;
+    const int64_t v_x861_n = v_x861->len;
     /* SCAN */
     {
-      const int64_t t446 = v_x935;
-      if (t446 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t446, 0.0);
+      const int64_t t685 = v_x859;
+      if (t685 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t685, 0.0);
         goto fail;
       }
-      const int64_t t447 = t446 > 0 ? (t446 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t448 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t447);
-      RT_PARALLEL_FOR_IF(t447 > 1)
-      for (int64_t t449 = 0; t449 < t447; t449++) {
-        int32_t t449a0;
-        t449a0 = 0;
-        const int64_t t449_end = (t449 + 1) * RT_CHUNK < t446 ? (t449 + 1) * RT_CHUNK : t446;
-        for (int64_t t450 = t449 * RT_CHUNK; t450 < t449_end; t450++) {
-          const int32_t t451 = (int32_t)t450;
-          int32_t t449x0;
-          int t456 = 0; /* nonzero: a check below failed */
-          uint8_t t453 = rt_lt_i(t451, (int32_t)v_x933_n);
-          int32_t t454;
-          if (t453) {
-            int t457 = (uint64_t)(int64_t)t451 < (uint64_t)v_x933_n;
-            int32_t t455 = t457 ? v_x933_d[t451] : 0;
-            t456 |= !t457;
-            t454 = t455;
-          } else {
-            int32_t t459 = rt_sub_i(t451, (int32_t)v_x933_n);
-            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x934_n;
-            int32_t t460 = t461 ? v_x934_d[t459] : 0;
-            t456 |= !t461;
-            t454 = t460;
-          }
-          if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
-            uint8_t t463 = rt_lt_i(t451, (int32_t)v_x933_n);
-            int32_t t464;
-            if (t463) {
-              int32_t t465;
-              if ((uint64_t)(int64_t)t451 < (uint64_t)v_x933_n) {
-                t465 = v_x933_d[t451];
-              } else {
-                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_x933_n, 0.0);
-                t465 = 0;
-              }
-              t464 = t465;
-            } else {
-              int32_t t467 = rt_sub_i(t451, (int32_t)v_x933_n);
-              int32_t t468;
-              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x934_n) {
-                t468 = v_x934_d[t467];
-              } else {
-                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x934_n, 0.0);
-                t468 = 0;
-              }
-              t464 = t468;
-            }
-          }
-          t449x0 = t454;
-          int32_t t470 = rt_add_i(t449a0, t449x0);
-          t449a0 = t470;
+      const int64_t t686 = t685 > 0 ? (t685 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t687 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t686);
+      RT_PARALLEL_FOR_IF(t686 > 1)
+      for (int64_t t688 = 0; t688 < t686; t688++) {
+        int32_t t688a0;
+        t688a0 = 0;
+        const int64_t t688_end = (t688 + 1) * RT_CHUNK < t685 ? (t688 + 1) * RT_CHUNK : t685;
+        for (int64_t t689 = t688 * RT_CHUNK; t689 < t688_end; t689++) {
+          const int32_t t690 = (int32_t)t689;
+          int32_t t688x0;
+          t688x0 = 2;
+          int32_t t692 = rt_add_i(t688a0, t688x0);
+          t688a0 = t692;
         }
-        t448[t449] = t449a0;
+        t687[t688] = t688a0;
       }
-      int32_t t449t0;
-      t449t0 = 0;
-      for (int64_t t449 = 0; t449 < t447; t449++) {
-        const int32_t t471 = t448[t449];
-        t448[t449] = t449t0;
-        int32_t t473 = rt_add_i(t449t0, t471);
-        t449t0 = t473;
+      int32_t t688t0;
+      t688t0 = 0;
+      for (int64_t t688 = 0; t688 < t686; t688++) {
+        const int32_t t693 = t687[t688];
+        t687[t688] = t688t0;
+        int32_t t695 = rt_add_i(t688t0, t693);
+        t688t0 = t695;
       }
-      v_x941 = rt_value_new(rt_vec_type(RT_INT), t446);
-      int32_t *v_x941_d = v_x941->data.i;
-      const int64_t v_x941_n = v_x941->len;
-      RT_PARALLEL_FOR_IF(t447 > 1)
-      for (int64_t t449 = 0; t449 < t447; t449++) {
-        int32_t t449p0;
-        t449p0 = t448[t449];
-        const int64_t t449_end = (t449 + 1) * RT_CHUNK < t446 ? (t449 + 1) * RT_CHUNK : t446;
-        for (int64_t t450 = t449 * RT_CHUNK; t450 < t449_end; t450++) {
-          const int32_t t451 = (int32_t)t450;
-          v_x941_d[t450] = t449p0;
-          int32_t t449y0;
-          int t478 = 0; /* nonzero: a check below failed */
-          uint8_t t475 = rt_lt_i(t451, (int32_t)v_x933_n);
-          int32_t t476;
-          if (t475) {
-            int t479 = (uint64_t)(int64_t)t451 < (uint64_t)v_x933_n;
-            int32_t t477 = t479 ? v_x933_d[t451] : 0;
-            t478 |= !t479;
-            t476 = t477;
-          } else {
-            int32_t t481 = rt_sub_i(t451, (int32_t)v_x933_n);
-            int t483 = (uint64_t)(int64_t)t481 < (uint64_t)v_x934_n;
-            int32_t t482 = t483 ? v_x934_d[t481] : 0;
-            t478 |= !t483;
-            t476 = t482;
-          }
-          if (__builtin_expect(t478 != 0, 0)) { /* again, recording the error */
-            uint8_t t485 = rt_lt_i(t451, (int32_t)v_x933_n);
-            int32_t t486;
-            if (t485) {
-              int32_t t487;
-              if ((uint64_t)(int64_t)t451 < (uint64_t)v_x933_n) {
-                t487 = v_x933_d[t451];
-              } else {
-                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t451, v_x933_n, 0.0);
-                t487 = 0;
-              }
-              t486 = t487;
-            } else {
-              int32_t t489 = rt_sub_i(t451, (int32_t)v_x933_n);
-              int32_t t490;
-              if ((uint64_t)(int64_t)t489 < (uint64_t)v_x934_n) {
-                t490 = v_x934_d[t489];
-              } else {
-                NESSIE_RECORD(err, t450, RT_CHECK_INDEX, 0, 0, RT_GATHER, t489, v_x934_n, 0.0);
-                t490 = 0;
-              }
-              t486 = t490;
-            }
-          }
-          t449y0 = t476;
-          int32_t t492 = rt_add_i(t449p0, t449y0);
-          t449p0 = t492;
+      v_x865 = rt_value_new(rt_vec_type(RT_INT), t685);
+      int32_t *v_x865_d = v_x865->data.i;
+      const int64_t v_x865_n = v_x865->len;
+      RT_PARALLEL_FOR_IF(t686 > 1)
+      for (int64_t t688 = 0; t688 < t686; t688++) {
+        int32_t t688p0;
+        t688p0 = t687[t688];
+        const int64_t t688_end = (t688 + 1) * RT_CHUNK < t685 ? (t688 + 1) * RT_CHUNK : t685;
+        for (int64_t t689 = t688 * RT_CHUNK; t689 < t688_end; t689++) {
+          const int32_t t690 = (int32_t)t689;
+          v_x865_d[t689] = t688p0;
+          int32_t t688y0;
+          t688y0 = 2;
+          int32_t t697 = rt_add_i(t688p0, t688y0);
+          t688p0 = t697;
         }
       }
-      rt_free(t448);
+      rt_free(t687);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x937 = v_x937;
-  *out_v_x941 = v_x941;
+  *out_v_x861 = v_x861;
+  *out_v_x865 = v_x865;
   return;
 fail:
-  rt_release(v_x937);
-  rt_release(v_x941);
+  rt_release(v_x861);
+  rt_release(v_x865);
 }
 
 /* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x933_d; int64_t v_x933_n;
-  int32_t *v_x934_d; int64_t v_x934_n;
-  int32_t v_x935;
-  int32_t *v_x937_d; int64_t v_x937_n;
-  int32_t *v_x941_d; int64_t v_x941_n;
+  int32_t v_x859;
+  int32_t *v_x861_d; int64_t v_x861_n;
+  int32_t *v_x865_d; int64_t v_x865_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -2954,52 +3456,13 @@ struct K17_0_pull {
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t497 = 0; /* nonzero: a check below failed */
-    uint8_t t494 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-    int32_t t495;
-    if (t494) {
-      int t498 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
-      int32_t t496 = t498 ? A.v_x933_d[ix] : 0;
-      t497 |= !t498;
-      t495 = t496;
-    } else {
-      int32_t t500 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-      int t502 = (uint64_t)(int64_t)t500 < (uint64_t)A.v_x934_n;
-      int32_t t501 = t502 ? A.v_x934_d[t500] : 0;
-      t497 |= !t502;
-      t495 = t501;
-    }
-    if (__builtin_expect(t497 != 0, 0)) { /* again, recording the error */
-      uint8_t t504 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-      int32_t t505;
-      if (t504) {
-        int32_t t506;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n) {
-          t506 = A.v_x933_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x933_n, 0.0);
-          t506 = 0;
-        }
-        t505 = t506;
-      } else {
-        int32_t t508 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-        int32_t t509;
-        if ((uint64_t)(int64_t)t508 < (uint64_t)A.v_x934_n) {
-          t509 = A.v_x934_d[t508];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, A.v_x934_n, 0.0);
-          t509 = 0;
-        }
-        t505 = t509;
-      }
-    }
-    return K17_0_V{t495};
+    return K17_0_V{2};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x937_d[i] = v.v0;
+    A.v_x861_d[i] = v.v0;
   }
 };
 struct alignas(8) K17_1_V {
@@ -3010,59 +3473,20 @@ struct K17_1_pull {
   __device__ K17_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t514 = 0; /* nonzero: a check below failed */
-    uint8_t t511 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-    int32_t t512;
-    if (t511) {
-      int t515 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n;
-      int32_t t513 = t515 ? A.v_x933_d[ix] : 0;
-      t514 |= !t515;
-      t512 = t513;
-    } else {
-      int32_t t517 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-      int t519 = (uint64_t)(int64_t)t517 < (uint64_t)A.v_x934_n;
-      int32_t t518 = t519 ? A.v_x934_d[t517] : 0;
-      t514 |= !t519;
-      t512 = t518;
-    }
-    if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
-      uint8_t t521 = rt_lt_i(ix, (int32_t)A.v_x933_n);
-      int32_t t522;
-      if (t521) {
-        int32_t t523;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x933_n) {
-          t523 = A.v_x933_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x933_n, 0.0);
-          t523 = 0;
-        }
-        t522 = t523;
-      } else {
-        int32_t t525 = rt_sub_i(ix, (int32_t)A.v_x933_n);
-        int32_t t526;
-        if ((uint64_t)(int64_t)t525 < (uint64_t)A.v_x934_n) {
-          t526 = A.v_x934_d[t525];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t525, A.v_x934_n, 0.0);
-          t526 = 0;
-        }
-        t522 = t526;
-      }
-    }
-    return K17_1_V{t512};
+    return K17_1_V{2};
   }
 };
 struct K17_1_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x941_d[i] = v.v0;
+    A.v_x865_d[i] = v.v0;
   }
 };
 struct K17_1_op {
   K17_A A;
   __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    int32_t t528 = rt_add_i(a.v0, b.v0);
-    return K17_1_V{t528};
+    int32_t t699 = rt_add_i(a.v0, b.v0);
+    return K17_1_V{t699};
   }
 };
 struct K17_1_ride {
@@ -3072,618 +3496,425 @@ struct K17_1_ride {
     K17_1_store{A}(i, v);
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x933_d = v_x933->data.i;
-  A.v_x933_n = v_x933->len;
-  A.v_x934_d = v_x934->data.i;
-  A.v_x934_n = v_x934->len;
-  A.v_x935 = v_x935;
-  RtValue *v_x937 = NULL;
-  RtValue *v_x941 = NULL;
+  A.v_x859 = v_x859;
+  RtValue *v_x861 = NULL;
+  RtValue *v_x865 = NULL;
   /* MAP */
   {
-    const int64_t t529 = v_x935;
-    if (t529 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t529, 0.0, run};
+    const int64_t t700 = v_x859;
+    if (t700 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, run};
       goto fail;
     }
-    v_x937 = rtg_vec_new(RT_INT, t529);
-    A.v_x937_d = v_x937->data.i;
-    A.v_x937_n = v_x937->len;
+    v_x861 = rtg_vec_new(RT_INT, t700);
+    A.v_x861_d = v_x861->data.i;
+    A.v_x861_n = v_x861->len;
     /* computed in the launch of SOAC 1 (K17_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t530 = v_x935;
-    if (t530 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t530, 0.0, run};
+    const int64_t t701 = v_x859;
+    if (t701 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t701, 0.0, run};
       goto fail;
     }
-    v_x941 = rtg_vec_new(RT_INT, t530);
-    A.v_x941_d = v_x941->data.i;
-    A.v_x941_n = v_x941->len;
-    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t530, K17_1_ride{A});
+    v_x865 = rtg_vec_new(RT_INT, t701);
+    A.v_x865_d = v_x865->data.i;
+    A.v_x865_n = v_x865->len;
+    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t701, K17_1_ride{A});
   }
-  *out_v_x937 = v_x937;
-  *out_v_x941 = v_x941;
+  *out_v_x861 = v_x861;
+  *out_v_x865 = v_x865;
   return;
 fail:
-  rt_release(v_x937);
-  rt_release(v_x941);
+  rt_release(v_x861);
+  rt_release(v_x865);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, RtValue *v_x933, RtValue *v_x934, int32_t v_x935, RtValue **out_v_x937, RtValue **out_v_x941) {
-  RtValue *vals[] = {v_x933, v_x934};
-  const int64_t sizes[] = {(int64_t)v_x935, (int64_t)v_x935};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K17_host(err, loc, run, v_x933, v_x934, v_x935, out_v_x937, out_v_x941);
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x859, (int64_t)v_x859};
+  if (rtg_choose_host(vals, 0, sizes, 2)) {
+    K17_host(err, loc, run, v_x859, out_v_x861, out_v_x865);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x933, v_x934, v_x935, out_v_x937, out_v_x941);
+    K17_gpu(err, loc, run, v_x859, out_v_x861, out_v_x865);
   }
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
   (void)loc;
   (void)run;
-  int32_t *v_x954_d = v_x954->data.i;
-  const int64_t v_x954_n = v_x954->len;
-  int32_t *v_x957_d = v_x957->data.i;
-  const int64_t v_x957_n = v_x957->len;
-  RtValue *v_x963 = NULL;
-  RtValue *v_x959 = NULL;
-  RtValue *v_x965 = NULL;
-  RtValue *v_x969 = NULL;
+  int32_t *v_x866_d = v_x866->data.i;
+  const int64_t v_x866_n = v_x866->len;
+  int32_t *v_x867_d = v_x867->data.i;
+  const int64_t v_x867_n = v_x867->len;
+  int32_t *v_x868_d = v_x868->data.i;
+  const int64_t v_x868_n = v_x868->len;
+  int32_t *v_x869_d = v_x869->data.i;
+  const int64_t v_x869_n = v_x869->len;
+  int32_t *v_x873_d = v_x873->data.i;
+  const int64_t v_x873_n = v_x873->len;
+  RtValue *v_x875 = NULL;
   /* MAP */
   {
-    const int64_t t531 = v_x942;
-    if (t531 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t531, 0.0);
+    const int64_t t702 = v_x870;
+    if (t702 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t702, 0.0);
       goto fail;
     }
-    v_x963 = rt_value_new(rt_vec_type(RT_INT), t531);
-    int32_t *v_x963_d = v_x963->data.i;
-    const int64_t v_x963_n = v_x963->len;
-    v_x959 = rt_value_new(rt_vec_type(RT_INT), t531);
-    int32_t *v_x959_d = v_x959->data.i;
-    const int64_t v_x959_n = v_x959->len;
-    v_x965 = rt_value_new(rt_vec_type(RT_INT), t531);
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
-    RT_PARALLEL_FOR_IF(t531 >= RT_PARALLEL_MIN)
-    for (int64_t t532 = 0; t532 < t531; t532++) {
-      const int32_t t533 = (int32_t)t532;
-      int t536 = 0; /* nonzero: a check below failed */
-      int32_t t535 = rt_div_i(t533, 2, &t536);
-      int32_t t538 = rt_rem_i(t533, 2, &t536);
-      int32_t t540 = rt_mul_i(t538, v_x949);
-      int32_t t542 = rt_add_i(t540, t535);
-      int t544 = (uint64_t)(int64_t)t542 < (uint64_t)v_x954_n;
-      int32_t t543 = t544 ? v_x954_d[t542] : 0;
-      t536 |= !t544;
-      int t546 = (uint64_t)(int64_t)t542 < (uint64_t)v_x957_n;
-      int32_t t545 = t546 ? v_x957_d[t542] : 0;
-      t536 |= !t546;
-      int32_t t548 = rt_add_i(t545, t543);
-      int32_t t550 = rt_sub_i(t548, t545);
-      if (__builtin_expect(t536 != 0, 0)) { /* again, recording the error */
-        int t551 = 0;
-        int32_t t552 = rt_div_i(t533, 2, &t551);
-        if (t551) {
-          NESSIE_RECORD(err, t532, RT_CHECK_SCALAR, 0, t551, RT_DIV, 0, 0, 0.0);
-        }
-        int t553 = 0;
-        int32_t t554 = rt_rem_i(t533, 2, &t553);
-        if (t553) {
-          NESSIE_RECORD(err, t532, RT_CHECK_SCALAR, 0, t553, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t556 = rt_mul_i(t554, v_x949);
-        int32_t t558 = rt_add_i(t556, t552);
-        int32_t t559;
-        if ((uint64_t)(int64_t)t558 < (uint64_t)v_x954_n) {
-          t559 = v_x954_d[t558];
+    v_x875 = rt_value_new(rt_vec_type(RT_INT), t702);
+    int32_t *v_x875_d = v_x875->data.i;
+    const int64_t v_x875_n = v_x875->len;
+    RT_PARALLEL_FOR_IF(t702 >= RT_PARALLEL_MIN)
+    for (int64_t t703 = 0; t703 < t702; t703++) {
+      const int32_t t704 = (int32_t)t703;
+      int t706 = 0; /* nonzero: a check below failed */
+      int t707 = (uint64_t)(int64_t)t704 < (uint64_t)v_x866_n;
+      int32_t t705 = t707 ? v_x866_d[t704] : 0;
+      t706 |= !t707;
+      int t709 = (uint64_t)(int64_t)t705 < (uint64_t)v_x869_n;
+      int32_t t708 = t709 ? v_x869_d[t705] : 0;
+      t706 |= !t709;
+      int t711 = (uint64_t)(int64_t)t705 < (uint64_t)v_x867_n;
+      int32_t t710 = t711 ? v_x867_d[t705] : 0;
+      t706 |= !t711;
+      int32_t t713 = rt_sub_i(t704, t710);
+      int t715 = (uint64_t)(int64_t)t705 < (uint64_t)v_x868_n;
+      int32_t t714 = t715 ? v_x868_d[t705] : 0;
+      t706 |= !t715;
+      int32_t t717 = rt_mul_i(t713, t714);
+      int32_t t719 = rt_add_i(t708, t717);
+      int t721 = (uint64_t)(int64_t)t719 < (uint64_t)v_x873_n;
+      int32_t t720 = t721 ? v_x873_d[t719] : 0;
+      t706 |= !t721;
+      if (__builtin_expect(t706 != 0, 0)) { /* again, recording the error */
+        int32_t t722;
+        if ((uint64_t)(int64_t)t704 < (uint64_t)v_x866_n) {
+          t722 = v_x866_d[t704];
         } else {
-          NESSIE_RECORD(err, t532, RT_CHECK_INDEX, 0, 0, RT_GATHER, t558, v_x954_n, 0.0);
-          t559 = 0;
+          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t704, v_x866_n, 0.0);
+          t722 = 0;
         }
-        int32_t t560;
-        if ((uint64_t)(int64_t)t558 < (uint64_t)v_x957_n) {
-          t560 = v_x957_d[t558];
+        int32_t t723;
+        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x869_n) {
+          t723 = v_x869_d[t722];
         } else {
-          NESSIE_RECORD(err, t532, RT_CHECK_INDEX, 0, 0, RT_GATHER, t558, v_x957_n, 0.0);
-          t560 = 0;
+          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x869_n, 0.0);
+          t723 = 0;
         }
-        int32_t t562 = rt_add_i(t560, t559);
-        int32_t t564 = rt_sub_i(t562, t560);
+        int32_t t724;
+        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x867_n) {
+          t724 = v_x867_d[t722];
+        } else {
+          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x867_n, 0.0);
+          t724 = 0;
+        }
+        int32_t t726 = rt_sub_i(t704, t724);
+        int32_t t727;
+        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x868_n) {
+          t727 = v_x868_d[t722];
+        } else {
+          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x868_n, 0.0);
+          t727 = 0;
+        }
+        int32_t t729 = rt_mul_i(t726, t727);
+        int32_t t731 = rt_add_i(t723, t729);
+        int32_t t732;
+        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x873_n) {
+          t732 = v_x873_d[t731];
+        } else {
+          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t731, v_x873_n, 0.0);
+          t732 = 0;
+        }
       }
-      v_x963_d[t532] = 1;
-      v_x959_d[t532] = t545;
-      v_x965_d[t532] = t550;
+      v_x875_d[t703] = t720;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x963_d = v_x963->data.i;
-    const int64_t v_x963_n = v_x963->len;
-    int32_t *v_x959_d = v_x959->data.i;
-    const int64_t v_x959_n = v_x959->len;
-    int32_t *v_x965_d = v_x965->data.i;
-    const int64_t v_x965_n = v_x965->len;
-    /* SCAN */
-    {
-      const int64_t t565 = v_x942;
-      if (t565 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t565, 0.0);
-        goto fail;
-      }
-      const int64_t t566 = t565 > 0 ? (t565 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t567 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t566);
-      RT_PARALLEL_FOR_IF(t566 > 1)
-      for (int64_t t568 = 0; t568 < t566; t568++) {
-        int32_t t568a0;
-        t568a0 = 0;
-        const int64_t t568_end = (t568 + 1) * RT_CHUNK < t565 ? (t568 + 1) * RT_CHUNK : t565;
-        for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
-          const int32_t t570 = (int32_t)t569;
-          int32_t t568x0;
-          int t573 = 0; /* nonzero: a check below failed */
-          int32_t t572 = rt_div_i(t570, 2, &t573);
-          int32_t t575 = rt_rem_i(t570, 2, &t573);
-          int32_t t577 = rt_mul_i(t575, v_x949);
-          int32_t t579 = rt_add_i(t577, t572);
-          int t581 = (uint64_t)(int64_t)t579 < (uint64_t)v_x954_n;
-          int32_t t580 = t581 ? v_x954_d[t579] : 0;
-          t573 |= !t581;
-          int t583 = (uint64_t)(int64_t)t579 < (uint64_t)v_x957_n;
-          int32_t t582 = t583 ? v_x957_d[t579] : 0;
-          t573 |= !t583;
-          int32_t t585 = rt_add_i(t582, t580);
-          int32_t t587 = rt_sub_i(t585, t582);
-          if (__builtin_expect(t573 != 0, 0)) { /* again, recording the error */
-            int t588 = 0;
-            int32_t t589 = rt_div_i(t570, 2, &t588);
-            if (t588) {
-              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t588, RT_DIV, 0, 0, 0.0);
-            }
-            int t590 = 0;
-            int32_t t591 = rt_rem_i(t570, 2, &t590);
-            if (t590) {
-              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t590, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t593 = rt_mul_i(t591, v_x949);
-            int32_t t595 = rt_add_i(t593, t589);
-            int32_t t596;
-            if ((uint64_t)(int64_t)t595 < (uint64_t)v_x954_n) {
-              t596 = v_x954_d[t595];
-            } else {
-              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x954_n, 0.0);
-              t596 = 0;
-            }
-            int32_t t597;
-            if ((uint64_t)(int64_t)t595 < (uint64_t)v_x957_n) {
-              t597 = v_x957_d[t595];
-            } else {
-              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t595, v_x957_n, 0.0);
-              t597 = 0;
-            }
-            int32_t t599 = rt_add_i(t597, t596);
-            int32_t t601 = rt_sub_i(t599, t597);
-          }
-          t568x0 = t587;
-          int32_t t603 = rt_add_i(t568a0, t568x0);
-          t568a0 = t603;
-        }
-        t567[t568] = t568a0;
-      }
-      int32_t t568t0;
-      t568t0 = 0;
-      for (int64_t t568 = 0; t568 < t566; t568++) {
-        const int32_t t604 = t567[t568];
-        t567[t568] = t568t0;
-        int32_t t606 = rt_add_i(t568t0, t604);
-        t568t0 = t606;
-      }
-      v_x969 = rt_value_new(rt_vec_type(RT_INT), t565);
-      int32_t *v_x969_d = v_x969->data.i;
-      const int64_t v_x969_n = v_x969->len;
-      RT_PARALLEL_FOR_IF(t566 > 1)
-      for (int64_t t568 = 0; t568 < t566; t568++) {
-        int32_t t568p0;
-        t568p0 = t567[t568];
-        const int64_t t568_end = (t568 + 1) * RT_CHUNK < t565 ? (t568 + 1) * RT_CHUNK : t565;
-        for (int64_t t569 = t568 * RT_CHUNK; t569 < t568_end; t569++) {
-          const int32_t t570 = (int32_t)t569;
-          v_x969_d[t569] = t568p0;
-          int32_t t568y0;
-          int t609 = 0; /* nonzero: a check below failed */
-          int32_t t608 = rt_div_i(t570, 2, &t609);
-          int32_t t611 = rt_rem_i(t570, 2, &t609);
-          int32_t t613 = rt_mul_i(t611, v_x949);
-          int32_t t615 = rt_add_i(t613, t608);
-          int t617 = (uint64_t)(int64_t)t615 < (uint64_t)v_x954_n;
-          int32_t t616 = t617 ? v_x954_d[t615] : 0;
-          t609 |= !t617;
-          int t619 = (uint64_t)(int64_t)t615 < (uint64_t)v_x957_n;
-          int32_t t618 = t619 ? v_x957_d[t615] : 0;
-          t609 |= !t619;
-          int32_t t621 = rt_add_i(t618, t616);
-          int32_t t623 = rt_sub_i(t621, t618);
-          if (__builtin_expect(t609 != 0, 0)) { /* again, recording the error */
-            int t624 = 0;
-            int32_t t625 = rt_div_i(t570, 2, &t624);
-            if (t624) {
-              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t624, RT_DIV, 0, 0, 0.0);
-            }
-            int t626 = 0;
-            int32_t t627 = rt_rem_i(t570, 2, &t626);
-            if (t626) {
-              NESSIE_RECORD(err, t569, RT_CHECK_SCALAR, 0, t626, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t629 = rt_mul_i(t627, v_x949);
-            int32_t t631 = rt_add_i(t629, t625);
-            int32_t t632;
-            if ((uint64_t)(int64_t)t631 < (uint64_t)v_x954_n) {
-              t632 = v_x954_d[t631];
-            } else {
-              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x954_n, 0.0);
-              t632 = 0;
-            }
-            int32_t t633;
-            if ((uint64_t)(int64_t)t631 < (uint64_t)v_x957_n) {
-              t633 = v_x957_d[t631];
-            } else {
-              NESSIE_RECORD(err, t569, RT_CHECK_INDEX, 0, 0, RT_GATHER, t631, v_x957_n, 0.0);
-              t633 = 0;
-            }
-            int32_t t635 = rt_add_i(t633, t632);
-            int32_t t637 = rt_sub_i(t635, t633);
-          }
-          t568y0 = t623;
-          int32_t t639 = rt_add_i(t568p0, t568y0);
-          t568p0 = t639;
-        }
-      }
-      rt_free(t567);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x959 = v_x959;
-  *out_v_x963 = v_x963;
-  *out_v_x965 = v_x965;
-  *out_v_x969 = v_x969;
+  *out_v_x875 = v_x875;
   return;
 fail:
-  rt_release(v_x963);
-  rt_release(v_x959);
-  rt_release(v_x965);
-  rt_release(v_x969);
+  rt_release(v_x875);
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t v_x942;
-  int32_t v_x949;
-  int32_t *v_x954_d; int64_t v_x954_n;
-  int32_t *v_x957_d; int64_t v_x957_n;
-  int32_t *v_x963_d; int64_t v_x963_n;
-  int32_t *v_x959_d; int64_t v_x959_n;
-  int32_t *v_x965_d; int64_t v_x965_n;
-  int32_t *v_x969_d; int64_t v_x969_n;
+  int32_t *v_x866_d; int64_t v_x866_n;
+  int32_t *v_x867_d; int64_t v_x867_n;
+  int32_t *v_x868_d; int64_t v_x868_n;
+  int32_t *v_x869_d; int64_t v_x869_n;
+  int32_t v_x870;
+  int32_t *v_x873_d; int64_t v_x873_n;
+  int32_t *v_x875_d; int64_t v_x875_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K18_0_pull {
   K18_A A;
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t642 = 0; /* nonzero: a check below failed */
-    int32_t t641 = rt_div_i(ix, 2, &t642);
-    int32_t t644 = rt_rem_i(ix, 2, &t642);
-    int32_t t646 = rt_mul_i(t644, A.v_x949);
-    int32_t t648 = rt_add_i(t646, t641);
-    int t650 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x954_n;
-    int32_t t649 = t650 ? A.v_x954_d[t648] : 0;
-    t642 |= !t650;
-    int t652 = (uint64_t)(int64_t)t648 < (uint64_t)A.v_x957_n;
-    int32_t t651 = t652 ? A.v_x957_d[t648] : 0;
-    t642 |= !t652;
-    int32_t t654 = rt_add_i(t651, t649);
-    int32_t t656 = rt_sub_i(t654, t651);
-    if (__builtin_expect(t642 != 0, 0)) { /* again, recording the error */
-      int t657 = 0;
-      int32_t t658 = rt_div_i(ix, 2, &t657);
-      if (t657) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t657, RT_DIV, 0, 0, 0.0);
-      }
-      int t659 = 0;
-      int32_t t660 = rt_rem_i(ix, 2, &t659);
-      if (t659) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t659, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t662 = rt_mul_i(t660, A.v_x949);
-      int32_t t664 = rt_add_i(t662, t658);
-      int32_t t665;
-      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x954_n) {
-        t665 = A.v_x954_d[t664];
+    int t734 = 0; /* nonzero: a check below failed */
+    int t735 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x866_n;
+    int32_t t733 = t735 ? A.v_x866_d[ix] : 0;
+    t734 |= !t735;
+    int t737 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x869_n;
+    int32_t t736 = t737 ? A.v_x869_d[t733] : 0;
+    t734 |= !t737;
+    int t739 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x867_n;
+    int32_t t738 = t739 ? A.v_x867_d[t733] : 0;
+    t734 |= !t739;
+    int32_t t741 = rt_sub_i(ix, t738);
+    int t743 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x868_n;
+    int32_t t742 = t743 ? A.v_x868_d[t733] : 0;
+    t734 |= !t743;
+    int32_t t745 = rt_mul_i(t741, t742);
+    int32_t t747 = rt_add_i(t736, t745);
+    int t749 = (uint64_t)(int64_t)t747 < (uint64_t)A.v_x873_n;
+    int32_t t748 = t749 ? A.v_x873_d[t747] : 0;
+    t734 |= !t749;
+    if (__builtin_expect(t734 != 0, 0)) { /* again, recording the error */
+      int32_t t750;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x866_n) {
+        t750 = A.v_x866_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x954_n, 0.0);
-        t665 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x866_n, 0.0);
+        t750 = 0;
       }
-      int32_t t666;
-      if ((uint64_t)(int64_t)t664 < (uint64_t)A.v_x957_n) {
-        t666 = A.v_x957_d[t664];
+      int32_t t751;
+      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x869_n) {
+        t751 = A.v_x869_d[t750];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t664, A.v_x957_n, 0.0);
-        t666 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x869_n, 0.0);
+        t751 = 0;
       }
-      int32_t t668 = rt_add_i(t666, t665);
-      int32_t t670 = rt_sub_i(t668, t666);
+      int32_t t752;
+      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x867_n) {
+        t752 = A.v_x867_d[t750];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x867_n, 0.0);
+        t752 = 0;
+      }
+      int32_t t754 = rt_sub_i(ix, t752);
+      int32_t t755;
+      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x868_n) {
+        t755 = A.v_x868_d[t750];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x868_n, 0.0);
+        t755 = 0;
+      }
+      int32_t t757 = rt_mul_i(t754, t755);
+      int32_t t759 = rt_add_i(t751, t757);
+      int32_t t760;
+      if ((uint64_t)(int64_t)t759 < (uint64_t)A.v_x873_n) {
+        t760 = A.v_x873_d[t759];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, A.v_x873_n, 0.0);
+        t760 = 0;
+      }
     }
-    return K18_0_V{1, t651, t656};
+    return K18_0_V{t748};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x963_d[i] = v.v0;
-    A.v_x959_d[i] = v.v1;
-    A.v_x965_d[i] = v.v2;
+    A.v_x875_d[i] = v.v0;
   }
 };
-struct alignas(8) K18_1_V {
-  int32_t v0;
-};
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t673 = 0; /* nonzero: a check below failed */
-    int32_t t672 = rt_div_i(ix, 2, &t673);
-    int32_t t675 = rt_rem_i(ix, 2, &t673);
-    int32_t t677 = rt_mul_i(t675, A.v_x949);
-    int32_t t679 = rt_add_i(t677, t672);
-    int t681 = (uint64_t)(int64_t)t679 < (uint64_t)A.v_x954_n;
-    int32_t t680 = t681 ? A.v_x954_d[t679] : 0;
-    t673 |= !t681;
-    int t683 = (uint64_t)(int64_t)t679 < (uint64_t)A.v_x957_n;
-    int32_t t682 = t683 ? A.v_x957_d[t679] : 0;
-    t673 |= !t683;
-    int32_t t685 = rt_add_i(t682, t680);
-    int32_t t687 = rt_sub_i(t685, t682);
-    if (__builtin_expect(t673 != 0, 0)) { /* again, recording the error */
-      int t688 = 0;
-      int32_t t689 = rt_div_i(ix, 2, &t688);
-      if (t688) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t688, RT_DIV, 0, 0, 0.0);
-      }
-      int t690 = 0;
-      int32_t t691 = rt_rem_i(ix, 2, &t690);
-      if (t690) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t690, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t693 = rt_mul_i(t691, A.v_x949);
-      int32_t t695 = rt_add_i(t693, t689);
-      int32_t t696;
-      if ((uint64_t)(int64_t)t695 < (uint64_t)A.v_x954_n) {
-        t696 = A.v_x954_d[t695];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, A.v_x954_n, 0.0);
-        t696 = 0;
-      }
-      int32_t t697;
-      if ((uint64_t)(int64_t)t695 < (uint64_t)A.v_x957_n) {
-        t697 = A.v_x957_d[t695];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t695, A.v_x957_n, 0.0);
-        t697 = 0;
-      }
-      int32_t t699 = rt_add_i(t697, t696);
-      int32_t t701 = rt_sub_i(t699, t697);
-    }
-    return K18_1_V{t687};
-  }
-};
-struct K18_1_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
-    A.v_x969_d[i] = v.v0;
-  }
-};
-struct K18_1_op {
-  K18_A A;
-  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    int32_t t703 = rt_add_i(a.v0, b.v0);
-    return K18_1_V{t703};
-  }
-};
-struct K18_1_ride {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
-    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
-    K18_1_store{A}(i, v);
-  }
-};
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x942 = v_x942;
-  A.v_x949 = v_x949;
-  A.v_x954_d = v_x954->data.i;
-  A.v_x954_n = v_x954->len;
-  A.v_x957_d = v_x957->data.i;
-  A.v_x957_n = v_x957->len;
-  RtValue *v_x963 = NULL;
-  RtValue *v_x959 = NULL;
-  RtValue *v_x965 = NULL;
-  RtValue *v_x969 = NULL;
+  A.v_x866_d = v_x866->data.i;
+  A.v_x866_n = v_x866->len;
+  A.v_x867_d = v_x867->data.i;
+  A.v_x867_n = v_x867->len;
+  A.v_x868_d = v_x868->data.i;
+  A.v_x868_n = v_x868->len;
+  A.v_x869_d = v_x869->data.i;
+  A.v_x869_n = v_x869->len;
+  A.v_x870 = v_x870;
+  A.v_x873_d = v_x873->data.i;
+  A.v_x873_n = v_x873->len;
+  RtValue *v_x875 = NULL;
   /* MAP */
   {
-    const int64_t t704 = v_x942;
-    if (t704 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t704, 0.0, run};
+    const int64_t t761 = v_x870;
+    if (t761 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t761, 0.0, run};
       goto fail;
     }
-    v_x963 = rtg_vec_new(RT_INT, t704);
-    A.v_x963_d = v_x963->data.i;
-    A.v_x963_n = v_x963->len;
-    v_x959 = rtg_vec_new(RT_INT, t704);
-    A.v_x959_d = v_x959->data.i;
-    A.v_x959_n = v_x959->len;
-    v_x965 = rtg_vec_new(RT_INT, t704);
-    A.v_x965_d = v_x965->data.i;
-    A.v_x965_n = v_x965->len;
-    /* computed in the launch of SOAC 1 (K18_1_ride) */
+    v_x875 = rtg_vec_new(RT_INT, t761);
+    A.v_x875_d = v_x875->data.i;
+    A.v_x875_n = v_x875->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t761);
   }
-  /* SCAN */
-  {
-    const int64_t t705 = v_x942;
-    if (t705 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t705, 0.0, run};
-      goto fail;
-    }
-    v_x969 = rtg_vec_new(RT_INT, t705);
-    A.v_x969_d = v_x969->data.i;
-    A.v_x969_n = v_x969->len;
-    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t705, K18_1_ride{A});
-  }
-  *out_v_x959 = v_x959;
-  *out_v_x963 = v_x963;
-  *out_v_x965 = v_x965;
-  *out_v_x969 = v_x969;
+  *out_v_x875 = v_x875;
   return;
 fail:
-  rt_release(v_x963);
-  rt_release(v_x959);
-  rt_release(v_x965);
-  rt_release(v_x969);
+  rt_release(v_x875);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x942, int32_t v_x949, RtValue *v_x954, RtValue *v_x957, RtValue **out_v_x959, RtValue **out_v_x963, RtValue **out_v_x965, RtValue **out_v_x969) {
-  RtValue *vals[] = {v_x954, v_x957};
-  const int64_t sizes[] = {(int64_t)v_x942, (int64_t)v_x942};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K18_host(err, loc, run, v_x942, v_x949, v_x954, v_x957, out_v_x959, out_v_x963, out_v_x965, out_v_x969);
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
+  RtValue *vals[] = {v_x866, v_x867, v_x868, v_x869, v_x873};
+  const int64_t sizes[] = {(int64_t)v_x870};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K18_host(err, loc, run, v_x866, v_x867, v_x868, v_x869, v_x870, v_x873, out_v_x875);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x942, v_x949, v_x954, v_x957, out_v_x959, out_v_x963, out_v_x965, out_v_x969);
+    K18_gpu(err, loc, run, v_x866, v_x867, v_x868, v_x869, v_x870, v_x873, out_v_x875);
   }
 }
 
-/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
+/* K19: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
   (void)loc;
   (void)run;
-  RtValue *v_x972 = NULL;
-  RtValue *v_x976 = NULL;
+  int32_t *v_x876_d = v_x876->data.i;
+  const int64_t v_x876_n = v_x876->len;
+  int32_t *v_x879_d = v_x879->data.i;
+  const int64_t v_x879_n = v_x879->len;
+  RtValue *v_x881 = NULL;
+  RtValue *v_x884 = NULL;
+  RtValue *v_x886 = NULL;
+  RtValue *v_x892 = NULL;
   /* MAP */
   {
-    const int64_t t706 = v_x970;
-    if (t706 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t706, 0.0);
-      goto fail;
-    }
-    v_x972 = rt_value_new(rt_vec_type(RT_INT), t706);
-    int32_t *v_x972_d = v_x972->data.i;
-    const int64_t v_x972_n = v_x972->len;
-    RT_PARALLEL_FOR_IF(t706 >= RT_PARALLEL_MIN)
-    for (int64_t t707 = 0; t707 < t706; t707++) {
-      const int32_t t708 = (int32_t)t707;
-      v_x972_d[t707] = 2;
+    const int64_t t762 = v_x876_n;
+    RT_PARALLEL_FOR_IF(t762 >= RT_PARALLEL_MIN)
+    for (int64_t t763 = 0; t763 < t762; t763++) {
+      const int32_t t764 = (int32_t)t763;
+      int32_t t765; /* v_x881: read by nothing */
+      int t768 = 0; /* nonzero: a check below failed */
+      int32_t t766 = v_x876_d[t764];
+      int t769 = (uint64_t)(int64_t)t766 < (uint64_t)v_x879_n;
+      int32_t t767 = t769 ? v_x879_d[t766] : 0;
+      t768 |= !t769;
+      if (__builtin_expect(t768 != 0, 0)) { /* again, recording the error */
+        int32_t t770 = v_x876_d[t764];
+        int32_t t771;
+        if ((uint64_t)(int64_t)t770 < (uint64_t)v_x879_n) {
+          t771 = v_x879_d[t770];
+        } else {
+          NESSIE_RECORD(err, t763, RT_CHECK_INDEX, 4, 0, RT_GATHER, t770, v_x879_n, 0.0);
+          t771 = 0;
+        }
+      }
+      t765 = t767;
+      (void)t765;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x972_d = v_x972->data.i;
-    const int64_t v_x972_n = v_x972->len;
-    /* SCAN */
+    /* MAP */
     {
-      const int64_t t709 = v_x970;
-      if (t709 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t709, 0.0);
+      const int64_t t772 = v_x882;
+      if (t772 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0);
         goto fail;
       }
-      const int64_t t710 = t709 > 0 ? (t709 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t711 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t710);
-      RT_PARALLEL_FOR_IF(t710 > 1)
-      for (int64_t t712 = 0; t712 < t710; t712++) {
-        int32_t t712a0;
-        t712a0 = 0;
-        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t709 ? (t712 + 1) * RT_CHUNK : t709;
-        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
-          const int32_t t714 = (int32_t)t713;
-          int32_t t712x0;
-          t712x0 = 2;
-          int32_t t716 = rt_add_i(t712a0, t712x0);
-          t712a0 = t716;
-        }
-        t711[t712] = t712a0;
+      RT_PARALLEL_FOR_IF(t772 >= RT_PARALLEL_MIN)
+      for (int64_t t773 = 0; t773 < t772; t773++) {
+        const int32_t t774 = (int32_t)t773;
+        int32_t t775; /* v_x884: read by nothing */
+        t775 = 1;
+        (void)t775;
       }
-      int32_t t712t0;
-      t712t0 = 0;
-      for (int64_t t712 = 0; t712 < t710; t712++) {
-        const int32_t t717 = t711[t712];
-        t711[t712] = t712t0;
-        int32_t t719 = rt_add_i(t712t0, t717);
-        t712t0 = t719;
-      }
-      v_x976 = rt_value_new(rt_vec_type(RT_INT), t709);
-      int32_t *v_x976_d = v_x976->data.i;
-      const int64_t v_x976_n = v_x976->len;
-      RT_PARALLEL_FOR_IF(t710 > 1)
-      for (int64_t t712 = 0; t712 < t710; t712++) {
-        int32_t t712p0;
-        t712p0 = t711[t712];
-        const int64_t t712_end = (t712 + 1) * RT_CHUNK < t709 ? (t712 + 1) * RT_CHUNK : t709;
-        for (int64_t t713 = t712 * RT_CHUNK; t713 < t712_end; t713++) {
-          const int32_t t714 = (int32_t)t713;
-          v_x976_d[t713] = t712p0;
-          int32_t t712y0;
-          t712y0 = 2;
-          int32_t t721 = rt_add_i(t712p0, t712y0);
-          t712p0 = t721;
-        }
-      }
-      rt_free(t711);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      /* MAP */
+      {
+        const int64_t t776 = v_x876_n;
+        v_x892 = rt_value_new(rt_vec_type(RT_INT), t776);
+        int32_t *v_x892_d = v_x892->data.i;
+        const int64_t v_x892_n = v_x892->len;
+        RT_PARALLEL_FOR_IF(t776 >= RT_PARALLEL_MIN)
+        for (int64_t t777 = 0; t777 < t776; t777++) {
+          const int32_t t778 = (int32_t)t777;
+          int32_t t779; /* v_x886: read by nothing */
+          int t782 = 0; /* nonzero: a check below failed */
+          int32_t t780 = v_x876_d[t778];
+          int t783 = (uint64_t)(int64_t)t780 < (uint64_t)v_x879_n;
+          int32_t t781 = t783 ? v_x879_d[t780] : 0;
+          t782 |= !t783;
+          int32_t t785 = rt_add_i(t781, 1);
+          int32_t t787 = rt_add_i(t780, 1);
+          int t789 = (uint64_t)(int64_t)t787 < (uint64_t)v_x879_n;
+          int32_t t788 = t789 ? v_x879_d[t787] : 0;
+          t782 |= !t789;
+          int32_t t791 = rt_add_i(t785, t788);
+          if (__builtin_expect(t782 != 0, 0)) { /* again, recording the error */
+            int32_t t792 = v_x876_d[t778];
+            int32_t t793;
+            if ((uint64_t)(int64_t)t792 < (uint64_t)v_x879_n) {
+              t793 = v_x879_d[t792];
+            } else {
+              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 4, 0, RT_GATHER, t792, v_x879_n, 0.0);
+              t793 = 0;
+            }
+            int32_t t795 = rt_add_i(t793, 1);
+            int32_t t797 = rt_add_i(t792, 1);
+            int32_t t798;
+            if ((uint64_t)(int64_t)t797 < (uint64_t)v_x879_n) {
+              t798 = v_x879_d[t797];
+            } else {
+              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 1, 0, RT_GATHER, t797, v_x879_n, 0.0);
+              t798 = 0;
+            }
+            int32_t t800 = rt_add_i(t795, t798);
+          }
+          t779 = t785;
+          v_x892_d[t777] = t791;
+          (void)t779;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x972 = v_x972;
-  *out_v_x976 = v_x976;
+  *out_v_x892 = v_x892;
+  rt_release(v_x881);
+  rt_release(v_x884);
+  rt_release(v_x886);
   return;
 fail:
-  rt_release(v_x972);
-  rt_release(v_x976);
+  rt_release(v_x881);
+  rt_release(v_x884);
+  rt_release(v_x886);
+  rt_release(v_x892);
 }
 
-/* K19: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K19: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t v_x970;
-  int32_t *v_x972_d; int64_t v_x972_n;
-  int32_t *v_x976_d; int64_t v_x976_n;
+  int32_t *v_x876_d; int64_t v_x876_n;
+  int32_t *v_x879_d; int64_t v_x879_n;
+  int32_t v_x882;
+  int32_t *v_x881_d; int64_t v_x881_n;
+  int32_t *v_x884_d; int64_t v_x884_n;
+  int32_t *v_x886_d; int64_t v_x886_n;
+  int32_t *v_x892_d; int64_t v_x892_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -3693,13 +3924,28 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K19_0_V{2};
+    int t803 = 0; /* nonzero: a check below failed */
+    int32_t t801 = A.v_x876_d[ix];
+    int t804 = (uint64_t)(int64_t)t801 < (uint64_t)A.v_x879_n;
+    int32_t t802 = t804 ? A.v_x879_d[t801] : 0;
+    t803 |= !t804;
+    if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
+      int32_t t805 = A.v_x876_d[ix];
+      int32_t t806;
+      if ((uint64_t)(int64_t)t805 < (uint64_t)A.v_x879_n) {
+        t806 = A.v_x879_d[t805];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t805, A.v_x879_n, 0.0);
+        t806 = 0;
+      }
+    }
+    return K19_0_V{t802};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x972_d[i] = v.v0;
+    /* v.v0: v_x881, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K19_1_V {
@@ -3710,479 +3956,1098 @@ struct K19_1_pull {
   __device__ K19_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K19_1_V{2};
+    return K19_1_V{1};
   }
 };
 struct K19_1_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    A.v_x976_d[i] = v.v0;
+    /* v.v0: v_x884, read by nothing (its checks are the pull's) */
   }
 };
-struct K19_1_op {
+struct alignas(8) K19_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K19_2_pull {
   K19_A A;
-  __device__ K19_1_V operator()(const K19_1_V &a, const K19_1_V &b) const {
-    int32_t t723 = rt_add_i(a.v0, b.v0);
-    return K19_1_V{t723};
+  __device__ K19_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t809 = 0; /* nonzero: a check below failed */
+    int32_t t807 = A.v_x876_d[ix];
+    int t810 = (uint64_t)(int64_t)t807 < (uint64_t)A.v_x879_n;
+    int32_t t808 = t810 ? A.v_x879_d[t807] : 0;
+    t809 |= !t810;
+    int32_t t812 = rt_add_i(t808, 1);
+    int32_t t814 = rt_add_i(t807, 1);
+    int t816 = (uint64_t)(int64_t)t814 < (uint64_t)A.v_x879_n;
+    int32_t t815 = t816 ? A.v_x879_d[t814] : 0;
+    t809 |= !t816;
+    int32_t t818 = rt_add_i(t812, t815);
+    if (__builtin_expect(t809 != 0, 0)) { /* again, recording the error */
+      int32_t t819 = A.v_x876_d[ix];
+      int32_t t820;
+      if ((uint64_t)(int64_t)t819 < (uint64_t)A.v_x879_n) {
+        t820 = A.v_x879_d[t819];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t819, A.v_x879_n, 0.0);
+        t820 = 0;
+      }
+      int32_t t822 = rt_add_i(t820, 1);
+      int32_t t824 = rt_add_i(t819, 1);
+      int32_t t825;
+      if ((uint64_t)(int64_t)t824 < (uint64_t)A.v_x879_n) {
+        t825 = A.v_x879_d[t824];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t824, A.v_x879_n, 0.0);
+        t825 = 0;
+      }
+      int32_t t827 = rt_add_i(t822, t825);
+    }
+    return K19_2_V{t812, t818};
   }
 };
-struct K19_1_ride {
+struct K19_2_store {
   K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    K19_0_store{A}(i, K19_0_pull{A}(i)); /* MAP 0 rides here */
-    K19_1_store{A}(i, v);
+  __device__ void operator()(int64_t i, const K19_2_V &v) const {
+    /* v.v0: v_x886, read by nothing (its checks are the pull's) */
+    A.v_x892_d[i] = v.v1;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x970 = v_x970;
-  RtValue *v_x972 = NULL;
-  RtValue *v_x976 = NULL;
+  A.v_x876_d = v_x876->data.i;
+  A.v_x876_n = v_x876->len;
+  A.v_x879_d = v_x879->data.i;
+  A.v_x879_n = v_x879->len;
+  A.v_x882 = v_x882;
+  RtValue *v_x881 = NULL;
+  RtValue *v_x884 = NULL;
+  RtValue *v_x886 = NULL;
+  RtValue *v_x892 = NULL;
   /* MAP */
   {
-    const int64_t t724 = v_x970;
-    if (t724 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t724, 0.0, run};
-      goto fail;
-    }
-    v_x972 = rtg_vec_new(RT_INT, t724);
-    A.v_x972_d = v_x972->data.i;
-    A.v_x972_n = v_x972->len;
-    /* computed in the launch of SOAC 1 (K19_1_ride) */
+    const int64_t t828 = v_x876->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t828);
   }
-  /* SCAN */
+  /* MAP */
   {
-    const int64_t t725 = v_x970;
-    if (t725 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t725, 0.0, run};
+    const int64_t t829 = v_x882;
+    if (t829 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t829, 0.0, run};
       goto fail;
     }
-    v_x976 = rtg_vec_new(RT_INT, t725);
-    A.v_x976_d = v_x976->data.i;
-    A.v_x976_n = v_x976->len;
-    rtg::scan<true>("K19", loc, K19_1_pull{A}, K19_1_op{A}, K19_1_V{0}, t725, K19_1_ride{A});
+    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t829);
   }
-  *out_v_x972 = v_x972;
-  *out_v_x976 = v_x976;
+  /* MAP */
+  {
+    const int64_t t830 = v_x876->len;
+    v_x892 = rtg_vec_new(RT_INT, t830);
+    A.v_x892_d = v_x892->data.i;
+    A.v_x892_n = v_x892->len;
+    rtg::map("K19", loc, K19_2_pull{A}, K19_2_store{A}, t830);
+  }
+  *out_v_x892 = v_x892;
+  rt_release(v_x881);
+  rt_release(v_x884);
+  rt_release(v_x886);
   return;
 fail:
-  rt_release(v_x972);
-  rt_release(v_x976);
+  rt_release(v_x881);
+  rt_release(v_x884);
+  rt_release(v_x886);
+  rt_release(v_x892);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, int32_t v_x970, RtValue **out_v_x972, RtValue **out_v_x976) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x970, (int64_t)v_x970};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K19_host(err, loc, run, v_x970, out_v_x972, out_v_x976);
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
+  RtValue *vals[] = {v_x876, v_x879};
+  const int64_t sizes[] = {(int64_t)v_x882};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K19_host(err, loc, run, v_x876, v_x879, v_x882, out_v_x892);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x970, out_v_x972, out_v_x976);
+    K19_gpu(err, loc, run, v_x876, v_x879, v_x882, out_v_x892);
   }
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
   (void)loc;
   (void)run;
-  int32_t *v_x977_d = v_x977->data.i;
-  const int64_t v_x977_n = v_x977->len;
-  int32_t *v_x978_d = v_x978->data.i;
-  const int64_t v_x978_n = v_x978->len;
-  int32_t *v_x979_d = v_x979->data.i;
-  const int64_t v_x979_n = v_x979->len;
-  int32_t *v_x980_d = v_x980->data.i;
-  const int64_t v_x980_n = v_x980->len;
-  int32_t *v_x984_d = v_x984->data.i;
-  const int64_t v_x984_n = v_x984->len;
-  RtValue *v_x986 = NULL;
+  int32_t *v_x1014_d = v_x1014->data.i;
+  const int64_t v_x1014_n = v_x1014->len;
+  RtValue *v_x1016 = NULL;
+  RtValue *v_x1025 = NULL;
+  RtValue *v_x1026 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1028 = NULL;
+  int32_t v_x1034 = 0;
+  int32_t v_x1040 = 0;
+  RtValue *v_x1044 = NULL;
+  RtValue *v_x1048 = NULL;
   /* MAP */
   {
-    const int64_t t726 = v_x981;
-    if (t726 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t726, 0.0);
+    const int64_t t831 = v_x1019;
+    if (t831 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t831, 0.0);
       goto fail;
     }
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t726);
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    RT_PARALLEL_FOR_IF(t726 >= RT_PARALLEL_MIN)
-    for (int64_t t727 = 0; t727 < t726; t727++) {
-      const int32_t t728 = (int32_t)t727;
-      int t730 = 0; /* nonzero: a check below failed */
-      int t731 = (uint64_t)(int64_t)t728 < (uint64_t)v_x977_n;
-      int32_t t729 = t731 ? v_x977_d[t728] : 0;
-      t730 |= !t731;
-      int t733 = (uint64_t)(int64_t)t729 < (uint64_t)v_x980_n;
-      int32_t t732 = t733 ? v_x980_d[t729] : 0;
-      t730 |= !t733;
-      int t735 = (uint64_t)(int64_t)t729 < (uint64_t)v_x978_n;
-      int32_t t734 = t735 ? v_x978_d[t729] : 0;
-      t730 |= !t735;
-      int32_t t737 = rt_sub_i(t728, t734);
-      int t739 = (uint64_t)(int64_t)t729 < (uint64_t)v_x979_n;
-      int32_t t738 = t739 ? v_x979_d[t729] : 0;
-      t730 |= !t739;
-      int32_t t741 = rt_mul_i(t737, t738);
-      int32_t t743 = rt_add_i(t732, t741);
-      int t745 = (uint64_t)(int64_t)t743 < (uint64_t)v_x984_n;
-      int32_t t744 = t745 ? v_x984_d[t743] : 0;
-      t730 |= !t745;
-      if (__builtin_expect(t730 != 0, 0)) { /* again, recording the error */
-        int32_t t746;
-        if ((uint64_t)(int64_t)t728 < (uint64_t)v_x977_n) {
-          t746 = v_x977_d[t728];
+    v_x1016 = rt_value_new(rt_vec_type(RT_BOOL), t831);
+    uint8_t *v_x1016_d = v_x1016->data.b;
+    const int64_t v_x1016_n = v_x1016->len;
+    RT_PARALLEL_FOR_IF(t831 >= RT_PARALLEL_MIN)
+    for (int64_t t832 = 0; t832 < t831; t832++) {
+      const int32_t t833 = (int32_t)t832;
+      int t835 = 0; /* nonzero: a check below failed */
+      int t836 = (uint64_t)(int64_t)t833 < (uint64_t)v_x1014_n;
+      int32_t t834 = t836 ? v_x1014_d[t833] : 0;
+      t835 |= !t836;
+      uint8_t t838 = rt_le_i(t834, 1);
+      if (__builtin_expect(t835 != 0, 0)) { /* again, recording the error */
+        int32_t t839;
+        if ((uint64_t)(int64_t)t833 < (uint64_t)v_x1014_n) {
+          t839 = v_x1014_d[t833];
         } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t728, v_x977_n, 0.0);
-          t746 = 0;
+          NESSIE_RECORD(err, t832, RT_CHECK_INDEX, 0, 0, RT_GATHER, t833, v_x1014_n, 0.0);
+          t839 = 0;
         }
-        int32_t t747;
-        if ((uint64_t)(int64_t)t746 < (uint64_t)v_x980_n) {
-          t747 = v_x980_d[t746];
-        } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t746, v_x980_n, 0.0);
-          t747 = 0;
-        }
-        int32_t t748;
-        if ((uint64_t)(int64_t)t746 < (uint64_t)v_x978_n) {
-          t748 = v_x978_d[t746];
-        } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t746, v_x978_n, 0.0);
-          t748 = 0;
-        }
-        int32_t t750 = rt_sub_i(t728, t748);
-        int32_t t751;
-        if ((uint64_t)(int64_t)t746 < (uint64_t)v_x979_n) {
-          t751 = v_x979_d[t746];
-        } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t746, v_x979_n, 0.0);
-          t751 = 0;
-        }
-        int32_t t753 = rt_mul_i(t750, t751);
-        int32_t t755 = rt_add_i(t747, t753);
-        int32_t t756;
-        if ((uint64_t)(int64_t)t755 < (uint64_t)v_x984_n) {
-          t756 = v_x984_d[t755];
-        } else {
-          NESSIE_RECORD(err, t727, RT_CHECK_INDEX, 0, 0, RT_GATHER, t755, v_x984_n, 0.0);
-          t756 = 0;
-        }
+        uint8_t t841 = rt_le_i(t839, 1);
       }
-      v_x986_d[t727] = t744;
+      v_x1016_d[t832] = t838;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x986 = v_x986;
+  {
+    uint8_t *v_x1016_d = v_x1016->data.b;
+    const int64_t v_x1016_n = v_x1016->len;
+    /* PARTITION */
+    {
+      const int64_t t842 = v_x1019;
+      if (t842 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0);
+        goto fail;
+      }
+      const int64_t t843 = t842 > 0 ? (t842 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t844 = (uint8_t *)rt_alloc_atomic((size_t)t842 + 1);
+      int64_t *t845 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t843 + 1));
+      RT_PARALLEL_FOR_IF(t843 > 1)
+      for (int64_t t846 = 0; t846 < t843; t846++) {
+        int64_t kept = 0;
+        const int64_t t846_end = (t846 + 1) * RT_CHUNK < t842 ? (t846 + 1) * RT_CHUNK : t842;
+        for (int64_t t847 = t846 * RT_CHUNK; t847 < t846_end; t847++) {
+          const int32_t t848 = (int32_t)t847;
+          int32_t t846x0;
+          uint8_t t846x1;
+          int t850 = 0; /* nonzero: a check below failed */
+          int t851 = (uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n;
+          int32_t t849 = t851 ? v_x1014_d[t848] : 0;
+          t850 |= !t851;
+          uint8_t t853 = rt_le_i(t849, 1);
+          if (__builtin_expect(t850 != 0, 0)) { /* again, recording the error */
+            int32_t t854;
+            if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n) {
+              t854 = v_x1014_d[t848];
+            } else {
+              NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1014_n, 0.0);
+              t854 = 0;
+            }
+            uint8_t t856 = rt_le_i(t854, 1);
+          }
+          t846x0 = t848;
+          t846x1 = t853;
+          uint8_t t857;
+          t857 = t846x1;
+          t844[t847] = t857 != 0;
+          kept += t857 != 0;
+        }
+        t845[t846] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t844);
+        rt_free(t845);
+        goto fail;
+      }
+      int64_t t858 = 0;
+      for (int64_t t846 = 0; t846 < t843; t846++) {
+        const int64_t k = t845[t846];
+        t845[t846] = t858;
+        t858 += k;
+      }
+      v_x1025 = rt_value_new(rt_vec_type(RT_INT), t858);
+      int32_t *v_x1025_d = v_x1025->data.i;
+      const int64_t v_x1025_n = v_x1025->len;
+      v_x1026 = rt_value_new(rt_vec_type(RT_BOOL), t858);
+      uint8_t *v_x1026_d = v_x1026->data.b;
+      const int64_t v_x1026_n = v_x1026->len;
+      v_x1027 = rt_value_new(rt_vec_type(RT_INT), (t842 - t858));
+      int32_t *v_x1027_d = v_x1027->data.i;
+      const int64_t v_x1027_n = v_x1027->len;
+      v_x1028 = rt_value_new(rt_vec_type(RT_BOOL), (t842 - t858));
+      uint8_t *v_x1028_d = v_x1028->data.b;
+      const int64_t v_x1028_n = v_x1028->len;
+      RT_PARALLEL_FOR_IF(t843 > 1)
+      for (int64_t t846 = 0; t846 < t843; t846++) {
+        int64_t at = t845[t846];
+        int64_t at_not = t846 * RT_CHUNK - t845[t846];
+        const int64_t t846_end = (t846 + 1) * RT_CHUNK < t842 ? (t846 + 1) * RT_CHUNK : t842;
+        for (int64_t t847 = t846 * RT_CHUNK; t847 < t846_end; t847++) {
+          const int32_t t848 = (int32_t)t847;
+          int32_t t846y0;
+          uint8_t t846y1;
+          int t860 = 0; /* nonzero: a check below failed */
+          int t861 = (uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n;
+          int32_t t859 = t861 ? v_x1014_d[t848] : 0;
+          t860 |= !t861;
+          uint8_t t863 = rt_le_i(t859, 1);
+          if (__builtin_expect(t860 != 0, 0)) { /* again, recording the error */
+            int32_t t864;
+            if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n) {
+              t864 = v_x1014_d[t848];
+            } else {
+              NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1014_n, 0.0);
+              t864 = 0;
+            }
+            uint8_t t866 = rt_le_i(t864, 1);
+          }
+          t846y0 = t848;
+          t846y1 = t863;
+          if (t844[t847]) {
+            v_x1025_d[at] = t846y0;
+            v_x1026_d[at] = t846y1;
+            at++;
+          } else {
+            v_x1027_d[at_not] = t846y0;
+            v_x1028_d[at_not] = t846y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t844);
+      rt_free(t845);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x1025_d = v_x1025->data.i;
+      const int64_t v_x1025_n = v_x1025->len;
+      uint8_t *v_x1026_d = v_x1026->data.b;
+      const int64_t v_x1026_n = v_x1026->len;
+      int32_t *v_x1027_d = v_x1027->data.i;
+      const int64_t v_x1027_n = v_x1027->len;
+      uint8_t *v_x1028_d = v_x1028->data.b;
+      const int64_t v_x1028_n = v_x1028->len;
+      /* REDUCE */
+      {
+        const int64_t t867 = v_x1019;
+        if (t867 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t867, 0.0);
+          goto fail;
+        }
+        const int64_t t868 = t867 > 0 ? (t867 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t869 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t868);
+        int32_t *t870 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t868);
+        RT_PARALLEL_FOR_IF(t868 > 1)
+        for (int64_t t871 = 0; t871 < t868; t871++) {
+          int32_t t871a0;
+          int32_t t871a1;
+          t871a0 = 0;
+          t871a1 = 0;
+          const int64_t t871_end = (t871 + 1) * RT_CHUNK < t867 ? (t871 + 1) * RT_CHUNK : t867;
+          for (int64_t t872 = t871 * RT_CHUNK; t872 < t871_end; t872++) {
+            const int32_t t873 = (int32_t)t872;
+            int32_t t871x0;
+            int32_t t871x1;
+            int t875 = 0; /* nonzero: a check below failed */
+            int t876 = (uint64_t)(int64_t)t873 < (uint64_t)v_x1014_n;
+            int32_t t874 = t876 ? v_x1014_d[t873] : 0;
+            t875 |= !t876;
+            uint8_t t878 = rt_le_i(t874, 1);
+            int32_t t880 = rt_btoi_b(t878);
+            uint8_t t882 = rt_not_b(t878);
+            int32_t t884 = rt_btoi_b(t882);
+            if (__builtin_expect(t875 != 0, 0)) { /* again, recording the error */
+              int32_t t885;
+              if ((uint64_t)(int64_t)t873 < (uint64_t)v_x1014_n) {
+                t885 = v_x1014_d[t873];
+              } else {
+                NESSIE_RECORD(err, t872, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, v_x1014_n, 0.0);
+                t885 = 0;
+              }
+              uint8_t t887 = rt_le_i(t885, 1);
+              int32_t t889 = rt_btoi_b(t887);
+              uint8_t t891 = rt_not_b(t887);
+              int32_t t893 = rt_btoi_b(t891);
+            }
+            t871x0 = t880;
+            t871x1 = t884;
+            int32_t t895 = rt_add_i(t871a0, t871x0);
+            int32_t t897 = rt_add_i(t871a1, t871x1);
+            t871a0 = t895;
+            t871a1 = t897;
+          }
+          t869[t871] = t871a0;
+          t870[t871] = t871a1;
+        }
+        int32_t t871t0;
+        int32_t t871t1;
+        t871t0 = 0;
+        t871t1 = 0;
+        for (int64_t t871 = 0; t871 < t868; t871++) {
+          const int32_t t898 = t869[t871];
+          const int32_t t899 = t870[t871];
+          int32_t t901 = rt_add_i(t871t0, t898);
+          int32_t t903 = rt_add_i(t871t1, t899);
+          t871t0 = t901;
+          t871t1 = t903;
+        }
+        v_x1034 = t871t0;
+        rt_free(t869);
+        v_x1040 = t871t1;
+        rt_free(t870);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t904 = v_x1019;
+          if (t904 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t904, 0.0);
+            goto fail;
+          }
+          const int64_t t905 = t904 > 0 ? (t904 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t906 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t905);
+          int32_t *t907 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t905);
+          RT_PARALLEL_FOR_IF(t905 > 1)
+          for (int64_t t908 = 0; t908 < t905; t908++) {
+            int32_t t908a0;
+            int32_t t908a1;
+            t908a0 = 0;
+            t908a1 = 0;
+            const int64_t t908_end = (t908 + 1) * RT_CHUNK < t904 ? (t908 + 1) * RT_CHUNK : t904;
+            for (int64_t t909 = t908 * RT_CHUNK; t909 < t908_end; t909++) {
+              const int32_t t910 = (int32_t)t909;
+              int32_t t908x0;
+              int32_t t908x1;
+              int t912 = 0; /* nonzero: a check below failed */
+              int t913 = (uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n;
+              int32_t t911 = t913 ? v_x1014_d[t910] : 0;
+              t912 |= !t913;
+              uint8_t t915 = rt_le_i(t911, 1);
+              int32_t t917 = rt_btoi_b(t915);
+              uint8_t t919 = rt_not_b(t915);
+              int32_t t921 = rt_btoi_b(t919);
+              if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
+                int32_t t922;
+                if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n) {
+                  t922 = v_x1014_d[t910];
+                } else {
+                  NESSIE_RECORD(err, t909, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1014_n, 0.0);
+                  t922 = 0;
+                }
+                uint8_t t924 = rt_le_i(t922, 1);
+                int32_t t926 = rt_btoi_b(t924);
+                uint8_t t928 = rt_not_b(t924);
+                int32_t t930 = rt_btoi_b(t928);
+              }
+              t908x0 = t917;
+              t908x1 = t921;
+              int32_t t932 = rt_add_i(t908a0, t908x0);
+              int32_t t934 = rt_add_i(t908a1, t908x1);
+              t908a0 = t932;
+              t908a1 = t934;
+            }
+            t906[t908] = t908a0;
+            t907[t908] = t908a1;
+          }
+          int32_t t908t0;
+          int32_t t908t1;
+          t908t0 = 0;
+          t908t1 = 0;
+          for (int64_t t908 = 0; t908 < t905; t908++) {
+            const int32_t t935 = t906[t908];
+            t906[t908] = t908t0;
+            const int32_t t936 = t907[t908];
+            t907[t908] = t908t1;
+            int32_t t938 = rt_add_i(t908t0, t935);
+            int32_t t940 = rt_add_i(t908t1, t936);
+            t908t0 = t938;
+            t908t1 = t940;
+          }
+          v_x1044 = rt_value_new(rt_vec_type(RT_INT), t904);
+          int32_t *v_x1044_d = v_x1044->data.i;
+          const int64_t v_x1044_n = v_x1044->len;
+          v_x1048 = rt_value_new(rt_vec_type(RT_INT), t904);
+          int32_t *v_x1048_d = v_x1048->data.i;
+          const int64_t v_x1048_n = v_x1048->len;
+          RT_PARALLEL_FOR_IF(t905 > 1)
+          for (int64_t t908 = 0; t908 < t905; t908++) {
+            int32_t t908p0;
+            int32_t t908p1;
+            t908p0 = t906[t908];
+            t908p1 = t907[t908];
+            const int64_t t908_end = (t908 + 1) * RT_CHUNK < t904 ? (t908 + 1) * RT_CHUNK : t904;
+            for (int64_t t909 = t908 * RT_CHUNK; t909 < t908_end; t909++) {
+              const int32_t t910 = (int32_t)t909;
+              v_x1044_d[t909] = t908p0;
+              v_x1048_d[t909] = t908p1;
+              int32_t t908y0;
+              int32_t t908y1;
+              int t942 = 0; /* nonzero: a check below failed */
+              int t943 = (uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n;
+              int32_t t941 = t943 ? v_x1014_d[t910] : 0;
+              t942 |= !t943;
+              uint8_t t945 = rt_le_i(t941, 1);
+              int32_t t947 = rt_btoi_b(t945);
+              uint8_t t949 = rt_not_b(t945);
+              int32_t t951 = rt_btoi_b(t949);
+              if (__builtin_expect(t942 != 0, 0)) { /* again, recording the error */
+                int32_t t952;
+                if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n) {
+                  t952 = v_x1014_d[t910];
+                } else {
+                  NESSIE_RECORD(err, t909, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1014_n, 0.0);
+                  t952 = 0;
+                }
+                uint8_t t954 = rt_le_i(t952, 1);
+                int32_t t956 = rt_btoi_b(t954);
+                uint8_t t958 = rt_not_b(t954);
+                int32_t t960 = rt_btoi_b(t958);
+              }
+              t908y0 = t947;
+              t908y1 = t951;
+              int32_t t962 = rt_add_i(t908p0, t908y0);
+              int32_t t964 = rt_add_i(t908p1, t908y1);
+              t908p0 = t962;
+              t908p1 = t964;
+            }
+          }
+          rt_free(t906);
+          rt_free(t907);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
+    }
+  }
+  *out_v_x1016 = v_x1016;
+  *out_v_x1025 = v_x1025;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1034 = v_x1034;
+  *out_v_x1040 = v_x1040;
+  *out_v_x1044 = v_x1044;
+  *out_v_x1048 = v_x1048;
+  rt_release(v_x1026);
+  rt_release(v_x1028);
   return;
 fail:
-  rt_release(v_x986);
+  rt_release(v_x1016);
+  rt_release(v_x1025);
+  rt_release(v_x1026);
+  rt_release(v_x1027);
+  rt_release(v_x1028);
+  rt_release(v_x1044);
+  rt_release(v_x1048);
 }
 
-/* K20: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x977_d; int64_t v_x977_n;
-  int32_t *v_x978_d; int64_t v_x978_n;
-  int32_t *v_x979_d; int64_t v_x979_n;
-  int32_t *v_x980_d; int64_t v_x980_n;
-  int32_t v_x981;
-  int32_t *v_x984_d; int64_t v_x984_n;
-  int32_t *v_x986_d; int64_t v_x986_n;
+  int32_t *v_x1014_d; int64_t v_x1014_n;
+  int32_t v_x1019;
+  uint8_t *v_x1016_d; int64_t v_x1016_n;
+  int32_t *v_x1025_d; int64_t v_x1025_n;
+  uint8_t *v_x1026_d; int64_t v_x1026_n;
+  int32_t *v_x1027_d; int64_t v_x1027_n;
+  uint8_t *v_x1028_d; int64_t v_x1028_n;
+  int32_t v_x1034;
+  int32_t v_x1040;
+  int32_t *v_x1044_d; int64_t v_x1044_n;
+  int32_t *v_x1048_d; int64_t v_x1048_n;
 };
 struct alignas(8) K20_0_V {
-  int32_t v0;
+  uint8_t v0;
 };
 struct K20_0_pull {
   K20_A A;
   __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t758 = 0; /* nonzero: a check below failed */
-    int t759 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n;
-    int32_t t757 = t759 ? A.v_x977_d[ix] : 0;
-    t758 |= !t759;
-    int t761 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x980_n;
-    int32_t t760 = t761 ? A.v_x980_d[t757] : 0;
-    t758 |= !t761;
-    int t763 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x978_n;
-    int32_t t762 = t763 ? A.v_x978_d[t757] : 0;
-    t758 |= !t763;
-    int32_t t765 = rt_sub_i(ix, t762);
-    int t767 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x979_n;
-    int32_t t766 = t767 ? A.v_x979_d[t757] : 0;
-    t758 |= !t767;
-    int32_t t769 = rt_mul_i(t765, t766);
-    int32_t t771 = rt_add_i(t760, t769);
-    int t773 = (uint64_t)(int64_t)t771 < (uint64_t)A.v_x984_n;
-    int32_t t772 = t773 ? A.v_x984_d[t771] : 0;
-    t758 |= !t773;
-    if (__builtin_expect(t758 != 0, 0)) { /* again, recording the error */
-      int32_t t774;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x977_n) {
-        t774 = A.v_x977_d[ix];
+    int t966 = 0; /* nonzero: a check below failed */
+    int t967 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
+    int32_t t965 = t967 ? A.v_x1014_d[ix] : 0;
+    t966 |= !t967;
+    uint8_t t969 = rt_le_i(t965, 1);
+    if (__builtin_expect(t966 != 0, 0)) { /* again, recording the error */
+      int32_t t970;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
+        t970 = A.v_x1014_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x977_n, 0.0);
-        t774 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
+        t970 = 0;
       }
-      int32_t t775;
-      if ((uint64_t)(int64_t)t774 < (uint64_t)A.v_x980_n) {
-        t775 = A.v_x980_d[t774];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, A.v_x980_n, 0.0);
-        t775 = 0;
-      }
-      int32_t t776;
-      if ((uint64_t)(int64_t)t774 < (uint64_t)A.v_x978_n) {
-        t776 = A.v_x978_d[t774];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, A.v_x978_n, 0.0);
-        t776 = 0;
-      }
-      int32_t t778 = rt_sub_i(ix, t776);
-      int32_t t779;
-      if ((uint64_t)(int64_t)t774 < (uint64_t)A.v_x979_n) {
-        t779 = A.v_x979_d[t774];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t774, A.v_x979_n, 0.0);
-        t779 = 0;
-      }
-      int32_t t781 = rt_mul_i(t778, t779);
-      int32_t t783 = rt_add_i(t775, t781);
-      int32_t t784;
-      if ((uint64_t)(int64_t)t783 < (uint64_t)A.v_x984_n) {
-        t784 = A.v_x984_d[t783];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t783, A.v_x984_n, 0.0);
-        t784 = 0;
-      }
+      uint8_t t972 = rt_le_i(t970, 1);
     }
-    return K20_0_V{t772};
+    return K20_0_V{t969};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x986_d[i] = v.v0;
+    A.v_x1016_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
+struct alignas(8) K20_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K20_1_pull {
+  K20_A A;
+  __device__ K20_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t974 = 0; /* nonzero: a check below failed */
+    int t975 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
+    int32_t t973 = t975 ? A.v_x1014_d[ix] : 0;
+    t974 |= !t975;
+    uint8_t t977 = rt_le_i(t973, 1);
+    if (__builtin_expect(t974 != 0, 0)) { /* again, recording the error */
+      int32_t t978;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
+        t978 = A.v_x1014_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
+        t978 = 0;
+      }
+      uint8_t t980 = rt_le_i(t978, 1);
+    }
+    return K20_1_V{ix, t977};
+  }
+};
+struct K20_1_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+    A.v_x1025_d[i] = v.v0;
+    A.v_x1026_d[i] = v.v1;
+  }
+};
+struct K20_1_pred {
+  K20_A A;
+  __device__ bool operator()(int64_t i, const K20_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K20_1_other {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_1_V &v) const {
+    A.v_x1027_d[i] = v.v0;
+    A.v_x1028_d[i] = v.v1;
+  }
+};
+struct alignas(8) K20_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K20_2_pull {
+  K20_A A;
+  __device__ K20_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t982 = 0; /* nonzero: a check below failed */
+    int t983 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
+    int32_t t981 = t983 ? A.v_x1014_d[ix] : 0;
+    t982 |= !t983;
+    uint8_t t985 = rt_le_i(t981, 1);
+    int32_t t987 = rt_btoi_b(t985);
+    uint8_t t989 = rt_not_b(t985);
+    int32_t t991 = rt_btoi_b(t989);
+    if (__builtin_expect(t982 != 0, 0)) { /* again, recording the error */
+      int32_t t992;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
+        t992 = A.v_x1014_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
+        t992 = 0;
+      }
+      uint8_t t994 = rt_le_i(t992, 1);
+      int32_t t996 = rt_btoi_b(t994);
+      uint8_t t998 = rt_not_b(t994);
+      int32_t t1000 = rt_btoi_b(t998);
+    }
+    return K20_2_V{t987, t991};
+  }
+};
+struct K20_2_op {
+  K20_A A;
+  __device__ K20_2_V operator()(const K20_2_V &a, const K20_2_V &b) const {
+    int32_t t1002 = rt_add_i(a.v0, b.v0);
+    int32_t t1004 = rt_add_i(a.v1, b.v1);
+    return K20_2_V{t1002, t1004};
+  }
+};
+struct K20_2_ride {
+  K20_A A;
+  __device__ K20_2_V operator()(int64_t i) const {
+    K20_0_store{A}(i, K20_0_pull{A}(i)); /* MAP 0 rides here */
+    return K20_2_pull{A}(i);
+  }
+};
+struct alignas(8) K20_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K20_3_pull {
+  K20_A A;
+  __device__ K20_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1006 = 0; /* nonzero: a check below failed */
+    int t1007 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
+    int32_t t1005 = t1007 ? A.v_x1014_d[ix] : 0;
+    t1006 |= !t1007;
+    uint8_t t1009 = rt_le_i(t1005, 1);
+    int32_t t1011 = rt_btoi_b(t1009);
+    uint8_t t1013 = rt_not_b(t1009);
+    int32_t t1015 = rt_btoi_b(t1013);
+    if (__builtin_expect(t1006 != 0, 0)) { /* again, recording the error */
+      int32_t t1016;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
+        t1016 = A.v_x1014_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
+        t1016 = 0;
+      }
+      uint8_t t1018 = rt_le_i(t1016, 1);
+      int32_t t1020 = rt_btoi_b(t1018);
+      uint8_t t1022 = rt_not_b(t1018);
+      int32_t t1024 = rt_btoi_b(t1022);
+    }
+    return K20_3_V{t1011, t1015};
+  }
+};
+struct K20_3_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_3_V &v) const {
+    A.v_x1044_d[i] = v.v0;
+    A.v_x1048_d[i] = v.v1;
+  }
+};
+struct K20_3_op {
+  K20_A A;
+  __device__ K20_3_V operator()(const K20_3_V &a, const K20_3_V &b) const {
+    int32_t t1026 = rt_add_i(a.v0, b.v0);
+    int32_t t1028 = rt_add_i(a.v1, b.v1);
+    return K20_3_V{t1026, t1028};
+  }
+};
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x977_d = v_x977->data.i;
-  A.v_x977_n = v_x977->len;
-  A.v_x978_d = v_x978->data.i;
-  A.v_x978_n = v_x978->len;
-  A.v_x979_d = v_x979->data.i;
-  A.v_x979_n = v_x979->len;
-  A.v_x980_d = v_x980->data.i;
-  A.v_x980_n = v_x980->len;
-  A.v_x981 = v_x981;
-  A.v_x984_d = v_x984->data.i;
-  A.v_x984_n = v_x984->len;
-  RtValue *v_x986 = NULL;
+  A.v_x1014_d = v_x1014->data.i;
+  A.v_x1014_n = v_x1014->len;
+  A.v_x1019 = v_x1019;
+  RtValue *v_x1016 = NULL;
+  RtValue *v_x1025 = NULL;
+  RtValue *v_x1026 = NULL;
+  RtValue *v_x1027 = NULL;
+  RtValue *v_x1028 = NULL;
+  int32_t v_x1034 = 0;
+  int32_t v_x1040 = 0;
+  RtValue *v_x1044 = NULL;
+  RtValue *v_x1048 = NULL;
   /* MAP */
   {
-    const int64_t t785 = v_x981;
-    if (t785 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0, run};
+    const int64_t t1029 = v_x1019;
+    if (t1029 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1029, 0.0, run};
       goto fail;
     }
-    v_x986 = rtg_vec_new(RT_INT, t785);
-    A.v_x986_d = v_x986->data.i;
-    A.v_x986_n = v_x986->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t785);
+    v_x1016 = rtg_vec_new(RT_BOOL, t1029);
+    A.v_x1016_d = v_x1016->data.b;
+    A.v_x1016_n = v_x1016->len;
+    /* computed in the launch of SOAC 2 (K20_2_ride) */
   }
-  *out_v_x986 = v_x986;
+  /* PARTITION */
+  int64_t *t1030, t1031; /* the slot of its count, its size */
+  {
+    const int64_t t1032 = v_x1019;
+    if (t1032 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1032, 0.0, run};
+      goto fail;
+    }
+    v_x1025 = rtg_vec_new(RT_INT, t1032);
+    A.v_x1025_d = v_x1025->data.i;
+    A.v_x1025_n = v_x1025->len;
+    v_x1026 = rtg_vec_new(RT_BOOL, t1032);
+    A.v_x1026_d = v_x1026->data.b;
+    A.v_x1026_n = v_x1026->len;
+    v_x1027 = rtg_vec_new(RT_INT, t1032);
+    A.v_x1027_d = v_x1027->data.i;
+    A.v_x1027_n = v_x1027->len;
+    v_x1028 = rtg_vec_new(RT_BOOL, t1032);
+    A.v_x1028_d = v_x1028->data.b;
+    A.v_x1028_n = v_x1028->len;
+    t1031 = t1032;
+    t1030 = rtg::partition_launch<K20_1_V>("K20", loc, K20_1_pull{A}, K20_1_pred{A}, t1032, K20_1_store{A}, K20_1_other{A}, true);
+  }
+  {
+    const int64_t t1033 = rtg::filter_count(t1030);
+    v_x1025 = rtg_vec_fit(v_x1025, t1033);
+    A.v_x1025_d = v_x1025->data.i;
+    A.v_x1025_n = v_x1025->len;
+    v_x1026 = rtg_vec_fit(v_x1026, t1033);
+    A.v_x1026_d = v_x1026->data.b;
+    A.v_x1026_n = v_x1026->len;
+    v_x1027 = rtg_vec_fit(v_x1027, t1031 - t1033);
+    A.v_x1027_d = v_x1027->data.i;
+    A.v_x1027_n = v_x1027->len;
+    v_x1028 = rtg_vec_fit(v_x1028, t1031 - t1033);
+    A.v_x1028_d = v_x1028->data.b;
+    A.v_x1028_n = v_x1028->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t1034 = v_x1019;
+    if (t1034 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1034, 0.0, run};
+      goto fail;
+    }
+    const K20_2_V t1035 = rtg::reduce_commutative("K20", loc, K20_2_ride{A}, K20_2_op{A}, K20_2_V{0, 0}, t1034);
+    v_x1034 = t1035.v0;
+    A.v_x1034 = v_x1034;
+    v_x1040 = t1035.v1;
+    A.v_x1040 = v_x1040;
+  }
+  /* SCAN */
+  {
+    const int64_t t1036 = v_x1019;
+    if (t1036 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1036, 0.0, run};
+      goto fail;
+    }
+    v_x1044 = rtg_vec_new(RT_INT, t1036);
+    A.v_x1044_d = v_x1044->data.i;
+    A.v_x1044_n = v_x1044->len;
+    v_x1048 = rtg_vec_new(RT_INT, t1036);
+    A.v_x1048_d = v_x1048->data.i;
+    A.v_x1048_n = v_x1048->len;
+    rtg::scan<true>("K20", loc, K20_3_pull{A}, K20_3_op{A}, K20_3_V{0, 0}, t1036, K20_3_store{A});
+  }
+  *out_v_x1016 = v_x1016;
+  *out_v_x1025 = v_x1025;
+  *out_v_x1027 = v_x1027;
+  *out_v_x1034 = v_x1034;
+  *out_v_x1040 = v_x1040;
+  *out_v_x1044 = v_x1044;
+  *out_v_x1048 = v_x1048;
+  rt_release(v_x1026);
+  rt_release(v_x1028);
   return;
 fail:
-  rt_release(v_x986);
+  rt_release(v_x1016);
+  rt_release(v_x1025);
+  rt_release(v_x1026);
+  rt_release(v_x1027);
+  rt_release(v_x1028);
+  rt_release(v_x1044);
+  rt_release(v_x1048);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x977, RtValue *v_x978, RtValue *v_x979, RtValue *v_x980, int32_t v_x981, RtValue *v_x984, RtValue **out_v_x986) {
-  RtValue *vals[] = {v_x977, v_x978, v_x979, v_x980, v_x984};
-  const int64_t sizes[] = {(int64_t)v_x981};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K20_host(err, loc, run, v_x977, v_x978, v_x979, v_x980, v_x981, v_x984, out_v_x986);
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
+  RtValue *vals[] = {v_x1014};
+  const int64_t sizes[] = {(int64_t)v_x1019, (int64_t)v_x1019, (int64_t)v_x1019, (int64_t)v_x1019};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K20_host(err, loc, run, v_x1014, v_x1019, out_v_x1016, out_v_x1025, out_v_x1027, out_v_x1034, out_v_x1040, out_v_x1044, out_v_x1048);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x977, v_x978, v_x979, v_x980, v_x981, v_x984, out_v_x986);
+    K20_gpu(err, loc, run, v_x1014, v_x1019, out_v_x1016, out_v_x1025, out_v_x1027, out_v_x1034, out_v_x1040, out_v_x1044, out_v_x1048);
   }
 }
 
-/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
+/* K21: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
   (void)loc;
   (void)run;
-  int32_t *v_x987_d = v_x987->data.i;
-  const int64_t v_x987_n = v_x987->len;
-  int32_t *v_x990_d = v_x990->data.i;
-  const int64_t v_x990_n = v_x990->len;
-  RtValue *v_x992 = NULL;
-  RtValue *v_x995 = NULL;
-  RtValue *v_x997 = NULL;
-  RtValue *v_x1003 = NULL;
+  int32_t *v_x1049_d = v_x1049->data.i;
+  const int64_t v_x1049_n = v_x1049->len;
+  int32_t *v_x1050_d = v_x1050->data.i;
+  const int64_t v_x1050_n = v_x1050->len;
+  int32_t *v_x1053_d = v_x1053->data.i;
+  const int64_t v_x1053_n = v_x1053->len;
+  RtValue *v_x1060 = NULL;
+  RtValue *v_x1055 = NULL;
+  RtValue *v_x1062 = NULL;
+  RtValue *v_x1066 = NULL;
   /* MAP */
   {
-    const int64_t t786 = v_x987_n;
-    RT_PARALLEL_FOR_IF(t786 >= RT_PARALLEL_MIN)
-    for (int64_t t787 = 0; t787 < t786; t787++) {
-      const int32_t t788 = (int32_t)t787;
-      int32_t t789; /* v_x992: read by nothing */
-      int t792 = 0; /* nonzero: a check below failed */
-      int32_t t790 = v_x987_d[t788];
-      int t793 = (uint64_t)(int64_t)t790 < (uint64_t)v_x990_n;
-      int32_t t791 = t793 ? v_x990_d[t790] : 0;
-      t792 |= !t793;
-      if (__builtin_expect(t792 != 0, 0)) { /* again, recording the error */
-        int32_t t794 = v_x987_d[t788];
-        int32_t t795;
-        if ((uint64_t)(int64_t)t794 < (uint64_t)v_x990_n) {
-          t795 = v_x990_d[t794];
+    const int64_t t1037 = v_x1058;
+    if (t1037 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1037, 0.0);
+      goto fail;
+    }
+    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t1037);
+    int32_t *v_x1060_d = v_x1060->data.i;
+    const int64_t v_x1060_n = v_x1060->len;
+    v_x1055 = rt_value_new(rt_vec_type(RT_INT), t1037);
+    int32_t *v_x1055_d = v_x1055->data.i;
+    const int64_t v_x1055_n = v_x1055->len;
+    v_x1062 = rt_value_new(rt_vec_type(RT_INT), t1037);
+    int32_t *v_x1062_d = v_x1062->data.i;
+    const int64_t v_x1062_n = v_x1062->len;
+    RT_PARALLEL_FOR_IF(t1037 >= RT_PARALLEL_MIN)
+    for (int64_t t1038 = 0; t1038 < t1037; t1038++) {
+      const int32_t t1039 = (int32_t)t1038;
+      int t1041 = 0; /* nonzero: a check below failed */
+      int t1042 = (uint64_t)(int64_t)t1039 < (uint64_t)v_x1049_n;
+      int32_t t1040 = t1042 ? v_x1049_d[t1039] : 0;
+      t1041 |= !t1042;
+      int t1044 = (uint64_t)(int64_t)t1040 < (uint64_t)v_x1053_n;
+      int32_t t1043 = t1044 ? v_x1053_d[t1040] : 0;
+      t1041 |= !t1044;
+      int t1046 = (uint64_t)(int64_t)t1040 < (uint64_t)v_x1050_n;
+      int32_t t1045 = t1046 ? v_x1050_d[t1040] : 0;
+      t1041 |= !t1046;
+      int32_t t1048 = rt_add_i(t1043, t1045);
+      int32_t t1050 = rt_sub_i(t1048, t1043);
+      if (__builtin_expect(t1041 != 0, 0)) { /* again, recording the error */
+        int32_t t1051;
+        if ((uint64_t)(int64_t)t1039 < (uint64_t)v_x1049_n) {
+          t1051 = v_x1049_d[t1039];
         } else {
-          NESSIE_RECORD(err, t787, RT_CHECK_INDEX, 4, 0, RT_GATHER, t794, v_x990_n, 0.0);
-          t795 = 0;
+          NESSIE_RECORD(err, t1038, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1039, v_x1049_n, 0.0);
+          t1051 = 0;
         }
+        int32_t t1052;
+        if ((uint64_t)(int64_t)t1051 < (uint64_t)v_x1053_n) {
+          t1052 = v_x1053_d[t1051];
+        } else {
+          NESSIE_RECORD(err, t1038, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, v_x1053_n, 0.0);
+          t1052 = 0;
+        }
+        int32_t t1053;
+        if ((uint64_t)(int64_t)t1051 < (uint64_t)v_x1050_n) {
+          t1053 = v_x1050_d[t1051];
+        } else {
+          NESSIE_RECORD(err, t1038, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, v_x1050_n, 0.0);
+          t1053 = 0;
+        }
+        int32_t t1055 = rt_add_i(t1052, t1053);
+        int32_t t1057 = rt_sub_i(t1055, t1052);
       }
-      t789 = t791;
-      (void)t789;
+      v_x1060_d[t1038] = 1;
+      v_x1055_d[t1038] = t1043;
+      v_x1062_d[t1038] = t1050;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    int32_t *v_x1060_d = v_x1060->data.i;
+    const int64_t v_x1060_n = v_x1060->len;
+    int32_t *v_x1055_d = v_x1055->data.i;
+    const int64_t v_x1055_n = v_x1055->len;
+    int32_t *v_x1062_d = v_x1062->data.i;
+    const int64_t v_x1062_n = v_x1062->len;
+    /* SCAN */
     {
-      const int64_t t796 = v_x993;
-      if (t796 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t796, 0.0);
-        goto fail;
+      const int64_t t1058 = v_x1049_n;
+      const int64_t t1059 = t1058 > 0 ? (t1058 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t1060 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1059);
+      RT_PARALLEL_FOR_IF(t1059 > 1)
+      for (int64_t t1061 = 0; t1061 < t1059; t1061++) {
+        int32_t t1061a0;
+        t1061a0 = 0;
+        const int64_t t1061_end = (t1061 + 1) * RT_CHUNK < t1058 ? (t1061 + 1) * RT_CHUNK : t1058;
+        for (int64_t t1062 = t1061 * RT_CHUNK; t1062 < t1061_end; t1062++) {
+          const int32_t t1063 = (int32_t)t1062;
+          int32_t t1061x0;
+          int t1066 = 0; /* nonzero: a check below failed */
+          int32_t t1064 = v_x1049_d[t1063];
+          int t1067 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1053_n;
+          int32_t t1065 = t1067 ? v_x1053_d[t1064] : 0;
+          t1066 |= !t1067;
+          int t1069 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1050_n;
+          int32_t t1068 = t1069 ? v_x1050_d[t1064] : 0;
+          t1066 |= !t1069;
+          int32_t t1071 = rt_add_i(t1065, t1068);
+          int32_t t1073 = rt_sub_i(t1071, t1065);
+          if (__builtin_expect(t1066 != 0, 0)) { /* again, recording the error */
+            int32_t t1074 = v_x1049_d[t1063];
+            int32_t t1075;
+            if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1053_n) {
+              t1075 = v_x1053_d[t1074];
+            } else {
+              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1053_n, 0.0);
+              t1075 = 0;
+            }
+            int32_t t1076;
+            if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1050_n) {
+              t1076 = v_x1050_d[t1074];
+            } else {
+              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1050_n, 0.0);
+              t1076 = 0;
+            }
+            int32_t t1078 = rt_add_i(t1075, t1076);
+            int32_t t1080 = rt_sub_i(t1078, t1075);
+          }
+          t1061x0 = t1073;
+          int32_t t1082 = rt_add_i(t1061a0, t1061x0);
+          t1061a0 = t1082;
+        }
+        t1060[t1061] = t1061a0;
       }
-      RT_PARALLEL_FOR_IF(t796 >= RT_PARALLEL_MIN)
-      for (int64_t t797 = 0; t797 < t796; t797++) {
-        const int32_t t798 = (int32_t)t797;
-        int32_t t799; /* v_x995: read by nothing */
-        t799 = 1;
-        (void)t799;
+      int32_t t1061t0;
+      t1061t0 = 0;
+      for (int64_t t1061 = 0; t1061 < t1059; t1061++) {
+        const int32_t t1083 = t1060[t1061];
+        t1060[t1061] = t1061t0;
+        int32_t t1085 = rt_add_i(t1061t0, t1083);
+        t1061t0 = t1085;
       }
+      v_x1066 = rt_value_new(rt_vec_type(RT_INT), t1058);
+      int32_t *v_x1066_d = v_x1066->data.i;
+      const int64_t v_x1066_n = v_x1066->len;
+      RT_PARALLEL_FOR_IF(t1059 > 1)
+      for (int64_t t1061 = 0; t1061 < t1059; t1061++) {
+        int32_t t1061p0;
+        t1061p0 = t1060[t1061];
+        const int64_t t1061_end = (t1061 + 1) * RT_CHUNK < t1058 ? (t1061 + 1) * RT_CHUNK : t1058;
+        for (int64_t t1062 = t1061 * RT_CHUNK; t1062 < t1061_end; t1062++) {
+          const int32_t t1063 = (int32_t)t1062;
+          v_x1066_d[t1062] = t1061p0;
+          int32_t t1061y0;
+          int t1088 = 0; /* nonzero: a check below failed */
+          int32_t t1086 = v_x1049_d[t1063];
+          int t1089 = (uint64_t)(int64_t)t1086 < (uint64_t)v_x1053_n;
+          int32_t t1087 = t1089 ? v_x1053_d[t1086] : 0;
+          t1088 |= !t1089;
+          int t1091 = (uint64_t)(int64_t)t1086 < (uint64_t)v_x1050_n;
+          int32_t t1090 = t1091 ? v_x1050_d[t1086] : 0;
+          t1088 |= !t1091;
+          int32_t t1093 = rt_add_i(t1087, t1090);
+          int32_t t1095 = rt_sub_i(t1093, t1087);
+          if (__builtin_expect(t1088 != 0, 0)) { /* again, recording the error */
+            int32_t t1096 = v_x1049_d[t1063];
+            int32_t t1097;
+            if ((uint64_t)(int64_t)t1096 < (uint64_t)v_x1053_n) {
+              t1097 = v_x1053_d[t1096];
+            } else {
+              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1096, v_x1053_n, 0.0);
+              t1097 = 0;
+            }
+            int32_t t1098;
+            if ((uint64_t)(int64_t)t1096 < (uint64_t)v_x1050_n) {
+              t1098 = v_x1050_d[t1096];
+            } else {
+              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1096, v_x1050_n, 0.0);
+              t1098 = 0;
+            }
+            int32_t t1100 = rt_add_i(t1097, t1098);
+            int32_t t1102 = rt_sub_i(t1100, t1097);
+          }
+          t1061y0 = t1095;
+          int32_t t1104 = rt_add_i(t1061p0, t1061y0);
+          t1061p0 = t1104;
+        }
+      }
+      rt_free(t1060);
     }
     if (err->index != INT64_MAX)
       goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t800 = v_x987_n;
-        v_x1003 = rt_value_new(rt_vec_type(RT_INT), t800);
-        int32_t *v_x1003_d = v_x1003->data.i;
-        const int64_t v_x1003_n = v_x1003->len;
-        RT_PARALLEL_FOR_IF(t800 >= RT_PARALLEL_MIN)
-        for (int64_t t801 = 0; t801 < t800; t801++) {
-          const int32_t t802 = (int32_t)t801;
-          int32_t t803; /* v_x997: read by nothing */
-          int t806 = 0; /* nonzero: a check below failed */
-          int32_t t804 = v_x987_d[t802];
-          int t807 = (uint64_t)(int64_t)t804 < (uint64_t)v_x990_n;
-          int32_t t805 = t807 ? v_x990_d[t804] : 0;
-          t806 |= !t807;
-          int32_t t809 = rt_add_i(t805, 1);
-          int32_t t811 = rt_add_i(t804, 1);
-          int t813 = (uint64_t)(int64_t)t811 < (uint64_t)v_x990_n;
-          int32_t t812 = t813 ? v_x990_d[t811] : 0;
-          t806 |= !t813;
-          int32_t t815 = rt_add_i(t809, t812);
-          if (__builtin_expect(t806 != 0, 0)) { /* again, recording the error */
-            int32_t t816 = v_x987_d[t802];
-            int32_t t817;
-            if ((uint64_t)(int64_t)t816 < (uint64_t)v_x990_n) {
-              t817 = v_x990_d[t816];
-            } else {
-              NESSIE_RECORD(err, t801, RT_CHECK_INDEX, 4, 0, RT_GATHER, t816, v_x990_n, 0.0);
-              t817 = 0;
-            }
-            int32_t t819 = rt_add_i(t817, 1);
-            int32_t t821 = rt_add_i(t816, 1);
-            int32_t t822;
-            if ((uint64_t)(int64_t)t821 < (uint64_t)v_x990_n) {
-              t822 = v_x990_d[t821];
-            } else {
-              NESSIE_RECORD(err, t801, RT_CHECK_INDEX, 1, 0, RT_GATHER, t821, v_x990_n, 0.0);
-              t822 = 0;
-            }
-            int32_t t824 = rt_add_i(t819, t822);
-          }
-          t803 = t809;
-          v_x1003_d[t801] = t815;
-          (void)t803;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
   }
-  *out_v_x1003 = v_x1003;
-  rt_release(v_x992);
-  rt_release(v_x995);
-  rt_release(v_x997);
+  *out_v_x1055 = v_x1055;
+  *out_v_x1060 = v_x1060;
+  *out_v_x1062 = v_x1062;
+  *out_v_x1066 = v_x1066;
   return;
 fail:
-  rt_release(v_x992);
-  rt_release(v_x995);
-  rt_release(v_x997);
-  rt_release(v_x1003);
+  rt_release(v_x1060);
+  rt_release(v_x1055);
+  rt_release(v_x1062);
+  rt_release(v_x1066);
 }
 
-/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K21: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x987_d; int64_t v_x987_n;
-  int32_t *v_x990_d; int64_t v_x990_n;
-  int32_t v_x993;
-  int32_t *v_x992_d; int64_t v_x992_n;
-  int32_t *v_x995_d; int64_t v_x995_n;
-  int32_t *v_x997_d; int64_t v_x997_n;
-  int32_t *v_x1003_d; int64_t v_x1003_n;
+  int32_t *v_x1049_d; int64_t v_x1049_n;
+  int32_t *v_x1050_d; int64_t v_x1050_n;
+  int32_t *v_x1053_d; int64_t v_x1053_n;
+  int32_t v_x1058;
+  int32_t *v_x1060_d; int64_t v_x1060_n;
+  int32_t *v_x1055_d; int64_t v_x1055_n;
+  int32_t *v_x1062_d; int64_t v_x1062_n;
+  int32_t *v_x1066_d; int64_t v_x1066_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K21_0_pull {
   K21_A A;
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t827 = 0; /* nonzero: a check below failed */
-    int32_t t825 = A.v_x987_d[ix];
-    int t828 = (uint64_t)(int64_t)t825 < (uint64_t)A.v_x990_n;
-    int32_t t826 = t828 ? A.v_x990_d[t825] : 0;
-    t827 |= !t828;
-    if (__builtin_expect(t827 != 0, 0)) { /* again, recording the error */
-      int32_t t829 = A.v_x987_d[ix];
-      int32_t t830;
-      if ((uint64_t)(int64_t)t829 < (uint64_t)A.v_x990_n) {
-        t830 = A.v_x990_d[t829];
+    int t1106 = 0; /* nonzero: a check below failed */
+    int t1107 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1049_n;
+    int32_t t1105 = t1107 ? A.v_x1049_d[ix] : 0;
+    t1106 |= !t1107;
+    int t1109 = (uint64_t)(int64_t)t1105 < (uint64_t)A.v_x1053_n;
+    int32_t t1108 = t1109 ? A.v_x1053_d[t1105] : 0;
+    t1106 |= !t1109;
+    int t1111 = (uint64_t)(int64_t)t1105 < (uint64_t)A.v_x1050_n;
+    int32_t t1110 = t1111 ? A.v_x1050_d[t1105] : 0;
+    t1106 |= !t1111;
+    int32_t t1113 = rt_add_i(t1108, t1110);
+    int32_t t1115 = rt_sub_i(t1113, t1108);
+    if (__builtin_expect(t1106 != 0, 0)) { /* again, recording the error */
+      int32_t t1116;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1049_n) {
+        t1116 = A.v_x1049_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t829, A.v_x990_n, 0.0);
-        t830 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1049_n, 0.0);
+        t1116 = 0;
       }
+      int32_t t1117;
+      if ((uint64_t)(int64_t)t1116 < (uint64_t)A.v_x1053_n) {
+        t1117 = A.v_x1053_d[t1116];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1116, A.v_x1053_n, 0.0);
+        t1117 = 0;
+      }
+      int32_t t1118;
+      if ((uint64_t)(int64_t)t1116 < (uint64_t)A.v_x1050_n) {
+        t1118 = A.v_x1050_d[t1116];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1116, A.v_x1050_n, 0.0);
+        t1118 = 0;
+      }
+      int32_t t1120 = rt_add_i(t1117, t1118);
+      int32_t t1122 = rt_sub_i(t1120, t1117);
     }
-    return K21_0_V{t826};
+    return K21_0_V{1, t1108, t1115};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    /* v.v0: v_x992, read by nothing (its checks are the pull's) */
+    A.v_x1060_d[i] = v.v0;
+    A.v_x1055_d[i] = v.v1;
+    A.v_x1062_d[i] = v.v2;
   }
 };
 struct alignas(8) K21_1_V {
@@ -4193,1628 +5058,526 @@ struct K21_1_pull {
   __device__ K21_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K21_1_V{1};
+    int t1125 = 0; /* nonzero: a check below failed */
+    int32_t t1123 = A.v_x1049_d[ix];
+    int t1126 = (uint64_t)(int64_t)t1123 < (uint64_t)A.v_x1053_n;
+    int32_t t1124 = t1126 ? A.v_x1053_d[t1123] : 0;
+    t1125 |= !t1126;
+    int t1128 = (uint64_t)(int64_t)t1123 < (uint64_t)A.v_x1050_n;
+    int32_t t1127 = t1128 ? A.v_x1050_d[t1123] : 0;
+    t1125 |= !t1128;
+    int32_t t1130 = rt_add_i(t1124, t1127);
+    int32_t t1132 = rt_sub_i(t1130, t1124);
+    if (__builtin_expect(t1125 != 0, 0)) { /* again, recording the error */
+      int32_t t1133 = A.v_x1049_d[ix];
+      int32_t t1134;
+      if ((uint64_t)(int64_t)t1133 < (uint64_t)A.v_x1053_n) {
+        t1134 = A.v_x1053_d[t1133];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1133, A.v_x1053_n, 0.0);
+        t1134 = 0;
+      }
+      int32_t t1135;
+      if ((uint64_t)(int64_t)t1133 < (uint64_t)A.v_x1050_n) {
+        t1135 = A.v_x1050_d[t1133];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1133, A.v_x1050_n, 0.0);
+        t1135 = 0;
+      }
+      int32_t t1137 = rt_add_i(t1134, t1135);
+      int32_t t1139 = rt_sub_i(t1137, t1134);
+    }
+    return K21_1_V{t1132};
   }
 };
 struct K21_1_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    /* v.v0: v_x995, read by nothing (its checks are the pull's) */
+    A.v_x1066_d[i] = v.v0;
   }
 };
-struct alignas(8) K21_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K21_2_pull {
+struct K21_1_op {
   K21_A A;
-  __device__ K21_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t833 = 0; /* nonzero: a check below failed */
-    int32_t t831 = A.v_x987_d[ix];
-    int t834 = (uint64_t)(int64_t)t831 < (uint64_t)A.v_x990_n;
-    int32_t t832 = t834 ? A.v_x990_d[t831] : 0;
-    t833 |= !t834;
-    int32_t t836 = rt_add_i(t832, 1);
-    int32_t t838 = rt_add_i(t831, 1);
-    int t840 = (uint64_t)(int64_t)t838 < (uint64_t)A.v_x990_n;
-    int32_t t839 = t840 ? A.v_x990_d[t838] : 0;
-    t833 |= !t840;
-    int32_t t842 = rt_add_i(t836, t839);
-    if (__builtin_expect(t833 != 0, 0)) { /* again, recording the error */
-      int32_t t843 = A.v_x987_d[ix];
-      int32_t t844;
-      if ((uint64_t)(int64_t)t843 < (uint64_t)A.v_x990_n) {
-        t844 = A.v_x990_d[t843];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t843, A.v_x990_n, 0.0);
-        t844 = 0;
-      }
-      int32_t t846 = rt_add_i(t844, 1);
-      int32_t t848 = rt_add_i(t843, 1);
-      int32_t t849;
-      if ((uint64_t)(int64_t)t848 < (uint64_t)A.v_x990_n) {
-        t849 = A.v_x990_d[t848];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t848, A.v_x990_n, 0.0);
-        t849 = 0;
-      }
-      int32_t t851 = rt_add_i(t846, t849);
-    }
-    return K21_2_V{t836, t842};
+  __device__ K21_1_V operator()(const K21_1_V &a, const K21_1_V &b) const {
+    int32_t t1141 = rt_add_i(a.v0, b.v0);
+    return K21_1_V{t1141};
   }
 };
-struct K21_2_store {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_2_V &v) const {
-    /* v.v0: v_x997, read by nothing (its checks are the pull's) */
-    A.v_x1003_d[i] = v.v1;
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x987_d = v_x987->data.i;
-  A.v_x987_n = v_x987->len;
-  A.v_x990_d = v_x990->data.i;
-  A.v_x990_n = v_x990->len;
-  A.v_x993 = v_x993;
-  RtValue *v_x992 = NULL;
-  RtValue *v_x995 = NULL;
-  RtValue *v_x997 = NULL;
-  RtValue *v_x1003 = NULL;
+  A.v_x1049_d = v_x1049->data.i;
+  A.v_x1049_n = v_x1049->len;
+  A.v_x1050_d = v_x1050->data.i;
+  A.v_x1050_n = v_x1050->len;
+  A.v_x1053_d = v_x1053->data.i;
+  A.v_x1053_n = v_x1053->len;
+  A.v_x1058 = v_x1058;
+  RtValue *v_x1060 = NULL;
+  RtValue *v_x1055 = NULL;
+  RtValue *v_x1062 = NULL;
+  RtValue *v_x1066 = NULL;
   /* MAP */
   {
-    const int64_t t852 = v_x987->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t852);
-  }
-  /* MAP */
-  {
-    const int64_t t853 = v_x993;
-    if (t853 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t853, 0.0, run};
+    const int64_t t1142 = v_x1058;
+    if (t1142 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1142, 0.0, run};
       goto fail;
     }
-    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t853);
+    v_x1060 = rtg_vec_new(RT_INT, t1142);
+    A.v_x1060_d = v_x1060->data.i;
+    A.v_x1060_n = v_x1060->len;
+    v_x1055 = rtg_vec_new(RT_INT, t1142);
+    A.v_x1055_d = v_x1055->data.i;
+    A.v_x1055_n = v_x1055->len;
+    v_x1062 = rtg_vec_new(RT_INT, t1142);
+    A.v_x1062_d = v_x1062->data.i;
+    A.v_x1062_n = v_x1062->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1142);
   }
-  /* MAP */
+  /* SCAN */
   {
-    const int64_t t854 = v_x987->len;
-    v_x1003 = rtg_vec_new(RT_INT, t854);
-    A.v_x1003_d = v_x1003->data.i;
-    A.v_x1003_n = v_x1003->len;
-    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t854);
+    const int64_t t1143 = v_x1049->len;
+    v_x1066 = rtg_vec_new(RT_INT, t1143);
+    A.v_x1066_d = v_x1066->data.i;
+    A.v_x1066_n = v_x1066->len;
+    rtg::scan<true>("K21", loc, K21_1_pull{A}, K21_1_op{A}, K21_1_V{0}, t1143, K21_1_store{A});
   }
-  *out_v_x1003 = v_x1003;
-  rt_release(v_x992);
-  rt_release(v_x995);
-  rt_release(v_x997);
+  *out_v_x1055 = v_x1055;
+  *out_v_x1060 = v_x1060;
+  *out_v_x1062 = v_x1062;
+  *out_v_x1066 = v_x1066;
   return;
 fail:
-  rt_release(v_x992);
-  rt_release(v_x995);
-  rt_release(v_x997);
-  rt_release(v_x1003);
+  rt_release(v_x1060);
+  rt_release(v_x1055);
+  rt_release(v_x1062);
+  rt_release(v_x1066);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x987, RtValue *v_x990, int32_t v_x993, RtValue **out_v_x1003) {
-  RtValue *vals[] = {v_x987, v_x990};
-  const int64_t sizes[] = {(int64_t)v_x993};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K21_host(err, loc, run, v_x987, v_x990, v_x993, out_v_x1003);
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
+  RtValue *vals[] = {v_x1049, v_x1050, v_x1053};
+  const int64_t sizes[] = {(int64_t)v_x1058};
+  if (rtg_choose_host(vals, 3, sizes, 1)) {
+    K21_host(err, loc, run, v_x1049, v_x1050, v_x1053, v_x1058, out_v_x1055, out_v_x1060, out_v_x1062, out_v_x1066);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x987, v_x990, v_x993, out_v_x1003);
+    K21_gpu(err, loc, run, v_x1049, v_x1050, v_x1053, v_x1058, out_v_x1055, out_v_x1060, out_v_x1062, out_v_x1066);
   }
 }
 
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
   (void)loc;
   (void)run;
-  int32_t *v_x1125_d = v_x1125->data.i;
-  const int64_t v_x1125_n = v_x1125->len;
-  RtValue *v_x1127 = NULL;
-  RtValue *v_x1136 = NULL;
-  RtValue *v_x1137 = NULL;
-  RtValue *v_x1138 = NULL;
-  RtValue *v_x1139 = NULL;
-  int32_t v_x1145 = 0;
-  int32_t v_x1151 = 0;
-  RtValue *v_x1155 = NULL;
-  RtValue *v_x1159 = NULL;
+  int32_t *v_x1067_d = v_x1067->data.i;
+  const int64_t v_x1067_n = v_x1067->len;
+  int32_t *v_x1068_d = v_x1068->data.i;
+  const int64_t v_x1068_n = v_x1068->len;
+  int32_t *v_x1069_d = v_x1069->data.i;
+  const int64_t v_x1069_n = v_x1069->len;
+  int32_t *v_x1070_d = v_x1070->data.i;
+  const int64_t v_x1070_n = v_x1070->len;
+  int32_t *v_x1074_d = v_x1074->data.i;
+  const int64_t v_x1074_n = v_x1074->len;
+  RtValue *v_x1076 = NULL;
   /* MAP */
   {
-    const int64_t t855 = v_x1130;
-    if (t855 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t855, 0.0);
+    const int64_t t1144 = v_x1071;
+    if (t1144 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1144, 0.0);
       goto fail;
     }
-    v_x1127 = rt_value_new(rt_vec_type(RT_BOOL), t855);
-    uint8_t *v_x1127_d = v_x1127->data.b;
-    const int64_t v_x1127_n = v_x1127->len;
-    RT_PARALLEL_FOR_IF(t855 >= RT_PARALLEL_MIN)
-    for (int64_t t856 = 0; t856 < t855; t856++) {
-      const int32_t t857 = (int32_t)t856;
-      int t859 = 0; /* nonzero: a check below failed */
-      int t860 = (uint64_t)(int64_t)t857 < (uint64_t)v_x1125_n;
-      int32_t t858 = t860 ? v_x1125_d[t857] : 0;
-      t859 |= !t860;
-      uint8_t t862 = rt_le_i(t858, 1);
-      if (__builtin_expect(t859 != 0, 0)) { /* again, recording the error */
-        int32_t t863;
-        if ((uint64_t)(int64_t)t857 < (uint64_t)v_x1125_n) {
-          t863 = v_x1125_d[t857];
+    RT_PARALLEL_FOR_IF(t1144 >= RT_PARALLEL_MIN)
+    for (int64_t t1145 = 0; t1145 < t1144; t1145++) {
+      const int32_t t1146 = (int32_t)t1145;
+      int32_t t1147; /* v_x1076: read by nothing */
+      int t1149 = 0; /* nonzero: a check below failed */
+      int t1150 = (uint64_t)(int64_t)t1146 < (uint64_t)v_x1067_n;
+      int32_t t1148 = t1150 ? v_x1067_d[t1146] : 0;
+      t1149 |= !t1150;
+      int t1152 = (uint64_t)(int64_t)t1148 < (uint64_t)v_x1070_n;
+      int32_t t1151 = t1152 ? v_x1070_d[t1148] : 0;
+      t1149 |= !t1152;
+      int t1154 = (uint64_t)(int64_t)t1148 < (uint64_t)v_x1068_n;
+      int32_t t1153 = t1154 ? v_x1068_d[t1148] : 0;
+      t1149 |= !t1154;
+      int32_t t1156 = rt_sub_i(t1146, t1153);
+      int t1158 = (uint64_t)(int64_t)t1148 < (uint64_t)v_x1069_n;
+      int32_t t1157 = t1158 ? v_x1069_d[t1148] : 0;
+      t1149 |= !t1158;
+      int32_t t1160 = rt_mul_i(t1156, t1157);
+      int32_t t1162 = rt_add_i(t1151, t1160);
+      int t1164 = (uint64_t)(int64_t)t1162 < (uint64_t)v_x1074_n;
+      int32_t t1163 = t1164 ? v_x1074_d[t1162] : 0;
+      t1149 |= !t1164;
+      if (__builtin_expect(t1149 != 0, 0)) { /* again, recording the error */
+        int32_t t1165;
+        if ((uint64_t)(int64_t)t1146 < (uint64_t)v_x1067_n) {
+          t1165 = v_x1067_d[t1146];
         } else {
-          NESSIE_RECORD(err, t856, RT_CHECK_INDEX, 0, 0, RT_GATHER, t857, v_x1125_n, 0.0);
-          t863 = 0;
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1146, v_x1067_n, 0.0);
+          t1165 = 0;
         }
-        uint8_t t865 = rt_le_i(t863, 1);
+        int32_t t1166;
+        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1070_n) {
+          t1166 = v_x1070_d[t1165];
+        } else {
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1070_n, 0.0);
+          t1166 = 0;
+        }
+        int32_t t1167;
+        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1068_n) {
+          t1167 = v_x1068_d[t1165];
+        } else {
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1068_n, 0.0);
+          t1167 = 0;
+        }
+        int32_t t1169 = rt_sub_i(t1146, t1167);
+        int32_t t1170;
+        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1069_n) {
+          t1170 = v_x1069_d[t1165];
+        } else {
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1069_n, 0.0);
+          t1170 = 0;
+        }
+        int32_t t1172 = rt_mul_i(t1169, t1170);
+        int32_t t1174 = rt_add_i(t1166, t1172);
+        int32_t t1175;
+        if ((uint64_t)(int64_t)t1174 < (uint64_t)v_x1074_n) {
+          t1175 = v_x1074_d[t1174];
+        } else {
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1174, v_x1074_n, 0.0);
+          t1175 = 0;
+        }
       }
-      v_x1127_d[t856] = t862;
+      t1147 = t1163;
+      (void)t1147;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    uint8_t *v_x1127_d = v_x1127->data.b;
-    const int64_t v_x1127_n = v_x1127->len;
-    /* PARTITION */
-    {
-      const int64_t t866 = v_x1130;
-      if (t866 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t866, 0.0);
-        goto fail;
-      }
-      const int64_t t867 = t866 > 0 ? (t866 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t868 = (uint8_t *)rt_alloc_atomic((size_t)t866 + 1);
-      int64_t *t869 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t867 + 1));
-      RT_PARALLEL_FOR_IF(t867 > 1)
-      for (int64_t t870 = 0; t870 < t867; t870++) {
-        int64_t kept = 0;
-        const int64_t t870_end = (t870 + 1) * RT_CHUNK < t866 ? (t870 + 1) * RT_CHUNK : t866;
-        for (int64_t t871 = t870 * RT_CHUNK; t871 < t870_end; t871++) {
-          const int32_t t872 = (int32_t)t871;
-          int32_t t870x0;
-          uint8_t t870x1;
-          int t874 = 0; /* nonzero: a check below failed */
-          int t875 = (uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n;
-          int32_t t873 = t875 ? v_x1125_d[t872] : 0;
-          t874 |= !t875;
-          uint8_t t877 = rt_le_i(t873, 1);
-          if (__builtin_expect(t874 != 0, 0)) { /* again, recording the error */
-            int32_t t878;
-            if ((uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n) {
-              t878 = v_x1125_d[t872];
-            } else {
-              NESSIE_RECORD(err, t871, RT_CHECK_INDEX, 0, 0, RT_GATHER, t872, v_x1125_n, 0.0);
-              t878 = 0;
-            }
-            uint8_t t880 = rt_le_i(t878, 1);
-          }
-          t870x0 = t872;
-          t870x1 = t877;
-          uint8_t t881;
-          t881 = t870x1;
-          t868[t871] = t881 != 0;
-          kept += t881 != 0;
-        }
-        t869[t870] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t868);
-        rt_free(t869);
-        goto fail;
-      }
-      int64_t t882 = 0;
-      for (int64_t t870 = 0; t870 < t867; t870++) {
-        const int64_t k = t869[t870];
-        t869[t870] = t882;
-        t882 += k;
-      }
-      v_x1136 = rt_value_new(rt_vec_type(RT_INT), t882);
-      int32_t *v_x1136_d = v_x1136->data.i;
-      const int64_t v_x1136_n = v_x1136->len;
-      v_x1137 = rt_value_new(rt_vec_type(RT_BOOL), t882);
-      uint8_t *v_x1137_d = v_x1137->data.b;
-      const int64_t v_x1137_n = v_x1137->len;
-      v_x1138 = rt_value_new(rt_vec_type(RT_INT), (t866 - t882));
-      int32_t *v_x1138_d = v_x1138->data.i;
-      const int64_t v_x1138_n = v_x1138->len;
-      v_x1139 = rt_value_new(rt_vec_type(RT_BOOL), (t866 - t882));
-      uint8_t *v_x1139_d = v_x1139->data.b;
-      const int64_t v_x1139_n = v_x1139->len;
-      RT_PARALLEL_FOR_IF(t867 > 1)
-      for (int64_t t870 = 0; t870 < t867; t870++) {
-        int64_t at = t869[t870];
-        int64_t at_not = t870 * RT_CHUNK - t869[t870];
-        const int64_t t870_end = (t870 + 1) * RT_CHUNK < t866 ? (t870 + 1) * RT_CHUNK : t866;
-        for (int64_t t871 = t870 * RT_CHUNK; t871 < t870_end; t871++) {
-          const int32_t t872 = (int32_t)t871;
-          int32_t t870y0;
-          uint8_t t870y1;
-          int t884 = 0; /* nonzero: a check below failed */
-          int t885 = (uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n;
-          int32_t t883 = t885 ? v_x1125_d[t872] : 0;
-          t884 |= !t885;
-          uint8_t t887 = rt_le_i(t883, 1);
-          if (__builtin_expect(t884 != 0, 0)) { /* again, recording the error */
-            int32_t t888;
-            if ((uint64_t)(int64_t)t872 < (uint64_t)v_x1125_n) {
-              t888 = v_x1125_d[t872];
-            } else {
-              NESSIE_RECORD(err, t871, RT_CHECK_INDEX, 0, 0, RT_GATHER, t872, v_x1125_n, 0.0);
-              t888 = 0;
-            }
-            uint8_t t890 = rt_le_i(t888, 1);
-          }
-          t870y0 = t872;
-          t870y1 = t887;
-          if (t868[t871]) {
-            v_x1136_d[at] = t870y0;
-            v_x1137_d[at] = t870y1;
-            at++;
-          } else {
-            v_x1138_d[at_not] = t870y0;
-            v_x1139_d[at_not] = t870y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t868);
-      rt_free(t869);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1136_d = v_x1136->data.i;
-      const int64_t v_x1136_n = v_x1136->len;
-      uint8_t *v_x1137_d = v_x1137->data.b;
-      const int64_t v_x1137_n = v_x1137->len;
-      int32_t *v_x1138_d = v_x1138->data.i;
-      const int64_t v_x1138_n = v_x1138->len;
-      uint8_t *v_x1139_d = v_x1139->data.b;
-      const int64_t v_x1139_n = v_x1139->len;
-      /* REDUCE */
-      {
-        const int64_t t891 = v_x1130;
-        if (t891 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t891, 0.0);
-          goto fail;
-        }
-        const int64_t t892 = t891 > 0 ? (t891 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t893 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t892);
-        int32_t *t894 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t892);
-        RT_PARALLEL_FOR_IF(t892 > 1)
-        for (int64_t t895 = 0; t895 < t892; t895++) {
-          int32_t t895a0;
-          int32_t t895a1;
-          t895a0 = 0;
-          t895a1 = 0;
-          const int64_t t895_end = (t895 + 1) * RT_CHUNK < t891 ? (t895 + 1) * RT_CHUNK : t891;
-          for (int64_t t896 = t895 * RT_CHUNK; t896 < t895_end; t896++) {
-            const int32_t t897 = (int32_t)t896;
-            int32_t t895x0;
-            int32_t t895x1;
-            int t899 = 0; /* nonzero: a check below failed */
-            int t900 = (uint64_t)(int64_t)t897 < (uint64_t)v_x1125_n;
-            int32_t t898 = t900 ? v_x1125_d[t897] : 0;
-            t899 |= !t900;
-            uint8_t t902 = rt_le_i(t898, 1);
-            int32_t t904 = rt_btoi_b(t902);
-            uint8_t t906 = rt_not_b(t902);
-            int32_t t908 = rt_btoi_b(t906);
-            if (__builtin_expect(t899 != 0, 0)) { /* again, recording the error */
-              int32_t t909;
-              if ((uint64_t)(int64_t)t897 < (uint64_t)v_x1125_n) {
-                t909 = v_x1125_d[t897];
-              } else {
-                NESSIE_RECORD(err, t896, RT_CHECK_INDEX, 0, 0, RT_GATHER, t897, v_x1125_n, 0.0);
-                t909 = 0;
-              }
-              uint8_t t911 = rt_le_i(t909, 1);
-              int32_t t913 = rt_btoi_b(t911);
-              uint8_t t915 = rt_not_b(t911);
-              int32_t t917 = rt_btoi_b(t915);
-            }
-            t895x0 = t904;
-            t895x1 = t908;
-            int32_t t919 = rt_add_i(t895a0, t895x0);
-            int32_t t921 = rt_add_i(t895a1, t895x1);
-            t895a0 = t919;
-            t895a1 = t921;
-          }
-          t893[t895] = t895a0;
-          t894[t895] = t895a1;
-        }
-        int32_t t895t0;
-        int32_t t895t1;
-        t895t0 = 0;
-        t895t1 = 0;
-        for (int64_t t895 = 0; t895 < t892; t895++) {
-          const int32_t t922 = t893[t895];
-          const int32_t t923 = t894[t895];
-          int32_t t925 = rt_add_i(t895t0, t922);
-          int32_t t927 = rt_add_i(t895t1, t923);
-          t895t0 = t925;
-          t895t1 = t927;
-        }
-        v_x1145 = t895t0;
-        rt_free(t893);
-        v_x1151 = t895t1;
-        rt_free(t894);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t928 = v_x1130;
-          if (t928 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t928, 0.0);
-            goto fail;
-          }
-          const int64_t t929 = t928 > 0 ? (t928 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t930 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t929);
-          int32_t *t931 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t929);
-          RT_PARALLEL_FOR_IF(t929 > 1)
-          for (int64_t t932 = 0; t932 < t929; t932++) {
-            int32_t t932a0;
-            int32_t t932a1;
-            t932a0 = 0;
-            t932a1 = 0;
-            const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
-            for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
-              const int32_t t934 = (int32_t)t933;
-              int32_t t932x0;
-              int32_t t932x1;
-              int t936 = 0; /* nonzero: a check below failed */
-              int t937 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n;
-              int32_t t935 = t937 ? v_x1125_d[t934] : 0;
-              t936 |= !t937;
-              uint8_t t939 = rt_le_i(t935, 1);
-              int32_t t941 = rt_btoi_b(t939);
-              uint8_t t943 = rt_not_b(t939);
-              int32_t t945 = rt_btoi_b(t943);
-              if (__builtin_expect(t936 != 0, 0)) { /* again, recording the error */
-                int32_t t946;
-                if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n) {
-                  t946 = v_x1125_d[t934];
-                } else {
-                  NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1125_n, 0.0);
-                  t946 = 0;
-                }
-                uint8_t t948 = rt_le_i(t946, 1);
-                int32_t t950 = rt_btoi_b(t948);
-                uint8_t t952 = rt_not_b(t948);
-                int32_t t954 = rt_btoi_b(t952);
-              }
-              t932x0 = t941;
-              t932x1 = t945;
-              int32_t t956 = rt_add_i(t932a0, t932x0);
-              int32_t t958 = rt_add_i(t932a1, t932x1);
-              t932a0 = t956;
-              t932a1 = t958;
-            }
-            t930[t932] = t932a0;
-            t931[t932] = t932a1;
-          }
-          int32_t t932t0;
-          int32_t t932t1;
-          t932t0 = 0;
-          t932t1 = 0;
-          for (int64_t t932 = 0; t932 < t929; t932++) {
-            const int32_t t959 = t930[t932];
-            t930[t932] = t932t0;
-            const int32_t t960 = t931[t932];
-            t931[t932] = t932t1;
-            int32_t t962 = rt_add_i(t932t0, t959);
-            int32_t t964 = rt_add_i(t932t1, t960);
-            t932t0 = t962;
-            t932t1 = t964;
-          }
-          v_x1155 = rt_value_new(rt_vec_type(RT_INT), t928);
-          int32_t *v_x1155_d = v_x1155->data.i;
-          const int64_t v_x1155_n = v_x1155->len;
-          v_x1159 = rt_value_new(rt_vec_type(RT_INT), t928);
-          int32_t *v_x1159_d = v_x1159->data.i;
-          const int64_t v_x1159_n = v_x1159->len;
-          RT_PARALLEL_FOR_IF(t929 > 1)
-          for (int64_t t932 = 0; t932 < t929; t932++) {
-            int32_t t932p0;
-            int32_t t932p1;
-            t932p0 = t930[t932];
-            t932p1 = t931[t932];
-            const int64_t t932_end = (t932 + 1) * RT_CHUNK < t928 ? (t932 + 1) * RT_CHUNK : t928;
-            for (int64_t t933 = t932 * RT_CHUNK; t933 < t932_end; t933++) {
-              const int32_t t934 = (int32_t)t933;
-              v_x1155_d[t933] = t932p0;
-              v_x1159_d[t933] = t932p1;
-              int32_t t932y0;
-              int32_t t932y1;
-              int t966 = 0; /* nonzero: a check below failed */
-              int t967 = (uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n;
-              int32_t t965 = t967 ? v_x1125_d[t934] : 0;
-              t966 |= !t967;
-              uint8_t t969 = rt_le_i(t965, 1);
-              int32_t t971 = rt_btoi_b(t969);
-              uint8_t t973 = rt_not_b(t969);
-              int32_t t975 = rt_btoi_b(t973);
-              if (__builtin_expect(t966 != 0, 0)) { /* again, recording the error */
-                int32_t t976;
-                if ((uint64_t)(int64_t)t934 < (uint64_t)v_x1125_n) {
-                  t976 = v_x1125_d[t934];
-                } else {
-                  NESSIE_RECORD(err, t933, RT_CHECK_INDEX, 0, 0, RT_GATHER, t934, v_x1125_n, 0.0);
-                  t976 = 0;
-                }
-                uint8_t t978 = rt_le_i(t976, 1);
-                int32_t t980 = rt_btoi_b(t978);
-                uint8_t t982 = rt_not_b(t978);
-                int32_t t984 = rt_btoi_b(t982);
-              }
-              t932y0 = t971;
-              t932y1 = t975;
-              int32_t t986 = rt_add_i(t932p0, t932y0);
-              int32_t t988 = rt_add_i(t932p1, t932y1);
-              t932p0 = t986;
-              t932p1 = t988;
-            }
-          }
-          rt_free(t930);
-          rt_free(t931);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1127 = v_x1127;
-  *out_v_x1136 = v_x1136;
-  *out_v_x1138 = v_x1138;
-  *out_v_x1145 = v_x1145;
-  *out_v_x1151 = v_x1151;
-  *out_v_x1155 = v_x1155;
-  *out_v_x1159 = v_x1159;
-  rt_release(v_x1137);
-  rt_release(v_x1139);
+  rt_release(v_x1076);
   return;
 fail:
-  rt_release(v_x1127);
-  rt_release(v_x1136);
-  rt_release(v_x1137);
-  rt_release(v_x1138);
-  rt_release(v_x1139);
-  rt_release(v_x1155);
-  rt_release(v_x1159);
+  rt_release(v_x1076);
 }
 
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1125_d; int64_t v_x1125_n;
-  int32_t v_x1130;
-  uint8_t *v_x1127_d; int64_t v_x1127_n;
-  int32_t *v_x1136_d; int64_t v_x1136_n;
-  uint8_t *v_x1137_d; int64_t v_x1137_n;
-  int32_t *v_x1138_d; int64_t v_x1138_n;
-  uint8_t *v_x1139_d; int64_t v_x1139_n;
-  int32_t v_x1145;
-  int32_t v_x1151;
-  int32_t *v_x1155_d; int64_t v_x1155_n;
-  int32_t *v_x1159_d; int64_t v_x1159_n;
+  int32_t *v_x1067_d; int64_t v_x1067_n;
+  int32_t *v_x1068_d; int64_t v_x1068_n;
+  int32_t *v_x1069_d; int64_t v_x1069_n;
+  int32_t *v_x1070_d; int64_t v_x1070_n;
+  int32_t v_x1071;
+  int32_t *v_x1074_d; int64_t v_x1074_n;
+  int32_t *v_x1076_d; int64_t v_x1076_n;
 };
 struct alignas(8) K22_0_V {
-  uint8_t v0;
+  int32_t v0;
 };
 struct K22_0_pull {
   K22_A A;
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t990 = 0; /* nonzero: a check below failed */
-    int t991 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t989 = t991 ? A.v_x1125_d[ix] : 0;
-    t990 |= !t991;
-    uint8_t t993 = rt_le_i(t989, 1);
-    if (__builtin_expect(t990 != 0, 0)) { /* again, recording the error */
-      int32_t t994;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t994 = A.v_x1125_d[ix];
+    int t1177 = 0; /* nonzero: a check below failed */
+    int t1178 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1067_n;
+    int32_t t1176 = t1178 ? A.v_x1067_d[ix] : 0;
+    t1177 |= !t1178;
+    int t1180 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1070_n;
+    int32_t t1179 = t1180 ? A.v_x1070_d[t1176] : 0;
+    t1177 |= !t1180;
+    int t1182 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1068_n;
+    int32_t t1181 = t1182 ? A.v_x1068_d[t1176] : 0;
+    t1177 |= !t1182;
+    int32_t t1184 = rt_sub_i(ix, t1181);
+    int t1186 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1069_n;
+    int32_t t1185 = t1186 ? A.v_x1069_d[t1176] : 0;
+    t1177 |= !t1186;
+    int32_t t1188 = rt_mul_i(t1184, t1185);
+    int32_t t1190 = rt_add_i(t1179, t1188);
+    int t1192 = (uint64_t)(int64_t)t1190 < (uint64_t)A.v_x1074_n;
+    int32_t t1191 = t1192 ? A.v_x1074_d[t1190] : 0;
+    t1177 |= !t1192;
+    if (__builtin_expect(t1177 != 0, 0)) { /* again, recording the error */
+      int32_t t1193;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1067_n) {
+        t1193 = A.v_x1067_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t994 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1067_n, 0.0);
+        t1193 = 0;
       }
-      uint8_t t996 = rt_le_i(t994, 1);
+      int32_t t1194;
+      if ((uint64_t)(int64_t)t1193 < (uint64_t)A.v_x1070_n) {
+        t1194 = A.v_x1070_d[t1193];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1193, A.v_x1070_n, 0.0);
+        t1194 = 0;
+      }
+      int32_t t1195;
+      if ((uint64_t)(int64_t)t1193 < (uint64_t)A.v_x1068_n) {
+        t1195 = A.v_x1068_d[t1193];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1193, A.v_x1068_n, 0.0);
+        t1195 = 0;
+      }
+      int32_t t1197 = rt_sub_i(ix, t1195);
+      int32_t t1198;
+      if ((uint64_t)(int64_t)t1193 < (uint64_t)A.v_x1069_n) {
+        t1198 = A.v_x1069_d[t1193];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1193, A.v_x1069_n, 0.0);
+        t1198 = 0;
+      }
+      int32_t t1200 = rt_mul_i(t1197, t1198);
+      int32_t t1202 = rt_add_i(t1194, t1200);
+      int32_t t1203;
+      if ((uint64_t)(int64_t)t1202 < (uint64_t)A.v_x1074_n) {
+        t1203 = A.v_x1074_d[t1202];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1202, A.v_x1074_n, 0.0);
+        t1203 = 0;
+      }
     }
-    return K22_0_V{t993};
+    return K22_0_V{t1191};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1127_d[i] = v.v0;
+    /* v.v0: v_x1076, read by nothing (its checks are the pull's) */
   }
 };
-struct alignas(8) K22_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K22_1_pull {
-  K22_A A;
-  __device__ K22_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t998 = 0; /* nonzero: a check below failed */
-    int t999 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t997 = t999 ? A.v_x1125_d[ix] : 0;
-    t998 |= !t999;
-    uint8_t t1001 = rt_le_i(t997, 1);
-    if (__builtin_expect(t998 != 0, 0)) { /* again, recording the error */
-      int32_t t1002;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t1002 = A.v_x1125_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t1002 = 0;
-      }
-      uint8_t t1004 = rt_le_i(t1002, 1);
-    }
-    return K22_1_V{ix, t1001};
-  }
-};
-struct K22_1_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x1136_d[i] = v.v0;
-    A.v_x1137_d[i] = v.v1;
-  }
-};
-struct K22_1_pred {
-  K22_A A;
-  __device__ bool operator()(int64_t i, const K22_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K22_1_other {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x1138_d[i] = v.v0;
-    A.v_x1139_d[i] = v.v1;
-  }
-};
-struct alignas(8) K22_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K22_2_pull {
-  K22_A A;
-  __device__ K22_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1006 = 0; /* nonzero: a check below failed */
-    int t1007 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t1005 = t1007 ? A.v_x1125_d[ix] : 0;
-    t1006 |= !t1007;
-    uint8_t t1009 = rt_le_i(t1005, 1);
-    int32_t t1011 = rt_btoi_b(t1009);
-    uint8_t t1013 = rt_not_b(t1009);
-    int32_t t1015 = rt_btoi_b(t1013);
-    if (__builtin_expect(t1006 != 0, 0)) { /* again, recording the error */
-      int32_t t1016;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t1016 = A.v_x1125_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t1016 = 0;
-      }
-      uint8_t t1018 = rt_le_i(t1016, 1);
-      int32_t t1020 = rt_btoi_b(t1018);
-      uint8_t t1022 = rt_not_b(t1018);
-      int32_t t1024 = rt_btoi_b(t1022);
-    }
-    return K22_2_V{t1011, t1015};
-  }
-};
-struct K22_2_op {
-  K22_A A;
-  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
-    int32_t t1026 = rt_add_i(a.v0, b.v0);
-    int32_t t1028 = rt_add_i(a.v1, b.v1);
-    return K22_2_V{t1026, t1028};
-  }
-};
-struct K22_2_ride {
-  K22_A A;
-  __device__ K22_2_V operator()(int64_t i) const {
-    K22_0_store{A}(i, K22_0_pull{A}(i)); /* MAP 0 rides here */
-    return K22_2_pull{A}(i);
-  }
-};
-struct alignas(8) K22_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K22_3_pull {
-  K22_A A;
-  __device__ K22_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1030 = 0; /* nonzero: a check below failed */
-    int t1031 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n;
-    int32_t t1029 = t1031 ? A.v_x1125_d[ix] : 0;
-    t1030 |= !t1031;
-    uint8_t t1033 = rt_le_i(t1029, 1);
-    int32_t t1035 = rt_btoi_b(t1033);
-    uint8_t t1037 = rt_not_b(t1033);
-    int32_t t1039 = rt_btoi_b(t1037);
-    if (__builtin_expect(t1030 != 0, 0)) { /* again, recording the error */
-      int32_t t1040;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1125_n) {
-        t1040 = A.v_x1125_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1125_n, 0.0);
-        t1040 = 0;
-      }
-      uint8_t t1042 = rt_le_i(t1040, 1);
-      int32_t t1044 = rt_btoi_b(t1042);
-      uint8_t t1046 = rt_not_b(t1042);
-      int32_t t1048 = rt_btoi_b(t1046);
-    }
-    return K22_3_V{t1035, t1039};
-  }
-};
-struct K22_3_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_3_V &v) const {
-    A.v_x1155_d[i] = v.v0;
-    A.v_x1159_d[i] = v.v1;
-  }
-};
-struct K22_3_op {
-  K22_A A;
-  __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
-    int32_t t1050 = rt_add_i(a.v0, b.v0);
-    int32_t t1052 = rt_add_i(a.v1, b.v1);
-    return K22_3_V{t1050, t1052};
-  }
-};
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1125_d = v_x1125->data.i;
-  A.v_x1125_n = v_x1125->len;
-  A.v_x1130 = v_x1130;
-  RtValue *v_x1127 = NULL;
-  RtValue *v_x1136 = NULL;
-  RtValue *v_x1137 = NULL;
-  RtValue *v_x1138 = NULL;
-  RtValue *v_x1139 = NULL;
-  int32_t v_x1145 = 0;
-  int32_t v_x1151 = 0;
-  RtValue *v_x1155 = NULL;
-  RtValue *v_x1159 = NULL;
+  A.v_x1067_d = v_x1067->data.i;
+  A.v_x1067_n = v_x1067->len;
+  A.v_x1068_d = v_x1068->data.i;
+  A.v_x1068_n = v_x1068->len;
+  A.v_x1069_d = v_x1069->data.i;
+  A.v_x1069_n = v_x1069->len;
+  A.v_x1070_d = v_x1070->data.i;
+  A.v_x1070_n = v_x1070->len;
+  A.v_x1071 = v_x1071;
+  A.v_x1074_d = v_x1074->data.i;
+  A.v_x1074_n = v_x1074->len;
+  RtValue *v_x1076 = NULL;
   /* MAP */
   {
-    const int64_t t1053 = v_x1130;
-    if (t1053 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1053, 0.0, run};
+    const int64_t t1204 = v_x1071;
+    if (t1204 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1204, 0.0, run};
       goto fail;
     }
-    v_x1127 = rtg_vec_new(RT_BOOL, t1053);
-    A.v_x1127_d = v_x1127->data.b;
-    A.v_x1127_n = v_x1127->len;
-    /* computed in the launch of SOAC 2 (K22_2_ride) */
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1204);
   }
-  /* PARTITION */
-  int64_t *t1054, t1055; /* the slot of its count, its size */
-  {
-    const int64_t t1056 = v_x1130;
-    if (t1056 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1056, 0.0, run};
-      goto fail;
-    }
-    v_x1136 = rtg_vec_new(RT_INT, t1056);
-    A.v_x1136_d = v_x1136->data.i;
-    A.v_x1136_n = v_x1136->len;
-    v_x1137 = rtg_vec_new(RT_BOOL, t1056);
-    A.v_x1137_d = v_x1137->data.b;
-    A.v_x1137_n = v_x1137->len;
-    v_x1138 = rtg_vec_new(RT_INT, t1056);
-    A.v_x1138_d = v_x1138->data.i;
-    A.v_x1138_n = v_x1138->len;
-    v_x1139 = rtg_vec_new(RT_BOOL, t1056);
-    A.v_x1139_d = v_x1139->data.b;
-    A.v_x1139_n = v_x1139->len;
-    t1055 = t1056;
-    t1054 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t1056, K22_1_store{A}, K22_1_other{A}, true);
-  }
-  {
-    const int64_t t1057 = rtg::filter_count(t1054);
-    v_x1136 = rtg_vec_fit(v_x1136, t1057);
-    A.v_x1136_d = v_x1136->data.i;
-    A.v_x1136_n = v_x1136->len;
-    v_x1137 = rtg_vec_fit(v_x1137, t1057);
-    A.v_x1137_d = v_x1137->data.b;
-    A.v_x1137_n = v_x1137->len;
-    v_x1138 = rtg_vec_fit(v_x1138, t1055 - t1057);
-    A.v_x1138_d = v_x1138->data.i;
-    A.v_x1138_n = v_x1138->len;
-    v_x1139 = rtg_vec_fit(v_x1139, t1055 - t1057);
-    A.v_x1139_d = v_x1139->data.b;
-    A.v_x1139_n = v_x1139->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t1058 = v_x1130;
-    if (t1058 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1058, 0.0, run};
-      goto fail;
-    }
-    const K22_2_V t1059 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t1058);
-    v_x1145 = t1059.v0;
-    A.v_x1145 = v_x1145;
-    v_x1151 = t1059.v1;
-    A.v_x1151 = v_x1151;
-  }
-  /* SCAN */
-  {
-    const int64_t t1060 = v_x1130;
-    if (t1060 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1060, 0.0, run};
-      goto fail;
-    }
-    v_x1155 = rtg_vec_new(RT_INT, t1060);
-    A.v_x1155_d = v_x1155->data.i;
-    A.v_x1155_n = v_x1155->len;
-    v_x1159 = rtg_vec_new(RT_INT, t1060);
-    A.v_x1159_d = v_x1159->data.i;
-    A.v_x1159_n = v_x1159->len;
-    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t1060, K22_3_store{A});
-  }
-  *out_v_x1127 = v_x1127;
-  *out_v_x1136 = v_x1136;
-  *out_v_x1138 = v_x1138;
-  *out_v_x1145 = v_x1145;
-  *out_v_x1151 = v_x1151;
-  *out_v_x1155 = v_x1155;
-  *out_v_x1159 = v_x1159;
-  rt_release(v_x1137);
-  rt_release(v_x1139);
+  rt_release(v_x1076);
   return;
 fail:
-  rt_release(v_x1127);
-  rt_release(v_x1136);
-  rt_release(v_x1137);
-  rt_release(v_x1138);
-  rt_release(v_x1139);
-  rt_release(v_x1155);
-  rt_release(v_x1159);
+  rt_release(v_x1076);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1125, int32_t v_x1130, RtValue **out_v_x1127, RtValue **out_v_x1136, RtValue **out_v_x1138, int32_t *out_v_x1145, int32_t *out_v_x1151, RtValue **out_v_x1155, RtValue **out_v_x1159) {
-  RtValue *vals[] = {v_x1125};
-  const int64_t sizes[] = {(int64_t)v_x1130, (int64_t)v_x1130, (int64_t)v_x1130, (int64_t)v_x1130};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K22_host(err, loc, run, v_x1125, v_x1130, out_v_x1127, out_v_x1136, out_v_x1138, out_v_x1145, out_v_x1151, out_v_x1155, out_v_x1159);
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
+  RtValue *vals[] = {v_x1067, v_x1068, v_x1069, v_x1070, v_x1074};
+  const int64_t sizes[] = {(int64_t)v_x1071};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K22_host(err, loc, run, v_x1067, v_x1068, v_x1069, v_x1070, v_x1071, v_x1074);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1125, v_x1130, out_v_x1127, out_v_x1136, out_v_x1138, out_v_x1145, out_v_x1151, out_v_x1155, out_v_x1159);
+    K22_gpu(err, loc, run, v_x1067, v_x1068, v_x1069, v_x1070, v_x1071, v_x1074);
   }
 }
 
-/* K23: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   (void)loc;
   (void)run;
-  int32_t *v_x1160_d = v_x1160->data.i;
-  const int64_t v_x1160_n = v_x1160->len;
-  int32_t *v_x1161_d = v_x1161->data.i;
-  const int64_t v_x1161_n = v_x1161->len;
-  int32_t *v_x1164_d = v_x1164->data.i;
-  const int64_t v_x1164_n = v_x1164->len;
-  RtValue *v_x1171 = NULL;
-  RtValue *v_x1166 = NULL;
-  RtValue *v_x1173 = NULL;
-  RtValue *v_x1177 = NULL;
+  int32_t *v_x1105_d = v_x1105->data.i;
+  const int64_t v_x1105_n = v_x1105->len;
+  uint8_t *v_x1109_d = v_x1109->data.b;
+  const int64_t v_x1109_n = v_x1109->len;
+  int32_t *v_x1110_d = v_x1110->data.i;
+  const int64_t v_x1110_n = v_x1110->len;
+  int32_t *v_x1113_d = v_x1113->data.i;
+  const int64_t v_x1113_n = v_x1113->len;
+  RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t1061 = v_x1169;
-    if (t1061 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1061, 0.0);
-      goto fail;
-    }
-    v_x1171 = rt_value_new(rt_vec_type(RT_INT), t1061);
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    v_x1166 = rt_value_new(rt_vec_type(RT_INT), t1061);
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    v_x1173 = rt_value_new(rt_vec_type(RT_INT), t1061);
-    int32_t *v_x1173_d = v_x1173->data.i;
-    const int64_t v_x1173_n = v_x1173->len;
-    RT_PARALLEL_FOR_IF(t1061 >= RT_PARALLEL_MIN)
-    for (int64_t t1062 = 0; t1062 < t1061; t1062++) {
-      const int32_t t1063 = (int32_t)t1062;
-      int t1065 = 0; /* nonzero: a check below failed */
-      int t1066 = (uint64_t)(int64_t)t1063 < (uint64_t)v_x1160_n;
-      int32_t t1064 = t1066 ? v_x1160_d[t1063] : 0;
-      t1065 |= !t1066;
-      int t1068 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1164_n;
-      int32_t t1067 = t1068 ? v_x1164_d[t1064] : 0;
-      t1065 |= !t1068;
-      int t1070 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1161_n;
-      int32_t t1069 = t1070 ? v_x1161_d[t1064] : 0;
-      t1065 |= !t1070;
-      int32_t t1072 = rt_add_i(t1067, t1069);
-      int32_t t1074 = rt_sub_i(t1072, t1067);
-      if (__builtin_expect(t1065 != 0, 0)) { /* again, recording the error */
-        int32_t t1075;
-        if ((uint64_t)(int64_t)t1063 < (uint64_t)v_x1160_n) {
-          t1075 = v_x1160_d[t1063];
+    const int64_t t1205 = v_x1109_n;
+    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t1205);
+    int32_t *v_x1115_d = v_x1115->data.i;
+    const int64_t v_x1115_n = v_x1115->len;
+    RT_PARALLEL_FOR_IF(t1205 >= RT_PARALLEL_MIN)
+    for (int64_t t1206 = 0; t1206 < t1205; t1206++) {
+      const int32_t t1207 = (int32_t)t1206;
+      int t1209 = 0; /* nonzero: a check below failed */
+      int t1210 = (uint64_t)(int64_t)t1207 < (uint64_t)v_x1105_n;
+      int32_t t1208 = t1210 ? v_x1105_d[t1207] : 0;
+      t1209 |= !t1210;
+      int32_t t1212 = rt_add_i(t1208, v_x1106);
+      uint8_t t1213 = v_x1109_d[t1207];
+      int t1215 = (uint64_t)(int64_t)t1207 < (uint64_t)v_x1110_n;
+      int32_t t1214 = t1215 ? v_x1110_d[t1207] : 0;
+      t1209 |= !t1215;
+      int32_t t1217 = (t1213 ? t1214 : t1212);
+      int t1219 = (uint64_t)(int64_t)t1217 < (uint64_t)v_x1113_n;
+      int32_t t1218 = t1219 ? v_x1113_d[t1217] : 0;
+      t1209 |= !t1219;
+      if (__builtin_expect(t1209 != 0, 0)) { /* again, recording the error */
+        int32_t t1220;
+        if ((uint64_t)(int64_t)t1207 < (uint64_t)v_x1105_n) {
+          t1220 = v_x1105_d[t1207];
         } else {
-          NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1063, v_x1160_n, 0.0);
-          t1075 = 0;
+          NESSIE_RECORD(err, t1206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1207, v_x1105_n, 0.0);
+          t1220 = 0;
         }
-        int32_t t1076;
-        if ((uint64_t)(int64_t)t1075 < (uint64_t)v_x1164_n) {
-          t1076 = v_x1164_d[t1075];
+        int32_t t1222 = rt_add_i(t1220, v_x1106);
+        uint8_t t1223 = v_x1109_d[t1207];
+        int32_t t1224;
+        if ((uint64_t)(int64_t)t1207 < (uint64_t)v_x1110_n) {
+          t1224 = v_x1110_d[t1207];
         } else {
-          NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1075, v_x1164_n, 0.0);
-          t1076 = 0;
+          NESSIE_RECORD(err, t1206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1207, v_x1110_n, 0.0);
+          t1224 = 0;
         }
-        int32_t t1077;
-        if ((uint64_t)(int64_t)t1075 < (uint64_t)v_x1161_n) {
-          t1077 = v_x1161_d[t1075];
+        int32_t t1226 = (t1223 ? t1224 : t1222);
+        int32_t t1227;
+        if ((uint64_t)(int64_t)t1226 < (uint64_t)v_x1113_n) {
+          t1227 = v_x1113_d[t1226];
         } else {
-          NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1075, v_x1161_n, 0.0);
-          t1077 = 0;
+          NESSIE_RECORD(err, t1206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1226, v_x1113_n, 0.0);
+          t1227 = 0;
         }
-        int32_t t1079 = rt_add_i(t1076, t1077);
-        int32_t t1081 = rt_sub_i(t1079, t1076);
       }
-      v_x1171_d[t1062] = 1;
-      v_x1166_d[t1062] = t1067;
-      v_x1173_d[t1062] = t1074;
+      v_x1115_d[t1206] = t1218;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1171_d = v_x1171->data.i;
-    const int64_t v_x1171_n = v_x1171->len;
-    int32_t *v_x1166_d = v_x1166->data.i;
-    const int64_t v_x1166_n = v_x1166->len;
-    int32_t *v_x1173_d = v_x1173->data.i;
-    const int64_t v_x1173_n = v_x1173->len;
-    /* SCAN */
-    {
-      const int64_t t1082 = v_x1160_n;
-      const int64_t t1083 = t1082 > 0 ? (t1082 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t1084 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1083);
-      RT_PARALLEL_FOR_IF(t1083 > 1)
-      for (int64_t t1085 = 0; t1085 < t1083; t1085++) {
-        int32_t t1085a0;
-        t1085a0 = 0;
-        const int64_t t1085_end = (t1085 + 1) * RT_CHUNK < t1082 ? (t1085 + 1) * RT_CHUNK : t1082;
-        for (int64_t t1086 = t1085 * RT_CHUNK; t1086 < t1085_end; t1086++) {
-          const int32_t t1087 = (int32_t)t1086;
-          int32_t t1085x0;
-          int t1090 = 0; /* nonzero: a check below failed */
-          int32_t t1088 = v_x1160_d[t1087];
-          int t1091 = (uint64_t)(int64_t)t1088 < (uint64_t)v_x1164_n;
-          int32_t t1089 = t1091 ? v_x1164_d[t1088] : 0;
-          t1090 |= !t1091;
-          int t1093 = (uint64_t)(int64_t)t1088 < (uint64_t)v_x1161_n;
-          int32_t t1092 = t1093 ? v_x1161_d[t1088] : 0;
-          t1090 |= !t1093;
-          int32_t t1095 = rt_add_i(t1089, t1092);
-          int32_t t1097 = rt_sub_i(t1095, t1089);
-          if (__builtin_expect(t1090 != 0, 0)) { /* again, recording the error */
-            int32_t t1098 = v_x1160_d[t1087];
-            int32_t t1099;
-            if ((uint64_t)(int64_t)t1098 < (uint64_t)v_x1164_n) {
-              t1099 = v_x1164_d[t1098];
-            } else {
-              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1098, v_x1164_n, 0.0);
-              t1099 = 0;
-            }
-            int32_t t1100;
-            if ((uint64_t)(int64_t)t1098 < (uint64_t)v_x1161_n) {
-              t1100 = v_x1161_d[t1098];
-            } else {
-              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1098, v_x1161_n, 0.0);
-              t1100 = 0;
-            }
-            int32_t t1102 = rt_add_i(t1099, t1100);
-            int32_t t1104 = rt_sub_i(t1102, t1099);
-          }
-          t1085x0 = t1097;
-          int32_t t1106 = rt_add_i(t1085a0, t1085x0);
-          t1085a0 = t1106;
-        }
-        t1084[t1085] = t1085a0;
-      }
-      int32_t t1085t0;
-      t1085t0 = 0;
-      for (int64_t t1085 = 0; t1085 < t1083; t1085++) {
-        const int32_t t1107 = t1084[t1085];
-        t1084[t1085] = t1085t0;
-        int32_t t1109 = rt_add_i(t1085t0, t1107);
-        t1085t0 = t1109;
-      }
-      v_x1177 = rt_value_new(rt_vec_type(RT_INT), t1082);
-      int32_t *v_x1177_d = v_x1177->data.i;
-      const int64_t v_x1177_n = v_x1177->len;
-      RT_PARALLEL_FOR_IF(t1083 > 1)
-      for (int64_t t1085 = 0; t1085 < t1083; t1085++) {
-        int32_t t1085p0;
-        t1085p0 = t1084[t1085];
-        const int64_t t1085_end = (t1085 + 1) * RT_CHUNK < t1082 ? (t1085 + 1) * RT_CHUNK : t1082;
-        for (int64_t t1086 = t1085 * RT_CHUNK; t1086 < t1085_end; t1086++) {
-          const int32_t t1087 = (int32_t)t1086;
-          v_x1177_d[t1086] = t1085p0;
-          int32_t t1085y0;
-          int t1112 = 0; /* nonzero: a check below failed */
-          int32_t t1110 = v_x1160_d[t1087];
-          int t1113 = (uint64_t)(int64_t)t1110 < (uint64_t)v_x1164_n;
-          int32_t t1111 = t1113 ? v_x1164_d[t1110] : 0;
-          t1112 |= !t1113;
-          int t1115 = (uint64_t)(int64_t)t1110 < (uint64_t)v_x1161_n;
-          int32_t t1114 = t1115 ? v_x1161_d[t1110] : 0;
-          t1112 |= !t1115;
-          int32_t t1117 = rt_add_i(t1111, t1114);
-          int32_t t1119 = rt_sub_i(t1117, t1111);
-          if (__builtin_expect(t1112 != 0, 0)) { /* again, recording the error */
-            int32_t t1120 = v_x1160_d[t1087];
-            int32_t t1121;
-            if ((uint64_t)(int64_t)t1120 < (uint64_t)v_x1164_n) {
-              t1121 = v_x1164_d[t1120];
-            } else {
-              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1120, v_x1164_n, 0.0);
-              t1121 = 0;
-            }
-            int32_t t1122;
-            if ((uint64_t)(int64_t)t1120 < (uint64_t)v_x1161_n) {
-              t1122 = v_x1161_d[t1120];
-            } else {
-              NESSIE_RECORD(err, t1086, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1120, v_x1161_n, 0.0);
-              t1122 = 0;
-            }
-            int32_t t1124 = rt_add_i(t1121, t1122);
-            int32_t t1126 = rt_sub_i(t1124, t1121);
-          }
-          t1085y0 = t1119;
-          int32_t t1128 = rt_add_i(t1085p0, t1085y0);
-          t1085p0 = t1128;
-        }
-      }
-      rt_free(t1084);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1166 = v_x1166;
-  *out_v_x1171 = v_x1171;
-  *out_v_x1173 = v_x1173;
-  *out_v_x1177 = v_x1177;
+  *out_v_x1115 = v_x1115;
   return;
 fail:
-  rt_release(v_x1171);
-  rt_release(v_x1166);
-  rt_release(v_x1173);
-  rt_release(v_x1177);
+  rt_release(v_x1115);
 }
 
-/* K23: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1160_d; int64_t v_x1160_n;
-  int32_t *v_x1161_d; int64_t v_x1161_n;
-  int32_t *v_x1164_d; int64_t v_x1164_n;
-  int32_t v_x1169;
-  int32_t *v_x1171_d; int64_t v_x1171_n;
-  int32_t *v_x1166_d; int64_t v_x1166_n;
-  int32_t *v_x1173_d; int64_t v_x1173_n;
-  int32_t *v_x1177_d; int64_t v_x1177_n;
+  int32_t *v_x1105_d; int64_t v_x1105_n;
+  int32_t v_x1106;
+  uint8_t *v_x1109_d; int64_t v_x1109_n;
+  int32_t *v_x1110_d; int64_t v_x1110_n;
+  int32_t *v_x1113_d; int64_t v_x1113_n;
+  int32_t *v_x1115_d; int64_t v_x1115_n;
 };
 struct alignas(8) K23_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K23_0_pull {
   K23_A A;
   __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1130 = 0; /* nonzero: a check below failed */
-    int t1131 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n;
-    int32_t t1129 = t1131 ? A.v_x1160_d[ix] : 0;
-    t1130 |= !t1131;
-    int t1133 = (uint64_t)(int64_t)t1129 < (uint64_t)A.v_x1164_n;
-    int32_t t1132 = t1133 ? A.v_x1164_d[t1129] : 0;
-    t1130 |= !t1133;
-    int t1135 = (uint64_t)(int64_t)t1129 < (uint64_t)A.v_x1161_n;
-    int32_t t1134 = t1135 ? A.v_x1161_d[t1129] : 0;
-    t1130 |= !t1135;
-    int32_t t1137 = rt_add_i(t1132, t1134);
-    int32_t t1139 = rt_sub_i(t1137, t1132);
-    if (__builtin_expect(t1130 != 0, 0)) { /* again, recording the error */
-      int32_t t1140;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1160_n) {
-        t1140 = A.v_x1160_d[ix];
+    int t1229 = 0; /* nonzero: a check below failed */
+    int t1230 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n;
+    int32_t t1228 = t1230 ? A.v_x1105_d[ix] : 0;
+    t1229 |= !t1230;
+    int32_t t1232 = rt_add_i(t1228, A.v_x1106);
+    uint8_t t1233 = A.v_x1109_d[ix];
+    int t1235 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n;
+    int32_t t1234 = t1235 ? A.v_x1110_d[ix] : 0;
+    t1229 |= !t1235;
+    int32_t t1237 = (t1233 ? t1234 : t1232);
+    int t1239 = (uint64_t)(int64_t)t1237 < (uint64_t)A.v_x1113_n;
+    int32_t t1238 = t1239 ? A.v_x1113_d[t1237] : 0;
+    t1229 |= !t1239;
+    if (__builtin_expect(t1229 != 0, 0)) { /* again, recording the error */
+      int32_t t1240;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n) {
+        t1240 = A.v_x1105_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1160_n, 0.0);
-        t1140 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1105_n, 0.0);
+        t1240 = 0;
       }
-      int32_t t1141;
-      if ((uint64_t)(int64_t)t1140 < (uint64_t)A.v_x1164_n) {
-        t1141 = A.v_x1164_d[t1140];
+      int32_t t1242 = rt_add_i(t1240, A.v_x1106);
+      uint8_t t1243 = A.v_x1109_d[ix];
+      int32_t t1244;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n) {
+        t1244 = A.v_x1110_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1140, A.v_x1164_n, 0.0);
-        t1141 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1110_n, 0.0);
+        t1244 = 0;
       }
-      int32_t t1142;
-      if ((uint64_t)(int64_t)t1140 < (uint64_t)A.v_x1161_n) {
-        t1142 = A.v_x1161_d[t1140];
+      int32_t t1246 = (t1243 ? t1244 : t1242);
+      int32_t t1247;
+      if ((uint64_t)(int64_t)t1246 < (uint64_t)A.v_x1113_n) {
+        t1247 = A.v_x1113_d[t1246];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1140, A.v_x1161_n, 0.0);
-        t1142 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1246, A.v_x1113_n, 0.0);
+        t1247 = 0;
       }
-      int32_t t1144 = rt_add_i(t1141, t1142);
-      int32_t t1146 = rt_sub_i(t1144, t1141);
     }
-    return K23_0_V{1, t1132, t1139};
+    return K23_0_V{t1238};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1171_d[i] = v.v0;
-    A.v_x1166_d[i] = v.v1;
-    A.v_x1173_d[i] = v.v2;
+    A.v_x1115_d[i] = v.v0;
   }
 };
-struct alignas(8) K23_1_V {
-  int32_t v0;
-};
-struct K23_1_pull {
-  K23_A A;
-  __device__ K23_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1149 = 0; /* nonzero: a check below failed */
-    int32_t t1147 = A.v_x1160_d[ix];
-    int t1150 = (uint64_t)(int64_t)t1147 < (uint64_t)A.v_x1164_n;
-    int32_t t1148 = t1150 ? A.v_x1164_d[t1147] : 0;
-    t1149 |= !t1150;
-    int t1152 = (uint64_t)(int64_t)t1147 < (uint64_t)A.v_x1161_n;
-    int32_t t1151 = t1152 ? A.v_x1161_d[t1147] : 0;
-    t1149 |= !t1152;
-    int32_t t1154 = rt_add_i(t1148, t1151);
-    int32_t t1156 = rt_sub_i(t1154, t1148);
-    if (__builtin_expect(t1149 != 0, 0)) { /* again, recording the error */
-      int32_t t1157 = A.v_x1160_d[ix];
-      int32_t t1158;
-      if ((uint64_t)(int64_t)t1157 < (uint64_t)A.v_x1164_n) {
-        t1158 = A.v_x1164_d[t1157];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1157, A.v_x1164_n, 0.0);
-        t1158 = 0;
-      }
-      int32_t t1159;
-      if ((uint64_t)(int64_t)t1157 < (uint64_t)A.v_x1161_n) {
-        t1159 = A.v_x1161_d[t1157];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1157, A.v_x1161_n, 0.0);
-        t1159 = 0;
-      }
-      int32_t t1161 = rt_add_i(t1158, t1159);
-      int32_t t1163 = rt_sub_i(t1161, t1158);
-    }
-    return K23_1_V{t1156};
-  }
-};
-struct K23_1_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_1_V &v) const {
-    A.v_x1177_d[i] = v.v0;
-  }
-};
-struct K23_1_op {
-  K23_A A;
-  __device__ K23_1_V operator()(const K23_1_V &a, const K23_1_V &b) const {
-    int32_t t1165 = rt_add_i(a.v0, b.v0);
-    return K23_1_V{t1165};
-  }
-};
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1160_d = v_x1160->data.i;
-  A.v_x1160_n = v_x1160->len;
-  A.v_x1161_d = v_x1161->data.i;
-  A.v_x1161_n = v_x1161->len;
-  A.v_x1164_d = v_x1164->data.i;
-  A.v_x1164_n = v_x1164->len;
-  A.v_x1169 = v_x1169;
-  RtValue *v_x1171 = NULL;
-  RtValue *v_x1166 = NULL;
-  RtValue *v_x1173 = NULL;
-  RtValue *v_x1177 = NULL;
+  A.v_x1105_d = v_x1105->data.i;
+  A.v_x1105_n = v_x1105->len;
+  A.v_x1106 = v_x1106;
+  A.v_x1109_d = v_x1109->data.b;
+  A.v_x1109_n = v_x1109->len;
+  A.v_x1110_d = v_x1110->data.i;
+  A.v_x1110_n = v_x1110->len;
+  A.v_x1113_d = v_x1113->data.i;
+  A.v_x1113_n = v_x1113->len;
+  RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t1166 = v_x1169;
-    if (t1166 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1166, 0.0, run};
-      goto fail;
-    }
-    v_x1171 = rtg_vec_new(RT_INT, t1166);
-    A.v_x1171_d = v_x1171->data.i;
-    A.v_x1171_n = v_x1171->len;
-    v_x1166 = rtg_vec_new(RT_INT, t1166);
-    A.v_x1166_d = v_x1166->data.i;
-    A.v_x1166_n = v_x1166->len;
-    v_x1173 = rtg_vec_new(RT_INT, t1166);
-    A.v_x1173_d = v_x1173->data.i;
-    A.v_x1173_n = v_x1173->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1166);
+    const int64_t t1248 = v_x1109->len;
+    v_x1115 = rtg_vec_new(RT_INT, t1248);
+    A.v_x1115_d = v_x1115->data.i;
+    A.v_x1115_n = v_x1115->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1248);
   }
-  /* SCAN */
-  {
-    const int64_t t1167 = v_x1160->len;
-    v_x1177 = rtg_vec_new(RT_INT, t1167);
-    A.v_x1177_d = v_x1177->data.i;
-    A.v_x1177_n = v_x1177->len;
-    rtg::scan<true>("K23", loc, K23_1_pull{A}, K23_1_op{A}, K23_1_V{0}, t1167, K23_1_store{A});
-  }
-  *out_v_x1166 = v_x1166;
-  *out_v_x1171 = v_x1171;
-  *out_v_x1173 = v_x1173;
-  *out_v_x1177 = v_x1177;
+  *out_v_x1115 = v_x1115;
   return;
 fail:
-  rt_release(v_x1171);
-  rt_release(v_x1166);
-  rt_release(v_x1173);
-  rt_release(v_x1177);
+  rt_release(v_x1115);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1160, RtValue *v_x1161, RtValue *v_x1164, int32_t v_x1169, RtValue **out_v_x1166, RtValue **out_v_x1171, RtValue **out_v_x1173, RtValue **out_v_x1177) {
-  RtValue *vals[] = {v_x1160, v_x1161, v_x1164};
-  const int64_t sizes[] = {(int64_t)v_x1169};
-  if (rtg_choose_host(vals, 3, sizes, 1)) {
-    K23_host(err, loc, run, v_x1160, v_x1161, v_x1164, v_x1169, out_v_x1166, out_v_x1171, out_v_x1173, out_v_x1177);
-    rtg_host_ran();
-  } else {
-    K23_gpu(err, loc, run, v_x1160, v_x1161, v_x1164, v_x1169, out_v_x1166, out_v_x1171, out_v_x1173, out_v_x1177);
-  }
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1178_d = v_x1178->data.i;
-  const int64_t v_x1178_n = v_x1178->len;
-  int32_t *v_x1179_d = v_x1179->data.i;
-  const int64_t v_x1179_n = v_x1179->len;
-  int32_t *v_x1180_d = v_x1180->data.i;
-  const int64_t v_x1180_n = v_x1180->len;
-  int32_t *v_x1181_d = v_x1181->data.i;
-  const int64_t v_x1181_n = v_x1181->len;
-  int32_t *v_x1185_d = v_x1185->data.i;
-  const int64_t v_x1185_n = v_x1185->len;
-  RtValue *v_x1187 = NULL;
-  /* MAP */
-  {
-    const int64_t t1168 = v_x1182;
-    if (t1168 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1168, 0.0);
-      goto fail;
-    }
-    RT_PARALLEL_FOR_IF(t1168 >= RT_PARALLEL_MIN)
-    for (int64_t t1169 = 0; t1169 < t1168; t1169++) {
-      const int32_t t1170 = (int32_t)t1169;
-      int32_t t1171; /* v_x1187: read by nothing */
-      int t1173 = 0; /* nonzero: a check below failed */
-      int t1174 = (uint64_t)(int64_t)t1170 < (uint64_t)v_x1178_n;
-      int32_t t1172 = t1174 ? v_x1178_d[t1170] : 0;
-      t1173 |= !t1174;
-      int t1176 = (uint64_t)(int64_t)t1172 < (uint64_t)v_x1181_n;
-      int32_t t1175 = t1176 ? v_x1181_d[t1172] : 0;
-      t1173 |= !t1176;
-      int t1178 = (uint64_t)(int64_t)t1172 < (uint64_t)v_x1179_n;
-      int32_t t1177 = t1178 ? v_x1179_d[t1172] : 0;
-      t1173 |= !t1178;
-      int32_t t1180 = rt_sub_i(t1170, t1177);
-      int t1182 = (uint64_t)(int64_t)t1172 < (uint64_t)v_x1180_n;
-      int32_t t1181 = t1182 ? v_x1180_d[t1172] : 0;
-      t1173 |= !t1182;
-      int32_t t1184 = rt_mul_i(t1180, t1181);
-      int32_t t1186 = rt_add_i(t1175, t1184);
-      int t1188 = (uint64_t)(int64_t)t1186 < (uint64_t)v_x1185_n;
-      int32_t t1187 = t1188 ? v_x1185_d[t1186] : 0;
-      t1173 |= !t1188;
-      if (__builtin_expect(t1173 != 0, 0)) { /* again, recording the error */
-        int32_t t1189;
-        if ((uint64_t)(int64_t)t1170 < (uint64_t)v_x1178_n) {
-          t1189 = v_x1178_d[t1170];
-        } else {
-          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1170, v_x1178_n, 0.0);
-          t1189 = 0;
-        }
-        int32_t t1190;
-        if ((uint64_t)(int64_t)t1189 < (uint64_t)v_x1181_n) {
-          t1190 = v_x1181_d[t1189];
-        } else {
-          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1189, v_x1181_n, 0.0);
-          t1190 = 0;
-        }
-        int32_t t1191;
-        if ((uint64_t)(int64_t)t1189 < (uint64_t)v_x1179_n) {
-          t1191 = v_x1179_d[t1189];
-        } else {
-          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1189, v_x1179_n, 0.0);
-          t1191 = 0;
-        }
-        int32_t t1193 = rt_sub_i(t1170, t1191);
-        int32_t t1194;
-        if ((uint64_t)(int64_t)t1189 < (uint64_t)v_x1180_n) {
-          t1194 = v_x1180_d[t1189];
-        } else {
-          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1189, v_x1180_n, 0.0);
-          t1194 = 0;
-        }
-        int32_t t1196 = rt_mul_i(t1193, t1194);
-        int32_t t1198 = rt_add_i(t1190, t1196);
-        int32_t t1199;
-        if ((uint64_t)(int64_t)t1198 < (uint64_t)v_x1185_n) {
-          t1199 = v_x1185_d[t1198];
-        } else {
-          NESSIE_RECORD(err, t1169, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1198, v_x1185_n, 0.0);
-          t1199 = 0;
-        }
-      }
-      t1171 = t1187;
-      (void)t1171;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  rt_release(v_x1187);
-  return;
-fail:
-  rt_release(v_x1187);
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K24_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1178_d; int64_t v_x1178_n;
-  int32_t *v_x1179_d; int64_t v_x1179_n;
-  int32_t *v_x1180_d; int64_t v_x1180_n;
-  int32_t *v_x1181_d; int64_t v_x1181_n;
-  int32_t v_x1182;
-  int32_t *v_x1185_d; int64_t v_x1185_n;
-  int32_t *v_x1187_d; int64_t v_x1187_n;
-};
-struct alignas(8) K24_0_V {
-  int32_t v0;
-};
-struct K24_0_pull {
-  K24_A A;
-  __device__ K24_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1201 = 0; /* nonzero: a check below failed */
-    int t1202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n;
-    int32_t t1200 = t1202 ? A.v_x1178_d[ix] : 0;
-    t1201 |= !t1202;
-    int t1204 = (uint64_t)(int64_t)t1200 < (uint64_t)A.v_x1181_n;
-    int32_t t1203 = t1204 ? A.v_x1181_d[t1200] : 0;
-    t1201 |= !t1204;
-    int t1206 = (uint64_t)(int64_t)t1200 < (uint64_t)A.v_x1179_n;
-    int32_t t1205 = t1206 ? A.v_x1179_d[t1200] : 0;
-    t1201 |= !t1206;
-    int32_t t1208 = rt_sub_i(ix, t1205);
-    int t1210 = (uint64_t)(int64_t)t1200 < (uint64_t)A.v_x1180_n;
-    int32_t t1209 = t1210 ? A.v_x1180_d[t1200] : 0;
-    t1201 |= !t1210;
-    int32_t t1212 = rt_mul_i(t1208, t1209);
-    int32_t t1214 = rt_add_i(t1203, t1212);
-    int t1216 = (uint64_t)(int64_t)t1214 < (uint64_t)A.v_x1185_n;
-    int32_t t1215 = t1216 ? A.v_x1185_d[t1214] : 0;
-    t1201 |= !t1216;
-    if (__builtin_expect(t1201 != 0, 0)) { /* again, recording the error */
-      int32_t t1217;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1178_n) {
-        t1217 = A.v_x1178_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1178_n, 0.0);
-        t1217 = 0;
-      }
-      int32_t t1218;
-      if ((uint64_t)(int64_t)t1217 < (uint64_t)A.v_x1181_n) {
-        t1218 = A.v_x1181_d[t1217];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1217, A.v_x1181_n, 0.0);
-        t1218 = 0;
-      }
-      int32_t t1219;
-      if ((uint64_t)(int64_t)t1217 < (uint64_t)A.v_x1179_n) {
-        t1219 = A.v_x1179_d[t1217];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1217, A.v_x1179_n, 0.0);
-        t1219 = 0;
-      }
-      int32_t t1221 = rt_sub_i(ix, t1219);
-      int32_t t1222;
-      if ((uint64_t)(int64_t)t1217 < (uint64_t)A.v_x1180_n) {
-        t1222 = A.v_x1180_d[t1217];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1217, A.v_x1180_n, 0.0);
-        t1222 = 0;
-      }
-      int32_t t1224 = rt_mul_i(t1221, t1222);
-      int32_t t1226 = rt_add_i(t1218, t1224);
-      int32_t t1227;
-      if ((uint64_t)(int64_t)t1226 < (uint64_t)A.v_x1185_n) {
-        t1227 = A.v_x1185_d[t1226];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1226, A.v_x1185_n, 0.0);
-        t1227 = 0;
-      }
-    }
-    return K24_0_V{t1215};
-  }
-};
-struct K24_0_store {
-  K24_A A;
-  __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    /* v.v0: v_x1187, read by nothing (its checks are the pull's) */
-  }
-};
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
-  (void)loc;
-  (void)err;
-  K24_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1178_d = v_x1178->data.i;
-  A.v_x1178_n = v_x1178->len;
-  A.v_x1179_d = v_x1179->data.i;
-  A.v_x1179_n = v_x1179->len;
-  A.v_x1180_d = v_x1180->data.i;
-  A.v_x1180_n = v_x1180->len;
-  A.v_x1181_d = v_x1181->data.i;
-  A.v_x1181_n = v_x1181->len;
-  A.v_x1182 = v_x1182;
-  A.v_x1185_d = v_x1185->data.i;
-  A.v_x1185_n = v_x1185->len;
-  RtValue *v_x1187 = NULL;
-  /* MAP */
-  {
-    const int64_t t1228 = v_x1182;
-    if (t1228 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1228, 0.0, run};
-      goto fail;
-    }
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1228);
-  }
-  rt_release(v_x1187);
-  return;
-fail:
-  rt_release(v_x1187);
-}
-
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1178, RtValue *v_x1179, RtValue *v_x1180, RtValue *v_x1181, int32_t v_x1182, RtValue *v_x1185) {
-  RtValue *vals[] = {v_x1178, v_x1179, v_x1180, v_x1181, v_x1185};
-  const int64_t sizes[] = {(int64_t)v_x1182};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K24_host(err, loc, run, v_x1178, v_x1179, v_x1180, v_x1181, v_x1182, v_x1185);
-    rtg_host_ran();
-  } else {
-    K24_gpu(err, loc, run, v_x1178, v_x1179, v_x1180, v_x1181, v_x1182, v_x1185);
-  }
-}
-
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1216_d = v_x1216->data.i;
-  const int64_t v_x1216_n = v_x1216->len;
-  uint8_t *v_x1220_d = v_x1220->data.b;
-  const int64_t v_x1220_n = v_x1220->len;
-  int32_t *v_x1221_d = v_x1221->data.i;
-  const int64_t v_x1221_n = v_x1221->len;
-  int32_t *v_x1224_d = v_x1224->data.i;
-  const int64_t v_x1224_n = v_x1224->len;
-  RtValue *v_x1226 = NULL;
-  /* MAP */
-  {
-    const int64_t t1229 = v_x1220_n;
-    v_x1226 = rt_value_new(rt_vec_type(RT_INT), t1229);
-    int32_t *v_x1226_d = v_x1226->data.i;
-    const int64_t v_x1226_n = v_x1226->len;
-    RT_PARALLEL_FOR_IF(t1229 >= RT_PARALLEL_MIN)
-    for (int64_t t1230 = 0; t1230 < t1229; t1230++) {
-      const int32_t t1231 = (int32_t)t1230;
-      int t1233 = 0; /* nonzero: a check below failed */
-      int t1234 = (uint64_t)(int64_t)t1231 < (uint64_t)v_x1216_n;
-      int32_t t1232 = t1234 ? v_x1216_d[t1231] : 0;
-      t1233 |= !t1234;
-      int32_t t1236 = rt_add_i(t1232, v_x1217);
-      uint8_t t1237 = v_x1220_d[t1231];
-      int t1239 = (uint64_t)(int64_t)t1231 < (uint64_t)v_x1221_n;
-      int32_t t1238 = t1239 ? v_x1221_d[t1231] : 0;
-      t1233 |= !t1239;
-      int32_t t1241 = (t1237 ? t1238 : t1236);
-      int t1243 = (uint64_t)(int64_t)t1241 < (uint64_t)v_x1224_n;
-      int32_t t1242 = t1243 ? v_x1224_d[t1241] : 0;
-      t1233 |= !t1243;
-      if (__builtin_expect(t1233 != 0, 0)) { /* again, recording the error */
-        int32_t t1244;
-        if ((uint64_t)(int64_t)t1231 < (uint64_t)v_x1216_n) {
-          t1244 = v_x1216_d[t1231];
-        } else {
-          NESSIE_RECORD(err, t1230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1231, v_x1216_n, 0.0);
-          t1244 = 0;
-        }
-        int32_t t1246 = rt_add_i(t1244, v_x1217);
-        uint8_t t1247 = v_x1220_d[t1231];
-        int32_t t1248;
-        if ((uint64_t)(int64_t)t1231 < (uint64_t)v_x1221_n) {
-          t1248 = v_x1221_d[t1231];
-        } else {
-          NESSIE_RECORD(err, t1230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1231, v_x1221_n, 0.0);
-          t1248 = 0;
-        }
-        int32_t t1250 = (t1247 ? t1248 : t1246);
-        int32_t t1251;
-        if ((uint64_t)(int64_t)t1250 < (uint64_t)v_x1224_n) {
-          t1251 = v_x1224_d[t1250];
-        } else {
-          NESSIE_RECORD(err, t1230, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1250, v_x1224_n, 0.0);
-          t1251 = 0;
-        }
-      }
-      v_x1226_d[t1230] = t1242;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1226 = v_x1226;
-  return;
-fail:
-  rt_release(v_x1226);
-}
-
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K25_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1216_d; int64_t v_x1216_n;
-  int32_t v_x1217;
-  uint8_t *v_x1220_d; int64_t v_x1220_n;
-  int32_t *v_x1221_d; int64_t v_x1221_n;
-  int32_t *v_x1224_d; int64_t v_x1224_n;
-  int32_t *v_x1226_d; int64_t v_x1226_n;
-};
-struct alignas(8) K25_0_V {
-  int32_t v0;
-};
-struct K25_0_pull {
-  K25_A A;
-  __device__ K25_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1253 = 0; /* nonzero: a check below failed */
-    int t1254 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n;
-    int32_t t1252 = t1254 ? A.v_x1216_d[ix] : 0;
-    t1253 |= !t1254;
-    int32_t t1256 = rt_add_i(t1252, A.v_x1217);
-    uint8_t t1257 = A.v_x1220_d[ix];
-    int t1259 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n;
-    int32_t t1258 = t1259 ? A.v_x1221_d[ix] : 0;
-    t1253 |= !t1259;
-    int32_t t1261 = (t1257 ? t1258 : t1256);
-    int t1263 = (uint64_t)(int64_t)t1261 < (uint64_t)A.v_x1224_n;
-    int32_t t1262 = t1263 ? A.v_x1224_d[t1261] : 0;
-    t1253 |= !t1263;
-    if (__builtin_expect(t1253 != 0, 0)) { /* again, recording the error */
-      int32_t t1264;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1216_n) {
-        t1264 = A.v_x1216_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1216_n, 0.0);
-        t1264 = 0;
-      }
-      int32_t t1266 = rt_add_i(t1264, A.v_x1217);
-      uint8_t t1267 = A.v_x1220_d[ix];
-      int32_t t1268;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1221_n) {
-        t1268 = A.v_x1221_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1221_n, 0.0);
-        t1268 = 0;
-      }
-      int32_t t1270 = (t1267 ? t1268 : t1266);
-      int32_t t1271;
-      if ((uint64_t)(int64_t)t1270 < (uint64_t)A.v_x1224_n) {
-        t1271 = A.v_x1224_d[t1270];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1270, A.v_x1224_n, 0.0);
-        t1271 = 0;
-      }
-    }
-    return K25_0_V{t1262};
-  }
-};
-struct K25_0_store {
-  K25_A A;
-  __device__ void operator()(int64_t i, const K25_0_V &v) const {
-    A.v_x1226_d[i] = v.v0;
-  }
-};
-static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
-  (void)loc;
-  (void)err;
-  K25_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1216_d = v_x1216->data.i;
-  A.v_x1216_n = v_x1216->len;
-  A.v_x1217 = v_x1217;
-  A.v_x1220_d = v_x1220->data.b;
-  A.v_x1220_n = v_x1220->len;
-  A.v_x1221_d = v_x1221->data.i;
-  A.v_x1221_n = v_x1221->len;
-  A.v_x1224_d = v_x1224->data.i;
-  A.v_x1224_n = v_x1224->len;
-  RtValue *v_x1226 = NULL;
-  /* MAP */
-  {
-    const int64_t t1272 = v_x1220->len;
-    v_x1226 = rtg_vec_new(RT_INT, t1272);
-    A.v_x1226_d = v_x1226->data.i;
-    A.v_x1226_n = v_x1226->len;
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1272);
-  }
-  *out_v_x1226 = v_x1226;
-  return;
-fail:
-  rt_release(v_x1226);
-}
-
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1216, int32_t v_x1217, RtValue *v_x1220, RtValue *v_x1221, RtValue *v_x1224, RtValue **out_v_x1226) {
-  RtValue *vals[] = {v_x1216, v_x1220, v_x1221, v_x1224};
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
+  RtValue *vals[] = {v_x1105, v_x1109, v_x1110, v_x1113};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K25_host(err, loc, run, v_x1216, v_x1217, v_x1220, v_x1221, v_x1224, out_v_x1226);
+    K23_host(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
     rtg_host_ran();
   } else {
-    K25_gpu(err, loc, run, v_x1216, v_x1217, v_x1220, v_x1221, v_x1224, out_v_x1226);
+    K23_gpu(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
   }
 }
 
@@ -5824,9 +5587,9 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
   v_x20 = (int32_t)v_x19->len;
   uint8_t v_x21 = 0;
   v_x21 = rt_le_i(v_x20, 1);
-  int32_t v_x163 = 0;
+  int32_t v_x87 = 0;
   if (v_x21) {
-    v_x163 = v_x20;
+    v_x87 = v_x20;
   } else {
     int32_t v_x25 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
@@ -5857,519 +5620,460 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     }
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
-    int32_t v_x94 = 0;
-    v_x94 = (int32_t)v_x60->len;
-    RtValue *v_x66 = NULL;
-    RtValue *v_x98 = NULL;
+    int32_t v_x63 = 0;
+    v_x63 = (int32_t)v_x60->len;
+    RtValue *v_x64 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+    RtValue *t1249 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1249->data.i[0] = v_x62;
+    t1249->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1249);
+    RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x62, v_x94, &v_x66, &v_x98);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x64, &v_x67);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
-    RtValue *v_x69 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, &v_x69);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
+    rt_release(v_x64);
     int32_t v_x70 = 0;
-    v_x70 = (int32_t)NESSIE_SEG_TOTAL(v_x69);
-    rt_release(v_x69);
-    RtValue *v_x93 = NULL;
+    v_x70 = rt_add_i(v_x62, v_x63);
+    RtValue *v_x76 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x70, v_x62, v_x42, &v_x93);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x42, v_x60, v_x70, &v_x76);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
     }
     rt_release(v_x42);
-    RtValue *v_x101 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x98, &v_x101);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    int32_t v_x102 = 0;
-    v_x102 = (int32_t)NESSIE_SEG_TOTAL(v_x101);
-    rt_release(v_x101);
-    RtValue *v_x125 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x102, v_x94, v_x60, &v_x125);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
     rt_release(v_x60);
-    RtValue *v_x140 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x66, v_x98, 2, &v_x140);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x66);
-    rt_release(v_x98);
-    int32_t v_x143 = 0;
-    v_x143 = rt_add_i(v_x70, v_x102);
-    RtValue *v_x149 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x93, v_x125, v_x143, &v_x149);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x93);
-    rt_release(v_x125);
-    RtValue *v_x152 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x140, &v_x152);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-    }
-    rt_release(v_x140);
-    RtValue *v_x154 = NULL;
+    RtValue *v_x78 = NULL;
     {
       rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-      rt_retain(v_x152);
-      rt_retain(v_x149);
+      rt_retain(v_x67);
+      rt_retain(v_x76);
       const RtContext *saved = rt_context();
       RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
       rt_set_context(&inner);
-      fn_distinct_lifted(v_x152, v_x149, &v_x154);
+      fn_distinct_lifted(v_x67, v_x76, &v_x78);
       rt_set_context(saved);
     }
-    rt_release(v_x149);
-    rt_release(v_x152);
-    int32_t v_x157 = 0;
-    int32_t v_x161 = 0;
+    rt_release(v_x67);
+    rt_release(v_x76);
+    int32_t v_x81 = 0;
+    int32_t v_x85 = 0;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x154, &v_x157, &v_x161);
+      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
-    rt_release(v_x154);
-    int32_t v_x158 = 0;
-    v_x158 = rt_add_i(v_x157, 1);
-    int32_t v_x162 = 0;
-    v_x162 = rt_add_i(v_x158, v_x161);
-    v_x163 = v_x162;
+    rt_release(v_x78);
+    int32_t v_x82 = 0;
+    v_x82 = rt_add_i(v_x81, 1);
+    int32_t v_x86 = 0;
+    v_x86 = rt_add_i(v_x82, v_x85);
+    v_x87 = v_x86;
   }
   rt_release(v_x19);
-  *out_0 = v_x163;
+  *out_0 = v_x87;
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
-static void fn_distinct_lifted(RtValue *v_x164, RtValue *v_x165, RtValue **out_0) {
-  int32_t v_x166 = 0;
-  v_x166 = (int32_t)v_x164->len;
-  uint8_t v_x167 = 0;
-  v_x167 = rt_eq_i(v_x166, 0);
-  RtValue *v_x746 = NULL;
-  if (v_x167) {
-    RtValue *v_x170 = NULL;
+static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) {
+  int32_t v_x90 = 0;
+  v_x90 = (int32_t)v_x88->len;
+  uint8_t v_x91 = 0;
+  v_x91 = rt_eq_i(v_x90, 0);
+  RtValue *v_x670 = NULL;
+  if (v_x91) {
+    RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x170);
+      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x94);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x746 = v_x170;
+    v_x670 = v_x94;
   } else {
-    RtValue *v_x173 = NULL;
+    RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x164, &v_x173);
+      K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 6), 9, v_x88, &v_x97);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 6)));
     }
-    RtValue *v_x181 = NULL;
-    RtValue *v_x204 = NULL;
-    RtValue *v_x206 = NULL;
-    int32_t v_x327 = 0;
-    int32_t v_x345 = 0;
-    RtValue *v_x704 = NULL;
-    RtValue *v_x714 = NULL;
+    RtValue *v_x105 = NULL;
+    RtValue *v_x128 = NULL;
+    RtValue *v_x130 = NULL;
+    int32_t v_x251 = 0;
+    int32_t v_x269 = 0;
+    RtValue *v_x628 = NULL;
+    RtValue *v_x638 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x173, v_x166, &v_x181, &v_x204, &v_x206, &v_x327, &v_x345, &v_x704, &v_x714);
+      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x251, &v_x269, &v_x628, &v_x638);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
+    RtValue *v_x142 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x88, &v_x142);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x153 = 0;
+    v_x153 = (int32_t)v_x128->len;
+    RtValue *v_x147 = NULL;
+    RtValue *v_x157 = NULL;
+    RtValue *v_x163 = NULL;
+    RtValue *v_x172 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x163, &v_x172);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x128);
+    RtValue *v_x166 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x163, &v_x166);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    RtValue *v_x169 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, &v_x169);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    int32_t v_x173 = 0;
+    v_x173 = (int32_t)NESSIE_SEG_TOTAL(v_x166);
+    rt_release(v_x166);
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x169, v_x172, v_x157, v_x147, v_x173, v_x89);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x147);
+    rt_release(v_x157);
+    rt_release(v_x172);
+    rt_release(v_x169);
+    int32_t v_x208 = 0;
+    v_x208 = (int32_t)v_x130->len;
+    RtValue *v_x202 = NULL;
+    RtValue *v_x212 = NULL;
     RtValue *v_x218 = NULL;
+    RtValue *v_x227 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K8(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, &v_x218);
+      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x208, &v_x202, &v_x212, &v_x218, &v_x227);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x229 = 0;
-    v_x229 = (int32_t)v_x204->len;
-    RtValue *v_x223 = NULL;
-    RtValue *v_x233 = NULL;
-    RtValue *v_x239 = NULL;
-    RtValue *v_x248 = NULL;
+    rt_release(v_x97);
+    rt_release(v_x130);
+    rt_release(v_x142);
+    RtValue *v_x221 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x204, v_x173, v_x218, v_x229, &v_x223, &v_x233, &v_x239, &v_x248);
+      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x218, &v_x221);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x204);
-    RtValue *v_x242 = NULL;
+    RtValue *v_x224 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x239, &v_x242);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x221, &v_x224);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x245 = NULL;
+    int32_t v_x228 = 0;
+    v_x228 = (int32_t)NESSIE_SEG_TOTAL(v_x221);
+    RtValue *v_x241 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x242, &v_x245);
+      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x224, v_x227, v_x212, v_x202, v_x228, v_x89, &v_x241);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x249 = 0;
-    v_x249 = (int32_t)NESSIE_SEG_TOTAL(v_x242);
-    rt_release(v_x242);
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x245, v_x248, v_x233, v_x223, v_x249, v_x165);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x223);
-    rt_release(v_x233);
-    rt_release(v_x248);
-    rt_release(v_x245);
-    int32_t v_x284 = 0;
-    v_x284 = (int32_t)v_x206->len;
-    RtValue *v_x278 = NULL;
-    RtValue *v_x288 = NULL;
-    RtValue *v_x294 = NULL;
-    RtValue *v_x303 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x206, v_x173, v_x218, v_x284, &v_x278, &v_x288, &v_x294, &v_x303);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x173);
-    rt_release(v_x206);
-    rt_release(v_x218);
-    RtValue *v_x297 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x294, &v_x297);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    RtValue *v_x300 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x297, &v_x300);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    int32_t v_x304 = 0;
-    v_x304 = (int32_t)NESSIE_SEG_TOTAL(v_x297);
-    RtValue *v_x317 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x300, v_x303, v_x288, v_x278, v_x304, v_x165, &v_x317);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x278);
-    rt_release(v_x288);
-    uint8_t v_x328 = 0;
-    v_x328 = rt_eq_i(v_x327, 0);
-    RtValue *v_x335 = NULL;
-    if (v_x328) {
-      RtValue *v_x331 = NULL;
+    rt_release(v_x202);
+    rt_release(v_x212);
+    uint8_t v_x252 = 0;
+    v_x252 = rt_eq_i(v_x251, 0);
+    RtValue *v_x259 = NULL;
+    if (v_x252) {
+      RtValue *v_x255 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x331);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x255);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x335 = v_x331;
+      v_x259 = v_x255;
     } else {
-      v_x335 = v_x239;
-      rt_retain(v_x239);
+      v_x259 = v_x163;
+      rt_retain(v_x163);
     }
-    rt_release(v_x239);
-    uint8_t v_x346 = 0;
-    v_x346 = rt_eq_i(v_x345, 0);
-    RtValue *v_x690 = NULL;
-    if (v_x346) {
-      RtValue *v_x349 = NULL;
+    rt_release(v_x163);
+    uint8_t v_x270 = 0;
+    v_x270 = rt_eq_i(v_x269, 0);
+    RtValue *v_x614 = NULL;
+    if (v_x270) {
+      RtValue *v_x273 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K7(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x349);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x273);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x690 = v_x349;
+      v_x614 = v_x273;
     } else {
-      RtValue *v_x353 = NULL;
-      int32_t v_x370 = 0;
-      int32_t v_x371 = 0;
+      RtValue *v_x277 = NULL;
+      int32_t v_x294 = 0;
+      int32_t v_x295 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x345, v_x294, &v_x353, &v_x370, &v_x371, 2);
+        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x269, v_x218, &v_x277, &v_x294, &v_x295, 2);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x383 = NULL;
+      RtValue *v_x307 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x303, v_x317, &v_x383);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x227, v_x241, &v_x307);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x405 = NULL;
-      RtValue *v_x426 = NULL;
-      RtValue *v_x452 = NULL;
-      RtValue *v_x473 = NULL;
+      RtValue *v_x329 = NULL;
+      RtValue *v_x350 = NULL;
+      RtValue *v_x376 = NULL;
+      RtValue *v_x397 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x300, v_x383, v_x317, v_x297, &v_x405, &v_x426, &v_x452, &v_x473);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x224, v_x307, v_x241, v_x221, &v_x329, &v_x350, &v_x376, &v_x397);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x383);
-      int32_t v_x486 = 0;
-      v_x486 = rt_add_i(v_x284, v_x284);
-      RtValue *v_x492 = NULL;
-      RtValue *v_x562 = NULL;
+      rt_release(v_x307);
+      int32_t v_x410 = 0;
+      v_x410 = rt_add_i(v_x208, v_x208);
+      RtValue *v_x416 = NULL;
+      RtValue *v_x486 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x426, v_x473, v_x486, &v_x492, &v_x562);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x350, v_x397, v_x410, &v_x416, &v_x486);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x426);
-      rt_release(v_x473);
-      int32_t v_x493 = 0;
-      v_x493 = (int32_t)v_x452->len;
-      int32_t v_x494 = 0;
-      v_x494 = (int32_t)v_x405->len;
-      int32_t v_x495 = 0;
-      v_x495 = rt_add_i(v_x494, v_x493);
+      rt_release(v_x350);
+      rt_release(v_x397);
+      int32_t v_x417 = 0;
+      v_x417 = (int32_t)v_x376->len;
+      int32_t v_x418 = 0;
+      v_x418 = (int32_t)v_x329->len;
+      int32_t v_x419 = 0;
+      v_x419 = rt_add_i(v_x418, v_x417);
+      RtValue *v_x425 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x329, v_x376, v_x419, &v_x425);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x329);
+      rt_release(v_x376);
+      int32_t v_x429 = 0;
+      v_x429 = rt_mul_i(v_x269, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x429, 1);
+      RtValue *v_x472 = NULL;
+      RtValue *v_x557 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x269, &v_x472, &v_x557);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      RtValue *v_x491 = NULL;
       RtValue *v_x501 = NULL;
+      RtValue *v_x507 = NULL;
+      RtValue *v_x516 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x405, v_x452, v_x495, &v_x501);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x429, v_x269, v_x416, v_x486, &v_x491, &v_x501, &v_x507, &v_x516);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x405);
-      rt_release(v_x452);
-      int32_t v_x505 = 0;
-      v_x505 = rt_mul_i(v_x345, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x505, 1);
-      RtValue *v_x548 = NULL;
-      RtValue *v_x633 = NULL;
+      rt_release(v_x416);
+      rt_release(v_x486);
+      RtValue *v_x510 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x345, &v_x548, &v_x633);
+        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x507, &v_x510);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x567 = NULL;
-      RtValue *v_x577 = NULL;
-      RtValue *v_x583 = NULL;
-      RtValue *v_x592 = NULL;
+      rt_release(v_x507);
+      RtValue *v_x513 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x505, v_x345, v_x492, v_x562, &v_x567, &v_x577, &v_x583, &v_x592);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, &v_x513);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x492);
-      rt_release(v_x562);
-      RtValue *v_x586 = NULL;
+      int32_t v_x517 = 0;
+      v_x517 = (int32_t)NESSIE_SEG_TOTAL(v_x510);
+      RtValue *v_x530 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x583, &v_x586);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x513, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x583);
-      RtValue *v_x589 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x586, &v_x589);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      int32_t v_x593 = 0;
-      v_x593 = (int32_t)NESSIE_SEG_TOTAL(v_x586);
-      RtValue *v_x606 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x589, v_x592, v_x577, v_x567, v_x593, v_x501, &v_x606);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
+      rt_release(v_x425);
+      rt_release(v_x491);
       rt_release(v_x501);
-      rt_release(v_x567);
-      rt_release(v_x577);
-      rt_release(v_x592);
-      rt_release(v_x589);
-      RtValue *v_x608 = NULL;
+      rt_release(v_x516);
+      rt_release(v_x513);
+      RtValue *v_x532 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x586);
-        rt_retain(v_x606);
+        rt_retain(v_x510);
+        rt_retain(v_x530);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x586, v_x606, &v_x608);
+        fn_distinct_lifted(v_x510, v_x530, &v_x532);
         rt_set_context(saved);
       }
-      rt_release(v_x586);
-      rt_release(v_x606);
-      int32_t v_x628 = 0;
-      int32_t v_x629 = 0;
-      int32_t v_x630 = 0;
+      rt_release(v_x510);
+      rt_release(v_x530);
+      int32_t v_x552 = 0;
+      int32_t v_x553 = 0;
+      int32_t v_x554 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x353, v_x548, &v_x628, &v_x629, &v_x630, 4);
+        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x277, v_x472, &v_x552, &v_x553, &v_x554, 4);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x353);
-      rt_release(v_x548);
+      rt_release(v_x277);
+      rt_release(v_x472);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x689 = NULL;
+      RtValue *v_x613 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x633, v_x608, v_x345, &v_x689);
+        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x557, v_x532, v_x269, &v_x613);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      rt_release(v_x633);
-      rt_release(v_x608);
-      v_x690 = v_x689;
+      rt_release(v_x557);
+      rt_release(v_x532);
+      v_x614 = v_x613;
     }
-    rt_release(v_x294);
-    rt_release(v_x303);
-    rt_release(v_x297);
-    rt_release(v_x300);
-    rt_release(v_x317);
-    int32_t v_x732 = 0;
-    v_x732 = (int32_t)v_x690->len;
-    int32_t v_x733 = 0;
-    v_x733 = (int32_t)v_x335->len;
-    int32_t v_x734 = 0;
-    v_x734 = rt_add_i(v_x733, v_x732);
-    RtValue *v_x740 = NULL;
+    rt_release(v_x218);
+    rt_release(v_x227);
+    rt_release(v_x221);
+    rt_release(v_x224);
+    rt_release(v_x241);
+    int32_t v_x656 = 0;
+    v_x656 = (int32_t)v_x614->len;
+    int32_t v_x657 = 0;
+    v_x657 = (int32_t)v_x259->len;
+    int32_t v_x658 = 0;
+    v_x658 = rt_add_i(v_x657, v_x656);
+    RtValue *v_x664 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x335, v_x690, v_x734, &v_x740);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, v_x614, v_x658, &v_x664);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x335);
-    rt_release(v_x690);
-    RtValue *v_x745 = NULL;
+    rt_release(v_x259);
+    rt_release(v_x614);
+    RtValue *v_x669 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x714, v_x327, v_x181, v_x704, v_x740, &v_x745);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x181);
-    rt_release(v_x704);
-    rt_release(v_x714);
-    rt_release(v_x740);
-    v_x746 = v_x745;
+    rt_release(v_x105);
+    rt_release(v_x628);
+    rt_release(v_x638);
+    rt_release(v_x664);
+    v_x670 = v_x669;
   }
-  rt_release(v_x164);
-  rt_release(v_x165);
-  *out_0 = v_x746;
+  rt_release(v_x88);
+  rt_release(v_x89);
+  *out_0 = v_x670;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -6488,16 +6192,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1273 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1273->data.i[0] = 3;
-  t1273->data.i[1] = 1;
-  t1273->data.i[2] = 4;
-  t1273->data.i[3] = 1;
-  t1273->data.i[4] = 5;
-  t1273->data.i[5] = 9;
-  t1273->data.i[6] = 2;
-  t1273->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1273);
+  RtValue *t1250 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1250->data.i[0] = 3;
+  t1250->data.i[1] = 1;
+  t1250->data.i[2] = 4;
+  t1250->data.i[3] = 1;
+  t1250->data.i[4] = 5;
+  t1250->data.i[5] = 9;
+  t1250->data.i[6] = 2;
+  t1250->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1250);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

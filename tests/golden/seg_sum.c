@@ -66,7 +66,7 @@ static int g_x14_defined;
 static int32_t g_x16;
 static int g_x16_defined;
 
-static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0);
+static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0);
 
 /* K1: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
@@ -93,309 +93,152 @@ fail:
   rt_release(v_x19);
 }
 
-/* K2: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x24, RtValue **out_v_x25) {
+/* K2: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   (void)loc;
   (void)run;
-  RtValue *v_x25 = NULL;
-  /* MAP */
-  {
-    const int64_t t4 = 1;
-    v_x25 = rt_value_new(rt_vec_type(RT_INT), t4);
-    int32_t *v_x25_d = v_x25->data.i;
-    const int64_t v_x25_n = v_x25->len;
-    RT_PARALLEL_FOR_IF(t4 >= RT_PARALLEL_MIN)
-    for (int64_t t5 = 0; t5 < t4; t5++) {
-      const int32_t t6 = (int32_t)t5;
-      v_x25_d[t5] = v_x24;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x25 = v_x25;
-  return;
-fail:
-  rt_release(v_x25);
-}
-
-/* K3: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x27_d = v_x27->data.i;
-  const int64_t v_x27_n = v_x27->len;
-  RtValue *v_x28 = NULL;
+  int32_t *v_x26_d = v_x26->data.i;
+  const int64_t v_x26_n = v_x26->len;
+  RtValue *v_x27 = NULL;
   /* LIBRARY */
   {
-    RtValue *t7 = rt_make_segdes(loc, v_x27);
-    v_x28 = t7;
-    const int64_t *v_x28_off = rt_seg_offsets(v_x28);
-    const int64_t v_x28_n = v_x28->len;
+    RtValue *t4 = rt_make_segdes(loc, v_x26);
+    v_x27 = t4;
+    const int64_t *v_x27_off = rt_seg_offsets(v_x27);
+    const int64_t v_x27_n = v_x27->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x28 = v_x28;
+  *out_v_x27 = v_x27;
   return;
 fail:
-  rt_release(v_x28);
+  rt_release(v_x27);
 }
 
-/* K4: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x96, RtValue *v_x97, int32_t v_x98, RtValue **out_v_x99) {
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
   (void)loc;
   (void)run;
-  int32_t *v_x96_d = v_x96->data.i;
-  const int64_t v_x96_n = v_x96->len;
-  int32_t *v_x97_d = v_x97->data.i;
-  const int64_t v_x97_n = v_x97->len;
-  RtValue *v_x99 = NULL;
+  int32_t *v_x33_d = v_x33->data.i;
+  const int64_t v_x33_n = v_x33->len;
+  int32_t *v_x34_d = v_x34->data.i;
+  const int64_t v_x34_n = v_x34->len;
+  RtValue *v_x36 = NULL;
   /* MAP */
   {
-    const int64_t t8 = v_x98;
-    if (t8 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t8, 0.0);
+    const int64_t t5 = v_x35;
+    if (t5 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t5, 0.0);
       goto fail;
     }
-    v_x99 = rt_value_new(rt_vec_type(RT_INT), t8);
-    int32_t *v_x99_d = v_x99->data.i;
-    const int64_t v_x99_n = v_x99->len;
-    RT_PARALLEL_FOR_IF(t8 >= RT_PARALLEL_MIN)
-    for (int64_t t9 = 0; t9 < t8; t9++) {
-      const int32_t t10 = (int32_t)t9;
-      int t15 = 0; /* nonzero: a check below failed */
-      uint8_t t12 = rt_lt_i(t10, (int32_t)v_x96_n);
-      int32_t t13;
-      if (t12) {
-        int t16 = (uint64_t)(int64_t)t10 < (uint64_t)v_x96_n;
-        int32_t t14 = t16 ? v_x96_d[t10] : 0;
-        t15 |= !t16;
-        t13 = t14;
+    v_x36 = rt_value_new(rt_vec_type(RT_INT), t5);
+    int32_t *v_x36_d = v_x36->data.i;
+    const int64_t v_x36_n = v_x36->len;
+    RT_PARALLEL_FOR_IF(t5 >= RT_PARALLEL_MIN)
+    for (int64_t t6 = 0; t6 < t5; t6++) {
+      const int32_t t7 = (int32_t)t6;
+      int t12 = 0; /* nonzero: a check below failed */
+      uint8_t t9 = rt_lt_i(t7, (int32_t)v_x33_n);
+      int32_t t10;
+      if (t9) {
+        int t13 = (uint64_t)(int64_t)t7 < (uint64_t)v_x33_n;
+        int32_t t11 = t13 ? v_x33_d[t7] : 0;
+        t12 |= !t13;
+        t10 = t11;
       } else {
-        int32_t t18 = rt_sub_i(t10, (int32_t)v_x96_n);
-        int t20 = (uint64_t)(int64_t)t18 < (uint64_t)v_x97_n;
-        int32_t t19 = t20 ? v_x97_d[t18] : 0;
-        t15 |= !t20;
-        t13 = t19;
+        int32_t t15 = rt_sub_i(t7, (int32_t)v_x33_n);
+        int t17 = (uint64_t)(int64_t)t15 < (uint64_t)v_x34_n;
+        int32_t t16 = t17 ? v_x34_d[t15] : 0;
+        t12 |= !t17;
+        t10 = t16;
       }
-      if (__builtin_expect(t15 != 0, 0)) { /* again, recording the error */
-        uint8_t t22 = rt_lt_i(t10, (int32_t)v_x96_n);
-        int32_t t23;
-        if (t22) {
-          int32_t t24;
-          if ((uint64_t)(int64_t)t10 < (uint64_t)v_x96_n) {
-            t24 = v_x96_d[t10];
+      if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
+        uint8_t t19 = rt_lt_i(t7, (int32_t)v_x33_n);
+        int32_t t20;
+        if (t19) {
+          int32_t t21;
+          if ((uint64_t)(int64_t)t7 < (uint64_t)v_x33_n) {
+            t21 = v_x33_d[t7];
           } else {
-            NESSIE_RECORD(err, t9, RT_CHECK_INDEX, 0, 0, RT_GATHER, t10, v_x96_n, 0.0);
+            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t7, v_x33_n, 0.0);
+            t21 = 0;
+          }
+          t20 = t21;
+        } else {
+          int32_t t23 = rt_sub_i(t7, (int32_t)v_x33_n);
+          int32_t t24;
+          if ((uint64_t)(int64_t)t23 < (uint64_t)v_x34_n) {
+            t24 = v_x34_d[t23];
+          } else {
+            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x34_n, 0.0);
             t24 = 0;
           }
-          t23 = t24;
-        } else {
-          int32_t t26 = rt_sub_i(t10, (int32_t)v_x96_n);
-          int32_t t27;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x97_n) {
-            t27 = v_x97_d[t26];
-          } else {
-            NESSIE_RECORD(err, t9, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x97_n, 0.0);
-            t27 = 0;
-          }
-          t23 = t27;
+          t20 = t24;
         }
       }
-      v_x99_d[t9] = t13;
+      v_x36_d[t6] = t10;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x99 = v_x99;
+  *out_v_x36 = v_x36;
   return;
 fail:
-  rt_release(v_x99);
+  rt_release(v_x36);
 }
 
-/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x179, RtValue *v_x182, RtValue **out_v_x183) {
+/* K4: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
   (void)run;
-  int32_t *v_x179_d = v_x179->data.i;
-  const int64_t v_x179_n = v_x179->len;
-  const int64_t *v_x182_off = rt_seg_offsets(v_x182);
-  const int64_t v_x182_n = v_x182->len;
-  RtValue *v_x183 = NULL;
+  int32_t *v_x54_d = v_x54->data.i;
+  const int64_t v_x54_n = v_x54->len;
+  const int64_t *v_x57_off = rt_seg_offsets(v_x57);
+  const int64_t v_x57_n = v_x57->len;
+  RtValue *v_x58 = NULL;
   /* SEG_REDUCE */
   {
-    v_x183 = rt_value_new(rt_vec_type(RT_INT), v_x182_n);
-    int32_t *v_x183_d = v_x183->data.i;
-    const int64_t v_x183_n = v_x183->len;
-    RT_PARALLEL_FOR_SEGMENTS_IF(v_x182_n >= 64)
-    for (int64_t t28 = 0; t28 < v_x182_n; t28++) {
-      int32_t t28a0;
-      t28a0 = 0;
-      for (int64_t t29 = v_x182_off[t28]; t29 < v_x182_off[t28 + 1]; t29++) {
-        const int32_t t30 = (int32_t)t29;
-        int32_t t28x0;
-        int t32 = 0; /* nonzero: a check below failed */
-        int t33 = (uint64_t)(int64_t)t30 < (uint64_t)v_x179_n;
-        int32_t t31 = t33 ? v_x179_d[t30] : 0;
-        t32 |= !t33;
-        if (__builtin_expect(t32 != 0, 0)) { /* again, recording the error */
-          int32_t t34;
-          if ((uint64_t)(int64_t)t30 < (uint64_t)v_x179_n) {
-            t34 = v_x179_d[t30];
+    v_x58 = rt_value_new(rt_vec_type(RT_INT), v_x57_n);
+    int32_t *v_x58_d = v_x58->data.i;
+    const int64_t v_x58_n = v_x58->len;
+    RT_PARALLEL_FOR_SEGMENTS_IF(v_x57_n >= 64)
+    for (int64_t t25 = 0; t25 < v_x57_n; t25++) {
+      int32_t t25a0;
+      t25a0 = 0;
+      for (int64_t t26 = v_x57_off[t25]; t26 < v_x57_off[t25 + 1]; t26++) {
+        const int32_t t27 = (int32_t)t26;
+        int32_t t25x0;
+        int t29 = 0; /* nonzero: a check below failed */
+        int t30 = (uint64_t)(int64_t)t27 < (uint64_t)v_x54_n;
+        int32_t t28 = t30 ? v_x54_d[t27] : 0;
+        t29 |= !t30;
+        if (__builtin_expect(t29 != 0, 0)) { /* again, recording the error */
+          int32_t t31;
+          if ((uint64_t)(int64_t)t27 < (uint64_t)v_x54_n) {
+            t31 = v_x54_d[t27];
           } else {
-            NESSIE_RECORD(err, t29, RT_CHECK_INDEX, 0, 0, RT_GATHER, t30, v_x179_n, 0.0);
-            t34 = 0;
+            NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, t27, v_x54_n, 0.0);
+            t31 = 0;
           }
         }
-        t28x0 = t31;
-        int32_t t36 = rt_add_i(t28a0, t28x0);
-        t28a0 = t36;
+        t25x0 = t28;
+        int32_t t33 = rt_add_i(t25a0, t25x0);
+        t25a0 = t33;
       }
-      v_x183_d[t28] = t28a0;
+      v_x58_d[t25] = t25a0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x183 = v_x183;
+  *out_v_x58 = v_x58;
   return;
 fail:
-  rt_release(v_x183);
-}
-
-/* K6: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x192, RtValue **out_v_x194, RtValue **out_v_x196) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x194 = NULL;
-  RtValue *v_x196 = NULL;
-  /* MAP */
-  {
-    const int64_t t37 = 1;
-    v_x194 = rt_value_new(rt_vec_type(RT_INT), t37);
-    int32_t *v_x194_d = v_x194->data.i;
-    const int64_t v_x194_n = v_x194->len;
-    v_x196 = rt_value_new(rt_vec_type(RT_INT), t37);
-    int32_t *v_x196_d = v_x196->data.i;
-    const int64_t v_x196_n = v_x196->len;
-    RT_PARALLEL_FOR_IF(t37 >= RT_PARALLEL_MIN)
-    for (int64_t t38 = 0; t38 < t37; t38++) {
-      const int32_t t39 = (int32_t)t38;
-      v_x194_d[t38] = v_x192;
-      v_x196_d[t38] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x194 = v_x194;
-  *out_v_x196 = v_x196;
-  return;
-fail:
-  rt_release(v_x194);
-  rt_release(v_x196);
-}
-
-/* K7: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x197, int32_t v_x200, RtValue *v_x203, RtValue **out_v_x205) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x203_d = v_x203->data.i;
-  const int64_t v_x203_n = v_x203->len;
-  RtValue *v_x205 = NULL;
-  /* MAP */
-  {
-    const int64_t t40 = v_x197;
-    if (t40 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t40, 0.0);
-      goto fail;
-    }
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t40);
-    int32_t *v_x205_d = v_x205->data.i;
-    const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t40 >= RT_PARALLEL_MIN)
-    for (int64_t t41 = 0; t41 < t40; t41++) {
-      const int32_t t42 = (int32_t)t41;
-      int t45 = 0; /* nonzero: a check below failed */
-      int32_t t44 = rt_rem_i(t42, v_x200, &t45);
-      int t47 = (uint64_t)(int64_t)t44 < (uint64_t)v_x203_n;
-      int32_t t46 = t47 ? v_x203_d[t44] : 0;
-      t45 |= !t47;
-      if (__builtin_expect(t45 != 0, 0)) { /* again, recording the error */
-        int t48 = 0;
-        int32_t t49 = rt_rem_i(t42, v_x200, &t48);
-        if (t48) {
-          NESSIE_RECORD(err, t41, RT_CHECK_SCALAR, 0, t48, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t50;
-        if ((uint64_t)(int64_t)t49 < (uint64_t)v_x203_n) {
-          t50 = v_x203_d[t49];
-        } else {
-          NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 0, 0, RT_GATHER, t49, v_x203_n, 0.0);
-          t50 = 0;
-        }
-      }
-      v_x205_d[t41] = t46;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x205 = v_x205;
-  return;
-fail:
-  rt_release(v_x205);
-}
-
-/* K8: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x206, RtValue *v_x211, RtValue **out_v_x213) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x211_d = v_x211->data.i;
-  const int64_t v_x211_n = v_x211->len;
-  RtValue *v_x213 = NULL;
-  /* MAP */
-  {
-    const int64_t t51 = v_x206;
-    if (t51 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t51, 0.0);
-      goto fail;
-    }
-    v_x213 = rt_value_new(rt_vec_type(RT_INT), t51);
-    int32_t *v_x213_d = v_x213->data.i;
-    const int64_t v_x213_n = v_x213->len;
-    RT_PARALLEL_FOR_IF(t51 >= RT_PARALLEL_MIN)
-    for (int64_t t52 = 0; t52 < t51; t52++) {
-      const int32_t t53 = (int32_t)t52;
-      int t56 = 0; /* nonzero: a check below failed */
-      int32_t t55 = rt_rem_i(t53, 0, &t56);
-      int t58 = (uint64_t)(int64_t)t55 < (uint64_t)v_x211_n;
-      int32_t t57 = t58 ? v_x211_d[t55] : 0;
-      t56 |= !t58;
-      if (__builtin_expect(t56 != 0, 0)) { /* again, recording the error */
-        int t59 = 0;
-        int32_t t60 = rt_rem_i(t53, 0, &t59);
-        if (t59) {
-          NESSIE_RECORD(err, t52, RT_CHECK_SCALAR, 0, t59, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t61;
-        if ((uint64_t)(int64_t)t60 < (uint64_t)v_x211_n) {
-          t61 = v_x211_d[t60];
-        } else {
-          NESSIE_RECORD(err, t52, RT_CHECK_INDEX, 0, 0, RT_GATHER, t60, v_x211_n, 0.0);
-          t61 = 0;
-        }
-      }
-      v_x213_d[t52] = t57;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x213 = v_x213;
-  return;
-fail:
-  rt_release(v_x213);
+  rt_release(v_x58);
 }
 
 /* function row_sums -- tests/golden/seg_sum.nesl:4: function row_sums(m) = {sum(row) : row in m}; */
-static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0) {
-  RtValue *v_x184 = NULL;
+static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0) {
+  RtValue *v_x59 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sum", RT_LOC("tests/golden/seg_sum.nesl", 4, 25));
@@ -403,15 +246,15 @@ static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47), 1, v_x174, v_x173, &v_x184);
+      K4(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47), 1, v_x49, v_x48, &v_x59);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47)));
     }
     rt_set_context(saved);
   }
-  rt_release(v_x173);
-  rt_release(v_x174);
-  *out_0 = v_x184;
+  rt_release(v_x48);
+  rt_release(v_x49);
+  *out_0 = v_x59;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -530,11 +373,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t62 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t62->data.i[0] = 1;
-  t62->data.i[1] = 2;
-  t62->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t62);
+  RtValue *t34 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t34->data.i[0] = 1;
+  t34->data.i[1] = 2;
+  t34->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t34);
   RtValue *v_x20 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 22);
   {
@@ -546,181 +389,69 @@ static void top_10(void) {
   }
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t63 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t63->data.i[0] = 4;
-  t63->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t63);
+  RtValue *t35 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t35->data.i[0] = 4;
+  t35->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t35);
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
-  RtValue *v_x26 = NULL;
-  RtValue *v_x58 = NULL;
+  int32_t v_x24 = 0;
+  v_x24 = (int32_t)v_x21->len;
+  RtValue *v_x25 = NULL;
+  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
+  RtValue *t36 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t36->data.i[0] = v_x22;
+  t36->data.i[1] = 0;
+  t36->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t36);
+  RtValue *v_x28 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K6(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x22, &v_x26, &v_x58);
+    K2(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x25, &v_x28);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
-  RtValue *v_x29 = NULL;
+  rt_release(v_x25);
+  RtValue *v_x37 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x26, &v_x29);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  int32_t v_x30 = 0;
-  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
-  rt_release(v_x29);
-  RtValue *v_x53 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x30, v_x22, v_x17, &v_x53);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x17);
-  RtValue *v_x61 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x58, &v_x61);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  int32_t v_x62 = 0;
-  v_x62 = (int32_t)NESSIE_SEG_TOTAL(v_x61);
-  rt_release(v_x61);
-  RtValue *v_x85 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K8(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x62, v_x20, &v_x85);
+    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x20, v_x21, v_x24, &v_x37);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
   rt_release(v_x20);
-  RtValue *v_x100 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x26, v_x58, 2, &v_x100);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x26);
-  rt_release(v_x58);
-  int32_t v_x103 = 0;
-  v_x103 = rt_add_i(v_x30, v_x62);
-  RtValue *v_x109 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x53, v_x85, v_x103, &v_x109);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x53);
-  rt_release(v_x85);
-  RtValue *v_x112 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x100, &v_x112);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x112);
-  int32_t v_x113 = 0;
-  v_x113 = (int32_t)v_x21->len;
-  RtValue *v_x117 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x113, &v_x117);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  RtValue *v_x120 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x117, &v_x120);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  int32_t v_x121 = 0;
-  v_x121 = (int32_t)NESSIE_SEG_TOTAL(v_x120);
-  rt_release(v_x120);
-  RtValue *v_x144 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x121, v_x113, v_x21, &v_x144);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
   rt_release(v_x21);
-  RtValue *v_x159 = NULL;
+  int32_t v_x40 = 0;
+  v_x40 = rt_add_i(v_x22, v_x24);
+  RtValue *v_x46 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x100, v_x117, 3, &v_x159);
+    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x17, v_x37, v_x40, &v_x46);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
-  rt_release(v_x100);
-  rt_release(v_x117);
-  int32_t v_x162 = 0;
-  v_x162 = rt_add_i(v_x103, v_x121);
-  RtValue *v_x168 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x109, v_x144, v_x162, &v_x168);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x109);
-  rt_release(v_x144);
-  RtValue *v_x171 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x159, &v_x171);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x159);
-  RtValue *v_x172 = NULL;
+  rt_release(v_x17);
+  rt_release(v_x37);
+  RtValue *v_x47 = NULL;
   {
     rt_check_stack(RT_LOC("tests/golden/seg_sum.nesl", 5, 1));
-    rt_retain(v_x171);
-    rt_retain(v_x168);
+    rt_retain(v_x28);
+    rt_retain(v_x46);
     const RtContext *saved = rt_context();
     RtContext inner = rt_call_context(saved, "row_sums", 0, RT_LOC("tests/golden/seg_sum.nesl", 5, 1));
     rt_set_context(&inner);
-    fn_row_sums(v_x171, v_x168, &v_x172);
+    fn_row_sums(v_x28, v_x46, &v_x47);
     rt_set_context(saved);
   }
-  rt_release(v_x168);
-  rt_release(v_x171);
-  value_0 = v_x172;
+  rt_release(v_x28);
+  rt_release(v_x46);
+  value_0 = v_x47;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

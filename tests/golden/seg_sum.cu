@@ -73,7 +73,7 @@ static int g_x14_defined;
 static int32_t g_x16;
 static int g_x16_defined;
 
-static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0);
+static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0);
 
 /* K1: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
@@ -156,232 +156,304 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x19) {
   }
 }
 
-/* K2: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x24, RtValue **out_v_x25) {
+/* K2: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   (void)loc;
   (void)run;
-  RtValue *v_x25 = NULL;
-  /* MAP */
+  int32_t *v_x26_d = v_x26->data.i;
+  const int64_t v_x26_n = v_x26->len;
+  RtValue *v_x27 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t5 = 1;
-    v_x25 = rt_value_new(rt_vec_type(RT_INT), t5);
-    int32_t *v_x25_d = v_x25->data.i;
-    const int64_t v_x25_n = v_x25->len;
-    RT_PARALLEL_FOR_IF(t5 >= RT_PARALLEL_MIN)
-    for (int64_t t6 = 0; t6 < t5; t6++) {
-      const int32_t t7 = (int32_t)t6;
-      v_x25_d[t6] = v_x24;
-    }
+    RtValue *t5 = rt_make_segdes(loc, v_x26);
+    v_x27 = t5;
+    const int64_t *v_x27_off = rt_seg_offsets(v_x27);
+    const int64_t v_x27_n = v_x27->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x25 = v_x25;
+  *out_v_x27 = v_x27;
   return;
 fail:
-  rt_release(v_x25);
+  rt_release(v_x27);
 }
 
-/* K2: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+/* K2: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 struct K2_A {
   RtKernelError *err;
   int run;
-  int32_t v_x24;
-  int32_t *v_x25_d; int64_t v_x25_n;
+  int32_t *v_x26_d; int64_t v_x26_n;
+  const int64_t *v_x27_off; int64_t v_x27_n;
 };
-struct alignas(8) K2_0_V {
-  int32_t v0;
-};
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K2_0_V{A.v_x24};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x25_d[i] = v.v0;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x24, RtValue **out_v_x25) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
   (void)loc;
   (void)err;
   K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x24 = v_x24;
-  RtValue *v_x25 = NULL;
-  /* MAP */
-  {
-    const int64_t t8 = 1;
-    v_x25 = rtg_vec_new(RT_INT, t8);
-    A.v_x25_d = v_x25->data.i;
-    A.v_x25_n = v_x25->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t8);
-  }
-  *out_v_x25 = v_x25;
-  return;
-fail:
-  rt_release(v_x25);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x24, RtValue **out_v_x25) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K2_host(err, loc, run, v_x24, out_v_x25);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, v_x24, out_v_x25);
-  }
-}
-
-/* K3: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x27_d = v_x27->data.i;
-  const int64_t v_x27_n = v_x27->len;
-  RtValue *v_x28 = NULL;
+  A.v_x26_d = v_x26->data.i;
+  A.v_x26_n = v_x26->len;
+  RtValue *v_x27 = NULL;
   /* LIBRARY */
   {
-    RtValue *t9 = rt_make_segdes(loc, v_x27);
-    v_x28 = t9;
-    const int64_t *v_x28_off = rt_seg_offsets(v_x28);
-    const int64_t v_x28_n = v_x28->len;
+    RtValue *t6 = rtg_make_segdes(loc, A.run, v_x26);
+    v_x27 = t6;
+    A.v_x27_off = rtg_seg_offsets(v_x27);
+    A.v_x27_n = v_x27->len;
+  }
+  *out_v_x27 = v_x27;
+  return;
+fail:
+  rt_release(v_x27);
+}
+
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x26, RtValue **out_v_x27) {
+  RtValue *vals[] = {v_x26};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K2_host(err, loc, run, v_x26, out_v_x27);
+    rtg_host_ran();
+  } else {
+    K2_gpu(err, loc, run, v_x26, out_v_x27);
+  }
+}
+
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x33_d = v_x33->data.i;
+  const int64_t v_x33_n = v_x33->len;
+  int32_t *v_x34_d = v_x34->data.i;
+  const int64_t v_x34_n = v_x34->len;
+  RtValue *v_x36 = NULL;
+  /* MAP */
+  {
+    const int64_t t7 = v_x35;
+    if (t7 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t7, 0.0);
+      goto fail;
+    }
+    v_x36 = rt_value_new(rt_vec_type(RT_INT), t7);
+    int32_t *v_x36_d = v_x36->data.i;
+    const int64_t v_x36_n = v_x36->len;
+    RT_PARALLEL_FOR_IF(t7 >= RT_PARALLEL_MIN)
+    for (int64_t t8 = 0; t8 < t7; t8++) {
+      const int32_t t9 = (int32_t)t8;
+      int t14 = 0; /* nonzero: a check below failed */
+      uint8_t t11 = rt_lt_i(t9, (int32_t)v_x33_n);
+      int32_t t12;
+      if (t11) {
+        int t15 = (uint64_t)(int64_t)t9 < (uint64_t)v_x33_n;
+        int32_t t13 = t15 ? v_x33_d[t9] : 0;
+        t14 |= !t15;
+        t12 = t13;
+      } else {
+        int32_t t17 = rt_sub_i(t9, (int32_t)v_x33_n);
+        int t19 = (uint64_t)(int64_t)t17 < (uint64_t)v_x34_n;
+        int32_t t18 = t19 ? v_x34_d[t17] : 0;
+        t14 |= !t19;
+        t12 = t18;
+      }
+      if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
+        uint8_t t21 = rt_lt_i(t9, (int32_t)v_x33_n);
+        int32_t t22;
+        if (t21) {
+          int32_t t23;
+          if ((uint64_t)(int64_t)t9 < (uint64_t)v_x33_n) {
+            t23 = v_x33_d[t9];
+          } else {
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x33_n, 0.0);
+            t23 = 0;
+          }
+          t22 = t23;
+        } else {
+          int32_t t25 = rt_sub_i(t9, (int32_t)v_x33_n);
+          int32_t t26;
+          if ((uint64_t)(int64_t)t25 < (uint64_t)v_x34_n) {
+            t26 = v_x34_d[t25];
+          } else {
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x34_n, 0.0);
+            t26 = 0;
+          }
+          t22 = t26;
+        }
+      }
+      v_x36_d[t8] = t12;
+    }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x28 = v_x28;
+  *out_v_x36 = v_x36;
   return;
 fail:
-  rt_release(v_x28);
+  rt_release(v_x36);
 }
 
-/* K3: LIBRARY -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+/* K3: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
 struct K3_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x27_d; int64_t v_x27_n;
-  const int64_t *v_x28_off; int64_t v_x28_n;
+  int32_t *v_x33_d; int64_t v_x33_n;
+  int32_t *v_x34_d; int64_t v_x34_n;
+  int32_t v_x35;
+  int32_t *v_x36_d; int64_t v_x36_n;
 };
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
+struct alignas(8) K3_0_V {
+  int32_t v0;
+};
+struct K3_0_pull {
+  K3_A A;
+  __device__ K3_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t31 = 0; /* nonzero: a check below failed */
+    uint8_t t28 = rt_lt_i(ix, (int32_t)A.v_x33_n);
+    int32_t t29;
+    if (t28) {
+      int t32 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x33_n;
+      int32_t t30 = t32 ? A.v_x33_d[ix] : 0;
+      t31 |= !t32;
+      t29 = t30;
+    } else {
+      int32_t t34 = rt_sub_i(ix, (int32_t)A.v_x33_n);
+      int t36 = (uint64_t)(int64_t)t34 < (uint64_t)A.v_x34_n;
+      int32_t t35 = t36 ? A.v_x34_d[t34] : 0;
+      t31 |= !t36;
+      t29 = t35;
+    }
+    if (__builtin_expect(t31 != 0, 0)) { /* again, recording the error */
+      uint8_t t38 = rt_lt_i(ix, (int32_t)A.v_x33_n);
+      int32_t t39;
+      if (t38) {
+        int32_t t40;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x33_n) {
+          t40 = A.v_x33_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x33_n, 0.0);
+          t40 = 0;
+        }
+        t39 = t40;
+      } else {
+        int32_t t42 = rt_sub_i(ix, (int32_t)A.v_x33_n);
+        int32_t t43;
+        if ((uint64_t)(int64_t)t42 < (uint64_t)A.v_x34_n) {
+          t43 = A.v_x34_d[t42];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t42, A.v_x34_n, 0.0);
+          t43 = 0;
+        }
+        t39 = t43;
+      }
+    }
+    return K3_0_V{t29};
+  }
+};
+struct K3_0_store {
+  K3_A A;
+  __device__ void operator()(int64_t i, const K3_0_V &v) const {
+    A.v_x36_d[i] = v.v0;
+  }
+};
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
   (void)loc;
   (void)err;
   K3_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x27_d = v_x27->data.i;
-  A.v_x27_n = v_x27->len;
-  RtValue *v_x28 = NULL;
-  /* LIBRARY */
-  {
-    RtValue *t10 = rtg_make_segdes(loc, A.run, v_x27);
-    v_x28 = t10;
-    A.v_x28_off = rtg_seg_offsets(v_x28);
-    A.v_x28_n = v_x28->len;
-  }
-  *out_v_x28 = v_x28;
-  return;
-fail:
-  rt_release(v_x28);
-}
-
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue **out_v_x28) {
-  RtValue *vals[] = {v_x27};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K3_host(err, loc, run, v_x27, out_v_x28);
-    rtg_host_ran();
-  } else {
-    K3_gpu(err, loc, run, v_x27, out_v_x28);
-  }
-}
-
-/* K4: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x96, RtValue *v_x97, int32_t v_x98, RtValue **out_v_x99) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x96_d = v_x96->data.i;
-  const int64_t v_x96_n = v_x96->len;
-  int32_t *v_x97_d = v_x97->data.i;
-  const int64_t v_x97_n = v_x97->len;
-  RtValue *v_x99 = NULL;
+  A.v_x33_d = v_x33->data.i;
+  A.v_x33_n = v_x33->len;
+  A.v_x34_d = v_x34->data.i;
+  A.v_x34_n = v_x34->len;
+  A.v_x35 = v_x35;
+  RtValue *v_x36 = NULL;
   /* MAP */
   {
-    const int64_t t11 = v_x98;
-    if (t11 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t11, 0.0);
+    const int64_t t44 = v_x35;
+    if (t44 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t44, 0.0, run};
       goto fail;
     }
-    v_x99 = rt_value_new(rt_vec_type(RT_INT), t11);
-    int32_t *v_x99_d = v_x99->data.i;
-    const int64_t v_x99_n = v_x99->len;
-    RT_PARALLEL_FOR_IF(t11 >= RT_PARALLEL_MIN)
-    for (int64_t t12 = 0; t12 < t11; t12++) {
-      const int32_t t13 = (int32_t)t12;
-      int t18 = 0; /* nonzero: a check below failed */
-      uint8_t t15 = rt_lt_i(t13, (int32_t)v_x96_n);
-      int32_t t16;
-      if (t15) {
-        int t19 = (uint64_t)(int64_t)t13 < (uint64_t)v_x96_n;
-        int32_t t17 = t19 ? v_x96_d[t13] : 0;
-        t18 |= !t19;
-        t16 = t17;
-      } else {
-        int32_t t21 = rt_sub_i(t13, (int32_t)v_x96_n);
-        int t23 = (uint64_t)(int64_t)t21 < (uint64_t)v_x97_n;
-        int32_t t22 = t23 ? v_x97_d[t21] : 0;
-        t18 |= !t23;
-        t16 = t22;
-      }
-      if (__builtin_expect(t18 != 0, 0)) { /* again, recording the error */
-        uint8_t t25 = rt_lt_i(t13, (int32_t)v_x96_n);
-        int32_t t26;
-        if (t25) {
-          int32_t t27;
-          if ((uint64_t)(int64_t)t13 < (uint64_t)v_x96_n) {
-            t27 = v_x96_d[t13];
+    v_x36 = rtg_vec_new(RT_INT, t44);
+    A.v_x36_d = v_x36->data.i;
+    A.v_x36_n = v_x36->len;
+    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t44);
+  }
+  *out_v_x36 = v_x36;
+  return;
+fail:
+  rt_release(v_x36);
+}
+
+static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *v_x34, int32_t v_x35, RtValue **out_v_x36) {
+  RtValue *vals[] = {v_x33, v_x34};
+  const int64_t sizes[] = {(int64_t)v_x35};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K3_host(err, loc, run, v_x33, v_x34, v_x35, out_v_x36);
+    rtg_host_ran();
+  } else {
+    K3_gpu(err, loc, run, v_x33, v_x34, v_x35, out_v_x36);
+  }
+}
+
+/* K4: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
+static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x54_d = v_x54->data.i;
+  const int64_t v_x54_n = v_x54->len;
+  const int64_t *v_x57_off = rt_seg_offsets(v_x57);
+  const int64_t v_x57_n = v_x57->len;
+  RtValue *v_x58 = NULL;
+  /* SEG_REDUCE */
+  {
+    v_x58 = rt_value_new(rt_vec_type(RT_INT), v_x57_n);
+    int32_t *v_x58_d = v_x58->data.i;
+    const int64_t v_x58_n = v_x58->len;
+    RT_PARALLEL_FOR_SEGMENTS_IF(v_x57_n >= 64)
+    for (int64_t t45 = 0; t45 < v_x57_n; t45++) {
+      int32_t t45a0;
+      t45a0 = 0;
+      for (int64_t t46 = v_x57_off[t45]; t46 < v_x57_off[t45 + 1]; t46++) {
+        const int32_t t47 = (int32_t)t46;
+        int32_t t45x0;
+        int t49 = 0; /* nonzero: a check below failed */
+        int t50 = (uint64_t)(int64_t)t47 < (uint64_t)v_x54_n;
+        int32_t t48 = t50 ? v_x54_d[t47] : 0;
+        t49 |= !t50;
+        if (__builtin_expect(t49 != 0, 0)) { /* again, recording the error */
+          int32_t t51;
+          if ((uint64_t)(int64_t)t47 < (uint64_t)v_x54_n) {
+            t51 = v_x54_d[t47];
           } else {
-            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 0, 0, RT_GATHER, t13, v_x96_n, 0.0);
-            t27 = 0;
+            NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x54_n, 0.0);
+            t51 = 0;
           }
-          t26 = t27;
-        } else {
-          int32_t t29 = rt_sub_i(t13, (int32_t)v_x96_n);
-          int32_t t30;
-          if ((uint64_t)(int64_t)t29 < (uint64_t)v_x97_n) {
-            t30 = v_x97_d[t29];
-          } else {
-            NESSIE_RECORD(err, t12, RT_CHECK_INDEX, 0, 0, RT_GATHER, t29, v_x97_n, 0.0);
-            t30 = 0;
-          }
-          t26 = t30;
         }
+        t45x0 = t48;
+        int32_t t53 = rt_add_i(t45a0, t45x0);
+        t45a0 = t53;
       }
-      v_x99_d[t12] = t16;
+      v_x58_d[t45] = t45a0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x99 = v_x99;
+  *out_v_x58 = v_x58;
   return;
 fail:
-  rt_release(v_x99);
+  rt_release(v_x58);
 }
 
-/* K4: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
+/* K4: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x96_d; int64_t v_x96_n;
-  int32_t *v_x97_d; int64_t v_x97_n;
-  int32_t v_x98;
-  int32_t *v_x99_d; int64_t v_x99_n;
+  int32_t *v_x54_d; int64_t v_x54_n;
+  const int64_t *v_x57_off; int64_t v_x57_n;
+  int32_t *v_x58_d; int64_t v_x58_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -391,599 +463,75 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t35 = 0; /* nonzero: a check below failed */
-    uint8_t t32 = rt_lt_i(ix, (int32_t)A.v_x96_n);
-    int32_t t33;
-    if (t32) {
-      int t36 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x96_n;
-      int32_t t34 = t36 ? A.v_x96_d[ix] : 0;
-      t35 |= !t36;
-      t33 = t34;
-    } else {
-      int32_t t38 = rt_sub_i(ix, (int32_t)A.v_x96_n);
-      int t40 = (uint64_t)(int64_t)t38 < (uint64_t)A.v_x97_n;
-      int32_t t39 = t40 ? A.v_x97_d[t38] : 0;
-      t35 |= !t40;
-      t33 = t39;
-    }
-    if (__builtin_expect(t35 != 0, 0)) { /* again, recording the error */
-      uint8_t t42 = rt_lt_i(ix, (int32_t)A.v_x96_n);
-      int32_t t43;
-      if (t42) {
-        int32_t t44;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x96_n) {
-          t44 = A.v_x96_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x96_n, 0.0);
-          t44 = 0;
-        }
-        t43 = t44;
+    int t55 = 0; /* nonzero: a check below failed */
+    int t56 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n;
+    int32_t t54 = t56 ? A.v_x54_d[ix] : 0;
+    t55 |= !t56;
+    if (__builtin_expect(t55 != 0, 0)) { /* again, recording the error */
+      int32_t t57;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n) {
+        t57 = A.v_x54_d[ix];
       } else {
-        int32_t t46 = rt_sub_i(ix, (int32_t)A.v_x96_n);
-        int32_t t47;
-        if ((uint64_t)(int64_t)t46 < (uint64_t)A.v_x97_n) {
-          t47 = A.v_x97_d[t46];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, A.v_x97_n, 0.0);
-          t47 = 0;
-        }
-        t43 = t47;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x54_n, 0.0);
+        t57 = 0;
       }
     }
-    return K4_0_V{t33};
+    return K4_0_V{t54};
   }
 };
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x99_d[i] = v.v0;
+    A.v_x58_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x96, RtValue *v_x97, int32_t v_x98, RtValue **out_v_x99) {
+struct K4_0_op {
+  K4_A A;
+  __device__ K4_0_V operator()(const K4_0_V &a, const K4_0_V &b) const {
+    int32_t t59 = rt_add_i(a.v0, b.v0);
+    return K4_0_V{t59};
+  }
+};
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x96_d = v_x96->data.i;
-  A.v_x96_n = v_x96->len;
-  A.v_x97_d = v_x97->data.i;
-  A.v_x97_n = v_x97->len;
-  A.v_x98 = v_x98;
-  RtValue *v_x99 = NULL;
-  /* MAP */
-  {
-    const int64_t t48 = v_x98;
-    if (t48 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t48, 0.0, run};
-      goto fail;
-    }
-    v_x99 = rtg_vec_new(RT_INT, t48);
-    A.v_x99_d = v_x99->data.i;
-    A.v_x99_n = v_x99->len;
-    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t48);
-  }
-  *out_v_x99 = v_x99;
-  return;
-fail:
-  rt_release(v_x99);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x96, RtValue *v_x97, int32_t v_x98, RtValue **out_v_x99) {
-  RtValue *vals[] = {v_x96, v_x97};
-  const int64_t sizes[] = {(int64_t)v_x98};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K4_host(err, loc, run, v_x96, v_x97, v_x98, out_v_x99);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_x96, v_x97, v_x98, out_v_x99);
-  }
-}
-
-/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x179, RtValue *v_x182, RtValue **out_v_x183) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x179_d = v_x179->data.i;
-  const int64_t v_x179_n = v_x179->len;
-  const int64_t *v_x182_off = rt_seg_offsets(v_x182);
-  const int64_t v_x182_n = v_x182->len;
-  RtValue *v_x183 = NULL;
+  A.v_x54_d = v_x54->data.i;
+  A.v_x54_n = v_x54->len;
+  A.v_x57_off = rtg_seg_offsets(v_x57);
+  A.v_x57_n = v_x57->len;
+  RtValue *v_x58 = NULL;
   /* SEG_REDUCE */
   {
-    v_x183 = rt_value_new(rt_vec_type(RT_INT), v_x182_n);
-    int32_t *v_x183_d = v_x183->data.i;
-    const int64_t v_x183_n = v_x183->len;
-    RT_PARALLEL_FOR_SEGMENTS_IF(v_x182_n >= 64)
-    for (int64_t t49 = 0; t49 < v_x182_n; t49++) {
-      int32_t t49a0;
-      t49a0 = 0;
-      for (int64_t t50 = v_x182_off[t49]; t50 < v_x182_off[t49 + 1]; t50++) {
-        const int32_t t51 = (int32_t)t50;
-        int32_t t49x0;
-        int t53 = 0; /* nonzero: a check below failed */
-        int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x179_n;
-        int32_t t52 = t54 ? v_x179_d[t51] : 0;
-        t53 |= !t54;
-        if (__builtin_expect(t53 != 0, 0)) { /* again, recording the error */
-          int32_t t55;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x179_n) {
-            t55 = v_x179_d[t51];
-          } else {
-            NESSIE_RECORD(err, t50, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x179_n, 0.0);
-            t55 = 0;
-          }
-        }
-        t49x0 = t52;
-        int32_t t57 = rt_add_i(t49a0, t49x0);
-        t49a0 = t57;
-      }
-      v_x183_d[t49] = t49a0;
-    }
+    const int64_t t60 = v_x57->len;
+    v_x58 = rtg_vec_new(RT_INT, t60);
+    A.v_x58_d = v_x58->data.i;
+    A.v_x58_n = v_x58->len;
+    rtg::segmented("K4", loc, K4_0_pull{A}, K4_0_op{A}, K4_0_V{0}, v_x57, false, K4_0_store{A});
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x183 = v_x183;
+  *out_v_x58 = v_x58;
   return;
 fail:
-  rt_release(v_x183);
+  rt_release(v_x58);
 }
 
-/* K5: SEG_REDUCE -- <lib-nesl/builtins.nesl>:202: function sum(v) : [a] -> a :: (a in number) = __reduce_add(v); */
-struct K5_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x179_d; int64_t v_x179_n;
-  const int64_t *v_x182_off; int64_t v_x182_n;
-  int32_t *v_x183_d; int64_t v_x183_n;
-};
-struct alignas(8) K5_0_V {
-  int32_t v0;
-};
-struct K5_0_pull {
-  K5_A A;
-  __device__ K5_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t59 = 0; /* nonzero: a check below failed */
-    int t60 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x179_n;
-    int32_t t58 = t60 ? A.v_x179_d[ix] : 0;
-    t59 |= !t60;
-    if (__builtin_expect(t59 != 0, 0)) { /* again, recording the error */
-      int32_t t61;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x179_n) {
-        t61 = A.v_x179_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x179_n, 0.0);
-        t61 = 0;
-      }
-    }
-    return K5_0_V{t58};
-  }
-};
-struct K5_0_store {
-  K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x183_d[i] = v.v0;
-  }
-};
-struct K5_0_op {
-  K5_A A;
-  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
-    int32_t t63 = rt_add_i(a.v0, b.v0);
-    return K5_0_V{t63};
-  }
-};
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x179, RtValue *v_x182, RtValue **out_v_x183) {
-  (void)loc;
-  (void)err;
-  K5_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x179_d = v_x179->data.i;
-  A.v_x179_n = v_x179->len;
-  A.v_x182_off = rtg_seg_offsets(v_x182);
-  A.v_x182_n = v_x182->len;
-  RtValue *v_x183 = NULL;
-  /* SEG_REDUCE */
-  {
-    const int64_t t64 = v_x182->len;
-    v_x183 = rtg_vec_new(RT_INT, t64);
-    A.v_x183_d = v_x183->data.i;
-    A.v_x183_n = v_x183->len;
-    rtg::segmented("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{0}, v_x182, false, K5_0_store{A});
-  }
-  *out_v_x183 = v_x183;
-  return;
-fail:
-  rt_release(v_x183);
-}
-
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x179, RtValue *v_x182, RtValue **out_v_x183) {
-  RtValue *vals[] = {v_x179, v_x182};
+static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *v_x57, RtValue **out_v_x58) {
+  RtValue *vals[] = {v_x54, v_x57};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K5_host(err, loc, run, v_x179, v_x182, out_v_x183);
+    K4_host(err, loc, run, v_x54, v_x57, out_v_x58);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x179, v_x182, out_v_x183);
-  }
-}
-
-/* K6: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x192, RtValue **out_v_x194, RtValue **out_v_x196) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x194 = NULL;
-  RtValue *v_x196 = NULL;
-  /* MAP */
-  {
-    const int64_t t65 = 1;
-    v_x194 = rt_value_new(rt_vec_type(RT_INT), t65);
-    int32_t *v_x194_d = v_x194->data.i;
-    const int64_t v_x194_n = v_x194->len;
-    v_x196 = rt_value_new(rt_vec_type(RT_INT), t65);
-    int32_t *v_x196_d = v_x196->data.i;
-    const int64_t v_x196_n = v_x196->len;
-    RT_PARALLEL_FOR_IF(t65 >= RT_PARALLEL_MIN)
-    for (int64_t t66 = 0; t66 < t65; t66++) {
-      const int32_t t67 = (int32_t)t66;
-      v_x194_d[t66] = v_x192;
-      v_x196_d[t66] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x194 = v_x194;
-  *out_v_x196 = v_x196;
-  return;
-fail:
-  rt_release(v_x194);
-  rt_release(v_x196);
-}
-
-/* K6: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-struct K6_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x192;
-  int32_t *v_x194_d; int64_t v_x194_n;
-  int32_t *v_x196_d; int64_t v_x196_n;
-};
-struct alignas(8) K6_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K6_0_pull {
-  K6_A A;
-  __device__ K6_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K6_0_V{A.v_x192, 0};
-  }
-};
-struct K6_0_store {
-  K6_A A;
-  __device__ void operator()(int64_t i, const K6_0_V &v) const {
-    A.v_x194_d[i] = v.v0;
-    A.v_x196_d[i] = v.v1;
-  }
-};
-static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x192, RtValue **out_v_x194, RtValue **out_v_x196) {
-  (void)loc;
-  (void)err;
-  K6_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x192 = v_x192;
-  RtValue *v_x194 = NULL;
-  RtValue *v_x196 = NULL;
-  /* MAP */
-  {
-    const int64_t t68 = 1;
-    v_x194 = rtg_vec_new(RT_INT, t68);
-    A.v_x194_d = v_x194->data.i;
-    A.v_x194_n = v_x194->len;
-    v_x196 = rtg_vec_new(RT_INT, t68);
-    A.v_x196_d = v_x196->data.i;
-    A.v_x196_n = v_x196->len;
-    rtg::map("K6", loc, K6_0_pull{A}, K6_0_store{A}, t68);
-  }
-  *out_v_x194 = v_x194;
-  *out_v_x196 = v_x196;
-  return;
-fail:
-  rt_release(v_x194);
-  rt_release(v_x196);
-}
-
-static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x192, RtValue **out_v_x194, RtValue **out_v_x196) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K6_host(err, loc, run, v_x192, out_v_x194, out_v_x196);
-    rtg_host_ran();
-  } else {
-    K6_gpu(err, loc, run, v_x192, out_v_x194, out_v_x196);
-  }
-}
-
-/* K7: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K7_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x197, int32_t v_x200, RtValue *v_x203, RtValue **out_v_x205) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x203_d = v_x203->data.i;
-  const int64_t v_x203_n = v_x203->len;
-  RtValue *v_x205 = NULL;
-  /* MAP */
-  {
-    const int64_t t69 = v_x197;
-    if (t69 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t69, 0.0);
-      goto fail;
-    }
-    v_x205 = rt_value_new(rt_vec_type(RT_INT), t69);
-    int32_t *v_x205_d = v_x205->data.i;
-    const int64_t v_x205_n = v_x205->len;
-    RT_PARALLEL_FOR_IF(t69 >= RT_PARALLEL_MIN)
-    for (int64_t t70 = 0; t70 < t69; t70++) {
-      const int32_t t71 = (int32_t)t70;
-      int t74 = 0; /* nonzero: a check below failed */
-      int32_t t73 = rt_rem_i(t71, v_x200, &t74);
-      int t76 = (uint64_t)(int64_t)t73 < (uint64_t)v_x203_n;
-      int32_t t75 = t76 ? v_x203_d[t73] : 0;
-      t74 |= !t76;
-      if (__builtin_expect(t74 != 0, 0)) { /* again, recording the error */
-        int t77 = 0;
-        int32_t t78 = rt_rem_i(t71, v_x200, &t77);
-        if (t77) {
-          NESSIE_RECORD(err, t70, RT_CHECK_SCALAR, 0, t77, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t79;
-        if ((uint64_t)(int64_t)t78 < (uint64_t)v_x203_n) {
-          t79 = v_x203_d[t78];
-        } else {
-          NESSIE_RECORD(err, t70, RT_CHECK_INDEX, 0, 0, RT_GATHER, t78, v_x203_n, 0.0);
-          t79 = 0;
-        }
-      }
-      v_x205_d[t70] = t75;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x205 = v_x205;
-  return;
-fail:
-  rt_release(v_x205);
-}
-
-/* K7: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-struct K7_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x197;
-  int32_t v_x200;
-  int32_t *v_x203_d; int64_t v_x203_n;
-  int32_t *v_x205_d; int64_t v_x205_n;
-};
-struct alignas(8) K7_0_V {
-  int32_t v0;
-};
-struct K7_0_pull {
-  K7_A A;
-  __device__ K7_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t82 = 0; /* nonzero: a check below failed */
-    int32_t t81 = rt_rem_i(ix, A.v_x200, &t82);
-    int t84 = (uint64_t)(int64_t)t81 < (uint64_t)A.v_x203_n;
-    int32_t t83 = t84 ? A.v_x203_d[t81] : 0;
-    t82 |= !t84;
-    if (__builtin_expect(t82 != 0, 0)) { /* again, recording the error */
-      int t85 = 0;
-      int32_t t86 = rt_rem_i(ix, A.v_x200, &t85);
-      if (t85) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t85, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t87;
-      if ((uint64_t)(int64_t)t86 < (uint64_t)A.v_x203_n) {
-        t87 = A.v_x203_d[t86];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t86, A.v_x203_n, 0.0);
-        t87 = 0;
-      }
-    }
-    return K7_0_V{t83};
-  }
-};
-struct K7_0_store {
-  K7_A A;
-  __device__ void operator()(int64_t i, const K7_0_V &v) const {
-    A.v_x205_d[i] = v.v0;
-  }
-};
-static void K7_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x197, int32_t v_x200, RtValue *v_x203, RtValue **out_v_x205) {
-  (void)loc;
-  (void)err;
-  K7_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x197 = v_x197;
-  A.v_x200 = v_x200;
-  A.v_x203_d = v_x203->data.i;
-  A.v_x203_n = v_x203->len;
-  RtValue *v_x205 = NULL;
-  /* MAP */
-  {
-    const int64_t t88 = v_x197;
-    if (t88 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t88, 0.0, run};
-      goto fail;
-    }
-    v_x205 = rtg_vec_new(RT_INT, t88);
-    A.v_x205_d = v_x205->data.i;
-    A.v_x205_n = v_x205->len;
-    rtg::map("K7", loc, K7_0_pull{A}, K7_0_store{A}, t88);
-  }
-  *out_v_x205 = v_x205;
-  return;
-fail:
-  rt_release(v_x205);
-}
-
-static void K7(RtKernelError *err, RtLoc loc, int run, int32_t v_x197, int32_t v_x200, RtValue *v_x203, RtValue **out_v_x205) {
-  RtValue *vals[] = {v_x203};
-  const int64_t sizes[] = {(int64_t)v_x197};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K7_host(err, loc, run, v_x197, v_x200, v_x203, out_v_x205);
-    rtg_host_ran();
-  } else {
-    K7_gpu(err, loc, run, v_x197, v_x200, v_x203, out_v_x205);
-  }
-}
-
-/* K8: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-static void K8_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x206, RtValue *v_x211, RtValue **out_v_x213) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x211_d = v_x211->data.i;
-  const int64_t v_x211_n = v_x211->len;
-  RtValue *v_x213 = NULL;
-  /* MAP */
-  {
-    const int64_t t89 = v_x206;
-    if (t89 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t89, 0.0);
-      goto fail;
-    }
-    v_x213 = rt_value_new(rt_vec_type(RT_INT), t89);
-    int32_t *v_x213_d = v_x213->data.i;
-    const int64_t v_x213_n = v_x213->len;
-    RT_PARALLEL_FOR_IF(t89 >= RT_PARALLEL_MIN)
-    for (int64_t t90 = 0; t90 < t89; t90++) {
-      const int32_t t91 = (int32_t)t90;
-      int t94 = 0; /* nonzero: a check below failed */
-      int32_t t93 = rt_rem_i(t91, 0, &t94);
-      int t96 = (uint64_t)(int64_t)t93 < (uint64_t)v_x211_n;
-      int32_t t95 = t96 ? v_x211_d[t93] : 0;
-      t94 |= !t96;
-      if (__builtin_expect(t94 != 0, 0)) { /* again, recording the error */
-        int t97 = 0;
-        int32_t t98 = rt_rem_i(t91, 0, &t97);
-        if (t97) {
-          NESSIE_RECORD(err, t90, RT_CHECK_SCALAR, 0, t97, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t99;
-        if ((uint64_t)(int64_t)t98 < (uint64_t)v_x211_n) {
-          t99 = v_x211_d[t98];
-        } else {
-          NESSIE_RECORD(err, t90, RT_CHECK_INDEX, 0, 0, RT_GATHER, t98, v_x211_n, 0.0);
-          t99 = 0;
-        }
-      }
-      v_x213_d[t90] = t95;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x213 = v_x213;
-  return;
-fail:
-  rt_release(v_x213);
-}
-
-/* K8: MAP -- tests/golden/seg_sum.nesl:5: row_sums([[1, 2, 3], [] int, [4, 5]]); */
-struct K8_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x206;
-  int32_t *v_x211_d; int64_t v_x211_n;
-  int32_t *v_x213_d; int64_t v_x213_n;
-};
-struct alignas(8) K8_0_V {
-  int32_t v0;
-};
-struct K8_0_pull {
-  K8_A A;
-  __device__ K8_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t102 = 0; /* nonzero: a check below failed */
-    int32_t t101 = rt_rem_i(ix, 0, &t102);
-    int t104 = (uint64_t)(int64_t)t101 < (uint64_t)A.v_x211_n;
-    int32_t t103 = t104 ? A.v_x211_d[t101] : 0;
-    t102 |= !t104;
-    if (__builtin_expect(t102 != 0, 0)) { /* again, recording the error */
-      int t105 = 0;
-      int32_t t106 = rt_rem_i(ix, 0, &t105);
-      if (t105) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t105, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t107;
-      if ((uint64_t)(int64_t)t106 < (uint64_t)A.v_x211_n) {
-        t107 = A.v_x211_d[t106];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t106, A.v_x211_n, 0.0);
-        t107 = 0;
-      }
-    }
-    return K8_0_V{t103};
-  }
-};
-struct K8_0_store {
-  K8_A A;
-  __device__ void operator()(int64_t i, const K8_0_V &v) const {
-    A.v_x213_d[i] = v.v0;
-  }
-};
-static void K8_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x206, RtValue *v_x211, RtValue **out_v_x213) {
-  (void)loc;
-  (void)err;
-  K8_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x206 = v_x206;
-  A.v_x211_d = v_x211->data.i;
-  A.v_x211_n = v_x211->len;
-  RtValue *v_x213 = NULL;
-  /* MAP */
-  {
-    const int64_t t108 = v_x206;
-    if (t108 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t108, 0.0, run};
-      goto fail;
-    }
-    v_x213 = rtg_vec_new(RT_INT, t108);
-    A.v_x213_d = v_x213->data.i;
-    A.v_x213_n = v_x213->len;
-    rtg::map("K8", loc, K8_0_pull{A}, K8_0_store{A}, t108);
-  }
-  *out_v_x213 = v_x213;
-  return;
-fail:
-  rt_release(v_x213);
-}
-
-static void K8(RtKernelError *err, RtLoc loc, int run, int32_t v_x206, RtValue *v_x211, RtValue **out_v_x213) {
-  RtValue *vals[] = {v_x211};
-  const int64_t sizes[] = {(int64_t)v_x206};
-  if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K8_host(err, loc, run, v_x206, v_x211, out_v_x213);
-    rtg_host_ran();
-  } else {
-    K8_gpu(err, loc, run, v_x206, v_x211, out_v_x213);
+    K4_gpu(err, loc, run, v_x54, v_x57, out_v_x58);
   }
 }
 
 /* function row_sums -- tests/golden/seg_sum.nesl:4: function row_sums(m) = {sum(row) : row in m}; */
-static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0) {
-  RtValue *v_x184 = NULL;
+static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0) {
+  RtValue *v_x59 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sum", RT_LOC("tests/golden/seg_sum.nesl", 4, 25));
@@ -991,15 +539,15 @@ static void fn_row_sums(RtValue *v_x173, RtValue *v_x174, RtValue **out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47), 1, v_x174, v_x173, &v_x184);
+      K4(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47), 1, v_x49, v_x48, &v_x59);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 202, 47)));
     }
     rt_set_context(saved);
   }
-  rt_release(v_x173);
-  rt_release(v_x174);
-  *out_0 = v_x184;
+  rt_release(v_x48);
+  rt_release(v_x49);
+  *out_0 = v_x59;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -1118,11 +666,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 11);
-  RtValue *t109 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t109->data.i[0] = 1;
-  t109->data.i[1] = 2;
-  t109->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t109);
+  RtValue *t61 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t61->data.i[0] = 1;
+  t61->data.i[1] = 2;
+  t61->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t61);
   RtValue *v_x20 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 22);
   {
@@ -1134,181 +682,69 @@ static void top_10(void) {
   }
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
-  RtValue *t110 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t110->data.i[0] = 4;
-  t110->data.i[1] = 5;
-  v_x21 = NESSIE_TO_DEVICE(t110);
+  RtValue *t62 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t62->data.i[0] = 4;
+  t62->data.i[1] = 5;
+  v_x21 = NESSIE_TO_DEVICE(t62);
   int32_t v_x22 = 0;
   v_x22 = (int32_t)v_x17->len;
-  RtValue *v_x26 = NULL;
-  RtValue *v_x58 = NULL;
+  int32_t v_x24 = 0;
+  v_x24 = (int32_t)v_x21->len;
+  RtValue *v_x25 = NULL;
+  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
+  RtValue *t63 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t63->data.i[0] = v_x22;
+  t63->data.i[1] = 0;
+  t63->data.i[2] = v_x24;
+  v_x25 = NESSIE_TO_DEVICE(t63);
+  RtValue *v_x28 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K6(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x22, &v_x26, &v_x58);
+    K2(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x25, &v_x28);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
-  RtValue *v_x29 = NULL;
+  rt_release(v_x25);
+  RtValue *v_x37 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x26, &v_x29);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  int32_t v_x30 = 0;
-  v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
-  rt_release(v_x29);
-  RtValue *v_x53 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x30, v_x22, v_x17, &v_x53);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x17);
-  RtValue *v_x61 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x58, &v_x61);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  int32_t v_x62 = 0;
-  v_x62 = (int32_t)NESSIE_SEG_TOTAL(v_x61);
-  rt_release(v_x61);
-  RtValue *v_x85 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K8(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x62, v_x20, &v_x85);
+    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x20, v_x21, v_x24, &v_x37);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
   rt_release(v_x20);
-  RtValue *v_x100 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x26, v_x58, 2, &v_x100);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x26);
-  rt_release(v_x58);
-  int32_t v_x103 = 0;
-  v_x103 = rt_add_i(v_x30, v_x62);
-  RtValue *v_x109 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x53, v_x85, v_x103, &v_x109);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x53);
-  rt_release(v_x85);
-  RtValue *v_x112 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x100, &v_x112);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x112);
-  int32_t v_x113 = 0;
-  v_x113 = (int32_t)v_x21->len;
-  RtValue *v_x117 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x113, &v_x117);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  RtValue *v_x120 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x117, &v_x120);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  int32_t v_x121 = 0;
-  v_x121 = (int32_t)NESSIE_SEG_TOTAL(v_x120);
-  rt_release(v_x120);
-  RtValue *v_x144 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x121, v_x113, v_x21, &v_x144);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
   rt_release(v_x21);
-  RtValue *v_x159 = NULL;
+  int32_t v_x40 = 0;
+  v_x40 = rt_add_i(v_x22, v_x24);
+  RtValue *v_x46 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x100, v_x117, 3, &v_x159);
+    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x17, v_x37, v_x40, &v_x46);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
-  rt_release(v_x100);
-  rt_release(v_x117);
-  int32_t v_x162 = 0;
-  v_x162 = rt_add_i(v_x103, v_x121);
-  RtValue *v_x168 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x109, v_x144, v_x162, &v_x168);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x109);
-  rt_release(v_x144);
-  RtValue *v_x171 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x159, &v_x171);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
-  rt_release(v_x159);
-  RtValue *v_x172 = NULL;
+  rt_release(v_x17);
+  rt_release(v_x37);
+  RtValue *v_x47 = NULL;
   {
     rt_check_stack(RT_LOC("tests/golden/seg_sum.nesl", 5, 1));
-    rt_retain(v_x171);
-    rt_retain(v_x168);
+    rt_retain(v_x28);
+    rt_retain(v_x46);
     const RtContext *saved = rt_context();
     RtContext inner = rt_call_context(saved, "row_sums", 0, RT_LOC("tests/golden/seg_sum.nesl", 5, 1));
     rt_set_context(&inner);
-    fn_row_sums(v_x171, v_x168, &v_x172);
+    fn_row_sums(v_x28, v_x46, &v_x47);
     rt_set_context(saved);
   }
-  rt_release(v_x168);
-  rt_release(v_x171);
-  value_0 = v_x172;
+  rt_release(v_x28);
+  rt_release(v_x46);
+  value_0 = v_x47;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

@@ -41,7 +41,6 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"tests/golden/write.nesl", 3, 20, NULL, NULL, NULL, NULL},
   {"<lib-nesl/builtins.nesl>", 242, 34, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
@@ -68,239 +67,56 @@ static int g_x16_defined;
 
 
 /* K1: PERMUTE -- <lib-nesl/builtins.nesl>:242:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x52, RtValue *v_x54, RtValue *v_x55, RtValue **out_v_x56) {
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
-  int32_t *v_x52_d = v_x52->data.i;
-  const int64_t v_x52_n = v_x52->len;
-  int32_t *v_x54_d = v_x54->data.i;
-  const int64_t v_x54_n = v_x54->len;
-  int32_t *v_x55_d = v_x55->data.i;
-  const int64_t v_x55_n = v_x55->len;
-  RtValue *v_x56 = NULL;
+  int32_t *v_x24_d = v_x24->data.i;
+  const int64_t v_x24_n = v_x24->len;
+  int32_t *v_x26_d = v_x26->data.i;
+  const int64_t v_x26_n = v_x26->len;
+  int32_t *v_x27_d = v_x27->data.i;
+  const int64_t v_x27_n = v_x27->len;
+  RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t1 = v_x54_n;
-    v_x56 = rt_value_new(rt_vec_type(RT_INT), v_x55_n);
-    int32_t *v_x56_d = v_x56->data.i;
-    const int64_t v_x56_n = v_x56->len;
-    memcpy(v_x56_d, v_x55_d, sizeof(int32_t) * (size_t)v_x55_n);
+    const int64_t t1 = v_x26_n;
+    v_x28 = rt_value_new(rt_vec_type(RT_INT), v_x27_n);
+    int32_t *v_x28_d = v_x28->data.i;
+    const int64_t v_x28_n = v_x28->len;
+    memcpy(v_x28_d, v_x27_d, sizeof(int32_t) * (size_t)v_x27_n);
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
       int32_t t2x0;
       int t6 = 0; /* nonzero: a check below failed */
-      int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x52_n;
-      int32_t t5 = t7 ? v_x52_d[t3] : 0;
+      int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x24_n;
+      int32_t t5 = t7 ? v_x24_d[t3] : 0;
       t6 |= !t7;
       if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
         int32_t t8;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x52_n) {
-          t8 = v_x52_d[t3];
+        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
+          t8 = v_x24_d[t3];
         } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x52_n, 0.0);
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0);
           t8 = 0;
         }
       }
       t2x0 = t5;
       int32_t t4;
-      int32_t t9 = v_x54_d[t3];
+      int32_t t9 = v_x26_d[t3];
       t4 = t9;
-      if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x55_n) {
-        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x55_n, 0.0);
+      if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x27_n) {
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0);
         continue;
       }
-      v_x56_d[t4] = t2x0;
+      v_x28_d[t4] = t2x0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x56 = v_x56;
+  *out_v_x28 = v_x28;
   return;
 fail:
-  rt_release(v_x56);
-}
-
-/* K2: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x59, RtValue **out_v_x61) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x59 = NULL;
-  RtValue *v_x61 = NULL;
-  /* MAP */
-  {
-    const int64_t t10 = 1;
-    v_x59 = rt_value_new(rt_vec_type(RT_INT), t10);
-    int32_t *v_x59_d = v_x59->data.i;
-    const int64_t v_x59_n = v_x59->len;
-    v_x61 = rt_value_new(rt_vec_type(RT_INT), t10);
-    int32_t *v_x61_d = v_x61->data.i;
-    const int64_t v_x61_n = v_x61->len;
-    RT_PARALLEL_FOR_IF(t10 >= RT_PARALLEL_MIN)
-    for (int64_t t11 = 0; t11 < t10; t11++) {
-      const int32_t t12 = (int32_t)t11;
-      v_x59_d[t11] = 7;
-      v_x61_d[t11] = 9;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x59 = v_x59;
-  *out_v_x61 = v_x61;
-  return;
-fail:
-  rt_release(v_x59);
-  rt_release(v_x61);
-}
-
-/* K3: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x63, RtValue **out_v_x65) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x63 = NULL;
-  RtValue *v_x65 = NULL;
-  /* MAP */
-  {
-    const int64_t t13 = 1;
-    v_x63 = rt_value_new(rt_vec_type(RT_INT), t13);
-    int32_t *v_x63_d = v_x63->data.i;
-    const int64_t v_x63_n = v_x63->len;
-    v_x65 = rt_value_new(rt_vec_type(RT_INT), t13);
-    int32_t *v_x65_d = v_x65->data.i;
-    const int64_t v_x65_n = v_x65->len;
-    RT_PARALLEL_FOR_IF(t13 >= RT_PARALLEL_MIN)
-    for (int64_t t14 = 0; t14 < t13; t14++) {
-      const int32_t t15 = (int32_t)t14;
-      v_x63_d[t14] = 1;
-      v_x65_d[t14] = 3;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x63 = v_x63;
-  *out_v_x65 = v_x65;
-  return;
-fail:
-  rt_release(v_x63);
-  rt_release(v_x65);
-}
-
-/* K4: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x66, RtValue *v_x67, int32_t v_x68, RtValue *v_x71, RtValue *v_x72, RtValue **out_v_x70, RtValue **out_v_x75) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x66_d = v_x66->data.i;
-  const int64_t v_x66_n = v_x66->len;
-  int32_t *v_x67_d = v_x67->data.i;
-  const int64_t v_x67_n = v_x67->len;
-  int32_t *v_x71_d = v_x71->data.i;
-  const int64_t v_x71_n = v_x71->len;
-  int32_t *v_x72_d = v_x72->data.i;
-  const int64_t v_x72_n = v_x72->len;
-  RtValue *v_x70 = NULL;
-  RtValue *v_x75 = NULL;
-  /* MAP */
-  {
-    const int64_t t16 = v_x68;
-    if (t16 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t16, 0.0);
-      goto fail;
-    }
-    v_x70 = rt_value_new(rt_vec_type(RT_INT), t16);
-    int32_t *v_x70_d = v_x70->data.i;
-    const int64_t v_x70_n = v_x70->len;
-    v_x75 = rt_value_new(rt_vec_type(RT_INT), t16);
-    int32_t *v_x75_d = v_x75->data.i;
-    const int64_t v_x75_n = v_x75->len;
-    RT_PARALLEL_FOR_IF(t16 >= RT_PARALLEL_MIN)
-    for (int64_t t17 = 0; t17 < t16; t17++) {
-      const int32_t t18 = (int32_t)t17;
-      int t23 = 0; /* nonzero: a check below failed */
-      uint8_t t20 = rt_lt_i(t18, (int32_t)v_x66_n);
-      int32_t t21;
-      if (t20) {
-        int t24 = (uint64_t)(int64_t)t18 < (uint64_t)v_x66_n;
-        int32_t t22 = t24 ? v_x66_d[t18] : 0;
-        t23 |= !t24;
-        t21 = t22;
-      } else {
-        int32_t t26 = rt_sub_i(t18, (int32_t)v_x66_n);
-        int t28 = (uint64_t)(int64_t)t26 < (uint64_t)v_x67_n;
-        int32_t t27 = t28 ? v_x67_d[t26] : 0;
-        t23 |= !t28;
-        t21 = t27;
-      }
-      uint8_t t30 = rt_lt_i(t18, (int32_t)v_x71_n);
-      int32_t t31;
-      if (t30) {
-        int t33 = (uint64_t)(int64_t)t18 < (uint64_t)v_x71_n;
-        int32_t t32 = t33 ? v_x71_d[t18] : 0;
-        t23 |= !t33;
-        t31 = t32;
-      } else {
-        int32_t t35 = rt_sub_i(t18, (int32_t)v_x71_n);
-        int t37 = (uint64_t)(int64_t)t35 < (uint64_t)v_x72_n;
-        int32_t t36 = t37 ? v_x72_d[t35] : 0;
-        t23 |= !t37;
-        t31 = t36;
-      }
-      if (__builtin_expect(t23 != 0, 0)) { /* again, recording the error */
-        uint8_t t39 = rt_lt_i(t18, (int32_t)v_x66_n);
-        int32_t t40;
-        if (t39) {
-          int32_t t41;
-          if ((uint64_t)(int64_t)t18 < (uint64_t)v_x66_n) {
-            t41 = v_x66_d[t18];
-          } else {
-            NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 0, 0, RT_GATHER, t18, v_x66_n, 0.0);
-            t41 = 0;
-          }
-          t40 = t41;
-        } else {
-          int32_t t43 = rt_sub_i(t18, (int32_t)v_x66_n);
-          int32_t t44;
-          if ((uint64_t)(int64_t)t43 < (uint64_t)v_x67_n) {
-            t44 = v_x67_d[t43];
-          } else {
-            NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 0, 0, RT_GATHER, t43, v_x67_n, 0.0);
-            t44 = 0;
-          }
-          t40 = t44;
-        }
-        uint8_t t46 = rt_lt_i(t18, (int32_t)v_x71_n);
-        int32_t t47;
-        if (t46) {
-          int32_t t48;
-          if ((uint64_t)(int64_t)t18 < (uint64_t)v_x71_n) {
-            t48 = v_x71_d[t18];
-          } else {
-            NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 0, 0, RT_GATHER, t18, v_x71_n, 0.0);
-            t48 = 0;
-          }
-          t47 = t48;
-        } else {
-          int32_t t50 = rt_sub_i(t18, (int32_t)v_x71_n);
-          int32_t t51;
-          if ((uint64_t)(int64_t)t50 < (uint64_t)v_x72_n) {
-            t51 = v_x72_d[t50];
-          } else {
-            NESSIE_RECORD(err, t17, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x72_n, 0.0);
-            t51 = 0;
-          }
-          t47 = t51;
-        }
-      }
-      v_x70_d[t17] = t21;
-      v_x75_d[t17] = t31;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x70 = v_x70;
-  *out_v_x75 = v_x75;
-  return;
-fail:
-  rt_release(v_x70);
-  rt_release(v_x75);
+  rt_release(v_x28);
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -419,48 +235,26 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 1);
-  RtValue *t52 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t52->data.i[0] = 0;
-  t52->data.i[1] = 0;
-  t52->data.i[2] = 0;
-  t52->data.i[3] = 0;
-  t52->data.i[4] = 0;
-  v_x17 = NESSIE_TO_DEVICE(t52);
-  RtValue *v_x20 = NULL;
-  RtValue *v_x26 = NULL;
+  RtValue *t10 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t10->data.i[0] = 0;
+  t10->data.i[1] = 0;
+  t10->data.i[2] = 0;
+  t10->data.i[3] = 0;
+  t10->data.i[4] = 0;
+  v_x17 = NESSIE_TO_DEVICE(t10);
+  RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/write.nesl", 3, 20), 2, &v_x20, &v_x26);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/write.nesl", 3, 20)));
-  }
-  RtValue *v_x23 = NULL;
+  RtValue *t11 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t11->data.i[0] = 1;
+  t11->data.i[1] = 3;
+  v_x18 = NESSIE_TO_DEVICE(t11);
+  RtValue *v_x19 = NULL;
+  rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
+  RtValue *t12 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t12->data.i[0] = 7;
+  t12->data.i[1] = 9;
+  v_x19 = NESSIE_TO_DEVICE(t12);
   RtValue *v_x29 = NULL;
-  rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/write.nesl", 3, 20), 2, &v_x23, &v_x29);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/write.nesl", 3, 20)));
-  }
-  RtValue *v_x38 = NULL;
-  RtValue *v_x47 = NULL;
-  rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/write.nesl", 3, 20), 2, v_x20, v_x26, 2, v_x23, v_x29, &v_x38, &v_x47);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/write.nesl", 3, 20)));
-  }
-  rt_release(v_x20);
-  rt_release(v_x26);
-  rt_release(v_x23);
-  rt_release(v_x29);
-  RtValue *v_x57 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "__write", RT_LOC("tests/golden/write.nesl", 3, 17));
@@ -468,16 +262,16 @@ static void top_10(void) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34), 3, v_x38, v_x47, v_x17, &v_x57);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34), 2, v_x19, v_x18, v_x17, &v_x29);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34)));
     }
     rt_set_context(saved);
   }
   rt_release(v_x17);
-  rt_release(v_x38);
-  rt_release(v_x47);
-  value_0 = v_x57;
+  rt_release(v_x18);
+  rt_release(v_x19);
+  value_0 = v_x29;
   NESSIE_SYNC();
   {
     RtValue *comps[2];

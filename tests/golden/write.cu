@@ -48,7 +48,6 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"tests/golden/write.nesl", 3, 20, NULL, NULL, NULL, NULL},
   {"<lib-nesl/builtins.nesl>", 242, 34, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
@@ -75,66 +74,66 @@ static int g_x16_defined;
 
 
 /* K1: PERMUTE -- <lib-nesl/builtins.nesl>:242:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
-static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x52, RtValue *v_x54, RtValue *v_x55, RtValue **out_v_x56) {
+static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
-  int32_t *v_x52_d = v_x52->data.i;
-  const int64_t v_x52_n = v_x52->len;
-  int32_t *v_x54_d = v_x54->data.i;
-  const int64_t v_x54_n = v_x54->len;
-  int32_t *v_x55_d = v_x55->data.i;
-  const int64_t v_x55_n = v_x55->len;
-  RtValue *v_x56 = NULL;
+  int32_t *v_x24_d = v_x24->data.i;
+  const int64_t v_x24_n = v_x24->len;
+  int32_t *v_x26_d = v_x26->data.i;
+  const int64_t v_x26_n = v_x26->len;
+  int32_t *v_x27_d = v_x27->data.i;
+  const int64_t v_x27_n = v_x27->len;
+  RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t1 = v_x54_n;
-    v_x56 = rt_value_new(rt_vec_type(RT_INT), v_x55_n);
-    int32_t *v_x56_d = v_x56->data.i;
-    const int64_t v_x56_n = v_x56->len;
-    memcpy(v_x56_d, v_x55_d, sizeof(int32_t) * (size_t)v_x55_n);
+    const int64_t t1 = v_x26_n;
+    v_x28 = rt_value_new(rt_vec_type(RT_INT), v_x27_n);
+    int32_t *v_x28_d = v_x28->data.i;
+    const int64_t v_x28_n = v_x28->len;
+    memcpy(v_x28_d, v_x27_d, sizeof(int32_t) * (size_t)v_x27_n);
     for (int64_t t2 = 0; t2 < t1; t2++) {
       const int32_t t3 = (int32_t)t2;
       int32_t t2x0;
       int t6 = 0; /* nonzero: a check below failed */
-      int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x52_n;
-      int32_t t5 = t7 ? v_x52_d[t3] : 0;
+      int t7 = (uint64_t)(int64_t)t3 < (uint64_t)v_x24_n;
+      int32_t t5 = t7 ? v_x24_d[t3] : 0;
       t6 |= !t7;
       if (__builtin_expect(t6 != 0, 0)) { /* again, recording the error */
         int32_t t8;
-        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x52_n) {
-          t8 = v_x52_d[t3];
+        if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
+          t8 = v_x24_d[t3];
         } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x52_n, 0.0);
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0);
           t8 = 0;
         }
       }
       t2x0 = t5;
       int32_t t4;
-      int32_t t9 = v_x54_d[t3];
+      int32_t t9 = v_x26_d[t3];
       t4 = t9;
-      if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x55_n) {
-        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x55_n, 0.0);
+      if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x27_n) {
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0);
         continue;
       }
-      v_x56_d[t4] = t2x0;
+      v_x28_d[t4] = t2x0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x56 = v_x56;
+  *out_v_x28 = v_x28;
   return;
 fail:
-  rt_release(v_x56);
+  rt_release(v_x28);
 }
 
 /* K1: PERMUTE -- <lib-nesl/builtins.nesl>:242:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
 struct K1_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x52_d; int64_t v_x52_n;
-  int32_t *v_x54_d; int64_t v_x54_n;
-  int32_t *v_x55_d; int64_t v_x55_n;
-  int32_t *v_x56_d; int64_t v_x56_n;
+  int32_t *v_x24_d; int64_t v_x24_n;
+  int32_t *v_x26_d; int64_t v_x26_n;
+  int32_t *v_x27_d; int64_t v_x27_n;
+  int32_t *v_x28_d; int64_t v_x28_n;
 };
 struct alignas(8) K1_0_V {
   int32_t v0;
@@ -145,15 +144,15 @@ struct K1_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t11 = 0; /* nonzero: a check below failed */
-    int t12 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x52_n;
-    int32_t t10 = t12 ? A.v_x52_d[ix] : 0;
+    int t12 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n;
+    int32_t t10 = t12 ? A.v_x24_d[ix] : 0;
     t11 |= !t12;
     if (__builtin_expect(t11 != 0, 0)) { /* again, recording the error */
       int32_t t13;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x52_n) {
-        t13 = A.v_x52_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n) {
+        t13 = A.v_x24_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x52_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0);
         t13 = 0;
       }
     }
@@ -163,525 +162,54 @@ struct K1_0_pull {
 struct K1_0_store {
   K1_A A;
   __device__ void operator()(int64_t i, const K1_0_V &v) const {
-    A.v_x56_d[i] = v.v0;
+    A.v_x28_d[i] = v.v0;
   }
 };
 struct K1_0_index {
   K1_A A;
   __device__ int32_t operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    int32_t t14 = A.v_x54_d[ix];
+    int32_t t14 = A.v_x26_d[ix];
     return (int32_t)t14;
   }
 };
-static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x52, RtValue *v_x54, RtValue *v_x55, RtValue **out_v_x56) {
+static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)err;
   K1_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x52_d = v_x52->data.i;
-  A.v_x52_n = v_x52->len;
-  A.v_x54_d = v_x54->data.i;
-  A.v_x54_n = v_x54->len;
-  A.v_x55_d = v_x55->data.i;
-  A.v_x55_n = v_x55->len;
-  RtValue *v_x56 = NULL;
+  A.v_x24_d = v_x24->data.i;
+  A.v_x24_n = v_x24->len;
+  A.v_x26_d = v_x26->data.i;
+  A.v_x26_n = v_x26->len;
+  A.v_x27_d = v_x27->data.i;
+  A.v_x27_n = v_x27->len;
+  RtValue *v_x28 = NULL;
   /* PERMUTE */
   {
-    const int64_t t15 = v_x54->len;
-    v_x56 = rtg_vec_new(RT_INT, v_x55->len);
-    A.v_x56_d = v_x56->data.i;
-    A.v_x56_n = v_x56->len;
-    cudaMemcpyAsync(v_x56->data.any, v_x55->data.any, sizeof(int32_t) * (size_t)v_x55->len, cudaMemcpyDeviceToDevice, rtg_stream());
-    rtg::permute("K1", loc, K1_0_pull{A}, K1_0_index{A}, t15, v_x55->len, true, K1_0_store{A}, A.run, 1);
+    const int64_t t15 = v_x26->len;
+    v_x28 = rtg_vec_new(RT_INT, v_x27->len);
+    A.v_x28_d = v_x28->data.i;
+    A.v_x28_n = v_x28->len;
+    cudaMemcpyAsync(v_x28->data.any, v_x27->data.any, sizeof(int32_t) * (size_t)v_x27->len, cudaMemcpyDeviceToDevice, rtg_stream());
+    rtg::permute("K1", loc, K1_0_pull{A}, K1_0_index{A}, t15, v_x27->len, true, K1_0_store{A}, A.run, 1);
   }
-  *out_v_x56 = v_x56;
+  *out_v_x28 = v_x28;
   return;
 fail:
-  rt_release(v_x56);
+  rt_release(v_x28);
 }
 
-static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x52, RtValue *v_x54, RtValue *v_x55, RtValue **out_v_x56) {
-  RtValue *vals[] = {v_x52, v_x54, v_x55};
+static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
+  RtValue *vals[] = {v_x24, v_x26, v_x27};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K1_host(err, loc, run, v_x52, v_x54, v_x55, out_v_x56);
+    K1_host(err, loc, run, v_x24, v_x26, v_x27, out_v_x28);
     rtg_host_ran();
   } else {
-    K1_gpu(err, loc, run, v_x52, v_x54, v_x55, out_v_x56);
-  }
-}
-
-/* K2: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x59, RtValue **out_v_x61) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x59 = NULL;
-  RtValue *v_x61 = NULL;
-  /* MAP */
-  {
-    const int64_t t16 = 1;
-    v_x59 = rt_value_new(rt_vec_type(RT_INT), t16);
-    int32_t *v_x59_d = v_x59->data.i;
-    const int64_t v_x59_n = v_x59->len;
-    v_x61 = rt_value_new(rt_vec_type(RT_INT), t16);
-    int32_t *v_x61_d = v_x61->data.i;
-    const int64_t v_x61_n = v_x61->len;
-    RT_PARALLEL_FOR_IF(t16 >= RT_PARALLEL_MIN)
-    for (int64_t t17 = 0; t17 < t16; t17++) {
-      const int32_t t18 = (int32_t)t17;
-      v_x59_d[t17] = 7;
-      v_x61_d[t17] = 9;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x59 = v_x59;
-  *out_v_x61 = v_x61;
-  return;
-fail:
-  rt_release(v_x59);
-  rt_release(v_x61);
-}
-
-/* K2: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-struct K2_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x59_d; int64_t v_x59_n;
-  int32_t *v_x61_d; int64_t v_x61_n;
-};
-struct alignas(8) K2_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K2_0_pull {
-  K2_A A;
-  __device__ K2_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K2_0_V{7, 9};
-  }
-};
-struct K2_0_store {
-  K2_A A;
-  __device__ void operator()(int64_t i, const K2_0_V &v) const {
-    A.v_x59_d[i] = v.v0;
-    A.v_x61_d[i] = v.v1;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x59, RtValue **out_v_x61) {
-  (void)loc;
-  (void)err;
-  K2_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  RtValue *v_x59 = NULL;
-  RtValue *v_x61 = NULL;
-  /* MAP */
-  {
-    const int64_t t19 = 1;
-    v_x59 = rtg_vec_new(RT_INT, t19);
-    A.v_x59_d = v_x59->data.i;
-    A.v_x59_n = v_x59->len;
-    v_x61 = rtg_vec_new(RT_INT, t19);
-    A.v_x61_d = v_x61->data.i;
-    A.v_x61_n = v_x61->len;
-    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t19);
-  }
-  *out_v_x59 = v_x59;
-  *out_v_x61 = v_x61;
-  return;
-fail:
-  rt_release(v_x59);
-  rt_release(v_x61);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x59, RtValue **out_v_x61) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K2_host(err, loc, run, out_v_x59, out_v_x61);
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, out_v_x59, out_v_x61);
-  }
-}
-
-/* K3: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x63, RtValue **out_v_x65) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x63 = NULL;
-  RtValue *v_x65 = NULL;
-  /* MAP */
-  {
-    const int64_t t20 = 1;
-    v_x63 = rt_value_new(rt_vec_type(RT_INT), t20);
-    int32_t *v_x63_d = v_x63->data.i;
-    const int64_t v_x63_n = v_x63->len;
-    v_x65 = rt_value_new(rt_vec_type(RT_INT), t20);
-    int32_t *v_x65_d = v_x65->data.i;
-    const int64_t v_x65_n = v_x65->len;
-    RT_PARALLEL_FOR_IF(t20 >= RT_PARALLEL_MIN)
-    for (int64_t t21 = 0; t21 < t20; t21++) {
-      const int32_t t22 = (int32_t)t21;
-      v_x63_d[t21] = 1;
-      v_x65_d[t21] = 3;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x63 = v_x63;
-  *out_v_x65 = v_x65;
-  return;
-fail:
-  rt_release(v_x63);
-  rt_release(v_x65);
-}
-
-/* K3: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-struct K3_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x63_d; int64_t v_x63_n;
-  int32_t *v_x65_d; int64_t v_x65_n;
-};
-struct alignas(8) K3_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K3_0_pull {
-  K3_A A;
-  __device__ K3_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K3_0_V{1, 3};
-  }
-};
-struct K3_0_store {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    A.v_x63_d[i] = v.v0;
-    A.v_x65_d[i] = v.v1;
-  }
-};
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x63, RtValue **out_v_x65) {
-  (void)loc;
-  (void)err;
-  K3_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  RtValue *v_x63 = NULL;
-  RtValue *v_x65 = NULL;
-  /* MAP */
-  {
-    const int64_t t23 = 1;
-    v_x63 = rtg_vec_new(RT_INT, t23);
-    A.v_x63_d = v_x63->data.i;
-    A.v_x63_n = v_x63->len;
-    v_x65 = rtg_vec_new(RT_INT, t23);
-    A.v_x65_d = v_x65->data.i;
-    A.v_x65_n = v_x65->len;
-    rtg::map("K3", loc, K3_0_pull{A}, K3_0_store{A}, t23);
-  }
-  *out_v_x63 = v_x63;
-  *out_v_x65 = v_x65;
-  return;
-fail:
-  rt_release(v_x63);
-  rt_release(v_x65);
-}
-
-static void K3(RtKernelError *err, RtLoc loc, int run, RtValue **out_v_x63, RtValue **out_v_x65) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)1};
-  if (rtg_choose_host(vals, 0, sizes, 1)) {
-    K3_host(err, loc, run, out_v_x63, out_v_x65);
-    rtg_host_ran();
-  } else {
-    K3_gpu(err, loc, run, out_v_x63, out_v_x65);
-  }
-}
-
-/* K4: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x66, RtValue *v_x67, int32_t v_x68, RtValue *v_x71, RtValue *v_x72, RtValue **out_v_x70, RtValue **out_v_x75) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x66_d = v_x66->data.i;
-  const int64_t v_x66_n = v_x66->len;
-  int32_t *v_x67_d = v_x67->data.i;
-  const int64_t v_x67_n = v_x67->len;
-  int32_t *v_x71_d = v_x71->data.i;
-  const int64_t v_x71_n = v_x71->len;
-  int32_t *v_x72_d = v_x72->data.i;
-  const int64_t v_x72_n = v_x72->len;
-  RtValue *v_x70 = NULL;
-  RtValue *v_x75 = NULL;
-  /* MAP */
-  {
-    const int64_t t24 = v_x68;
-    if (t24 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t24, 0.0);
-      goto fail;
-    }
-    v_x70 = rt_value_new(rt_vec_type(RT_INT), t24);
-    int32_t *v_x70_d = v_x70->data.i;
-    const int64_t v_x70_n = v_x70->len;
-    v_x75 = rt_value_new(rt_vec_type(RT_INT), t24);
-    int32_t *v_x75_d = v_x75->data.i;
-    const int64_t v_x75_n = v_x75->len;
-    RT_PARALLEL_FOR_IF(t24 >= RT_PARALLEL_MIN)
-    for (int64_t t25 = 0; t25 < t24; t25++) {
-      const int32_t t26 = (int32_t)t25;
-      int t31 = 0; /* nonzero: a check below failed */
-      uint8_t t28 = rt_lt_i(t26, (int32_t)v_x66_n);
-      int32_t t29;
-      if (t28) {
-        int t32 = (uint64_t)(int64_t)t26 < (uint64_t)v_x66_n;
-        int32_t t30 = t32 ? v_x66_d[t26] : 0;
-        t31 |= !t32;
-        t29 = t30;
-      } else {
-        int32_t t34 = rt_sub_i(t26, (int32_t)v_x66_n);
-        int t36 = (uint64_t)(int64_t)t34 < (uint64_t)v_x67_n;
-        int32_t t35 = t36 ? v_x67_d[t34] : 0;
-        t31 |= !t36;
-        t29 = t35;
-      }
-      uint8_t t38 = rt_lt_i(t26, (int32_t)v_x71_n);
-      int32_t t39;
-      if (t38) {
-        int t41 = (uint64_t)(int64_t)t26 < (uint64_t)v_x71_n;
-        int32_t t40 = t41 ? v_x71_d[t26] : 0;
-        t31 |= !t41;
-        t39 = t40;
-      } else {
-        int32_t t43 = rt_sub_i(t26, (int32_t)v_x71_n);
-        int t45 = (uint64_t)(int64_t)t43 < (uint64_t)v_x72_n;
-        int32_t t44 = t45 ? v_x72_d[t43] : 0;
-        t31 |= !t45;
-        t39 = t44;
-      }
-      if (__builtin_expect(t31 != 0, 0)) { /* again, recording the error */
-        uint8_t t47 = rt_lt_i(t26, (int32_t)v_x66_n);
-        int32_t t48;
-        if (t47) {
-          int32_t t49;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x66_n) {
-            t49 = v_x66_d[t26];
-          } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x66_n, 0.0);
-            t49 = 0;
-          }
-          t48 = t49;
-        } else {
-          int32_t t51 = rt_sub_i(t26, (int32_t)v_x66_n);
-          int32_t t52;
-          if ((uint64_t)(int64_t)t51 < (uint64_t)v_x67_n) {
-            t52 = v_x67_d[t51];
-          } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x67_n, 0.0);
-            t52 = 0;
-          }
-          t48 = t52;
-        }
-        uint8_t t54 = rt_lt_i(t26, (int32_t)v_x71_n);
-        int32_t t55;
-        if (t54) {
-          int32_t t56;
-          if ((uint64_t)(int64_t)t26 < (uint64_t)v_x71_n) {
-            t56 = v_x71_d[t26];
-          } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t26, v_x71_n, 0.0);
-            t56 = 0;
-          }
-          t55 = t56;
-        } else {
-          int32_t t58 = rt_sub_i(t26, (int32_t)v_x71_n);
-          int32_t t59;
-          if ((uint64_t)(int64_t)t58 < (uint64_t)v_x72_n) {
-            t59 = v_x72_d[t58];
-          } else {
-            NESSIE_RECORD(err, t25, RT_CHECK_INDEX, 0, 0, RT_GATHER, t58, v_x72_n, 0.0);
-            t59 = 0;
-          }
-          t55 = t59;
-        }
-      }
-      v_x70_d[t25] = t29;
-      v_x75_d[t25] = t39;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x70 = v_x70;
-  *out_v_x75 = v_x75;
-  return;
-fail:
-  rt_release(v_x70);
-  rt_release(v_x75);
-}
-
-/* K4: MAP -- tests/golden/write.nesl:3: [0, 0, 0, 0, 0] <- [(1, 7), (3, 9)]; */
-struct K4_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x66_d; int64_t v_x66_n;
-  int32_t *v_x67_d; int64_t v_x67_n;
-  int32_t v_x68;
-  int32_t *v_x71_d; int64_t v_x71_n;
-  int32_t *v_x72_d; int64_t v_x72_n;
-  int32_t *v_x70_d; int64_t v_x70_n;
-  int32_t *v_x75_d; int64_t v_x75_n;
-};
-struct alignas(8) K4_0_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K4_0_pull {
-  K4_A A;
-  __device__ K4_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t64 = 0; /* nonzero: a check below failed */
-    uint8_t t61 = rt_lt_i(ix, (int32_t)A.v_x66_n);
-    int32_t t62;
-    if (t61) {
-      int t65 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n;
-      int32_t t63 = t65 ? A.v_x66_d[ix] : 0;
-      t64 |= !t65;
-      t62 = t63;
-    } else {
-      int32_t t67 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-      int t69 = (uint64_t)(int64_t)t67 < (uint64_t)A.v_x67_n;
-      int32_t t68 = t69 ? A.v_x67_d[t67] : 0;
-      t64 |= !t69;
-      t62 = t68;
-    }
-    uint8_t t71 = rt_lt_i(ix, (int32_t)A.v_x71_n);
-    int32_t t72;
-    if (t71) {
-      int t74 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x71_n;
-      int32_t t73 = t74 ? A.v_x71_d[ix] : 0;
-      t64 |= !t74;
-      t72 = t73;
-    } else {
-      int32_t t76 = rt_sub_i(ix, (int32_t)A.v_x71_n);
-      int t78 = (uint64_t)(int64_t)t76 < (uint64_t)A.v_x72_n;
-      int32_t t77 = t78 ? A.v_x72_d[t76] : 0;
-      t64 |= !t78;
-      t72 = t77;
-    }
-    if (__builtin_expect(t64 != 0, 0)) { /* again, recording the error */
-      uint8_t t80 = rt_lt_i(ix, (int32_t)A.v_x66_n);
-      int32_t t81;
-      if (t80) {
-        int32_t t82;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x66_n) {
-          t82 = A.v_x66_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x66_n, 0.0);
-          t82 = 0;
-        }
-        t81 = t82;
-      } else {
-        int32_t t84 = rt_sub_i(ix, (int32_t)A.v_x66_n);
-        int32_t t85;
-        if ((uint64_t)(int64_t)t84 < (uint64_t)A.v_x67_n) {
-          t85 = A.v_x67_d[t84];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t84, A.v_x67_n, 0.0);
-          t85 = 0;
-        }
-        t81 = t85;
-      }
-      uint8_t t87 = rt_lt_i(ix, (int32_t)A.v_x71_n);
-      int32_t t88;
-      if (t87) {
-        int32_t t89;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x71_n) {
-          t89 = A.v_x71_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x71_n, 0.0);
-          t89 = 0;
-        }
-        t88 = t89;
-      } else {
-        int32_t t91 = rt_sub_i(ix, (int32_t)A.v_x71_n);
-        int32_t t92;
-        if ((uint64_t)(int64_t)t91 < (uint64_t)A.v_x72_n) {
-          t92 = A.v_x72_d[t91];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t91, A.v_x72_n, 0.0);
-          t92 = 0;
-        }
-        t88 = t92;
-      }
-    }
-    return K4_0_V{t62, t72};
-  }
-};
-struct K4_0_store {
-  K4_A A;
-  __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x70_d[i] = v.v0;
-    A.v_x75_d[i] = v.v1;
-  }
-};
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x66, RtValue *v_x67, int32_t v_x68, RtValue *v_x71, RtValue *v_x72, RtValue **out_v_x70, RtValue **out_v_x75) {
-  (void)loc;
-  (void)err;
-  K4_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x66_d = v_x66->data.i;
-  A.v_x66_n = v_x66->len;
-  A.v_x67_d = v_x67->data.i;
-  A.v_x67_n = v_x67->len;
-  A.v_x68 = v_x68;
-  A.v_x71_d = v_x71->data.i;
-  A.v_x71_n = v_x71->len;
-  A.v_x72_d = v_x72->data.i;
-  A.v_x72_n = v_x72->len;
-  RtValue *v_x70 = NULL;
-  RtValue *v_x75 = NULL;
-  /* MAP */
-  {
-    const int64_t t93 = v_x68;
-    if (t93 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t93, 0.0, run};
-      goto fail;
-    }
-    v_x70 = rtg_vec_new(RT_INT, t93);
-    A.v_x70_d = v_x70->data.i;
-    A.v_x70_n = v_x70->len;
-    v_x75 = rtg_vec_new(RT_INT, t93);
-    A.v_x75_d = v_x75->data.i;
-    A.v_x75_n = v_x75->len;
-    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t93);
-  }
-  *out_v_x70 = v_x70;
-  *out_v_x75 = v_x75;
-  return;
-fail:
-  rt_release(v_x70);
-  rt_release(v_x75);
-}
-
-static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x66, RtValue *v_x67, int32_t v_x68, RtValue *v_x71, RtValue *v_x72, RtValue **out_v_x70, RtValue **out_v_x75) {
-  RtValue *vals[] = {v_x66, v_x67, v_x71, v_x72};
-  const int64_t sizes[] = {(int64_t)v_x68};
-  if (rtg_choose_host(vals, 4, sizes, 1)) {
-    K4_host(err, loc, run, v_x66, v_x67, v_x68, v_x71, v_x72, out_v_x70, out_v_x75);
-    rtg_host_ran();
-  } else {
-    K4_gpu(err, loc, run, v_x66, v_x67, v_x68, v_x71, v_x72, out_v_x70, out_v_x75);
+    K1_gpu(err, loc, run, v_x24, v_x26, v_x27, out_v_x28);
   }
 }
 
@@ -801,48 +329,26 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 1);
-  RtValue *t94 = rt_value_new(rt_vec_type(RT_INT), 5);
-  t94->data.i[0] = 0;
-  t94->data.i[1] = 0;
-  t94->data.i[2] = 0;
-  t94->data.i[3] = 0;
-  t94->data.i[4] = 0;
-  v_x17 = NESSIE_TO_DEVICE(t94);
-  RtValue *v_x20 = NULL;
-  RtValue *v_x26 = NULL;
+  RtValue *t16 = rt_value_new(rt_vec_type(RT_INT), 5);
+  t16->data.i[0] = 0;
+  t16->data.i[1] = 0;
+  t16->data.i[2] = 0;
+  t16->data.i[3] = 0;
+  t16->data.i[4] = 0;
+  v_x17 = NESSIE_TO_DEVICE(t16);
+  RtValue *v_x18 = NULL;
   rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/write.nesl", 3, 20), 2, &v_x20, &v_x26);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/write.nesl", 3, 20)));
-  }
-  RtValue *v_x23 = NULL;
+  RtValue *t17 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t17->data.i[0] = 1;
+  t17->data.i[1] = 3;
+  v_x18 = NESSIE_TO_DEVICE(t17);
+  RtValue *v_x19 = NULL;
+  rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
+  RtValue *t18 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t18->data.i[0] = 7;
+  t18->data.i[1] = 9;
+  v_x19 = NESSIE_TO_DEVICE(t18);
   RtValue *v_x29 = NULL;
-  rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/write.nesl", 3, 20), 2, &v_x23, &v_x29);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/write.nesl", 3, 20)));
-  }
-  RtValue *v_x38 = NULL;
-  RtValue *v_x47 = NULL;
-  rt_here = RT_LOC("tests/golden/write.nesl", 3, 20);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/write.nesl", 3, 20), 2, v_x20, v_x26, 2, v_x23, v_x29, &v_x38, &v_x47);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/write.nesl", 3, 20)));
-  }
-  rt_release(v_x20);
-  rt_release(v_x26);
-  rt_release(v_x23);
-  rt_release(v_x29);
-  RtValue *v_x57 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "__write", RT_LOC("tests/golden/write.nesl", 3, 17));
@@ -850,16 +356,16 @@ static void top_10(void) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34), 3, v_x38, v_x47, v_x17, &v_x57);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34), 2, v_x19, v_x18, v_x17, &v_x29);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34)));
     }
     rt_set_context(saved);
   }
   rt_release(v_x17);
-  rt_release(v_x38);
-  rt_release(v_x47);
-  value_0 = v_x57;
+  rt_release(v_x18);
+  rt_release(v_x19);
+  value_0 = v_x29;
   NESSIE_SYNC();
   {
     RtValue *comps[2];
