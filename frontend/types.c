@@ -626,35 +626,40 @@ char *type_context_string(TypeNamer *nm) {
    (clean-type in its type-check.lisp), and CLISP's union keeps the first
    list's elements that the second lacks, then the second: each variable
    goes where it occurs last, the result read before the arguments.  A
-   function-typed argument is itself a type variable bound to `(function
+   function that is not a known one (a function-typed parameter, what
+   applying one gives) is itself a type variable bound to `(function
    result arg ...)`, and that variable is listed too, before its result
    and arguments, though the printed type never shows it: `apply(f, x) =
-   f(x)` is `(c -> b, c) -> b :: (a in any; b in any; c in any)`.  A
-   function the result gives (`adder(n) = negate`) has no such variable:
-   `b -> a -> a`. */
-static void nesl_occurrences(Type *t, bool argument, Vec *occ) {
+   f(x)` is `(c -> b, c) -> b :: (a in any; b in any; c in any)`.
+   nessie's identity of a function type (Type.ident) says which: a known
+   function's is a constant (`adder(n) = negate` is `b -> a -> a`, and
+   `k(sqrt)`'s k `(float -> float) -> b`), another's a variable, which
+   stands for NESL's. */
+static void nesl_occurrences(Type *t, Vec *occ) {
   t = type_resolve(t);
   switch (t->kind) {
   case T_VAR:
     vec_push(occ, t);
     break;
   case T_SEQ:
-    nesl_occurrences(t->elem, argument, occ);
+    nesl_occurrences(t->elem, occ);
     break;
   case T_PAIR:
-    nesl_occurrences(t->fst, argument, occ);
-    nesl_occurrences(t->snd, argument, occ);
+    nesl_occurrences(t->fst, occ);
+    nesl_occurrences(t->snd, occ);
     break;
   case T_DATA:
     for (int i = 0; i < t->args.len; i++)
-      nesl_occurrences(t->args.data[i], argument, occ);
+      nesl_occurrences(t->args.data[i], occ);
     break;
-  case T_FUN:
-    if (argument)
-      vec_push(occ, type_var(0, 0)); /* the argument's own variable */
-    nesl_occurrences(t->snd, argument, occ);
-    nesl_occurrences(t->fst, argument, occ);
+  case T_FUN: {
+    Type *id = t->ident ? type_resolve(t->ident) : NULL;
+    if (!id || id->kind != T_VAR || !id->def)
+      vec_push(occ, id && id->kind == T_VAR ? id : type_var(0, 0));
+    nesl_occurrences(t->snd, occ);
+    nesl_occurrences(t->fst, occ);
     break;
+  }
   default:
     break;
   }
@@ -664,10 +669,10 @@ static void name_as_nesl(TypeNamer *nm, Type *fun) {
   Vec occ = {0};
   fun = type_resolve(fun);
   if (fun->kind == T_FUN) {
-    nesl_occurrences(fun->snd, false, &occ);
-    nesl_occurrences(fun->fst, true, &occ);
+    nesl_occurrences(fun->snd, &occ);
+    nesl_occurrences(fun->fst, &occ);
   } else {
-    nesl_occurrences(fun, false, &occ);
+    nesl_occurrences(fun, &occ);
   }
   for (int i = 0; i < occ.len; i++) {
     bool later = false;
