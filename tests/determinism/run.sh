@@ -25,7 +25,8 @@ if [ "${1:-}" = --one ]; then
   # name in different directories run side by side
   k=$(printf '%s' "${f%.nesl}" | tr / _)
   : > "$OUT/$k.differ"
-  for stage in ${STAGES:-"ast typed mono flat lcu pdg fused c cuda"}; do
+  stages=${STAGES:-ast typed mono flat lcu pdg fused c cuda}
+  for stage in $stages; do
     ref=$OUT/$k.$stage.1
     "$NESSIE" --dump=$stage "$f" > "$ref" 2>&1
     r=2
