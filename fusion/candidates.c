@@ -523,7 +523,8 @@ void fus_fill_candidates(FusRegion *r) {
     const Vec *ar = &reads[u];
     cands.len = 0;
     neighbours(r, u, reach.width, in, out, &readers, mark, &cands);
-    qsort(cands.data, (size_t)cands.len, sizeof(void *), compare_ints);
+    if (cands.len > 1) /* qsort of no elements may not be given NULL */
+      qsort(cands.data, (size_t)cands.len, sizeof(void *), compare_ints);
     for (int c = 0; c < cands.len; c++) {
       int v = (int)(intptr_t)cands.data[c];
       if (reaches(&reach, u, v))
