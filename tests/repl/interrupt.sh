@@ -9,9 +9,28 @@
 # the statement's 250 MB (3.7 GB in the issue); now the collector gives
 # the pages back.  NESSIE_MEMORY bounds the session to 1 GB.
 set -u
-. tests/repl/session.inc
-start_session NESSIE_MEMORY=1G
+command -v tmux > /dev/null 2>&1 || { echo "tmux is not installed (make setup installs it)"; exit 1; }
+work=$(mktemp -d)
+sock=$work/tmux.sock
+T() { tmux -S "$sock" "$@"; }
+trap 'T kill-server 2> /dev/null; rm -rf "$work"' EXIT
+mkdir "$work/home"
+T new-session -d -s repl -x 120 -y 50 "env HOME='$work/home' TERM=xterm NESSIE_MEMORY=1G '$PWD/$NESSIE'" ||
+  { echo "tmux cannot start a session"; exit 1; }
+T set-option -t repl remain-on-exit on > /dev/null
 pid=$(T display -p -t repl '#{pane_pid}')
+
+screen() { T capture-pane -p -t repl -S -2000; }
+# waits (up to 'limit' tenths of a second, 60 s by default) until the
+# screen has 'count' lines matching 'pattern'
+wait_for() { # pattern [count] [limit]
+  n=0
+  while [ $n -lt "${3:-600}" ]; do
+    [ "$(screen | grep -c -- "$1")" -ge "${2:-1}" ] && return 0
+    sleep 0.1; n=$((n + 1))
+  done
+  echo "timed out waiting for '$1' (${2:-1} times); the screen:"; screen; exit 1
+}
 type_line() {
   case $1 in
   *\;) T send-keys -t repl -l "${1%;}"; T send-keys -t repl '\;' Enter ;;

@@ -6,8 +6,26 @@
 # survive every Ctrl-C.  tmux is in tools/setup.sh's packages: without it
 # this test fails, as it must run everywhere `make test` runs.
 set -u
-. tests/repl/session.inc
-start_session
+command -v tmux > /dev/null 2>&1 || { echo "tmux is not installed (make setup installs it)"; exit 1; }
+work=$(mktemp -d)
+sock=$work/tmux.sock
+T() { tmux -S "$sock" "$@"; }
+trap 'T kill-server 2> /dev/null; rm -rf "$work"' EXIT
+mkdir "$work/home"
+T new-session -d -s repl -x 120 -y 50 "env HOME='$work/home' TERM=xterm '$PWD/$NESSIE'" ||
+  { echo "tmux cannot start a session"; exit 1; }
+T set-option -t repl remain-on-exit on > /dev/null
+
+screen() { T capture-pane -p -t repl -S -2000; }
+# waits (up to 60 s: a loaded 2-core CI machine is slow) until the screen has 'count' lines matching 'pattern'
+wait_for() { # pattern [count]
+  n=0
+  while [ $n -lt 600 ]; do
+    [ "$(screen | grep -c -- "$1")" -ge "${2:-1}" ] && return 0
+    sleep 0.1; n=$((n + 1))
+  done
+  echo "timed out waiting for '$1' (${2:-1} times); the screen:"; screen; exit 1
+}
 # (a ';' ending an argument separates tmux commands: it goes alone, escaped)
 type_line() {
   case $1 in
