@@ -571,6 +571,40 @@ static void gen_seg_filter(Kx *x, bool partition) {
   cg_line(cg, "rt_free(%s);", flags);
 }
 
+/* SEG_MAP: a MAP over the sd's elements whose thunk also takes each
+   element's segment.  Chunks of elements, as a MAP's, so that one long
+   segment is spread over the threads: the segment of a chunk's first
+   element found by a search of the offsets (rt_segment_of), and each
+   next one by stepping past the segments that end at or before it. */
+static void gen_seg_map(Kx *x) {
+  Cg *cg = x->cg;
+  const LcuSoac *s = x->s;
+  int nv = nvalues(s);
+  CgBinding *sd = cg_lookup(x->env, s->segdes);
+  const char *n = cg_temp(cg), *nch = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = %s[%s];", n, sd->offsets, sd->length);
+  for (int v = 0; v < nv; v++)
+    new_vector(x, s->results.data[v], n);
+  cg_line(cg, "const int64_t %s = (%s + RT_CHUNK - 1) / RT_CHUNK;", nch, n);
+  const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg), *g = cg_temp(cg), *gx = cg_temp(cg);
+  chunk_loop(cg, c, nch);
+  cg->indent++;
+  cg_line(cg, "int64_t %s = rt_segment_of(%s, %s, %s * RT_CHUNK);", g, sd->offsets, sd->length, c);
+  open_elements(x, c, i, ix, n);
+  cg_line(cg, "while (%s[%s + 1] <= %s)", sd->offsets, g, i);
+  cg_line(cg, "  %s++;", g);
+  cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+  const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++)
+    dests[v] = xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
+  CgChecks ck = checks_at(x, i, ix);
+  thunk_into(x, s->pull, (const char *[]){ix, gx}, &ck, dests);
+  cg->indent--;
+  cg_line(cg, "}");
+  cg->indent--;
+  cg_line(cg, "}");
+}
+
 /* SEG_PERMUTE: within each segment, the index thunk gives the place in
    the segment; `into` D, a copy of D written in order. */
 static void gen_seg_permute(Kx *x) {
@@ -638,6 +672,9 @@ static void gen_soac(Kx *x) {
     return;
   case SOAC_ONCE:
     gen_once(x);
+    return;
+  case SOAC_SEG_MAP:
+    gen_seg_map(x);
     return;
   case SOAC_SEG_PERMUTE:
     gen_seg_permute(x);

@@ -224,6 +224,22 @@ static void gen_pull(Gx *x) {
   close_functor(cg);
 }
 
+/* SEG_MAP's K_s_pull: (index, segment) -> V, the pull thunk at
+   ((int32_t)i, (int32_t)s); rtg::seg_map finds s. */
+static void gen_seg_pull(Gx *x) {
+  Cg *cg = x->cg;
+  const char *v = kname(x, "V");
+  open_functor(x, "pull", xprintf("%s operator()(int64_t i, int64_t s) const", v));
+  cg_line(cg, "const int32_t ix = (int32_t)i;");
+  cg_line(cg, "const int32_t sx = (int32_t)s;");
+  cg_line(cg, "(void)ix;");
+  cg_line(cg, "(void)sx;");
+  CgChecks c = device_checks(x, "i", "ix");
+  const char **args = (const char *[]){"ix", "sx"};
+  cg_thunk(cg, x->s->pull, args, x->dev, &c, return_v, (void *)v);
+  close_functor(cg);
+}
+
 /* The arguments 'a.v0', ... of a thunk over the values of V 'a'. */
 static const char **v_fields(const char *a, int n) {
   const char **r = xmalloc(sizeof(char *) * (size_t)(n + 1));
@@ -418,10 +434,14 @@ static void gen_functors(Gx *x) {
   if (s->kind == SOAC_LIBRARY)
     return;
   gen_v_struct(x);
-  gen_pull(x);
+  if (s->kind == SOAC_SEG_MAP)
+    gen_seg_pull(x);
+  else
+    gen_pull(x);
   int nv = nvalues(s);
   switch (s->kind) {
   case SOAC_MAP:
+  case SOAC_SEG_MAP:
   case SOAC_SEG_SCAN:
   case SOAC_SEG_REDUCE:
   case SOAC_SCAN:
@@ -732,6 +752,19 @@ static void host_seg_filter(Gx *x, bool partition) {
           flags, offs, functor(x, "store"), functor(x, partition ? "other" : "store"), partition ? "true" : "false");
 }
 
+/* SEG_MAP: each element's segment found in the launch (rtg::seg_map),
+   not read from a seg_ids vector made by a launch of its own. */
+static void host_seg_map(Gx *x) {
+  Cg *cg = x->cg;
+  CgBinding *sd = cg_lookup(x->host, x->s->segdes);
+  const char *n = cg_temp(cg);
+  cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", n, sd->value);
+  for (int v = 0; v < nvalues(x->s); v++)
+    new_vector(x, x->s->results.data[v], n);
+  cg_line(cg, "rtg::seg_map(%s, loc, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "store"),
+          sd->value, n);
+}
+
 static void host_seg_permute(Gx *x) {
   Cg *cg = x->cg;
   const LcuSoac *s = x->s;
@@ -777,6 +810,9 @@ static void host_soac(Gx *x) {
     return;
   case SOAC_ONCE:
     host_once(x);
+    return;
+  case SOAC_SEG_MAP:
+    host_seg_map(x);
     return;
   case SOAC_SEG_PERMUTE:
     host_seg_permute(x);

@@ -281,7 +281,7 @@ static FusLen size_len(const FusKernelLens *kl, const LcuSize *z) {
   return len_const(z->value);
 }
 
-static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= SOAC_SEG_PARTITION; }
+static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_MAP && k <= SOAC_SEG_PARTITION; }
 
 /* The number of elements of kernel sd 'sd'. */
 static FusLen kernel_total(const FusKernelLens *kl, const LcuVar *sd) {
@@ -315,6 +315,7 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
     FusLen l = unknown();
     switch (s->kind) {
     case SOAC_MAP:
+    case SOAC_SEG_MAP:
     case SOAC_SCAN:
     case SOAC_SEG_SCAN:
       l = space;

@@ -261,6 +261,12 @@ LcuSoac *lcu_soac_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n) 
 
 LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk) { return soac_new(loc, SOAC_ONCE, thunk, NULL); }
 
+LcuSoac *lcu_soac_seg_map(Loc loc, LcuThunk *pull, LcuVar *sd) {
+  LcuSoac *s = soac_new(loc, SOAC_SEG_MAP, pull, NULL);
+  s->segdes = sd;
+  return s;
+}
+
 LcuSoac *lcu_soac_seg_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuVar *sd, LcuVar *into) {
   LcuSoac *s = soac_new(loc, SOAC_SEG_PERMUTE, pull, index);
   s->segdes = sd;

@@ -166,7 +166,7 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
 
 /* The results of `let xs = SOAC ...` when the pull thunk gives k values
    of base types τ1 ... τk (τ↑ = [τ1], ..., [τk]; Figures 3 and 4):
-     MAP, PERMUTE, SCAN, FILTER, SEG_PERMUTE, SEG_REDUCE, SEG_SCAN: τ↑
+     MAP, PERMUTE, SCAN, FILTER, SEG_MAP, SEG_PERMUTE, SEG_REDUCE, SEG_SCAN: τ↑
        (SEG_REDUCE: one value per segment)
      REDUCE, ONCE: the k scalars τ1 ... τk
      PARTITION: τ↑ of those for which P holds, then τ↑ of the others (2k)
@@ -178,7 +178,12 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
    of the left operand, then those of the right) and gives k values of
    types τ1 ... τk, the types of the k identities.  ONCE's thunk has no
    parameters; the others' pull thunks take one int, the index (for the
-   SEG_ SOACs, the index among all the sd's elements). */
+   SEG_ SOACs, the index among all the sd's elements), and SEG_MAP's a
+   second int, the segment that holds the element (the nonempty one,
+   whatever empty segments share its offset).  SEG_MAP is not made by
+   lowering: fusion's last pass (fusion/segmap.c) makes it of a MAP over
+   a sd's elements that reads the sd's seg_ids at its own index, so that
+   the ids are found inside the MAP's launch and never stored. */
 #define LCU_SOACS(X)                                                                             \
   X(MAP, "MAP")                   /* A n: A applied to 0..n-1 */                                 \
   X(PERMUTE, "PERMUTE")           /* A I n [into D]: Y[I(i)] = A(i), in order; Y is D's copy */ \
@@ -187,6 +192,7 @@ static inline LcuExp *lcu_thunk_exp(const LcuThunk *t, int i) {
   X(FILTER, "FILTER")             /* A P n: the values of A(0..n-1) for which P holds */         \
   X(PARTITION, "PARTITION")       /* A P n: those for which P holds, then the others */          \
   X(ONCE, "ONCE")                 /* A: A() on one thread */                                     \
+  X(SEG_MAP, "SEG_MAP")           /* A sd: A(i, s) for each element i, s its segment */         \
   X(SEG_PERMUTE, "SEG_PERMUTE")   /* A I sd: PERMUTE within each segment (I is local) */         \
   X(SEG_REDUCE, "SEG_REDUCE")     /* A id op sd: one reduction per segment */                    \
   X(SEG_SCAN, "SEG_SCAN")         /* A id op sd: an exclusive scan per segment */                \
@@ -436,6 +442,7 @@ LcuSoac *lcu_soac_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, L
 LcuSoac *lcu_soac_filter(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n);
 LcuSoac *lcu_soac_partition(Loc loc, LcuThunk *pull, LcuThunk *pred, LcuSize n);
 LcuSoac *lcu_soac_once(Loc loc, LcuThunk *thunk);
+LcuSoac *lcu_soac_seg_map(Loc loc, LcuThunk *pull, LcuVar *sd);
 LcuSoac *lcu_soac_seg_permute(Loc loc, LcuThunk *pull, LcuThunk *index, LcuVar *sd, LcuVar *into);
 LcuSoac *lcu_soac_seg_reduce(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuVar *sd);
 LcuSoac *lcu_soac_seg_scan(Loc loc, LcuThunk *pull, const FlatAtom *ids, int nids, LcuThunk *op, LcuVar *sd);

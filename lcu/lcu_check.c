@@ -394,7 +394,7 @@ static LcuType kernel_use(Checker *c, const LcuSoac *s, const LcuVar *v, const c
   return v->type;
 }
 
-static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= SOAC_SEG_PARTITION; }
+static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_MAP && k <= SOAC_SEG_PARTITION; }
 
 /* The size of an unsegmented SOAC: an int variable, #vector, or a
    non-negative constant. */
@@ -577,16 +577,17 @@ static void check_soac(Checker *c, const LcuSoac *s) {
 
   /* the pull thunk: int => τ (ONCE: unit => τ) */
   bool once = s->kind == SOAC_ONCE;
-  FlatBase index = FB_INT;
+  FlatBase index = FB_INT, index_segment[2] = {FB_INT, FB_INT};
   ThunkCtx pull = {s, xprintf("%s's %s", name, once ? "thunk" : "pull thunk")};
-  Vec tau = check_thunk(c, &pull, s->pull, &index, once ? 0 : 1);
+  Vec tau = s->kind == SOAC_SEG_MAP ? check_thunk(c, &pull, s->pull, index_segment, 2)
+                                    : check_thunk(c, &pull, s->pull, &index, once ? 0 : 1);
   int k = tau.len;
   FlatBase *tb = xmalloc_atomic(sizeof(FlatBase) * (size_t)(2 * k));
   for (int i = 0; i < k; i++)
     tb[i] = tb[k + i] = type_at(&tau, i).base;
 
   /* the second thunk and the identity */
-  bool has_second = s->kind != SOAC_MAP && !once;
+  bool has_second = s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP && !once;
   bool monoid = s->kind == SOAC_REDUCE || s->kind == SOAC_SCAN || s->kind == SOAC_SEG_REDUCE ||
                 s->kind == SOAC_SEG_SCAN;
   bool permute = s->kind == SOAC_PERMUTE || s->kind == SOAC_SEG_PERMUTE;
@@ -684,6 +685,7 @@ static void check_soac(Checker *c, const LcuSoac *s) {
   case SOAC_PERMUTE:
   case SOAC_SCAN:
   case SOAC_FILTER:
+  case SOAC_SEG_MAP:
   case SOAC_SEG_PERMUTE:
   case SOAC_SEG_REDUCE:
   case SOAC_SEG_SCAN:

@@ -1341,6 +1341,17 @@ static void run_soac(LcuInterp *in, const LcuSoac *s, const Layout *layout, RtVa
     }
     return;
   }
+  case SOAC_SEG_MAP: {
+    /* the thunk's second parameter, each element's segment: the ids that
+       a MAP over the elements would read from seg_ids */
+    RtValue *d = soac_segdes(&k);
+    int64_t n = rt_seg_offsets(d)[d->len];
+    k.space = n;
+    in->stats.elements += (uint64_t)n;
+    RtValue *args[2] = {NULL, rt_seg_ids(d)};
+    run_thunk(&k, s->pull, args, 2, n, out);
+    return;
+  }
   case SOAC_SEG_PERMUTE: {
     RtValue *d = soac_segdes(&k);
     const int64_t *off = rt_seg_offsets(d);

@@ -400,7 +400,7 @@ static void print_thunk(Printer *pr, const LcuThunk *t) {
 
 /* ---- kernel level ---- */
 
-static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_PERMUTE && k <= SOAC_SEG_PARTITION; }
+static bool is_segmented(LcuSoacKind k) { return k >= SOAC_SEG_MAP && k <= SOAC_SEG_PARTITION; }
 
 /* (#xs), (n), (10); a SEG_ SOAC's (sd) */
 static void print_size(Printer *pr, const LcuSoac *s) {
@@ -477,6 +477,7 @@ static void print_soac(Printer *pr, const LcuSoac *s) {
     fputc('\n', out);
     return;
   case SOAC_MAP:
+  case SOAC_SEG_MAP:
     break;
   case SOAC_REDUCE:
   case SOAC_SCAN:

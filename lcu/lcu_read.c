@@ -834,6 +834,7 @@ static FlatBase *body_types(LcuThunk *t, int times) {
 /* ---- the kernel level ---- */
 
 static const FlatBase index_type[1] = {FB_INT};
+static const FlatBase index_segment_types[2] = {FB_INT, FB_INT}; /* SEG_MAP's (i, s) */
 
 /* A pull thunk: one int parameter, the index (ONCE: none). */
 static LcuThunk *pull_thunk(Reader *r, bool once, Loc loc) {
@@ -953,7 +954,7 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
     r->tok = at;
     fail(r, "'%s' is not a SOAC", kind);
   }
-  LcuThunk *pull = pull_thunk(r, k == SOAC_ONCE, loc);
+  LcuThunk *pull = k == SOAC_SEG_MAP ? thunk(r, index_segment_types, 2, loc) : pull_thunk(r, k == SOAC_ONCE, loc);
   int npull = pull->body.len;
   LcuThunk *second;
   Vec ids = {0};
@@ -962,6 +963,8 @@ static LcuSoac *soac_at(Reader *r, Loc loc) {
     return lcu_soac_map(no_loc, pull, size(r));
   case SOAC_ONCE:
     return lcu_soac_once(no_loc, pull);
+  case SOAC_SEG_MAP:
+    return lcu_soac_seg_map(no_loc, pull, segdes(r));
   case SOAC_PERMUTE:
   case SOAC_SEG_PERMUTE: {
     second = thunk(r, index_type, 1, loc);

@@ -1650,6 +1650,79 @@ void seg_permute(const char *name, RtLoc loc, Pull pull, Index index, RtValue *s
   }
 }
 
+/* ---- SEG_MAP ---- */
+
+/* SEG_MAP: store(j, pull(j, s)) for every element j of a segdes, s the
+   segment that holds it, found here rather than read from a seg_ids
+   vector that a launch of its own made (fusion/segmap.c): a flattened
+   level of a divide-and-conquer program gathers or spreads per-segment
+   values over the elements several times, each time a seg_ids launch
+   and a MAP.  A block's tile of SEG_MAP_ITEMS * THREADS elements: the
+   segments of its first and last element found by a warp each
+   (warp_segment_of), the offsets between them read into shared memory,
+   and each element searched there, element k * THREADS + t of the tile
+   thread t's (coalesced loads and stores, as a MAP's).  A tile that
+   spans more than SEG_MAP_SHARED segments (runs of empty ones) searches
+   the offsets in global memory between the same two segments. */
+constexpr int SEG_MAP_ITEMS = 4, SEG_MAP_SHARED = 1024;
+
+template <class Pull, class Store>
+__global__ void __launch_bounds__(THREADS)
+    seg_map_kernel(Pull pull, Store store, const int64_t *off, int64_t nseg, int64_t n) {
+  __shared__ int64_t ends[2];
+  __shared__ int64_t tile_off[SEG_MAP_SHARED + 1];
+  const int64_t base = blockIdx.x * (int64_t)(SEG_MAP_ITEMS * THREADS);
+  const int64_t end = base + SEG_MAP_ITEMS * THREADS < n ? base + SEG_MAP_ITEMS * THREADS : n;
+  const int warp = threadIdx.x / 32;
+  if (warp < 2) {
+    int64_t s = warp_segment_of(off, nseg, warp == 0 ? base : end - 1);
+    if ((threadIdx.x & 31) == 0)
+      ends[warp] = s;
+  }
+  __syncthreads();
+  const int64_t first = ends[0], count = ends[1] - ends[0] + 1; /* off[first] <= base, end <= off[first + count] */
+  const bool shared = count <= SEG_MAP_SHARED;                   /* the same in every thread */
+  if (shared)
+    for (int64_t k = threadIdx.x; k <= count; k += THREADS)
+      tile_off[k] = off[first + k];
+  __syncthreads();
+  for (int k = 0; k < SEG_MAP_ITEMS; k++) {
+    int64_t j = base + (int64_t)k * THREADS + threadIdx.x;
+    if (j >= end)
+      break;
+    int64_t s = shared ? first + segment_search(tile_off, 0, count, j) : segment_search(off, first, first + count, j);
+    store(j, pull(j, s));
+  }
+}
+
+/* With the segdes's ids already made (rtg_seg_ids_raw cached them for
+   another SOAC), a read each instead of a search. */
+template <class Pull, class Store>
+__global__ void __launch_bounds__(THREADS, MAP_BLOCKS)
+    seg_map_ids_kernel(Pull pull, Store store, const int32_t *ids, int64_t n) {
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n; j += (int64_t)gridDim.x * blockDim.x)
+    store(j, pull(j, (int64_t)ids[j]));
+}
+
+/* The 'n' elements of 'sd' (its total, which the caller has read). */
+template <class Pull, class Store>
+void seg_map(const char *name, RtLoc loc, Pull pull, Store store, RtValue *sd, int64_t n) {
+  if (n <= 0)
+    return;
+  if (sd->ids) {
+    static const int most = wave_blocks(seg_map_ids_kernel<Pull, Store>);
+    rtg_launching("segmented map (ids)");
+    seg_map_ids_kernel<<<grid_for(n, 4, most), THREADS, 0, rtg_stream()>>>(pull, store, sd->ids, n);
+    rtg_launched(name, loc);
+    return;
+  }
+  const int64_t *off = rtg_seg_offsets(sd); /* before the mark: it may launch a scan */
+  int64_t tiles = (n + SEG_MAP_ITEMS * THREADS - 1) / (SEG_MAP_ITEMS * THREADS);
+  rtg_launching("segmented map");
+  seg_map_kernel<<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, store, off, sd->len, n);
+  rtg_launched(name, loc);
+}
+
 } /* namespace rtg */
 
 #endif

@@ -302,6 +302,66 @@ static void test_ids(const std::vector<int64_t> &len, const char *layout) {
   wait_device("a free");
 }
 
+/* ---- A': SEG_MAP (rtg::seg_map), each element with its segment ---- */
+
+/* The pull and store of a SEG_MAP as generated code has them: the value
+   names both the element and the segment, so that a wrong segment or an
+   element stored twice or not at all shows. */
+struct SegMapPull {
+  __device__ int64_t operator()(int64_t i, int64_t s) const { return s * 4000000011ll + i; }
+};
+struct SegMapStore {
+  int64_t *y;
+  __device__ void operator()(int64_t i, const int64_t &v) const { y[i] = v; }
+};
+
+static void test_seg_map(const std::vector<int64_t> &len, const char *layout) {
+  std::vector<int32_t> ids = ids_of(len);
+  int64_t n = (int64_t)ids.size();
+  char why[200] = "";
+  /* without the segdes's ids (the search in the launch), then with them */
+  for (int cached = 0; cached < 2 && !why[0]; cached++) {
+    RtValue *d = device_segdes(len, true);
+    if (cached)
+      rtg_seg_ids_raw(d);
+    int64_t *y = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    if (n > 0)
+      cuda_check(cudaMemsetAsync(y, 0xA5, sizeof(int64_t) * (size_t)n, rtg_stream()), "a fill");
+    rtg::seg_map("segtest", RtLoc{NULL, 0, 0}, SegMapPull{}, SegMapStore{y}, d, n);
+    std::vector<int64_t> got = read_back(y, (size_t)n);
+    for (int64_t i = 0; i < n; i++)
+      if (got[i] != (int64_t)ids[i] * 4000000011ll + i) {
+        snprintf(why, sizeof why, "%s: element %lld has %lld, not segment %d's", cached ? "with ids" : "searched",
+                 (long long)i, (long long)got[i], ids[i]);
+        break;
+      }
+    rtg_free(y);
+    rt_value_free(d);
+    wait_device("a free");
+  }
+  result(!why[0], "seg_map %s%s%s", layout, why[0] ? ": " : "", why);
+}
+
+/* The layouts issue 36 names, and tiles that span more segments than
+   shared memory holds (runs of empty segments). */
+static void test_seg_maps(bool quick) {
+  test_seg_map(std::vector<int64_t>(1000000, 1), "10^6 segments of one element");
+  if (!quick)
+    test_seg_map(std::vector<int64_t>(1, 10000000), "one segment of 10^7");
+  test_seg_map(std::vector<int64_t>(1, 1000000), "one segment of 10^6");
+  test_seg_map(std::vector<int64_t>(5, 0), "five empty segments");
+  std::vector<int64_t> sparse;
+  for (int k = 0; k < 40; k++) {
+    sparse.push_back(3);
+    sparse.insert(sparse.end(), 3000, 0); /* a tile spans 3000 empty segments */
+  }
+  test_seg_map(sparse, "3 elements, then 3000 empty segments, 40 times");
+  std::vector<int64_t> leading(5000, 0);
+  leading.push_back(70000);
+  leading.insert(leading.end(), 5000, 0);
+  test_seg_map(leading, "5000 empty segments around one of 70000");
+}
+
 /* A small segdes moved to the host (rtg_choose_host) drops its ids; moved
    back, it makes them again, right. */
 static void test_ids_move(void) {
@@ -1028,6 +1088,7 @@ int main(int argc, char **argv) {
 
   /* A and C on each layout */
   test_ids_move();
+  test_seg_maps(quick);
   static const int64_t nsegs[] = {1, 2, 3, 7, 64, 263, 264, 1000, 1024, 1025, 5000, 40000};
   static const int64_t totals[] = {0, 1, 100, 4097, 65535, 65536, 300000, 1000000, 3000000};
   int layout_no = 0;
@@ -1046,6 +1107,7 @@ int main(int argc, char **argv) {
                  kind_names[k]);
         bool known = layout_no % 2 == 0;
         test_ids(len, layout);
+        test_seg_map(len, layout);
         test_segmented<TInt>(len, layout, known);
         test_segmented<TDouble>(len, layout, !known);
         test_segmented<TAffine>(len, layout, known);

@@ -996,6 +996,37 @@ static void test_seg_permute(void **state) {
                0));
 }
 
+/* SEG_MAP { (i, s) => vals[s] * 10 + i using vals } sd: each element
+   with its segment, the nonempty one where empty segments share its
+   offset */
+static LcuKernel *seg_map_kernel(void) {
+  LcuKernel *k = kernel();
+  LcuVar *d = kparam(k, SD), *vals = kparam(k, V_INT);
+  LcuVar *i;
+  LcuThunk *a = index_thunk(&i);
+  LcuVar *g = tparam(a, FB_INT);
+  tusing(a, vals);
+  tbody(a, xop(FLAT_ADD, FB_INT, xop(FLAT_MUL, FB_INT, xidx(vals, xv(g)), xi(10)), xv(i)));
+  LcuSoac *s = soac(k, SOAC_SEG_MAP);
+  s->pull = a;
+  s->segdes = d;
+  sresult(k, s, V_INT);
+  return k;
+}
+
+static void test_seg_map(void **state) {
+  (void)state;
+  LcuKernel *m = seg_map_kernel();
+  /* segments [2, 0, 3, 0, 1]: elements 0 1 | | 2 3 4 | | 5 */
+  assert_run("it = [10, 11, 32, 33, 34, 55] : [int]\n", seq(type_int), 1,
+             R(run(m, segdes(ivec(5, 2, 0, 3, 0, 1)), ivec(5, 1, 2, 3, 4, 5)), 0));
+  assert_run("it = [] : [int]\n", seq(type_int), 1, R(run(m, segdes(ivec(2, 0, 0)), ivec(2, 1, 2)), 0));
+  assert_run("it = [] : [int]\n", seq(type_int), 1, R(run(m, segdes(ivec(0)), ivec(0)), 0));
+  /* a read out of range is the thunk's error, at its element */
+  assert_run("error: t.nesl:1:1: subscript 2 is out of range for a sequence of length 2\n", seq(type_int), 1,
+             R(run(m, segdes(ivec(3, 1, 1, 1)), ivec(2, 1, 2)), 0));
+}
+
 /* ---- library kernels ---- */
 
 static void test_library_kernels(void **state) {
@@ -1333,6 +1364,7 @@ int main(void) {
       T(test_seg_reduce_and_scan),
       T(test_seg_filter_and_partition),
       T(test_seg_permute),
+      T(test_seg_map),
       T(test_library_kernels),
       T(test_rand),
       T(test_scalar_length_time),
