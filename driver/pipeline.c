@@ -110,7 +110,10 @@ static bool run_fuse(Pipeline *pl) {
     FusOptions fo = {{FUSION_TIME_LIMIT_MS, NULL, false}, NULL, pl->check_ir};
     pl->pdg = "// the graphs are kept only for --dump=pdg\n";
     pl->ilp = "\\ the models are kept only for --dump=ilp\n";
-    return fus_fuse(pl->fused, &fo, &pl->fusion);
+    if (!fus_fuse(pl->fused, &fo, &pl->fusion))
+      return false;
+    fus_segment_maps(pl->fused);
+    return true;
   }
   char *pdg_text = NULL, *ilp_text = NULL;
   size_t pdg_size = 0, ilp_size = 0;
@@ -120,6 +123,8 @@ static bool run_fuse(Pipeline *pl) {
     diag_out_of_memory(0);
   FusOptions fo = {{FUSION_TIME_LIMIT_MS, ilp, false}, pdg, pl->check_ir};
   bool ok = fus_fuse(pl->fused, &fo, &pl->fusion);
+  if (ok)
+    fus_segment_maps(pl->fused);
   pl->pdg = memstream_text(pdg, &pdg_text, &pdg_size);
   pl->ilp = memstream_text(ilp, &ilp_text, &ilp_size);
   return ok;

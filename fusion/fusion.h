@@ -19,6 +19,8 @@
  *   merge.c      the runs of one cluster as one run of one kernel (fus_merge)
  *   rules.c      the SOAC rewrite rules inside a kernel (fus_rewrite)
  *   fuse.c       the pass: every region of every function (fus_fuse)
+ *   segmap.c     after it, MAPs that read a sd's seg_ids at their index
+ *                made SEG_MAPs, the seg_ids runs removed (fus_segment_maps)
  *   dot.c        --dump=pdg: the PDGs as Graphviz (fus_print_pdg)
  *
  * docs/fusion.md describes the passes, the cost model and the rules.
@@ -431,6 +433,16 @@ typedef struct FusStats {
    Keeps: what the program prints, errors at their statements and
    locations.  Returns false if --check-ir found a broken invariant. */
 bool fus_fuse(LcuProgram *p, const FusOptions *o, FusStats *st);
+
+/* ---- segmap.c ---- */
+
+/* Each `let ids = run K (sd)` of a seg_ids kernel whose every reader is
+   a run of a kernel that reads ids only in MAPs over sd's elements at
+   their own index: those kernels copied with a sd parameter and SEG_MAPs
+   (the segment a thunk parameter), the runs given them and sd, and the
+   seg_ids run removed.  Requires a checked program (after fus_fuse);
+   keeps it checked and its meaning.  Returns the runs changed. */
+int fus_segment_maps(LcuProgram *p);
 
 /* ---- dot.c ---- */
 

@@ -2521,104 +2521,7 @@ fail:
 }
 
 /* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1067_d = v_x1067->data.i;
-  const int64_t v_x1067_n = v_x1067->len;
-  int32_t *v_x1068_d = v_x1068->data.i;
-  const int64_t v_x1068_n = v_x1068->len;
-  int32_t *v_x1069_d = v_x1069->data.i;
-  const int64_t v_x1069_n = v_x1069->len;
-  int32_t *v_x1070_d = v_x1070->data.i;
-  const int64_t v_x1070_n = v_x1070->len;
-  int32_t *v_x1074_d = v_x1074->data.i;
-  const int64_t v_x1074_n = v_x1074->len;
-  RtValue *v_x1076 = NULL;
-  /* MAP */
-  {
-    const int64_t t706 = v_x1071;
-    if (t706 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t706, 0.0);
-      goto fail;
-    }
-    RT_PARALLEL_FOR_IF(t706 >= RT_PARALLEL_MIN)
-    for (int64_t t707 = 0; t707 < t706; t707++) {
-      const int32_t t708 = (int32_t)t707;
-      int32_t t709; /* v_x1076: read by nothing */
-      int t711 = 0; /* nonzero: a check below failed */
-      int t712 = (uint64_t)(int64_t)t708 < (uint64_t)v_x1067_n;
-      int32_t t710 = t712 ? v_x1067_d[t708] : 0;
-      t711 |= !t712;
-      int t714 = (uint64_t)(int64_t)t710 < (uint64_t)v_x1070_n;
-      int32_t t713 = t714 ? v_x1070_d[t710] : 0;
-      t711 |= !t714;
-      int t716 = (uint64_t)(int64_t)t710 < (uint64_t)v_x1068_n;
-      int32_t t715 = t716 ? v_x1068_d[t710] : 0;
-      t711 |= !t716;
-      int32_t t718 = rt_sub_i(t708, t715);
-      int t720 = (uint64_t)(int64_t)t710 < (uint64_t)v_x1069_n;
-      int32_t t719 = t720 ? v_x1069_d[t710] : 0;
-      t711 |= !t720;
-      int32_t t722 = rt_mul_i(t718, t719);
-      int32_t t724 = rt_add_i(t713, t722);
-      int t726 = (uint64_t)(int64_t)t724 < (uint64_t)v_x1074_n;
-      int32_t t725 = t726 ? v_x1074_d[t724] : 0;
-      t711 |= !t726;
-      if (__builtin_expect(t711 != 0, 0)) { /* again, recording the error */
-        int32_t t727;
-        if ((uint64_t)(int64_t)t708 < (uint64_t)v_x1067_n) {
-          t727 = v_x1067_d[t708];
-        } else {
-          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t708, v_x1067_n, 0.0);
-          t727 = 0;
-        }
-        int32_t t728;
-        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1070_n) {
-          t728 = v_x1070_d[t727];
-        } else {
-          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1070_n, 0.0);
-          t728 = 0;
-        }
-        int32_t t729;
-        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1068_n) {
-          t729 = v_x1068_d[t727];
-        } else {
-          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1068_n, 0.0);
-          t729 = 0;
-        }
-        int32_t t731 = rt_sub_i(t708, t729);
-        int32_t t732;
-        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1069_n) {
-          t732 = v_x1069_d[t727];
-        } else {
-          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1069_n, 0.0);
-          t732 = 0;
-        }
-        int32_t t734 = rt_mul_i(t731, t732);
-        int32_t t736 = rt_add_i(t728, t734);
-        int32_t t737;
-        if ((uint64_t)(int64_t)t736 < (uint64_t)v_x1074_n) {
-          t737 = v_x1074_d[t736];
-        } else {
-          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t736, v_x1074_n, 0.0);
-          t737 = 0;
-        }
-      }
-      t709 = t725;
-      (void)t709;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  rt_release(v_x1076);
-  return;
-fail:
-  rt_release(v_x1076);
-}
-
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   (void)loc;
   (void)run;
   int32_t *v_x1105_d = v_x1105->data.i;
@@ -2632,53 +2535,53 @@ static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_
   RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t738 = v_x1109_n;
-    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t738);
+    const int64_t t706 = v_x1109_n;
+    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t706);
     int32_t *v_x1115_d = v_x1115->data.i;
     const int64_t v_x1115_n = v_x1115->len;
-    RT_PARALLEL_FOR_IF(t738 >= RT_PARALLEL_MIN)
-    for (int64_t t739 = 0; t739 < t738; t739++) {
-      const int32_t t740 = (int32_t)t739;
-      int t742 = 0; /* nonzero: a check below failed */
-      int t743 = (uint64_t)(int64_t)t740 < (uint64_t)v_x1105_n;
-      int32_t t741 = t743 ? v_x1105_d[t740] : 0;
-      t742 |= !t743;
-      int32_t t745 = rt_add_i(t741, v_x1106);
-      uint8_t t746 = v_x1109_d[t740];
-      int t748 = (uint64_t)(int64_t)t740 < (uint64_t)v_x1110_n;
-      int32_t t747 = t748 ? v_x1110_d[t740] : 0;
-      t742 |= !t748;
-      int32_t t750 = (t746 ? t747 : t745);
-      int t752 = (uint64_t)(int64_t)t750 < (uint64_t)v_x1113_n;
-      int32_t t751 = t752 ? v_x1113_d[t750] : 0;
-      t742 |= !t752;
-      if (__builtin_expect(t742 != 0, 0)) { /* again, recording the error */
-        int32_t t753;
-        if ((uint64_t)(int64_t)t740 < (uint64_t)v_x1105_n) {
-          t753 = v_x1105_d[t740];
+    RT_PARALLEL_FOR_IF(t706 >= RT_PARALLEL_MIN)
+    for (int64_t t707 = 0; t707 < t706; t707++) {
+      const int32_t t708 = (int32_t)t707;
+      int t710 = 0; /* nonzero: a check below failed */
+      int t711 = (uint64_t)(int64_t)t708 < (uint64_t)v_x1105_n;
+      int32_t t709 = t711 ? v_x1105_d[t708] : 0;
+      t710 |= !t711;
+      int32_t t713 = rt_add_i(t709, v_x1106);
+      uint8_t t714 = v_x1109_d[t708];
+      int t716 = (uint64_t)(int64_t)t708 < (uint64_t)v_x1110_n;
+      int32_t t715 = t716 ? v_x1110_d[t708] : 0;
+      t710 |= !t716;
+      int32_t t718 = (t714 ? t715 : t713);
+      int t720 = (uint64_t)(int64_t)t718 < (uint64_t)v_x1113_n;
+      int32_t t719 = t720 ? v_x1113_d[t718] : 0;
+      t710 |= !t720;
+      if (__builtin_expect(t710 != 0, 0)) { /* again, recording the error */
+        int32_t t721;
+        if ((uint64_t)(int64_t)t708 < (uint64_t)v_x1105_n) {
+          t721 = v_x1105_d[t708];
         } else {
-          NESSIE_RECORD(err, t739, RT_CHECK_INDEX, 0, 0, RT_GATHER, t740, v_x1105_n, 0.0);
-          t753 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t708, v_x1105_n, 0.0);
+          t721 = 0;
         }
-        int32_t t755 = rt_add_i(t753, v_x1106);
-        uint8_t t756 = v_x1109_d[t740];
-        int32_t t757;
-        if ((uint64_t)(int64_t)t740 < (uint64_t)v_x1110_n) {
-          t757 = v_x1110_d[t740];
+        int32_t t723 = rt_add_i(t721, v_x1106);
+        uint8_t t724 = v_x1109_d[t708];
+        int32_t t725;
+        if ((uint64_t)(int64_t)t708 < (uint64_t)v_x1110_n) {
+          t725 = v_x1110_d[t708];
         } else {
-          NESSIE_RECORD(err, t739, RT_CHECK_INDEX, 0, 0, RT_GATHER, t740, v_x1110_n, 0.0);
-          t757 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t708, v_x1110_n, 0.0);
+          t725 = 0;
         }
-        int32_t t759 = (t756 ? t757 : t755);
-        int32_t t760;
-        if ((uint64_t)(int64_t)t759 < (uint64_t)v_x1113_n) {
-          t760 = v_x1113_d[t759];
+        int32_t t727 = (t724 ? t725 : t723);
+        int32_t t728;
+        if ((uint64_t)(int64_t)t727 < (uint64_t)v_x1113_n) {
+          t728 = v_x1113_d[t727];
         } else {
-          NESSIE_RECORD(err, t739, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x1113_n, 0.0);
-          t760 = 0;
+          NESSIE_RECORD(err, t707, RT_CHECK_INDEX, 0, 0, RT_GATHER, t727, v_x1113_n, 0.0);
+          t728 = 0;
         }
       }
-      v_x1115_d[t739] = t751;
+      v_x1115_d[t707] = t719;
     }
   }
   if (err->index != INT64_MAX)
@@ -2687,6 +2590,190 @@ static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_
   return;
 fail:
   rt_release(v_x1115);
+}
+
+/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1226_off = rt_seg_offsets(v_sd_1226);
+  const int64_t v_sd_1226_n = v_sd_1226->len;
+  int32_t *v_x1218_d = v_x1218->data.i;
+  const int64_t v_x1218_n = v_x1218->len;
+  int32_t *v_x1219_d = v_x1219->data.i;
+  const int64_t v_x1219_n = v_x1219->len;
+  int32_t *v_x1220_d = v_x1220->data.i;
+  const int64_t v_x1220_n = v_x1220->len;
+  int32_t *v_x1222_d = v_x1222->data.i;
+  const int64_t v_x1222_n = v_x1222->len;
+  RtValue *v_x1225 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t729 = v_sd_1226_off[v_sd_1226_n];
+    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t729);
+    int32_t *v_x1225_d = v_x1225->data.i;
+    const int64_t v_x1225_n = v_x1225->len;
+    const int64_t t730 = (t729 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t730 > 1)
+    for (int64_t t731 = 0; t731 < t730; t731++) {
+      int64_t t734 = rt_segment_of(v_sd_1226_off, v_sd_1226_n, t731 * RT_CHUNK);
+      const int64_t t731_end = (t731 + 1) * RT_CHUNK < t729 ? (t731 + 1) * RT_CHUNK : t729;
+      for (int64_t t732 = t731 * RT_CHUNK; t732 < t731_end; t732++) {
+        const int32_t t733 = (int32_t)t732;
+        while (v_sd_1226_off[t734 + 1] <= t732)
+          t734++;
+        const int32_t t735 = (int32_t)t734;
+        int t737 = 0; /* nonzero: a check below failed */
+        int t738 = (uint64_t)(int64_t)t735 < (uint64_t)v_x1220_n;
+        int32_t t736 = t738 ? v_x1220_d[t735] : 0;
+        t737 |= !t738;
+        int t740 = (uint64_t)(int64_t)t735 < (uint64_t)v_x1218_n;
+        int32_t t739 = t740 ? v_x1218_d[t735] : 0;
+        t737 |= !t740;
+        int32_t t742 = rt_sub_i(t733, t739);
+        int t744 = (uint64_t)(int64_t)t735 < (uint64_t)v_x1219_n;
+        int32_t t743 = t744 ? v_x1219_d[t735] : 0;
+        t737 |= !t744;
+        int32_t t746 = rt_mul_i(t742, t743);
+        int32_t t748 = rt_add_i(t736, t746);
+        int t750 = (uint64_t)(int64_t)t748 < (uint64_t)v_x1222_n;
+        int32_t t749 = t750 ? v_x1222_d[t748] : 0;
+        t737 |= !t750;
+        if (__builtin_expect(t737 != 0, 0)) { /* again, recording the error */
+          int32_t t751;
+          if ((uint64_t)(int64_t)t735 < (uint64_t)v_x1220_n) {
+            t751 = v_x1220_d[t735];
+          } else {
+            NESSIE_RECORD(err, t732, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_x1220_n, 0.0);
+            t751 = 0;
+          }
+          int32_t t752;
+          if ((uint64_t)(int64_t)t735 < (uint64_t)v_x1218_n) {
+            t752 = v_x1218_d[t735];
+          } else {
+            NESSIE_RECORD(err, t732, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_x1218_n, 0.0);
+            t752 = 0;
+          }
+          int32_t t754 = rt_sub_i(t733, t752);
+          int32_t t755;
+          if ((uint64_t)(int64_t)t735 < (uint64_t)v_x1219_n) {
+            t755 = v_x1219_d[t735];
+          } else {
+            NESSIE_RECORD(err, t732, RT_CHECK_INDEX, 0, 0, RT_GATHER, t735, v_x1219_n, 0.0);
+            t755 = 0;
+          }
+          int32_t t757 = rt_mul_i(t754, t755);
+          int32_t t759 = rt_add_i(t751, t757);
+          int32_t t760;
+          if ((uint64_t)(int64_t)t759 < (uint64_t)v_x1222_n) {
+            t760 = v_x1222_d[t759];
+          } else {
+            NESSIE_RECORD(err, t732, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, v_x1222_n, 0.0);
+            t760 = 0;
+          }
+        }
+        v_x1225_d[t732] = t749;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  rt_release(v_x1225);
+  return;
+fail:
+  rt_release(v_x1225);
+}
+
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
+  const int64_t v_sd_1238_n = v_sd_1238->len;
+  int32_t *v_x1230_d = v_x1230->data.i;
+  const int64_t v_x1230_n = v_x1230->len;
+  int32_t *v_x1231_d = v_x1231->data.i;
+  const int64_t v_x1231_n = v_x1231->len;
+  int32_t *v_x1232_d = v_x1232->data.i;
+  const int64_t v_x1232_n = v_x1232->len;
+  int32_t *v_x1234_d = v_x1234->data.i;
+  const int64_t v_x1234_n = v_x1234->len;
+  RtValue *v_x1237 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t761 = v_sd_1238_off[v_sd_1238_n];
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t761);
+    int32_t *v_x1237_d = v_x1237->data.i;
+    const int64_t v_x1237_n = v_x1237->len;
+    const int64_t t762 = (t761 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t762 > 1)
+    for (int64_t t763 = 0; t763 < t762; t763++) {
+      int64_t t766 = rt_segment_of(v_sd_1238_off, v_sd_1238_n, t763 * RT_CHUNK);
+      const int64_t t763_end = (t763 + 1) * RT_CHUNK < t761 ? (t763 + 1) * RT_CHUNK : t761;
+      for (int64_t t764 = t763 * RT_CHUNK; t764 < t763_end; t764++) {
+        const int32_t t765 = (int32_t)t764;
+        while (v_sd_1238_off[t766 + 1] <= t764)
+          t766++;
+        const int32_t t767 = (int32_t)t766;
+        int t769 = 0; /* nonzero: a check below failed */
+        int t770 = (uint64_t)(int64_t)t767 < (uint64_t)v_x1232_n;
+        int32_t t768 = t770 ? v_x1232_d[t767] : 0;
+        t769 |= !t770;
+        int t772 = (uint64_t)(int64_t)t767 < (uint64_t)v_x1230_n;
+        int32_t t771 = t772 ? v_x1230_d[t767] : 0;
+        t769 |= !t772;
+        int32_t t774 = rt_sub_i(t765, t771);
+        int t776 = (uint64_t)(int64_t)t767 < (uint64_t)v_x1231_n;
+        int32_t t775 = t776 ? v_x1231_d[t767] : 0;
+        t769 |= !t776;
+        int32_t t778 = rt_mul_i(t774, t775);
+        int32_t t780 = rt_add_i(t768, t778);
+        int t782 = (uint64_t)(int64_t)t780 < (uint64_t)v_x1234_n;
+        int32_t t781 = t782 ? v_x1234_d[t780] : 0;
+        t769 |= !t782;
+        if (__builtin_expect(t769 != 0, 0)) { /* again, recording the error */
+          int32_t t783;
+          if ((uint64_t)(int64_t)t767 < (uint64_t)v_x1232_n) {
+            t783 = v_x1232_d[t767];
+          } else {
+            NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_x1232_n, 0.0);
+            t783 = 0;
+          }
+          int32_t t784;
+          if ((uint64_t)(int64_t)t767 < (uint64_t)v_x1230_n) {
+            t784 = v_x1230_d[t767];
+          } else {
+            NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_x1230_n, 0.0);
+            t784 = 0;
+          }
+          int32_t t786 = rt_sub_i(t765, t784);
+          int32_t t787;
+          if ((uint64_t)(int64_t)t767 < (uint64_t)v_x1231_n) {
+            t787 = v_x1231_d[t767];
+          } else {
+            NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t767, v_x1231_n, 0.0);
+            t787 = 0;
+          }
+          int32_t t789 = rt_mul_i(t786, t787);
+          int32_t t791 = rt_add_i(t783, t789);
+          int32_t t792;
+          if ((uint64_t)(int64_t)t791 < (uint64_t)v_x1234_n) {
+            t792 = v_x1234_d[t791];
+          } else {
+            NESSIE_RECORD(err, t764, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x1234_n, 0.0);
+            t792 = 0;
+          }
+        }
+        v_x1237_d[t764] = t781;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1237 = v_x1237;
+  return;
+fail:
+  rt_release(v_x1237);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2732,10 +2819,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t761 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t761->data.i[0] = v_x62;
-    t761->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t761);
+    RtValue *t793 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t793->data.i[0] = v_x62;
+    t793->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t793);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -2869,30 +2956,20 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x169 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, &v_x169);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
     int32_t v_x173 = 0;
     v_x173 = (int32_t)NESSIE_SEG_TOTAL(v_x166);
-    rt_release(v_x166);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x169, v_x172, v_x157, v_x147, v_x173, v_x89);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, v_x172, v_x157, v_x147, v_x173, v_x89);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x172);
-    rt_release(v_x169);
+    rt_release(v_x166);
     int32_t v_x208 = 0;
     v_x208 = (int32_t)v_x130->len;
     RtValue *v_x202 = NULL;
@@ -3077,15 +3154,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
       rt_release(v_x507);
-      RtValue *v_x513 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, &v_x513);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
       int32_t v_x517 = 0;
       v_x517 = (int32_t)NESSIE_SEG_TOTAL(v_x510);
       RtValue *v_x530 = NULL;
@@ -3093,7 +3161,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x513, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
+        K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -3101,7 +3169,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x491);
       rt_release(v_x501);
       rt_release(v_x516);
-      rt_release(v_x513);
       RtValue *v_x532 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
@@ -3169,7 +3236,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -3300,16 +3367,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t762 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t762->data.i[0] = 3;
-  t762->data.i[1] = 1;
-  t762->data.i[2] = 4;
-  t762->data.i[3] = 1;
-  t762->data.i[4] = 5;
-  t762->data.i[5] = 9;
-  t762->data.i[6] = 2;
-  t762->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t762);
+  RtValue *t794 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t794->data.i[0] = 3;
+  t794->data.i[1] = 1;
+  t794->data.i[2] = 4;
+  t794->data.i[3] = 1;
+  t794->data.i[4] = 5;
+  t794->data.i[5] = 9;
+  t794->data.i[6] = 2;
+  t794->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t794);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -5171,237 +5171,7 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValu
 }
 
 /* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1067_d = v_x1067->data.i;
-  const int64_t v_x1067_n = v_x1067->len;
-  int32_t *v_x1068_d = v_x1068->data.i;
-  const int64_t v_x1068_n = v_x1068->len;
-  int32_t *v_x1069_d = v_x1069->data.i;
-  const int64_t v_x1069_n = v_x1069->len;
-  int32_t *v_x1070_d = v_x1070->data.i;
-  const int64_t v_x1070_n = v_x1070->len;
-  int32_t *v_x1074_d = v_x1074->data.i;
-  const int64_t v_x1074_n = v_x1074->len;
-  RtValue *v_x1076 = NULL;
-  /* MAP */
-  {
-    const int64_t t1144 = v_x1071;
-    if (t1144 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1144, 0.0);
-      goto fail;
-    }
-    RT_PARALLEL_FOR_IF(t1144 >= RT_PARALLEL_MIN)
-    for (int64_t t1145 = 0; t1145 < t1144; t1145++) {
-      const int32_t t1146 = (int32_t)t1145;
-      int32_t t1147; /* v_x1076: read by nothing */
-      int t1149 = 0; /* nonzero: a check below failed */
-      int t1150 = (uint64_t)(int64_t)t1146 < (uint64_t)v_x1067_n;
-      int32_t t1148 = t1150 ? v_x1067_d[t1146] : 0;
-      t1149 |= !t1150;
-      int t1152 = (uint64_t)(int64_t)t1148 < (uint64_t)v_x1070_n;
-      int32_t t1151 = t1152 ? v_x1070_d[t1148] : 0;
-      t1149 |= !t1152;
-      int t1154 = (uint64_t)(int64_t)t1148 < (uint64_t)v_x1068_n;
-      int32_t t1153 = t1154 ? v_x1068_d[t1148] : 0;
-      t1149 |= !t1154;
-      int32_t t1156 = rt_sub_i(t1146, t1153);
-      int t1158 = (uint64_t)(int64_t)t1148 < (uint64_t)v_x1069_n;
-      int32_t t1157 = t1158 ? v_x1069_d[t1148] : 0;
-      t1149 |= !t1158;
-      int32_t t1160 = rt_mul_i(t1156, t1157);
-      int32_t t1162 = rt_add_i(t1151, t1160);
-      int t1164 = (uint64_t)(int64_t)t1162 < (uint64_t)v_x1074_n;
-      int32_t t1163 = t1164 ? v_x1074_d[t1162] : 0;
-      t1149 |= !t1164;
-      if (__builtin_expect(t1149 != 0, 0)) { /* again, recording the error */
-        int32_t t1165;
-        if ((uint64_t)(int64_t)t1146 < (uint64_t)v_x1067_n) {
-          t1165 = v_x1067_d[t1146];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1146, v_x1067_n, 0.0);
-          t1165 = 0;
-        }
-        int32_t t1166;
-        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1070_n) {
-          t1166 = v_x1070_d[t1165];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1070_n, 0.0);
-          t1166 = 0;
-        }
-        int32_t t1167;
-        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1068_n) {
-          t1167 = v_x1068_d[t1165];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1068_n, 0.0);
-          t1167 = 0;
-        }
-        int32_t t1169 = rt_sub_i(t1146, t1167);
-        int32_t t1170;
-        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1069_n) {
-          t1170 = v_x1069_d[t1165];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1069_n, 0.0);
-          t1170 = 0;
-        }
-        int32_t t1172 = rt_mul_i(t1169, t1170);
-        int32_t t1174 = rt_add_i(t1166, t1172);
-        int32_t t1175;
-        if ((uint64_t)(int64_t)t1174 < (uint64_t)v_x1074_n) {
-          t1175 = v_x1074_d[t1174];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1174, v_x1074_n, 0.0);
-          t1175 = 0;
-        }
-      }
-      t1147 = t1163;
-      (void)t1147;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  rt_release(v_x1076);
-  return;
-fail:
-  rt_release(v_x1076);
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K22_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1067_d; int64_t v_x1067_n;
-  int32_t *v_x1068_d; int64_t v_x1068_n;
-  int32_t *v_x1069_d; int64_t v_x1069_n;
-  int32_t *v_x1070_d; int64_t v_x1070_n;
-  int32_t v_x1071;
-  int32_t *v_x1074_d; int64_t v_x1074_n;
-  int32_t *v_x1076_d; int64_t v_x1076_n;
-};
-struct alignas(8) K22_0_V {
-  int32_t v0;
-};
-struct K22_0_pull {
-  K22_A A;
-  __device__ K22_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1177 = 0; /* nonzero: a check below failed */
-    int t1178 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1067_n;
-    int32_t t1176 = t1178 ? A.v_x1067_d[ix] : 0;
-    t1177 |= !t1178;
-    int t1180 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1070_n;
-    int32_t t1179 = t1180 ? A.v_x1070_d[t1176] : 0;
-    t1177 |= !t1180;
-    int t1182 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1068_n;
-    int32_t t1181 = t1182 ? A.v_x1068_d[t1176] : 0;
-    t1177 |= !t1182;
-    int32_t t1184 = rt_sub_i(ix, t1181);
-    int t1186 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1069_n;
-    int32_t t1185 = t1186 ? A.v_x1069_d[t1176] : 0;
-    t1177 |= !t1186;
-    int32_t t1188 = rt_mul_i(t1184, t1185);
-    int32_t t1190 = rt_add_i(t1179, t1188);
-    int t1192 = (uint64_t)(int64_t)t1190 < (uint64_t)A.v_x1074_n;
-    int32_t t1191 = t1192 ? A.v_x1074_d[t1190] : 0;
-    t1177 |= !t1192;
-    if (__builtin_expect(t1177 != 0, 0)) { /* again, recording the error */
-      int32_t t1193;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1067_n) {
-        t1193 = A.v_x1067_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1067_n, 0.0);
-        t1193 = 0;
-      }
-      int32_t t1194;
-      if ((uint64_t)(int64_t)t1193 < (uint64_t)A.v_x1070_n) {
-        t1194 = A.v_x1070_d[t1193];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1193, A.v_x1070_n, 0.0);
-        t1194 = 0;
-      }
-      int32_t t1195;
-      if ((uint64_t)(int64_t)t1193 < (uint64_t)A.v_x1068_n) {
-        t1195 = A.v_x1068_d[t1193];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1193, A.v_x1068_n, 0.0);
-        t1195 = 0;
-      }
-      int32_t t1197 = rt_sub_i(ix, t1195);
-      int32_t t1198;
-      if ((uint64_t)(int64_t)t1193 < (uint64_t)A.v_x1069_n) {
-        t1198 = A.v_x1069_d[t1193];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1193, A.v_x1069_n, 0.0);
-        t1198 = 0;
-      }
-      int32_t t1200 = rt_mul_i(t1197, t1198);
-      int32_t t1202 = rt_add_i(t1194, t1200);
-      int32_t t1203;
-      if ((uint64_t)(int64_t)t1202 < (uint64_t)A.v_x1074_n) {
-        t1203 = A.v_x1074_d[t1202];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1202, A.v_x1074_n, 0.0);
-        t1203 = 0;
-      }
-    }
-    return K22_0_V{t1191};
-  }
-};
-struct K22_0_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    /* v.v0: v_x1076, read by nothing (its checks are the pull's) */
-  }
-};
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
-  (void)loc;
-  (void)err;
-  K22_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1067_d = v_x1067->data.i;
-  A.v_x1067_n = v_x1067->len;
-  A.v_x1068_d = v_x1068->data.i;
-  A.v_x1068_n = v_x1068->len;
-  A.v_x1069_d = v_x1069->data.i;
-  A.v_x1069_n = v_x1069->len;
-  A.v_x1070_d = v_x1070->data.i;
-  A.v_x1070_n = v_x1070->len;
-  A.v_x1071 = v_x1071;
-  A.v_x1074_d = v_x1074->data.i;
-  A.v_x1074_n = v_x1074->len;
-  RtValue *v_x1076 = NULL;
-  /* MAP */
-  {
-    const int64_t t1204 = v_x1071;
-    if (t1204 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1204, 0.0, run};
-      goto fail;
-    }
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1204);
-  }
-  rt_release(v_x1076);
-  return;
-fail:
-  rt_release(v_x1076);
-}
-
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1067, RtValue *v_x1068, RtValue *v_x1069, RtValue *v_x1070, int32_t v_x1071, RtValue *v_x1074) {
-  RtValue *vals[] = {v_x1067, v_x1068, v_x1069, v_x1070, v_x1074};
-  const int64_t sizes[] = {(int64_t)v_x1071};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K22_host(err, loc, run, v_x1067, v_x1068, v_x1069, v_x1070, v_x1071, v_x1074);
-    rtg_host_ran();
-  } else {
-    K22_gpu(err, loc, run, v_x1067, v_x1068, v_x1069, v_x1070, v_x1071, v_x1074);
-  }
-}
-
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   (void)loc;
   (void)run;
   int32_t *v_x1105_d = v_x1105->data.i;
@@ -5415,53 +5185,53 @@ static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, i
   RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t1205 = v_x1109_n;
-    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t1205);
+    const int64_t t1144 = v_x1109_n;
+    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t1144);
     int32_t *v_x1115_d = v_x1115->data.i;
     const int64_t v_x1115_n = v_x1115->len;
-    RT_PARALLEL_FOR_IF(t1205 >= RT_PARALLEL_MIN)
-    for (int64_t t1206 = 0; t1206 < t1205; t1206++) {
-      const int32_t t1207 = (int32_t)t1206;
-      int t1209 = 0; /* nonzero: a check below failed */
-      int t1210 = (uint64_t)(int64_t)t1207 < (uint64_t)v_x1105_n;
-      int32_t t1208 = t1210 ? v_x1105_d[t1207] : 0;
-      t1209 |= !t1210;
-      int32_t t1212 = rt_add_i(t1208, v_x1106);
-      uint8_t t1213 = v_x1109_d[t1207];
-      int t1215 = (uint64_t)(int64_t)t1207 < (uint64_t)v_x1110_n;
-      int32_t t1214 = t1215 ? v_x1110_d[t1207] : 0;
-      t1209 |= !t1215;
-      int32_t t1217 = (t1213 ? t1214 : t1212);
-      int t1219 = (uint64_t)(int64_t)t1217 < (uint64_t)v_x1113_n;
-      int32_t t1218 = t1219 ? v_x1113_d[t1217] : 0;
-      t1209 |= !t1219;
-      if (__builtin_expect(t1209 != 0, 0)) { /* again, recording the error */
-        int32_t t1220;
-        if ((uint64_t)(int64_t)t1207 < (uint64_t)v_x1105_n) {
-          t1220 = v_x1105_d[t1207];
+    RT_PARALLEL_FOR_IF(t1144 >= RT_PARALLEL_MIN)
+    for (int64_t t1145 = 0; t1145 < t1144; t1145++) {
+      const int32_t t1146 = (int32_t)t1145;
+      int t1148 = 0; /* nonzero: a check below failed */
+      int t1149 = (uint64_t)(int64_t)t1146 < (uint64_t)v_x1105_n;
+      int32_t t1147 = t1149 ? v_x1105_d[t1146] : 0;
+      t1148 |= !t1149;
+      int32_t t1151 = rt_add_i(t1147, v_x1106);
+      uint8_t t1152 = v_x1109_d[t1146];
+      int t1154 = (uint64_t)(int64_t)t1146 < (uint64_t)v_x1110_n;
+      int32_t t1153 = t1154 ? v_x1110_d[t1146] : 0;
+      t1148 |= !t1154;
+      int32_t t1156 = (t1152 ? t1153 : t1151);
+      int t1158 = (uint64_t)(int64_t)t1156 < (uint64_t)v_x1113_n;
+      int32_t t1157 = t1158 ? v_x1113_d[t1156] : 0;
+      t1148 |= !t1158;
+      if (__builtin_expect(t1148 != 0, 0)) { /* again, recording the error */
+        int32_t t1159;
+        if ((uint64_t)(int64_t)t1146 < (uint64_t)v_x1105_n) {
+          t1159 = v_x1105_d[t1146];
         } else {
-          NESSIE_RECORD(err, t1206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1207, v_x1105_n, 0.0);
-          t1220 = 0;
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1146, v_x1105_n, 0.0);
+          t1159 = 0;
         }
-        int32_t t1222 = rt_add_i(t1220, v_x1106);
-        uint8_t t1223 = v_x1109_d[t1207];
-        int32_t t1224;
-        if ((uint64_t)(int64_t)t1207 < (uint64_t)v_x1110_n) {
-          t1224 = v_x1110_d[t1207];
+        int32_t t1161 = rt_add_i(t1159, v_x1106);
+        uint8_t t1162 = v_x1109_d[t1146];
+        int32_t t1163;
+        if ((uint64_t)(int64_t)t1146 < (uint64_t)v_x1110_n) {
+          t1163 = v_x1110_d[t1146];
         } else {
-          NESSIE_RECORD(err, t1206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1207, v_x1110_n, 0.0);
-          t1224 = 0;
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1146, v_x1110_n, 0.0);
+          t1163 = 0;
         }
-        int32_t t1226 = (t1223 ? t1224 : t1222);
-        int32_t t1227;
-        if ((uint64_t)(int64_t)t1226 < (uint64_t)v_x1113_n) {
-          t1227 = v_x1113_d[t1226];
+        int32_t t1165 = (t1162 ? t1163 : t1161);
+        int32_t t1166;
+        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1113_n) {
+          t1166 = v_x1113_d[t1165];
         } else {
-          NESSIE_RECORD(err, t1206, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1226, v_x1113_n, 0.0);
-          t1227 = 0;
+          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1113_n, 0.0);
+          t1166 = 0;
         }
       }
-      v_x1115_d[t1206] = t1218;
+      v_x1115_d[t1145] = t1157;
     }
   }
   if (err->index != INT64_MAX)
@@ -5472,8 +5242,8 @@ fail:
   rt_release(v_x1115);
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K23_A {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K22_A {
   RtKernelError *err;
   int run;
   int32_t *v_x1105_d; int64_t v_x1105_n;
@@ -5483,66 +5253,66 @@ struct K23_A {
   int32_t *v_x1113_d; int64_t v_x1113_n;
   int32_t *v_x1115_d; int64_t v_x1115_n;
 };
-struct alignas(8) K23_0_V {
+struct alignas(8) K22_0_V {
   int32_t v0;
 };
-struct K23_0_pull {
-  K23_A A;
-  __device__ K23_0_V operator()(int64_t i) const {
+struct K22_0_pull {
+  K22_A A;
+  __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1229 = 0; /* nonzero: a check below failed */
-    int t1230 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n;
-    int32_t t1228 = t1230 ? A.v_x1105_d[ix] : 0;
-    t1229 |= !t1230;
-    int32_t t1232 = rt_add_i(t1228, A.v_x1106);
-    uint8_t t1233 = A.v_x1109_d[ix];
-    int t1235 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n;
-    int32_t t1234 = t1235 ? A.v_x1110_d[ix] : 0;
-    t1229 |= !t1235;
-    int32_t t1237 = (t1233 ? t1234 : t1232);
-    int t1239 = (uint64_t)(int64_t)t1237 < (uint64_t)A.v_x1113_n;
-    int32_t t1238 = t1239 ? A.v_x1113_d[t1237] : 0;
-    t1229 |= !t1239;
-    if (__builtin_expect(t1229 != 0, 0)) { /* again, recording the error */
-      int32_t t1240;
+    int t1168 = 0; /* nonzero: a check below failed */
+    int t1169 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n;
+    int32_t t1167 = t1169 ? A.v_x1105_d[ix] : 0;
+    t1168 |= !t1169;
+    int32_t t1171 = rt_add_i(t1167, A.v_x1106);
+    uint8_t t1172 = A.v_x1109_d[ix];
+    int t1174 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n;
+    int32_t t1173 = t1174 ? A.v_x1110_d[ix] : 0;
+    t1168 |= !t1174;
+    int32_t t1176 = (t1172 ? t1173 : t1171);
+    int t1178 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1113_n;
+    int32_t t1177 = t1178 ? A.v_x1113_d[t1176] : 0;
+    t1168 |= !t1178;
+    if (__builtin_expect(t1168 != 0, 0)) { /* again, recording the error */
+      int32_t t1179;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n) {
-        t1240 = A.v_x1105_d[ix];
+        t1179 = A.v_x1105_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1105_n, 0.0);
-        t1240 = 0;
+        t1179 = 0;
       }
-      int32_t t1242 = rt_add_i(t1240, A.v_x1106);
-      uint8_t t1243 = A.v_x1109_d[ix];
-      int32_t t1244;
+      int32_t t1181 = rt_add_i(t1179, A.v_x1106);
+      uint8_t t1182 = A.v_x1109_d[ix];
+      int32_t t1183;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n) {
-        t1244 = A.v_x1110_d[ix];
+        t1183 = A.v_x1110_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1110_n, 0.0);
-        t1244 = 0;
+        t1183 = 0;
       }
-      int32_t t1246 = (t1243 ? t1244 : t1242);
-      int32_t t1247;
-      if ((uint64_t)(int64_t)t1246 < (uint64_t)A.v_x1113_n) {
-        t1247 = A.v_x1113_d[t1246];
+      int32_t t1185 = (t1182 ? t1183 : t1181);
+      int32_t t1186;
+      if ((uint64_t)(int64_t)t1185 < (uint64_t)A.v_x1113_n) {
+        t1186 = A.v_x1113_d[t1185];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1246, A.v_x1113_n, 0.0);
-        t1247 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1185, A.v_x1113_n, 0.0);
+        t1186 = 0;
       }
     }
-    return K23_0_V{t1238};
+    return K22_0_V{t1177};
   }
 };
-struct K23_0_store {
-  K23_A A;
-  __device__ void operator()(int64_t i, const K23_0_V &v) const {
+struct K22_0_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_0_V &v) const {
     A.v_x1115_d[i] = v.v0;
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   (void)loc;
   (void)err;
-  K23_A A;
+  K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -5558,11 +5328,11 @@ static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, in
   RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t1248 = v_x1109->len;
-    v_x1115 = rtg_vec_new(RT_INT, t1248);
+    const int64_t t1187 = v_x1109->len;
+    v_x1115 = rtg_vec_new(RT_INT, t1187);
     A.v_x1115_d = v_x1115->data.i;
     A.v_x1115_n = v_x1115->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1248);
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1187);
   }
   *out_v_x1115 = v_x1115;
   return;
@@ -5570,14 +5340,446 @@ fail:
   rt_release(v_x1115);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
   RtValue *vals[] = {v_x1105, v_x1109, v_x1110, v_x1113};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K23_host(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
+    K22_host(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
+    K22_gpu(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
+  }
+}
+
+/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1226_off = rt_seg_offsets(v_sd_1226);
+  const int64_t v_sd_1226_n = v_sd_1226->len;
+  int32_t *v_x1218_d = v_x1218->data.i;
+  const int64_t v_x1218_n = v_x1218->len;
+  int32_t *v_x1219_d = v_x1219->data.i;
+  const int64_t v_x1219_n = v_x1219->len;
+  int32_t *v_x1220_d = v_x1220->data.i;
+  const int64_t v_x1220_n = v_x1220->len;
+  int32_t *v_x1222_d = v_x1222->data.i;
+  const int64_t v_x1222_n = v_x1222->len;
+  RtValue *v_x1225 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t1188 = v_sd_1226_off[v_sd_1226_n];
+    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t1188);
+    int32_t *v_x1225_d = v_x1225->data.i;
+    const int64_t v_x1225_n = v_x1225->len;
+    const int64_t t1189 = (t1188 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t1189 > 1)
+    for (int64_t t1190 = 0; t1190 < t1189; t1190++) {
+      int64_t t1193 = rt_segment_of(v_sd_1226_off, v_sd_1226_n, t1190 * RT_CHUNK);
+      const int64_t t1190_end = (t1190 + 1) * RT_CHUNK < t1188 ? (t1190 + 1) * RT_CHUNK : t1188;
+      for (int64_t t1191 = t1190 * RT_CHUNK; t1191 < t1190_end; t1191++) {
+        const int32_t t1192 = (int32_t)t1191;
+        while (v_sd_1226_off[t1193 + 1] <= t1191)
+          t1193++;
+        const int32_t t1194 = (int32_t)t1193;
+        int t1196 = 0; /* nonzero: a check below failed */
+        int t1197 = (uint64_t)(int64_t)t1194 < (uint64_t)v_x1220_n;
+        int32_t t1195 = t1197 ? v_x1220_d[t1194] : 0;
+        t1196 |= !t1197;
+        int t1199 = (uint64_t)(int64_t)t1194 < (uint64_t)v_x1218_n;
+        int32_t t1198 = t1199 ? v_x1218_d[t1194] : 0;
+        t1196 |= !t1199;
+        int32_t t1201 = rt_sub_i(t1192, t1198);
+        int t1203 = (uint64_t)(int64_t)t1194 < (uint64_t)v_x1219_n;
+        int32_t t1202 = t1203 ? v_x1219_d[t1194] : 0;
+        t1196 |= !t1203;
+        int32_t t1205 = rt_mul_i(t1201, t1202);
+        int32_t t1207 = rt_add_i(t1195, t1205);
+        int t1209 = (uint64_t)(int64_t)t1207 < (uint64_t)v_x1222_n;
+        int32_t t1208 = t1209 ? v_x1222_d[t1207] : 0;
+        t1196 |= !t1209;
+        if (__builtin_expect(t1196 != 0, 0)) { /* again, recording the error */
+          int32_t t1210;
+          if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1220_n) {
+            t1210 = v_x1220_d[t1194];
+          } else {
+            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1220_n, 0.0);
+            t1210 = 0;
+          }
+          int32_t t1211;
+          if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1218_n) {
+            t1211 = v_x1218_d[t1194];
+          } else {
+            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1218_n, 0.0);
+            t1211 = 0;
+          }
+          int32_t t1213 = rt_sub_i(t1192, t1211);
+          int32_t t1214;
+          if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1219_n) {
+            t1214 = v_x1219_d[t1194];
+          } else {
+            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1219_n, 0.0);
+            t1214 = 0;
+          }
+          int32_t t1216 = rt_mul_i(t1213, t1214);
+          int32_t t1218 = rt_add_i(t1210, t1216);
+          int32_t t1219;
+          if ((uint64_t)(int64_t)t1218 < (uint64_t)v_x1222_n) {
+            t1219 = v_x1222_d[t1218];
+          } else {
+            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1218, v_x1222_n, 0.0);
+            t1219 = 0;
+          }
+        }
+        v_x1225_d[t1191] = t1208;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  rt_release(v_x1225);
+  return;
+fail:
+  rt_release(v_x1225);
+}
+
+/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K23_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1226_off; int64_t v_sd_1226_n;
+  int32_t *v_x1218_d; int64_t v_x1218_n;
+  int32_t *v_x1219_d; int64_t v_x1219_n;
+  int32_t *v_x1220_d; int64_t v_x1220_n;
+  int32_t v_x1221;
+  int32_t *v_x1222_d; int64_t v_x1222_n;
+  int32_t *v_x1225_d; int64_t v_x1225_n;
+};
+struct alignas(8) K23_0_V {
+  int32_t v0;
+};
+struct K23_0_pull {
+  K23_A A;
+  __device__ K23_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    const int32_t sx = (int32_t)s;
+    (void)ix;
+    (void)sx;
+    int t1221 = 0; /* nonzero: a check below failed */
+    int t1222 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1220_n;
+    int32_t t1220 = t1222 ? A.v_x1220_d[sx] : 0;
+    t1221 |= !t1222;
+    int t1224 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1218_n;
+    int32_t t1223 = t1224 ? A.v_x1218_d[sx] : 0;
+    t1221 |= !t1224;
+    int32_t t1226 = rt_sub_i(ix, t1223);
+    int t1228 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1219_n;
+    int32_t t1227 = t1228 ? A.v_x1219_d[sx] : 0;
+    t1221 |= !t1228;
+    int32_t t1230 = rt_mul_i(t1226, t1227);
+    int32_t t1232 = rt_add_i(t1220, t1230);
+    int t1234 = (uint64_t)(int64_t)t1232 < (uint64_t)A.v_x1222_n;
+    int32_t t1233 = t1234 ? A.v_x1222_d[t1232] : 0;
+    t1221 |= !t1234;
+    if (__builtin_expect(t1221 != 0, 0)) { /* again, recording the error */
+      int32_t t1235;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1220_n) {
+        t1235 = A.v_x1220_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1220_n, 0.0);
+        t1235 = 0;
+      }
+      int32_t t1236;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1218_n) {
+        t1236 = A.v_x1218_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1218_n, 0.0);
+        t1236 = 0;
+      }
+      int32_t t1238 = rt_sub_i(ix, t1236);
+      int32_t t1239;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1219_n) {
+        t1239 = A.v_x1219_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1219_n, 0.0);
+        t1239 = 0;
+      }
+      int32_t t1241 = rt_mul_i(t1238, t1239);
+      int32_t t1243 = rt_add_i(t1235, t1241);
+      int32_t t1244;
+      if ((uint64_t)(int64_t)t1243 < (uint64_t)A.v_x1222_n) {
+        t1244 = A.v_x1222_d[t1243];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1243, A.v_x1222_n, 0.0);
+        t1244 = 0;
+      }
+    }
+    return K23_0_V{t1233};
+  }
+};
+struct K23_0_store {
+  K23_A A;
+  __device__ void operator()(int64_t i, const K23_0_V &v) const {
+    A.v_x1225_d[i] = v.v0;
+  }
+};
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
+  (void)loc;
+  (void)err;
+  K23_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1226_off = rtg_seg_offsets(v_sd_1226);
+  A.v_sd_1226_n = v_sd_1226->len;
+  A.v_x1218_d = v_x1218->data.i;
+  A.v_x1218_n = v_x1218->len;
+  A.v_x1219_d = v_x1219->data.i;
+  A.v_x1219_n = v_x1219->len;
+  A.v_x1220_d = v_x1220->data.i;
+  A.v_x1220_n = v_x1220->len;
+  A.v_x1221 = v_x1221;
+  A.v_x1222_d = v_x1222->data.i;
+  A.v_x1222_n = v_x1222->len;
+  RtValue *v_x1225 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t1245 = rtg_seg_total(v_sd_1226);
+    v_x1225 = rtg_vec_new(RT_INT, t1245);
+    A.v_x1225_d = v_x1225->data.i;
+    A.v_x1225_n = v_x1225->len;
+    rtg::seg_map("K23", loc, K23_0_pull{A}, K23_0_store{A}, v_sd_1226, t1245);
+  }
+  rt_release(v_x1225);
+  return;
+fail:
+  rt_release(v_x1225);
+}
+
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
+  RtValue *vals[] = {v_sd_1226, v_x1218, v_x1219, v_x1220, v_x1222};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K23_host(err, loc, run, v_sd_1226, v_x1218, v_x1219, v_x1220, v_x1221, v_x1222);
+    rtg_host_ran();
+  } else {
+    K23_gpu(err, loc, run, v_sd_1226, v_x1218, v_x1219, v_x1220, v_x1221, v_x1222);
+  }
+}
+
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
+  const int64_t v_sd_1238_n = v_sd_1238->len;
+  int32_t *v_x1230_d = v_x1230->data.i;
+  const int64_t v_x1230_n = v_x1230->len;
+  int32_t *v_x1231_d = v_x1231->data.i;
+  const int64_t v_x1231_n = v_x1231->len;
+  int32_t *v_x1232_d = v_x1232->data.i;
+  const int64_t v_x1232_n = v_x1232->len;
+  int32_t *v_x1234_d = v_x1234->data.i;
+  const int64_t v_x1234_n = v_x1234->len;
+  RtValue *v_x1237 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t1246 = v_sd_1238_off[v_sd_1238_n];
+    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t1246);
+    int32_t *v_x1237_d = v_x1237->data.i;
+    const int64_t v_x1237_n = v_x1237->len;
+    const int64_t t1247 = (t1246 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t1247 > 1)
+    for (int64_t t1248 = 0; t1248 < t1247; t1248++) {
+      int64_t t1251 = rt_segment_of(v_sd_1238_off, v_sd_1238_n, t1248 * RT_CHUNK);
+      const int64_t t1248_end = (t1248 + 1) * RT_CHUNK < t1246 ? (t1248 + 1) * RT_CHUNK : t1246;
+      for (int64_t t1249 = t1248 * RT_CHUNK; t1249 < t1248_end; t1249++) {
+        const int32_t t1250 = (int32_t)t1249;
+        while (v_sd_1238_off[t1251 + 1] <= t1249)
+          t1251++;
+        const int32_t t1252 = (int32_t)t1251;
+        int t1254 = 0; /* nonzero: a check below failed */
+        int t1255 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1232_n;
+        int32_t t1253 = t1255 ? v_x1232_d[t1252] : 0;
+        t1254 |= !t1255;
+        int t1257 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1230_n;
+        int32_t t1256 = t1257 ? v_x1230_d[t1252] : 0;
+        t1254 |= !t1257;
+        int32_t t1259 = rt_sub_i(t1250, t1256);
+        int t1261 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1231_n;
+        int32_t t1260 = t1261 ? v_x1231_d[t1252] : 0;
+        t1254 |= !t1261;
+        int32_t t1263 = rt_mul_i(t1259, t1260);
+        int32_t t1265 = rt_add_i(t1253, t1263);
+        int t1267 = (uint64_t)(int64_t)t1265 < (uint64_t)v_x1234_n;
+        int32_t t1266 = t1267 ? v_x1234_d[t1265] : 0;
+        t1254 |= !t1267;
+        if (__builtin_expect(t1254 != 0, 0)) { /* again, recording the error */
+          int32_t t1268;
+          if ((uint64_t)(int64_t)t1252 < (uint64_t)v_x1232_n) {
+            t1268 = v_x1232_d[t1252];
+          } else {
+            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1252, v_x1232_n, 0.0);
+            t1268 = 0;
+          }
+          int32_t t1269;
+          if ((uint64_t)(int64_t)t1252 < (uint64_t)v_x1230_n) {
+            t1269 = v_x1230_d[t1252];
+          } else {
+            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1252, v_x1230_n, 0.0);
+            t1269 = 0;
+          }
+          int32_t t1271 = rt_sub_i(t1250, t1269);
+          int32_t t1272;
+          if ((uint64_t)(int64_t)t1252 < (uint64_t)v_x1231_n) {
+            t1272 = v_x1231_d[t1252];
+          } else {
+            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1252, v_x1231_n, 0.0);
+            t1272 = 0;
+          }
+          int32_t t1274 = rt_mul_i(t1271, t1272);
+          int32_t t1276 = rt_add_i(t1268, t1274);
+          int32_t t1277;
+          if ((uint64_t)(int64_t)t1276 < (uint64_t)v_x1234_n) {
+            t1277 = v_x1234_d[t1276];
+          } else {
+            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1276, v_x1234_n, 0.0);
+            t1277 = 0;
+          }
+        }
+        v_x1237_d[t1249] = t1266;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1237 = v_x1237;
+  return;
+fail:
+  rt_release(v_x1237);
+}
+
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K24_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1238_off; int64_t v_sd_1238_n;
+  int32_t *v_x1230_d; int64_t v_x1230_n;
+  int32_t *v_x1231_d; int64_t v_x1231_n;
+  int32_t *v_x1232_d; int64_t v_x1232_n;
+  int32_t v_x1233;
+  int32_t *v_x1234_d; int64_t v_x1234_n;
+  int32_t *v_x1237_d; int64_t v_x1237_n;
+};
+struct alignas(8) K24_0_V {
+  int32_t v0;
+};
+struct K24_0_pull {
+  K24_A A;
+  __device__ K24_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    const int32_t sx = (int32_t)s;
+    (void)ix;
+    (void)sx;
+    int t1279 = 0; /* nonzero: a check below failed */
+    int t1280 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1232_n;
+    int32_t t1278 = t1280 ? A.v_x1232_d[sx] : 0;
+    t1279 |= !t1280;
+    int t1282 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1230_n;
+    int32_t t1281 = t1282 ? A.v_x1230_d[sx] : 0;
+    t1279 |= !t1282;
+    int32_t t1284 = rt_sub_i(ix, t1281);
+    int t1286 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1231_n;
+    int32_t t1285 = t1286 ? A.v_x1231_d[sx] : 0;
+    t1279 |= !t1286;
+    int32_t t1288 = rt_mul_i(t1284, t1285);
+    int32_t t1290 = rt_add_i(t1278, t1288);
+    int t1292 = (uint64_t)(int64_t)t1290 < (uint64_t)A.v_x1234_n;
+    int32_t t1291 = t1292 ? A.v_x1234_d[t1290] : 0;
+    t1279 |= !t1292;
+    if (__builtin_expect(t1279 != 0, 0)) { /* again, recording the error */
+      int32_t t1293;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1232_n) {
+        t1293 = A.v_x1232_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1232_n, 0.0);
+        t1293 = 0;
+      }
+      int32_t t1294;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1230_n) {
+        t1294 = A.v_x1230_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1230_n, 0.0);
+        t1294 = 0;
+      }
+      int32_t t1296 = rt_sub_i(ix, t1294);
+      int32_t t1297;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1231_n) {
+        t1297 = A.v_x1231_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1231_n, 0.0);
+        t1297 = 0;
+      }
+      int32_t t1299 = rt_mul_i(t1296, t1297);
+      int32_t t1301 = rt_add_i(t1293, t1299);
+      int32_t t1302;
+      if ((uint64_t)(int64_t)t1301 < (uint64_t)A.v_x1234_n) {
+        t1302 = A.v_x1234_d[t1301];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1301, A.v_x1234_n, 0.0);
+        t1302 = 0;
+      }
+    }
+    return K24_0_V{t1291};
+  }
+};
+struct K24_0_store {
+  K24_A A;
+  __device__ void operator()(int64_t i, const K24_0_V &v) const {
+    A.v_x1237_d[i] = v.v0;
+  }
+};
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
+  (void)loc;
+  (void)err;
+  K24_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1238_off = rtg_seg_offsets(v_sd_1238);
+  A.v_sd_1238_n = v_sd_1238->len;
+  A.v_x1230_d = v_x1230->data.i;
+  A.v_x1230_n = v_x1230->len;
+  A.v_x1231_d = v_x1231->data.i;
+  A.v_x1231_n = v_x1231->len;
+  A.v_x1232_d = v_x1232->data.i;
+  A.v_x1232_n = v_x1232->len;
+  A.v_x1233 = v_x1233;
+  A.v_x1234_d = v_x1234->data.i;
+  A.v_x1234_n = v_x1234->len;
+  RtValue *v_x1237 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t1303 = rtg_seg_total(v_sd_1238);
+    v_x1237 = rtg_vec_new(RT_INT, t1303);
+    A.v_x1237_d = v_x1237->data.i;
+    A.v_x1237_n = v_x1237->len;
+    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1238, t1303);
+  }
+  *out_v_x1237 = v_x1237;
+  return;
+fail:
+  rt_release(v_x1237);
+}
+
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
+  RtValue *vals[] = {v_sd_1238, v_x1230, v_x1231, v_x1232, v_x1234};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K24_host(err, loc, run, v_sd_1238, v_x1230, v_x1231, v_x1232, v_x1233, v_x1234, out_v_x1237);
+    rtg_host_ran();
+  } else {
+    K24_gpu(err, loc, run, v_sd_1238, v_x1230, v_x1231, v_x1232, v_x1233, v_x1234, out_v_x1237);
   }
 }
 
@@ -5624,10 +5826,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1249 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1249->data.i[0] = v_x62;
-    t1249->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1249);
+    RtValue *t1304 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1304->data.i[0] = v_x62;
+    t1304->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1304);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -5761,30 +5963,20 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x169 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, &v_x169);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
     int32_t v_x173 = 0;
     v_x173 = (int32_t)NESSIE_SEG_TOTAL(v_x166);
-    rt_release(v_x166);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x169, v_x172, v_x157, v_x147, v_x173, v_x89);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, v_x172, v_x157, v_x147, v_x173, v_x89);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x172);
-    rt_release(v_x169);
+    rt_release(v_x166);
     int32_t v_x208 = 0;
     v_x208 = (int32_t)v_x130->len;
     RtValue *v_x202 = NULL;
@@ -5969,15 +6161,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
       rt_release(v_x507);
-      RtValue *v_x513 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, &v_x513);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
       int32_t v_x517 = 0;
       v_x517 = (int32_t)NESSIE_SEG_TOTAL(v_x510);
       RtValue *v_x530 = NULL;
@@ -5985,7 +6168,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x513, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
+        K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
@@ -5993,7 +6176,6 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       rt_release(v_x491);
       rt_release(v_x501);
       rt_release(v_x516);
-      rt_release(v_x513);
       RtValue *v_x532 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
@@ -6061,7 +6243,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
@@ -6192,16 +6374,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1250 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1250->data.i[0] = 3;
-  t1250->data.i[1] = 1;
-  t1250->data.i[2] = 4;
-  t1250->data.i[3] = 1;
-  t1250->data.i[4] = 5;
-  t1250->data.i[5] = 9;
-  t1250->data.i[6] = 2;
-  t1250->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1250);
+  RtValue *t1305 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1305->data.i[0] = 3;
+  t1305->data.i[1] = 1;
+  t1305->data.i[2] = 4;
+  t1305->data.i[3] = 1;
+  t1305->data.i[4] = 5;
+  t1305->data.i[5] = 9;
+  t1305->data.i[6] = 2;
+  t1305->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1305);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

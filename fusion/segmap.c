@@ -1,0 +1,336 @@
+/*
+ * segmap.c: segment ids found where they are read (fus_segment_maps).
+ *
+ * Flattening spreads a per-segment value over a segment's elements by
+ * reading it at each element's segment: lowering makes
+ *
+ *   let ids = run K (sd)              K: LIBRARY seg_ids (sd)
+ *   let ys  = run K' (ids, ..., n)    K': MAP { i => ... x[ids[i]] ... } (n)
+ *
+ * with n the number of elements of sd.  On a GPU that is a launch that
+ * searches the offsets and stores an int per element, then the MAP's
+ * launch reading them back; a level of a flattened quicksort makes eight
+ * such pairs (issue 36).  This pass gives K' the sd instead and makes its
+ * MAP a SEG_MAP, whose thunk takes the segment as a second parameter:
+ *
+ *   let ys = run K'' (sd, ..., n)     K'': SEG_MAP { (i, s) => ... x[s] ... } (sd)
+ *
+ * so that the segment is found inside the MAP's launch (rtg::seg_map, a
+ * tile's offsets searched in shared memory) and never stored, and the
+ * seg_ids run goes when nothing else reads its result.
+ *
+ * It is legal where every read of ids is an argument of a run whose
+ * kernel reads the parameter only inside MAPs, only at the MAP's own
+ * index, and where each such MAP's size is the number of elements of sd
+ * (#ids, or a parameter given `#elements sd` or `#ids`): then ids[i] is
+ * the segment of element i, which is what SEG_MAP gives.  Anything else
+ * (a result that leaves the block, a read at another index, #ids in a
+ * thunk, a SOAC other than MAP) leaves the pair as it is.
+ *
+ * It runs last in -O1 (driver/pipeline.c, after fus_fuse): fusion and its
+ * cost model know nothing of SEG_MAP, and a MAP fused with others is
+ * rewritten with them.  Kernels are shared by runs: a kernel is copied
+ * (lcu_copy_kernel) once per kernel and parameter, and the copy given to
+ * every run that qualifies.
+ */
+#include "fusion.h"
+
+/* A read of a variable by a statement's argument list. */
+typedef struct Use {
+  LcuStmt *stmt;
+  int arg;
+} Use;
+
+/* What the walk of one function (or top-level statement) finds. */
+typedef struct Walk {
+  PtrMap def;      /* LcuVar -> the LcuStmt that binds it */
+  PtrMap uses;     /* LcuVar -> Vec * of Use */
+  PtrMap escapes;  /* LcuVar -> non-NULL: read by a block's results */
+  Vec seg_ids;     /* LcuStmt *: runs of a seg_ids kernel, in order */
+  PtrMap block_of; /* LcuStmt -> the LcuBlock holding it */
+} Walk;
+
+/* A kernel copied for the runs that give parameter 'param' of 'from' a
+   seg_ids result. */
+typedef struct Rewritten {
+  const LcuKernel *from;
+  int param;
+  LcuKernel *to;
+} Rewritten;
+
+typedef struct Pass {
+  LcuProgram *p;
+  Vec rewritten; /* Rewritten * */
+  Vec dropped;   /* LcuKernel *: the kernels of the seg_ids runs removed */
+  int runs;      /* runs given a SEG_MAP kernel */
+  int removed;   /* seg_ids runs removed */
+} Pass;
+
+/* Is 'k' the kernel of one LIBRARY seg_ids of its parameter, whose
+   result it returns? */
+static bool is_seg_ids_kernel(const LcuKernel *k) {
+  if (k->soacs.len != 1 || k->params.len != 1 || k->results.len != 1)
+    return false;
+  const LcuSoac *s = k->soacs.data[0];
+  return s->kind == SOAC_LIBRARY && s->library == LIB_SEG_IDS && s->args.len == 1 &&
+         s->args.data[0] == k->params.data[0] && s->results.len == 1 && s->results.data[0] == k->results.data[0];
+}
+
+static void add_use(Walk *w, LcuVar *v, LcuStmt *s, int arg) {
+  Vec *uses = ptrmap_get(&w->uses, v);
+  if (!uses) {
+    uses = NEW(Vec);
+    ptrmap_put(&w->uses, v, uses);
+  }
+  Use *u = NEW(Use);
+  *u = (Use){s, arg};
+  vec_push(uses, u);
+}
+
+static void walk_block(Walk *w, LcuBlock *b) {
+  for (int i = 0; i < b->stmts.len; i++) {
+    LcuStmt *s = b->stmts.data[i];
+    ptrmap_put(&w->block_of, s, b);
+    for (int a = 0; a < s->args.len; a++) {
+      const LcuAtom *at = s->args.data[a];
+      if (at->var)
+        add_use(w, at->var, s, a);
+    }
+    for (int r = 0; r < s->results.len; r++)
+      ptrmap_put(&w->def, s->results.data[r], s);
+    if (s->kind == LS_RUN && is_seg_ids_kernel(s->kernel) && s->results.len == 1 && s->args.len == 1 &&
+        ((const LcuAtom *)s->args.data[0])->var)
+      vec_push(&w->seg_ids, s);
+    if (s->then)
+      walk_block(w, s->then);
+    if (s->els)
+      walk_block(w, s->els);
+    if (s->body)
+      walk_block(w, s->body);
+  }
+  for (int i = 0; i < b->results.len; i++) {
+    const LcuAtom *at = b->results.data[i];
+    if (at->var)
+      ptrmap_put(&w->escapes, at->var, (void *)1);
+  }
+}
+
+/* ---- legality ---- */
+
+/* Does 'e' read vector 'p' other than as p[i]? */
+static bool reads_elsewhere(const LcuExp *e, const LcuVar *p, const LcuVar *i) {
+  if (e->kind == LE_INDEX && e->var == p)
+    return !(e->args[0]->kind == LE_VAR && e->args[0]->var == i);
+  if (e->var == p && e->kind != LE_LET)
+    return true; /* #p, or p where a scalar is read */
+  for (int k = 0; k < e->nargs; k++)
+    if (reads_elsewhere(e->args[k], p, i))
+      return true;
+  return false;
+}
+
+static bool thunk_uses(const LcuThunk *t, const LcuVar *v) {
+  if (!t)
+    return false;
+  for (int i = 0; i < t->using.len; i++)
+    if (t->using.data[i] == v)
+      return true;
+  return false;
+}
+
+/* Does the MAP or SOAC 's' involve parameter 'p' (its thunks or its
+   size)? */
+static bool involves(const LcuSoac *s, const LcuVar *p) {
+  if (thunk_uses(s->pull, p) || thunk_uses(s->second, p) || s->size.length == p || s->size.var == p ||
+      s->segdes == p || s->into == p)
+    return true;
+  for (int a = 0; a < s->args.len; a++)
+    if (s->args.data[a] == p)
+      return true;
+  return false;
+}
+
+/* Is kernel size variable 'q', given atom 'arg' by the run, the number
+   of elements of 'sd' (`#elements sd`, or #ids)? */
+static bool is_total_of(Walk *w, const LcuAtom *arg, const LcuVar *sd, const LcuVar *ids) {
+  if (!arg->var)
+    return false;
+  const LcuStmt *d = ptrmap_get(&w->def, arg->var);
+  if (!d || d->kind != LS_LENGTH || d->args.len != 1)
+    return false;
+  const LcuAtom *of = d->args.data[0];
+  return (d->length == LEN_TOTAL && of->var == sd) || (d->length == LEN_VECTOR && of->var == ids);
+}
+
+/* Can run 'r', which gives 'ids' (the seg_ids of 'sd') as argument
+   'arg', be given a SEG_MAP kernel over sd instead? */
+static bool run_qualifies(Walk *w, const LcuStmt *r, int arg, const LcuVar *sd, const LcuVar *ids) {
+  if (r->kind != LS_RUN)
+    return false;
+  const LcuKernel *k = r->kernel;
+  if (arg >= k->params.len || r->args.len != k->params.len)
+    return false;
+  for (int a = 0; a < r->args.len; a++)
+    if (a != arg && ((const LcuAtom *)r->args.data[a])->var == ids)
+      return false; /* given twice: one parameter at a time is enough */
+  const LcuVar *p = k->params.data[arg];
+  for (int i = 0; i < k->results.len; i++)
+    if (k->results.data[i] == p)
+      return false;
+  int maps = 0;
+  for (int i = 0; i < k->soacs.len; i++) {
+    const LcuSoac *s = k->soacs.data[i];
+    if (!involves(s, p))
+      continue;
+    if (s->kind != SOAC_MAP || s->size.var == p || thunk_uses(s->second, p) || s->pull->params.len != 1)
+      return false;
+    const LcuVar *index = s->pull->params.data[0];
+    for (int e = 0; e < lcu_thunk_nexps(s->pull); e++)
+      if (reads_elsewhere(lcu_thunk_exp(s->pull, e), p, index))
+        return false;
+    /* the MAP's space is sd's elements */
+    if (s->size.length != p) {
+      if (!s->size.var)
+        return false;
+      int q = -1;
+      for (int j = 0; j < k->params.len; j++)
+        if (k->params.data[j] == s->size.var)
+          q = j;
+      if (q < 0 || !is_total_of(w, r->args.data[q], sd, ids))
+        return false;
+    }
+    maps++;
+  }
+  return maps > 0;
+}
+
+/* ---- the rewrite ---- */
+
+/* Kernel 'k' with parameter 'arg' a sd, and each MAP that reads it (or
+   is sized by it) a SEG_MAP over that sd reading the segment where it
+   read the parameter at its index. */
+static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
+  for (int i = 0; i < ps->rewritten.len; i++) {
+    const Rewritten *rw = ps->rewritten.data[i];
+    if (rw->from == k && rw->param == arg)
+      return rw->to;
+  }
+  LcuKernel *c = lcu_copy_kernel(ps->p, k);
+  LcuVar *p = c->params.data[arg];
+  LcuVar *sd = lcu_new_var(ps->p, lcu_segdes(), "sd");
+  c->params.data[arg] = sd;
+  for (int i = 0; i < c->soacs.len; i++) {
+    LcuSoac *s = c->soacs.data[i];
+    if (!involves(s, p))
+      continue;
+    LcuThunk *t = s->pull;
+    const LcuVar *index = t->params.data[0];
+    LcuVar *seg = lcu_thunk_param(ps->p, t, FB_INT, "s");
+    for (int l = 0; l < t->lets.len; l++) {
+      LcuLet *let = t->lets.data[l];
+      let->value = lcu_subst_index(ps->p, let->value, p, index, lcu_exp_var(let->value->loc, seg));
+    }
+    for (int e = 0; e < t->body.len; e++) {
+      LcuExp *x = t->body.data[e];
+      t->body.data[e] = lcu_subst_index(ps->p, x, p, index, lcu_exp_var(x->loc, seg));
+    }
+    lcu_fill_using(t);
+    s->kind = SOAC_SEG_MAP;
+    s->segdes = sd;
+    s->size = (LcuSize){0};
+  }
+  lcu_add_kernel(ps->p, c);
+  Rewritten *rw = NEW(Rewritten);
+  *rw = (Rewritten){k, arg, c};
+  vec_push(&ps->rewritten, rw);
+  return c;
+}
+
+static void remove_stmt(LcuBlock *b, const LcuStmt *s) {
+  int to = 0;
+  for (int i = 0; i < b->stmts.len; i++)
+    if (b->stmts.data[i] != s)
+      b->stmts.data[to++] = b->stmts.data[i];
+  b->stmts.len = to;
+}
+
+static void rewrite_body(Pass *ps, LcuBlock *body) {
+  if (!body)
+    return;
+  Walk w = {0};
+  walk_block(&w, body);
+  for (int i = 0; i < w.seg_ids.len; i++) {
+    LcuStmt *def = w.seg_ids.data[i];
+    LcuVar *ids = def->results.data[0];
+    LcuVar *sd = ((const LcuAtom *)def->args.data[0])->var;
+    const Vec *uses = ptrmap_get(&w.uses, ids);
+    if (!uses || ptrmap_get(&w.escapes, ids))
+      continue;
+    bool all = true;
+    for (int u = 0; u < uses->len && all; u++) {
+      const Use *use = uses->data[u];
+      all = run_qualifies(&w, use->stmt, use->arg, sd, ids);
+    }
+    if (!all)
+      continue;
+    for (int u = 0; u < uses->len; u++) {
+      const Use *use = uses->data[u];
+      use->stmt->kernel = seg_map_kernel(ps, use->stmt->kernel, use->arg);
+      use->stmt->args.data[use->arg] = lcu_atom_var(sd);
+      ps->runs++;
+    }
+    remove_stmt(ptrmap_get(&w.block_of, def), def);
+    vec_push(&ps->dropped, def->kernel);
+    ps->removed++;
+  }
+}
+
+/* Marks in 'run' every kernel a run of 'b' runs. */
+static void mark_runs(const LcuBlock *b, PtrMap *run) {
+  if (!b)
+    return;
+  for (int i = 0; i < b->stmts.len; i++) {
+    const LcuStmt *s = b->stmts.data[i];
+    if (s->kind == LS_RUN)
+      ptrmap_put(run, s->kernel, (void *)1);
+    mark_runs(s->then, run);
+    mark_runs(s->els, run);
+    mark_runs(s->body, run);
+  }
+}
+
+/* The kernels this pass left without a run (the originals of the
+   copies, the seg_ids kernels) are dropped, so that code generation
+   does not emit them, and the kernels named K1, K2, ... again in order. */
+static void drop_unrun(Pass *ps) {
+  LcuProgram *p = ps->p;
+  PtrMap run = {0}, gone = {0};
+  for (int i = 0; i < p->funcs.len; i++)
+    mark_runs(((LcuFunc *)p->funcs.data[i])->body, &run);
+  for (int i = 0; i < p->tops.len; i++)
+    mark_runs(((LcuTop *)p->tops.data[i])->body, &run);
+  for (int i = 0; i < ps->rewritten.len; i++)
+    ptrmap_put(&gone, ((Rewritten *)ps->rewritten.data[i])->from, (void *)1);
+  for (int i = 0; i < ps->dropped.len; i++)
+    ptrmap_put(&gone, ps->dropped.data[i], (void *)1);
+  int to = 0;
+  for (int i = 0; i < p->kernels.len; i++) {
+    LcuKernel *k = p->kernels.data[i];
+    if (ptrmap_get(&gone, k) && !ptrmap_get(&run, k))
+      continue;
+    k->name = xprintf("K%d", to + 1);
+    p->kernels.data[to++] = k;
+  }
+  p->kernels.len = to;
+}
+
+int fus_segment_maps(LcuProgram *p) {
+  Pass ps = {p, {0}, {0}, 0, 0};
+  for (int i = 0; i < p->funcs.len; i++)
+    rewrite_body(&ps, ((LcuFunc *)p->funcs.data[i])->body);
+  for (int i = 0; i < p->tops.len; i++)
+    rewrite_body(&ps, ((LcuTop *)p->tops.data[i])->body);
+  if (ps.runs)
+    drop_unrun(&ps);
+  return ps.runs;
+}
