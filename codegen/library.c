@@ -150,6 +150,10 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target) {
     buf_printf(&b, ", %s", a[n - 1]);
     break;
   }
+  /* the results after the first (range_segdes's lengths and offsets)
+     come back through pointers */
+  for (int i = 1; i < s->results.len; i++)
+    buf_printf(&b, ", &%s", cg_name(s->results.data[i]));
   cg_line(cg, "RtValue *%s = %s(%s);", r, target == CG_CUDA ? lk->cuda : lk->cpu, buf_str(&b));
   for (int i = 0; i < boxes.len; i++)
     cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);

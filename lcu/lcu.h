@@ -211,8 +211,8 @@ typedef enum LcuSoacKind {
   X(SEG_RANK_DOWN, "seg_rank_down")                                                              \
   X(MAKE_SEGDES, "make_segdes")     /* lengths -> sd; error on a negative length */              \
   X(RANGE_SEGDES, "range_segdes")   /* starts ends strides -> the sd of seg_range's ranges,     \
-                                       each length in 64 bits; error when the total passes     \
-                                       max_int (make_segdes's) */                               \
+                                       each length in 64 bits (error when the total passes     \
+                                       max_int, make_segdes's), its lengths, its offsets */    \
   X(SEG_LENGTHS, "seg_lengths")     /* sd -> lengths */                                          \
   X(SEG_OFFSETS, "seg_offsets")     /* sd -> offsets */                                          \
   X(SEG_IDS, "seg_ids")             /* sd -> segment of each element */                          \

@@ -480,6 +480,8 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     for (int i = 0; i < 3; i++)
       kinds[i] = LT_VEC, masks[i] = B_INT;
     push_type(results, lcu_segdes());
+    push_type(results, lcu_vec(FB_INT));
+    push_type(results, lcu_vec(FB_INT));
     break;
   case LIB_SEG_LENGTHS:
   case LIB_SEG_OFFSETS:

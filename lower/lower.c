@@ -1027,23 +1027,25 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
    length in 64 bits, so that a range of more elements than an int
    counts makes the total too large (out of memory, at this statement,
    with the flat IR's total) instead of a length that wrapped, which a
-   MAP's int32 { i => (e[i] - s[i] + d[i] - 1) / d[i] } made. */
-static LcuVar *range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv) {
+   MAP's int32 { i => (e[i] - s[i] + d[i] - 1) / d[i] } made.  Its
+   results: the sd, its lengths and its offsets (fusion gives seg_lengths
+   and seg_offsets of the sd as these). */
+static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Vec *out) {
   LcuPlan *pl = plan_begin(lw, 'S');
   lcu_plan_var(pl, 'a', sv);
   lcu_plan_var(pl, 'a', ev);
   lcu_plan_var(pl, 'a', dv);
-  Vec out;
-  if (!known_run(lw, &out)) {
+  if (!known_run(lw, out)) {
     LcuKernelBuilder *lb = kernel_begin(lw);
     LcuSoac *ls = lcu_soac_library(lw->loc, LIB_RANGE_SEGDES);
     vec_push(&ls->args, lcu_kb_plain_param(lb, sv));
     vec_push(&ls->args, lcu_kb_plain_param(lb, ev));
     vec_push(&ls->args, lcu_kb_plain_param(lb, dv));
     lcu_soac_result(lw->lp, ls, lcu_segdes());
-    kernel_run(lw, lb, ls, &out);
+    lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT)); /* the lengths */
+    lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT)); /* the offsets */
+    kernel_run(lw, lb, ls, out);
   }
-  return out.data[0];
 }
 
 /* Library kernel 'lib' on one variable, of one result of type 't'. */
@@ -1096,10 +1098,10 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   /* every range good?  (Whole segments of a segdes are.) */
   if (!fs->segments)
     check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
-  Vec out;
-  LcuVar *segdes = range_segdes(lw, sv, ev, dv);
+  Vec made, out;
+  range_segdes(lw, sv, ev, dv, &made);
+  LcuVar *segdes = made.data[0], *offsets = made.data[2];
   LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
-  LcuVar *offsets = library_of_one(lw, LIB_SEG_OFFSETS, segdes, lcu_vec(FB_INT));
   LcuVar *total = length_of(lw, segdes, LEN_TOTAL);
   seg_range_values(lw, ids, offsets, sv, dv, total, &out);
   bind_var(lw, fs->results.data[0], segdes);

@@ -663,15 +663,19 @@ RtValue *rtg_segdes_new(int64_t nseg) {
    int64 lengths: a segdes in one launch.  From seg_range's ranges
    (rtg_range_segdes, FROM_RANGES) it computes each length in 64 bits,
    as rt_range_length does, so that a range of more elements than an int
-   counts is too many elements, not a length that wrapped.  Either checks
-   the total.  off[0] is written here. */
+   counts is too many elements, not a length that wrapped, and writes the
+   [int] lengths and offsets that seg_lengths and seg_offsets give, which
+   a lifted range's values and its users ask for at once (a MAP made them
+   before, fused).  Either checks the total.  off[0] is written here. */
 enum { OFFSETS_ITEMS = 8 };
 
 enum OffsetsFrom { FROM_WIDE, FROM_NARROW, FROM_RANGES };
 
-/* seg_range's starts, ends and strides, one range a segment */
+/* seg_range's starts, ends and strides, one range a segment; where the
+   [int] lengths and offsets go */
 struct RangesIn {
   const int32_t *start, *end, *stride;
+  int32_t *lengths, *offsets;
 };
 
 template <int FROM>
@@ -699,6 +703,7 @@ __global__ void __launch_bounds__(rtg::THREADS)
         /* a bad range has none: the range check before it reports it */
         len[k] = e >= a && d > 0 ? ((int64_t)e - a + d - 1) / d : 0;
         lengths[j] = len[k];
+        ranges.lengths[j] = (int32_t)len[k]; /* wrapped only where the total fails */
       } else {
         len[k] = ((const int64_t *)in)[j];
       }
@@ -719,6 +724,8 @@ __global__ void __launch_bounds__(rtg::THREADS)
   for (int k = 0; k < OFFSETS_ITEMS; k++) {
     int64_t j = first + k;
     if (j < nseg) {
+      if (FROM == FROM_RANGES)
+        ranges.offsets[j] = (int32_t)before;
       before += len[k];
       off[j + 1] = before;
       /* more elements than an int counts (rt_make_segdes): after any
@@ -1316,11 +1323,21 @@ RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
 /* seg_range's segdes: each range's length in 64 bits, stored, scanned
    and the total checked in one launch (make_offsets), as rt_range_segdes
    on the host. */
-RtValue *rtg_range_segdes(RtLoc loc, int run_site, RtValue *starts, RtValue *ends, RtValue *strides) {
+RtValue *rtg_range_segdes(RtLoc loc, int run_site, RtValue *starts, RtValue *ends, RtValue *strides,
+                          RtValue **lengths, RtValue **offsets) {
   RtValue *d = rtg_segdes_new(starts->len);
-  if (starts->len > 0)
-    d->offsets = make_offsets(d, FROM_RANGES, NULL, RangesIn{starts->data.i, ends->data.i, strides->data.i}, loc,
-                              run_site);
+  /* held by the segdes too: seg_lengths and seg_offsets of it give them
+     again, with no launch of their own */
+  d->lengths_vec = rtg_vec_new(RT_INT, d->len);
+  d->offsets_vec = rtg_vec_new(RT_INT, d->len);
+  if (starts->len > 0) {
+    RangesIn in = {starts->data.i, ends->data.i, strides->data.i, d->lengths_vec->data.i, d->offsets_vec->data.i};
+    d->offsets = make_offsets(d, FROM_RANGES, NULL, in, loc, run_site);
+  }
+  rt_retain(d->lengths_vec);
+  rt_retain(d->offsets_vec);
+  *lengths = d->lengths_vec;
+  *offsets = d->offsets_vec;
   return d;
 }
 

@@ -91,9 +91,13 @@ static RtValue *range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue 
   return d;
 }
 
-RtValue *rt_range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides) {
+RtValue *rt_range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **lengths,
+                         RtValue **offsets) {
   int64_t total;
-  return range_segdes(loc, starts, ends, strides, &total);
+  RtValue *d = range_segdes(loc, starts, ends, strides, &total);
+  *lengths = rt_seg_lengths(d);
+  *offsets = rt_seg_starts(d);
+  return d;
 }
 
 void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values) {
