@@ -799,6 +799,8 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#define NESSIE_SEG_TOTAL(d) rt_seg_total(d)");
   cg_line(cg, "#define NESSIE_NOW() rt_now()");
   cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))");
+  cg_line(cg, "#define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))");
+  cg_line(cg, "#define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))");
   cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
   cg_line(cg, "  rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))");
   cg_line(cg, "/* a check's error, for the lowest element index */");

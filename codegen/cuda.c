@@ -913,10 +913,11 @@ static bool host_possible(const LcuKernel *k, Vec *sizes) {
       for (int a = 0; a < s->args.len; a++)
         if (((LcuVar *)s->args.data[a])->type.kind != LT_SCALAR && !in_vec(&bounded, s->args.data[a]))
           ok = false;
-      /* make_segdes may run on the host when its lengths are few, but
-         the segments' total may be anything: what iterates over them in
-         this kernel is not bounded (its result is not pushed below) */
-      if (ok && s->library == LIB_MAKE_SEGDES)
+      /* make_segdes (and range_segdes) may run on the host when its
+         lengths are few, but the segments' total may be anything: what
+         iterates over them in this kernel is not bounded (its result is
+         not pushed below) */
+      if (ok && (s->library == LIB_MAKE_SEGDES || s->library == LIB_RANGE_SEGDES))
         continue;
     } else if (s->segdes) {
       ok = in_vec(&bounded, s->segdes);
@@ -1163,6 +1164,13 @@ static void cuda_prelude(Cg *cg) {
   cg_line(cg, "#define NESSIE_NOW() rtg_now()");
   cg_line(cg, "#define NESSIE_CHECK(kind, loc, a, b, c) \\");
   cg_line(cg, "  (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))");
+  cg_line(cg, "/* a vector's length in 64 bits: one that fails waits for the device first */");
+  cg_line(cg, "#define NESSIE_RANGE_SIZE(loc, a, e, d) \\");
+  cg_line(cg, "  (rt_range_size_ok((a), (e), (d)) ? rt_range_size((loc), (a), (e), (d)) \\");
+  cg_line(cg, "                                   : (rtg_sync(), rt_range_size((loc), (a), (e), (d))))");
+  cg_line(cg, "#define NESSIE_APPEND_SIZE(loc, a, b) \\");
+  cg_line(cg, "  (rt_append_size_ok((a), (b)) ? rt_append_size((loc), (a), (b)) \\");
+  cg_line(cg, "                               : (rtg_sync(), rt_append_size((loc), (a), (b))))");
   cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
   cg_line(cg, "  rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))");
   cg_line(cg, "/* a check's error, for the lowest element index: in the host's kernels,");

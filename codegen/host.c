@@ -370,6 +370,20 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
   case LS_HOST:
     gen_host(h, s);
     return;
+  case LS_SIZE: {
+    /* in 64 bits on the host, before the kernel that makes the vector
+       allocates it (rt/vector.c); the operands are host scalars */
+    const char *ops[3] = {"0", "0", "0"};
+    for (int i = 0; i < s->args.len && i < 3; i++)
+      ops[i] = atom(h, s->args.data[i], s->loc);
+    if (s->size == SIZE_RANGE)
+      cg_line(cg, "%s = NESSIE_RANGE_SIZE(%s, %s, %s, %s);", cg_name(s->results.data[0]), cg_loc(s->loc), ops[0],
+              ops[1], ops[2]);
+    else
+      cg_line(cg, "%s = NESSIE_APPEND_SIZE(%s, %s, %s);", cg_name(s->results.data[0]), cg_loc(s->loc), ops[0],
+              ops[1]);
+    return;
+  }
   case LS_CHECK: {
     if (cg_check_on_device(cg, s)) {
       cg_line(cg, "/* check %s: made on the device by the run before it */", rt_check_name(s->check));

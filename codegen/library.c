@@ -39,6 +39,7 @@ static const LibKernel kernels[LIB_COUNT] = {
     [LIB_SEG_RANK] = {"rt_seg_rank", "rtg_seg_rank", ARGS_RANK, false},           /* ranks within segments */
     [LIB_SEG_RANK_DOWN] = {"rt_seg_rank", "rtg_seg_rank", ARGS_RANK, true},       /* the same, descending */
     [LIB_MAKE_SEGDES] = {"rt_make_segdes", "rtg_make_segdes", ARGS_LOC, false},   /* a negative length fails */
+    [LIB_RANGE_SEGDES] = {"rt_range_segdes", "rtg_range_segdes", ARGS_LOC, false}, /* too many elements fail */
     [LIB_SEG_LENGTHS] = {"rt_seg_lengths", "rtg_seg_lengths", ARGS_PLAIN, false}, /* a segdes's lengths */
     [LIB_SEG_OFFSETS] = {"rt_seg_starts", "rtg_seg_starts", ARGS_PLAIN, false},   /* its offsets */
     [LIB_SEG_IDS] = {"rt_seg_ids", "rtg_seg_ids", ARGS_PLAIN, false},             /* each element's segment */
@@ -149,6 +150,10 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target) {
     buf_printf(&b, ", %s", a[n - 1]);
     break;
   }
+  /* the results after the first (range_segdes's lengths and offsets)
+     come back through pointers */
+  for (int i = 1; i < s->results.len; i++)
+    buf_printf(&b, ", &%s", cg_name(s->results.data[i]));
   cg_line(cg, "RtValue *%s = %s(%s);", r, target == CG_CUDA ? lk->cuda : lk->cpu, buf_str(&b));
   for (int i = 0; i < boxes.len; i++)
     cg_line(cg, "rt_value_free(%s);", (const char *)boxes.data[i]);

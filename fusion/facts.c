@@ -20,7 +20,7 @@
  * range: x[i] at the SOAC's own index i is safe when x's length is the
  * SOAC's index space.  A SOAC can fail at its run when its size is a
  * variable that may be negative, when it scatters (PERMUTE), or when a
- * library kernel checks its input (make_segdes, hash).  Random numbers
+ * library kernel checks its input (make_segdes, range_segdes, hash).  Random numbers
  * are drawn from a counter: a `rand` neither fails nor may be moved.
  */
 #include <string.h>
@@ -219,7 +219,7 @@ bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
   const LcuStmt *s = genmap_get(&f->def, a->var);
   if (!s)
     return false;
-  if (s->kind == LS_LENGTH)
+  if (s->kind == LS_LENGTH || s->kind == LS_SIZE) /* a size that would be negative fails */
     return true;
   return s->kind == LS_SCALAR && s->op == FLAT_COPY && fus_int_nonneg(f, s->args.data[0]);
 }
@@ -333,6 +333,7 @@ static void soac_result_lens(FusKernelLens *kl, const LcuSoac *s) {
       case LIB_SEG_LENGTHS:
       case LIB_SEG_OFFSETS:
       case LIB_MAKE_SEGDES:
+      case LIB_RANGE_SEGDES:
       case LIB_RANK:
       case LIB_RANK_DOWN:
         l = fus_kernel_len(kl, a0);
@@ -1044,7 +1045,7 @@ int fus_soac_failures(const FusKernelLens *kl, const LcuSoac *s) {
     const LcuVar *a0 = s->args.len ? s->args.data[0] : NULL;
     if (s->library == LIB_MAKE_SEGDES && !(a0 && kernel_range(kl, a0).kind != FL_UNKNOWN))
       f |= FUS_FAIL_RUN;
-    if (s->library == LIB_HASH)
+    if (s->library == LIB_HASH || s->library == LIB_RANGE_SEGDES) /* range_segdes: too many elements */
       f |= FUS_FAIL_RUN;
     if (s->library == LIB_RAND)
       f |= FUS_EFFECT;

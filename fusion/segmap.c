@@ -239,7 +239,7 @@ static LcuKernel *seg_map_kernel(Pass *ps, const LcuKernel *k, int arg) {
     s->segdes = sd;
     s->size = (LcuSize){0};
   }
-  lcu_add_kernel(ps->p, c);
+  /* placed and named by place_kernels, beside the original */
   Rewritten *rw = NEW(Rewritten);
   *rw = (Rewritten){k, arg, c};
   vec_push(&ps->rewritten, rw);
@@ -299,10 +299,24 @@ static void mark_runs(const LcuBlock *b, PtrMap *run) {
   }
 }
 
-/* The kernels this pass left without a run (the originals of the
-   copies, the seg_ids kernels) are dropped, so that code generation
-   does not emit them, and the kernels named K1, K2, ... again in order. */
-static void drop_unrun(Pass *ps) {
+/* Appends 'k' to 'out' unless it is 'gone' and not run, and after it
+   the copies made of it (and of them). */
+static void place_kernel(Pass *ps, LcuKernel *k, const PtrMap *run, const PtrMap *gone, Vec *out) {
+  if (!ptrmap_get(gone, k) || ptrmap_get(run, k))
+    vec_push(out, k);
+  for (int i = 0; i < ps->rewritten.len; i++) {
+    const Rewritten *rw = ps->rewritten.data[i];
+    if (rw->from == k)
+      place_kernel(ps, rw->to, run, gone, out);
+  }
+}
+
+/* The copies take the places of their originals, which are dropped
+   where no run is left to them, as are the seg_ids kernels without a
+   run, so that code generation does not emit them; the kernels are
+   named K1, K2, ... again in order (a kernel keeps its number where
+   nothing before it went). */
+static void place_kernels(Pass *ps) {
   LcuProgram *p = ps->p;
   PtrMap run = {0}, gone = {0};
   for (int i = 0; i < p->funcs.len; i++)
@@ -313,15 +327,12 @@ static void drop_unrun(Pass *ps) {
     ptrmap_put(&gone, ((Rewritten *)ps->rewritten.data[i])->from, (void *)1);
   for (int i = 0; i < ps->dropped.len; i++)
     ptrmap_put(&gone, ps->dropped.data[i], (void *)1);
-  int to = 0;
-  for (int i = 0; i < p->kernels.len; i++) {
-    LcuKernel *k = p->kernels.data[i];
-    if (ptrmap_get(&gone, k) && !ptrmap_get(&run, k))
-      continue;
-    k->name = xprintf("K%d", to + 1);
-    p->kernels.data[to++] = k;
-  }
-  p->kernels.len = to;
+  Vec placed = {0};
+  for (int i = 0; i < p->kernels.len; i++)
+    place_kernel(ps, p->kernels.data[i], &run, &gone, &placed);
+  for (int i = 0; i < placed.len; i++)
+    ((LcuKernel *)placed.data[i])->name = xprintf("K%d", i + 1);
+  p->kernels = placed;
 }
 
 int fus_segment_maps(LcuProgram *p) {
@@ -331,6 +342,6 @@ int fus_segment_maps(LcuProgram *p) {
   for (int i = 0; i < p->tops.len; i++)
     rewrite_body(&ps, ((LcuTop *)p->tops.data[i])->body);
   if (ps.runs)
-    drop_unrun(&ps);
+    place_kernels(&ps);
   return ps.runs;
 }

@@ -23,7 +23,8 @@
  *     not either.  Kernels that draw random numbers are never merged;
  *   - lengths: #v of a MAP's (SCAN's, PERMUTE's) result is its size, the
  *     segments of make_segdes(v) are #v, and seg_lengths(make_segdes(v))
- *     is v itself;
+ *     is v itself; seg_lengths and seg_offsets of range_segdes's sd are
+ *     the range_segdes's own results;
  *   - dead code: a statement whose results nothing reads and that can
  *     neither fail nor have an effect (facts.c) goes, and an `if` left
  *     with nothing in its branches;
@@ -391,6 +392,15 @@ static bool draws_random(const LcuKernel *k) {
 static const LcuStmt *run_of(Simp *s, const LcuVar *v) {
   const LcuStmt *d = v ? genmap_get(&s->facts->def, v) : NULL;
   return d && d->kind == LS_RUN ? d : NULL;
+}
+
+/* Result 'k' of the range_segdes that binds 'sd' (its lengths, 1, or
+   its offsets, 2), or NULL if no run of one alone binds it. */
+static LcuAtom *range_segdes_result(Simp *s, const LcuVar *sd, int k) {
+  const LcuStmt *d = run_of(s, sd);
+  if (!d || library_of(d->kernel) != LIB_RANGE_SEGDES || d->results.len != 3 || d->results.data[0] != sd)
+    return NULL;
+  return lcu_atom_var(d->results.data[k]);
 }
 
 /* make_segdes's argument, when 'sd' is its result. */
@@ -1111,6 +1121,16 @@ static bool simp_run(Simp *s, LcuStmt *st) {
     LcuAtom *lengths = a->var ? segdes_lengths(s, a->var) : NULL;
     if (lengths && lengths->var && lcu_type_equal(lengths->var->type, ((LcuVar *)st->results.data[0])->type)) {
       replace(s, st->results.data[0], lengths);
+      return true;
+    }
+  }
+  /* seg_lengths and seg_offsets of range_segdes's sd are its results */
+  if ((library_of(k) == LIB_SEG_LENGTHS || library_of(k) == LIB_SEG_OFFSETS) && st->args.len == 1 &&
+      st->results.len == 1) {
+    LcuAtom *a = st->args.data[0];
+    LcuAtom *made = a->var ? range_segdes_result(s, a->var, library_of(k) == LIB_SEG_LENGTHS ? 1 : 2) : NULL;
+    if (made) {
+      replace(s, st->results.data[0], made);
       return true;
     }
   }

@@ -390,6 +390,12 @@ LcuStmt *lcu_stmt_check(Loc loc, int check) {
   return s;
 }
 
+LcuStmt *lcu_stmt_size(Loc loc, LcuSizeKind kind) {
+  LcuStmt *s = stmt_new(loc, LS_SIZE);
+  s->size = kind;
+  return s;
+}
+
 void lcu_stmt_arg(LcuStmt *s, LcuAtom *a) { vec_push(&s->args, a); }
 
 LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t) {

@@ -7,6 +7,8 @@
  * Everything is allocated through the collector and never freed
  * (common.h).
  */
+#include <string.h>
+
 #include "lcu.h"
 
 /* ---- SOACs and library kernels ---- */
@@ -34,6 +36,25 @@ const char *lcu_library_name(LcuLibrary l) {
     die("λcu library kernel %d does not exist", (int)l);
   return library_names[l];
 }
+
+const char *lcu_size_name(LcuSizeKind k) {
+  switch (k) {
+  case SIZE_RANGE:
+    return "range";
+  case SIZE_APPEND:
+    return "append";
+  }
+  die("λcu size %d does not exist", (int)k);
+}
+
+int lcu_size_lookup(const char *name) {
+  for (int k = SIZE_RANGE; k <= SIZE_APPEND; k++)
+    if (strcmp(lcu_size_name((LcuSizeKind)k), name) == 0)
+      return k;
+  return -1;
+}
+
+int lcu_size_arity(LcuSizeKind k) { return k == SIZE_RANGE ? 3 : 2; }
 
 /* ---- types ---- */
 

@@ -216,6 +216,9 @@ typedef enum LcuSoacKind {
   X(SEG_RANK, "seg_rank")           /* sd, v -> ranks within segments */                         \
   X(SEG_RANK_DOWN, "seg_rank_down")                                                              \
   X(MAKE_SEGDES, "make_segdes")     /* lengths -> sd; error on a negative length */              \
+  X(RANGE_SEGDES, "range_segdes")   /* starts ends strides -> the sd of seg_range's ranges,     \
+                                       each length in 64 bits (error when the total passes     \
+                                       max_int, make_segdes's), its lengths, its offsets */    \
   X(SEG_LENGTHS, "seg_lengths")     /* sd -> lengths */                                          \
   X(SEG_OFFSETS, "seg_offsets")     /* sd -> offsets */                                          \
   X(SEG_IDS, "seg_ids")             /* sd -> segment of each element */                          \
@@ -289,6 +292,13 @@ typedef enum LcuStmtKind {
                 scalar args (ints): stops the statement in the evaluator's
                 words if it fails; no results.  On a GPU its args may stay
                 on the device: the check writes the error record there. */
+  LS_SIZE,   /* results[0] = the length of a vector about to be made,
+                from int operands ('size': LcuSizeKind), computed in 64
+                bits: an error ("out of memory (could not allocate a
+                vector of N elements)", as the flat IR's range and append
+                say) where it passes max_int, never a length that
+                wrapped.  It comes before the kernel that makes the
+                vector, so that nothing is allocated first. */
   LS_HOST,   /* results = a flat operation that runs on the host with the
                 vectors copied there: VECTOR (constant vectors), ERROR,
                 ERROR_ANY, HOST_PRIM (text and I/O), RANGE/SEG_RANGE's
@@ -304,10 +314,18 @@ typedef enum LcuLengthKind {
   LEN_TOTAL,    /* the number of elements a sd describes */
 } LcuLengthKind;
 
+typedef enum LcuSizeKind {
+  SIZE_RANGE,  /* (start, end, stride): [start:end:stride]'s length; a bad
+                  range fails as `check range` does */
+  SIZE_APPEND, /* (a, b): the length of an append of vectors of a and b
+                  elements, a + b */
+} LcuSizeKind;
+
 typedef struct LcuStmt {
   LcuStmtKind kind;
   FlatOp op;             /* LS_SCALAR */
   LcuLengthKind length;  /* LS_LENGTH */
+  LcuSizeKind size;      /* LS_SIZE */
   int check;             /* LS_CHECK: the RtCheckKind */
   Loc loc;
   Vec results;  /* LcuVar * */
@@ -367,6 +385,9 @@ typedef struct LcuProgram {
 
 const char *lcu_soac_name(LcuSoacKind k);
 const char *lcu_library_name(LcuLibrary l);
+const char *lcu_size_name(LcuSizeKind k);  /* "range", "append" */
+int lcu_size_lookup(const char *name);     /* its LcuSizeKind, or -1 */
+int lcu_size_arity(LcuSizeKind k);         /* how many operands it takes */
 LcuType lcu_scalar(FlatBase b);
 LcuType lcu_vec(FlatBase b);
 LcuType lcu_segdes(void);
@@ -470,6 +491,7 @@ LcuStmt *lcu_stmt_time(Loc loc, LcuBlock *body);
 LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of);
 LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat);
 LcuStmt *lcu_stmt_check(Loc loc, int check);
+LcuStmt *lcu_stmt_size(Loc loc, LcuSizeKind kind); /* its operands pushed by the caller */
 void lcu_stmt_arg(LcuStmt *s, LcuAtom *a);
 LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t); /* a new variable */
 void lcu_stmt_bind(LcuStmt *s, LcuVar *v);                     /* an existing one */

@@ -458,8 +458,8 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
     a[i] = kernel_use(c, s, s->args.data[i], xprintf("argument %d", i + 1));
   /* fixed signatures: the arguments' kinds and base classes */
   int want = -1;
-  LcuTypeKind kinds[2];
-  int masks[2] = {0, 0};
+  LcuTypeKind kinds[3];
+  int masks[3] = {0, 0, 0};
   switch (s->library) {
   case LIB_RANK:
   case LIB_RANK_DOWN:
@@ -474,6 +474,14 @@ static void check_library(Checker *c, const LcuSoac *s, Vec *results) {
   case LIB_MAKE_SEGDES:
     want = 1, kinds[0] = LT_VEC, masks[0] = B_INT;
     push_type(results, lcu_segdes());
+    break;
+  case LIB_RANGE_SEGDES:
+    want = 3;
+    for (int i = 0; i < 3; i++)
+      kinds[i] = LT_VEC, masks[i] = B_INT;
+    push_type(results, lcu_segdes());
+    push_type(results, lcu_vec(FB_INT));
+    push_type(results, lcu_vec(FB_INT));
     break;
   case LIB_SEG_LENGTHS:
   case LIB_SEG_OFFSETS:
@@ -992,6 +1000,19 @@ static void check_stmt(Checker *c, const void *stmt) {
         fail(c, s->loc, "check %s: operand %d is %s, not an int", rt_check_name(s->check), i + 1, an(a[i]));
     what = xprintf("check %s", rt_check_name(s->check));
     break;
+  case LS_SIZE: {
+    if ((unsigned)s->size > SIZE_APPEND)
+      fail(c, s->loc, "size kind %d does not exist", (int)s->size);
+    const char *kind = lcu_size_name(s->size);
+    if (n != lcu_size_arity(s->size))
+      fail(c, s->loc, "size %s takes %d operands, not %d", kind, lcu_size_arity(s->size), n);
+    for (int i = 0; i < n; i++)
+      if (a[i].kind != LT_SCALAR || a[i].base != FB_INT)
+        fail(c, s->loc, "size %s: operand %d is %s, not an int", kind, i + 1, an(a[i]));
+    what = xprintf("size %s", kind);
+    push_type(&results, lcu_scalar(FB_INT));
+    break;
+  }
   case LS_HOST:
     check_host(c, s, a, n, &results);
     what = s->flat->op == FLAT_HOST_PRIM ? xprintf("host %s", s->flat->prim) : xprintf("host %s", flat_op_name(s->flat->op));

@@ -1224,6 +1224,7 @@ static FlatOp library_op(LcuLibrary l) {
     return FLAT_HASH;
   case LIB_RAND:
     return FLAT_RAND;
+  case LIB_RANGE_SEGDES: /* run_library runs it */
   case LIB_COUNT:
     break;
   }
@@ -1238,6 +1239,15 @@ static void run_library(Kernel *k, RtValue **out) {
   RtValue **args = small_array(buf, s->args.len);
   for (int i = 0; i < s->args.len; i++)
     args[i] = kernel_var(k, s->args.data[i]);
+  if (s->library == LIB_RANGE_SEGDES) { /* no flat operation of its own: seg_range's first half */
+    if (s->args.len != 3 || s->results.len != 3)
+      die("range_segdes of %d arguments and %d results", s->args.len, s->results.len);
+    for (int i = 0; i < 3; i++)
+      k->in->stats.bytes += value_bytes(args[i]);
+    out[0] = rt_range_segdes(flat_rt_loc(k->loc), args[0], args[1], args[2], &out[1], &out[2]);
+    k->in->stats.elements += (uint64_t)out[0]->len;
+    return;
+  }
   FlatStmt fs = {.kind = FS_OP,
                  .loc = k->loc,
                  .op = library_op(s->library),
@@ -1669,10 +1679,26 @@ static void run_check(LcuInterp *in, const LcuStmt *s) {
   rt_check(s->check, flat_rt_loc(s->loc), ops[0], ops[1], ops[2]);
 }
 
+/* The length of a vector about to be made, in 64 bits (rt/vector.c
+   checks it as the flat interpreter's range and append do). */
+static void run_size(LcuInterp *in, const LcuStmt *s) {
+  int64_t ops[3] = {0, 0, 0};
+  for (int i = 0; i < s->args.len && i < 3; i++)
+    ops[i] = atom_value(in, s->args.data[i], s->loc)->scalar.i;
+  RtLoc loc = flat_rt_loc(s->loc);
+  int32_t n = s->size == SIZE_RANGE ? rt_range_size(loc, (int32_t)ops[0], (int32_t)ops[1], (int32_t)ops[2])
+                                    : rt_append_size(loc, ops[0], ops[1]);
+  RtValue *r = rt_int(n);
+  bind_all(in, &s->results, &r, 1, "a size");
+}
+
 static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
   switch (s->kind) {
   case LS_CHECK:
     run_check(in, s);
+    return;
+  case LS_SIZE:
+    run_size(in, s);
     return;
   case LS_SCALAR:
     run_scalar(in, s);

@@ -746,6 +746,10 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
     fprintf(out, "check %s ", rt_check_name(s->check));
     print_atom_tuple(pr, &s->args);
     break;
+  case LS_SIZE:
+    fprintf(out, "size %s ", (unsigned)s->size <= SIZE_APPEND ? lcu_size_name(s->size) : "?");
+    print_atom_tuple(pr, &s->args);
+    break;
   default:
     fputc('?', out);
     break;

@@ -1140,8 +1140,8 @@ static LcuStmt *host(Reader *r, bool lifted) {
 }
 
 /* Is a call `f (args)` ahead, of a function whose name is a word of the
-   statements' syntax (a NESL function may be called check, run, host or
-   time)?  The statements themselves have no '(' after the word. */
+   statements' syntax (a NESL function may be called check, run, host,
+   time, size)?  The statements themselves have no '(' after the word. */
 static bool call_ahead(Reader *r) {
   size_t save = (skip(r), r->pos);
   bool call = false;
@@ -1196,6 +1196,17 @@ static LcuStmt *cpu(Reader *r) {
       fail(r, "check %s: not a check (subscript, lengths, range or counts)", kind);
     }
     LcuStmt *s = lcu_stmt_check(no_loc, k);
+    atoms(r, &s->args);
+    return s;
+  }
+  if (accept(r, "size")) {
+    const char *kind = name(r);
+    int k = lcu_size_lookup(kind);
+    if (k < 0) {
+      r->tok = at;
+      fail(r, "size %s: not a size (range or append)", kind);
+    }
+    LcuStmt *s = lcu_stmt_size(no_loc, (LcuSizeKind)k);
     atoms(r, &s->args);
     return s;
   }

@@ -974,13 +974,37 @@ static LcuStmt *index_map_end(Lw *lw, LcuKernelBuilder *kb, LcuThunk *t, LcuExp 
   return kernel_run(lw, kb, m, out);
 }
 
-/* [s:e:d]: the check and the length on the CPU, the values by a MAP */
+/* The length of a vector about to be made, computed from int operands
+   in 64 bits on the CPU (LS_SIZE): more elements than an int counts is
+   out of memory there, as the flat IR's range and append say, before
+   the kernel that would make the vector. */
+static LcuVar *size_of(Lw *lw, LcuSizeKind kind, LcuAtom **ops) {
+  LcuStmt *st = emit(lw, lcu_stmt_size(lw->loc, kind));
+  for (int k = 0; k < lcu_size_arity(kind); k++)
+    lcu_stmt_arg(st, ops[k]);
+  return lcu_stmt_result(lw->lp, st, lcu_scalar(FB_INT));
+}
+
+/* [s:e:d]: the check and the length on the CPU, the values by a MAP.
+   The length is (e - s + d - 1) / d, whose int32 arithmetic wraps
+   where e - s passes max_int ([min_int:max_int] would be -1 long, and
+   [min_int:max_int:4] empty): it is computed in 64 bits (`size range`),
+   but where s is a constant >= 0 and d is 1, as in the [0:n] of
+   index(n), so common that the operations fusion simplifies to n stay
+   (then e - s cannot wrap). */
 static void lower_range(Lw *lw, FlatStmt *fs) {
   LcuAtom *s = atom_of(lw, fs->args.data[0]), *e = atom_of(lw, fs->args.data[1]), *d = atom_of(lw, fs->args.data[2]);
   check_scalars(lw, RT_CHECK_RANGE, (LcuAtom *[]){s, e, d}, 3);
-  LcuVar *span = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(scalar_op(lw, FLAT_SUB, FB_INT, 2, e, s)),
-                           av(scalar_op(lw, FLAT_SUB, FB_INT, 2, d, lcu_atom_const(lcu_int_const(1)))));
-  LcuVar *n = scalar_op(lw, FLAT_DIV, FB_INT, 2, av(span), d);
+  bool cannot_wrap = !s->var && s->constant.kind == FA_INT && s->constant.u.i >= 0 && !d->var &&
+                     d->constant.kind == FA_INT && d->constant.u.i == 1;
+  LcuVar *n;
+  if (cannot_wrap) {
+    LcuVar *span = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(scalar_op(lw, FLAT_SUB, FB_INT, 2, e, s)),
+                             av(scalar_op(lw, FLAT_SUB, FB_INT, 2, d, lcu_atom_const(lcu_int_const(1)))));
+    n = scalar_op(lw, FLAT_DIV, FB_INT, 2, av(span), d);
+  } else {
+    n = size_of(lw, SIZE_RANGE, (LcuAtom *[]){s, e, d});
+  }
   LcuPlan *pl = plan_begin(lw, 'r');
   describe_scalar(pl, s);
   describe_scalar(pl, d);
@@ -999,27 +1023,29 @@ static void lower_range(Lw *lw, FlatStmt *fs) {
   bind_results(lw, fs, &out);
 }
 
-/* The MAP of seg_range's lengths: { i => (e[i] - s[i] + d[i] - 1) / d[i] }. */
-static LcuStmt *seg_range_lengths(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Vec *out) {
+/* The segdes of seg_range's ranges, by the library (range_segdes): each
+   length in 64 bits, so that a range of more elements than an int
+   counts makes the total too large (out of memory, at this statement,
+   with the flat IR's total) instead of a length that wrapped, which a
+   MAP's int32 { i => (e[i] - s[i] + d[i] - 1) / d[i] } made.  Its
+   results: the sd, its lengths and its offsets (fusion gives seg_lengths
+   and seg_offsets of the sd as these). */
+static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Vec *out) {
   LcuPlan *pl = plan_begin(lw, 'S');
-  lcu_plan_var(pl, 'x', sv);
-  lcu_plan_var(pl, 'x', ev);
-  lcu_plan_var(pl, 'x', dv);
-  LcuStmt *run = known_run(lw, out);
-  if (run)
-    return run;
-  LcuKernelBuilder *kb;
-  LcuExp *i;
-  LcuThunk *t = index_map_begin(lw, &kb, &i);
-  LcuExp *s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
-  LcuExp *e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i);
-  LcuExp *d = lcu_exp_index(kb->loc, lcu_kb_param(kb, dv), i);
-  LcuExp *value = lcu_exp_op(kb->loc, FLAT_DIV, FB_INT, 2,
-                             lcu_exp_op(kb->loc, FLAT_ADD, FB_INT, 2, lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL),
-                                        lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, d, lcu_exp_const(kb->loc, lcu_int_const(1)), NULL),
-                                        NULL),
-                             d, NULL);
-  return index_map_end(lw, kb, t, value, NULL, sv, out);
+  lcu_plan_var(pl, 'a', sv);
+  lcu_plan_var(pl, 'a', ev);
+  lcu_plan_var(pl, 'a', dv);
+  if (!known_run(lw, out)) {
+    LcuKernelBuilder *lb = kernel_begin(lw);
+    LcuSoac *ls = lcu_soac_library(lw->loc, LIB_RANGE_SEGDES);
+    vec_push(&ls->args, lcu_kb_plain_param(lb, sv));
+    vec_push(&ls->args, lcu_kb_plain_param(lb, ev));
+    vec_push(&ls->args, lcu_kb_plain_param(lb, dv));
+    lcu_soac_result(lw->lp, ls, lcu_segdes());
+    lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT)); /* the lengths */
+    lcu_soac_result(lw->lp, ls, lcu_vec(FB_INT)); /* the offsets */
+    kernel_run(lw, lb, ls, out);
+  }
 }
 
 /* Library kernel 'lib' on one variable, of one result of type 't'. */
@@ -1063,8 +1089,8 @@ static LcuStmt *seg_range_values(Lw *lw, LcuVar *ids, LcuVar *offsets, LcuVar *s
   return index_map_end(lw, kb, t, value, av(total), NULL, out);
 }
 
-/* seg_range(starts, ends, strides): lengths and checks by kernels, the
-   segdes by the library, the values by a MAP over all elements */
+/* seg_range(starts, ends, strides): the checks by a kernel, the segdes
+   by the library, the values by a MAP over all elements */
 static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   LcuVar *sv = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
   LcuVar *ev = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
@@ -1072,11 +1098,10 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   /* every range good?  (Whole segments of a segdes are.) */
   if (!fs->segments)
     check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
-  Vec out;
-  seg_range_lengths(lw, sv, ev, dv, &out);
-  LcuVar *segdes = library_of_one(lw, LIB_MAKE_SEGDES, out.data[0], lcu_segdes());
+  Vec made, out;
+  range_segdes(lw, sv, ev, dv, &made);
+  LcuVar *segdes = made.data[0], *offsets = made.data[2];
   LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
-  LcuVar *offsets = library_of_one(lw, LIB_SEG_OFFSETS, segdes, lcu_vec(FB_INT));
   LcuVar *total = length_of(lw, segdes, LEN_TOTAL);
   seg_range_values(lw, ids, offsets, sv, dv, total, &out);
   bind_var(lw, fs->results.data[0], segdes);
@@ -1316,7 +1341,9 @@ static void lower_op(Lw *lw, FlatStmt *fs) {
   case FLAT_APPEND: {
     LcuVar *a = var_of(lw, ((FlatAtom *)fs->args.data[0])->u.var);
     LcuVar *b = var_of(lw, ((FlatAtom *)fs->args.data[1])->u.var);
-    LcuVar *n = scalar_op(lw, FLAT_ADD, FB_INT, 2, av(length_of(lw, a, LEN_VECTOR)), av(length_of(lw, b, LEN_VECTOR)));
+    /* #a + #b in 64 bits: a sum past max_int is out of memory here */
+    LcuVar *n = size_of(lw, SIZE_APPEND,
+                        (LcuAtom *[]){av(length_of(lw, a, LEN_VECTOR)), av(length_of(lw, b, LEN_VECTOR))});
     LcuPlan *pl = plan_begin(lw, 'A');
     lcu_plan_var(pl, 'x', a);
     lcu_plan_var(pl, 'x', b);

@@ -658,14 +658,29 @@ RtValue *rtg_segdes_new(int64_t nseg) {
    to 8192 segments) and, above that, a memset and CUB's scan (two
    kernels and a temporary allocation, 11-13 µs however few the
    lengths); quicksort makes a few segdes at every level of its
-   recursion.  From int32 lengths (rtg_make_segdes, NARROW) it also
+   recursion.  From int32 lengths (rtg_make_segdes, FROM_NARROW) it also
    checks them, records a negative one's error (as zero), and stores the
-   int64 lengths: a segdes in one launch.  off[0] is written here. */
+   int64 lengths: a segdes in one launch.  From seg_range's ranges
+   (rtg_range_segdes, FROM_RANGES) it computes each length in 64 bits,
+   as rt_range_length does, so that a range of more elements than an int
+   counts is too many elements, not a length that wrapped, and writes the
+   [int] lengths and offsets that seg_lengths and seg_offsets give, which
+   a lifted range's values and its users ask for at once (a MAP made them
+   before, fused).  Either checks the total.  off[0] is written here. */
 enum { OFFSETS_ITEMS = 8 };
 
-template <bool NARROW>
+enum OffsetsFrom { FROM_WIDE, FROM_NARROW, FROM_RANGES };
+
+/* seg_range's starts, ends and strides, one range a segment; where the
+   [int] lengths and offsets go */
+struct RangesIn {
+  const int32_t *start, *end, *stride;
+  int32_t *lengths, *offsets;
+};
+
+template <int FROM>
 __global__ void __launch_bounds__(rtg::THREADS)
-    offsets_kernel(const void *in, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
+    offsets_kernel(const void *in, RangesIn ranges, int64_t nseg, int64_t *lengths, int64_t *off, RtgTileState st,
                    RtKernelError *err, int run) {
   typedef cub::BlockScan<int64_t, rtg::THREADS> BlockScan;
   __shared__ typename BlockScan::TempStorage scan_room;
@@ -677,12 +692,18 @@ __global__ void __launch_bounds__(rtg::THREADS)
     int64_t j = first + k;
     len[k] = 0;
     if (j < nseg) {
-      if (NARROW) {
+      if (FROM == FROM_NARROW) {
         int32_t l = ((const int32_t *)in)[j];
         if (l < 0)
           rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run});
         len[k] = l < 0 ? 0 : l;
         lengths[j] = len[k];
+      } else if (FROM == FROM_RANGES) {
+        int32_t a = ranges.start[j], e = ranges.end[j], d = ranges.stride[j];
+        /* a bad range has none: the range check before it reports it */
+        len[k] = e >= a && d > 0 ? ((int64_t)e - a + d - 1) / d : 0;
+        lengths[j] = len[k];
+        ranges.lengths[j] = (int32_t)len[k]; /* wrapped only where the total fails */
       } else {
         len[k] = ((const int64_t *)in)[j];
       }
@@ -703,19 +724,22 @@ __global__ void __launch_bounds__(rtg::THREADS)
   for (int k = 0; k < OFFSETS_ITEMS; k++) {
     int64_t j = first + k;
     if (j < nseg) {
+      if (FROM == FROM_RANGES)
+        ranges.offsets[j] = (int32_t)before;
       before += len[k];
       off[j + 1] = before;
       /* more elements than an int counts (rt_make_segdes): after any
          negative length, whose index is lower */
-      if (NARROW && j == nseg - 1 && before > INT32_MAX)
+      if (FROM != FROM_WIDE && j == nseg - 1 && before > INT32_MAX)
         rtg::record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run});
     }
   }
 }
 
-/* Segdes 'd''s offsets from 'in' (int32 lengths to check and store when
-   'narrow', else d->lengths), in one launch. */
-static int64_t *make_offsets(RtValue *d, const void *in, bool narrow, RtLoc loc, int run) {
+/* Segdes 'd''s offsets from 'in' (int32 lengths to check and store,
+   FROM_NARROW; d->lengths, FROM_WIDE) or from 'ranges' (FROM_RANGES), in
+   one launch. */
+static int64_t *make_offsets(RtValue *d, int from, const void *in, RangesIn ranges, RtLoc loc, int run) {
   int64_t *off = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(d->len + 1));
   if (d->len <= 0) { /* the single offset 0, without a launch */
     check(cudaMemsetAsync(off, 0, sizeof(int64_t), stream), "a segdes's offsets");
@@ -724,14 +748,20 @@ static int64_t *make_offsets(RtValue *d, const void *in, bool narrow, RtLoc loc,
   const int64_t per_tile = (int64_t)rtg::THREADS * OFFSETS_ITEMS;
   int64_t tiles = (d->len + per_tile - 1) / per_tile;
   RtgTileState st = rtg_tile_state(tiles);
-  if (narrow) {
+  if (from == FROM_NARROW) {
     rtg_launching("lengths and offsets");
-    offsets_kernel<true><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, d->len, d->lengths, off, st,
-                                                                       error_slot, run);
+    offsets_kernel<FROM_NARROW><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, ranges, d->len, d->lengths, off,
+                                                                              st, error_slot, run);
     rtg_launched("make_segdes", loc);
+  } else if (from == FROM_RANGES) {
+    rtg_launching("range lengths and offsets");
+    offsets_kernel<FROM_RANGES><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, ranges, d->len, d->lengths, off,
+                                                                              st, error_slot, run);
+    rtg_launched("range_segdes", loc);
   } else {
     rtg_launching("offsets");
-    offsets_kernel<false><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, d->len, NULL, off, st, NULL, 0);
+    offsets_kernel<FROM_WIDE><<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(in, ranges, d->len, NULL, off, st,
+                                                                            NULL, 0);
     rtg_launched("seg_offsets", loc);
   }
   return off;
@@ -741,7 +771,7 @@ const int64_t *rtg_seg_offsets(RtValue *d) {
   if (!d->device)
     return rt_seg_offsets(d);
   if (!d->offsets)
-    d->offsets = make_offsets(d, d->lengths, false, RtLoc{NULL, 0, 0}, 0);
+    d->offsets = make_offsets(d, FROM_WIDE, d->lengths, RangesIn{}, RtLoc{NULL, 0, 0}, 0);
   return d->offsets;
 }
 
@@ -1282,11 +1312,32 @@ void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *
 RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths) {
   RtValue *d = rtg_segdes_new(lengths->len);
   if (lengths->len > 0)
-    d->offsets = make_offsets(d, lengths->data.i, true, loc, run_site);
+    d->offsets = make_offsets(d, FROM_NARROW, lengths->data.i, RangesIn{}, loc, run_site);
   /* values never change: seg_lengths of d is this vector, with no launch
      (a recursion level of quicksort asks for it about five times) */
   rt_retain(lengths);
   d->lengths_vec = lengths;
+  return d;
+}
+
+/* seg_range's segdes: each range's length in 64 bits, stored, scanned
+   and the total checked in one launch (make_offsets), as rt_range_segdes
+   on the host. */
+RtValue *rtg_range_segdes(RtLoc loc, int run_site, RtValue *starts, RtValue *ends, RtValue *strides,
+                          RtValue **lengths, RtValue **offsets) {
+  RtValue *d = rtg_segdes_new(starts->len);
+  /* held by the segdes too: seg_lengths and seg_offsets of it give them
+     again, with no launch of their own */
+  d->lengths_vec = rtg_vec_new(RT_INT, d->len);
+  d->offsets_vec = rtg_vec_new(RT_INT, d->len);
+  if (starts->len > 0) {
+    RangesIn in = {starts->data.i, ends->data.i, strides->data.i, d->lengths_vec->data.i, d->offsets_vec->data.i};
+    d->offsets = make_offsets(d, FROM_RANGES, NULL, in, loc, run_site);
+  }
+  rt_retain(d->lengths_vec);
+  rt_retain(d->offsets_vec);
+  *lengths = d->lengths_vec;
+  *offsets = d->offsets_vec;
   return d;
 }
 

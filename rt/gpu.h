@@ -173,6 +173,8 @@ RtValue *rtg_place(RtValue *h);
 RtValue *rtg_rank(RtValue *v, bool down);
 RtValue *rtg_seg_rank(RtValue *d, RtValue *v, bool down);
 RtValue *rtg_make_segdes(RtLoc loc, int run_site, RtValue *lengths);
+RtValue *rtg_range_segdes(RtLoc loc, int run_site, RtValue *starts, RtValue *ends, RtValue *strides,
+                          RtValue **lengths, RtValue **offsets);
 RtValue *rtg_seg_lengths(RtValue *d);
 RtValue *rtg_seg_starts(RtValue *d);
 RtValue *rtg_seg_ids(RtValue *d);

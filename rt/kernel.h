@@ -29,7 +29,7 @@ typedef enum RtCheck {
   RT_CHECK_ARGUMENT, /* an argument check (RtCheckKind 'code') on
                         operands 'i' (as a), 'len' (as b) and 'x' (as c) */
   RT_CHECK_NEGATIVE_LENGTH, /* make_segdes: the length 'i' */
-  RT_CHECK_TOO_MANY, /* make_segdes: 'len' elements, more than an int
+  RT_CHECK_TOO_MANY, /* make_segdes, range_segdes: 'len' elements, more than an int
                         counts */
 } RtCheck;
 

@@ -415,6 +415,18 @@ RtValue *rt_dist(RtLoc loc, RtValue *x, int64_t n); /* error if n < 0 */
 void rt_check_range(RtLoc loc, int32_t start, int32_t end, int32_t stride);
 int64_t rt_range_length(int32_t start, int32_t end, int32_t stride);
 RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride);
+/* The length of a vector that λcu is about to make (its `size`
+   statements), computed in 64 bits: [start:end:stride]'s (an error if
+   the range is bad), and an append's of vectors of a and b elements.
+   More than an int counts is out of memory, as rt_range and rt_append
+   say, and never a length that wrapped. */
+int32_t rt_range_size(RtLoc loc, int32_t start, int32_t end, int32_t stride);
+int32_t rt_append_size(RtLoc loc, int64_t a, int64_t b);
+/* The segdes of seg_range's ranges, each length in 64 bits; the total
+   checked as make_segdes's (λcu's range_segdes); and its lengths and
+   offsets as [int]s, which seg_range's values and its users read. */
+RtValue *rt_range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **lengths,
+                         RtValue **offsets);
 /* One range per element of the vectors: the segdes and the values. */
 void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values);
 RtValue *rt_gather(RtLoc loc, RtValue *v, RtValue *idx);

@@ -266,6 +266,16 @@ RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
   }
 }
 
+/* Does the vector whose length λcu's `size` statement computes fit an
+   int (rt_range_size, rt_append_size: more elements are out of memory,
+   a bad range is its own error)?  Computed in 64 bits.  The GPU
+   target's host code asks first, so that only a size that fails waits
+   for the device, whose errors come first. */
+RT_FN int rt_range_size_ok(int32_t start, int32_t end, int32_t stride) {
+  return start <= end && stride > 0 && ((int64_t)end - start + stride - 1) / stride <= INT32_MAX;
+}
+RT_FN int rt_append_size_ok(int64_t a, int64_t b) { return a + b <= INT32_MAX; }
+
 /* ---- random numbers (lib-nesl/README.md, "Random numbers") ---- */
 
 /* splitmix64's finalizer */

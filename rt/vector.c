@@ -38,6 +38,18 @@ int64_t rt_range_length(int32_t start, int32_t end, int32_t stride) {
 
 static void check_total(RtLoc loc, int64_t total);
 
+int32_t rt_range_size(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
+  rt_check_range(loc, start, end, stride);
+  int64_t n = rt_range_length(start, end, stride);
+  check_total(loc, n);
+  return (int32_t)n;
+}
+
+int32_t rt_append_size(RtLoc loc, int64_t a, int64_t b) {
+  check_total(loc, a + b);
+  return (int32_t)(a + b);
+}
+
 RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
   rt_check_range(loc, start, end, stride);
   int64_t n = rt_range_length(start, end, stride);
@@ -51,25 +63,46 @@ RtValue *rt_range(RtLoc loc, int32_t start, int32_t end, int32_t stride) {
 /* A segdes of more elements than an int counts would describe a vector
    that cannot be made (its length, and the offsets kernels compute in
    int, would wrap): out of memory, as the vector's allocation would be.
-   The two places that choose a segdes's lengths (make_segdes, seg_range)
-   ask, and those that make a vector of a length they compute (range,
-   append); a segdes made from another's segments is no larger.  The
-   evaluator says the same at the same places (eval/prims.c, "lengths"). */
+   The places that choose a segdes's lengths (make_segdes, seg_range and
+   λcu's range_segdes) ask, and those that make a vector of a length they
+   compute (range, append, and λcu's `size` statements, which compute it
+   before the kernel that makes the vector); a segdes made from another's
+   segments is no larger.  The evaluator says the same at the same places
+   (eval/prims.c, "lengths"). */
 static void check_total(RtLoc loc, int64_t total) {
   if (total > INT32_MAX)
     rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)total);
 }
 
-void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values) {
+/* Each range's length in 64 bits, into the segdes: a range of more
+   elements than an int counts is no negative length (its int32
+   arithmetic would wrap), and the total says how many the values
+   would be. */
+static RtValue *range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, int64_t *total) {
   int64_t n = starts->len;
   RtValue *d = rt_value_new(rt_segdes_type(), n);
-  int64_t total = 0;
+  *total = 0;
   for (int64_t k = 0; k < n; k++) {
     rt_check_range(loc, starts->data.i[k], ends->data.i[k], strides->data.i[k]);
     d->lengths[k] = rt_range_length(starts->data.i[k], ends->data.i[k], strides->data.i[k]);
-    total += d->lengths[k];
+    *total += d->lengths[k];
   }
-  check_total(loc, total);
+  check_total(loc, *total);
+  return d;
+}
+
+RtValue *rt_range_segdes(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **lengths,
+                         RtValue **offsets) {
+  int64_t total;
+  RtValue *d = range_segdes(loc, starts, ends, strides, &total);
+  *lengths = rt_seg_lengths(d);
+  *offsets = rt_seg_starts(d);
+  return d;
+}
+
+void rt_seg_range(RtLoc loc, RtValue *starts, RtValue *ends, RtValue *strides, RtValue **segdes, RtValue **values) {
+  int64_t n = starts->len, total;
+  RtValue *d = range_segdes(loc, starts, ends, strides, &total);
   RtValue *v = new_vec(RT_INT, total);
   int64_t at = 0;
   for (int64_t k = 0; k < n; k++)

@@ -38,13 +38,69 @@ for run in "--interp=eval" "--interp=flat" "--interp=lcu" "--interp=lcu -O0" "cp
   [ $status -eq 1 ] && [ "$out" = "$expect" ] || { echo "$run (status $status):"; printf '%s\n' "$out" | head -c 600; exit 1; }
 done
 
-# a range of 2^32 - 1 elements: the same words under the evaluator and the
-# flat interpreter (λcu computes a range's length in int32 and says
-# "dist: negative length -1": not fixed yet)
-printf '#[0 - 2147483647 - 1 : 2147483647];\n' > "$tmp/range.nesl"
-for e in eval flat; do
-  out=$( (ulimit -v $vlimit; NESSIE_MEMORY=1G timeout 60 "$NESSIE" --interp=$e "$tmp/range.nesl") 2> /dev/null)
-  [ "$out" = "error: $tmp/range.nesl:1:2: out of memory (could not allocate a vector of 4294967295 elements)" ] ||
-    { echo "a range under $e: $out"; exit 1; }
-done
+# Ranges and appends: λcu computed their lengths in int32 (`(e - s + d -
+# 1) / d`, `#a + #b`, a lifted range's lengths in a MAP) and said "dist:
+# negative length -1" or "negative length -1"; now `size range`, `size
+# append` and range_segdes compute them in 64 bits before anything is
+# allocated.  CMU NESL 3.1 wraps here too (it prints `it = -1 : int` for
+# the first range and `[-1]` for the lifted one) and runs out of vector
+# memory for the append, so the expected lines are nessie's.  Every run
+# below: the evaluator, the flat interpreter, λcu with fusion and
+# without, and the CPU executable.
+engines="--interp=eval --interp=flat --interp=lcu --interp=lcu_-O0 cpu"
+# run_all FILE MEMORY EXPECTED ENGINES: each engine prints EXPECTED and
+# exits 1 under NESSIE_MEMORY=MEMORY
+run_all() {
+  "$NESSIE" --target=cpu -o "${1%.nesl}" "$1" || { echo "$1 does not compile"; exit 1; }
+  for run in $4; do
+    run=$(printf '%s' "$run" | tr _ ' ')
+    if [ "$run" = cpu ]; then
+      out=$( (ulimit -v $vlimit; NESSIE_MEMORY=$2 timeout 60 "${1%.nesl}") 2> /dev/null)
+    else
+      out=$( (ulimit -v $vlimit; NESSIE_MEMORY=$2 timeout 60 "$NESSIE" $run "$1") 2> /dev/null)
+    fi
+    status=$?
+    [ $status -eq 1 ] && [ "$out" = "$3" ] ||
+      { echo "$(basename "$1") under $run (status $status):"; printf '%s\n' "$out" | head -c 600; exit 1; }
+  done
+}
+
+# ranges of 2^32 - 1 elements, alone and as the one range of an
+# apply-to-each; nothing is allocated
+f=$tmp/range.nesl
+cat > "$f" <<'NESL'
+#[min_int:max_int];
+#[0 - 2147483647 - 1 : 2147483647];
+{#[a:b] : a in [min_int]; b in [max_int]};
+"after";
+NESL
+run_all "$f" 1G "error: $f:1:2: out of memory (could not allocate a vector of 4294967295 elements)
+error: $f:2:2: out of memory (could not allocate a vector of 4294967295 elements)
+error: $f:3:3: out of memory (could not allocate a vector of 4294967295 elements)
+it = \"after\" : [char]" "$engines"
+
+# lifted ranges whose lengths fit an int but whose total does not, or
+# one of which does not: the flat IR's words (the total, at the range).
+# The evaluator makes each range in turn, so it runs out of bytes at the
+# first large one, or names that range's length, before any total.
+f=$tmp/lifted.nesl
+cat > "$f" <<'NESL'
+{#[a:b] : a in [0, 0, 0]; b in [max_int, max_int, 5]};
+{#[a:b] : a in [0, min_int]; b in [5, max_int]};
+"after";
+NESL
+run_all "$f" 1G "error: $f:1:3: out of memory (could not allocate a vector of 4294967299 elements)
+error: $f:2:3: out of memory (could not allocate a vector of 4294967300 elements)
+it = \"after\" : [char]" "--interp=flat --interp=lcu --interp=lcu_-O0 cpu"
+
+# an append of 2^31 elements: the smallest vector whose append with
+# itself passes max_int, 1 GiB of characters, is made (every engine
+# makes its operands), and nothing more
+f=$tmp/append.nesl
+cat > "$f" <<'NESL'
+let v = dist(`a, 1073741824) in #(v ++ v);
+"after";
+NESL
+run_all "$f" 1536M "error: $f:1:37: out of memory (could not allocate a vector of 2147483648 elements)
+it = \"after\" : [char]" "$engines"
 exit 0

@@ -28,6 +28,8 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
+#define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
+#define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
 /* a check's error, for the lowest element index */
@@ -751,11 +753,11 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   rt_release(v_x21);
   rt_release(v_x35);
   int32_t v_x134 = 0;
-  v_x134 = (int32_t)v_x92->len;
+  v_x134 = (int32_t)v_x54->len;
   int32_t v_x135 = 0;
-  v_x135 = (int32_t)v_x54->len;
+  v_x135 = (int32_t)v_x92->len;
   int32_t v_x136 = 0;
-  v_x136 = rt_add_i(v_x135, v_x134);
+  v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
   RtValue *v_x142 = NULL;
   rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 30);
   {

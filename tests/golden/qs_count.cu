@@ -29,6 +29,13 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))
+/* a vector's length in 64 bits: one that fails waits for the device first */
+#define NESSIE_RANGE_SIZE(loc, a, e, d) \
+  (rt_range_size_ok((a), (e), (d)) ? rt_range_size((loc), (a), (e), (d)) \
+                                   : (rtg_sync(), rt_range_size((loc), (a), (e), (d))))
+#define NESSIE_APPEND_SIZE(loc, a, b) \
+  (rt_append_size_ok((a), (b)) ? rt_append_size((loc), (a), (b)) \
+                               : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
 /* a check's error, for the lowest element index: in the host's kernels,
@@ -926,7 +933,94 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue 
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x158_d = v_x158->data.i;
+  const int64_t v_x158_n = v_x158->len;
+  int32_t *v_x159_d = v_x159->data.i;
+  const int64_t v_x159_n = v_x159->len;
+  int32_t *v_x160_d = v_x160->data.i;
+  const int64_t v_x160_n = v_x160->len;
+  RtValue *v_x161 = NULL;
+  RtValue *v_x162 = NULL;
+  RtValue *v_x163 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t98 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t98;
+    const int64_t *v_x161_off = rt_seg_offsets(v_x161);
+    const int64_t v_x161_n = v_x161->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x161 = v_x161;
+  *out_v_x162 = v_x162;
+  *out_v_x163 = v_x163;
+  return;
+fail:
+  rt_release(v_x161);
+  rt_release(v_x162);
+  rt_release(v_x163);
+}
+
+/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K9_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x158_d; int64_t v_x158_n;
+  int32_t *v_x159_d; int64_t v_x159_n;
+  int32_t *v_x160_d; int64_t v_x160_n;
+  const int64_t *v_x161_off; int64_t v_x161_n;
+  int32_t *v_x162_d; int64_t v_x162_n;
+  int32_t *v_x163_d; int64_t v_x163_n;
+};
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+  (void)loc;
+  (void)err;
+  K9_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x158_d = v_x158->data.i;
+  A.v_x158_n = v_x158->len;
+  A.v_x159_d = v_x159->data.i;
+  A.v_x159_n = v_x159->len;
+  A.v_x160_d = v_x160->data.i;
+  A.v_x160_n = v_x160->len;
+  RtValue *v_x161 = NULL;
+  RtValue *v_x162 = NULL;
+  RtValue *v_x163 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t99 = rtg_range_segdes(loc, A.run, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t99;
+    A.v_x161_off = rtg_seg_offsets(v_x161);
+    A.v_x161_n = v_x161->len;
+  }
+  *out_v_x161 = v_x161;
+  *out_v_x162 = v_x162;
+  *out_v_x163 = v_x163;
+  return;
+fail:
+  rt_release(v_x161);
+  rt_release(v_x162);
+  rt_release(v_x163);
+}
+
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+  RtValue *vals[] = {v_x158, v_x159, v_x160};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K9_host(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
+    rtg_host_ran();
+  } else {
+    K9_gpu(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
+  }
+}
+
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)run;
   const int64_t *v_x167_off = rt_seg_offsets(v_x167);
@@ -934,8 +1028,8 @@ static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtV
   RtValue *v_x168 = NULL;
   /* LIBRARY */
   {
-    RtValue *t98 = rt_seg_ids(v_x167);
-    v_x168 = t98;
+    RtValue *t100 = rt_seg_ids(v_x167);
+    v_x168 = t100;
     int32_t *v_x168_d = v_x168->data.i;
     const int64_t v_x168_n = v_x168->len;
   }
@@ -947,17 +1041,17 @@ fail:
   rt_release(v_x168);
 }
 
-/* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K9_A {
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K10_A {
   RtKernelError *err;
   int run;
   const int64_t *v_x167_off; int64_t v_x167_n;
   int32_t *v_x168_d; int64_t v_x168_n;
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)err;
-  K9_A A;
+  K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
@@ -966,8 +1060,8 @@ static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtVa
   RtValue *v_x168 = NULL;
   /* LIBRARY */
   {
-    RtValue *t99 = rtg_seg_ids(v_x167);
-    v_x168 = t99;
+    RtValue *t101 = rtg_seg_ids(v_x167);
+    v_x168 = t101;
     A.v_x168_d = v_x168->data.i;
     A.v_x168_n = v_x168->len;
   }
@@ -977,674 +1071,233 @@ fail:
   rt_release(v_x168);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   RtValue *vals[] = {v_x167};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K9_host(err, loc, run, v_x167, out_v_x168);
+    K10_host(err, loc, run, v_x167, out_v_x168);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x167, out_v_x168);
+    K10_gpu(err, loc, run, v_x167, out_v_x168);
   }
 }
 
-/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702) {
+/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673) {
   (void)loc;
   (void)run;
-  int32_t *v_x691_d = v_x691->data.i;
-  const int64_t v_x691_n = v_x691->len;
-  int32_t *v_x692_d = v_x692->data.i;
-  const int64_t v_x692_n = v_x692->len;
-  int32_t v_x700 = 0;
-  int32_t v_x701 = 0;
-  int32_t v_x702 = 0;
+  int32_t *v_x662_d = v_x662->data.i;
+  const int64_t v_x662_n = v_x662->len;
+  int32_t *v_x663_d = v_x663->data.i;
+  const int64_t v_x663_n = v_x663->len;
+  int32_t v_x671 = 0;
+  int32_t v_x672 = 0;
+  int32_t v_x673 = 0;
   /* REDUCE */
   {
-    const int64_t t100 = v_x691_n;
-    const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-    int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-    int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-    RT_PARALLEL_FOR_IF(t101 > 1)
-    for (int64_t t105 = 0; t105 < t101; t105++) {
-      int32_t t105a0;
-      int32_t t105a1;
-      int32_t t105a2;
-      t105a0 = 2147483647;
-      t105a1 = 0;
-      t105a2 = 1;
-      const int64_t t105_end = (t105 + 1) * RT_CHUNK < t100 ? (t105 + 1) * RT_CHUNK : t100;
-      for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
-        const int32_t t107 = (int32_t)t106;
-        int32_t t105x0;
-        int32_t t105x1;
-        int32_t t105x2;
-        int t109 = 0; /* nonzero: a check below failed */
-        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x692_n;
-        int32_t t108 = t110 ? v_x692_d[t107] : 0;
-        t109 |= !t110;
-        uint8_t t112 = rt_lt_i(0, t108);
-        int32_t t113;
-        if (t112) {
-          t113 = 2147483647;
+    const int64_t t102 = v_x662_n;
+    const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+    int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+    int32_t *t106 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+    RT_PARALLEL_FOR_IF(t103 > 1)
+    for (int64_t t107 = 0; t107 < t103; t107++) {
+      int32_t t107a0;
+      int32_t t107a1;
+      int32_t t107a2;
+      t107a0 = 2147483647;
+      t107a1 = 0;
+      t107a2 = 1;
+      const int64_t t107_end = (t107 + 1) * RT_CHUNK < t102 ? (t107 + 1) * RT_CHUNK : t102;
+      for (int64_t t108 = t107 * RT_CHUNK; t108 < t107_end; t108++) {
+        const int32_t t109 = (int32_t)t108;
+        int32_t t107x0;
+        int32_t t107x1;
+        int32_t t107x2;
+        int t111 = 0; /* nonzero: a check below failed */
+        int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x663_n;
+        int32_t t110 = t112 ? v_x663_d[t109] : 0;
+        t111 |= !t112;
+        uint8_t t114 = rt_lt_i(0, t110);
+        int32_t t115;
+        if (t114) {
+          t115 = 2147483647;
         } else {
-          t113 = t107;
+          t115 = t109;
         }
-        if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
-          int32_t t114;
-          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x692_n) {
-            t114 = v_x692_d[t107];
+        if (__builtin_expect(t111 != 0, 0)) { /* again, recording the error */
+          int32_t t116;
+          if ((uint64_t)(int64_t)t109 < (uint64_t)v_x663_n) {
+            t116 = v_x663_d[t109];
           } else {
-            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x692_n, 0.0);
-            t114 = 0;
+            NESSIE_RECORD(err, t108, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x663_n, 0.0);
+            t116 = 0;
           }
-          uint8_t t116 = rt_lt_i(0, t114);
-          int32_t t117;
-          if (t116) {
-            t117 = 2147483647;
+          uint8_t t118 = rt_lt_i(0, t116);
+          int32_t t119;
+          if (t118) {
+            t119 = 2147483647;
           } else {
-            t117 = t107;
+            t119 = t109;
           }
         }
-        t105x0 = t113;
-        t105x1 = 0;
-        t105x2 = t108;
-        uint8_t t119 = rt_le_i(t105a0, t105x0);
-        int32_t t120;
-        if (t119) {
-          t120 = t105a0;
-        } else {
-          t120 = t105x0;
-        }
-        int32_t t121;
-        if (t119) {
-          t121 = t105a1;
-        } else {
-          t121 = t105x1;
-        }
+        t107x0 = t115;
+        t107x1 = 0;
+        t107x2 = t110;
+        uint8_t t121 = rt_le_i(t107a0, t107x0);
         int32_t t122;
-        if (t119) {
-          t122 = t105a2;
+        if (t121) {
+          t122 = t107a0;
         } else {
-          t122 = t105x2;
+          t122 = t107x0;
         }
-        t105a0 = t120;
-        t105a1 = t121;
-        t105a2 = t122;
+        int32_t t123;
+        if (t121) {
+          t123 = t107a1;
+        } else {
+          t123 = t107x1;
+        }
+        int32_t t124;
+        if (t121) {
+          t124 = t107a2;
+        } else {
+          t124 = t107x2;
+        }
+        t107a0 = t122;
+        t107a1 = t123;
+        t107a2 = t124;
       }
-      t102[t105] = t105a0;
-      t103[t105] = t105a1;
-      t104[t105] = t105a2;
+      t104[t107] = t107a0;
+      t105[t107] = t107a1;
+      t106[t107] = t107a2;
     }
-    int32_t t105t0;
-    int32_t t105t1;
-    int32_t t105t2;
-    t105t0 = 2147483647;
-    t105t1 = 0;
-    t105t2 = 1;
-    for (int64_t t105 = 0; t105 < t101; t105++) {
-      const int32_t t123 = t102[t105];
-      const int32_t t124 = t103[t105];
-      const int32_t t125 = t104[t105];
-      uint8_t t127 = rt_le_i(t105t0, t123);
-      int32_t t128;
-      if (t127) {
-        t128 = t105t0;
-      } else {
-        t128 = t123;
-      }
-      int32_t t129;
-      if (t127) {
-        t129 = t105t1;
-      } else {
-        t129 = t124;
-      }
+    int32_t t107t0;
+    int32_t t107t1;
+    int32_t t107t2;
+    t107t0 = 2147483647;
+    t107t1 = 0;
+    t107t2 = 1;
+    for (int64_t t107 = 0; t107 < t103; t107++) {
+      const int32_t t125 = t104[t107];
+      const int32_t t126 = t105[t107];
+      const int32_t t127 = t106[t107];
+      uint8_t t129 = rt_le_i(t107t0, t125);
       int32_t t130;
-      if (t127) {
-        t130 = t105t2;
+      if (t129) {
+        t130 = t107t0;
       } else {
         t130 = t125;
       }
-      t105t0 = t128;
-      t105t1 = t129;
-      t105t2 = t130;
+      int32_t t131;
+      if (t129) {
+        t131 = t107t1;
+      } else {
+        t131 = t126;
+      }
+      int32_t t132;
+      if (t129) {
+        t132 = t107t2;
+      } else {
+        t132 = t127;
+      }
+      t107t0 = t130;
+      t107t1 = t131;
+      t107t2 = t132;
     }
-    v_x700 = t105t0;
-    rt_free(t102);
-    v_x701 = t105t1;
-    rt_free(t103);
-    v_x702 = t105t2;
+    v_x671 = t107t0;
     rt_free(t104);
+    v_x672 = t107t1;
+    rt_free(t105);
+    v_x673 = t107t2;
+    rt_free(t106);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x700 = v_x700;
-  *out_v_x701 = v_x701;
-  *out_v_x702 = v_x702;
+  *out_v_x671 = v_x671;
+  *out_v_x672 = v_x672;
+  *out_v_x673 = v_x673;
   return;
 fail:
 }
 
-/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K10_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x691_d; int64_t v_x691_n;
-  int32_t *v_x692_d; int64_t v_x692_n;
-  int32_t v_x700;
-  int32_t v_x701;
-  int32_t v_x702;
-};
-struct alignas(8) K10_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t132 = 0; /* nonzero: a check below failed */
-    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x692_n;
-    int32_t t131 = t133 ? A.v_x692_d[ix] : 0;
-    t132 |= !t133;
-    uint8_t t135 = rt_lt_i(0, t131);
-    int32_t t136;
-    if (t135) {
-      t136 = 2147483647;
-    } else {
-      t136 = ix;
-    }
-    if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
-      int32_t t137;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x692_n) {
-        t137 = A.v_x692_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x692_n, 0.0);
-        t137 = 0;
-      }
-      uint8_t t139 = rt_lt_i(0, t137);
-      int32_t t140;
-      if (t139) {
-        t140 = 2147483647;
-      } else {
-        t140 = ix;
-      }
-    }
-    return K10_0_V{t136, 0, t131};
-  }
-};
-struct K10_0_op {
-  K10_A A;
-  __device__ K10_0_V operator()(const K10_0_V &a, const K10_0_V &b) const {
-    uint8_t t142 = rt_le_i(a.v0, b.v0);
-    int32_t t143;
-    if (t142) {
-      t143 = a.v0;
-    } else {
-      t143 = b.v0;
-    }
-    int32_t t144;
-    if (t142) {
-      t144 = a.v1;
-    } else {
-      t144 = b.v1;
-    }
-    int32_t t145;
-    if (t142) {
-      t145 = a.v2;
-    } else {
-      t145 = b.v2;
-    }
-    return K10_0_V{t143, t144, t145};
-  }
-};
-struct K10_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K10_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
-      return false;
-    }
-    return true;
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702, int check_site_0) {
-  (void)loc;
-  (void)err;
-  K10_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x691_d = v_x691->data.i;
-  A.v_x691_n = v_x691->len;
-  A.v_x692_d = v_x692->data.i;
-  A.v_x692_n = v_x692->len;
-  K10_0_V *K10_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x700 = 0;
-  int32_t v_x701 = 0;
-  int32_t v_x702 = 0;
-  /* REDUCE */
-  {
-    const int64_t t146 = v_x691->len;
-    K10_0_V *t147 = rtg::reduce_to_device("K10", loc, K10_0_pull{A}, K10_0_op{A}, K10_0_V{2147483647, 0, 1}, t146, false);
-    K10_0_value = t147;
-  }
-  if (!rtg::check_result("K10", loc, K10_0_value, K10_0_check{{check_site_0}}, K10_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K10_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x700 = v_x700;
-  *out_v_x701 = v_x701;
-  *out_v_x702 = v_x702;
-  return;
-fail:
-  rtg_free(K10_0_value);
-}
-
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x691, RtValue *v_x692, int32_t *out_v_x700, int32_t *out_v_x701, int32_t *out_v_x702, int check_site_0) {
-  RtValue *vals[] = {v_x691, v_x692};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K10_host(err, loc, run, v_x691, v_x692, out_v_x700, out_v_x701, out_v_x702);
-    if (err->index == INT64_MAX) {
-      K10_0_V t148;
-      memset(&t148, 0, sizeof t148);
-      t148.v0 = *out_v_x700;
-      t148.v1 = *out_v_x701;
-      t148.v2 = *out_v_x702;
-      (void)K10_0_check{{check_site_0}}(t148, err, run);
-    }
-    rtg_host_ran();
-  } else {
-    K10_gpu(err, loc, run, v_x691, v_x692, out_v_x700, out_v_x701, out_v_x702, check_site_0);
-  }
-}
-
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x767_d = v_x767->data.i;
-  const int64_t v_x767_n = v_x767->len;
-  int32_t v_x768 = 0;
-  int32_t v_x769 = 0;
-  /* ONCE */
-  {
-    int t150 = 0; /* nonzero: a check below failed */
-    int t151 = (uint64_t)(int64_t)0 < (uint64_t)v_x767_n;
-    int32_t t149 = t151 ? v_x767_d[0] : 0;
-    t150 |= !t151;
-    int t153 = (uint64_t)(int64_t)1 < (uint64_t)v_x767_n;
-    int32_t t152 = t153 ? v_x767_d[1] : 0;
-    t150 |= !t153;
-    if (__builtin_expect(t150 != 0, 0)) { /* again, recording the error */
-      int32_t t154;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x767_n) {
-        t154 = v_x767_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x767_n, 0.0);
-        t154 = 0;
-      }
-      int32_t t155;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x767_n) {
-        t155 = v_x767_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x767_n, 0.0);
-        t155 = 0;
-      }
-    }
-    v_x768 = t149;
-    v_x769 = t152;
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x768 = v_x768;
-  *out_v_x769 = v_x769;
-  return;
-fail:
-}
-
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x767_d; int64_t v_x767_n;
-  int32_t v_x768;
-  int32_t v_x769;
+  int32_t *v_x662_d; int64_t v_x662_n;
+  int32_t *v_x663_d; int64_t v_x663_n;
+  int32_t v_x671;
+  int32_t v_x672;
+  int32_t v_x673;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t157 = 0; /* nonzero: a check below failed */
-    int t158 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x767_n;
-    int32_t t156 = t158 ? A.v_x767_d[0] : 0;
-    t157 |= !t158;
-    int t160 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x767_n;
-    int32_t t159 = t160 ? A.v_x767_d[1] : 0;
-    t157 |= !t160;
-    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
-      int32_t t161;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x767_n) {
-        t161 = A.v_x767_d[0];
+    int t134 = 0; /* nonzero: a check below failed */
+    int t135 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n;
+    int32_t t133 = t135 ? A.v_x663_d[ix] : 0;
+    t134 |= !t135;
+    uint8_t t137 = rt_lt_i(0, t133);
+    int32_t t138;
+    if (t137) {
+      t138 = 2147483647;
+    } else {
+      t138 = ix;
+    }
+    if (__builtin_expect(t134 != 0, 0)) { /* again, recording the error */
+      int32_t t139;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n) {
+        t139 = A.v_x663_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x767_n, 0.0);
-        t161 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x663_n, 0.0);
+        t139 = 0;
       }
-      int32_t t162;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x767_n) {
-        t162 = A.v_x767_d[1];
+      uint8_t t141 = rt_lt_i(0, t139);
+      int32_t t142;
+      if (t141) {
+        t142 = 2147483647;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x767_n, 0.0);
-        t162 = 0;
+        t142 = ix;
       }
     }
-    return K11_0_V{t156, t159};
+    return K11_0_V{t138, 0, t133};
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
-  (void)loc;
-  (void)err;
+struct K11_0_op {
   K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x767_d = v_x767->data.i;
-  A.v_x767_n = v_x767->len;
-  int32_t v_x768 = 0;
-  int32_t v_x769 = 0;
-  /* ONCE */
-  {
-    const K11_0_V t163 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
-    v_x768 = t163.v0;
-    A.v_x768 = v_x768;
-    v_x769 = t163.v1;
-    A.v_x769 = v_x769;
-  }
-  *out_v_x768 = v_x768;
-  *out_v_x769 = v_x769;
-  return;
-fail:
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x767, int32_t *out_v_x768, int32_t *out_v_x769) {
-  RtValue *vals[] = {v_x767};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K11_host(err, loc, run, v_x767, out_v_x768, out_v_x769);
-    rtg_host_ran();
-  } else {
-    K11_gpu(err, loc, run, v_x767, out_v_x768, out_v_x769);
-  }
-}
-
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x773_d = v_x773->data.i;
-  const int64_t v_x773_n = v_x773->len;
-  RtValue *v_x772 = NULL;
-  int32_t v_x781 = 0;
-  int32_t v_x782 = 0;
-  int32_t v_x783 = 0;
-  /* MAP */
-  {
-    const int64_t t164 = v_x770;
-    if (t164 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0);
-      goto fail;
-    }
-    v_x772 = rt_value_new(rt_vec_type(RT_INT), t164);
-    int32_t *v_x772_d = v_x772->data.i;
-    const int64_t v_x772_n = v_x772->len;
-    RT_PARALLEL_FOR_IF(t164 >= RT_PARALLEL_MIN)
-    for (int64_t t165 = 0; t165 < t164; t165++) {
-      const int32_t t166 = (int32_t)t165;
-      v_x772_d[t165] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x772_d = v_x772->data.i;
-    const int64_t v_x772_n = v_x772->len;
-    /* REDUCE */
-    {
-      const int64_t t167 = v_x770;
-      if (t167 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0);
-        goto fail;
-      }
-      const int64_t t168 = t167 > 0 ? (t167 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t169 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
-      int32_t *t170 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
-      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
-      RT_PARALLEL_FOR_IF(t168 > 1)
-      for (int64_t t172 = 0; t172 < t168; t172++) {
-        int32_t t172a0;
-        int32_t t172a1;
-        int32_t t172a2;
-        t172a0 = 2147483647;
-        t172a1 = 0;
-        t172a2 = 1;
-        const int64_t t172_end = (t172 + 1) * RT_CHUNK < t167 ? (t172 + 1) * RT_CHUNK : t167;
-        for (int64_t t173 = t172 * RT_CHUNK; t173 < t172_end; t173++) {
-          const int32_t t174 = (int32_t)t173;
-          int32_t t172x0;
-          int32_t t172x1;
-          int32_t t172x2;
-          int t176 = 0; /* nonzero: a check below failed */
-          int t177 = (uint64_t)(int64_t)t174 < (uint64_t)v_x773_n;
-          int32_t t175 = t177 ? v_x773_d[t174] : 0;
-          t176 |= !t177;
-          uint8_t t179 = rt_lt_i(0, t175);
-          int32_t t180;
-          if (t179) {
-            t180 = 2147483647;
-          } else {
-            t180 = t174;
-          }
-          if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
-            int32_t t181;
-            if ((uint64_t)(int64_t)t174 < (uint64_t)v_x773_n) {
-              t181 = v_x773_d[t174];
-            } else {
-              NESSIE_RECORD(err, t173, RT_CHECK_INDEX, 2, 0, RT_GATHER, t174, v_x773_n, 0.0);
-              t181 = 0;
-            }
-            uint8_t t183 = rt_lt_i(0, t181);
-            int32_t t184;
-            if (t183) {
-              t184 = 2147483647;
-            } else {
-              t184 = t174;
-            }
-          }
-          t172x0 = t180;
-          t172x1 = 0;
-          t172x2 = t175;
-          uint8_t t186 = rt_le_i(t172a0, t172x0);
-          int32_t t187;
-          if (t186) {
-            t187 = t172a0;
-          } else {
-            t187 = t172x0;
-          }
-          int32_t t188;
-          if (t186) {
-            t188 = t172a1;
-          } else {
-            t188 = t172x1;
-          }
-          int32_t t189;
-          if (t186) {
-            t189 = t172a2;
-          } else {
-            t189 = t172x2;
-          }
-          t172a0 = t187;
-          t172a1 = t188;
-          t172a2 = t189;
-        }
-        t169[t172] = t172a0;
-        t170[t172] = t172a1;
-        t171[t172] = t172a2;
-      }
-      int32_t t172t0;
-      int32_t t172t1;
-      int32_t t172t2;
-      t172t0 = 2147483647;
-      t172t1 = 0;
-      t172t2 = 1;
-      for (int64_t t172 = 0; t172 < t168; t172++) {
-        const int32_t t190 = t169[t172];
-        const int32_t t191 = t170[t172];
-        const int32_t t192 = t171[t172];
-        uint8_t t194 = rt_le_i(t172t0, t190);
-        int32_t t195;
-        if (t194) {
-          t195 = t172t0;
-        } else {
-          t195 = t190;
-        }
-        int32_t t196;
-        if (t194) {
-          t196 = t172t1;
-        } else {
-          t196 = t191;
-        }
-        int32_t t197;
-        if (t194) {
-          t197 = t172t2;
-        } else {
-          t197 = t192;
-        }
-        t172t0 = t195;
-        t172t1 = t196;
-        t172t2 = t197;
-      }
-      v_x781 = t172t0;
-      rt_free(t169);
-      v_x782 = t172t1;
-      rt_free(t170);
-      v_x783 = t172t2;
-      rt_free(t171);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x772 = v_x772;
-  *out_v_x782 = v_x782;
-  *out_v_x783 = v_x783;
-  return;
-fail:
-  rt_release(v_x772);
-}
-
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K12_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x770;
-  int32_t *v_x773_d; int64_t v_x773_n;
-  int32_t *v_x772_d; int64_t v_x772_n;
-  int32_t v_x781;
-  int32_t v_x782;
-  int32_t v_x783;
-};
-struct alignas(8) K12_0_V {
-  int32_t v0;
-};
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K12_0_V{0};
-  }
-};
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x772_d[i] = v.v0;
-  }
-};
-struct alignas(8) K12_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t199 = 0; /* nonzero: a check below failed */
-    int t200 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n;
-    int32_t t198 = t200 ? A.v_x773_d[ix] : 0;
-    t199 |= !t200;
-    uint8_t t202 = rt_lt_i(0, t198);
-    int32_t t203;
-    if (t202) {
-      t203 = 2147483647;
+  __device__ K11_0_V operator()(const K11_0_V &a, const K11_0_V &b) const {
+    uint8_t t144 = rt_le_i(a.v0, b.v0);
+    int32_t t145;
+    if (t144) {
+      t145 = a.v0;
     } else {
-      t203 = ix;
+      t145 = b.v0;
     }
-    if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
-      int32_t t204;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x773_n) {
-        t204 = A.v_x773_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x773_n, 0.0);
-        t204 = 0;
-      }
-      uint8_t t206 = rt_lt_i(0, t204);
-      int32_t t207;
-      if (t206) {
-        t207 = 2147483647;
-      } else {
-        t207 = ix;
-      }
+    int32_t t146;
+    if (t144) {
+      t146 = a.v1;
+    } else {
+      t146 = b.v1;
     }
-    return K12_1_V{t203, 0, t198};
+    int32_t t147;
+    if (t144) {
+      t147 = a.v2;
+    } else {
+      t147 = b.v2;
+    }
+    return K11_0_V{t145, t146, t147};
   }
 };
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t209 = rt_le_i(a.v0, b.v0);
-    int32_t t210;
-    if (t209) {
-      t210 = a.v0;
-    } else {
-      t210 = b.v0;
-    }
-    int32_t t211;
-    if (t209) {
-      t211 = a.v1;
-    } else {
-      t211 = b.v1;
-    }
-    int32_t t212;
-    if (t209) {
-      t212 = a.v2;
-    } else {
-      t212 = b.v2;
-    }
-    return K12_1_V{t210, t211, t212};
-  }
-};
-struct K12_1_check {
+struct K11_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K11_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
       return false;
@@ -1652,131 +1305,354 @@ struct K12_1_check {
     return true;
   }
 };
-struct K12_1_ride {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K11_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x662_d = v_x662->data.i;
+  A.v_x662_n = v_x662->len;
+  A.v_x663_d = v_x663->data.i;
+  A.v_x663_n = v_x663->len;
+  K11_0_V *K11_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x671 = 0;
+  int32_t v_x672 = 0;
+  int32_t v_x673 = 0;
+  /* REDUCE */
+  {
+    const int64_t t148 = v_x662->len;
+    K11_0_V *t149 = rtg::reduce_to_device("K11", loc, K11_0_pull{A}, K11_0_op{A}, K11_0_V{2147483647, 0, 1}, t148, false);
+    K11_0_value = t149;
+  }
+  if (!rtg::check_result("K11", loc, K11_0_value, K11_0_check{{check_site_0}}, K11_0_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K11_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x671 = v_x671;
+  *out_v_x672 = v_x672;
+  *out_v_x673 = v_x673;
+  return;
+fail:
+  rtg_free(K11_0_value);
+}
+
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673, int check_site_0) {
+  RtValue *vals[] = {v_x662, v_x663};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K11_host(err, loc, run, v_x662, v_x663, out_v_x671, out_v_x672, out_v_x673);
+    if (err->index == INT64_MAX) {
+      K11_0_V t150;
+      memset(&t150, 0, sizeof t150);
+      t150.v0 = *out_v_x671;
+      t150.v1 = *out_v_x672;
+      t150.v2 = *out_v_x673;
+      (void)K11_0_check{{check_site_0}}(t150, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K11_gpu(err, loc, run, v_x662, v_x663, out_v_x671, out_v_x672, out_v_x673, check_site_0);
+  }
+}
+
+/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
+  /* ONCE */
+  {
+    int t152 = 0; /* nonzero: a check below failed */
+    int t153 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
+    int32_t t151 = t153 ? v_x723_d[0] : 0;
+    t152 |= !t153;
+    int t155 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
+    int32_t t154 = t155 ? v_x723_d[1] : 0;
+    t152 |= !t155;
+    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+      int32_t t156;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
+        t156 = v_x723_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0);
+        t156 = 0;
+      }
+      int32_t t157;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
+        t157 = v_x723_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0);
+        t157 = 0;
+      }
+    }
+    v_x724 = t151;
+    v_x725 = t154;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
+  return;
+fail:
+}
+
+/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K12_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x723_d; int64_t v_x723_n;
+  int32_t v_x724;
+  int32_t v_x725;
+};
+struct alignas(8) K12_0_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K12_0_pull {
   K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+  __device__ K12_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t159 = 0; /* nonzero: a check below failed */
+    int t160 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n;
+    int32_t t158 = t160 ? A.v_x723_d[0] : 0;
+    t159 |= !t160;
+    int t162 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n;
+    int32_t t161 = t162 ? A.v_x723_d[1] : 0;
+    t159 |= !t162;
+    if (__builtin_expect(t159 != 0, 0)) { /* again, recording the error */
+      int32_t t163;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n) {
+        t163 = A.v_x723_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0);
+        t163 = 0;
+      }
+      int32_t t164;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n) {
+        t164 = A.v_x723_d[1];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0);
+        t164 = 0;
+      }
+    }
+    return K12_0_V{t158, t161};
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x770 = v_x770;
-  A.v_x773_d = v_x773->data.i;
-  A.v_x773_n = v_x773->len;
-  RtValue *v_x772 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x781 = 0;
-  int32_t v_x782 = 0;
-  int32_t v_x783 = 0;
-  /* MAP */
+  A.v_x723_d = v_x723->data.i;
+  A.v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
+  /* ONCE */
   {
-    const int64_t t213 = v_x770;
-    if (t213 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t213, 0.0, run};
-      goto fail;
-    }
-    v_x772 = rtg_vec_new(RT_INT, t213);
-    A.v_x772_d = v_x772->data.i;
-    A.v_x772_n = v_x772->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    const K12_0_V t165 = rtg::once<K12_0_V>("K12", loc, K12_0_pull{A});
+    v_x724 = t165.v0;
+    A.v_x724 = v_x724;
+    v_x725 = t165.v1;
+    A.v_x725 = v_x725;
   }
-  /* REDUCE */
-  {
-    const int64_t t214 = v_x770;
-    if (t214 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t214, 0.0, run};
-      goto fail;
-    }
-    K12_1_V *t215 = rtg::reduce_to_device("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t214, false);
-    K12_1_value = t215;
-  }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x772 = v_x772;
-  *out_v_x782 = v_x782;
-  *out_v_x783 = v_x783;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
   return;
 fail:
-  rt_release(v_x772);
-  rtg_free(K12_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x770, RtValue *v_x773, RtValue **out_v_x772, int32_t *out_v_x782, int32_t *out_v_x783, int check_site_0) {
-  RtValue *vals[] = {v_x773};
-  const int64_t sizes[] = {(int64_t)v_x770, (int64_t)v_x770};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K12_host(err, loc, run, v_x770, v_x773, out_v_x772, out_v_x782, out_v_x783);
-    if (err->index == INT64_MAX) {
-      K12_1_V t216;
-      memset(&t216, 0, sizeof t216);
-      t216.v1 = *out_v_x782;
-      t216.v2 = *out_v_x783;
-      (void)K12_1_check{{check_site_0}}(t216, err, run);
-    }
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+  RtValue *vals[] = {v_x723};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K12_host(err, loc, run, v_x723, out_v_x724, out_v_x725);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x770, v_x773, out_v_x772, out_v_x782, out_v_x783, check_site_0);
+    K12_gpu(err, loc, run, v_x723, out_v_x724, out_v_x725);
   }
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739) {
   (void)loc;
   (void)run;
-  int32_t *v_x784_d = v_x784->data.i;
-  const int64_t v_x784_n = v_x784->len;
-  int32_t *v_x787_d = v_x787->data.i;
-  const int64_t v_x787_n = v_x787->len;
-  RtValue *v_x789 = NULL;
+  int32_t *v_x729_d = v_x729->data.i;
+  const int64_t v_x729_n = v_x729->len;
+  RtValue *v_x728 = NULL;
+  int32_t v_x737 = 0;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
   /* MAP */
   {
-    const int64_t t217 = v_x784_n;
-    v_x789 = rt_value_new(rt_vec_type(RT_INT), t217);
-    int32_t *v_x789_d = v_x789->data.i;
-    const int64_t v_x789_n = v_x789->len;
-    RT_PARALLEL_FOR_IF(t217 >= RT_PARALLEL_MIN)
-    for (int64_t t218 = 0; t218 < t217; t218++) {
-      const int32_t t219 = (int32_t)t218;
-      int t222 = 0; /* nonzero: a check below failed */
-      int32_t t220 = v_x784_d[t219];
-      int t223 = (uint64_t)(int64_t)t220 < (uint64_t)v_x787_n;
-      int32_t t221 = t223 ? v_x787_d[t220] : 0;
-      t222 |= !t223;
-      if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-        int32_t t224 = v_x784_d[t219];
-        int32_t t225;
-        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x787_n) {
-          t225 = v_x787_d[t224];
-        } else {
-          NESSIE_RECORD(err, t218, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x787_n, 0.0);
-          t225 = 0;
-        }
-      }
-      v_x789_d[t218] = t221;
+    const int64_t t166 = v_x726;
+    if (t166 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0);
+      goto fail;
+    }
+    v_x728 = rt_value_new(rt_vec_type(RT_INT), t166);
+    int32_t *v_x728_d = v_x728->data.i;
+    const int64_t v_x728_n = v_x728->len;
+    RT_PARALLEL_FOR_IF(t166 >= RT_PARALLEL_MIN)
+    for (int64_t t167 = 0; t167 < t166; t167++) {
+      const int32_t t168 = (int32_t)t167;
+      v_x728_d[t167] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x789 = v_x789;
+  {
+    int32_t *v_x728_d = v_x728->data.i;
+    const int64_t v_x728_n = v_x728->len;
+    /* REDUCE */
+    {
+      const int64_t t169 = v_x726;
+      if (t169 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0);
+        goto fail;
+      }
+      const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
+      int32_t *t172 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
+      int32_t *t173 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
+      RT_PARALLEL_FOR_IF(t170 > 1)
+      for (int64_t t174 = 0; t174 < t170; t174++) {
+        int32_t t174a0;
+        int32_t t174a1;
+        int32_t t174a2;
+        t174a0 = 2147483647;
+        t174a1 = 0;
+        t174a2 = 1;
+        const int64_t t174_end = (t174 + 1) * RT_CHUNK < t169 ? (t174 + 1) * RT_CHUNK : t169;
+        for (int64_t t175 = t174 * RT_CHUNK; t175 < t174_end; t175++) {
+          const int32_t t176 = (int32_t)t175;
+          int32_t t174x0;
+          int32_t t174x1;
+          int32_t t174x2;
+          int t178 = 0; /* nonzero: a check below failed */
+          int t179 = (uint64_t)(int64_t)t176 < (uint64_t)v_x729_n;
+          int32_t t177 = t179 ? v_x729_d[t176] : 0;
+          t178 |= !t179;
+          uint8_t t181 = rt_lt_i(0, t177);
+          int32_t t182;
+          if (t181) {
+            t182 = 2147483647;
+          } else {
+            t182 = t176;
+          }
+          if (__builtin_expect(t178 != 0, 0)) { /* again, recording the error */
+            int32_t t183;
+            if ((uint64_t)(int64_t)t176 < (uint64_t)v_x729_n) {
+              t183 = v_x729_d[t176];
+            } else {
+              NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t176, v_x729_n, 0.0);
+              t183 = 0;
+            }
+            uint8_t t185 = rt_lt_i(0, t183);
+            int32_t t186;
+            if (t185) {
+              t186 = 2147483647;
+            } else {
+              t186 = t176;
+            }
+          }
+          t174x0 = t182;
+          t174x1 = 0;
+          t174x2 = t177;
+          uint8_t t188 = rt_le_i(t174a0, t174x0);
+          int32_t t189;
+          if (t188) {
+            t189 = t174a0;
+          } else {
+            t189 = t174x0;
+          }
+          int32_t t190;
+          if (t188) {
+            t190 = t174a1;
+          } else {
+            t190 = t174x1;
+          }
+          int32_t t191;
+          if (t188) {
+            t191 = t174a2;
+          } else {
+            t191 = t174x2;
+          }
+          t174a0 = t189;
+          t174a1 = t190;
+          t174a2 = t191;
+        }
+        t171[t174] = t174a0;
+        t172[t174] = t174a1;
+        t173[t174] = t174a2;
+      }
+      int32_t t174t0;
+      int32_t t174t1;
+      int32_t t174t2;
+      t174t0 = 2147483647;
+      t174t1 = 0;
+      t174t2 = 1;
+      for (int64_t t174 = 0; t174 < t170; t174++) {
+        const int32_t t192 = t171[t174];
+        const int32_t t193 = t172[t174];
+        const int32_t t194 = t173[t174];
+        uint8_t t196 = rt_le_i(t174t0, t192);
+        int32_t t197;
+        if (t196) {
+          t197 = t174t0;
+        } else {
+          t197 = t192;
+        }
+        int32_t t198;
+        if (t196) {
+          t198 = t174t1;
+        } else {
+          t198 = t193;
+        }
+        int32_t t199;
+        if (t196) {
+          t199 = t174t2;
+        } else {
+          t199 = t194;
+        }
+        t174t0 = t197;
+        t174t1 = t198;
+        t174t2 = t199;
+      }
+      v_x737 = t174t0;
+      rt_free(t171);
+      v_x738 = t174t1;
+      rt_free(t172);
+      v_x739 = t174t2;
+      rt_free(t173);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x728 = v_x728;
+  *out_v_x738 = v_x738;
+  *out_v_x739 = v_x739;
   return;
 fail:
-  rt_release(v_x789);
+  rt_release(v_x728);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x784_d; int64_t v_x784_n;
-  int32_t *v_x787_d; int64_t v_x787_n;
-  int32_t *v_x789_d; int64_t v_x789_n;
+  int32_t v_x726;
+  int32_t *v_x729_d; int64_t v_x729_n;
+  int32_t *v_x728_d; int64_t v_x728_n;
+  int32_t v_x737;
+  int32_t v_x738;
+  int32_t v_x739;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -1786,1426 +1662,1201 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t228 = 0; /* nonzero: a check below failed */
-    int32_t t226 = A.v_x784_d[ix];
-    int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x787_n;
-    int32_t t227 = t229 ? A.v_x787_d[t226] : 0;
-    t228 |= !t229;
-    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
-      int32_t t230 = A.v_x784_d[ix];
-      int32_t t231;
-      if ((uint64_t)(int64_t)t230 < (uint64_t)A.v_x787_n) {
-        t231 = A.v_x787_d[t230];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, A.v_x787_n, 0.0);
-        t231 = 0;
-      }
-    }
-    return K13_0_V{t227};
+    return K13_0_V{0};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x789_d[i] = v.v0;
+    A.v_x728_d[i] = v.v0;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
+struct alignas(8) K13_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t201 = 0; /* nonzero: a check below failed */
+    int t202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n;
+    int32_t t200 = t202 ? A.v_x729_d[ix] : 0;
+    t201 |= !t202;
+    uint8_t t204 = rt_lt_i(0, t200);
+    int32_t t205;
+    if (t204) {
+      t205 = 2147483647;
+    } else {
+      t205 = ix;
+    }
+    if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
+      int32_t t206;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n) {
+        t206 = A.v_x729_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x729_n, 0.0);
+        t206 = 0;
+      }
+      uint8_t t208 = rt_lt_i(0, t206);
+      int32_t t209;
+      if (t208) {
+        t209 = 2147483647;
+      } else {
+        t209 = ix;
+      }
+    }
+    return K13_1_V{t205, 0, t200};
+  }
+};
+struct K13_1_op {
+  K13_A A;
+  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
+    uint8_t t211 = rt_le_i(a.v0, b.v0);
+    int32_t t212;
+    if (t211) {
+      t212 = a.v0;
+    } else {
+      t212 = b.v0;
+    }
+    int32_t t213;
+    if (t211) {
+      t213 = a.v1;
+    } else {
+      t213 = b.v1;
+    }
+    int32_t t214;
+    if (t211) {
+      t214 = a.v2;
+    } else {
+      t214 = b.v2;
+    }
+    return K13_1_V{t212, t213, t214};
+  }
+};
+struct K13_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
+      return false;
+    }
+    return true;
+  }
+};
+struct K13_1_ride {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
+    return K13_1_pull{A}(i);
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739, int check_site_0) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x784_d = v_x784->data.i;
-  A.v_x784_n = v_x784->len;
-  A.v_x787_d = v_x787->data.i;
-  A.v_x787_n = v_x787->len;
-  RtValue *v_x789 = NULL;
+  A.v_x726 = v_x726;
+  A.v_x729_d = v_x729->data.i;
+  A.v_x729_n = v_x729->len;
+  RtValue *v_x728 = NULL;
+  K13_1_V *K13_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x737 = 0;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
   /* MAP */
   {
-    const int64_t t232 = v_x784->len;
-    v_x789 = rtg_vec_new(RT_INT, t232);
-    A.v_x789_d = v_x789->data.i;
-    A.v_x789_n = v_x789->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t232);
-  }
-  *out_v_x789 = v_x789;
-  return;
-fail:
-  rt_release(v_x789);
-}
-
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x784, RtValue *v_x787, RtValue **out_v_x789) {
-  RtValue *vals[] = {v_x784, v_x787};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K13_host(err, loc, run, v_x784, v_x787, out_v_x789);
-    rtg_host_ran();
-  } else {
-    K13_gpu(err, loc, run, v_x784, v_x787, out_v_x789);
-  }
-}
-
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x790_d = v_x790->data.i;
-  const int64_t v_x790_n = v_x790->len;
-  int32_t *v_x791_d = v_x791->data.i;
-  const int64_t v_x791_n = v_x791->len;
-  int32_t *v_x794_d = v_x794->data.i;
-  const int64_t v_x794_n = v_x794->len;
-  const int64_t *v_x804_off = rt_seg_offsets(v_x804);
-  const int64_t v_x804_n = v_x804->len;
-  RtValue *v_x800 = NULL;
-  RtValue *v_x801 = NULL;
-  RtValue *v_x814 = NULL;
-  RtValue *v_x815 = NULL;
-  RtValue *v_x808 = NULL;
-  RtValue *v_x821 = NULL;
-  /* FILTER */
-  {
-    const int64_t t233 = v_x794_n;
-    const int64_t t234 = t233 > 0 ? (t233 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t235 = (uint8_t *)rt_alloc_atomic((size_t)t233 + 1);
-    int64_t *t236 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t234 + 1));
-    RT_PARALLEL_FOR_IF(t234 > 1)
-    for (int64_t t237 = 0; t237 < t234; t237++) {
-      int64_t kept = 0;
-      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
-      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
-        const int32_t t239 = (int32_t)t238;
-        int32_t t237x0;
-        uint8_t t237x1;
-        int t241 = 0; /* nonzero: a check below failed */
-        int t242 = (uint64_t)(int64_t)t239 < (uint64_t)v_x790_n;
-        int32_t t240 = t242 ? v_x790_d[t239] : 0;
-        t241 |= !t242;
-        int t244 = (uint64_t)(int64_t)t240 < (uint64_t)v_x791_n;
-        int32_t t243 = t244 ? v_x791_d[t240] : 0;
-        t241 |= !t244;
-        int32_t t245 = v_x794_d[t239];
-        uint8_t t247 = rt_lt_i(t245, t243);
-        if (__builtin_expect(t241 != 0, 0)) { /* again, recording the error */
-          int32_t t248;
-          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x790_n) {
-            t248 = v_x790_d[t239];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x790_n, 0.0);
-            t248 = 0;
-          }
-          int32_t t249;
-          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x791_n) {
-            t249 = v_x791_d[t248];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x791_n, 0.0);
-            t249 = 0;
-          }
-          int32_t t250 = v_x794_d[t239];
-          uint8_t t252 = rt_lt_i(t250, t249);
-        }
-        t237x0 = t245;
-        t237x1 = t247;
-        uint8_t t253;
-        t253 = t237x1;
-        t235[t238] = t253 != 0;
-        kept += t253 != 0;
-      }
-      t236[t237] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t235);
-      rt_free(t236);
+    const int64_t t215 = v_x726;
+    if (t215 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t215, 0.0, run};
       goto fail;
     }
-    int64_t t254 = 0;
-    for (int64_t t237 = 0; t237 < t234; t237++) {
-      const int64_t k = t236[t237];
-      t236[t237] = t254;
-      t254 += k;
+    v_x728 = rtg_vec_new(RT_INT, t215);
+    A.v_x728_d = v_x728->data.i;
+    A.v_x728_n = v_x728->len;
+    /* computed in the launch of SOAC 1 (K13_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t216 = v_x726;
+    if (t216 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t216, 0.0, run};
+      goto fail;
     }
-    v_x800 = rt_value_new(rt_vec_type(RT_INT), t254);
-    int32_t *v_x800_d = v_x800->data.i;
-    const int64_t v_x800_n = v_x800->len;
-    v_x801 = rt_value_new(rt_vec_type(RT_BOOL), t254);
-    uint8_t *v_x801_d = v_x801->data.b;
-    const int64_t v_x801_n = v_x801->len;
-    RT_PARALLEL_FOR_IF(t234 > 1)
-    for (int64_t t237 = 0; t237 < t234; t237++) {
-      int64_t at = t236[t237];
-      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
-      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
-        const int32_t t239 = (int32_t)t238;
-        if (!t235[t238])
-          continue;
-        int32_t t237y0;
-        uint8_t t237y1;
-        int t256 = 0; /* nonzero: a check below failed */
-        int t257 = (uint64_t)(int64_t)t239 < (uint64_t)v_x790_n;
-        int32_t t255 = t257 ? v_x790_d[t239] : 0;
-        t256 |= !t257;
-        int t259 = (uint64_t)(int64_t)t255 < (uint64_t)v_x791_n;
-        int32_t t258 = t259 ? v_x791_d[t255] : 0;
-        t256 |= !t259;
-        int32_t t260 = v_x794_d[t239];
-        uint8_t t262 = rt_lt_i(t260, t258);
-        if (__builtin_expect(t256 != 0, 0)) { /* again, recording the error */
-          int32_t t263;
-          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x790_n) {
-            t263 = v_x790_d[t239];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x790_n, 0.0);
-            t263 = 0;
-          }
-          int32_t t264;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x791_n) {
-            t264 = v_x791_d[t263];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x791_n, 0.0);
-            t264 = 0;
-          }
-          int32_t t265 = v_x794_d[t239];
-          uint8_t t267 = rt_lt_i(t265, t264);
-        }
-        t237y0 = t260;
-        t237y1 = t262;
-        if (t235[t238]) {
-          v_x800_d[at] = t237y0;
-          v_x801_d[at] = t237y1;
-          at++;
+    K13_1_V *t217 = rtg::reduce_to_device("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t216, false);
+    K13_1_value = t217;
+  }
+  if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K13_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x728 = v_x728;
+  *out_v_x738 = v_x738;
+  *out_v_x739 = v_x739;
+  return;
+fail:
+  rt_release(v_x728);
+  rtg_free(K13_1_value);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739, int check_site_0) {
+  RtValue *vals[] = {v_x729};
+  const int64_t sizes[] = {(int64_t)v_x726, (int64_t)v_x726};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K13_host(err, loc, run, v_x726, v_x729, out_v_x728, out_v_x738, out_v_x739);
+    if (err->index == INT64_MAX) {
+      K13_1_V t218;
+      memset(&t218, 0, sizeof t218);
+      t218.v1 = *out_v_x738;
+      t218.v2 = *out_v_x739;
+      (void)K13_1_check{{check_site_0}}(t218, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x726, v_x729, out_v_x728, out_v_x738, out_v_x739, check_site_0);
+  }
+}
+
+/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x740_d = v_x740->data.i;
+  const int64_t v_x740_n = v_x740->len;
+  int32_t *v_x743_d = v_x743->data.i;
+  const int64_t v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
+  /* MAP */
+  {
+    const int64_t t219 = v_x740_n;
+    v_x745 = rt_value_new(rt_vec_type(RT_INT), t219);
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
+    RT_PARALLEL_FOR_IF(t219 >= RT_PARALLEL_MIN)
+    for (int64_t t220 = 0; t220 < t219; t220++) {
+      const int32_t t221 = (int32_t)t220;
+      int t224 = 0; /* nonzero: a check below failed */
+      int32_t t222 = v_x740_d[t221];
+      int t225 = (uint64_t)(int64_t)t222 < (uint64_t)v_x743_n;
+      int32_t t223 = t225 ? v_x743_d[t222] : 0;
+      t224 |= !t225;
+      if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
+        int32_t t226 = v_x740_d[t221];
+        int32_t t227;
+        if ((uint64_t)(int64_t)t226 < (uint64_t)v_x743_n) {
+          t227 = v_x743_d[t226];
+        } else {
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x743_n, 0.0);
+          t227 = 0;
         }
       }
+      v_x745_d[t220] = t223;
     }
-    rt_free(t235);
-    rt_free(t236);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x800_d = v_x800->data.i;
-    const int64_t v_x800_n = v_x800->len;
-    uint8_t *v_x801_d = v_x801->data.b;
-    const int64_t v_x801_n = v_x801->len;
-    /* FILTER */
-    {
-      const int64_t t268 = v_x794_n;
-      const int64_t t269 = t268 > 0 ? (t268 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t270 = (uint8_t *)rt_alloc_atomic((size_t)t268 + 1);
-      int64_t *t271 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t269 + 1));
-      RT_PARALLEL_FOR_IF(t269 > 1)
-      for (int64_t t272 = 0; t272 < t269; t272++) {
-        int64_t kept = 0;
-        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
-        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
-          const int32_t t274 = (int32_t)t273;
-          int32_t t272x0;
-          uint8_t t272x1;
-          int t276 = 0; /* nonzero: a check below failed */
-          int t277 = (uint64_t)(int64_t)t274 < (uint64_t)v_x790_n;
-          int32_t t275 = t277 ? v_x790_d[t274] : 0;
-          t276 |= !t277;
-          int t279 = (uint64_t)(int64_t)t275 < (uint64_t)v_x791_n;
-          int32_t t278 = t279 ? v_x791_d[t275] : 0;
-          t276 |= !t279;
-          int32_t t280 = v_x794_d[t274];
-          uint8_t t282 = rt_gt_i(t280, t278);
-          if (__builtin_expect(t276 != 0, 0)) { /* again, recording the error */
-            int32_t t283;
-            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x790_n) {
-              t283 = v_x790_d[t274];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x790_n, 0.0);
-              t283 = 0;
-            }
-            int32_t t284;
-            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x791_n) {
-              t284 = v_x791_d[t283];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x791_n, 0.0);
-              t284 = 0;
-            }
-            int32_t t285 = v_x794_d[t274];
-            uint8_t t287 = rt_gt_i(t285, t284);
-          }
-          t272x0 = t280;
-          t272x1 = t282;
-          uint8_t t288;
-          t288 = t272x1;
-          t270[t273] = t288 != 0;
-          kept += t288 != 0;
-        }
-        t271[t272] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t270);
-        rt_free(t271);
-        goto fail;
-      }
-      int64_t t289 = 0;
-      for (int64_t t272 = 0; t272 < t269; t272++) {
-        const int64_t k = t271[t272];
-        t271[t272] = t289;
-        t289 += k;
-      }
-      v_x814 = rt_value_new(rt_vec_type(RT_INT), t289);
-      int32_t *v_x814_d = v_x814->data.i;
-      const int64_t v_x814_n = v_x814->len;
-      v_x815 = rt_value_new(rt_vec_type(RT_BOOL), t289);
-      uint8_t *v_x815_d = v_x815->data.b;
-      const int64_t v_x815_n = v_x815->len;
-      RT_PARALLEL_FOR_IF(t269 > 1)
-      for (int64_t t272 = 0; t272 < t269; t272++) {
-        int64_t at = t271[t272];
-        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
-        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
-          const int32_t t274 = (int32_t)t273;
-          if (!t270[t273])
-            continue;
-          int32_t t272y0;
-          uint8_t t272y1;
-          int t291 = 0; /* nonzero: a check below failed */
-          int t292 = (uint64_t)(int64_t)t274 < (uint64_t)v_x790_n;
-          int32_t t290 = t292 ? v_x790_d[t274] : 0;
-          t291 |= !t292;
-          int t294 = (uint64_t)(int64_t)t290 < (uint64_t)v_x791_n;
-          int32_t t293 = t294 ? v_x791_d[t290] : 0;
-          t291 |= !t294;
-          int32_t t295 = v_x794_d[t274];
-          uint8_t t297 = rt_gt_i(t295, t293);
-          if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
-            int32_t t298;
-            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x790_n) {
-              t298 = v_x790_d[t274];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x790_n, 0.0);
-              t298 = 0;
-            }
-            int32_t t299;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x791_n) {
-              t299 = v_x791_d[t298];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x791_n, 0.0);
-              t299 = 0;
-            }
-            int32_t t300 = v_x794_d[t274];
-            uint8_t t302 = rt_gt_i(t300, t299);
-          }
-          t272y0 = t295;
-          t272y1 = t297;
-          if (t270[t273]) {
-            v_x814_d[at] = t272y0;
-            v_x815_d[at] = t272y1;
-            at++;
-          }
-        }
-      }
-      rt_free(t270);
-      rt_free(t271);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x814_d = v_x814->data.i;
-      const int64_t v_x814_n = v_x814->len;
-      uint8_t *v_x815_d = v_x815->data.b;
-      const int64_t v_x815_n = v_x815->len;
-      /* SEG_REDUCE */
-      {
-        v_x808 = rt_value_new(rt_vec_type(RT_INT), v_x804_n);
-        int32_t *v_x808_d = v_x808->data.i;
-        const int64_t v_x808_n = v_x808->len;
-        v_x821 = rt_value_new(rt_vec_type(RT_INT), v_x804_n);
-        int32_t *v_x821_d = v_x821->data.i;
-        const int64_t v_x821_n = v_x821->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x804_n >= 64)
-        for (int64_t t303 = 0; t303 < v_x804_n; t303++) {
-          int32_t t303a0;
-          int32_t t303a1;
-          t303a0 = 0;
-          t303a1 = 0;
-          for (int64_t t304 = v_x804_off[t303]; t304 < v_x804_off[t303 + 1]; t304++) {
-            const int32_t t305 = (int32_t)t304;
-            int32_t t303x0;
-            int32_t t303x1;
-            int t307 = 0; /* nonzero: a check below failed */
-            int t308 = (uint64_t)(int64_t)t305 < (uint64_t)v_x790_n;
-            int32_t t306 = t308 ? v_x790_d[t305] : 0;
-            t307 |= !t308;
-            int t310 = (uint64_t)(int64_t)t306 < (uint64_t)v_x791_n;
-            int32_t t309 = t310 ? v_x791_d[t306] : 0;
-            t307 |= !t310;
-            int t312 = (uint64_t)(int64_t)t305 < (uint64_t)v_x794_n;
-            int32_t t311 = t312 ? v_x794_d[t305] : 0;
-            t307 |= !t312;
-            uint8_t t314 = rt_lt_i(t311, t309);
-            int32_t t316 = rt_btoi_b(t314);
-            uint8_t t318 = rt_gt_i(t311, t309);
-            int32_t t320 = rt_btoi_b(t318);
-            if (__builtin_expect(t307 != 0, 0)) { /* again, recording the error */
-              int32_t t321;
-              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x790_n) {
-                t321 = v_x790_d[t305];
-              } else {
-                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x790_n, 0.0);
-                t321 = 0;
-              }
-              int32_t t322;
-              if ((uint64_t)(int64_t)t321 < (uint64_t)v_x791_n) {
-                t322 = v_x791_d[t321];
-              } else {
-                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x791_n, 0.0);
-                t322 = 0;
-              }
-              int32_t t323;
-              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x794_n) {
-                t323 = v_x794_d[t305];
-              } else {
-                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 3, 0, RT_GATHER, t305, v_x794_n, 0.0);
-                t323 = 0;
-              }
-              uint8_t t325 = rt_lt_i(t323, t322);
-              int32_t t327 = rt_btoi_b(t325);
-              uint8_t t329 = rt_gt_i(t323, t322);
-              int32_t t331 = rt_btoi_b(t329);
-            }
-            t303x0 = t316;
-            t303x1 = t320;
-            int32_t t333 = rt_add_i(t303a0, t303x0);
-            int32_t t335 = rt_add_i(t303a1, t303x1);
-            t303a0 = t333;
-            t303a1 = t335;
-          }
-          v_x808_d[t303] = t303a0;
-          v_x821_d[t303] = t303a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x800 = v_x800;
-  *out_v_x808 = v_x808;
-  *out_v_x814 = v_x814;
-  *out_v_x821 = v_x821;
-  rt_release(v_x801);
-  rt_release(v_x815);
+  *out_v_x745 = v_x745;
   return;
 fail:
-  rt_release(v_x800);
-  rt_release(v_x801);
-  rt_release(v_x814);
-  rt_release(v_x815);
-  rt_release(v_x808);
-  rt_release(v_x821);
+  rt_release(v_x745);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x790_d; int64_t v_x790_n;
-  int32_t *v_x791_d; int64_t v_x791_n;
-  int32_t *v_x794_d; int64_t v_x794_n;
-  const int64_t *v_x804_off; int64_t v_x804_n;
-  int32_t *v_x800_d; int64_t v_x800_n;
-  uint8_t *v_x801_d; int64_t v_x801_n;
-  int32_t *v_x814_d; int64_t v_x814_n;
-  uint8_t *v_x815_d; int64_t v_x815_n;
-  int32_t *v_x808_d; int64_t v_x808_n;
-  int32_t *v_x821_d; int64_t v_x821_n;
+  int32_t *v_x740_d; int64_t v_x740_n;
+  int32_t *v_x743_d; int64_t v_x743_n;
+  int32_t *v_x745_d; int64_t v_x745_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K14_0_pull {
   K14_A A;
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t337 = 0; /* nonzero: a check below failed */
-    int t338 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
-    int32_t t336 = t338 ? A.v_x790_d[ix] : 0;
-    t337 |= !t338;
-    int t340 = (uint64_t)(int64_t)t336 < (uint64_t)A.v_x791_n;
-    int32_t t339 = t340 ? A.v_x791_d[t336] : 0;
-    t337 |= !t340;
-    int32_t t341 = A.v_x794_d[ix];
-    uint8_t t343 = rt_lt_i(t341, t339);
-    if (__builtin_expect(t337 != 0, 0)) { /* again, recording the error */
-      int32_t t344;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
-        t344 = A.v_x790_d[ix];
+    int t230 = 0; /* nonzero: a check below failed */
+    int32_t t228 = A.v_x740_d[ix];
+    int t231 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x743_n;
+    int32_t t229 = t231 ? A.v_x743_d[t228] : 0;
+    t230 |= !t231;
+    if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
+      int32_t t232 = A.v_x740_d[ix];
+      int32_t t233;
+      if ((uint64_t)(int64_t)t232 < (uint64_t)A.v_x743_n) {
+        t233 = A.v_x743_d[t232];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0);
-        t344 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x743_n, 0.0);
+        t233 = 0;
       }
-      int32_t t345;
-      if ((uint64_t)(int64_t)t344 < (uint64_t)A.v_x791_n) {
-        t345 = A.v_x791_d[t344];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, A.v_x791_n, 0.0);
-        t345 = 0;
-      }
-      int32_t t346 = A.v_x794_d[ix];
-      uint8_t t348 = rt_lt_i(t346, t345);
     }
-    return K14_0_V{t341, t343};
+    return K14_0_V{t229};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x800_d[i] = v.v0;
-    A.v_x801_d[i] = v.v1;
+    A.v_x745_d[i] = v.v0;
   }
 };
-struct K14_0_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K14_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t350 = 0; /* nonzero: a check below failed */
-    int t351 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
-    int32_t t349 = t351 ? A.v_x790_d[ix] : 0;
-    t350 |= !t351;
-    int t353 = (uint64_t)(int64_t)t349 < (uint64_t)A.v_x791_n;
-    int32_t t352 = t353 ? A.v_x791_d[t349] : 0;
-    t350 |= !t353;
-    int32_t t354 = A.v_x794_d[ix];
-    uint8_t t356 = rt_gt_i(t354, t352);
-    if (__builtin_expect(t350 != 0, 0)) { /* again, recording the error */
-      int32_t t357;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
-        t357 = A.v_x790_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0);
-        t357 = 0;
-      }
-      int32_t t358;
-      if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x791_n) {
-        t358 = A.v_x791_d[t357];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x791_n, 0.0);
-        t358 = 0;
-      }
-      int32_t t359 = A.v_x794_d[ix];
-      uint8_t t361 = rt_gt_i(t359, t358);
-    }
-    return K14_1_V{t354, t356};
-  }
-};
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x814_d[i] = v.v0;
-    A.v_x815_d[i] = v.v1;
-  }
-};
-struct K14_1_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K14_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K14_2_pull {
-  K14_A A;
-  __device__ K14_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t363 = 0; /* nonzero: a check below failed */
-    int t364 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
-    int32_t t362 = t364 ? A.v_x790_d[ix] : 0;
-    t363 |= !t364;
-    int t366 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x791_n;
-    int32_t t365 = t366 ? A.v_x791_d[t362] : 0;
-    t363 |= !t366;
-    int t368 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x794_n;
-    int32_t t367 = t368 ? A.v_x794_d[ix] : 0;
-    t363 |= !t368;
-    uint8_t t370 = rt_lt_i(t367, t365);
-    int32_t t372 = rt_btoi_b(t370);
-    uint8_t t374 = rt_gt_i(t367, t365);
-    int32_t t376 = rt_btoi_b(t374);
-    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
-      int32_t t377;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
-        t377 = A.v_x790_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0);
-        t377 = 0;
-      }
-      int32_t t378;
-      if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x791_n) {
-        t378 = A.v_x791_d[t377];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, A.v_x791_n, 0.0);
-        t378 = 0;
-      }
-      int32_t t379;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x794_n) {
-        t379 = A.v_x794_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x794_n, 0.0);
-        t379 = 0;
-      }
-      uint8_t t381 = rt_lt_i(t379, t378);
-      int32_t t383 = rt_btoi_b(t381);
-      uint8_t t385 = rt_gt_i(t379, t378);
-      int32_t t387 = rt_btoi_b(t385);
-    }
-    return K14_2_V{t372, t376};
-  }
-};
-struct K14_2_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_2_V &v) const {
-    A.v_x808_d[i] = v.v0;
-    A.v_x821_d[i] = v.v1;
-  }
-};
-struct K14_2_op {
-  K14_A A;
-  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
-    int32_t t389 = rt_add_i(a.v0, b.v0);
-    int32_t t391 = rt_add_i(a.v1, b.v1);
-    return K14_2_V{t389, t391};
-  }
-};
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x790_d = v_x790->data.i;
-  A.v_x790_n = v_x790->len;
-  A.v_x791_d = v_x791->data.i;
-  A.v_x791_n = v_x791->len;
-  A.v_x794_d = v_x794->data.i;
-  A.v_x794_n = v_x794->len;
-  A.v_x804_off = rtg_seg_offsets(v_x804);
-  A.v_x804_n = v_x804->len;
-  RtValue *v_x800 = NULL;
-  RtValue *v_x801 = NULL;
-  RtValue *v_x814 = NULL;
-  RtValue *v_x815 = NULL;
-  RtValue *v_x808 = NULL;
-  RtValue *v_x821 = NULL;
-  /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t392, t393; /* the slot of SOAC 0's count, its size */
-  int64_t *t394, t395; /* the slot of SOAC 1's count, its size */
-  {
-    const int64_t t396 = v_x794->len;
-    v_x800 = rtg_vec_new(RT_INT, t396);
-    A.v_x800_d = v_x800->data.i;
-    A.v_x800_n = v_x800->len;
-    v_x801 = rtg_vec_new(RT_BOOL, t396);
-    A.v_x801_d = v_x801->data.b;
-    A.v_x801_n = v_x801->len;
-    t393 = t396;
-    const int64_t t397 = v_x794->len;
-    v_x814 = rtg_vec_new(RT_INT, t397);
-    A.v_x814_d = v_x814->data.i;
-    A.v_x814_n = v_x814->len;
-    v_x815 = rtg_vec_new(RT_BOOL, t397);
-    A.v_x815_d = v_x815->data.b;
-    A.v_x815_n = v_x815->len;
-    t395 = t397;
-    int64_t *t398[2];
-    rtg::filters_launch("K14", loc, t397, t398, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
-    t392 = t398[0];
-    t394 = t398[1];
-  }
-  {
-    const int64_t t399 = rtg::filter_count(t392);
-    v_x800 = rtg_vec_fit(v_x800, t399);
-    A.v_x800_d = v_x800->data.i;
-    A.v_x800_n = v_x800->len;
-    v_x801 = rtg_vec_fit(v_x801, t399);
-    A.v_x801_d = v_x801->data.b;
-    A.v_x801_n = v_x801->len;
-  }
-  {
-    const int64_t t400 = rtg::filter_count(t394);
-    v_x814 = rtg_vec_fit(v_x814, t400);
-    A.v_x814_d = v_x814->data.i;
-    A.v_x814_n = v_x814->len;
-    v_x815 = rtg_vec_fit(v_x815, t400);
-    A.v_x815_d = v_x815->data.b;
-    A.v_x815_n = v_x815->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t401 = v_x804->len;
-    v_x808 = rtg_vec_new(RT_INT, t401);
-    A.v_x808_d = v_x808->data.i;
-    A.v_x808_n = v_x808->len;
-    v_x821 = rtg_vec_new(RT_INT, t401);
-    A.v_x821_d = v_x821->data.i;
-    A.v_x821_n = v_x821->len;
-    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x804, false, K14_2_store{A});
-  }
-  *out_v_x800 = v_x800;
-  *out_v_x808 = v_x808;
-  *out_v_x814 = v_x814;
-  *out_v_x821 = v_x821;
-  rt_release(v_x801);
-  rt_release(v_x815);
-  return;
-fail:
-  rt_release(v_x800);
-  rt_release(v_x801);
-  rt_release(v_x814);
-  rt_release(v_x815);
-  rt_release(v_x808);
-  rt_release(v_x821);
-}
-
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, RtValue *v_x794, RtValue *v_x804, RtValue **out_v_x800, RtValue **out_v_x808, RtValue **out_v_x814, RtValue **out_v_x821) {
-  RtValue *vals[] = {v_x790, v_x791, v_x794, v_x804};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K14_host(err, loc, run, v_x790, v_x791, v_x794, v_x804, out_v_x800, out_v_x808, out_v_x814, out_v_x821);
-    rtg_host_ran();
-  } else {
-    K14_gpu(err, loc, run, v_x790, v_x791, v_x794, v_x804, out_v_x800, out_v_x808, out_v_x814, out_v_x821);
-  }
-}
-
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x822_d = v_x822->data.i;
-  const int64_t v_x822_n = v_x822->len;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  RtValue *v_x826 = NULL;
-  RtValue *v_x830 = NULL;
+  A.v_x740_d = v_x740->data.i;
+  A.v_x740_n = v_x740->len;
+  A.v_x743_d = v_x743->data.i;
+  A.v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
   /* MAP */
   {
-    const int64_t t402 = v_x824;
-    if (t402 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t402, 0.0);
+    const int64_t t234 = v_x740->len;
+    v_x745 = rtg_vec_new(RT_INT, t234);
+    A.v_x745_d = v_x745->data.i;
+    A.v_x745_n = v_x745->len;
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t234);
+  }
+  *out_v_x745 = v_x745;
+  return;
+fail:
+  rt_release(v_x745);
+}
+
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+  RtValue *vals[] = {v_x740, v_x743};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K14_host(err, loc, run, v_x740, v_x743, out_v_x745);
+    rtg_host_ran();
+  } else {
+    K14_gpu(err, loc, run, v_x740, v_x743, out_v_x745);
+  }
+}
+
+/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x746_d = v_x746->data.i;
+  const int64_t v_x746_n = v_x746->len;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
+  const int64_t v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
+  /* FILTER */
+  {
+    const int64_t t235 = v_x750_n;
+    const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
+    int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
+    RT_PARALLEL_FOR_IF(t236 > 1)
+    for (int64_t t239 = 0; t239 < t236; t239++) {
+      int64_t kept = 0;
+      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
+      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
+        const int32_t t241 = (int32_t)t240;
+        int32_t t239x0;
+        uint8_t t239x1;
+        int t243 = 0; /* nonzero: a check below failed */
+        int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
+        int32_t t242 = t244 ? v_x746_d[t241] : 0;
+        t243 |= !t244;
+        int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x747_n;
+        int32_t t245 = t246 ? v_x747_d[t242] : 0;
+        t243 |= !t246;
+        int32_t t247 = v_x750_d[t241];
+        uint8_t t249 = rt_lt_i(t247, t245);
+        if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
+          int32_t t250;
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
+            t250 = v_x746_d[t241];
+          } else {
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0);
+            t250 = 0;
+          }
+          int32_t t251;
+          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x747_n) {
+            t251 = v_x747_d[t250];
+          } else {
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x747_n, 0.0);
+            t251 = 0;
+          }
+          int32_t t252 = v_x750_d[t241];
+          uint8_t t254 = rt_lt_i(t252, t251);
+        }
+        t239x0 = t247;
+        t239x1 = t249;
+        uint8_t t255;
+        t255 = t239x1;
+        t237[t240] = t255 != 0;
+        kept += t255 != 0;
+      }
+      t238[t239] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t237);
+      rt_free(t238);
       goto fail;
     }
-    v_x826 = rt_value_new(rt_vec_type(RT_INT), t402);
-    int32_t *v_x826_d = v_x826->data.i;
-    const int64_t v_x826_n = v_x826->len;
-    RT_PARALLEL_FOR_IF(t402 >= RT_PARALLEL_MIN)
-    for (int64_t t403 = 0; t403 < t402; t403++) {
-      const int32_t t404 = (int32_t)t403;
-      int t409 = 0; /* nonzero: a check below failed */
-      uint8_t t406 = rt_lt_i(t404, (int32_t)v_x822_n);
-      int32_t t407;
-      if (t406) {
-        int t410 = (uint64_t)(int64_t)t404 < (uint64_t)v_x822_n;
-        int32_t t408 = t410 ? v_x822_d[t404] : 0;
-        t409 |= !t410;
-        t407 = t408;
-      } else {
-        int32_t t412 = rt_sub_i(t404, (int32_t)v_x822_n);
-        int t414 = (uint64_t)(int64_t)t412 < (uint64_t)v_x823_n;
-        int32_t t413 = t414 ? v_x823_d[t412] : 0;
-        t409 |= !t414;
-        t407 = t413;
-      }
-      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
-        uint8_t t416 = rt_lt_i(t404, (int32_t)v_x822_n);
-        int32_t t417;
-        if (t416) {
-          int32_t t418;
-          if ((uint64_t)(int64_t)t404 < (uint64_t)v_x822_n) {
-            t418 = v_x822_d[t404];
+    int64_t t256 = 0;
+    for (int64_t t239 = 0; t239 < t236; t239++) {
+      const int64_t k = t238[t239];
+      t238[t239] = t256;
+      t256 += k;
+    }
+    v_x756 = rt_value_new(rt_vec_type(RT_INT), t256);
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t256);
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    RT_PARALLEL_FOR_IF(t236 > 1)
+    for (int64_t t239 = 0; t239 < t236; t239++) {
+      int64_t at = t238[t239];
+      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
+      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
+        const int32_t t241 = (int32_t)t240;
+        if (!t237[t240])
+          continue;
+        int32_t t239y0;
+        uint8_t t239y1;
+        int t258 = 0; /* nonzero: a check below failed */
+        int t259 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
+        int32_t t257 = t259 ? v_x746_d[t241] : 0;
+        t258 |= !t259;
+        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x747_n;
+        int32_t t260 = t261 ? v_x747_d[t257] : 0;
+        t258 |= !t261;
+        int32_t t262 = v_x750_d[t241];
+        uint8_t t264 = rt_lt_i(t262, t260);
+        if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
+          int32_t t265;
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
+            t265 = v_x746_d[t241];
           } else {
-            NESSIE_RECORD(err, t403, RT_CHECK_INDEX, 0, 0, RT_GATHER, t404, v_x822_n, 0.0);
-            t418 = 0;
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0);
+            t265 = 0;
           }
-          t417 = t418;
-        } else {
-          int32_t t420 = rt_sub_i(t404, (int32_t)v_x822_n);
-          int32_t t421;
-          if ((uint64_t)(int64_t)t420 < (uint64_t)v_x823_n) {
-            t421 = v_x823_d[t420];
+          int32_t t266;
+          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x747_n) {
+            t266 = v_x747_d[t265];
           } else {
-            NESSIE_RECORD(err, t403, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x823_n, 0.0);
-            t421 = 0;
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x747_n, 0.0);
+            t266 = 0;
           }
-          t417 = t421;
+          int32_t t267 = v_x750_d[t241];
+          uint8_t t269 = rt_lt_i(t267, t266);
+        }
+        t239y0 = t262;
+        t239y1 = t264;
+        if (t237[t240]) {
+          v_x756_d[at] = t239y0;
+          v_x757_d[at] = t239y1;
+          at++;
         }
       }
-      v_x826_d[t403] = t407;
     }
+    rt_free(t237);
+    rt_free(t238);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x826_d = v_x826->data.i;
-    const int64_t v_x826_n = v_x826->len;
-    /* SCAN */
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    /* FILTER */
     {
-      const int64_t t422 = v_x824;
-      if (t422 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t422, 0.0);
+      const int64_t t270 = v_x750_n;
+      const int64_t t271 = t270 > 0 ? (t270 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t272 = (uint8_t *)rt_alloc_atomic((size_t)t270 + 1);
+      int64_t *t273 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t271 + 1));
+      RT_PARALLEL_FOR_IF(t271 > 1)
+      for (int64_t t274 = 0; t274 < t271; t274++) {
+        int64_t kept = 0;
+        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t270 ? (t274 + 1) * RT_CHUNK : t270;
+        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
+          const int32_t t276 = (int32_t)t275;
+          int32_t t274x0;
+          uint8_t t274x1;
+          int t278 = 0; /* nonzero: a check below failed */
+          int t279 = (uint64_t)(int64_t)t276 < (uint64_t)v_x746_n;
+          int32_t t277 = t279 ? v_x746_d[t276] : 0;
+          t278 |= !t279;
+          int t281 = (uint64_t)(int64_t)t277 < (uint64_t)v_x747_n;
+          int32_t t280 = t281 ? v_x747_d[t277] : 0;
+          t278 |= !t281;
+          int32_t t282 = v_x750_d[t276];
+          uint8_t t284 = rt_gt_i(t282, t280);
+          if (__builtin_expect(t278 != 0, 0)) { /* again, recording the error */
+            int32_t t285;
+            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
+              t285 = v_x746_d[t276];
+            } else {
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0);
+              t285 = 0;
+            }
+            int32_t t286;
+            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x747_n) {
+              t286 = v_x747_d[t285];
+            } else {
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x747_n, 0.0);
+              t286 = 0;
+            }
+            int32_t t287 = v_x750_d[t276];
+            uint8_t t289 = rt_gt_i(t287, t286);
+          }
+          t274x0 = t282;
+          t274x1 = t284;
+          uint8_t t290;
+          t290 = t274x1;
+          t272[t275] = t290 != 0;
+          kept += t290 != 0;
+        }
+        t273[t274] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t272);
+        rt_free(t273);
         goto fail;
       }
-      const int64_t t423 = t422 > 0 ? (t422 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t424 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t423);
-      RT_PARALLEL_FOR_IF(t423 > 1)
-      for (int64_t t425 = 0; t425 < t423; t425++) {
-        int32_t t425a0;
-        t425a0 = 0;
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t422 ? (t425 + 1) * RT_CHUNK : t422;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          int32_t t425x0;
-          int t432 = 0; /* nonzero: a check below failed */
-          uint8_t t429 = rt_lt_i(t427, (int32_t)v_x822_n);
-          int32_t t430;
-          if (t429) {
-            int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x822_n;
-            int32_t t431 = t433 ? v_x822_d[t427] : 0;
-            t432 |= !t433;
-            t430 = t431;
-          } else {
-            int32_t t435 = rt_sub_i(t427, (int32_t)v_x822_n);
-            int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x823_n;
-            int32_t t436 = t437 ? v_x823_d[t435] : 0;
-            t432 |= !t437;
-            t430 = t436;
-          }
-          if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
-            uint8_t t439 = rt_lt_i(t427, (int32_t)v_x822_n);
-            int32_t t440;
-            if (t439) {
-              int32_t t441;
-              if ((uint64_t)(int64_t)t427 < (uint64_t)v_x822_n) {
-                t441 = v_x822_d[t427];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x822_n, 0.0);
-                t441 = 0;
-              }
-              t440 = t441;
-            } else {
-              int32_t t443 = rt_sub_i(t427, (int32_t)v_x822_n);
-              int32_t t444;
-              if ((uint64_t)(int64_t)t443 < (uint64_t)v_x823_n) {
-                t444 = v_x823_d[t443];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x823_n, 0.0);
-                t444 = 0;
-              }
-              t440 = t444;
-            }
-          }
-          t425x0 = t430;
-          int32_t t446 = rt_add_i(t425a0, t425x0);
-          t425a0 = t446;
-        }
-        t424[t425] = t425a0;
+      int64_t t291 = 0;
+      for (int64_t t274 = 0; t274 < t271; t274++) {
+        const int64_t k = t273[t274];
+        t273[t274] = t291;
+        t291 += k;
       }
-      int32_t t425t0;
-      t425t0 = 0;
-      for (int64_t t425 = 0; t425 < t423; t425++) {
-        const int32_t t447 = t424[t425];
-        t424[t425] = t425t0;
-        int32_t t449 = rt_add_i(t425t0, t447);
-        t425t0 = t449;
-      }
-      v_x830 = rt_value_new(rt_vec_type(RT_INT), t422);
-      int32_t *v_x830_d = v_x830->data.i;
-      const int64_t v_x830_n = v_x830->len;
-      RT_PARALLEL_FOR_IF(t423 > 1)
-      for (int64_t t425 = 0; t425 < t423; t425++) {
-        int32_t t425p0;
-        t425p0 = t424[t425];
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t422 ? (t425 + 1) * RT_CHUNK : t422;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          v_x830_d[t426] = t425p0;
-          int32_t t425y0;
-          int t454 = 0; /* nonzero: a check below failed */
-          uint8_t t451 = rt_lt_i(t427, (int32_t)v_x822_n);
-          int32_t t452;
-          if (t451) {
-            int t455 = (uint64_t)(int64_t)t427 < (uint64_t)v_x822_n;
-            int32_t t453 = t455 ? v_x822_d[t427] : 0;
-            t454 |= !t455;
-            t452 = t453;
-          } else {
-            int32_t t457 = rt_sub_i(t427, (int32_t)v_x822_n);
-            int t459 = (uint64_t)(int64_t)t457 < (uint64_t)v_x823_n;
-            int32_t t458 = t459 ? v_x823_d[t457] : 0;
-            t454 |= !t459;
-            t452 = t458;
-          }
-          if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
-            uint8_t t461 = rt_lt_i(t427, (int32_t)v_x822_n);
-            int32_t t462;
-            if (t461) {
-              int32_t t463;
-              if ((uint64_t)(int64_t)t427 < (uint64_t)v_x822_n) {
-                t463 = v_x822_d[t427];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x822_n, 0.0);
-                t463 = 0;
-              }
-              t462 = t463;
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), t291);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t291);
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      RT_PARALLEL_FOR_IF(t271 > 1)
+      for (int64_t t274 = 0; t274 < t271; t274++) {
+        int64_t at = t273[t274];
+        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t270 ? (t274 + 1) * RT_CHUNK : t270;
+        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
+          const int32_t t276 = (int32_t)t275;
+          if (!t272[t275])
+            continue;
+          int32_t t274y0;
+          uint8_t t274y1;
+          int t293 = 0; /* nonzero: a check below failed */
+          int t294 = (uint64_t)(int64_t)t276 < (uint64_t)v_x746_n;
+          int32_t t292 = t294 ? v_x746_d[t276] : 0;
+          t293 |= !t294;
+          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x747_n;
+          int32_t t295 = t296 ? v_x747_d[t292] : 0;
+          t293 |= !t296;
+          int32_t t297 = v_x750_d[t276];
+          uint8_t t299 = rt_gt_i(t297, t295);
+          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
+            int32_t t300;
+            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
+              t300 = v_x746_d[t276];
             } else {
-              int32_t t465 = rt_sub_i(t427, (int32_t)v_x822_n);
-              int32_t t466;
-              if ((uint64_t)(int64_t)t465 < (uint64_t)v_x823_n) {
-                t466 = v_x823_d[t465];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x823_n, 0.0);
-                t466 = 0;
-              }
-              t462 = t466;
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0);
+              t300 = 0;
             }
+            int32_t t301;
+            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x747_n) {
+              t301 = v_x747_d[t300];
+            } else {
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x747_n, 0.0);
+              t301 = 0;
+            }
+            int32_t t302 = v_x750_d[t276];
+            uint8_t t304 = rt_gt_i(t302, t301);
           }
-          t425y0 = t452;
-          int32_t t468 = rt_add_i(t425p0, t425y0);
-          t425p0 = t468;
+          t274y0 = t297;
+          t274y1 = t299;
+          if (t272[t275]) {
+            v_x770_d[at] = t274y0;
+            v_x771_d[at] = t274y1;
+            at++;
+          }
         }
       }
-      rt_free(t424);
+      rt_free(t272);
+      rt_free(t273);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      /* SEG_REDUCE */
+      {
+        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x764_d = v_x764->data.i;
+        const int64_t v_x764_n = v_x764->len;
+        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x777_d = v_x777->data.i;
+        const int64_t v_x777_n = v_x777->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
+        for (int64_t t305 = 0; t305 < v_x760_n; t305++) {
+          int32_t t305a0;
+          int32_t t305a1;
+          t305a0 = 0;
+          t305a1 = 0;
+          for (int64_t t306 = v_x760_off[t305]; t306 < v_x760_off[t305 + 1]; t306++) {
+            const int32_t t307 = (int32_t)t306;
+            int32_t t305x0;
+            int32_t t305x1;
+            int t309 = 0; /* nonzero: a check below failed */
+            int t310 = (uint64_t)(int64_t)t307 < (uint64_t)v_x746_n;
+            int32_t t308 = t310 ? v_x746_d[t307] : 0;
+            t309 |= !t310;
+            int t312 = (uint64_t)(int64_t)t308 < (uint64_t)v_x747_n;
+            int32_t t311 = t312 ? v_x747_d[t308] : 0;
+            t309 |= !t312;
+            int t314 = (uint64_t)(int64_t)t307 < (uint64_t)v_x750_n;
+            int32_t t313 = t314 ? v_x750_d[t307] : 0;
+            t309 |= !t314;
+            uint8_t t316 = rt_lt_i(t313, t311);
+            int32_t t318 = rt_btoi_b(t316);
+            uint8_t t320 = rt_gt_i(t313, t311);
+            int32_t t322 = rt_btoi_b(t320);
+            if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
+              int32_t t323;
+              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x746_n) {
+                t323 = v_x746_d[t307];
+              } else {
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x746_n, 0.0);
+                t323 = 0;
+              }
+              int32_t t324;
+              if ((uint64_t)(int64_t)t323 < (uint64_t)v_x747_n) {
+                t324 = v_x747_d[t323];
+              } else {
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x747_n, 0.0);
+                t324 = 0;
+              }
+              int32_t t325;
+              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x750_n) {
+                t325 = v_x750_d[t307];
+              } else {
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x750_n, 0.0);
+                t325 = 0;
+              }
+              uint8_t t327 = rt_lt_i(t325, t324);
+              int32_t t329 = rt_btoi_b(t327);
+              uint8_t t331 = rt_gt_i(t325, t324);
+              int32_t t333 = rt_btoi_b(t331);
+            }
+            t305x0 = t318;
+            t305x1 = t322;
+            int32_t t335 = rt_add_i(t305a0, t305x0);
+            int32_t t337 = rt_add_i(t305a1, t305x1);
+            t305a0 = t335;
+            t305a1 = t337;
+          }
+          v_x764_d[t305] = t305a0;
+          v_x777_d[t305] = t305a1;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x826 = v_x826;
-  *out_v_x830 = v_x830;
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
   return;
 fail:
-  rt_release(v_x826);
-  rt_release(v_x830);
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x822_d; int64_t v_x822_n;
-  int32_t *v_x823_d; int64_t v_x823_n;
-  int32_t v_x824;
-  int32_t *v_x826_d; int64_t v_x826_n;
-  int32_t *v_x830_d; int64_t v_x830_n;
+  int32_t *v_x746_d; int64_t v_x746_n;
+  int32_t *v_x747_d; int64_t v_x747_n;
+  int32_t *v_x750_d; int64_t v_x750_n;
+  const int64_t *v_x760_off; int64_t v_x760_n;
+  int32_t *v_x756_d; int64_t v_x756_n;
+  uint8_t *v_x757_d; int64_t v_x757_n;
+  int32_t *v_x770_d; int64_t v_x770_n;
+  uint8_t *v_x771_d; int64_t v_x771_n;
+  int32_t *v_x764_d; int64_t v_x764_n;
+  int32_t *v_x777_d; int64_t v_x777_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t473 = 0; /* nonzero: a check below failed */
-    uint8_t t470 = rt_lt_i(ix, (int32_t)A.v_x822_n);
-    int32_t t471;
-    if (t470) {
-      int t474 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n;
-      int32_t t472 = t474 ? A.v_x822_d[ix] : 0;
-      t473 |= !t474;
-      t471 = t472;
-    } else {
-      int32_t t476 = rt_sub_i(ix, (int32_t)A.v_x822_n);
-      int t478 = (uint64_t)(int64_t)t476 < (uint64_t)A.v_x823_n;
-      int32_t t477 = t478 ? A.v_x823_d[t476] : 0;
-      t473 |= !t478;
-      t471 = t477;
-    }
-    if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
-      uint8_t t480 = rt_lt_i(ix, (int32_t)A.v_x822_n);
-      int32_t t481;
-      if (t480) {
-        int32_t t482;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n) {
-          t482 = A.v_x822_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x822_n, 0.0);
-          t482 = 0;
-        }
-        t481 = t482;
+    int t339 = 0; /* nonzero: a check below failed */
+    int t340 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t338 = t340 ? A.v_x746_d[ix] : 0;
+    t339 |= !t340;
+    int t342 = (uint64_t)(int64_t)t338 < (uint64_t)A.v_x747_n;
+    int32_t t341 = t342 ? A.v_x747_d[t338] : 0;
+    t339 |= !t342;
+    int32_t t343 = A.v_x750_d[ix];
+    uint8_t t345 = rt_lt_i(t343, t341);
+    if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
+      int32_t t346;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t346 = A.v_x746_d[ix];
       } else {
-        int32_t t484 = rt_sub_i(ix, (int32_t)A.v_x822_n);
-        int32_t t485;
-        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x823_n) {
-          t485 = A.v_x823_d[t484];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x823_n, 0.0);
-          t485 = 0;
-        }
-        t481 = t485;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        t346 = 0;
       }
+      int32_t t347;
+      if ((uint64_t)(int64_t)t346 < (uint64_t)A.v_x747_n) {
+        t347 = A.v_x747_d[t346];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x747_n, 0.0);
+        t347 = 0;
+      }
+      int32_t t348 = A.v_x750_d[ix];
+      uint8_t t350 = rt_lt_i(t348, t347);
     }
-    return K15_0_V{t471};
+    return K15_0_V{t343, t345};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x826_d[i] = v.v0;
+    A.v_x756_d[i] = v.v0;
+    A.v_x757_d[i] = v.v1;
+  }
+};
+struct K15_0_pred {
+  K15_A A;
+  __device__ bool operator()(int64_t i, const K15_0_V &v) const {
+    return (bool)v.v1;
   }
 };
 struct alignas(8) K15_1_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K15_1_pull {
   K15_A A;
   __device__ K15_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t490 = 0; /* nonzero: a check below failed */
-    uint8_t t487 = rt_lt_i(ix, (int32_t)A.v_x822_n);
-    int32_t t488;
-    if (t487) {
-      int t491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n;
-      int32_t t489 = t491 ? A.v_x822_d[ix] : 0;
-      t490 |= !t491;
-      t488 = t489;
-    } else {
-      int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x822_n);
-      int t495 = (uint64_t)(int64_t)t493 < (uint64_t)A.v_x823_n;
-      int32_t t494 = t495 ? A.v_x823_d[t493] : 0;
-      t490 |= !t495;
-      t488 = t494;
-    }
-    if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
-      uint8_t t497 = rt_lt_i(ix, (int32_t)A.v_x822_n);
-      int32_t t498;
-      if (t497) {
-        int32_t t499;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x822_n) {
-          t499 = A.v_x822_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x822_n, 0.0);
-          t499 = 0;
-        }
-        t498 = t499;
+    int t352 = 0; /* nonzero: a check below failed */
+    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t351 = t353 ? A.v_x746_d[ix] : 0;
+    t352 |= !t353;
+    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x747_n;
+    int32_t t354 = t355 ? A.v_x747_d[t351] : 0;
+    t352 |= !t355;
+    int32_t t356 = A.v_x750_d[ix];
+    uint8_t t358 = rt_gt_i(t356, t354);
+    if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
+      int32_t t359;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t359 = A.v_x746_d[ix];
       } else {
-        int32_t t501 = rt_sub_i(ix, (int32_t)A.v_x822_n);
-        int32_t t502;
-        if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x823_n) {
-          t502 = A.v_x823_d[t501];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x823_n, 0.0);
-          t502 = 0;
-        }
-        t498 = t502;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        t359 = 0;
       }
+      int32_t t360;
+      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x747_n) {
+        t360 = A.v_x747_d[t359];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x747_n, 0.0);
+        t360 = 0;
+      }
+      int32_t t361 = A.v_x750_d[ix];
+      uint8_t t363 = rt_gt_i(t361, t360);
     }
-    return K15_1_V{t488};
+    return K15_1_V{t356, t358};
   }
 };
 struct K15_1_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    A.v_x830_d[i] = v.v0;
+    A.v_x770_d[i] = v.v0;
+    A.v_x771_d[i] = v.v1;
   }
 };
-struct K15_1_op {
+struct K15_1_pred {
   K15_A A;
-  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
-    int32_t t504 = rt_add_i(a.v0, b.v0);
-    return K15_1_V{t504};
+  __device__ bool operator()(int64_t i, const K15_1_V &v) const {
+    return (bool)v.v1;
   }
 };
-struct K15_1_ride {
+struct alignas(8) K15_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K15_2_pull {
   K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
-    K15_1_store{A}(i, v);
+  __device__ K15_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t365 = 0; /* nonzero: a check below failed */
+    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t364 = t366 ? A.v_x746_d[ix] : 0;
+    t365 |= !t366;
+    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x747_n;
+    int32_t t367 = t368 ? A.v_x747_d[t364] : 0;
+    t365 |= !t368;
+    int t370 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n;
+    int32_t t369 = t370 ? A.v_x750_d[ix] : 0;
+    t365 |= !t370;
+    uint8_t t372 = rt_lt_i(t369, t367);
+    int32_t t374 = rt_btoi_b(t372);
+    uint8_t t376 = rt_gt_i(t369, t367);
+    int32_t t378 = rt_btoi_b(t376);
+    if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
+      int32_t t379;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t379 = A.v_x746_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        t379 = 0;
+      }
+      int32_t t380;
+      if ((uint64_t)(int64_t)t379 < (uint64_t)A.v_x747_n) {
+        t380 = A.v_x747_d[t379];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x747_n, 0.0);
+        t380 = 0;
+      }
+      int32_t t381;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n) {
+        t381 = A.v_x750_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0);
+        t381 = 0;
+      }
+      uint8_t t383 = rt_lt_i(t381, t380);
+      int32_t t385 = rt_btoi_b(t383);
+      uint8_t t387 = rt_gt_i(t381, t380);
+      int32_t t389 = rt_btoi_b(t387);
+    }
+    return K15_2_V{t374, t378};
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
+struct K15_2_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_2_V &v) const {
+    A.v_x764_d[i] = v.v0;
+    A.v_x777_d[i] = v.v1;
+  }
+};
+struct K15_2_op {
+  K15_A A;
+  __device__ K15_2_V operator()(const K15_2_V &a, const K15_2_V &b) const {
+    int32_t t391 = rt_add_i(a.v0, b.v0);
+    int32_t t393 = rt_add_i(a.v1, b.v1);
+    return K15_2_V{t391, t393};
+  }
+};
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x822_d = v_x822->data.i;
-  A.v_x822_n = v_x822->len;
-  A.v_x823_d = v_x823->data.i;
-  A.v_x823_n = v_x823->len;
-  A.v_x824 = v_x824;
-  RtValue *v_x826 = NULL;
-  RtValue *v_x830 = NULL;
-  /* MAP */
+  A.v_x746_d = v_x746->data.i;
+  A.v_x746_n = v_x746->len;
+  A.v_x747_d = v_x747->data.i;
+  A.v_x747_n = v_x747->len;
+  A.v_x750_d = v_x750->data.i;
+  A.v_x750_n = v_x750->len;
+  A.v_x760_off = rtg_seg_offsets(v_x760);
+  A.v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
+  /* SOACs 0 to 1: FILTERs in one launch */
+  int64_t *t394, t395; /* the slot of SOAC 0's count, its size */
+  int64_t *t396, t397; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t505 = v_x824;
-    if (t505 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t505, 0.0, run};
-      goto fail;
-    }
-    v_x826 = rtg_vec_new(RT_INT, t505);
-    A.v_x826_d = v_x826->data.i;
-    A.v_x826_n = v_x826->len;
-    /* computed in the launch of SOAC 1 (K15_1_ride) */
+    const int64_t t398 = v_x750->len;
+    v_x756 = rtg_vec_new(RT_INT, t398);
+    A.v_x756_d = v_x756->data.i;
+    A.v_x756_n = v_x756->len;
+    v_x757 = rtg_vec_new(RT_BOOL, t398);
+    A.v_x757_d = v_x757->data.b;
+    A.v_x757_n = v_x757->len;
+    t395 = t398;
+    const int64_t t399 = v_x750->len;
+    v_x770 = rtg_vec_new(RT_INT, t399);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x771 = rtg_vec_new(RT_BOOL, t399);
+    A.v_x771_d = v_x771->data.b;
+    A.v_x771_n = v_x771->len;
+    t397 = t399;
+    int64_t *t400[2];
+    rtg::filters_launch("K15", loc, t399, t400, rtg::filter_part<K15_0_V>(K15_0_pull{A}, K15_0_pred{A}, K15_0_store{A}, K15_0_store{A}, false), rtg::filter_part<K15_1_V>(K15_1_pull{A}, K15_1_pred{A}, K15_1_store{A}, K15_1_store{A}, false));
+    t394 = t400[0];
+    t396 = t400[1];
   }
-  /* SCAN */
   {
-    const int64_t t506 = v_x824;
-    if (t506 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run};
-      goto fail;
-    }
-    v_x830 = rtg_vec_new(RT_INT, t506);
-    A.v_x830_d = v_x830->data.i;
-    A.v_x830_n = v_x830->len;
-    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t506, K15_1_ride{A});
+    const int64_t t401 = rtg::filter_count(t394);
+    v_x756 = rtg_vec_fit(v_x756, t401);
+    A.v_x756_d = v_x756->data.i;
+    A.v_x756_n = v_x756->len;
+    v_x757 = rtg_vec_fit(v_x757, t401);
+    A.v_x757_d = v_x757->data.b;
+    A.v_x757_n = v_x757->len;
   }
-  *out_v_x826 = v_x826;
-  *out_v_x830 = v_x830;
+  {
+    const int64_t t402 = rtg::filter_count(t396);
+    v_x770 = rtg_vec_fit(v_x770, t402);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x771 = rtg_vec_fit(v_x771, t402);
+    A.v_x771_d = v_x771->data.b;
+    A.v_x771_n = v_x771->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t403 = v_x760->len;
+    v_x764 = rtg_vec_new(RT_INT, t403);
+    A.v_x764_d = v_x764->data.i;
+    A.v_x764_n = v_x764->len;
+    v_x777 = rtg_vec_new(RT_INT, t403);
+    A.v_x777_d = v_x777->data.i;
+    A.v_x777_n = v_x777->len;
+    rtg::segmented("K15", loc, K15_2_pull{A}, K15_2_op{A}, K15_2_V{0, 0}, v_x760, false, K15_2_store{A});
+  }
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
   return;
 fail:
-  rt_release(v_x826);
-  rt_release(v_x830);
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x822, RtValue *v_x823, int32_t v_x824, RtValue **out_v_x826, RtValue **out_v_x830) {
-  RtValue *vals[] = {v_x822, v_x823};
-  const int64_t sizes[] = {(int64_t)v_x824, (int64_t)v_x824};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K15_host(err, loc, run, v_x822, v_x823, v_x824, out_v_x826, out_v_x830);
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  RtValue *vals[] = {v_x746, v_x747, v_x750, v_x760};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K15_host(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x822, v_x823, v_x824, out_v_x826, out_v_x830);
+    K15_gpu(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
   }
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
-  int32_t *v_x843_d = v_x843->data.i;
-  const int64_t v_x843_n = v_x843->len;
-  int32_t *v_x846_d = v_x846->data.i;
-  const int64_t v_x846_n = v_x846->len;
-  RtValue *v_x852 = NULL;
-  RtValue *v_x848 = NULL;
-  RtValue *v_x854 = NULL;
-  RtValue *v_x858 = NULL;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t507 = v_x831;
-    if (t507 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0);
+    const int64_t t404 = v_x780;
+    if (t404 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t404, 0.0);
       goto fail;
     }
-    v_x852 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x852_d = v_x852->data.i;
-    const int64_t v_x852_n = v_x852->len;
-    v_x848 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x848_d = v_x848->data.i;
-    const int64_t v_x848_n = v_x848->len;
-    v_x854 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x854_d = v_x854->data.i;
-    const int64_t v_x854_n = v_x854->len;
-    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
-    for (int64_t t508 = 0; t508 < t507; t508++) {
-      const int32_t t509 = (int32_t)t508;
-      int t512 = 0; /* nonzero: a check below failed */
-      int32_t t511 = rt_div_i(t509, 2, &t512);
-      int32_t t514 = rt_rem_i(t509, 2, &t512);
-      int32_t t516 = rt_mul_i(t514, v_x838);
-      int32_t t518 = rt_add_i(t516, t511);
-      int t520 = (uint64_t)(int64_t)t518 < (uint64_t)v_x843_n;
-      int32_t t519 = t520 ? v_x843_d[t518] : 0;
-      t512 |= !t520;
-      int t522 = (uint64_t)(int64_t)t518 < (uint64_t)v_x846_n;
-      int32_t t521 = t522 ? v_x846_d[t518] : 0;
-      t512 |= !t522;
-      int32_t t524 = rt_add_i(t521, t519);
-      int32_t t526 = rt_sub_i(t524, t521);
-      if (__builtin_expect(t512 != 0, 0)) { /* again, recording the error */
-        int t527 = 0;
-        int32_t t528 = rt_div_i(t509, 2, &t527);
-        if (t527) {
-          NESSIE_RECORD(err, t508, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0);
-        }
-        int t529 = 0;
-        int32_t t530 = rt_rem_i(t509, 2, &t529);
-        if (t529) {
-          NESSIE_RECORD(err, t508, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t532 = rt_mul_i(t530, v_x838);
-        int32_t t534 = rt_add_i(t532, t528);
-        int32_t t535;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x843_n) {
-          t535 = v_x843_d[t534];
-        } else {
-          NESSIE_RECORD(err, t508, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x843_n, 0.0);
-          t535 = 0;
-        }
-        int32_t t536;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x846_n) {
-          t536 = v_x846_d[t534];
-        } else {
-          NESSIE_RECORD(err, t508, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x846_n, 0.0);
-          t536 = 0;
-        }
-        int32_t t538 = rt_add_i(t536, t535);
-        int32_t t540 = rt_sub_i(t538, t536);
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
+    for (int64_t t405 = 0; t405 < t404; t405++) {
+      const int32_t t406 = (int32_t)t405;
+      int t411 = 0; /* nonzero: a check below failed */
+      uint8_t t408 = rt_lt_i(t406, (int32_t)v_x778_n);
+      int32_t t409;
+      if (t408) {
+        int t412 = (uint64_t)(int64_t)t406 < (uint64_t)v_x778_n;
+        int32_t t410 = t412 ? v_x778_d[t406] : 0;
+        t411 |= !t412;
+        t409 = t410;
+      } else {
+        int32_t t414 = rt_sub_i(t406, (int32_t)v_x778_n);
+        int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x779_n;
+        int32_t t415 = t416 ? v_x779_d[t414] : 0;
+        t411 |= !t416;
+        t409 = t415;
       }
-      v_x852_d[t508] = 1;
-      v_x848_d[t508] = t521;
-      v_x854_d[t508] = t526;
+      if (__builtin_expect(t411 != 0, 0)) { /* again, recording the error */
+        uint8_t t418 = rt_lt_i(t406, (int32_t)v_x778_n);
+        int32_t t419;
+        if (t418) {
+          int32_t t420;
+          if ((uint64_t)(int64_t)t406 < (uint64_t)v_x778_n) {
+            t420 = v_x778_d[t406];
+          } else {
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x778_n, 0.0);
+            t420 = 0;
+          }
+          t419 = t420;
+        } else {
+          int32_t t422 = rt_sub_i(t406, (int32_t)v_x778_n);
+          int32_t t423;
+          if ((uint64_t)(int64_t)t422 < (uint64_t)v_x779_n) {
+            t423 = v_x779_d[t422];
+          } else {
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x779_n, 0.0);
+            t423 = 0;
+          }
+          t419 = t423;
+        }
+      }
+      v_x782_d[t405] = t409;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x852_d = v_x852->data.i;
-    const int64_t v_x852_n = v_x852->len;
-    int32_t *v_x848_d = v_x848->data.i;
-    const int64_t v_x848_n = v_x848->len;
-    int32_t *v_x854_d = v_x854->data.i;
-    const int64_t v_x854_n = v_x854->len;
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t541 = v_x831;
-      if (t541 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t541, 0.0);
+      const int64_t t424 = v_x780;
+      if (t424 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0);
         goto fail;
       }
-      const int64_t t542 = t541 > 0 ? (t541 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t543 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t542);
-      RT_PARALLEL_FOR_IF(t542 > 1)
-      for (int64_t t544 = 0; t544 < t542; t544++) {
-        int32_t t544a0;
-        t544a0 = 0;
-        const int64_t t544_end = (t544 + 1) * RT_CHUNK < t541 ? (t544 + 1) * RT_CHUNK : t541;
-        for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
-          const int32_t t546 = (int32_t)t545;
-          int32_t t544x0;
-          int t549 = 0; /* nonzero: a check below failed */
-          int32_t t548 = rt_div_i(t546, 2, &t549);
-          int32_t t551 = rt_rem_i(t546, 2, &t549);
-          int32_t t553 = rt_mul_i(t551, v_x838);
-          int32_t t555 = rt_add_i(t553, t548);
-          int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x843_n;
-          int32_t t556 = t557 ? v_x843_d[t555] : 0;
-          t549 |= !t557;
-          int t559 = (uint64_t)(int64_t)t555 < (uint64_t)v_x846_n;
-          int32_t t558 = t559 ? v_x846_d[t555] : 0;
-          t549 |= !t559;
-          int32_t t561 = rt_add_i(t558, t556);
-          int32_t t563 = rt_sub_i(t561, t558);
-          if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
-            int t564 = 0;
-            int32_t t565 = rt_div_i(t546, 2, &t564);
-            if (t564) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t564, RT_DIV, 0, 0, 0.0);
-            }
-            int t566 = 0;
-            int32_t t567 = rt_rem_i(t546, 2, &t566);
-            if (t566) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t566, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t569 = rt_mul_i(t567, v_x838);
-            int32_t t571 = rt_add_i(t569, t565);
-            int32_t t572;
-            if ((uint64_t)(int64_t)t571 < (uint64_t)v_x843_n) {
-              t572 = v_x843_d[t571];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x843_n, 0.0);
-              t572 = 0;
-            }
-            int32_t t573;
-            if ((uint64_t)(int64_t)t571 < (uint64_t)v_x846_n) {
-              t573 = v_x846_d[t571];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x846_n, 0.0);
-              t573 = 0;
-            }
-            int32_t t575 = rt_add_i(t573, t572);
-            int32_t t577 = rt_sub_i(t575, t573);
+      const int64_t t425 = t424 > 0 ? (t424 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t426 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t425);
+      RT_PARALLEL_FOR_IF(t425 > 1)
+      for (int64_t t427 = 0; t427 < t425; t427++) {
+        int32_t t427a0;
+        t427a0 = 0;
+        const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
+        for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
+          const int32_t t429 = (int32_t)t428;
+          int32_t t427x0;
+          int t434 = 0; /* nonzero: a check below failed */
+          uint8_t t431 = rt_lt_i(t429, (int32_t)v_x778_n);
+          int32_t t432;
+          if (t431) {
+            int t435 = (uint64_t)(int64_t)t429 < (uint64_t)v_x778_n;
+            int32_t t433 = t435 ? v_x778_d[t429] : 0;
+            t434 |= !t435;
+            t432 = t433;
+          } else {
+            int32_t t437 = rt_sub_i(t429, (int32_t)v_x778_n);
+            int t439 = (uint64_t)(int64_t)t437 < (uint64_t)v_x779_n;
+            int32_t t438 = t439 ? v_x779_d[t437] : 0;
+            t434 |= !t439;
+            t432 = t438;
           }
-          t544x0 = t563;
-          int32_t t579 = rt_add_i(t544a0, t544x0);
-          t544a0 = t579;
+          if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
+            uint8_t t441 = rt_lt_i(t429, (int32_t)v_x778_n);
+            int32_t t442;
+            if (t441) {
+              int32_t t443;
+              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
+                t443 = v_x778_d[t429];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0);
+                t443 = 0;
+              }
+              t442 = t443;
+            } else {
+              int32_t t445 = rt_sub_i(t429, (int32_t)v_x778_n);
+              int32_t t446;
+              if ((uint64_t)(int64_t)t445 < (uint64_t)v_x779_n) {
+                t446 = v_x779_d[t445];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x779_n, 0.0);
+                t446 = 0;
+              }
+              t442 = t446;
+            }
+          }
+          t427x0 = t432;
+          int32_t t448 = rt_add_i(t427a0, t427x0);
+          t427a0 = t448;
         }
-        t543[t544] = t544a0;
+        t426[t427] = t427a0;
       }
-      int32_t t544t0;
-      t544t0 = 0;
-      for (int64_t t544 = 0; t544 < t542; t544++) {
-        const int32_t t580 = t543[t544];
-        t543[t544] = t544t0;
-        int32_t t582 = rt_add_i(t544t0, t580);
-        t544t0 = t582;
+      int32_t t427t0;
+      t427t0 = 0;
+      for (int64_t t427 = 0; t427 < t425; t427++) {
+        const int32_t t449 = t426[t427];
+        t426[t427] = t427t0;
+        int32_t t451 = rt_add_i(t427t0, t449);
+        t427t0 = t451;
       }
-      v_x858 = rt_value_new(rt_vec_type(RT_INT), t541);
-      int32_t *v_x858_d = v_x858->data.i;
-      const int64_t v_x858_n = v_x858->len;
-      RT_PARALLEL_FOR_IF(t542 > 1)
-      for (int64_t t544 = 0; t544 < t542; t544++) {
-        int32_t t544p0;
-        t544p0 = t543[t544];
-        const int64_t t544_end = (t544 + 1) * RT_CHUNK < t541 ? (t544 + 1) * RT_CHUNK : t541;
-        for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
-          const int32_t t546 = (int32_t)t545;
-          v_x858_d[t545] = t544p0;
-          int32_t t544y0;
-          int t585 = 0; /* nonzero: a check below failed */
-          int32_t t584 = rt_div_i(t546, 2, &t585);
-          int32_t t587 = rt_rem_i(t546, 2, &t585);
-          int32_t t589 = rt_mul_i(t587, v_x838);
-          int32_t t591 = rt_add_i(t589, t584);
-          int t593 = (uint64_t)(int64_t)t591 < (uint64_t)v_x843_n;
-          int32_t t592 = t593 ? v_x843_d[t591] : 0;
-          t585 |= !t593;
-          int t595 = (uint64_t)(int64_t)t591 < (uint64_t)v_x846_n;
-          int32_t t594 = t595 ? v_x846_d[t591] : 0;
-          t585 |= !t595;
-          int32_t t597 = rt_add_i(t594, t592);
-          int32_t t599 = rt_sub_i(t597, t594);
-          if (__builtin_expect(t585 != 0, 0)) { /* again, recording the error */
-            int t600 = 0;
-            int32_t t601 = rt_div_i(t546, 2, &t600);
-            if (t600) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t600, RT_DIV, 0, 0, 0.0);
-            }
-            int t602 = 0;
-            int32_t t603 = rt_rem_i(t546, 2, &t602);
-            if (t602) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t602, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t605 = rt_mul_i(t603, v_x838);
-            int32_t t607 = rt_add_i(t605, t601);
-            int32_t t608;
-            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x843_n) {
-              t608 = v_x843_d[t607];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x843_n, 0.0);
-              t608 = 0;
-            }
-            int32_t t609;
-            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x846_n) {
-              t609 = v_x846_d[t607];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x846_n, 0.0);
-              t609 = 0;
-            }
-            int32_t t611 = rt_add_i(t609, t608);
-            int32_t t613 = rt_sub_i(t611, t609);
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t424);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t425 > 1)
+      for (int64_t t427 = 0; t427 < t425; t427++) {
+        int32_t t427p0;
+        t427p0 = t426[t427];
+        const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
+        for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
+          const int32_t t429 = (int32_t)t428;
+          v_x786_d[t428] = t427p0;
+          int32_t t427y0;
+          int t456 = 0; /* nonzero: a check below failed */
+          uint8_t t453 = rt_lt_i(t429, (int32_t)v_x778_n);
+          int32_t t454;
+          if (t453) {
+            int t457 = (uint64_t)(int64_t)t429 < (uint64_t)v_x778_n;
+            int32_t t455 = t457 ? v_x778_d[t429] : 0;
+            t456 |= !t457;
+            t454 = t455;
+          } else {
+            int32_t t459 = rt_sub_i(t429, (int32_t)v_x778_n);
+            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x779_n;
+            int32_t t460 = t461 ? v_x779_d[t459] : 0;
+            t456 |= !t461;
+            t454 = t460;
           }
-          t544y0 = t599;
-          int32_t t615 = rt_add_i(t544p0, t544y0);
-          t544p0 = t615;
+          if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
+            uint8_t t463 = rt_lt_i(t429, (int32_t)v_x778_n);
+            int32_t t464;
+            if (t463) {
+              int32_t t465;
+              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
+                t465 = v_x778_d[t429];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0);
+                t465 = 0;
+              }
+              t464 = t465;
+            } else {
+              int32_t t467 = rt_sub_i(t429, (int32_t)v_x778_n);
+              int32_t t468;
+              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x779_n) {
+                t468 = v_x779_d[t467];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x779_n, 0.0);
+                t468 = 0;
+              }
+              t464 = t468;
+            }
+          }
+          t427y0 = t454;
+          int32_t t470 = rt_add_i(t427p0, t427y0);
+          t427p0 = t470;
         }
       }
-      rt_free(t543);
+      rt_free(t426);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x848 = v_x848;
-  *out_v_x852 = v_x852;
-  *out_v_x854 = v_x854;
-  *out_v_x858 = v_x858;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x852);
-  rt_release(v_x848);
-  rt_release(v_x854);
-  rt_release(v_x858);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t v_x831;
-  int32_t v_x838;
-  int32_t *v_x843_d; int64_t v_x843_n;
-  int32_t *v_x846_d; int64_t v_x846_n;
-  int32_t *v_x852_d; int64_t v_x852_n;
-  int32_t *v_x848_d; int64_t v_x848_n;
-  int32_t *v_x854_d; int64_t v_x854_n;
-  int32_t *v_x858_d; int64_t v_x858_n;
+  int32_t *v_x778_d; int64_t v_x778_n;
+  int32_t *v_x779_d; int64_t v_x779_n;
+  int32_t v_x780;
+  int32_t *v_x782_d; int64_t v_x782_n;
+  int32_t *v_x786_d; int64_t v_x786_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t618 = 0; /* nonzero: a check below failed */
-    int32_t t617 = rt_div_i(ix, 2, &t618);
-    int32_t t620 = rt_rem_i(ix, 2, &t618);
-    int32_t t622 = rt_mul_i(t620, A.v_x838);
-    int32_t t624 = rt_add_i(t622, t617);
-    int t626 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_x843_n;
-    int32_t t625 = t626 ? A.v_x843_d[t624] : 0;
-    t618 |= !t626;
-    int t628 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_x846_n;
-    int32_t t627 = t628 ? A.v_x846_d[t624] : 0;
-    t618 |= !t628;
-    int32_t t630 = rt_add_i(t627, t625);
-    int32_t t632 = rt_sub_i(t630, t627);
-    if (__builtin_expect(t618 != 0, 0)) { /* again, recording the error */
-      int t633 = 0;
-      int32_t t634 = rt_div_i(ix, 2, &t633);
-      if (t633) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t633, RT_DIV, 0, 0, 0.0);
-      }
-      int t635 = 0;
-      int32_t t636 = rt_rem_i(ix, 2, &t635);
-      if (t635) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t635, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t638 = rt_mul_i(t636, A.v_x838);
-      int32_t t640 = rt_add_i(t638, t634);
-      int32_t t641;
-      if ((uint64_t)(int64_t)t640 < (uint64_t)A.v_x843_n) {
-        t641 = A.v_x843_d[t640];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, A.v_x843_n, 0.0);
-        t641 = 0;
-      }
-      int32_t t642;
-      if ((uint64_t)(int64_t)t640 < (uint64_t)A.v_x846_n) {
-        t642 = A.v_x846_d[t640];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, A.v_x846_n, 0.0);
-        t642 = 0;
-      }
-      int32_t t644 = rt_add_i(t642, t641);
-      int32_t t646 = rt_sub_i(t644, t642);
+    int t475 = 0; /* nonzero: a check below failed */
+    uint8_t t472 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t473;
+    if (t472) {
+      int t476 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t474 = t476 ? A.v_x778_d[ix] : 0;
+      t475 |= !t476;
+      t473 = t474;
+    } else {
+      int32_t t478 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t480 = (uint64_t)(int64_t)t478 < (uint64_t)A.v_x779_n;
+      int32_t t479 = t480 ? A.v_x779_d[t478] : 0;
+      t475 |= !t480;
+      t473 = t479;
     }
-    return K16_0_V{1, t627, t632};
+    if (__builtin_expect(t475 != 0, 0)) { /* again, recording the error */
+      uint8_t t482 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t483;
+      if (t482) {
+        int32_t t484;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t484 = A.v_x778_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0);
+          t484 = 0;
+        }
+        t483 = t484;
+      } else {
+        int32_t t486 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t487;
+        if ((uint64_t)(int64_t)t486 < (uint64_t)A.v_x779_n) {
+          t487 = A.v_x779_d[t486];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x779_n, 0.0);
+          t487 = 0;
+        }
+        t483 = t487;
+      }
+    }
+    return K16_0_V{t473};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x852_d[i] = v.v0;
-    A.v_x848_d[i] = v.v1;
-    A.v_x854_d[i] = v.v2;
+    A.v_x782_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -3216,63 +2867,59 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t649 = 0; /* nonzero: a check below failed */
-    int32_t t648 = rt_div_i(ix, 2, &t649);
-    int32_t t651 = rt_rem_i(ix, 2, &t649);
-    int32_t t653 = rt_mul_i(t651, A.v_x838);
-    int32_t t655 = rt_add_i(t653, t648);
-    int t657 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x843_n;
-    int32_t t656 = t657 ? A.v_x843_d[t655] : 0;
-    t649 |= !t657;
-    int t659 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x846_n;
-    int32_t t658 = t659 ? A.v_x846_d[t655] : 0;
-    t649 |= !t659;
-    int32_t t661 = rt_add_i(t658, t656);
-    int32_t t663 = rt_sub_i(t661, t658);
-    if (__builtin_expect(t649 != 0, 0)) { /* again, recording the error */
-      int t664 = 0;
-      int32_t t665 = rt_div_i(ix, 2, &t664);
-      if (t664) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t664, RT_DIV, 0, 0, 0.0);
-      }
-      int t666 = 0;
-      int32_t t667 = rt_rem_i(ix, 2, &t666);
-      if (t666) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t666, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t669 = rt_mul_i(t667, A.v_x838);
-      int32_t t671 = rt_add_i(t669, t665);
-      int32_t t672;
-      if ((uint64_t)(int64_t)t671 < (uint64_t)A.v_x843_n) {
-        t672 = A.v_x843_d[t671];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, A.v_x843_n, 0.0);
-        t672 = 0;
-      }
-      int32_t t673;
-      if ((uint64_t)(int64_t)t671 < (uint64_t)A.v_x846_n) {
-        t673 = A.v_x846_d[t671];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, A.v_x846_n, 0.0);
-        t673 = 0;
-      }
-      int32_t t675 = rt_add_i(t673, t672);
-      int32_t t677 = rt_sub_i(t675, t673);
+    int t492 = 0; /* nonzero: a check below failed */
+    uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t490;
+    if (t489) {
+      int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t491 = t493 ? A.v_x778_d[ix] : 0;
+      t492 |= !t493;
+      t490 = t491;
+    } else {
+      int32_t t495 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t497 = (uint64_t)(int64_t)t495 < (uint64_t)A.v_x779_n;
+      int32_t t496 = t497 ? A.v_x779_d[t495] : 0;
+      t492 |= !t497;
+      t490 = t496;
     }
-    return K16_1_V{t663};
+    if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
+      uint8_t t499 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t500;
+      if (t499) {
+        int32_t t501;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t501 = A.v_x778_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0);
+          t501 = 0;
+        }
+        t500 = t501;
+      } else {
+        int32_t t503 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t504;
+        if ((uint64_t)(int64_t)t503 < (uint64_t)A.v_x779_n) {
+          t504 = A.v_x779_d[t503];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x779_n, 0.0);
+          t504 = 0;
+        }
+        t500 = t504;
+      }
+    }
+    return K16_1_V{t490};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x858_d[i] = v.v0;
+    A.v_x786_d[i] = v.v0;
   }
 };
 struct K16_1_op {
   K16_A A;
   __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
-    int32_t t679 = rt_add_i(a.v0, b.v0);
-    return K16_1_V{t679};
+    int32_t t506 = rt_add_i(a.v0, b.v0);
+    return K16_1_V{t506};
   }
 };
 struct K16_1_ride {
@@ -3282,382 +2929,375 @@ struct K16_1_ride {
     K16_1_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x831 = v_x831;
-  A.v_x838 = v_x838;
-  A.v_x843_d = v_x843->data.i;
-  A.v_x843_n = v_x843->len;
-  A.v_x846_d = v_x846->data.i;
-  A.v_x846_n = v_x846->len;
-  RtValue *v_x852 = NULL;
-  RtValue *v_x848 = NULL;
-  RtValue *v_x854 = NULL;
-  RtValue *v_x858 = NULL;
+  A.v_x778_d = v_x778->data.i;
+  A.v_x778_n = v_x778->len;
+  A.v_x779_d = v_x779->data.i;
+  A.v_x779_n = v_x779->len;
+  A.v_x780 = v_x780;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t680 = v_x831;
-    if (t680 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t680, 0.0, run};
+    const int64_t t507 = v_x780;
+    if (t507 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, run};
       goto fail;
     }
-    v_x852 = rtg_vec_new(RT_INT, t680);
-    A.v_x852_d = v_x852->data.i;
-    A.v_x852_n = v_x852->len;
-    v_x848 = rtg_vec_new(RT_INT, t680);
-    A.v_x848_d = v_x848->data.i;
-    A.v_x848_n = v_x848->len;
-    v_x854 = rtg_vec_new(RT_INT, t680);
-    A.v_x854_d = v_x854->data.i;
-    A.v_x854_n = v_x854->len;
+    v_x782 = rtg_vec_new(RT_INT, t507);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
     /* computed in the launch of SOAC 1 (K16_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t681 = v_x831;
-    if (t681 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t681, 0.0, run};
+    const int64_t t508 = v_x780;
+    if (t508 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t508, 0.0, run};
       goto fail;
     }
-    v_x858 = rtg_vec_new(RT_INT, t681);
-    A.v_x858_d = v_x858->data.i;
-    A.v_x858_n = v_x858->len;
-    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t681, K16_1_ride{A});
+    v_x786 = rtg_vec_new(RT_INT, t508);
+    A.v_x786_d = v_x786->data.i;
+    A.v_x786_n = v_x786->len;
+    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t508, K16_1_ride{A});
   }
-  *out_v_x848 = v_x848;
-  *out_v_x852 = v_x852;
-  *out_v_x854 = v_x854;
-  *out_v_x858 = v_x858;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x852);
-  rt_release(v_x848);
-  rt_release(v_x854);
-  rt_release(v_x858);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x831, int32_t v_x838, RtValue *v_x843, RtValue *v_x846, RtValue **out_v_x848, RtValue **out_v_x852, RtValue **out_v_x854, RtValue **out_v_x858) {
-  RtValue *vals[] = {v_x843, v_x846};
-  const int64_t sizes[] = {(int64_t)v_x831, (int64_t)v_x831};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+  RtValue *vals[] = {v_x778, v_x779};
+  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K16_host(err, loc, run, v_x831, v_x838, v_x843, v_x846, out_v_x848, out_v_x852, out_v_x854, out_v_x858);
+    K16_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x831, v_x838, v_x843, v_x846, out_v_x848, out_v_x852, out_v_x854, out_v_x858);
+    K16_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
   }
 }
 
-/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
   (void)loc;
   (void)run;
-  RtValue *v_x861 = NULL;
-  RtValue *v_x865 = NULL;
+  int32_t *v_x799_d = v_x799->data.i;
+  const int64_t v_x799_n = v_x799->len;
+  int32_t *v_x802_d = v_x802->data.i;
+  const int64_t v_x802_n = v_x802->len;
+  RtValue *v_x804 = NULL;
+  RtValue *v_x806 = NULL;
+  RtValue *v_x808 = NULL;
   /* MAP */
   {
-    const int64_t t682 = v_x859;
-    if (t682 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t682, 0.0);
+    const int64_t t509 = v_x787;
+    if (t509 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t509, 0.0);
       goto fail;
     }
-    v_x861 = rt_value_new(rt_vec_type(RT_INT), t682);
-    int32_t *v_x861_d = v_x861->data.i;
-    const int64_t v_x861_n = v_x861->len;
-    RT_PARALLEL_FOR_IF(t682 >= RT_PARALLEL_MIN)
-    for (int64_t t683 = 0; t683 < t682; t683++) {
-      const int32_t t684 = (int32_t)t683;
-      v_x861_d[t683] = 2;
+    v_x804 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x804_d = v_x804->data.i;
+    const int64_t v_x804_n = v_x804->len;
+    v_x806 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x806_d = v_x806->data.i;
+    const int64_t v_x806_n = v_x806->len;
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x808_d = v_x808->data.i;
+    const int64_t v_x808_n = v_x808->len;
+    RT_PARALLEL_FOR_IF(t509 >= RT_PARALLEL_MIN)
+    for (int64_t t510 = 0; t510 < t509; t510++) {
+      const int32_t t511 = (int32_t)t510;
+      int t514 = 0; /* nonzero: a check below failed */
+      int32_t t513 = rt_div_i(t511, 2, &t514);
+      int32_t t516 = rt_rem_i(t511, 2, &t514);
+      int32_t t518 = rt_mul_i(t516, v_x794);
+      int32_t t520 = rt_add_i(t518, t513);
+      int t522 = (uint64_t)(int64_t)t520 < (uint64_t)v_x799_n;
+      int32_t t521 = t522 ? v_x799_d[t520] : 0;
+      t514 |= !t522;
+      int t524 = (uint64_t)(int64_t)t520 < (uint64_t)v_x802_n;
+      int32_t t523 = t524 ? v_x802_d[t520] : 0;
+      t514 |= !t524;
+      int32_t t526 = rt_add_i(t523, t521);
+      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+        int t527 = 0;
+        int32_t t528 = rt_div_i(t511, 2, &t527);
+        if (t527) {
+          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0);
+        }
+        int t529 = 0;
+        int32_t t530 = rt_rem_i(t511, 2, &t529);
+        if (t529) {
+          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t532 = rt_mul_i(t530, v_x794);
+        int32_t t534 = rt_add_i(t532, t528);
+        int32_t t535;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x799_n) {
+          t535 = v_x799_d[t534];
+        } else {
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x799_n, 0.0);
+          t535 = 0;
+        }
+        int32_t t536;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x802_n) {
+          t536 = v_x802_d[t534];
+        } else {
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x802_n, 0.0);
+          t536 = 0;
+        }
+        int32_t t538 = rt_add_i(t536, t535);
+      }
+      v_x804_d[t510] = t523;
+      v_x806_d[t510] = t526;
+      v_x808_d[t510] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x861_d = v_x861->data.i;
-    const int64_t v_x861_n = v_x861->len;
-    /* SCAN */
-    {
-      const int64_t t685 = v_x859;
-      if (t685 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t685, 0.0);
-        goto fail;
-      }
-      const int64_t t686 = t685 > 0 ? (t685 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t687 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t686);
-      RT_PARALLEL_FOR_IF(t686 > 1)
-      for (int64_t t688 = 0; t688 < t686; t688++) {
-        int32_t t688a0;
-        t688a0 = 0;
-        const int64_t t688_end = (t688 + 1) * RT_CHUNK < t685 ? (t688 + 1) * RT_CHUNK : t685;
-        for (int64_t t689 = t688 * RT_CHUNK; t689 < t688_end; t689++) {
-          const int32_t t690 = (int32_t)t689;
-          int32_t t688x0;
-          t688x0 = 2;
-          int32_t t692 = rt_add_i(t688a0, t688x0);
-          t688a0 = t692;
-        }
-        t687[t688] = t688a0;
-      }
-      int32_t t688t0;
-      t688t0 = 0;
-      for (int64_t t688 = 0; t688 < t686; t688++) {
-        const int32_t t693 = t687[t688];
-        t687[t688] = t688t0;
-        int32_t t695 = rt_add_i(t688t0, t693);
-        t688t0 = t695;
-      }
-      v_x865 = rt_value_new(rt_vec_type(RT_INT), t685);
-      int32_t *v_x865_d = v_x865->data.i;
-      const int64_t v_x865_n = v_x865->len;
-      RT_PARALLEL_FOR_IF(t686 > 1)
-      for (int64_t t688 = 0; t688 < t686; t688++) {
-        int32_t t688p0;
-        t688p0 = t687[t688];
-        const int64_t t688_end = (t688 + 1) * RT_CHUNK < t685 ? (t688 + 1) * RT_CHUNK : t685;
-        for (int64_t t689 = t688 * RT_CHUNK; t689 < t688_end; t689++) {
-          const int32_t t690 = (int32_t)t689;
-          v_x865_d[t689] = t688p0;
-          int32_t t688y0;
-          t688y0 = 2;
-          int32_t t697 = rt_add_i(t688p0, t688y0);
-          t688p0 = t697;
-        }
-      }
-      rt_free(t687);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x861 = v_x861;
-  *out_v_x865 = v_x865;
+  *out_v_x804 = v_x804;
+  *out_v_x806 = v_x806;
+  *out_v_x808 = v_x808;
   return;
 fail:
-  rt_release(v_x861);
-  rt_release(v_x865);
+  rt_release(v_x804);
+  rt_release(v_x806);
+  rt_release(v_x808);
 }
 
-/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t v_x859;
-  int32_t *v_x861_d; int64_t v_x861_n;
-  int32_t *v_x865_d; int64_t v_x865_n;
+  int32_t v_x787;
+  int32_t v_x794;
+  int32_t *v_x799_d; int64_t v_x799_n;
+  int32_t *v_x802_d; int64_t v_x802_n;
+  int32_t *v_x804_d; int64_t v_x804_n;
+  int32_t *v_x806_d; int64_t v_x806_n;
+  int32_t *v_x808_d; int64_t v_x808_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K17_0_pull {
   K17_A A;
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K17_0_V{2};
+    int t541 = 0; /* nonzero: a check below failed */
+    int32_t t540 = rt_div_i(ix, 2, &t541);
+    int32_t t543 = rt_rem_i(ix, 2, &t541);
+    int32_t t545 = rt_mul_i(t543, A.v_x794);
+    int32_t t547 = rt_add_i(t545, t540);
+    int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x799_n;
+    int32_t t548 = t549 ? A.v_x799_d[t547] : 0;
+    t541 |= !t549;
+    int t551 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x802_n;
+    int32_t t550 = t551 ? A.v_x802_d[t547] : 0;
+    t541 |= !t551;
+    int32_t t553 = rt_add_i(t550, t548);
+    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
+      int t554 = 0;
+      int32_t t555 = rt_div_i(ix, 2, &t554);
+      if (t554) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t554, RT_DIV, 0, 0, 0.0);
+      }
+      int t556 = 0;
+      int32_t t557 = rt_rem_i(ix, 2, &t556);
+      if (t556) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t556, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t559 = rt_mul_i(t557, A.v_x794);
+      int32_t t561 = rt_add_i(t559, t555);
+      int32_t t562;
+      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x799_n) {
+        t562 = A.v_x799_d[t561];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x799_n, 0.0);
+        t562 = 0;
+      }
+      int32_t t563;
+      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x802_n) {
+        t563 = A.v_x802_d[t561];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x802_n, 0.0);
+        t563 = 0;
+      }
+      int32_t t565 = rt_add_i(t563, t562);
+    }
+    return K17_0_V{t550, t553, 1};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x861_d[i] = v.v0;
+    A.v_x804_d[i] = v.v0;
+    A.v_x806_d[i] = v.v1;
+    A.v_x808_d[i] = v.v2;
   }
 };
-struct alignas(8) K17_1_V {
-  int32_t v0;
-};
-struct K17_1_pull {
-  K17_A A;
-  __device__ K17_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K17_1_V{2};
-  }
-};
-struct K17_1_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x865_d[i] = v.v0;
-  }
-};
-struct K17_1_op {
-  K17_A A;
-  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    int32_t t699 = rt_add_i(a.v0, b.v0);
-    return K17_1_V{t699};
-  }
-};
-struct K17_1_ride {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    K17_0_store{A}(i, K17_0_pull{A}(i)); /* MAP 0 rides here */
-    K17_1_store{A}(i, v);
-  }
-};
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x859 = v_x859;
-  RtValue *v_x861 = NULL;
-  RtValue *v_x865 = NULL;
+  A.v_x787 = v_x787;
+  A.v_x794 = v_x794;
+  A.v_x799_d = v_x799->data.i;
+  A.v_x799_n = v_x799->len;
+  A.v_x802_d = v_x802->data.i;
+  A.v_x802_n = v_x802->len;
+  RtValue *v_x804 = NULL;
+  RtValue *v_x806 = NULL;
+  RtValue *v_x808 = NULL;
   /* MAP */
   {
-    const int64_t t700 = v_x859;
-    if (t700 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, run};
+    const int64_t t566 = v_x787;
+    if (t566 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, run};
       goto fail;
     }
-    v_x861 = rtg_vec_new(RT_INT, t700);
-    A.v_x861_d = v_x861->data.i;
-    A.v_x861_n = v_x861->len;
-    /* computed in the launch of SOAC 1 (K17_1_ride) */
+    v_x804 = rtg_vec_new(RT_INT, t566);
+    A.v_x804_d = v_x804->data.i;
+    A.v_x804_n = v_x804->len;
+    v_x806 = rtg_vec_new(RT_INT, t566);
+    A.v_x806_d = v_x806->data.i;
+    A.v_x806_n = v_x806->len;
+    v_x808 = rtg_vec_new(RT_INT, t566);
+    A.v_x808_d = v_x808->data.i;
+    A.v_x808_n = v_x808->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t566);
   }
-  /* SCAN */
-  {
-    const int64_t t701 = v_x859;
-    if (t701 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t701, 0.0, run};
-      goto fail;
-    }
-    v_x865 = rtg_vec_new(RT_INT, t701);
-    A.v_x865_d = v_x865->data.i;
-    A.v_x865_n = v_x865->len;
-    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t701, K17_1_ride{A});
-  }
-  *out_v_x861 = v_x861;
-  *out_v_x865 = v_x865;
+  *out_v_x804 = v_x804;
+  *out_v_x806 = v_x806;
+  *out_v_x808 = v_x808;
   return;
 fail:
-  rt_release(v_x861);
-  rt_release(v_x865);
+  rt_release(v_x804);
+  rt_release(v_x806);
+  rt_release(v_x808);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x859, RtValue **out_v_x861, RtValue **out_v_x865) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x859, (int64_t)v_x859};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K17_host(err, loc, run, v_x859, out_v_x861, out_v_x865);
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
+  RtValue *vals[] = {v_x799, v_x802};
+  const int64_t sizes[] = {(int64_t)v_x787};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K17_host(err, loc, run, v_x787, v_x794, v_x799, v_x802, out_v_x804, out_v_x806, out_v_x808);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x859, out_v_x861, out_v_x865);
+    K17_gpu(err, loc, run, v_x787, v_x794, v_x799, v_x802, out_v_x804, out_v_x806, out_v_x808);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
   (void)loc;
   (void)run;
-  int32_t *v_x866_d = v_x866->data.i;
-  const int64_t v_x866_n = v_x866->len;
-  int32_t *v_x867_d = v_x867->data.i;
-  const int64_t v_x867_n = v_x867->len;
-  int32_t *v_x868_d = v_x868->data.i;
-  const int64_t v_x868_n = v_x868->len;
-  int32_t *v_x869_d = v_x869->data.i;
-  const int64_t v_x869_n = v_x869->len;
-  int32_t *v_x873_d = v_x873->data.i;
-  const int64_t v_x873_n = v_x873->len;
-  RtValue *v_x875 = NULL;
+  RtValue *v_x811 = NULL;
+  RtValue *v_x815 = NULL;
   /* MAP */
   {
-    const int64_t t702 = v_x870;
-    if (t702 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t702, 0.0);
+    const int64_t t567 = v_x809;
+    if (t567 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t567, 0.0);
       goto fail;
     }
-    v_x875 = rt_value_new(rt_vec_type(RT_INT), t702);
-    int32_t *v_x875_d = v_x875->data.i;
-    const int64_t v_x875_n = v_x875->len;
-    RT_PARALLEL_FOR_IF(t702 >= RT_PARALLEL_MIN)
-    for (int64_t t703 = 0; t703 < t702; t703++) {
-      const int32_t t704 = (int32_t)t703;
-      int t706 = 0; /* nonzero: a check below failed */
-      int t707 = (uint64_t)(int64_t)t704 < (uint64_t)v_x866_n;
-      int32_t t705 = t707 ? v_x866_d[t704] : 0;
-      t706 |= !t707;
-      int t709 = (uint64_t)(int64_t)t705 < (uint64_t)v_x869_n;
-      int32_t t708 = t709 ? v_x869_d[t705] : 0;
-      t706 |= !t709;
-      int t711 = (uint64_t)(int64_t)t705 < (uint64_t)v_x867_n;
-      int32_t t710 = t711 ? v_x867_d[t705] : 0;
-      t706 |= !t711;
-      int32_t t713 = rt_sub_i(t704, t710);
-      int t715 = (uint64_t)(int64_t)t705 < (uint64_t)v_x868_n;
-      int32_t t714 = t715 ? v_x868_d[t705] : 0;
-      t706 |= !t715;
-      int32_t t717 = rt_mul_i(t713, t714);
-      int32_t t719 = rt_add_i(t708, t717);
-      int t721 = (uint64_t)(int64_t)t719 < (uint64_t)v_x873_n;
-      int32_t t720 = t721 ? v_x873_d[t719] : 0;
-      t706 |= !t721;
-      if (__builtin_expect(t706 != 0, 0)) { /* again, recording the error */
-        int32_t t722;
-        if ((uint64_t)(int64_t)t704 < (uint64_t)v_x866_n) {
-          t722 = v_x866_d[t704];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t704, v_x866_n, 0.0);
-          t722 = 0;
-        }
-        int32_t t723;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x869_n) {
-          t723 = v_x869_d[t722];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x869_n, 0.0);
-          t723 = 0;
-        }
-        int32_t t724;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x867_n) {
-          t724 = v_x867_d[t722];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x867_n, 0.0);
-          t724 = 0;
-        }
-        int32_t t726 = rt_sub_i(t704, t724);
-        int32_t t727;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x868_n) {
-          t727 = v_x868_d[t722];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x868_n, 0.0);
-          t727 = 0;
-        }
-        int32_t t729 = rt_mul_i(t726, t727);
-        int32_t t731 = rt_add_i(t723, t729);
-        int32_t t732;
-        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x873_n) {
-          t732 = v_x873_d[t731];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t731, v_x873_n, 0.0);
-          t732 = 0;
-        }
-      }
-      v_x875_d[t703] = t720;
+    v_x811 = rt_value_new(rt_vec_type(RT_INT), t567);
+    int32_t *v_x811_d = v_x811->data.i;
+    const int64_t v_x811_n = v_x811->len;
+    RT_PARALLEL_FOR_IF(t567 >= RT_PARALLEL_MIN)
+    for (int64_t t568 = 0; t568 < t567; t568++) {
+      const int32_t t569 = (int32_t)t568;
+      v_x811_d[t568] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x875 = v_x875;
+  {
+    int32_t *v_x811_d = v_x811->data.i;
+    const int64_t v_x811_n = v_x811->len;
+    /* SCAN */
+    {
+      const int64_t t570 = v_x809;
+      if (t570 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t570, 0.0);
+        goto fail;
+      }
+      const int64_t t571 = t570 > 0 ? (t570 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t572 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t571);
+      RT_PARALLEL_FOR_IF(t571 > 1)
+      for (int64_t t573 = 0; t573 < t571; t573++) {
+        int32_t t573a0;
+        t573a0 = 0;
+        const int64_t t573_end = (t573 + 1) * RT_CHUNK < t570 ? (t573 + 1) * RT_CHUNK : t570;
+        for (int64_t t574 = t573 * RT_CHUNK; t574 < t573_end; t574++) {
+          const int32_t t575 = (int32_t)t574;
+          int32_t t573x0;
+          t573x0 = 2;
+          int32_t t577 = rt_add_i(t573a0, t573x0);
+          t573a0 = t577;
+        }
+        t572[t573] = t573a0;
+      }
+      int32_t t573t0;
+      t573t0 = 0;
+      for (int64_t t573 = 0; t573 < t571; t573++) {
+        const int32_t t578 = t572[t573];
+        t572[t573] = t573t0;
+        int32_t t580 = rt_add_i(t573t0, t578);
+        t573t0 = t580;
+      }
+      v_x815 = rt_value_new(rt_vec_type(RT_INT), t570);
+      int32_t *v_x815_d = v_x815->data.i;
+      const int64_t v_x815_n = v_x815->len;
+      RT_PARALLEL_FOR_IF(t571 > 1)
+      for (int64_t t573 = 0; t573 < t571; t573++) {
+        int32_t t573p0;
+        t573p0 = t572[t573];
+        const int64_t t573_end = (t573 + 1) * RT_CHUNK < t570 ? (t573 + 1) * RT_CHUNK : t570;
+        for (int64_t t574 = t573 * RT_CHUNK; t574 < t573_end; t574++) {
+          const int32_t t575 = (int32_t)t574;
+          v_x815_d[t574] = t573p0;
+          int32_t t573y0;
+          t573y0 = 2;
+          int32_t t582 = rt_add_i(t573p0, t573y0);
+          t573p0 = t582;
+        }
+      }
+      rt_free(t572);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x811 = v_x811;
+  *out_v_x815 = v_x815;
   return;
 fail:
-  rt_release(v_x875);
+  rt_release(v_x811);
+  rt_release(v_x815);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x866_d; int64_t v_x866_n;
-  int32_t *v_x867_d; int64_t v_x867_n;
-  int32_t *v_x868_d; int64_t v_x868_n;
-  int32_t *v_x869_d; int64_t v_x869_n;
-  int32_t v_x870;
-  int32_t *v_x873_d; int64_t v_x873_n;
-  int32_t *v_x875_d; int64_t v_x875_n;
+  int32_t v_x809;
+  int32_t *v_x811_d; int64_t v_x811_n;
+  int32_t *v_x815_d; int64_t v_x815_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3667,254 +3307,208 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t734 = 0; /* nonzero: a check below failed */
-    int t735 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x866_n;
-    int32_t t733 = t735 ? A.v_x866_d[ix] : 0;
-    t734 |= !t735;
-    int t737 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x869_n;
-    int32_t t736 = t737 ? A.v_x869_d[t733] : 0;
-    t734 |= !t737;
-    int t739 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x867_n;
-    int32_t t738 = t739 ? A.v_x867_d[t733] : 0;
-    t734 |= !t739;
-    int32_t t741 = rt_sub_i(ix, t738);
-    int t743 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x868_n;
-    int32_t t742 = t743 ? A.v_x868_d[t733] : 0;
-    t734 |= !t743;
-    int32_t t745 = rt_mul_i(t741, t742);
-    int32_t t747 = rt_add_i(t736, t745);
-    int t749 = (uint64_t)(int64_t)t747 < (uint64_t)A.v_x873_n;
-    int32_t t748 = t749 ? A.v_x873_d[t747] : 0;
-    t734 |= !t749;
-    if (__builtin_expect(t734 != 0, 0)) { /* again, recording the error */
-      int32_t t750;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x866_n) {
-        t750 = A.v_x866_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x866_n, 0.0);
-        t750 = 0;
-      }
-      int32_t t751;
-      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x869_n) {
-        t751 = A.v_x869_d[t750];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x869_n, 0.0);
-        t751 = 0;
-      }
-      int32_t t752;
-      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x867_n) {
-        t752 = A.v_x867_d[t750];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x867_n, 0.0);
-        t752 = 0;
-      }
-      int32_t t754 = rt_sub_i(ix, t752);
-      int32_t t755;
-      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x868_n) {
-        t755 = A.v_x868_d[t750];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x868_n, 0.0);
-        t755 = 0;
-      }
-      int32_t t757 = rt_mul_i(t754, t755);
-      int32_t t759 = rt_add_i(t751, t757);
-      int32_t t760;
-      if ((uint64_t)(int64_t)t759 < (uint64_t)A.v_x873_n) {
-        t760 = A.v_x873_d[t759];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, A.v_x873_n, 0.0);
-        t760 = 0;
-      }
-    }
-    return K18_0_V{t748};
+    return K18_0_V{2};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x875_d[i] = v.v0;
+    A.v_x811_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
+struct alignas(8) K18_1_V {
+  int32_t v0;
+};
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K18_1_V{2};
+  }
+};
+struct K18_1_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    A.v_x815_d[i] = v.v0;
+  }
+};
+struct K18_1_op {
+  K18_A A;
+  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
+    int32_t t584 = rt_add_i(a.v0, b.v0);
+    return K18_1_V{t584};
+  }
+};
+struct K18_1_ride {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
+    K18_1_store{A}(i, v);
+  }
+};
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x866_d = v_x866->data.i;
-  A.v_x866_n = v_x866->len;
-  A.v_x867_d = v_x867->data.i;
-  A.v_x867_n = v_x867->len;
-  A.v_x868_d = v_x868->data.i;
-  A.v_x868_n = v_x868->len;
-  A.v_x869_d = v_x869->data.i;
-  A.v_x869_n = v_x869->len;
-  A.v_x870 = v_x870;
-  A.v_x873_d = v_x873->data.i;
-  A.v_x873_n = v_x873->len;
-  RtValue *v_x875 = NULL;
+  A.v_x809 = v_x809;
+  RtValue *v_x811 = NULL;
+  RtValue *v_x815 = NULL;
   /* MAP */
   {
-    const int64_t t761 = v_x870;
-    if (t761 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t761, 0.0, run};
+    const int64_t t585 = v_x809;
+    if (t585 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run};
       goto fail;
     }
-    v_x875 = rtg_vec_new(RT_INT, t761);
-    A.v_x875_d = v_x875->data.i;
-    A.v_x875_n = v_x875->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t761);
+    v_x811 = rtg_vec_new(RT_INT, t585);
+    A.v_x811_d = v_x811->data.i;
+    A.v_x811_n = v_x811->len;
+    /* computed in the launch of SOAC 1 (K18_1_ride) */
   }
-  *out_v_x875 = v_x875;
+  /* SCAN */
+  {
+    const int64_t t586 = v_x809;
+    if (t586 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run};
+      goto fail;
+    }
+    v_x815 = rtg_vec_new(RT_INT, t586);
+    A.v_x815_d = v_x815->data.i;
+    A.v_x815_n = v_x815->len;
+    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t586, K18_1_ride{A});
+  }
+  *out_v_x811 = v_x811;
+  *out_v_x815 = v_x815;
   return;
 fail:
-  rt_release(v_x875);
+  rt_release(v_x811);
+  rt_release(v_x815);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x866, RtValue *v_x867, RtValue *v_x868, RtValue *v_x869, int32_t v_x870, RtValue *v_x873, RtValue **out_v_x875) {
-  RtValue *vals[] = {v_x866, v_x867, v_x868, v_x869, v_x873};
-  const int64_t sizes[] = {(int64_t)v_x870};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K18_host(err, loc, run, v_x866, v_x867, v_x868, v_x869, v_x870, v_x873, out_v_x875);
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x809, (int64_t)v_x809};
+  if (rtg_choose_host(vals, 0, sizes, 2)) {
+    K18_host(err, loc, run, v_x809, out_v_x811, out_v_x815);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x866, v_x867, v_x868, v_x869, v_x870, v_x873, out_v_x875);
+    K18_gpu(err, loc, run, v_x809, out_v_x811, out_v_x815);
   }
 }
 
-/* K19: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
+/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)run;
-  int32_t *v_x876_d = v_x876->data.i;
-  const int64_t v_x876_n = v_x876->len;
-  int32_t *v_x879_d = v_x879->data.i;
-  const int64_t v_x879_n = v_x879->len;
-  RtValue *v_x881 = NULL;
-  RtValue *v_x884 = NULL;
-  RtValue *v_x886 = NULL;
-  RtValue *v_x892 = NULL;
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  int32_t *v_x817_d = v_x817->data.i;
+  const int64_t v_x817_n = v_x817->len;
+  int32_t *v_x818_d = v_x818->data.i;
+  const int64_t v_x818_n = v_x818->len;
+  int32_t *v_x819_d = v_x819->data.i;
+  const int64_t v_x819_n = v_x819->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t762 = v_x876_n;
-    RT_PARALLEL_FOR_IF(t762 >= RT_PARALLEL_MIN)
-    for (int64_t t763 = 0; t763 < t762; t763++) {
-      const int32_t t764 = (int32_t)t763;
-      int32_t t765; /* v_x881: read by nothing */
-      int t768 = 0; /* nonzero: a check below failed */
-      int32_t t766 = v_x876_d[t764];
-      int t769 = (uint64_t)(int64_t)t766 < (uint64_t)v_x879_n;
-      int32_t t767 = t769 ? v_x879_d[t766] : 0;
-      t768 |= !t769;
-      if (__builtin_expect(t768 != 0, 0)) { /* again, recording the error */
-        int32_t t770 = v_x876_d[t764];
-        int32_t t771;
-        if ((uint64_t)(int64_t)t770 < (uint64_t)v_x879_n) {
-          t771 = v_x879_d[t770];
+    const int64_t t587 = v_x820;
+    if (t587 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0);
+      goto fail;
+    }
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t587);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
+    for (int64_t t588 = 0; t588 < t587; t588++) {
+      const int32_t t589 = (int32_t)t588;
+      int t591 = 0; /* nonzero: a check below failed */
+      int t592 = (uint64_t)(int64_t)t589 < (uint64_t)v_x816_n;
+      int32_t t590 = t592 ? v_x816_d[t589] : 0;
+      t591 |= !t592;
+      int t594 = (uint64_t)(int64_t)t590 < (uint64_t)v_x819_n;
+      int32_t t593 = t594 ? v_x819_d[t590] : 0;
+      t591 |= !t594;
+      int t596 = (uint64_t)(int64_t)t590 < (uint64_t)v_x817_n;
+      int32_t t595 = t596 ? v_x817_d[t590] : 0;
+      t591 |= !t596;
+      int32_t t598 = rt_sub_i(t589, t595);
+      int t600 = (uint64_t)(int64_t)t590 < (uint64_t)v_x818_n;
+      int32_t t599 = t600 ? v_x818_d[t590] : 0;
+      t591 |= !t600;
+      int32_t t602 = rt_mul_i(t598, t599);
+      int32_t t604 = rt_add_i(t593, t602);
+      int t606 = (uint64_t)(int64_t)t604 < (uint64_t)v_x823_n;
+      int32_t t605 = t606 ? v_x823_d[t604] : 0;
+      t591 |= !t606;
+      if (__builtin_expect(t591 != 0, 0)) { /* again, recording the error */
+        int32_t t607;
+        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x816_n) {
+          t607 = v_x816_d[t589];
         } else {
-          NESSIE_RECORD(err, t763, RT_CHECK_INDEX, 4, 0, RT_GATHER, t770, v_x879_n, 0.0);
-          t771 = 0;
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x816_n, 0.0);
+          t607 = 0;
+        }
+        int32_t t608;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x819_n) {
+          t608 = v_x819_d[t607];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x819_n, 0.0);
+          t608 = 0;
+        }
+        int32_t t609;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x817_n) {
+          t609 = v_x817_d[t607];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x817_n, 0.0);
+          t609 = 0;
+        }
+        int32_t t611 = rt_sub_i(t589, t609);
+        int32_t t612;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x818_n) {
+          t612 = v_x818_d[t607];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x818_n, 0.0);
+          t612 = 0;
+        }
+        int32_t t614 = rt_mul_i(t611, t612);
+        int32_t t616 = rt_add_i(t608, t614);
+        int32_t t617;
+        if ((uint64_t)(int64_t)t616 < (uint64_t)v_x823_n) {
+          t617 = v_x823_d[t616];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t616, v_x823_n, 0.0);
+          t617 = 0;
         }
       }
-      t765 = t767;
-      (void)t765;
+      v_x825_d[t588] = t605;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t772 = v_x882;
-      if (t772 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0);
-        goto fail;
-      }
-      RT_PARALLEL_FOR_IF(t772 >= RT_PARALLEL_MIN)
-      for (int64_t t773 = 0; t773 < t772; t773++) {
-        const int32_t t774 = (int32_t)t773;
-        int32_t t775; /* v_x884: read by nothing */
-        t775 = 1;
-        (void)t775;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t776 = v_x876_n;
-        v_x892 = rt_value_new(rt_vec_type(RT_INT), t776);
-        int32_t *v_x892_d = v_x892->data.i;
-        const int64_t v_x892_n = v_x892->len;
-        RT_PARALLEL_FOR_IF(t776 >= RT_PARALLEL_MIN)
-        for (int64_t t777 = 0; t777 < t776; t777++) {
-          const int32_t t778 = (int32_t)t777;
-          int32_t t779; /* v_x886: read by nothing */
-          int t782 = 0; /* nonzero: a check below failed */
-          int32_t t780 = v_x876_d[t778];
-          int t783 = (uint64_t)(int64_t)t780 < (uint64_t)v_x879_n;
-          int32_t t781 = t783 ? v_x879_d[t780] : 0;
-          t782 |= !t783;
-          int32_t t785 = rt_add_i(t781, 1);
-          int32_t t787 = rt_add_i(t780, 1);
-          int t789 = (uint64_t)(int64_t)t787 < (uint64_t)v_x879_n;
-          int32_t t788 = t789 ? v_x879_d[t787] : 0;
-          t782 |= !t789;
-          int32_t t791 = rt_add_i(t785, t788);
-          if (__builtin_expect(t782 != 0, 0)) { /* again, recording the error */
-            int32_t t792 = v_x876_d[t778];
-            int32_t t793;
-            if ((uint64_t)(int64_t)t792 < (uint64_t)v_x879_n) {
-              t793 = v_x879_d[t792];
-            } else {
-              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 4, 0, RT_GATHER, t792, v_x879_n, 0.0);
-              t793 = 0;
-            }
-            int32_t t795 = rt_add_i(t793, 1);
-            int32_t t797 = rt_add_i(t792, 1);
-            int32_t t798;
-            if ((uint64_t)(int64_t)t797 < (uint64_t)v_x879_n) {
-              t798 = v_x879_d[t797];
-            } else {
-              NESSIE_RECORD(err, t777, RT_CHECK_INDEX, 1, 0, RT_GATHER, t797, v_x879_n, 0.0);
-              t798 = 0;
-            }
-            int32_t t800 = rt_add_i(t795, t798);
-          }
-          t779 = t785;
-          v_x892_d[t777] = t791;
-          (void)t779;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x892 = v_x892;
-  rt_release(v_x881);
-  rt_release(v_x884);
-  rt_release(v_x886);
+  *out_v_x825 = v_x825;
   return;
 fail:
-  rt_release(v_x881);
-  rt_release(v_x884);
-  rt_release(v_x886);
-  rt_release(v_x892);
+  rt_release(v_x825);
 }
 
-/* K19: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x876_d; int64_t v_x876_n;
-  int32_t *v_x879_d; int64_t v_x879_n;
-  int32_t v_x882;
-  int32_t *v_x881_d; int64_t v_x881_n;
-  int32_t *v_x884_d; int64_t v_x884_n;
-  int32_t *v_x886_d; int64_t v_x886_n;
-  int32_t *v_x892_d; int64_t v_x892_n;
+  int32_t *v_x816_d; int64_t v_x816_n;
+  int32_t *v_x817_d; int64_t v_x817_n;
+  int32_t *v_x818_d; int64_t v_x818_n;
+  int32_t *v_x819_d; int64_t v_x819_n;
+  int32_t v_x820;
+  int32_t *v_x823_d; int64_t v_x823_n;
+  int32_t *v_x825_d; int64_t v_x825_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
@@ -3924,1130 +3518,501 @@ struct K19_0_pull {
   __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t803 = 0; /* nonzero: a check below failed */
-    int32_t t801 = A.v_x876_d[ix];
-    int t804 = (uint64_t)(int64_t)t801 < (uint64_t)A.v_x879_n;
-    int32_t t802 = t804 ? A.v_x879_d[t801] : 0;
-    t803 |= !t804;
-    if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
-      int32_t t805 = A.v_x876_d[ix];
-      int32_t t806;
-      if ((uint64_t)(int64_t)t805 < (uint64_t)A.v_x879_n) {
-        t806 = A.v_x879_d[t805];
+    int t619 = 0; /* nonzero: a check below failed */
+    int t620 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n;
+    int32_t t618 = t620 ? A.v_x816_d[ix] : 0;
+    t619 |= !t620;
+    int t622 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x819_n;
+    int32_t t621 = t622 ? A.v_x819_d[t618] : 0;
+    t619 |= !t622;
+    int t624 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x817_n;
+    int32_t t623 = t624 ? A.v_x817_d[t618] : 0;
+    t619 |= !t624;
+    int32_t t626 = rt_sub_i(ix, t623);
+    int t628 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x818_n;
+    int32_t t627 = t628 ? A.v_x818_d[t618] : 0;
+    t619 |= !t628;
+    int32_t t630 = rt_mul_i(t626, t627);
+    int32_t t632 = rt_add_i(t621, t630);
+    int t634 = (uint64_t)(int64_t)t632 < (uint64_t)A.v_x823_n;
+    int32_t t633 = t634 ? A.v_x823_d[t632] : 0;
+    t619 |= !t634;
+    if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
+      int32_t t635;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n) {
+        t635 = A.v_x816_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t805, A.v_x879_n, 0.0);
-        t806 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x816_n, 0.0);
+        t635 = 0;
+      }
+      int32_t t636;
+      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x819_n) {
+        t636 = A.v_x819_d[t635];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x819_n, 0.0);
+        t636 = 0;
+      }
+      int32_t t637;
+      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x817_n) {
+        t637 = A.v_x817_d[t635];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x817_n, 0.0);
+        t637 = 0;
+      }
+      int32_t t639 = rt_sub_i(ix, t637);
+      int32_t t640;
+      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x818_n) {
+        t640 = A.v_x818_d[t635];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x818_n, 0.0);
+        t640 = 0;
+      }
+      int32_t t642 = rt_mul_i(t639, t640);
+      int32_t t644 = rt_add_i(t636, t642);
+      int32_t t645;
+      if ((uint64_t)(int64_t)t644 < (uint64_t)A.v_x823_n) {
+        t645 = A.v_x823_d[t644];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x823_n, 0.0);
+        t645 = 0;
       }
     }
-    return K19_0_V{t802};
+    return K19_0_V{t633};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    /* v.v0: v_x881, read by nothing (its checks are the pull's) */
+    A.v_x825_d[i] = v.v0;
   }
 };
-struct alignas(8) K19_1_V {
-  int32_t v0;
-};
-struct K19_1_pull {
-  K19_A A;
-  __device__ K19_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K19_1_V{1};
-  }
-};
-struct K19_1_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_1_V &v) const {
-    /* v.v0: v_x884, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K19_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K19_2_pull {
-  K19_A A;
-  __device__ K19_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t809 = 0; /* nonzero: a check below failed */
-    int32_t t807 = A.v_x876_d[ix];
-    int t810 = (uint64_t)(int64_t)t807 < (uint64_t)A.v_x879_n;
-    int32_t t808 = t810 ? A.v_x879_d[t807] : 0;
-    t809 |= !t810;
-    int32_t t812 = rt_add_i(t808, 1);
-    int32_t t814 = rt_add_i(t807, 1);
-    int t816 = (uint64_t)(int64_t)t814 < (uint64_t)A.v_x879_n;
-    int32_t t815 = t816 ? A.v_x879_d[t814] : 0;
-    t809 |= !t816;
-    int32_t t818 = rt_add_i(t812, t815);
-    if (__builtin_expect(t809 != 0, 0)) { /* again, recording the error */
-      int32_t t819 = A.v_x876_d[ix];
-      int32_t t820;
-      if ((uint64_t)(int64_t)t819 < (uint64_t)A.v_x879_n) {
-        t820 = A.v_x879_d[t819];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t819, A.v_x879_n, 0.0);
-        t820 = 0;
-      }
-      int32_t t822 = rt_add_i(t820, 1);
-      int32_t t824 = rt_add_i(t819, 1);
-      int32_t t825;
-      if ((uint64_t)(int64_t)t824 < (uint64_t)A.v_x879_n) {
-        t825 = A.v_x879_d[t824];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t824, A.v_x879_n, 0.0);
-        t825 = 0;
-      }
-      int32_t t827 = rt_add_i(t822, t825);
-    }
-    return K19_2_V{t812, t818};
-  }
-};
-struct K19_2_store {
-  K19_A A;
-  __device__ void operator()(int64_t i, const K19_2_V &v) const {
-    /* v.v0: v_x886, read by nothing (its checks are the pull's) */
-    A.v_x892_d[i] = v.v1;
-  }
-};
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x876_d = v_x876->data.i;
-  A.v_x876_n = v_x876->len;
-  A.v_x879_d = v_x879->data.i;
-  A.v_x879_n = v_x879->len;
-  A.v_x882 = v_x882;
-  RtValue *v_x881 = NULL;
-  RtValue *v_x884 = NULL;
-  RtValue *v_x886 = NULL;
-  RtValue *v_x892 = NULL;
+  A.v_x816_d = v_x816->data.i;
+  A.v_x816_n = v_x816->len;
+  A.v_x817_d = v_x817->data.i;
+  A.v_x817_n = v_x817->len;
+  A.v_x818_d = v_x818->data.i;
+  A.v_x818_n = v_x818->len;
+  A.v_x819_d = v_x819->data.i;
+  A.v_x819_n = v_x819->len;
+  A.v_x820 = v_x820;
+  A.v_x823_d = v_x823->data.i;
+  A.v_x823_n = v_x823->len;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t828 = v_x876->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t828);
-  }
-  /* MAP */
-  {
-    const int64_t t829 = v_x882;
-    if (t829 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t829, 0.0, run};
+    const int64_t t646 = v_x820;
+    if (t646 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, run};
       goto fail;
     }
-    rtg::map("K19", loc, K19_1_pull{A}, K19_1_store{A}, t829);
+    v_x825 = rtg_vec_new(RT_INT, t646);
+    A.v_x825_d = v_x825->data.i;
+    A.v_x825_n = v_x825->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t646);
   }
-  /* MAP */
-  {
-    const int64_t t830 = v_x876->len;
-    v_x892 = rtg_vec_new(RT_INT, t830);
-    A.v_x892_d = v_x892->data.i;
-    A.v_x892_n = v_x892->len;
-    rtg::map("K19", loc, K19_2_pull{A}, K19_2_store{A}, t830);
-  }
-  *out_v_x892 = v_x892;
-  rt_release(v_x881);
-  rt_release(v_x884);
-  rt_release(v_x886);
+  *out_v_x825 = v_x825;
   return;
 fail:
-  rt_release(v_x881);
-  rt_release(v_x884);
-  rt_release(v_x886);
-  rt_release(v_x892);
+  rt_release(v_x825);
 }
 
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x876, RtValue *v_x879, int32_t v_x882, RtValue **out_v_x892) {
-  RtValue *vals[] = {v_x876, v_x879};
-  const int64_t sizes[] = {(int64_t)v_x882};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K19_host(err, loc, run, v_x876, v_x879, v_x882, out_v_x892);
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
+  RtValue *vals[] = {v_x816, v_x817, v_x818, v_x819, v_x823};
+  const int64_t sizes[] = {(int64_t)v_x820};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K19_host(err, loc, run, v_x816, v_x817, v_x818, v_x819, v_x820, v_x823, out_v_x825);
     rtg_host_ran();
   } else {
-    K19_gpu(err, loc, run, v_x876, v_x879, v_x882, out_v_x892);
+    K19_gpu(err, loc, run, v_x816, v_x817, v_x818, v_x819, v_x820, v_x823, out_v_x825);
   }
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
+/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
-  int32_t *v_x1014_d = v_x1014->data.i;
-  const int64_t v_x1014_n = v_x1014->len;
-  RtValue *v_x1016 = NULL;
-  RtValue *v_x1025 = NULL;
-  RtValue *v_x1026 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1028 = NULL;
-  int32_t v_x1034 = 0;
-  int32_t v_x1040 = 0;
-  RtValue *v_x1044 = NULL;
-  RtValue *v_x1048 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
+  const int64_t v_sd_1135_n = v_sd_1135->len;
+  int32_t *v_x1127_d = v_x1127->data.i;
+  const int64_t v_x1127_n = v_x1127->len;
+  int32_t *v_x1128_d = v_x1128->data.i;
+  const int64_t v_x1128_n = v_x1128->len;
+  int32_t *v_x1129_d = v_x1129->data.i;
+  const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  RtValue *v_x1134 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t831 = v_x1019;
-    if (t831 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t831, 0.0);
-      goto fail;
-    }
-    v_x1016 = rt_value_new(rt_vec_type(RT_BOOL), t831);
-    uint8_t *v_x1016_d = v_x1016->data.b;
-    const int64_t v_x1016_n = v_x1016->len;
-    RT_PARALLEL_FOR_IF(t831 >= RT_PARALLEL_MIN)
-    for (int64_t t832 = 0; t832 < t831; t832++) {
-      const int32_t t833 = (int32_t)t832;
-      int t835 = 0; /* nonzero: a check below failed */
-      int t836 = (uint64_t)(int64_t)t833 < (uint64_t)v_x1014_n;
-      int32_t t834 = t836 ? v_x1014_d[t833] : 0;
-      t835 |= !t836;
-      uint8_t t838 = rt_le_i(t834, 1);
-      if (__builtin_expect(t835 != 0, 0)) { /* again, recording the error */
-        int32_t t839;
-        if ((uint64_t)(int64_t)t833 < (uint64_t)v_x1014_n) {
-          t839 = v_x1014_d[t833];
-        } else {
-          NESSIE_RECORD(err, t832, RT_CHECK_INDEX, 0, 0, RT_GATHER, t833, v_x1014_n, 0.0);
-          t839 = 0;
+    const int64_t t647 = v_sd_1135_off[v_sd_1135_n];
+    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t647);
+    int32_t *v_x1134_d = v_x1134->data.i;
+    const int64_t v_x1134_n = v_x1134->len;
+    const int64_t t648 = (t647 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t648 > 1)
+    for (int64_t t649 = 0; t649 < t648; t649++) {
+      int64_t t652 = rt_segment_of(v_sd_1135_off, v_sd_1135_n, t649 * RT_CHUNK);
+      const int64_t t649_end = (t649 + 1) * RT_CHUNK < t647 ? (t649 + 1) * RT_CHUNK : t647;
+      for (int64_t t650 = t649 * RT_CHUNK; t650 < t649_end; t650++) {
+        const int32_t t651 = (int32_t)t650;
+        while (v_sd_1135_off[t652 + 1] <= t650)
+          t652++;
+        const int32_t t653 = (int32_t)t652;
+        int t655 = 0; /* nonzero: a check below failed */
+        int t656 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n;
+        int32_t t654 = t656 ? v_x1129_d[t653] : 0;
+        t655 |= !t656;
+        int t658 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n;
+        int32_t t657 = t658 ? v_x1127_d[t653] : 0;
+        t655 |= !t658;
+        int32_t t660 = rt_sub_i(t651, t657);
+        int t662 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n;
+        int32_t t661 = t662 ? v_x1128_d[t653] : 0;
+        t655 |= !t662;
+        int32_t t664 = rt_mul_i(t660, t661);
+        int32_t t666 = rt_add_i(t654, t664);
+        int t668 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1131_n;
+        int32_t t667 = t668 ? v_x1131_d[t666] : 0;
+        t655 |= !t668;
+        if (__builtin_expect(t655 != 0, 0)) { /* again, recording the error */
+          int32_t t669;
+          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n) {
+            t669 = v_x1129_d[t653];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1129_n, 0.0);
+            t669 = 0;
+          }
+          int32_t t670;
+          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n) {
+            t670 = v_x1127_d[t653];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1127_n, 0.0);
+            t670 = 0;
+          }
+          int32_t t672 = rt_sub_i(t651, t670);
+          int32_t t673;
+          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n) {
+            t673 = v_x1128_d[t653];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1128_n, 0.0);
+            t673 = 0;
+          }
+          int32_t t675 = rt_mul_i(t672, t673);
+          int32_t t677 = rt_add_i(t669, t675);
+          int32_t t678;
+          if ((uint64_t)(int64_t)t677 < (uint64_t)v_x1131_n) {
+            t678 = v_x1131_d[t677];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x1131_n, 0.0);
+            t678 = 0;
+          }
         }
-        uint8_t t841 = rt_le_i(t839, 1);
+        v_x1134_d[t650] = t667;
       }
-      v_x1016_d[t832] = t838;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    uint8_t *v_x1016_d = v_x1016->data.b;
-    const int64_t v_x1016_n = v_x1016->len;
-    /* PARTITION */
-    {
-      const int64_t t842 = v_x1019;
-      if (t842 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t842, 0.0);
-        goto fail;
-      }
-      const int64_t t843 = t842 > 0 ? (t842 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t844 = (uint8_t *)rt_alloc_atomic((size_t)t842 + 1);
-      int64_t *t845 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t843 + 1));
-      RT_PARALLEL_FOR_IF(t843 > 1)
-      for (int64_t t846 = 0; t846 < t843; t846++) {
-        int64_t kept = 0;
-        const int64_t t846_end = (t846 + 1) * RT_CHUNK < t842 ? (t846 + 1) * RT_CHUNK : t842;
-        for (int64_t t847 = t846 * RT_CHUNK; t847 < t846_end; t847++) {
-          const int32_t t848 = (int32_t)t847;
-          int32_t t846x0;
-          uint8_t t846x1;
-          int t850 = 0; /* nonzero: a check below failed */
-          int t851 = (uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n;
-          int32_t t849 = t851 ? v_x1014_d[t848] : 0;
-          t850 |= !t851;
-          uint8_t t853 = rt_le_i(t849, 1);
-          if (__builtin_expect(t850 != 0, 0)) { /* again, recording the error */
-            int32_t t854;
-            if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n) {
-              t854 = v_x1014_d[t848];
-            } else {
-              NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1014_n, 0.0);
-              t854 = 0;
-            }
-            uint8_t t856 = rt_le_i(t854, 1);
-          }
-          t846x0 = t848;
-          t846x1 = t853;
-          uint8_t t857;
-          t857 = t846x1;
-          t844[t847] = t857 != 0;
-          kept += t857 != 0;
-        }
-        t845[t846] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t844);
-        rt_free(t845);
-        goto fail;
-      }
-      int64_t t858 = 0;
-      for (int64_t t846 = 0; t846 < t843; t846++) {
-        const int64_t k = t845[t846];
-        t845[t846] = t858;
-        t858 += k;
-      }
-      v_x1025 = rt_value_new(rt_vec_type(RT_INT), t858);
-      int32_t *v_x1025_d = v_x1025->data.i;
-      const int64_t v_x1025_n = v_x1025->len;
-      v_x1026 = rt_value_new(rt_vec_type(RT_BOOL), t858);
-      uint8_t *v_x1026_d = v_x1026->data.b;
-      const int64_t v_x1026_n = v_x1026->len;
-      v_x1027 = rt_value_new(rt_vec_type(RT_INT), (t842 - t858));
-      int32_t *v_x1027_d = v_x1027->data.i;
-      const int64_t v_x1027_n = v_x1027->len;
-      v_x1028 = rt_value_new(rt_vec_type(RT_BOOL), (t842 - t858));
-      uint8_t *v_x1028_d = v_x1028->data.b;
-      const int64_t v_x1028_n = v_x1028->len;
-      RT_PARALLEL_FOR_IF(t843 > 1)
-      for (int64_t t846 = 0; t846 < t843; t846++) {
-        int64_t at = t845[t846];
-        int64_t at_not = t846 * RT_CHUNK - t845[t846];
-        const int64_t t846_end = (t846 + 1) * RT_CHUNK < t842 ? (t846 + 1) * RT_CHUNK : t842;
-        for (int64_t t847 = t846 * RT_CHUNK; t847 < t846_end; t847++) {
-          const int32_t t848 = (int32_t)t847;
-          int32_t t846y0;
-          uint8_t t846y1;
-          int t860 = 0; /* nonzero: a check below failed */
-          int t861 = (uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n;
-          int32_t t859 = t861 ? v_x1014_d[t848] : 0;
-          t860 |= !t861;
-          uint8_t t863 = rt_le_i(t859, 1);
-          if (__builtin_expect(t860 != 0, 0)) { /* again, recording the error */
-            int32_t t864;
-            if ((uint64_t)(int64_t)t848 < (uint64_t)v_x1014_n) {
-              t864 = v_x1014_d[t848];
-            } else {
-              NESSIE_RECORD(err, t847, RT_CHECK_INDEX, 0, 0, RT_GATHER, t848, v_x1014_n, 0.0);
-              t864 = 0;
-            }
-            uint8_t t866 = rt_le_i(t864, 1);
-          }
-          t846y0 = t848;
-          t846y1 = t863;
-          if (t844[t847]) {
-            v_x1025_d[at] = t846y0;
-            v_x1026_d[at] = t846y1;
-            at++;
-          } else {
-            v_x1027_d[at_not] = t846y0;
-            v_x1028_d[at_not] = t846y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t844);
-      rt_free(t845);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1025_d = v_x1025->data.i;
-      const int64_t v_x1025_n = v_x1025->len;
-      uint8_t *v_x1026_d = v_x1026->data.b;
-      const int64_t v_x1026_n = v_x1026->len;
-      int32_t *v_x1027_d = v_x1027->data.i;
-      const int64_t v_x1027_n = v_x1027->len;
-      uint8_t *v_x1028_d = v_x1028->data.b;
-      const int64_t v_x1028_n = v_x1028->len;
-      /* REDUCE */
-      {
-        const int64_t t867 = v_x1019;
-        if (t867 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t867, 0.0);
-          goto fail;
-        }
-        const int64_t t868 = t867 > 0 ? (t867 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t869 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t868);
-        int32_t *t870 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t868);
-        RT_PARALLEL_FOR_IF(t868 > 1)
-        for (int64_t t871 = 0; t871 < t868; t871++) {
-          int32_t t871a0;
-          int32_t t871a1;
-          t871a0 = 0;
-          t871a1 = 0;
-          const int64_t t871_end = (t871 + 1) * RT_CHUNK < t867 ? (t871 + 1) * RT_CHUNK : t867;
-          for (int64_t t872 = t871 * RT_CHUNK; t872 < t871_end; t872++) {
-            const int32_t t873 = (int32_t)t872;
-            int32_t t871x0;
-            int32_t t871x1;
-            int t875 = 0; /* nonzero: a check below failed */
-            int t876 = (uint64_t)(int64_t)t873 < (uint64_t)v_x1014_n;
-            int32_t t874 = t876 ? v_x1014_d[t873] : 0;
-            t875 |= !t876;
-            uint8_t t878 = rt_le_i(t874, 1);
-            int32_t t880 = rt_btoi_b(t878);
-            uint8_t t882 = rt_not_b(t878);
-            int32_t t884 = rt_btoi_b(t882);
-            if (__builtin_expect(t875 != 0, 0)) { /* again, recording the error */
-              int32_t t885;
-              if ((uint64_t)(int64_t)t873 < (uint64_t)v_x1014_n) {
-                t885 = v_x1014_d[t873];
-              } else {
-                NESSIE_RECORD(err, t872, RT_CHECK_INDEX, 0, 0, RT_GATHER, t873, v_x1014_n, 0.0);
-                t885 = 0;
-              }
-              uint8_t t887 = rt_le_i(t885, 1);
-              int32_t t889 = rt_btoi_b(t887);
-              uint8_t t891 = rt_not_b(t887);
-              int32_t t893 = rt_btoi_b(t891);
-            }
-            t871x0 = t880;
-            t871x1 = t884;
-            int32_t t895 = rt_add_i(t871a0, t871x0);
-            int32_t t897 = rt_add_i(t871a1, t871x1);
-            t871a0 = t895;
-            t871a1 = t897;
-          }
-          t869[t871] = t871a0;
-          t870[t871] = t871a1;
-        }
-        int32_t t871t0;
-        int32_t t871t1;
-        t871t0 = 0;
-        t871t1 = 0;
-        for (int64_t t871 = 0; t871 < t868; t871++) {
-          const int32_t t898 = t869[t871];
-          const int32_t t899 = t870[t871];
-          int32_t t901 = rt_add_i(t871t0, t898);
-          int32_t t903 = rt_add_i(t871t1, t899);
-          t871t0 = t901;
-          t871t1 = t903;
-        }
-        v_x1034 = t871t0;
-        rt_free(t869);
-        v_x1040 = t871t1;
-        rt_free(t870);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t904 = v_x1019;
-          if (t904 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t904, 0.0);
-            goto fail;
-          }
-          const int64_t t905 = t904 > 0 ? (t904 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t906 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t905);
-          int32_t *t907 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t905);
-          RT_PARALLEL_FOR_IF(t905 > 1)
-          for (int64_t t908 = 0; t908 < t905; t908++) {
-            int32_t t908a0;
-            int32_t t908a1;
-            t908a0 = 0;
-            t908a1 = 0;
-            const int64_t t908_end = (t908 + 1) * RT_CHUNK < t904 ? (t908 + 1) * RT_CHUNK : t904;
-            for (int64_t t909 = t908 * RT_CHUNK; t909 < t908_end; t909++) {
-              const int32_t t910 = (int32_t)t909;
-              int32_t t908x0;
-              int32_t t908x1;
-              int t912 = 0; /* nonzero: a check below failed */
-              int t913 = (uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n;
-              int32_t t911 = t913 ? v_x1014_d[t910] : 0;
-              t912 |= !t913;
-              uint8_t t915 = rt_le_i(t911, 1);
-              int32_t t917 = rt_btoi_b(t915);
-              uint8_t t919 = rt_not_b(t915);
-              int32_t t921 = rt_btoi_b(t919);
-              if (__builtin_expect(t912 != 0, 0)) { /* again, recording the error */
-                int32_t t922;
-                if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n) {
-                  t922 = v_x1014_d[t910];
-                } else {
-                  NESSIE_RECORD(err, t909, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1014_n, 0.0);
-                  t922 = 0;
-                }
-                uint8_t t924 = rt_le_i(t922, 1);
-                int32_t t926 = rt_btoi_b(t924);
-                uint8_t t928 = rt_not_b(t924);
-                int32_t t930 = rt_btoi_b(t928);
-              }
-              t908x0 = t917;
-              t908x1 = t921;
-              int32_t t932 = rt_add_i(t908a0, t908x0);
-              int32_t t934 = rt_add_i(t908a1, t908x1);
-              t908a0 = t932;
-              t908a1 = t934;
-            }
-            t906[t908] = t908a0;
-            t907[t908] = t908a1;
-          }
-          int32_t t908t0;
-          int32_t t908t1;
-          t908t0 = 0;
-          t908t1 = 0;
-          for (int64_t t908 = 0; t908 < t905; t908++) {
-            const int32_t t935 = t906[t908];
-            t906[t908] = t908t0;
-            const int32_t t936 = t907[t908];
-            t907[t908] = t908t1;
-            int32_t t938 = rt_add_i(t908t0, t935);
-            int32_t t940 = rt_add_i(t908t1, t936);
-            t908t0 = t938;
-            t908t1 = t940;
-          }
-          v_x1044 = rt_value_new(rt_vec_type(RT_INT), t904);
-          int32_t *v_x1044_d = v_x1044->data.i;
-          const int64_t v_x1044_n = v_x1044->len;
-          v_x1048 = rt_value_new(rt_vec_type(RT_INT), t904);
-          int32_t *v_x1048_d = v_x1048->data.i;
-          const int64_t v_x1048_n = v_x1048->len;
-          RT_PARALLEL_FOR_IF(t905 > 1)
-          for (int64_t t908 = 0; t908 < t905; t908++) {
-            int32_t t908p0;
-            int32_t t908p1;
-            t908p0 = t906[t908];
-            t908p1 = t907[t908];
-            const int64_t t908_end = (t908 + 1) * RT_CHUNK < t904 ? (t908 + 1) * RT_CHUNK : t904;
-            for (int64_t t909 = t908 * RT_CHUNK; t909 < t908_end; t909++) {
-              const int32_t t910 = (int32_t)t909;
-              v_x1044_d[t909] = t908p0;
-              v_x1048_d[t909] = t908p1;
-              int32_t t908y0;
-              int32_t t908y1;
-              int t942 = 0; /* nonzero: a check below failed */
-              int t943 = (uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n;
-              int32_t t941 = t943 ? v_x1014_d[t910] : 0;
-              t942 |= !t943;
-              uint8_t t945 = rt_le_i(t941, 1);
-              int32_t t947 = rt_btoi_b(t945);
-              uint8_t t949 = rt_not_b(t945);
-              int32_t t951 = rt_btoi_b(t949);
-              if (__builtin_expect(t942 != 0, 0)) { /* again, recording the error */
-                int32_t t952;
-                if ((uint64_t)(int64_t)t910 < (uint64_t)v_x1014_n) {
-                  t952 = v_x1014_d[t910];
-                } else {
-                  NESSIE_RECORD(err, t909, RT_CHECK_INDEX, 0, 0, RT_GATHER, t910, v_x1014_n, 0.0);
-                  t952 = 0;
-                }
-                uint8_t t954 = rt_le_i(t952, 1);
-                int32_t t956 = rt_btoi_b(t954);
-                uint8_t t958 = rt_not_b(t954);
-                int32_t t960 = rt_btoi_b(t958);
-              }
-              t908y0 = t947;
-              t908y1 = t951;
-              int32_t t962 = rt_add_i(t908p0, t908y0);
-              int32_t t964 = rt_add_i(t908p1, t908y1);
-              t908p0 = t962;
-              t908p1 = t964;
-            }
-          }
-          rt_free(t906);
-          rt_free(t907);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x1016 = v_x1016;
-  *out_v_x1025 = v_x1025;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1034 = v_x1034;
-  *out_v_x1040 = v_x1040;
-  *out_v_x1044 = v_x1044;
-  *out_v_x1048 = v_x1048;
-  rt_release(v_x1026);
-  rt_release(v_x1028);
+  *out_v_x1134 = v_x1134;
   return;
 fail:
-  rt_release(v_x1016);
-  rt_release(v_x1025);
-  rt_release(v_x1026);
-  rt_release(v_x1027);
-  rt_release(v_x1028);
-  rt_release(v_x1044);
-  rt_release(v_x1048);
+  rt_release(v_x1134);
 }
 
-/* K20: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K20_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1014_d; int64_t v_x1014_n;
-  int32_t v_x1019;
-  uint8_t *v_x1016_d; int64_t v_x1016_n;
-  int32_t *v_x1025_d; int64_t v_x1025_n;
-  uint8_t *v_x1026_d; int64_t v_x1026_n;
-  int32_t *v_x1027_d; int64_t v_x1027_n;
-  uint8_t *v_x1028_d; int64_t v_x1028_n;
-  int32_t v_x1034;
-  int32_t v_x1040;
-  int32_t *v_x1044_d; int64_t v_x1044_n;
-  int32_t *v_x1048_d; int64_t v_x1048_n;
+  const int64_t *v_sd_1135_off; int64_t v_sd_1135_n;
+  int32_t *v_x1127_d; int64_t v_x1127_n;
+  int32_t *v_x1128_d; int64_t v_x1128_n;
+  int32_t *v_x1129_d; int64_t v_x1129_n;
+  int32_t v_x1130;
+  int32_t *v_x1131_d; int64_t v_x1131_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
 };
 struct alignas(8) K20_0_V {
-  uint8_t v0;
+  int32_t v0;
 };
 struct K20_0_pull {
   K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
+  __device__ K20_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
+    const int32_t sx = (int32_t)s;
     (void)ix;
-    int t966 = 0; /* nonzero: a check below failed */
-    int t967 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
-    int32_t t965 = t967 ? A.v_x1014_d[ix] : 0;
-    t966 |= !t967;
-    uint8_t t969 = rt_le_i(t965, 1);
-    if (__builtin_expect(t966 != 0, 0)) { /* again, recording the error */
-      int32_t t970;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
-        t970 = A.v_x1014_d[ix];
+    (void)sx;
+    int t680 = 0; /* nonzero: a check below failed */
+    int t681 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n;
+    int32_t t679 = t681 ? A.v_x1129_d[sx] : 0;
+    t680 |= !t681;
+    int t683 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n;
+    int32_t t682 = t683 ? A.v_x1127_d[sx] : 0;
+    t680 |= !t683;
+    int32_t t685 = rt_sub_i(ix, t682);
+    int t687 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n;
+    int32_t t686 = t687 ? A.v_x1128_d[sx] : 0;
+    t680 |= !t687;
+    int32_t t689 = rt_mul_i(t685, t686);
+    int32_t t691 = rt_add_i(t679, t689);
+    int t693 = (uint64_t)(int64_t)t691 < (uint64_t)A.v_x1131_n;
+    int32_t t692 = t693 ? A.v_x1131_d[t691] : 0;
+    t680 |= !t693;
+    if (__builtin_expect(t680 != 0, 0)) { /* again, recording the error */
+      int32_t t694;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n) {
+        t694 = A.v_x1129_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
-        t970 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0);
+        t694 = 0;
       }
-      uint8_t t972 = rt_le_i(t970, 1);
+      int32_t t695;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n) {
+        t695 = A.v_x1127_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1127_n, 0.0);
+        t695 = 0;
+      }
+      int32_t t697 = rt_sub_i(ix, t695);
+      int32_t t698;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n) {
+        t698 = A.v_x1128_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1128_n, 0.0);
+        t698 = 0;
+      }
+      int32_t t700 = rt_mul_i(t697, t698);
+      int32_t t702 = rt_add_i(t694, t700);
+      int32_t t703;
+      if ((uint64_t)(int64_t)t702 < (uint64_t)A.v_x1131_n) {
+        t703 = A.v_x1131_d[t702];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x1131_n, 0.0);
+        t703 = 0;
+      }
     }
-    return K20_0_V{t969};
+    return K20_0_V{t692};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1016_d[i] = v.v0;
+    A.v_x1134_d[i] = v.v0;
   }
 };
-struct alignas(8) K20_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K20_1_pull {
-  K20_A A;
-  __device__ K20_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t974 = 0; /* nonzero: a check below failed */
-    int t975 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
-    int32_t t973 = t975 ? A.v_x1014_d[ix] : 0;
-    t974 |= !t975;
-    uint8_t t977 = rt_le_i(t973, 1);
-    if (__builtin_expect(t974 != 0, 0)) { /* again, recording the error */
-      int32_t t978;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
-        t978 = A.v_x1014_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
-        t978 = 0;
-      }
-      uint8_t t980 = rt_le_i(t978, 1);
-    }
-    return K20_1_V{ix, t977};
-  }
-};
-struct K20_1_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
-    A.v_x1025_d[i] = v.v0;
-    A.v_x1026_d[i] = v.v1;
-  }
-};
-struct K20_1_pred {
-  K20_A A;
-  __device__ bool operator()(int64_t i, const K20_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K20_1_other {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
-    A.v_x1027_d[i] = v.v0;
-    A.v_x1028_d[i] = v.v1;
-  }
-};
-struct alignas(8) K20_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K20_2_pull {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t982 = 0; /* nonzero: a check below failed */
-    int t983 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
-    int32_t t981 = t983 ? A.v_x1014_d[ix] : 0;
-    t982 |= !t983;
-    uint8_t t985 = rt_le_i(t981, 1);
-    int32_t t987 = rt_btoi_b(t985);
-    uint8_t t989 = rt_not_b(t985);
-    int32_t t991 = rt_btoi_b(t989);
-    if (__builtin_expect(t982 != 0, 0)) { /* again, recording the error */
-      int32_t t992;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
-        t992 = A.v_x1014_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
-        t992 = 0;
-      }
-      uint8_t t994 = rt_le_i(t992, 1);
-      int32_t t996 = rt_btoi_b(t994);
-      uint8_t t998 = rt_not_b(t994);
-      int32_t t1000 = rt_btoi_b(t998);
-    }
-    return K20_2_V{t987, t991};
-  }
-};
-struct K20_2_op {
-  K20_A A;
-  __device__ K20_2_V operator()(const K20_2_V &a, const K20_2_V &b) const {
-    int32_t t1002 = rt_add_i(a.v0, b.v0);
-    int32_t t1004 = rt_add_i(a.v1, b.v1);
-    return K20_2_V{t1002, t1004};
-  }
-};
-struct K20_2_ride {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
-    K20_0_store{A}(i, K20_0_pull{A}(i)); /* MAP 0 rides here */
-    return K20_2_pull{A}(i);
-  }
-};
-struct alignas(8) K20_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K20_3_pull {
-  K20_A A;
-  __device__ K20_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1006 = 0; /* nonzero: a check below failed */
-    int t1007 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n;
-    int32_t t1005 = t1007 ? A.v_x1014_d[ix] : 0;
-    t1006 |= !t1007;
-    uint8_t t1009 = rt_le_i(t1005, 1);
-    int32_t t1011 = rt_btoi_b(t1009);
-    uint8_t t1013 = rt_not_b(t1009);
-    int32_t t1015 = rt_btoi_b(t1013);
-    if (__builtin_expect(t1006 != 0, 0)) { /* again, recording the error */
-      int32_t t1016;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1014_n) {
-        t1016 = A.v_x1014_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1014_n, 0.0);
-        t1016 = 0;
-      }
-      uint8_t t1018 = rt_le_i(t1016, 1);
-      int32_t t1020 = rt_btoi_b(t1018);
-      uint8_t t1022 = rt_not_b(t1018);
-      int32_t t1024 = rt_btoi_b(t1022);
-    }
-    return K20_3_V{t1011, t1015};
-  }
-};
-struct K20_3_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_3_V &v) const {
-    A.v_x1044_d[i] = v.v0;
-    A.v_x1048_d[i] = v.v1;
-  }
-};
-struct K20_3_op {
-  K20_A A;
-  __device__ K20_3_V operator()(const K20_3_V &a, const K20_3_V &b) const {
-    int32_t t1026 = rt_add_i(a.v0, b.v0);
-    int32_t t1028 = rt_add_i(a.v1, b.v1);
-    return K20_3_V{t1026, t1028};
-  }
-};
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1014_d = v_x1014->data.i;
-  A.v_x1014_n = v_x1014->len;
-  A.v_x1019 = v_x1019;
-  RtValue *v_x1016 = NULL;
-  RtValue *v_x1025 = NULL;
-  RtValue *v_x1026 = NULL;
-  RtValue *v_x1027 = NULL;
-  RtValue *v_x1028 = NULL;
-  int32_t v_x1034 = 0;
-  int32_t v_x1040 = 0;
-  RtValue *v_x1044 = NULL;
-  RtValue *v_x1048 = NULL;
-  /* MAP */
+  A.v_sd_1135_off = rtg_seg_offsets(v_sd_1135);
+  A.v_sd_1135_n = v_sd_1135->len;
+  A.v_x1127_d = v_x1127->data.i;
+  A.v_x1127_n = v_x1127->len;
+  A.v_x1128_d = v_x1128->data.i;
+  A.v_x1128_n = v_x1128->len;
+  A.v_x1129_d = v_x1129->data.i;
+  A.v_x1129_n = v_x1129->len;
+  A.v_x1130 = v_x1130;
+  A.v_x1131_d = v_x1131->data.i;
+  A.v_x1131_n = v_x1131->len;
+  RtValue *v_x1134 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t1029 = v_x1019;
-    if (t1029 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1029, 0.0, run};
-      goto fail;
-    }
-    v_x1016 = rtg_vec_new(RT_BOOL, t1029);
-    A.v_x1016_d = v_x1016->data.b;
-    A.v_x1016_n = v_x1016->len;
-    /* computed in the launch of SOAC 2 (K20_2_ride) */
+    const int64_t t704 = rtg_seg_total(v_sd_1135);
+    v_x1134 = rtg_vec_new(RT_INT, t704);
+    A.v_x1134_d = v_x1134->data.i;
+    A.v_x1134_n = v_x1134->len;
+    rtg::seg_map("K20", loc, K20_0_pull{A}, K20_0_store{A}, v_sd_1135, t704);
   }
-  /* PARTITION */
-  int64_t *t1030, t1031; /* the slot of its count, its size */
-  {
-    const int64_t t1032 = v_x1019;
-    if (t1032 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1032, 0.0, run};
-      goto fail;
-    }
-    v_x1025 = rtg_vec_new(RT_INT, t1032);
-    A.v_x1025_d = v_x1025->data.i;
-    A.v_x1025_n = v_x1025->len;
-    v_x1026 = rtg_vec_new(RT_BOOL, t1032);
-    A.v_x1026_d = v_x1026->data.b;
-    A.v_x1026_n = v_x1026->len;
-    v_x1027 = rtg_vec_new(RT_INT, t1032);
-    A.v_x1027_d = v_x1027->data.i;
-    A.v_x1027_n = v_x1027->len;
-    v_x1028 = rtg_vec_new(RT_BOOL, t1032);
-    A.v_x1028_d = v_x1028->data.b;
-    A.v_x1028_n = v_x1028->len;
-    t1031 = t1032;
-    t1030 = rtg::partition_launch<K20_1_V>("K20", loc, K20_1_pull{A}, K20_1_pred{A}, t1032, K20_1_store{A}, K20_1_other{A}, true);
-  }
-  {
-    const int64_t t1033 = rtg::filter_count(t1030);
-    v_x1025 = rtg_vec_fit(v_x1025, t1033);
-    A.v_x1025_d = v_x1025->data.i;
-    A.v_x1025_n = v_x1025->len;
-    v_x1026 = rtg_vec_fit(v_x1026, t1033);
-    A.v_x1026_d = v_x1026->data.b;
-    A.v_x1026_n = v_x1026->len;
-    v_x1027 = rtg_vec_fit(v_x1027, t1031 - t1033);
-    A.v_x1027_d = v_x1027->data.i;
-    A.v_x1027_n = v_x1027->len;
-    v_x1028 = rtg_vec_fit(v_x1028, t1031 - t1033);
-    A.v_x1028_d = v_x1028->data.b;
-    A.v_x1028_n = v_x1028->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t1034 = v_x1019;
-    if (t1034 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1034, 0.0, run};
-      goto fail;
-    }
-    const K20_2_V t1035 = rtg::reduce_commutative("K20", loc, K20_2_ride{A}, K20_2_op{A}, K20_2_V{0, 0}, t1034);
-    v_x1034 = t1035.v0;
-    A.v_x1034 = v_x1034;
-    v_x1040 = t1035.v1;
-    A.v_x1040 = v_x1040;
-  }
-  /* SCAN */
-  {
-    const int64_t t1036 = v_x1019;
-    if (t1036 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1036, 0.0, run};
-      goto fail;
-    }
-    v_x1044 = rtg_vec_new(RT_INT, t1036);
-    A.v_x1044_d = v_x1044->data.i;
-    A.v_x1044_n = v_x1044->len;
-    v_x1048 = rtg_vec_new(RT_INT, t1036);
-    A.v_x1048_d = v_x1048->data.i;
-    A.v_x1048_n = v_x1048->len;
-    rtg::scan<true>("K20", loc, K20_3_pull{A}, K20_3_op{A}, K20_3_V{0, 0}, t1036, K20_3_store{A});
-  }
-  *out_v_x1016 = v_x1016;
-  *out_v_x1025 = v_x1025;
-  *out_v_x1027 = v_x1027;
-  *out_v_x1034 = v_x1034;
-  *out_v_x1040 = v_x1040;
-  *out_v_x1044 = v_x1044;
-  *out_v_x1048 = v_x1048;
-  rt_release(v_x1026);
-  rt_release(v_x1028);
+  *out_v_x1134 = v_x1134;
   return;
 fail:
-  rt_release(v_x1016);
-  rt_release(v_x1025);
-  rt_release(v_x1026);
-  rt_release(v_x1027);
-  rt_release(v_x1028);
-  rt_release(v_x1044);
-  rt_release(v_x1048);
+  rt_release(v_x1134);
 }
 
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1014, int32_t v_x1019, RtValue **out_v_x1016, RtValue **out_v_x1025, RtValue **out_v_x1027, int32_t *out_v_x1034, int32_t *out_v_x1040, RtValue **out_v_x1044, RtValue **out_v_x1048) {
-  RtValue *vals[] = {v_x1014};
-  const int64_t sizes[] = {(int64_t)v_x1019, (int64_t)v_x1019, (int64_t)v_x1019, (int64_t)v_x1019};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K20_host(err, loc, run, v_x1014, v_x1019, out_v_x1016, out_v_x1025, out_v_x1027, out_v_x1034, out_v_x1040, out_v_x1044, out_v_x1048);
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
+  RtValue *vals[] = {v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1131};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K20_host(err, loc, run, v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1130, v_x1131, out_v_x1134);
     rtg_host_ran();
   } else {
-    K20_gpu(err, loc, run, v_x1014, v_x1019, out_v_x1016, out_v_x1025, out_v_x1027, out_v_x1034, out_v_x1040, out_v_x1044, out_v_x1048);
+    K20_gpu(err, loc, run, v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1130, v_x1131, out_v_x1134);
   }
 }
 
-/* K21: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
   (void)loc;
   (void)run;
-  int32_t *v_x1049_d = v_x1049->data.i;
-  const int64_t v_x1049_n = v_x1049->len;
-  int32_t *v_x1050_d = v_x1050->data.i;
-  const int64_t v_x1050_n = v_x1050->len;
-  int32_t *v_x1053_d = v_x1053->data.i;
-  const int64_t v_x1053_n = v_x1053->len;
-  RtValue *v_x1060 = NULL;
-  RtValue *v_x1055 = NULL;
-  RtValue *v_x1062 = NULL;
-  RtValue *v_x1066 = NULL;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  int32_t *v_x829_d = v_x829->data.i;
+  const int64_t v_x829_n = v_x829->len;
+  RtValue *v_x831 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x842 = NULL;
   /* MAP */
   {
-    const int64_t t1037 = v_x1058;
-    if (t1037 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1037, 0.0);
-      goto fail;
-    }
-    v_x1060 = rt_value_new(rt_vec_type(RT_INT), t1037);
-    int32_t *v_x1060_d = v_x1060->data.i;
-    const int64_t v_x1060_n = v_x1060->len;
-    v_x1055 = rt_value_new(rt_vec_type(RT_INT), t1037);
-    int32_t *v_x1055_d = v_x1055->data.i;
-    const int64_t v_x1055_n = v_x1055->len;
-    v_x1062 = rt_value_new(rt_vec_type(RT_INT), t1037);
-    int32_t *v_x1062_d = v_x1062->data.i;
-    const int64_t v_x1062_n = v_x1062->len;
-    RT_PARALLEL_FOR_IF(t1037 >= RT_PARALLEL_MIN)
-    for (int64_t t1038 = 0; t1038 < t1037; t1038++) {
-      const int32_t t1039 = (int32_t)t1038;
-      int t1041 = 0; /* nonzero: a check below failed */
-      int t1042 = (uint64_t)(int64_t)t1039 < (uint64_t)v_x1049_n;
-      int32_t t1040 = t1042 ? v_x1049_d[t1039] : 0;
-      t1041 |= !t1042;
-      int t1044 = (uint64_t)(int64_t)t1040 < (uint64_t)v_x1053_n;
-      int32_t t1043 = t1044 ? v_x1053_d[t1040] : 0;
-      t1041 |= !t1044;
-      int t1046 = (uint64_t)(int64_t)t1040 < (uint64_t)v_x1050_n;
-      int32_t t1045 = t1046 ? v_x1050_d[t1040] : 0;
-      t1041 |= !t1046;
-      int32_t t1048 = rt_add_i(t1043, t1045);
-      int32_t t1050 = rt_sub_i(t1048, t1043);
-      if (__builtin_expect(t1041 != 0, 0)) { /* again, recording the error */
-        int32_t t1051;
-        if ((uint64_t)(int64_t)t1039 < (uint64_t)v_x1049_n) {
-          t1051 = v_x1049_d[t1039];
+    const int64_t t705 = v_x826_n;
+    RT_PARALLEL_FOR_IF(t705 >= RT_PARALLEL_MIN)
+    for (int64_t t706 = 0; t706 < t705; t706++) {
+      const int32_t t707 = (int32_t)t706;
+      int32_t t708; /* v_x831: read by nothing */
+      int t711 = 0; /* nonzero: a check below failed */
+      int32_t t709 = v_x826_d[t707];
+      int t712 = (uint64_t)(int64_t)t709 < (uint64_t)v_x829_n;
+      int32_t t710 = t712 ? v_x829_d[t709] : 0;
+      t711 |= !t712;
+      if (__builtin_expect(t711 != 0, 0)) { /* again, recording the error */
+        int32_t t713 = v_x826_d[t707];
+        int32_t t714;
+        if ((uint64_t)(int64_t)t713 < (uint64_t)v_x829_n) {
+          t714 = v_x829_d[t713];
         } else {
-          NESSIE_RECORD(err, t1038, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1039, v_x1049_n, 0.0);
-          t1051 = 0;
+          NESSIE_RECORD(err, t706, RT_CHECK_INDEX, 4, 0, RT_GATHER, t713, v_x829_n, 0.0);
+          t714 = 0;
         }
-        int32_t t1052;
-        if ((uint64_t)(int64_t)t1051 < (uint64_t)v_x1053_n) {
-          t1052 = v_x1053_d[t1051];
-        } else {
-          NESSIE_RECORD(err, t1038, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, v_x1053_n, 0.0);
-          t1052 = 0;
-        }
-        int32_t t1053;
-        if ((uint64_t)(int64_t)t1051 < (uint64_t)v_x1050_n) {
-          t1053 = v_x1050_d[t1051];
-        } else {
-          NESSIE_RECORD(err, t1038, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, v_x1050_n, 0.0);
-          t1053 = 0;
-        }
-        int32_t t1055 = rt_add_i(t1052, t1053);
-        int32_t t1057 = rt_sub_i(t1055, t1052);
       }
-      v_x1060_d[t1038] = 1;
-      v_x1055_d[t1038] = t1043;
-      v_x1062_d[t1038] = t1050;
+      t708 = t710;
+      (void)t708;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1060_d = v_x1060->data.i;
-    const int64_t v_x1060_n = v_x1060->len;
-    int32_t *v_x1055_d = v_x1055->data.i;
-    const int64_t v_x1055_n = v_x1055->len;
-    int32_t *v_x1062_d = v_x1062->data.i;
-    const int64_t v_x1062_n = v_x1062->len;
-    /* SCAN */
+    /* MAP */
     {
-      const int64_t t1058 = v_x1049_n;
-      const int64_t t1059 = t1058 > 0 ? (t1058 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t1060 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1059);
-      RT_PARALLEL_FOR_IF(t1059 > 1)
-      for (int64_t t1061 = 0; t1061 < t1059; t1061++) {
-        int32_t t1061a0;
-        t1061a0 = 0;
-        const int64_t t1061_end = (t1061 + 1) * RT_CHUNK < t1058 ? (t1061 + 1) * RT_CHUNK : t1058;
-        for (int64_t t1062 = t1061 * RT_CHUNK; t1062 < t1061_end; t1062++) {
-          const int32_t t1063 = (int32_t)t1062;
-          int32_t t1061x0;
-          int t1066 = 0; /* nonzero: a check below failed */
-          int32_t t1064 = v_x1049_d[t1063];
-          int t1067 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1053_n;
-          int32_t t1065 = t1067 ? v_x1053_d[t1064] : 0;
-          t1066 |= !t1067;
-          int t1069 = (uint64_t)(int64_t)t1064 < (uint64_t)v_x1050_n;
-          int32_t t1068 = t1069 ? v_x1050_d[t1064] : 0;
-          t1066 |= !t1069;
-          int32_t t1071 = rt_add_i(t1065, t1068);
-          int32_t t1073 = rt_sub_i(t1071, t1065);
-          if (__builtin_expect(t1066 != 0, 0)) { /* again, recording the error */
-            int32_t t1074 = v_x1049_d[t1063];
-            int32_t t1075;
-            if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1053_n) {
-              t1075 = v_x1053_d[t1074];
-            } else {
-              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1053_n, 0.0);
-              t1075 = 0;
-            }
-            int32_t t1076;
-            if ((uint64_t)(int64_t)t1074 < (uint64_t)v_x1050_n) {
-              t1076 = v_x1050_d[t1074];
-            } else {
-              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1074, v_x1050_n, 0.0);
-              t1076 = 0;
-            }
-            int32_t t1078 = rt_add_i(t1075, t1076);
-            int32_t t1080 = rt_sub_i(t1078, t1075);
-          }
-          t1061x0 = t1073;
-          int32_t t1082 = rt_add_i(t1061a0, t1061x0);
-          t1061a0 = t1082;
-        }
-        t1060[t1061] = t1061a0;
+      const int64_t t715 = v_x832;
+      if (t715 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t715, 0.0);
+        goto fail;
       }
-      int32_t t1061t0;
-      t1061t0 = 0;
-      for (int64_t t1061 = 0; t1061 < t1059; t1061++) {
-        const int32_t t1083 = t1060[t1061];
-        t1060[t1061] = t1061t0;
-        int32_t t1085 = rt_add_i(t1061t0, t1083);
-        t1061t0 = t1085;
+      RT_PARALLEL_FOR_IF(t715 >= RT_PARALLEL_MIN)
+      for (int64_t t716 = 0; t716 < t715; t716++) {
+        const int32_t t717 = (int32_t)t716;
+        int32_t t718; /* v_x834: read by nothing */
+        t718 = 1;
+        (void)t718;
       }
-      v_x1066 = rt_value_new(rt_vec_type(RT_INT), t1058);
-      int32_t *v_x1066_d = v_x1066->data.i;
-      const int64_t v_x1066_n = v_x1066->len;
-      RT_PARALLEL_FOR_IF(t1059 > 1)
-      for (int64_t t1061 = 0; t1061 < t1059; t1061++) {
-        int32_t t1061p0;
-        t1061p0 = t1060[t1061];
-        const int64_t t1061_end = (t1061 + 1) * RT_CHUNK < t1058 ? (t1061 + 1) * RT_CHUNK : t1058;
-        for (int64_t t1062 = t1061 * RT_CHUNK; t1062 < t1061_end; t1062++) {
-          const int32_t t1063 = (int32_t)t1062;
-          v_x1066_d[t1062] = t1061p0;
-          int32_t t1061y0;
-          int t1088 = 0; /* nonzero: a check below failed */
-          int32_t t1086 = v_x1049_d[t1063];
-          int t1089 = (uint64_t)(int64_t)t1086 < (uint64_t)v_x1053_n;
-          int32_t t1087 = t1089 ? v_x1053_d[t1086] : 0;
-          t1088 |= !t1089;
-          int t1091 = (uint64_t)(int64_t)t1086 < (uint64_t)v_x1050_n;
-          int32_t t1090 = t1091 ? v_x1050_d[t1086] : 0;
-          t1088 |= !t1091;
-          int32_t t1093 = rt_add_i(t1087, t1090);
-          int32_t t1095 = rt_sub_i(t1093, t1087);
-          if (__builtin_expect(t1088 != 0, 0)) { /* again, recording the error */
-            int32_t t1096 = v_x1049_d[t1063];
-            int32_t t1097;
-            if ((uint64_t)(int64_t)t1096 < (uint64_t)v_x1053_n) {
-              t1097 = v_x1053_d[t1096];
-            } else {
-              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1096, v_x1053_n, 0.0);
-              t1097 = 0;
-            }
-            int32_t t1098;
-            if ((uint64_t)(int64_t)t1096 < (uint64_t)v_x1050_n) {
-              t1098 = v_x1050_d[t1096];
-            } else {
-              NESSIE_RECORD(err, t1062, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1096, v_x1050_n, 0.0);
-              t1098 = 0;
-            }
-            int32_t t1100 = rt_add_i(t1097, t1098);
-            int32_t t1102 = rt_sub_i(t1100, t1097);
-          }
-          t1061y0 = t1095;
-          int32_t t1104 = rt_add_i(t1061p0, t1061y0);
-          t1061p0 = t1104;
-        }
-      }
-      rt_free(t1060);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      /* MAP */
+      {
+        const int64_t t719 = v_x826_n;
+        v_x842 = rt_value_new(rt_vec_type(RT_INT), t719);
+        int32_t *v_x842_d = v_x842->data.i;
+        const int64_t v_x842_n = v_x842->len;
+        RT_PARALLEL_FOR_IF(t719 >= RT_PARALLEL_MIN)
+        for (int64_t t720 = 0; t720 < t719; t720++) {
+          const int32_t t721 = (int32_t)t720;
+          int32_t t722; /* v_x836: read by nothing */
+          int t725 = 0; /* nonzero: a check below failed */
+          int32_t t723 = v_x826_d[t721];
+          int t726 = (uint64_t)(int64_t)t723 < (uint64_t)v_x829_n;
+          int32_t t724 = t726 ? v_x829_d[t723] : 0;
+          t725 |= !t726;
+          int32_t t728 = rt_add_i(t724, 1);
+          int32_t t730 = rt_add_i(t723, 1);
+          int t732 = (uint64_t)(int64_t)t730 < (uint64_t)v_x829_n;
+          int32_t t731 = t732 ? v_x829_d[t730] : 0;
+          t725 |= !t732;
+          int32_t t734 = rt_add_i(t728, t731);
+          if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
+            int32_t t735 = v_x826_d[t721];
+            int32_t t736;
+            if ((uint64_t)(int64_t)t735 < (uint64_t)v_x829_n) {
+              t736 = v_x829_d[t735];
+            } else {
+              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 4, 0, RT_GATHER, t735, v_x829_n, 0.0);
+              t736 = 0;
+            }
+            int32_t t738 = rt_add_i(t736, 1);
+            int32_t t740 = rt_add_i(t735, 1);
+            int32_t t741;
+            if ((uint64_t)(int64_t)t740 < (uint64_t)v_x829_n) {
+              t741 = v_x829_d[t740];
+            } else {
+              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 1, 0, RT_GATHER, t740, v_x829_n, 0.0);
+              t741 = 0;
+            }
+            int32_t t743 = rt_add_i(t738, t741);
+          }
+          t722 = t728;
+          v_x842_d[t720] = t734;
+          (void)t722;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x1055 = v_x1055;
-  *out_v_x1060 = v_x1060;
-  *out_v_x1062 = v_x1062;
-  *out_v_x1066 = v_x1066;
+  *out_v_x842 = v_x842;
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
   return;
 fail:
-  rt_release(v_x1060);
-  rt_release(v_x1055);
-  rt_release(v_x1062);
-  rt_release(v_x1066);
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
+  rt_release(v_x842);
 }
 
-/* K21: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1049_d; int64_t v_x1049_n;
-  int32_t *v_x1050_d; int64_t v_x1050_n;
-  int32_t *v_x1053_d; int64_t v_x1053_n;
-  int32_t v_x1058;
-  int32_t *v_x1060_d; int64_t v_x1060_n;
-  int32_t *v_x1055_d; int64_t v_x1055_n;
-  int32_t *v_x1062_d; int64_t v_x1062_n;
-  int32_t *v_x1066_d; int64_t v_x1066_n;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x829_d; int64_t v_x829_n;
+  int32_t v_x832;
+  int32_t *v_x831_d; int64_t v_x831_n;
+  int32_t *v_x834_d; int64_t v_x834_n;
+  int32_t *v_x836_d; int64_t v_x836_n;
+  int32_t *v_x842_d; int64_t v_x842_n;
 };
 struct alignas(8) K21_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K21_0_pull {
   K21_A A;
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1106 = 0; /* nonzero: a check below failed */
-    int t1107 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1049_n;
-    int32_t t1105 = t1107 ? A.v_x1049_d[ix] : 0;
-    t1106 |= !t1107;
-    int t1109 = (uint64_t)(int64_t)t1105 < (uint64_t)A.v_x1053_n;
-    int32_t t1108 = t1109 ? A.v_x1053_d[t1105] : 0;
-    t1106 |= !t1109;
-    int t1111 = (uint64_t)(int64_t)t1105 < (uint64_t)A.v_x1050_n;
-    int32_t t1110 = t1111 ? A.v_x1050_d[t1105] : 0;
-    t1106 |= !t1111;
-    int32_t t1113 = rt_add_i(t1108, t1110);
-    int32_t t1115 = rt_sub_i(t1113, t1108);
-    if (__builtin_expect(t1106 != 0, 0)) { /* again, recording the error */
-      int32_t t1116;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1049_n) {
-        t1116 = A.v_x1049_d[ix];
+    int t746 = 0; /* nonzero: a check below failed */
+    int32_t t744 = A.v_x826_d[ix];
+    int t747 = (uint64_t)(int64_t)t744 < (uint64_t)A.v_x829_n;
+    int32_t t745 = t747 ? A.v_x829_d[t744] : 0;
+    t746 |= !t747;
+    if (__builtin_expect(t746 != 0, 0)) { /* again, recording the error */
+      int32_t t748 = A.v_x826_d[ix];
+      int32_t t749;
+      if ((uint64_t)(int64_t)t748 < (uint64_t)A.v_x829_n) {
+        t749 = A.v_x829_d[t748];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1049_n, 0.0);
-        t1116 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t748, A.v_x829_n, 0.0);
+        t749 = 0;
       }
-      int32_t t1117;
-      if ((uint64_t)(int64_t)t1116 < (uint64_t)A.v_x1053_n) {
-        t1117 = A.v_x1053_d[t1116];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1116, A.v_x1053_n, 0.0);
-        t1117 = 0;
-      }
-      int32_t t1118;
-      if ((uint64_t)(int64_t)t1116 < (uint64_t)A.v_x1050_n) {
-        t1118 = A.v_x1050_d[t1116];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1116, A.v_x1050_n, 0.0);
-        t1118 = 0;
-      }
-      int32_t t1120 = rt_add_i(t1117, t1118);
-      int32_t t1122 = rt_sub_i(t1120, t1117);
     }
-    return K21_0_V{1, t1108, t1115};
+    return K21_0_V{t745};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x1060_d[i] = v.v0;
-    A.v_x1055_d[i] = v.v1;
-    A.v_x1062_d[i] = v.v2;
+    /* v.v0: v_x831, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K21_1_V {
@@ -5058,618 +4023,1111 @@ struct K21_1_pull {
   __device__ K21_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1125 = 0; /* nonzero: a check below failed */
-    int32_t t1123 = A.v_x1049_d[ix];
-    int t1126 = (uint64_t)(int64_t)t1123 < (uint64_t)A.v_x1053_n;
-    int32_t t1124 = t1126 ? A.v_x1053_d[t1123] : 0;
-    t1125 |= !t1126;
-    int t1128 = (uint64_t)(int64_t)t1123 < (uint64_t)A.v_x1050_n;
-    int32_t t1127 = t1128 ? A.v_x1050_d[t1123] : 0;
-    t1125 |= !t1128;
-    int32_t t1130 = rt_add_i(t1124, t1127);
-    int32_t t1132 = rt_sub_i(t1130, t1124);
-    if (__builtin_expect(t1125 != 0, 0)) { /* again, recording the error */
-      int32_t t1133 = A.v_x1049_d[ix];
-      int32_t t1134;
-      if ((uint64_t)(int64_t)t1133 < (uint64_t)A.v_x1053_n) {
-        t1134 = A.v_x1053_d[t1133];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1133, A.v_x1053_n, 0.0);
-        t1134 = 0;
-      }
-      int32_t t1135;
-      if ((uint64_t)(int64_t)t1133 < (uint64_t)A.v_x1050_n) {
-        t1135 = A.v_x1050_d[t1133];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1133, A.v_x1050_n, 0.0);
-        t1135 = 0;
-      }
-      int32_t t1137 = rt_add_i(t1134, t1135);
-      int32_t t1139 = rt_sub_i(t1137, t1134);
-    }
-    return K21_1_V{t1132};
+    return K21_1_V{1};
   }
 };
 struct K21_1_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    A.v_x1066_d[i] = v.v0;
+    /* v.v0: v_x834, read by nothing (its checks are the pull's) */
   }
 };
-struct K21_1_op {
+struct alignas(8) K21_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K21_2_pull {
   K21_A A;
-  __device__ K21_1_V operator()(const K21_1_V &a, const K21_1_V &b) const {
-    int32_t t1141 = rt_add_i(a.v0, b.v0);
-    return K21_1_V{t1141};
+  __device__ K21_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t752 = 0; /* nonzero: a check below failed */
+    int32_t t750 = A.v_x826_d[ix];
+    int t753 = (uint64_t)(int64_t)t750 < (uint64_t)A.v_x829_n;
+    int32_t t751 = t753 ? A.v_x829_d[t750] : 0;
+    t752 |= !t753;
+    int32_t t755 = rt_add_i(t751, 1);
+    int32_t t757 = rt_add_i(t750, 1);
+    int t759 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x829_n;
+    int32_t t758 = t759 ? A.v_x829_d[t757] : 0;
+    t752 |= !t759;
+    int32_t t761 = rt_add_i(t755, t758);
+    if (__builtin_expect(t752 != 0, 0)) { /* again, recording the error */
+      int32_t t762 = A.v_x826_d[ix];
+      int32_t t763;
+      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_x829_n) {
+        t763 = A.v_x829_d[t762];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t762, A.v_x829_n, 0.0);
+        t763 = 0;
+      }
+      int32_t t765 = rt_add_i(t763, 1);
+      int32_t t767 = rt_add_i(t762, 1);
+      int32_t t768;
+      if ((uint64_t)(int64_t)t767 < (uint64_t)A.v_x829_n) {
+        t768 = A.v_x829_d[t767];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t767, A.v_x829_n, 0.0);
+        t768 = 0;
+      }
+      int32_t t770 = rt_add_i(t765, t768);
+    }
+    return K21_2_V{t755, t761};
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
+struct K21_2_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_2_V &v) const {
+    /* v.v0: v_x836, read by nothing (its checks are the pull's) */
+    A.v_x842_d[i] = v.v1;
+  }
+};
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1049_d = v_x1049->data.i;
-  A.v_x1049_n = v_x1049->len;
-  A.v_x1050_d = v_x1050->data.i;
-  A.v_x1050_n = v_x1050->len;
-  A.v_x1053_d = v_x1053->data.i;
-  A.v_x1053_n = v_x1053->len;
-  A.v_x1058 = v_x1058;
-  RtValue *v_x1060 = NULL;
-  RtValue *v_x1055 = NULL;
-  RtValue *v_x1062 = NULL;
-  RtValue *v_x1066 = NULL;
+  A.v_x826_d = v_x826->data.i;
+  A.v_x826_n = v_x826->len;
+  A.v_x829_d = v_x829->data.i;
+  A.v_x829_n = v_x829->len;
+  A.v_x832 = v_x832;
+  RtValue *v_x831 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x842 = NULL;
   /* MAP */
   {
-    const int64_t t1142 = v_x1058;
-    if (t1142 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1142, 0.0, run};
+    const int64_t t771 = v_x826->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t771);
+  }
+  /* MAP */
+  {
+    const int64_t t772 = v_x832;
+    if (t772 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, run};
       goto fail;
     }
-    v_x1060 = rtg_vec_new(RT_INT, t1142);
-    A.v_x1060_d = v_x1060->data.i;
-    A.v_x1060_n = v_x1060->len;
-    v_x1055 = rtg_vec_new(RT_INT, t1142);
-    A.v_x1055_d = v_x1055->data.i;
-    A.v_x1055_n = v_x1055->len;
-    v_x1062 = rtg_vec_new(RT_INT, t1142);
-    A.v_x1062_d = v_x1062->data.i;
-    A.v_x1062_n = v_x1062->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t1142);
+    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t772);
   }
-  /* SCAN */
-  {
-    const int64_t t1143 = v_x1049->len;
-    v_x1066 = rtg_vec_new(RT_INT, t1143);
-    A.v_x1066_d = v_x1066->data.i;
-    A.v_x1066_n = v_x1066->len;
-    rtg::scan<true>("K21", loc, K21_1_pull{A}, K21_1_op{A}, K21_1_V{0}, t1143, K21_1_store{A});
-  }
-  *out_v_x1055 = v_x1055;
-  *out_v_x1060 = v_x1060;
-  *out_v_x1062 = v_x1062;
-  *out_v_x1066 = v_x1066;
-  return;
-fail:
-  rt_release(v_x1060);
-  rt_release(v_x1055);
-  rt_release(v_x1062);
-  rt_release(v_x1066);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1049, RtValue *v_x1050, RtValue *v_x1053, int32_t v_x1058, RtValue **out_v_x1055, RtValue **out_v_x1060, RtValue **out_v_x1062, RtValue **out_v_x1066) {
-  RtValue *vals[] = {v_x1049, v_x1050, v_x1053};
-  const int64_t sizes[] = {(int64_t)v_x1058};
-  if (rtg_choose_host(vals, 3, sizes, 1)) {
-    K21_host(err, loc, run, v_x1049, v_x1050, v_x1053, v_x1058, out_v_x1055, out_v_x1060, out_v_x1062, out_v_x1066);
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_x1049, v_x1050, v_x1053, v_x1058, out_v_x1055, out_v_x1060, out_v_x1062, out_v_x1066);
-  }
-}
-
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1105_d = v_x1105->data.i;
-  const int64_t v_x1105_n = v_x1105->len;
-  uint8_t *v_x1109_d = v_x1109->data.b;
-  const int64_t v_x1109_n = v_x1109->len;
-  int32_t *v_x1110_d = v_x1110->data.i;
-  const int64_t v_x1110_n = v_x1110->len;
-  int32_t *v_x1113_d = v_x1113->data.i;
-  const int64_t v_x1113_n = v_x1113->len;
-  RtValue *v_x1115 = NULL;
   /* MAP */
   {
-    const int64_t t1144 = v_x1109_n;
-    v_x1115 = rt_value_new(rt_vec_type(RT_INT), t1144);
-    int32_t *v_x1115_d = v_x1115->data.i;
-    const int64_t v_x1115_n = v_x1115->len;
-    RT_PARALLEL_FOR_IF(t1144 >= RT_PARALLEL_MIN)
-    for (int64_t t1145 = 0; t1145 < t1144; t1145++) {
-      const int32_t t1146 = (int32_t)t1145;
-      int t1148 = 0; /* nonzero: a check below failed */
-      int t1149 = (uint64_t)(int64_t)t1146 < (uint64_t)v_x1105_n;
-      int32_t t1147 = t1149 ? v_x1105_d[t1146] : 0;
-      t1148 |= !t1149;
-      int32_t t1151 = rt_add_i(t1147, v_x1106);
-      uint8_t t1152 = v_x1109_d[t1146];
-      int t1154 = (uint64_t)(int64_t)t1146 < (uint64_t)v_x1110_n;
-      int32_t t1153 = t1154 ? v_x1110_d[t1146] : 0;
-      t1148 |= !t1154;
-      int32_t t1156 = (t1152 ? t1153 : t1151);
-      int t1158 = (uint64_t)(int64_t)t1156 < (uint64_t)v_x1113_n;
-      int32_t t1157 = t1158 ? v_x1113_d[t1156] : 0;
-      t1148 |= !t1158;
-      if (__builtin_expect(t1148 != 0, 0)) { /* again, recording the error */
-        int32_t t1159;
-        if ((uint64_t)(int64_t)t1146 < (uint64_t)v_x1105_n) {
-          t1159 = v_x1105_d[t1146];
+    const int64_t t773 = v_x826->len;
+    v_x842 = rtg_vec_new(RT_INT, t773);
+    A.v_x842_d = v_x842->data.i;
+    A.v_x842_n = v_x842->len;
+    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t773);
+  }
+  *out_v_x842 = v_x842;
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
+  return;
+fail:
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
+  rt_release(v_x842);
+}
+
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
+  RtValue *vals[] = {v_x826, v_x829};
+  const int64_t sizes[] = {(int64_t)v_x832};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K21_host(err, loc, run, v_x826, v_x829, v_x832, out_v_x842);
+    rtg_host_ran();
+  } else {
+    K21_gpu(err, loc, run, v_x826, v_x829, v_x832, out_v_x842);
+  }
+}
+
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  int32_t v_x965 = 0;
+  int32_t v_x971 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
+  /* MAP */
+  {
+    const int64_t t774 = v_x950;
+    if (t774 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t774, 0.0);
+      goto fail;
+    }
+    v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t774);
+    uint8_t *v_x947_d = v_x947->data.b;
+    const int64_t v_x947_n = v_x947->len;
+    RT_PARALLEL_FOR_IF(t774 >= RT_PARALLEL_MIN)
+    for (int64_t t775 = 0; t775 < t774; t775++) {
+      const int32_t t776 = (int32_t)t775;
+      int t778 = 0; /* nonzero: a check below failed */
+      int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x945_n;
+      int32_t t777 = t779 ? v_x945_d[t776] : 0;
+      t778 |= !t779;
+      uint8_t t781 = rt_le_i(t777, 1);
+      if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
+        int32_t t782;
+        if ((uint64_t)(int64_t)t776 < (uint64_t)v_x945_n) {
+          t782 = v_x945_d[t776];
         } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1146, v_x1105_n, 0.0);
-          t1159 = 0;
+          NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x945_n, 0.0);
+          t782 = 0;
         }
-        int32_t t1161 = rt_add_i(t1159, v_x1106);
-        uint8_t t1162 = v_x1109_d[t1146];
-        int32_t t1163;
-        if ((uint64_t)(int64_t)t1146 < (uint64_t)v_x1110_n) {
-          t1163 = v_x1110_d[t1146];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1146, v_x1110_n, 0.0);
-          t1163 = 0;
-        }
-        int32_t t1165 = (t1162 ? t1163 : t1161);
-        int32_t t1166;
-        if ((uint64_t)(int64_t)t1165 < (uint64_t)v_x1113_n) {
-          t1166 = v_x1113_d[t1165];
-        } else {
-          NESSIE_RECORD(err, t1145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1165, v_x1113_n, 0.0);
-          t1166 = 0;
-        }
+        uint8_t t784 = rt_le_i(t782, 1);
       }
-      v_x1115_d[t1145] = t1157;
+      v_x947_d[t775] = t781;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1115 = v_x1115;
+  {
+    uint8_t *v_x947_d = v_x947->data.b;
+    const int64_t v_x947_n = v_x947->len;
+    /* PARTITION */
+    {
+      const int64_t t785 = v_x950;
+      if (t785 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0);
+        goto fail;
+      }
+      const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t787 = (uint8_t *)rt_alloc_atomic((size_t)t785 + 1);
+      int64_t *t788 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t786 + 1));
+      RT_PARALLEL_FOR_IF(t786 > 1)
+      for (int64_t t789 = 0; t789 < t786; t789++) {
+        int64_t kept = 0;
+        const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
+        for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
+          const int32_t t791 = (int32_t)t790;
+          int32_t t789x0;
+          uint8_t t789x1;
+          int t793 = 0; /* nonzero: a check below failed */
+          int t794 = (uint64_t)(int64_t)t791 < (uint64_t)v_x945_n;
+          int32_t t792 = t794 ? v_x945_d[t791] : 0;
+          t793 |= !t794;
+          uint8_t t796 = rt_le_i(t792, 1);
+          if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
+            int32_t t797;
+            if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
+              t797 = v_x945_d[t791];
+            } else {
+              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0);
+              t797 = 0;
+            }
+            uint8_t t799 = rt_le_i(t797, 1);
+          }
+          t789x0 = t791;
+          t789x1 = t796;
+          uint8_t t800;
+          t800 = t789x1;
+          t787[t790] = t800 != 0;
+          kept += t800 != 0;
+        }
+        t788[t789] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t787);
+        rt_free(t788);
+        goto fail;
+      }
+      int64_t t801 = 0;
+      for (int64_t t789 = 0; t789 < t786; t789++) {
+        const int64_t k = t788[t789];
+        t788[t789] = t801;
+        t801 += k;
+      }
+      v_x956 = rt_value_new(rt_vec_type(RT_INT), t801);
+      int32_t *v_x956_d = v_x956->data.i;
+      const int64_t v_x956_n = v_x956->len;
+      v_x957 = rt_value_new(rt_vec_type(RT_BOOL), t801);
+      uint8_t *v_x957_d = v_x957->data.b;
+      const int64_t v_x957_n = v_x957->len;
+      v_x958 = rt_value_new(rt_vec_type(RT_INT), (t785 - t801));
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), (t785 - t801));
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      RT_PARALLEL_FOR_IF(t786 > 1)
+      for (int64_t t789 = 0; t789 < t786; t789++) {
+        int64_t at = t788[t789];
+        int64_t at_not = t789 * RT_CHUNK - t788[t789];
+        const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
+        for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
+          const int32_t t791 = (int32_t)t790;
+          int32_t t789y0;
+          uint8_t t789y1;
+          int t803 = 0; /* nonzero: a check below failed */
+          int t804 = (uint64_t)(int64_t)t791 < (uint64_t)v_x945_n;
+          int32_t t802 = t804 ? v_x945_d[t791] : 0;
+          t803 |= !t804;
+          uint8_t t806 = rt_le_i(t802, 1);
+          if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
+            int32_t t807;
+            if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
+              t807 = v_x945_d[t791];
+            } else {
+              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0);
+              t807 = 0;
+            }
+            uint8_t t809 = rt_le_i(t807, 1);
+          }
+          t789y0 = t791;
+          t789y1 = t806;
+          if (t787[t790]) {
+            v_x956_d[at] = t789y0;
+            v_x957_d[at] = t789y1;
+            at++;
+          } else {
+            v_x958_d[at_not] = t789y0;
+            v_x959_d[at_not] = t789y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t787);
+      rt_free(t788);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+    {
+      int32_t *v_x956_d = v_x956->data.i;
+      const int64_t v_x956_n = v_x956->len;
+      uint8_t *v_x957_d = v_x957->data.b;
+      const int64_t v_x957_n = v_x957->len;
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      /* REDUCE */
+      {
+        const int64_t t810 = v_x950;
+        if (t810 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t810, 0.0);
+          goto fail;
+        }
+        const int64_t t811 = t810 > 0 ? (t810 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t812 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t811);
+        int32_t *t813 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t811);
+        RT_PARALLEL_FOR_IF(t811 > 1)
+        for (int64_t t814 = 0; t814 < t811; t814++) {
+          int32_t t814a0;
+          int32_t t814a1;
+          t814a0 = 0;
+          t814a1 = 0;
+          const int64_t t814_end = (t814 + 1) * RT_CHUNK < t810 ? (t814 + 1) * RT_CHUNK : t810;
+          for (int64_t t815 = t814 * RT_CHUNK; t815 < t814_end; t815++) {
+            const int32_t t816 = (int32_t)t815;
+            int32_t t814x0;
+            int32_t t814x1;
+            int t818 = 0; /* nonzero: a check below failed */
+            int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_x945_n;
+            int32_t t817 = t819 ? v_x945_d[t816] : 0;
+            t818 |= !t819;
+            uint8_t t821 = rt_le_i(t817, 1);
+            int32_t t823 = rt_btoi_b(t821);
+            uint8_t t825 = rt_not_b(t821);
+            int32_t t827 = rt_btoi_b(t825);
+            if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
+              int32_t t828;
+              if ((uint64_t)(int64_t)t816 < (uint64_t)v_x945_n) {
+                t828 = v_x945_d[t816];
+              } else {
+                NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x945_n, 0.0);
+                t828 = 0;
+              }
+              uint8_t t830 = rt_le_i(t828, 1);
+              int32_t t832 = rt_btoi_b(t830);
+              uint8_t t834 = rt_not_b(t830);
+              int32_t t836 = rt_btoi_b(t834);
+            }
+            t814x0 = t823;
+            t814x1 = t827;
+            int32_t t838 = rt_add_i(t814a0, t814x0);
+            int32_t t840 = rt_add_i(t814a1, t814x1);
+            t814a0 = t838;
+            t814a1 = t840;
+          }
+          t812[t814] = t814a0;
+          t813[t814] = t814a1;
+        }
+        int32_t t814t0;
+        int32_t t814t1;
+        t814t0 = 0;
+        t814t1 = 0;
+        for (int64_t t814 = 0; t814 < t811; t814++) {
+          const int32_t t841 = t812[t814];
+          const int32_t t842 = t813[t814];
+          int32_t t844 = rt_add_i(t814t0, t841);
+          int32_t t846 = rt_add_i(t814t1, t842);
+          t814t0 = t844;
+          t814t1 = t846;
+        }
+        v_x965 = t814t0;
+        rt_free(t812);
+        v_x971 = t814t1;
+        rt_free(t813);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t847 = v_x950;
+          if (t847 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0);
+            goto fail;
+          }
+          const int64_t t848 = t847 > 0 ? (t847 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t849 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t848);
+          int32_t *t850 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t848);
+          RT_PARALLEL_FOR_IF(t848 > 1)
+          for (int64_t t851 = 0; t851 < t848; t851++) {
+            int32_t t851a0;
+            int32_t t851a1;
+            t851a0 = 0;
+            t851a1 = 0;
+            const int64_t t851_end = (t851 + 1) * RT_CHUNK < t847 ? (t851 + 1) * RT_CHUNK : t847;
+            for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
+              const int32_t t853 = (int32_t)t852;
+              int32_t t851x0;
+              int32_t t851x1;
+              int t855 = 0; /* nonzero: a check below failed */
+              int t856 = (uint64_t)(int64_t)t853 < (uint64_t)v_x945_n;
+              int32_t t854 = t856 ? v_x945_d[t853] : 0;
+              t855 |= !t856;
+              uint8_t t858 = rt_le_i(t854, 1);
+              int32_t t860 = rt_btoi_b(t858);
+              uint8_t t862 = rt_not_b(t858);
+              int32_t t864 = rt_btoi_b(t862);
+              if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
+                int32_t t865;
+                if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
+                  t865 = v_x945_d[t853];
+                } else {
+                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0);
+                  t865 = 0;
+                }
+                uint8_t t867 = rt_le_i(t865, 1);
+                int32_t t869 = rt_btoi_b(t867);
+                uint8_t t871 = rt_not_b(t867);
+                int32_t t873 = rt_btoi_b(t871);
+              }
+              t851x0 = t860;
+              t851x1 = t864;
+              int32_t t875 = rt_add_i(t851a0, t851x0);
+              int32_t t877 = rt_add_i(t851a1, t851x1);
+              t851a0 = t875;
+              t851a1 = t877;
+            }
+            t849[t851] = t851a0;
+            t850[t851] = t851a1;
+          }
+          int32_t t851t0;
+          int32_t t851t1;
+          t851t0 = 0;
+          t851t1 = 0;
+          for (int64_t t851 = 0; t851 < t848; t851++) {
+            const int32_t t878 = t849[t851];
+            t849[t851] = t851t0;
+            const int32_t t879 = t850[t851];
+            t850[t851] = t851t1;
+            int32_t t881 = rt_add_i(t851t0, t878);
+            int32_t t883 = rt_add_i(t851t1, t879);
+            t851t0 = t881;
+            t851t1 = t883;
+          }
+          v_x975 = rt_value_new(rt_vec_type(RT_INT), t847);
+          int32_t *v_x975_d = v_x975->data.i;
+          const int64_t v_x975_n = v_x975->len;
+          v_x979 = rt_value_new(rt_vec_type(RT_INT), t847);
+          int32_t *v_x979_d = v_x979->data.i;
+          const int64_t v_x979_n = v_x979->len;
+          RT_PARALLEL_FOR_IF(t848 > 1)
+          for (int64_t t851 = 0; t851 < t848; t851++) {
+            int32_t t851p0;
+            int32_t t851p1;
+            t851p0 = t849[t851];
+            t851p1 = t850[t851];
+            const int64_t t851_end = (t851 + 1) * RT_CHUNK < t847 ? (t851 + 1) * RT_CHUNK : t847;
+            for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
+              const int32_t t853 = (int32_t)t852;
+              v_x975_d[t852] = t851p0;
+              v_x979_d[t852] = t851p1;
+              int32_t t851y0;
+              int32_t t851y1;
+              int t885 = 0; /* nonzero: a check below failed */
+              int t886 = (uint64_t)(int64_t)t853 < (uint64_t)v_x945_n;
+              int32_t t884 = t886 ? v_x945_d[t853] : 0;
+              t885 |= !t886;
+              uint8_t t888 = rt_le_i(t884, 1);
+              int32_t t890 = rt_btoi_b(t888);
+              uint8_t t892 = rt_not_b(t888);
+              int32_t t894 = rt_btoi_b(t892);
+              if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
+                int32_t t895;
+                if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
+                  t895 = v_x945_d[t853];
+                } else {
+                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0);
+                  t895 = 0;
+                }
+                uint8_t t897 = rt_le_i(t895, 1);
+                int32_t t899 = rt_btoi_b(t897);
+                uint8_t t901 = rt_not_b(t897);
+                int32_t t903 = rt_btoi_b(t901);
+              }
+              t851y0 = t890;
+              t851y1 = t894;
+              int32_t t905 = rt_add_i(t851p0, t851y0);
+              int32_t t907 = rt_add_i(t851p1, t851y1);
+              t851p0 = t905;
+              t851p1 = t907;
+            }
+          }
+          rt_free(t849);
+          rt_free(t850);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
+    }
+  }
+  *out_v_x947 = v_x947;
+  *out_v_x956 = v_x956;
+  *out_v_x958 = v_x958;
+  *out_v_x965 = v_x965;
+  *out_v_x971 = v_x971;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
+  rt_release(v_x957);
+  rt_release(v_x959);
   return;
 fail:
-  rt_release(v_x1115);
+  rt_release(v_x947);
+  rt_release(v_x956);
+  rt_release(v_x957);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1105_d; int64_t v_x1105_n;
-  int32_t v_x1106;
-  uint8_t *v_x1109_d; int64_t v_x1109_n;
-  int32_t *v_x1110_d; int64_t v_x1110_n;
-  int32_t *v_x1113_d; int64_t v_x1113_n;
-  int32_t *v_x1115_d; int64_t v_x1115_n;
+  int32_t *v_x945_d; int64_t v_x945_n;
+  int32_t v_x950;
+  uint8_t *v_x947_d; int64_t v_x947_n;
+  int32_t *v_x956_d; int64_t v_x956_n;
+  uint8_t *v_x957_d; int64_t v_x957_n;
+  int32_t *v_x958_d; int64_t v_x958_n;
+  uint8_t *v_x959_d; int64_t v_x959_n;
+  int32_t v_x965;
+  int32_t v_x971;
+  int32_t *v_x975_d; int64_t v_x975_n;
+  int32_t *v_x979_d; int64_t v_x979_n;
 };
 struct alignas(8) K22_0_V {
-  int32_t v0;
+  uint8_t v0;
 };
 struct K22_0_pull {
   K22_A A;
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1168 = 0; /* nonzero: a check below failed */
-    int t1169 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n;
-    int32_t t1167 = t1169 ? A.v_x1105_d[ix] : 0;
-    t1168 |= !t1169;
-    int32_t t1171 = rt_add_i(t1167, A.v_x1106);
-    uint8_t t1172 = A.v_x1109_d[ix];
-    int t1174 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n;
-    int32_t t1173 = t1174 ? A.v_x1110_d[ix] : 0;
-    t1168 |= !t1174;
-    int32_t t1176 = (t1172 ? t1173 : t1171);
-    int t1178 = (uint64_t)(int64_t)t1176 < (uint64_t)A.v_x1113_n;
-    int32_t t1177 = t1178 ? A.v_x1113_d[t1176] : 0;
-    t1168 |= !t1178;
-    if (__builtin_expect(t1168 != 0, 0)) { /* again, recording the error */
-      int32_t t1179;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1105_n) {
-        t1179 = A.v_x1105_d[ix];
+    int t909 = 0; /* nonzero: a check below failed */
+    int t910 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t908 = t910 ? A.v_x945_d[ix] : 0;
+    t909 |= !t910;
+    uint8_t t912 = rt_le_i(t908, 1);
+    if (__builtin_expect(t909 != 0, 0)) { /* again, recording the error */
+      int32_t t913;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t913 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1105_n, 0.0);
-        t1179 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t913 = 0;
       }
-      int32_t t1181 = rt_add_i(t1179, A.v_x1106);
-      uint8_t t1182 = A.v_x1109_d[ix];
-      int32_t t1183;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1110_n) {
-        t1183 = A.v_x1110_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1110_n, 0.0);
-        t1183 = 0;
-      }
-      int32_t t1185 = (t1182 ? t1183 : t1181);
-      int32_t t1186;
-      if ((uint64_t)(int64_t)t1185 < (uint64_t)A.v_x1113_n) {
-        t1186 = A.v_x1113_d[t1185];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1185, A.v_x1113_n, 0.0);
-        t1186 = 0;
-      }
+      uint8_t t915 = rt_le_i(t913, 1);
     }
-    return K22_0_V{t1177};
+    return K22_0_V{t912};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1115_d[i] = v.v0;
+    A.v_x947_d[i] = v.v0;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
+struct alignas(8) K22_1_V {
+  int32_t v0;
+  uint8_t v1;
+};
+struct K22_1_pull {
+  K22_A A;
+  __device__ K22_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t917 = 0; /* nonzero: a check below failed */
+    int t918 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t916 = t918 ? A.v_x945_d[ix] : 0;
+    t917 |= !t918;
+    uint8_t t920 = rt_le_i(t916, 1);
+    if (__builtin_expect(t917 != 0, 0)) { /* again, recording the error */
+      int32_t t921;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t921 = A.v_x945_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t921 = 0;
+      }
+      uint8_t t923 = rt_le_i(t921, 1);
+    }
+    return K22_1_V{ix, t920};
+  }
+};
+struct K22_1_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_1_V &v) const {
+    A.v_x956_d[i] = v.v0;
+    A.v_x957_d[i] = v.v1;
+  }
+};
+struct K22_1_pred {
+  K22_A A;
+  __device__ bool operator()(int64_t i, const K22_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K22_1_other {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_1_V &v) const {
+    A.v_x958_d[i] = v.v0;
+    A.v_x959_d[i] = v.v1;
+  }
+};
+struct alignas(8) K22_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K22_2_pull {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t925 = 0; /* nonzero: a check below failed */
+    int t926 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t924 = t926 ? A.v_x945_d[ix] : 0;
+    t925 |= !t926;
+    uint8_t t928 = rt_le_i(t924, 1);
+    int32_t t930 = rt_btoi_b(t928);
+    uint8_t t932 = rt_not_b(t928);
+    int32_t t934 = rt_btoi_b(t932);
+    if (__builtin_expect(t925 != 0, 0)) { /* again, recording the error */
+      int32_t t935;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t935 = A.v_x945_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t935 = 0;
+      }
+      uint8_t t937 = rt_le_i(t935, 1);
+      int32_t t939 = rt_btoi_b(t937);
+      uint8_t t941 = rt_not_b(t937);
+      int32_t t943 = rt_btoi_b(t941);
+    }
+    return K22_2_V{t930, t934};
+  }
+};
+struct K22_2_op {
+  K22_A A;
+  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
+    int32_t t945 = rt_add_i(a.v0, b.v0);
+    int32_t t947 = rt_add_i(a.v1, b.v1);
+    return K22_2_V{t945, t947};
+  }
+};
+struct K22_2_ride {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
+    K22_0_store{A}(i, K22_0_pull{A}(i)); /* MAP 0 rides here */
+    return K22_2_pull{A}(i);
+  }
+};
+struct alignas(8) K22_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K22_3_pull {
+  K22_A A;
+  __device__ K22_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t949 = 0; /* nonzero: a check below failed */
+    int t950 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t948 = t950 ? A.v_x945_d[ix] : 0;
+    t949 |= !t950;
+    uint8_t t952 = rt_le_i(t948, 1);
+    int32_t t954 = rt_btoi_b(t952);
+    uint8_t t956 = rt_not_b(t952);
+    int32_t t958 = rt_btoi_b(t956);
+    if (__builtin_expect(t949 != 0, 0)) { /* again, recording the error */
+      int32_t t959;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t959 = A.v_x945_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t959 = 0;
+      }
+      uint8_t t961 = rt_le_i(t959, 1);
+      int32_t t963 = rt_btoi_b(t961);
+      uint8_t t965 = rt_not_b(t961);
+      int32_t t967 = rt_btoi_b(t965);
+    }
+    return K22_3_V{t954, t958};
+  }
+};
+struct K22_3_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_3_V &v) const {
+    A.v_x975_d[i] = v.v0;
+    A.v_x979_d[i] = v.v1;
+  }
+};
+struct K22_3_op {
+  K22_A A;
+  __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
+    int32_t t969 = rt_add_i(a.v0, b.v0);
+    int32_t t971 = rt_add_i(a.v1, b.v1);
+    return K22_3_V{t969, t971};
+  }
+};
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1105_d = v_x1105->data.i;
-  A.v_x1105_n = v_x1105->len;
-  A.v_x1106 = v_x1106;
-  A.v_x1109_d = v_x1109->data.b;
-  A.v_x1109_n = v_x1109->len;
-  A.v_x1110_d = v_x1110->data.i;
-  A.v_x1110_n = v_x1110->len;
-  A.v_x1113_d = v_x1113->data.i;
-  A.v_x1113_n = v_x1113->len;
-  RtValue *v_x1115 = NULL;
+  A.v_x945_d = v_x945->data.i;
+  A.v_x945_n = v_x945->len;
+  A.v_x950 = v_x950;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  int32_t v_x965 = 0;
+  int32_t v_x971 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
   /* MAP */
   {
-    const int64_t t1187 = v_x1109->len;
-    v_x1115 = rtg_vec_new(RT_INT, t1187);
-    A.v_x1115_d = v_x1115->data.i;
-    A.v_x1115_n = v_x1115->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1187);
+    const int64_t t972 = v_x950;
+    if (t972 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t972, 0.0, run};
+      goto fail;
+    }
+    v_x947 = rtg_vec_new(RT_BOOL, t972);
+    A.v_x947_d = v_x947->data.b;
+    A.v_x947_n = v_x947->len;
+    /* computed in the launch of SOAC 2 (K22_2_ride) */
   }
-  *out_v_x1115 = v_x1115;
+  /* PARTITION */
+  int64_t *t973, t974; /* the slot of its count, its size */
+  {
+    const int64_t t975 = v_x950;
+    if (t975 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t975, 0.0, run};
+      goto fail;
+    }
+    v_x956 = rtg_vec_new(RT_INT, t975);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    v_x957 = rtg_vec_new(RT_BOOL, t975);
+    A.v_x957_d = v_x957->data.b;
+    A.v_x957_n = v_x957->len;
+    v_x958 = rtg_vec_new(RT_INT, t975);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
+    v_x959 = rtg_vec_new(RT_BOOL, t975);
+    A.v_x959_d = v_x959->data.b;
+    A.v_x959_n = v_x959->len;
+    t974 = t975;
+    t973 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t975, K22_1_store{A}, K22_1_other{A}, true);
+  }
+  {
+    const int64_t t976 = rtg::filter_count(t973);
+    v_x956 = rtg_vec_fit(v_x956, t976);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    v_x957 = rtg_vec_fit(v_x957, t976);
+    A.v_x957_d = v_x957->data.b;
+    A.v_x957_n = v_x957->len;
+    v_x958 = rtg_vec_fit(v_x958, t974 - t976);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
+    v_x959 = rtg_vec_fit(v_x959, t974 - t976);
+    A.v_x959_d = v_x959->data.b;
+    A.v_x959_n = v_x959->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t977 = v_x950;
+    if (t977 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t977, 0.0, run};
+      goto fail;
+    }
+    const K22_2_V t978 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t977);
+    v_x965 = t978.v0;
+    A.v_x965 = v_x965;
+    v_x971 = t978.v1;
+    A.v_x971 = v_x971;
+  }
+  /* SCAN */
+  {
+    const int64_t t979 = v_x950;
+    if (t979 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t979, 0.0, run};
+      goto fail;
+    }
+    v_x975 = rtg_vec_new(RT_INT, t979);
+    A.v_x975_d = v_x975->data.i;
+    A.v_x975_n = v_x975->len;
+    v_x979 = rtg_vec_new(RT_INT, t979);
+    A.v_x979_d = v_x979->data.i;
+    A.v_x979_n = v_x979->len;
+    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t979, K22_3_store{A});
+  }
+  *out_v_x947 = v_x947;
+  *out_v_x956 = v_x956;
+  *out_v_x958 = v_x958;
+  *out_v_x965 = v_x965;
+  *out_v_x971 = v_x971;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
+  rt_release(v_x957);
+  rt_release(v_x959);
   return;
 fail:
-  rt_release(v_x1115);
+  rt_release(v_x947);
+  rt_release(v_x956);
+  rt_release(v_x957);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1105, int32_t v_x1106, RtValue *v_x1109, RtValue *v_x1110, RtValue *v_x1113, RtValue **out_v_x1115) {
-  RtValue *vals[] = {v_x1105, v_x1109, v_x1110, v_x1113};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K22_host(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
+  RtValue *vals[] = {v_x945};
+  const int64_t sizes[] = {(int64_t)v_x950, (int64_t)v_x950, (int64_t)v_x950, (int64_t)v_x950};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K22_host(err, loc, run, v_x945, v_x950, out_v_x947, out_v_x956, out_v_x958, out_v_x965, out_v_x971, out_v_x975, out_v_x979);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1105, v_x1106, v_x1109, v_x1110, v_x1113, out_v_x1115);
+    K22_gpu(err, loc, run, v_x945, v_x950, out_v_x947, out_v_x956, out_v_x958, out_v_x965, out_v_x971, out_v_x975, out_v_x979);
   }
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1226_off = rt_seg_offsets(v_sd_1226);
-  const int64_t v_sd_1226_n = v_sd_1226->len;
-  int32_t *v_x1218_d = v_x1218->data.i;
-  const int64_t v_x1218_n = v_x1218->len;
-  int32_t *v_x1219_d = v_x1219->data.i;
-  const int64_t v_x1219_n = v_x1219->len;
-  int32_t *v_x1220_d = v_x1220->data.i;
-  const int64_t v_x1220_n = v_x1220->len;
-  int32_t *v_x1222_d = v_x1222->data.i;
-  const int64_t v_x1222_n = v_x1222->len;
-  RtValue *v_x1225 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x980_d = v_x980->data.i;
+  const int64_t v_x980_n = v_x980->len;
+  int32_t *v_x981_d = v_x981->data.i;
+  const int64_t v_x981_n = v_x981->len;
+  int32_t *v_x984_d = v_x984->data.i;
+  const int64_t v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x991 = NULL;
+  /* MAP */
   {
-    const int64_t t1188 = v_sd_1226_off[v_sd_1226_n];
-    v_x1225 = rt_value_new(rt_vec_type(RT_INT), t1188);
-    int32_t *v_x1225_d = v_x1225->data.i;
-    const int64_t v_x1225_n = v_x1225->len;
-    const int64_t t1189 = (t1188 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t1189 > 1)
-    for (int64_t t1190 = 0; t1190 < t1189; t1190++) {
-      int64_t t1193 = rt_segment_of(v_sd_1226_off, v_sd_1226_n, t1190 * RT_CHUNK);
-      const int64_t t1190_end = (t1190 + 1) * RT_CHUNK < t1188 ? (t1190 + 1) * RT_CHUNK : t1188;
-      for (int64_t t1191 = t1190 * RT_CHUNK; t1191 < t1190_end; t1191++) {
-        const int32_t t1192 = (int32_t)t1191;
-        while (v_sd_1226_off[t1193 + 1] <= t1191)
-          t1193++;
-        const int32_t t1194 = (int32_t)t1193;
-        int t1196 = 0; /* nonzero: a check below failed */
-        int t1197 = (uint64_t)(int64_t)t1194 < (uint64_t)v_x1220_n;
-        int32_t t1195 = t1197 ? v_x1220_d[t1194] : 0;
-        t1196 |= !t1197;
-        int t1199 = (uint64_t)(int64_t)t1194 < (uint64_t)v_x1218_n;
-        int32_t t1198 = t1199 ? v_x1218_d[t1194] : 0;
-        t1196 |= !t1199;
-        int32_t t1201 = rt_sub_i(t1192, t1198);
-        int t1203 = (uint64_t)(int64_t)t1194 < (uint64_t)v_x1219_n;
-        int32_t t1202 = t1203 ? v_x1219_d[t1194] : 0;
-        t1196 |= !t1203;
-        int32_t t1205 = rt_mul_i(t1201, t1202);
-        int32_t t1207 = rt_add_i(t1195, t1205);
-        int t1209 = (uint64_t)(int64_t)t1207 < (uint64_t)v_x1222_n;
-        int32_t t1208 = t1209 ? v_x1222_d[t1207] : 0;
-        t1196 |= !t1209;
-        if (__builtin_expect(t1196 != 0, 0)) { /* again, recording the error */
-          int32_t t1210;
-          if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1220_n) {
-            t1210 = v_x1220_d[t1194];
-          } else {
-            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1220_n, 0.0);
-            t1210 = 0;
-          }
-          int32_t t1211;
-          if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1218_n) {
-            t1211 = v_x1218_d[t1194];
-          } else {
-            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1218_n, 0.0);
-            t1211 = 0;
-          }
-          int32_t t1213 = rt_sub_i(t1192, t1211);
-          int32_t t1214;
-          if ((uint64_t)(int64_t)t1194 < (uint64_t)v_x1219_n) {
-            t1214 = v_x1219_d[t1194];
-          } else {
-            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1194, v_x1219_n, 0.0);
-            t1214 = 0;
-          }
-          int32_t t1216 = rt_mul_i(t1213, t1214);
-          int32_t t1218 = rt_add_i(t1210, t1216);
-          int32_t t1219;
-          if ((uint64_t)(int64_t)t1218 < (uint64_t)v_x1222_n) {
-            t1219 = v_x1222_d[t1218];
-          } else {
-            NESSIE_RECORD(err, t1191, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1218, v_x1222_n, 0.0);
-            t1219 = 0;
-          }
+    const int64_t t980 = v_x980_n;
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t980);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t980);
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    v_x991 = rt_value_new(rt_vec_type(RT_INT), t980);
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
+    RT_PARALLEL_FOR_IF(t980 >= RT_PARALLEL_MIN)
+    for (int64_t t981 = 0; t981 < t980; t981++) {
+      const int32_t t982 = (int32_t)t981;
+      int t985 = 0; /* nonzero: a check below failed */
+      int32_t t983 = v_x980_d[t982];
+      int t986 = (uint64_t)(int64_t)t983 < (uint64_t)v_x984_n;
+      int32_t t984 = t986 ? v_x984_d[t983] : 0;
+      t985 |= !t986;
+      int t988 = (uint64_t)(int64_t)t983 < (uint64_t)v_x981_n;
+      int32_t t987 = t988 ? v_x981_d[t983] : 0;
+      t985 |= !t988;
+      int32_t t990 = rt_add_i(t984, t987);
+      if (__builtin_expect(t985 != 0, 0)) { /* again, recording the error */
+        int32_t t991 = v_x980_d[t982];
+        int32_t t992;
+        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x984_n) {
+          t992 = v_x984_d[t991];
+        } else {
+          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x984_n, 0.0);
+          t992 = 0;
         }
-        v_x1225_d[t1191] = t1208;
+        int32_t t993;
+        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x981_n) {
+          t993 = v_x981_d[t991];
+        } else {
+          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x981_n, 0.0);
+          t993 = 0;
+        }
+        int32_t t995 = rt_add_i(t992, t993);
       }
+      v_x986_d[t981] = t984;
+      v_x988_d[t981] = t990;
+      v_x991_d[t981] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1225);
+  *out_v_x986 = v_x986;
+  *out_v_x988 = v_x988;
+  *out_v_x991 = v_x991;
   return;
 fail:
-  rt_release(v_x1225);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x991);
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1226_off; int64_t v_sd_1226_n;
-  int32_t *v_x1218_d; int64_t v_x1218_n;
-  int32_t *v_x1219_d; int64_t v_x1219_n;
-  int32_t *v_x1220_d; int64_t v_x1220_n;
-  int32_t v_x1221;
-  int32_t *v_x1222_d; int64_t v_x1222_n;
-  int32_t *v_x1225_d; int64_t v_x1225_n;
+  int32_t *v_x980_d; int64_t v_x980_n;
+  int32_t *v_x981_d; int64_t v_x981_n;
+  int32_t *v_x984_d; int64_t v_x984_n;
+  int32_t *v_x986_d; int64_t v_x986_n;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  int32_t *v_x991_d; int64_t v_x991_n;
 };
 struct alignas(8) K23_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K23_0_pull {
   K23_A A;
-  __device__ K23_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
-    const int32_t sx = (int32_t)s;
     (void)ix;
-    (void)sx;
-    int t1221 = 0; /* nonzero: a check below failed */
-    int t1222 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1220_n;
-    int32_t t1220 = t1222 ? A.v_x1220_d[sx] : 0;
-    t1221 |= !t1222;
-    int t1224 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1218_n;
-    int32_t t1223 = t1224 ? A.v_x1218_d[sx] : 0;
-    t1221 |= !t1224;
-    int32_t t1226 = rt_sub_i(ix, t1223);
-    int t1228 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1219_n;
-    int32_t t1227 = t1228 ? A.v_x1219_d[sx] : 0;
-    t1221 |= !t1228;
-    int32_t t1230 = rt_mul_i(t1226, t1227);
-    int32_t t1232 = rt_add_i(t1220, t1230);
-    int t1234 = (uint64_t)(int64_t)t1232 < (uint64_t)A.v_x1222_n;
-    int32_t t1233 = t1234 ? A.v_x1222_d[t1232] : 0;
-    t1221 |= !t1234;
-    if (__builtin_expect(t1221 != 0, 0)) { /* again, recording the error */
-      int32_t t1235;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1220_n) {
-        t1235 = A.v_x1220_d[sx];
+    int t998 = 0; /* nonzero: a check below failed */
+    int32_t t996 = A.v_x980_d[ix];
+    int t999 = (uint64_t)(int64_t)t996 < (uint64_t)A.v_x984_n;
+    int32_t t997 = t999 ? A.v_x984_d[t996] : 0;
+    t998 |= !t999;
+    int t1001 = (uint64_t)(int64_t)t996 < (uint64_t)A.v_x981_n;
+    int32_t t1000 = t1001 ? A.v_x981_d[t996] : 0;
+    t998 |= !t1001;
+    int32_t t1003 = rt_add_i(t997, t1000);
+    if (__builtin_expect(t998 != 0, 0)) { /* again, recording the error */
+      int32_t t1004 = A.v_x980_d[ix];
+      int32_t t1005;
+      if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x984_n) {
+        t1005 = A.v_x984_d[t1004];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1220_n, 0.0);
-        t1235 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x984_n, 0.0);
+        t1005 = 0;
       }
-      int32_t t1236;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1218_n) {
-        t1236 = A.v_x1218_d[sx];
+      int32_t t1006;
+      if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x981_n) {
+        t1006 = A.v_x981_d[t1004];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1218_n, 0.0);
-        t1236 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x981_n, 0.0);
+        t1006 = 0;
       }
-      int32_t t1238 = rt_sub_i(ix, t1236);
-      int32_t t1239;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1219_n) {
-        t1239 = A.v_x1219_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1219_n, 0.0);
-        t1239 = 0;
-      }
-      int32_t t1241 = rt_mul_i(t1238, t1239);
-      int32_t t1243 = rt_add_i(t1235, t1241);
-      int32_t t1244;
-      if ((uint64_t)(int64_t)t1243 < (uint64_t)A.v_x1222_n) {
-        t1244 = A.v_x1222_d[t1243];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1243, A.v_x1222_n, 0.0);
-        t1244 = 0;
-      }
+      int32_t t1008 = rt_add_i(t1005, t1006);
     }
-    return K23_0_V{t1233};
+    return K23_0_V{t997, t1003, 1};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1225_d[i] = v.v0;
+    A.v_x986_d[i] = v.v0;
+    A.v_x988_d[i] = v.v1;
+    A.v_x991_d[i] = v.v2;
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1226_off = rtg_seg_offsets(v_sd_1226);
-  A.v_sd_1226_n = v_sd_1226->len;
-  A.v_x1218_d = v_x1218->data.i;
-  A.v_x1218_n = v_x1218->len;
-  A.v_x1219_d = v_x1219->data.i;
-  A.v_x1219_n = v_x1219->len;
-  A.v_x1220_d = v_x1220->data.i;
-  A.v_x1220_n = v_x1220->len;
-  A.v_x1221 = v_x1221;
-  A.v_x1222_d = v_x1222->data.i;
-  A.v_x1222_n = v_x1222->len;
-  RtValue *v_x1225 = NULL;
-  /* SEG_MAP */
+  A.v_x980_d = v_x980->data.i;
+  A.v_x980_n = v_x980->len;
+  A.v_x981_d = v_x981->data.i;
+  A.v_x981_n = v_x981->len;
+  A.v_x984_d = v_x984->data.i;
+  A.v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x991 = NULL;
+  /* MAP */
   {
-    const int64_t t1245 = rtg_seg_total(v_sd_1226);
-    v_x1225 = rtg_vec_new(RT_INT, t1245);
-    A.v_x1225_d = v_x1225->data.i;
-    A.v_x1225_n = v_x1225->len;
-    rtg::seg_map("K23", loc, K23_0_pull{A}, K23_0_store{A}, v_sd_1226, t1245);
+    const int64_t t1009 = v_x980->len;
+    v_x986 = rtg_vec_new(RT_INT, t1009);
+    A.v_x986_d = v_x986->data.i;
+    A.v_x986_n = v_x986->len;
+    v_x988 = rtg_vec_new(RT_INT, t1009);
+    A.v_x988_d = v_x988->data.i;
+    A.v_x988_n = v_x988->len;
+    v_x991 = rtg_vec_new(RT_INT, t1009);
+    A.v_x991_d = v_x991->data.i;
+    A.v_x991_n = v_x991->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1009);
   }
-  rt_release(v_x1225);
+  *out_v_x986 = v_x986;
+  *out_v_x988 = v_x988;
+  *out_v_x991 = v_x991;
   return;
 fail:
-  rt_release(v_x1225);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x991);
 }
 
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1226, RtValue *v_x1218, RtValue *v_x1219, RtValue *v_x1220, int32_t v_x1221, RtValue *v_x1222) {
-  RtValue *vals[] = {v_sd_1226, v_x1218, v_x1219, v_x1220, v_x1222};
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
+  RtValue *vals[] = {v_x980, v_x981, v_x984};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K23_host(err, loc, run, v_sd_1226, v_x1218, v_x1219, v_x1220, v_x1221, v_x1222);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K23_host(err, loc, run, v_x980, v_x981, v_x984, out_v_x986, out_v_x988, out_v_x991);
     rtg_host_ran();
   } else {
-    K23_gpu(err, loc, run, v_sd_1226, v_x1218, v_x1219, v_x1220, v_x1221, v_x1222);
+    K23_gpu(err, loc, run, v_x980, v_x981, v_x984, out_v_x986, out_v_x988, out_v_x991);
   }
 }
 
-/* K24: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1238_off = rt_seg_offsets(v_sd_1238);
-  const int64_t v_sd_1238_n = v_sd_1238->len;
-  int32_t *v_x1230_d = v_x1230->data.i;
-  const int64_t v_x1230_n = v_x1230->len;
-  int32_t *v_x1231_d = v_x1231->data.i;
-  const int64_t v_x1231_n = v_x1231->len;
-  int32_t *v_x1232_d = v_x1232->data.i;
-  const int64_t v_x1232_n = v_x1232->len;
-  int32_t *v_x1234_d = v_x1234->data.i;
-  const int64_t v_x1234_n = v_x1234->len;
-  RtValue *v_x1237 = NULL;
+  const int64_t *v_sd_1123_off = rt_seg_offsets(v_sd_1123);
+  const int64_t v_sd_1123_n = v_sd_1123->len;
+  int32_t *v_x1115_d = v_x1115->data.i;
+  const int64_t v_x1115_n = v_x1115->len;
+  int32_t *v_x1116_d = v_x1116->data.i;
+  const int64_t v_x1116_n = v_x1116->len;
+  int32_t *v_x1117_d = v_x1117->data.i;
+  const int64_t v_x1117_n = v_x1117->len;
+  int32_t *v_x1119_d = v_x1119->data.i;
+  const int64_t v_x1119_n = v_x1119->len;
+  RtValue *v_x1122 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t1246 = v_sd_1238_off[v_sd_1238_n];
-    v_x1237 = rt_value_new(rt_vec_type(RT_INT), t1246);
-    int32_t *v_x1237_d = v_x1237->data.i;
-    const int64_t v_x1237_n = v_x1237->len;
-    const int64_t t1247 = (t1246 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t1247 > 1)
-    for (int64_t t1248 = 0; t1248 < t1247; t1248++) {
-      int64_t t1251 = rt_segment_of(v_sd_1238_off, v_sd_1238_n, t1248 * RT_CHUNK);
-      const int64_t t1248_end = (t1248 + 1) * RT_CHUNK < t1246 ? (t1248 + 1) * RT_CHUNK : t1246;
-      for (int64_t t1249 = t1248 * RT_CHUNK; t1249 < t1248_end; t1249++) {
-        const int32_t t1250 = (int32_t)t1249;
-        while (v_sd_1238_off[t1251 + 1] <= t1249)
-          t1251++;
-        const int32_t t1252 = (int32_t)t1251;
-        int t1254 = 0; /* nonzero: a check below failed */
-        int t1255 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1232_n;
-        int32_t t1253 = t1255 ? v_x1232_d[t1252] : 0;
-        t1254 |= !t1255;
-        int t1257 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1230_n;
-        int32_t t1256 = t1257 ? v_x1230_d[t1252] : 0;
-        t1254 |= !t1257;
-        int32_t t1259 = rt_sub_i(t1250, t1256);
-        int t1261 = (uint64_t)(int64_t)t1252 < (uint64_t)v_x1231_n;
-        int32_t t1260 = t1261 ? v_x1231_d[t1252] : 0;
-        t1254 |= !t1261;
-        int32_t t1263 = rt_mul_i(t1259, t1260);
-        int32_t t1265 = rt_add_i(t1253, t1263);
-        int t1267 = (uint64_t)(int64_t)t1265 < (uint64_t)v_x1234_n;
-        int32_t t1266 = t1267 ? v_x1234_d[t1265] : 0;
-        t1254 |= !t1267;
-        if (__builtin_expect(t1254 != 0, 0)) { /* again, recording the error */
-          int32_t t1268;
-          if ((uint64_t)(int64_t)t1252 < (uint64_t)v_x1232_n) {
-            t1268 = v_x1232_d[t1252];
+    const int64_t t1010 = v_sd_1123_off[v_sd_1123_n];
+    v_x1122 = rt_value_new(rt_vec_type(RT_INT), t1010);
+    int32_t *v_x1122_d = v_x1122->data.i;
+    const int64_t v_x1122_n = v_x1122->len;
+    const int64_t t1011 = (t1010 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t1011 > 1)
+    for (int64_t t1012 = 0; t1012 < t1011; t1012++) {
+      int64_t t1015 = rt_segment_of(v_sd_1123_off, v_sd_1123_n, t1012 * RT_CHUNK);
+      const int64_t t1012_end = (t1012 + 1) * RT_CHUNK < t1010 ? (t1012 + 1) * RT_CHUNK : t1010;
+      for (int64_t t1013 = t1012 * RT_CHUNK; t1013 < t1012_end; t1013++) {
+        const int32_t t1014 = (int32_t)t1013;
+        while (v_sd_1123_off[t1015 + 1] <= t1013)
+          t1015++;
+        const int32_t t1016 = (int32_t)t1015;
+        int t1018 = 0; /* nonzero: a check below failed */
+        int t1019 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n;
+        int32_t t1017 = t1019 ? v_x1117_d[t1016] : 0;
+        t1018 |= !t1019;
+        int t1021 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n;
+        int32_t t1020 = t1021 ? v_x1115_d[t1016] : 0;
+        t1018 |= !t1021;
+        int32_t t1023 = rt_sub_i(t1014, t1020);
+        int t1025 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n;
+        int32_t t1024 = t1025 ? v_x1116_d[t1016] : 0;
+        t1018 |= !t1025;
+        int32_t t1027 = rt_mul_i(t1023, t1024);
+        int32_t t1029 = rt_add_i(t1017, t1027);
+        int t1031 = (uint64_t)(int64_t)t1029 < (uint64_t)v_x1119_n;
+        int32_t t1030 = t1031 ? v_x1119_d[t1029] : 0;
+        t1018 |= !t1031;
+        if (__builtin_expect(t1018 != 0, 0)) { /* again, recording the error */
+          int32_t t1032;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n) {
+            t1032 = v_x1117_d[t1016];
           } else {
-            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1252, v_x1232_n, 0.0);
-            t1268 = 0;
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1117_n, 0.0);
+            t1032 = 0;
           }
-          int32_t t1269;
-          if ((uint64_t)(int64_t)t1252 < (uint64_t)v_x1230_n) {
-            t1269 = v_x1230_d[t1252];
+          int32_t t1033;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n) {
+            t1033 = v_x1115_d[t1016];
           } else {
-            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1252, v_x1230_n, 0.0);
-            t1269 = 0;
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0);
+            t1033 = 0;
           }
-          int32_t t1271 = rt_sub_i(t1250, t1269);
-          int32_t t1272;
-          if ((uint64_t)(int64_t)t1252 < (uint64_t)v_x1231_n) {
-            t1272 = v_x1231_d[t1252];
+          int32_t t1035 = rt_sub_i(t1014, t1033);
+          int32_t t1036;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n) {
+            t1036 = v_x1116_d[t1016];
           } else {
-            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1252, v_x1231_n, 0.0);
-            t1272 = 0;
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1116_n, 0.0);
+            t1036 = 0;
           }
-          int32_t t1274 = rt_mul_i(t1271, t1272);
-          int32_t t1276 = rt_add_i(t1268, t1274);
-          int32_t t1277;
-          if ((uint64_t)(int64_t)t1276 < (uint64_t)v_x1234_n) {
-            t1277 = v_x1234_d[t1276];
+          int32_t t1038 = rt_mul_i(t1035, t1036);
+          int32_t t1040 = rt_add_i(t1032, t1038);
+          int32_t t1041;
+          if ((uint64_t)(int64_t)t1040 < (uint64_t)v_x1119_n) {
+            t1041 = v_x1119_d[t1040];
           } else {
-            NESSIE_RECORD(err, t1249, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1276, v_x1234_n, 0.0);
-            t1277 = 0;
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, v_x1119_n, 0.0);
+            t1041 = 0;
           }
         }
-        v_x1237_d[t1249] = t1266;
+        v_x1122_d[t1013] = t1030;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1237 = v_x1237;
+  rt_release(v_x1122);
   return;
 fail:
-  rt_release(v_x1237);
+  rt_release(v_x1122);
 }
 
-/* K24: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K24_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1238_off; int64_t v_sd_1238_n;
-  int32_t *v_x1230_d; int64_t v_x1230_n;
-  int32_t *v_x1231_d; int64_t v_x1231_n;
-  int32_t *v_x1232_d; int64_t v_x1232_n;
-  int32_t v_x1233;
-  int32_t *v_x1234_d; int64_t v_x1234_n;
-  int32_t *v_x1237_d; int64_t v_x1237_n;
+  const int64_t *v_sd_1123_off; int64_t v_sd_1123_n;
+  int32_t *v_x1115_d; int64_t v_x1115_n;
+  int32_t *v_x1116_d; int64_t v_x1116_n;
+  int32_t *v_x1117_d; int64_t v_x1117_n;
+  int32_t v_x1118;
+  int32_t *v_x1119_d; int64_t v_x1119_n;
+  int32_t *v_x1122_d; int64_t v_x1122_n;
 };
 struct alignas(8) K24_0_V {
   int32_t v0;
@@ -5681,105 +5139,286 @@ struct K24_0_pull {
     const int32_t sx = (int32_t)s;
     (void)ix;
     (void)sx;
-    int t1279 = 0; /* nonzero: a check below failed */
-    int t1280 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1232_n;
-    int32_t t1278 = t1280 ? A.v_x1232_d[sx] : 0;
-    t1279 |= !t1280;
-    int t1282 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1230_n;
-    int32_t t1281 = t1282 ? A.v_x1230_d[sx] : 0;
-    t1279 |= !t1282;
-    int32_t t1284 = rt_sub_i(ix, t1281);
-    int t1286 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1231_n;
-    int32_t t1285 = t1286 ? A.v_x1231_d[sx] : 0;
-    t1279 |= !t1286;
-    int32_t t1288 = rt_mul_i(t1284, t1285);
-    int32_t t1290 = rt_add_i(t1278, t1288);
-    int t1292 = (uint64_t)(int64_t)t1290 < (uint64_t)A.v_x1234_n;
-    int32_t t1291 = t1292 ? A.v_x1234_d[t1290] : 0;
-    t1279 |= !t1292;
-    if (__builtin_expect(t1279 != 0, 0)) { /* again, recording the error */
-      int32_t t1293;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1232_n) {
-        t1293 = A.v_x1232_d[sx];
+    int t1043 = 0; /* nonzero: a check below failed */
+    int t1044 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
+    int32_t t1042 = t1044 ? A.v_x1117_d[sx] : 0;
+    t1043 |= !t1044;
+    int t1046 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n;
+    int32_t t1045 = t1046 ? A.v_x1115_d[sx] : 0;
+    t1043 |= !t1046;
+    int32_t t1048 = rt_sub_i(ix, t1045);
+    int t1050 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n;
+    int32_t t1049 = t1050 ? A.v_x1116_d[sx] : 0;
+    t1043 |= !t1050;
+    int32_t t1052 = rt_mul_i(t1048, t1049);
+    int32_t t1054 = rt_add_i(t1042, t1052);
+    int t1056 = (uint64_t)(int64_t)t1054 < (uint64_t)A.v_x1119_n;
+    int32_t t1055 = t1056 ? A.v_x1119_d[t1054] : 0;
+    t1043 |= !t1056;
+    if (__builtin_expect(t1043 != 0, 0)) { /* again, recording the error */
+      int32_t t1057;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
+        t1057 = A.v_x1117_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1232_n, 0.0);
-        t1293 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0);
+        t1057 = 0;
       }
-      int32_t t1294;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1230_n) {
-        t1294 = A.v_x1230_d[sx];
+      int32_t t1058;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n) {
+        t1058 = A.v_x1115_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1230_n, 0.0);
-        t1294 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0);
+        t1058 = 0;
       }
-      int32_t t1296 = rt_sub_i(ix, t1294);
-      int32_t t1297;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1231_n) {
-        t1297 = A.v_x1231_d[sx];
+      int32_t t1060 = rt_sub_i(ix, t1058);
+      int32_t t1061;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n) {
+        t1061 = A.v_x1116_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1231_n, 0.0);
-        t1297 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1116_n, 0.0);
+        t1061 = 0;
       }
-      int32_t t1299 = rt_mul_i(t1296, t1297);
-      int32_t t1301 = rt_add_i(t1293, t1299);
-      int32_t t1302;
-      if ((uint64_t)(int64_t)t1301 < (uint64_t)A.v_x1234_n) {
-        t1302 = A.v_x1234_d[t1301];
+      int32_t t1063 = rt_mul_i(t1060, t1061);
+      int32_t t1065 = rt_add_i(t1057, t1063);
+      int32_t t1066;
+      if ((uint64_t)(int64_t)t1065 < (uint64_t)A.v_x1119_n) {
+        t1066 = A.v_x1119_d[t1065];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1301, A.v_x1234_n, 0.0);
-        t1302 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1065, A.v_x1119_n, 0.0);
+        t1066 = 0;
       }
     }
-    return K24_0_V{t1291};
+    return K24_0_V{t1055};
   }
 };
 struct K24_0_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    A.v_x1237_d[i] = v.v0;
+    A.v_x1122_d[i] = v.v0;
   }
 };
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
   (void)loc;
   (void)err;
   K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1238_off = rtg_seg_offsets(v_sd_1238);
-  A.v_sd_1238_n = v_sd_1238->len;
-  A.v_x1230_d = v_x1230->data.i;
-  A.v_x1230_n = v_x1230->len;
-  A.v_x1231_d = v_x1231->data.i;
-  A.v_x1231_n = v_x1231->len;
-  A.v_x1232_d = v_x1232->data.i;
-  A.v_x1232_n = v_x1232->len;
-  A.v_x1233 = v_x1233;
-  A.v_x1234_d = v_x1234->data.i;
-  A.v_x1234_n = v_x1234->len;
-  RtValue *v_x1237 = NULL;
+  A.v_sd_1123_off = rtg_seg_offsets(v_sd_1123);
+  A.v_sd_1123_n = v_sd_1123->len;
+  A.v_x1115_d = v_x1115->data.i;
+  A.v_x1115_n = v_x1115->len;
+  A.v_x1116_d = v_x1116->data.i;
+  A.v_x1116_n = v_x1116->len;
+  A.v_x1117_d = v_x1117->data.i;
+  A.v_x1117_n = v_x1117->len;
+  A.v_x1118 = v_x1118;
+  A.v_x1119_d = v_x1119->data.i;
+  A.v_x1119_n = v_x1119->len;
+  RtValue *v_x1122 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t1303 = rtg_seg_total(v_sd_1238);
-    v_x1237 = rtg_vec_new(RT_INT, t1303);
-    A.v_x1237_d = v_x1237->data.i;
-    A.v_x1237_n = v_x1237->len;
-    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1238, t1303);
+    const int64_t t1067 = rtg_seg_total(v_sd_1123);
+    v_x1122 = rtg_vec_new(RT_INT, t1067);
+    A.v_x1122_d = v_x1122->data.i;
+    A.v_x1122_n = v_x1122->len;
+    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1123, t1067);
   }
-  *out_v_x1237 = v_x1237;
+  rt_release(v_x1122);
   return;
 fail:
-  rt_release(v_x1237);
+  rt_release(v_x1122);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1238, RtValue *v_x1230, RtValue *v_x1231, RtValue *v_x1232, int32_t v_x1233, RtValue *v_x1234, RtValue **out_v_x1237) {
-  RtValue *vals[] = {v_sd_1238, v_x1230, v_x1231, v_x1232, v_x1234};
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
+  RtValue *vals[] = {v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1119};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K24_host(err, loc, run, v_sd_1238, v_x1230, v_x1231, v_x1232, v_x1233, v_x1234, out_v_x1237);
+    K24_host(err, loc, run, v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1118, v_x1119);
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_sd_1238, v_x1230, v_x1231, v_x1232, v_x1233, v_x1234, out_v_x1237);
+    K24_gpu(err, loc, run, v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1118, v_x1119);
+  }
+}
+
+/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1024_d = v_x1024->data.i;
+  const int64_t v_x1024_n = v_x1024->len;
+  uint8_t *v_x1028_d = v_x1028->data.b;
+  const int64_t v_x1028_n = v_x1028->len;
+  int32_t *v_x1029_d = v_x1029->data.i;
+  const int64_t v_x1029_n = v_x1029->len;
+  int32_t *v_x1032_d = v_x1032->data.i;
+  const int64_t v_x1032_n = v_x1032->len;
+  RtValue *v_x1034 = NULL;
+  /* MAP */
+  {
+    const int64_t t1068 = v_x1028_n;
+    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t1068);
+    int32_t *v_x1034_d = v_x1034->data.i;
+    const int64_t v_x1034_n = v_x1034->len;
+    RT_PARALLEL_FOR_IF(t1068 >= RT_PARALLEL_MIN)
+    for (int64_t t1069 = 0; t1069 < t1068; t1069++) {
+      const int32_t t1070 = (int32_t)t1069;
+      int t1072 = 0; /* nonzero: a check below failed */
+      int t1073 = (uint64_t)(int64_t)t1070 < (uint64_t)v_x1024_n;
+      int32_t t1071 = t1073 ? v_x1024_d[t1070] : 0;
+      t1072 |= !t1073;
+      int32_t t1075 = rt_add_i(t1071, v_x1025);
+      uint8_t t1076 = v_x1028_d[t1070];
+      int t1078 = (uint64_t)(int64_t)t1070 < (uint64_t)v_x1029_n;
+      int32_t t1077 = t1078 ? v_x1029_d[t1070] : 0;
+      t1072 |= !t1078;
+      int32_t t1080 = (t1076 ? t1077 : t1075);
+      int t1082 = (uint64_t)(int64_t)t1080 < (uint64_t)v_x1032_n;
+      int32_t t1081 = t1082 ? v_x1032_d[t1080] : 0;
+      t1072 |= !t1082;
+      if (__builtin_expect(t1072 != 0, 0)) { /* again, recording the error */
+        int32_t t1083;
+        if ((uint64_t)(int64_t)t1070 < (uint64_t)v_x1024_n) {
+          t1083 = v_x1024_d[t1070];
+        } else {
+          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1070, v_x1024_n, 0.0);
+          t1083 = 0;
+        }
+        int32_t t1085 = rt_add_i(t1083, v_x1025);
+        uint8_t t1086 = v_x1028_d[t1070];
+        int32_t t1087;
+        if ((uint64_t)(int64_t)t1070 < (uint64_t)v_x1029_n) {
+          t1087 = v_x1029_d[t1070];
+        } else {
+          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1070, v_x1029_n, 0.0);
+          t1087 = 0;
+        }
+        int32_t t1089 = (t1086 ? t1087 : t1085);
+        int32_t t1090;
+        if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1032_n) {
+          t1090 = v_x1032_d[t1089];
+        } else {
+          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1032_n, 0.0);
+          t1090 = 0;
+        }
+      }
+      v_x1034_d[t1069] = t1081;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1034 = v_x1034;
+  return;
+fail:
+  rt_release(v_x1034);
+}
+
+/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K25_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1024_d; int64_t v_x1024_n;
+  int32_t v_x1025;
+  uint8_t *v_x1028_d; int64_t v_x1028_n;
+  int32_t *v_x1029_d; int64_t v_x1029_n;
+  int32_t *v_x1032_d; int64_t v_x1032_n;
+  int32_t *v_x1034_d; int64_t v_x1034_n;
+};
+struct alignas(8) K25_0_V {
+  int32_t v0;
+};
+struct K25_0_pull {
+  K25_A A;
+  __device__ K25_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1092 = 0; /* nonzero: a check below failed */
+    int t1093 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n;
+    int32_t t1091 = t1093 ? A.v_x1024_d[ix] : 0;
+    t1092 |= !t1093;
+    int32_t t1095 = rt_add_i(t1091, A.v_x1025);
+    uint8_t t1096 = A.v_x1028_d[ix];
+    int t1098 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n;
+    int32_t t1097 = t1098 ? A.v_x1029_d[ix] : 0;
+    t1092 |= !t1098;
+    int32_t t1100 = (t1096 ? t1097 : t1095);
+    int t1102 = (uint64_t)(int64_t)t1100 < (uint64_t)A.v_x1032_n;
+    int32_t t1101 = t1102 ? A.v_x1032_d[t1100] : 0;
+    t1092 |= !t1102;
+    if (__builtin_expect(t1092 != 0, 0)) { /* again, recording the error */
+      int32_t t1103;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n) {
+        t1103 = A.v_x1024_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1024_n, 0.0);
+        t1103 = 0;
+      }
+      int32_t t1105 = rt_add_i(t1103, A.v_x1025);
+      uint8_t t1106 = A.v_x1028_d[ix];
+      int32_t t1107;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n) {
+        t1107 = A.v_x1029_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1029_n, 0.0);
+        t1107 = 0;
+      }
+      int32_t t1109 = (t1106 ? t1107 : t1105);
+      int32_t t1110;
+      if ((uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1032_n) {
+        t1110 = A.v_x1032_d[t1109];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, A.v_x1032_n, 0.0);
+        t1110 = 0;
+      }
+    }
+    return K25_0_V{t1101};
+  }
+};
+struct K25_0_store {
+  K25_A A;
+  __device__ void operator()(int64_t i, const K25_0_V &v) const {
+    A.v_x1034_d[i] = v.v0;
+  }
+};
+static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+  (void)loc;
+  (void)err;
+  K25_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1024_d = v_x1024->data.i;
+  A.v_x1024_n = v_x1024->len;
+  A.v_x1025 = v_x1025;
+  A.v_x1028_d = v_x1028->data.b;
+  A.v_x1028_n = v_x1028->len;
+  A.v_x1029_d = v_x1029->data.i;
+  A.v_x1029_n = v_x1029->len;
+  A.v_x1032_d = v_x1032->data.i;
+  A.v_x1032_n = v_x1032->len;
+  RtValue *v_x1034 = NULL;
+  /* MAP */
+  {
+    const int64_t t1111 = v_x1028->len;
+    v_x1034 = rtg_vec_new(RT_INT, t1111);
+    A.v_x1034_d = v_x1034->data.i;
+    A.v_x1034_n = v_x1034->len;
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1111);
+  }
+  *out_v_x1034 = v_x1034;
+  return;
+fail:
+  rt_release(v_x1034);
+}
+
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+  RtValue *vals[] = {v_x1024, v_x1028, v_x1029, v_x1032};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K25_host(err, loc, run, v_x1024, v_x1025, v_x1028, v_x1029, v_x1032, out_v_x1034);
+    rtg_host_ran();
+  } else {
+    K25_gpu(err, loc, run, v_x1024, v_x1025, v_x1028, v_x1029, v_x1032, out_v_x1034);
   }
 }
 
@@ -5826,10 +5465,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1304 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1304->data.i[0] = v_x62;
-    t1304->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1304);
+    RtValue *t1112 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1112->data.i[0] = v_x62;
+    t1112->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1112);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -5841,7 +5480,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     }
     rt_release(v_x64);
     int32_t v_x70 = 0;
-    v_x70 = rt_add_i(v_x62, v_x63);
+    v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -5872,7 +5511,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -5893,7 +5532,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x670 = NULL;
+  RtValue *v_x661 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -5904,7 +5543,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x670 = v_x94;
+    v_x661 = v_x94;
   } else {
     RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -5918,15 +5557,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    int32_t v_x251 = 0;
-    int32_t v_x269 = 0;
-    RtValue *v_x628 = NULL;
-    RtValue *v_x638 = NULL;
+    int32_t v_x245 = 0;
+    int32_t v_x263 = 0;
+    RtValue *v_x619 = NULL;
+    RtValue *v_x629 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x251, &v_x269, &v_x628, &v_x638);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -5942,320 +5581,326 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x128->len;
     RtValue *v_x147 = NULL;
+    RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    RtValue *v_x163 = NULL;
-    RtValue *v_x172 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x163, &v_x172);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x128);
+    RtValue *v_x164 = NULL;
+    RtValue *v_x165 = NULL;
     RtValue *v_x166 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x163, &v_x166);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x173 = 0;
-    v_x173 = (int32_t)NESSIE_SEG_TOTAL(v_x166);
+    rt_release(v_x152);
+    int32_t v_x170 = 0;
+    v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x166, v_x172, v_x157, v_x147, v_x173, v_x89);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x147);
     rt_release(v_x157);
-    rt_release(v_x172);
+    rt_release(v_x164);
     rt_release(v_x166);
-    int32_t v_x208 = 0;
-    v_x208 = (int32_t)v_x130->len;
-    RtValue *v_x202 = NULL;
-    RtValue *v_x212 = NULL;
-    RtValue *v_x218 = NULL;
-    RtValue *v_x227 = NULL;
+    int32_t v_x205 = 0;
+    v_x205 = (int32_t)v_x130->len;
+    RtValue *v_x199 = NULL;
+    RtValue *v_x204 = NULL;
+    RtValue *v_x209 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x208, &v_x202, &v_x212, &v_x218, &v_x227);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
+    RtValue *v_x216 = NULL;
+    RtValue *v_x217 = NULL;
+    RtValue *v_x218 = NULL;
+    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+    {
+      RtKernelError kerr = RT_NO_ERROR;
+      NESSIE_COUNT_RUN();
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
+      if (kerr.index != INT64_MAX)
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+    }
+    rt_release(v_x204);
     RtValue *v_x221 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x218, &v_x221);
+      K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x216, &v_x221);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x224 = NULL;
+    int32_t v_x222 = 0;
+    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    RtValue *v_x235 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x221, &v_x224);
+      K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x228 = 0;
-    v_x228 = (int32_t)NESSIE_SEG_TOTAL(v_x221);
-    RtValue *v_x241 = NULL;
-    rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x224, v_x227, v_x212, v_x202, v_x228, v_x89, &v_x241);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-    }
-    rt_release(v_x202);
-    rt_release(v_x212);
-    uint8_t v_x252 = 0;
-    v_x252 = rt_eq_i(v_x251, 0);
-    RtValue *v_x259 = NULL;
-    if (v_x252) {
-      RtValue *v_x255 = NULL;
+    rt_release(v_x199);
+    rt_release(v_x209);
+    uint8_t v_x246 = 0;
+    v_x246 = rt_eq_i(v_x245, 0);
+    RtValue *v_x253 = NULL;
+    if (v_x246) {
+      RtValue *v_x249 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x255);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x249);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x259 = v_x255;
+      v_x253 = v_x249;
     } else {
-      v_x259 = v_x163;
-      rt_retain(v_x163);
+      v_x253 = v_x165;
+      rt_retain(v_x165);
     }
-    rt_release(v_x163);
-    uint8_t v_x270 = 0;
-    v_x270 = rt_eq_i(v_x269, 0);
-    RtValue *v_x614 = NULL;
-    if (v_x270) {
-      RtValue *v_x273 = NULL;
+    rt_release(v_x165);
+    uint8_t v_x264 = 0;
+    v_x264 = rt_eq_i(v_x263, 0);
+    RtValue *v_x605 = NULL;
+    if (v_x264) {
+      RtValue *v_x267 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x273);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x267);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x614 = v_x273;
+      v_x605 = v_x267;
     } else {
-      RtValue *v_x277 = NULL;
-      int32_t v_x294 = 0;
-      int32_t v_x295 = 0;
+      RtValue *v_x271 = NULL;
+      int32_t v_x288 = 0;
+      int32_t v_x289 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x269, v_x218, &v_x277, &v_x294, &v_x295, 2);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x307 = NULL;
+      RtValue *v_x301 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x227, v_x241, &v_x307);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x218, v_x235, &v_x301);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x329 = NULL;
-      RtValue *v_x350 = NULL;
-      RtValue *v_x376 = NULL;
-      RtValue *v_x397 = NULL;
+      RtValue *v_x323 = NULL;
+      RtValue *v_x344 = NULL;
+      RtValue *v_x370 = NULL;
+      RtValue *v_x391 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x224, v_x307, v_x241, v_x221, &v_x329, &v_x350, &v_x376, &v_x397);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x307);
-      int32_t v_x410 = 0;
-      v_x410 = rt_add_i(v_x208, v_x208);
-      RtValue *v_x416 = NULL;
-      RtValue *v_x486 = NULL;
+      rt_release(v_x301);
+      int32_t v_x404 = 0;
+      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
+      RtValue *v_x410 = NULL;
+      RtValue *v_x480 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x350, v_x397, v_x410, &v_x416, &v_x486);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x344, v_x391, v_x404, &v_x410, &v_x480);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x350);
-      rt_release(v_x397);
-      int32_t v_x417 = 0;
-      v_x417 = (int32_t)v_x376->len;
-      int32_t v_x418 = 0;
-      v_x418 = (int32_t)v_x329->len;
-      int32_t v_x419 = 0;
-      v_x419 = rt_add_i(v_x418, v_x417);
-      RtValue *v_x425 = NULL;
+      rt_release(v_x344);
+      rt_release(v_x391);
+      int32_t v_x411 = 0;
+      v_x411 = (int32_t)v_x323->len;
+      int32_t v_x412 = 0;
+      v_x412 = (int32_t)v_x370->len;
+      int32_t v_x413 = 0;
+      v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
+      RtValue *v_x419 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x329, v_x376, v_x419, &v_x425);
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x323, v_x370, v_x413, &v_x419);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x329);
-      rt_release(v_x376);
-      int32_t v_x429 = 0;
-      v_x429 = rt_mul_i(v_x269, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x429, 1);
-      RtValue *v_x472 = NULL;
-      RtValue *v_x557 = NULL;
+      rt_release(v_x323);
+      rt_release(v_x370);
+      int32_t v_x423 = 0;
+      v_x423 = rt_mul_i(v_x263, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
+      RtValue *v_x466 = NULL;
+      RtValue *v_x548 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x269, &v_x472, &v_x557);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x263, &v_x466, &v_x548);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x491 = NULL;
-      RtValue *v_x501 = NULL;
-      RtValue *v_x507 = NULL;
-      RtValue *v_x516 = NULL;
+      RtValue *v_x485 = NULL;
+      RtValue *v_x490 = NULL;
+      RtValue *v_x495 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x429, v_x269, v_x416, v_x486, &v_x491, &v_x501, &v_x507, &v_x516);
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x416);
-      rt_release(v_x486);
-      RtValue *v_x510 = NULL;
+      rt_release(v_x410);
+      rt_release(v_x480);
+      RtValue *v_x502 = NULL;
+      RtValue *v_x503 = NULL;
+      RtValue *v_x504 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x507, &v_x510);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x507);
-      int32_t v_x517 = 0;
-      v_x517 = (int32_t)NESSIE_SEG_TOTAL(v_x510);
-      RtValue *v_x530 = NULL;
+      rt_release(v_x490);
+      rt_release(v_x503);
+      int32_t v_x508 = 0;
+      v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
+      RtValue *v_x521 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x510, v_x516, v_x501, v_x491, v_x517, v_x425, &v_x530);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x425);
-      rt_release(v_x491);
-      rt_release(v_x501);
-      rt_release(v_x516);
-      RtValue *v_x532 = NULL;
+      rt_release(v_x419);
+      rt_release(v_x485);
+      rt_release(v_x495);
+      rt_release(v_x504);
+      RtValue *v_x523 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x510);
-        rt_retain(v_x530);
+        rt_retain(v_x502);
+        rt_retain(v_x521);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x510, v_x530, &v_x532);
+        fn_distinct_lifted(v_x502, v_x521, &v_x523);
         rt_set_context(saved);
       }
-      rt_release(v_x510);
-      rt_release(v_x530);
-      int32_t v_x552 = 0;
-      int32_t v_x553 = 0;
-      int32_t v_x554 = 0;
+      rt_release(v_x502);
+      rt_release(v_x521);
+      int32_t v_x543 = 0;
+      int32_t v_x544 = 0;
+      int32_t v_x545 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x277, v_x472, &v_x552, &v_x553, &v_x554, 4);
+        K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x271, v_x466, &v_x543, &v_x544, &v_x545, 4);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x277);
-      rt_release(v_x472);
+      rt_release(v_x271);
+      rt_release(v_x466);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x613 = NULL;
+      RtValue *v_x604 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x557, v_x532, v_x269, &v_x613);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x548, v_x523, v_x263, &v_x604);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      rt_release(v_x557);
-      rt_release(v_x532);
-      v_x614 = v_x613;
+      rt_release(v_x548);
+      rt_release(v_x523);
+      v_x605 = v_x604;
     }
+    rt_release(v_x216);
+    rt_release(v_x217);
     rt_release(v_x218);
-    rt_release(v_x227);
     rt_release(v_x221);
-    rt_release(v_x224);
-    rt_release(v_x241);
-    int32_t v_x656 = 0;
-    v_x656 = (int32_t)v_x614->len;
-    int32_t v_x657 = 0;
-    v_x657 = (int32_t)v_x259->len;
-    int32_t v_x658 = 0;
-    v_x658 = rt_add_i(v_x657, v_x656);
-    RtValue *v_x664 = NULL;
+    rt_release(v_x235);
+    int32_t v_x647 = 0;
+    v_x647 = (int32_t)v_x253->len;
+    int32_t v_x648 = 0;
+    v_x648 = (int32_t)v_x605->len;
+    int32_t v_x649 = 0;
+    v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
+    RtValue *v_x655 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x259, v_x614, v_x658, &v_x664);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x253, v_x605, v_x649, &v_x655);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x259);
-    rt_release(v_x614);
-    RtValue *v_x669 = NULL;
+    rt_release(v_x253);
+    rt_release(v_x605);
+    RtValue *v_x660 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x638, v_x251, v_x105, v_x628, v_x664, &v_x669);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x105);
-    rt_release(v_x628);
-    rt_release(v_x638);
-    rt_release(v_x664);
-    v_x670 = v_x669;
+    rt_release(v_x619);
+    rt_release(v_x629);
+    rt_release(v_x655);
+    v_x661 = v_x660;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x670;
+  *out_0 = v_x661;
 }
 
 /* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
@@ -6374,16 +6019,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1305 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1305->data.i[0] = 3;
-  t1305->data.i[1] = 1;
-  t1305->data.i[2] = 4;
-  t1305->data.i[3] = 1;
-  t1305->data.i[4] = 5;
-  t1305->data.i[5] = 9;
-  t1305->data.i[6] = 2;
-  t1305->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1305);
+  RtValue *t1113 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1113->data.i[0] = 3;
+  t1113->data.i[1] = 1;
+  t1113->data.i[2] = 4;
+  t1113->data.i[3] = 1;
+  t1113->data.i[4] = 5;
+  t1113->data.i[5] = 9;
+  t1113->data.i[6] = 2;
+  t1113->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1113);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -28,6 +28,8 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
+#define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
+#define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
 /* a check's error, for the lowest element index */

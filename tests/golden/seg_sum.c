@@ -28,6 +28,8 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_SEG_TOTAL(d) rt_seg_total(d)
 #define NESSIE_NOW() rt_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) rt_check((kind), (loc), (a), (b), (c))
+#define NESSIE_RANGE_SIZE(loc, a, e, d) rt_range_size((loc), (a), (e), (d))
+#define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
 /* a check's error, for the lowest element index */
@@ -414,19 +416,21 @@ static void top_10(void) {
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
   rt_release(v_x25);
+  int32_t v_x31 = 0;
+  v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
   RtValue *v_x37 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x20, v_x21, v_x24, &v_x37);
+    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x20, v_x21, v_x31, &v_x37);
     if (kerr.index != INT64_MAX)
       NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
   }
   rt_release(v_x20);
   rt_release(v_x21);
   int32_t v_x40 = 0;
-  v_x40 = rt_add_i(v_x22, v_x24);
+  v_x40 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), v_x22, v_x31);
   RtValue *v_x46 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
   {

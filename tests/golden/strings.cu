@@ -29,6 +29,13 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))
+/* a vector's length in 64 bits: one that fails waits for the device first */
+#define NESSIE_RANGE_SIZE(loc, a, e, d) \
+  (rt_range_size_ok((a), (e), (d)) ? rt_range_size((loc), (a), (e), (d)) \
+                                   : (rtg_sync(), rt_range_size((loc), (a), (e), (d))))
+#define NESSIE_APPEND_SIZE(loc, a, b) \
+  (rt_append_size_ok((a), (b)) ? rt_append_size((loc), (a), (b)) \
+                               : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
 /* a check's error, for the lowest element index: in the host's kernels,
@@ -499,11 +506,11 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 33);
   v_x19 = NESSIE_TO_DEVICE(rt_chars(" ", 1));
   int32_t v_x20 = 0;
-  v_x20 = (int32_t)v_x19->len;
+  v_x20 = (int32_t)v_x18->len;
   int32_t v_x21 = 0;
-  v_x21 = (int32_t)v_x18->len;
+  v_x21 = (int32_t)v_x19->len;
   int32_t v_x22 = 0;
-  v_x22 = rt_add_i(v_x21, v_x20);
+  v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
   RtValue *v_x28 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 30);
   {
@@ -532,10 +539,10 @@ static void top_10(void) {
     rt_value_free(t53);
     v_x31 = results[0];
   }
-  int32_t v_x32 = 0;
-  v_x32 = (int32_t)v_x31->len;
+  int32_t v_x33 = 0;
+  v_x33 = (int32_t)v_x31->len;
   int32_t v_x34 = 0;
-  v_x34 = rt_add_i(v_x22, v_x32);
+  v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x40 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 37);
   {
@@ -554,10 +561,10 @@ static void top_10(void) {
     NESSIE_FAIL(rt_undefined_error(RT_LOC("tests/golden/strings.nesl", 5, 56), "newline"));
   t54->data.c[0] = g_x7;
   v_x41 = NESSIE_TO_DEVICE(t54);
-  int32_t v_x42 = 0;
-  v_x42 = (int32_t)v_x41->len;
+  int32_t v_x43 = 0;
+  v_x43 = (int32_t)v_x41->len;
   int32_t v_x44 = 0;
-  v_x44 = rt_add_i(v_x34, v_x42);
+  v_x44 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 53), v_x34, v_x43);
   RtValue *v_x50 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 53);
   {

@@ -29,6 +29,13 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_NOW() rtg_now()
 #define NESSIE_CHECK(kind, loc, a, b, c) \
   (rt_check_ok((kind), (a), (b), (c)) ? (void)0 : (rtg_sync(), rt_check((kind), (loc), (a), (b), (c))))
+/* a vector's length in 64 bits: one that fails waits for the device first */
+#define NESSIE_RANGE_SIZE(loc, a, e, d) \
+  (rt_range_size_ok((a), (e), (d)) ? rt_range_size((loc), (a), (e), (d)) \
+                                   : (rtg_sync(), rt_range_size((loc), (a), (e), (d))))
+#define NESSIE_APPEND_SIZE(loc, a, b) \
+  (rt_append_size_ok((a), (b)) ? rt_append_size((loc), (a), (b)) \
+                               : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
 /* a check's error, for the lowest element index: in the host's kernels,
