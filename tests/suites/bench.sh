@@ -15,6 +15,10 @@
 #   left behind shows.  The harness compares the same values on the GPU.
 # - bench/scripts-parse: harness.py and peers/peers.py are valid Python
 #   (CI has neither JAX nor CuPy to run the peers).
+# - bench/harness-report: harness.py's report of a made-up GPU run
+#   (tests/bench/report_test.py): the ratios against the peers, by call
+#   and by device time, in results.tsv and ratios.dat, a peer whose check
+#   is a MISMATCH in none.
 . tests/suites/lib.sh
 SIZES="1 2 3 4 5 7 10 100 1000 10000 100000 1000000"
 CXX=${CXX:-c++}
@@ -59,5 +63,11 @@ for f in sys.argv[1:]:
   pass bench/scripts-parse
 else
   fail bench/scripts-parse "$err"
+fi
+
+if err=$(python3 tests/bench/report_test.py "$OUT/report" 2>&1); then
+  pass bench/harness-report
+else
+  fail bench/harness-report "$err"
 fi
 finish
