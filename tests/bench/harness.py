@@ -34,8 +34,9 @@ call from Python's clock until the result is ready (`times`, what its
 user sees, dispatch included) and the device's (`device_times`: CUDA
 events for CuPy; for JAX a loop of PEER_LOOP calls, the last one waited
 for, over PEER_LOOP).  nessie's time is set against both, in two columns
-(× best peer (call), × best peer (device)); a peer that prints no device
-times has none in the tables.
+(× best peer (call), × best peer (device)), and both are in ratios.dat
+and the chart; a peer that prints no device times has none in the
+tables, and one whose check is a MISMATCH is in no ratio.
 
 OUT gets RESULTS.md (the report), results.tsv (every number), ratios.dat
 (for the chart: tests/bench/chart.gp, `make bench-chart`), ratios.png
@@ -488,6 +489,7 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
         row["x_base"] = t1 / base_t if t1 and base_t else None
         row["O0_x_base"] = t0 / base_t if t0 and base_t else None
         pt, pdt = {}, {}  # each peer's call time and device time (peers.py)
+        fair = []  # the peers whose answer may stand beside nessie's
         for p in peers:
             r = b.peer.get(p)
             if r and "times" in r:
@@ -498,10 +500,14 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
                     row[p + "_check"] = "no baseline"
                 else:
                     row[p + "_check"] = "ok" if checks_agree(r["check"], b.base["check"], b.tol) else "MISMATCH"
+                # a peer that computed another answer is no yardstick: its
+                # time stays in its column, marked, but no ratio uses it
+                if row[p + "_check"] != "MISMATCH":
+                    fair.append(p)
         row["peers"] = pt
         row["peers_device"] = pdt
-        best = min(pt.values()) if pt else None
-        best_dev = min(pdt.values()) if pdt else None
+        best = min((pt[p] for p in fair), default=None)
+        best_dev = min((pdt[p] for p in fair if p in pdt), default=None)
         row["best_peer"] = best
         row["best_peer_device"] = best_dev
         # nessie's time (its call, the result on the host) over the best
@@ -509,6 +515,7 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
         row["x_peer"] = t1 / best if t1 and best else None
         row["x_peer_device"] = t1 / best_dev if t1 and best_dev else None
         row["peer_x_base"] = best / base_t if best and base_t else None
+        row["peer_device_x_base"] = best_dev / base_t if best_dev and base_t else None
         row["per_call"] = o1.get("per_call")
         row["per_call_O0"] = o0.get("per_call")
         rows.append(row)
@@ -544,9 +551,10 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     # ratios.dat: the chart's data (time / the baseline's; ? where missing)
     with open(os.path.join(out_dir, "ratios.dat"), "w") as f:
         f.write(f"# {'GPU' if cuda else 'CPU'} run of {mach['date']}: time / hand-written baseline's time\n")
-        f.write("# benchmark nessie nessie_O0 best_peer (the peer's call time, from Python)\n")
+        f.write("# benchmark nessie nessie_O0 best_peer best_peer_device (the fastest peer's call time, "
+                "from Python, and the fastest peer's device time)\n")
         for r in rows:
-            vals = [r["x_base"], r["O0_x_base"], r["peer_x_base"] if cuda else None]
+            vals = [r["x_base"], r["O0_x_base"]] + ([r["peer_x_base"], r["peer_device_x_base"]] if cuda else [None, None])
             f.write(r["name"] + " " + " ".join("?" if v is None else f"{v:.4g}" for v in vals) + "\n")
 
     L = []
@@ -579,7 +587,7 @@ def report(benches, opts, mach, probe_gbps, build_errors, build_secs, versions, 
     L.append("- ×: time over the baseline's time (1 = as fast, 2 = twice as slow)"
              + ("; × best peer (call), × best peer (device): nessie's time over the fastest peer's call time, "
                 "and over the fastest peer's device time (the peer's dispatch left out: nessie's time still "
-                "holds its own)" if peers else "")
+                "holds its own), of the peers whose check is not a MISMATCH" if peers else "")
              + "; GB/s: the bytes the "
              "computation must move (the baseline's count: inputs read and outputs written once) over the time; "
              "launches, syncs and MB: per call, from NESSIE_STATS=1.\n")

@@ -8,7 +8,10 @@
      bytes: B
      times_ms: T... (RUNS calls after one warm-up, each between two events)
    which tests/bench/harness.py reads.  Built by the harness with
-   nvcc -std=c++17 -O3 --extended-lambda -arch=sm_XX. */
+   nvcc -std=c++17 -O3 --extended-lambda -arch=sm_XX.  With -DBENCH_HOST
+   and -Itests/bench/cuda/host, a C++ compiler builds a baseline that uses
+   no more than for_each and the calls host/ emulates for the host, where
+   no GPU is (tests/suites/bench.sh: quickhull). */
 #ifndef BENCH_CUDA_H
 #define BENCH_CUDA_H
 #include "../common.h"
@@ -43,6 +46,7 @@ template <class T> static std::vector<T> to_host(const T *d, size_t count) {
   return h;
 }
 
+#ifndef BENCH_HOST
 /* grid-stride loops: at most 32 blocks of 256 per SM */
 static int bench_grid(long n, int block = 256) {
   static int sms = 0;
@@ -117,6 +121,19 @@ template <class F> static void reduce_sum(long n, F f, double *out) {
   reduce_kernel<<<bench_grid(n), 256>>>(n, f, reduce_scratch(), out);
   CK(cudaGetLastError());
 }
+#else
+/* the host emulation (host/cuda_runtime.h): f(i) for every i < n, one
+   after the other.  A GPU's threads keep no order, so the indices come
+   scrambled, i = n - 1 - (j * s mod n) for j = 0, 1, ... with s near
+   0.618 n and prime to n: a kernel that counts on some thread running
+   before another is likely to give a wrong answer here too. */
+static long bench_host_gcd(long a, long b) { return b ? bench_host_gcd(b, a % b) : a; }
+template <class F> static void for_each(long n, F f) {
+  long s = (long)(0.618 * (double)n);
+  while (n > 1 && bench_host_gcd(s, n) != 1) s++;
+  for (long j = 0; j < n; j++) f(n - 1 - j * s % n);
+}
+#endif
 
 #define BENCH_MAIN(default_n)                                                           \
   int main(int argc, char **argv) {                                                     \
