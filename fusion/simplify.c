@@ -15,7 +15,7 @@
  *   - algebraic identities that cannot fail: x + 0, x * 1, x / 1 (ints),
  *     b or F, b and T, select on a constant;
  *   - copy propagation: a COPY's result is its operand (constants too);
- *   - common subexpressions: the same scalar operation, length or `run`
+ *   - common subexpressions: the same scalar operation, length, size or `run`
  *     (of one kernel, on the same arguments) as an earlier one that
  *     dominates it (earlier in its block or an enclosing one) is replaced
  *     by that one's results.  This holds for what can fail as well: the
@@ -1222,6 +1222,13 @@ static void simp_stmts(Simp *s, const Vec *in, Vec *out) {
       break;
     case LS_CHECK:
       gone = simp_check(s, st);
+      break;
+    case LS_SIZE:
+      /* the same size of the same operands again (the components of an
+         append of tuples): the first one's value, or its error before
+         this one is reached; one size lets fusion put the MAPs of that
+         size in one kernel */
+      gone = common(s, key_of(s, 'z', NULL, (int)st->size, &st->args), st);
       break;
     case LS_RUN:
       gone = simp_run(s, st);
