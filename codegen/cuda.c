@@ -211,32 +211,23 @@ static void close_functor(Cg *cg) {
   cg_line(cg, "};");
 }
 
-/* K_s_pull: index -> V, the pull thunk at (int32_t)i. */
+/* K_s_pull: index -> V, the pull thunk at (int32_t)i; SEG_MAP's:
+   (index, segment) -> V, at ((int32_t)i, (int32_t)s), rtg::seg_map
+   finding s. */
 static void gen_pull(Gx *x) {
   Cg *cg = x->cg;
   const char *v = kname(x, "V");
-  open_functor(x, "pull", xprintf("%s operator()(int64_t i) const", v));
+  bool seg = x->s->kind == SOAC_SEG_MAP;
+  open_functor(x, "pull", xprintf("%s operator()(int64_t i%s) const", v, seg ? ", int64_t s" : ""));
   cg_line(cg, "const int32_t ix = (int32_t)i;");
   cg_line(cg, "(void)ix;");
+  if (seg) {
+    cg_line(cg, "const int32_t sx = (int32_t)s;");
+    cg_line(cg, "(void)sx;");
+  }
   CgChecks c = device_checks(x, "i", "ix");
-  const char **args = (const char *[]){"ix"};
+  const char **args = seg ? (const char *[]){"ix", "sx"} : (const char *[]){"ix"};
   cg_thunk(cg, x->s->pull, x->s->pull->params.len ? args : NULL, x->dev, &c, return_v, (void *)v);
-  close_functor(cg);
-}
-
-/* SEG_MAP's K_s_pull: (index, segment) -> V, the pull thunk at
-   ((int32_t)i, (int32_t)s); rtg::seg_map finds s. */
-static void gen_seg_pull(Gx *x) {
-  Cg *cg = x->cg;
-  const char *v = kname(x, "V");
-  open_functor(x, "pull", xprintf("%s operator()(int64_t i, int64_t s) const", v));
-  cg_line(cg, "const int32_t ix = (int32_t)i;");
-  cg_line(cg, "const int32_t sx = (int32_t)s;");
-  cg_line(cg, "(void)ix;");
-  cg_line(cg, "(void)sx;");
-  CgChecks c = device_checks(x, "i", "ix");
-  const char **args = (const char *[]){"ix", "sx"};
-  cg_thunk(cg, x->s->pull, args, x->dev, &c, return_v, (void *)v);
   close_functor(cg);
 }
 
@@ -434,10 +425,7 @@ static void gen_functors(Gx *x) {
   if (s->kind == SOAC_LIBRARY)
     return;
   gen_v_struct(x);
-  if (s->kind == SOAC_SEG_MAP)
-    gen_seg_pull(x);
-  else
-    gen_pull(x);
+  gen_pull(x);
   int nv = nvalues(s);
   switch (s->kind) {
   case SOAC_MAP:

@@ -19,11 +19,12 @@
  * tile's offsets searched in shared memory) and never stored, and the
  * seg_ids run goes when nothing else reads its result.
  *
- * It is legal where every read of ids is an argument of a run whose
- * kernel reads the parameter only inside MAPs, only at the MAP's own
- * index, and where each such MAP's size is the number of elements of sd
- * (#ids, or a parameter given `#elements sd` or `#ids`): then ids[i] is
- * the segment of element i, which is what SEG_MAP gives.  Anything else
+ * It is legal where every read of ids is `#ids` (which becomes
+ * `#elements sd`) or an argument of a run whose kernel reads the
+ * parameter only inside MAPs, only at the MAP's own index, and where
+ * each such MAP's size is the number of elements of sd (#ids, or a
+ * parameter given `#elements sd` or `#ids`): then ids[i] is the segment
+ * of element i, which is what SEG_MAP gives.  Anything else
  * (a result that leaves the block, a read at another index, #ids in a
  * thunk, a SOAC other than MAP) leaves the pair as it is.
  *
@@ -150,6 +151,9 @@ static bool involves(const LcuSoac *s, const LcuVar *p) {
   return false;
 }
 
+/* Is 's' `#v` of a vector (read of the ids that becomes `#elements sd`)? */
+static bool is_length_of(const LcuStmt *s) { return s->kind == LS_LENGTH && s->length == LEN_VECTOR; }
+
 /* Is kernel size variable 'q', given atom 'arg' by the run, the number
    of elements of 'sd' (`#elements sd`, or #ids)? */
 static bool is_total_of(Walk *w, const LcuAtom *arg, const LcuVar *sd, const LcuVar *ids) {
@@ -269,12 +273,17 @@ static void rewrite_body(Pass *ps, LcuBlock *body) {
     bool all = true;
     for (int u = 0; u < uses->len && all; u++) {
       const Use *use = uses->data[u];
-      all = run_qualifies(&w, use->stmt, use->arg, sd, ids);
+      all = is_length_of(use->stmt) || run_qualifies(&w, use->stmt, use->arg, sd, ids);
     }
     if (!all)
       continue;
     for (int u = 0; u < uses->len; u++) {
       const Use *use = uses->data[u];
+      if (is_length_of(use->stmt)) { /* #ids: the number of elements of sd */
+        use->stmt->length = LEN_TOTAL;
+        use->stmt->args.data[0] = lcu_atom_var(sd);
+        continue;
+      }
       use->stmt->kernel = seg_map_kernel(ps, use->stmt->kernel, use->arg);
       use->stmt->args.data[use->arg] = lcu_atom_var(sd);
       ps->runs++;
