@@ -150,7 +150,7 @@ CgCache *cg_cache_open(void) {
     return NULL;
   }
   if (fstat(dir, &st) != 0 || !own(&st)) {
-    warn(NULL, path, "it belongs to another user, or others may write it");
+    warn(NULL, path, st.st_uid != geteuid() ? "it belongs to another user" : "others may write it");
     close(dir);
     return NULL;
   }
