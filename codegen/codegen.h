@@ -123,10 +123,11 @@ struct Cg {
                          globals, functions, kernels -> themselves), or
                          NULL: not recorded */
   Vec layout_list;    /* const RtLayout *, in the order of their names */
-  bool split_tops;    /* the top-level statements are compiled apart from
-                         the host functions (CG_SPLIT_TOPS): the
-                         functions, the globals and the table of sites
-                         are extern */
+  bool split_host;    /* the host code is in several units (the top-level
+                         statements apart from the host functions,
+                         CG_SPLIT_TOPS, or the host functions in parts,
+                         CG_SPLIT_FUNCS): the functions, the globals and
+                         the table of sites are extern */
 };
 /* Records in cg->uses, where it is set, that the piece being written
    names 'thing' (a global's LcuVar, an LcuFunc, an LcuKernel). */
@@ -334,15 +335,23 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target);
 /* 'prefix' and the λcu name of 'f' made an identifier: fn_qsort_lifted. */
 const char *cg_func_name(const char *prefix, const LcuFunc *f);
 
-/* A program of more than CG_SPLIT_KERNELS kernels, or of more than
-   CG_SPLIT_TOPS top-level statements, is generated as several
-   translation units, so that the C or CUDA compiler runs on them in
-   parallel: the host functions and main in the first, the top-level
-   statements in parts of CG_PART_TOPS after it (where there are that
-   many), the kernels in parts of about CG_PART_KERNELS each after them.
-   The split depends only on the program (the same files on every
+/* A program of more than CG_SPLIT_KERNELS kernels, CG_SPLIT_FUNCS host
+   functions or CG_SPLIT_TOPS top-level statements is generated as
+   several translation units, so that the C or CUDA compiler runs on them
+   in parallel: the globals, the host functions and main in the first;
+   where there are that many, the host functions in parts of
+   CG_PART_FUNCS after it, then the top-level statements in parts of
+   CG_PART_TOPS; the kernels in parts of about CG_PART_KERNELS each
+   last.  The split depends only on the program (the same files on every
    machine). */
-enum { CG_SPLIT_KERNELS = 40, CG_PART_KERNELS = 32, CG_SPLIT_TOPS = 1000, CG_PART_TOPS = 1000 };
+enum {
+  CG_SPLIT_KERNELS = 40,
+  CG_PART_KERNELS = 32,
+  CG_SPLIT_TOPS = 1000,
+  CG_PART_TOPS = 1000,
+  CG_SPLIT_FUNCS = 1000,
+  CG_PART_FUNCS = 1000
+};
 /* What a translation unit holds, which decides how it is compiled
    (build.c): a unit of top-level statements runs each of them once, and
    is compiled without optimization. */

@@ -484,10 +484,11 @@ static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **
 /* ---- functions ---- */
 
 /* The function's C declaration: static, but where the top-level
-   statements are compiled apart from it (Cg.split_tops). */
+   statements or other functions are compiled apart from it
+   (Cg.split_host). */
 static const char *func_signature(const Cg *cg, const LcuFunc *f) {
   Buf b = {0};
-  buf_printf(&b, "%svoid %s(", cg->split_tops ? "" : "static ", func_name(f));
+  buf_printf(&b, "%svoid %s(", cg->split_host ? "" : "static ", func_name(f));
   int n = 0;
   for (int i = 0; i < f->params.len; i++, n++) {
     const LcuVar *v = f->params.data[i];
@@ -655,7 +656,7 @@ static void gen_globals(Hx *h) {
     if (!ptrmap_get(&h->globals, v))
       ptrmap_put(&h->globals, v, (void *)v->name);
     /* extern where the top-level statements are compiled apart */
-    const char *storage = cg->split_tops ? "" : "static ";
+    const char *storage = cg->split_host ? "" : "static ";
     cg_line(cg, "%s%s%s%s;", storage, var_type(v), is_vector(v) ? "" : " ", global_name(v));
     cg_line(cg, "%sint %s_defined;", storage, global_name(v));
   }
@@ -697,7 +698,7 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
   if (!sites)
     return;
   text_puts(t, "\n/* where each check stands in the NESL source */\n");
-  if (cg->split_tops) /* extern: the statements' units name it too (C++ makes a const static) */
+  if (cg->split_host) /* extern: the other host units name it too (C++ makes a const static) */
     text_puts(t, "extern const RtSite nessie_sites[];\nconst RtSite nessie_sites[] = {\n");
   else
     text_puts(t, "static const RtSite nessie_sites[] = {\n");
@@ -741,17 +742,19 @@ static int *part_starts(const CgText *kernel_text, int nk, int *nparts) {
 }
 
 /* A part of the top-level statements (split_tops): their functions,
-   static, and the table of them that program() runs, extern. */
+   static, and the table of them that program() runs, extern; or a part
+   of the host functions (split_funcs). */
 typedef struct TopPart {
   CgText text;
   PtrMap uses;
-  int first, last; /* the statements' numbers (top_N) */
+  int first, last; /* the statements' numbers (top_N), or the functions' */
 } TopPart;
 
-/* The declarations a part of the statements needs of what unit 1
-   defines: the table of sites, and the globals, host functions and
-   kernels its code names (and no more: a declaration of every global in
-   every part would grow with the square of the program). */
+/* The declarations a part of the statements or of the host functions
+   needs of what the other units define: the table of sites, and the
+   globals, host functions and kernels its code names (and no more: a
+   declaration of every global in every part would grow with the square
+   of the program). */
 static void write_part_declarations(CgText *t, Cg *cg, const PtrMap *uses) {
   const LcuProgram *p = cg->p;
   Cg d = *cg;
@@ -786,11 +789,12 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   for (int i = 0; i < p->tops.len; i++)
     ntops += ((LcuTop *)p->tops.data[i])->body != NULL;
   bool split_tops = ntops > CG_SPLIT_TOPS;
-  bool split = p->kernels.len > CG_SPLIT_KERNELS || split_tops;
+  bool split_funcs = p->funcs.len > CG_SPLIT_FUNCS;
+  bool split = p->kernels.len > CG_SPLIT_KERNELS || split_tops || split_funcs;
   /* what each piece names, where there are several units */
   PtrMap body_uses = {0}, scalar_uses = {0};
   Cg cg = {.out = &body, .p = p, .target = target, .record_fn = "NESSIE_RECORD", .split = split,
-           .split_tops = split_tops, .uses = split ? &body_uses : NULL};
+           .split_host = split_tops || split_funcs, .uses = split ? &body_uses : NULL};
   Hx h = {&cg, p, {0}, {0}};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   if (target->kind == CG_CUDA)
@@ -827,8 +831,22 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     }
     cg_blank(&cg);
   }
-  for (int i = 0; i < p->funcs.len; i++)
+  /* the host functions: here, or in parts of CG_PART_FUNCS of their own */
+  int nfunc_parts = split_funcs ? (p->funcs.len + CG_PART_FUNCS - 1) / CG_PART_FUNCS : 0;
+  TopPart *func_parts = xmalloc(sizeof(TopPart) * (size_t)(nfunc_parts + 1));
+  for (int i = 0; i < p->funcs.len; i++) {
+    if (split_funcs) {
+      TopPart *part = &func_parts[i / CG_PART_FUNCS];
+      if (i % CG_PART_FUNCS == 0)
+        *part = (TopPart){.first = i};
+      part->last = i;
+      cg.out = &part->text;
+      cg.uses = &part->uses;
+    }
     gen_func(&h, p->funcs.data[i]);
+  }
+  cg.out = &body;
+  cg.uses = split ? &body_uses : NULL;
   /* the statements: here, or in parts of CG_PART_TOPS of their own, each
      with a table of its statements' functions */
   int ntop_parts = split_tops ? (ntops + CG_PART_TOPS - 1) / CG_PART_TOPS : 0;
@@ -903,7 +921,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
 
   int nparts = 0;
   int *start = split ? part_starts(kernel_text, p->kernels.len, &nparts) : NULL;
-  int n = 1 + ntop_parts + nparts;
+  int n = 1 + nfunc_parts + ntop_parts + nparts;
   CgFiles f = {n, xmalloc(sizeof(CgText) * (size_t)n), xmalloc_atomic(sizeof(CgUnitKind) * (size_t)n),
                xmalloc(sizeof(char *) * (size_t)n)};
   f.text[0] = (CgText){0};
@@ -914,12 +932,15 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], true, split ? &uses : NULL);
   cg_text_write(&f.text[0], body.data, body.len);
   cg_text_free(&body);
-  for (int j = 0; j < ntop_parts; j++) {
-    TopPart *part = &top_parts[j];
+  for (int j = 0; j < nfunc_parts + ntop_parts; j++) {
+    bool funcs = j < nfunc_parts;
+    TopPart *part = funcs ? &func_parts[j] : &top_parts[j - nfunc_parts];
     CgText *t = &f.text[1 + j];
     *t = (CgText){0};
-    f.kind[1 + j] = CG_UNIT_STATEMENTS;
-    f.what[1 + j] = xprintf("statements %d to %d", part->first + 1, part->last + 1);
+    f.kind[1 + j] = funcs ? CG_UNIT_HOST : CG_UNIT_STATEMENTS;
+    f.what[1 + j] = funcs ? xprintf("host functions %s to %s", ((LcuFunc *)p->funcs.data[part->first])->name,
+                                    ((LcuFunc *)p->funcs.data[part->last])->name)
+                          : xprintf("statements %d to %d", part->first + 1, part->last + 1);
     uses.len = 0;
     vec_push(&uses, &part->uses);
     write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false, &uses);
@@ -929,7 +950,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   }
   for (int j = 0; j < nparts; j++) {
     const LcuKernel *first = p->kernels.data[start[j]], *last = p->kernels.data[start[j + 1] - 1];
-    int u = 1 + ntop_parts + j;
+    int u = 1 + nfunc_parts + ntop_parts + j;
     CgText *t = &f.text[u];
     *t = (CgText){0};
     f.kind[u] = CG_UNIT_KERNELS;
