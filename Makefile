@@ -15,7 +15,7 @@ OPT ?= -O2 -g
 SAN ?=
 CPPFLAGS += -D_POSIX_C_SOURCE=200809L -I. -I$(BUILD)/frontend -Ifrontend
 CFLAGS += $(CSTD) $(WARN) $(OPT) $(SAN)
-LDLIBS += -lgc -lglpk -ledit -lm -lpthread
+LDLIBS += -lgc -lglpk -ledit -lnettle -lm -lpthread
 LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
@@ -32,7 +32,7 @@ RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
       rt/print.c rt/host.c rt/rand.c rt/blocks.c
 DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
-CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/build.c
+CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/build.c codegen/cache.c
 # flattening: the passes from the typed AST to the flat IR
 FLATTEN := flatten/mono.c flatten/flatten.c flatten/shape.c flatten/layout.c flatten/describe.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter

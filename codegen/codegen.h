@@ -107,8 +107,6 @@ struct Cg {
   int temps;          /* numbers temporaries: t1, t2, ... */
   Vec sites;          /* CgSite *: the program's table of sites */
   PtrMap layouts;     /* const RtLayout * -> the name of its static copy */
-  int nlayouts;
-  Buf layout_text;    /* the layouts' definitions, written out first */
   const char *record_fn; /* the target's recording of a kernel error */
   bool split;         /* the kernels are compiled apart from the host
                          functions (host.c, CG_PART_KERNELS): their entry
@@ -118,7 +116,22 @@ struct Cg {
   PtrMap dev_checks;  /* LcuKernel -> Vec * of CgDevCheck * */
   PtrMap dev_runs;    /* LcuStmt (a run) -> Vec * of its checks (LcuStmt *) */
   PtrMap dev_checked; /* LcuStmt (a check made on the device) -> itself */
+  /* a split program's pieces (host.c): each unit declares only what its
+     own code names, so that a unit's size follows its code, not the
+     whole program's */
+  PtrMap *uses;       /* what the piece being written names (layouts,
+                         globals, functions, kernels -> themselves), or
+                         NULL: not recorded */
+  Vec layout_list;    /* const RtLayout *, in the order of their names */
+  bool split_host;    /* the host code is in several units (the top-level
+                         statements apart from the host functions,
+                         CG_SPLIT_TOPS, or the host functions in parts,
+                         CG_SPLIT_FUNCS): the functions, the globals and
+                         the table of sites are extern */
 };
+/* Records in cg->uses, where it is set, that the piece being written
+   names 'thing' (a global's LcuVar, an LcuFunc, an LcuKernel). */
+void cg_use(Cg *cg, const void *thing);
 
 /* ---- devcheck.c ---- */
 
@@ -243,8 +256,11 @@ const char *cg_constant(FlatAtom c);
 const char *cg_string(const char *s, size_t n);
 /* cg_string of NUL-terminated 's', made once per string. */
 const char *cg_literal(const char *s);
-/* The name of a static RtLayout copy of 'l', made once per program. */
+/* The name of a static RtLayout copy of 'l', made once per program
+   (and recorded in cg->uses). */
 const char *cg_layout(Cg *cg, const RtLayout *l);
+/* The definition of the copy of 'l' (named by cg_layout), a line. */
+const char *cg_layout_definition(const Cg *cg, const RtLayout *l);
 /* The number of a site: where a check stands ('loc'), the primitive its
    errors name ('prim', or NULL), and its own message (or NULL). */
 int cg_site(Cg *cg, Loc loc, const char *prim, const char *message);
@@ -319,15 +335,32 @@ void cg_library(Cg *cg, const LcuSoac *s, CgBinding *env, CgTargetKind target);
 /* 'prefix' and the λcu name of 'f' made an identifier: fn_qsort_lifted. */
 const char *cg_func_name(const char *prefix, const LcuFunc *f);
 
-/* A program of more than CG_SPLIT_KERNELS kernels is generated as
+/* A program of more than CG_SPLIT_KERNELS kernels, CG_SPLIT_FUNCS host
+   functions or CG_SPLIT_TOPS top-level statements is generated as
    several translation units, so that the C or CUDA compiler runs on them
-   in parallel: the host functions and main in the first, the kernels in
-   parts of about CG_PART_KERNELS each after it.  The split depends only
-   on the program (the same files on every machine). */
-enum { CG_SPLIT_KERNELS = 40, CG_PART_KERNELS = 32 };
+   in parallel: the globals, the host functions and main in the first;
+   where there are that many, the host functions in parts of
+   CG_PART_FUNCS after it, then the top-level statements in parts of
+   CG_PART_TOPS; the kernels in parts of about CG_PART_KERNELS each
+   last.  The split depends only on the program (the same files on every
+   machine). */
+enum {
+  CG_SPLIT_KERNELS = 40,
+  CG_PART_KERNELS = 32,
+  CG_SPLIT_TOPS = 1000,
+  CG_PART_TOPS = 1000,
+  CG_SPLIT_FUNCS = 1000,
+  CG_PART_FUNCS = 1000
+};
+/* What a translation unit holds, which decides how it is compiled
+   (build.c): a unit of top-level statements runs each of them once, and
+   is compiled without optimization. */
+typedef enum CgUnitKind { CG_UNIT_ALL, CG_UNIT_HOST, CG_UNIT_STATEMENTS, CG_UNIT_KERNELS } CgUnitKind;
 typedef struct CgFiles {
   int n;
   CgText *text; /* text[0]: the host functions (and all, when n is 1) */
+  CgUnitKind *kind;
+  const char **what; /* each unit in words: "kernels K3 to K40" */
 } CgFiles;
 /* The program for 'target' as translation units; cg_files_free gives
    their memory back. */
@@ -347,6 +380,8 @@ typedef struct CgBuild {
   bool keep;           /* keep the generated source beside the output */
   bool verbose;        /* print each command */
   const char *source_name; /* the NESL file, for comments */
+  bool no_cache;       /* --no-cache: compile every unit */
+  const char *version; /* nessie's, part of the cache's key */
 } CgBuild;
 
 /* Writes the program, compiles and links it into b->output with the
@@ -359,6 +394,30 @@ int cg_build(const LcuProgram *p, const CgBuild *b);
    ("-": standard input) under any name; returns 0, or 1 after an error
    message. */
 int cg_check_output(const CgBuild *b, const char *input);
+/* ---- cache.c ---- */
+
+/* The build cache (cache.c's header says how it works). */
+typedef struct CgCache CgCache;
+/* Where the cache is: $NESSIE_CACHE_DIR, else $XDG_CACHE_HOME/nessie,
+   else $HOME/.cache/nessie; NULL without any of them. */
+const char *cg_cache_dir(void);
+/* The cache, made where missing; NULL when it is turned off
+   (NESSIE_CACHE_SIZE=0), has no place, or cannot be used safely (after
+   a warning). */
+CgCache *cg_cache_open(void);
+void cg_cache_close(CgCache *c);
+/* Writes the object kept under 'key' (64 hexadecimal digits) to the file
+   'obj'; false if there is none (a damaged entry is removed). */
+bool cg_cache_fetch(CgCache *c, const char *key, const char *obj);
+/* Keeps the object in the file 'obj' under 'key'; a failure is said
+   (once a build) and is no error. */
+void cg_cache_store(CgCache *c, const char *key, const char *obj);
+/* Removes the least recently used entries while the cache is larger
+   than its bound. */
+void cg_cache_trim(CgCache *c);
+/* The file of entry 'key', for -v. */
+const char *cg_cache_entry_path(const CgCache *c, const char *key);
+
 /* The target when none is asked for: cuda where nvcc, the CUDA runtime
    and an NVIDIA GPU are found, else cpu.  '*no_gpu' is set when only the
    GPU is missing, so that the caller can say why the executable is a CPU

@@ -308,21 +308,50 @@ static const char *layout_kind(RtLayoutKind k) {
   return names[k];
 }
 
+/* Records that the piece being written names layout 'l', and so its
+   parts (whose definitions it points at). */
+static void use_layout(Cg *cg, const RtLayout *l) {
+  for (; l && cg->uses; l = l->elem) {
+    void **slot = ptrmap_slot(cg->uses, l, true);
+    if (*slot)
+      return; /* and its parts with it */
+    *slot = (void *)l;
+    use_layout(cg, l->fst);
+    use_layout(cg, l->snd);
+  }
+}
+
+void cg_use(Cg *cg, const void *thing) {
+  if (cg->uses)
+    ptrmap_put(cg->uses, thing, (void *)thing);
+}
+
 const char *cg_layout(Cg *cg, const RtLayout *l) {
   if (!l)
     return "NULL";
   const char *name = ptrmap_get(&cg->layouts, l);
-  if (name)
+  if (name) {
+    use_layout(cg, l);
     return name;
+  }
   /* the parts first: C wants them declared before they are pointed at */
-  const char *fst = l->fst ? xprintf("&%s", cg_layout(cg, l->fst)) : "NULL";
-  const char *snd = l->snd ? xprintf("&%s", cg_layout(cg, l->snd)) : "NULL";
-  const char *elem = l->elem ? xprintf("&%s", cg_layout(cg, l->elem)) : "NULL";
-  name = xprintf("layout_%d", ++cg->nlayouts);
-  buf_printf(&cg->layout_text, "static const RtLayout %s = {%s, %s, %s, %s, %s};\n", name, layout_kind(l->kind), fst,
-             snd, elem, l->name ? cg_string(l->name, strlen(l->name)) : "NULL");
+  cg_layout(cg, l->fst);
+  cg_layout(cg, l->snd);
+  cg_layout(cg, l->elem);
+  name = xprintf("layout_%d", cg->layout_list.len + 1);
   ptrmap_put(&cg->layouts, l, (void *)name);
+  vec_push(&cg->layout_list, (void *)l);
+  use_layout(cg, l);
   return name;
+}
+
+const char *cg_layout_definition(const Cg *cg, const RtLayout *l) {
+  const char *part[3];
+  const RtLayout *parts[3] = {l->fst, l->snd, l->elem};
+  for (int i = 0; i < 3; i++)
+    part[i] = parts[i] ? xprintf("&%s", (const char *)ptrmap_get(&cg->layouts, parts[i])) : "NULL";
+  return xprintf("static const RtLayout %s = {%s, %s, %s, %s, %s};\n", (const char *)ptrmap_get(&cg->layouts, l),
+                 layout_kind(l->kind), part[0], part[1], part[2], l->name ? cg_string(l->name, strlen(l->name)) : "NULL");
 }
 
 /* ---- sites ---- */

@@ -64,7 +64,12 @@ static bool is_global(Hx *h, const LcuVar *v) { return ptrmap_get(&h->globals, v
 
 static const char *global_name(const LcuVar *v) { return xprintf("g_%s", cg_name(v) + 2); }
 
-static const char *var_ref(Hx *h, const LcuVar *v) { return is_global(h, v) ? global_name(v) : cg_name(v); }
+static const char *var_ref(Hx *h, const LcuVar *v) {
+  if (!is_global(h, v))
+    return cg_name(v);
+  cg_use(h->cg, v);
+  return global_name(v);
+}
 
 /* An atom's C expression; a global's read is checked defined. */
 static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
@@ -72,6 +77,7 @@ static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
     return cg_constant(a->constant);
   if (is_global(h, a->var)) {
     const char *name = ptrmap_get(&h->globals, a->var);
+    cg_use(h->cg, a->var);
     cg_line(h->cg, "if (!%s_defined)", global_name(a->var));
     cg_line(h->cg, "  NESSIE_FAIL(rt_undefined_error(%s, %s));", cg_loc(loc), cg_string(name, strlen(name)));
   }
@@ -131,6 +137,7 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
+  cg_use(cg, k);
   static Buf call; /* each run's in turn */
   call.len = 0;
   buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
@@ -156,6 +163,7 @@ static void gen_run(Hx *h, const LcuStmt *s) {
 static void gen_call(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   const LcuFunc *f = s->callee;
+  cg_use(cg, f);
   const char *loc = cg_loc(s->loc);
   static Buf call; /* each call's in turn */
   call.len = 0;
@@ -475,9 +483,12 @@ static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **
 
 /* ---- functions ---- */
 
-static const char *func_signature(const LcuFunc *f) {
+/* The function's C declaration: static, but where the top-level
+   statements or other functions are compiled apart from it
+   (Cg.split_host). */
+static const char *func_signature(const Cg *cg, const LcuFunc *f) {
   Buf b = {0};
-  buf_printf(&b, "static void %s(", func_name(f));
+  buf_printf(&b, "%svoid %s(", cg->split_host ? "" : "static ", func_name(f));
   int n = 0;
   for (int i = 0; i < f->params.len; i++, n++) {
     const LcuVar *v = f->params.data[i];
@@ -502,7 +513,7 @@ static const char *func_signature(const LcuFunc *f) {
 static void gen_func(Hx *h, const LcuFunc *f) {
   Cg *cg = h->cg;
   cg_line(cg, "/* function %s%s%s */", f->source ? f->source : f->name, f->loc.src ? " -- " : "", cg_where(f->loc));
-  cg_line(cg, "%s {", func_signature(f));
+  cg_line(cg, "%s {", func_signature(cg, f));
   cg->indent++;
   const char **dests = xmalloc(sizeof(char *) * (size_t)(f->body->results.len + 1));
   for (int i = 0; i < f->body->results.len; i++)
@@ -607,6 +618,7 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     /* the globals take the values (and their references) */
     for (int i = 0; i < t->defines.len && i < n; i++) {
       const LcuVar *g = t->defines.data[i];
+      cg_use(cg, g);
       cg_line(cg, "%s = %s;", global_name(g), comps[i]);
       cg_line(cg, "%s_defined = 1;", global_name(g));
     }
@@ -643,8 +655,10 @@ static void gen_globals(Hx *h) {
     const LcuVar *v = p->globals.data[i];
     if (!ptrmap_get(&h->globals, v))
       ptrmap_put(&h->globals, v, (void *)v->name);
-    cg_line(cg, "static %s%s%s;", var_type(v), is_vector(v) ? "" : " ", global_name(v));
-    cg_line(cg, "static int %s_defined;", global_name(v));
+    /* extern where the top-level statements are compiled apart */
+    const char *storage = cg->split_host ? "" : "static ";
+    cg_line(cg, "%s%s%s%s;", storage, var_type(v), is_vector(v) ? "" : " ", global_name(v));
+    cg_line(cg, "%sint %s_defined;", storage, global_name(v));
   }
   cg_blank(cg);
 }
@@ -652,12 +666,24 @@ static void gen_globals(Hx *h) {
 /* Adds NUL-terminated 's' to 't'. */
 static void text_puts(CgText *t, const char *s) { cg_text_write(t, s, strlen(s)); }
 
+/* Is 'thing' named by one of the pieces whose uses are 'uses' (a Vec of
+   PtrMap *; NULL: every piece, the whole program in one unit)? */
+static bool used_in(const Vec *uses, const void *thing) {
+  if (!uses)
+    return true;
+  for (int i = 0; i < uses->len; i++)
+    if (ptrmap_get(uses->data[i], thing))
+      return true;
+  return false;
+}
+
 /* The head of a translation unit: the comment that says what made it
    (and which part it is), the target's prelude, the program's layouts
-   (each unit its own static copies: nothing compares them by address),
-   and, in the first, the table of sites. */
+   that the unit's pieces name ('uses'; each unit its own static copies:
+   nothing compares them by address), and, in the first, the table of
+   sites. */
 static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int units, const char *what,
-                       bool sites) {
+                       bool sites, const Vec *uses) {
   Cg head = *cg;
   head.out = t;
   head.indent = 0;
@@ -666,11 +692,16 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
   if (units > 1)
     cg_line(&head, "/* translation unit %d of %d: %s */", unit, units, what);
   cg->target->prelude(&head);
-  text_puts(t, buf_str(&cg->layout_text));
+  for (int i = 0; i < cg->layout_list.len; i++)
+    if (used_in(uses, cg->layout_list.data[i]))
+      text_puts(t, cg_layout_definition(cg, cg->layout_list.data[i]));
   if (!sites)
     return;
   text_puts(t, "\n/* where each check stands in the NESL source */\n");
-  text_puts(t, "static const RtSite nessie_sites[] = {\n");
+  if (cg->split_host) /* extern: the other host units name it too (C++ makes a const static) */
+    text_puts(t, "extern const RtSite nessie_sites[];\nconst RtSite nessie_sites[] = {\n");
+  else
+    text_puts(t, "static const RtSite nessie_sites[] = {\n");
   for (int i = 0; i < cg->sites.len; i++) {
     const CgSite *s = cg->sites.data[i];
     const char *file = s->loc.src ? cg_string(s->loc.src->name, strlen(s->loc.src->name)) : "NULL";
@@ -694,6 +725,10 @@ static int *part_starts(const CgText *kernel_text, int nk, int *nparts) {
   int part = 0;
   size_t so_far = 0;
   start[0] = 0;
+  if (nk == 0) { /* the statements alone were split */
+    *nparts = 0;
+    return start;
+  }
   for (int i = 0; i < nk && part + 1 < n; i++) {
     so_far += kernel_text[i].len;
     /* part 'part' ends after kernel i once it holds its share, leaving
@@ -706,36 +741,89 @@ static int *part_starts(const CgText *kernel_text, int nk, int *nparts) {
   return start;
 }
 
+/* A part of the top-level statements (split_tops): their functions,
+   static, and the table of them that program() runs, extern; or a part
+   of the host functions (split_funcs). */
+typedef struct TopPart {
+  CgText text;
+  PtrMap uses;
+  int first, last; /* the statements' numbers (top_N), or the functions' */
+} TopPart;
+
+/* The declarations a part of the statements or of the host functions
+   needs of what the other units define: the table of sites, and the
+   globals, host functions and kernels its code names (and no more: a
+   declaration of every global in every part would grow with the square
+   of the program). */
+static void write_part_declarations(CgText *t, Cg *cg, const PtrMap *uses) {
+  const LcuProgram *p = cg->p;
+  Cg d = *cg;
+  d.out = t;
+  d.indent = 0;
+  d.uses = NULL;
+  cg_line(&d, "extern const RtSite nessie_sites[];");
+  for (int i = 0; i < p->globals.len; i++) {
+    const LcuVar *v = p->globals.data[i];
+    if (ptrmap_get(uses, v)) {
+      cg_line(&d, "extern %s%s%s;", var_type(v), is_vector(v) ? "" : " ", global_name(v));
+      cg_line(&d, "extern int %s_defined;", global_name(v));
+    }
+  }
+  for (int i = 0; i < p->funcs.len; i++)
+    if (ptrmap_get(uses, p->funcs.data[i]))
+      cg_line(&d, "%s;", func_signature(cg, p->funcs.data[i]));
+  for (int i = 0; i < p->kernels.len; i++) {
+    const LcuKernel *k = p->kernels.data[i];
+    if (ptrmap_get(uses, k))
+      cg_line(&d, "%s;", cg_kernel_signature(cg, k, k->name, true));
+  }
+  cg_blank(&d);
+}
+
 CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char *source_name) {
   /* the bodies first, into memory: the tables of layouts and sites they
      fill are written before them */
   CgText body = {0};
   cg_forget_names();
-  bool split = p->kernels.len > CG_SPLIT_KERNELS;
-  Cg cg = {&body, p, target, 0, 0, {0}, {0}, 0, {0}, "NESSIE_RECORD", split, {0}, {0}, {0}};
+  int ntops = 0;
+  for (int i = 0; i < p->tops.len; i++)
+    ntops += ((LcuTop *)p->tops.data[i])->body != NULL;
+  bool split_tops = ntops > CG_SPLIT_TOPS;
+  bool split_funcs = p->funcs.len > CG_SPLIT_FUNCS;
+  bool split = p->kernels.len > CG_SPLIT_KERNELS || split_tops || split_funcs;
+  /* what each piece names, where there are several units */
+  PtrMap body_uses = {0}, scalar_uses = {0};
+  Cg cg = {.out = &body, .p = p, .target = target, .record_fn = "NESSIE_RECORD", .split = split,
+           .split_host = split_tops || split_funcs, .uses = split ? &body_uses : NULL};
   Hx h = {&cg, p, {0}, {0}};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   if (target->kind == CG_CUDA)
     cg_plan_device_checks(&cg);
   gen_globals(&h);
   for (int i = 0; i < p->funcs.len; i++)
-    cg_line(&cg, "%s;", func_signature(p->funcs.data[i]));
+    cg_line(&cg, "%s;", func_signature(&cg, p->funcs.data[i]));
   cg_blank(&cg);
   /* split: the scalar functions and each kernel into texts of their own,
      and the kernels' entry points declared for the host functions */
   CgText scalar = {0};
-  CgText *kernel_text = split ? xmalloc(sizeof(CgText) * (size_t)p->kernels.len) : NULL;
+  CgText *kernel_text = split ? xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1)) : NULL;
+  PtrMap *kernel_uses = split ? xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1)) : NULL;
   cg.out = split ? &scalar : &body;
+  if (split)
+    cg.uses = &scalar_uses;
   cg_scalar_funcs(&cg);
   for (int i = 0; i < p->kernels.len; i++) {
     if (split) {
       kernel_text[i] = (CgText){0};
+      kernel_uses[i] = (PtrMap){0};
       cg.out = &kernel_text[i];
+      cg.uses = &kernel_uses[i];
     }
     target->kernel(&cg, p->kernels.data[i]);
   }
   cg.out = &body;
   if (split) {
+    cg.uses = &body_uses;
     cg_line(&cg, "/* the kernels, in the other translation units */");
     for (int i = 0; i < p->kernels.len; i++) {
       const LcuKernel *k = p->kernels.data[i];
@@ -743,51 +831,135 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     }
     cg_blank(&cg);
   }
-  for (int i = 0; i < p->funcs.len; i++)
+  /* the host functions: here, or in parts of CG_PART_FUNCS of their own */
+  int nfunc_parts = split_funcs ? (p->funcs.len + CG_PART_FUNCS - 1) / CG_PART_FUNCS : 0;
+  TopPart *func_parts = xmalloc(sizeof(TopPart) * (size_t)(nfunc_parts + 1));
+  for (int i = 0; i < p->funcs.len; i++) {
+    if (split_funcs) {
+      TopPart *part = &func_parts[i / CG_PART_FUNCS];
+      if (i % CG_PART_FUNCS == 0)
+        *part = (TopPart){.first = i};
+      part->last = i;
+      cg.out = &part->text;
+      cg.uses = &part->uses;
+    }
     gen_func(&h, p->funcs.data[i]);
+  }
+  cg.out = &body;
+  cg.uses = split ? &body_uses : NULL;
+  /* the statements: here, or in parts of CG_PART_TOPS of their own, each
+     with a table of its statements' functions */
+  int ntop_parts = split_tops ? (ntops + CG_PART_TOPS - 1) / CG_PART_TOPS : 0;
+  TopPart *top_parts = xmalloc(sizeof(TopPart) * (size_t)(ntop_parts + 1));
   Vec tops = {0};
   for (int i = 0; i < p->tops.len; i++) {
     LcuTop *t = p->tops.data[i];
     if (!t->body)
       continue;
+    if (split_tops) {
+      TopPart *part = &top_parts[tops.len / CG_PART_TOPS];
+      if (tops.len % CG_PART_TOPS == 0)
+        *part = (TopPart){.first = tops.len};
+      part->last = tops.len;
+      cg.out = &part->text;
+      cg.uses = &part->uses;
+    }
     gen_top(&h, t, tops.len);
     vec_push(&tops, t);
   }
+  cg.out = &body;
+  cg.uses = split ? &body_uses : NULL;
+  for (int j = 0; j < ntop_parts; j++) {
+    TopPart *part = &top_parts[j];
+    Cg in_part = cg;
+    in_part.out = &part->text;
+    cg_line(&in_part, "/* the table of this unit's statements, which program() runs */");
+    cg_line(&in_part, "extern void (*const nessie_tops_%d[])(void);", j + 1);
+    cg_line(&in_part, "void (*const nessie_tops_%d[])(void) = {", j + 1);
+    for (int i = part->first; i <= part->last; i++)
+      cg_line(&in_part, "  top_%d,", i);
+    cg_line(&in_part, "  NULL};");
+    cg_line(&cg, "extern void (*const nessie_tops_%d[])(void);", j + 1);
+  }
   cg_line(&cg, "static void program(void) {");
   cg_line(&cg, "  NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */");
-  cg_line(&cg, "  static void (*const tops[])(void) = {");
-  for (int i = 0; i < tops.len; i++)
-    cg_line(&cg, "    top_%d,", i);
-  cg_line(&cg, "    NULL};");
-  cg_line(&cg, "  for (int i = 0; tops[i]; i++) {");
-  cg_line(&cg, "    jmp_buf stop;");
-  cg_line(&cg, "    rt_set_stop(&stop);");
-  cg_line(&cg, "    if (setjmp(stop) == 0)");
-  cg_line(&cg, "      tops[i]();");
-  cg_line(&cg, "    rt_set_stop(NULL);");
-  cg_line(&cg, "    rt_set_context(NULL);");
-  cg_line(&cg, "  }");
+  if (split_tops) {
+    cg_line(&cg, "  static void (*const *const parts[])(void) = {");
+    for (int j = 0; j < ntop_parts; j++)
+      cg_line(&cg, "    nessie_tops_%d,", j + 1);
+    cg_line(&cg, "    NULL};");
+    cg_line(&cg, "  for (int p = 0; parts[p]; p++)");
+    cg_line(&cg, "    for (int i = 0; parts[p][i]; i++) {");
+    cg_line(&cg, "      jmp_buf stop;");
+    cg_line(&cg, "      rt_set_stop(&stop);");
+    cg_line(&cg, "      if (setjmp(stop) == 0)");
+    cg_line(&cg, "        parts[p][i]();");
+    cg_line(&cg, "      rt_set_stop(NULL);");
+    cg_line(&cg, "      rt_set_context(NULL);");
+    cg_line(&cg, "    }");
+  } else {
+    cg_line(&cg, "  static void (*const tops[])(void) = {");
+    for (int i = 0; i < tops.len; i++)
+      cg_line(&cg, "    top_%d,", i);
+    cg_line(&cg, "    NULL};");
+    cg_line(&cg, "  for (int i = 0; tops[i]; i++) {");
+    cg_line(&cg, "    jmp_buf stop;");
+    cg_line(&cg, "    rt_set_stop(&stop);");
+    cg_line(&cg, "    if (setjmp(stop) == 0)");
+    cg_line(&cg, "      tops[i]();");
+    cg_line(&cg, "    rt_set_stop(NULL);");
+    cg_line(&cg, "    rt_set_context(NULL);");
+    cg_line(&cg, "  }");
+  }
   cg_line(&cg, "}");
   cg_blank(&cg);
   cg_line(&cg, "int main(int argc, char **argv) {");
   cg_line(&cg, "  (void)argc;");
   cg_line(&cg, "  return rt_main(argv, program);");
   cg_line(&cg, "}");
+  cg.uses = NULL;
 
   int nparts = 0;
   int *start = split ? part_starts(kernel_text, p->kernels.len, &nparts) : NULL;
-  CgFiles f = {1 + nparts, xmalloc(sizeof(CgText) * (size_t)(1 + nparts))};
+  int n = 1 + nfunc_parts + ntop_parts + nparts;
+  CgFiles f = {n, xmalloc(sizeof(CgText) * (size_t)n), xmalloc_atomic(sizeof(CgUnitKind) * (size_t)n),
+               xmalloc(sizeof(char *) * (size_t)n)};
   f.text[0] = (CgText){0};
-  write_head(&f.text[0], &cg, source_name, 1, f.n, "the host functions and main", true);
+  f.kind[0] = n == 1 ? CG_UNIT_ALL : CG_UNIT_HOST;
+  f.what[0] = n == 1 ? "the program" : "the host functions and main";
+  Vec uses = {0};
+  vec_push(&uses, &body_uses);
+  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], true, split ? &uses : NULL);
   cg_text_write(&f.text[0], body.data, body.len);
   cg_text_free(&body);
-  for (int j = 0; j < nparts; j++) {
-    const LcuKernel *first = p->kernels.data[start[j]], *last = p->kernels.data[start[j + 1] - 1];
+  for (int j = 0; j < nfunc_parts + ntop_parts; j++) {
+    bool funcs = j < nfunc_parts;
+    TopPart *part = funcs ? &func_parts[j] : &top_parts[j - nfunc_parts];
     CgText *t = &f.text[1 + j];
     *t = (CgText){0};
-    const char *what = first == last ? xprintf("kernel %s", first->name)
-                                     : xprintf("kernels %s to %s", first->name, last->name);
-    write_head(t, &cg, source_name, 2 + j, f.n, what, false);
+    f.kind[1 + j] = funcs ? CG_UNIT_HOST : CG_UNIT_STATEMENTS;
+    f.what[1 + j] = funcs ? xprintf("host functions %s to %s", ((LcuFunc *)p->funcs.data[part->first])->name,
+                                    ((LcuFunc *)p->funcs.data[part->last])->name)
+                          : xprintf("statements %d to %d", part->first + 1, part->last + 1);
+    uses.len = 0;
+    vec_push(&uses, &part->uses);
+    write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false, &uses);
+    write_part_declarations(t, &cg, &part->uses);
+    cg_text_write(t, part->text.data, part->text.len);
+    cg_text_free(&part->text);
+  }
+  for (int j = 0; j < nparts; j++) {
+    const LcuKernel *first = p->kernels.data[start[j]], *last = p->kernels.data[start[j + 1] - 1];
+    int u = 1 + nfunc_parts + ntop_parts + j;
+    CgText *t = &f.text[u];
+    *t = (CgText){0};
+    f.kind[u] = CG_UNIT_KERNELS;
+    f.what[u] = first == last ? xprintf("kernel %s", first->name) : xprintf("kernels %s to %s", first->name, last->name);
+    uses.len = 0;
+    vec_push(&uses, &scalar_uses);
+    for (int i = start[j]; i < start[j + 1]; i++)
+      vec_push(&uses, &kernel_uses[i]);
+    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], false, &uses);
     cg_text_write(t, scalar.data, scalar.len);
     for (int i = start[j]; i < start[j + 1]; i++) {
       cg_text_write(t, kernel_text[i].data, kernel_text[i].len);

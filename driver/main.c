@@ -52,6 +52,7 @@ typedef struct Options {
   const char *arch;       /* --arch=sm_XX: implies --target=cuda */
   bool keep;              /* --keep */
   bool verbose;           /* -v */
+  bool no_cache;          /* --no-cache */
   const char *build_option; /* the first of these given but --target, for messages */
   const char *target_option; /* "--target=cpu" or "--target=cuda", as given */
 } Options;
@@ -77,6 +78,10 @@ static void usage(FILE *out) {
                "  --keep           keep the generated source beside the executable (a\n"
                "                   large program's in several files: OUT.cu, OUT_2.cu ...)\n"
                "  -v               print each command nessie runs, quoted for a shell\n"
+               "  --no-cache       compile every unit, without the build cache (objects of\n"
+               "                   units compiled before, kept in $NESSIE_CACHE_DIR, else\n"
+               "                   $XDG_CACHE_HOME/nessie, else ~/.cache/nessie; at most\n"
+               "                   $NESSIE_CACHE_SIZE bytes, default 1G; 0 turns it off)\n"
                "\n"
                "other modes (one at most):\n"
                "  -i FILE          load FILE into the REPL, then read statements\n"
@@ -165,11 +170,12 @@ static bool gpu_arch_name(const char *arch) {
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
   enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
-         OPT_ARCH, OPT_KEEP };
+         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE };
   static const struct option longopts[] = {
       {"target", required_argument, NULL, OPT_TARGET},
       {"arch", required_argument, NULL, OPT_ARCH},
       {"keep", no_argument, NULL, OPT_KEEP},
+      {"no-cache", no_argument, NULL, OPT_NO_CACHE},
       {"interp", optional_argument, NULL, OPT_INTERP},
       {"stats", no_argument, NULL, OPT_STATS},
       {"types", no_argument, NULL, OPT_TYPES},
@@ -234,6 +240,10 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_KEEP:
       opt->keep = true;
       opt->build_option = opt->build_option ? opt->build_option : "--keep";
+      break;
+    case OPT_NO_CACHE:
+      opt->no_cache = true;
+      opt->build_option = opt->build_option ? opt->build_option : "--no-cache";
       break;
     case OPT_TYPES:
       if ((status = set_mode(opt, "--types")) >= 0)
@@ -460,7 +470,7 @@ static int compile(const Options *opt) {
        may take a while */
     build = NEW(CgBuild);
     *build = (CgBuild){choose_target(opt), opt->output ? opt->output : default_output(opt->file), opt->arch,
-                       opt->keep, opt->verbose, opt->file};
+                       opt->keep, opt->verbose, opt->file, opt->no_cache, NESSIE_VERSION};
     if (cg_check_output(build, opt->file) != 0)
       return EXIT_USAGE;
   }

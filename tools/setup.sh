@@ -6,8 +6,9 @@ set -eu
 # --dump=pdg pictures (docs/); gnuplot-nox (gnuplot without X, with the
 # pngcairo terminal) and python3: the benchmarks' harness and charts
 # (make bench, make bench-cpu, make bench-chart); g++: the bench suite
-# builds a CUDA baseline as host C++ (tests/suites/bench.sh)
-PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev libcmocka-dev tmux graphviz gnuplot-nox python3"
+# builds a CUDA baseline as host C++ (tests/suites/bench.sh); nettle-dev:
+# SHA-256, the build cache's keys (codegen/cache.c)
+PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux graphviz gnuplot-nox python3"
 
 missing=""
 for p in $PACKAGES; do

@@ -33,6 +33,21 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ]; then
     if [ -x "$OUT/cuda/$n" ]; then pass "cuda-build/$n"
     else fail "cuda-build/$n" "$(head -8 "$OUT/cuda/$n.build")"; fi
   done
+  # a program whose statements are in units of their own (more than
+  # 1000: tests/cli/split_statements.sh runs it on the CPU): extern
+  # globals, functions, kernels and table of sites, as C++ reads them
+  sh tests/scale/gen.sh mixed 2493 > "$OUT/split_statements.nesl"
+  if NESSIE_NVCCFLAGS=$flags "$NESSIE" --target=cuda -o "$OUT/split_statements" "$OUT/split_statements.nesl" \
+       > "$OUT/split_statements.log" 2>&1; then pass "cuda-build/split_statements"
+  else fail "cuda-build/split_statements" "$(head -8 "$OUT/split_statements.log")"; fi
+  # the build cache on the CUDA path: the second build of a program runs
+  # no nvcc -c, only the link (tests/cli/build_cache.sh tests the rest)
+  for i in 1 2; do
+    NESSIE_NVCCFLAGS=$flags "$NESSIE" -v --target=cuda -o "$OUT/sqr_cached" examples/sqr.nesl > "$OUT/sqr_cached.$i" 2>&1
+  done
+  if [ -x "$OUT/sqr_cached" ] && ! grep -q ' -c ' "$OUT/sqr_cached.2" && grep -q 'from the cache' "$OUT/sqr_cached.2"; then
+    pass "cuda-build/cache"
+  else fail "cuda-build/cache" "$(cat "$OUT/sqr_cached.2")"; fi
   # the flags still assemble for a real GPU (nessie's default sm_90): a
   # device function declared and never defined fails the build, as only
   # ptxas for a real architecture finds it (with a virtual one, compute_90,

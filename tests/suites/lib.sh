@@ -16,6 +16,10 @@ NESSIE=$BUILD/nessie
 OUT=${2:-$BUILD/test-out/$(basename "$0" .sh)}
 rm -rf "$OUT"
 mkdir -p "$OUT"
+# the build cache (codegen/cache.c): the suite's own, emptied with OUT,
+# never the user's ~/.cache; a test of the cache sets its own
+NESSIE_CACHE_DIR=$(cd "$OUT" && pwd)/.nessie-cache
+export NESSIE_CACHE_DIR
 passed=0
 failed=0
 
