@@ -865,6 +865,12 @@ static LcuExp *check_passes(Loc loc, int kind, LcuExp **x) {
   case RT_CHECK_RANGE:
     return lcu_exp_op(loc, FLAT_AND, FB_BOOL, 2, lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, x[0], x[1], NULL),
                       lcu_exp_op(loc, FLAT_GT, FB_BOOL, 2, x[2], lcu_exp_const(loc, lcu_int_const(0)), NULL), NULL);
+  case RT_CHECK_APPEND:
+    /* a + b <= max_int without the int32 sum, which wraps: the operands
+       are lengths, so max_int - b cannot */
+    return lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, x[0],
+                      lcu_exp_op(loc, FLAT_SUB, FB_INT, 2, lcu_exp_const(loc, lcu_int_const(INT32_MAX)), x[1], NULL),
+                      NULL);
   default:
     return lcu_exp_op(loc, FLAT_EQ, FB_BOOL, 2, x[0], x[1], NULL);
   }

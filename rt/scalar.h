@@ -251,6 +251,9 @@ typedef enum RtCheckKind {
   RT_CHECK_LENGTHS,   /* (a, b): a == b, an apply-to-each's generators */
   RT_CHECK_RANGE,     /* (start, end, stride): start <= end, stride > 0 */
   RT_CHECK_COUNTS,    /* (total, len): partition's counts add up */
+  RT_CHECK_APPEND,    /* (a, b), two lengths: a + b, the length of a
+                         lifted append's segment, fits an int; added in
+                         64 bits, as rt_append_size does for one append */
   RT_CHECK_KINDS
 } RtCheckKind;
 
@@ -261,6 +264,8 @@ RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
     return a >= 0 && a < b;
   case RT_CHECK_RANGE:
     return a <= b && c > 0;
+  case RT_CHECK_APPEND:
+    return a + b <= INT32_MAX;
   default: /* RT_CHECK_LENGTHS, RT_CHECK_COUNTS */
     return a == b;
   }

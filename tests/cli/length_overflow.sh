@@ -103,4 +103,16 @@ let v = dist(`a, 1073741824) in #(v ++ v);
 NESL
 run_all "$f" 1536M "error: $f:1:37: out of memory (could not allocate a vector of 2147483648 elements)
 it = \"after\" : [char]" "$engines"
+
+# the same append lifted, one segment a v: the flat IR added the
+# segments' lengths as ints before make_segdes, which said "negative
+# length -2147483648"; now a check adds them in 64 bits first (`check
+# append`, rt_check_ok), the evaluator's words at its place
+f=$tmp/lifted_append.nesl
+cat > "$f" <<'NESL'
+{#(v ++ v) : v in [dist(`a, 1073741824)]};
+"after";
+NESL
+run_all "$f" 1536M "error: $f:1:6: out of memory (could not allocate a vector of 2147483648 elements)
+it = \"after\" : [char]" "$engines"
 exit 0
