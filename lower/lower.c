@@ -871,6 +871,8 @@ static LcuExp *check_passes(Loc loc, int kind, LcuExp **x) {
     return lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, x[0],
                       lcu_exp_op(loc, FLAT_SUB, FB_INT, 2, lcu_exp_const(loc, lcu_int_const(INT32_MAX)), x[1], NULL),
                       NULL);
+  case RT_CHECK_DIST:
+    return lcu_exp_op(loc, FLAT_GE, FB_BOOL, 2, x[0], lcu_exp_const(loc, lcu_int_const(0)), NULL);
   default:
     return lcu_exp_op(loc, FLAT_EQ, FB_BOOL, 2, x[0], x[1], NULL);
   }

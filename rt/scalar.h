@@ -254,6 +254,7 @@ typedef enum RtCheckKind {
   RT_CHECK_APPEND,    /* (a, b), two lengths: a + b, the length of a
                          lifted append's segment, fits an int; added in
                          64 bits, as rt_append_size does for one append */
+  RT_CHECK_DIST,      /* (n): n >= 0, a lifted dist's length */
   RT_CHECK_KINDS
 } RtCheckKind;
 
@@ -266,6 +267,8 @@ RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
     return a <= b && c > 0;
   case RT_CHECK_APPEND:
     return a + b <= INT32_MAX;
+  case RT_CHECK_DIST:
+    return a >= 0;
   default: /* RT_CHECK_LENGTHS, RT_CHECK_COUNTS */
     return a == b;
   }
@@ -280,6 +283,18 @@ RT_FN int rt_range_size_ok(int32_t start, int32_t end, int32_t stride) {
   return start <= end && stride > 0 && ((int64_t)end - start + stride - 1) / stride <= INT32_MAX;
 }
 RT_FN int rt_append_size_ok(int64_t a, int64_t b) { return a + b <= INT32_MAX; }
+
+/* How many operands check 'kind' takes. */
+RT_FN int rt_check_arity(int kind) {
+  switch (kind) {
+  case RT_CHECK_RANGE:
+    return 3;
+  case RT_CHECK_DIST:
+    return 1;
+  default:
+    return 2;
+  }
+}
 
 /* ---- random numbers (lib-nesl/README.md, "Random numbers") ---- */
 
