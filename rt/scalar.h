@@ -244,7 +244,9 @@ RT_FN int32_t rt_char_code_c(char c) { return (unsigned char)c; }
 /* ---- the checks of flattening and lowering ----
    A check stands for NESL's own argument check (a subscript in range,
    generators of equal lengths, a good range, partition counts that add
-   up): its operands say whether it fails and what the message says.  One
+   up, a lifted dist's length not negative) or for a length that must fit
+   an int (a lifted append's segments): its operands say whether it fails
+   and what the message says.  One
    definition for every backend, so that each stops on the same inputs. */
 typedef enum RtCheckKind {
   RT_CHECK_SUBSCRIPT, /* (i, len): 0 <= i < len */
