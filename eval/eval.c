@@ -676,12 +676,16 @@ static bool print_top(Eval *ev, TopLevel *top, const char *name, Value v) {
     return false;
   }
   alloc_set_oom_handler(out_of_memory, ev);
-  char *text = val_to_string(v, top->type);
+  size_t len;
+  char *text = val_to_string(v, top->type, &len);
   char *type = type_value_to_string(top->type);
   alloc_set_oom_handler(NULL, NULL);
   ev->stop = saved;
   line_start(ev);
-  fprintf(ev->out, "%s = %s : %s\n", name, text, type);
+  /* by its length: a character of code 0 in the value is printed */
+  fprintf(ev->out, "%s = ", name);
+  fwrite(text, 1, len, ev->out);
+  fprintf(ev->out, " : %s\n", type);
   return true;
 }
 

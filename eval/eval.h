@@ -136,7 +136,9 @@ int32_t val_nesl_hash(Value v); /* NESL's hash, before the range */
 /* Prints 'v' in NESL's REPL format; 'type' says how ([char] prints as a
    string).  A NULL or unresolved type prints by the value's own shape. */
 void val_print(FILE *out, Value v, struct Type *type);
-char *val_to_string(Value v, struct Type *type);
+/* The text of 'v', NUL-terminated; its length, which a character of code
+   0 in the value does not end, goes to '*len' unless 'len' is NULL. */
+char *val_to_string(Value v, struct Type *type, size_t *len);
 /* Is a float inside 'v' not finite?  The first one, in the order the
    value prints, goes to '*bad'.  (NESL's REPL rejects such a value, and
    its @ such a float: rt_check_value.) */

@@ -438,12 +438,13 @@ static Value p_write_object_to_file(Eval *ev, Value a, Loc loc, Type *type) {
   (void)loc;
   Type *ft = type ? type_resolve(type) : NULL;
   Type *obj_type = ft ? type_resolve(ft->fst)->fst : NULL;
-  char *text = val_to_string(a.u.pair->fst, obj_type);
+  size_t len;
+  char *text = val_to_string(a.u.pair->fst, obj_type, &len);
   char *path = val_string_chars(SND(a));
   FILE *f = fopen(path, "wb");
   if (!f)
     return val_bool(false);
-  bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  bool ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
   ok &= fclose(f) == 0;
   return val_bool(ok);
 }

@@ -856,6 +856,59 @@ static Value p_identity(Eval *ev, Value x, Loc loc, Type *type) {
   return zero_like(x);
 }
 
+/* What NESL's unpack puts where a flag is F (its len-put): the zero of
+   the type, as identity's (0, 0.0, F, the character of code 0, the
+   empty sequence; tuples and datatype values field by field; a function
+   value is F, as every one is here: eval.c), but made from the type,
+   since unpack's values may be none. */
+static Value unpack_zero(Eval *ev, Type *t) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+    return val_int(0);
+  case T_FLOAT:
+    return val_float(0.0);
+  case T_BOOL:
+    return val_bool(false);
+  case T_CHAR:
+    return val_char(0);
+  case T_SEQ:
+    return val_seq_new(0);
+  case T_PAIR:
+    return val_pair(unpack_zero(ev, t->fst), unpack_zero(ev, t->snd));
+  case T_DATA: {
+    /* the constructor's argument type at the datatype's parameters */
+    Def *con = ev_constructor(ev, t);
+    Type *ft = type_resolve(type_instantiate(con->type, 0));
+    if (!type_unify(ft->snd, t))
+      die("__zeros: %s does not match its constructor", type_value_to_string(t));
+    return val_data(con, unpack_zero(ev, ft->fst));
+  }
+  case T_FUN:
+    return val_bool(false);
+  case T_VAR:
+    if (t->def) /* a known function */
+      return val_bool(false);
+    break;
+  }
+  die("__zeros: no zero of the type %s", type_value_to_string(t));
+}
+
+/* __zeros(n): n of them, the element type read from the result type
+   ([a], the primitive's instance in the caller's frame). */
+static Value p_zeros(Eval *ev, Value a, Loc loc, Type *type) {
+  int32_t n = a.u.i;
+  if (n < 0) /* unpack's #flags: never */
+    ev_error(ev, loc, "dist: negative length %d", n);
+  Value x = unpack_zero(ev, type_resolve(type_resolve(type)->snd)->elem);
+  Value r = val_seq_like(x, n);
+  for (int32_t i = 0; i < n; i++) {
+    seq_set(r.u.seq, i, x);
+    poll_interrupt(ev, loc, i);
+  }
+  return r;
+}
+
 /* ---- the table ---- */
 
 static const Prim prims[] = {
@@ -872,6 +925,7 @@ static const Prim prims[] = {
     {"rand", p_rand, false}, {"rand_seed", p_rand_seed, false}, {"__error", p_error, false},
     {"__length", p_length, false}, {"dist", p_dist, false}, {"__range", p_range, false}, {"__elt", p_elt, false},
     {"__gather", p_gather, false}, {"__scatter", p_scatter, false}, {"__pack", p_pack, false}, {"__append", p_append, false},
+    {"__zeros", p_zeros, true},
     {"__scan_add", p_scan_add, true}, {"__scan_mul", p_scan_mul, true}, {"__scan_max", p_scan_max, true},
     {"__scan_min", p_scan_min, true}, {"__scan_and", p_scan_and, true}, {"__scan_or", p_scan_or, true},
     {"__scan_xor", p_scan_xor, true},

@@ -367,10 +367,16 @@ static void print(Buf *b, Value v, Type *t) {
   }
 }
 
-char *val_to_string(Value v, Type *type) {
+char *val_to_string(Value v, Type *type, size_t *len) {
   Buf b = {0};
   print(&b, v, type);
+  if (len)
+    *len = b.len;
   return buf_str(&b);
 }
 
-void val_print(FILE *out, Value v, Type *type) { fputs(val_to_string(v, type), out); }
+void val_print(FILE *out, Value v, Type *type) {
+  size_t n;
+  char *s = val_to_string(v, type, &n);
+  fwrite(s, 1, n, out);
+}

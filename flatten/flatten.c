@@ -241,8 +241,10 @@ static FlatAtom *vals_length(Fl *fl, Vals v, Type *t) {
 
 /* ---- operations on values of any type, along the type ---- */
 
-/* V(t) with no values. */
-static Vals empty_values(Fl *fl, Type *t) {
+/* V(t) of 'n' (an int atom) copies of the zero of t whose char is
+   'ch', tuples field by field (datatypes are tuples here, and a function
+   value is F). */
+static Vals filled_values(Fl *fl, Type *t, FlatAtom *n, char ch) {
   t = res(t);
   if (is_base(t)) {
     FlatAtom *zero;
@@ -257,15 +259,24 @@ static Vals empty_values(Fl *fl, Type *t) {
       zero = flat_bool_atom(false);
       break;
     default:
-      zero = flat_char_atom(' ');
+      zero = flat_char_atom(ch);
     }
-    return one(dist(fl, zero, int_const(0)));
+    return one(dist(fl, zero, n));
   }
   if (t->kind == T_PAIR)
-    return concat(empty_values(fl, t->fst), empty_values(fl, t->snd));
-  FlatAtom *d = make_segdes(fl, dist(fl, int_const(0), int_const(0)));
-  return concat(one(d), empty_values(fl, t->elem));
+    return concat(filled_values(fl, t->fst, n, ch), filled_values(fl, t->snd, n, ch));
+  FlatAtom *d = make_segdes(fl, dist(fl, int_const(0), n));
+  return concat(one(d), filled_values(fl, t->elem, int_const(0), ch));
 }
+
+/* V(t) with no values (its char, never read, the space, as it always
+   was: the dumps keep their kernels). */
+static Vals empty_values(Fl *fl, Type *t) { return filled_values(fl, t, int_const(0), ' '); }
+
+/* V(t) of 'n' copies of what NESL's unpack puts where a flag is F
+   (lib-nesl's __zeros): the zero of t, as identity's (0, 0.0, F, the
+   character of code 0, the empty sequence, field by field). */
+static Vals zero_values(Fl *fl, Type *t, FlatAtom *n) { return filled_values(fl, t, n, 0); }
 
 /* Begins `if n == 0 then (the empty values of 't') else ...`, where a
    context of 'n' elements may be empty: returns the statement with its

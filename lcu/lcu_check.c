@@ -992,9 +992,8 @@ static void check_stmt(Checker *c, const void *stmt) {
   case LS_CHECK:
     if (s->check < 0 || s->check >= RT_CHECK_KINDS)
       fail(c, s->loc, "check kind %d does not exist", s->check);
-    if (n != (s->check == RT_CHECK_RANGE ? 3 : 2))
-      fail(c, s->loc, "check %s takes %d operands, not %d", rt_check_name(s->check),
-           s->check == RT_CHECK_RANGE ? 3 : 2, n);
+    if (n != rt_check_arity(s->check))
+      fail(c, s->loc, "check %s takes %d operands, not %d", rt_check_name(s->check), rt_check_arity(s->check), n);
     for (int i = 0; i < n; i++)
       if (a[i].kind != LT_SCALAR || a[i].base != FB_INT)
         fail(c, s->loc, "check %s: operand %d is %s, not an int", rt_check_name(s->check), i + 1, an(a[i]));

@@ -1193,7 +1193,7 @@ static LcuStmt *cpu(Reader *r) {
     int k = rt_check_lookup(kind);
     if (k < 0) {
       r->tok = at;
-      fail(r, "check %s: not a check (subscript, lengths, range or counts)", kind);
+      fail(r, "check %s: not a check (subscript, lengths, range, counts, append or dist)", kind);
     }
     LcuStmt *s = lcu_stmt_check(no_loc, k);
     atoms(r, &s->args);

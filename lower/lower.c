@@ -865,6 +865,14 @@ static LcuExp *check_passes(Loc loc, int kind, LcuExp **x) {
   case RT_CHECK_RANGE:
     return lcu_exp_op(loc, FLAT_AND, FB_BOOL, 2, lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, x[0], x[1], NULL),
                       lcu_exp_op(loc, FLAT_GT, FB_BOOL, 2, x[2], lcu_exp_const(loc, lcu_int_const(0)), NULL), NULL);
+  case RT_CHECK_APPEND:
+    /* a + b <= max_int without the int32 sum, which wraps: the operands
+       are lengths, so max_int - b cannot */
+    return lcu_exp_op(loc, FLAT_LE, FB_BOOL, 2, x[0],
+                      lcu_exp_op(loc, FLAT_SUB, FB_INT, 2, lcu_exp_const(loc, lcu_int_const(INT32_MAX)), x[1], NULL),
+                      NULL);
+  case RT_CHECK_DIST:
+    return lcu_exp_op(loc, FLAT_GE, FB_BOOL, 2, x[0], lcu_exp_const(loc, lcu_int_const(0)), NULL);
   default:
     return lcu_exp_op(loc, FLAT_EQ, FB_BOOL, 2, x[0], x[1], NULL);
   }
@@ -1048,30 +1056,6 @@ static void range_segdes(Lw *lw, LcuVar *sv, LcuVar *ev, LcuVar *dv, Vec *out) {
   }
 }
 
-/* The lengths of whole segments of a segdes (seg_range <segments>, which
-   flattening's gathers make over a segdes's own offsets and offsets plus
-   lengths, stride 1): { i => e[i] - s[i] }, a MAP, which fusion puts
-   with the MAPs and scans around it.  No length can wrap: each is a
-   segment's of a vector that exists (range_segdes's 64-bit lengths are
-   for ranges of any bounds, and as a library kernel it would keep what
-   reads its lengths out of the kernel that computes the bounds: two more
-   launches a level of quicksort). */
-static LcuStmt *whole_segment_lengths(Lw *lw, LcuVar *sv, LcuVar *ev, Vec *out) {
-  LcuPlan *pl = plan_begin(lw, 'W');
-  lcu_plan_var(pl, 'x', sv);
-  lcu_plan_var(pl, 'x', ev);
-  LcuStmt *run = known_run(lw, out);
-  if (run)
-    return run;
-  LcuKernelBuilder *kb;
-  LcuExp *i;
-  LcuThunk *t = index_map_begin(lw, &kb, &i);
-  LcuExp *s = lcu_exp_index(kb->loc, lcu_kb_param(kb, sv), i);
-  LcuExp *e = lcu_exp_index(kb->loc, lcu_kb_param(kb, ev), i);
-  LcuExp *value = lcu_exp_op(kb->loc, FLAT_SUB, FB_INT, 2, e, s, NULL);
-  return index_map_end(lw, kb, t, value, NULL, sv, out);
-}
-
 /* Library kernel 'lib' on one variable, of one result of type 't'. */
 static LcuVar *library_of_one(Lw *lw, LcuLibrary lib, LcuVar *arg, LcuType t) {
   LcuPlan *pl = plan_begin(lw, 'b');
@@ -1123,16 +1107,8 @@ static void lower_seg_range(Lw *lw, FlatStmt *fs) {
   if (!fs->segments)
     check_vectors(lw, RT_CHECK_RANGE, (LcuVar *[]){sv, ev, dv}, 3);
   Vec made, out;
-  LcuVar *segdes, *offsets;
-  if (fs->segments) {
-    whole_segment_lengths(lw, sv, ev, &made);
-    segdes = library_of_one(lw, LIB_MAKE_SEGDES, made.data[0], lcu_segdes());
-    offsets = library_of_one(lw, LIB_SEG_OFFSETS, segdes, lcu_vec(FB_INT));
-  } else {
-    range_segdes(lw, sv, ev, dv, &made);
-    segdes = made.data[0];
-    offsets = made.data[2];
-  }
+  range_segdes(lw, sv, ev, dv, &made);
+  LcuVar *segdes = made.data[0], *offsets = made.data[2];
   LcuVar *ids = library_of_one(lw, LIB_SEG_IDS, segdes, lcu_vec(FB_INT));
   LcuVar *total = length_of(lw, segdes, LEN_TOTAL);
   seg_range_values(lw, ids, offsets, sv, dv, total, &out);

@@ -282,7 +282,7 @@ void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
 
 /* ---- argument checks ---- */
 
-static const char *const check_names[] = {"subscript", "lengths", "range", "counts"};
+static const char *const check_names[] = {"subscript", "lengths", "range", "counts", "append", "dist"};
 
 const char *rt_check_name(int kind) { return kind >= 0 && kind < RT_CHECK_KINDS ? check_names[kind] : "?"; }
 
@@ -312,6 +312,10 @@ void rt_check(int kind, RtLoc loc, int64_t a, int64_t b, int64_t c) {
   case RT_CHECK_RANGE:
     rt_fail(loc, NULL, "bad range [%lld:%lld:%lld]: the end must be >= the start and the stride positive",
             (long long)a, (long long)b, (long long)c);
+  case RT_CHECK_APPEND:
+    rt_fail(loc, NULL, "out of memory (could not allocate a vector of %lld elements)", (long long)(a + b));
+  case RT_CHECK_DIST:
+    rt_fail(loc, "dist", "dist: negative length %lld", (long long)a);
   default:
     rt_fail(loc, "partition", "partition: the counts add up to %lld, but the sequence has length %lld", (long long)a,
             (long long)b);

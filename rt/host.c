@@ -389,13 +389,14 @@ static void write_object(const RtLayout *arg, RtValue **a, RtValue **r) {
   /* (object, file): the object's components, then the name */
   const RtLayout *obj = arg->fst;
   int n = rt_layout_count(obj, true);
-  char *text = rt_value_text(obj, a);
+  size_t len;
+  char *text = rt_value_text(obj, a, &len);
   char *path = chars_of(a[n]);
   const char *why;
   FILE *f = open_path(path, "wb", &why);
   bool ok = false;
   if (f) {
-    ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
     ok &= fclose(f) == 0;
   }
   r[0] = rt_bool(ok);
@@ -612,8 +613,9 @@ static void call_once(RtHost h, RtLoc loc, const RtLayout *arg, const RtLayout *
     if (rt_value_nonfinite(arg, a, true, &bad))
       rt_fail(loc, "__to_string", "@: %s has no text (infinity and not-a-number (NaN) are not supported)",
               rt_nonfinite_name(bad));
-    char *s = rt_to_string(arg, a);
-    r[0] = string_value(s);
+    size_t len;
+    char *s = rt_to_string(arg, a, &len);
+    r[0] = rt_chars(s, len);
     rt_free(s);
     return;
   }

@@ -286,27 +286,36 @@ static void put_value(Printer *p, const RtLayout *l, RtValue **comps, int *at, b
   }
 }
 
-static char *text_of(const RtLayout *l, RtValue **comps, bool text) {
+static char *text_of(const RtLayout *l, RtValue **comps, bool text, size_t *len) {
   Printer p = {{0}, text};
   int at = 0;
   put_value(&p, l, comps, &at, true, 0);
+  if (len)
+    *len = p.b.len;
   return rt_buf_str(&p.b);
 }
 
-char *rt_value_text(const RtLayout *l, RtValue **comps) { return text_of(l, comps, false); }
+char *rt_value_text(const RtLayout *l, RtValue **comps, size_t *len) { return text_of(l, comps, false, len); }
 
-char *rt_to_string(const RtLayout *l, RtValue **comps) { return text_of(l, comps, true); }
+char *rt_to_string(const RtLayout *l, RtValue **comps, size_t *len) { return text_of(l, comps, true, len); }
 
+/* A value's text is written by its length: a character of code 0 in it
+   is printed, as NESL prints it, and does not end the text. */
 void rt_print_value(FILE *out, const RtLayout *l, RtValue **comps) {
-  char *s = rt_value_text(l, comps);
-  fputs(s, out);
+  size_t n;
+  char *s = rt_value_text(l, comps, &n);
+  fwrite(s, 1, n, out);
   rt_free(s);
 }
 
 void rt_print_binding(const char *name, const RtLayout *l, RtValue **comps, const char *type_text) {
-  char *s = rt_value_text(l, comps);
+  size_t n;
+  char *s = rt_value_text(l, comps, &n);
   rt_begin_line();
-  fprintf(rt_output(), "%s = %s : %s\n", name, s, type_text);
-  fflush(rt_output());
+  FILE *out = rt_output();
+  fprintf(out, "%s = ", name);
+  fwrite(s, 1, n, out);
+  fprintf(out, " : %s\n", type_text);
+  fflush(out);
   rt_free(s);
 }

@@ -531,11 +531,13 @@ void rt_print_string(FILE *out, const char *s, size_t n);
 
 /* A value given by H(t) as the REPL prints it. */
 void rt_print_value(FILE *out, const RtLayout *l, RtValue **comps);
-/* The same as a string (rt_alloc_atomic). */
-char *rt_value_text(const RtLayout *l, RtValue **comps);
+/* The same as a string (rt_alloc_atomic), NUL-terminated; its length,
+   which a character of code 0 in the value does not end, goes to '*len'
+   unless 'len' is NULL. */
+char *rt_value_text(const RtLayout *l, RtValue **comps, size_t *len);
 /* @: NESL's own conversion to text (booleans t and f, floats as
-   rt_format_float_text, strings as sequences of characters). */
-char *rt_to_string(const RtLayout *l, RtValue **comps);
+   rt_format_float_text, strings as sequences of characters); the same. */
+char *rt_to_string(const RtLayout *l, RtValue **comps, size_t *len);
 /* CMU NESL's REPL rejects a statement's value that holds a float that
    is not finite ("Returning INF: infinity and not-a-number (NAN) are not
    supported"), whatever the floats computed on the way: this is that

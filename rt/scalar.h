@@ -244,13 +244,19 @@ RT_FN int32_t rt_char_code_c(char c) { return (unsigned char)c; }
 /* ---- the checks of flattening and lowering ----
    A check stands for NESL's own argument check (a subscript in range,
    generators of equal lengths, a good range, partition counts that add
-   up): its operands say whether it fails and what the message says.  One
+   up, a lifted dist's length not negative) or for a length that must fit
+   an int (a lifted append's segments): its operands say whether it fails
+   and what the message says.  One
    definition for every backend, so that each stops on the same inputs. */
 typedef enum RtCheckKind {
   RT_CHECK_SUBSCRIPT, /* (i, len): 0 <= i < len */
   RT_CHECK_LENGTHS,   /* (a, b): a == b, an apply-to-each's generators */
   RT_CHECK_RANGE,     /* (start, end, stride): start <= end, stride > 0 */
   RT_CHECK_COUNTS,    /* (total, len): partition's counts add up */
+  RT_CHECK_APPEND,    /* (a, b), two lengths: a + b, the length of a
+                         lifted append's segment, fits an int; added in
+                         64 bits, as rt_append_size does for one append */
+  RT_CHECK_DIST,      /* (n): n >= 0, a lifted dist's length */
   RT_CHECK_KINDS
 } RtCheckKind;
 
@@ -261,6 +267,10 @@ RT_FN int rt_check_ok(int kind, int64_t a, int64_t b, int64_t c) {
     return a >= 0 && a < b;
   case RT_CHECK_RANGE:
     return a <= b && c > 0;
+  case RT_CHECK_APPEND:
+    return a + b <= INT32_MAX;
+  case RT_CHECK_DIST:
+    return a >= 0;
   default: /* RT_CHECK_LENGTHS, RT_CHECK_COUNTS */
     return a == b;
   }
@@ -275,6 +285,18 @@ RT_FN int rt_range_size_ok(int32_t start, int32_t end, int32_t stride) {
   return start <= end && stride > 0 && ((int64_t)end - start + stride - 1) / stride <= INT32_MAX;
 }
 RT_FN int rt_append_size_ok(int64_t a, int64_t b) { return a + b <= INT32_MAX; }
+
+/* How many operands check 'kind' takes. */
+RT_FN int rt_check_arity(int kind) {
+  switch (kind) {
+  case RT_CHECK_RANGE:
+    return 3;
+  case RT_CHECK_DIST:
+    return 1;
+  default:
+    return 2;
+  }
+}
 
 /* ---- random numbers (lib-nesl/README.md, "Random numbers") ---- */
 

@@ -8,7 +8,9 @@
  *     a string literal ("..."), whose text must be equal: @ and
  *     exp_string write numbers as NESL does, and the comparison must not
  *     hide it;
- *   - everything else must be equal.
+ *   - everything else must be equal, a character of code 0 included
+ *     (NESL prints one as it is: it is read as the text <NUL>, in both
+ *     files, so that it does not end its line's string).
  * usage: nesl_compare ACTUAL EXPECTED; exit 0 if they match, else 1 with
  * the first difference on stderr.
  */
@@ -32,10 +34,22 @@ static char **read_lines(const char *path, int *count) {
   ssize_t got;
   while ((got = getline(&line, &len, f)) >= 0) {
     if (got > 0 && line[got - 1] == '\n')
-      line[got - 1] = '\0';
+      got--;
+    size_t nuls = 0;
+    for (ssize_t i = 0; i < got; i++)
+      nuls += line[i] == '\0';
+    char *copy = malloc((size_t)got + 4 * nuls + 1), *q = copy;
+    for (ssize_t i = 0; i < got; i++) {
+      if (line[i] == '\0') {
+        memcpy(q, "<NUL>", 5);
+        q += 5;
+      } else
+        *q++ = line[i];
+    }
+    *q = '\0';
     if (n == cap)
       lines = realloc(lines, sizeof(char *) * (size_t)(cap *= 2));
-    lines[n++] = strdup(line);
+    lines[n++] = copy;
   }
   free(line);
   fclose(f);

@@ -103,4 +103,43 @@ let v = dist(`a, 1073741824) in #(v ++ v);
 NESL
 run_all "$f" 1536M "error: $f:1:37: out of memory (could not allocate a vector of 2147483648 elements)
 it = \"after\" : [char]" "$engines"
+
+# the same append lifted, one segment a v: the flat IR added the
+# segments' lengths as ints before make_segdes, which said "negative
+# length -2147483648"; now a check adds them in 64 bits first (`check
+# append`, rt_check_ok), the evaluator's words at its place
+f=$tmp/lifted_append.nesl
+cat > "$f" <<'NESL'
+{#(v ++ v) : v in [dist(`a, 1073741824)]};
+"after";
+NESL
+run_all "$f" 1536M "error: $f:1:6: out of memory (could not allocate a vector of 2147483648 elements)
+it = \"after\" : [char]" "$engines"
+
+# the lengths a lifted dist is given: make_segdes said "negative length
+# -1" for a negative one, where the evaluator says "dist: negative length
+# -1"; now `check dist` comes first.  A lifted partition summed each
+# segment's counts as ints, so that counts past max_int were said to add
+# up to 2 (or passed, summing to the length); now the counts' segdes,
+# whose total is checked in 64 bits, comes before their sums.  Counts
+# past max_int are out of memory there, where the evaluator, which sums
+# in 64 bits, says they do not add up.
+f=$tmp/negative.nesl
+cat > "$f" <<'NESL'
+{dist(1, n) : n in [2, -1]};
+{dist([1], n) : n in [2, -3]};
+"after";
+NESL
+run_all "$f" 1G "error: $f:1:2: dist: negative length -1
+error: $f:2:2: dist: negative length -3
+it = \"after\" : [char]" "$engines"
+f=$tmp/counts.nesl
+cat > "$f" <<'NESL'
+{partition(v, c) : v in [[1]]; c in [[max_int, max_int, 4]]};
+{partition(v, c) : v in [[1]]; c in [[max_int, max_int, 3]]};
+"after";
+NESL
+run_all "$f" 1G "error: $f:1:2: out of memory (could not allocate a vector of 4294967298 elements)
+error: $f:2:2: out of memory (could not allocate a vector of 4294967297 elements)
+it = \"after\" : [char]" "--interp=flat --interp=lcu --interp=lcu_-O0 cpu"
 exit 0

@@ -155,7 +155,7 @@ static void fn_positives(RtValue *v_x21, RtValue **out_0) {
   *out_0 = v_x35;
 }
 
-/* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
+/* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
 static void top_0(void) {
   double value_0 = 0;
   value_0 = 3.1415926535897931;
@@ -164,7 +164,7 @@ static void top_0(void) {
   g_x1_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:145: max_int = 2147483647; */
+/* <lib-nesl/builtins.nesl>:150: max_int = 2147483647; */
 static void top_1(void) {
   int32_t value_0 = 0;
   value_0 = 2147483647;
@@ -173,7 +173,7 @@ static void top_1(void) {
   g_x2_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:146: min_int = -2147483647 - 1; */
+/* <lib-nesl/builtins.nesl>:151: min_int = -2147483647 - 1; */
 static void top_2(void) {
   int32_t value_0 = 0;
   value_0 = (-2147483647 - 1);
@@ -182,7 +182,7 @@ static void top_2(void) {
   g_x5_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:147: newline = code_char(10); */
+/* <lib-nesl/builtins.nesl>:152: newline = code_char(10); */
 static void top_3(void) {
   char value_0 = 0;
   char v_x6 = 0;
@@ -190,7 +190,7 @@ static void top_3(void) {
     int err = 0;
     v_x6 = rt_code_char_i(10, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 147, 11), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 152, 11), NULL));
   }
   value_0 = v_x6;
   NESSIE_SYNC();
@@ -198,7 +198,7 @@ static void top_3(void) {
   g_x7_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:148: space = code_char(32); */
+/* <lib-nesl/builtins.nesl>:153: space = code_char(32); */
 static void top_4(void) {
   char value_0 = 0;
   char v_x8 = 0;
@@ -206,7 +206,7 @@ static void top_4(void) {
     int err = 0;
     v_x8 = rt_code_char_i(32, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 148, 9), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 153, 9), NULL));
   }
   value_0 = v_x8;
   NESSIE_SYNC();
@@ -214,7 +214,7 @@ static void top_4(void) {
   g_x9_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:149: tab = code_char(9); */
+/* <lib-nesl/builtins.nesl>:154: tab = code_char(9); */
 static void top_5(void) {
   char value_0 = 0;
   char v_x10 = 0;
@@ -222,7 +222,7 @@ static void top_5(void) {
     int err = 0;
     v_x10 = rt_code_char_i(9, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 149, 7), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 154, 7), NULL));
   }
   value_0 = v_x10;
   NESSIE_SYNC();
@@ -230,7 +230,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:168: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -239,7 +239,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:169: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -248,7 +248,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:170: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -257,7 +257,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:171: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

@@ -56,7 +56,7 @@ static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
   {"tests/golden/permute.nesl", 4, 59, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 240, 8, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 245, 8, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -82,7 +82,7 @@ static int g_x16_defined;
 
 static void fn_reverse_by(RtValue *v_x19, RtValue **out_0);
 
-/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:240:   else __scatter(v, i, v); */
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:245:   else __scatter(v, i, v); */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue *v_x103, RtValue **out_v_x104) {
   (void)loc;
   (void)run;
@@ -133,7 +133,7 @@ fail:
   rt_release(v_x104);
 }
 
-/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:240:   else __scatter(v, i, v); */
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:245:   else __scatter(v, i, v); */
 struct K1_A {
   RtKernelError *err;
   int run;
@@ -329,13 +329,13 @@ static void fn_reverse_by(RtValue *v_x19, RtValue **out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "permute", RT_LOC("tests/golden/permute.nesl", 4, 27));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 240, 8);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 245, 8);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 240, 8), 3, v_x19, v_x49, &v_x105);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 245, 8), 3, v_x19, v_x49, &v_x105);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 240, 8)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 245, 8)));
     }
     rt_set_context(saved);
   }
@@ -344,7 +344,7 @@ static void fn_reverse_by(RtValue *v_x19, RtValue **out_0) {
   *out_0 = v_x105;
 }
 
-/* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
+/* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
 static void top_0(void) {
   double value_0 = 0;
   value_0 = 3.1415926535897931;
@@ -353,7 +353,7 @@ static void top_0(void) {
   g_x1_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:145: max_int = 2147483647; */
+/* <lib-nesl/builtins.nesl>:150: max_int = 2147483647; */
 static void top_1(void) {
   int32_t value_0 = 0;
   value_0 = 2147483647;
@@ -362,7 +362,7 @@ static void top_1(void) {
   g_x2_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:146: min_int = -2147483647 - 1; */
+/* <lib-nesl/builtins.nesl>:151: min_int = -2147483647 - 1; */
 static void top_2(void) {
   int32_t value_0 = 0;
   value_0 = (-2147483647 - 1);
@@ -371,7 +371,7 @@ static void top_2(void) {
   g_x5_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:147: newline = code_char(10); */
+/* <lib-nesl/builtins.nesl>:152: newline = code_char(10); */
 static void top_3(void) {
   char value_0 = 0;
   char v_x6 = 0;
@@ -379,7 +379,7 @@ static void top_3(void) {
     int err = 0;
     v_x6 = rt_code_char_i(10, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 147, 11), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 152, 11), NULL));
   }
   value_0 = v_x6;
   NESSIE_SYNC();
@@ -387,7 +387,7 @@ static void top_3(void) {
   g_x7_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:148: space = code_char(32); */
+/* <lib-nesl/builtins.nesl>:153: space = code_char(32); */
 static void top_4(void) {
   char value_0 = 0;
   char v_x8 = 0;
@@ -395,7 +395,7 @@ static void top_4(void) {
     int err = 0;
     v_x8 = rt_code_char_i(32, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 148, 9), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 153, 9), NULL));
   }
   value_0 = v_x8;
   NESSIE_SYNC();
@@ -403,7 +403,7 @@ static void top_4(void) {
   g_x9_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:149: tab = code_char(9); */
+/* <lib-nesl/builtins.nesl>:154: tab = code_char(9); */
 static void top_5(void) {
   char value_0 = 0;
   char v_x10 = 0;
@@ -411,7 +411,7 @@ static void top_5(void) {
     int err = 0;
     v_x10 = rt_code_char_i(9, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 149, 7), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 154, 7), NULL));
   }
   value_0 = v_x10;
   NESSIE_SYNC();
@@ -419,7 +419,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:168: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -428,7 +428,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:169: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -437,7 +437,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:170: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -446,7 +446,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:171: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

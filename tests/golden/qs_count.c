@@ -418,1071 +418,1130 @@ fail:
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x169, RtValue **out_v_x170) {
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
-  const int64_t *v_x169_off = rt_seg_offsets(v_x169);
-  const int64_t v_x169_n = v_x169->len;
-  RtValue *v_x170 = NULL;
+  int32_t *v_x158_d = v_x158->data.i;
+  const int64_t v_x158_n = v_x158->len;
+  int32_t *v_x159_d = v_x159->data.i;
+  const int64_t v_x159_n = v_x159->len;
+  int32_t *v_x160_d = v_x160->data.i;
+  const int64_t v_x160_n = v_x160->len;
+  RtValue *v_x161 = NULL;
+  RtValue *v_x162 = NULL;
+  RtValue *v_x163 = NULL;
   /* LIBRARY */
   {
-    RtValue *t57 = rt_seg_ids(v_x169);
-    v_x170 = t57;
-    int32_t *v_x170_d = v_x170->data.i;
-    const int64_t v_x170_n = v_x170->len;
+    RtValue *t57 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t57;
+    const int64_t *v_x161_off = rt_seg_offsets(v_x161);
+    const int64_t v_x161_n = v_x161->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x170 = v_x170;
+  *out_v_x161 = v_x161;
+  *out_v_x162 = v_x162;
+  *out_v_x163 = v_x163;
   return;
 fail:
-  rt_release(v_x170);
+  rt_release(v_x161);
+  rt_release(v_x162);
+  rt_release(v_x163);
 }
 
-/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x678, RtValue *v_x679, int32_t *out_v_x687, int32_t *out_v_x688, int32_t *out_v_x689) {
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)run;
-  int32_t *v_x678_d = v_x678->data.i;
-  const int64_t v_x678_n = v_x678->len;
-  int32_t *v_x679_d = v_x679->data.i;
-  const int64_t v_x679_n = v_x679->len;
-  int32_t v_x687 = 0;
-  int32_t v_x688 = 0;
-  int32_t v_x689 = 0;
+  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
+  const int64_t v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
+  /* LIBRARY */
+  {
+    RtValue *t58 = rt_seg_ids(v_x167);
+    v_x168 = t58;
+    int32_t *v_x168_d = v_x168->data.i;
+    const int64_t v_x168_n = v_x168->len;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x168 = v_x168;
+  return;
+fail:
+  rt_release(v_x168);
+}
+
+/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x662_d = v_x662->data.i;
+  const int64_t v_x662_n = v_x662->len;
+  int32_t *v_x663_d = v_x663->data.i;
+  const int64_t v_x663_n = v_x663->len;
+  int32_t v_x671 = 0;
+  int32_t v_x672 = 0;
+  int32_t v_x673 = 0;
   /* REDUCE */
   {
-    const int64_t t58 = v_x678_n;
-    const int64_t t59 = t58 > 0 ? (t58 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t60 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
-    int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
-    int32_t *t62 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t59);
-    RT_PARALLEL_FOR_IF(t59 > 1)
-    for (int64_t t63 = 0; t63 < t59; t63++) {
-      int32_t t63a0;
-      int32_t t63a1;
-      int32_t t63a2;
-      t63a0 = 2147483647;
-      t63a1 = 0;
-      t63a2 = 1;
-      const int64_t t63_end = (t63 + 1) * RT_CHUNK < t58 ? (t63 + 1) * RT_CHUNK : t58;
-      for (int64_t t64 = t63 * RT_CHUNK; t64 < t63_end; t64++) {
-        const int32_t t65 = (int32_t)t64;
-        int32_t t63x0;
-        int32_t t63x1;
-        int32_t t63x2;
-        int t67 = 0; /* nonzero: a check below failed */
-        int t68 = (uint64_t)(int64_t)t65 < (uint64_t)v_x679_n;
-        int32_t t66 = t68 ? v_x679_d[t65] : 0;
-        t67 |= !t68;
-        uint8_t t70 = rt_lt_i(0, t66);
-        int32_t t71;
-        if (t70) {
-          t71 = 2147483647;
+    const int64_t t59 = v_x662_n;
+    const int64_t t60 = t59 > 0 ? (t59 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t61 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t60);
+    int32_t *t62 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t60);
+    int32_t *t63 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t60);
+    RT_PARALLEL_FOR_IF(t60 > 1)
+    for (int64_t t64 = 0; t64 < t60; t64++) {
+      int32_t t64a0;
+      int32_t t64a1;
+      int32_t t64a2;
+      t64a0 = 2147483647;
+      t64a1 = 0;
+      t64a2 = 1;
+      const int64_t t64_end = (t64 + 1) * RT_CHUNK < t59 ? (t64 + 1) * RT_CHUNK : t59;
+      for (int64_t t65 = t64 * RT_CHUNK; t65 < t64_end; t65++) {
+        const int32_t t66 = (int32_t)t65;
+        int32_t t64x0;
+        int32_t t64x1;
+        int32_t t64x2;
+        int t68 = 0; /* nonzero: a check below failed */
+        int t69 = (uint64_t)(int64_t)t66 < (uint64_t)v_x663_n;
+        int32_t t67 = t69 ? v_x663_d[t66] : 0;
+        t68 |= !t69;
+        uint8_t t71 = rt_lt_i(0, t67);
+        int32_t t72;
+        if (t71) {
+          t72 = 2147483647;
         } else {
-          t71 = t65;
+          t72 = t66;
         }
-        if (__builtin_expect(t67 != 0, 0)) { /* again, recording the error */
-          int32_t t72;
-          if ((uint64_t)(int64_t)t65 < (uint64_t)v_x679_n) {
-            t72 = v_x679_d[t65];
+        if (__builtin_expect(t68 != 0, 0)) { /* again, recording the error */
+          int32_t t73;
+          if ((uint64_t)(int64_t)t66 < (uint64_t)v_x663_n) {
+            t73 = v_x663_d[t66];
           } else {
-            NESSIE_RECORD(err, t64, RT_CHECK_INDEX, 0, 0, RT_GATHER, t65, v_x679_n, 0.0);
-            t72 = 0;
+            NESSIE_RECORD(err, t65, RT_CHECK_INDEX, 0, 0, RT_GATHER, t66, v_x663_n, 0.0);
+            t73 = 0;
           }
-          uint8_t t74 = rt_lt_i(0, t72);
-          int32_t t75;
-          if (t74) {
-            t75 = 2147483647;
+          uint8_t t75 = rt_lt_i(0, t73);
+          int32_t t76;
+          if (t75) {
+            t76 = 2147483647;
           } else {
-            t75 = t65;
+            t76 = t66;
           }
         }
-        t63x0 = t71;
-        t63x1 = 0;
-        t63x2 = t66;
-        uint8_t t77 = rt_le_i(t63a0, t63x0);
-        int32_t t78;
-        if (t77) {
-          t78 = t63a0;
-        } else {
-          t78 = t63x0;
-        }
+        t64x0 = t72;
+        t64x1 = 0;
+        t64x2 = t67;
+        uint8_t t78 = rt_le_i(t64a0, t64x0);
         int32_t t79;
-        if (t77) {
-          t79 = t63a1;
+        if (t78) {
+          t79 = t64a0;
         } else {
-          t79 = t63x1;
+          t79 = t64x0;
         }
         int32_t t80;
-        if (t77) {
-          t80 = t63a2;
+        if (t78) {
+          t80 = t64a1;
         } else {
-          t80 = t63x2;
+          t80 = t64x1;
         }
-        t63a0 = t78;
-        t63a1 = t79;
-        t63a2 = t80;
+        int32_t t81;
+        if (t78) {
+          t81 = t64a2;
+        } else {
+          t81 = t64x2;
+        }
+        t64a0 = t79;
+        t64a1 = t80;
+        t64a2 = t81;
       }
-      t60[t63] = t63a0;
-      t61[t63] = t63a1;
-      t62[t63] = t63a2;
+      t61[t64] = t64a0;
+      t62[t64] = t64a1;
+      t63[t64] = t64a2;
     }
-    int32_t t63t0;
-    int32_t t63t1;
-    int32_t t63t2;
-    t63t0 = 2147483647;
-    t63t1 = 0;
-    t63t2 = 1;
-    for (int64_t t63 = 0; t63 < t59; t63++) {
-      const int32_t t81 = t60[t63];
-      const int32_t t82 = t61[t63];
-      const int32_t t83 = t62[t63];
-      uint8_t t85 = rt_le_i(t63t0, t81);
-      int32_t t86;
-      if (t85) {
-        t86 = t63t0;
-      } else {
-        t86 = t81;
-      }
+    int32_t t64t0;
+    int32_t t64t1;
+    int32_t t64t2;
+    t64t0 = 2147483647;
+    t64t1 = 0;
+    t64t2 = 1;
+    for (int64_t t64 = 0; t64 < t60; t64++) {
+      const int32_t t82 = t61[t64];
+      const int32_t t83 = t62[t64];
+      const int32_t t84 = t63[t64];
+      uint8_t t86 = rt_le_i(t64t0, t82);
       int32_t t87;
-      if (t85) {
-        t87 = t63t1;
+      if (t86) {
+        t87 = t64t0;
       } else {
         t87 = t82;
       }
       int32_t t88;
-      if (t85) {
-        t88 = t63t2;
+      if (t86) {
+        t88 = t64t1;
       } else {
         t88 = t83;
       }
-      t63t0 = t86;
-      t63t1 = t87;
-      t63t2 = t88;
+      int32_t t89;
+      if (t86) {
+        t89 = t64t2;
+      } else {
+        t89 = t84;
+      }
+      t64t0 = t87;
+      t64t1 = t88;
+      t64t2 = t89;
     }
-    v_x687 = t63t0;
-    rt_free(t60);
-    v_x688 = t63t1;
+    v_x671 = t64t0;
     rt_free(t61);
-    v_x689 = t63t2;
+    v_x672 = t64t1;
     rt_free(t62);
+    v_x673 = t64t2;
+    rt_free(t63);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x687 = v_x687;
-  *out_v_x688 = v_x688;
-  *out_v_x689 = v_x689;
+  *out_v_x671 = v_x671;
+  *out_v_x672 = v_x672;
+  *out_v_x673 = v_x673;
   return;
 fail:
 }
 
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x749, int32_t *out_v_x750, int32_t *out_v_x751) {
+/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
   (void)loc;
   (void)run;
-  int32_t *v_x749_d = v_x749->data.i;
-  const int64_t v_x749_n = v_x749->len;
-  int32_t v_x750 = 0;
-  int32_t v_x751 = 0;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
   /* ONCE */
   {
-    int t90 = 0; /* nonzero: a check below failed */
-    int t91 = (uint64_t)(int64_t)0 < (uint64_t)v_x749_n;
-    int32_t t89 = t91 ? v_x749_d[0] : 0;
-    t90 |= !t91;
-    int t93 = (uint64_t)(int64_t)1 < (uint64_t)v_x749_n;
-    int32_t t92 = t93 ? v_x749_d[1] : 0;
-    t90 |= !t93;
-    if (__builtin_expect(t90 != 0, 0)) { /* again, recording the error */
-      int32_t t94;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x749_n) {
-        t94 = v_x749_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x749_n, 0.0);
-        t94 = 0;
-      }
+    int t91 = 0; /* nonzero: a check below failed */
+    int t92 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
+    int32_t t90 = t92 ? v_x723_d[0] : 0;
+    t91 |= !t92;
+    int t94 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
+    int32_t t93 = t94 ? v_x723_d[1] : 0;
+    t91 |= !t94;
+    if (__builtin_expect(t91 != 0, 0)) { /* again, recording the error */
       int32_t t95;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x749_n) {
-        t95 = v_x749_d[1];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
+        t95 = v_x723_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x749_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0);
         t95 = 0;
       }
+      int32_t t96;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
+        t96 = v_x723_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0);
+        t96 = 0;
+      }
     }
-    v_x750 = t89;
-    v_x751 = t92;
+    v_x724 = t90;
+    v_x725 = t93;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x750 = v_x750;
-  *out_v_x751 = v_x751;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
   return;
 fail:
 }
 
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x752, RtValue *v_x755, RtValue **out_v_x754, int32_t *out_v_x764, int32_t *out_v_x765) {
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739) {
   (void)loc;
   (void)run;
-  int32_t *v_x755_d = v_x755->data.i;
-  const int64_t v_x755_n = v_x755->len;
-  RtValue *v_x754 = NULL;
-  int32_t v_x763 = 0;
-  int32_t v_x764 = 0;
-  int32_t v_x765 = 0;
+  int32_t *v_x729_d = v_x729->data.i;
+  const int64_t v_x729_n = v_x729->len;
+  RtValue *v_x728 = NULL;
+  int32_t v_x737 = 0;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
   /* MAP */
   {
-    const int64_t t96 = v_x752;
-    if (t96 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t96, 0.0);
+    const int64_t t97 = v_x726;
+    if (t97 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t97, 0.0);
       goto fail;
     }
-    v_x754 = rt_value_new(rt_vec_type(RT_INT), t96);
-    int32_t *v_x754_d = v_x754->data.i;
-    const int64_t v_x754_n = v_x754->len;
-    RT_PARALLEL_FOR_IF(t96 >= RT_PARALLEL_MIN)
-    for (int64_t t97 = 0; t97 < t96; t97++) {
-      const int32_t t98 = (int32_t)t97;
-      v_x754_d[t97] = 0;
+    v_x728 = rt_value_new(rt_vec_type(RT_INT), t97);
+    int32_t *v_x728_d = v_x728->data.i;
+    const int64_t v_x728_n = v_x728->len;
+    RT_PARALLEL_FOR_IF(t97 >= RT_PARALLEL_MIN)
+    for (int64_t t98 = 0; t98 < t97; t98++) {
+      const int32_t t99 = (int32_t)t98;
+      v_x728_d[t98] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x754_d = v_x754->data.i;
-    const int64_t v_x754_n = v_x754->len;
+    int32_t *v_x728_d = v_x728->data.i;
+    const int64_t v_x728_n = v_x728->len;
     /* REDUCE */
     {
-      const int64_t t99 = v_x752;
-      if (t99 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t99, 0.0);
+      const int64_t t100 = v_x726;
+      if (t100 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t100, 0.0);
         goto fail;
       }
-      const int64_t t100 = t99 > 0 ? (t99 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
-      int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
-      int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t100);
-      RT_PARALLEL_FOR_IF(t100 > 1)
-      for (int64_t t104 = 0; t104 < t100; t104++) {
-        int32_t t104a0;
-        int32_t t104a1;
-        int32_t t104a2;
-        t104a0 = 2147483647;
-        t104a1 = 0;
-        t104a2 = 1;
-        const int64_t t104_end = (t104 + 1) * RT_CHUNK < t99 ? (t104 + 1) * RT_CHUNK : t99;
-        for (int64_t t105 = t104 * RT_CHUNK; t105 < t104_end; t105++) {
-          const int32_t t106 = (int32_t)t105;
-          int32_t t104x0;
-          int32_t t104x1;
-          int32_t t104x2;
-          int t108 = 0; /* nonzero: a check below failed */
-          int t109 = (uint64_t)(int64_t)t106 < (uint64_t)v_x755_n;
-          int32_t t107 = t109 ? v_x755_d[t106] : 0;
-          t108 |= !t109;
-          uint8_t t111 = rt_lt_i(0, t107);
-          int32_t t112;
-          if (t111) {
-            t112 = 2147483647;
+      const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
+      int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
+      int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
+      RT_PARALLEL_FOR_IF(t101 > 1)
+      for (int64_t t105 = 0; t105 < t101; t105++) {
+        int32_t t105a0;
+        int32_t t105a1;
+        int32_t t105a2;
+        t105a0 = 2147483647;
+        t105a1 = 0;
+        t105a2 = 1;
+        const int64_t t105_end = (t105 + 1) * RT_CHUNK < t100 ? (t105 + 1) * RT_CHUNK : t100;
+        for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
+          const int32_t t107 = (int32_t)t106;
+          int32_t t105x0;
+          int32_t t105x1;
+          int32_t t105x2;
+          int t109 = 0; /* nonzero: a check below failed */
+          int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x729_n;
+          int32_t t108 = t110 ? v_x729_d[t107] : 0;
+          t109 |= !t110;
+          uint8_t t112 = rt_lt_i(0, t108);
+          int32_t t113;
+          if (t112) {
+            t113 = 2147483647;
           } else {
-            t112 = t106;
+            t113 = t107;
           }
-          if (__builtin_expect(t108 != 0, 0)) { /* again, recording the error */
-            int32_t t113;
-            if ((uint64_t)(int64_t)t106 < (uint64_t)v_x755_n) {
-              t113 = v_x755_d[t106];
+          if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
+            int32_t t114;
+            if ((uint64_t)(int64_t)t107 < (uint64_t)v_x729_n) {
+              t114 = v_x729_d[t107];
             } else {
-              NESSIE_RECORD(err, t105, RT_CHECK_INDEX, 2, 0, RT_GATHER, t106, v_x755_n, 0.0);
-              t113 = 0;
+              NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 2, 0, RT_GATHER, t107, v_x729_n, 0.0);
+              t114 = 0;
             }
-            uint8_t t115 = rt_lt_i(0, t113);
-            int32_t t116;
-            if (t115) {
-              t116 = 2147483647;
+            uint8_t t116 = rt_lt_i(0, t114);
+            int32_t t117;
+            if (t116) {
+              t117 = 2147483647;
             } else {
-              t116 = t106;
+              t117 = t107;
             }
           }
-          t104x0 = t112;
-          t104x1 = 0;
-          t104x2 = t107;
-          uint8_t t118 = rt_le_i(t104a0, t104x0);
-          int32_t t119;
-          if (t118) {
-            t119 = t104a0;
-          } else {
-            t119 = t104x0;
-          }
+          t105x0 = t113;
+          t105x1 = 0;
+          t105x2 = t108;
+          uint8_t t119 = rt_le_i(t105a0, t105x0);
           int32_t t120;
-          if (t118) {
-            t120 = t104a1;
+          if (t119) {
+            t120 = t105a0;
           } else {
-            t120 = t104x1;
+            t120 = t105x0;
           }
           int32_t t121;
-          if (t118) {
-            t121 = t104a2;
+          if (t119) {
+            t121 = t105a1;
           } else {
-            t121 = t104x2;
+            t121 = t105x1;
           }
-          t104a0 = t119;
-          t104a1 = t120;
-          t104a2 = t121;
+          int32_t t122;
+          if (t119) {
+            t122 = t105a2;
+          } else {
+            t122 = t105x2;
+          }
+          t105a0 = t120;
+          t105a1 = t121;
+          t105a2 = t122;
         }
-        t101[t104] = t104a0;
-        t102[t104] = t104a1;
-        t103[t104] = t104a2;
+        t102[t105] = t105a0;
+        t103[t105] = t105a1;
+        t104[t105] = t105a2;
       }
-      int32_t t104t0;
-      int32_t t104t1;
-      int32_t t104t2;
-      t104t0 = 2147483647;
-      t104t1 = 0;
-      t104t2 = 1;
-      for (int64_t t104 = 0; t104 < t100; t104++) {
-        const int32_t t122 = t101[t104];
-        const int32_t t123 = t102[t104];
-        const int32_t t124 = t103[t104];
-        uint8_t t126 = rt_le_i(t104t0, t122);
-        int32_t t127;
-        if (t126) {
-          t127 = t104t0;
-        } else {
-          t127 = t122;
-        }
+      int32_t t105t0;
+      int32_t t105t1;
+      int32_t t105t2;
+      t105t0 = 2147483647;
+      t105t1 = 0;
+      t105t2 = 1;
+      for (int64_t t105 = 0; t105 < t101; t105++) {
+        const int32_t t123 = t102[t105];
+        const int32_t t124 = t103[t105];
+        const int32_t t125 = t104[t105];
+        uint8_t t127 = rt_le_i(t105t0, t123);
         int32_t t128;
-        if (t126) {
-          t128 = t104t1;
+        if (t127) {
+          t128 = t105t0;
         } else {
           t128 = t123;
         }
         int32_t t129;
-        if (t126) {
-          t129 = t104t2;
+        if (t127) {
+          t129 = t105t1;
         } else {
           t129 = t124;
         }
-        t104t0 = t127;
-        t104t1 = t128;
-        t104t2 = t129;
+        int32_t t130;
+        if (t127) {
+          t130 = t105t2;
+        } else {
+          t130 = t125;
+        }
+        t105t0 = t128;
+        t105t1 = t129;
+        t105t2 = t130;
       }
-      v_x763 = t104t0;
-      rt_free(t101);
-      v_x764 = t104t1;
+      v_x737 = t105t0;
       rt_free(t102);
-      v_x765 = t104t2;
+      v_x738 = t105t1;
       rt_free(t103);
+      v_x739 = t105t2;
+      rt_free(t104);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x754 = v_x754;
-  *out_v_x764 = v_x764;
-  *out_v_x765 = v_x765;
+  *out_v_x728 = v_x728;
+  *out_v_x738 = v_x738;
+  *out_v_x739 = v_x739;
   return;
 fail:
-  rt_release(v_x754);
+  rt_release(v_x728);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x766, RtValue *v_x769, RtValue **out_v_x771) {
+/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
   (void)loc;
   (void)run;
-  int32_t *v_x766_d = v_x766->data.i;
-  const int64_t v_x766_n = v_x766->len;
-  int32_t *v_x769_d = v_x769->data.i;
-  const int64_t v_x769_n = v_x769->len;
-  RtValue *v_x771 = NULL;
+  int32_t *v_x740_d = v_x740->data.i;
+  const int64_t v_x740_n = v_x740->len;
+  int32_t *v_x743_d = v_x743->data.i;
+  const int64_t v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
   /* MAP */
   {
-    const int64_t t130 = v_x766_n;
-    v_x771 = rt_value_new(rt_vec_type(RT_INT), t130);
-    int32_t *v_x771_d = v_x771->data.i;
-    const int64_t v_x771_n = v_x771->len;
-    RT_PARALLEL_FOR_IF(t130 >= RT_PARALLEL_MIN)
-    for (int64_t t131 = 0; t131 < t130; t131++) {
-      const int32_t t132 = (int32_t)t131;
-      int t135 = 0; /* nonzero: a check below failed */
-      int32_t t133 = v_x766_d[t132];
-      int t136 = (uint64_t)(int64_t)t133 < (uint64_t)v_x769_n;
-      int32_t t134 = t136 ? v_x769_d[t133] : 0;
-      t135 |= !t136;
-      if (__builtin_expect(t135 != 0, 0)) { /* again, recording the error */
-        int32_t t137 = v_x766_d[t132];
-        int32_t t138;
-        if ((uint64_t)(int64_t)t137 < (uint64_t)v_x769_n) {
-          t138 = v_x769_d[t137];
+    const int64_t t131 = v_x740_n;
+    v_x745 = rt_value_new(rt_vec_type(RT_INT), t131);
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
+    RT_PARALLEL_FOR_IF(t131 >= RT_PARALLEL_MIN)
+    for (int64_t t132 = 0; t132 < t131; t132++) {
+      const int32_t t133 = (int32_t)t132;
+      int t136 = 0; /* nonzero: a check below failed */
+      int32_t t134 = v_x740_d[t133];
+      int t137 = (uint64_t)(int64_t)t134 < (uint64_t)v_x743_n;
+      int32_t t135 = t137 ? v_x743_d[t134] : 0;
+      t136 |= !t137;
+      if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
+        int32_t t138 = v_x740_d[t133];
+        int32_t t139;
+        if ((uint64_t)(int64_t)t138 < (uint64_t)v_x743_n) {
+          t139 = v_x743_d[t138];
         } else {
-          NESSIE_RECORD(err, t131, RT_CHECK_INDEX, 0, 0, RT_GATHER, t137, v_x769_n, 0.0);
-          t138 = 0;
+          NESSIE_RECORD(err, t132, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x743_n, 0.0);
+          t139 = 0;
         }
       }
-      v_x771_d[t131] = t134;
+      v_x745_d[t132] = t135;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x771 = v_x771;
+  *out_v_x745 = v_x745;
   return;
 fail:
-  rt_release(v_x771);
+  rt_release(v_x745);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x773, RtValue *v_x776, RtValue *v_x786, RtValue **out_v_x782, RtValue **out_v_x790, RtValue **out_v_x796, RtValue **out_v_x803) {
+/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
   (void)loc;
   (void)run;
-  int32_t *v_x772_d = v_x772->data.i;
-  const int64_t v_x772_n = v_x772->len;
-  int32_t *v_x773_d = v_x773->data.i;
-  const int64_t v_x773_n = v_x773->len;
-  int32_t *v_x776_d = v_x776->data.i;
-  const int64_t v_x776_n = v_x776->len;
-  const int64_t *v_x786_off = rt_seg_offsets(v_x786);
-  const int64_t v_x786_n = v_x786->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x783 = NULL;
-  RtValue *v_x796 = NULL;
-  RtValue *v_x797 = NULL;
-  RtValue *v_x790 = NULL;
-  RtValue *v_x803 = NULL;
+  int32_t *v_x746_d = v_x746->data.i;
+  const int64_t v_x746_n = v_x746->len;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
+  const int64_t v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
   /* FILTER */
   {
-    const int64_t t139 = v_x776_n;
-    const int64_t t140 = t139 > 0 ? (t139 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t141 = (uint8_t *)rt_alloc_atomic((size_t)t139 + 1);
-    int64_t *t142 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t140 + 1));
-    RT_PARALLEL_FOR_IF(t140 > 1)
-    for (int64_t t143 = 0; t143 < t140; t143++) {
+    const int64_t t140 = v_x750_n;
+    const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
+    int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t141 + 1));
+    RT_PARALLEL_FOR_IF(t141 > 1)
+    for (int64_t t144 = 0; t144 < t141; t144++) {
       int64_t kept = 0;
-      const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
-      for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
-        const int32_t t145 = (int32_t)t144;
-        int32_t t143x0;
-        uint8_t t143x1;
-        int t147 = 0; /* nonzero: a check below failed */
-        int t148 = (uint64_t)(int64_t)t145 < (uint64_t)v_x772_n;
-        int32_t t146 = t148 ? v_x772_d[t145] : 0;
-        t147 |= !t148;
-        int t150 = (uint64_t)(int64_t)t146 < (uint64_t)v_x773_n;
-        int32_t t149 = t150 ? v_x773_d[t146] : 0;
-        t147 |= !t150;
-        int32_t t151 = v_x776_d[t145];
-        uint8_t t153 = rt_lt_i(t151, t149);
-        if (__builtin_expect(t147 != 0, 0)) { /* again, recording the error */
-          int32_t t154;
-          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x772_n) {
-            t154 = v_x772_d[t145];
-          } else {
-            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x772_n, 0.0);
-            t154 = 0;
-          }
+      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
+        const int32_t t146 = (int32_t)t145;
+        int32_t t144x0;
+        uint8_t t144x1;
+        int t148 = 0; /* nonzero: a check below failed */
+        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x746_n;
+        int32_t t147 = t149 ? v_x746_d[t146] : 0;
+        t148 |= !t149;
+        int t151 = (uint64_t)(int64_t)t147 < (uint64_t)v_x747_n;
+        int32_t t150 = t151 ? v_x747_d[t147] : 0;
+        t148 |= !t151;
+        int32_t t152 = v_x750_d[t146];
+        uint8_t t154 = rt_lt_i(t152, t150);
+        if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
           int32_t t155;
-          if ((uint64_t)(int64_t)t154 < (uint64_t)v_x773_n) {
-            t155 = v_x773_d[t154];
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x746_n) {
+            t155 = v_x746_d[t146];
           } else {
-            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t154, v_x773_n, 0.0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0);
             t155 = 0;
           }
-          int32_t t156 = v_x776_d[t145];
-          uint8_t t158 = rt_lt_i(t156, t155);
+          int32_t t156;
+          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x747_n) {
+            t156 = v_x747_d[t155];
+          } else {
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x747_n, 0.0);
+            t156 = 0;
+          }
+          int32_t t157 = v_x750_d[t146];
+          uint8_t t159 = rt_lt_i(t157, t156);
         }
-        t143x0 = t151;
-        t143x1 = t153;
-        uint8_t t159;
-        t159 = t143x1;
-        t141[t144] = t159 != 0;
-        kept += t159 != 0;
+        t144x0 = t152;
+        t144x1 = t154;
+        uint8_t t160;
+        t160 = t144x1;
+        t142[t145] = t160 != 0;
+        kept += t160 != 0;
       }
-      t142[t143] = kept;
+      t143[t144] = kept;
     }
     if (err->index != INT64_MAX) {
-      rt_free(t141);
       rt_free(t142);
+      rt_free(t143);
       goto fail;
     }
-    int64_t t160 = 0;
-    for (int64_t t143 = 0; t143 < t140; t143++) {
-      const int64_t k = t142[t143];
-      t142[t143] = t160;
-      t160 += k;
+    int64_t t161 = 0;
+    for (int64_t t144 = 0; t144 < t141; t144++) {
+      const int64_t k = t143[t144];
+      t143[t144] = t161;
+      t161 += k;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t160);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    v_x783 = rt_value_new(rt_vec_type(RT_BOOL), t160);
-    uint8_t *v_x783_d = v_x783->data.b;
-    const int64_t v_x783_n = v_x783->len;
-    RT_PARALLEL_FOR_IF(t140 > 1)
-    for (int64_t t143 = 0; t143 < t140; t143++) {
-      int64_t at = t142[t143];
-      const int64_t t143_end = (t143 + 1) * RT_CHUNK < t139 ? (t143 + 1) * RT_CHUNK : t139;
-      for (int64_t t144 = t143 * RT_CHUNK; t144 < t143_end; t144++) {
-        const int32_t t145 = (int32_t)t144;
-        if (!t141[t144])
+    v_x756 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    RT_PARALLEL_FOR_IF(t141 > 1)
+    for (int64_t t144 = 0; t144 < t141; t144++) {
+      int64_t at = t143[t144];
+      const int64_t t144_end = (t144 + 1) * RT_CHUNK < t140 ? (t144 + 1) * RT_CHUNK : t140;
+      for (int64_t t145 = t144 * RT_CHUNK; t145 < t144_end; t145++) {
+        const int32_t t146 = (int32_t)t145;
+        if (!t142[t145])
           continue;
-        int32_t t143y0;
-        uint8_t t143y1;
-        int t162 = 0; /* nonzero: a check below failed */
-        int t163 = (uint64_t)(int64_t)t145 < (uint64_t)v_x772_n;
-        int32_t t161 = t163 ? v_x772_d[t145] : 0;
-        t162 |= !t163;
-        int t165 = (uint64_t)(int64_t)t161 < (uint64_t)v_x773_n;
-        int32_t t164 = t165 ? v_x773_d[t161] : 0;
-        t162 |= !t165;
-        int32_t t166 = v_x776_d[t145];
-        uint8_t t168 = rt_lt_i(t166, t164);
-        if (__builtin_expect(t162 != 0, 0)) { /* again, recording the error */
-          int32_t t169;
-          if ((uint64_t)(int64_t)t145 < (uint64_t)v_x772_n) {
-            t169 = v_x772_d[t145];
-          } else {
-            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t145, v_x772_n, 0.0);
-            t169 = 0;
-          }
+        int32_t t144y0;
+        uint8_t t144y1;
+        int t163 = 0; /* nonzero: a check below failed */
+        int t164 = (uint64_t)(int64_t)t146 < (uint64_t)v_x746_n;
+        int32_t t162 = t164 ? v_x746_d[t146] : 0;
+        t163 |= !t164;
+        int t166 = (uint64_t)(int64_t)t162 < (uint64_t)v_x747_n;
+        int32_t t165 = t166 ? v_x747_d[t162] : 0;
+        t163 |= !t166;
+        int32_t t167 = v_x750_d[t146];
+        uint8_t t169 = rt_lt_i(t167, t165);
+        if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
           int32_t t170;
-          if ((uint64_t)(int64_t)t169 < (uint64_t)v_x773_n) {
-            t170 = v_x773_d[t169];
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x746_n) {
+            t170 = v_x746_d[t146];
           } else {
-            NESSIE_RECORD(err, t144, RT_CHECK_INDEX, 0, 0, RT_GATHER, t169, v_x773_n, 0.0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0);
             t170 = 0;
           }
-          int32_t t171 = v_x776_d[t145];
-          uint8_t t173 = rt_lt_i(t171, t170);
+          int32_t t171;
+          if ((uint64_t)(int64_t)t170 < (uint64_t)v_x747_n) {
+            t171 = v_x747_d[t170];
+          } else {
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x747_n, 0.0);
+            t171 = 0;
+          }
+          int32_t t172 = v_x750_d[t146];
+          uint8_t t174 = rt_lt_i(t172, t171);
         }
-        t143y0 = t166;
-        t143y1 = t168;
-        if (t141[t144]) {
-          v_x782_d[at] = t143y0;
-          v_x783_d[at] = t143y1;
+        t144y0 = t167;
+        t144y1 = t169;
+        if (t142[t145]) {
+          v_x756_d[at] = t144y0;
+          v_x757_d[at] = t144y1;
           at++;
         }
       }
     }
-    rt_free(t141);
     rt_free(t142);
+    rt_free(t143);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    uint8_t *v_x783_d = v_x783->data.b;
-    const int64_t v_x783_n = v_x783->len;
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
     /* FILTER */
     {
-      const int64_t t174 = v_x776_n;
-      const int64_t t175 = t174 > 0 ? (t174 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t176 = (uint8_t *)rt_alloc_atomic((size_t)t174 + 1);
-      int64_t *t177 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t175 + 1));
-      RT_PARALLEL_FOR_IF(t175 > 1)
-      for (int64_t t178 = 0; t178 < t175; t178++) {
+      const int64_t t175 = v_x750_n;
+      const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t177 = (uint8_t *)rt_alloc_atomic((size_t)t175 + 1);
+      int64_t *t178 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t176 + 1));
+      RT_PARALLEL_FOR_IF(t176 > 1)
+      for (int64_t t179 = 0; t179 < t176; t179++) {
         int64_t kept = 0;
-        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t174 ? (t178 + 1) * RT_CHUNK : t174;
-        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
-          const int32_t t180 = (int32_t)t179;
-          int32_t t178x0;
-          uint8_t t178x1;
-          int t182 = 0; /* nonzero: a check below failed */
-          int t183 = (uint64_t)(int64_t)t180 < (uint64_t)v_x772_n;
-          int32_t t181 = t183 ? v_x772_d[t180] : 0;
-          t182 |= !t183;
-          int t185 = (uint64_t)(int64_t)t181 < (uint64_t)v_x773_n;
-          int32_t t184 = t185 ? v_x773_d[t181] : 0;
-          t182 |= !t185;
-          int32_t t186 = v_x776_d[t180];
-          uint8_t t188 = rt_gt_i(t186, t184);
-          if (__builtin_expect(t182 != 0, 0)) { /* again, recording the error */
-            int32_t t189;
-            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x772_n) {
-              t189 = v_x772_d[t180];
-            } else {
-              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x772_n, 0.0);
-              t189 = 0;
-            }
+        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
+        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
+          const int32_t t181 = (int32_t)t180;
+          int32_t t179x0;
+          uint8_t t179x1;
+          int t183 = 0; /* nonzero: a check below failed */
+          int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x746_n;
+          int32_t t182 = t184 ? v_x746_d[t181] : 0;
+          t183 |= !t184;
+          int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x747_n;
+          int32_t t185 = t186 ? v_x747_d[t182] : 0;
+          t183 |= !t186;
+          int32_t t187 = v_x750_d[t181];
+          uint8_t t189 = rt_gt_i(t187, t185);
+          if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
             int32_t t190;
-            if ((uint64_t)(int64_t)t189 < (uint64_t)v_x773_n) {
-              t190 = v_x773_d[t189];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x746_n) {
+              t190 = v_x746_d[t181];
             } else {
-              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t189, v_x773_n, 0.0);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0);
               t190 = 0;
             }
-            int32_t t191 = v_x776_d[t180];
-            uint8_t t193 = rt_gt_i(t191, t190);
+            int32_t t191;
+            if ((uint64_t)(int64_t)t190 < (uint64_t)v_x747_n) {
+              t191 = v_x747_d[t190];
+            } else {
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x747_n, 0.0);
+              t191 = 0;
+            }
+            int32_t t192 = v_x750_d[t181];
+            uint8_t t194 = rt_gt_i(t192, t191);
           }
-          t178x0 = t186;
-          t178x1 = t188;
-          uint8_t t194;
-          t194 = t178x1;
-          t176[t179] = t194 != 0;
-          kept += t194 != 0;
+          t179x0 = t187;
+          t179x1 = t189;
+          uint8_t t195;
+          t195 = t179x1;
+          t177[t180] = t195 != 0;
+          kept += t195 != 0;
         }
-        t177[t178] = kept;
+        t178[t179] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t176);
         rt_free(t177);
+        rt_free(t178);
         goto fail;
       }
-      int64_t t195 = 0;
-      for (int64_t t178 = 0; t178 < t175; t178++) {
-        const int64_t k = t177[t178];
-        t177[t178] = t195;
-        t195 += k;
+      int64_t t196 = 0;
+      for (int64_t t179 = 0; t179 < t176; t179++) {
+        const int64_t k = t178[t179];
+        t178[t179] = t196;
+        t196 += k;
       }
-      v_x796 = rt_value_new(rt_vec_type(RT_INT), t195);
-      int32_t *v_x796_d = v_x796->data.i;
-      const int64_t v_x796_n = v_x796->len;
-      v_x797 = rt_value_new(rt_vec_type(RT_BOOL), t195);
-      uint8_t *v_x797_d = v_x797->data.b;
-      const int64_t v_x797_n = v_x797->len;
-      RT_PARALLEL_FOR_IF(t175 > 1)
-      for (int64_t t178 = 0; t178 < t175; t178++) {
-        int64_t at = t177[t178];
-        const int64_t t178_end = (t178 + 1) * RT_CHUNK < t174 ? (t178 + 1) * RT_CHUNK : t174;
-        for (int64_t t179 = t178 * RT_CHUNK; t179 < t178_end; t179++) {
-          const int32_t t180 = (int32_t)t179;
-          if (!t176[t179])
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), t196);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t196);
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      RT_PARALLEL_FOR_IF(t176 > 1)
+      for (int64_t t179 = 0; t179 < t176; t179++) {
+        int64_t at = t178[t179];
+        const int64_t t179_end = (t179 + 1) * RT_CHUNK < t175 ? (t179 + 1) * RT_CHUNK : t175;
+        for (int64_t t180 = t179 * RT_CHUNK; t180 < t179_end; t180++) {
+          const int32_t t181 = (int32_t)t180;
+          if (!t177[t180])
             continue;
-          int32_t t178y0;
-          uint8_t t178y1;
-          int t197 = 0; /* nonzero: a check below failed */
-          int t198 = (uint64_t)(int64_t)t180 < (uint64_t)v_x772_n;
-          int32_t t196 = t198 ? v_x772_d[t180] : 0;
-          t197 |= !t198;
-          int t200 = (uint64_t)(int64_t)t196 < (uint64_t)v_x773_n;
-          int32_t t199 = t200 ? v_x773_d[t196] : 0;
-          t197 |= !t200;
-          int32_t t201 = v_x776_d[t180];
-          uint8_t t203 = rt_gt_i(t201, t199);
-          if (__builtin_expect(t197 != 0, 0)) { /* again, recording the error */
-            int32_t t204;
-            if ((uint64_t)(int64_t)t180 < (uint64_t)v_x772_n) {
-              t204 = v_x772_d[t180];
-            } else {
-              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t180, v_x772_n, 0.0);
-              t204 = 0;
-            }
+          int32_t t179y0;
+          uint8_t t179y1;
+          int t198 = 0; /* nonzero: a check below failed */
+          int t199 = (uint64_t)(int64_t)t181 < (uint64_t)v_x746_n;
+          int32_t t197 = t199 ? v_x746_d[t181] : 0;
+          t198 |= !t199;
+          int t201 = (uint64_t)(int64_t)t197 < (uint64_t)v_x747_n;
+          int32_t t200 = t201 ? v_x747_d[t197] : 0;
+          t198 |= !t201;
+          int32_t t202 = v_x750_d[t181];
+          uint8_t t204 = rt_gt_i(t202, t200);
+          if (__builtin_expect(t198 != 0, 0)) { /* again, recording the error */
             int32_t t205;
-            if ((uint64_t)(int64_t)t204 < (uint64_t)v_x773_n) {
-              t205 = v_x773_d[t204];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x746_n) {
+              t205 = v_x746_d[t181];
             } else {
-              NESSIE_RECORD(err, t179, RT_CHECK_INDEX, 0, 0, RT_GATHER, t204, v_x773_n, 0.0);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0);
               t205 = 0;
             }
-            int32_t t206 = v_x776_d[t180];
-            uint8_t t208 = rt_gt_i(t206, t205);
+            int32_t t206;
+            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x747_n) {
+              t206 = v_x747_d[t205];
+            } else {
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x747_n, 0.0);
+              t206 = 0;
+            }
+            int32_t t207 = v_x750_d[t181];
+            uint8_t t209 = rt_gt_i(t207, t206);
           }
-          t178y0 = t201;
-          t178y1 = t203;
-          if (t176[t179]) {
-            v_x796_d[at] = t178y0;
-            v_x797_d[at] = t178y1;
+          t179y0 = t202;
+          t179y1 = t204;
+          if (t177[t180]) {
+            v_x770_d[at] = t179y0;
+            v_x771_d[at] = t179y1;
             at++;
           }
         }
       }
-      rt_free(t176);
       rt_free(t177);
+      rt_free(t178);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x796_d = v_x796->data.i;
-      const int64_t v_x796_n = v_x796->len;
-      uint8_t *v_x797_d = v_x797->data.b;
-      const int64_t v_x797_n = v_x797->len;
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
       /* SEG_REDUCE */
       {
-        v_x790 = rt_value_new(rt_vec_type(RT_INT), v_x786_n);
-        int32_t *v_x790_d = v_x790->data.i;
-        const int64_t v_x790_n = v_x790->len;
-        v_x803 = rt_value_new(rt_vec_type(RT_INT), v_x786_n);
-        int32_t *v_x803_d = v_x803->data.i;
-        const int64_t v_x803_n = v_x803->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x786_n >= 64)
-        for (int64_t t209 = 0; t209 < v_x786_n; t209++) {
-          int32_t t209a0;
-          int32_t t209a1;
-          t209a0 = 0;
-          t209a1 = 0;
-          for (int64_t t210 = v_x786_off[t209]; t210 < v_x786_off[t209 + 1]; t210++) {
-            const int32_t t211 = (int32_t)t210;
-            int32_t t209x0;
-            int32_t t209x1;
-            int t213 = 0; /* nonzero: a check below failed */
-            int t214 = (uint64_t)(int64_t)t211 < (uint64_t)v_x772_n;
-            int32_t t212 = t214 ? v_x772_d[t211] : 0;
-            t213 |= !t214;
-            int t216 = (uint64_t)(int64_t)t212 < (uint64_t)v_x773_n;
-            int32_t t215 = t216 ? v_x773_d[t212] : 0;
-            t213 |= !t216;
-            int t218 = (uint64_t)(int64_t)t211 < (uint64_t)v_x776_n;
-            int32_t t217 = t218 ? v_x776_d[t211] : 0;
-            t213 |= !t218;
-            uint8_t t220 = rt_lt_i(t217, t215);
-            int32_t t222 = rt_btoi_b(t220);
-            uint8_t t224 = rt_gt_i(t217, t215);
-            int32_t t226 = rt_btoi_b(t224);
-            if (__builtin_expect(t213 != 0, 0)) { /* again, recording the error */
-              int32_t t227;
-              if ((uint64_t)(int64_t)t211 < (uint64_t)v_x772_n) {
-                t227 = v_x772_d[t211];
-              } else {
-                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 0, 0, RT_GATHER, t211, v_x772_n, 0.0);
-                t227 = 0;
-              }
+        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x764_d = v_x764->data.i;
+        const int64_t v_x764_n = v_x764->len;
+        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x777_d = v_x777->data.i;
+        const int64_t v_x777_n = v_x777->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
+        for (int64_t t210 = 0; t210 < v_x760_n; t210++) {
+          int32_t t210a0;
+          int32_t t210a1;
+          t210a0 = 0;
+          t210a1 = 0;
+          for (int64_t t211 = v_x760_off[t210]; t211 < v_x760_off[t210 + 1]; t211++) {
+            const int32_t t212 = (int32_t)t211;
+            int32_t t210x0;
+            int32_t t210x1;
+            int t214 = 0; /* nonzero: a check below failed */
+            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)v_x746_n;
+            int32_t t213 = t215 ? v_x746_d[t212] : 0;
+            t214 |= !t215;
+            int t217 = (uint64_t)(int64_t)t213 < (uint64_t)v_x747_n;
+            int32_t t216 = t217 ? v_x747_d[t213] : 0;
+            t214 |= !t217;
+            int t219 = (uint64_t)(int64_t)t212 < (uint64_t)v_x750_n;
+            int32_t t218 = t219 ? v_x750_d[t212] : 0;
+            t214 |= !t219;
+            uint8_t t221 = rt_lt_i(t218, t216);
+            int32_t t223 = rt_btoi_b(t221);
+            uint8_t t225 = rt_gt_i(t218, t216);
+            int32_t t227 = rt_btoi_b(t225);
+            if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
               int32_t t228;
-              if ((uint64_t)(int64_t)t227 < (uint64_t)v_x773_n) {
-                t228 = v_x773_d[t227];
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x746_n) {
+                t228 = v_x746_d[t212];
               } else {
-                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 0, 0, RT_GATHER, t227, v_x773_n, 0.0);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x746_n, 0.0);
                 t228 = 0;
               }
               int32_t t229;
-              if ((uint64_t)(int64_t)t211 < (uint64_t)v_x776_n) {
-                t229 = v_x776_d[t211];
+              if ((uint64_t)(int64_t)t228 < (uint64_t)v_x747_n) {
+                t229 = v_x747_d[t228];
               } else {
-                NESSIE_RECORD(err, t210, RT_CHECK_INDEX, 3, 0, RT_GATHER, t211, v_x776_n, 0.0);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x747_n, 0.0);
                 t229 = 0;
               }
-              uint8_t t231 = rt_lt_i(t229, t228);
-              int32_t t233 = rt_btoi_b(t231);
-              uint8_t t235 = rt_gt_i(t229, t228);
-              int32_t t237 = rt_btoi_b(t235);
+              int32_t t230;
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x750_n) {
+                t230 = v_x750_d[t212];
+              } else {
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x750_n, 0.0);
+                t230 = 0;
+              }
+              uint8_t t232 = rt_lt_i(t230, t229);
+              int32_t t234 = rt_btoi_b(t232);
+              uint8_t t236 = rt_gt_i(t230, t229);
+              int32_t t238 = rt_btoi_b(t236);
             }
-            t209x0 = t222;
-            t209x1 = t226;
-            int32_t t239 = rt_add_i(t209a0, t209x0);
-            int32_t t241 = rt_add_i(t209a1, t209x1);
-            t209a0 = t239;
-            t209a1 = t241;
+            t210x0 = t223;
+            t210x1 = t227;
+            int32_t t240 = rt_add_i(t210a0, t210x0);
+            int32_t t242 = rt_add_i(t210a1, t210x1);
+            t210a0 = t240;
+            t210a1 = t242;
           }
-          v_x790_d[t209] = t209a0;
-          v_x803_d[t209] = t209a1;
+          v_x764_d[t210] = t210a0;
+          v_x777_d[t210] = t210a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x782 = v_x782;
-  *out_v_x790 = v_x790;
-  *out_v_x796 = v_x796;
-  *out_v_x803 = v_x803;
-  rt_release(v_x783);
-  rt_release(v_x797);
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x783);
-  rt_release(v_x796);
-  rt_release(v_x797);
-  rt_release(v_x790);
-  rt_release(v_x803);
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x804, RtValue *v_x805, int32_t v_x806, RtValue **out_v_x808, RtValue **out_v_x812) {
+/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
-  int32_t *v_x804_d = v_x804->data.i;
-  const int64_t v_x804_n = v_x804->len;
-  int32_t *v_x805_d = v_x805->data.i;
-  const int64_t v_x805_n = v_x805->len;
-  RtValue *v_x808 = NULL;
-  RtValue *v_x812 = NULL;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t242 = v_x806;
-    if (t242 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t242, 0.0);
+    const int64_t t243 = v_x780;
+    if (t243 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0);
       goto fail;
     }
-    v_x808 = rt_value_new(rt_vec_type(RT_INT), t242);
-    int32_t *v_x808_d = v_x808->data.i;
-    const int64_t v_x808_n = v_x808->len;
-    RT_PARALLEL_FOR_IF(t242 >= RT_PARALLEL_MIN)
-    for (int64_t t243 = 0; t243 < t242; t243++) {
-      const int32_t t244 = (int32_t)t243;
-      int t249 = 0; /* nonzero: a check below failed */
-      uint8_t t246 = rt_lt_i(t244, (int32_t)v_x804_n);
-      int32_t t247;
-      if (t246) {
-        int t250 = (uint64_t)(int64_t)t244 < (uint64_t)v_x804_n;
-        int32_t t248 = t250 ? v_x804_d[t244] : 0;
-        t249 |= !t250;
-        t247 = t248;
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t243);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t243 >= RT_PARALLEL_MIN)
+    for (int64_t t244 = 0; t244 < t243; t244++) {
+      const int32_t t245 = (int32_t)t244;
+      int t250 = 0; /* nonzero: a check below failed */
+      uint8_t t247 = rt_lt_i(t245, (int32_t)v_x778_n);
+      int32_t t248;
+      if (t247) {
+        int t251 = (uint64_t)(int64_t)t245 < (uint64_t)v_x778_n;
+        int32_t t249 = t251 ? v_x778_d[t245] : 0;
+        t250 |= !t251;
+        t248 = t249;
       } else {
-        int32_t t252 = rt_sub_i(t244, (int32_t)v_x804_n);
-        int t254 = (uint64_t)(int64_t)t252 < (uint64_t)v_x805_n;
-        int32_t t253 = t254 ? v_x805_d[t252] : 0;
-        t249 |= !t254;
-        t247 = t253;
+        int32_t t253 = rt_sub_i(t245, (int32_t)v_x778_n);
+        int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x779_n;
+        int32_t t254 = t255 ? v_x779_d[t253] : 0;
+        t250 |= !t255;
+        t248 = t254;
       }
-      if (__builtin_expect(t249 != 0, 0)) { /* again, recording the error */
-        uint8_t t256 = rt_lt_i(t244, (int32_t)v_x804_n);
-        int32_t t257;
-        if (t256) {
-          int32_t t258;
-          if ((uint64_t)(int64_t)t244 < (uint64_t)v_x804_n) {
-            t258 = v_x804_d[t244];
+      if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
+        uint8_t t257 = rt_lt_i(t245, (int32_t)v_x778_n);
+        int32_t t258;
+        if (t257) {
+          int32_t t259;
+          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x778_n) {
+            t259 = v_x778_d[t245];
           } else {
-            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t244, v_x804_n, 0.0);
-            t258 = 0;
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x778_n, 0.0);
+            t259 = 0;
           }
-          t257 = t258;
+          t258 = t259;
         } else {
-          int32_t t260 = rt_sub_i(t244, (int32_t)v_x804_n);
-          int32_t t261;
-          if ((uint64_t)(int64_t)t260 < (uint64_t)v_x805_n) {
-            t261 = v_x805_d[t260];
+          int32_t t261 = rt_sub_i(t245, (int32_t)v_x778_n);
+          int32_t t262;
+          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x779_n) {
+            t262 = v_x779_d[t261];
           } else {
-            NESSIE_RECORD(err, t243, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, v_x805_n, 0.0);
-            t261 = 0;
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x779_n, 0.0);
+            t262 = 0;
           }
-          t257 = t261;
+          t258 = t262;
         }
       }
-      v_x808_d[t243] = t247;
+      v_x782_d[t244] = t248;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x808_d = v_x808->data.i;
-    const int64_t v_x808_n = v_x808->len;
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t262 = v_x806;
-      if (t262 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t262, 0.0);
+      const int64_t t263 = v_x780;
+      if (t263 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0);
         goto fail;
       }
-      const int64_t t263 = t262 > 0 ? (t262 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t264 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t263);
-      RT_PARALLEL_FOR_IF(t263 > 1)
-      for (int64_t t265 = 0; t265 < t263; t265++) {
-        int32_t t265a0;
-        t265a0 = 0;
-        const int64_t t265_end = (t265 + 1) * RT_CHUNK < t262 ? (t265 + 1) * RT_CHUNK : t262;
-        for (int64_t t266 = t265 * RT_CHUNK; t266 < t265_end; t266++) {
-          const int32_t t267 = (int32_t)t266;
-          int32_t t265x0;
-          int t272 = 0; /* nonzero: a check below failed */
-          uint8_t t269 = rt_lt_i(t267, (int32_t)v_x804_n);
-          int32_t t270;
-          if (t269) {
-            int t273 = (uint64_t)(int64_t)t267 < (uint64_t)v_x804_n;
-            int32_t t271 = t273 ? v_x804_d[t267] : 0;
-            t272 |= !t273;
-            t270 = t271;
+      const int64_t t264 = t263 > 0 ? (t263 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t265 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t264);
+      RT_PARALLEL_FOR_IF(t264 > 1)
+      for (int64_t t266 = 0; t266 < t264; t266++) {
+        int32_t t266a0;
+        t266a0 = 0;
+        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
+        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
+          const int32_t t268 = (int32_t)t267;
+          int32_t t266x0;
+          int t273 = 0; /* nonzero: a check below failed */
+          uint8_t t270 = rt_lt_i(t268, (int32_t)v_x778_n);
+          int32_t t271;
+          if (t270) {
+            int t274 = (uint64_t)(int64_t)t268 < (uint64_t)v_x778_n;
+            int32_t t272 = t274 ? v_x778_d[t268] : 0;
+            t273 |= !t274;
+            t271 = t272;
           } else {
-            int32_t t275 = rt_sub_i(t267, (int32_t)v_x804_n);
-            int t277 = (uint64_t)(int64_t)t275 < (uint64_t)v_x805_n;
-            int32_t t276 = t277 ? v_x805_d[t275] : 0;
-            t272 |= !t277;
-            t270 = t276;
+            int32_t t276 = rt_sub_i(t268, (int32_t)v_x778_n);
+            int t278 = (uint64_t)(int64_t)t276 < (uint64_t)v_x779_n;
+            int32_t t277 = t278 ? v_x779_d[t276] : 0;
+            t273 |= !t278;
+            t271 = t277;
           }
-          if (__builtin_expect(t272 != 0, 0)) { /* again, recording the error */
-            uint8_t t279 = rt_lt_i(t267, (int32_t)v_x804_n);
-            int32_t t280;
-            if (t279) {
-              int32_t t281;
-              if ((uint64_t)(int64_t)t267 < (uint64_t)v_x804_n) {
-                t281 = v_x804_d[t267];
+          if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
+            uint8_t t280 = rt_lt_i(t268, (int32_t)v_x778_n);
+            int32_t t281;
+            if (t280) {
+              int32_t t282;
+              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x778_n) {
+                t282 = v_x778_d[t268];
               } else {
-                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t267, v_x804_n, 0.0);
-                t281 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0);
+                t282 = 0;
               }
-              t280 = t281;
+              t281 = t282;
             } else {
-              int32_t t283 = rt_sub_i(t267, (int32_t)v_x804_n);
-              int32_t t284;
-              if ((uint64_t)(int64_t)t283 < (uint64_t)v_x805_n) {
-                t284 = v_x805_d[t283];
+              int32_t t284 = rt_sub_i(t268, (int32_t)v_x778_n);
+              int32_t t285;
+              if ((uint64_t)(int64_t)t284 < (uint64_t)v_x779_n) {
+                t285 = v_x779_d[t284];
               } else {
-                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x805_n, 0.0);
-                t284 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x779_n, 0.0);
+                t285 = 0;
               }
-              t280 = t284;
+              t281 = t285;
             }
           }
-          t265x0 = t270;
-          int32_t t286 = rt_add_i(t265a0, t265x0);
-          t265a0 = t286;
+          t266x0 = t271;
+          int32_t t287 = rt_add_i(t266a0, t266x0);
+          t266a0 = t287;
         }
-        t264[t265] = t265a0;
+        t265[t266] = t266a0;
       }
-      int32_t t265t0;
-      t265t0 = 0;
-      for (int64_t t265 = 0; t265 < t263; t265++) {
-        const int32_t t287 = t264[t265];
-        t264[t265] = t265t0;
-        int32_t t289 = rt_add_i(t265t0, t287);
-        t265t0 = t289;
+      int32_t t266t0;
+      t266t0 = 0;
+      for (int64_t t266 = 0; t266 < t264; t266++) {
+        const int32_t t288 = t265[t266];
+        t265[t266] = t266t0;
+        int32_t t290 = rt_add_i(t266t0, t288);
+        t266t0 = t290;
       }
-      v_x812 = rt_value_new(rt_vec_type(RT_INT), t262);
-      int32_t *v_x812_d = v_x812->data.i;
-      const int64_t v_x812_n = v_x812->len;
-      RT_PARALLEL_FOR_IF(t263 > 1)
-      for (int64_t t265 = 0; t265 < t263; t265++) {
-        int32_t t265p0;
-        t265p0 = t264[t265];
-        const int64_t t265_end = (t265 + 1) * RT_CHUNK < t262 ? (t265 + 1) * RT_CHUNK : t262;
-        for (int64_t t266 = t265 * RT_CHUNK; t266 < t265_end; t266++) {
-          const int32_t t267 = (int32_t)t266;
-          v_x812_d[t266] = t265p0;
-          int32_t t265y0;
-          int t294 = 0; /* nonzero: a check below failed */
-          uint8_t t291 = rt_lt_i(t267, (int32_t)v_x804_n);
-          int32_t t292;
-          if (t291) {
-            int t295 = (uint64_t)(int64_t)t267 < (uint64_t)v_x804_n;
-            int32_t t293 = t295 ? v_x804_d[t267] : 0;
-            t294 |= !t295;
-            t292 = t293;
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t263);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t264 > 1)
+      for (int64_t t266 = 0; t266 < t264; t266++) {
+        int32_t t266p0;
+        t266p0 = t265[t266];
+        const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
+        for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
+          const int32_t t268 = (int32_t)t267;
+          v_x786_d[t267] = t266p0;
+          int32_t t266y0;
+          int t295 = 0; /* nonzero: a check below failed */
+          uint8_t t292 = rt_lt_i(t268, (int32_t)v_x778_n);
+          int32_t t293;
+          if (t292) {
+            int t296 = (uint64_t)(int64_t)t268 < (uint64_t)v_x778_n;
+            int32_t t294 = t296 ? v_x778_d[t268] : 0;
+            t295 |= !t296;
+            t293 = t294;
           } else {
-            int32_t t297 = rt_sub_i(t267, (int32_t)v_x804_n);
-            int t299 = (uint64_t)(int64_t)t297 < (uint64_t)v_x805_n;
-            int32_t t298 = t299 ? v_x805_d[t297] : 0;
-            t294 |= !t299;
-            t292 = t298;
+            int32_t t298 = rt_sub_i(t268, (int32_t)v_x778_n);
+            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x779_n;
+            int32_t t299 = t300 ? v_x779_d[t298] : 0;
+            t295 |= !t300;
+            t293 = t299;
           }
-          if (__builtin_expect(t294 != 0, 0)) { /* again, recording the error */
-            uint8_t t301 = rt_lt_i(t267, (int32_t)v_x804_n);
-            int32_t t302;
-            if (t301) {
-              int32_t t303;
-              if ((uint64_t)(int64_t)t267 < (uint64_t)v_x804_n) {
-                t303 = v_x804_d[t267];
+          if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
+            uint8_t t302 = rt_lt_i(t268, (int32_t)v_x778_n);
+            int32_t t303;
+            if (t302) {
+              int32_t t304;
+              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x778_n) {
+                t304 = v_x778_d[t268];
               } else {
-                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t267, v_x804_n, 0.0);
-                t303 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0);
+                t304 = 0;
               }
-              t302 = t303;
+              t303 = t304;
             } else {
-              int32_t t305 = rt_sub_i(t267, (int32_t)v_x804_n);
-              int32_t t306;
-              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x805_n) {
-                t306 = v_x805_d[t305];
+              int32_t t306 = rt_sub_i(t268, (int32_t)v_x778_n);
+              int32_t t307;
+              if ((uint64_t)(int64_t)t306 < (uint64_t)v_x779_n) {
+                t307 = v_x779_d[t306];
               } else {
-                NESSIE_RECORD(err, t266, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x805_n, 0.0);
-                t306 = 0;
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x779_n, 0.0);
+                t307 = 0;
               }
-              t302 = t306;
+              t303 = t307;
             }
           }
-          t265y0 = t292;
-          int32_t t308 = rt_add_i(t265p0, t265y0);
-          t265p0 = t308;
+          t266y0 = t293;
+          int32_t t309 = rt_add_i(t266p0, t266y0);
+          t266p0 = t309;
         }
       }
-      rt_free(t264);
+      rt_free(t265);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x808 = v_x808;
-  *out_v_x812 = v_x812;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x808);
-  rt_release(v_x812);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
-/* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t v_x820, RtValue *v_x825, RtValue *v_x828, RtValue **out_v_x830, RtValue **out_v_x834, RtValue **out_v_x836, RtValue **out_v_x840) {
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
   (void)loc;
   (void)run;
-  int32_t *v_x825_d = v_x825->data.i;
-  const int64_t v_x825_n = v_x825->len;
-  int32_t *v_x828_d = v_x828->data.i;
-  const int64_t v_x828_n = v_x828->len;
-  RtValue *v_x834 = NULL;
-  RtValue *v_x830 = NULL;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x840 = NULL;
+  int32_t *v_x799_d = v_x799->data.i;
+  const int64_t v_x799_n = v_x799->len;
+  int32_t *v_x802_d = v_x802->data.i;
+  const int64_t v_x802_n = v_x802->len;
+  RtValue *v_x804 = NULL;
+  RtValue *v_x806 = NULL;
+  RtValue *v_x808 = NULL;
   /* MAP */
   {
-    const int64_t t309 = v_x813;
-    if (t309 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t309, 0.0);
+    const int64_t t310 = v_x787;
+    if (t310 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t310, 0.0);
       goto fail;
     }
-    v_x834 = rt_value_new(rt_vec_type(RT_INT), t309);
-    int32_t *v_x834_d = v_x834->data.i;
-    const int64_t v_x834_n = v_x834->len;
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t309);
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t309);
-    int32_t *v_x836_d = v_x836->data.i;
-    const int64_t v_x836_n = v_x836->len;
-    RT_PARALLEL_FOR_IF(t309 >= RT_PARALLEL_MIN)
-    for (int64_t t310 = 0; t310 < t309; t310++) {
-      const int32_t t311 = (int32_t)t310;
-      int t314 = 0; /* nonzero: a check below failed */
-      int32_t t313 = rt_div_i(t311, 2, &t314);
-      int32_t t316 = rt_rem_i(t311, 2, &t314);
-      int32_t t318 = rt_mul_i(t316, v_x820);
-      int32_t t320 = rt_add_i(t318, t313);
-      int t322 = (uint64_t)(int64_t)t320 < (uint64_t)v_x825_n;
-      int32_t t321 = t322 ? v_x825_d[t320] : 0;
-      t314 |= !t322;
-      int t324 = (uint64_t)(int64_t)t320 < (uint64_t)v_x828_n;
-      int32_t t323 = t324 ? v_x828_d[t320] : 0;
-      t314 |= !t324;
-      int32_t t326 = rt_add_i(t323, t321);
-      int32_t t328 = rt_sub_i(t326, t323);
-      if (__builtin_expect(t314 != 0, 0)) { /* again, recording the error */
-        int t329 = 0;
-        int32_t t330 = rt_div_i(t311, 2, &t329);
-        if (t329) {
-          NESSIE_RECORD(err, t310, RT_CHECK_SCALAR, 0, t329, RT_DIV, 0, 0, 0.0);
+    v_x804 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x804_d = v_x804->data.i;
+    const int64_t v_x804_n = v_x804->len;
+    v_x806 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x806_d = v_x806->data.i;
+    const int64_t v_x806_n = v_x806->len;
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x808_d = v_x808->data.i;
+    const int64_t v_x808_n = v_x808->len;
+    RT_PARALLEL_FOR_IF(t310 >= RT_PARALLEL_MIN)
+    for (int64_t t311 = 0; t311 < t310; t311++) {
+      const int32_t t312 = (int32_t)t311;
+      int t315 = 0; /* nonzero: a check below failed */
+      int32_t t314 = rt_div_i(t312, 2, &t315);
+      int32_t t317 = rt_rem_i(t312, 2, &t315);
+      int32_t t319 = rt_mul_i(t317, v_x794);
+      int32_t t321 = rt_add_i(t319, t314);
+      int t323 = (uint64_t)(int64_t)t321 < (uint64_t)v_x799_n;
+      int32_t t322 = t323 ? v_x799_d[t321] : 0;
+      t315 |= !t323;
+      int t325 = (uint64_t)(int64_t)t321 < (uint64_t)v_x802_n;
+      int32_t t324 = t325 ? v_x802_d[t321] : 0;
+      t315 |= !t325;
+      int32_t t327 = rt_add_i(t324, t322);
+      if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
+        int t328 = 0;
+        int32_t t329 = rt_div_i(t312, 2, &t328);
+        if (t328) {
+          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t328, RT_DIV, 0, 0, 0.0);
         }
-        int t331 = 0;
-        int32_t t332 = rt_rem_i(t311, 2, &t331);
-        if (t331) {
-          NESSIE_RECORD(err, t310, RT_CHECK_SCALAR, 0, t331, RT_REM, 0, 0, 0.0);
+        int t330 = 0;
+        int32_t t331 = rt_rem_i(t312, 2, &t330);
+        if (t330) {
+          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t330, RT_REM, 0, 0, 0.0);
         }
-        int32_t t334 = rt_mul_i(t332, v_x820);
-        int32_t t336 = rt_add_i(t334, t330);
-        int32_t t337;
-        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x825_n) {
-          t337 = v_x825_d[t336];
+        int32_t t333 = rt_mul_i(t331, v_x794);
+        int32_t t335 = rt_add_i(t333, t329);
+        int32_t t336;
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x799_n) {
+          t336 = v_x799_d[t335];
         } else {
-          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x825_n, 0.0);
+          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x799_n, 0.0);
+          t336 = 0;
+        }
+        int32_t t337;
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x802_n) {
+          t337 = v_x802_d[t335];
+        } else {
+          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x802_n, 0.0);
           t337 = 0;
         }
-        int32_t t338;
-        if ((uint64_t)(int64_t)t336 < (uint64_t)v_x828_n) {
-          t338 = v_x828_d[t336];
-        } else {
-          NESSIE_RECORD(err, t310, RT_CHECK_INDEX, 0, 0, RT_GATHER, t336, v_x828_n, 0.0);
-          t338 = 0;
-        }
-        int32_t t340 = rt_add_i(t338, t337);
-        int32_t t342 = rt_sub_i(t340, t338);
+        int32_t t339 = rt_add_i(t337, t336);
       }
-      v_x834_d[t310] = 1;
-      v_x830_d[t310] = t323;
-      v_x836_d[t310] = t328;
+      v_x804_d[t311] = t324;
+      v_x806_d[t311] = t327;
+      v_x808_d[t311] = 1;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x804 = v_x804;
+  *out_v_x806 = v_x806;
+  *out_v_x808 = v_x808;
+  return;
+fail:
+  rt_release(v_x804);
+  rt_release(v_x806);
+  rt_release(v_x808);
+}
+
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
+  (void)loc;
+  (void)run;
+  RtValue *v_x811 = NULL;
+  RtValue *v_x815 = NULL;
+  /* MAP */
+  {
+    const int64_t t340 = v_x809;
+    if (t340 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t340, 0.0);
+      goto fail;
+    }
+    v_x811 = rt_value_new(rt_vec_type(RT_INT), t340);
+    int32_t *v_x811_d = v_x811->data.i;
+    const int64_t v_x811_n = v_x811->len;
+    RT_PARALLEL_FOR_IF(t340 >= RT_PARALLEL_MIN)
+    for (int64_t t341 = 0; t341 < t340; t341++) {
+      const int32_t t342 = (int32_t)t341;
+      v_x811_d[t341] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x834_d = v_x834->data.i;
-    const int64_t v_x834_n = v_x834->len;
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    int32_t *v_x836_d = v_x836->data.i;
-    const int64_t v_x836_n = v_x836->len;
+    int32_t *v_x811_d = v_x811->data.i;
+    const int64_t v_x811_n = v_x811->len;
     /* SCAN */
     {
-      const int64_t t343 = v_x813;
+      const int64_t t343 = v_x809;
       if (t343 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0);
         goto fail;
@@ -1497,66 +1556,23 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t 
         for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
           const int32_t t348 = (int32_t)t347;
           int32_t t346x0;
-          int t351 = 0; /* nonzero: a check below failed */
-          int32_t t350 = rt_div_i(t348, 2, &t351);
-          int32_t t353 = rt_rem_i(t348, 2, &t351);
-          int32_t t355 = rt_mul_i(t353, v_x820);
-          int32_t t357 = rt_add_i(t355, t350);
-          int t359 = (uint64_t)(int64_t)t357 < (uint64_t)v_x825_n;
-          int32_t t358 = t359 ? v_x825_d[t357] : 0;
-          t351 |= !t359;
-          int t361 = (uint64_t)(int64_t)t357 < (uint64_t)v_x828_n;
-          int32_t t360 = t361 ? v_x828_d[t357] : 0;
-          t351 |= !t361;
-          int32_t t363 = rt_add_i(t360, t358);
-          int32_t t365 = rt_sub_i(t363, t360);
-          if (__builtin_expect(t351 != 0, 0)) { /* again, recording the error */
-            int t366 = 0;
-            int32_t t367 = rt_div_i(t348, 2, &t366);
-            if (t366) {
-              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t366, RT_DIV, 0, 0, 0.0);
-            }
-            int t368 = 0;
-            int32_t t369 = rt_rem_i(t348, 2, &t368);
-            if (t368) {
-              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t368, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t371 = rt_mul_i(t369, v_x820);
-            int32_t t373 = rt_add_i(t371, t367);
-            int32_t t374;
-            if ((uint64_t)(int64_t)t373 < (uint64_t)v_x825_n) {
-              t374 = v_x825_d[t373];
-            } else {
-              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x825_n, 0.0);
-              t374 = 0;
-            }
-            int32_t t375;
-            if ((uint64_t)(int64_t)t373 < (uint64_t)v_x828_n) {
-              t375 = v_x828_d[t373];
-            } else {
-              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t373, v_x828_n, 0.0);
-              t375 = 0;
-            }
-            int32_t t377 = rt_add_i(t375, t374);
-            int32_t t379 = rt_sub_i(t377, t375);
-          }
-          t346x0 = t365;
-          int32_t t381 = rt_add_i(t346a0, t346x0);
-          t346a0 = t381;
+          t346x0 = 2;
+          int32_t t350 = rt_add_i(t346a0, t346x0);
+          t346a0 = t350;
         }
         t345[t346] = t346a0;
       }
       int32_t t346t0;
       t346t0 = 0;
       for (int64_t t346 = 0; t346 < t344; t346++) {
-        const int32_t t382 = t345[t346];
+        const int32_t t351 = t345[t346];
         t345[t346] = t346t0;
-        int32_t t384 = rt_add_i(t346t0, t382);
-        t346t0 = t384;
+        int32_t t353 = rt_add_i(t346t0, t351);
+        t346t0 = t353;
       }
-      v_x840 = rt_value_new(rt_vec_type(RT_INT), t343);
-      int32_t *v_x840_d = v_x840->data.i;
-      const int64_t v_x840_n = v_x840->len;
+      v_x815 = rt_value_new(rt_vec_type(RT_INT), t343);
+      int32_t *v_x815_d = v_x815->data.i;
+      const int64_t v_x815_n = v_x815->len;
       RT_PARALLEL_FOR_IF(t344 > 1)
       for (int64_t t346 = 0; t346 < t344; t346++) {
         int32_t t346p0;
@@ -1564,54 +1580,11 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t 
         const int64_t t346_end = (t346 + 1) * RT_CHUNK < t343 ? (t346 + 1) * RT_CHUNK : t343;
         for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
           const int32_t t348 = (int32_t)t347;
-          v_x840_d[t347] = t346p0;
+          v_x815_d[t347] = t346p0;
           int32_t t346y0;
-          int t387 = 0; /* nonzero: a check below failed */
-          int32_t t386 = rt_div_i(t348, 2, &t387);
-          int32_t t389 = rt_rem_i(t348, 2, &t387);
-          int32_t t391 = rt_mul_i(t389, v_x820);
-          int32_t t393 = rt_add_i(t391, t386);
-          int t395 = (uint64_t)(int64_t)t393 < (uint64_t)v_x825_n;
-          int32_t t394 = t395 ? v_x825_d[t393] : 0;
-          t387 |= !t395;
-          int t397 = (uint64_t)(int64_t)t393 < (uint64_t)v_x828_n;
-          int32_t t396 = t397 ? v_x828_d[t393] : 0;
-          t387 |= !t397;
-          int32_t t399 = rt_add_i(t396, t394);
-          int32_t t401 = rt_sub_i(t399, t396);
-          if (__builtin_expect(t387 != 0, 0)) { /* again, recording the error */
-            int t402 = 0;
-            int32_t t403 = rt_div_i(t348, 2, &t402);
-            if (t402) {
-              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t402, RT_DIV, 0, 0, 0.0);
-            }
-            int t404 = 0;
-            int32_t t405 = rt_rem_i(t348, 2, &t404);
-            if (t404) {
-              NESSIE_RECORD(err, t347, RT_CHECK_SCALAR, 0, t404, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t407 = rt_mul_i(t405, v_x820);
-            int32_t t409 = rt_add_i(t407, t403);
-            int32_t t410;
-            if ((uint64_t)(int64_t)t409 < (uint64_t)v_x825_n) {
-              t410 = v_x825_d[t409];
-            } else {
-              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x825_n, 0.0);
-              t410 = 0;
-            }
-            int32_t t411;
-            if ((uint64_t)(int64_t)t409 < (uint64_t)v_x828_n) {
-              t411 = v_x828_d[t409];
-            } else {
-              NESSIE_RECORD(err, t347, RT_CHECK_INDEX, 0, 0, RT_GATHER, t409, v_x828_n, 0.0);
-              t411 = 0;
-            }
-            int32_t t413 = rt_add_i(t411, t410);
-            int32_t t415 = rt_sub_i(t413, t411);
-          }
-          t346y0 = t401;
-          int32_t t417 = rt_add_i(t346p0, t346y0);
-          t346p0 = t417;
+          t346y0 = 2;
+          int32_t t355 = rt_add_i(t346p0, t346y0);
+          t346p0 = t355;
         }
       }
       rt_free(t345);
@@ -1619,332 +1592,240 @@ static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t 
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x830 = v_x830;
-  *out_v_x834 = v_x834;
-  *out_v_x836 = v_x836;
-  *out_v_x840 = v_x840;
+  *out_v_x811 = v_x811;
+  *out_v_x815 = v_x815;
   return;
 fail:
-  rt_release(v_x834);
-  rt_release(v_x830);
-  rt_release(v_x836);
-  rt_release(v_x840);
+  rt_release(v_x811);
+  rt_release(v_x815);
 }
 
-/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue **out_v_x843, RtValue **out_v_x847) {
+/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)run;
-  RtValue *v_x843 = NULL;
-  RtValue *v_x847 = NULL;
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  int32_t *v_x817_d = v_x817->data.i;
+  const int64_t v_x817_n = v_x817->len;
+  int32_t *v_x818_d = v_x818->data.i;
+  const int64_t v_x818_n = v_x818->len;
+  int32_t *v_x819_d = v_x819->data.i;
+  const int64_t v_x819_n = v_x819->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t418 = v_x841;
-    if (t418 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t418, 0.0);
+    const int64_t t356 = v_x820;
+    if (t356 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t418);
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t418 >= RT_PARALLEL_MIN)
-    for (int64_t t419 = 0; t419 < t418; t419++) {
-      const int32_t t420 = (int32_t)t419;
-      v_x843_d[t419] = 2;
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t356);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t356 >= RT_PARALLEL_MIN)
+    for (int64_t t357 = 0; t357 < t356; t357++) {
+      const int32_t t358 = (int32_t)t357;
+      int t360 = 0; /* nonzero: a check below failed */
+      int t361 = (uint64_t)(int64_t)t358 < (uint64_t)v_x816_n;
+      int32_t t359 = t361 ? v_x816_d[t358] : 0;
+      t360 |= !t361;
+      int t363 = (uint64_t)(int64_t)t359 < (uint64_t)v_x819_n;
+      int32_t t362 = t363 ? v_x819_d[t359] : 0;
+      t360 |= !t363;
+      int t365 = (uint64_t)(int64_t)t359 < (uint64_t)v_x817_n;
+      int32_t t364 = t365 ? v_x817_d[t359] : 0;
+      t360 |= !t365;
+      int32_t t367 = rt_sub_i(t358, t364);
+      int t369 = (uint64_t)(int64_t)t359 < (uint64_t)v_x818_n;
+      int32_t t368 = t369 ? v_x818_d[t359] : 0;
+      t360 |= !t369;
+      int32_t t371 = rt_mul_i(t367, t368);
+      int32_t t373 = rt_add_i(t362, t371);
+      int t375 = (uint64_t)(int64_t)t373 < (uint64_t)v_x823_n;
+      int32_t t374 = t375 ? v_x823_d[t373] : 0;
+      t360 |= !t375;
+      if (__builtin_expect(t360 != 0, 0)) { /* again, recording the error */
+        int32_t t376;
+        if ((uint64_t)(int64_t)t358 < (uint64_t)v_x816_n) {
+          t376 = v_x816_d[t358];
+        } else {
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x816_n, 0.0);
+          t376 = 0;
+        }
+        int32_t t377;
+        if ((uint64_t)(int64_t)t376 < (uint64_t)v_x819_n) {
+          t377 = v_x819_d[t376];
+        } else {
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x819_n, 0.0);
+          t377 = 0;
+        }
+        int32_t t378;
+        if ((uint64_t)(int64_t)t376 < (uint64_t)v_x817_n) {
+          t378 = v_x817_d[t376];
+        } else {
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x817_n, 0.0);
+          t378 = 0;
+        }
+        int32_t t380 = rt_sub_i(t358, t378);
+        int32_t t381;
+        if ((uint64_t)(int64_t)t376 < (uint64_t)v_x818_n) {
+          t381 = v_x818_d[t376];
+        } else {
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x818_n, 0.0);
+          t381 = 0;
+        }
+        int32_t t383 = rt_mul_i(t380, t381);
+        int32_t t385 = rt_add_i(t377, t383);
+        int32_t t386;
+        if ((uint64_t)(int64_t)t385 < (uint64_t)v_x823_n) {
+          t386 = v_x823_d[t385];
+        } else {
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x823_n, 0.0);
+          t386 = 0;
+        }
+      }
+      v_x825_d[t357] = t374;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    /* SCAN */
-    {
-      const int64_t t421 = v_x841;
-      if (t421 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t421, 0.0);
-        goto fail;
-      }
-      const int64_t t422 = t421 > 0 ? (t421 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t423 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t422);
-      RT_PARALLEL_FOR_IF(t422 > 1)
-      for (int64_t t424 = 0; t424 < t422; t424++) {
-        int32_t t424a0;
-        t424a0 = 0;
-        const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
-        for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
-          const int32_t t426 = (int32_t)t425;
-          int32_t t424x0;
-          t424x0 = 2;
-          int32_t t428 = rt_add_i(t424a0, t424x0);
-          t424a0 = t428;
-        }
-        t423[t424] = t424a0;
-      }
-      int32_t t424t0;
-      t424t0 = 0;
-      for (int64_t t424 = 0; t424 < t422; t424++) {
-        const int32_t t429 = t423[t424];
-        t423[t424] = t424t0;
-        int32_t t431 = rt_add_i(t424t0, t429);
-        t424t0 = t431;
-      }
-      v_x847 = rt_value_new(rt_vec_type(RT_INT), t421);
-      int32_t *v_x847_d = v_x847->data.i;
-      const int64_t v_x847_n = v_x847->len;
-      RT_PARALLEL_FOR_IF(t422 > 1)
-      for (int64_t t424 = 0; t424 < t422; t424++) {
-        int32_t t424p0;
-        t424p0 = t423[t424];
-        const int64_t t424_end = (t424 + 1) * RT_CHUNK < t421 ? (t424 + 1) * RT_CHUNK : t421;
-        for (int64_t t425 = t424 * RT_CHUNK; t425 < t424_end; t425++) {
-          const int32_t t426 = (int32_t)t425;
-          v_x847_d[t425] = t424p0;
-          int32_t t424y0;
-          t424y0 = 2;
-          int32_t t433 = rt_add_i(t424p0, t424y0);
-          t424p0 = t433;
-        }
-      }
-      rt_free(t423);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x843 = v_x843;
-  *out_v_x847 = v_x847;
+  *out_v_x825 = v_x825;
   return;
 fail:
-  rt_release(v_x843);
-  rt_release(v_x847);
+  rt_release(v_x825);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, RtValue *v_x849, RtValue *v_x850, RtValue *v_x851, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
+/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
   (void)loc;
   (void)run;
-  int32_t *v_x848_d = v_x848->data.i;
-  const int64_t v_x848_n = v_x848->len;
-  int32_t *v_x849_d = v_x849->data.i;
-  const int64_t v_x849_n = v_x849->len;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t *v_x851_d = v_x851->data.i;
-  const int64_t v_x851_n = v_x851->len;
-  int32_t *v_x855_d = v_x855->data.i;
-  const int64_t v_x855_n = v_x855->len;
-  RtValue *v_x857 = NULL;
-  /* MAP */
-  {
-    const int64_t t434 = v_x852;
-    if (t434 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t434, 0.0);
-      goto fail;
-    }
-    v_x857 = rt_value_new(rt_vec_type(RT_INT), t434);
-    int32_t *v_x857_d = v_x857->data.i;
-    const int64_t v_x857_n = v_x857->len;
-    RT_PARALLEL_FOR_IF(t434 >= RT_PARALLEL_MIN)
-    for (int64_t t435 = 0; t435 < t434; t435++) {
-      const int32_t t436 = (int32_t)t435;
-      int t438 = 0; /* nonzero: a check below failed */
-      int t439 = (uint64_t)(int64_t)t436 < (uint64_t)v_x848_n;
-      int32_t t437 = t439 ? v_x848_d[t436] : 0;
-      t438 |= !t439;
-      int t441 = (uint64_t)(int64_t)t437 < (uint64_t)v_x851_n;
-      int32_t t440 = t441 ? v_x851_d[t437] : 0;
-      t438 |= !t441;
-      int t443 = (uint64_t)(int64_t)t437 < (uint64_t)v_x849_n;
-      int32_t t442 = t443 ? v_x849_d[t437] : 0;
-      t438 |= !t443;
-      int32_t t445 = rt_sub_i(t436, t442);
-      int t447 = (uint64_t)(int64_t)t437 < (uint64_t)v_x850_n;
-      int32_t t446 = t447 ? v_x850_d[t437] : 0;
-      t438 |= !t447;
-      int32_t t449 = rt_mul_i(t445, t446);
-      int32_t t451 = rt_add_i(t440, t449);
-      int t453 = (uint64_t)(int64_t)t451 < (uint64_t)v_x855_n;
-      int32_t t452 = t453 ? v_x855_d[t451] : 0;
-      t438 |= !t453;
-      if (__builtin_expect(t438 != 0, 0)) { /* again, recording the error */
-        int32_t t454;
-        if ((uint64_t)(int64_t)t436 < (uint64_t)v_x848_n) {
-          t454 = v_x848_d[t436];
-        } else {
-          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t436, v_x848_n, 0.0);
-          t454 = 0;
-        }
-        int32_t t455;
-        if ((uint64_t)(int64_t)t454 < (uint64_t)v_x851_n) {
-          t455 = v_x851_d[t454];
-        } else {
-          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_x851_n, 0.0);
-          t455 = 0;
-        }
-        int32_t t456;
-        if ((uint64_t)(int64_t)t454 < (uint64_t)v_x849_n) {
-          t456 = v_x849_d[t454];
-        } else {
-          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_x849_n, 0.0);
-          t456 = 0;
-        }
-        int32_t t458 = rt_sub_i(t436, t456);
-        int32_t t459;
-        if ((uint64_t)(int64_t)t454 < (uint64_t)v_x850_n) {
-          t459 = v_x850_d[t454];
-        } else {
-          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t454, v_x850_n, 0.0);
-          t459 = 0;
-        }
-        int32_t t461 = rt_mul_i(t458, t459);
-        int32_t t463 = rt_add_i(t455, t461);
-        int32_t t464;
-        if ((uint64_t)(int64_t)t463 < (uint64_t)v_x855_n) {
-          t464 = v_x855_d[t463];
-        } else {
-          NESSIE_RECORD(err, t435, RT_CHECK_INDEX, 0, 0, RT_GATHER, t463, v_x855_n, 0.0);
-          t464 = 0;
-        }
-      }
-      v_x857_d[t435] = t452;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x857 = v_x857;
-  return;
-fail:
-  rt_release(v_x857);
-}
-
-/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1220, RtValue *v_x1212, RtValue *v_x1213, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1216, RtValue **out_v_x1219) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1220_off = rt_seg_offsets(v_sd_1220);
-  const int64_t v_sd_1220_n = v_sd_1220->len;
-  int32_t *v_x1212_d = v_x1212->data.i;
-  const int64_t v_x1212_n = v_x1212->len;
-  int32_t *v_x1213_d = v_x1213->data.i;
-  const int64_t v_x1213_n = v_x1213->len;
-  int32_t *v_x1214_d = v_x1214->data.i;
-  const int64_t v_x1214_n = v_x1214->len;
-  int32_t *v_x1216_d = v_x1216->data.i;
-  const int64_t v_x1216_n = v_x1216->len;
-  RtValue *v_x1219 = NULL;
+  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
+  const int64_t v_sd_1135_n = v_sd_1135->len;
+  int32_t *v_x1127_d = v_x1127->data.i;
+  const int64_t v_x1127_n = v_x1127->len;
+  int32_t *v_x1128_d = v_x1128->data.i;
+  const int64_t v_x1128_n = v_x1128->len;
+  int32_t *v_x1129_d = v_x1129->data.i;
+  const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  RtValue *v_x1134 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t465 = v_sd_1220_off[v_sd_1220_n];
-    v_x1219 = rt_value_new(rt_vec_type(RT_INT), t465);
-    int32_t *v_x1219_d = v_x1219->data.i;
-    const int64_t v_x1219_n = v_x1219->len;
-    const int64_t t466 = (t465 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t466 > 1)
-    for (int64_t t467 = 0; t467 < t466; t467++) {
-      int64_t t470 = rt_segment_of(v_sd_1220_off, v_sd_1220_n, t467 * RT_CHUNK);
-      const int64_t t467_end = (t467 + 1) * RT_CHUNK < t465 ? (t467 + 1) * RT_CHUNK : t465;
-      for (int64_t t468 = t467 * RT_CHUNK; t468 < t467_end; t468++) {
-        const int32_t t469 = (int32_t)t468;
-        while (v_sd_1220_off[t470 + 1] <= t468)
-          t470++;
-        const int32_t t471 = (int32_t)t470;
-        int t473 = 0; /* nonzero: a check below failed */
-        int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_x1214_n;
-        int32_t t472 = t474 ? v_x1214_d[t471] : 0;
-        t473 |= !t474;
-        int t476 = (uint64_t)(int64_t)t471 < (uint64_t)v_x1212_n;
-        int32_t t475 = t476 ? v_x1212_d[t471] : 0;
-        t473 |= !t476;
-        int32_t t478 = rt_sub_i(t469, t475);
-        int t480 = (uint64_t)(int64_t)t471 < (uint64_t)v_x1213_n;
-        int32_t t479 = t480 ? v_x1213_d[t471] : 0;
-        t473 |= !t480;
-        int32_t t482 = rt_mul_i(t478, t479);
-        int32_t t484 = rt_add_i(t472, t482);
-        int t486 = (uint64_t)(int64_t)t484 < (uint64_t)v_x1216_n;
-        int32_t t485 = t486 ? v_x1216_d[t484] : 0;
-        t473 |= !t486;
-        if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
-          int32_t t487;
-          if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1214_n) {
-            t487 = v_x1214_d[t471];
+    const int64_t t387 = v_sd_1135_off[v_sd_1135_n];
+    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t387);
+    int32_t *v_x1134_d = v_x1134->data.i;
+    const int64_t v_x1134_n = v_x1134->len;
+    const int64_t t388 = (t387 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t388 > 1)
+    for (int64_t t389 = 0; t389 < t388; t389++) {
+      int64_t t392 = rt_segment_of(v_sd_1135_off, v_sd_1135_n, t389 * RT_CHUNK);
+      const int64_t t389_end = (t389 + 1) * RT_CHUNK < t387 ? (t389 + 1) * RT_CHUNK : t387;
+      for (int64_t t390 = t389 * RT_CHUNK; t390 < t389_end; t390++) {
+        const int32_t t391 = (int32_t)t390;
+        while (v_sd_1135_off[t392 + 1] <= t390)
+          t392++;
+        const int32_t t393 = (int32_t)t392;
+        int t395 = 0; /* nonzero: a check below failed */
+        int t396 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1129_n;
+        int32_t t394 = t396 ? v_x1129_d[t393] : 0;
+        t395 |= !t396;
+        int t398 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1127_n;
+        int32_t t397 = t398 ? v_x1127_d[t393] : 0;
+        t395 |= !t398;
+        int32_t t400 = rt_sub_i(t391, t397);
+        int t402 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1128_n;
+        int32_t t401 = t402 ? v_x1128_d[t393] : 0;
+        t395 |= !t402;
+        int32_t t404 = rt_mul_i(t400, t401);
+        int32_t t406 = rt_add_i(t394, t404);
+        int t408 = (uint64_t)(int64_t)t406 < (uint64_t)v_x1131_n;
+        int32_t t407 = t408 ? v_x1131_d[t406] : 0;
+        t395 |= !t408;
+        if (__builtin_expect(t395 != 0, 0)) { /* again, recording the error */
+          int32_t t409;
+          if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1129_n) {
+            t409 = v_x1129_d[t393];
           } else {
-            NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1214_n, 0.0);
-            t487 = 0;
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1129_n, 0.0);
+            t409 = 0;
           }
-          int32_t t488;
-          if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1212_n) {
-            t488 = v_x1212_d[t471];
+          int32_t t410;
+          if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1127_n) {
+            t410 = v_x1127_d[t393];
           } else {
-            NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1212_n, 0.0);
-            t488 = 0;
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1127_n, 0.0);
+            t410 = 0;
           }
-          int32_t t490 = rt_sub_i(t469, t488);
-          int32_t t491;
-          if ((uint64_t)(int64_t)t471 < (uint64_t)v_x1213_n) {
-            t491 = v_x1213_d[t471];
+          int32_t t412 = rt_sub_i(t391, t410);
+          int32_t t413;
+          if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1128_n) {
+            t413 = v_x1128_d[t393];
           } else {
-            NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x1213_n, 0.0);
-            t491 = 0;
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1128_n, 0.0);
+            t413 = 0;
           }
-          int32_t t493 = rt_mul_i(t490, t491);
-          int32_t t495 = rt_add_i(t487, t493);
-          int32_t t496;
-          if ((uint64_t)(int64_t)t495 < (uint64_t)v_x1216_n) {
-            t496 = v_x1216_d[t495];
+          int32_t t415 = rt_mul_i(t412, t413);
+          int32_t t417 = rt_add_i(t409, t415);
+          int32_t t418;
+          if ((uint64_t)(int64_t)t417 < (uint64_t)v_x1131_n) {
+            t418 = v_x1131_d[t417];
           } else {
-            NESSIE_RECORD(err, t468, RT_CHECK_INDEX, 0, 0, RT_GATHER, t495, v_x1216_n, 0.0);
-            t496 = 0;
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x1131_n, 0.0);
+            t418 = 0;
           }
         }
-        v_x1219_d[t468] = t485;
+        v_x1134_d[t390] = t407;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1219 = v_x1219;
+  *out_v_x1134 = v_x1134;
   return;
 fail:
-  rt_release(v_x1219);
+  rt_release(v_x1134);
 }
 
-/* K20: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, RtValue *v_x861, int32_t v_x864, RtValue **out_v_x874) {
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
   (void)loc;
   (void)run;
-  int32_t *v_x858_d = v_x858->data.i;
-  const int64_t v_x858_n = v_x858->len;
-  int32_t *v_x861_d = v_x861->data.i;
-  const int64_t v_x861_n = v_x861->len;
-  RtValue *v_x863 = NULL;
-  RtValue *v_x866 = NULL;
-  RtValue *v_x868 = NULL;
-  RtValue *v_x874 = NULL;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  int32_t *v_x829_d = v_x829->data.i;
+  const int64_t v_x829_n = v_x829->len;
+  RtValue *v_x831 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x842 = NULL;
   /* MAP */
   {
-    const int64_t t497 = v_x858_n;
-    RT_PARALLEL_FOR_IF(t497 >= RT_PARALLEL_MIN)
-    for (int64_t t498 = 0; t498 < t497; t498++) {
-      const int32_t t499 = (int32_t)t498;
-      int32_t t500; /* v_x863: read by nothing */
-      int t503 = 0; /* nonzero: a check below failed */
-      int32_t t501 = v_x858_d[t499];
-      int t504 = (uint64_t)(int64_t)t501 < (uint64_t)v_x861_n;
-      int32_t t502 = t504 ? v_x861_d[t501] : 0;
-      t503 |= !t504;
-      if (__builtin_expect(t503 != 0, 0)) { /* again, recording the error */
-        int32_t t505 = v_x858_d[t499];
-        int32_t t506;
-        if ((uint64_t)(int64_t)t505 < (uint64_t)v_x861_n) {
-          t506 = v_x861_d[t505];
+    const int64_t t419 = v_x826_n;
+    RT_PARALLEL_FOR_IF(t419 >= RT_PARALLEL_MIN)
+    for (int64_t t420 = 0; t420 < t419; t420++) {
+      const int32_t t421 = (int32_t)t420;
+      int32_t t422; /* v_x831: read by nothing */
+      int t425 = 0; /* nonzero: a check below failed */
+      int32_t t423 = v_x826_d[t421];
+      int t426 = (uint64_t)(int64_t)t423 < (uint64_t)v_x829_n;
+      int32_t t424 = t426 ? v_x829_d[t423] : 0;
+      t425 |= !t426;
+      if (__builtin_expect(t425 != 0, 0)) { /* again, recording the error */
+        int32_t t427 = v_x826_d[t421];
+        int32_t t428;
+        if ((uint64_t)(int64_t)t427 < (uint64_t)v_x829_n) {
+          t428 = v_x829_d[t427];
         } else {
-          NESSIE_RECORD(err, t498, RT_CHECK_INDEX, 4, 0, RT_GATHER, t505, v_x861_n, 0.0);
-          t506 = 0;
+          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 4, 0, RT_GATHER, t427, v_x829_n, 0.0);
+          t428 = 0;
         }
       }
-      t500 = t502;
-      (void)t500;
+      t422 = t424;
+      (void)t422;
     }
   }
   if (err->index != INT64_MAX)
@@ -1952,17 +1833,17 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, RtValue
   {
     /* MAP */
     {
-      const int64_t t507 = v_x864;
-      if (t507 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0);
+      const int64_t t429 = v_x832;
+      if (t429 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t429, 0.0);
         goto fail;
       }
-      RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
-      for (int64_t t508 = 0; t508 < t507; t508++) {
-        const int32_t t509 = (int32_t)t508;
-        int32_t t510; /* v_x866: read by nothing */
-        t510 = 1;
-        (void)t510;
+      RT_PARALLEL_FOR_IF(t429 >= RT_PARALLEL_MIN)
+      for (int64_t t430 = 0; t430 < t429; t430++) {
+        const int32_t t431 = (int32_t)t430;
+        int32_t t432; /* v_x834: read by nothing */
+        t432 = 1;
+        (void)t432;
       }
     }
     if (err->index != INT64_MAX)
@@ -1970,812 +1851,681 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, RtValue
     {
       /* MAP */
       {
-        const int64_t t511 = v_x858_n;
-        v_x874 = rt_value_new(rt_vec_type(RT_INT), t511);
-        int32_t *v_x874_d = v_x874->data.i;
-        const int64_t v_x874_n = v_x874->len;
-        RT_PARALLEL_FOR_IF(t511 >= RT_PARALLEL_MIN)
-        for (int64_t t512 = 0; t512 < t511; t512++) {
-          const int32_t t513 = (int32_t)t512;
-          int32_t t514; /* v_x868: read by nothing */
-          int t517 = 0; /* nonzero: a check below failed */
-          int32_t t515 = v_x858_d[t513];
-          int t518 = (uint64_t)(int64_t)t515 < (uint64_t)v_x861_n;
-          int32_t t516 = t518 ? v_x861_d[t515] : 0;
-          t517 |= !t518;
-          int32_t t520 = rt_add_i(t516, 1);
-          int32_t t522 = rt_add_i(t515, 1);
-          int t524 = (uint64_t)(int64_t)t522 < (uint64_t)v_x861_n;
-          int32_t t523 = t524 ? v_x861_d[t522] : 0;
-          t517 |= !t524;
-          int32_t t526 = rt_add_i(t520, t523);
-          if (__builtin_expect(t517 != 0, 0)) { /* again, recording the error */
-            int32_t t527 = v_x858_d[t513];
-            int32_t t528;
-            if ((uint64_t)(int64_t)t527 < (uint64_t)v_x861_n) {
-              t528 = v_x861_d[t527];
+        const int64_t t433 = v_x826_n;
+        v_x842 = rt_value_new(rt_vec_type(RT_INT), t433);
+        int32_t *v_x842_d = v_x842->data.i;
+        const int64_t v_x842_n = v_x842->len;
+        RT_PARALLEL_FOR_IF(t433 >= RT_PARALLEL_MIN)
+        for (int64_t t434 = 0; t434 < t433; t434++) {
+          const int32_t t435 = (int32_t)t434;
+          int32_t t436; /* v_x836: read by nothing */
+          int t439 = 0; /* nonzero: a check below failed */
+          int32_t t437 = v_x826_d[t435];
+          int t440 = (uint64_t)(int64_t)t437 < (uint64_t)v_x829_n;
+          int32_t t438 = t440 ? v_x829_d[t437] : 0;
+          t439 |= !t440;
+          int32_t t442 = rt_add_i(t438, 1);
+          int32_t t444 = rt_add_i(t437, 1);
+          int t446 = (uint64_t)(int64_t)t444 < (uint64_t)v_x829_n;
+          int32_t t445 = t446 ? v_x829_d[t444] : 0;
+          t439 |= !t446;
+          int32_t t448 = rt_add_i(t442, t445);
+          if (__builtin_expect(t439 != 0, 0)) { /* again, recording the error */
+            int32_t t449 = v_x826_d[t435];
+            int32_t t450;
+            if ((uint64_t)(int64_t)t449 < (uint64_t)v_x829_n) {
+              t450 = v_x829_d[t449];
             } else {
-              NESSIE_RECORD(err, t512, RT_CHECK_INDEX, 4, 0, RT_GATHER, t527, v_x861_n, 0.0);
-              t528 = 0;
+              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 4, 0, RT_GATHER, t449, v_x829_n, 0.0);
+              t450 = 0;
             }
-            int32_t t530 = rt_add_i(t528, 1);
-            int32_t t532 = rt_add_i(t527, 1);
-            int32_t t533;
-            if ((uint64_t)(int64_t)t532 < (uint64_t)v_x861_n) {
-              t533 = v_x861_d[t532];
+            int32_t t452 = rt_add_i(t450, 1);
+            int32_t t454 = rt_add_i(t449, 1);
+            int32_t t455;
+            if ((uint64_t)(int64_t)t454 < (uint64_t)v_x829_n) {
+              t455 = v_x829_d[t454];
             } else {
-              NESSIE_RECORD(err, t512, RT_CHECK_INDEX, 1, 0, RT_GATHER, t532, v_x861_n, 0.0);
-              t533 = 0;
+              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 1, 0, RT_GATHER, t454, v_x829_n, 0.0);
+              t455 = 0;
             }
-            int32_t t535 = rt_add_i(t530, t533);
+            int32_t t457 = rt_add_i(t452, t455);
           }
-          t514 = t520;
-          v_x874_d[t512] = t526;
-          (void)t514;
+          t436 = t442;
+          v_x842_d[t434] = t448;
+          (void)t436;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x874 = v_x874;
-  rt_release(v_x863);
-  rt_release(v_x866);
-  rt_release(v_x868);
+  *out_v_x842 = v_x842;
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
   return;
 fail:
-  rt_release(v_x863);
-  rt_release(v_x866);
-  rt_release(v_x868);
-  rt_release(v_x874);
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
+  rt_release(v_x842);
 }
 
-/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x996, int32_t v_x1001, RtValue **out_v_x998, RtValue **out_v_x1007, RtValue **out_v_x1009, int32_t *out_v_x1016, int32_t *out_v_x1022, RtValue **out_v_x1026, RtValue **out_v_x1030) {
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
   (void)loc;
   (void)run;
-  int32_t *v_x996_d = v_x996->data.i;
-  const int64_t v_x996_n = v_x996->len;
-  RtValue *v_x998 = NULL;
-  RtValue *v_x1007 = NULL;
-  RtValue *v_x1008 = NULL;
-  RtValue *v_x1009 = NULL;
-  RtValue *v_x1010 = NULL;
-  int32_t v_x1016 = 0;
-  int32_t v_x1022 = 0;
-  RtValue *v_x1026 = NULL;
-  RtValue *v_x1030 = NULL;
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  int32_t v_x965 = 0;
+  int32_t v_x971 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
   /* MAP */
   {
-    const int64_t t536 = v_x1001;
-    if (t536 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t536, 0.0);
+    const int64_t t458 = v_x950;
+    if (t458 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t458, 0.0);
       goto fail;
     }
-    v_x998 = rt_value_new(rt_vec_type(RT_BOOL), t536);
-    uint8_t *v_x998_d = v_x998->data.b;
-    const int64_t v_x998_n = v_x998->len;
-    RT_PARALLEL_FOR_IF(t536 >= RT_PARALLEL_MIN)
-    for (int64_t t537 = 0; t537 < t536; t537++) {
-      const int32_t t538 = (int32_t)t537;
-      int t540 = 0; /* nonzero: a check below failed */
-      int t541 = (uint64_t)(int64_t)t538 < (uint64_t)v_x996_n;
-      int32_t t539 = t541 ? v_x996_d[t538] : 0;
-      t540 |= !t541;
-      uint8_t t543 = rt_le_i(t539, 1);
-      if (__builtin_expect(t540 != 0, 0)) { /* again, recording the error */
-        int32_t t544;
-        if ((uint64_t)(int64_t)t538 < (uint64_t)v_x996_n) {
-          t544 = v_x996_d[t538];
+    v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t458);
+    uint8_t *v_x947_d = v_x947->data.b;
+    const int64_t v_x947_n = v_x947->len;
+    RT_PARALLEL_FOR_IF(t458 >= RT_PARALLEL_MIN)
+    for (int64_t t459 = 0; t459 < t458; t459++) {
+      const int32_t t460 = (int32_t)t459;
+      int t462 = 0; /* nonzero: a check below failed */
+      int t463 = (uint64_t)(int64_t)t460 < (uint64_t)v_x945_n;
+      int32_t t461 = t463 ? v_x945_d[t460] : 0;
+      t462 |= !t463;
+      uint8_t t465 = rt_le_i(t461, 1);
+      if (__builtin_expect(t462 != 0, 0)) { /* again, recording the error */
+        int32_t t466;
+        if ((uint64_t)(int64_t)t460 < (uint64_t)v_x945_n) {
+          t466 = v_x945_d[t460];
         } else {
-          NESSIE_RECORD(err, t537, RT_CHECK_INDEX, 0, 0, RT_GATHER, t538, v_x996_n, 0.0);
-          t544 = 0;
+          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_x945_n, 0.0);
+          t466 = 0;
         }
-        uint8_t t546 = rt_le_i(t544, 1);
+        uint8_t t468 = rt_le_i(t466, 1);
       }
-      v_x998_d[t537] = t543;
+      v_x947_d[t459] = t465;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x998_d = v_x998->data.b;
-    const int64_t v_x998_n = v_x998->len;
+    uint8_t *v_x947_d = v_x947->data.b;
+    const int64_t v_x947_n = v_x947->len;
     /* PARTITION */
     {
-      const int64_t t547 = v_x1001;
-      if (t547 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t547, 0.0);
+      const int64_t t469 = v_x950;
+      if (t469 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t469, 0.0);
         goto fail;
       }
-      const int64_t t548 = t547 > 0 ? (t547 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t549 = (uint8_t *)rt_alloc_atomic((size_t)t547 + 1);
-      int64_t *t550 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t548 + 1));
-      RT_PARALLEL_FOR_IF(t548 > 1)
-      for (int64_t t551 = 0; t551 < t548; t551++) {
+      const int64_t t470 = t469 > 0 ? (t469 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t471 = (uint8_t *)rt_alloc_atomic((size_t)t469 + 1);
+      int64_t *t472 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t470 + 1));
+      RT_PARALLEL_FOR_IF(t470 > 1)
+      for (int64_t t473 = 0; t473 < t470; t473++) {
         int64_t kept = 0;
-        const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
-        for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-          const int32_t t553 = (int32_t)t552;
-          int32_t t551x0;
-          uint8_t t551x1;
-          int t555 = 0; /* nonzero: a check below failed */
-          int t556 = (uint64_t)(int64_t)t553 < (uint64_t)v_x996_n;
-          int32_t t554 = t556 ? v_x996_d[t553] : 0;
-          t555 |= !t556;
-          uint8_t t558 = rt_le_i(t554, 1);
-          if (__builtin_expect(t555 != 0, 0)) { /* again, recording the error */
-            int32_t t559;
-            if ((uint64_t)(int64_t)t553 < (uint64_t)v_x996_n) {
-              t559 = v_x996_d[t553];
+        const int64_t t473_end = (t473 + 1) * RT_CHUNK < t469 ? (t473 + 1) * RT_CHUNK : t469;
+        for (int64_t t474 = t473 * RT_CHUNK; t474 < t473_end; t474++) {
+          const int32_t t475 = (int32_t)t474;
+          int32_t t473x0;
+          uint8_t t473x1;
+          int t477 = 0; /* nonzero: a check below failed */
+          int t478 = (uint64_t)(int64_t)t475 < (uint64_t)v_x945_n;
+          int32_t t476 = t478 ? v_x945_d[t475] : 0;
+          t477 |= !t478;
+          uint8_t t480 = rt_le_i(t476, 1);
+          if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
+            int32_t t481;
+            if ((uint64_t)(int64_t)t475 < (uint64_t)v_x945_n) {
+              t481 = v_x945_d[t475];
             } else {
-              NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x996_n, 0.0);
-              t559 = 0;
+              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0);
+              t481 = 0;
             }
-            uint8_t t561 = rt_le_i(t559, 1);
+            uint8_t t483 = rt_le_i(t481, 1);
           }
-          t551x0 = t553;
-          t551x1 = t558;
-          uint8_t t562;
-          t562 = t551x1;
-          t549[t552] = t562 != 0;
-          kept += t562 != 0;
+          t473x0 = t475;
+          t473x1 = t480;
+          uint8_t t484;
+          t484 = t473x1;
+          t471[t474] = t484 != 0;
+          kept += t484 != 0;
         }
-        t550[t551] = kept;
+        t472[t473] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t549);
-        rt_free(t550);
+        rt_free(t471);
+        rt_free(t472);
         goto fail;
       }
-      int64_t t563 = 0;
-      for (int64_t t551 = 0; t551 < t548; t551++) {
-        const int64_t k = t550[t551];
-        t550[t551] = t563;
-        t563 += k;
+      int64_t t485 = 0;
+      for (int64_t t473 = 0; t473 < t470; t473++) {
+        const int64_t k = t472[t473];
+        t472[t473] = t485;
+        t485 += k;
       }
-      v_x1007 = rt_value_new(rt_vec_type(RT_INT), t563);
-      int32_t *v_x1007_d = v_x1007->data.i;
-      const int64_t v_x1007_n = v_x1007->len;
-      v_x1008 = rt_value_new(rt_vec_type(RT_BOOL), t563);
-      uint8_t *v_x1008_d = v_x1008->data.b;
-      const int64_t v_x1008_n = v_x1008->len;
-      v_x1009 = rt_value_new(rt_vec_type(RT_INT), (t547 - t563));
-      int32_t *v_x1009_d = v_x1009->data.i;
-      const int64_t v_x1009_n = v_x1009->len;
-      v_x1010 = rt_value_new(rt_vec_type(RT_BOOL), (t547 - t563));
-      uint8_t *v_x1010_d = v_x1010->data.b;
-      const int64_t v_x1010_n = v_x1010->len;
-      RT_PARALLEL_FOR_IF(t548 > 1)
-      for (int64_t t551 = 0; t551 < t548; t551++) {
-        int64_t at = t550[t551];
-        int64_t at_not = t551 * RT_CHUNK - t550[t551];
-        const int64_t t551_end = (t551 + 1) * RT_CHUNK < t547 ? (t551 + 1) * RT_CHUNK : t547;
-        for (int64_t t552 = t551 * RT_CHUNK; t552 < t551_end; t552++) {
-          const int32_t t553 = (int32_t)t552;
-          int32_t t551y0;
-          uint8_t t551y1;
-          int t565 = 0; /* nonzero: a check below failed */
-          int t566 = (uint64_t)(int64_t)t553 < (uint64_t)v_x996_n;
-          int32_t t564 = t566 ? v_x996_d[t553] : 0;
-          t565 |= !t566;
-          uint8_t t568 = rt_le_i(t564, 1);
-          if (__builtin_expect(t565 != 0, 0)) { /* again, recording the error */
-            int32_t t569;
-            if ((uint64_t)(int64_t)t553 < (uint64_t)v_x996_n) {
-              t569 = v_x996_d[t553];
+      v_x956 = rt_value_new(rt_vec_type(RT_INT), t485);
+      int32_t *v_x956_d = v_x956->data.i;
+      const int64_t v_x956_n = v_x956->len;
+      v_x957 = rt_value_new(rt_vec_type(RT_BOOL), t485);
+      uint8_t *v_x957_d = v_x957->data.b;
+      const int64_t v_x957_n = v_x957->len;
+      v_x958 = rt_value_new(rt_vec_type(RT_INT), (t469 - t485));
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), (t469 - t485));
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      RT_PARALLEL_FOR_IF(t470 > 1)
+      for (int64_t t473 = 0; t473 < t470; t473++) {
+        int64_t at = t472[t473];
+        int64_t at_not = t473 * RT_CHUNK - t472[t473];
+        const int64_t t473_end = (t473 + 1) * RT_CHUNK < t469 ? (t473 + 1) * RT_CHUNK : t469;
+        for (int64_t t474 = t473 * RT_CHUNK; t474 < t473_end; t474++) {
+          const int32_t t475 = (int32_t)t474;
+          int32_t t473y0;
+          uint8_t t473y1;
+          int t487 = 0; /* nonzero: a check below failed */
+          int t488 = (uint64_t)(int64_t)t475 < (uint64_t)v_x945_n;
+          int32_t t486 = t488 ? v_x945_d[t475] : 0;
+          t487 |= !t488;
+          uint8_t t490 = rt_le_i(t486, 1);
+          if (__builtin_expect(t487 != 0, 0)) { /* again, recording the error */
+            int32_t t491;
+            if ((uint64_t)(int64_t)t475 < (uint64_t)v_x945_n) {
+              t491 = v_x945_d[t475];
             } else {
-              NESSIE_RECORD(err, t552, RT_CHECK_INDEX, 0, 0, RT_GATHER, t553, v_x996_n, 0.0);
-              t569 = 0;
+              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0);
+              t491 = 0;
             }
-            uint8_t t571 = rt_le_i(t569, 1);
+            uint8_t t493 = rt_le_i(t491, 1);
           }
-          t551y0 = t553;
-          t551y1 = t568;
-          if (t549[t552]) {
-            v_x1007_d[at] = t551y0;
-            v_x1008_d[at] = t551y1;
+          t473y0 = t475;
+          t473y1 = t490;
+          if (t471[t474]) {
+            v_x956_d[at] = t473y0;
+            v_x957_d[at] = t473y1;
             at++;
           } else {
-            v_x1009_d[at_not] = t551y0;
-            v_x1010_d[at_not] = t551y1;
+            v_x958_d[at_not] = t473y0;
+            v_x959_d[at_not] = t473y1;
             at_not++;
           }
         }
       }
-      rt_free(t549);
-      rt_free(t550);
+      rt_free(t471);
+      rt_free(t472);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x1007_d = v_x1007->data.i;
-      const int64_t v_x1007_n = v_x1007->len;
-      uint8_t *v_x1008_d = v_x1008->data.b;
-      const int64_t v_x1008_n = v_x1008->len;
-      int32_t *v_x1009_d = v_x1009->data.i;
-      const int64_t v_x1009_n = v_x1009->len;
-      uint8_t *v_x1010_d = v_x1010->data.b;
-      const int64_t v_x1010_n = v_x1010->len;
+      int32_t *v_x956_d = v_x956->data.i;
+      const int64_t v_x956_n = v_x956->len;
+      uint8_t *v_x957_d = v_x957->data.b;
+      const int64_t v_x957_n = v_x957->len;
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
       /* REDUCE */
       {
-        const int64_t t572 = v_x1001;
-        if (t572 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t572, 0.0);
+        const int64_t t494 = v_x950;
+        if (t494 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t494, 0.0);
           goto fail;
         }
-        const int64_t t573 = t572 > 0 ? (t572 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t574 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t573);
-        int32_t *t575 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t573);
-        RT_PARALLEL_FOR_IF(t573 > 1)
-        for (int64_t t576 = 0; t576 < t573; t576++) {
-          int32_t t576a0;
-          int32_t t576a1;
-          t576a0 = 0;
-          t576a1 = 0;
-          const int64_t t576_end = (t576 + 1) * RT_CHUNK < t572 ? (t576 + 1) * RT_CHUNK : t572;
-          for (int64_t t577 = t576 * RT_CHUNK; t577 < t576_end; t577++) {
-            const int32_t t578 = (int32_t)t577;
-            int32_t t576x0;
-            int32_t t576x1;
-            int t580 = 0; /* nonzero: a check below failed */
-            int t581 = (uint64_t)(int64_t)t578 < (uint64_t)v_x996_n;
-            int32_t t579 = t581 ? v_x996_d[t578] : 0;
-            t580 |= !t581;
-            uint8_t t583 = rt_le_i(t579, 1);
-            int32_t t585 = rt_btoi_b(t583);
-            uint8_t t587 = rt_not_b(t583);
-            int32_t t589 = rt_btoi_b(t587);
-            if (__builtin_expect(t580 != 0, 0)) { /* again, recording the error */
-              int32_t t590;
-              if ((uint64_t)(int64_t)t578 < (uint64_t)v_x996_n) {
-                t590 = v_x996_d[t578];
+        const int64_t t495 = t494 > 0 ? (t494 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t496 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t495);
+        int32_t *t497 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t495);
+        RT_PARALLEL_FOR_IF(t495 > 1)
+        for (int64_t t498 = 0; t498 < t495; t498++) {
+          int32_t t498a0;
+          int32_t t498a1;
+          t498a0 = 0;
+          t498a1 = 0;
+          const int64_t t498_end = (t498 + 1) * RT_CHUNK < t494 ? (t498 + 1) * RT_CHUNK : t494;
+          for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
+            const int32_t t500 = (int32_t)t499;
+            int32_t t498x0;
+            int32_t t498x1;
+            int t502 = 0; /* nonzero: a check below failed */
+            int t503 = (uint64_t)(int64_t)t500 < (uint64_t)v_x945_n;
+            int32_t t501 = t503 ? v_x945_d[t500] : 0;
+            t502 |= !t503;
+            uint8_t t505 = rt_le_i(t501, 1);
+            int32_t t507 = rt_btoi_b(t505);
+            uint8_t t509 = rt_not_b(t505);
+            int32_t t511 = rt_btoi_b(t509);
+            if (__builtin_expect(t502 != 0, 0)) { /* again, recording the error */
+              int32_t t512;
+              if ((uint64_t)(int64_t)t500 < (uint64_t)v_x945_n) {
+                t512 = v_x945_d[t500];
               } else {
-                NESSIE_RECORD(err, t577, RT_CHECK_INDEX, 0, 0, RT_GATHER, t578, v_x996_n, 0.0);
-                t590 = 0;
+                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x945_n, 0.0);
+                t512 = 0;
               }
-              uint8_t t592 = rt_le_i(t590, 1);
-              int32_t t594 = rt_btoi_b(t592);
-              uint8_t t596 = rt_not_b(t592);
-              int32_t t598 = rt_btoi_b(t596);
+              uint8_t t514 = rt_le_i(t512, 1);
+              int32_t t516 = rt_btoi_b(t514);
+              uint8_t t518 = rt_not_b(t514);
+              int32_t t520 = rt_btoi_b(t518);
             }
-            t576x0 = t585;
-            t576x1 = t589;
-            int32_t t600 = rt_add_i(t576a0, t576x0);
-            int32_t t602 = rt_add_i(t576a1, t576x1);
-            t576a0 = t600;
-            t576a1 = t602;
+            t498x0 = t507;
+            t498x1 = t511;
+            int32_t t522 = rt_add_i(t498a0, t498x0);
+            int32_t t524 = rt_add_i(t498a1, t498x1);
+            t498a0 = t522;
+            t498a1 = t524;
           }
-          t574[t576] = t576a0;
-          t575[t576] = t576a1;
+          t496[t498] = t498a0;
+          t497[t498] = t498a1;
         }
-        int32_t t576t0;
-        int32_t t576t1;
-        t576t0 = 0;
-        t576t1 = 0;
-        for (int64_t t576 = 0; t576 < t573; t576++) {
-          const int32_t t603 = t574[t576];
-          const int32_t t604 = t575[t576];
-          int32_t t606 = rt_add_i(t576t0, t603);
-          int32_t t608 = rt_add_i(t576t1, t604);
-          t576t0 = t606;
-          t576t1 = t608;
+        int32_t t498t0;
+        int32_t t498t1;
+        t498t0 = 0;
+        t498t1 = 0;
+        for (int64_t t498 = 0; t498 < t495; t498++) {
+          const int32_t t525 = t496[t498];
+          const int32_t t526 = t497[t498];
+          int32_t t528 = rt_add_i(t498t0, t525);
+          int32_t t530 = rt_add_i(t498t1, t526);
+          t498t0 = t528;
+          t498t1 = t530;
         }
-        v_x1016 = t576t0;
-        rt_free(t574);
-        v_x1022 = t576t1;
-        rt_free(t575);
+        v_x965 = t498t0;
+        rt_free(t496);
+        v_x971 = t498t1;
+        rt_free(t497);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t609 = v_x1001;
-          if (t609 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t609, 0.0);
+          const int64_t t531 = v_x950;
+          if (t531 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t531, 0.0);
             goto fail;
           }
-          const int64_t t610 = t609 > 0 ? (t609 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t611 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t610);
-          int32_t *t612 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t610);
-          RT_PARALLEL_FOR_IF(t610 > 1)
-          for (int64_t t613 = 0; t613 < t610; t613++) {
-            int32_t t613a0;
-            int32_t t613a1;
-            t613a0 = 0;
-            t613a1 = 0;
-            const int64_t t613_end = (t613 + 1) * RT_CHUNK < t609 ? (t613 + 1) * RT_CHUNK : t609;
-            for (int64_t t614 = t613 * RT_CHUNK; t614 < t613_end; t614++) {
-              const int32_t t615 = (int32_t)t614;
-              int32_t t613x0;
-              int32_t t613x1;
-              int t617 = 0; /* nonzero: a check below failed */
-              int t618 = (uint64_t)(int64_t)t615 < (uint64_t)v_x996_n;
-              int32_t t616 = t618 ? v_x996_d[t615] : 0;
-              t617 |= !t618;
-              uint8_t t620 = rt_le_i(t616, 1);
-              int32_t t622 = rt_btoi_b(t620);
-              uint8_t t624 = rt_not_b(t620);
-              int32_t t626 = rt_btoi_b(t624);
-              if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
-                int32_t t627;
-                if ((uint64_t)(int64_t)t615 < (uint64_t)v_x996_n) {
-                  t627 = v_x996_d[t615];
+          const int64_t t532 = t531 > 0 ? (t531 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t533 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t532);
+          int32_t *t534 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t532);
+          RT_PARALLEL_FOR_IF(t532 > 1)
+          for (int64_t t535 = 0; t535 < t532; t535++) {
+            int32_t t535a0;
+            int32_t t535a1;
+            t535a0 = 0;
+            t535a1 = 0;
+            const int64_t t535_end = (t535 + 1) * RT_CHUNK < t531 ? (t535 + 1) * RT_CHUNK : t531;
+            for (int64_t t536 = t535 * RT_CHUNK; t536 < t535_end; t536++) {
+              const int32_t t537 = (int32_t)t536;
+              int32_t t535x0;
+              int32_t t535x1;
+              int t539 = 0; /* nonzero: a check below failed */
+              int t540 = (uint64_t)(int64_t)t537 < (uint64_t)v_x945_n;
+              int32_t t538 = t540 ? v_x945_d[t537] : 0;
+              t539 |= !t540;
+              uint8_t t542 = rt_le_i(t538, 1);
+              int32_t t544 = rt_btoi_b(t542);
+              uint8_t t546 = rt_not_b(t542);
+              int32_t t548 = rt_btoi_b(t546);
+              if (__builtin_expect(t539 != 0, 0)) { /* again, recording the error */
+                int32_t t549;
+                if ((uint64_t)(int64_t)t537 < (uint64_t)v_x945_n) {
+                  t549 = v_x945_d[t537];
                 } else {
-                  NESSIE_RECORD(err, t614, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, v_x996_n, 0.0);
-                  t627 = 0;
+                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0);
+                  t549 = 0;
                 }
-                uint8_t t629 = rt_le_i(t627, 1);
-                int32_t t631 = rt_btoi_b(t629);
-                uint8_t t633 = rt_not_b(t629);
-                int32_t t635 = rt_btoi_b(t633);
+                uint8_t t551 = rt_le_i(t549, 1);
+                int32_t t553 = rt_btoi_b(t551);
+                uint8_t t555 = rt_not_b(t551);
+                int32_t t557 = rt_btoi_b(t555);
               }
-              t613x0 = t622;
-              t613x1 = t626;
-              int32_t t637 = rt_add_i(t613a0, t613x0);
-              int32_t t639 = rt_add_i(t613a1, t613x1);
-              t613a0 = t637;
-              t613a1 = t639;
+              t535x0 = t544;
+              t535x1 = t548;
+              int32_t t559 = rt_add_i(t535a0, t535x0);
+              int32_t t561 = rt_add_i(t535a1, t535x1);
+              t535a0 = t559;
+              t535a1 = t561;
             }
-            t611[t613] = t613a0;
-            t612[t613] = t613a1;
+            t533[t535] = t535a0;
+            t534[t535] = t535a1;
           }
-          int32_t t613t0;
-          int32_t t613t1;
-          t613t0 = 0;
-          t613t1 = 0;
-          for (int64_t t613 = 0; t613 < t610; t613++) {
-            const int32_t t640 = t611[t613];
-            t611[t613] = t613t0;
-            const int32_t t641 = t612[t613];
-            t612[t613] = t613t1;
-            int32_t t643 = rt_add_i(t613t0, t640);
-            int32_t t645 = rt_add_i(t613t1, t641);
-            t613t0 = t643;
-            t613t1 = t645;
+          int32_t t535t0;
+          int32_t t535t1;
+          t535t0 = 0;
+          t535t1 = 0;
+          for (int64_t t535 = 0; t535 < t532; t535++) {
+            const int32_t t562 = t533[t535];
+            t533[t535] = t535t0;
+            const int32_t t563 = t534[t535];
+            t534[t535] = t535t1;
+            int32_t t565 = rt_add_i(t535t0, t562);
+            int32_t t567 = rt_add_i(t535t1, t563);
+            t535t0 = t565;
+            t535t1 = t567;
           }
-          v_x1026 = rt_value_new(rt_vec_type(RT_INT), t609);
-          int32_t *v_x1026_d = v_x1026->data.i;
-          const int64_t v_x1026_n = v_x1026->len;
-          v_x1030 = rt_value_new(rt_vec_type(RT_INT), t609);
-          int32_t *v_x1030_d = v_x1030->data.i;
-          const int64_t v_x1030_n = v_x1030->len;
-          RT_PARALLEL_FOR_IF(t610 > 1)
-          for (int64_t t613 = 0; t613 < t610; t613++) {
-            int32_t t613p0;
-            int32_t t613p1;
-            t613p0 = t611[t613];
-            t613p1 = t612[t613];
-            const int64_t t613_end = (t613 + 1) * RT_CHUNK < t609 ? (t613 + 1) * RT_CHUNK : t609;
-            for (int64_t t614 = t613 * RT_CHUNK; t614 < t613_end; t614++) {
-              const int32_t t615 = (int32_t)t614;
-              v_x1026_d[t614] = t613p0;
-              v_x1030_d[t614] = t613p1;
-              int32_t t613y0;
-              int32_t t613y1;
-              int t647 = 0; /* nonzero: a check below failed */
-              int t648 = (uint64_t)(int64_t)t615 < (uint64_t)v_x996_n;
-              int32_t t646 = t648 ? v_x996_d[t615] : 0;
-              t647 |= !t648;
-              uint8_t t650 = rt_le_i(t646, 1);
-              int32_t t652 = rt_btoi_b(t650);
-              uint8_t t654 = rt_not_b(t650);
-              int32_t t656 = rt_btoi_b(t654);
-              if (__builtin_expect(t647 != 0, 0)) { /* again, recording the error */
-                int32_t t657;
-                if ((uint64_t)(int64_t)t615 < (uint64_t)v_x996_n) {
-                  t657 = v_x996_d[t615];
+          v_x975 = rt_value_new(rt_vec_type(RT_INT), t531);
+          int32_t *v_x975_d = v_x975->data.i;
+          const int64_t v_x975_n = v_x975->len;
+          v_x979 = rt_value_new(rt_vec_type(RT_INT), t531);
+          int32_t *v_x979_d = v_x979->data.i;
+          const int64_t v_x979_n = v_x979->len;
+          RT_PARALLEL_FOR_IF(t532 > 1)
+          for (int64_t t535 = 0; t535 < t532; t535++) {
+            int32_t t535p0;
+            int32_t t535p1;
+            t535p0 = t533[t535];
+            t535p1 = t534[t535];
+            const int64_t t535_end = (t535 + 1) * RT_CHUNK < t531 ? (t535 + 1) * RT_CHUNK : t531;
+            for (int64_t t536 = t535 * RT_CHUNK; t536 < t535_end; t536++) {
+              const int32_t t537 = (int32_t)t536;
+              v_x975_d[t536] = t535p0;
+              v_x979_d[t536] = t535p1;
+              int32_t t535y0;
+              int32_t t535y1;
+              int t569 = 0; /* nonzero: a check below failed */
+              int t570 = (uint64_t)(int64_t)t537 < (uint64_t)v_x945_n;
+              int32_t t568 = t570 ? v_x945_d[t537] : 0;
+              t569 |= !t570;
+              uint8_t t572 = rt_le_i(t568, 1);
+              int32_t t574 = rt_btoi_b(t572);
+              uint8_t t576 = rt_not_b(t572);
+              int32_t t578 = rt_btoi_b(t576);
+              if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
+                int32_t t579;
+                if ((uint64_t)(int64_t)t537 < (uint64_t)v_x945_n) {
+                  t579 = v_x945_d[t537];
                 } else {
-                  NESSIE_RECORD(err, t614, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, v_x996_n, 0.0);
-                  t657 = 0;
+                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0);
+                  t579 = 0;
                 }
-                uint8_t t659 = rt_le_i(t657, 1);
-                int32_t t661 = rt_btoi_b(t659);
-                uint8_t t663 = rt_not_b(t659);
-                int32_t t665 = rt_btoi_b(t663);
+                uint8_t t581 = rt_le_i(t579, 1);
+                int32_t t583 = rt_btoi_b(t581);
+                uint8_t t585 = rt_not_b(t581);
+                int32_t t587 = rt_btoi_b(t585);
               }
-              t613y0 = t652;
-              t613y1 = t656;
-              int32_t t667 = rt_add_i(t613p0, t613y0);
-              int32_t t669 = rt_add_i(t613p1, t613y1);
-              t613p0 = t667;
-              t613p1 = t669;
+              t535y0 = t574;
+              t535y1 = t578;
+              int32_t t589 = rt_add_i(t535p0, t535y0);
+              int32_t t591 = rt_add_i(t535p1, t535y1);
+              t535p0 = t589;
+              t535p1 = t591;
             }
           }
-          rt_free(t611);
-          rt_free(t612);
+          rt_free(t533);
+          rt_free(t534);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x998 = v_x998;
-  *out_v_x1007 = v_x1007;
-  *out_v_x1009 = v_x1009;
-  *out_v_x1016 = v_x1016;
-  *out_v_x1022 = v_x1022;
-  *out_v_x1026 = v_x1026;
-  *out_v_x1030 = v_x1030;
-  rt_release(v_x1008);
-  rt_release(v_x1010);
+  *out_v_x947 = v_x947;
+  *out_v_x956 = v_x956;
+  *out_v_x958 = v_x958;
+  *out_v_x965 = v_x965;
+  *out_v_x971 = v_x971;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
+  rt_release(v_x957);
+  rt_release(v_x959);
   return;
 fail:
-  rt_release(v_x998);
-  rt_release(v_x1007);
-  rt_release(v_x1008);
-  rt_release(v_x1009);
-  rt_release(v_x1010);
-  rt_release(v_x1026);
-  rt_release(v_x1030);
+  rt_release(v_x947);
+  rt_release(v_x956);
+  rt_release(v_x957);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-/* K22: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1031, RtValue *v_x1032, RtValue *v_x1035, int32_t v_x1040, RtValue **out_v_x1037, RtValue **out_v_x1042, RtValue **out_v_x1044, RtValue **out_v_x1048) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
   (void)loc;
   (void)run;
-  int32_t *v_x1031_d = v_x1031->data.i;
-  const int64_t v_x1031_n = v_x1031->len;
-  int32_t *v_x1032_d = v_x1032->data.i;
-  const int64_t v_x1032_n = v_x1032->len;
-  int32_t *v_x1035_d = v_x1035->data.i;
-  const int64_t v_x1035_n = v_x1035->len;
-  RtValue *v_x1042 = NULL;
-  RtValue *v_x1037 = NULL;
-  RtValue *v_x1044 = NULL;
-  RtValue *v_x1048 = NULL;
+  int32_t *v_x980_d = v_x980->data.i;
+  const int64_t v_x980_n = v_x980->len;
+  int32_t *v_x981_d = v_x981->data.i;
+  const int64_t v_x981_n = v_x981->len;
+  int32_t *v_x984_d = v_x984->data.i;
+  const int64_t v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x991 = NULL;
   /* MAP */
   {
-    const int64_t t670 = v_x1040;
-    if (t670 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t670, 0.0);
-      goto fail;
-    }
-    v_x1042 = rt_value_new(rt_vec_type(RT_INT), t670);
-    int32_t *v_x1042_d = v_x1042->data.i;
-    const int64_t v_x1042_n = v_x1042->len;
-    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t670);
-    int32_t *v_x1037_d = v_x1037->data.i;
-    const int64_t v_x1037_n = v_x1037->len;
-    v_x1044 = rt_value_new(rt_vec_type(RT_INT), t670);
-    int32_t *v_x1044_d = v_x1044->data.i;
-    const int64_t v_x1044_n = v_x1044->len;
-    RT_PARALLEL_FOR_IF(t670 >= RT_PARALLEL_MIN)
-    for (int64_t t671 = 0; t671 < t670; t671++) {
-      const int32_t t672 = (int32_t)t671;
-      int t674 = 0; /* nonzero: a check below failed */
-      int t675 = (uint64_t)(int64_t)t672 < (uint64_t)v_x1031_n;
-      int32_t t673 = t675 ? v_x1031_d[t672] : 0;
-      t674 |= !t675;
-      int t677 = (uint64_t)(int64_t)t673 < (uint64_t)v_x1035_n;
-      int32_t t676 = t677 ? v_x1035_d[t673] : 0;
-      t674 |= !t677;
-      int t679 = (uint64_t)(int64_t)t673 < (uint64_t)v_x1032_n;
-      int32_t t678 = t679 ? v_x1032_d[t673] : 0;
-      t674 |= !t679;
-      int32_t t681 = rt_add_i(t676, t678);
-      int32_t t683 = rt_sub_i(t681, t676);
-      if (__builtin_expect(t674 != 0, 0)) { /* again, recording the error */
-        int32_t t684;
-        if ((uint64_t)(int64_t)t672 < (uint64_t)v_x1031_n) {
-          t684 = v_x1031_d[t672];
+    const int64_t t592 = v_x980_n;
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t592);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t592);
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    v_x991 = rt_value_new(rt_vec_type(RT_INT), t592);
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
+    RT_PARALLEL_FOR_IF(t592 >= RT_PARALLEL_MIN)
+    for (int64_t t593 = 0; t593 < t592; t593++) {
+      const int32_t t594 = (int32_t)t593;
+      int t597 = 0; /* nonzero: a check below failed */
+      int32_t t595 = v_x980_d[t594];
+      int t598 = (uint64_t)(int64_t)t595 < (uint64_t)v_x984_n;
+      int32_t t596 = t598 ? v_x984_d[t595] : 0;
+      t597 |= !t598;
+      int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x981_n;
+      int32_t t599 = t600 ? v_x981_d[t595] : 0;
+      t597 |= !t600;
+      int32_t t602 = rt_add_i(t596, t599);
+      if (__builtin_expect(t597 != 0, 0)) { /* again, recording the error */
+        int32_t t603 = v_x980_d[t594];
+        int32_t t604;
+        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x984_n) {
+          t604 = v_x984_d[t603];
         } else {
-          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t672, v_x1031_n, 0.0);
-          t684 = 0;
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x984_n, 0.0);
+          t604 = 0;
         }
-        int32_t t685;
-        if ((uint64_t)(int64_t)t684 < (uint64_t)v_x1035_n) {
-          t685 = v_x1035_d[t684];
+        int32_t t605;
+        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x981_n) {
+          t605 = v_x981_d[t603];
         } else {
-          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t684, v_x1035_n, 0.0);
-          t685 = 0;
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x981_n, 0.0);
+          t605 = 0;
         }
-        int32_t t686;
-        if ((uint64_t)(int64_t)t684 < (uint64_t)v_x1032_n) {
-          t686 = v_x1032_d[t684];
-        } else {
-          NESSIE_RECORD(err, t671, RT_CHECK_INDEX, 0, 0, RT_GATHER, t684, v_x1032_n, 0.0);
-          t686 = 0;
-        }
-        int32_t t688 = rt_add_i(t685, t686);
-        int32_t t690 = rt_sub_i(t688, t685);
+        int32_t t607 = rt_add_i(t604, t605);
       }
-      v_x1042_d[t671] = 1;
-      v_x1037_d[t671] = t676;
-      v_x1044_d[t671] = t683;
+      v_x986_d[t593] = t596;
+      v_x988_d[t593] = t602;
+      v_x991_d[t593] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x1042_d = v_x1042->data.i;
-    const int64_t v_x1042_n = v_x1042->len;
-    int32_t *v_x1037_d = v_x1037->data.i;
-    const int64_t v_x1037_n = v_x1037->len;
-    int32_t *v_x1044_d = v_x1044->data.i;
-    const int64_t v_x1044_n = v_x1044->len;
-    /* SCAN */
-    {
-      const int64_t t691 = v_x1031_n;
-      const int64_t t692 = t691 > 0 ? (t691 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t693 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t692);
-      RT_PARALLEL_FOR_IF(t692 > 1)
-      for (int64_t t694 = 0; t694 < t692; t694++) {
-        int32_t t694a0;
-        t694a0 = 0;
-        const int64_t t694_end = (t694 + 1) * RT_CHUNK < t691 ? (t694 + 1) * RT_CHUNK : t691;
-        for (int64_t t695 = t694 * RT_CHUNK; t695 < t694_end; t695++) {
-          const int32_t t696 = (int32_t)t695;
-          int32_t t694x0;
-          int t699 = 0; /* nonzero: a check below failed */
-          int32_t t697 = v_x1031_d[t696];
-          int t700 = (uint64_t)(int64_t)t697 < (uint64_t)v_x1035_n;
-          int32_t t698 = t700 ? v_x1035_d[t697] : 0;
-          t699 |= !t700;
-          int t702 = (uint64_t)(int64_t)t697 < (uint64_t)v_x1032_n;
-          int32_t t701 = t702 ? v_x1032_d[t697] : 0;
-          t699 |= !t702;
-          int32_t t704 = rt_add_i(t698, t701);
-          int32_t t706 = rt_sub_i(t704, t698);
-          if (__builtin_expect(t699 != 0, 0)) { /* again, recording the error */
-            int32_t t707 = v_x1031_d[t696];
-            int32_t t708;
-            if ((uint64_t)(int64_t)t707 < (uint64_t)v_x1035_n) {
-              t708 = v_x1035_d[t707];
-            } else {
-              NESSIE_RECORD(err, t695, RT_CHECK_INDEX, 0, 0, RT_GATHER, t707, v_x1035_n, 0.0);
-              t708 = 0;
-            }
-            int32_t t709;
-            if ((uint64_t)(int64_t)t707 < (uint64_t)v_x1032_n) {
-              t709 = v_x1032_d[t707];
-            } else {
-              NESSIE_RECORD(err, t695, RT_CHECK_INDEX, 0, 0, RT_GATHER, t707, v_x1032_n, 0.0);
-              t709 = 0;
-            }
-            int32_t t711 = rt_add_i(t708, t709);
-            int32_t t713 = rt_sub_i(t711, t708);
-          }
-          t694x0 = t706;
-          int32_t t715 = rt_add_i(t694a0, t694x0);
-          t694a0 = t715;
-        }
-        t693[t694] = t694a0;
-      }
-      int32_t t694t0;
-      t694t0 = 0;
-      for (int64_t t694 = 0; t694 < t692; t694++) {
-        const int32_t t716 = t693[t694];
-        t693[t694] = t694t0;
-        int32_t t718 = rt_add_i(t694t0, t716);
-        t694t0 = t718;
-      }
-      v_x1048 = rt_value_new(rt_vec_type(RT_INT), t691);
-      int32_t *v_x1048_d = v_x1048->data.i;
-      const int64_t v_x1048_n = v_x1048->len;
-      RT_PARALLEL_FOR_IF(t692 > 1)
-      for (int64_t t694 = 0; t694 < t692; t694++) {
-        int32_t t694p0;
-        t694p0 = t693[t694];
-        const int64_t t694_end = (t694 + 1) * RT_CHUNK < t691 ? (t694 + 1) * RT_CHUNK : t691;
-        for (int64_t t695 = t694 * RT_CHUNK; t695 < t694_end; t695++) {
-          const int32_t t696 = (int32_t)t695;
-          v_x1048_d[t695] = t694p0;
-          int32_t t694y0;
-          int t721 = 0; /* nonzero: a check below failed */
-          int32_t t719 = v_x1031_d[t696];
-          int t722 = (uint64_t)(int64_t)t719 < (uint64_t)v_x1035_n;
-          int32_t t720 = t722 ? v_x1035_d[t719] : 0;
-          t721 |= !t722;
-          int t724 = (uint64_t)(int64_t)t719 < (uint64_t)v_x1032_n;
-          int32_t t723 = t724 ? v_x1032_d[t719] : 0;
-          t721 |= !t724;
-          int32_t t726 = rt_add_i(t720, t723);
-          int32_t t728 = rt_sub_i(t726, t720);
-          if (__builtin_expect(t721 != 0, 0)) { /* again, recording the error */
-            int32_t t729 = v_x1031_d[t696];
-            int32_t t730;
-            if ((uint64_t)(int64_t)t729 < (uint64_t)v_x1035_n) {
-              t730 = v_x1035_d[t729];
-            } else {
-              NESSIE_RECORD(err, t695, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_x1035_n, 0.0);
-              t730 = 0;
-            }
-            int32_t t731;
-            if ((uint64_t)(int64_t)t729 < (uint64_t)v_x1032_n) {
-              t731 = v_x1032_d[t729];
-            } else {
-              NESSIE_RECORD(err, t695, RT_CHECK_INDEX, 0, 0, RT_GATHER, t729, v_x1032_n, 0.0);
-              t731 = 0;
-            }
-            int32_t t733 = rt_add_i(t730, t731);
-            int32_t t735 = rt_sub_i(t733, t730);
-          }
-          t694y0 = t728;
-          int32_t t737 = rt_add_i(t694p0, t694y0);
-          t694p0 = t737;
-        }
-      }
-      rt_free(t693);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x1037 = v_x1037;
-  *out_v_x1042 = v_x1042;
-  *out_v_x1044 = v_x1044;
-  *out_v_x1048 = v_x1048;
+  *out_v_x986 = v_x986;
+  *out_v_x988 = v_x988;
+  *out_v_x991 = v_x991;
   return;
 fail:
-  rt_release(v_x1042);
-  rt_release(v_x1037);
-  rt_release(v_x1044);
-  rt_release(v_x1048);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x991);
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1208, RtValue *v_x1200, RtValue *v_x1201, RtValue *v_x1202, int32_t v_x1203, RtValue *v_x1204) {
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1208_off = rt_seg_offsets(v_sd_1208);
-  const int64_t v_sd_1208_n = v_sd_1208->len;
-  int32_t *v_x1200_d = v_x1200->data.i;
-  const int64_t v_x1200_n = v_x1200->len;
-  int32_t *v_x1201_d = v_x1201->data.i;
-  const int64_t v_x1201_n = v_x1201->len;
-  int32_t *v_x1202_d = v_x1202->data.i;
-  const int64_t v_x1202_n = v_x1202->len;
-  int32_t *v_x1204_d = v_x1204->data.i;
-  const int64_t v_x1204_n = v_x1204->len;
-  RtValue *v_x1207 = NULL;
+  const int64_t *v_sd_1123_off = rt_seg_offsets(v_sd_1123);
+  const int64_t v_sd_1123_n = v_sd_1123->len;
+  int32_t *v_x1115_d = v_x1115->data.i;
+  const int64_t v_x1115_n = v_x1115->len;
+  int32_t *v_x1116_d = v_x1116->data.i;
+  const int64_t v_x1116_n = v_x1116->len;
+  int32_t *v_x1117_d = v_x1117->data.i;
+  const int64_t v_x1117_n = v_x1117->len;
+  int32_t *v_x1119_d = v_x1119->data.i;
+  const int64_t v_x1119_n = v_x1119->len;
+  RtValue *v_x1122 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t738 = v_sd_1208_off[v_sd_1208_n];
-    v_x1207 = rt_value_new(rt_vec_type(RT_INT), t738);
-    int32_t *v_x1207_d = v_x1207->data.i;
-    const int64_t v_x1207_n = v_x1207->len;
-    const int64_t t739 = (t738 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t739 > 1)
-    for (int64_t t740 = 0; t740 < t739; t740++) {
-      int64_t t743 = rt_segment_of(v_sd_1208_off, v_sd_1208_n, t740 * RT_CHUNK);
-      const int64_t t740_end = (t740 + 1) * RT_CHUNK < t738 ? (t740 + 1) * RT_CHUNK : t738;
-      for (int64_t t741 = t740 * RT_CHUNK; t741 < t740_end; t741++) {
-        const int32_t t742 = (int32_t)t741;
-        while (v_sd_1208_off[t743 + 1] <= t741)
-          t743++;
-        const int32_t t744 = (int32_t)t743;
-        int t746 = 0; /* nonzero: a check below failed */
-        int t747 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1202_n;
-        int32_t t745 = t747 ? v_x1202_d[t744] : 0;
-        t746 |= !t747;
-        int t749 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1200_n;
-        int32_t t748 = t749 ? v_x1200_d[t744] : 0;
-        t746 |= !t749;
-        int32_t t751 = rt_sub_i(t742, t748);
-        int t753 = (uint64_t)(int64_t)t744 < (uint64_t)v_x1201_n;
-        int32_t t752 = t753 ? v_x1201_d[t744] : 0;
-        t746 |= !t753;
-        int32_t t755 = rt_mul_i(t751, t752);
-        int32_t t757 = rt_add_i(t745, t755);
-        int t759 = (uint64_t)(int64_t)t757 < (uint64_t)v_x1204_n;
-        int32_t t758 = t759 ? v_x1204_d[t757] : 0;
-        t746 |= !t759;
-        if (__builtin_expect(t746 != 0, 0)) { /* again, recording the error */
-          int32_t t760;
-          if ((uint64_t)(int64_t)t744 < (uint64_t)v_x1202_n) {
-            t760 = v_x1202_d[t744];
+    const int64_t t608 = v_sd_1123_off[v_sd_1123_n];
+    v_x1122 = rt_value_new(rt_vec_type(RT_INT), t608);
+    int32_t *v_x1122_d = v_x1122->data.i;
+    const int64_t v_x1122_n = v_x1122->len;
+    const int64_t t609 = (t608 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t609 > 1)
+    for (int64_t t610 = 0; t610 < t609; t610++) {
+      int64_t t613 = rt_segment_of(v_sd_1123_off, v_sd_1123_n, t610 * RT_CHUNK);
+      const int64_t t610_end = (t610 + 1) * RT_CHUNK < t608 ? (t610 + 1) * RT_CHUNK : t608;
+      for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
+        const int32_t t612 = (int32_t)t611;
+        while (v_sd_1123_off[t613 + 1] <= t611)
+          t613++;
+        const int32_t t614 = (int32_t)t613;
+        int t616 = 0; /* nonzero: a check below failed */
+        int t617 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n;
+        int32_t t615 = t617 ? v_x1117_d[t614] : 0;
+        t616 |= !t617;
+        int t619 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n;
+        int32_t t618 = t619 ? v_x1115_d[t614] : 0;
+        t616 |= !t619;
+        int32_t t621 = rt_sub_i(t612, t618);
+        int t623 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n;
+        int32_t t622 = t623 ? v_x1116_d[t614] : 0;
+        t616 |= !t623;
+        int32_t t625 = rt_mul_i(t621, t622);
+        int32_t t627 = rt_add_i(t615, t625);
+        int t629 = (uint64_t)(int64_t)t627 < (uint64_t)v_x1119_n;
+        int32_t t628 = t629 ? v_x1119_d[t627] : 0;
+        t616 |= !t629;
+        if (__builtin_expect(t616 != 0, 0)) { /* again, recording the error */
+          int32_t t630;
+          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n) {
+            t630 = v_x1117_d[t614];
           } else {
-            NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t744, v_x1202_n, 0.0);
-            t760 = 0;
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1117_n, 0.0);
+            t630 = 0;
           }
-          int32_t t761;
-          if ((uint64_t)(int64_t)t744 < (uint64_t)v_x1200_n) {
-            t761 = v_x1200_d[t744];
+          int32_t t631;
+          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n) {
+            t631 = v_x1115_d[t614];
           } else {
-            NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t744, v_x1200_n, 0.0);
-            t761 = 0;
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1115_n, 0.0);
+            t631 = 0;
           }
-          int32_t t763 = rt_sub_i(t742, t761);
-          int32_t t764;
-          if ((uint64_t)(int64_t)t744 < (uint64_t)v_x1201_n) {
-            t764 = v_x1201_d[t744];
+          int32_t t633 = rt_sub_i(t612, t631);
+          int32_t t634;
+          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n) {
+            t634 = v_x1116_d[t614];
           } else {
-            NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t744, v_x1201_n, 0.0);
-            t764 = 0;
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1116_n, 0.0);
+            t634 = 0;
           }
-          int32_t t766 = rt_mul_i(t763, t764);
-          int32_t t768 = rt_add_i(t760, t766);
-          int32_t t769;
-          if ((uint64_t)(int64_t)t768 < (uint64_t)v_x1204_n) {
-            t769 = v_x1204_d[t768];
+          int32_t t636 = rt_mul_i(t633, t634);
+          int32_t t638 = rt_add_i(t630, t636);
+          int32_t t639;
+          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1119_n) {
+            t639 = v_x1119_d[t638];
           } else {
-            NESSIE_RECORD(err, t741, RT_CHECK_INDEX, 0, 0, RT_GATHER, t768, v_x1204_n, 0.0);
-            t769 = 0;
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1119_n, 0.0);
+            t639 = 0;
           }
         }
-        v_x1207_d[t741] = t758;
+        v_x1122_d[t611] = t628;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1207);
+  rt_release(v_x1122);
   return;
 fail:
-  rt_release(v_x1207);
+  rt_release(v_x1122);
 }
 
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1087, int32_t v_x1088, RtValue *v_x1091, RtValue *v_x1092, RtValue *v_x1095, RtValue **out_v_x1097) {
+/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
   (void)loc;
   (void)run;
-  int32_t *v_x1087_d = v_x1087->data.i;
-  const int64_t v_x1087_n = v_x1087->len;
-  uint8_t *v_x1091_d = v_x1091->data.b;
-  const int64_t v_x1091_n = v_x1091->len;
-  int32_t *v_x1092_d = v_x1092->data.i;
-  const int64_t v_x1092_n = v_x1092->len;
-  int32_t *v_x1095_d = v_x1095->data.i;
-  const int64_t v_x1095_n = v_x1095->len;
-  RtValue *v_x1097 = NULL;
+  int32_t *v_x1024_d = v_x1024->data.i;
+  const int64_t v_x1024_n = v_x1024->len;
+  uint8_t *v_x1028_d = v_x1028->data.b;
+  const int64_t v_x1028_n = v_x1028->len;
+  int32_t *v_x1029_d = v_x1029->data.i;
+  const int64_t v_x1029_n = v_x1029->len;
+  int32_t *v_x1032_d = v_x1032->data.i;
+  const int64_t v_x1032_n = v_x1032->len;
+  RtValue *v_x1034 = NULL;
   /* MAP */
   {
-    const int64_t t770 = v_x1091_n;
-    v_x1097 = rt_value_new(rt_vec_type(RT_INT), t770);
-    int32_t *v_x1097_d = v_x1097->data.i;
-    const int64_t v_x1097_n = v_x1097->len;
-    RT_PARALLEL_FOR_IF(t770 >= RT_PARALLEL_MIN)
-    for (int64_t t771 = 0; t771 < t770; t771++) {
-      const int32_t t772 = (int32_t)t771;
-      int t774 = 0; /* nonzero: a check below failed */
-      int t775 = (uint64_t)(int64_t)t772 < (uint64_t)v_x1087_n;
-      int32_t t773 = t775 ? v_x1087_d[t772] : 0;
-      t774 |= !t775;
-      int32_t t777 = rt_add_i(t773, v_x1088);
-      uint8_t t778 = v_x1091_d[t772];
-      int t780 = (uint64_t)(int64_t)t772 < (uint64_t)v_x1092_n;
-      int32_t t779 = t780 ? v_x1092_d[t772] : 0;
-      t774 |= !t780;
-      int32_t t782 = (t778 ? t779 : t777);
-      int t784 = (uint64_t)(int64_t)t782 < (uint64_t)v_x1095_n;
-      int32_t t783 = t784 ? v_x1095_d[t782] : 0;
-      t774 |= !t784;
-      if (__builtin_expect(t774 != 0, 0)) { /* again, recording the error */
-        int32_t t785;
-        if ((uint64_t)(int64_t)t772 < (uint64_t)v_x1087_n) {
-          t785 = v_x1087_d[t772];
+    const int64_t t640 = v_x1028_n;
+    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t640);
+    int32_t *v_x1034_d = v_x1034->data.i;
+    const int64_t v_x1034_n = v_x1034->len;
+    RT_PARALLEL_FOR_IF(t640 >= RT_PARALLEL_MIN)
+    for (int64_t t641 = 0; t641 < t640; t641++) {
+      const int32_t t642 = (int32_t)t641;
+      int t644 = 0; /* nonzero: a check below failed */
+      int t645 = (uint64_t)(int64_t)t642 < (uint64_t)v_x1024_n;
+      int32_t t643 = t645 ? v_x1024_d[t642] : 0;
+      t644 |= !t645;
+      int32_t t647 = rt_add_i(t643, v_x1025);
+      uint8_t t648 = v_x1028_d[t642];
+      int t650 = (uint64_t)(int64_t)t642 < (uint64_t)v_x1029_n;
+      int32_t t649 = t650 ? v_x1029_d[t642] : 0;
+      t644 |= !t650;
+      int32_t t652 = (t648 ? t649 : t647);
+      int t654 = (uint64_t)(int64_t)t652 < (uint64_t)v_x1032_n;
+      int32_t t653 = t654 ? v_x1032_d[t652] : 0;
+      t644 |= !t654;
+      if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
+        int32_t t655;
+        if ((uint64_t)(int64_t)t642 < (uint64_t)v_x1024_n) {
+          t655 = v_x1024_d[t642];
         } else {
-          NESSIE_RECORD(err, t771, RT_CHECK_INDEX, 0, 0, RT_GATHER, t772, v_x1087_n, 0.0);
-          t785 = 0;
+          NESSIE_RECORD(err, t641, RT_CHECK_INDEX, 0, 0, RT_GATHER, t642, v_x1024_n, 0.0);
+          t655 = 0;
         }
-        int32_t t787 = rt_add_i(t785, v_x1088);
-        uint8_t t788 = v_x1091_d[t772];
-        int32_t t789;
-        if ((uint64_t)(int64_t)t772 < (uint64_t)v_x1092_n) {
-          t789 = v_x1092_d[t772];
+        int32_t t657 = rt_add_i(t655, v_x1025);
+        uint8_t t658 = v_x1028_d[t642];
+        int32_t t659;
+        if ((uint64_t)(int64_t)t642 < (uint64_t)v_x1029_n) {
+          t659 = v_x1029_d[t642];
         } else {
-          NESSIE_RECORD(err, t771, RT_CHECK_INDEX, 0, 0, RT_GATHER, t772, v_x1092_n, 0.0);
-          t789 = 0;
+          NESSIE_RECORD(err, t641, RT_CHECK_INDEX, 0, 0, RT_GATHER, t642, v_x1029_n, 0.0);
+          t659 = 0;
         }
-        int32_t t791 = (t788 ? t789 : t787);
-        int32_t t792;
-        if ((uint64_t)(int64_t)t791 < (uint64_t)v_x1095_n) {
-          t792 = v_x1095_d[t791];
+        int32_t t661 = (t658 ? t659 : t657);
+        int32_t t662;
+        if ((uint64_t)(int64_t)t661 < (uint64_t)v_x1032_n) {
+          t662 = v_x1032_d[t661];
         } else {
-          NESSIE_RECORD(err, t771, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x1095_n, 0.0);
-          t792 = 0;
+          NESSIE_RECORD(err, t641, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1032_n, 0.0);
+          t662 = 0;
         }
       }
-      v_x1097_d[t771] = t783;
+      v_x1034_d[t641] = t653;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1097 = v_x1097;
+  *out_v_x1034 = v_x1034;
   return;
 fail:
-  rt_release(v_x1097);
+  rt_release(v_x1034);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2821,10 +2571,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t793 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t793->data.i[0] = v_x62;
-    t793->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t793);
+    RtValue *t663 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t663->data.i[0] = v_x62;
+    t663->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t663);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -2867,7 +2617,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -2888,7 +2638,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x667 = NULL;
+  RtValue *v_x661 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -2899,7 +2649,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x667 = v_x94;
+    v_x661 = v_x94;
   } else {
     RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -2913,15 +2663,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    int32_t v_x249 = 0;
-    int32_t v_x267 = 0;
-    RtValue *v_x625 = NULL;
-    RtValue *v_x635 = NULL;
+    int32_t v_x245 = 0;
+    int32_t v_x263 = 0;
+    RtValue *v_x619 = NULL;
+    RtValue *v_x629 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x249, &v_x267, &v_x625, &v_x635);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -2937,323 +2687,329 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x128->len;
     RtValue *v_x147 = NULL;
+    RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    RtValue *v_x162 = NULL;
-    RtValue *v_x168 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x162, &v_x168);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x128);
+    RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
+    RtValue *v_x166 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x162, &v_x165);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x172 = 0;
-    v_x172 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
+    rt_release(v_x152);
+    int32_t v_x170 = 0;
+    v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x165, v_x168, v_x157, v_x147, v_x172, v_x89);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x147);
     rt_release(v_x157);
-    rt_release(v_x168);
-    rt_release(v_x165);
-    int32_t v_x207 = 0;
-    v_x207 = (int32_t)v_x130->len;
-    RtValue *v_x201 = NULL;
-    RtValue *v_x211 = NULL;
-    RtValue *v_x216 = NULL;
-    RtValue *v_x222 = NULL;
+    rt_release(v_x164);
+    rt_release(v_x166);
+    int32_t v_x205 = 0;
+    v_x205 = (int32_t)v_x130->len;
+    RtValue *v_x199 = NULL;
+    RtValue *v_x204 = NULL;
+    RtValue *v_x209 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x207, &v_x201, &v_x211, &v_x216, &v_x222);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
-    RtValue *v_x219 = NULL;
+    RtValue *v_x216 = NULL;
+    RtValue *v_x217 = NULL;
+    RtValue *v_x218 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x216, &v_x219);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x225 = NULL;
+    rt_release(v_x204);
+    RtValue *v_x221 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x219, &v_x225);
+      K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x216, &v_x221);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x226 = 0;
-    v_x226 = (int32_t)NESSIE_SEG_TOTAL(v_x219);
-    RtValue *v_x239 = NULL;
+    int32_t v_x222 = 0;
+    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    RtValue *v_x235 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x225, v_x222, v_x211, v_x201, v_x226, v_x89, &v_x239);
+      K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x201);
-    rt_release(v_x211);
-    uint8_t v_x250 = 0;
-    v_x250 = rt_eq_i(v_x249, 0);
-    RtValue *v_x257 = NULL;
-    if (v_x250) {
-      RtValue *v_x253 = NULL;
+    rt_release(v_x199);
+    rt_release(v_x209);
+    uint8_t v_x246 = 0;
+    v_x246 = rt_eq_i(v_x245, 0);
+    RtValue *v_x253 = NULL;
+    if (v_x246) {
+      RtValue *v_x249 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x253);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x249);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x257 = v_x253;
+      v_x253 = v_x249;
     } else {
-      v_x257 = v_x162;
-      rt_retain(v_x162);
+      v_x253 = v_x165;
+      rt_retain(v_x165);
     }
-    rt_release(v_x162);
-    uint8_t v_x268 = 0;
-    v_x268 = rt_eq_i(v_x267, 0);
-    RtValue *v_x611 = NULL;
-    if (v_x268) {
+    rt_release(v_x165);
+    uint8_t v_x264 = 0;
+    v_x264 = rt_eq_i(v_x263, 0);
+    RtValue *v_x605 = NULL;
+    if (v_x264) {
+      RtValue *v_x267 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x267);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+      }
+      v_x605 = v_x267;
+    } else {
       RtValue *v_x271 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x271);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-      }
-      v_x611 = v_x271;
-    } else {
-      RtValue *v_x275 = NULL;
-      int32_t v_x292 = 0;
-      int32_t v_x293 = 0;
+      int32_t v_x288 = 0;
+      int32_t v_x289 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x267, v_x216, &v_x275, &v_x292, &v_x293);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x292, v_x293, 0);
-      RtValue *v_x305 = NULL;
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
+      RtValue *v_x301 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x222, v_x239, &v_x305);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x218, v_x235, &v_x301);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x327 = NULL;
-      RtValue *v_x348 = NULL;
-      RtValue *v_x374 = NULL;
-      RtValue *v_x395 = NULL;
+      RtValue *v_x323 = NULL;
+      RtValue *v_x344 = NULL;
+      RtValue *v_x370 = NULL;
+      RtValue *v_x391 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x225, v_x305, v_x239, v_x219, &v_x327, &v_x348, &v_x374, &v_x395);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x305);
-      int32_t v_x408 = 0;
-      v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x207, v_x207);
-      RtValue *v_x414 = NULL;
-      RtValue *v_x484 = NULL;
+      rt_release(v_x301);
+      int32_t v_x404 = 0;
+      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
+      RtValue *v_x410 = NULL;
+      RtValue *v_x480 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x348, v_x395, v_x408, &v_x414, &v_x484);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x344, v_x391, v_x404, &v_x410, &v_x480);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x348);
-      rt_release(v_x395);
-      int32_t v_x415 = 0;
-      v_x415 = (int32_t)v_x327->len;
-      int32_t v_x416 = 0;
-      v_x416 = (int32_t)v_x374->len;
-      int32_t v_x417 = 0;
-      v_x417 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x415, v_x416);
-      RtValue *v_x423 = NULL;
+      rt_release(v_x344);
+      rt_release(v_x391);
+      int32_t v_x411 = 0;
+      v_x411 = (int32_t)v_x323->len;
+      int32_t v_x412 = 0;
+      v_x412 = (int32_t)v_x370->len;
+      int32_t v_x413 = 0;
+      v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
+      RtValue *v_x419 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x327, v_x374, v_x417, &v_x423);
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x323, v_x370, v_x413, &v_x419);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x327);
-      rt_release(v_x374);
-      int32_t v_x427 = 0;
-      v_x427 = rt_mul_i(v_x267, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x427, 1);
-      RtValue *v_x470 = NULL;
-      RtValue *v_x554 = NULL;
+      rt_release(v_x323);
+      rt_release(v_x370);
+      int32_t v_x423 = 0;
+      v_x423 = rt_mul_i(v_x263, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
+      RtValue *v_x466 = NULL;
+      RtValue *v_x548 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x267, &v_x470, &v_x554);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x263, &v_x466, &v_x548);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x489 = NULL;
-      RtValue *v_x499 = NULL;
+      RtValue *v_x485 = NULL;
+      RtValue *v_x490 = NULL;
+      RtValue *v_x495 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x410);
+      rt_release(v_x480);
+      RtValue *v_x502 = NULL;
+      RtValue *v_x503 = NULL;
       RtValue *v_x504 = NULL;
-      RtValue *v_x510 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x427, v_x267, v_x414, v_x484, &v_x489, &v_x499, &v_x504, &v_x510);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x414);
-      rt_release(v_x484);
-      RtValue *v_x507 = NULL;
+      rt_release(v_x490);
+      rt_release(v_x503);
+      int32_t v_x508 = 0;
+      v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
+      RtValue *v_x521 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x504, &v_x507);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
+      rt_release(v_x419);
+      rt_release(v_x485);
+      rt_release(v_x495);
       rt_release(v_x504);
-      int32_t v_x514 = 0;
-      v_x514 = (int32_t)NESSIE_SEG_TOTAL(v_x507);
-      RtValue *v_x527 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x507, v_x510, v_x499, v_x489, v_x514, v_x423, &v_x527);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      rt_release(v_x423);
-      rt_release(v_x489);
-      rt_release(v_x499);
-      rt_release(v_x510);
-      RtValue *v_x529 = NULL;
+      RtValue *v_x523 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x507);
-        rt_retain(v_x527);
+        rt_retain(v_x502);
+        rt_retain(v_x521);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x507, v_x527, &v_x529);
+        fn_distinct_lifted(v_x502, v_x521, &v_x523);
         rt_set_context(saved);
       }
-      rt_release(v_x507);
-      rt_release(v_x527);
-      int32_t v_x549 = 0;
-      int32_t v_x550 = 0;
-      int32_t v_x551 = 0;
+      rt_release(v_x502);
+      rt_release(v_x521);
+      int32_t v_x543 = 0;
+      int32_t v_x544 = 0;
+      int32_t v_x545 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x275, v_x470, &v_x549, &v_x550, &v_x551);
+        K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x271, v_x466, &v_x543, &v_x544, &v_x545);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x275);
-      rt_release(v_x470);
-      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x550, v_x551, 0);
-      RtValue *v_x610 = NULL;
+      rt_release(v_x271);
+      rt_release(v_x466);
+      NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
+      RtValue *v_x604 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x554, v_x529, v_x267, &v_x610);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x548, v_x523, v_x263, &v_x604);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      rt_release(v_x554);
-      rt_release(v_x529);
-      v_x611 = v_x610;
+      rt_release(v_x548);
+      rt_release(v_x523);
+      v_x605 = v_x604;
     }
     rt_release(v_x216);
-    rt_release(v_x222);
-    rt_release(v_x219);
-    rt_release(v_x225);
-    rt_release(v_x239);
-    int32_t v_x653 = 0;
-    v_x653 = (int32_t)v_x257->len;
-    int32_t v_x654 = 0;
-    v_x654 = (int32_t)v_x611->len;
-    int32_t v_x655 = 0;
-    v_x655 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x653, v_x654);
-    RtValue *v_x661 = NULL;
+    rt_release(v_x217);
+    rt_release(v_x218);
+    rt_release(v_x221);
+    rt_release(v_x235);
+    int32_t v_x647 = 0;
+    v_x647 = (int32_t)v_x253->len;
+    int32_t v_x648 = 0;
+    v_x648 = (int32_t)v_x605->len;
+    int32_t v_x649 = 0;
+    v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
+    RtValue *v_x655 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x257, v_x611, v_x655, &v_x661);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x253, v_x605, v_x649, &v_x655);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x257);
-    rt_release(v_x611);
-    RtValue *v_x666 = NULL;
+    rt_release(v_x253);
+    rt_release(v_x605);
+    RtValue *v_x660 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x635, v_x249, v_x105, v_x625, v_x661, &v_x666);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x105);
-    rt_release(v_x625);
-    rt_release(v_x635);
-    rt_release(v_x661);
-    v_x667 = v_x666;
+    rt_release(v_x619);
+    rt_release(v_x629);
+    rt_release(v_x655);
+    v_x661 = v_x660;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x667;
+  *out_0 = v_x661;
 }
 
-/* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
+/* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
 static void top_0(void) {
   double value_0 = 0;
   value_0 = 3.1415926535897931;
@@ -3262,7 +3018,7 @@ static void top_0(void) {
   g_x1_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:145: max_int = 2147483647; */
+/* <lib-nesl/builtins.nesl>:150: max_int = 2147483647; */
 static void top_1(void) {
   int32_t value_0 = 0;
   value_0 = 2147483647;
@@ -3271,7 +3027,7 @@ static void top_1(void) {
   g_x2_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:146: min_int = -2147483647 - 1; */
+/* <lib-nesl/builtins.nesl>:151: min_int = -2147483647 - 1; */
 static void top_2(void) {
   int32_t value_0 = 0;
   value_0 = (-2147483647 - 1);
@@ -3280,7 +3036,7 @@ static void top_2(void) {
   g_x5_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:147: newline = code_char(10); */
+/* <lib-nesl/builtins.nesl>:152: newline = code_char(10); */
 static void top_3(void) {
   char value_0 = 0;
   char v_x6 = 0;
@@ -3288,7 +3044,7 @@ static void top_3(void) {
     int err = 0;
     v_x6 = rt_code_char_i(10, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 147, 11), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 152, 11), NULL));
   }
   value_0 = v_x6;
   NESSIE_SYNC();
@@ -3296,7 +3052,7 @@ static void top_3(void) {
   g_x7_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:148: space = code_char(32); */
+/* <lib-nesl/builtins.nesl>:153: space = code_char(32); */
 static void top_4(void) {
   char value_0 = 0;
   char v_x8 = 0;
@@ -3304,7 +3060,7 @@ static void top_4(void) {
     int err = 0;
     v_x8 = rt_code_char_i(32, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 148, 9), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 153, 9), NULL));
   }
   value_0 = v_x8;
   NESSIE_SYNC();
@@ -3312,7 +3068,7 @@ static void top_4(void) {
   g_x9_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:149: tab = code_char(9); */
+/* <lib-nesl/builtins.nesl>:154: tab = code_char(9); */
 static void top_5(void) {
   char value_0 = 0;
   char v_x10 = 0;
@@ -3320,7 +3076,7 @@ static void top_5(void) {
     int err = 0;
     v_x10 = rt_code_char_i(9, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 149, 7), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 154, 7), NULL));
   }
   value_0 = v_x10;
   NESSIE_SYNC();
@@ -3328,7 +3084,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:168: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -3337,7 +3093,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:169: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -3346,7 +3102,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:170: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -3355,7 +3111,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:171: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;
@@ -3369,16 +3125,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t794 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t794->data.i[0] = 3;
-  t794->data.i[1] = 1;
-  t794->data.i[2] = 4;
-  t794->data.i[3] = 1;
-  t794->data.i[4] = 5;
-  t794->data.i[5] = 9;
-  t794->data.i[6] = 2;
-  t794->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t794);
+  RtValue *t664 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t664->data.i[0] = 3;
+  t664->data.i[1] = 1;
+  t664->data.i[2] = 4;
+  t664->data.i[3] = 1;
+  t664->data.i[4] = 5;
+  t664->data.i[5] = 9;
+  t664->data.i[6] = 2;
+  t664->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t664);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -933,725 +933,371 @@ static void K8(RtKernelError *err, RtLoc loc, int run, RtValue *v_x140, RtValue 
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x169, RtValue **out_v_x170) {
+static void K9_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   (void)loc;
   (void)run;
-  const int64_t *v_x169_off = rt_seg_offsets(v_x169);
-  const int64_t v_x169_n = v_x169->len;
-  RtValue *v_x170 = NULL;
+  int32_t *v_x158_d = v_x158->data.i;
+  const int64_t v_x158_n = v_x158->len;
+  int32_t *v_x159_d = v_x159->data.i;
+  const int64_t v_x159_n = v_x159->len;
+  int32_t *v_x160_d = v_x160->data.i;
+  const int64_t v_x160_n = v_x160->len;
+  RtValue *v_x161 = NULL;
+  RtValue *v_x162 = NULL;
+  RtValue *v_x163 = NULL;
   /* LIBRARY */
   {
-    RtValue *t98 = rt_seg_ids(v_x169);
-    v_x170 = t98;
-    int32_t *v_x170_d = v_x170->data.i;
-    const int64_t v_x170_n = v_x170->len;
+    RtValue *t98 = rt_range_segdes(loc, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t98;
+    const int64_t *v_x161_off = rt_seg_offsets(v_x161);
+    const int64_t v_x161_n = v_x161->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x170 = v_x170;
+  *out_v_x161 = v_x161;
+  *out_v_x162 = v_x162;
+  *out_v_x163 = v_x163;
   return;
 fail:
-  rt_release(v_x170);
+  rt_release(v_x161);
+  rt_release(v_x162);
+  rt_release(v_x163);
 }
 
 /* K9: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K9_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_x169_off; int64_t v_x169_n;
-  int32_t *v_x170_d; int64_t v_x170_n;
+  int32_t *v_x158_d; int64_t v_x158_n;
+  int32_t *v_x159_d; int64_t v_x159_n;
+  int32_t *v_x160_d; int64_t v_x160_n;
+  const int64_t *v_x161_off; int64_t v_x161_n;
+  int32_t *v_x162_d; int64_t v_x162_n;
+  int32_t *v_x163_d; int64_t v_x163_n;
 };
-static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x169, RtValue **out_v_x170) {
+static void K9_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
   (void)loc;
   (void)err;
   K9_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x169_off = rtg_seg_offsets(v_x169);
-  A.v_x169_n = v_x169->len;
-  RtValue *v_x170 = NULL;
+  A.v_x158_d = v_x158->data.i;
+  A.v_x158_n = v_x158->len;
+  A.v_x159_d = v_x159->data.i;
+  A.v_x159_n = v_x159->len;
+  A.v_x160_d = v_x160->data.i;
+  A.v_x160_n = v_x160->len;
+  RtValue *v_x161 = NULL;
+  RtValue *v_x162 = NULL;
+  RtValue *v_x163 = NULL;
   /* LIBRARY */
   {
-    RtValue *t99 = rtg_seg_ids(v_x169);
-    v_x170 = t99;
-    A.v_x170_d = v_x170->data.i;
-    A.v_x170_n = v_x170->len;
+    RtValue *t99 = rtg_range_segdes(loc, A.run, v_x158, v_x159, v_x160, &v_x162, &v_x163);
+    v_x161 = t99;
+    A.v_x161_off = rtg_seg_offsets(v_x161);
+    A.v_x161_n = v_x161->len;
   }
-  *out_v_x170 = v_x170;
+  *out_v_x161 = v_x161;
+  *out_v_x162 = v_x162;
+  *out_v_x163 = v_x163;
   return;
 fail:
-  rt_release(v_x170);
+  rt_release(v_x161);
+  rt_release(v_x162);
+  rt_release(v_x163);
 }
 
-static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x169, RtValue **out_v_x170) {
-  RtValue *vals[] = {v_x169};
+static void K9(RtKernelError *err, RtLoc loc, int run, RtValue *v_x158, RtValue *v_x159, RtValue *v_x160, RtValue **out_v_x161, RtValue **out_v_x162, RtValue **out_v_x163) {
+  RtValue *vals[] = {v_x158, v_x159, v_x160};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K9_host(err, loc, run, v_x169, out_v_x170);
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K9_host(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
     rtg_host_ran();
   } else {
-    K9_gpu(err, loc, run, v_x169, out_v_x170);
+    K9_gpu(err, loc, run, v_x158, v_x159, v_x160, out_v_x161, out_v_x162, out_v_x163);
   }
 }
 
-/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x678, RtValue *v_x679, int32_t *out_v_x687, int32_t *out_v_x688, int32_t *out_v_x689) {
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K10_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)run;
-  int32_t *v_x678_d = v_x678->data.i;
-  const int64_t v_x678_n = v_x678->len;
-  int32_t *v_x679_d = v_x679->data.i;
-  const int64_t v_x679_n = v_x679->len;
-  int32_t v_x687 = 0;
-  int32_t v_x688 = 0;
-  int32_t v_x689 = 0;
-  /* REDUCE */
+  const int64_t *v_x167_off = rt_seg_offsets(v_x167);
+  const int64_t v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t100 = v_x678_n;
-    const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-    int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-    int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-    RT_PARALLEL_FOR_IF(t101 > 1)
-    for (int64_t t105 = 0; t105 < t101; t105++) {
-      int32_t t105a0;
-      int32_t t105a1;
-      int32_t t105a2;
-      t105a0 = 2147483647;
-      t105a1 = 0;
-      t105a2 = 1;
-      const int64_t t105_end = (t105 + 1) * RT_CHUNK < t100 ? (t105 + 1) * RT_CHUNK : t100;
-      for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
-        const int32_t t107 = (int32_t)t106;
-        int32_t t105x0;
-        int32_t t105x1;
-        int32_t t105x2;
-        int t109 = 0; /* nonzero: a check below failed */
-        int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x679_n;
-        int32_t t108 = t110 ? v_x679_d[t107] : 0;
-        t109 |= !t110;
-        uint8_t t112 = rt_lt_i(0, t108);
-        int32_t t113;
-        if (t112) {
-          t113 = 2147483647;
-        } else {
-          t113 = t107;
-        }
-        if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
-          int32_t t114;
-          if ((uint64_t)(int64_t)t107 < (uint64_t)v_x679_n) {
-            t114 = v_x679_d[t107];
-          } else {
-            NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 0, 0, RT_GATHER, t107, v_x679_n, 0.0);
-            t114 = 0;
-          }
-          uint8_t t116 = rt_lt_i(0, t114);
-          int32_t t117;
-          if (t116) {
-            t117 = 2147483647;
-          } else {
-            t117 = t107;
-          }
-        }
-        t105x0 = t113;
-        t105x1 = 0;
-        t105x2 = t108;
-        uint8_t t119 = rt_le_i(t105a0, t105x0);
-        int32_t t120;
-        if (t119) {
-          t120 = t105a0;
-        } else {
-          t120 = t105x0;
-        }
-        int32_t t121;
-        if (t119) {
-          t121 = t105a1;
-        } else {
-          t121 = t105x1;
-        }
-        int32_t t122;
-        if (t119) {
-          t122 = t105a2;
-        } else {
-          t122 = t105x2;
-        }
-        t105a0 = t120;
-        t105a1 = t121;
-        t105a2 = t122;
-      }
-      t102[t105] = t105a0;
-      t103[t105] = t105a1;
-      t104[t105] = t105a2;
-    }
-    int32_t t105t0;
-    int32_t t105t1;
-    int32_t t105t2;
-    t105t0 = 2147483647;
-    t105t1 = 0;
-    t105t2 = 1;
-    for (int64_t t105 = 0; t105 < t101; t105++) {
-      const int32_t t123 = t102[t105];
-      const int32_t t124 = t103[t105];
-      const int32_t t125 = t104[t105];
-      uint8_t t127 = rt_le_i(t105t0, t123);
-      int32_t t128;
-      if (t127) {
-        t128 = t105t0;
-      } else {
-        t128 = t123;
-      }
-      int32_t t129;
-      if (t127) {
-        t129 = t105t1;
-      } else {
-        t129 = t124;
-      }
-      int32_t t130;
-      if (t127) {
-        t130 = t105t2;
-      } else {
-        t130 = t125;
-      }
-      t105t0 = t128;
-      t105t1 = t129;
-      t105t2 = t130;
-    }
-    v_x687 = t105t0;
-    rt_free(t102);
-    v_x688 = t105t1;
-    rt_free(t103);
-    v_x689 = t105t2;
-    rt_free(t104);
+    RtValue *t100 = rt_seg_ids(v_x167);
+    v_x168 = t100;
+    int32_t *v_x168_d = v_x168->data.i;
+    const int64_t v_x168_n = v_x168->len;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x687 = v_x687;
-  *out_v_x688 = v_x688;
-  *out_v_x689 = v_x689;
+  *out_v_x168 = v_x168;
   return;
 fail:
+  rt_release(v_x168);
 }
 
-/* K10: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K10: LIBRARY -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K10_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x678_d; int64_t v_x678_n;
-  int32_t *v_x679_d; int64_t v_x679_n;
-  int32_t v_x687;
-  int32_t v_x688;
-  int32_t v_x689;
+  const int64_t *v_x167_off; int64_t v_x167_n;
+  int32_t *v_x168_d; int64_t v_x168_n;
 };
-struct alignas(8) K10_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K10_0_pull {
-  K10_A A;
-  __device__ K10_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t132 = 0; /* nonzero: a check below failed */
-    int t133 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x679_n;
-    int32_t t131 = t133 ? A.v_x679_d[ix] : 0;
-    t132 |= !t133;
-    uint8_t t135 = rt_lt_i(0, t131);
-    int32_t t136;
-    if (t135) {
-      t136 = 2147483647;
-    } else {
-      t136 = ix;
-    }
-    if (__builtin_expect(t132 != 0, 0)) { /* again, recording the error */
-      int32_t t137;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x679_n) {
-        t137 = A.v_x679_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x679_n, 0.0);
-        t137 = 0;
-      }
-      uint8_t t139 = rt_lt_i(0, t137);
-      int32_t t140;
-      if (t139) {
-        t140 = 2147483647;
-      } else {
-        t140 = ix;
-      }
-    }
-    return K10_0_V{t136, 0, t131};
-  }
-};
-struct K10_0_op {
-  K10_A A;
-  __device__ K10_0_V operator()(const K10_0_V &a, const K10_0_V &b) const {
-    uint8_t t142 = rt_le_i(a.v0, b.v0);
-    int32_t t143;
-    if (t142) {
-      t143 = a.v0;
-    } else {
-      t143 = b.v0;
-    }
-    int32_t t144;
-    if (t142) {
-      t144 = a.v1;
-    } else {
-      t144 = b.v1;
-    }
-    int32_t t145;
-    if (t142) {
-      t145 = a.v2;
-    } else {
-      t145 = b.v2;
-    }
-    return K10_0_V{t143, t144, t145};
-  }
-};
-struct K10_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K10_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
-      return false;
-    }
-    return true;
-  }
-};
-static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x678, RtValue *v_x679, int32_t *out_v_x687, int32_t *out_v_x688, int32_t *out_v_x689, int check_site_0) {
+static void K10_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
   (void)loc;
   (void)err;
   K10_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x678_d = v_x678->data.i;
-  A.v_x678_n = v_x678->len;
-  A.v_x679_d = v_x679->data.i;
-  A.v_x679_n = v_x679->len;
-  K10_0_V *K10_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x687 = 0;
-  int32_t v_x688 = 0;
-  int32_t v_x689 = 0;
-  /* REDUCE */
+  A.v_x167_off = rtg_seg_offsets(v_x167);
+  A.v_x167_n = v_x167->len;
+  RtValue *v_x168 = NULL;
+  /* LIBRARY */
   {
-    const int64_t t146 = v_x678->len;
-    K10_0_V *t147 = rtg::reduce_to_device("K10", loc, K10_0_pull{A}, K10_0_op{A}, K10_0_V{2147483647, 0, 1}, t146, false);
-    K10_0_value = t147;
+    RtValue *t101 = rtg_seg_ids(v_x167);
+    v_x168 = t101;
+    A.v_x168_d = v_x168->data.i;
+    A.v_x168_n = v_x168->len;
   }
-  if (!rtg::check_result("K10", loc, K10_0_value, K10_0_check{{check_site_0}}, K10_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K10_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x687 = v_x687;
-  *out_v_x688 = v_x688;
-  *out_v_x689 = v_x689;
+  *out_v_x168 = v_x168;
   return;
 fail:
-  rtg_free(K10_0_value);
+  rt_release(v_x168);
 }
 
-static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x678, RtValue *v_x679, int32_t *out_v_x687, int32_t *out_v_x688, int32_t *out_v_x689, int check_site_0) {
-  RtValue *vals[] = {v_x678, v_x679};
+static void K10(RtKernelError *err, RtLoc loc, int run, RtValue *v_x167, RtValue **out_v_x168) {
+  RtValue *vals[] = {v_x167};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K10_host(err, loc, run, v_x678, v_x679, out_v_x687, out_v_x688, out_v_x689);
-    if (err->index == INT64_MAX) {
-      K10_0_V t148;
-      memset(&t148, 0, sizeof t148);
-      t148.v0 = *out_v_x687;
-      t148.v1 = *out_v_x688;
-      t148.v2 = *out_v_x689;
-      (void)K10_0_check{{check_site_0}}(t148, err, run);
-    }
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K10_host(err, loc, run, v_x167, out_v_x168);
     rtg_host_ran();
   } else {
-    K10_gpu(err, loc, run, v_x678, v_x679, out_v_x687, out_v_x688, out_v_x689, check_site_0);
+    K10_gpu(err, loc, run, v_x167, out_v_x168);
   }
 }
 
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x749, int32_t *out_v_x750, int32_t *out_v_x751) {
+/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673) {
   (void)loc;
   (void)run;
-  int32_t *v_x749_d = v_x749->data.i;
-  const int64_t v_x749_n = v_x749->len;
-  int32_t v_x750 = 0;
-  int32_t v_x751 = 0;
-  /* ONCE */
+  int32_t *v_x662_d = v_x662->data.i;
+  const int64_t v_x662_n = v_x662->len;
+  int32_t *v_x663_d = v_x663->data.i;
+  const int64_t v_x663_n = v_x663->len;
+  int32_t v_x671 = 0;
+  int32_t v_x672 = 0;
+  int32_t v_x673 = 0;
+  /* REDUCE */
   {
-    int t150 = 0; /* nonzero: a check below failed */
-    int t151 = (uint64_t)(int64_t)0 < (uint64_t)v_x749_n;
-    int32_t t149 = t151 ? v_x749_d[0] : 0;
-    t150 |= !t151;
-    int t153 = (uint64_t)(int64_t)1 < (uint64_t)v_x749_n;
-    int32_t t152 = t153 ? v_x749_d[1] : 0;
-    t150 |= !t153;
-    if (__builtin_expect(t150 != 0, 0)) { /* again, recording the error */
-      int32_t t154;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x749_n) {
-        t154 = v_x749_d[0];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x749_n, 0.0);
-        t154 = 0;
+    const int64_t t102 = v_x662_n;
+    const int64_t t103 = t102 > 0 ? (t102 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+    int32_t *t105 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+    int32_t *t106 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t103);
+    RT_PARALLEL_FOR_IF(t103 > 1)
+    for (int64_t t107 = 0; t107 < t103; t107++) {
+      int32_t t107a0;
+      int32_t t107a1;
+      int32_t t107a2;
+      t107a0 = 2147483647;
+      t107a1 = 0;
+      t107a2 = 1;
+      const int64_t t107_end = (t107 + 1) * RT_CHUNK < t102 ? (t107 + 1) * RT_CHUNK : t102;
+      for (int64_t t108 = t107 * RT_CHUNK; t108 < t107_end; t108++) {
+        const int32_t t109 = (int32_t)t108;
+        int32_t t107x0;
+        int32_t t107x1;
+        int32_t t107x2;
+        int t111 = 0; /* nonzero: a check below failed */
+        int t112 = (uint64_t)(int64_t)t109 < (uint64_t)v_x663_n;
+        int32_t t110 = t112 ? v_x663_d[t109] : 0;
+        t111 |= !t112;
+        uint8_t t114 = rt_lt_i(0, t110);
+        int32_t t115;
+        if (t114) {
+          t115 = 2147483647;
+        } else {
+          t115 = t109;
+        }
+        if (__builtin_expect(t111 != 0, 0)) { /* again, recording the error */
+          int32_t t116;
+          if ((uint64_t)(int64_t)t109 < (uint64_t)v_x663_n) {
+            t116 = v_x663_d[t109];
+          } else {
+            NESSIE_RECORD(err, t108, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x663_n, 0.0);
+            t116 = 0;
+          }
+          uint8_t t118 = rt_lt_i(0, t116);
+          int32_t t119;
+          if (t118) {
+            t119 = 2147483647;
+          } else {
+            t119 = t109;
+          }
+        }
+        t107x0 = t115;
+        t107x1 = 0;
+        t107x2 = t110;
+        uint8_t t121 = rt_le_i(t107a0, t107x0);
+        int32_t t122;
+        if (t121) {
+          t122 = t107a0;
+        } else {
+          t122 = t107x0;
+        }
+        int32_t t123;
+        if (t121) {
+          t123 = t107a1;
+        } else {
+          t123 = t107x1;
+        }
+        int32_t t124;
+        if (t121) {
+          t124 = t107a2;
+        } else {
+          t124 = t107x2;
+        }
+        t107a0 = t122;
+        t107a1 = t123;
+        t107a2 = t124;
       }
-      int32_t t155;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x749_n) {
-        t155 = v_x749_d[1];
-      } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x749_n, 0.0);
-        t155 = 0;
-      }
+      t104[t107] = t107a0;
+      t105[t107] = t107a1;
+      t106[t107] = t107a2;
     }
-    v_x750 = t149;
-    v_x751 = t152;
+    int32_t t107t0;
+    int32_t t107t1;
+    int32_t t107t2;
+    t107t0 = 2147483647;
+    t107t1 = 0;
+    t107t2 = 1;
+    for (int64_t t107 = 0; t107 < t103; t107++) {
+      const int32_t t125 = t104[t107];
+      const int32_t t126 = t105[t107];
+      const int32_t t127 = t106[t107];
+      uint8_t t129 = rt_le_i(t107t0, t125);
+      int32_t t130;
+      if (t129) {
+        t130 = t107t0;
+      } else {
+        t130 = t125;
+      }
+      int32_t t131;
+      if (t129) {
+        t131 = t107t1;
+      } else {
+        t131 = t126;
+      }
+      int32_t t132;
+      if (t129) {
+        t132 = t107t2;
+      } else {
+        t132 = t127;
+      }
+      t107t0 = t130;
+      t107t1 = t131;
+      t107t2 = t132;
+    }
+    v_x671 = t107t0;
+    rt_free(t104);
+    v_x672 = t107t1;
+    rt_free(t105);
+    v_x673 = t107t2;
+    rt_free(t106);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x750 = v_x750;
-  *out_v_x751 = v_x751;
+  *out_v_x671 = v_x671;
+  *out_v_x672 = v_x672;
+  *out_v_x673 = v_x673;
   return;
 fail:
 }
 
-/* K11: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K11: REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K11_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x749_d; int64_t v_x749_n;
-  int32_t v_x750;
-  int32_t v_x751;
+  int32_t *v_x662_d; int64_t v_x662_n;
+  int32_t *v_x663_d; int64_t v_x663_n;
+  int32_t v_x671;
+  int32_t v_x672;
+  int32_t v_x673;
 };
 struct alignas(8) K11_0_V {
   int32_t v0;
   int32_t v1;
+  int32_t v2;
 };
 struct K11_0_pull {
   K11_A A;
   __device__ K11_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t157 = 0; /* nonzero: a check below failed */
-    int t158 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x749_n;
-    int32_t t156 = t158 ? A.v_x749_d[0] : 0;
-    t157 |= !t158;
-    int t160 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x749_n;
-    int32_t t159 = t160 ? A.v_x749_d[1] : 0;
-    t157 |= !t160;
-    if (__builtin_expect(t157 != 0, 0)) { /* again, recording the error */
-      int32_t t161;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x749_n) {
-        t161 = A.v_x749_d[0];
+    int t134 = 0; /* nonzero: a check below failed */
+    int t135 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n;
+    int32_t t133 = t135 ? A.v_x663_d[ix] : 0;
+    t134 |= !t135;
+    uint8_t t137 = rt_lt_i(0, t133);
+    int32_t t138;
+    if (t137) {
+      t138 = 2147483647;
+    } else {
+      t138 = ix;
+    }
+    if (__builtin_expect(t134 != 0, 0)) { /* again, recording the error */
+      int32_t t139;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n) {
+        t139 = A.v_x663_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x749_n, 0.0);
-        t161 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x663_n, 0.0);
+        t139 = 0;
       }
-      int32_t t162;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x749_n) {
-        t162 = A.v_x749_d[1];
+      uint8_t t141 = rt_lt_i(0, t139);
+      int32_t t142;
+      if (t141) {
+        t142 = 2147483647;
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x749_n, 0.0);
-        t162 = 0;
+        t142 = ix;
       }
     }
-    return K11_0_V{t156, t159};
+    return K11_0_V{t138, 0, t133};
   }
 };
-static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x749, int32_t *out_v_x750, int32_t *out_v_x751) {
-  (void)loc;
-  (void)err;
+struct K11_0_op {
   K11_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x749_d = v_x749->data.i;
-  A.v_x749_n = v_x749->len;
-  int32_t v_x750 = 0;
-  int32_t v_x751 = 0;
-  /* ONCE */
-  {
-    const K11_0_V t163 = rtg::once<K11_0_V>("K11", loc, K11_0_pull{A});
-    v_x750 = t163.v0;
-    A.v_x750 = v_x750;
-    v_x751 = t163.v1;
-    A.v_x751 = v_x751;
-  }
-  *out_v_x750 = v_x750;
-  *out_v_x751 = v_x751;
-  return;
-fail:
-}
-
-static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x749, int32_t *out_v_x750, int32_t *out_v_x751) {
-  RtValue *vals[] = {v_x749};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K11_host(err, loc, run, v_x749, out_v_x750, out_v_x751);
-    rtg_host_ran();
-  } else {
-    K11_gpu(err, loc, run, v_x749, out_v_x750, out_v_x751);
-  }
-}
-
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x752, RtValue *v_x755, RtValue **out_v_x754, int32_t *out_v_x764, int32_t *out_v_x765) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x755_d = v_x755->data.i;
-  const int64_t v_x755_n = v_x755->len;
-  RtValue *v_x754 = NULL;
-  int32_t v_x763 = 0;
-  int32_t v_x764 = 0;
-  int32_t v_x765 = 0;
-  /* MAP */
-  {
-    const int64_t t164 = v_x752;
-    if (t164 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t164, 0.0);
-      goto fail;
-    }
-    v_x754 = rt_value_new(rt_vec_type(RT_INT), t164);
-    int32_t *v_x754_d = v_x754->data.i;
-    const int64_t v_x754_n = v_x754->len;
-    RT_PARALLEL_FOR_IF(t164 >= RT_PARALLEL_MIN)
-    for (int64_t t165 = 0; t165 < t164; t165++) {
-      const int32_t t166 = (int32_t)t165;
-      v_x754_d[t165] = 0;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    int32_t *v_x754_d = v_x754->data.i;
-    const int64_t v_x754_n = v_x754->len;
-    /* REDUCE */
-    {
-      const int64_t t167 = v_x752;
-      if (t167 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t167, 0.0);
-        goto fail;
-      }
-      const int64_t t168 = t167 > 0 ? (t167 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t169 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
-      int32_t *t170 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
-      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t168);
-      RT_PARALLEL_FOR_IF(t168 > 1)
-      for (int64_t t172 = 0; t172 < t168; t172++) {
-        int32_t t172a0;
-        int32_t t172a1;
-        int32_t t172a2;
-        t172a0 = 2147483647;
-        t172a1 = 0;
-        t172a2 = 1;
-        const int64_t t172_end = (t172 + 1) * RT_CHUNK < t167 ? (t172 + 1) * RT_CHUNK : t167;
-        for (int64_t t173 = t172 * RT_CHUNK; t173 < t172_end; t173++) {
-          const int32_t t174 = (int32_t)t173;
-          int32_t t172x0;
-          int32_t t172x1;
-          int32_t t172x2;
-          int t176 = 0; /* nonzero: a check below failed */
-          int t177 = (uint64_t)(int64_t)t174 < (uint64_t)v_x755_n;
-          int32_t t175 = t177 ? v_x755_d[t174] : 0;
-          t176 |= !t177;
-          uint8_t t179 = rt_lt_i(0, t175);
-          int32_t t180;
-          if (t179) {
-            t180 = 2147483647;
-          } else {
-            t180 = t174;
-          }
-          if (__builtin_expect(t176 != 0, 0)) { /* again, recording the error */
-            int32_t t181;
-            if ((uint64_t)(int64_t)t174 < (uint64_t)v_x755_n) {
-              t181 = v_x755_d[t174];
-            } else {
-              NESSIE_RECORD(err, t173, RT_CHECK_INDEX, 2, 0, RT_GATHER, t174, v_x755_n, 0.0);
-              t181 = 0;
-            }
-            uint8_t t183 = rt_lt_i(0, t181);
-            int32_t t184;
-            if (t183) {
-              t184 = 2147483647;
-            } else {
-              t184 = t174;
-            }
-          }
-          t172x0 = t180;
-          t172x1 = 0;
-          t172x2 = t175;
-          uint8_t t186 = rt_le_i(t172a0, t172x0);
-          int32_t t187;
-          if (t186) {
-            t187 = t172a0;
-          } else {
-            t187 = t172x0;
-          }
-          int32_t t188;
-          if (t186) {
-            t188 = t172a1;
-          } else {
-            t188 = t172x1;
-          }
-          int32_t t189;
-          if (t186) {
-            t189 = t172a2;
-          } else {
-            t189 = t172x2;
-          }
-          t172a0 = t187;
-          t172a1 = t188;
-          t172a2 = t189;
-        }
-        t169[t172] = t172a0;
-        t170[t172] = t172a1;
-        t171[t172] = t172a2;
-      }
-      int32_t t172t0;
-      int32_t t172t1;
-      int32_t t172t2;
-      t172t0 = 2147483647;
-      t172t1 = 0;
-      t172t2 = 1;
-      for (int64_t t172 = 0; t172 < t168; t172++) {
-        const int32_t t190 = t169[t172];
-        const int32_t t191 = t170[t172];
-        const int32_t t192 = t171[t172];
-        uint8_t t194 = rt_le_i(t172t0, t190);
-        int32_t t195;
-        if (t194) {
-          t195 = t172t0;
-        } else {
-          t195 = t190;
-        }
-        int32_t t196;
-        if (t194) {
-          t196 = t172t1;
-        } else {
-          t196 = t191;
-        }
-        int32_t t197;
-        if (t194) {
-          t197 = t172t2;
-        } else {
-          t197 = t192;
-        }
-        t172t0 = t195;
-        t172t1 = t196;
-        t172t2 = t197;
-      }
-      v_x763 = t172t0;
-      rt_free(t169);
-      v_x764 = t172t1;
-      rt_free(t170);
-      v_x765 = t172t2;
-      rt_free(t171);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x754 = v_x754;
-  *out_v_x764 = v_x764;
-  *out_v_x765 = v_x765;
-  return;
-fail:
-  rt_release(v_x754);
-}
-
-/* K12: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-struct K12_A {
-  RtKernelError *err;
-  int run;
-  int32_t v_x752;
-  int32_t *v_x755_d; int64_t v_x755_n;
-  int32_t *v_x754_d; int64_t v_x754_n;
-  int32_t v_x763;
-  int32_t v_x764;
-  int32_t v_x765;
-};
-struct alignas(8) K12_0_V {
-  int32_t v0;
-};
-struct K12_0_pull {
-  K12_A A;
-  __device__ K12_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K12_0_V{0};
-  }
-};
-struct K12_0_store {
-  K12_A A;
-  __device__ void operator()(int64_t i, const K12_0_V &v) const {
-    A.v_x754_d[i] = v.v0;
-  }
-};
-struct alignas(8) K12_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K12_1_pull {
-  K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t199 = 0; /* nonzero: a check below failed */
-    int t200 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x755_n;
-    int32_t t198 = t200 ? A.v_x755_d[ix] : 0;
-    t199 |= !t200;
-    uint8_t t202 = rt_lt_i(0, t198);
-    int32_t t203;
-    if (t202) {
-      t203 = 2147483647;
+  __device__ K11_0_V operator()(const K11_0_V &a, const K11_0_V &b) const {
+    uint8_t t144 = rt_le_i(a.v0, b.v0);
+    int32_t t145;
+    if (t144) {
+      t145 = a.v0;
     } else {
-      t203 = ix;
+      t145 = b.v0;
     }
-    if (__builtin_expect(t199 != 0, 0)) { /* again, recording the error */
-      int32_t t204;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x755_n) {
-        t204 = A.v_x755_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x755_n, 0.0);
-        t204 = 0;
-      }
-      uint8_t t206 = rt_lt_i(0, t204);
-      int32_t t207;
-      if (t206) {
-        t207 = 2147483647;
-      } else {
-        t207 = ix;
-      }
+    int32_t t146;
+    if (t144) {
+      t146 = a.v1;
+    } else {
+      t146 = b.v1;
     }
-    return K12_1_V{t203, 0, t198};
+    int32_t t147;
+    if (t144) {
+      t147 = a.v2;
+    } else {
+      t147 = b.v2;
+    }
+    return K11_0_V{t145, t146, t147};
   }
 };
-struct K12_1_op {
-  K12_A A;
-  __device__ K12_1_V operator()(const K12_1_V &a, const K12_1_V &b) const {
-    uint8_t t209 = rt_le_i(a.v0, b.v0);
-    int32_t t210;
-    if (t209) {
-      t210 = a.v0;
-    } else {
-      t210 = b.v0;
-    }
-    int32_t t211;
-    if (t209) {
-      t211 = a.v1;
-    } else {
-      t211 = b.v1;
-    }
-    int32_t t212;
-    if (t209) {
-      t212 = a.v2;
-    } else {
-      t212 = b.v2;
-    }
-    return K12_1_V{t210, t211, t212};
-  }
-};
-struct K12_1_check {
+struct K11_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K12_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K11_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
       return false;
@@ -1659,131 +1305,354 @@ struct K12_1_check {
     return true;
   }
 };
-struct K12_1_ride {
+static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673, int check_site_0) {
+  (void)loc;
+  (void)err;
+  K11_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x662_d = v_x662->data.i;
+  A.v_x662_n = v_x662->len;
+  A.v_x663_d = v_x663->data.i;
+  A.v_x663_n = v_x663->len;
+  K11_0_V *K11_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x671 = 0;
+  int32_t v_x672 = 0;
+  int32_t v_x673 = 0;
+  /* REDUCE */
+  {
+    const int64_t t148 = v_x662->len;
+    K11_0_V *t149 = rtg::reduce_to_device("K11", loc, K11_0_pull{A}, K11_0_op{A}, K11_0_V{2147483647, 0, 1}, t148, false);
+    K11_0_value = t149;
+  }
+  if (!rtg::check_result("K11", loc, K11_0_value, K11_0_check{{check_site_0}}, K11_0_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K11_0_value = NULL; /* freed by check_result, after the check */
+  *out_v_x671 = v_x671;
+  *out_v_x672 = v_x672;
+  *out_v_x673 = v_x673;
+  return;
+fail:
+  rtg_free(K11_0_value);
+}
+
+static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue *v_x663, int32_t *out_v_x671, int32_t *out_v_x672, int32_t *out_v_x673, int check_site_0) {
+  RtValue *vals[] = {v_x662, v_x663};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K11_host(err, loc, run, v_x662, v_x663, out_v_x671, out_v_x672, out_v_x673);
+    if (err->index == INT64_MAX) {
+      K11_0_V t150;
+      memset(&t150, 0, sizeof t150);
+      t150.v0 = *out_v_x671;
+      t150.v1 = *out_v_x672;
+      t150.v2 = *out_v_x673;
+      (void)K11_0_check{{check_site_0}}(t150, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K11_gpu(err, loc, run, v_x662, v_x663, out_v_x671, out_v_x672, out_v_x673, check_site_0);
+  }
+}
+
+/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x723_d = v_x723->data.i;
+  const int64_t v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
+  /* ONCE */
+  {
+    int t152 = 0; /* nonzero: a check below failed */
+    int t153 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
+    int32_t t151 = t153 ? v_x723_d[0] : 0;
+    t152 |= !t153;
+    int t155 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
+    int32_t t154 = t155 ? v_x723_d[1] : 0;
+    t152 |= !t155;
+    if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
+      int32_t t156;
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
+        t156 = v_x723_d[0];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0);
+        t156 = 0;
+      }
+      int32_t t157;
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
+        t157 = v_x723_d[1];
+      } else {
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0);
+        t157 = 0;
+      }
+    }
+    v_x724 = t151;
+    v_x725 = t154;
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
+  return;
+fail:
+}
+
+/* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+struct K12_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x723_d; int64_t v_x723_n;
+  int32_t v_x724;
+  int32_t v_x725;
+};
+struct alignas(8) K12_0_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K12_0_pull {
   K12_A A;
-  __device__ K12_1_V operator()(int64_t i) const {
-    K12_0_store{A}(i, K12_0_pull{A}(i)); /* MAP 0 rides here */
-    return K12_1_pull{A}(i);
+  __device__ K12_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t159 = 0; /* nonzero: a check below failed */
+    int t160 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n;
+    int32_t t158 = t160 ? A.v_x723_d[0] : 0;
+    t159 |= !t160;
+    int t162 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n;
+    int32_t t161 = t162 ? A.v_x723_d[1] : 0;
+    t159 |= !t162;
+    if (__builtin_expect(t159 != 0, 0)) { /* again, recording the error */
+      int32_t t163;
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n) {
+        t163 = A.v_x723_d[0];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0);
+        t163 = 0;
+      }
+      int32_t t164;
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n) {
+        t164 = A.v_x723_d[1];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0);
+        t164 = 0;
+      }
+    }
+    return K12_0_V{t158, t161};
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x752, RtValue *v_x755, RtValue **out_v_x754, int32_t *out_v_x764, int32_t *out_v_x765, int check_site_0) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x752 = v_x752;
-  A.v_x755_d = v_x755->data.i;
-  A.v_x755_n = v_x755->len;
-  RtValue *v_x754 = NULL;
-  K12_1_V *K12_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x763 = 0;
-  int32_t v_x764 = 0;
-  int32_t v_x765 = 0;
-  /* MAP */
+  A.v_x723_d = v_x723->data.i;
+  A.v_x723_n = v_x723->len;
+  int32_t v_x724 = 0;
+  int32_t v_x725 = 0;
+  /* ONCE */
   {
-    const int64_t t213 = v_x752;
-    if (t213 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t213, 0.0, run};
-      goto fail;
-    }
-    v_x754 = rtg_vec_new(RT_INT, t213);
-    A.v_x754_d = v_x754->data.i;
-    A.v_x754_n = v_x754->len;
-    /* computed in the launch of SOAC 1 (K12_1_ride) */
+    const K12_0_V t165 = rtg::once<K12_0_V>("K12", loc, K12_0_pull{A});
+    v_x724 = t165.v0;
+    A.v_x724 = v_x724;
+    v_x725 = t165.v1;
+    A.v_x725 = v_x725;
   }
-  /* REDUCE */
-  {
-    const int64_t t214 = v_x752;
-    if (t214 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t214, 0.0, run};
-      goto fail;
-    }
-    K12_1_V *t215 = rtg::reduce_to_device("K12", loc, K12_1_ride{A}, K12_1_op{A}, K12_1_V{2147483647, 0, 1}, t214, false);
-    K12_1_value = t215;
-  }
-  if (!rtg::check_result("K12", loc, K12_1_value, K12_1_check{{check_site_0}}, K12_1_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K12_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x754 = v_x754;
-  *out_v_x764 = v_x764;
-  *out_v_x765 = v_x765;
+  *out_v_x724 = v_x724;
+  *out_v_x725 = v_x725;
   return;
 fail:
-  rt_release(v_x754);
-  rtg_free(K12_1_value);
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, int32_t v_x752, RtValue *v_x755, RtValue **out_v_x754, int32_t *out_v_x764, int32_t *out_v_x765, int check_site_0) {
-  RtValue *vals[] = {v_x755};
-  const int64_t sizes[] = {(int64_t)v_x752, (int64_t)v_x752};
-  if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K12_host(err, loc, run, v_x752, v_x755, out_v_x754, out_v_x764, out_v_x765);
-    if (err->index == INT64_MAX) {
-      K12_1_V t216;
-      memset(&t216, 0, sizeof t216);
-      t216.v1 = *out_v_x764;
-      t216.v2 = *out_v_x765;
-      (void)K12_1_check{{check_site_0}}(t216, err, run);
-    }
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+  RtValue *vals[] = {v_x723};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 1, sizes, 0)) {
+    K12_host(err, loc, run, v_x723, out_v_x724, out_v_x725);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x752, v_x755, out_v_x754, out_v_x764, out_v_x765, check_site_0);
+    K12_gpu(err, loc, run, v_x723, out_v_x724, out_v_x725);
   }
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x766, RtValue *v_x769, RtValue **out_v_x771) {
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739) {
   (void)loc;
   (void)run;
-  int32_t *v_x766_d = v_x766->data.i;
-  const int64_t v_x766_n = v_x766->len;
-  int32_t *v_x769_d = v_x769->data.i;
-  const int64_t v_x769_n = v_x769->len;
-  RtValue *v_x771 = NULL;
+  int32_t *v_x729_d = v_x729->data.i;
+  const int64_t v_x729_n = v_x729->len;
+  RtValue *v_x728 = NULL;
+  int32_t v_x737 = 0;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
   /* MAP */
   {
-    const int64_t t217 = v_x766_n;
-    v_x771 = rt_value_new(rt_vec_type(RT_INT), t217);
-    int32_t *v_x771_d = v_x771->data.i;
-    const int64_t v_x771_n = v_x771->len;
-    RT_PARALLEL_FOR_IF(t217 >= RT_PARALLEL_MIN)
-    for (int64_t t218 = 0; t218 < t217; t218++) {
-      const int32_t t219 = (int32_t)t218;
-      int t222 = 0; /* nonzero: a check below failed */
-      int32_t t220 = v_x766_d[t219];
-      int t223 = (uint64_t)(int64_t)t220 < (uint64_t)v_x769_n;
-      int32_t t221 = t223 ? v_x769_d[t220] : 0;
-      t222 |= !t223;
-      if (__builtin_expect(t222 != 0, 0)) { /* again, recording the error */
-        int32_t t224 = v_x766_d[t219];
-        int32_t t225;
-        if ((uint64_t)(int64_t)t224 < (uint64_t)v_x769_n) {
-          t225 = v_x769_d[t224];
-        } else {
-          NESSIE_RECORD(err, t218, RT_CHECK_INDEX, 0, 0, RT_GATHER, t224, v_x769_n, 0.0);
-          t225 = 0;
-        }
-      }
-      v_x771_d[t218] = t221;
+    const int64_t t166 = v_x726;
+    if (t166 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0);
+      goto fail;
+    }
+    v_x728 = rt_value_new(rt_vec_type(RT_INT), t166);
+    int32_t *v_x728_d = v_x728->data.i;
+    const int64_t v_x728_n = v_x728->len;
+    RT_PARALLEL_FOR_IF(t166 >= RT_PARALLEL_MIN)
+    for (int64_t t167 = 0; t167 < t166; t167++) {
+      const int32_t t168 = (int32_t)t167;
+      v_x728_d[t167] = 0;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x771 = v_x771;
+  {
+    int32_t *v_x728_d = v_x728->data.i;
+    const int64_t v_x728_n = v_x728->len;
+    /* REDUCE */
+    {
+      const int64_t t169 = v_x726;
+      if (t169 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0);
+        goto fail;
+      }
+      const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
+      int32_t *t172 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
+      int32_t *t173 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
+      RT_PARALLEL_FOR_IF(t170 > 1)
+      for (int64_t t174 = 0; t174 < t170; t174++) {
+        int32_t t174a0;
+        int32_t t174a1;
+        int32_t t174a2;
+        t174a0 = 2147483647;
+        t174a1 = 0;
+        t174a2 = 1;
+        const int64_t t174_end = (t174 + 1) * RT_CHUNK < t169 ? (t174 + 1) * RT_CHUNK : t169;
+        for (int64_t t175 = t174 * RT_CHUNK; t175 < t174_end; t175++) {
+          const int32_t t176 = (int32_t)t175;
+          int32_t t174x0;
+          int32_t t174x1;
+          int32_t t174x2;
+          int t178 = 0; /* nonzero: a check below failed */
+          int t179 = (uint64_t)(int64_t)t176 < (uint64_t)v_x729_n;
+          int32_t t177 = t179 ? v_x729_d[t176] : 0;
+          t178 |= !t179;
+          uint8_t t181 = rt_lt_i(0, t177);
+          int32_t t182;
+          if (t181) {
+            t182 = 2147483647;
+          } else {
+            t182 = t176;
+          }
+          if (__builtin_expect(t178 != 0, 0)) { /* again, recording the error */
+            int32_t t183;
+            if ((uint64_t)(int64_t)t176 < (uint64_t)v_x729_n) {
+              t183 = v_x729_d[t176];
+            } else {
+              NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t176, v_x729_n, 0.0);
+              t183 = 0;
+            }
+            uint8_t t185 = rt_lt_i(0, t183);
+            int32_t t186;
+            if (t185) {
+              t186 = 2147483647;
+            } else {
+              t186 = t176;
+            }
+          }
+          t174x0 = t182;
+          t174x1 = 0;
+          t174x2 = t177;
+          uint8_t t188 = rt_le_i(t174a0, t174x0);
+          int32_t t189;
+          if (t188) {
+            t189 = t174a0;
+          } else {
+            t189 = t174x0;
+          }
+          int32_t t190;
+          if (t188) {
+            t190 = t174a1;
+          } else {
+            t190 = t174x1;
+          }
+          int32_t t191;
+          if (t188) {
+            t191 = t174a2;
+          } else {
+            t191 = t174x2;
+          }
+          t174a0 = t189;
+          t174a1 = t190;
+          t174a2 = t191;
+        }
+        t171[t174] = t174a0;
+        t172[t174] = t174a1;
+        t173[t174] = t174a2;
+      }
+      int32_t t174t0;
+      int32_t t174t1;
+      int32_t t174t2;
+      t174t0 = 2147483647;
+      t174t1 = 0;
+      t174t2 = 1;
+      for (int64_t t174 = 0; t174 < t170; t174++) {
+        const int32_t t192 = t171[t174];
+        const int32_t t193 = t172[t174];
+        const int32_t t194 = t173[t174];
+        uint8_t t196 = rt_le_i(t174t0, t192);
+        int32_t t197;
+        if (t196) {
+          t197 = t174t0;
+        } else {
+          t197 = t192;
+        }
+        int32_t t198;
+        if (t196) {
+          t198 = t174t1;
+        } else {
+          t198 = t193;
+        }
+        int32_t t199;
+        if (t196) {
+          t199 = t174t2;
+        } else {
+          t199 = t194;
+        }
+        t174t0 = t197;
+        t174t1 = t198;
+        t174t2 = t199;
+      }
+      v_x737 = t174t0;
+      rt_free(t171);
+      v_x738 = t174t1;
+      rt_free(t172);
+      v_x739 = t174t2;
+      rt_free(t173);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x728 = v_x728;
+  *out_v_x738 = v_x738;
+  *out_v_x739 = v_x739;
   return;
 fail:
-  rt_release(v_x771);
+  rt_release(v_x728);
 }
 
-/* K13: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x766_d; int64_t v_x766_n;
-  int32_t *v_x769_d; int64_t v_x769_n;
-  int32_t *v_x771_d; int64_t v_x771_n;
+  int32_t v_x726;
+  int32_t *v_x729_d; int64_t v_x729_n;
+  int32_t *v_x728_d; int64_t v_x728_n;
+  int32_t v_x737;
+  int32_t v_x738;
+  int32_t v_x739;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
@@ -1793,1426 +1662,1201 @@ struct K13_0_pull {
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t228 = 0; /* nonzero: a check below failed */
-    int32_t t226 = A.v_x766_d[ix];
-    int t229 = (uint64_t)(int64_t)t226 < (uint64_t)A.v_x769_n;
-    int32_t t227 = t229 ? A.v_x769_d[t226] : 0;
-    t228 |= !t229;
-    if (__builtin_expect(t228 != 0, 0)) { /* again, recording the error */
-      int32_t t230 = A.v_x766_d[ix];
-      int32_t t231;
-      if ((uint64_t)(int64_t)t230 < (uint64_t)A.v_x769_n) {
-        t231 = A.v_x769_d[t230];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t230, A.v_x769_n, 0.0);
-        t231 = 0;
-      }
-    }
-    return K13_0_V{t227};
+    return K13_0_V{0};
   }
 };
 struct K13_0_store {
   K13_A A;
   __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x771_d[i] = v.v0;
+    A.v_x728_d[i] = v.v0;
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x766, RtValue *v_x769, RtValue **out_v_x771) {
+struct alignas(8) K13_1_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K13_1_pull {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t201 = 0; /* nonzero: a check below failed */
+    int t202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n;
+    int32_t t200 = t202 ? A.v_x729_d[ix] : 0;
+    t201 |= !t202;
+    uint8_t t204 = rt_lt_i(0, t200);
+    int32_t t205;
+    if (t204) {
+      t205 = 2147483647;
+    } else {
+      t205 = ix;
+    }
+    if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
+      int32_t t206;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n) {
+        t206 = A.v_x729_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x729_n, 0.0);
+        t206 = 0;
+      }
+      uint8_t t208 = rt_lt_i(0, t206);
+      int32_t t209;
+      if (t208) {
+        t209 = 2147483647;
+      } else {
+        t209 = ix;
+      }
+    }
+    return K13_1_V{t205, 0, t200};
+  }
+};
+struct K13_1_op {
+  K13_A A;
+  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
+    uint8_t t211 = rt_le_i(a.v0, b.v0);
+    int32_t t212;
+    if (t211) {
+      t212 = a.v0;
+    } else {
+      t212 = b.v0;
+    }
+    int32_t t213;
+    if (t211) {
+      t213 = a.v1;
+    } else {
+      t213 = b.v1;
+    }
+    int32_t t214;
+    if (t211) {
+      t214 = a.v2;
+    } else {
+      t214 = b.v2;
+    }
+    return K13_1_V{t212, t213, t214};
+  }
+};
+struct K13_1_check {
+  int site[1];
+  __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
+    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
+      return false;
+    }
+    return true;
+  }
+};
+struct K13_1_ride {
+  K13_A A;
+  __device__ K13_1_V operator()(int64_t i) const {
+    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
+    return K13_1_pull{A}(i);
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739, int check_site_0) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x766_d = v_x766->data.i;
-  A.v_x766_n = v_x766->len;
-  A.v_x769_d = v_x769->data.i;
-  A.v_x769_n = v_x769->len;
-  RtValue *v_x771 = NULL;
+  A.v_x726 = v_x726;
+  A.v_x729_d = v_x729->data.i;
+  A.v_x729_n = v_x729->len;
+  RtValue *v_x728 = NULL;
+  K13_1_V *K13_1_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x737 = 0;
+  int32_t v_x738 = 0;
+  int32_t v_x739 = 0;
   /* MAP */
   {
-    const int64_t t232 = v_x766->len;
-    v_x771 = rtg_vec_new(RT_INT, t232);
-    A.v_x771_d = v_x771->data.i;
-    A.v_x771_n = v_x771->len;
-    rtg::map("K13", loc, K13_0_pull{A}, K13_0_store{A}, t232);
-  }
-  *out_v_x771 = v_x771;
-  return;
-fail:
-  rt_release(v_x771);
-}
-
-static void K13(RtKernelError *err, RtLoc loc, int run, RtValue *v_x766, RtValue *v_x769, RtValue **out_v_x771) {
-  RtValue *vals[] = {v_x766, v_x769};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K13_host(err, loc, run, v_x766, v_x769, out_v_x771);
-    rtg_host_ran();
-  } else {
-    K13_gpu(err, loc, run, v_x766, v_x769, out_v_x771);
-  }
-}
-
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x773, RtValue *v_x776, RtValue *v_x786, RtValue **out_v_x782, RtValue **out_v_x790, RtValue **out_v_x796, RtValue **out_v_x803) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x772_d = v_x772->data.i;
-  const int64_t v_x772_n = v_x772->len;
-  int32_t *v_x773_d = v_x773->data.i;
-  const int64_t v_x773_n = v_x773->len;
-  int32_t *v_x776_d = v_x776->data.i;
-  const int64_t v_x776_n = v_x776->len;
-  const int64_t *v_x786_off = rt_seg_offsets(v_x786);
-  const int64_t v_x786_n = v_x786->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x783 = NULL;
-  RtValue *v_x796 = NULL;
-  RtValue *v_x797 = NULL;
-  RtValue *v_x790 = NULL;
-  RtValue *v_x803 = NULL;
-  /* FILTER */
-  {
-    const int64_t t233 = v_x776_n;
-    const int64_t t234 = t233 > 0 ? (t233 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    uint8_t *t235 = (uint8_t *)rt_alloc_atomic((size_t)t233 + 1);
-    int64_t *t236 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t234 + 1));
-    RT_PARALLEL_FOR_IF(t234 > 1)
-    for (int64_t t237 = 0; t237 < t234; t237++) {
-      int64_t kept = 0;
-      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
-      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
-        const int32_t t239 = (int32_t)t238;
-        int32_t t237x0;
-        uint8_t t237x1;
-        int t241 = 0; /* nonzero: a check below failed */
-        int t242 = (uint64_t)(int64_t)t239 < (uint64_t)v_x772_n;
-        int32_t t240 = t242 ? v_x772_d[t239] : 0;
-        t241 |= !t242;
-        int t244 = (uint64_t)(int64_t)t240 < (uint64_t)v_x773_n;
-        int32_t t243 = t244 ? v_x773_d[t240] : 0;
-        t241 |= !t244;
-        int32_t t245 = v_x776_d[t239];
-        uint8_t t247 = rt_lt_i(t245, t243);
-        if (__builtin_expect(t241 != 0, 0)) { /* again, recording the error */
-          int32_t t248;
-          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x772_n) {
-            t248 = v_x772_d[t239];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x772_n, 0.0);
-            t248 = 0;
-          }
-          int32_t t249;
-          if ((uint64_t)(int64_t)t248 < (uint64_t)v_x773_n) {
-            t249 = v_x773_d[t248];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t248, v_x773_n, 0.0);
-            t249 = 0;
-          }
-          int32_t t250 = v_x776_d[t239];
-          uint8_t t252 = rt_lt_i(t250, t249);
-        }
-        t237x0 = t245;
-        t237x1 = t247;
-        uint8_t t253;
-        t253 = t237x1;
-        t235[t238] = t253 != 0;
-        kept += t253 != 0;
-      }
-      t236[t237] = kept;
-    }
-    if (err->index != INT64_MAX) {
-      rt_free(t235);
-      rt_free(t236);
+    const int64_t t215 = v_x726;
+    if (t215 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t215, 0.0, run};
       goto fail;
     }
-    int64_t t254 = 0;
-    for (int64_t t237 = 0; t237 < t234; t237++) {
-      const int64_t k = t236[t237];
-      t236[t237] = t254;
-      t254 += k;
+    v_x728 = rtg_vec_new(RT_INT, t215);
+    A.v_x728_d = v_x728->data.i;
+    A.v_x728_n = v_x728->len;
+    /* computed in the launch of SOAC 1 (K13_1_ride) */
+  }
+  /* REDUCE */
+  {
+    const int64_t t216 = v_x726;
+    if (t216 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t216, 0.0, run};
+      goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t254);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    v_x783 = rt_value_new(rt_vec_type(RT_BOOL), t254);
-    uint8_t *v_x783_d = v_x783->data.b;
-    const int64_t v_x783_n = v_x783->len;
-    RT_PARALLEL_FOR_IF(t234 > 1)
-    for (int64_t t237 = 0; t237 < t234; t237++) {
-      int64_t at = t236[t237];
-      const int64_t t237_end = (t237 + 1) * RT_CHUNK < t233 ? (t237 + 1) * RT_CHUNK : t233;
-      for (int64_t t238 = t237 * RT_CHUNK; t238 < t237_end; t238++) {
-        const int32_t t239 = (int32_t)t238;
-        if (!t235[t238])
-          continue;
-        int32_t t237y0;
-        uint8_t t237y1;
-        int t256 = 0; /* nonzero: a check below failed */
-        int t257 = (uint64_t)(int64_t)t239 < (uint64_t)v_x772_n;
-        int32_t t255 = t257 ? v_x772_d[t239] : 0;
-        t256 |= !t257;
-        int t259 = (uint64_t)(int64_t)t255 < (uint64_t)v_x773_n;
-        int32_t t258 = t259 ? v_x773_d[t255] : 0;
-        t256 |= !t259;
-        int32_t t260 = v_x776_d[t239];
-        uint8_t t262 = rt_lt_i(t260, t258);
-        if (__builtin_expect(t256 != 0, 0)) { /* again, recording the error */
-          int32_t t263;
-          if ((uint64_t)(int64_t)t239 < (uint64_t)v_x772_n) {
-            t263 = v_x772_d[t239];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t239, v_x772_n, 0.0);
-            t263 = 0;
-          }
-          int32_t t264;
-          if ((uint64_t)(int64_t)t263 < (uint64_t)v_x773_n) {
-            t264 = v_x773_d[t263];
-          } else {
-            NESSIE_RECORD(err, t238, RT_CHECK_INDEX, 0, 0, RT_GATHER, t263, v_x773_n, 0.0);
-            t264 = 0;
-          }
-          int32_t t265 = v_x776_d[t239];
-          uint8_t t267 = rt_lt_i(t265, t264);
-        }
-        t237y0 = t260;
-        t237y1 = t262;
-        if (t235[t238]) {
-          v_x782_d[at] = t237y0;
-          v_x783_d[at] = t237y1;
-          at++;
+    K13_1_V *t217 = rtg::reduce_to_device("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t216, false);
+    K13_1_value = t217;
+  }
+  if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
+    goto fail;
+  K13_1_value = NULL; /* freed by check_result, after the check */
+  *out_v_x728 = v_x728;
+  *out_v_x738 = v_x738;
+  *out_v_x739 = v_x739;
+  return;
+fail:
+  rt_release(v_x728);
+  rtg_free(K13_1_value);
+}
+
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739, int check_site_0) {
+  RtValue *vals[] = {v_x729};
+  const int64_t sizes[] = {(int64_t)v_x726, (int64_t)v_x726};
+  if (rtg_choose_host(vals, 1, sizes, 2)) {
+    K13_host(err, loc, run, v_x726, v_x729, out_v_x728, out_v_x738, out_v_x739);
+    if (err->index == INT64_MAX) {
+      K13_1_V t218;
+      memset(&t218, 0, sizeof t218);
+      t218.v1 = *out_v_x738;
+      t218.v2 = *out_v_x739;
+      (void)K13_1_check{{check_site_0}}(t218, err, run);
+    }
+    rtg_host_ran();
+  } else {
+    K13_gpu(err, loc, run, v_x726, v_x729, out_v_x728, out_v_x738, out_v_x739, check_site_0);
+  }
+}
+
+/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x740_d = v_x740->data.i;
+  const int64_t v_x740_n = v_x740->len;
+  int32_t *v_x743_d = v_x743->data.i;
+  const int64_t v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
+  /* MAP */
+  {
+    const int64_t t219 = v_x740_n;
+    v_x745 = rt_value_new(rt_vec_type(RT_INT), t219);
+    int32_t *v_x745_d = v_x745->data.i;
+    const int64_t v_x745_n = v_x745->len;
+    RT_PARALLEL_FOR_IF(t219 >= RT_PARALLEL_MIN)
+    for (int64_t t220 = 0; t220 < t219; t220++) {
+      const int32_t t221 = (int32_t)t220;
+      int t224 = 0; /* nonzero: a check below failed */
+      int32_t t222 = v_x740_d[t221];
+      int t225 = (uint64_t)(int64_t)t222 < (uint64_t)v_x743_n;
+      int32_t t223 = t225 ? v_x743_d[t222] : 0;
+      t224 |= !t225;
+      if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
+        int32_t t226 = v_x740_d[t221];
+        int32_t t227;
+        if ((uint64_t)(int64_t)t226 < (uint64_t)v_x743_n) {
+          t227 = v_x743_d[t226];
+        } else {
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x743_n, 0.0);
+          t227 = 0;
         }
       }
+      v_x745_d[t220] = t223;
     }
-    rt_free(t235);
-    rt_free(t236);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
-    uint8_t *v_x783_d = v_x783->data.b;
-    const int64_t v_x783_n = v_x783->len;
-    /* FILTER */
-    {
-      const int64_t t268 = v_x776_n;
-      const int64_t t269 = t268 > 0 ? (t268 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t270 = (uint8_t *)rt_alloc_atomic((size_t)t268 + 1);
-      int64_t *t271 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t269 + 1));
-      RT_PARALLEL_FOR_IF(t269 > 1)
-      for (int64_t t272 = 0; t272 < t269; t272++) {
-        int64_t kept = 0;
-        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
-        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
-          const int32_t t274 = (int32_t)t273;
-          int32_t t272x0;
-          uint8_t t272x1;
-          int t276 = 0; /* nonzero: a check below failed */
-          int t277 = (uint64_t)(int64_t)t274 < (uint64_t)v_x772_n;
-          int32_t t275 = t277 ? v_x772_d[t274] : 0;
-          t276 |= !t277;
-          int t279 = (uint64_t)(int64_t)t275 < (uint64_t)v_x773_n;
-          int32_t t278 = t279 ? v_x773_d[t275] : 0;
-          t276 |= !t279;
-          int32_t t280 = v_x776_d[t274];
-          uint8_t t282 = rt_gt_i(t280, t278);
-          if (__builtin_expect(t276 != 0, 0)) { /* again, recording the error */
-            int32_t t283;
-            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x772_n) {
-              t283 = v_x772_d[t274];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x772_n, 0.0);
-              t283 = 0;
-            }
-            int32_t t284;
-            if ((uint64_t)(int64_t)t283 < (uint64_t)v_x773_n) {
-              t284 = v_x773_d[t283];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t283, v_x773_n, 0.0);
-              t284 = 0;
-            }
-            int32_t t285 = v_x776_d[t274];
-            uint8_t t287 = rt_gt_i(t285, t284);
-          }
-          t272x0 = t280;
-          t272x1 = t282;
-          uint8_t t288;
-          t288 = t272x1;
-          t270[t273] = t288 != 0;
-          kept += t288 != 0;
-        }
-        t271[t272] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t270);
-        rt_free(t271);
-        goto fail;
-      }
-      int64_t t289 = 0;
-      for (int64_t t272 = 0; t272 < t269; t272++) {
-        const int64_t k = t271[t272];
-        t271[t272] = t289;
-        t289 += k;
-      }
-      v_x796 = rt_value_new(rt_vec_type(RT_INT), t289);
-      int32_t *v_x796_d = v_x796->data.i;
-      const int64_t v_x796_n = v_x796->len;
-      v_x797 = rt_value_new(rt_vec_type(RT_BOOL), t289);
-      uint8_t *v_x797_d = v_x797->data.b;
-      const int64_t v_x797_n = v_x797->len;
-      RT_PARALLEL_FOR_IF(t269 > 1)
-      for (int64_t t272 = 0; t272 < t269; t272++) {
-        int64_t at = t271[t272];
-        const int64_t t272_end = (t272 + 1) * RT_CHUNK < t268 ? (t272 + 1) * RT_CHUNK : t268;
-        for (int64_t t273 = t272 * RT_CHUNK; t273 < t272_end; t273++) {
-          const int32_t t274 = (int32_t)t273;
-          if (!t270[t273])
-            continue;
-          int32_t t272y0;
-          uint8_t t272y1;
-          int t291 = 0; /* nonzero: a check below failed */
-          int t292 = (uint64_t)(int64_t)t274 < (uint64_t)v_x772_n;
-          int32_t t290 = t292 ? v_x772_d[t274] : 0;
-          t291 |= !t292;
-          int t294 = (uint64_t)(int64_t)t290 < (uint64_t)v_x773_n;
-          int32_t t293 = t294 ? v_x773_d[t290] : 0;
-          t291 |= !t294;
-          int32_t t295 = v_x776_d[t274];
-          uint8_t t297 = rt_gt_i(t295, t293);
-          if (__builtin_expect(t291 != 0, 0)) { /* again, recording the error */
-            int32_t t298;
-            if ((uint64_t)(int64_t)t274 < (uint64_t)v_x772_n) {
-              t298 = v_x772_d[t274];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t274, v_x772_n, 0.0);
-              t298 = 0;
-            }
-            int32_t t299;
-            if ((uint64_t)(int64_t)t298 < (uint64_t)v_x773_n) {
-              t299 = v_x773_d[t298];
-            } else {
-              NESSIE_RECORD(err, t273, RT_CHECK_INDEX, 0, 0, RT_GATHER, t298, v_x773_n, 0.0);
-              t299 = 0;
-            }
-            int32_t t300 = v_x776_d[t274];
-            uint8_t t302 = rt_gt_i(t300, t299);
-          }
-          t272y0 = t295;
-          t272y1 = t297;
-          if (t270[t273]) {
-            v_x796_d[at] = t272y0;
-            v_x797_d[at] = t272y1;
-            at++;
-          }
-        }
-      }
-      rt_free(t270);
-      rt_free(t271);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x796_d = v_x796->data.i;
-      const int64_t v_x796_n = v_x796->len;
-      uint8_t *v_x797_d = v_x797->data.b;
-      const int64_t v_x797_n = v_x797->len;
-      /* SEG_REDUCE */
-      {
-        v_x790 = rt_value_new(rt_vec_type(RT_INT), v_x786_n);
-        int32_t *v_x790_d = v_x790->data.i;
-        const int64_t v_x790_n = v_x790->len;
-        v_x803 = rt_value_new(rt_vec_type(RT_INT), v_x786_n);
-        int32_t *v_x803_d = v_x803->data.i;
-        const int64_t v_x803_n = v_x803->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x786_n >= 64)
-        for (int64_t t303 = 0; t303 < v_x786_n; t303++) {
-          int32_t t303a0;
-          int32_t t303a1;
-          t303a0 = 0;
-          t303a1 = 0;
-          for (int64_t t304 = v_x786_off[t303]; t304 < v_x786_off[t303 + 1]; t304++) {
-            const int32_t t305 = (int32_t)t304;
-            int32_t t303x0;
-            int32_t t303x1;
-            int t307 = 0; /* nonzero: a check below failed */
-            int t308 = (uint64_t)(int64_t)t305 < (uint64_t)v_x772_n;
-            int32_t t306 = t308 ? v_x772_d[t305] : 0;
-            t307 |= !t308;
-            int t310 = (uint64_t)(int64_t)t306 < (uint64_t)v_x773_n;
-            int32_t t309 = t310 ? v_x773_d[t306] : 0;
-            t307 |= !t310;
-            int t312 = (uint64_t)(int64_t)t305 < (uint64_t)v_x776_n;
-            int32_t t311 = t312 ? v_x776_d[t305] : 0;
-            t307 |= !t312;
-            uint8_t t314 = rt_lt_i(t311, t309);
-            int32_t t316 = rt_btoi_b(t314);
-            uint8_t t318 = rt_gt_i(t311, t309);
-            int32_t t320 = rt_btoi_b(t318);
-            if (__builtin_expect(t307 != 0, 0)) { /* again, recording the error */
-              int32_t t321;
-              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x772_n) {
-                t321 = v_x772_d[t305];
-              } else {
-                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t305, v_x772_n, 0.0);
-                t321 = 0;
-              }
-              int32_t t322;
-              if ((uint64_t)(int64_t)t321 < (uint64_t)v_x773_n) {
-                t322 = v_x773_d[t321];
-              } else {
-                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 0, 0, RT_GATHER, t321, v_x773_n, 0.0);
-                t322 = 0;
-              }
-              int32_t t323;
-              if ((uint64_t)(int64_t)t305 < (uint64_t)v_x776_n) {
-                t323 = v_x776_d[t305];
-              } else {
-                NESSIE_RECORD(err, t304, RT_CHECK_INDEX, 3, 0, RT_GATHER, t305, v_x776_n, 0.0);
-                t323 = 0;
-              }
-              uint8_t t325 = rt_lt_i(t323, t322);
-              int32_t t327 = rt_btoi_b(t325);
-              uint8_t t329 = rt_gt_i(t323, t322);
-              int32_t t331 = rt_btoi_b(t329);
-            }
-            t303x0 = t316;
-            t303x1 = t320;
-            int32_t t333 = rt_add_i(t303a0, t303x0);
-            int32_t t335 = rt_add_i(t303a1, t303x1);
-            t303a0 = t333;
-            t303a1 = t335;
-          }
-          v_x790_d[t303] = t303a0;
-          v_x803_d[t303] = t303a1;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x782 = v_x782;
-  *out_v_x790 = v_x790;
-  *out_v_x796 = v_x796;
-  *out_v_x803 = v_x803;
-  rt_release(v_x783);
-  rt_release(v_x797);
+  *out_v_x745 = v_x745;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x783);
-  rt_release(v_x796);
-  rt_release(v_x797);
-  rt_release(v_x790);
-  rt_release(v_x803);
+  rt_release(v_x745);
 }
 
-/* K14: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x772_d; int64_t v_x772_n;
-  int32_t *v_x773_d; int64_t v_x773_n;
-  int32_t *v_x776_d; int64_t v_x776_n;
-  const int64_t *v_x786_off; int64_t v_x786_n;
-  int32_t *v_x782_d; int64_t v_x782_n;
-  uint8_t *v_x783_d; int64_t v_x783_n;
-  int32_t *v_x796_d; int64_t v_x796_n;
-  uint8_t *v_x797_d; int64_t v_x797_n;
-  int32_t *v_x790_d; int64_t v_x790_n;
-  int32_t *v_x803_d; int64_t v_x803_n;
+  int32_t *v_x740_d; int64_t v_x740_n;
+  int32_t *v_x743_d; int64_t v_x743_n;
+  int32_t *v_x745_d; int64_t v_x745_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K14_0_pull {
   K14_A A;
   __device__ K14_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t337 = 0; /* nonzero: a check below failed */
-    int t338 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n;
-    int32_t t336 = t338 ? A.v_x772_d[ix] : 0;
-    t337 |= !t338;
-    int t340 = (uint64_t)(int64_t)t336 < (uint64_t)A.v_x773_n;
-    int32_t t339 = t340 ? A.v_x773_d[t336] : 0;
-    t337 |= !t340;
-    int32_t t341 = A.v_x776_d[ix];
-    uint8_t t343 = rt_lt_i(t341, t339);
-    if (__builtin_expect(t337 != 0, 0)) { /* again, recording the error */
-      int32_t t344;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n) {
-        t344 = A.v_x772_d[ix];
+    int t230 = 0; /* nonzero: a check below failed */
+    int32_t t228 = A.v_x740_d[ix];
+    int t231 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x743_n;
+    int32_t t229 = t231 ? A.v_x743_d[t228] : 0;
+    t230 |= !t231;
+    if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
+      int32_t t232 = A.v_x740_d[ix];
+      int32_t t233;
+      if ((uint64_t)(int64_t)t232 < (uint64_t)A.v_x743_n) {
+        t233 = A.v_x743_d[t232];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x772_n, 0.0);
-        t344 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x743_n, 0.0);
+        t233 = 0;
       }
-      int32_t t345;
-      if ((uint64_t)(int64_t)t344 < (uint64_t)A.v_x773_n) {
-        t345 = A.v_x773_d[t344];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t344, A.v_x773_n, 0.0);
-        t345 = 0;
-      }
-      int32_t t346 = A.v_x776_d[ix];
-      uint8_t t348 = rt_lt_i(t346, t345);
     }
-    return K14_0_V{t341, t343};
+    return K14_0_V{t229};
   }
 };
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x782_d[i] = v.v0;
-    A.v_x783_d[i] = v.v1;
+    A.v_x745_d[i] = v.v0;
   }
 };
-struct K14_0_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_0_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K14_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K14_1_pull {
-  K14_A A;
-  __device__ K14_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t350 = 0; /* nonzero: a check below failed */
-    int t351 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n;
-    int32_t t349 = t351 ? A.v_x772_d[ix] : 0;
-    t350 |= !t351;
-    int t353 = (uint64_t)(int64_t)t349 < (uint64_t)A.v_x773_n;
-    int32_t t352 = t353 ? A.v_x773_d[t349] : 0;
-    t350 |= !t353;
-    int32_t t354 = A.v_x776_d[ix];
-    uint8_t t356 = rt_gt_i(t354, t352);
-    if (__builtin_expect(t350 != 0, 0)) { /* again, recording the error */
-      int32_t t357;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n) {
-        t357 = A.v_x772_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x772_n, 0.0);
-        t357 = 0;
-      }
-      int32_t t358;
-      if ((uint64_t)(int64_t)t357 < (uint64_t)A.v_x773_n) {
-        t358 = A.v_x773_d[t357];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t357, A.v_x773_n, 0.0);
-        t358 = 0;
-      }
-      int32_t t359 = A.v_x776_d[ix];
-      uint8_t t361 = rt_gt_i(t359, t358);
-    }
-    return K14_1_V{t354, t356};
-  }
-};
-struct K14_1_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_1_V &v) const {
-    A.v_x796_d[i] = v.v0;
-    A.v_x797_d[i] = v.v1;
-  }
-};
-struct K14_1_pred {
-  K14_A A;
-  __device__ bool operator()(int64_t i, const K14_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct alignas(8) K14_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K14_2_pull {
-  K14_A A;
-  __device__ K14_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t363 = 0; /* nonzero: a check below failed */
-    int t364 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n;
-    int32_t t362 = t364 ? A.v_x772_d[ix] : 0;
-    t363 |= !t364;
-    int t366 = (uint64_t)(int64_t)t362 < (uint64_t)A.v_x773_n;
-    int32_t t365 = t366 ? A.v_x773_d[t362] : 0;
-    t363 |= !t366;
-    int t368 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x776_n;
-    int32_t t367 = t368 ? A.v_x776_d[ix] : 0;
-    t363 |= !t368;
-    uint8_t t370 = rt_lt_i(t367, t365);
-    int32_t t372 = rt_btoi_b(t370);
-    uint8_t t374 = rt_gt_i(t367, t365);
-    int32_t t376 = rt_btoi_b(t374);
-    if (__builtin_expect(t363 != 0, 0)) { /* again, recording the error */
-      int32_t t377;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x772_n) {
-        t377 = A.v_x772_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x772_n, 0.0);
-        t377 = 0;
-      }
-      int32_t t378;
-      if ((uint64_t)(int64_t)t377 < (uint64_t)A.v_x773_n) {
-        t378 = A.v_x773_d[t377];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, A.v_x773_n, 0.0);
-        t378 = 0;
-      }
-      int32_t t379;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x776_n) {
-        t379 = A.v_x776_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x776_n, 0.0);
-        t379 = 0;
-      }
-      uint8_t t381 = rt_lt_i(t379, t378);
-      int32_t t383 = rt_btoi_b(t381);
-      uint8_t t385 = rt_gt_i(t379, t378);
-      int32_t t387 = rt_btoi_b(t385);
-    }
-    return K14_2_V{t372, t376};
-  }
-};
-struct K14_2_store {
-  K14_A A;
-  __device__ void operator()(int64_t i, const K14_2_V &v) const {
-    A.v_x790_d[i] = v.v0;
-    A.v_x803_d[i] = v.v1;
-  }
-};
-struct K14_2_op {
-  K14_A A;
-  __device__ K14_2_V operator()(const K14_2_V &a, const K14_2_V &b) const {
-    int32_t t389 = rt_add_i(a.v0, b.v0);
-    int32_t t391 = rt_add_i(a.v1, b.v1);
-    return K14_2_V{t389, t391};
-  }
-};
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x773, RtValue *v_x776, RtValue *v_x786, RtValue **out_v_x782, RtValue **out_v_x790, RtValue **out_v_x796, RtValue **out_v_x803) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x772_d = v_x772->data.i;
-  A.v_x772_n = v_x772->len;
-  A.v_x773_d = v_x773->data.i;
-  A.v_x773_n = v_x773->len;
-  A.v_x776_d = v_x776->data.i;
-  A.v_x776_n = v_x776->len;
-  A.v_x786_off = rtg_seg_offsets(v_x786);
-  A.v_x786_n = v_x786->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x783 = NULL;
-  RtValue *v_x796 = NULL;
-  RtValue *v_x797 = NULL;
-  RtValue *v_x790 = NULL;
-  RtValue *v_x803 = NULL;
-  /* SOACs 0 to 1: FILTERs in one launch */
-  int64_t *t392, t393; /* the slot of SOAC 0's count, its size */
-  int64_t *t394, t395; /* the slot of SOAC 1's count, its size */
-  {
-    const int64_t t396 = v_x776->len;
-    v_x782 = rtg_vec_new(RT_INT, t396);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
-    v_x783 = rtg_vec_new(RT_BOOL, t396);
-    A.v_x783_d = v_x783->data.b;
-    A.v_x783_n = v_x783->len;
-    t393 = t396;
-    const int64_t t397 = v_x776->len;
-    v_x796 = rtg_vec_new(RT_INT, t397);
-    A.v_x796_d = v_x796->data.i;
-    A.v_x796_n = v_x796->len;
-    v_x797 = rtg_vec_new(RT_BOOL, t397);
-    A.v_x797_d = v_x797->data.b;
-    A.v_x797_n = v_x797->len;
-    t395 = t397;
-    int64_t *t398[2];
-    rtg::filters_launch("K14", loc, t397, t398, rtg::filter_part<K14_0_V>(K14_0_pull{A}, K14_0_pred{A}, K14_0_store{A}, K14_0_store{A}, false), rtg::filter_part<K14_1_V>(K14_1_pull{A}, K14_1_pred{A}, K14_1_store{A}, K14_1_store{A}, false));
-    t392 = t398[0];
-    t394 = t398[1];
-  }
-  {
-    const int64_t t399 = rtg::filter_count(t392);
-    v_x782 = rtg_vec_fit(v_x782, t399);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
-    v_x783 = rtg_vec_fit(v_x783, t399);
-    A.v_x783_d = v_x783->data.b;
-    A.v_x783_n = v_x783->len;
-  }
-  {
-    const int64_t t400 = rtg::filter_count(t394);
-    v_x796 = rtg_vec_fit(v_x796, t400);
-    A.v_x796_d = v_x796->data.i;
-    A.v_x796_n = v_x796->len;
-    v_x797 = rtg_vec_fit(v_x797, t400);
-    A.v_x797_d = v_x797->data.b;
-    A.v_x797_n = v_x797->len;
-  }
-  /* SEG_REDUCE */
-  {
-    const int64_t t401 = v_x786->len;
-    v_x790 = rtg_vec_new(RT_INT, t401);
-    A.v_x790_d = v_x790->data.i;
-    A.v_x790_n = v_x790->len;
-    v_x803 = rtg_vec_new(RT_INT, t401);
-    A.v_x803_d = v_x803->data.i;
-    A.v_x803_n = v_x803->len;
-    rtg::segmented("K14", loc, K14_2_pull{A}, K14_2_op{A}, K14_2_V{0, 0}, v_x786, false, K14_2_store{A});
-  }
-  *out_v_x782 = v_x782;
-  *out_v_x790 = v_x790;
-  *out_v_x796 = v_x796;
-  *out_v_x803 = v_x803;
-  rt_release(v_x783);
-  rt_release(v_x797);
-  return;
-fail:
-  rt_release(v_x782);
-  rt_release(v_x783);
-  rt_release(v_x796);
-  rt_release(v_x797);
-  rt_release(v_x790);
-  rt_release(v_x803);
-}
-
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x772, RtValue *v_x773, RtValue *v_x776, RtValue *v_x786, RtValue **out_v_x782, RtValue **out_v_x790, RtValue **out_v_x796, RtValue **out_v_x803) {
-  RtValue *vals[] = {v_x772, v_x773, v_x776, v_x786};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K14_host(err, loc, run, v_x772, v_x773, v_x776, v_x786, out_v_x782, out_v_x790, out_v_x796, out_v_x803);
-    rtg_host_ran();
-  } else {
-    K14_gpu(err, loc, run, v_x772, v_x773, v_x776, v_x786, out_v_x782, out_v_x790, out_v_x796, out_v_x803);
-  }
-}
-
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x804, RtValue *v_x805, int32_t v_x806, RtValue **out_v_x808, RtValue **out_v_x812) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x804_d = v_x804->data.i;
-  const int64_t v_x804_n = v_x804->len;
-  int32_t *v_x805_d = v_x805->data.i;
-  const int64_t v_x805_n = v_x805->len;
-  RtValue *v_x808 = NULL;
-  RtValue *v_x812 = NULL;
+  A.v_x740_d = v_x740->data.i;
+  A.v_x740_n = v_x740->len;
+  A.v_x743_d = v_x743->data.i;
+  A.v_x743_n = v_x743->len;
+  RtValue *v_x745 = NULL;
   /* MAP */
   {
-    const int64_t t402 = v_x806;
-    if (t402 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t402, 0.0);
+    const int64_t t234 = v_x740->len;
+    v_x745 = rtg_vec_new(RT_INT, t234);
+    A.v_x745_d = v_x745->data.i;
+    A.v_x745_n = v_x745->len;
+    rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t234);
+  }
+  *out_v_x745 = v_x745;
+  return;
+fail:
+  rt_release(v_x745);
+}
+
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+  RtValue *vals[] = {v_x740, v_x743};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K14_host(err, loc, run, v_x740, v_x743, out_v_x745);
+    rtg_host_ran();
+  } else {
+    K14_gpu(err, loc, run, v_x740, v_x743, out_v_x745);
+  }
+}
+
+/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x746_d = v_x746->data.i;
+  const int64_t v_x746_n = v_x746->len;
+  int32_t *v_x747_d = v_x747->data.i;
+  const int64_t v_x747_n = v_x747->len;
+  int32_t *v_x750_d = v_x750->data.i;
+  const int64_t v_x750_n = v_x750->len;
+  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
+  const int64_t v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
+  /* FILTER */
+  {
+    const int64_t t235 = v_x750_n;
+    const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
+    int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
+    RT_PARALLEL_FOR_IF(t236 > 1)
+    for (int64_t t239 = 0; t239 < t236; t239++) {
+      int64_t kept = 0;
+      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
+      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
+        const int32_t t241 = (int32_t)t240;
+        int32_t t239x0;
+        uint8_t t239x1;
+        int t243 = 0; /* nonzero: a check below failed */
+        int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
+        int32_t t242 = t244 ? v_x746_d[t241] : 0;
+        t243 |= !t244;
+        int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x747_n;
+        int32_t t245 = t246 ? v_x747_d[t242] : 0;
+        t243 |= !t246;
+        int32_t t247 = v_x750_d[t241];
+        uint8_t t249 = rt_lt_i(t247, t245);
+        if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
+          int32_t t250;
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
+            t250 = v_x746_d[t241];
+          } else {
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0);
+            t250 = 0;
+          }
+          int32_t t251;
+          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x747_n) {
+            t251 = v_x747_d[t250];
+          } else {
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x747_n, 0.0);
+            t251 = 0;
+          }
+          int32_t t252 = v_x750_d[t241];
+          uint8_t t254 = rt_lt_i(t252, t251);
+        }
+        t239x0 = t247;
+        t239x1 = t249;
+        uint8_t t255;
+        t255 = t239x1;
+        t237[t240] = t255 != 0;
+        kept += t255 != 0;
+      }
+      t238[t239] = kept;
+    }
+    if (err->index != INT64_MAX) {
+      rt_free(t237);
+      rt_free(t238);
       goto fail;
     }
-    v_x808 = rt_value_new(rt_vec_type(RT_INT), t402);
-    int32_t *v_x808_d = v_x808->data.i;
-    const int64_t v_x808_n = v_x808->len;
-    RT_PARALLEL_FOR_IF(t402 >= RT_PARALLEL_MIN)
-    for (int64_t t403 = 0; t403 < t402; t403++) {
-      const int32_t t404 = (int32_t)t403;
-      int t409 = 0; /* nonzero: a check below failed */
-      uint8_t t406 = rt_lt_i(t404, (int32_t)v_x804_n);
-      int32_t t407;
-      if (t406) {
-        int t410 = (uint64_t)(int64_t)t404 < (uint64_t)v_x804_n;
-        int32_t t408 = t410 ? v_x804_d[t404] : 0;
-        t409 |= !t410;
-        t407 = t408;
-      } else {
-        int32_t t412 = rt_sub_i(t404, (int32_t)v_x804_n);
-        int t414 = (uint64_t)(int64_t)t412 < (uint64_t)v_x805_n;
-        int32_t t413 = t414 ? v_x805_d[t412] : 0;
-        t409 |= !t414;
-        t407 = t413;
-      }
-      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
-        uint8_t t416 = rt_lt_i(t404, (int32_t)v_x804_n);
-        int32_t t417;
-        if (t416) {
-          int32_t t418;
-          if ((uint64_t)(int64_t)t404 < (uint64_t)v_x804_n) {
-            t418 = v_x804_d[t404];
+    int64_t t256 = 0;
+    for (int64_t t239 = 0; t239 < t236; t239++) {
+      const int64_t k = t238[t239];
+      t238[t239] = t256;
+      t256 += k;
+    }
+    v_x756 = rt_value_new(rt_vec_type(RT_INT), t256);
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t256);
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    RT_PARALLEL_FOR_IF(t236 > 1)
+    for (int64_t t239 = 0; t239 < t236; t239++) {
+      int64_t at = t238[t239];
+      const int64_t t239_end = (t239 + 1) * RT_CHUNK < t235 ? (t239 + 1) * RT_CHUNK : t235;
+      for (int64_t t240 = t239 * RT_CHUNK; t240 < t239_end; t240++) {
+        const int32_t t241 = (int32_t)t240;
+        if (!t237[t240])
+          continue;
+        int32_t t239y0;
+        uint8_t t239y1;
+        int t258 = 0; /* nonzero: a check below failed */
+        int t259 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
+        int32_t t257 = t259 ? v_x746_d[t241] : 0;
+        t258 |= !t259;
+        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x747_n;
+        int32_t t260 = t261 ? v_x747_d[t257] : 0;
+        t258 |= !t261;
+        int32_t t262 = v_x750_d[t241];
+        uint8_t t264 = rt_lt_i(t262, t260);
+        if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
+          int32_t t265;
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
+            t265 = v_x746_d[t241];
           } else {
-            NESSIE_RECORD(err, t403, RT_CHECK_INDEX, 0, 0, RT_GATHER, t404, v_x804_n, 0.0);
-            t418 = 0;
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0);
+            t265 = 0;
           }
-          t417 = t418;
-        } else {
-          int32_t t420 = rt_sub_i(t404, (int32_t)v_x804_n);
-          int32_t t421;
-          if ((uint64_t)(int64_t)t420 < (uint64_t)v_x805_n) {
-            t421 = v_x805_d[t420];
+          int32_t t266;
+          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x747_n) {
+            t266 = v_x747_d[t265];
           } else {
-            NESSIE_RECORD(err, t403, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x805_n, 0.0);
-            t421 = 0;
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x747_n, 0.0);
+            t266 = 0;
           }
-          t417 = t421;
+          int32_t t267 = v_x750_d[t241];
+          uint8_t t269 = rt_lt_i(t267, t266);
+        }
+        t239y0 = t262;
+        t239y1 = t264;
+        if (t237[t240]) {
+          v_x756_d[at] = t239y0;
+          v_x757_d[at] = t239y1;
+          at++;
         }
       }
-      v_x808_d[t403] = t407;
     }
+    rt_free(t237);
+    rt_free(t238);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x808_d = v_x808->data.i;
-    const int64_t v_x808_n = v_x808->len;
-    /* SCAN */
+    int32_t *v_x756_d = v_x756->data.i;
+    const int64_t v_x756_n = v_x756->len;
+    uint8_t *v_x757_d = v_x757->data.b;
+    const int64_t v_x757_n = v_x757->len;
+    /* FILTER */
     {
-      const int64_t t422 = v_x806;
-      if (t422 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t422, 0.0);
+      const int64_t t270 = v_x750_n;
+      const int64_t t271 = t270 > 0 ? (t270 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t272 = (uint8_t *)rt_alloc_atomic((size_t)t270 + 1);
+      int64_t *t273 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t271 + 1));
+      RT_PARALLEL_FOR_IF(t271 > 1)
+      for (int64_t t274 = 0; t274 < t271; t274++) {
+        int64_t kept = 0;
+        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t270 ? (t274 + 1) * RT_CHUNK : t270;
+        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
+          const int32_t t276 = (int32_t)t275;
+          int32_t t274x0;
+          uint8_t t274x1;
+          int t278 = 0; /* nonzero: a check below failed */
+          int t279 = (uint64_t)(int64_t)t276 < (uint64_t)v_x746_n;
+          int32_t t277 = t279 ? v_x746_d[t276] : 0;
+          t278 |= !t279;
+          int t281 = (uint64_t)(int64_t)t277 < (uint64_t)v_x747_n;
+          int32_t t280 = t281 ? v_x747_d[t277] : 0;
+          t278 |= !t281;
+          int32_t t282 = v_x750_d[t276];
+          uint8_t t284 = rt_gt_i(t282, t280);
+          if (__builtin_expect(t278 != 0, 0)) { /* again, recording the error */
+            int32_t t285;
+            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
+              t285 = v_x746_d[t276];
+            } else {
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0);
+              t285 = 0;
+            }
+            int32_t t286;
+            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x747_n) {
+              t286 = v_x747_d[t285];
+            } else {
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x747_n, 0.0);
+              t286 = 0;
+            }
+            int32_t t287 = v_x750_d[t276];
+            uint8_t t289 = rt_gt_i(t287, t286);
+          }
+          t274x0 = t282;
+          t274x1 = t284;
+          uint8_t t290;
+          t290 = t274x1;
+          t272[t275] = t290 != 0;
+          kept += t290 != 0;
+        }
+        t273[t274] = kept;
+      }
+      if (err->index != INT64_MAX) {
+        rt_free(t272);
+        rt_free(t273);
         goto fail;
       }
-      const int64_t t423 = t422 > 0 ? (t422 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t424 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t423);
-      RT_PARALLEL_FOR_IF(t423 > 1)
-      for (int64_t t425 = 0; t425 < t423; t425++) {
-        int32_t t425a0;
-        t425a0 = 0;
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t422 ? (t425 + 1) * RT_CHUNK : t422;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          int32_t t425x0;
-          int t432 = 0; /* nonzero: a check below failed */
-          uint8_t t429 = rt_lt_i(t427, (int32_t)v_x804_n);
-          int32_t t430;
-          if (t429) {
-            int t433 = (uint64_t)(int64_t)t427 < (uint64_t)v_x804_n;
-            int32_t t431 = t433 ? v_x804_d[t427] : 0;
-            t432 |= !t433;
-            t430 = t431;
-          } else {
-            int32_t t435 = rt_sub_i(t427, (int32_t)v_x804_n);
-            int t437 = (uint64_t)(int64_t)t435 < (uint64_t)v_x805_n;
-            int32_t t436 = t437 ? v_x805_d[t435] : 0;
-            t432 |= !t437;
-            t430 = t436;
-          }
-          if (__builtin_expect(t432 != 0, 0)) { /* again, recording the error */
-            uint8_t t439 = rt_lt_i(t427, (int32_t)v_x804_n);
-            int32_t t440;
-            if (t439) {
-              int32_t t441;
-              if ((uint64_t)(int64_t)t427 < (uint64_t)v_x804_n) {
-                t441 = v_x804_d[t427];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x804_n, 0.0);
-                t441 = 0;
-              }
-              t440 = t441;
-            } else {
-              int32_t t443 = rt_sub_i(t427, (int32_t)v_x804_n);
-              int32_t t444;
-              if ((uint64_t)(int64_t)t443 < (uint64_t)v_x805_n) {
-                t444 = v_x805_d[t443];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t443, v_x805_n, 0.0);
-                t444 = 0;
-              }
-              t440 = t444;
-            }
-          }
-          t425x0 = t430;
-          int32_t t446 = rt_add_i(t425a0, t425x0);
-          t425a0 = t446;
-        }
-        t424[t425] = t425a0;
+      int64_t t291 = 0;
+      for (int64_t t274 = 0; t274 < t271; t274++) {
+        const int64_t k = t273[t274];
+        t273[t274] = t291;
+        t291 += k;
       }
-      int32_t t425t0;
-      t425t0 = 0;
-      for (int64_t t425 = 0; t425 < t423; t425++) {
-        const int32_t t447 = t424[t425];
-        t424[t425] = t425t0;
-        int32_t t449 = rt_add_i(t425t0, t447);
-        t425t0 = t449;
-      }
-      v_x812 = rt_value_new(rt_vec_type(RT_INT), t422);
-      int32_t *v_x812_d = v_x812->data.i;
-      const int64_t v_x812_n = v_x812->len;
-      RT_PARALLEL_FOR_IF(t423 > 1)
-      for (int64_t t425 = 0; t425 < t423; t425++) {
-        int32_t t425p0;
-        t425p0 = t424[t425];
-        const int64_t t425_end = (t425 + 1) * RT_CHUNK < t422 ? (t425 + 1) * RT_CHUNK : t422;
-        for (int64_t t426 = t425 * RT_CHUNK; t426 < t425_end; t426++) {
-          const int32_t t427 = (int32_t)t426;
-          v_x812_d[t426] = t425p0;
-          int32_t t425y0;
-          int t454 = 0; /* nonzero: a check below failed */
-          uint8_t t451 = rt_lt_i(t427, (int32_t)v_x804_n);
-          int32_t t452;
-          if (t451) {
-            int t455 = (uint64_t)(int64_t)t427 < (uint64_t)v_x804_n;
-            int32_t t453 = t455 ? v_x804_d[t427] : 0;
-            t454 |= !t455;
-            t452 = t453;
-          } else {
-            int32_t t457 = rt_sub_i(t427, (int32_t)v_x804_n);
-            int t459 = (uint64_t)(int64_t)t457 < (uint64_t)v_x805_n;
-            int32_t t458 = t459 ? v_x805_d[t457] : 0;
-            t454 |= !t459;
-            t452 = t458;
-          }
-          if (__builtin_expect(t454 != 0, 0)) { /* again, recording the error */
-            uint8_t t461 = rt_lt_i(t427, (int32_t)v_x804_n);
-            int32_t t462;
-            if (t461) {
-              int32_t t463;
-              if ((uint64_t)(int64_t)t427 < (uint64_t)v_x804_n) {
-                t463 = v_x804_d[t427];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t427, v_x804_n, 0.0);
-                t463 = 0;
-              }
-              t462 = t463;
+      v_x770 = rt_value_new(rt_vec_type(RT_INT), t291);
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t291);
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      RT_PARALLEL_FOR_IF(t271 > 1)
+      for (int64_t t274 = 0; t274 < t271; t274++) {
+        int64_t at = t273[t274];
+        const int64_t t274_end = (t274 + 1) * RT_CHUNK < t270 ? (t274 + 1) * RT_CHUNK : t270;
+        for (int64_t t275 = t274 * RT_CHUNK; t275 < t274_end; t275++) {
+          const int32_t t276 = (int32_t)t275;
+          if (!t272[t275])
+            continue;
+          int32_t t274y0;
+          uint8_t t274y1;
+          int t293 = 0; /* nonzero: a check below failed */
+          int t294 = (uint64_t)(int64_t)t276 < (uint64_t)v_x746_n;
+          int32_t t292 = t294 ? v_x746_d[t276] : 0;
+          t293 |= !t294;
+          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x747_n;
+          int32_t t295 = t296 ? v_x747_d[t292] : 0;
+          t293 |= !t296;
+          int32_t t297 = v_x750_d[t276];
+          uint8_t t299 = rt_gt_i(t297, t295);
+          if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
+            int32_t t300;
+            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
+              t300 = v_x746_d[t276];
             } else {
-              int32_t t465 = rt_sub_i(t427, (int32_t)v_x804_n);
-              int32_t t466;
-              if ((uint64_t)(int64_t)t465 < (uint64_t)v_x805_n) {
-                t466 = v_x805_d[t465];
-              } else {
-                NESSIE_RECORD(err, t426, RT_CHECK_INDEX, 0, 0, RT_GATHER, t465, v_x805_n, 0.0);
-                t466 = 0;
-              }
-              t462 = t466;
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0);
+              t300 = 0;
             }
+            int32_t t301;
+            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x747_n) {
+              t301 = v_x747_d[t300];
+            } else {
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x747_n, 0.0);
+              t301 = 0;
+            }
+            int32_t t302 = v_x750_d[t276];
+            uint8_t t304 = rt_gt_i(t302, t301);
           }
-          t425y0 = t452;
-          int32_t t468 = rt_add_i(t425p0, t425y0);
-          t425p0 = t468;
+          t274y0 = t297;
+          t274y1 = t299;
+          if (t272[t275]) {
+            v_x770_d[at] = t274y0;
+            v_x771_d[at] = t274y1;
+            at++;
+          }
         }
       }
-      rt_free(t424);
+      rt_free(t272);
+      rt_free(t273);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      int32_t *v_x770_d = v_x770->data.i;
+      const int64_t v_x770_n = v_x770->len;
+      uint8_t *v_x771_d = v_x771->data.b;
+      const int64_t v_x771_n = v_x771->len;
+      /* SEG_REDUCE */
+      {
+        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x764_d = v_x764->data.i;
+        const int64_t v_x764_n = v_x764->len;
+        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
+        int32_t *v_x777_d = v_x777->data.i;
+        const int64_t v_x777_n = v_x777->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
+        for (int64_t t305 = 0; t305 < v_x760_n; t305++) {
+          int32_t t305a0;
+          int32_t t305a1;
+          t305a0 = 0;
+          t305a1 = 0;
+          for (int64_t t306 = v_x760_off[t305]; t306 < v_x760_off[t305 + 1]; t306++) {
+            const int32_t t307 = (int32_t)t306;
+            int32_t t305x0;
+            int32_t t305x1;
+            int t309 = 0; /* nonzero: a check below failed */
+            int t310 = (uint64_t)(int64_t)t307 < (uint64_t)v_x746_n;
+            int32_t t308 = t310 ? v_x746_d[t307] : 0;
+            t309 |= !t310;
+            int t312 = (uint64_t)(int64_t)t308 < (uint64_t)v_x747_n;
+            int32_t t311 = t312 ? v_x747_d[t308] : 0;
+            t309 |= !t312;
+            int t314 = (uint64_t)(int64_t)t307 < (uint64_t)v_x750_n;
+            int32_t t313 = t314 ? v_x750_d[t307] : 0;
+            t309 |= !t314;
+            uint8_t t316 = rt_lt_i(t313, t311);
+            int32_t t318 = rt_btoi_b(t316);
+            uint8_t t320 = rt_gt_i(t313, t311);
+            int32_t t322 = rt_btoi_b(t320);
+            if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
+              int32_t t323;
+              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x746_n) {
+                t323 = v_x746_d[t307];
+              } else {
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x746_n, 0.0);
+                t323 = 0;
+              }
+              int32_t t324;
+              if ((uint64_t)(int64_t)t323 < (uint64_t)v_x747_n) {
+                t324 = v_x747_d[t323];
+              } else {
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x747_n, 0.0);
+                t324 = 0;
+              }
+              int32_t t325;
+              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x750_n) {
+                t325 = v_x750_d[t307];
+              } else {
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x750_n, 0.0);
+                t325 = 0;
+              }
+              uint8_t t327 = rt_lt_i(t325, t324);
+              int32_t t329 = rt_btoi_b(t327);
+              uint8_t t331 = rt_gt_i(t325, t324);
+              int32_t t333 = rt_btoi_b(t331);
+            }
+            t305x0 = t318;
+            t305x1 = t322;
+            int32_t t335 = rt_add_i(t305a0, t305x0);
+            int32_t t337 = rt_add_i(t305a1, t305x1);
+            t305a0 = t335;
+            t305a1 = t337;
+          }
+          v_x764_d[t305] = t305a0;
+          v_x777_d[t305] = t305a1;
+        }
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+    }
   }
-  *out_v_x808 = v_x808;
-  *out_v_x812 = v_x812;
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
   return;
 fail:
-  rt_release(v_x808);
-  rt_release(v_x812);
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
 }
 
-/* K15: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x804_d; int64_t v_x804_n;
-  int32_t *v_x805_d; int64_t v_x805_n;
-  int32_t v_x806;
-  int32_t *v_x808_d; int64_t v_x808_n;
-  int32_t *v_x812_d; int64_t v_x812_n;
+  int32_t *v_x746_d; int64_t v_x746_n;
+  int32_t *v_x747_d; int64_t v_x747_n;
+  int32_t *v_x750_d; int64_t v_x750_n;
+  const int64_t *v_x760_off; int64_t v_x760_n;
+  int32_t *v_x756_d; int64_t v_x756_n;
+  uint8_t *v_x757_d; int64_t v_x757_n;
+  int32_t *v_x770_d; int64_t v_x770_n;
+  uint8_t *v_x771_d; int64_t v_x771_n;
+  int32_t *v_x764_d; int64_t v_x764_n;
+  int32_t *v_x777_d; int64_t v_x777_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K15_0_pull {
   K15_A A;
   __device__ K15_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t473 = 0; /* nonzero: a check below failed */
-    uint8_t t470 = rt_lt_i(ix, (int32_t)A.v_x804_n);
-    int32_t t471;
-    if (t470) {
-      int t474 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x804_n;
-      int32_t t472 = t474 ? A.v_x804_d[ix] : 0;
-      t473 |= !t474;
-      t471 = t472;
-    } else {
-      int32_t t476 = rt_sub_i(ix, (int32_t)A.v_x804_n);
-      int t478 = (uint64_t)(int64_t)t476 < (uint64_t)A.v_x805_n;
-      int32_t t477 = t478 ? A.v_x805_d[t476] : 0;
-      t473 |= !t478;
-      t471 = t477;
-    }
-    if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
-      uint8_t t480 = rt_lt_i(ix, (int32_t)A.v_x804_n);
-      int32_t t481;
-      if (t480) {
-        int32_t t482;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x804_n) {
-          t482 = A.v_x804_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x804_n, 0.0);
-          t482 = 0;
-        }
-        t481 = t482;
+    int t339 = 0; /* nonzero: a check below failed */
+    int t340 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t338 = t340 ? A.v_x746_d[ix] : 0;
+    t339 |= !t340;
+    int t342 = (uint64_t)(int64_t)t338 < (uint64_t)A.v_x747_n;
+    int32_t t341 = t342 ? A.v_x747_d[t338] : 0;
+    t339 |= !t342;
+    int32_t t343 = A.v_x750_d[ix];
+    uint8_t t345 = rt_lt_i(t343, t341);
+    if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
+      int32_t t346;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t346 = A.v_x746_d[ix];
       } else {
-        int32_t t484 = rt_sub_i(ix, (int32_t)A.v_x804_n);
-        int32_t t485;
-        if ((uint64_t)(int64_t)t484 < (uint64_t)A.v_x805_n) {
-          t485 = A.v_x805_d[t484];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t484, A.v_x805_n, 0.0);
-          t485 = 0;
-        }
-        t481 = t485;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        t346 = 0;
       }
+      int32_t t347;
+      if ((uint64_t)(int64_t)t346 < (uint64_t)A.v_x747_n) {
+        t347 = A.v_x747_d[t346];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x747_n, 0.0);
+        t347 = 0;
+      }
+      int32_t t348 = A.v_x750_d[ix];
+      uint8_t t350 = rt_lt_i(t348, t347);
     }
-    return K15_0_V{t471};
+    return K15_0_V{t343, t345};
   }
 };
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x808_d[i] = v.v0;
+    A.v_x756_d[i] = v.v0;
+    A.v_x757_d[i] = v.v1;
+  }
+};
+struct K15_0_pred {
+  K15_A A;
+  __device__ bool operator()(int64_t i, const K15_0_V &v) const {
+    return (bool)v.v1;
   }
 };
 struct alignas(8) K15_1_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K15_1_pull {
   K15_A A;
   __device__ K15_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t490 = 0; /* nonzero: a check below failed */
-    uint8_t t487 = rt_lt_i(ix, (int32_t)A.v_x804_n);
-    int32_t t488;
-    if (t487) {
-      int t491 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x804_n;
-      int32_t t489 = t491 ? A.v_x804_d[ix] : 0;
-      t490 |= !t491;
-      t488 = t489;
-    } else {
-      int32_t t493 = rt_sub_i(ix, (int32_t)A.v_x804_n);
-      int t495 = (uint64_t)(int64_t)t493 < (uint64_t)A.v_x805_n;
-      int32_t t494 = t495 ? A.v_x805_d[t493] : 0;
-      t490 |= !t495;
-      t488 = t494;
-    }
-    if (__builtin_expect(t490 != 0, 0)) { /* again, recording the error */
-      uint8_t t497 = rt_lt_i(ix, (int32_t)A.v_x804_n);
-      int32_t t498;
-      if (t497) {
-        int32_t t499;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x804_n) {
-          t499 = A.v_x804_d[ix];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x804_n, 0.0);
-          t499 = 0;
-        }
-        t498 = t499;
+    int t352 = 0; /* nonzero: a check below failed */
+    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t351 = t353 ? A.v_x746_d[ix] : 0;
+    t352 |= !t353;
+    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x747_n;
+    int32_t t354 = t355 ? A.v_x747_d[t351] : 0;
+    t352 |= !t355;
+    int32_t t356 = A.v_x750_d[ix];
+    uint8_t t358 = rt_gt_i(t356, t354);
+    if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
+      int32_t t359;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t359 = A.v_x746_d[ix];
       } else {
-        int32_t t501 = rt_sub_i(ix, (int32_t)A.v_x804_n);
-        int32_t t502;
-        if ((uint64_t)(int64_t)t501 < (uint64_t)A.v_x805_n) {
-          t502 = A.v_x805_d[t501];
-        } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t501, A.v_x805_n, 0.0);
-          t502 = 0;
-        }
-        t498 = t502;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        t359 = 0;
       }
+      int32_t t360;
+      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x747_n) {
+        t360 = A.v_x747_d[t359];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x747_n, 0.0);
+        t360 = 0;
+      }
+      int32_t t361 = A.v_x750_d[ix];
+      uint8_t t363 = rt_gt_i(t361, t360);
     }
-    return K15_1_V{t488};
+    return K15_1_V{t356, t358};
   }
 };
 struct K15_1_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    A.v_x812_d[i] = v.v0;
+    A.v_x770_d[i] = v.v0;
+    A.v_x771_d[i] = v.v1;
   }
 };
-struct K15_1_op {
+struct K15_1_pred {
   K15_A A;
-  __device__ K15_1_V operator()(const K15_1_V &a, const K15_1_V &b) const {
-    int32_t t504 = rt_add_i(a.v0, b.v0);
-    return K15_1_V{t504};
+  __device__ bool operator()(int64_t i, const K15_1_V &v) const {
+    return (bool)v.v1;
   }
 };
-struct K15_1_ride {
+struct alignas(8) K15_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K15_2_pull {
   K15_A A;
-  __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    K15_0_store{A}(i, K15_0_pull{A}(i)); /* MAP 0 rides here */
-    K15_1_store{A}(i, v);
+  __device__ K15_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t365 = 0; /* nonzero: a check below failed */
+    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
+    int32_t t364 = t366 ? A.v_x746_d[ix] : 0;
+    t365 |= !t366;
+    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x747_n;
+    int32_t t367 = t368 ? A.v_x747_d[t364] : 0;
+    t365 |= !t368;
+    int t370 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n;
+    int32_t t369 = t370 ? A.v_x750_d[ix] : 0;
+    t365 |= !t370;
+    uint8_t t372 = rt_lt_i(t369, t367);
+    int32_t t374 = rt_btoi_b(t372);
+    uint8_t t376 = rt_gt_i(t369, t367);
+    int32_t t378 = rt_btoi_b(t376);
+    if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
+      int32_t t379;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
+        t379 = A.v_x746_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        t379 = 0;
+      }
+      int32_t t380;
+      if ((uint64_t)(int64_t)t379 < (uint64_t)A.v_x747_n) {
+        t380 = A.v_x747_d[t379];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x747_n, 0.0);
+        t380 = 0;
+      }
+      int32_t t381;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n) {
+        t381 = A.v_x750_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0);
+        t381 = 0;
+      }
+      uint8_t t383 = rt_lt_i(t381, t380);
+      int32_t t385 = rt_btoi_b(t383);
+      uint8_t t387 = rt_gt_i(t381, t380);
+      int32_t t389 = rt_btoi_b(t387);
+    }
+    return K15_2_V{t374, t378};
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x804, RtValue *v_x805, int32_t v_x806, RtValue **out_v_x808, RtValue **out_v_x812) {
+struct K15_2_store {
+  K15_A A;
+  __device__ void operator()(int64_t i, const K15_2_V &v) const {
+    A.v_x764_d[i] = v.v0;
+    A.v_x777_d[i] = v.v1;
+  }
+};
+struct K15_2_op {
+  K15_A A;
+  __device__ K15_2_V operator()(const K15_2_V &a, const K15_2_V &b) const {
+    int32_t t391 = rt_add_i(a.v0, b.v0);
+    int32_t t393 = rt_add_i(a.v1, b.v1);
+    return K15_2_V{t391, t393};
+  }
+};
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x804_d = v_x804->data.i;
-  A.v_x804_n = v_x804->len;
-  A.v_x805_d = v_x805->data.i;
-  A.v_x805_n = v_x805->len;
-  A.v_x806 = v_x806;
-  RtValue *v_x808 = NULL;
-  RtValue *v_x812 = NULL;
-  /* MAP */
+  A.v_x746_d = v_x746->data.i;
+  A.v_x746_n = v_x746->len;
+  A.v_x747_d = v_x747->data.i;
+  A.v_x747_n = v_x747->len;
+  A.v_x750_d = v_x750->data.i;
+  A.v_x750_n = v_x750->len;
+  A.v_x760_off = rtg_seg_offsets(v_x760);
+  A.v_x760_n = v_x760->len;
+  RtValue *v_x756 = NULL;
+  RtValue *v_x757 = NULL;
+  RtValue *v_x770 = NULL;
+  RtValue *v_x771 = NULL;
+  RtValue *v_x764 = NULL;
+  RtValue *v_x777 = NULL;
+  /* SOACs 0 to 1: FILTERs in one launch */
+  int64_t *t394, t395; /* the slot of SOAC 0's count, its size */
+  int64_t *t396, t397; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t505 = v_x806;
-    if (t505 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t505, 0.0, run};
-      goto fail;
-    }
-    v_x808 = rtg_vec_new(RT_INT, t505);
-    A.v_x808_d = v_x808->data.i;
-    A.v_x808_n = v_x808->len;
-    /* computed in the launch of SOAC 1 (K15_1_ride) */
+    const int64_t t398 = v_x750->len;
+    v_x756 = rtg_vec_new(RT_INT, t398);
+    A.v_x756_d = v_x756->data.i;
+    A.v_x756_n = v_x756->len;
+    v_x757 = rtg_vec_new(RT_BOOL, t398);
+    A.v_x757_d = v_x757->data.b;
+    A.v_x757_n = v_x757->len;
+    t395 = t398;
+    const int64_t t399 = v_x750->len;
+    v_x770 = rtg_vec_new(RT_INT, t399);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x771 = rtg_vec_new(RT_BOOL, t399);
+    A.v_x771_d = v_x771->data.b;
+    A.v_x771_n = v_x771->len;
+    t397 = t399;
+    int64_t *t400[2];
+    rtg::filters_launch("K15", loc, t399, t400, rtg::filter_part<K15_0_V>(K15_0_pull{A}, K15_0_pred{A}, K15_0_store{A}, K15_0_store{A}, false), rtg::filter_part<K15_1_V>(K15_1_pull{A}, K15_1_pred{A}, K15_1_store{A}, K15_1_store{A}, false));
+    t394 = t400[0];
+    t396 = t400[1];
   }
-  /* SCAN */
   {
-    const int64_t t506 = v_x806;
-    if (t506 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t506, 0.0, run};
-      goto fail;
-    }
-    v_x812 = rtg_vec_new(RT_INT, t506);
-    A.v_x812_d = v_x812->data.i;
-    A.v_x812_n = v_x812->len;
-    rtg::scan<true>("K15", loc, K15_1_pull{A}, K15_1_op{A}, K15_1_V{0}, t506, K15_1_ride{A});
+    const int64_t t401 = rtg::filter_count(t394);
+    v_x756 = rtg_vec_fit(v_x756, t401);
+    A.v_x756_d = v_x756->data.i;
+    A.v_x756_n = v_x756->len;
+    v_x757 = rtg_vec_fit(v_x757, t401);
+    A.v_x757_d = v_x757->data.b;
+    A.v_x757_n = v_x757->len;
   }
-  *out_v_x808 = v_x808;
-  *out_v_x812 = v_x812;
+  {
+    const int64_t t402 = rtg::filter_count(t396);
+    v_x770 = rtg_vec_fit(v_x770, t402);
+    A.v_x770_d = v_x770->data.i;
+    A.v_x770_n = v_x770->len;
+    v_x771 = rtg_vec_fit(v_x771, t402);
+    A.v_x771_d = v_x771->data.b;
+    A.v_x771_n = v_x771->len;
+  }
+  /* SEG_REDUCE */
+  {
+    const int64_t t403 = v_x760->len;
+    v_x764 = rtg_vec_new(RT_INT, t403);
+    A.v_x764_d = v_x764->data.i;
+    A.v_x764_n = v_x764->len;
+    v_x777 = rtg_vec_new(RT_INT, t403);
+    A.v_x777_d = v_x777->data.i;
+    A.v_x777_n = v_x777->len;
+    rtg::segmented("K15", loc, K15_2_pull{A}, K15_2_op{A}, K15_2_V{0, 0}, v_x760, false, K15_2_store{A});
+  }
+  *out_v_x756 = v_x756;
+  *out_v_x764 = v_x764;
+  *out_v_x770 = v_x770;
+  *out_v_x777 = v_x777;
+  rt_release(v_x757);
+  rt_release(v_x771);
   return;
 fail:
-  rt_release(v_x808);
-  rt_release(v_x812);
+  rt_release(v_x756);
+  rt_release(v_x757);
+  rt_release(v_x770);
+  rt_release(v_x771);
+  rt_release(v_x764);
+  rt_release(v_x777);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x804, RtValue *v_x805, int32_t v_x806, RtValue **out_v_x808, RtValue **out_v_x812) {
-  RtValue *vals[] = {v_x804, v_x805};
-  const int64_t sizes[] = {(int64_t)v_x806, (int64_t)v_x806};
-  if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K15_host(err, loc, run, v_x804, v_x805, v_x806, out_v_x808, out_v_x812);
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+  RtValue *vals[] = {v_x746, v_x747, v_x750, v_x760};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K15_host(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x804, v_x805, v_x806, out_v_x808, out_v_x812);
+    K15_gpu(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
   }
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t v_x820, RtValue *v_x825, RtValue *v_x828, RtValue **out_v_x830, RtValue **out_v_x834, RtValue **out_v_x836, RtValue **out_v_x840) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)run;
-  int32_t *v_x825_d = v_x825->data.i;
-  const int64_t v_x825_n = v_x825->len;
-  int32_t *v_x828_d = v_x828->data.i;
-  const int64_t v_x828_n = v_x828->len;
-  RtValue *v_x834 = NULL;
-  RtValue *v_x830 = NULL;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x840 = NULL;
+  int32_t *v_x778_d = v_x778->data.i;
+  const int64_t v_x778_n = v_x778->len;
+  int32_t *v_x779_d = v_x779->data.i;
+  const int64_t v_x779_n = v_x779->len;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t507 = v_x813;
-    if (t507 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0);
+    const int64_t t404 = v_x780;
+    if (t404 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t404, 0.0);
       goto fail;
     }
-    v_x834 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x834_d = v_x834->data.i;
-    const int64_t v_x834_n = v_x834->len;
-    v_x830 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    v_x836 = rt_value_new(rt_vec_type(RT_INT), t507);
-    int32_t *v_x836_d = v_x836->data.i;
-    const int64_t v_x836_n = v_x836->len;
-    RT_PARALLEL_FOR_IF(t507 >= RT_PARALLEL_MIN)
-    for (int64_t t508 = 0; t508 < t507; t508++) {
-      const int32_t t509 = (int32_t)t508;
-      int t512 = 0; /* nonzero: a check below failed */
-      int32_t t511 = rt_div_i(t509, 2, &t512);
-      int32_t t514 = rt_rem_i(t509, 2, &t512);
-      int32_t t516 = rt_mul_i(t514, v_x820);
-      int32_t t518 = rt_add_i(t516, t511);
-      int t520 = (uint64_t)(int64_t)t518 < (uint64_t)v_x825_n;
-      int32_t t519 = t520 ? v_x825_d[t518] : 0;
-      t512 |= !t520;
-      int t522 = (uint64_t)(int64_t)t518 < (uint64_t)v_x828_n;
-      int32_t t521 = t522 ? v_x828_d[t518] : 0;
-      t512 |= !t522;
-      int32_t t524 = rt_add_i(t521, t519);
-      int32_t t526 = rt_sub_i(t524, t521);
-      if (__builtin_expect(t512 != 0, 0)) { /* again, recording the error */
-        int t527 = 0;
-        int32_t t528 = rt_div_i(t509, 2, &t527);
-        if (t527) {
-          NESSIE_RECORD(err, t508, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0);
-        }
-        int t529 = 0;
-        int32_t t530 = rt_rem_i(t509, 2, &t529);
-        if (t529) {
-          NESSIE_RECORD(err, t508, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0);
-        }
-        int32_t t532 = rt_mul_i(t530, v_x820);
-        int32_t t534 = rt_add_i(t532, t528);
-        int32_t t535;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x825_n) {
-          t535 = v_x825_d[t534];
-        } else {
-          NESSIE_RECORD(err, t508, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x825_n, 0.0);
-          t535 = 0;
-        }
-        int32_t t536;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x828_n) {
-          t536 = v_x828_d[t534];
-        } else {
-          NESSIE_RECORD(err, t508, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x828_n, 0.0);
-          t536 = 0;
-        }
-        int32_t t538 = rt_add_i(t536, t535);
-        int32_t t540 = rt_sub_i(t538, t536);
+    v_x782 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
+    RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
+    for (int64_t t405 = 0; t405 < t404; t405++) {
+      const int32_t t406 = (int32_t)t405;
+      int t411 = 0; /* nonzero: a check below failed */
+      uint8_t t408 = rt_lt_i(t406, (int32_t)v_x778_n);
+      int32_t t409;
+      if (t408) {
+        int t412 = (uint64_t)(int64_t)t406 < (uint64_t)v_x778_n;
+        int32_t t410 = t412 ? v_x778_d[t406] : 0;
+        t411 |= !t412;
+        t409 = t410;
+      } else {
+        int32_t t414 = rt_sub_i(t406, (int32_t)v_x778_n);
+        int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x779_n;
+        int32_t t415 = t416 ? v_x779_d[t414] : 0;
+        t411 |= !t416;
+        t409 = t415;
       }
-      v_x834_d[t508] = 1;
-      v_x830_d[t508] = t521;
-      v_x836_d[t508] = t526;
+      if (__builtin_expect(t411 != 0, 0)) { /* again, recording the error */
+        uint8_t t418 = rt_lt_i(t406, (int32_t)v_x778_n);
+        int32_t t419;
+        if (t418) {
+          int32_t t420;
+          if ((uint64_t)(int64_t)t406 < (uint64_t)v_x778_n) {
+            t420 = v_x778_d[t406];
+          } else {
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x778_n, 0.0);
+            t420 = 0;
+          }
+          t419 = t420;
+        } else {
+          int32_t t422 = rt_sub_i(t406, (int32_t)v_x778_n);
+          int32_t t423;
+          if ((uint64_t)(int64_t)t422 < (uint64_t)v_x779_n) {
+            t423 = v_x779_d[t422];
+          } else {
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x779_n, 0.0);
+            t423 = 0;
+          }
+          t419 = t423;
+        }
+      }
+      v_x782_d[t405] = t409;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x834_d = v_x834->data.i;
-    const int64_t v_x834_n = v_x834->len;
-    int32_t *v_x830_d = v_x830->data.i;
-    const int64_t v_x830_n = v_x830->len;
-    int32_t *v_x836_d = v_x836->data.i;
-    const int64_t v_x836_n = v_x836->len;
+    int32_t *v_x782_d = v_x782->data.i;
+    const int64_t v_x782_n = v_x782->len;
     /* SCAN */
     {
-      const int64_t t541 = v_x813;
-      if (t541 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t541, 0.0);
+      const int64_t t424 = v_x780;
+      if (t424 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0);
         goto fail;
       }
-      const int64_t t542 = t541 > 0 ? (t541 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t543 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t542);
-      RT_PARALLEL_FOR_IF(t542 > 1)
-      for (int64_t t544 = 0; t544 < t542; t544++) {
-        int32_t t544a0;
-        t544a0 = 0;
-        const int64_t t544_end = (t544 + 1) * RT_CHUNK < t541 ? (t544 + 1) * RT_CHUNK : t541;
-        for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
-          const int32_t t546 = (int32_t)t545;
-          int32_t t544x0;
-          int t549 = 0; /* nonzero: a check below failed */
-          int32_t t548 = rt_div_i(t546, 2, &t549);
-          int32_t t551 = rt_rem_i(t546, 2, &t549);
-          int32_t t553 = rt_mul_i(t551, v_x820);
-          int32_t t555 = rt_add_i(t553, t548);
-          int t557 = (uint64_t)(int64_t)t555 < (uint64_t)v_x825_n;
-          int32_t t556 = t557 ? v_x825_d[t555] : 0;
-          t549 |= !t557;
-          int t559 = (uint64_t)(int64_t)t555 < (uint64_t)v_x828_n;
-          int32_t t558 = t559 ? v_x828_d[t555] : 0;
-          t549 |= !t559;
-          int32_t t561 = rt_add_i(t558, t556);
-          int32_t t563 = rt_sub_i(t561, t558);
-          if (__builtin_expect(t549 != 0, 0)) { /* again, recording the error */
-            int t564 = 0;
-            int32_t t565 = rt_div_i(t546, 2, &t564);
-            if (t564) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t564, RT_DIV, 0, 0, 0.0);
-            }
-            int t566 = 0;
-            int32_t t567 = rt_rem_i(t546, 2, &t566);
-            if (t566) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t566, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t569 = rt_mul_i(t567, v_x820);
-            int32_t t571 = rt_add_i(t569, t565);
-            int32_t t572;
-            if ((uint64_t)(int64_t)t571 < (uint64_t)v_x825_n) {
-              t572 = v_x825_d[t571];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x825_n, 0.0);
-              t572 = 0;
-            }
-            int32_t t573;
-            if ((uint64_t)(int64_t)t571 < (uint64_t)v_x828_n) {
-              t573 = v_x828_d[t571];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t571, v_x828_n, 0.0);
-              t573 = 0;
-            }
-            int32_t t575 = rt_add_i(t573, t572);
-            int32_t t577 = rt_sub_i(t575, t573);
+      const int64_t t425 = t424 > 0 ? (t424 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t426 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t425);
+      RT_PARALLEL_FOR_IF(t425 > 1)
+      for (int64_t t427 = 0; t427 < t425; t427++) {
+        int32_t t427a0;
+        t427a0 = 0;
+        const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
+        for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
+          const int32_t t429 = (int32_t)t428;
+          int32_t t427x0;
+          int t434 = 0; /* nonzero: a check below failed */
+          uint8_t t431 = rt_lt_i(t429, (int32_t)v_x778_n);
+          int32_t t432;
+          if (t431) {
+            int t435 = (uint64_t)(int64_t)t429 < (uint64_t)v_x778_n;
+            int32_t t433 = t435 ? v_x778_d[t429] : 0;
+            t434 |= !t435;
+            t432 = t433;
+          } else {
+            int32_t t437 = rt_sub_i(t429, (int32_t)v_x778_n);
+            int t439 = (uint64_t)(int64_t)t437 < (uint64_t)v_x779_n;
+            int32_t t438 = t439 ? v_x779_d[t437] : 0;
+            t434 |= !t439;
+            t432 = t438;
           }
-          t544x0 = t563;
-          int32_t t579 = rt_add_i(t544a0, t544x0);
-          t544a0 = t579;
+          if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
+            uint8_t t441 = rt_lt_i(t429, (int32_t)v_x778_n);
+            int32_t t442;
+            if (t441) {
+              int32_t t443;
+              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
+                t443 = v_x778_d[t429];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0);
+                t443 = 0;
+              }
+              t442 = t443;
+            } else {
+              int32_t t445 = rt_sub_i(t429, (int32_t)v_x778_n);
+              int32_t t446;
+              if ((uint64_t)(int64_t)t445 < (uint64_t)v_x779_n) {
+                t446 = v_x779_d[t445];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x779_n, 0.0);
+                t446 = 0;
+              }
+              t442 = t446;
+            }
+          }
+          t427x0 = t432;
+          int32_t t448 = rt_add_i(t427a0, t427x0);
+          t427a0 = t448;
         }
-        t543[t544] = t544a0;
+        t426[t427] = t427a0;
       }
-      int32_t t544t0;
-      t544t0 = 0;
-      for (int64_t t544 = 0; t544 < t542; t544++) {
-        const int32_t t580 = t543[t544];
-        t543[t544] = t544t0;
-        int32_t t582 = rt_add_i(t544t0, t580);
-        t544t0 = t582;
+      int32_t t427t0;
+      t427t0 = 0;
+      for (int64_t t427 = 0; t427 < t425; t427++) {
+        const int32_t t449 = t426[t427];
+        t426[t427] = t427t0;
+        int32_t t451 = rt_add_i(t427t0, t449);
+        t427t0 = t451;
       }
-      v_x840 = rt_value_new(rt_vec_type(RT_INT), t541);
-      int32_t *v_x840_d = v_x840->data.i;
-      const int64_t v_x840_n = v_x840->len;
-      RT_PARALLEL_FOR_IF(t542 > 1)
-      for (int64_t t544 = 0; t544 < t542; t544++) {
-        int32_t t544p0;
-        t544p0 = t543[t544];
-        const int64_t t544_end = (t544 + 1) * RT_CHUNK < t541 ? (t544 + 1) * RT_CHUNK : t541;
-        for (int64_t t545 = t544 * RT_CHUNK; t545 < t544_end; t545++) {
-          const int32_t t546 = (int32_t)t545;
-          v_x840_d[t545] = t544p0;
-          int32_t t544y0;
-          int t585 = 0; /* nonzero: a check below failed */
-          int32_t t584 = rt_div_i(t546, 2, &t585);
-          int32_t t587 = rt_rem_i(t546, 2, &t585);
-          int32_t t589 = rt_mul_i(t587, v_x820);
-          int32_t t591 = rt_add_i(t589, t584);
-          int t593 = (uint64_t)(int64_t)t591 < (uint64_t)v_x825_n;
-          int32_t t592 = t593 ? v_x825_d[t591] : 0;
-          t585 |= !t593;
-          int t595 = (uint64_t)(int64_t)t591 < (uint64_t)v_x828_n;
-          int32_t t594 = t595 ? v_x828_d[t591] : 0;
-          t585 |= !t595;
-          int32_t t597 = rt_add_i(t594, t592);
-          int32_t t599 = rt_sub_i(t597, t594);
-          if (__builtin_expect(t585 != 0, 0)) { /* again, recording the error */
-            int t600 = 0;
-            int32_t t601 = rt_div_i(t546, 2, &t600);
-            if (t600) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t600, RT_DIV, 0, 0, 0.0);
-            }
-            int t602 = 0;
-            int32_t t603 = rt_rem_i(t546, 2, &t602);
-            if (t602) {
-              NESSIE_RECORD(err, t545, RT_CHECK_SCALAR, 0, t602, RT_REM, 0, 0, 0.0);
-            }
-            int32_t t605 = rt_mul_i(t603, v_x820);
-            int32_t t607 = rt_add_i(t605, t601);
-            int32_t t608;
-            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x825_n) {
-              t608 = v_x825_d[t607];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x825_n, 0.0);
-              t608 = 0;
-            }
-            int32_t t609;
-            if ((uint64_t)(int64_t)t607 < (uint64_t)v_x828_n) {
-              t609 = v_x828_d[t607];
-            } else {
-              NESSIE_RECORD(err, t545, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x828_n, 0.0);
-              t609 = 0;
-            }
-            int32_t t611 = rt_add_i(t609, t608);
-            int32_t t613 = rt_sub_i(t611, t609);
+      v_x786 = rt_value_new(rt_vec_type(RT_INT), t424);
+      int32_t *v_x786_d = v_x786->data.i;
+      const int64_t v_x786_n = v_x786->len;
+      RT_PARALLEL_FOR_IF(t425 > 1)
+      for (int64_t t427 = 0; t427 < t425; t427++) {
+        int32_t t427p0;
+        t427p0 = t426[t427];
+        const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
+        for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
+          const int32_t t429 = (int32_t)t428;
+          v_x786_d[t428] = t427p0;
+          int32_t t427y0;
+          int t456 = 0; /* nonzero: a check below failed */
+          uint8_t t453 = rt_lt_i(t429, (int32_t)v_x778_n);
+          int32_t t454;
+          if (t453) {
+            int t457 = (uint64_t)(int64_t)t429 < (uint64_t)v_x778_n;
+            int32_t t455 = t457 ? v_x778_d[t429] : 0;
+            t456 |= !t457;
+            t454 = t455;
+          } else {
+            int32_t t459 = rt_sub_i(t429, (int32_t)v_x778_n);
+            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x779_n;
+            int32_t t460 = t461 ? v_x779_d[t459] : 0;
+            t456 |= !t461;
+            t454 = t460;
           }
-          t544y0 = t599;
-          int32_t t615 = rt_add_i(t544p0, t544y0);
-          t544p0 = t615;
+          if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
+            uint8_t t463 = rt_lt_i(t429, (int32_t)v_x778_n);
+            int32_t t464;
+            if (t463) {
+              int32_t t465;
+              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
+                t465 = v_x778_d[t429];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0);
+                t465 = 0;
+              }
+              t464 = t465;
+            } else {
+              int32_t t467 = rt_sub_i(t429, (int32_t)v_x778_n);
+              int32_t t468;
+              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x779_n) {
+                t468 = v_x779_d[t467];
+              } else {
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x779_n, 0.0);
+                t468 = 0;
+              }
+              t464 = t468;
+            }
+          }
+          t427y0 = t454;
+          int32_t t470 = rt_add_i(t427p0, t427y0);
+          t427p0 = t470;
         }
       }
-      rt_free(t543);
+      rt_free(t426);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x830 = v_x830;
-  *out_v_x834 = v_x834;
-  *out_v_x836 = v_x836;
-  *out_v_x840 = v_x840;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x834);
-  rt_release(v_x830);
-  rt_release(v_x836);
-  rt_release(v_x840);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t v_x813;
-  int32_t v_x820;
-  int32_t *v_x825_d; int64_t v_x825_n;
-  int32_t *v_x828_d; int64_t v_x828_n;
-  int32_t *v_x834_d; int64_t v_x834_n;
-  int32_t *v_x830_d; int64_t v_x830_n;
-  int32_t *v_x836_d; int64_t v_x836_n;
-  int32_t *v_x840_d; int64_t v_x840_n;
+  int32_t *v_x778_d; int64_t v_x778_n;
+  int32_t *v_x779_d; int64_t v_x779_n;
+  int32_t v_x780;
+  int32_t *v_x782_d; int64_t v_x782_n;
+  int32_t *v_x786_d; int64_t v_x786_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K16_0_pull {
   K16_A A;
   __device__ K16_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t618 = 0; /* nonzero: a check below failed */
-    int32_t t617 = rt_div_i(ix, 2, &t618);
-    int32_t t620 = rt_rem_i(ix, 2, &t618);
-    int32_t t622 = rt_mul_i(t620, A.v_x820);
-    int32_t t624 = rt_add_i(t622, t617);
-    int t626 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_x825_n;
-    int32_t t625 = t626 ? A.v_x825_d[t624] : 0;
-    t618 |= !t626;
-    int t628 = (uint64_t)(int64_t)t624 < (uint64_t)A.v_x828_n;
-    int32_t t627 = t628 ? A.v_x828_d[t624] : 0;
-    t618 |= !t628;
-    int32_t t630 = rt_add_i(t627, t625);
-    int32_t t632 = rt_sub_i(t630, t627);
-    if (__builtin_expect(t618 != 0, 0)) { /* again, recording the error */
-      int t633 = 0;
-      int32_t t634 = rt_div_i(ix, 2, &t633);
-      if (t633) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t633, RT_DIV, 0, 0, 0.0);
-      }
-      int t635 = 0;
-      int32_t t636 = rt_rem_i(ix, 2, &t635);
-      if (t635) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t635, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t638 = rt_mul_i(t636, A.v_x820);
-      int32_t t640 = rt_add_i(t638, t634);
-      int32_t t641;
-      if ((uint64_t)(int64_t)t640 < (uint64_t)A.v_x825_n) {
-        t641 = A.v_x825_d[t640];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, A.v_x825_n, 0.0);
-        t641 = 0;
-      }
-      int32_t t642;
-      if ((uint64_t)(int64_t)t640 < (uint64_t)A.v_x828_n) {
-        t642 = A.v_x828_d[t640];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t640, A.v_x828_n, 0.0);
-        t642 = 0;
-      }
-      int32_t t644 = rt_add_i(t642, t641);
-      int32_t t646 = rt_sub_i(t644, t642);
+    int t475 = 0; /* nonzero: a check below failed */
+    uint8_t t472 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t473;
+    if (t472) {
+      int t476 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t474 = t476 ? A.v_x778_d[ix] : 0;
+      t475 |= !t476;
+      t473 = t474;
+    } else {
+      int32_t t478 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t480 = (uint64_t)(int64_t)t478 < (uint64_t)A.v_x779_n;
+      int32_t t479 = t480 ? A.v_x779_d[t478] : 0;
+      t475 |= !t480;
+      t473 = t479;
     }
-    return K16_0_V{1, t627, t632};
+    if (__builtin_expect(t475 != 0, 0)) { /* again, recording the error */
+      uint8_t t482 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t483;
+      if (t482) {
+        int32_t t484;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t484 = A.v_x778_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0);
+          t484 = 0;
+        }
+        t483 = t484;
+      } else {
+        int32_t t486 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t487;
+        if ((uint64_t)(int64_t)t486 < (uint64_t)A.v_x779_n) {
+          t487 = A.v_x779_d[t486];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x779_n, 0.0);
+          t487 = 0;
+        }
+        t483 = t487;
+      }
+    }
+    return K16_0_V{t473};
   }
 };
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x834_d[i] = v.v0;
-    A.v_x830_d[i] = v.v1;
-    A.v_x836_d[i] = v.v2;
+    A.v_x782_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -3223,63 +2867,59 @@ struct K16_1_pull {
   __device__ K16_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t649 = 0; /* nonzero: a check below failed */
-    int32_t t648 = rt_div_i(ix, 2, &t649);
-    int32_t t651 = rt_rem_i(ix, 2, &t649);
-    int32_t t653 = rt_mul_i(t651, A.v_x820);
-    int32_t t655 = rt_add_i(t653, t648);
-    int t657 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x825_n;
-    int32_t t656 = t657 ? A.v_x825_d[t655] : 0;
-    t649 |= !t657;
-    int t659 = (uint64_t)(int64_t)t655 < (uint64_t)A.v_x828_n;
-    int32_t t658 = t659 ? A.v_x828_d[t655] : 0;
-    t649 |= !t659;
-    int32_t t661 = rt_add_i(t658, t656);
-    int32_t t663 = rt_sub_i(t661, t658);
-    if (__builtin_expect(t649 != 0, 0)) { /* again, recording the error */
-      int t664 = 0;
-      int32_t t665 = rt_div_i(ix, 2, &t664);
-      if (t664) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t664, RT_DIV, 0, 0, 0.0);
-      }
-      int t666 = 0;
-      int32_t t667 = rt_rem_i(ix, 2, &t666);
-      if (t666) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t666, RT_REM, 0, 0, 0.0);
-      }
-      int32_t t669 = rt_mul_i(t667, A.v_x820);
-      int32_t t671 = rt_add_i(t669, t665);
-      int32_t t672;
-      if ((uint64_t)(int64_t)t671 < (uint64_t)A.v_x825_n) {
-        t672 = A.v_x825_d[t671];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, A.v_x825_n, 0.0);
-        t672 = 0;
-      }
-      int32_t t673;
-      if ((uint64_t)(int64_t)t671 < (uint64_t)A.v_x828_n) {
-        t673 = A.v_x828_d[t671];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t671, A.v_x828_n, 0.0);
-        t673 = 0;
-      }
-      int32_t t675 = rt_add_i(t673, t672);
-      int32_t t677 = rt_sub_i(t675, t673);
+    int t492 = 0; /* nonzero: a check below failed */
+    uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    int32_t t490;
+    if (t489) {
+      int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
+      int32_t t491 = t493 ? A.v_x778_d[ix] : 0;
+      t492 |= !t493;
+      t490 = t491;
+    } else {
+      int32_t t495 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+      int t497 = (uint64_t)(int64_t)t495 < (uint64_t)A.v_x779_n;
+      int32_t t496 = t497 ? A.v_x779_d[t495] : 0;
+      t492 |= !t497;
+      t490 = t496;
     }
-    return K16_1_V{t663};
+    if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
+      uint8_t t499 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      int32_t t500;
+      if (t499) {
+        int32_t t501;
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
+          t501 = A.v_x778_d[ix];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0);
+          t501 = 0;
+        }
+        t500 = t501;
+      } else {
+        int32_t t503 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t504;
+        if ((uint64_t)(int64_t)t503 < (uint64_t)A.v_x779_n) {
+          t504 = A.v_x779_d[t503];
+        } else {
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x779_n, 0.0);
+          t504 = 0;
+        }
+        t500 = t504;
+      }
+    }
+    return K16_1_V{t490};
   }
 };
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x840_d[i] = v.v0;
+    A.v_x786_d[i] = v.v0;
   }
 };
 struct K16_1_op {
   K16_A A;
   __device__ K16_1_V operator()(const K16_1_V &a, const K16_1_V &b) const {
-    int32_t t679 = rt_add_i(a.v0, b.v0);
-    return K16_1_V{t679};
+    int32_t t506 = rt_add_i(a.v0, b.v0);
+    return K16_1_V{t506};
   }
 };
 struct K16_1_ride {
@@ -3289,382 +2929,375 @@ struct K16_1_ride {
     K16_1_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t v_x820, RtValue *v_x825, RtValue *v_x828, RtValue **out_v_x830, RtValue **out_v_x834, RtValue **out_v_x836, RtValue **out_v_x840) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x813 = v_x813;
-  A.v_x820 = v_x820;
-  A.v_x825_d = v_x825->data.i;
-  A.v_x825_n = v_x825->len;
-  A.v_x828_d = v_x828->data.i;
-  A.v_x828_n = v_x828->len;
-  RtValue *v_x834 = NULL;
-  RtValue *v_x830 = NULL;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x840 = NULL;
+  A.v_x778_d = v_x778->data.i;
+  A.v_x778_n = v_x778->len;
+  A.v_x779_d = v_x779->data.i;
+  A.v_x779_n = v_x779->len;
+  A.v_x780 = v_x780;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x786 = NULL;
   /* MAP */
   {
-    const int64_t t680 = v_x813;
-    if (t680 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t680, 0.0, run};
+    const int64_t t507 = v_x780;
+    if (t507 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, run};
       goto fail;
     }
-    v_x834 = rtg_vec_new(RT_INT, t680);
-    A.v_x834_d = v_x834->data.i;
-    A.v_x834_n = v_x834->len;
-    v_x830 = rtg_vec_new(RT_INT, t680);
-    A.v_x830_d = v_x830->data.i;
-    A.v_x830_n = v_x830->len;
-    v_x836 = rtg_vec_new(RT_INT, t680);
-    A.v_x836_d = v_x836->data.i;
-    A.v_x836_n = v_x836->len;
+    v_x782 = rtg_vec_new(RT_INT, t507);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
     /* computed in the launch of SOAC 1 (K16_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t681 = v_x813;
-    if (t681 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t681, 0.0, run};
+    const int64_t t508 = v_x780;
+    if (t508 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t508, 0.0, run};
       goto fail;
     }
-    v_x840 = rtg_vec_new(RT_INT, t681);
-    A.v_x840_d = v_x840->data.i;
-    A.v_x840_n = v_x840->len;
-    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t681, K16_1_ride{A});
+    v_x786 = rtg_vec_new(RT_INT, t508);
+    A.v_x786_d = v_x786->data.i;
+    A.v_x786_n = v_x786->len;
+    rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t508, K16_1_ride{A});
   }
-  *out_v_x830 = v_x830;
-  *out_v_x834 = v_x834;
-  *out_v_x836 = v_x836;
-  *out_v_x840 = v_x840;
+  *out_v_x782 = v_x782;
+  *out_v_x786 = v_x786;
   return;
 fail:
-  rt_release(v_x834);
-  rt_release(v_x830);
-  rt_release(v_x836);
-  rt_release(v_x840);
+  rt_release(v_x782);
+  rt_release(v_x786);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, int32_t v_x813, int32_t v_x820, RtValue *v_x825, RtValue *v_x828, RtValue **out_v_x830, RtValue **out_v_x834, RtValue **out_v_x836, RtValue **out_v_x840) {
-  RtValue *vals[] = {v_x825, v_x828};
-  const int64_t sizes[] = {(int64_t)v_x813, (int64_t)v_x813};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+  RtValue *vals[] = {v_x778, v_x779};
+  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K16_host(err, loc, run, v_x813, v_x820, v_x825, v_x828, out_v_x830, out_v_x834, out_v_x836, out_v_x840);
+    K16_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x813, v_x820, v_x825, v_x828, out_v_x830, out_v_x834, out_v_x836, out_v_x840);
+    K16_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
   }
 }
 
-/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue **out_v_x843, RtValue **out_v_x847) {
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
   (void)loc;
   (void)run;
-  RtValue *v_x843 = NULL;
-  RtValue *v_x847 = NULL;
+  int32_t *v_x799_d = v_x799->data.i;
+  const int64_t v_x799_n = v_x799->len;
+  int32_t *v_x802_d = v_x802->data.i;
+  const int64_t v_x802_n = v_x802->len;
+  RtValue *v_x804 = NULL;
+  RtValue *v_x806 = NULL;
+  RtValue *v_x808 = NULL;
   /* MAP */
   {
-    const int64_t t682 = v_x841;
-    if (t682 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t682, 0.0);
+    const int64_t t509 = v_x787;
+    if (t509 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t509, 0.0);
       goto fail;
     }
-    v_x843 = rt_value_new(rt_vec_type(RT_INT), t682);
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    RT_PARALLEL_FOR_IF(t682 >= RT_PARALLEL_MIN)
-    for (int64_t t683 = 0; t683 < t682; t683++) {
-      const int32_t t684 = (int32_t)t683;
-      v_x843_d[t683] = 2;
+    v_x804 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x804_d = v_x804->data.i;
+    const int64_t v_x804_n = v_x804->len;
+    v_x806 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x806_d = v_x806->data.i;
+    const int64_t v_x806_n = v_x806->len;
+    v_x808 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x808_d = v_x808->data.i;
+    const int64_t v_x808_n = v_x808->len;
+    RT_PARALLEL_FOR_IF(t509 >= RT_PARALLEL_MIN)
+    for (int64_t t510 = 0; t510 < t509; t510++) {
+      const int32_t t511 = (int32_t)t510;
+      int t514 = 0; /* nonzero: a check below failed */
+      int32_t t513 = rt_div_i(t511, 2, &t514);
+      int32_t t516 = rt_rem_i(t511, 2, &t514);
+      int32_t t518 = rt_mul_i(t516, v_x794);
+      int32_t t520 = rt_add_i(t518, t513);
+      int t522 = (uint64_t)(int64_t)t520 < (uint64_t)v_x799_n;
+      int32_t t521 = t522 ? v_x799_d[t520] : 0;
+      t514 |= !t522;
+      int t524 = (uint64_t)(int64_t)t520 < (uint64_t)v_x802_n;
+      int32_t t523 = t524 ? v_x802_d[t520] : 0;
+      t514 |= !t524;
+      int32_t t526 = rt_add_i(t523, t521);
+      if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
+        int t527 = 0;
+        int32_t t528 = rt_div_i(t511, 2, &t527);
+        if (t527) {
+          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0);
+        }
+        int t529 = 0;
+        int32_t t530 = rt_rem_i(t511, 2, &t529);
+        if (t529) {
+          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0);
+        }
+        int32_t t532 = rt_mul_i(t530, v_x794);
+        int32_t t534 = rt_add_i(t532, t528);
+        int32_t t535;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x799_n) {
+          t535 = v_x799_d[t534];
+        } else {
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x799_n, 0.0);
+          t535 = 0;
+        }
+        int32_t t536;
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x802_n) {
+          t536 = v_x802_d[t534];
+        } else {
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x802_n, 0.0);
+          t536 = 0;
+        }
+        int32_t t538 = rt_add_i(t536, t535);
+      }
+      v_x804_d[t510] = t523;
+      v_x806_d[t510] = t526;
+      v_x808_d[t510] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x843_d = v_x843->data.i;
-    const int64_t v_x843_n = v_x843->len;
-    /* SCAN */
-    {
-      const int64_t t685 = v_x841;
-      if (t685 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t685, 0.0);
-        goto fail;
-      }
-      const int64_t t686 = t685 > 0 ? (t685 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t687 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t686);
-      RT_PARALLEL_FOR_IF(t686 > 1)
-      for (int64_t t688 = 0; t688 < t686; t688++) {
-        int32_t t688a0;
-        t688a0 = 0;
-        const int64_t t688_end = (t688 + 1) * RT_CHUNK < t685 ? (t688 + 1) * RT_CHUNK : t685;
-        for (int64_t t689 = t688 * RT_CHUNK; t689 < t688_end; t689++) {
-          const int32_t t690 = (int32_t)t689;
-          int32_t t688x0;
-          t688x0 = 2;
-          int32_t t692 = rt_add_i(t688a0, t688x0);
-          t688a0 = t692;
-        }
-        t687[t688] = t688a0;
-      }
-      int32_t t688t0;
-      t688t0 = 0;
-      for (int64_t t688 = 0; t688 < t686; t688++) {
-        const int32_t t693 = t687[t688];
-        t687[t688] = t688t0;
-        int32_t t695 = rt_add_i(t688t0, t693);
-        t688t0 = t695;
-      }
-      v_x847 = rt_value_new(rt_vec_type(RT_INT), t685);
-      int32_t *v_x847_d = v_x847->data.i;
-      const int64_t v_x847_n = v_x847->len;
-      RT_PARALLEL_FOR_IF(t686 > 1)
-      for (int64_t t688 = 0; t688 < t686; t688++) {
-        int32_t t688p0;
-        t688p0 = t687[t688];
-        const int64_t t688_end = (t688 + 1) * RT_CHUNK < t685 ? (t688 + 1) * RT_CHUNK : t685;
-        for (int64_t t689 = t688 * RT_CHUNK; t689 < t688_end; t689++) {
-          const int32_t t690 = (int32_t)t689;
-          v_x847_d[t689] = t688p0;
-          int32_t t688y0;
-          t688y0 = 2;
-          int32_t t697 = rt_add_i(t688p0, t688y0);
-          t688p0 = t697;
-        }
-      }
-      rt_free(t687);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x843 = v_x843;
-  *out_v_x847 = v_x847;
+  *out_v_x804 = v_x804;
+  *out_v_x806 = v_x806;
+  *out_v_x808 = v_x808;
   return;
 fail:
-  rt_release(v_x843);
-  rt_release(v_x847);
+  rt_release(v_x804);
+  rt_release(v_x806);
+  rt_release(v_x808);
 }
 
-/* K17: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t v_x841;
-  int32_t *v_x843_d; int64_t v_x843_n;
-  int32_t *v_x847_d; int64_t v_x847_n;
+  int32_t v_x787;
+  int32_t v_x794;
+  int32_t *v_x799_d; int64_t v_x799_n;
+  int32_t *v_x802_d; int64_t v_x802_n;
+  int32_t *v_x804_d; int64_t v_x804_n;
+  int32_t *v_x806_d; int64_t v_x806_n;
+  int32_t *v_x808_d; int64_t v_x808_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K17_0_pull {
   K17_A A;
   __device__ K17_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K17_0_V{2};
+    int t541 = 0; /* nonzero: a check below failed */
+    int32_t t540 = rt_div_i(ix, 2, &t541);
+    int32_t t543 = rt_rem_i(ix, 2, &t541);
+    int32_t t545 = rt_mul_i(t543, A.v_x794);
+    int32_t t547 = rt_add_i(t545, t540);
+    int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x799_n;
+    int32_t t548 = t549 ? A.v_x799_d[t547] : 0;
+    t541 |= !t549;
+    int t551 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x802_n;
+    int32_t t550 = t551 ? A.v_x802_d[t547] : 0;
+    t541 |= !t551;
+    int32_t t553 = rt_add_i(t550, t548);
+    if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
+      int t554 = 0;
+      int32_t t555 = rt_div_i(ix, 2, &t554);
+      if (t554) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t554, RT_DIV, 0, 0, 0.0);
+      }
+      int t556 = 0;
+      int32_t t557 = rt_rem_i(ix, 2, &t556);
+      if (t556) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t556, RT_REM, 0, 0, 0.0);
+      }
+      int32_t t559 = rt_mul_i(t557, A.v_x794);
+      int32_t t561 = rt_add_i(t559, t555);
+      int32_t t562;
+      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x799_n) {
+        t562 = A.v_x799_d[t561];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x799_n, 0.0);
+        t562 = 0;
+      }
+      int32_t t563;
+      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x802_n) {
+        t563 = A.v_x802_d[t561];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x802_n, 0.0);
+        t563 = 0;
+      }
+      int32_t t565 = rt_add_i(t563, t562);
+    }
+    return K17_0_V{t550, t553, 1};
   }
 };
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x843_d[i] = v.v0;
+    A.v_x804_d[i] = v.v0;
+    A.v_x806_d[i] = v.v1;
+    A.v_x808_d[i] = v.v2;
   }
 };
-struct alignas(8) K17_1_V {
-  int32_t v0;
-};
-struct K17_1_pull {
-  K17_A A;
-  __device__ K17_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K17_1_V{2};
-  }
-};
-struct K17_1_store {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    A.v_x847_d[i] = v.v0;
-  }
-};
-struct K17_1_op {
-  K17_A A;
-  __device__ K17_1_V operator()(const K17_1_V &a, const K17_1_V &b) const {
-    int32_t t699 = rt_add_i(a.v0, b.v0);
-    return K17_1_V{t699};
-  }
-};
-struct K17_1_ride {
-  K17_A A;
-  __device__ void operator()(int64_t i, const K17_1_V &v) const {
-    K17_0_store{A}(i, K17_0_pull{A}(i)); /* MAP 0 rides here */
-    K17_1_store{A}(i, v);
-  }
-};
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue **out_v_x843, RtValue **out_v_x847) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x841 = v_x841;
-  RtValue *v_x843 = NULL;
-  RtValue *v_x847 = NULL;
+  A.v_x787 = v_x787;
+  A.v_x794 = v_x794;
+  A.v_x799_d = v_x799->data.i;
+  A.v_x799_n = v_x799->len;
+  A.v_x802_d = v_x802->data.i;
+  A.v_x802_n = v_x802->len;
+  RtValue *v_x804 = NULL;
+  RtValue *v_x806 = NULL;
+  RtValue *v_x808 = NULL;
   /* MAP */
   {
-    const int64_t t700 = v_x841;
-    if (t700 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t700, 0.0, run};
+    const int64_t t566 = v_x787;
+    if (t566 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, run};
       goto fail;
     }
-    v_x843 = rtg_vec_new(RT_INT, t700);
-    A.v_x843_d = v_x843->data.i;
-    A.v_x843_n = v_x843->len;
-    /* computed in the launch of SOAC 1 (K17_1_ride) */
+    v_x804 = rtg_vec_new(RT_INT, t566);
+    A.v_x804_d = v_x804->data.i;
+    A.v_x804_n = v_x804->len;
+    v_x806 = rtg_vec_new(RT_INT, t566);
+    A.v_x806_d = v_x806->data.i;
+    A.v_x806_n = v_x806->len;
+    v_x808 = rtg_vec_new(RT_INT, t566);
+    A.v_x808_d = v_x808->data.i;
+    A.v_x808_n = v_x808->len;
+    rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t566);
   }
-  /* SCAN */
-  {
-    const int64_t t701 = v_x841;
-    if (t701 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t701, 0.0, run};
-      goto fail;
-    }
-    v_x847 = rtg_vec_new(RT_INT, t701);
-    A.v_x847_d = v_x847->data.i;
-    A.v_x847_n = v_x847->len;
-    rtg::scan<true>("K17", loc, K17_1_pull{A}, K17_1_op{A}, K17_1_V{0}, t701, K17_1_ride{A});
-  }
-  *out_v_x843 = v_x843;
-  *out_v_x847 = v_x847;
+  *out_v_x804 = v_x804;
+  *out_v_x806 = v_x806;
+  *out_v_x808 = v_x808;
   return;
 fail:
-  rt_release(v_x843);
-  rt_release(v_x847);
+  rt_release(v_x804);
+  rt_release(v_x806);
+  rt_release(v_x808);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x841, RtValue **out_v_x843, RtValue **out_v_x847) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x841, (int64_t)v_x841};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K17_host(err, loc, run, v_x841, out_v_x843, out_v_x847);
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
+  RtValue *vals[] = {v_x799, v_x802};
+  const int64_t sizes[] = {(int64_t)v_x787};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K17_host(err, loc, run, v_x787, v_x794, v_x799, v_x802, out_v_x804, out_v_x806, out_v_x808);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x841, out_v_x843, out_v_x847);
+    K17_gpu(err, loc, run, v_x787, v_x794, v_x799, v_x802, out_v_x804, out_v_x806, out_v_x808);
   }
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, RtValue *v_x849, RtValue *v_x850, RtValue *v_x851, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
   (void)loc;
   (void)run;
-  int32_t *v_x848_d = v_x848->data.i;
-  const int64_t v_x848_n = v_x848->len;
-  int32_t *v_x849_d = v_x849->data.i;
-  const int64_t v_x849_n = v_x849->len;
-  int32_t *v_x850_d = v_x850->data.i;
-  const int64_t v_x850_n = v_x850->len;
-  int32_t *v_x851_d = v_x851->data.i;
-  const int64_t v_x851_n = v_x851->len;
-  int32_t *v_x855_d = v_x855->data.i;
-  const int64_t v_x855_n = v_x855->len;
-  RtValue *v_x857 = NULL;
+  RtValue *v_x811 = NULL;
+  RtValue *v_x815 = NULL;
   /* MAP */
   {
-    const int64_t t702 = v_x852;
-    if (t702 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t702, 0.0);
+    const int64_t t567 = v_x809;
+    if (t567 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t567, 0.0);
       goto fail;
     }
-    v_x857 = rt_value_new(rt_vec_type(RT_INT), t702);
-    int32_t *v_x857_d = v_x857->data.i;
-    const int64_t v_x857_n = v_x857->len;
-    RT_PARALLEL_FOR_IF(t702 >= RT_PARALLEL_MIN)
-    for (int64_t t703 = 0; t703 < t702; t703++) {
-      const int32_t t704 = (int32_t)t703;
-      int t706 = 0; /* nonzero: a check below failed */
-      int t707 = (uint64_t)(int64_t)t704 < (uint64_t)v_x848_n;
-      int32_t t705 = t707 ? v_x848_d[t704] : 0;
-      t706 |= !t707;
-      int t709 = (uint64_t)(int64_t)t705 < (uint64_t)v_x851_n;
-      int32_t t708 = t709 ? v_x851_d[t705] : 0;
-      t706 |= !t709;
-      int t711 = (uint64_t)(int64_t)t705 < (uint64_t)v_x849_n;
-      int32_t t710 = t711 ? v_x849_d[t705] : 0;
-      t706 |= !t711;
-      int32_t t713 = rt_sub_i(t704, t710);
-      int t715 = (uint64_t)(int64_t)t705 < (uint64_t)v_x850_n;
-      int32_t t714 = t715 ? v_x850_d[t705] : 0;
-      t706 |= !t715;
-      int32_t t717 = rt_mul_i(t713, t714);
-      int32_t t719 = rt_add_i(t708, t717);
-      int t721 = (uint64_t)(int64_t)t719 < (uint64_t)v_x855_n;
-      int32_t t720 = t721 ? v_x855_d[t719] : 0;
-      t706 |= !t721;
-      if (__builtin_expect(t706 != 0, 0)) { /* again, recording the error */
-        int32_t t722;
-        if ((uint64_t)(int64_t)t704 < (uint64_t)v_x848_n) {
-          t722 = v_x848_d[t704];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t704, v_x848_n, 0.0);
-          t722 = 0;
-        }
-        int32_t t723;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x851_n) {
-          t723 = v_x851_d[t722];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x851_n, 0.0);
-          t723 = 0;
-        }
-        int32_t t724;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x849_n) {
-          t724 = v_x849_d[t722];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x849_n, 0.0);
-          t724 = 0;
-        }
-        int32_t t726 = rt_sub_i(t704, t724);
-        int32_t t727;
-        if ((uint64_t)(int64_t)t722 < (uint64_t)v_x850_n) {
-          t727 = v_x850_d[t722];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t722, v_x850_n, 0.0);
-          t727 = 0;
-        }
-        int32_t t729 = rt_mul_i(t726, t727);
-        int32_t t731 = rt_add_i(t723, t729);
-        int32_t t732;
-        if ((uint64_t)(int64_t)t731 < (uint64_t)v_x855_n) {
-          t732 = v_x855_d[t731];
-        } else {
-          NESSIE_RECORD(err, t703, RT_CHECK_INDEX, 0, 0, RT_GATHER, t731, v_x855_n, 0.0);
-          t732 = 0;
-        }
-      }
-      v_x857_d[t703] = t720;
+    v_x811 = rt_value_new(rt_vec_type(RT_INT), t567);
+    int32_t *v_x811_d = v_x811->data.i;
+    const int64_t v_x811_n = v_x811->len;
+    RT_PARALLEL_FOR_IF(t567 >= RT_PARALLEL_MIN)
+    for (int64_t t568 = 0; t568 < t567; t568++) {
+      const int32_t t569 = (int32_t)t568;
+      v_x811_d[t568] = 2;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x857 = v_x857;
+  {
+    int32_t *v_x811_d = v_x811->data.i;
+    const int64_t v_x811_n = v_x811->len;
+    /* SCAN */
+    {
+      const int64_t t570 = v_x809;
+      if (t570 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t570, 0.0);
+        goto fail;
+      }
+      const int64_t t571 = t570 > 0 ? (t570 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      int32_t *t572 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t571);
+      RT_PARALLEL_FOR_IF(t571 > 1)
+      for (int64_t t573 = 0; t573 < t571; t573++) {
+        int32_t t573a0;
+        t573a0 = 0;
+        const int64_t t573_end = (t573 + 1) * RT_CHUNK < t570 ? (t573 + 1) * RT_CHUNK : t570;
+        for (int64_t t574 = t573 * RT_CHUNK; t574 < t573_end; t574++) {
+          const int32_t t575 = (int32_t)t574;
+          int32_t t573x0;
+          t573x0 = 2;
+          int32_t t577 = rt_add_i(t573a0, t573x0);
+          t573a0 = t577;
+        }
+        t572[t573] = t573a0;
+      }
+      int32_t t573t0;
+      t573t0 = 0;
+      for (int64_t t573 = 0; t573 < t571; t573++) {
+        const int32_t t578 = t572[t573];
+        t572[t573] = t573t0;
+        int32_t t580 = rt_add_i(t573t0, t578);
+        t573t0 = t580;
+      }
+      v_x815 = rt_value_new(rt_vec_type(RT_INT), t570);
+      int32_t *v_x815_d = v_x815->data.i;
+      const int64_t v_x815_n = v_x815->len;
+      RT_PARALLEL_FOR_IF(t571 > 1)
+      for (int64_t t573 = 0; t573 < t571; t573++) {
+        int32_t t573p0;
+        t573p0 = t572[t573];
+        const int64_t t573_end = (t573 + 1) * RT_CHUNK < t570 ? (t573 + 1) * RT_CHUNK : t570;
+        for (int64_t t574 = t573 * RT_CHUNK; t574 < t573_end; t574++) {
+          const int32_t t575 = (int32_t)t574;
+          v_x815_d[t574] = t573p0;
+          int32_t t573y0;
+          t573y0 = 2;
+          int32_t t582 = rt_add_i(t573p0, t573y0);
+          t573p0 = t582;
+        }
+      }
+      rt_free(t572);
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x811 = v_x811;
+  *out_v_x815 = v_x815;
   return;
 fail:
-  rt_release(v_x857);
+  rt_release(v_x811);
+  rt_release(v_x815);
 }
 
-/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x848_d; int64_t v_x848_n;
-  int32_t *v_x849_d; int64_t v_x849_n;
-  int32_t *v_x850_d; int64_t v_x850_n;
-  int32_t *v_x851_d; int64_t v_x851_n;
-  int32_t v_x852;
-  int32_t *v_x855_d; int64_t v_x855_n;
-  int32_t *v_x857_d; int64_t v_x857_n;
+  int32_t v_x809;
+  int32_t *v_x811_d; int64_t v_x811_n;
+  int32_t *v_x815_d; int64_t v_x815_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3674,374 +3307,585 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t734 = 0; /* nonzero: a check below failed */
-    int t735 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x848_n;
-    int32_t t733 = t735 ? A.v_x848_d[ix] : 0;
-    t734 |= !t735;
-    int t737 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x851_n;
-    int32_t t736 = t737 ? A.v_x851_d[t733] : 0;
-    t734 |= !t737;
-    int t739 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x849_n;
-    int32_t t738 = t739 ? A.v_x849_d[t733] : 0;
-    t734 |= !t739;
-    int32_t t741 = rt_sub_i(ix, t738);
-    int t743 = (uint64_t)(int64_t)t733 < (uint64_t)A.v_x850_n;
-    int32_t t742 = t743 ? A.v_x850_d[t733] : 0;
-    t734 |= !t743;
-    int32_t t745 = rt_mul_i(t741, t742);
-    int32_t t747 = rt_add_i(t736, t745);
-    int t749 = (uint64_t)(int64_t)t747 < (uint64_t)A.v_x855_n;
-    int32_t t748 = t749 ? A.v_x855_d[t747] : 0;
-    t734 |= !t749;
-    if (__builtin_expect(t734 != 0, 0)) { /* again, recording the error */
-      int32_t t750;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x848_n) {
-        t750 = A.v_x848_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x848_n, 0.0);
-        t750 = 0;
-      }
-      int32_t t751;
-      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x851_n) {
-        t751 = A.v_x851_d[t750];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x851_n, 0.0);
-        t751 = 0;
-      }
-      int32_t t752;
-      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x849_n) {
-        t752 = A.v_x849_d[t750];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x849_n, 0.0);
-        t752 = 0;
-      }
-      int32_t t754 = rt_sub_i(ix, t752);
-      int32_t t755;
-      if ((uint64_t)(int64_t)t750 < (uint64_t)A.v_x850_n) {
-        t755 = A.v_x850_d[t750];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t750, A.v_x850_n, 0.0);
-        t755 = 0;
-      }
-      int32_t t757 = rt_mul_i(t754, t755);
-      int32_t t759 = rt_add_i(t751, t757);
-      int32_t t760;
-      if ((uint64_t)(int64_t)t759 < (uint64_t)A.v_x855_n) {
-        t760 = A.v_x855_d[t759];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t759, A.v_x855_n, 0.0);
-        t760 = 0;
-      }
-    }
-    return K18_0_V{t748};
+    return K18_0_V{2};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x857_d[i] = v.v0;
+    A.v_x811_d[i] = v.v0;
   }
 };
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, RtValue *v_x849, RtValue *v_x850, RtValue *v_x851, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
+struct alignas(8) K18_1_V {
+  int32_t v0;
+};
+struct K18_1_pull {
+  K18_A A;
+  __device__ K18_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K18_1_V{2};
+  }
+};
+struct K18_1_store {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    A.v_x815_d[i] = v.v0;
+  }
+};
+struct K18_1_op {
+  K18_A A;
+  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
+    int32_t t584 = rt_add_i(a.v0, b.v0);
+    return K18_1_V{t584};
+  }
+};
+struct K18_1_ride {
+  K18_A A;
+  __device__ void operator()(int64_t i, const K18_1_V &v) const {
+    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
+    K18_1_store{A}(i, v);
+  }
+};
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x848_d = v_x848->data.i;
-  A.v_x848_n = v_x848->len;
-  A.v_x849_d = v_x849->data.i;
-  A.v_x849_n = v_x849->len;
-  A.v_x850_d = v_x850->data.i;
-  A.v_x850_n = v_x850->len;
-  A.v_x851_d = v_x851->data.i;
-  A.v_x851_n = v_x851->len;
-  A.v_x852 = v_x852;
-  A.v_x855_d = v_x855->data.i;
-  A.v_x855_n = v_x855->len;
-  RtValue *v_x857 = NULL;
+  A.v_x809 = v_x809;
+  RtValue *v_x811 = NULL;
+  RtValue *v_x815 = NULL;
   /* MAP */
   {
-    const int64_t t761 = v_x852;
-    if (t761 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t761, 0.0, run};
+    const int64_t t585 = v_x809;
+    if (t585 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run};
       goto fail;
     }
-    v_x857 = rtg_vec_new(RT_INT, t761);
-    A.v_x857_d = v_x857->data.i;
-    A.v_x857_n = v_x857->len;
-    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t761);
+    v_x811 = rtg_vec_new(RT_INT, t585);
+    A.v_x811_d = v_x811->data.i;
+    A.v_x811_n = v_x811->len;
+    /* computed in the launch of SOAC 1 (K18_1_ride) */
   }
-  *out_v_x857 = v_x857;
+  /* SCAN */
+  {
+    const int64_t t586 = v_x809;
+    if (t586 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run};
+      goto fail;
+    }
+    v_x815 = rtg_vec_new(RT_INT, t586);
+    A.v_x815_d = v_x815->data.i;
+    A.v_x815_n = v_x815->len;
+    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t586, K18_1_ride{A});
+  }
+  *out_v_x811 = v_x811;
+  *out_v_x815 = v_x815;
   return;
 fail:
-  rt_release(v_x857);
+  rt_release(v_x811);
+  rt_release(v_x815);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x848, RtValue *v_x849, RtValue *v_x850, RtValue *v_x851, int32_t v_x852, RtValue *v_x855, RtValue **out_v_x857) {
-  RtValue *vals[] = {v_x848, v_x849, v_x850, v_x851, v_x855};
-  const int64_t sizes[] = {(int64_t)v_x852};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K18_host(err, loc, run, v_x848, v_x849, v_x850, v_x851, v_x852, v_x855, out_v_x857);
+static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
+  RtValue *vals[] = {NULL};
+  const int64_t sizes[] = {(int64_t)v_x809, (int64_t)v_x809};
+  if (rtg_choose_host(vals, 0, sizes, 2)) {
+    K18_host(err, loc, run, v_x809, out_v_x811, out_v_x815);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x848, v_x849, v_x850, v_x851, v_x852, v_x855, out_v_x857);
+    K18_gpu(err, loc, run, v_x809, out_v_x811, out_v_x815);
   }
 }
 
-/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1220, RtValue *v_x1212, RtValue *v_x1213, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1216, RtValue **out_v_x1219) {
+/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1220_off = rt_seg_offsets(v_sd_1220);
-  const int64_t v_sd_1220_n = v_sd_1220->len;
-  int32_t *v_x1212_d = v_x1212->data.i;
-  const int64_t v_x1212_n = v_x1212->len;
-  int32_t *v_x1213_d = v_x1213->data.i;
-  const int64_t v_x1213_n = v_x1213->len;
-  int32_t *v_x1214_d = v_x1214->data.i;
-  const int64_t v_x1214_n = v_x1214->len;
-  int32_t *v_x1216_d = v_x1216->data.i;
-  const int64_t v_x1216_n = v_x1216->len;
-  RtValue *v_x1219 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x816_d = v_x816->data.i;
+  const int64_t v_x816_n = v_x816->len;
+  int32_t *v_x817_d = v_x817->data.i;
+  const int64_t v_x817_n = v_x817->len;
+  int32_t *v_x818_d = v_x818->data.i;
+  const int64_t v_x818_n = v_x818->len;
+  int32_t *v_x819_d = v_x819->data.i;
+  const int64_t v_x819_n = v_x819->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  RtValue *v_x825 = NULL;
+  /* MAP */
   {
-    const int64_t t762 = v_sd_1220_off[v_sd_1220_n];
-    v_x1219 = rt_value_new(rt_vec_type(RT_INT), t762);
-    int32_t *v_x1219_d = v_x1219->data.i;
-    const int64_t v_x1219_n = v_x1219->len;
-    const int64_t t763 = (t762 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t763 > 1)
-    for (int64_t t764 = 0; t764 < t763; t764++) {
-      int64_t t767 = rt_segment_of(v_sd_1220_off, v_sd_1220_n, t764 * RT_CHUNK);
-      const int64_t t764_end = (t764 + 1) * RT_CHUNK < t762 ? (t764 + 1) * RT_CHUNK : t762;
-      for (int64_t t765 = t764 * RT_CHUNK; t765 < t764_end; t765++) {
-        const int32_t t766 = (int32_t)t765;
-        while (v_sd_1220_off[t767 + 1] <= t765)
-          t767++;
-        const int32_t t768 = (int32_t)t767;
-        int t770 = 0; /* nonzero: a check below failed */
-        int t771 = (uint64_t)(int64_t)t768 < (uint64_t)v_x1214_n;
-        int32_t t769 = t771 ? v_x1214_d[t768] : 0;
-        t770 |= !t771;
-        int t773 = (uint64_t)(int64_t)t768 < (uint64_t)v_x1212_n;
-        int32_t t772 = t773 ? v_x1212_d[t768] : 0;
-        t770 |= !t773;
-        int32_t t775 = rt_sub_i(t766, t772);
-        int t777 = (uint64_t)(int64_t)t768 < (uint64_t)v_x1213_n;
-        int32_t t776 = t777 ? v_x1213_d[t768] : 0;
-        t770 |= !t777;
-        int32_t t779 = rt_mul_i(t775, t776);
-        int32_t t781 = rt_add_i(t769, t779);
-        int t783 = (uint64_t)(int64_t)t781 < (uint64_t)v_x1216_n;
-        int32_t t782 = t783 ? v_x1216_d[t781] : 0;
-        t770 |= !t783;
-        if (__builtin_expect(t770 != 0, 0)) { /* again, recording the error */
-          int32_t t784;
-          if ((uint64_t)(int64_t)t768 < (uint64_t)v_x1214_n) {
-            t784 = v_x1214_d[t768];
-          } else {
-            NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t768, v_x1214_n, 0.0);
-            t784 = 0;
-          }
-          int32_t t785;
-          if ((uint64_t)(int64_t)t768 < (uint64_t)v_x1212_n) {
-            t785 = v_x1212_d[t768];
-          } else {
-            NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t768, v_x1212_n, 0.0);
-            t785 = 0;
-          }
-          int32_t t787 = rt_sub_i(t766, t785);
-          int32_t t788;
-          if ((uint64_t)(int64_t)t768 < (uint64_t)v_x1213_n) {
-            t788 = v_x1213_d[t768];
-          } else {
-            NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t768, v_x1213_n, 0.0);
-            t788 = 0;
-          }
-          int32_t t790 = rt_mul_i(t787, t788);
-          int32_t t792 = rt_add_i(t784, t790);
-          int32_t t793;
-          if ((uint64_t)(int64_t)t792 < (uint64_t)v_x1216_n) {
-            t793 = v_x1216_d[t792];
-          } else {
-            NESSIE_RECORD(err, t765, RT_CHECK_INDEX, 0, 0, RT_GATHER, t792, v_x1216_n, 0.0);
-            t793 = 0;
-          }
+    const int64_t t587 = v_x820;
+    if (t587 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0);
+      goto fail;
+    }
+    v_x825 = rt_value_new(rt_vec_type(RT_INT), t587);
+    int32_t *v_x825_d = v_x825->data.i;
+    const int64_t v_x825_n = v_x825->len;
+    RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
+    for (int64_t t588 = 0; t588 < t587; t588++) {
+      const int32_t t589 = (int32_t)t588;
+      int t591 = 0; /* nonzero: a check below failed */
+      int t592 = (uint64_t)(int64_t)t589 < (uint64_t)v_x816_n;
+      int32_t t590 = t592 ? v_x816_d[t589] : 0;
+      t591 |= !t592;
+      int t594 = (uint64_t)(int64_t)t590 < (uint64_t)v_x819_n;
+      int32_t t593 = t594 ? v_x819_d[t590] : 0;
+      t591 |= !t594;
+      int t596 = (uint64_t)(int64_t)t590 < (uint64_t)v_x817_n;
+      int32_t t595 = t596 ? v_x817_d[t590] : 0;
+      t591 |= !t596;
+      int32_t t598 = rt_sub_i(t589, t595);
+      int t600 = (uint64_t)(int64_t)t590 < (uint64_t)v_x818_n;
+      int32_t t599 = t600 ? v_x818_d[t590] : 0;
+      t591 |= !t600;
+      int32_t t602 = rt_mul_i(t598, t599);
+      int32_t t604 = rt_add_i(t593, t602);
+      int t606 = (uint64_t)(int64_t)t604 < (uint64_t)v_x823_n;
+      int32_t t605 = t606 ? v_x823_d[t604] : 0;
+      t591 |= !t606;
+      if (__builtin_expect(t591 != 0, 0)) { /* again, recording the error */
+        int32_t t607;
+        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x816_n) {
+          t607 = v_x816_d[t589];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x816_n, 0.0);
+          t607 = 0;
         }
-        v_x1219_d[t765] = t782;
+        int32_t t608;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x819_n) {
+          t608 = v_x819_d[t607];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x819_n, 0.0);
+          t608 = 0;
+        }
+        int32_t t609;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x817_n) {
+          t609 = v_x817_d[t607];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x817_n, 0.0);
+          t609 = 0;
+        }
+        int32_t t611 = rt_sub_i(t589, t609);
+        int32_t t612;
+        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x818_n) {
+          t612 = v_x818_d[t607];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x818_n, 0.0);
+          t612 = 0;
+        }
+        int32_t t614 = rt_mul_i(t611, t612);
+        int32_t t616 = rt_add_i(t608, t614);
+        int32_t t617;
+        if ((uint64_t)(int64_t)t616 < (uint64_t)v_x823_n) {
+          t617 = v_x823_d[t616];
+        } else {
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t616, v_x823_n, 0.0);
+          t617 = 0;
+        }
       }
+      v_x825_d[t588] = t605;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1219 = v_x1219;
+  *out_v_x825 = v_x825;
   return;
 fail:
-  rt_release(v_x1219);
+  rt_release(v_x825);
 }
 
-/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K19_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1220_off; int64_t v_sd_1220_n;
-  int32_t *v_x1212_d; int64_t v_x1212_n;
-  int32_t *v_x1213_d; int64_t v_x1213_n;
-  int32_t *v_x1214_d; int64_t v_x1214_n;
-  int32_t v_x1215;
-  int32_t *v_x1216_d; int64_t v_x1216_n;
-  int32_t *v_x1219_d; int64_t v_x1219_n;
+  int32_t *v_x816_d; int64_t v_x816_n;
+  int32_t *v_x817_d; int64_t v_x817_n;
+  int32_t *v_x818_d; int64_t v_x818_n;
+  int32_t *v_x819_d; int64_t v_x819_n;
+  int32_t v_x820;
+  int32_t *v_x823_d; int64_t v_x823_n;
+  int32_t *v_x825_d; int64_t v_x825_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
 };
 struct K19_0_pull {
   K19_A A;
-  __device__ K19_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K19_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t795 = 0; /* nonzero: a check below failed */
-    int t796 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1214_n;
-    int32_t t794 = t796 ? A.v_x1214_d[sx] : 0;
-    t795 |= !t796;
-    int t798 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1212_n;
-    int32_t t797 = t798 ? A.v_x1212_d[sx] : 0;
-    t795 |= !t798;
-    int32_t t800 = rt_sub_i(ix, t797);
-    int t802 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1213_n;
-    int32_t t801 = t802 ? A.v_x1213_d[sx] : 0;
-    t795 |= !t802;
-    int32_t t804 = rt_mul_i(t800, t801);
-    int32_t t806 = rt_add_i(t794, t804);
-    int t808 = (uint64_t)(int64_t)t806 < (uint64_t)A.v_x1216_n;
-    int32_t t807 = t808 ? A.v_x1216_d[t806] : 0;
-    t795 |= !t808;
-    if (__builtin_expect(t795 != 0, 0)) { /* again, recording the error */
-      int32_t t809;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1214_n) {
-        t809 = A.v_x1214_d[sx];
+    int t619 = 0; /* nonzero: a check below failed */
+    int t620 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n;
+    int32_t t618 = t620 ? A.v_x816_d[ix] : 0;
+    t619 |= !t620;
+    int t622 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x819_n;
+    int32_t t621 = t622 ? A.v_x819_d[t618] : 0;
+    t619 |= !t622;
+    int t624 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x817_n;
+    int32_t t623 = t624 ? A.v_x817_d[t618] : 0;
+    t619 |= !t624;
+    int32_t t626 = rt_sub_i(ix, t623);
+    int t628 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x818_n;
+    int32_t t627 = t628 ? A.v_x818_d[t618] : 0;
+    t619 |= !t628;
+    int32_t t630 = rt_mul_i(t626, t627);
+    int32_t t632 = rt_add_i(t621, t630);
+    int t634 = (uint64_t)(int64_t)t632 < (uint64_t)A.v_x823_n;
+    int32_t t633 = t634 ? A.v_x823_d[t632] : 0;
+    t619 |= !t634;
+    if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
+      int32_t t635;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n) {
+        t635 = A.v_x816_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1214_n, 0.0);
-        t809 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x816_n, 0.0);
+        t635 = 0;
       }
-      int32_t t810;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1212_n) {
-        t810 = A.v_x1212_d[sx];
+      int32_t t636;
+      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x819_n) {
+        t636 = A.v_x819_d[t635];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1212_n, 0.0);
-        t810 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x819_n, 0.0);
+        t636 = 0;
       }
-      int32_t t812 = rt_sub_i(ix, t810);
-      int32_t t813;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1213_n) {
-        t813 = A.v_x1213_d[sx];
+      int32_t t637;
+      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x817_n) {
+        t637 = A.v_x817_d[t635];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1213_n, 0.0);
-        t813 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x817_n, 0.0);
+        t637 = 0;
       }
-      int32_t t815 = rt_mul_i(t812, t813);
-      int32_t t817 = rt_add_i(t809, t815);
-      int32_t t818;
-      if ((uint64_t)(int64_t)t817 < (uint64_t)A.v_x1216_n) {
-        t818 = A.v_x1216_d[t817];
+      int32_t t639 = rt_sub_i(ix, t637);
+      int32_t t640;
+      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x818_n) {
+        t640 = A.v_x818_d[t635];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t817, A.v_x1216_n, 0.0);
-        t818 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x818_n, 0.0);
+        t640 = 0;
+      }
+      int32_t t642 = rt_mul_i(t639, t640);
+      int32_t t644 = rt_add_i(t636, t642);
+      int32_t t645;
+      if ((uint64_t)(int64_t)t644 < (uint64_t)A.v_x823_n) {
+        t645 = A.v_x823_d[t644];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x823_n, 0.0);
+        t645 = 0;
       }
     }
-    return K19_0_V{t807};
+    return K19_0_V{t633};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x1219_d[i] = v.v0;
+    A.v_x825_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1220, RtValue *v_x1212, RtValue *v_x1213, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1216, RtValue **out_v_x1219) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1220_off = rtg_seg_offsets(v_sd_1220);
-  A.v_sd_1220_n = v_sd_1220->len;
-  A.v_x1212_d = v_x1212->data.i;
-  A.v_x1212_n = v_x1212->len;
-  A.v_x1213_d = v_x1213->data.i;
-  A.v_x1213_n = v_x1213->len;
-  A.v_x1214_d = v_x1214->data.i;
-  A.v_x1214_n = v_x1214->len;
-  A.v_x1215 = v_x1215;
-  A.v_x1216_d = v_x1216->data.i;
-  A.v_x1216_n = v_x1216->len;
-  RtValue *v_x1219 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t819 = rtg_seg_total(v_sd_1220);
-    v_x1219 = rtg_vec_new(RT_INT, t819);
-    A.v_x1219_d = v_x1219->data.i;
-    A.v_x1219_n = v_x1219->len;
-    rtg::seg_map("K19", loc, K19_0_pull{A}, K19_0_store{A}, v_sd_1220, t819);
-  }
-  *out_v_x1219 = v_x1219;
-  return;
-fail:
-  rt_release(v_x1219);
-}
-
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1220, RtValue *v_x1212, RtValue *v_x1213, RtValue *v_x1214, int32_t v_x1215, RtValue *v_x1216, RtValue **out_v_x1219) {
-  RtValue *vals[] = {v_sd_1220, v_x1212, v_x1213, v_x1214, v_x1216};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K19_host(err, loc, run, v_sd_1220, v_x1212, v_x1213, v_x1214, v_x1215, v_x1216, out_v_x1219);
-    rtg_host_ran();
-  } else {
-    K19_gpu(err, loc, run, v_sd_1220, v_x1212, v_x1213, v_x1214, v_x1215, v_x1216, out_v_x1219);
-  }
-}
-
-/* K20: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, RtValue *v_x861, int32_t v_x864, RtValue **out_v_x874) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x858_d = v_x858->data.i;
-  const int64_t v_x858_n = v_x858->len;
-  int32_t *v_x861_d = v_x861->data.i;
-  const int64_t v_x861_n = v_x861->len;
-  RtValue *v_x863 = NULL;
-  RtValue *v_x866 = NULL;
-  RtValue *v_x868 = NULL;
-  RtValue *v_x874 = NULL;
+  A.v_x816_d = v_x816->data.i;
+  A.v_x816_n = v_x816->len;
+  A.v_x817_d = v_x817->data.i;
+  A.v_x817_n = v_x817->len;
+  A.v_x818_d = v_x818->data.i;
+  A.v_x818_n = v_x818->len;
+  A.v_x819_d = v_x819->data.i;
+  A.v_x819_n = v_x819->len;
+  A.v_x820 = v_x820;
+  A.v_x823_d = v_x823->data.i;
+  A.v_x823_n = v_x823->len;
+  RtValue *v_x825 = NULL;
   /* MAP */
   {
-    const int64_t t820 = v_x858_n;
-    RT_PARALLEL_FOR_IF(t820 >= RT_PARALLEL_MIN)
-    for (int64_t t821 = 0; t821 < t820; t821++) {
-      const int32_t t822 = (int32_t)t821;
-      int32_t t823; /* v_x863: read by nothing */
-      int t826 = 0; /* nonzero: a check below failed */
-      int32_t t824 = v_x858_d[t822];
-      int t827 = (uint64_t)(int64_t)t824 < (uint64_t)v_x861_n;
-      int32_t t825 = t827 ? v_x861_d[t824] : 0;
-      t826 |= !t827;
-      if (__builtin_expect(t826 != 0, 0)) { /* again, recording the error */
-        int32_t t828 = v_x858_d[t822];
-        int32_t t829;
-        if ((uint64_t)(int64_t)t828 < (uint64_t)v_x861_n) {
-          t829 = v_x861_d[t828];
+    const int64_t t646 = v_x820;
+    if (t646 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, run};
+      goto fail;
+    }
+    v_x825 = rtg_vec_new(RT_INT, t646);
+    A.v_x825_d = v_x825->data.i;
+    A.v_x825_n = v_x825->len;
+    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t646);
+  }
+  *out_v_x825 = v_x825;
+  return;
+fail:
+  rt_release(v_x825);
+}
+
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
+  RtValue *vals[] = {v_x816, v_x817, v_x818, v_x819, v_x823};
+  const int64_t sizes[] = {(int64_t)v_x820};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K19_host(err, loc, run, v_x816, v_x817, v_x818, v_x819, v_x820, v_x823, out_v_x825);
+    rtg_host_ran();
+  } else {
+    K19_gpu(err, loc, run, v_x816, v_x817, v_x818, v_x819, v_x820, v_x823, out_v_x825);
+  }
+}
+
+/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
+  const int64_t v_sd_1135_n = v_sd_1135->len;
+  int32_t *v_x1127_d = v_x1127->data.i;
+  const int64_t v_x1127_n = v_x1127->len;
+  int32_t *v_x1128_d = v_x1128->data.i;
+  const int64_t v_x1128_n = v_x1128->len;
+  int32_t *v_x1129_d = v_x1129->data.i;
+  const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  RtValue *v_x1134 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t647 = v_sd_1135_off[v_sd_1135_n];
+    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t647);
+    int32_t *v_x1134_d = v_x1134->data.i;
+    const int64_t v_x1134_n = v_x1134->len;
+    const int64_t t648 = (t647 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t648 > 1)
+    for (int64_t t649 = 0; t649 < t648; t649++) {
+      int64_t t652 = rt_segment_of(v_sd_1135_off, v_sd_1135_n, t649 * RT_CHUNK);
+      const int64_t t649_end = (t649 + 1) * RT_CHUNK < t647 ? (t649 + 1) * RT_CHUNK : t647;
+      for (int64_t t650 = t649 * RT_CHUNK; t650 < t649_end; t650++) {
+        const int32_t t651 = (int32_t)t650;
+        while (v_sd_1135_off[t652 + 1] <= t650)
+          t652++;
+        const int32_t t653 = (int32_t)t652;
+        int t655 = 0; /* nonzero: a check below failed */
+        int t656 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n;
+        int32_t t654 = t656 ? v_x1129_d[t653] : 0;
+        t655 |= !t656;
+        int t658 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n;
+        int32_t t657 = t658 ? v_x1127_d[t653] : 0;
+        t655 |= !t658;
+        int32_t t660 = rt_sub_i(t651, t657);
+        int t662 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n;
+        int32_t t661 = t662 ? v_x1128_d[t653] : 0;
+        t655 |= !t662;
+        int32_t t664 = rt_mul_i(t660, t661);
+        int32_t t666 = rt_add_i(t654, t664);
+        int t668 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1131_n;
+        int32_t t667 = t668 ? v_x1131_d[t666] : 0;
+        t655 |= !t668;
+        if (__builtin_expect(t655 != 0, 0)) { /* again, recording the error */
+          int32_t t669;
+          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n) {
+            t669 = v_x1129_d[t653];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1129_n, 0.0);
+            t669 = 0;
+          }
+          int32_t t670;
+          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n) {
+            t670 = v_x1127_d[t653];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1127_n, 0.0);
+            t670 = 0;
+          }
+          int32_t t672 = rt_sub_i(t651, t670);
+          int32_t t673;
+          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n) {
+            t673 = v_x1128_d[t653];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1128_n, 0.0);
+            t673 = 0;
+          }
+          int32_t t675 = rt_mul_i(t672, t673);
+          int32_t t677 = rt_add_i(t669, t675);
+          int32_t t678;
+          if ((uint64_t)(int64_t)t677 < (uint64_t)v_x1131_n) {
+            t678 = v_x1131_d[t677];
+          } else {
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x1131_n, 0.0);
+            t678 = 0;
+          }
+        }
+        v_x1134_d[t650] = t667;
+      }
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1134 = v_x1134;
+  return;
+fail:
+  rt_release(v_x1134);
+}
+
+/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+struct K20_A {
+  RtKernelError *err;
+  int run;
+  const int64_t *v_sd_1135_off; int64_t v_sd_1135_n;
+  int32_t *v_x1127_d; int64_t v_x1127_n;
+  int32_t *v_x1128_d; int64_t v_x1128_n;
+  int32_t *v_x1129_d; int64_t v_x1129_n;
+  int32_t v_x1130;
+  int32_t *v_x1131_d; int64_t v_x1131_n;
+  int32_t *v_x1134_d; int64_t v_x1134_n;
+};
+struct alignas(8) K20_0_V {
+  int32_t v0;
+};
+struct K20_0_pull {
+  K20_A A;
+  __device__ K20_0_V operator()(int64_t i, int64_t s) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t680 = 0; /* nonzero: a check below failed */
+    int t681 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n;
+    int32_t t679 = t681 ? A.v_x1129_d[sx] : 0;
+    t680 |= !t681;
+    int t683 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n;
+    int32_t t682 = t683 ? A.v_x1127_d[sx] : 0;
+    t680 |= !t683;
+    int32_t t685 = rt_sub_i(ix, t682);
+    int t687 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n;
+    int32_t t686 = t687 ? A.v_x1128_d[sx] : 0;
+    t680 |= !t687;
+    int32_t t689 = rt_mul_i(t685, t686);
+    int32_t t691 = rt_add_i(t679, t689);
+    int t693 = (uint64_t)(int64_t)t691 < (uint64_t)A.v_x1131_n;
+    int32_t t692 = t693 ? A.v_x1131_d[t691] : 0;
+    t680 |= !t693;
+    if (__builtin_expect(t680 != 0, 0)) { /* again, recording the error */
+      int32_t t694;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n) {
+        t694 = A.v_x1129_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0);
+        t694 = 0;
+      }
+      int32_t t695;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n) {
+        t695 = A.v_x1127_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1127_n, 0.0);
+        t695 = 0;
+      }
+      int32_t t697 = rt_sub_i(ix, t695);
+      int32_t t698;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n) {
+        t698 = A.v_x1128_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1128_n, 0.0);
+        t698 = 0;
+      }
+      int32_t t700 = rt_mul_i(t697, t698);
+      int32_t t702 = rt_add_i(t694, t700);
+      int32_t t703;
+      if ((uint64_t)(int64_t)t702 < (uint64_t)A.v_x1131_n) {
+        t703 = A.v_x1131_d[t702];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x1131_n, 0.0);
+        t703 = 0;
+      }
+    }
+    return K20_0_V{t692};
+  }
+};
+struct K20_0_store {
+  K20_A A;
+  __device__ void operator()(int64_t i, const K20_0_V &v) const {
+    A.v_x1134_d[i] = v.v0;
+  }
+};
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
+  (void)loc;
+  (void)err;
+  K20_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_sd_1135_off = rtg_seg_offsets(v_sd_1135);
+  A.v_sd_1135_n = v_sd_1135->len;
+  A.v_x1127_d = v_x1127->data.i;
+  A.v_x1127_n = v_x1127->len;
+  A.v_x1128_d = v_x1128->data.i;
+  A.v_x1128_n = v_x1128->len;
+  A.v_x1129_d = v_x1129->data.i;
+  A.v_x1129_n = v_x1129->len;
+  A.v_x1130 = v_x1130;
+  A.v_x1131_d = v_x1131->data.i;
+  A.v_x1131_n = v_x1131->len;
+  RtValue *v_x1134 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t704 = rtg_seg_total(v_sd_1135);
+    v_x1134 = rtg_vec_new(RT_INT, t704);
+    A.v_x1134_d = v_x1134->data.i;
+    A.v_x1134_n = v_x1134->len;
+    rtg::seg_map("K20", loc, K20_0_pull{A}, K20_0_store{A}, v_sd_1135, t704);
+  }
+  *out_v_x1134 = v_x1134;
+  return;
+fail:
+  rt_release(v_x1134);
+}
+
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
+  RtValue *vals[] = {v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1131};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K20_host(err, loc, run, v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1130, v_x1131, out_v_x1134);
+    rtg_host_ran();
+  } else {
+    K20_gpu(err, loc, run, v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1130, v_x1131, out_v_x1134);
+  }
+}
+
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x826_d = v_x826->data.i;
+  const int64_t v_x826_n = v_x826->len;
+  int32_t *v_x829_d = v_x829->data.i;
+  const int64_t v_x829_n = v_x829->len;
+  RtValue *v_x831 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x842 = NULL;
+  /* MAP */
+  {
+    const int64_t t705 = v_x826_n;
+    RT_PARALLEL_FOR_IF(t705 >= RT_PARALLEL_MIN)
+    for (int64_t t706 = 0; t706 < t705; t706++) {
+      const int32_t t707 = (int32_t)t706;
+      int32_t t708; /* v_x831: read by nothing */
+      int t711 = 0; /* nonzero: a check below failed */
+      int32_t t709 = v_x826_d[t707];
+      int t712 = (uint64_t)(int64_t)t709 < (uint64_t)v_x829_n;
+      int32_t t710 = t712 ? v_x829_d[t709] : 0;
+      t711 |= !t712;
+      if (__builtin_expect(t711 != 0, 0)) { /* again, recording the error */
+        int32_t t713 = v_x826_d[t707];
+        int32_t t714;
+        if ((uint64_t)(int64_t)t713 < (uint64_t)v_x829_n) {
+          t714 = v_x829_d[t713];
         } else {
-          NESSIE_RECORD(err, t821, RT_CHECK_INDEX, 4, 0, RT_GATHER, t828, v_x861_n, 0.0);
-          t829 = 0;
+          NESSIE_RECORD(err, t706, RT_CHECK_INDEX, 4, 0, RT_GATHER, t713, v_x829_n, 0.0);
+          t714 = 0;
         }
       }
-      t823 = t825;
-      (void)t823;
+      t708 = t710;
+      (void)t708;
     }
   }
   if (err->index != INT64_MAX)
@@ -4049,17 +3893,17 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, Rt
   {
     /* MAP */
     {
-      const int64_t t830 = v_x864;
-      if (t830 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t830, 0.0);
+      const int64_t t715 = v_x832;
+      if (t715 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t715, 0.0);
         goto fail;
       }
-      RT_PARALLEL_FOR_IF(t830 >= RT_PARALLEL_MIN)
-      for (int64_t t831 = 0; t831 < t830; t831++) {
-        const int32_t t832 = (int32_t)t831;
-        int32_t t833; /* v_x866: read by nothing */
-        t833 = 1;
-        (void)t833;
+      RT_PARALLEL_FOR_IF(t715 >= RT_PARALLEL_MIN)
+      for (int64_t t716 = 0; t716 < t715; t716++) {
+        const int32_t t717 = (int32_t)t716;
+        int32_t t718; /* v_x834: read by nothing */
+        t718 = 1;
+        (void)t718;
       }
     }
     if (err->index != INT64_MAX)
@@ -4067,712 +3911,125 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, Rt
     {
       /* MAP */
       {
-        const int64_t t834 = v_x858_n;
-        v_x874 = rt_value_new(rt_vec_type(RT_INT), t834);
-        int32_t *v_x874_d = v_x874->data.i;
-        const int64_t v_x874_n = v_x874->len;
-        RT_PARALLEL_FOR_IF(t834 >= RT_PARALLEL_MIN)
-        for (int64_t t835 = 0; t835 < t834; t835++) {
-          const int32_t t836 = (int32_t)t835;
-          int32_t t837; /* v_x868: read by nothing */
-          int t840 = 0; /* nonzero: a check below failed */
-          int32_t t838 = v_x858_d[t836];
-          int t841 = (uint64_t)(int64_t)t838 < (uint64_t)v_x861_n;
-          int32_t t839 = t841 ? v_x861_d[t838] : 0;
-          t840 |= !t841;
-          int32_t t843 = rt_add_i(t839, 1);
-          int32_t t845 = rt_add_i(t838, 1);
-          int t847 = (uint64_t)(int64_t)t845 < (uint64_t)v_x861_n;
-          int32_t t846 = t847 ? v_x861_d[t845] : 0;
-          t840 |= !t847;
-          int32_t t849 = rt_add_i(t843, t846);
-          if (__builtin_expect(t840 != 0, 0)) { /* again, recording the error */
-            int32_t t850 = v_x858_d[t836];
-            int32_t t851;
-            if ((uint64_t)(int64_t)t850 < (uint64_t)v_x861_n) {
-              t851 = v_x861_d[t850];
+        const int64_t t719 = v_x826_n;
+        v_x842 = rt_value_new(rt_vec_type(RT_INT), t719);
+        int32_t *v_x842_d = v_x842->data.i;
+        const int64_t v_x842_n = v_x842->len;
+        RT_PARALLEL_FOR_IF(t719 >= RT_PARALLEL_MIN)
+        for (int64_t t720 = 0; t720 < t719; t720++) {
+          const int32_t t721 = (int32_t)t720;
+          int32_t t722; /* v_x836: read by nothing */
+          int t725 = 0; /* nonzero: a check below failed */
+          int32_t t723 = v_x826_d[t721];
+          int t726 = (uint64_t)(int64_t)t723 < (uint64_t)v_x829_n;
+          int32_t t724 = t726 ? v_x829_d[t723] : 0;
+          t725 |= !t726;
+          int32_t t728 = rt_add_i(t724, 1);
+          int32_t t730 = rt_add_i(t723, 1);
+          int t732 = (uint64_t)(int64_t)t730 < (uint64_t)v_x829_n;
+          int32_t t731 = t732 ? v_x829_d[t730] : 0;
+          t725 |= !t732;
+          int32_t t734 = rt_add_i(t728, t731);
+          if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
+            int32_t t735 = v_x826_d[t721];
+            int32_t t736;
+            if ((uint64_t)(int64_t)t735 < (uint64_t)v_x829_n) {
+              t736 = v_x829_d[t735];
             } else {
-              NESSIE_RECORD(err, t835, RT_CHECK_INDEX, 4, 0, RT_GATHER, t850, v_x861_n, 0.0);
-              t851 = 0;
+              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 4, 0, RT_GATHER, t735, v_x829_n, 0.0);
+              t736 = 0;
             }
-            int32_t t853 = rt_add_i(t851, 1);
-            int32_t t855 = rt_add_i(t850, 1);
-            int32_t t856;
-            if ((uint64_t)(int64_t)t855 < (uint64_t)v_x861_n) {
-              t856 = v_x861_d[t855];
+            int32_t t738 = rt_add_i(t736, 1);
+            int32_t t740 = rt_add_i(t735, 1);
+            int32_t t741;
+            if ((uint64_t)(int64_t)t740 < (uint64_t)v_x829_n) {
+              t741 = v_x829_d[t740];
             } else {
-              NESSIE_RECORD(err, t835, RT_CHECK_INDEX, 1, 0, RT_GATHER, t855, v_x861_n, 0.0);
-              t856 = 0;
+              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 1, 0, RT_GATHER, t740, v_x829_n, 0.0);
+              t741 = 0;
             }
-            int32_t t858 = rt_add_i(t853, t856);
+            int32_t t743 = rt_add_i(t738, t741);
           }
-          t837 = t843;
-          v_x874_d[t835] = t849;
-          (void)t837;
+          t722 = t728;
+          v_x842_d[t720] = t734;
+          (void)t722;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x874 = v_x874;
-  rt_release(v_x863);
-  rt_release(v_x866);
-  rt_release(v_x868);
+  *out_v_x842 = v_x842;
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
   return;
 fail:
-  rt_release(v_x863);
-  rt_release(v_x866);
-  rt_release(v_x868);
-  rt_release(v_x874);
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
+  rt_release(v_x842);
 }
 
-/* K20: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-struct K20_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x858_d; int64_t v_x858_n;
-  int32_t *v_x861_d; int64_t v_x861_n;
-  int32_t v_x864;
-  int32_t *v_x863_d; int64_t v_x863_n;
-  int32_t *v_x866_d; int64_t v_x866_n;
-  int32_t *v_x868_d; int64_t v_x868_n;
-  int32_t *v_x874_d; int64_t v_x874_n;
-};
-struct alignas(8) K20_0_V {
-  int32_t v0;
-};
-struct K20_0_pull {
-  K20_A A;
-  __device__ K20_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t861 = 0; /* nonzero: a check below failed */
-    int32_t t859 = A.v_x858_d[ix];
-    int t862 = (uint64_t)(int64_t)t859 < (uint64_t)A.v_x861_n;
-    int32_t t860 = t862 ? A.v_x861_d[t859] : 0;
-    t861 |= !t862;
-    if (__builtin_expect(t861 != 0, 0)) { /* again, recording the error */
-      int32_t t863 = A.v_x858_d[ix];
-      int32_t t864;
-      if ((uint64_t)(int64_t)t863 < (uint64_t)A.v_x861_n) {
-        t864 = A.v_x861_d[t863];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t863, A.v_x861_n, 0.0);
-        t864 = 0;
-      }
-    }
-    return K20_0_V{t860};
-  }
-};
-struct K20_0_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    /* v.v0: v_x863, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K20_1_V {
-  int32_t v0;
-};
-struct K20_1_pull {
-  K20_A A;
-  __device__ K20_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K20_1_V{1};
-  }
-};
-struct K20_1_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_1_V &v) const {
-    /* v.v0: v_x866, read by nothing (its checks are the pull's) */
-  }
-};
-struct alignas(8) K20_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K20_2_pull {
-  K20_A A;
-  __device__ K20_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t867 = 0; /* nonzero: a check below failed */
-    int32_t t865 = A.v_x858_d[ix];
-    int t868 = (uint64_t)(int64_t)t865 < (uint64_t)A.v_x861_n;
-    int32_t t866 = t868 ? A.v_x861_d[t865] : 0;
-    t867 |= !t868;
-    int32_t t870 = rt_add_i(t866, 1);
-    int32_t t872 = rt_add_i(t865, 1);
-    int t874 = (uint64_t)(int64_t)t872 < (uint64_t)A.v_x861_n;
-    int32_t t873 = t874 ? A.v_x861_d[t872] : 0;
-    t867 |= !t874;
-    int32_t t876 = rt_add_i(t870, t873);
-    if (__builtin_expect(t867 != 0, 0)) { /* again, recording the error */
-      int32_t t877 = A.v_x858_d[ix];
-      int32_t t878;
-      if ((uint64_t)(int64_t)t877 < (uint64_t)A.v_x861_n) {
-        t878 = A.v_x861_d[t877];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t877, A.v_x861_n, 0.0);
-        t878 = 0;
-      }
-      int32_t t880 = rt_add_i(t878, 1);
-      int32_t t882 = rt_add_i(t877, 1);
-      int32_t t883;
-      if ((uint64_t)(int64_t)t882 < (uint64_t)A.v_x861_n) {
-        t883 = A.v_x861_d[t882];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t882, A.v_x861_n, 0.0);
-        t883 = 0;
-      }
-      int32_t t885 = rt_add_i(t880, t883);
-    }
-    return K20_2_V{t870, t876};
-  }
-};
-struct K20_2_store {
-  K20_A A;
-  __device__ void operator()(int64_t i, const K20_2_V &v) const {
-    /* v.v0: v_x868, read by nothing (its checks are the pull's) */
-    A.v_x874_d[i] = v.v1;
-  }
-};
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, RtValue *v_x861, int32_t v_x864, RtValue **out_v_x874) {
-  (void)loc;
-  (void)err;
-  K20_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x858_d = v_x858->data.i;
-  A.v_x858_n = v_x858->len;
-  A.v_x861_d = v_x861->data.i;
-  A.v_x861_n = v_x861->len;
-  A.v_x864 = v_x864;
-  RtValue *v_x863 = NULL;
-  RtValue *v_x866 = NULL;
-  RtValue *v_x868 = NULL;
-  RtValue *v_x874 = NULL;
-  /* MAP */
-  {
-    const int64_t t886 = v_x858->len;
-    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t886);
-  }
-  /* MAP */
-  {
-    const int64_t t887 = v_x864;
-    if (t887 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t887, 0.0, run};
-      goto fail;
-    }
-    rtg::map("K20", loc, K20_1_pull{A}, K20_1_store{A}, t887);
-  }
-  /* MAP */
-  {
-    const int64_t t888 = v_x858->len;
-    v_x874 = rtg_vec_new(RT_INT, t888);
-    A.v_x874_d = v_x874->data.i;
-    A.v_x874_n = v_x874->len;
-    rtg::map("K20", loc, K20_2_pull{A}, K20_2_store{A}, t888);
-  }
-  *out_v_x874 = v_x874;
-  rt_release(v_x863);
-  rt_release(v_x866);
-  rt_release(v_x868);
-  return;
-fail:
-  rt_release(v_x863);
-  rt_release(v_x866);
-  rt_release(v_x868);
-  rt_release(v_x874);
-}
-
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x858, RtValue *v_x861, int32_t v_x864, RtValue **out_v_x874) {
-  RtValue *vals[] = {v_x858, v_x861};
-  const int64_t sizes[] = {(int64_t)v_x864};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K20_host(err, loc, run, v_x858, v_x861, v_x864, out_v_x874);
-    rtg_host_ran();
-  } else {
-    K20_gpu(err, loc, run, v_x858, v_x861, v_x864, out_v_x874);
-  }
-}
-
-/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x996, int32_t v_x1001, RtValue **out_v_x998, RtValue **out_v_x1007, RtValue **out_v_x1009, int32_t *out_v_x1016, int32_t *out_v_x1022, RtValue **out_v_x1026, RtValue **out_v_x1030) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x996_d = v_x996->data.i;
-  const int64_t v_x996_n = v_x996->len;
-  RtValue *v_x998 = NULL;
-  RtValue *v_x1007 = NULL;
-  RtValue *v_x1008 = NULL;
-  RtValue *v_x1009 = NULL;
-  RtValue *v_x1010 = NULL;
-  int32_t v_x1016 = 0;
-  int32_t v_x1022 = 0;
-  RtValue *v_x1026 = NULL;
-  RtValue *v_x1030 = NULL;
-  /* MAP */
-  {
-    const int64_t t889 = v_x1001;
-    if (t889 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t889, 0.0);
-      goto fail;
-    }
-    v_x998 = rt_value_new(rt_vec_type(RT_BOOL), t889);
-    uint8_t *v_x998_d = v_x998->data.b;
-    const int64_t v_x998_n = v_x998->len;
-    RT_PARALLEL_FOR_IF(t889 >= RT_PARALLEL_MIN)
-    for (int64_t t890 = 0; t890 < t889; t890++) {
-      const int32_t t891 = (int32_t)t890;
-      int t893 = 0; /* nonzero: a check below failed */
-      int t894 = (uint64_t)(int64_t)t891 < (uint64_t)v_x996_n;
-      int32_t t892 = t894 ? v_x996_d[t891] : 0;
-      t893 |= !t894;
-      uint8_t t896 = rt_le_i(t892, 1);
-      if (__builtin_expect(t893 != 0, 0)) { /* again, recording the error */
-        int32_t t897;
-        if ((uint64_t)(int64_t)t891 < (uint64_t)v_x996_n) {
-          t897 = v_x996_d[t891];
-        } else {
-          NESSIE_RECORD(err, t890, RT_CHECK_INDEX, 0, 0, RT_GATHER, t891, v_x996_n, 0.0);
-          t897 = 0;
-        }
-        uint8_t t899 = rt_le_i(t897, 1);
-      }
-      v_x998_d[t890] = t896;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  {
-    uint8_t *v_x998_d = v_x998->data.b;
-    const int64_t v_x998_n = v_x998->len;
-    /* PARTITION */
-    {
-      const int64_t t900 = v_x1001;
-      if (t900 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t900, 0.0);
-        goto fail;
-      }
-      const int64_t t901 = t900 > 0 ? (t900 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t902 = (uint8_t *)rt_alloc_atomic((size_t)t900 + 1);
-      int64_t *t903 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t901 + 1));
-      RT_PARALLEL_FOR_IF(t901 > 1)
-      for (int64_t t904 = 0; t904 < t901; t904++) {
-        int64_t kept = 0;
-        const int64_t t904_end = (t904 + 1) * RT_CHUNK < t900 ? (t904 + 1) * RT_CHUNK : t900;
-        for (int64_t t905 = t904 * RT_CHUNK; t905 < t904_end; t905++) {
-          const int32_t t906 = (int32_t)t905;
-          int32_t t904x0;
-          uint8_t t904x1;
-          int t908 = 0; /* nonzero: a check below failed */
-          int t909 = (uint64_t)(int64_t)t906 < (uint64_t)v_x996_n;
-          int32_t t907 = t909 ? v_x996_d[t906] : 0;
-          t908 |= !t909;
-          uint8_t t911 = rt_le_i(t907, 1);
-          if (__builtin_expect(t908 != 0, 0)) { /* again, recording the error */
-            int32_t t912;
-            if ((uint64_t)(int64_t)t906 < (uint64_t)v_x996_n) {
-              t912 = v_x996_d[t906];
-            } else {
-              NESSIE_RECORD(err, t905, RT_CHECK_INDEX, 0, 0, RT_GATHER, t906, v_x996_n, 0.0);
-              t912 = 0;
-            }
-            uint8_t t914 = rt_le_i(t912, 1);
-          }
-          t904x0 = t906;
-          t904x1 = t911;
-          uint8_t t915;
-          t915 = t904x1;
-          t902[t905] = t915 != 0;
-          kept += t915 != 0;
-        }
-        t903[t904] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t902);
-        rt_free(t903);
-        goto fail;
-      }
-      int64_t t916 = 0;
-      for (int64_t t904 = 0; t904 < t901; t904++) {
-        const int64_t k = t903[t904];
-        t903[t904] = t916;
-        t916 += k;
-      }
-      v_x1007 = rt_value_new(rt_vec_type(RT_INT), t916);
-      int32_t *v_x1007_d = v_x1007->data.i;
-      const int64_t v_x1007_n = v_x1007->len;
-      v_x1008 = rt_value_new(rt_vec_type(RT_BOOL), t916);
-      uint8_t *v_x1008_d = v_x1008->data.b;
-      const int64_t v_x1008_n = v_x1008->len;
-      v_x1009 = rt_value_new(rt_vec_type(RT_INT), (t900 - t916));
-      int32_t *v_x1009_d = v_x1009->data.i;
-      const int64_t v_x1009_n = v_x1009->len;
-      v_x1010 = rt_value_new(rt_vec_type(RT_BOOL), (t900 - t916));
-      uint8_t *v_x1010_d = v_x1010->data.b;
-      const int64_t v_x1010_n = v_x1010->len;
-      RT_PARALLEL_FOR_IF(t901 > 1)
-      for (int64_t t904 = 0; t904 < t901; t904++) {
-        int64_t at = t903[t904];
-        int64_t at_not = t904 * RT_CHUNK - t903[t904];
-        const int64_t t904_end = (t904 + 1) * RT_CHUNK < t900 ? (t904 + 1) * RT_CHUNK : t900;
-        for (int64_t t905 = t904 * RT_CHUNK; t905 < t904_end; t905++) {
-          const int32_t t906 = (int32_t)t905;
-          int32_t t904y0;
-          uint8_t t904y1;
-          int t918 = 0; /* nonzero: a check below failed */
-          int t919 = (uint64_t)(int64_t)t906 < (uint64_t)v_x996_n;
-          int32_t t917 = t919 ? v_x996_d[t906] : 0;
-          t918 |= !t919;
-          uint8_t t921 = rt_le_i(t917, 1);
-          if (__builtin_expect(t918 != 0, 0)) { /* again, recording the error */
-            int32_t t922;
-            if ((uint64_t)(int64_t)t906 < (uint64_t)v_x996_n) {
-              t922 = v_x996_d[t906];
-            } else {
-              NESSIE_RECORD(err, t905, RT_CHECK_INDEX, 0, 0, RT_GATHER, t906, v_x996_n, 0.0);
-              t922 = 0;
-            }
-            uint8_t t924 = rt_le_i(t922, 1);
-          }
-          t904y0 = t906;
-          t904y1 = t921;
-          if (t902[t905]) {
-            v_x1007_d[at] = t904y0;
-            v_x1008_d[at] = t904y1;
-            at++;
-          } else {
-            v_x1009_d[at_not] = t904y0;
-            v_x1010_d[at_not] = t904y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t902);
-      rt_free(t903);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x1007_d = v_x1007->data.i;
-      const int64_t v_x1007_n = v_x1007->len;
-      uint8_t *v_x1008_d = v_x1008->data.b;
-      const int64_t v_x1008_n = v_x1008->len;
-      int32_t *v_x1009_d = v_x1009->data.i;
-      const int64_t v_x1009_n = v_x1009->len;
-      uint8_t *v_x1010_d = v_x1010->data.b;
-      const int64_t v_x1010_n = v_x1010->len;
-      /* REDUCE */
-      {
-        const int64_t t925 = v_x1001;
-        if (t925 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t925, 0.0);
-          goto fail;
-        }
-        const int64_t t926 = t925 > 0 ? (t925 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t927 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t926);
-        int32_t *t928 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t926);
-        RT_PARALLEL_FOR_IF(t926 > 1)
-        for (int64_t t929 = 0; t929 < t926; t929++) {
-          int32_t t929a0;
-          int32_t t929a1;
-          t929a0 = 0;
-          t929a1 = 0;
-          const int64_t t929_end = (t929 + 1) * RT_CHUNK < t925 ? (t929 + 1) * RT_CHUNK : t925;
-          for (int64_t t930 = t929 * RT_CHUNK; t930 < t929_end; t930++) {
-            const int32_t t931 = (int32_t)t930;
-            int32_t t929x0;
-            int32_t t929x1;
-            int t933 = 0; /* nonzero: a check below failed */
-            int t934 = (uint64_t)(int64_t)t931 < (uint64_t)v_x996_n;
-            int32_t t932 = t934 ? v_x996_d[t931] : 0;
-            t933 |= !t934;
-            uint8_t t936 = rt_le_i(t932, 1);
-            int32_t t938 = rt_btoi_b(t936);
-            uint8_t t940 = rt_not_b(t936);
-            int32_t t942 = rt_btoi_b(t940);
-            if (__builtin_expect(t933 != 0, 0)) { /* again, recording the error */
-              int32_t t943;
-              if ((uint64_t)(int64_t)t931 < (uint64_t)v_x996_n) {
-                t943 = v_x996_d[t931];
-              } else {
-                NESSIE_RECORD(err, t930, RT_CHECK_INDEX, 0, 0, RT_GATHER, t931, v_x996_n, 0.0);
-                t943 = 0;
-              }
-              uint8_t t945 = rt_le_i(t943, 1);
-              int32_t t947 = rt_btoi_b(t945);
-              uint8_t t949 = rt_not_b(t945);
-              int32_t t951 = rt_btoi_b(t949);
-            }
-            t929x0 = t938;
-            t929x1 = t942;
-            int32_t t953 = rt_add_i(t929a0, t929x0);
-            int32_t t955 = rt_add_i(t929a1, t929x1);
-            t929a0 = t953;
-            t929a1 = t955;
-          }
-          t927[t929] = t929a0;
-          t928[t929] = t929a1;
-        }
-        int32_t t929t0;
-        int32_t t929t1;
-        t929t0 = 0;
-        t929t1 = 0;
-        for (int64_t t929 = 0; t929 < t926; t929++) {
-          const int32_t t956 = t927[t929];
-          const int32_t t957 = t928[t929];
-          int32_t t959 = rt_add_i(t929t0, t956);
-          int32_t t961 = rt_add_i(t929t1, t957);
-          t929t0 = t959;
-          t929t1 = t961;
-        }
-        v_x1016 = t929t0;
-        rt_free(t927);
-        v_x1022 = t929t1;
-        rt_free(t928);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t962 = v_x1001;
-          if (t962 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t962, 0.0);
-            goto fail;
-          }
-          const int64_t t963 = t962 > 0 ? (t962 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t964 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t963);
-          int32_t *t965 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t963);
-          RT_PARALLEL_FOR_IF(t963 > 1)
-          for (int64_t t966 = 0; t966 < t963; t966++) {
-            int32_t t966a0;
-            int32_t t966a1;
-            t966a0 = 0;
-            t966a1 = 0;
-            const int64_t t966_end = (t966 + 1) * RT_CHUNK < t962 ? (t966 + 1) * RT_CHUNK : t962;
-            for (int64_t t967 = t966 * RT_CHUNK; t967 < t966_end; t967++) {
-              const int32_t t968 = (int32_t)t967;
-              int32_t t966x0;
-              int32_t t966x1;
-              int t970 = 0; /* nonzero: a check below failed */
-              int t971 = (uint64_t)(int64_t)t968 < (uint64_t)v_x996_n;
-              int32_t t969 = t971 ? v_x996_d[t968] : 0;
-              t970 |= !t971;
-              uint8_t t973 = rt_le_i(t969, 1);
-              int32_t t975 = rt_btoi_b(t973);
-              uint8_t t977 = rt_not_b(t973);
-              int32_t t979 = rt_btoi_b(t977);
-              if (__builtin_expect(t970 != 0, 0)) { /* again, recording the error */
-                int32_t t980;
-                if ((uint64_t)(int64_t)t968 < (uint64_t)v_x996_n) {
-                  t980 = v_x996_d[t968];
-                } else {
-                  NESSIE_RECORD(err, t967, RT_CHECK_INDEX, 0, 0, RT_GATHER, t968, v_x996_n, 0.0);
-                  t980 = 0;
-                }
-                uint8_t t982 = rt_le_i(t980, 1);
-                int32_t t984 = rt_btoi_b(t982);
-                uint8_t t986 = rt_not_b(t982);
-                int32_t t988 = rt_btoi_b(t986);
-              }
-              t966x0 = t975;
-              t966x1 = t979;
-              int32_t t990 = rt_add_i(t966a0, t966x0);
-              int32_t t992 = rt_add_i(t966a1, t966x1);
-              t966a0 = t990;
-              t966a1 = t992;
-            }
-            t964[t966] = t966a0;
-            t965[t966] = t966a1;
-          }
-          int32_t t966t0;
-          int32_t t966t1;
-          t966t0 = 0;
-          t966t1 = 0;
-          for (int64_t t966 = 0; t966 < t963; t966++) {
-            const int32_t t993 = t964[t966];
-            t964[t966] = t966t0;
-            const int32_t t994 = t965[t966];
-            t965[t966] = t966t1;
-            int32_t t996 = rt_add_i(t966t0, t993);
-            int32_t t998 = rt_add_i(t966t1, t994);
-            t966t0 = t996;
-            t966t1 = t998;
-          }
-          v_x1026 = rt_value_new(rt_vec_type(RT_INT), t962);
-          int32_t *v_x1026_d = v_x1026->data.i;
-          const int64_t v_x1026_n = v_x1026->len;
-          v_x1030 = rt_value_new(rt_vec_type(RT_INT), t962);
-          int32_t *v_x1030_d = v_x1030->data.i;
-          const int64_t v_x1030_n = v_x1030->len;
-          RT_PARALLEL_FOR_IF(t963 > 1)
-          for (int64_t t966 = 0; t966 < t963; t966++) {
-            int32_t t966p0;
-            int32_t t966p1;
-            t966p0 = t964[t966];
-            t966p1 = t965[t966];
-            const int64_t t966_end = (t966 + 1) * RT_CHUNK < t962 ? (t966 + 1) * RT_CHUNK : t962;
-            for (int64_t t967 = t966 * RT_CHUNK; t967 < t966_end; t967++) {
-              const int32_t t968 = (int32_t)t967;
-              v_x1026_d[t967] = t966p0;
-              v_x1030_d[t967] = t966p1;
-              int32_t t966y0;
-              int32_t t966y1;
-              int t1000 = 0; /* nonzero: a check below failed */
-              int t1001 = (uint64_t)(int64_t)t968 < (uint64_t)v_x996_n;
-              int32_t t999 = t1001 ? v_x996_d[t968] : 0;
-              t1000 |= !t1001;
-              uint8_t t1003 = rt_le_i(t999, 1);
-              int32_t t1005 = rt_btoi_b(t1003);
-              uint8_t t1007 = rt_not_b(t1003);
-              int32_t t1009 = rt_btoi_b(t1007);
-              if (__builtin_expect(t1000 != 0, 0)) { /* again, recording the error */
-                int32_t t1010;
-                if ((uint64_t)(int64_t)t968 < (uint64_t)v_x996_n) {
-                  t1010 = v_x996_d[t968];
-                } else {
-                  NESSIE_RECORD(err, t967, RT_CHECK_INDEX, 0, 0, RT_GATHER, t968, v_x996_n, 0.0);
-                  t1010 = 0;
-                }
-                uint8_t t1012 = rt_le_i(t1010, 1);
-                int32_t t1014 = rt_btoi_b(t1012);
-                uint8_t t1016 = rt_not_b(t1012);
-                int32_t t1018 = rt_btoi_b(t1016);
-              }
-              t966y0 = t1005;
-              t966y1 = t1009;
-              int32_t t1020 = rt_add_i(t966p0, t966y0);
-              int32_t t1022 = rt_add_i(t966p1, t966y1);
-              t966p0 = t1020;
-              t966p1 = t1022;
-            }
-          }
-          rt_free(t964);
-          rt_free(t965);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x998 = v_x998;
-  *out_v_x1007 = v_x1007;
-  *out_v_x1009 = v_x1009;
-  *out_v_x1016 = v_x1016;
-  *out_v_x1022 = v_x1022;
-  *out_v_x1026 = v_x1026;
-  *out_v_x1030 = v_x1030;
-  rt_release(v_x1008);
-  rt_release(v_x1010);
-  return;
-fail:
-  rt_release(v_x998);
-  rt_release(v_x1007);
-  rt_release(v_x1008);
-  rt_release(v_x1009);
-  rt_release(v_x1010);
-  rt_release(v_x1026);
-  rt_release(v_x1030);
-}
-
-/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x996_d; int64_t v_x996_n;
-  int32_t v_x1001;
-  uint8_t *v_x998_d; int64_t v_x998_n;
-  int32_t *v_x1007_d; int64_t v_x1007_n;
-  uint8_t *v_x1008_d; int64_t v_x1008_n;
-  int32_t *v_x1009_d; int64_t v_x1009_n;
-  uint8_t *v_x1010_d; int64_t v_x1010_n;
-  int32_t v_x1016;
-  int32_t v_x1022;
-  int32_t *v_x1026_d; int64_t v_x1026_n;
-  int32_t *v_x1030_d; int64_t v_x1030_n;
+  int32_t *v_x826_d; int64_t v_x826_n;
+  int32_t *v_x829_d; int64_t v_x829_n;
+  int32_t v_x832;
+  int32_t *v_x831_d; int64_t v_x831_n;
+  int32_t *v_x834_d; int64_t v_x834_n;
+  int32_t *v_x836_d; int64_t v_x836_n;
+  int32_t *v_x842_d; int64_t v_x842_n;
 };
 struct alignas(8) K21_0_V {
-  uint8_t v0;
+  int32_t v0;
 };
 struct K21_0_pull {
   K21_A A;
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1024 = 0; /* nonzero: a check below failed */
-    int t1025 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n;
-    int32_t t1023 = t1025 ? A.v_x996_d[ix] : 0;
-    t1024 |= !t1025;
-    uint8_t t1027 = rt_le_i(t1023, 1);
-    if (__builtin_expect(t1024 != 0, 0)) { /* again, recording the error */
-      int32_t t1028;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n) {
-        t1028 = A.v_x996_d[ix];
+    int t746 = 0; /* nonzero: a check below failed */
+    int32_t t744 = A.v_x826_d[ix];
+    int t747 = (uint64_t)(int64_t)t744 < (uint64_t)A.v_x829_n;
+    int32_t t745 = t747 ? A.v_x829_d[t744] : 0;
+    t746 |= !t747;
+    if (__builtin_expect(t746 != 0, 0)) { /* again, recording the error */
+      int32_t t748 = A.v_x826_d[ix];
+      int32_t t749;
+      if ((uint64_t)(int64_t)t748 < (uint64_t)A.v_x829_n) {
+        t749 = A.v_x829_d[t748];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x996_n, 0.0);
-        t1028 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t748, A.v_x829_n, 0.0);
+        t749 = 0;
       }
-      uint8_t t1030 = rt_le_i(t1028, 1);
     }
-    return K21_0_V{t1027};
+    return K21_0_V{t745};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    A.v_x998_d[i] = v.v0;
+    /* v.v0: v_x831, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K21_1_V {
   int32_t v0;
-  uint8_t v1;
 };
 struct K21_1_pull {
   K21_A A;
   __device__ K21_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1032 = 0; /* nonzero: a check below failed */
-    int t1033 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n;
-    int32_t t1031 = t1033 ? A.v_x996_d[ix] : 0;
-    t1032 |= !t1033;
-    uint8_t t1035 = rt_le_i(t1031, 1);
-    if (__builtin_expect(t1032 != 0, 0)) { /* again, recording the error */
-      int32_t t1036;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n) {
-        t1036 = A.v_x996_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x996_n, 0.0);
-        t1036 = 0;
-      }
-      uint8_t t1038 = rt_le_i(t1036, 1);
-    }
-    return K21_1_V{ix, t1035};
+    return K21_1_V{1};
   }
 };
 struct K21_1_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    A.v_x1007_d[i] = v.v0;
-    A.v_x1008_d[i] = v.v1;
-  }
-};
-struct K21_1_pred {
-  K21_A A;
-  __device__ bool operator()(int64_t i, const K21_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K21_1_other {
-  K21_A A;
-  __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    A.v_x1009_d[i] = v.v0;
-    A.v_x1010_d[i] = v.v1;
+    /* v.v0: v_x834, read by nothing (its checks are the pull's) */
   }
 };
 struct alignas(8) K21_2_V {
@@ -4784,1009 +4041,1384 @@ struct K21_2_pull {
   __device__ K21_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1040 = 0; /* nonzero: a check below failed */
-    int t1041 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n;
-    int32_t t1039 = t1041 ? A.v_x996_d[ix] : 0;
-    t1040 |= !t1041;
-    uint8_t t1043 = rt_le_i(t1039, 1);
-    int32_t t1045 = rt_btoi_b(t1043);
-    uint8_t t1047 = rt_not_b(t1043);
-    int32_t t1049 = rt_btoi_b(t1047);
-    if (__builtin_expect(t1040 != 0, 0)) { /* again, recording the error */
-      int32_t t1050;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n) {
-        t1050 = A.v_x996_d[ix];
+    int t752 = 0; /* nonzero: a check below failed */
+    int32_t t750 = A.v_x826_d[ix];
+    int t753 = (uint64_t)(int64_t)t750 < (uint64_t)A.v_x829_n;
+    int32_t t751 = t753 ? A.v_x829_d[t750] : 0;
+    t752 |= !t753;
+    int32_t t755 = rt_add_i(t751, 1);
+    int32_t t757 = rt_add_i(t750, 1);
+    int t759 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x829_n;
+    int32_t t758 = t759 ? A.v_x829_d[t757] : 0;
+    t752 |= !t759;
+    int32_t t761 = rt_add_i(t755, t758);
+    if (__builtin_expect(t752 != 0, 0)) { /* again, recording the error */
+      int32_t t762 = A.v_x826_d[ix];
+      int32_t t763;
+      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_x829_n) {
+        t763 = A.v_x829_d[t762];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x996_n, 0.0);
-        t1050 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t762, A.v_x829_n, 0.0);
+        t763 = 0;
       }
-      uint8_t t1052 = rt_le_i(t1050, 1);
-      int32_t t1054 = rt_btoi_b(t1052);
-      uint8_t t1056 = rt_not_b(t1052);
-      int32_t t1058 = rt_btoi_b(t1056);
-    }
-    return K21_2_V{t1045, t1049};
-  }
-};
-struct K21_2_op {
-  K21_A A;
-  __device__ K21_2_V operator()(const K21_2_V &a, const K21_2_V &b) const {
-    int32_t t1060 = rt_add_i(a.v0, b.v0);
-    int32_t t1062 = rt_add_i(a.v1, b.v1);
-    return K21_2_V{t1060, t1062};
-  }
-};
-struct K21_2_ride {
-  K21_A A;
-  __device__ K21_2_V operator()(int64_t i) const {
-    K21_0_store{A}(i, K21_0_pull{A}(i)); /* MAP 0 rides here */
-    return K21_2_pull{A}(i);
-  }
-};
-struct alignas(8) K21_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K21_3_pull {
-  K21_A A;
-  __device__ K21_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1064 = 0; /* nonzero: a check below failed */
-    int t1065 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n;
-    int32_t t1063 = t1065 ? A.v_x996_d[ix] : 0;
-    t1064 |= !t1065;
-    uint8_t t1067 = rt_le_i(t1063, 1);
-    int32_t t1069 = rt_btoi_b(t1067);
-    uint8_t t1071 = rt_not_b(t1067);
-    int32_t t1073 = rt_btoi_b(t1071);
-    if (__builtin_expect(t1064 != 0, 0)) { /* again, recording the error */
-      int32_t t1074;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x996_n) {
-        t1074 = A.v_x996_d[ix];
+      int32_t t765 = rt_add_i(t763, 1);
+      int32_t t767 = rt_add_i(t762, 1);
+      int32_t t768;
+      if ((uint64_t)(int64_t)t767 < (uint64_t)A.v_x829_n) {
+        t768 = A.v_x829_d[t767];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x996_n, 0.0);
-        t1074 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t767, A.v_x829_n, 0.0);
+        t768 = 0;
       }
-      uint8_t t1076 = rt_le_i(t1074, 1);
-      int32_t t1078 = rt_btoi_b(t1076);
-      uint8_t t1080 = rt_not_b(t1076);
-      int32_t t1082 = rt_btoi_b(t1080);
+      int32_t t770 = rt_add_i(t765, t768);
     }
-    return K21_3_V{t1069, t1073};
+    return K21_2_V{t755, t761};
   }
 };
-struct K21_3_store {
+struct K21_2_store {
   K21_A A;
-  __device__ void operator()(int64_t i, const K21_3_V &v) const {
-    A.v_x1026_d[i] = v.v0;
-    A.v_x1030_d[i] = v.v1;
+  __device__ void operator()(int64_t i, const K21_2_V &v) const {
+    /* v.v0: v_x836, read by nothing (its checks are the pull's) */
+    A.v_x842_d[i] = v.v1;
   }
 };
-struct K21_3_op {
-  K21_A A;
-  __device__ K21_3_V operator()(const K21_3_V &a, const K21_3_V &b) const {
-    int32_t t1084 = rt_add_i(a.v0, b.v0);
-    int32_t t1086 = rt_add_i(a.v1, b.v1);
-    return K21_3_V{t1084, t1086};
-  }
-};
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x996, int32_t v_x1001, RtValue **out_v_x998, RtValue **out_v_x1007, RtValue **out_v_x1009, int32_t *out_v_x1016, int32_t *out_v_x1022, RtValue **out_v_x1026, RtValue **out_v_x1030) {
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x996_d = v_x996->data.i;
-  A.v_x996_n = v_x996->len;
-  A.v_x1001 = v_x1001;
-  RtValue *v_x998 = NULL;
-  RtValue *v_x1007 = NULL;
-  RtValue *v_x1008 = NULL;
-  RtValue *v_x1009 = NULL;
-  RtValue *v_x1010 = NULL;
-  int32_t v_x1016 = 0;
-  int32_t v_x1022 = 0;
-  RtValue *v_x1026 = NULL;
-  RtValue *v_x1030 = NULL;
+  A.v_x826_d = v_x826->data.i;
+  A.v_x826_n = v_x826->len;
+  A.v_x829_d = v_x829->data.i;
+  A.v_x829_n = v_x829->len;
+  A.v_x832 = v_x832;
+  RtValue *v_x831 = NULL;
+  RtValue *v_x834 = NULL;
+  RtValue *v_x836 = NULL;
+  RtValue *v_x842 = NULL;
   /* MAP */
   {
-    const int64_t t1087 = v_x1001;
-    if (t1087 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1087, 0.0, run};
+    const int64_t t771 = v_x826->len;
+    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t771);
+  }
+  /* MAP */
+  {
+    const int64_t t772 = v_x832;
+    if (t772 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, run};
       goto fail;
     }
-    v_x998 = rtg_vec_new(RT_BOOL, t1087);
-    A.v_x998_d = v_x998->data.b;
-    A.v_x998_n = v_x998->len;
-    /* computed in the launch of SOAC 2 (K21_2_ride) */
+    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t772);
   }
-  /* PARTITION */
-  int64_t *t1088, t1089; /* the slot of its count, its size */
+  /* MAP */
   {
-    const int64_t t1090 = v_x1001;
-    if (t1090 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1090, 0.0, run};
-      goto fail;
-    }
-    v_x1007 = rtg_vec_new(RT_INT, t1090);
-    A.v_x1007_d = v_x1007->data.i;
-    A.v_x1007_n = v_x1007->len;
-    v_x1008 = rtg_vec_new(RT_BOOL, t1090);
-    A.v_x1008_d = v_x1008->data.b;
-    A.v_x1008_n = v_x1008->len;
-    v_x1009 = rtg_vec_new(RT_INT, t1090);
-    A.v_x1009_d = v_x1009->data.i;
-    A.v_x1009_n = v_x1009->len;
-    v_x1010 = rtg_vec_new(RT_BOOL, t1090);
-    A.v_x1010_d = v_x1010->data.b;
-    A.v_x1010_n = v_x1010->len;
-    t1089 = t1090;
-    t1088 = rtg::partition_launch<K21_1_V>("K21", loc, K21_1_pull{A}, K21_1_pred{A}, t1090, K21_1_store{A}, K21_1_other{A}, true);
+    const int64_t t773 = v_x826->len;
+    v_x842 = rtg_vec_new(RT_INT, t773);
+    A.v_x842_d = v_x842->data.i;
+    A.v_x842_n = v_x842->len;
+    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t773);
   }
-  {
-    const int64_t t1091 = rtg::filter_count(t1088);
-    v_x1007 = rtg_vec_fit(v_x1007, t1091);
-    A.v_x1007_d = v_x1007->data.i;
-    A.v_x1007_n = v_x1007->len;
-    v_x1008 = rtg_vec_fit(v_x1008, t1091);
-    A.v_x1008_d = v_x1008->data.b;
-    A.v_x1008_n = v_x1008->len;
-    v_x1009 = rtg_vec_fit(v_x1009, t1089 - t1091);
-    A.v_x1009_d = v_x1009->data.i;
-    A.v_x1009_n = v_x1009->len;
-    v_x1010 = rtg_vec_fit(v_x1010, t1089 - t1091);
-    A.v_x1010_d = v_x1010->data.b;
-    A.v_x1010_n = v_x1010->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t1092 = v_x1001;
-    if (t1092 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1092, 0.0, run};
-      goto fail;
-    }
-    const K21_2_V t1093 = rtg::reduce_commutative("K21", loc, K21_2_ride{A}, K21_2_op{A}, K21_2_V{0, 0}, t1092);
-    v_x1016 = t1093.v0;
-    A.v_x1016 = v_x1016;
-    v_x1022 = t1093.v1;
-    A.v_x1022 = v_x1022;
-  }
-  /* SCAN */
-  {
-    const int64_t t1094 = v_x1001;
-    if (t1094 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1094, 0.0, run};
-      goto fail;
-    }
-    v_x1026 = rtg_vec_new(RT_INT, t1094);
-    A.v_x1026_d = v_x1026->data.i;
-    A.v_x1026_n = v_x1026->len;
-    v_x1030 = rtg_vec_new(RT_INT, t1094);
-    A.v_x1030_d = v_x1030->data.i;
-    A.v_x1030_n = v_x1030->len;
-    rtg::scan<true>("K21", loc, K21_3_pull{A}, K21_3_op{A}, K21_3_V{0, 0}, t1094, K21_3_store{A});
-  }
-  *out_v_x998 = v_x998;
-  *out_v_x1007 = v_x1007;
-  *out_v_x1009 = v_x1009;
-  *out_v_x1016 = v_x1016;
-  *out_v_x1022 = v_x1022;
-  *out_v_x1026 = v_x1026;
-  *out_v_x1030 = v_x1030;
-  rt_release(v_x1008);
-  rt_release(v_x1010);
+  *out_v_x842 = v_x842;
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
   return;
 fail:
-  rt_release(v_x998);
-  rt_release(v_x1007);
-  rt_release(v_x1008);
-  rt_release(v_x1009);
-  rt_release(v_x1010);
-  rt_release(v_x1026);
-  rt_release(v_x1030);
+  rt_release(v_x831);
+  rt_release(v_x834);
+  rt_release(v_x836);
+  rt_release(v_x842);
 }
 
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x996, int32_t v_x1001, RtValue **out_v_x998, RtValue **out_v_x1007, RtValue **out_v_x1009, int32_t *out_v_x1016, int32_t *out_v_x1022, RtValue **out_v_x1026, RtValue **out_v_x1030) {
-  RtValue *vals[] = {v_x996};
-  const int64_t sizes[] = {(int64_t)v_x1001, (int64_t)v_x1001, (int64_t)v_x1001, (int64_t)v_x1001};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K21_host(err, loc, run, v_x996, v_x1001, out_v_x998, out_v_x1007, out_v_x1009, out_v_x1016, out_v_x1022, out_v_x1026, out_v_x1030);
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
+  RtValue *vals[] = {v_x826, v_x829};
+  const int64_t sizes[] = {(int64_t)v_x832};
+  if (rtg_choose_host(vals, 2, sizes, 1)) {
+    K21_host(err, loc, run, v_x826, v_x829, v_x832, out_v_x842);
     rtg_host_ran();
   } else {
-    K21_gpu(err, loc, run, v_x996, v_x1001, out_v_x998, out_v_x1007, out_v_x1009, out_v_x1016, out_v_x1022, out_v_x1026, out_v_x1030);
+    K21_gpu(err, loc, run, v_x826, v_x829, v_x832, out_v_x842);
   }
 }
 
-/* K22: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1031, RtValue *v_x1032, RtValue *v_x1035, int32_t v_x1040, RtValue **out_v_x1037, RtValue **out_v_x1042, RtValue **out_v_x1044, RtValue **out_v_x1048) {
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
   (void)loc;
   (void)run;
-  int32_t *v_x1031_d = v_x1031->data.i;
-  const int64_t v_x1031_n = v_x1031->len;
-  int32_t *v_x1032_d = v_x1032->data.i;
-  const int64_t v_x1032_n = v_x1032->len;
-  int32_t *v_x1035_d = v_x1035->data.i;
-  const int64_t v_x1035_n = v_x1035->len;
-  RtValue *v_x1042 = NULL;
-  RtValue *v_x1037 = NULL;
-  RtValue *v_x1044 = NULL;
-  RtValue *v_x1048 = NULL;
+  int32_t *v_x945_d = v_x945->data.i;
+  const int64_t v_x945_n = v_x945->len;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  int32_t v_x965 = 0;
+  int32_t v_x971 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
   /* MAP */
   {
-    const int64_t t1095 = v_x1040;
-    if (t1095 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1095, 0.0);
+    const int64_t t774 = v_x950;
+    if (t774 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t774, 0.0);
       goto fail;
     }
-    v_x1042 = rt_value_new(rt_vec_type(RT_INT), t1095);
-    int32_t *v_x1042_d = v_x1042->data.i;
-    const int64_t v_x1042_n = v_x1042->len;
-    v_x1037 = rt_value_new(rt_vec_type(RT_INT), t1095);
-    int32_t *v_x1037_d = v_x1037->data.i;
-    const int64_t v_x1037_n = v_x1037->len;
-    v_x1044 = rt_value_new(rt_vec_type(RT_INT), t1095);
-    int32_t *v_x1044_d = v_x1044->data.i;
-    const int64_t v_x1044_n = v_x1044->len;
-    RT_PARALLEL_FOR_IF(t1095 >= RT_PARALLEL_MIN)
-    for (int64_t t1096 = 0; t1096 < t1095; t1096++) {
-      const int32_t t1097 = (int32_t)t1096;
-      int t1099 = 0; /* nonzero: a check below failed */
-      int t1100 = (uint64_t)(int64_t)t1097 < (uint64_t)v_x1031_n;
-      int32_t t1098 = t1100 ? v_x1031_d[t1097] : 0;
-      t1099 |= !t1100;
-      int t1102 = (uint64_t)(int64_t)t1098 < (uint64_t)v_x1035_n;
-      int32_t t1101 = t1102 ? v_x1035_d[t1098] : 0;
-      t1099 |= !t1102;
-      int t1104 = (uint64_t)(int64_t)t1098 < (uint64_t)v_x1032_n;
-      int32_t t1103 = t1104 ? v_x1032_d[t1098] : 0;
-      t1099 |= !t1104;
-      int32_t t1106 = rt_add_i(t1101, t1103);
-      int32_t t1108 = rt_sub_i(t1106, t1101);
-      if (__builtin_expect(t1099 != 0, 0)) { /* again, recording the error */
-        int32_t t1109;
-        if ((uint64_t)(int64_t)t1097 < (uint64_t)v_x1031_n) {
-          t1109 = v_x1031_d[t1097];
+    v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t774);
+    uint8_t *v_x947_d = v_x947->data.b;
+    const int64_t v_x947_n = v_x947->len;
+    RT_PARALLEL_FOR_IF(t774 >= RT_PARALLEL_MIN)
+    for (int64_t t775 = 0; t775 < t774; t775++) {
+      const int32_t t776 = (int32_t)t775;
+      int t778 = 0; /* nonzero: a check below failed */
+      int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x945_n;
+      int32_t t777 = t779 ? v_x945_d[t776] : 0;
+      t778 |= !t779;
+      uint8_t t781 = rt_le_i(t777, 1);
+      if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
+        int32_t t782;
+        if ((uint64_t)(int64_t)t776 < (uint64_t)v_x945_n) {
+          t782 = v_x945_d[t776];
         } else {
-          NESSIE_RECORD(err, t1096, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1097, v_x1031_n, 0.0);
-          t1109 = 0;
+          NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x945_n, 0.0);
+          t782 = 0;
         }
-        int32_t t1110;
-        if ((uint64_t)(int64_t)t1109 < (uint64_t)v_x1035_n) {
-          t1110 = v_x1035_d[t1109];
-        } else {
-          NESSIE_RECORD(err, t1096, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, v_x1035_n, 0.0);
-          t1110 = 0;
-        }
-        int32_t t1111;
-        if ((uint64_t)(int64_t)t1109 < (uint64_t)v_x1032_n) {
-          t1111 = v_x1032_d[t1109];
-        } else {
-          NESSIE_RECORD(err, t1096, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, v_x1032_n, 0.0);
-          t1111 = 0;
-        }
-        int32_t t1113 = rt_add_i(t1110, t1111);
-        int32_t t1115 = rt_sub_i(t1113, t1110);
+        uint8_t t784 = rt_le_i(t782, 1);
       }
-      v_x1042_d[t1096] = 1;
-      v_x1037_d[t1096] = t1101;
-      v_x1044_d[t1096] = t1108;
+      v_x947_d[t775] = t781;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x1042_d = v_x1042->data.i;
-    const int64_t v_x1042_n = v_x1042->len;
-    int32_t *v_x1037_d = v_x1037->data.i;
-    const int64_t v_x1037_n = v_x1037->len;
-    int32_t *v_x1044_d = v_x1044->data.i;
-    const int64_t v_x1044_n = v_x1044->len;
-    /* SCAN */
+    uint8_t *v_x947_d = v_x947->data.b;
+    const int64_t v_x947_n = v_x947->len;
+    /* PARTITION */
     {
-      const int64_t t1116 = v_x1031_n;
-      const int64_t t1117 = t1116 > 0 ? (t1116 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t1118 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t1117);
-      RT_PARALLEL_FOR_IF(t1117 > 1)
-      for (int64_t t1119 = 0; t1119 < t1117; t1119++) {
-        int32_t t1119a0;
-        t1119a0 = 0;
-        const int64_t t1119_end = (t1119 + 1) * RT_CHUNK < t1116 ? (t1119 + 1) * RT_CHUNK : t1116;
-        for (int64_t t1120 = t1119 * RT_CHUNK; t1120 < t1119_end; t1120++) {
-          const int32_t t1121 = (int32_t)t1120;
-          int32_t t1119x0;
-          int t1124 = 0; /* nonzero: a check below failed */
-          int32_t t1122 = v_x1031_d[t1121];
-          int t1125 = (uint64_t)(int64_t)t1122 < (uint64_t)v_x1035_n;
-          int32_t t1123 = t1125 ? v_x1035_d[t1122] : 0;
-          t1124 |= !t1125;
-          int t1127 = (uint64_t)(int64_t)t1122 < (uint64_t)v_x1032_n;
-          int32_t t1126 = t1127 ? v_x1032_d[t1122] : 0;
-          t1124 |= !t1127;
-          int32_t t1129 = rt_add_i(t1123, t1126);
-          int32_t t1131 = rt_sub_i(t1129, t1123);
-          if (__builtin_expect(t1124 != 0, 0)) { /* again, recording the error */
-            int32_t t1132 = v_x1031_d[t1121];
-            int32_t t1133;
-            if ((uint64_t)(int64_t)t1132 < (uint64_t)v_x1035_n) {
-              t1133 = v_x1035_d[t1132];
+      const int64_t t785 = v_x950;
+      if (t785 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0);
+        goto fail;
+      }
+      const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t787 = (uint8_t *)rt_alloc_atomic((size_t)t785 + 1);
+      int64_t *t788 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t786 + 1));
+      RT_PARALLEL_FOR_IF(t786 > 1)
+      for (int64_t t789 = 0; t789 < t786; t789++) {
+        int64_t kept = 0;
+        const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
+        for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
+          const int32_t t791 = (int32_t)t790;
+          int32_t t789x0;
+          uint8_t t789x1;
+          int t793 = 0; /* nonzero: a check below failed */
+          int t794 = (uint64_t)(int64_t)t791 < (uint64_t)v_x945_n;
+          int32_t t792 = t794 ? v_x945_d[t791] : 0;
+          t793 |= !t794;
+          uint8_t t796 = rt_le_i(t792, 1);
+          if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
+            int32_t t797;
+            if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
+              t797 = v_x945_d[t791];
             } else {
-              NESSIE_RECORD(err, t1120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1132, v_x1035_n, 0.0);
-              t1133 = 0;
+              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0);
+              t797 = 0;
             }
-            int32_t t1134;
-            if ((uint64_t)(int64_t)t1132 < (uint64_t)v_x1032_n) {
-              t1134 = v_x1032_d[t1132];
-            } else {
-              NESSIE_RECORD(err, t1120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1132, v_x1032_n, 0.0);
-              t1134 = 0;
-            }
-            int32_t t1136 = rt_add_i(t1133, t1134);
-            int32_t t1138 = rt_sub_i(t1136, t1133);
+            uint8_t t799 = rt_le_i(t797, 1);
           }
-          t1119x0 = t1131;
-          int32_t t1140 = rt_add_i(t1119a0, t1119x0);
-          t1119a0 = t1140;
+          t789x0 = t791;
+          t789x1 = t796;
+          uint8_t t800;
+          t800 = t789x1;
+          t787[t790] = t800 != 0;
+          kept += t800 != 0;
         }
-        t1118[t1119] = t1119a0;
+        t788[t789] = kept;
       }
-      int32_t t1119t0;
-      t1119t0 = 0;
-      for (int64_t t1119 = 0; t1119 < t1117; t1119++) {
-        const int32_t t1141 = t1118[t1119];
-        t1118[t1119] = t1119t0;
-        int32_t t1143 = rt_add_i(t1119t0, t1141);
-        t1119t0 = t1143;
+      if (err->index != INT64_MAX) {
+        rt_free(t787);
+        rt_free(t788);
+        goto fail;
       }
-      v_x1048 = rt_value_new(rt_vec_type(RT_INT), t1116);
-      int32_t *v_x1048_d = v_x1048->data.i;
-      const int64_t v_x1048_n = v_x1048->len;
-      RT_PARALLEL_FOR_IF(t1117 > 1)
-      for (int64_t t1119 = 0; t1119 < t1117; t1119++) {
-        int32_t t1119p0;
-        t1119p0 = t1118[t1119];
-        const int64_t t1119_end = (t1119 + 1) * RT_CHUNK < t1116 ? (t1119 + 1) * RT_CHUNK : t1116;
-        for (int64_t t1120 = t1119 * RT_CHUNK; t1120 < t1119_end; t1120++) {
-          const int32_t t1121 = (int32_t)t1120;
-          v_x1048_d[t1120] = t1119p0;
-          int32_t t1119y0;
-          int t1146 = 0; /* nonzero: a check below failed */
-          int32_t t1144 = v_x1031_d[t1121];
-          int t1147 = (uint64_t)(int64_t)t1144 < (uint64_t)v_x1035_n;
-          int32_t t1145 = t1147 ? v_x1035_d[t1144] : 0;
-          t1146 |= !t1147;
-          int t1149 = (uint64_t)(int64_t)t1144 < (uint64_t)v_x1032_n;
-          int32_t t1148 = t1149 ? v_x1032_d[t1144] : 0;
-          t1146 |= !t1149;
-          int32_t t1151 = rt_add_i(t1145, t1148);
-          int32_t t1153 = rt_sub_i(t1151, t1145);
-          if (__builtin_expect(t1146 != 0, 0)) { /* again, recording the error */
-            int32_t t1154 = v_x1031_d[t1121];
-            int32_t t1155;
-            if ((uint64_t)(int64_t)t1154 < (uint64_t)v_x1035_n) {
-              t1155 = v_x1035_d[t1154];
+      int64_t t801 = 0;
+      for (int64_t t789 = 0; t789 < t786; t789++) {
+        const int64_t k = t788[t789];
+        t788[t789] = t801;
+        t801 += k;
+      }
+      v_x956 = rt_value_new(rt_vec_type(RT_INT), t801);
+      int32_t *v_x956_d = v_x956->data.i;
+      const int64_t v_x956_n = v_x956->len;
+      v_x957 = rt_value_new(rt_vec_type(RT_BOOL), t801);
+      uint8_t *v_x957_d = v_x957->data.b;
+      const int64_t v_x957_n = v_x957->len;
+      v_x958 = rt_value_new(rt_vec_type(RT_INT), (t785 - t801));
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), (t785 - t801));
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      RT_PARALLEL_FOR_IF(t786 > 1)
+      for (int64_t t789 = 0; t789 < t786; t789++) {
+        int64_t at = t788[t789];
+        int64_t at_not = t789 * RT_CHUNK - t788[t789];
+        const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
+        for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
+          const int32_t t791 = (int32_t)t790;
+          int32_t t789y0;
+          uint8_t t789y1;
+          int t803 = 0; /* nonzero: a check below failed */
+          int t804 = (uint64_t)(int64_t)t791 < (uint64_t)v_x945_n;
+          int32_t t802 = t804 ? v_x945_d[t791] : 0;
+          t803 |= !t804;
+          uint8_t t806 = rt_le_i(t802, 1);
+          if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
+            int32_t t807;
+            if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
+              t807 = v_x945_d[t791];
             } else {
-              NESSIE_RECORD(err, t1120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1154, v_x1035_n, 0.0);
-              t1155 = 0;
+              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0);
+              t807 = 0;
             }
-            int32_t t1156;
-            if ((uint64_t)(int64_t)t1154 < (uint64_t)v_x1032_n) {
-              t1156 = v_x1032_d[t1154];
-            } else {
-              NESSIE_RECORD(err, t1120, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1154, v_x1032_n, 0.0);
-              t1156 = 0;
-            }
-            int32_t t1158 = rt_add_i(t1155, t1156);
-            int32_t t1160 = rt_sub_i(t1158, t1155);
+            uint8_t t809 = rt_le_i(t807, 1);
           }
-          t1119y0 = t1153;
-          int32_t t1162 = rt_add_i(t1119p0, t1119y0);
-          t1119p0 = t1162;
+          t789y0 = t791;
+          t789y1 = t806;
+          if (t787[t790]) {
+            v_x956_d[at] = t789y0;
+            v_x957_d[at] = t789y1;
+            at++;
+          } else {
+            v_x958_d[at_not] = t789y0;
+            v_x959_d[at_not] = t789y1;
+            at_not++;
+          }
         }
       }
-      rt_free(t1118);
+      rt_free(t787);
+      rt_free(t788);
     }
     if (err->index != INT64_MAX)
       goto fail;
+    {
+      int32_t *v_x956_d = v_x956->data.i;
+      const int64_t v_x956_n = v_x956->len;
+      uint8_t *v_x957_d = v_x957->data.b;
+      const int64_t v_x957_n = v_x957->len;
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      /* REDUCE */
+      {
+        const int64_t t810 = v_x950;
+        if (t810 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t810, 0.0);
+          goto fail;
+        }
+        const int64_t t811 = t810 > 0 ? (t810 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t812 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t811);
+        int32_t *t813 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t811);
+        RT_PARALLEL_FOR_IF(t811 > 1)
+        for (int64_t t814 = 0; t814 < t811; t814++) {
+          int32_t t814a0;
+          int32_t t814a1;
+          t814a0 = 0;
+          t814a1 = 0;
+          const int64_t t814_end = (t814 + 1) * RT_CHUNK < t810 ? (t814 + 1) * RT_CHUNK : t810;
+          for (int64_t t815 = t814 * RT_CHUNK; t815 < t814_end; t815++) {
+            const int32_t t816 = (int32_t)t815;
+            int32_t t814x0;
+            int32_t t814x1;
+            int t818 = 0; /* nonzero: a check below failed */
+            int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_x945_n;
+            int32_t t817 = t819 ? v_x945_d[t816] : 0;
+            t818 |= !t819;
+            uint8_t t821 = rt_le_i(t817, 1);
+            int32_t t823 = rt_btoi_b(t821);
+            uint8_t t825 = rt_not_b(t821);
+            int32_t t827 = rt_btoi_b(t825);
+            if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
+              int32_t t828;
+              if ((uint64_t)(int64_t)t816 < (uint64_t)v_x945_n) {
+                t828 = v_x945_d[t816];
+              } else {
+                NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x945_n, 0.0);
+                t828 = 0;
+              }
+              uint8_t t830 = rt_le_i(t828, 1);
+              int32_t t832 = rt_btoi_b(t830);
+              uint8_t t834 = rt_not_b(t830);
+              int32_t t836 = rt_btoi_b(t834);
+            }
+            t814x0 = t823;
+            t814x1 = t827;
+            int32_t t838 = rt_add_i(t814a0, t814x0);
+            int32_t t840 = rt_add_i(t814a1, t814x1);
+            t814a0 = t838;
+            t814a1 = t840;
+          }
+          t812[t814] = t814a0;
+          t813[t814] = t814a1;
+        }
+        int32_t t814t0;
+        int32_t t814t1;
+        t814t0 = 0;
+        t814t1 = 0;
+        for (int64_t t814 = 0; t814 < t811; t814++) {
+          const int32_t t841 = t812[t814];
+          const int32_t t842 = t813[t814];
+          int32_t t844 = rt_add_i(t814t0, t841);
+          int32_t t846 = rt_add_i(t814t1, t842);
+          t814t0 = t844;
+          t814t1 = t846;
+        }
+        v_x965 = t814t0;
+        rt_free(t812);
+        v_x971 = t814t1;
+        rt_free(t813);
+      }
+      if (err->index != INT64_MAX)
+        goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t847 = v_x950;
+          if (t847 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0);
+            goto fail;
+          }
+          const int64_t t848 = t847 > 0 ? (t847 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t849 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t848);
+          int32_t *t850 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t848);
+          RT_PARALLEL_FOR_IF(t848 > 1)
+          for (int64_t t851 = 0; t851 < t848; t851++) {
+            int32_t t851a0;
+            int32_t t851a1;
+            t851a0 = 0;
+            t851a1 = 0;
+            const int64_t t851_end = (t851 + 1) * RT_CHUNK < t847 ? (t851 + 1) * RT_CHUNK : t847;
+            for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
+              const int32_t t853 = (int32_t)t852;
+              int32_t t851x0;
+              int32_t t851x1;
+              int t855 = 0; /* nonzero: a check below failed */
+              int t856 = (uint64_t)(int64_t)t853 < (uint64_t)v_x945_n;
+              int32_t t854 = t856 ? v_x945_d[t853] : 0;
+              t855 |= !t856;
+              uint8_t t858 = rt_le_i(t854, 1);
+              int32_t t860 = rt_btoi_b(t858);
+              uint8_t t862 = rt_not_b(t858);
+              int32_t t864 = rt_btoi_b(t862);
+              if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
+                int32_t t865;
+                if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
+                  t865 = v_x945_d[t853];
+                } else {
+                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0);
+                  t865 = 0;
+                }
+                uint8_t t867 = rt_le_i(t865, 1);
+                int32_t t869 = rt_btoi_b(t867);
+                uint8_t t871 = rt_not_b(t867);
+                int32_t t873 = rt_btoi_b(t871);
+              }
+              t851x0 = t860;
+              t851x1 = t864;
+              int32_t t875 = rt_add_i(t851a0, t851x0);
+              int32_t t877 = rt_add_i(t851a1, t851x1);
+              t851a0 = t875;
+              t851a1 = t877;
+            }
+            t849[t851] = t851a0;
+            t850[t851] = t851a1;
+          }
+          int32_t t851t0;
+          int32_t t851t1;
+          t851t0 = 0;
+          t851t1 = 0;
+          for (int64_t t851 = 0; t851 < t848; t851++) {
+            const int32_t t878 = t849[t851];
+            t849[t851] = t851t0;
+            const int32_t t879 = t850[t851];
+            t850[t851] = t851t1;
+            int32_t t881 = rt_add_i(t851t0, t878);
+            int32_t t883 = rt_add_i(t851t1, t879);
+            t851t0 = t881;
+            t851t1 = t883;
+          }
+          v_x975 = rt_value_new(rt_vec_type(RT_INT), t847);
+          int32_t *v_x975_d = v_x975->data.i;
+          const int64_t v_x975_n = v_x975->len;
+          v_x979 = rt_value_new(rt_vec_type(RT_INT), t847);
+          int32_t *v_x979_d = v_x979->data.i;
+          const int64_t v_x979_n = v_x979->len;
+          RT_PARALLEL_FOR_IF(t848 > 1)
+          for (int64_t t851 = 0; t851 < t848; t851++) {
+            int32_t t851p0;
+            int32_t t851p1;
+            t851p0 = t849[t851];
+            t851p1 = t850[t851];
+            const int64_t t851_end = (t851 + 1) * RT_CHUNK < t847 ? (t851 + 1) * RT_CHUNK : t847;
+            for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
+              const int32_t t853 = (int32_t)t852;
+              v_x975_d[t852] = t851p0;
+              v_x979_d[t852] = t851p1;
+              int32_t t851y0;
+              int32_t t851y1;
+              int t885 = 0; /* nonzero: a check below failed */
+              int t886 = (uint64_t)(int64_t)t853 < (uint64_t)v_x945_n;
+              int32_t t884 = t886 ? v_x945_d[t853] : 0;
+              t885 |= !t886;
+              uint8_t t888 = rt_le_i(t884, 1);
+              int32_t t890 = rt_btoi_b(t888);
+              uint8_t t892 = rt_not_b(t888);
+              int32_t t894 = rt_btoi_b(t892);
+              if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
+                int32_t t895;
+                if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
+                  t895 = v_x945_d[t853];
+                } else {
+                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0);
+                  t895 = 0;
+                }
+                uint8_t t897 = rt_le_i(t895, 1);
+                int32_t t899 = rt_btoi_b(t897);
+                uint8_t t901 = rt_not_b(t897);
+                int32_t t903 = rt_btoi_b(t901);
+              }
+              t851y0 = t890;
+              t851y1 = t894;
+              int32_t t905 = rt_add_i(t851p0, t851y0);
+              int32_t t907 = rt_add_i(t851p1, t851y1);
+              t851p0 = t905;
+              t851p1 = t907;
+            }
+          }
+          rt_free(t849);
+          rt_free(t850);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
+    }
   }
-  *out_v_x1037 = v_x1037;
-  *out_v_x1042 = v_x1042;
-  *out_v_x1044 = v_x1044;
-  *out_v_x1048 = v_x1048;
+  *out_v_x947 = v_x947;
+  *out_v_x956 = v_x956;
+  *out_v_x958 = v_x958;
+  *out_v_x965 = v_x965;
+  *out_v_x971 = v_x971;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
+  rt_release(v_x957);
+  rt_release(v_x959);
   return;
 fail:
-  rt_release(v_x1042);
-  rt_release(v_x1037);
-  rt_release(v_x1044);
-  rt_release(v_x1048);
+  rt_release(v_x947);
+  rt_release(v_x956);
+  rt_release(v_x957);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-/* K22: MAP, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1031_d; int64_t v_x1031_n;
-  int32_t *v_x1032_d; int64_t v_x1032_n;
-  int32_t *v_x1035_d; int64_t v_x1035_n;
-  int32_t v_x1040;
-  int32_t *v_x1042_d; int64_t v_x1042_n;
-  int32_t *v_x1037_d; int64_t v_x1037_n;
-  int32_t *v_x1044_d; int64_t v_x1044_n;
-  int32_t *v_x1048_d; int64_t v_x1048_n;
+  int32_t *v_x945_d; int64_t v_x945_n;
+  int32_t v_x950;
+  uint8_t *v_x947_d; int64_t v_x947_n;
+  int32_t *v_x956_d; int64_t v_x956_n;
+  uint8_t *v_x957_d; int64_t v_x957_n;
+  int32_t *v_x958_d; int64_t v_x958_n;
+  uint8_t *v_x959_d; int64_t v_x959_n;
+  int32_t v_x965;
+  int32_t v_x971;
+  int32_t *v_x975_d; int64_t v_x975_n;
+  int32_t *v_x979_d; int64_t v_x979_n;
 };
 struct alignas(8) K22_0_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
+  uint8_t v0;
 };
 struct K22_0_pull {
   K22_A A;
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1164 = 0; /* nonzero: a check below failed */
-    int t1165 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1031_n;
-    int32_t t1163 = t1165 ? A.v_x1031_d[ix] : 0;
-    t1164 |= !t1165;
-    int t1167 = (uint64_t)(int64_t)t1163 < (uint64_t)A.v_x1035_n;
-    int32_t t1166 = t1167 ? A.v_x1035_d[t1163] : 0;
-    t1164 |= !t1167;
-    int t1169 = (uint64_t)(int64_t)t1163 < (uint64_t)A.v_x1032_n;
-    int32_t t1168 = t1169 ? A.v_x1032_d[t1163] : 0;
-    t1164 |= !t1169;
-    int32_t t1171 = rt_add_i(t1166, t1168);
-    int32_t t1173 = rt_sub_i(t1171, t1166);
-    if (__builtin_expect(t1164 != 0, 0)) { /* again, recording the error */
-      int32_t t1174;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1031_n) {
-        t1174 = A.v_x1031_d[ix];
+    int t909 = 0; /* nonzero: a check below failed */
+    int t910 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t908 = t910 ? A.v_x945_d[ix] : 0;
+    t909 |= !t910;
+    uint8_t t912 = rt_le_i(t908, 1);
+    if (__builtin_expect(t909 != 0, 0)) { /* again, recording the error */
+      int32_t t913;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t913 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1031_n, 0.0);
-        t1174 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t913 = 0;
       }
-      int32_t t1175;
-      if ((uint64_t)(int64_t)t1174 < (uint64_t)A.v_x1035_n) {
-        t1175 = A.v_x1035_d[t1174];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1174, A.v_x1035_n, 0.0);
-        t1175 = 0;
-      }
-      int32_t t1176;
-      if ((uint64_t)(int64_t)t1174 < (uint64_t)A.v_x1032_n) {
-        t1176 = A.v_x1032_d[t1174];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1174, A.v_x1032_n, 0.0);
-        t1176 = 0;
-      }
-      int32_t t1178 = rt_add_i(t1175, t1176);
-      int32_t t1180 = rt_sub_i(t1178, t1175);
+      uint8_t t915 = rt_le_i(t913, 1);
     }
-    return K22_0_V{1, t1166, t1173};
+    return K22_0_V{t912};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x1042_d[i] = v.v0;
-    A.v_x1037_d[i] = v.v1;
-    A.v_x1044_d[i] = v.v2;
+    A.v_x947_d[i] = v.v0;
   }
 };
 struct alignas(8) K22_1_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K22_1_pull {
   K22_A A;
   __device__ K22_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1183 = 0; /* nonzero: a check below failed */
-    int32_t t1181 = A.v_x1031_d[ix];
-    int t1184 = (uint64_t)(int64_t)t1181 < (uint64_t)A.v_x1035_n;
-    int32_t t1182 = t1184 ? A.v_x1035_d[t1181] : 0;
-    t1183 |= !t1184;
-    int t1186 = (uint64_t)(int64_t)t1181 < (uint64_t)A.v_x1032_n;
-    int32_t t1185 = t1186 ? A.v_x1032_d[t1181] : 0;
-    t1183 |= !t1186;
-    int32_t t1188 = rt_add_i(t1182, t1185);
-    int32_t t1190 = rt_sub_i(t1188, t1182);
-    if (__builtin_expect(t1183 != 0, 0)) { /* again, recording the error */
-      int32_t t1191 = A.v_x1031_d[ix];
-      int32_t t1192;
-      if ((uint64_t)(int64_t)t1191 < (uint64_t)A.v_x1035_n) {
-        t1192 = A.v_x1035_d[t1191];
+    int t917 = 0; /* nonzero: a check below failed */
+    int t918 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t916 = t918 ? A.v_x945_d[ix] : 0;
+    t917 |= !t918;
+    uint8_t t920 = rt_le_i(t916, 1);
+    if (__builtin_expect(t917 != 0, 0)) { /* again, recording the error */
+      int32_t t921;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t921 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1191, A.v_x1035_n, 0.0);
-        t1192 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t921 = 0;
       }
-      int32_t t1193;
-      if ((uint64_t)(int64_t)t1191 < (uint64_t)A.v_x1032_n) {
-        t1193 = A.v_x1032_d[t1191];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1191, A.v_x1032_n, 0.0);
-        t1193 = 0;
-      }
-      int32_t t1195 = rt_add_i(t1192, t1193);
-      int32_t t1197 = rt_sub_i(t1195, t1192);
+      uint8_t t923 = rt_le_i(t921, 1);
     }
-    return K22_1_V{t1190};
+    return K22_1_V{ix, t920};
   }
 };
 struct K22_1_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x1048_d[i] = v.v0;
+    A.v_x956_d[i] = v.v0;
+    A.v_x957_d[i] = v.v1;
   }
 };
-struct K22_1_op {
+struct K22_1_pred {
   K22_A A;
-  __device__ K22_1_V operator()(const K22_1_V &a, const K22_1_V &b) const {
-    int32_t t1199 = rt_add_i(a.v0, b.v0);
-    return K22_1_V{t1199};
+  __device__ bool operator()(int64_t i, const K22_1_V &v) const {
+    return (bool)v.v1;
   }
 };
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1031, RtValue *v_x1032, RtValue *v_x1035, int32_t v_x1040, RtValue **out_v_x1037, RtValue **out_v_x1042, RtValue **out_v_x1044, RtValue **out_v_x1048) {
+struct K22_1_other {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_1_V &v) const {
+    A.v_x958_d[i] = v.v0;
+    A.v_x959_d[i] = v.v1;
+  }
+};
+struct alignas(8) K22_2_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K22_2_pull {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t925 = 0; /* nonzero: a check below failed */
+    int t926 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t924 = t926 ? A.v_x945_d[ix] : 0;
+    t925 |= !t926;
+    uint8_t t928 = rt_le_i(t924, 1);
+    int32_t t930 = rt_btoi_b(t928);
+    uint8_t t932 = rt_not_b(t928);
+    int32_t t934 = rt_btoi_b(t932);
+    if (__builtin_expect(t925 != 0, 0)) { /* again, recording the error */
+      int32_t t935;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t935 = A.v_x945_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t935 = 0;
+      }
+      uint8_t t937 = rt_le_i(t935, 1);
+      int32_t t939 = rt_btoi_b(t937);
+      uint8_t t941 = rt_not_b(t937);
+      int32_t t943 = rt_btoi_b(t941);
+    }
+    return K22_2_V{t930, t934};
+  }
+};
+struct K22_2_op {
+  K22_A A;
+  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
+    int32_t t945 = rt_add_i(a.v0, b.v0);
+    int32_t t947 = rt_add_i(a.v1, b.v1);
+    return K22_2_V{t945, t947};
+  }
+};
+struct K22_2_ride {
+  K22_A A;
+  __device__ K22_2_V operator()(int64_t i) const {
+    K22_0_store{A}(i, K22_0_pull{A}(i)); /* MAP 0 rides here */
+    return K22_2_pull{A}(i);
+  }
+};
+struct alignas(8) K22_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K22_3_pull {
+  K22_A A;
+  __device__ K22_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t949 = 0; /* nonzero: a check below failed */
+    int t950 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
+    int32_t t948 = t950 ? A.v_x945_d[ix] : 0;
+    t949 |= !t950;
+    uint8_t t952 = rt_le_i(t948, 1);
+    int32_t t954 = rt_btoi_b(t952);
+    uint8_t t956 = rt_not_b(t952);
+    int32_t t958 = rt_btoi_b(t956);
+    if (__builtin_expect(t949 != 0, 0)) { /* again, recording the error */
+      int32_t t959;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
+        t959 = A.v_x945_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        t959 = 0;
+      }
+      uint8_t t961 = rt_le_i(t959, 1);
+      int32_t t963 = rt_btoi_b(t961);
+      uint8_t t965 = rt_not_b(t961);
+      int32_t t967 = rt_btoi_b(t965);
+    }
+    return K22_3_V{t954, t958};
+  }
+};
+struct K22_3_store {
+  K22_A A;
+  __device__ void operator()(int64_t i, const K22_3_V &v) const {
+    A.v_x975_d[i] = v.v0;
+    A.v_x979_d[i] = v.v1;
+  }
+};
+struct K22_3_op {
+  K22_A A;
+  __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
+    int32_t t969 = rt_add_i(a.v0, b.v0);
+    int32_t t971 = rt_add_i(a.v1, b.v1);
+    return K22_3_V{t969, t971};
+  }
+};
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1031_d = v_x1031->data.i;
-  A.v_x1031_n = v_x1031->len;
-  A.v_x1032_d = v_x1032->data.i;
-  A.v_x1032_n = v_x1032->len;
-  A.v_x1035_d = v_x1035->data.i;
-  A.v_x1035_n = v_x1035->len;
-  A.v_x1040 = v_x1040;
-  RtValue *v_x1042 = NULL;
-  RtValue *v_x1037 = NULL;
-  RtValue *v_x1044 = NULL;
-  RtValue *v_x1048 = NULL;
+  A.v_x945_d = v_x945->data.i;
+  A.v_x945_n = v_x945->len;
+  A.v_x950 = v_x950;
+  RtValue *v_x947 = NULL;
+  RtValue *v_x956 = NULL;
+  RtValue *v_x957 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  int32_t v_x965 = 0;
+  int32_t v_x971 = 0;
+  RtValue *v_x975 = NULL;
+  RtValue *v_x979 = NULL;
   /* MAP */
   {
-    const int64_t t1200 = v_x1040;
-    if (t1200 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t1200, 0.0, run};
+    const int64_t t972 = v_x950;
+    if (t972 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t972, 0.0, run};
       goto fail;
     }
-    v_x1042 = rtg_vec_new(RT_INT, t1200);
-    A.v_x1042_d = v_x1042->data.i;
-    A.v_x1042_n = v_x1042->len;
-    v_x1037 = rtg_vec_new(RT_INT, t1200);
-    A.v_x1037_d = v_x1037->data.i;
-    A.v_x1037_n = v_x1037->len;
-    v_x1044 = rtg_vec_new(RT_INT, t1200);
-    A.v_x1044_d = v_x1044->data.i;
-    A.v_x1044_n = v_x1044->len;
-    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t1200);
+    v_x947 = rtg_vec_new(RT_BOOL, t972);
+    A.v_x947_d = v_x947->data.b;
+    A.v_x947_n = v_x947->len;
+    /* computed in the launch of SOAC 2 (K22_2_ride) */
+  }
+  /* PARTITION */
+  int64_t *t973, t974; /* the slot of its count, its size */
+  {
+    const int64_t t975 = v_x950;
+    if (t975 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t975, 0.0, run};
+      goto fail;
+    }
+    v_x956 = rtg_vec_new(RT_INT, t975);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    v_x957 = rtg_vec_new(RT_BOOL, t975);
+    A.v_x957_d = v_x957->data.b;
+    A.v_x957_n = v_x957->len;
+    v_x958 = rtg_vec_new(RT_INT, t975);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
+    v_x959 = rtg_vec_new(RT_BOOL, t975);
+    A.v_x959_d = v_x959->data.b;
+    A.v_x959_n = v_x959->len;
+    t974 = t975;
+    t973 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t975, K22_1_store{A}, K22_1_other{A}, true);
+  }
+  {
+    const int64_t t976 = rtg::filter_count(t973);
+    v_x956 = rtg_vec_fit(v_x956, t976);
+    A.v_x956_d = v_x956->data.i;
+    A.v_x956_n = v_x956->len;
+    v_x957 = rtg_vec_fit(v_x957, t976);
+    A.v_x957_d = v_x957->data.b;
+    A.v_x957_n = v_x957->len;
+    v_x958 = rtg_vec_fit(v_x958, t974 - t976);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
+    v_x959 = rtg_vec_fit(v_x959, t974 - t976);
+    A.v_x959_d = v_x959->data.b;
+    A.v_x959_n = v_x959->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t977 = v_x950;
+    if (t977 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t977, 0.0, run};
+      goto fail;
+    }
+    const K22_2_V t978 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t977);
+    v_x965 = t978.v0;
+    A.v_x965 = v_x965;
+    v_x971 = t978.v1;
+    A.v_x971 = v_x971;
   }
   /* SCAN */
   {
-    const int64_t t1201 = v_x1031->len;
-    v_x1048 = rtg_vec_new(RT_INT, t1201);
-    A.v_x1048_d = v_x1048->data.i;
-    A.v_x1048_n = v_x1048->len;
-    rtg::scan<true>("K22", loc, K22_1_pull{A}, K22_1_op{A}, K22_1_V{0}, t1201, K22_1_store{A});
+    const int64_t t979 = v_x950;
+    if (t979 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t979, 0.0, run};
+      goto fail;
+    }
+    v_x975 = rtg_vec_new(RT_INT, t979);
+    A.v_x975_d = v_x975->data.i;
+    A.v_x975_n = v_x975->len;
+    v_x979 = rtg_vec_new(RT_INT, t979);
+    A.v_x979_d = v_x979->data.i;
+    A.v_x979_n = v_x979->len;
+    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t979, K22_3_store{A});
   }
-  *out_v_x1037 = v_x1037;
-  *out_v_x1042 = v_x1042;
-  *out_v_x1044 = v_x1044;
-  *out_v_x1048 = v_x1048;
+  *out_v_x947 = v_x947;
+  *out_v_x956 = v_x956;
+  *out_v_x958 = v_x958;
+  *out_v_x965 = v_x965;
+  *out_v_x971 = v_x971;
+  *out_v_x975 = v_x975;
+  *out_v_x979 = v_x979;
+  rt_release(v_x957);
+  rt_release(v_x959);
   return;
 fail:
-  rt_release(v_x1042);
-  rt_release(v_x1037);
-  rt_release(v_x1044);
-  rt_release(v_x1048);
+  rt_release(v_x947);
+  rt_release(v_x956);
+  rt_release(v_x957);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x975);
+  rt_release(v_x979);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1031, RtValue *v_x1032, RtValue *v_x1035, int32_t v_x1040, RtValue **out_v_x1037, RtValue **out_v_x1042, RtValue **out_v_x1044, RtValue **out_v_x1048) {
-  RtValue *vals[] = {v_x1031, v_x1032, v_x1035};
-  const int64_t sizes[] = {(int64_t)v_x1040};
-  if (rtg_choose_host(vals, 3, sizes, 1)) {
-    K22_host(err, loc, run, v_x1031, v_x1032, v_x1035, v_x1040, out_v_x1037, out_v_x1042, out_v_x1044, out_v_x1048);
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
+  RtValue *vals[] = {v_x945};
+  const int64_t sizes[] = {(int64_t)v_x950, (int64_t)v_x950, (int64_t)v_x950, (int64_t)v_x950};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K22_host(err, loc, run, v_x945, v_x950, out_v_x947, out_v_x956, out_v_x958, out_v_x965, out_v_x971, out_v_x975, out_v_x979);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x1031, v_x1032, v_x1035, v_x1040, out_v_x1037, out_v_x1042, out_v_x1044, out_v_x1048);
+    K22_gpu(err, loc, run, v_x945, v_x950, out_v_x947, out_v_x956, out_v_x958, out_v_x965, out_v_x971, out_v_x975, out_v_x979);
   }
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1208, RtValue *v_x1200, RtValue *v_x1201, RtValue *v_x1202, int32_t v_x1203, RtValue *v_x1204) {
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1208_off = rt_seg_offsets(v_sd_1208);
-  const int64_t v_sd_1208_n = v_sd_1208->len;
-  int32_t *v_x1200_d = v_x1200->data.i;
-  const int64_t v_x1200_n = v_x1200->len;
-  int32_t *v_x1201_d = v_x1201->data.i;
-  const int64_t v_x1201_n = v_x1201->len;
-  int32_t *v_x1202_d = v_x1202->data.i;
-  const int64_t v_x1202_n = v_x1202->len;
-  int32_t *v_x1204_d = v_x1204->data.i;
-  const int64_t v_x1204_n = v_x1204->len;
-  RtValue *v_x1207 = NULL;
-  /* SEG_MAP */
+  int32_t *v_x980_d = v_x980->data.i;
+  const int64_t v_x980_n = v_x980->len;
+  int32_t *v_x981_d = v_x981->data.i;
+  const int64_t v_x981_n = v_x981->len;
+  int32_t *v_x984_d = v_x984->data.i;
+  const int64_t v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x991 = NULL;
+  /* MAP */
   {
-    const int64_t t1202 = v_sd_1208_off[v_sd_1208_n];
-    v_x1207 = rt_value_new(rt_vec_type(RT_INT), t1202);
-    int32_t *v_x1207_d = v_x1207->data.i;
-    const int64_t v_x1207_n = v_x1207->len;
-    const int64_t t1203 = (t1202 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t1203 > 1)
-    for (int64_t t1204 = 0; t1204 < t1203; t1204++) {
-      int64_t t1207 = rt_segment_of(v_sd_1208_off, v_sd_1208_n, t1204 * RT_CHUNK);
-      const int64_t t1204_end = (t1204 + 1) * RT_CHUNK < t1202 ? (t1204 + 1) * RT_CHUNK : t1202;
-      for (int64_t t1205 = t1204 * RT_CHUNK; t1205 < t1204_end; t1205++) {
-        const int32_t t1206 = (int32_t)t1205;
-        while (v_sd_1208_off[t1207 + 1] <= t1205)
-          t1207++;
-        const int32_t t1208 = (int32_t)t1207;
-        int t1210 = 0; /* nonzero: a check below failed */
-        int t1211 = (uint64_t)(int64_t)t1208 < (uint64_t)v_x1202_n;
-        int32_t t1209 = t1211 ? v_x1202_d[t1208] : 0;
-        t1210 |= !t1211;
-        int t1213 = (uint64_t)(int64_t)t1208 < (uint64_t)v_x1200_n;
-        int32_t t1212 = t1213 ? v_x1200_d[t1208] : 0;
-        t1210 |= !t1213;
-        int32_t t1215 = rt_sub_i(t1206, t1212);
-        int t1217 = (uint64_t)(int64_t)t1208 < (uint64_t)v_x1201_n;
-        int32_t t1216 = t1217 ? v_x1201_d[t1208] : 0;
-        t1210 |= !t1217;
-        int32_t t1219 = rt_mul_i(t1215, t1216);
-        int32_t t1221 = rt_add_i(t1209, t1219);
-        int t1223 = (uint64_t)(int64_t)t1221 < (uint64_t)v_x1204_n;
-        int32_t t1222 = t1223 ? v_x1204_d[t1221] : 0;
-        t1210 |= !t1223;
-        if (__builtin_expect(t1210 != 0, 0)) { /* again, recording the error */
-          int32_t t1224;
-          if ((uint64_t)(int64_t)t1208 < (uint64_t)v_x1202_n) {
-            t1224 = v_x1202_d[t1208];
-          } else {
-            NESSIE_RECORD(err, t1205, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1208, v_x1202_n, 0.0);
-            t1224 = 0;
-          }
-          int32_t t1225;
-          if ((uint64_t)(int64_t)t1208 < (uint64_t)v_x1200_n) {
-            t1225 = v_x1200_d[t1208];
-          } else {
-            NESSIE_RECORD(err, t1205, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1208, v_x1200_n, 0.0);
-            t1225 = 0;
-          }
-          int32_t t1227 = rt_sub_i(t1206, t1225);
-          int32_t t1228;
-          if ((uint64_t)(int64_t)t1208 < (uint64_t)v_x1201_n) {
-            t1228 = v_x1201_d[t1208];
-          } else {
-            NESSIE_RECORD(err, t1205, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1208, v_x1201_n, 0.0);
-            t1228 = 0;
-          }
-          int32_t t1230 = rt_mul_i(t1227, t1228);
-          int32_t t1232 = rt_add_i(t1224, t1230);
-          int32_t t1233;
-          if ((uint64_t)(int64_t)t1232 < (uint64_t)v_x1204_n) {
-            t1233 = v_x1204_d[t1232];
-          } else {
-            NESSIE_RECORD(err, t1205, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1232, v_x1204_n, 0.0);
-            t1233 = 0;
-          }
+    const int64_t t980 = v_x980_n;
+    v_x986 = rt_value_new(rt_vec_type(RT_INT), t980);
+    int32_t *v_x986_d = v_x986->data.i;
+    const int64_t v_x986_n = v_x986->len;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t980);
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    v_x991 = rt_value_new(rt_vec_type(RT_INT), t980);
+    int32_t *v_x991_d = v_x991->data.i;
+    const int64_t v_x991_n = v_x991->len;
+    RT_PARALLEL_FOR_IF(t980 >= RT_PARALLEL_MIN)
+    for (int64_t t981 = 0; t981 < t980; t981++) {
+      const int32_t t982 = (int32_t)t981;
+      int t985 = 0; /* nonzero: a check below failed */
+      int32_t t983 = v_x980_d[t982];
+      int t986 = (uint64_t)(int64_t)t983 < (uint64_t)v_x984_n;
+      int32_t t984 = t986 ? v_x984_d[t983] : 0;
+      t985 |= !t986;
+      int t988 = (uint64_t)(int64_t)t983 < (uint64_t)v_x981_n;
+      int32_t t987 = t988 ? v_x981_d[t983] : 0;
+      t985 |= !t988;
+      int32_t t990 = rt_add_i(t984, t987);
+      if (__builtin_expect(t985 != 0, 0)) { /* again, recording the error */
+        int32_t t991 = v_x980_d[t982];
+        int32_t t992;
+        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x984_n) {
+          t992 = v_x984_d[t991];
+        } else {
+          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x984_n, 0.0);
+          t992 = 0;
         }
-        v_x1207_d[t1205] = t1222;
+        int32_t t993;
+        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x981_n) {
+          t993 = v_x981_d[t991];
+        } else {
+          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x981_n, 0.0);
+          t993 = 0;
+        }
+        int32_t t995 = rt_add_i(t992, t993);
       }
+      v_x986_d[t981] = t984;
+      v_x988_d[t981] = t990;
+      v_x991_d[t981] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1207);
+  *out_v_x986 = v_x986;
+  *out_v_x988 = v_x988;
+  *out_v_x991 = v_x991;
   return;
 fail:
-  rt_release(v_x1207);
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x991);
 }
 
-/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1208_off; int64_t v_sd_1208_n;
-  int32_t *v_x1200_d; int64_t v_x1200_n;
-  int32_t *v_x1201_d; int64_t v_x1201_n;
-  int32_t *v_x1202_d; int64_t v_x1202_n;
-  int32_t v_x1203;
-  int32_t *v_x1204_d; int64_t v_x1204_n;
-  int32_t *v_x1207_d; int64_t v_x1207_n;
+  int32_t *v_x980_d; int64_t v_x980_n;
+  int32_t *v_x981_d; int64_t v_x981_n;
+  int32_t *v_x984_d; int64_t v_x984_n;
+  int32_t *v_x986_d; int64_t v_x986_n;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  int32_t *v_x991_d; int64_t v_x991_n;
 };
 struct alignas(8) K23_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K23_0_pull {
   K23_A A;
-  __device__ K23_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K23_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t1235 = 0; /* nonzero: a check below failed */
-    int t1236 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1202_n;
-    int32_t t1234 = t1236 ? A.v_x1202_d[sx] : 0;
-    t1235 |= !t1236;
-    int t1238 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1200_n;
-    int32_t t1237 = t1238 ? A.v_x1200_d[sx] : 0;
-    t1235 |= !t1238;
-    int32_t t1240 = rt_sub_i(ix, t1237);
-    int t1242 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1201_n;
-    int32_t t1241 = t1242 ? A.v_x1201_d[sx] : 0;
-    t1235 |= !t1242;
-    int32_t t1244 = rt_mul_i(t1240, t1241);
-    int32_t t1246 = rt_add_i(t1234, t1244);
-    int t1248 = (uint64_t)(int64_t)t1246 < (uint64_t)A.v_x1204_n;
-    int32_t t1247 = t1248 ? A.v_x1204_d[t1246] : 0;
-    t1235 |= !t1248;
-    if (__builtin_expect(t1235 != 0, 0)) { /* again, recording the error */
-      int32_t t1249;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1202_n) {
-        t1249 = A.v_x1202_d[sx];
+    int t998 = 0; /* nonzero: a check below failed */
+    int32_t t996 = A.v_x980_d[ix];
+    int t999 = (uint64_t)(int64_t)t996 < (uint64_t)A.v_x984_n;
+    int32_t t997 = t999 ? A.v_x984_d[t996] : 0;
+    t998 |= !t999;
+    int t1001 = (uint64_t)(int64_t)t996 < (uint64_t)A.v_x981_n;
+    int32_t t1000 = t1001 ? A.v_x981_d[t996] : 0;
+    t998 |= !t1001;
+    int32_t t1003 = rt_add_i(t997, t1000);
+    if (__builtin_expect(t998 != 0, 0)) { /* again, recording the error */
+      int32_t t1004 = A.v_x980_d[ix];
+      int32_t t1005;
+      if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x984_n) {
+        t1005 = A.v_x984_d[t1004];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1202_n, 0.0);
-        t1249 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x984_n, 0.0);
+        t1005 = 0;
       }
-      int32_t t1250;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1200_n) {
-        t1250 = A.v_x1200_d[sx];
+      int32_t t1006;
+      if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x981_n) {
+        t1006 = A.v_x981_d[t1004];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1200_n, 0.0);
-        t1250 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x981_n, 0.0);
+        t1006 = 0;
       }
-      int32_t t1252 = rt_sub_i(ix, t1250);
-      int32_t t1253;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1201_n) {
-        t1253 = A.v_x1201_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1201_n, 0.0);
-        t1253 = 0;
-      }
-      int32_t t1255 = rt_mul_i(t1252, t1253);
-      int32_t t1257 = rt_add_i(t1249, t1255);
-      int32_t t1258;
-      if ((uint64_t)(int64_t)t1257 < (uint64_t)A.v_x1204_n) {
-        t1258 = A.v_x1204_d[t1257];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1257, A.v_x1204_n, 0.0);
-        t1258 = 0;
-      }
+      int32_t t1008 = rt_add_i(t1005, t1006);
     }
-    return K23_0_V{t1247};
+    return K23_0_V{t997, t1003, 1};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x1207_d[i] = v.v0;
+    A.v_x986_d[i] = v.v0;
+    A.v_x988_d[i] = v.v1;
+    A.v_x991_d[i] = v.v2;
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1208, RtValue *v_x1200, RtValue *v_x1201, RtValue *v_x1202, int32_t v_x1203, RtValue *v_x1204) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1208_off = rtg_seg_offsets(v_sd_1208);
-  A.v_sd_1208_n = v_sd_1208->len;
-  A.v_x1200_d = v_x1200->data.i;
-  A.v_x1200_n = v_x1200->len;
-  A.v_x1201_d = v_x1201->data.i;
-  A.v_x1201_n = v_x1201->len;
-  A.v_x1202_d = v_x1202->data.i;
-  A.v_x1202_n = v_x1202->len;
-  A.v_x1203 = v_x1203;
-  A.v_x1204_d = v_x1204->data.i;
-  A.v_x1204_n = v_x1204->len;
-  RtValue *v_x1207 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t1259 = rtg_seg_total(v_sd_1208);
-    v_x1207 = rtg_vec_new(RT_INT, t1259);
-    A.v_x1207_d = v_x1207->data.i;
-    A.v_x1207_n = v_x1207->len;
-    rtg::seg_map("K23", loc, K23_0_pull{A}, K23_0_store{A}, v_sd_1208, t1259);
-  }
-  rt_release(v_x1207);
-  return;
-fail:
-  rt_release(v_x1207);
-}
-
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1208, RtValue *v_x1200, RtValue *v_x1201, RtValue *v_x1202, int32_t v_x1203, RtValue *v_x1204) {
-  RtValue *vals[] = {v_sd_1208, v_x1200, v_x1201, v_x1202, v_x1204};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K23_host(err, loc, run, v_sd_1208, v_x1200, v_x1201, v_x1202, v_x1203, v_x1204);
-    rtg_host_ran();
-  } else {
-    K23_gpu(err, loc, run, v_sd_1208, v_x1200, v_x1201, v_x1202, v_x1203, v_x1204);
-  }
-}
-
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1087, int32_t v_x1088, RtValue *v_x1091, RtValue *v_x1092, RtValue *v_x1095, RtValue **out_v_x1097) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1087_d = v_x1087->data.i;
-  const int64_t v_x1087_n = v_x1087->len;
-  uint8_t *v_x1091_d = v_x1091->data.b;
-  const int64_t v_x1091_n = v_x1091->len;
-  int32_t *v_x1092_d = v_x1092->data.i;
-  const int64_t v_x1092_n = v_x1092->len;
-  int32_t *v_x1095_d = v_x1095->data.i;
-  const int64_t v_x1095_n = v_x1095->len;
-  RtValue *v_x1097 = NULL;
+  A.v_x980_d = v_x980->data.i;
+  A.v_x980_n = v_x980->len;
+  A.v_x981_d = v_x981->data.i;
+  A.v_x981_n = v_x981->len;
+  A.v_x984_d = v_x984->data.i;
+  A.v_x984_n = v_x984->len;
+  RtValue *v_x986 = NULL;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x991 = NULL;
   /* MAP */
   {
-    const int64_t t1260 = v_x1091_n;
-    v_x1097 = rt_value_new(rt_vec_type(RT_INT), t1260);
-    int32_t *v_x1097_d = v_x1097->data.i;
-    const int64_t v_x1097_n = v_x1097->len;
-    RT_PARALLEL_FOR_IF(t1260 >= RT_PARALLEL_MIN)
-    for (int64_t t1261 = 0; t1261 < t1260; t1261++) {
-      const int32_t t1262 = (int32_t)t1261;
-      int t1264 = 0; /* nonzero: a check below failed */
-      int t1265 = (uint64_t)(int64_t)t1262 < (uint64_t)v_x1087_n;
-      int32_t t1263 = t1265 ? v_x1087_d[t1262] : 0;
-      t1264 |= !t1265;
-      int32_t t1267 = rt_add_i(t1263, v_x1088);
-      uint8_t t1268 = v_x1091_d[t1262];
-      int t1270 = (uint64_t)(int64_t)t1262 < (uint64_t)v_x1092_n;
-      int32_t t1269 = t1270 ? v_x1092_d[t1262] : 0;
-      t1264 |= !t1270;
-      int32_t t1272 = (t1268 ? t1269 : t1267);
-      int t1274 = (uint64_t)(int64_t)t1272 < (uint64_t)v_x1095_n;
-      int32_t t1273 = t1274 ? v_x1095_d[t1272] : 0;
-      t1264 |= !t1274;
-      if (__builtin_expect(t1264 != 0, 0)) { /* again, recording the error */
-        int32_t t1275;
-        if ((uint64_t)(int64_t)t1262 < (uint64_t)v_x1087_n) {
-          t1275 = v_x1087_d[t1262];
-        } else {
-          NESSIE_RECORD(err, t1261, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1262, v_x1087_n, 0.0);
-          t1275 = 0;
+    const int64_t t1009 = v_x980->len;
+    v_x986 = rtg_vec_new(RT_INT, t1009);
+    A.v_x986_d = v_x986->data.i;
+    A.v_x986_n = v_x986->len;
+    v_x988 = rtg_vec_new(RT_INT, t1009);
+    A.v_x988_d = v_x988->data.i;
+    A.v_x988_n = v_x988->len;
+    v_x991 = rtg_vec_new(RT_INT, t1009);
+    A.v_x991_d = v_x991->data.i;
+    A.v_x991_n = v_x991->len;
+    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1009);
+  }
+  *out_v_x986 = v_x986;
+  *out_v_x988 = v_x988;
+  *out_v_x991 = v_x991;
+  return;
+fail:
+  rt_release(v_x986);
+  rt_release(v_x988);
+  rt_release(v_x991);
+}
+
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
+  RtValue *vals[] = {v_x980, v_x981, v_x984};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K23_host(err, loc, run, v_x980, v_x981, v_x984, out_v_x986, out_v_x988, out_v_x991);
+    rtg_host_ran();
+  } else {
+    K23_gpu(err, loc, run, v_x980, v_x981, v_x984, out_v_x986, out_v_x988, out_v_x991);
+  }
+}
+
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
+  (void)loc;
+  (void)run;
+  const int64_t *v_sd_1123_off = rt_seg_offsets(v_sd_1123);
+  const int64_t v_sd_1123_n = v_sd_1123->len;
+  int32_t *v_x1115_d = v_x1115->data.i;
+  const int64_t v_x1115_n = v_x1115->len;
+  int32_t *v_x1116_d = v_x1116->data.i;
+  const int64_t v_x1116_n = v_x1116->len;
+  int32_t *v_x1117_d = v_x1117->data.i;
+  const int64_t v_x1117_n = v_x1117->len;
+  int32_t *v_x1119_d = v_x1119->data.i;
+  const int64_t v_x1119_n = v_x1119->len;
+  RtValue *v_x1122 = NULL;
+  /* SEG_MAP */
+  {
+    const int64_t t1010 = v_sd_1123_off[v_sd_1123_n];
+    v_x1122 = rt_value_new(rt_vec_type(RT_INT), t1010);
+    int32_t *v_x1122_d = v_x1122->data.i;
+    const int64_t v_x1122_n = v_x1122->len;
+    const int64_t t1011 = (t1010 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t1011 > 1)
+    for (int64_t t1012 = 0; t1012 < t1011; t1012++) {
+      int64_t t1015 = rt_segment_of(v_sd_1123_off, v_sd_1123_n, t1012 * RT_CHUNK);
+      const int64_t t1012_end = (t1012 + 1) * RT_CHUNK < t1010 ? (t1012 + 1) * RT_CHUNK : t1010;
+      for (int64_t t1013 = t1012 * RT_CHUNK; t1013 < t1012_end; t1013++) {
+        const int32_t t1014 = (int32_t)t1013;
+        while (v_sd_1123_off[t1015 + 1] <= t1013)
+          t1015++;
+        const int32_t t1016 = (int32_t)t1015;
+        int t1018 = 0; /* nonzero: a check below failed */
+        int t1019 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n;
+        int32_t t1017 = t1019 ? v_x1117_d[t1016] : 0;
+        t1018 |= !t1019;
+        int t1021 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n;
+        int32_t t1020 = t1021 ? v_x1115_d[t1016] : 0;
+        t1018 |= !t1021;
+        int32_t t1023 = rt_sub_i(t1014, t1020);
+        int t1025 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n;
+        int32_t t1024 = t1025 ? v_x1116_d[t1016] : 0;
+        t1018 |= !t1025;
+        int32_t t1027 = rt_mul_i(t1023, t1024);
+        int32_t t1029 = rt_add_i(t1017, t1027);
+        int t1031 = (uint64_t)(int64_t)t1029 < (uint64_t)v_x1119_n;
+        int32_t t1030 = t1031 ? v_x1119_d[t1029] : 0;
+        t1018 |= !t1031;
+        if (__builtin_expect(t1018 != 0, 0)) { /* again, recording the error */
+          int32_t t1032;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n) {
+            t1032 = v_x1117_d[t1016];
+          } else {
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1117_n, 0.0);
+            t1032 = 0;
+          }
+          int32_t t1033;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n) {
+            t1033 = v_x1115_d[t1016];
+          } else {
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0);
+            t1033 = 0;
+          }
+          int32_t t1035 = rt_sub_i(t1014, t1033);
+          int32_t t1036;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n) {
+            t1036 = v_x1116_d[t1016];
+          } else {
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1116_n, 0.0);
+            t1036 = 0;
+          }
+          int32_t t1038 = rt_mul_i(t1035, t1036);
+          int32_t t1040 = rt_add_i(t1032, t1038);
+          int32_t t1041;
+          if ((uint64_t)(int64_t)t1040 < (uint64_t)v_x1119_n) {
+            t1041 = v_x1119_d[t1040];
+          } else {
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, v_x1119_n, 0.0);
+            t1041 = 0;
+          }
         }
-        int32_t t1277 = rt_add_i(t1275, v_x1088);
-        uint8_t t1278 = v_x1091_d[t1262];
-        int32_t t1279;
-        if ((uint64_t)(int64_t)t1262 < (uint64_t)v_x1092_n) {
-          t1279 = v_x1092_d[t1262];
-        } else {
-          NESSIE_RECORD(err, t1261, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1262, v_x1092_n, 0.0);
-          t1279 = 0;
-        }
-        int32_t t1281 = (t1278 ? t1279 : t1277);
-        int32_t t1282;
-        if ((uint64_t)(int64_t)t1281 < (uint64_t)v_x1095_n) {
-          t1282 = v_x1095_d[t1281];
-        } else {
-          NESSIE_RECORD(err, t1261, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1281, v_x1095_n, 0.0);
-          t1282 = 0;
-        }
+        v_x1122_d[t1013] = t1030;
       }
-      v_x1097_d[t1261] = t1273;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1097 = v_x1097;
+  rt_release(v_x1122);
   return;
 fail:
-  rt_release(v_x1097);
+  rt_release(v_x1122);
 }
 
-/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K24_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x1087_d; int64_t v_x1087_n;
-  int32_t v_x1088;
-  uint8_t *v_x1091_d; int64_t v_x1091_n;
-  int32_t *v_x1092_d; int64_t v_x1092_n;
-  int32_t *v_x1095_d; int64_t v_x1095_n;
-  int32_t *v_x1097_d; int64_t v_x1097_n;
+  const int64_t *v_sd_1123_off; int64_t v_sd_1123_n;
+  int32_t *v_x1115_d; int64_t v_x1115_n;
+  int32_t *v_x1116_d; int64_t v_x1116_n;
+  int32_t *v_x1117_d; int64_t v_x1117_n;
+  int32_t v_x1118;
+  int32_t *v_x1119_d; int64_t v_x1119_n;
+  int32_t *v_x1122_d; int64_t v_x1122_n;
 };
 struct alignas(8) K24_0_V {
   int32_t v0;
 };
 struct K24_0_pull {
   K24_A A;
-  __device__ K24_0_V operator()(int64_t i) const {
+  __device__ K24_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1284 = 0; /* nonzero: a check below failed */
-    int t1285 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1087_n;
-    int32_t t1283 = t1285 ? A.v_x1087_d[ix] : 0;
-    t1284 |= !t1285;
-    int32_t t1287 = rt_add_i(t1283, A.v_x1088);
-    uint8_t t1288 = A.v_x1091_d[ix];
-    int t1290 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1092_n;
-    int32_t t1289 = t1290 ? A.v_x1092_d[ix] : 0;
-    t1284 |= !t1290;
-    int32_t t1292 = (t1288 ? t1289 : t1287);
-    int t1294 = (uint64_t)(int64_t)t1292 < (uint64_t)A.v_x1095_n;
-    int32_t t1293 = t1294 ? A.v_x1095_d[t1292] : 0;
-    t1284 |= !t1294;
-    if (__builtin_expect(t1284 != 0, 0)) { /* again, recording the error */
-      int32_t t1295;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1087_n) {
-        t1295 = A.v_x1087_d[ix];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t1043 = 0; /* nonzero: a check below failed */
+    int t1044 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
+    int32_t t1042 = t1044 ? A.v_x1117_d[sx] : 0;
+    t1043 |= !t1044;
+    int t1046 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n;
+    int32_t t1045 = t1046 ? A.v_x1115_d[sx] : 0;
+    t1043 |= !t1046;
+    int32_t t1048 = rt_sub_i(ix, t1045);
+    int t1050 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n;
+    int32_t t1049 = t1050 ? A.v_x1116_d[sx] : 0;
+    t1043 |= !t1050;
+    int32_t t1052 = rt_mul_i(t1048, t1049);
+    int32_t t1054 = rt_add_i(t1042, t1052);
+    int t1056 = (uint64_t)(int64_t)t1054 < (uint64_t)A.v_x1119_n;
+    int32_t t1055 = t1056 ? A.v_x1119_d[t1054] : 0;
+    t1043 |= !t1056;
+    if (__builtin_expect(t1043 != 0, 0)) { /* again, recording the error */
+      int32_t t1057;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
+        t1057 = A.v_x1117_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1087_n, 0.0);
-        t1295 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0);
+        t1057 = 0;
       }
-      int32_t t1297 = rt_add_i(t1295, A.v_x1088);
-      uint8_t t1298 = A.v_x1091_d[ix];
-      int32_t t1299;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1092_n) {
-        t1299 = A.v_x1092_d[ix];
+      int32_t t1058;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n) {
+        t1058 = A.v_x1115_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1092_n, 0.0);
-        t1299 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0);
+        t1058 = 0;
       }
-      int32_t t1301 = (t1298 ? t1299 : t1297);
-      int32_t t1302;
-      if ((uint64_t)(int64_t)t1301 < (uint64_t)A.v_x1095_n) {
-        t1302 = A.v_x1095_d[t1301];
+      int32_t t1060 = rt_sub_i(ix, t1058);
+      int32_t t1061;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n) {
+        t1061 = A.v_x1116_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1301, A.v_x1095_n, 0.0);
-        t1302 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1116_n, 0.0);
+        t1061 = 0;
+      }
+      int32_t t1063 = rt_mul_i(t1060, t1061);
+      int32_t t1065 = rt_add_i(t1057, t1063);
+      int32_t t1066;
+      if ((uint64_t)(int64_t)t1065 < (uint64_t)A.v_x1119_n) {
+        t1066 = A.v_x1119_d[t1065];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1065, A.v_x1119_n, 0.0);
+        t1066 = 0;
       }
     }
-    return K24_0_V{t1293};
+    return K24_0_V{t1055};
   }
 };
 struct K24_0_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    A.v_x1097_d[i] = v.v0;
+    A.v_x1122_d[i] = v.v0;
   }
 };
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1087, int32_t v_x1088, RtValue *v_x1091, RtValue *v_x1092, RtValue *v_x1095, RtValue **out_v_x1097) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
   (void)loc;
   (void)err;
   K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x1087_d = v_x1087->data.i;
-  A.v_x1087_n = v_x1087->len;
-  A.v_x1088 = v_x1088;
-  A.v_x1091_d = v_x1091->data.b;
-  A.v_x1091_n = v_x1091->len;
-  A.v_x1092_d = v_x1092->data.i;
-  A.v_x1092_n = v_x1092->len;
-  A.v_x1095_d = v_x1095->data.i;
-  A.v_x1095_n = v_x1095->len;
-  RtValue *v_x1097 = NULL;
-  /* MAP */
+  A.v_sd_1123_off = rtg_seg_offsets(v_sd_1123);
+  A.v_sd_1123_n = v_sd_1123->len;
+  A.v_x1115_d = v_x1115->data.i;
+  A.v_x1115_n = v_x1115->len;
+  A.v_x1116_d = v_x1116->data.i;
+  A.v_x1116_n = v_x1116->len;
+  A.v_x1117_d = v_x1117->data.i;
+  A.v_x1117_n = v_x1117->len;
+  A.v_x1118 = v_x1118;
+  A.v_x1119_d = v_x1119->data.i;
+  A.v_x1119_n = v_x1119->len;
+  RtValue *v_x1122 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t1303 = v_x1091->len;
-    v_x1097 = rtg_vec_new(RT_INT, t1303);
-    A.v_x1097_d = v_x1097->data.i;
-    A.v_x1097_n = v_x1097->len;
-    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1303);
+    const int64_t t1067 = rtg_seg_total(v_sd_1123);
+    v_x1122 = rtg_vec_new(RT_INT, t1067);
+    A.v_x1122_d = v_x1122->data.i;
+    A.v_x1122_n = v_x1122->len;
+    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1123, t1067);
   }
-  *out_v_x1097 = v_x1097;
+  rt_release(v_x1122);
   return;
 fail:
-  rt_release(v_x1097);
+  rt_release(v_x1122);
 }
 
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1087, int32_t v_x1088, RtValue *v_x1091, RtValue *v_x1092, RtValue *v_x1095, RtValue **out_v_x1097) {
-  RtValue *vals[] = {v_x1087, v_x1091, v_x1092, v_x1095};
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
+  RtValue *vals[] = {v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1119};
   const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K24_host(err, loc, run, v_x1087, v_x1088, v_x1091, v_x1092, v_x1095, out_v_x1097);
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K24_host(err, loc, run, v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1118, v_x1119);
     rtg_host_ran();
   } else {
-    K24_gpu(err, loc, run, v_x1087, v_x1088, v_x1091, v_x1092, v_x1095, out_v_x1097);
+    K24_gpu(err, loc, run, v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1118, v_x1119);
+  }
+}
+
+/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1024_d = v_x1024->data.i;
+  const int64_t v_x1024_n = v_x1024->len;
+  uint8_t *v_x1028_d = v_x1028->data.b;
+  const int64_t v_x1028_n = v_x1028->len;
+  int32_t *v_x1029_d = v_x1029->data.i;
+  const int64_t v_x1029_n = v_x1029->len;
+  int32_t *v_x1032_d = v_x1032->data.i;
+  const int64_t v_x1032_n = v_x1032->len;
+  RtValue *v_x1034 = NULL;
+  /* MAP */
+  {
+    const int64_t t1068 = v_x1028_n;
+    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t1068);
+    int32_t *v_x1034_d = v_x1034->data.i;
+    const int64_t v_x1034_n = v_x1034->len;
+    RT_PARALLEL_FOR_IF(t1068 >= RT_PARALLEL_MIN)
+    for (int64_t t1069 = 0; t1069 < t1068; t1069++) {
+      const int32_t t1070 = (int32_t)t1069;
+      int t1072 = 0; /* nonzero: a check below failed */
+      int t1073 = (uint64_t)(int64_t)t1070 < (uint64_t)v_x1024_n;
+      int32_t t1071 = t1073 ? v_x1024_d[t1070] : 0;
+      t1072 |= !t1073;
+      int32_t t1075 = rt_add_i(t1071, v_x1025);
+      uint8_t t1076 = v_x1028_d[t1070];
+      int t1078 = (uint64_t)(int64_t)t1070 < (uint64_t)v_x1029_n;
+      int32_t t1077 = t1078 ? v_x1029_d[t1070] : 0;
+      t1072 |= !t1078;
+      int32_t t1080 = (t1076 ? t1077 : t1075);
+      int t1082 = (uint64_t)(int64_t)t1080 < (uint64_t)v_x1032_n;
+      int32_t t1081 = t1082 ? v_x1032_d[t1080] : 0;
+      t1072 |= !t1082;
+      if (__builtin_expect(t1072 != 0, 0)) { /* again, recording the error */
+        int32_t t1083;
+        if ((uint64_t)(int64_t)t1070 < (uint64_t)v_x1024_n) {
+          t1083 = v_x1024_d[t1070];
+        } else {
+          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1070, v_x1024_n, 0.0);
+          t1083 = 0;
+        }
+        int32_t t1085 = rt_add_i(t1083, v_x1025);
+        uint8_t t1086 = v_x1028_d[t1070];
+        int32_t t1087;
+        if ((uint64_t)(int64_t)t1070 < (uint64_t)v_x1029_n) {
+          t1087 = v_x1029_d[t1070];
+        } else {
+          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1070, v_x1029_n, 0.0);
+          t1087 = 0;
+        }
+        int32_t t1089 = (t1086 ? t1087 : t1085);
+        int32_t t1090;
+        if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1032_n) {
+          t1090 = v_x1032_d[t1089];
+        } else {
+          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1032_n, 0.0);
+          t1090 = 0;
+        }
+      }
+      v_x1034_d[t1069] = t1081;
+    }
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  *out_v_x1034 = v_x1034;
+  return;
+fail:
+  rt_release(v_x1034);
+}
+
+/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+struct K25_A {
+  RtKernelError *err;
+  int run;
+  int32_t *v_x1024_d; int64_t v_x1024_n;
+  int32_t v_x1025;
+  uint8_t *v_x1028_d; int64_t v_x1028_n;
+  int32_t *v_x1029_d; int64_t v_x1029_n;
+  int32_t *v_x1032_d; int64_t v_x1032_n;
+  int32_t *v_x1034_d; int64_t v_x1034_n;
+};
+struct alignas(8) K25_0_V {
+  int32_t v0;
+};
+struct K25_0_pull {
+  K25_A A;
+  __device__ K25_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t1092 = 0; /* nonzero: a check below failed */
+    int t1093 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n;
+    int32_t t1091 = t1093 ? A.v_x1024_d[ix] : 0;
+    t1092 |= !t1093;
+    int32_t t1095 = rt_add_i(t1091, A.v_x1025);
+    uint8_t t1096 = A.v_x1028_d[ix];
+    int t1098 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n;
+    int32_t t1097 = t1098 ? A.v_x1029_d[ix] : 0;
+    t1092 |= !t1098;
+    int32_t t1100 = (t1096 ? t1097 : t1095);
+    int t1102 = (uint64_t)(int64_t)t1100 < (uint64_t)A.v_x1032_n;
+    int32_t t1101 = t1102 ? A.v_x1032_d[t1100] : 0;
+    t1092 |= !t1102;
+    if (__builtin_expect(t1092 != 0, 0)) { /* again, recording the error */
+      int32_t t1103;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n) {
+        t1103 = A.v_x1024_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1024_n, 0.0);
+        t1103 = 0;
+      }
+      int32_t t1105 = rt_add_i(t1103, A.v_x1025);
+      uint8_t t1106 = A.v_x1028_d[ix];
+      int32_t t1107;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n) {
+        t1107 = A.v_x1029_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1029_n, 0.0);
+        t1107 = 0;
+      }
+      int32_t t1109 = (t1106 ? t1107 : t1105);
+      int32_t t1110;
+      if ((uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1032_n) {
+        t1110 = A.v_x1032_d[t1109];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, A.v_x1032_n, 0.0);
+        t1110 = 0;
+      }
+    }
+    return K25_0_V{t1101};
+  }
+};
+struct K25_0_store {
+  K25_A A;
+  __device__ void operator()(int64_t i, const K25_0_V &v) const {
+    A.v_x1034_d[i] = v.v0;
+  }
+};
+static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+  (void)loc;
+  (void)err;
+  K25_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x1024_d = v_x1024->data.i;
+  A.v_x1024_n = v_x1024->len;
+  A.v_x1025 = v_x1025;
+  A.v_x1028_d = v_x1028->data.b;
+  A.v_x1028_n = v_x1028->len;
+  A.v_x1029_d = v_x1029->data.i;
+  A.v_x1029_n = v_x1029->len;
+  A.v_x1032_d = v_x1032->data.i;
+  A.v_x1032_n = v_x1032->len;
+  RtValue *v_x1034 = NULL;
+  /* MAP */
+  {
+    const int64_t t1111 = v_x1028->len;
+    v_x1034 = rtg_vec_new(RT_INT, t1111);
+    A.v_x1034_d = v_x1034->data.i;
+    A.v_x1034_n = v_x1034->len;
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1111);
+  }
+  *out_v_x1034 = v_x1034;
+  return;
+fail:
+  rt_release(v_x1034);
+}
+
+static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+  RtValue *vals[] = {v_x1024, v_x1028, v_x1029, v_x1032};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 4, sizes, 0)) {
+    K25_host(err, loc, run, v_x1024, v_x1025, v_x1028, v_x1029, v_x1032, out_v_x1034);
+    rtg_host_ran();
+  } else {
+    K25_gpu(err, loc, run, v_x1024, v_x1025, v_x1028, v_x1029, v_x1032, out_v_x1034);
   }
 }
 
@@ -5833,10 +5465,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1304 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1304->data.i[0] = v_x62;
-    t1304->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1304);
+    RtValue *t1112 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1112->data.i[0] = v_x62;
+    t1112->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1112);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -5879,7 +5511,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
+      K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x78, &v_x81, &v_x85);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
     }
@@ -5900,7 +5532,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
   v_x90 = (int32_t)v_x88->len;
   uint8_t v_x91 = 0;
   v_x91 = rt_eq_i(v_x90, 0);
-  RtValue *v_x667 = NULL;
+  RtValue *v_x661 = NULL;
   if (v_x91) {
     RtValue *v_x94 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
@@ -5911,7 +5543,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    v_x667 = v_x94;
+    v_x661 = v_x94;
   } else {
     RtValue *v_x97 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 6);
@@ -5925,15 +5557,15 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x105 = NULL;
     RtValue *v_x128 = NULL;
     RtValue *v_x130 = NULL;
-    int32_t v_x249 = 0;
-    int32_t v_x267 = 0;
-    RtValue *v_x625 = NULL;
-    RtValue *v_x635 = NULL;
+    int32_t v_x245 = 0;
+    int32_t v_x263 = 0;
+    RtValue *v_x619 = NULL;
+    RtValue *v_x629 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 9);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x249, &v_x267, &v_x625, &v_x635);
+      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 9), 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 9)));
     }
@@ -5949,323 +5581,329 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x153 = 0;
     v_x153 = (int32_t)v_x128->len;
     RtValue *v_x147 = NULL;
+    RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    RtValue *v_x162 = NULL;
-    RtValue *v_x168 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, v_x153, &v_x147, &v_x157, &v_x162, &v_x168);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x128);
+    RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
+    RtValue *v_x166 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x162, &v_x165);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x147, v_x152, v_x157, &v_x164, &v_x165, &v_x166);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x172 = 0;
-    v_x172 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
+    rt_release(v_x152);
+    int32_t v_x170 = 0;
+    v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x165, v_x168, v_x157, v_x147, v_x172, v_x89);
+      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x147);
     rt_release(v_x157);
-    rt_release(v_x168);
-    rt_release(v_x165);
-    int32_t v_x207 = 0;
-    v_x207 = (int32_t)v_x130->len;
-    RtValue *v_x201 = NULL;
-    RtValue *v_x211 = NULL;
-    RtValue *v_x216 = NULL;
-    RtValue *v_x222 = NULL;
+    rt_release(v_x164);
+    rt_release(v_x166);
+    int32_t v_x205 = 0;
+    v_x205 = (int32_t)v_x130->len;
+    RtValue *v_x199 = NULL;
+    RtValue *v_x204 = NULL;
+    RtValue *v_x209 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K22(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, v_x207, &v_x201, &v_x211, &v_x216, &v_x222);
+      K23(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
-    RtValue *v_x219 = NULL;
+    RtValue *v_x216 = NULL;
+    RtValue *v_x217 = NULL;
+    RtValue *v_x218 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x216, &v_x219);
+      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x199, v_x204, v_x209, &v_x216, &v_x217, &v_x218);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    RtValue *v_x225 = NULL;
+    rt_release(v_x204);
+    RtValue *v_x221 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x219, &v_x225);
+      K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x216, &v_x221);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    int32_t v_x226 = 0;
-    v_x226 = (int32_t)NESSIE_SEG_TOTAL(v_x219);
-    RtValue *v_x239 = NULL;
+    int32_t v_x222 = 0;
+    v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
+    RtValue *v_x235 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x225, v_x222, v_x211, v_x201, v_x226, v_x89, &v_x239);
+      K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x201);
-    rt_release(v_x211);
-    uint8_t v_x250 = 0;
-    v_x250 = rt_eq_i(v_x249, 0);
-    RtValue *v_x257 = NULL;
-    if (v_x250) {
-      RtValue *v_x253 = NULL;
+    rt_release(v_x199);
+    rt_release(v_x209);
+    uint8_t v_x246 = 0;
+    v_x246 = rt_eq_i(v_x245, 0);
+    RtValue *v_x253 = NULL;
+    if (v_x246) {
+      RtValue *v_x249 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x253);
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x249);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
       }
-      v_x257 = v_x253;
+      v_x253 = v_x249;
     } else {
-      v_x257 = v_x162;
-      rt_retain(v_x162);
+      v_x253 = v_x165;
+      rt_retain(v_x165);
     }
-    rt_release(v_x162);
-    uint8_t v_x268 = 0;
-    v_x268 = rt_eq_i(v_x267, 0);
-    RtValue *v_x611 = NULL;
-    if (v_x268) {
+    rt_release(v_x165);
+    uint8_t v_x264 = 0;
+    v_x264 = rt_eq_i(v_x263, 0);
+    RtValue *v_x605 = NULL;
+    if (v_x264) {
+      RtValue *v_x267 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x267);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
+      }
+      v_x605 = v_x267;
+    } else {
       RtValue *v_x271 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K6(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, &v_x271);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
-      }
-      v_x611 = v_x271;
-    } else {
-      RtValue *v_x275 = NULL;
-      int32_t v_x292 = 0;
-      int32_t v_x293 = 0;
+      int32_t v_x288 = 0;
+      int32_t v_x289 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K12(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x267, v_x216, &v_x275, &v_x292, &v_x293, 2);
+        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 15), 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 15)));
       }
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x305 = NULL;
+      RtValue *v_x301 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 9, 14);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K13(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x222, v_x239, &v_x305);
+        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 9, 14), 2, v_x218, v_x235, &v_x301);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 9, 14)));
       }
-      RtValue *v_x327 = NULL;
-      RtValue *v_x348 = NULL;
-      RtValue *v_x374 = NULL;
-      RtValue *v_x395 = NULL;
+      RtValue *v_x323 = NULL;
+      RtValue *v_x344 = NULL;
+      RtValue *v_x370 = NULL;
+      RtValue *v_x391 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 34);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K14(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x225, v_x305, v_x239, v_x219, &v_x327, &v_x348, &v_x374, &v_x395);
+        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 34), 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 34)));
       }
-      rt_release(v_x305);
-      int32_t v_x408 = 0;
-      v_x408 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x207, v_x207);
-      RtValue *v_x414 = NULL;
-      RtValue *v_x484 = NULL;
+      rt_release(v_x301);
+      int32_t v_x404 = 0;
+      v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
+      RtValue *v_x410 = NULL;
+      RtValue *v_x480 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K15(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x348, v_x395, v_x408, &v_x414, &v_x484);
+        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x344, v_x391, v_x404, &v_x410, &v_x480);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x348);
-      rt_release(v_x395);
-      int32_t v_x415 = 0;
-      v_x415 = (int32_t)v_x327->len;
-      int32_t v_x416 = 0;
-      v_x416 = (int32_t)v_x374->len;
-      int32_t v_x417 = 0;
-      v_x417 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x415, v_x416);
-      RtValue *v_x423 = NULL;
+      rt_release(v_x344);
+      rt_release(v_x391);
+      int32_t v_x411 = 0;
+      v_x411 = (int32_t)v_x323->len;
+      int32_t v_x412 = 0;
+      v_x412 = (int32_t)v_x370->len;
+      int32_t v_x413 = 0;
+      v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
+      RtValue *v_x419 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x327, v_x374, v_x417, &v_x423);
+        K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x323, v_x370, v_x413, &v_x419);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x327);
-      rt_release(v_x374);
-      int32_t v_x427 = 0;
-      v_x427 = rt_mul_i(v_x267, 2);
-      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x427, 1);
-      RtValue *v_x470 = NULL;
-      RtValue *v_x554 = NULL;
+      rt_release(v_x323);
+      rt_release(v_x370);
+      int32_t v_x423 = 0;
+      v_x423 = rt_mul_i(v_x263, 2);
+      NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
+      RtValue *v_x466 = NULL;
+      RtValue *v_x548 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x267, &v_x470, &v_x554);
+        K18(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x263, &v_x466, &v_x548);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      RtValue *v_x489 = NULL;
-      RtValue *v_x499 = NULL;
+      RtValue *v_x485 = NULL;
+      RtValue *v_x490 = NULL;
+      RtValue *v_x495 = NULL;
+      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
+      {
+        RtKernelError kerr = RT_NO_ERROR;
+        NESSIE_COUNT_RUN();
+        K17(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+        if (kerr.index != INT64_MAX)
+          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
+      }
+      rt_release(v_x410);
+      rt_release(v_x480);
+      RtValue *v_x502 = NULL;
+      RtValue *v_x503 = NULL;
       RtValue *v_x504 = NULL;
-      RtValue *v_x510 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K16(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x427, v_x267, v_x414, v_x484, &v_x489, &v_x499, &v_x504, &v_x510);
+        K9(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
-      rt_release(v_x414);
-      rt_release(v_x484);
-      RtValue *v_x507 = NULL;
+      rt_release(v_x490);
+      rt_release(v_x503);
+      int32_t v_x508 = 0;
+      v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
+      RtValue *v_x521 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K4(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x504, &v_x507);
+        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
       }
+      rt_release(v_x419);
+      rt_release(v_x485);
+      rt_release(v_x495);
       rt_release(v_x504);
-      int32_t v_x514 = 0;
-      v_x514 = (int32_t)NESSIE_SEG_TOTAL(v_x507);
-      RtValue *v_x527 = NULL;
-      rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-      {
-        RtKernelError kerr = RT_NO_ERROR;
-        NESSIE_COUNT_RUN();
-        K19(&kerr, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 7, v_x507, v_x510, v_x499, v_x489, v_x514, v_x423, &v_x527);
-        if (kerr.index != INT64_MAX)
-          NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 10, 33)));
-      }
-      rt_release(v_x423);
-      rt_release(v_x489);
-      rt_release(v_x499);
-      rt_release(v_x510);
-      RtValue *v_x529 = NULL;
+      RtValue *v_x523 = NULL;
       {
         rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 10, 14));
-        rt_retain(v_x507);
-        rt_retain(v_x527);
+        rt_retain(v_x502);
+        rt_retain(v_x521);
         const RtContext *saved = rt_context();
         RtContext inner = rt_call_context(saved, "distinct", 0, RT_LOC("tests/golden/qs_count.nesl", 10, 14));
         rt_set_context(&inner);
-        fn_distinct_lifted(v_x507, v_x527, &v_x529);
+        fn_distinct_lifted(v_x502, v_x521, &v_x523);
         rt_set_context(saved);
       }
-      rt_release(v_x507);
-      rt_release(v_x527);
-      int32_t v_x549 = 0;
-      int32_t v_x550 = 0;
-      int32_t v_x551 = 0;
+      rt_release(v_x502);
+      rt_release(v_x521);
+      int32_t v_x543 = 0;
+      int32_t v_x544 = 0;
+      int32_t v_x545 = 0;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 9);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K10(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x275, v_x470, &v_x549, &v_x550, &v_x551, 4);
+        K11(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 9), 4, v_x271, v_x466, &v_x543, &v_x544, &v_x545, 4);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 9)));
       }
-      rt_release(v_x275);
-      rt_release(v_x470);
+      rt_release(v_x271);
+      rt_release(v_x466);
       /* check subscript: made on the device by the run before it */
-      RtValue *v_x610 = NULL;
+      RtValue *v_x604 = NULL;
       rt_here = RT_LOC("tests/golden/qs_count.nesl", 11, 15);
       {
         RtKernelError kerr = RT_NO_ERROR;
         NESSIE_COUNT_RUN();
-        K20(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x554, v_x529, v_x267, &v_x610);
+        K21(&kerr, RT_LOC("tests/golden/qs_count.nesl", 11, 15), 12, v_x548, v_x523, v_x263, &v_x604);
         if (kerr.index != INT64_MAX)
           NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 11, 15)));
       }
-      rt_release(v_x554);
-      rt_release(v_x529);
-      v_x611 = v_x610;
+      rt_release(v_x548);
+      rt_release(v_x523);
+      v_x605 = v_x604;
     }
     rt_release(v_x216);
-    rt_release(v_x222);
-    rt_release(v_x219);
-    rt_release(v_x225);
-    rt_release(v_x239);
-    int32_t v_x653 = 0;
-    v_x653 = (int32_t)v_x257->len;
-    int32_t v_x654 = 0;
-    v_x654 = (int32_t)v_x611->len;
-    int32_t v_x655 = 0;
-    v_x655 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x653, v_x654);
-    RtValue *v_x661 = NULL;
+    rt_release(v_x217);
+    rt_release(v_x218);
+    rt_release(v_x221);
+    rt_release(v_x235);
+    int32_t v_x647 = 0;
+    v_x647 = (int32_t)v_x253->len;
+    int32_t v_x648 = 0;
+    v_x648 = (int32_t)v_x605->len;
+    int32_t v_x649 = 0;
+    v_x649 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 7, 3), v_x647, v_x648);
+    RtValue *v_x655 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x257, v_x611, v_x655, &v_x661);
+      K5(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x253, v_x605, v_x649, &v_x655);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
-    rt_release(v_x257);
-    rt_release(v_x611);
-    RtValue *v_x666 = NULL;
+    rt_release(v_x253);
+    rt_release(v_x605);
+    RtValue *v_x660 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 7, 3);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K24(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x635, v_x249, v_x105, v_x625, v_x661, &v_x666);
+      K25(&kerr, RT_LOC("tests/golden/qs_count.nesl", 7, 3), 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/qs_count.nesl", 7, 3)));
     }
     rt_release(v_x105);
-    rt_release(v_x625);
-    rt_release(v_x635);
-    rt_release(v_x661);
-    v_x667 = v_x666;
+    rt_release(v_x619);
+    rt_release(v_x629);
+    rt_release(v_x655);
+    v_x661 = v_x660;
   }
   rt_release(v_x88);
   rt_release(v_x89);
-  *out_0 = v_x667;
+  *out_0 = v_x661;
 }
 
-/* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
+/* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
 static void top_0(void) {
   double value_0 = 0;
   value_0 = 3.1415926535897931;
@@ -6274,7 +5912,7 @@ static void top_0(void) {
   g_x1_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:145: max_int = 2147483647; */
+/* <lib-nesl/builtins.nesl>:150: max_int = 2147483647; */
 static void top_1(void) {
   int32_t value_0 = 0;
   value_0 = 2147483647;
@@ -6283,7 +5921,7 @@ static void top_1(void) {
   g_x2_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:146: min_int = -2147483647 - 1; */
+/* <lib-nesl/builtins.nesl>:151: min_int = -2147483647 - 1; */
 static void top_2(void) {
   int32_t value_0 = 0;
   value_0 = (-2147483647 - 1);
@@ -6292,7 +5930,7 @@ static void top_2(void) {
   g_x5_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:147: newline = code_char(10); */
+/* <lib-nesl/builtins.nesl>:152: newline = code_char(10); */
 static void top_3(void) {
   char value_0 = 0;
   char v_x6 = 0;
@@ -6300,7 +5938,7 @@ static void top_3(void) {
     int err = 0;
     v_x6 = rt_code_char_i(10, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 147, 11), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 152, 11), NULL));
   }
   value_0 = v_x6;
   NESSIE_SYNC();
@@ -6308,7 +5946,7 @@ static void top_3(void) {
   g_x7_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:148: space = code_char(32); */
+/* <lib-nesl/builtins.nesl>:153: space = code_char(32); */
 static void top_4(void) {
   char value_0 = 0;
   char v_x8 = 0;
@@ -6316,7 +5954,7 @@ static void top_4(void) {
     int err = 0;
     v_x8 = rt_code_char_i(32, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 148, 9), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 153, 9), NULL));
   }
   value_0 = v_x8;
   NESSIE_SYNC();
@@ -6324,7 +5962,7 @@ static void top_4(void) {
   g_x9_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:149: tab = code_char(9); */
+/* <lib-nesl/builtins.nesl>:154: tab = code_char(9); */
 static void top_5(void) {
   char value_0 = 0;
   char v_x10 = 0;
@@ -6332,7 +5970,7 @@ static void top_5(void) {
     int err = 0;
     v_x10 = rt_code_char_i(9, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 149, 7), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 154, 7), NULL));
   }
   value_0 = v_x10;
   NESSIE_SYNC();
@@ -6340,7 +5978,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:168: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -6349,7 +5987,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:169: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -6358,7 +5996,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:170: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -6367,7 +6005,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:171: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;
@@ -6381,16 +6019,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1305 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1305->data.i[0] = 3;
-  t1305->data.i[1] = 1;
-  t1305->data.i[2] = 4;
-  t1305->data.i[3] = 1;
-  t1305->data.i[4] = 5;
-  t1305->data.i[5] = 9;
-  t1305->data.i[6] = 2;
-  t1305->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1305);
+  RtValue *t1113 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1113->data.i[0] = 3;
+  t1113->data.i[1] = 1;
+  t1113->data.i[2] = 4;
+  t1113->data.i[3] = 1;
+  t1113->data.i[4] = 5;
+  t1113->data.i[5] = 9;
+  t1113->data.i[6] = 2;
+  t1113->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1113);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

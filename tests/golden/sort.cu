@@ -54,8 +54,8 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 354, 63, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 354, 50, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 358, 63, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 358, 50, NULL, NULL, NULL, NULL},
   {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
@@ -82,7 +82,7 @@ static int g_x16_defined;
 
 static void fn_median(RtValue *v_x19, int32_t *out_0);
 
-/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:354: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:358: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue **out_v_x21) {
   (void)loc;
   (void)run;
@@ -104,7 +104,7 @@ fail:
   rt_release(v_x21);
 }
 
-/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:354: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:358: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 struct K1_A {
   RtKernelError *err;
   int run;
@@ -145,7 +145,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue *
   }
 }
 
-/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:354: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:358: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
@@ -196,7 +196,7 @@ fail:
   rt_release(v_x28);
 }
 
-/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:354: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:358: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 struct K2_A {
   RtKernelError *err;
   int run;
@@ -382,13 +382,13 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 354, 63);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 358, 63);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 354, 63), 2, v_x19, &v_x22);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 358, 63), 2, v_x19, &v_x22);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 354, 63)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 358, 63)));
     }
     rt_set_context(saved);
   }
@@ -396,13 +396,13 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 354, 50);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 358, 50);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 354, 50), 3, v_x19, v_x22, &v_x29);
+      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 358, 50), 3, v_x19, v_x22, &v_x29);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 354, 50)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 358, 50)));
     }
     rt_set_context(saved);
   }
@@ -430,7 +430,7 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   *out_0 = v_x35;
 }
 
-/* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
+/* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
 static void top_0(void) {
   double value_0 = 0;
   value_0 = 3.1415926535897931;
@@ -439,7 +439,7 @@ static void top_0(void) {
   g_x1_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:145: max_int = 2147483647; */
+/* <lib-nesl/builtins.nesl>:150: max_int = 2147483647; */
 static void top_1(void) {
   int32_t value_0 = 0;
   value_0 = 2147483647;
@@ -448,7 +448,7 @@ static void top_1(void) {
   g_x2_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:146: min_int = -2147483647 - 1; */
+/* <lib-nesl/builtins.nesl>:151: min_int = -2147483647 - 1; */
 static void top_2(void) {
   int32_t value_0 = 0;
   value_0 = (-2147483647 - 1);
@@ -457,7 +457,7 @@ static void top_2(void) {
   g_x5_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:147: newline = code_char(10); */
+/* <lib-nesl/builtins.nesl>:152: newline = code_char(10); */
 static void top_3(void) {
   char value_0 = 0;
   char v_x6 = 0;
@@ -465,7 +465,7 @@ static void top_3(void) {
     int err = 0;
     v_x6 = rt_code_char_i(10, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 147, 11), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 152, 11), NULL));
   }
   value_0 = v_x6;
   NESSIE_SYNC();
@@ -473,7 +473,7 @@ static void top_3(void) {
   g_x7_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:148: space = code_char(32); */
+/* <lib-nesl/builtins.nesl>:153: space = code_char(32); */
 static void top_4(void) {
   char value_0 = 0;
   char v_x8 = 0;
@@ -481,7 +481,7 @@ static void top_4(void) {
     int err = 0;
     v_x8 = rt_code_char_i(32, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 148, 9), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 153, 9), NULL));
   }
   value_0 = v_x8;
   NESSIE_SYNC();
@@ -489,7 +489,7 @@ static void top_4(void) {
   g_x9_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:149: tab = code_char(9); */
+/* <lib-nesl/builtins.nesl>:154: tab = code_char(9); */
 static void top_5(void) {
   char value_0 = 0;
   char v_x10 = 0;
@@ -497,7 +497,7 @@ static void top_5(void) {
     int err = 0;
     v_x10 = rt_code_char_i(9, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 149, 7), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 154, 7), NULL));
   }
   value_0 = v_x10;
   NESSIE_SYNC();
@@ -505,7 +505,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:168: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -514,7 +514,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:169: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -523,7 +523,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:170: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -532,7 +532,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:171: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;

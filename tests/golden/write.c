@@ -43,7 +43,7 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 242, 34, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 247, 34, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -68,7 +68,7 @@ static int32_t g_x16;
 static int g_x16_defined;
 
 
-/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:242:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
+/* K1: PERMUTE -- <lib-nesl/builtins.nesl>:247:   let (i, v) = unzip(ivpairs) in __scatter(d, i, v); */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *v_x26, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
@@ -121,7 +121,7 @@ fail:
   rt_release(v_x28);
 }
 
-/* <lib-nesl/builtins.nesl>:144: pi = 3.141592653589793; */
+/* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
 static void top_0(void) {
   double value_0 = 0;
   value_0 = 3.1415926535897931;
@@ -130,7 +130,7 @@ static void top_0(void) {
   g_x1_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:145: max_int = 2147483647; */
+/* <lib-nesl/builtins.nesl>:150: max_int = 2147483647; */
 static void top_1(void) {
   int32_t value_0 = 0;
   value_0 = 2147483647;
@@ -139,7 +139,7 @@ static void top_1(void) {
   g_x2_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:146: min_int = -2147483647 - 1; */
+/* <lib-nesl/builtins.nesl>:151: min_int = -2147483647 - 1; */
 static void top_2(void) {
   int32_t value_0 = 0;
   value_0 = (-2147483647 - 1);
@@ -148,7 +148,7 @@ static void top_2(void) {
   g_x5_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:147: newline = code_char(10); */
+/* <lib-nesl/builtins.nesl>:152: newline = code_char(10); */
 static void top_3(void) {
   char value_0 = 0;
   char v_x6 = 0;
@@ -156,7 +156,7 @@ static void top_3(void) {
     int err = 0;
     v_x6 = rt_code_char_i(10, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 147, 11), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)10, RT_LOC("<lib-nesl/builtins.nesl>", 152, 11), NULL));
   }
   value_0 = v_x6;
   NESSIE_SYNC();
@@ -164,7 +164,7 @@ static void top_3(void) {
   g_x7_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:148: space = code_char(32); */
+/* <lib-nesl/builtins.nesl>:153: space = code_char(32); */
 static void top_4(void) {
   char value_0 = 0;
   char v_x8 = 0;
@@ -172,7 +172,7 @@ static void top_4(void) {
     int err = 0;
     v_x8 = rt_code_char_i(32, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 148, 9), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)32, RT_LOC("<lib-nesl/builtins.nesl>", 153, 9), NULL));
   }
   value_0 = v_x8;
   NESSIE_SYNC();
@@ -180,7 +180,7 @@ static void top_4(void) {
   g_x9_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:149: tab = code_char(9); */
+/* <lib-nesl/builtins.nesl>:154: tab = code_char(9); */
 static void top_5(void) {
   char value_0 = 0;
   char v_x10 = 0;
@@ -188,7 +188,7 @@ static void top_5(void) {
     int err = 0;
     v_x10 = rt_code_char_i(9, &err);
     if (err)
-      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 149, 7), NULL));
+      NESSIE_FAIL(rt_scalar_fail(RT_CODE_CHAR, err, (double)9, RT_LOC("<lib-nesl/builtins.nesl>", 154, 7), NULL));
   }
   value_0 = v_x10;
   NESSIE_SYNC();
@@ -196,7 +196,7 @@ static void top_5(void) {
   g_x11_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:163: stdin = stream(0); */
+/* <lib-nesl/builtins.nesl>:168: stdin = stream(0); */
 static void top_6(void) {
   int32_t value_0 = 0;
   value_0 = 0;
@@ -205,7 +205,7 @@ static void top_6(void) {
   g_x12_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:164: stdout = stream(1); */
+/* <lib-nesl/builtins.nesl>:169: stdout = stream(1); */
 static void top_7(void) {
   int32_t value_0 = 0;
   value_0 = 1;
@@ -214,7 +214,7 @@ static void top_7(void) {
   g_x13_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:165: stderr = stream(2); */
+/* <lib-nesl/builtins.nesl>:170: stderr = stream(2); */
 static void top_8(void) {
   int32_t value_0 = 0;
   value_0 = 2;
@@ -223,7 +223,7 @@ static void top_8(void) {
   g_x14_defined = 1;
 }
 
-/* <lib-nesl/builtins.nesl>:166: nullstr = stream(-1); */
+/* <lib-nesl/builtins.nesl>:171: nullstr = stream(-1); */
 static void top_9(void) {
   int32_t value_0 = 0;
   value_0 = -1;
@@ -260,13 +260,13 @@ static void top_10(void) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "__write", RT_LOC("tests/golden/write.nesl", 3, 17));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 242, 34);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 247, 34);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34), 2, v_x19, v_x18, v_x17, &v_x29);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 247, 34), 2, v_x19, v_x18, v_x17, &v_x29);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 242, 34)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 247, 34)));
     }
     rt_set_context(saved);
   }

@@ -63,8 +63,8 @@ static void test_packed_and_boxed_agree(void **state) {
   assert_true(val_equal(b, p));
   assert_true(val_hash(b) == val_hash(p));
   Type *ti = type_seq(type_int);
-  assert_string_equal(val_to_string(p, ti), "[1, 2, 3]");
-  assert_string_equal(val_to_string(b, ti), val_to_string(p, ti));
+  assert_string_equal(val_to_string(p, ti, NULL), "[1, 2, 3]");
+  assert_string_equal(val_to_string(b, ti, NULL), val_to_string(p, ti, NULL));
   /* every scalar kind */
   Value f = val_seq_packed(V_FLOAT, 2), c = val_seq_packed(V_CHAR, 2), t = val_seq_packed(V_BOOL, 2);
   seq_set(f.u.seq, 0, val_float(1.5));
@@ -73,11 +73,11 @@ static void test_packed_and_boxed_agree(void **state) {
   seq_set(c.u.seq, 1, val_char('i'));
   seq_set(t.u.seq, 0, val_bool(true));
   seq_set(t.u.seq, 1, val_bool(false));
-  assert_string_equal(val_to_string(f, NULL), "[1.5, -2.0]");
-  assert_string_equal(val_to_string(c, type_seq(type_char)), "\"hi\"");
+  assert_string_equal(val_to_string(f, NULL, NULL), "[1.5, -2.0]");
+  assert_string_equal(val_to_string(c, type_seq(type_char), NULL), "\"hi\"");
   assert_string_equal(val_string_chars(c), "hi");
   assert_true(val_equal(c, val_string("hi", 2)));
-  assert_string_equal(val_to_string(t, NULL), "[T, F]");
+  assert_string_equal(val_to_string(t, NULL, NULL), "[T, F]");
   assert_false(val_equal(p, packed_ints(2)));
 }
 

@@ -383,8 +383,8 @@ static void test_layout_values(void **state) {
   strs->lengths[0] = 2, strs->lengths[1] = 0, strs->lengths[2] = 1;
   RtValue *chars = rt_chars("abc", 3);
   RtValue *comps[] = {outer, ints, strs, chars};
-  assert_string_equal(rt_value_text(l, comps), "[[(1, \"ab\"), (2, \"\")], [], [(3, \"c\")]]");
-  assert_string_equal(rt_to_string(l, comps), "[[(1, [`a, `b]), (2, [])], [], [(3, [`c])]]");
+  assert_string_equal(rt_value_text(l, comps, NULL), "[[(1, \"ab\"), (2, \"\")], [], [(3, \"c\")]]");
+  assert_string_equal(rt_to_string(l, comps, NULL), "[[(1, [`a, `b]), (2, [])], [], [(3, [`c])]]");
 
   /* V([(int, [char])]) of three values: each cut out and gathered back */
   const RtLayout *el = l->elem;
@@ -392,11 +392,11 @@ static void test_layout_values(void **state) {
   RtValue **each[3] = {one[0], one[1], one[2]};
   for (int k = 0; k < 3; k++)
     rt_vector_element(el, comps, k, one[k]);
-  assert_string_equal(rt_value_text(el, one[0]), "[(1, \"ab\"), (2, \"\")]");
-  assert_string_equal(rt_value_text(el, one[1]), "[]");
+  assert_string_equal(rt_value_text(el, one[0], NULL), "[(1, \"ab\"), (2, \"\")]");
+  assert_string_equal(rt_value_text(el, one[1], NULL), "[]");
   RtValue *back[4];
   rt_vector_of(el, each, 3, back);
-  assert_string_equal(rt_value_text(l, back), rt_value_text(l, comps));
+  assert_string_equal(rt_value_text(l, back, NULL), rt_value_text(l, comps, NULL));
 
   /* a datatype is its fields, printed with its name */
   Type *dt = seq(pair(pt, type_bool));
@@ -406,7 +406,7 @@ static void test_layout_values(void **state) {
   RtValue *bs = rt_value_new(rt_vec_type(RT_BOOL), 2);
   xs->data.i[0] = 1, xs->data.i[1] = -3, fs->data.f[0] = 2.5, fs->data.f[1] = 0, bs->data.b[0] = 1, bs->data.b[1] = 0;
   RtValue *dcomps[] = {xs, fs, bs};
-  assert_string_equal(rt_value_text(dl, dcomps), "[(pt(1, 2.5), T), (pt(-3, 0.0), F)]");
+  assert_string_equal(rt_value_text(dl, dcomps, NULL), "[(pt(1, 2.5), T), (pt(-3, 0.0), F)]");
 }
 
 /* ---- element-wise operations ---- */
