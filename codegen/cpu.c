@@ -583,8 +583,12 @@ static void gen_seg_map(Kx *x) {
   CgBinding *sd = cg_lookup(x->env, s->segdes);
   const char *n = cg_temp(cg), *nch = cg_temp(cg);
   cg_line(cg, "const int64_t %s = %s[%s];", n, sd->offsets, sd->length);
-  for (int v = 0; v < nv; v++)
-    new_vector(x, s->results.data[v], n);
+  bool *dead = xmalloc_atomic(sizeof(bool) * (size_t)(nv + 1));
+  for (int v = 0; v < nv; v++) {
+    dead[v] = cg_dead_map_result(x->k, x->index, s->results.data[v]);
+    if (!dead[v])
+      new_vector(x, s->results.data[v], n);
+  }
   cg_line(cg, "const int64_t %s = (%s + RT_CHUNK - 1) / RT_CHUNK;", nch, n);
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg), *g = cg_temp(cg), *gx = cg_temp(cg);
   chunk_loop(cg, c, nch);
@@ -594,11 +598,19 @@ static void gen_seg_map(Kx *x) {
   cg_line(cg, "while (%s[%s + 1] <= %s)", sd->offsets, g, i);
   cg_line(cg, "  %s++;", g);
   cg_line(cg, "const int32_t %s = (int32_t)%s;", gx, g);
+  /* a dead result (cg_dead_map_result) into a local, as MAP's */
   const char **dests = xmalloc(sizeof(char *) * (size_t)(nv + 1));
-  for (int v = 0; v < nv; v++)
-    dests[v] = xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
+  for (int v = 0; v < nv; v++) {
+    dests[v] = dead[v] ? cg_temp(cg) : xprintf("%s[%s]", cg_lookup(x->env, s->results.data[v])->value, i);
+    if (dead[v])
+      cg_line(cg, "%s %s; /* %s: read by nothing */", cg_ctype(((const LcuVar *)s->results.data[v])->type.base),
+              dests[v], cg_name(s->results.data[v]));
+  }
   CgChecks ck = checks_at(x, i, ix);
   thunk_into(x, s->pull, (const char *[]){ix, gx}, &ck, dests);
+  for (int v = 0; v < nv; v++)
+    if (dead[v])
+      cg_line(cg, "(void)%s;", dests[v]);
   cg->indent--;
   cg_line(cg, "}");
   cg->indent--;

@@ -748,7 +748,8 @@ static void host_seg_map(Gx *x) {
   const char *n = cg_temp(cg);
   cg_line(cg, "const int64_t %s = rtg_seg_total(%s);", n, sd->value);
   for (int v = 0; v < nvalues(x->s); v++)
-    new_vector(x, x->s->results.data[v], n);
+    if (!dead_map_result(x, x->s->results.data[v]))
+      new_vector(x, x->s->results.data[v], n);
   cg_line(cg, "rtg::seg_map(%s, loc, %s, %s, %s, %s);", kernel_string(x), functor(x, "pull"), functor(x, "store"),
           sd->value, n);
 }

@@ -486,7 +486,7 @@ bool cg_kernel_result(const LcuKernel *k, const LcuVar *v) {
 
 bool cg_dead_map_result(const LcuKernel *k, int index, const LcuVar *v) {
   const LcuSoac *s = k->soacs.data[index];
-  if (s->kind != SOAC_MAP || cg_kernel_result(k, v))
+  if ((s->kind != SOAC_MAP && s->kind != SOAC_SEG_MAP) || cg_kernel_result(k, v))
     return false;
   for (int i = index + 1; i < k->soacs.len; i++)
     if (cg_soac_reads(k->soacs.data[i], v))

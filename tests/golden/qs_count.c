@@ -2382,9 +2382,6 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtVa
   /* SEG_MAP */
   {
     const int64_t t608 = v_sd_1123_off[v_sd_1123_n];
-    v_x1122 = rt_value_new(rt_vec_type(RT_INT), t608);
-    int32_t *v_x1122_d = v_x1122->data.i;
-    const int64_t v_x1122_n = v_x1122->len;
     const int64_t t609 = (t608 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t609 > 1)
     for (int64_t t610 = 0; t610 < t609; t610++) {
@@ -2395,56 +2392,58 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtVa
         while (v_sd_1123_off[t613 + 1] <= t611)
           t613++;
         const int32_t t614 = (int32_t)t613;
-        int t616 = 0; /* nonzero: a check below failed */
-        int t617 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n;
-        int32_t t615 = t617 ? v_x1117_d[t614] : 0;
-        t616 |= !t617;
-        int t619 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n;
-        int32_t t618 = t619 ? v_x1115_d[t614] : 0;
-        t616 |= !t619;
-        int32_t t621 = rt_sub_i(t612, t618);
-        int t623 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n;
-        int32_t t622 = t623 ? v_x1116_d[t614] : 0;
-        t616 |= !t623;
-        int32_t t625 = rt_mul_i(t621, t622);
-        int32_t t627 = rt_add_i(t615, t625);
-        int t629 = (uint64_t)(int64_t)t627 < (uint64_t)v_x1119_n;
-        int32_t t628 = t629 ? v_x1119_d[t627] : 0;
-        t616 |= !t629;
-        if (__builtin_expect(t616 != 0, 0)) { /* again, recording the error */
-          int32_t t630;
+        int32_t t615; /* v_x1122: read by nothing */
+        int t617 = 0; /* nonzero: a check below failed */
+        int t618 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n;
+        int32_t t616 = t618 ? v_x1117_d[t614] : 0;
+        t617 |= !t618;
+        int t620 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n;
+        int32_t t619 = t620 ? v_x1115_d[t614] : 0;
+        t617 |= !t620;
+        int32_t t622 = rt_sub_i(t612, t619);
+        int t624 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n;
+        int32_t t623 = t624 ? v_x1116_d[t614] : 0;
+        t617 |= !t624;
+        int32_t t626 = rt_mul_i(t622, t623);
+        int32_t t628 = rt_add_i(t616, t626);
+        int t630 = (uint64_t)(int64_t)t628 < (uint64_t)v_x1119_n;
+        int32_t t629 = t630 ? v_x1119_d[t628] : 0;
+        t617 |= !t630;
+        if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
+          int32_t t631;
           if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n) {
-            t630 = v_x1117_d[t614];
+            t631 = v_x1117_d[t614];
           } else {
             NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1117_n, 0.0);
-            t630 = 0;
-          }
-          int32_t t631;
-          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n) {
-            t631 = v_x1115_d[t614];
-          } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1115_n, 0.0);
             t631 = 0;
           }
-          int32_t t633 = rt_sub_i(t612, t631);
-          int32_t t634;
+          int32_t t632;
+          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n) {
+            t632 = v_x1115_d[t614];
+          } else {
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1115_n, 0.0);
+            t632 = 0;
+          }
+          int32_t t634 = rt_sub_i(t612, t632);
+          int32_t t635;
           if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n) {
-            t634 = v_x1116_d[t614];
+            t635 = v_x1116_d[t614];
           } else {
             NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1116_n, 0.0);
-            t634 = 0;
+            t635 = 0;
           }
-          int32_t t636 = rt_mul_i(t633, t634);
-          int32_t t638 = rt_add_i(t630, t636);
-          int32_t t639;
-          if ((uint64_t)(int64_t)t638 < (uint64_t)v_x1119_n) {
-            t639 = v_x1119_d[t638];
+          int32_t t637 = rt_mul_i(t634, t635);
+          int32_t t639 = rt_add_i(t631, t637);
+          int32_t t640;
+          if ((uint64_t)(int64_t)t639 < (uint64_t)v_x1119_n) {
+            t640 = v_x1119_d[t639];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t638, v_x1119_n, 0.0);
-            t639 = 0;
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x1119_n, 0.0);
+            t640 = 0;
           }
         }
-        v_x1122_d[t611] = t628;
+        t615 = t629;
+        (void)t615;
       }
     }
   }
@@ -2471,53 +2470,53 @@ static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_
   RtValue *v_x1034 = NULL;
   /* MAP */
   {
-    const int64_t t640 = v_x1028_n;
-    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t640);
+    const int64_t t641 = v_x1028_n;
+    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t641);
     int32_t *v_x1034_d = v_x1034->data.i;
     const int64_t v_x1034_n = v_x1034->len;
-    RT_PARALLEL_FOR_IF(t640 >= RT_PARALLEL_MIN)
-    for (int64_t t641 = 0; t641 < t640; t641++) {
-      const int32_t t642 = (int32_t)t641;
-      int t644 = 0; /* nonzero: a check below failed */
-      int t645 = (uint64_t)(int64_t)t642 < (uint64_t)v_x1024_n;
-      int32_t t643 = t645 ? v_x1024_d[t642] : 0;
-      t644 |= !t645;
-      int32_t t647 = rt_add_i(t643, v_x1025);
-      uint8_t t648 = v_x1028_d[t642];
-      int t650 = (uint64_t)(int64_t)t642 < (uint64_t)v_x1029_n;
-      int32_t t649 = t650 ? v_x1029_d[t642] : 0;
-      t644 |= !t650;
-      int32_t t652 = (t648 ? t649 : t647);
-      int t654 = (uint64_t)(int64_t)t652 < (uint64_t)v_x1032_n;
-      int32_t t653 = t654 ? v_x1032_d[t652] : 0;
-      t644 |= !t654;
-      if (__builtin_expect(t644 != 0, 0)) { /* again, recording the error */
-        int32_t t655;
-        if ((uint64_t)(int64_t)t642 < (uint64_t)v_x1024_n) {
-          t655 = v_x1024_d[t642];
+    RT_PARALLEL_FOR_IF(t641 >= RT_PARALLEL_MIN)
+    for (int64_t t642 = 0; t642 < t641; t642++) {
+      const int32_t t643 = (int32_t)t642;
+      int t645 = 0; /* nonzero: a check below failed */
+      int t646 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1024_n;
+      int32_t t644 = t646 ? v_x1024_d[t643] : 0;
+      t645 |= !t646;
+      int32_t t648 = rt_add_i(t644, v_x1025);
+      uint8_t t649 = v_x1028_d[t643];
+      int t651 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1029_n;
+      int32_t t650 = t651 ? v_x1029_d[t643] : 0;
+      t645 |= !t651;
+      int32_t t653 = (t649 ? t650 : t648);
+      int t655 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1032_n;
+      int32_t t654 = t655 ? v_x1032_d[t653] : 0;
+      t645 |= !t655;
+      if (__builtin_expect(t645 != 0, 0)) { /* again, recording the error */
+        int32_t t656;
+        if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1024_n) {
+          t656 = v_x1024_d[t643];
         } else {
-          NESSIE_RECORD(err, t641, RT_CHECK_INDEX, 0, 0, RT_GATHER, t642, v_x1024_n, 0.0);
-          t655 = 0;
+          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1024_n, 0.0);
+          t656 = 0;
         }
-        int32_t t657 = rt_add_i(t655, v_x1025);
-        uint8_t t658 = v_x1028_d[t642];
-        int32_t t659;
-        if ((uint64_t)(int64_t)t642 < (uint64_t)v_x1029_n) {
-          t659 = v_x1029_d[t642];
+        int32_t t658 = rt_add_i(t656, v_x1025);
+        uint8_t t659 = v_x1028_d[t643];
+        int32_t t660;
+        if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1029_n) {
+          t660 = v_x1029_d[t643];
         } else {
-          NESSIE_RECORD(err, t641, RT_CHECK_INDEX, 0, 0, RT_GATHER, t642, v_x1029_n, 0.0);
-          t659 = 0;
+          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1029_n, 0.0);
+          t660 = 0;
         }
-        int32_t t661 = (t658 ? t659 : t657);
-        int32_t t662;
-        if ((uint64_t)(int64_t)t661 < (uint64_t)v_x1032_n) {
-          t662 = v_x1032_d[t661];
+        int32_t t662 = (t659 ? t660 : t658);
+        int32_t t663;
+        if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1032_n) {
+          t663 = v_x1032_d[t662];
         } else {
-          NESSIE_RECORD(err, t641, RT_CHECK_INDEX, 0, 0, RT_GATHER, t661, v_x1032_n, 0.0);
-          t662 = 0;
+          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1032_n, 0.0);
+          t663 = 0;
         }
       }
-      v_x1034_d[t641] = t653;
+      v_x1034_d[t642] = t654;
     }
   }
   if (err->index != INT64_MAX)
@@ -2571,10 +2570,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t663 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t663->data.i[0] = v_x62;
-    t663->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t663);
+    RtValue *t664 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t664->data.i[0] = v_x62;
+    t664->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t664);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -3125,16 +3124,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t664 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t664->data.i[0] = 3;
-  t664->data.i[1] = 1;
-  t664->data.i[2] = 4;
-  t664->data.i[3] = 1;
-  t664->data.i[4] = 5;
-  t664->data.i[5] = 9;
-  t664->data.i[6] = 2;
-  t664->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t664);
+  RtValue *t665 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t665->data.i[0] = 3;
+  t665->data.i[1] = 1;
+  t665->data.i[2] = 4;
+  t665->data.i[3] = 1;
+  t665->data.i[4] = 5;
+  t665->data.i[5] = 9;
+  t665->data.i[6] = 2;
+  t665->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t665);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));

@@ -5043,9 +5043,6 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123,
   /* SEG_MAP */
   {
     const int64_t t1010 = v_sd_1123_off[v_sd_1123_n];
-    v_x1122 = rt_value_new(rt_vec_type(RT_INT), t1010);
-    int32_t *v_x1122_d = v_x1122->data.i;
-    const int64_t v_x1122_n = v_x1122->len;
     const int64_t t1011 = (t1010 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t1011 > 1)
     for (int64_t t1012 = 0; t1012 < t1011; t1012++) {
@@ -5056,56 +5053,58 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123,
         while (v_sd_1123_off[t1015 + 1] <= t1013)
           t1015++;
         const int32_t t1016 = (int32_t)t1015;
-        int t1018 = 0; /* nonzero: a check below failed */
-        int t1019 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n;
-        int32_t t1017 = t1019 ? v_x1117_d[t1016] : 0;
-        t1018 |= !t1019;
-        int t1021 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n;
-        int32_t t1020 = t1021 ? v_x1115_d[t1016] : 0;
-        t1018 |= !t1021;
-        int32_t t1023 = rt_sub_i(t1014, t1020);
-        int t1025 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n;
-        int32_t t1024 = t1025 ? v_x1116_d[t1016] : 0;
-        t1018 |= !t1025;
-        int32_t t1027 = rt_mul_i(t1023, t1024);
-        int32_t t1029 = rt_add_i(t1017, t1027);
-        int t1031 = (uint64_t)(int64_t)t1029 < (uint64_t)v_x1119_n;
-        int32_t t1030 = t1031 ? v_x1119_d[t1029] : 0;
-        t1018 |= !t1031;
-        if (__builtin_expect(t1018 != 0, 0)) { /* again, recording the error */
-          int32_t t1032;
+        int32_t t1017; /* v_x1122: read by nothing */
+        int t1019 = 0; /* nonzero: a check below failed */
+        int t1020 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n;
+        int32_t t1018 = t1020 ? v_x1117_d[t1016] : 0;
+        t1019 |= !t1020;
+        int t1022 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n;
+        int32_t t1021 = t1022 ? v_x1115_d[t1016] : 0;
+        t1019 |= !t1022;
+        int32_t t1024 = rt_sub_i(t1014, t1021);
+        int t1026 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n;
+        int32_t t1025 = t1026 ? v_x1116_d[t1016] : 0;
+        t1019 |= !t1026;
+        int32_t t1028 = rt_mul_i(t1024, t1025);
+        int32_t t1030 = rt_add_i(t1018, t1028);
+        int t1032 = (uint64_t)(int64_t)t1030 < (uint64_t)v_x1119_n;
+        int32_t t1031 = t1032 ? v_x1119_d[t1030] : 0;
+        t1019 |= !t1032;
+        if (__builtin_expect(t1019 != 0, 0)) { /* again, recording the error */
+          int32_t t1033;
           if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n) {
-            t1032 = v_x1117_d[t1016];
+            t1033 = v_x1117_d[t1016];
           } else {
             NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1117_n, 0.0);
-            t1032 = 0;
-          }
-          int32_t t1033;
-          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n) {
-            t1033 = v_x1115_d[t1016];
-          } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0);
             t1033 = 0;
           }
-          int32_t t1035 = rt_sub_i(t1014, t1033);
-          int32_t t1036;
+          int32_t t1034;
+          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n) {
+            t1034 = v_x1115_d[t1016];
+          } else {
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0);
+            t1034 = 0;
+          }
+          int32_t t1036 = rt_sub_i(t1014, t1034);
+          int32_t t1037;
           if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n) {
-            t1036 = v_x1116_d[t1016];
+            t1037 = v_x1116_d[t1016];
           } else {
             NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1116_n, 0.0);
-            t1036 = 0;
+            t1037 = 0;
           }
-          int32_t t1038 = rt_mul_i(t1035, t1036);
-          int32_t t1040 = rt_add_i(t1032, t1038);
-          int32_t t1041;
-          if ((uint64_t)(int64_t)t1040 < (uint64_t)v_x1119_n) {
-            t1041 = v_x1119_d[t1040];
+          int32_t t1039 = rt_mul_i(t1036, t1037);
+          int32_t t1041 = rt_add_i(t1033, t1039);
+          int32_t t1042;
+          if ((uint64_t)(int64_t)t1041 < (uint64_t)v_x1119_n) {
+            t1042 = v_x1119_d[t1041];
           } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1040, v_x1119_n, 0.0);
-            t1041 = 0;
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1041, v_x1119_n, 0.0);
+            t1042 = 0;
           }
         }
-        v_x1122_d[t1013] = t1030;
+        t1017 = t1031;
+        (void)t1017;
       }
     }
   }
@@ -5139,62 +5138,62 @@ struct K24_0_pull {
     (void)ix;
     const int32_t sx = (int32_t)s;
     (void)sx;
-    int t1043 = 0; /* nonzero: a check below failed */
-    int t1044 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
-    int32_t t1042 = t1044 ? A.v_x1117_d[sx] : 0;
-    t1043 |= !t1044;
-    int t1046 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n;
-    int32_t t1045 = t1046 ? A.v_x1115_d[sx] : 0;
-    t1043 |= !t1046;
-    int32_t t1048 = rt_sub_i(ix, t1045);
-    int t1050 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n;
-    int32_t t1049 = t1050 ? A.v_x1116_d[sx] : 0;
-    t1043 |= !t1050;
-    int32_t t1052 = rt_mul_i(t1048, t1049);
-    int32_t t1054 = rt_add_i(t1042, t1052);
-    int t1056 = (uint64_t)(int64_t)t1054 < (uint64_t)A.v_x1119_n;
-    int32_t t1055 = t1056 ? A.v_x1119_d[t1054] : 0;
-    t1043 |= !t1056;
-    if (__builtin_expect(t1043 != 0, 0)) { /* again, recording the error */
-      int32_t t1057;
+    int t1044 = 0; /* nonzero: a check below failed */
+    int t1045 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
+    int32_t t1043 = t1045 ? A.v_x1117_d[sx] : 0;
+    t1044 |= !t1045;
+    int t1047 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n;
+    int32_t t1046 = t1047 ? A.v_x1115_d[sx] : 0;
+    t1044 |= !t1047;
+    int32_t t1049 = rt_sub_i(ix, t1046);
+    int t1051 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n;
+    int32_t t1050 = t1051 ? A.v_x1116_d[sx] : 0;
+    t1044 |= !t1051;
+    int32_t t1053 = rt_mul_i(t1049, t1050);
+    int32_t t1055 = rt_add_i(t1043, t1053);
+    int t1057 = (uint64_t)(int64_t)t1055 < (uint64_t)A.v_x1119_n;
+    int32_t t1056 = t1057 ? A.v_x1119_d[t1055] : 0;
+    t1044 |= !t1057;
+    if (__builtin_expect(t1044 != 0, 0)) { /* again, recording the error */
+      int32_t t1058;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
-        t1057 = A.v_x1117_d[sx];
+        t1058 = A.v_x1117_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0);
-        t1057 = 0;
-      }
-      int32_t t1058;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n) {
-        t1058 = A.v_x1115_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0);
         t1058 = 0;
       }
-      int32_t t1060 = rt_sub_i(ix, t1058);
-      int32_t t1061;
+      int32_t t1059;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n) {
+        t1059 = A.v_x1115_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0);
+        t1059 = 0;
+      }
+      int32_t t1061 = rt_sub_i(ix, t1059);
+      int32_t t1062;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n) {
-        t1061 = A.v_x1116_d[sx];
+        t1062 = A.v_x1116_d[sx];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1116_n, 0.0);
-        t1061 = 0;
+        t1062 = 0;
       }
-      int32_t t1063 = rt_mul_i(t1060, t1061);
-      int32_t t1065 = rt_add_i(t1057, t1063);
-      int32_t t1066;
-      if ((uint64_t)(int64_t)t1065 < (uint64_t)A.v_x1119_n) {
-        t1066 = A.v_x1119_d[t1065];
+      int32_t t1064 = rt_mul_i(t1061, t1062);
+      int32_t t1066 = rt_add_i(t1058, t1064);
+      int32_t t1067;
+      if ((uint64_t)(int64_t)t1066 < (uint64_t)A.v_x1119_n) {
+        t1067 = A.v_x1119_d[t1066];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1065, A.v_x1119_n, 0.0);
-        t1066 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1066, A.v_x1119_n, 0.0);
+        t1067 = 0;
       }
     }
-    return K24_0_V{t1055};
+    return K24_0_V{t1056};
   }
 };
 struct K24_0_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    A.v_x1122_d[i] = v.v0;
+    /* v.v0: v_x1122, read by nothing (its checks are the pull's) */
   }
 };
 static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
@@ -5218,11 +5217,8 @@ static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, 
   RtValue *v_x1122 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t1067 = rtg_seg_total(v_sd_1123);
-    v_x1122 = rtg_vec_new(RT_INT, t1067);
-    A.v_x1122_d = v_x1122->data.i;
-    A.v_x1122_n = v_x1122->len;
-    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1123, t1067);
+    const int64_t t1068 = rtg_seg_total(v_sd_1123);
+    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1123, t1068);
   }
   rt_release(v_x1122);
   return;
@@ -5256,53 +5252,53 @@ static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, i
   RtValue *v_x1034 = NULL;
   /* MAP */
   {
-    const int64_t t1068 = v_x1028_n;
-    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t1068);
+    const int64_t t1069 = v_x1028_n;
+    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t1069);
     int32_t *v_x1034_d = v_x1034->data.i;
     const int64_t v_x1034_n = v_x1034->len;
-    RT_PARALLEL_FOR_IF(t1068 >= RT_PARALLEL_MIN)
-    for (int64_t t1069 = 0; t1069 < t1068; t1069++) {
-      const int32_t t1070 = (int32_t)t1069;
-      int t1072 = 0; /* nonzero: a check below failed */
-      int t1073 = (uint64_t)(int64_t)t1070 < (uint64_t)v_x1024_n;
-      int32_t t1071 = t1073 ? v_x1024_d[t1070] : 0;
-      t1072 |= !t1073;
-      int32_t t1075 = rt_add_i(t1071, v_x1025);
-      uint8_t t1076 = v_x1028_d[t1070];
-      int t1078 = (uint64_t)(int64_t)t1070 < (uint64_t)v_x1029_n;
-      int32_t t1077 = t1078 ? v_x1029_d[t1070] : 0;
-      t1072 |= !t1078;
-      int32_t t1080 = (t1076 ? t1077 : t1075);
-      int t1082 = (uint64_t)(int64_t)t1080 < (uint64_t)v_x1032_n;
-      int32_t t1081 = t1082 ? v_x1032_d[t1080] : 0;
-      t1072 |= !t1082;
-      if (__builtin_expect(t1072 != 0, 0)) { /* again, recording the error */
-        int32_t t1083;
-        if ((uint64_t)(int64_t)t1070 < (uint64_t)v_x1024_n) {
-          t1083 = v_x1024_d[t1070];
+    RT_PARALLEL_FOR_IF(t1069 >= RT_PARALLEL_MIN)
+    for (int64_t t1070 = 0; t1070 < t1069; t1070++) {
+      const int32_t t1071 = (int32_t)t1070;
+      int t1073 = 0; /* nonzero: a check below failed */
+      int t1074 = (uint64_t)(int64_t)t1071 < (uint64_t)v_x1024_n;
+      int32_t t1072 = t1074 ? v_x1024_d[t1071] : 0;
+      t1073 |= !t1074;
+      int32_t t1076 = rt_add_i(t1072, v_x1025);
+      uint8_t t1077 = v_x1028_d[t1071];
+      int t1079 = (uint64_t)(int64_t)t1071 < (uint64_t)v_x1029_n;
+      int32_t t1078 = t1079 ? v_x1029_d[t1071] : 0;
+      t1073 |= !t1079;
+      int32_t t1081 = (t1077 ? t1078 : t1076);
+      int t1083 = (uint64_t)(int64_t)t1081 < (uint64_t)v_x1032_n;
+      int32_t t1082 = t1083 ? v_x1032_d[t1081] : 0;
+      t1073 |= !t1083;
+      if (__builtin_expect(t1073 != 0, 0)) { /* again, recording the error */
+        int32_t t1084;
+        if ((uint64_t)(int64_t)t1071 < (uint64_t)v_x1024_n) {
+          t1084 = v_x1024_d[t1071];
         } else {
-          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1070, v_x1024_n, 0.0);
-          t1083 = 0;
+          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1024_n, 0.0);
+          t1084 = 0;
         }
-        int32_t t1085 = rt_add_i(t1083, v_x1025);
-        uint8_t t1086 = v_x1028_d[t1070];
-        int32_t t1087;
-        if ((uint64_t)(int64_t)t1070 < (uint64_t)v_x1029_n) {
-          t1087 = v_x1029_d[t1070];
+        int32_t t1086 = rt_add_i(t1084, v_x1025);
+        uint8_t t1087 = v_x1028_d[t1071];
+        int32_t t1088;
+        if ((uint64_t)(int64_t)t1071 < (uint64_t)v_x1029_n) {
+          t1088 = v_x1029_d[t1071];
         } else {
-          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1070, v_x1029_n, 0.0);
-          t1087 = 0;
+          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1029_n, 0.0);
+          t1088 = 0;
         }
-        int32_t t1089 = (t1086 ? t1087 : t1085);
-        int32_t t1090;
-        if ((uint64_t)(int64_t)t1089 < (uint64_t)v_x1032_n) {
-          t1090 = v_x1032_d[t1089];
+        int32_t t1090 = (t1087 ? t1088 : t1086);
+        int32_t t1091;
+        if ((uint64_t)(int64_t)t1090 < (uint64_t)v_x1032_n) {
+          t1091 = v_x1032_d[t1090];
         } else {
-          NESSIE_RECORD(err, t1069, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1089, v_x1032_n, 0.0);
-          t1090 = 0;
+          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1090, v_x1032_n, 0.0);
+          t1091 = 0;
         }
       }
-      v_x1034_d[t1069] = t1081;
+      v_x1034_d[t1070] = t1082;
     }
   }
   if (err->index != INT64_MAX)
@@ -5332,46 +5328,46 @@ struct K25_0_pull {
   __device__ K25_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t1092 = 0; /* nonzero: a check below failed */
-    int t1093 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n;
-    int32_t t1091 = t1093 ? A.v_x1024_d[ix] : 0;
-    t1092 |= !t1093;
-    int32_t t1095 = rt_add_i(t1091, A.v_x1025);
-    uint8_t t1096 = A.v_x1028_d[ix];
-    int t1098 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n;
-    int32_t t1097 = t1098 ? A.v_x1029_d[ix] : 0;
-    t1092 |= !t1098;
-    int32_t t1100 = (t1096 ? t1097 : t1095);
-    int t1102 = (uint64_t)(int64_t)t1100 < (uint64_t)A.v_x1032_n;
-    int32_t t1101 = t1102 ? A.v_x1032_d[t1100] : 0;
-    t1092 |= !t1102;
-    if (__builtin_expect(t1092 != 0, 0)) { /* again, recording the error */
-      int32_t t1103;
+    int t1093 = 0; /* nonzero: a check below failed */
+    int t1094 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n;
+    int32_t t1092 = t1094 ? A.v_x1024_d[ix] : 0;
+    t1093 |= !t1094;
+    int32_t t1096 = rt_add_i(t1092, A.v_x1025);
+    uint8_t t1097 = A.v_x1028_d[ix];
+    int t1099 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n;
+    int32_t t1098 = t1099 ? A.v_x1029_d[ix] : 0;
+    t1093 |= !t1099;
+    int32_t t1101 = (t1097 ? t1098 : t1096);
+    int t1103 = (uint64_t)(int64_t)t1101 < (uint64_t)A.v_x1032_n;
+    int32_t t1102 = t1103 ? A.v_x1032_d[t1101] : 0;
+    t1093 |= !t1103;
+    if (__builtin_expect(t1093 != 0, 0)) { /* again, recording the error */
+      int32_t t1104;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n) {
-        t1103 = A.v_x1024_d[ix];
+        t1104 = A.v_x1024_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1024_n, 0.0);
-        t1103 = 0;
+        t1104 = 0;
       }
-      int32_t t1105 = rt_add_i(t1103, A.v_x1025);
-      uint8_t t1106 = A.v_x1028_d[ix];
-      int32_t t1107;
+      int32_t t1106 = rt_add_i(t1104, A.v_x1025);
+      uint8_t t1107 = A.v_x1028_d[ix];
+      int32_t t1108;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n) {
-        t1107 = A.v_x1029_d[ix];
+        t1108 = A.v_x1029_d[ix];
       } else {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1029_n, 0.0);
-        t1107 = 0;
+        t1108 = 0;
       }
-      int32_t t1109 = (t1106 ? t1107 : t1105);
-      int32_t t1110;
-      if ((uint64_t)(int64_t)t1109 < (uint64_t)A.v_x1032_n) {
-        t1110 = A.v_x1032_d[t1109];
+      int32_t t1110 = (t1107 ? t1108 : t1106);
+      int32_t t1111;
+      if ((uint64_t)(int64_t)t1110 < (uint64_t)A.v_x1032_n) {
+        t1111 = A.v_x1032_d[t1110];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1109, A.v_x1032_n, 0.0);
-        t1110 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1110, A.v_x1032_n, 0.0);
+        t1111 = 0;
       }
     }
-    return K25_0_V{t1101};
+    return K25_0_V{t1102};
   }
 };
 struct K25_0_store {
@@ -5399,11 +5395,11 @@ static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, in
   RtValue *v_x1034 = NULL;
   /* MAP */
   {
-    const int64_t t1111 = v_x1028->len;
-    v_x1034 = rtg_vec_new(RT_INT, t1111);
+    const int64_t t1112 = v_x1028->len;
+    v_x1034 = rtg_vec_new(RT_INT, t1112);
     A.v_x1034_d = v_x1034->data.i;
     A.v_x1034_n = v_x1034->len;
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1111);
+    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1112);
   }
   *out_v_x1034 = v_x1034;
   return;
@@ -5465,10 +5461,10 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1112 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1112->data.i[0] = v_x62;
-    t1112->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1112);
+    RtValue *t1113 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1113->data.i[0] = v_x62;
+    t1113->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1113);
     RtValue *v_x67 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
     {
@@ -6019,16 +6015,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1113 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1113->data.i[0] = 3;
-  t1113->data.i[1] = 1;
-  t1113->data.i[2] = 4;
-  t1113->data.i[3] = 1;
-  t1113->data.i[4] = 5;
-  t1113->data.i[5] = 9;
-  t1113->data.i[6] = 2;
-  t1113->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1113);
+  RtValue *t1114 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1114->data.i[0] = 3;
+  t1114->data.i[1] = 1;
+  t1114->data.i[2] = 4;
+  t1114->data.i[3] = 1;
+  t1114->data.i[4] = 5;
+  t1114->data.i[5] = 9;
+  t1114->data.i[6] = 2;
+  t1114->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1114);
   int32_t v_x18 = 0;
   {
     rt_check_stack(RT_LOC("tests/golden/qs_count.nesl", 12, 1));
