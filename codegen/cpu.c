@@ -574,7 +574,7 @@ static void gen_seg_filter(Kx *x, bool partition) {
 /* SEG_MAP: a MAP over the sd's elements whose thunk also takes each
    element's segment.  Chunks of elements, as a MAP's, so that one long
    segment is spread over the threads: the segment of a chunk's first
-   element found by a search of the offsets (rt_segment_of), and each
+   element found by a search of the offsets (rt_segment_search), and each
    next one by stepping past the segments that end at or before it. */
 static void gen_seg_map(Kx *x) {
   Cg *cg = x->cg;
@@ -593,7 +593,7 @@ static void gen_seg_map(Kx *x) {
   const char *c = cg_temp(cg), *i = cg_temp(cg), *ix = cg_temp(cg), *g = cg_temp(cg), *gx = cg_temp(cg);
   chunk_loop(cg, c, nch);
   cg->indent++;
-  cg_line(cg, "int64_t %s = rt_segment_of(%s, %s, %s * RT_CHUNK);", g, sd->offsets, sd->length, c);
+  cg_line(cg, "int64_t %s = rt_segment_search(%s, 0, %s, %s * RT_CHUNK);", g, sd->offsets, sd->length, c);
   open_elements(x, c, i, ix, n);
   cg_line(cg, "while (%s[%s + 1] <= %s)", sd->offsets, g, i);
   cg_line(cg, "  %s++;", g);

@@ -1258,14 +1258,7 @@ __global__ void seg_block_kernel(Pull pull, Op op, V id, const int64_t *off, int
    offset with the next, so that the largest is the nonempty one that
    holds j (off[s] <= j < off[s + 1]). */
 __device__ inline int64_t segment_search(const int64_t *off, int64_t lo, int64_t hi, int64_t j) {
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (off[mid] <= j)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
+  return rt_segment_search(off, lo, hi, j);
 }
 
 /* The segment of element j, 0 <= j < off[nseg] (so nseg >= 1). */

@@ -17,6 +17,23 @@
 
 #include "scalar.h"
 
+/* The segment that holds element j of a segment descriptor's offsets
+   'off', searched among segments lo .. hi - 1 where off[lo] <= j <
+   off[hi]: the last whose offset is at or below j (the nonempty one,
+   whatever empty segments share its offset).  One search for the CPU
+   target's SEG_MAP (from 0 to the number of segments) and the GPU
+   skeletons (rtg::segment_search). */
+RT_FN int64_t rt_segment_search(const int64_t *off, int64_t lo, int64_t hi, int64_t j) {
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (off[mid] <= j)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* What failed. */
 typedef enum RtCheck {
   RT_CHECK_NONE,

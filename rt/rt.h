@@ -442,10 +442,6 @@ RtValue *rt_append(RtValue *x, RtValue *y);
 RtValue *rt_make_segdes(RtLoc loc, RtValue *lengths); /* error on a negative length */
 RtValue *rt_seg_lengths(RtValue *d);
 RtValue *rt_seg_ids(RtValue *d);
-/* The segment that holds element j of offsets 'off' of 'nseg' segments,
-   0 <= j < off[nseg]: the last whose offset is at or below j (the
-   nonempty one, whatever empty segments share its offset). */
-int64_t rt_segment_of(const int64_t *off, int64_t nseg, int64_t j);
 RtValue *rt_seg_starts(RtValue *d); /* the offsets of the segments */
 /* The index of the first greatest ('sign' 1) or least (-1) element:
    max_int for an empty vector. */

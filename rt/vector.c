@@ -228,18 +228,6 @@ RtValue *rt_seg_ids(RtValue *d) {
   return r;
 }
 
-int64_t rt_segment_of(const int64_t *off, int64_t nseg, int64_t j) {
-  int64_t lo = 0, hi = nseg; /* off[lo] <= j < off[hi] */
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (off[mid] <= j)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 RtValue *rt_seg_starts(RtValue *d) {
   const int64_t *off = rt_seg_offsets(d);
   RtValue *r = new_vec(RT_INT, d->len);

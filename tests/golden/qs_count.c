@@ -1722,7 +1722,7 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtVa
     const int64_t t388 = (t387 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t388 > 1)
     for (int64_t t389 = 0; t389 < t388; t389++) {
-      int64_t t392 = rt_segment_of(v_sd_1135_off, v_sd_1135_n, t389 * RT_CHUNK);
+      int64_t t392 = rt_segment_search(v_sd_1135_off, 0, v_sd_1135_n, t389 * RT_CHUNK);
       const int64_t t389_end = (t389 + 1) * RT_CHUNK < t387 ? (t389 + 1) * RT_CHUNK : t387;
       for (int64_t t390 = t389 * RT_CHUNK; t390 < t389_end; t390++) {
         const int32_t t391 = (int32_t)t390;
@@ -2385,7 +2385,7 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtVa
     const int64_t t609 = (t608 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t609 > 1)
     for (int64_t t610 = 0; t610 < t609; t610++) {
-      int64_t t613 = rt_segment_of(v_sd_1123_off, v_sd_1123_n, t610 * RT_CHUNK);
+      int64_t t613 = rt_segment_search(v_sd_1123_off, 0, v_sd_1123_n, t610 * RT_CHUNK);
       const int64_t t610_end = (t610 + 1) * RT_CHUNK < t608 ? (t610 + 1) * RT_CHUNK : t608;
       for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
         const int32_t t612 = (int32_t)t611;

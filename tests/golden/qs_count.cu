@@ -3658,7 +3658,7 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
     const int64_t t648 = (t647 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t648 > 1)
     for (int64_t t649 = 0; t649 < t648; t649++) {
-      int64_t t652 = rt_segment_of(v_sd_1135_off, v_sd_1135_n, t649 * RT_CHUNK);
+      int64_t t652 = rt_segment_search(v_sd_1135_off, 0, v_sd_1135_n, t649 * RT_CHUNK);
       const int64_t t649_end = (t649 + 1) * RT_CHUNK < t647 ? (t649 + 1) * RT_CHUNK : t647;
       for (int64_t t650 = t649 * RT_CHUNK; t650 < t649_end; t650++) {
         const int32_t t651 = (int32_t)t650;
@@ -5046,7 +5046,7 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123,
     const int64_t t1011 = (t1010 + RT_CHUNK - 1) / RT_CHUNK;
     RT_PARALLEL_FOR_IF(t1011 > 1)
     for (int64_t t1012 = 0; t1012 < t1011; t1012++) {
-      int64_t t1015 = rt_segment_of(v_sd_1123_off, v_sd_1123_n, t1012 * RT_CHUNK);
+      int64_t t1015 = rt_segment_search(v_sd_1123_off, 0, v_sd_1123_n, t1012 * RT_CHUNK);
       const int64_t t1012_end = (t1012 + 1) * RT_CHUNK < t1010 ? (t1012 + 1) * RT_CHUNK : t1010;
       for (int64_t t1013 = t1012 * RT_CHUNK; t1013 < t1012_end; t1013++) {
         const int32_t t1014 = (int32_t)t1013;
