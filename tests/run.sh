@@ -59,7 +59,10 @@ if [ -n "$reports" ]; then
   failed=$((failed + 1)); failures="$failures sanitizers"
 fi
 
+# the suites' seconds, slowest first: CI keeps only the end of the log,
+# and `make test` must stay within its time there
 echo
+echo "seconds by suite: $(sort -k2 -n -r "$OUT/times" | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')"
 [ $failed -gt 0 ] && echo "failed:$(echo $failures | sed 's/^/ /')"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
