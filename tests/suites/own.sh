@@ -13,9 +13,11 @@ for f in tests/flat/*.nesl tests/lcu/*.nesl tests/syntax/*.nesl; do
   dir=$(dirname "$f")
   ok=true
   for interp in eval flat lcu; do
-    "$NESSIE" --check-ir --interp=$interp "$f" > "$OUT/$n.$interp.own" 2>&1
+    # the transcript is stdout: a run-time error's source line and caret
+    # go to stderr, as NESL's transcript has only the error line
+    "$NESSIE" --check-ir --interp=$interp "$f" > "$OUT/$n.$interp.own" 2> "$OUT/$n.$interp.err"
     if ! d=$("$BUILD/nesl_compare" "$OUT/$n.$interp.own" "$dir/$n.expected" 2>&1); then
-      ok=false; fail "$(basename "$dir")-own/$n ($interp)" "$d"; break
+      ok=false; fail "$(basename "$dir")-own/$n ($interp)" "$d$(head -5 "$OUT/$n.$interp.err")"; break
     fi
   done
   $ok && pass "$(basename "$dir")-own/$n"
