@@ -17,8 +17,6 @@
  * yields a harmless value, and the host reports the record after the
  * kernel.
  */
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,10 +222,6 @@ typedef struct Tx {
      recording pass each check records its own error. */
   bool fast;
   const char *failed;
-  /* what each operation's temporary is (ranges, below), by temporary
-     number from facts_base on */
-  int facts_base;
-  Vec facts; /* Fact *, or NULL */
 } Tx;
 
 /* The fast pass's flag, named when the first check needs it (a thunk
@@ -269,198 +263,6 @@ static void cse_forget(Tx *tx, int mark) {
 static void record(Tx *tx, const char *what) {
   Cg *cg = tx->cg;
   cg_line(cg, "%s(%s, %s, %s);", cg->record_fn, tx->checks->record, tx->checks->index, what);
-}
-
-/* Temporary 'name''s number, or -1 for another C expression. */
-static int temp_number(const char *name) {
-  if (name[0] != 't' || !name[1])
-    return -1;
-  int n = 0;
-  for (const char *c = name + 1; *c; c++) {
-    if (*c < '0' || *c > '9' || n > 100000000)
-      return -1;
-    n = 10 * n + (*c - '0');
-  }
-  return n;
-}
-
-/* ---- ranges: the multiply-adds that round alike ----
-
-   A float product and the sum it feeds are one fused multiply-add on the
-   device where that changes no decision: where both are *safe*, finite
-   whenever their operands are, the multiply-add (one rounding) and the
-   two operations (two roundings) differ in the last bits only, and are
-   infinite or NaN alike when an operand is (multiply_add).  A product
-   that could overflow where the sum takes it back into range would not
-   be: NESL's is infinite there.  Each operation's temporary gets a range
-   [lo, hi] that holds when its operands are finite, by interval
-   arithmetic on their ranges (a value of unknown range is any finite
-   double), each bound widened by 2^-40 of itself, far more than a
-   correctly rounded operation or the device's exp and ln (an ulp or two)
-   may err; the operation is safe when the widened bounds are finite and
-   its operands are in its domain (a divisor's range excludes zero,
-   sqrt's is not negative, ln's is positive).  An operand that is not
-   finite makes a result that is not finite, or the limit of finite ones
-   (1 / inf is 0, exp(-inf) 0), inside the range's closure: the bounds
-   still hold for the products that a multiply-add takes. */
-typedef struct Range {
-  double lo, hi;
-} Range;
-
-typedef struct Fact {
-  FlatOp op;
-  const char *a, *b;     /* the first two operands' C names */
-  Range range;           /* float results */
-  bool safe;             /* finite when its operands are */
-} Fact;
-
-static const Range any_float = {-DBL_MAX, DBL_MAX};
-
-static Fact *fact_of(const Tx *tx, const char *name) {
-  int n = temp_number(name);
-  if (n < tx->facts_base || n - tx->facts_base >= tx->facts.len)
-    return NULL;
-  return tx->facts.data[n - tx->facts_base];
-}
-
-/* The range of float operand 'name': a constant's own value, a
-   temporary's range, or any finite double. */
-static Range range_of(const Tx *tx, const char *name) {
-  const Fact *f = fact_of(tx, name);
-  if (f)
-    return f->range;
-  const char *p = name[0] == '(' ? name + 1 : name;
-  char *end;
-  double v = strtod(p, &end);
-  if (end != p && strcmp(end, name[0] == '(' ? ")" : "") == 0 && isfinite(v))
-    return (Range){v, v};
-  return any_float;
-}
-
-static double widen_down(double x) { return x - (fabs(x) * 0x1p-40 + 0x1p-1060); }
-static double widen_up(double x) { return x + (fabs(x) * 0x1p-40 + 0x1p-1060); }
-
-/* The range of bounds lo .. hi (the exact ones or a rounding off):
-   widened, safe if finite; for the operation's users, within the finite
-   doubles. */
-static Range bounded(double lo, double hi, bool *safe) {
-  lo = widen_down(lo);
-  hi = widen_up(hi);
-  *safe = isfinite(lo) && isfinite(hi);
-  return (Range){isfinite(lo) ? lo : -DBL_MAX, isfinite(hi) ? hi : DBL_MAX};
-}
-
-static double min4(double a, double b, double c, double d) { return fmin(fmin(a, b), fmin(c, d)); }
-static double max4(double a, double b, double c, double d) { return fmax(fmax(a, b), fmax(c, d)); }
-
-/* select(c, -x, x) where c is x < 0 (abs, as the library writes it), or
-   select(c, x, -x) where c is x > 0: not negative. */
-static bool is_abs(const Tx *tx, const char **args) {
-  const Fact *c = fact_of(tx, args[0]);
-  if (!c || !c->b)
-    return false;
-  Range zero = range_of(tx, c->b);
-  if (zero.lo != 0.0 || zero.hi != 0.0)
-    return false;
-  bool below = c->op == FLAT_LT || c->op == FLAT_LE, above = c->op == FLAT_GT || c->op == FLAT_GE;
-  const char *neg = below ? args[1] : above ? args[2] : NULL, *same = below ? args[2] : args[1];
-  const Fact *n = neg ? fact_of(tx, neg) : NULL;
-  return n && n->op == FLAT_NEG && strcmp(n->a, c->a) == 0 && strcmp(same, c->a) == 0;
-}
-
-/* The range of float operation 'op' on 'args' and whether it is safe. */
-static Range op_range(const Tx *tx, FlatOp op, const char **args, int nargs, bool *safe) {
-  Range x = nargs > 0 ? range_of(tx, args[0]) : any_float, y = nargs > 1 ? range_of(tx, args[1]) : any_float;
-  *safe = false;
-  switch (op) {
-  case FLAT_ADD:
-    return bounded(x.lo + y.lo, x.hi + y.hi, safe);
-  case FLAT_SUB:
-    return bounded(x.lo - y.hi, x.hi - y.lo, safe);
-  case FLAT_MUL:
-    return bounded(min4(x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi),
-                   max4(x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi), safe);
-  case FLAT_RECIP:
-    y = x;
-    x = (Range){1.0, 1.0};
-    /* fall through */
-  case FLAT_DIV:
-    if (!(y.lo > 0.0 || y.hi < 0.0))
-      return any_float;
-    return bounded(min4(x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi),
-                   max4(x.lo / y.lo, x.lo / y.hi, x.hi / y.lo, x.hi / y.hi), safe);
-  case FLAT_NEG:
-    *safe = true;
-    return (Range){-x.hi, -x.lo};
-  case FLAT_SQRT:
-    if (!(x.lo >= 0.0))
-      return any_float;
-    return bounded(sqrt(x.lo), sqrt(x.hi), safe);
-  case FLAT_LN:
-    if (!(x.lo > 0.0))
-      return any_float;
-    return bounded(log(x.lo), log(x.hi), safe);
-  case FLAT_EXP: {
-    Range r = bounded(exp(x.lo), exp(x.hi), safe);
-    r.lo = fmax(r.lo, 0.0);
-    return r;
-  }
-  case FLAT_SIN:
-  case FLAT_COS:
-  case FLAT_TANH:
-    *safe = true;
-    return (Range){-1.0, 1.0};
-  case FLAT_SELECT: {
-    *safe = true;
-    Range a = range_of(tx, args[1]), b = range_of(tx, args[2]);
-    if (is_abs(tx, args)) {
-      Range v = range_of(tx, fact_of(tx, args[0])->a);
-      return (Range){0.0, fmax(fabs(v.lo), fabs(v.hi))};
-    }
-    return (Range){fmin(a.lo, b.lo), fmax(a.hi, b.hi)};
-  }
-  case FLAT_TO_FLOAT:
-    *safe = true;
-    return (Range){(double)INT32_MIN, (double)INT32_MAX};
-  case FLAT_COPY:
-    *safe = true;
-    return x;
-  default:
-    return any_float;
-  }
-}
-
-/* Notes what operation 'e' made temporary 't' from; returns the fact. */
-static Fact *fact_note(Tx *tx, const LcuExp *e, const char **args, const char *t) {
-  Fact *f = NEW(Fact);
-  *f = (Fact){e->op, e->nargs > 0 ? args[0] : NULL, e->nargs > 1 ? args[1] : NULL, any_float, false};
-  if (e->type == FB_FLOAT)
-    f->range = op_range(tx, e->op, args, e->nargs, &f->safe);
-  int k = temp_number(t) - tx->facts_base;
-  while (tx->facts.len <= k)
-    vec_push(&tx->facts, NULL);
-  tx->facts.data[k] = f;
-  return f;
-}
-
-/* A safe sum or difference with a safe product, as one fused
-   multiply-add on the device (the product, if nothing else reads it,
-   goes): both are safe, so that the multiply-add is finite where the two
-   operations are, and both passes compute it alike.  NULL if 'op' on
-   'args' is not one. */
-static const char *multiply_add(const Tx *tx, FlatOp op, const char **args) {
-  if (tx->cg->target->kind != CG_CUDA || (op != FLAT_ADD && op != FLAT_SUB))
-    return NULL;
-  for (int k = 0; k < 2; k++) {
-    const Fact *p = fact_of(tx, args[k]);
-    if (!p || p->op != FLAT_MUL || !p->safe || !p->b)
-      continue;
-    const char *other = args[1 - k];
-    if (op == FLAT_ADD)
-      return xprintf("fma(%s, %s, %s)", p->a, p->b, other);
-    return k == 0 ? xprintf("fma(%s, %s, -%s)", p->a, p->b, other) : xprintf("fma(-%s, %s, %s)", p->a, p->b, other);
-  }
-  return NULL;
 }
 
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);
@@ -524,12 +326,6 @@ static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   const char *call = cg_scalar_op(e->op, base, args, xprintf("&%s", err), &checked, &operand);
   const char *t = cg_temp(cg);
   cse_note(tx, key, t);
-  const Fact *fact = fact_note(tx, e, args, t);
-  const char *fused = fact->safe && base == FB_FLOAT && e->type == FB_FLOAT ? multiply_add(tx, e->op, args) : NULL;
-  if (fused) {
-    cg_line(cg, "double %s = %s;", t, fused);
-    return t;
-  }
   if (checked && tx->fast)
     call = cg_scalar_op(e->op, base, args, xprintf("&%s", failed_flag(tx)), &checked, &operand);
   if (!checked || tx->fast) {
@@ -646,7 +442,7 @@ static const char **gen_thunk(Tx *tx, const LcuThunk *t, const char **args, CgBi
    checks has only the fast pass. */
 void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, const CgChecks *checks, CgStore store,
               void *ctx) {
-  Tx fast = {cg, checks, {0}, true, NULL, cg->temps + 1, {0}};
+  Tx fast = {cg, checks, {0}, true, NULL};
   seen_clear();
   /* the fast pass goes to a buffer: the flag is declared before it only
      if some check needs it */
@@ -662,7 +458,7 @@ void cg_thunk(Cg *cg, const LcuThunk *t, const char **args, CgBinding *env, cons
   if (fast.failed) {
     cg_line(cg, "if (__builtin_expect(%s != 0, 0)) { /* again, recording the error */", fast.failed);
     cg->indent++;
-    Tx slow = {cg, checks, {0}, false, NULL, cg->temps + 1, {0}};
+    Tx slow = {cg, checks, {0}, false, NULL};
     seen_clear();
     gen_thunk(&slow, t, args, env);
     cg->indent--;
