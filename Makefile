@@ -23,7 +23,7 @@ VERSION := 0.1.0
 COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c common/ops.c \
           common/syntax.c common/ircheck.c
 FRONTEND := frontend/ast.c frontend/ast_print.c frontend/types.c \
-            frontend/typecheck.c frontend/builtins.c
+            frontend/typecheck.c frontend/builtins.c frontend/invariant.c
 GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
              $(BUILD)/lib-nesl/library_text.c
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
@@ -49,7 +49,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(FLATTEN) $(FLAT) $(LOWER) $(L
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan golden fuzz clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
+.PHONY: all setup test test-asan golden fuzz fuzz-diff clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -150,6 +150,14 @@ $(BUILD)/gen_lcu: tests/fusion/gen_lcu.c
 RANDOM_COUNT ?= 5000
 random-fusion: $(BUILD)/nessie $(BUILD)/gen_lcu
 	sh tests/fusion/random.sh $(BUILD)/nessie $(BUILD)/gen_lcu $(BUILD)/random-fusion $(RANDOM_COUNT)
+# the differential test of random NESL programs (tests/fuzz/diff.sh):
+# FUZZ_SECONDS of programs from seed FUZZ_FIRST (default: the clock, so
+# that each run tries new ones), in parallel, against CMU NESL where
+# ../shared/oracle is built (else against eval), over FUZZ_BACKENDS
+FUZZ_BACKENDS ?= eval flat lcu lcu-O0 cpu
+fuzz-diff: export FUZZ_SECONDS ?= 600
+fuzz-diff: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
+	sh tests/fuzz/diff.sh $(BUILD) $(BUILD)/fuzz-diff $(or $(FUZZ_FIRST),$$(date +%s)) 2000000000 $(FUZZ_BACKENDS)
 test: $(BUILD)/nessie $(RUNTIME) $(UNIT_TESTS) $(BUILD)/nesl_compare $(BUILD)/gen_lcu
 	@sh tests/run.sh $(BUILD)
 

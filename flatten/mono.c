@@ -385,6 +385,7 @@ static Expr *copy_application(Copier *c, Expr *e, Expr *n) {
       call = arg;
     } else {
       call = ast_call(e->loc, d->name, arg);
+      call->from_value = true;
       call->type = n->type;
       call->u.ref.def = d;
       call->callee = callee(c, d, fn->type);

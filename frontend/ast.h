@@ -111,6 +111,9 @@ typedef struct Expr {
   bool juxtaposed;    /* EX_CALL, EX_APP written `f x`, without ( ):
                          messages say so when it is really a missing
                          operator */
+  bool from_value;    /* EX_CALL made by monomorphization of an EX_APP,
+                         the application of a function value: closed
+                         only as the EX_APP was (frontend/invariant.h) */
   struct MonoFunc *callee; /* EX_CALL, EX_BINOP, EX_UNOP after
                               monomorphization (flatten/mono.c): the
                               instance called; NULL for constructors */
