@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "flatten.h"
+#include "frontend/invariant.h"
 
 /* ---- the pass's state ---- */
 
@@ -52,6 +53,7 @@ typedef struct Fl {
   bool scalar_code; /* making the body of a function that may run as
                        one element's scalar code, whose ifs each give
                        one scalar (host_if) */
+  Invariants inv;  /* which expressions are closed (frontend/invariant.h) */
 } Fl;
 
 typedef struct Pending {
@@ -582,6 +584,8 @@ static void free_vars(Expr *e, Names *bound, Names *out) {
 /* ---- translation ---- */
 
 static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e);
+static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e);
+static void closed_parts(Fl *fl, Expr *e, PtrMap *seen);
 static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e);
 static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted);
 static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component);
@@ -1263,16 +1267,59 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   for (int i = 0; i < e->u.let.binds.len; i++) {
     Binding *b = e->u.let.binds.data[i];
+    if (ctx->lifted && inv_hoistable(&fl->inv, b->value)) {
+      /* a closed value in lifted code: computed once (see tr), and its
+         variables bound to the host value, the same for every element,
+         as an apply-to-each binds what it reads from the host */
+      Loc saved = fl->loc;
+      fl->loc = b->value->loc;
+      Ctx host = {false, NULL};
+      Vals v = tr_inner(fl, &host, NULL, b->value);
+      fl->loc = saved;
+      Env *before = env;
+      env = match(env, b->pat, v, false);
+      for (Env *x = env; x != before; x = x->next)
+        x->invariant = true;
+      continue;
+    }
     Vals v = tr(fl, ctx, env, b->value);
     env = match(env, b->pat, v, ctx->lifted);
   }
   return env;
 }
 
+/* In lifted code, a closed expression (frontend/invariant.h) is
+   computed once at the host, where it stands: NESL's evaluation, whose
+   errors it keeps even over no elements.  A scalar (or a tuple of them)
+   is then distributed, one computation where each element made its
+   own.  A sequence would be copied per element by the distribution, no
+   cheaper than computing it lifted, so it is computed lifted as before,
+   and at the host for its errors only where there are no elements; a
+   `let` binds a closed sequence once (let_bindings). */
 static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Loc saved = fl->loc;
   fl->loc = e->loc;
-  Vals v = tr_inner(fl, ctx, env, e);
+  Vals v;
+  if (ctx->lifted && inv_hoistable(&fl->inv, e)) {
+    Ctx host = {false, NULL};
+    if (scalar_tuple(e->type)) {
+      v = dist_values(fl, tr_inner(fl, &host, NULL, e), e->type, ctx->len);
+    } else {
+      /* if there are no elements, the host computation for its errors
+         (with elements, the lifted one meets the same) */
+      FlatAtom *none = binary(fl, FLAT_EQ, ctx->len, int_const(0));
+      FlatStmt *s = stmt(fl, FS_IF);
+      vec_push(&s->args, none);
+      FlatBlock *saved;
+      s->then = enter_block(fl, &saved);
+      (void)tr_inner(fl, &host, NULL, e);
+      s->els = NEW(FlatBlock);
+      fl->block = saved;
+      v = tr_inner(fl, ctx, env, e);
+    }
+  } else {
+    v = tr_inner(fl, ctx, env, e);
+  }
   fl->loc = saved;
   return v;
 }
@@ -1503,6 +1550,45 @@ static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted) { return func_of(fl
 
 static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component) { return func_of(fl, mf, false, component); }
 
+/* Computes, at the host and for their errors alone, the closed
+   expressions (frontend/invariant.h) that lifted code for 'e' computes
+   over no elements: those outside the branches of its ifs, in its
+   apply-to-each, and in the bodies of the functions it calls ('seen':
+   the functions already walked, so that a recursion is walked once).
+   eval's closed_parts walks the same. */
+typedef struct ClosedWalk {
+  Fl *fl;
+  PtrMap *seen;
+} ClosedWalk;
+
+static void closed_child(void *ctx, Expr *child) {
+  ClosedWalk *w = ctx;
+  closed_parts(w->fl, child, w->seen);
+}
+
+static void closed_parts(Fl *fl, Expr *e, PtrMap *seen) {
+  if (inv_hoistable(&fl->inv, e)) {
+    Loc saved = fl->loc;
+    fl->loc = e->loc;
+    Ctx host = {false, NULL};
+    (void)tr_inner(fl, &host, NULL, e);
+    fl->loc = saved;
+    return;
+  }
+  if (e->kind == EX_IF) {
+    closed_parts(fl, e->u.ifx.cond, seen);
+    return;
+  }
+  ast_expr_children(e, closed_child, NULL, &(ClosedWalk){fl, seen});
+  /* (not through an application of a function value, which eval sees as
+     such and does not follow) */
+  if ((e->kind == EX_CALL || e->kind == EX_BINOP || e->kind == EX_UNOP) && !e->from_value && e->callee &&
+      e->callee->body && !ptrmap_get(seen, e->callee)) {
+    ptrmap_put(seen, e->callee, e->callee);
+    closed_parts(fl, e->callee->body, seen);
+  }
+}
+
 /* Makes the body of 'f': the instance's body at the host, or lifted over
    the length of its first parameter, returning at once when that is 0;
    or one component of the result alone (Pending.component). */
@@ -1532,6 +1618,16 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   FlatAtom *n = ty(first).kind == FT_SEGDES ? op(fl, FLAT_SEG_COUNT, int_scalar(), 1, first) : length(fl, first);
   FlatBlock *outer;
   FlatStmt *s = begin_unless_empty(fl, n, rt, &outer);
+  /* over no elements f^ returns at once (so that a recursion through
+     apply-to-each ends), but first computes the closed expressions its
+     body and what it calls would compute: NESL's lifted code runs them
+     over no elements too, and so reports their errors */
+  FlatBlock *body = fl->block;
+  fl->block = s->then;
+  PtrMap seen = {0};
+  ptrmap_put(&seen, mf, mf);
+  closed_parts(fl, mf->body, &seen);
+  fl->block = body;
   Ctx lifted = {true, n};
   Vals r = tr(fl, &lifted, env, mf->body);
   for (int i = 0; i < r.len; i++)
