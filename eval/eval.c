@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../frontend/invariant.h"
 #include "../frontend/types.h"
 #include "../rt/rt.h"
 #include "eval.h"
@@ -72,6 +73,7 @@ struct Eval {
   bool mid_line;       /* the program's output did not end with a newline */
   Loc loc;             /* the innermost call under way, for an error that
                           has no place of its own (out of memory) */
+  Invariants inv;      /* which expressions are closed (closed_parts) */
 };
 
 static Value eval(Eval *ev, Expr *e, Env *env);
@@ -422,6 +424,68 @@ static Value global_value(Eval *ev, Def *d, Loc loc) {
    element is done, and an apply-to-each over 10^8 elements allocates no
    node per element.  The result is packed when its elements are
    scalars. */
+/* Evaluates, for their errors alone, the closed expressions
+   (frontend/invariant.h) that NESL's lifted code for 'e' computes over
+   no elements: those outside the branches of its ifs, in its
+   apply-to-each, and in the bodies of the functions it calls, each
+   function walked once ('seen'), in its frame, as a call would run it.
+   flatten's closed_parts walks the same. */
+static void closed_parts(Eval *ev, Expr *e, PtrMap *seen);
+
+typedef struct ClosedWalk {
+  Eval *ev;
+  PtrMap *seen;
+} ClosedWalk;
+
+static void closed_child(void *ctx, Expr *child) {
+  ClosedWalk *w = ctx;
+  closed_parts(w->ev, child, w->seen);
+}
+
+static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
+  if (inv_hoistable(&ev->inv, e)) {
+    (void)eval(ev, e, NULL);
+    return;
+  }
+  if (e->kind == EX_IF) {
+    closed_parts(ev, e->u.ifx.cond, seen);
+    return;
+  }
+  ast_expr_children(e, closed_child, NULL, &(ClosedWalk){ev, seen});
+  Def *d = NULL;
+  Type *inst = NULL;
+  if (e->kind == EX_CALL && e->u.ref.def) {
+    d = current(e->u.ref.def);
+    inst = e->u.ref.inst;
+  } else if ((e->kind == EX_BINOP || e->kind == EX_UNOP) && e->u.op.def) {
+    d = current(e->u.op.def);
+    inst = e->u.op.inst;
+  }
+  if (!d || d->kind != DEF_FUNCTION || d->primitive || !d->top || !d->top->body || ptrmap_get(seen, d))
+    return;
+  ptrmap_put(seen, d, d);
+  /* the frame and context a call would have, so that an error names the
+     function as it does when the function runs */
+  check_stack(ev, e->loc);
+  bool entered = !ev->in_library && d->library;
+  if (entered) {
+    ev->in_library = true;
+    ev->user_loc = e->loc;
+    ev->lib_fn = d->name;
+  }
+  Frame frame = {d, runtime_type(ev->frame, inst), ev->frame};
+  bool user = !d->library;
+  if (user && ev->user_depth++ == 0)
+    ev->stmt_call_loc = e->loc;
+  ev->frame = &frame;
+  closed_parts(ev, d->top->body, seen);
+  ev->frame = frame.parent;
+  if (user)
+    ev->user_depth--;
+  if (entered)
+    ev->in_library = false;
+}
+
 static Value eval_apply(Eval *ev, Expr *e, Env *env) {
   int n = e->u.apply.gens.len;
   Value *seqs = xmalloc(sizeof(Value) * (size_t)n);
@@ -465,6 +529,15 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
     if (!result.u.seq)
       result = val_seq_like(v, len - i);
     seq_set(result.u.seq, out++, v);
+  }
+  /* over no elements (none at all, or none the filter kept), the body's
+     closed expressions, and the filter's when it saw none, are still
+     computed, as NESL's flattened code computes them */
+  if (out == 0) {
+    PtrMap seen = {0};
+    if (len == 0 && e->u.apply.filter)
+      closed_parts(ev, e->u.apply.filter, &seen);
+    closed_parts(ev, e->u.apply.body, &seen);
   }
   if (!result.u.seq)
     result = val_seq_new(0);
