@@ -1,0 +1,83 @@
+#!/bin/sh
+# tests/fuzz/one.sh BUILD OUTDIR SEED REF BACKEND...: one program of the
+# differential test (tests/fuzz/diff.sh runs many, in parallel).
+# tests/fuzz/gen_nesl.py writes the program of SEED; REF (oracle: CMU
+# NESL 3.1, ../shared/oracle; or one of nessie's backends) runs it, and so
+# does each BACKEND:
+#   eval flat lcu        nessie --interp=BACKEND
+#   lcu-O0               nessie --interp=lcu -O0 (no fusion)
+#   cpu cpu1             the CPU executable, with 4 threads, with 1
+#   cuda                 the CUDA executable (on a GPU machine)
+# BUILD/nesl_compare compares each transcript with REF's (floats to 1e-9,
+# an error line with any error line; the `= fn :` lines are left out).
+# Prints one line: `pass SEED`, `reject SEED` (REF or nessie's front end
+# rejects the program: the generator's fault, not a difference), or
+# `fail SEED: BACKEND...: the first difference`; a failing program is
+# kept as OUTDIR/SEED.nesl with each transcript beside it.
+# FUZZ_STATEMENTS: statements a program (8); FUZZ_TIMEOUT: the seconds a
+# backend may take (20).
+set -u
+BUILD=$1
+OUT=$2
+SEED=$3
+REF=$4
+shift 4
+NESSIE=$BUILD/nessie
+ORACLE=${ORACLE:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/oracle/run.sh}
+limit=${FUZZ_TIMEOUT:-20}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+p=$work/p$SEED.nesl
+python3 tests/fuzz/gen_nesl.py "$SEED" "${FUZZ_STATEMENTS:-8}" > "$p"
+
+# run BACKEND FILE: BACKEND's transcript of the program into FILE (its
+# stderr into FILE.err); status 124 or 137 when it ran out of time
+run() {
+  case $1 in
+  oracle) timeout 60 sh "$ORACLE" "$p" > "$2" 2> "$2.err" ;;
+  eval | flat | lcu) timeout "$limit" "$NESSIE" --interp="$1" "$p" > "$2" 2> "$2.err" ;;
+  lcu-O0) timeout "$limit" "$NESSIE" --interp=lcu -O0 "$p" > "$2" 2> "$2.err" ;;
+  cpu | cpu1 | cuda)
+    target=${1%1}
+    threads=4
+    [ "$1" = cpu1 ] && threads=1
+    if ! "$NESSIE" --target="$target" -o "$work/exe" "$p" > "$2" 2> "$2.err"; then
+      echo "the build failed" >> "$2"; return 0
+    fi
+    OMP_NUM_THREADS=$threads timeout "$limit" "$work/exe" > "$2" 2> "$2.err" ;;
+  *) echo "unknown backend $1" > "$2"; return 0 ;;
+  esac
+}
+
+# the front end must take the program, and the oracle must not reject it
+if ! "$NESSIE" --dump=typed "$p" > /dev/null 2>&1; then
+  cp "$p" "$OUT/reject-$SEED.nesl"; echo "reject $SEED"; exit 0
+fi
+run "$REF" "$work/ref"
+grep -av ' = fn : ' "$work/ref" > "$work/ref.cmp"
+if [ "$REF" = oracle ] &&
+   grep -q -E 'error: Error (at top level|in Function definition)\..*(type|symbol|undefined|Bad|parse|Syntax)' "$work/ref.cmp"; then
+  cp "$p" "$OUT/reject-$SEED.nesl"; cp "$work/ref" "$OUT/reject-$SEED.ref"; echo "reject $SEED"; exit 0
+fi
+bad=""
+why=""
+for b in "$@"; do
+  run "$b" "$work/out.$b"
+  rc=$?
+  grep -av ' = fn : ' "$work/out.$b" > "$work/cmp.$b"
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    bad="$bad $b(timeout)"
+  elif grep -q -E 'AddressSanitizer|runtime error:|internal error|Segmentation fault|core dumped' "$work/out.$b" "$work/out.$b.err" ||
+       [ $rc -gt 128 ]; then
+    bad="$bad $b(crash)"
+    [ -n "$why" ] || why=$(grep -h -E 'AddressSanitizer|runtime error:|internal error|Segmentation|core' "$work/out.$b" "$work/out.$b.err" | head -1)
+  elif ! d=$("$BUILD/nesl_compare" "$work/cmp.$b" "$work/ref.cmp" 2>&1); then
+    bad="$bad $b"
+    [ -n "$why" ] || why=$(printf '%s\n' "$d" | head -3 | tr '\n' ' ')
+  fi
+done
+if [ -z "$bad" ]; then echo "pass $SEED"; exit 0; fi
+cp "$p" "$OUT/$SEED.nesl"
+cp "$work/ref" "$OUT/$SEED.$REF.out"
+for b in "$@"; do cp "$work/out.$b" "$OUT/$SEED.$b.out"; cp "$work/out.$b.err" "$OUT/$SEED.$b.err"; done
+echo "fail $SEED:$bad: $why"

@@ -1,0 +1,17 @@
+# fuzz-diff: 200 random NESL programs (tests/fuzz/gen_nesl.py, seeds 1 to
+# 200: the same programs every run) through flat, lcu and lcu -O0, each
+# transcript compared with eval's (tests/fuzz/diff.sh; CI has no CMU
+# NESL, so eval is the reference here; `make fuzz-diff` compares with
+# CMU NESL and runs the executables too).  One test a failing seed
+# (fuzz-diff/SEED), and fuzz-diff/programs for the count.
+. tests/suites/lib.sh
+REF=eval JOBS=$JOBS sh tests/fuzz/diff.sh "$BUILD" "$OUT/programs" 1 200 flat lcu lcu-O0 > "$OUT/diff.log" 2>&1
+sed -n 's/^fail \([0-9]*\):\(.*\)/\1 \2/p' "$OUT/programs/results" | sort -n | while read -r seed why; do
+  fail "fuzz-diff/$seed" "$why (the program: $OUT/programs/$seed.nesl; reduce it with tests/fuzz/reduce.py)"
+done
+summary=$(tail -1 "$OUT/diff.log")
+case $summary in
+*" 0 failed"*) pass "fuzz-diff/programs ($summary)" ;;
+*) fail "fuzz-diff/programs" "$summary" ;;
+esac
+finish
