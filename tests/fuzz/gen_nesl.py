@@ -47,12 +47,23 @@ def is_pair(t):
     return isinstance(t, tuple) and t[0] == "pair"
 
 
+def data(name, a, b):
+    """A datatype of two fields, `datatype name (a, b);`."""
+    return ("data", name, a, b)
+
+
+def is_data(t):
+    return isinstance(t, tuple) and t[0] == "data"
+
+
 def tname(t):
     """NESL's spelling of a type, for `[] t`."""
     if is_seq(t):
         return "[" + tname(t[1]) + "]"
     if is_pair(t):
         return "(" + tname(t[1]) + ", " + tname(t[2]) + ")"
+    if is_data(t):
+        return t[1]
     return t
 
 
@@ -66,6 +77,7 @@ class Gen:
         self.n = 0
         self.funcs = []  # (name, [arg types], result type)
         self.fixed = {}  # name -> the arguments every call passes first (functions, by name)
+        self.datatypes = []  # data(...) declared by the program
 
     def fresh(self, base="v"):
         self.n += 1
@@ -89,6 +101,8 @@ class Gen:
             return INT if k < 0.45 or d >= 3 else self.pick([FLOAT, BOOL, CHAR, INT])
         if k < 0.85:
             return seq(self.elem_type(d + 1))
+        if self.datatypes and k < 0.9:
+            return self.pick(self.datatypes)
         return pair(INT, self.pick([INT, FLOAT, BOOL]))
 
     def any_type(self):
@@ -113,6 +127,10 @@ class Gen:
             return self.gen_char(env, size)
         if is_pair(t):
             return self.gen_pair(t, env, size)
+        if is_data(t):
+            if self.chance(0.3):
+                return self.gen_common(t, env, size)
+            return "%s(%s, %s)" % (t[1], self.gen(t[2], env, size // 2), self.gen(t[3], env, size // 2))
         return self.gen_seq(t, env, size)
 
     def leaf(self, t, env):
@@ -129,6 +147,8 @@ class Gen:
             return "`" + self.pick("abcxyz09") + ""
         if is_pair(t):
             return "(" + self.leaf(t[1], env) + ", " + self.leaf(t[2], env) + ")"
+        if is_data(t):
+            return "%s(%s, %s)" % (t[1], self.leaf(t[2], env), self.leaf(t[3], env))
         return self.seq_literal(t, env, 0)
 
     def seq_literal(self, t, env, size):
@@ -165,6 +185,12 @@ class Gen:
             vt = self.any_type()
             v = self.fresh()
             return "(let %s = %s in %s)" % (v, self.gen(vt, env, size // 2), self.gen(t, env + [(v, vt)], size // 2))
+        if k < 0.78 and self.datatypes:
+            # a datatype taken apart by a pattern
+            d = self.pick(self.datatypes)
+            a, b = self.fresh(), self.fresh()
+            return "(let %s(%s, %s) = %s in %s)" % (d[1], a, b, self.gen(d, env, size // 2),
+                                                   self.gen(t, env + [(a, d[2]), (b, d[3])], size // 2))
         if k < 0.85:
             # a pattern let over a pair
             a, b = self.fresh(), self.fresh()
@@ -337,6 +363,10 @@ class Gen:
         if k == 12 and et == INT:
             return "%s(%s)" % (self.pick(["plus_scan", "max_scan", "min_scan", "sort", "rank",
                                           "rank_down", "remove_duplicates"]), g())
+        if k == 12 and et == INT and self.chance(0.3):
+            return "%s(%s, %s)" % (self.pick(["union", "intersection", "set_difference"]), g(), g())
+        if k == 12 and et == BOOL and self.chance(0.5):
+            return "mark_duplicates(%s)" % self.gen(seq(INT), env, size // 2)
         if k == 12 and et == FLOAT:
             return "%s(%s)" % (self.pick(["plus_scan", "max_scan", "sort"]), g())
         if k == 13 and et == INT:
@@ -451,6 +481,10 @@ class Gen:
 
     def program(self, statements):
         out = []
+        for _ in range(self.r.randint(0, 2)):
+            d = data(self.fresh("d"), INT, self.pick([INT, FLOAT, BOOL, seq(INT)]))
+            self.datatypes.append(d)
+            out.append("datatype %s (%s, %s);" % (d[1], tname(d[2]), tname(d[3])))
         for _ in range(self.r.randint(1, 4)):
             out.append(self.gen_function())
         for i in range(statements):
