@@ -349,7 +349,15 @@ class Gen:
         if k == 6:
             return "(%s ++ %s)" % (g(), g())
         if k == 7:
-            return "%s(%s)" % (self.pick(["reverse", "odd_elts", "even_elts"]), g())
+            f = self.pick(["reverse", "odd_elts", "even_elts"])
+            if f == "odd_elts":
+                # NESL's odd_elts of an empty sequence is an error, and NESL
+                # evaluates a filtered body for every element, where nessie
+                # only where the filter holds (docs/nesl.md, faults not
+                # copied): a possibly empty argument would make the
+                # programs differ for that known reason alone
+                return "odd_elts([%s] ++ %s)" % (self.gen(et, env, size // 3), g())
+            return "%s(%s)" % (f, g())
         if k == 8:
             s = self.fresh("s")
             return "(let %s = %s in %s(%s, min(%s, #%s)))" % (s, g(), self.pick(["take", "drop"]), s,
