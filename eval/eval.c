@@ -28,7 +28,7 @@
 #include "../rt/rt.h"
 #include "eval.h"
 
-static RtLoc rt_loc(Loc l) { return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col}; }
+static RtLoc rt_loc(Loc l) { return (RtLoc){.file = l.src ? l.src->name : NULL, .line = l.line, .col = l.col}; }
 
 /* The evaluator's side of a global definition. */
 typedef struct RtDef {

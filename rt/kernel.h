@@ -68,6 +68,8 @@ typedef struct RtSite {
                           error names as the interpreters do (in function
                           f, line, column); the call's site is the
                           error's 'len' */
+  const struct RtInlined *via; /* file:line:col is in code inlined from a
+                          user function (RtLoc.via), or NULL */
 } RtSite;
 
 typedef struct RtKernelError {
