@@ -50,14 +50,15 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
+static const RtInlined nessie_inlined_1 = {"norm", {"tests/golden/datatype.nesl", 5, 2, NULL}};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL, &nessie_inlined_1},
+  {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL, &nessie_inlined_1},
+  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL, &nessie_inlined_1},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -353,13 +354,13 @@ static void top_10(void) {
   t50->data.f[1] = 0.0;
   v_x18 = NESSIE_TO_DEVICE(t50);
   RtValue *v_x38 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 4, 37);
+  rt_here = RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2));
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 4, 37), 3, v_x17, v_x18, &v_x38);
+    K1(&kerr, RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2)), 3, v_x17, v_x18, &v_x38);
     if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 4, 37)));
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2))));
   }
   rt_release(v_x17);
   rt_release(v_x18);

@@ -49,11 +49,11 @@ static const RtLayout layout_10 = {RL_PAIR, &layout_7, &layout_9, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 10, 32, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 7, 14, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 10, 10, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 10, 32, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 7, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 10, 10, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;

@@ -52,20 +52,20 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;

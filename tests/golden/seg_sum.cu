@@ -53,11 +53,11 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;

@@ -40,12 +40,12 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 358, 63, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 358, 50, NULL, NULL, NULL, NULL},
-  {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 359, 63, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 359, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -70,7 +70,7 @@ static int g_x16_defined;
 
 static void fn_median(RtValue *v_x19, int32_t *out_0);
 
-/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:358: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:359: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue **out_v_x21) {
   (void)loc;
   (void)run;
@@ -92,7 +92,7 @@ fail:
   rt_release(v_x21);
 }
 
-/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:358: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:359: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
@@ -180,13 +180,13 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 358, 63);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 359, 63);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 358, 63), 2, v_x19, &v_x22);
+      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 359, 63), 2, v_x19, &v_x22);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 358, 63)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 359, 63)));
     }
     rt_set_context(saved);
   }
@@ -194,13 +194,13 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 358, 50);
+    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 359, 50);
     {
       RtKernelError kerr = RT_NO_ERROR;
       NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 358, 50), 3, v_x19, v_x22, &v_x29);
+      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 359, 50), 3, v_x19, v_x22, &v_x29);
       if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 358, 50)));
+        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 359, 50)));
     }
     rt_set_context(saved);
   }

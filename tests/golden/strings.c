@@ -46,12 +46,12 @@ static const RtLayout layout_7 = {RL_BOOL, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
