@@ -108,6 +108,9 @@ struct Cg {
   Vec sites;          /* CgSite *: the program's table of sites */
   PtrMap layouts;     /* const RtLayout * -> the name of its static copy */
   const char *record_fn; /* the target's recording of a kernel error */
+  int check_order;    /* numbers the checks of the kernel being written in
+                         the order its code makes them (RtKernelError.order),
+                         from 0 at each kernel */
   bool split;         /* the kernels are compiled apart from the host
                          functions (host.c, CG_PART_KERNELS): their entry
                          points are extern, not static */

@@ -695,7 +695,7 @@ __global__ void __launch_bounds__(rtg::THREADS)
       if (FROM == FROM_NARROW) {
         int32_t l = ((const int32_t *)in)[j];
         if (l < 0)
-          rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run});
+          rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run, 0});
         len[k] = l < 0 ? 0 : l;
         lengths[j] = len[k];
       } else if (FROM == FROM_RANGES) {
@@ -731,7 +731,7 @@ __global__ void __launch_bounds__(rtg::THREADS)
       /* more elements than an int counts (rt_make_segdes): after any
          negative length, whose index is lower */
       if (FROM != FROM_WIDE && j == nseg - 1 && before > INT32_MAX)
-        rtg::record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run});
+        rtg::record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run, 0});
     }
   }
 }
@@ -912,7 +912,7 @@ static void queue_read(void *host, const void *dev, size_t n) {
 /* The device's error record emptied, its flag down. */
 static void clear_error_slot(void) {
   *raised = 0;
-  rtg::ErrorSlot none = {RT_NO_ERROR, 0, (int *)mapped_dev};
+  rtg::ErrorSlot none = {RT_NO_ERROR, 0, (int *)mapped_dev, LLONG_MAX};
   cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
 }
 

@@ -32,9 +32,9 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
@@ -102,7 +102,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *
         if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
           t16 = v_x42_d[t3];
         } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0);
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
           t16 = 0;
         }
         double t18 = rt_mul_f(t16, t16);
@@ -112,7 +112,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtValue *
         int t24 = 0;
         double t25 = rt_sqrt_f(t23, &t24);
         if (t24) {
-          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23);
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23, 1);
         }
       }
       v_x48_d[t2] = t15;
