@@ -108,6 +108,9 @@ struct Cg {
   Vec sites;          /* CgSite *: the program's table of sites */
   PtrMap layouts;     /* const RtLayout * -> the name of its static copy */
   const char *record_fn; /* the target's recording of a kernel error */
+  int check_order;    /* numbers the checks of the kernel being written in
+                         the order its code makes them (RtKernelError.order),
+                         from 0 at each kernel */
   bool split;         /* the kernels are compiled apart from the host
                          functions (host.c, CG_PART_KERNELS): their entry
                          points are extern, not static */
@@ -272,8 +275,13 @@ int cg_exp_site(Cg *cg, const LcuExp *e, const CgChecks *c, const char *prim);
    in library function 'lib_fn''s call at 'loc' when it was inlined from
    one (or NULL). */
 int cg_fn_site(Cg *cg, Loc loc, const char *lib_fn, const char *user_fn);
-/* The location 'loc' as an RtLoc expression: RT_LOC("f.nesl", 3, 5). */
+/* The location 'loc' as an RtLoc expression: RT_LOC("f.nesl", 3, 5), or
+   in code inlined from a user function RT_LOC_VIA(..., RT_INLINED(fn,
+   call)), whose record is a static object (an expression for a function's
+   body only). */
 const char *cg_loc(Loc loc);
+/* The call of record 'in' as RT_INLINED's arguments: "f.nesl", 3, 5. */
+const char *cg_inlined_call(const Inlined *in);
 /* A comment naming the NESL source line of 'loc'. */
 const char *cg_where(Loc loc);
 

@@ -75,7 +75,9 @@ static void new_vector(Kx *x, const LcuVar *v, const char *n) {
 
 /* Records an error that the kernel finds itself (cg_soac_size), as a
    thunk's check does: the lowest element index wins. */
-static void record_error(Cg *cg, const char *error) { cg_line(cg, "%s(err, %s);", cg->record_fn, error); }
+static void record_error(Cg *cg, const char *error) {
+  cg_line(cg, "%s(err, %s, %d);", cg->record_fn, error, cg->check_order++);
+}
 
 /* The C expression of the SOAC's size, checked not negative. */
 static const char *soac_size(Kx *x) { return cg_soac_size(x->cg, &x->s->size, x->env, record_error); }
@@ -428,7 +430,8 @@ static void scatter_element(Kx *x, const char *c, const char *i, const char *ix,
   thunk_into(x, s->second, (const char *[]){ix}, ck, (const char *[]){to});
   int site = cg_site(cg, no_loc, "__write", NULL);
   cg_line(cg, "if ((uint64_t)(int64_t)%s >= (uint64_t)%s) {", to, room);
-  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0);", cg->record_fn, i, site, to, room);
+  cg_line(cg, "  %s(err, %s, RT_CHECK_INDEX, %d, 0, RT_SCATTER, %s, %s, 0.0, %d);", cg->record_fn, i, site, to, room,
+          cg->check_order++);
   cg_line(cg, "  continue;");
   cg_line(cg, "}");
   const char *at = base ? xprintf("%s + %s", base, to) : to;
@@ -714,6 +717,7 @@ static void gen_soac(Kx *x) {
 
 void cg_cpu_kernel(Cg *cg, const LcuKernel *k, const char *name) {
   Kx x = {cg, k, NULL, 0, NULL, {0}};
+  cg->check_order = 0;
   cg_kernel_comment(cg, k);
   cg_line(cg, "%s {", cg_kernel_signature(cg, k, name, false));
   cg->indent++;
@@ -815,9 +819,9 @@ static void cpu_prelude(Cg *cg) {
   cg_line(cg, "#define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))");
   cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
   cg_line(cg, "  rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))");
-  cg_line(cg, "/* a check's error, for the lowest element index */");
-  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
-  cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})");
+  cg_line(cg, "/* a check's error: the first operation's (ord), for the lowest element index */");
+  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
+  cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})");
   cg_blank(cg);
 }
 

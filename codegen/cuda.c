@@ -321,7 +321,7 @@ static void gen_check(Gx *x) {
     for (int o = 0; o < 3; o++)
       op[o] = c->value[o] >= 0 ? xprintf("(int64_t)v.v%d", c->value[o]) : xprintf("(int64_t)%lld", (long long)c->constant[o]);
     cg_line(cg, "if (!rt_check_ok(%d /* %s */, %s, %s, %s)) {", c->kind, rt_check_name(c->kind), op[0], op[1], op[2]);
-    cg_line(cg, "  *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[%d], %d, 0, %s, %s, %s, run);", j, c->kind, op[0], op[1],
+    cg_line(cg, "  *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[%d], %d, 0, %s, %s, %s, run, 0);", j, c->kind, op[0], op[1],
             op[2]);
     cg_line(cg, "  return false;");
     cg_line(cg, "}");
@@ -472,7 +472,9 @@ static void new_vector(Gx *x, const LcuVar *v, const char *n) {
 
 /* Sets the error that K_gpu finds on the host (cg_soac_size) in the
    host's record, with the kernel's `run`. */
-static void set_error(Cg *cg, const char *error) { cg_line(cg, "*err = RtKernelError{%s, run};", error); }
+static void set_error(Cg *cg, const char *error) {
+  cg_line(cg, "*err = RtKernelError{%s, run, %d};", error, cg->check_order++);
+}
 
 /* The SOAC's size, checked not negative. */
 static const char *soac_size(Gx *x) { return cg_soac_size(x->cg, &x->s->size, x->host, set_error); }
@@ -1054,6 +1056,7 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   cg_cpu_kernel(cg, k, xprintf("%s_host", k->name));
   const char *record = cg->record_fn;
   cg->record_fn = "NESSIE_DEVICE_RECORD";
+  cg->check_order = 0;
   Gx x = {.cg = cg, .k = k};
   cg_kernel_comment(cg, k);
   /* the device's view: K_A, then each SOAC's structs */
@@ -1162,15 +1165,15 @@ static void cuda_prelude(Cg *cg) {
   cg_line(cg, "                               : (rtg_sync(), rt_append_size((loc), (a), (b))))");
   cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
   cg_line(cg, "  rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))");
-  cg_line(cg, "/* a check's error, for the lowest element index: in the host's kernels,");
-  cg_line(cg, "   and on the device, with the launch's number (A.run) */");
-  cg_line(cg, "#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \\");
+  cg_line(cg, "/* a check's error, the first operation's (ord), for the lowest element index: in");
+  cg_line(cg, "   the host's kernels, and on the device, with the launch's number (A.run) */");
+  cg_line(cg, "#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \\");
   cg_line(cg, "  RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \\");
-  cg_line(cg, "                (int32_t)(i), (int64_t)(len), (double)(x), (run)}");
-  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
-  cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
-  cg_line(cg, "#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \\");
-  cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))");
+  cg_line(cg, "                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}");
+  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
+  cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))");
+  cg_line(cg, "#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
+  cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))");
   cg_blank(cg);
 }
 

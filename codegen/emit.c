@@ -406,9 +406,19 @@ const char *cg_loc(Loc loc) {
   static const char *text;
   if (!text || !lcu_loc_equal(loc, last)) {
     last = loc;
-    text = xprintf("RT_LOC(%s, %d, %d)", cg_literal(loc.src->name), loc.line, loc.col);
+    const Inlined *in = loc.inlined;
+    if (in) /* the record of inlining, a static object of its own */
+      text = xprintf("RT_LOC_VIA(%s, %d, %d, RT_INLINED(%s, %s))", cg_literal(loc.src->name), loc.line, loc.col,
+                     cg_literal(in->fn), cg_inlined_call(in));
+    else
+      text = xprintf("RT_LOC(%s, %d, %d)", cg_literal(loc.src->name), loc.line, loc.col);
   }
   return text;
+}
+
+const char *cg_inlined_call(const Inlined *in) {
+  Loc c = in->call;
+  return c.src ? xprintf("%s, %d, %d", cg_literal(c.src->name), c.line, c.col) : "NULL, 0, 0";
 }
 
 const char *cg_where(Loc loc) {

@@ -697,6 +697,19 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
       text_puts(t, cg_layout_definition(cg, cg->layout_list.data[i]));
   if (!sites)
     return;
+  /* the records of the sites in code inlined from user functions */
+  const char **via = xmalloc(sizeof(char *) * (size_t)(cg->sites.len + 1));
+  PtrMap records = {0}; /* Inlined -> the name of its static copy */
+  for (int i = 0; i < cg->sites.len; i++) {
+    const Inlined *in = ((const CgSite *)cg->sites.data[i])->loc.inlined;
+    via[i] = in ? ptrmap_get(&records, in) : "NULL";
+    if (!via[i]) {
+      via[i] = xprintf("&nessie_inlined_%d", i);
+      ptrmap_put(&records, in, (void *)via[i]);
+      text_puts(t, xprintf("static const RtInlined nessie_inlined_%d = {%s, {%s, NULL}};\n", i, cg_literal(in->fn),
+                           cg_inlined_call(in)));
+    }
+  }
   text_puts(t, "\n/* where each check stands in the NESL source */\n");
   if (cg->split_host) /* extern: the other host units name it too (C++ makes a const static) */
     text_puts(t, "extern const RtSite nessie_sites[];\nconst RtSite nessie_sites[] = {\n");
@@ -705,13 +718,13 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
   for (int i = 0; i < cg->sites.len; i++) {
     const CgSite *s = cg->sites.data[i];
     const char *file = s->loc.src ? cg_string(s->loc.src->name, strlen(s->loc.src->name)) : "NULL";
-    text_puts(t, xprintf("  {%s, %d, %d, %s, %s, %s, %s},\n", file, s->loc.line, s->loc.col,
+    text_puts(t, xprintf("  {%s, %d, %d, %s, %s, %s, %s, %s},\n", file, s->loc.line, s->loc.col,
                          s->prim ? cg_string(s->prim, strlen(s->prim)) : "NULL",
                          s->message ? cg_string(s->message, strlen(s->message)) : "NULL",
                          s->lib_fn ? cg_string(s->lib_fn, strlen(s->lib_fn)) : "NULL",
-                         s->user_fn ? cg_string(s->user_fn, strlen(s->user_fn)) : "NULL"));
+                         s->user_fn ? cg_string(s->user_fn, strlen(s->user_fn)) : "NULL", via[i]));
   }
-  text_puts(t, "  {NULL, 0, 0, NULL, NULL, NULL, NULL}};\n\n");
+  text_puts(t, "  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};\n\n");
 }
 
 /* The parts of a split program: kernels in program order, about the

@@ -46,7 +46,7 @@ static FlatBase atom_base(const LcuAtom *a) { return lcu_atom_type(a).base; }
 static void fail(Sx *x, const char *what) {
   Cg *cg = x->cg;
   cg_line(cg, "if (rec)");
-  cg_line(cg, "  NESSIE_FN_RECORD(rec, index, %s, run);", what);
+  cg_line(cg, "  NESSIE_FN_RECORD(rec, index, %s, run, order);", what);
   cg_line(cg, "*failed = 1;");
   cg_line(cg, "return 0;");
 }
@@ -100,7 +100,7 @@ static void scalar_stmt(Sx *x, const LcuStmt *s) {
   cg_line(cg, "}");
 }
 
-/* sf_g(args, rec, index, run, call, failed), for a call statement or a
+/* sf_g(args, rec, index, run, call, order, failed), for a call statement or a
    thunk. */
 static const char *call_text(const LcuFunc *g, const char **args, int n, const char *rest) {
   Buf b = {0};
@@ -167,7 +167,7 @@ static void stmt(Sx *x, const LcuStmt *s, bool tail) {
     }
     const LcuVar *r = s->results.data[0];
     cg_line(cg, "%s %s = %s;", cg_ctype(r->type.base), cg_name(r),
-            call_text(s->callee, args, s->args.len, "rec, index, run, call, failed"));
+            call_text(s->callee, args, s->args.len, "rec, index, run, call, order, failed"));
     cg_line(cg, "if (*failed)");
     cg_line(cg, "  return 0;");
     if (tail)
@@ -205,7 +205,7 @@ static const char *signature(const LcuFunc *f) {
     const LcuVar *p = f->params.data[i];
     buf_printf(&b, "%s %s, ", cg_ctype(p->type.base), cg_name(p));
   }
-  buf_puts(&b, "RtKernelError *rec, int64_t index, int32_t run, int32_t call, int *failed)");
+  buf_puts(&b, "RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed)");
   return buf_str(&b);
 }
 
@@ -306,16 +306,16 @@ void cg_scalar_funcs(Cg *cg) {
   if (cg->target->kind == CG_CUDA) {
     cg_line(cg, "#define NESSIE_FN static __host__ __device__");
     cg_line(cg, "#ifdef __CUDA_ARCH__");
-    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
-    cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
+    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \\");
+    cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))");
     cg_line(cg, "#else");
-    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
-    cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))");
+    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \\");
+    cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))");
     cg_line(cg, "#endif");
   } else {
     cg_line(cg, "#define NESSIE_FN static");
-    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \\");
-    cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run)})");
+    cg_line(cg, "#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \\");
+    cg_line(cg, "  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), (run), (ord)})");
   }
   for (int i = 0; i < funcs.len; i++)
     cg_line(cg, "%s;", signature(funcs.data[i]));
@@ -327,8 +327,10 @@ void cg_scalar_funcs(Cg *cg) {
 const char *cg_scalar_call(Cg *cg, const LcuExp *e, const char **args, const CgChecks *checks, const char *failed) {
   const char *run = strcmp(cg->record_fn, "NESSIE_DEVICE_RECORD") == 0 ? "A.run" : "run";
   /* the call's own site: where its errors are reported (in function ...) */
-  const char *rest = checks ? xprintf("%s, %s, %s, %d, &%s", checks->record, checks->index, run,
-                                      cg_exp_site(cg, e, checks, NULL), failed)
-                            : xprintf("(RtKernelError *)0, 0, 0, 0, &%s", failed);
+  /* its checks are the call's, in the kernel's order of operations: the
+     function runs element by element, as the interpreters run it */
+  const char *rest = checks ? xprintf("%s, %s, %s, %d, %d, &%s", checks->record, checks->index, run,
+                                      cg_exp_site(cg, e, checks, NULL), cg->check_order++, failed)
+                            : xprintf("(RtKernelError *)0, 0, 0, 0, 0, &%s", failed);
   return call_text(e->callee, args, e->nargs, rest);
 }

@@ -262,7 +262,7 @@ static void cse_forget(Tx *tx, int mark) {
 /* The record of error 'what' at the check's element. */
 static void record(Tx *tx, const char *what) {
   Cg *cg = tx->cg;
-  cg_line(cg, "%s(%s, %s, %s);", cg->record_fn, tx->checks->record, tx->checks->index, what);
+  cg_line(cg, "%s(%s, %s, %s, %d);", cg->record_fn, tx->checks->record, tx->checks->index, what, cg->check_order++);
 }
 
 static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env);

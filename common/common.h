@@ -270,11 +270,29 @@ typedef struct Source {
   int nlines;
 } Source;
 
-/* A position in a source: 1-based line and column (bytes). */
+/* A position in a source: 1-based line and column (bytes).  Code that
+   lowering inlined from a user function (lower.c) keeps its own lines and
+   columns, and says through 'inlined' which function it came from and
+   where that was called, so that its run-time errors name the function
+   as a call would (NULL: not inlined). */
+struct Inlined;
 typedef struct Loc {
   const Source *src;
   int line, col;
+  const struct Inlined *inlined;
 } Loc;
+
+/* Code inlined from user function 'fn', whose call stands at 'call': the
+   call of the outermost of the functions inlined one inside another, in
+   code that was not inlined ('call.inlined' is NULL), since that is the
+   place an error is reported at (rt_call_context); 'fn' is the innermost,
+   the function the error is in.  'rt' is the same for the runtime
+   (RtInlined, rt/rt.h), made with it. */
+typedef struct Inlined {
+  const char *fn;
+  struct Loc call;
+  const struct RtInlined *rt;
+} Inlined;
 
 extern const Loc no_loc;
 

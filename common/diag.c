@@ -25,7 +25,7 @@
 
 #include "common.h"
 
-const Loc no_loc = {NULL, 0, 0};
+const Loc no_loc = {0};
 
 static int error_count;
 static bool muted;

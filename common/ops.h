@@ -65,7 +65,9 @@ const char *flat_type_name(FlatType t); /* "int", "[:float:]", "segdes" */
 static inline RtType flat_rt_type(FlatType t) { return t; }
 static inline RtBase flat_rt_base(FlatBase b) { return b; }
 /* A source location as the runtime sees it. */
-static inline RtLoc flat_rt_loc(Loc l) { return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col}; }
+static inline RtLoc flat_rt_loc(Loc l) {
+  return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col, l.inlined ? l.inlined->rt : NULL};
+}
 
 /* ---- constants ---- */
 

@@ -233,7 +233,7 @@ static Loc loc_of(RtLoc l) {
   Source *src = NEW(Source);
   src->name = l.file ? l.file : "";
   src->text = "";
-  return (Loc){src, l.line, l.col};
+  return (Loc){.src = src, .line = l.line, .col = l.col};
 }
 
 static void store_get(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **out) {

@@ -29,7 +29,7 @@
 #include "../rt/rt.h"
 #include "eval.h"
 
-static RtLoc rt_loc(Loc l) { return (RtLoc){l.src ? l.src->name : NULL, l.line, l.col}; }
+static RtLoc rt_loc(Loc l) { return (RtLoc){.file = l.src ? l.src->name : NULL, .line = l.line, .col = l.col}; }
 
 /* The evaluator's side of a global definition. */
 typedef struct RtDef {
@@ -39,6 +39,26 @@ typedef struct RtDef {
   const Prim *prim; /* primitives: the C implementation, once looked up */
   bool boxed_args;  /* an eval/io.c primitive: its argument is boxed */
 } RtDef;
+
+/* A run-time error found in an element of an apply-to-each, kept until
+   it is known that no error comes before it (see "The first error"). */
+typedef struct Pending {
+  int n;         /* entries of its key */
+  int *pos;      /* the positions along its path, the failing one last */
+  int64_t *idx;  /* the element at each apply-to-each on the path, else -1 */
+  Loc where;     /* where it is reported, and the words */
+  char *words;
+} Pending;
+
+/* An apply-to-each running its elements, any of which may fail. */
+typedef struct Level {
+  sigjmp_buf jb;          /* where an element's error or abandonment goes */
+  struct Level *parent;   /* the apply-to-each around it */
+  Pending *volatile best; /* the first error of its elements so far */
+  int depth;              /* its entry's index in the path */
+  volatile int64_t i, out; /* the element running; the results made */
+  Seq *volatile result;
+} Level;
 
 /* A call of a (possibly polymorphic) user or library function: what its
    type variables stand for is the call's instantiated type, read in the
@@ -74,6 +94,16 @@ struct Eval {
   Loc loc;             /* the innermost call under way, for an error that
                           has no place of its own (out of memory) */
   Invariants inv;      /* which expressions are closed (closed_parts) */
+  /* the order of errors (see "The first error") */
+  int *path_pos;       /* the position of each call and apply-to-each under
+                          way, outermost first */
+  int64_t *path_idx;   /* and each apply-to-each's element (-1: a call) */
+  int depth, path_cap;
+  int leaf;            /* the position of the operation under way */
+  Level *level;        /* the innermost apply-to-each catching errors */
+  int bests;           /* levels that hold an error: calls look at them */
+  Pending *pending;    /* what a jump to a level carries (NULL: the element
+                          went past the level's error, and stops) */
 };
 
 static Value eval(Eval *ev, Expr *e, Env *env);
@@ -133,8 +163,16 @@ static Def *innermost_user_function(Eval *ev) {
    that led to the error.  The message says where inside a user function
    it happened, and (when 'name_library') which library function the
    user called, by its operator's spelling for operators. */
-_Noreturn static void stop(Eval *ev, Loc loc, char *msg, bool name_library) {
+/* Prints error 'p' and stops the statement. */
+static _Noreturn void report(Eval *ev, Pending *p) {
   line_start(ev);
+  diag_runtime_error(ev->out, p->where, p->words);
+  if (!ev->stop)
+    die("run-time error outside a statement: %s", p->words);
+  longjmp(*ev->stop, 1);
+}
+
+_Noreturn static void stop(Eval *ev, Loc loc, char *msg, bool name_library, bool at_once) {
   /* the runtime's words (rt/error.c), from what the evaluator knows of
      the calls under way: every engine words its errors alike */
   Def *fn = ev->user_depth > 0 ? innermost_user_function(ev) : NULL;
@@ -146,10 +184,22 @@ _Noreturn static void stop(Eval *ev, Loc loc, char *msg, bool name_library) {
   /* where: the same place rt_error_message chose, as a Loc with its
      source, for the line and the caret */
   Loc where = c.user_fn ? ev->stmt_call_loc : c.lib_fn ? ev->user_loc : loc;
-  diag_runtime_error(ev->out, where, words);
-  if (!ev->stop)
-    die("run-time error outside a statement: %s", msg);
-  longjmp(*ev->stop, 1);
+  Pending *p = NEW(Pending);
+  p->where = where;
+  p->words = xstrdup(words);
+  if (ev->level && !at_once) {
+    /* an element of an apply-to-each: its key, for the first error */
+    p->n = ev->depth + 1;
+    p->pos = xmalloc_atomic(sizeof(int) * (size_t)p->n);
+    p->idx = xmalloc_atomic(sizeof(int64_t) * (size_t)p->n);
+    memcpy(p->pos, ev->path_pos, sizeof(int) * (size_t)ev->depth);
+    memcpy(p->idx, ev->path_idx, sizeof(int64_t) * (size_t)ev->depth);
+    p->pos[ev->depth] = ev->leaf;
+    p->idx[ev->depth] = -1;
+    ev->pending = p;
+    siglongjmp(ev->level->jb, 1);
+  }
+  report(ev, p); /* at once: Ctrl-C, out of memory, or outside every apply-to-each */
 }
 
 void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
@@ -157,23 +207,23 @@ void ev_error(Eval *ev, Loc loc, const char *fmt, ...) {
   va_start(ap, fmt);
   char *msg = xvprintf(fmt, ap);
   va_end(ap);
-  stop(ev, loc, msg, true);
+  stop(ev, loc, msg, true, false);
 }
 
 void ev_interrupted(Eval *ev, Loc loc) {
   if (isatty(fileno(ev->out)))
     fputc('\n', ev->out); /* after the ^C the terminal echoed */
-  stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false);
+  stop(ev, loc, xstrdup("interrupted (Ctrl-C)"), false, true);
 }
 
 void ev_too_many(Eval *ev, Loc loc, int64_t n) {
-  stop(ev, loc, xprintf("out of memory (could not allocate a vector of %lld elements)", (long long)n), false);
+  stop(ev, loc, xprintf("out of memory (could not allocate a vector of %lld elements)", (long long)n), false, false);
 }
 
 /* The statement's allocation failed: stop it, at the call under way. */
 static void out_of_memory(void *ctx, size_t size) {
   Eval *ev = ctx;
-  stop(ev, ev->loc, xprintf("out of memory (could not allocate %zu bytes)", size), false);
+  stop(ev, ev->loc, xprintf("out of memory (could not allocate %zu bytes)", size), false, true);
 }
 
 /* Ctrl-C: one load of a volatile flag at every call and element. */
@@ -183,6 +233,179 @@ static inline void check_interrupt(Eval *ev, Loc loc) {
 }
 
 /* ---- patterns ---- */
+
+/* ---- the first error ----
+   The evaluator runs an apply-to-each element by element; NESL runs the
+   flattened program, each step of the body for every element before the
+   next step (the flat and λcu interpreters and the executables do so
+   too).  Where several elements fail, the error reported is the one the
+   flattened program meets first: the first failing operation in the
+   order the steps run (let bindings in order, arguments left to right,
+   the then-branch of a lifted `if`, recursion included, before its
+   else-branch), and among the elements failing there, the lowest
+   (docs/nesl.md, "Errors").
+
+   So every expression has a position, its place in its function body's
+   order of evaluation (number_expr), and the evaluator keeps the path of
+   positions of the calls and apply-to-eachs under way, with each
+   apply-to-each's element.  An error's key is that path, its own
+   position last, then the elements: keys compare by positions, then by
+   elements.  Each apply-to-each catches its elements' errors and keeps
+   the first (Level); when its elements are done it passes that error
+   on, to the apply-to-each around it or to the statement, which prints
+   it.  An element that calls a function at a position past an error
+   found already stops there (check_passed): whatever it would do next
+   comes later, and it may never end (the flattened program would have
+   stopped).  Ctrl-C and running out of memory stop the statement at
+   once. */
+
+/* Numbers 'e' and what it holds in the order eval runs them, from
+   '*next': the operands before the operation; an apply-to-each's own
+   check (the generators' lengths) after its generators and before its
+   filter and body. */
+static void number_expr(Expr *e, int *next) {
+  if (!e)
+    return;
+  switch (e->kind) {
+  case EX_CALL:
+  case EX_VAR:
+    number_expr(e->u.ref.arg, next);
+    break;
+  case EX_APP:
+    number_expr(e->u.app.fn, next);
+    number_expr(e->u.app.arg, next);
+    break;
+  case EX_BINOP:
+  case EX_UNOP:
+    number_expr(e->u.op.lhs, next);
+    number_expr(e->u.op.rhs, next);
+    break;
+  case EX_PAIR:
+    number_expr(e->u.pair.fst, next);
+    number_expr(e->u.pair.snd, next);
+    break;
+  case EX_SEQ:
+    for (int i = 0; i < e->u.elems.len; i++)
+      number_expr(e->u.elems.data[i], next);
+    break;
+  case EX_RANGE:
+    number_expr(e->u.range.start, next);
+    number_expr(e->u.range.end, next);
+    number_expr(e->u.range.stride, next);
+    break;
+  case EX_INDEX:
+    number_expr(e->u.index.seq, next);
+    number_expr(e->u.index.index, next);
+    break;
+  case EX_IF:
+    number_expr(e->u.ifx.cond, next);
+    number_expr(e->u.ifx.then, next);
+    number_expr(e->u.ifx.els, next);
+    break;
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      number_expr(((Binding *)e->u.let.binds.data[i])->value, next);
+    number_expr(e->u.let.body, next);
+    break;
+  case EX_APPLY:
+    for (int g = 0; g < e->u.apply.gens.len; g++)
+      number_expr(((Generator *)e->u.apply.gens.data[g])->seq, next);
+    e->pos = ++*next;
+    number_expr(e->u.apply.filter, next);
+    number_expr(e->u.apply.body, next);
+    return;
+  case EX_TIME:
+    number_expr(e->u.timed, next);
+    break;
+  default:
+    break;
+  }
+  e->pos = ++*next;
+}
+
+static void path_grow(Eval *ev) {
+  int cap = ev->path_cap ? 2 * ev->path_cap : 256;
+  int *p = xmalloc_atomic(sizeof(int) * (size_t)cap);
+  int64_t *x = xmalloc_atomic(sizeof(int64_t) * (size_t)cap);
+  if (ev->depth) {
+    memcpy(p, ev->path_pos, sizeof(int) * (size_t)ev->depth);
+    memcpy(x, ev->path_idx, sizeof(int64_t) * (size_t)ev->depth);
+  }
+  ev->path_pos = p;
+  ev->path_idx = x;
+  ev->path_cap = cap;
+}
+
+static inline void path_push(Eval *ev, int pos, int64_t idx) {
+  if (__builtin_expect(ev->depth == ev->path_cap, 0))
+    path_grow(ev);
+  ev->path_pos[ev->depth] = pos;
+  ev->path_idx[ev->depth] = idx;
+  ev->depth++;
+}
+
+/* <0, 0, >0: error 'a' comes before 'b', is 'b', comes after it. */
+static int key_compare(const Pending *a, const Pending *b) {
+  int n = a->n < b->n ? a->n : b->n;
+  for (int k = 0; k < n; k++)
+    if (a->pos[k] != b->pos[k])
+      return a->pos[k] < b->pos[k] ? -1 : 1;
+  if (a->n != b->n) /* a call on the other's path: the call begins first */
+    return a->n < b->n ? -1 : 1;
+  for (int k = 0; k < n; k++)
+    if (a->idx[k] != b->idx[k])
+      return a->idx[k] < b->idx[k] ? -1 : 1;
+  return 0;
+}
+
+/* Whether what an element does from a call at position 'pos' on comes
+   after error 'p': the positions of the path under way with 'pos', cut
+   after index 'cut' where an apply-to-each inside the element has its
+   entry (-1: none), since that one's later elements start its body again,
+   come after p's.  The same positions as p's come after it: an error a
+   level holds is from an element before the one running. */
+static bool passed(Eval *ev, int pos, int cut, const Pending *p) {
+  int len = cut >= 0 ? cut + 1 : ev->depth + 1;
+  int n = len < p->n ? len : p->n;
+  for (int k = 0; k < n; k++) {
+    int here = k < ev->depth ? ev->path_pos[k] : pos;
+    if (here != p->pos[k])
+      return here > p->pos[k];
+  }
+  return len >= p->n;
+}
+
+/* A call at position 'pos': an element of an apply-to-each whose work
+   from here on comes after that apply-to-each's error stops, back to the
+   outermost such one, with the first error the levels inside it hold
+   (from the element stopped, they may come before). */
+static void check_passed(Eval *ev, int pos) {
+  Level *target = NULL;
+  int cut = -1;
+  for (Level *l = ev->level; l; l = l->parent) {
+    if (l->best && passed(ev, pos, cut, l->best))
+      target = l;
+    cut = l->depth;
+  }
+  if (!target)
+    return;
+  Pending *first = NULL;
+  for (Level *l = ev->level; l != target; l = l->parent)
+    if (l->best && (!first || key_compare(l->best, first) < 0))
+      first = l->best;
+  ev->pending = first;
+  siglongjmp(target->jb, 1);
+}
+
+/* Passes error 'p' of a finished apply-to-each on: to the one around it,
+   or to the statement. */
+static _Noreturn void raise_pending(Eval *ev, Pending *p) {
+  if (ev->level) {
+    ev->pending = p;
+    siglongjmp(ev->level->jb, 1);
+  }
+  report(ev, p);
+}
 
 static Env *bind(Env *env, const char *name, Value v) {
   Env *e = NEW(Env);
@@ -313,7 +536,10 @@ static void check_stack(Eval *ev, Loc loc) {
 
 /* Runs the body of user or library function 'd' with its parameters
    bound in 'env'. */
-static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
+static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc, int pos) {
+  ev->leaf = pos; /* the call's own errors */
+  if (ev->bests)
+    check_passed(ev, pos);
   check_stack(ev, loc);
   if (!d->top->body) /* the checker rejects a statement that would get here */
     ev_error(ev, loc, "'%s' is declared but not defined", d->name);
@@ -331,7 +557,13 @@ static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
   if (user && ev->user_depth++ == 0)
     ev->stmt_call_loc = loc;
   ev->frame = &frame;
+  if (__builtin_expect(!d->top->body->pos, 0)) { /* its first call */
+    int next = 0;
+    number_expr(d->top->body, &next);
+  }
+  path_push(ev, pos, -1);
   Value result = eval(ev, d->top->body, env);
+  ev->depth--;
   ev->frame = frame.parent;
   if (user)
     ev->user_depth--;
@@ -340,7 +572,10 @@ static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc) {
   return result;
 }
 
-static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
+static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int pos) {
+  if (ev->bests)
+    check_passed(ev, pos);
+  ev->leaf = pos; /* the primitive's errors are its call's */
   ev->stats.calls++;
   ev->stats.prim_calls++;
   ev->loc = loc;
@@ -367,13 +602,13 @@ static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
 }
 
 /* Calls 'd' (as checked at type 'inst') on the value 'arg'. */
-static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc) {
+static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int pos) {
   d = current(d);
   if (d->kind == DEF_CONSTRUCTOR)
     return val_data(d, arg);
   if (d->primitive)
-    return run_primitive(ev, d, inst, arg, loc);
-  return run_function(ev, d, inst, match(NULL, d->top->param, arg), loc);
+    return run_primitive(ev, d, inst, arg, loc, pos);
+  return run_function(ev, d, inst, match(NULL, d->top->param, arg), loc, pos);
 }
 
 /* Binds pattern 'p' to the value of 'arg' (evaluated in 'caller'),
@@ -392,9 +627,9 @@ static Env *bind_argument(Eval *ev, Env *callee, Pattern *p, Expr *arg, Env *cal
 static Value call_expr(Eval *ev, Expr *e, Env *env) {
   Def *d = current(e->u.ref.def);
   if (d->kind == DEF_CONSTRUCTOR || d->primitive)
-    return call(ev, d, e->u.ref.inst, eval(ev, e->u.ref.arg, env), e->loc);
+    return call(ev, d, e->u.ref.inst, eval(ev, e->u.ref.arg, env), e->loc, e->pos);
   Env *params = bind_argument(ev, NULL, d->top->param, e->u.ref.arg, env);
-  return run_function(ev, d, e->u.ref.inst, params, e->loc);
+  return run_function(ev, d, e->u.ref.inst, params, e->loc, e->pos);
 }
 
 /* fn(arg) where fn's value is a function: its type says which. */
@@ -403,14 +638,17 @@ static Value call_value(Eval *ev, Expr *e, Env *env) {
   Value arg = eval(ev, e->u.app.arg, env);
   Type *ft = runtime_type(ev->frame, e->u.app.fn->type);
   Type *id = ft->kind == T_FUN && ft->ident ? type_resolve(ft->ident) : NULL;
-  if (!id || !id->def)
+  if (!id || !id->def) {
+    ev->leaf = e->pos;
     ev_error(ev, e->loc, "which function '%s' is was not known when the program was compiled",
              ast_expr_to_string(e->u.app.fn));
-  return call(ev, id->def, ft, arg, e->loc);
+  }
+  return call(ev, id->def, ft, arg, e->loc, e->pos);
 }
 
-static Value global_value(Eval *ev, Def *d, Loc loc) {
+static Value global_value(Eval *ev, Def *d, Loc loc, int pos) {
   RtDef *r = rt(d);
+  ev->leaf = pos;
   if (!r->has_value)
     ev_error(ev, loc, "'%s' has no value: its definition stopped with an error", d->name);
   return r->value;
@@ -494,6 +732,7 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
     Generator *gen = e->u.apply.gens.data[g];
     seqs[g] = eval(ev, gen->seq, env);
     int64_t l = seqs[g].u.seq->len;
+    ev->leaf = e->pos;
     if (g > 0 && l != len)
       ev_error(ev, gen->seq->loc, "length mismatch in an apply-to-each: the generators have lengths %lld and %lld",
                (long long)len, (long long)l);
@@ -507,9 +746,45 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
   Env *reused = env;
   for (int g = 0; all_names && g < n; g++)
     reused = bind(reused, ((Generator *)e->u.apply.gens.data[g])->pat->name, val_int(0));
-  Value result = {.kind = V_SEQ, .u.seq = NULL};
-  int64_t out = 0;
-  for (int64_t i = 0; i < len; i++) {
+  /* each element's error comes here (see "The first error"), with the
+     state of the element's start */
+  Level lv;
+  lv.parent = ev->level;
+  lv.best = NULL;
+  lv.depth = ev->depth;
+  lv.i = 0;
+  lv.out = 0;
+  lv.result = NULL;
+  Frame *frame = ev->frame;
+  bool in_library = ev->in_library;
+  Loc user_loc = ev->user_loc, stmt_call_loc = ev->stmt_call_loc, loc = ev->loc;
+  const char *lib_fn = ev->lib_fn;
+  int user_depth = ev->user_depth, depth = ev->depth;
+  path_push(ev, e->pos, 0);
+  ev->level = &lv;
+  if (sigsetjmp(lv.jb, 0)) {
+    ev->frame = frame;
+    ev->in_library = in_library;
+    ev->user_loc = user_loc;
+    ev->stmt_call_loc = stmt_call_loc;
+    ev->loc = loc;
+    ev->lib_fn = lib_fn;
+    ev->user_depth = user_depth;
+    ev->depth = depth + 1;
+    ev->level = &lv;
+    Pending *p = ev->pending;
+    if (p && (!lv.best || key_compare(p, lv.best) < 0)) {
+      lv.best = p;
+      /* the levels holding an error, inner ones left by the jump */
+      ev->bests = 0;
+      for (Level *l = &lv; l; l = l->parent)
+        ev->bests += l->best != NULL;
+    }
+    lv.i++;
+  }
+  for (; lv.i < len; lv.i++) {
+    int64_t i = lv.i;
+    ev->path_idx[depth] = i;
     check_interrupt(ev, e->loc);
     Env *inner = reused;
     if (all_names) {
@@ -526,22 +801,27 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
     if (e->u.apply.filter && !eval(ev, e->u.apply.filter, inner).u.b)
       continue;
     Value v = eval(ev, e->u.apply.body, inner);
-    if (!result.u.seq)
-      result = val_seq_like(v, len - i);
-    seq_set(result.u.seq, out++, v);
+    if (!lv.result)
+      lv.result = val_seq_like(v, len - i).u.seq;
+    seq_set(lv.result, lv.out++, v);
+  }
+  ev->level = lv.parent;
+  ev->depth = depth;
+  if (lv.best) {
+    ev->bests--;
+    raise_pending(ev, lv.best);
   }
   /* over no elements (none at all, or none the filter kept), the body's
      closed expressions, and the filter's when it saw none, are still
      computed, as NESL's flattened code computes them */
-  if (out == 0) {
+  if (lv.out == 0) {
     PtrMap seen = {0};
     if (len == 0 && e->u.apply.filter)
       closed_parts(ev, e->u.apply.filter, &seen);
     closed_parts(ev, e->u.apply.body, &seen);
   }
-  if (!result.u.seq)
-    result = val_seq_new(0);
-  result.u.seq->len = out;
+  Value result = lv.result ? (Value){.kind = V_SEQ, .u.seq = lv.result} : val_seq_new(0);
+  result.u.seq->len = lv.out;
   return result;
 }
 
@@ -549,6 +829,7 @@ static Value eval_range(Eval *ev, Expr *e, Env *env) {
   int32_t s = eval(ev, e->u.range.start, env).u.i;
   int32_t end = eval(ev, e->u.range.end, env).u.i;
   int32_t d = e->u.range.stride ? eval(ev, e->u.range.stride, env).u.i : 1;
+  ev->leaf = e->pos;
   if (end < s || d <= 0)
     ev_error(ev, e->loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, end, d);
   int64_t len = ((int64_t)end - s + d - 1) / d;
@@ -590,7 +871,7 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
       return v;
     if (e->u.ref.def->kind != DEF_VALUE)
       return val_bool(false); /* a function: its type says which */
-    return global_value(ev, e->u.ref.def, e->loc);
+    return global_value(ev, e->u.ref.def, e->loc, e->pos);
   }
   case EX_CALL:
     return call_expr(ev, e, env);
@@ -604,12 +885,12 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
          pair can live on the stack: most operators are primitives, and
          this saves an allocation per operation */
       Pair args = {a, b};
-      return call(ev, e->u.op.def, e->u.op.inst, (Value){.kind = V_PAIR, .u.pair = &args}, e->loc);
+      return call(ev, e->u.op.def, e->u.op.inst, (Value){.kind = V_PAIR, .u.pair = &args}, e->loc, e->pos);
     }
-    return call(ev, e->u.op.def, e->u.op.inst, val_pair(a, b), e->loc);
+    return call(ev, e->u.op.def, e->u.op.inst, val_pair(a, b), e->loc, e->pos);
   }
   case EX_UNOP:
-    return call(ev, e->u.op.def, e->u.op.inst, eval(ev, e->u.op.lhs, env), e->loc);
+    return call(ev, e->u.op.def, e->u.op.inst, eval(ev, e->u.op.lhs, env), e->loc, e->pos);
   case EX_PAIR: {
     Value a = eval(ev, e->u.pair.fst, env);
     return val_pair(a, eval(ev, e->u.pair.snd, env));
@@ -631,9 +912,11 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
   case EX_INDEX: {
     Value s = eval(ev, e->u.index.seq, env);
     int32_t i = eval(ev, e->u.index.index, env).u.i;
-    if (i < 0 || i >= s.u.seq->len)
+    if (i < 0 || i >= s.u.seq->len) {
+      ev->leaf = e->pos;
       ev_error(ev, e->loc, "subscript %d is out of range for a sequence of length %lld", i,
                (long long)s.u.seq->len);
+    }
     return seq_get(s.u.seq, i);
   }
   case EX_IF:
@@ -715,10 +998,17 @@ static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
     ev->in_library = false;
     ev->frame = NULL;
     ev->user_depth = 0;
+    ev->depth = 0;
+    ev->level = NULL;
+    ev->bests = 0;
     *ok = false;
     return val_int(0);
   }
   alloc_set_oom_handler(out_of_memory, ev);
+  if (!top->body->pos) {
+    int next = 0;
+    number_expr(top->body, &next);
+  }
   Value v = eval(ev, top->body, NULL);
   /* NESL's REPL rejects a value holding an infinity or a NaN, whatever
      the statement computed on the way (rt_check_value); a binding so
@@ -884,7 +1174,7 @@ bool ev_take_kept(int slot, Value *out) {
 Value ev_prim_global_value(Eval *ev, Value k, Loc loc, Type *type) {
   (void)type;
   Def *d = vec_get(&exported, k.u.i);
-  return global_value(ev, d, loc);
+  return global_value(ev, d, loc, ev->leaf); /* the primitive's call */
 }
 
 bool ev_exported_value(Eval *ev, int k, Value *out, const char **name) {

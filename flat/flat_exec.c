@@ -269,7 +269,7 @@ static void out_of_memory(void *ctx, size_t size) {
    transcript, the source line and a caret on stderr, counted
    (diag_runtime_errors). */
 static void report(RtLoc where, const char *words) {
-  Loc loc = {NULL, where.line, where.col};
+  Loc loc = {.line = where.line, .col = where.col};
   if (where.file) {
     loc.src = source_find(where.file, where.line);
     if (!loc.src) /* not a file nessie read: no line to show */

@@ -121,6 +121,9 @@ typedef struct Expr {
                          calls below this node (1 for a leaf): the parser
                          refuses expressions nested beyond AST_MAX_DEPTH,
                          which every recursive pass can then afford */
+  int pos;            /* the evaluator's: the node's place in its function
+                         body's (or statement's) order of evaluation, from
+                         1 (eval.c, "The first error"); 0 until numbered */
   union {
     int32_t ival;   /* EX_INT */
     double fval;    /* EX_FLOAT */

@@ -64,7 +64,7 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
     lx->tok = lx->cur;
     loc->first_line = lx->line;
     loc->first_column = lx->col;
-    Loc here = {lx->src, lx->line, lx->col};
+    Loc here = {.src = lx->src, .line = lx->line, .col = lx->col};
     const char *start = lx->cur;
     /*!re2c
       re2c:define:YYCTYPE = "unsigned char";

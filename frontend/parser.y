@@ -83,7 +83,7 @@ struct Parser {
 #define YYFREE(p) ((void)(p))
 
 static Loc L(Parser *p, YYLTYPE l) {
-  Loc loc = {p->lx.src, l.first_line, l.first_column};
+  Loc loc = {.src = p->lx.src, .line = l.first_line, .col = l.first_column};
   return loc;
 }
 #define LOC(l) L(p, l)

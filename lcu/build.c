@@ -624,6 +624,14 @@ static void canon_loc(Canon *c, Loc loc) {
     canon_puts(c, loc.src ? loc.src->name : "");
     canon_int(c, ":", loc.line, "");
     canon_int(c, ":", loc.col, " ");
+    if (loc.inlined) { /* and the call it was inlined from, which its errors name */
+      canon_puts(c, "in ");
+      canon_puts(c, loc.inlined->fn);
+      canon_putc(c, '@');
+      canon_puts(c, loc.inlined->call.src ? loc.inlined->call.src->name : "");
+      canon_int(c, ":", loc.inlined->call.line, "");
+      canon_int(c, ":", loc.inlined->call.col, " ");
+    }
   }
 }
 

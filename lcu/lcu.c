@@ -111,7 +111,17 @@ const char *lcu_type_name(LcuType t) {
 
 /* ---- locations ---- */
 
-bool lcu_loc_equal(Loc a, Loc b) { return a.src == b.src && a.line == b.line && a.col == b.col; }
+/* Two records of inlining are one if they name one function and one call
+   (each inlining makes its own record). */
+static bool same_inlined(const Inlined *a, const Inlined *b) {
+  if (a == b)
+    return true;
+  return a && b && strcmp(a->fn, b->fn) == 0 && lcu_loc_equal(a->call, b->call);
+}
+
+bool lcu_loc_equal(Loc a, Loc b) {
+  return a.src == b.src && a.line == b.line && a.col == b.col && same_inlined(a.inlined, b.inlined);
+}
 
 Loc lcu_error_loc(const LcuExp *e, const LcuSoac *s, Loc run) {
   if (!e->loc.src || lcu_loc_equal(e->loc, s->loc))

@@ -395,6 +395,8 @@ bool lcu_type_equal(LcuType a, LcuType b);
 const char *lcu_type_name(LcuType t); /* "int", "[float]", "sd" */
 LcuType lcu_type_of_flat(FlatType t);  /* a flat variable's λcu type */
 FlatType lcu_flat_type(LcuType t);     /* and back */
+/* Two locations are one: the same place, inlined from the same call of
+   the same user function, if at all (Loc.inlined). */
 bool lcu_loc_equal(Loc a, Loc b);
 /* Where a run-time error in thunk expression 'e' of SOAC 's', run by a
    `run` at 'run', is reported: e's own location, unless it is s's (an

@@ -141,7 +141,7 @@ static RtValue **small_array(RtValue **buf, int n) {
 
 static const char *func_source(const LcuFunc *f) { return f->source ? f->source : f->name; }
 
-static const RtContext top_context = {NULL, {NULL, 0, 0}, NULL, {NULL, 0, 0}};
+static const RtContext top_context = {0};
 
 /* ---- variables ---- */
 
@@ -705,9 +705,10 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n);
    e->loc.  The context is the running frame's with the library call. */
 static const RtContext *enter_library(const LcuExp *e, RtContext *moved) {
   const RtContext *ctx = rt_context();
-  *moved = ctx ? *ctx : top_context;
+  RtLoc call = flat_rt_loc(e->loc);
+  *moved = rt_inlined_context(ctx, call.via); /* a call in an inlined user function */
   moved->lib_fn = e->lib_fn;
-  moved->lib_call = flat_rt_loc(e->loc);
+  moved->lib_call = call;
   rt_set_context(moved);
   return ctx;
 }
@@ -1740,10 +1741,8 @@ static void run_stmt(LcuInterp *in, const LcuStmt *s) {
     run_stmt_here(in, s);
     return;
   }
-  RtContext inlined = ctx ? *ctx : top_context;
-  inlined.lib_fn = s->lib_fn;
-  inlined.lib_call = flat_rt_loc(s->user_loc);
-  rt_set_context(&inlined);
+  RtContext inlined;
+  rt_enter_library(&inlined, s->lib_fn, flat_rt_loc(s->user_loc));
   run_stmt_here(in, s);
   rt_set_context(ctx);
 }

@@ -42,7 +42,7 @@
 /* An expression's location before the reader knows it: that of what
    encloses it (its parent, its SOAC), set when the thunk is done. */
 static const Source unset_source = {.name = "(unset)", .text = ""};
-static const Loc unset = {&unset_source, 0, 0};
+static const Loc unset = {.src = &unset_source};
 
 typedef struct Scoped {
   const char *name;
@@ -104,7 +104,7 @@ static Loc loc_at(Reader *r, size_t offset) {
       r->seen_col++;
     }
   }
-  return (Loc){r->src, r->seen_line, r->seen_col};
+  return (Loc){.src = r->src, .line = r->seen_line, .col = r->seen_col};
 }
 
 _Noreturn __attribute__((format(printf, 3, 4))) static void fail_at(Reader *r, size_t offset, const char *fmt, ...) {
@@ -283,7 +283,7 @@ static Loc location(Reader *r) {
   if (!isdigit((unsigned char)cur(r)))
     fail(r, "expected a column number");
   int col = (int)integer(r);
-  return (Loc){s, line, col};
+  return (Loc){.src = s, .line = line, .col = col};
 }
 
 /* An optional ` @LOC`; 'none' if absent. */

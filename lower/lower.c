@@ -34,7 +34,11 @@
  * works within a region); their statements keep the library function's
  * name for run-time errors.  So are small non-recursive lifted user
  * functions (the function an apply-to-each calls), with their own
- * locations.
+ * locations, each marked with the function and the call it was inlined
+ * from (Loc.inlined), so that a run-time error in it names the function
+ * as the flat interpreter's call does (`(in function f, ...)`): the mark
+ * is part of the location, which fusion carries wherever the expression
+ * goes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +85,8 @@ typedef struct Lw {
   Loc loc;
   const char *lib_fn; /* inlining a library function: its name */
   Loc user_loc;       /* and the user's call that led there */
+  const Inlined *inlined; /* inlining a user function: the record every
+                         location made meanwhile carries (Loc.inlined) */
   Vec pending;        /* FlatFunc * still to lower */
   PtrMap droppable;      /* LcuStmt (by pointer): runs of DIST kernels that
                          cannot fail, dropped if their vector is unused */
@@ -812,6 +818,12 @@ static void lower_library(Lw *lw, FlatStmt *fs, LcuLibrary lib) {
 
 /* A host operation: the flat statement runs on the host. */
 static void lower_host(Lw *lw, FlatStmt *fs) {
+  if (lw->inlined) { /* the operation reports at its statement's location */
+    FlatStmt *copy = NEW(FlatStmt);
+    *copy = *fs;
+    copy->loc = lw->loc;
+    fs = copy;
+  }
   LcuStmt *s = emit(lw, lcu_stmt_host(lw->loc, fs));
   for (int i = 0; i < fs->args.len; i++)
     lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
@@ -1458,6 +1470,29 @@ static void mark_nonnegative(Lw *lw, FlatVar *v) { ptrmap_put(&lw->scope->nonneg
 
 static void lower_block_into(Lw *lw, FlatBlock *b, LcuBlock *out);
 
+/* The record of inlining user function 'f' at 'call' (lw->loc), within
+   what lw->inlined says is being inlined already: the place an error is
+   reported at stays the outermost call, and the function named is 'f'
+   (as rt_call_context has it for calls). */
+static const Inlined *inlined_record(Lw *lw, const FlatFunc *f, Loc call) {
+  Inlined *r = NEW(Inlined);
+  r->fn = f->source ? f->source : f->name;
+  r->call = lw->inlined ? lw->inlined->call : call;
+  r->call.inlined = NULL;
+  RtInlined *rt = NEW(RtInlined);
+  rt->fn = r->fn;
+  rt->call = flat_rt_loc(r->call);
+  r->rt = rt;
+  return r;
+}
+
+/* Flat location 'loc' in the code being lowered: inlined from a user
+   function, it says so. */
+static Loc located(Lw *lw, Loc loc) {
+  loc.inlined = lw->inlined;
+  return loc;
+}
+
 static void inline_call(Lw *lw, FlatStmt *fs) {
   FlatFunc *f = fs->callee;
   Scope *caller = lw->scope;
@@ -1486,9 +1521,14 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   }
   const char *saved_fn = lw->lib_fn;
   Loc saved_user = lw->user_loc, saved_loc = lw->loc;
+  const Inlined *saved_inlined = lw->inlined;
   if (!lw->lib_fn && f->library) {
     lw->lib_fn = f->source;
-    lw->user_loc = fs->loc;
+    lw->user_loc = lw->loc; /* fs->loc, with what it was inlined from */
+  } else if (!f->library) {
+    /* a lifted user function: its statements keep their own locations,
+       and their errors name it as a call of it would */
+    lw->inlined = inlined_record(lw, f, lw->loc);
   }
   LcuBlock tmp = {0};
   LcuBlock *saved_block = lw->block;
@@ -1500,6 +1540,7 @@ static void inline_call(Lw *lw, FlatStmt *fs) {
   lw->lib_fn = saved_fn;
   lw->user_loc = saved_user;
   lw->loc = saved_loc;
+  lw->inlined = saved_inlined;
   lw->scope = caller;
   for (int i = 0; i < fs->results.len; i++) {
     LcuAtom *r = results.data[i];
@@ -1541,7 +1582,7 @@ static bool inlined(Lw *lw, FlatFunc *f) {
 }
 
 static void lower_stmt(Lw *lw, FlatStmt *fs) {
-  lw->loc = fs->loc;
+  lw->loc = located(lw, fs->loc);
   switch (fs->kind) {
   case FS_OP:
     lower_op(lw, fs);
@@ -1719,6 +1760,7 @@ LcuProgram *lower_program(FlatProgram *fp) {
     if (ft->body) {
       lw->scope = NEW(Scope);
       lw->lib_fn = NULL;
+      lw->inlined = NULL;
       lower_block_into(lw, ft->body, t->body);
       for (int k = 0; k < ft->defines.len; k++)
         vec_push(&t->defines, var_of(lw, ft->defines.data[k]));
@@ -1729,6 +1771,7 @@ LcuProgram *lower_program(FlatProgram *fp) {
       LcuFunc *lf = func_of(lw, f);
       lw->scope = NEW(Scope);
       lw->lib_fn = NULL;
+      lw->inlined = NULL;
       for (int k = 0; k < f->params.len; k++) {
         FlatVar *p = f->params.data[k];
         LcuVar *x = var_of(lw, p);

@@ -78,6 +78,13 @@ RtContext rt_call_context(const RtContext *caller, const char *callee, bool libr
   static const RtContext top = {0};
   if (!caller)
     caller = &top;
+  /* a call in code inlined from a user function: from inside that
+     function */
+  RtContext in_inlined;
+  if (call.via) {
+    in_inlined = rt_inlined_context(caller, call.via);
+    caller = &in_inlined;
+  }
   RtContext c = {0};
   if (caller->lib_fn) {
     c.lib_fn = caller->lib_fn;
@@ -91,11 +98,21 @@ RtContext rt_call_context(const RtContext *caller, const char *callee, bool libr
   return c;
 }
 
+RtContext rt_inlined_context(const RtContext *c, const RtInlined *via) {
+  static const RtContext top = {0};
+  if (!via)
+    return c ? *c : top;
+  /* the call's own location is in code that was not inlined, so this
+     does not recur; a second application finds the function running and
+     keeps the place in the statement, which is the call's already */
+  return rt_call_context(c, via->fn, false, via->call);
+}
+
 const RtContext *rt_enter_library(RtContext *buf, const char *lib_fn, RtLoc call) {
   const RtContext *saved = context;
   if (saved && saved->lib_fn)
     return saved;
-  *buf = saved ? *saved : (RtContext){0};
+  *buf = rt_inlined_context(saved, call.via);
   buf->lib_fn = lib_fn;
   buf->lib_call = call;
   context = buf;
@@ -209,12 +226,19 @@ void rt_vfail(RtLoc loc, const char *prim, const char *fmt, va_list ap) {
   char msg[TEXT_MAX];
   vsnprintf(msg, sizeof msg, fmt, ap);
   rt_begin_line();
+  /* an error in code inlined from a user function is in that function */
+  RtContext inlined;
+  const RtContext *c = context;
+  if (loc.via) {
+    inlined = rt_inlined_context(context, loc.via);
+    c = &inlined;
+  }
   if (reporter) {
     RtLoc where;
-    char *words = rt_error_message(context, loc, prim, msg, &where);
+    char *words = rt_error_message(c, loc, prim, msg, &where);
     reporter(where, words);
   } else {
-    fprintf(rt_output(), "error: %s\n", rt_error_text(context, loc, prim, msg));
+    fprintf(rt_output(), "error: %s\n", rt_error_text(c, loc, prim, msg));
     fflush(rt_output());
   }
   failed = true;
@@ -239,24 +263,26 @@ void rt_index_error(RtLoc loc, RtOp op, int32_t i, int64_t len) {
   rt_fail(loc, prim, "%s: index %d is out of range for a sequence of length %lld", lib_op, i, (long long)len);
 }
 
+static RtLoc site_loc(const RtSite *s) { return (RtLoc){s->file, s->line, s->col, s->via}; }
+
 void rt_kernel_fail(const RtKernelError *e, const RtSite *sites, RtLoc run) {
   const RtSite *s = &sites[e->site];
   if (!run.file && e->run > 0) /* the GPU: the run is known by its site */
-    run = (RtLoc){sites[e->run].file, sites[e->run].line, sites[e->run].col};
-  RtLoc loc = s->file ? (RtLoc){s->file, s->line, s->col} : run;
+    run = site_loc(&sites[e->run]);
+  RtLoc loc = s->file ? site_loc(s) : run;
   /* a check in a scalar function a thunk called: in the context of that
      call, as the interpreters' (their calls set it); never undone either */
   static RtContext in_fn;
   if (s->user_fn && e->check == RT_CHECK_SCALAR) {
     const RtSite *c = &sites[e->len];
-    in_fn = rt_call_context(context, s->user_fn, false, c->file ? (RtLoc){c->file, c->line, c->col} : run);
+    in_fn = rt_call_context(context, s->user_fn, false, c->file ? site_loc(c) : run);
     context = &in_fn;
   }
   /* a check moved out of an inlined library call: in that call's context
      (the run's caller's, with the call); it fails, so it is never undone */
   static RtContext moved;
   if (s->lib_fn) {
-    moved = context ? *context : (RtContext){0};
+    moved = rt_inlined_context(context, loc.via);
     moved.lib_fn = s->lib_fn;
     moved.lib_call = loc;
     context = &moved;

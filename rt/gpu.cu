@@ -42,7 +42,7 @@ static cudaEvent_t stage_done[STAGE_SLOTS];
 /* A CUDA error in the runtime itself: the statement stops with it. */
 static void check(cudaError_t e, const char *what) {
   if (e != cudaSuccess)
-    rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error in %s: %s", what, cudaGetErrorString(e));
+    rt_fail(RT_LOC(NULL, 0, 0), NULL, "CUDA error in %s: %s", what, cudaGetErrorString(e));
 }
 
 /* The host's own time, by what it did (the host's clock, profiling only):
@@ -695,7 +695,7 @@ __global__ void __launch_bounds__(rtg::THREADS)
       if (FROM == FROM_NARROW) {
         int32_t l = ((const int32_t *)in)[j];
         if (l < 0)
-          rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run});
+          rtg::record(err, RtKernelError{j, RT_CHECK_NEGATIVE_LENGTH, 0, 0, 0, l, 0, 0.0, run, 0});
         len[k] = l < 0 ? 0 : l;
         lengths[j] = len[k];
       } else if (FROM == FROM_RANGES) {
@@ -731,7 +731,7 @@ __global__ void __launch_bounds__(rtg::THREADS)
       /* more elements than an int counts (rt_make_segdes): after any
          negative length, whose index is lower */
       if (FROM != FROM_WIDE && j == nseg - 1 && before > INT32_MAX)
-        rtg::record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run});
+        rtg::record(err, RtKernelError{nseg, RT_CHECK_TOO_MANY, 0, 0, 0, 0, before, 0.0, run, 0});
     }
   }
 }
@@ -771,7 +771,7 @@ const int64_t *rtg_seg_offsets(RtValue *d) {
   if (!d->device)
     return rt_seg_offsets(d);
   if (!d->offsets)
-    d->offsets = make_offsets(d, FROM_WIDE, d->lengths, RangesIn{}, RtLoc{NULL, 0, 0}, 0);
+    d->offsets = make_offsets(d, FROM_WIDE, d->lengths, RangesIn{}, RT_LOC(NULL, 0, 0), 0);
   return d->offsets;
 }
 
@@ -912,7 +912,7 @@ static void queue_read(void *host, const void *dev, size_t n) {
 /* The device's error record emptied, its flag down. */
 static void clear_error_slot(void) {
   *raised = 0;
-  rtg::ErrorSlot none = {RT_NO_ERROR, 0, (int *)mapped_dev};
+  rtg::ErrorSlot none = {RT_NO_ERROR, 0, (int *)mapped_dev, LLONG_MAX};
   cudaMemcpy(error_slot, &none, sizeof none, cudaMemcpyHostToDevice);
 }
 
@@ -936,7 +936,7 @@ static void error_check(void) {
     rec.run = -rec.run;
   }
   forget_launches();
-  rt_kernel_fail(&rec, program_sites, RtLoc{NULL, 0, 0});
+  rt_kernel_fail(&rec, program_sites, RT_LOC(NULL, 0, 0));
 }
 
 /* Waits for the stream: the queued reads done, and the error record
@@ -956,7 +956,7 @@ static void finish_reads(void) {
   if (kernels || results || n > 0) {
     cudaError_t e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess)
-      rt_fail(RtLoc{NULL, 0, 0}, NULL, "CUDA error: %s", cudaGetErrorString(e));
+      rt_fail(RT_LOC(NULL, 0, 0), NULL, "CUDA error: %s", cudaGetErrorString(e));
   }
   if (kernels)
     error_check();
@@ -1302,7 +1302,7 @@ void rtg_seg_counts(RtValue *sd, const int64_t *offsets, int64_t kept, RtValue *
   rtg_launching("counts");
   seg_counts_kernel<<<rtg::blocks_for(sd->len, 1), rtg::THREADS, 0, stream>>>(
       off, sd->len, offsets, n, kept, kept_sd->lengths, other_sd ? other_sd->lengths : NULL);
-  rtg_launched("seg_counts", RtLoc{NULL, 0, 0});
+  rtg_launched("seg_counts", RT_LOC(NULL, 0, 0));
 }
 
 /* ---- segment descriptors ---- */
@@ -1356,7 +1356,7 @@ RtValue *rtg_seg_lengths(RtValue *d) {
   if (d->len > 0) {
     rtg_launching("narrow");
     narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(d->lengths, r->data.i, d->len);
-    rtg_launched("seg_lengths", RtLoc{NULL, 0, 0});
+    rtg_launched("seg_lengths", RT_LOC(NULL, 0, 0));
   }
   if (d->device && !made) { /* given again, as make_segdes's vector is */
     rt_retain(r);
@@ -1376,7 +1376,7 @@ RtValue *rtg_seg_starts(RtValue *d) {
     const int64_t *off = rtg_seg_offsets(d); /* before the mark: it may launch a scan */
     rtg_launching("narrow");
     narrow_kernel<<<rtg::blocks_for(d->len, 4), rtg::THREADS, 0, stream>>>(off, r->data.i, d->len);
-    rtg_launched("seg_offsets", RtLoc{NULL, 0, 0});
+    rtg_launched("seg_offsets", RT_LOC(NULL, 0, 0));
   }
   if (d->device) { /* values never change: the next call gives r again */
     rt_release(d->offsets_vec);
@@ -1473,7 +1473,7 @@ static void make_seg_ids(RtValue *d, int64_t n, int32_t *ids) {
     int64_t tiles = (n + IDS_ITEMS * rtg::THREADS - 1) / (IDS_ITEMS * rtg::THREADS);
     seg_ids_tiles<<<(unsigned)tiles, rtg::THREADS, 0, stream>>>(off, d->len, n, ids);
   }
-  rtg_launched("seg_ids", RtLoc{NULL, 0, 0});
+  rtg_launched("seg_ids", RT_LOC(NULL, 0, 0));
 }
 
 const int32_t *rtg_seg_ids_raw(RtValue *d) {
@@ -1545,7 +1545,7 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
   int32_t *idx = (int32_t *)rtg_alloc(sizeof(int32_t) * (size_t)n * 2);
   rtg_launching("keys");
   keys_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(v->data.any, v->type.base, n, down, keys, idx);
-  rtg_launched("rank", RtLoc{NULL, 0, 0});
+  rtg_launched("rank", RT_LOC(NULL, 0, 0));
   size_t bytes = 0;
   void *tmp;
   const int32_t *ids = NULL; /* the segdes's: not freed here */
@@ -1554,7 +1554,7 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
     tmp = rtg_alloc(bytes);
     rtg_launching("sort (CUB)");
     check(cub::DeviceRadixSort::SortPairs(tmp, bytes, keys, keys + n, idx, idx + n, n, 0, 64, stream), "a sort");
-    cub_done("rank", RtLoc{NULL, 0, 0});
+    cub_done("rank", RT_LOC(NULL, 0, 0));
   } else {
     const int64_t *off = rtg_seg_offsets(d);
     cub::DeviceSegmentedSort::StableSortPairs(NULL, bytes, keys, keys + n, idx, idx + n, n, d->len, off, off + 1,
@@ -1564,13 +1564,13 @@ static RtValue *ranks(RtValue *d, RtValue *v, bool down) {
     check(cub::DeviceSegmentedSort::StableSortPairs(tmp, bytes, keys, keys + n, idx, idx + n, n, d->len, off, off + 1,
                                                     stream),
           "a segmented sort");
-    cub_done("rank", RtLoc{NULL, 0, 0});
+    cub_done("rank", RT_LOC(NULL, 0, 0));
     ids = rtg_seg_ids_raw(d);
   }
   const int64_t *off = d ? rtg_seg_offsets(d) : NULL; /* made above: no launch */
   rtg_launching("ranks");
   ranks_kernel<<<rtg::blocks_for(n, 4), rtg::THREADS, 0, stream>>>(idx + n, n, off, ids, r->data.i);
-  rtg_launched("rank", RtLoc{NULL, 0, 0});
+  rtg_launched("rank", RT_LOC(NULL, 0, 0));
   rtg_free(tmp);
   rtg_free(keys);
   rtg_free(idx);
@@ -1602,7 +1602,7 @@ RtValue *rtg_rand(int site, RtValue *x) {
     rtg_launching("draw");
     rand_kernel<<<rtg::blocks_for(x->len, 4), rtg::THREADS, 0, stream>>>(x->data.any, x->type.base, x->len, s,
                                                                          r->data.any);
-    rtg_launched("rand", RtLoc{NULL, 0, 0});
+    rtg_launched("rand", RT_LOC(NULL, 0, 0));
   }
   return r;
 }

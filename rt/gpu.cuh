@@ -23,6 +23,8 @@
 #ifndef NESSIE_RT_GPU_CUH
 #define NESSIE_RT_GPU_CUH
 
+#include <climits>
+
 #include "gpu.h"
 
 namespace rtg {
@@ -35,27 +37,39 @@ template <class V> constexpr int ITEMS = sizeof(V) <= 16 ? 4 : sizeof(V) <= 48 ?
 
 /* ---- the error record ---- */
 
-/* The device's record: the error of the lowest element index (a lock
-   guards the rare write).  'raised', in host memory that the device
-   writes through (mapped), becomes 1 with the first error: after a wait
-   the host reads the record itself only when it is set, so that a wait
-   after kernels that recorded nothing copies nothing back. */
+/* The device's record: the error that comes first (rt_kernel_error_before:
+   by operation, then by element; a lock guards the rare write).
+   'raised', in host memory that the device writes through (mapped),
+   becomes 1 with the first error: after a wait the host reads the record
+   itself only when it is set, so that a wait after kernels that recorded
+   nothing copies nothing back.  'key' is the record's (order, index) in
+   one word, which a thread reads without the lock to skip the lock when
+   its error comes later: an order below 2^23 and an index below 2^40
+   keep the words in the pairs' order (lengths are ints). */
 struct ErrorSlot {
   RtKernelError e;
   int lock;
   int *raised;
+  long long key;
 };
+
+__device__ inline long long error_key(const RtKernelError &e) {
+  return ((long long)e.order << 40) + (e.index & ((1ll << 40) - 1));
+}
 
 __device__ inline void record(RtKernelError *r, RtKernelError e) {
   ErrorSlot *slot = reinterpret_cast<ErrorSlot *>(r);
-  if (e.index >= *(volatile int64_t *)&slot->e.index)
+  if (error_key(e) >= *(volatile long long *)&slot->key)
     return;
   while (atomicCAS(&slot->lock, 0, 1) != 0)
     ;
-  if (e.index < *(volatile int64_t *)&slot->e.index) {
-    /* the other fields first, the index last: a reader that sees the
-       index sees the rest (after the kernel, the host reads it all) */
+  if (rt_kernel_error_before(&e, (const RtKernelError *)&slot->e)) {
+    /* the record first, the key last: a thread that sees the key skips
+       only what comes after the record (after the kernel, the host reads
+       it all) */
     slot->e = e;
+    __threadfence();
+    *(volatile long long *)&slot->key = error_key(e);
     *(volatile int *)slot->raised = 1;
   }
   __threadfence();
@@ -74,7 +88,10 @@ __device__ inline void record_first(RtKernelError *r, RtKernelError e) {
     ;
   if (*(volatile int64_t *)&slot->e.index == INT64_MAX) {
     e.index = -1;
+    e.order = INT32_MIN;
     slot->e = e;
+    __threadfence();
+    *(volatile long long *)&slot->key = LLONG_MIN;
     *(volatile int *)slot->raised = 1;
   }
   __threadfence();
@@ -993,7 +1010,7 @@ __global__ void permute_kernel(Pull pull, Index index, int64_t n, int64_t room, 
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     int32_t to = index(i);
     if ((uint64_t)(int64_t)to >= (uint64_t)room) {
-      record(err, RtKernelError{i, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, room, 0.0, run});
+      record(err, RtKernelError{i, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, room, 0.0, run, 0});
       continue;
     }
     store(to, pull(i));
@@ -1009,7 +1026,7 @@ __global__ void winners_kernel(Index index, int64_t n, int64_t room, unsigned lo
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     int32_t to = index(i);
     if ((uint64_t)(int64_t)to >= (uint64_t)room) {
-      record(err, RtKernelError{i, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, room, 0.0, run});
+      record(err, RtKernelError{i, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, room, 0.0, run, 0});
       continue;
     }
     atomicMax(&win[to], (unsigned long long)i + 1);
@@ -1580,7 +1597,7 @@ __global__ void seg_permute_kernel(Pull pull, Index index, int64_t n, const int3
     int64_t len = off[s + 1] - off[s];
     int32_t to = index(j);
     if ((uint64_t)(int64_t)to >= (uint64_t)len) {
-      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run});
+      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run, 0});
       continue;
     }
     store(off[s] + to, pull(j));
@@ -1596,7 +1613,7 @@ __global__ void seg_winners_kernel(Index index, int64_t n, const int32_t *ids, c
     int64_t len = off[s + 1] - off[s];
     int32_t to = index(j);
     if ((uint64_t)(int64_t)to >= (uint64_t)len) {
-      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run});
+      record(err, RtKernelError{j, RT_CHECK_INDEX, site, 0, RT_SCATTER, to, len, 0.0, run, 0});
       continue;
     }
     atomicMax(&win[off[s] + to], (unsigned long long)j + 1);

@@ -4,15 +4,20 @@
  * sites that say where in the NESL source each check stands.
  *
  * A check inside a kernel never traps and never returns to the host: it
- * records the error of the lowest element index that failed (so that the
- * report does not depend on the order threads run in) and the kernel goes
- * on.  The host reads the record after the kernel (the CPU target) or at
+ * records its error unless one that comes first is recorded, and the
+ * kernel goes on.  An error comes first by the operation that failed
+ * (its check's 'order': the checks of a kernel are numbered as its code
+ * runs them, which is the order the operations it fuses ran in one at a
+ * time, each for every element), then by the element (the lowest
+ * index), as the interpreters find it; so the report does not depend on
+ * the order threads run in, nor on what fusion put together.  The host reads the record after the kernel (the CPU target) or at
  * its next synchronization (the GPU target) and reports it through
  * rt_kernel_fail, in the words the interpreters use.
  */
 #ifndef NESSIE_RT_KERNEL_H
 #define NESSIE_RT_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "scalar.h"
@@ -68,6 +73,8 @@ typedef struct RtSite {
                           error names as the interpreters do (in function
                           f, line, column); the call's site is the
                           error's 'len' */
+  const struct RtInlined *via; /* file:line:col is in code inlined from a
+                          user function (RtLoc.via), or NULL */
 } RtSite;
 
 typedef struct RtKernelError {
@@ -84,19 +91,26 @@ typedef struct RtKernelError {
   double x;      /* RT_CHECK_SCALAR: the operand */
   int32_t run;   /* the site of the `run` that launched the kernel, where
                     a check without a location of its own is reported */
+  int32_t order; /* the check's place in the kernel's order of operations
+                    (a check in a scalar function: its call's) */
 } RtKernelError;
 
-#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0, 0}
+#define RT_NO_ERROR {INT64_MAX, RT_CHECK_NONE, 0, 0, 0, 0, 0, 0.0, 0, INT32_MAX}
 
-/* Records 'e' in '*r' unless an error of a lower index is there (host
-   code: under a lock, the rare path; device code has its own, atomic,
-   version, rt/gpu.cuh). */
+/* Error 'a' comes before 'b': by operation, then by element. */
+RT_FN bool rt_kernel_error_before(const RtKernelError *a, const RtKernelError *b) {
+  return a->order < b->order || (a->order == b->order && a->index < b->index);
+}
+
+/* Records 'e' in '*r' unless an error that comes before it is there
+   (host code: under a lock, the rare path; device code has its own,
+   atomic, version, rt/gpu.cuh). */
 static inline void rt_kernel_record(RtKernelError *r, RtKernelError e) {
 #if defined(_OPENMP) && !defined(__CUDACC__) /* CUDA's host kernels run on one thread */
 #pragma omp critical(nessie_kernel_error)
 #endif
   {
-    if (e.index < r->index)
+    if (rt_kernel_error_before(&e, r))
       *r = e;
   }
 }

@@ -229,18 +229,42 @@ RtValue *rt_scalar_at(const RtValue *v, int64_t k);
 
 /* ---- run-time errors (error.c) ---- */
 
-/* A place in the NESL source. */
+/* A place in the NESL source.  'via' (NULL: none) says that the code
+   there was inlined from a user function by the compiler: its errors are
+   reported as if that function had been called (rt_inlined_context). */
+struct RtInlined;
 typedef struct RtLoc {
   const char *file; /* NULL: no location */
   int line, col;
+  const struct RtInlined *via;
 } RtLoc;
 
-/* An RtLoc as an expression, in C and in C++ (generated code uses both). */
+/* Code inlined from user function 'fn' called at 'call' (the compiler's
+   Inlined, common/common.h: 'call' is in code that was not inlined, and
+   'fn' the innermost function of a nest of inlined ones). */
+typedef struct RtInlined {
+  const char *fn;
+  RtLoc call;
+} RtInlined;
+
+/* An RtLoc as an expression, in C and in C++ (generated code uses both);
+   RT_LOC_VIA for code inlined from a user function. */
 #ifdef __cplusplus
-#define RT_LOC(f, l, c) (RtLoc{(f), (l), (c)})
+#define RT_LOC(f, l, c) (RtLoc{(f), (l), (c), NULL})
+#define RT_LOC_VIA(f, l, c, v) (RtLoc{(f), (l), (c), (v)})
 #else
-#define RT_LOC(f, l, c) ((RtLoc){(f), (l), (c)})
+#define RT_LOC(f, l, c) ((RtLoc){(f), (l), (c), NULL})
+#define RT_LOC_VIA(f, l, c, v) ((RtLoc){(f), (l), (c), (v)})
 #endif
+/* A pointer to a static RtInlined for function 'fn' called at f:l:c, in
+   a function's body: generated code names a record where it needs it (a
+   statement expression, which gcc, clang and nvcc's host compilers
+   accept in C and C++). */
+#define RT_INLINED(fn, f, l, c)                                                                                       \
+  __extension__({                                                                                                     \
+    static const RtInlined rt_inlined_record = {(fn), {(f), (l), (c), NULL}};                                        \
+    &rt_inlined_record;                                                                                               \
+  })
 
 /* Where a run-time error stands besides its own location: what the
    source evaluator knows of the calls under way.  'lib_fn' is the
@@ -259,6 +283,11 @@ typedef struct RtContext {
    lib-nesl) called at 'call' by code of context 'caller' (NULL: the
    top-level statement's own code). */
 RtContext rt_call_context(const RtContext *caller, const char *callee, bool library, RtLoc call);
+/* The context of code inlined as 'via' says (NULL: 'c' itself), in code
+   of context 'c': as if the function had been called there.  Applying
+   the same record twice gives what applying it once gives, so that code
+   that entered it already (a library function inlined into it) may. */
+RtContext rt_inlined_context(const RtContext *c, const struct RtInlined *via);
 
 /* The context of the errors from now on, kept by pointer (NULL: the
    statement's own code). */

@@ -32,9 +32,9 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_INT, NULL, NULL, NULL, NULL};
@@ -52,10 +52,10 @@ static const RtLayout layout_13 = {RL_SEQ, NULL, NULL, &layout_12, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"codegen_paths.lcu", 1, 1, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"codegen_paths.lcu", 1, 1, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 
 
@@ -121,14 +121,14 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *
           if ((uint64_t)(int64_t)t5 < (uint64_t)v_x10_n) {
             t11 = v_x10_d[t5];
           } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x10_n, 0.0);
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x10_n, 0.0, 0);
             t11 = 0;
           }
           uint8_t t12;
           if ((uint64_t)(int64_t)t5 < (uint64_t)v_x11_n) {
             t12 = v_x11_d[t5];
           } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x11_n, 0.0);
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x11_n, 0.0, 1);
             t12 = 0;
           }
         }
@@ -182,14 +182,14 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtValue *
           if ((uint64_t)(int64_t)t5 < (uint64_t)v_x10_n) {
             t19 = v_x10_d[t5];
           } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x10_n, 0.0);
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x10_n, 0.0, 2);
             t19 = 0;
           }
           uint8_t t20;
           if ((uint64_t)(int64_t)t5 < (uint64_t)v_x11_n) {
             t20 = v_x11_d[t5];
           } else {
-            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x11_n, 0.0);
+            NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x11_n, 0.0, 3);
             t20 = 0;
           }
         }
@@ -257,7 +257,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *
           if ((uint64_t)(int64_t)t23 < (uint64_t)v_x30_n) {
             t28 = v_x30_d[t23];
           } else {
-            NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x30_n, 0.0);
+            NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x30_n, 0.0, 0);
             t28 = 0;
           }
         }
@@ -272,13 +272,13 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtValue *
           if ((uint64_t)(int64_t)t23 < (uint64_t)v_x31_n) {
             t32 = v_x31_d[t23];
           } else {
-            NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x31_n, 0.0);
+            NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x31_n, 0.0, 1);
             t32 = 0;
           }
         }
         t24 = t29;
         if ((uint64_t)(int64_t)t24 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t24, len, 0.0);
+          NESSIE_RECORD(err, t22, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t24, len, 0.0, 2);
           continue;
         }
         v_x33_d[v_x32_off[t21] + t24] = t21x0;
@@ -326,7 +326,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *
           if ((uint64_t)(int64_t)t35 < (uint64_t)v_x40_n) {
             t40 = v_x40_d[t35];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x40_n, 0.0);
+            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x40_n, 0.0, 0);
             t40 = 0;
           }
         }
@@ -341,13 +341,13 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtValue *
           if ((uint64_t)(int64_t)t35 < (uint64_t)v_x41_n) {
             t44 = v_x41_d[t35];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x41_n, 0.0);
+            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x41_n, 0.0, 1);
             t44 = 0;
           }
         }
         t36 = t41;
         if ((uint64_t)(int64_t)t36 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t36, len, 0.0);
+          NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t36, len, 0.0, 2);
           continue;
         }
         v_x44_d[v_x42_off[t33] + t36] = t33x0;
@@ -417,7 +417,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *
         if ((uint64_t)(int64_t)t48 < (uint64_t)v_x80_n) {
           t53 = v_x80_d[t48];
         } else {
-          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 0, 0, RT_GATHER, t48, v_x80_n, 0.0);
+          NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 0, 0, RT_GATHER, t48, v_x80_n, 0.0, 0);
           t53 = 0;
         }
       }
@@ -426,7 +426,7 @@ static void K6(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtValue *
       int32_t t54 = v_x81_d[t48];
       t49 = t54;
       if ((uint64_t)(int64_t)t49 >= (uint64_t)v_x80_n) {
-        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t49, v_x80_n, 0.0);
+        NESSIE_RECORD(err, t47, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t49, v_x80_n, 0.0, 1);
         continue;
       }
       v_x82_d[t49] = t47x0;

@@ -38,15 +38,15 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_INT, NULL, NULL, NULL, NULL};
@@ -64,10 +64,10 @@ static const RtLayout layout_13 = {RL_SEQ, NULL, NULL, &layout_12, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"codegen_paths.lcu", 1, 1, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"codegen_paths.lcu", 1, 1, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 
 
@@ -174,14 +174,14 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtVa
           if ((uint64_t)(int64_t)t6 < (uint64_t)v_x10_n) {
             t12 = v_x10_d[t6];
           } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0);
+            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0, 0);
             t12 = 0;
           }
           uint8_t t13;
           if ((uint64_t)(int64_t)t6 < (uint64_t)v_x11_n) {
             t13 = v_x11_d[t6];
           } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0);
+            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0, 1);
             t13 = 0;
           }
         }
@@ -235,14 +235,14 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x10, RtVa
           if ((uint64_t)(int64_t)t6 < (uint64_t)v_x10_n) {
             t20 = v_x10_d[t6];
           } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0);
+            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x10_n, 0.0, 2);
             t20 = 0;
           }
           uint8_t t21;
           if ((uint64_t)(int64_t)t6 < (uint64_t)v_x11_n) {
             t21 = v_x11_d[t6];
           } else {
-            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0);
+            NESSIE_RECORD(err, t5, RT_CHECK_INDEX, 0, 0, RT_GATHER, t6, v_x11_n, 0.0, 3);
             t21 = 0;
           }
         }
@@ -314,14 +314,14 @@ struct K2_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x10_n) {
         t27 = A.v_x10_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x10_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x10_n, 0.0, 0);
         t27 = 0;
       }
       uint8_t t28;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x11_n) {
         t28 = A.v_x11_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x11_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x11_n, 0.0, 1);
         t28 = 0;
       }
     }
@@ -454,7 +454,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtVa
           if ((uint64_t)(int64_t)t35 < (uint64_t)v_x30_n) {
             t40 = v_x30_d[t35];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x30_n, 0.0);
+            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x30_n, 0.0, 0);
             t40 = 0;
           }
         }
@@ -469,13 +469,13 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x30, RtVa
           if ((uint64_t)(int64_t)t35 < (uint64_t)v_x31_n) {
             t44 = v_x31_d[t35];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x31_n, 0.0);
+            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x31_n, 0.0, 1);
             t44 = 0;
           }
         }
         t36 = t41;
         if ((uint64_t)(int64_t)t36 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t36, len, 0.0);
+          NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t36, len, 0.0, 2);
           continue;
         }
         v_x33_d[v_x32_off[t33] + t36] = t33x0;
@@ -516,7 +516,7 @@ struct K3_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x30_n) {
         t48 = A.v_x30_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x30_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x30_n, 0.0, 0);
         t48 = 0;
       }
     }
@@ -542,7 +542,7 @@ struct K3_0_index {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x31_n) {
         t52 = A.v_x31_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x31_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x31_n, 0.0, 1);
         t52 = 0;
       }
     }
@@ -621,7 +621,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtVa
           if ((uint64_t)(int64_t)t56 < (uint64_t)v_x40_n) {
             t61 = v_x40_d[t56];
           } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x40_n, 0.0);
+            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x40_n, 0.0, 0);
             t61 = 0;
           }
         }
@@ -636,13 +636,13 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x40, RtVa
           if ((uint64_t)(int64_t)t56 < (uint64_t)v_x41_n) {
             t65 = v_x41_d[t56];
           } else {
-            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x41_n, 0.0);
+            NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x41_n, 0.0, 1);
             t65 = 0;
           }
         }
         t57 = t62;
         if ((uint64_t)(int64_t)t57 >= (uint64_t)len) {
-          NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t57, len, 0.0);
+          NESSIE_RECORD(err, t55, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t57, len, 0.0, 2);
           continue;
         }
         v_x44_d[v_x42_off[t54] + t57] = t54x0;
@@ -684,7 +684,7 @@ struct K4_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x40_n) {
         t69 = A.v_x40_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x40_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x40_n, 0.0, 0);
         t69 = 0;
       }
     }
@@ -710,7 +710,7 @@ struct K4_0_index {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x41_n) {
         t73 = A.v_x41_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x41_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x41_n, 0.0, 1);
         t73 = 0;
       }
     }
@@ -860,7 +860,7 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtVa
         if ((uint64_t)(int64_t)t78 < (uint64_t)v_x80_n) {
           t83 = v_x80_d[t78];
         } else {
-          NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 0, 0, RT_GATHER, t78, v_x80_n, 0.0);
+          NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 0, 0, RT_GATHER, t78, v_x80_n, 0.0, 0);
           t83 = 0;
         }
       }
@@ -869,7 +869,7 @@ static void K6_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x80, RtVa
       int32_t t84 = v_x81_d[t78];
       t79 = t84;
       if ((uint64_t)(int64_t)t79 >= (uint64_t)v_x80_n) {
-        NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t79, v_x80_n, 0.0);
+        NESSIE_RECORD(err, t77, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t79, v_x80_n, 0.0, 1);
         continue;
       }
       v_x82_d[t79] = t77x0;
@@ -908,7 +908,7 @@ struct K6_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x80_n) {
         t88 = A.v_x80_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x80_n, 0.0, 0);
         t88 = 0;
       }
     }

@@ -38,26 +38,27 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
+static const RtInlined nessie_inlined_1 = {"norm", {"tests/golden/datatype.nesl", 5, 2, NULL}};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/datatype.nesl", 4, 45, NULL, NULL, NULL, NULL, &nessie_inlined_1},
+  {"tests/golden/datatype.nesl", 4, 30, NULL, NULL, NULL, NULL, &nessie_inlined_1},
+  {"tests/golden/datatype.nesl", 4, 37, NULL, NULL, NULL, NULL, &nessie_inlined_1},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -113,7 +114,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtVa
         if ((uint64_t)(int64_t)t3 < (uint64_t)v_x42_n) {
           t16 = v_x42_d[t3];
         } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0);
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_GATHER, t3, v_x42_n, 0.0, 0);
           t16 = 0;
         }
         double t18 = rt_mul_f(t16, t16);
@@ -123,7 +124,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x39, RtVa
         int t24 = 0;
         double t25 = rt_sqrt_f(t23, &t24);
         if (t24) {
-          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23);
+          NESSIE_RECORD(err, t2, RT_CHECK_SCALAR, 2, t24, RT_SQRT, 0, 0, (double)t23, 1);
         }
       }
       v_x48_d[t2] = t15;
@@ -167,7 +168,7 @@ struct K1_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x42_n) {
         t38 = A.v_x42_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x42_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x42_n, 0.0, 0);
         t38 = 0;
       }
       double t40 = rt_mul_f(t38, t38);
@@ -177,7 +178,7 @@ struct K1_0_pull {
       int t46 = 0;
       double t47 = rt_sqrt_f(t45, &t46);
       if (t46) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t46, RT_SQRT, 0, 0, (double)t45);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 2, t46, RT_SQRT, 0, 0, (double)t45, 1);
       }
     }
     return K1_0_V{t37};
@@ -353,13 +354,13 @@ static void top_10(void) {
   t50->data.f[1] = 0.0;
   v_x18 = NESSIE_TO_DEVICE(t50);
   RtValue *v_x38 = NULL;
-  rt_here = RT_LOC("tests/golden/datatype.nesl", 4, 37);
+  rt_here = RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2));
   {
     RtKernelError kerr = RT_NO_ERROR;
     NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/datatype.nesl", 4, 37), 3, v_x17, v_x18, &v_x38);
+    K1(&kerr, RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2)), 3, v_x17, v_x18, &v_x38);
     if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/datatype.nesl", 4, 37)));
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2))));
   }
   rt_release(v_x17);
   rt_release(v_x18);

@@ -32,21 +32,21 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 35, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 45, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 54, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 35, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 45, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 54, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -80,7 +80,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, int32_t v_x25, RtValue **
   {
     const int64_t t1 = v_x25;
     if (t1 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
       goto fail;
     }
     v_x26 = rt_value_new(rt_vec_type(RT_INT), t1);
@@ -155,13 +155,13 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtValue *
         if ((uint64_t)(int64_t)t9 < (uint64_t)v_x89_n) {
           t17 = v_x89_d[t9];
         } else {
-          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x89_n, 0.0);
+          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x89_n, 0.0, 0);
           t17 = 0;
         }
         int t18 = 0;
         int32_t t19 = rt_div_i(t16, t17, &t18);
         if (t18) {
-          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t18, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t8, RT_CHECK_SCALAR, 0, t18, RT_DIV, 0, 0, 0.0, 1);
         }
       }
       v_x90_d[t8] = t15;
@@ -188,7 +188,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue 
   {
     const int64_t t20 = v_x140;
     if (t20 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t20, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t20, 0.0, 0);
       goto fail;
     }
     v_x141 = rt_value_new(rt_vec_type(RT_INT), t20);
@@ -220,7 +220,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue 
           if ((uint64_t)(int64_t)t22 < (uint64_t)v_x138_n) {
             t36 = v_x138_d[t22];
           } else {
-            NESSIE_RECORD(err, t21, RT_CHECK_INDEX, 0, 0, RT_GATHER, t22, v_x138_n, 0.0);
+            NESSIE_RECORD(err, t21, RT_CHECK_INDEX, 0, 0, RT_GATHER, t22, v_x138_n, 0.0, 1);
             t36 = 0;
           }
           t35 = t36;
@@ -230,7 +230,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtValue 
           if ((uint64_t)(int64_t)t38 < (uint64_t)v_x139_n) {
             t39 = v_x139_d[t38];
           } else {
-            NESSIE_RECORD(err, t21, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, v_x139_n, 0.0);
+            NESSIE_RECORD(err, t21, RT_CHECK_INDEX, 0, 0, RT_GATHER, t38, v_x139_n, 0.0, 2);
             t39 = 0;
           }
           t35 = t39;
@@ -291,14 +291,14 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
           if ((uint64_t)(int64_t)t46 < (uint64_t)v_x149_n) {
             t54 = v_x149_d[t46];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x149_n, 0.0);
+            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x149_n, 0.0, 0);
             t54 = 0;
           }
           int32_t t55;
           if ((uint64_t)(int64_t)t46 < (uint64_t)v_x155_n) {
             t55 = v_x155_d[t46];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x155_n, 0.0);
+            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x155_n, 0.0, 1);
             t55 = 0;
           }
         }
@@ -362,14 +362,14 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtValue 
           if ((uint64_t)(int64_t)t46 < (uint64_t)v_x149_n) {
             t65 = v_x149_d[t46];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x149_n, 0.0);
+            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x149_n, 0.0, 2);
             t65 = 0;
           }
           int32_t t66;
           if ((uint64_t)(int64_t)t46 < (uint64_t)v_x155_n) {
             t66 = v_x155_d[t46];
           } else {
-            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x155_n, 0.0);
+            NESSIE_RECORD(err, t45, RT_CHECK_INDEX, 0, 0, RT_GATHER, t46, v_x155_n, 0.0, 3);
             t66 = 0;
           }
         }
@@ -632,7 +632,7 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
         if ((uint64_t)(int64_t)t142 < (uint64_t)v_x191_n) {
           t155 = v_x191_d[t142];
         } else {
-          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x191_n, 0.0);
+          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x191_n, 0.0, 0);
           t155 = 0;
         }
         int32_t t157 = rt_add_i(t155, v_x192);
@@ -641,7 +641,7 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
         if ((uint64_t)(int64_t)t142 < (uint64_t)v_x196_n) {
           t159 = v_x196_d[t142];
         } else {
-          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x196_n, 0.0);
+          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t142, v_x196_n, 0.0, 1);
           t159 = 0;
         }
         int32_t t161 = (t158 ? t159 : t157);
@@ -649,7 +649,7 @@ static void K7(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int32_t 
         if ((uint64_t)(int64_t)t161 < (uint64_t)v_x199_n) {
           t162 = v_x199_d[t161];
         } else {
-          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t161, v_x199_n, 0.0);
+          NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 0, 0, RT_GATHER, t161, v_x199_n, 0.0, 2);
           t162 = 0;
         }
       }

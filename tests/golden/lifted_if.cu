@@ -38,27 +38,27 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 35, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 45, NULL, NULL, NULL, NULL},
-  {"tests/golden/lifted_if.nesl", 5, 54, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 35, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 45, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/lifted_if.nesl", 5, 54, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -92,7 +92,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x25, RtVal
   {
     const int64_t t1 = v_x25;
     if (t1 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
       goto fail;
     }
     v_x26 = rt_value_new(rt_vec_type(RT_INT), t1);
@@ -149,7 +149,7 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x25, RtValu
   {
     const int64_t t4 = v_x25;
     if (t4 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t4, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t4, 0.0, run, 0};
       goto fail;
     }
     v_x26 = rtg_vec_new(RT_INT, t4);
@@ -285,13 +285,13 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x88, RtVa
         if ((uint64_t)(int64_t)t11 < (uint64_t)v_x89_n) {
           t19 = v_x89_d[t11];
         } else {
-          NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x89_n, 0.0);
+          NESSIE_RECORD(err, t10, RT_CHECK_INDEX, 0, 0, RT_GATHER, t11, v_x89_n, 0.0, 0);
           t19 = 0;
         }
         int t20 = 0;
         int32_t t21 = rt_div_i(t18, t19, &t20);
         if (t20) {
-          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 0, t20, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t10, RT_CHECK_SCALAR, 0, t20, RT_DIV, 0, 0, 0.0, 1);
         }
       }
       v_x90_d[t10] = t17;
@@ -333,13 +333,13 @@ struct K3_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x89_n) {
         t29 = A.v_x89_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x89_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x89_n, 0.0, 0);
         t29 = 0;
       }
       int t30 = 0;
       int32_t t31 = rt_div_i(t28, t29, &t30);
       if (t30) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t30, RT_DIV, 0, 0, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t30, RT_DIV, 0, 0, 0.0, 1);
       }
     }
     return K3_0_V{t27};
@@ -401,7 +401,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtV
   {
     const int64_t t33 = v_x140;
     if (t33 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t33, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t33, 0.0, 0);
       goto fail;
     }
     v_x141 = rt_value_new(rt_vec_type(RT_INT), t33);
@@ -433,7 +433,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtV
           if ((uint64_t)(int64_t)t35 < (uint64_t)v_x138_n) {
             t49 = v_x138_d[t35];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x138_n, 0.0);
+            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t35, v_x138_n, 0.0, 1);
             t49 = 0;
           }
           t48 = t49;
@@ -443,7 +443,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtV
           if ((uint64_t)(int64_t)t51 < (uint64_t)v_x139_n) {
             t52 = v_x139_d[t51];
           } else {
-            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x139_n, 0.0);
+            NESSIE_RECORD(err, t34, RT_CHECK_INDEX, 0, 0, RT_GATHER, t51, v_x139_n, 0.0, 2);
             t52 = 0;
           }
           t48 = t52;
@@ -500,7 +500,7 @@ struct K4_0_pull {
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x138_n) {
           t66 = A.v_x138_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x138_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x138_n, 0.0, 0);
           t66 = 0;
         }
         t65 = t66;
@@ -510,7 +510,7 @@ struct K4_0_pull {
         if ((uint64_t)(int64_t)t68 < (uint64_t)A.v_x139_n) {
           t69 = A.v_x139_d[t68];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, A.v_x139_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t68, A.v_x139_n, 0.0, 1);
           t69 = 0;
         }
         t65 = t69;
@@ -542,7 +542,7 @@ static void K4_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x138, RtVa
   {
     const int64_t t70 = v_x140;
     if (t70 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t70, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t70, 0.0, run, 2};
       goto fail;
     }
     v_x141 = rtg_vec_new(RT_INT, t70);
@@ -611,14 +611,14 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
           if ((uint64_t)(int64_t)t77 < (uint64_t)v_x149_n) {
             t85 = v_x149_d[t77];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x149_n, 0.0);
+            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x149_n, 0.0, 0);
             t85 = 0;
           }
           int32_t t86;
           if ((uint64_t)(int64_t)t77 < (uint64_t)v_x155_n) {
             t86 = v_x155_d[t77];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x155_n, 0.0);
+            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x155_n, 0.0, 1);
             t86 = 0;
           }
         }
@@ -682,14 +682,14 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x148, RtV
           if ((uint64_t)(int64_t)t77 < (uint64_t)v_x149_n) {
             t96 = v_x149_d[t77];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x149_n, 0.0);
+            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x149_n, 0.0, 2);
             t96 = 0;
           }
           int32_t t97;
           if ((uint64_t)(int64_t)t77 < (uint64_t)v_x155_n) {
             t97 = v_x155_d[t77];
           } else {
-            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x155_n, 0.0);
+            NESSIE_RECORD(err, t76, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x155_n, 0.0, 3);
             t97 = 0;
           }
         }
@@ -760,14 +760,14 @@ struct K5_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x149_n) {
         t105 = A.v_x149_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x149_n, 0.0, 0);
         t105 = 0;
       }
       int32_t t106;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x155_n) {
         t106 = A.v_x155_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x155_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x155_n, 0.0, 1);
         t106 = 0;
       }
     }
@@ -1261,7 +1261,7 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
         if ((uint64_t)(int64_t)t221 < (uint64_t)v_x191_n) {
           t234 = v_x191_d[t221];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t221, v_x191_n, 0.0);
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t221, v_x191_n, 0.0, 0);
           t234 = 0;
         }
         int32_t t236 = rt_add_i(t234, v_x192);
@@ -1270,7 +1270,7 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
         if ((uint64_t)(int64_t)t221 < (uint64_t)v_x196_n) {
           t238 = v_x196_d[t221];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t221, v_x196_n, 0.0);
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t221, v_x196_n, 0.0, 1);
           t238 = 0;
         }
         int32_t t240 = (t237 ? t238 : t236);
@@ -1278,7 +1278,7 @@ static void K7_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x191, int
         if ((uint64_t)(int64_t)t240 < (uint64_t)v_x199_n) {
           t241 = v_x199_d[t240];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x199_n, 0.0);
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t240, v_x199_n, 0.0, 2);
           t241 = 0;
         }
       }
@@ -1330,7 +1330,7 @@ struct K7_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x191_n) {
         t254 = A.v_x191_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x191_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x191_n, 0.0, 0);
         t254 = 0;
       }
       int32_t t256 = rt_add_i(t254, A.v_x192);
@@ -1339,7 +1339,7 @@ struct K7_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x196_n) {
         t258 = A.v_x196_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x196_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x196_n, 0.0, 1);
         t258 = 0;
       }
       int32_t t260 = (t257 ? t258 : t256);
@@ -1347,7 +1347,7 @@ struct K7_0_pull {
       if ((uint64_t)(int64_t)t260 < (uint64_t)A.v_x199_n) {
         t261 = A.v_x199_d[t260];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, A.v_x199_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t260, A.v_x199_n, 0.0, 2);
         t261 = 0;
       }
     }

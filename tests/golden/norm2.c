@@ -32,9 +32,9 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
@@ -49,11 +49,11 @@ static const RtLayout layout_10 = {RL_PAIR, &layout_7, &layout_9, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 10, 32, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 7, 14, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 10, 10, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 10, 32, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 7, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 10, 10, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -175,12 +175,12 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x86, double v_
         int t32 = 0;
         double t33 = rt_div_f(t31, v_x87, &t32);
         if (t32) {
-          NESSIE_RECORD(err, t23, RT_CHECK_SCALAR, 0, t32, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t23, RT_CHECK_SCALAR, 0, t32, RT_DIV, 0, 0, 0.0, 0);
         }
         int t34 = 0;
         double t35 = rt_div_f(t31, v_x90, &t34);
         if (t34) {
-          NESSIE_RECORD(err, t23, RT_CHECK_SCALAR, 1, t34, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t23, RT_CHECK_SCALAR, 1, t34, RT_DIV, 0, 0, 0.0, 1);
         }
       }
       v_x89_d[t23] = t27;

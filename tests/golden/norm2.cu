@@ -38,15 +38,15 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
@@ -61,11 +61,11 @@ static const RtLayout layout_10 = {RL_PAIR, &layout_7, &layout_9, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 10, 32, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 7, 14, NULL, NULL, NULL, NULL},
-  {"tests/lcu/norm2.nesl", 10, 10, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 10, 32, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 7, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/lcu/norm2.nesl", 10, 10, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -260,12 +260,12 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x86, doub
         int t42 = 0;
         double t43 = rt_div_f(t41, v_x87, &t42);
         if (t42) {
-          NESSIE_RECORD(err, t33, RT_CHECK_SCALAR, 0, t42, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t33, RT_CHECK_SCALAR, 0, t42, RT_DIV, 0, 0, 0.0, 0);
         }
         int t44 = 0;
         double t45 = rt_div_f(t41, v_x90, &t44);
         if (t44) {
-          NESSIE_RECORD(err, t33, RT_CHECK_SCALAR, 1, t44, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t33, RT_CHECK_SCALAR, 1, t44, RT_DIV, 0, 0, 0.0, 1);
         }
       }
       v_x89_d[t33] = t37;
@@ -310,12 +310,12 @@ struct K2_0_pull {
       int t53 = 0;
       double t54 = rt_div_f(t52, A.v_x87, &t53);
       if (t53) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t53, RT_DIV, 0, 0, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t53, RT_DIV, 0, 0, 0.0, 0);
       }
       int t55 = 0;
       double t56 = rt_div_f(t52, A.v_x90, &t55);
       if (t55) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t55, RT_DIV, 0, 0, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 1, t55, RT_DIV, 0, 0, 0.0, 1);
       }
     }
     return K2_0_V{t48, t51};

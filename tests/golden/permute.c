@@ -32,20 +32,20 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"tests/golden/permute.nesl", 4, 59, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 245, 8, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"tests/golden/permute.nesl", 4, 59, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 245, 8, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -98,7 +98,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue 
         if ((uint64_t)(int64_t)t3 < (uint64_t)v_x101_n) {
           t8 = v_x101_d[t3];
         } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x101_n, 0.0);
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x101_n, 0.0, 0);
           t8 = 0;
         }
       }
@@ -107,7 +107,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x101, RtValue 
       int32_t t9 = v_x103_d[t3];
       t4 = t9;
       if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x101_n) {
-        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x101_n, 0.0);
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x101_n, 0.0, 1);
         continue;
       }
       v_x104_d[t4] = t2x0;
@@ -130,7 +130,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, int32_t v_x112, RtValue *
   {
     const int64_t t10 = v_x112;
     if (t10 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t10, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t10, 0.0, 0);
       goto fail;
     }
     v_x118 = rt_value_new(rt_vec_type(RT_INT), t10);

@@ -32,28 +32,28 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -97,7 +97,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int32_t *
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x23_n) {
         t4 = v_x23_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x23_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x23_n, 0.0, 0);
         t4 = 0;
       }
     }
@@ -289,7 +289,7 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *
   {
     const int64_t t32 = v_x74;
     if (t32 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t32, 0.0, 0);
       goto fail;
     }
     v_x75 = rt_value_new(rt_vec_type(RT_INT), t32);
@@ -321,7 +321,7 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *
           if ((uint64_t)(int64_t)t34 < (uint64_t)v_x72_n) {
             t48 = v_x72_d[t34];
           } else {
-            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x72_n, 0.0);
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t34, v_x72_n, 0.0, 1);
             t48 = 0;
           }
           t47 = t48;
@@ -331,7 +331,7 @@ static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtValue *
           if ((uint64_t)(int64_t)t50 < (uint64_t)v_x73_n) {
             t51 = v_x73_d[t50];
           } else {
-            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x73_n, 0.0);
+            NESSIE_RECORD(err, t33, RT_CHECK_INDEX, 0, 0, RT_GATHER, t50, v_x73_n, 0.0, 2);
             t51 = 0;
           }
           t47 = t51;
@@ -519,7 +519,7 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue
           if ((uint64_t)(int64_t)t66 < (uint64_t)v_x663_n) {
             t73 = v_x663_d[t66];
           } else {
-            NESSIE_RECORD(err, t65, RT_CHECK_INDEX, 0, 0, RT_GATHER, t66, v_x663_n, 0.0);
+            NESSIE_RECORD(err, t65, RT_CHECK_INDEX, 0, 0, RT_GATHER, t66, v_x663_n, 0.0, 0);
             t73 = 0;
           }
           uint8_t t75 = rt_lt_i(0, t73);
@@ -631,14 +631,14 @@ static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
         t95 = v_x723_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
         t95 = 0;
       }
       int32_t t96;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
         t96 = v_x723_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
         t96 = 0;
       }
     }
@@ -667,7 +667,7 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue 
   {
     const int64_t t97 = v_x726;
     if (t97 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t97, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t97, 0.0, 0);
       goto fail;
     }
     v_x728 = rt_value_new(rt_vec_type(RT_INT), t97);
@@ -688,7 +688,7 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue 
     {
       const int64_t t100 = v_x726;
       if (t100 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t100, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t100, 0.0, 1);
         goto fail;
       }
       const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -725,7 +725,7 @@ static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue 
             if ((uint64_t)(int64_t)t107 < (uint64_t)v_x729_n) {
               t114 = v_x729_d[t107];
             } else {
-              NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 2, 0, RT_GATHER, t107, v_x729_n, 0.0);
+              NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 2, 0, RT_GATHER, t107, v_x729_n, 0.0, 2);
               t114 = 0;
             }
             uint8_t t116 = rt_lt_i(0, t114);
@@ -846,7 +846,7 @@ static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue
         if ((uint64_t)(int64_t)t138 < (uint64_t)v_x743_n) {
           t139 = v_x743_d[t138];
         } else {
-          NESSIE_RECORD(err, t132, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x743_n, 0.0);
+          NESSIE_RECORD(err, t132, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x743_n, 0.0, 0);
           t139 = 0;
         }
       }
@@ -907,14 +907,14 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
           if ((uint64_t)(int64_t)t146 < (uint64_t)v_x746_n) {
             t155 = v_x746_d[t146];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0, 0);
             t155 = 0;
           }
           int32_t t156;
           if ((uint64_t)(int64_t)t155 < (uint64_t)v_x747_n) {
             t156 = v_x747_d[t155];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x747_n, 0.0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x747_n, 0.0, 1);
             t156 = 0;
           }
           int32_t t157 = v_x750_d[t146];
@@ -970,14 +970,14 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
           if ((uint64_t)(int64_t)t146 < (uint64_t)v_x746_n) {
             t170 = v_x746_d[t146];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0, 2);
             t170 = 0;
           }
           int32_t t171;
           if ((uint64_t)(int64_t)t170 < (uint64_t)v_x747_n) {
             t171 = v_x747_d[t170];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x747_n, 0.0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x747_n, 0.0, 3);
             t171 = 0;
           }
           int32_t t172 = v_x750_d[t146];
@@ -1030,14 +1030,14 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
             if ((uint64_t)(int64_t)t181 < (uint64_t)v_x746_n) {
               t190 = v_x746_d[t181];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0, 4);
               t190 = 0;
             }
             int32_t t191;
             if ((uint64_t)(int64_t)t190 < (uint64_t)v_x747_n) {
               t191 = v_x747_d[t190];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x747_n, 0.0);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x747_n, 0.0, 5);
               t191 = 0;
             }
             int32_t t192 = v_x750_d[t181];
@@ -1093,14 +1093,14 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
             if ((uint64_t)(int64_t)t181 < (uint64_t)v_x746_n) {
               t205 = v_x746_d[t181];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0, 6);
               t205 = 0;
             }
             int32_t t206;
             if ((uint64_t)(int64_t)t205 < (uint64_t)v_x747_n) {
               t206 = v_x747_d[t205];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x747_n, 0.0);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x747_n, 0.0, 7);
               t206 = 0;
             }
             int32_t t207 = v_x750_d[t181];
@@ -1162,21 +1162,21 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
               if ((uint64_t)(int64_t)t212 < (uint64_t)v_x746_n) {
                 t228 = v_x746_d[t212];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x746_n, 0.0);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x746_n, 0.0, 8);
                 t228 = 0;
               }
               int32_t t229;
               if ((uint64_t)(int64_t)t228 < (uint64_t)v_x747_n) {
                 t229 = v_x747_d[t228];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x747_n, 0.0);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x747_n, 0.0, 9);
                 t229 = 0;
               }
               int32_t t230;
               if ((uint64_t)(int64_t)t212 < (uint64_t)v_x750_n) {
                 t230 = v_x750_d[t212];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x750_n, 0.0);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x750_n, 0.0, 10);
                 t230 = 0;
               }
               uint8_t t232 = rt_lt_i(t230, t229);
@@ -1229,7 +1229,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
   {
     const int64_t t243 = v_x780;
     if (t243 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, 0);
       goto fail;
     }
     v_x782 = rt_value_new(rt_vec_type(RT_INT), t243);
@@ -1261,7 +1261,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
           if ((uint64_t)(int64_t)t245 < (uint64_t)v_x778_n) {
             t259 = v_x778_d[t245];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x778_n, 0.0);
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x778_n, 0.0, 1);
             t259 = 0;
           }
           t258 = t259;
@@ -1271,7 +1271,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
           if ((uint64_t)(int64_t)t261 < (uint64_t)v_x779_n) {
             t262 = v_x779_d[t261];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x779_n, 0.0);
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x779_n, 0.0, 2);
             t262 = 0;
           }
           t258 = t262;
@@ -1289,7 +1289,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
     {
       const int64_t t263 = v_x780;
       if (t263 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0, 3);
         goto fail;
       }
       const int64_t t264 = t263 > 0 ? (t263 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -1325,7 +1325,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
               if ((uint64_t)(int64_t)t268 < (uint64_t)v_x778_n) {
                 t282 = v_x778_d[t268];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0, 4);
                 t282 = 0;
               }
               t281 = t282;
@@ -1335,7 +1335,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
               if ((uint64_t)(int64_t)t284 < (uint64_t)v_x779_n) {
                 t285 = v_x779_d[t284];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x779_n, 0.0);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x779_n, 0.0, 5);
                 t285 = 0;
               }
               t281 = t285;
@@ -1390,7 +1390,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
               if ((uint64_t)(int64_t)t268 < (uint64_t)v_x778_n) {
                 t304 = v_x778_d[t268];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0, 6);
                 t304 = 0;
               }
               t303 = t304;
@@ -1400,7 +1400,7 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
               if ((uint64_t)(int64_t)t306 < (uint64_t)v_x779_n) {
                 t307 = v_x779_d[t306];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x779_n, 0.0);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x779_n, 0.0, 7);
                 t307 = 0;
               }
               t303 = t307;
@@ -1439,7 +1439,7 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t 
   {
     const int64_t t310 = v_x787;
     if (t310 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t310, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t310, 0.0, 0);
       goto fail;
     }
     v_x804 = rt_value_new(rt_vec_type(RT_INT), t310);
@@ -1470,12 +1470,12 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t 
         int t328 = 0;
         int32_t t329 = rt_div_i(t312, 2, &t328);
         if (t328) {
-          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t328, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t328, RT_DIV, 0, 0, 0.0, 1);
         }
         int t330 = 0;
         int32_t t331 = rt_rem_i(t312, 2, &t330);
         if (t330) {
-          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t330, RT_REM, 0, 0, 0.0);
+          NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t330, RT_REM, 0, 0, 0.0, 2);
         }
         int32_t t333 = rt_mul_i(t331, v_x794);
         int32_t t335 = rt_add_i(t333, t329);
@@ -1483,14 +1483,14 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t 
         if ((uint64_t)(int64_t)t335 < (uint64_t)v_x799_n) {
           t336 = v_x799_d[t335];
         } else {
-          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x799_n, 0.0);
+          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x799_n, 0.0, 3);
           t336 = 0;
         }
         int32_t t337;
         if ((uint64_t)(int64_t)t335 < (uint64_t)v_x802_n) {
           t337 = v_x802_d[t335];
         } else {
-          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x802_n, 0.0);
+          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x802_n, 0.0, 4);
           t337 = 0;
         }
         int32_t t339 = rt_add_i(t337, t336);
@@ -1522,7 +1522,7 @@ static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue 
   {
     const int64_t t340 = v_x809;
     if (t340 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t340, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t340, 0.0, 0);
       goto fail;
     }
     v_x811 = rt_value_new(rt_vec_type(RT_INT), t340);
@@ -1543,7 +1543,7 @@ static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue 
     {
       const int64_t t343 = v_x809;
       if (t343 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0, 1);
         goto fail;
       }
       const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -1619,7 +1619,7 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue
   {
     const int64_t t356 = v_x820;
     if (t356 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, 0);
       goto fail;
     }
     v_x825 = rt_value_new(rt_vec_type(RT_INT), t356);
@@ -1652,21 +1652,21 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue
         if ((uint64_t)(int64_t)t358 < (uint64_t)v_x816_n) {
           t376 = v_x816_d[t358];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x816_n, 0.0);
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x816_n, 0.0, 1);
           t376 = 0;
         }
         int32_t t377;
         if ((uint64_t)(int64_t)t376 < (uint64_t)v_x819_n) {
           t377 = v_x819_d[t376];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x819_n, 0.0);
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x819_n, 0.0, 2);
           t377 = 0;
         }
         int32_t t378;
         if ((uint64_t)(int64_t)t376 < (uint64_t)v_x817_n) {
           t378 = v_x817_d[t376];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x817_n, 0.0);
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x817_n, 0.0, 3);
           t378 = 0;
         }
         int32_t t380 = rt_sub_i(t358, t378);
@@ -1674,7 +1674,7 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue
         if ((uint64_t)(int64_t)t376 < (uint64_t)v_x818_n) {
           t381 = v_x818_d[t376];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x818_n, 0.0);
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x818_n, 0.0, 4);
           t381 = 0;
         }
         int32_t t383 = rt_mul_i(t380, t381);
@@ -1683,7 +1683,7 @@ static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue
         if ((uint64_t)(int64_t)t385 < (uint64_t)v_x823_n) {
           t386 = v_x823_d[t385];
         } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x823_n, 0.0);
+          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x823_n, 0.0, 5);
           t386 = 0;
         }
       }
@@ -1750,14 +1750,14 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtVa
           if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1129_n) {
             t409 = v_x1129_d[t393];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1129_n, 0.0);
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1129_n, 0.0, 0);
             t409 = 0;
           }
           int32_t t410;
           if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1127_n) {
             t410 = v_x1127_d[t393];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1127_n, 0.0);
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1127_n, 0.0, 1);
             t410 = 0;
           }
           int32_t t412 = rt_sub_i(t391, t410);
@@ -1765,7 +1765,7 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtVa
           if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1128_n) {
             t413 = v_x1128_d[t393];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1128_n, 0.0);
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1128_n, 0.0, 2);
             t413 = 0;
           }
           int32_t t415 = rt_mul_i(t412, t413);
@@ -1774,7 +1774,7 @@ static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtVa
           if ((uint64_t)(int64_t)t417 < (uint64_t)v_x1131_n) {
             t418 = v_x1131_d[t417];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x1131_n, 0.0);
+            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x1131_n, 0.0, 3);
             t418 = 0;
           }
         }
@@ -1820,7 +1820,7 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue
         if ((uint64_t)(int64_t)t427 < (uint64_t)v_x829_n) {
           t428 = v_x829_d[t427];
         } else {
-          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 4, 0, RT_GATHER, t427, v_x829_n, 0.0);
+          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 4, 0, RT_GATHER, t427, v_x829_n, 0.0, 0);
           t428 = 0;
         }
       }
@@ -1835,7 +1835,7 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue
     {
       const int64_t t429 = v_x832;
       if (t429 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t429, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t429, 0.0, 1);
         goto fail;
       }
       RT_PARALLEL_FOR_IF(t429 >= RT_PARALLEL_MIN)
@@ -1876,7 +1876,7 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue
             if ((uint64_t)(int64_t)t449 < (uint64_t)v_x829_n) {
               t450 = v_x829_d[t449];
             } else {
-              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 4, 0, RT_GATHER, t449, v_x829_n, 0.0);
+              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 4, 0, RT_GATHER, t449, v_x829_n, 0.0, 2);
               t450 = 0;
             }
             int32_t t452 = rt_add_i(t450, 1);
@@ -1885,7 +1885,7 @@ static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue
             if ((uint64_t)(int64_t)t454 < (uint64_t)v_x829_n) {
               t455 = v_x829_d[t454];
             } else {
-              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 1, 0, RT_GATHER, t454, v_x829_n, 0.0);
+              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 1, 0, RT_GATHER, t454, v_x829_n, 0.0, 3);
               t455 = 0;
             }
             int32_t t457 = rt_add_i(t452, t455);
@@ -1930,7 +1930,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
   {
     const int64_t t458 = v_x950;
     if (t458 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t458, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t458, 0.0, 0);
       goto fail;
     }
     v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t458);
@@ -1949,7 +1949,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
         if ((uint64_t)(int64_t)t460 < (uint64_t)v_x945_n) {
           t466 = v_x945_d[t460];
         } else {
-          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_x945_n, 0.0);
+          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_x945_n, 0.0, 1);
           t466 = 0;
         }
         uint8_t t468 = rt_le_i(t466, 1);
@@ -1966,7 +1966,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
     {
       const int64_t t469 = v_x950;
       if (t469 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t469, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t469, 0.0, 2);
         goto fail;
       }
       const int64_t t470 = t469 > 0 ? (t469 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -1990,7 +1990,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
             if ((uint64_t)(int64_t)t475 < (uint64_t)v_x945_n) {
               t481 = v_x945_d[t475];
             } else {
-              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0);
+              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0, 3);
               t481 = 0;
             }
             uint8_t t483 = rt_le_i(t481, 1);
@@ -2046,7 +2046,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
             if ((uint64_t)(int64_t)t475 < (uint64_t)v_x945_n) {
               t491 = v_x945_d[t475];
             } else {
-              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0);
+              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0, 4);
               t491 = 0;
             }
             uint8_t t493 = rt_le_i(t491, 1);
@@ -2082,7 +2082,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
       {
         const int64_t t494 = v_x950;
         if (t494 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t494, 0.0);
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t494, 0.0, 5);
           goto fail;
         }
         const int64_t t495 = t494 > 0 ? (t494 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -2112,7 +2112,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
               if ((uint64_t)(int64_t)t500 < (uint64_t)v_x945_n) {
                 t512 = v_x945_d[t500];
               } else {
-                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x945_n, 0.0);
+                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x945_n, 0.0, 6);
                 t512 = 0;
               }
               uint8_t t514 = rt_le_i(t512, 1);
@@ -2154,7 +2154,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
         {
           const int64_t t531 = v_x950;
           if (t531 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t531, 0.0);
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t531, 0.0, 7);
             goto fail;
           }
           const int64_t t532 = t531 > 0 ? (t531 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -2184,7 +2184,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
                 if ((uint64_t)(int64_t)t537 < (uint64_t)v_x945_n) {
                   t549 = v_x945_d[t537];
                 } else {
-                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0);
+                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0, 8);
                   t549 = 0;
                 }
                 uint8_t t551 = rt_le_i(t549, 1);
@@ -2248,7 +2248,7 @@ static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t
                 if ((uint64_t)(int64_t)t537 < (uint64_t)v_x945_n) {
                   t579 = v_x945_d[t537];
                 } else {
-                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0);
+                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0, 9);
                   t579 = 0;
                 }
                 uint8_t t581 = rt_le_i(t579, 1);
@@ -2335,14 +2335,14 @@ static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue
         if ((uint64_t)(int64_t)t603 < (uint64_t)v_x984_n) {
           t604 = v_x984_d[t603];
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x984_n, 0.0);
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x984_n, 0.0, 0);
           t604 = 0;
         }
         int32_t t605;
         if ((uint64_t)(int64_t)t603 < (uint64_t)v_x981_n) {
           t605 = v_x981_d[t603];
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x981_n, 0.0);
+          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x981_n, 0.0, 1);
           t605 = 0;
         }
         int32_t t607 = rt_add_i(t604, t605);
@@ -2414,14 +2414,14 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtVa
           if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n) {
             t631 = v_x1117_d[t614];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1117_n, 0.0);
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1117_n, 0.0, 0);
             t631 = 0;
           }
           int32_t t632;
           if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n) {
             t632 = v_x1115_d[t614];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1115_n, 0.0);
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1115_n, 0.0, 1);
             t632 = 0;
           }
           int32_t t634 = rt_sub_i(t612, t632);
@@ -2429,7 +2429,7 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtVa
           if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n) {
             t635 = v_x1116_d[t614];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1116_n, 0.0);
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1116_n, 0.0, 2);
             t635 = 0;
           }
           int32_t t637 = rt_mul_i(t634, t635);
@@ -2438,7 +2438,7 @@ static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtVa
           if ((uint64_t)(int64_t)t639 < (uint64_t)v_x1119_n) {
             t640 = v_x1119_d[t639];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x1119_n, 0.0);
+            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x1119_n, 0.0, 3);
             t640 = 0;
           }
         }
@@ -2495,7 +2495,7 @@ static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_
         if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1024_n) {
           t656 = v_x1024_d[t643];
         } else {
-          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1024_n, 0.0);
+          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1024_n, 0.0, 0);
           t656 = 0;
         }
         int32_t t658 = rt_add_i(t656, v_x1025);
@@ -2504,7 +2504,7 @@ static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_
         if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1029_n) {
           t660 = v_x1029_d[t643];
         } else {
-          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1029_n, 0.0);
+          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1029_n, 0.0, 1);
           t660 = 0;
         }
         int32_t t662 = (t659 ? t660 : t658);
@@ -2512,7 +2512,7 @@ static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_
         if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1032_n) {
           t663 = v_x1032_d[t662];
         } else {
-          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1032_n, 0.0);
+          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1032_n, 0.0, 2);
           t663 = 0;
         }
       }

@@ -38,34 +38,34 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -109,7 +109,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x23, int3
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x23_n) {
         t4 = v_x23_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x23_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x23_n, 0.0, 0);
         t4 = 0;
       }
     }
@@ -146,7 +146,7 @@ struct K1_0_pull {
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x23_n) {
         t8 = A.v_x23_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x23_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x23_n, 0.0, 0);
         t8 = 0;
       }
     }
@@ -559,7 +559,7 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVa
   {
     const int64_t t52 = v_x74;
     if (t52 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t52, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t52, 0.0, 0);
       goto fail;
     }
     v_x75 = rt_value_new(rt_vec_type(RT_INT), t52);
@@ -591,7 +591,7 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVa
           if ((uint64_t)(int64_t)t54 < (uint64_t)v_x72_n) {
             t68 = v_x72_d[t54];
           } else {
-            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x72_n, 0.0);
+            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t54, v_x72_n, 0.0, 1);
             t68 = 0;
           }
           t67 = t68;
@@ -601,7 +601,7 @@ static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVa
           if ((uint64_t)(int64_t)t70 < (uint64_t)v_x73_n) {
             t71 = v_x73_d[t70];
           } else {
-            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x73_n, 0.0);
+            NESSIE_RECORD(err, t53, RT_CHECK_INDEX, 0, 0, RT_GATHER, t70, v_x73_n, 0.0, 2);
             t71 = 0;
           }
           t67 = t71;
@@ -658,7 +658,7 @@ struct K5_0_pull {
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x72_n) {
           t85 = A.v_x72_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x72_n, 0.0, 0);
           t85 = 0;
         }
         t84 = t85;
@@ -668,7 +668,7 @@ struct K5_0_pull {
         if ((uint64_t)(int64_t)t87 < (uint64_t)A.v_x73_n) {
           t88 = A.v_x73_d[t87];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t87, A.v_x73_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t87, A.v_x73_n, 0.0, 1);
           t88 = 0;
         }
         t84 = t88;
@@ -700,7 +700,7 @@ static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x72, RtVal
   {
     const int64_t t89 = v_x74;
     if (t89 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t89, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t89, 0.0, run, 2};
       goto fail;
     }
     v_x75 = rtg_vec_new(RT_INT, t89);
@@ -1130,7 +1130,7 @@ static void K11_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, Rt
           if ((uint64_t)(int64_t)t109 < (uint64_t)v_x663_n) {
             t116 = v_x663_d[t109];
           } else {
-            NESSIE_RECORD(err, t108, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x663_n, 0.0);
+            NESSIE_RECORD(err, t108, RT_CHECK_INDEX, 0, 0, RT_GATHER, t109, v_x663_n, 0.0, 0);
             t116 = 0;
           }
           uint8_t t118 = rt_lt_i(0, t116);
@@ -1256,7 +1256,7 @@ struct K11_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x663_n) {
         t139 = A.v_x663_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x663_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x663_n, 0.0, 0);
         t139 = 0;
       }
       uint8_t t141 = rt_lt_i(0, t139);
@@ -1299,7 +1299,7 @@ struct K11_0_check {
   int site[1];
   __host__ __device__ bool operator()(const K11_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
     }
     return true;
@@ -1378,14 +1378,14 @@ static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, in
       if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
         t156 = v_x723_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
         t156 = 0;
       }
       int32_t t157;
       if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
         t157 = v_x723_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
         t157 = 0;
       }
     }
@@ -1429,14 +1429,14 @@ struct K12_0_pull {
       if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n) {
         t163 = A.v_x723_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0, 0);
         t163 = 0;
       }
       int32_t t164;
       if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n) {
         t164 = A.v_x723_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0, 1);
         t164 = 0;
       }
     }
@@ -1493,7 +1493,7 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtV
   {
     const int64_t t166 = v_x726;
     if (t166 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0, 0);
       goto fail;
     }
     v_x728 = rt_value_new(rt_vec_type(RT_INT), t166);
@@ -1514,7 +1514,7 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtV
     {
       const int64_t t169 = v_x726;
       if (t169 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, 1);
         goto fail;
       }
       const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -1551,7 +1551,7 @@ static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtV
             if ((uint64_t)(int64_t)t176 < (uint64_t)v_x729_n) {
               t183 = v_x729_d[t176];
             } else {
-              NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t176, v_x729_n, 0.0);
+              NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t176, v_x729_n, 0.0, 2);
               t183 = 0;
             }
             uint8_t t185 = rt_lt_i(0, t183);
@@ -1697,7 +1697,7 @@ struct K13_1_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n) {
         t206 = A.v_x729_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x729_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x729_n, 0.0, 0);
         t206 = 0;
       }
       uint8_t t208 = rt_lt_i(0, t206);
@@ -1740,7 +1740,7 @@ struct K13_1_check {
   int site[1];
   __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run);
+      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
     }
     return true;
@@ -1772,7 +1772,7 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtVa
   {
     const int64_t t215 = v_x726;
     if (t215 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t215, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t215, 0.0, run, 1};
       goto fail;
     }
     v_x728 = rtg_vec_new(RT_INT, t215);
@@ -1784,7 +1784,7 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtVa
   {
     const int64_t t216 = v_x726;
     if (t216 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t216, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t216, 0.0, run, 2};
       goto fail;
     }
     K13_1_V *t217 = rtg::reduce_to_device("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t216, false);
@@ -1849,7 +1849,7 @@ static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, Rt
         if ((uint64_t)(int64_t)t226 < (uint64_t)v_x743_n) {
           t227 = v_x743_d[t226];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x743_n, 0.0);
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x743_n, 0.0, 0);
           t227 = 0;
         }
       }
@@ -1891,7 +1891,7 @@ struct K14_0_pull {
       if ((uint64_t)(int64_t)t232 < (uint64_t)A.v_x743_n) {
         t233 = A.v_x743_d[t232];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x743_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x743_n, 0.0, 0);
         t233 = 0;
       }
     }
@@ -1987,14 +1987,14 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
           if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
             t250 = v_x746_d[t241];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0, 0);
             t250 = 0;
           }
           int32_t t251;
           if ((uint64_t)(int64_t)t250 < (uint64_t)v_x747_n) {
             t251 = v_x747_d[t250];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x747_n, 0.0);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x747_n, 0.0, 1);
             t251 = 0;
           }
           int32_t t252 = v_x750_d[t241];
@@ -2050,14 +2050,14 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
           if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
             t265 = v_x746_d[t241];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0, 2);
             t265 = 0;
           }
           int32_t t266;
           if ((uint64_t)(int64_t)t265 < (uint64_t)v_x747_n) {
             t266 = v_x747_d[t265];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x747_n, 0.0);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x747_n, 0.0, 3);
             t266 = 0;
           }
           int32_t t267 = v_x750_d[t241];
@@ -2110,14 +2110,14 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
             if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
               t285 = v_x746_d[t276];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0, 4);
               t285 = 0;
             }
             int32_t t286;
             if ((uint64_t)(int64_t)t285 < (uint64_t)v_x747_n) {
               t286 = v_x747_d[t285];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x747_n, 0.0);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x747_n, 0.0, 5);
               t286 = 0;
             }
             int32_t t287 = v_x750_d[t276];
@@ -2173,14 +2173,14 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
             if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
               t300 = v_x746_d[t276];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0, 6);
               t300 = 0;
             }
             int32_t t301;
             if ((uint64_t)(int64_t)t300 < (uint64_t)v_x747_n) {
               t301 = v_x747_d[t300];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x747_n, 0.0);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x747_n, 0.0, 7);
               t301 = 0;
             }
             int32_t t302 = v_x750_d[t276];
@@ -2242,21 +2242,21 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
               if ((uint64_t)(int64_t)t307 < (uint64_t)v_x746_n) {
                 t323 = v_x746_d[t307];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x746_n, 0.0);
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x746_n, 0.0, 8);
                 t323 = 0;
               }
               int32_t t324;
               if ((uint64_t)(int64_t)t323 < (uint64_t)v_x747_n) {
                 t324 = v_x747_d[t323];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x747_n, 0.0);
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x747_n, 0.0, 9);
                 t324 = 0;
               }
               int32_t t325;
               if ((uint64_t)(int64_t)t307 < (uint64_t)v_x750_n) {
                 t325 = v_x750_d[t307];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x750_n, 0.0);
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x750_n, 0.0, 10);
                 t325 = 0;
               }
               uint8_t t327 = rt_lt_i(t325, t324);
@@ -2333,14 +2333,14 @@ struct K15_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
         t346 = A.v_x746_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 0);
         t346 = 0;
       }
       int32_t t347;
       if ((uint64_t)(int64_t)t346 < (uint64_t)A.v_x747_n) {
         t347 = A.v_x747_d[t346];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x747_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x747_n, 0.0, 1);
         t347 = 0;
       }
       int32_t t348 = A.v_x750_d[ix];
@@ -2385,14 +2385,14 @@ struct K15_1_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
         t359 = A.v_x746_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 2);
         t359 = 0;
       }
       int32_t t360;
       if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x747_n) {
         t360 = A.v_x747_d[t359];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x747_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x747_n, 0.0, 3);
         t360 = 0;
       }
       int32_t t361 = A.v_x750_d[ix];
@@ -2442,21 +2442,21 @@ struct K15_2_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
         t379 = A.v_x746_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 4);
         t379 = 0;
       }
       int32_t t380;
       if ((uint64_t)(int64_t)t379 < (uint64_t)A.v_x747_n) {
         t380 = A.v_x747_d[t379];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x747_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x747_n, 0.0, 5);
         t380 = 0;
       }
       int32_t t381;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n) {
         t381 = A.v_x750_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0, 6);
         t381 = 0;
       }
       uint8_t t383 = rt_lt_i(t381, t380);
@@ -2598,7 +2598,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
   {
     const int64_t t404 = v_x780;
     if (t404 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t404, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t404, 0.0, 0);
       goto fail;
     }
     v_x782 = rt_value_new(rt_vec_type(RT_INT), t404);
@@ -2630,7 +2630,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
           if ((uint64_t)(int64_t)t406 < (uint64_t)v_x778_n) {
             t420 = v_x778_d[t406];
           } else {
-            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x778_n, 0.0);
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x778_n, 0.0, 1);
             t420 = 0;
           }
           t419 = t420;
@@ -2640,7 +2640,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
           if ((uint64_t)(int64_t)t422 < (uint64_t)v_x779_n) {
             t423 = v_x779_d[t422];
           } else {
-            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x779_n, 0.0);
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x779_n, 0.0, 2);
             t423 = 0;
           }
           t419 = t423;
@@ -2658,7 +2658,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
     {
       const int64_t t424 = v_x780;
       if (t424 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0, 3);
         goto fail;
       }
       const int64_t t425 = t424 > 0 ? (t424 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -2694,7 +2694,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
               if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
                 t443 = v_x778_d[t429];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0, 4);
                 t443 = 0;
               }
               t442 = t443;
@@ -2704,7 +2704,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
               if ((uint64_t)(int64_t)t445 < (uint64_t)v_x779_n) {
                 t446 = v_x779_d[t445];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x779_n, 0.0);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x779_n, 0.0, 5);
                 t446 = 0;
               }
               t442 = t446;
@@ -2759,7 +2759,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
               if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
                 t465 = v_x778_d[t429];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0, 6);
                 t465 = 0;
               }
               t464 = t465;
@@ -2769,7 +2769,7 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
               if ((uint64_t)(int64_t)t467 < (uint64_t)v_x779_n) {
                 t468 = v_x779_d[t467];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x779_n, 0.0);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x779_n, 0.0, 7);
                 t468 = 0;
               }
               t464 = t468;
@@ -2834,7 +2834,7 @@ struct K16_0_pull {
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
           t484 = A.v_x778_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
           t484 = 0;
         }
         t483 = t484;
@@ -2844,7 +2844,7 @@ struct K16_0_pull {
         if ((uint64_t)(int64_t)t486 < (uint64_t)A.v_x779_n) {
           t487 = A.v_x779_d[t486];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x779_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x779_n, 0.0, 1);
           t487 = 0;
         }
         t483 = t487;
@@ -2890,7 +2890,7 @@ struct K16_1_pull {
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
           t501 = A.v_x778_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
           t501 = 0;
         }
         t500 = t501;
@@ -2900,7 +2900,7 @@ struct K16_1_pull {
         if ((uint64_t)(int64_t)t503 < (uint64_t)A.v_x779_n) {
           t504 = A.v_x779_d[t503];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x779_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x779_n, 0.0, 3);
           t504 = 0;
         }
         t500 = t504;
@@ -2947,7 +2947,7 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtV
   {
     const int64_t t507 = v_x780;
     if (t507 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, run, 4};
       goto fail;
     }
     v_x782 = rtg_vec_new(RT_INT, t507);
@@ -2959,7 +2959,7 @@ static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtV
   {
     const int64_t t508 = v_x780;
     if (t508 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t508, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t508, 0.0, run, 5};
       goto fail;
     }
     v_x786 = rtg_vec_new(RT_INT, t508);
@@ -3001,7 +3001,7 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int
   {
     const int64_t t509 = v_x787;
     if (t509 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t509, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t509, 0.0, 0);
       goto fail;
     }
     v_x804 = rt_value_new(rt_vec_type(RT_INT), t509);
@@ -3032,12 +3032,12 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int
         int t527 = 0;
         int32_t t528 = rt_div_i(t511, 2, &t527);
         if (t527) {
-          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0);
+          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t527, RT_DIV, 0, 0, 0.0, 1);
         }
         int t529 = 0;
         int32_t t530 = rt_rem_i(t511, 2, &t529);
         if (t529) {
-          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0);
+          NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0, 2);
         }
         int32_t t532 = rt_mul_i(t530, v_x794);
         int32_t t534 = rt_add_i(t532, t528);
@@ -3045,14 +3045,14 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int
         if ((uint64_t)(int64_t)t534 < (uint64_t)v_x799_n) {
           t535 = v_x799_d[t534];
         } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x799_n, 0.0);
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x799_n, 0.0, 3);
           t535 = 0;
         }
         int32_t t536;
         if ((uint64_t)(int64_t)t534 < (uint64_t)v_x802_n) {
           t536 = v_x802_d[t534];
         } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x802_n, 0.0);
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x802_n, 0.0, 4);
           t536 = 0;
         }
         int32_t t538 = rt_add_i(t536, t535);
@@ -3112,12 +3112,12 @@ struct K17_0_pull {
       int t554 = 0;
       int32_t t555 = rt_div_i(ix, 2, &t554);
       if (t554) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t554, RT_DIV, 0, 0, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t554, RT_DIV, 0, 0, 0.0, 0);
       }
       int t556 = 0;
       int32_t t557 = rt_rem_i(ix, 2, &t556);
       if (t556) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t556, RT_REM, 0, 0, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t556, RT_REM, 0, 0, 0.0, 1);
       }
       int32_t t559 = rt_mul_i(t557, A.v_x794);
       int32_t t561 = rt_add_i(t559, t555);
@@ -3125,14 +3125,14 @@ struct K17_0_pull {
       if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x799_n) {
         t562 = A.v_x799_d[t561];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x799_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x799_n, 0.0, 2);
         t562 = 0;
       }
       int32_t t563;
       if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x802_n) {
         t563 = A.v_x802_d[t561];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x802_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x802_n, 0.0, 3);
         t563 = 0;
       }
       int32_t t565 = rt_add_i(t563, t562);
@@ -3168,7 +3168,7 @@ static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int3
   {
     const int64_t t566 = v_x787;
     if (t566 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, run, 4};
       goto fail;
     }
     v_x804 = rtg_vec_new(RT_INT, t566);
@@ -3213,7 +3213,7 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtV
   {
     const int64_t t567 = v_x809;
     if (t567 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t567, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t567, 0.0, 0);
       goto fail;
     }
     v_x811 = rt_value_new(rt_vec_type(RT_INT), t567);
@@ -3234,7 +3234,7 @@ static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtV
     {
       const int64_t t570 = v_x809;
       if (t570 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t570, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t570, 0.0, 1);
         goto fail;
       }
       const int64_t t571 = t570 > 0 ? (t570 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -3361,7 +3361,7 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtVa
   {
     const int64_t t585 = v_x809;
     if (t585 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run, 0};
       goto fail;
     }
     v_x811 = rtg_vec_new(RT_INT, t585);
@@ -3373,7 +3373,7 @@ static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtVa
   {
     const int64_t t586 = v_x809;
     if (t586 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run, 1};
       goto fail;
     }
     v_x815 = rtg_vec_new(RT_INT, t586);
@@ -3419,7 +3419,7 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, Rt
   {
     const int64_t t587 = v_x820;
     if (t587 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0, 0);
       goto fail;
     }
     v_x825 = rt_value_new(rt_vec_type(RT_INT), t587);
@@ -3452,21 +3452,21 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, Rt
         if ((uint64_t)(int64_t)t589 < (uint64_t)v_x816_n) {
           t607 = v_x816_d[t589];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x816_n, 0.0);
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x816_n, 0.0, 1);
           t607 = 0;
         }
         int32_t t608;
         if ((uint64_t)(int64_t)t607 < (uint64_t)v_x819_n) {
           t608 = v_x819_d[t607];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x819_n, 0.0);
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x819_n, 0.0, 2);
           t608 = 0;
         }
         int32_t t609;
         if ((uint64_t)(int64_t)t607 < (uint64_t)v_x817_n) {
           t609 = v_x817_d[t607];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x817_n, 0.0);
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x817_n, 0.0, 3);
           t609 = 0;
         }
         int32_t t611 = rt_sub_i(t589, t609);
@@ -3474,7 +3474,7 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, Rt
         if ((uint64_t)(int64_t)t607 < (uint64_t)v_x818_n) {
           t612 = v_x818_d[t607];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x818_n, 0.0);
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x818_n, 0.0, 4);
           t612 = 0;
         }
         int32_t t614 = rt_mul_i(t611, t612);
@@ -3483,7 +3483,7 @@ static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, Rt
         if ((uint64_t)(int64_t)t616 < (uint64_t)v_x823_n) {
           t617 = v_x823_d[t616];
         } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t616, v_x823_n, 0.0);
+          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t616, v_x823_n, 0.0, 5);
           t617 = 0;
         }
       }
@@ -3542,21 +3542,21 @@ struct K19_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n) {
         t635 = A.v_x816_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x816_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x816_n, 0.0, 0);
         t635 = 0;
       }
       int32_t t636;
       if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x819_n) {
         t636 = A.v_x819_d[t635];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x819_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x819_n, 0.0, 1);
         t636 = 0;
       }
       int32_t t637;
       if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x817_n) {
         t637 = A.v_x817_d[t635];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x817_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x817_n, 0.0, 2);
         t637 = 0;
       }
       int32_t t639 = rt_sub_i(ix, t637);
@@ -3564,7 +3564,7 @@ struct K19_0_pull {
       if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x818_n) {
         t640 = A.v_x818_d[t635];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x818_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x818_n, 0.0, 3);
         t640 = 0;
       }
       int32_t t642 = rt_mul_i(t639, t640);
@@ -3573,7 +3573,7 @@ struct K19_0_pull {
       if ((uint64_t)(int64_t)t644 < (uint64_t)A.v_x823_n) {
         t645 = A.v_x823_d[t644];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x823_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x823_n, 0.0, 4);
         t645 = 0;
       }
     }
@@ -3609,7 +3609,7 @@ static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtV
   {
     const int64_t t646 = v_x820;
     if (t646 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, run, 5};
       goto fail;
     }
     v_x825 = rtg_vec_new(RT_INT, t646);
@@ -3686,14 +3686,14 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
           if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n) {
             t669 = v_x1129_d[t653];
           } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1129_n, 0.0);
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1129_n, 0.0, 0);
             t669 = 0;
           }
           int32_t t670;
           if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n) {
             t670 = v_x1127_d[t653];
           } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1127_n, 0.0);
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1127_n, 0.0, 1);
             t670 = 0;
           }
           int32_t t672 = rt_sub_i(t651, t670);
@@ -3701,7 +3701,7 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
           if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n) {
             t673 = v_x1128_d[t653];
           } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1128_n, 0.0);
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1128_n, 0.0, 2);
             t673 = 0;
           }
           int32_t t675 = rt_mul_i(t672, t673);
@@ -3710,7 +3710,7 @@ static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135,
           if ((uint64_t)(int64_t)t677 < (uint64_t)v_x1131_n) {
             t678 = v_x1131_d[t677];
           } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x1131_n, 0.0);
+            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x1131_n, 0.0, 3);
             t678 = 0;
           }
         }
@@ -3769,14 +3769,14 @@ struct K20_0_pull {
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n) {
         t694 = A.v_x1129_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0, 0);
         t694 = 0;
       }
       int32_t t695;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n) {
         t695 = A.v_x1127_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1127_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1127_n, 0.0, 1);
         t695 = 0;
       }
       int32_t t697 = rt_sub_i(ix, t695);
@@ -3784,7 +3784,7 @@ struct K20_0_pull {
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n) {
         t698 = A.v_x1128_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1128_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1128_n, 0.0, 2);
         t698 = 0;
       }
       int32_t t700 = rt_mul_i(t697, t698);
@@ -3793,7 +3793,7 @@ struct K20_0_pull {
       if ((uint64_t)(int64_t)t702 < (uint64_t)A.v_x1131_n) {
         t703 = A.v_x1131_d[t702];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x1131_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x1131_n, 0.0, 3);
         t703 = 0;
       }
     }
@@ -3880,7 +3880,7 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, Rt
         if ((uint64_t)(int64_t)t713 < (uint64_t)v_x829_n) {
           t714 = v_x829_d[t713];
         } else {
-          NESSIE_RECORD(err, t706, RT_CHECK_INDEX, 4, 0, RT_GATHER, t713, v_x829_n, 0.0);
+          NESSIE_RECORD(err, t706, RT_CHECK_INDEX, 4, 0, RT_GATHER, t713, v_x829_n, 0.0, 0);
           t714 = 0;
         }
       }
@@ -3895,7 +3895,7 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, Rt
     {
       const int64_t t715 = v_x832;
       if (t715 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t715, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t715, 0.0, 1);
         goto fail;
       }
       RT_PARALLEL_FOR_IF(t715 >= RT_PARALLEL_MIN)
@@ -3936,7 +3936,7 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, Rt
             if ((uint64_t)(int64_t)t735 < (uint64_t)v_x829_n) {
               t736 = v_x829_d[t735];
             } else {
-              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 4, 0, RT_GATHER, t735, v_x829_n, 0.0);
+              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 4, 0, RT_GATHER, t735, v_x829_n, 0.0, 2);
               t736 = 0;
             }
             int32_t t738 = rt_add_i(t736, 1);
@@ -3945,7 +3945,7 @@ static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, Rt
             if ((uint64_t)(int64_t)t740 < (uint64_t)v_x829_n) {
               t741 = v_x829_d[t740];
             } else {
-              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 1, 0, RT_GATHER, t740, v_x829_n, 0.0);
+              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 1, 0, RT_GATHER, t740, v_x829_n, 0.0, 3);
               t741 = 0;
             }
             int32_t t743 = rt_add_i(t738, t741);
@@ -4002,7 +4002,7 @@ struct K21_0_pull {
       if ((uint64_t)(int64_t)t748 < (uint64_t)A.v_x829_n) {
         t749 = A.v_x829_d[t748];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t748, A.v_x829_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t748, A.v_x829_n, 0.0, 0);
         t749 = 0;
       }
     }
@@ -4058,7 +4058,7 @@ struct K21_2_pull {
       if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_x829_n) {
         t763 = A.v_x829_d[t762];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t762, A.v_x829_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t762, A.v_x829_n, 0.0, 1);
         t763 = 0;
       }
       int32_t t765 = rt_add_i(t763, 1);
@@ -4067,7 +4067,7 @@ struct K21_2_pull {
       if ((uint64_t)(int64_t)t767 < (uint64_t)A.v_x829_n) {
         t768 = A.v_x829_d[t767];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t767, A.v_x829_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t767, A.v_x829_n, 0.0, 2);
         t768 = 0;
       }
       int32_t t770 = rt_add_i(t765, t768);
@@ -4107,7 +4107,7 @@ static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtV
   {
     const int64_t t772 = v_x832;
     if (t772 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, run, 3};
       goto fail;
     }
     rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t772);
@@ -4162,7 +4162,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
   {
     const int64_t t774 = v_x950;
     if (t774 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t774, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t774, 0.0, 0);
       goto fail;
     }
     v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t774);
@@ -4181,7 +4181,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
         if ((uint64_t)(int64_t)t776 < (uint64_t)v_x945_n) {
           t782 = v_x945_d[t776];
         } else {
-          NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x945_n, 0.0);
+          NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x945_n, 0.0, 1);
           t782 = 0;
         }
         uint8_t t784 = rt_le_i(t782, 1);
@@ -4198,7 +4198,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
     {
       const int64_t t785 = v_x950;
       if (t785 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0, 2);
         goto fail;
       }
       const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -4222,7 +4222,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
             if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
               t797 = v_x945_d[t791];
             } else {
-              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0);
+              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0, 3);
               t797 = 0;
             }
             uint8_t t799 = rt_le_i(t797, 1);
@@ -4278,7 +4278,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
             if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
               t807 = v_x945_d[t791];
             } else {
-              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0);
+              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0, 4);
               t807 = 0;
             }
             uint8_t t809 = rt_le_i(t807, 1);
@@ -4314,7 +4314,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
       {
         const int64_t t810 = v_x950;
         if (t810 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t810, 0.0);
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t810, 0.0, 5);
           goto fail;
         }
         const int64_t t811 = t810 > 0 ? (t810 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -4344,7 +4344,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
               if ((uint64_t)(int64_t)t816 < (uint64_t)v_x945_n) {
                 t828 = v_x945_d[t816];
               } else {
-                NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x945_n, 0.0);
+                NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x945_n, 0.0, 6);
                 t828 = 0;
               }
               uint8_t t830 = rt_le_i(t828, 1);
@@ -4386,7 +4386,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
         {
           const int64_t t847 = v_x950;
           if (t847 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0);
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0, 7);
             goto fail;
           }
           const int64_t t848 = t847 > 0 ? (t847 + RT_CHUNK - 1) / RT_CHUNK : 1;
@@ -4416,7 +4416,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
                 if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
                   t865 = v_x945_d[t853];
                 } else {
-                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0);
+                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0, 8);
                   t865 = 0;
                 }
                 uint8_t t867 = rt_le_i(t865, 1);
@@ -4480,7 +4480,7 @@ static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, in
                 if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
                   t895 = v_x945_d[t853];
                 } else {
-                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0);
+                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0, 9);
                   t895 = 0;
                 }
                 uint8_t t897 = rt_le_i(t895, 1);
@@ -4558,7 +4558,7 @@ struct K22_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
         t913 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 0);
         t913 = 0;
       }
       uint8_t t915 = rt_le_i(t913, 1);
@@ -4591,7 +4591,7 @@ struct K22_1_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
         t921 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 1);
         t921 = 0;
       }
       uint8_t t923 = rt_le_i(t921, 1);
@@ -4641,7 +4641,7 @@ struct K22_2_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
         t935 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 2);
         t935 = 0;
       }
       uint8_t t937 = rt_le_i(t935, 1);
@@ -4689,7 +4689,7 @@ struct K22_3_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
         t959 = A.v_x945_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 3);
         t959 = 0;
       }
       uint8_t t961 = rt_le_i(t959, 1);
@@ -4738,7 +4738,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int
   {
     const int64_t t972 = v_x950;
     if (t972 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t972, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t972, 0.0, run, 4};
       goto fail;
     }
     v_x947 = rtg_vec_new(RT_BOOL, t972);
@@ -4751,7 +4751,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int
   {
     const int64_t t975 = v_x950;
     if (t975 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t975, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t975, 0.0, run, 5};
       goto fail;
     }
     v_x956 = rtg_vec_new(RT_INT, t975);
@@ -4788,7 +4788,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int
   {
     const int64_t t977 = v_x950;
     if (t977 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t977, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t977, 0.0, run, 6};
       goto fail;
     }
     const K22_2_V t978 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t977);
@@ -4801,7 +4801,7 @@ static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int
   {
     const int64_t t979 = v_x950;
     if (t979 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t979, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t979, 0.0, run, 7};
       goto fail;
     }
     v_x975 = rtg_vec_new(RT_INT, t979);
@@ -4886,14 +4886,14 @@ static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, Rt
         if ((uint64_t)(int64_t)t991 < (uint64_t)v_x984_n) {
           t992 = v_x984_d[t991];
         } else {
-          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x984_n, 0.0);
+          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x984_n, 0.0, 0);
           t992 = 0;
         }
         int32_t t993;
         if ((uint64_t)(int64_t)t991 < (uint64_t)v_x981_n) {
           t993 = v_x981_d[t991];
         } else {
-          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x981_n, 0.0);
+          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x981_n, 0.0, 1);
           t993 = 0;
         }
         int32_t t995 = rt_add_i(t992, t993);
@@ -4951,14 +4951,14 @@ struct K23_0_pull {
       if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x984_n) {
         t1005 = A.v_x984_d[t1004];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x984_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x984_n, 0.0, 0);
         t1005 = 0;
       }
       int32_t t1006;
       if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x981_n) {
         t1006 = A.v_x981_d[t1004];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x981_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x981_n, 0.0, 1);
         t1006 = 0;
       }
       int32_t t1008 = rt_add_i(t1005, t1006);
@@ -5075,14 +5075,14 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123,
           if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n) {
             t1033 = v_x1117_d[t1016];
           } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1117_n, 0.0);
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1117_n, 0.0, 0);
             t1033 = 0;
           }
           int32_t t1034;
           if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n) {
             t1034 = v_x1115_d[t1016];
           } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0);
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0, 1);
             t1034 = 0;
           }
           int32_t t1036 = rt_sub_i(t1014, t1034);
@@ -5090,7 +5090,7 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123,
           if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n) {
             t1037 = v_x1116_d[t1016];
           } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1116_n, 0.0);
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1116_n, 0.0, 2);
             t1037 = 0;
           }
           int32_t t1039 = rt_mul_i(t1036, t1037);
@@ -5099,7 +5099,7 @@ static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123,
           if ((uint64_t)(int64_t)t1041 < (uint64_t)v_x1119_n) {
             t1042 = v_x1119_d[t1041];
           } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1041, v_x1119_n, 0.0);
+            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1041, v_x1119_n, 0.0, 3);
             t1042 = 0;
           }
         }
@@ -5159,14 +5159,14 @@ struct K24_0_pull {
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
         t1058 = A.v_x1117_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0, 0);
         t1058 = 0;
       }
       int32_t t1059;
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n) {
         t1059 = A.v_x1115_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0, 1);
         t1059 = 0;
       }
       int32_t t1061 = rt_sub_i(ix, t1059);
@@ -5174,7 +5174,7 @@ struct K24_0_pull {
       if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n) {
         t1062 = A.v_x1116_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1116_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1116_n, 0.0, 2);
         t1062 = 0;
       }
       int32_t t1064 = rt_mul_i(t1061, t1062);
@@ -5183,7 +5183,7 @@ struct K24_0_pull {
       if ((uint64_t)(int64_t)t1066 < (uint64_t)A.v_x1119_n) {
         t1067 = A.v_x1119_d[t1066];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1066, A.v_x1119_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1066, A.v_x1119_n, 0.0, 3);
         t1067 = 0;
       }
     }
@@ -5277,7 +5277,7 @@ static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, i
         if ((uint64_t)(int64_t)t1071 < (uint64_t)v_x1024_n) {
           t1084 = v_x1024_d[t1071];
         } else {
-          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1024_n, 0.0);
+          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1024_n, 0.0, 0);
           t1084 = 0;
         }
         int32_t t1086 = rt_add_i(t1084, v_x1025);
@@ -5286,7 +5286,7 @@ static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, i
         if ((uint64_t)(int64_t)t1071 < (uint64_t)v_x1029_n) {
           t1088 = v_x1029_d[t1071];
         } else {
-          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1029_n, 0.0);
+          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1029_n, 0.0, 1);
           t1088 = 0;
         }
         int32_t t1090 = (t1087 ? t1088 : t1086);
@@ -5294,7 +5294,7 @@ static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, i
         if ((uint64_t)(int64_t)t1090 < (uint64_t)v_x1032_n) {
           t1091 = v_x1032_d[t1090];
         } else {
-          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1090, v_x1032_n, 0.0);
+          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1090, v_x1032_n, 0.0, 2);
           t1091 = 0;
         }
       }
@@ -5346,7 +5346,7 @@ struct K25_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n) {
         t1104 = A.v_x1024_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1024_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1024_n, 0.0, 0);
         t1104 = 0;
       }
       int32_t t1106 = rt_add_i(t1104, A.v_x1025);
@@ -5355,7 +5355,7 @@ struct K25_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n) {
         t1108 = A.v_x1029_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1029_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1029_n, 0.0, 1);
         t1108 = 0;
       }
       int32_t t1110 = (t1107 ? t1108 : t1106);
@@ -5363,7 +5363,7 @@ struct K25_0_pull {
       if ((uint64_t)(int64_t)t1110 < (uint64_t)A.v_x1032_n) {
         t1111 = A.v_x1032_d[t1110];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1110, A.v_x1032_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1110, A.v_x1032_n, 0.0, 2);
         t1111 = 0;
       }
     }

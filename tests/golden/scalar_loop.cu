@@ -38,25 +38,25 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/scalar_loop.nesl", 4, 51, NULL, NULL, NULL, "gcd"},
-  {"tests/golden/scalar_loop.nesl", 5, 2, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/scalar_loop.nesl", 4, 51, NULL, NULL, NULL, "gcd", NULL},
+  {"tests/golden/scalar_loop.nesl", 5, 2, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -84,16 +84,16 @@ static void fn_gcd(int32_t v_x26, int32_t v_x27, int32_t *out_0);
 /* the functions that kernels call on each element (scalar loops) */
 #define NESSIE_FN static __host__ __device__
 #ifdef __CUDA_ARCH__
-#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
+#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
 #else
-#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
+#define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
 #endif
-NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int *failed);
+NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed);
 
 /* gcd, on one element: tests/golden/scalar_loop.nesl:4: function gcd(a, b) = if b == 0 then a else gcd(b, rem(a, b)); */
-NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int *failed) {
+NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed) {
   (void)index;
   (void)run;
   (void)call;
@@ -132,7 +132,7 @@ NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64
       int32_t v_x29 = rt_rem_i(v_x26, v_x27, &t4);
       if (t4) {
         if (rec)
-          NESSIE_FN_RECORD(rec, index, RT_CHECK_SCALAR, 1, t4, RT_REM, 0, call, 0.0, run);
+          NESSIE_FN_RECORD(rec, index, RT_CHECK_SCALAR, 1, t4, RT_REM, 0, call, 0.0, run, order);
         *failed = 1;
         return 0;
       }
@@ -168,18 +168,18 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtVa
       int t13 = (uint64_t)(int64_t)t9 < (uint64_t)v_x23_n;
       int32_t t11 = t13 ? v_x23_d[t9] : 0;
       t12 |= !t13;
-      int32_t t14 = sf_gcd(t10, t11, (RtKernelError *)0, 0, 0, 0, &t12);
+      int32_t t14 = sf_gcd(t10, t11, (RtKernelError *)0, 0, 0, 0, 0, &t12);
       if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
         int32_t t15 = v_x22_d[t9];
         int32_t t16;
         if ((uint64_t)(int64_t)t9 < (uint64_t)v_x23_n) {
           t16 = v_x23_d[t9];
         } else {
-          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x23_n, 0.0);
+          NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x23_n, 0.0, 0);
           t16 = 0;
         }
         int t18 = 0;
-        int32_t t17 = sf_gcd(t15, t16, err, t8, run, 0, &t18);
+        int32_t t17 = sf_gcd(t15, t16, err, t8, run, 0, 1, &t18);
       }
       v_x24_d[t8] = t14;
     }
@@ -213,18 +213,18 @@ struct K1_0_pull {
     int t22 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x23_n;
     int32_t t20 = t22 ? A.v_x23_d[ix] : 0;
     t21 |= !t22;
-    int32_t t23 = sf_gcd(t19, t20, (RtKernelError *)0, 0, 0, 0, &t21);
+    int32_t t23 = sf_gcd(t19, t20, (RtKernelError *)0, 0, 0, 0, 0, &t21);
     if (__builtin_expect(t21 != 0, 0)) { /* again, recording the error */
       int32_t t24 = A.v_x22_d[ix];
       int32_t t25;
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x23_n) {
         t25 = A.v_x23_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x23_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x23_n, 0.0, 0);
         t25 = 0;
       }
       int t27 = 0;
-      int32_t t26 = sf_gcd(t24, t25, A.err, i, A.run, 0, &t27);
+      int32_t t26 = sf_gcd(t24, t25, A.err, i, A.run, 0, 1, &t27);
     }
     return K1_0_V{t23};
   }

@@ -32,20 +32,20 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -130,7 +130,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *
   {
     const int64_t t5 = v_x35;
     if (t5 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t5, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t5, 0.0, 0);
       goto fail;
     }
     v_x36 = rt_value_new(rt_vec_type(RT_INT), t5);
@@ -162,7 +162,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *
           if ((uint64_t)(int64_t)t7 < (uint64_t)v_x33_n) {
             t21 = v_x33_d[t7];
           } else {
-            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t7, v_x33_n, 0.0);
+            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t7, v_x33_n, 0.0, 1);
             t21 = 0;
           }
           t20 = t21;
@@ -172,7 +172,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtValue *
           if ((uint64_t)(int64_t)t23 < (uint64_t)v_x34_n) {
             t24 = v_x34_d[t23];
           } else {
-            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x34_n, 0.0);
+            NESSIE_RECORD(err, t6, RT_CHECK_INDEX, 0, 0, RT_GATHER, t23, v_x34_n, 0.0, 2);
             t24 = 0;
           }
           t20 = t24;
@@ -219,7 +219,7 @@ static void K4(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtValue *
           if ((uint64_t)(int64_t)t27 < (uint64_t)v_x54_n) {
             t31 = v_x54_d[t27];
           } else {
-            NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, t27, v_x54_n, 0.0);
+            NESSIE_RECORD(err, t26, RT_CHECK_INDEX, 0, 0, RT_GATHER, t27, v_x54_n, 0.0, 0);
             t31 = 0;
           }
         }

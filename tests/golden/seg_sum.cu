@@ -38,26 +38,26 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL},
-  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 207, 47, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 22, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/seg_sum.nesl", 5, 10, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -239,7 +239,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtVa
   {
     const int64_t t7 = v_x35;
     if (t7 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t7, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t7, 0.0, 0);
       goto fail;
     }
     v_x36 = rt_value_new(rt_vec_type(RT_INT), t7);
@@ -271,7 +271,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtVa
           if ((uint64_t)(int64_t)t9 < (uint64_t)v_x33_n) {
             t23 = v_x33_d[t9];
           } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x33_n, 0.0);
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x33_n, 0.0, 1);
             t23 = 0;
           }
           t22 = t23;
@@ -281,7 +281,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtVa
           if ((uint64_t)(int64_t)t25 < (uint64_t)v_x34_n) {
             t26 = v_x34_d[t25];
           } else {
-            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x34_n, 0.0);
+            NESSIE_RECORD(err, t8, RT_CHECK_INDEX, 0, 0, RT_GATHER, t25, v_x34_n, 0.0, 2);
             t26 = 0;
           }
           t22 = t26;
@@ -338,7 +338,7 @@ struct K3_0_pull {
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x33_n) {
           t40 = A.v_x33_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x33_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x33_n, 0.0, 0);
           t40 = 0;
         }
         t39 = t40;
@@ -348,7 +348,7 @@ struct K3_0_pull {
         if ((uint64_t)(int64_t)t42 < (uint64_t)A.v_x34_n) {
           t43 = A.v_x34_d[t42];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t42, A.v_x34_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t42, A.v_x34_n, 0.0, 1);
           t43 = 0;
         }
         t39 = t43;
@@ -380,7 +380,7 @@ static void K3_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x33, RtVal
   {
     const int64_t t44 = v_x35;
     if (t44 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t44, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t44, 0.0, run, 2};
       goto fail;
     }
     v_x36 = rtg_vec_new(RT_INT, t44);
@@ -435,7 +435,7 @@ static void K4_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x54, RtVa
           if ((uint64_t)(int64_t)t47 < (uint64_t)v_x54_n) {
             t51 = v_x54_d[t47];
           } else {
-            NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x54_n, 0.0);
+            NESSIE_RECORD(err, t46, RT_CHECK_INDEX, 0, 0, RT_GATHER, t47, v_x54_n, 0.0, 0);
             t51 = 0;
           }
         }
@@ -479,7 +479,7 @@ struct K4_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x54_n) {
         t57 = A.v_x54_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x54_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x54_n, 0.0, 0);
         t57 = 0;
       }
     }

@@ -32,20 +32,20 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 359, 63, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 359, 50, NULL, NULL, NULL, NULL},
-  {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 359, 63, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 359, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -120,7 +120,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *
         if ((uint64_t)(int64_t)t4 < (uint64_t)v_x25_n) {
           t9 = v_x25_d[t4];
         } else {
-          NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x25_n, 0.0);
+          NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t4, v_x25_n, 0.0, 0);
           t9 = 0;
         }
       }
@@ -129,7 +129,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *
       int32_t t10 = v_x27_d[t4];
       t5 = t10;
       if ((uint64_t)(int64_t)t5 >= (uint64_t)v_x25_n) {
-        NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t5, v_x25_n, 0.0);
+        NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t5, v_x25_n, 0.0, 1);
         continue;
       }
       v_x28_d[t5] = t3x0;
@@ -161,7 +161,7 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v
       if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
         t14 = v_x33_d[v_x32];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
         t14 = 0;
       }
     }

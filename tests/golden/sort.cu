@@ -38,26 +38,26 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 359, 63, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 359, 50, NULL, NULL, NULL, NULL},
-  {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 359, 63, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 359, 50, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -173,7 +173,7 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtVa
         if ((uint64_t)(int64_t)t5 < (uint64_t)v_x25_n) {
           t10 = v_x25_d[t5];
         } else {
-          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x25_n, 0.0);
+          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, v_x25_n, 0.0, 0);
           t10 = 0;
         }
       }
@@ -182,7 +182,7 @@ static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtVa
       int32_t t11 = v_x27_d[t5];
       t6 = t11;
       if ((uint64_t)(int64_t)t6 >= (uint64_t)v_x25_n) {
-        NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t6, v_x25_n, 0.0);
+        NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t6, v_x25_n, 0.0, 1);
         continue;
       }
       v_x28_d[t6] = t4x0;
@@ -221,7 +221,7 @@ struct K2_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x25_n) {
         t15 = A.v_x25_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x25_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x25_n, 0.0, 0);
         t15 = 0;
       }
     }
@@ -298,7 +298,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtVal
       if ((uint64_t)(int64_t)v_x32 < (uint64_t)v_x33_n) {
         t21 = v_x33_d[v_x32];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, v_x32, v_x33_n, 0.0, 0);
         t21 = 0;
       }
     }
@@ -336,7 +336,7 @@ struct K3_0_pull {
       if ((uint64_t)(int64_t)A.v_x32 < (uint64_t)A.v_x33_n) {
         t25 = A.v_x33_d[A.v_x32];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, A.v_x32, A.v_x33_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, A.v_x32, A.v_x33_n, 0.0, 0);
         t25 = 0;
       }
     }

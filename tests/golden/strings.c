@@ -32,9 +32,9 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_APPEND_SIZE(loc, a, b) rt_append_size((loc), (a), (b))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rt_host_call((h), (loc), (la), (lr), (lifted), (args), (results))
-/* a check's error, for the lowest element index */
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
+/* a check's error: the first operation's (ord), for the lowest element index */
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
 static const RtLayout layout_1 = {RL_CHAR, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
@@ -46,12 +46,12 @@ static const RtLayout layout_7 = {RL_BOOL, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -89,7 +89,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *
   {
     const int64_t t1 = v_x26;
     if (t1 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
       goto fail;
     }
     v_x27 = rt_value_new(rt_vec_type(RT_CHAR), t1);
@@ -121,7 +121,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *
           if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
             t17 = v_x24_d[t3];
           } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0);
+            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 1);
             t17 = 0;
           }
           t16 = t17;
@@ -131,7 +131,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtValue *
           if ((uint64_t)(int64_t)t19 < (uint64_t)v_x25_n) {
             t20 = v_x25_d[t19];
           } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t19, v_x25_n, 0.0);
+            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t19, v_x25_n, 0.0, 2);
             t20 = 0;
           }
           t16 = t20;

@@ -38,15 +38,15 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_CHAR, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
@@ -58,12 +58,12 @@ static const RtLayout layout_7 = {RL_BOOL, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL},
-  {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 4, 27, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 30, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 37, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/strings.nesl", 5, 53, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -101,7 +101,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVa
   {
     const int64_t t1 = v_x26;
     if (t1 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0);
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t1, 0.0, 0);
       goto fail;
     }
     v_x27 = rt_value_new(rt_vec_type(RT_CHAR), t1);
@@ -133,7 +133,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVa
           if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
             t17 = v_x24_d[t3];
           } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0);
+            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 1);
             t17 = 0;
           }
           t16 = t17;
@@ -143,7 +143,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVa
           if ((uint64_t)(int64_t)t19 < (uint64_t)v_x25_n) {
             t20 = v_x25_d[t19];
           } else {
-            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t19, v_x25_n, 0.0);
+            NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t19, v_x25_n, 0.0, 2);
             t20 = 0;
           }
           t16 = t20;
@@ -200,7 +200,7 @@ struct K1_0_pull {
         if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n) {
           t34 = A.v_x24_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0, 0);
           t34 = 0;
         }
         t33 = t34;
@@ -210,7 +210,7 @@ struct K1_0_pull {
         if ((uint64_t)(int64_t)t36 < (uint64_t)A.v_x25_n) {
           t37 = A.v_x25_d[t36];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t36, A.v_x25_n, 0.0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t36, A.v_x25_n, 0.0, 1);
           t37 = 0;
         }
         t33 = t37;
@@ -242,7 +242,7 @@ static void K1_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVal
   {
     const int64_t t38 = v_x26;
     if (t38 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t38, 0.0, run};
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t38, 0.0, run, 2};
       goto fail;
     }
     v_x27 = rtg_vec_new(RT_CHAR, t38);

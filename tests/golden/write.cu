@@ -38,25 +38,25 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
                                : (rtg_sync(), rt_append_size((loc), (a), (b))))
 #define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \
   rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))
-/* a check's error, for the lowest element index: in the host's kernels,
-   and on the device, with the launch's number (A.run) */
-#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run) \
+/* a check's error, the first operation's (ord), for the lowest element index: in
+   the host's kernels, and on the device, with the launch's number (A.run) */
+#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \
   RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \
-                (int32_t)(i), (int64_t)(len), (double)(x), (run)}
-#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run))
-#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x) \
-  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run))
+                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}
+#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
+#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
+  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
-  {NULL, 0, 0, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, "__write", NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 247, 34, NULL, NULL, NULL, NULL},
-  {NULL, 0, 0, NULL, NULL, NULL, NULL}};
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 247, 34, NULL, NULL, NULL, NULL, NULL},
+  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
 static int g_x1_defined;
@@ -110,7 +110,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVa
         if ((uint64_t)(int64_t)t3 < (uint64_t)v_x24_n) {
           t8 = v_x24_d[t3];
         } else {
-          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0);
+          NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 0, 0, RT_GATHER, t3, v_x24_n, 0.0, 0);
           t8 = 0;
         }
       }
@@ -119,7 +119,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x24, RtVa
       int32_t t9 = v_x26_d[t3];
       t4 = t9;
       if ((uint64_t)(int64_t)t4 >= (uint64_t)v_x27_n) {
-        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0);
+        NESSIE_RECORD(err, t2, RT_CHECK_INDEX, 1, 0, RT_SCATTER, t4, v_x27_n, 0.0, 1);
         continue;
       }
       v_x28_d[t4] = t2x0;
@@ -159,7 +159,7 @@ struct K1_0_pull {
       if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x24_n) {
         t13 = A.v_x24_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x24_n, 0.0, 0);
         t13 = 0;
       }
     }

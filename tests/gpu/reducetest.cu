@@ -167,7 +167,7 @@ int main() {
       snprintf(nm, sizeof nm, "log U4 plain op, %d waves", w); variant<4>(nm, n, pl, op, blocks);
     }
     // the runtime's own entry point, as generated code calls it (its read back included)
-    report("rtg::reduce_commutative (sum)", n, [=] { rtg::reduce_commutative("T", RtLoc{NULL, 0, 0}, pp, oc, V{0.0}, n); });
+    report("rtg::reduce_commutative (sum)", n, [=] { rtg::reduce_commutative("T", RT_LOC(NULL, 0, 0), pp, oc, V{0.0}, n); });
   }
   return 0;
 }

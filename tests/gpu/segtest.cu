@@ -229,7 +229,7 @@ static void test_make_segdes(int64_t nseg, int32_t max_len) {
     cuda_check(cudaMemcpyAsync(v->data.i, len32.data(), sizeof(int32_t) * (size_t)nseg, cudaMemcpyHostToDevice,
                                rtg_stream()),
                "a copy");
-  RtValue *d = rtg_make_segdes(RtLoc{NULL, 0, 0}, 0, v);
+  RtValue *d = rtg_make_segdes(RT_LOC(NULL, 0, 0), 0, v);
   std::vector<int64_t> got_len = read_back(d->lengths, (size_t)nseg);
   std::vector<int64_t> got_off = read_back(rtg_seg_offsets(d), (size_t)nseg + 1);
   bool ok = got_len == len && got_off == ref && rtg_seg_total(d) == ref[nseg];
@@ -327,7 +327,7 @@ static void test_seg_map(const std::vector<int64_t> &len, const char *layout) {
     int64_t *y = (int64_t *)rtg_alloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
     if (n > 0)
       cuda_check(cudaMemsetAsync(y, 0xA5, sizeof(int64_t) * (size_t)n, rtg_stream()), "a fill");
-    rtg::seg_map("segtest", RtLoc{NULL, 0, 0}, SegMapPull{}, SegMapStore{y}, d, n);
+    rtg::seg_map("segtest", RT_LOC(NULL, 0, 0), SegMapPull{}, SegMapStore{y}, d, n);
     std::vector<int64_t> got = read_back(y, (size_t)n);
     for (int64_t i = 0; i < n; i++)
       if (got[i] != (int64_t)ids[i] * 4000000011ll + i) {
@@ -557,7 +557,7 @@ static std::string run_path(RtValue *d, int64_t total_known, const typename T::V
   V *dy = (V *)rtg_alloc(sizeof(V) * (n + GUARD));
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (n + GUARD), rtg_stream()), "a memset");
   d->total = total_known; /* the choice sees what the host would know */
-  rtg::segmented("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
+  rtg::segmented("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), d, scan, Store<V>{dy}, path);
   std::vector<V> got = read_back(dy, n + GUARD);
   rtg_free(dy);
   char buf[300];
@@ -622,11 +622,11 @@ template <class T> static double time_segmented(RtValue *d, const typename T::V 
   cudaEventCreate(&a);
   cudaEventCreate(&b);
   const int runs = 20;
-  rtg::segmented("segtest", RtLoc{NULL, 0, 0}, Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
+  rtg::segmented("segtest", RT_LOC(NULL, 0, 0), Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
                  Store<typename T::V>{dy}, path); /* warm-up, and the offsets */
   cudaEventRecord(a, rtg_stream());
   for (int r = 0; r < runs; r++)
-    rtg::segmented("segtest", RtLoc{NULL, 0, 0}, Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
+    rtg::segmented("segtest", RT_LOC(NULL, 0, 0), Pull<typename T::V>{dx}, typename T::Op{}, T::id(), d, scan,
                    Store<typename T::V>{dy}, path);
   cudaEventRecord(b, rtg_stream());
   wait_device("timing");
@@ -806,7 +806,7 @@ template <class T> static void test_flat(int64_t n) {
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   std::vector<int64_t> one(1, n);
   std::vector<V> red = reference<T>(one, x, false), pre = reference<T>(one, x, true);
-  V got = rtg::reduce("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n);
+  V got = rtg::reduce("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), n);
   char g[120], e[120], why[300] = "";
   if (!T::same(got, red[0])) {
     T::show(g, sizeof g, got);
@@ -825,12 +825,12 @@ template <class T> static void test_flat(int64_t n) {
     if (!why[0] && !untouched(&sc[n], sizeof(V) * GUARD))
       snprintf(why, sizeof why, "%s: a store past the end", which);
   };
-  rtg::scan("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
+  rtg::scan("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
   check_scan("scan");
   /* the one-pass scan (an exact operator's, where V fits a tile word;
      the three passes again where it does not) */
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
-  rtg::scan<true>("segtest", RtLoc{NULL, 0, 0}, Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
+  rtg::scan<true>("segtest", RT_LOC(NULL, 0, 0), Pull<V>{dx}, typename T::Op{}, T::id(), n, Store<V>{dy});
   check_scan("one-pass scan");
   result(!why[0], "flat reduce and scan %s n=%lld%s%s", T::name(), (long long)n, why[0] ? ": " : "", why);
   rtg_free(dx);
@@ -861,9 +861,9 @@ template <int BYTES> static void test_filter(int64_t n, int pattern, bool partit
   V *dz = (V *)rtg_alloc(sizeof(V) * (size_t)(n + GUARD));
   cuda_check(cudaMemsetAsync(dy, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   cuda_check(cudaMemsetAsync(dz, FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
-  int64_t kept = partition ? rtg::partition<V>("segtest", RtLoc{NULL, 0, 0}, FPull<BYTES>{}, FPred<BYTES>{pattern, n},
+  int64_t kept = partition ? rtg::partition<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n},
                                               n, FStore<BYTES>{dy}, FStore<BYTES>{dz})
-                           : rtg::filter<V>("segtest", RtLoc{NULL, 0, 0}, FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
+                           : rtg::filter<V>("segtest", RT_LOC(NULL, 0, 0), FPull<BYTES>{}, FPred<BYTES>{pattern, n}, n,
                                             FStore<BYTES>{dy});
   std::vector<V> got = read_back(dy, (size_t)(n + GUARD));
   std::vector<V> got_other = read_back(dz, (size_t)(n + GUARD));
@@ -898,7 +898,7 @@ static void test_filters_together(int64_t n, int pattern) {
     cuda_check(cudaMemsetAsync(dz[k], FILL, sizeof(V) * (size_t)(n + GUARD), rtg_stream()), "a memset");
   }
   int64_t *slots[3];
-  rtg::filters_launch("segtest", RtLoc{NULL, 0, 0}, n, slots,
+  rtg::filters_launch("segtest", RT_LOC(NULL, 0, 0), n, slots,
                       rtg::filter_part<V>(FPull<4>{}, FPred<4>{pat[0], n}, FStore<4>{dy[0]}, FStore<4>{dz[0]}, false),
                       rtg::filter_part<V>(FPull<4>{}, FPred<4>{pat[1], n}, FStore<4>{dy[1]}, FStore<4>{dz[1]}, true),
                       rtg::filter_part<V>(FPull<4>{}, FPred<4>{pat[2], n}, FStore<4>{dy[2]}, FStore<4>{dz[2]}, false));
@@ -1022,15 +1022,15 @@ static void timing_single_pass(void) {
     /* the filters' counts are read after the last: each launch's own read
        would time the round trip too */
     std::vector<int64_t *> slots;
-    rtg::filter<V>("segtest", RtLoc{NULL, 0, 0}, FPull<4>{}, FPred<4>{3, n}, n, FStore<4>{dy}); /* warm-up */
+    rtg::filter<V>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, FPred<4>{3, n}, n, FStore<4>{dy}); /* warm-up */
     cudaEventRecord(a, rtg_stream());
     for (int r = 0; r < runs; r++) {
-      slots.push_back(rtg::partition_launch<V>("segtest", RtLoc{NULL, 0, 0}, FPull<4>{}, FPred<4>{3, n}, n,
+      slots.push_back(rtg::partition_launch<V>("segtest", RT_LOC(NULL, 0, 0), FPull<4>{}, FPred<4>{3, n}, n,
                                                FStore<4>{dy}, FStore<4>{dy}, false));
     }
     cudaEventRecord(b, rtg_stream());
     for (int r = 0; r < runs; r++)
-      rtg::scan<true>("segtest", RtLoc{NULL, 0, 0}, Pull<VInt>{dx}, OpInt{}, VInt{0}, n, Store<VInt>{ds});
+      rtg::scan<true>("segtest", RT_LOC(NULL, 0, 0), Pull<VInt>{dx}, OpInt{}, VInt{0}, n, Store<VInt>{ds});
     cudaEventRecord(c, rtg_stream());
     wait_device("timing");
     for (int64_t *slot : slots)

@@ -216,7 +216,7 @@ static void test_bounds_check(void **state) {
                "int t4 = (uint64_t)(int64_t)t1 < (uint64_t)xs_n;", "int32_t t2 = t4 ? xs_d[t1] : 0;", "t3 |= !t4;",
                "if (__builtin_expect(t3 != 0, 0)) { /* again, recording the error */", "int32_t t5 = js_d[ix];",
                "if ((uint64_t)(int64_t)t5 < (uint64_t)xs_n) {", "t6 = xs_d[t5];", "} else {",
-               "NESSIE_RECORD(err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, xs_n, 0.0);", "t6 = 0;", "out0 = t2;");
+               "NESSIE_RECORD(err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, xs_n, 0.0, 0);", "t6 = 0;", "out0 = t2;");
   /* the store follows both passes, with the fast pass's value */
   assert_true(strstr(cpu, "out0 = t2;") > strstr(cpu, "NESSIE_RECORD"));
   assert_string_equal(translate(&cg_cuda_target, "K2"), cpu);
@@ -231,7 +231,7 @@ static void test_check_sites(void **state) {
   assert_int_equal(sites.len, 1);
   assert_null(((CgSite *)sites.data[0])->loc.src);
   char *own = translate(&cg_cpu_target, "K9");
-  assert_lines(own, "NESSIE_RECORD(err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, xs_n, 0.0);");
+  assert_lines(own, "NESSIE_RECORD(err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t5, xs_n, 0.0, 0);");
   assert_int_equal(sites.len, 1);
   const CgSite *site = sites.data[0];
   assert_non_null(site->loc.src);
@@ -267,7 +267,7 @@ static void test_if(void **state) {
                "uint8_t t3 = rt_gt_i(t1, 0);", "int32_t t4;", "if (t3) {", "int32_t t6 = rt_div_i(t1, d, &t7);",
                "t4 = t6;", "} else {", "t4 = 0;", "}", "if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */",
                "if (t10) {", "int t12 = 0;", "int32_t t13 = rt_div_i(t8, d, &t12);", "if (t12) {",
-               "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t12, RT_DIV, 0, 0, 0.0);", "out0 = t4;");
+               "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t12, RT_DIV, 0, 0, 0.0, 0);", "out0 = t4;");
   assert_string_equal(translate(&cg_cuda_target, "K4"), cpu);
 }
 
@@ -302,7 +302,7 @@ static void test_float_divisor_checked(void **state) {
   assert_lines(cpu, "int t4 = 0; /* nonzero: a check below failed */", "double t1 = xs_d[ix];",
                "double t3 = rt_div_f(1.0, t1, &t4);", "if (__builtin_expect(t4 != 0, 0)) { /* again, recording the error */",
                "int t6 = 0;", "double t7 = rt_div_f(1.0, t5, &t6);",
-               "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t6, RT_DIV, 0, 0, 0.0);", "out0 = t3;");
+               "NESSIE_RECORD(err, i, RT_CHECK_SCALAR, 0, t6, RT_DIV, 0, 0, 0.0, 0);", "out0 = t3;");
   assert_string_equal(translate(&cg_cuda_target, "K11"), cpu);
 }
 

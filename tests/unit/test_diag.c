@@ -28,7 +28,7 @@ static const char *shown(const char *text, int line, int col) {
   Capture c;
   capture_open(&c);
   Source *src = source_from_string("t.nesl", text);
-  diag_show_source(c.file, (Loc){src, line, col});
+  diag_show_source(c.file, (Loc){.src = src, .line = line, .col = col});
   char *r = xstrdup(capture_text(&c));
   capture_close(&c);
   return r;
@@ -89,7 +89,7 @@ static void test_line_index(void **state) {
   Capture c;
   capture_open(&c);
   for (int i = 0; i < 1000; i++) /* a rescan per call would take minutes */
-    diag_show_source(c.file, (Loc){src, 199999, 1});
+    diag_show_source(c.file, (Loc){.src = src, .line = 199999, .col = 1});
   assert_true(strncmp(capture_text(&c), "  x199999 = 199999;\n  ^\n", 24) == 0);
   capture_close(&c);
   assert_int_equal(src->nlines, 200001);
@@ -112,8 +112,8 @@ static void test_error_limit(void **state) {
   (void)state;
   Source *src = source_from_string("t.nesl", "x;\n");
   for (int i = 0; i < 25; i++) {
-    diag_error((Loc){src, 1, 1}, "error number %d", i + 1);
-    diag_note((Loc){src, 1, 1}, "note %d", i + 1);
+    diag_error((Loc){.src = src, .line = 1, .col = 1}, "error number %d", i + 1);
+    diag_note((Loc){.src = src, .line = 1, .col = 1}, "note %d", i + 1);
   }
   assert_int_equal(diag_count(), 25);
   assert_true(diag_stopped());
@@ -144,7 +144,7 @@ static void test_runtime_error(void **state) {
   capture_open(&transcript);
   Source *src = source_from_string("t.nesl", "x = 1;\ny = [1][3];\n");
   long before = diag_runtime_errors();
-  diag_runtime_error(transcript.file, (Loc){src, 2, 8}, "subscript 3 is out of range");
+  diag_runtime_error(transcript.file, (Loc){.src = src, .line = 2, .col = 8}, "subscript 3 is out of range");
   diag_runtime_error(transcript.file, no_loc, "somewhere");
   /* one line each on the transcript, the source line on the diagnostics */
   assert_string_equal(capture_text(&transcript), "error: t.nesl:2:8: subscript 3 is out of range\nerror: somewhere\n");

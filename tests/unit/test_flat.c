@@ -76,7 +76,7 @@ static int teardown(void **state) {
 
 /* ---- building ---- */
 
-static Loc at(int line, int col) { return (Loc){src, line, col}; }
+static Loc at(int line, int col) { return (Loc){.src = src, .line = line, .col = col}; }
 
 #define S_INT flat_scalar(FB_INT)
 #define S_FLOAT flat_scalar(FB_FLOAT)

@@ -39,7 +39,7 @@ static int teardown(void **state) {
   return 0;
 }
 
-static Loc at(int line, int col) { return (Loc){src, line, col}; }
+static Loc at(int line, int col) { return (Loc){.src = src, .line = line, .col = col}; }
 
 static void assert_loc(Loc got, int line, int col) {
   assert_ptr_equal(got.src, src);

@@ -50,7 +50,7 @@ static int teardown(void **state) {
   return 0;
 }
 
-static Loc at(int line) { return (Loc){src, line, 1}; }
+static Loc at(int line) { return (Loc){.src = src, .line = line, .col = 1}; }
 
 /* ---- building λcu ---- */
 

@@ -77,7 +77,7 @@ static int teardown(void **state) {
   return 0;
 }
 
-static Loc at(int line, int col) { return (Loc){src, line, col}; }
+static Loc at(int line, int col) { return (Loc){.src = src, .line = line, .col = col}; }
 
 /* ---- building: variables, atoms, expressions ---- */
 
