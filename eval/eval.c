@@ -698,6 +698,14 @@ static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
   } else if ((e->kind == EX_BINOP || e->kind == EX_UNOP) && e->u.op.def) {
     d = current(e->u.op.def);
     inst = e->u.op.inst;
+  } else if (e->kind == EX_APP) {
+    /* a function value: its type says which (call_value) */
+    Type *ft = runtime_type(ev->frame, e->u.app.fn->type);
+    Type *id = ft->kind == T_FUN && ft->ident ? type_resolve(ft->ident) : NULL;
+    if (id && id->def) {
+      d = current(id->def);
+      inst = ft;
+    }
   }
   if (!d || d->kind != DEF_FUNCTION || d->primitive || !d->top || !d->top->body || ptrmap_get(seen, d))
     return;

@@ -1580,10 +1580,10 @@ static void closed_parts(Fl *fl, Expr *e, PtrMap *seen) {
     return;
   }
   ast_expr_children(e, closed_child, NULL, &(ClosedWalk){fl, seen});
-  /* (not through an application of a function value, which eval sees as
-     such and does not follow) */
-  if ((e->kind == EX_CALL || e->kind == EX_BINOP || e->kind == EX_UNOP) && !e->from_value && e->callee &&
-      e->callee->body && !ptrmap_get(seen, e->callee)) {
+  /* (an application of a function value too: mono made it a call of
+     the function its type names, which eval finds the same way) */
+  if ((e->kind == EX_CALL || e->kind == EX_BINOP || e->kind == EX_UNOP) && e->callee && e->callee->body &&
+      !ptrmap_get(seen, e->callee)) {
     ptrmap_put(seen, e->callee, e->callee);
     closed_parts(fl, e->callee->body, seen);
   }
