@@ -73,8 +73,13 @@ typedef struct CgTarget {
   CgTargetKind kind;
   const char *name;        /* "cpu", "cuda" */
   const char *extension;   /* of the generated source: ".c", ".cu" */
-  /* the code before everything: includes and the target's helpers */
-  void (*prelude)(Cg *cg);
+  /* of a unit without kernels: ".cpp" for CUDA, whose host code the
+     host's C++ compiler builds alone (build.c) */
+  const char *host_extension;
+  /* the code before everything: includes and the target's helpers; for a
+     unit of host code only where 'kernels' is false (CUDA: the runtime's
+     host interface, gpu.h, not the device's templates, gpu.cuh) */
+  void (*prelude)(Cg *cg, bool kernels);
   /* kernel 'k' as a host function `static void K(params, results)`,
      which its `run`s call */
   void (*kernel)(Cg *cg, const LcuKernel *k);
@@ -359,7 +364,8 @@ typedef enum CgUnitKind { CG_UNIT_ALL, CG_UNIT_HOST, CG_UNIT_STATEMENTS, CG_UNIT
 typedef struct CgFiles {
   int n;
   CgText *text; /* text[0]: the host functions (and all, when n is 1) */
-  CgUnitKind *kind;
+  CgUnitKind *kind; /* CG_UNIT_ALL and CG_UNIT_KERNELS hold kernels, the
+                       others host code only (CgTarget.host_extension) */
   const char **what; /* each unit in words: "kernels K3 to K40" */
 } CgFiles;
 /* The program for 'target' as translation units; cg_files_free gives

@@ -678,12 +678,13 @@ static bool used_in(const Vec *uses, const void *thing) {
 }
 
 /* The head of a translation unit: the comment that says what made it
-   (and which part it is), the target's prelude, the program's layouts
+   (and which part it is), the target's prelude (for a unit with kernels
+   or for one of host code only: 'kernels'), the program's layouts
    that the unit's pieces name ('uses'; each unit its own static copies:
    nothing compares them by address), and, in the first, the table of
    sites. */
 static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int units, const char *what,
-                       bool sites, const Vec *uses) {
+                       bool kernels, bool sites, const Vec *uses) {
   Cg head = *cg;
   head.out = t;
   head.indent = 0;
@@ -691,7 +692,7 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
           source_name ? source_name : "a NESL program", cg->target->name);
   if (units > 1)
     cg_line(&head, "/* translation unit %d of %d: %s */", unit, units, what);
-  cg->target->prelude(&head);
+  cg->target->prelude(&head, kernels);
   for (int i = 0; i < cg->layout_list.len; i++)
     if (used_in(uses, cg->layout_list.data[i]))
       text_puts(t, cg_layout_definition(cg, cg->layout_list.data[i]));
@@ -929,7 +930,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   f.what[0] = n == 1 ? "the program" : "the host functions and main";
   Vec uses = {0};
   vec_push(&uses, &body_uses);
-  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], true, split ? &uses : NULL);
+  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], n == 1, true, split ? &uses : NULL);
   cg_text_write(&f.text[0], body.data, body.len);
   cg_text_free(&body);
   for (int j = 0; j < nfunc_parts + ntop_parts; j++) {
@@ -943,7 +944,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
                           : xprintf("statements %d to %d", part->first + 1, part->last + 1);
     uses.len = 0;
     vec_push(&uses, &part->uses);
-    write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false, &uses);
+    write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false, false, &uses);
     write_part_declarations(t, &cg, &part->uses);
     cg_text_write(t, part->text.data, part->text.len);
     cg_text_free(&part->text);
@@ -959,7 +960,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     vec_push(&uses, &scalar_uses);
     for (int i = start[j]; i < start[j + 1]; i++)
       vec_push(&uses, &kernel_uses[i]);
-    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], false, &uses);
+    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], true, false, &uses);
     cg_text_write(t, scalar.data, scalar.len);
     for (int i = start[j]; i < start[j + 1]; i++) {
       cg_text_write(t, kernel_text[i].data, kernel_text[i].len);
