@@ -112,6 +112,10 @@ struct Cg {
   int temps;          /* numbers temporaries: t1, t2, ... */
   Vec sites;          /* CgSite *: the program's table of sites */
   PtrMap layouts;     /* const RtLayout * -> the name of its static copy */
+  PtrMap layout_rep;  /* const RtLayout * -> the first of the layouts equal
+                         to it, whose name it shares (in layout_list) */
+  Map layout_names;   /* a layout's definition, its parts by name -> its
+                         representative (const RtLayout *) */
   const char *record_fn; /* the target's recording of a kernel error */
   bool split;         /* the kernels are compiled apart from the host
                          functions (host.c, CG_PART_KERNELS): their entry
@@ -127,7 +131,8 @@ struct Cg {
   PtrMap *uses;       /* what the piece being written names (layouts,
                          globals, functions, kernels -> themselves), or
                          NULL: not recorded */
-  Vec layout_list;    /* const RtLayout *, in the order of their names */
+  Vec layout_list;    /* const RtLayout *, one of each set of equal ones,
+                         in the order of their names */
   bool split_host;    /* the host code is in several units (the top-level
                          statements apart from the host functions,
                          CG_SPLIT_TOPS, or the host functions in parts,
@@ -261,8 +266,8 @@ const char *cg_constant(FlatAtom c);
 const char *cg_string(const char *s, size_t n);
 /* cg_string of NUL-terminated 's', made once per string. */
 const char *cg_literal(const char *s);
-/* The name of a static RtLayout copy of 'l', made once per program
-   (and recorded in cg->uses). */
+/* The name of a static RtLayout copy of 'l', made once per program for
+   all the layouts equal to it (and recorded in cg->uses). */
 const char *cg_layout(Cg *cg, const RtLayout *l);
 /* The definition of the copy of 'l' (named by cg_layout), a line. */
 const char *cg_layout_definition(const Cg *cg, const RtLayout *l);

@@ -37,18 +37,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
 
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_2 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_3 = {RL_SEQ, NULL, NULL, &layout_2, NULL};
-static const RtLayout layout_4 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_5 = {RL_SEQ, NULL, NULL, &layout_4, NULL};
-static const RtLayout layout_6 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_7 = {RL_SEQ, NULL, NULL, &layout_6, NULL};
-static const RtLayout layout_8 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_9 = {RL_SEQ, NULL, NULL, &layout_8, NULL};
-static const RtLayout layout_10 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_11 = {RL_SEQ, NULL, NULL, &layout_10, NULL};
-static const RtLayout layout_12 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_13 = {RL_SEQ, NULL, NULL, &layout_12, NULL};
+static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -591,7 +580,7 @@ static void top_0(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-    rt_print_binding("it", &layout_3, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -656,7 +645,7 @@ static void top_1(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 2, 1);
-    rt_print_binding("it", &layout_5, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -721,7 +710,7 @@ static void top_2(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 3, 1);
-    rt_print_binding("it", &layout_7, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -786,7 +775,7 @@ static void top_3(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 4, 1);
-    rt_print_binding("it", &layout_9, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -851,7 +840,7 @@ static void top_4(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 5, 1);
-    rt_print_binding("it", &layout_11, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -918,7 +907,7 @@ static void top_5(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 6, 1);
-    rt_print_binding("it", &layout_13, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);

@@ -50,14 +50,7 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
-static const RtLayout layout_3 = {RL_FLOAT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_4 = {RL_SEQ, NULL, NULL, &layout_3, NULL};
-static const RtLayout layout_5 = {RL_PAIR, &layout_2, &layout_4, NULL, NULL};
-static const RtLayout layout_6 = {RL_FLOAT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_7 = {RL_SEQ, NULL, NULL, &layout_6, NULL};
-static const RtLayout layout_8 = {RL_FLOAT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_9 = {RL_SEQ, NULL, NULL, &layout_8, NULL};
-static const RtLayout layout_10 = {RL_PAIR, &layout_7, &layout_9, NULL, NULL};
+static const RtLayout layout_3 = {RL_PAIR, &layout_2, &layout_2, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -540,9 +533,9 @@ static void top_10(void) {
     RtValue *comps[3];
     comps[0] = NESSIE_TO_HOST(value_0);
     comps[1] = NESSIE_TO_HOST(value_1);
-    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 11, 1), &layout_5, comps);
+    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 11, 1), &layout_3, comps);
     rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 1);
-    rt_print_binding("it", &layout_5, comps, "[float], [float]");
+    rt_print_binding("it", &layout_3, comps, "[float], [float]");
     NESSIE_HOST_DONE(comps[0], value_0);
     NESSIE_HOST_DONE(comps[1], value_1);
   }
@@ -579,9 +572,9 @@ static void top_11(void) {
     RtValue *comps[3];
     comps[0] = NESSIE_TO_HOST(value_0);
     comps[1] = NESSIE_TO_HOST(value_1);
-    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 12, 1), &layout_10, comps);
+    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 12, 1), &layout_3, comps);
     rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 1);
-    rt_print_binding("it", &layout_10, comps, "[float], [float]");
+    rt_print_binding("it", &layout_3, comps, "[float], [float]");
     NESSIE_HOST_DONE(comps[0], value_0);
     NESSIE_HOST_DONE(comps[1], value_1);
   }

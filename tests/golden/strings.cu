@@ -52,9 +52,6 @@ static const RtLayout layout_1 = {RL_CHAR, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtLayout layout_3 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_4 = {RL_BOOL, NULL, NULL, NULL, NULL};
-static const RtLayout layout_5 = {RL_CHAR, NULL, NULL, NULL, NULL};
-static const RtLayout layout_6 = {RL_SEQ, NULL, NULL, &layout_5, NULL};
-static const RtLayout layout_7 = {RL_BOOL, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -581,7 +578,7 @@ static void top_10(void) {
   {
     RtValue *args[2], *results[2];
     args[0] = v_x50;
-    NESSIE_HOST_CALL(RT_HOST_PRINT_STRING, RT_LOC("tests/golden/strings.nesl", 5, 1), &layout_6, &layout_4, 0, args, 1, results, 1);
+    NESSIE_HOST_CALL(RT_HOST_PRINT_STRING, RT_LOC("tests/golden/strings.nesl", 5, 1), &layout_2, &layout_4, 0, args, 1, results, 1);
     v_x51 = results[0]->scalar.b;
     rt_value_free(results[0]);
   }
@@ -593,7 +590,7 @@ static void top_10(void) {
     comps[0] = rt_value_new(rt_scalar_type(RT_BOOL), 1);
     comps[0]->scalar.b = value_0;
     rt_here = RT_LOC("tests/golden/strings.nesl", 5, 1);
-    rt_print_binding("it", &layout_7, comps, "bool");
+    rt_print_binding("it", &layout_4, comps, "bool");
     rt_value_free(comps[0]);
   }
 }
