@@ -13,9 +13,10 @@
  * global's value.  A `run` only borrows its arguments.
  *
  * Errors: the context the runtime words errors with (rt_set_context) is
- * kept as the interpreters keep it: a call enters its callee's context, a
- * statement inlined from lib-nesl enters its library function's; a
- * kernel's recorded error is reported at its `run` (rt_kernel_fail).
+ * kept as the interpreters keep it: a call enters its callee's context,
+ * statements inlined from lib-nesl enter their library function's (once
+ * for a run of them from one call); a kernel's recorded error is
+ * reported at its `run` (rt_kernel_fail).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,9 @@ typedef struct Hx {
                       placeholder: the globals */
   PtrMap live;     /* LcuBlock -> LiveBlock *: lcu_live_block's memo (a
                       block's nested blocks are generated after it) */
+  bool in_library; /* the code being written is in a library function's
+                      context (gen_block): a statement nested in it (in
+                      an `if`) needs none of its own */
 } Hx;
 
 static bool is_global(Hx *h, const LcuVar *v) { return ptrmap_get(&h->globals, v) != NULL; }
@@ -408,25 +412,24 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
   unreachable();
 }
 
-/* Statement 's', in the context of its library function if it was
-   inlined from lib-nesl. */
-static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
-  Cg *cg = h->cg;
-  for (int i = 0; i < s->results.len; i++)
-    declare(h, s->results.data[i]);
-  if (!s->lib_fn) {
-    gen_stmt(h, s);
-    return;
-  }
-  cg_line(cg, "{");
-  cg->indent++;
-  cg_line(cg, "RtContext lib;");
-  cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);",
-          cg_literal(s->lib_fn), cg_loc(s->user_loc));
-  gen_stmt(h, s);
-  cg_line(cg, "rt_set_context(saved);");
-  cg->indent--;
-  cg_line(cg, "}");
+/* Do statements 'a' and 'b' come from one call of one library function
+   (inlined from lib-nesl)? */
+static bool same_library_call(const LcuStmt *a, const LcuStmt *b) {
+  return a->lib_fn && b->lib_fn && strcmp(a->lib_fn, b->lib_fn) == 0 && a->user_loc.src == b->user_loc.src &&
+         a->user_loc.line == b->user_loc.line && a->user_loc.col == b->user_loc.col;
+}
+
+/* The end of the run of statements of 'b' from 'first' on that come from
+   one library call: they share one context (rt_enter_library keeps the
+   library context it finds, so that entering it once for them all is
+   entering it for each), where each entered its own. */
+static int library_run_end(const LcuBlock *b, int first) {
+  const LcuStmt *s = b->stmts.data[first];
+  int end = first + 1;
+  if (s->lib_fn)
+    while (end < b->stmts.len && same_library_call(s, b->stmts.data[end]))
+      end++;
+  return end;
 }
 
 /* The statements of 'b' and its results into the lvalues 'dests' (each
@@ -438,14 +441,41 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
 static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests) {
   Cg *cg = h->cg;
   Vec *dying = lcu_last_uses(b, params, &h->live);
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    gen_stmt_in_context(h, s);
-    for (int d = 0; d < dying[i].len; d++) {
-      const LcuVar *v = dying[i].data[d];
-      if (is_vector(v))
-        cg_line(cg, "rt_release(%s);", cg_name(v));
+  for (int first = 0; first < b->stmts.len;) {
+    /* statements inlined from one library call in its context, their
+       results declared before it */
+    int end = library_run_end(b, first);
+    const LcuStmt *head = b->stmts.data[first];
+    for (int i = first; i < end; i++) {
+      const LcuStmt *s = b->stmts.data[i];
+      for (int r = 0; r < s->results.len; r++)
+        declare(h, s->results.data[r]);
     }
+    /* rt_enter_library keeps a library context it is in */
+    bool enter = head->lib_fn && !h->in_library;
+    if (enter) {
+      h->in_library = true;
+      cg_line(cg, "{");
+      cg->indent++;
+      cg_line(cg, "RtContext lib;");
+      cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);", cg_literal(head->lib_fn),
+              cg_loc(head->user_loc));
+    }
+    for (int i = first; i < end; i++) {
+      gen_stmt(h, b->stmts.data[i]);
+      for (int d = 0; d < dying[i].len; d++) {
+        const LcuVar *v = dying[i].data[d];
+        if (is_vector(v))
+          cg_line(cg, "rt_release(%s);", cg_name(v));
+      }
+    }
+    if (enter) {
+      h->in_library = false;
+      cg_line(cg, "rt_set_context(saved);");
+      cg->indent--;
+      cg_line(cg, "}");
+    }
+    first = end;
   }
   /* the results: an owned vector (a parameter, a statement's result)
      moves into its first result, anything else takes a reference of its
@@ -796,7 +826,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   PtrMap body_uses = {0}, scalar_uses = {0};
   Cg cg = {.out = &body, .p = p, .target = target, .record_fn = "NESSIE_RECORD", .split = split,
            .split_host = split_tops || split_funcs, .uses = split ? &body_uses : NULL};
-  Hx h = {&cg, p, {0}, {0}};
+  Hx h = {&cg, p, {0}, {0}, false};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   if (target->kind == CG_CUDA)
     cg_plan_device_checks(&cg);

@@ -337,10 +337,10 @@ static void fn_reverse_by(RtValue *v_x19, RtValue **out_0) {
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 245, 8)));
     }
+    rt_release(v_x19);
+    rt_release(v_x49);
     rt_set_context(saved);
   }
-  rt_release(v_x19);
-  rt_release(v_x49);
   *out_0 = v_x105;
 }
 

@@ -550,10 +550,10 @@ static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0) {
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 207, 47)));
     }
+    rt_release(v_x48);
+    rt_release(v_x49);
     rt_set_context(saved);
   }
-  rt_release(v_x48);
-  rt_release(v_x49);
   *out_0 = v_x59;
 }
 

@@ -177,6 +177,7 @@ fail:
 /* function median -- tests/golden/sort.nesl:3: function median(xs) = sort(xs)[#xs / 2]; */
 static void fn_median(RtValue *v_x19, int32_t *out_0) {
   RtValue *v_x22 = NULL;
+  RtValue *v_x29 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
@@ -188,12 +189,6 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 358, 63)));
     }
-    rt_set_context(saved);
-  }
-  RtValue *v_x29 = NULL;
-  {
-    RtContext lib;
-    const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
     rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 358, 50);
     {
       RtKernelError kerr = RT_NO_ERROR;
@@ -202,9 +197,9 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 358, 50)));
     }
+    rt_release(v_x22);
     rt_set_context(saved);
   }
-  rt_release(v_x22);
   int32_t v_x30 = 0;
   v_x30 = (int32_t)v_x19->len;
   rt_release(v_x19);

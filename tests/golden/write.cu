@@ -367,11 +367,11 @@ static void top_10(void) {
       if (kerr.index != INT64_MAX)
         NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 247, 34)));
     }
+    rt_release(v_x17);
+    rt_release(v_x18);
+    rt_release(v_x19);
     rt_set_context(saved);
   }
-  rt_release(v_x17);
-  rt_release(v_x18);
-  rt_release(v_x19);
   value_0 = v_x29;
   NESSIE_SYNC();
   {
