@@ -82,8 +82,7 @@ static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
   if (is_global(h, a->var)) {
     const char *name = ptrmap_get(&h->globals, a->var);
     cg_use(h->cg, a->var);
-    cg_line(h->cg, "if (!%s_defined)", global_name(a->var));
-    cg_line(h->cg, "  NESSIE_FAIL(rt_undefined_error(%s, %s));", cg_loc(loc), cg_string(name, strlen(name)));
+    cg_line(h->cg, "NESSIE_DEFINED(%s, %s, %s);", global_name(a->var), cg_loc(loc), cg_string(name, strlen(name)));
   }
   return var_ref(h, a->var);
 }
@@ -137,14 +136,14 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
   cg_line(cg, "}");
 }
 
+/* A `run`: one line, NESSIE_RUN (host_macros). */
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
-  cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
   cg_use(cg, k);
   static Buf call; /* each run's in turn */
   call.len = 0;
-  buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
+  buf_printf(&call, "%s, %s, %d", cg_loc(s->loc), k->name, cg_site(cg, s->loc, NULL, NULL));
   for (int i = 0; i < s->args.len; i++)
     buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
   for (int i = 0; i < s->results.len; i++)
@@ -154,14 +153,7 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   const Vec *checks = cg_run_device_checks(cg, s);
   for (int i = 0; checks && i < checks->len; i++)
     buf_printf(&call, ", %d", cg_site(cg, ((const LcuStmt *)checks->data[i])->loc, NULL, NULL));
-  buf_puts(&call, ")");
-  cg_line(cg, "{");
-  cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
-  cg_line(cg, "  NESSIE_COUNT_RUN();");
-  cg_line(cg, "  %s;", buf_str(&call));
-  cg_line(cg, "  if (kerr.index != INT64_MAX)");
-  cg_line(cg, "    NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, %s));", cg_loc(s->loc));
-  cg_line(cg, "}");
+  cg_line(cg, "NESSIE_RUN(%s);", buf_str(&call));
 }
 
 static void gen_call(Hx *h, const LcuStmt *s) {
@@ -181,23 +173,12 @@ static void gen_call(Hx *h, const LcuStmt *s) {
     buf_printf(&call, "%s&%s", s->args.len || i ? ", " : "", cg_name(s->results.data[i]));
   buf_puts(&call, ")");
   const char *name = f->source ? f->source : f->name;
-  cg_line(cg, "{");
-  cg->indent++;
-  /* the stack is checked in the caller's context, at the call */
-  cg_line(cg, "rt_check_stack(%s);", loc);
   for (int i = 0; i < s->args.len; i++) {
     const LcuAtom *a = s->args.data[i];
     if (a->var && is_vector(a->var))
       cg_line(cg, "rt_retain(%s);", args[i]); /* the callee owns its parameters */
   }
-  cg_line(cg, "const RtContext *saved = rt_context();");
-  cg_line(cg, "RtContext inner = rt_call_context(saved, %s, %d, %s);", cg_string(name, strlen(name)),
-          f->library, loc);
-  cg_line(cg, "rt_set_context(&inner);");
-  cg_line(cg, "%s;", buf_str(&call));
-  cg_line(cg, "rt_set_context(saved);");
-  cg->indent--;
-  cg_line(cg, "}");
+  cg_line(cg, "NESSIE_CALL(%s, %s, %d, %s);", loc, cg_string(name, strlen(name)), f->library, buf_str(&call));
 }
 
 static void gen_length(Hx *h, const LcuStmt *s) {
@@ -707,6 +688,43 @@ static bool used_in(const Vec *uses, const void *thing) {
   return false;
 }
 
+/* The macros of the host code, after the target's prelude (whose
+   NESSIE_FAIL and NESSIE_COUNT_RUN they use), so that a `run`, a call
+   or a global's read is a line (a large program's host code has
+   thousands of each). */
+static void host_macros(Cg *cg) {
+  cg_line(cg, "/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */");
+  cg_line(cg, "#define NESSIE_RUN(loc, kernel, ...) \\");
+  cg_line(cg, "  do { \\");
+  cg_line(cg, "    const RtLoc run_loc = (loc); \\");
+  cg_line(cg, "    RtKernelError kerr = RT_NO_ERROR; \\");
+  cg_line(cg, "    rt_here = run_loc; \\");
+  cg_line(cg, "    NESSIE_COUNT_RUN(); \\");
+  cg_line(cg, "    kernel(&kerr, run_loc, __VA_ARGS__); \\");
+  cg_line(cg, "    if (kerr.index != INT64_MAX) \\");
+  cg_line(cg, "      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \\");
+  cg_line(cg, "  } while (0)");
+  cg_line(cg, "/* a call of a function at 'loc': the stack checked in the caller's context, the");
+  cg_line(cg, "   call made in the callee's (its errors' words) */");
+  cg_line(cg, "#define NESSIE_CALL(loc, name, library, call) \\");
+  cg_line(cg, "  do { \\");
+  cg_line(cg, "    const RtLoc call_loc = (loc); \\");
+  cg_line(cg, "    rt_check_stack(call_loc); \\");
+  cg_line(cg, "    const RtContext *caller = rt_context(); \\");
+  cg_line(cg, "    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \\");
+  cg_line(cg, "    rt_set_context(&callee); \\");
+  cg_line(cg, "    call; \\");
+  cg_line(cg, "    rt_set_context(caller); \\");
+  cg_line(cg, "  } while (0)");
+  cg_line(cg, "/* a global's read: it has a value */");
+  cg_line(cg, "#define NESSIE_DEFINED(g, loc, name) \\");
+  cg_line(cg, "  do { \\");
+  cg_line(cg, "    if (!g##_defined) \\");
+  cg_line(cg, "      NESSIE_FAIL(rt_undefined_error((loc), (name))); \\");
+  cg_line(cg, "  } while (0)");
+  cg_blank(cg);
+}
+
 /* The head of a translation unit: the comment that says what made it
    (and which part it is), the target's prelude (for a unit with kernels
    or for one of host code only: 'kernels'), the program's layouts
@@ -723,6 +741,8 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
   if (units > 1)
     cg_line(&head, "/* translation unit %d of %d: %s */", unit, units, what);
   cg->target->prelude(&head, kernels);
+  if (!kernels || units == 1)
+    host_macros(&head);
   for (int i = 0; i < cg->layout_list.len; i++)
     if (used_in(uses, cg->layout_list.data[i]))
       text_puts(t, cg_layout_definition(cg, cg->layout_list.data[i]));

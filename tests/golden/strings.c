@@ -36,6 +36,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_CHAR, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtLayout layout_3 = {RL_INT, NULL, NULL, NULL, NULL};
@@ -178,14 +208,7 @@ fail:
 /* function shout -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
 static void fn_shout(RtValue *v_x52, RtValue **out_0) {
   RtValue *v_x70 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 4, 27);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/strings.nesl", 4, 27), 1, v_x52, &v_x70);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 4, 27)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 4, 27), K2, 1, v_x52, &v_x70);
   rt_release(v_x52);
   *out_0 = v_x70;
 }
@@ -308,15 +331,8 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 20);
   v_x17 = NESSIE_TO_DEVICE(rt_chars("banana", 6));
   RtValue *v_x18 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/golden/strings.nesl", 5, 14));
-    rt_retain(v_x17);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "shout", 0, RT_LOC("tests/golden/strings.nesl", 5, 14));
-    rt_set_context(&inner);
-    fn_shout(v_x17, &v_x18);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x17);
+  NESSIE_CALL(RT_LOC("tests/golden/strings.nesl", 5, 14), "shout", 0, fn_shout(v_x17, &v_x18));
   rt_release(v_x17);
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 33);
@@ -328,14 +344,7 @@ static void top_10(void) {
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
   RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 30);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/strings.nesl", 5, 30), 2, v_x18, v_x19, v_x22, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 5, 30)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 30), K1, 2, v_x18, v_x19, v_x22, &v_x28);
   rt_release(v_x18);
   rt_release(v_x19);
   RtValue *v_x29 = NULL;
@@ -360,21 +369,13 @@ static void top_10(void) {
   int32_t v_x34 = 0;
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x40 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 37);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/strings.nesl", 5, 37), 3, v_x28, v_x31, v_x34, &v_x40);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 5, 37)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 37), K1, 3, v_x28, v_x31, v_x34, &v_x40);
   rt_release(v_x28);
   rt_release(v_x31);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
   RtValue *t30 = rt_value_new(rt_vec_type(RT_CHAR), 1);
-  if (!g_x7_defined)
-    NESSIE_FAIL(rt_undefined_error(RT_LOC("tests/golden/strings.nesl", 5, 56), "newline"));
+  NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
   t30->data.c[0] = g_x7;
   v_x41 = NESSIE_TO_DEVICE(t30);
   int32_t v_x43 = 0;
@@ -382,14 +383,7 @@ static void top_10(void) {
   int32_t v_x44 = 0;
   v_x44 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 53), v_x34, v_x43);
   RtValue *v_x50 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 53);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/strings.nesl", 5, 53), 4, v_x40, v_x41, v_x44, &v_x50);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 5, 53)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 53), K1, 4, v_x40, v_x41, v_x44, &v_x50);
   rt_release(v_x40);
   rt_release(v_x41);
   uint8_t v_x51 = 0;
