@@ -133,6 +133,8 @@ struct Cg {
                          NULL: not recorded */
   Vec layout_list;    /* const RtLayout *, one of each set of equal ones,
                          in the order of their names */
+  PtrMap kernel_alias; /* LcuKernel -> the kernel of the same code that
+                          runs in its place (host.c, equal kernels) */
   bool split_host;    /* the host code is in several units (the top-level
                          statements apart from the host functions,
                          CG_SPLIT_TOPS, or the host functions in parts,

@@ -140,6 +140,9 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
   const LcuKernel *k = s->kernel;
+  const LcuKernel *alias = ptrmap_get(&cg->kernel_alias, k);
+  if (alias) /* an equal kernel's code, emitted once (dedupe_kernels) */
+    k = alias;
   cg_use(cg, k);
   static Buf call; /* each run's in turn */
   call.len = 0;
@@ -765,6 +768,155 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
   text_puts(t, "  {NULL, 0, 0, NULL, NULL, NULL, NULL}};\n\n");
 }
 
+/* ---- equal kernels ---- */
+
+static bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Writes to 'out' the number of the name numbered 'num' (its 'n' digits)
+   in 'numbers': the names of one kind are numbered in the order they
+   first appear in the kernel. */
+static void canon_number(Buf *out, Map *numbers, const char *num, size_t n) {
+  const char *key = xstrndup(num, n);
+  void *v = map_get(numbers, key);
+  if (!v) {
+    v = (void *)(intptr_t)(numbers->used + 1);
+    map_put(numbers, key, v);
+  }
+  buf_put_int(out, (intptr_t)v);
+}
+
+/* Identifier 'id' (its 'n' characters) of kernel 'name''s text in
+   canonical form: the kernel's own name (K12, K12_A, K12_0_pull: not
+   K123) as "@", its temporaries (t12, t12a0, t12_end) and variables
+   (v_x12, out_v_x12, v_x12_d) renumbered in the order they appear; any
+   other name (a scalar function, a layout, the runtime's) as it is. */
+static void canon_ident(Buf *out, const char *id, size_t n, const char *name, Map *temps, Map *vars) {
+  size_t k = strlen(name);
+  if (n >= k && memcmp(id, name, k) == 0 && (n == k || id[k] == '_')) {
+    buf_putc(out, '@');
+    buf_put(out, id + k, n - k);
+    return;
+  }
+  if (id[0] == 't' && n > 1 && digit(id[1])) {
+    size_t e = 1;
+    while (e < n && digit(id[e]))
+      e++;
+    buf_puts(out, "t@");
+    canon_number(out, temps, id + 1, e - 1);
+    buf_put(out, id + e, n - e);
+    return;
+  }
+  for (size_t i = 0; i + 3 < n; i++)
+    if (id[i] == 'v' && id[i + 1] == '_' && id[i + 2] == 'x' && digit(id[i + 3])) {
+      size_t e = i + 3;
+      while (e < n && digit(id[e]))
+        e++;
+      buf_put(out, id, i);
+      buf_puts(out, "v_x@");
+      canon_number(out, vars, id + i + 3, e - (i + 3));
+      canon_ident(out, id + e, n - e, "", temps, vars); /* another in the rest */
+      return;
+    }
+  buf_put(out, id, n);
+}
+
+/* Kernel 'name''s text 't' in a form that is the same for two kernels
+   exactly when their code is the same up to their names: comments (the
+   NESL line) left out, the kernel's name and its locals' names
+   canonical (canon_ident), strings and everything else as they are, but
+   the string of the kernel's name (its launches' name in a profile). */
+static const char *kernel_canon(const CgText *t, const char *name) {
+  Buf out = {0};
+  Map temps = {0}, vars = {0};
+  const char *s = t->data, *end = t->data + t->len;
+  size_t k = strlen(name);
+  while (s < end) {
+    if (s + 1 < end && s[0] == '/' && s[1] == '*') {
+      const char *close = s + 2;
+      while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
+        close++;
+      s = close + 2 <= end ? close + 2 : end;
+    } else if (*s == '"' || *s == '\'') {
+      const char *q = s + 1;
+      while (q < end && *q != *s)
+        q += *q == '\\' ? 2 : 1;
+      q = q < end ? q + 1 : end;
+      if (*s == '"' && (size_t)(q - s) == k + 2 && memcmp(s + 1, name, k) == 0)
+        buf_puts(&out, "\"@\"");
+      else
+        buf_put(&out, s, (size_t)(q - s));
+      s = q;
+    } else if (ident_start(*s)) {
+      const char *q = s;
+      while (q < end && ident_char(*q))
+        q++;
+      canon_ident(&out, s, (size_t)(q - s), name, &temps, &vars);
+      s = q;
+    } else if (digit(*s)) { /* a number, with its suffixes and exponent */
+      const char *q = s;
+      while (q < end && (ident_char(*q) || *q == '.'))
+        q++;
+      buf_put(&out, s, (size_t)(q - s));
+      s = q;
+    } else {
+      buf_putc(&out, *s++);
+    }
+  }
+  return buf_str(&out);
+}
+
+/* Equal kernels once: after inlining, one library function's kernels
+   are made again at each of its call sites, and the same statement
+   twice makes the same kernels twice.  Of the kernels 'k' whose texts
+   'text' are equal but for their names (kernel_canon), the first (the
+   lowest number) is kept, with a comment naming the others, and every
+   `run` of the others runs it (Cg.kernel_alias).  Returns the indices of
+   the kernels kept, in order, in 'kept' (their number in '*nkept'); the
+   others' texts are freed. */
+static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, int *nkept) {
+  int n = kernels->len;
+  int *kept = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  Vec *aliases = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  Map first = {0}; /* canonical text -> 1 + the index of its first kernel */
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    const LcuKernel *k = kernels->data[i];
+    aliases[i] = (Vec){0};
+    const char *canon = kernel_canon(&text[i], k->name);
+    intptr_t f = (intptr_t)map_get(&first, canon);
+    if (!f) {
+      map_put(&first, canon, (void *)(intptr_t)(i + 1));
+      kept[m++] = i;
+      continue;
+    }
+    ptrmap_put(&cg->kernel_alias, k, kernels->data[f - 1]);
+    vec_push(&aliases[f - 1], (void *)k->name);
+    cg_text_free(&text[i]);
+  }
+  for (int j = 0; j < m; j++) {
+    const Vec *a = &aliases[kept[j]];
+    if (a->len == 0)
+      continue;
+    Buf b = {0};
+    const LcuKernel *k = kernels->data[kept[j]];
+    buf_printf(&b, "/* %s runs too for", k->name);
+    for (int i = 0; i < a->len && i < 8; i++)
+      buf_printf(&b, "%s %s", i == 0 ? "" : i + 1 == a->len ? " and" : ",", (const char *)a->data[i]);
+    if (a->len > 8)
+      buf_printf(&b, " and %d more", a->len - 8);
+    buf_puts(&b, ", whose code is the same */\n");
+    CgText with = {0};
+    cg_text_write(&with, b.data, b.len);
+    cg_text_write(&with, text[kept[j]].data, text[kept[j]].len);
+    cg_text_free(&text[kept[j]]);
+    text[kept[j]] = with;
+  }
+  *nkept = m;
+  return kept;
+}
+
 /* The parts of a split program: kernels in program order, about the
    same amount of code in each (the compiler's time goes with it). */
 static int *part_starts(const CgText *kernel_text, int nk, int *nparts) {
@@ -857,29 +1009,42 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   /* split: the scalar functions and each kernel into texts of their own,
      and the kernels' entry points declared for the host functions */
   CgText scalar = {0};
-  CgText *kernel_text = split ? xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1)) : NULL;
-  PtrMap *kernel_uses = split ? xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1)) : NULL;
+  CgText *all_text = xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1));
+  PtrMap *all_uses = xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1));
   cg.out = split ? &scalar : &body;
   if (split)
     cg.uses = &scalar_uses;
   cg_scalar_funcs(&cg);
   for (int i = 0; i < p->kernels.len; i++) {
-    if (split) {
-      kernel_text[i] = (CgText){0};
-      kernel_uses[i] = (PtrMap){0};
-      cg.out = &kernel_text[i];
-      cg.uses = &kernel_uses[i];
-    }
+    all_text[i] = (CgText){0};
+    all_uses[i] = (PtrMap){0};
+    cg.out = &all_text[i];
+    if (split)
+      cg.uses = &all_uses[i];
     target->kernel(&cg, p->kernels.data[i]);
   }
+  /* each kernel's code once: those kept, in order */
+  int nk = 0;
+  int *kept = dedupe_kernels(&cg, &p->kernels, all_text, &nk);
+  CgText *kernel_text = xmalloc(sizeof(CgText) * (size_t)(nk + 1));
+  PtrMap *kernel_uses = xmalloc(sizeof(PtrMap) * (size_t)(nk + 1));
+  const LcuKernel **kernels = xmalloc(sizeof(LcuKernel *) * (size_t)(nk + 1));
+  for (int j = 0; j < nk; j++) {
+    kernel_text[j] = all_text[kept[j]];
+    kernel_uses[j] = all_uses[kept[j]];
+    kernels[j] = p->kernels.data[kept[j]];
+  }
   cg.out = &body;
+  if (!split)
+    for (int j = 0; j < nk; j++) {
+      cg_text_write(&body, kernel_text[j].data, kernel_text[j].len);
+      cg_text_free(&kernel_text[j]);
+    }
   if (split) {
     cg.uses = &body_uses;
     cg_line(&cg, "/* the kernels, in the other translation units */");
-    for (int i = 0; i < p->kernels.len; i++) {
-      const LcuKernel *k = p->kernels.data[i];
-      cg_line(&cg, "%s;", cg_kernel_signature(&cg, k, k->name, true));
-    }
+    for (int j = 0; j < nk; j++)
+      cg_line(&cg, "%s;", cg_kernel_signature(&cg, kernels[j], kernels[j]->name, true));
     cg_blank(&cg);
   }
   /* the host functions: here, or in parts of CG_PART_FUNCS of their own */
@@ -971,7 +1136,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   cg.uses = NULL;
 
   int nparts = 0;
-  int *start = split ? part_starts(kernel_text, p->kernels.len, &nparts) : NULL;
+  int *start = split ? part_starts(kernel_text, nk, &nparts) : NULL;
   int n = 1 + nfunc_parts + ntop_parts + nparts;
   CgFiles f = {n, xmalloc(sizeof(CgText) * (size_t)n), xmalloc_atomic(sizeof(CgUnitKind) * (size_t)n),
                xmalloc(sizeof(char *) * (size_t)n)};
@@ -1000,7 +1165,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     cg_text_free(&part->text);
   }
   for (int j = 0; j < nparts; j++) {
-    const LcuKernel *first = p->kernels.data[start[j]], *last = p->kernels.data[start[j + 1] - 1];
+    const LcuKernel *first = kernels[start[j]], *last = kernels[start[j + 1] - 1];
     int u = 1 + nfunc_parts + ntop_parts + j;
     CgText *t = &f.text[u];
     *t = (CgText){0};
