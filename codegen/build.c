@@ -848,8 +848,8 @@ static bool key_base(struct sha256_ctx *h, const CgBuild *b, const char *rt, con
 static const char *unit_key(const struct sha256_ctx *base, const CgBuild *b, const char *nvcc, const CgFiles *files,
                             int i, const CgTarget *target) {
   struct sha256_ctx h = *base;
-  char **argv = compile_command(b, "RT", nvcc, xprintf("program%s", unit_extension(target, files->kind[i])), "program.o",
-                                files->kind[i]);
+  const char *src = xprintf("program%s", unit_extension(target, files->kind[i]));
+  char **argv = compile_command(b, "RT", nvcc, src, "program.o", files->kind[i]);
   for (char **a = argv; *a; a++)
     hash_string(&h, *a);
   hash_string(&h, "");
