@@ -568,11 +568,15 @@ int cg_check_output(const CgBuild *b, const char *input) {
     return 1;
   }
   if (b->keep) {
-    const char *extension = b->target == CG_CUDA ? cg_cuda_target.extension : cg_cpu_target.extension;
-    const char *kept = xprintf("%s%s", out, extension);
-    if (same_file(kept, &in)) {
-      fprintf(stderr, "nessie: error: --keep would write the generated source over the input file '%s'\n", kept);
-      return 1;
+    /* the first unit is OUT.cu or OUT.cpp (host code only) for CUDA */
+    const CgTarget *target = b->target == CG_CUDA ? &cg_cuda_target : &cg_cpu_target;
+    const char *extensions[] = {target->extension, target->host_extension};
+    for (int i = 0; i < 2; i++) {
+      const char *kept = xprintf("%s%s", out, extensions[i]);
+      if (same_file(kept, &in)) {
+        fprintf(stderr, "nessie: error: --keep would write the generated source over the input file '%s'\n", kept);
+        return 1;
+      }
     }
   }
   return 0;
@@ -612,8 +616,35 @@ static void push_compiler(Vec *argv, const CgBuild *b, const char *nvcc) {
   }
 }
 
+/* Is 'word' an optimization level, -O with at most one letter or digit
+   (-O, -O3, -Os; not -Ofc, whose value is the next word)? */
+static bool is_level_flag(const char *word) {
+  return strncmp(word, "-O", 2) == 0 && (word[2] == '\0' || word[3] == '\0');
+}
+
+/* Is 'word' an option of nvcc's whose value, the next word, is passed on
+   to another tool (-Xcompiler -O2: the host compiler's level, kept)? */
+static bool passes_on(const char *word) {
+  size_t n = strlen(word);
+  return strncmp(word, "-X", 2) == 0 || (n > 8 && strcmp(word + n - 8, "-options") == 0);
+}
+
+/* Does a unit of kind 'kind' hold kernels?  For CUDA, only such a unit
+   goes through nvcc's device passes; the others are host C++. */
+static bool unit_has_kernels(CgUnitKind kind) { return kind == CG_UNIT_ALL || kind == CG_UNIT_KERNELS; }
+
+/* The extension of a unit of kind 'kind''s source: CUDA's host units are
+   .cpp, which nvcc hands to the host's C++ compiler alone. */
+static const char *unit_extension(const CgTarget *target, CgUnitKind kind) {
+  return unit_has_kernels(kind) ? target->extension : target->host_extension;
+}
+
 /* The compiler's command line that makes object 'obj' of 'src', a unit
-   of kind 'kind' (argv, NULL-terminated). */
+   of kind 'kind' (argv, NULL-terminated).  A CUDA unit of host code only
+   is a .cpp file, for which nvcc runs nothing but the host's compiler
+   (the one it runs for a .cu file's host half, with the same flags:
+   nvcc's -O and -Xcompiler, its include directories and definitions),
+   skipping cudafe++, cicc, ptxas and fatbinary. */
 static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc, const char *src, const char *obj,
                               CgUnitKind kind) {
   Vec argv = {0};
@@ -621,10 +652,20 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
   /* a unit of top-level statements runs each of them once: optimizing it
      would cost the compiler three times as long for nothing that shows
      (20 000 statements: 72 s of gcc at -O2, 17 s at -O0).  After the
-     user's flags, so that it wins over their -O.  Not for nvcc, which
-     warns of a second -O, and spends its time elsewhere. */
+     user's flags, so that it wins over their -O.  nvcc warns of a second
+     -O, and puts -Xcompiler's flags before the -O it passes on: for a
+     CUDA unit of statements (host code only, a .cpp) the user's -O goes,
+     and -O0 takes its place. */
   if (kind == CG_UNIT_STATEMENTS && b->target == CG_CPU)
     vec_push(&argv, "-O0");
+  if (kind == CG_UNIT_STATEMENTS && b->target == CG_CUDA) {
+    int out = 0;
+    for (int i = 0; i < argv.len; i++)
+      if (!is_level_flag(argv.data[i]) || (i > 0 && passes_on(argv.data[i - 1])))
+        argv.data[out++] = argv.data[i];
+    argv.len = out;
+    vec_push(&argv, "-O0");
+  }
   if (b->target == CG_CUDA) {
     vec_push(&argv, "-std=c++17");
     /* the host's products uncontracted, as the device's (rt_mul_rn) */
@@ -805,9 +846,10 @@ static bool key_base(struct sha256_ctx *h, const CgBuild *b, const char *rt, con
 /* Unit 'i''s key (64 hexadecimal digits): the base, the command that
    compiles it with fixed paths, and its text. */
 static const char *unit_key(const struct sha256_ctx *base, const CgBuild *b, const char *nvcc, const CgFiles *files,
-                            int i, const char *extension) {
+                            int i, const CgTarget *target) {
   struct sha256_ctx h = *base;
-  char **argv = compile_command(b, "RT", nvcc, xprintf("program%s", extension), "program.o", files->kind[i]);
+  const char *src = xprintf("program%s", unit_extension(target, files->kind[i]));
+  char **argv = compile_command(b, "RT", nvcc, src, "program.o", files->kind[i]);
   for (char **a = argv; *a; a++)
     hash_string(&h, *a);
   hash_string(&h, "");
@@ -868,9 +910,9 @@ static int compile_and_link(const CgBuild *b, const char *rt, const char *nvcc, 
 }
 
 /* Keeps the generated source of every unit beside the output (--keep). */
-static void keep_sources(const CgBuild *b, const CgFiles *files, const char *extension) {
+static void keep_sources(const CgBuild *b, const CgFiles *files, const CgTarget *target) {
   for (int i = 0; i < files->n && !stop_requested(); i++) {
-    const char *kept = unit_name(b->output, i, extension);
+    const char *kept = unit_name(b->output, i, unit_extension(target, files->kind[i]));
     FILE *out = fopen(kept, "w");
     bool ok = out && fwrite(files->text[i].data, 1, files->text[i].len, out) == files->text[i].len;
     if (out)
@@ -924,7 +966,7 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
     char **srcs = xmalloc(sizeof(char *) * (size_t)files.n);
     char **objs = xmalloc(sizeof(char *) * (size_t)files.n);
     for (int i = 0; i < files.n; i++) {
-      srcs[i] = (char *)unit_name(xprintf("%s/program", dir), i, target->extension);
+      srcs[i] = (char *)unit_name(xprintf("%s/program", dir), i, unit_extension(target, files.kind[i]));
       objs[i] = (char *)unit_name(xprintf("%s/program", dir), i, ".o");
     }
     /* the units the cache holds are not compiled */
@@ -940,7 +982,7 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
       compile[i] = true;
       if (!cache)
         continue;
-      keys[i] = unit_key(&base, b, nvcc, &files, i, target->extension);
+      keys[i] = unit_key(&base, b, nvcc, &files, i, target);
       compile[i] = !cg_cache_fetch(cache, keys[i], objs[i]);
       if (!compile[i] && b->verbose) /* a comment for a shell: nothing runs */
         fprintf(stderr, "# %s: %s, from the cache: %s\n", objs[i], files.what[i], cg_cache_entry_path(cache, keys[i]));
@@ -950,7 +992,7 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
       status = compile_and_link(b, rt_seen, nvcc, &files, srcs, objs, compile, cache, keys, dir,
                                 xprintf("%s/program", dir));
     if (b->keep && written)
-      keep_sources(b, &files, target->extension);
+      keep_sources(b, &files, target);
     cg_cache_close(cache);
     remove_build_dir(dir);
   }

@@ -73,8 +73,13 @@ typedef struct CgTarget {
   CgTargetKind kind;
   const char *name;        /* "cpu", "cuda" */
   const char *extension;   /* of the generated source: ".c", ".cu" */
-  /* the code before everything: includes and the target's helpers */
-  void (*prelude)(Cg *cg);
+  /* of a unit without kernels: ".cpp" for CUDA, whose host code the
+     host's C++ compiler builds alone (build.c) */
+  const char *host_extension;
+  /* the code before everything: includes and the target's helpers; for a
+     unit of host code only where 'kernels' is false (CUDA: the runtime's
+     host interface, gpu.h, not the device's templates, gpu.cuh) */
+  void (*prelude)(Cg *cg, bool kernels);
   /* kernel 'k' as a host function `static void K(params, results)`,
      which its `run`s call */
   void (*kernel)(Cg *cg, const LcuKernel *k);
@@ -107,6 +112,10 @@ struct Cg {
   int temps;          /* numbers temporaries: t1, t2, ... */
   Vec sites;          /* CgSite *: the program's table of sites */
   PtrMap layouts;     /* const RtLayout * -> the name of its static copy */
+  PtrMap layout_rep;  /* const RtLayout * -> the first of the layouts equal
+                         to it, whose name it shares (in layout_list) */
+  Map layout_names;   /* a layout's definition, its parts by name -> its
+                         representative (const RtLayout *) */
   const char *record_fn; /* the target's recording of a kernel error */
   int check_order;    /* numbers the checks of the kernel being written in
                          the order its code makes them (RtKernelError.order),
@@ -125,7 +134,10 @@ struct Cg {
   PtrMap *uses;       /* what the piece being written names (layouts,
                          globals, functions, kernels -> themselves), or
                          NULL: not recorded */
-  Vec layout_list;    /* const RtLayout *, in the order of their names */
+  Vec layout_list;    /* const RtLayout *, one of each set of equal ones,
+                         in the order of their names */
+  PtrMap kernel_alias; /* LcuKernel -> the kernel of the same code that
+                          runs in its place (host.c, equal kernels) */
   bool split_host;    /* the host code is in several units (the top-level
                          statements apart from the host functions,
                          CG_SPLIT_TOPS, or the host functions in parts,
@@ -259,8 +271,8 @@ const char *cg_constant(FlatAtom c);
 const char *cg_string(const char *s, size_t n);
 /* cg_string of NUL-terminated 's', made once per string. */
 const char *cg_literal(const char *s);
-/* The name of a static RtLayout copy of 'l', made once per program
-   (and recorded in cg->uses). */
+/* The name of a static RtLayout copy of 'l', made once per program for
+   all the layouts equal to it (and recorded in cg->uses). */
 const char *cg_layout(Cg *cg, const RtLayout *l);
 /* The definition of the copy of 'l' (named by cg_layout), a line. */
 const char *cg_layout_definition(const Cg *cg, const RtLayout *l);
@@ -367,7 +379,8 @@ typedef enum CgUnitKind { CG_UNIT_ALL, CG_UNIT_HOST, CG_UNIT_STATEMENTS, CG_UNIT
 typedef struct CgFiles {
   int n;
   CgText *text; /* text[0]: the host functions (and all, when n is 1) */
-  CgUnitKind *kind;
+  CgUnitKind *kind; /* CG_UNIT_ALL and CG_UNIT_KERNELS hold kernels, the
+                       others host code only (CgTarget.host_extension) */
   const char **what; /* each unit in words: "kernels K3 to K40" */
 } CgFiles;
 /* The program for 'target' as translation units; cg_files_free gives

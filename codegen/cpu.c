@@ -795,7 +795,10 @@ void cg_cpu_loops(Cg *cg, bool parallel) {
   cg_line(cg, "#endif");
 }
 
-static void cpu_prelude(Cg *cg) {
+/* One prelude for every unit: the C compiler takes a kernel unit's
+   includes as cheaply as a host unit's. */
+static void cpu_prelude(Cg *cg, bool kernels) {
+  (void)kernels;
   cg_line(cg, "#include <stdint.h>");
   cg_line(cg, "#include <string.h>");
   cg_line(cg, "#include \"rt.h\"");
@@ -827,4 +830,4 @@ static void cpu_prelude(Cg *cg) {
 
 static void cpu_kernel(Cg *cg, const LcuKernel *k) { cg_cpu_kernel(cg, k, k->name); }
 
-const CgTarget cg_cpu_target = {CG_CPU, "cpu", ".c", cpu_prelude, cpu_kernel};
+const CgTarget cg_cpu_target = {CG_CPU, "cpu", ".c", ".c", cpu_prelude, cpu_kernel};

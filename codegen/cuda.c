@@ -1135,13 +1135,21 @@ static void cuda_kernel(Cg *cg, const LcuKernel *k) {
   gen_dispatch(cg, k);
 }
 
-static void cuda_prelude(Cg *cg) {
+/* The prelude of a unit with kernels ('kernels') includes the device's
+   templates (gpu.cuh) and is compiled by nvcc; that of a unit of host
+   code only includes the runtime's host interface (gpu.h) and is C++ for
+   the host's compiler alone (build.c): nvcc's own passes over a unit
+   (cudafe++, cicc, ptxas, fatbinary) cost a second even when it holds
+   no device code, and its split of the host's code 1.5 times g++'s. */
+static void cuda_prelude(Cg *cg, bool kernels) {
   cg_line(cg, "#include <stdint.h>");
   cg_line(cg, "#include <string.h>");
-  cg_line(cg, "#include \"gpu.cuh\"");
+  cg_line(cg, kernels ? "#include \"gpu.cuh\"" : "#include \"gpu.h\"");
   cg_blank(cg);
-  cg_line(cg, "/* the host's kernels (for small vectors): the CPU target's loops, on one thread */");
-  cg_cpu_loops(cg, false);
+  if (kernels) {
+    cg_line(cg, "/* the host's kernels (for small vectors): the CPU target's loops, on one thread */");
+    cg_cpu_loops(cg, false);
+  }
   cg_line(cg, "/* the host's view of values: a vector lives on the device, or on the host");
   cg_line(cg, "   when it is small (rt/gpu.h) */");
   cg_line(cg, "#define NESSIE_INIT(sites) rtg_init(sites)");
@@ -1165,16 +1173,18 @@ static void cuda_prelude(Cg *cg) {
   cg_line(cg, "                               : (rtg_sync(), rt_append_size((loc), (a), (b))))");
   cg_line(cg, "#define NESSIE_HOST_CALL(h, loc, la, lr, lifted, args, nargs, results, nresults) \\");
   cg_line(cg, "  rtg_host_call((h), (loc), (la), (lr), (lifted), (args), (nargs), (results), (nresults))");
-  cg_line(cg, "/* a check's error, the first operation's (ord), for the lowest element index: in");
-  cg_line(cg, "   the host's kernels, and on the device, with the launch's number (A.run) */");
-  cg_line(cg, "#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \\");
-  cg_line(cg, "  RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \\");
-  cg_line(cg, "                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}");
-  cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
-  cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))");
-  cg_line(cg, "#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
-  cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))");
+  if (kernels) {
+    cg_line(cg, "/* a check's error, the first operation's (ord), for the lowest element index: in");
+    cg_line(cg, "   the host's kernels, and on the device, with the launch's number (A.run) */");
+    cg_line(cg, "#define NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord) \\");
+    cg_line(cg, "  RtKernelError{(int64_t)(idx), (int32_t)(chk), (int32_t)(site), (int32_t)(code), (int32_t)(op), \\");
+    cg_line(cg, "                (int32_t)(i), (int64_t)(len), (double)(x), (run), (int32_t)(ord)}");
+    cg_line(cg, "#define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
+    cg_line(cg, "  rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))");
+    cg_line(cg, "#define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \\");
+    cg_line(cg, "  rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))");
+  }
   cg_blank(cg);
 }
 
-const CgTarget cg_cuda_target = {CG_CUDA, "cuda", ".cu", cuda_prelude, cuda_kernel};
+const CgTarget cg_cuda_target = {CG_CUDA, "cuda", ".cu", ".cpp", cuda_prelude, cuda_kernel};

@@ -309,13 +309,15 @@ static const char *layout_kind(RtLayoutKind k) {
 }
 
 /* Records that the piece being written names layout 'l', and so its
-   parts (whose definitions it points at). */
+   parts (whose definitions it points at): their representatives, the
+   layouts whose copies are written (cg_layout). */
 static void use_layout(Cg *cg, const RtLayout *l) {
   for (; l && cg->uses; l = l->elem) {
-    void **slot = ptrmap_slot(cg->uses, l, true);
+    const RtLayout *rep = ptrmap_get(&cg->layout_rep, l);
+    void **slot = ptrmap_slot(cg->uses, rep, true);
     if (*slot)
       return; /* and its parts with it */
-    *slot = (void *)l;
+    *slot = (void *)rep;
     use_layout(cg, l->fst);
     use_layout(cg, l->snd);
   }
@@ -326,6 +328,20 @@ void cg_use(Cg *cg, const void *thing) {
     ptrmap_put(cg->uses, thing, (void *)thing);
 }
 
+/* The text of a copy of 'l' after its name ("= {...};"), its parts
+   named: two layouts with the same text are equal. */
+static const char *layout_text(const Cg *cg, const RtLayout *l) {
+  const char *part[3];
+  const RtLayout *parts[3] = {l->fst, l->snd, l->elem};
+  for (int i = 0; i < 3; i++)
+    part[i] = parts[i] ? xprintf("&%s", (const char *)ptrmap_get(&cg->layouts, parts[i])) : "NULL";
+  return xprintf("{%s, %s, %s, %s, %s};", layout_kind(l->kind), part[0], part[1], part[2],
+                 l->name ? cg_string(l->name, strlen(l->name)) : "NULL");
+}
+
+/* Equal layouts (flattening makes one for each value it describes: a
+   program of 2000 statements `vI = sum(...)` had 2000 copies of `int`)
+   share one copy, the first's, whose name is its place in layout_list. */
 const char *cg_layout(Cg *cg, const RtLayout *l) {
   if (!l)
     return "NULL";
@@ -338,20 +354,24 @@ const char *cg_layout(Cg *cg, const RtLayout *l) {
   cg_layout(cg, l->fst);
   cg_layout(cg, l->snd);
   cg_layout(cg, l->elem);
-  name = xprintf("layout_%d", cg->layout_list.len + 1);
+  const char *text = layout_text(cg, l);
+  const RtLayout *rep = map_get(&cg->layout_names, text);
+  if (!rep) {
+    rep = l;
+    map_put(&cg->layout_names, text, (void *)rep);
+    vec_push(&cg->layout_list, (void *)l);
+    name = xprintf("layout_%d", cg->layout_list.len);
+  } else {
+    name = ptrmap_get(&cg->layouts, rep);
+  }
   ptrmap_put(&cg->layouts, l, (void *)name);
-  vec_push(&cg->layout_list, (void *)l);
+  ptrmap_put(&cg->layout_rep, l, (void *)rep);
   use_layout(cg, l);
   return name;
 }
 
 const char *cg_layout_definition(const Cg *cg, const RtLayout *l) {
-  const char *part[3];
-  const RtLayout *parts[3] = {l->fst, l->snd, l->elem};
-  for (int i = 0; i < 3; i++)
-    part[i] = parts[i] ? xprintf("&%s", (const char *)ptrmap_get(&cg->layouts, parts[i])) : "NULL";
-  return xprintf("static const RtLayout %s = {%s, %s, %s, %s, %s};\n", (const char *)ptrmap_get(&cg->layouts, l),
-                 layout_kind(l->kind), part[0], part[1], part[2], l->name ? cg_string(l->name, strlen(l->name)) : "NULL");
+  return xprintf("static const RtLayout %s = %s\n", (const char *)ptrmap_get(&cg->layouts, l), layout_text(cg, l));
 }
 
 /* ---- sites ---- */

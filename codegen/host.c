@@ -13,9 +13,10 @@
  * global's value.  A `run` only borrows its arguments.
  *
  * Errors: the context the runtime words errors with (rt_set_context) is
- * kept as the interpreters keep it: a call enters its callee's context, a
- * statement inlined from lib-nesl enters its library function's; a
- * kernel's recorded error is reported at its `run` (rt_kernel_fail).
+ * kept as the interpreters keep it: a call enters its callee's context,
+ * statements inlined from lib-nesl enter their library function's (once
+ * for a run of them from one call); a kernel's recorded error is
+ * reported at its `run` (rt_kernel_fail).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,9 @@ typedef struct Hx {
                       placeholder: the globals */
   PtrMap live;     /* LcuBlock -> LiveBlock *: lcu_live_block's memo (a
                       block's nested blocks are generated after it) */
+  bool in_library; /* the code being written is in a library function's
+                      context (gen_block): a statement nested in it (in
+                      an `if`) needs none of its own */
 } Hx;
 
 static bool is_global(Hx *h, const LcuVar *v) { return ptrmap_get(&h->globals, v) != NULL; }
@@ -78,8 +82,7 @@ static const char *atom(Hx *h, const LcuAtom *a, Loc loc) {
   if (is_global(h, a->var)) {
     const char *name = ptrmap_get(&h->globals, a->var);
     cg_use(h->cg, a->var);
-    cg_line(h->cg, "if (!%s_defined)", global_name(a->var));
-    cg_line(h->cg, "  NESSIE_FAIL(rt_undefined_error(%s, %s));", cg_loc(loc), cg_string(name, strlen(name)));
+    cg_line(h->cg, "NESSIE_DEFINED(%s, %s, %s);", global_name(a->var), cg_loc(loc), cg_string(name, strlen(name)));
   }
   return var_ref(h, a->var);
 }
@@ -133,14 +136,17 @@ static void gen_scalar(Hx *h, const LcuStmt *s) {
   cg_line(cg, "}");
 }
 
+/* A `run`: one line, NESSIE_RUN (host_macros). */
 static void gen_run(Hx *h, const LcuStmt *s) {
   Cg *cg = h->cg;
-  cg_line(cg, "rt_here = %s;", cg_loc(s->loc));
   const LcuKernel *k = s->kernel;
+  const LcuKernel *alias = ptrmap_get(&cg->kernel_alias, k);
+  if (alias) /* an equal kernel's code, emitted once (dedupe_kernels) */
+    k = alias;
   cg_use(cg, k);
   static Buf call; /* each run's in turn */
   call.len = 0;
-  buf_printf(&call, "%s(&kerr, %s, %d", k->name, cg_loc(s->loc), cg_site(cg, s->loc, NULL, NULL));
+  buf_printf(&call, "%s, %s, %d", cg_loc(s->loc), k->name, cg_site(cg, s->loc, NULL, NULL));
   for (int i = 0; i < s->args.len; i++)
     buf_printf(&call, ", %s", atom(h, s->args.data[i], s->loc));
   for (int i = 0; i < s->results.len; i++)
@@ -150,14 +156,7 @@ static void gen_run(Hx *h, const LcuStmt *s) {
   const Vec *checks = cg_run_device_checks(cg, s);
   for (int i = 0; checks && i < checks->len; i++)
     buf_printf(&call, ", %d", cg_site(cg, ((const LcuStmt *)checks->data[i])->loc, NULL, NULL));
-  buf_puts(&call, ")");
-  cg_line(cg, "{");
-  cg_line(cg, "  RtKernelError kerr = RT_NO_ERROR;");
-  cg_line(cg, "  NESSIE_COUNT_RUN();");
-  cg_line(cg, "  %s;", buf_str(&call));
-  cg_line(cg, "  if (kerr.index != INT64_MAX)");
-  cg_line(cg, "    NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, %s));", cg_loc(s->loc));
-  cg_line(cg, "}");
+  cg_line(cg, "NESSIE_RUN(%s);", buf_str(&call));
 }
 
 static void gen_call(Hx *h, const LcuStmt *s) {
@@ -177,23 +176,12 @@ static void gen_call(Hx *h, const LcuStmt *s) {
     buf_printf(&call, "%s&%s", s->args.len || i ? ", " : "", cg_name(s->results.data[i]));
   buf_puts(&call, ")");
   const char *name = f->source ? f->source : f->name;
-  cg_line(cg, "{");
-  cg->indent++;
-  /* the stack is checked in the caller's context, at the call */
-  cg_line(cg, "rt_check_stack(%s);", loc);
   for (int i = 0; i < s->args.len; i++) {
     const LcuAtom *a = s->args.data[i];
     if (a->var && is_vector(a->var))
       cg_line(cg, "rt_retain(%s);", args[i]); /* the callee owns its parameters */
   }
-  cg_line(cg, "const RtContext *saved = rt_context();");
-  cg_line(cg, "RtContext inner = rt_call_context(saved, %s, %d, %s);", cg_string(name, strlen(name)),
-          f->library, loc);
-  cg_line(cg, "rt_set_context(&inner);");
-  cg_line(cg, "%s;", buf_str(&call));
-  cg_line(cg, "rt_set_context(saved);");
-  cg->indent--;
-  cg_line(cg, "}");
+  cg_line(cg, "NESSIE_CALL(%s, %s, %d, %s);", loc, cg_string(name, strlen(name)), f->library, buf_str(&call));
 }
 
 static void gen_length(Hx *h, const LcuStmt *s) {
@@ -408,25 +396,24 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
   unreachable();
 }
 
-/* Statement 's', in the context of its library function if it was
-   inlined from lib-nesl. */
-static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
-  Cg *cg = h->cg;
-  for (int i = 0; i < s->results.len; i++)
-    declare(h, s->results.data[i]);
-  if (!s->lib_fn) {
-    gen_stmt(h, s);
-    return;
-  }
-  cg_line(cg, "{");
-  cg->indent++;
-  cg_line(cg, "RtContext lib;");
-  cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);",
-          cg_literal(s->lib_fn), cg_loc(s->user_loc));
-  gen_stmt(h, s);
-  cg_line(cg, "rt_set_context(saved);");
-  cg->indent--;
-  cg_line(cg, "}");
+/* Do statements 'a' and 'b' come from one call of one library function
+   (inlined from lib-nesl)? */
+static bool same_library_call(const LcuStmt *a, const LcuStmt *b) {
+  return a->lib_fn && b->lib_fn && strcmp(a->lib_fn, b->lib_fn) == 0 && a->user_loc.src == b->user_loc.src &&
+         a->user_loc.line == b->user_loc.line && a->user_loc.col == b->user_loc.col;
+}
+
+/* The end of the run of statements of 'b' from 'first' on that come from
+   one library call: they share one context (rt_enter_library keeps the
+   library context it finds, so that entering it once for them all is
+   entering it for each), where each entered its own. */
+static int library_run_end(const LcuBlock *b, int first) {
+  const LcuStmt *s = b->stmts.data[first];
+  int end = first + 1;
+  if (s->lib_fn)
+    while (end < b->stmts.len && same_library_call(s, b->stmts.data[end]))
+      end++;
+  return end;
 }
 
 /* The statements of 'b' and its results into the lvalues 'dests' (each
@@ -438,14 +425,41 @@ static void gen_stmt_in_context(Hx *h, const LcuStmt *s) {
 static void gen_block(Hx *h, const LcuBlock *b, const Vec *params, const char **dests) {
   Cg *cg = h->cg;
   Vec *dying = lcu_last_uses(b, params, &h->live);
-  for (int i = 0; i < b->stmts.len; i++) {
-    const LcuStmt *s = b->stmts.data[i];
-    gen_stmt_in_context(h, s);
-    for (int d = 0; d < dying[i].len; d++) {
-      const LcuVar *v = dying[i].data[d];
-      if (is_vector(v))
-        cg_line(cg, "rt_release(%s);", cg_name(v));
+  for (int first = 0; first < b->stmts.len;) {
+    /* statements inlined from one library call in its context, their
+       results declared before it */
+    int end = library_run_end(b, first);
+    const LcuStmt *head = b->stmts.data[first];
+    for (int i = first; i < end; i++) {
+      const LcuStmt *s = b->stmts.data[i];
+      for (int r = 0; r < s->results.len; r++)
+        declare(h, s->results.data[r]);
     }
+    /* rt_enter_library keeps a library context it is in */
+    bool enter = head->lib_fn && !h->in_library;
+    if (enter) {
+      h->in_library = true;
+      cg_line(cg, "{");
+      cg->indent++;
+      cg_line(cg, "RtContext lib;");
+      cg_line(cg, "const RtContext *saved = rt_enter_library(&lib, %s, %s);", cg_literal(head->lib_fn),
+              cg_loc(head->user_loc));
+    }
+    for (int i = first; i < end; i++) {
+      gen_stmt(h, b->stmts.data[i]);
+      for (int d = 0; d < dying[i].len; d++) {
+        const LcuVar *v = dying[i].data[d];
+        if (is_vector(v))
+          cg_line(cg, "rt_release(%s);", cg_name(v));
+      }
+    }
+    if (enter) {
+      h->in_library = false;
+      cg_line(cg, "rt_set_context(saved);");
+      cg->indent--;
+      cg_line(cg, "}");
+    }
+    first = end;
   }
   /* the results: an owned vector (a parameter, a statement's result)
      moves into its first result, anything else takes a reference of its
@@ -677,13 +691,51 @@ static bool used_in(const Vec *uses, const void *thing) {
   return false;
 }
 
+/* The macros of the host code, after the target's prelude (whose
+   NESSIE_FAIL and NESSIE_COUNT_RUN they use), so that a `run`, a call
+   or a global's read is a line (a large program's host code has
+   thousands of each). */
+static void host_macros(Cg *cg) {
+  cg_line(cg, "/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */");
+  cg_line(cg, "#define NESSIE_RUN(loc, kernel, ...) \\");
+  cg_line(cg, "  do { \\");
+  cg_line(cg, "    const RtLoc run_loc = (loc); \\");
+  cg_line(cg, "    RtKernelError kerr = RT_NO_ERROR; \\");
+  cg_line(cg, "    rt_here = run_loc; \\");
+  cg_line(cg, "    NESSIE_COUNT_RUN(); \\");
+  cg_line(cg, "    kernel(&kerr, run_loc, __VA_ARGS__); \\");
+  cg_line(cg, "    if (kerr.index != INT64_MAX) \\");
+  cg_line(cg, "      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \\");
+  cg_line(cg, "  } while (0)");
+  cg_line(cg, "/* a call of a function at 'loc': the stack checked in the caller's context, the");
+  cg_line(cg, "   call made in the callee's (its errors' words) */");
+  cg_line(cg, "#define NESSIE_CALL(loc, name, library, call) \\");
+  cg_line(cg, "  do { \\");
+  cg_line(cg, "    const RtLoc call_loc = (loc); \\");
+  cg_line(cg, "    rt_check_stack(call_loc); \\");
+  cg_line(cg, "    const RtContext *caller = rt_context(); \\");
+  cg_line(cg, "    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \\");
+  cg_line(cg, "    rt_set_context(&callee); \\");
+  cg_line(cg, "    call; \\");
+  cg_line(cg, "    rt_set_context(caller); \\");
+  cg_line(cg, "  } while (0)");
+  cg_line(cg, "/* a global's read: it has a value */");
+  cg_line(cg, "#define NESSIE_DEFINED(g, loc, name) \\");
+  cg_line(cg, "  do { \\");
+  cg_line(cg, "    if (!g##_defined) \\");
+  cg_line(cg, "      NESSIE_FAIL(rt_undefined_error((loc), (name))); \\");
+  cg_line(cg, "  } while (0)");
+  cg_blank(cg);
+}
+
 /* The head of a translation unit: the comment that says what made it
-   (and which part it is), the target's prelude, the program's layouts
+   (and which part it is), the target's prelude (for a unit with kernels
+   or for one of host code only: 'kernels'), the program's layouts
    that the unit's pieces name ('uses'; each unit its own static copies:
    nothing compares them by address), and, in the first, the table of
    sites. */
 static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int units, const char *what,
-                       bool sites, const Vec *uses) {
+                       bool kernels, bool sites, const Vec *uses) {
   Cg head = *cg;
   head.out = t;
   head.indent = 0;
@@ -691,7 +743,9 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
           source_name ? source_name : "a NESL program", cg->target->name);
   if (units > 1)
     cg_line(&head, "/* translation unit %d of %d: %s */", unit, units, what);
-  cg->target->prelude(&head);
+  cg->target->prelude(&head, kernels);
+  if (!kernels || units == 1)
+    host_macros(&head);
   for (int i = 0; i < cg->layout_list.len; i++)
     if (used_in(uses, cg->layout_list.data[i]))
       text_puts(t, cg_layout_definition(cg, cg->layout_list.data[i]));
@@ -725,6 +779,155 @@ static void write_head(CgText *t, Cg *cg, const char *source_name, int unit, int
                          s->user_fn ? cg_string(s->user_fn, strlen(s->user_fn)) : "NULL", via[i]));
   }
   text_puts(t, "  {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};\n\n");
+}
+
+/* ---- equal kernels ---- */
+
+static bool ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Writes to 'out' the number of the name numbered 'num' (its 'n' digits)
+   in 'numbers': the names of one kind are numbered in the order they
+   first appear in the kernel. */
+static void canon_number(Buf *out, Map *numbers, const char *num, size_t n) {
+  const char *key = xstrndup(num, n);
+  void *v = map_get(numbers, key);
+  if (!v) {
+    v = (void *)(intptr_t)(numbers->used + 1);
+    map_put(numbers, key, v);
+  }
+  buf_put_int(out, (intptr_t)v);
+}
+
+/* Identifier 'id' (its 'n' characters) of kernel 'name''s text in
+   canonical form: the kernel's own name (K12, K12_A, K12_0_pull: not
+   K123) as "@", its temporaries (t12, t12a0, t12_end) and variables
+   (v_x12, out_v_x12, v_x12_d) renumbered in the order they appear; any
+   other name (a scalar function, a layout, the runtime's) as it is. */
+static void canon_ident(Buf *out, const char *id, size_t n, const char *name, Map *temps, Map *vars) {
+  size_t k = strlen(name);
+  if (n >= k && memcmp(id, name, k) == 0 && (n == k || id[k] == '_')) {
+    buf_putc(out, '@');
+    buf_put(out, id + k, n - k);
+    return;
+  }
+  if (id[0] == 't' && n > 1 && digit(id[1])) {
+    size_t e = 1;
+    while (e < n && digit(id[e]))
+      e++;
+    buf_puts(out, "t@");
+    canon_number(out, temps, id + 1, e - 1);
+    buf_put(out, id + e, n - e);
+    return;
+  }
+  for (size_t i = 0; i + 3 < n; i++)
+    if (id[i] == 'v' && id[i + 1] == '_' && id[i + 2] == 'x' && digit(id[i + 3])) {
+      size_t e = i + 3;
+      while (e < n && digit(id[e]))
+        e++;
+      buf_put(out, id, i);
+      buf_puts(out, "v_x@");
+      canon_number(out, vars, id + i + 3, e - (i + 3));
+      canon_ident(out, id + e, n - e, "", temps, vars); /* another in the rest */
+      return;
+    }
+  buf_put(out, id, n);
+}
+
+/* Kernel 'name''s text 't' in a form that is the same for two kernels
+   exactly when their code is the same up to their names: comments (the
+   NESL line) left out, the kernel's name and its locals' names
+   canonical (canon_ident), strings and everything else as they are, but
+   the string of the kernel's name (its launches' name in a profile). */
+static const char *kernel_canon(const CgText *t, const char *name) {
+  Buf out = {0};
+  Map temps = {0}, vars = {0};
+  const char *s = t->data, *end = t->data + t->len;
+  size_t k = strlen(name);
+  while (s < end) {
+    if (s + 1 < end && s[0] == '/' && s[1] == '*') {
+      const char *close = s + 2;
+      while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
+        close++;
+      s = close + 2 <= end ? close + 2 : end;
+    } else if (*s == '"' || *s == '\'') {
+      const char *q = s + 1;
+      while (q < end && *q != *s)
+        q += *q == '\\' ? 2 : 1;
+      q = q < end ? q + 1 : end;
+      if (*s == '"' && (size_t)(q - s) == k + 2 && memcmp(s + 1, name, k) == 0)
+        buf_puts(&out, "\"@\"");
+      else
+        buf_put(&out, s, (size_t)(q - s));
+      s = q;
+    } else if (ident_start(*s)) {
+      const char *q = s;
+      while (q < end && ident_char(*q))
+        q++;
+      canon_ident(&out, s, (size_t)(q - s), name, &temps, &vars);
+      s = q;
+    } else if (digit(*s)) { /* a number, with its suffixes and exponent */
+      const char *q = s;
+      while (q < end && (ident_char(*q) || *q == '.'))
+        q++;
+      buf_put(&out, s, (size_t)(q - s));
+      s = q;
+    } else {
+      buf_putc(&out, *s++);
+    }
+  }
+  return buf_str(&out);
+}
+
+/* Equal kernels once: after inlining, one library function's kernels
+   are made again at each of its call sites, and the same statement
+   twice makes the same kernels twice.  Of the kernels 'k' whose texts
+   'text' are equal but for their names (kernel_canon), the first (the
+   lowest number) is kept, with a comment naming the others, and every
+   `run` of the others runs it (Cg.kernel_alias).  Returns the indices of
+   the kernels kept, in order, in 'kept' (their number in '*nkept'); the
+   others' texts are freed. */
+static int *dedupe_kernels(Cg *cg, const Vec *kernels, CgText *text, int *nkept) {
+  int n = kernels->len;
+  int *kept = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
+  Vec *aliases = xmalloc(sizeof(Vec) * (size_t)(n + 1));
+  Map first = {0}; /* canonical text -> 1 + the index of its first kernel */
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    const LcuKernel *k = kernels->data[i];
+    aliases[i] = (Vec){0};
+    const char *canon = kernel_canon(&text[i], k->name);
+    intptr_t f = (intptr_t)map_get(&first, canon);
+    if (!f) {
+      map_put(&first, canon, (void *)(intptr_t)(i + 1));
+      kept[m++] = i;
+      continue;
+    }
+    ptrmap_put(&cg->kernel_alias, k, kernels->data[f - 1]);
+    vec_push(&aliases[f - 1], (void *)k->name);
+    cg_text_free(&text[i]);
+  }
+  for (int j = 0; j < m; j++) {
+    const Vec *a = &aliases[kept[j]];
+    if (a->len == 0)
+      continue;
+    Buf b = {0};
+    const LcuKernel *k = kernels->data[kept[j]];
+    buf_printf(&b, "/* %s runs too for", k->name);
+    for (int i = 0; i < a->len && i < 8; i++)
+      buf_printf(&b, "%s %s", i == 0 ? "" : i + 1 == a->len ? " and" : ",", (const char *)a->data[i]);
+    if (a->len > 8)
+      buf_printf(&b, " and %d more", a->len - 8);
+    buf_puts(&b, ", whose code is the same */\n");
+    CgText with = {0};
+    cg_text_write(&with, b.data, b.len);
+    cg_text_write(&with, text[kept[j]].data, text[kept[j]].len);
+    cg_text_free(&text[kept[j]]);
+    text[kept[j]] = with;
+  }
+  *nkept = m;
+  return kept;
 }
 
 /* The parts of a split program: kernels in program order, about the
@@ -808,7 +1011,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   PtrMap body_uses = {0}, scalar_uses = {0};
   Cg cg = {.out = &body, .p = p, .target = target, .record_fn = "NESSIE_RECORD", .split = split,
            .split_host = split_tops || split_funcs, .uses = split ? &body_uses : NULL};
-  Hx h = {&cg, p, {0}, {0}};
+  Hx h = {&cg, p, {0}, {0}, false};
   cg_site(&cg, no_loc, NULL, NULL); /* site 0: none; a check there is reported at its run */
   if (target->kind == CG_CUDA)
     cg_plan_device_checks(&cg);
@@ -819,29 +1022,42 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   /* split: the scalar functions and each kernel into texts of their own,
      and the kernels' entry points declared for the host functions */
   CgText scalar = {0};
-  CgText *kernel_text = split ? xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1)) : NULL;
-  PtrMap *kernel_uses = split ? xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1)) : NULL;
+  CgText *all_text = xmalloc(sizeof(CgText) * (size_t)(p->kernels.len + 1));
+  PtrMap *all_uses = xmalloc(sizeof(PtrMap) * (size_t)(p->kernels.len + 1));
   cg.out = split ? &scalar : &body;
   if (split)
     cg.uses = &scalar_uses;
   cg_scalar_funcs(&cg);
   for (int i = 0; i < p->kernels.len; i++) {
-    if (split) {
-      kernel_text[i] = (CgText){0};
-      kernel_uses[i] = (PtrMap){0};
-      cg.out = &kernel_text[i];
-      cg.uses = &kernel_uses[i];
-    }
+    all_text[i] = (CgText){0};
+    all_uses[i] = (PtrMap){0};
+    cg.out = &all_text[i];
+    if (split)
+      cg.uses = &all_uses[i];
     target->kernel(&cg, p->kernels.data[i]);
   }
+  /* each kernel's code once: those kept, in order */
+  int nk = 0;
+  int *kept = dedupe_kernels(&cg, &p->kernels, all_text, &nk);
+  CgText *kernel_text = xmalloc(sizeof(CgText) * (size_t)(nk + 1));
+  PtrMap *kernel_uses = xmalloc(sizeof(PtrMap) * (size_t)(nk + 1));
+  const LcuKernel **kernels = xmalloc(sizeof(LcuKernel *) * (size_t)(nk + 1));
+  for (int j = 0; j < nk; j++) {
+    kernel_text[j] = all_text[kept[j]];
+    kernel_uses[j] = all_uses[kept[j]];
+    kernels[j] = p->kernels.data[kept[j]];
+  }
   cg.out = &body;
+  if (!split)
+    for (int j = 0; j < nk; j++) {
+      cg_text_write(&body, kernel_text[j].data, kernel_text[j].len);
+      cg_text_free(&kernel_text[j]);
+    }
   if (split) {
     cg.uses = &body_uses;
     cg_line(&cg, "/* the kernels, in the other translation units */");
-    for (int i = 0; i < p->kernels.len; i++) {
-      const LcuKernel *k = p->kernels.data[i];
-      cg_line(&cg, "%s;", cg_kernel_signature(&cg, k, k->name, true));
-    }
+    for (int j = 0; j < nk; j++)
+      cg_line(&cg, "%s;", cg_kernel_signature(&cg, kernels[j], kernels[j]->name, true));
     cg_blank(&cg);
   }
   /* the host functions: here, or in parts of CG_PART_FUNCS of their own */
@@ -933,7 +1149,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   cg.uses = NULL;
 
   int nparts = 0;
-  int *start = split ? part_starts(kernel_text, p->kernels.len, &nparts) : NULL;
+  int *start = split ? part_starts(kernel_text, nk, &nparts) : NULL;
   int n = 1 + nfunc_parts + ntop_parts + nparts;
   CgFiles f = {n, xmalloc(sizeof(CgText) * (size_t)n), xmalloc_atomic(sizeof(CgUnitKind) * (size_t)n),
                xmalloc(sizeof(char *) * (size_t)n)};
@@ -942,7 +1158,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   f.what[0] = n == 1 ? "the program" : "the host functions and main";
   Vec uses = {0};
   vec_push(&uses, &body_uses);
-  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], true, split ? &uses : NULL);
+  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], n == 1, true, split ? &uses : NULL);
   cg_text_write(&f.text[0], body.data, body.len);
   cg_text_free(&body);
   for (int j = 0; j < nfunc_parts + ntop_parts; j++) {
@@ -956,13 +1172,13 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
                           : xprintf("statements %d to %d", part->first + 1, part->last + 1);
     uses.len = 0;
     vec_push(&uses, &part->uses);
-    write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false, &uses);
+    write_head(t, &cg, source_name, 2 + j, f.n, f.what[1 + j], false, false, &uses);
     write_part_declarations(t, &cg, &part->uses);
     cg_text_write(t, part->text.data, part->text.len);
     cg_text_free(&part->text);
   }
   for (int j = 0; j < nparts; j++) {
-    const LcuKernel *first = p->kernels.data[start[j]], *last = p->kernels.data[start[j + 1] - 1];
+    const LcuKernel *first = kernels[start[j]], *last = kernels[start[j + 1] - 1];
     int u = 1 + nfunc_parts + ntop_parts + j;
     CgText *t = &f.text[u];
     *t = (CgText){0};
@@ -972,7 +1188,7 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     vec_push(&uses, &scalar_uses);
     for (int i = start[j]; i < start[j + 1]; i++)
       vec_push(&uses, &kernel_uses[i]);
-    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], false, &uses);
+    write_head(t, &cg, source_name, u + 1, f.n, f.what[u], true, false, &uses);
     cg_text_write(t, scalar.data, scalar.len);
     for (int i = start[j]; i < start[j + 1]; i++) {
       cg_text_write(t, kernel_text[i].data, kernel_text[i].len);

@@ -36,19 +36,38 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_2 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_3 = {RL_SEQ, NULL, NULL, &layout_2, NULL};
-static const RtLayout layout_4 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_5 = {RL_SEQ, NULL, NULL, &layout_4, NULL};
-static const RtLayout layout_6 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_7 = {RL_SEQ, NULL, NULL, &layout_6, NULL};
-static const RtLayout layout_8 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_9 = {RL_SEQ, NULL, NULL, &layout_8, NULL};
-static const RtLayout layout_10 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_11 = {RL_SEQ, NULL, NULL, &layout_10, NULL};
-static const RtLayout layout_12 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_13 = {RL_SEQ, NULL, NULL, &layout_12, NULL};
+static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -532,14 +551,7 @@ static void top_0(void) {
   t68->data.i[1] = 1;
   v_x60 = NESSIE_TO_DEVICE(t68);
   RtValue *v_x61 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60, &v_x61);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60, &v_x61);
   rt_release(v_x60);
   RtValue *v_x62 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -569,14 +581,7 @@ static void top_0(void) {
   RtValue *v_x67 = NULL;
   RtValue *v_x68 = NULL;
   RtValue *v_x69 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62, v_x63, v_x61, &v_x64, &v_x65, &v_x66, &v_x67, &v_x68, &v_x69);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K2, 2, v_x62, v_x63, v_x61, &v_x64, &v_x65, &v_x66, &v_x67, &v_x68, &v_x69);
   rt_release(v_x61);
   rt_release(v_x62);
   rt_release(v_x63);
@@ -591,7 +596,7 @@ static void top_0(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-    rt_print_binding("it", &layout_3, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -607,14 +612,7 @@ static void top_1(void) {
   t72->data.i[1] = 1;
   v_x60_96 = NESSIE_TO_DEVICE(t72);
   RtValue *v_x61_97 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_96, &v_x61_97);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_96, &v_x61_97);
   rt_release(v_x60_96);
   RtValue *v_x62_98 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -639,14 +637,7 @@ static void top_1(void) {
   t75->data.i[2] = 0;
   v_x70_100 = NESSIE_TO_DEVICE(t75);
   RtValue *v_x71 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_98, v_x70_100, v_x61_97, &v_x71);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K3, 2, v_x62_98, v_x70_100, v_x61_97, &v_x71);
   rt_release(v_x61_97);
   rt_release(v_x62_98);
   rt_release(v_x70_100);
@@ -656,7 +647,7 @@ static void top_1(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 2, 1);
-    rt_print_binding("it", &layout_5, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -672,14 +663,7 @@ static void top_2(void) {
   t76->data.i[1] = 1;
   v_x60_101 = NESSIE_TO_DEVICE(t76);
   RtValue *v_x61_102 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_101, &v_x61_102);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_101, &v_x61_102);
   rt_release(v_x60_101);
   RtValue *v_x62_103 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -704,14 +688,7 @@ static void top_2(void) {
   t79->data.i[2] = 0;
   v_x70_105 = NESSIE_TO_DEVICE(t79);
   RtValue *v_x72 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_103, v_x70_105, v_x61_102, v_x62_103, &v_x72);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K4, 2, v_x62_103, v_x70_105, v_x61_102, v_x62_103, &v_x72);
   rt_release(v_x61_102);
   rt_release(v_x62_103);
   rt_release(v_x70_105);
@@ -721,7 +698,7 @@ static void top_2(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 3, 1);
-    rt_print_binding("it", &layout_7, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -737,14 +714,7 @@ static void top_3(void) {
   t80->data.i[1] = 1;
   v_x60_106 = NESSIE_TO_DEVICE(t80);
   RtValue *v_x61_107 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_106, &v_x61_107);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_106, &v_x61_107);
   rt_release(v_x60_106);
   RtValue *v_x62_108 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -770,14 +740,7 @@ static void top_3(void) {
   v_x70_110 = NESSIE_TO_DEVICE(t83);
   rt_release(v_x70_110);
   RtValue *v_x73 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K5(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x61_107, v_x62_108, &v_x73);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K5, 2, v_x61_107, v_x62_108, &v_x73);
   rt_release(v_x61_107);
   rt_release(v_x62_108);
   value_0 = v_x73;
@@ -786,7 +749,7 @@ static void top_3(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 4, 1);
-    rt_print_binding("it", &layout_9, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -802,14 +765,7 @@ static void top_4(void) {
   t84->data.i[1] = 1;
   v_x60_111 = NESSIE_TO_DEVICE(t84);
   RtValue *v_x61_112 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_111, &v_x61_112);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_111, &v_x61_112);
   rt_release(v_x60_111);
   rt_release(v_x61_112);
   RtValue *v_x62_113 = NULL;
@@ -835,14 +791,7 @@ static void top_4(void) {
   t87->data.i[2] = 0;
   v_x70_115 = NESSIE_TO_DEVICE(t87);
   RtValue *v_x74 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K6(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_113, v_x70_115, &v_x74);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K6, 2, v_x62_113, v_x70_115, &v_x74);
   rt_release(v_x62_113);
   rt_release(v_x70_115);
   value_0 = v_x74;
@@ -851,7 +800,7 @@ static void top_4(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 5, 1);
-    rt_print_binding("it", &layout_11, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -867,14 +816,7 @@ static void top_5(void) {
   t88->data.i[1] = 1;
   v_x60_116 = NESSIE_TO_DEVICE(t88);
   RtValue *v_x61_117 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_116, &v_x61_117);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_116, &v_x61_117);
   rt_release(v_x60_116);
   rt_release(v_x61_117);
   RtValue *v_x62_118 = NULL;
@@ -901,14 +843,7 @@ static void top_5(void) {
   rt_release(v_x70_120);
   RtValue *v_x75 = NULL;
   RtValue *v_x76 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_118, v_x63_119, &v_x75, &v_x76);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K7, 2, v_x62_118, v_x63_119, &v_x75, &v_x76);
   rt_release(v_x62_118);
   rt_release(v_x63_119);
   rt_release(v_x75);
@@ -918,7 +853,7 @@ static void top_5(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 6, 1);
-    rt_print_binding("it", &layout_13, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);

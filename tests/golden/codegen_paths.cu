@@ -48,19 +48,38 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_2 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_3 = {RL_SEQ, NULL, NULL, &layout_2, NULL};
-static const RtLayout layout_4 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_5 = {RL_SEQ, NULL, NULL, &layout_4, NULL};
-static const RtLayout layout_6 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_7 = {RL_SEQ, NULL, NULL, &layout_6, NULL};
-static const RtLayout layout_8 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_9 = {RL_SEQ, NULL, NULL, &layout_8, NULL};
-static const RtLayout layout_10 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_11 = {RL_SEQ, NULL, NULL, &layout_10, NULL};
-static const RtLayout layout_12 = {RL_INT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_13 = {RL_SEQ, NULL, NULL, &layout_12, NULL};
+static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -1153,14 +1172,7 @@ static void top_0(void) {
   t111->data.i[1] = 1;
   v_x60 = NESSIE_TO_DEVICE(t111);
   RtValue *v_x61 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60, &v_x61);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60, &v_x61);
   rt_release(v_x60);
   RtValue *v_x62 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -1190,14 +1202,7 @@ static void top_0(void) {
   RtValue *v_x67 = NULL;
   RtValue *v_x68 = NULL;
   RtValue *v_x69 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62, v_x63, v_x61, &v_x64, &v_x65, &v_x66, &v_x67, &v_x68, &v_x69);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K2, 2, v_x62, v_x63, v_x61, &v_x64, &v_x65, &v_x66, &v_x67, &v_x68, &v_x69);
   rt_release(v_x61);
   rt_release(v_x62);
   rt_release(v_x63);
@@ -1212,7 +1217,7 @@ static void top_0(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-    rt_print_binding("it", &layout_3, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -1228,14 +1233,7 @@ static void top_1(void) {
   t115->data.i[1] = 1;
   v_x60_96 = NESSIE_TO_DEVICE(t115);
   RtValue *v_x61_97 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_96, &v_x61_97);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_96, &v_x61_97);
   rt_release(v_x60_96);
   RtValue *v_x62_98 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -1260,14 +1258,7 @@ static void top_1(void) {
   t118->data.i[2] = 0;
   v_x70_100 = NESSIE_TO_DEVICE(t118);
   RtValue *v_x71 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_98, v_x70_100, v_x61_97, &v_x71);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K3, 2, v_x62_98, v_x70_100, v_x61_97, &v_x71);
   rt_release(v_x61_97);
   rt_release(v_x62_98);
   rt_release(v_x70_100);
@@ -1277,7 +1268,7 @@ static void top_1(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 2, 1);
-    rt_print_binding("it", &layout_5, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -1293,14 +1284,7 @@ static void top_2(void) {
   t119->data.i[1] = 1;
   v_x60_101 = NESSIE_TO_DEVICE(t119);
   RtValue *v_x61_102 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_101, &v_x61_102);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_101, &v_x61_102);
   rt_release(v_x60_101);
   RtValue *v_x62_103 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -1325,14 +1309,7 @@ static void top_2(void) {
   t122->data.i[2] = 0;
   v_x70_105 = NESSIE_TO_DEVICE(t122);
   RtValue *v_x72 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_103, v_x70_105, v_x61_102, v_x62_103, &v_x72);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K4, 2, v_x62_103, v_x70_105, v_x61_102, v_x62_103, &v_x72);
   rt_release(v_x61_102);
   rt_release(v_x62_103);
   rt_release(v_x70_105);
@@ -1342,7 +1319,7 @@ static void top_2(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 3, 1);
-    rt_print_binding("it", &layout_7, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -1358,14 +1335,7 @@ static void top_3(void) {
   t123->data.i[1] = 1;
   v_x60_106 = NESSIE_TO_DEVICE(t123);
   RtValue *v_x61_107 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_106, &v_x61_107);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_106, &v_x61_107);
   rt_release(v_x60_106);
   RtValue *v_x62_108 = NULL;
   rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
@@ -1391,14 +1361,7 @@ static void top_3(void) {
   v_x70_110 = NESSIE_TO_DEVICE(t126);
   rt_release(v_x70_110);
   RtValue *v_x73 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K5(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x61_107, v_x62_108, &v_x73);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K5, 2, v_x61_107, v_x62_108, &v_x73);
   rt_release(v_x61_107);
   rt_release(v_x62_108);
   value_0 = v_x73;
@@ -1407,7 +1370,7 @@ static void top_3(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 4, 1);
-    rt_print_binding("it", &layout_9, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -1423,14 +1386,7 @@ static void top_4(void) {
   t127->data.i[1] = 1;
   v_x60_111 = NESSIE_TO_DEVICE(t127);
   RtValue *v_x61_112 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_111, &v_x61_112);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_111, &v_x61_112);
   rt_release(v_x60_111);
   rt_release(v_x61_112);
   RtValue *v_x62_113 = NULL;
@@ -1456,14 +1412,7 @@ static void top_4(void) {
   t130->data.i[2] = 0;
   v_x70_115 = NESSIE_TO_DEVICE(t130);
   RtValue *v_x74 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K6(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_113, v_x70_115, &v_x74);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K6, 2, v_x62_113, v_x70_115, &v_x74);
   rt_release(v_x62_113);
   rt_release(v_x70_115);
   value_0 = v_x74;
@@ -1472,7 +1421,7 @@ static void top_4(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 5, 1);
-    rt_print_binding("it", &layout_11, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);
@@ -1488,14 +1437,7 @@ static void top_5(void) {
   t131->data.i[1] = 1;
   v_x60_116 = NESSIE_TO_DEVICE(t131);
   RtValue *v_x61_117 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x60_116, &v_x61_117);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K1, 2, v_x60_116, &v_x61_117);
   rt_release(v_x60_116);
   rt_release(v_x61_117);
   RtValue *v_x62_118 = NULL;
@@ -1522,14 +1464,7 @@ static void top_5(void) {
   rt_release(v_x70_120);
   RtValue *v_x75 = NULL;
   RtValue *v_x76 = NULL;
-  rt_here = RT_LOC("codegen_paths.lcu", 1, 1);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("codegen_paths.lcu", 1, 1), 2, v_x62_118, v_x63_119, &v_x75, &v_x76);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("codegen_paths.lcu", 1, 1)));
-  }
+  NESSIE_RUN(RT_LOC("codegen_paths.lcu", 1, 1), K7, 2, v_x62_118, v_x63_119, &v_x75, &v_x76);
   rt_release(v_x62_118);
   rt_release(v_x63_119);
   rt_release(v_x75);
@@ -1539,7 +1474,7 @@ static void top_5(void) {
     RtValue *comps[2];
     comps[0] = NESSIE_TO_HOST(value_0);
     rt_here = RT_LOC("codegen_paths.lcu", 6, 1);
-    rt_print_binding("it", &layout_13, comps, "[int]");
+    rt_print_binding("it", &layout_2, comps, "[int]");
     NESSIE_HOST_DONE(comps[0], value_0);
   }
   rt_release(value_0);

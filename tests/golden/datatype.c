@@ -36,6 +36,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtInlined nessie_inlined_1 = {"norm", {"tests/golden/datatype.nesl", 5, 2, NULL}};
@@ -253,14 +283,7 @@ static void top_10(void) {
   t27->data.f[1] = 0.0;
   v_x18 = NESSIE_TO_DEVICE(t27);
   RtValue *v_x38 = NULL;
-  rt_here = RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2));
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2)), 3, v_x17, v_x18, &v_x38);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2))));
-  }
+  NESSIE_RUN(RT_LOC_VIA("tests/golden/datatype.nesl", 4, 37, RT_INLINED("norm", "tests/golden/datatype.nesl", 5, 2)), K1, 3, v_x17, v_x18, &v_x38);
   rt_release(v_x17);
   rt_release(v_x18);
   value_0 = v_x38;

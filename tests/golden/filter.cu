@@ -48,6 +48,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
@@ -230,14 +260,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x32, RtValue *
 /* function positives -- tests/golden/filter.nesl:3: function positives(xs) = {x in xs | x > 0}; */
 static void fn_positives(RtValue *v_x21, RtValue **out_0) {
   RtValue *v_x35 = NULL;
-  rt_here = RT_LOC("tests/golden/filter.nesl", 3, 26);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/filter.nesl", 3, 26), 1, v_x21, &v_x35);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/filter.nesl", 3, 26)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/filter.nesl", 3, 26), K1, 1, v_x21, &v_x35);
   rt_release(v_x21);
   *out_0 = v_x35;
 }
@@ -366,15 +389,8 @@ static void top_10(void) {
   t21->data.i[4] = 5;
   v_x19 = NESSIE_TO_DEVICE(t21);
   RtValue *v_x20 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/golden/filter.nesl", 4, 1));
-    rt_retain(v_x19);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "positives", 0, RT_LOC("tests/golden/filter.nesl", 4, 1));
-    rt_set_context(&inner);
-    fn_positives(v_x19, &v_x20);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x19);
+  NESSIE_CALL(RT_LOC("tests/golden/filter.nesl", 4, 1), "positives", 0, fn_positives(v_x19, &v_x20));
   rt_release(v_x19);
   value_0 = v_x20;
   NESSIE_SYNC();

@@ -48,6 +48,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
@@ -1415,38 +1445,17 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x64 = 0;
   RtValue *v_x106 = NULL;
   RtValue *v_x116 = NULL;
-  rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 35);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K6(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 35), 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 35)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 35), K6, 1, v_x21, &v_x31, &v_x35, &v_x45, &v_x64, &v_x106, &v_x116);
   uint8_t v_x46 = 0;
   v_x46 = rt_eq_i(v_x45, 0);
   RtValue *v_x54 = NULL;
   if (v_x46) {
     RtValue *v_x49 = NULL;
-    rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 30);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 30), 2, &v_x49);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 30)));
-    }
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K2, 2, &v_x49);
     v_x54 = v_x49;
   } else {
     RtValue *v_x53 = NULL;
-    rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 45);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 45), 3, v_x45, &v_x53);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 45)));
-    }
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 45), K1, 3, v_x45, &v_x53);
     v_x54 = v_x53;
   }
   uint8_t v_x65 = 0;
@@ -1454,35 +1463,14 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   RtValue *v_x92 = NULL;
   if (v_x65) {
     RtValue *v_x68 = NULL;
-    rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 30);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 30), 2, &v_x68);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 30)));
-    }
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K2, 2, &v_x68);
     v_x92 = v_x68;
   } else {
     RtValue *v_x76 = NULL;
     RtValue *v_x85 = NULL;
-    rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 30);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K5(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 30), 2, v_x20, v_x35, v_x21, &v_x76, &v_x85);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 30)));
-    }
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K5, 2, v_x20, v_x35, v_x21, &v_x76, &v_x85);
     RtValue *v_x91 = NULL;
-    rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 54);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K3(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 54), 4, v_x76, v_x85, &v_x91);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 54)));
-    }
+    NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 54), K3, 4, v_x76, v_x85, &v_x91);
     rt_release(v_x76);
     rt_release(v_x85);
     v_x92 = v_x91;
@@ -1497,25 +1485,11 @@ static void fn_safe_div(RtValue *v_x20, RtValue *v_x21, RtValue **out_0) {
   int32_t v_x136 = 0;
   v_x136 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), v_x134, v_x135);
   RtValue *v_x142 = NULL;
-  rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 30);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K4(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 30), 2, v_x54, v_x92, v_x136, &v_x142);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 30)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K4, 2, v_x54, v_x92, v_x136, &v_x142);
   rt_release(v_x54);
   rt_release(v_x92);
   RtValue *v_x147 = NULL;
-  rt_here = RT_LOC("tests/golden/lifted_if.nesl", 5, 30);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K7(&kerr, RT_LOC("tests/golden/lifted_if.nesl", 5, 30), 2, v_x116, v_x45, v_x31, v_x106, v_x142, &v_x147);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/lifted_if.nesl", 5, 30)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/lifted_if.nesl", 5, 30), K7, 2, v_x116, v_x45, v_x31, v_x106, v_x142, &v_x147);
   rt_release(v_x31);
   rt_release(v_x106);
   rt_release(v_x116);
@@ -1652,16 +1626,9 @@ static void top_10(void) {
   t264->data.i[2] = 4;
   v_x18 = NESSIE_TO_DEVICE(t264);
   RtValue *v_x19 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/golden/lifted_if.nesl", 6, 1));
-    rt_retain(v_x17);
-    rt_retain(v_x18);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "safe_div", 0, RT_LOC("tests/golden/lifted_if.nesl", 6, 1));
-    rt_set_context(&inner);
-    fn_safe_div(v_x17, v_x18, &v_x19);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x17);
+  rt_retain(v_x18);
+  NESSIE_CALL(RT_LOC("tests/golden/lifted_if.nesl", 6, 1), "safe_div", 0, fn_safe_div(v_x17, v_x18, &v_x19));
   rt_release(v_x17);
   rt_release(v_x18);
   value_0 = v_x19;

@@ -36,16 +36,39 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_FLOAT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
-static const RtLayout layout_3 = {RL_FLOAT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_4 = {RL_SEQ, NULL, NULL, &layout_3, NULL};
-static const RtLayout layout_5 = {RL_PAIR, &layout_2, &layout_4, NULL, NULL};
-static const RtLayout layout_6 = {RL_FLOAT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_7 = {RL_SEQ, NULL, NULL, &layout_6, NULL};
-static const RtLayout layout_8 = {RL_FLOAT, NULL, NULL, NULL, NULL};
-static const RtLayout layout_9 = {RL_SEQ, NULL, NULL, &layout_8, NULL};
-static const RtLayout layout_10 = {RL_PAIR, &layout_7, &layout_9, NULL, NULL};
+static const RtLayout layout_3 = {RL_PAIR, &layout_2, &layout_2, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -201,24 +224,10 @@ fail:
 static void fn_norm2(RtValue *v_x21, RtValue **out_0, RtValue **out_1) {
   double v_x27 = 0;
   double v_x48 = 0;
-  rt_here = RT_LOC("tests/lcu/norm2.nesl", 7, 14);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/lcu/norm2.nesl", 7, 14), 2, v_x21, &v_x27, &v_x48);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/lcu/norm2.nesl", 7, 14)));
-  }
+  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 7, 14), K1, 2, v_x21, &v_x27, &v_x48);
   RtValue *v_x59 = NULL;
   RtValue *v_x70 = NULL;
-  rt_here = RT_LOC("tests/lcu/norm2.nesl", 10, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/lcu/norm2.nesl", 10, 10), 3, v_x21, v_x27, v_x48, &v_x59, &v_x70);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/lcu/norm2.nesl", 10, 10)));
-  }
+  NESSIE_RUN(RT_LOC("tests/lcu/norm2.nesl", 10, 10), K2, 3, v_x21, v_x27, v_x48, &v_x59, &v_x70);
   rt_release(v_x21);
   *out_0 = v_x59;
   *out_1 = v_x70;
@@ -349,15 +358,8 @@ static void top_10(void) {
   v_x18 = NESSIE_TO_DEVICE(t36);
   RtValue *v_x19 = NULL;
   RtValue *v_x20 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/lcu/norm2.nesl", 11, 1));
-    rt_retain(v_x18);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "norm2", 0, RT_LOC("tests/lcu/norm2.nesl", 11, 1));
-    rt_set_context(&inner);
-    fn_norm2(v_x18, &v_x19, &v_x20);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x18);
+  NESSIE_CALL(RT_LOC("tests/lcu/norm2.nesl", 11, 1), "norm2", 0, fn_norm2(v_x18, &v_x19, &v_x20));
   rt_release(v_x18);
   value_0 = v_x19;
   value_1 = v_x20;
@@ -366,9 +368,9 @@ static void top_10(void) {
     RtValue *comps[3];
     comps[0] = NESSIE_TO_HOST(value_0);
     comps[1] = NESSIE_TO_HOST(value_1);
-    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 11, 1), &layout_5, comps);
+    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 11, 1), &layout_3, comps);
     rt_here = RT_LOC("tests/lcu/norm2.nesl", 11, 1);
-    rt_print_binding("it", &layout_5, comps, "[float], [float]");
+    rt_print_binding("it", &layout_3, comps, "[float], [float]");
     NESSIE_HOST_DONE(comps[0], value_0);
     NESSIE_HOST_DONE(comps[1], value_1);
   }
@@ -388,15 +390,8 @@ static void top_11(void) {
   v_x71 = NESSIE_TO_DEVICE(t37);
   RtValue *v_x72 = NULL;
   RtValue *v_x73 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/lcu/norm2.nesl", 12, 1));
-    rt_retain(v_x71);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "norm2", 0, RT_LOC("tests/lcu/norm2.nesl", 12, 1));
-    rt_set_context(&inner);
-    fn_norm2(v_x71, &v_x72, &v_x73);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x71);
+  NESSIE_CALL(RT_LOC("tests/lcu/norm2.nesl", 12, 1), "norm2", 0, fn_norm2(v_x71, &v_x72, &v_x73));
   rt_release(v_x71);
   value_0 = v_x72;
   value_1 = v_x73;
@@ -405,9 +400,9 @@ static void top_11(void) {
     RtValue *comps[3];
     comps[0] = NESSIE_TO_HOST(value_0);
     comps[1] = NESSIE_TO_HOST(value_1);
-    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 12, 1), &layout_10, comps);
+    rt_check_value(RT_LOC("tests/lcu/norm2.nesl", 12, 1), &layout_3, comps);
     rt_here = RT_LOC("tests/lcu/norm2.nesl", 12, 1);
-    rt_print_binding("it", &layout_10, comps, "[float], [float]");
+    rt_print_binding("it", &layout_3, comps, "[float], [float]");
     NESSIE_HOST_DONE(comps[0], value_0);
     NESSIE_HOST_DONE(comps[1], value_1);
   }

@@ -36,6 +36,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
@@ -136,14 +166,7 @@ fail:
 /* function offsets -- tests/golden/scan.nesl:3: function offsets(lens) = plus_scan({2 * l : l in lens}); */
 static void fn_offsets(RtValue *v_x19, RtValue **out_0) {
   RtValue *v_x34 = NULL;
-  rt_here = RT_LOC("tests/golden/scan.nesl", 3, 39);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/scan.nesl", 3, 39), 1, v_x19, &v_x34);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/scan.nesl", 3, 39)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/scan.nesl", 3, 39), K1, 1, v_x19, &v_x34);
   rt_release(v_x19);
   *out_0 = v_x34;
 }
@@ -270,15 +293,8 @@ static void top_10(void) {
   t20->data.i[2] = 4;
   v_x17 = NESSIE_TO_DEVICE(t20);
   RtValue *v_x18 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/golden/scan.nesl", 4, 1));
-    rt_retain(v_x17);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "offsets", 0, RT_LOC("tests/golden/scan.nesl", 4, 1));
-    rt_set_context(&inner);
-    fn_offsets(v_x17, &v_x18);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x17);
+  NESSIE_CALL(RT_LOC("tests/golden/scan.nesl", 4, 1), "offsets", 0, fn_offsets(v_x17, &v_x18));
   rt_release(v_x17);
   value_0 = v_x18;
   NESSIE_SYNC();

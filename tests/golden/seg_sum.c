@@ -36,6 +36,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
@@ -244,18 +274,11 @@ static void fn_row_sums(RtValue *v_x48, RtValue *v_x49, RtValue **out_0) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sum", RT_LOC("tests/golden/seg_sum.nesl", 4, 25));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 207, 47);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K4(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 207, 47), 1, v_x49, v_x48, &v_x59);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 207, 47)));
-    }
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 207, 47), K4, 1, v_x49, v_x48, &v_x59);
+    rt_release(v_x48);
+    rt_release(v_x49);
     rt_set_context(saved);
   }
-  rt_release(v_x48);
-  rt_release(v_x49);
   *out_0 = v_x59;
 }
 
@@ -381,14 +404,7 @@ static void top_10(void) {
   t34->data.i[2] = 3;
   v_x17 = NESSIE_TO_DEVICE(t34);
   RtValue *v_x20 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 22);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 22), 2, &v_x20);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 22)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 22), K1, 2, &v_x20);
   RtValue *v_x21 = NULL;
   rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 30);
   RtValue *t35 = rt_value_new(rt_vec_type(RT_INT), 2);
@@ -407,52 +423,24 @@ static void top_10(void) {
   t36->data.i[2] = v_x24;
   v_x25 = NESSIE_TO_DEVICE(t36);
   RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x25, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K2, 3, v_x25, &v_x28);
   rt_release(v_x25);
   int32_t v_x31 = 0;
   v_x31 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 0, v_x24);
   RtValue *v_x37 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x20, v_x21, v_x31, &v_x37);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K3, 3, v_x20, v_x21, v_x31, &v_x37);
   rt_release(v_x20);
   rt_release(v_x21);
   int32_t v_x40 = 0;
   v_x40 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), v_x22, v_x31);
   RtValue *v_x46 = NULL;
-  rt_here = RT_LOC("tests/golden/seg_sum.nesl", 5, 10);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/seg_sum.nesl", 5, 10), 3, v_x17, v_x37, v_x40, &v_x46);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/seg_sum.nesl", 5, 10)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/seg_sum.nesl", 5, 10), K3, 3, v_x17, v_x37, v_x40, &v_x46);
   rt_release(v_x17);
   rt_release(v_x37);
   RtValue *v_x47 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/golden/seg_sum.nesl", 5, 1));
-    rt_retain(v_x28);
-    rt_retain(v_x46);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "row_sums", 0, RT_LOC("tests/golden/seg_sum.nesl", 5, 1));
-    rt_set_context(&inner);
-    fn_row_sums(v_x28, v_x46, &v_x47);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x28);
+  rt_retain(v_x46);
+  NESSIE_CALL(RT_LOC("tests/golden/seg_sum.nesl", 5, 1), "row_sums", 0, fn_row_sums(v_x28, v_x46, &v_x47));
   rt_release(v_x28);
   rt_release(v_x46);
   value_0 = v_x47;

@@ -36,6 +36,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rt_kernel_record((r), (RtKernelError){(idx), (chk), (site), (code), (op), (i), (len), (x), run, (ord)})
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
@@ -177,34 +207,15 @@ fail:
 /* function median -- tests/golden/sort.nesl:3: function median(xs) = sort(xs)[#xs / 2]; */
 static void fn_median(RtValue *v_x19, int32_t *out_0) {
   RtValue *v_x22 = NULL;
-  {
-    RtContext lib;
-    const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 359, 63);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 359, 63), 2, v_x19, &v_x22);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 359, 63)));
-    }
-    rt_set_context(saved);
-  }
   RtValue *v_x29 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 359, 50);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K2(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 359, 50), 3, v_x19, v_x22, &v_x29);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 359, 50)));
-    }
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 359, 63), K1, 2, v_x19, &v_x22);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 359, 50), K2, 3, v_x19, v_x22, &v_x29);
+    rt_release(v_x22);
     rt_set_context(saved);
   }
-  rt_release(v_x22);
   int32_t v_x30 = 0;
   v_x30 = (int32_t)v_x19->len;
   rt_release(v_x19);
@@ -216,14 +227,7 @@ static void fn_median(RtValue *v_x19, int32_t *out_0) {
       NESSIE_FAIL(rt_scalar_fail(RT_DIV, err, 0.0, RT_LOC("tests/golden/sort.nesl", 3, 36), NULL));
   }
   int32_t v_x35 = 0;
-  rt_here = RT_LOC("tests/golden/sort.nesl", 3, 31);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K3(&kerr, RT_LOC("tests/golden/sort.nesl", 3, 31), 4, v_x31, v_x29, &v_x35);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/sort.nesl", 3, 31)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/sort.nesl", 3, 31), K3, 4, v_x31, v_x29, &v_x35);
   rt_release(v_x29);
   *out_0 = v_x35;
 }
@@ -352,15 +356,8 @@ static void top_10(void) {
   t15->data.i[4] = 7;
   v_x17 = NESSIE_TO_DEVICE(t15);
   int32_t v_x18 = 0;
-  {
-    rt_check_stack(RT_LOC("tests/golden/sort.nesl", 4, 1));
-    rt_retain(v_x17);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "median", 0, RT_LOC("tests/golden/sort.nesl", 4, 1));
-    rt_set_context(&inner);
-    fn_median(v_x17, &v_x18);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x17);
+  NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "median", 0, fn_median(v_x17, &v_x18));
   rt_release(v_x17);
   value_0 = v_x18;
   NESSIE_SYNC();

@@ -48,13 +48,40 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_CHAR, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 static const RtLayout layout_3 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_4 = {RL_BOOL, NULL, NULL, NULL, NULL};
-static const RtLayout layout_5 = {RL_CHAR, NULL, NULL, NULL, NULL};
-static const RtLayout layout_6 = {RL_SEQ, NULL, NULL, &layout_5, NULL};
-static const RtLayout layout_7 = {RL_BOOL, NULL, NULL, NULL, NULL};
 
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
@@ -362,14 +389,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x71, RtValue *
 /* function shout -- tests/golden/strings.nesl:4: function shout(s) = {if c == `a then `A else c : c in s}; */
 static void fn_shout(RtValue *v_x52, RtValue **out_0) {
   RtValue *v_x70 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 4, 27);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K2(&kerr, RT_LOC("tests/golden/strings.nesl", 4, 27), 1, v_x52, &v_x70);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 4, 27)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 4, 27), K2, 1, v_x52, &v_x70);
   rt_release(v_x52);
   *out_0 = v_x70;
 }
@@ -492,15 +512,8 @@ static void top_10(void) {
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 20);
   v_x17 = NESSIE_TO_DEVICE(rt_chars("banana", 6));
   RtValue *v_x18 = NULL;
-  {
-    rt_check_stack(RT_LOC("tests/golden/strings.nesl", 5, 14));
-    rt_retain(v_x17);
-    const RtContext *saved = rt_context();
-    RtContext inner = rt_call_context(saved, "shout", 0, RT_LOC("tests/golden/strings.nesl", 5, 14));
-    rt_set_context(&inner);
-    fn_shout(v_x17, &v_x18);
-    rt_set_context(saved);
-  }
+  rt_retain(v_x17);
+  NESSIE_CALL(RT_LOC("tests/golden/strings.nesl", 5, 14), "shout", 0, fn_shout(v_x17, &v_x18));
   rt_release(v_x17);
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 33);
@@ -512,14 +525,7 @@ static void top_10(void) {
   int32_t v_x22 = 0;
   v_x22 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 30), v_x20, v_x21);
   RtValue *v_x28 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 30);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/strings.nesl", 5, 30), 2, v_x18, v_x19, v_x22, &v_x28);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 5, 30)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 30), K1, 2, v_x18, v_x19, v_x22, &v_x28);
   rt_release(v_x18);
   rt_release(v_x19);
   RtValue *v_x29 = NULL;
@@ -544,21 +550,13 @@ static void top_10(void) {
   int32_t v_x34 = 0;
   v_x34 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 37), v_x22, v_x33);
   RtValue *v_x40 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 37);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/strings.nesl", 5, 37), 3, v_x28, v_x31, v_x34, &v_x40);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 5, 37)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 37), K1, 3, v_x28, v_x31, v_x34, &v_x40);
   rt_release(v_x28);
   rt_release(v_x31);
   RtValue *v_x41 = NULL;
   rt_here = RT_LOC("tests/golden/strings.nesl", 5, 56);
   RtValue *t54 = rt_value_new(rt_vec_type(RT_CHAR), 1);
-  if (!g_x7_defined)
-    NESSIE_FAIL(rt_undefined_error(RT_LOC("tests/golden/strings.nesl", 5, 56), "newline"));
+  NESSIE_DEFINED(g_x7, RT_LOC("tests/golden/strings.nesl", 5, 56), "newline");
   t54->data.c[0] = g_x7;
   v_x41 = NESSIE_TO_DEVICE(t54);
   int32_t v_x43 = 0;
@@ -566,14 +564,7 @@ static void top_10(void) {
   int32_t v_x44 = 0;
   v_x44 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/strings.nesl", 5, 53), v_x34, v_x43);
   RtValue *v_x50 = NULL;
-  rt_here = RT_LOC("tests/golden/strings.nesl", 5, 53);
-  {
-    RtKernelError kerr = RT_NO_ERROR;
-    NESSIE_COUNT_RUN();
-    K1(&kerr, RT_LOC("tests/golden/strings.nesl", 5, 53), 4, v_x40, v_x41, v_x44, &v_x50);
-    if (kerr.index != INT64_MAX)
-      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("tests/golden/strings.nesl", 5, 53)));
-  }
+  NESSIE_RUN(RT_LOC("tests/golden/strings.nesl", 5, 53), K1, 4, v_x40, v_x41, v_x44, &v_x50);
   rt_release(v_x40);
   rt_release(v_x41);
   uint8_t v_x51 = 0;
@@ -581,7 +572,7 @@ static void top_10(void) {
   {
     RtValue *args[2], *results[2];
     args[0] = v_x50;
-    NESSIE_HOST_CALL(RT_HOST_PRINT_STRING, RT_LOC("tests/golden/strings.nesl", 5, 1), &layout_6, &layout_4, 0, args, 1, results, 1);
+    NESSIE_HOST_CALL(RT_HOST_PRINT_STRING, RT_LOC("tests/golden/strings.nesl", 5, 1), &layout_2, &layout_4, 0, args, 1, results, 1);
     v_x51 = results[0]->scalar.b;
     rt_value_free(results[0]);
   }
@@ -593,7 +584,7 @@ static void top_10(void) {
     comps[0] = rt_value_new(rt_scalar_type(RT_BOOL), 1);
     comps[0]->scalar.b = value_0;
     rt_here = RT_LOC("tests/golden/strings.nesl", 5, 1);
-    rt_print_binding("it", &layout_7, comps, "bool");
+    rt_print_binding("it", &layout_4, comps, "bool");
     rt_value_free(comps[0]);
   }
 }

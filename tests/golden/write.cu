@@ -48,6 +48,36 @@ enum { RT_CHUNK = 16384, RT_PARALLEL_MIN = 8192 };
 #define NESSIE_DEVICE_RECORD(r, idx, chk, site, code, op, i, len, x, ord) \
   rtg::record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, A.run, ord))
 
+/* a `run` of a kernel at 'loc': the error that its elements recorded reported there */
+#define NESSIE_RUN(loc, kernel, ...) \
+  do { \
+    const RtLoc run_loc = (loc); \
+    RtKernelError kerr = RT_NO_ERROR; \
+    rt_here = run_loc; \
+    NESSIE_COUNT_RUN(); \
+    kernel(&kerr, run_loc, __VA_ARGS__); \
+    if (kerr.index != INT64_MAX) \
+      NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, run_loc)); \
+  } while (0)
+/* a call of a function at 'loc': the stack checked in the caller's context, the
+   call made in the callee's (its errors' words) */
+#define NESSIE_CALL(loc, name, library, call) \
+  do { \
+    const RtLoc call_loc = (loc); \
+    rt_check_stack(call_loc); \
+    const RtContext *caller = rt_context(); \
+    RtContext callee = rt_call_context(caller, (name), (library), call_loc); \
+    rt_set_context(&callee); \
+    call; \
+    rt_set_context(caller); \
+  } while (0)
+/* a global's read: it has a value */
+#define NESSIE_DEFINED(g, loc, name) \
+  do { \
+    if (!g##_defined) \
+      NESSIE_FAIL(rt_undefined_error((loc), (name))); \
+  } while (0)
+
 static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 
@@ -359,19 +389,12 @@ static void top_10(void) {
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "__write", RT_LOC("tests/golden/write.nesl", 3, 17));
-    rt_here = RT_LOC("<lib-nesl/builtins.nesl>", 247, 34);
-    {
-      RtKernelError kerr = RT_NO_ERROR;
-      NESSIE_COUNT_RUN();
-      K1(&kerr, RT_LOC("<lib-nesl/builtins.nesl>", 247, 34), 2, v_x19, v_x18, v_x17, &v_x29);
-      if (kerr.index != INT64_MAX)
-        NESSIE_FAIL(rt_kernel_fail(&kerr, nessie_sites, RT_LOC("<lib-nesl/builtins.nesl>", 247, 34)));
-    }
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 247, 34), K1, 2, v_x19, v_x18, v_x17, &v_x29);
+    rt_release(v_x17);
+    rt_release(v_x18);
+    rt_release(v_x19);
     rt_set_context(saved);
   }
-  rt_release(v_x17);
-  rt_release(v_x18);
-  rt_release(v_x19);
   value_0 = v_x29;
   NESSIE_SYNC();
   {

@@ -9,6 +9,7 @@
 #   if          if N-1 < 3 then N-1 + (if ... else 1) else 1, N deep
 #   statements  N top-level statements `I + 2;`
 #   functions   N definitions `function fI(x) = x + I;`, each called
+#   sums        N statements `vI = sum({x * 1 : x in [0:1]});` (issue 40)
 #   mixed       a function, a sequence, then N statements that define
 #               globals read by later ones, call the function and run
 #               kernels, then a run-time error (`a[10];`) and a global
@@ -23,6 +24,7 @@ tuple) awk -v n="$n" 'BEGIN { s = "1"; for (i = 0; i < n; i++) s = "(" i ", " s 
 let) awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "let x%d = %s + 1 in ", i, (i ? "x" (i - 1) : "1"); print "x" (n - 1) ";" }' ;;
 if) awk -v n="$n" 'BEGIN { s = "0"; for (i = 0; i < n; i++) s = "if " i " < 3 then " i " + (" s ") else 1"; print s ";" }' ;;
 statements) awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) print i " + 2;" }' ;;
+sums) awk -v n="$n" 'BEGIN { for (i = 1; i <= n; i++) print "v" i " = sum({x * 1 : x in [0:1]});" }' ;;
 functions) awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) { print "function f" i "(x) = x + " i ";"; print "f" i "(" i ");" } }' ;;
 mixed) awk -v n="$n" 'BEGIN {
   print "function dbl(x) = x * 2;"

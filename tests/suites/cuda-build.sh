@@ -37,9 +37,17 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ]; then
   # 1000: tests/cli/split_statements.sh runs it on the CPU): extern
   # globals, functions, kernels and table of sites, as C++ reads them
   sh tests/scale/gen.sh mixed 2493 > "$OUT/split_statements.nesl"
-  if NESSIE_NVCCFLAGS=$flags "$NESSIE" --target=cuda -o "$OUT/split_statements" "$OUT/split_statements.nesl" \
+  if NESSIE_NVCCFLAGS=$flags "$NESSIE" --target=cuda --keep -o "$OUT/split_statements" "$OUT/split_statements.nesl" \
        > "$OUT/split_statements.log" 2>&1; then pass "cuda-build/split_statements"
   else fail "cuda-build/split_statements" "$(head -8 "$OUT/split_statements.log")"; fi
+  # its units of host code only (the host functions and main, the
+  # statements) are C++ for the host's compiler, .cpp, with the runtime's
+  # host interface and not the device's templates; its kernels .cu
+  host_units=$(ls "$OUT"/split_statements*.cpp 2>/dev/null | wc -l)
+  if [ "$host_units" = 4 ] && [ -f "$OUT/split_statements_5.cu" ] &&
+     ! grep -l 'gpu\.cuh\|__device__\|__global__' "$OUT"/split_statements*.cpp > /dev/null &&
+     grep -q '^#include "gpu.cuh"' "$OUT/split_statements_5.cu"; then pass "cuda-build/host-units-cpp"
+  else fail "cuda-build/host-units-cpp" "kept: $(cd "$OUT" && ls split_statements*.c*)"; fi
   # the build cache on the CUDA path: the second build of a program runs
   # no nvcc -c, only the link (tests/cli/build_cache.sh tests the rest)
   for i in 1 2; do

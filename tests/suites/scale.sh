@@ -17,6 +17,12 @@
 #   literal_cpu    the literal nested 1000 deep as a CPU executable,
 #                  compiled at -O0 (gcc's own time on one function of
 #                  25 000 lines is what the test would otherwise measure)
+#   sums_size      2000 statements `vI = sum({x * 1 : x in [0:1]});`:
+#                  `--dump=c` at most 3 MB, and 4000 at most twice
+#                  that (issue 40: 13.9 MB, every unit repeating all
+#                  the layouts; then 5.6 MB, each statement with a
+#                  layout and a kernel of its own, equal to the others';
+#                  now 1.5 MB, one layout a unit and one kernel)
 #   statements_cpu the 20 000 statements as a CPU executable, at the
 #                  default flags, without the build cache, under
 #                  STATEMENTS_CPU_LIMIT_S (issue 38 item 6, issue 40 item
@@ -71,6 +77,19 @@ for t in literal:1000 branching:1000 tuple:1000 let:1000 if:1000 statements:2000
   done
   $ok && pass "scale/$test"
 done
+
+# the generated C grows with the program, linearly
+sh tests/scale/gen.sh sums 2000 > "$OUT/sums_2000.nesl"
+sh tests/scale/gen.sh sums 4000 > "$OUT/sums_4000.nesl"
+if run sums_2000.c $LIMIT_S "$NESSIE" --dump=c "$OUT/sums_2000.nesl" &&
+   run sums_4000.c $LIMIT_S "$NESSIE" --dump=c "$OUT/sums_4000.nesl"; then
+  s2=$(wc -c < "$OUT/sums_2000.c")
+  s4=$(wc -c < "$OUT/sums_4000.c")
+  if [ "$s2" -le 3000000 ] && [ "$s4" -le $((2 * s2 + 100000)) ]; then pass "scale/sums_size"
+  else fail "scale/sums_size" "--dump=c: 2000 statements $s2 bytes (at most 3000000), 4000 $s4 (at most twice)"; fi
+else
+  fail "scale/sums_size" "$(tail -c 300 "$OUT/sums_2000.c" "$OUT/sums_4000.c")"
+fi
 
 # the literal nested 1000 deep as an executable (the make test-asan flags
 # kept, -O0 after them)
