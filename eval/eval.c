@@ -670,26 +670,16 @@ static Value global_value(Eval *ev, Def *d, Loc loc, int pos) {
    flatten's closed_parts walks the same. */
 static void closed_parts(Eval *ev, Expr *e, PtrMap *seen);
 
-typedef struct ClosedWalk {
+typedef struct ClosedParts {
   Eval *ev;
   PtrMap *seen;
-} ClosedWalk;
+} ClosedParts;
 
-static void closed_child(void *ctx, Expr *child) {
-  ClosedWalk *w = ctx;
-  closed_parts(w->ev, child, w->seen);
-}
+static void closed_value(void *ctx, Expr *e) { (void)eval(((ClosedParts *)ctx)->ev, e, NULL); }
 
-static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
-  if (inv_hoistable(&ev->inv, e)) {
-    (void)eval(ev, e, NULL);
-    return;
-  }
-  if (e->kind == EX_IF) {
-    closed_parts(ev, e->u.ifx.cond, seen);
-    return;
-  }
-  ast_expr_children(e, closed_child, NULL, &(ClosedWalk){ev, seen});
+static void closed_call(void *ctx, Expr *e) {
+  Eval *ev = ((ClosedParts *)ctx)->ev;
+  PtrMap *seen = ((ClosedParts *)ctx)->seen;
   Def *d = NULL;
   Type *inst = NULL;
   if (e->kind == EX_CALL && e->u.ref.def) {
@@ -730,6 +720,10 @@ static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
     ev->user_depth--;
   if (entered)
     ev->in_library = false;
+}
+
+static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
+  inv_walk_closed(&ev->inv, e, closed_value, closed_call, &(ClosedParts){ev, seen});
 }
 
 static Value eval_apply(Eval *ev, Expr *e, Env *env) {

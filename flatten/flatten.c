@@ -516,22 +516,7 @@ static bool names_has(const Names *n, const char *s) {
   return false;
 }
 
-static void pattern_names(Pattern *p, Names *out) {
-  switch (p->kind) {
-  case PAT_VAR:
-    vec_push(&out->names, (void *)p->name);
-    return;
-  case PAT_PAIR:
-    pattern_names(p->fst, out);
-    pattern_names(p->snd, out);
-    return;
-  case PAT_CON:
-    pattern_names(p->arg, out);
-    return;
-  case PAT_WILD:
-    return;
-  }
-}
+static void pattern_names(Pattern *p, Names *out) { ast_pattern_names(p, &out->names); }
 
 /* Adds the local variables 'e' uses and 'bound' does not bind to 'out'. */
 static void free_vars(Expr *e, Names *bound, Names *out);
@@ -1556,37 +1541,32 @@ static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component) { return func_of(
    apply-to-each, and in the bodies of the functions it calls ('seen':
    the functions already walked, so that a recursion is walked once).
    eval's closed_parts walks the same. */
-typedef struct ClosedWalk {
+typedef struct ClosedParts {
   Fl *fl;
   PtrMap *seen;
-} ClosedWalk;
+} ClosedParts;
 
-static void closed_child(void *ctx, Expr *child) {
-  ClosedWalk *w = ctx;
-  closed_parts(w->fl, child, w->seen);
+static void closed_value(void *ctx, Expr *e) {
+  Fl *fl = ((ClosedParts *)ctx)->fl;
+  Loc saved = fl->loc;
+  fl->loc = e->loc;
+  Ctx host = {false, NULL};
+  (void)tr_inner(fl, &host, NULL, e);
+  fl->loc = saved;
+}
+
+/* (an application of a function value too: mono made it a call of the
+   function its type names, which eval finds the same way) */
+static void closed_call(void *ctx, Expr *e) {
+  ClosedParts *c = ctx;
+  if (!e->callee || !e->callee->body || ptrmap_get(c->seen, e->callee))
+    return;
+  ptrmap_put(c->seen, e->callee, e->callee);
+  closed_parts(c->fl, e->callee->body, c->seen);
 }
 
 static void closed_parts(Fl *fl, Expr *e, PtrMap *seen) {
-  if (inv_hoistable(&fl->inv, e)) {
-    Loc saved = fl->loc;
-    fl->loc = e->loc;
-    Ctx host = {false, NULL};
-    (void)tr_inner(fl, &host, NULL, e);
-    fl->loc = saved;
-    return;
-  }
-  if (e->kind == EX_IF) {
-    closed_parts(fl, e->u.ifx.cond, seen);
-    return;
-  }
-  ast_expr_children(e, closed_child, NULL, &(ClosedWalk){fl, seen});
-  /* (an application of a function value too: mono made it a call of
-     the function its type names, which eval finds the same way) */
-  if ((e->kind == EX_CALL || e->kind == EX_BINOP || e->kind == EX_UNOP) && e->callee && e->callee->body &&
-      !ptrmap_get(seen, e->callee)) {
-    ptrmap_put(seen, e->callee, e->callee);
-    closed_parts(fl, e->callee->body, seen);
-  }
+  inv_walk_closed(&fl->inv, e, closed_value, closed_call, &(ClosedParts){fl, seen});
 }
 
 /* Makes the body of 'f': the instance's body at the host, or lifted over

@@ -281,3 +281,20 @@ void ast_expr_children(Expr *e, void (*expr)(void *ctx, Expr *child), void (*pat
     return;
   }
 }
+
+void ast_pattern_names(const Pattern *p, Vec *out) {
+  switch (p->kind) {
+  case PAT_VAR:
+    vec_push(out, (void *)p->name);
+    return;
+  case PAT_PAIR:
+    ast_pattern_names(p->fst, out);
+    ast_pattern_names(p->snd, out);
+    return;
+  case PAT_CON:
+    ast_pattern_names(p->arg, out);
+    return;
+  case PAT_WILD:
+    return;
+  }
+}

@@ -265,6 +265,10 @@ TopLevel *ast_top(TopKind kind, Loc loc);
    handle themselves. */
 void ast_expr_children(Expr *e, void (*expr)(void *ctx, Expr *child), void (*pat)(void *ctx, Pattern *p), void *ctx);
 
+/* Appends the names that pattern 'p' binds (const char *, interned), left
+   to right, to 'out'. */
+void ast_pattern_names(const Pattern *p, Vec *out);
+
 /* ---- ast_print.c: NESL concrete syntax ---- */
 
 /* Prints the program back as NESL source, one statement per line, fully

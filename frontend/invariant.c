@@ -39,23 +39,6 @@ static void add(Names *n, const char *s) {
     vec_push(&n->names, (void *)s);
 }
 
-static void pattern_names(const Pattern *p, Names *out) {
-  switch (p->kind) {
-  case PAT_VAR:
-    add(out, p->name);
-    return;
-  case PAT_PAIR:
-    pattern_names(p->fst, out);
-    pattern_names(p->snd, out);
-    return;
-  case PAT_CON:
-    pattern_names(p->arg, out);
-    return;
-  case PAT_WILD:
-    return;
-  }
-}
-
 /* Adds to 'out' the names of 'from' that 'bound' does not hold. */
 static void add_unbound(Names *out, const Names *from, const Names *bound) {
   for (int i = 0; i < from->names.len; i++)
@@ -98,7 +81,7 @@ static const Names *free_locals_uncached(Invariants *m, Expr *e) {
     for (int i = 0; i < e->u.let.binds.len; i++) {
       Binding *b = e->u.let.binds.data[i];
       add_unbound(out, free_locals(m, b->value), &bound);
-      pattern_names(b->pat, &bound);
+      ast_pattern_names(b->pat, &bound.names);
     }
     add_unbound(out, free_locals(m, e->u.let.body), &bound);
     return out;
@@ -108,7 +91,7 @@ static const Names *free_locals_uncached(Invariants *m, Expr *e) {
     for (int i = 0; i < e->u.apply.gens.len; i++) {
       Generator *g = e->u.apply.gens.data[i];
       add_unbound(out, free_locals(m, g->seq), NULL);
-      pattern_names(g->pat, &bound);
+      ast_pattern_names(g->pat, &bound.names);
     }
     if (e->u.apply.filter)
       add_unbound(out, free_locals(m, e->u.apply.filter), &bound);
@@ -251,4 +234,37 @@ bool inv_hoistable(Invariants *m, Expr *e) {
   bool yes = t && t->kind != T_FUN && free_locals(m, e)->names.len == 0 && does_work(e) && pure_expr(m, e);
   ptrmap_put(&m->closed, e, (void *)(intptr_t)(yes ? CLOSED_YES : CLOSED_NO));
   return yes;
+}
+
+/* ---- the walk over no elements ---- */
+
+typedef struct ClosedWalk {
+  Invariants *m;
+  void (*closed)(void *ctx, Expr *e);
+  void (*call)(void *ctx, Expr *e);
+  void *ctx;
+} ClosedWalk;
+
+static void walk(ClosedWalk *w, Expr *e);
+
+static void walk_child(void *ctx, Expr *child) { walk(ctx, child); }
+
+static void walk(ClosedWalk *w, Expr *e) {
+  if (inv_hoistable(w->m, e)) {
+    w->closed(w->ctx, e);
+    return;
+  }
+  if (e->kind == EX_IF) {
+    walk(w, e->u.ifx.cond);
+    return;
+  }
+  ast_expr_children(e, walk_child, NULL, w);
+  if (e->kind == EX_CALL || e->kind == EX_BINOP || e->kind == EX_UNOP || e->kind == EX_APP)
+    w->call(w->ctx, e);
+}
+
+void inv_walk_closed(Invariants *m, Expr *e, void (*closed)(void *ctx, Expr *e), void (*call)(void *ctx, Expr *e),
+                     void *ctx) {
+  ClosedWalk w = {m, closed, call, ctx};
+  walk(&w, e);
 }

@@ -41,4 +41,15 @@ typedef struct Invariants {
    value for every element of lifted code around it. */
 bool inv_hoistable(Invariants *m, Expr *e);
 
+/* The walk of what lifted code for 'e' computes over no elements: each
+   closed expression (inv_hoistable) goes to 'closed' and is not looked
+   into; of an `if`, only its condition is walked (no element takes a
+   branch); every other subexpression is walked, and then each call, of
+   a function or of a function value (EX_CALL, EX_BINOP, EX_UNOP,
+   EX_APP), goes to 'call', which walks the callee's body (with this
+   function again) if it will.  eval and flatten walk with it, so that
+   both compute the same closed expressions. */
+void inv_walk_closed(Invariants *m, Expr *e, void (*closed)(void *ctx, Expr *e), void (*call)(void *ctx, Expr *e),
+                     void *ctx);
+
 #endif
