@@ -536,6 +536,40 @@ static void check_stack(Eval *ev, Loc loc) {
 
 /* Runs the body of user or library function 'd' with its parameters
    bound in 'env'. */
+/* What a call of 'd' changes in 'ev': its frame, and the library and
+   user context that errors name; leave_function undoes it.  A body is
+   numbered for the order of errors (Expr.pos) the first time it runs. */
+typedef struct Entered {
+  Frame frame;
+  bool library, user;
+} Entered;
+
+static void enter_function(Eval *ev, Def *d, Type *inst, Loc loc, Entered *en) {
+  en->library = !ev->in_library && d->library;
+  if (en->library) {
+    ev->in_library = true;
+    ev->user_loc = loc;
+    ev->lib_fn = d->name;
+  }
+  en->frame = (Frame){d, inst, ev->frame};
+  en->user = !d->library;
+  if (en->user && ev->user_depth++ == 0)
+    ev->stmt_call_loc = loc;
+  ev->frame = &en->frame;
+  if (__builtin_expect(!d->top->body->pos, 0)) { /* its first call */
+    int next = 0;
+    number_expr(d->top->body, &next);
+  }
+}
+
+static void leave_function(Eval *ev, Entered *en) {
+  ev->frame = en->frame.parent;
+  if (en->user)
+    ev->user_depth--;
+  if (en->library)
+    ev->in_library = false;
+}
+
 static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc, int pos) {
   ev->leaf = pos; /* the call's own errors */
   if (ev->bests)
@@ -546,29 +580,12 @@ static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc, int p
   check_interrupt(ev, loc);
   ev->loc = loc;
   ev->stats.calls++;
-  bool entered = !ev->in_library && d->library;
-  if (entered) {
-    ev->in_library = true;
-    ev->user_loc = loc;
-    ev->lib_fn = d->name;
-  }
-  Frame frame = {d, inst, ev->frame};
-  bool user = !d->library;
-  if (user && ev->user_depth++ == 0)
-    ev->stmt_call_loc = loc;
-  ev->frame = &frame;
-  if (__builtin_expect(!d->top->body->pos, 0)) { /* its first call */
-    int next = 0;
-    number_expr(d->top->body, &next);
-  }
+  Entered en;
+  enter_function(ev, d, inst, loc, &en);
   path_push(ev, pos, -1);
   Value result = eval(ev, d->top->body, env);
   ev->depth--;
-  ev->frame = frame.parent;
-  if (user)
-    ev->user_depth--;
-  if (entered)
-    ev->in_library = false;
+  leave_function(ev, &en);
   return result;
 }
 
@@ -703,23 +720,10 @@ static void closed_call(void *ctx, Expr *e) {
   /* the frame and context a call would have, so that an error names the
      function as it does when the function runs */
   check_stack(ev, e->loc);
-  bool entered = !ev->in_library && d->library;
-  if (entered) {
-    ev->in_library = true;
-    ev->user_loc = e->loc;
-    ev->lib_fn = d->name;
-  }
-  Frame frame = {d, runtime_type(ev->frame, inst), ev->frame};
-  bool user = !d->library;
-  if (user && ev->user_depth++ == 0)
-    ev->stmt_call_loc = e->loc;
-  ev->frame = &frame;
+  Entered en;
+  enter_function(ev, d, runtime_type(ev->frame, inst), e->loc, &en);
   closed_parts(ev, d->top->body, seen);
-  ev->frame = frame.parent;
-  if (user)
-    ev->user_depth--;
-  if (entered)
-    ev->in_library = false;
+  leave_function(ev, &en);
 }
 
 static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {

@@ -1249,6 +1249,17 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
 }
 
 /* 'env' with the bindings of let 'e' (not its body) added. */
+/* A closed expression's value (frontend/invariant.h) computed at the
+   host, whatever the context: it reads no local variable. */
+static Vals at_host(Fl *fl, Expr *e) {
+  Loc saved = fl->loc;
+  fl->loc = e->loc;
+  Ctx host = {false, NULL};
+  Vals v = tr_inner(fl, &host, NULL, e);
+  fl->loc = saved;
+  return v;
+}
+
 static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   for (int i = 0; i < e->u.let.binds.len; i++) {
     Binding *b = e->u.let.binds.data[i];
@@ -1256,13 +1267,8 @@ static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       /* a closed value in lifted code: computed once (see tr), and its
          variables bound to the host value, the same for every element,
          as an apply-to-each binds what it reads from the host */
-      Loc saved = fl->loc;
-      fl->loc = b->value->loc;
-      Ctx host = {false, NULL};
-      Vals v = tr_inner(fl, &host, NULL, b->value);
-      fl->loc = saved;
       Env *before = env;
-      env = match(env, b->pat, v, false);
+      env = match(env, b->pat, at_host(fl, b->value), false);
       for (Env *x = env; x != before; x = x->next)
         x->invariant = true;
       continue;
@@ -1286,9 +1292,8 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   fl->loc = e->loc;
   Vals v;
   if (ctx->lifted && inv_hoistable(&fl->inv, e)) {
-    Ctx host = {false, NULL};
     if (scalar_tuple(e->type)) {
-      v = dist_values(fl, tr_inner(fl, &host, NULL, e), e->type, ctx->len);
+      v = dist_values(fl, at_host(fl, e), e->type, ctx->len);
     } else {
       /* if there are no elements, the host computation for its errors
          (with elements, the lifted one meets the same) */
@@ -1297,7 +1302,7 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       vec_push(&s->args, none);
       FlatBlock *saved;
       s->then = enter_block(fl, &saved);
-      (void)tr_inner(fl, &host, NULL, e);
+      (void)at_host(fl, e);
       s->els = NEW(FlatBlock);
       fl->block = saved;
       v = tr_inner(fl, ctx, env, e);
@@ -1546,14 +1551,7 @@ typedef struct ClosedParts {
   PtrMap *seen;
 } ClosedParts;
 
-static void closed_value(void *ctx, Expr *e) {
-  Fl *fl = ((ClosedParts *)ctx)->fl;
-  Loc saved = fl->loc;
-  fl->loc = e->loc;
-  Ctx host = {false, NULL};
-  (void)tr_inner(fl, &host, NULL, e);
-  fl->loc = saved;
-}
+static void closed_value(void *ctx, Expr *e) { (void)at_host(((ClosedParts *)ctx)->fl, e); }
 
 /* (an application of a function value too: mono made it a call of the
    function its type names, which eval finds the same way) */
