@@ -303,6 +303,10 @@ Source *source_from_string(const char *name, const char *text);
 /* The newest Source of that name that those two made and that holds
    line 'line', or NULL. */
 Source *source_find(const char *name, int line);
+/* A Source for a piece of file 'name' whose lines are not numbered as the
+   file's (λcu text quotes each NESL statement alone): not listed for
+   source_find, which would show a run-time error on the wrong line. */
+Source *source_fragment(const char *name, const char *text);
 /* Where line 'line' (from lines_before + 1) of 's' begins; its end of text
    past the last line.  Indexed once per source: code generation names
    the source line of every kernel and check. */

@@ -50,6 +50,14 @@ Source *source_from_string(const char *name, const char *text) {
   return s;
 }
 
+Source *source_fragment(const char *name, const char *text) {
+  Source *s = NEW(Source);
+  s->name = xstrdup(name);
+  s->len = strlen(text);
+  s->text = xstrndup(text, s->len);
+  return s;
+}
+
 static void index_lines(const Source *cs);
 
 Source *source_find(const char *name, int line) {
@@ -181,7 +189,8 @@ static int show_char(const char *p, const char *end, char shown[8], int *cols) {
 }
 
 void diag_show_source(FILE *f, Loc loc) {
-  if (!loc.src || loc.line <= 0)
+  /* (a source of no text: a file named by λcu text, not read) */
+  if (!loc.src || loc.line <= 0 || loc.src->len == 0)
     return;
   index_lines(loc.src);
   int nth = loc.line - loc.src->lines_before; /* of the text's lines */

@@ -270,10 +270,13 @@ static void out_of_memory(void *ctx, size_t size) {
    (diag_runtime_errors). */
 static void report(RtLoc where, const char *words) {
   Loc loc = {.line = where.line, .col = where.col};
+  /* (here, not in the block below: diag_runtime_error reads it after
+     that block has ended) */
+  Source unread = {.name = where.file, .text = ""};
   if (where.file) {
     loc.src = source_find(where.file, where.line);
     if (!loc.src) /* not a file nessie read: no line to show */
-      loc.src = &(Source){.name = where.file, .text = ""};
+      loc.src = &unread;
   }
   diag_runtime_error(rt_output(), loc, words);
 }

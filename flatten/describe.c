@@ -204,7 +204,7 @@ typedef struct NeslReader {
 static bool reader_parse(void *ctx, const char *file, const char *text, bool library) {
   NeslReader *r = ctx;
   int errors = diag_count();
-  Program *one = parse_program(source_from_string(file, text), library);
+  Program *one = parse_program(source_fragment(file, text), library);
   if (diag_count() > errors || one->tops.len != 1)
     return false;
   TopLevel *top = one->tops.data[0];

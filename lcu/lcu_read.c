@@ -255,7 +255,7 @@ static int64_t integer(Reader *r) {
 static const Source *source_named(Reader *r, const char *file) {
   Source *s = map_get(&r->sources, file);
   if (!s) {
-    s = source_from_string(file, "");
+    s = source_fragment(file, "");
     map_put(&r->sources, file, s);
   }
   return s;
