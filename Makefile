@@ -154,7 +154,7 @@ random-fusion: $(BUILD)/nessie $(BUILD)/gen_lcu
 # FUZZ_SECONDS of programs from seed FUZZ_FIRST (default: the clock, so
 # that each run tries new ones), in parallel, against CMU NESL where
 # ../shared/oracle is built (else against eval), over FUZZ_BACKENDS
-FUZZ_BACKENDS ?= eval flat lcu lcu-O0 cpu
+FUZZ_BACKENDS ?= eval flat lcu lcu-O0 lcu-text cpu
 fuzz-diff: export FUZZ_SECONDS ?= 600
 fuzz-diff: $(BUILD)/nessie $(RUNTIME) $(BUILD)/nesl_compare
 	sh tests/fuzz/diff.sh $(BUILD) $(BUILD)/fuzz-diff $(or $(FUZZ_FIRST),$$(date +%s)) 2000000000 $(FUZZ_BACKENDS)

@@ -16,7 +16,7 @@ LAST=$3
 find "$BUILD" -name '*.gcda' -delete
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-REF=eval sh tests/fuzz/diff.sh "$BUILD" "$out/diff" "$FIRST" "$LAST" flat lcu lcu-O0 | tail -1
+REF=eval sh tests/fuzz/diff.sh "$BUILD" "$out/diff" "$FIRST" "$LAST" flat lcu lcu-O0 lcu-text | tail -1
 seed=$FIRST
 while [ "$seed" -le "$LAST" ]; do
   python3 tests/fuzz/gen_nesl.py "$seed" > "$out/p.nesl"

@@ -3,7 +3,7 @@
 # test of issue 41 over the seeds FIRST to LAST, JOBS programs at a time
 # (default: one a processor), each by tests/fuzz/one.sh: a random NESL
 # program (tests/fuzz/gen_nesl.py) run by the reference REF and by each
-# BACKEND (default: eval flat lcu lcu-O0; also cpu, cpu1, cuda), their
+# BACKEND (default: eval flat lcu lcu-O0 lcu-text; also cpu, cpu1, cuda), their
 # transcripts compared.  REF is the oracle (CMU NESL 3.1,
 # ../shared/oracle/run.sh) where it is built, else eval (CI has no
 # oracle).  With FUZZ_SECONDS=N it stops starting programs after N
@@ -18,7 +18,7 @@ OUT=$2
 FIRST=$3
 LAST=$4
 shift 4
-BACKENDS=${*:-eval flat lcu lcu-O0}
+BACKENDS=${*:-eval flat lcu lcu-O0 lcu-text}
 ORACLE=${ORACLE:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/oracle/run.sh}
 if [ -z "${REF:-}" ]; then
   REF=eval

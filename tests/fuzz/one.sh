@@ -6,6 +6,8 @@
 # does each BACKEND:
 #   eval flat lcu        nessie --interp=BACKEND
 #   lcu-O0               nessie --interp=lcu -O0 (no fusion)
+#   lcu-text             nessie --dump=lcu, then --interp=lcu of that text
+#                        (λcu's printer and reader)
 #   cpu cpu1             the CPU executable, with 4 threads, with 1
 #   cuda                 the CUDA executable (on a GPU machine)
 # BUILD/nesl_compare compares each transcript with REF's (floats to 1e-9,
@@ -37,6 +39,11 @@ run() {
   oracle) timeout 60 sh "$ORACLE" "$p" > "$2" 2> "$2.err" ;;
   eval | flat | lcu) timeout "$limit" "$NESSIE" --interp="$1" "$p" > "$2" 2> "$2.err" ;;
   lcu-O0) timeout "$limit" "$NESSIE" --interp=lcu -O0 "$p" > "$2" 2> "$2.err" ;;
+  lcu-text)
+    if ! timeout "$limit" "$NESSIE" --dump=lcu "$p" > "$work/p.lcu" 2> "$2.err"; then
+      echo "--dump=lcu failed" > "$2"; return 0
+    fi
+    timeout "$limit" "$NESSIE" --interp=lcu "$work/p.lcu" > "$2" 2> "$2.err" ;;
   cpu | cpu1 | cuda)
     target=${1%1}
     threads=4
