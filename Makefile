@@ -19,6 +19,11 @@ LDLIBS += -lgc -lglpk -ledit -lnettle -lm -lpthread
 LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
+# the commit built from, for `nessie --version`: `git describe` where the
+# source is a git checkout, else "unknown" (a release tarball may set
+# COMMIT=... on make's command line); only [A-Za-z0-9._+-] kept, since it
+# becomes a C string
+COMMIT ?= $(shell { test -e .git && git describe --always --dirty 2>/dev/null; } | tr -cd 'A-Za-z0-9._+-' | grep . || echo unknown)
 
 COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c common/ops.c \
           common/syntax.c common/ircheck.c
@@ -30,7 +35,7 @@ EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 # the runtime: shared by the interpreters and linked into every executable
 RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
       rt/print.c rt/host.c rt/rand.c rt/blocks.c
-DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
+DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c driver/version.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
 CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/build.c codegen/cache.c
 # flattening: the passes from the typed AST to the flat IR
@@ -99,6 +104,17 @@ all: $(BUILD)/nessie $(RUNTIME)
 
 $(BUILD)/nessie: $(CORE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(DRIVER))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# BUILD/version.h, written again only when what it says changes, so that
+# only driver/version.c is compiled again after a commit
+.PHONY: FORCE
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define NESSIE_VERSION "%s"\n#define NESSIE_COMMIT "%s"\n' '$(VERSION)' '$(COMMIT)' > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+
+$(BUILD)/driver/version.o: $(BUILD)/version.h
+$(BUILD)/driver/version.o: CPPFLAGS += -I$(BUILD)
 
 $(BUILD)/frontend/parser.c $(BUILD)/frontend/parser.h: frontend/parser.y
 	@mkdir -p $(dir $@)

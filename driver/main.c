@@ -24,8 +24,6 @@
 #include "driver/driver.h"
 #include "codegen/codegen.h"
 
-#define NESSIE_VERSION "0.1.0"
-
 /* The exit statuses (README.md, "Exit status"). */
 enum {
   EXIT_OK = 0,
@@ -286,7 +284,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
       usage(stdout);
       return EXIT_OK;
     case OPT_VERSION:
-      printf("nessie %s\n", NESSIE_VERSION);
+      print_version(stdout);
       return EXIT_OK;
     case ':':
       if (optopt == 'i')
@@ -471,7 +469,7 @@ static int compile(const Options *opt) {
        may take a while */
     build = NEW(CgBuild);
     *build = (CgBuild){choose_target(opt), opt->output ? opt->output : default_output(opt->file), opt->arch,
-                       opt->keep, opt->verbose, opt->file, opt->no_cache, NESSIE_VERSION};
+                       opt->keep, opt->verbose, opt->file, opt->no_cache, nessie_version};
     if (cg_check_output(build, opt->file) != 0)
       return EXIT_USAGE;
   }
