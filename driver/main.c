@@ -112,6 +112,10 @@ static void usage(FILE *out) {
                "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
                "                   and -O3 are -O1, the highest level\n"
                "  --check-ir       check every intermediate representation between passes\n"
+               "  --diagnostics=F  how compile errors are printed on stderr: text (the\n"
+               "                   default: file:line:col: error: message, the line and a\n"
+               "                   caret) or json (one object a line: file, line, column,\n"
+               "                   severity, message)\n"
                "  --help           print this help and exit\n"
                "  --version        print the version and exit\n"
                "\n"
@@ -169,7 +173,7 @@ static bool gpu_arch_name(const char *arch) {
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
   enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
-         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE };
+         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE, OPT_DIAGNOSTICS };
   static const struct option longopts[] = {
       {"target", required_argument, NULL, OPT_TARGET},
       {"arch", required_argument, NULL, OPT_ARCH},
@@ -180,6 +184,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
       {"types", no_argument, NULL, OPT_TYPES},
       {"dump", required_argument, NULL, OPT_DUMP},
       {"check-ir", no_argument, NULL, OPT_CHECK_IR},
+      {"diagnostics", required_argument, NULL, OPT_DIAGNOSTICS},
       {"help", no_argument, NULL, OPT_HELP},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0},
@@ -278,6 +283,14 @@ static int parse_options(int argc, char **argv, Options *opt) {
       break;
     case OPT_STATS:
       opt->stats = true;
+      break;
+    case OPT_DIAGNOSTICS:
+      /* for every mode: the REPL's errors and a build's compile errors
+         are the same diagnostics */
+      if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
+        return bad_usage("unknown format '%s' for --diagnostics (expected text or json)",
+                         diag_quote(optarg, strlen(optarg)));
+      diag_set_json(strcmp(optarg, "json") == 0);
       break;
     case 'h':
     case OPT_HELP:
