@@ -473,7 +473,9 @@ static int compile_lcu(const Options *opt, Source *src) {
 static int compile(const Options *opt) {
   Source *src = source_from_file(opt->file);
   if (!src) {
-    fprintf(stderr, "nessie: error: cannot read '%s': %s\n", opt->file, strerror(errno));
+    /* through diag, so that --diagnostics=json reports it too (the text
+       is the same: "nessie: error: ..." without a location) */
+    diag_error(no_loc, "cannot read '%s': %s", opt->file, strerror(errno));
     return EXIT_UNREADABLE;
   }
   if (is_lcu_file(opt->file))

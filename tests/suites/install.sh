@@ -20,7 +20,8 @@
 #   its runtime (skipped, saying so, where dpkg-deb is missing);
 # - install/diagnostics-json-NAME: --diagnostics=json prints
 #   tests/install/NAME.err exactly, every line a JSON object; a file name
-#   that JSON must escape; the "too many errors" note;
+#   that JSON must escape; the "too many errors" note; a file that
+#   cannot be read;
 # - install/version: --version's four lines;
 # - install/editors-builtins: the editors' lists of built-ins are the
 #   library's (tools/builtins.sh); install/vim, install/emacs: the syntax
@@ -244,6 +245,13 @@ if [ "$(wc -l < "$OUT/many.err")" -eq 21 ] &&
 else
   fail install/diagnostics-json-too-many "$(wc -l < "$OUT/many.err") lines, the last: $last $o"
 fi
+
+# an input that cannot be read: exit status 3, and a JSON line
+"$NESSIE" --diagnostics=json --types "$OUT/missing.nesl" 2> "$OUT/missing.err" > /dev/null
+rc=$?
+want='{"file":null,"line":null,"column":null,"severity":"error","message":"cannot read '"'$OUT/missing.nesl'"': No such file or directory"}'
+if [ $rc -eq 3 ] && [ "$(cat "$OUT/missing.err")" = "$want" ]; then pass install/diagnostics-json-unreadable
+else fail install/diagnostics-json-unreadable "status $rc, stderr $(cat "$OUT/missing.err")"; fi
 
 # ---- --version ----
 "$NESSIE" --version > "$OUT/version" 2>&1
