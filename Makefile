@@ -19,6 +19,10 @@ LDLIBS += -lgc -lglpk -ledit -lnettle -lm -lpthread
 LDFLAGS += $(SAN)
 
 VERSION := 0.1.0
+# the commit built from, for `nessie --version`: `git describe` where the
+# source is a git checkout (a release tarball may set COMMIT=... on make's
+# command line); only [A-Za-z0-9._+-] kept, since it becomes a C string
+COMMIT ?= $(shell { test -e .git && git describe --always --dirty 2>/dev/null; } | tr -cd 'A-Za-z0-9._+-')
 
 COMMON := common/alloc.c common/diag.c common/map.c common/liveness.c common/unionfind.c common/ops.c \
           common/syntax.c common/ircheck.c
@@ -30,7 +34,7 @@ EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 # the runtime: shared by the interpreters and linked into every executable
 RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
       rt/print.c rt/host.c rt/rand.c rt/blocks.c
-DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c
+DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c driver/version.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
 CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/build.c codegen/cache.c
 # flattening: the passes from the typed AST to the flat IR
@@ -49,7 +53,7 @@ CORE_SRCS := $(COMMON) $(FRONTEND) $(EVAL) $(RT) $(FLATTEN) $(FLAT) $(LOWER) $(L
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
              $(patsubst %.c,%.o,$(GENERATED))
 
-.PHONY: all setup test test-asan golden fuzz fuzz-diff clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
+.PHONY: all install uninstall deb setup test test-asan golden fuzz fuzz-diff clean unit sync-corpus random-fusion gpu-test gpu-segtest bench bench-targets bench-cpu bench-chart examples
 .DEFAULT_GOAL := all
 
 # ---- the runtime that executables link: headers and a library next to
@@ -99,6 +103,22 @@ all: $(BUILD)/nessie $(RUNTIME)
 
 $(BUILD)/nessie: $(CORE_OBJS) $(patsubst %.c,$(BUILD)/%.o,$(DRIVER))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# BUILD/version.h, written again only when what it says changes, so that
+# only driver/version.c is compiled again after a commit.  Where git
+# cannot say (no checkout; `sudo make install`, whose git refuses a
+# checkout another user owns), the commit the header names stays, and
+# is "unknown" in a new one.
+.PHONY: FORCE
+VERSION_H = \#define NESSIE_VERSION "$(VERSION)"\n\#define NESSIE_COMMIT "$(1)"\n
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@if [ -z '$(COMMIT)' ]; then [ -f $@ ] || printf '$(call VERSION_H,unknown)' > $@; \
+	elif [ "$$(printf '$(call VERSION_H,$(COMMIT))')" != "$$(cat $@ 2>/dev/null)" ]; then \
+	  printf '$(call VERSION_H,$(COMMIT))' > $@; fi
+
+$(BUILD)/driver/version.o: $(BUILD)/version.h
+$(BUILD)/driver/version.o: CPPFLAGS += -I$(BUILD)
 
 $(BUILD)/frontend/parser.c $(BUILD)/frontend/parser.h: frontend/parser.y
 	@mkdir -p $(dir $@)
@@ -288,6 +308,66 @@ fuzz:
 	  -timeout=10 -detect_leaks=0 -print_final_stats=1 \
 	  -artifact_prefix=build-fuzz/artifacts/ -dict=tests/fuzz/nesl.dict \
 	  $(FUZZ_FLAGS) build-fuzz/corpus
+
+# ---- installing: `make install` (PREFIX, default /usr/local; DESTDIR
+# for a staged install, as GNU's conventions have it) puts the binary in
+# PREFIX/bin, the runtime (headers and libraries of both targets, as
+# BUILD/lib/nessie has them) in PREFIX/lib/nessie, where the binary looks
+# for it (PREFIX/bin/../lib/nessie: codegen/build.c, cg_runtime_dir), the
+# man page in PREFIX/share/man/man1, the documentation and the examples
+# in PREFIX/share/doc/nessie, and the editors' files where Vim and Emacs
+# look (PREFIX/share/vim/vimfiles, PREFIX/share/emacs/site-lisp).  The
+# installed tree may be moved as a whole: nothing in it names PREFIX.
+# `make uninstall` with the same PREFIX and DESTDIR removes all of it. ----
+PREFIX ?= /usr/local
+INSTALL ?= install
+I_BIN = $(DESTDIR)$(PREFIX)/bin
+I_RT = $(DESTDIR)$(PREFIX)/lib/nessie
+I_MAN = $(DESTDIR)$(PREFIX)/share/man/man1
+I_DOC = $(DESTDIR)$(PREFIX)/share/doc/nessie
+I_VIM = $(DESTDIR)$(PREFIX)/share/vim/vimfiles
+I_EMACS = $(DESTDIR)$(PREFIX)/share/emacs/site-lisp
+DOC_FILES := README.md $(filter-out docs/nessie.1,$(wildcard docs/*))
+EXAMPLE_FILES := $(wildcard examples/*.nesl examples/*.expected examples/*.md)
+
+install: all
+	$(INSTALL) -d '$(I_BIN)' '$(I_RT)/include' '$(I_MAN)' '$(I_DOC)/docs' '$(I_DOC)/examples' \
+	  '$(I_VIM)/syntax' '$(I_VIM)/ftdetect' '$(I_EMACS)'
+	$(INSTALL) -m 755 $(BUILD)/nessie '$(I_BIN)/nessie'
+	$(INSTALL) -m 644 $(filter %.a,$(RUNTIME)) '$(I_RT)'
+	$(INSTALL) -m 644 $(filter $(RUNTIME_DIR)/include/%,$(RUNTIME)) '$(I_RT)/include'
+	$(INSTALL) -m 644 docs/nessie.1 '$(I_MAN)/nessie.1'
+	$(INSTALL) -m 644 README.md '$(I_DOC)'
+	$(INSTALL) -m 644 $(filter docs/%,$(DOC_FILES)) '$(I_DOC)/docs'
+	$(INSTALL) -m 644 $(EXAMPLE_FILES) '$(I_DOC)/examples'
+	$(INSTALL) -m 644 editors/vim/syntax/nesl.vim '$(I_VIM)/syntax/nesl.vim'
+	$(INSTALL) -m 644 editors/vim/ftdetect/nesl.vim '$(I_VIM)/ftdetect/nesl.vim'
+	$(INSTALL) -m 644 editors/emacs/nesl-mode.el '$(I_EMACS)/nesl-mode.el'
+
+# what install made; of the directories, only nessie's own (bin and
+# share/man may hold others' files, even when empty now)
+uninstall:
+	rm -f '$(I_BIN)/nessie' '$(I_MAN)/nessie.1' '$(I_VIM)/syntax/nesl.vim' '$(I_VIM)/ftdetect/nesl.vim' \
+	  '$(I_EMACS)/nesl-mode.el'
+	rm -rf '$(I_RT)' '$(I_DOC)'
+
+# `make deb`: BUILD/nessie_VERSION_ARCH.deb, by dpkg-deb from an install
+# into DEB_ROOT with PREFIX=/usr, the man page compressed as Debian's
+# policy has it; tools/deb-control.sh writes the package's control
+# file (Depends computed from the binary's libraries, the C compiler the
+# CPU target runs; the CUDA toolkit as Suggests).
+DEB_ARCH ?= $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_ROOT ?= $(BUILD)/deb/root
+DEB_FILE ?= $(BUILD)/nessie_$(VERSION)_$(DEB_ARCH).deb
+DEB_MAINTAINER ?= nessie developers <nessie@invalid>
+
+deb: all
+	@command -v dpkg-deb > /dev/null || { echo "deb: dpkg-deb is needed (Debian's dpkg)"; exit 1; }
+	rm -rf '$(DEB_ROOT)'
+	$(MAKE) --no-print-directory install DESTDIR='$(abspath $(DEB_ROOT))' PREFIX=/usr
+	gzip -9n '$(DEB_ROOT)/usr/share/man/man1/nessie.1'
+	sh tools/deb-control.sh '$(DEB_ROOT)' '$(VERSION)' '$(DEB_ARCH)' '$(DEB_MAINTAINER)'
+	dpkg-deb --root-owner-group -Zxz --build '$(DEB_ROOT)' '$(DEB_FILE)'
 
 # ---- set-up ----
 

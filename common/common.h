@@ -327,6 +327,12 @@ bool diag_stopped(void); /* more than DIAG_MAX_ERRORS errors since the reset */
 
 /* Where diagnostics go (stderr by default); tests redirect it. */
 void diag_set_stream(FILE *f);
+/* --diagnostics=json: each diagnostic is one line of JSON,
+   {"file":F,"line":L,"column":C,"severity":S,"message":M} (F, L and C
+   null without a location; S "error" or "note"), with no source line or
+   caret; a run-time error's transcript line stays as it is, and this
+   line takes the place of its source line on the diagnostic stream. */
+void diag_set_json(bool on);
 /* While muted, nothing is printed; errors are counted as usual, and the
    count is put back to what it was when muting ends.  The REPL asks the
    parser whether its input is complete this way. */

@@ -14,6 +14,11 @@
  * quoted tokens are cut, and after DIAG_MAX_ERRORS errors nothing more is
  * shown (the lexer ends its input when diag_stopped() says so).
  *
+ * With --diagnostics=json (diag_set_json) each diagnostic is instead one
+ * JSON object on a line of its own, {"file", "line", "column",
+ * "severity", "message"}, for editors and tools: no source line, no
+ * caret, the same messages.
+ *
  * Run-time errors of the interpreters are reported here too
  * (diag_runtime_error), so that they look like compile errors, and the
  * flag behind Ctrl-C lives here because every interpreter polls it.
@@ -32,6 +37,7 @@ static bool muted;
 static bool last_hidden; /* the last error was not shown: nor are its notes */
 static long runtime_errors;
 static FILE *diag_stream;
+static bool json; /* --diagnostics=json */
 
 #define MAX_HANDLERS 64
 static jmp_buf *handlers[MAX_HANDLERS];
@@ -119,6 +125,8 @@ void diag_set_muted(bool m) {
 }
 
 static FILE *out(void) { return diag_stream ? diag_stream : stderr; }
+
+void diag_set_json(bool on) { json = on; }
 
 /* ---- showing a source line ---- */
 
@@ -278,10 +286,74 @@ char *diag_quote(const char *s, size_t n) {
   return buf_str(&b);
 }
 
+/* ---- JSON ---- */
+
+/* Writes 's' as a JSON string, quotes included.  JSON text must be
+   UTF-8: a well-formed UTF-8 character is written as it is, the C1
+   controls and other control characters as \u00XX, and a byte that is
+   not part of a well-formed character (a file name may hold any byte) as
+   U+FFFD, the replacement character, which is what a reader of UTF-8
+   would see there anyway.  Allocates nothing: it may report running out
+   of memory. */
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s); p < end;) {
+    unsigned char c = *p;
+    if (c == '"' || c == '\\') {
+      fputc('\\', f);
+      fputc(c, f);
+      p++;
+    } else if (c == '\n') {
+      fputs("\\n", f);
+      p++;
+    } else if (c == '\t') {
+      fputs("\\t", f);
+      p++;
+    } else if (c < 0x20 || c == 0x7f) {
+      fprintf(f, "\\u%04x", c);
+      p++;
+    } else if (c < 0x80) {
+      fputc(c, f);
+      p++;
+    } else if (c == 0xc2 && end - p >= 2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+      fprintf(f, "\\u%04x", p[1]); /* U+0080 to U+009F, which utf8_length refuses */
+      p += 2;
+    } else {
+      int n = utf8_length(p, end);
+      if (n > 0)
+        fwrite(p, 1, (size_t)n, f);
+      else
+        fputs("\\ufffd", f);
+      p += n > 0 ? n : 1;
+    }
+  }
+  fputc('"', f);
+}
+
+/* One diagnostic as a line of JSON: the location's file, line and column
+   (null without one), the severity ("error", "note") and the message. */
+static void json_report(FILE *f, Loc loc, const char *severity, const char *message) {
+  fputs("{\"file\":", f);
+  if (loc.src) {
+    json_string(f, loc.src->name);
+    fprintf(f, ",\"line\":%d,\"column\":%d", loc.line, loc.col);
+  } else
+    fputs("null,\"line\":null,\"column\":null", f);
+  fputs(",\"severity\":", f);
+  json_string(f, severity);
+  fputs(",\"message\":", f);
+  json_string(f, message);
+  fputs("}\n", f);
+}
+
 /* ---- reporting ---- */
 
 static void report(Loc loc, const char *kind, const char *fmt, va_list ap) {
   fflush(stdout);
+  if (json) {
+    json_report(out(), loc, kind, xvprintf(fmt, ap));
+    return;
+  }
   if (loc.src)
     fprintf(out(), "%s:%d:%d: %s: ", loc.src->name, loc.line, loc.col, kind);
   else
@@ -296,7 +368,10 @@ void diag_verror(Loc loc, const char *fmt, va_list ap) {
   last_hidden = muted || error_count > DIAG_MAX_ERRORS;
   if (!muted && error_count == DIAG_MAX_ERRORS + 1) {
     fflush(stdout);
-    fprintf(out(), "nessie: too many errors (more than %d), stopping\n", DIAG_MAX_ERRORS);
+    if (json)
+      json_report(out(), no_loc, "note", xprintf("too many errors (more than %d), stopping", DIAG_MAX_ERRORS));
+    else
+      fprintf(out(), "nessie: too many errors (more than %d), stopping\n", DIAG_MAX_ERRORS);
   }
   if (!last_hidden)
     report(loc, "error", fmt, ap);
@@ -334,7 +409,10 @@ void diag_runtime_error(FILE *transcript, Loc loc, const char *msg) {
   else
     fprintf(transcript, "error: %s\n", msg);
   fflush(transcript);
-  diag_show_source(out(), loc);
+  if (json) /* the transcript keeps its line; a tool reads this one */
+    json_report(out(), loc, "error", msg);
+  else
+    diag_show_source(out(), loc);
   fflush(out());
 }
 
@@ -373,7 +451,11 @@ void diag_fatal(Loc loc, const char *fmt, ...) {
 void diag_out_of_memory(size_t size) {
   /* no allocation here: memory has just run out */
   fflush(stdout);
-  fprintf(out(), "nessie: error: out of memory (could not allocate %zu bytes)\n", size);
+  if (json)
+    fprintf(out(), "{\"file\":null,\"line\":null,\"column\":null,\"severity\":\"error\","
+                   "\"message\":\"out of memory (could not allocate %zu bytes)\"}\n", size);
+  else
+    fprintf(out(), "nessie: error: out of memory (could not allocate %zu bytes)\n", size);
   error_count++;
   if (handler_depth == 0)
     exit(4);

@@ -119,6 +119,14 @@ const struct RtStore *store_install(Eval *ev, TypeEnv *env);
    as deeply as the NESL program does. */
 void run_on_big_stack(void *(*fn)(void *), void *arg);
 
+/* ---- version.c ---- */
+
+/* nessie's version number ("0.1.0"), the Makefile's VERSION. */
+extern const char nessie_version[];
+/* --version: the version and the commit built from, the C compiler and
+   the CUDA toolkit a build would use, and where the runtime is. */
+void print_version(FILE *out);
+
 /* ---- repl.c ---- */
 
 /* The REPL: reads statements from standard input, with line editing and

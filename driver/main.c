@@ -24,8 +24,6 @@
 #include "driver/driver.h"
 #include "codegen/codegen.h"
 
-#define NESSIE_VERSION "0.1.0"
-
 /* The exit statuses (README.md, "Exit status"). */
 enum {
   EXIT_OK = 0,
@@ -114,8 +112,14 @@ static void usage(FILE *out) {
                "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
                "                   and -O3 are -O1, the highest level\n"
                "  --check-ir       check every intermediate representation between passes\n"
-               "  --help           print this help and exit\n"
-               "  --version        print the version and exit\n"
+               "  --diagnostics=F  how compile errors are printed on stderr: text (the\n"
+               "                   default: file:line:col: error: message, the line and a\n"
+               "                   caret) or json (one object a line: file, line, column,\n"
+               "                   severity, message)\n"
+               "  -h, --help       print this help and exit\n"
+               "  --version        print the version, the commit it was built from, the C\n"
+               "                   compiler and CUDA toolkit its builds use, and where its\n"
+               "                   runtime is, and exit\n"
                "\n"
                "Exit status: 0 success; 1 the program has errors (compile errors, or under\n"
                "--interp a statement stopped with a run-time error) or the C or CUDA\n"
@@ -171,7 +175,7 @@ static bool gpu_arch_name(const char *arch) {
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
   enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
-         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE };
+         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE, OPT_DIAGNOSTICS };
   static const struct option longopts[] = {
       {"target", required_argument, NULL, OPT_TARGET},
       {"arch", required_argument, NULL, OPT_ARCH},
@@ -182,6 +186,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
       {"types", no_argument, NULL, OPT_TYPES},
       {"dump", required_argument, NULL, OPT_DUMP},
       {"check-ir", no_argument, NULL, OPT_CHECK_IR},
+      {"diagnostics", required_argument, NULL, OPT_DIAGNOSTICS},
       {"help", no_argument, NULL, OPT_HELP},
       {"version", no_argument, NULL, OPT_VERSION},
       {NULL, 0, NULL, 0},
@@ -281,12 +286,20 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_STATS:
       opt->stats = true;
       break;
+    case OPT_DIAGNOSTICS:
+      /* for every mode: the REPL's errors and a build's compile errors
+         are the same diagnostics */
+      if (strcmp(optarg, "json") != 0 && strcmp(optarg, "text") != 0)
+        return bad_usage("unknown format '%s' for --diagnostics (expected text or json)",
+                         diag_quote(optarg, strlen(optarg)));
+      diag_set_json(strcmp(optarg, "json") == 0);
+      break;
     case 'h':
     case OPT_HELP:
       usage(stdout);
       return EXIT_OK;
     case OPT_VERSION:
-      printf("nessie %s\n", NESSIE_VERSION);
+      print_version(stdout);
       return EXIT_OK;
     case ':':
       if (optopt == 'i')
@@ -460,7 +473,9 @@ static int compile_lcu(const Options *opt, Source *src) {
 static int compile(const Options *opt) {
   Source *src = source_from_file(opt->file);
   if (!src) {
-    fprintf(stderr, "nessie: error: cannot read '%s': %s\n", opt->file, strerror(errno));
+    /* through diag, so that --diagnostics=json reports it too (the text
+       is the same: "nessie: error: ..." without a location) */
+    diag_error(no_loc, "cannot read '%s': %s", opt->file, strerror(errno));
     return EXIT_UNREADABLE;
   }
   if (is_lcu_file(opt->file))
@@ -471,7 +486,7 @@ static int compile(const Options *opt) {
        may take a while */
     build = NEW(CgBuild);
     *build = (CgBuild){choose_target(opt), opt->output ? opt->output : default_output(opt->file), opt->arch,
-                       opt->keep, opt->verbose, opt->file, opt->no_cache, NESSIE_VERSION};
+                       opt->keep, opt->verbose, opt->file, opt->no_cache, nessie_version};
     if (cg_check_output(build, opt->file) != 0)
       return EXIT_USAGE;
   }

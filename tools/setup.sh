@@ -7,8 +7,10 @@ set -eu
 # pngcairo terminal) and python3: the benchmarks' harness and charts
 # (make bench, make bench-cpu, make bench-chart); g++: the bench suite
 # builds a CUDA baseline as host C++ (tests/suites/bench.sh); nettle-dev:
-# SHA-256, the build cache's keys (codegen/cache.c)
-PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux graphviz gnuplot-nox python3"
+# SHA-256, the build cache's keys (codegen/cache.c); dpkg-dev: make deb
+# computes the package's Depends with its dpkg-shlibdeps (dpkg-deb itself
+# is in dpkg, always there)
+PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux graphviz gnuplot-nox python3 dpkg-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,2 @@
+" NESL programs: *.nesl (editors/vim/syntax/nesl.vim)
+au BufRead,BufNewFile *.nesl setfiletype nesl
