@@ -141,8 +141,8 @@ static bool ends_with_terminator(const char *text) {
       continue;
     }
     if (in_string) {
-      if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
-        p++;
+      if (*p == '\\' && p[1])
+        p++; /* the escaped character, whatever it is (the lexer's rule) */
       else if (*p == '"')
         in_string = false;
       continue;

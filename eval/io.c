@@ -59,22 +59,44 @@ static Value p_print_string(Eval *ev, Value s, Loc loc, Type *type) {
    the items of a pair (c, d) are c ", " d and of anything else its text:
    one level of the right spine is opened, no more.  So (1, 2, 3) is
    "(1, 2, 3)" but (1, 2, 3, 4) is "(1, 2, (3, 4))", and @point(1, 2) is
-   "(1, 2)": what CMU NESL 3.1's string prints (tests/syntax/print_and_string). */
-static void to_string(Buf *b, Value v);
+   "(1, 2)": what CMU NESL 3.1's string prints (tests/syntax/print_and_string).
+   A function value is the text "function", as NESL writes it; the value
+   itself is only F (see eval.c), so its type 't' (monomorphic) says
+   where the functions are. */
+static void to_string(Eval *ev, Buf *b, Value v, Type *t);
 
-static void items(Buf *b, Value v) {
-  if (v.kind == V_DATA)
-    v = v.u.data->fields;
-  if (v.kind != V_PAIR) {
-    to_string(b, v);
-    return;
-  }
-  to_string(b, v.u.pair->fst);
-  buf_puts(b, ", ");
-  to_string(b, v.u.pair->snd);
+/* The types of a pair's two parts, or of a datatype's fields. */
+static Type *part_type(Type *t, bool fst) {
+  t = type_resolve(t);
+  return fst ? t->fst : t->snd;
 }
 
-static void to_string(Buf *b, Value v) {
+static Type *fields_type(Eval *ev, Value v, Type *t) {
+  Type *ft = type_instantiate(ev_constructor(ev, type_resolve(t))->type, 0);
+  if (!type_unify(ft->snd, t))
+    die("to_string: a %s value of another type", v.u.data->con->name);
+  return ft->fst;
+}
+
+static void items(Eval *ev, Buf *b, Value v, Type *t) {
+  if (v.kind == V_DATA) {
+    t = fields_type(ev, v, t);
+    v = v.u.data->fields;
+  }
+  if (v.kind != V_PAIR) {
+    to_string(ev, b, v, t);
+    return;
+  }
+  to_string(ev, b, v.u.pair->fst, part_type(t, true));
+  buf_puts(b, ", ");
+  to_string(ev, b, v.u.pair->snd, part_type(t, false));
+}
+
+static void to_string(Eval *ev, Buf *b, Value v, Type *t) {
+  if (type_resolve(t)->kind == T_FUN) {
+    buf_puts(b, "function");
+    return;
+  }
   switch (v.kind) {
   case V_INT:
     buf_printf(b, "%d", (int)v.u.i);
@@ -97,32 +119,31 @@ static void to_string(Buf *b, Value v) {
     for (int64_t i = 0; i < v.u.seq->len; i++) {
       if (i)
         buf_puts(b, ", ");
-      to_string(b, v.u.seq->elems[i]);
+      to_string(ev, b, v.u.seq->elems[i], type_resolve(t)->elem);
     }
     buf_putc(b, ']');
     return;
   case V_PAIR:
     buf_putc(b, '(');
-    to_string(b, v.u.pair->fst);
+    to_string(ev, b, v.u.pair->fst, part_type(t, true));
     buf_puts(b, ", ");
-    items(b, v.u.pair->snd);
+    items(ev, b, v.u.pair->snd, part_type(t, false));
     buf_putc(b, ')');
     return;
   case V_DATA:
-    to_string(b, v.u.data->fields);
+    to_string(ev, b, v.u.data->fields, fields_type(ev, v, t));
     return;
   }
 }
 
 static Value p_to_string(Eval *ev, Value v, Loc loc, Type *type) {
-  (void)type;
   /* NESL's conversion takes the log of a float, which fails on these */
   double bad;
   if (val_nonfinite(v, &bad))
     ev_error(ev, loc, "@: %s has no text (infinity and not-a-number (NaN) are not supported)",
              rt_nonfinite_name(bad));
   Buf b = {0};
-  to_string(&b, v);
+  to_string(ev, &b, v, type_resolve(type)->fst);
   return val_string(buf_str(&b), b.len);
 }
 
@@ -592,7 +613,7 @@ static const Prim io_prims[] = {
     {"read_object_from_file", p_read_object_from_file, true},
     {"print_char", p_print_char, false},
     {"print_string", p_print_string, false},
-    {"__to_string", p_to_string, false},
+    {"__to_string", p_to_string, true},
     {"exp_string", p_exp_string, false},
     {"parse_int", p_parse_int, false},
     {"parse_float", p_parse_float, false},

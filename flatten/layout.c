@@ -163,6 +163,12 @@ const RtLayout *flatten_rt_layout(TypeEnv *env, Type *t) {
     l->name = t->name;
     l->fst = flatten_rt_layout(env, flatten_data_fields(env, t));
     break;
+  case T_FUN:
+    /* a function value is the constant F (mono.c), named so that @ writes
+       it as NESL does, "function" */
+    l->kind = RL_BOOL;
+    l->name = "function";
+    break;
   default:
     not_flat("flatten_rt_layout", t);
   }

@@ -150,7 +150,9 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
       "`"     { return lex_unterminated(lx, here, "a character literal needs a character after '`'"); }
 
       "\"" {
-        /* a string: only \" and \\ are escapes */
+        /* a string: a backslash takes the next character as it is, any
+           character, as CMU NESL's reader does (`"a\nb"` is "anb", three
+           characters; `\"` and `\\` are the quote and the backslash) */
         Buf b = {0};
         for (;;) {
           if (lx->cur >= lx->limit)
@@ -158,7 +160,7 @@ int lexer_next(Lexer *lx, YYSTYPE *val, YYLTYPE *loc) {
           char c = *lx->cur++;
           if (c == '"')
             break;
-          if (c == '\\' && lx->cur < lx->limit && (*lx->cur == '"' || *lx->cur == '\\'))
+          if (c == '\\' && lx->cur < lx->limit)
             c = *lx->cur++;
           buf_putc(&b, c);
         }

@@ -105,6 +105,7 @@ static Expr *application(Parser *p, Expr *fn, Expr *arg, bool juxtaposed);
 static Generator *bare_generator(Parser *p, Expr *e);
 static void split_elems(Vec *out, Expr *e);
 static void add_top(Parser *p, TopLevel *t);
+static void end_statement(Parser *p, TopLevel *t);
 static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
 }
 
@@ -152,12 +153,12 @@ static Expr *new_seq(Parser *p, YYLTYPE loc, Expr *e);
 %type <exp> exp atom primary juxt_arg
 %type <pat> pattern pattern_tuple
 %type <texp> type type_tuple type_fn type_fn_tuple sig_result
-%type <sig> signature
-%type <top> toplevel
+%type <sig> signature bare_signature sig_type
+%type <top> toplevel toplevel_dollar
 %type <bind> binding
 %type <gen> generator
 %type <ctx> context_item
-%type <vec> bindings generators more_generators type_list context context_items
+%type <vec> bindings generators more_generators type_list context context_items bare_context
 %type <exp> filter
 %type <str> doc
 
@@ -189,21 +190,8 @@ program
   ;
 
 statement
-  : toplevel terminator
-      {
-        p->depth = 0;
-        p->juxt_seen = false;
-        bool broken = p->broken;
-        p->broken = false;
-        if (broken)
-          ; /* recovered inside it (a binding or a generator): dropped */
-        else
-        if ($1->body && $1->body->depth > AST_MAX_DEPTH)
-          diag_error($1->body->loc, "expression nested too deeply (more than %d levels of operators, "
-                     "tuples and calls); split it with let", AST_MAX_DEPTH);
-        else
-          add_top(p, $1);
-      }
+  : toplevel terminator      { end_statement(p, $1); }
+  | toplevel_dollar '$'      { end_statement(p, $1); }
   | error terminator         { yyerrok; p->depth = 0; p->broken = false; p->juxt_seen = false; }
   ;
 
@@ -217,6 +205,12 @@ toplevel
         $$->doc = $5.chars; $$->doc_len = $5.len;
         if ($7->kind == EX_VAR && strcmp($7->u.ref.name, "__prim") == 0)
           $$->is_primitive = true;
+      }
+  | TOK_FUNCTION TOK_NAME pattern bare_signature doc '=' exp
+      {
+        $$ = ast_top(TOP_FUNCTION, @1.first_line ? LOC(@1) : LOC(@2));
+        $$->name = $2; $$->param = $3; $$->sig = $4; $$->body = $7;
+        $$->doc = $5.chars; $$->doc_len = $5.len;
       }
   | TOK_FUNCTION TOK_NAME pattern doc '=' exp
       {
@@ -257,6 +251,25 @@ toplevel
       }
   ;
 
+/* A context without parentheses, as CMU NESL reads it: `;` separates its
+   items, so that a declaration or a datatype that ends with one can end
+   only with `$` (NESL reads `datatype d(a) :: a in any; d(1);` as a
+   context going on into `d(1)`, an error; the parser does the same).
+   A function's definition ends its context at `=`. */
+toplevel_dollar
+  : TOK_FUNCTION TOK_NAME pattern bare_signature doc
+      {
+        $$ = ast_top(TOP_FUNCTION, LOC(@1));
+        $$->name = $2; $$->param = $3; $$->sig = $4;
+        $$->doc = $5.chars; $$->doc_len = $5.len;
+      }
+  | TOK_DATATYPE TOK_NAME '(' type_tuple ')' TOK_DCOLON bare_context
+      {
+        $$ = ast_top(TOP_DATATYPE, LOC(@1));
+        $$->name = $2; $$->fields = $4; $$->context = *$7;
+      }
+  ;
+
 /* A function's documentation string, between its parameters (or its
    signature) and `=` (CMU NESL's `describe` shows it). */
 doc
@@ -265,10 +278,17 @@ doc
   ;
 
 signature
+  : sig_type                         { $$ = $1; }
+  | sig_type TOK_DCOLON context      { $$ = $1; $$->context = *$3; }
+  ;
+
+bare_signature
+  : sig_type TOK_DCOLON bare_context { $$ = $1; $$->context = *$3; }
+  ;
+
+sig_type
   : ':' type_tuple TOK_RARROW sig_result
       { $$ = NEW(Signature); $$->loc = LOC(@1); $$->arg = $2; $$->result = $4; }
-  | ':' type_tuple TOK_RARROW sig_result TOK_DCOLON context
-      { $$ = NEW(Signature); $$->loc = LOC(@1); $$->arg = $2; $$->result = $4; $$->context = *$6; }
   ;
 
 /* a function may return a function: `: int -> int -> int` */
@@ -279,6 +299,11 @@ sig_result
 
 context
   : '(' context_items ')'    { $$ = $2; }
+  ;
+
+bare_context
+  : context_item                     { $$ = NEW(Vec); vec_push($$, $1); }
+  | bare_context ';' context_item    { $$ = $1; vec_push($$, $3); }
   ;
 
 context_items
@@ -795,6 +820,23 @@ static void add_top(Parser *p, TopLevel *t) {
   t->program = p->prog;
   t->index = p->prog->tops.len;
   vec_push(&p->prog->tops, t);
+}
+
+/* A statement parsed whole: the per-statement state starts again, and
+   the statement joins the program unless it was broken by an error
+   recovered inside it or nests too deeply. */
+static void end_statement(Parser *p, TopLevel *t) {
+  p->depth = 0;
+  p->juxt_seen = false;
+  bool broken = p->broken;
+  p->broken = false;
+  if (broken)
+    return; /* recovered inside it (a binding or a generator): dropped */
+  if (t->body && t->body->depth > AST_MAX_DEPTH)
+    diag_error(t->body->loc, "expression nested too deeply (more than %d levels of operators, "
+               "tuples and calls); split it with let", AST_MAX_DEPTH);
+  else
+    add_top(p, t);
 }
 
 Program *parse_program(const Source *src, bool library) {

@@ -248,6 +248,11 @@ static void put_value(Printer *p, const RtLayout *l, RtValue **comps, int *at, b
   case RL_FLOAT:
   case RL_BOOL:
   case RL_CHAR:
+    if (l->name && p->text) { /* a function value (a named bool): @ writes what NESL writes */
+      rt_buf_puts(&p->b, l->name);
+      (*at)++;
+      return;
+    }
     put_scalar(p, l->kind, comps[(*at)++], host ? 0 : k);
     return;
   case RL_PAIR:

@@ -506,7 +506,7 @@ typedef struct RtLayout {
   const struct RtLayout *fst; /* RL_PAIR, RL_DATA: the fields */
   const struct RtLayout *snd; /* RL_PAIR */
   const struct RtLayout *elem; /* RL_SEQ */
-  const char *name;            /* RL_DATA */
+  const char *name;            /* RL_DATA; RL_BOOL: "function" for a function value (F) */
 } RtLayout;
 
 /* The components of H(t) ('host') or V(t). */

@@ -3,7 +3,10 @@
 # differential test (tests/fuzz/diff.sh runs many, in parallel).
 # tests/fuzz/gen_nesl.py writes the program of SEED; REF (oracle: CMU
 # NESL 3.1, ../shared/oracle; or one of nessie's backends) runs it, and so
-# does each BACKEND:
+# does each BACKEND.  SEED may instead name a file, F.nesl: that program
+# is run (NESL programs from elsewhere, by the same comparison), and the
+# `= fn :` lines of the backends that print them (eval, flat, lcu,
+# lcu-O0) are compared too; the lines below name it F.  BACKEND is:
 #   eval flat lcu        nessie --interp=BACKEND
 #   lcu-O0               nessie --interp=lcu -O0 (no fusion)
 #   lcu-text             nessie --dump=lcu, then --interp=lcu of that text
@@ -13,7 +16,8 @@
 # BUILD/nesl_compare compares each transcript with REF's (floats to 1e-9,
 # an error line with any error line; the `= fn :` lines are left out).
 # Prints one line: `pass SEED`, `reject SEED` (REF or nessie's front end
-# rejects the program: the generator's fault, not a difference), or
+# rejects the program: the generator's fault, not a difference; for a
+# file, `reject F: WHO: the first error line`), or
 # `fail SEED: BACKEND...: the first difference`; a failing program is
 # kept as OUTDIR/SEED.nesl with each transcript beside it.
 # FUZZ_STATEMENTS: statements a program (8); FUZZ_TIMEOUT: the seconds a
@@ -29,8 +33,18 @@ ORACLE=${ORACLE:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/oracle/run.sh}
 limit=${FUZZ_TIMEOUT:-20}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-p=$work/p$SEED.nesl
-python3 tests/fuzz/gen_nesl.py "$SEED" "${FUZZ_STATEMENTS:-8}" > "$p"
+types=no
+case $SEED in
+*.nesl)
+  name=$(basename "$SEED" .nesl)
+  p=$work/$name.nesl
+  cp "$SEED" "$p"
+  types=yes
+  SEED=$name ;;
+*)
+  p=$work/p$SEED.nesl
+  python3 tests/fuzz/gen_nesl.py "$SEED" "${FUZZ_STATEMENTS:-8}" > "$p" ;;
+esac
 
 # run BACKEND FILE: BACKEND's transcript of the program into FILE (its
 # stderr into FILE.err); status 124 or 137 when it ran out of time
@@ -57,28 +71,36 @@ run() {
 }
 
 # the front end must take the program, and the oracle must not reject it
-if ! "$NESSIE" --dump=typed "$p" > /dev/null 2>&1; then
-  cp "$p" "$OUT/reject-$SEED.nesl"; echo "reject $SEED"; exit 0
+if ! "$NESSIE" --dump=typed "$p" > /dev/null 2> "$work/front.err"; then
+  cp "$p" "$OUT/reject-$SEED.nesl"
+  if [ $types = yes ]; then echo "reject $SEED: nessie: $(head -1 "$work/front.err")"; else echo "reject $SEED"; fi
+  exit 0
 fi
 run "$REF" "$work/ref"
 grep -av ' = fn : ' "$work/ref" > "$work/ref.cmp"
-if [ "$REF" = oracle ] &&
-   grep -q -E 'error: Error (at top level|in Function definition)\..*(type|symbol|undefined|Bad|parse|Syntax)' "$work/ref.cmp"; then
-  cp "$p" "$OUT/reject-$SEED.nesl"; cp "$work/ref" "$OUT/reject-$SEED.ref"; echo "reject $SEED"; exit 0
+rejected='error: Error (at top level|in Function definition)\..*(type|symbol|undefined|Bad|parse|Syntax)'
+if [ "$REF" = oracle ] && grep -q -E "$rejected" "$work/ref.cmp"; then
+  cp "$p" "$OUT/reject-$SEED.nesl"; cp "$work/ref" "$OUT/reject-$SEED.ref"
+  if [ $types = yes ]; then echo "reject $SEED: $REF: $(grep -m1 -E "$rejected" "$work/ref.cmp")"; else echo "reject $SEED"; fi
+  exit 0
 fi
 bad=""
 why=""
 for b in "$@"; do
   run "$b" "$work/out.$b"
   rc=$?
-  grep -av ' = fn : ' "$work/out.$b" > "$work/cmp.$b"
+  ref=$work/ref.cmp
+  case $types,$b in
+  yes,eval | yes,flat | yes,lcu | yes,lcu-O0) cp "$work/out.$b" "$work/cmp.$b"; ref=$work/ref ;;
+  *) grep -av ' = fn : ' "$work/out.$b" > "$work/cmp.$b" ;;
+  esac
   if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
     bad="$bad $b(timeout)"
   elif grep -q -E 'AddressSanitizer|runtime error:|internal error|Segmentation fault|core dumped' "$work/out.$b" "$work/out.$b.err" ||
        [ $rc -gt 128 ]; then
     bad="$bad $b(crash)"
     [ -n "$why" ] || why=$(grep -h -E 'AddressSanitizer|runtime error:|internal error|Segmentation|core' "$work/out.$b" "$work/out.$b.err" | head -1)
-  elif ! d=$("$BUILD/nesl_compare" "$work/cmp.$b" "$work/ref.cmp" 2>&1); then
+  elif ! d=$("$BUILD/nesl_compare" "$work/cmp.$b" "$ref" 2>&1); then
     bad="$bad $b"
     [ -n "$why" ] || why=$(printf '%s\n' "$d" | head -3 | tr '\n' ' ')
   fi
