@@ -1067,7 +1067,7 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
     forward_redefinition(top->def);
     if (!top->def->library) {
       line_start(ev);
-      fprintf(ev->out, "%s\n", tc_def_signature_line(top->def));
+      fprintf(ev->out, "%s%s\n", tc_redefinition_notice(top), tc_def_signature_line(top->def));
     }
     break;
   case TOP_BIND: {
@@ -1076,7 +1076,7 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
       int next = 0;
       define_values(top->pat, v, &top->bound, &next);
       if (!top->library)
-        ok = print_top(ev, top, ast_pattern_to_string(top->pat), v);
+        ok = print_top(ev, top, xprintf("%s%s", tc_redefinition_notice(top), ast_pattern_to_string(top->pat)), v);
     }
     break;
   }

@@ -154,6 +154,10 @@ typedef struct FlatTop {
                            included), as printed */
   const char *pattern;  /* BIND: the pattern as the transcript prints it;
                            EXPR: "it" */
+  const char *notice;   /* FUNCTION, DATATYPE, BIND of the program: what
+                           the transcript prints before the line when a
+                           name changes its type (tc_redefinition_notice:
+                           "Redefining X with a new type. ..."), or "" */
   const char **component_vars; /* BIND: for each component of the value
                            (H(t), layout order) the pattern variable it
                            belongs to, NULL for a wildcard's */

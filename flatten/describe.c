@@ -80,6 +80,7 @@ void flatten_describe_top(TypeEnv *env, TopLevel *src, Type *nesl_type, FlatTop 
   ft->loc = src->loc;
   ft->library = src->library;
   ft->text = statement_text(src, &ft->text_len);
+  ft->notice = src->library ? "" : tc_redefinition_notice(src);
   if ((src->kind == TOP_FUNCTION || src->kind == TOP_DATATYPE) && src->def) {
     ft->scheme = type_scheme_to_string(src->def->type);
     if (!src->library)

@@ -35,6 +35,7 @@
  * that one mistake gives one message.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "typecheck.h"
@@ -218,6 +219,56 @@ char *tc_describe(TypeEnv *env, const char *name) {
     return NULL;
   return xprintf("%s\n%s\n", tc_def_signature_line(tc_lookup(env, intern(key))),
                  *doc ? doc : "(no documentation string)");
+}
+
+/* The names of the basis library that a program may define again, as
+   CMU NESL 3.1 lets it (asked of it, `function NAME(x) = x;` for each
+   name): every other library name is built in there ("NAME is built in,
+   it cannot be redefined"), as a function, a datatype or a top-level
+   variable alike, though a local variable may still take it.  Sorted,
+   for bsearch. */
+static const char *const redefinable[] = {
+    "all",   "any",       "bottop",   "cond_put",  "count",   "drop",    "elt",     "enumerate",
+    "exp_string", "hash", "head_rest", "index",    "interleave", "iseq", "join",    "ln",
+    "max_index", "max_int", "max_val", "min_index", "min_int", "min_val", "mod",    "partition",
+    "permute", "put",     "rand",     "rem",       "rest_tail", "rotate", "split",  "sqrt",
+    "subseq", "sum",      "take",     "transpose", "unpack",  "zip",
+};
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Is 'prev', the definition a program's new one of the same name would
+   shadow, one of the library's built-in names? */
+static bool built_in(const Def *prev) {
+  return prev && prev->library &&
+         !bsearch(&prev->name, redefinable, sizeof redefinable / sizeof *redefinable, sizeof *redefinable,
+                  compare_names);
+}
+
+/* A program's statement may not define a built-in name (a top-level
+   variable of its pattern included). */
+static void check_not_built_in(TypeEnv *env, const char *name, Loc loc) {
+  if (!env->library && built_in(tc_lookup(env, name)))
+    type_error(loc, "'%s' is built in: it cannot be defined again", name);
+}
+
+static void check_pattern_not_built_in(TypeEnv *env, const Pattern *p) {
+  switch (p->kind) {
+  case PAT_WILD:
+    return;
+  case PAT_VAR:
+    check_not_built_in(env, p->name, p->loc);
+    return;
+  case PAT_PAIR:
+    check_pattern_not_built_in(env, p->fst);
+    check_pattern_not_built_in(env, p->snd);
+    return;
+  case PAT_CON:
+    check_pattern_not_built_in(env, p->arg);
+    return;
+  }
 }
 
 static Def *new_def(TypeEnv *env, DefKind kind, const char *name, Loc loc, TopLevel *top) {
@@ -954,6 +1005,8 @@ static void define_pattern_values(TypeEnv *env, Pattern *p, TopLevel *top, bool 
   case PAT_WILD:
     return;
   case PAT_VAR: {
+    if (broken && !env->library && built_in(tc_lookup(env, p->name)))
+      return; /* refused: the built-in stays */
     Def *d = new_def(env, DEF_VALUE, p->name, p->loc, top);
     d->type = p->type ? p->type : type_var(CLASS_ANY, 0);
     d->broken = broken;
@@ -1083,12 +1136,16 @@ bool tc_check_top(TypeEnv *env, TopLevel *top) {
   env->index = top->index;
   switch (top->kind) {
   case TOP_FUNCTION:
+    if (!top->def)
+      check_not_built_in(env, top->name, top->loc);
     check_function(env, top);
     break;
   case TOP_DATATYPE:
+    check_not_built_in(env, top->name, top->loc);
     check_datatype(env, top);
     break;
   case TOP_BIND:
+    check_pattern_not_built_in(env, top->pat);
     check_bind(env, top);
     break;
   case TOP_EXPR:
@@ -1133,4 +1190,28 @@ void tc_set_library_mode(TypeEnv *env, bool on) { env->library = on; }
 
 char *tc_def_signature_line(Def *def) {
   return xprintf("%s = fn : %s", def->name, type_scheme_to_string(def->type));
+}
+
+static void add_redefinition(Buf *b, const Def *d) {
+  if (strcmp(d->name, "it") == 0)
+    return; /* the REPL's last value: NESL gives it any type silently */
+  const Def *old = d->prev;
+  while (old && old->broken)
+    old = old->prev;
+  if (!old || type_equivalent(old->type, d->type))
+    return;
+  buf_puts(b, "Redefining ");
+  for (const char *c = d->name; *c; c++)
+    buf_putc(b, (char)toupper((unsigned char)*c));
+  buf_puts(b, " with a new type.  Old calls will not be modified. ");
+}
+
+const char *tc_redefinition_notice(const TopLevel *top) {
+  Buf b = {0};
+  if (top->kind == TOP_BIND)
+    for (int i = 0; i < top->bound.len; i++)
+      add_redefinition(&b, top->bound.data[i]);
+  else if ((top->kind == TOP_FUNCTION || top->kind == TOP_DATATYPE) && top->def)
+    add_redefinition(&b, top->def);
+  return b.len ? buf_str(&b) : "";
 }

@@ -99,6 +99,15 @@ char *tc_describe(TypeEnv *env, const char *name);
    number)`. */
 char *tc_def_signature_line(Def *def);
 
+/* What NESL prints before the transcript line of statement 'top' (a
+   definition or a binding, checked) for each name it defines whose
+   earlier definition had another type: `Redefining X with a new type.
+   Old calls will not be modified. ` (the name in capitals, as CMU NESL's
+   Lisp prints it), one after another in the order of the names; "" when
+   none.  A declaration followed by its definition, an earlier
+   definition that failed to check, and an equivalent type give none. */
+const char *tc_redefinition_notice(const TopLevel *top);
+
 /* Parses and checks lib-nesl's source into 'env' (builtins.c). */
 void tc_load_library(TypeEnv *env);
 /* While on, definitions are marked as the library's and `__prim` bodies

@@ -84,7 +84,7 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/scalar_loop.nesl", 4, 51, NULL, NULL, NULL, "gcd", NULL},
+  {"tests/golden/scalar_loop.nesl", 4, 57, NULL, NULL, NULL, "euclid", NULL},
   {"tests/golden/scalar_loop.nesl", 5, 2, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
@@ -109,7 +109,7 @@ static int g_x14_defined;
 static int32_t g_x16;
 static int g_x16_defined;
 
-static void fn_gcd(int32_t v_x26, int32_t v_x27, int32_t *out_0);
+static void fn_euclid(int32_t v_x26, int32_t v_x27, int32_t *out_0);
 
 /* the functions that kernels call on each element (scalar loops) */
 #define NESSIE_FN static __host__ __device__
@@ -120,10 +120,10 @@ static void fn_gcd(int32_t v_x26, int32_t v_x27, int32_t *out_0);
 #define NESSIE_FN_RECORD(r, idx, chk, site, code, op, i, len, x, run, ord) \
   rt_kernel_record((r), NESSIE_ERROR(idx, chk, site, code, op, i, len, x, run, ord))
 #endif
-NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed);
+NESSIE_FN int32_t sf_euclid(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed);
 
-/* gcd, on one element: tests/golden/scalar_loop.nesl:4: function gcd(a, b) = if b == 0 then a else gcd(b, rem(a, b)); */
-NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed) {
+/* euclid, on one element: tests/golden/scalar_loop.nesl:4: function euclid(a, b) = if b == 0 then a else euclid(b, rem(a, b)); */
+NESSIE_FN int32_t sf_euclid(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64_t index, int32_t run, int32_t call, int32_t order, int *failed) {
   (void)index;
   (void)run;
   (void)call;
@@ -148,7 +148,7 @@ NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64
         int32_t t2 = v_x29;
         v_x26 = t1;
         v_x27 = t2;
-        continue; /* gcd's tail call */
+        continue; /* euclid's tail call */
       }
     }
   }
@@ -170,12 +170,12 @@ NESSIE_FN int32_t sf_gcd(int32_t v_x26, int32_t v_x27, RtKernelError *rec, int64
       int32_t t6 = v_x29;
       v_x26 = t5;
       v_x27 = t6;
-      continue; /* gcd's tail call */
+      continue; /* euclid's tail call */
     }
   }
 }
 
-/* K1: MAP -- tests/golden/scalar_loop.nesl:5: {gcd(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
+/* K1: MAP -- tests/golden/scalar_loop.nesl:5: {euclid(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtValue *v_x23, RtValue **out_v_x24) {
   (void)loc;
   (void)run;
@@ -198,7 +198,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtVa
       int t13 = (uint64_t)(int64_t)t9 < (uint64_t)v_x23_n;
       int32_t t11 = t13 ? v_x23_d[t9] : 0;
       t12 |= !t13;
-      int32_t t14 = sf_gcd(t10, t11, (RtKernelError *)0, 0, 0, 0, 0, &t12);
+      int32_t t14 = sf_euclid(t10, t11, (RtKernelError *)0, 0, 0, 0, 0, &t12);
       if (__builtin_expect(t12 != 0, 0)) { /* again, recording the error */
         int32_t t15 = v_x22_d[t9];
         int32_t t16;
@@ -209,7 +209,7 @@ static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtVa
           t16 = 0;
         }
         int t18 = 0;
-        int32_t t17 = sf_gcd(t15, t16, err, t8, run, 0, 1, &t18);
+        int32_t t17 = sf_euclid(t15, t16, err, t8, run, 0, 1, &t18);
       }
       v_x24_d[t8] = t14;
     }
@@ -222,7 +222,7 @@ fail:
   rt_release(v_x24);
 }
 
-/* K1: MAP -- tests/golden/scalar_loop.nesl:5: {gcd(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
+/* K1: MAP -- tests/golden/scalar_loop.nesl:5: {euclid(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
 struct K1_A {
   RtKernelError *err;
   int run;
@@ -243,7 +243,7 @@ struct K1_0_pull {
     int t22 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x23_n;
     int32_t t20 = t22 ? A.v_x23_d[ix] : 0;
     t21 |= !t22;
-    int32_t t23 = sf_gcd(t19, t20, (RtKernelError *)0, 0, 0, 0, 0, &t21);
+    int32_t t23 = sf_euclid(t19, t20, (RtKernelError *)0, 0, 0, 0, 0, &t21);
     if (__builtin_expect(t21 != 0, 0)) { /* again, recording the error */
       int32_t t24 = A.v_x22_d[ix];
       int32_t t25;
@@ -254,7 +254,7 @@ struct K1_0_pull {
         t25 = 0;
       }
       int t27 = 0;
-      int32_t t26 = sf_gcd(t24, t25, A.err, i, A.run, 0, 1, &t27);
+      int32_t t26 = sf_euclid(t24, t25, A.err, i, A.run, 0, 1, &t27);
     }
     return K1_0_V{t23};
   }
@@ -299,8 +299,8 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x22, RtValue *
   K1_gpu(err, loc, run, v_x22, v_x23, out_v_x24);
 }
 
-/* function gcd -- tests/golden/scalar_loop.nesl:4: function gcd(a, b) = if b == 0 then a else gcd(b, rem(a, b)); */
-static void fn_gcd(int32_t v_x26, int32_t v_x27, int32_t *out_0) {
+/* function euclid -- tests/golden/scalar_loop.nesl:4: function euclid(a, b) = if b == 0 then a else euclid(b, rem(a, b)); */
+static void fn_euclid(int32_t v_x26, int32_t v_x27, int32_t *out_0) {
   uint8_t v_x28 = 0;
   v_x28 = rt_eq_i(v_x27, 0);
   int32_t v_x31 = 0;
@@ -312,10 +312,10 @@ static void fn_gcd(int32_t v_x26, int32_t v_x27, int32_t *out_0) {
       int err = 0;
       v_x29 = rt_rem_i(v_x26, v_x27, &err);
       if (err)
-        NESSIE_FAIL(rt_scalar_fail(RT_REM, err, 0.0, RT_LOC("tests/golden/scalar_loop.nesl", 4, 51), NULL));
+        NESSIE_FAIL(rt_scalar_fail(RT_REM, err, 0.0, RT_LOC("tests/golden/scalar_loop.nesl", 4, 57), NULL));
     }
     int32_t v_x30 = 0;
-    NESSIE_CALL(RT_LOC("tests/golden/scalar_loop.nesl", 4, 44), "gcd", 0, fn_gcd(v_x27, v_x29, &v_x30));
+    NESSIE_CALL(RT_LOC("tests/golden/scalar_loop.nesl", 4, 47), "euclid", 0, fn_euclid(v_x27, v_x29, &v_x30));
     v_x31 = v_x30;
   }
   *out_0 = v_x31;
@@ -432,18 +432,18 @@ static void top_9(void) {
   g_x16_defined = 1;
 }
 
-/* tests/golden/scalar_loop.nesl:5: {gcd(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
+/* tests/golden/scalar_loop.nesl:5: {euclid(a, b) : a in [12, 35, 81]; b in [18, 14, 27]}; */
 static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
-  rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 19);
+  rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 22);
   RtValue *t29 = rt_value_new(rt_vec_type(RT_INT), 3);
   t29->data.i[0] = 12;
   t29->data.i[1] = 35;
   t29->data.i[2] = 81;
   v_x17 = NESSIE_TO_DEVICE(t29);
   RtValue *v_x18 = NULL;
-  rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 38);
+  rt_here = RT_LOC("tests/golden/scalar_loop.nesl", 5, 41);
   RtValue *t30 = rt_value_new(rt_vec_type(RT_INT), 3);
   t30->data.i[0] = 18;
   t30->data.i[1] = 14;
@@ -453,7 +453,7 @@ static void top_10(void) {
   v_x19 = (int32_t)v_x17->len;
   int32_t v_x20 = 0;
   v_x20 = (int32_t)v_x18->len;
-  NESSIE_CHECK(1 /* lengths */, RT_LOC("tests/golden/scalar_loop.nesl", 5, 38), v_x19, v_x20, 0);
+  NESSIE_CHECK(1 /* lengths */, RT_LOC("tests/golden/scalar_loop.nesl", 5, 41), v_x19, v_x20, 0);
   RtValue *v_x25 = NULL;
   NESSIE_RUN(RT_LOC("tests/golden/scalar_loop.nesl", 5, 2), K1, 2, v_x17, v_x18, &v_x25);
   rt_release(v_x17);

@@ -84,8 +84,8 @@ static const RtLayout layout_1 = {RL_INT, NULL, NULL, NULL, NULL};
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, "__write", NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 359, 63, NULL, NULL, NULL, NULL, NULL},
-  {"<lib-nesl/builtins.nesl>", 359, 50, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 366, 63, NULL, NULL, NULL, NULL, NULL},
+  {"<lib-nesl/builtins.nesl>", 366, 50, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/sort.nesl", 3, 31, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
@@ -110,9 +110,9 @@ static int g_x14_defined;
 static int32_t g_x16;
 static int g_x16_defined;
 
-static void fn_median(RtValue *v_x19, int32_t *out_0);
+static void fn_middle(RtValue *v_x19, int32_t *out_0);
 
-/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:359: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:366: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K1_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue **out_v_x21) {
   (void)loc;
   (void)run;
@@ -134,7 +134,7 @@ fail:
   rt_release(v_x21);
 }
 
-/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:359: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K1: LIBRARY -- <lib-nesl/builtins.nesl>:366: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 struct K1_A {
   RtKernelError *err;
   int run;
@@ -175,7 +175,7 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x20, RtValue *
   }
 }
 
-/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:359: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:366: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *v_x27, RtValue **out_v_x28) {
   (void)loc;
   (void)run;
@@ -226,7 +226,7 @@ fail:
   rt_release(v_x28);
 }
 
-/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:359: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
+/* K2: PERMUTE -- <lib-nesl/builtins.nesl>:366: function sort(a) : [a] -> [a] :: (a in number) = __scatter(a, rank(a), */
 struct K2_A {
   RtKernelError *err;
   int run;
@@ -310,7 +310,7 @@ static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x25, RtValue *
   }
 }
 
-/* K3: ONCE -- tests/golden/sort.nesl:3: function median(xs) = sort(xs)[#xs / 2]; */
+/* K3: ONCE -- tests/golden/sort.nesl:3: function middle(xs) = sort(xs)[#xs / 2]; */
 static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v_x33, int32_t *out_v_x34) {
   (void)loc;
   (void)run;
@@ -341,7 +341,7 @@ static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtVal
 fail:
 }
 
-/* K3: ONCE -- tests/golden/sort.nesl:3: function median(xs) = sort(xs)[#xs / 2]; */
+/* K3: ONCE -- tests/golden/sort.nesl:3: function middle(xs) = sort(xs)[#xs / 2]; */
 struct K3_A {
   RtKernelError *err;
   int run;
@@ -406,15 +406,15 @@ static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x32, RtValue *v
   }
 }
 
-/* function median -- tests/golden/sort.nesl:3: function median(xs) = sort(xs)[#xs / 2]; */
-static void fn_median(RtValue *v_x19, int32_t *out_0) {
+/* function middle -- tests/golden/sort.nesl:3: function middle(xs) = sort(xs)[#xs / 2]; */
+static void fn_middle(RtValue *v_x19, int32_t *out_0) {
   RtValue *v_x22 = NULL;
   RtValue *v_x29 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "sort", RT_LOC("tests/golden/sort.nesl", 3, 23));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 359, 63), K1, 2, v_x19, &v_x22);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 359, 50), K2, 3, v_x19, v_x22, &v_x29);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 366, 63), K1, 2, v_x19, &v_x22);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 366, 50), K2, 3, v_x19, v_x22, &v_x29);
     rt_release(v_x22);
     rt_set_context(saved);
   }
@@ -545,7 +545,7 @@ static void top_9(void) {
   g_x16_defined = 1;
 }
 
-/* tests/golden/sort.nesl:4: median([5, 3, 9, 1, 7]); */
+/* tests/golden/sort.nesl:4: middle([5, 3, 9, 1, 7]); */
 static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
@@ -559,7 +559,7 @@ static void top_10(void) {
   v_x17 = NESSIE_TO_DEVICE(t27);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
-  NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "median", 0, fn_median(v_x17, &v_x18));
+  NESSIE_CALL(RT_LOC("tests/golden/sort.nesl", 4, 1), "middle", 0, fn_middle(v_x17, &v_x18));
   rt_release(v_x17);
   value_0 = v_x18;
   NESSIE_SYNC();
