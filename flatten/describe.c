@@ -186,9 +186,16 @@ static Type *type_atom(TypeText *t) {
   return type_data(name, d->data_id, args);
 }
 
+/* a -> b -> c: a function type (in parentheses inside a tuple, as
+   type_text_bracketed writes it), to the right */
+static Type *type_arrows(TypeText *t) {
+  Type *arg = type_atom(t);
+  return accept_text(t, "->") ? type_fun(arg, type_arrows(t)) : arg;
+}
+
 /* t1, t2, ...: a tuple nests to the right */
 static Type *type_items(TypeText *t) {
-  Type *first = type_atom(t);
+  Type *first = type_arrows(t);
   return accept_text(t, ",") ? type_pair(first, type_items(t)) : first;
 }
 
@@ -243,7 +250,7 @@ static const RtLayout *reader_type(void *ctx, const char *text, const char **nam
     *why = t.why;
     return NULL;
   }
-  *name = type_value_to_string(type);
+  *name = type_text_bracketed(type);
   return flatten_rt_layout(r->env, type);
 }
 

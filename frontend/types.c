@@ -581,6 +581,7 @@ static void print(Buf *b, TypeNamer *nm, Type *t, bool parens, bool fun_parens) 
     buf_puts(b, var_name(nm, t));
     break;
   case T_FUN:
+    fun_parens = fun_parens || nm->fun_parens;
     if (fun_parens)
       buf_putc(b, '(');
     print(b, nm, t->fst, true, true);
@@ -688,6 +689,12 @@ char *type_scheme_to_string(Type *fun) {
   TypeNamer nm = {0};
   name_as_nesl(&nm, fun);
   char *s = type_fun_to_string(&nm, fun);
+  return xprintf("%s%s", s, type_context_string(&nm));
+}
+
+char *type_text_bracketed(Type *t) {
+  TypeNamer nm = {.fun_parens = true};
+  char *s = type_to_string(&nm, t);
   return xprintf("%s%s", s, type_context_string(&nm));
 }
 

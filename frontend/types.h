@@ -140,11 +140,17 @@ typedef struct TypeNamer {
   Vec vars;      /* Type * (resolved T_VAR), in order of naming */
   bool numbered; /* name them a0, a1, ... (CMU NESL's names for more
                     than five variables) */
+  bool fun_parens; /* every function type in parentheses (type_text_bracketed) */
 } TypeNamer;
 
 /* A value's type as the REPL prints it: a top-level tuple has no
    parentheses (`int, bool`). */
 char *type_to_string(TypeNamer *nm, Type *t);
+/* A value's type as type_value_to_string writes it, but every function
+   type in it in parentheses (`(float -> float), [int]` where the REPL
+   prints `float -> float, [int]`): for the types the IRs' text carries
+   (a host primitive's `<A -> R>`), which must read back as they were. */
+char *type_text_bracketed(Type *t);
 /* A function type `(a, a) -> a`: argument and result tuples have them. */
 char *type_fun_to_string(TypeNamer *nm, Type *fun);
 /* `:: (a in number; b in any)` for the variables named so far, or "". */
