@@ -984,8 +984,8 @@ static void test_error_unexpected_end_of_file(void **state) {
   Program *p = parse_with_errors("x = 1;\ny = 1 + 2");
   assert_int_equal(p->tops.len, 1);
   assert_int_equal(diag_count(), 1);
-  assert_non_null(strstr(diags(), "t.nesl:2:10: error: syntax error: unexpected end of file, expected ';' or "
-                                  "'$'\n"));
+  assert_non_null(strstr(diags(), "t.nesl:2:10: error: syntax error: unexpected end of file, expected '$' or "
+                                  "';'\n"));
 }
 
 static void test_error_boolean_as_name(void **state) {

@@ -30,18 +30,18 @@ syn keyword neslBuiltin int_collect interleave intersection iseq isqrt join kth_
 syn keyword neslBuiltin length_from_flags linify ln log lowercase lshift mark_duplicates max
 syn keyword neslBuiltin max_index max_int max_scan max_val median min min_index min_int
 syn keyword neslBuiltin min_scan min_val minusp mod mult_scan name negate newline
-syn keyword neslBuiltin not nullstr odd_elts oddp open_append_file open_check open_in_file open_out_file
-syn keyword neslBuiltin or_scan pack pack_index parity parse_float parse_int partition permute
-syn keyword neslBuiltin pi plus_scan plusp print print_char print_debug print_string printl
-syn keyword neslBuiltin product put rand rand_seed rank rank_down read read_char
-syn keyword neslBuiltin read_check read_float_seq_from_file read_int_seq_from_file read_line read_object_from_file read_string read_string_from_file read_word
-syn keyword neslBuiltin reciprocal rem remove_duplicates rep rest rest_tail reverse rotate
-syn keyword neslBuiltin round rshift search_for_subseqs select set_difference sin sinh snoc
-syn keyword neslBuiltin sort space split sqrt stderr stdin stdout stream
-syn keyword neslBuiltin string string_eql subseq sum tab take tan tanh
-syn keyword neslBuiltin transpose trunc union unpack unzip uppercase vpair vsep
-syn keyword neslBuiltin wordify write write_char write_check write_object_to_file write_string write_string_to_file xor_scan
-syn keyword neslBuiltin zerop zip
+syn keyword neslBuiltin next not nullstr odd_elts oddp open_append_file open_check open_in_file
+syn keyword neslBuiltin open_out_file or_scan pack pack_index parity parse_float parse_int partition
+syn keyword neslBuiltin permute pi plus_scan plusp previous print print_char print_debug
+syn keyword neslBuiltin print_string printl product put rand rand_seed rank rank_down
+syn keyword neslBuiltin read read_char read_check read_float_seq_from_file read_int_seq_from_file read_line read_object_from_file read_string
+syn keyword neslBuiltin read_string_from_file read_word reciprocal rem remove_duplicates rep rest rest_tail
+syn keyword neslBuiltin reverse rotate round rshift search_for_subseqs select set_difference sin
+syn keyword neslBuiltin sinh snoc sort space split sqrt stderr stdin
+syn keyword neslBuiltin stdout stream string string_eql subseq sum tab take
+syn keyword neslBuiltin tan tanh transpose trunc union unpack unzip uppercase
+syn keyword neslBuiltin vpair vsep wordify write write_char write_check write_object_to_file write_string
+syn keyword neslBuiltin write_string_to_file xor_scan zerop zip
 " END BUILTINS
 
 syn keyword neslKeyword     function datatype let in if then else
