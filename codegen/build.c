@@ -84,6 +84,19 @@ static const char *find_nvcc(void) {
 }
 
 /* The runtime directory if it holds the CUDA runtime too. */
+static const char *resolve(const char *name);
+
+const char *cg_nvcc_path(void) {
+  const char *nvcc = find_nvcc();
+  const char *path = nvcc ? resolve(nvcc) : NULL;
+  return path ? path : nvcc;
+}
+
+const char *cg_c_compiler(void) {
+  const char *cc = getenv("NESSIE_CC");
+  return cc && *cc ? cc : "cc";
+}
+
 static bool has_cuda_runtime(const char *rt) {
   return rt && is_file(xprintf("%s/libnessie_rt_cuda.a", rt)) && is_file(xprintf("%s/include/gpu.cuh", rt));
 }
@@ -608,8 +621,7 @@ static void push_compiler(Vec *argv, const CgBuild *b, const char *nvcc) {
     push_flags(argv, getenv("NESSIE_NVCCFLAGS"), "-O3");
     vec_push(argv, xprintf("-arch=%s", b->arch ? b->arch : "sm_90"));
   } else {
-    const char *cc = getenv("NESSIE_CC");
-    vec_push(argv, (void *)(cc && *cc ? cc : "cc"));
+    vec_push(argv, (void *)cg_c_compiler());
     /* -O1 builds quicker; make test-asan adds the sanitizers (needed
        when linking too) */
     push_flags(argv, getenv("NESSIE_CFLAGS"), "-O2");

@@ -448,4 +448,11 @@ CgTargetKind cg_default_target(bool *no_gpu);
    binary; NULL if not found. */
 const char *cg_runtime_dir(void);
 
+/* The compilers a build runs: nvcc ($NESSIE_NVCC, else nvcc on the
+   PATH, else /usr/local/cuda/bin/nvcc; NULL if none, and then the file it
+   runs, a path) and the C compiler ($NESSIE_CC, else cc): what `nessie
+   --version` names. */
+const char *cg_nvcc_path(void);
+const char *cg_c_compiler(void);
+
 #endif

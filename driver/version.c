@@ -30,44 +30,6 @@ extern char **environ;
 
 const char nessie_version[] = NESSIE_VERSION;
 
-/* Is 'name' an executable file, by itself (a path) or in a directory of
-   $PATH?  Returns the file found, or NULL. */
-static const char *find_program(const char *name) {
-  if (strchr(name, '/'))
-    return access(name, X_OK) == 0 ? name : NULL;
-  const char *path = getenv("PATH");
-  for (const char *p = path ? path : ""; *p;) {
-    size_t n = strcspn(p, ":");
-    const char *file = xprintf("%.*s/%s", (int)n, p, name);
-    if (n > 0 && access(file, X_OK) == 0)
-      return file;
-    p += n;
-    if (*p == ':')
-      p++;
-  }
-  return NULL;
-}
-
-/* nvcc as the CUDA build finds it (codegen/build.c, find_nvcc: the two
-   must agree): $NESSIE_NVCC, else nvcc on the PATH, else the toolkit's
-   usual place; NULL if none. */
-static const char *version_nvcc(void) {
-  const char *env = getenv("NESSIE_NVCC");
-  if (env && *env)
-    return env;
-  const char *found = find_program("nvcc");
-  if (found)
-    return found;
-  return access("/usr/local/cuda/bin/nvcc", X_OK) == 0 ? "/usr/local/cuda/bin/nvcc" : NULL;
-}
-
-/* The C compiler as the CPU build runs it (codegen/build.c,
-   push_compiler): $NESSIE_CC, else cc. */
-static const char *version_cc(void) {
-  const char *env = getenv("NESSIE_CC");
-  return env && *env ? env : "cc";
-}
-
 /* What `PROGRAM --version` prints on stdout and stderr (at most 64 KiB),
    or NULL if it cannot be run or fails. */
 static char *version_output(const char *program) {
@@ -127,7 +89,7 @@ static const char *line_with(const char *text, const char *needle) {
 void print_version(FILE *out) {
   fprintf(out, "nessie %s (commit %s)\n", NESSIE_VERSION, NESSIE_COMMIT);
 
-  const char *cc = version_cc();
+  const char *cc = cg_c_compiler();
   const char *cc_text = version_output(cc);
   const char *cc_line = cc_text ? line_with(cc_text, NULL) : NULL;
   if (cc_line && *cc_line)
@@ -135,7 +97,7 @@ void print_version(FILE *out) {
   else
     fprintf(out, "C compiler: none (%s cannot be run: install gcc, or name a C compiler in NESSIE_CC)\n", cc);
 
-  const char *nvcc = version_nvcc();
+  const char *nvcc = cg_nvcc_path();
   const char *nvcc_text = nvcc ? version_output(nvcc) : NULL;
   /* nvcc's last line: "Cuda compilation tools, release 12.4, V12.4.131" */
   const char *release = nvcc_text ? line_with(nvcc_text, "release ") : NULL;
