@@ -14,6 +14,8 @@ What it makes, and why:
     lifted recursion `{f(v) : v in [a, b]}`), and loops over an int whose
     argument decreases (fuel), called inside apply-to-each too, so that
     flattening lifts them;
+  - ranges with a stride (`[a : a + n : d]`), `let` patterns with a
+    wildcard (`(a, _)`), which monomorphization copies (flatten/mono.c);
   - `if` in lifted context, `let` with patterns, every group of built-ins
     (scans, reductions, permute, ++, flatten, partition, subscripts,
     take/drop, rotate, dist, sort and rank, strings, @);
@@ -195,6 +197,10 @@ class Gen:
             # a pattern let over a pair
             a, b = self.fresh(), self.fresh()
             pt = pair(INT, self.pick([INT, seq(INT)]))
+            if self.chance(0.25):
+                # one side not wanted: a wildcard
+                return "(let (%s, _) = %s in %s)" % (a, self.gen(pt, env, size // 2),
+                                                     self.gen(t, env + [(a, pt[1])], size // 2))
             return "(let (%s, %s) = %s in %s)" % (a, b, self.gen(pt, env, size // 2),
                                                   self.gen(t, env + [(a, pt[1]), (b, pt[2])], size // 2))
         c = self.call_of(t, env, size)
@@ -378,6 +384,13 @@ class Gen:
         if k == 12 and et == FLOAT:
             return "%s(%s)" % (self.pick(["plus_scan", "max_scan", "sort"]), g())
         if k == 13 and et == INT:
+            if self.chance(0.3):
+                # a range with a stride (NESL's: the end at least the
+                # start, the stride positive, or an error)
+                v = self.fresh()
+                return "(let %s = %s in [%s : %s + %s : %s])" % (
+                    v, self.small_int(env, size // 3), v, v, self.small_int(env, size // 3),
+                    self.pick(["1", "2", "3", "1 + mod(%s, 3)" % v]))
             return "[0 : %s]" % self.small_int(env, size // 2)
         if k == 13 and depth(t) == 2 and et[1] == INT:
             # partition of a sequence into two parts
