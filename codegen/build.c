@@ -52,22 +52,22 @@ static bool is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Is 'name' an executable file in a directory of $PATH (or a path)? */
-static bool on_path(const char *name) {
+/* The file that running 'name' runs (a search of $PATH as posix_spawnp
+   makes), or NULL. */
+static const char *resolve(const char *name) {
   if (strchr(name, '/'))
-    return access(name, X_OK) == 0;
+    return name;
   const char *path = getenv("PATH");
-  if (!path)
-    return false;
-  for (const char *p = path; *p;) {
+  for (const char *p = path ? path : ""; *p;) {
     size_t n = strcspn(p, ":");
-    if (n > 0 && access(xprintf("%.*s/%s", (int)n, p, name), X_OK) == 0)
-      return true;
+    const char *full = xprintf("%.*s/%s", (int)n, p, name);
+    if (n > 0 && access(full, X_OK) == 0)
+      return full;
     p += n;
     if (*p == ':')
       p++;
   }
-  return false;
+  return NULL;
 }
 
 /* nvcc: $NESSIE_NVCC, else nvcc on the PATH, else the toolkit's usual
@@ -76,7 +76,7 @@ static const char *find_nvcc(void) {
   const char *env = getenv("NESSIE_NVCC");
   if (env && *env)
     return env;
-  if (on_path("nvcc"))
+  if (resolve("nvcc"))
     return "nvcc";
   if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0)
     return "/usr/local/cuda/bin/nvcc";
@@ -84,8 +84,6 @@ static const char *find_nvcc(void) {
 }
 
 /* The runtime directory if it holds the CUDA runtime too. */
-static const char *resolve(const char *name);
-
 const char *cg_nvcc_path(void) {
   const char *nvcc = find_nvcc();
   const char *path = nvcc ? resolve(nvcc) : NULL;
@@ -762,24 +760,6 @@ static void hash_bytes(struct sha256_ctx *h, const void *data, size_t n) { sha25
 
 /* A string and its end, so that "ab","c" and "a","bc" differ. */
 static void hash_string(struct sha256_ctx *h, const char *s) { hash_bytes(h, s, strlen(s) + 1); }
-
-/* The file that running 'name' runs (a search of $PATH as posix_spawnp
-   makes), or NULL. */
-static const char *resolve(const char *name) {
-  if (strchr(name, '/'))
-    return name;
-  const char *path = getenv("PATH");
-  for (const char *p = path ? path : ""; *p;) {
-    size_t n = strcspn(p, ":");
-    const char *full = xprintf("%.*s/%s", (int)n, p, name);
-    if (n > 0 && access(full, X_OK) == 0)
-      return full;
-    p += n;
-    if (*p == ':')
-      p++;
-  }
-  return NULL;
-}
 
 /* The identity of the program 'name' runs: its path, size, time and
    inode; false if it is not found. */
