@@ -638,9 +638,7 @@ static void gen_top(Hx *h, const LcuTop *t, int index) {
     }
   }
   if (!src->library) {
-    /* (a name that changes its type: NESL's notice before the line) */
-    print_value(h, t, src->notice && *src->notice ? xprintf("%s%s", src->notice, src->pattern) : src->pattern, comps,
-                &vars);
+    print_value(h, t, src->pattern, comps, &vars);
   }
   if (src->kind != FLAT_TOP_BIND)
     for (int i = 0; i < n; i++)

@@ -147,17 +147,17 @@ typedef struct FlatTop {
                            a NUL) */
   size_t text_len;
   const char *signature; /* FUNCTION, DATATYPE of the program: the
-                           transcript's `name = fn : TYPE` line */
+                           transcript's `name = fn : TYPE` line (after
+                           NESL's "Redefining NAME with a new type. ..."
+                           where the name changes its type:
+                           tc_redefinition_notice) */
   const char *scheme;   /* FUNCTION, DATATYPE: the type scheme the dumps
                            print after the text */
   const char *type_name; /* BIND, EXPR: the value's NESL type (datatypes
                            included), as printed */
-  const char *pattern;  /* BIND: the pattern as the transcript prints it;
+  const char *pattern;  /* BIND: the pattern as the transcript prints it
+                           (after NESL's notice, as 'signature');
                            EXPR: "it" */
-  const char *notice;   /* FUNCTION, DATATYPE, BIND of the program: what
-                           the transcript prints before the line when a
-                           name changes its type (tc_redefinition_notice:
-                           "Redefining X with a new type. ..."), or "" */
   const char **component_vars; /* BIND: for each component of the value
                            (H(t), layout order) the pattern variable it
                            belongs to, NULL for a wildcard's */

@@ -303,9 +303,7 @@ static void run_block(Guarded *g) {
    reports it), and the names it bound keep their values. */
 static void print_value(Guarded *g) {
   rt_here = flat_rt_loc(g->top->loc);
-  const char *notice = g->top->notice ? g->top->notice : "";
-  rt_print_binding(*notice ? xprintf("%s%s", notice, g->top->pattern) : g->top->pattern, g->top->layout, g->comps,
-                   g->top->type_name);
+  rt_print_binding(g->top->pattern, g->top->layout, g->comps, g->top->type_name);
 }
 
 /* 'step(g)' under the statement's guard: false if a run-time error
@@ -338,7 +336,7 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
   case FLAT_TOP_FUNCTION:
   case FLAT_TOP_DATATYPE:
     if (!top->library && top->signature)
-      fprintf(out, "%s%s\n", top->notice ? top->notice : "", top->signature);
+      fprintf(out, "%s\n", top->signature);
     break;
   case FLAT_TOP_BIND:
   case FLAT_TOP_EXPR: {

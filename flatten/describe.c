@@ -80,17 +80,19 @@ void flatten_describe_top(TypeEnv *env, TopLevel *src, Type *nesl_type, FlatTop 
   ft->loc = src->loc;
   ft->library = src->library;
   ft->text = statement_text(src, &ft->text_len);
-  ft->notice = src->library ? "" : tc_redefinition_notice(src);
+  /* NESL's notice of a name that changes its type goes before the
+     transcript's line (the signature's, or the binding's pattern) */
+  const char *notice = src->library ? "" : tc_redefinition_notice(src);
   if ((src->kind == TOP_FUNCTION || src->kind == TOP_DATATYPE) && src->def) {
     ft->scheme = type_scheme_to_string(src->def->type);
     if (!src->library)
-      ft->signature = tc_def_signature_line(src->def);
+      ft->signature = xprintf("%s%s", notice, tc_def_signature_line(src->def));
   }
   if (src->kind != TOP_BIND && src->kind != TOP_EXPR)
     return;
   ft->type_name = type_value_to_string(nesl_type);
   ft->layout = flatten_rt_layout(env, nesl_type);
-  ft->pattern = src->kind == TOP_BIND ? ast_pattern_to_string(src->pat) : "it";
+  ft->pattern = src->kind == TOP_BIND ? xprintf("%s%s", notice, ast_pattern_to_string(src->pat)) : "it";
   if (src->kind == TOP_BIND) {
     int n = rt_layout_count(ft->layout, true);
     const char **vars = xmalloc(sizeof(char *) * (size_t)(n + 1));
