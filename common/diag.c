@@ -47,20 +47,17 @@ static int handler_depth;
    name (rt.h's RtLoc), can show its line (source_find). */
 static Vec sources;
 
-Source *source_from_string(const char *name, const char *text) {
-  Source *s = NEW(Source);
-  s->name = xstrdup(name);
-  s->len = strlen(text);
-  s->text = xstrndup(text, s->len);
-  vec_push(&sources, s);
-  return s;
-}
-
 Source *source_fragment(const char *name, const char *text) {
   Source *s = NEW(Source);
   s->name = xstrdup(name);
   s->len = strlen(text);
   s->text = xstrndup(text, s->len);
+  return s;
+}
+
+Source *source_from_string(const char *name, const char *text) {
+  Source *s = source_fragment(name, text);
+  vec_push(&sources, s);
   return s;
 }
 
