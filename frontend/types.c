@@ -692,14 +692,12 @@ char *type_scheme_to_string(Type *fun) {
   return xprintf("%s%s", s, type_context_string(&nm));
 }
 
-char *type_text_bracketed(Type *t) {
-  TypeNamer nm = {.fun_parens = true};
+/* A value's type and its context, named by 'nm' (fresh). */
+static char *value_text(TypeNamer nm, Type *t) {
   char *s = type_to_string(&nm, t);
   return xprintf("%s%s", s, type_context_string(&nm));
 }
 
-char *type_value_to_string(Type *t) {
-  TypeNamer nm = {0};
-  char *s = type_to_string(&nm, t);
-  return xprintf("%s%s", s, type_context_string(&nm));
-}
+char *type_text_bracketed(Type *t) { return value_text((TypeNamer){.fun_parens = true}, t); }
+
+char *type_value_to_string(Type *t) { return value_text((TypeNamer){0}, t); }
