@@ -16,8 +16,8 @@
 # BUILD/nesl_compare compares each transcript with REF's (floats to 1e-9,
 # an error line with any error line; the `= fn :` lines are left out).
 # Prints one line: `pass SEED`, `reject SEED` (REF or nessie's front end
-# rejects the program: the generator's fault, not a difference; for a
-# file, `reject F: WHO: the first error line`), or
+# rejects the program, or REF runs out of time: the generator's fault,
+# not a difference; for a file, `reject F: WHO: the first error line`), or
 # `fail SEED: BACKEND...: the first difference`; a failing program is
 # kept as OUTDIR/SEED.nesl with each transcript beside it.
 # FUZZ_STATEMENTS: statements a program (8); FUZZ_TIMEOUT: the seconds a
@@ -77,6 +77,14 @@ if ! "$NESSIE" --dump=typed "$p" > /dev/null 2> "$work/front.err"; then
   exit 0
 fi
 run "$REF" "$work/ref"
+rc=$?
+# a reference that runs out of time gives nothing to compare against: the
+# program is the generator's fault (it must end quickly), not a difference
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+  cp "$p" "$OUT/reject-$SEED.nesl"
+  echo "reject $SEED: $REF: ran out of time (${limit} s)"
+  exit 0
+fi
 grep -av ' = fn : ' "$work/ref" > "$work/ref.cmp"
 rejected='error: Error (at top level|in Function definition)\..*(type|symbol|undefined|Bad|parse|Syntax)'
 if [ "$REF" = oracle ] && grep -q -E "$rejected" "$work/ref.cmp"; then
