@@ -9,6 +9,20 @@ REF=eval JOBS=$JOBS sh tests/fuzz/diff.sh "$BUILD" "$OUT/programs" 1 200 flat lc
 sed -n 's/^fail \([0-9]*\):\(.*\)/\1 \2/p' "$OUT/programs/results" | sort -n | while read -r seed why; do
   fail "fuzz-diff/$seed" "$why (the program: $OUT/programs/$seed.nesl; reduce it with tests/fuzz/reduce.py)"
 done
+# seed 21041 once called a fuel loop with the largest int (found on the
+# GPU, sixteenth session): every call to a loop now bounds its fuel, and
+# a reference that runs out of time makes a reject, not a difference
+r=$(REF=eval sh tests/fuzz/one.sh "$BUILD" "$OUT" 21041 eval lcu 2>&1)
+case $r in
+"pass 21041") pass "fuzz-diff/fuel-bounded" ;;
+*) fail "fuzz-diff/fuel-bounded" "$r" ;;
+esac
+printf 'function forever(n) = if n < 0 then 0 else forever(n + 1);\nforever(1);\n' > "$OUT/forever.nesl"
+r=$(FUZZ_TIMEOUT=2 sh tests/fuzz/one.sh "$BUILD" "$OUT" "$OUT/forever.nesl" eval lcu 2>&1)
+case $r in
+"reject forever: eval: ran out of time (2 s)") pass "fuzz-diff/reference-out-of-time" ;;
+*) fail "fuzz-diff/reference-out-of-time" "$r" ;;
+esac
 summary=$(tail -1 "$OUT/diff.log")
 case $summary in
 *" 0 failed"*) pass "fuzz-diff/programs ($summary)" ;;
