@@ -360,9 +360,10 @@ const char *cg_func_name(const char *prefix, const LcuFunc *f);
    several translation units, so that the C or CUDA compiler runs on them
    in parallel: the globals, the host functions and main in the first;
    where there are that many, the host functions in parts of
-   CG_PART_FUNCS after it, then the top-level statements in parts of
-   CG_PART_TOPS; the kernels in parts of about CG_PART_KERNELS each
-   last.  The split depends only on the program (the same files on every
+   CG_PART_FUNCS after it; then the top-level statements in parts of
+   CG_PART_TOPS (in a split program always in units of their own, which
+   build.c compiles without optimization); the kernels in parts of about
+   CG_PART_KERNELS each last.  The split depends only on the program (the same files on every
    machine). */
 enum {
   CG_SPLIT_KERNELS = 40,
@@ -374,7 +375,8 @@ enum {
 };
 /* What a translation unit holds, which decides how it is compiled
    (build.c): a unit of top-level statements runs each of them once, and
-   is compiled without optimization. */
+   is compiled without optimization; so is the CPU target's unit of host
+   functions, which only calls kernels and the runtime. */
 typedef enum CgUnitKind { CG_UNIT_ALL, CG_UNIT_HOST, CG_UNIT_STATEMENTS, CG_UNIT_KERNELS } CgUnitKind;
 typedef struct CgFiles {
   int n;
