@@ -665,12 +665,12 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
      user's flags, so that it wins over their -O.  nvcc warns of a second
      -O, and puts -Xcompiler's flags before the -O it passes on: for a
      CUDA unit of statements (host code only, a .cpp) the user's -O goes,
-     and -O0 takes its place. */
-  /* on the CPU target the host functions' unit too: it holds no loop
-     over elements (those are all in the kernels' units), only calls of
-     kernels and of the runtime, and -O2 took it 5.4 s where -O0 takes
-     0.7 s (alg_mergesort's 8561 lines).  A program small enough for one
-     unit (CG_UNIT_ALL, the benchmarks among them) keeps the user's -O. */
+     and -O0 takes its place.  On the CPU target the host functions' unit
+     gets -O0 too: it holds no loop over elements (those are all in the
+     kernels' units), only calls of kernels and of the runtime, and -O2
+     took it 5.4 s where -O0 takes 0.7 s (alg_mergesort's 8561 lines).  A
+     program small enough for one unit (CG_UNIT_ALL, the benchmarks among
+     them) keeps the user's -O. */
   if ((kind == CG_UNIT_STATEMENTS || kind == CG_UNIT_HOST) && b->target == CG_CPU)
     vec_push(&argv, "-O0");
   if (kind == CG_UNIT_STATEMENTS && b->target == CG_CUDA) {

@@ -363,8 +363,8 @@ const char *cg_func_name(const char *prefix, const LcuFunc *f);
    CG_PART_FUNCS after it; then the top-level statements in parts of
    CG_PART_TOPS (in a split program always in units of their own, which
    build.c compiles without optimization); the kernels in parts of about
-   CG_PART_KERNELS each last.  The split depends only on the program (the same files on every
-   machine). */
+   CG_PART_KERNELS each last.  The split depends only on the program
+   (the same files on every machine). */
 enum {
   CG_SPLIT_KERNELS = 40,
   CG_PART_KERNELS = 32,

@@ -73,6 +73,13 @@ def depth(t):
     return 1 + depth(t[1]) if is_seq(t) else 0
 
 
+def fuel(e):
+    """The first argument of a call to a loop with fuel (an (int, int)
+    function), which counts its steps: bounded, since an unbounded one
+    (min_scan's identity, say) never ends."""
+    return "mod(%s, 7)" % e
+
+
 class Gen:
     def __init__(self, seed):
         self.r = random.Random(seed)
@@ -177,9 +184,7 @@ class Gen:
         fixed = self.fixed.get(name, [])
         actual = [self.gen(a, env, size // 2) for a in args]
         if args == [INT, INT]:
-            # the loop with fuel: its first argument counts the steps, and
-            # an unbounded one (min_scan's identity, say) never ends
-            actual[0] = "mod(%s, 7)" % actual[0]
+            actual[0] = fuel(actual[0])
         return "%s(%s)" % (name, ", ".join(fixed + actual))
 
     def gen_common(self, t, env, size):
@@ -527,7 +532,7 @@ class Gen:
                 if args == [seq(INT)]:
                     e = "{%s(%s%s) : %s in %s}" % (name, fixed, x, x, self.gen(seq(seq(INT)), [], 5))
                 elif args == [INT, INT]:
-                    e = "{%s(%s, %s) : %s in %s}" % (name, "mod(%s, 7)" % x, x, x, self.gen(seq(INT), [], 4))
+                    e = "{%s(%s, %s) : %s in %s}" % (name, fuel(x), x, x, self.gen(seq(INT), [], 4))
                 elif args == [seq(INT), INT]:
                     e = "{%s(%s, %s) : %s in %s}" % (name, x, "#" + x, x, self.gen(seq(seq(INT)), [], 4))
             out.append(e + ";")
