@@ -1,0 +1,388 @@
+/*
+ * lib.c: what a library made by `nessie --library` runs on besides its
+ * compiled code: contexts, the handles of sequences, and the call of an
+ * exported function (docs/library.md).
+ *
+ * The central idea: an exported function f is compiled as the top-level
+ * statement `__keep_value(k, f(__global_value(k)))` (driver/export.c),
+ * so that it runs the very code an executable runs for `f(x)`.  The two
+ * primitives are the REPL's bridge to its store of values (RtStore);
+ * a call installs a store whose `get` hands the statement the caller's
+ * argument and whose `keep` takes its result.  A value crosses the
+ * bridge as its host components H(t) (rt.h's layouts): scalars, and for
+ * each sequence the components V(elem) that a handle holds as they are,
+ * with a reference of its own, so that nothing is copied.
+ *
+ * The generated code describes the library in tables (RtLib): for each
+ * exported function the leaves of H(argument) and H(result), each a
+ * base type or a sequence type; for each sequence type the components
+ * of V(elem), each a vector or a segment descriptor counted by the
+ * descriptor above it (or by the sequence's own length).
+ *
+ * The runtime keeps per-process state (the statement's guard, the error
+ * context, the store), so calls run one at a time: every entry point
+ * that runs NESL takes one process-wide lock.
+ */
+#define _GNU_SOURCE /* pthread_getattr_np: the calling thread's stack, for the recursion limit */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+struct RtLibContext {
+  const RtLib *lib;
+  int device;
+  char *error;    /* the last error's text, or NULL */
+  char *location; /* its "FILE:LINE:COL", or NULL */
+};
+
+/* A sequence: its length and the components of V(elem), one reference
+   each. */
+typedef struct RtLibSeq {
+  const RtLib *lib;
+  int type;
+  int64_t n;
+  RtValue *comps[];
+} RtLibSeq;
+
+static pthread_mutex_t lib_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- errors ---- */
+
+static void set_error(RtLibContext *c, const char *words, const char *location) {
+  free(c->error);
+  free(c->location);
+  c->error = NULL;
+  c->location = NULL;
+  if (!words)
+    return;
+  size_t n = strlen(words) + (location ? strlen(location) + 2 : 0) + 1;
+  c->error = malloc(n);
+  if (c->error)
+    snprintf(c->error, n, "%s%s%s", location ? location : "", location ? ": " : "", words);
+  c->location = location ? strdup(location) : NULL;
+}
+
+/* The context whose call runs now (under lib_lock): the reporter writes
+   the error there instead of on the transcript. */
+static RtLibContext *calling;
+
+static void report(RtLoc where, const char *words) {
+  char loc[1024];
+  if (where.file)
+    snprintf(loc, sizeof loc, "%s:%d:%d", where.file, where.line, where.col);
+  set_error(calling, words, where.file ? loc : NULL);
+}
+
+/* ---- contexts ---- */
+
+RtLibContext *rt_lib_context_new(const RtLib *lib, int device) {
+  RtLibContext *c = calloc(1, sizeof *c);
+  if (!c)
+    return NULL;
+  c->lib = lib;
+  c->device = device;
+  pthread_mutex_lock(&lib_lock);
+  static const RtLib *started[64]; /* the libraries whose init ran */
+  static int nstarted;
+  bool seen = false;
+  for (int i = 0; i < nstarted; i++)
+    seen |= started[i] == lib;
+  if (!seen) {
+    if (nstarted < 64)
+      started[nstarted++] = lib;
+    lib->init();
+  }
+  pthread_mutex_unlock(&lib_lock);
+  return c;
+}
+
+void rt_lib_context_free(RtLibContext *c) {
+  if (!c)
+    return;
+  set_error(c, NULL, NULL);
+  free(c);
+}
+
+const char *rt_lib_error(const RtLibContext *c) { return c && c->error ? c->error : ""; }
+const char *rt_lib_error_location(const RtLibContext *c) { return c && c->location ? c->location : ""; }
+
+/* ---- running under a guard ---- */
+
+/* Sets the guard for code that may fail (an allocation, a statement):
+   the calling thread's stack for the recursion limit, the reporter, a
+   stop.  Used through RUN_GUARDED. */
+static void enter(RtLibContext *c) {
+  pthread_mutex_lock(&lib_lock);
+  calling = c;
+  set_error(c, NULL, NULL);
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0)
+      rt_set_stack((char *)addr + size, size); /* the stack grows down from its end */
+    pthread_attr_destroy(&attr);
+  }
+}
+
+static int leave(RtReporter old_reporter, bool failed) {
+  rt_set_stop(NULL);
+  rt_set_context(NULL);
+  rt_set_store(NULL);
+  rt_set_reporter(old_reporter);
+  rt_clear_failed();
+  calling = NULL;
+  pthread_mutex_unlock(&lib_lock);
+  return failed ? RT_LIB_ERROR_NESL : 0;
+}
+
+/* ---- sequences ---- */
+
+static const RtLibSeqType *seq_type(const RtLib *lib, int type) { return &lib->seqs[type]; }
+
+/* The number of elements of component 'i' of 's' (the segments of a
+   descriptor): the sequence's length, or the total of the descriptor
+   that counts it. */
+static int64_t comp_count(const RtLibSeqType *t, int64_t n, RtValue *const *comps, int i) {
+  int parent = t->parent[i];
+  return parent < 0 ? n : rt_seg_total(comps[parent]);
+}
+
+int rt_lib_seq_new(RtLibContext *c, int type, int64_t n, const void *const *bufs, void **out) {
+  *out = NULL;
+  const RtLibSeqType *t = seq_type(c->lib, type);
+  if (n < 0) {
+    set_error(c, "a sequence's length is negative", NULL);
+    return RT_LIB_ERROR_ARGUMENT;
+  }
+  RtLibSeq *s = calloc(1, sizeof *s + sizeof(RtValue *) * (size_t)t->ncomps);
+  if (!s) {
+    set_error(c, "out of memory", NULL);
+    return RT_LIB_ERROR_MEMORY;
+  }
+  s->lib = c->lib;
+  s->type = type;
+  s->n = n;
+  enter(c);
+  RtReporter old = rt_set_reporter(report);
+  jmp_buf stop;
+  rt_set_stop(&stop);
+  if (setjmp(stop) != 0) {
+    for (int i = 0; i < t->ncomps; i++)
+      rt_release(s->comps[i]);
+    free(s);
+    return leave(old, true);
+  }
+  for (int i = 0; i < t->ncomps; i++) {
+    int64_t count = comp_count(t, n, s->comps, i);
+    if (t->types[i].kind == RT_SEGDES) {
+      RtValue *d = rt_value_new(t->types[i], count);
+      s->comps[i] = d;
+      const int64_t *lengths = bufs[i];
+      for (int64_t k = 0; k < count; k++) {
+        if (lengths[k] < 0)
+          rt_fail((RtLoc){0}, NULL, "length %lld of a nested sequence is negative", (long long)lengths[k]);
+        d->lengths[k] = lengths[k];
+      }
+    } else {
+      RtValue *v = rt_value_new(t->types[i], count);
+      s->comps[i] = v;
+      if (count > 0)
+        memcpy(v->data.any, bufs[i], (size_t)count * rt_base_size(t->types[i].base));
+    }
+  }
+  leave(old, false);
+  *out = s;
+  return 0;
+}
+
+/* The component on the host (the GPU target's may be on the device). */
+static RtValue *on_host(const RtLib *lib, RtValue *v) { return v->device && lib->to_host ? lib->to_host(v) : v; }
+
+int64_t rt_lib_seq_length(const void *h) { return h ? ((const RtLibSeq *)h)->n : 0; }
+
+void rt_lib_seq_sizes(const void *h, int64_t *sizes) {
+  const RtLibSeq *s = h;
+  const RtLibSeqType *t = seq_type(s->lib, s->type);
+  for (int i = 0; i < t->ncomps; i++) {
+    RtValue *d = t->parent[i] < 0 ? NULL : s->comps[t->parent[i]];
+    sizes[i] = !d ? s->n : d->total >= 0 ? d->total : rt_seg_total(on_host(s->lib, d));
+  }
+}
+
+int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs) {
+  const RtLibSeq *s = h;
+  const RtLibSeqType *t = seq_type(s->lib, s->type);
+  enter(c);
+  RtReporter old = rt_set_reporter(report);
+  jmp_buf stop;
+  rt_set_stop(&stop);
+  if (setjmp(stop) != 0)
+    return leave(old, true);
+  for (int i = 0; i < t->ncomps; i++) {
+    RtValue *v = on_host(s->lib, s->comps[i]);
+    if (!bufs[i])
+      continue;
+    if (v->type.kind == RT_SEGDES) {
+      if (v->len > 0)
+        memcpy(bufs[i], v->lengths, sizeof(int64_t) * (size_t)v->len);
+    } else if (v->len > 0) {
+      memcpy(bufs[i], v->data.any, (size_t)v->len * rt_base_size(v->type.base));
+    }
+    if (v != s->comps[i])
+      rt_value_free(v);
+  }
+  return leave(old, false);
+}
+
+void rt_lib_seq_free(void *h) {
+  RtLibSeq *s = h;
+  if (!s)
+    return;
+  const RtLibSeqType *t = seq_type(s->lib, s->type);
+  pthread_mutex_lock(&lib_lock);
+  for (int i = 0; i < t->ncomps; i++)
+    rt_release(s->comps[i]);
+  pthread_mutex_unlock(&lib_lock);
+  free(s);
+}
+
+/* ---- calls ---- */
+
+/* The call under way: the H components of its argument, made before
+   the statement runs, and where its results go. */
+typedef struct Call {
+  const RtLibFunc *f;
+  RtValue **arg;        /* H(argument) */
+  int narg;
+  void *const *results; /* the caller's places of the result's leaves */
+  bool kept;
+} Call;
+
+static Call *current;
+
+static void store_get(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **out) {
+  (void)ctx, (void)k, (void)loc, (void)l;
+  for (int i = 0; i < current->narg; i++) {
+    RtValue *v = current->arg[i];
+    /* the statement owns what it is given: a vector shared, a scalar
+       its own (generated code frees a scalar with rt_value_free) */
+    if (v->type.kind == RT_SCALAR) {
+      out[i] = rt_value_new(v->type, 1);
+      out[i]->scalar = v->scalar;
+    } else {
+      rt_retain(v);
+      out[i] = v;
+    }
+  }
+}
+
+static void store_keep(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtValue **comps) {
+  (void)ctx, (void)k, (void)loc, (void)l;
+  const RtLibFunc *f = current->f;
+  const RtLib *lib = f->lib;
+  int at = 0;
+  for (int i = 0; i < f->nresults; i++) {
+    const RtLibLeaf *leaf = &f->results[i];
+    void *place = current->results[i];
+    if (leaf->seq < 0) {
+      RtValue *v = comps[at++];
+      memcpy(place, &v->scalar, rt_base_size(leaf->base));
+      continue;
+    }
+    const RtLibSeqType *t = seq_type(lib, leaf->seq);
+    RtLibSeq *s = calloc(1, sizeof *s + sizeof(RtValue *) * (size_t)t->ncomps);
+    if (!s)
+      rt_out_of_memory(sizeof *s);
+    s->lib = lib;
+    s->type = leaf->seq;
+    for (int j = 0; j < t->ncomps; j++) {
+      s->comps[j] = comps[at++];
+      rt_retain(s->comps[j]);
+    }
+    /* the length: of the first component, or the segments of the first
+       descriptor (every top-level component has the same) */
+    s->n = t->ncomps ? s->comps[0]->len : 0;
+    *(void **)place = s;
+  }
+  current->kept = true;
+}
+
+int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results) {
+  const RtLib *lib = c->lib;
+  const RtLibFunc *f = &lib->funcs[fn];
+  for (int i = 0; i < f->nresults; i++)
+    if (f->results[i].seq >= 0)
+      *(void **)results[i] = NULL;
+  for (int i = 0; i < f->nargs; i++)
+    if (f->args[i].seq >= 0 && (!args[i] || ((RtLibSeq *)args[i])->type != f->args[i].seq)) {
+      set_error(c, args[i] ? "an argument is a sequence of another type" : "an argument is NULL", NULL);
+      return RT_LIB_ERROR_ARGUMENT;
+    }
+  enter(c);
+  RtReporter old = rt_set_reporter(report);
+  RtValue *arg[RT_LIB_MAX_LEAVES];
+  int narg = 0;
+  Call call = {f, arg, 0, results, false};
+  jmp_buf stop;
+  rt_set_stop(&stop);
+  if (setjmp(stop) != 0) {
+    for (int i = 0; i < call.narg; i++)
+      rt_release(arg[i]);
+    current = NULL;
+    return leave(old, true);
+  }
+  for (int i = 0; i < f->nargs; i++) {
+    const RtLibLeaf *leaf = &f->args[i];
+    if (leaf->seq < 0) {
+      RtValue *v = rt_value_new(rt_scalar_type(leaf->base), 1);
+      memcpy(&v->scalar, args[i], rt_base_size(leaf->base));
+      arg[narg++] = v;
+      call.narg = narg;
+      continue;
+    }
+    RtLibSeq *s = args[i];
+    const RtLibSeqType *t = seq_type(lib, leaf->seq);
+    for (int j = 0; j < t->ncomps; j++) {
+      rt_retain(s->comps[j]);
+      arg[narg++] = s->comps[j];
+      call.narg = narg;
+    }
+  }
+  current = &call;
+  RtStore store = {NULL, store_get, store_keep};
+  rt_set_store(&store);
+  lib->tops[lib->first_export + fn]();
+  current = NULL;
+  for (int i = 0; i < call.narg; i++)
+    rt_release(arg[i]);
+  bool failed = rt_failed() || !call.kept;
+  if (failed && !c->error)
+    set_error(c, "the call stopped without a result", NULL);
+  if (failed) /* a result kept before a later failure is not the caller's */
+    for (int i = 0; i < f->nresults; i++)
+      if (f->results[i].seq >= 0 && *(void **)results[i]) {
+        RtLibSeq *s = *(void **)results[i];
+        for (int j = 0; j < seq_type(lib, s->type)->ncomps; j++)
+          rt_release(s->comps[j]);
+        free(s);
+        *(void **)results[i] = NULL;
+      }
+  return leave(old, failed);
+}
+
+/* Runs the statements before the exports (lib-nesl's bindings) once, as
+   an executable's program() does; called by the library's init. */
+void rt_lib_start(const RtLib *lib) {
+  for (int i = 0; i < lib->first_export; i++) {
+    jmp_buf stop;
+    rt_set_stop(&stop);
+    if (setjmp(stop) == 0)
+      lib->tops[i]();
+    rt_set_stop(NULL);
+    rt_set_context(NULL);
+  }
+  rt_clear_failed();
+}
