@@ -178,6 +178,19 @@ static int seq_number(Tables *tb, const RtLayout *l) {
   t->layout = l;
   t->code = code;
   vcomps(t, l->elem, -1, 1);
+  /* a tuple's fields at one depth: values_1_1, values_1_2 ... */
+  const char *first[RT_LIB_MAX_LEAVES];
+  for (int i = 0; i < t->ncomps; i++)
+    first[i] = t->what[i];
+  for (int i = 0; i < t->ncomps; i++) {
+    int same = 0, before = 0;
+    for (int j = 0; j < t->ncomps; j++) {
+      same += strcmp(first[j], first[i]) == 0;
+      before += j < i && strcmp(first[j], first[i]) == 0;
+    }
+    if (same > 1)
+      t->what[i] = xprintf("%s_%d", first[i], before + 1);
+  }
   vec_push(&tb->seqs, t);
   return tb->seqs.len - 1;
 }

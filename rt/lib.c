@@ -117,14 +117,24 @@ static void enter(RtLibContext *c) {
   pthread_mutex_lock(&lib_lock);
   calling = c;
   set_error(c, NULL, NULL);
-  pthread_attr_t attr;
-  void *addr;
-  size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0)
-      rt_set_stack((char *)addr + size, size); /* the stack grows down from its end */
-    pthread_attr_destroy(&attr);
+  /* once per thread: for the main thread glibc reads /proc/self/maps,
+     which cost 1 ms a call */
+  static _Thread_local char *stack_end;
+  static _Thread_local size_t stack_size;
+  if (!stack_end) {
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        stack_end = (char *)addr + size; /* the stack grows down from its end */
+        stack_size = size;
+      }
+      pthread_attr_destroy(&attr);
+    }
   }
+  if (stack_end)
+    rt_set_stack(stack_end, stack_size);
 }
 
 static int leave(RtReporter old_reporter, bool failed) {
