@@ -288,9 +288,11 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
                  source_name ? source_name : "a NESL program", N, N));
   put(t, "#include <stdbool.h>\n#include <stdint.h>\n#include \"rt.h\"\n");
   if (cuda)
-    put(t, "#include \"gpu.h\"\n");
+    put(t, "#include <cuda_runtime.h>\n#include \"gpu.h\"\n");
   put(t, "\n");
-  put(t, xprintf("extern %svoid (*const nessie_lib_tops[])(void);\n%svoid nessie_lib_init(void);\n\n", ext_c, ext_c));
+  /* declarations ('extern "C"' alone declares in C++) */
+  put(t, xprintf("%svoid (*const nessie_lib_tops[])(void);\n%svoid nessie_lib_init(void);\n\n", cuda ? ext_c : "extern ",
+                 ext_c));
   put(t, xprintf("typedef RtLibContext %s_context;\n", N));
   for (int i = 0; i < tb.seqs.len; i++) {
     const SeqType *s = tb.seqs.data[i];
@@ -334,11 +336,22 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
   }
   put(t, "  {NULL, NULL, 0, 0, NULL, NULL}};\n\n");
   put(t, "/* once per process: the runtime started, lib-nesl's statements run */\n");
-  put(t, "static void lib_init(void) {\n  nessie_lib_init();\n  rt_lib_start(&nessie_lib);\n}\n\n");
+  if (cuda)
+    put(t, "#include <stdio.h>\n#include <stdlib.h>\n"
+           "/* the runtime starts on NESSIE_DEVICE's device (rtg_init): the context's */\n"
+           "static void lib_init(int device) {\n"
+           "  char number[16];\n"
+           "  snprintf(number, sizeof number, \"%d\", device);\n"
+           "  setenv(\"NESSIE_DEVICE\", number, 1);\n"
+           "  nessie_lib_init();\n"
+           "  rt_lib_start(&nessie_lib);\n}\n"
+           "static void lib_use_device(int device) { cudaSetDevice(device); }\n\n");
+  else
+    put(t, "static void lib_init(int device) {\n  (void)device;\n  nessie_lib_init();\n  rt_lib_start(&nessie_lib);\n}\n\n");
   if (cuda)
     put(t, "static RtValue *lib_to_host(RtValue *v) { return rtg_to_host(v); }\n\n");
-  put(t, xprintf("const RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s};\n\n", N,
-                 fs.len, tb.seqs.len, first_export, cuda ? "lib_to_host" : "NULL"));
+  put(t, xprintf("const RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s, %s};\n\n",
+                 N, fs.len, tb.seqs.len, first_export, cuda ? "lib_to_host" : "NULL", cuda ? "lib_use_device" : "NULL"));
   /* the public entry points (NAME.h); those named NAME__ serve NAME.py */
   const char *vis = xprintf("%s__attribute__((visibility(\"default\"))) ", ext_c);
   put(t, "/* the context */\n");

@@ -87,12 +87,23 @@ RtLibContext *rt_lib_context_new(const RtLib *lib, int device) {
   static const RtLib *started[64]; /* the libraries whose init ran */
   static int nstarted;
   bool seen = false;
+  static int started_device[64];
   for (int i = 0; i < nstarted; i++)
-    seen |= started[i] == lib;
+    if (started[i] == lib) {
+      seen = true;
+      /* the runtime's streams and memory pool belong to one device */
+      if (started_device[i] != device) {
+        pthread_mutex_unlock(&lib_lock);
+        free(c);
+        return NULL;
+      }
+    }
   if (!seen) {
-    if (nstarted < 64)
+    if (nstarted < 64) {
+      started_device[nstarted] = device;
       started[nstarted++] = lib;
-    lib->init();
+    }
+    lib->init(device);
   }
   pthread_mutex_unlock(&lib_lock);
   return c;
@@ -117,6 +128,8 @@ static void enter(RtLibContext *c) {
   pthread_mutex_lock(&lib_lock);
   calling = c;
   set_error(c, NULL, NULL);
+  if (c->lib->use_device) /* CUDA's current device is the thread's own */
+    c->lib->use_device(c->device);
   /* once per thread: for the main thread glibc reads /proc/self/maps,
      which cost 1 ms a call */
   static _Thread_local char *stack_end;
@@ -218,7 +231,17 @@ void rt_lib_seq_sizes(const void *h, int64_t *sizes) {
   const RtLibSeqType *t = seq_type(s->lib, s->type);
   for (int i = 0; i < t->ncomps; i++) {
     RtValue *d = t->parent[i] < 0 ? NULL : s->comps[t->parent[i]];
-    sizes[i] = !d ? s->n : d->total >= 0 ? d->total : rt_seg_total(on_host(s->lib, d));
+    if (!d) {
+      sizes[i] = s->n;
+    } else if (d->device && d->total < 0) {
+      RtValue *h = on_host(s->lib, d); /* the GPU target's descriptor: its lengths read once */
+      d->total = rt_seg_total(h);
+      if (h != d)
+        rt_value_free(h);
+      sizes[i] = d->total;
+    } else {
+      sizes[i] = d->device ? d->total : rt_seg_total(d);
+    }
   }
 }
 

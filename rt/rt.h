@@ -673,10 +673,11 @@ typedef struct RtLib {
   int nfuncs, nseqs;
   const RtLibFunc *funcs;
   const RtLibSeqType *seqs;
-  void (*init)(void);            /* once per process, before the first call */
+  void (*init)(int device);      /* once per process, before the first call: the runtime started on 'device' */
   void (*const *tops)(void);     /* the statements: lib-nesl's, then one per export */
   int first_export;              /* the index in 'tops' of export 0 */
   RtValue *(*to_host)(RtValue *v); /* the GPU target: a device value's host copy; NULL on the CPU */
+  void (*use_device)(int device);   /* the GPU target: the calling thread's current device; NULL on the CPU */
 } RtLib;
 typedef struct RtLibContext RtLibContext;
 RtLibContext *rt_lib_context_new(const RtLib *lib, int device);
