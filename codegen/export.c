@@ -345,13 +345,32 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
            "  setenv(\"NESSIE_DEVICE\", number, 1);\n"
            "  nessie_lib_init();\n"
            "  rt_lib_start(&nessie_lib);\n}\n"
-           "static void lib_use_device(int device) { cudaSetDevice(device); }\n\n");
+           "static void lib_use_device(int device) { cudaSetDevice(device); }\n"
+           "/* the caller's device buffers: copied on the device, on the runtime's stream, which\n"
+           "   is waited for (the caller may free or change a buffer after the call) */\n"
+           "static size_t lib_bytes(const RtValue *v) {\n"
+           "  return (size_t)v->len * (v->type.kind == RT_SEGDES ? sizeof(int64_t) : rt_base_size(v->type.base));\n}\n"
+           "static void *lib_data(RtValue *v) { return v->type.kind == RT_SEGDES ? (void *)v->lengths : v->data.any; }\n"
+           "static RtValue *lib_from_device(RtType t, int64_t n, const void *src) {\n"
+           "  RtValue *v = t.kind == RT_SEGDES ? rtg_segdes_new(n) : rtg_vec_new(t.base, n);\n"
+           "  if (n > 0)\n"
+           "    cudaMemcpyAsync(lib_data(v), src, lib_bytes(v), cudaMemcpyDeviceToDevice, rtg_stream());\n"
+           "  cudaStreamSynchronize(rtg_stream());\n"
+           "  return v;\n}\n"
+           "static void lib_to_device_buffer(RtValue *v, void *dst) {\n"
+           "  if (v->len > 0)\n"
+           "    cudaMemcpyAsync(dst, lib_data(v), lib_bytes(v), v->device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice,\n"
+           "                    rtg_stream());\n"
+           "  cudaStreamSynchronize(rtg_stream());\n}\n"
+           "static int64_t lib_seg_total(RtValue *d) { return rtg_seg_total(d); }\n\n");
   else
     put(t, "static void lib_init(int device) {\n  (void)device;\n  nessie_lib_init();\n  rt_lib_start(&nessie_lib);\n}\n\n");
   if (cuda)
     put(t, "static RtValue *lib_to_host(RtValue *v) { return rtg_to_host(v); }\n\n");
-  put(t, xprintf("const RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s, %s};\n\n",
-                 N, fs.len, tb.seqs.len, first_export, cuda ? "lib_to_host" : "NULL", cuda ? "lib_use_device" : "NULL"));
+  put(t, xprintf("const RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s};\n\n", N,
+                 fs.len, tb.seqs.len, first_export,
+                 cuda ? "lib_to_host, lib_use_device, lib_from_device, lib_to_device_buffer, lib_seg_total"
+                      : "NULL, NULL, NULL, NULL, NULL"));
   /* the public entry points (NAME.h); those named NAME__ serve NAME.py */
   const char *vis = xprintf("%s__attribute__((visibility(\"default\"))) ", ext_c);
   put(t, "/* the context */\n");
@@ -367,6 +386,13 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
   put(t, "/* the generic entry points of the Python binding */\n");
   put(t, xprintf("%sint %s__seq_new(%s_context *ctx, int type, int64_t n, const void *const *bufs, void **out) {\n"
                  "  return rt_lib_seq_new(ctx, type, n, bufs, out);\n}\n",
+                 vis, N, N));
+  put(t, xprintf("%sint %s__seq_new_on(%s_context *ctx, int type, int64_t n, const void *const *bufs,\n"
+                 "    const uint8_t *on_device, void **out) {\n"
+                 "  return rt_lib_seq_new_on(ctx, type, n, bufs, on_device, out);\n}\n",
+                 vis, N, N));
+  put(t, xprintf("%sint %s__seq_read_on(%s_context *ctx, const void *h, void *const *bufs, const uint8_t *on_device) {\n"
+                 "  return rt_lib_seq_read_on(ctx, h, bufs, on_device);\n}\n",
                  vis, N, N));
   put(t, xprintf("%sint64_t %s__seq_length(const void *h) { return rt_lib_seq_length(h); }\n", vis, N));
   put(t, xprintf("%svoid %s__seq_sizes(const void *h, int64_t *sizes) { rt_lib_seq_sizes(h, sizes); }\n", vis, N));
@@ -494,7 +520,13 @@ void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, con
   }
   fprintf(out, "/* for NAME.py */\n");
   fprintf(out, "int %s__seq_new(%s_context *ctx, int type, int64_t n, const void *const *bufs, void **out);\n", N, N);
-  fprintf(out, "int %s__call(%s_context *ctx, int fn, void *const *args, void *const *results);\n\n", N, N);
+  fprintf(out, "int %s__call(%s_context *ctx, int fn, void *const *args, void *const *results);\n", N, N);
+  fprintf(out, "/* the same as _new and _read of each type, by the type's number; 'on_device[i]'\n"
+               "   says that buffer i is in the GPU's memory (the GPU target only: copied on the device) */\n");
+  fprintf(out, "int %s__seq_new_on(%s_context *ctx, int type, int64_t n, const void *const *bufs,\n"
+               "    const uint8_t *on_device, void **out);\n", N, N);
+  fprintf(out, "int %s__seq_read_on(%s_context *ctx, const void *h, void *const *bufs, const uint8_t *on_device);\n\n",
+          N, N);
   fprintf(out, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 

@@ -168,12 +168,20 @@ static const RtLibSeqType *seq_type(const RtLib *lib, int type) { return &lib->s
 /* The number of elements of component 'i' of 's' (the segments of a
    descriptor): the sequence's length, or the total of the descriptor
    that counts it. */
-static int64_t comp_count(const RtLibSeqType *t, int64_t n, RtValue *const *comps, int i) {
+static int64_t comp_count(const RtLib *lib, const RtLibSeqType *t, int64_t n, RtValue *const *comps, int i) {
   int parent = t->parent[i];
-  return parent < 0 ? n : rt_seg_total(comps[parent]);
+  if (parent < 0)
+    return n;
+  RtValue *d = comps[parent];
+  return d->device && lib->seg_total ? lib->seg_total(d) : rt_seg_total(d);
 }
 
 int rt_lib_seq_new(RtLibContext *c, int type, int64_t n, const void *const *bufs, void **out) {
+  return rt_lib_seq_new_on(c, type, n, bufs, NULL, out);
+}
+
+int rt_lib_seq_new_on(RtLibContext *c, int type, int64_t n, const void *const *bufs, const uint8_t *on_device,
+                      void **out) {
   *out = NULL;
   const RtLibSeqType *t = seq_type(c->lib, type);
   if (n < 0) {
@@ -199,7 +207,13 @@ int rt_lib_seq_new(RtLibContext *c, int type, int64_t n, const void *const *bufs
     return leave(old, true);
   }
   for (int i = 0; i < t->ncomps; i++) {
-    int64_t count = comp_count(t, n, s->comps, i);
+    int64_t count = comp_count(c->lib, t, n, s->comps, i);
+    if (on_device && on_device[i]) {
+      if (!c->lib->from_device)
+        rt_fail((RtLoc){0}, NULL, "a device array is an argument of the GPU target's libraries only");
+      s->comps[i] = c->lib->from_device(t->types[i], count, bufs[i]);
+      continue;
+    }
     if (t->types[i].kind == RT_SEGDES) {
       RtValue *d = rt_value_new(t->types[i], count);
       s->comps[i] = d;
@@ -245,7 +259,9 @@ void rt_lib_seq_sizes(const void *h, int64_t *sizes) {
   }
 }
 
-int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs) {
+int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs) { return rt_lib_seq_read_on(c, h, bufs, NULL); }
+
+int rt_lib_seq_read_on(RtLibContext *c, const void *h, void *const *bufs, const uint8_t *on_device) {
   const RtLibSeq *s = h;
   const RtLibSeqType *t = seq_type(s->lib, s->type);
   enter(c);
@@ -255,9 +271,15 @@ int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs) {
   if (setjmp(stop) != 0)
     return leave(old, true);
   for (int i = 0; i < t->ncomps; i++) {
-    RtValue *v = on_host(s->lib, s->comps[i]);
     if (!bufs[i])
       continue;
+    if (on_device && on_device[i]) {
+      if (!s->lib->to_device_buffer)
+        rt_fail((RtLoc){0}, NULL, "a device buffer is a result of the GPU target's libraries only");
+      s->lib->to_device_buffer(s->comps[i], bufs[i]);
+      continue;
+    }
+    RtValue *v = on_host(s->lib, s->comps[i]);
     if (v->type.kind == RT_SEGDES) {
       if (v->len > 0)
         memcpy(bufs[i], v->lengths, sizeof(int64_t) * (size_t)v->len);

@@ -9,7 +9,10 @@
 # str for [char]; a list (or tuple) of such for a nested sequence, or the
 # pair (values, lengths) for one nesting level; a tuple for a tuple or a
 # datatype's fields.  Results come back the same way: nested sequences
-# as lists of arrays, [char] as str.
+# as lists of arrays, [char] as str.  On the CUDA target a CuPy array, or
+# any array with __cuda_array_interface__ or a CUDA __dlpack__, is taken
+# from the device without a host copy (copied on the device), and results
+# come back as CuPy arrays when an argument was one or device=True.
 import ctypes as _ct
 import os as _os
 
@@ -34,6 +37,9 @@ _seq_new = _fn('__seq_new', _ct.c_int, _vp, _ct.c_int, _ct.c_int64, _ct.POINTER(
 _seq_length = _fn('__seq_length', _ct.c_int64, _vp)
 _seq_sizes = _fn('__seq_sizes', None, _vp, _ct.POINTER(_ct.c_int64))
 _seq_read = _fn('__seq_read', _ct.c_int, _vp, _vp, _ct.POINTER(_vp))
+_u8p = _ct.POINTER(_ct.c_uint8)
+_seq_new_on = _fn('__seq_new_on', _ct.c_int, _vp, _ct.c_int, _ct.c_int64, _ct.POINTER(_vp), _u8p, _ct.POINTER(_vp))
+_seq_read_on = _fn('__seq_read_on', _ct.c_int, _vp, _vp, _ct.POINTER(_vp), _u8p)
 _seq_free = _fn('__seq_free', None, _vp)
 _call = _fn('__call', _ct.c_int, _vp, _ct.c_int, _ct.POINTER(_vp), _ct.POINTER(_vp))
 
@@ -93,6 +99,83 @@ def _describe(t):
     return k
 
 
+# ---- device arrays (the CUDA target) ----
+
+_TYPESTRS = {'int': ('<i4',), 'float': ('<f8',), 'bool': ('|b1',), 'char': ('|u1', '|i1'), 'lengths': ('<i8',)}
+_DL_CODES = {'int': (0, 32), 'float': (2, 64), 'bool': (6, 8), 'char': (1, 8), 'lengths': (0, 64)}  # (code, bits)
+_cupy_module = []
+
+
+def _cupy():
+    if not _cupy_module:
+        try:
+            import cupy
+            _cupy_module.append(cupy)
+        except ImportError:
+            _cupy_module.append(None)
+    return _cupy_module[0]
+
+
+class _Dev:
+    """A one-dimensional buffer in the GPU's memory: its address, its
+    length and the object that keeps it alive."""
+
+    def __init__(self, ptr, n, keep):
+        self.ptr, self.n, self.keep = ptr, n, keep
+
+    def __len__(self):
+        return self.n
+
+
+class _DLDevice(_ct.Structure):
+    _fields_ = [('device_type', _ct.c_int32), ('device_id', _ct.c_int32)]
+
+
+class _DLDataType(_ct.Structure):
+    _fields_ = [('code', _ct.c_uint8), ('bits', _ct.c_uint8), ('lanes', _ct.c_uint16)]
+
+
+class _DLTensor(_ct.Structure):
+    _fields_ = [('data', _vp), ('device', _DLDevice), ('ndim', _ct.c_int32), ('dtype', _DLDataType),
+                ('shape', _ct.POINTER(_ct.c_int64)), ('strides', _ct.POINTER(_ct.c_int64)),
+                ('byte_offset', _ct.c_uint64)]
+
+
+def _dlpack_view(v, k, where):
+    """A CUDA __dlpack__ array as a _Dev (the capsule kept with it)."""
+    capsule = v.__dlpack__()
+    get = _ct.pythonapi.PyCapsule_GetPointer
+    get.restype = _vp
+    get.argtypes = [_ct.py_object, _ct.c_char_p]
+    t = _DLTensor.from_address(get(capsule, b'dltensor'))
+    code, bits = _DL_CODES[k]
+    if t.ndim != 1 or t.dtype.code != code or t.dtype.bits != bits or t.dtype.lanes != 1:
+        raise TypeError('%s: expected a one-dimensional device array of %s' % (where, k))
+    if t.strides and t.strides[0] != 1 and t.shape[0] > 1:
+        raise TypeError('%s: the device array is not contiguous' % where)
+    return _Dev(t.data + t.byte_offset, t.shape[0], (v, capsule))
+
+
+def _device_view(v, k, where):
+    """'v' as a _Dev if it is an array in the GPU's memory (None if not)."""
+    if _TARGET != 'cuda' or isinstance(v, (_np.ndarray, list, tuple, str, bytes)):
+        return None
+    if hasattr(v, '__cuda_array_interface__'):
+        cai = v.__cuda_array_interface__
+        if cai['typestr'] not in _TYPESTRS[k]:
+            cp = _cupy()
+            if cp is not None and isinstance(v, cp.ndarray) and k != 'lengths':
+                return _device_view(v.astype(_DTYPES[k]), k, where)  # converted on the device
+            raise TypeError('%s: expected a device array of %s, got %s' % (where, k, cai['typestr']))
+        shape, strides = cai['shape'], cai.get('strides')
+        if len(shape) != 1 or (strides is not None and strides[0] != int(cai['typestr'][2:]) and shape[0] > 1):
+            raise TypeError('%s: expected a contiguous one-dimensional device array' % where)
+        return _Dev(cai['data'][0], shape[0], v)
+    if hasattr(v, '__dlpack__') and hasattr(v, '__dlpack_device__') and v.__dlpack_device__()[0] in (2, 13):
+        return _dlpack_view(v, k, where)
+    return None
+
+
 # ---- Python values to components ----
 
 def _scalar(t, v, where):
@@ -128,8 +211,8 @@ def _base_array(k, v, where):
                 raise TypeError('%s: NESL characters are 8-bit: %r' % (where, v)) from None
         if isinstance(v, (bytes, bytearray)):
             return _np.frombuffer(bytes(v), dtype=_np.uint8)
-    if hasattr(v, '__cuda_array_interface__') and not hasattr(v, '__array__'):
-        raise TypeError('%s: a device array needs the CUDA target' % where)
+    if hasattr(v, '__cuda_array_interface__') and not isinstance(v, _np.ndarray):
+        raise TypeError('%s: a device array needs a library of the CUDA target' % where)
     if isinstance(v, (str, bytes, dict, set)) or _np.isscalar(v):
         raise TypeError('%s: expected a sequence of %s, got %r' % (where, k, type(v).__name__))
     a = _np.asarray(v.get() if hasattr(v, 'get') and not isinstance(v, _np.ndarray) else v)
@@ -222,7 +305,20 @@ def _leaves(t, v, where, out):
         _leaves(t[2], v, where, out)
     elif k == 'seq':
         comps = []
-        if t[1][0] in _DTYPES:
+        dev = _device_view(v, t[1][0], where) if t[1][0] in _DTYPES else None
+        pair = isinstance(v, tuple) and len(v) == 2 and t[1][0] == 'seq' and t[1][1][0] in _DTYPES
+        dev_pair = _device_view(v[0], t[1][1][0], where) if pair else None
+        if dev is not None:
+            comps.append(dev)
+            n = len(dev)
+        elif dev_pair is not None:
+            # (values, lengths) with the values on the device
+            lengths = _device_view(v[1], 'lengths', where)
+            if lengths is None:
+                lengths = _np.ascontiguousarray(v[1], dtype=_np.int64)
+            comps = [lengths, dev_pair]
+            n = len(lengths)
+        elif t[1][0] in _DTYPES:
             comps.append(_base_array(t[1][0], v, where))
             n = len(comps[0])
         else:
@@ -234,9 +330,13 @@ def _leaves(t, v, where, out):
 
 
 def _make_seq(ctx, number, n, comps):
-    bufs = (_vp * max(len(comps), 1))(*[c.ctypes.data for c in comps])
+    bufs = (_vp * max(len(comps), 1))(*[c.ptr if isinstance(c, _Dev) else c.ctypes.data for c in comps])
     h = _vp()
-    ctx.check(_seq_new(ctx.ptr, number, n, bufs, _ct.byref(h)))
+    if any(isinstance(c, _Dev) for c in comps):
+        flags = (_ct.c_uint8 * len(comps))(*[isinstance(c, _Dev) for c in comps])
+        ctx.check(_seq_new_on(ctx.ptr, number, n, bufs, flags, _ct.byref(h)))
+    else:
+        ctx.check(_seq_new(ctx.ptr, number, n, bufs, _ct.byref(h)))
     return h
 
 
@@ -253,7 +353,10 @@ def _unflatten(t, comps, at, n):
         total = int(lengths.sum())
         inner, nxt = _unflatten(t[1], comps, at + 1, total)
         cuts = _np.cumsum(lengths)[:-1] if len(lengths) else []
-        if isinstance(inner, _np.ndarray):
+        cp = _cupy_module[0] if _cupy_module else None
+        if cp is not None and isinstance(inner, cp.ndarray):
+            parts = [p.copy() for p in cp.split(inner, cuts.tolist())] if len(lengths) else []
+        elif isinstance(inner, _np.ndarray):
             parts = _np.split(inner, cuts) if len(lengths) else []
             if t[1][0] == 'char':
                 parts = [p.tobytes().decode('latin-1') for p in parts]
@@ -282,14 +385,22 @@ def _scalar_out(t, v):
     return v
 
 
-def _read_seq(ctx, t, h):
+def _read_seq(ctx, t, h, device=False):
     comps_t = _SEQS[t[2]]
     sizes = (_ct.c_int64 * max(len(comps_t), 1))()
     _seq_sizes(h, sizes)
-    arrays = [_np.empty(sizes[i], dtype=_np.int64 if kind == 'segdes' else _DTYPES[base])
+    # on the device: the values (CuPy), never the lengths (the split is the host's) nor a string
+    cp = _cupy() if device and t[1][0] != 'char' else None
+    if device and cp is None and t[1][0] != 'char':
+        raise TypeError('device=True needs CuPy')
+    on = [cp is not None and kind == 'vec' for kind, _, _ in comps_t]
+    arrays = [(cp if on[i] else _np).empty(sizes[i], dtype=_np.int64 if kind == 'segdes' else _DTYPES[base])
               for i, (kind, base, _) in enumerate(comps_t)]
-    bufs = (_vp * max(len(arrays), 1))(*[a.ctypes.data for a in arrays])
-    ctx.check(_seq_read(ctx.ptr, h, bufs))
+    bufs = (_vp * max(len(arrays), 1))(*[a.data.ptr if on[i] else a.ctypes.data for i, a in enumerate(arrays)])
+    if any(on):
+        ctx.check(_seq_read_on(ctx.ptr, h, bufs, (_ct.c_uint8 * len(on))(*on)))
+    else:
+        ctx.check(_seq_read(ctx.ptr, h, bufs))
     n = _seq_length(h)
     if t[1][0] == 'char':
         return arrays[0].tobytes().decode('latin-1')
@@ -297,16 +408,16 @@ def _read_seq(ctx, t, h):
     return value
 
 
-def _result(t, leaves, at, ctx):
+def _result(t, leaves, at, ctx, device):
     k = t[0]
     if k == 'tuple':
-        a, at = _result(t[1], leaves, at, ctx)
-        b, at = _result(t[2], leaves, at, ctx)
+        a, at = _result(t[1], leaves, at, ctx, device)
+        b, at = _result(t[2], leaves, at, ctx, device)
         return (a, b), at
     if k == 'data':
-        return _result(t[2], leaves, at, ctx)
+        return _result(t[2], leaves, at, ctx, device)
     if k == 'seq':
-        return _read_seq(ctx, t, leaves[at].value), at + 1
+        return _read_seq(ctx, t, leaves[at].value, device), at + 1
     v = leaves[at].value
     if k == 'char':
         v = v.decode('latin-1')
@@ -320,8 +431,10 @@ def _flat_tuple(v):
     return v
 
 
-def _invoke(name, args):
+def _invoke(name, args, device=None):
     number, type_text, arg_t, result_t, params = _FUNCS[name]
+    if device and _TARGET != 'cuda':
+        raise TypeError('%s: device=True needs a library of the CUDA target' % name)
     value = args[0] if len(args) == 1 else tuple(args)
     leaves = []
     _leaves(arg_t, value, '%s(%s)' % (name, ', '.join(params)), leaves)
@@ -344,7 +457,9 @@ def _invoke(name, args):
         r = (_vp * max(len(places), 1))(*places)
         ctx.check(_call(ctx.ptr, number, a, r))
         try:
-            value, _ = _result(result_t, result_leaves, 0, ctx)
+            if device is None:  # CuPy arrays back when one came in
+                device = any(leaf[0] == 'seq' and any(isinstance(c, _Dev) for c in leaf[3]) for leaf in leaves)
+            value, _ = _result(result_t, result_leaves, 0, ctx, device)
         finally:
             _free_results(result_t, result_leaves, 0)
         return _flat_tuple(value)
@@ -377,8 +492,8 @@ def _free_results(t, places, at):
 def _make(name):
     number, type_text, arg_t, result_t, params = _FUNCS[name]
 
-    def f(*args):
-        return _invoke(name, args)
+    def f(*args, device=None):
+        return _invoke(name, args, device)
     f.__name__ = name
     f.__doc__ = '%s : %s (NESL)\nArguments: %s' % (name, type_text, ', '.join(params))
     return f

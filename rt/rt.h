@@ -678,6 +678,12 @@ typedef struct RtLib {
   int first_export;              /* the index in 'tops' of export 0 */
   RtValue *(*to_host)(RtValue *v); /* the GPU target: a device value's host copy; NULL on the CPU */
   void (*use_device)(int device);   /* the GPU target: the calling thread's current device; NULL on the CPU */
+  /* the GPU target (NULL on the CPU): a device value copied from the
+     caller's device buffer 'src' of 'n' elements; a value's elements
+     copied to the caller's device buffer 'dst'; a device segdes's total */
+  RtValue *(*from_device)(RtType t, int64_t n, const void *src);
+  void (*to_device_buffer)(RtValue *v, void *dst);
+  int64_t (*seg_total)(RtValue *d);
 } RtLib;
 typedef struct RtLibContext RtLibContext;
 RtLibContext *rt_lib_context_new(const RtLib *lib, int device);
@@ -690,11 +696,17 @@ const char *rt_lib_error_location(const RtLibContext *c);
    one a component (copied): int64_t lengths for a segdes, the values for
    a vector. */
 int rt_lib_seq_new(RtLibContext *c, int type, int64_t n, const void *const *bufs, void **out);
+/* The same where 'on_device[i]' (NULL: none) says that buffer i is in
+   the GPU's memory (the GPU target: copied on the device, CuPy and
+   DLPack arrays without a host copy). */
+int rt_lib_seq_new_on(RtLibContext *c, int type, int64_t n, const void *const *bufs, const uint8_t *on_device,
+                      void **out);
 int64_t rt_lib_seq_length(const void *h);
 /* The number of elements of each component (segments of a segdes). */
 void rt_lib_seq_sizes(const void *h, int64_t *sizes);
 /* Copies each component into 'bufs[i]' (NULL: skipped). */
 int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs);
+int rt_lib_seq_read_on(RtLibContext *c, const void *h, void *const *bufs, const uint8_t *on_device);
 void rt_lib_seq_free(void *h);
 /* Runs export 'fn': args[i] points at leaf i's scalar or is its handle;
    results[i] points at where leaf i's scalar or new handle goes. */

@@ -59,6 +59,18 @@ lib: $lib"
 else
   echo "[SKIP] python tests: no python3 with NumPy (make setup installs it)"
 fi
+# the CUDA target's library builds and a C program links against it (no
+# GPU here to run it: make gpu-test runs tests/gpu/library.sh)
+if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
+  mkdir -p "$OUT/cuda"
+  if "$NESSIE" --library --target=cuda -o "$OUT/cuda/kernels" tests/library/kernels.nesl >"$OUT/cuda.out" 2>&1 &&
+     cc -std=c17 -Wall -Wextra -Werror -I"$OUT/cuda" -o "$OUT/cuda/test_kernels" tests/library/test_kernels.c \
+       -L"$OUT/cuda" -lkernels 2>>"$OUT/cuda.out"; then
+    pass "cuda library builds, a C program links"
+  else
+    fail "cuda library builds, a C program links" "$(cat "$OUT/cuda.out")"
+  fi
+fi
 # a file with nothing to export is an error
 printf 'function ident(y) = y;\n' >"$OUT/none.nesl"
 if "$NESSIE" --library --target=cpu -o "$OUT/none" "$OUT/none.nesl" >"$OUT/none.out" 2>&1; then
