@@ -219,6 +219,12 @@ int driver_library(const LibraryBuild *lb) {
       continue;
     }
     Type *arg = type_resolve(ft->fst), *result = type_resolve(ft->snd);
+    if (rt_layout_count(flatten_rt_layout(pl.env, arg), true) > RT_LIB_MAX_LEAVES ||
+        rt_layout_count(flatten_rt_layout(pl.env, result), true) > RT_LIB_MAX_LEAVES) {
+      fprintf(stderr, "%s:%d:%d: warning: '%s' is not exported: its argument or result has more than %d parts\n",
+              src->name, t->loc.line, t->loc.col, t->name, RT_LIB_MAX_LEAVES);
+      continue;
+    }
     CgExport *e = NEW(CgExport);
     e->name = t->name;
     e->type_text = type_scheme_to_string(t->def->type);

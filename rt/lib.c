@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE /* pthread_getattr_np: the calling thread's stack, for the recursion limit */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,17 @@ static RtLibContext *calling;
 
 static void report(RtLoc where, const char *words) {
   char loc[1024];
+  /* An error inside a function is reported at the statement's call of
+     it, and the words end "(in function f, line L, column C)": a
+     library's statement is its own, made at the function's definition,
+     so the place that matters to the caller is L:C in the function. */
+  const char *in = strstr(words, " (in function ");
+  const char *line = in ? strstr(in, ", line ") : NULL;
+  int l, col;
+  if (line && sscanf(line, ", line %d, column %d)", &l, &col) == 2) {
+    where.line = l;
+    where.col = col;
+  }
   if (where.file)
     snprintf(loc, sizeof loc, "%s:%d:%d", where.file, where.line, where.col);
   set_error(calling, words, where.file ? loc : NULL);
