@@ -491,7 +491,8 @@ void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, con
   fprintf(out, "typedef struct RtLibContext %s_context;\n", N);
   fprintf(out, "/* options of a context: 'device', the CUDA device (GPU target; 0 the first) */\n");
   fprintf(out, "typedef struct %s_options {\n  int device;\n} %s_options;\n", N, N);
-  fprintf(out, "/* NULL 'options': the defaults.  NULL when out of memory. */\n");
+  fprintf(out, "/* NULL 'options': the defaults.  NULL when out of memory, or (GPU target) for\n"
+               "   another device than the first context's: the runtime runs on one device. */\n");
   fprintf(out, "%s_context *%s_context_new(const %s_options *options);\n", N, N, N);
   fprintf(out, "void %s_context_free(%s_context *ctx);\n", N, N);
   fprintf(out, "const char *%s_context_error(const %s_context *ctx);\n", N, N);
