@@ -15,7 +15,7 @@ if "$BUILD/nessie" --library --target=cuda -o "$dir/kernels" tests/library/kerne
 else
   echo "[FAIL] library/build"; sed 's/^/    /' "$OUT/build.log" | head -20; exit 0
 fi
-if cc -std=c17 -Wall -I"$dir" -o "$dir/test_kernels" tests/library/test_kernels.c -L"$dir" -lkernels \
+if cc -std=c17 -Wall -I"$dir" -o "$dir/test_kernels" tests/library/test_kernels.c -L"$dir" -lkernels -pthread \
      -Wl,-rpath,"$(cd "$dir" && pwd)" 2>"$OUT/c.log"; then
   "$dir/test_kernels" | sed 's/^\[\(PASS\|FAIL\)\] c /[\1] library\/c /'
 else

@@ -1,12 +1,38 @@
 /* tests/library/test_kernels.c: a C program linked against the library
    of kernels.nesl (tests/suites/library.sh).  Prints one [PASS]/[FAIL]
    line per check. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 
 #include "kernels.h"
 
 static int failed;
+
+static long max_rss_kb(void) {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+/* One thread's calls, on its own context: the header says calls from
+   several threads are serialized inside, each with its results. */
+static void *thread_calls(void *arg) {
+  int32_t k = (int32_t)(long)arg, *wrong = malloc(sizeof *wrong);
+  *wrong = 0;
+  kernels_context *ctx = kernels_context_new(NULL);
+  int32_t values[] = {k, 2 * k, 3 * k}, r = 0;
+  for (int i = 0; i < 500; i++) {
+    kernels_seq_int *s;
+    *wrong += kernels_seq_int_new(ctx, 3, values, &s) != 0 || kernels_at(ctx, s, i % 3, &r) != 0 ||
+              r != (i % 3 + 1) * k;
+    kernels_seq_int_free(s);
+  }
+  kernels_context_free(ctx);
+  return wrong;
+}
 
 static void check(const char *name, int ok) {
   printf("[%s] c %s\n", ok ? "PASS" : "FAIL", name);
@@ -55,14 +81,36 @@ int main(void) {
   kernels_seq_float *none;
   check("empty", kernels_seq_float_new(ctx, 0, NULL, &none) == 0 && kernels_dotp(ctx, none, none, &r) == 0 &&
                      r == 0.0);
-  /* many calls */
+  /* many calls: the handles freed, memory flat */
   int bad = 0;
-  for (int i = 0; i < 10000; i++) {
+  for (int i = 0; i < 100; i++) {
     kernels_seq_int *s;
     bad += kernels_row_sums(ctx, rows, &s) != 0;
     kernels_seq_int_free(s);
   }
+  long before = max_rss_kb();
+  for (int i = 0; i < 10000; i++) {
+    kernels_seq_int *s;
+    bad += kernels_row_sums(ctx, rows, &s) != 0;
+    kernels_seq_int_free(s);
+    bad += kernels_at(ctx, three, 5, &at) != 1; /* an error each time, too */
+  }
+  long after = max_rss_kb();
   check("10000 calls", bad == 0);
+  printf("    max RSS %ld KB -> %ld KB\n", before, after);
+  check("memory flat over 10000 calls", after - before < 1024);
+  /* threads */
+  pthread_t threads[4];
+  for (long t = 0; t < 4; t++)
+    pthread_create(&threads[t], NULL, thread_calls, (void *)(t + 1));
+  int wrong = 0;
+  for (int t = 0; t < 4; t++) {
+    void *w;
+    pthread_join(threads[t], &w);
+    wrong += *(int32_t *)w;
+    free(w);
+  }
+  check("4 threads, 500 calls each", wrong == 0);
   kernels_seq_float_free(xs);
   kernels_seq_float_free(ys);
   kernels_seq_float_free(none);

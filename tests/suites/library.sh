@@ -24,7 +24,12 @@ if cc -std=c17 -Wall -Wextra -Werror -fsyntax-only -x c "$dir/kernels.h" 2>"$OUT
 else
   fail "kernels.h compiles alone" "$(cat "$OUT/h.err")"
 fi
-if cc -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_kernels" tests/library/test_kernels.c -L"$dir" -lkernels \
+if ! command -v c++ >/dev/null 2>&1 || c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ "$dir/kernels.h" 2>"$OUT/hpp.err"; then
+  pass "kernels.h compiles as C++"
+else
+  fail "kernels.h compiles as C++" "$(cat "$OUT/hpp.err")"
+fi
+if cc -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_kernels" tests/library/test_kernels.c -L"$dir" -lkernels -pthread \
      -Wl,-rpath,"$(cd "$dir" && pwd)" 2>"$OUT/c.err"; then
   "$dir/test_kernels" >"$OUT/c.out" 2>&1
   echo "rc $?" >>"$OUT/c.out"
@@ -65,7 +70,7 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/nul
   mkdir -p "$OUT/cuda"
   if "$NESSIE" --library --target=cuda -o "$OUT/cuda/kernels" tests/library/kernels.nesl >"$OUT/cuda.out" 2>&1 &&
      cc -std=c17 -Wall -Wextra -Werror -I"$OUT/cuda" -o "$OUT/cuda/test_kernels" tests/library/test_kernels.c \
-       -L"$OUT/cuda" -lkernels 2>>"$OUT/cuda.out"; then
+       -L"$OUT/cuda" -lkernels -pthread 2>>"$OUT/cuda.out"; then
     pass "cuda library builds, a C program links"
   else
     fail "cuda library builds, a C program links" "$(cat "$OUT/cuda.out")"
