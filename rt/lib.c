@@ -42,6 +42,7 @@ struct RtLibContext {
    each. */
 typedef struct RtLibSeq {
   const RtLib *lib;
+  int device; /* the GPU target: the device its vectors are on */
   int type;
   int64_t n;
   RtValue *comps[];
@@ -206,6 +207,7 @@ int rt_lib_seq_new_on(RtLibContext *c, int type, int64_t n, const void *const *b
     return RT_LIB_ERROR_MEMORY;
   }
   s->lib = c->lib;
+  s->device = c->device;
   s->type = type;
   s->n = n;
   enter(c);
@@ -255,6 +257,9 @@ int64_t rt_lib_seq_length(const void *h) { return h ? ((const RtLibSeq *)h)->n :
 void rt_lib_seq_sizes(const void *h, int64_t *sizes) {
   const RtLibSeq *s = h;
   const RtLibSeqType *t = seq_type(s->lib, s->type);
+  pthread_mutex_lock(&lib_lock); /* a GPU segdes's total is read on its device */
+  if (s->lib->use_device)
+    s->lib->use_device(s->device);
   for (int i = 0; i < t->ncomps; i++) {
     RtValue *d = t->parent[i] < 0 ? NULL : s->comps[t->parent[i]];
     if (!d) {
@@ -269,6 +274,7 @@ void rt_lib_seq_sizes(const void *h, int64_t *sizes) {
       sizes[i] = d->device ? d->total : rt_seg_total(d);
     }
   }
+  pthread_mutex_unlock(&lib_lock);
 }
 
 int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs) { return rt_lib_seq_read_on(c, h, bufs, NULL); }
@@ -310,6 +316,8 @@ void rt_lib_seq_free(void *h) {
     return;
   const RtLibSeqType *t = seq_type(s->lib, s->type);
   pthread_mutex_lock(&lib_lock);
+  if (s->lib->use_device) /* device memory goes back to its device's pool */
+    s->lib->use_device(s->device);
   for (int i = 0; i < t->ncomps; i++)
     rt_release(s->comps[i]);
   pthread_mutex_unlock(&lib_lock);
@@ -326,6 +334,7 @@ typedef struct Call {
   int narg;
   void *const *results; /* the caller's places of the result's leaves */
   bool kept;
+  int device;
 } Call;
 
 static Call *current;
@@ -364,6 +373,7 @@ static void store_keep(void *ctx, int32_t k, RtLoc loc, const RtLayout *l, RtVal
     if (!s)
       rt_out_of_memory(sizeof *s);
     s->lib = lib;
+    s->device = current->device;
     s->type = leaf->seq;
     for (int j = 0; j < t->ncomps; j++) {
       s->comps[j] = comps[at++];
@@ -392,7 +402,7 @@ int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results
   RtReporter old = rt_set_reporter(report);
   RtValue *arg[RT_LIB_MAX_LEAVES];
   int narg = 0;
-  Call call = {f, arg, 0, results, false};
+  Call call = {f, arg, 0, results, false, c->device};
   jmp_buf stop;
   rt_set_stop(&stop);
   if (setjmp(stop) != 0) {

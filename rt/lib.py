@@ -15,6 +15,7 @@
 # come back as CuPy arrays when an argument was one or device=True.
 import ctypes as _ct
 import os as _os
+import threading as _threading
 
 import numpy as _np
 
@@ -78,14 +79,15 @@ class _Context:
         raise NeslError(msg, loc)
 
 
-_ctx = None
+_local = _threading.local()
 
 
 def _context():
-    global _ctx
-    if _ctx is None:
-        _ctx = _Context()
-    return _ctx
+    # one a thread: an error's text is its context's
+    ctx = getattr(_local, 'ctx', None)
+    if ctx is None:
+        ctx = _local.ctx = _Context()
+    return ctx
 
 
 def _describe(t):
