@@ -243,9 +243,30 @@ def _elements(t, seq, where):
         raise TypeError('%s: expected a sequence of %s, got %r' % (where, _describe(t), type(seq).__name__)) from None
 
 
+def _is_pair(s):
+    return isinstance(s, tuple) and len(s) == 2
+
+
+def _seq_len(t, s, where):
+    """The length of Python value 's' of NESL type [t], in any form."""
+    if t[0] == 'data':
+        return _seq_len(t[2], s, where)
+    if _is_pair(s) and t[0] == 'seq':      # (values, lengths)
+        return len(s[1])
+    if _is_pair(s) and t[0] == 'tuple':    # (first fields, second fields)
+        return _seq_len(t[1], s[0], where)
+    if isinstance(s, _Dev) or (t[0] in _DTYPES and isinstance(s, (str, bytes))):
+        return len(s)
+    return len(_elements(t, s, where)) if not hasattr(s, 'shape') else len(s)
+
+
 def _vcomps(t, seqs, where, out):
     """V(t) of the elements of the sequences 'seqs' (a list of Python
-    sequences of type [t], concatenated), appended to 'out'."""
+    sequences of type [t], concatenated), appended to 'out'.  Besides a
+    list of its elements, a sequence may come flat: [[u]] as the pair
+    (values, lengths), values a sequence of type [u] (the elements one
+    after the other); [(a, b)] as the pair (first fields, second fields),
+    a structure of arrays."""
     k = t[0]
     if k in _DTYPES:
         arrays = [_base_array(k, s, where) for s in seqs]
@@ -256,23 +277,25 @@ def _vcomps(t, seqs, where, out):
         return
     if k == 'seq':
         # a level of lengths, then the elements of all of them
-        inner = []
+        lengths, inner = [], []
         for s in seqs:
-            if isinstance(s, tuple) and len(s) == 2 and t[1][0] in _DTYPES:
-                # (values, lengths): the flat form of one level
-                values, lengths = s
-                lengths = _np.ascontiguousarray(lengths, dtype=_np.int64)
-                base = _base_array(t[1][0], values, where)
-                if lengths.sum() != len(base):
+            if _is_pair(s):
+                values, ls = s
+                ls = _np.ascontiguousarray(ls, dtype=_np.int64)
+                if ls.ndim != 1 or (len(ls) and ls.min() < 0):
+                    raise TypeError('%s: the lengths must be a one-dimensional array of counts' % where)
+                have = _seq_len(t[1], values, where)
+                if int(ls.sum()) != have:
                     raise TypeError('%s: the lengths add up to %d, but there are %d values'
-                                    % (where, lengths.sum(), len(base)))
-                splits = _np.split(base, _np.cumsum(lengths)[:-1]) if len(lengths) else []
-                inner.append(splits)
+                                    % (where, int(ls.sum()), have))
+                lengths.append(ls)
+                inner.append(values)  # the elements' concatenation, as one sequence
             else:
-                inner.append(_elements(t[1], s, where))
-        lengths = [len(e) if not isinstance(e, (str, bytes)) else len(e) for es in inner for e in es]
-        out.append(_np.array(lengths, dtype=_np.int64))
-        _vcomps(t[1], [e for es in inner for e in es], where, out)
+                es = _elements(t[1], s, where)
+                lengths.append(_np.array([_seq_len(t[1], e, where) for e in es], dtype=_np.int64))
+                inner.extend(es)
+        out.append(_np.concatenate(lengths) if lengths else _np.zeros(0, dtype=_np.int64))
+        _vcomps(t[1], inner, where, out)
         return
     if k == 'data':
         _vcomps(t[2], seqs, where, out)
@@ -284,6 +307,12 @@ def _vcomps(t, seqs, where, out):
         return e[i]
     fst, snd = [], []
     for s in seqs:
+        if _is_pair(s):  # a structure of arrays
+            if _seq_len(t[1], s[0], where) != _seq_len(t[2], s[1], where):
+                raise TypeError('%s: the fields of %s have different lengths' % (where, _describe(t)))
+            fst.append(s[0])
+            snd.append(s[1])
+            continue
         es = _elements(t, s, where)
         fst.append([field(e, 0) for e in es])
         snd.append([field(e, 1) for e in es])

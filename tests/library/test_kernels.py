@@ -67,6 +67,13 @@ check('[[char]] result', k.words(3), ['w0', 'w1', 'w2'])
 check('polymorphic instance', k.poly_int([1, 2]).tolist(), [2, 4])
 rows = [[(0, 1.0), (1, 2.0)], [], [(1, 3.0)]]
 check('spmv over [[(int, float)]]', k.spmv(rows, np.array([1.0, 2.0])).tolist(), [5.0, 0.0, 6.0])
+# the flat forms: CSR's arrays as they are, ((columns, values), row lengths)
+csr = ((np.array([0, 1, 1], dtype=np.int32), np.array([1.0, 2.0, 3.0])), np.array([2, 0, 1]))
+check('spmv of CSR arrays', k.spmv(csr, np.array([1.0, 2.0])).tolist(), [5.0, 0.0, 6.0])
+check('[[[int]]] of (values, lengths) elements',
+      lists(k.deep([(np.array([1, 2]), [2, 0]), ([], []), ([3], [1])])), [[[10, 20], []], [], [[30]]])
+raises('TypeError: lengths that do not add up', TypeError, k.row_sums, (np.array([1, 2]), np.array([1])))
+raises('TypeError: fields of different lengths', TypeError, k.spmv, (([0, 1], [1.0]), [2]), [1.0, 2.0])
 
 e = raises('run-time error raises NeslError', k.NeslError, k.at, np.array([1, 2, 3]), 7)
 check('error message', e is not None and 'subscript 7 is out of range' in e.message, True)
