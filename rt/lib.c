@@ -405,7 +405,16 @@ int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results
   Call call = {f, arg, 0, results, false, c->device};
   jmp_buf stop;
   rt_set_stop(&stop);
+  int64_t refs[RT_LIB_MAX_LEAVES]; /* each argument's references before the statement took its own */
   if (setjmp(stop) != 0) {
+    /* A statement that stops leaves what it holds, as an executable's
+       does; but the caller's handles must go when freed: their vectors
+       get back the references they had before the statement (nothing
+       that outlives the statement can hold them: it binds no global,
+       and its results are dropped below). */
+    for (int i = 0; i < call.narg; i++)
+      if (arg[i]->type.kind != RT_SCALAR && arg[i]->refs > refs[i])
+        arg[i]->refs = refs[i];
     for (int i = 0; i < call.narg; i++)
       rt_release(arg[i]);
     current = NULL;
@@ -416,6 +425,7 @@ int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results
     if (leaf->seq < 0) {
       RtValue *v = rt_value_new(rt_scalar_type(leaf->base), 1);
       memcpy(&v->scalar, args[i], rt_base_size(leaf->base));
+      refs[narg] = 1;
       arg[narg++] = v;
       call.narg = narg;
       continue;
@@ -424,6 +434,7 @@ int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results
     const RtLibSeqType *t = seq_type(lib, leaf->seq);
     for (int j = 0; j < t->ncomps; j++) {
       rt_retain(s->comps[j]);
+      refs[narg] = s->comps[j]->refs;
       arg[narg++] = s->comps[j];
       call.narg = narg;
     }

@@ -37,7 +37,8 @@ fi
 # shellcheck disable=SC2086
 if cc $san -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_kernels" tests/library/test_kernels.c -L"$dir" -lkernels -pthread \
      -Wl,-rpath,"$(cd "$dir" && pwd)" 2>"$OUT/c.err"; then
-  "$dir/test_kernels" >"$OUT/c.out" 2>&1
+  # under the sanitizers, LeakSanitizer too: the library frees what it makes
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1" "$dir/test_kernels" >"$OUT/c.out" 2>&1
   echo "rc $?" >>"$OUT/c.out"
   grep -v '^rc ' "$OUT/c.out" | relay
   grep -q "^rc 0$" "$OUT/c.out" && pass "c program exits 0" || fail "c program exits 0" "$(cat "$OUT/c.out")"
