@@ -291,8 +291,9 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
     put(t, "#include <cuda_runtime.h>\n#include \"gpu.h\"\n");
   put(t, "\n");
   /* declarations ('extern "C"' alone declares in C++) */
-  put(t, xprintf("%svoid (*const nessie_lib_tops[])(void);\n%svoid nessie_lib_init(void);\n\n", cuda ? ext_c : "extern ",
-                 ext_c));
+  const char *hidden = "__attribute__((visibility(\"hidden\"))) ";
+  put(t, xprintf("%s%svoid (*const nessie_lib_tops[])(void);\n%s%svoid nessie_lib_init(void);\n\n",
+                 cuda ? ext_c : "extern ", hidden, ext_c, hidden));
   put(t, xprintf("typedef RtLibContext %s_context;\n", N));
   for (int i = 0; i < tb.seqs.len; i++) {
     const SeqType *s = tb.seqs.data[i];
@@ -327,7 +328,7 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
                      buf_str(&b)));
     }
   }
-  put(t, "extern const RtLib nessie_lib;\n");
+  put(t, xprintf("extern %sconst RtLib nessie_lib;\n", hidden));
   put(t, "static const RtLibFunc funcs[] = {\n");
   for (int i = 0; i < fs.len; i++) {
     const Func *f = fs.data[i];
@@ -367,7 +368,7 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
     put(t, "static void lib_init(int device) {\n  (void)device;\n  nessie_lib_init();\n  rt_lib_start(&nessie_lib);\n}\n\n");
   if (cuda)
     put(t, "static RtValue *lib_to_host(RtValue *v) { return rtg_to_host(v); }\n\n");
-  put(t, xprintf("const RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s};\n\n", N,
+  put(t, xprintf("%sconst RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s};\n\n", hidden, N,
                  fs.len, tb.seqs.len, first_export,
                  cuda ? "lib_to_host, lib_use_device, lib_from_device, lib_to_device_buffer, lib_seg_total"
                       : "NULL, NULL, NULL, NULL, NULL"));

@@ -1127,11 +1127,14 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
   }
   if (lib) {
     cg_line(&cg, "/* the statements, which the library's API unit runs: lib-nesl's, then one per export */");
-    cg_line(&cg, "%svoid (*const nessie_lib_tops[])(void) = {", target->kind == CG_CUDA ? "extern \"C\" " : "");
+    /* hidden: two libraries loaded together must not bind each other's */
+    cg_line(&cg, "%s__attribute__((visibility(\"hidden\"))) void (*const nessie_lib_tops[])(void) = {",
+            target->kind == CG_CUDA ? "extern \"C\" " : "");
     for (int i = 0; i < tops.len; i++)
       cg_line(&cg, "  top_%d,", i);
     cg_line(&cg, "  NULL};");
-    cg_line(&cg, "%svoid nessie_lib_init(void) { NESSIE_INIT(nessie_sites); }", target->kind == CG_CUDA ? "extern \"C\" " : "");
+    cg_line(&cg, "%s__attribute__((visibility(\"hidden\"))) void nessie_lib_init(void) { NESSIE_INIT(nessie_sites); }",
+            target->kind == CG_CUDA ? "extern \"C\" " : "");
   } else {
   cg_line(&cg, "static void program(void) {");
   cg_line(&cg, "  NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */");

@@ -45,6 +45,14 @@ if cc $san -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_kernels" tests/
 else
   fail "c program links against libkernels.so" "$(cat "$OUT/c.err")"
 fi
+# two libraries in one program
+if "$NESSIE" --library --target=cpu -o "$dir/other" tests/library/other.nesl >"$OUT/two.out" 2>&1 &&
+   cc $san -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_two" tests/library/test_two.c -L"$dir" -lkernels -lother \
+     -Wl,-rpath,"$(cd "$dir" && pwd)" 2>>"$OUT/two.out" && "$dir/test_two" >>"$OUT/two.out" 2>&1; then
+  pass "two libraries in one program"
+else
+  fail "two libraries in one program" "$(cat "$OUT/two.out")"
+fi
 # a Python with NumPy: python3, else Debian's (a pyenv python3 may lack it)
 py=""
 for p in python3 /usr/bin/python3; do
