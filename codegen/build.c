@@ -680,14 +680,19 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
     vec_push(&argv, "-std=c++17");
     /* the host's products uncontracted, as the device's (rt_mul_rn) */
     vec_push(&argv, "-Xcompiler");
-    /* a library's code goes into a shared object */
-    vec_push(&argv, b->library ? "-fopenmp,-ffp-contract=off,-fPIC" : "-fopenmp,-ffp-contract=off");
+    /* a library's code goes into a shared object that shows its API
+       alone: the skeletons' template instances, named after kernels
+       (K5_0_pull), would otherwise bind another library's of the same
+       name */
+    vec_push(&argv, b->library ? "-fopenmp,-ffp-contract=off,-fPIC,-fvisibility=hidden" : "-fopenmp,-ffp-contract=off");
   } else {
     vec_push(&argv, "-std=c17");
     vec_push(&argv, "-fopenmp");
     vec_push(&argv, "-ffp-contract=off"); /* a product's overflow carried into its sum (rt_mul_rn) */
-    if (b->library)
+    if (b->library) {
       vec_push(&argv, "-fPIC");
+      vec_push(&argv, "-fvisibility=hidden");
+    }
   }
   vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
   vec_push(&argv, xprintf("-I%s/include", rt));
