@@ -33,10 +33,10 @@ GENERATED := $(BUILD)/frontend/lexer.c $(BUILD)/frontend/parser.c \
 EVAL := eval/value.c eval/eval.c eval/prims.c eval/io.c
 # the runtime: shared by the interpreters and linked into every executable
 RT := rt/value.c rt/error.c rt/ops.c rt/vector.c rt/layout.c rt/structured.c \
-      rt/print.c rt/host.c rt/rand.c rt/blocks.c
-DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c driver/version.c
+      rt/print.c rt/host.c rt/rand.c rt/blocks.c rt/lib.c
+DRIVER := driver/main.c driver/repl.c driver/pipeline.c driver/store.c driver/version.c driver/export.c
 # code generation: λcu to C and CUDA, and the driver of cc/nvcc
-CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/build.c codegen/cache.c
+CODEGEN := codegen/emit.c codegen/thunk.c codegen/scalarfn.c codegen/cpu.c codegen/cuda.c codegen/library.c codegen/devcheck.c codegen/host.c codegen/export.c codegen/build.c codegen/cache.c
 # flattening: the passes from the typed AST to the flat IR
 FLATTEN := flatten/mono.c flatten/flatten.c flatten/shape.c flatten/layout.c flatten/describe.c
 # the flat IR itself: constructors, layouts, printer, checker, interpreter
@@ -59,14 +59,14 @@ CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) \
 # ---- the runtime that executables link: headers and a library next to
 # the nessie binary (build/lib/nessie), as `make install` puts them under
 # PREFIX/lib/nessie; built with OpenMP for the CPU target ----
-RT_HEADERS := rt/rt.h rt/scalar.h rt/kernel.h rt/ops.def rt/host.def
+RT_HEADERS := rt/rt.h rt/scalar.h rt/kernel.h rt/ops.def rt/host.def rt/lib.py
 RUNTIME_DIR := $(BUILD)/lib/nessie
 RUNTIME := $(RUNTIME_DIR)/libnessie_rt.a $(patsubst rt/%,$(RUNTIME_DIR)/include/%,$(RT_HEADERS))
 RT_LIB_OBJS := $(patsubst rt/%.c,$(BUILD)/rt-lib/%.o,$(RT))
 
 $(BUILD)/rt-lib/%.o: rt/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -fopenmp -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CSTD) $(WARN) -O2 -g -fopenmp -fPIC -MMD -MP -c -o $@ $<
 
 $(RUNTIME_DIR)/libnessie_rt.a: $(RT_LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -92,7 +92,7 @@ endif
 
 $(BUILD)/rt-gpu/gpu.o: rt/gpu.cu $(GPU_HEADERS) rt/rt.h rt/kernel.h rt/scalar.h rt/blocks.h
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall -c -o $@ $<
+	$(NVCC) -std=c++17 -O3 $(NVCC_GENCODE) -Xcompiler -Wall,-fPIC -c -o $@ $<
 
 $(RUNTIME_DIR)/libnessie_rt_cuda.a: $(RT_LIB_OBJS) $(BUILD)/rt-gpu/gpu.o
 	@mkdir -p $(dir $@)

@@ -685,11 +685,19 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
     vec_push(&argv, "-std=c++17");
     /* the host's products uncontracted, as the device's (rt_mul_rn) */
     vec_push(&argv, "-Xcompiler");
-    vec_push(&argv, "-fopenmp,-ffp-contract=off");
+    /* a library's code goes into a shared object that shows its API
+       alone: the skeletons' template instances, named after kernels
+       (K5_0_pull), would otherwise bind another library's of the same
+       name */
+    vec_push(&argv, b->library ? "-fopenmp,-ffp-contract=off,-fPIC,-fvisibility=hidden" : "-fopenmp,-ffp-contract=off");
   } else {
     vec_push(&argv, "-std=c17");
     vec_push(&argv, "-fopenmp");
     vec_push(&argv, "-ffp-contract=off"); /* a product's overflow carried into its sum (rt_mul_rn) */
+    if (b->library) {
+      vec_push(&argv, "-fPIC");
+      vec_push(&argv, "-fvisibility=hidden");
+    }
   }
   vec_push(&argv, "-w"); /* generated code: its warnings are nessie's bugs, not the user's */
   vec_push(&argv, xprintf("-I%s/include", rt));
@@ -706,6 +714,19 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
 static char **link_command(const CgBuild *b, const char *rt, const char *nvcc, char **objs, int n, const char *exe) {
   Vec argv = {0};
   push_compiler(&argv, b, nvcc);
+  if (b->library) {
+    /* a shared object that shows its API alone: the runtime's names stay
+       inside it, so that two libraries may be loaded together */
+    vec_push(&argv, "-shared");
+    if (b->target == CG_CUDA) {
+      vec_push(&argv, "-Xcompiler");
+      vec_push(&argv, "-fPIC");
+      vec_push(&argv, "-Xlinker");
+      vec_push(&argv, "--exclude-libs,ALL");
+    } else {
+      vec_push(&argv, "-Wl,--exclude-libs,ALL");
+    }
+  }
   vec_push(&argv, "-o");
   vec_push(&argv, (void *)exe);
   for (int i = 0; i < n; i++)
@@ -944,7 +965,8 @@ int cg_build(const LcuProgram *p, const CgBuild *b) {
     }
   }
   /* the program's text first: nothing to clean up if that fails */
-  CgFiles files = cg_program_files(p, target, b->source_name);
+  CgFiles files = b->library ? cg_library_files(p, target, b->source_name, b->library)
+                             : cg_program_files(p, target, b->source_name);
   struct sigaction old[NSTOP];
   catch_stop_signals(old);
   char *dir = make_build_dir();

@@ -396,6 +396,39 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
 
 /* ---- build.c ---- */
 
+/* ---- export.c: libraries (`nessie --library`, docs/library.md) ---- */
+
+/* An exported function: compiled as the statement
+   `__keep_value(k, f(__global_value(k)))` (driver/export.c), export k
+   being the k-th of the program's last statements. */
+typedef struct CgExport {
+  const char *name;          /* the NESL function's name: the C entry point NAME_name */
+  const char *type_text;     /* its NESL type, for the header's comments */
+  const RtLayout *arg, *result;
+  const char **arg_names;    /* a name for each leaf of H(arg), from the parameters */
+  Loc loc;
+} CgExport;
+
+typedef struct CgLibrary {
+  const char *name; /* NAME: libNAME.so, NAME.h, NAME.py, the prefix of the C names */
+  Vec exports;      /* CgExport *, in the order of their statements */
+} CgLibrary;
+
+/* The program's units with, instead of main, the table of its
+   statements, and last the unit of the library's C API. */
+CgFiles cg_library_files(const LcuProgram *p, const CgTarget *target, const char *source_name, const CgLibrary *lib);
+/* The C API unit: tables of the exports for rt/lib.c, and the entry
+   points NAME.h declares; 'first_export' is the index of export 0's
+   statement among the program's statements. */
+void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, const char *source_name,
+                    int first_export);
+/* NAME.h, documented. */
+void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, const char *source_name);
+/* NAME.py: the tables, then the binding's code ('binding_text', the
+   runtime's lib.py). */
+void cg_library_python(FILE *out, const CgLibrary *lib, CgTargetKind target, const char *source_name,
+                       const char *binding_text);
+
 typedef struct CgBuild {
   CgTargetKind target;
   const char *output;  /* the executable */
@@ -405,6 +438,7 @@ typedef struct CgBuild {
   const char *source_name; /* the NESL file, for comments */
   bool no_cache;       /* --no-cache: compile every unit */
   const char *version; /* nessie's, part of the cache's key */
+  const CgLibrary *library; /* a shared library (output: libNAME.so), or NULL */
 } CgBuild;
 
 /* Writes the program, compiles and links it into b->output with the

@@ -996,7 +996,22 @@ static void write_part_declarations(CgText *t, Cg *cg, const PtrMap *uses) {
   cg_blank(&d);
 }
 
+static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const char *source_name,
+                             const CgLibrary *lib);
+
 CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char *source_name) {
+  return program_files(p, target, source_name, NULL);
+}
+
+CgFiles cg_library_files(const LcuProgram *p, const CgTarget *target, const char *source_name, const CgLibrary *lib) {
+  return program_files(p, target, source_name, lib);
+}
+
+/* The program's units; for a library ('lib' not NULL), its statements in
+   one table that the library's API unit (export.c, the last unit) runs,
+   instead of main. */
+static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const char *source_name,
+                             const CgLibrary *lib) {
   /* the bodies first, into memory: the tables of layouts and sites they
      fill are written before them */
   CgText body = {0};
@@ -1009,8 +1024,9 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   /* where the program is split anyway, its statements go to units of
      their own, compiled without optimization (build.c): each runs once,
      and optimizing them cost more than all the rest of a program's host
-     code (lib_lifted: the host unit took 11.7 s of gcc -O2, 1.9 s -O0) */
-  bool split_tops = ntops > CG_SPLIT_TOPS || ((split_kernels || split_funcs) && ntops > 0);
+     code (lib_lifted: the host unit took 11.7 s of gcc -O2, 1.9 s -O0);
+     a library's are few (lib-nesl's and one per export) and stay put */
+  bool split_tops = !lib && (ntops > CG_SPLIT_TOPS || ((split_kernels || split_funcs) && ntops > 0));
   bool split = split_kernels || split_tops || split_funcs;
   /* what each piece names, where there are several units */
   PtrMap body_uses = {0}, scalar_uses = {0};
@@ -1115,6 +1131,17 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     cg_line(&in_part, "  NULL};");
     cg_line(&cg, "extern void (*const nessie_tops_%d[])(void);", j + 1);
   }
+  if (lib) {
+    cg_line(&cg, "/* the statements, which the library's API unit runs: lib-nesl's, then one per export */");
+    /* hidden: two libraries loaded together must not bind each other's */
+    cg_line(&cg, "%s__attribute__((visibility(\"hidden\"))) void (*const nessie_lib_tops[])(void) = {",
+            target->kind == CG_CUDA ? "extern \"C\" " : "");
+    for (int i = 0; i < tops.len; i++)
+      cg_line(&cg, "  top_%d,", i);
+    cg_line(&cg, "  NULL};");
+    cg_line(&cg, "%s__attribute__((visibility(\"hidden\"))) void nessie_lib_init(void) { NESSIE_INIT(nessie_sites); }",
+            target->kind == CG_CUDA ? "extern \"C\" " : "");
+  } else {
   cg_line(&cg, "static void program(void) {");
   cg_line(&cg, "  NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */");
   if (split_tops) {
@@ -1151,19 +1178,23 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
   cg_line(&cg, "  (void)argc;");
   cg_line(&cg, "  return rt_main(argv, program);");
   cg_line(&cg, "}");
+  }
   cg.uses = NULL;
 
   int nparts = 0;
   int *start = split ? part_starts(kernel_text, nk, &nparts) : NULL;
-  int n = 1 + nfunc_parts + ntop_parts + nparts;
+  int n = 1 + nfunc_parts + ntop_parts + nparts + (lib != NULL);
   CgFiles f = {n, xmalloc(sizeof(CgText) * (size_t)n), xmalloc_atomic(sizeof(CgUnitKind) * (size_t)n),
                xmalloc(sizeof(char *) * (size_t)n)};
   f.text[0] = (CgText){0};
-  f.kind[0] = n == 1 ? CG_UNIT_ALL : CG_UNIT_HOST;
+  f.kind[0] = n == 1 || (lib && n == 2) ? CG_UNIT_ALL : CG_UNIT_HOST;
   f.what[0] = n == 1 ? "the program" : "the host functions and main";
   Vec uses = {0};
   vec_push(&uses, &body_uses);
-  write_head(&f.text[0], &cg, source_name, 1, f.n, f.what[0], n == 1, true, split ? &uses : NULL);
+  bool alone = n == 1 || (lib && n == 2); /* the program in one unit (a library's API unit aside) */
+  if (lib)
+    f.what[0] = alone ? "the program" : "the host functions";
+  write_head(&f.text[0], &cg, source_name, 1, alone ? 1 : f.n, f.what[0], alone, true, split ? &uses : NULL);
   cg_text_write(&f.text[0], body.data, body.len);
   cg_text_free(&body);
   for (int j = 0; j < nfunc_parts + ntop_parts; j++) {
@@ -1201,6 +1232,12 @@ CgFiles cg_program_files(const LcuProgram *p, const CgTarget *target, const char
     }
   }
   cg_text_free(&scalar);
+  if (lib) {
+    f.text[n - 1] = (CgText){0};
+    f.kind[n - 1] = CG_UNIT_HOST;
+    f.what[n - 1] = "the library's C API";
+    cg_library_api(&f.text[n - 1], lib, target, source_name, tops.len - lib->exports.len);
+  }
   cg_forget_names();
   return f;
 }

@@ -16,6 +16,7 @@
 #include "../lcu/lcu.h"
 #include "../lower/lower.h"
 #include "../rt/rt.h"
+#include "../codegen/codegen.h"
 
 /* ---- pipeline.c ---- */
 
@@ -133,5 +134,18 @@ void print_version(FILE *out);
    history when it is a terminal; 'file' (may be NULL) is loaded first.
    Returns the exit status. */
 int repl_run(const char *file, bool stats, bool check_ir, bool no_fusion);
+
+/* ---- export.c: `nessie --library` ---- */
+
+typedef struct LibraryBuild {
+  const char *file;   /* FILE.nesl */
+  const char *output; /* -o: [DIR/]NAME, or NULL for the file's base name */
+  CgTargetKind target;
+  const char *arch;
+  bool keep, verbose, no_cache, check_ir, no_fusion;
+} LibraryBuild;
+/* Writes DIR/libNAME.so, DIR/NAME.h and DIR/NAME.py (docs/library.md);
+   returns the exit status. */
+int driver_library(const LibraryBuild *lb);
 
 #endif

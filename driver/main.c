@@ -53,11 +53,14 @@ typedef struct Options {
   bool no_cache;          /* --no-cache */
   const char *build_option; /* the first of these given but --target, for messages */
   const char *target_option; /* "--target=cpu" or "--target=cuda", as given */
+  bool library;           /* --library: a shared library, header and Python module (driver/export.c) */
 } Options;
 
 static void usage(FILE *out) {
   fprintf(out, "usage: nessie [options] FILE.nesl   compile FILE.nesl to an executable\n"
                "                                     (FILE may be -, standard input)\n"
+               "       nessie --library [options] FILE.nesl\n"
+               "                                     a library of FILE's functions\n"
                "       nessie [-i FILE.nesl]         the REPL\n"
                "       nessie [options] --dump=STAGE | --interp=lcu FILE.lcu\n"
                "                                     λcu in the form --dump=lcu prints\n"
@@ -81,6 +84,10 @@ static void usage(FILE *out) {
                "                   units compiled before, kept in $NESSIE_CACHE_DIR, else\n"
                "                   $XDG_CACHE_HOME/nessie, else ~/.cache/nessie; at most\n"
                "                   $NESSIE_CACHE_SIZE bytes, default 1G; 0 turns it off)\n"
+               "  --library        write libNAME.so, NAME.h and NAME.py (C and Python\n"
+               "                   bindings) exporting FILE's first-order functions;\n"
+               "                   NAME is -o's, else FILE's base name; FILE's statements\n"
+               "                   are not run (docs/library.md)\n"
                "\n"
                "other modes (one at most):\n"
                "  -i FILE          load FILE into the REPL, then read statements\n"
@@ -175,12 +182,13 @@ static bool gpu_arch_name(const char *arch) {
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
   enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
-         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE, OPT_DIAGNOSTICS };
+         OPT_ARCH, OPT_KEEP, OPT_NO_CACHE, OPT_DIAGNOSTICS, OPT_LIBRARY };
   static const struct option longopts[] = {
       {"target", required_argument, NULL, OPT_TARGET},
       {"arch", required_argument, NULL, OPT_ARCH},
       {"keep", no_argument, NULL, OPT_KEEP},
       {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+      {"library", no_argument, NULL, OPT_LIBRARY},
       {"interp", optional_argument, NULL, OPT_INTERP},
       {"stats", no_argument, NULL, OPT_STATS},
       {"types", no_argument, NULL, OPT_TYPES},
@@ -246,6 +254,10 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_KEEP:
       opt->keep = true;
       opt->build_option = opt->build_option ? opt->build_option : "--keep";
+      break;
+    case OPT_LIBRARY:
+      opt->library = true;
+      opt->build_option = opt->build_option ? opt->build_option : "--library";
       break;
     case OPT_NO_CACHE:
       opt->no_cache = true;
@@ -480,13 +492,18 @@ static int compile(const Options *opt) {
   }
   if (is_lcu_file(opt->file))
     return compile_lcu(opt, src);
+  if (opt->library) {
+    LibraryBuild lb = {opt->file, opt->output, choose_target(opt), opt->arch, opt->keep, opt->verbose,
+                       opt->no_cache, opt->check_ir, opt->no_fusion};
+    return driver_library(&lb);
+  }
   CgBuild *build = NULL;
   if (!opt->dump && !opt->engine && !opt->types) {
     /* an executable: where it goes is checked before compiling, which
        may take a while */
     build = NEW(CgBuild);
     *build = (CgBuild){choose_target(opt), opt->output ? opt->output : default_output(opt->file), opt->arch,
-                       opt->keep, opt->verbose, opt->file, opt->no_cache, nessie_version};
+                       opt->keep, opt->verbose, opt->file, opt->no_cache, nessie_version, NULL};
     if (cg_check_output(build, opt->file) != 0)
       return EXIT_USAGE;
   }

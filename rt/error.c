@@ -414,7 +414,7 @@ typedef struct MainArgs {
 } MainArgs;
 
 static void *run_program(void *p) {
-  char base;
+  char base = 0; /* only its address matters (gcc's -fPIC warns of it unset) */
   rt_set_stack(&base, BIG_STACK);
   ((MainArgs *)p)->program();
   return NULL;
@@ -462,7 +462,7 @@ int rt_main(char **argv, void (*program)(void)) {
       pthread_create(&thread, &attr, run_program, &args) == 0) {
     pthread_join(thread, NULL);
   } else {
-    char base;
+    char base = 0;
     rt_set_stack(&base, 8 << 20); /* no thread: the ordinary stack */
     program();
   }

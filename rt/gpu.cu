@@ -1655,6 +1655,15 @@ RtValue *rtg_hash(RtLoc loc, const RtLayout *l, bool host, RtValue **comps, int 
 
 void rtg_host_call(RtHost hp, RtLoc loc, const RtLayout *arg, const RtLayout *result, bool lifted, RtValue **args,
                    int nargs, RtValue **results, int nresults) {
+  /* a library's call (rt/lib.c): its argument and result pass as they
+     are, on the device or not, so that its handles stay on the device
+     between calls; a host copy would be freed here under the handle */
+  if (!lifted && (hp == RT_HOST_GLOBAL_VALUE || hp == RT_HOST_KEEP_VALUE)) {
+    rt_host_call(hp, loc, arg, result, lifted, args, results);
+    for (int i = 0; i < nresults; i++)
+      results[i] = rtg_place(results[i]);
+    return;
+  }
   RtValue **h = to_host_all(args, nargs);
   rt_host_call(hp, loc, arg, result, lifted, h, results);
   free_host_all(h, args, nargs);

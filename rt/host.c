@@ -593,8 +593,15 @@ static void keep_value(RtLoc loc, const RtLayout *arg, RtValue **a, RtValue **r)
   int n = rt_layout_count(arg->snd, true);
   store->keep(store->ctx, a[0]->scalar.i, loc, arg->snd, a + 1);
   for (int i = 0; i < n; i++) {
-    r[i] = a[1 + i];
-    rt_retain(r[i]);
+    /* a vector shared, a scalar copied: generated code frees a scalar
+       argument and a scalar result each as its own (rt_value_free) */
+    if (a[1 + i]->type.kind == RT_SCALAR) {
+      r[i] = rt_value_new(a[1 + i]->type, 1);
+      r[i]->scalar = a[1 + i]->scalar;
+    } else {
+      r[i] = a[1 + i];
+      rt_retain(r[i]);
+    }
   }
 }
 

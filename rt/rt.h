@@ -638,6 +638,82 @@ RtValue *rt_rand(int site, RtValue *x);
    one), and in *ok whether the whole text is the number. */
 double rt_parse_float_text(const char *text, bool *ok);
 
+/* ---- libraries made by `nessie --library` (lib.c) ---- */
+
+/* What the generated code of a library says of it (docs/library.md). */
+enum {
+  RT_LIB_ERROR_NESL = 1,     /* NESL stopped with a run-time error */
+  RT_LIB_ERROR_ARGUMENT = 2, /* an argument is not of the function's type */
+  RT_LIB_ERROR_MEMORY = 3,   /* out of memory */
+};
+enum { RT_LIB_MAX_LEAVES = 256 }; /* the H components of one argument, at most */
+
+/* A sequence type: the components of V(elem), in layout order, each a
+   vector or a segdes ('types'), counted by the sequence's length
+   ('parent' -1) or by the total of the segdes component 'parent'. */
+typedef struct RtLibSeqType {
+  int ncomps;
+  const RtType *types;
+  const int *parent;
+} RtLibSeqType;
+/* A leaf of H(t): a scalar of 'base' ('seq' -1) or a sequence of type 'seq'. */
+typedef struct RtLibLeaf {
+  RtBase base;
+  int seq;
+} RtLibLeaf;
+struct RtLib;
+typedef struct RtLibFunc {
+  const struct RtLib *lib;
+  const char *name;
+  int nargs, nresults;
+  const RtLibLeaf *args, *results;
+} RtLibFunc;
+typedef struct RtLib {
+  const char *name;
+  int nfuncs, nseqs;
+  const RtLibFunc *funcs;
+  const RtLibSeqType *seqs;
+  void (*init)(int device);      /* once per process, before the first call: the runtime started on 'device' */
+  void (*const *tops)(void);     /* the statements: lib-nesl's, then one per export */
+  int first_export;              /* the index in 'tops' of export 0 */
+  RtValue *(*to_host)(RtValue *v); /* the GPU target: a device value's host copy; NULL on the CPU */
+  void (*use_device)(int device);   /* the GPU target: the calling thread's current device; NULL on the CPU */
+  /* the GPU target (NULL on the CPU): a device value copied from the
+     caller's device buffer 'src' of 'n' elements; a value's elements
+     copied to the caller's device buffer 'dst'; a device segdes's total */
+  RtValue *(*from_device)(RtType t, int64_t n, const void *src);
+  void (*to_device_buffer)(RtValue *v, void *dst);
+  int64_t (*seg_total)(RtValue *d);
+} RtLib;
+typedef struct RtLibContext RtLibContext;
+RtLibContext *rt_lib_context_new(const RtLib *lib, int device);
+void rt_lib_context_free(RtLibContext *c);
+/* The last error ("FILE:LINE:COL: message"), and its location alone
+   ("" where there is none). */
+const char *rt_lib_error(const RtLibContext *c);
+const char *rt_lib_error_location(const RtLibContext *c);
+/* A sequence of type 'type' and length 'n' from the caller's buffers,
+   one a component (copied): int64_t lengths for a segdes, the values for
+   a vector. */
+int rt_lib_seq_new(RtLibContext *c, int type, int64_t n, const void *const *bufs, void **out);
+/* The same where 'on_device[i]' (NULL: none) says that buffer i is in
+   the GPU's memory (the GPU target: copied on the device, CuPy and
+   DLPack arrays without a host copy). */
+int rt_lib_seq_new_on(RtLibContext *c, int type, int64_t n, const void *const *bufs, const uint8_t *on_device,
+                      void **out);
+int64_t rt_lib_seq_length(const void *h);
+/* The number of elements of each component (segments of a segdes). */
+void rt_lib_seq_sizes(const void *h, int64_t *sizes);
+/* Copies each component into 'bufs[i]' (NULL: skipped). */
+int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs);
+int rt_lib_seq_read_on(RtLibContext *c, const void *h, void *const *bufs, const uint8_t *on_device);
+void rt_lib_seq_free(void *h);
+/* Runs export 'fn': args[i] points at leaf i's scalar or is its handle;
+   results[i] points at where leaf i's scalar or new handle goes. */
+int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results);
+/* Runs the statements before the exports (the library's init calls it). */
+void rt_lib_start(const RtLib *lib);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,7 @@ set -eu
 # SHA-256, the build cache's keys (codegen/cache.c); dpkg-dev: make deb
 # computes the package's Depends with its dpkg-shlibdeps (dpkg-deb itself
 # is in dpkg, always there)
-PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux graphviz gnuplot-nox python3 dpkg-dev"
+PACKAGES="gcc g++ clang make re2c bison pkg-config libgc-dev libglpk-dev libedit-dev nettle-dev libcmocka-dev tmux graphviz gnuplot-nox python3 python3-numpy dpkg-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -9,7 +9,8 @@
 # on any report; there the runtime's cache of freed device blocks is off
 # (NESSIE_ALLOC_CACHE=0, unless SANITIZER_ALLOC_CACHE says otherwise), so
 # that the tool sees each vector's exact bounds and its free.  Ends with
-# `N passed, M failed`; logs under OUTDIR.
+# `N passed, M failed`; logs under OUTDIR.  Then the libraries of the
+# CUDA target (tests/gpu/library.sh).
 set -u
 BUILD=$1
 OUT=$2
@@ -47,5 +48,9 @@ for tool in $SANITIZE; do
     fi
   done
 done
+# libraries (nessie --library --target=cuda): C, NumPy, CuPy and DLPack
+sh tests/gpu/library.sh "$BUILD" "$OUT/library" | tee "$OUT/library.log"
+passed=$((passed + $(grep -c '^\[PASS\]' "$OUT/library.log")))
+failed=$((failed + $(grep -c '^\[FAIL\]' "$OUT/library.log")))
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

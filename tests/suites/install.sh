@@ -84,6 +84,15 @@ $how: ./sqr differs from examples/sqr.expected: $o"
   case $v in "runtime: $MOVED/lib/nessie "*) ;; *) d="$d
 --version says '$v', not the moved runtime $MOVED/lib/nessie" ;; esac
   if [ -z "$d" ]; then pass install/moved-cpu-build; else fail install/moved-cpu-build "$d"; fi
+  # a library from the moved tree (its runtime archive is -fPIC, and
+  # the Python binding's code comes from it): a C program runs against it
+  if o=$(cd "$ABS_OUT/work" && env -u NESSIE_CC -u NESSIE_CFLAGS "$MOVED/bin/nessie" --library --target=cpu -o kernels "$ROOT/tests/library/kernels.nesl" 2>&1 &&
+         cc -std=c17 -I. -o test_kernels "$ROOT/tests/library/test_kernels.c" -L. -lkernels -pthread -Wl,-rpath,"$ABS_OUT/work" &&
+         ./test_kernels >/dev/null && grep -q "^class NeslError" kernels.py); then
+    pass install/moved-library
+  else
+    fail install/moved-library "$o"
+  fi
 else
   fail install/moved-cpu-build "no installed tree to move"
 fi

@@ -1,0 +1,278 @@
+/*
+ * export.c: `nessie --library FILE.nesl`, a shared library of the file's
+ * functions with a C header and a Python module (docs/library.md).
+ *
+ * The program is checked as usual; then its statements are left out (a
+ * library runs none of them) and each exported function f gets one in
+ * their place, `__keep_value(k, f(__global_value(k)))`: the REPL's bridge
+ * to its store of values (rt.h, RtStore), through which rt/lib.c hands
+ * the statement the caller's argument and takes its result.  So an
+ * exported function is compiled, fused and run exactly as a call of it in
+ * an executable is, and nothing in flatten/, lower/ or fusion/ knows of
+ * libraries.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "../codegen/codegen.h"
+#include "../frontend/frontend.h"
+#include "driver.h"
+
+/* Is 't' a type a value crossing to C may have: int, float, bool, char,
+   tuples, sequences and datatypes of them, with no type variable and no
+   function?  'why' gets the reason when not. */
+static bool first_order(Type *t, const char **why) {
+  t = type_resolve(t);
+  switch (t->kind) {
+  case T_INT:
+  case T_FLOAT:
+  case T_BOOL:
+  case T_CHAR:
+    return true;
+  case T_SEQ:
+    return first_order(t->elem, why);
+  case T_PAIR:
+    return first_order(t->fst, why) && first_order(t->snd, why);
+  case T_DATA:
+    for (int i = 0; i < t->args.len; i++)
+      if (!first_order(t->args.data[i], why))
+        return false;
+    return true;
+  case T_VAR:
+    *why = "it is polymorphic (export an instance: a function with a monomorphic signature that calls it, "
+           "docs/library.md)";
+    return false;
+  case T_FUN:
+    *why = "a function value cannot cross to C";
+    return false;
+  }
+  return false;
+}
+
+/* Names for the leaves of H('l') from the parameter pattern 'p' (NULL:
+   none), into 'names' from '*at'. */
+static void leaf_names(const RtLayout *l, const Pattern *p, const char *base, const char **names, int *at) {
+  if (p && p->kind == PAT_VAR && !base) {
+    leaf_names(l, NULL, p->name, names, at);
+    return;
+  }
+  switch (l->kind) {
+  case RL_PAIR:
+    if (p && p->kind == PAT_PAIR) {
+      leaf_names(l->fst, p->fst, base, names, at);
+      leaf_names(l->snd, p->snd, base, names, at);
+    } else {
+      leaf_names(l->fst, NULL, base, names, at);
+      leaf_names(l->snd, NULL, base, names, at);
+    }
+    return;
+  case RL_DATA:
+    leaf_names(l->fst, p && p->kind == PAT_CON ? p->arg : NULL, base, names, at);
+    return;
+  default:
+    names[*at] = base ? xprintf("%s_%d", base, *at + 1) : NULL;
+    (*at)++;
+    return;
+  }
+}
+
+/* A base name made unique among the leaves that share it: "x" when one
+   leaf has it, "x_1", "x_2" ... (its position) otherwise. */
+static void tidy_names(const char **names, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!names[i])
+      continue;
+    const char *us = strrchr(names[i], '_');
+    size_t stem = us ? (size_t)(us - names[i]) : strlen(names[i]);
+    int same = 0;
+    for (int j = 0; j < n; j++)
+      same += names[j] && strncmp(names[j], names[i], stem) == 0 && strrchr(names[j], '_') &&
+              (size_t)(strrchr(names[j], '_') - names[j]) == stem;
+    if (same == 1)
+      names[i] = xstrndup(names[i], stem);
+  }
+}
+
+/* The statement standing for export 'k', f's call: typed as the checker
+   would type it, a library statement so that nothing is printed. */
+static TopLevel *export_statement(TypeEnv *env, TopLevel *fn, int k, Type *arg, Type *result) {
+  Loc loc = fn->loc;
+  Expr *slot = ast_int(loc, k);
+  slot->type = type_int;
+  Expr *get = ast_call(loc, "__global_value", slot);
+  get->u.ref.def = tc_lookup(env, "__global_value");
+  get->u.ref.inst = type_fun(type_int, arg);
+  get->type = arg;
+  Expr *call = ast_call(loc, fn->name, get);
+  call->u.ref.def = fn->def;
+  call->u.ref.inst = type_fun(arg, result);
+  call->type = result;
+  Expr *slot2 = ast_int(loc, k);
+  slot2->type = type_int;
+  Expr *pair = ast_pair(loc, slot2, call);
+  pair->type = type_pair(type_int, result);
+  Expr *keep = ast_call(loc, "__keep_value", pair);
+  keep->u.ref.def = tc_lookup(env, "__keep_value");
+  keep->u.ref.inst = type_fun(pair->type, result);
+  keep->type = result;
+  TopLevel *t = NEW(TopLevel);
+  t->kind = TOP_EXPR;
+  t->loc = loc;
+  t->body = keep;
+  t->type = result;
+  t->library = true;
+  return t;
+}
+
+/* Is 'name' a C identifier? */
+static bool c_identifier(const char *name) {
+  if (!*name || (*name >= '0' && *name <= '9'))
+    return false;
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+      return false;
+  return true;
+}
+
+/* Reads the whole of file 'path', or NULL. */
+static const char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  Buf b = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    buf_put(&b, chunk, n);
+  fclose(f);
+  return buf_str(&b);
+}
+
+/* Writes 'path' through 'write'; false after a message. */
+static bool write_file(const char *path, void (*write)(FILE *, const CgLibrary *, CgTargetKind, const char *,
+                                                       const char *),
+                       const CgLibrary *lib, CgTargetKind target, const char *source, const char *extra) {
+  FILE *out = fopen(path, "w");
+  if (!out) {
+    fprintf(stderr, "nessie: error: cannot write %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  write(out, lib, target, source, extra);
+  if (fclose(out) != 0) {
+    fprintf(stderr, "nessie: error: cannot write %s: %s\n", path, strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+static void write_header(FILE *out, const CgLibrary *lib, CgTargetKind target, const char *source, const char *extra) {
+  (void)extra;
+  cg_library_header(out, lib, target, source);
+}
+
+int driver_library(const LibraryBuild *lb) {
+  /* NAME: -o's base name, else the file's without .nesl */
+  const char *out = lb->output;
+  if (!out) {
+    const char *base = strrchr(lb->file, '/') ? strrchr(lb->file, '/') + 1 : lb->file;
+    size_t n = strlen(base);
+    out = n > 5 && strcmp(base + n - 5, ".nesl") == 0 ? xstrndup(base, n - 5) : base;
+  }
+  const char *slash = strrchr(out, '/');
+  const char *dir = slash ? xstrndup(out, (size_t)(slash - out + 1)) : "";
+  const char *name = slash ? slash + 1 : out;
+  if (!c_identifier(name)) {
+    fprintf(stderr, "nessie: error: the library's name '%s' is not a C identifier: name it with -o NAME\n", name);
+    return 2;
+  }
+  Source *src = source_from_file(lb->file);
+  if (!src) {
+    diag_error(no_loc, "cannot read '%s': %s", lb->file, strerror(errno));
+    return 3;
+  }
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = lb->check_ir, .no_fusion = lb->no_fusion};
+  if (!pipeline_run_to(&pl, pipeline_stage("typed")))
+    return 1;
+  /* the exports: each function whose definition is the name's last, at
+     first-order monomorphic types; the others are named in a warning */
+  CgLibrary *lib = NEW(CgLibrary);
+  lib->name = name;
+  Program *prog = NEW(Program);
+  Vec statements = {0};
+  for (int i = 0; i < pl.prog->tops.len; i++) {
+    TopLevel *t = pl.prog->tops.data[i];
+    if (t->kind == TOP_BIND || t->kind == TOP_EXPR)
+      continue; /* a library runs no statement of the file */
+    vec_push(&prog->tops, t);
+    if (t->kind != TOP_FUNCTION || !t->body || t->library || !t->def || tc_lookup(pl.env, t->name) != t->def)
+      continue;
+    Type *ft = type_resolve(t->def->type);
+    const char *why = NULL;
+    if (ft->kind != T_FUN || !first_order(ft->fst, &why) || !first_order(ft->snd, &why)) {
+      fprintf(stderr, "%s:%d:%d: warning: '%s' is not exported: %s\n", src->name, t->loc.line, t->loc.col, t->name,
+              why ? why : "it is not a function");
+      continue;
+    }
+    if (!c_identifier(t->name)) {
+      fprintf(stderr, "%s:%d:%d: warning: '%s' is not exported: its name is not a C identifier\n", src->name,
+              t->loc.line, t->loc.col, t->name);
+      continue;
+    }
+    Type *arg = type_resolve(ft->fst), *result = type_resolve(ft->snd);
+    if (rt_layout_count(flatten_rt_layout(pl.env, arg), true) > RT_LIB_MAX_LEAVES ||
+        rt_layout_count(flatten_rt_layout(pl.env, result), true) > RT_LIB_MAX_LEAVES) {
+      fprintf(stderr, "%s:%d:%d: warning: '%s' is not exported: its argument or result has more than %d parts\n",
+              src->name, t->loc.line, t->loc.col, t->name, RT_LIB_MAX_LEAVES);
+      continue;
+    }
+    CgExport *e = NEW(CgExport);
+    e->name = t->name;
+    e->type_text = type_scheme_to_string(t->def->type);
+    e->arg = flatten_rt_layout(pl.env, arg);
+    e->result = flatten_rt_layout(pl.env, result);
+    e->loc = t->loc;
+    int nleaves = rt_layout_count(e->arg, true) + 1;
+    const char **names = xmalloc(sizeof(char *) * (size_t)nleaves);
+    int at = 0;
+    leaf_names(e->arg, t->param, NULL, names, &at);
+    tidy_names(names, at);
+    for (int j = 0; j < at; j++) /* a parameter named like a C keyword or the context keeps a number */
+      if (names[j] && (strcmp(names[j], "ctx") == 0 || strncmp(names[j], "result", 6) == 0))
+        names[j] = xprintf("%s_", names[j]);
+    e->arg_names = names;
+    vec_push(&statements, export_statement(pl.env, t, lib->exports.len, arg, result));
+    vec_push(&lib->exports, e);
+  }
+  if (lib->exports.len == 0) {
+    diag_error((Loc){.src = src, .line = 1, .col = 1}, "no function of '%s' can be exported: a library needs a "
+                                                      "top-level function of first-order monomorphic type",
+               lb->file);
+    return 1;
+  }
+  for (int i = 0; i < statements.len; i++) {
+    TopLevel *t = statements.data[i];
+    t->program = prog;
+    t->index = prog->tops.len;
+    vec_push(&prog->tops, t);
+  }
+  pl.prog = prog;
+  if (!pipeline_run_to(&pl, pipeline_stage("fused")))
+    return 1;
+  const char *so = xprintf("%slib%s.so", dir, name);
+  CgBuild build = {lb->target, so, lb->arch, lb->keep, lb->verbose, lb->file, lb->no_cache, nessie_version, lib};
+  if (cg_check_output(&build, lb->file) != 0)
+    return 2;
+  const char *rt = cg_runtime_dir();
+  const char *binding = rt ? read_text(xprintf("%s/include/lib.py", rt)) : NULL;
+  if (!binding) {
+    fprintf(stderr, "nessie: error: the runtime's Python binding (lib/nessie/include/lib.py) is not next to the "
+                    "nessie binary: run `make`, or `make install`\n");
+    return 1;
+  }
+  if (cg_build(pl.fused, &build) != 0)
+    return 1;
+  if (!write_file(xprintf("%s%s.h", dir, name), write_header, lib, lb->target, lb->file, NULL) ||
+      !write_file(xprintf("%s%s.py", dir, name), cg_library_python, lib, lb->target, lb->file, binding))
+    return 1;
+  return 0;
+}

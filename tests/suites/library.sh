@@ -1,0 +1,105 @@
+# tests/suites/library.sh: `nessie --library` (docs/library.md) on the
+# CPU target: tests/library/kernels.nesl built into a shared library, a
+# C program linked against it (test_kernels.c), the Python binding with
+# NumPy (test_kernels.py, skipped without NumPy: `make setup`), and a
+# function's result equal to the executable's on the same input.
+. tests/suites/lib.sh
+# make test-asan builds the library with the sanitizers (NESSIE_CFLAGS):
+# the C program takes them too, and Python, which cannot load a library
+# that needs the sanitizers' runtime first, is skipped
+san=""
+case ${NESSIE_CFLAGS:-} in *-fsanitize*) san=$NESSIE_CFLAGS ;; esac
+dir=$OUT/lib
+mkdir -p "$dir"
+if "$NESSIE" --library --target=cpu -o "$dir/kernels" tests/library/kernels.nesl >"$OUT/build.out" 2>&1 &&
+   [ -f "$dir/libkernels.so" ] && [ -f "$dir/kernels.h" ] && [ -f "$dir/kernels.py" ]; then
+  pass "build libkernels.so, kernels.h, kernels.py"
+else
+  fail "build libkernels.so, kernels.h, kernels.py" "$(cat "$OUT/build.out")"
+fi
+# the polymorphic function is named in a warning, not exported
+if grep -q "warning: 'poly' is not exported: it is polymorphic" "$OUT/build.out" && ! grep -q "kernels_poly(" "$dir/kernels.h"; then
+  pass "a polymorphic function is not exported"
+else
+  fail "a polymorphic function is not exported" "$(cat "$OUT/build.out")"
+fi
+# the header compiles alone, as C and as C++
+if cc -std=c17 -Wall -Wextra -Werror -fsyntax-only -x c "$dir/kernels.h" 2>"$OUT/h.err"; then
+  pass "kernels.h compiles alone"
+else
+  fail "kernels.h compiles alone" "$(cat "$OUT/h.err")"
+fi
+if ! command -v c++ >/dev/null 2>&1 || c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ "$dir/kernels.h" 2>"$OUT/hpp.err"; then
+  pass "kernels.h compiles as C++"
+else
+  fail "kernels.h compiles as C++" "$(cat "$OUT/hpp.err")"
+fi
+# shellcheck disable=SC2086
+if cc $san -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_kernels" tests/library/test_kernels.c -L"$dir" -lkernels -pthread \
+     -Wl,-rpath,"$(cd "$dir" && pwd)" 2>"$OUT/c.err"; then
+  # under the sanitizers, LeakSanitizer too: the library frees what it makes
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=1" "$dir/test_kernels" >"$OUT/c.out" 2>&1
+  echo "rc $?" >>"$OUT/c.out"
+  grep -v '^rc ' "$OUT/c.out" | relay
+  grep -q "^rc 0$" "$OUT/c.out" && pass "c program exits 0" || fail "c program exits 0" "$(cat "$OUT/c.out")"
+else
+  fail "c program links against libkernels.so" "$(cat "$OUT/c.err")"
+fi
+# two libraries in one program
+if "$NESSIE" --library --target=cpu -o "$dir/other" tests/library/other.nesl >"$OUT/two.out" 2>&1 &&
+   cc $san -std=c17 -Wall -Wextra -Werror -I"$dir" -o "$dir/test_two" tests/library/test_two.c -L"$dir" -lkernels -lother \
+     -Wl,-rpath,"$(cd "$dir" && pwd)" 2>>"$OUT/two.out" && "$dir/test_two" >>"$OUT/two.out" 2>&1; then
+  pass "two libraries in one program"
+else
+  fail "two libraries in one program" "$(cat "$OUT/two.out")"
+fi
+# a Python with NumPy: python3, else Debian's (a pyenv python3 may lack it)
+py=""
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c "import numpy" 2>/dev/null; then py=$p; break; fi
+done
+if [ -n "$san" ]; then
+  echo "[SKIP] python tests: the library is built with sanitizers ($san)"
+elif [ -n "$py" ]; then
+  "$py" tests/library/test_kernels.py "$dir" >"$OUT/py.out" 2>&1
+  echo "rc $?" >>"$OUT/py.out"
+  grep -v '^rc ' "$OUT/py.out" | relay
+  grep -q "^rc 0$" "$OUT/py.out" && pass "python tests exit 0" || fail "python tests exit 0" "$(cat "$OUT/py.out")"
+  # the same fused code as an executable: spmv's statement in kernels.nesl
+  # (it is not run by the library) against the library's call
+  if "$NESSIE" --target=cpu -o "$OUT/kernels_exe" tests/library/kernels.nesl >"$OUT/exe.err" 2>&1; then
+    exe=$("$OUT/kernels_exe" | grep "^it = ")
+    lib=$("$py" -c "
+import sys; sys.path.insert(0, '$dir'); import kernels
+r = kernels.spmv([[(0, 1.0), (1, 2.0)], [], [(1, 3.0)]], [1.0, 2.0])
+print('it = [' + ', '.join('%.1f' % v for v in r) + '] : [float]')")
+    [ "$exe" = "$lib" ] && pass "library equals executable ($lib)" || fail "library equals executable" "exe: $exe
+lib: $lib"
+  else
+    fail "library equals executable" "$(cat "$OUT/exe.err")"
+  fi
+else
+  echo "[SKIP] python tests: no python3 with NumPy (make setup installs it)"
+fi
+# the CUDA target's library builds and a C program links against it (no
+# GPU here to run it: make gpu-test runs tests/gpu/library.sh)
+if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
+  mkdir -p "$OUT/cuda"
+  if env -u NESSIE_CFLAGS "$NESSIE" --library --target=cuda -o "$OUT/cuda/kernels" tests/library/kernels.nesl >"$OUT/cuda.out" 2>&1 &&
+     cc -std=c17 -Wall -Wextra -Werror -I"$OUT/cuda" -o "$OUT/cuda/test_kernels" tests/library/test_kernels.c \
+       -L"$OUT/cuda" -lkernels -pthread 2>>"$OUT/cuda.out"; then
+    pass "cuda library builds, a C program links"
+  else
+    fail "cuda library builds, a C program links" "$(cat "$OUT/cuda.out")"
+  fi
+fi
+# a file with nothing to export is an error
+printf 'function ident(y) = y;\n' >"$OUT/none.nesl"
+if "$NESSIE" --library --target=cpu -o "$OUT/none" "$OUT/none.nesl" >"$OUT/none.out" 2>&1; then
+  fail "nothing to export is an error" "$(cat "$OUT/none.out")"
+elif grep -q "none.nesl:1:1: error: no function" "$OUT/none.out"; then
+  pass "nothing to export is an error"
+else
+  fail "nothing to export is an error" "$(cat "$OUT/none.out")"
+fi
+finish
