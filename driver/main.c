@@ -38,6 +38,7 @@ typedef struct Options {
   const StageInfo *dump;     /* --dump=STAGE */
   const EngineInfo *engine;  /* --interp[=ENGINE] */
   bool stats;     /* --stats: counts after the run */
+  EvalCostMode cost; /* --cost[=functions]: NESL's work and depth (docs/cost.md) */
   bool no_fusion; /* -O0 (-O1, fusion, is the default) */
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
@@ -108,6 +109,10 @@ static void usage(FILE *out) {
     print_indented(out, pipeline_engines[i].stats_help, 19);
   }
   fprintf(out, "\n"
+               "  --cost[=functions]  with --interp=eval, after each statement print its\n"
+               "                   work and depth in NESL's cost model (docs/cost.md);\n"
+               "                   =functions adds, per user function called, its calls,\n"
+               "                   work and the largest depth of a call\n"
                "  -O0, -O1         without or with (the default) simplification and fusion\n"
                "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
                "                   and -O3 are -O1, the highest level\n"
@@ -174,7 +179,7 @@ static bool gpu_arch_name(const char *arch) {
 
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
-  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
+  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_COST, OPT_TARGET,
          OPT_ARCH, OPT_KEEP, OPT_NO_CACHE, OPT_DIAGNOSTICS };
   static const struct option longopts[] = {
       {"target", required_argument, NULL, OPT_TARGET},
@@ -183,6 +188,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
       {"no-cache", no_argument, NULL, OPT_NO_CACHE},
       {"interp", optional_argument, NULL, OPT_INTERP},
       {"stats", no_argument, NULL, OPT_STATS},
+      {"cost", optional_argument, NULL, OPT_COST},
       {"types", no_argument, NULL, OPT_TYPES},
       {"dump", required_argument, NULL, OPT_DUMP},
       {"check-ir", no_argument, NULL, OPT_CHECK_IR},
@@ -286,6 +292,12 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_STATS:
       opt->stats = true;
       break;
+    case OPT_COST:
+      if (optarg && strcmp(optarg, "functions") != 0)
+        return bad_usage("unknown value '%s' for --cost (expected --cost or --cost=functions)",
+                         diag_quote(optarg, strlen(optarg)));
+      opt->cost = optarg ? EV_COST_FUNCTIONS : EV_COST_STATEMENTS;
+      break;
     case OPT_DIAGNOSTICS:
       /* for every mode: the REPL's errors and a build's compile errors
          are the same diagnostics */
@@ -335,6 +347,9 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opt->file = argv[optind];
   if (opt->stats && !opt->engine)
     return bad_usage("--stats counts what an interpreter runs: use it with --interp (or in the REPL)");
+  if (opt->cost && (!opt->engine || strcmp(opt->engine->name, "eval") != 0))
+    return bad_usage("--cost gives the work and depth the evaluator measures: use it with --interp=eval "
+                     "(or :cost in the REPL)");
   if (opt->build_option && opt->mode)
     return bad_usage("%s is for compiling to an executable; it does not go with %s", opt->build_option, opt->mode);
   /* --target also chooses which generated program a dump shows: the
@@ -429,6 +444,7 @@ static CgTargetKind choose_target(const Options *opt) {
 static int run_engine(const Options *opt, Pipeline *pl) {
   long errors = diag_runtime_errors();
   Buf stats = {0};
+  pl->cost = opt->cost;
   opt->engine->run(pl, NULL, stdout, opt->stats ? &stats : NULL);
   fflush(stdout);
   if (opt->stats)

@@ -226,6 +226,7 @@ static void run_eval(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
     ev = ev_new(pl->env, out);
     ev_init_library(ev, tc_library_program(pl->env));
   }
+  ev_set_cost(ev, pl->cost);
   EvalStats before = ev_stats(ev);
   for (int i = 0; i < pl->prog->tops.len; i++)
     ev_run_top(ev, pl->prog->tops.data[i]);
