@@ -910,6 +910,9 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
   int n = e->u.apply.gens.len;
   Value *seqs = xmalloc(sizeof(Value) * (size_t)n);
   int64_t len = eval_generators(ev, e, env, seqs);
+  /* the apply-to-each itself: one step over its n elements (it gives
+     each element its values and collects the results) */
+  cost_step(ev, len > 1 ? (uint64_t)len : 1, 1);
   /* the elements in parallel, each from the generators' end (volatile:
      an element's error comes back by a longjmp) */
   volatile uint64_t elems_start = ev->clock, elems_end = elems_start;
@@ -1291,6 +1294,15 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
     break;
   }
   }
+  fflush(ev->out);
+  return ok;
+}
+
+bool ev_cost_of(Eval *ev, TopLevel *top, EvalCost *cost) {
+  bool ok = true;
+  line_start(ev);
+  run_body(ev, top, &ok);
+  *cost = (EvalCost){ev->work, ev->clock};
   fflush(ev->out);
   return ok;
 }

@@ -182,6 +182,10 @@ typedef struct EvalCost {
   uint64_t work, depth;
 } EvalCost;
 EvalCost ev_last_cost(Eval *ev);
+/* Runs expression statement 'top' (checked) for its cost alone, printing
+   nothing but a run-time error's line: the REPL's :cost.  False if a
+   run-time error stopped it; else its cost is in '*cost'. */
+bool ev_cost_of(Eval *ev, TopLevel *top, EvalCost *cost);
 
 /* ---- for other interpreters (the flat interpreter) ----
    They use an Eval for the primitives of io.c, for reporting run-time
