@@ -1,0 +1,102 @@
+# cost: issue 43, NESL's cost model (docs/cost.md) as --cost measures it.
+#
+# - cost/sum, cost/scan, cost/nested: sum(index(n)), plus_scan(index(n))
+#   and a nested apply-to-each at several sizes measure the W and D of
+#   the formulas docs/cost.md derives (2n + 1 and 3; 3n^2 + 3n + 1 and 7)
+# - cost/quicksort, cost/primes: examples/quicksort.nesl on [0:n] and
+#   examples/primes.nesl measure what tests/cost/quicksort.awk and
+#   tests/cost/primes.awk compute, recurrences derived from the rules
+#   term by term (--cost=functions: quicksort's calls, work and depth)
+# - cost/golden: tests/cost/golden.nesl under --cost=functions prints
+#   golden.cost (each statement's derivation in its comments)
+# - cost/deterministic: every example under --cost twice gives the same
+#   bytes, and without its cost lines, the example's .expected
+# - cost/usage: --cost without --interp, with another interpreter, or
+#   with a bad value is a usage error (exit 2)
+# About 3 s.
+. tests/suites/lib.sh
+
+# cost_of NAME NESL...: the last cost line of the program made of the
+# arguments (one statement each), in OUT/NAME.nesl
+cost_of() {
+  name=$1; shift
+  printf '%s\n' "$@" > "$OUT/$name.nesl"
+  "$NESSIE" --interp=eval --cost "$OUT/$name.nesl" 2>&1 | grep '^cost: ' | tail -1
+}
+
+# formula TEST GOT WANT: one comparison of the test, failures collected
+# in $bad
+formula() {
+  [ "$2" = "$3" ] || bad="$bad
+$1: measured '$2', the formula '$3'"
+}
+
+bad=""
+for n in 1 2 10 1000 100000; do
+  formula "sum(index($n))" "$(cost_of sum_$n "sum(index($n));")" "cost: work $((2 * n + 1)), depth 3"
+done
+[ -z "$bad" ] && pass cost/sum || fail cost/sum "$bad"
+
+bad=""
+for n in 1 3 64 5000; do
+  formula "plus_scan(index($n))" "$(cost_of scan_$n "plus_scan(index($n));")" "cost: work $((2 * n + 1)), depth 3"
+done
+[ -z "$bad" ] && pass cost/scan || fail cost/scan "$bad"
+
+bad=""
+for n in 1 4 30 200; do
+  formula "nested $n" "$(cost_of nested_$n "{{i * j : j in index($n)} : i in index($n)};")" \
+    "cost: work $((3 * n * n + 3 * n + 1)), depth 7"
+done
+[ -z "$bad" ] && pass cost/nested || fail cost/nested "$bad"
+
+# the function of the example itself, its driver left out
+sed -n '/^function quicksort(s)/,/^$/p' examples/quicksort.nesl > "$OUT/quicksort.nesl"
+bad=""
+for n in 0 1 2 7 100 1000 4095; do
+  cp "$OUT/quicksort.nesl" "$OUT/quicksort_$n.nesl"
+  echo "quicksort([0:$n]);" >> "$OUT/quicksort_$n.nesl"
+  got=$("$NESSIE" --interp=eval --cost=functions "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
+  formula "quicksort([0:$n])" "$got" "$(awk -v N=$n -f tests/cost/quicksort.awk)"
+done
+[ -z "$bad" ] && pass cost/quicksort || fail cost/quicksort "$bad"
+
+sed -n '/^function primes(n)/,/^$/p' examples/primes.nesl > "$OUT/primes.nesl"
+bad=""
+for n in 0 2 3 10 30 100 1000 10000 100000; do
+  cp "$OUT/primes.nesl" "$OUT/primes_$n.nesl"
+  echo "primes($n);" >> "$OUT/primes_$n.nesl"
+  got=$("$NESSIE" --interp=eval --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
+  formula "primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
+done
+[ -z "$bad" ] && pass cost/primes || fail cost/primes "$bad"
+
+"$NESSIE" --interp=eval --cost=functions tests/cost/golden.nesl > "$OUT/golden.cost" 2> "$OUT/golden.err"
+if d=$(diff tests/cost/golden.cost "$OUT/golden.cost"); then pass cost/golden
+else fail cost/golden "$d"; fi
+
+bad=""
+for f in examples/*.nesl; do
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --interp=eval --cost=functions "$f" > "$OUT/$n.1" 2>&1
+  "$NESSIE" --interp=eval --cost=functions "$f" > "$OUT/$n.2" 2>&1
+  cmp -s "$OUT/$n.1" "$OUT/$n.2" || bad="$bad
+$n: two runs differ"
+  grep -q '^cost: work ' "$OUT/$n.1" || bad="$bad
+$n: no cost line"
+  grep -v '^cost: ' "$OUT/$n.1" | cmp -s - "examples/$n.expected" || bad="$bad
+$n: without its cost lines, not $n.expected"
+done
+[ -z "$bad" ] && pass cost/deterministic || fail cost/deterministic "$bad"
+
+bad=""
+for args in "--cost examples/sqr.nesl" "--cost --interp=flat examples/sqr.nesl" "--cost --interp=lcu examples/sqr.nesl" \
+            "--cost=work --interp examples/sqr.nesl" "--cost --dump=flat examples/sqr.nesl"; do
+  # shellcheck disable=SC2086 # the options split on purpose
+  "$NESSIE" $args > "$OUT/usage.out" 2> "$OUT/usage.err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q -- '--cost' "$OUT/usage.err" || bad="$bad
+nessie $args: exit $rc, $(head -1 "$OUT/usage.err")"
+done
+[ -z "$bad" ] && pass cost/usage || fail cost/usage "$bad"
+finish
