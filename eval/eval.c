@@ -131,27 +131,14 @@ static void line_start(Eval *ev);
 /* ---- the cost model (docs/cost.md) ----
 
    Work is a sum over the statement.  Depth is a clock: a step of depth
-   d advances it by d; the parts of an expression that the model runs in
-   parallel (the arguments of a call, the parts of a tuple or sequence
-   literal, the generators of an apply-to-each, its elements) each start
-   at the clock of their start (cost_fork), and the clock goes on from
-   the latest of their ends (cost_join). */
+   d advances it by d, so that what the model runs one after the other
+   (everything but the elements of an apply-to-each: the arguments of a
+   call, a let's bindings, ...) adds its depths; the elements of an
+   apply-to-each each start at the clock of their start, and the clock
+   goes on from the latest of their ends (eval_apply). */
 static inline void cost_step(Eval *ev, uint64_t work, uint64_t depth) {
   ev->work += work;
   ev->clock += depth;
-}
-
-/* The next parallel part starts at 'start'; '*latest' keeps the latest
-   end of those before it. */
-static inline void cost_fork(Eval *ev, uint64_t start, uint64_t *latest) {
-  if (ev->clock > *latest)
-    *latest = ev->clock;
-  ev->clock = start;
-}
-
-static inline void cost_join(Eval *ev, uint64_t latest) {
-  if (ev->clock < latest)
-    ev->clock = latest;
 }
 
 /* ceil(log2 n), at least 1: the depth of a sort of n elements */
@@ -775,13 +762,8 @@ static Value call(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int pos) {
    are f(a, b, ...) against function f(x, y, ...). */
 static Env *bind_argument(Eval *ev, Env *callee, Pattern *p, Expr *arg, Env *caller) {
   if (p->kind == PAT_PAIR && arg->kind == EX_PAIR) {
-    /* the arguments in parallel (docs/cost.md) */
-    uint64_t start = ev->clock, latest = start;
     callee = bind_argument(ev, callee, p->fst, arg->u.pair.fst, caller);
-    cost_fork(ev, start, &latest);
-    callee = bind_argument(ev, callee, p->snd, arg->u.pair.snd, caller);
-    cost_join(ev, latest);
-    return callee;
+    return bind_argument(ev, callee, p->snd, arg->u.pair.snd, caller);
   }
   return match(callee, p, eval(ev, arg, caller));
 }
@@ -885,15 +867,13 @@ static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
   ev->clock = clock;
 }
 
-/* Evaluates the generators' sequences of apply-to-each 'e' into 'seqs',
-   in parallel (docs/cost.md), and returns their common length.  Not
-   inlined: its locals must not live across eval_apply's sigsetjmp. */
+/* Evaluates the generators' sequences of apply-to-each 'e' into 'seqs'
+   and returns their common length.  Not inlined: its locals must not
+   live across eval_apply's sigsetjmp. */
 __attribute__((noinline)) static int64_t eval_generators(Eval *ev, Expr *e, Env *env, Value *seqs) {
   int64_t len = 0;
-  uint64_t start = ev->clock, latest = start;
   for (int g = 0; g < e->u.apply.gens.len; g++) {
     Generator *gen = e->u.apply.gens.data[g];
-    cost_fork(ev, start, &latest);
     seqs[g] = eval(ev, gen->seq, env);
     int64_t l = seqs[g].u.seq->len;
     ev->leaf = e->pos;
@@ -902,7 +882,6 @@ __attribute__((noinline)) static int64_t eval_generators(Eval *ev, Expr *e, Env 
                (long long)len, (long long)l);
     len = l;
   }
-  cost_join(ev, latest);
   return len;
 }
 
@@ -987,7 +966,8 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
       lv.result = val_seq_like(v, len - i).u.seq;
     seq_set(lv.result, lv.out++, v);
   }
-  cost_join(ev, elems_end > ev->clock ? elems_end : ev->clock);
+  if (ev->clock < elems_end)
+    ev->clock = elems_end;
   /* a filter packs the kept elements: one step over the n elements */
   if (e->u.apply.filter)
     cost_step(ev, len > 1 ? (uint64_t)len : 1, 1);
@@ -1012,13 +992,9 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
 }
 
 static Value eval_range(Eval *ev, Expr *e, Env *env) {
-  uint64_t start = ev->clock, latest = start;
   int32_t s = eval(ev, e->u.range.start, env).u.i;
-  cost_fork(ev, start, &latest);
   int32_t end = eval(ev, e->u.range.end, env).u.i;
-  cost_fork(ev, start, &latest);
   int32_t d = e->u.range.stride ? eval(ev, e->u.range.stride, env).u.i : 1;
-  cost_join(ev, latest);
   ev->leaf = e->pos;
   if (end < s || d <= 0)
     ev_error(ev, e->loc, "bad range [%d:%d:%d]: the end must be >= the start and the stride positive", s, end, d);
@@ -1069,11 +1045,8 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
   case EX_APP:
     return call_value(ev, e, env);
   case EX_BINOP: {
-    uint64_t start = ev->clock, latest = start;
     Value a = eval(ev, e->u.op.lhs, env);
-    cost_fork(ev, start, &latest);
     Value b = eval(ev, e->u.op.rhs, env);
-    cost_join(ev, latest);
     if (current(e->u.op.def)->primitive) {
       /* a primitive reads its argument and keeps no pointer to it, so the
          pair can live on the stack: most operators are primitives, and
@@ -1086,24 +1059,17 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
   case EX_UNOP:
     return call(ev, e->u.op.def, e->u.op.inst, eval(ev, e->u.op.lhs, env), e->loc, e->pos);
   case EX_PAIR: {
-    uint64_t start = ev->clock, latest = start;
     Value a = eval(ev, e->u.pair.fst, env);
-    cost_fork(ev, start, &latest);
-    Value b = eval(ev, e->u.pair.snd, env);
-    cost_join(ev, latest);
-    return val_pair(a, b);
+    return val_pair(a, eval(ev, e->u.pair.snd, env));
   }
   case EX_SEQ: {
     Value v = {.kind = V_SEQ, .u.seq = NULL};
-    uint64_t start = ev->clock, latest = start;
     for (int i = 0; i < e->u.elems.len; i++) {
-      cost_fork(ev, start, &latest);
       Value x = eval(ev, e->u.elems.data[i], env);
       if (!v.u.seq)
         v = val_seq_like(x, e->u.elems.len);
       seq_set(v.u.seq, i, x);
     }
-    cost_join(ev, latest);
     /* making the sequence: one step over its elements */
     cost_step(ev, e->u.elems.len > 1 ? (uint64_t)e->u.elems.len : 1, 1);
     return v.u.seq ? v : val_seq_new(0);
@@ -1113,11 +1079,8 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
   case EX_RANGE:
     return eval_range(ev, e, env);
   case EX_INDEX: {
-    uint64_t start = ev->clock, latest = start;
     Value s = eval(ev, e->u.index.seq, env);
-    cost_fork(ev, start, &latest);
     int32_t i = eval(ev, e->u.index.index, env).u.i;
-    cost_join(ev, latest);
     cost_step(ev, 1, 1);
     if (i < 0 || i >= s.u.seq->len) {
       ev->leaf = e->pos;

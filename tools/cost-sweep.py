@@ -9,9 +9,9 @@ by nessie's evaluator under --cost (docs/cost.md) at every size from A
 to B (multiplied by K, 2 by default, or with --plus increased by K),
 all sizes in one run of nessie, after the definitions of --prelude.
 The output is a table of n, W and D, then, for each of W and D, the
-best of the fits a*f(n) + b for f among 1, lg n, lg^2 n, n, n lg n and
-n^2 (least squares on the relative error, so that small and large sizes
-weigh alike): the model whose relative error is smallest, a simpler one
+best of the fits a*f(n) + b for f among 1, lg n, lg^2 n, n, n lg n,
+n lg^2 n and n^2 (least squares on the relative error, so that small
+and large sizes weigh alike): the model whose relative error is smallest, a simpler one
 where two are within 1% of each other.  With --png, a log-log picture of
 the measured W and D and their fits, drawn by gnuplot.
 
@@ -33,11 +33,12 @@ MODELS = [
     ("lg^2 n", lambda n: math.log2(n) ** 2 if n > 1 else 0.0),
     ("n", lambda n: float(n)),
     ("n lg n", lambda n: n * math.log2(n) if n > 1 else 0.0),
+    ("n lg^2 n", lambda n: n * math.log2(n) ** 2 if n > 1 else 0.0),
     ("n^2", lambda n: float(n) * n),
 ]
 # gnuplot's spelling of each model, x for n
 GNUPLOT = {"1": "1", "lg n": "log(x)/log(2)", "lg^2 n": "(log(x)/log(2))**2", "n": "x",
-           "n lg n": "x*log(x)/log(2)", "n^2": "x**2"}
+           "n lg n": "x*log(x)/log(2)", "n lg^2 n": "x*(log(x)/log(2))**2", "n^2": "x**2"}
 
 
 def sizes(args):
@@ -122,7 +123,8 @@ def describe(what, model):
     error = "relative error %.1f%%" % (100 * err) if err >= 0.0005 else "exact"
     if name == "1":
         return "%s ~ %.4g (constant; %s)" % (what, round(b, 6), error)
-    return "%s ~ %.4g * %s %s %.4g (%s)" % (what, round(a, 6), name, "+" if b >= 0 else "-", round(abs(b), 6), error)
+    offset = "" if abs(b) < 5e-5 * max(1.0, abs(a)) else " %s %.4g" % ("+" if b >= 0 else "-", round(abs(b), 6))
+    return "%s ~ %.4g * %s%s (%s)" % (what, round(a, 6), name, offset, error)
 
 
 def plot(args, ns, ws, ds, wfit, dfit):

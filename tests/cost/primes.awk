@@ -5,13 +5,14 @@
 #   primes(m)                  the recursion, m = isqrt(n - 1) + 1
 #   {[p*p : n : p] : p in small}   a step over k, each element p * p then
 #                              its range of len_p: 1 + max(1, len_p), depth 2
+#                              (the elements in parallel)
 #   flatten(...)               a step over max(k, M), M = sum of len_p
-#   dist(T, n) <- {(m, F) : m in multiples}   dist (n) and the
-#                              apply-to-each (M) in parallel, then __write's
-#                              unzip (two apply-to-eachs over M in
-#                              parallel) and __scatter (max(n, M)): depth 3
-#   {i : i in [2:n]; flag in drop(is_prime, 2) | flag}   the range (n - 2)
-#                              and drop (2n + 4, depth 7) in parallel, the
+#   dist(T, n) <- {(m, F) : m in multiples}   dist (n), the
+#                              apply-to-each (M), then __write's unzip (two
+#                              apply-to-eachs over M) and __scatter
+#                              (max(n, M)): depth 5, one step each
+#   {i : i in [2:n]; flag in drop(is_prime, 2) | flag}   the range (n - 2,
+#                              depth 1), drop (2n + 4, depth 8), the
 #                              apply-to-each (n - 2), the filter's pack
 #                              (n - 2)
 # Usage: awk -v N=n -f tests/cost/primes.awk prints the cost line.
@@ -25,6 +26,6 @@ function cost(n,   m, k, M, p, len, w, d, sw) {
   for (p = 2; p < m; p++) if (isprime(p)) { k++; len = int((n - p * p + p - 1) / p); M += len; sw += 1 + mx(1, len) }
   W = 1 + 5 + w + mx(1, k) + sw + mx(mx(1, k), M) + mx(1, n) + 3 * mx(1, M) + mx(mx(1, n), M) \
       + 3 * mx(1, n - 2) + 2 * n + 4
-  D = 1 + 5 + d + 1 + (k > 0 ? 2 : 0) + 1 + 3 + 7 + 1 + 1
+  D = 1 + 5 + d + 1 + (k > 0 ? 2 : 0) + 1 + 5 + 9 + 1 + 1
 }
 BEGIN { cost(N); print "cost: work " W ", depth " D }

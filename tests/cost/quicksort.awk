@@ -9,16 +9,16 @@
 #                                    the pack; depth 3 each, in a row
 #   [lesser, greater]                2, 1
 #   {quicksort(part) : ...}          a step over 2, depth 1, then the two
-#                                    calls in parallel
-#   sorted[0] ++ equal ++ sorted[1]  1 + (l + 1) + 1 + n, depth 3
-# so W(n) = 10n + l + 12 + W(l) + W(g) and D(n) = 19 + max(D(l), D(g)),
+#                                    calls in parallel (the elements)
+#   sorted[0] ++ equal ++ sorted[1]  1 + (l + 1) + 1 + n, depth 4
+# so W(n) = 10n + l + 12 + W(l) + W(g) and D(n) = 20 + max(D(l), D(g)),
 # and C(n), the calls, 1 + C(l) + C(g).  The statement adds the range
 # [0:N]: a step over N.
 # Usage: awk -v N=n -f tests/cost/quicksort.awk prints the statement's
 # cost line, then the function's as --cost=functions prints it.
 function mx(a, b) { return a > b ? a : b }
 function w(n,  l, g) { if (n <= 1) return 2; l = int(n / 2); g = n - l - 1; return 10 * n + l + 12 + w(l) + w(g) }
-function d(n,  l, g) { if (n <= 1) return 2; l = int(n / 2); g = n - l - 1; return 19 + mx(d(l), d(g)) }
+function d(n,  l, g) { if (n <= 1) return 2; l = int(n / 2); g = n - l - 1; return 20 + mx(d(l), d(g)) }
 function c(n,  l, g) { if (n <= 1) return 1; l = int(n / 2); g = n - l - 1; return 1 + c(l) + c(g) }
 BEGIN {
   print "cost: work " (mx(1, N) + w(N)) ", depth " (1 + d(N))
