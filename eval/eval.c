@@ -38,7 +38,16 @@ typedef struct RtDef {
   Def *current;   /* functions: the redefinition that replaced this one */
   const Prim *prim; /* primitives: the C implementation, once looked up */
   bool boxed_args;  /* an eval/io.c primitive: its argument is boxed */
+  uint8_t cost_rule; /* primitives: its CostRule, once looked up */
 } RtDef;
+
+/* How a primitive is charged in the cost model (cost_primitive). */
+typedef enum CostRule {
+  COST_BY_SIZE, /* max(1, n) in one step; one step on scalars alone */
+  COST_UNIT,    /* one step whatever the sizes: #s, s[i] */
+  COST_SORT,    /* n lg n in lg n steps */
+  COST_NONE,    /* the REPL's bookkeeping */
+} CostRule;
 
 /* A run-time error found in an element of an apply-to-each, kept until
    it is known that no error comes before it (see "The first error"). */
@@ -161,24 +170,36 @@ static int64_t top_length(Value v) {
   return -1;
 }
 
-/* The cost of primitive 'name' given 'arg' and giving 'result'
-   (docs/cost.md, "Primitives"): a scalar operation is one step; an
-   operation on sequences of at most n elements (arguments and result)
-   does max(1, n) work in one step; the sorts (rank, rank_down, name)
-   n lg n in lg n steps; the length and one element are one step; the
-   REPL's store costs nothing. */
-static void cost_primitive(Eval *ev, const char *name, Value arg, Value result) {
+/* The rule of primitive 'name' (docs/cost.md, the primitives' rows). */
+static CostRule cost_rule(const char *name) {
   if (strcmp(name, "__global_value") == 0 || strcmp(name, "__keep_value") == 0)
+    return COST_NONE;
+  if (strcmp(name, "__length") == 0 || strcmp(name, "__elt") == 0)
+    return COST_UNIT;
+  if (strcmp(name, "rank") == 0 || strcmp(name, "rank_down") == 0 || strcmp(name, "name") == 0)
+    return COST_SORT;
+  return COST_BY_SIZE;
+}
+
+/* The cost of a primitive of rule 'rule' given 'arg' and giving
+   'result': a scalar operation is one step; an operation on sequences
+   of at most n elements (arguments and result) does max(1, n) work in
+   one step; the sorts n lg n in lg n steps. */
+static void cost_primitive(Eval *ev, CostRule rule, Value arg, Value result) {
+  if (rule == COST_NONE)
     return;
-  int64_t a = top_length(arg), r = top_length(result);
-  int64_t n = a > r ? a : r;
-  if (n < 0 || strcmp(name, "__length") == 0 || strcmp(name, "__elt") == 0) {
+  int64_t n = -1;
+  if (rule != COST_UNIT) {
+    int64_t a = top_length(arg), r = top_length(result);
+    n = a > r ? a : r;
+  }
+  if (n < 0) {
     cost_step(ev, 1, 1);
     return;
   }
   if (n < 1)
     n = 1;
-  if (strcmp(name, "rank") == 0 || strcmp(name, "rank_down") == 0 || strcmp(name, "name") == 0) {
+  if (rule == COST_SORT) {
     uint64_t lg = cost_log2(n);
     cost_step(ev, (uint64_t)n * lg, lg);
     return;
@@ -729,6 +750,7 @@ static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int
     if (!r->prim)
       die("primitive %s has no implementation", d->name);
     r->boxed_args = r->prim == prim_lookup_io(d->name);
+    r->cost_rule = (uint8_t)cost_rule(d->name);
   }
   if (r->boxed_args)
     arg = val_boxed(arg); /* io.c indexes Seq.elems */
@@ -742,7 +764,7 @@ static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int
   Value result = r->prim->fn(ev, arg, loc, type);
   if (entered)
     ev->in_library = false;
-  cost_primitive(ev, d->name, arg, result);
+  cost_primitive(ev, (CostRule)r->cost_rule, arg, result);
   return result;
 }
 
