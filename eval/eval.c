@@ -117,9 +117,9 @@ struct Eval {
      per operation), printed under --cost */
   EvalCostMode cost_mode;
   uint64_t work;       /* the statement's work so far */
-  uint64_t clock;      /* the depth at which the expression under way
-                          started: each step adds its depth, parallel
-                          parts start at one clock and end at the latest */
+  uint64_t clock;      /* the statement's depth so far: each step adds its
+                          depth; the elements of an apply-to-each start
+                          at one clock and end at the latest */
   EvalCost last_cost;  /* of the last statement */
   PtrMap fn_costs;     /* EV_COST_FUNCTIONS: Def -> FnCost, this statement */
   Vec fn_order;        /* FnCost *, in the order of their first call */
@@ -889,12 +889,11 @@ static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
   ev->clock = clock;
 }
 
-/* Evaluates the generators' sequences of apply-to-each 'e' into 'seqs'
-   and returns their common length.  Not inlined: its locals must not
-   live across eval_apply's sigsetjmp. */
-__attribute__((noinline)) static int64_t eval_generators(Eval *ev, Expr *e, Env *env, Value *seqs) {
+static Value eval_apply(Eval *ev, Expr *e, Env *env) {
+  int n = e->u.apply.gens.len;
+  Value *seqs = xmalloc(sizeof(Value) * (size_t)n);
   int64_t len = 0;
-  for (int g = 0; g < e->u.apply.gens.len; g++) {
+  for (int g = 0; g < n; g++) {
     Generator *gen = e->u.apply.gens.data[g];
     seqs[g] = eval(ev, gen->seq, env);
     int64_t l = seqs[g].u.seq->len;
@@ -904,13 +903,6 @@ __attribute__((noinline)) static int64_t eval_generators(Eval *ev, Expr *e, Env 
                (long long)len, (long long)l);
     len = l;
   }
-  return len;
-}
-
-static Value eval_apply(Eval *ev, Expr *e, Env *env) {
-  int n = e->u.apply.gens.len;
-  Value *seqs = xmalloc(sizeof(Value) * (size_t)n);
-  int64_t len = eval_generators(ev, e, env, seqs);
   /* the apply-to-each itself: one step over its n elements (it gives
      each element its values and collects the results) */
   cost_step(ev, len > 1 ? (uint64_t)len : 1, 1);
