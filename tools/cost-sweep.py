@@ -63,7 +63,7 @@ def measure(args, ns):
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
         run = subprocess.run([args.nessie, "--interp=eval", "--cost", path], capture_output=True, text=True)
-    if run.returncode == 2 or "error:" in run.stdout + run.stderr and "cost-sweep" not in run.stdout:
+    if '"cost-sweep ' not in run.stdout:  # it ran nothing: bad usage, compile errors
         sys.exit("cost-sweep: nessie failed:\n" + run.stdout + run.stderr)
     costs, current, seen_marker = {}, None, False
     for line in run.stdout.splitlines():

@@ -11,6 +11,9 @@
 #   golden.cost (each statement's derivation in its comments)
 # - cost/deterministic: every example under --cost twice gives the same
 #   bytes, and without its cost lines, the example's .expected
+# - cost/sweep: tools/cost-sweep.py's table and exact fits of
+#   sum(index(n)), an n^2 fit of a nested apply-to-each, and a PNG
+#   where gnuplot is found
 # - cost/usage: --cost without --interp, with another interpreter, or
 #   with a bad value is a usage error (exit 2)
 # About 3 s.
@@ -88,6 +91,24 @@ $n: no cost line"
 $n: without its cost lines, not $n.expected"
 done
 [ -z "$bad" ] && pass cost/deterministic || fail cost/deterministic "$bad"
+
+# tools/cost-sweep.py: the table, the fits of a known cost, the picture
+bad=""
+python3 tools/cost-sweep.py 'sum(index(n))' --from 1 --to 4096 --nessie "$NESSIE" > "$OUT/sweep.out" 2>&1 || bad="exit $?"
+[ "$(sed -n 2p "$OUT/sweep.out" | tr -s ' ')" = " 1 3 3" ] || bad="$bad; first row: $(sed -n 2p "$OUT/sweep.out")"
+[ "$(sed -n 14p "$OUT/sweep.out" | tr -s ' ')" = " 4096 8193 3" ] || bad="$bad; last row: $(sed -n 14p "$OUT/sweep.out")"
+grep -qx 'work ~ 2 \* n + 1 (exact)' "$OUT/sweep.out" || bad="$bad; no exact fit of work"
+grep -qx 'depth ~ 3 (constant; exact)' "$OUT/sweep.out" || bad="$bad; no exact fit of depth"
+python3 tools/cost-sweep.py '{{i : i in index(n)} : j in index(n)}' --from 2 --to 256 --nessie "$NESSIE" > "$OUT/sweep2.out" 2>&1
+grep -q '^work ~ .* \* n^2' "$OUT/sweep2.out" || bad="$bad; a nested apply-to-each does not fit n^2: $(tail -2 "$OUT/sweep2.out")"
+if command -v gnuplot > /dev/null 2>&1; then
+  python3 tools/cost-sweep.py 'plus_scan(index(n))' --from 1 --to 64 --nessie "$NESSIE" --png "$OUT/sweep.png" > /dev/null 2>&1
+  [ "$(head -c 4 "$OUT/sweep.png" 2> /dev/null | tail -c 3)" = PNG ] || bad="$bad; --png wrote no PNG"
+else
+  echo "cost/sweep: the picture not checked: gnuplot not found"
+fi
+[ -z "$bad" ] && pass cost/sweep || fail cost/sweep "$bad
+$(cat "$OUT/sweep.out")"
 
 bad=""
 for args in "--cost examples/sqr.nesl" "--cost --interp=flat examples/sqr.nesl" "--cost --interp=lcu examples/sqr.nesl" \
