@@ -347,9 +347,11 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opt->file = argv[optind];
   if (opt->stats && !opt->engine)
     return bad_usage("--stats counts what an interpreter runs: use it with --interp (or in the REPL)");
-  if (opt->cost && (!opt->engine || strcmp(opt->engine->name, "eval") != 0))
-    return bad_usage("--cost gives the work and depth the evaluator measures: use it with --interp=eval "
+  if (opt->cost && (!opt->engine || strcmp(opt->engine->name, "lcu") == 0))
+    return bad_usage("--cost measures what an interpreter runs: use it with --interp=eval or --interp=flat "
                      "(or :cost in the REPL)");
+  if (opt->cost == EV_COST_FUNCTIONS && strcmp(opt->engine->name, "eval") != 0)
+    return bad_usage("--cost=functions is the evaluator's: use it with --interp=eval");
   if (opt->build_option && opt->mode)
     return bad_usage("%s is for compiling to an executable; it does not go with %s", opt->build_option, opt->mode);
   /* --target also chooses which generated program a dump shows: the
@@ -444,7 +446,6 @@ static CgTargetKind choose_target(const Options *opt) {
 static int run_engine(const Options *opt, Pipeline *pl) {
   long errors = diag_runtime_errors();
   Buf stats = {0};
-  pl->cost = opt->cost;
   opt->engine->run(pl, NULL, stdout, opt->stats ? &stats : NULL);
   fflush(stdout);
   if (opt->stats)
@@ -506,7 +507,8 @@ static int compile(const Options *opt) {
     if (cg_check_output(build, opt->file) != 0)
       return EXIT_USAGE;
   }
-  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion,
+                 .cost = opt->cost};
   const StageInfo *last = opt->dump                 ? opt->dump
                           : opt->engine             ? pipeline_stage(opt->engine->stage)
                           : opt->types              ? pipeline_stage("typed")

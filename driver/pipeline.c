@@ -60,7 +60,7 @@ static bool check_mono(Pipeline *pl) { return mono_check(pl->mono, "mono"); }
 static void dump_mono(FILE *out, const Pipeline *pl) { mono_print(out, pl->mono); }
 
 static bool run_flatten(Pipeline *pl) {
-  pl->flat = flatten_program(pl->mono);
+  pl->flat = flatten_program(pl->mono, pl->cost != EV_COST_OFF);
   flat_fill_shapes(pl->flat);
   return true;
 }
@@ -241,6 +241,7 @@ static void run_flat(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   /* in the REPL, earlier values come from the evaluator's store */
   const RtStore *old = ev ? store_install(ev, pl->env) : NULL;
   FlatInterp *in = flat_interp_new(pl->flat, out);
+  flat_interp_set_cost(in, pl->cost != EV_COST_OFF);
   for (int i = 0; i < pl->flat->tops.len; i++)
     flat_interp_run_top(in, pl->flat->tops.data[i]);
   if (ev)

@@ -46,6 +46,8 @@ typedef enum CostRule {
   COST_BY_SIZE, /* max(1, n) in one step; one step on scalars alone */
   COST_UNIT,    /* one step whatever the sizes: #s, s[i] */
   COST_SORT,    /* n lg n in lg n steps */
+  COST_RESULT,  /* by the result's size alone: a gather reads as many
+                   elements as it has indices */
   COST_NONE,    /* the REPL's bookkeeping */
 } CostRule;
 
@@ -178,6 +180,8 @@ static CostRule cost_rule(const char *name) {
     return COST_UNIT;
   if (strcmp(name, "rank") == 0 || strcmp(name, "rank_down") == 0 || strcmp(name, "name") == 0)
     return COST_SORT;
+  if (strcmp(name, "__gather") == 0)
+    return COST_RESULT;
   return COST_BY_SIZE;
 }
 
@@ -190,7 +194,7 @@ static void cost_primitive(Eval *ev, CostRule rule, Value arg, Value result) {
     return;
   int64_t n = -1;
   if (rule != COST_UNIT) {
-    int64_t a = top_length(arg), r = top_length(result);
+    int64_t a = rule == COST_RESULT ? -1 : top_length(arg), r = top_length(result);
     n = a > r ? a : r;
   }
   if (n < 0) {

@@ -12,7 +12,9 @@
 #                              apply-to-eachs over M) and __scatter
 #                              (max(n, M)): depth 5, one step each
 #   {i : i in [2:n]; flag in drop(is_prime, 2) | flag}   the range (n - 2,
-#                              depth 1), drop (2n + 4, depth 8), the
+#                              depth 1), drop (2n + 2: #, its check's 4,
+#                              n >= 0, the range and the gather of n - 2;
+#                              depth 8), the
 #                              apply-to-each (n - 2), the filter's pack
 #                              (n - 2)
 # Usage: awk -v N=n -f tests/cost/primes.awk prints the cost line.
@@ -25,7 +27,7 @@ function cost(n,   m, k, M, p, len, w, d, sw) {
   k = 0; M = 0; sw = 0
   for (p = 2; p < m; p++) if (isprime(p)) { k++; len = int((n - p * p + p - 1) / p); M += len; sw += 1 + mx(1, len) }
   W = 1 + 5 + w + mx(1, k) + sw + mx(mx(1, k), M) + mx(1, n) + 3 * mx(1, M) + mx(mx(1, n), M) \
-      + 3 * mx(1, n - 2) + 2 * n + 4
+      + 3 * mx(1, n - 2) + 2 * n + 2
   D = 1 + 5 + d + 1 + (k > 0 ? 2 : 0) + 1 + 5 + 9 + 1 + 1
 }
 BEGIN { cost(N); print "cost: work " W ", depth " D }
