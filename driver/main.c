@@ -109,10 +109,10 @@ static void usage(FILE *out) {
     print_indented(out, pipeline_engines[i].stats_help, 19);
   }
   fprintf(out, "\n"
-               "  --cost[=functions]  with --interp=eval, after each statement print its\n"
-               "                   work and depth in NESL's cost model (docs/cost.md);\n"
-               "                   =functions adds, per user function called, its calls,\n"
-               "                   work and the largest depth of a call\n"
+               "  --cost[=functions]  with --interp=eval or flat, after each statement print\n"
+               "                   its work and depth in NESL's cost model (docs/cost.md);\n"
+               "                   =functions (eval) adds, per user function called, its\n"
+               "                   calls, work and the largest depth of a call\n"
                "  -O0, -O1         without or with (the default) simplification and fusion\n"
                "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
                "                   and -O3 are -O1, the highest level\n"

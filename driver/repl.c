@@ -607,8 +607,12 @@ static void command_set(Repl *r, const char *args) {
   if (n == 2 && strcmp(name, "cost") == 0 &&
       (strcmp(value, "on") == 0 || strcmp(value, "off") == 0 || strcmp(value, "functions") == 0)) {
     EvalCostMode mode = value[1] == 'n' ? EV_COST_STATEMENTS : value[1] == 'u' ? EV_COST_FUNCTIONS : EV_COST_OFF;
-    if (mode && strcmp(r->engine->name, "eval") != 0) {
-      fprintf(stderr, "error: the evaluator measures cost: :set interp eval first\n");
+    if (mode && strcmp(r->engine->name, "lcu") == 0) {
+      fprintf(stderr, "error: the evaluator and the flat interpreter measure cost: :set interp eval or flat first\n");
+      return;
+    }
+    if (mode == EV_COST_FUNCTIONS && strcmp(r->engine->name, "eval") != 0) {
+      fprintf(stderr, "error: :set cost functions is the evaluator's: :set interp eval first\n");
       return;
     }
     r->cost = mode;
@@ -624,9 +628,12 @@ static void command_set(Repl *r, const char *args) {
     }
     r->engine = e;
     printf("interp %s\n", e->name);
-    if (r->cost && strcmp(e->name, "eval") != 0) {
+    if (r->cost && strcmp(e->name, "lcu") == 0) {
       r->cost = EV_COST_OFF;
-      printf("cost off (the evaluator measures cost)\n");
+      printf("cost off (the evaluator and the flat interpreter measure cost)\n");
+    } else if (r->cost == EV_COST_FUNCTIONS && strcmp(e->name, "eval") != 0) {
+      r->cost = EV_COST_STATEMENTS;
+      printf("cost on (the evaluator's alone counts functions)\n");
     }
     return;
   }
@@ -671,8 +678,9 @@ static void command_help(Repl *r) {
          "  :set stats on    after each statement, print what its interpreter counted\n"
          "                   (:set stats off to stop)\n"
          "  :set cost on     after each statement, print its work and depth (with\n"
-         "                   :set interp eval; :set cost functions adds each user\n"
-         "                   function's calls, work and largest depth; :set cost off)\n"
+         "                   :set interp eval or flat; :set cost functions, with eval,\n"
+         "                   adds each user function's calls, work and largest depth;\n"
+         "                   :set cost off)\n"
          "  :set -O0         no simplification or fusion of λcu (:set -O1, the default,\n"
          "                   to turn them on again): the stages fused, c, cuda and the\n"
          "                   lcu interpreter see λcu as lowering made it\n"

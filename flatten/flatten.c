@@ -682,7 +682,6 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals *elems = xmalloc(sizeof(Vals) * (size_t)k);
   for (int i = 0; i < k; i++)
     elems[i] = tr(fl, ctx, env, e->u.elems.data[i]);
-  fl->loc = e->loc;
   charge(fl, ctx, FLAT_COST_SIZE, one(int_const(k))); /* a step over k, per element */
   if (!ctx->lifted)
     return host_values(fl, elems, k, t);
@@ -742,7 +741,6 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       }
     }
   }
-  fl->loc = e->loc;
   elements = one(ctx->lifted ? segdes : inner.len);
   charge(fl, ctx, FLAT_COST_SIZE, elements);
   /* the body's environment: the generators' patterns, and the free
@@ -777,7 +775,6 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   if (e->u.apply.filter) {
     Vals fv = tr(fl, &inner, ienv, e->u.apply.filter);
     FlatAtom *flags = vec_get(&fv, 0);
-    fl->loc = e->loc;
     charge(fl, ctx, FLAT_COST_SIZE, elements); /* the pack of the kept elements */
     Env *packed = NULL;
     for (Env *x = ienv; x; x = x->next)
