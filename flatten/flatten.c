@@ -54,7 +54,10 @@ typedef struct Fl {
                        one element's scalar code, whose ifs each give
                        one scalar (host_if) */
   Invariants inv;  /* which expressions are closed (frontend/invariant.h) */
-  bool cost;       /* for --cost: FS_COST statements, no hoisting */
+  bool cost;       /* for --cost: FS_COST statements, and none of the
+                      translations that compute other than the model
+                      charges (if-conversion, closed scalars hoisted,
+                      scalar code per element; docs/cost.md) */
   int no_cost;     /* inside code run for its errors alone: no FS_COST */
 } Fl;
 
