@@ -559,6 +559,7 @@ static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
                  .prog = prog,
                  .check_ir = r->check_ir,
                  .no_fusion = r->no_fusion,
+                 .cost = r->cost, /* :flat shows the FS_COST statements */
                  .externals = &r->externals};
   pl.done = 1; /* parsed */
   bool ok = pipeline_run_to(&pl, stage);

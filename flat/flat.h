@@ -124,6 +124,9 @@ typedef struct FlatStmt {
 typedef struct FlatBlock {
   Vec stmts;   /* FlatStmt * */
   Vec results; /* FlatAtom * */
+  bool uncharged; /* for --cost: run for its errors alone (over no
+                     elements), so that the cost model charges nothing
+                     of it, the functions it calls included */
 } FlatBlock;
 
 typedef struct FlatFunc {

@@ -446,9 +446,14 @@ static void clear_dead(FlatInterp *in, const FlatStmt *s) {
    that of the statement, function or top-level statement that owns it. */
 static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc) {
   analyse_block(in, b);
+  uint64_t work = in->work, clock = in->clock;
   for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
     clear_dead(in, b->stmts.data[i]);
+  }
+  if (b->uncharged) { /* run for its errors alone (flat.h) */
+    in->work = work;
+    in->clock = clock;
   }
   RtValue **results = xmalloc(sizeof(RtValue *) * (size_t)(b->results.len + 1));
   for (int i = 0; i < b->results.len; i++)

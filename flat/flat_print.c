@@ -182,7 +182,7 @@ static void print_stmt(FILE *out, const FlatStmt *s, int indent) {
     fputs(" = if ", out);
     if (s->args.len > 0)
       print_atom(out, s->args.data[0]);
-    fputs(" then ", out);
+    fputs(s->then->uncharged ? " then uncharged " : " then ", out);
     flat_print_braced(out, indent, print_block, out, s->then);
     fputs(" else ", out);
     flat_print_braced(out, indent, print_block, out, s->els);

@@ -58,7 +58,8 @@ typedef struct Fl {
                       translations that compute other than the model
                       charges (if-conversion, closed scalars hoisted,
                       scalar code per element; docs/cost.md) */
-  int no_cost;     /* inside code run for its errors alone: no FS_COST */
+  int no_cost;     /* inside code run for its errors alone: no FS_COST
+                      (and its block is uncharged, for what it calls) */
 } Fl;
 
 typedef struct Pending {
@@ -1360,6 +1361,7 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       vec_push(&s->args, none);
       FlatBlock *saved;
       s->then = enter_block(fl, &saved);
+      s->then->uncharged = fl->cost;
       fl->no_cost++; /* for its errors alone */
       (void)at_host(fl, e);
       fl->no_cost--;
@@ -1667,6 +1669,7 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
      over no elements too, and so reports their errors */
   FlatBlock *body = fl->block;
   fl->block = s->then;
+  s->then->uncharged = fl->cost;
   PtrMap seen = {0};
   ptrmap_put(&seen, mf, mf);
   closed_parts(fl, mf->body, &seen);

@@ -12,6 +12,9 @@
 # - cost/flat-corpus: flat's W equals eval's on every statement of the
 #   corpus and the examples (the slowest left out), its D too but on the
 #   programs of tests/cost/flat-deeper, where it is larger
+# - cost/flat-edges: the same work on tests/cost/edges.nesl, the
+#   constructs flattening computes differently (closed code over no
+#   elements, invariant sequences, lifted ifs, tuple-valued functions)
 # - cost/golden: tests/cost/golden.nesl under --cost=functions prints
 #   golden.cost (each statement's derivation in its comments)
 # - cost/deterministic: every example under --cost twice gives the same
@@ -153,6 +156,14 @@ done
 [ "$compared" -gt 50 ] || bad="$bad
 only $compared programs compared"
 [ -z "$bad" ] && pass cost/flat-corpus || fail cost/flat-corpus "$bad"
+
+# the edge cases: flat's work is eval's on each statement
+"$NESSIE" --interp=eval --cost tests/cost/edges.nesl 2>&1 | sed -n 's/^cost: work \([0-9]*\), depth.*/\1/p' > "$OUT/edges.eval"
+"$NESSIE" --interp=flat --cost --check-ir tests/cost/edges.nesl 2>&1 | sed -n 's/^cost: work \([0-9]*\), depth.*/\1/p' > "$OUT/edges.flat"
+if [ "$(wc -l < "$OUT/edges.eval")" -lt 10 ]; then fail cost/flat-edges "too few cost lines: $(cat "$OUT/edges.eval")"
+elif d=$(diff "$OUT/edges.eval" "$OUT/edges.flat"); then pass cost/flat-edges
+else fail cost/flat-edges "the work of eval (<) and flat (>):
+$d"; fi
 
 # tools/cost-sweep.py: the table, the fits of a known cost, the picture
 bad=""
