@@ -15,6 +15,8 @@
 # - cost/flat-edges: the same work on tests/cost/edges.nesl, the
 #   constructs flattening computes differently (closed code over no
 #   elements, invariant sequences, lifted ifs, tuple-valued functions)
+# - cost/flat-random: the same work, a depth never smaller, on the random
+#   programs of tests/fuzz/gen_nesl.py's seeds 1 to 12
 # - cost/golden: tests/cost/golden.nesl under --cost=functions prints
 #   golden.cost (each statement's derivation in its comments)
 # - cost/deterministic: every example under --cost twice gives the same
@@ -164,6 +166,20 @@ if [ "$(wc -l < "$OUT/edges.eval")" -lt 10 ]; then fail cost/flat-edges "too few
 elif d=$(diff "$OUT/edges.eval" "$OUT/edges.flat"); then pass cost/flat-edges
 else fail cost/flat-edges "the work of eval (<) and flat (>):
 $d"; fi
+
+# random programs (tests/fuzz/gen_nesl.py, seeds 1 to 12): flat's work
+# is eval's on every statement, its depth never smaller
+bad=""
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  python3 tests/fuzz/gen_nesl.py $seed > "$OUT/random_$seed.nesl" 2> /dev/null || { bad="$bad
+seed $seed: gen_nesl.py failed"; continue; }
+  "$NESSIE" --interp=eval --cost "$OUT/random_$seed.nesl" 2> /dev/null | sed -n 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/p' > "$OUT/random_$seed.ec"
+  "$NESSIE" --interp=flat --cost "$OUT/random_$seed.nesl" 2> /dev/null | sed -n 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/p' > "$OUT/random_$seed.fc"
+  r=$(paste -d' ' "$OUT/random_$seed.ec" "$OUT/random_$seed.fc" | awk 'NF != 4 { bad = 1 } $1 != $3 || $4 < $2 { bad = 1 } END { print bad ? "differ" : "ok" }')
+  [ "$r" = ok ] && [ -s "$OUT/random_$seed.ec" ] || bad="$bad
+seed $seed: eval (work depth) | flat: $(paste -d'|' "$OUT/random_$seed.ec" "$OUT/random_$seed.fc" | awk -F'|' '$1 != $2' | head -3 | tr '\n' ';')"
+done
+[ -z "$bad" ] && pass cost/flat-random || fail cost/flat-random "$bad"
 
 # tools/cost-sweep.py: the table, the fits of a known cost, the picture
 bad=""
