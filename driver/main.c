@@ -38,6 +38,7 @@ typedef struct Options {
   const StageInfo *dump;     /* --dump=STAGE */
   const EngineInfo *engine;  /* --interp[=ENGINE] */
   bool stats;     /* --stats: counts after the run */
+  EvalCostMode cost; /* --cost[=functions]: NESL's work and depth (docs/cost.md) */
   bool no_fusion; /* -O0 (-O1, fusion, is the default) */
   bool types;     /* --types: the REPL's `name = fn : type` lines */
   bool check_ir;  /* --check-ir: run every IR checker between passes */
@@ -115,6 +116,10 @@ static void usage(FILE *out) {
     print_indented(out, pipeline_engines[i].stats_help, 19);
   }
   fprintf(out, "\n"
+               "  --cost[=functions]  with --interp=eval or flat, after each statement print\n"
+               "                   its work and depth in NESL's cost model (docs/cost.md);\n"
+               "                   =functions (eval) adds, per user function called, its\n"
+               "                   calls, work and the largest depth of a call\n"
                "  -O0, -O1         without or with (the default) simplification and fusion\n"
                "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
                "                   and -O3 are -O1, the highest level\n"
@@ -181,7 +186,7 @@ static bool gpu_arch_name(const char *arch) {
 
 /* Parses argv into 'opt'; returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, Options *opt) {
-  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_TARGET,
+  enum { OPT_TYPES = 256, OPT_DUMP, OPT_CHECK_IR, OPT_HELP, OPT_VERSION, OPT_INTERP, OPT_STATS, OPT_COST, OPT_TARGET,
          OPT_ARCH, OPT_KEEP, OPT_NO_CACHE, OPT_DIAGNOSTICS, OPT_LIBRARY };
   static const struct option longopts[] = {
       {"target", required_argument, NULL, OPT_TARGET},
@@ -191,6 +196,7 @@ static int parse_options(int argc, char **argv, Options *opt) {
       {"library", no_argument, NULL, OPT_LIBRARY},
       {"interp", optional_argument, NULL, OPT_INTERP},
       {"stats", no_argument, NULL, OPT_STATS},
+      {"cost", optional_argument, NULL, OPT_COST},
       {"types", no_argument, NULL, OPT_TYPES},
       {"dump", required_argument, NULL, OPT_DUMP},
       {"check-ir", no_argument, NULL, OPT_CHECK_IR},
@@ -298,6 +304,12 @@ static int parse_options(int argc, char **argv, Options *opt) {
     case OPT_STATS:
       opt->stats = true;
       break;
+    case OPT_COST:
+      if (optarg && strcmp(optarg, "functions") != 0)
+        return bad_usage("unknown value '%s' for --cost (expected --cost or --cost=functions)",
+                         diag_quote(optarg, strlen(optarg)));
+      opt->cost = optarg ? EV_COST_FUNCTIONS : EV_COST_STATEMENTS;
+      break;
     case OPT_DIAGNOSTICS:
       /* for every mode: the REPL's errors and a build's compile errors
          are the same diagnostics */
@@ -347,6 +359,11 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opt->file = argv[optind];
   if (opt->stats && !opt->engine)
     return bad_usage("--stats counts what an interpreter runs: use it with --interp (or in the REPL)");
+  if (opt->cost && (!opt->engine || strcmp(opt->engine->name, "lcu") == 0))
+    return bad_usage("--cost measures what an interpreter runs: use it with --interp=eval or --interp=flat "
+                     "(or :cost in the REPL)");
+  if (opt->cost == EV_COST_FUNCTIONS && strcmp(opt->engine->name, "eval") != 0)
+    return bad_usage("--cost=functions is the evaluator's: use it with --interp=eval");
   if (opt->build_option && opt->mode)
     return bad_usage("%s is for compiling to an executable; it does not go with %s", opt->build_option, opt->mode);
   /* --target also chooses which generated program a dump shows: the
@@ -507,7 +524,8 @@ static int compile(const Options *opt) {
     if (cg_check_output(build, opt->file) != 0)
       return EXIT_USAGE;
   }
-  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion,
+                 .cost = opt->cost};
   const StageInfo *last = opt->dump                 ? opt->dump
                           : opt->engine             ? pipeline_stage(opt->engine->stage)
                           : opt->types              ? pipeline_stage("typed")

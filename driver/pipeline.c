@@ -60,7 +60,7 @@ static bool check_mono(Pipeline *pl) { return mono_check(pl->mono, "mono"); }
 static void dump_mono(FILE *out, const Pipeline *pl) { mono_print(out, pl->mono); }
 
 static bool run_flatten(Pipeline *pl) {
-  pl->flat = flatten_program(pl->mono);
+  pl->flat = flatten_program(pl->mono, pl->cost != EV_COST_OFF);
   flat_fill_shapes(pl->flat);
   return true;
 }
@@ -226,6 +226,7 @@ static void run_eval(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
     ev = ev_new(pl->env, out);
     ev_init_library(ev, tc_library_program(pl->env));
   }
+  ev_set_cost(ev, pl->cost);
   EvalStats before = ev_stats(ev);
   for (int i = 0; i < pl->prog->tops.len; i++)
     ev_run_top(ev, pl->prog->tops.data[i]);
@@ -240,6 +241,7 @@ static void run_flat(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   /* in the REPL, earlier values come from the evaluator's store */
   const RtStore *old = ev ? store_install(ev, pl->env) : NULL;
   FlatInterp *in = flat_interp_new(pl->flat, out);
+  flat_interp_set_cost(in, pl->cost != EV_COST_OFF);
   for (int i = 0; i < pl->flat->tops.len; i++)
     flat_interp_run_top(in, pl->flat->tops.data[i]);
   if (ev)

@@ -63,6 +63,7 @@ typedef struct Repl {
   const EngineInfo *engine; /* :set interp */
   bool interactive; /* a terminal: prompts and line editing */
   bool stats;       /* :set stats on */
+  EvalCostMode cost; /* :set cost on|functions: the evaluator's cost lines */
   bool check_ir;    /* --check-ir: in the engines and the stage commands */
   bool no_fusion;   /* -O0, :set -O0: λcu is not simplified or fused */
   bool quit;
@@ -263,6 +264,7 @@ static bool run_top(Repl *r, TopLevel *top) {
                  .prog = prog,
                  .check_ir = r->check_ir,
                  .no_fusion = r->no_fusion,
+                 .cost = r->cost,
                  .externals = &r->externals};
   pl.done = pipeline_stage_index(pipeline_stage("typed")) + 1;
   diag_reset();
@@ -557,6 +559,7 @@ static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
                  .prog = prog,
                  .check_ir = r->check_ir,
                  .no_fusion = r->no_fusion,
+                 .cost = r->cost, /* :flat shows the FS_COST statements */
                  .externals = &r->externals};
   pl.done = 1; /* parsed */
   bool ok = pipeline_run_to(&pl, stage);
@@ -566,6 +569,27 @@ static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
     stage->dump(stdout, &pl);
   for (int i = prog->tops.len - 1; i >= 0; i--)
     forget_bound(r, prog->tops.data[i]);
+}
+
+/* :cost EXPR: the work and depth of EXPR by the evaluator (docs/cost.md),
+   its value not printed nor bound. */
+static void command_cost(Repl *r, const char *text) {
+  Source *src;
+  Program *prog = parse_command_statement(r, text, &src);
+  if (!prog)
+    return;
+  for (int i = 0; i < prog->tops.len; i++) {
+    TopLevel *top = prog->tops.data[i];
+    if (top->kind != TOP_EXPR) {
+      fprintf(stderr, "error: :cost takes an expression; to define, type the definition itself\n");
+      return;
+    }
+    if (!tc_check_top(r->env, top))
+      return;
+    EvalCost c;
+    if (ev_cost_of(r->ev, top, &c))
+      printf("cost: work %llu, depth %llu\n", (unsigned long long)c.work, (unsigned long long)c.depth);
+  }
 }
 
 static void command_set(Repl *r, const char *args) {
@@ -581,6 +605,21 @@ static void command_set(Repl *r, const char *args) {
     printf("stats %s\n", value);
     return;
   }
+  if (n == 2 && strcmp(name, "cost") == 0 &&
+      (strcmp(value, "on") == 0 || strcmp(value, "off") == 0 || strcmp(value, "functions") == 0)) {
+    EvalCostMode mode = value[1] == 'n' ? EV_COST_STATEMENTS : value[1] == 'u' ? EV_COST_FUNCTIONS : EV_COST_OFF;
+    if (mode && strcmp(r->engine->name, "lcu") == 0) {
+      fprintf(stderr, "error: the evaluator and the flat interpreter measure cost: :set interp eval or flat first\n");
+      return;
+    }
+    if (mode == EV_COST_FUNCTIONS && strcmp(r->engine->name, "eval") != 0) {
+      fprintf(stderr, "error: :set cost functions is the evaluator's: :set interp eval first\n");
+      return;
+    }
+    r->cost = mode;
+    printf("cost %s\n", value);
+    return;
+  }
   if (n == 2 && strcmp(name, "interp") == 0) {
     const EngineInfo *e = pipeline_engine(value);
     if (!e) {
@@ -590,9 +629,17 @@ static void command_set(Repl *r, const char *args) {
     }
     r->engine = e;
     printf("interp %s\n", e->name);
+    if (r->cost && strcmp(e->name, "lcu") == 0) {
+      r->cost = EV_COST_OFF;
+      printf("cost off (the evaluator and the flat interpreter measure cost)\n");
+    } else if (r->cost == EV_COST_FUNCTIONS && strcmp(e->name, "eval") != 0) {
+      r->cost = EV_COST_STATEMENTS;
+      printf("cost on (the evaluator's alone counts functions)\n");
+    }
     return;
   }
-  fprintf(stderr, "error: usage: :set stats on|off, :set -O0|-O1, or :set interp %s\n", pipeline_engine_names());
+  fprintf(stderr, "error: usage: :set stats on|off, :set cost on|functions|off, :set -O0|-O1, or :set interp %s\n",
+          pipeline_engine_names());
 }
 
 /* :doc NAME: a function's type and documentation string */
@@ -627,8 +674,14 @@ static void command_help(Repl *r) {
       print_indented(stdout, pipeline_stages[i].help, 28);
     putchar('\n');
   }
-  printf("  :set stats on    after each statement, print what its interpreter counted\n"
+  printf("  :cost EXPR       the work and depth of EXPR in NESL's cost model\n"
+         "                   (docs/cost.md), by the evaluator\n"
+         "  :set stats on    after each statement, print what its interpreter counted\n"
          "                   (:set stats off to stop)\n"
+         "  :set cost on     after each statement, print its work and depth (with\n"
+         "                   :set interp eval or flat; :set cost functions, with eval,\n"
+         "                   adds each user function's calls, work and largest depth;\n"
+         "                   :set cost off)\n"
          "  :set -O0         no simplification or fusion of λcu (:set -O1, the default,\n"
          "                   to turn them on again): the stages fused, c, cuda and the\n"
          "                   lcu interpreter see λcu as lowering made it\n"
@@ -662,6 +715,8 @@ static void command(Repl *r, const char *line) {
     command_type(r, args);
   else if (strcmp(name, "doc") == 0 && *args)
     command_doc(r, args);
+  else if (strcmp(name, "cost") == 0 && *args)
+    command_cost(r, args);
   else if (stage && *args)
     command_stage(r, stage, args);
   else if (strcmp(name, "set") == 0)

@@ -38,7 +38,18 @@ typedef struct RtDef {
   Def *current;   /* functions: the redefinition that replaced this one */
   const Prim *prim; /* primitives: the C implementation, once looked up */
   bool boxed_args;  /* an eval/io.c primitive: its argument is boxed */
+  uint8_t cost_rule; /* primitives: its CostRule, once looked up */
 } RtDef;
+
+/* How a primitive is charged in the cost model (cost_primitive). */
+typedef enum CostRule {
+  COST_BY_SIZE, /* max(1, n) in one step; one step on scalars alone */
+  COST_UNIT,    /* one step whatever the sizes: #s, s[i] */
+  COST_SORT,    /* n lg n in lg n steps */
+  COST_RESULT,  /* by the result's size alone: a gather reads as many
+                   elements as it has indices */
+  COST_NONE,    /* the REPL's bookkeeping */
+} CostRule;
 
 /* A run-time error found in an element of an apply-to-each, kept until
    it is known that no error comes before it (see "The first error"). */
@@ -104,9 +115,138 @@ struct Eval {
   int bests;           /* levels that hold an error: calls look at them */
   Pending *pending;    /* what a jump to a level carries (NULL: the element
                           went past the level's error, and stops) */
+  /* NESL's cost model (docs/cost.md), counted always (a few additions
+     per operation), printed under --cost */
+  EvalCostMode cost_mode;
+  uint64_t work;       /* the statement's work so far */
+  uint64_t clock;      /* the statement's depth so far: each step adds its
+                          depth; the elements of an apply-to-each start
+                          at one clock and end at the latest */
+  EvalCost last_cost;  /* of the last statement */
+  PtrMap fn_costs;     /* EV_COST_FUNCTIONS: Def -> FnCost, this statement */
+  Vec fn_order;        /* FnCost *, in the order of their first call */
 };
 
+/* What --cost=functions says of one user function in one statement. */
+typedef struct FnCost {
+  Def *def;
+  uint64_t calls, work, depth; /* depth: the largest of one call */
+  int active;          /* its calls under way: only the outermost one's
+                          work is added, so that recursion is not counted
+                          twice */
+} FnCost;
+
 static Value eval(Eval *ev, Expr *e, Env *env);
+static void line_start(Eval *ev);
+
+/* ---- the cost model (docs/cost.md) ----
+
+   Work is a sum over the statement.  Depth is a clock: a step of depth
+   d advances it by d, so that what the model runs one after the other
+   (everything but the elements of an apply-to-each: the arguments of a
+   call, a let's bindings, ...) adds its depths; the elements of an
+   apply-to-each each start at the clock of their start, and the clock
+   goes on from the latest of their ends (eval_apply). */
+static inline void cost_step(Eval *ev, uint64_t work, uint64_t depth) {
+  ev->work += work;
+  ev->clock += depth;
+}
+
+/* ceil(log2 n), at least 1: the depth of a sort of n elements */
+static uint64_t cost_log2(int64_t n) {
+  uint64_t lg = 1;
+  while (lg < 63 && ((int64_t)1 << lg) < n)
+    lg++;
+  return lg;
+}
+
+/* The largest length of a sequence at the top of 'v' or of its tuple's
+   parts (-1: none). */
+static int64_t top_length(Value v) {
+  if (v.kind == V_SEQ)
+    return v.u.seq->len;
+  if (v.kind == V_PAIR) {
+    int64_t a = top_length(v.u.pair->fst), b = top_length(v.u.pair->snd);
+    return a > b ? a : b;
+  }
+  return -1;
+}
+
+/* The rule of primitive 'name' (docs/cost.md, the primitives' rows). */
+static CostRule cost_rule(const char *name) {
+  if (strcmp(name, "__global_value") == 0 || strcmp(name, "__keep_value") == 0)
+    return COST_NONE;
+  if (strcmp(name, "__length") == 0 || strcmp(name, "__elt") == 0)
+    return COST_UNIT;
+  if (strcmp(name, "rank") == 0 || strcmp(name, "rank_down") == 0 || strcmp(name, "name") == 0)
+    return COST_SORT;
+  if (strcmp(name, "__gather") == 0)
+    return COST_RESULT;
+  return COST_BY_SIZE;
+}
+
+/* The cost of a primitive of rule 'rule' given 'arg' and giving
+   'result': a scalar operation is one step; an operation on sequences
+   of at most n elements (arguments and result) does max(1, n) work in
+   one step; the sorts n lg n in lg n steps. */
+static void cost_primitive(Eval *ev, CostRule rule, Value arg, Value result) {
+  if (rule == COST_NONE)
+    return;
+  int64_t n = -1;
+  if (rule != COST_UNIT) {
+    int64_t a = rule == COST_RESULT ? -1 : top_length(arg), r = top_length(result);
+    n = a > r ? a : r;
+  }
+  if (n < 0) {
+    cost_step(ev, 1, 1);
+    return;
+  }
+  if (n < 1)
+    n = 1;
+  if (rule == COST_SORT) {
+    uint64_t lg = cost_log2(n);
+    cost_step(ev, (uint64_t)n * lg, lg);
+    return;
+  }
+  cost_step(ev, (uint64_t)n, 1);
+}
+
+static FnCost *fn_cost(Eval *ev, Def *d) {
+  FnCost *c = ptrmap_get(&ev->fn_costs, d);
+  if (!c) {
+    c = NEW(FnCost);
+    c->def = d;
+    ptrmap_put(&ev->fn_costs, d, c);
+    vec_push(&ev->fn_order, c);
+  }
+  return c;
+}
+
+void ev_set_cost(Eval *ev, EvalCostMode mode) { ev->cost_mode = mode; }
+
+EvalCost ev_last_cost(Eval *ev) { return ev->last_cost; }
+
+static void cost_begin_statement(Eval *ev) {
+  ev->work = 0;
+  ev->clock = 0;
+  ptrmap_clear(&ev->fn_costs);
+  ev->fn_order.len = 0;
+}
+
+/* The cost lines of a statement that ran to its end. */
+static void cost_print(Eval *ev) {
+  ev->last_cost = (EvalCost){ev->work, ev->clock};
+  if (ev->cost_mode == EV_COST_OFF)
+    return;
+  line_start(ev);
+  fprintf(ev->out, "cost: work %llu, depth %llu\n", (unsigned long long)ev->work, (unsigned long long)ev->clock);
+  for (int i = 0; i < ev->fn_order.len; i++) {
+    FnCost *c = ev->fn_order.data[i];
+    fprintf(ev->out, "cost: %s: %llu call%s, work %llu, largest depth %llu\n", c->def->name,
+            (unsigned long long)c->calls, c->calls == 1 ? "" : "s", (unsigned long long)c->work,
+            (unsigned long long)c->depth);
+  }
+}
 
 static RtDef *rt(Def *d) {
   if (!d->runtime)
@@ -580,12 +720,24 @@ static Value run_function(Eval *ev, Def *d, Type *inst, Env *env, Loc loc, int p
   check_interrupt(ev, loc);
   ev->loc = loc;
   ev->stats.calls++;
+  FnCost *fc = ev->cost_mode == EV_COST_FUNCTIONS && !d->library ? fn_cost(ev, d) : NULL;
+  uint64_t work0 = ev->work, clock0 = ev->clock;
+  if (fc) {
+    fc->calls++;
+    fc->active++;
+  }
   Entered en;
   enter_function(ev, d, inst, loc, &en);
   path_push(ev, pos, -1);
   Value result = eval(ev, d->top->body, env);
   ev->depth--;
   leave_function(ev, &en);
+  if (fc) {
+    if (--fc->active == 0)
+      fc->work += ev->work - work0;
+    if (ev->clock - clock0 > fc->depth)
+      fc->depth = ev->clock - clock0;
+  }
   return result;
 }
 
@@ -602,6 +754,7 @@ static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int
     if (!r->prim)
       die("primitive %s has no implementation", d->name);
     r->boxed_args = r->prim == prim_lookup_io(d->name);
+    r->cost_rule = (uint8_t)cost_rule(d->name);
   }
   if (r->boxed_args)
     arg = val_boxed(arg); /* io.c indexes Seq.elems */
@@ -615,6 +768,7 @@ static Value run_primitive(Eval *ev, Def *d, Type *inst, Value arg, Loc loc, int
   Value result = r->prim->fn(ev, arg, loc, type);
   if (entered)
     ev->in_library = false;
+  cost_primitive(ev, (CostRule)r->cost_rule, arg, result);
   return result;
 }
 
@@ -727,7 +881,16 @@ static void closed_call(void *ctx, Expr *e) {
 }
 
 static void closed_parts(Eval *ev, Expr *e, PtrMap *seen) {
+  /* run for their errors only: the model gives an apply-to-each over no
+     elements the cost of its generators alone (docs/cost.md) */
+  uint64_t work = ev->work, clock = ev->clock;
+  EvalCostMode mode = ev->cost_mode;
+  if (mode == EV_COST_FUNCTIONS)
+    ev->cost_mode = EV_COST_STATEMENTS;
   inv_walk_closed(&ev->inv, e, closed_value, closed_call, &(ClosedParts){ev, seen});
+  ev->cost_mode = mode;
+  ev->work = work;
+  ev->clock = clock;
 }
 
 static Value eval_apply(Eval *ev, Expr *e, Env *env) {
@@ -744,6 +907,12 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
                (long long)len, (long long)l);
     len = l;
   }
+  /* the apply-to-each itself: one step over its n elements (it gives
+     each element its values and collects the results) */
+  cost_step(ev, len > 1 ? (uint64_t)len : 1, 1);
+  /* the elements in parallel, each from the generators' end (volatile:
+     an element's error comes back by a longjmp) */
+  volatile uint64_t elems_start = ev->clock, elems_end = elems_start;
   /* when every generator binds a name: one reusable node each, the last
      generator's first, as match() would chain them */
   bool all_names = true;
@@ -778,6 +947,7 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
     ev->user_depth = user_depth;
     ev->depth = depth + 1;
     ev->level = &lv;
+    ev->clock = elems_start;
     Pending *p = ev->pending;
     if (p && (!lv.best || key_compare(p, lv.best) < 0)) {
       lv.best = p;
@@ -790,6 +960,9 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
   }
   for (; lv.i < len; lv.i++) {
     int64_t i = lv.i;
+    if (ev->clock > elems_end)
+      elems_end = ev->clock;
+    ev->clock = elems_start;
     ev->path_idx[depth] = i;
     check_interrupt(ev, e->loc);
     Env *inner = reused;
@@ -811,6 +984,11 @@ static Value eval_apply(Eval *ev, Expr *e, Env *env) {
       lv.result = val_seq_like(v, len - i).u.seq;
     seq_set(lv.result, lv.out++, v);
   }
+  if (ev->clock < elems_end)
+    ev->clock = elems_end;
+  /* a filter packs the kept elements: one step over the n elements */
+  if (e->u.apply.filter)
+    cost_step(ev, len > 1 ? (uint64_t)len : 1, 1);
   ev->level = lv.parent;
   ev->depth = depth;
   if (lv.best) {
@@ -841,6 +1019,7 @@ static Value eval_range(Eval *ev, Expr *e, Env *env) {
   int64_t len = ((int64_t)end - s + d - 1) / d;
   if (len > INT32_MAX) /* [min_int:max_int] */
     ev_too_many(ev, e->loc, len);
+  cost_step(ev, len > 1 ? (uint64_t)len : 1, 1);
   Value v = val_seq_packed(V_INT, len);
   for (int64_t i = 0; i < len; i++) {
     seq_set(v.u.seq, i, val_int((int32_t)(s + i * d)));
@@ -909,6 +1088,8 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
         v = val_seq_like(x, e->u.elems.len);
       seq_set(v.u.seq, i, x);
     }
+    /* making the sequence: one step over its elements */
+    cost_step(ev, e->u.elems.len > 1 ? (uint64_t)e->u.elems.len : 1, 1);
     return v.u.seq ? v : val_seq_new(0);
   }
   case EX_EMPTY:
@@ -918,6 +1099,7 @@ static Value eval(Eval *ev, Expr *e, Env *env) {
   case EX_INDEX: {
     Value s = eval(ev, e->u.index.seq, env);
     int32_t i = eval(ev, e->u.index.index, env).u.i;
+    cost_step(ev, 1, 1);
     if (i < 0 || i >= s.u.seq->len) {
       ev->leaf = e->pos;
       ev_error(ev, e->loc, "subscript %d is out of range for a sequence of length %lld", i,
@@ -1015,6 +1197,7 @@ static Value run_body(Eval *ev, TopLevel *top, bool *ok) {
     int next = 0;
     number_expr(top->body, &next);
   }
+  cost_begin_statement(ev);
   Value v = eval(ev, top->body, NULL);
   /* NESL's REPL rejects a value holding an infinity or a NaN, whatever
      the statement computed on the way (rt_check_value); a binding so
@@ -1075,8 +1258,11 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
     if (ok) {
       int next = 0;
       define_values(top->pat, v, &top->bound, &next);
-      if (!top->library)
+      if (!top->library) {
         ok = print_top(ev, top, xprintf("%s%s", tc_redefinition_notice(top), ast_pattern_to_string(top->pat)), v);
+        if (ok)
+          cost_print(ev);
+      }
     }
     break;
   }
@@ -1084,9 +1270,20 @@ bool ev_run_top(Eval *ev, TopLevel *top) {
     Value v = run_body(ev, top, &ok);
     if (ok)
       ok = print_top(ev, top, "it", v);
+    if (ok)
+      cost_print(ev);
     break;
   }
   }
+  fflush(ev->out);
+  return ok;
+}
+
+bool ev_cost_of(Eval *ev, TopLevel *top, EvalCost *cost) {
+  bool ok = true;
+  line_start(ev);
+  run_body(ev, top, &ok);
+  *cost = (EvalCost){ev->work, ev->clock};
   fflush(ev->out);
   return ok;
 }

@@ -166,6 +166,27 @@ typedef struct EvalStats {
 } EvalStats;
 EvalStats ev_stats(Eval *ev);
 
+/* NESL's cost model (docs/cost.md): --cost and the REPL's :cost.  With a
+   mode other than EV_COST_OFF, ev_run_top prints after each statement's
+   line `cost: work W, depth D`, its work and depth by the rules of
+   docs/cost.md; EV_COST_FUNCTIONS adds a line per user function the
+   statement called (calls, work, largest depth of a call). */
+typedef enum EvalCostMode {
+  EV_COST_OFF,       /* count, print nothing */
+  EV_COST_STATEMENTS, /* a cost line after each statement */
+  EV_COST_FUNCTIONS, /* and a line per user function called */
+} EvalCostMode;
+void ev_set_cost(Eval *ev, EvalCostMode mode);
+/* The work and depth of the last statement ev_run_top ran. */
+typedef struct EvalCost {
+  uint64_t work, depth;
+} EvalCost;
+EvalCost ev_last_cost(Eval *ev);
+/* Runs expression statement 'top' (checked) for its cost alone, printing
+   nothing but a run-time error's line: the REPL's :cost.  False if a
+   run-time error stopped it; else its cost is in '*cost'. */
+bool ev_cost_of(Eval *ev, TopLevel *top, EvalCost *cost);
+
 /* ---- for other interpreters (the flat interpreter) ----
    They use an Eval for the primitives of io.c, for reporting run-time
    errors in the same words, for rand's state, and for the transcript's

@@ -66,7 +66,23 @@ typedef enum FlatStmtKind {
               args, one vector result */
   FS_IF,   /* results = if args[0] then 'then' else 'els' */
   FS_TIME, /* results = the block's results, then the seconds it took (float) */
+  FS_COST, /* no results: NESL's cost model charges one construct of the
+              source here (docs/cost.md), by 'cost_rule'; made only by
+              flattening for --cost.  Its arguments give sizes: at the
+              host each a vector (its length), a segdes (its number of
+              segments) or an int scalar (itself); 'lifted', the first is
+              the number m of elements of the context (an int scalar) and
+              each other one size per element, a segdes of m segments
+              (each one's length) or an int scalar (every element's) */
 } FlatStmtKind;
+
+/* How an FS_COST charges, for n the largest of its sizes (of one
+   element, lifted): docs/cost.md's rows. */
+typedef enum FlatCostRule {
+  FLAT_COST_SIZE, /* max(1, n) in one step; one step without sizes */
+  FLAT_COST_UNIT, /* one step */
+  FLAT_COST_SORT, /* n lg n in lg n steps */
+} FlatCostRule;
 
 struct FlatFunc;
 
@@ -97,6 +113,7 @@ typedef struct FlatStmt {
   const RtLayout *layout, *result_layout;
   int site;           /* RAND: numbers the call sites, for the generator */
   int check;          /* CHECK: the check (RtCheckKind) */
+  int cost_rule;      /* FS_COST: FlatCostRule */
   bool segments;      /* SEG_RANGE: its ranges are whole segments of a
                          segdes, [offset, offset + length) stride 1, as
                          flattening makes them to gather nested values:
@@ -107,6 +124,9 @@ typedef struct FlatStmt {
 typedef struct FlatBlock {
   Vec stmts;   /* FlatStmt * */
   Vec results; /* FlatAtom * */
+  bool uncharged; /* for --cost: run for its errors alone (over no
+                     elements), so that the cost model charges nothing
+                     of it, the functions it calls included */
 } FlatBlock;
 
 typedef struct FlatFunc {
@@ -365,5 +385,9 @@ FlatInterp *flat_interp_new(FlatProgram *p, FILE *out);
 /* False when a run-time error stopped the statement. */
 bool flat_interp_run_top(FlatInterp *in, FlatTop *top);
 FlatStats flat_interp_stats(FlatInterp *in);
+/* With 'on', each statement that ran to its end prints after its line
+   `cost: work W, depth D`: the sums of its FS_COST statements (the
+   program must come from flattening for --cost). */
+void flat_interp_set_cost(FlatInterp *in, bool on);
 
 #endif

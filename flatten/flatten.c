@@ -54,6 +54,12 @@ typedef struct Fl {
                        one element's scalar code, whose ifs each give
                        one scalar (host_if) */
   Invariants inv;  /* which expressions are closed (frontend/invariant.h) */
+  bool cost;       /* for --cost: FS_COST statements, and none of the
+                      translations that compute other than the model
+                      charges (if-conversion, closed scalars hoisted,
+                      scalar code per element; docs/cost.md) */
+  int no_cost;     /* inside code run for its errors alone: no FS_COST
+                      (and its block is uncharged, for what it calls) */
 } Fl;
 
 typedef struct Pending {
@@ -575,6 +581,42 @@ static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e);
 static FlatFunc *get_func(Fl *fl, MonoFunc *mf, bool lifted);
 static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component);
 
+/* ---- NESL's cost model (docs/cost.md) ----
+
+   Under --cost each construct the model charges gets one FS_COST
+   statement, made where the construct is translated, with the sizes it
+   is charged by; what flattening adds (segment descriptors, the splits
+   and merges of a lifted if, distributions, checks) gets none. */
+
+/* FS_COST of 'rule' in context 'ctx' by the sizes 'sizes' (flat.h). */
+static void charge(Fl *fl, Ctx *ctx, FlatCostRule rule, Vals sizes) {
+  if (!fl->cost || fl->no_cost)
+    return;
+  FlatStmt *s = stmt(fl, FS_COST);
+  s->cost_rule = rule;
+  s->lifted = ctx->lifted;
+  if (ctx->lifted)
+    vec_push(&s->args, ctx->len);
+  for (int i = 0; i < sizes.len; i++)
+    vec_push(&s->args, sizes.data[i]);
+}
+
+/* Adds to 'out' the component of 'v' (of type 't', components from
+   '*pos' on, H(t) or, 'lifted', V(t)) that gives the top-level length of
+   each sequence in t or in its tuple's parts: a sequence's first
+   component, as eval's top_length reads them. */
+static void seq_sizes(Type *t, Vals v, int *pos, bool lifted, Vals *out) {
+  t = res(t);
+  if (t->kind == T_PAIR) {
+    seq_sizes(t->fst, v, pos, lifted, out);
+    seq_sizes(t->snd, v, pos, lifted, out);
+    return;
+  }
+  if (t->kind == T_SEQ && *pos < v.len)
+    vec_push(out, v.data[*pos]);
+  *pos += lifted ? vector_count(t) : host_count(t);
+}
+
 /* The components of a literal scalar, distributed when lifted. */
 static Vals scalar(Fl *fl, Ctx *ctx, FlatAtom *a) {
   return one(ctx->lifted ? dist(fl, a, ctx->len) : a);
@@ -644,6 +686,7 @@ static Vals sequence(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals *elems = xmalloc(sizeof(Vals) * (size_t)k);
   for (int i = 0; i < k; i++)
     elems[i] = tr(fl, ctx, env, e->u.elems.data[i]);
+  charge(fl, ctx, FLAT_COST_SIZE, one(int_const(k))); /* a step over k, per element */
   if (!ctx->lifted)
     return host_values(fl, elems, k, t);
   /* lifted: m segments of k; element j of segment i is elems[j][i].  One
@@ -674,6 +717,7 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Ctx inner = {true, NULL};
   FlatAtom *segdes = NULL; /* lifted: the generators' segments */
   Vals *elems = xmalloc(sizeof(Vals) * (size_t)k);
+  Vals elements; /* the sizes the apply-to-each and its filter are charged by */
   if (!ctx->lifted) {
     inner.len = vals_length(fl, seqs[0], t0);
     for (int i = 0; i < k; i++) {
@@ -701,6 +745,8 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       }
     }
   }
+  elements = one(ctx->lifted ? segdes : inner.len);
+  charge(fl, ctx, FLAT_COST_SIZE, elements);
   /* the body's environment: the generators' patterns, and the free
      variables distributed (host) or replicated per segment (lifted) */
   Names bound = {0}, free = {0};
@@ -733,6 +779,7 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   if (e->u.apply.filter) {
     Vals fv = tr(fl, &inner, ienv, e->u.apply.filter);
     FlatAtom *flags = vec_get(&fv, 0);
+    charge(fl, ctx, FLAT_COST_SIZE, elements); /* the pack of the kept elements */
     Env *packed = NULL;
     for (Env *x = ienv; x; x = x->next)
       packed = x->invariant ? bind_invariant(packed, x->name, x->type, x->vals)
@@ -896,7 +943,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Type *t = e->type;
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
   FlatAtom *flags = vec_get(&cv, 0);
-  if (select_convertible(e))
+  if (!fl->cost && select_convertible(e)) /* it computes both branches */
     return selected_if(fl, ctx, env, e, flags);
   FlatAtom *not_flags = op(fl, FLAT_NOT, vec_bool(), 1, flags);
   Names none = {0}, free[2] = {{{0}}, {{0}}};
@@ -1011,7 +1058,7 @@ static FlatAtom *tr_component(Fl *fl, Ctx *ctx, Env *env, Expr *e, int i) {
 static Vals host_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   Vals cv = tr(fl, ctx, env, e->u.ifx.cond);
   int k = host_count(e->type);
-  if (fl->scalar_code && k > 1 && scalar_tuple(e->type)) {
+  if (fl->scalar_code && !fl->cost && k > 1 && scalar_tuple(e->type)) {
     fl->loc = e->loc;
     Vals r = {0};
     for (int i = 0; i < k; i++)
@@ -1115,6 +1162,7 @@ static bool invariant_primitive(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) 
   Vals s;
   if (strcmp(name, "__length") == 0 && invariant_arg(fl, ctx, env, arg, &s)) {
     *out = one(dist(fl, vals_length(fl, s, res(arg->type)->elem), ctx->len));
+    charge(fl, ctx, FLAT_COST_UNIT, (Vals){0}); /* one step per element */
     return true;
   }
   bool elt = strcmp(name, "__elt") == 0, gather = strcmp(name, "__gather") == 0;
@@ -1126,6 +1174,9 @@ static bool invariant_primitive(Fl *fl, Ctx *ctx, Env *env, Expr *e, Vals *out) 
       *out = index_invariant(fl, ctx, s, t, vec_get(&iv, 0), NULL);
     else
       *out = index_invariant(fl, ctx, s, t, vec_get(&iv, 1), vec_get(&iv, 0));
+    /* per element, as primitive() charges it: one step, or a step over
+       the element's indices */
+    charge(fl, ctx, elt ? FLAT_COST_UNIT : FLAT_COST_SIZE, elt ? (Vals){0} : one(vec_get(&iv, 0)));
     return true;
   }
   return false;
@@ -1194,8 +1245,11 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     Vals en = tr(fl, ctx, env, e->u.range.end);
     Vals d = e->u.range.stride ? tr(fl, ctx, env, e->u.range.stride) : scalar(fl, ctx, int_const(1));
     fl->loc = e->loc;
-    if (!ctx->lifted)
-      return one(op(fl, FLAT_RANGE, vec_int(), 3, vec_get(&s, 0), vec_get(&en, 0), vec_get(&d, 0)));
+    if (!ctx->lifted) {
+      FlatAtom *r = op(fl, FLAT_RANGE, vec_int(), 3, vec_get(&s, 0), vec_get(&en, 0), vec_get(&d, 0));
+      charge(fl, ctx, FLAT_COST_SIZE, one(r));
+      return one(r);
+    }
     FlatStmt *st = stmt(fl, FS_OP);
     st->op = FLAT_SEG_RANGE;
     vec_push(&st->args, vec_get(&s, 0));
@@ -1204,6 +1258,7 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     FlatVar *sd = flat_new_var(fl->fp, flat_segdes(), NULL), *data = flat_new_var(fl->fp, vec_int(), NULL);
     vec_push(&st->results, sd);
     vec_push(&st->results, data);
+    charge(fl, ctx, FLAT_COST_SIZE, one(flat_var_atom(sd)));
     return concat(one(flat_var_atom(sd)), one(flat_var_atom(data)));
   }
   case EX_INDEX: {
@@ -1211,12 +1266,16 @@ static Vals tr_inner(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     if (invariant_arg(fl, ctx, env, e->u.index.seq, &inv)) {
       Vals i = tr(fl, ctx, env, e->u.index.index);
       fl->loc = e->loc;
-      return index_invariant(fl, ctx, inv, e->type, vec_get(&i, 0), NULL);
+      Vals r = index_invariant(fl, ctx, inv, e->type, vec_get(&i, 0), NULL);
+      charge(fl, ctx, FLAT_COST_UNIT, (Vals){0});
+      return r;
     }
     Vals s = tr(fl, ctx, env, e->u.index.seq);
     Vals i = tr(fl, ctx, env, e->u.index.index);
     fl->loc = e->loc;
-    return subscript(fl, ctx, s, e->type, vec_get(&i, 0));
+    Vals r = subscript(fl, ctx, s, e->type, vec_get(&i, 0));
+    charge(fl, ctx, FLAT_COST_UNIT, (Vals){0});
+    return r;
   }
   case EX_IF:
     return ctx->lifted ? lifted_if(fl, ctx, env, e) : host_if(fl, ctx, env, e);
@@ -1263,7 +1322,7 @@ static Vals at_host(Fl *fl, Expr *e) {
 static Env *let_bindings(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   for (int i = 0; i < e->u.let.binds.len; i++) {
     Binding *b = e->u.let.binds.data[i];
-    if (ctx->lifted && inv_hoistable(&fl->inv, b->value)) {
+    if (ctx->lifted && !fl->cost && inv_hoistable(&fl->inv, b->value)) {
       /* a closed value in lifted code: computed once (see tr), and its
          variables bound to the host value, the same for every element,
          as an apply-to-each binds what it reads from the host */
@@ -1292,7 +1351,7 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   fl->loc = e->loc;
   Vals v;
   if (ctx->lifted && inv_hoistable(&fl->inv, e)) {
-    if (scalar_tuple(e->type)) {
+    if (scalar_tuple(e->type) && !fl->cost) { /* the model charges each element */
       v = dist_values(fl, at_host(fl, e), e->type, ctx->len);
     } else {
       /* if there are no elements, the host computation for its errors
@@ -1302,7 +1361,10 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       vec_push(&s->args, none);
       FlatBlock *saved;
       s->then = enter_block(fl, &saved);
+      s->then->uncharged = fl->cost;
+      fl->no_cost++; /* for its errors alone */
       (void)at_host(fl, e);
+      fl->no_cost--;
       s->els = NEW(FlatBlock);
       fl->block = saved;
       v = tr_inner(fl, ctx, env, e);
@@ -1456,6 +1518,9 @@ enum { EACH_NO = 1, EACH_YES };
    branch and merges the results back, a dozen launches and a host wait
    where one MAP of the function does.  The answer is kept. */
 static bool called_each(Fl *fl, MonoFunc *mf) {
+  if (fl->cost) /* f^ runs over the elements; scalar code per element would
+                   run a tuple's function once per component */
+    return false;
   intptr_t known = (intptr_t)ptrmap_get(&fl->each, mf);
   if (known)
     return known == EACH_YES;
@@ -1564,7 +1629,9 @@ static void closed_call(void *ctx, Expr *e) {
 }
 
 static void closed_parts(Fl *fl, Expr *e, PtrMap *seen) {
+  fl->no_cost++; /* run for their errors alone: the model charges nothing */
   inv_walk_closed(&fl->inv, e, closed_value, closed_call, &(ClosedParts){fl, seen});
+  fl->no_cost--;
 }
 
 /* Makes the body of 'f': the instance's body at the host, or lifted over
@@ -1580,7 +1647,7 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
   Type *rt = res(mf->type)->snd;
   if (!f->lifted) {
     Ctx host = {false, NULL};
-    fl->scalar_code = component || scalar_kind(fl, mf) != LOOP_NOT;
+    fl->scalar_code = !fl->cost && (component || scalar_kind(fl, mf) != LOOP_NOT);
     Vals r = tr(fl, &host, env, mf->body);
     /* f.k computes every component, returns the kth: what the others
        need alone and cannot fail is dropped later as dead code, what can
@@ -1602,6 +1669,7 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
      over no elements too, and so reports their errors */
   FlatBlock *body = fl->block;
   fl->block = s->then;
+  s->then->uncharged = fl->cost;
   PtrMap seen = {0};
   ptrmap_put(&seen, mf, mf);
   closed_parts(fl, mf->body, &seen);
@@ -1722,9 +1790,10 @@ static void drop_context_tests(FlatProgram *fp) {
   }
 }
 
-FlatProgram *flatten_program(MonoProgram *mp) {
+FlatProgram *flatten_program(MonoProgram *mp, bool cost) {
   Fl *fl = NEW(Fl);
   fl->mp = mp;
+  fl->cost = cost;
   fl->fp = NEW(FlatProgram);
   for (int i = 0; i < mp->tops.len; i++) {
     vec_push(&fl->fp->tops, flatten_top(fl, mp->tops.data[i]));

@@ -137,8 +137,11 @@ const FlatNeslReader *flatten_nesl_reader(TypeEnv *env);
 
 /* ---- flatten.c ---- */
 
-/* Flattens 'mp' into the flat IR. */
-FlatProgram *flatten_program(MonoProgram *mp);
+/* Flattens 'mp' into the flat IR.  With 'cost', for --cost: every
+   construct NESL's cost model charges gets its FS_COST statement, and
+   the translations that compute other than the model charges (hoisting,
+   if-conversion, scalar code per element) are left out (docs/cost.md). */
+FlatProgram *flatten_program(MonoProgram *mp, bool cost);
 
 /* ---- shape.c ---- */
 

@@ -1616,6 +1616,11 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
       lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
     return;
   }
+  case FS_COST:
+    /* λcu does not measure the cost model (docs/cost.md, "Flat and
+       λcu"): the driver runs only the flat interpreter on a program
+       flattened for --cost */
+    return;
   case FS_TIME: {
     LcuStmt *s = emit(lw, lcu_stmt_time(lw->loc, lcu_block_new()));
     LcuBlock *saved = lw->block;

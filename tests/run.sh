@@ -16,7 +16,7 @@ set -u
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 OUT=$BUILD/test-out
-ALL="unit sync types ast eval flat lcu lcu-O0 fusion fusion-rules own scale examples docs eval-own errors diag repl
+ALL="unit sync types ast eval flat lcu lcu-O0 fusion fusion-rules own scale examples docs eval-own cost errors diag repl
      crash lcu-read lcu-golden lcu-hand golden cli install cpu library cuda-build bench determinism layering fuzz-diff"
 SUITES=${*:-$ALL}
 rm -rf "$OUT"

@@ -1,0 +1,212 @@
+# cost: issue 43, NESL's cost model (docs/cost.md) as --cost measures it.
+#
+# - cost/sum, cost/scan, cost/nested: sum(index(n)), plus_scan(index(n))
+#   and a nested apply-to-each at several sizes measure, under eval and
+#   flat, the W and D of the formulas docs/cost.md derives (2n + 1 and 3;
+#   3n^2 + 3n + 1 and 7)
+# - cost/quicksort, cost/primes: examples/quicksort.nesl on [0:n] and
+#   examples/primes.nesl measure, under eval and flat, what
+#   tests/cost/quicksort.awk and tests/cost/primes.awk compute,
+#   recurrences derived from the rules term by term (eval's
+#   --cost=functions: quicksort's calls, work and depth)
+# - cost/flat-corpus: flat's W equals eval's on every statement of the
+#   corpus and the examples (the slowest left out), its D too but on the
+#   programs of tests/cost/flat-deeper, where it is larger
+# - cost/flat-edges: the same work on tests/cost/edges.nesl, the
+#   constructs flattening computes differently (closed code over no
+#   elements, invariant sequences, lifted ifs, tuple-valued functions)
+# - cost/flat-random: the same work, a depth never smaller, on the random
+#   programs of tests/fuzz/gen_nesl.py's seeds 1 to 12
+# - cost/golden: tests/cost/golden.nesl under --cost=functions prints
+#   golden.cost (each statement's derivation in its comments)
+# - cost/deterministic: every example under --cost twice gives the same
+#   bytes, and without its cost lines, the example's .expected
+# - cost/sweep: tools/cost-sweep.py's table and exact fits of
+#   sum(index(n)), an n^2 fit of a nested apply-to-each, and a PNG
+#   where gnuplot is found
+# - cost/usage: --cost without --interp, with another interpreter, or
+#   with a bad value is a usage error (exit 2)
+# About 15 s on two cores, most of it cost/flat-corpus.
+. tests/suites/lib.sh
+
+# cost_of ENGINE NAME NESL...: the last cost line of the program made of
+# the arguments (one statement each), in OUT/NAME.nesl, under --interp=ENGINE
+cost_of() {
+  engine=$1; name=$2; shift 2
+  printf '%s\n' "$@" > "$OUT/$name.nesl"
+  "$NESSIE" --interp="$engine" --cost "$OUT/$name.nesl" 2>&1 | grep '^cost: ' | tail -1
+}
+
+# formula TEST GOT WANT: one comparison of the test, failures collected
+# in $bad
+formula() {
+  [ "$2" = "$3" ] || bad="$bad
+$1: measured '$2', the formula '$3'"
+}
+
+bad=""
+for n in 1 2 10 1000 100000; do
+  for engine in eval flat; do
+    formula "$engine: sum(index($n))" "$(cost_of $engine sum_$n "sum(index($n));")" "cost: work $((2 * n + 1)), depth 3"
+  done
+done
+[ -z "$bad" ] && pass cost/sum || fail cost/sum "$bad"
+
+bad=""
+for n in 1 3 64 5000; do
+  for engine in eval flat; do
+    formula "$engine: plus_scan(index($n))" "$(cost_of $engine scan_$n "plus_scan(index($n));")" \
+      "cost: work $((2 * n + 1)), depth 3"
+  done
+done
+[ -z "$bad" ] && pass cost/scan || fail cost/scan "$bad"
+
+bad=""
+for n in 1 4 30 200; do
+  for engine in eval flat; do
+    formula "$engine: nested $n" "$(cost_of $engine nested_$n "{{i * j : j in index($n)} : i in index($n)};")" \
+      "cost: work $((3 * n * n + 3 * n + 1)), depth 7"
+  done
+done
+[ -z "$bad" ] && pass cost/nested || fail cost/nested "$bad"
+
+# the function of the example itself, its driver left out
+sed -n '/^function quicksort(s)/,/^$/p' examples/quicksort.nesl > "$OUT/quicksort.nesl"
+bad=""
+for n in 0 1 2 7 100 1000 4095; do
+  cp "$OUT/quicksort.nesl" "$OUT/quicksort_$n.nesl"
+  echo "quicksort([0:$n]);" >> "$OUT/quicksort_$n.nesl"
+  got=$("$NESSIE" --interp=eval --cost=functions "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
+  want=$(awk -v N=$n -f tests/cost/quicksort.awk)
+  formula "quicksort([0:$n])" "$got" "$want"
+  got=$("$NESSIE" --interp=flat --cost "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
+  formula "flat: quicksort([0:$n])" "$got" "$(echo "$want" | head -1)"
+done
+[ -z "$bad" ] && pass cost/quicksort || fail cost/quicksort "$bad"
+
+sed -n '/^function primes(n)/,/^$/p' examples/primes.nesl > "$OUT/primes.nesl"
+bad=""
+for n in 0 2 3 10 30 100 1000 10000 100000; do
+  cp "$OUT/primes.nesl" "$OUT/primes_$n.nesl"
+  echo "primes($n);" >> "$OUT/primes_$n.nesl"
+  got=$("$NESSIE" --interp=eval --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
+  formula "primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
+  got=$("$NESSIE" --interp=flat --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
+  formula "flat: primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
+done
+[ -z "$bad" ] && pass cost/primes || fail cost/primes "$bad"
+
+"$NESSIE" --interp=eval --cost=functions tests/cost/golden.nesl > "$OUT/golden.cost" 2> "$OUT/golden.err"
+if d=$(diff tests/cost/golden.cost "$OUT/golden.cost"); then pass cost/golden
+else fail cost/golden "$d"; fi
+
+bad=""
+for f in examples/*.nesl; do
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --interp=eval --cost=functions "$f" > "$OUT/$n.1" 2>&1
+  "$NESSIE" --interp=eval --cost=functions "$f" > "$OUT/$n.2" 2>&1
+  cmp -s "$OUT/$n.1" "$OUT/$n.2" || bad="$bad
+$n: two runs differ"
+  grep -q '^cost: work ' "$OUT/$n.1" || bad="$bad
+$n: no cost line"
+  grep -v '^cost: ' "$OUT/$n.1" | cmp -s - "examples/$n.expected" || bad="$bad
+$n: without its cost lines, not $n.expected"
+done
+[ -z "$bad" ] && pass cost/deterministic || fail cost/deterministic "$bad"
+
+# flat against eval on the corpus and the examples: the same transcript
+# and work on every statement; the same depth, or, on the programs of
+# tests/cost/flat-deeper, never less.  The slowest programs (over a
+# second for the two interpreters here) are left out, to keep the suite
+# short: their work is compared by hand (docs/cost.md).
+SLOW=" alg_mandelbrot alg_mergesort alg_bitonic alg_radixsort lang_large alg_blackscholes alg_quicksort alg_wordcount
+       alg_strsearch alg_bfs alg_closestpair alg_nbody alg_muladd alg_median "
+for f in tests/programs/*.nesl examples/*.nesl; do
+  n=$(basename "$f" .nesl)
+  case "$SLOW" in *" $n "*) continue ;; esac
+  echo "$f"
+done | xargs -P "$JOBS" -I{} sh -c 'n=$(basename {} .nesl); "$1" --interp=eval --cost {} > "$2/flat-$n.eval" 2> /dev/null; "$1" --interp=flat --cost --check-ir {} > "$2/flat-$n.flat" 2> /dev/null' sh "$NESSIE" "$OUT"
+bad=""
+compared=0
+for e in "$OUT"/flat-*.eval; do
+  n=$(basename "$e" .eval); n=${n#flat-}
+  fl="$OUT/flat-$n.flat"
+  compared=$((compared + 1))
+  grep -v '^cost: ' "$e" > "$OUT/flat-$n.et"
+  grep -v '^cost: ' "$fl" > "$OUT/flat-$n.ft"
+  cmp -s "$OUT/flat-$n.et" "$OUT/flat-$n.ft" || { bad="$bad
+$n: the transcripts differ"; continue; }
+  grep '^cost: ' "$e" | sed 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/' > "$OUT/flat-$n.ec"
+  grep '^cost: ' "$fl" | sed 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/' > "$OUT/flat-$n.fc"
+  r=$(paste -d' ' "$OUT/flat-$n.ec" "$OUT/flat-$n.fc" | awk '
+    NF != 4 { print "lines"; exit }
+    $1 != $3 { w++ } $2 != $4 { d++ } $4 < $2 { less++ }
+    END { if (w) print "work"; else if (less) print "shallower"; else if (d) print "deeper"; else print "same" }')
+  listed=false
+  grep -qx "$n" tests/cost/flat-deeper && listed=true
+  case "$r:$listed" in
+  same:false | deeper:true) ;;
+  deeper:false) bad="$bad
+$n: flat's depth is larger than eval's, and the program is not in tests/cost/flat-deeper" ;;
+  same:true) bad="$bad
+$n: flat's depth is eval's now: take it out of tests/cost/flat-deeper" ;;
+  *) bad="$bad
+$n: $r differs:
+$(paste -d' ' "$OUT/flat-$n.ec" "$OUT/flat-$n.fc" | awk '$1 != $3 || $4 < $2' | head -3)" ;;
+  esac
+done
+[ "$compared" -gt 50 ] || bad="$bad
+only $compared programs compared"
+[ -z "$bad" ] && pass cost/flat-corpus || fail cost/flat-corpus "$bad"
+
+# the edge cases: flat's work is eval's on each statement
+"$NESSIE" --interp=eval --cost tests/cost/edges.nesl 2>&1 | sed -n 's/^cost: work \([0-9]*\), depth.*/\1/p' > "$OUT/edges.eval"
+"$NESSIE" --interp=flat --cost --check-ir tests/cost/edges.nesl 2>&1 | sed -n 's/^cost: work \([0-9]*\), depth.*/\1/p' > "$OUT/edges.flat"
+if [ "$(wc -l < "$OUT/edges.eval")" -lt 10 ]; then fail cost/flat-edges "too few cost lines: $(cat "$OUT/edges.eval")"
+elif d=$(diff "$OUT/edges.eval" "$OUT/edges.flat"); then pass cost/flat-edges
+else fail cost/flat-edges "the work of eval (<) and flat (>):
+$d"; fi
+
+# random programs (tests/fuzz/gen_nesl.py, seeds 1 to 12): flat's work
+# is eval's on every statement, its depth never smaller
+bad=""
+for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  python3 tests/fuzz/gen_nesl.py $seed > "$OUT/random_$seed.nesl" 2> /dev/null || { bad="$bad
+seed $seed: gen_nesl.py failed"; continue; }
+  "$NESSIE" --interp=eval --cost "$OUT/random_$seed.nesl" 2> /dev/null | sed -n 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/p' > "$OUT/random_$seed.ec"
+  "$NESSIE" --interp=flat --cost "$OUT/random_$seed.nesl" 2> /dev/null | sed -n 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/p' > "$OUT/random_$seed.fc"
+  r=$(paste -d' ' "$OUT/random_$seed.ec" "$OUT/random_$seed.fc" | awk 'NF != 4 { bad = 1 } $1 != $3 || $4 < $2 { bad = 1 } END { print bad ? "differ" : "ok" }')
+  [ "$r" = ok ] && [ -s "$OUT/random_$seed.ec" ] || bad="$bad
+seed $seed: eval (work depth) | flat: $(paste -d'|' "$OUT/random_$seed.ec" "$OUT/random_$seed.fc" | awk -F'|' '$1 != $2' | head -3 | tr '\n' ';')"
+done
+[ -z "$bad" ] && pass cost/flat-random || fail cost/flat-random "$bad"
+
+# tools/cost-sweep.py: the table, the fits of a known cost, the picture
+bad=""
+python3 tools/cost-sweep.py 'sum(index(n))' --from 1 --to 4096 --nessie "$NESSIE" > "$OUT/sweep.out" 2>&1 || bad="exit $?"
+[ "$(sed -n 2p "$OUT/sweep.out" | tr -s ' ')" = " 1 3 3" ] || bad="$bad; first row: $(sed -n 2p "$OUT/sweep.out")"
+[ "$(sed -n 14p "$OUT/sweep.out" | tr -s ' ')" = " 4096 8193 3" ] || bad="$bad; last row: $(sed -n 14p "$OUT/sweep.out")"
+grep -qx 'work ~ 2 \* n + 1 (exact)' "$OUT/sweep.out" || bad="$bad; no exact fit of work"
+grep -qx 'depth ~ 3 (constant; exact)' "$OUT/sweep.out" || bad="$bad; no exact fit of depth"
+python3 tools/cost-sweep.py '{{i : i in index(n)} : j in index(n)}' --from 2 --to 256 --nessie "$NESSIE" > "$OUT/sweep2.out" 2>&1
+grep -q '^work ~ .* \* n^2' "$OUT/sweep2.out" || bad="$bad; a nested apply-to-each does not fit n^2: $(tail -2 "$OUT/sweep2.out")"
+if command -v gnuplot > /dev/null 2>&1; then
+  python3 tools/cost-sweep.py 'plus_scan(index(n))' --from 1 --to 64 --nessie "$NESSIE" --png "$OUT/sweep.png" > /dev/null 2>&1
+  [ "$(head -c 4 "$OUT/sweep.png" 2> /dev/null | tail -c 3)" = PNG ] || bad="$bad; --png wrote no PNG"
+else
+  echo "cost/sweep: the picture not checked: gnuplot not found"
+fi
+[ -z "$bad" ] && pass cost/sweep || fail cost/sweep "$bad
+$(cat "$OUT/sweep.out")"
+
+bad=""
+for args in "--cost examples/sqr.nesl" "--cost=functions --interp=flat examples/sqr.nesl" "--cost --interp=lcu examples/sqr.nesl" \
+            "--cost=work --interp examples/sqr.nesl" "--cost --dump=flat examples/sqr.nesl"; do
+  # shellcheck disable=SC2086 # the options split on purpose
+  "$NESSIE" $args > "$OUT/usage.out" 2> "$OUT/usage.err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q -- '--cost' "$OUT/usage.err" || bad="$bad
+nessie $args: exit $rc, $(head -1 "$OUT/usage.err")"
+done
+[ -z "$bad" ] && pass cost/usage || fail cost/usage "$bad"
+finish
