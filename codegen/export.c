@@ -86,19 +86,6 @@ static const char *layout_text(const RtLayout *l) {
   return buf_str(&b);
 }
 
-static RtBase layout_base(const RtLayout *l) {
-  switch (l->kind) {
-  case RL_INT:
-    return RT_INT;
-  case RL_FLOAT:
-    return RT_FLOAT;
-  case RL_BOOL:
-    return RT_BOOL;
-  default:
-    return RT_CHAR;
-  }
-}
-
 static const char *base_ctype(RtBase b) {
   switch (b) {
   case RT_INT:
@@ -151,7 +138,7 @@ static void vcomps(SeqType *t, const RtLayout *l, int parent, int depth) {
   }
   default: {
     int i = t->ncomps++;
-    t->types[i] = rt_vec_type(layout_base(l));
+    t->types[i] = rt_vec_type(rt_layout_base(l->kind));
     t->parent[i] = parent;
     t->what[i] = xprintf("values_%d", depth);
     return;
@@ -243,7 +230,7 @@ static const char *seq_cname(const CgLibrary *lib, const SeqType *t) { return xp
 
 static const char *leaf_ctype(const CgLibrary *lib, const Tables *tb, const Leaf *l, bool result) {
   if (l->seq < 0)
-    return xprintf("%s%s", base_ctype(layout_base(l->layout)), result ? " *" : "");
+    return xprintf("%s%s", base_ctype(rt_layout_base(l->layout->kind)), result ? " *" : "");
   const char *h = seq_cname(lib, tb->seqs.data[l->seq]);
   return result ? xprintf("%s **", h) : xprintf("const %s *", h);
 }
@@ -322,7 +309,7 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
       Buf b = {0};
       for (int j = 0; j < ls->len; j++) {
         const Leaf *l = ls->data[j];
-        buf_printf(&b, "{%s, %d}, ", base_rt(l->seq < 0 ? layout_base(l->layout) : RT_INT), l->seq);
+        buf_printf(&b, "{%s, %d}, ", base_rt(l->seq < 0 ? rt_layout_base(l->layout->kind) : RT_INT), l->seq);
       }
       put(t, xprintf("static const RtLibLeaf f%d_%s[] = {%s{RT_INT, -1}};\n", i, side ? "results" : "args",
                      buf_str(&b)));

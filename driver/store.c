@@ -18,19 +18,6 @@
 
 /* ---- Value -> components ---- */
 
-static RtBase scalar_base(RtLayoutKind k) {
-  switch (k) {
-  case RL_INT:
-    return RT_INT;
-  case RL_FLOAT:
-    return RT_FLOAT;
-  case RL_BOOL:
-    return RT_BOOL;
-  default:
-    return RT_CHAR;
-  }
-}
-
 static bool is_scalar(const RtLayout *l) { return l->kind <= RL_CHAR; }
 
 static void vector_of(const RtLayout *l, const Value *vals, int64_t n, RtValue **out, int *at);
@@ -79,7 +66,7 @@ static Value *parts(const Value *vals, int64_t n, int pick) {
 /* V(t) of the 'n' values 'vals' into out[*at ...]. */
 static void vector_of(const RtLayout *l, const Value *vals, int64_t n, RtValue **out, int *at) {
   if (is_scalar(l)) {
-    RtBase b = scalar_base(l->kind);
+    RtBase b = rt_layout_base(l->kind);
     RtValue *v = rt_value_new(rt_vec_type(b), n);
     for (int64_t k = 0; k < n; k++)
       switch (b) {

@@ -30,7 +30,7 @@ int rt_layout_count(const RtLayout *l, bool host) {
   return 0;
 }
 
-static RtBase base_of(RtLayoutKind k) {
+RtBase rt_layout_base(RtLayoutKind k) {
   return k == RL_INT ? RT_INT : k == RL_FLOAT ? RT_FLOAT : k == RL_BOOL ? RT_BOOL : RT_CHAR;
 }
 
@@ -40,7 +40,7 @@ static int types(const RtLayout *l, bool host, RtType *out) {
   case RL_FLOAT:
   case RL_BOOL:
   case RL_CHAR:
-    out[0] = (RtType){host ? RT_SCALAR : RT_VEC, base_of(l->kind)};
+    out[0] = (RtType){host ? RT_SCALAR : RT_VEC, rt_layout_base(l->kind)};
     return 1;
   case RL_PAIR: {
     int n = types(l->fst, host, out);
@@ -154,7 +154,7 @@ static void gather(const RtLayout *l, RtValue ***elems, int64_t n, int base, RtV
   case RL_FLOAT:
   case RL_BOOL:
   case RL_CHAR: {
-    RtBase b = base_of(l->kind);
+    RtBase b = rt_layout_base(l->kind);
     size_t size = rt_base_size(b);
     RtValue *r = rt_value_new(rt_vec_type(b), n);
     for (int64_t k = 0; k < n; k++)

@@ -511,6 +511,8 @@ typedef struct RtLayout {
 
 /* The components of H(t) ('host') or V(t). */
 int rt_layout_count(const RtLayout *l, bool host);
+/* The base type of a scalar layout kind (RL_INT .. RL_CHAR). */
+RtBase rt_layout_base(RtLayoutKind k);
 /* The types of those components, into 'out' (rt_layout_count entries). */
 void rt_layout_types(const RtLayout *l, bool host, RtType *out);
 /* The layout of a string, [char]. */
