@@ -49,6 +49,91 @@ static bool first_order(Type *t, const char **why) {
   return false;
 }
 
+/* A top-level value of the file that an exported function reads: the
+   value's definition, and the function whose body reads it. */
+typedef struct ValueRead {
+  Def *value;
+  Def *reader;
+} ValueRead;
+
+static bool reads_value_def(Def *d, PtrMap *seen, ValueRead *r);
+
+/* Finds in 'e' the first read, in the order of the text, of a top-level
+   value of the file (lib-nesl's are bound when a library starts), in
+   'e' itself or in a function it names, into 'r'; 'in' is the function
+   whose body 'e' is.  Each function is searched once ('seen'). */
+static bool reads_value_expr(const Expr *e, Def *in, PtrMap *seen, ValueRead *r) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case EX_INT:
+  case EX_FLOAT:
+  case EX_BOOL:
+  case EX_CHAR:
+  case EX_STRING:
+  case EX_EMPTY:
+    return false;
+  case EX_VAR:
+  case EX_CALL: {
+    Def *d = e->u.ref.def;
+    if (d && !d->library && d->kind == DEF_VALUE) {
+      r->value = d;
+      r->reader = in;
+      return true;
+    }
+    if (d && !d->library && d->kind == DEF_FUNCTION && reads_value_def(d, seen, r))
+      return true;
+    return e->kind == EX_CALL && reads_value_expr(e->u.ref.arg, in, seen, r);
+  }
+  case EX_APP:
+    return reads_value_expr(e->u.app.fn, in, seen, r) || reads_value_expr(e->u.app.arg, in, seen, r);
+  case EX_BINOP:
+  case EX_UNOP:
+    if (e->u.op.def && !e->u.op.def->library && reads_value_def(e->u.op.def, seen, r))
+      return true;
+    return reads_value_expr(e->u.op.lhs, in, seen, r) ||
+           (e->kind == EX_BINOP && reads_value_expr(e->u.op.rhs, in, seen, r));
+  case EX_PAIR:
+    return reads_value_expr(e->u.pair.fst, in, seen, r) || reads_value_expr(e->u.pair.snd, in, seen, r);
+  case EX_SEQ:
+    for (int i = 0; i < e->u.elems.len; i++)
+      if (reads_value_expr(e->u.elems.data[i], in, seen, r))
+        return true;
+    return false;
+  case EX_RANGE:
+    return reads_value_expr(e->u.range.start, in, seen, r) || reads_value_expr(e->u.range.end, in, seen, r) ||
+           reads_value_expr(e->u.range.stride, in, seen, r);
+  case EX_INDEX:
+    return reads_value_expr(e->u.index.seq, in, seen, r) || reads_value_expr(e->u.index.index, in, seen, r);
+  case EX_IF:
+    return reads_value_expr(e->u.ifx.cond, in, seen, r) || reads_value_expr(e->u.ifx.then, in, seen, r) ||
+           reads_value_expr(e->u.ifx.els, in, seen, r);
+  case EX_LET:
+    for (int i = 0; i < e->u.let.binds.len; i++)
+      if (reads_value_expr(((Binding *)e->u.let.binds.data[i])->value, in, seen, r))
+        return true;
+    return reads_value_expr(e->u.let.body, in, seen, r);
+  case EX_APPLY:
+    for (int i = 0; i < e->u.apply.gens.len; i++)
+      if (reads_value_expr(((Generator *)e->u.apply.gens.data[i])->seq, in, seen, r))
+        return true;
+    return reads_value_expr(e->u.apply.body, in, seen, r) || reads_value_expr(e->u.apply.filter, in, seen, r);
+  case EX_TIME:
+    return reads_value_expr(e->u.timed, in, seen, r);
+  }
+  return false;
+}
+
+/* reads_value_expr for the body of function 'd' (the definition its
+   callers run: a declaration's is the definition that follows it). */
+static bool reads_value_def(Def *d, PtrMap *seen, ValueRead *r) {
+  d = tc_current(d);
+  if (ptrmap_get(seen, d))
+    return false;
+  ptrmap_put(seen, d, d);
+  return d->top && reads_value_expr(d->top->body, d, seen, r);
+}
+
 /* Names for the leaves of H('l') from the parameter pattern 'p' (NULL:
    none), into 'names' from '*at'. */
 static void leaf_names(const RtLayout *l, const Pattern *p, const char *base, const char **names, int *at) {
@@ -216,6 +301,19 @@ int driver_library(const LibraryBuild *lb) {
     if (!c_identifier(t->name)) {
       fprintf(stderr, "%s:%d:%d: warning: '%s' is not exported: its name is not a C identifier\n", src->name,
               t->loc.line, t->loc.col, t->name);
+      continue;
+    }
+    /* a library runs no statement of the file: a function that reads a
+       value bound by one would fail at every call */
+    PtrMap seen = {0};
+    ValueRead read = {0};
+    if (reads_value_def(t->def, &seen, &read)) {
+      const char *through =
+          tc_current(read.reader) == tc_current(t->def) ? "" : xprintf(" (through '%s')", read.reader->name);
+      fprintf(stderr,
+              "%s:%d:%d: warning: '%s' is not exported: it reads '%s'%s, a top-level value (line %d), and a "
+              "library runs none of the file's statements\n",
+              src->name, t->loc.line, t->loc.col, t->name, read.value->name, through, read.value->loc.line);
       continue;
     }
     Type *arg = type_resolve(ft->fst), *result = type_resolve(ft->snd);

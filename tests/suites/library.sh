@@ -93,6 +93,23 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/nul
     fail "cuda library builds, a C program links" "$(cat "$OUT/cuda.out")"
   fi
 fi
+# a function that reads a top-level value, itself or through a function
+# it calls, is named in a warning and not exported (other.nesl)
+if grep -q "other.nesl:9:1: warning: 'scaled' is not exported: it reads 'scale', a top-level value (line 8)" "$OUT/two.out" &&
+   grep -q "other.nesl:10:1: warning: 'scaled_twice' is not exported: it reads 'scale' (through 'scaled')" "$OUT/two.out" &&
+   ! grep -q "other_scaled" "$dir/other.h" && grep -q "other_shadowed(" "$dir/other.h" && grep -q "other_circle(" "$dir/other.h"; then
+  pass "a function reading a top-level value is not exported"
+else
+  fail "a function reading a top-level value is not exported" "$(cat "$OUT/two.out")"
+fi
+printf 'n = 10;\nfunction add_n(x) : int -> int = x + n;\n' >"$OUT/values.nesl"
+if ! "$NESSIE" --library --target=cpu -o "$OUT/values" "$OUT/values.nesl" >"$OUT/values.out" 2>&1 &&
+   grep -q "values.nesl:2:1: warning: 'add_n' is not exported: it reads 'n'" "$OUT/values.out" &&
+   grep -q "values.nesl:1:1: error: no function" "$OUT/values.out"; then
+  pass "nothing to export but readers of values is an error"
+else
+  fail "nothing to export but readers of values is an error" "$(cat "$OUT/values.out")"
+fi
 # a file with nothing to export is an error
 printf 'function ident(y) = y;\n' >"$OUT/none.nesl"
 if "$NESSIE" --library --target=cpu -o "$OUT/none" "$OUT/none.nesl" >"$OUT/none.out" 2>&1; then
