@@ -516,8 +516,9 @@ void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, con
   }
   for (int i = 0; i < fs.len; i++) {
     const Func *f = fs.data[i];
-    fprintf(out, "/* %s : %s (%s:%d) */\n", f->e->name, f->e->type_text, f->e->loc.src ? f->e->loc.src->name : "",
-            f->e->loc.line);
+    fprintf(out, "/* %s : %s%s%s (%s:%d) */\n", f->e->name, f->e->type_text,
+            f->e->instance_of ? ", the instance of " : "", f->e->instance_of ? f->e->instance_of : "",
+            f->e->loc.src ? f->e->loc.src->name : "", f->e->loc.line);
     fprintf(out, "int %s_%s(%s);\n\n", N, f->e->name, func_params(lib, &tb, f));
   }
   fprintf(out, "/* for NAME.py */\n");

@@ -17,11 +17,20 @@ if "$NESSIE" --library --target=cpu -o "$dir/kernels" tests/library/kernels.nesl
 else
   fail "build libkernels.so, kernels.h, kernels.py" "$(cat "$OUT/build.out")"
 fi
-# the polymorphic function is named in a warning, not exported
-if grep -q "warning: 'poly' is not exported: it is polymorphic" "$OUT/build.out" && ! grep -q "kernels_poly(" "$dir/kernels.h"; then
+# a polymorphic function is named in a warning, not exported; one whose
+# instances declarations name is exported at them alone
+if grep -q "warning: 'pick' is not exported: it is polymorphic" "$OUT/build.out" &&
+   ! grep -q "'poly' is not exported" "$OUT/build.out" && ! grep -q "kernels_poly(\|kernels_pick(" "$dir/kernels.h"; then
   pass "a polymorphic function is not exported"
 else
   fail "a polymorphic function is not exported" "$(cat "$OUT/build.out")"
+fi
+if grep -q "^int kernels_poly_int(kernels_context \*ctx, const kernels_seq_int \*xs, kernels_seq_int \*\*result);" "$dir/kernels.h" &&
+   grep -q "^int kernels_poly_float(" "$dir/kernels.h" &&
+   grep -q "^int kernels_swap_int_seq_char(kernels_context \*ctx, int32_t n, const kernels_seq_char \*s, kernels_seq_char \*\*result1, int32_t \*result2);" "$dir/kernels.h"; then
+  pass "declared instances are exported, named by their types"
+else
+  fail "declared instances are exported, named by their types" "$(grep -n "poly\|swap" "$dir/kernels.h")"
 fi
 # the header compiles alone, as C and as C++
 if cc -std=c17 -Wall -Wextra -Werror -fsyntax-only -x c "$dir/kernels.h" 2>"$OUT/h.err"; then
@@ -110,6 +119,20 @@ if ! "$NESSIE" --library --target=cpu -o "$OUT/values" "$OUT/values.nesl" >"$OUT
 else
   fail "nothing to export but readers of values is an error" "$(cat "$OUT/values.out")"
 fi
+# a library's errors (tests/library/errors/NAME.nesl): what nessie
+# prints is NAME.err, and it exits 1 (the library is named lib)
+for f in tests/library/errors/*.nesl; do
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --library --target=cpu -o "$OUT/lib" "$f" >"$OUT/$n.err" 2>&1
+  rc=$?
+  if [ $rc -ne 1 ]; then
+    fail "library-errors/$n" "exit status $rc, expected 1: $(cat "$OUT/$n.err")"
+  elif ! diff -u "tests/library/errors/$n.err" "$OUT/$n.err" >"$OUT/$n.diff"; then
+    fail "library-errors/$n" "$(cat "$OUT/$n.diff")"
+  else
+    pass "library-errors/$n"
+  fi
+done
 # a file with nothing to export is an error
 printf 'function ident(y) = y;\n' >"$OUT/none.nesl"
 if "$NESSIE" --library --target=cpu -o "$OUT/none" "$OUT/none.nesl" >"$OUT/none.out" 2>&1; then
