@@ -41,6 +41,7 @@ static void check(const char *name, int ok) {
 
 int main(void) {
   kernels_context *ctx = kernels_context_new(NULL);
+  check("a context, ready", ctx != NULL && kernels_context_status(ctx) == 0 && !*kernels_context_error(ctx));
   double a[] = {1, 2, 3}, b[] = {4, 5, 6}, r = 0;
   kernels_seq_float *xs, *ys;
   check("make [float]", kernels_seq_float_new(ctx, 3, a, &xs) == 0 && kernels_seq_float_new(ctx, 3, b, &ys) == 0);

@@ -101,6 +101,34 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/nul
   else
     fail "cuda library builds, a C program links" "$(cat "$OUT/cuda.out")"
   fi
+  # without a GPU, as here: NAME_context_new gives a context in an error
+  # state instead of exiting, and Python raises NeslError (skipped on a
+  # machine with a GPU: tests/gpu/library.sh runs the library there)
+  if cc -std=c17 -Wall -Wextra -Werror -I"$OUT/cuda" -o "$OUT/cuda/test_nogpu" tests/library/test_nogpu.c \
+       -L"$OUT/cuda" -lkernels -Wl,-rpath,"$(cd "$OUT/cuda" && pwd)" 2>"$OUT/nogpu.err"; then
+    "$OUT/cuda/test_nogpu" >"$OUT/nogpu.out" 2>&1
+    echo "rc $?" >>"$OUT/nogpu.out"
+    grep -v '^rc ' "$OUT/nogpu.out" | relay
+    grep -q "^rc 0$" "$OUT/nogpu.out" && pass "cuda without a GPU: the process goes on" ||
+      fail "cuda without a GPU: the process goes on" "$(cat "$OUT/nogpu.out")"
+    if [ -n "$py" ] && [ -z "$san" ] && grep -q "^\[PASS\]" "$OUT/nogpu.out"; then
+      if "$py" -c "
+import sys; sys.path.insert(0, '$OUT/cuda'); import kernels
+for i in range(2):
+    try:
+        kernels.add1(1)
+        sys.exit('add1 returned')
+    except kernels.NeslError as e:
+        assert 'no CUDA device' in e.message, e.message
+" >"$OUT/nogpu.py" 2>&1; then
+        pass "cuda without a GPU: python raises NeslError"
+      else
+        fail "cuda without a GPU: python raises NeslError" "$(cat "$OUT/nogpu.py")"
+      fi
+    fi
+  else
+    fail "cuda without a GPU: test_nogpu.c links" "$(cat "$OUT/nogpu.err")"
+  fi
 fi
 # a function that reads a top-level value, itself or through a function
 # it calls, is named in a warning and not exported (other.nesl)
