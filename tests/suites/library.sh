@@ -90,6 +90,16 @@ lib: $lib"
 else
   echo "[SKIP] python tests: no python3 with NumPy (make setup installs it)"
 fi
+# the benchmark of a call's cost (docs/library.md) runs, briefly: 200
+# calls a measure (its figures are not checked here)
+if [ -n "$san" ]; then
+  echo "[SKIP] libcall benchmark: the library is built with sanitizers ($san)"
+elif sh tests/library/libcall.sh "$BUILD" "$OUT/libcall" cpu 200 >"$OUT/libcall.out" 2>&1 &&
+     grep -q "^  inc(x) : int -> int  *[0-9.]*$" "$OUT/libcall.out"; then
+  pass "libcall benchmark runs"
+else
+  fail "libcall benchmark runs" "$(cat "$OUT/libcall.out")"
+fi
 # the CUDA target's library builds and a C program links against it (no
 # GPU here to run it: make gpu-test runs tests/gpu/library.sh)
 if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
