@@ -402,7 +402,9 @@ void cg_program(FILE *out, const LcuProgram *p, const CgTarget *target, const ch
    `__keep_value(k, f(__global_value(k)))` (driver/export.c), export k
    being the k-th of the program's last statements. */
 typedef struct CgExport {
-  const char *name;          /* the NESL function's name: the C entry point NAME_name */
+  const char *name;          /* the C entry point NAME_name: the NESL function's name,
+                                or an instance's (driver/export.c, instance_name) */
+  const char *instance_of;   /* an instance's NESL function, or NULL */
   const char *type_text;     /* its NESL type, for the header's comments */
   const RtLayout *arg, *result;
   const char **arg_names;    /* a name for each leaf of H(arg), from the parameters */

@@ -279,7 +279,7 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
   put(t, "\n");
   /* declarations ('extern "C"' alone declares in C++) */
   const char *hidden = "__attribute__((visibility(\"hidden\"))) ";
-  put(t, xprintf("%s%svoid (*const nessie_lib_tops[])(void);\n%s%svoid nessie_lib_init(void);\n\n",
+  put(t, xprintf("%s%svoid (*const nessie_lib_tops[])(void);\n%s%sconst char *nessie_lib_init(int device);\n\n",
                  cuda ? ext_c : "extern ", hidden, ext_c, hidden));
   put(t, xprintf("typedef RtLibContext %s_context;\n", N));
   for (int i = 0; i < tb.seqs.len; i++) {
@@ -326,13 +326,13 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
   put(t, "/* once per process: the runtime started, lib-nesl's statements run */\n");
   if (cuda)
     put(t, "#include <stdio.h>\n#include <stdlib.h>\n"
-           "/* the runtime starts on NESSIE_DEVICE's device (rtg_init): the context's */\n"
-           "static void lib_init(int device) {\n"
-           "  char number[16];\n"
-           "  snprintf(number, sizeof number, \"%d\", device);\n"
-           "  setenv(\"NESSIE_DEVICE\", number, 1);\n"
-           "  nessie_lib_init();\n"
-           "  rt_lib_start(&nessie_lib);\n}\n"
+           "/* the runtime starts on the context's device (rtg_start): NULL, or why it cannot */\n"
+           "static const char *lib_init(int device) {\n"
+           "  const char *error = nessie_lib_init(device);\n"
+           "  if (error)\n"
+           "    return error;\n"
+           "  rt_lib_start(&nessie_lib);\n"
+           "  return NULL;\n}\n"
            "static void lib_use_device(int device) { cudaSetDevice(device); }\n"
            "/* the caller's device buffers: copied on the device, on the runtime's stream, which\n"
            "   is waited for (the caller may free or change a buffer after the call) */\n"
@@ -352,7 +352,8 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
            "  cudaStreamSynchronize(rtg_stream());\n}\n"
            "static int64_t lib_seg_total(RtValue *d) { return rtg_seg_total(d); }\n\n");
   else
-    put(t, "static void lib_init(int device) {\n  (void)device;\n  nessie_lib_init();\n  rt_lib_start(&nessie_lib);\n}\n\n");
+    put(t, "static const char *lib_init(int device) {\n  const char *error = nessie_lib_init(device);\n"
+           "  if (error)\n    return error;\n  rt_lib_start(&nessie_lib);\n  return NULL;\n}\n\n");
   if (cuda)
     put(t, "static RtValue *lib_to_host(RtValue *v) { return rtg_to_host(v); }\n\n");
   put(t, xprintf("%sconst RtLib nessie_lib = {\"%s\", %d, %d, funcs, seqs, lib_init, nessie_lib_tops, %d, %s};\n\n", hidden, N,
@@ -366,6 +367,7 @@ void cg_library_api(CgText *t, const CgLibrary *lib, const CgTarget *target, con
   put(t, xprintf("%s%s_context *%s_context_new(const %s_options *options) {\n"
                  "  return rt_lib_context_new(&nessie_lib, options ? options->device : 0);\n}\n",
                  vis, N, N, N));
+  put(t, xprintf("%sint %s_context_status(const %s_context *ctx) { return rt_lib_status(ctx); }\n", vis, N, N));
   put(t, xprintf("%svoid %s_context_free(%s_context *ctx) { rt_lib_context_free(ctx); }\n", vis, N, N));
   put(t, xprintf("%sconst char *%s_context_error(const %s_context *ctx) { return rt_lib_error(ctx); }\n", vis, N, N));
   put(t, xprintf("%sconst char *%s_context_error_location(const %s_context *ctx) {\n"
@@ -460,7 +462,8 @@ void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, con
   fprintf(out,
           " * Errors: every function that runs NESL returns 0, or an error code\n"
           " * (1: NESL stopped with a run-time error, 2: an argument is wrong, 3:\n"
-          " * out of memory); %s_context_error(ctx) is then its text,\n"
+          " * out of memory, 4: the context's runtime could not start, as with no\n"
+          " * GPU); %s_context_error(ctx) is then its text,\n"
           " * \"FILE:LINE:COL: message\" as the executable prints it, and\n"
           " * %s_context_error_location(ctx) the NESL location alone.  A\n"
           " * result handle is made only by a call that returns 0.\n *\n",
@@ -479,9 +482,15 @@ void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, con
   fprintf(out, "typedef struct RtLibContext %s_context;\n", N);
   fprintf(out, "/* options of a context: 'device', the CUDA device (GPU target; 0 the first) */\n");
   fprintf(out, "typedef struct %s_options {\n  int device;\n} %s_options;\n", N, N);
-  fprintf(out, "/* NULL 'options': the defaults.  NULL when out of memory, or (GPU target) for\n"
-               "   another device than the first context's: the runtime runs on one device. */\n");
+  fprintf(out, "/* NULL 'options': the defaults.  NULL only when out of memory.  Where the\n"
+               "   runtime cannot start (GPU target: no CUDA device, no such device, or\n"
+               "   another device than the first context's, since the runtime runs on one),\n"
+               "   the context is in an error state: %s_context_status(ctx) is then 4 and\n"
+               "   %s_context_error(ctx) says why, and every call with it returns 4, running\n"
+               "   nothing.  The process goes on (an executable would exit). */\n", N, N);
   fprintf(out, "%s_context *%s_context_new(const %s_options *options);\n", N, N, N);
+  fprintf(out, "/* 0: the context can run calls; 4: it is in an error state (above) */\n");
+  fprintf(out, "int %s_context_status(const %s_context *ctx);\n", N, N);
   fprintf(out, "void %s_context_free(%s_context *ctx);\n", N, N);
   fprintf(out, "const char *%s_context_error(const %s_context *ctx);\n", N, N);
   fprintf(out, "const char *%s_context_error_location(const %s_context *ctx);\n\n", N, N);
@@ -503,8 +512,9 @@ void cg_library_header(FILE *out, const CgLibrary *lib, CgTargetKind target, con
   }
   for (int i = 0; i < fs.len; i++) {
     const Func *f = fs.data[i];
-    fprintf(out, "/* %s : %s (%s:%d) */\n", f->e->name, f->e->type_text, f->e->loc.src ? f->e->loc.src->name : "",
-            f->e->loc.line);
+    fprintf(out, "/* %s : %s%s%s (%s:%d) */\n", f->e->name, f->e->type_text,
+            f->e->instance_of ? ", the instance of " : "", f->e->instance_of ? f->e->instance_of : "",
+            f->e->loc.src ? f->e->loc.src->name : "", f->e->loc.line);
     fprintf(out, "int %s_%s(%s);\n\n", N, f->e->name, func_params(lib, &tb, f));
   }
   fprintf(out, "/* for NAME.py */\n");

@@ -1139,8 +1139,14 @@ static CgFiles program_files(const LcuProgram *p, const CgTarget *target, const 
     for (int i = 0; i < tops.len; i++)
       cg_line(&cg, "  top_%d,", i);
     cg_line(&cg, "  NULL};");
-    cg_line(&cg, "%s__attribute__((visibility(\"hidden\"))) void nessie_lib_init(void) { NESSIE_INIT(nessie_sites); }",
-            target->kind == CG_CUDA ? "extern \"C\" " : "");
+    /* NULL, or why the runtime could not start: a library reports it to
+       the caller instead of exiting (rtg_start) */
+    if (target->kind == CG_CUDA)
+      cg_line(&cg, "extern \"C\" __attribute__((visibility(\"hidden\"))) const char *nessie_lib_init(int device) {\n"
+                   "  return rtg_start(nessie_sites, device);\n}");
+    else
+      cg_line(&cg, "__attribute__((visibility(\"hidden\"))) const char *nessie_lib_init(int device) {\n"
+                   "  (void)device;\n  (void)nessie_sites;\n  return NULL;\n}");
   } else {
   cg_line(&cg, "static void program(void) {");
   cg_line(&cg, "  NESSIE_INIT(nessie_sites); /* after rt_main's start (it may start the process again) */");

@@ -27,7 +27,8 @@
  * int -> int;`) gives the type; a later definition without a signature
  * takes the declaration's, so that it replaces the declaration for every
  * caller.  A statement that would run a declared function before its
- * definition is an error.
+ * definition is an error.  (`nessie --library` reads a declaration that
+ * follows a definition as an instance to export instead: check_instance.)
  *
  * An error stops the statement it is in (longjmp through diag) and the
  * next statement is checked.  Definitions whose statement failed are
@@ -66,6 +67,8 @@ struct TypeEnv {
                        before their definitions (Def.visited) */
   bool report_broken;       /* the REPL: a use of a broken definition is
                                an error with a message (tc_set_report_broken) */
+  bool instances;           /* `nessie --library`: a declaration after a
+                               definition names an instance (tc_set_instances) */
 };
 
 /* ---- errors ---- */
@@ -865,9 +868,50 @@ static Signature *declared_signature(Def *d) {
   return NULL;
 }
 
+/* `function f(p) : sig;` after a definition of f with a body, under
+   tc_set_instances: an instance of f to export, whose Def ('instance_of'
+   f) is the statement's but is not defined, so that the name still
+   means f.  The signature must be an instance of f's type scheme: its
+   own type variables are rigid, and f's, instantiated, must bind to
+   make the two equal. */
+static void check_instance(TypeEnv *env, TopLevel *top, Def *fn) {
+  Def *d = new_def(env, DEF_FUNCTION, top->name, top->loc, top);
+  d->instance_of = fn;
+  top->def = d;
+  env->current = d;
+  Signature *sig = top->sig;
+  TypeVars tv = {.context = &sig->context, .allow_new = true, .rigid = true, .level = 1};
+  Type *arg = convert_type(env, sig->arg, &tv);
+  Type *result = convert_type(env, sig->result, &tv);
+  check_context(&sig->context, &tv);
+  d->type = type_fun(arg, result);
+  Type *scheme = type_resolve(fn->type);
+  Type *inst = type_instantiate(scheme, 1);
+  if (!type_unify(inst->fst, arg) || !type_unify(inst->snd, result)) {
+    type_generalize(d->type, 0);
+    type_error(top->loc, "the declaration of '%s' after its definition names an instance to export "
+               "(docs/library.md), but its type %s is not an instance of %s's type %s",
+               top->name, type_scheme_to_string(d->type), top->name, type_scheme_to_string(scheme));
+  }
+  env->level = 1;
+  env->locals = NULL;
+  Vec bound = {0};
+  check_pattern(env, top->param, arg, &bound);
+  env->locals = NULL;
+  env->level = 0;
+  type_generalize(d->type, 0);
+  d->checked = true;
+}
+
 /* function f(p) [: sig] ["doc"] [= body] */
 static void check_function(TypeEnv *env, TopLevel *top) {
   Def *d = top->def;
+  Def *fn = d ? NULL : tc_lookup(env, top->name);
+  if (env->instances && !top->body && fn && fn->kind == DEF_FUNCTION && !fn->library && !fn->declared &&
+      fn->top && fn->top->body && !fn->broken) {
+    check_instance(env, top, fn);
+    return;
+  }
   bool early = d != NULL; /* declared when a function before it called it */
   if (!early) {
     d = new_def(env, DEF_FUNCTION, top->name, top->loc, top);
@@ -1187,6 +1231,7 @@ TypeEnv *tc_new_env(void) {
 }
 
 void tc_set_library_mode(TypeEnv *env, bool on) { env->library = on; }
+void tc_set_instances(TypeEnv *env, bool on) { env->instances = on; }
 
 char *tc_def_signature_line(Def *def) {
   return xprintf("%s = fn : %s", def->name, type_scheme_to_string(def->type));

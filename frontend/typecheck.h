@@ -50,6 +50,9 @@ typedef struct Def {
                           so far (a declaration without a body, or a
                           function called before its statement) */
   int visited;         /* the last stub search that reached it */
+  struct Def *instance_of; /* `nessie --library`'s instance declaration
+                          (tc_set_instances): the function whose
+                          instance at 'type' it names; never in scope */
 } Def;
 
 typedef struct TypeEnv TypeEnv;
@@ -113,6 +116,13 @@ void tc_load_library(TypeEnv *env);
 /* While on, definitions are marked as the library's and `__prim` bodies
    are accepted. */
 void tc_set_library_mode(TypeEnv *env, bool on);
+/* While on (`nessie --library`), a declaration without a body that
+   follows a definition of the same name with a body, in the program,
+   names an instance of that function to export (docs/library.md): its
+   signature must be an instance of the function's type; it defines
+   nothing, so that every use of the name still reaches the definition.
+   Off, such a declaration redefines the name, as CMU NESL's does. */
+void tc_set_instances(TypeEnv *env, bool on);
 /* The library program tc_load_library checked. */
 Program *tc_library_program(TypeEnv *env);
 void tc_set_library_program(TypeEnv *env, Program *prog);

@@ -8,6 +8,8 @@
  */
 #include <cub/cub.cuh>
 #include <thrust/iterator/transform_iterator.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -470,42 +472,49 @@ static void profile_start(int dev, double t0) {
 /* The device's memory, in bytes (0 until known). */
 static size_t device_memory;
 
-void rtg_init(const RtSite *sites) {
+/* Why the runtime could not start (rtg_start's result). */
+static char start_error[256];
+
+static const char *start_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *start_failed(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(start_error, sizeof start_error, fmt, ap);
+  va_end(ap);
+  return start_error;
+}
+
+const char *rtg_start(const RtSite *sites, int device) {
   double started = rt_now();
   program_sites = sites;
   read_host_max();
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    fprintf(stderr, "error: no CUDA device: %s\n",
-            e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports none");
-    exit(1);
-  }
-  int dev = 0;
+  if (e != cudaSuccess || count == 0)
+    return start_failed("no CUDA device: %s", e != cudaSuccess ? cudaGetErrorString(e) : "the driver reports none");
+  int dev = device;
   const char *want = getenv("NESSIE_DEVICE");
-  if (want && *want) {
+  if (device < 0 && want && *want) {
     char *end;
     long d = strtol(want, &end, 10);
-    if (*end || d < 0 || d >= count) {
-      fprintf(stderr, "error: NESSIE_DEVICE=%s: there are %d CUDA devices (0 to %d)\n", want, count, count - 1);
-      exit(1);
-    }
+    if (*end || d < 0 || d >= count)
+      return start_failed("NESSIE_DEVICE=%s: there are %d CUDA devices (0 to %d)", want, count, count - 1);
     dev = (int)d;
+  } else if (device < 0) {
+    dev = 0;
+  } else if (device >= count) {
+    return start_failed("CUDA device %d: there are %d CUDA devices (0 to %d)", device, count, count - 1);
   }
   e = cudaSetDevice(dev);
-  if (e != cudaSuccess) {
-    fprintf(stderr, "error: CUDA device %d: %s\n", dev, cudaGetErrorString(e));
-    exit(1);
-  }
+  if (e != cudaSuccess)
+    return start_failed("CUDA device %d: %s", dev, cudaGetErrorString(e));
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
     sm_count = prop.multiProcessorCount;
     device_memory = prop.totalGlobalMem;
   }
-  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
-    fprintf(stderr, "error: CUDA device %d: cannot make a stream\n", dev);
-    exit(1);
-  }
+  if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+    return start_failed("CUDA device %d: cannot make a stream", dev);
   /* keep the pool's memory between frees: a free is then only a mark */
   cudaMemPool_t pool;
   if (cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
@@ -521,24 +530,27 @@ void rtg_init(const RtSite *sites) {
       cudaHostAlloc((void **)&mapped, RAISED_ROOM + RESULT_BYTES, cudaHostAllocMapped) != cudaSuccess ||
       cudaHostGetDevicePointer((void **)&mapped_dev, mapped, 0) != cudaSuccess ||
       cudaHostAlloc((void **)&readback, READBACK_BYTES, cudaHostAllocDefault) != cudaSuccess ||
-      cudaHostAlloc((void **)&stage_memory, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess) {
-    fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
-    exit(1);
-  }
+      cudaHostAlloc((void **)&stage_memory, (size_t)STAGE_SLOTS * STAGE_BYTES, cudaHostAllocDefault) != cudaSuccess)
+    return start_failed("CUDA device %d: out of memory at start", dev);
   for (int i = 0; i < STAGE_SLOTS; i++)
-    if (cudaEventCreateWithFlags(&stage_done[i], cudaEventDisableTiming) != cudaSuccess) {
-      fprintf(stderr, "error: CUDA device %d: cannot make an event\n", dev);
-      exit(1);
-    }
+    if (cudaEventCreateWithFlags(&stage_done[i], cudaEventDisableTiming) != cudaSuccess)
+      return start_failed("CUDA device %d: cannot make an event", dev);
   memset(mapped, 0, RAISED_ROOM + RESULT_BYTES);
   raised = (volatile int *)mapped;
   clear_error_slot();
-  if (cudaMalloc((void **)&ticket, sizeof *ticket) != cudaSuccess) {
-    fprintf(stderr, "error: CUDA device %d: out of memory at start\n", dev);
-    exit(1);
-  }
+  if (cudaMalloc((void **)&ticket, sizeof *ticket) != cudaSuccess)
+    return start_failed("CUDA device %d: out of memory at start", dev);
   cudaMemset(ticket, 0, sizeof *ticket);
   profile_start(dev, started);
+  return NULL;
+}
+
+void rtg_init(const RtSite *sites) {
+  const char *error = rtg_start(sites, -1);
+  if (error) {
+    fprintf(stderr, "error: %s\n", error);
+    exit(1);
+  }
 }
 
 unsigned *rtg_ticket(void) { return ticket; }

@@ -23,9 +23,14 @@
 #include "kernel.h"
 #include "rt.h"
 
-/* Picks the device (NESSIE_DEVICE=N, else 0), makes the stream, the
-   memory pool and the error record; without a GPU, prints one line and
-   exits with status 1.  'sites' is the program's table of sites. */
+/* Starts the runtime on 'device' (-1: NESSIE_DEVICE=N, else 0): makes
+   the stream, the memory pool and the error record.  'sites' is the
+   program's table of sites.  NULL, or why it could not start (no GPU,
+   no such device, out of memory) in a static buffer: a library's
+   context reports it (rt/lib.c). */
+const char *rtg_start(const RtSite *sites, int device);
+/* rtg_start for an executable: where it fails, prints one line and
+   exits with status 1. */
 void rtg_init(const RtSite *sites);
 cudaStream_t rtg_stream(void);
 /* Blocks for a grid that fills the device. */

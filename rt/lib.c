@@ -34,6 +34,8 @@
 struct RtLibContext {
   const RtLib *lib;
   int device;
+  bool unstarted; /* the runtime could not start: 'error' says why, and
+                     every call returns RT_LIB_ERROR_START */
   char *error;    /* the last error's text, or NULL */
   char *location; /* its "FILE:LINE:COL", or NULL */
 };
@@ -90,6 +92,18 @@ static void report(RtLoc where, const char *words) {
 
 /* ---- contexts ---- */
 
+/* The libraries whose runtime was started in this process (each has
+   its own, hidden in it): the device, and why it failed (NULL: it
+   started).  Under lib_lock. */
+typedef struct Started {
+  const RtLib *lib;
+  int device;
+  char *error;
+} Started;
+
+static Started started[64];
+static int nstarted;
+
 RtLibContext *rt_lib_context_new(const RtLib *lib, int device) {
   RtLibContext *c = calloc(1, sizeof *c);
   if (!c)
@@ -97,30 +111,44 @@ RtLibContext *rt_lib_context_new(const RtLib *lib, int device) {
   c->lib = lib;
   c->device = device;
   pthread_mutex_lock(&lib_lock);
-  static const RtLib *started[64]; /* the libraries whose init ran */
-  static int nstarted;
-  bool seen = false;
-  static int started_device[64];
-  for (int i = 0; i < nstarted; i++)
-    if (started[i] == lib) {
-      seen = true;
-      /* the runtime's streams and memory pool belong to one device */
-      if (started_device[i] != device) {
-        pthread_mutex_unlock(&lib_lock);
-        free(c);
-        return NULL;
-      }
-    }
-  if (!seen) {
+  Started *s = NULL;
+  for (int i = 0; i < nstarted && !s; i++)
+    if (started[i].lib == lib)
+      s = &started[i];
+  const char *why = NULL;
+  char words[320];
+  bool gpu = lib->use_device != NULL; /* the CPU target has no device */
+  if (gpu && device < 0) {
+    snprintf(words, sizeof words, "CUDA device %d: a device's number is 0 or more", device);
+    why = words;
+  } else if (!s) {
+    /* the first context of this library: its runtime starts (only
+       once: a failed start leaves state half made) */
+    const char *error = lib->init(device);
     if (nstarted < 64) {
-      started_device[nstarted] = device;
-      started[nstarted++] = lib;
+      s = &started[nstarted++];
+      s->lib = lib;
+      s->device = device;
+      s->error = error ? strdup(error) : NULL;
     }
-    lib->init(device);
+    why = error;
+  } else if (s->error) {
+    why = s->error;
+  } else if (gpu && s->device != device) {
+    /* the runtime's stream and memory pool belong to one device */
+    snprintf(words, sizeof words, "the runtime of library %s runs on CUDA device %d in this process: a context "
+             "cannot use device %d", lib->name, s->device, device);
+    why = words;
+  }
+  if (why) {
+    c->unstarted = true;
+    set_error(c, why, NULL);
   }
   pthread_mutex_unlock(&lib_lock);
   return c;
 }
+
+int rt_lib_status(const RtLibContext *c) { return c && c->unstarted ? RT_LIB_ERROR_START : 0; }
 
 void rt_lib_context_free(RtLibContext *c) {
   if (!c)
@@ -196,6 +224,8 @@ int rt_lib_seq_new(RtLibContext *c, int type, int64_t n, const void *const *bufs
 int rt_lib_seq_new_on(RtLibContext *c, int type, int64_t n, const void *const *bufs, const uint8_t *on_device,
                       void **out) {
   *out = NULL;
+  if (c->unstarted)
+    return RT_LIB_ERROR_START;
   const RtLibSeqType *t = seq_type(c->lib, type);
   if (n < 0) {
     set_error(c, "a sequence's length is negative", NULL);
@@ -280,6 +310,8 @@ void rt_lib_seq_sizes(const void *h, int64_t *sizes) {
 int rt_lib_seq_read(RtLibContext *c, const void *h, void *const *bufs) { return rt_lib_seq_read_on(c, h, bufs, NULL); }
 
 int rt_lib_seq_read_on(RtLibContext *c, const void *h, void *const *bufs, const uint8_t *on_device) {
+  if (c->unstarted)
+    return RT_LIB_ERROR_START;
   const RtLibSeq *s = h;
   const RtLibSeqType *t = seq_type(s->lib, s->type);
   enter(c);
@@ -393,6 +425,8 @@ int rt_lib_call(RtLibContext *c, int fn, void *const *args, void *const *results
   for (int i = 0; i < f->nresults; i++)
     if (f->results[i].seq >= 0)
       *(void **)results[i] = NULL;
+  if (c->unstarted)
+    return RT_LIB_ERROR_START;
   for (int i = 0; i < f->nargs; i++)
     if (f->args[i].seq >= 0 && (!args[i] || ((RtLibSeq *)args[i])->type != f->args[i].seq)) {
       set_error(c, args[i] ? "an argument is a sequence of another type" : "an argument is NULL", NULL);

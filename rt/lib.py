@@ -32,6 +32,7 @@ def _fn(name, restype, *argtypes):
 _vp = _ct.c_void_p
 _context_new = _fn('_context_new', _vp, _vp)
 _context_free = _fn('_context_free', None, _vp)
+_context_status = _fn('_context_status', _ct.c_int, _vp)
 _context_error = _fn('_context_error', _ct.c_char_p, _vp)
 _context_error_location = _fn('_context_error_location', _ct.c_char_p, _vp)
 _seq_new = _fn('__seq_new', _ct.c_int, _vp, _ct.c_int, _ct.c_int64, _ct.POINTER(_vp), _ct.POINTER(_vp))
@@ -63,6 +64,13 @@ class _Context:
         self.ptr = _context_new(None)
         if not self.ptr:
             raise MemoryError('nessie: cannot make a context')
+        if _context_status(self.ptr) != 0:
+            # the runtime could not start (the CUDA target without a GPU):
+            # each call raises, the process goes on
+            msg = _context_error(self.ptr).decode('utf-8', 'replace')
+            _context_free(self.ptr)
+            self.ptr = None
+            raise NeslError(msg, '')
 
     def __del__(self):
         if getattr(self, 'ptr', None) and _context_free:

@@ -647,6 +647,8 @@ enum {
   RT_LIB_ERROR_NESL = 1,     /* NESL stopped with a run-time error */
   RT_LIB_ERROR_ARGUMENT = 2, /* an argument is not of the function's type */
   RT_LIB_ERROR_MEMORY = 3,   /* out of memory */
+  RT_LIB_ERROR_START = 4,    /* the runtime could not start: the GPU target
+                                found no CUDA device, or not the one asked for */
 };
 enum { RT_LIB_MAX_LEAVES = 256 }; /* the H components of one argument, at most */
 
@@ -675,7 +677,10 @@ typedef struct RtLib {
   int nfuncs, nseqs;
   const RtLibFunc *funcs;
   const RtLibSeqType *seqs;
-  void (*init)(int device);      /* once per process, before the first call: the runtime started on 'device' */
+  /* once per process, before the first call: the runtime started on
+     'device'; NULL, or why it could not start (the GPU target: no CUDA
+     device, no such device) */
+  const char *(*init)(int device);
   void (*const *tops)(void);     /* the statements: lib-nesl's, then one per export */
   int first_export;              /* the index in 'tops' of export 0 */
   RtValue *(*to_host)(RtValue *v); /* the GPU target: a device value's host copy; NULL on the CPU */
@@ -688,7 +693,14 @@ typedef struct RtLib {
   int64_t (*seg_total)(RtValue *d);
 } RtLib;
 typedef struct RtLibContext RtLibContext;
+/* A context on 'device'; NULL when out of memory.  Where the runtime
+   cannot start (lib->init failed, now or for an earlier context, or
+   'device' is not the one it started on), the context is made in an
+   error state: rt_lib_status gives RT_LIB_ERROR_START, rt_lib_error why,
+   and every call with it returns RT_LIB_ERROR_START, running nothing. */
 RtLibContext *rt_lib_context_new(const RtLib *lib, int device);
+/* 0, or RT_LIB_ERROR_START for a context in an error state. */
+int rt_lib_status(const RtLibContext *c);
 void rt_lib_context_free(RtLibContext *c);
 /* The last error ("FILE:LINE:COL: message"), and its location alone
    ("" where there is none). */

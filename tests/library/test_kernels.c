@@ -41,6 +41,7 @@ static void check(const char *name, int ok) {
 
 int main(void) {
   kernels_context *ctx = kernels_context_new(NULL);
+  check("a context, ready", ctx != NULL && kernels_context_status(ctx) == 0 && !*kernels_context_error(ctx));
   double a[] = {1, 2, 3}, b[] = {4, 5, 6}, r = 0;
   kernels_seq_float *xs, *ys;
   check("make [float]", kernels_seq_float_new(ctx, 3, a, &xs) == 0 && kernels_seq_float_new(ctx, 3, b, &ys) == 0);
@@ -77,6 +78,20 @@ int main(void) {
   check("error message", strstr(kernels_context_error(ctx), "subscript 7 is out of range") != NULL);
   check("error location", strstr(kernels_context_error_location(ctx), "kernels.nesl:") != NULL);
   check("after an error", kernels_at(ctx, three, 2, &at) == 0 && at == 3);
+  /* two instances of one polymorphic function, declared (kernels.nesl) */
+  int32_t pi_in[] = {1, 2}, pi_out[2] = {0};
+  double pf_in[] = {0.25, 1.5}, pf_out[2] = {0};
+  kernels_seq_int *pi, *pi2;
+  kernels_seq_float *pf, *pf2;
+  check("instance poly_int", kernels_seq_int_new(ctx, 2, pi_in, &pi) == 0 && kernels_poly_int(ctx, pi, &pi2) == 0 &&
+                                 kernels_seq_int_read(ctx, pi2, pi_out) == 0 && pi_out[0] == 2 && pi_out[1] == 4);
+  check("instance poly_float", kernels_seq_float_new(ctx, 2, pf_in, &pf) == 0 &&
+                                   kernels_poly_float(ctx, pf, &pf2) == 0 && kernels_seq_float_read(ctx, pf2, pf_out) == 0 &&
+                                   pf_out[0] == 0.5 && pf_out[1] == 3.0);
+  kernels_seq_int_free(pi);
+  kernels_seq_int_free(pi2);
+  kernels_seq_float_free(pf);
+  kernels_seq_float_free(pf2);
   /* an empty sequence */
   kernels_seq_float *none;
   check("empty", kernels_seq_float_new(ctx, 0, NULL, &none) == 0 && kernels_dotp(ctx, none, none, &r) == 0 &&

@@ -17,11 +17,20 @@ if "$NESSIE" --library --target=cpu -o "$dir/kernels" tests/library/kernels.nesl
 else
   fail "build libkernels.so, kernels.h, kernels.py" "$(cat "$OUT/build.out")"
 fi
-# the polymorphic function is named in a warning, not exported
-if grep -q "warning: 'poly' is not exported: it is polymorphic" "$OUT/build.out" && ! grep -q "kernels_poly(" "$dir/kernels.h"; then
+# a polymorphic function is named in a warning, not exported; one whose
+# instances declarations name is exported at them alone
+if grep -q "warning: 'pick' is not exported: it is polymorphic" "$OUT/build.out" &&
+   ! grep -q "'poly' is not exported" "$OUT/build.out" && ! grep -q "kernels_poly(\|kernels_pick(" "$dir/kernels.h"; then
   pass "a polymorphic function is not exported"
 else
   fail "a polymorphic function is not exported" "$(cat "$OUT/build.out")"
+fi
+if grep -q "^int kernels_poly_int(kernels_context \*ctx, const kernels_seq_int \*xs, kernels_seq_int \*\*result);" "$dir/kernels.h" &&
+   grep -q "^int kernels_poly_float(" "$dir/kernels.h" &&
+   grep -q "^int kernels_swap_int_seq_char(kernels_context \*ctx, int32_t n, const kernels_seq_char \*s, kernels_seq_char \*\*result1, int32_t \*result2);" "$dir/kernels.h"; then
+  pass "declared instances are exported, named by their types"
+else
+  fail "declared instances are exported, named by their types" "$(grep -n "poly\|swap" "$dir/kernels.h")"
 fi
 # the header compiles alone, as C and as C++
 if cc -std=c17 -Wall -Wextra -Werror -fsyntax-only -x c "$dir/kernels.h" 2>"$OUT/h.err"; then
@@ -81,6 +90,16 @@ lib: $lib"
 else
   echo "[SKIP] python tests: no python3 with NumPy (make setup installs it)"
 fi
+# the benchmark of a call's cost (docs/library.md) runs, briefly: 200
+# calls a measure (its figures are not checked here)
+if [ -n "$san" ]; then
+  echo "[SKIP] libcall benchmark: the library is built with sanitizers ($san)"
+elif sh tests/library/libcall.sh "$BUILD" "$OUT/libcall" cpu 200 >"$OUT/libcall.out" 2>&1 &&
+     grep -q "^  inc(x) : int -> int  *[0-9.]*$" "$OUT/libcall.out"; then
+  pass "libcall benchmark runs"
+else
+  fail "libcall benchmark runs" "$(cat "$OUT/libcall.out")"
+fi
 # the CUDA target's library builds and a C program links against it (no
 # GPU here to run it: make gpu-test runs tests/gpu/library.sh)
 if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }; then
@@ -92,7 +111,66 @@ if [ -f "$BUILD/lib/nessie/libnessie_rt_cuda.a" ] && { command -v nvcc >/dev/nul
   else
     fail "cuda library builds, a C program links" "$(cat "$OUT/cuda.out")"
   fi
+  # without a GPU, as here: NAME_context_new gives a context in an error
+  # state instead of exiting, and Python raises NeslError (skipped on a
+  # machine with a GPU: tests/gpu/library.sh runs the library there)
+  if cc -std=c17 -Wall -Wextra -Werror -I"$OUT/cuda" -o "$OUT/cuda/test_nogpu" tests/library/test_nogpu.c \
+       -L"$OUT/cuda" -lkernels -Wl,-rpath,"$(cd "$OUT/cuda" && pwd)" 2>"$OUT/nogpu.err"; then
+    "$OUT/cuda/test_nogpu" >"$OUT/nogpu.out" 2>&1
+    echo "rc $?" >>"$OUT/nogpu.out"
+    grep -v '^rc ' "$OUT/nogpu.out" | relay
+    grep -q "^rc 0$" "$OUT/nogpu.out" && pass "cuda without a GPU: the process goes on" ||
+      fail "cuda without a GPU: the process goes on" "$(cat "$OUT/nogpu.out")"
+    if [ -n "$py" ] && [ -z "$san" ] && grep -q "^\[PASS\]" "$OUT/nogpu.out"; then
+      if "$py" -c "
+import sys; sys.path.insert(0, '$OUT/cuda'); import kernels
+for i in range(2):
+    try:
+        kernels.add1(1)
+        sys.exit('add1 returned')
+    except kernels.NeslError as e:
+        assert 'no CUDA device' in e.message, e.message
+" >"$OUT/nogpu.py" 2>&1; then
+        pass "cuda without a GPU: python raises NeslError"
+      else
+        fail "cuda without a GPU: python raises NeslError" "$(cat "$OUT/nogpu.py")"
+      fi
+    fi
+  else
+    fail "cuda without a GPU: test_nogpu.c links" "$(cat "$OUT/nogpu.err")"
+  fi
 fi
+# a function that reads a top-level value, itself or through a function
+# it calls, is named in a warning and not exported (other.nesl)
+if grep -q "other.nesl:9:1: warning: 'scaled' is not exported: it reads 'scale', a top-level value (line 8)" "$OUT/two.out" &&
+   grep -q "other.nesl:10:1: warning: 'scaled_twice' is not exported: it reads 'scale' (through 'scaled')" "$OUT/two.out" &&
+   ! grep -q "other_scaled" "$dir/other.h" && grep -q "other_shadowed(" "$dir/other.h" && grep -q "other_circle(" "$dir/other.h"; then
+  pass "a function reading a top-level value is not exported"
+else
+  fail "a function reading a top-level value is not exported" "$(cat "$OUT/two.out")"
+fi
+printf 'n = 10;\nfunction add_n(x) : int -> int = x + n;\n' >"$OUT/values.nesl"
+if ! "$NESSIE" --library --target=cpu -o "$OUT/values" "$OUT/values.nesl" >"$OUT/values.out" 2>&1 &&
+   grep -q "values.nesl:2:1: warning: 'add_n' is not exported: it reads 'n'" "$OUT/values.out" &&
+   grep -q "values.nesl:1:1: error: no function" "$OUT/values.out"; then
+  pass "nothing to export but readers of values is an error"
+else
+  fail "nothing to export but readers of values is an error" "$(cat "$OUT/values.out")"
+fi
+# a library's errors (tests/library/errors/NAME.nesl): what nessie
+# prints is NAME.err, and it exits 1 (the library is named lib)
+for f in tests/library/errors/*.nesl; do
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --library --target=cpu -o "$OUT/lib" "$f" >"$OUT/$n.err" 2>&1
+  rc=$?
+  if [ $rc -ne 1 ]; then
+    fail "library-errors/$n" "exit status $rc, expected 1: $(cat "$OUT/$n.err")"
+  elif ! diff -u "tests/library/errors/$n.err" "$OUT/$n.err" >"$OUT/$n.diff"; then
+    fail "library-errors/$n" "$(cat "$OUT/$n.diff")"
+  else
+    pass "library-errors/$n"
+  fi
+done
 # a file with nothing to export is an error
 printf 'function ident(y) = y;\n' >"$OUT/none.nesl"
 if "$NESSIE" --library --target=cpu -o "$OUT/none" "$OUT/none.nesl" >"$OUT/none.out" 2>&1; then
