@@ -255,9 +255,10 @@ static void run_flat(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
 }
 
 /* λcu's interpreter on every top-level statement of 'p', printing on
-   'out'. */
-static LcuStats interpret(const LcuProgram *p, FILE *out) {
+   'out' (with 'cost', each statement's cost line). */
+static LcuStats interpret(const LcuProgram *p, FILE *out, bool cost) {
   LcuInterp *in = lcu_interp_new((LcuProgram *)p, out);
+  lcu_interp_set_cost(in, cost);
   for (int i = 0; i < p->tops.len; i++)
     lcu_interp_run_top(in, p->tops.data[i]);
   fflush(out);
@@ -279,7 +280,7 @@ static void run_lcu(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   if (compare) {
     FILE *null = fopen("/dev/null", "w");
     if (null) {
-      before = interpret(lower_program(pl->flat), null);
+      before = interpret(lower_program(pl->flat), null, false);
       fclose(null);
       rt_rand_seed(0);
     } else {
@@ -288,7 +289,7 @@ static void run_lcu(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   }
   /* in the REPL, earlier values come from the evaluator's store */
   const RtStore *old = ev ? store_install(ev, pl->env) : NULL;
-  LcuStats st = interpret(pl->fused, out);
+  LcuStats st = interpret(pl->fused, out, pl->cost != EV_COST_OFF);
   if (ev)
     rt_set_store(old);
   if (!stats)

@@ -11,14 +11,17 @@
 #   tests/cost/quicksort.awk and tests/cost/primes.awk compute,
 #   recurrences derived from the rules term by term (eval's
 #   --cost=functions: quicksort's calls, work and depth)
-# - cost/corpus: each interpreter prints eval's transcript, cost lines
+# - cost/corpus: flat and lcu print eval's transcript, cost lines
 #   included (the same work and depth on every statement), on the corpus
-#   and the examples (the slowest left out, but with NESSIE_COST_ALL=1)
+#   and the examples (the slowest left out, and lcu-O0 too, but with
+#   NESSIE_COST_ALL=1)
 # - cost/edges: the same on tests/cost/edges.nesl, the constructs
 #   flattening computes differently (closed code over no elements,
 #   invariant sequences, lifted ifs, tuple-valued functions)
 # - cost/random: the same cost lines on the random programs of
 #   tests/fuzz/gen_nesl.py's seeds 1 to 12
+# - cost/lcu-text: `--cost --dump=lcu` reads back as it is, and λcu's
+#   interpreter run from that text measures what eval does
 # - cost/golden: tests/cost/golden.nesl under --cost=functions prints
 #   golden.cost (each statement's derivation in its comments)
 # - cost/deterministic: every example under --cost twice gives the same
@@ -26,21 +29,26 @@
 # - cost/sweep: tools/cost-sweep.py's table and exact fits of
 #   sum(index(n)), an n^2 fit of a nested apply-to-each, and a PNG
 #   where gnuplot is found
-# - cost/usage: --cost without --interp, with another interpreter, or
-#   with a bad value is a usage error (exit 2)
-# About 15 s on two cores, most of it cost/corpus.
+# - cost/usage: --cost without --interp or --dump, --cost=functions
+#   without --interp=eval, or a bad value is a usage error (exit 2)
+# About 25 s on two cores, most of it cost/corpus; with NESSIE_COST_ALL=1
+# about four minutes.
 . tests/suites/lib.sh
 
 # the interpreters that measure the model from the flattened program,
-# each compared with the evaluator
-MEASURING="flat"
+# each compared with the evaluator: flat's, λcu's (fused) and λcu's as
+# lowered (lcu-O0)
+MEASURING="flat lcu lcu-O0"
+# interp ENGINE: the options that run ENGINE
+interp() { case $1 in lcu-O0) echo "--interp=lcu -O0" ;; *) echo "--interp=$1" ;; esac; }
 
 # cost_of ENGINE NAME NESL...: the last cost line of the program made of
 # the arguments (one statement each), in OUT/NAME.nesl, under --interp=ENGINE
 cost_of() {
   engine=$1; name=$2; shift 2
   printf '%s\n' "$@" > "$OUT/$name.nesl"
-  "$NESSIE" --interp="$engine" --cost "$OUT/$name.nesl" 2>&1 | grep '^cost: ' | tail -1
+  # shellcheck disable=SC2046 # the options split on purpose
+  "$NESSIE" $(interp "$engine") --cost "$OUT/$name.nesl" 2>&1 | grep '^cost: ' | tail -1
 }
 
 # formula TEST GOT WANT: one comparison of the test, failures collected
@@ -86,7 +94,8 @@ for n in 0 1 2 7 100 1000 4095; do
   want=$(awk -v N=$n -f tests/cost/quicksort.awk)
   formula "quicksort([0:$n])" "$got" "$want"
   for engine in $MEASURING; do
-    got=$("$NESSIE" --interp=$engine --cost "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
+    # shellcheck disable=SC2046
+    got=$("$NESSIE" $(interp $engine) --cost "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
     formula "$engine: quicksort([0:$n])" "$got" "$(echo "$want" | head -1)"
   done
 done
@@ -100,7 +109,8 @@ for n in 0 2 3 10 30 100 1000 10000 100000; do
   got=$("$NESSIE" --interp=eval --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
   formula "primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
   for engine in $MEASURING; do
-    got=$("$NESSIE" --interp=$engine --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
+    # shellcheck disable=SC2046
+    got=$("$NESSIE" $(interp $engine) --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
     formula "$engine: primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
   done
 done
@@ -127,23 +137,26 @@ done
 # the flattened interpreters against eval on the corpus and the
 # examples: the same transcript, cost lines included (the same work and
 # depth on every statement).  The slowest programs (over a second for
-# the interpreters here, about two minutes in all) are compared under
+# the interpreters here, about three minutes in all), and λcu as lowered
+# (whose statements are those fusion starts from), are compared under
 # NESSIE_COST_ALL=1 alone.
 SLOW=" alg_mandelbrot alg_mergesort alg_bitonic alg_radixsort lang_large alg_blackscholes alg_quicksort alg_wordcount
        alg_strsearch alg_bfs alg_closestpair alg_nbody alg_muladd alg_median "
-[ "${NESSIE_COST_ALL:-}" = 1 ] && SLOW=""
+CORPUS_MEASURING="flat lcu"
+[ "${NESSIE_COST_ALL:-}" = 1 ] && SLOW="" && CORPUS_MEASURING=$MEASURING
 for f in tests/programs/*.nesl examples/*.nesl; do
   n=$(basename "$f" .nesl)
   case "$SLOW" in *" $n "*) continue ;; esac
   echo "$f"
 done | xargs -P "$JOBS" -I{} sh -c 'n=$(basename {} .nesl); "$1" --interp=eval --cost {} > "$2/corpus-$n.eval" 2> /dev/null
-  for e in $3; do "$1" --interp=$e --cost --check-ir {} > "$2/corpus-$n.$e" 2> "$2/corpus-$n.$e.err"; done' sh "$NESSIE" "$OUT" "$MEASURING"
+  for e in $3; do o=--interp=$e; [ $e = lcu-O0 ] && o="--interp=lcu -O0"
+    "$1" $o --cost --check-ir {} > "$2/corpus-$n.$e" 2> "$2/corpus-$n.$e.err"; done' sh "$NESSIE" "$OUT" "$CORPUS_MEASURING"
 bad=""
 compared=0
 for e in "$OUT"/corpus-*.eval; do
   n=$(basename "$e" .eval); n=${n#corpus-}
   compared=$((compared + 1))
-  for engine in $MEASURING; do
+  for engine in $CORPUS_MEASURING; do
     got="$OUT/corpus-$n.$engine"
     cmp -s "$e" "$got" || bad="$bad
 $n: $engine differs from eval (<):
@@ -159,7 +172,8 @@ only $compared programs compared"
 bad=""
 if [ "$(wc -l < "$OUT/edges.eval")" -lt 10 ]; then bad="too few cost lines: $(cat "$OUT/edges.eval")"; fi
 for engine in $MEASURING; do
-  "$NESSIE" --interp=$engine --cost --check-ir tests/cost/edges.nesl 2>&1 | grep '^cost: ' > "$OUT/edges.$engine"
+  # shellcheck disable=SC2046
+  "$NESSIE" $(interp $engine) --cost --check-ir tests/cost/edges.nesl 2>&1 | grep '^cost: ' > "$OUT/edges.$engine"
   d=$(diff "$OUT/edges.eval" "$OUT/edges.$engine") || bad="$bad
 eval (<) and $engine (>):
 $d"
@@ -176,12 +190,32 @@ seed $seed: gen_nesl.py failed"; continue; }
   [ -s "$OUT/random_$seed.eval" ] || bad="$bad
 seed $seed: no cost line"
   for engine in $MEASURING; do
-    "$NESSIE" --interp=$engine --cost "$OUT/random_$seed.nesl" 2> /dev/null | grep '^cost: ' > "$OUT/random_$seed.$engine"
+    # shellcheck disable=SC2046
+    "$NESSIE" $(interp $engine) --cost "$OUT/random_$seed.nesl" 2> /dev/null | grep '^cost: ' > "$OUT/random_$seed.$engine"
     cmp -s "$OUT/random_$seed.eval" "$OUT/random_$seed.$engine" || bad="$bad
 seed $seed: eval | $engine: $(paste -d'|' "$OUT/random_$seed.eval" "$OUT/random_$seed.$engine" | awk -F'|' '$1 != $2' | head -3 | tr '\n' ';')"
   done
 done
 [ -z "$bad" ] && pass cost/random || fail cost/random "$bad"
+
+# λcu's text keeps the cost statements: `--cost --dump=lcu` reads back
+# as it is, and run from the text they measure what eval does
+bad=""
+for f in tests/cost/edges.nesl examples/quicksort.nesl; do
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --cost --dump=lcu "$f" > "$OUT/text-$n.lcu" 2>&1 || bad="$bad
+$n: --cost --dump=lcu: $(head -3 "$OUT/text-$n.lcu")"
+  grep -q '^ *cost each ' "$OUT/text-$n.lcu" || bad="$bad
+$n: no cost statement in the dump"
+  "$NESSIE" --cost --check-ir --dump=lcu "$OUT/text-$n.lcu" > "$OUT/text-$n.2.lcu" 2>&1
+  cmp -s "$OUT/text-$n.lcu" "$OUT/text-$n.2.lcu" || bad="$bad
+$n: the dump read back prints otherwise: $(diff "$OUT/text-$n.lcu" "$OUT/text-$n.2.lcu" | head -4)"
+  "$NESSIE" --interp=eval --cost "$f" 2> /dev/null | grep '^cost: ' > "$OUT/text-$n.eval"
+  "$NESSIE" --interp=lcu --cost "$OUT/text-$n.lcu" 2> /dev/null | grep '^cost: ' > "$OUT/text-$n.lcu-cost"
+  [ -s "$OUT/text-$n.eval" ] && cmp -s "$OUT/text-$n.eval" "$OUT/text-$n.lcu-cost" || bad="$bad
+$n: eval (<) and λcu run from its text (>): $(diff "$OUT/text-$n.eval" "$OUT/text-$n.lcu-cost" | head -4)"
+done
+[ -z "$bad" ] && pass cost/lcu-text || fail cost/lcu-text "$bad"
 
 # tools/cost-sweep.py: the table, the fits of a known cost, the picture
 bad=""
@@ -202,8 +236,8 @@ fi
 $(cat "$OUT/sweep.out")"
 
 bad=""
-for args in "--cost examples/sqr.nesl" "--cost=functions --interp=flat examples/sqr.nesl" "--cost --interp=lcu examples/sqr.nesl" \
-            "--cost=work --interp examples/sqr.nesl" "--cost --dump=flat examples/sqr.nesl"; do
+for args in "--cost examples/sqr.nesl" "--cost=functions --interp=flat examples/sqr.nesl" "--cost=functions --interp=lcu examples/sqr.nesl" \
+            "--cost=work --interp examples/sqr.nesl" "--cost=functions --dump=flat examples/sqr.nesl"; do
   # shellcheck disable=SC2086 # the options split on purpose
   "$NESSIE" $args > "$OUT/usage.out" 2> "$OUT/usage.err"
   rc=$?
