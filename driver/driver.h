@@ -37,6 +37,8 @@ typedef struct Pipeline {
   EvalCostMode cost; /* the cost lines (--cost, :set cost): flattening
                         makes the cost statements, the interpreters
                         print them */
+  bool quiet;        /* the REPL's :cost: a statement's value is not
+                        printed, its cost line is (flat and lcu) */
   LcuProgram *fused; /* "fused": lcu simplified and fused (the same
                         program, changed in place), or lcu at -O0 */
   FusStats fusion;   /* what fusion did, region by region (--stats) */

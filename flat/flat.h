@@ -383,6 +383,7 @@ typedef struct FlatTopHooks {
   /* Global 'index' (of FlatTop.defines) belongs to NESL variable 'name'
      (NULL: a wildcard's) and, unless NULL, gets 'value'. */
   void (*define)(void *ctx, int index, const char *name, RtValue *value);
+  bool quiet; /* the value is not printed (the REPL's :cost) */
 } FlatTopHooks;
 
 /* Runs top-level statement 'top' and prints its transcript on the
@@ -440,5 +441,8 @@ FlatStats flat_interp_stats(FlatInterp *in);
    `cost: work W, depth D`, as its FS_COST statements measure them
    (FlatCost; the program must come from flattening for --cost). */
 void flat_interp_set_cost(FlatInterp *in, bool on);
+/* With 'on', a statement's value is not printed (its cost line is): the
+   REPL's :cost. */
+void flat_interp_set_quiet(FlatInterp *in, bool on);
 
 #endif

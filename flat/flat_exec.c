@@ -350,7 +350,7 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
     }
     if (top->kind == FLAT_TOP_BIND)
       define_globals(top, hooks, g.comps);
-    if (!top->library)
+    if (!top->library && !hooks->quiet)
       ok = guarded(print_value, &g);
     break;
   }

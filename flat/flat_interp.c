@@ -61,6 +61,7 @@ struct FlatInterp {
   FlatScalarEnv scalar_env;   /* for flat_scalar_call: 'layouts', 'stats' */
   bool cost;                  /* --cost: FS_COST statements are run */
   FlatCost costs;             /* the statement's work and depth so far */
+  bool quiet;                 /* values are not printed (the REPL's :cost) */
 };
 
 static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc);
@@ -421,6 +422,8 @@ FlatStats flat_interp_stats(FlatInterp *in) { return in->stats; }
 
 void flat_interp_set_cost(FlatInterp *in, bool on) { in->cost = on; }
 
+void flat_interp_set_quiet(FlatInterp *in, bool on) { in->quiet = on; }
+
 /* Runs the block of the statement running, on a frame of its own, and
    returns the components of its value. */
 static RtValue **run_top_block(void *ctx, int *n) {
@@ -461,7 +464,7 @@ static void define_global(void *ctx, int index, const char *name, RtValue *value
 }
 
 bool flat_interp_run_top(FlatInterp *in, FlatTop *top) {
-  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, in->quiet};
   in->top = top;
   flat_cost_begin(&in->costs);
   bool ok = flat_exec_run_top(top, &hooks);

@@ -758,6 +758,9 @@ bool lcu_interp_run_top(LcuInterp *in, LcuTop *top);
    `cost: work W, depth D`, as the flat interpreter does, from its LS_COST
    statements (the program must come from flattening for --cost). */
 void lcu_interp_set_cost(LcuInterp *in, bool on);
+/* With 'on', a statement's value is not printed (its cost line is): the
+   REPL's :cost. */
+void lcu_interp_set_quiet(LcuInterp *in, bool on);
 LcuStats lcu_interp_stats(LcuInterp *in);
 
 #endif

@@ -127,6 +127,7 @@ struct LcuInterp {
   PtrMap scalar_funcs;       /* LcuFunc, and its FlatFunc -> ScalarFunc */
   bool cost;                 /* --cost: LS_COST statements are run */
   FlatCost costs;            /* the statement's work and depth so far */
+  bool quiet;                /* values are not printed (the REPL's :cost) */
 };
 
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
@@ -1828,6 +1829,8 @@ LcuInterp *lcu_interp_new(LcuProgram *p, FILE *out) {
 
 void lcu_interp_set_cost(LcuInterp *in, bool on) { in->cost = on; }
 
+void lcu_interp_set_quiet(LcuInterp *in, bool on) { in->quiet = on; }
+
 LcuStats lcu_interp_stats(LcuInterp *in) {
   LcuStats st = in->stats;
   st.kernels = in->p->kernels.len;
@@ -1880,7 +1883,7 @@ bool lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
     mark_global(in, in->p->globals.data[in->globals_seen]);
   for (int i = 0; i < top->defines.len; i++)
     mark_global(in, top->defines.data[i]);
-  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, in->quiet};
   in->top = top;
   flat_cost_begin(&in->costs);
   bool ok = flat_exec_run_top(top->flat, &hooks);
