@@ -44,13 +44,11 @@ void flat_layout_types(const RtLayout *l, bool host, Vec *out) {
 
 /* ---- cost statements ---- */
 
-static const char *const cost_rule_names[] = {"size", "unit",  "sort", "each", "done",
+static const char *const cost_rule_names[] = {"size",  "unit", "sort", "each", "done",
                                               "split", "join", "off",  "on"}; /* ORDER FlatCostRule */
 _Static_assert(sizeof cost_rule_names / sizeof cost_rule_names[0] == FLAT_COST_COUNT, "a name per cost rule");
 
-const char *flat_cost_rule_name(FlatCostRule r) {
-  return (unsigned)r < FLAT_COST_COUNT ? cost_rule_names[r] : "?";
-}
+const char *flat_cost_rule_name(FlatCostRule r) { return (unsigned)r < FLAT_COST_COUNT ? cost_rule_names[r] : "?"; }
 
 int flat_cost_rule_lookup(const char *name) {
   for (int i = 0; i < FLAT_COST_COUNT; i++)

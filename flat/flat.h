@@ -408,13 +408,16 @@ typedef struct FlatCost {
   Vec contexts;   /* the lifted contexts open, innermost last (each a
                      clock per element: flat_exec.c's CostContext) */
   int off;        /* OFFs run without their ON: nothing is charged */
+  RtLoc loc;      /* of the cost statement running */
 } FlatCost;
 
 /* A statement begins: nothing charged, no context open. */
 void flat_cost_begin(FlatCost *c);
-/* Cost statement of rule 'rule' ('lifted' or not) on the values of its
-   'n' arguments 'args' (flat.h, FS_COST). */
-void flat_cost_run(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **args, int n);
+/* Cost statement of rule 'rule' ('lifted' or not), at 'loc', on the
+   values of its 'n' arguments 'args' (flat.h, FS_COST).  Statements that
+   do not follow the contexts' elements (written by hand) stop the
+   statement with a run-time error (rt_fail). */
+void flat_cost_run(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **args, int n, Loc loc);
 
 /* Makes the runtime allocate through the collector (the interpreters'
    values are the collector's), once. */

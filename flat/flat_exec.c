@@ -575,6 +575,18 @@ RtValue **flat_exec_timed(RtValue **values, int n, double start) {
    branch it takes, as the evaluator, which runs one element after the
    other, counts it. */
 
+/* Cost statements that do not follow the elements as flattening makes
+   them (λcu written by hand may be anything that type checks): the
+   statement stops with an error at 'c->loc', the compiler does not. */
+__attribute__((format(printf, 2, 3))) RT_NORETURN static void out_of_step(const FlatCost *c, const char *fmt, ...) {
+  char what[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  rt_fail(c->loc, NULL, "the cost statements are out of step: %s", what);
+}
+
 /* A lifted context: a clock per element. */
 typedef struct CostContext {
   int64_t n;
@@ -619,11 +631,11 @@ static int64_t int_arg(RtValue *v) {
 /* The innermost context, which must have 'm' elements. */
 static CostContext *cost_top(FlatCost *c, int64_t m, FlatCostRule rule) {
   if (!c->contexts.len)
-    die("cost %s^ outside a lifted context", flat_cost_rule_name(rule));
+    out_of_step(c, "cost %s^ outside a lifted context", flat_cost_rule_name(rule));
   CostContext *x = c->contexts.data[c->contexts.len - 1];
   if (x->n != m)
-    die("cost %s^ over %lld elements in a context of %lld", flat_cost_rule_name(rule), (long long)m,
-        (long long)x->n);
+    out_of_step(c, "cost %s^ over %lld elements in a context of %lld", flat_cost_rule_name(rule), (long long)m,
+                (long long)x->n);
   return x;
 }
 
@@ -638,11 +650,11 @@ static CostContext *cost_push(FlatCost *c, int64_t n) {
 /* The innermost context, of 'n' elements, closed. */
 static CostContext *cost_pop(FlatCost *c, int64_t n, FlatCostRule rule) {
   if (!c->contexts.len)
-    die("cost %s without a context to close", flat_cost_rule_name(rule));
+    out_of_step(c, "cost %s without a context to close", flat_cost_rule_name(rule));
   CostContext *x = c->contexts.data[--c->contexts.len];
   if (x->n != n)
-    die("cost %s closes a context of %lld elements as one of %lld", flat_cost_rule_name(rule), (long long)x->n,
-        (long long)n);
+    out_of_step(c, "cost %s closes a context of %lld elements as one of %lld", flat_cost_rule_name(rule),
+                (long long)x->n, (long long)n);
   return x;
 }
 
@@ -652,7 +664,7 @@ static void cost_step(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, 
   uint64_t depth;
   if (!lifted) {
     if (c->contexts.len)
-      die("cost %s at the host inside a lifted context", flat_cost_rule_name(rule));
+      out_of_step(c, "cost %s at the host inside a lifted context", flat_cost_rule_name(rule));
     int64_t size = -1;
     for (int i = 0; i < n; i++) {
       int64_t k = a[i]->type.kind == RT_SCALAR ? a[i]->scalar.i : a[i]->len;
@@ -665,8 +677,8 @@ static void cost_step(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, 
   CostContext *x = cost_top(c, int_arg(a[0]), rule);
   for (int i = 1; i < n; i++)
     if (a[i]->type.kind == RT_SEGDES && a[i]->len != x->n)
-      die("cost %s^: sizes of %lld elements in a context of %lld", flat_cost_rule_name(rule), (long long)a[i]->len,
-          (long long)x->n);
+      out_of_step(c, "cost %s^: sizes of %lld elements in a context of %lld", flat_cost_rule_name(rule),
+                  (long long)a[i]->len, (long long)x->n);
   for (int64_t e = 0; e < x->n; e++) {
     int64_t size = -1;
     for (int i = 1; i < n; i++) {
@@ -682,7 +694,7 @@ static void cost_step(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, 
 static void cost_each_host(FlatCost *c, FlatCostRule rule, int64_t n) {
   if (rule == FLAT_COST_EACH) {
     if (c->contexts.len)
-      die("cost each at the host inside a lifted context");
+      out_of_step(c, "cost each at the host inside a lifted context");
     CostContext *x = cost_push(c, n);
     for (int64_t j = 0; j < n; j++)
       x->clock[j] = c->clock;
@@ -690,7 +702,7 @@ static void cost_each_host(FlatCost *c, FlatCostRule rule, int64_t n) {
   }
   CostContext *x = cost_pop(c, n, rule);
   if (c->contexts.len)
-    die("cost done at the host inside a lifted context");
+    out_of_step(c, "cost done at the host inside a lifted context");
   for (int64_t j = 0; j < n; j++)
     c->clock = x->clock[j] > c->clock ? x->clock[j] : c->clock;
 }
@@ -699,8 +711,8 @@ static void cost_each_host(FlatCost *c, FlatCostRule rule, int64_t n) {
    element i of the context. */
 static void cost_each_lifted(FlatCost *c, FlatCostRule rule, int64_t m, RtValue *sd) {
   if (sd->type.kind != RT_SEGDES || sd->len != m)
-    die("cost %s^: a %s for the %lld elements of the context", flat_cost_rule_name(rule), rt_type_name(sd->type),
-        (long long)m);
+    out_of_step(c, "cost %s^: a %s for the %lld elements of the context", flat_cost_rule_name(rule),
+                rt_type_name(sd->type), (long long)m);
   int64_t total = rt_seg_offsets(sd)[m];
   if (rule == FLAT_COST_EACH) {
     CostContext *outer = cost_top(c, m, rule);
@@ -723,8 +735,8 @@ static void cost_each_lifted(FlatCost *c, FlatCostRule rule, int64_t m, RtValue 
 /* SPLIT and JOIN: the elements of the context whose flag is set. */
 static void cost_split(FlatCost *c, FlatCostRule rule, int64_t m, RtValue *flags) {
   if (flags->type.kind != RT_VEC || flags->type.base != RT_BOOL || flags->len != m)
-    die("cost %s^: a %s of %lld for the %lld elements of the context", flat_cost_rule_name(rule),
-        rt_type_name(flags->type), (long long)flags->len, (long long)m);
+    out_of_step(c, "cost %s^: a %s of %lld for the %lld elements of the context", flat_cost_rule_name(rule),
+                rt_type_name(flags->type), (long long)flags->len, (long long)m);
   int64_t kept = 0;
   for (int64_t i = 0; i < m; i++)
     kept += flags->data.b[i] != 0;
@@ -743,11 +755,12 @@ static void cost_split(FlatCost *c, FlatCostRule rule, int64_t m, RtValue *flags
       outer->clock[i] = x->clock[j++];
 }
 
-void flat_cost_run(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, int n) {
+void flat_cost_run(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, int n, Loc loc) {
+  c->loc = flat_rt_loc(loc);
   if (rule == FLAT_COST_OFF || rule == FLAT_COST_ON) {
     c->off += rule == FLAT_COST_OFF ? 1 : -1;
     if (c->off < 0)
-      die("cost on without its off");
+      out_of_step(c, "cost on without its off");
     return;
   }
   if (c->off)

@@ -286,7 +286,7 @@ static void run_cost(FlatInterp *in, const FlatStmt *s) {
   RtValue **a = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
     a[i] = atom_value(in, s->args.data[i], s->loc);
-  flat_cost_run(&in->costs, (FlatCostRule)s->cost_rule, s->lifted, a, n);
+  flat_cost_run(&in->costs, (FlatCostRule)s->cost_rule, s->lifted, a, n, s->loc);
 }
 
 static void run_stmt(FlatInterp *in, const FlatStmt *s) {

@@ -1700,8 +1700,8 @@ static void run_size(LcuInterp *in, const LcuStmt *s) {
    flat interpreter. */
 __attribute__((noinline)) static void run_cost(LcuInterp *in, const LcuStmt *s) {
   RtValue *buf[SMALL];
-  flat_cost_run(&in->costs, (FlatCostRule)s->cost_rule, s->lifted, atom_values(in, &s->args, s->loc, buf),
-                s->args.len);
+  flat_cost_run(&in->costs, (FlatCostRule)s->cost_rule, s->lifted, atom_values(in, &s->args, s->loc, buf), s->args.len,
+                s->loc);
 }
 
 static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
