@@ -380,6 +380,10 @@ static void gen_stmt(Hx *h, const LcuStmt *s) {
               ops[1]);
     return;
   }
+  case LS_COST: /* NESL's cost model: the interpreters' (docs/cost.md) */
+    cg_line(cg, "/* cost %s%s: measured by the interpreters alone */", flat_cost_rule_name((FlatCostRule)s->cost_rule),
+            s->lifted ? "^" : "");
+    return;
   case LS_CHECK: {
     if (cg_check_on_device(cg, s)) {
       cg_line(cg, "/* check %s: made on the device by the run before it */", rt_check_name(s->check));

@@ -34,7 +34,11 @@ typedef struct Pipeline {
   FlatProgram *flat; /* "flat" */
   LcuProgram *lcu;   /* "lcu" */
   bool no_fusion;    /* -O0: "fused" is "lcu" as lowering made it */
-  EvalCostMode cost; /* the evaluator's cost lines (--cost, :set cost) */
+  EvalCostMode cost; /* the cost lines (--cost, :set cost): flattening
+                        makes the cost statements, the interpreters
+                        print them */
+  bool quiet;        /* the REPL's :cost: a statement's value is not
+                        printed, its cost line is (flat and lcu) */
   LcuProgram *fused; /* "fused": lcu simplified and fused (the same
                         program, changed in place), or lcu at -O0 */
   FusStats fusion;   /* what fusion did, region by region (--stats) */

@@ -117,10 +117,12 @@ static void usage(FILE *out) {
     print_indented(out, pipeline_engines[i].stats_help, 19);
   }
   fprintf(out, "\n"
-               "  --cost[=functions]  with --interp=eval or flat, after each statement print\n"
-               "                   its work and depth in NESL's cost model (docs/cost.md);\n"
-               "                   =functions (eval) adds, per user function called, its\n"
-               "                   calls, work and the largest depth of a call\n"
+               "  --cost[=functions]  with --interp (any interpreter), after each statement\n"
+               "                   print its work and depth in NESL's cost model\n"
+               "                   (docs/cost.md), the same by each; =functions (eval)\n"
+               "                   adds, per user function called, its calls, work and\n"
+               "                   the largest depth of a call.  With --dump, the program\n"
+               "                   made for it: its cost statements from flat on\n"
                "  -O0, -O1         without or with (the default) simplification and fusion\n"
                "                   of λcu, for executables, dumps and --interp=lcu; -O2\n"
                "                   and -O3 are -O1, the highest level\n"
@@ -360,10 +362,10 @@ static int parse_options(int argc, char **argv, Options *opt) {
   opt->file = argv[optind];
   if (opt->stats && !opt->engine)
     return bad_usage("--stats counts what an interpreter runs: use it with --interp (or in the REPL)");
-  if (opt->cost && (!opt->engine || strcmp(opt->engine->name, "lcu") == 0))
-    return bad_usage("--cost measures what an interpreter runs: use it with --interp=eval or --interp=flat "
-                     "(or :cost in the REPL)");
-  if (opt->cost == EV_COST_FUNCTIONS && strcmp(opt->engine->name, "eval") != 0)
+  if (opt->cost && !opt->engine && !opt->dump)
+    return bad_usage("--cost measures what an interpreter runs: use it with --interp, or with --dump to see the "
+                     "program's cost statements (or :cost in the REPL)");
+  if (opt->cost == EV_COST_FUNCTIONS && (!opt->engine || strcmp(opt->engine->name, "eval") != 0))
     return bad_usage("--cost=functions is the evaluator's: use it with --interp=eval");
   if (opt->build_option && opt->mode)
     return bad_usage("%s is for compiling to an executable; it does not go with %s", opt->build_option, opt->mode);
@@ -480,7 +482,8 @@ static int compile_lcu(const Options *opt, Source *src) {
   bool dump_ok = opt->dump && pipeline_stage_index(opt->dump) >= pipeline_stage_index(lcu_stage);
   if (!dump_ok && (!opt->engine || strcmp(opt->engine->name, "lcu") != 0))
     return bad_usage("'%s' holds λcu: use --dump=STAGE for a stage from lcu on, or --interp=lcu", opt->file);
-  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion};
+  Pipeline pl = {.src = src, .env = tc_new_env(), .check_ir = opt->check_ir, .no_fusion = opt->no_fusion,
+                 .cost = opt->cost};
   pl.lcu = lcu_read(src, flatten_nesl_reader(pl.env));
   if (!pl.lcu || diag_count())
     return EXIT_PROGRAM_ERROR;

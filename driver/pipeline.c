@@ -242,6 +242,7 @@ static void run_flat(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   const RtStore *old = ev ? store_install(ev, pl->env) : NULL;
   FlatInterp *in = flat_interp_new(pl->flat, out);
   flat_interp_set_cost(in, pl->cost != EV_COST_OFF);
+  flat_interp_set_quiet(in, pl->quiet);
   for (int i = 0; i < pl->flat->tops.len; i++)
     flat_interp_run_top(in, pl->flat->tops.data[i]);
   if (ev)
@@ -255,9 +256,11 @@ static void run_flat(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
 }
 
 /* λcu's interpreter on every top-level statement of 'p', printing on
-   'out'. */
-static LcuStats interpret(const LcuProgram *p, FILE *out) {
+   'out' (with 'cost', each statement's cost line; 'quiet', no value). */
+static LcuStats interpret(const LcuProgram *p, FILE *out, bool cost, bool quiet) {
   LcuInterp *in = lcu_interp_new((LcuProgram *)p, out);
+  lcu_interp_set_cost(in, cost);
+  lcu_interp_set_quiet(in, quiet);
   for (int i = 0; i < p->tops.len; i++)
     lcu_interp_run_top(in, p->tops.data[i]);
   fflush(out);
@@ -279,7 +282,7 @@ static void run_lcu(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   if (compare) {
     FILE *null = fopen("/dev/null", "w");
     if (null) {
-      before = interpret(lower_program(pl->flat), null);
+      before = interpret(lower_program(pl->flat), null, false, false);
       fclose(null);
       rt_rand_seed(0);
     } else {
@@ -288,7 +291,7 @@ static void run_lcu(Pipeline *pl, Eval *ev, FILE *out, Buf *stats) {
   }
   /* in the REPL, earlier values come from the evaluator's store */
   const RtStore *old = ev ? store_install(ev, pl->env) : NULL;
-  LcuStats st = interpret(pl->fused, out);
+  LcuStats st = interpret(pl->fused, out, pl->cost != EV_COST_OFF, pl->quiet);
   if (ev)
     rt_set_store(old);
   if (!stats)

@@ -63,7 +63,7 @@ typedef struct Repl {
   const EngineInfo *engine; /* :set interp */
   bool interactive; /* a terminal: prompts and line editing */
   bool stats;       /* :set stats on */
-  EvalCostMode cost; /* :set cost on|functions: the evaluator's cost lines */
+  EvalCostMode cost; /* :set cost on|functions: the interpreter's cost lines */
   bool check_ir;    /* --check-ir: in the engines and the stage commands */
   bool no_fusion;   /* -O0, :set -O0: λcu is not simplified or fused */
   bool quit;
@@ -571,8 +571,9 @@ static void command_stage(Repl *r, const StageInfo *stage, const char *text) {
     forget_bound(r, prog->tops.data[i]);
 }
 
-/* :cost EXPR: the work and depth of EXPR by the evaluator (docs/cost.md),
-   its value not printed nor bound. */
+/* :cost EXPR: the work and depth of EXPR (docs/cost.md) by the
+   interpreter that runs the statements (:set interp), its value not
+   printed nor bound. */
 static void command_cost(Repl *r, const char *text) {
   Source *src;
   Program *prog = parse_command_statement(r, text, &src);
@@ -586,9 +587,29 @@ static void command_cost(Repl *r, const char *text) {
     }
     if (!tc_check_top(r->env, top))
       return;
-    EvalCost c;
-    if (ev_cost_of(r->ev, top, &c))
-      printf("cost: work %llu, depth %llu\n", (unsigned long long)c.work, (unsigned long long)c.depth);
+    if (strcmp(r->engine->name, "eval") == 0) {
+      EvalCost c;
+      if (ev_cost_of(r->ev, top, &c))
+        printf("cost: work %llu, depth %llu\n", (unsigned long long)c.work, (unsigned long long)c.depth);
+      continue;
+    }
+    /* flattened for the cost model, run without printing the value: the
+       interpreter prints the cost line itself */
+    Program *one = NEW(Program);
+    vec_push(&one->tops, top);
+    Pipeline pl = {.env = r->env,
+                   .prog = one,
+                   .check_ir = r->check_ir,
+                   .no_fusion = r->no_fusion,
+                   .cost = EV_COST_STATEMENTS,
+                   .quiet = true,
+                   .externals = &r->externals};
+    pl.done = pipeline_stage_index(pipeline_stage("typed")) + 1;
+    diag_reset();
+    if (!pipeline_run_to(&pl, pipeline_stage(r->engine->stage)))
+      return;
+    r->engine->run(&pl, r->ev, stdout, NULL);
+    fflush(stdout);
   }
 }
 
@@ -608,10 +629,6 @@ static void command_set(Repl *r, const char *args) {
   if (n == 2 && strcmp(name, "cost") == 0 &&
       (strcmp(value, "on") == 0 || strcmp(value, "off") == 0 || strcmp(value, "functions") == 0)) {
     EvalCostMode mode = value[1] == 'n' ? EV_COST_STATEMENTS : value[1] == 'u' ? EV_COST_FUNCTIONS : EV_COST_OFF;
-    if (mode && strcmp(r->engine->name, "lcu") == 0) {
-      fprintf(stderr, "error: the evaluator and the flat interpreter measure cost: :set interp eval or flat first\n");
-      return;
-    }
     if (mode == EV_COST_FUNCTIONS && strcmp(r->engine->name, "eval") != 0) {
       fprintf(stderr, "error: :set cost functions is the evaluator's: :set interp eval first\n");
       return;
@@ -629,10 +646,7 @@ static void command_set(Repl *r, const char *args) {
     }
     r->engine = e;
     printf("interp %s\n", e->name);
-    if (r->cost && strcmp(e->name, "lcu") == 0) {
-      r->cost = EV_COST_OFF;
-      printf("cost off (the evaluator and the flat interpreter measure cost)\n");
-    } else if (r->cost == EV_COST_FUNCTIONS && strcmp(e->name, "eval") != 0) {
+    if (r->cost == EV_COST_FUNCTIONS && strcmp(e->name, "eval") != 0) {
       r->cost = EV_COST_STATEMENTS;
       printf("cost on (the evaluator's alone counts functions)\n");
     }
@@ -675,12 +689,12 @@ static void command_help(Repl *r) {
     putchar('\n');
   }
   printf("  :cost EXPR       the work and depth of EXPR in NESL's cost model\n"
-         "                   (docs/cost.md), by the evaluator\n"
+         "                   (docs/cost.md), by the interpreter (:set interp)\n"
          "  :set stats on    after each statement, print what its interpreter counted\n"
          "                   (:set stats off to stop)\n"
-         "  :set cost on     after each statement, print its work and depth (with\n"
-         "                   :set interp eval or flat; :set cost functions, with eval,\n"
-         "                   adds each user function's calls, work and largest depth;\n"
+         "  :set cost on     after each statement, print its work and depth (any\n"
+         "                   interpreter; :set cost functions, with eval, adds each\n"
+         "                   user function's calls, work and largest depth;\n"
          "                   :set cost off)\n"
          "  :set -O0         no simplification or fusion of λcu (:set -O1, the default,\n"
          "                   to turn them on again): the stages fused, c, cuda and the\n"

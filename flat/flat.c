@@ -4,6 +4,8 @@
  * Everything is allocated through the collector and never freed
  * (common.h).
  */
+#include <string.h>
+
 #include "flat.h"
 
 /* ---- variables and atoms ---- */
@@ -38,4 +40,53 @@ void flat_layout_types(const RtLayout *l, bool host, Vec *out) {
     *t = types[i];
     vec_push(out, t);
   }
+}
+
+/* ---- cost statements ---- */
+
+static const char *const cost_rule_names[] = {"size",  "unit", "sort", "each", "done",
+                                              "split", "join", "off",  "on"}; /* ORDER FlatCostRule */
+_Static_assert(sizeof cost_rule_names / sizeof cost_rule_names[0] == FLAT_COST_COUNT, "a name per cost rule");
+
+const char *flat_cost_rule_name(FlatCostRule r) { return (unsigned)r < FLAT_COST_COUNT ? cost_rule_names[r] : "?"; }
+
+int flat_cost_rule_lookup(const char *name) {
+  for (int i = 0; i < FLAT_COST_COUNT; i++)
+    if (strcmp(cost_rule_names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+const char *flat_cost_check(FlatCostRule r, bool lifted, const FlatType *args, int n) {
+  FlatType int_scalar = flat_scalar(FB_INT);
+  if (lifted && (n < 1 || !flat_type_equal(args[0], int_scalar)))
+    return "lifted, its first argument is the context's length, an int scalar";
+  switch (r) {
+  case FLAT_COST_SIZE:
+  case FLAT_COST_UNIT:
+  case FLAT_COST_SORT:
+    for (int i = lifted ? 1 : 0; i < n; i++) {
+      bool is_int = flat_type_equal(args[i], int_scalar);
+      if (lifted ? args[i].kind != FT_SEGDES && !is_int : args[i].kind == FT_SCALAR && !is_int)
+        return "a size is a segdes, an int scalar or, at the host, a vector";
+    }
+    return NULL;
+  case FLAT_COST_EACH:
+  case FLAT_COST_DONE:
+    if (lifted)
+      return n == 2 && args[1].kind == FT_SEGDES ? NULL : "lifted, it takes the context's length and a segdes";
+    return n == 1 && flat_type_equal(args[0], int_scalar) ? NULL : "at the host, it takes an int scalar";
+  case FLAT_COST_SPLIT:
+  case FLAT_COST_JOIN:
+    if (!lifted)
+      return "it is made in a lifted context only";
+    return n == 2 && flat_type_equal(args[1], flat_vec(FB_BOOL)) ? NULL
+                                                                 : "it takes the context's length and a [:bool:]";
+  case FLAT_COST_OFF:
+  case FLAT_COST_ON:
+    return !lifted && n == 0 ? NULL : "it is made at the host, without arguments";
+  case FLAT_COST_COUNT:
+    break;
+  }
+  return "no such rule";
 }

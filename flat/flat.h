@@ -66,22 +66,48 @@ typedef enum FlatStmtKind {
               args, one vector result */
   FS_IF,   /* results = if args[0] then 'then' else 'els' */
   FS_TIME, /* results = the block's results, then the seconds it took (float) */
-  FS_COST, /* no results: NESL's cost model charges one construct of the
-              source here (docs/cost.md), by 'cost_rule'; made only by
-              flattening for --cost.  Its arguments give sizes: at the
-              host each a vector (its length), a segdes (its number of
-              segments) or an int scalar (itself); 'lifted', the first is
-              the number m of elements of the context (an int scalar) and
-              each other one size per element, a segdes of m segments
-              (each one's length) or an int scalar (every element's) */
+  FS_COST, /* no results: NESL's cost model (docs/cost.md) at this point
+              of the program, by 'cost_rule'; made only by flattening
+              for --cost.  A step charges one construct of the source;
+              the other rules follow the elements of the lifted
+              contexts, each with its own clock (its depth so far), so
+              that depth is per element as the model has it.  The
+              arguments, 'lifted' (in a lifted context of m elements)
+              or not (at the host):
+                SIZE, UNIT, SORT: sizes; at the host each a vector (its
+                  length), a segdes (its number of segments) or an int
+                  scalar (itself); lifted, m (an int scalar) first and
+                  then one size per element, a segdes of m segments
+                  (each one's length) or an int scalar (every element's)
+                EACH, DONE: at the host n, the number of elements of an
+                  apply-to-each (an int scalar); lifted m and the segdes
+                  of its elements, one segment per element of the
+                  context
+                SPLIT, JOIN (lifted only): m and flags, a [:bool:] of m
+                OFF, ON (at the host): none */
 } FlatStmtKind;
 
-/* How an FS_COST charges, for n the largest of its sizes (of one
-   element, lifted): docs/cost.md's rows. */
+/* What an FS_COST does (ORDER FlatCostRule: flat_cost_rule_name).  A
+   step's n is the largest of its sizes (of one element, lifted). */
 typedef enum FlatCostRule {
-  FLAT_COST_SIZE, /* max(1, n) in one step; one step without sizes */
-  FLAT_COST_UNIT, /* one step */
-  FLAT_COST_SORT, /* n lg n in lg n steps */
+  FLAT_COST_SIZE,  /* a step: work max(1, n), depth 1; one unit without sizes */
+  FLAT_COST_UNIT,  /* a step: work 1, depth 1 */
+  FLAT_COST_SORT,  /* a step: work n lg n, depth lg n */
+  FLAT_COST_EACH,  /* an apply-to-each's elements begin, each at the
+                      clock of the element of the context it belongs to
+                      (a new context, theirs, inside the current one) */
+  FLAT_COST_DONE,  /* they end: each element of the context takes the
+                      latest clock of its elements, or keeps its own */
+  FLAT_COST_SPLIT, /* the elements whose flag is true go on alone (a
+                      new context): a lifted if's branch, a filter's
+                      kept elements */
+  FLAT_COST_JOIN,  /* they rejoin the others, in order, with their clocks */
+  FLAT_COST_OFF,   /* what runs up to the matching ON runs for its errors
+                      alone, and is charged nothing, the functions it
+                      calls included (code run over no elements:
+                      closed_parts, a closed expression's host copy) */
+  FLAT_COST_ON,    /* the end of an OFF */
+  FLAT_COST_COUNT
 } FlatCostRule;
 
 struct FlatFunc;
@@ -124,9 +150,6 @@ typedef struct FlatStmt {
 typedef struct FlatBlock {
   Vec stmts;   /* FlatStmt * */
   Vec results; /* FlatAtom * */
-  bool uncharged; /* for --cost: run for its errors alone (over no
-                     elements), so that the cost model charges nothing
-                     of it, the functions it calls included */
 } FlatBlock;
 
 typedef struct FlatFunc {
@@ -210,6 +233,15 @@ FlatType flat_atom_type(const FlatAtom *a);
    type whose runtime layout is 'l' (a datatype's are its fields'), into
    'out' (FlatType *). */
 void flat_layout_types(const RtLayout *l, bool host, Vec *out);
+
+/* The name of cost rule 'r' as the dumps print it after `cost` (size,
+   each, split, ...), and the rule of a name, or -1. */
+const char *flat_cost_rule_name(FlatCostRule r);
+int flat_cost_rule_lookup(const char *name);
+/* NULL if a cost statement of rule 'r' ('lifted' or not) may take
+   arguments of the types 'args' (flat.h, FS_COST); else what is wrong.
+   Both IRs' checkers ask it. */
+const char *flat_cost_check(FlatCostRule r, bool lifted, const FlatType *args, int n);
 
 /* ---- what a reader of IR text asks of the front end ----
 
@@ -351,6 +383,7 @@ typedef struct FlatTopHooks {
   /* Global 'index' (of FlatTop.defines) belongs to NESL variable 'name'
      (NULL: a wildcard's) and, unless NULL, gets 'value'. */
   void (*define)(void *ctx, int index, const char *name, RtValue *value);
+  bool quiet; /* the value is not printed (the REPL's :cost) */
 } FlatTopHooks;
 
 /* Runs top-level statement 'top' and prints its transcript on the
@@ -363,6 +396,28 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks);
 /* The NESL variable each of top->defines belongs to (NULL: a
    wildcard's), for a binding. */
 const char **flat_top_define_names(FlatTop *top);
+
+/* NESL's cost model as both interpreters measure it, from the cost
+   statements (FS_COST, λcu's LS_COST) of one top-level statement: its
+   work, and a clock per element of each lifted context open (the host's
+   is 'clock'), which the steps advance and EACH, DONE, SPLIT and JOIN
+   hand from the elements of one context to those of another. */
+typedef struct FlatCost {
+  uint64_t work;  /* the statement's work so far */
+  uint64_t clock; /* its depth so far, at the host */
+  Vec contexts;   /* the lifted contexts open, innermost last (each a
+                     clock per element: flat_exec.c's CostContext) */
+  int off;        /* OFFs run without their ON: nothing is charged */
+  RtLoc loc;      /* of the cost statement running */
+} FlatCost;
+
+/* A statement begins: nothing charged, no context open. */
+void flat_cost_begin(FlatCost *c);
+/* Cost statement of rule 'rule' ('lifted' or not), at 'loc', on the
+   values of its 'n' arguments 'args' (flat.h, FS_COST).  Statements that
+   do not follow the contexts' elements (written by hand) stop the
+   statement with a run-time error (rt_fail). */
+void flat_cost_run(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **args, int n, Loc loc);
 
 /* Makes the runtime allocate through the collector (the interpreters'
    values are the collector's), once. */
@@ -386,8 +441,11 @@ FlatInterp *flat_interp_new(FlatProgram *p, FILE *out);
 bool flat_interp_run_top(FlatInterp *in, FlatTop *top);
 FlatStats flat_interp_stats(FlatInterp *in);
 /* With 'on', each statement that ran to its end prints after its line
-   `cost: work W, depth D`: the sums of its FS_COST statements (the
-   program must come from flattening for --cost). */
+   `cost: work W, depth D`, as its FS_COST statements measure them
+   (FlatCost; the program must come from flattening for --cost). */
 void flat_interp_set_cost(FlatInterp *in, bool on);
+/* With 'on', a statement's value is not printed (its cost line is): the
+   REPL's :cost. */
+void flat_interp_set_quiet(FlatInterp *in, bool on);
 
 #endif

@@ -281,15 +281,12 @@ static void check_stmt(Checker *c, const void *stmt) {
     check_result_types(c, s->loc, "time", &s->results, &types);
     break;
   }
-  case FS_COST:
-    if (s->results.len != 0 || (s->lifted && (n < 1 || !flat_type_equal(args[0], flat_scalar(FB_INT)))))
-      fail(c, s->loc, "cost: no results, and lifted, the context's length (an int scalar) first");
-    for (int i = s->lifted ? 1 : 0; i < n; i++) {
-      bool int_scalar = flat_type_equal(args[i], flat_scalar(FB_INT));
-      if (s->lifted ? args[i].kind != FT_SEGDES && !int_scalar : args[i].kind == FT_SCALAR && !int_scalar)
-        fail(c, s->loc, "cost: a size is a segdes, an int scalar or, at the host, a vector");
-    }
+  case FS_COST: {
+    const char *why = s->results.len ? "it has no results" : flat_cost_check(s->cost_rule, s->lifted, args, n);
+    if (why)
+      fail(c, s->loc, "cost %s%s: %s", flat_cost_rule_name(s->cost_rule), s->lifted ? "^" : "", why);
     break;
+  }
   default:
     fail(c, s->loc, "statement kind %d does not exist", (int)s->kind);
   }

@@ -350,7 +350,7 @@ bool flat_exec_run_top(FlatTop *top, const FlatTopHooks *hooks) {
     }
     if (top->kind == FLAT_TOP_BIND)
       define_globals(top, hooks, g.comps);
-    if (!top->library)
+    if (!top->library && !hooks->quiet)
       ok = guarded(print_value, &g);
     break;
   }
@@ -562,4 +562,227 @@ RtValue **flat_exec_timed(RtValue **values, int n, double start) {
   memcpy(all, values, sizeof(RtValue *) * (size_t)n);
   all[n] = rt_float(seconds);
   return all;
+}
+
+/* ---- NESL's cost model (docs/cost.md) ----
+   A step adds its work and advances a clock by its depth: the host's, or
+   in a lifted context each element's own by its own depth.  An
+   apply-to-each's elements start at the clock of the element (or host)
+   they belong to, and when they end, it takes the latest of their
+   clocks: parts in parallel take the largest depth.  A lifted if's
+   branch is a context of the elements that take it, which rejoin the
+   others after it with their clocks: per element, the depth of the
+   branch it takes, as the evaluator, which runs one element after the
+   other, counts it. */
+
+/* Cost statements that do not follow the elements as flattening makes
+   them (λcu written by hand may be anything that type checks): the
+   statement stops with an error at 'c->loc', the compiler does not. */
+__attribute__((format(printf, 2, 3))) RT_NORETURN static void out_of_step(const FlatCost *c, const char *fmt, ...) {
+  char what[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  rt_fail(c->loc, NULL, "the cost statements are out of step: %s", what);
+}
+
+/* A lifted context: a clock per element. */
+typedef struct CostContext {
+  int64_t n;
+  uint64_t *clock;
+} CostContext;
+
+void flat_cost_begin(FlatCost *c) {
+  c->work = c->clock = 0;
+  c->contexts.len = 0;
+  c->off = 0;
+}
+
+/* ceil(log2 n), at least 1 (eval's cost_log2) */
+static uint64_t cost_log2(int64_t n) {
+  uint64_t lg = 1;
+  while (lg < 63 && ((int64_t)1 << lg) < n)
+    lg++;
+  return lg;
+}
+
+/* The work of a step of 'rule' by size 'n' (-1: no sizes), its depth in
+   '*depth'. */
+static uint64_t cost_of(FlatCostRule rule, int64_t n, uint64_t *depth) {
+  *depth = 1;
+  if (rule == FLAT_COST_UNIT || n < 0)
+    return 1;
+  if (n < 1)
+    n = 1;
+  if (rule == FLAT_COST_SORT) {
+    *depth = cost_log2(n);
+    return (uint64_t)n * *depth;
+  }
+  return (uint64_t)n;
+}
+
+static int64_t int_arg(RtValue *v) {
+  if (v->type.kind != RT_SCALAR || v->type.base != RT_INT)
+    die("cost: a %s for an int", rt_type_name(v->type));
+  return v->scalar.i;
+}
+
+/* The innermost context, which must have 'm' elements. */
+static CostContext *cost_top(FlatCost *c, int64_t m, FlatCostRule rule) {
+  if (!c->contexts.len)
+    out_of_step(c, "cost %s^ outside a lifted context", flat_cost_rule_name(rule));
+  CostContext *x = c->contexts.data[c->contexts.len - 1];
+  if (x->n != m)
+    out_of_step(c, "cost %s^ over %lld elements in a context of %lld", flat_cost_rule_name(rule), (long long)m,
+                (long long)x->n);
+  return x;
+}
+
+static CostContext *cost_push(FlatCost *c, int64_t n) {
+  CostContext *x = NEW(CostContext);
+  x->n = n;
+  x->clock = xmalloc_atomic(sizeof(uint64_t) * (size_t)(n + 1));
+  vec_push(&c->contexts, x);
+  return x;
+}
+
+/* The innermost context, of 'n' elements, closed. */
+static CostContext *cost_pop(FlatCost *c, int64_t n, FlatCostRule rule) {
+  if (!c->contexts.len)
+    out_of_step(c, "cost %s without a context to close", flat_cost_rule_name(rule));
+  CostContext *x = c->contexts.data[--c->contexts.len];
+  if (x->n != n)
+    out_of_step(c, "cost %s closes a context of %lld elements as one of %lld", flat_cost_rule_name(rule),
+                (long long)x->n, (long long)n);
+  return x;
+}
+
+/* A step: at the host, by the largest of its sizes; lifted, for each
+   element by the largest of its own. */
+static void cost_step(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, int n) {
+  uint64_t depth;
+  if (!lifted) {
+    if (c->contexts.len)
+      out_of_step(c, "cost %s at the host inside a lifted context", flat_cost_rule_name(rule));
+    int64_t size = -1;
+    for (int i = 0; i < n; i++) {
+      int64_t k = a[i]->type.kind == RT_SCALAR ? a[i]->scalar.i : a[i]->len;
+      size = k > size ? k : size;
+    }
+    c->work += cost_of(rule, size, &depth);
+    c->clock += depth;
+    return;
+  }
+  CostContext *x = cost_top(c, int_arg(a[0]), rule);
+  for (int i = 1; i < n; i++)
+    if (a[i]->type.kind == RT_SEGDES && a[i]->len != x->n)
+      out_of_step(c, "cost %s^: sizes of %lld elements in a context of %lld", flat_cost_rule_name(rule),
+                  (long long)a[i]->len, (long long)x->n);
+  for (int64_t e = 0; e < x->n; e++) {
+    int64_t size = -1;
+    for (int i = 1; i < n; i++) {
+      int64_t k = a[i]->type.kind == RT_SEGDES ? a[i]->lengths[e] : a[i]->scalar.i;
+      size = k > size ? k : size;
+    }
+    c->work += cost_of(rule, size, &depth);
+    x->clock[e] += depth;
+  }
+}
+
+/* EACH and DONE at the host, over 'n' elements. */
+static void cost_each_host(FlatCost *c, FlatCostRule rule, int64_t n) {
+  if (rule == FLAT_COST_EACH) {
+    if (c->contexts.len)
+      out_of_step(c, "cost each at the host inside a lifted context");
+    CostContext *x = cost_push(c, n);
+    for (int64_t j = 0; j < n; j++)
+      x->clock[j] = c->clock;
+    return;
+  }
+  CostContext *x = cost_pop(c, n, rule);
+  if (c->contexts.len)
+    out_of_step(c, "cost done at the host inside a lifted context");
+  for (int64_t j = 0; j < n; j++)
+    c->clock = x->clock[j] > c->clock ? x->clock[j] : c->clock;
+}
+
+/* EACH and DONE lifted: the elements of segment i of 'sd' belong to
+   element i of the context. */
+static void cost_each_lifted(FlatCost *c, FlatCostRule rule, int64_t m, RtValue *sd) {
+  if (sd->type.kind != RT_SEGDES || sd->len != m)
+    out_of_step(c, "cost %s^: a %s for the %lld elements of the context", flat_cost_rule_name(rule),
+                rt_type_name(sd->type), (long long)m);
+  int64_t total = rt_seg_offsets(sd)[m];
+  if (rule == FLAT_COST_EACH) {
+    CostContext *outer = cost_top(c, m, rule);
+    CostContext *x = cost_push(c, total);
+    int64_t j = 0;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t k = 0; k < sd->lengths[i]; k++)
+        x->clock[j++] = outer->clock[i];
+    return;
+  }
+  CostContext *x = cost_pop(c, total, rule);
+  CostContext *outer = cost_top(c, m, rule);
+  int64_t j = 0;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t k = 0; k < sd->lengths[i]; k++, j++)
+      if (x->clock[j] > outer->clock[i])
+        outer->clock[i] = x->clock[j];
+}
+
+/* SPLIT and JOIN: the elements of the context whose flag is set. */
+static void cost_split(FlatCost *c, FlatCostRule rule, int64_t m, RtValue *flags) {
+  if (flags->type.kind != RT_VEC || flags->type.base != RT_BOOL || flags->len != m)
+    out_of_step(c, "cost %s^: a %s of %lld for the %lld elements of the context", flat_cost_rule_name(rule),
+                rt_type_name(flags->type), (long long)flags->len, (long long)m);
+  int64_t kept = 0;
+  for (int64_t i = 0; i < m; i++)
+    kept += flags->data.b[i] != 0;
+  if (rule == FLAT_COST_SPLIT) {
+    CostContext *outer = cost_top(c, m, rule);
+    CostContext *x = cost_push(c, kept);
+    for (int64_t i = 0, j = 0; i < m; i++)
+      if (flags->data.b[i])
+        x->clock[j++] = outer->clock[i];
+    return;
+  }
+  CostContext *x = cost_pop(c, kept, rule);
+  CostContext *outer = cost_top(c, m, rule);
+  for (int64_t i = 0, j = 0; i < m; i++)
+    if (flags->data.b[i])
+      outer->clock[i] = x->clock[j++];
+}
+
+void flat_cost_run(FlatCost *c, FlatCostRule rule, bool lifted, RtValue **a, int n, Loc loc) {
+  c->loc = flat_rt_loc(loc);
+  if (rule == FLAT_COST_OFF || rule == FLAT_COST_ON) {
+    c->off += rule == FLAT_COST_OFF ? 1 : -1;
+    if (c->off < 0)
+      out_of_step(c, "cost on without its off");
+    return;
+  }
+  if (c->off)
+    return;
+  switch (rule) {
+  case FLAT_COST_SIZE:
+  case FLAT_COST_UNIT:
+  case FLAT_COST_SORT:
+    cost_step(c, rule, lifted, a, n);
+    return;
+  case FLAT_COST_EACH:
+  case FLAT_COST_DONE:
+    if (lifted)
+      cost_each_lifted(c, rule, int_arg(a[0]), a[1]);
+    else
+      cost_each_host(c, rule, int_arg(a[0]));
+    return;
+  case FLAT_COST_SPLIT:
+  case FLAT_COST_JOIN:
+    cost_split(c, rule, int_arg(a[0]), a[1]);
+    return;
+  default:
+    die("cost rule %d", (int)rule);
+  }
 }

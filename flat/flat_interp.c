@@ -59,8 +59,9 @@ struct FlatInterp {
   Vec results;                /* RtValue *: an operation's, reused */
   int depth;
   FlatScalarEnv scalar_env;   /* for flat_scalar_call: 'layouts', 'stats' */
-  bool cost;                  /* --cost: FS_COST statements are summed */
-  uint64_t work, clock;       /* the statement's work and depth so far */
+  bool cost;                  /* --cost: FS_COST statements are run */
+  FlatCost costs;             /* the statement's work and depth so far */
+  bool quiet;                 /* values are not printed (the REPL's :cost) */
 };
 
 static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc);
@@ -279,64 +280,13 @@ static void run_call(FlatInterp *in, const FlatStmt *s) {
     count_elements(in, results[0]);
 }
 
-/* ---- NESL's cost model (docs/cost.md) ----
-   An FS_COST charges one construct of the source: at the host, one
-   step by the largest of its sizes; lifted, one per element of the
-   context, each by its own sizes, the work summed and the depth the
-   largest element's (eval's rule for the elements of an apply-to-each,
-   where every element runs the same steps). */
-
-/* ceil(log2 n), at least 1 (eval's cost_log2) */
-static uint64_t cost_log2(int64_t n) {
-  uint64_t lg = 1;
-  while (lg < 63 && ((int64_t)1 << lg) < n)
-    lg++;
-  return lg;
-}
-
-/* The work of one step of 'rule' by size 'n' (-1: no sizes), and its
-   depth in '*depth'. */
-static uint64_t cost_of(FlatCostRule rule, int64_t n, uint64_t *depth) {
-  *depth = 1;
-  if (rule == FLAT_COST_UNIT || n < 0)
-    return 1;
-  if (n < 1)
-    n = 1;
-  if (rule == FLAT_COST_SORT) {
-    *depth = cost_log2(n);
-    return (uint64_t)n * *depth;
-  }
-  return (uint64_t)n;
-}
-
+/* NESL's cost model (docs/cost.md): flat_exec.c counts it. */
 static void run_cost(FlatInterp *in, const FlatStmt *s) {
   int n = s->args.len;
   RtValue **a = xmalloc(sizeof(RtValue *) * (size_t)(n + 1));
   for (int i = 0; i < n; i++)
     a[i] = atom_value(in, s->args.data[i], s->loc);
-  uint64_t depth;
-  if (!s->lifted) {
-    int64_t size = -1;
-    for (int i = 0; i < n; i++) {
-      int64_t k = a[i]->type.kind == RT_SCALAR ? a[i]->scalar.i : a[i]->len;
-      size = k > size ? k : size;
-    }
-    in->work += cost_of((FlatCostRule)s->cost_rule, size, &depth);
-    in->clock += depth;
-    return;
-  }
-  int64_t m = a[0]->scalar.i;
-  uint64_t deepest = 0;
-  for (int64_t e = 0; e < m; e++) {
-    int64_t size = -1;
-    for (int i = 1; i < n; i++) {
-      int64_t k = a[i]->type.kind == RT_SEGDES ? a[i]->lengths[e] : a[i]->scalar.i;
-      size = k > size ? k : size;
-    }
-    in->work += cost_of((FlatCostRule)s->cost_rule, size, &depth);
-    deepest = depth > deepest ? depth : deepest;
-  }
-  in->clock += deepest;
+  flat_cost_run(&in->costs, (FlatCostRule)s->cost_rule, s->lifted, a, n, s->loc);
 }
 
 static void run_stmt(FlatInterp *in, const FlatStmt *s) {
@@ -446,14 +396,9 @@ static void clear_dead(FlatInterp *in, const FlatStmt *s) {
    that of the statement, function or top-level statement that owns it. */
 static RtValue **run_block(FlatInterp *in, const FlatBlock *b, Loc loc) {
   analyse_block(in, b);
-  uint64_t work = in->work, clock = in->clock;
   for (int i = 0; i < b->stmts.len; i++) {
     run_stmt(in, b->stmts.data[i]);
     clear_dead(in, b->stmts.data[i]);
-  }
-  if (b->uncharged) { /* run for its errors alone (flat.h) */
-    in->work = work;
-    in->clock = clock;
   }
   RtValue **results = xmalloc(sizeof(RtValue *) * (size_t)(b->results.len + 1));
   for (int i = 0; i < b->results.len; i++)
@@ -476,6 +421,8 @@ FlatInterp *flat_interp_new(FlatProgram *p, FILE *out) {
 FlatStats flat_interp_stats(FlatInterp *in) { return in->stats; }
 
 void flat_interp_set_cost(FlatInterp *in, bool on) { in->cost = on; }
+
+void flat_interp_set_quiet(FlatInterp *in, bool on) { in->quiet = on; }
 
 /* Runs the block of the statement running, on a frame of its own, and
    returns the components of its value. */
@@ -517,13 +464,14 @@ static void define_global(void *ctx, int index, const char *name, RtValue *value
 }
 
 bool flat_interp_run_top(FlatInterp *in, FlatTop *top) {
-  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, in->quiet};
   in->top = top;
-  in->work = in->clock = 0;
+  flat_cost_begin(&in->costs);
   bool ok = flat_exec_run_top(top, &hooks);
   in->top = NULL;
   if (ok && in->cost && !top->library && (top->kind == FLAT_TOP_BIND || top->kind == FLAT_TOP_EXPR)) {
-    fprintf(rt_output(), "cost: work %llu, depth %llu\n", (unsigned long long)in->work, (unsigned long long)in->clock);
+    fprintf(rt_output(), "cost: work %llu, depth %llu\n", (unsigned long long)in->costs.work,
+            (unsigned long long)in->costs.clock);
     fflush(rt_output());
   }
   return ok;

@@ -182,7 +182,7 @@ static void print_stmt(FILE *out, const FlatStmt *s, int indent) {
     fputs(" = if ", out);
     if (s->args.len > 0)
       print_atom(out, s->args.data[0]);
-    fputs(s->then->uncharged ? " then uncharged " : " then ", out);
+    fputs(" then ", out);
     flat_print_braced(out, indent, print_block, out, s->then);
     fputs(" else ", out);
     flat_print_braced(out, indent, print_block, out, s->els);
@@ -194,13 +194,11 @@ static void print_stmt(FILE *out, const FlatStmt *s, int indent) {
     flat_print_braced(out, indent, print_block, out, s->body);
     fputc('\n', out);
     return;
-  case FS_COST: {
-    static const char *rules[] = {"size", "unit", "sort"}; /* ORDER FlatCostRule */
-    fprintf(out, "cost %s%s ", rules[s->cost_rule], s->lifted ? "^" : "");
+  case FS_COST:
+    fprintf(out, "cost %s%s ", flat_cost_rule_name(s->cost_rule), s->lifted ? "^" : "");
     print_atom_tuple(out, &s->args);
     fputc('\n', out);
     return;
-  }
   }
   die("print_stmt: statement kind %d", (int)s->kind);
 }

@@ -59,7 +59,7 @@ typedef struct Fl {
                       charges (if-conversion, closed scalars hoisted,
                       scalar code per element; docs/cost.md) */
   int no_cost;     /* inside code run for its errors alone: no FS_COST
-                      (and its block is uncharged, for what it calls) */
+                      (between an OFF and an ON, for what it calls) */
 } Fl;
 
 typedef struct Pending {
@@ -586,7 +586,12 @@ static FlatFunc *get_part(Fl *fl, MonoFunc *mf, int component);
    Under --cost each construct the model charges gets one FS_COST
    statement, made where the construct is translated, with the sizes it
    is charged by; what flattening adds (segment descriptors, the splits
-   and merges of a lifted if, distributions, checks) gets none. */
+   and merges of a lifted if, distributions, checks) gets none.  Depth is
+   per element: where the elements of a lifted context change (an
+   apply-to-each's begin and end, a lifted if's branches, a filter's
+   kept elements), FS_COST statements of their own hand each element's
+   clock to the elements of the new context and back (cost_mark), so
+   that an element is as deep as the branches it took. */
 
 /* FS_COST of 'rule' in context 'ctx' by the sizes 'sizes' (flat.h). */
 static void charge(Fl *fl, Ctx *ctx, FlatCostRule rule, Vals sizes) {
@@ -599,6 +604,33 @@ static void charge(Fl *fl, Ctx *ctx, FlatCostRule rule, Vals sizes) {
     vec_push(&s->args, ctx->len);
   for (int i = 0; i < sizes.len; i++)
     vec_push(&s->args, sizes.data[i]);
+}
+
+/* FS_COST of 'rule' (EACH, DONE, SPLIT, JOIN: flat.h), 'lifted' or
+   not, of the 'n' arguments given: what hands the elements' clocks
+   from one context to another, so that the depth of each element is its
+   own (docs/cost.md, "Flat and λcu"). */
+static void cost_mark(Fl *fl, FlatCostRule rule, bool lifted, int n, ...) {
+  if (!fl->cost || fl->no_cost)
+    return;
+  FlatStmt *s = stmt(fl, FS_COST);
+  s->cost_rule = rule;
+  s->lifted = lifted;
+  va_list ap;
+  va_start(ap, n);
+  for (int i = 0; i < n; i++)
+    vec_push(&s->args, va_arg(ap, FlatAtom *));
+  va_end(ap);
+}
+
+/* The cost statements around code that runs for its errors alone (over
+   no elements): OFF before it, ON after it (flat.h).  Made wherever such
+   code is, already inside some or not: they nest. */
+static void cost_switch(Fl *fl, FlatCostRule rule) {
+  if (!fl->cost)
+    return;
+  FlatStmt *s = stmt(fl, FS_COST);
+  s->cost_rule = rule;
 }
 
 /* Adds to 'out' the component of 'v' (of type 't', components from
@@ -747,6 +779,12 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   }
   elements = one(ctx->lifted ? segdes : inner.len);
   charge(fl, ctx, FLAT_COST_SIZE, elements);
+  /* the elements start, each at its own clock */
+  FlatAtom *all = inner.len;
+  if (ctx->lifted)
+    cost_mark(fl, FLAT_COST_EACH, true, 2, ctx->len, segdes);
+  else
+    cost_mark(fl, FLAT_COST_EACH, false, 1, all);
   /* the body's environment: the generators' patterns, and the free
      variables distributed (host) or replicated per segment (lifted) */
   Names bound = {0}, free = {0};
@@ -776,10 +814,11 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
   for (int i = 0; i < k; i++)
     ienv = match(ienv, ((Generator *)e->u.apply.gens.data[i])->pat, elems[i], true);
   FlatAtom *result_segdes = segdes;
+  FlatAtom *flags = NULL;
   if (e->u.apply.filter) {
     Vals fv = tr(fl, &inner, ienv, e->u.apply.filter);
-    FlatAtom *flags = vec_get(&fv, 0);
-    charge(fl, ctx, FLAT_COST_SIZE, elements); /* the pack of the kept elements */
+    flags = vec_get(&fv, 0);
+    cost_mark(fl, FLAT_COST_SPLIT, true, 2, all, flags); /* the kept elements go on */
     Env *packed = NULL;
     for (Env *x = ienv; x; x = x->next)
       packed = x->invariant ? bind_invariant(packed, x->name, x->type, x->vals)
@@ -797,6 +836,15 @@ static Vals apply_to_each(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
                            : op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, flags));
   }
   Vals body = tr(fl, &inner, ienv, e->u.apply.body);
+  fl->loc = e->loc;
+  if (flags)
+    cost_mark(fl, FLAT_COST_JOIN, true, 2, all, flags);
+  if (ctx->lifted)
+    cost_mark(fl, FLAT_COST_DONE, true, 2, ctx->len, segdes);
+  else
+    cost_mark(fl, FLAT_COST_DONE, false, 1, all);
+  if (flags) /* the pack of the kept elements, once the elements are done */
+    charge(fl, ctx, FLAT_COST_SIZE, elements);
   if (!ctx->lifted)
     return body;
   return concat(one(result_segdes), body);
@@ -969,7 +1017,9 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
     FlatAtom *fb = b == 0 ? flags : not_flags;
     FlatAtom *n = op(fl, FLAT_REDUCE_ADD, int_scalar(), 1, op(fl, FLAT_BTOI, vec_int(), 1, fb));
     counts[b] = n;
-    /* if n == 0 then empty else the arm on the packed context */
+    /* if n == 0 then empty else the arm on the packed context, whose
+       elements keep their clocks */
+    cost_mark(fl, FLAT_COST_SPLIT, true, 2, ctx->len, fb);
     FlatBlock *saved;
     FlatStmt *s = begin_unless_empty(fl, n, t, &saved);
     Env *packed = NULL;
@@ -996,6 +1046,7 @@ static Vals lifted_if(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       vec_push(&s->results, v);
       vec_push(&branch[b], flat_var_atom(v));
     }
+    cost_mark(fl, FLAT_COST_JOIN, true, 2, ctx->len, fb);
   }
   return combine_values(fl, flags, branch[0], branch[1], t, counts[0]);
 }
@@ -1361,10 +1412,11 @@ static Vals tr(Fl *fl, Ctx *ctx, Env *env, Expr *e) {
       vec_push(&s->args, none);
       FlatBlock *saved;
       s->then = enter_block(fl, &saved);
-      s->then->uncharged = fl->cost;
+      cost_switch(fl, FLAT_COST_OFF);
       fl->no_cost++; /* for its errors alone */
       (void)at_host(fl, e);
       fl->no_cost--;
+      cost_switch(fl, FLAT_COST_ON);
       s->els = NEW(FlatBlock);
       fl->block = saved;
       v = tr_inner(fl, ctx, env, e);
@@ -1669,10 +1721,11 @@ static void make_body(Fl *fl, FlatFunc *f, MonoFunc *mf, int component) {
      over no elements too, and so reports their errors */
   FlatBlock *body = fl->block;
   fl->block = s->then;
-  s->then->uncharged = fl->cost;
+  cost_switch(fl, FLAT_COST_OFF);
   PtrMap seen = {0};
   ptrmap_put(&seen, mf, mf);
   closed_parts(fl, mf->body, &seen);
+  cost_switch(fl, FLAT_COST_ON);
   fl->block = body;
   Ctx lifted = {true, n};
   Vals r = tr(fl, &lifted, env, mf->body);

@@ -396,6 +396,13 @@ LcuStmt *lcu_stmt_size(Loc loc, LcuSizeKind kind) {
   return s;
 }
 
+LcuStmt *lcu_stmt_cost(Loc loc, int rule, bool lifted) {
+  LcuStmt *s = stmt_new(loc, LS_COST);
+  s->cost_rule = rule;
+  s->lifted = lifted;
+  return s;
+}
+
 void lcu_stmt_arg(LcuStmt *s, LcuAtom *a) { vec_push(&s->args, a); }
 
 LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t) {

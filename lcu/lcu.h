@@ -306,6 +306,11 @@ typedef enum LcuStmtKind {
                 Arguments and results are those of the flat operation;
                 RANGE and SEG_RANGE may also have no results (the
                 checks alone) */
+  LS_COST,   /* no results: the flat IR's FS_COST (flat.h), NESL's cost
+                model at this point of the program, by 'cost_rule' (a
+                FlatCostRule), 'lifted' or not, its arguments those of
+                the flat statement; made only for --cost, and counted by
+                the interpreter alone (code generation leaves it out) */
 } LcuStmtKind;
 
 typedef enum LcuLengthKind {
@@ -327,6 +332,8 @@ typedef struct LcuStmt {
   LcuLengthKind length;  /* LS_LENGTH */
   LcuSizeKind size;      /* LS_SIZE */
   int check;             /* LS_CHECK: the RtCheckKind */
+  int cost_rule;         /* LS_COST: the FlatCostRule */
+  bool lifted;           /* LS_COST: in a lifted context */
   Loc loc;
   Vec results;  /* LcuVar * */
   Vec args;     /* LcuAtom *: variables or constants */
@@ -494,6 +501,7 @@ LcuStmt *lcu_stmt_length(Loc loc, LcuLengthKind kind, LcuAtom *of);
 LcuStmt *lcu_stmt_host(Loc loc, FlatStmt *flat);
 LcuStmt *lcu_stmt_check(Loc loc, int check);
 LcuStmt *lcu_stmt_size(Loc loc, LcuSizeKind kind); /* its operands pushed by the caller */
+LcuStmt *lcu_stmt_cost(Loc loc, int rule, bool lifted); /* the same */
 void lcu_stmt_arg(LcuStmt *s, LcuAtom *a);
 LcuVar *lcu_stmt_result(LcuProgram *p, LcuStmt *s, LcuType t); /* a new variable */
 void lcu_stmt_bind(LcuStmt *s, LcuVar *v);                     /* an existing one */
@@ -746,6 +754,13 @@ typedef struct LcuInterp LcuInterp;
 LcuInterp *lcu_interp_new(LcuProgram *p, FILE *out);
 /* False when a run-time error stopped the statement. */
 bool lcu_interp_run_top(LcuInterp *in, LcuTop *top);
+/* With 'on', each statement that ran to its end prints after its line
+   `cost: work W, depth D`, as the flat interpreter does, from its LS_COST
+   statements (the program must come from flattening for --cost). */
+void lcu_interp_set_cost(LcuInterp *in, bool on);
+/* With 'on', a statement's value is not printed (its cost line is): the
+   REPL's :cost. */
+void lcu_interp_set_quiet(LcuInterp *in, bool on);
 LcuStats lcu_interp_stats(LcuInterp *in);
 
 #endif

@@ -1012,6 +1012,18 @@ static void check_stmt(Checker *c, const void *stmt) {
     push_type(&results, lcu_scalar(FB_INT));
     break;
   }
+  case LS_COST: {
+    FlatType *types = xmalloc_atomic(sizeof(FlatType) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+      types[i] = lcu_flat_type(a[i]);
+    const char *why = (unsigned)s->cost_rule < FLAT_COST_COUNT
+                          ? flat_cost_check((FlatCostRule)s->cost_rule, s->lifted, types, n)
+                          : "no such rule";
+    what = xprintf("cost %s%s", flat_cost_rule_name((FlatCostRule)s->cost_rule), s->lifted ? "^" : "");
+    if (why)
+      fail(c, s->loc, "%s: %s", what, why);
+    break;
+  }
   case LS_HOST:
     check_host(c, s, a, n, &results);
     what = s->flat->op == FLAT_HOST_PRIM ? xprintf("host %s", s->flat->prim) : xprintf("host %s", flat_op_name(s->flat->op));

@@ -125,6 +125,9 @@ struct LcuInterp {
                                 it is (see clear_dead) */
   PtrMap analysed;           /* LcuBlock -> non-NULL when done */
   PtrMap scalar_funcs;       /* LcuFunc, and its FlatFunc -> ScalarFunc */
+  bool cost;                 /* --cost: LS_COST statements are run */
+  FlatCost costs;            /* the statement's work and depth so far */
+  bool quiet;                /* values are not printed (the REPL's :cost) */
 };
 
 static RtValue **run_block(LcuInterp *in, const LcuBlock *b, Loc loc);
@@ -1693,6 +1696,14 @@ static void run_size(LcuInterp *in, const LcuStmt *s) {
   bind_all(in, &s->results, &r, 1, "a size");
 }
 
+/* NESL's cost model (docs/cost.md): flat_exec.c counts it, as for the
+   flat interpreter. */
+__attribute__((noinline)) static void run_cost(LcuInterp *in, const LcuStmt *s) {
+  RtValue *buf[SMALL];
+  flat_cost_run(&in->costs, (FlatCostRule)s->cost_rule, s->lifted, atom_values(in, &s->args, s->loc, buf), s->args.len,
+                s->loc);
+}
+
 static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
   switch (s->kind) {
   case LS_CHECK:
@@ -1726,6 +1737,10 @@ static void run_stmt_here(LcuInterp *in, const LcuStmt *s) {
     return;
   case LS_HOST:
     run_host(in, s);
+    return;
+  case LS_COST:
+    if (in->cost)
+      run_cost(in, s);
     return;
   }
   die("statement kind %d", (int)s->kind);
@@ -1812,6 +1827,10 @@ LcuInterp *lcu_interp_new(LcuProgram *p, FILE *out) {
   return in;
 }
 
+void lcu_interp_set_cost(LcuInterp *in, bool on) { in->cost = on; }
+
+void lcu_interp_set_quiet(LcuInterp *in, bool on) { in->quiet = on; }
+
 LcuStats lcu_interp_stats(LcuInterp *in) {
   LcuStats st = in->stats;
   st.kernels = in->p->kernels.len;
@@ -1864,9 +1883,16 @@ bool lcu_interp_run_top(LcuInterp *in, LcuTop *top) {
     mark_global(in, in->p->globals.data[in->globals_seen]);
   for (int i = 0; i < top->defines.len; i++)
     mark_global(in, top->defines.data[i]);
-  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global};
+  FlatTopHooks hooks = {in, run_top_block, top_stopped, define_global, in->quiet};
   in->top = top;
+  flat_cost_begin(&in->costs);
   bool ok = flat_exec_run_top(top->flat, &hooks);
   in->top = NULL;
+  FlatTopKind kind = top->flat->kind;
+  if (ok && in->cost && !top->flat->library && (kind == FLAT_TOP_BIND || kind == FLAT_TOP_EXPR)) {
+    fprintf(rt_output(), "cost: work %llu, depth %llu\n", (unsigned long long)in->costs.work,
+            (unsigned long long)in->costs.clock);
+    fflush(rt_output());
+  }
   return ok;
 }

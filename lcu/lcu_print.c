@@ -750,6 +750,10 @@ static void print_stmt(Printer *pr, const LcuStmt *s, int indent) {
     fprintf(out, "size %s ", (unsigned)s->size <= SIZE_APPEND ? lcu_size_name(s->size) : "?");
     print_atom_tuple(pr, &s->args);
     break;
+  case LS_COST:
+    fprintf(out, "cost %s%s ", flat_cost_rule_name((FlatCostRule)s->cost_rule), s->lifted ? "^" : "");
+    print_atom_tuple(pr, &s->args);
+    break;
   default:
     fputc('?', out);
     break;

@@ -1210,6 +1210,22 @@ static LcuStmt *cpu(Reader *r) {
     atoms(r, &s->args);
     return s;
   }
+  if (accept(r, "cost")) {
+    /* `cost rule (args)`, `cost rule^ (args)` */
+    const char *rule = name(r); /* with its ^, a character of names */
+    size_t len = strlen(rule);
+    bool lifted = len > 1 && rule[len - 1] == '^';
+    if (lifted)
+      rule = xstrndup(rule, len - 1);
+    int k = flat_cost_rule_lookup(rule);
+    if (k < 0) {
+      r->tok = at;
+      fail(r, "cost %s: not a cost rule (size, unit, sort, each, done, split, join, off or on)", rule);
+    }
+    LcuStmt *s = lcu_stmt_cost(no_loc, k, lifted);
+    atoms(r, &s->args);
+    return s;
+  }
   if (accept(r, "host"))
     return host(r, false);
   if (accept(r, "host^"))

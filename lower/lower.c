@@ -1616,11 +1616,12 @@ static void lower_stmt(Lw *lw, FlatStmt *fs) {
       lcu_stmt_bind(s, var_of(lw, fs->results.data[i]));
     return;
   }
-  case FS_COST:
-    /* λcu does not measure the cost model (docs/cost.md, "Flat and
-       λcu"): the driver runs only the flat interpreter on a program
-       flattened for --cost */
+  case FS_COST: { /* as it is: λcu's interpreter counts it as flat's does */
+    LcuStmt *s = emit(lw, lcu_stmt_cost(lw->loc, fs->cost_rule, fs->lifted));
+    for (int i = 0; i < fs->args.len; i++)
+      lcu_stmt_arg(s, atom_of(lw, fs->args.data[i]));
     return;
+  }
   case FS_TIME: {
     LcuStmt *s = emit(lw, lcu_stmt_time(lw->loc, lcu_block_new()));
     LcuBlock *saved = lw->block;

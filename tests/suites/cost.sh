@@ -1,22 +1,27 @@
 # cost: issue 43, NESL's cost model (docs/cost.md) as --cost measures it.
+# The evaluator is the reference; the interpreters of the flattened
+# program ($MEASURING below) must measure the same.
 #
 # - cost/sum, cost/scan, cost/nested: sum(index(n)), plus_scan(index(n))
-#   and a nested apply-to-each at several sizes measure, under eval and
-#   flat, the W and D of the formulas docs/cost.md derives (2n + 1 and 3;
-#   3n^2 + 3n + 1 and 7)
+#   and a nested apply-to-each at several sizes measure, under every
+#   interpreter, the W and D of the formulas docs/cost.md derives (2n + 1
+#   and 3; 3n^2 + 3n + 1 and 7)
 # - cost/quicksort, cost/primes: examples/quicksort.nesl on [0:n] and
-#   examples/primes.nesl measure, under eval and flat, what
+#   examples/primes.nesl measure, under every interpreter, what
 #   tests/cost/quicksort.awk and tests/cost/primes.awk compute,
 #   recurrences derived from the rules term by term (eval's
 #   --cost=functions: quicksort's calls, work and depth)
-# - cost/flat-corpus: flat's W equals eval's on every statement of the
-#   corpus and the examples (the slowest left out), its D too but on the
-#   programs of tests/cost/flat-deeper, where it is larger
-# - cost/flat-edges: the same work on tests/cost/edges.nesl, the
-#   constructs flattening computes differently (closed code over no
-#   elements, invariant sequences, lifted ifs, tuple-valued functions)
-# - cost/flat-random: the same work, a depth never smaller, on the random
-#   programs of tests/fuzz/gen_nesl.py's seeds 1 to 12
+# - cost/corpus: flat and lcu print eval's transcript, cost lines
+#   included (the same work and depth on every statement), on the corpus
+#   and the examples (the slowest left out, and lcu-O0 too, but with
+#   NESSIE_COST_ALL=1)
+# - cost/edges: the same on tests/cost/edges.nesl, the constructs
+#   flattening computes differently (closed code over no elements,
+#   invariant sequences, lifted ifs, tuple-valued functions)
+# - cost/random: the same cost lines on the random programs of
+#   tests/fuzz/gen_nesl.py's seeds 1 to 12
+# - cost/lcu-text: `--cost --dump=lcu` reads back as it is, and λcu's
+#   interpreter run from that text measures what eval does
 # - cost/golden: tests/cost/golden.nesl under --cost=functions prints
 #   golden.cost (each statement's derivation in its comments)
 # - cost/deterministic: every example under --cost twice gives the same
@@ -24,17 +29,26 @@
 # - cost/sweep: tools/cost-sweep.py's table and exact fits of
 #   sum(index(n)), an n^2 fit of a nested apply-to-each, and a PNG
 #   where gnuplot is found
-# - cost/usage: --cost without --interp, with another interpreter, or
-#   with a bad value is a usage error (exit 2)
-# About 15 s on two cores, most of it cost/flat-corpus.
+# - cost/usage: --cost without --interp or --dump, --cost=functions
+#   without --interp=eval, or a bad value is a usage error (exit 2)
+# About 25 s on two cores, most of it cost/corpus; with NESSIE_COST_ALL=1
+# about four minutes.
 . tests/suites/lib.sh
+
+# the interpreters that measure the model from the flattened program,
+# each compared with the evaluator: flat's, λcu's (fused) and λcu's as
+# lowered (lcu-O0)
+MEASURING="flat lcu lcu-O0"
+# interp ENGINE: the options that run ENGINE
+interp() { case $1 in lcu-O0) echo "--interp=lcu -O0" ;; *) echo "--interp=$1" ;; esac; }
 
 # cost_of ENGINE NAME NESL...: the last cost line of the program made of
 # the arguments (one statement each), in OUT/NAME.nesl, under --interp=ENGINE
 cost_of() {
   engine=$1; name=$2; shift 2
   printf '%s\n' "$@" > "$OUT/$name.nesl"
-  "$NESSIE" --interp="$engine" --cost "$OUT/$name.nesl" 2>&1 | grep '^cost: ' | tail -1
+  # shellcheck disable=SC2046 # the options split on purpose
+  "$NESSIE" $(interp "$engine") --cost "$OUT/$name.nesl" 2>&1 | grep '^cost: ' | tail -1
 }
 
 # formula TEST GOT WANT: one comparison of the test, failures collected
@@ -46,7 +60,7 @@ $1: measured '$2', the formula '$3'"
 
 bad=""
 for n in 1 2 10 1000 100000; do
-  for engine in eval flat; do
+  for engine in eval $MEASURING; do
     formula "$engine: sum(index($n))" "$(cost_of $engine sum_$n "sum(index($n));")" "cost: work $((2 * n + 1)), depth 3"
   done
 done
@@ -54,7 +68,7 @@ done
 
 bad=""
 for n in 1 3 64 5000; do
-  for engine in eval flat; do
+  for engine in eval $MEASURING; do
     formula "$engine: plus_scan(index($n))" "$(cost_of $engine scan_$n "plus_scan(index($n));")" \
       "cost: work $((2 * n + 1)), depth 3"
   done
@@ -63,7 +77,7 @@ done
 
 bad=""
 for n in 1 4 30 200; do
-  for engine in eval flat; do
+  for engine in eval $MEASURING; do
     formula "$engine: nested $n" "$(cost_of $engine nested_$n "{{i * j : j in index($n)} : i in index($n)};")" \
       "cost: work $((3 * n * n + 3 * n + 1)), depth 7"
   done
@@ -79,8 +93,11 @@ for n in 0 1 2 7 100 1000 4095; do
   got=$("$NESSIE" --interp=eval --cost=functions "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
   want=$(awk -v N=$n -f tests/cost/quicksort.awk)
   formula "quicksort([0:$n])" "$got" "$want"
-  got=$("$NESSIE" --interp=flat --cost "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
-  formula "flat: quicksort([0:$n])" "$got" "$(echo "$want" | head -1)"
+  for engine in $MEASURING; do
+    # shellcheck disable=SC2046
+    got=$("$NESSIE" $(interp $engine) --cost "$OUT/quicksort_$n.nesl" 2>&1 | grep '^cost: ')
+    formula "$engine: quicksort([0:$n])" "$got" "$(echo "$want" | head -1)"
+  done
 done
 [ -z "$bad" ] && pass cost/quicksort || fail cost/quicksort "$bad"
 
@@ -91,8 +108,11 @@ for n in 0 2 3 10 30 100 1000 10000 100000; do
   echo "primes($n);" >> "$OUT/primes_$n.nesl"
   got=$("$NESSIE" --interp=eval --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
   formula "primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
-  got=$("$NESSIE" --interp=flat --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
-  formula "flat: primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
+  for engine in $MEASURING; do
+    # shellcheck disable=SC2046
+    got=$("$NESSIE" $(interp $engine) --cost "$OUT/primes_$n.nesl" 2>&1 | grep '^cost: ')
+    formula "$engine: primes($n)" "$got" "$(awk -v N=$n -f tests/cost/primes.awk)"
+  done
 done
 [ -z "$bad" ] && pass cost/primes || fail cost/primes "$bad"
 
@@ -114,72 +134,88 @@ $n: without its cost lines, not $n.expected"
 done
 [ -z "$bad" ] && pass cost/deterministic || fail cost/deterministic "$bad"
 
-# flat against eval on the corpus and the examples: the same transcript
-# and work on every statement; the same depth, or, on the programs of
-# tests/cost/flat-deeper, never less.  The slowest programs (over a
-# second for the two interpreters here) are left out, to keep the suite
-# short: their work is compared by hand (docs/cost.md).
+# the flattened interpreters against eval on the corpus and the
+# examples: the same transcript, cost lines included (the same work and
+# depth on every statement).  The slowest programs (over a second for
+# the interpreters here, about three minutes in all), and λcu as lowered
+# (whose statements are those fusion starts from), are compared under
+# NESSIE_COST_ALL=1 alone.
 SLOW=" alg_mandelbrot alg_mergesort alg_bitonic alg_radixsort lang_large alg_blackscholes alg_quicksort alg_wordcount
        alg_strsearch alg_bfs alg_closestpair alg_nbody alg_muladd alg_median "
+CORPUS_MEASURING="flat lcu"
+[ "${NESSIE_COST_ALL:-}" = 1 ] && SLOW="" && CORPUS_MEASURING=$MEASURING
 for f in tests/programs/*.nesl examples/*.nesl; do
   n=$(basename "$f" .nesl)
   case "$SLOW" in *" $n "*) continue ;; esac
   echo "$f"
-done | xargs -P "$JOBS" -I{} sh -c 'n=$(basename {} .nesl); "$1" --interp=eval --cost {} > "$2/flat-$n.eval" 2> /dev/null; "$1" --interp=flat --cost --check-ir {} > "$2/flat-$n.flat" 2> /dev/null' sh "$NESSIE" "$OUT"
+done | xargs -P "$JOBS" -I{} sh -c 'n=$(basename {} .nesl); "$1" --interp=eval --cost {} > "$2/corpus-$n.eval" 2> /dev/null
+  for e in $3; do o=--interp=$e; [ $e = lcu-O0 ] && o="--interp=lcu -O0"
+    "$1" $o --cost --check-ir {} > "$2/corpus-$n.$e" 2> "$2/corpus-$n.$e.err"; done' sh "$NESSIE" "$OUT" "$CORPUS_MEASURING"
 bad=""
 compared=0
-for e in "$OUT"/flat-*.eval; do
-  n=$(basename "$e" .eval); n=${n#flat-}
-  fl="$OUT/flat-$n.flat"
+for e in "$OUT"/corpus-*.eval; do
+  n=$(basename "$e" .eval); n=${n#corpus-}
   compared=$((compared + 1))
-  grep -v '^cost: ' "$e" > "$OUT/flat-$n.et"
-  grep -v '^cost: ' "$fl" > "$OUT/flat-$n.ft"
-  cmp -s "$OUT/flat-$n.et" "$OUT/flat-$n.ft" || { bad="$bad
-$n: the transcripts differ"; continue; }
-  grep '^cost: ' "$e" | sed 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/' > "$OUT/flat-$n.ec"
-  grep '^cost: ' "$fl" | sed 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/' > "$OUT/flat-$n.fc"
-  r=$(paste -d' ' "$OUT/flat-$n.ec" "$OUT/flat-$n.fc" | awk '
-    NF != 4 { print "lines"; exit }
-    $1 != $3 { w++ } $2 != $4 { d++ } $4 < $2 { less++ }
-    END { if (w) print "work"; else if (less) print "shallower"; else if (d) print "deeper"; else print "same" }')
-  listed=false
-  grep -qx "$n" tests/cost/flat-deeper && listed=true
-  case "$r:$listed" in
-  same:false | deeper:true) ;;
-  deeper:false) bad="$bad
-$n: flat's depth is larger than eval's, and the program is not in tests/cost/flat-deeper" ;;
-  same:true) bad="$bad
-$n: flat's depth is eval's now: take it out of tests/cost/flat-deeper" ;;
-  *) bad="$bad
-$n: $r differs:
-$(paste -d' ' "$OUT/flat-$n.ec" "$OUT/flat-$n.fc" | awk '$1 != $3 || $4 < $2' | head -3)" ;;
-  esac
+  for engine in $CORPUS_MEASURING; do
+    got="$OUT/corpus-$n.$engine"
+    cmp -s "$e" "$got" || bad="$bad
+$n: $engine differs from eval (<):
+$(diff "$e" "$got" | head -4)"
+  done
 done
 [ "$compared" -gt 50 ] || bad="$bad
 only $compared programs compared"
-[ -z "$bad" ] && pass cost/flat-corpus || fail cost/flat-corpus "$bad"
+[ -z "$bad" ] && pass cost/corpus || fail cost/corpus "$bad"
 
-# the edge cases: flat's work is eval's on each statement
-"$NESSIE" --interp=eval --cost tests/cost/edges.nesl 2>&1 | sed -n 's/^cost: work \([0-9]*\), depth.*/\1/p' > "$OUT/edges.eval"
-"$NESSIE" --interp=flat --cost --check-ir tests/cost/edges.nesl 2>&1 | sed -n 's/^cost: work \([0-9]*\), depth.*/\1/p' > "$OUT/edges.flat"
-if [ "$(wc -l < "$OUT/edges.eval")" -lt 10 ]; then fail cost/flat-edges "too few cost lines: $(cat "$OUT/edges.eval")"
-elif d=$(diff "$OUT/edges.eval" "$OUT/edges.flat"); then pass cost/flat-edges
-else fail cost/flat-edges "the work of eval (<) and flat (>):
-$d"; fi
+# the edge cases: the same work and depth on each statement
+"$NESSIE" --interp=eval --cost tests/cost/edges.nesl 2>&1 | grep '^cost: ' > "$OUT/edges.eval"
+bad=""
+if [ "$(wc -l < "$OUT/edges.eval")" -lt 10 ]; then bad="too few cost lines: $(cat "$OUT/edges.eval")"; fi
+for engine in $MEASURING; do
+  # shellcheck disable=SC2046
+  "$NESSIE" $(interp $engine) --cost --check-ir tests/cost/edges.nesl 2>&1 | grep '^cost: ' > "$OUT/edges.$engine"
+  d=$(diff "$OUT/edges.eval" "$OUT/edges.$engine") || bad="$bad
+eval (<) and $engine (>):
+$d"
+done
+[ -z "$bad" ] && pass cost/edges || fail cost/edges "$bad"
 
-# random programs (tests/fuzz/gen_nesl.py, seeds 1 to 12): flat's work
-# is eval's on every statement, its depth never smaller
+# random programs (tests/fuzz/gen_nesl.py, seeds 1 to 12): the same work
+# and depth on every statement
 bad=""
 for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
   python3 tests/fuzz/gen_nesl.py $seed > "$OUT/random_$seed.nesl" 2> /dev/null || { bad="$bad
 seed $seed: gen_nesl.py failed"; continue; }
-  "$NESSIE" --interp=eval --cost "$OUT/random_$seed.nesl" 2> /dev/null | sed -n 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/p' > "$OUT/random_$seed.ec"
-  "$NESSIE" --interp=flat --cost "$OUT/random_$seed.nesl" 2> /dev/null | sed -n 's/^cost: work \([0-9]*\), depth \([0-9]*\)$/\1 \2/p' > "$OUT/random_$seed.fc"
-  r=$(paste -d' ' "$OUT/random_$seed.ec" "$OUT/random_$seed.fc" | awk 'NF != 4 { bad = 1 } $1 != $3 || $4 < $2 { bad = 1 } END { print bad ? "differ" : "ok" }')
-  [ "$r" = ok ] && [ -s "$OUT/random_$seed.ec" ] || bad="$bad
-seed $seed: eval (work depth) | flat: $(paste -d'|' "$OUT/random_$seed.ec" "$OUT/random_$seed.fc" | awk -F'|' '$1 != $2' | head -3 | tr '\n' ';')"
+  "$NESSIE" --interp=eval --cost "$OUT/random_$seed.nesl" 2> /dev/null | grep '^cost: ' > "$OUT/random_$seed.eval"
+  [ -s "$OUT/random_$seed.eval" ] || bad="$bad
+seed $seed: no cost line"
+  for engine in $MEASURING; do
+    # shellcheck disable=SC2046
+    "$NESSIE" $(interp $engine) --cost "$OUT/random_$seed.nesl" 2> /dev/null | grep '^cost: ' > "$OUT/random_$seed.$engine"
+    cmp -s "$OUT/random_$seed.eval" "$OUT/random_$seed.$engine" || bad="$bad
+seed $seed: eval | $engine: $(paste -d'|' "$OUT/random_$seed.eval" "$OUT/random_$seed.$engine" | awk -F'|' '$1 != $2' | head -3 | tr '\n' ';')"
+  done
 done
-[ -z "$bad" ] && pass cost/flat-random || fail cost/flat-random "$bad"
+[ -z "$bad" ] && pass cost/random || fail cost/random "$bad"
+
+# λcu's text keeps the cost statements: `--cost --dump=lcu` reads back
+# as it is, and run from the text they measure what eval does
+bad=""
+for f in tests/cost/edges.nesl examples/quicksort.nesl; do
+  n=$(basename "$f" .nesl)
+  "$NESSIE" --cost --dump=lcu "$f" > "$OUT/text-$n.lcu" 2>&1 || bad="$bad
+$n: --cost --dump=lcu: $(head -3 "$OUT/text-$n.lcu")"
+  grep -q '^ *cost each ' "$OUT/text-$n.lcu" || bad="$bad
+$n: no cost statement in the dump"
+  "$NESSIE" --cost --check-ir --dump=lcu "$OUT/text-$n.lcu" > "$OUT/text-$n.2.lcu" 2>&1
+  cmp -s "$OUT/text-$n.lcu" "$OUT/text-$n.2.lcu" || bad="$bad
+$n: the dump read back prints otherwise: $(diff "$OUT/text-$n.lcu" "$OUT/text-$n.2.lcu" | head -4)"
+  "$NESSIE" --interp=eval --cost "$f" 2> /dev/null | grep '^cost: ' > "$OUT/text-$n.eval"
+  "$NESSIE" --interp=lcu --cost "$OUT/text-$n.lcu" 2> /dev/null | grep '^cost: ' > "$OUT/text-$n.lcu-cost"
+  [ -s "$OUT/text-$n.eval" ] && cmp -s "$OUT/text-$n.eval" "$OUT/text-$n.lcu-cost" || bad="$bad
+$n: eval (<) and λcu run from its text (>): $(diff "$OUT/text-$n.eval" "$OUT/text-$n.lcu-cost" | head -4)"
+done
+[ -z "$bad" ] && pass cost/lcu-text || fail cost/lcu-text "$bad"
 
 # tools/cost-sweep.py: the table, the fits of a known cost, the picture
 bad=""
@@ -200,8 +236,8 @@ fi
 $(cat "$OUT/sweep.out")"
 
 bad=""
-for args in "--cost examples/sqr.nesl" "--cost=functions --interp=flat examples/sqr.nesl" "--cost --interp=lcu examples/sqr.nesl" \
-            "--cost=work --interp examples/sqr.nesl" "--cost --dump=flat examples/sqr.nesl"; do
+for args in "--cost examples/sqr.nesl" "--cost=functions --interp=flat examples/sqr.nesl" "--cost=functions --interp=lcu examples/sqr.nesl" \
+            "--cost=work --interp examples/sqr.nesl" "--cost=functions --dump=flat examples/sqr.nesl"; do
   # shellcheck disable=SC2086 # the options split on purpose
   "$NESSIE" $args > "$OUT/usage.out" 2> "$OUT/usage.err"
   rc=$?
