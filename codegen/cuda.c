@@ -530,8 +530,8 @@ static void host_reduce_or_scan(Gx *x, bool scan) {
     /* only argument checks read the values: they stay on the device,
        checked there after the kernel's last SOAC (devcheck.c) */
     const char *r = cg_temp(cg);
-    cg_line(cg, "%s *%s = rtg::reduce_to_device(%s, loc, %s, %s, %s, %s, %s);", kname(x, "V"), r, kernel_string(x),
-            pull, functor(x, "op"), identity(x), n, cg_op_commutative(x->s) ? "true" : "false");
+    cg_line(cg, "%s *%s = rtg::reduce_to_device<%s>(%s, loc, %s, %s, %s, %s);", kname(x, "V"), r,
+            cg_op_commutative(x->s) ? "true" : "false", kernel_string(x), pull, functor(x, "op"), identity(x), n);
     cg_line(cg, "%s = %s;", kname(x, "value"), r);
     return;
   }

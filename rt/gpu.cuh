@@ -494,13 +494,14 @@ V reduce_commutative(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_
 
 /* The reduction into device memory, no wait; NULL where there are no
    elements (the value is then id, which check_result tests on the
-   host).  'commutative': reduce_commutative's grid and order. */
-template <class V, class Pull, class Op>
-V *reduce_to_device(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, bool commutative) {
+   host).  COMMUTATIVE: reduce_commutative's grid and order; a template
+   argument, so that only the kernel launched is instantiated. */
+template <bool COMMUTATIVE, class V, class Pull, class Op>
+V *reduce_to_device(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n) {
   if (n <= 0)
     return NULL;
   V *out = (V *)rtg_alloc(sizeof(V));
-  if (commutative)
+  if constexpr (COMMUTATIVE)
     launch_reduce_commutative(name, loc, pull, op, id, n, out);
   else
     launch_reduce(name, loc, pull, op, id, n, out);
@@ -764,20 +765,22 @@ void scan(const char *name, RtLoc loc, Pull pull, Op op, V id, int64_t n, Store 
     rtg_launching("scan");
     scan_one_pass_kernel<<<(unsigned)tiles, THREADS, 0, rtg_stream()>>>(pull, op, id, n, st, store);
     rtg_launched(name, loc);
-    return;
+  } else {
+    /* in the else: a one-pass scan does not instantiate (and ptxas
+       compile) the three kernels it never launches */
+    int blocks = blocks_for(n, ITEMS<V>);
+    int64_t part = (n + blocks - 1) / blocks;
+    V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
+    rtg_launching("scan (parts)");
+    scan_totals<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
+    rtg_launched(name, loc);
+    rtg_launching("scan (prefixes)");
+    scan_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
+    rtg_launched(name, loc);
+    rtg_launching("scan (write)");
+    scan_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, store);
+    rtg_launched(name, loc);
   }
-  int blocks = blocks_for(n, ITEMS<V>);
-  int64_t part = (n + blocks - 1) / blocks;
-  V *partial = (V *)rtg_partials(sizeof(V) * (size_t)blocks);
-  rtg_launching("scan (parts)");
-  scan_totals<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial);
-  rtg_launched(name, loc);
-  rtg_launching("scan (prefixes)");
-  scan_prefixes<<<1, THREADS, 0, rtg_stream()>>>(partial, (int64_t)blocks, op, id);
-  rtg_launched(name, loc);
-  rtg_launching("scan (write)");
-  scan_parts<<<blocks, THREADS, 0, rtg_stream()>>>(pull, op, id, n, part, partial, store);
-  rtg_launched(name, loc);
 }
 
 /* ---- FILTER and PARTITION ---- */

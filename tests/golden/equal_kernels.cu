@@ -381,7 +381,7 @@ static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x223, int3
   /* REDUCE */
   {
     const int64_t t45 = v_x223->len;
-    K2_0_V *t46 = rtg::reduce_to_device("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{2147483647, 0, 1}, t45, false);
+    K2_0_V *t46 = rtg::reduce_to_device<false>("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{2147483647, 0, 1}, t45);
     K2_0_value = t46;
   }
   if (!rtg::check_result("K2", loc, K2_0_value, K2_0_check{{check_site_0}}, K2_0_V{2147483647, 0, 1}, err, A.run, run))

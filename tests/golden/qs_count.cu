@@ -1353,7 +1353,7 @@ static void K11_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtV
   /* REDUCE */
   {
     const int64_t t148 = v_x662->len;
-    K11_0_V *t149 = rtg::reduce_to_device("K11", loc, K11_0_pull{A}, K11_0_op{A}, K11_0_V{2147483647, 0, 1}, t148, false);
+    K11_0_V *t149 = rtg::reduce_to_device<false>("K11", loc, K11_0_pull{A}, K11_0_op{A}, K11_0_V{2147483647, 0, 1}, t148);
     K11_0_value = t149;
   }
   if (!rtg::check_result("K11", loc, K11_0_value, K11_0_check{{check_site_0}}, K11_0_V{2147483647, 0, 1}, err, A.run, run))
@@ -1817,7 +1817,7 @@ static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtVa
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t216, 0.0, run, 2};
       goto fail;
     }
-    K13_1_V *t217 = rtg::reduce_to_device("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t216, false);
+    K13_1_V *t217 = rtg::reduce_to_device<false>("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t216);
     K13_1_value = t217;
   }
   if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
