@@ -19,7 +19,8 @@
  * Two arguments that an operation needs of one length (an element-wise
  * operation's, a pack's values and flags) have it only once the operation
  * ran, or the `check lengths` before it passed: shapes join them, which
- * fusion may, as it keeps the kernels after the checks.  A simplification
+ * fusion may, as it keeps the kernels after the checks and hides such a
+ * class from the runs before its check (fusion/facts.c).  A simplification
  * that replaces one length by another before the check may not: the
  * strict classes leave such pairs out.  They hold a result with the
  * argument whose length it has (an element-wise operation's first), and

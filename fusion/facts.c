@@ -48,6 +48,7 @@ bool fus_len_equal(FusLen a, FusLen b) {
   switch (a.kind) {
   case FL_CONST:
   case FL_SHAPE:
+  case FL_STRICT:
     return a.value == b.value;
   case FL_VAR:
   case FL_TOTAL:
@@ -62,6 +63,7 @@ bool fus_len_nonneg(FusLen a) {
   case FL_CONST:
     return a.value >= 0;
   case FL_SHAPE:
+  case FL_STRICT:
   case FL_TOTAL:
     return true;
   case FL_VAR:
@@ -130,11 +132,74 @@ static void len_clear(FusLenMap *m) {
   }
 }
 
+/* ---- shape classes a check makes one ---- */
+
+static bool hidden_class(const FusFacts *f, int shape) {
+  for (int i = 0; i < f->hidden.len; i++)
+    if ((intptr_t)f->hidden.data[i] == shape)
+      return true;
+  return false;
+}
+
+/* True if 'l' is the length of a shape class hidden from the run being
+   worked out: not to be assumed there. */
+static bool hidden_len(const FusFacts *f, FusLen l) { return l.kind == FL_SHAPE && hidden_class(f, l.value); }
+
+static void note_length_check(FusFacts *f, const LcuStmt *s) {
+  if (s->kind == LS_CHECK && (s->check == RT_CHECK_LENGTHS || s->check == RT_CHECK_COUNTS) &&
+      !genmap_get(&f->length_listed, s)) {
+    genmap_put(&f->length_listed, s, (void *)1);
+    vec_push(&f->length_checks, (void *)s);
+  }
+}
+
+/* The shape class whose lengths check 'c' compares (both operands of
+   one class), or 0.  Worked out with nothing hidden. */
+static int check_class(FusFacts *f, const LcuStmt *c) {
+  void **memo = genmap_slot(&f->check_class, c, true);
+  if (*memo)
+    return (int)((intptr_t)*memo - 1);
+  *memo = (void *)1; /* none, while working it out: no cycle */
+  int k = 0;
+  if (c->args.len >= 2) {
+    FusLen a = fus_atom_len(f, c->args.data[0]), b = fus_atom_len(f, c->args.data[1]);
+    if (a.kind == FL_SHAPE && fus_len_equal(a, b))
+      k = a.value;
+  }
+  *genmap_slot(&f->check_class, c, true) = (void *)(intptr_t)(k + 1);
+  return k;
+}
+
+/* Fills f->hidden for 'run' (f->hidden empty): the classes that a check
+   after it in its block makes one, unless one before it did. */
+static void hide_for(FusFacts *f, const LcuStmt *run) {
+  intptr_t r = (intptr_t)genmap_get(&f->order, run);
+  const void *block = genmap_get(&f->block, run);
+  if (!r || !block || !f->length_checks.len)
+    return;
+  Vec later = {0}, earlier = {0};
+  for (int i = 0; i < f->length_checks.len; i++) {
+    const LcuStmt *c = f->length_checks.data[i];
+    if (genmap_get(&f->block, c) != block)
+      continue;
+    int k = check_class(f, c);
+    if (k > 0)
+      vec_push((intptr_t)genmap_get(&f->order, c) > r ? &later : &earlier, (void *)(intptr_t)k);
+  }
+  for (int i = 0; i < later.len; i++) {
+    bool before = false;
+    for (int j = 0; j < earlier.len && !before; j++)
+      before = earlier.data[j] == later.data[i];
+    if (!before)
+      vec_push(&f->hidden, later.data[i]);
+  }
+}
+
 /* The number of elements of CPU sd 'sd': a shape class when a vector of
    that class was made with that length, else the sd's own. */
 static FusLen total_of(FusFacts *f, const LcuVar *sd) {
   FusLen *alias = len_get(&f->totals, sd);
-  return alias ? *alias : (FusLen){FL_TOTAL, 0, sd};
+  return alias && !hidden_len(f, *alias) ? *alias : (FusLen){FL_TOTAL, 0, sd};
 }
 
 /* `check range (c, v, s)` with constants c >= 0 and s > 0: its v, which
@@ -156,6 +221,7 @@ static void note_defs(FusFacts *f, const LcuBlock *b, bool deep) {
     const LcuStmt *s = b->stmts.data[i];
     genmap_put(&f->block, s, (void *)b);
     genmap_put(&f->order, s, (void *)(intptr_t)++f->next_order);
+    note_length_check(f, s);
     const LcuVar *checked = range_checked_var(s);
     if (checked && !genmap_get(&f->checked, checked))
       genmap_put(&f->checked, checked, (void *)s);
@@ -200,16 +266,25 @@ static FusLen defined_len(FusFacts *f, const LcuVar *v) {
 FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
   if (!v)
     return unknown();
-  if (v->type.kind != LT_SCALAR && v->shape > 0)
+  if (v->type.kind != LT_SCALAR && v->shape > 0) {
+    if (hidden_class(f, v->shape)) /* before the check that makes the class one */
+      return v->strict > 0 ? (FusLen){FL_STRICT, v->strict, NULL} : len_var(v);
     return len_shape(v->shape);
+  }
   if (v->type.kind == LT_SCALAR && v->type.base != FB_INT)
     return unknown();
+  /* the memo holds what is known with nothing hidden: only a hidden
+     class's length is worked out again, and nothing found while some
+     class is hidden is kept */
   FusLen *memo = len_get(&f->lens, v);
-  if (memo)
+  if (memo && !hidden_len(f, *memo))
     return *memo;
   FusLen *alias = v->type.kind == LT_SCALAR ? len_get(&f->sizes, v) : NULL;
+  if (alias && hidden_len(f, *alias))
+    alias = NULL;
   FusLen l = alias ? *alias : defined_len(f, v);
-  len_put(&f->lens, v, l);
+  if (!f->hidden.len)
+    len_put(&f->lens, v, l);
   return l;
 }
 
@@ -671,12 +746,19 @@ static void arg_facts(FusFacts *f, const LcuStmt *run, const LcuKernel *k, FusKe
 }
 
 void fus_fill_kernel_lens(FusFacts *f, const LcuStmt *run, const LcuKernel *k, FusKernelLens *kl) {
+  /* the run's own view of the shape classes (a length of another run's
+     result asks for that run's: what held there holds here) */
+  Vec outer = f->hidden;
+  f->hidden = (Vec){0};
+  if (!f->noting_totals)
+    hide_for(f, run);
   empty_kernel_lens(k, kl);
   arg_facts(f, run, k, kl);
   for (int i = 0; i < k->soacs.len; i++) {
     soac_result_lens(kl, k->soacs.data[i]);
     soac_result_ranges(kl, k->soacs.data[i]);
   }
+  f->hidden = outer;
 }
 
 void fus_note_arg_facts(FusFacts *f, const LcuStmt *run, const LcuKernel *k) { arg_facts(f, run, k, NULL); }
@@ -787,6 +869,15 @@ static FusLen run_result_len(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
 FusLen fus_var_range(FusFacts *f, const LcuVar *v) {
   if (!v || v->type.kind != LT_VEC || v->type.base != FB_INT)
     return unknown();
+  if (f->hidden.len) {
+    /* worked out (and memoized) with nothing hidden; a bound that is a
+       hidden class's length is not known here */
+    Vec hidden = f->hidden;
+    f->hidden = (Vec){0};
+    FusLen b = fus_var_range(f, v);
+    f->hidden = hidden;
+    return hidden_len(f, b) ? unknown() : b;
+  }
   FusLen *memo = len_get(&f->ranges, v);
   if (memo)
     return *memo;
@@ -891,6 +982,10 @@ void fus_fill_facts(const LcuBlock *body, FusFacts *f) {
   genmap_clear(&f->order);
   genmap_clear(&f->checked);
   f->next_order = 0;
+  f->length_checks.len = 0;
+  genmap_clear(&f->length_listed);
+  genmap_clear(&f->check_class);
+  f->hidden.len = 0;
   len_clear(&f->lens);
   len_clear(&f->totals);
   len_clear(&f->sizes);
@@ -916,6 +1011,7 @@ void fus_forget_memos(FusFacts *f) {
 
 void fus_refill_facts(const LcuBlock *changed, FusFacts *f) {
   note_defs(f, changed, false);
+  genmap_clear(&f->check_class);
   len_clear(&f->lens);
   len_clear(&f->ranges);
   genmap_clear(&f->failures);

@@ -43,6 +43,9 @@ typedef enum FusLenKind {
   FL_VAR,     /* that of variable 'of' (a vector, a sd, an int scalar),
                  known only as itself */
   FL_TOTAL,   /* the number of elements that sd 'of' describes */
+  FL_STRICT,  /* that of the vectors (sds) of strict class 'value'
+                 (LcuVar.strict): where a shape class may not be assumed
+                 one length yet (FusFacts.hidden) */
   FL_NONNEG,  /* only as a range (FusVarFacts.range): some bound, not
                  known; the values are >= 0 (lengths, counts), which is
                  all make_segdes asks of them */
@@ -96,6 +99,20 @@ typedef struct FusFacts {
   GenMap checked;   /* int LcuVar -> the first `check range (c, v, s)`,
                        c >= 0 and s > 0 constants: v >= 0 after it */
   int next_order;
+  /* Shape classes made one by a check.  An apply-to-each's generators
+     are one shape class (flatten/shape.c) because `check lengths`
+     compares them: before that check they may differ.  While the
+     lengths of a run's kernel are worked out (fus_fill_kernel_lens),
+     'hidden' holds the classes that a check after the run, in its
+     block, makes one (and no check before it did): there a vector of
+     such a class has its strict class's length, not its shape's. */
+  Vec length_checks;     /* LcuStmt *: each `check lengths` and `check
+                            counts` of the body, once */
+  GenMap length_listed;  /* such a check -> 1 once in length_checks */
+  GenMap check_class;    /* such a check -> the shape class it makes one,
+                            + 1 (1: none), memoized */
+  Vec hidden;            /* shape classes (intptr_t), for the run whose
+                            lengths are being worked out */
 } FusFacts;
 
 /* Fills 'f' for the function or top-level block whose body is 'body'

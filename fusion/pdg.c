@@ -411,7 +411,7 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
   genmap_clear(&read_outside);
   Vec *succ = xmalloc(sizeof(Vec) * (size_t)(m + 1));
   int *node_of = xmalloc_atomic(sizeof(int) * (size_t)(m + 1));
-  int last_effect = -1;
+  int last_effect = -1, last_check = -1;
   for (int j = 0; j < m; j++) {
     LcuStmt *s = b->stmts.data[j];
     node_of[j] = -1;
@@ -445,6 +445,21 @@ FusRegion *fus_fill_pdg(LcuProgram *p, LcuBlock *b, FusFacts *f) {
         push_int(&succ[last_effect], j);
       last_effect = j;
     }
+    /* a run after a check of lengths runs only where the check passed,
+       and may rely on it: an apply-to-each's generators (a partition's
+       values and counts) are one shape class once `check lengths`
+       (`check counts`) has compared them (flatten/shape.c), so that a
+       MAP over one of them reads the others "in range".  Each run
+       follows the last such check before it (the checks are chained
+       above), so that no cluster holding it runs before the check: a
+       run that fed the check and one after it share no kernel (a path
+       through a host statement), and merge.c puts the check first.
+       The other checks join no shapes: what they guard can fail, and
+       keeps its order by the chain. */
+    if (n && last_check >= 0 && (!succ[last_check].len || int_at(&succ[last_check], succ[last_check].len - 1) != j))
+      push_int(&succ[last_check], j);
+    if (s->kind == LS_CHECK && (s->check == RT_CHECK_LENGTHS || s->check == RT_CHECK_COUNTS))
+      last_check = j;
     for (int k = 0; k < s->results.len; k++)
       genmap_put(&def_at, s->results.data[k], (void *)(intptr_t)(j + 1));
   }
