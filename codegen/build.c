@@ -639,6 +639,17 @@ static bool passes_on(const char *word) {
   return strncmp(word, "-X", 2) == 0 || (n > 8 && strcmp(word + n - 8, "-options") == 0);
 }
 
+/* The host level of a CUDA unit of kernels: the user's last -O level
+   (nvcc's, not one after -Xcompiler) lowered to -O1; NULL (the flags as
+   given) where there is none or it is -O0. */
+static const char *host_level_at_most_1(const Vec *argv) {
+  const char *level = NULL;
+  for (int i = 0; i < argv->len; i++)
+    if (is_level_flag(argv->data[i]) && !(i > 0 && passes_on(argv->data[i - 1])))
+      level = argv->data[i];
+  return !level || strcmp(level, "-O0") == 0 ? NULL : "-O1";
+}
+
 /* Does a unit of kind 'kind' hold kernels?  For CUDA, only such a unit
    goes through nvcc's device passes; the others are host C++. */
 static bool unit_has_kernels(CgUnitKind kind) { return kind == CG_UNIT_ALL || kind == CG_UNIT_KERNELS; }
@@ -673,13 +684,28 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
      them) keeps the user's -O. */
   if ((kind == CG_UNIT_STATEMENTS || kind == CG_UNIT_HOST) && b->target == CG_CPU)
     vec_push(&argv, "-O0");
-  if (kind == CG_UNIT_STATEMENTS && b->target == CG_CUDA) {
+  /* A CUDA unit of kernels (of a program split into units) compiles its
+     host half at -O1 at most: nvcc's -O is the host compiler's alone
+     (cicc and ptxas get the same flags whatever it is: the device code
+     is byte for byte the same), and that half is the kernels' launches,
+     the skeletons' host templates and nvcc's stubs, and the kernels'
+     host versions (K_host), which run only on vectors of at most
+     NESSIE_HOST_MAX elements.  At -O3 the host compiler was the
+     longest of a unit's phases (lib_lifted's third unit: 3.3 s of 8.2 s
+     at nvcc's default flags; 2.6 s at -O1).  A program of one unit (the
+     benchmarks among them) keeps the user's -O. */
+  const char *level = NULL;
+  if (kind == CG_UNIT_STATEMENTS && b->target == CG_CUDA)
+    level = "-O0";
+  else if (kind == CG_UNIT_KERNELS && b->target == CG_CUDA)
+    level = host_level_at_most_1(&argv);
+  if (level) {
     int out = 0;
     for (int i = 0; i < argv.len; i++)
       if (!is_level_flag(argv.data[i]) || (i > 0 && passes_on(argv.data[i - 1])))
         argv.data[out++] = argv.data[i];
     argv.len = out;
-    vec_push(&argv, "-O0");
+    vec_push(&argv, (void *)level);
   }
   if (b->target == CG_CUDA) {
     vec_push(&argv, "-std=c++17");
