@@ -288,6 +288,8 @@ FusLen fus_var_len(FusFacts *f, const LcuVar *v) {
   return l;
 }
 
+static bool run_counts(FusFacts *f, const LcuStmt *s, const LcuVar *v);
+
 bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
   if (!a->var)
     return a->constant.kind == FA_INT && a->constant.u.i >= 0;
@@ -295,6 +297,8 @@ bool fus_int_nonneg(FusFacts *f, const LcuAtom *a) {
   if (!s)
     return false;
   if (s->kind == LS_LENGTH || s->kind == LS_SIZE) /* a size that would be negative fails */
+    return true;
+  if (s->kind == LS_RUN && a->var->type.kind == LT_SCALAR && run_counts(f, s, a->var))
     return true;
   return s->kind == LS_SCALAR && s->op == FLAT_COPY && fus_int_nonneg(f, s->args.data[0]);
 }
@@ -597,6 +601,35 @@ static bool counts(FusKernelLens *kl, const LcuSoac *s, int i) {
   const LcuExp *e = s->pull->body.data[i];
   FusLen r = exp_range(kl, s, s->pull, e, scope_ranges(kl, s, s->pull, e, few));
   return r.kind == FL_CONST && r.value <= 2;
+}
+
+static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl);
+static void release_kernel_lens(FusKernelLens *kl);
+
+/* Is scalar 'v', a result of run 's', a count (a REDUCE's result that
+   counts: at most the number of elements, never negative)? */
+static bool run_counts(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
+  const LcuKernel *k = s->kernel;
+  const LcuVar *kv = NULL;
+  for (int i = 0; i < s->results.len && i < k->results.len; i++)
+    if (s->results.data[i] == v)
+      kv = k->results.data[i];
+  for (int j = 0; kv && j < k->soacs.len; j++) {
+    const LcuSoac *so = k->soacs.data[j];
+    for (int c = 0; c < so->results.len; c++) {
+      if (so->results.data[c] != kv)
+        continue;
+      if (so->kind != SOAC_REDUCE)
+        return false;
+      FusKernelLens kl;
+      bool fresh = run_kernel_lens(f, s, &kl);
+      bool yes = counts(&kl, so, c);
+      if (fresh)
+        release_kernel_lens(&kl);
+      return yes;
+    }
+  }
+  return false;
 }
 
 /* The value ranges of the results of SOAC 's': what a MAP or a filter

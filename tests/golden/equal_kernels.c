@@ -72,6 +72,9 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/exec/rt_equal_kernels.nesl", 11, 2, NULL, NULL, "elt", NULL, NULL},
+  {"tests/exec/rt_equal_kernels.nesl", 12, 2, NULL, NULL, "elt", NULL, NULL},
+  {"tests/exec/rt_equal_kernels.nesl", 13, 2, NULL, NULL, "elt", NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 11, 6, NULL, NULL, NULL, NULL, NULL},
   {"<lib-nesl/builtins.nesl>", 236, 54, NULL, NULL, NULL, NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 12, 6, NULL, NULL, NULL, NULL, NULL},
@@ -124,320 +127,593 @@ fail:
   rt_release(v_x28);
 }
 
-/* K2: REDUCE -- <lib-nesl/builtins.nesl>:236: function elt(a, i) : ([a], int) -> a :: (a in any) = __elt(a, i); */
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x223, int32_t v_x235, int32_t *out_v_x232, int32_t *out_v_x233, int32_t *out_v_x234) {
+/* K2: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
   (void)loc;
   (void)run;
-  int32_t *v_x223_d = v_x223->data.i;
-  const int64_t v_x223_n = v_x223->len;
-  int32_t v_x232 = 0;
-  int32_t v_x233 = 0;
-  int32_t v_x234 = 0;
-  /* REDUCE */
-  {
-    const int64_t t2 = v_x223_n;
-    const int64_t t3 = t2 > 0 ? (t2 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t4 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
-    int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
-    int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t3);
-    RT_PARALLEL_FOR_IF(t3 > 1)
-    for (int64_t t7 = 0; t7 < t3; t7++) {
-      int32_t t7a0;
-      int32_t t7a1;
-      int32_t t7a2;
-      t7a0 = 2147483647;
-      t7a1 = 0;
-      t7a2 = 1;
-      const int64_t t7_end = (t7 + 1) * RT_CHUNK < t2 ? (t7 + 1) * RT_CHUNK : t2;
-      for (int64_t t8 = t7 * RT_CHUNK; t8 < t7_end; t8++) {
-        const int32_t t9 = (int32_t)t8;
-        int32_t t7x0;
-        int32_t t7x1;
-        int32_t t7x2;
-        int32_t t10 = v_x223_d[t9];
-        uint8_t t12 = rt_ge_i(t10, 0);
-        uint8_t t14 = rt_lt_i(t10, v_x235);
-        uint8_t t16 = rt_and_b(t12, t14);
-        int32_t t17;
-        if (t16) {
-          t17 = 2147483647;
-        } else {
-          t17 = t9;
-        }
-        t7x0 = t17;
-        t7x1 = t10;
-        t7x2 = v_x235;
-        uint8_t t19 = rt_le_i(t7a0, t7x0);
-        int32_t t20;
-        if (t19) {
-          t20 = t7a0;
-        } else {
-          t20 = t7x0;
-        }
-        int32_t t21;
-        if (t19) {
-          t21 = t7a1;
-        } else {
-          t21 = t7x1;
-        }
-        int32_t t22;
-        if (t19) {
-          t22 = t7a2;
-        } else {
-          t22 = t7x2;
-        }
-        t7a0 = t20;
-        t7a1 = t21;
-        t7a2 = t22;
-      }
-      t4[t7] = t7a0;
-      t5[t7] = t7a1;
-      t6[t7] = t7a2;
-    }
-    int32_t t7t0;
-    int32_t t7t1;
-    int32_t t7t2;
-    t7t0 = 2147483647;
-    t7t1 = 0;
-    t7t2 = 1;
-    for (int64_t t7 = 0; t7 < t3; t7++) {
-      const int32_t t23 = t4[t7];
-      const int32_t t24 = t5[t7];
-      const int32_t t25 = t6[t7];
-      uint8_t t27 = rt_le_i(t7t0, t23);
-      int32_t t28;
-      if (t27) {
-        t28 = t7t0;
-      } else {
-        t28 = t23;
-      }
-      int32_t t29;
-      if (t27) {
-        t29 = t7t1;
-      } else {
-        t29 = t24;
-      }
-      int32_t t30;
-      if (t27) {
-        t30 = t7t2;
-      } else {
-        t30 = t25;
-      }
-      t7t0 = t28;
-      t7t1 = t29;
-      t7t2 = t30;
-    }
-    v_x232 = t7t0;
-    rt_free(t4);
-    v_x233 = t7t1;
-    rt_free(t5);
-    v_x234 = t7t2;
-    rt_free(t6);
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x232 = v_x232;
-  *out_v_x233 = v_x233;
-  *out_v_x234 = v_x234;
-  return;
-fail:
-}
-
-/* K3 runs too for K6 and K7, whose code is the same */
-/* K3: MAP, SCAN -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x295, int32_t v_x296, RtValue **out_v_x298, RtValue **out_v_x302) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x298 = NULL;
-  RtValue *v_x302 = NULL;
+  int32_t *v_x50_d = v_x50->data.i;
+  const int64_t v_x50_n = v_x50->len;
+  int32_t *v_x51_d = v_x51->data.i;
+  const int64_t v_x51_n = v_x51->len;
+  RtValue *v_x52 = NULL;
   /* MAP */
   {
-    const int64_t t31 = v_x296;
-    if (t31 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t31, 0.0, 0);
-      goto fail;
-    }
-    v_x298 = rt_value_new(rt_vec_type(RT_INT), t31);
-    int32_t *v_x298_d = v_x298->data.i;
-    const int64_t v_x298_n = v_x298->len;
-    RT_PARALLEL_FOR_IF(t31 >= RT_PARALLEL_MIN)
-    for (int64_t t32 = 0; t32 < t31; t32++) {
-      const int32_t t33 = (int32_t)t32;
-      v_x298_d[t32] = v_x295;
+    const int64_t t2 = v_x50_n;
+    v_x52 = rt_value_new(rt_vec_type(RT_INT), t2);
+    int32_t *v_x52_d = v_x52->data.i;
+    const int64_t v_x52_n = v_x52->len;
+    RT_PARALLEL_FOR_IF(t2 >= RT_PARALLEL_MIN)
+    for (int64_t t3 = 0; t3 < t2; t3++) {
+      const int32_t t4 = (int32_t)t3;
+      int t7 = 0; /* nonzero: a check below failed */
+      int32_t t5 = v_x50_d[t4];
+      int t8 = (uint64_t)(int64_t)t5 < (uint64_t)v_x51_n;
+      int32_t t6 = t8 ? v_x51_d[t5] : 0;
+      t7 |= !t8;
+      if (__builtin_expect(t7 != 0, 0)) { /* again, recording the error */
+        int32_t t9 = v_x50_d[t4];
+        int32_t t10;
+        if ((uint64_t)(int64_t)t9 < (uint64_t)v_x51_n) {
+          t10 = v_x51_d[t9];
+        } else {
+          NESSIE_RECORD(err, t3, RT_CHECK_INDEX, 0, 0, RT_GATHER, t9, v_x51_n, 0.0, 0);
+          t10 = 0;
+        }
+      }
+      v_x52_d[t3] = t6;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
+  *out_v_x52 = v_x52;
+  return;
+fail:
+  rt_release(v_x52);
+}
+
+/* K3: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x317_d = v_x317->data.i;
+  const int64_t v_x317_n = v_x317->len;
+  int32_t v_x325 = 0;
+  int32_t v_x326 = 0;
+  int32_t v_x327 = 0;
+  RtValue *v_x316 = NULL;
+  RtValue *v_x331 = NULL;
+  /* REDUCE */
   {
-    int32_t *v_x298_d = v_x298->data.i;
-    const int64_t v_x298_n = v_x298->len;
-    /* SCAN */
+    const int64_t t11 = v_x317_n;
+    const int64_t t12 = t11 > 0 ? (t11 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t13 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
+    int32_t *t14 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
+    int32_t *t15 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t12);
+    RT_PARALLEL_FOR_IF(t12 > 1)
+    for (int64_t t16 = 0; t16 < t12; t16++) {
+      int32_t t16a0;
+      int32_t t16a1;
+      int32_t t16a2;
+      t16a0 = 2147483647;
+      t16a1 = 0;
+      t16a2 = 1;
+      const int64_t t16_end = (t16 + 1) * RT_CHUNK < t11 ? (t16 + 1) * RT_CHUNK : t11;
+      for (int64_t t17 = t16 * RT_CHUNK; t17 < t16_end; t17++) {
+        const int32_t t18 = (int32_t)t17;
+        int32_t t16x0;
+        int32_t t16x1;
+        int32_t t16x2;
+        int32_t t19 = v_x317_d[t18];
+        uint8_t t21 = rt_ge_i(t19, 0);
+        uint8_t t23 = rt_lt_i(t19, v_x313);
+        uint8_t t25 = rt_and_b(t21, t23);
+        int32_t t26;
+        if (t25) {
+          t26 = 2147483647;
+        } else {
+          t26 = t18;
+        }
+        t16x0 = t26;
+        t16x1 = t19;
+        t16x2 = v_x313;
+        uint8_t t28 = rt_le_i(t16a0, t16x0);
+        int32_t t29;
+        if (t28) {
+          t29 = t16a0;
+        } else {
+          t29 = t16x0;
+        }
+        int32_t t30;
+        if (t28) {
+          t30 = t16a1;
+        } else {
+          t30 = t16x1;
+        }
+        int32_t t31;
+        if (t28) {
+          t31 = t16a2;
+        } else {
+          t31 = t16x2;
+        }
+        t16a0 = t29;
+        t16a1 = t30;
+        t16a2 = t31;
+      }
+      t13[t16] = t16a0;
+      t14[t16] = t16a1;
+      t15[t16] = t16a2;
+    }
+    int32_t t16t0;
+    int32_t t16t1;
+    int32_t t16t2;
+    t16t0 = 2147483647;
+    t16t1 = 0;
+    t16t2 = 1;
+    for (int64_t t16 = 0; t16 < t12; t16++) {
+      const int32_t t32 = t13[t16];
+      const int32_t t33 = t14[t16];
+      const int32_t t34 = t15[t16];
+      uint8_t t36 = rt_le_i(t16t0, t32);
+      int32_t t37;
+      if (t36) {
+        t37 = t16t0;
+      } else {
+        t37 = t32;
+      }
+      int32_t t38;
+      if (t36) {
+        t38 = t16t1;
+      } else {
+        t38 = t33;
+      }
+      int32_t t39;
+      if (t36) {
+        t39 = t16t2;
+      } else {
+        t39 = t34;
+      }
+      t16t0 = t37;
+      t16t1 = t38;
+      t16t2 = t39;
+    }
+    v_x325 = t16t0;
+    rt_free(t13);
+    v_x326 = t16t1;
+    rt_free(t14);
+    v_x327 = t16t2;
+    rt_free(t15);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
     {
-      const int64_t t34 = v_x296;
-      if (t34 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t34, 0.0, 1);
+      const int64_t t40 = v_x314;
+      if (t40 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t40, 0.0, 0);
         goto fail;
       }
-      const int64_t t35 = t34 > 0 ? (t34 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t36 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t35);
-      RT_PARALLEL_FOR_IF(t35 > 1)
-      for (int64_t t37 = 0; t37 < t35; t37++) {
-        int32_t t37a0;
-        t37a0 = 0;
-        const int64_t t37_end = (t37 + 1) * RT_CHUNK < t34 ? (t37 + 1) * RT_CHUNK : t34;
-        for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
-          const int32_t t39 = (int32_t)t38;
-          int32_t t37x0;
-          t37x0 = v_x295;
-          int32_t t41 = rt_add_i(t37a0, t37x0);
-          t37a0 = t41;
+      v_x316 = rt_value_new(rt_vec_type(RT_INT), t40);
+      int32_t *v_x316_d = v_x316->data.i;
+      const int64_t v_x316_n = v_x316->len;
+      v_x331 = rt_value_new(rt_vec_type(RT_INT), t40);
+      int32_t *v_x331_d = v_x331->data.i;
+      const int64_t v_x331_n = v_x331->len;
+      RT_PARALLEL_FOR_IF(t40 >= RT_PARALLEL_MIN)
+      for (int64_t t41 = 0; t41 < t40; t41++) {
+        const int32_t t42 = (int32_t)t41;
+        int t46 = 0; /* nonzero: a check below failed */
+        int32_t t44 = rt_mul_i(t42, v_x313);
+        int t47 = (uint64_t)(int64_t)t42 < (uint64_t)v_x317_n;
+        int32_t t45 = t47 ? v_x317_d[t42] : 0;
+        t46 |= !t47;
+        int32_t t49 = rt_add_i(t44, t45);
+        if (__builtin_expect(t46 != 0, 0)) { /* again, recording the error */
+          int32_t t51 = rt_mul_i(t42, v_x313);
+          int32_t t52;
+          if ((uint64_t)(int64_t)t42 < (uint64_t)v_x317_n) {
+            t52 = v_x317_d[t42];
+          } else {
+            NESSIE_RECORD(err, t41, RT_CHECK_INDEX, 1, 0, RT_GATHER, t42, v_x317_n, 0.0, 1);
+            t52 = 0;
+          }
+          int32_t t54 = rt_add_i(t51, t52);
         }
-        t36[t37] = t37a0;
+        v_x316_d[t41] = v_x313;
+        v_x331_d[t41] = t49;
       }
-      int32_t t37t0;
-      t37t0 = 0;
-      for (int64_t t37 = 0; t37 < t35; t37++) {
-        const int32_t t42 = t36[t37];
-        t36[t37] = t37t0;
-        int32_t t44 = rt_add_i(t37t0, t42);
-        t37t0 = t44;
-      }
-      v_x302 = rt_value_new(rt_vec_type(RT_INT), t34);
-      int32_t *v_x302_d = v_x302->data.i;
-      const int64_t v_x302_n = v_x302->len;
-      RT_PARALLEL_FOR_IF(t35 > 1)
-      for (int64_t t37 = 0; t37 < t35; t37++) {
-        int32_t t37p0;
-        t37p0 = t36[t37];
-        const int64_t t37_end = (t37 + 1) * RT_CHUNK < t34 ? (t37 + 1) * RT_CHUNK : t34;
-        for (int64_t t38 = t37 * RT_CHUNK; t38 < t37_end; t38++) {
-          const int32_t t39 = (int32_t)t38;
-          v_x302_d[t38] = t37p0;
-          int32_t t37y0;
-          t37y0 = v_x295;
-          int32_t t46 = rt_add_i(t37p0, t37y0);
-          t37p0 = t46;
-        }
-      }
-      rt_free(t36);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x298 = v_x298;
-  *out_v_x302 = v_x302;
+  *out_v_x316 = v_x316;
+  *out_v_x326 = v_x326;
+  *out_v_x327 = v_x327;
+  *out_v_x331 = v_x331;
   return;
 fail:
-  rt_release(v_x298);
-  rt_release(v_x302);
+  rt_release(v_x316);
+  rt_release(v_x331);
 }
 
 /* K4: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x303, int32_t v_x306, RtValue *v_x309, RtValue **out_v_x311) {
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
   (void)loc;
   (void)run;
-  int32_t *v_x309_d = v_x309->data.i;
-  const int64_t v_x309_n = v_x309->len;
-  RtValue *v_x311 = NULL;
+  int32_t *v_x338_d = v_x338->data.i;
+  const int64_t v_x338_n = v_x338->len;
+  RtValue *v_x340 = NULL;
   /* MAP */
   {
-    const int64_t t47 = v_x303;
-    if (t47 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t47, 0.0, 0);
+    const int64_t t55 = v_x332;
+    if (t55 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t55, 0.0, 0);
       goto fail;
     }
-    v_x311 = rt_value_new(rt_vec_type(RT_INT), t47);
-    int32_t *v_x311_d = v_x311->data.i;
-    const int64_t v_x311_n = v_x311->len;
-    RT_PARALLEL_FOR_IF(t47 >= RT_PARALLEL_MIN)
-    for (int64_t t48 = 0; t48 < t47; t48++) {
-      const int32_t t49 = (int32_t)t48;
-      int t52 = 0; /* nonzero: a check below failed */
-      int32_t t51 = rt_rem_i(t49, v_x306, &t52);
-      int t54 = (uint64_t)(int64_t)t51 < (uint64_t)v_x309_n;
-      int32_t t53 = t54 ? v_x309_d[t51] : 0;
-      t52 |= !t54;
-      if (__builtin_expect(t52 != 0, 0)) { /* again, recording the error */
-        int t55 = 0;
-        int32_t t56 = rt_rem_i(t49, v_x306, &t55);
-        if (t55) {
-          NESSIE_RECORD(err, t48, RT_CHECK_SCALAR, 0, t55, RT_REM, 0, 0, 0.0, 1);
+    v_x340 = rt_value_new(rt_vec_type(RT_INT), t55);
+    int32_t *v_x340_d = v_x340->data.i;
+    const int64_t v_x340_n = v_x340->len;
+    RT_PARALLEL_FOR_IF(t55 >= RT_PARALLEL_MIN)
+    for (int64_t t56 = 0; t56 < t55; t56++) {
+      const int32_t t57 = (int32_t)t56;
+      int t60 = 0; /* nonzero: a check below failed */
+      int32_t t59 = rt_rem_i(t57, v_x335, &t60);
+      int t62 = (uint64_t)(int64_t)t59 < (uint64_t)v_x338_n;
+      int32_t t61 = t62 ? v_x338_d[t59] : 0;
+      t60 |= !t62;
+      if (__builtin_expect(t60 != 0, 0)) { /* again, recording the error */
+        int t63 = 0;
+        int32_t t64 = rt_rem_i(t57, v_x335, &t63);
+        if (t63) {
+          NESSIE_RECORD(err, t56, RT_CHECK_SCALAR, 0, t63, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t57;
-        if ((uint64_t)(int64_t)t56 < (uint64_t)v_x309_n) {
-          t57 = v_x309_d[t56];
+        int32_t t65;
+        if ((uint64_t)(int64_t)t64 < (uint64_t)v_x338_n) {
+          t65 = v_x338_d[t64];
         } else {
-          NESSIE_RECORD(err, t48, RT_CHECK_INDEX, 0, 0, RT_GATHER, t56, v_x309_n, 0.0, 2);
-          t57 = 0;
+          NESSIE_RECORD(err, t56, RT_CHECK_INDEX, 0, 0, RT_GATHER, t64, v_x338_n, 0.0, 2);
+          t65 = 0;
         }
       }
-      v_x311_d[t48] = t53;
+      v_x340_d[t56] = t61;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x311 = v_x311;
+  *out_v_x340 = v_x340;
   return;
 fail:
-  rt_release(v_x311);
+  rt_release(v_x340);
 }
 
-/* K5: MAP -- <lib-nesl/builtins.nesl>:236: function elt(a, i) : ([a], int) -> a :: (a in any) = __elt(a, i); */
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x312, RtValue *v_x313, RtValue *v_x316, RtValue **out_v_x318) {
+/* K5: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
   (void)loc;
   (void)run;
-  int32_t *v_x312_d = v_x312->data.i;
-  const int64_t v_x312_n = v_x312->len;
-  int32_t *v_x313_d = v_x313->data.i;
-  const int64_t v_x313_n = v_x313->len;
-  int32_t *v_x316_d = v_x316->data.i;
-  const int64_t v_x316_n = v_x316->len;
-  RtValue *v_x318 = NULL;
-  /* MAP */
+  int32_t *v_x353_d = v_x353->data.i;
+  const int64_t v_x353_n = v_x353->len;
+  int32_t v_x361 = 0;
+  int32_t v_x362 = 0;
+  int32_t v_x363 = 0;
+  RtValue *v_x352 = NULL;
+  RtValue *v_x367 = NULL;
+  /* REDUCE */
   {
-    const int64_t t58 = v_x312_n;
-    v_x318 = rt_value_new(rt_vec_type(RT_INT), t58);
-    int32_t *v_x318_d = v_x318->data.i;
-    const int64_t v_x318_n = v_x318->len;
-    RT_PARALLEL_FOR_IF(t58 >= RT_PARALLEL_MIN)
-    for (int64_t t59 = 0; t59 < t58; t59++) {
-      const int32_t t60 = (int32_t)t59;
-      int t63 = 0; /* nonzero: a check below failed */
-      int32_t t61 = v_x312_d[t60];
-      int t64 = (uint64_t)(int64_t)t60 < (uint64_t)v_x313_n;
-      int32_t t62 = t64 ? v_x313_d[t60] : 0;
-      t63 |= !t64;
-      int32_t t66 = rt_add_i(t61, t62);
-      int t68 = (uint64_t)(int64_t)t66 < (uint64_t)v_x316_n;
-      int32_t t67 = t68 ? v_x316_d[t66] : 0;
-      t63 |= !t68;
-      if (__builtin_expect(t63 != 0, 0)) { /* again, recording the error */
-        int32_t t69 = v_x312_d[t60];
-        int32_t t70;
-        if ((uint64_t)(int64_t)t60 < (uint64_t)v_x313_n) {
-          t70 = v_x313_d[t60];
+    const int64_t t66 = v_x353_n;
+    const int64_t t67 = t66 > 0 ? (t66 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t68 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t67);
+    int32_t *t69 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t67);
+    int32_t *t70 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t67);
+    RT_PARALLEL_FOR_IF(t67 > 1)
+    for (int64_t t71 = 0; t71 < t67; t71++) {
+      int32_t t71a0;
+      int32_t t71a1;
+      int32_t t71a2;
+      t71a0 = 2147483647;
+      t71a1 = 0;
+      t71a2 = 1;
+      const int64_t t71_end = (t71 + 1) * RT_CHUNK < t66 ? (t71 + 1) * RT_CHUNK : t66;
+      for (int64_t t72 = t71 * RT_CHUNK; t72 < t71_end; t72++) {
+        const int32_t t73 = (int32_t)t72;
+        int32_t t71x0;
+        int32_t t71x1;
+        int32_t t71x2;
+        int32_t t74 = v_x353_d[t73];
+        uint8_t t76 = rt_ge_i(t74, 0);
+        uint8_t t78 = rt_lt_i(t74, v_x349);
+        uint8_t t80 = rt_and_b(t76, t78);
+        int32_t t81;
+        if (t80) {
+          t81 = 2147483647;
         } else {
-          NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t60, v_x313_n, 0.0, 0);
-          t70 = 0;
+          t81 = t73;
         }
-        int32_t t72 = rt_add_i(t69, t70);
-        int32_t t73;
-        if ((uint64_t)(int64_t)t72 < (uint64_t)v_x316_n) {
-          t73 = v_x316_d[t72];
+        t71x0 = t81;
+        t71x1 = t74;
+        t71x2 = v_x349;
+        uint8_t t83 = rt_le_i(t71a0, t71x0);
+        int32_t t84;
+        if (t83) {
+          t84 = t71a0;
         } else {
-          NESSIE_RECORD(err, t59, RT_CHECK_INDEX, 0, 0, RT_GATHER, t72, v_x316_n, 0.0, 1);
-          t73 = 0;
+          t84 = t71x0;
         }
+        int32_t t85;
+        if (t83) {
+          t85 = t71a1;
+        } else {
+          t85 = t71x1;
+        }
+        int32_t t86;
+        if (t83) {
+          t86 = t71a2;
+        } else {
+          t86 = t71x2;
+        }
+        t71a0 = t84;
+        t71a1 = t85;
+        t71a2 = t86;
       }
-      v_x318_d[t59] = t67;
+      t68[t71] = t71a0;
+      t69[t71] = t71a1;
+      t70[t71] = t71a2;
     }
+    int32_t t71t0;
+    int32_t t71t1;
+    int32_t t71t2;
+    t71t0 = 2147483647;
+    t71t1 = 0;
+    t71t2 = 1;
+    for (int64_t t71 = 0; t71 < t67; t71++) {
+      const int32_t t87 = t68[t71];
+      const int32_t t88 = t69[t71];
+      const int32_t t89 = t70[t71];
+      uint8_t t91 = rt_le_i(t71t0, t87);
+      int32_t t92;
+      if (t91) {
+        t92 = t71t0;
+      } else {
+        t92 = t87;
+      }
+      int32_t t93;
+      if (t91) {
+        t93 = t71t1;
+      } else {
+        t93 = t88;
+      }
+      int32_t t94;
+      if (t91) {
+        t94 = t71t2;
+      } else {
+        t94 = t89;
+      }
+      t71t0 = t92;
+      t71t1 = t93;
+      t71t2 = t94;
+    }
+    v_x361 = t71t0;
+    rt_free(t68);
+    v_x362 = t71t1;
+    rt_free(t69);
+    v_x363 = t71t2;
+    rt_free(t70);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x318 = v_x318;
+  {
+    /* MAP */
+    {
+      const int64_t t95 = v_x350;
+      if (t95 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t95, 0.0, 0);
+        goto fail;
+      }
+      v_x352 = rt_value_new(rt_vec_type(RT_INT), t95);
+      int32_t *v_x352_d = v_x352->data.i;
+      const int64_t v_x352_n = v_x352->len;
+      v_x367 = rt_value_new(rt_vec_type(RT_INT), t95);
+      int32_t *v_x367_d = v_x367->data.i;
+      const int64_t v_x367_n = v_x367->len;
+      RT_PARALLEL_FOR_IF(t95 >= RT_PARALLEL_MIN)
+      for (int64_t t96 = 0; t96 < t95; t96++) {
+        const int32_t t97 = (int32_t)t96;
+        int t101 = 0; /* nonzero: a check below failed */
+        int32_t t99 = rt_mul_i(t97, v_x349);
+        int t102 = (uint64_t)(int64_t)t97 < (uint64_t)v_x353_n;
+        int32_t t100 = t102 ? v_x353_d[t97] : 0;
+        t101 |= !t102;
+        int32_t t104 = rt_add_i(t99, t100);
+        if (__builtin_expect(t101 != 0, 0)) { /* again, recording the error */
+          int32_t t106 = rt_mul_i(t97, v_x349);
+          int32_t t107;
+          if ((uint64_t)(int64_t)t97 < (uint64_t)v_x353_n) {
+            t107 = v_x353_d[t97];
+          } else {
+            NESSIE_RECORD(err, t96, RT_CHECK_INDEX, 2, 0, RT_GATHER, t97, v_x353_n, 0.0, 1);
+            t107 = 0;
+          }
+          int32_t t109 = rt_add_i(t106, t107);
+        }
+        v_x352_d[t96] = v_x349;
+        v_x367_d[t96] = t104;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x352 = v_x352;
+  *out_v_x362 = v_x362;
+  *out_v_x363 = v_x363;
+  *out_v_x367 = v_x367;
   return;
 fail:
-  rt_release(v_x318);
+  rt_release(v_x352);
+  rt_release(v_x367);
+}
+
+/* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x389_d = v_x389->data.i;
+  const int64_t v_x389_n = v_x389->len;
+  int32_t v_x397 = 0;
+  int32_t v_x398 = 0;
+  int32_t v_x399 = 0;
+  RtValue *v_x388 = NULL;
+  RtValue *v_x403 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t110 = v_x389_n;
+    const int64_t t111 = t110 > 0 ? (t110 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t112 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
+    int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
+    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t111);
+    RT_PARALLEL_FOR_IF(t111 > 1)
+    for (int64_t t115 = 0; t115 < t111; t115++) {
+      int32_t t115a0;
+      int32_t t115a1;
+      int32_t t115a2;
+      t115a0 = 2147483647;
+      t115a1 = 0;
+      t115a2 = 1;
+      const int64_t t115_end = (t115 + 1) * RT_CHUNK < t110 ? (t115 + 1) * RT_CHUNK : t110;
+      for (int64_t t116 = t115 * RT_CHUNK; t116 < t115_end; t116++) {
+        const int32_t t117 = (int32_t)t116;
+        int32_t t115x0;
+        int32_t t115x1;
+        int32_t t115x2;
+        int32_t t118 = v_x389_d[t117];
+        uint8_t t120 = rt_ge_i(t118, 0);
+        uint8_t t122 = rt_lt_i(t118, v_x385);
+        uint8_t t124 = rt_and_b(t120, t122);
+        int32_t t125;
+        if (t124) {
+          t125 = 2147483647;
+        } else {
+          t125 = t117;
+        }
+        t115x0 = t125;
+        t115x1 = t118;
+        t115x2 = v_x385;
+        uint8_t t127 = rt_le_i(t115a0, t115x0);
+        int32_t t128;
+        if (t127) {
+          t128 = t115a0;
+        } else {
+          t128 = t115x0;
+        }
+        int32_t t129;
+        if (t127) {
+          t129 = t115a1;
+        } else {
+          t129 = t115x1;
+        }
+        int32_t t130;
+        if (t127) {
+          t130 = t115a2;
+        } else {
+          t130 = t115x2;
+        }
+        t115a0 = t128;
+        t115a1 = t129;
+        t115a2 = t130;
+      }
+      t112[t115] = t115a0;
+      t113[t115] = t115a1;
+      t114[t115] = t115a2;
+    }
+    int32_t t115t0;
+    int32_t t115t1;
+    int32_t t115t2;
+    t115t0 = 2147483647;
+    t115t1 = 0;
+    t115t2 = 1;
+    for (int64_t t115 = 0; t115 < t111; t115++) {
+      const int32_t t131 = t112[t115];
+      const int32_t t132 = t113[t115];
+      const int32_t t133 = t114[t115];
+      uint8_t t135 = rt_le_i(t115t0, t131);
+      int32_t t136;
+      if (t135) {
+        t136 = t115t0;
+      } else {
+        t136 = t131;
+      }
+      int32_t t137;
+      if (t135) {
+        t137 = t115t1;
+      } else {
+        t137 = t132;
+      }
+      int32_t t138;
+      if (t135) {
+        t138 = t115t2;
+      } else {
+        t138 = t133;
+      }
+      t115t0 = t136;
+      t115t1 = t137;
+      t115t2 = t138;
+    }
+    v_x397 = t115t0;
+    rt_free(t112);
+    v_x398 = t115t1;
+    rt_free(t113);
+    v_x399 = t115t2;
+    rt_free(t114);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
+    {
+      const int64_t t139 = v_x386;
+      if (t139 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t139, 0.0, 0);
+        goto fail;
+      }
+      v_x388 = rt_value_new(rt_vec_type(RT_INT), t139);
+      int32_t *v_x388_d = v_x388->data.i;
+      const int64_t v_x388_n = v_x388->len;
+      v_x403 = rt_value_new(rt_vec_type(RT_INT), t139);
+      int32_t *v_x403_d = v_x403->data.i;
+      const int64_t v_x403_n = v_x403->len;
+      RT_PARALLEL_FOR_IF(t139 >= RT_PARALLEL_MIN)
+      for (int64_t t140 = 0; t140 < t139; t140++) {
+        const int32_t t141 = (int32_t)t140;
+        int t145 = 0; /* nonzero: a check below failed */
+        int32_t t143 = rt_mul_i(t141, v_x385);
+        int t146 = (uint64_t)(int64_t)t141 < (uint64_t)v_x389_n;
+        int32_t t144 = t146 ? v_x389_d[t141] : 0;
+        t145 |= !t146;
+        int32_t t148 = rt_add_i(t143, t144);
+        if (__builtin_expect(t145 != 0, 0)) { /* again, recording the error */
+          int32_t t150 = rt_mul_i(t141, v_x385);
+          int32_t t151;
+          if ((uint64_t)(int64_t)t141 < (uint64_t)v_x389_n) {
+            t151 = v_x389_d[t141];
+          } else {
+            NESSIE_RECORD(err, t140, RT_CHECK_INDEX, 3, 0, RT_GATHER, t141, v_x389_n, 0.0, 1);
+            t151 = 0;
+          }
+          int32_t t153 = rt_add_i(t150, t151);
+        }
+        v_x388_d[t140] = v_x385;
+        v_x403_d[t140] = t148;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x388 = v_x388;
+  *out_v_x398 = v_x398;
+  *out_v_x399 = v_x399;
+  *out_v_x403 = v_x403;
+  return;
+fail:
+  rt_release(v_x388);
+  rt_release(v_x403);
 }
 
 /* <lib-nesl/builtins.nesl>:149: pi = 3.141592653589793; */
@@ -556,11 +832,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t106 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t106->data.i[0] = 1;
-  t106->data.i[1] = 2;
-  t106->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t106);
+  RtValue *t154 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t154->data.i[0] = 1;
+  t154->data.i[1] = 2;
+  t154->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t154);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -579,39 +855,37 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t107 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t107->data.i[0] = 0;
-  t107->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t107);
+  RtValue *t155 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t155->data.i[0] = 0;
+  t155->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t155);
   int32_t v_x20 = 0;
   v_x20 = (int32_t)v_x19->len;
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
   RtValue *v_x26 = NULL;
-  RtValue *v_x76 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 1, v_x21, v_x20, &v_x26, &v_x76);
+  int32_t v_x72 = 0;
+  int32_t v_x73 = 0;
+  RtValue *v_x81 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  rt_release(v_x19);
   RtValue *v_x29 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 1, v_x26, &v_x29);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
   rt_release(v_x26);
   int32_t v_x30 = 0;
   v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
   rt_release(v_x29);
   RtValue *v_x53 = NULL;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K4, 1, v_x30, v_x21, g_x18, &v_x53);
-  int32_t v_x71 = 0;
-  int32_t v_x72 = 0;
-  int32_t v_x73 = 0;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K4, 4, v_x30, v_x21, g_x18, &v_x53);
   RtValue *v_x86 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 2));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 2, v_x19, v_x21, &v_x71, &v_x72, &v_x73);
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x72, v_x73, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K5, 2, v_x76, v_x19, v_x53, &v_x86);
-    rt_release(v_x19);
-    rt_release(v_x76);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x81, v_x53, &v_x86);
+    rt_release(v_x81);
     rt_release(v_x53);
     rt_set_context(saved);
   }
@@ -632,39 +906,37 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t108 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t108->data.i[0] = 2;
-  t108->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t108);
+  RtValue *t156 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t156->data.i[0] = 2;
+  t156->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t156);
   int32_t v_x88 = 0;
   v_x88 = (int32_t)v_x87->len;
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
   RtValue *v_x94 = NULL;
-  RtValue *v_x144 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K3, 3, v_x89, v_x88, &v_x94, &v_x144);
+  int32_t v_x140 = 0;
+  int32_t v_x141 = 0;
+  RtValue *v_x149 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 6, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
+  rt_release(v_x87);
   RtValue *v_x97 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 3, v_x94, &v_x97);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 6, v_x94, &v_x97);
   rt_release(v_x94);
   int32_t v_x98 = 0;
   v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
   rt_release(v_x97);
   RtValue *v_x121 = NULL;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 3, v_x98, v_x89, g_x18, &v_x121);
-  int32_t v_x139 = 0;
-  int32_t v_x140 = 0;
-  int32_t v_x141 = 0;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 6, v_x98, v_x89, g_x18, &v_x121);
   RtValue *v_x154 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 2));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 2, v_x87, v_x89, &v_x139, &v_x140, &v_x141);
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x140, v_x141, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K5, 2, v_x144, v_x87, v_x121, &v_x154);
-    rt_release(v_x87);
-    rt_release(v_x144);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x149, v_x121, &v_x154);
+    rt_release(v_x149);
     rt_release(v_x121);
     rt_set_context(saved);
   }
@@ -685,39 +957,37 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t109 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t109->data.i[0] = 1;
-  t109->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t109);
+  RtValue *t157 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t157->data.i[0] = 1;
+  t157->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t157);
   int32_t v_x156 = 0;
   v_x156 = (int32_t)v_x155->len;
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
   RtValue *v_x162 = NULL;
-  RtValue *v_x212 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K3, 4, v_x157, v_x156, &v_x162, &v_x212);
+  int32_t v_x208 = 0;
+  int32_t v_x209 = 0;
+  RtValue *v_x217 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 7, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
+  rt_release(v_x155);
   RtValue *v_x165 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 4, v_x162, &v_x165);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 7, v_x162, &v_x165);
   rt_release(v_x162);
   int32_t v_x166 = 0;
   v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
   rt_release(v_x165);
   RtValue *v_x189 = NULL;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 4, v_x166, v_x157, g_x18, &v_x189);
-  int32_t v_x207 = 0;
-  int32_t v_x208 = 0;
-  int32_t v_x209 = 0;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 7, v_x166, v_x157, g_x18, &v_x189);
   RtValue *v_x222 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 2));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 2, v_x155, v_x157, &v_x207, &v_x208, &v_x209);
     NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x208, v_x209, 0);
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K5, 2, v_x212, v_x155, v_x189, &v_x222);
-    rt_release(v_x155);
-    rt_release(v_x212);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x217, v_x189, &v_x222);
+    rt_release(v_x217);
     rt_release(v_x189);
     rt_set_context(saved);
   }

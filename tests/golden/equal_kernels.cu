@@ -84,6 +84,9 @@ static const RtLayout layout_2 = {RL_SEQ, NULL, NULL, &layout_1, NULL};
 /* where each check stands in the NESL source */
 static const RtSite nessie_sites[] = {
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL},
+  {"tests/exec/rt_equal_kernels.nesl", 11, 2, NULL, NULL, "elt", NULL, NULL},
+  {"tests/exec/rt_equal_kernels.nesl", 12, 2, NULL, NULL, "elt", NULL, NULL},
+  {"tests/exec/rt_equal_kernels.nesl", 13, 2, NULL, NULL, "elt", NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 11, 6, NULL, NULL, NULL, NULL, NULL},
   {"<lib-nesl/builtins.nesl>", 236, 54, NULL, NULL, NULL, NULL, NULL},
   {"tests/exec/rt_equal_kernels.nesl", 12, 6, NULL, NULL, NULL, NULL, NULL},
@@ -177,501 +180,510 @@ static void K1(RtKernelError *err, RtLoc loc, int run, RtValue *v_x27, RtValue *
   }
 }
 
-/* K2: REDUCE -- <lib-nesl/builtins.nesl>:236: function elt(a, i) : ([a], int) -> a :: (a in any) = __elt(a, i); */
-static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x223, int32_t v_x235, int32_t *out_v_x232, int32_t *out_v_x233, int32_t *out_v_x234) {
+/* K2: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K2_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
   (void)loc;
   (void)run;
-  int32_t *v_x223_d = v_x223->data.i;
-  const int64_t v_x223_n = v_x223->len;
-  int32_t v_x232 = 0;
-  int32_t v_x233 = 0;
-  int32_t v_x234 = 0;
-  /* REDUCE */
+  int32_t *v_x50_d = v_x50->data.i;
+  const int64_t v_x50_n = v_x50->len;
+  int32_t *v_x51_d = v_x51->data.i;
+  const int64_t v_x51_n = v_x51->len;
+  RtValue *v_x52 = NULL;
+  /* MAP */
   {
-    const int64_t t3 = v_x223_n;
-    const int64_t t4 = t3 > 0 ? (t3 + RT_CHUNK - 1) / RT_CHUNK : 1;
-    int32_t *t5 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
-    int32_t *t6 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
-    int32_t *t7 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t4);
-    RT_PARALLEL_FOR_IF(t4 > 1)
-    for (int64_t t8 = 0; t8 < t4; t8++) {
-      int32_t t8a0;
-      int32_t t8a1;
-      int32_t t8a2;
-      t8a0 = 2147483647;
-      t8a1 = 0;
-      t8a2 = 1;
-      const int64_t t8_end = (t8 + 1) * RT_CHUNK < t3 ? (t8 + 1) * RT_CHUNK : t3;
-      for (int64_t t9 = t8 * RT_CHUNK; t9 < t8_end; t9++) {
-        const int32_t t10 = (int32_t)t9;
-        int32_t t8x0;
-        int32_t t8x1;
-        int32_t t8x2;
-        int32_t t11 = v_x223_d[t10];
-        uint8_t t13 = rt_ge_i(t11, 0);
-        uint8_t t15 = rt_lt_i(t11, v_x235);
-        uint8_t t17 = rt_and_b(t13, t15);
-        int32_t t18;
-        if (t17) {
-          t18 = 2147483647;
+    const int64_t t3 = v_x50_n;
+    v_x52 = rt_value_new(rt_vec_type(RT_INT), t3);
+    int32_t *v_x52_d = v_x52->data.i;
+    const int64_t v_x52_n = v_x52->len;
+    RT_PARALLEL_FOR_IF(t3 >= RT_PARALLEL_MIN)
+    for (int64_t t4 = 0; t4 < t3; t4++) {
+      const int32_t t5 = (int32_t)t4;
+      int t8 = 0; /* nonzero: a check below failed */
+      int32_t t6 = v_x50_d[t5];
+      int t9 = (uint64_t)(int64_t)t6 < (uint64_t)v_x51_n;
+      int32_t t7 = t9 ? v_x51_d[t6] : 0;
+      t8 |= !t9;
+      if (__builtin_expect(t8 != 0, 0)) { /* again, recording the error */
+        int32_t t10 = v_x50_d[t5];
+        int32_t t11;
+        if ((uint64_t)(int64_t)t10 < (uint64_t)v_x51_n) {
+          t11 = v_x51_d[t10];
         } else {
-          t18 = t10;
+          NESSIE_RECORD(err, t4, RT_CHECK_INDEX, 0, 0, RT_GATHER, t10, v_x51_n, 0.0, 0);
+          t11 = 0;
         }
-        t8x0 = t18;
-        t8x1 = t11;
-        t8x2 = v_x235;
-        uint8_t t20 = rt_le_i(t8a0, t8x0);
-        int32_t t21;
-        if (t20) {
-          t21 = t8a0;
-        } else {
-          t21 = t8x0;
-        }
-        int32_t t22;
-        if (t20) {
-          t22 = t8a1;
-        } else {
-          t22 = t8x1;
-        }
-        int32_t t23;
-        if (t20) {
-          t23 = t8a2;
-        } else {
-          t23 = t8x2;
-        }
-        t8a0 = t21;
-        t8a1 = t22;
-        t8a2 = t23;
       }
-      t5[t8] = t8a0;
-      t6[t8] = t8a1;
-      t7[t8] = t8a2;
+      v_x52_d[t4] = t7;
     }
-    int32_t t8t0;
-    int32_t t8t1;
-    int32_t t8t2;
-    t8t0 = 2147483647;
-    t8t1 = 0;
-    t8t2 = 1;
-    for (int64_t t8 = 0; t8 < t4; t8++) {
-      const int32_t t24 = t5[t8];
-      const int32_t t25 = t6[t8];
-      const int32_t t26 = t7[t8];
-      uint8_t t28 = rt_le_i(t8t0, t24);
-      int32_t t29;
-      if (t28) {
-        t29 = t8t0;
-      } else {
-        t29 = t24;
-      }
-      int32_t t30;
-      if (t28) {
-        t30 = t8t1;
-      } else {
-        t30 = t25;
-      }
-      int32_t t31;
-      if (t28) {
-        t31 = t8t2;
-      } else {
-        t31 = t26;
-      }
-      t8t0 = t29;
-      t8t1 = t30;
-      t8t2 = t31;
-    }
-    v_x232 = t8t0;
-    rt_free(t5);
-    v_x233 = t8t1;
-    rt_free(t6);
-    v_x234 = t8t2;
-    rt_free(t7);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x232 = v_x232;
-  *out_v_x233 = v_x233;
-  *out_v_x234 = v_x234;
+  *out_v_x52 = v_x52;
   return;
 fail:
+  rt_release(v_x52);
 }
 
-/* K2: REDUCE -- <lib-nesl/builtins.nesl>:236: function elt(a, i) : ([a], int) -> a :: (a in any) = __elt(a, i); */
+/* K2: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 struct K2_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x223_d; int64_t v_x223_n;
-  int32_t v_x235;
-  int32_t v_x232;
-  int32_t v_x233;
-  int32_t v_x234;
+  int32_t *v_x50_d; int64_t v_x50_n;
+  int32_t *v_x51_d; int64_t v_x51_n;
+  int32_t *v_x52_d; int64_t v_x52_n;
 };
 struct alignas(8) K2_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K2_0_pull {
   K2_A A;
   __device__ K2_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int32_t t32 = A.v_x223_d[ix];
-    uint8_t t34 = rt_ge_i(t32, 0);
-    uint8_t t36 = rt_lt_i(t32, A.v_x235);
-    uint8_t t38 = rt_and_b(t34, t36);
-    int32_t t39;
-    if (t38) {
-      t39 = 2147483647;
-    } else {
-      t39 = ix;
+    int t14 = 0; /* nonzero: a check below failed */
+    int32_t t12 = A.v_x50_d[ix];
+    int t15 = (uint64_t)(int64_t)t12 < (uint64_t)A.v_x51_n;
+    int32_t t13 = t15 ? A.v_x51_d[t12] : 0;
+    t14 |= !t15;
+    if (__builtin_expect(t14 != 0, 0)) { /* again, recording the error */
+      int32_t t16 = A.v_x50_d[ix];
+      int32_t t17;
+      if ((uint64_t)(int64_t)t16 < (uint64_t)A.v_x51_n) {
+        t17 = A.v_x51_d[t16];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t16, A.v_x51_n, 0.0, 0);
+        t17 = 0;
+      }
     }
-    return K2_0_V{t39, t32, A.v_x235};
+    return K2_0_V{t13};
   }
 };
-struct K2_0_op {
+struct K2_0_store {
   K2_A A;
-  __device__ K2_0_V operator()(const K2_0_V &a, const K2_0_V &b) const {
-    uint8_t t41 = rt_le_i(a.v0, b.v0);
-    int32_t t42;
-    if (t41) {
-      t42 = a.v0;
-    } else {
-      t42 = b.v0;
-    }
-    int32_t t43;
-    if (t41) {
-      t43 = a.v1;
-    } else {
-      t43 = b.v1;
-    }
-    int32_t t44;
-    if (t41) {
-      t44 = a.v2;
-    } else {
-      t44 = b.v2;
-    }
-    return K2_0_V{t42, t43, t44};
+  __device__ void operator()(int64_t i, const K2_0_V &v) const {
+    A.v_x52_d[i] = v.v0;
   }
 };
-struct K2_0_check {
-  int site[1];
-  __host__ __device__ bool operator()(const K2_0_V &v, RtKernelError *e, int run) const {
-    if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
-      *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
-      return false;
-    }
-    return true;
-  }
-};
-static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x223, int32_t v_x235, int32_t *out_v_x232, int32_t *out_v_x233, int32_t *out_v_x234, int check_site_0) {
+static void K2_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
   (void)loc;
   (void)err;
   K2_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x223_d = v_x223->data.i;
-  A.v_x223_n = v_x223->len;
-  A.v_x235 = v_x235;
-  K2_0_V *K2_0_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x232 = 0;
-  int32_t v_x233 = 0;
-  int32_t v_x234 = 0;
-  /* REDUCE */
-  {
-    const int64_t t45 = v_x223->len;
-    K2_0_V *t46 = rtg::reduce_to_device<false>("K2", loc, K2_0_pull{A}, K2_0_op{A}, K2_0_V{2147483647, 0, 1}, t45);
-    K2_0_value = t46;
-  }
-  if (!rtg::check_result("K2", loc, K2_0_value, K2_0_check{{check_site_0}}, K2_0_V{2147483647, 0, 1}, err, A.run, run))
-    goto fail;
-  K2_0_value = NULL; /* freed by check_result, after the check */
-  *out_v_x232 = v_x232;
-  *out_v_x233 = v_x233;
-  *out_v_x234 = v_x234;
-  return;
-fail:
-  rtg_free(K2_0_value);
-}
-
-static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x223, int32_t v_x235, int32_t *out_v_x232, int32_t *out_v_x233, int32_t *out_v_x234, int check_site_0) {
-  RtValue *vals[] = {v_x223};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K2_host(err, loc, run, v_x223, v_x235, out_v_x232, out_v_x233, out_v_x234);
-    if (err->index == INT64_MAX) {
-      K2_0_V t47;
-      memset(&t47, 0, sizeof t47);
-      t47.v0 = *out_v_x232;
-      t47.v1 = *out_v_x233;
-      t47.v2 = *out_v_x234;
-      (void)K2_0_check{{check_site_0}}(t47, err, run);
-    }
-    rtg_host_ran();
-  } else {
-    K2_gpu(err, loc, run, v_x223, v_x235, out_v_x232, out_v_x233, out_v_x234, check_site_0);
-  }
-}
-
-/* K3 runs too for K6 and K7, whose code is the same */
-/* K3: MAP, SCAN -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x295, int32_t v_x296, RtValue **out_v_x298, RtValue **out_v_x302) {
-  (void)loc;
-  (void)run;
-  RtValue *v_x298 = NULL;
-  RtValue *v_x302 = NULL;
+  A.v_x50_d = v_x50->data.i;
+  A.v_x50_n = v_x50->len;
+  A.v_x51_d = v_x51->data.i;
+  A.v_x51_n = v_x51->len;
+  RtValue *v_x52 = NULL;
   /* MAP */
   {
-    const int64_t t48 = v_x296;
-    if (t48 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t48, 0.0, 0);
-      goto fail;
+    const int64_t t18 = v_x50->len;
+    v_x52 = rtg_vec_new(RT_INT, t18);
+    A.v_x52_d = v_x52->data.i;
+    A.v_x52_n = v_x52->len;
+    rtg::map("K2", loc, K2_0_pull{A}, K2_0_store{A}, t18);
+  }
+  *out_v_x52 = v_x52;
+  return;
+fail:
+  rt_release(v_x52);
+}
+
+static void K2(RtKernelError *err, RtLoc loc, int run, RtValue *v_x50, RtValue *v_x51, RtValue **out_v_x52) {
+  RtValue *vals[] = {v_x50, v_x51};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K2_host(err, loc, run, v_x50, v_x51, out_v_x52);
+    rtg_host_ran();
+  } else {
+    K2_gpu(err, loc, run, v_x50, v_x51, out_v_x52);
+  }
+}
+
+/* K3: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+static void K3_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x317_d = v_x317->data.i;
+  const int64_t v_x317_n = v_x317->len;
+  int32_t v_x325 = 0;
+  int32_t v_x326 = 0;
+  int32_t v_x327 = 0;
+  RtValue *v_x316 = NULL;
+  RtValue *v_x331 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t19 = v_x317_n;
+    const int64_t t20 = t19 > 0 ? (t19 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t21 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t20);
+    int32_t *t22 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t20);
+    int32_t *t23 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t20);
+    RT_PARALLEL_FOR_IF(t20 > 1)
+    for (int64_t t24 = 0; t24 < t20; t24++) {
+      int32_t t24a0;
+      int32_t t24a1;
+      int32_t t24a2;
+      t24a0 = 2147483647;
+      t24a1 = 0;
+      t24a2 = 1;
+      const int64_t t24_end = (t24 + 1) * RT_CHUNK < t19 ? (t24 + 1) * RT_CHUNK : t19;
+      for (int64_t t25 = t24 * RT_CHUNK; t25 < t24_end; t25++) {
+        const int32_t t26 = (int32_t)t25;
+        int32_t t24x0;
+        int32_t t24x1;
+        int32_t t24x2;
+        int32_t t27 = v_x317_d[t26];
+        uint8_t t29 = rt_ge_i(t27, 0);
+        uint8_t t31 = rt_lt_i(t27, v_x313);
+        uint8_t t33 = rt_and_b(t29, t31);
+        int32_t t34;
+        if (t33) {
+          t34 = 2147483647;
+        } else {
+          t34 = t26;
+        }
+        t24x0 = t34;
+        t24x1 = t27;
+        t24x2 = v_x313;
+        uint8_t t36 = rt_le_i(t24a0, t24x0);
+        int32_t t37;
+        if (t36) {
+          t37 = t24a0;
+        } else {
+          t37 = t24x0;
+        }
+        int32_t t38;
+        if (t36) {
+          t38 = t24a1;
+        } else {
+          t38 = t24x1;
+        }
+        int32_t t39;
+        if (t36) {
+          t39 = t24a2;
+        } else {
+          t39 = t24x2;
+        }
+        t24a0 = t37;
+        t24a1 = t38;
+        t24a2 = t39;
+      }
+      t21[t24] = t24a0;
+      t22[t24] = t24a1;
+      t23[t24] = t24a2;
     }
-    v_x298 = rt_value_new(rt_vec_type(RT_INT), t48);
-    int32_t *v_x298_d = v_x298->data.i;
-    const int64_t v_x298_n = v_x298->len;
-    RT_PARALLEL_FOR_IF(t48 >= RT_PARALLEL_MIN)
-    for (int64_t t49 = 0; t49 < t48; t49++) {
-      const int32_t t50 = (int32_t)t49;
-      v_x298_d[t49] = v_x295;
+    int32_t t24t0;
+    int32_t t24t1;
+    int32_t t24t2;
+    t24t0 = 2147483647;
+    t24t1 = 0;
+    t24t2 = 1;
+    for (int64_t t24 = 0; t24 < t20; t24++) {
+      const int32_t t40 = t21[t24];
+      const int32_t t41 = t22[t24];
+      const int32_t t42 = t23[t24];
+      uint8_t t44 = rt_le_i(t24t0, t40);
+      int32_t t45;
+      if (t44) {
+        t45 = t24t0;
+      } else {
+        t45 = t40;
+      }
+      int32_t t46;
+      if (t44) {
+        t46 = t24t1;
+      } else {
+        t46 = t41;
+      }
+      int32_t t47;
+      if (t44) {
+        t47 = t24t2;
+      } else {
+        t47 = t42;
+      }
+      t24t0 = t45;
+      t24t1 = t46;
+      t24t2 = t47;
     }
+    v_x325 = t24t0;
+    rt_free(t21);
+    v_x326 = t24t1;
+    rt_free(t22);
+    v_x327 = t24t2;
+    rt_free(t23);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x298_d = v_x298->data.i;
-    const int64_t v_x298_n = v_x298->len;
-    /* SCAN */
+    /* MAP */
     {
-      const int64_t t51 = v_x296;
-      if (t51 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t51, 0.0, 1);
+      const int64_t t48 = v_x314;
+      if (t48 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t48, 0.0, 0);
         goto fail;
       }
-      const int64_t t52 = t51 > 0 ? (t51 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t53 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t52);
-      RT_PARALLEL_FOR_IF(t52 > 1)
-      for (int64_t t54 = 0; t54 < t52; t54++) {
-        int32_t t54a0;
-        t54a0 = 0;
-        const int64_t t54_end = (t54 + 1) * RT_CHUNK < t51 ? (t54 + 1) * RT_CHUNK : t51;
-        for (int64_t t55 = t54 * RT_CHUNK; t55 < t54_end; t55++) {
-          const int32_t t56 = (int32_t)t55;
-          int32_t t54x0;
-          t54x0 = v_x295;
-          int32_t t58 = rt_add_i(t54a0, t54x0);
-          t54a0 = t58;
+      v_x316 = rt_value_new(rt_vec_type(RT_INT), t48);
+      int32_t *v_x316_d = v_x316->data.i;
+      const int64_t v_x316_n = v_x316->len;
+      v_x331 = rt_value_new(rt_vec_type(RT_INT), t48);
+      int32_t *v_x331_d = v_x331->data.i;
+      const int64_t v_x331_n = v_x331->len;
+      RT_PARALLEL_FOR_IF(t48 >= RT_PARALLEL_MIN)
+      for (int64_t t49 = 0; t49 < t48; t49++) {
+        const int32_t t50 = (int32_t)t49;
+        int t54 = 0; /* nonzero: a check below failed */
+        int32_t t52 = rt_mul_i(t50, v_x313);
+        int t55 = (uint64_t)(int64_t)t50 < (uint64_t)v_x317_n;
+        int32_t t53 = t55 ? v_x317_d[t50] : 0;
+        t54 |= !t55;
+        int32_t t57 = rt_add_i(t52, t53);
+        if (__builtin_expect(t54 != 0, 0)) { /* again, recording the error */
+          int32_t t59 = rt_mul_i(t50, v_x313);
+          int32_t t60;
+          if ((uint64_t)(int64_t)t50 < (uint64_t)v_x317_n) {
+            t60 = v_x317_d[t50];
+          } else {
+            NESSIE_RECORD(err, t49, RT_CHECK_INDEX, 1, 0, RT_GATHER, t50, v_x317_n, 0.0, 1);
+            t60 = 0;
+          }
+          int32_t t62 = rt_add_i(t59, t60);
         }
-        t53[t54] = t54a0;
+        v_x316_d[t49] = v_x313;
+        v_x331_d[t49] = t57;
       }
-      int32_t t54t0;
-      t54t0 = 0;
-      for (int64_t t54 = 0; t54 < t52; t54++) {
-        const int32_t t59 = t53[t54];
-        t53[t54] = t54t0;
-        int32_t t61 = rt_add_i(t54t0, t59);
-        t54t0 = t61;
-      }
-      v_x302 = rt_value_new(rt_vec_type(RT_INT), t51);
-      int32_t *v_x302_d = v_x302->data.i;
-      const int64_t v_x302_n = v_x302->len;
-      RT_PARALLEL_FOR_IF(t52 > 1)
-      for (int64_t t54 = 0; t54 < t52; t54++) {
-        int32_t t54p0;
-        t54p0 = t53[t54];
-        const int64_t t54_end = (t54 + 1) * RT_CHUNK < t51 ? (t54 + 1) * RT_CHUNK : t51;
-        for (int64_t t55 = t54 * RT_CHUNK; t55 < t54_end; t55++) {
-          const int32_t t56 = (int32_t)t55;
-          v_x302_d[t55] = t54p0;
-          int32_t t54y0;
-          t54y0 = v_x295;
-          int32_t t63 = rt_add_i(t54p0, t54y0);
-          t54p0 = t63;
-        }
-      }
-      rt_free(t53);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x298 = v_x298;
-  *out_v_x302 = v_x302;
+  *out_v_x316 = v_x316;
+  *out_v_x326 = v_x326;
+  *out_v_x327 = v_x327;
+  *out_v_x331 = v_x331;
   return;
 fail:
-  rt_release(v_x298);
-  rt_release(v_x302);
+  rt_release(v_x316);
+  rt_release(v_x331);
 }
 
-/* K3: MAP, SCAN -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
+/* K3: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 struct K3_A {
   RtKernelError *err;
   int run;
-  int32_t v_x295;
-  int32_t v_x296;
-  int32_t *v_x298_d; int64_t v_x298_n;
-  int32_t *v_x302_d; int64_t v_x302_n;
+  int32_t v_x313;
+  int32_t v_x314;
+  int32_t *v_x317_d; int64_t v_x317_n;
+  int32_t v_x325;
+  int32_t v_x326;
+  int32_t v_x327;
+  int32_t *v_x316_d; int64_t v_x316_n;
+  int32_t *v_x331_d; int64_t v_x331_n;
 };
 struct alignas(8) K3_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K3_0_pull {
   K3_A A;
   __device__ K3_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K3_0_V{A.v_x295};
+    int32_t t63 = A.v_x317_d[ix];
+    uint8_t t65 = rt_ge_i(t63, 0);
+    uint8_t t67 = rt_lt_i(t63, A.v_x313);
+    uint8_t t69 = rt_and_b(t65, t67);
+    int32_t t70;
+    if (t69) {
+      t70 = 2147483647;
+    } else {
+      t70 = ix;
+    }
+    return K3_0_V{t70, t63, A.v_x313};
   }
 };
-struct K3_0_store {
+struct K3_0_op {
   K3_A A;
-  __device__ void operator()(int64_t i, const K3_0_V &v) const {
-    A.v_x298_d[i] = v.v0;
+  __device__ K3_0_V operator()(const K3_0_V &a, const K3_0_V &b) const {
+    uint8_t t72 = rt_le_i(a.v0, b.v0);
+    int32_t t73;
+    if (t72) {
+      t73 = a.v0;
+    } else {
+      t73 = b.v0;
+    }
+    int32_t t74;
+    if (t72) {
+      t74 = a.v1;
+    } else {
+      t74 = b.v1;
+    }
+    int32_t t75;
+    if (t72) {
+      t75 = a.v2;
+    } else {
+      t75 = b.v2;
+    }
+    return K3_0_V{t73, t74, t75};
   }
 };
 struct alignas(8) K3_1_V {
   int32_t v0;
+  int32_t v1;
 };
 struct K3_1_pull {
   K3_A A;
   __device__ K3_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K3_1_V{A.v_x295};
+    int t79 = 0; /* nonzero: a check below failed */
+    int32_t t77 = rt_mul_i(ix, A.v_x313);
+    int t80 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n;
+    int32_t t78 = t80 ? A.v_x317_d[ix] : 0;
+    t79 |= !t80;
+    int32_t t82 = rt_add_i(t77, t78);
+    if (__builtin_expect(t79 != 0, 0)) { /* again, recording the error */
+      int32_t t84 = rt_mul_i(ix, A.v_x313);
+      int32_t t85;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x317_n) {
+        t85 = A.v_x317_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, ix, A.v_x317_n, 0.0, 0);
+        t85 = 0;
+      }
+      int32_t t87 = rt_add_i(t84, t85);
+    }
+    return K3_1_V{A.v_x313, t82};
   }
 };
 struct K3_1_store {
   K3_A A;
   __device__ void operator()(int64_t i, const K3_1_V &v) const {
-    A.v_x302_d[i] = v.v0;
+    A.v_x316_d[i] = v.v0;
+    A.v_x331_d[i] = v.v1;
   }
 };
-struct K3_1_op {
-  K3_A A;
-  __device__ K3_1_V operator()(const K3_1_V &a, const K3_1_V &b) const {
-    int32_t t65 = rt_add_i(a.v0, b.v0);
-    return K3_1_V{t65};
-  }
-};
-struct K3_1_ride {
-  K3_A A;
-  __device__ void operator()(int64_t i, const K3_1_V &v) const {
-    K3_0_store{A}(i, K3_0_pull{A}(i)); /* MAP 0 rides here */
-    K3_1_store{A}(i, v);
-  }
-};
-static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x295, int32_t v_x296, RtValue **out_v_x298, RtValue **out_v_x302) {
+static void K3_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
   (void)loc;
   (void)err;
   K3_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x295 = v_x295;
-  A.v_x296 = v_x296;
-  RtValue *v_x298 = NULL;
-  RtValue *v_x302 = NULL;
+  A.v_x313 = v_x313;
+  A.v_x314 = v_x314;
+  A.v_x317_d = v_x317->data.i;
+  A.v_x317_n = v_x317->len;
+  int32_t v_x325 = 0;
+  int32_t v_x326 = 0;
+  int32_t v_x327 = 0;
+  RtValue *v_x316 = NULL;
+  RtValue *v_x331 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t88 = v_x317->len;
+    const K3_0_V t89 = rtg::reduce("K3", loc, K3_0_pull{A}, K3_0_op{A}, K3_0_V{2147483647, 0, 1}, t88);
+    v_x325 = t89.v0;
+    A.v_x325 = v_x325;
+    v_x326 = t89.v1;
+    A.v_x326 = v_x326;
+    v_x327 = t89.v2;
+    A.v_x327 = v_x327;
+  }
   /* MAP */
   {
-    const int64_t t66 = v_x296;
-    if (t66 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t66, 0.0, run, 0};
+    const int64_t t90 = v_x314;
+    if (t90 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t90, 0.0, run, 1};
       goto fail;
     }
-    v_x298 = rtg_vec_new(RT_INT, t66);
-    A.v_x298_d = v_x298->data.i;
-    A.v_x298_n = v_x298->len;
-    /* computed in the launch of SOAC 1 (K3_1_ride) */
+    v_x316 = rtg_vec_new(RT_INT, t90);
+    A.v_x316_d = v_x316->data.i;
+    A.v_x316_n = v_x316->len;
+    v_x331 = rtg_vec_new(RT_INT, t90);
+    A.v_x331_d = v_x331->data.i;
+    A.v_x331_n = v_x331->len;
+    rtg::map("K3", loc, K3_1_pull{A}, K3_1_store{A}, t90);
   }
-  /* SCAN */
-  {
-    const int64_t t67 = v_x296;
-    if (t67 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t67, 0.0, run, 1};
-      goto fail;
-    }
-    v_x302 = rtg_vec_new(RT_INT, t67);
-    A.v_x302_d = v_x302->data.i;
-    A.v_x302_n = v_x302->len;
-    rtg::scan<true>("K3", loc, K3_1_pull{A}, K3_1_op{A}, K3_1_V{0}, t67, K3_1_ride{A});
-  }
-  *out_v_x298 = v_x298;
-  *out_v_x302 = v_x302;
+  *out_v_x316 = v_x316;
+  *out_v_x326 = v_x326;
+  *out_v_x327 = v_x327;
+  *out_v_x331 = v_x331;
   return;
 fail:
-  rt_release(v_x298);
-  rt_release(v_x302);
+  rt_release(v_x316);
+  rt_release(v_x331);
 }
 
-static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x295, int32_t v_x296, RtValue **out_v_x298, RtValue **out_v_x302) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x296, (int64_t)v_x296};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K3_host(err, loc, run, v_x295, v_x296, out_v_x298, out_v_x302);
+static void K3(RtKernelError *err, RtLoc loc, int run, int32_t v_x313, int32_t v_x314, RtValue *v_x317, RtValue **out_v_x316, int32_t *out_v_x326, int32_t *out_v_x327, RtValue **out_v_x331) {
+  RtValue *vals[] = {v_x317};
+  const int64_t sizes[] = {(int64_t)v_x314};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K3_host(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
     rtg_host_ran();
   } else {
-    K3_gpu(err, loc, run, v_x295, v_x296, out_v_x298, out_v_x302);
+    K3_gpu(err, loc, run, v_x313, v_x314, v_x317, out_v_x316, out_v_x326, out_v_x327, out_v_x331);
   }
 }
 
 /* K4: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
-static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x303, int32_t v_x306, RtValue *v_x309, RtValue **out_v_x311) {
+static void K4_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
   (void)loc;
   (void)run;
-  int32_t *v_x309_d = v_x309->data.i;
-  const int64_t v_x309_n = v_x309->len;
-  RtValue *v_x311 = NULL;
+  int32_t *v_x338_d = v_x338->data.i;
+  const int64_t v_x338_n = v_x338->len;
+  RtValue *v_x340 = NULL;
   /* MAP */
   {
-    const int64_t t68 = v_x303;
-    if (t68 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t68, 0.0, 0);
+    const int64_t t91 = v_x332;
+    if (t91 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t91, 0.0, 0);
       goto fail;
     }
-    v_x311 = rt_value_new(rt_vec_type(RT_INT), t68);
-    int32_t *v_x311_d = v_x311->data.i;
-    const int64_t v_x311_n = v_x311->len;
-    RT_PARALLEL_FOR_IF(t68 >= RT_PARALLEL_MIN)
-    for (int64_t t69 = 0; t69 < t68; t69++) {
-      const int32_t t70 = (int32_t)t69;
-      int t73 = 0; /* nonzero: a check below failed */
-      int32_t t72 = rt_rem_i(t70, v_x306, &t73);
-      int t75 = (uint64_t)(int64_t)t72 < (uint64_t)v_x309_n;
-      int32_t t74 = t75 ? v_x309_d[t72] : 0;
-      t73 |= !t75;
-      if (__builtin_expect(t73 != 0, 0)) { /* again, recording the error */
-        int t76 = 0;
-        int32_t t77 = rt_rem_i(t70, v_x306, &t76);
-        if (t76) {
-          NESSIE_RECORD(err, t69, RT_CHECK_SCALAR, 0, t76, RT_REM, 0, 0, 0.0, 1);
+    v_x340 = rt_value_new(rt_vec_type(RT_INT), t91);
+    int32_t *v_x340_d = v_x340->data.i;
+    const int64_t v_x340_n = v_x340->len;
+    RT_PARALLEL_FOR_IF(t91 >= RT_PARALLEL_MIN)
+    for (int64_t t92 = 0; t92 < t91; t92++) {
+      const int32_t t93 = (int32_t)t92;
+      int t96 = 0; /* nonzero: a check below failed */
+      int32_t t95 = rt_rem_i(t93, v_x335, &t96);
+      int t98 = (uint64_t)(int64_t)t95 < (uint64_t)v_x338_n;
+      int32_t t97 = t98 ? v_x338_d[t95] : 0;
+      t96 |= !t98;
+      if (__builtin_expect(t96 != 0, 0)) { /* again, recording the error */
+        int t99 = 0;
+        int32_t t100 = rt_rem_i(t93, v_x335, &t99);
+        if (t99) {
+          NESSIE_RECORD(err, t92, RT_CHECK_SCALAR, 0, t99, RT_REM, 0, 0, 0.0, 1);
         }
-        int32_t t78;
-        if ((uint64_t)(int64_t)t77 < (uint64_t)v_x309_n) {
-          t78 = v_x309_d[t77];
+        int32_t t101;
+        if ((uint64_t)(int64_t)t100 < (uint64_t)v_x338_n) {
+          t101 = v_x338_d[t100];
         } else {
-          NESSIE_RECORD(err, t69, RT_CHECK_INDEX, 0, 0, RT_GATHER, t77, v_x309_n, 0.0, 2);
-          t78 = 0;
+          NESSIE_RECORD(err, t92, RT_CHECK_INDEX, 0, 0, RT_GATHER, t100, v_x338_n, 0.0, 2);
+          t101 = 0;
         }
       }
-      v_x311_d[t69] = t74;
+      v_x340_d[t92] = t97;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x311 = v_x311;
+  *out_v_x340 = v_x340;
   return;
 fail:
-  rt_release(v_x311);
+  rt_release(v_x340);
 }
 
 /* K4: MAP -- tests/exec/rt_equal_kernels.nesl:11: {elt(a, i) : i in [0, 1]}; */
 struct K4_A {
   RtKernelError *err;
   int run;
-  int32_t v_x303;
-  int32_t v_x306;
-  int32_t *v_x309_d; int64_t v_x309_n;
-  int32_t *v_x311_d; int64_t v_x311_n;
+  int32_t v_x332;
+  int32_t v_x335;
+  int32_t *v_x338_d; int64_t v_x338_n;
+  int32_t *v_x340_d; int64_t v_x340_n;
 };
 struct alignas(8) K4_0_V {
   int32_t v0;
@@ -681,222 +693,722 @@ struct K4_0_pull {
   __device__ K4_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t81 = 0; /* nonzero: a check below failed */
-    int32_t t80 = rt_rem_i(ix, A.v_x306, &t81);
-    int t83 = (uint64_t)(int64_t)t80 < (uint64_t)A.v_x309_n;
-    int32_t t82 = t83 ? A.v_x309_d[t80] : 0;
-    t81 |= !t83;
-    if (__builtin_expect(t81 != 0, 0)) { /* again, recording the error */
-      int t84 = 0;
-      int32_t t85 = rt_rem_i(ix, A.v_x306, &t84);
-      if (t84) {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t84, RT_REM, 0, 0, 0.0, 0);
+    int t104 = 0; /* nonzero: a check below failed */
+    int32_t t103 = rt_rem_i(ix, A.v_x335, &t104);
+    int t106 = (uint64_t)(int64_t)t103 < (uint64_t)A.v_x338_n;
+    int32_t t105 = t106 ? A.v_x338_d[t103] : 0;
+    t104 |= !t106;
+    if (__builtin_expect(t104 != 0, 0)) { /* again, recording the error */
+      int t107 = 0;
+      int32_t t108 = rt_rem_i(ix, A.v_x335, &t107);
+      if (t107) {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t107, RT_REM, 0, 0, 0.0, 0);
       }
-      int32_t t86;
-      if ((uint64_t)(int64_t)t85 < (uint64_t)A.v_x309_n) {
-        t86 = A.v_x309_d[t85];
+      int32_t t109;
+      if ((uint64_t)(int64_t)t108 < (uint64_t)A.v_x338_n) {
+        t109 = A.v_x338_d[t108];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t85, A.v_x309_n, 0.0, 1);
-        t86 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t108, A.v_x338_n, 0.0, 1);
+        t109 = 0;
       }
     }
-    return K4_0_V{t82};
+    return K4_0_V{t105};
   }
 };
 struct K4_0_store {
   K4_A A;
   __device__ void operator()(int64_t i, const K4_0_V &v) const {
-    A.v_x311_d[i] = v.v0;
+    A.v_x340_d[i] = v.v0;
   }
 };
-static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x303, int32_t v_x306, RtValue *v_x309, RtValue **out_v_x311) {
+static void K4_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
   (void)loc;
   (void)err;
   K4_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x303 = v_x303;
-  A.v_x306 = v_x306;
-  A.v_x309_d = v_x309->data.i;
-  A.v_x309_n = v_x309->len;
-  RtValue *v_x311 = NULL;
+  A.v_x332 = v_x332;
+  A.v_x335 = v_x335;
+  A.v_x338_d = v_x338->data.i;
+  A.v_x338_n = v_x338->len;
+  RtValue *v_x340 = NULL;
   /* MAP */
   {
-    const int64_t t87 = v_x303;
-    if (t87 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t87, 0.0, run, 2};
+    const int64_t t110 = v_x332;
+    if (t110 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t110, 0.0, run, 2};
       goto fail;
     }
-    v_x311 = rtg_vec_new(RT_INT, t87);
-    A.v_x311_d = v_x311->data.i;
-    A.v_x311_n = v_x311->len;
-    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t87);
+    v_x340 = rtg_vec_new(RT_INT, t110);
+    A.v_x340_d = v_x340->data.i;
+    A.v_x340_n = v_x340->len;
+    rtg::map("K4", loc, K4_0_pull{A}, K4_0_store{A}, t110);
   }
-  *out_v_x311 = v_x311;
+  *out_v_x340 = v_x340;
   return;
 fail:
-  rt_release(v_x311);
+  rt_release(v_x340);
 }
 
-static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x303, int32_t v_x306, RtValue *v_x309, RtValue **out_v_x311) {
-  RtValue *vals[] = {v_x309};
-  const int64_t sizes[] = {(int64_t)v_x303};
+static void K4(RtKernelError *err, RtLoc loc, int run, int32_t v_x332, int32_t v_x335, RtValue *v_x338, RtValue **out_v_x340) {
+  RtValue *vals[] = {v_x338};
+  const int64_t sizes[] = {(int64_t)v_x332};
   if (rtg_choose_host(vals, 1, sizes, 1)) {
-    K4_host(err, loc, run, v_x303, v_x306, v_x309, out_v_x311);
+    K4_host(err, loc, run, v_x332, v_x335, v_x338, out_v_x340);
     rtg_host_ran();
   } else {
-    K4_gpu(err, loc, run, v_x303, v_x306, v_x309, out_v_x311);
+    K4_gpu(err, loc, run, v_x332, v_x335, v_x338, out_v_x340);
   }
 }
 
-/* K5: MAP -- <lib-nesl/builtins.nesl>:236: function elt(a, i) : ([a], int) -> a :: (a in any) = __elt(a, i); */
-static void K5_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x312, RtValue *v_x313, RtValue *v_x316, RtValue **out_v_x318) {
+/* K5: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
+static void K5_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
   (void)loc;
   (void)run;
-  int32_t *v_x312_d = v_x312->data.i;
-  const int64_t v_x312_n = v_x312->len;
-  int32_t *v_x313_d = v_x313->data.i;
-  const int64_t v_x313_n = v_x313->len;
-  int32_t *v_x316_d = v_x316->data.i;
-  const int64_t v_x316_n = v_x316->len;
-  RtValue *v_x318 = NULL;
-  /* MAP */
+  int32_t *v_x353_d = v_x353->data.i;
+  const int64_t v_x353_n = v_x353->len;
+  int32_t v_x361 = 0;
+  int32_t v_x362 = 0;
+  int32_t v_x363 = 0;
+  RtValue *v_x352 = NULL;
+  RtValue *v_x367 = NULL;
+  /* REDUCE */
   {
-    const int64_t t88 = v_x312_n;
-    v_x318 = rt_value_new(rt_vec_type(RT_INT), t88);
-    int32_t *v_x318_d = v_x318->data.i;
-    const int64_t v_x318_n = v_x318->len;
-    RT_PARALLEL_FOR_IF(t88 >= RT_PARALLEL_MIN)
-    for (int64_t t89 = 0; t89 < t88; t89++) {
-      const int32_t t90 = (int32_t)t89;
-      int t93 = 0; /* nonzero: a check below failed */
-      int32_t t91 = v_x312_d[t90];
-      int t94 = (uint64_t)(int64_t)t90 < (uint64_t)v_x313_n;
-      int32_t t92 = t94 ? v_x313_d[t90] : 0;
-      t93 |= !t94;
-      int32_t t96 = rt_add_i(t91, t92);
-      int t98 = (uint64_t)(int64_t)t96 < (uint64_t)v_x316_n;
-      int32_t t97 = t98 ? v_x316_d[t96] : 0;
-      t93 |= !t98;
-      if (__builtin_expect(t93 != 0, 0)) { /* again, recording the error */
-        int32_t t99 = v_x312_d[t90];
-        int32_t t100;
-        if ((uint64_t)(int64_t)t90 < (uint64_t)v_x313_n) {
-          t100 = v_x313_d[t90];
+    const int64_t t111 = v_x353_n;
+    const int64_t t112 = t111 > 0 ? (t111 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t113 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t112);
+    int32_t *t114 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t112);
+    int32_t *t115 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t112);
+    RT_PARALLEL_FOR_IF(t112 > 1)
+    for (int64_t t116 = 0; t116 < t112; t116++) {
+      int32_t t116a0;
+      int32_t t116a1;
+      int32_t t116a2;
+      t116a0 = 2147483647;
+      t116a1 = 0;
+      t116a2 = 1;
+      const int64_t t116_end = (t116 + 1) * RT_CHUNK < t111 ? (t116 + 1) * RT_CHUNK : t111;
+      for (int64_t t117 = t116 * RT_CHUNK; t117 < t116_end; t117++) {
+        const int32_t t118 = (int32_t)t117;
+        int32_t t116x0;
+        int32_t t116x1;
+        int32_t t116x2;
+        int32_t t119 = v_x353_d[t118];
+        uint8_t t121 = rt_ge_i(t119, 0);
+        uint8_t t123 = rt_lt_i(t119, v_x349);
+        uint8_t t125 = rt_and_b(t121, t123);
+        int32_t t126;
+        if (t125) {
+          t126 = 2147483647;
         } else {
-          NESSIE_RECORD(err, t89, RT_CHECK_INDEX, 0, 0, RT_GATHER, t90, v_x313_n, 0.0, 0);
-          t100 = 0;
+          t126 = t118;
         }
-        int32_t t102 = rt_add_i(t99, t100);
-        int32_t t103;
-        if ((uint64_t)(int64_t)t102 < (uint64_t)v_x316_n) {
-          t103 = v_x316_d[t102];
+        t116x0 = t126;
+        t116x1 = t119;
+        t116x2 = v_x349;
+        uint8_t t128 = rt_le_i(t116a0, t116x0);
+        int32_t t129;
+        if (t128) {
+          t129 = t116a0;
         } else {
-          NESSIE_RECORD(err, t89, RT_CHECK_INDEX, 0, 0, RT_GATHER, t102, v_x316_n, 0.0, 1);
-          t103 = 0;
+          t129 = t116x0;
         }
+        int32_t t130;
+        if (t128) {
+          t130 = t116a1;
+        } else {
+          t130 = t116x1;
+        }
+        int32_t t131;
+        if (t128) {
+          t131 = t116a2;
+        } else {
+          t131 = t116x2;
+        }
+        t116a0 = t129;
+        t116a1 = t130;
+        t116a2 = t131;
       }
-      v_x318_d[t89] = t97;
+      t113[t116] = t116a0;
+      t114[t116] = t116a1;
+      t115[t116] = t116a2;
     }
+    int32_t t116t0;
+    int32_t t116t1;
+    int32_t t116t2;
+    t116t0 = 2147483647;
+    t116t1 = 0;
+    t116t2 = 1;
+    for (int64_t t116 = 0; t116 < t112; t116++) {
+      const int32_t t132 = t113[t116];
+      const int32_t t133 = t114[t116];
+      const int32_t t134 = t115[t116];
+      uint8_t t136 = rt_le_i(t116t0, t132);
+      int32_t t137;
+      if (t136) {
+        t137 = t116t0;
+      } else {
+        t137 = t132;
+      }
+      int32_t t138;
+      if (t136) {
+        t138 = t116t1;
+      } else {
+        t138 = t133;
+      }
+      int32_t t139;
+      if (t136) {
+        t139 = t116t2;
+      } else {
+        t139 = t134;
+      }
+      t116t0 = t137;
+      t116t1 = t138;
+      t116t2 = t139;
+    }
+    v_x361 = t116t0;
+    rt_free(t113);
+    v_x362 = t116t1;
+    rt_free(t114);
+    v_x363 = t116t2;
+    rt_free(t115);
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x318 = v_x318;
+  {
+    /* MAP */
+    {
+      const int64_t t140 = v_x350;
+      if (t140 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t140, 0.0, 0);
+        goto fail;
+      }
+      v_x352 = rt_value_new(rt_vec_type(RT_INT), t140);
+      int32_t *v_x352_d = v_x352->data.i;
+      const int64_t v_x352_n = v_x352->len;
+      v_x367 = rt_value_new(rt_vec_type(RT_INT), t140);
+      int32_t *v_x367_d = v_x367->data.i;
+      const int64_t v_x367_n = v_x367->len;
+      RT_PARALLEL_FOR_IF(t140 >= RT_PARALLEL_MIN)
+      for (int64_t t141 = 0; t141 < t140; t141++) {
+        const int32_t t142 = (int32_t)t141;
+        int t146 = 0; /* nonzero: a check below failed */
+        int32_t t144 = rt_mul_i(t142, v_x349);
+        int t147 = (uint64_t)(int64_t)t142 < (uint64_t)v_x353_n;
+        int32_t t145 = t147 ? v_x353_d[t142] : 0;
+        t146 |= !t147;
+        int32_t t149 = rt_add_i(t144, t145);
+        if (__builtin_expect(t146 != 0, 0)) { /* again, recording the error */
+          int32_t t151 = rt_mul_i(t142, v_x349);
+          int32_t t152;
+          if ((uint64_t)(int64_t)t142 < (uint64_t)v_x353_n) {
+            t152 = v_x353_d[t142];
+          } else {
+            NESSIE_RECORD(err, t141, RT_CHECK_INDEX, 2, 0, RT_GATHER, t142, v_x353_n, 0.0, 1);
+            t152 = 0;
+          }
+          int32_t t154 = rt_add_i(t151, t152);
+        }
+        v_x352_d[t141] = v_x349;
+        v_x367_d[t141] = t149;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x352 = v_x352;
+  *out_v_x362 = v_x362;
+  *out_v_x363 = v_x363;
+  *out_v_x367 = v_x367;
   return;
 fail:
-  rt_release(v_x318);
+  rt_release(v_x352);
+  rt_release(v_x367);
 }
 
-/* K5: MAP -- <lib-nesl/builtins.nesl>:236: function elt(a, i) : ([a], int) -> a :: (a in any) = __elt(a, i); */
+/* K5: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:12: {elt(a, i) : i in [2, 0]}; */
 struct K5_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x312_d; int64_t v_x312_n;
-  int32_t *v_x313_d; int64_t v_x313_n;
-  int32_t *v_x316_d; int64_t v_x316_n;
-  int32_t *v_x318_d; int64_t v_x318_n;
+  int32_t v_x349;
+  int32_t v_x350;
+  int32_t *v_x353_d; int64_t v_x353_n;
+  int32_t v_x361;
+  int32_t v_x362;
+  int32_t v_x363;
+  int32_t *v_x352_d; int64_t v_x352_n;
+  int32_t *v_x367_d; int64_t v_x367_n;
 };
 struct alignas(8) K5_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K5_0_pull {
   K5_A A;
   __device__ K5_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t106 = 0; /* nonzero: a check below failed */
-    int32_t t104 = A.v_x312_d[ix];
-    int t107 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x313_n;
-    int32_t t105 = t107 ? A.v_x313_d[ix] : 0;
-    t106 |= !t107;
-    int32_t t109 = rt_add_i(t104, t105);
-    int t111 = (uint64_t)(int64_t)t109 < (uint64_t)A.v_x316_n;
-    int32_t t110 = t111 ? A.v_x316_d[t109] : 0;
-    t106 |= !t111;
-    if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
-      int32_t t112 = A.v_x312_d[ix];
-      int32_t t113;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x313_n) {
-        t113 = A.v_x313_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x313_n, 0.0, 0);
-        t113 = 0;
-      }
-      int32_t t115 = rt_add_i(t112, t113);
-      int32_t t116;
-      if ((uint64_t)(int64_t)t115 < (uint64_t)A.v_x316_n) {
-        t116 = A.v_x316_d[t115];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t115, A.v_x316_n, 0.0, 1);
-        t116 = 0;
-      }
+    int32_t t155 = A.v_x353_d[ix];
+    uint8_t t157 = rt_ge_i(t155, 0);
+    uint8_t t159 = rt_lt_i(t155, A.v_x349);
+    uint8_t t161 = rt_and_b(t157, t159);
+    int32_t t162;
+    if (t161) {
+      t162 = 2147483647;
+    } else {
+      t162 = ix;
     }
-    return K5_0_V{t110};
+    return K5_0_V{t162, t155, A.v_x349};
   }
 };
-struct K5_0_store {
+struct K5_0_op {
   K5_A A;
-  __device__ void operator()(int64_t i, const K5_0_V &v) const {
-    A.v_x318_d[i] = v.v0;
+  __device__ K5_0_V operator()(const K5_0_V &a, const K5_0_V &b) const {
+    uint8_t t164 = rt_le_i(a.v0, b.v0);
+    int32_t t165;
+    if (t164) {
+      t165 = a.v0;
+    } else {
+      t165 = b.v0;
+    }
+    int32_t t166;
+    if (t164) {
+      t166 = a.v1;
+    } else {
+      t166 = b.v1;
+    }
+    int32_t t167;
+    if (t164) {
+      t167 = a.v2;
+    } else {
+      t167 = b.v2;
+    }
+    return K5_0_V{t165, t166, t167};
   }
 };
-static void K5_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x312, RtValue *v_x313, RtValue *v_x316, RtValue **out_v_x318) {
+struct alignas(8) K5_1_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K5_1_pull {
+  K5_A A;
+  __device__ K5_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t171 = 0; /* nonzero: a check below failed */
+    int32_t t169 = rt_mul_i(ix, A.v_x349);
+    int t172 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x353_n;
+    int32_t t170 = t172 ? A.v_x353_d[ix] : 0;
+    t171 |= !t172;
+    int32_t t174 = rt_add_i(t169, t170);
+    if (__builtin_expect(t171 != 0, 0)) { /* again, recording the error */
+      int32_t t176 = rt_mul_i(ix, A.v_x349);
+      int32_t t177;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x353_n) {
+        t177 = A.v_x353_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x353_n, 0.0, 0);
+        t177 = 0;
+      }
+      int32_t t179 = rt_add_i(t176, t177);
+    }
+    return K5_1_V{A.v_x349, t174};
+  }
+};
+struct K5_1_store {
+  K5_A A;
+  __device__ void operator()(int64_t i, const K5_1_V &v) const {
+    A.v_x352_d[i] = v.v0;
+    A.v_x367_d[i] = v.v1;
+  }
+};
+static void K5_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
   (void)loc;
   (void)err;
   K5_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x312_d = v_x312->data.i;
-  A.v_x312_n = v_x312->len;
-  A.v_x313_d = v_x313->data.i;
-  A.v_x313_n = v_x313->len;
-  A.v_x316_d = v_x316->data.i;
-  A.v_x316_n = v_x316->len;
-  RtValue *v_x318 = NULL;
+  A.v_x349 = v_x349;
+  A.v_x350 = v_x350;
+  A.v_x353_d = v_x353->data.i;
+  A.v_x353_n = v_x353->len;
+  int32_t v_x361 = 0;
+  int32_t v_x362 = 0;
+  int32_t v_x363 = 0;
+  RtValue *v_x352 = NULL;
+  RtValue *v_x367 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t180 = v_x353->len;
+    const K5_0_V t181 = rtg::reduce("K5", loc, K5_0_pull{A}, K5_0_op{A}, K5_0_V{2147483647, 0, 1}, t180);
+    v_x361 = t181.v0;
+    A.v_x361 = v_x361;
+    v_x362 = t181.v1;
+    A.v_x362 = v_x362;
+    v_x363 = t181.v2;
+    A.v_x363 = v_x363;
+  }
   /* MAP */
   {
-    const int64_t t117 = v_x312->len;
-    v_x318 = rtg_vec_new(RT_INT, t117);
-    A.v_x318_d = v_x318->data.i;
-    A.v_x318_n = v_x318->len;
-    rtg::map("K5", loc, K5_0_pull{A}, K5_0_store{A}, t117);
+    const int64_t t182 = v_x350;
+    if (t182 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t182, 0.0, run, 1};
+      goto fail;
+    }
+    v_x352 = rtg_vec_new(RT_INT, t182);
+    A.v_x352_d = v_x352->data.i;
+    A.v_x352_n = v_x352->len;
+    v_x367 = rtg_vec_new(RT_INT, t182);
+    A.v_x367_d = v_x367->data.i;
+    A.v_x367_n = v_x367->len;
+    rtg::map("K5", loc, K5_1_pull{A}, K5_1_store{A}, t182);
   }
-  *out_v_x318 = v_x318;
+  *out_v_x352 = v_x352;
+  *out_v_x362 = v_x362;
+  *out_v_x363 = v_x363;
+  *out_v_x367 = v_x367;
   return;
 fail:
-  rt_release(v_x318);
+  rt_release(v_x352);
+  rt_release(v_x367);
 }
 
-static void K5(RtKernelError *err, RtLoc loc, int run, RtValue *v_x312, RtValue *v_x313, RtValue *v_x316, RtValue **out_v_x318) {
-  RtValue *vals[] = {v_x312, v_x313, v_x316};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K5_host(err, loc, run, v_x312, v_x313, v_x316, out_v_x318);
+static void K5(RtKernelError *err, RtLoc loc, int run, int32_t v_x349, int32_t v_x350, RtValue *v_x353, RtValue **out_v_x352, int32_t *out_v_x362, int32_t *out_v_x363, RtValue **out_v_x367) {
+  RtValue *vals[] = {v_x353};
+  const int64_t sizes[] = {(int64_t)v_x350};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K5_host(err, loc, run, v_x349, v_x350, v_x353, out_v_x352, out_v_x362, out_v_x363, out_v_x367);
     rtg_host_ran();
   } else {
-    K5_gpu(err, loc, run, v_x312, v_x313, v_x316, out_v_x318);
+    K5_gpu(err, loc, run, v_x349, v_x350, v_x353, out_v_x352, out_v_x362, out_v_x363, out_v_x367);
+  }
+}
+
+/* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+static void K6_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x389_d = v_x389->data.i;
+  const int64_t v_x389_n = v_x389->len;
+  int32_t v_x397 = 0;
+  int32_t v_x398 = 0;
+  int32_t v_x399 = 0;
+  RtValue *v_x388 = NULL;
+  RtValue *v_x403 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t183 = v_x389_n;
+    const int64_t t184 = t183 > 0 ? (t183 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t185 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t184);
+    int32_t *t186 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t184);
+    int32_t *t187 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t184);
+    RT_PARALLEL_FOR_IF(t184 > 1)
+    for (int64_t t188 = 0; t188 < t184; t188++) {
+      int32_t t188a0;
+      int32_t t188a1;
+      int32_t t188a2;
+      t188a0 = 2147483647;
+      t188a1 = 0;
+      t188a2 = 1;
+      const int64_t t188_end = (t188 + 1) * RT_CHUNK < t183 ? (t188 + 1) * RT_CHUNK : t183;
+      for (int64_t t189 = t188 * RT_CHUNK; t189 < t188_end; t189++) {
+        const int32_t t190 = (int32_t)t189;
+        int32_t t188x0;
+        int32_t t188x1;
+        int32_t t188x2;
+        int32_t t191 = v_x389_d[t190];
+        uint8_t t193 = rt_ge_i(t191, 0);
+        uint8_t t195 = rt_lt_i(t191, v_x385);
+        uint8_t t197 = rt_and_b(t193, t195);
+        int32_t t198;
+        if (t197) {
+          t198 = 2147483647;
+        } else {
+          t198 = t190;
+        }
+        t188x0 = t198;
+        t188x1 = t191;
+        t188x2 = v_x385;
+        uint8_t t200 = rt_le_i(t188a0, t188x0);
+        int32_t t201;
+        if (t200) {
+          t201 = t188a0;
+        } else {
+          t201 = t188x0;
+        }
+        int32_t t202;
+        if (t200) {
+          t202 = t188a1;
+        } else {
+          t202 = t188x1;
+        }
+        int32_t t203;
+        if (t200) {
+          t203 = t188a2;
+        } else {
+          t203 = t188x2;
+        }
+        t188a0 = t201;
+        t188a1 = t202;
+        t188a2 = t203;
+      }
+      t185[t188] = t188a0;
+      t186[t188] = t188a1;
+      t187[t188] = t188a2;
+    }
+    int32_t t188t0;
+    int32_t t188t1;
+    int32_t t188t2;
+    t188t0 = 2147483647;
+    t188t1 = 0;
+    t188t2 = 1;
+    for (int64_t t188 = 0; t188 < t184; t188++) {
+      const int32_t t204 = t185[t188];
+      const int32_t t205 = t186[t188];
+      const int32_t t206 = t187[t188];
+      uint8_t t208 = rt_le_i(t188t0, t204);
+      int32_t t209;
+      if (t208) {
+        t209 = t188t0;
+      } else {
+        t209 = t204;
+      }
+      int32_t t210;
+      if (t208) {
+        t210 = t188t1;
+      } else {
+        t210 = t205;
+      }
+      int32_t t211;
+      if (t208) {
+        t211 = t188t2;
+      } else {
+        t211 = t206;
+      }
+      t188t0 = t209;
+      t188t1 = t210;
+      t188t2 = t211;
+    }
+    v_x397 = t188t0;
+    rt_free(t185);
+    v_x398 = t188t1;
+    rt_free(t186);
+    v_x399 = t188t2;
+    rt_free(t187);
+  }
+  if (err->index != INT64_MAX)
+    goto fail;
+  {
+    /* MAP */
+    {
+      const int64_t t212 = v_x386;
+      if (t212 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t212, 0.0, 0);
+        goto fail;
+      }
+      v_x388 = rt_value_new(rt_vec_type(RT_INT), t212);
+      int32_t *v_x388_d = v_x388->data.i;
+      const int64_t v_x388_n = v_x388->len;
+      v_x403 = rt_value_new(rt_vec_type(RT_INT), t212);
+      int32_t *v_x403_d = v_x403->data.i;
+      const int64_t v_x403_n = v_x403->len;
+      RT_PARALLEL_FOR_IF(t212 >= RT_PARALLEL_MIN)
+      for (int64_t t213 = 0; t213 < t212; t213++) {
+        const int32_t t214 = (int32_t)t213;
+        int t218 = 0; /* nonzero: a check below failed */
+        int32_t t216 = rt_mul_i(t214, v_x385);
+        int t219 = (uint64_t)(int64_t)t214 < (uint64_t)v_x389_n;
+        int32_t t217 = t219 ? v_x389_d[t214] : 0;
+        t218 |= !t219;
+        int32_t t221 = rt_add_i(t216, t217);
+        if (__builtin_expect(t218 != 0, 0)) { /* again, recording the error */
+          int32_t t223 = rt_mul_i(t214, v_x385);
+          int32_t t224;
+          if ((uint64_t)(int64_t)t214 < (uint64_t)v_x389_n) {
+            t224 = v_x389_d[t214];
+          } else {
+            NESSIE_RECORD(err, t213, RT_CHECK_INDEX, 3, 0, RT_GATHER, t214, v_x389_n, 0.0, 1);
+            t224 = 0;
+          }
+          int32_t t226 = rt_add_i(t223, t224);
+        }
+        v_x388_d[t213] = v_x385;
+        v_x403_d[t213] = t221;
+      }
+    }
+    if (err->index != INT64_MAX)
+      goto fail;
+  }
+  *out_v_x388 = v_x388;
+  *out_v_x398 = v_x398;
+  *out_v_x399 = v_x399;
+  *out_v_x403 = v_x403;
+  return;
+fail:
+  rt_release(v_x388);
+  rt_release(v_x403);
+}
+
+/* K6: REDUCE, MAP -- tests/exec/rt_equal_kernels.nesl:13: {elt(a, i) : i in [1, 5]}; */
+struct K6_A {
+  RtKernelError *err;
+  int run;
+  int32_t v_x385;
+  int32_t v_x386;
+  int32_t *v_x389_d; int64_t v_x389_n;
+  int32_t v_x397;
+  int32_t v_x398;
+  int32_t v_x399;
+  int32_t *v_x388_d; int64_t v_x388_n;
+  int32_t *v_x403_d; int64_t v_x403_n;
+};
+struct alignas(8) K6_0_V {
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
+};
+struct K6_0_pull {
+  K6_A A;
+  __device__ K6_0_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int32_t t227 = A.v_x389_d[ix];
+    uint8_t t229 = rt_ge_i(t227, 0);
+    uint8_t t231 = rt_lt_i(t227, A.v_x385);
+    uint8_t t233 = rt_and_b(t229, t231);
+    int32_t t234;
+    if (t233) {
+      t234 = 2147483647;
+    } else {
+      t234 = ix;
+    }
+    return K6_0_V{t234, t227, A.v_x385};
+  }
+};
+struct K6_0_op {
+  K6_A A;
+  __device__ K6_0_V operator()(const K6_0_V &a, const K6_0_V &b) const {
+    uint8_t t236 = rt_le_i(a.v0, b.v0);
+    int32_t t237;
+    if (t236) {
+      t237 = a.v0;
+    } else {
+      t237 = b.v0;
+    }
+    int32_t t238;
+    if (t236) {
+      t238 = a.v1;
+    } else {
+      t238 = b.v1;
+    }
+    int32_t t239;
+    if (t236) {
+      t239 = a.v2;
+    } else {
+      t239 = b.v2;
+    }
+    return K6_0_V{t237, t238, t239};
+  }
+};
+struct alignas(8) K6_1_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K6_1_pull {
+  K6_A A;
+  __device__ K6_1_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t243 = 0; /* nonzero: a check below failed */
+    int32_t t241 = rt_mul_i(ix, A.v_x385);
+    int t244 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x389_n;
+    int32_t t242 = t244 ? A.v_x389_d[ix] : 0;
+    t243 |= !t244;
+    int32_t t246 = rt_add_i(t241, t242);
+    if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
+      int32_t t248 = rt_mul_i(ix, A.v_x385);
+      int32_t t249;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x389_n) {
+        t249 = A.v_x389_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x389_n, 0.0, 0);
+        t249 = 0;
+      }
+      int32_t t251 = rt_add_i(t248, t249);
+    }
+    return K6_1_V{A.v_x385, t246};
+  }
+};
+struct K6_1_store {
+  K6_A A;
+  __device__ void operator()(int64_t i, const K6_1_V &v) const {
+    A.v_x388_d[i] = v.v0;
+    A.v_x403_d[i] = v.v1;
+  }
+};
+static void K6_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+  (void)loc;
+  (void)err;
+  K6_A A;
+  memset(&A, 0, sizeof A);
+  A.err = rtg_error();
+  A.run = rtg_launch(run);
+  A.v_x385 = v_x385;
+  A.v_x386 = v_x386;
+  A.v_x389_d = v_x389->data.i;
+  A.v_x389_n = v_x389->len;
+  int32_t v_x397 = 0;
+  int32_t v_x398 = 0;
+  int32_t v_x399 = 0;
+  RtValue *v_x388 = NULL;
+  RtValue *v_x403 = NULL;
+  /* REDUCE */
+  {
+    const int64_t t252 = v_x389->len;
+    const K6_0_V t253 = rtg::reduce("K6", loc, K6_0_pull{A}, K6_0_op{A}, K6_0_V{2147483647, 0, 1}, t252);
+    v_x397 = t253.v0;
+    A.v_x397 = v_x397;
+    v_x398 = t253.v1;
+    A.v_x398 = v_x398;
+    v_x399 = t253.v2;
+    A.v_x399 = v_x399;
+  }
+  /* MAP */
+  {
+    const int64_t t254 = v_x386;
+    if (t254 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t254, 0.0, run, 1};
+      goto fail;
+    }
+    v_x388 = rtg_vec_new(RT_INT, t254);
+    A.v_x388_d = v_x388->data.i;
+    A.v_x388_n = v_x388->len;
+    v_x403 = rtg_vec_new(RT_INT, t254);
+    A.v_x403_d = v_x403->data.i;
+    A.v_x403_n = v_x403->len;
+    rtg::map("K6", loc, K6_1_pull{A}, K6_1_store{A}, t254);
+  }
+  *out_v_x388 = v_x388;
+  *out_v_x398 = v_x398;
+  *out_v_x399 = v_x399;
+  *out_v_x403 = v_x403;
+  return;
+fail:
+  rt_release(v_x388);
+  rt_release(v_x403);
+}
+
+static void K6(RtKernelError *err, RtLoc loc, int run, int32_t v_x385, int32_t v_x386, RtValue *v_x389, RtValue **out_v_x388, int32_t *out_v_x398, int32_t *out_v_x399, RtValue **out_v_x403) {
+  RtValue *vals[] = {v_x389};
+  const int64_t sizes[] = {(int64_t)v_x386};
+  if (rtg_choose_host(vals, 1, sizes, 1)) {
+    K6_host(err, loc, run, v_x385, v_x386, v_x389, out_v_x388, out_v_x398, out_v_x399, out_v_x403);
+    rtg_host_ran();
+  } else {
+    K6_gpu(err, loc, run, v_x385, v_x386, v_x389, out_v_x388, out_v_x398, out_v_x399, out_v_x403);
   }
 }
 
@@ -1016,11 +1528,11 @@ static void top_10(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 10, 5);
-  RtValue *t158 = rt_value_new(rt_vec_type(RT_INT), 3);
-  t158->data.i[0] = 1;
-  t158->data.i[1] = 2;
-  t158->data.i[2] = 3;
-  v_x17 = NESSIE_TO_DEVICE(t158);
+  RtValue *t255 = rt_value_new(rt_vec_type(RT_INT), 3);
+  t255->data.i[0] = 1;
+  t255->data.i[1] = 2;
+  t255->data.i[2] = 3;
+  v_x17 = NESSIE_TO_DEVICE(t255);
   value_0 = v_x17;
   NESSIE_SYNC();
   {
@@ -1039,39 +1551,37 @@ static void top_11(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x19 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 19);
-  RtValue *t159 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t159->data.i[0] = 0;
-  t159->data.i[1] = 1;
-  v_x19 = NESSIE_TO_DEVICE(t159);
+  RtValue *t256 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t256->data.i[0] = 0;
+  t256->data.i[1] = 1;
+  v_x19 = NESSIE_TO_DEVICE(t256);
   int32_t v_x20 = 0;
   v_x20 = (int32_t)v_x19->len;
   int32_t v_x21 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
   v_x21 = (int32_t)g_x18->len;
   RtValue *v_x26 = NULL;
-  RtValue *v_x76 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 1, v_x21, v_x20, &v_x26, &v_x76);
+  int32_t v_x72 = 0;
+  int32_t v_x73 = 0;
+  RtValue *v_x81 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K3, 4, v_x21, v_x20, v_x19, &v_x26, &v_x72, &v_x73, &v_x81);
+  rt_release(v_x19);
   RtValue *v_x29 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 1, v_x26, &v_x29);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K1, 4, v_x26, &v_x29);
   rt_release(v_x26);
   int32_t v_x30 = 0;
   v_x30 = (int32_t)NESSIE_SEG_TOTAL(v_x29);
   rt_release(v_x29);
   RtValue *v_x53 = NULL;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K4, 1, v_x30, v_x21, g_x18, &v_x53);
-  int32_t v_x71 = 0;
-  int32_t v_x72 = 0;
-  int32_t v_x73 = 0;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 6), K4, 4, v_x30, v_x21, g_x18, &v_x53);
   RtValue *v_x86 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 11, 2));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 2, v_x19, v_x21, &v_x71, &v_x72, &v_x73, 2);
-    /* check subscript: made on the device by the run before it */
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K5, 2, v_x76, v_x19, v_x53, &v_x86);
-    rt_release(v_x19);
-    rt_release(v_x76);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x72, v_x73, 0);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x81, v_x53, &v_x86);
+    rt_release(v_x81);
     rt_release(v_x53);
     rt_set_context(saved);
   }
@@ -1092,39 +1602,37 @@ static void top_12(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x87 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 19);
-  RtValue *t160 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t160->data.i[0] = 2;
-  t160->data.i[1] = 0;
-  v_x87 = NESSIE_TO_DEVICE(t160);
+  RtValue *t257 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t257->data.i[0] = 2;
+  t257->data.i[1] = 0;
+  v_x87 = NESSIE_TO_DEVICE(t257);
   int32_t v_x88 = 0;
   v_x88 = (int32_t)v_x87->len;
   int32_t v_x89 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
   v_x89 = (int32_t)g_x18->len;
   RtValue *v_x94 = NULL;
-  RtValue *v_x144 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K3, 3, v_x89, v_x88, &v_x94, &v_x144);
+  int32_t v_x140 = 0;
+  int32_t v_x141 = 0;
+  RtValue *v_x149 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K5, 6, v_x89, v_x88, v_x87, &v_x94, &v_x140, &v_x141, &v_x149);
+  rt_release(v_x87);
   RtValue *v_x97 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 3, v_x94, &v_x97);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K1, 6, v_x94, &v_x97);
   rt_release(v_x94);
   int32_t v_x98 = 0;
   v_x98 = (int32_t)NESSIE_SEG_TOTAL(v_x97);
   rt_release(v_x97);
   RtValue *v_x121 = NULL;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 3, v_x98, v_x89, g_x18, &v_x121);
-  int32_t v_x139 = 0;
-  int32_t v_x140 = 0;
-  int32_t v_x141 = 0;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 6), K4, 6, v_x98, v_x89, g_x18, &v_x121);
   RtValue *v_x154 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 12, 2));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 2, v_x87, v_x89, &v_x139, &v_x140, &v_x141, 2);
-    /* check subscript: made on the device by the run before it */
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K5, 2, v_x144, v_x87, v_x121, &v_x154);
-    rt_release(v_x87);
-    rt_release(v_x144);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x140, v_x141, 0);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x149, v_x121, &v_x154);
+    rt_release(v_x149);
     rt_release(v_x121);
     rt_set_context(saved);
   }
@@ -1145,39 +1653,37 @@ static void top_13(void) {
   RtValue *value_0 = NULL;
   RtValue *v_x155 = NULL;
   rt_here = RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 19);
-  RtValue *t161 = rt_value_new(rt_vec_type(RT_INT), 2);
-  t161->data.i[0] = 1;
-  t161->data.i[1] = 5;
-  v_x155 = NESSIE_TO_DEVICE(t161);
+  RtValue *t258 = rt_value_new(rt_vec_type(RT_INT), 2);
+  t258->data.i[0] = 1;
+  t258->data.i[1] = 5;
+  v_x155 = NESSIE_TO_DEVICE(t258);
   int32_t v_x156 = 0;
   v_x156 = (int32_t)v_x155->len;
   int32_t v_x157 = 0;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
   v_x157 = (int32_t)g_x18->len;
   RtValue *v_x162 = NULL;
-  RtValue *v_x212 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K3, 4, v_x157, v_x156, &v_x162, &v_x212);
+  int32_t v_x208 = 0;
+  int32_t v_x209 = 0;
+  RtValue *v_x217 = NULL;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K6, 7, v_x157, v_x156, v_x155, &v_x162, &v_x208, &v_x209, &v_x217);
+  rt_release(v_x155);
   RtValue *v_x165 = NULL;
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 4, v_x162, &v_x165);
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K1, 7, v_x162, &v_x165);
   rt_release(v_x162);
   int32_t v_x166 = 0;
   v_x166 = (int32_t)NESSIE_SEG_TOTAL(v_x165);
   rt_release(v_x165);
   RtValue *v_x189 = NULL;
   NESSIE_DEFINED(g_x18, RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), "a");
-  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 4, v_x166, v_x157, g_x18, &v_x189);
-  int32_t v_x207 = 0;
-  int32_t v_x208 = 0;
-  int32_t v_x209 = 0;
+  NESSIE_RUN(RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 6), K4, 7, v_x166, v_x157, g_x18, &v_x189);
   RtValue *v_x222 = NULL;
   {
     RtContext lib;
     const RtContext *saved = rt_enter_library(&lib, "elt", RT_LOC("tests/exec/rt_equal_kernels.nesl", 13, 2));
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 2, v_x155, v_x157, &v_x207, &v_x208, &v_x209, 2);
-    /* check subscript: made on the device by the run before it */
-    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K5, 2, v_x212, v_x155, v_x189, &v_x222);
-    rt_release(v_x155);
-    rt_release(v_x212);
+    NESSIE_CHECK(0 /* subscript */, RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), v_x208, v_x209, 0);
+    NESSIE_RUN(RT_LOC("<lib-nesl/builtins.nesl>", 236, 54), K2, 5, v_x217, v_x189, &v_x222);
+    rt_release(v_x217);
     rt_release(v_x189);
     rt_set_context(saved);
   }

@@ -74,15 +74,14 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -640,278 +639,283 @@ fail:
 }
 
 /* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
-  int32_t *v_x723_d = v_x723->data.i;
-  const int64_t v_x723_n = v_x723->len;
-  int32_t v_x724 = 0;
-  int32_t v_x725 = 0;
+  int32_t *v_x733_d = v_x733->data.i;
+  const int64_t v_x733_n = v_x733->len;
+  int32_t v_x734 = 0;
+  int32_t v_x735 = 0;
   /* ONCE */
   {
     int t91 = 0; /* nonzero: a check below failed */
-    int t92 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
-    int32_t t90 = t92 ? v_x723_d[0] : 0;
+    int t92 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t90 = t92 ? v_x733_d[0] : 0;
     t91 |= !t92;
-    int t94 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
-    int32_t t93 = t94 ? v_x723_d[1] : 0;
+    int t94 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t93 = t94 ? v_x733_d[1] : 0;
     t91 |= !t94;
     if (__builtin_expect(t91 != 0, 0)) { /* again, recording the error */
       int32_t t95;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
-        t95 = v_x723_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
+        t95 = v_x733_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
         t95 = 0;
       }
       int32_t t96;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
-        t96 = v_x723_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
+        t96 = v_x733_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
         t96 = 0;
       }
     }
-    v_x724 = t90;
-    v_x725 = t93;
+    v_x734 = t90;
+    v_x735 = t93;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x724 = v_x724;
-  *out_v_x725 = v_x725;
+  *out_v_x734 = v_x734;
+  *out_v_x735 = v_x735;
   return;
 fail:
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739) {
+/* K13: REDUCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751) {
   (void)loc;
   (void)run;
-  int32_t *v_x729_d = v_x729->data.i;
-  const int64_t v_x729_n = v_x729->len;
-  RtValue *v_x728 = NULL;
-  int32_t v_x737 = 0;
-  int32_t v_x738 = 0;
-  int32_t v_x739 = 0;
-  /* MAP */
+  int32_t *v_x739_d = v_x739->data.i;
+  const int64_t v_x739_n = v_x739->len;
+  int32_t v_x747 = 0;
+  int32_t v_x748 = 0;
+  int32_t v_x749 = 0;
+  RtValue *v_x738 = NULL;
+  RtValue *v_x751 = NULL;
+  /* REDUCE */
   {
-    const int64_t t97 = v_x726;
+    const int64_t t97 = v_x736;
     if (t97 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t97, 0.0, 0);
       goto fail;
     }
-    v_x728 = rt_value_new(rt_vec_type(RT_INT), t97);
-    int32_t *v_x728_d = v_x728->data.i;
-    const int64_t v_x728_n = v_x728->len;
-    RT_PARALLEL_FOR_IF(t97 >= RT_PARALLEL_MIN)
-    for (int64_t t98 = 0; t98 < t97; t98++) {
-      const int32_t t99 = (int32_t)t98;
-      v_x728_d[t98] = 0;
+    const int64_t t98 = t97 > 0 ? (t97 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t99 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
+    int32_t *t100 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
+    int32_t *t101 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t98);
+    RT_PARALLEL_FOR_IF(t98 > 1)
+    for (int64_t t102 = 0; t102 < t98; t102++) {
+      int32_t t102a0;
+      int32_t t102a1;
+      int32_t t102a2;
+      t102a0 = 2147483647;
+      t102a1 = 0;
+      t102a2 = 1;
+      const int64_t t102_end = (t102 + 1) * RT_CHUNK < t97 ? (t102 + 1) * RT_CHUNK : t97;
+      for (int64_t t103 = t102 * RT_CHUNK; t103 < t102_end; t103++) {
+        const int32_t t104 = (int32_t)t103;
+        int32_t t102x0;
+        int32_t t102x1;
+        int32_t t102x2;
+        int t106 = 0; /* nonzero: a check below failed */
+        int t107 = (uint64_t)(int64_t)t104 < (uint64_t)v_x739_n;
+        int32_t t105 = t107 ? v_x739_d[t104] : 0;
+        t106 |= !t107;
+        uint8_t t109 = rt_lt_i(0, t105);
+        int32_t t110;
+        if (t109) {
+          t110 = 2147483647;
+        } else {
+          t110 = t104;
+        }
+        if (__builtin_expect(t106 != 0, 0)) { /* again, recording the error */
+          int32_t t111;
+          if ((uint64_t)(int64_t)t104 < (uint64_t)v_x739_n) {
+            t111 = v_x739_d[t104];
+          } else {
+            NESSIE_RECORD(err, t103, RT_CHECK_INDEX, 2, 0, RT_GATHER, t104, v_x739_n, 0.0, 1);
+            t111 = 0;
+          }
+          uint8_t t113 = rt_lt_i(0, t111);
+          int32_t t114;
+          if (t113) {
+            t114 = 2147483647;
+          } else {
+            t114 = t104;
+          }
+        }
+        t102x0 = t110;
+        t102x1 = 0;
+        t102x2 = t105;
+        uint8_t t116 = rt_le_i(t102a0, t102x0);
+        int32_t t117;
+        if (t116) {
+          t117 = t102a0;
+        } else {
+          t117 = t102x0;
+        }
+        int32_t t118;
+        if (t116) {
+          t118 = t102a1;
+        } else {
+          t118 = t102x1;
+        }
+        int32_t t119;
+        if (t116) {
+          t119 = t102a2;
+        } else {
+          t119 = t102x2;
+        }
+        t102a0 = t117;
+        t102a1 = t118;
+        t102a2 = t119;
+      }
+      t99[t102] = t102a0;
+      t100[t102] = t102a1;
+      t101[t102] = t102a2;
     }
+    int32_t t102t0;
+    int32_t t102t1;
+    int32_t t102t2;
+    t102t0 = 2147483647;
+    t102t1 = 0;
+    t102t2 = 1;
+    for (int64_t t102 = 0; t102 < t98; t102++) {
+      const int32_t t120 = t99[t102];
+      const int32_t t121 = t100[t102];
+      const int32_t t122 = t101[t102];
+      uint8_t t124 = rt_le_i(t102t0, t120);
+      int32_t t125;
+      if (t124) {
+        t125 = t102t0;
+      } else {
+        t125 = t120;
+      }
+      int32_t t126;
+      if (t124) {
+        t126 = t102t1;
+      } else {
+        t126 = t121;
+      }
+      int32_t t127;
+      if (t124) {
+        t127 = t102t2;
+      } else {
+        t127 = t122;
+      }
+      t102t0 = t125;
+      t102t1 = t126;
+      t102t2 = t127;
+    }
+    v_x747 = t102t0;
+    rt_free(t99);
+    v_x748 = t102t1;
+    rt_free(t100);
+    v_x749 = t102t2;
+    rt_free(t101);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x728_d = v_x728->data.i;
-    const int64_t v_x728_n = v_x728->len;
-    /* REDUCE */
+    /* MAP */
     {
-      const int64_t t100 = v_x726;
-      if (t100 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t100, 0.0, 1);
+      const int64_t t128 = v_x736;
+      if (t128 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t128, 0.0, 2);
         goto fail;
       }
-      const int64_t t101 = t100 > 0 ? (t100 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t102 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-      int32_t *t103 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-      int32_t *t104 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t101);
-      RT_PARALLEL_FOR_IF(t101 > 1)
-      for (int64_t t105 = 0; t105 < t101; t105++) {
-        int32_t t105a0;
-        int32_t t105a1;
-        int32_t t105a2;
-        t105a0 = 2147483647;
-        t105a1 = 0;
-        t105a2 = 1;
-        const int64_t t105_end = (t105 + 1) * RT_CHUNK < t100 ? (t105 + 1) * RT_CHUNK : t100;
-        for (int64_t t106 = t105 * RT_CHUNK; t106 < t105_end; t106++) {
-          const int32_t t107 = (int32_t)t106;
-          int32_t t105x0;
-          int32_t t105x1;
-          int32_t t105x2;
-          int t109 = 0; /* nonzero: a check below failed */
-          int t110 = (uint64_t)(int64_t)t107 < (uint64_t)v_x729_n;
-          int32_t t108 = t110 ? v_x729_d[t107] : 0;
-          t109 |= !t110;
-          uint8_t t112 = rt_lt_i(0, t108);
-          int32_t t113;
-          if (t112) {
-            t113 = 2147483647;
-          } else {
-            t113 = t107;
-          }
-          if (__builtin_expect(t109 != 0, 0)) { /* again, recording the error */
-            int32_t t114;
-            if ((uint64_t)(int64_t)t107 < (uint64_t)v_x729_n) {
-              t114 = v_x729_d[t107];
-            } else {
-              NESSIE_RECORD(err, t106, RT_CHECK_INDEX, 2, 0, RT_GATHER, t107, v_x729_n, 0.0, 2);
-              t114 = 0;
-            }
-            uint8_t t116 = rt_lt_i(0, t114);
-            int32_t t117;
-            if (t116) {
-              t117 = 2147483647;
-            } else {
-              t117 = t107;
-            }
-          }
-          t105x0 = t113;
-          t105x1 = 0;
-          t105x2 = t108;
-          uint8_t t119 = rt_le_i(t105a0, t105x0);
-          int32_t t120;
-          if (t119) {
-            t120 = t105a0;
-          } else {
-            t120 = t105x0;
-          }
-          int32_t t121;
-          if (t119) {
-            t121 = t105a1;
-          } else {
-            t121 = t105x1;
-          }
-          int32_t t122;
-          if (t119) {
-            t122 = t105a2;
-          } else {
-            t122 = t105x2;
-          }
-          t105a0 = t120;
-          t105a1 = t121;
-          t105a2 = t122;
-        }
-        t102[t105] = t105a0;
-        t103[t105] = t105a1;
-        t104[t105] = t105a2;
+      v_x738 = rt_value_new(rt_vec_type(RT_INT), t128);
+      int32_t *v_x738_d = v_x738->data.i;
+      const int64_t v_x738_n = v_x738->len;
+      v_x751 = rt_value_new(rt_vec_type(RT_INT), t128);
+      int32_t *v_x751_d = v_x751->data.i;
+      const int64_t v_x751_n = v_x751->len;
+      RT_PARALLEL_FOR_IF(t128 >= RT_PARALLEL_MIN)
+      for (int64_t t129 = 0; t129 < t128; t129++) {
+        const int32_t t130 = (int32_t)t129;
+        v_x738_d[t129] = 0;
+        v_x751_d[t129] = 2;
       }
-      int32_t t105t0;
-      int32_t t105t1;
-      int32_t t105t2;
-      t105t0 = 2147483647;
-      t105t1 = 0;
-      t105t2 = 1;
-      for (int64_t t105 = 0; t105 < t101; t105++) {
-        const int32_t t123 = t102[t105];
-        const int32_t t124 = t103[t105];
-        const int32_t t125 = t104[t105];
-        uint8_t t127 = rt_le_i(t105t0, t123);
-        int32_t t128;
-        if (t127) {
-          t128 = t105t0;
-        } else {
-          t128 = t123;
-        }
-        int32_t t129;
-        if (t127) {
-          t129 = t105t1;
-        } else {
-          t129 = t124;
-        }
-        int32_t t130;
-        if (t127) {
-          t130 = t105t2;
-        } else {
-          t130 = t125;
-        }
-        t105t0 = t128;
-        t105t1 = t129;
-        t105t2 = t130;
-      }
-      v_x737 = t105t0;
-      rt_free(t102);
-      v_x738 = t105t1;
-      rt_free(t103);
-      v_x739 = t105t2;
-      rt_free(t104);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x728 = v_x728;
   *out_v_x738 = v_x738;
-  *out_v_x739 = v_x739;
+  *out_v_x748 = v_x748;
+  *out_v_x749 = v_x749;
+  *out_v_x751 = v_x751;
   return;
 fail:
-  rt_release(v_x728);
+  rt_release(v_x738);
+  rt_release(v_x751);
 }
 
 /* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
   (void)loc;
   (void)run;
-  int32_t *v_x740_d = v_x740->data.i;
-  const int64_t v_x740_n = v_x740->len;
-  int32_t *v_x743_d = v_x743->data.i;
-  const int64_t v_x743_n = v_x743->len;
-  RtValue *v_x745 = NULL;
+  int32_t *v_x752_d = v_x752->data.i;
+  const int64_t v_x752_n = v_x752->len;
+  int32_t *v_x755_d = v_x755->data.i;
+  const int64_t v_x755_n = v_x755->len;
+  RtValue *v_x757 = NULL;
   /* MAP */
   {
-    const int64_t t131 = v_x740_n;
-    v_x745 = rt_value_new(rt_vec_type(RT_INT), t131);
-    int32_t *v_x745_d = v_x745->data.i;
-    const int64_t v_x745_n = v_x745->len;
+    const int64_t t131 = v_x752_n;
+    v_x757 = rt_value_new(rt_vec_type(RT_INT), t131);
+    int32_t *v_x757_d = v_x757->data.i;
+    const int64_t v_x757_n = v_x757->len;
     RT_PARALLEL_FOR_IF(t131 >= RT_PARALLEL_MIN)
     for (int64_t t132 = 0; t132 < t131; t132++) {
       const int32_t t133 = (int32_t)t132;
       int t136 = 0; /* nonzero: a check below failed */
-      int32_t t134 = v_x740_d[t133];
-      int t137 = (uint64_t)(int64_t)t134 < (uint64_t)v_x743_n;
-      int32_t t135 = t137 ? v_x743_d[t134] : 0;
+      int32_t t134 = v_x752_d[t133];
+      int t137 = (uint64_t)(int64_t)t134 < (uint64_t)v_x755_n;
+      int32_t t135 = t137 ? v_x755_d[t134] : 0;
       t136 |= !t137;
       if (__builtin_expect(t136 != 0, 0)) { /* again, recording the error */
-        int32_t t138 = v_x740_d[t133];
+        int32_t t138 = v_x752_d[t133];
         int32_t t139;
-        if ((uint64_t)(int64_t)t138 < (uint64_t)v_x743_n) {
-          t139 = v_x743_d[t138];
+        if ((uint64_t)(int64_t)t138 < (uint64_t)v_x755_n) {
+          t139 = v_x755_d[t138];
         } else {
-          NESSIE_RECORD(err, t132, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x743_n, 0.0, 0);
+          NESSIE_RECORD(err, t132, RT_CHECK_INDEX, 0, 0, RT_GATHER, t138, v_x755_n, 0.0, 0);
           t139 = 0;
         }
       }
-      v_x745_d[t132] = t135;
+      v_x757_d[t132] = t135;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x745 = v_x745;
+  *out_v_x757 = v_x757;
   return;
 fail:
-  rt_release(v_x745);
+  rt_release(v_x757);
 }
 
 /* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
   (void)loc;
   (void)run;
-  int32_t *v_x746_d = v_x746->data.i;
-  const int64_t v_x746_n = v_x746->len;
-  int32_t *v_x747_d = v_x747->data.i;
-  const int64_t v_x747_n = v_x747->len;
-  int32_t *v_x750_d = v_x750->data.i;
-  const int64_t v_x750_n = v_x750->len;
-  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
-  const int64_t v_x760_n = v_x760->len;
-  RtValue *v_x756 = NULL;
-  RtValue *v_x757 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x771 = NULL;
-  RtValue *v_x764 = NULL;
-  RtValue *v_x777 = NULL;
+  int32_t *v_x758_d = v_x758->data.i;
+  const int64_t v_x758_n = v_x758->len;
+  int32_t *v_x759_d = v_x759->data.i;
+  const int64_t v_x759_n = v_x759->len;
+  int32_t *v_x762_d = v_x762->data.i;
+  const int64_t v_x762_n = v_x762->len;
+  const int64_t *v_x772_off = rt_seg_offsets(v_x772);
+  const int64_t v_x772_n = v_x772->len;
+  RtValue *v_x768 = NULL;
+  RtValue *v_x769 = NULL;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x783 = NULL;
+  RtValue *v_x776 = NULL;
+  RtValue *v_x789 = NULL;
   /* FILTER */
   {
-    const int64_t t140 = v_x750_n;
+    const int64_t t140 = v_x762_n;
     const int64_t t141 = t140 > 0 ? (t140 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t142 = (uint8_t *)rt_alloc_atomic((size_t)t140 + 1);
     int64_t *t143 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t141 + 1));
@@ -924,30 +928,30 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
         int32_t t144x0;
         uint8_t t144x1;
         int t148 = 0; /* nonzero: a check below failed */
-        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x746_n;
-        int32_t t147 = t149 ? v_x746_d[t146] : 0;
+        int t149 = (uint64_t)(int64_t)t146 < (uint64_t)v_x758_n;
+        int32_t t147 = t149 ? v_x758_d[t146] : 0;
         t148 |= !t149;
-        int t151 = (uint64_t)(int64_t)t147 < (uint64_t)v_x747_n;
-        int32_t t150 = t151 ? v_x747_d[t147] : 0;
+        int t151 = (uint64_t)(int64_t)t147 < (uint64_t)v_x759_n;
+        int32_t t150 = t151 ? v_x759_d[t147] : 0;
         t148 |= !t151;
-        int32_t t152 = v_x750_d[t146];
+        int32_t t152 = v_x762_d[t146];
         uint8_t t154 = rt_lt_i(t152, t150);
         if (__builtin_expect(t148 != 0, 0)) { /* again, recording the error */
           int32_t t155;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x746_n) {
-            t155 = v_x746_d[t146];
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x758_n) {
+            t155 = v_x758_d[t146];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0, 0);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x758_n, 0.0, 0);
             t155 = 0;
           }
           int32_t t156;
-          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x747_n) {
-            t156 = v_x747_d[t155];
+          if ((uint64_t)(int64_t)t155 < (uint64_t)v_x759_n) {
+            t156 = v_x759_d[t155];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x747_n, 0.0, 1);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t155, v_x759_n, 0.0, 1);
             t156 = 0;
           }
-          int32_t t157 = v_x750_d[t146];
+          int32_t t157 = v_x762_d[t146];
           uint8_t t159 = rt_lt_i(t157, t156);
         }
         t144x0 = t152;
@@ -970,12 +974,12 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
       t143[t144] = t161;
       t161 += k;
     }
-    v_x756 = rt_value_new(rt_vec_type(RT_INT), t161);
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t161);
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
+    v_x768 = rt_value_new(rt_vec_type(RT_INT), t161);
+    int32_t *v_x768_d = v_x768->data.i;
+    const int64_t v_x768_n = v_x768->len;
+    v_x769 = rt_value_new(rt_vec_type(RT_BOOL), t161);
+    uint8_t *v_x769_d = v_x769->data.b;
+    const int64_t v_x769_n = v_x769->len;
     RT_PARALLEL_FOR_IF(t141 > 1)
     for (int64_t t144 = 0; t144 < t141; t144++) {
       int64_t at = t143[t144];
@@ -987,37 +991,37 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
         int32_t t144y0;
         uint8_t t144y1;
         int t163 = 0; /* nonzero: a check below failed */
-        int t164 = (uint64_t)(int64_t)t146 < (uint64_t)v_x746_n;
-        int32_t t162 = t164 ? v_x746_d[t146] : 0;
+        int t164 = (uint64_t)(int64_t)t146 < (uint64_t)v_x758_n;
+        int32_t t162 = t164 ? v_x758_d[t146] : 0;
         t163 |= !t164;
-        int t166 = (uint64_t)(int64_t)t162 < (uint64_t)v_x747_n;
-        int32_t t165 = t166 ? v_x747_d[t162] : 0;
+        int t166 = (uint64_t)(int64_t)t162 < (uint64_t)v_x759_n;
+        int32_t t165 = t166 ? v_x759_d[t162] : 0;
         t163 |= !t166;
-        int32_t t167 = v_x750_d[t146];
+        int32_t t167 = v_x762_d[t146];
         uint8_t t169 = rt_lt_i(t167, t165);
         if (__builtin_expect(t163 != 0, 0)) { /* again, recording the error */
           int32_t t170;
-          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x746_n) {
-            t170 = v_x746_d[t146];
+          if ((uint64_t)(int64_t)t146 < (uint64_t)v_x758_n) {
+            t170 = v_x758_d[t146];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x746_n, 0.0, 2);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t146, v_x758_n, 0.0, 2);
             t170 = 0;
           }
           int32_t t171;
-          if ((uint64_t)(int64_t)t170 < (uint64_t)v_x747_n) {
-            t171 = v_x747_d[t170];
+          if ((uint64_t)(int64_t)t170 < (uint64_t)v_x759_n) {
+            t171 = v_x759_d[t170];
           } else {
-            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x747_n, 0.0, 3);
+            NESSIE_RECORD(err, t145, RT_CHECK_INDEX, 0, 0, RT_GATHER, t170, v_x759_n, 0.0, 3);
             t171 = 0;
           }
-          int32_t t172 = v_x750_d[t146];
+          int32_t t172 = v_x762_d[t146];
           uint8_t t174 = rt_lt_i(t172, t171);
         }
         t144y0 = t167;
         t144y1 = t169;
         if (t142[t145]) {
-          v_x756_d[at] = t144y0;
-          v_x757_d[at] = t144y1;
+          v_x768_d[at] = t144y0;
+          v_x769_d[at] = t144y1;
           at++;
         }
       }
@@ -1028,13 +1032,13 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
+    int32_t *v_x768_d = v_x768->data.i;
+    const int64_t v_x768_n = v_x768->len;
+    uint8_t *v_x769_d = v_x769->data.b;
+    const int64_t v_x769_n = v_x769->len;
     /* FILTER */
     {
-      const int64_t t175 = v_x750_n;
+      const int64_t t175 = v_x762_n;
       const int64_t t176 = t175 > 0 ? (t175 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t177 = (uint8_t *)rt_alloc_atomic((size_t)t175 + 1);
       int64_t *t178 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t176 + 1));
@@ -1047,30 +1051,30 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
           int32_t t179x0;
           uint8_t t179x1;
           int t183 = 0; /* nonzero: a check below failed */
-          int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x746_n;
-          int32_t t182 = t184 ? v_x746_d[t181] : 0;
+          int t184 = (uint64_t)(int64_t)t181 < (uint64_t)v_x758_n;
+          int32_t t182 = t184 ? v_x758_d[t181] : 0;
           t183 |= !t184;
-          int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x747_n;
-          int32_t t185 = t186 ? v_x747_d[t182] : 0;
+          int t186 = (uint64_t)(int64_t)t182 < (uint64_t)v_x759_n;
+          int32_t t185 = t186 ? v_x759_d[t182] : 0;
           t183 |= !t186;
-          int32_t t187 = v_x750_d[t181];
+          int32_t t187 = v_x762_d[t181];
           uint8_t t189 = rt_gt_i(t187, t185);
           if (__builtin_expect(t183 != 0, 0)) { /* again, recording the error */
             int32_t t190;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x746_n) {
-              t190 = v_x746_d[t181];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x758_n) {
+              t190 = v_x758_d[t181];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0, 4);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x758_n, 0.0, 4);
               t190 = 0;
             }
             int32_t t191;
-            if ((uint64_t)(int64_t)t190 < (uint64_t)v_x747_n) {
-              t191 = v_x747_d[t190];
+            if ((uint64_t)(int64_t)t190 < (uint64_t)v_x759_n) {
+              t191 = v_x759_d[t190];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x747_n, 0.0, 5);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t190, v_x759_n, 0.0, 5);
               t191 = 0;
             }
-            int32_t t192 = v_x750_d[t181];
+            int32_t t192 = v_x762_d[t181];
             uint8_t t194 = rt_gt_i(t192, t191);
           }
           t179x0 = t187;
@@ -1093,12 +1097,12 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
         t178[t179] = t196;
         t196 += k;
       }
-      v_x770 = rt_value_new(rt_vec_type(RT_INT), t196);
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t196);
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
+      v_x782 = rt_value_new(rt_vec_type(RT_INT), t196);
+      int32_t *v_x782_d = v_x782->data.i;
+      const int64_t v_x782_n = v_x782->len;
+      v_x783 = rt_value_new(rt_vec_type(RT_BOOL), t196);
+      uint8_t *v_x783_d = v_x783->data.b;
+      const int64_t v_x783_n = v_x783->len;
       RT_PARALLEL_FOR_IF(t176 > 1)
       for (int64_t t179 = 0; t179 < t176; t179++) {
         int64_t at = t178[t179];
@@ -1110,37 +1114,37 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
           int32_t t179y0;
           uint8_t t179y1;
           int t198 = 0; /* nonzero: a check below failed */
-          int t199 = (uint64_t)(int64_t)t181 < (uint64_t)v_x746_n;
-          int32_t t197 = t199 ? v_x746_d[t181] : 0;
+          int t199 = (uint64_t)(int64_t)t181 < (uint64_t)v_x758_n;
+          int32_t t197 = t199 ? v_x758_d[t181] : 0;
           t198 |= !t199;
-          int t201 = (uint64_t)(int64_t)t197 < (uint64_t)v_x747_n;
-          int32_t t200 = t201 ? v_x747_d[t197] : 0;
+          int t201 = (uint64_t)(int64_t)t197 < (uint64_t)v_x759_n;
+          int32_t t200 = t201 ? v_x759_d[t197] : 0;
           t198 |= !t201;
-          int32_t t202 = v_x750_d[t181];
+          int32_t t202 = v_x762_d[t181];
           uint8_t t204 = rt_gt_i(t202, t200);
           if (__builtin_expect(t198 != 0, 0)) { /* again, recording the error */
             int32_t t205;
-            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x746_n) {
-              t205 = v_x746_d[t181];
+            if ((uint64_t)(int64_t)t181 < (uint64_t)v_x758_n) {
+              t205 = v_x758_d[t181];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x746_n, 0.0, 6);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t181, v_x758_n, 0.0, 6);
               t205 = 0;
             }
             int32_t t206;
-            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x747_n) {
-              t206 = v_x747_d[t205];
+            if ((uint64_t)(int64_t)t205 < (uint64_t)v_x759_n) {
+              t206 = v_x759_d[t205];
             } else {
-              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x747_n, 0.0, 7);
+              NESSIE_RECORD(err, t180, RT_CHECK_INDEX, 0, 0, RT_GATHER, t205, v_x759_n, 0.0, 7);
               t206 = 0;
             }
-            int32_t t207 = v_x750_d[t181];
+            int32_t t207 = v_x762_d[t181];
             uint8_t t209 = rt_gt_i(t207, t206);
           }
           t179y0 = t202;
           t179y1 = t204;
           if (t177[t180]) {
-            v_x770_d[at] = t179y0;
-            v_x771_d[at] = t179y1;
+            v_x782_d[at] = t179y0;
+            v_x783_d[at] = t179y1;
             at++;
           }
         }
@@ -1151,37 +1155,37 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
+      int32_t *v_x782_d = v_x782->data.i;
+      const int64_t v_x782_n = v_x782->len;
+      uint8_t *v_x783_d = v_x783->data.b;
+      const int64_t v_x783_n = v_x783->len;
       /* SEG_REDUCE */
       {
-        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x764_d = v_x764->data.i;
-        const int64_t v_x764_n = v_x764->len;
-        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x777_d = v_x777->data.i;
-        const int64_t v_x777_n = v_x777->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
-        for (int64_t t210 = 0; t210 < v_x760_n; t210++) {
+        v_x776 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
+        int32_t *v_x776_d = v_x776->data.i;
+        const int64_t v_x776_n = v_x776->len;
+        v_x789 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
+        int32_t *v_x789_d = v_x789->data.i;
+        const int64_t v_x789_n = v_x789->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x772_n >= 64)
+        for (int64_t t210 = 0; t210 < v_x772_n; t210++) {
           int32_t t210a0;
           int32_t t210a1;
           t210a0 = 0;
           t210a1 = 0;
-          for (int64_t t211 = v_x760_off[t210]; t211 < v_x760_off[t210 + 1]; t211++) {
+          for (int64_t t211 = v_x772_off[t210]; t211 < v_x772_off[t210 + 1]; t211++) {
             const int32_t t212 = (int32_t)t211;
             int32_t t210x0;
             int32_t t210x1;
             int t214 = 0; /* nonzero: a check below failed */
-            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)v_x746_n;
-            int32_t t213 = t215 ? v_x746_d[t212] : 0;
+            int t215 = (uint64_t)(int64_t)t212 < (uint64_t)v_x758_n;
+            int32_t t213 = t215 ? v_x758_d[t212] : 0;
             t214 |= !t215;
-            int t217 = (uint64_t)(int64_t)t213 < (uint64_t)v_x747_n;
-            int32_t t216 = t217 ? v_x747_d[t213] : 0;
+            int t217 = (uint64_t)(int64_t)t213 < (uint64_t)v_x759_n;
+            int32_t t216 = t217 ? v_x759_d[t213] : 0;
             t214 |= !t217;
-            int t219 = (uint64_t)(int64_t)t212 < (uint64_t)v_x750_n;
-            int32_t t218 = t219 ? v_x750_d[t212] : 0;
+            int t219 = (uint64_t)(int64_t)t212 < (uint64_t)v_x762_n;
+            int32_t t218 = t219 ? v_x762_d[t212] : 0;
             t214 |= !t219;
             uint8_t t221 = rt_lt_i(t218, t216);
             int32_t t223 = rt_btoi_b(t221);
@@ -1189,24 +1193,24 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
             int32_t t227 = rt_btoi_b(t225);
             if (__builtin_expect(t214 != 0, 0)) { /* again, recording the error */
               int32_t t228;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x746_n) {
-                t228 = v_x746_d[t212];
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x758_n) {
+                t228 = v_x758_d[t212];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x746_n, 0.0, 8);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t212, v_x758_n, 0.0, 8);
                 t228 = 0;
               }
               int32_t t229;
-              if ((uint64_t)(int64_t)t228 < (uint64_t)v_x747_n) {
-                t229 = v_x747_d[t228];
+              if ((uint64_t)(int64_t)t228 < (uint64_t)v_x759_n) {
+                t229 = v_x759_d[t228];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x747_n, 0.0, 9);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 0, 0, RT_GATHER, t228, v_x759_n, 0.0, 9);
                 t229 = 0;
               }
               int32_t t230;
-              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x750_n) {
-                t230 = v_x750_d[t212];
+              if ((uint64_t)(int64_t)t212 < (uint64_t)v_x762_n) {
+                t230 = v_x762_d[t212];
               } else {
-                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x750_n, 0.0, 10);
+                NESSIE_RECORD(err, t211, RT_CHECK_INDEX, 3, 0, RT_GATHER, t212, v_x762_n, 0.0, 10);
                 t230 = 0;
               }
               uint8_t t232 = rt_lt_i(t230, t229);
@@ -1221,103 +1225,103 @@ static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue
             t210a0 = t240;
             t210a1 = t242;
           }
-          v_x764_d[t210] = t210a0;
-          v_x777_d[t210] = t210a1;
+          v_x776_d[t210] = t210a0;
+          v_x789_d[t210] = t210a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x756 = v_x756;
-  *out_v_x764 = v_x764;
-  *out_v_x770 = v_x770;
-  *out_v_x777 = v_x777;
-  rt_release(v_x757);
-  rt_release(v_x771);
+  *out_v_x768 = v_x768;
+  *out_v_x776 = v_x776;
+  *out_v_x782 = v_x782;
+  *out_v_x789 = v_x789;
+  rt_release(v_x769);
+  rt_release(v_x783);
   return;
 fail:
-  rt_release(v_x756);
-  rt_release(v_x757);
-  rt_release(v_x770);
-  rt_release(v_x771);
-  rt_release(v_x764);
-  rt_release(v_x777);
+  rt_release(v_x768);
+  rt_release(v_x769);
+  rt_release(v_x782);
+  rt_release(v_x783);
+  rt_release(v_x776);
+  rt_release(v_x789);
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
   (void)loc;
   (void)run;
-  int32_t *v_x778_d = v_x778->data.i;
-  const int64_t v_x778_n = v_x778->len;
-  int32_t *v_x779_d = v_x779->data.i;
-  const int64_t v_x779_n = v_x779->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
+  int32_t *v_x790_d = v_x790->data.i;
+  const int64_t v_x790_n = v_x790->len;
+  int32_t *v_x791_d = v_x791->data.i;
+  const int64_t v_x791_n = v_x791->len;
+  RtValue *v_x794 = NULL;
+  RtValue *v_x798 = NULL;
   /* MAP */
   {
-    const int64_t t243 = v_x780;
+    const int64_t t243 = v_x792;
     if (t243 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t243, 0.0, 0);
       goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t243);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
+    v_x794 = rt_value_new(rt_vec_type(RT_INT), t243);
+    int32_t *v_x794_d = v_x794->data.i;
+    const int64_t v_x794_n = v_x794->len;
     RT_PARALLEL_FOR_IF(t243 >= RT_PARALLEL_MIN)
     for (int64_t t244 = 0; t244 < t243; t244++) {
       const int32_t t245 = (int32_t)t244;
       int t250 = 0; /* nonzero: a check below failed */
-      uint8_t t247 = rt_lt_i(t245, (int32_t)v_x778_n);
+      uint8_t t247 = rt_lt_i(t245, (int32_t)v_x790_n);
       int32_t t248;
       if (t247) {
-        int t251 = (uint64_t)(int64_t)t245 < (uint64_t)v_x778_n;
-        int32_t t249 = t251 ? v_x778_d[t245] : 0;
+        int t251 = (uint64_t)(int64_t)t245 < (uint64_t)v_x790_n;
+        int32_t t249 = t251 ? v_x790_d[t245] : 0;
         t250 |= !t251;
         t248 = t249;
       } else {
-        int32_t t253 = rt_sub_i(t245, (int32_t)v_x778_n);
-        int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x779_n;
-        int32_t t254 = t255 ? v_x779_d[t253] : 0;
+        int32_t t253 = rt_sub_i(t245, (int32_t)v_x790_n);
+        int t255 = (uint64_t)(int64_t)t253 < (uint64_t)v_x791_n;
+        int32_t t254 = t255 ? v_x791_d[t253] : 0;
         t250 |= !t255;
         t248 = t254;
       }
       if (__builtin_expect(t250 != 0, 0)) { /* again, recording the error */
-        uint8_t t257 = rt_lt_i(t245, (int32_t)v_x778_n);
+        uint8_t t257 = rt_lt_i(t245, (int32_t)v_x790_n);
         int32_t t258;
         if (t257) {
           int32_t t259;
-          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x778_n) {
-            t259 = v_x778_d[t245];
+          if ((uint64_t)(int64_t)t245 < (uint64_t)v_x790_n) {
+            t259 = v_x790_d[t245];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x778_n, 0.0, 1);
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t245, v_x790_n, 0.0, 1);
             t259 = 0;
           }
           t258 = t259;
         } else {
-          int32_t t261 = rt_sub_i(t245, (int32_t)v_x778_n);
+          int32_t t261 = rt_sub_i(t245, (int32_t)v_x790_n);
           int32_t t262;
-          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x779_n) {
-            t262 = v_x779_d[t261];
+          if ((uint64_t)(int64_t)t261 < (uint64_t)v_x791_n) {
+            t262 = v_x791_d[t261];
           } else {
-            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x779_n, 0.0, 2);
+            NESSIE_RECORD(err, t244, RT_CHECK_INDEX, 0, 0, RT_GATHER, t261, v_x791_n, 0.0, 2);
             t262 = 0;
           }
           t258 = t262;
         }
       }
-      v_x782_d[t244] = t248;
+      v_x794_d[t244] = t248;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
+    int32_t *v_x794_d = v_x794->data.i;
+    const int64_t v_x794_n = v_x794->len;
     /* SCAN */
     {
-      const int64_t t263 = v_x780;
+      const int64_t t263 = v_x792;
       if (t263 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t263, 0.0, 3);
         goto fail;
@@ -1333,39 +1337,39 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
           const int32_t t268 = (int32_t)t267;
           int32_t t266x0;
           int t273 = 0; /* nonzero: a check below failed */
-          uint8_t t270 = rt_lt_i(t268, (int32_t)v_x778_n);
+          uint8_t t270 = rt_lt_i(t268, (int32_t)v_x790_n);
           int32_t t271;
           if (t270) {
-            int t274 = (uint64_t)(int64_t)t268 < (uint64_t)v_x778_n;
-            int32_t t272 = t274 ? v_x778_d[t268] : 0;
+            int t274 = (uint64_t)(int64_t)t268 < (uint64_t)v_x790_n;
+            int32_t t272 = t274 ? v_x790_d[t268] : 0;
             t273 |= !t274;
             t271 = t272;
           } else {
-            int32_t t276 = rt_sub_i(t268, (int32_t)v_x778_n);
-            int t278 = (uint64_t)(int64_t)t276 < (uint64_t)v_x779_n;
-            int32_t t277 = t278 ? v_x779_d[t276] : 0;
+            int32_t t276 = rt_sub_i(t268, (int32_t)v_x790_n);
+            int t278 = (uint64_t)(int64_t)t276 < (uint64_t)v_x791_n;
+            int32_t t277 = t278 ? v_x791_d[t276] : 0;
             t273 |= !t278;
             t271 = t277;
           }
           if (__builtin_expect(t273 != 0, 0)) { /* again, recording the error */
-            uint8_t t280 = rt_lt_i(t268, (int32_t)v_x778_n);
+            uint8_t t280 = rt_lt_i(t268, (int32_t)v_x790_n);
             int32_t t281;
             if (t280) {
               int32_t t282;
-              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x778_n) {
-                t282 = v_x778_d[t268];
+              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x790_n) {
+                t282 = v_x790_d[t268];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0, 4);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x790_n, 0.0, 4);
                 t282 = 0;
               }
               t281 = t282;
             } else {
-              int32_t t284 = rt_sub_i(t268, (int32_t)v_x778_n);
+              int32_t t284 = rt_sub_i(t268, (int32_t)v_x790_n);
               int32_t t285;
-              if ((uint64_t)(int64_t)t284 < (uint64_t)v_x779_n) {
-                t285 = v_x779_d[t284];
+              if ((uint64_t)(int64_t)t284 < (uint64_t)v_x791_n) {
+                t285 = v_x791_d[t284];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x779_n, 0.0, 5);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t284, v_x791_n, 0.0, 5);
                 t285 = 0;
               }
               t281 = t285;
@@ -1385,9 +1389,9 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
         int32_t t290 = rt_add_i(t266t0, t288);
         t266t0 = t290;
       }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t263);
-      int32_t *v_x786_d = v_x786->data.i;
-      const int64_t v_x786_n = v_x786->len;
+      v_x798 = rt_value_new(rt_vec_type(RT_INT), t263);
+      int32_t *v_x798_d = v_x798->data.i;
+      const int64_t v_x798_n = v_x798->len;
       RT_PARALLEL_FOR_IF(t264 > 1)
       for (int64_t t266 = 0; t266 < t264; t266++) {
         int32_t t266p0;
@@ -1395,42 +1399,42 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
         const int64_t t266_end = (t266 + 1) * RT_CHUNK < t263 ? (t266 + 1) * RT_CHUNK : t263;
         for (int64_t t267 = t266 * RT_CHUNK; t267 < t266_end; t267++) {
           const int32_t t268 = (int32_t)t267;
-          v_x786_d[t267] = t266p0;
+          v_x798_d[t267] = t266p0;
           int32_t t266y0;
           int t295 = 0; /* nonzero: a check below failed */
-          uint8_t t292 = rt_lt_i(t268, (int32_t)v_x778_n);
+          uint8_t t292 = rt_lt_i(t268, (int32_t)v_x790_n);
           int32_t t293;
           if (t292) {
-            int t296 = (uint64_t)(int64_t)t268 < (uint64_t)v_x778_n;
-            int32_t t294 = t296 ? v_x778_d[t268] : 0;
+            int t296 = (uint64_t)(int64_t)t268 < (uint64_t)v_x790_n;
+            int32_t t294 = t296 ? v_x790_d[t268] : 0;
             t295 |= !t296;
             t293 = t294;
           } else {
-            int32_t t298 = rt_sub_i(t268, (int32_t)v_x778_n);
-            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x779_n;
-            int32_t t299 = t300 ? v_x779_d[t298] : 0;
+            int32_t t298 = rt_sub_i(t268, (int32_t)v_x790_n);
+            int t300 = (uint64_t)(int64_t)t298 < (uint64_t)v_x791_n;
+            int32_t t299 = t300 ? v_x791_d[t298] : 0;
             t295 |= !t300;
             t293 = t299;
           }
           if (__builtin_expect(t295 != 0, 0)) { /* again, recording the error */
-            uint8_t t302 = rt_lt_i(t268, (int32_t)v_x778_n);
+            uint8_t t302 = rt_lt_i(t268, (int32_t)v_x790_n);
             int32_t t303;
             if (t302) {
               int32_t t304;
-              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x778_n) {
-                t304 = v_x778_d[t268];
+              if ((uint64_t)(int64_t)t268 < (uint64_t)v_x790_n) {
+                t304 = v_x790_d[t268];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x778_n, 0.0, 6);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t268, v_x790_n, 0.0, 6);
                 t304 = 0;
               }
               t303 = t304;
             } else {
-              int32_t t306 = rt_sub_i(t268, (int32_t)v_x778_n);
+              int32_t t306 = rt_sub_i(t268, (int32_t)v_x790_n);
               int32_t t307;
-              if ((uint64_t)(int64_t)t306 < (uint64_t)v_x779_n) {
-                t307 = v_x779_d[t306];
+              if ((uint64_t)(int64_t)t306 < (uint64_t)v_x791_n) {
+                t307 = v_x791_d[t306];
               } else {
-                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x779_n, 0.0, 7);
+                NESSIE_RECORD(err, t267, RT_CHECK_INDEX, 0, 0, RT_GATHER, t306, v_x791_n, 0.0, 7);
                 t307 = 0;
               }
               t303 = t307;
@@ -1446,54 +1450,54 @@ static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x794 = v_x794;
+  *out_v_x798 = v_x798;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x794);
+  rt_release(v_x798);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
   (void)loc;
   (void)run;
-  int32_t *v_x799_d = v_x799->data.i;
-  const int64_t v_x799_n = v_x799->len;
-  int32_t *v_x802_d = v_x802->data.i;
-  const int64_t v_x802_n = v_x802->len;
-  RtValue *v_x804 = NULL;
-  RtValue *v_x806 = NULL;
-  RtValue *v_x808 = NULL;
+  int32_t *v_x811_d = v_x811->data.i;
+  const int64_t v_x811_n = v_x811->len;
+  int32_t *v_x814_d = v_x814->data.i;
+  const int64_t v_x814_n = v_x814->len;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
   /* MAP */
   {
-    const int64_t t310 = v_x787;
+    const int64_t t310 = v_x799;
     if (t310 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t310, 0.0, 0);
       goto fail;
     }
-    v_x804 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x804_d = v_x804->data.i;
-    const int64_t v_x804_n = v_x804->len;
-    v_x806 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x806_d = v_x806->data.i;
-    const int64_t v_x806_n = v_x806->len;
-    v_x808 = rt_value_new(rt_vec_type(RT_INT), t310);
-    int32_t *v_x808_d = v_x808->data.i;
-    const int64_t v_x808_n = v_x808->len;
+    v_x816 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x816_d = v_x816->data.i;
+    const int64_t v_x816_n = v_x816->len;
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t310);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
     RT_PARALLEL_FOR_IF(t310 >= RT_PARALLEL_MIN)
     for (int64_t t311 = 0; t311 < t310; t311++) {
       const int32_t t312 = (int32_t)t311;
       int t315 = 0; /* nonzero: a check below failed */
       int32_t t314 = rt_div_i(t312, 2, &t315);
       int32_t t317 = rt_rem_i(t312, 2, &t315);
-      int32_t t319 = rt_mul_i(t317, v_x794);
+      int32_t t319 = rt_mul_i(t317, v_x806);
       int32_t t321 = rt_add_i(t319, t314);
-      int t323 = (uint64_t)(int64_t)t321 < (uint64_t)v_x799_n;
-      int32_t t322 = t323 ? v_x799_d[t321] : 0;
+      int t323 = (uint64_t)(int64_t)t321 < (uint64_t)v_x811_n;
+      int32_t t322 = t323 ? v_x811_d[t321] : 0;
       t315 |= !t323;
-      int t325 = (uint64_t)(int64_t)t321 < (uint64_t)v_x802_n;
-      int32_t t324 = t325 ? v_x802_d[t321] : 0;
+      int t325 = (uint64_t)(int64_t)t321 < (uint64_t)v_x814_n;
+      int32_t t324 = t325 ? v_x814_d[t321] : 0;
       t315 |= !t325;
       int32_t t327 = rt_add_i(t324, t322);
       if (__builtin_expect(t315 != 0, 0)) { /* again, recording the error */
@@ -1507,1054 +1511,905 @@ static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t 
         if (t330) {
           NESSIE_RECORD(err, t311, RT_CHECK_SCALAR, 0, t330, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t333 = rt_mul_i(t331, v_x794);
+        int32_t t333 = rt_mul_i(t331, v_x806);
         int32_t t335 = rt_add_i(t333, t329);
         int32_t t336;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x799_n) {
-          t336 = v_x799_d[t335];
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x811_n) {
+          t336 = v_x811_d[t335];
         } else {
-          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x799_n, 0.0, 3);
+          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x811_n, 0.0, 3);
           t336 = 0;
         }
         int32_t t337;
-        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x802_n) {
-          t337 = v_x802_d[t335];
+        if ((uint64_t)(int64_t)t335 < (uint64_t)v_x814_n) {
+          t337 = v_x814_d[t335];
         } else {
-          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x802_n, 0.0, 4);
+          NESSIE_RECORD(err, t311, RT_CHECK_INDEX, 0, 0, RT_GATHER, t335, v_x814_n, 0.0, 4);
           t337 = 0;
         }
         int32_t t339 = rt_add_i(t337, t336);
       }
-      v_x804_d[t311] = t324;
-      v_x806_d[t311] = t327;
-      v_x808_d[t311] = 1;
+      v_x816_d[t311] = t324;
+      v_x818_d[t311] = t327;
+      v_x820_d[t311] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x804 = v_x804;
-  *out_v_x806 = v_x806;
-  *out_v_x808 = v_x808;
+  *out_v_x816 = v_x816;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
   return;
 fail:
-  rt_release(v_x804);
-  rt_release(v_x806);
-  rt_release(v_x808);
+  rt_release(v_x816);
+  rt_release(v_x818);
+  rt_release(v_x820);
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
   (void)loc;
   (void)run;
-  RtValue *v_x811 = NULL;
-  RtValue *v_x815 = NULL;
+  int32_t *v_x821_d = v_x821->data.i;
+  const int64_t v_x821_n = v_x821->len;
+  int32_t *v_x822_d = v_x822->data.i;
+  const int64_t v_x822_n = v_x822->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  int32_t *v_x824_d = v_x824->data.i;
+  const int64_t v_x824_n = v_x824->len;
+  int32_t *v_x828_d = v_x828->data.i;
+  const int64_t v_x828_n = v_x828->len;
+  RtValue *v_x830 = NULL;
   /* MAP */
   {
-    const int64_t t340 = v_x809;
+    const int64_t t340 = v_x825;
     if (t340 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t340, 0.0, 0);
       goto fail;
     }
-    v_x811 = rt_value_new(rt_vec_type(RT_INT), t340);
-    int32_t *v_x811_d = v_x811->data.i;
-    const int64_t v_x811_n = v_x811->len;
+    v_x830 = rt_value_new(rt_vec_type(RT_INT), t340);
+    int32_t *v_x830_d = v_x830->data.i;
+    const int64_t v_x830_n = v_x830->len;
     RT_PARALLEL_FOR_IF(t340 >= RT_PARALLEL_MIN)
     for (int64_t t341 = 0; t341 < t340; t341++) {
       const int32_t t342 = (int32_t)t341;
-      v_x811_d[t341] = 2;
+      int t344 = 0; /* nonzero: a check below failed */
+      int t345 = (uint64_t)(int64_t)t342 < (uint64_t)v_x821_n;
+      int32_t t343 = t345 ? v_x821_d[t342] : 0;
+      t344 |= !t345;
+      int t347 = (uint64_t)(int64_t)t343 < (uint64_t)v_x824_n;
+      int32_t t346 = t347 ? v_x824_d[t343] : 0;
+      t344 |= !t347;
+      int t349 = (uint64_t)(int64_t)t343 < (uint64_t)v_x822_n;
+      int32_t t348 = t349 ? v_x822_d[t343] : 0;
+      t344 |= !t349;
+      int32_t t351 = rt_sub_i(t342, t348);
+      int t353 = (uint64_t)(int64_t)t343 < (uint64_t)v_x823_n;
+      int32_t t352 = t353 ? v_x823_d[t343] : 0;
+      t344 |= !t353;
+      int32_t t355 = rt_mul_i(t351, t352);
+      int32_t t357 = rt_add_i(t346, t355);
+      int t359 = (uint64_t)(int64_t)t357 < (uint64_t)v_x828_n;
+      int32_t t358 = t359 ? v_x828_d[t357] : 0;
+      t344 |= !t359;
+      if (__builtin_expect(t344 != 0, 0)) { /* again, recording the error */
+        int32_t t360;
+        if ((uint64_t)(int64_t)t342 < (uint64_t)v_x821_n) {
+          t360 = v_x821_d[t342];
+        } else {
+          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t342, v_x821_n, 0.0, 1);
+          t360 = 0;
+        }
+        int32_t t361;
+        if ((uint64_t)(int64_t)t360 < (uint64_t)v_x824_n) {
+          t361 = v_x824_d[t360];
+        } else {
+          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x824_n, 0.0, 2);
+          t361 = 0;
+        }
+        int32_t t362;
+        if ((uint64_t)(int64_t)t360 < (uint64_t)v_x822_n) {
+          t362 = v_x822_d[t360];
+        } else {
+          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x822_n, 0.0, 3);
+          t362 = 0;
+        }
+        int32_t t364 = rt_sub_i(t342, t362);
+        int32_t t365;
+        if ((uint64_t)(int64_t)t360 < (uint64_t)v_x823_n) {
+          t365 = v_x823_d[t360];
+        } else {
+          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t360, v_x823_n, 0.0, 4);
+          t365 = 0;
+        }
+        int32_t t367 = rt_mul_i(t364, t365);
+        int32_t t369 = rt_add_i(t361, t367);
+        int32_t t370;
+        if ((uint64_t)(int64_t)t369 < (uint64_t)v_x828_n) {
+          t370 = v_x828_d[t369];
+        } else {
+          NESSIE_RECORD(err, t341, RT_CHECK_INDEX, 0, 0, RT_GATHER, t369, v_x828_n, 0.0, 5);
+          t370 = 0;
+        }
+      }
+      v_x830_d[t341] = t358;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x811_d = v_x811->data.i;
-    const int64_t v_x811_n = v_x811->len;
-    /* SCAN */
-    {
-      const int64_t t343 = v_x809;
-      if (t343 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t343, 0.0, 1);
-        goto fail;
-      }
-      const int64_t t344 = t343 > 0 ? (t343 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t345 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t344);
-      RT_PARALLEL_FOR_IF(t344 > 1)
-      for (int64_t t346 = 0; t346 < t344; t346++) {
-        int32_t t346a0;
-        t346a0 = 0;
-        const int64_t t346_end = (t346 + 1) * RT_CHUNK < t343 ? (t346 + 1) * RT_CHUNK : t343;
-        for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
-          const int32_t t348 = (int32_t)t347;
-          int32_t t346x0;
-          t346x0 = 2;
-          int32_t t350 = rt_add_i(t346a0, t346x0);
-          t346a0 = t350;
-        }
-        t345[t346] = t346a0;
-      }
-      int32_t t346t0;
-      t346t0 = 0;
-      for (int64_t t346 = 0; t346 < t344; t346++) {
-        const int32_t t351 = t345[t346];
-        t345[t346] = t346t0;
-        int32_t t353 = rt_add_i(t346t0, t351);
-        t346t0 = t353;
-      }
-      v_x815 = rt_value_new(rt_vec_type(RT_INT), t343);
-      int32_t *v_x815_d = v_x815->data.i;
-      const int64_t v_x815_n = v_x815->len;
-      RT_PARALLEL_FOR_IF(t344 > 1)
-      for (int64_t t346 = 0; t346 < t344; t346++) {
-        int32_t t346p0;
-        t346p0 = t345[t346];
-        const int64_t t346_end = (t346 + 1) * RT_CHUNK < t343 ? (t346 + 1) * RT_CHUNK : t343;
-        for (int64_t t347 = t346 * RT_CHUNK; t347 < t346_end; t347++) {
-          const int32_t t348 = (int32_t)t347;
-          v_x815_d[t347] = t346p0;
-          int32_t t346y0;
-          t346y0 = 2;
-          int32_t t355 = rt_add_i(t346p0, t346y0);
-          t346p0 = t355;
-        }
-      }
-      rt_free(t345);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x811 = v_x811;
-  *out_v_x815 = v_x815;
+  *out_v_x830 = v_x830;
   return;
 fail:
-  rt_release(v_x811);
-  rt_release(v_x815);
+  rt_release(v_x830);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
+/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
   (void)loc;
   (void)run;
-  int32_t *v_x816_d = v_x816->data.i;
-  const int64_t v_x816_n = v_x816->len;
-  int32_t *v_x817_d = v_x817->data.i;
-  const int64_t v_x817_n = v_x817->len;
-  int32_t *v_x818_d = v_x818->data.i;
-  const int64_t v_x818_n = v_x818->len;
-  int32_t *v_x819_d = v_x819->data.i;
-  const int64_t v_x819_n = v_x819->len;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  RtValue *v_x825 = NULL;
-  /* MAP */
-  {
-    const int64_t t356 = v_x820;
-    if (t356 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t356, 0.0, 0);
-      goto fail;
-    }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t356);
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t356 >= RT_PARALLEL_MIN)
-    for (int64_t t357 = 0; t357 < t356; t357++) {
-      const int32_t t358 = (int32_t)t357;
-      int t360 = 0; /* nonzero: a check below failed */
-      int t361 = (uint64_t)(int64_t)t358 < (uint64_t)v_x816_n;
-      int32_t t359 = t361 ? v_x816_d[t358] : 0;
-      t360 |= !t361;
-      int t363 = (uint64_t)(int64_t)t359 < (uint64_t)v_x819_n;
-      int32_t t362 = t363 ? v_x819_d[t359] : 0;
-      t360 |= !t363;
-      int t365 = (uint64_t)(int64_t)t359 < (uint64_t)v_x817_n;
-      int32_t t364 = t365 ? v_x817_d[t359] : 0;
-      t360 |= !t365;
-      int32_t t367 = rt_sub_i(t358, t364);
-      int t369 = (uint64_t)(int64_t)t359 < (uint64_t)v_x818_n;
-      int32_t t368 = t369 ? v_x818_d[t359] : 0;
-      t360 |= !t369;
-      int32_t t371 = rt_mul_i(t367, t368);
-      int32_t t373 = rt_add_i(t362, t371);
-      int t375 = (uint64_t)(int64_t)t373 < (uint64_t)v_x823_n;
-      int32_t t374 = t375 ? v_x823_d[t373] : 0;
-      t360 |= !t375;
-      if (__builtin_expect(t360 != 0, 0)) { /* again, recording the error */
-        int32_t t376;
-        if ((uint64_t)(int64_t)t358 < (uint64_t)v_x816_n) {
-          t376 = v_x816_d[t358];
-        } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t358, v_x816_n, 0.0, 1);
-          t376 = 0;
-        }
-        int32_t t377;
-        if ((uint64_t)(int64_t)t376 < (uint64_t)v_x819_n) {
-          t377 = v_x819_d[t376];
-        } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x819_n, 0.0, 2);
-          t377 = 0;
-        }
-        int32_t t378;
-        if ((uint64_t)(int64_t)t376 < (uint64_t)v_x817_n) {
-          t378 = v_x817_d[t376];
-        } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x817_n, 0.0, 3);
-          t378 = 0;
-        }
-        int32_t t380 = rt_sub_i(t358, t378);
-        int32_t t381;
-        if ((uint64_t)(int64_t)t376 < (uint64_t)v_x818_n) {
-          t381 = v_x818_d[t376];
-        } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t376, v_x818_n, 0.0, 4);
-          t381 = 0;
-        }
-        int32_t t383 = rt_mul_i(t380, t381);
-        int32_t t385 = rt_add_i(t377, t383);
-        int32_t t386;
-        if ((uint64_t)(int64_t)t385 < (uint64_t)v_x823_n) {
-          t386 = v_x823_d[t385];
-        } else {
-          NESSIE_RECORD(err, t357, RT_CHECK_INDEX, 0, 0, RT_GATHER, t385, v_x823_n, 0.0, 5);
-          t386 = 0;
-        }
-      }
-      v_x825_d[t357] = t374;
-    }
-  }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x825 = v_x825;
-  return;
-fail:
-  rt_release(v_x825);
-}
-
-/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
-  const int64_t v_sd_1135_n = v_sd_1135->len;
-  int32_t *v_x1127_d = v_x1127->data.i;
-  const int64_t v_x1127_n = v_x1127->len;
-  int32_t *v_x1128_d = v_x1128->data.i;
-  const int64_t v_x1128_n = v_x1128->len;
+  const int64_t *v_sd_1137_off = rt_seg_offsets(v_sd_1137);
+  const int64_t v_sd_1137_n = v_sd_1137->len;
   int32_t *v_x1129_d = v_x1129->data.i;
   const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1130_d = v_x1130->data.i;
+  const int64_t v_x1130_n = v_x1130->len;
   int32_t *v_x1131_d = v_x1131->data.i;
   const int64_t v_x1131_n = v_x1131->len;
-  RtValue *v_x1134 = NULL;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  RtValue *v_x1136 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t387 = v_sd_1135_off[v_sd_1135_n];
-    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t387);
-    int32_t *v_x1134_d = v_x1134->data.i;
-    const int64_t v_x1134_n = v_x1134->len;
-    const int64_t t388 = (t387 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t388 > 1)
-    for (int64_t t389 = 0; t389 < t388; t389++) {
-      int64_t t392 = rt_segment_search(v_sd_1135_off, 0, v_sd_1135_n, t389 * RT_CHUNK);
-      const int64_t t389_end = (t389 + 1) * RT_CHUNK < t387 ? (t389 + 1) * RT_CHUNK : t387;
-      for (int64_t t390 = t389 * RT_CHUNK; t390 < t389_end; t390++) {
-        const int32_t t391 = (int32_t)t390;
-        while (v_sd_1135_off[t392 + 1] <= t390)
-          t392++;
-        const int32_t t393 = (int32_t)t392;
-        int t395 = 0; /* nonzero: a check below failed */
-        int t396 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1129_n;
-        int32_t t394 = t396 ? v_x1129_d[t393] : 0;
-        t395 |= !t396;
-        int t398 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1127_n;
-        int32_t t397 = t398 ? v_x1127_d[t393] : 0;
-        t395 |= !t398;
-        int32_t t400 = rt_sub_i(t391, t397);
-        int t402 = (uint64_t)(int64_t)t393 < (uint64_t)v_x1128_n;
-        int32_t t401 = t402 ? v_x1128_d[t393] : 0;
-        t395 |= !t402;
-        int32_t t404 = rt_mul_i(t400, t401);
-        int32_t t406 = rt_add_i(t394, t404);
-        int t408 = (uint64_t)(int64_t)t406 < (uint64_t)v_x1131_n;
-        int32_t t407 = t408 ? v_x1131_d[t406] : 0;
-        t395 |= !t408;
-        if (__builtin_expect(t395 != 0, 0)) { /* again, recording the error */
-          int32_t t409;
-          if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1129_n) {
-            t409 = v_x1129_d[t393];
+    const int64_t t371 = v_sd_1137_off[v_sd_1137_n];
+    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t371);
+    int32_t *v_x1136_d = v_x1136->data.i;
+    const int64_t v_x1136_n = v_x1136->len;
+    const int64_t t372 = (t371 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t372 > 1)
+    for (int64_t t373 = 0; t373 < t372; t373++) {
+      int64_t t376 = rt_segment_search(v_sd_1137_off, 0, v_sd_1137_n, t373 * RT_CHUNK);
+      const int64_t t373_end = (t373 + 1) * RT_CHUNK < t371 ? (t373 + 1) * RT_CHUNK : t371;
+      for (int64_t t374 = t373 * RT_CHUNK; t374 < t373_end; t374++) {
+        const int32_t t375 = (int32_t)t374;
+        while (v_sd_1137_off[t376 + 1] <= t374)
+          t376++;
+        const int32_t t377 = (int32_t)t376;
+        int t379 = 0; /* nonzero: a check below failed */
+        int t380 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1131_n;
+        int32_t t378 = t380 ? v_x1131_d[t377] : 0;
+        t379 |= !t380;
+        int t382 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1129_n;
+        int32_t t381 = t382 ? v_x1129_d[t377] : 0;
+        t379 |= !t382;
+        int32_t t384 = rt_sub_i(t375, t381);
+        int t386 = (uint64_t)(int64_t)t377 < (uint64_t)v_x1130_n;
+        int32_t t385 = t386 ? v_x1130_d[t377] : 0;
+        t379 |= !t386;
+        int32_t t388 = rt_mul_i(t384, t385);
+        int32_t t390 = rt_add_i(t378, t388);
+        int t392 = (uint64_t)(int64_t)t390 < (uint64_t)v_x1133_n;
+        int32_t t391 = t392 ? v_x1133_d[t390] : 0;
+        t379 |= !t392;
+        if (__builtin_expect(t379 != 0, 0)) { /* again, recording the error */
+          int32_t t393;
+          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1131_n) {
+            t393 = v_x1131_d[t377];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1129_n, 0.0, 0);
-            t409 = 0;
+            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1131_n, 0.0, 0);
+            t393 = 0;
           }
-          int32_t t410;
-          if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1127_n) {
-            t410 = v_x1127_d[t393];
+          int32_t t394;
+          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1129_n) {
+            t394 = v_x1129_d[t377];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1127_n, 0.0, 1);
-            t410 = 0;
+            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1129_n, 0.0, 1);
+            t394 = 0;
           }
-          int32_t t412 = rt_sub_i(t391, t410);
-          int32_t t413;
-          if ((uint64_t)(int64_t)t393 < (uint64_t)v_x1128_n) {
-            t413 = v_x1128_d[t393];
+          int32_t t396 = rt_sub_i(t375, t394);
+          int32_t t397;
+          if ((uint64_t)(int64_t)t377 < (uint64_t)v_x1130_n) {
+            t397 = v_x1130_d[t377];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t393, v_x1128_n, 0.0, 2);
-            t413 = 0;
+            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t377, v_x1130_n, 0.0, 2);
+            t397 = 0;
           }
-          int32_t t415 = rt_mul_i(t412, t413);
-          int32_t t417 = rt_add_i(t409, t415);
-          int32_t t418;
-          if ((uint64_t)(int64_t)t417 < (uint64_t)v_x1131_n) {
-            t418 = v_x1131_d[t417];
+          int32_t t399 = rt_mul_i(t396, t397);
+          int32_t t401 = rt_add_i(t393, t399);
+          int32_t t402;
+          if ((uint64_t)(int64_t)t401 < (uint64_t)v_x1133_n) {
+            t402 = v_x1133_d[t401];
           } else {
-            NESSIE_RECORD(err, t390, RT_CHECK_INDEX, 0, 0, RT_GATHER, t417, v_x1131_n, 0.0, 3);
-            t418 = 0;
+            NESSIE_RECORD(err, t374, RT_CHECK_INDEX, 0, 0, RT_GATHER, t401, v_x1133_n, 0.0, 3);
+            t402 = 0;
           }
         }
-        v_x1134_d[t390] = t407;
+        v_x1136_d[t374] = t391;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1134 = v_x1134;
+  *out_v_x1136 = v_x1136;
   return;
 fail:
-  rt_release(v_x1134);
+  rt_release(v_x1136);
 }
 
-/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
+/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
   (void)loc;
   (void)run;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  int32_t *v_x829_d = v_x829->data.i;
-  const int64_t v_x829_n = v_x829->len;
-  RtValue *v_x831 = NULL;
-  RtValue *v_x834 = NULL;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x842 = NULL;
+  int32_t *v_x831_d = v_x831->data.i;
+  const int64_t v_x831_n = v_x831->len;
+  int32_t *v_x836_d = v_x836->data.i;
+  const int64_t v_x836_n = v_x836->len;
+  RtValue *v_x846 = NULL;
   /* MAP */
   {
-    const int64_t t419 = v_x826_n;
-    RT_PARALLEL_FOR_IF(t419 >= RT_PARALLEL_MIN)
-    for (int64_t t420 = 0; t420 < t419; t420++) {
-      const int32_t t421 = (int32_t)t420;
-      int32_t t422; /* v_x831: read by nothing */
-      int t425 = 0; /* nonzero: a check below failed */
-      int32_t t423 = v_x826_d[t421];
-      int t426 = (uint64_t)(int64_t)t423 < (uint64_t)v_x829_n;
-      int32_t t424 = t426 ? v_x829_d[t423] : 0;
-      t425 |= !t426;
-      if (__builtin_expect(t425 != 0, 0)) { /* again, recording the error */
-        int32_t t427 = v_x826_d[t421];
-        int32_t t428;
-        if ((uint64_t)(int64_t)t427 < (uint64_t)v_x829_n) {
-          t428 = v_x829_d[t427];
+    const int64_t t403 = v_x831_n;
+    v_x846 = rt_value_new(rt_vec_type(RT_INT), t403);
+    int32_t *v_x846_d = v_x846->data.i;
+    const int64_t v_x846_n = v_x846->len;
+    RT_PARALLEL_FOR_IF(t403 >= RT_PARALLEL_MIN)
+    for (int64_t t404 = 0; t404 < t403; t404++) {
+      const int32_t t405 = (int32_t)t404;
+      int t409 = 0; /* nonzero: a check below failed */
+      int32_t t407 = rt_mul_i(t405, 2);
+      int t410 = (uint64_t)(int64_t)t407 < (uint64_t)v_x836_n;
+      int32_t t408 = t410 ? v_x836_d[t407] : 0;
+      t409 |= !t410;
+      int32_t t412 = rt_add_i(t408, 1);
+      int32_t t414 = rt_add_i(t407, 1);
+      int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x836_n;
+      int32_t t415 = t416 ? v_x836_d[t414] : 0;
+      t409 |= !t416;
+      int32_t t418 = rt_add_i(t412, t415);
+      if (__builtin_expect(t409 != 0, 0)) { /* again, recording the error */
+        int32_t t420 = rt_mul_i(t405, 2);
+        int32_t t421;
+        if ((uint64_t)(int64_t)t420 < (uint64_t)v_x836_n) {
+          t421 = v_x836_d[t420];
         } else {
-          NESSIE_RECORD(err, t420, RT_CHECK_INDEX, 4, 0, RT_GATHER, t427, v_x829_n, 0.0, 0);
-          t428 = 0;
+          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 0, 0, RT_GATHER, t420, v_x836_n, 0.0, 0);
+          t421 = 0;
         }
+        int32_t t423 = rt_add_i(t421, 1);
+        int32_t t425 = rt_add_i(t420, 1);
+        int32_t t426;
+        if ((uint64_t)(int64_t)t425 < (uint64_t)v_x836_n) {
+          t426 = v_x836_d[t425];
+        } else {
+          NESSIE_RECORD(err, t404, RT_CHECK_INDEX, 1, 0, RT_GATHER, t425, v_x836_n, 0.0, 1);
+          t426 = 0;
+        }
+        int32_t t428 = rt_add_i(t423, t426);
       }
-      t422 = t424;
-      (void)t422;
+      v_x846_d[t404] = t418;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    /* MAP */
-    {
-      const int64_t t429 = v_x832;
-      if (t429 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t429, 0.0, 1);
-        goto fail;
-      }
-      RT_PARALLEL_FOR_IF(t429 >= RT_PARALLEL_MIN)
-      for (int64_t t430 = 0; t430 < t429; t430++) {
-        const int32_t t431 = (int32_t)t430;
-        int32_t t432; /* v_x834: read by nothing */
-        t432 = 1;
-        (void)t432;
-      }
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      /* MAP */
-      {
-        const int64_t t433 = v_x826_n;
-        v_x842 = rt_value_new(rt_vec_type(RT_INT), t433);
-        int32_t *v_x842_d = v_x842->data.i;
-        const int64_t v_x842_n = v_x842->len;
-        RT_PARALLEL_FOR_IF(t433 >= RT_PARALLEL_MIN)
-        for (int64_t t434 = 0; t434 < t433; t434++) {
-          const int32_t t435 = (int32_t)t434;
-          int32_t t436; /* v_x836: read by nothing */
-          int t439 = 0; /* nonzero: a check below failed */
-          int32_t t437 = v_x826_d[t435];
-          int t440 = (uint64_t)(int64_t)t437 < (uint64_t)v_x829_n;
-          int32_t t438 = t440 ? v_x829_d[t437] : 0;
-          t439 |= !t440;
-          int32_t t442 = rt_add_i(t438, 1);
-          int32_t t444 = rt_add_i(t437, 1);
-          int t446 = (uint64_t)(int64_t)t444 < (uint64_t)v_x829_n;
-          int32_t t445 = t446 ? v_x829_d[t444] : 0;
-          t439 |= !t446;
-          int32_t t448 = rt_add_i(t442, t445);
-          if (__builtin_expect(t439 != 0, 0)) { /* again, recording the error */
-            int32_t t449 = v_x826_d[t435];
-            int32_t t450;
-            if ((uint64_t)(int64_t)t449 < (uint64_t)v_x829_n) {
-              t450 = v_x829_d[t449];
-            } else {
-              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 4, 0, RT_GATHER, t449, v_x829_n, 0.0, 2);
-              t450 = 0;
-            }
-            int32_t t452 = rt_add_i(t450, 1);
-            int32_t t454 = rt_add_i(t449, 1);
-            int32_t t455;
-            if ((uint64_t)(int64_t)t454 < (uint64_t)v_x829_n) {
-              t455 = v_x829_d[t454];
-            } else {
-              NESSIE_RECORD(err, t434, RT_CHECK_INDEX, 1, 0, RT_GATHER, t454, v_x829_n, 0.0, 3);
-              t455 = 0;
-            }
-            int32_t t457 = rt_add_i(t452, t455);
-          }
-          t436 = t442;
-          v_x842_d[t434] = t448;
-          (void)t436;
-        }
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-    }
-  }
-  *out_v_x842 = v_x842;
-  rt_release(v_x831);
-  rt_release(v_x834);
-  rt_release(v_x836);
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x831);
-  rt_release(v_x834);
-  rt_release(v_x836);
-  rt_release(v_x842);
+  rt_release(v_x846);
 }
 
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
+/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
   (void)loc;
   (void)run;
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x956 = NULL;
-  RtValue *v_x957 = NULL;
+  int32_t *v_x947_d = v_x947->data.i;
+  const int64_t v_x947_n = v_x947->len;
+  RtValue *v_x949 = NULL;
   RtValue *v_x958 = NULL;
   RtValue *v_x959 = NULL;
-  int32_t v_x965 = 0;
-  int32_t v_x971 = 0;
-  RtValue *v_x975 = NULL;
-  RtValue *v_x979 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
+  int32_t v_x967 = 0;
+  int32_t v_x973 = 0;
+  RtValue *v_x977 = NULL;
+  RtValue *v_x981 = NULL;
   /* MAP */
   {
-    const int64_t t458 = v_x950;
-    if (t458 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t458, 0.0, 0);
+    const int64_t t429 = v_x952;
+    if (t429 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t429, 0.0, 0);
       goto fail;
     }
-    v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t458);
-    uint8_t *v_x947_d = v_x947->data.b;
-    const int64_t v_x947_n = v_x947->len;
-    RT_PARALLEL_FOR_IF(t458 >= RT_PARALLEL_MIN)
-    for (int64_t t459 = 0; t459 < t458; t459++) {
-      const int32_t t460 = (int32_t)t459;
-      int t462 = 0; /* nonzero: a check below failed */
-      int t463 = (uint64_t)(int64_t)t460 < (uint64_t)v_x945_n;
-      int32_t t461 = t463 ? v_x945_d[t460] : 0;
-      t462 |= !t463;
-      uint8_t t465 = rt_le_i(t461, 1);
-      if (__builtin_expect(t462 != 0, 0)) { /* again, recording the error */
-        int32_t t466;
-        if ((uint64_t)(int64_t)t460 < (uint64_t)v_x945_n) {
-          t466 = v_x945_d[t460];
+    v_x949 = rt_value_new(rt_vec_type(RT_BOOL), t429);
+    uint8_t *v_x949_d = v_x949->data.b;
+    const int64_t v_x949_n = v_x949->len;
+    RT_PARALLEL_FOR_IF(t429 >= RT_PARALLEL_MIN)
+    for (int64_t t430 = 0; t430 < t429; t430++) {
+      const int32_t t431 = (int32_t)t430;
+      int t433 = 0; /* nonzero: a check below failed */
+      int t434 = (uint64_t)(int64_t)t431 < (uint64_t)v_x947_n;
+      int32_t t432 = t434 ? v_x947_d[t431] : 0;
+      t433 |= !t434;
+      uint8_t t436 = rt_le_i(t432, 1);
+      if (__builtin_expect(t433 != 0, 0)) { /* again, recording the error */
+        int32_t t437;
+        if ((uint64_t)(int64_t)t431 < (uint64_t)v_x947_n) {
+          t437 = v_x947_d[t431];
         } else {
-          NESSIE_RECORD(err, t459, RT_CHECK_INDEX, 0, 0, RT_GATHER, t460, v_x945_n, 0.0, 1);
-          t466 = 0;
+          NESSIE_RECORD(err, t430, RT_CHECK_INDEX, 0, 0, RT_GATHER, t431, v_x947_n, 0.0, 1);
+          t437 = 0;
         }
-        uint8_t t468 = rt_le_i(t466, 1);
+        uint8_t t439 = rt_le_i(t437, 1);
       }
-      v_x947_d[t459] = t465;
+      v_x949_d[t430] = t436;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    uint8_t *v_x947_d = v_x947->data.b;
-    const int64_t v_x947_n = v_x947->len;
+    uint8_t *v_x949_d = v_x949->data.b;
+    const int64_t v_x949_n = v_x949->len;
     /* PARTITION */
     {
-      const int64_t t469 = v_x950;
-      if (t469 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t469, 0.0, 2);
+      const int64_t t440 = v_x952;
+      if (t440 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t440, 0.0, 2);
         goto fail;
       }
-      const int64_t t470 = t469 > 0 ? (t469 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t471 = (uint8_t *)rt_alloc_atomic((size_t)t469 + 1);
-      int64_t *t472 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t470 + 1));
-      RT_PARALLEL_FOR_IF(t470 > 1)
-      for (int64_t t473 = 0; t473 < t470; t473++) {
+      const int64_t t441 = t440 > 0 ? (t440 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t442 = (uint8_t *)rt_alloc_atomic((size_t)t440 + 1);
+      int64_t *t443 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t441 + 1));
+      RT_PARALLEL_FOR_IF(t441 > 1)
+      for (int64_t t444 = 0; t444 < t441; t444++) {
         int64_t kept = 0;
-        const int64_t t473_end = (t473 + 1) * RT_CHUNK < t469 ? (t473 + 1) * RT_CHUNK : t469;
-        for (int64_t t474 = t473 * RT_CHUNK; t474 < t473_end; t474++) {
-          const int32_t t475 = (int32_t)t474;
-          int32_t t473x0;
-          uint8_t t473x1;
-          int t477 = 0; /* nonzero: a check below failed */
-          int t478 = (uint64_t)(int64_t)t475 < (uint64_t)v_x945_n;
-          int32_t t476 = t478 ? v_x945_d[t475] : 0;
-          t477 |= !t478;
-          uint8_t t480 = rt_le_i(t476, 1);
-          if (__builtin_expect(t477 != 0, 0)) { /* again, recording the error */
-            int32_t t481;
-            if ((uint64_t)(int64_t)t475 < (uint64_t)v_x945_n) {
-              t481 = v_x945_d[t475];
+        const int64_t t444_end = (t444 + 1) * RT_CHUNK < t440 ? (t444 + 1) * RT_CHUNK : t440;
+        for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
+          const int32_t t446 = (int32_t)t445;
+          int32_t t444x0;
+          uint8_t t444x1;
+          int t448 = 0; /* nonzero: a check below failed */
+          int t449 = (uint64_t)(int64_t)t446 < (uint64_t)v_x947_n;
+          int32_t t447 = t449 ? v_x947_d[t446] : 0;
+          t448 |= !t449;
+          uint8_t t451 = rt_le_i(t447, 1);
+          if (__builtin_expect(t448 != 0, 0)) { /* again, recording the error */
+            int32_t t452;
+            if ((uint64_t)(int64_t)t446 < (uint64_t)v_x947_n) {
+              t452 = v_x947_d[t446];
             } else {
-              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0, 3);
-              t481 = 0;
+              NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t446, v_x947_n, 0.0, 3);
+              t452 = 0;
             }
-            uint8_t t483 = rt_le_i(t481, 1);
+            uint8_t t454 = rt_le_i(t452, 1);
           }
-          t473x0 = t475;
-          t473x1 = t480;
-          uint8_t t484;
-          t484 = t473x1;
-          t471[t474] = t484 != 0;
-          kept += t484 != 0;
+          t444x0 = t446;
+          t444x1 = t451;
+          uint8_t t455;
+          t455 = t444x1;
+          t442[t445] = t455 != 0;
+          kept += t455 != 0;
         }
-        t472[t473] = kept;
+        t443[t444] = kept;
       }
       if (err->index != INT64_MAX) {
-        rt_free(t471);
-        rt_free(t472);
+        rt_free(t442);
+        rt_free(t443);
         goto fail;
       }
-      int64_t t485 = 0;
-      for (int64_t t473 = 0; t473 < t470; t473++) {
-        const int64_t k = t472[t473];
-        t472[t473] = t485;
-        t485 += k;
+      int64_t t456 = 0;
+      for (int64_t t444 = 0; t444 < t441; t444++) {
+        const int64_t k = t443[t444];
+        t443[t444] = t456;
+        t456 += k;
       }
-      v_x956 = rt_value_new(rt_vec_type(RT_INT), t485);
-      int32_t *v_x956_d = v_x956->data.i;
-      const int64_t v_x956_n = v_x956->len;
-      v_x957 = rt_value_new(rt_vec_type(RT_BOOL), t485);
-      uint8_t *v_x957_d = v_x957->data.b;
-      const int64_t v_x957_n = v_x957->len;
-      v_x958 = rt_value_new(rt_vec_type(RT_INT), (t469 - t485));
+      v_x958 = rt_value_new(rt_vec_type(RT_INT), t456);
       int32_t *v_x958_d = v_x958->data.i;
       const int64_t v_x958_n = v_x958->len;
-      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), (t469 - t485));
+      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), t456);
       uint8_t *v_x959_d = v_x959->data.b;
       const int64_t v_x959_n = v_x959->len;
-      RT_PARALLEL_FOR_IF(t470 > 1)
-      for (int64_t t473 = 0; t473 < t470; t473++) {
-        int64_t at = t472[t473];
-        int64_t at_not = t473 * RT_CHUNK - t472[t473];
-        const int64_t t473_end = (t473 + 1) * RT_CHUNK < t469 ? (t473 + 1) * RT_CHUNK : t469;
-        for (int64_t t474 = t473 * RT_CHUNK; t474 < t473_end; t474++) {
-          const int32_t t475 = (int32_t)t474;
-          int32_t t473y0;
-          uint8_t t473y1;
-          int t487 = 0; /* nonzero: a check below failed */
-          int t488 = (uint64_t)(int64_t)t475 < (uint64_t)v_x945_n;
-          int32_t t486 = t488 ? v_x945_d[t475] : 0;
-          t487 |= !t488;
-          uint8_t t490 = rt_le_i(t486, 1);
-          if (__builtin_expect(t487 != 0, 0)) { /* again, recording the error */
-            int32_t t491;
-            if ((uint64_t)(int64_t)t475 < (uint64_t)v_x945_n) {
-              t491 = v_x945_d[t475];
+      v_x960 = rt_value_new(rt_vec_type(RT_INT), (t440 - t456));
+      int32_t *v_x960_d = v_x960->data.i;
+      const int64_t v_x960_n = v_x960->len;
+      v_x961 = rt_value_new(rt_vec_type(RT_BOOL), (t440 - t456));
+      uint8_t *v_x961_d = v_x961->data.b;
+      const int64_t v_x961_n = v_x961->len;
+      RT_PARALLEL_FOR_IF(t441 > 1)
+      for (int64_t t444 = 0; t444 < t441; t444++) {
+        int64_t at = t443[t444];
+        int64_t at_not = t444 * RT_CHUNK - t443[t444];
+        const int64_t t444_end = (t444 + 1) * RT_CHUNK < t440 ? (t444 + 1) * RT_CHUNK : t440;
+        for (int64_t t445 = t444 * RT_CHUNK; t445 < t444_end; t445++) {
+          const int32_t t446 = (int32_t)t445;
+          int32_t t444y0;
+          uint8_t t444y1;
+          int t458 = 0; /* nonzero: a check below failed */
+          int t459 = (uint64_t)(int64_t)t446 < (uint64_t)v_x947_n;
+          int32_t t457 = t459 ? v_x947_d[t446] : 0;
+          t458 |= !t459;
+          uint8_t t461 = rt_le_i(t457, 1);
+          if (__builtin_expect(t458 != 0, 0)) { /* again, recording the error */
+            int32_t t462;
+            if ((uint64_t)(int64_t)t446 < (uint64_t)v_x947_n) {
+              t462 = v_x947_d[t446];
             } else {
-              NESSIE_RECORD(err, t474, RT_CHECK_INDEX, 0, 0, RT_GATHER, t475, v_x945_n, 0.0, 4);
-              t491 = 0;
+              NESSIE_RECORD(err, t445, RT_CHECK_INDEX, 0, 0, RT_GATHER, t446, v_x947_n, 0.0, 4);
+              t462 = 0;
             }
-            uint8_t t493 = rt_le_i(t491, 1);
+            uint8_t t464 = rt_le_i(t462, 1);
           }
-          t473y0 = t475;
-          t473y1 = t490;
-          if (t471[t474]) {
-            v_x956_d[at] = t473y0;
-            v_x957_d[at] = t473y1;
+          t444y0 = t446;
+          t444y1 = t461;
+          if (t442[t445]) {
+            v_x958_d[at] = t444y0;
+            v_x959_d[at] = t444y1;
             at++;
           } else {
-            v_x958_d[at_not] = t473y0;
-            v_x959_d[at_not] = t473y1;
+            v_x960_d[at_not] = t444y0;
+            v_x961_d[at_not] = t444y1;
             at_not++;
           }
         }
       }
-      rt_free(t471);
-      rt_free(t472);
+      rt_free(t442);
+      rt_free(t443);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x956_d = v_x956->data.i;
-      const int64_t v_x956_n = v_x956->len;
-      uint8_t *v_x957_d = v_x957->data.b;
-      const int64_t v_x957_n = v_x957->len;
       int32_t *v_x958_d = v_x958->data.i;
       const int64_t v_x958_n = v_x958->len;
       uint8_t *v_x959_d = v_x959->data.b;
       const int64_t v_x959_n = v_x959->len;
+      int32_t *v_x960_d = v_x960->data.i;
+      const int64_t v_x960_n = v_x960->len;
+      uint8_t *v_x961_d = v_x961->data.b;
+      const int64_t v_x961_n = v_x961->len;
       /* REDUCE */
       {
-        const int64_t t494 = v_x950;
-        if (t494 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t494, 0.0, 5);
+        const int64_t t465 = v_x952;
+        if (t465 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t465, 0.0, 5);
           goto fail;
         }
-        const int64_t t495 = t494 > 0 ? (t494 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t496 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t495);
-        int32_t *t497 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t495);
-        RT_PARALLEL_FOR_IF(t495 > 1)
-        for (int64_t t498 = 0; t498 < t495; t498++) {
-          int32_t t498a0;
-          int32_t t498a1;
-          t498a0 = 0;
-          t498a1 = 0;
-          const int64_t t498_end = (t498 + 1) * RT_CHUNK < t494 ? (t498 + 1) * RT_CHUNK : t494;
-          for (int64_t t499 = t498 * RT_CHUNK; t499 < t498_end; t499++) {
-            const int32_t t500 = (int32_t)t499;
-            int32_t t498x0;
-            int32_t t498x1;
-            int t502 = 0; /* nonzero: a check below failed */
-            int t503 = (uint64_t)(int64_t)t500 < (uint64_t)v_x945_n;
-            int32_t t501 = t503 ? v_x945_d[t500] : 0;
-            t502 |= !t503;
-            uint8_t t505 = rt_le_i(t501, 1);
-            int32_t t507 = rt_btoi_b(t505);
-            uint8_t t509 = rt_not_b(t505);
-            int32_t t511 = rt_btoi_b(t509);
-            if (__builtin_expect(t502 != 0, 0)) { /* again, recording the error */
-              int32_t t512;
-              if ((uint64_t)(int64_t)t500 < (uint64_t)v_x945_n) {
-                t512 = v_x945_d[t500];
+        const int64_t t466 = t465 > 0 ? (t465 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t467 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t466);
+        int32_t *t468 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t466);
+        RT_PARALLEL_FOR_IF(t466 > 1)
+        for (int64_t t469 = 0; t469 < t466; t469++) {
+          int32_t t469a0;
+          int32_t t469a1;
+          t469a0 = 0;
+          t469a1 = 0;
+          const int64_t t469_end = (t469 + 1) * RT_CHUNK < t465 ? (t469 + 1) * RT_CHUNK : t465;
+          for (int64_t t470 = t469 * RT_CHUNK; t470 < t469_end; t470++) {
+            const int32_t t471 = (int32_t)t470;
+            int32_t t469x0;
+            int32_t t469x1;
+            int t473 = 0; /* nonzero: a check below failed */
+            int t474 = (uint64_t)(int64_t)t471 < (uint64_t)v_x947_n;
+            int32_t t472 = t474 ? v_x947_d[t471] : 0;
+            t473 |= !t474;
+            uint8_t t476 = rt_le_i(t472, 1);
+            int32_t t478 = rt_btoi_b(t476);
+            uint8_t t480 = rt_not_b(t476);
+            int32_t t482 = rt_btoi_b(t480);
+            if (__builtin_expect(t473 != 0, 0)) { /* again, recording the error */
+              int32_t t483;
+              if ((uint64_t)(int64_t)t471 < (uint64_t)v_x947_n) {
+                t483 = v_x947_d[t471];
               } else {
-                NESSIE_RECORD(err, t499, RT_CHECK_INDEX, 0, 0, RT_GATHER, t500, v_x945_n, 0.0, 6);
-                t512 = 0;
+                NESSIE_RECORD(err, t470, RT_CHECK_INDEX, 0, 0, RT_GATHER, t471, v_x947_n, 0.0, 6);
+                t483 = 0;
               }
-              uint8_t t514 = rt_le_i(t512, 1);
-              int32_t t516 = rt_btoi_b(t514);
-              uint8_t t518 = rt_not_b(t514);
-              int32_t t520 = rt_btoi_b(t518);
+              uint8_t t485 = rt_le_i(t483, 1);
+              int32_t t487 = rt_btoi_b(t485);
+              uint8_t t489 = rt_not_b(t485);
+              int32_t t491 = rt_btoi_b(t489);
             }
-            t498x0 = t507;
-            t498x1 = t511;
-            int32_t t522 = rt_add_i(t498a0, t498x0);
-            int32_t t524 = rt_add_i(t498a1, t498x1);
-            t498a0 = t522;
-            t498a1 = t524;
+            t469x0 = t478;
+            t469x1 = t482;
+            int32_t t493 = rt_add_i(t469a0, t469x0);
+            int32_t t495 = rt_add_i(t469a1, t469x1);
+            t469a0 = t493;
+            t469a1 = t495;
           }
-          t496[t498] = t498a0;
-          t497[t498] = t498a1;
+          t467[t469] = t469a0;
+          t468[t469] = t469a1;
         }
-        int32_t t498t0;
-        int32_t t498t1;
-        t498t0 = 0;
-        t498t1 = 0;
-        for (int64_t t498 = 0; t498 < t495; t498++) {
-          const int32_t t525 = t496[t498];
-          const int32_t t526 = t497[t498];
-          int32_t t528 = rt_add_i(t498t0, t525);
-          int32_t t530 = rt_add_i(t498t1, t526);
-          t498t0 = t528;
-          t498t1 = t530;
+        int32_t t469t0;
+        int32_t t469t1;
+        t469t0 = 0;
+        t469t1 = 0;
+        for (int64_t t469 = 0; t469 < t466; t469++) {
+          const int32_t t496 = t467[t469];
+          const int32_t t497 = t468[t469];
+          int32_t t499 = rt_add_i(t469t0, t496);
+          int32_t t501 = rt_add_i(t469t1, t497);
+          t469t0 = t499;
+          t469t1 = t501;
         }
-        v_x965 = t498t0;
-        rt_free(t496);
-        v_x971 = t498t1;
-        rt_free(t497);
+        v_x967 = t469t0;
+        rt_free(t467);
+        v_x973 = t469t1;
+        rt_free(t468);
       }
       if (err->index != INT64_MAX)
         goto fail;
       {
         /* SCAN */
         {
-          const int64_t t531 = v_x950;
-          if (t531 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t531, 0.0, 7);
+          const int64_t t502 = v_x952;
+          if (t502 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t502, 0.0, 7);
             goto fail;
           }
-          const int64_t t532 = t531 > 0 ? (t531 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t533 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t532);
-          int32_t *t534 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t532);
-          RT_PARALLEL_FOR_IF(t532 > 1)
-          for (int64_t t535 = 0; t535 < t532; t535++) {
-            int32_t t535a0;
-            int32_t t535a1;
-            t535a0 = 0;
-            t535a1 = 0;
-            const int64_t t535_end = (t535 + 1) * RT_CHUNK < t531 ? (t535 + 1) * RT_CHUNK : t531;
-            for (int64_t t536 = t535 * RT_CHUNK; t536 < t535_end; t536++) {
-              const int32_t t537 = (int32_t)t536;
-              int32_t t535x0;
-              int32_t t535x1;
-              int t539 = 0; /* nonzero: a check below failed */
-              int t540 = (uint64_t)(int64_t)t537 < (uint64_t)v_x945_n;
-              int32_t t538 = t540 ? v_x945_d[t537] : 0;
-              t539 |= !t540;
-              uint8_t t542 = rt_le_i(t538, 1);
-              int32_t t544 = rt_btoi_b(t542);
-              uint8_t t546 = rt_not_b(t542);
-              int32_t t548 = rt_btoi_b(t546);
-              if (__builtin_expect(t539 != 0, 0)) { /* again, recording the error */
-                int32_t t549;
-                if ((uint64_t)(int64_t)t537 < (uint64_t)v_x945_n) {
-                  t549 = v_x945_d[t537];
+          const int64_t t503 = t502 > 0 ? (t502 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t504 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t503);
+          int32_t *t505 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t503);
+          RT_PARALLEL_FOR_IF(t503 > 1)
+          for (int64_t t506 = 0; t506 < t503; t506++) {
+            int32_t t506a0;
+            int32_t t506a1;
+            t506a0 = 0;
+            t506a1 = 0;
+            const int64_t t506_end = (t506 + 1) * RT_CHUNK < t502 ? (t506 + 1) * RT_CHUNK : t502;
+            for (int64_t t507 = t506 * RT_CHUNK; t507 < t506_end; t507++) {
+              const int32_t t508 = (int32_t)t507;
+              int32_t t506x0;
+              int32_t t506x1;
+              int t510 = 0; /* nonzero: a check below failed */
+              int t511 = (uint64_t)(int64_t)t508 < (uint64_t)v_x947_n;
+              int32_t t509 = t511 ? v_x947_d[t508] : 0;
+              t510 |= !t511;
+              uint8_t t513 = rt_le_i(t509, 1);
+              int32_t t515 = rt_btoi_b(t513);
+              uint8_t t517 = rt_not_b(t513);
+              int32_t t519 = rt_btoi_b(t517);
+              if (__builtin_expect(t510 != 0, 0)) { /* again, recording the error */
+                int32_t t520;
+                if ((uint64_t)(int64_t)t508 < (uint64_t)v_x947_n) {
+                  t520 = v_x947_d[t508];
                 } else {
-                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0, 8);
-                  t549 = 0;
+                  NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x947_n, 0.0, 8);
+                  t520 = 0;
                 }
-                uint8_t t551 = rt_le_i(t549, 1);
-                int32_t t553 = rt_btoi_b(t551);
-                uint8_t t555 = rt_not_b(t551);
-                int32_t t557 = rt_btoi_b(t555);
+                uint8_t t522 = rt_le_i(t520, 1);
+                int32_t t524 = rt_btoi_b(t522);
+                uint8_t t526 = rt_not_b(t522);
+                int32_t t528 = rt_btoi_b(t526);
               }
-              t535x0 = t544;
-              t535x1 = t548;
-              int32_t t559 = rt_add_i(t535a0, t535x0);
-              int32_t t561 = rt_add_i(t535a1, t535x1);
-              t535a0 = t559;
-              t535a1 = t561;
+              t506x0 = t515;
+              t506x1 = t519;
+              int32_t t530 = rt_add_i(t506a0, t506x0);
+              int32_t t532 = rt_add_i(t506a1, t506x1);
+              t506a0 = t530;
+              t506a1 = t532;
             }
-            t533[t535] = t535a0;
-            t534[t535] = t535a1;
+            t504[t506] = t506a0;
+            t505[t506] = t506a1;
           }
-          int32_t t535t0;
-          int32_t t535t1;
-          t535t0 = 0;
-          t535t1 = 0;
-          for (int64_t t535 = 0; t535 < t532; t535++) {
-            const int32_t t562 = t533[t535];
-            t533[t535] = t535t0;
-            const int32_t t563 = t534[t535];
-            t534[t535] = t535t1;
-            int32_t t565 = rt_add_i(t535t0, t562);
-            int32_t t567 = rt_add_i(t535t1, t563);
-            t535t0 = t565;
-            t535t1 = t567;
+          int32_t t506t0;
+          int32_t t506t1;
+          t506t0 = 0;
+          t506t1 = 0;
+          for (int64_t t506 = 0; t506 < t503; t506++) {
+            const int32_t t533 = t504[t506];
+            t504[t506] = t506t0;
+            const int32_t t534 = t505[t506];
+            t505[t506] = t506t1;
+            int32_t t536 = rt_add_i(t506t0, t533);
+            int32_t t538 = rt_add_i(t506t1, t534);
+            t506t0 = t536;
+            t506t1 = t538;
           }
-          v_x975 = rt_value_new(rt_vec_type(RT_INT), t531);
-          int32_t *v_x975_d = v_x975->data.i;
-          const int64_t v_x975_n = v_x975->len;
-          v_x979 = rt_value_new(rt_vec_type(RT_INT), t531);
-          int32_t *v_x979_d = v_x979->data.i;
-          const int64_t v_x979_n = v_x979->len;
-          RT_PARALLEL_FOR_IF(t532 > 1)
-          for (int64_t t535 = 0; t535 < t532; t535++) {
-            int32_t t535p0;
-            int32_t t535p1;
-            t535p0 = t533[t535];
-            t535p1 = t534[t535];
-            const int64_t t535_end = (t535 + 1) * RT_CHUNK < t531 ? (t535 + 1) * RT_CHUNK : t531;
-            for (int64_t t536 = t535 * RT_CHUNK; t536 < t535_end; t536++) {
-              const int32_t t537 = (int32_t)t536;
-              v_x975_d[t536] = t535p0;
-              v_x979_d[t536] = t535p1;
-              int32_t t535y0;
-              int32_t t535y1;
-              int t569 = 0; /* nonzero: a check below failed */
-              int t570 = (uint64_t)(int64_t)t537 < (uint64_t)v_x945_n;
-              int32_t t568 = t570 ? v_x945_d[t537] : 0;
-              t569 |= !t570;
-              uint8_t t572 = rt_le_i(t568, 1);
-              int32_t t574 = rt_btoi_b(t572);
-              uint8_t t576 = rt_not_b(t572);
-              int32_t t578 = rt_btoi_b(t576);
-              if (__builtin_expect(t569 != 0, 0)) { /* again, recording the error */
-                int32_t t579;
-                if ((uint64_t)(int64_t)t537 < (uint64_t)v_x945_n) {
-                  t579 = v_x945_d[t537];
+          v_x977 = rt_value_new(rt_vec_type(RT_INT), t502);
+          int32_t *v_x977_d = v_x977->data.i;
+          const int64_t v_x977_n = v_x977->len;
+          v_x981 = rt_value_new(rt_vec_type(RT_INT), t502);
+          int32_t *v_x981_d = v_x981->data.i;
+          const int64_t v_x981_n = v_x981->len;
+          RT_PARALLEL_FOR_IF(t503 > 1)
+          for (int64_t t506 = 0; t506 < t503; t506++) {
+            int32_t t506p0;
+            int32_t t506p1;
+            t506p0 = t504[t506];
+            t506p1 = t505[t506];
+            const int64_t t506_end = (t506 + 1) * RT_CHUNK < t502 ? (t506 + 1) * RT_CHUNK : t502;
+            for (int64_t t507 = t506 * RT_CHUNK; t507 < t506_end; t507++) {
+              const int32_t t508 = (int32_t)t507;
+              v_x977_d[t507] = t506p0;
+              v_x981_d[t507] = t506p1;
+              int32_t t506y0;
+              int32_t t506y1;
+              int t540 = 0; /* nonzero: a check below failed */
+              int t541 = (uint64_t)(int64_t)t508 < (uint64_t)v_x947_n;
+              int32_t t539 = t541 ? v_x947_d[t508] : 0;
+              t540 |= !t541;
+              uint8_t t543 = rt_le_i(t539, 1);
+              int32_t t545 = rt_btoi_b(t543);
+              uint8_t t547 = rt_not_b(t543);
+              int32_t t549 = rt_btoi_b(t547);
+              if (__builtin_expect(t540 != 0, 0)) { /* again, recording the error */
+                int32_t t550;
+                if ((uint64_t)(int64_t)t508 < (uint64_t)v_x947_n) {
+                  t550 = v_x947_d[t508];
                 } else {
-                  NESSIE_RECORD(err, t536, RT_CHECK_INDEX, 0, 0, RT_GATHER, t537, v_x945_n, 0.0, 9);
-                  t579 = 0;
+                  NESSIE_RECORD(err, t507, RT_CHECK_INDEX, 0, 0, RT_GATHER, t508, v_x947_n, 0.0, 9);
+                  t550 = 0;
                 }
-                uint8_t t581 = rt_le_i(t579, 1);
-                int32_t t583 = rt_btoi_b(t581);
-                uint8_t t585 = rt_not_b(t581);
-                int32_t t587 = rt_btoi_b(t585);
+                uint8_t t552 = rt_le_i(t550, 1);
+                int32_t t554 = rt_btoi_b(t552);
+                uint8_t t556 = rt_not_b(t552);
+                int32_t t558 = rt_btoi_b(t556);
               }
-              t535y0 = t574;
-              t535y1 = t578;
-              int32_t t589 = rt_add_i(t535p0, t535y0);
-              int32_t t591 = rt_add_i(t535p1, t535y1);
-              t535p0 = t589;
-              t535p1 = t591;
+              t506y0 = t545;
+              t506y1 = t549;
+              int32_t t560 = rt_add_i(t506p0, t506y0);
+              int32_t t562 = rt_add_i(t506p1, t506y1);
+              t506p0 = t560;
+              t506p1 = t562;
             }
           }
-          rt_free(t533);
-          rt_free(t534);
+          rt_free(t504);
+          rt_free(t505);
         }
         if (err->index != INT64_MAX)
           goto fail;
       }
     }
   }
-  *out_v_x947 = v_x947;
-  *out_v_x956 = v_x956;
+  *out_v_x949 = v_x949;
   *out_v_x958 = v_x958;
-  *out_v_x965 = v_x965;
-  *out_v_x971 = v_x971;
-  *out_v_x975 = v_x975;
-  *out_v_x979 = v_x979;
-  rt_release(v_x957);
+  *out_v_x960 = v_x960;
+  *out_v_x967 = v_x967;
+  *out_v_x973 = v_x973;
+  *out_v_x977 = v_x977;
+  *out_v_x981 = v_x981;
   rt_release(v_x959);
+  rt_release(v_x961);
   return;
 fail:
-  rt_release(v_x947);
-  rt_release(v_x956);
-  rt_release(v_x957);
+  rt_release(v_x949);
   rt_release(v_x958);
   rt_release(v_x959);
-  rt_release(v_x975);
-  rt_release(v_x979);
+  rt_release(v_x960);
+  rt_release(v_x961);
+  rt_release(v_x977);
+  rt_release(v_x981);
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
   (void)loc;
   (void)run;
-  int32_t *v_x980_d = v_x980->data.i;
-  const int64_t v_x980_n = v_x980->len;
-  int32_t *v_x981_d = v_x981->data.i;
-  const int64_t v_x981_n = v_x981->len;
-  int32_t *v_x984_d = v_x984->data.i;
-  const int64_t v_x984_n = v_x984->len;
-  RtValue *v_x986 = NULL;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  int32_t *v_x983_d = v_x983->data.i;
+  const int64_t v_x983_n = v_x983->len;
+  int32_t *v_x986_d = v_x986->data.i;
+  const int64_t v_x986_n = v_x986->len;
   RtValue *v_x988 = NULL;
-  RtValue *v_x991 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x993 = NULL;
   /* MAP */
   {
-    const int64_t t592 = v_x980_n;
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t592);
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t592);
+    const int64_t t563 = v_x982_n;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t563);
     int32_t *v_x988_d = v_x988->data.i;
     const int64_t v_x988_n = v_x988->len;
-    v_x991 = rt_value_new(rt_vec_type(RT_INT), t592);
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
-    RT_PARALLEL_FOR_IF(t592 >= RT_PARALLEL_MIN)
-    for (int64_t t593 = 0; t593 < t592; t593++) {
-      const int32_t t594 = (int32_t)t593;
-      int t597 = 0; /* nonzero: a check below failed */
-      int32_t t595 = v_x980_d[t594];
-      int t598 = (uint64_t)(int64_t)t595 < (uint64_t)v_x984_n;
-      int32_t t596 = t598 ? v_x984_d[t595] : 0;
-      t597 |= !t598;
-      int t600 = (uint64_t)(int64_t)t595 < (uint64_t)v_x981_n;
-      int32_t t599 = t600 ? v_x981_d[t595] : 0;
-      t597 |= !t600;
-      int32_t t602 = rt_add_i(t596, t599);
-      if (__builtin_expect(t597 != 0, 0)) { /* again, recording the error */
-        int32_t t603 = v_x980_d[t594];
-        int32_t t604;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x984_n) {
-          t604 = v_x984_d[t603];
+    v_x990 = rt_value_new(rt_vec_type(RT_INT), t563);
+    int32_t *v_x990_d = v_x990->data.i;
+    const int64_t v_x990_n = v_x990->len;
+    v_x993 = rt_value_new(rt_vec_type(RT_INT), t563);
+    int32_t *v_x993_d = v_x993->data.i;
+    const int64_t v_x993_n = v_x993->len;
+    RT_PARALLEL_FOR_IF(t563 >= RT_PARALLEL_MIN)
+    for (int64_t t564 = 0; t564 < t563; t564++) {
+      const int32_t t565 = (int32_t)t564;
+      int t568 = 0; /* nonzero: a check below failed */
+      int32_t t566 = v_x982_d[t565];
+      int t569 = (uint64_t)(int64_t)t566 < (uint64_t)v_x986_n;
+      int32_t t567 = t569 ? v_x986_d[t566] : 0;
+      t568 |= !t569;
+      int t571 = (uint64_t)(int64_t)t566 < (uint64_t)v_x983_n;
+      int32_t t570 = t571 ? v_x983_d[t566] : 0;
+      t568 |= !t571;
+      int32_t t573 = rt_add_i(t567, t570);
+      if (__builtin_expect(t568 != 0, 0)) { /* again, recording the error */
+        int32_t t574 = v_x982_d[t565];
+        int32_t t575;
+        if ((uint64_t)(int64_t)t574 < (uint64_t)v_x986_n) {
+          t575 = v_x986_d[t574];
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x984_n, 0.0, 0);
-          t604 = 0;
+          NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, v_x986_n, 0.0, 0);
+          t575 = 0;
         }
-        int32_t t605;
-        if ((uint64_t)(int64_t)t603 < (uint64_t)v_x981_n) {
-          t605 = v_x981_d[t603];
+        int32_t t576;
+        if ((uint64_t)(int64_t)t574 < (uint64_t)v_x983_n) {
+          t576 = v_x983_d[t574];
         } else {
-          NESSIE_RECORD(err, t593, RT_CHECK_INDEX, 0, 0, RT_GATHER, t603, v_x981_n, 0.0, 1);
-          t605 = 0;
+          NESSIE_RECORD(err, t564, RT_CHECK_INDEX, 0, 0, RT_GATHER, t574, v_x983_n, 0.0, 1);
+          t576 = 0;
         }
-        int32_t t607 = rt_add_i(t604, t605);
+        int32_t t578 = rt_add_i(t575, t576);
       }
-      v_x986_d[t593] = t596;
-      v_x988_d[t593] = t602;
-      v_x991_d[t593] = 1;
+      v_x988_d[t564] = t567;
+      v_x990_d[t564] = t573;
+      v_x993_d[t564] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x986 = v_x986;
   *out_v_x988 = v_x988;
-  *out_v_x991 = v_x991;
+  *out_v_x990 = v_x990;
+  *out_v_x993 = v_x993;
   return;
 fail:
-  rt_release(v_x986);
   rt_release(v_x988);
-  rt_release(v_x991);
+  rt_release(v_x990);
+  rt_release(v_x993);
 }
 
-/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
+/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
   (void)loc;
   (void)run;
-  const int64_t *v_sd_1123_off = rt_seg_offsets(v_sd_1123);
-  const int64_t v_sd_1123_n = v_sd_1123->len;
-  int32_t *v_x1115_d = v_x1115->data.i;
-  const int64_t v_x1115_n = v_x1115->len;
-  int32_t *v_x1116_d = v_x1116->data.i;
-  const int64_t v_x1116_n = v_x1116->len;
+  const int64_t *v_sd_1125_off = rt_seg_offsets(v_sd_1125);
+  const int64_t v_sd_1125_n = v_sd_1125->len;
   int32_t *v_x1117_d = v_x1117->data.i;
   const int64_t v_x1117_n = v_x1117->len;
+  int32_t *v_x1118_d = v_x1118->data.i;
+  const int64_t v_x1118_n = v_x1118->len;
   int32_t *v_x1119_d = v_x1119->data.i;
   const int64_t v_x1119_n = v_x1119->len;
-  RtValue *v_x1122 = NULL;
+  int32_t *v_x1121_d = v_x1121->data.i;
+  const int64_t v_x1121_n = v_x1121->len;
+  RtValue *v_x1124 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t608 = v_sd_1123_off[v_sd_1123_n];
-    const int64_t t609 = (t608 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t609 > 1)
-    for (int64_t t610 = 0; t610 < t609; t610++) {
-      int64_t t613 = rt_segment_search(v_sd_1123_off, 0, v_sd_1123_n, t610 * RT_CHUNK);
-      const int64_t t610_end = (t610 + 1) * RT_CHUNK < t608 ? (t610 + 1) * RT_CHUNK : t608;
-      for (int64_t t611 = t610 * RT_CHUNK; t611 < t610_end; t611++) {
-        const int32_t t612 = (int32_t)t611;
-        while (v_sd_1123_off[t613 + 1] <= t611)
-          t613++;
-        const int32_t t614 = (int32_t)t613;
-        int32_t t615; /* v_x1122: read by nothing */
-        int t617 = 0; /* nonzero: a check below failed */
-        int t618 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n;
-        int32_t t616 = t618 ? v_x1117_d[t614] : 0;
-        t617 |= !t618;
-        int t620 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n;
-        int32_t t619 = t620 ? v_x1115_d[t614] : 0;
-        t617 |= !t620;
-        int32_t t622 = rt_sub_i(t612, t619);
-        int t624 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n;
-        int32_t t623 = t624 ? v_x1116_d[t614] : 0;
-        t617 |= !t624;
-        int32_t t626 = rt_mul_i(t622, t623);
-        int32_t t628 = rt_add_i(t616, t626);
-        int t630 = (uint64_t)(int64_t)t628 < (uint64_t)v_x1119_n;
-        int32_t t629 = t630 ? v_x1119_d[t628] : 0;
-        t617 |= !t630;
-        if (__builtin_expect(t617 != 0, 0)) { /* again, recording the error */
-          int32_t t631;
-          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1117_n) {
-            t631 = v_x1117_d[t614];
+    const int64_t t579 = v_sd_1125_off[v_sd_1125_n];
+    const int64_t t580 = (t579 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t580 > 1)
+    for (int64_t t581 = 0; t581 < t580; t581++) {
+      int64_t t584 = rt_segment_search(v_sd_1125_off, 0, v_sd_1125_n, t581 * RT_CHUNK);
+      const int64_t t581_end = (t581 + 1) * RT_CHUNK < t579 ? (t581 + 1) * RT_CHUNK : t579;
+      for (int64_t t582 = t581 * RT_CHUNK; t582 < t581_end; t582++) {
+        const int32_t t583 = (int32_t)t582;
+        while (v_sd_1125_off[t584 + 1] <= t582)
+          t584++;
+        const int32_t t585 = (int32_t)t584;
+        int32_t t586; /* v_x1124: read by nothing */
+        int t588 = 0; /* nonzero: a check below failed */
+        int t589 = (uint64_t)(int64_t)t585 < (uint64_t)v_x1119_n;
+        int32_t t587 = t589 ? v_x1119_d[t585] : 0;
+        t588 |= !t589;
+        int t591 = (uint64_t)(int64_t)t585 < (uint64_t)v_x1117_n;
+        int32_t t590 = t591 ? v_x1117_d[t585] : 0;
+        t588 |= !t591;
+        int32_t t593 = rt_sub_i(t583, t590);
+        int t595 = (uint64_t)(int64_t)t585 < (uint64_t)v_x1118_n;
+        int32_t t594 = t595 ? v_x1118_d[t585] : 0;
+        t588 |= !t595;
+        int32_t t597 = rt_mul_i(t593, t594);
+        int32_t t599 = rt_add_i(t587, t597);
+        int t601 = (uint64_t)(int64_t)t599 < (uint64_t)v_x1121_n;
+        int32_t t600 = t601 ? v_x1121_d[t599] : 0;
+        t588 |= !t601;
+        if (__builtin_expect(t588 != 0, 0)) { /* again, recording the error */
+          int32_t t602;
+          if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1119_n) {
+            t602 = v_x1119_d[t585];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1117_n, 0.0, 0);
-            t631 = 0;
+            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1119_n, 0.0, 0);
+            t602 = 0;
           }
-          int32_t t632;
-          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1115_n) {
-            t632 = v_x1115_d[t614];
+          int32_t t603;
+          if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1117_n) {
+            t603 = v_x1117_d[t585];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1115_n, 0.0, 1);
-            t632 = 0;
+            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1117_n, 0.0, 1);
+            t603 = 0;
           }
-          int32_t t634 = rt_sub_i(t612, t632);
-          int32_t t635;
-          if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1116_n) {
-            t635 = v_x1116_d[t614];
+          int32_t t605 = rt_sub_i(t583, t603);
+          int32_t t606;
+          if ((uint64_t)(int64_t)t585 < (uint64_t)v_x1118_n) {
+            t606 = v_x1118_d[t585];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1116_n, 0.0, 2);
-            t635 = 0;
+            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t585, v_x1118_n, 0.0, 2);
+            t606 = 0;
           }
-          int32_t t637 = rt_mul_i(t634, t635);
-          int32_t t639 = rt_add_i(t631, t637);
-          int32_t t640;
-          if ((uint64_t)(int64_t)t639 < (uint64_t)v_x1119_n) {
-            t640 = v_x1119_d[t639];
+          int32_t t608 = rt_mul_i(t605, t606);
+          int32_t t610 = rt_add_i(t602, t608);
+          int32_t t611;
+          if ((uint64_t)(int64_t)t610 < (uint64_t)v_x1121_n) {
+            t611 = v_x1121_d[t610];
           } else {
-            NESSIE_RECORD(err, t611, RT_CHECK_INDEX, 0, 0, RT_GATHER, t639, v_x1119_n, 0.0, 3);
-            t640 = 0;
+            NESSIE_RECORD(err, t582, RT_CHECK_INDEX, 0, 0, RT_GATHER, t610, v_x1121_n, 0.0, 3);
+            t611 = 0;
           }
         }
-        t615 = t629;
-        (void)t615;
+        t586 = t600;
+        (void)t586;
       }
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1122);
+  rt_release(v_x1124);
   return;
 fail:
-  rt_release(v_x1122);
+  rt_release(v_x1124);
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
   (void)loc;
   (void)run;
-  int32_t *v_x1024_d = v_x1024->data.i;
-  const int64_t v_x1024_n = v_x1024->len;
-  uint8_t *v_x1028_d = v_x1028->data.b;
-  const int64_t v_x1028_n = v_x1028->len;
-  int32_t *v_x1029_d = v_x1029->data.i;
-  const int64_t v_x1029_n = v_x1029->len;
-  int32_t *v_x1032_d = v_x1032->data.i;
-  const int64_t v_x1032_n = v_x1032->len;
-  RtValue *v_x1034 = NULL;
+  int32_t *v_x1026_d = v_x1026->data.i;
+  const int64_t v_x1026_n = v_x1026->len;
+  uint8_t *v_x1030_d = v_x1030->data.b;
+  const int64_t v_x1030_n = v_x1030->len;
+  int32_t *v_x1031_d = v_x1031->data.i;
+  const int64_t v_x1031_n = v_x1031->len;
+  int32_t *v_x1034_d = v_x1034->data.i;
+  const int64_t v_x1034_n = v_x1034->len;
+  RtValue *v_x1036 = NULL;
   /* MAP */
   {
-    const int64_t t641 = v_x1028_n;
-    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t641);
-    int32_t *v_x1034_d = v_x1034->data.i;
-    const int64_t v_x1034_n = v_x1034->len;
-    RT_PARALLEL_FOR_IF(t641 >= RT_PARALLEL_MIN)
-    for (int64_t t642 = 0; t642 < t641; t642++) {
-      const int32_t t643 = (int32_t)t642;
-      int t645 = 0; /* nonzero: a check below failed */
-      int t646 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1024_n;
-      int32_t t644 = t646 ? v_x1024_d[t643] : 0;
-      t645 |= !t646;
-      int32_t t648 = rt_add_i(t644, v_x1025);
-      uint8_t t649 = v_x1028_d[t643];
-      int t651 = (uint64_t)(int64_t)t643 < (uint64_t)v_x1029_n;
-      int32_t t650 = t651 ? v_x1029_d[t643] : 0;
-      t645 |= !t651;
-      int32_t t653 = (t649 ? t650 : t648);
-      int t655 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1032_n;
-      int32_t t654 = t655 ? v_x1032_d[t653] : 0;
-      t645 |= !t655;
-      if (__builtin_expect(t645 != 0, 0)) { /* again, recording the error */
-        int32_t t656;
-        if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1024_n) {
-          t656 = v_x1024_d[t643];
+    const int64_t t612 = v_x1030_n;
+    v_x1036 = rt_value_new(rt_vec_type(RT_INT), t612);
+    int32_t *v_x1036_d = v_x1036->data.i;
+    const int64_t v_x1036_n = v_x1036->len;
+    RT_PARALLEL_FOR_IF(t612 >= RT_PARALLEL_MIN)
+    for (int64_t t613 = 0; t613 < t612; t613++) {
+      const int32_t t614 = (int32_t)t613;
+      int t616 = 0; /* nonzero: a check below failed */
+      int t617 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1026_n;
+      int32_t t615 = t617 ? v_x1026_d[t614] : 0;
+      t616 |= !t617;
+      int32_t t619 = rt_add_i(t615, v_x1027);
+      uint8_t t620 = v_x1030_d[t614];
+      int t622 = (uint64_t)(int64_t)t614 < (uint64_t)v_x1031_n;
+      int32_t t621 = t622 ? v_x1031_d[t614] : 0;
+      t616 |= !t622;
+      int32_t t624 = (t620 ? t621 : t619);
+      int t626 = (uint64_t)(int64_t)t624 < (uint64_t)v_x1034_n;
+      int32_t t625 = t626 ? v_x1034_d[t624] : 0;
+      t616 |= !t626;
+      if (__builtin_expect(t616 != 0, 0)) { /* again, recording the error */
+        int32_t t627;
+        if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1026_n) {
+          t627 = v_x1026_d[t614];
         } else {
-          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1024_n, 0.0, 0);
-          t656 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1026_n, 0.0, 0);
+          t627 = 0;
         }
-        int32_t t658 = rt_add_i(t656, v_x1025);
-        uint8_t t659 = v_x1028_d[t643];
-        int32_t t660;
-        if ((uint64_t)(int64_t)t643 < (uint64_t)v_x1029_n) {
-          t660 = v_x1029_d[t643];
+        int32_t t629 = rt_add_i(t627, v_x1027);
+        uint8_t t630 = v_x1030_d[t614];
+        int32_t t631;
+        if ((uint64_t)(int64_t)t614 < (uint64_t)v_x1031_n) {
+          t631 = v_x1031_d[t614];
         } else {
-          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t643, v_x1029_n, 0.0, 1);
-          t660 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t614, v_x1031_n, 0.0, 1);
+          t631 = 0;
         }
-        int32_t t662 = (t659 ? t660 : t658);
-        int32_t t663;
-        if ((uint64_t)(int64_t)t662 < (uint64_t)v_x1032_n) {
-          t663 = v_x1032_d[t662];
+        int32_t t633 = (t630 ? t631 : t629);
+        int32_t t634;
+        if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1034_n) {
+          t634 = v_x1034_d[t633];
         } else {
-          NESSIE_RECORD(err, t642, RT_CHECK_INDEX, 0, 0, RT_GATHER, t662, v_x1032_n, 0.0, 2);
-          t663 = 0;
+          NESSIE_RECORD(err, t613, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1034_n, 0.0, 2);
+          t634 = 0;
         }
       }
-      v_x1034_d[t642] = t654;
+      v_x1036_d[t613] = t625;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1034 = v_x1034;
+  *out_v_x1036 = v_x1036;
   return;
 fail:
-  rt_release(v_x1034);
+  rt_release(v_x1036);
 }
 
 /* function distinct -- tests/golden/qs_count.nesl:6: function distinct(s) = */
@@ -2570,26 +2425,26 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     int32_t v_x25 = 0;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K1, 2, v_x19, &v_x25);
     RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 5, v_x19, v_x25, &v_x42);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 4, v_x19, v_x25, &v_x42);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 6, v_x19, v_x25, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 5, v_x19, v_x25, &v_x60);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t664 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t664->data.i[0] = v_x62;
-    t664->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t664);
+    RtValue *t635 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t635->data.i[0] = v_x62;
+    t635->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t635);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 7, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 7, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x78 = NULL;
@@ -2600,7 +2455,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K12, 4, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K12, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -2633,7 +2488,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K22, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K21, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -2641,7 +2496,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -2650,7 +2505,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x152);
     int32_t v_x170 = 0;
     v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x164);
@@ -2660,7 +2515,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -2674,7 +2529,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -2700,7 +2555,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289);
+      RtValue *v_x466 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, &v_x466);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 9, 14), v_x288, v_x289, 0);
       RtValue *v_x301 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x218, v_x235, &v_x301);
@@ -2708,13 +2564,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 7, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -2724,31 +2580,28 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x413 = 0;
       v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
       RtValue *v_x419 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 7, v_x323, v_x370, v_x413, &v_x419);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x323, v_x370, v_x413, &v_x419);
       rt_release(v_x323);
       rt_release(v_x370);
       int32_t v_x423 = 0;
       v_x423 = rt_mul_i(v_x263, 2);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
-      RtValue *v_x466 = NULL;
-      RtValue *v_x548 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 7, v_x263, &v_x466, &v_x548);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 7, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
       RtValue *v_x503 = NULL;
       RtValue *v_x504 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 7, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
       rt_release(v_x490);
       rt_release(v_x503);
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K20, 7, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K19, 6, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
       rt_release(v_x419);
       rt_release(v_x485);
       rt_release(v_x495);
@@ -2762,13 +2615,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x543 = 0;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 4, v_x271, v_x466, &v_x543, &v_x544, &v_x545);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x271, v_x466, &v_x543, &v_x544, &v_x545);
       rt_release(v_x271);
-      rt_release(v_x466);
       NESSIE_CHECK(0 /* subscript */, RT_LOC("tests/golden/qs_count.nesl", 11, 9), v_x544, v_x545, 0);
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 15), K21, 12, v_x548, v_x523, v_x263, &v_x604);
-      rt_release(v_x548);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K20, 7, v_x466, v_x523, &v_x604);
+      rt_release(v_x466);
       rt_release(v_x523);
       v_x605 = v_x604;
     }
@@ -2788,7 +2640,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x253);
     rt_release(v_x605);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K25, 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -2916,16 +2768,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t665 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t665->data.i[0] = 3;
-  t665->data.i[1] = 1;
-  t665->data.i[2] = 4;
-  t665->data.i[3] = 1;
-  t665->data.i[4] = 5;
-  t665->data.i[5] = 9;
-  t665->data.i[6] = 2;
-  t665->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t665);
+  RtValue *t636 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t636->data.i[0] = 3;
+  t636->data.i[1] = 1;
+  t636->data.i[2] = 4;
+  t636->data.i[3] = 1;
+  t636->data.i[4] = 5;
+  t636->data.i[5] = 9;
+  t636->data.i[6] = 2;
+  t636->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t636);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));

@@ -86,15 +86,14 @@ static const RtSite nessie_sites[] = {
   {"tests/golden/qs_count.nesl", 11, 20, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 14, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 46, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 34, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 52, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 10, 33, NULL, NULL, NULL, NULL, NULL},
+  {"tests/golden/qs_count.nesl", 11, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 3, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 6, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 7, 9, NULL, NULL, NULL, NULL, NULL},
   {"tests/golden/qs_count.nesl", 9, 15, NULL, NULL, NULL, NULL, NULL},
-  {"tests/golden/qs_count.nesl", 11, 15, NULL, NULL, NULL, NULL, NULL},
   {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}};
 
 static double g_x1;
@@ -1387,45 +1386,45 @@ static void K11(RtKernelError *err, RtLoc loc, int run, RtValue *v_x662, RtValue
 }
 
 /* K12: ONCE -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+static void K12_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)run;
-  int32_t *v_x723_d = v_x723->data.i;
-  const int64_t v_x723_n = v_x723->len;
-  int32_t v_x724 = 0;
-  int32_t v_x725 = 0;
+  int32_t *v_x733_d = v_x733->data.i;
+  const int64_t v_x733_n = v_x733->len;
+  int32_t v_x734 = 0;
+  int32_t v_x735 = 0;
   /* ONCE */
   {
     int t152 = 0; /* nonzero: a check below failed */
-    int t153 = (uint64_t)(int64_t)0 < (uint64_t)v_x723_n;
-    int32_t t151 = t153 ? v_x723_d[0] : 0;
+    int t153 = (uint64_t)(int64_t)0 < (uint64_t)v_x733_n;
+    int32_t t151 = t153 ? v_x733_d[0] : 0;
     t152 |= !t153;
-    int t155 = (uint64_t)(int64_t)1 < (uint64_t)v_x723_n;
-    int32_t t154 = t155 ? v_x723_d[1] : 0;
+    int t155 = (uint64_t)(int64_t)1 < (uint64_t)v_x733_n;
+    int32_t t154 = t155 ? v_x733_d[1] : 0;
     t152 |= !t155;
     if (__builtin_expect(t152 != 0, 0)) { /* again, recording the error */
       int32_t t156;
-      if ((uint64_t)(int64_t)0 < (uint64_t)v_x723_n) {
-        t156 = v_x723_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)v_x733_n) {
+        t156 = v_x733_d[0];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x723_n, 0.0, 0);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, v_x733_n, 0.0, 0);
         t156 = 0;
       }
       int32_t t157;
-      if ((uint64_t)(int64_t)1 < (uint64_t)v_x723_n) {
-        t157 = v_x723_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)v_x733_n) {
+        t157 = v_x733_d[1];
       } else {
-        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x723_n, 0.0, 1);
+        NESSIE_RECORD(err, 0, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, v_x733_n, 0.0, 1);
         t157 = 0;
       }
     }
-    v_x724 = t151;
-    v_x725 = t154;
+    v_x734 = t151;
+    v_x735 = t154;
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x724 = v_x724;
-  *out_v_x725 = v_x725;
+  *out_v_x734 = v_x734;
+  *out_v_x735 = v_x735;
   return;
 fail:
 }
@@ -1434,9 +1433,9 @@ fail:
 struct K12_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x723_d; int64_t v_x723_n;
-  int32_t v_x724;
-  int32_t v_x725;
+  int32_t *v_x733_d; int64_t v_x733_n;
+  int32_t v_x734;
+  int32_t v_x735;
 };
 struct alignas(8) K12_0_V {
   int32_t v0;
@@ -1448,272 +1447,261 @@ struct K12_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t159 = 0; /* nonzero: a check below failed */
-    int t160 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n;
-    int32_t t158 = t160 ? A.v_x723_d[0] : 0;
+    int t160 = (uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n;
+    int32_t t158 = t160 ? A.v_x733_d[0] : 0;
     t159 |= !t160;
-    int t162 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n;
-    int32_t t161 = t162 ? A.v_x723_d[1] : 0;
+    int t162 = (uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n;
+    int32_t t161 = t162 ? A.v_x733_d[1] : 0;
     t159 |= !t162;
     if (__builtin_expect(t159 != 0, 0)) { /* again, recording the error */
       int32_t t163;
-      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x723_n) {
-        t163 = A.v_x723_d[0];
+      if ((uint64_t)(int64_t)0 < (uint64_t)A.v_x733_n) {
+        t163 = A.v_x733_d[0];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x723_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_ELT, 0, A.v_x733_n, 0.0, 0);
         t163 = 0;
       }
       int32_t t164;
-      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x723_n) {
-        t164 = A.v_x723_d[1];
+      if ((uint64_t)(int64_t)1 < (uint64_t)A.v_x733_n) {
+        t164 = A.v_x733_d[1];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x723_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_ELT, 1, A.v_x733_n, 0.0, 1);
         t164 = 0;
       }
     }
     return K12_0_V{t158, t161};
   }
 };
-static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
+static void K12_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
   (void)loc;
   (void)err;
   K12_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x723_d = v_x723->data.i;
-  A.v_x723_n = v_x723->len;
-  int32_t v_x724 = 0;
-  int32_t v_x725 = 0;
+  A.v_x733_d = v_x733->data.i;
+  A.v_x733_n = v_x733->len;
+  int32_t v_x734 = 0;
+  int32_t v_x735 = 0;
   /* ONCE */
   {
     const K12_0_V t165 = rtg::once<K12_0_V>("K12", loc, K12_0_pull{A});
-    v_x724 = t165.v0;
-    A.v_x724 = v_x724;
-    v_x725 = t165.v1;
-    A.v_x725 = v_x725;
+    v_x734 = t165.v0;
+    A.v_x734 = v_x734;
+    v_x735 = t165.v1;
+    A.v_x735 = v_x735;
   }
-  *out_v_x724 = v_x724;
-  *out_v_x725 = v_x725;
+  *out_v_x734 = v_x734;
+  *out_v_x735 = v_x735;
   return;
 fail:
 }
 
-static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x723, int32_t *out_v_x724, int32_t *out_v_x725) {
-  RtValue *vals[] = {v_x723};
+static void K12(RtKernelError *err, RtLoc loc, int run, RtValue *v_x733, int32_t *out_v_x734, int32_t *out_v_x735) {
+  RtValue *vals[] = {v_x733};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 1, sizes, 0)) {
-    K12_host(err, loc, run, v_x723, out_v_x724, out_v_x725);
+    K12_host(err, loc, run, v_x733, out_v_x734, out_v_x735);
     rtg_host_ran();
   } else {
-    K12_gpu(err, loc, run, v_x723, out_v_x724, out_v_x725);
+    K12_gpu(err, loc, run, v_x733, out_v_x734, out_v_x735);
   }
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739) {
+/* K13: REDUCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+static void K13_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751) {
   (void)loc;
   (void)run;
-  int32_t *v_x729_d = v_x729->data.i;
-  const int64_t v_x729_n = v_x729->len;
-  RtValue *v_x728 = NULL;
-  int32_t v_x737 = 0;
-  int32_t v_x738 = 0;
-  int32_t v_x739 = 0;
-  /* MAP */
+  int32_t *v_x739_d = v_x739->data.i;
+  const int64_t v_x739_n = v_x739->len;
+  int32_t v_x747 = 0;
+  int32_t v_x748 = 0;
+  int32_t v_x749 = 0;
+  RtValue *v_x738 = NULL;
+  RtValue *v_x751 = NULL;
+  /* REDUCE */
   {
-    const int64_t t166 = v_x726;
+    const int64_t t166 = v_x736;
     if (t166 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t166, 0.0, 0);
       goto fail;
     }
-    v_x728 = rt_value_new(rt_vec_type(RT_INT), t166);
-    int32_t *v_x728_d = v_x728->data.i;
-    const int64_t v_x728_n = v_x728->len;
-    RT_PARALLEL_FOR_IF(t166 >= RT_PARALLEL_MIN)
-    for (int64_t t167 = 0; t167 < t166; t167++) {
-      const int32_t t168 = (int32_t)t167;
-      v_x728_d[t167] = 0;
+    const int64_t t167 = t166 > 0 ? (t166 + RT_CHUNK - 1) / RT_CHUNK : 1;
+    int32_t *t168 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t167);
+    int32_t *t169 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t167);
+    int32_t *t170 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t167);
+    RT_PARALLEL_FOR_IF(t167 > 1)
+    for (int64_t t171 = 0; t171 < t167; t171++) {
+      int32_t t171a0;
+      int32_t t171a1;
+      int32_t t171a2;
+      t171a0 = 2147483647;
+      t171a1 = 0;
+      t171a2 = 1;
+      const int64_t t171_end = (t171 + 1) * RT_CHUNK < t166 ? (t171 + 1) * RT_CHUNK : t166;
+      for (int64_t t172 = t171 * RT_CHUNK; t172 < t171_end; t172++) {
+        const int32_t t173 = (int32_t)t172;
+        int32_t t171x0;
+        int32_t t171x1;
+        int32_t t171x2;
+        int t175 = 0; /* nonzero: a check below failed */
+        int t176 = (uint64_t)(int64_t)t173 < (uint64_t)v_x739_n;
+        int32_t t174 = t176 ? v_x739_d[t173] : 0;
+        t175 |= !t176;
+        uint8_t t178 = rt_lt_i(0, t174);
+        int32_t t179;
+        if (t178) {
+          t179 = 2147483647;
+        } else {
+          t179 = t173;
+        }
+        if (__builtin_expect(t175 != 0, 0)) { /* again, recording the error */
+          int32_t t180;
+          if ((uint64_t)(int64_t)t173 < (uint64_t)v_x739_n) {
+            t180 = v_x739_d[t173];
+          } else {
+            NESSIE_RECORD(err, t172, RT_CHECK_INDEX, 2, 0, RT_GATHER, t173, v_x739_n, 0.0, 1);
+            t180 = 0;
+          }
+          uint8_t t182 = rt_lt_i(0, t180);
+          int32_t t183;
+          if (t182) {
+            t183 = 2147483647;
+          } else {
+            t183 = t173;
+          }
+        }
+        t171x0 = t179;
+        t171x1 = 0;
+        t171x2 = t174;
+        uint8_t t185 = rt_le_i(t171a0, t171x0);
+        int32_t t186;
+        if (t185) {
+          t186 = t171a0;
+        } else {
+          t186 = t171x0;
+        }
+        int32_t t187;
+        if (t185) {
+          t187 = t171a1;
+        } else {
+          t187 = t171x1;
+        }
+        int32_t t188;
+        if (t185) {
+          t188 = t171a2;
+        } else {
+          t188 = t171x2;
+        }
+        t171a0 = t186;
+        t171a1 = t187;
+        t171a2 = t188;
+      }
+      t168[t171] = t171a0;
+      t169[t171] = t171a1;
+      t170[t171] = t171a2;
     }
+    int32_t t171t0;
+    int32_t t171t1;
+    int32_t t171t2;
+    t171t0 = 2147483647;
+    t171t1 = 0;
+    t171t2 = 1;
+    for (int64_t t171 = 0; t171 < t167; t171++) {
+      const int32_t t189 = t168[t171];
+      const int32_t t190 = t169[t171];
+      const int32_t t191 = t170[t171];
+      uint8_t t193 = rt_le_i(t171t0, t189);
+      int32_t t194;
+      if (t193) {
+        t194 = t171t0;
+      } else {
+        t194 = t189;
+      }
+      int32_t t195;
+      if (t193) {
+        t195 = t171t1;
+      } else {
+        t195 = t190;
+      }
+      int32_t t196;
+      if (t193) {
+        t196 = t171t2;
+      } else {
+        t196 = t191;
+      }
+      t171t0 = t194;
+      t171t1 = t195;
+      t171t2 = t196;
+    }
+    v_x747 = t171t0;
+    rt_free(t168);
+    v_x748 = t171t1;
+    rt_free(t169);
+    v_x749 = t171t2;
+    rt_free(t170);
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x728_d = v_x728->data.i;
-    const int64_t v_x728_n = v_x728->len;
-    /* REDUCE */
+    /* MAP */
     {
-      const int64_t t169 = v_x726;
-      if (t169 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t169, 0.0, 1);
+      const int64_t t197 = v_x736;
+      if (t197 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t197, 0.0, 2);
         goto fail;
       }
-      const int64_t t170 = t169 > 0 ? (t169 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t171 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
-      int32_t *t172 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
-      int32_t *t173 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t170);
-      RT_PARALLEL_FOR_IF(t170 > 1)
-      for (int64_t t174 = 0; t174 < t170; t174++) {
-        int32_t t174a0;
-        int32_t t174a1;
-        int32_t t174a2;
-        t174a0 = 2147483647;
-        t174a1 = 0;
-        t174a2 = 1;
-        const int64_t t174_end = (t174 + 1) * RT_CHUNK < t169 ? (t174 + 1) * RT_CHUNK : t169;
-        for (int64_t t175 = t174 * RT_CHUNK; t175 < t174_end; t175++) {
-          const int32_t t176 = (int32_t)t175;
-          int32_t t174x0;
-          int32_t t174x1;
-          int32_t t174x2;
-          int t178 = 0; /* nonzero: a check below failed */
-          int t179 = (uint64_t)(int64_t)t176 < (uint64_t)v_x729_n;
-          int32_t t177 = t179 ? v_x729_d[t176] : 0;
-          t178 |= !t179;
-          uint8_t t181 = rt_lt_i(0, t177);
-          int32_t t182;
-          if (t181) {
-            t182 = 2147483647;
-          } else {
-            t182 = t176;
-          }
-          if (__builtin_expect(t178 != 0, 0)) { /* again, recording the error */
-            int32_t t183;
-            if ((uint64_t)(int64_t)t176 < (uint64_t)v_x729_n) {
-              t183 = v_x729_d[t176];
-            } else {
-              NESSIE_RECORD(err, t175, RT_CHECK_INDEX, 2, 0, RT_GATHER, t176, v_x729_n, 0.0, 2);
-              t183 = 0;
-            }
-            uint8_t t185 = rt_lt_i(0, t183);
-            int32_t t186;
-            if (t185) {
-              t186 = 2147483647;
-            } else {
-              t186 = t176;
-            }
-          }
-          t174x0 = t182;
-          t174x1 = 0;
-          t174x2 = t177;
-          uint8_t t188 = rt_le_i(t174a0, t174x0);
-          int32_t t189;
-          if (t188) {
-            t189 = t174a0;
-          } else {
-            t189 = t174x0;
-          }
-          int32_t t190;
-          if (t188) {
-            t190 = t174a1;
-          } else {
-            t190 = t174x1;
-          }
-          int32_t t191;
-          if (t188) {
-            t191 = t174a2;
-          } else {
-            t191 = t174x2;
-          }
-          t174a0 = t189;
-          t174a1 = t190;
-          t174a2 = t191;
-        }
-        t171[t174] = t174a0;
-        t172[t174] = t174a1;
-        t173[t174] = t174a2;
+      v_x738 = rt_value_new(rt_vec_type(RT_INT), t197);
+      int32_t *v_x738_d = v_x738->data.i;
+      const int64_t v_x738_n = v_x738->len;
+      v_x751 = rt_value_new(rt_vec_type(RT_INT), t197);
+      int32_t *v_x751_d = v_x751->data.i;
+      const int64_t v_x751_n = v_x751->len;
+      RT_PARALLEL_FOR_IF(t197 >= RT_PARALLEL_MIN)
+      for (int64_t t198 = 0; t198 < t197; t198++) {
+        const int32_t t199 = (int32_t)t198;
+        v_x738_d[t198] = 0;
+        v_x751_d[t198] = 2;
       }
-      int32_t t174t0;
-      int32_t t174t1;
-      int32_t t174t2;
-      t174t0 = 2147483647;
-      t174t1 = 0;
-      t174t2 = 1;
-      for (int64_t t174 = 0; t174 < t170; t174++) {
-        const int32_t t192 = t171[t174];
-        const int32_t t193 = t172[t174];
-        const int32_t t194 = t173[t174];
-        uint8_t t196 = rt_le_i(t174t0, t192);
-        int32_t t197;
-        if (t196) {
-          t197 = t174t0;
-        } else {
-          t197 = t192;
-        }
-        int32_t t198;
-        if (t196) {
-          t198 = t174t1;
-        } else {
-          t198 = t193;
-        }
-        int32_t t199;
-        if (t196) {
-          t199 = t174t2;
-        } else {
-          t199 = t194;
-        }
-        t174t0 = t197;
-        t174t1 = t198;
-        t174t2 = t199;
-      }
-      v_x737 = t174t0;
-      rt_free(t171);
-      v_x738 = t174t1;
-      rt_free(t172);
-      v_x739 = t174t2;
-      rt_free(t173);
     }
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x728 = v_x728;
   *out_v_x738 = v_x738;
-  *out_v_x739 = v_x739;
+  *out_v_x748 = v_x748;
+  *out_v_x749 = v_x749;
+  *out_v_x751 = v_x751;
   return;
 fail:
-  rt_release(v_x728);
+  rt_release(v_x738);
+  rt_release(v_x751);
 }
 
-/* K13: MAP, REDUCE -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
+/* K13: REDUCE, MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K13_A {
   RtKernelError *err;
   int run;
-  int32_t v_x726;
-  int32_t *v_x729_d; int64_t v_x729_n;
-  int32_t *v_x728_d; int64_t v_x728_n;
-  int32_t v_x737;
-  int32_t v_x738;
-  int32_t v_x739;
+  int32_t v_x736;
+  int32_t *v_x739_d; int64_t v_x739_n;
+  int32_t v_x747;
+  int32_t v_x748;
+  int32_t v_x749;
+  int32_t *v_x738_d; int64_t v_x738_n;
+  int32_t *v_x751_d; int64_t v_x751_n;
 };
 struct alignas(8) K13_0_V {
   int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K13_0_pull {
   K13_A A;
   __device__ K13_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K13_0_V{0};
-  }
-};
-struct K13_0_store {
-  K13_A A;
-  __device__ void operator()(int64_t i, const K13_0_V &v) const {
-    A.v_x728_d[i] = v.v0;
-  }
-};
-struct alignas(8) K13_1_V {
-  int32_t v0;
-  int32_t v1;
-  int32_t v2;
-};
-struct K13_1_pull {
-  K13_A A;
-  __device__ K13_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
     int t201 = 0; /* nonzero: a check below failed */
-    int t202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n;
-    int32_t t200 = t202 ? A.v_x729_d[ix] : 0;
+    int t202 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n;
+    int32_t t200 = t202 ? A.v_x739_d[ix] : 0;
     t201 |= !t202;
     uint8_t t204 = rt_lt_i(0, t200);
     int32_t t205;
@@ -1724,10 +1712,10 @@ struct K13_1_pull {
     }
     if (__builtin_expect(t201 != 0, 0)) { /* again, recording the error */
       int32_t t206;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x729_n) {
-        t206 = A.v_x729_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x739_n) {
+        t206 = A.v_x739_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x729_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 2, 0, RT_GATHER, ix, A.v_x739_n, 0.0, 0);
         t206 = 0;
       }
       uint8_t t208 = rt_lt_i(0, t206);
@@ -1738,12 +1726,12 @@ struct K13_1_pull {
         t209 = ix;
       }
     }
-    return K13_1_V{t205, 0, t200};
+    return K13_0_V{t205, 0, t200};
   }
 };
-struct K13_1_op {
+struct K13_0_op {
   K13_A A;
-  __device__ K13_1_V operator()(const K13_1_V &a, const K13_1_V &b) const {
+  __device__ K13_0_V operator()(const K13_0_V &a, const K13_0_V &b) const {
     uint8_t t211 = rt_le_i(a.v0, b.v0);
     int32_t t212;
     if (t211) {
@@ -1763,12 +1751,12 @@ struct K13_1_op {
     } else {
       t214 = b.v2;
     }
-    return K13_1_V{t212, t213, t214};
+    return K13_0_V{t212, t213, t214};
   }
 };
-struct K13_1_check {
+struct K13_0_check {
   int site[1];
-  __host__ __device__ bool operator()(const K13_1_V &v, RtKernelError *e, int run) const {
+  __host__ __device__ bool operator()(const K13_0_V &v, RtKernelError *e, int run) const {
     if (!rt_check_ok(0 /* subscript */, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0)) {
       *e = NESSIE_ERROR(0, RT_CHECK_ARGUMENT, site[0], 0, 0, (int64_t)v.v1, (int64_t)v.v2, (int64_t)0, run, 0);
       return false;
@@ -1776,131 +1764,149 @@ struct K13_1_check {
     return true;
   }
 };
-struct K13_1_ride {
+struct alignas(8) K13_1_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K13_1_pull {
   K13_A A;
   __device__ K13_1_V operator()(int64_t i) const {
-    K13_0_store{A}(i, K13_0_pull{A}(i)); /* MAP 0 rides here */
-    return K13_1_pull{A}(i);
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    return K13_1_V{0, 2};
   }
 };
-static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739, int check_site_0) {
+struct K13_1_store {
+  K13_A A;
+  __device__ void operator()(int64_t i, const K13_1_V &v) const {
+    A.v_x738_d[i] = v.v0;
+    A.v_x751_d[i] = v.v1;
+  }
+};
+static void K13_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751, int check_site_0) {
   (void)loc;
   (void)err;
   K13_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x726 = v_x726;
-  A.v_x729_d = v_x729->data.i;
-  A.v_x729_n = v_x729->len;
-  RtValue *v_x728 = NULL;
-  K13_1_V *K13_1_value = NULL; /* the REDUCE's values, on the device */
-  int32_t v_x737 = 0;
-  int32_t v_x738 = 0;
-  int32_t v_x739 = 0;
-  /* MAP */
+  A.v_x736 = v_x736;
+  A.v_x739_d = v_x739->data.i;
+  A.v_x739_n = v_x739->len;
+  K13_0_V *K13_0_value = NULL; /* the REDUCE's values, on the device */
+  int32_t v_x747 = 0;
+  int32_t v_x748 = 0;
+  int32_t v_x749 = 0;
+  RtValue *v_x738 = NULL;
+  RtValue *v_x751 = NULL;
+  /* REDUCE */
   {
-    const int64_t t215 = v_x726;
+    const int64_t t215 = v_x736;
     if (t215 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t215, 0.0, run, 1};
       goto fail;
     }
-    v_x728 = rtg_vec_new(RT_INT, t215);
-    A.v_x728_d = v_x728->data.i;
-    A.v_x728_n = v_x728->len;
-    /* computed in the launch of SOAC 1 (K13_1_ride) */
+    K13_0_V *t216 = rtg::reduce_to_device<false>("K13", loc, K13_0_pull{A}, K13_0_op{A}, K13_0_V{2147483647, 0, 1}, t215);
+    K13_0_value = t216;
   }
-  /* REDUCE */
+  /* MAP */
   {
-    const int64_t t216 = v_x726;
-    if (t216 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t216, 0.0, run, 2};
+    const int64_t t217 = v_x736;
+    if (t217 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t217, 0.0, run, 2};
       goto fail;
     }
-    K13_1_V *t217 = rtg::reduce_to_device<false>("K13", loc, K13_1_ride{A}, K13_1_op{A}, K13_1_V{2147483647, 0, 1}, t216);
-    K13_1_value = t217;
+    v_x738 = rtg_vec_new(RT_INT, t217);
+    A.v_x738_d = v_x738->data.i;
+    A.v_x738_n = v_x738->len;
+    v_x751 = rtg_vec_new(RT_INT, t217);
+    A.v_x751_d = v_x751->data.i;
+    A.v_x751_n = v_x751->len;
+    rtg::map("K13", loc, K13_1_pull{A}, K13_1_store{A}, t217);
   }
-  if (!rtg::check_result("K13", loc, K13_1_value, K13_1_check{{check_site_0}}, K13_1_V{2147483647, 0, 1}, err, A.run, run))
+  if (!rtg::check_result("K13", loc, K13_0_value, K13_0_check{{check_site_0}}, K13_0_V{2147483647, 0, 1}, err, A.run, run))
     goto fail;
-  K13_1_value = NULL; /* freed by check_result, after the check */
-  *out_v_x728 = v_x728;
+  K13_0_value = NULL; /* freed by check_result, after the check */
   *out_v_x738 = v_x738;
-  *out_v_x739 = v_x739;
+  *out_v_x748 = v_x748;
+  *out_v_x749 = v_x749;
+  *out_v_x751 = v_x751;
   return;
 fail:
-  rt_release(v_x728);
-  rtg_free(K13_1_value);
+  rt_release(v_x738);
+  rt_release(v_x751);
+  rtg_free(K13_0_value);
 }
 
-static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x726, RtValue *v_x729, RtValue **out_v_x728, int32_t *out_v_x738, int32_t *out_v_x739, int check_site_0) {
-  RtValue *vals[] = {v_x729};
-  const int64_t sizes[] = {(int64_t)v_x726, (int64_t)v_x726};
+static void K13(RtKernelError *err, RtLoc loc, int run, int32_t v_x736, RtValue *v_x739, RtValue **out_v_x738, int32_t *out_v_x748, int32_t *out_v_x749, RtValue **out_v_x751, int check_site_0) {
+  RtValue *vals[] = {v_x739};
+  const int64_t sizes[] = {(int64_t)v_x736, (int64_t)v_x736};
   if (rtg_choose_host(vals, 1, sizes, 2)) {
-    K13_host(err, loc, run, v_x726, v_x729, out_v_x728, out_v_x738, out_v_x739);
+    K13_host(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, out_v_x751);
     if (err->index == INT64_MAX) {
-      K13_1_V t218;
+      K13_0_V t218;
       memset(&t218, 0, sizeof t218);
-      t218.v1 = *out_v_x738;
-      t218.v2 = *out_v_x739;
-      (void)K13_1_check{{check_site_0}}(t218, err, run);
+      t218.v1 = *out_v_x748;
+      t218.v2 = *out_v_x749;
+      (void)K13_0_check{{check_site_0}}(t218, err, run);
     }
     rtg_host_ran();
   } else {
-    K13_gpu(err, loc, run, v_x726, v_x729, out_v_x728, out_v_x738, out_v_x739, check_site_0);
+    K13_gpu(err, loc, run, v_x736, v_x739, out_v_x738, out_v_x748, out_v_x749, out_v_x751, check_site_0);
   }
 }
 
 /* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
-static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+static void K14_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
   (void)loc;
   (void)run;
-  int32_t *v_x740_d = v_x740->data.i;
-  const int64_t v_x740_n = v_x740->len;
-  int32_t *v_x743_d = v_x743->data.i;
-  const int64_t v_x743_n = v_x743->len;
-  RtValue *v_x745 = NULL;
+  int32_t *v_x752_d = v_x752->data.i;
+  const int64_t v_x752_n = v_x752->len;
+  int32_t *v_x755_d = v_x755->data.i;
+  const int64_t v_x755_n = v_x755->len;
+  RtValue *v_x757 = NULL;
   /* MAP */
   {
-    const int64_t t219 = v_x740_n;
-    v_x745 = rt_value_new(rt_vec_type(RT_INT), t219);
-    int32_t *v_x745_d = v_x745->data.i;
-    const int64_t v_x745_n = v_x745->len;
+    const int64_t t219 = v_x752_n;
+    v_x757 = rt_value_new(rt_vec_type(RT_INT), t219);
+    int32_t *v_x757_d = v_x757->data.i;
+    const int64_t v_x757_n = v_x757->len;
     RT_PARALLEL_FOR_IF(t219 >= RT_PARALLEL_MIN)
     for (int64_t t220 = 0; t220 < t219; t220++) {
       const int32_t t221 = (int32_t)t220;
       int t224 = 0; /* nonzero: a check below failed */
-      int32_t t222 = v_x740_d[t221];
-      int t225 = (uint64_t)(int64_t)t222 < (uint64_t)v_x743_n;
-      int32_t t223 = t225 ? v_x743_d[t222] : 0;
+      int32_t t222 = v_x752_d[t221];
+      int t225 = (uint64_t)(int64_t)t222 < (uint64_t)v_x755_n;
+      int32_t t223 = t225 ? v_x755_d[t222] : 0;
       t224 |= !t225;
       if (__builtin_expect(t224 != 0, 0)) { /* again, recording the error */
-        int32_t t226 = v_x740_d[t221];
+        int32_t t226 = v_x752_d[t221];
         int32_t t227;
-        if ((uint64_t)(int64_t)t226 < (uint64_t)v_x743_n) {
-          t227 = v_x743_d[t226];
+        if ((uint64_t)(int64_t)t226 < (uint64_t)v_x755_n) {
+          t227 = v_x755_d[t226];
         } else {
-          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x743_n, 0.0, 0);
+          NESSIE_RECORD(err, t220, RT_CHECK_INDEX, 0, 0, RT_GATHER, t226, v_x755_n, 0.0, 0);
           t227 = 0;
         }
       }
-      v_x745_d[t220] = t223;
+      v_x757_d[t220] = t223;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x745 = v_x745;
+  *out_v_x757 = v_x757;
   return;
 fail:
-  rt_release(v_x745);
+  rt_release(v_x757);
 }
 
 /* K14: MAP -- tests/golden/qs_count.nesl:9:     let p = s[0]; */
 struct K14_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x740_d; int64_t v_x740_n;
-  int32_t *v_x743_d; int64_t v_x743_n;
-  int32_t *v_x745_d; int64_t v_x745_n;
+  int32_t *v_x752_d; int64_t v_x752_n;
+  int32_t *v_x755_d; int64_t v_x755_n;
+  int32_t *v_x757_d; int64_t v_x757_n;
 };
 struct alignas(8) K14_0_V {
   int32_t v0;
@@ -1911,17 +1917,17 @@ struct K14_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t230 = 0; /* nonzero: a check below failed */
-    int32_t t228 = A.v_x740_d[ix];
-    int t231 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x743_n;
-    int32_t t229 = t231 ? A.v_x743_d[t228] : 0;
+    int32_t t228 = A.v_x752_d[ix];
+    int t231 = (uint64_t)(int64_t)t228 < (uint64_t)A.v_x755_n;
+    int32_t t229 = t231 ? A.v_x755_d[t228] : 0;
     t230 |= !t231;
     if (__builtin_expect(t230 != 0, 0)) { /* again, recording the error */
-      int32_t t232 = A.v_x740_d[ix];
+      int32_t t232 = A.v_x752_d[ix];
       int32_t t233;
-      if ((uint64_t)(int64_t)t232 < (uint64_t)A.v_x743_n) {
-        t233 = A.v_x743_d[t232];
+      if ((uint64_t)(int64_t)t232 < (uint64_t)A.v_x755_n) {
+        t233 = A.v_x755_d[t232];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x743_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t232, A.v_x755_n, 0.0, 0);
         t233 = 0;
       }
     }
@@ -1931,67 +1937,67 @@ struct K14_0_pull {
 struct K14_0_store {
   K14_A A;
   __device__ void operator()(int64_t i, const K14_0_V &v) const {
-    A.v_x745_d[i] = v.v0;
+    A.v_x757_d[i] = v.v0;
   }
 };
-static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
+static void K14_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
   (void)loc;
   (void)err;
   K14_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x740_d = v_x740->data.i;
-  A.v_x740_n = v_x740->len;
-  A.v_x743_d = v_x743->data.i;
-  A.v_x743_n = v_x743->len;
-  RtValue *v_x745 = NULL;
+  A.v_x752_d = v_x752->data.i;
+  A.v_x752_n = v_x752->len;
+  A.v_x755_d = v_x755->data.i;
+  A.v_x755_n = v_x755->len;
+  RtValue *v_x757 = NULL;
   /* MAP */
   {
-    const int64_t t234 = v_x740->len;
-    v_x745 = rtg_vec_new(RT_INT, t234);
-    A.v_x745_d = v_x745->data.i;
-    A.v_x745_n = v_x745->len;
+    const int64_t t234 = v_x752->len;
+    v_x757 = rtg_vec_new(RT_INT, t234);
+    A.v_x757_d = v_x757->data.i;
+    A.v_x757_n = v_x757->len;
     rtg::map("K14", loc, K14_0_pull{A}, K14_0_store{A}, t234);
   }
-  *out_v_x745 = v_x745;
+  *out_v_x757 = v_x757;
   return;
 fail:
-  rt_release(v_x745);
+  rt_release(v_x757);
 }
 
-static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x740, RtValue *v_x743, RtValue **out_v_x745) {
-  RtValue *vals[] = {v_x740, v_x743};
+static void K14(RtKernelError *err, RtLoc loc, int run, RtValue *v_x752, RtValue *v_x755, RtValue **out_v_x757) {
+  RtValue *vals[] = {v_x752, v_x755};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 2, sizes, 0)) {
-    K14_host(err, loc, run, v_x740, v_x743, out_v_x745);
+    K14_host(err, loc, run, v_x752, v_x755, out_v_x757);
     rtg_host_ran();
   } else {
-    K14_gpu(err, loc, run, v_x740, v_x743, out_v_x745);
+    K14_gpu(err, loc, run, v_x752, v_x755, out_v_x757);
   }
 }
 
 /* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
   (void)loc;
   (void)run;
-  int32_t *v_x746_d = v_x746->data.i;
-  const int64_t v_x746_n = v_x746->len;
-  int32_t *v_x747_d = v_x747->data.i;
-  const int64_t v_x747_n = v_x747->len;
-  int32_t *v_x750_d = v_x750->data.i;
-  const int64_t v_x750_n = v_x750->len;
-  const int64_t *v_x760_off = rt_seg_offsets(v_x760);
-  const int64_t v_x760_n = v_x760->len;
-  RtValue *v_x756 = NULL;
-  RtValue *v_x757 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x771 = NULL;
-  RtValue *v_x764 = NULL;
-  RtValue *v_x777 = NULL;
+  int32_t *v_x758_d = v_x758->data.i;
+  const int64_t v_x758_n = v_x758->len;
+  int32_t *v_x759_d = v_x759->data.i;
+  const int64_t v_x759_n = v_x759->len;
+  int32_t *v_x762_d = v_x762->data.i;
+  const int64_t v_x762_n = v_x762->len;
+  const int64_t *v_x772_off = rt_seg_offsets(v_x772);
+  const int64_t v_x772_n = v_x772->len;
+  RtValue *v_x768 = NULL;
+  RtValue *v_x769 = NULL;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x783 = NULL;
+  RtValue *v_x776 = NULL;
+  RtValue *v_x789 = NULL;
   /* FILTER */
   {
-    const int64_t t235 = v_x750_n;
+    const int64_t t235 = v_x762_n;
     const int64_t t236 = t235 > 0 ? (t235 + RT_CHUNK - 1) / RT_CHUNK : 1;
     uint8_t *t237 = (uint8_t *)rt_alloc_atomic((size_t)t235 + 1);
     int64_t *t238 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t236 + 1));
@@ -2004,30 +2010,30 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
         int32_t t239x0;
         uint8_t t239x1;
         int t243 = 0; /* nonzero: a check below failed */
-        int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
-        int32_t t242 = t244 ? v_x746_d[t241] : 0;
+        int t244 = (uint64_t)(int64_t)t241 < (uint64_t)v_x758_n;
+        int32_t t242 = t244 ? v_x758_d[t241] : 0;
         t243 |= !t244;
-        int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x747_n;
-        int32_t t245 = t246 ? v_x747_d[t242] : 0;
+        int t246 = (uint64_t)(int64_t)t242 < (uint64_t)v_x759_n;
+        int32_t t245 = t246 ? v_x759_d[t242] : 0;
         t243 |= !t246;
-        int32_t t247 = v_x750_d[t241];
+        int32_t t247 = v_x762_d[t241];
         uint8_t t249 = rt_lt_i(t247, t245);
         if (__builtin_expect(t243 != 0, 0)) { /* again, recording the error */
           int32_t t250;
-          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
-            t250 = v_x746_d[t241];
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x758_n) {
+            t250 = v_x758_d[t241];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0, 0);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x758_n, 0.0, 0);
             t250 = 0;
           }
           int32_t t251;
-          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x747_n) {
-            t251 = v_x747_d[t250];
+          if ((uint64_t)(int64_t)t250 < (uint64_t)v_x759_n) {
+            t251 = v_x759_d[t250];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x747_n, 0.0, 1);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t250, v_x759_n, 0.0, 1);
             t251 = 0;
           }
-          int32_t t252 = v_x750_d[t241];
+          int32_t t252 = v_x762_d[t241];
           uint8_t t254 = rt_lt_i(t252, t251);
         }
         t239x0 = t247;
@@ -2050,12 +2056,12 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
       t238[t239] = t256;
       t256 += k;
     }
-    v_x756 = rt_value_new(rt_vec_type(RT_INT), t256);
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    v_x757 = rt_value_new(rt_vec_type(RT_BOOL), t256);
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
+    v_x768 = rt_value_new(rt_vec_type(RT_INT), t256);
+    int32_t *v_x768_d = v_x768->data.i;
+    const int64_t v_x768_n = v_x768->len;
+    v_x769 = rt_value_new(rt_vec_type(RT_BOOL), t256);
+    uint8_t *v_x769_d = v_x769->data.b;
+    const int64_t v_x769_n = v_x769->len;
     RT_PARALLEL_FOR_IF(t236 > 1)
     for (int64_t t239 = 0; t239 < t236; t239++) {
       int64_t at = t238[t239];
@@ -2067,37 +2073,37 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
         int32_t t239y0;
         uint8_t t239y1;
         int t258 = 0; /* nonzero: a check below failed */
-        int t259 = (uint64_t)(int64_t)t241 < (uint64_t)v_x746_n;
-        int32_t t257 = t259 ? v_x746_d[t241] : 0;
+        int t259 = (uint64_t)(int64_t)t241 < (uint64_t)v_x758_n;
+        int32_t t257 = t259 ? v_x758_d[t241] : 0;
         t258 |= !t259;
-        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x747_n;
-        int32_t t260 = t261 ? v_x747_d[t257] : 0;
+        int t261 = (uint64_t)(int64_t)t257 < (uint64_t)v_x759_n;
+        int32_t t260 = t261 ? v_x759_d[t257] : 0;
         t258 |= !t261;
-        int32_t t262 = v_x750_d[t241];
+        int32_t t262 = v_x762_d[t241];
         uint8_t t264 = rt_lt_i(t262, t260);
         if (__builtin_expect(t258 != 0, 0)) { /* again, recording the error */
           int32_t t265;
-          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x746_n) {
-            t265 = v_x746_d[t241];
+          if ((uint64_t)(int64_t)t241 < (uint64_t)v_x758_n) {
+            t265 = v_x758_d[t241];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x746_n, 0.0, 2);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t241, v_x758_n, 0.0, 2);
             t265 = 0;
           }
           int32_t t266;
-          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x747_n) {
-            t266 = v_x747_d[t265];
+          if ((uint64_t)(int64_t)t265 < (uint64_t)v_x759_n) {
+            t266 = v_x759_d[t265];
           } else {
-            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x747_n, 0.0, 3);
+            NESSIE_RECORD(err, t240, RT_CHECK_INDEX, 0, 0, RT_GATHER, t265, v_x759_n, 0.0, 3);
             t266 = 0;
           }
-          int32_t t267 = v_x750_d[t241];
+          int32_t t267 = v_x762_d[t241];
           uint8_t t269 = rt_lt_i(t267, t266);
         }
         t239y0 = t262;
         t239y1 = t264;
         if (t237[t240]) {
-          v_x756_d[at] = t239y0;
-          v_x757_d[at] = t239y1;
+          v_x768_d[at] = t239y0;
+          v_x769_d[at] = t239y1;
           at++;
         }
       }
@@ -2108,13 +2114,13 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x756_d = v_x756->data.i;
-    const int64_t v_x756_n = v_x756->len;
-    uint8_t *v_x757_d = v_x757->data.b;
-    const int64_t v_x757_n = v_x757->len;
+    int32_t *v_x768_d = v_x768->data.i;
+    const int64_t v_x768_n = v_x768->len;
+    uint8_t *v_x769_d = v_x769->data.b;
+    const int64_t v_x769_n = v_x769->len;
     /* FILTER */
     {
-      const int64_t t270 = v_x750_n;
+      const int64_t t270 = v_x762_n;
       const int64_t t271 = t270 > 0 ? (t270 + RT_CHUNK - 1) / RT_CHUNK : 1;
       uint8_t *t272 = (uint8_t *)rt_alloc_atomic((size_t)t270 + 1);
       int64_t *t273 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t271 + 1));
@@ -2127,30 +2133,30 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
           int32_t t274x0;
           uint8_t t274x1;
           int t278 = 0; /* nonzero: a check below failed */
-          int t279 = (uint64_t)(int64_t)t276 < (uint64_t)v_x746_n;
-          int32_t t277 = t279 ? v_x746_d[t276] : 0;
+          int t279 = (uint64_t)(int64_t)t276 < (uint64_t)v_x758_n;
+          int32_t t277 = t279 ? v_x758_d[t276] : 0;
           t278 |= !t279;
-          int t281 = (uint64_t)(int64_t)t277 < (uint64_t)v_x747_n;
-          int32_t t280 = t281 ? v_x747_d[t277] : 0;
+          int t281 = (uint64_t)(int64_t)t277 < (uint64_t)v_x759_n;
+          int32_t t280 = t281 ? v_x759_d[t277] : 0;
           t278 |= !t281;
-          int32_t t282 = v_x750_d[t276];
+          int32_t t282 = v_x762_d[t276];
           uint8_t t284 = rt_gt_i(t282, t280);
           if (__builtin_expect(t278 != 0, 0)) { /* again, recording the error */
             int32_t t285;
-            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
-              t285 = v_x746_d[t276];
+            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x758_n) {
+              t285 = v_x758_d[t276];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0, 4);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x758_n, 0.0, 4);
               t285 = 0;
             }
             int32_t t286;
-            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x747_n) {
-              t286 = v_x747_d[t285];
+            if ((uint64_t)(int64_t)t285 < (uint64_t)v_x759_n) {
+              t286 = v_x759_d[t285];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x747_n, 0.0, 5);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t285, v_x759_n, 0.0, 5);
               t286 = 0;
             }
-            int32_t t287 = v_x750_d[t276];
+            int32_t t287 = v_x762_d[t276];
             uint8_t t289 = rt_gt_i(t287, t286);
           }
           t274x0 = t282;
@@ -2173,12 +2179,12 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
         t273[t274] = t291;
         t291 += k;
       }
-      v_x770 = rt_value_new(rt_vec_type(RT_INT), t291);
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      v_x771 = rt_value_new(rt_vec_type(RT_BOOL), t291);
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
+      v_x782 = rt_value_new(rt_vec_type(RT_INT), t291);
+      int32_t *v_x782_d = v_x782->data.i;
+      const int64_t v_x782_n = v_x782->len;
+      v_x783 = rt_value_new(rt_vec_type(RT_BOOL), t291);
+      uint8_t *v_x783_d = v_x783->data.b;
+      const int64_t v_x783_n = v_x783->len;
       RT_PARALLEL_FOR_IF(t271 > 1)
       for (int64_t t274 = 0; t274 < t271; t274++) {
         int64_t at = t273[t274];
@@ -2190,37 +2196,37 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
           int32_t t274y0;
           uint8_t t274y1;
           int t293 = 0; /* nonzero: a check below failed */
-          int t294 = (uint64_t)(int64_t)t276 < (uint64_t)v_x746_n;
-          int32_t t292 = t294 ? v_x746_d[t276] : 0;
+          int t294 = (uint64_t)(int64_t)t276 < (uint64_t)v_x758_n;
+          int32_t t292 = t294 ? v_x758_d[t276] : 0;
           t293 |= !t294;
-          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x747_n;
-          int32_t t295 = t296 ? v_x747_d[t292] : 0;
+          int t296 = (uint64_t)(int64_t)t292 < (uint64_t)v_x759_n;
+          int32_t t295 = t296 ? v_x759_d[t292] : 0;
           t293 |= !t296;
-          int32_t t297 = v_x750_d[t276];
+          int32_t t297 = v_x762_d[t276];
           uint8_t t299 = rt_gt_i(t297, t295);
           if (__builtin_expect(t293 != 0, 0)) { /* again, recording the error */
             int32_t t300;
-            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x746_n) {
-              t300 = v_x746_d[t276];
+            if ((uint64_t)(int64_t)t276 < (uint64_t)v_x758_n) {
+              t300 = v_x758_d[t276];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x746_n, 0.0, 6);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t276, v_x758_n, 0.0, 6);
               t300 = 0;
             }
             int32_t t301;
-            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x747_n) {
-              t301 = v_x747_d[t300];
+            if ((uint64_t)(int64_t)t300 < (uint64_t)v_x759_n) {
+              t301 = v_x759_d[t300];
             } else {
-              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x747_n, 0.0, 7);
+              NESSIE_RECORD(err, t275, RT_CHECK_INDEX, 0, 0, RT_GATHER, t300, v_x759_n, 0.0, 7);
               t301 = 0;
             }
-            int32_t t302 = v_x750_d[t276];
+            int32_t t302 = v_x762_d[t276];
             uint8_t t304 = rt_gt_i(t302, t301);
           }
           t274y0 = t297;
           t274y1 = t299;
           if (t272[t275]) {
-            v_x770_d[at] = t274y0;
-            v_x771_d[at] = t274y1;
+            v_x782_d[at] = t274y0;
+            v_x783_d[at] = t274y1;
             at++;
           }
         }
@@ -2231,37 +2237,37 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
     if (err->index != INT64_MAX)
       goto fail;
     {
-      int32_t *v_x770_d = v_x770->data.i;
-      const int64_t v_x770_n = v_x770->len;
-      uint8_t *v_x771_d = v_x771->data.b;
-      const int64_t v_x771_n = v_x771->len;
+      int32_t *v_x782_d = v_x782->data.i;
+      const int64_t v_x782_n = v_x782->len;
+      uint8_t *v_x783_d = v_x783->data.b;
+      const int64_t v_x783_n = v_x783->len;
       /* SEG_REDUCE */
       {
-        v_x764 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x764_d = v_x764->data.i;
-        const int64_t v_x764_n = v_x764->len;
-        v_x777 = rt_value_new(rt_vec_type(RT_INT), v_x760_n);
-        int32_t *v_x777_d = v_x777->data.i;
-        const int64_t v_x777_n = v_x777->len;
-        RT_PARALLEL_FOR_SEGMENTS_IF(v_x760_n >= 64)
-        for (int64_t t305 = 0; t305 < v_x760_n; t305++) {
+        v_x776 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
+        int32_t *v_x776_d = v_x776->data.i;
+        const int64_t v_x776_n = v_x776->len;
+        v_x789 = rt_value_new(rt_vec_type(RT_INT), v_x772_n);
+        int32_t *v_x789_d = v_x789->data.i;
+        const int64_t v_x789_n = v_x789->len;
+        RT_PARALLEL_FOR_SEGMENTS_IF(v_x772_n >= 64)
+        for (int64_t t305 = 0; t305 < v_x772_n; t305++) {
           int32_t t305a0;
           int32_t t305a1;
           t305a0 = 0;
           t305a1 = 0;
-          for (int64_t t306 = v_x760_off[t305]; t306 < v_x760_off[t305 + 1]; t306++) {
+          for (int64_t t306 = v_x772_off[t305]; t306 < v_x772_off[t305 + 1]; t306++) {
             const int32_t t307 = (int32_t)t306;
             int32_t t305x0;
             int32_t t305x1;
             int t309 = 0; /* nonzero: a check below failed */
-            int t310 = (uint64_t)(int64_t)t307 < (uint64_t)v_x746_n;
-            int32_t t308 = t310 ? v_x746_d[t307] : 0;
+            int t310 = (uint64_t)(int64_t)t307 < (uint64_t)v_x758_n;
+            int32_t t308 = t310 ? v_x758_d[t307] : 0;
             t309 |= !t310;
-            int t312 = (uint64_t)(int64_t)t308 < (uint64_t)v_x747_n;
-            int32_t t311 = t312 ? v_x747_d[t308] : 0;
+            int t312 = (uint64_t)(int64_t)t308 < (uint64_t)v_x759_n;
+            int32_t t311 = t312 ? v_x759_d[t308] : 0;
             t309 |= !t312;
-            int t314 = (uint64_t)(int64_t)t307 < (uint64_t)v_x750_n;
-            int32_t t313 = t314 ? v_x750_d[t307] : 0;
+            int t314 = (uint64_t)(int64_t)t307 < (uint64_t)v_x762_n;
+            int32_t t313 = t314 ? v_x762_d[t307] : 0;
             t309 |= !t314;
             uint8_t t316 = rt_lt_i(t313, t311);
             int32_t t318 = rt_btoi_b(t316);
@@ -2269,24 +2275,24 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
             int32_t t322 = rt_btoi_b(t320);
             if (__builtin_expect(t309 != 0, 0)) { /* again, recording the error */
               int32_t t323;
-              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x746_n) {
-                t323 = v_x746_d[t307];
+              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x758_n) {
+                t323 = v_x758_d[t307];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x746_n, 0.0, 8);
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t307, v_x758_n, 0.0, 8);
                 t323 = 0;
               }
               int32_t t324;
-              if ((uint64_t)(int64_t)t323 < (uint64_t)v_x747_n) {
-                t324 = v_x747_d[t323];
+              if ((uint64_t)(int64_t)t323 < (uint64_t)v_x759_n) {
+                t324 = v_x759_d[t323];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x747_n, 0.0, 9);
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 0, 0, RT_GATHER, t323, v_x759_n, 0.0, 9);
                 t324 = 0;
               }
               int32_t t325;
-              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x750_n) {
-                t325 = v_x750_d[t307];
+              if ((uint64_t)(int64_t)t307 < (uint64_t)v_x762_n) {
+                t325 = v_x762_d[t307];
               } else {
-                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x750_n, 0.0, 10);
+                NESSIE_RECORD(err, t306, RT_CHECK_INDEX, 3, 0, RT_GATHER, t307, v_x762_n, 0.0, 10);
                 t325 = 0;
               }
               uint8_t t327 = rt_lt_i(t325, t324);
@@ -2301,44 +2307,44 @@ static void K15_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, Rt
             t305a0 = t335;
             t305a1 = t337;
           }
-          v_x764_d[t305] = t305a0;
-          v_x777_d[t305] = t305a1;
+          v_x776_d[t305] = t305a0;
+          v_x789_d[t305] = t305a1;
         }
       }
       if (err->index != INT64_MAX)
         goto fail;
     }
   }
-  *out_v_x756 = v_x756;
-  *out_v_x764 = v_x764;
-  *out_v_x770 = v_x770;
-  *out_v_x777 = v_x777;
-  rt_release(v_x757);
-  rt_release(v_x771);
+  *out_v_x768 = v_x768;
+  *out_v_x776 = v_x776;
+  *out_v_x782 = v_x782;
+  *out_v_x789 = v_x789;
+  rt_release(v_x769);
+  rt_release(v_x783);
   return;
 fail:
-  rt_release(v_x756);
-  rt_release(v_x757);
-  rt_release(v_x770);
-  rt_release(v_x771);
-  rt_release(v_x764);
-  rt_release(v_x777);
+  rt_release(v_x768);
+  rt_release(v_x769);
+  rt_release(v_x782);
+  rt_release(v_x783);
+  rt_release(v_x776);
+  rt_release(v_x789);
 }
 
 /* K15: FILTER, FILTER, SEG_REDUCE -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K15_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x746_d; int64_t v_x746_n;
-  int32_t *v_x747_d; int64_t v_x747_n;
-  int32_t *v_x750_d; int64_t v_x750_n;
-  const int64_t *v_x760_off; int64_t v_x760_n;
-  int32_t *v_x756_d; int64_t v_x756_n;
-  uint8_t *v_x757_d; int64_t v_x757_n;
-  int32_t *v_x770_d; int64_t v_x770_n;
-  uint8_t *v_x771_d; int64_t v_x771_n;
-  int32_t *v_x764_d; int64_t v_x764_n;
-  int32_t *v_x777_d; int64_t v_x777_n;
+  int32_t *v_x758_d; int64_t v_x758_n;
+  int32_t *v_x759_d; int64_t v_x759_n;
+  int32_t *v_x762_d; int64_t v_x762_n;
+  const int64_t *v_x772_off; int64_t v_x772_n;
+  int32_t *v_x768_d; int64_t v_x768_n;
+  uint8_t *v_x769_d; int64_t v_x769_n;
+  int32_t *v_x782_d; int64_t v_x782_n;
+  uint8_t *v_x783_d; int64_t v_x783_n;
+  int32_t *v_x776_d; int64_t v_x776_n;
+  int32_t *v_x789_d; int64_t v_x789_n;
 };
 struct alignas(8) K15_0_V {
   int32_t v0;
@@ -2350,30 +2356,30 @@ struct K15_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t339 = 0; /* nonzero: a check below failed */
-    int t340 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
-    int32_t t338 = t340 ? A.v_x746_d[ix] : 0;
+    int t340 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n;
+    int32_t t338 = t340 ? A.v_x758_d[ix] : 0;
     t339 |= !t340;
-    int t342 = (uint64_t)(int64_t)t338 < (uint64_t)A.v_x747_n;
-    int32_t t341 = t342 ? A.v_x747_d[t338] : 0;
+    int t342 = (uint64_t)(int64_t)t338 < (uint64_t)A.v_x759_n;
+    int32_t t341 = t342 ? A.v_x759_d[t338] : 0;
     t339 |= !t342;
-    int32_t t343 = A.v_x750_d[ix];
+    int32_t t343 = A.v_x762_d[ix];
     uint8_t t345 = rt_lt_i(t343, t341);
     if (__builtin_expect(t339 != 0, 0)) { /* again, recording the error */
       int32_t t346;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
-        t346 = A.v_x746_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n) {
+        t346 = A.v_x758_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 0);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x758_n, 0.0, 0);
         t346 = 0;
       }
       int32_t t347;
-      if ((uint64_t)(int64_t)t346 < (uint64_t)A.v_x747_n) {
-        t347 = A.v_x747_d[t346];
+      if ((uint64_t)(int64_t)t346 < (uint64_t)A.v_x759_n) {
+        t347 = A.v_x759_d[t346];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x747_n, 0.0, 1);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t346, A.v_x759_n, 0.0, 1);
         t347 = 0;
       }
-      int32_t t348 = A.v_x750_d[ix];
+      int32_t t348 = A.v_x762_d[ix];
       uint8_t t350 = rt_lt_i(t348, t347);
     }
     return K15_0_V{t343, t345};
@@ -2382,8 +2388,8 @@ struct K15_0_pull {
 struct K15_0_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_0_V &v) const {
-    A.v_x756_d[i] = v.v0;
-    A.v_x757_d[i] = v.v1;
+    A.v_x768_d[i] = v.v0;
+    A.v_x769_d[i] = v.v1;
   }
 };
 struct K15_0_pred {
@@ -2402,30 +2408,30 @@ struct K15_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t352 = 0; /* nonzero: a check below failed */
-    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
-    int32_t t351 = t353 ? A.v_x746_d[ix] : 0;
+    int t353 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n;
+    int32_t t351 = t353 ? A.v_x758_d[ix] : 0;
     t352 |= !t353;
-    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x747_n;
-    int32_t t354 = t355 ? A.v_x747_d[t351] : 0;
+    int t355 = (uint64_t)(int64_t)t351 < (uint64_t)A.v_x759_n;
+    int32_t t354 = t355 ? A.v_x759_d[t351] : 0;
     t352 |= !t355;
-    int32_t t356 = A.v_x750_d[ix];
+    int32_t t356 = A.v_x762_d[ix];
     uint8_t t358 = rt_gt_i(t356, t354);
     if (__builtin_expect(t352 != 0, 0)) { /* again, recording the error */
       int32_t t359;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
-        t359 = A.v_x746_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n) {
+        t359 = A.v_x758_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x758_n, 0.0, 2);
         t359 = 0;
       }
       int32_t t360;
-      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x747_n) {
-        t360 = A.v_x747_d[t359];
+      if ((uint64_t)(int64_t)t359 < (uint64_t)A.v_x759_n) {
+        t360 = A.v_x759_d[t359];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x747_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t359, A.v_x759_n, 0.0, 3);
         t360 = 0;
       }
-      int32_t t361 = A.v_x750_d[ix];
+      int32_t t361 = A.v_x762_d[ix];
       uint8_t t363 = rt_gt_i(t361, t360);
     }
     return K15_1_V{t356, t358};
@@ -2434,8 +2440,8 @@ struct K15_1_pull {
 struct K15_1_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_1_V &v) const {
-    A.v_x770_d[i] = v.v0;
-    A.v_x771_d[i] = v.v1;
+    A.v_x782_d[i] = v.v0;
+    A.v_x783_d[i] = v.v1;
   }
 };
 struct K15_1_pred {
@@ -2454,14 +2460,14 @@ struct K15_2_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t365 = 0; /* nonzero: a check below failed */
-    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n;
-    int32_t t364 = t366 ? A.v_x746_d[ix] : 0;
+    int t366 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n;
+    int32_t t364 = t366 ? A.v_x758_d[ix] : 0;
     t365 |= !t366;
-    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x747_n;
-    int32_t t367 = t368 ? A.v_x747_d[t364] : 0;
+    int t368 = (uint64_t)(int64_t)t364 < (uint64_t)A.v_x759_n;
+    int32_t t367 = t368 ? A.v_x759_d[t364] : 0;
     t365 |= !t368;
-    int t370 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n;
-    int32_t t369 = t370 ? A.v_x750_d[ix] : 0;
+    int t370 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x762_n;
+    int32_t t369 = t370 ? A.v_x762_d[ix] : 0;
     t365 |= !t370;
     uint8_t t372 = rt_lt_i(t369, t367);
     int32_t t374 = rt_btoi_b(t372);
@@ -2469,24 +2475,24 @@ struct K15_2_pull {
     int32_t t378 = rt_btoi_b(t376);
     if (__builtin_expect(t365 != 0, 0)) { /* again, recording the error */
       int32_t t379;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x746_n) {
-        t379 = A.v_x746_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x758_n) {
+        t379 = A.v_x758_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x746_n, 0.0, 4);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x758_n, 0.0, 4);
         t379 = 0;
       }
       int32_t t380;
-      if ((uint64_t)(int64_t)t379 < (uint64_t)A.v_x747_n) {
-        t380 = A.v_x747_d[t379];
+      if ((uint64_t)(int64_t)t379 < (uint64_t)A.v_x759_n) {
+        t380 = A.v_x759_d[t379];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x747_n, 0.0, 5);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t379, A.v_x759_n, 0.0, 5);
         t380 = 0;
       }
       int32_t t381;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x750_n) {
-        t381 = A.v_x750_d[ix];
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x762_n) {
+        t381 = A.v_x762_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x750_n, 0.0, 6);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 3, 0, RT_GATHER, ix, A.v_x762_n, 0.0, 6);
         t381 = 0;
       }
       uint8_t t383 = rt_lt_i(t381, t380);
@@ -2500,8 +2506,8 @@ struct K15_2_pull {
 struct K15_2_store {
   K15_A A;
   __device__ void operator()(int64_t i, const K15_2_V &v) const {
-    A.v_x764_d[i] = v.v0;
-    A.v_x777_d[i] = v.v1;
+    A.v_x776_d[i] = v.v0;
+    A.v_x789_d[i] = v.v1;
   }
 };
 struct K15_2_op {
@@ -2512,46 +2518,46 @@ struct K15_2_op {
     return K15_2_V{t391, t393};
   }
 };
-static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
+static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
   (void)loc;
   (void)err;
   K15_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x746_d = v_x746->data.i;
-  A.v_x746_n = v_x746->len;
-  A.v_x747_d = v_x747->data.i;
-  A.v_x747_n = v_x747->len;
-  A.v_x750_d = v_x750->data.i;
-  A.v_x750_n = v_x750->len;
-  A.v_x760_off = rtg_seg_offsets(v_x760);
-  A.v_x760_n = v_x760->len;
-  RtValue *v_x756 = NULL;
-  RtValue *v_x757 = NULL;
-  RtValue *v_x770 = NULL;
-  RtValue *v_x771 = NULL;
-  RtValue *v_x764 = NULL;
-  RtValue *v_x777 = NULL;
+  A.v_x758_d = v_x758->data.i;
+  A.v_x758_n = v_x758->len;
+  A.v_x759_d = v_x759->data.i;
+  A.v_x759_n = v_x759->len;
+  A.v_x762_d = v_x762->data.i;
+  A.v_x762_n = v_x762->len;
+  A.v_x772_off = rtg_seg_offsets(v_x772);
+  A.v_x772_n = v_x772->len;
+  RtValue *v_x768 = NULL;
+  RtValue *v_x769 = NULL;
+  RtValue *v_x782 = NULL;
+  RtValue *v_x783 = NULL;
+  RtValue *v_x776 = NULL;
+  RtValue *v_x789 = NULL;
   /* SOACs 0 to 1: FILTERs in one launch */
   int64_t *t394, t395; /* the slot of SOAC 0's count, its size */
   int64_t *t396, t397; /* the slot of SOAC 1's count, its size */
   {
-    const int64_t t398 = v_x750->len;
-    v_x756 = rtg_vec_new(RT_INT, t398);
-    A.v_x756_d = v_x756->data.i;
-    A.v_x756_n = v_x756->len;
-    v_x757 = rtg_vec_new(RT_BOOL, t398);
-    A.v_x757_d = v_x757->data.b;
-    A.v_x757_n = v_x757->len;
+    const int64_t t398 = v_x762->len;
+    v_x768 = rtg_vec_new(RT_INT, t398);
+    A.v_x768_d = v_x768->data.i;
+    A.v_x768_n = v_x768->len;
+    v_x769 = rtg_vec_new(RT_BOOL, t398);
+    A.v_x769_d = v_x769->data.b;
+    A.v_x769_n = v_x769->len;
     t395 = t398;
-    const int64_t t399 = v_x750->len;
-    v_x770 = rtg_vec_new(RT_INT, t399);
-    A.v_x770_d = v_x770->data.i;
-    A.v_x770_n = v_x770->len;
-    v_x771 = rtg_vec_new(RT_BOOL, t399);
-    A.v_x771_d = v_x771->data.b;
-    A.v_x771_n = v_x771->len;
+    const int64_t t399 = v_x762->len;
+    v_x782 = rtg_vec_new(RT_INT, t399);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
+    v_x783 = rtg_vec_new(RT_BOOL, t399);
+    A.v_x783_d = v_x783->data.b;
+    A.v_x783_n = v_x783->len;
     t397 = t399;
     int64_t *t400[2];
     rtg::filters_launch("K15", loc, t399, t400, rtg::filter_part<K15_0_V>(K15_0_pull{A}, K15_0_pred{A}, K15_0_store{A}, K15_0_store{A}, false), rtg::filter_part<K15_1_V>(K15_1_pull{A}, K15_1_pred{A}, K15_1_store{A}, K15_1_store{A}, false));
@@ -2560,133 +2566,133 @@ static void K15_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtV
   }
   {
     const int64_t t401 = rtg::filter_count(t394);
-    v_x756 = rtg_vec_fit(v_x756, t401);
-    A.v_x756_d = v_x756->data.i;
-    A.v_x756_n = v_x756->len;
-    v_x757 = rtg_vec_fit(v_x757, t401);
-    A.v_x757_d = v_x757->data.b;
-    A.v_x757_n = v_x757->len;
+    v_x768 = rtg_vec_fit(v_x768, t401);
+    A.v_x768_d = v_x768->data.i;
+    A.v_x768_n = v_x768->len;
+    v_x769 = rtg_vec_fit(v_x769, t401);
+    A.v_x769_d = v_x769->data.b;
+    A.v_x769_n = v_x769->len;
   }
   {
     const int64_t t402 = rtg::filter_count(t396);
-    v_x770 = rtg_vec_fit(v_x770, t402);
-    A.v_x770_d = v_x770->data.i;
-    A.v_x770_n = v_x770->len;
-    v_x771 = rtg_vec_fit(v_x771, t402);
-    A.v_x771_d = v_x771->data.b;
-    A.v_x771_n = v_x771->len;
+    v_x782 = rtg_vec_fit(v_x782, t402);
+    A.v_x782_d = v_x782->data.i;
+    A.v_x782_n = v_x782->len;
+    v_x783 = rtg_vec_fit(v_x783, t402);
+    A.v_x783_d = v_x783->data.b;
+    A.v_x783_n = v_x783->len;
   }
   /* SEG_REDUCE */
   {
-    const int64_t t403 = v_x760->len;
-    v_x764 = rtg_vec_new(RT_INT, t403);
-    A.v_x764_d = v_x764->data.i;
-    A.v_x764_n = v_x764->len;
-    v_x777 = rtg_vec_new(RT_INT, t403);
-    A.v_x777_d = v_x777->data.i;
-    A.v_x777_n = v_x777->len;
-    rtg::segmented("K15", loc, K15_2_pull{A}, K15_2_op{A}, K15_2_V{0, 0}, v_x760, false, K15_2_store{A});
+    const int64_t t403 = v_x772->len;
+    v_x776 = rtg_vec_new(RT_INT, t403);
+    A.v_x776_d = v_x776->data.i;
+    A.v_x776_n = v_x776->len;
+    v_x789 = rtg_vec_new(RT_INT, t403);
+    A.v_x789_d = v_x789->data.i;
+    A.v_x789_n = v_x789->len;
+    rtg::segmented("K15", loc, K15_2_pull{A}, K15_2_op{A}, K15_2_V{0, 0}, v_x772, false, K15_2_store{A});
   }
-  *out_v_x756 = v_x756;
-  *out_v_x764 = v_x764;
-  *out_v_x770 = v_x770;
-  *out_v_x777 = v_x777;
-  rt_release(v_x757);
-  rt_release(v_x771);
+  *out_v_x768 = v_x768;
+  *out_v_x776 = v_x776;
+  *out_v_x782 = v_x782;
+  *out_v_x789 = v_x789;
+  rt_release(v_x769);
+  rt_release(v_x783);
   return;
 fail:
-  rt_release(v_x756);
-  rt_release(v_x757);
-  rt_release(v_x770);
-  rt_release(v_x771);
-  rt_release(v_x764);
-  rt_release(v_x777);
+  rt_release(v_x768);
+  rt_release(v_x769);
+  rt_release(v_x782);
+  rt_release(v_x783);
+  rt_release(v_x776);
+  rt_release(v_x789);
 }
 
-static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x746, RtValue *v_x747, RtValue *v_x750, RtValue *v_x760, RtValue **out_v_x756, RtValue **out_v_x764, RtValue **out_v_x770, RtValue **out_v_x777) {
-  RtValue *vals[] = {v_x746, v_x747, v_x750, v_x760};
+static void K15(RtKernelError *err, RtLoc loc, int run, RtValue *v_x758, RtValue *v_x759, RtValue *v_x762, RtValue *v_x772, RtValue **out_v_x768, RtValue **out_v_x776, RtValue **out_v_x782, RtValue **out_v_x789) {
+  RtValue *vals[] = {v_x758, v_x759, v_x762, v_x772};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K15_host(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
+    K15_host(err, loc, run, v_x758, v_x759, v_x762, v_x772, out_v_x768, out_v_x776, out_v_x782, out_v_x789);
     rtg_host_ran();
   } else {
-    K15_gpu(err, loc, run, v_x746, v_x747, v_x750, v_x760, out_v_x756, out_v_x764, out_v_x770, out_v_x777);
+    K15_gpu(err, loc, run, v_x758, v_x759, v_x762, v_x772, out_v_x768, out_v_x776, out_v_x782, out_v_x789);
   }
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
   (void)loc;
   (void)run;
-  int32_t *v_x778_d = v_x778->data.i;
-  const int64_t v_x778_n = v_x778->len;
-  int32_t *v_x779_d = v_x779->data.i;
-  const int64_t v_x779_n = v_x779->len;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
+  int32_t *v_x790_d = v_x790->data.i;
+  const int64_t v_x790_n = v_x790->len;
+  int32_t *v_x791_d = v_x791->data.i;
+  const int64_t v_x791_n = v_x791->len;
+  RtValue *v_x794 = NULL;
+  RtValue *v_x798 = NULL;
   /* MAP */
   {
-    const int64_t t404 = v_x780;
+    const int64_t t404 = v_x792;
     if (t404 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t404, 0.0, 0);
       goto fail;
     }
-    v_x782 = rt_value_new(rt_vec_type(RT_INT), t404);
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
+    v_x794 = rt_value_new(rt_vec_type(RT_INT), t404);
+    int32_t *v_x794_d = v_x794->data.i;
+    const int64_t v_x794_n = v_x794->len;
     RT_PARALLEL_FOR_IF(t404 >= RT_PARALLEL_MIN)
     for (int64_t t405 = 0; t405 < t404; t405++) {
       const int32_t t406 = (int32_t)t405;
       int t411 = 0; /* nonzero: a check below failed */
-      uint8_t t408 = rt_lt_i(t406, (int32_t)v_x778_n);
+      uint8_t t408 = rt_lt_i(t406, (int32_t)v_x790_n);
       int32_t t409;
       if (t408) {
-        int t412 = (uint64_t)(int64_t)t406 < (uint64_t)v_x778_n;
-        int32_t t410 = t412 ? v_x778_d[t406] : 0;
+        int t412 = (uint64_t)(int64_t)t406 < (uint64_t)v_x790_n;
+        int32_t t410 = t412 ? v_x790_d[t406] : 0;
         t411 |= !t412;
         t409 = t410;
       } else {
-        int32_t t414 = rt_sub_i(t406, (int32_t)v_x778_n);
-        int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x779_n;
-        int32_t t415 = t416 ? v_x779_d[t414] : 0;
+        int32_t t414 = rt_sub_i(t406, (int32_t)v_x790_n);
+        int t416 = (uint64_t)(int64_t)t414 < (uint64_t)v_x791_n;
+        int32_t t415 = t416 ? v_x791_d[t414] : 0;
         t411 |= !t416;
         t409 = t415;
       }
       if (__builtin_expect(t411 != 0, 0)) { /* again, recording the error */
-        uint8_t t418 = rt_lt_i(t406, (int32_t)v_x778_n);
+        uint8_t t418 = rt_lt_i(t406, (int32_t)v_x790_n);
         int32_t t419;
         if (t418) {
           int32_t t420;
-          if ((uint64_t)(int64_t)t406 < (uint64_t)v_x778_n) {
-            t420 = v_x778_d[t406];
+          if ((uint64_t)(int64_t)t406 < (uint64_t)v_x790_n) {
+            t420 = v_x790_d[t406];
           } else {
-            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x778_n, 0.0, 1);
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t406, v_x790_n, 0.0, 1);
             t420 = 0;
           }
           t419 = t420;
         } else {
-          int32_t t422 = rt_sub_i(t406, (int32_t)v_x778_n);
+          int32_t t422 = rt_sub_i(t406, (int32_t)v_x790_n);
           int32_t t423;
-          if ((uint64_t)(int64_t)t422 < (uint64_t)v_x779_n) {
-            t423 = v_x779_d[t422];
+          if ((uint64_t)(int64_t)t422 < (uint64_t)v_x791_n) {
+            t423 = v_x791_d[t422];
           } else {
-            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x779_n, 0.0, 2);
+            NESSIE_RECORD(err, t405, RT_CHECK_INDEX, 0, 0, RT_GATHER, t422, v_x791_n, 0.0, 2);
             t423 = 0;
           }
           t419 = t423;
         }
       }
-      v_x782_d[t405] = t409;
+      v_x794_d[t405] = t409;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    int32_t *v_x782_d = v_x782->data.i;
-    const int64_t v_x782_n = v_x782->len;
+    int32_t *v_x794_d = v_x794->data.i;
+    const int64_t v_x794_n = v_x794->len;
     /* SCAN */
     {
-      const int64_t t424 = v_x780;
+      const int64_t t424 = v_x792;
       if (t424 < 0) {
         NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t424, 0.0, 3);
         goto fail;
@@ -2702,39 +2708,39 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
           const int32_t t429 = (int32_t)t428;
           int32_t t427x0;
           int t434 = 0; /* nonzero: a check below failed */
-          uint8_t t431 = rt_lt_i(t429, (int32_t)v_x778_n);
+          uint8_t t431 = rt_lt_i(t429, (int32_t)v_x790_n);
           int32_t t432;
           if (t431) {
-            int t435 = (uint64_t)(int64_t)t429 < (uint64_t)v_x778_n;
-            int32_t t433 = t435 ? v_x778_d[t429] : 0;
+            int t435 = (uint64_t)(int64_t)t429 < (uint64_t)v_x790_n;
+            int32_t t433 = t435 ? v_x790_d[t429] : 0;
             t434 |= !t435;
             t432 = t433;
           } else {
-            int32_t t437 = rt_sub_i(t429, (int32_t)v_x778_n);
-            int t439 = (uint64_t)(int64_t)t437 < (uint64_t)v_x779_n;
-            int32_t t438 = t439 ? v_x779_d[t437] : 0;
+            int32_t t437 = rt_sub_i(t429, (int32_t)v_x790_n);
+            int t439 = (uint64_t)(int64_t)t437 < (uint64_t)v_x791_n;
+            int32_t t438 = t439 ? v_x791_d[t437] : 0;
             t434 |= !t439;
             t432 = t438;
           }
           if (__builtin_expect(t434 != 0, 0)) { /* again, recording the error */
-            uint8_t t441 = rt_lt_i(t429, (int32_t)v_x778_n);
+            uint8_t t441 = rt_lt_i(t429, (int32_t)v_x790_n);
             int32_t t442;
             if (t441) {
               int32_t t443;
-              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
-                t443 = v_x778_d[t429];
+              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x790_n) {
+                t443 = v_x790_d[t429];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0, 4);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x790_n, 0.0, 4);
                 t443 = 0;
               }
               t442 = t443;
             } else {
-              int32_t t445 = rt_sub_i(t429, (int32_t)v_x778_n);
+              int32_t t445 = rt_sub_i(t429, (int32_t)v_x790_n);
               int32_t t446;
-              if ((uint64_t)(int64_t)t445 < (uint64_t)v_x779_n) {
-                t446 = v_x779_d[t445];
+              if ((uint64_t)(int64_t)t445 < (uint64_t)v_x791_n) {
+                t446 = v_x791_d[t445];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x779_n, 0.0, 5);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t445, v_x791_n, 0.0, 5);
                 t446 = 0;
               }
               t442 = t446;
@@ -2754,9 +2760,9 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
         int32_t t451 = rt_add_i(t427t0, t449);
         t427t0 = t451;
       }
-      v_x786 = rt_value_new(rt_vec_type(RT_INT), t424);
-      int32_t *v_x786_d = v_x786->data.i;
-      const int64_t v_x786_n = v_x786->len;
+      v_x798 = rt_value_new(rt_vec_type(RT_INT), t424);
+      int32_t *v_x798_d = v_x798->data.i;
+      const int64_t v_x798_n = v_x798->len;
       RT_PARALLEL_FOR_IF(t425 > 1)
       for (int64_t t427 = 0; t427 < t425; t427++) {
         int32_t t427p0;
@@ -2764,42 +2770,42 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
         const int64_t t427_end = (t427 + 1) * RT_CHUNK < t424 ? (t427 + 1) * RT_CHUNK : t424;
         for (int64_t t428 = t427 * RT_CHUNK; t428 < t427_end; t428++) {
           const int32_t t429 = (int32_t)t428;
-          v_x786_d[t428] = t427p0;
+          v_x798_d[t428] = t427p0;
           int32_t t427y0;
           int t456 = 0; /* nonzero: a check below failed */
-          uint8_t t453 = rt_lt_i(t429, (int32_t)v_x778_n);
+          uint8_t t453 = rt_lt_i(t429, (int32_t)v_x790_n);
           int32_t t454;
           if (t453) {
-            int t457 = (uint64_t)(int64_t)t429 < (uint64_t)v_x778_n;
-            int32_t t455 = t457 ? v_x778_d[t429] : 0;
+            int t457 = (uint64_t)(int64_t)t429 < (uint64_t)v_x790_n;
+            int32_t t455 = t457 ? v_x790_d[t429] : 0;
             t456 |= !t457;
             t454 = t455;
           } else {
-            int32_t t459 = rt_sub_i(t429, (int32_t)v_x778_n);
-            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x779_n;
-            int32_t t460 = t461 ? v_x779_d[t459] : 0;
+            int32_t t459 = rt_sub_i(t429, (int32_t)v_x790_n);
+            int t461 = (uint64_t)(int64_t)t459 < (uint64_t)v_x791_n;
+            int32_t t460 = t461 ? v_x791_d[t459] : 0;
             t456 |= !t461;
             t454 = t460;
           }
           if (__builtin_expect(t456 != 0, 0)) { /* again, recording the error */
-            uint8_t t463 = rt_lt_i(t429, (int32_t)v_x778_n);
+            uint8_t t463 = rt_lt_i(t429, (int32_t)v_x790_n);
             int32_t t464;
             if (t463) {
               int32_t t465;
-              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x778_n) {
-                t465 = v_x778_d[t429];
+              if ((uint64_t)(int64_t)t429 < (uint64_t)v_x790_n) {
+                t465 = v_x790_d[t429];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x778_n, 0.0, 6);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t429, v_x790_n, 0.0, 6);
                 t465 = 0;
               }
               t464 = t465;
             } else {
-              int32_t t467 = rt_sub_i(t429, (int32_t)v_x778_n);
+              int32_t t467 = rt_sub_i(t429, (int32_t)v_x790_n);
               int32_t t468;
-              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x779_n) {
-                t468 = v_x779_d[t467];
+              if ((uint64_t)(int64_t)t467 < (uint64_t)v_x791_n) {
+                t468 = v_x791_d[t467];
               } else {
-                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x779_n, 0.0, 7);
+                NESSIE_RECORD(err, t428, RT_CHECK_INDEX, 0, 0, RT_GATHER, t467, v_x791_n, 0.0, 7);
                 t468 = 0;
               }
               t464 = t468;
@@ -2815,23 +2821,23 @@ static void K16_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, Rt
     if (err->index != INT64_MAX)
       goto fail;
   }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x794 = v_x794;
+  *out_v_x798 = v_x798;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x794);
+  rt_release(v_x798);
 }
 
 /* K16: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K16_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x778_d; int64_t v_x778_n;
-  int32_t *v_x779_d; int64_t v_x779_n;
-  int32_t v_x780;
-  int32_t *v_x782_d; int64_t v_x782_n;
-  int32_t *v_x786_d; int64_t v_x786_n;
+  int32_t *v_x790_d; int64_t v_x790_n;
+  int32_t *v_x791_d; int64_t v_x791_n;
+  int32_t v_x792;
+  int32_t *v_x794_d; int64_t v_x794_n;
+  int32_t *v_x798_d; int64_t v_x798_n;
 };
 struct alignas(8) K16_0_V {
   int32_t v0;
@@ -2842,39 +2848,39 @@ struct K16_0_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t475 = 0; /* nonzero: a check below failed */
-    uint8_t t472 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    uint8_t t472 = rt_lt_i(ix, (int32_t)A.v_x790_n);
     int32_t t473;
     if (t472) {
-      int t476 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t474 = t476 ? A.v_x778_d[ix] : 0;
+      int t476 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
+      int32_t t474 = t476 ? A.v_x790_d[ix] : 0;
       t475 |= !t476;
       t473 = t474;
     } else {
-      int32_t t478 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t480 = (uint64_t)(int64_t)t478 < (uint64_t)A.v_x779_n;
-      int32_t t479 = t480 ? A.v_x779_d[t478] : 0;
+      int32_t t478 = rt_sub_i(ix, (int32_t)A.v_x790_n);
+      int t480 = (uint64_t)(int64_t)t478 < (uint64_t)A.v_x791_n;
+      int32_t t479 = t480 ? A.v_x791_d[t478] : 0;
       t475 |= !t480;
       t473 = t479;
     }
     if (__builtin_expect(t475 != 0, 0)) { /* again, recording the error */
-      uint8_t t482 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      uint8_t t482 = rt_lt_i(ix, (int32_t)A.v_x790_n);
       int32_t t483;
       if (t482) {
         int32_t t484;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t484 = A.v_x778_d[ix];
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
+          t484 = A.v_x790_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 0);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0, 0);
           t484 = 0;
         }
         t483 = t484;
       } else {
-        int32_t t486 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t486 = rt_sub_i(ix, (int32_t)A.v_x790_n);
         int32_t t487;
-        if ((uint64_t)(int64_t)t486 < (uint64_t)A.v_x779_n) {
-          t487 = A.v_x779_d[t486];
+        if ((uint64_t)(int64_t)t486 < (uint64_t)A.v_x791_n) {
+          t487 = A.v_x791_d[t486];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x779_n, 0.0, 1);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t486, A.v_x791_n, 0.0, 1);
           t487 = 0;
         }
         t483 = t487;
@@ -2886,7 +2892,7 @@ struct K16_0_pull {
 struct K16_0_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_0_V &v) const {
-    A.v_x782_d[i] = v.v0;
+    A.v_x794_d[i] = v.v0;
   }
 };
 struct alignas(8) K16_1_V {
@@ -2898,39 +2904,39 @@ struct K16_1_pull {
     const int32_t ix = (int32_t)i;
     (void)ix;
     int t492 = 0; /* nonzero: a check below failed */
-    uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+    uint8_t t489 = rt_lt_i(ix, (int32_t)A.v_x790_n);
     int32_t t490;
     if (t489) {
-      int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n;
-      int32_t t491 = t493 ? A.v_x778_d[ix] : 0;
+      int t493 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n;
+      int32_t t491 = t493 ? A.v_x790_d[ix] : 0;
       t492 |= !t493;
       t490 = t491;
     } else {
-      int32_t t495 = rt_sub_i(ix, (int32_t)A.v_x778_n);
-      int t497 = (uint64_t)(int64_t)t495 < (uint64_t)A.v_x779_n;
-      int32_t t496 = t497 ? A.v_x779_d[t495] : 0;
+      int32_t t495 = rt_sub_i(ix, (int32_t)A.v_x790_n);
+      int t497 = (uint64_t)(int64_t)t495 < (uint64_t)A.v_x791_n;
+      int32_t t496 = t497 ? A.v_x791_d[t495] : 0;
       t492 |= !t497;
       t490 = t496;
     }
     if (__builtin_expect(t492 != 0, 0)) { /* again, recording the error */
-      uint8_t t499 = rt_lt_i(ix, (int32_t)A.v_x778_n);
+      uint8_t t499 = rt_lt_i(ix, (int32_t)A.v_x790_n);
       int32_t t500;
       if (t499) {
         int32_t t501;
-        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x778_n) {
-          t501 = A.v_x778_d[ix];
+        if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x790_n) {
+          t501 = A.v_x790_d[ix];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x778_n, 0.0, 2);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x790_n, 0.0, 2);
           t501 = 0;
         }
         t500 = t501;
       } else {
-        int32_t t503 = rt_sub_i(ix, (int32_t)A.v_x778_n);
+        int32_t t503 = rt_sub_i(ix, (int32_t)A.v_x790_n);
         int32_t t504;
-        if ((uint64_t)(int64_t)t503 < (uint64_t)A.v_x779_n) {
-          t504 = A.v_x779_d[t503];
+        if ((uint64_t)(int64_t)t503 < (uint64_t)A.v_x791_n) {
+          t504 = A.v_x791_d[t503];
         } else {
-          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x779_n, 0.0, 3);
+          NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t503, A.v_x791_n, 0.0, 3);
           t504 = 0;
         }
         t500 = t504;
@@ -2942,7 +2948,7 @@ struct K16_1_pull {
 struct K16_1_store {
   K16_A A;
   __device__ void operator()(int64_t i, const K16_1_V &v) const {
-    A.v_x786_d[i] = v.v0;
+    A.v_x798_d[i] = v.v0;
   }
 };
 struct K16_1_op {
@@ -2959,103 +2965,103 @@ struct K16_1_ride {
     K16_1_store{A}(i, v);
   }
 };
-static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
+static void K16_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
   (void)loc;
   (void)err;
   K16_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x778_d = v_x778->data.i;
-  A.v_x778_n = v_x778->len;
-  A.v_x779_d = v_x779->data.i;
-  A.v_x779_n = v_x779->len;
-  A.v_x780 = v_x780;
-  RtValue *v_x782 = NULL;
-  RtValue *v_x786 = NULL;
+  A.v_x790_d = v_x790->data.i;
+  A.v_x790_n = v_x790->len;
+  A.v_x791_d = v_x791->data.i;
+  A.v_x791_n = v_x791->len;
+  A.v_x792 = v_x792;
+  RtValue *v_x794 = NULL;
+  RtValue *v_x798 = NULL;
   /* MAP */
   {
-    const int64_t t507 = v_x780;
+    const int64_t t507 = v_x792;
     if (t507 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t507, 0.0, run, 4};
       goto fail;
     }
-    v_x782 = rtg_vec_new(RT_INT, t507);
-    A.v_x782_d = v_x782->data.i;
-    A.v_x782_n = v_x782->len;
+    v_x794 = rtg_vec_new(RT_INT, t507);
+    A.v_x794_d = v_x794->data.i;
+    A.v_x794_n = v_x794->len;
     /* computed in the launch of SOAC 1 (K16_1_ride) */
   }
   /* SCAN */
   {
-    const int64_t t508 = v_x780;
+    const int64_t t508 = v_x792;
     if (t508 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t508, 0.0, run, 5};
       goto fail;
     }
-    v_x786 = rtg_vec_new(RT_INT, t508);
-    A.v_x786_d = v_x786->data.i;
-    A.v_x786_n = v_x786->len;
+    v_x798 = rtg_vec_new(RT_INT, t508);
+    A.v_x798_d = v_x798->data.i;
+    A.v_x798_n = v_x798->len;
     rtg::scan<true>("K16", loc, K16_1_pull{A}, K16_1_op{A}, K16_1_V{0}, t508, K16_1_ride{A});
   }
-  *out_v_x782 = v_x782;
-  *out_v_x786 = v_x786;
+  *out_v_x794 = v_x794;
+  *out_v_x798 = v_x798;
   return;
 fail:
-  rt_release(v_x782);
-  rt_release(v_x786);
+  rt_release(v_x794);
+  rt_release(v_x798);
 }
 
-static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x778, RtValue *v_x779, int32_t v_x780, RtValue **out_v_x782, RtValue **out_v_x786) {
-  RtValue *vals[] = {v_x778, v_x779};
-  const int64_t sizes[] = {(int64_t)v_x780, (int64_t)v_x780};
+static void K16(RtKernelError *err, RtLoc loc, int run, RtValue *v_x790, RtValue *v_x791, int32_t v_x792, RtValue **out_v_x794, RtValue **out_v_x798) {
+  RtValue *vals[] = {v_x790, v_x791};
+  const int64_t sizes[] = {(int64_t)v_x792, (int64_t)v_x792};
   if (rtg_choose_host(vals, 2, sizes, 2)) {
-    K16_host(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    K16_host(err, loc, run, v_x790, v_x791, v_x792, out_v_x794, out_v_x798);
     rtg_host_ran();
   } else {
-    K16_gpu(err, loc, run, v_x778, v_x779, v_x780, out_v_x782, out_v_x786);
+    K16_gpu(err, loc, run, v_x790, v_x791, v_x792, out_v_x794, out_v_x798);
   }
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
+static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
   (void)loc;
   (void)run;
-  int32_t *v_x799_d = v_x799->data.i;
-  const int64_t v_x799_n = v_x799->len;
-  int32_t *v_x802_d = v_x802->data.i;
-  const int64_t v_x802_n = v_x802->len;
-  RtValue *v_x804 = NULL;
-  RtValue *v_x806 = NULL;
-  RtValue *v_x808 = NULL;
+  int32_t *v_x811_d = v_x811->data.i;
+  const int64_t v_x811_n = v_x811->len;
+  int32_t *v_x814_d = v_x814->data.i;
+  const int64_t v_x814_n = v_x814->len;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
   /* MAP */
   {
-    const int64_t t509 = v_x787;
+    const int64_t t509 = v_x799;
     if (t509 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t509, 0.0, 0);
       goto fail;
     }
-    v_x804 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x804_d = v_x804->data.i;
-    const int64_t v_x804_n = v_x804->len;
-    v_x806 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x806_d = v_x806->data.i;
-    const int64_t v_x806_n = v_x806->len;
-    v_x808 = rt_value_new(rt_vec_type(RT_INT), t509);
-    int32_t *v_x808_d = v_x808->data.i;
-    const int64_t v_x808_n = v_x808->len;
+    v_x816 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x816_d = v_x816->data.i;
+    const int64_t v_x816_n = v_x816->len;
+    v_x818 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x818_d = v_x818->data.i;
+    const int64_t v_x818_n = v_x818->len;
+    v_x820 = rt_value_new(rt_vec_type(RT_INT), t509);
+    int32_t *v_x820_d = v_x820->data.i;
+    const int64_t v_x820_n = v_x820->len;
     RT_PARALLEL_FOR_IF(t509 >= RT_PARALLEL_MIN)
     for (int64_t t510 = 0; t510 < t509; t510++) {
       const int32_t t511 = (int32_t)t510;
       int t514 = 0; /* nonzero: a check below failed */
       int32_t t513 = rt_div_i(t511, 2, &t514);
       int32_t t516 = rt_rem_i(t511, 2, &t514);
-      int32_t t518 = rt_mul_i(t516, v_x794);
+      int32_t t518 = rt_mul_i(t516, v_x806);
       int32_t t520 = rt_add_i(t518, t513);
-      int t522 = (uint64_t)(int64_t)t520 < (uint64_t)v_x799_n;
-      int32_t t521 = t522 ? v_x799_d[t520] : 0;
+      int t522 = (uint64_t)(int64_t)t520 < (uint64_t)v_x811_n;
+      int32_t t521 = t522 ? v_x811_d[t520] : 0;
       t514 |= !t522;
-      int t524 = (uint64_t)(int64_t)t520 < (uint64_t)v_x802_n;
-      int32_t t523 = t524 ? v_x802_d[t520] : 0;
+      int t524 = (uint64_t)(int64_t)t520 < (uint64_t)v_x814_n;
+      int32_t t523 = t524 ? v_x814_d[t520] : 0;
       t514 |= !t524;
       int32_t t526 = rt_add_i(t523, t521);
       if (__builtin_expect(t514 != 0, 0)) { /* again, recording the error */
@@ -3069,52 +3075,52 @@ static void K17_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int
         if (t529) {
           NESSIE_RECORD(err, t510, RT_CHECK_SCALAR, 0, t529, RT_REM, 0, 0, 0.0, 2);
         }
-        int32_t t532 = rt_mul_i(t530, v_x794);
+        int32_t t532 = rt_mul_i(t530, v_x806);
         int32_t t534 = rt_add_i(t532, t528);
         int32_t t535;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x799_n) {
-          t535 = v_x799_d[t534];
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x811_n) {
+          t535 = v_x811_d[t534];
         } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x799_n, 0.0, 3);
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x811_n, 0.0, 3);
           t535 = 0;
         }
         int32_t t536;
-        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x802_n) {
-          t536 = v_x802_d[t534];
+        if ((uint64_t)(int64_t)t534 < (uint64_t)v_x814_n) {
+          t536 = v_x814_d[t534];
         } else {
-          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x802_n, 0.0, 4);
+          NESSIE_RECORD(err, t510, RT_CHECK_INDEX, 0, 0, RT_GATHER, t534, v_x814_n, 0.0, 4);
           t536 = 0;
         }
         int32_t t538 = rt_add_i(t536, t535);
       }
-      v_x804_d[t510] = t523;
-      v_x806_d[t510] = t526;
-      v_x808_d[t510] = 1;
+      v_x816_d[t510] = t523;
+      v_x818_d[t510] = t526;
+      v_x820_d[t510] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x804 = v_x804;
-  *out_v_x806 = v_x806;
-  *out_v_x808 = v_x808;
+  *out_v_x816 = v_x816;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
   return;
 fail:
-  rt_release(v_x804);
-  rt_release(v_x806);
-  rt_release(v_x808);
+  rt_release(v_x816);
+  rt_release(v_x818);
+  rt_release(v_x820);
 }
 
 /* K17: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K17_A {
   RtKernelError *err;
   int run;
-  int32_t v_x787;
-  int32_t v_x794;
-  int32_t *v_x799_d; int64_t v_x799_n;
-  int32_t *v_x802_d; int64_t v_x802_n;
-  int32_t *v_x804_d; int64_t v_x804_n;
-  int32_t *v_x806_d; int64_t v_x806_n;
-  int32_t *v_x808_d; int64_t v_x808_n;
+  int32_t v_x799;
+  int32_t v_x806;
+  int32_t *v_x811_d; int64_t v_x811_n;
+  int32_t *v_x814_d; int64_t v_x814_n;
+  int32_t *v_x816_d; int64_t v_x816_n;
+  int32_t *v_x818_d; int64_t v_x818_n;
+  int32_t *v_x820_d; int64_t v_x820_n;
 };
 struct alignas(8) K17_0_V {
   int32_t v0;
@@ -3129,13 +3135,13 @@ struct K17_0_pull {
     int t541 = 0; /* nonzero: a check below failed */
     int32_t t540 = rt_div_i(ix, 2, &t541);
     int32_t t543 = rt_rem_i(ix, 2, &t541);
-    int32_t t545 = rt_mul_i(t543, A.v_x794);
+    int32_t t545 = rt_mul_i(t543, A.v_x806);
     int32_t t547 = rt_add_i(t545, t540);
-    int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x799_n;
-    int32_t t548 = t549 ? A.v_x799_d[t547] : 0;
+    int t549 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x811_n;
+    int32_t t548 = t549 ? A.v_x811_d[t547] : 0;
     t541 |= !t549;
-    int t551 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x802_n;
-    int32_t t550 = t551 ? A.v_x802_d[t547] : 0;
+    int t551 = (uint64_t)(int64_t)t547 < (uint64_t)A.v_x814_n;
+    int32_t t550 = t551 ? A.v_x814_d[t547] : 0;
     t541 |= !t551;
     int32_t t553 = rt_add_i(t550, t548);
     if (__builtin_expect(t541 != 0, 0)) { /* again, recording the error */
@@ -3149,20 +3155,20 @@ struct K17_0_pull {
       if (t556) {
         NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_SCALAR, 0, t556, RT_REM, 0, 0, 0.0, 1);
       }
-      int32_t t559 = rt_mul_i(t557, A.v_x794);
+      int32_t t559 = rt_mul_i(t557, A.v_x806);
       int32_t t561 = rt_add_i(t559, t555);
       int32_t t562;
-      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x799_n) {
-        t562 = A.v_x799_d[t561];
+      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x811_n) {
+        t562 = A.v_x811_d[t561];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x799_n, 0.0, 2);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x811_n, 0.0, 2);
         t562 = 0;
       }
       int32_t t563;
-      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x802_n) {
-        t563 = A.v_x802_d[t561];
+      if ((uint64_t)(int64_t)t561 < (uint64_t)A.v_x814_n) {
+        t563 = A.v_x814_d[t561];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x802_n, 0.0, 3);
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t561, A.v_x814_n, 0.0, 3);
         t563 = 0;
       }
       int32_t t565 = rt_add_i(t563, t562);
@@ -3173,161 +3179,175 @@ struct K17_0_pull {
 struct K17_0_store {
   K17_A A;
   __device__ void operator()(int64_t i, const K17_0_V &v) const {
-    A.v_x804_d[i] = v.v0;
-    A.v_x806_d[i] = v.v1;
-    A.v_x808_d[i] = v.v2;
+    A.v_x816_d[i] = v.v0;
+    A.v_x818_d[i] = v.v1;
+    A.v_x820_d[i] = v.v2;
   }
 };
-static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
+static void K17_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
   (void)loc;
   (void)err;
   K17_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x787 = v_x787;
-  A.v_x794 = v_x794;
-  A.v_x799_d = v_x799->data.i;
-  A.v_x799_n = v_x799->len;
-  A.v_x802_d = v_x802->data.i;
-  A.v_x802_n = v_x802->len;
-  RtValue *v_x804 = NULL;
-  RtValue *v_x806 = NULL;
-  RtValue *v_x808 = NULL;
+  A.v_x799 = v_x799;
+  A.v_x806 = v_x806;
+  A.v_x811_d = v_x811->data.i;
+  A.v_x811_n = v_x811->len;
+  A.v_x814_d = v_x814->data.i;
+  A.v_x814_n = v_x814->len;
+  RtValue *v_x816 = NULL;
+  RtValue *v_x818 = NULL;
+  RtValue *v_x820 = NULL;
   /* MAP */
   {
-    const int64_t t566 = v_x787;
+    const int64_t t566 = v_x799;
     if (t566 < 0) {
       *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t566, 0.0, run, 4};
       goto fail;
     }
-    v_x804 = rtg_vec_new(RT_INT, t566);
-    A.v_x804_d = v_x804->data.i;
-    A.v_x804_n = v_x804->len;
-    v_x806 = rtg_vec_new(RT_INT, t566);
-    A.v_x806_d = v_x806->data.i;
-    A.v_x806_n = v_x806->len;
-    v_x808 = rtg_vec_new(RT_INT, t566);
-    A.v_x808_d = v_x808->data.i;
-    A.v_x808_n = v_x808->len;
+    v_x816 = rtg_vec_new(RT_INT, t566);
+    A.v_x816_d = v_x816->data.i;
+    A.v_x816_n = v_x816->len;
+    v_x818 = rtg_vec_new(RT_INT, t566);
+    A.v_x818_d = v_x818->data.i;
+    A.v_x818_n = v_x818->len;
+    v_x820 = rtg_vec_new(RT_INT, t566);
+    A.v_x820_d = v_x820->data.i;
+    A.v_x820_n = v_x820->len;
     rtg::map("K17", loc, K17_0_pull{A}, K17_0_store{A}, t566);
   }
-  *out_v_x804 = v_x804;
-  *out_v_x806 = v_x806;
-  *out_v_x808 = v_x808;
+  *out_v_x816 = v_x816;
+  *out_v_x818 = v_x818;
+  *out_v_x820 = v_x820;
   return;
 fail:
-  rt_release(v_x804);
-  rt_release(v_x806);
-  rt_release(v_x808);
+  rt_release(v_x816);
+  rt_release(v_x818);
+  rt_release(v_x820);
 }
 
-static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x787, int32_t v_x794, RtValue *v_x799, RtValue *v_x802, RtValue **out_v_x804, RtValue **out_v_x806, RtValue **out_v_x808) {
-  RtValue *vals[] = {v_x799, v_x802};
-  const int64_t sizes[] = {(int64_t)v_x787};
+static void K17(RtKernelError *err, RtLoc loc, int run, int32_t v_x799, int32_t v_x806, RtValue *v_x811, RtValue *v_x814, RtValue **out_v_x816, RtValue **out_v_x818, RtValue **out_v_x820) {
+  RtValue *vals[] = {v_x811, v_x814};
+  const int64_t sizes[] = {(int64_t)v_x799};
   if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K17_host(err, loc, run, v_x787, v_x794, v_x799, v_x802, out_v_x804, out_v_x806, out_v_x808);
+    K17_host(err, loc, run, v_x799, v_x806, v_x811, v_x814, out_v_x816, out_v_x818, out_v_x820);
     rtg_host_ran();
   } else {
-    K17_gpu(err, loc, run, v_x787, v_x794, v_x799, v_x802, out_v_x804, out_v_x806, out_v_x808);
+    K17_gpu(err, loc, run, v_x799, v_x806, v_x811, v_x814, out_v_x816, out_v_x818, out_v_x820);
   }
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K18_host(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K18_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
   (void)loc;
   (void)run;
-  RtValue *v_x811 = NULL;
-  RtValue *v_x815 = NULL;
+  int32_t *v_x821_d = v_x821->data.i;
+  const int64_t v_x821_n = v_x821->len;
+  int32_t *v_x822_d = v_x822->data.i;
+  const int64_t v_x822_n = v_x822->len;
+  int32_t *v_x823_d = v_x823->data.i;
+  const int64_t v_x823_n = v_x823->len;
+  int32_t *v_x824_d = v_x824->data.i;
+  const int64_t v_x824_n = v_x824->len;
+  int32_t *v_x828_d = v_x828->data.i;
+  const int64_t v_x828_n = v_x828->len;
+  RtValue *v_x830 = NULL;
   /* MAP */
   {
-    const int64_t t567 = v_x809;
+    const int64_t t567 = v_x825;
     if (t567 < 0) {
       NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t567, 0.0, 0);
       goto fail;
     }
-    v_x811 = rt_value_new(rt_vec_type(RT_INT), t567);
-    int32_t *v_x811_d = v_x811->data.i;
-    const int64_t v_x811_n = v_x811->len;
+    v_x830 = rt_value_new(rt_vec_type(RT_INT), t567);
+    int32_t *v_x830_d = v_x830->data.i;
+    const int64_t v_x830_n = v_x830->len;
     RT_PARALLEL_FOR_IF(t567 >= RT_PARALLEL_MIN)
     for (int64_t t568 = 0; t568 < t567; t568++) {
       const int32_t t569 = (int32_t)t568;
-      v_x811_d[t568] = 2;
+      int t571 = 0; /* nonzero: a check below failed */
+      int t572 = (uint64_t)(int64_t)t569 < (uint64_t)v_x821_n;
+      int32_t t570 = t572 ? v_x821_d[t569] : 0;
+      t571 |= !t572;
+      int t574 = (uint64_t)(int64_t)t570 < (uint64_t)v_x824_n;
+      int32_t t573 = t574 ? v_x824_d[t570] : 0;
+      t571 |= !t574;
+      int t576 = (uint64_t)(int64_t)t570 < (uint64_t)v_x822_n;
+      int32_t t575 = t576 ? v_x822_d[t570] : 0;
+      t571 |= !t576;
+      int32_t t578 = rt_sub_i(t569, t575);
+      int t580 = (uint64_t)(int64_t)t570 < (uint64_t)v_x823_n;
+      int32_t t579 = t580 ? v_x823_d[t570] : 0;
+      t571 |= !t580;
+      int32_t t582 = rt_mul_i(t578, t579);
+      int32_t t584 = rt_add_i(t573, t582);
+      int t586 = (uint64_t)(int64_t)t584 < (uint64_t)v_x828_n;
+      int32_t t585 = t586 ? v_x828_d[t584] : 0;
+      t571 |= !t586;
+      if (__builtin_expect(t571 != 0, 0)) { /* again, recording the error */
+        int32_t t587;
+        if ((uint64_t)(int64_t)t569 < (uint64_t)v_x821_n) {
+          t587 = v_x821_d[t569];
+        } else {
+          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t569, v_x821_n, 0.0, 1);
+          t587 = 0;
+        }
+        int32_t t588;
+        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x824_n) {
+          t588 = v_x824_d[t587];
+        } else {
+          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x824_n, 0.0, 2);
+          t588 = 0;
+        }
+        int32_t t589;
+        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x822_n) {
+          t589 = v_x822_d[t587];
+        } else {
+          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x822_n, 0.0, 3);
+          t589 = 0;
+        }
+        int32_t t591 = rt_sub_i(t569, t589);
+        int32_t t592;
+        if ((uint64_t)(int64_t)t587 < (uint64_t)v_x823_n) {
+          t592 = v_x823_d[t587];
+        } else {
+          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t587, v_x823_n, 0.0, 4);
+          t592 = 0;
+        }
+        int32_t t594 = rt_mul_i(t591, t592);
+        int32_t t596 = rt_add_i(t588, t594);
+        int32_t t597;
+        if ((uint64_t)(int64_t)t596 < (uint64_t)v_x828_n) {
+          t597 = v_x828_d[t596];
+        } else {
+          NESSIE_RECORD(err, t568, RT_CHECK_INDEX, 0, 0, RT_GATHER, t596, v_x828_n, 0.0, 5);
+          t597 = 0;
+        }
+      }
+      v_x830_d[t568] = t585;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    int32_t *v_x811_d = v_x811->data.i;
-    const int64_t v_x811_n = v_x811->len;
-    /* SCAN */
-    {
-      const int64_t t570 = v_x809;
-      if (t570 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t570, 0.0, 1);
-        goto fail;
-      }
-      const int64_t t571 = t570 > 0 ? (t570 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      int32_t *t572 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t571);
-      RT_PARALLEL_FOR_IF(t571 > 1)
-      for (int64_t t573 = 0; t573 < t571; t573++) {
-        int32_t t573a0;
-        t573a0 = 0;
-        const int64_t t573_end = (t573 + 1) * RT_CHUNK < t570 ? (t573 + 1) * RT_CHUNK : t570;
-        for (int64_t t574 = t573 * RT_CHUNK; t574 < t573_end; t574++) {
-          const int32_t t575 = (int32_t)t574;
-          int32_t t573x0;
-          t573x0 = 2;
-          int32_t t577 = rt_add_i(t573a0, t573x0);
-          t573a0 = t577;
-        }
-        t572[t573] = t573a0;
-      }
-      int32_t t573t0;
-      t573t0 = 0;
-      for (int64_t t573 = 0; t573 < t571; t573++) {
-        const int32_t t578 = t572[t573];
-        t572[t573] = t573t0;
-        int32_t t580 = rt_add_i(t573t0, t578);
-        t573t0 = t580;
-      }
-      v_x815 = rt_value_new(rt_vec_type(RT_INT), t570);
-      int32_t *v_x815_d = v_x815->data.i;
-      const int64_t v_x815_n = v_x815->len;
-      RT_PARALLEL_FOR_IF(t571 > 1)
-      for (int64_t t573 = 0; t573 < t571; t573++) {
-        int32_t t573p0;
-        t573p0 = t572[t573];
-        const int64_t t573_end = (t573 + 1) * RT_CHUNK < t570 ? (t573 + 1) * RT_CHUNK : t570;
-        for (int64_t t574 = t573 * RT_CHUNK; t574 < t573_end; t574++) {
-          const int32_t t575 = (int32_t)t574;
-          v_x815_d[t574] = t573p0;
-          int32_t t573y0;
-          t573y0 = 2;
-          int32_t t582 = rt_add_i(t573p0, t573y0);
-          t573p0 = t582;
-        }
-      }
-      rt_free(t572);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-  }
-  *out_v_x811 = v_x811;
-  *out_v_x815 = v_x815;
+  *out_v_x830 = v_x830;
   return;
 fail:
-  rt_release(v_x811);
-  rt_release(v_x815);
+  rt_release(v_x830);
 }
 
-/* K18: MAP, SCAN -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K18: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K18_A {
   RtKernelError *err;
   int run;
-  int32_t v_x809;
-  int32_t *v_x811_d; int64_t v_x811_n;
-  int32_t *v_x815_d; int64_t v_x815_n;
+  int32_t *v_x821_d; int64_t v_x821_n;
+  int32_t *v_x822_d; int64_t v_x822_n;
+  int32_t *v_x823_d; int64_t v_x823_n;
+  int32_t *v_x824_d; int64_t v_x824_n;
+  int32_t v_x825;
+  int32_t *v_x828_d; int64_t v_x828_n;
+  int32_t *v_x830_d; int64_t v_x830_n;
 };
 struct alignas(8) K18_0_V {
   int32_t v0;
@@ -3337,729 +3357,965 @@ struct K18_0_pull {
   __device__ K18_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K18_0_V{2};
+    int t599 = 0; /* nonzero: a check below failed */
+    int t600 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x821_n;
+    int32_t t598 = t600 ? A.v_x821_d[ix] : 0;
+    t599 |= !t600;
+    int t602 = (uint64_t)(int64_t)t598 < (uint64_t)A.v_x824_n;
+    int32_t t601 = t602 ? A.v_x824_d[t598] : 0;
+    t599 |= !t602;
+    int t604 = (uint64_t)(int64_t)t598 < (uint64_t)A.v_x822_n;
+    int32_t t603 = t604 ? A.v_x822_d[t598] : 0;
+    t599 |= !t604;
+    int32_t t606 = rt_sub_i(ix, t603);
+    int t608 = (uint64_t)(int64_t)t598 < (uint64_t)A.v_x823_n;
+    int32_t t607 = t608 ? A.v_x823_d[t598] : 0;
+    t599 |= !t608;
+    int32_t t610 = rt_mul_i(t606, t607);
+    int32_t t612 = rt_add_i(t601, t610);
+    int t614 = (uint64_t)(int64_t)t612 < (uint64_t)A.v_x828_n;
+    int32_t t613 = t614 ? A.v_x828_d[t612] : 0;
+    t599 |= !t614;
+    if (__builtin_expect(t599 != 0, 0)) { /* again, recording the error */
+      int32_t t615;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x821_n) {
+        t615 = A.v_x821_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x821_n, 0.0, 0);
+        t615 = 0;
+      }
+      int32_t t616;
+      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x824_n) {
+        t616 = A.v_x824_d[t615];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x824_n, 0.0, 1);
+        t616 = 0;
+      }
+      int32_t t617;
+      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x822_n) {
+        t617 = A.v_x822_d[t615];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x822_n, 0.0, 2);
+        t617 = 0;
+      }
+      int32_t t619 = rt_sub_i(ix, t617);
+      int32_t t620;
+      if ((uint64_t)(int64_t)t615 < (uint64_t)A.v_x823_n) {
+        t620 = A.v_x823_d[t615];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t615, A.v_x823_n, 0.0, 3);
+        t620 = 0;
+      }
+      int32_t t622 = rt_mul_i(t619, t620);
+      int32_t t624 = rt_add_i(t616, t622);
+      int32_t t625;
+      if ((uint64_t)(int64_t)t624 < (uint64_t)A.v_x828_n) {
+        t625 = A.v_x828_d[t624];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t624, A.v_x828_n, 0.0, 4);
+        t625 = 0;
+      }
+    }
+    return K18_0_V{t613};
   }
 };
 struct K18_0_store {
   K18_A A;
   __device__ void operator()(int64_t i, const K18_0_V &v) const {
-    A.v_x811_d[i] = v.v0;
+    A.v_x830_d[i] = v.v0;
   }
 };
-struct alignas(8) K18_1_V {
-  int32_t v0;
-};
-struct K18_1_pull {
-  K18_A A;
-  __device__ K18_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    return K18_1_V{2};
-  }
-};
-struct K18_1_store {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
-    A.v_x815_d[i] = v.v0;
-  }
-};
-struct K18_1_op {
-  K18_A A;
-  __device__ K18_1_V operator()(const K18_1_V &a, const K18_1_V &b) const {
-    int32_t t584 = rt_add_i(a.v0, b.v0);
-    return K18_1_V{t584};
-  }
-};
-struct K18_1_ride {
-  K18_A A;
-  __device__ void operator()(int64_t i, const K18_1_V &v) const {
-    K18_0_store{A}(i, K18_0_pull{A}(i)); /* MAP 0 rides here */
-    K18_1_store{A}(i, v);
-  }
-};
-static void K18_gpu(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
+static void K18_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
   (void)loc;
   (void)err;
   K18_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x809 = v_x809;
-  RtValue *v_x811 = NULL;
-  RtValue *v_x815 = NULL;
+  A.v_x821_d = v_x821->data.i;
+  A.v_x821_n = v_x821->len;
+  A.v_x822_d = v_x822->data.i;
+  A.v_x822_n = v_x822->len;
+  A.v_x823_d = v_x823->data.i;
+  A.v_x823_n = v_x823->len;
+  A.v_x824_d = v_x824->data.i;
+  A.v_x824_n = v_x824->len;
+  A.v_x825 = v_x825;
+  A.v_x828_d = v_x828->data.i;
+  A.v_x828_n = v_x828->len;
+  RtValue *v_x830 = NULL;
   /* MAP */
   {
-    const int64_t t585 = v_x809;
-    if (t585 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t585, 0.0, run, 0};
+    const int64_t t626 = v_x825;
+    if (t626 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t626, 0.0, run, 5};
       goto fail;
     }
-    v_x811 = rtg_vec_new(RT_INT, t585);
-    A.v_x811_d = v_x811->data.i;
-    A.v_x811_n = v_x811->len;
-    /* computed in the launch of SOAC 1 (K18_1_ride) */
+    v_x830 = rtg_vec_new(RT_INT, t626);
+    A.v_x830_d = v_x830->data.i;
+    A.v_x830_n = v_x830->len;
+    rtg::map("K18", loc, K18_0_pull{A}, K18_0_store{A}, t626);
   }
-  /* SCAN */
-  {
-    const int64_t t586 = v_x809;
-    if (t586 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t586, 0.0, run, 1};
-      goto fail;
-    }
-    v_x815 = rtg_vec_new(RT_INT, t586);
-    A.v_x815_d = v_x815->data.i;
-    A.v_x815_n = v_x815->len;
-    rtg::scan<true>("K18", loc, K18_1_pull{A}, K18_1_op{A}, K18_1_V{0}, t586, K18_1_ride{A});
-  }
-  *out_v_x811 = v_x811;
-  *out_v_x815 = v_x815;
+  *out_v_x830 = v_x830;
   return;
 fail:
-  rt_release(v_x811);
-  rt_release(v_x815);
+  rt_release(v_x830);
 }
 
-static void K18(RtKernelError *err, RtLoc loc, int run, int32_t v_x809, RtValue **out_v_x811, RtValue **out_v_x815) {
-  RtValue *vals[] = {NULL};
-  const int64_t sizes[] = {(int64_t)v_x809, (int64_t)v_x809};
-  if (rtg_choose_host(vals, 0, sizes, 2)) {
-    K18_host(err, loc, run, v_x809, out_v_x811, out_v_x815);
+static void K18(RtKernelError *err, RtLoc loc, int run, RtValue *v_x821, RtValue *v_x822, RtValue *v_x823, RtValue *v_x824, int32_t v_x825, RtValue *v_x828, RtValue **out_v_x830) {
+  RtValue *vals[] = {v_x821, v_x822, v_x823, v_x824, v_x828};
+  const int64_t sizes[] = {(int64_t)v_x825};
+  if (rtg_choose_host(vals, 5, sizes, 1)) {
+    K18_host(err, loc, run, v_x821, v_x822, v_x823, v_x824, v_x825, v_x828, out_v_x830);
     rtg_host_ran();
   } else {
-    K18_gpu(err, loc, run, v_x809, out_v_x811, out_v_x815);
+    K18_gpu(err, loc, run, v_x821, v_x822, v_x823, v_x824, v_x825, v_x828, out_v_x830);
   }
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
+/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+static void K19_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
   (void)loc;
   (void)run;
-  int32_t *v_x816_d = v_x816->data.i;
-  const int64_t v_x816_n = v_x816->len;
-  int32_t *v_x817_d = v_x817->data.i;
-  const int64_t v_x817_n = v_x817->len;
-  int32_t *v_x818_d = v_x818->data.i;
-  const int64_t v_x818_n = v_x818->len;
-  int32_t *v_x819_d = v_x819->data.i;
-  const int64_t v_x819_n = v_x819->len;
-  int32_t *v_x823_d = v_x823->data.i;
-  const int64_t v_x823_n = v_x823->len;
-  RtValue *v_x825 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1137_off = rt_seg_offsets(v_sd_1137);
+  const int64_t v_sd_1137_n = v_sd_1137->len;
+  int32_t *v_x1129_d = v_x1129->data.i;
+  const int64_t v_x1129_n = v_x1129->len;
+  int32_t *v_x1130_d = v_x1130->data.i;
+  const int64_t v_x1130_n = v_x1130->len;
+  int32_t *v_x1131_d = v_x1131->data.i;
+  const int64_t v_x1131_n = v_x1131->len;
+  int32_t *v_x1133_d = v_x1133->data.i;
+  const int64_t v_x1133_n = v_x1133->len;
+  RtValue *v_x1136 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t587 = v_x820;
-    if (t587 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t587, 0.0, 0);
-      goto fail;
-    }
-    v_x825 = rt_value_new(rt_vec_type(RT_INT), t587);
-    int32_t *v_x825_d = v_x825->data.i;
-    const int64_t v_x825_n = v_x825->len;
-    RT_PARALLEL_FOR_IF(t587 >= RT_PARALLEL_MIN)
-    for (int64_t t588 = 0; t588 < t587; t588++) {
-      const int32_t t589 = (int32_t)t588;
-      int t591 = 0; /* nonzero: a check below failed */
-      int t592 = (uint64_t)(int64_t)t589 < (uint64_t)v_x816_n;
-      int32_t t590 = t592 ? v_x816_d[t589] : 0;
-      t591 |= !t592;
-      int t594 = (uint64_t)(int64_t)t590 < (uint64_t)v_x819_n;
-      int32_t t593 = t594 ? v_x819_d[t590] : 0;
-      t591 |= !t594;
-      int t596 = (uint64_t)(int64_t)t590 < (uint64_t)v_x817_n;
-      int32_t t595 = t596 ? v_x817_d[t590] : 0;
-      t591 |= !t596;
-      int32_t t598 = rt_sub_i(t589, t595);
-      int t600 = (uint64_t)(int64_t)t590 < (uint64_t)v_x818_n;
-      int32_t t599 = t600 ? v_x818_d[t590] : 0;
-      t591 |= !t600;
-      int32_t t602 = rt_mul_i(t598, t599);
-      int32_t t604 = rt_add_i(t593, t602);
-      int t606 = (uint64_t)(int64_t)t604 < (uint64_t)v_x823_n;
-      int32_t t605 = t606 ? v_x823_d[t604] : 0;
-      t591 |= !t606;
-      if (__builtin_expect(t591 != 0, 0)) { /* again, recording the error */
-        int32_t t607;
-        if ((uint64_t)(int64_t)t589 < (uint64_t)v_x816_n) {
-          t607 = v_x816_d[t589];
-        } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t589, v_x816_n, 0.0, 1);
-          t607 = 0;
+    const int64_t t627 = v_sd_1137_off[v_sd_1137_n];
+    v_x1136 = rt_value_new(rt_vec_type(RT_INT), t627);
+    int32_t *v_x1136_d = v_x1136->data.i;
+    const int64_t v_x1136_n = v_x1136->len;
+    const int64_t t628 = (t627 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t628 > 1)
+    for (int64_t t629 = 0; t629 < t628; t629++) {
+      int64_t t632 = rt_segment_search(v_sd_1137_off, 0, v_sd_1137_n, t629 * RT_CHUNK);
+      const int64_t t629_end = (t629 + 1) * RT_CHUNK < t627 ? (t629 + 1) * RT_CHUNK : t627;
+      for (int64_t t630 = t629 * RT_CHUNK; t630 < t629_end; t630++) {
+        const int32_t t631 = (int32_t)t630;
+        while (v_sd_1137_off[t632 + 1] <= t630)
+          t632++;
+        const int32_t t633 = (int32_t)t632;
+        int t635 = 0; /* nonzero: a check below failed */
+        int t636 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1131_n;
+        int32_t t634 = t636 ? v_x1131_d[t633] : 0;
+        t635 |= !t636;
+        int t638 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1129_n;
+        int32_t t637 = t638 ? v_x1129_d[t633] : 0;
+        t635 |= !t638;
+        int32_t t640 = rt_sub_i(t631, t637);
+        int t642 = (uint64_t)(int64_t)t633 < (uint64_t)v_x1130_n;
+        int32_t t641 = t642 ? v_x1130_d[t633] : 0;
+        t635 |= !t642;
+        int32_t t644 = rt_mul_i(t640, t641);
+        int32_t t646 = rt_add_i(t634, t644);
+        int t648 = (uint64_t)(int64_t)t646 < (uint64_t)v_x1133_n;
+        int32_t t647 = t648 ? v_x1133_d[t646] : 0;
+        t635 |= !t648;
+        if (__builtin_expect(t635 != 0, 0)) { /* again, recording the error */
+          int32_t t649;
+          if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1131_n) {
+            t649 = v_x1131_d[t633];
+          } else {
+            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1131_n, 0.0, 0);
+            t649 = 0;
+          }
+          int32_t t650;
+          if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1129_n) {
+            t650 = v_x1129_d[t633];
+          } else {
+            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1129_n, 0.0, 1);
+            t650 = 0;
+          }
+          int32_t t652 = rt_sub_i(t631, t650);
+          int32_t t653;
+          if ((uint64_t)(int64_t)t633 < (uint64_t)v_x1130_n) {
+            t653 = v_x1130_d[t633];
+          } else {
+            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t633, v_x1130_n, 0.0, 2);
+            t653 = 0;
+          }
+          int32_t t655 = rt_mul_i(t652, t653);
+          int32_t t657 = rt_add_i(t649, t655);
+          int32_t t658;
+          if ((uint64_t)(int64_t)t657 < (uint64_t)v_x1133_n) {
+            t658 = v_x1133_d[t657];
+          } else {
+            NESSIE_RECORD(err, t630, RT_CHECK_INDEX, 0, 0, RT_GATHER, t657, v_x1133_n, 0.0, 3);
+            t658 = 0;
+          }
         }
-        int32_t t608;
-        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x819_n) {
-          t608 = v_x819_d[t607];
-        } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x819_n, 0.0, 2);
-          t608 = 0;
-        }
-        int32_t t609;
-        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x817_n) {
-          t609 = v_x817_d[t607];
-        } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x817_n, 0.0, 3);
-          t609 = 0;
-        }
-        int32_t t611 = rt_sub_i(t589, t609);
-        int32_t t612;
-        if ((uint64_t)(int64_t)t607 < (uint64_t)v_x818_n) {
-          t612 = v_x818_d[t607];
-        } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t607, v_x818_n, 0.0, 4);
-          t612 = 0;
-        }
-        int32_t t614 = rt_mul_i(t611, t612);
-        int32_t t616 = rt_add_i(t608, t614);
-        int32_t t617;
-        if ((uint64_t)(int64_t)t616 < (uint64_t)v_x823_n) {
-          t617 = v_x823_d[t616];
-        } else {
-          NESSIE_RECORD(err, t588, RT_CHECK_INDEX, 0, 0, RT_GATHER, t616, v_x823_n, 0.0, 5);
-          t617 = 0;
-        }
+        v_x1136_d[t630] = t647;
       }
-      v_x825_d[t588] = t605;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x825 = v_x825;
+  *out_v_x1136 = v_x1136;
   return;
 fail:
-  rt_release(v_x825);
+  rt_release(v_x1136);
 }
 
-/* K19: MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K19: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
 struct K19_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x816_d; int64_t v_x816_n;
-  int32_t *v_x817_d; int64_t v_x817_n;
-  int32_t *v_x818_d; int64_t v_x818_n;
-  int32_t *v_x819_d; int64_t v_x819_n;
-  int32_t v_x820;
-  int32_t *v_x823_d; int64_t v_x823_n;
-  int32_t *v_x825_d; int64_t v_x825_n;
+  const int64_t *v_sd_1137_off; int64_t v_sd_1137_n;
+  int32_t *v_x1129_d; int64_t v_x1129_n;
+  int32_t *v_x1130_d; int64_t v_x1130_n;
+  int32_t *v_x1131_d; int64_t v_x1131_n;
+  int32_t v_x1132;
+  int32_t *v_x1133_d; int64_t v_x1133_n;
+  int32_t *v_x1136_d; int64_t v_x1136_n;
 };
 struct alignas(8) K19_0_V {
   int32_t v0;
 };
 struct K19_0_pull {
   K19_A A;
-  __device__ K19_0_V operator()(int64_t i) const {
+  __device__ K19_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t619 = 0; /* nonzero: a check below failed */
-    int t620 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n;
-    int32_t t618 = t620 ? A.v_x816_d[ix] : 0;
-    t619 |= !t620;
-    int t622 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x819_n;
-    int32_t t621 = t622 ? A.v_x819_d[t618] : 0;
-    t619 |= !t622;
-    int t624 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x817_n;
-    int32_t t623 = t624 ? A.v_x817_d[t618] : 0;
-    t619 |= !t624;
-    int32_t t626 = rt_sub_i(ix, t623);
-    int t628 = (uint64_t)(int64_t)t618 < (uint64_t)A.v_x818_n;
-    int32_t t627 = t628 ? A.v_x818_d[t618] : 0;
-    t619 |= !t628;
-    int32_t t630 = rt_mul_i(t626, t627);
-    int32_t t632 = rt_add_i(t621, t630);
-    int t634 = (uint64_t)(int64_t)t632 < (uint64_t)A.v_x823_n;
-    int32_t t633 = t634 ? A.v_x823_d[t632] : 0;
-    t619 |= !t634;
-    if (__builtin_expect(t619 != 0, 0)) { /* again, recording the error */
-      int32_t t635;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x816_n) {
-        t635 = A.v_x816_d[ix];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t660 = 0; /* nonzero: a check below failed */
+    int t661 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n;
+    int32_t t659 = t661 ? A.v_x1131_d[sx] : 0;
+    t660 |= !t661;
+    int t663 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n;
+    int32_t t662 = t663 ? A.v_x1129_d[sx] : 0;
+    t660 |= !t663;
+    int32_t t665 = rt_sub_i(ix, t662);
+    int t667 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1130_n;
+    int32_t t666 = t667 ? A.v_x1130_d[sx] : 0;
+    t660 |= !t667;
+    int32_t t669 = rt_mul_i(t665, t666);
+    int32_t t671 = rt_add_i(t659, t669);
+    int t673 = (uint64_t)(int64_t)t671 < (uint64_t)A.v_x1133_n;
+    int32_t t672 = t673 ? A.v_x1133_d[t671] : 0;
+    t660 |= !t673;
+    if (__builtin_expect(t660 != 0, 0)) { /* again, recording the error */
+      int32_t t674;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1131_n) {
+        t674 = A.v_x1131_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x816_n, 0.0, 0);
-        t635 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1131_n, 0.0, 0);
+        t674 = 0;
       }
-      int32_t t636;
-      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x819_n) {
-        t636 = A.v_x819_d[t635];
+      int32_t t675;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n) {
+        t675 = A.v_x1129_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x819_n, 0.0, 1);
-        t636 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0, 1);
+        t675 = 0;
       }
-      int32_t t637;
-      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x817_n) {
-        t637 = A.v_x817_d[t635];
+      int32_t t677 = rt_sub_i(ix, t675);
+      int32_t t678;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1130_n) {
+        t678 = A.v_x1130_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x817_n, 0.0, 2);
-        t637 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1130_n, 0.0, 2);
+        t678 = 0;
       }
-      int32_t t639 = rt_sub_i(ix, t637);
-      int32_t t640;
-      if ((uint64_t)(int64_t)t635 < (uint64_t)A.v_x818_n) {
-        t640 = A.v_x818_d[t635];
+      int32_t t680 = rt_mul_i(t677, t678);
+      int32_t t682 = rt_add_i(t674, t680);
+      int32_t t683;
+      if ((uint64_t)(int64_t)t682 < (uint64_t)A.v_x1133_n) {
+        t683 = A.v_x1133_d[t682];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t635, A.v_x818_n, 0.0, 3);
-        t640 = 0;
-      }
-      int32_t t642 = rt_mul_i(t639, t640);
-      int32_t t644 = rt_add_i(t636, t642);
-      int32_t t645;
-      if ((uint64_t)(int64_t)t644 < (uint64_t)A.v_x823_n) {
-        t645 = A.v_x823_d[t644];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t644, A.v_x823_n, 0.0, 4);
-        t645 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t682, A.v_x1133_n, 0.0, 3);
+        t683 = 0;
       }
     }
-    return K19_0_V{t633};
+    return K19_0_V{t672};
   }
 };
 struct K19_0_store {
   K19_A A;
   __device__ void operator()(int64_t i, const K19_0_V &v) const {
-    A.v_x825_d[i] = v.v0;
+    A.v_x1136_d[i] = v.v0;
   }
 };
-static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
+static void K19_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
   (void)loc;
   (void)err;
   K19_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x816_d = v_x816->data.i;
-  A.v_x816_n = v_x816->len;
-  A.v_x817_d = v_x817->data.i;
-  A.v_x817_n = v_x817->len;
-  A.v_x818_d = v_x818->data.i;
-  A.v_x818_n = v_x818->len;
-  A.v_x819_d = v_x819->data.i;
-  A.v_x819_n = v_x819->len;
-  A.v_x820 = v_x820;
-  A.v_x823_d = v_x823->data.i;
-  A.v_x823_n = v_x823->len;
-  RtValue *v_x825 = NULL;
-  /* MAP */
-  {
-    const int64_t t646 = v_x820;
-    if (t646 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t646, 0.0, run, 5};
-      goto fail;
-    }
-    v_x825 = rtg_vec_new(RT_INT, t646);
-    A.v_x825_d = v_x825->data.i;
-    A.v_x825_n = v_x825->len;
-    rtg::map("K19", loc, K19_0_pull{A}, K19_0_store{A}, t646);
-  }
-  *out_v_x825 = v_x825;
-  return;
-fail:
-  rt_release(v_x825);
-}
-
-static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_x816, RtValue *v_x817, RtValue *v_x818, RtValue *v_x819, int32_t v_x820, RtValue *v_x823, RtValue **out_v_x825) {
-  RtValue *vals[] = {v_x816, v_x817, v_x818, v_x819, v_x823};
-  const int64_t sizes[] = {(int64_t)v_x820};
-  if (rtg_choose_host(vals, 5, sizes, 1)) {
-    K19_host(err, loc, run, v_x816, v_x817, v_x818, v_x819, v_x820, v_x823, out_v_x825);
-    rtg_host_ran();
-  } else {
-    K19_gpu(err, loc, run, v_x816, v_x817, v_x818, v_x819, v_x820, v_x823, out_v_x825);
-  }
-}
-
-/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
-static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1135_off = rt_seg_offsets(v_sd_1135);
-  const int64_t v_sd_1135_n = v_sd_1135->len;
-  int32_t *v_x1127_d = v_x1127->data.i;
-  const int64_t v_x1127_n = v_x1127->len;
-  int32_t *v_x1128_d = v_x1128->data.i;
-  const int64_t v_x1128_n = v_x1128->len;
-  int32_t *v_x1129_d = v_x1129->data.i;
-  const int64_t v_x1129_n = v_x1129->len;
-  int32_t *v_x1131_d = v_x1131->data.i;
-  const int64_t v_x1131_n = v_x1131->len;
-  RtValue *v_x1134 = NULL;
+  A.v_sd_1137_off = rtg_seg_offsets(v_sd_1137);
+  A.v_sd_1137_n = v_sd_1137->len;
+  A.v_x1129_d = v_x1129->data.i;
+  A.v_x1129_n = v_x1129->len;
+  A.v_x1130_d = v_x1130->data.i;
+  A.v_x1130_n = v_x1130->len;
+  A.v_x1131_d = v_x1131->data.i;
+  A.v_x1131_n = v_x1131->len;
+  A.v_x1132 = v_x1132;
+  A.v_x1133_d = v_x1133->data.i;
+  A.v_x1133_n = v_x1133->len;
+  RtValue *v_x1136 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t647 = v_sd_1135_off[v_sd_1135_n];
-    v_x1134 = rt_value_new(rt_vec_type(RT_INT), t647);
-    int32_t *v_x1134_d = v_x1134->data.i;
-    const int64_t v_x1134_n = v_x1134->len;
-    const int64_t t648 = (t647 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t648 > 1)
-    for (int64_t t649 = 0; t649 < t648; t649++) {
-      int64_t t652 = rt_segment_search(v_sd_1135_off, 0, v_sd_1135_n, t649 * RT_CHUNK);
-      const int64_t t649_end = (t649 + 1) * RT_CHUNK < t647 ? (t649 + 1) * RT_CHUNK : t647;
-      for (int64_t t650 = t649 * RT_CHUNK; t650 < t649_end; t650++) {
-        const int32_t t651 = (int32_t)t650;
-        while (v_sd_1135_off[t652 + 1] <= t650)
-          t652++;
-        const int32_t t653 = (int32_t)t652;
-        int t655 = 0; /* nonzero: a check below failed */
-        int t656 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n;
-        int32_t t654 = t656 ? v_x1129_d[t653] : 0;
-        t655 |= !t656;
-        int t658 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n;
-        int32_t t657 = t658 ? v_x1127_d[t653] : 0;
-        t655 |= !t658;
-        int32_t t660 = rt_sub_i(t651, t657);
-        int t662 = (uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n;
-        int32_t t661 = t662 ? v_x1128_d[t653] : 0;
-        t655 |= !t662;
-        int32_t t664 = rt_mul_i(t660, t661);
-        int32_t t666 = rt_add_i(t654, t664);
-        int t668 = (uint64_t)(int64_t)t666 < (uint64_t)v_x1131_n;
-        int32_t t667 = t668 ? v_x1131_d[t666] : 0;
-        t655 |= !t668;
-        if (__builtin_expect(t655 != 0, 0)) { /* again, recording the error */
-          int32_t t669;
-          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1129_n) {
-            t669 = v_x1129_d[t653];
-          } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1129_n, 0.0, 0);
-            t669 = 0;
-          }
-          int32_t t670;
-          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1127_n) {
-            t670 = v_x1127_d[t653];
-          } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1127_n, 0.0, 1);
-            t670 = 0;
-          }
-          int32_t t672 = rt_sub_i(t651, t670);
-          int32_t t673;
-          if ((uint64_t)(int64_t)t653 < (uint64_t)v_x1128_n) {
-            t673 = v_x1128_d[t653];
-          } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t653, v_x1128_n, 0.0, 2);
-            t673 = 0;
-          }
-          int32_t t675 = rt_mul_i(t672, t673);
-          int32_t t677 = rt_add_i(t669, t675);
-          int32_t t678;
-          if ((uint64_t)(int64_t)t677 < (uint64_t)v_x1131_n) {
-            t678 = v_x1131_d[t677];
-          } else {
-            NESSIE_RECORD(err, t650, RT_CHECK_INDEX, 0, 0, RT_GATHER, t677, v_x1131_n, 0.0, 3);
-            t678 = 0;
-          }
+    const int64_t t684 = rtg_seg_total(v_sd_1137);
+    v_x1136 = rtg_vec_new(RT_INT, t684);
+    A.v_x1136_d = v_x1136->data.i;
+    A.v_x1136_n = v_x1136->len;
+    rtg::seg_map("K19", loc, K19_0_pull{A}, K19_0_store{A}, v_sd_1137, t684);
+  }
+  *out_v_x1136 = v_x1136;
+  return;
+fail:
+  rt_release(v_x1136);
+}
+
+static void K19(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1137, RtValue *v_x1129, RtValue *v_x1130, RtValue *v_x1131, int32_t v_x1132, RtValue *v_x1133, RtValue **out_v_x1136) {
+  RtValue *vals[] = {v_sd_1137, v_x1129, v_x1130, v_x1131, v_x1133};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K19_host(err, loc, run, v_sd_1137, v_x1129, v_x1130, v_x1131, v_x1132, v_x1133, out_v_x1136);
+    rtg_host_ran();
+  } else {
+    K19_gpu(err, loc, run, v_sd_1137, v_x1129, v_x1130, v_x1131, v_x1132, v_x1133, out_v_x1136);
+  }
+}
+
+/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+static void K20_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x831_d = v_x831->data.i;
+  const int64_t v_x831_n = v_x831->len;
+  int32_t *v_x836_d = v_x836->data.i;
+  const int64_t v_x836_n = v_x836->len;
+  RtValue *v_x846 = NULL;
+  /* MAP */
+  {
+    const int64_t t685 = v_x831_n;
+    v_x846 = rt_value_new(rt_vec_type(RT_INT), t685);
+    int32_t *v_x846_d = v_x846->data.i;
+    const int64_t v_x846_n = v_x846->len;
+    RT_PARALLEL_FOR_IF(t685 >= RT_PARALLEL_MIN)
+    for (int64_t t686 = 0; t686 < t685; t686++) {
+      const int32_t t687 = (int32_t)t686;
+      int t691 = 0; /* nonzero: a check below failed */
+      int32_t t689 = rt_mul_i(t687, 2);
+      int t692 = (uint64_t)(int64_t)t689 < (uint64_t)v_x836_n;
+      int32_t t690 = t692 ? v_x836_d[t689] : 0;
+      t691 |= !t692;
+      int32_t t694 = rt_add_i(t690, 1);
+      int32_t t696 = rt_add_i(t689, 1);
+      int t698 = (uint64_t)(int64_t)t696 < (uint64_t)v_x836_n;
+      int32_t t697 = t698 ? v_x836_d[t696] : 0;
+      t691 |= !t698;
+      int32_t t700 = rt_add_i(t694, t697);
+      if (__builtin_expect(t691 != 0, 0)) { /* again, recording the error */
+        int32_t t702 = rt_mul_i(t687, 2);
+        int32_t t703;
+        if ((uint64_t)(int64_t)t702 < (uint64_t)v_x836_n) {
+          t703 = v_x836_d[t702];
+        } else {
+          NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, v_x836_n, 0.0, 0);
+          t703 = 0;
         }
-        v_x1134_d[t650] = t667;
+        int32_t t705 = rt_add_i(t703, 1);
+        int32_t t707 = rt_add_i(t702, 1);
+        int32_t t708;
+        if ((uint64_t)(int64_t)t707 < (uint64_t)v_x836_n) {
+          t708 = v_x836_d[t707];
+        } else {
+          NESSIE_RECORD(err, t686, RT_CHECK_INDEX, 1, 0, RT_GATHER, t707, v_x836_n, 0.0, 1);
+          t708 = 0;
+        }
+        int32_t t710 = rt_add_i(t705, t708);
       }
+      v_x846_d[t686] = t700;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x1134 = v_x1134;
+  *out_v_x846 = v_x846;
   return;
 fail:
-  rt_release(v_x1134);
+  rt_release(v_x846);
 }
 
-/* K20: SEG_MAP -- tests/golden/qs_count.nesl:10:         r = {distinct(v) : v in [{e in s | e < p}, {e in s | e > p}]} */
+/* K20: MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
 struct K20_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1135_off; int64_t v_sd_1135_n;
-  int32_t *v_x1127_d; int64_t v_x1127_n;
-  int32_t *v_x1128_d; int64_t v_x1128_n;
-  int32_t *v_x1129_d; int64_t v_x1129_n;
-  int32_t v_x1130;
-  int32_t *v_x1131_d; int64_t v_x1131_n;
-  int32_t *v_x1134_d; int64_t v_x1134_n;
+  int32_t *v_x831_d; int64_t v_x831_n;
+  int32_t *v_x836_d; int64_t v_x836_n;
+  int32_t *v_x846_d; int64_t v_x846_n;
 };
 struct alignas(8) K20_0_V {
   int32_t v0;
 };
 struct K20_0_pull {
   K20_A A;
-  __device__ K20_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K20_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t680 = 0; /* nonzero: a check below failed */
-    int t681 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n;
-    int32_t t679 = t681 ? A.v_x1129_d[sx] : 0;
-    t680 |= !t681;
-    int t683 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n;
-    int32_t t682 = t683 ? A.v_x1127_d[sx] : 0;
-    t680 |= !t683;
-    int32_t t685 = rt_sub_i(ix, t682);
-    int t687 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n;
-    int32_t t686 = t687 ? A.v_x1128_d[sx] : 0;
-    t680 |= !t687;
-    int32_t t689 = rt_mul_i(t685, t686);
-    int32_t t691 = rt_add_i(t679, t689);
-    int t693 = (uint64_t)(int64_t)t691 < (uint64_t)A.v_x1131_n;
-    int32_t t692 = t693 ? A.v_x1131_d[t691] : 0;
-    t680 |= !t693;
-    if (__builtin_expect(t680 != 0, 0)) { /* again, recording the error */
-      int32_t t694;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1129_n) {
-        t694 = A.v_x1129_d[sx];
+    int t714 = 0; /* nonzero: a check below failed */
+    int32_t t712 = rt_mul_i(ix, 2);
+    int t715 = (uint64_t)(int64_t)t712 < (uint64_t)A.v_x836_n;
+    int32_t t713 = t715 ? A.v_x836_d[t712] : 0;
+    t714 |= !t715;
+    int32_t t717 = rt_add_i(t713, 1);
+    int32_t t719 = rt_add_i(t712, 1);
+    int t721 = (uint64_t)(int64_t)t719 < (uint64_t)A.v_x836_n;
+    int32_t t720 = t721 ? A.v_x836_d[t719] : 0;
+    t714 |= !t721;
+    int32_t t723 = rt_add_i(t717, t720);
+    if (__builtin_expect(t714 != 0, 0)) { /* again, recording the error */
+      int32_t t725 = rt_mul_i(ix, 2);
+      int32_t t726;
+      if ((uint64_t)(int64_t)t725 < (uint64_t)A.v_x836_n) {
+        t726 = A.v_x836_d[t725];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1129_n, 0.0, 0);
-        t694 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t725, A.v_x836_n, 0.0, 0);
+        t726 = 0;
       }
-      int32_t t695;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1127_n) {
-        t695 = A.v_x1127_d[sx];
+      int32_t t728 = rt_add_i(t726, 1);
+      int32_t t730 = rt_add_i(t725, 1);
+      int32_t t731;
+      if ((uint64_t)(int64_t)t730 < (uint64_t)A.v_x836_n) {
+        t731 = A.v_x836_d[t730];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1127_n, 0.0, 1);
-        t695 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t730, A.v_x836_n, 0.0, 1);
+        t731 = 0;
       }
-      int32_t t697 = rt_sub_i(ix, t695);
-      int32_t t698;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1128_n) {
-        t698 = A.v_x1128_d[sx];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1128_n, 0.0, 2);
-        t698 = 0;
-      }
-      int32_t t700 = rt_mul_i(t697, t698);
-      int32_t t702 = rt_add_i(t694, t700);
-      int32_t t703;
-      if ((uint64_t)(int64_t)t702 < (uint64_t)A.v_x1131_n) {
-        t703 = A.v_x1131_d[t702];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t702, A.v_x1131_n, 0.0, 3);
-        t703 = 0;
-      }
+      int32_t t733 = rt_add_i(t728, t731);
     }
-    return K20_0_V{t692};
+    return K20_0_V{t723};
   }
 };
 struct K20_0_store {
   K20_A A;
   __device__ void operator()(int64_t i, const K20_0_V &v) const {
-    A.v_x1134_d[i] = v.v0;
+    A.v_x846_d[i] = v.v0;
   }
 };
-static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
+static void K20_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
   (void)loc;
   (void)err;
   K20_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1135_off = rtg_seg_offsets(v_sd_1135);
-  A.v_sd_1135_n = v_sd_1135->len;
-  A.v_x1127_d = v_x1127->data.i;
-  A.v_x1127_n = v_x1127->len;
-  A.v_x1128_d = v_x1128->data.i;
-  A.v_x1128_n = v_x1128->len;
-  A.v_x1129_d = v_x1129->data.i;
-  A.v_x1129_n = v_x1129->len;
-  A.v_x1130 = v_x1130;
-  A.v_x1131_d = v_x1131->data.i;
-  A.v_x1131_n = v_x1131->len;
-  RtValue *v_x1134 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t704 = rtg_seg_total(v_sd_1135);
-    v_x1134 = rtg_vec_new(RT_INT, t704);
-    A.v_x1134_d = v_x1134->data.i;
-    A.v_x1134_n = v_x1134->len;
-    rtg::seg_map("K20", loc, K20_0_pull{A}, K20_0_store{A}, v_sd_1135, t704);
-  }
-  *out_v_x1134 = v_x1134;
-  return;
-fail:
-  rt_release(v_x1134);
-}
-
-static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1135, RtValue *v_x1127, RtValue *v_x1128, RtValue *v_x1129, int32_t v_x1130, RtValue *v_x1131, RtValue **out_v_x1134) {
-  RtValue *vals[] = {v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1131};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K20_host(err, loc, run, v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1130, v_x1131, out_v_x1134);
-    rtg_host_ran();
-  } else {
-    K20_gpu(err, loc, run, v_sd_1135, v_x1127, v_x1128, v_x1129, v_x1130, v_x1131, out_v_x1134);
-  }
-}
-
-/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
-static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x826_d = v_x826->data.i;
-  const int64_t v_x826_n = v_x826->len;
-  int32_t *v_x829_d = v_x829->data.i;
-  const int64_t v_x829_n = v_x829->len;
-  RtValue *v_x831 = NULL;
-  RtValue *v_x834 = NULL;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x842 = NULL;
+  A.v_x831_d = v_x831->data.i;
+  A.v_x831_n = v_x831->len;
+  A.v_x836_d = v_x836->data.i;
+  A.v_x836_n = v_x836->len;
+  RtValue *v_x846 = NULL;
   /* MAP */
   {
-    const int64_t t705 = v_x826_n;
-    RT_PARALLEL_FOR_IF(t705 >= RT_PARALLEL_MIN)
-    for (int64_t t706 = 0; t706 < t705; t706++) {
-      const int32_t t707 = (int32_t)t706;
-      int32_t t708; /* v_x831: read by nothing */
-      int t711 = 0; /* nonzero: a check below failed */
-      int32_t t709 = v_x826_d[t707];
-      int t712 = (uint64_t)(int64_t)t709 < (uint64_t)v_x829_n;
-      int32_t t710 = t712 ? v_x829_d[t709] : 0;
-      t711 |= !t712;
-      if (__builtin_expect(t711 != 0, 0)) { /* again, recording the error */
-        int32_t t713 = v_x826_d[t707];
-        int32_t t714;
-        if ((uint64_t)(int64_t)t713 < (uint64_t)v_x829_n) {
-          t714 = v_x829_d[t713];
+    const int64_t t734 = v_x831->len;
+    v_x846 = rtg_vec_new(RT_INT, t734);
+    A.v_x846_d = v_x846->data.i;
+    A.v_x846_n = v_x846->len;
+    rtg::map("K20", loc, K20_0_pull{A}, K20_0_store{A}, t734);
+  }
+  *out_v_x846 = v_x846;
+  return;
+fail:
+  rt_release(v_x846);
+}
+
+static void K20(RtKernelError *err, RtLoc loc, int run, RtValue *v_x831, RtValue *v_x836, RtValue **out_v_x846) {
+  RtValue *vals[] = {v_x831, v_x836};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 2, sizes, 0)) {
+    K20_host(err, loc, run, v_x831, v_x836, out_v_x846);
+    rtg_host_ran();
+  } else {
+    K20_gpu(err, loc, run, v_x831, v_x836, out_v_x846);
+  }
+}
+
+/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K21_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x947_d = v_x947->data.i;
+  const int64_t v_x947_n = v_x947->len;
+  RtValue *v_x949 = NULL;
+  RtValue *v_x958 = NULL;
+  RtValue *v_x959 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
+  int32_t v_x967 = 0;
+  int32_t v_x973 = 0;
+  RtValue *v_x977 = NULL;
+  RtValue *v_x981 = NULL;
+  /* MAP */
+  {
+    const int64_t t735 = v_x952;
+    if (t735 < 0) {
+      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t735, 0.0, 0);
+      goto fail;
+    }
+    v_x949 = rt_value_new(rt_vec_type(RT_BOOL), t735);
+    uint8_t *v_x949_d = v_x949->data.b;
+    const int64_t v_x949_n = v_x949->len;
+    RT_PARALLEL_FOR_IF(t735 >= RT_PARALLEL_MIN)
+    for (int64_t t736 = 0; t736 < t735; t736++) {
+      const int32_t t737 = (int32_t)t736;
+      int t739 = 0; /* nonzero: a check below failed */
+      int t740 = (uint64_t)(int64_t)t737 < (uint64_t)v_x947_n;
+      int32_t t738 = t740 ? v_x947_d[t737] : 0;
+      t739 |= !t740;
+      uint8_t t742 = rt_le_i(t738, 1);
+      if (__builtin_expect(t739 != 0, 0)) { /* again, recording the error */
+        int32_t t743;
+        if ((uint64_t)(int64_t)t737 < (uint64_t)v_x947_n) {
+          t743 = v_x947_d[t737];
         } else {
-          NESSIE_RECORD(err, t706, RT_CHECK_INDEX, 4, 0, RT_GATHER, t713, v_x829_n, 0.0, 0);
-          t714 = 0;
+          NESSIE_RECORD(err, t736, RT_CHECK_INDEX, 0, 0, RT_GATHER, t737, v_x947_n, 0.0, 1);
+          t743 = 0;
         }
+        uint8_t t745 = rt_le_i(t743, 1);
       }
-      t708 = t710;
-      (void)t708;
+      v_x949_d[t736] = t742;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
   {
-    /* MAP */
+    uint8_t *v_x949_d = v_x949->data.b;
+    const int64_t v_x949_n = v_x949->len;
+    /* PARTITION */
     {
-      const int64_t t715 = v_x832;
-      if (t715 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t715, 0.0, 1);
+      const int64_t t746 = v_x952;
+      if (t746 < 0) {
+        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t746, 0.0, 2);
         goto fail;
       }
-      RT_PARALLEL_FOR_IF(t715 >= RT_PARALLEL_MIN)
-      for (int64_t t716 = 0; t716 < t715; t716++) {
-        const int32_t t717 = (int32_t)t716;
-        int32_t t718; /* v_x834: read by nothing */
-        t718 = 1;
-        (void)t718;
+      const int64_t t747 = t746 > 0 ? (t746 + RT_CHUNK - 1) / RT_CHUNK : 1;
+      uint8_t *t748 = (uint8_t *)rt_alloc_atomic((size_t)t746 + 1);
+      int64_t *t749 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t747 + 1));
+      RT_PARALLEL_FOR_IF(t747 > 1)
+      for (int64_t t750 = 0; t750 < t747; t750++) {
+        int64_t kept = 0;
+        const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
+        for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
+          const int32_t t752 = (int32_t)t751;
+          int32_t t750x0;
+          uint8_t t750x1;
+          int t754 = 0; /* nonzero: a check below failed */
+          int t755 = (uint64_t)(int64_t)t752 < (uint64_t)v_x947_n;
+          int32_t t753 = t755 ? v_x947_d[t752] : 0;
+          t754 |= !t755;
+          uint8_t t757 = rt_le_i(t753, 1);
+          if (__builtin_expect(t754 != 0, 0)) { /* again, recording the error */
+            int32_t t758;
+            if ((uint64_t)(int64_t)t752 < (uint64_t)v_x947_n) {
+              t758 = v_x947_d[t752];
+            } else {
+              NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_x947_n, 0.0, 3);
+              t758 = 0;
+            }
+            uint8_t t760 = rt_le_i(t758, 1);
+          }
+          t750x0 = t752;
+          t750x1 = t757;
+          uint8_t t761;
+          t761 = t750x1;
+          t748[t751] = t761 != 0;
+          kept += t761 != 0;
+        }
+        t749[t750] = kept;
       }
+      if (err->index != INT64_MAX) {
+        rt_free(t748);
+        rt_free(t749);
+        goto fail;
+      }
+      int64_t t762 = 0;
+      for (int64_t t750 = 0; t750 < t747; t750++) {
+        const int64_t k = t749[t750];
+        t749[t750] = t762;
+        t762 += k;
+      }
+      v_x958 = rt_value_new(rt_vec_type(RT_INT), t762);
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), t762);
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      v_x960 = rt_value_new(rt_vec_type(RT_INT), (t746 - t762));
+      int32_t *v_x960_d = v_x960->data.i;
+      const int64_t v_x960_n = v_x960->len;
+      v_x961 = rt_value_new(rt_vec_type(RT_BOOL), (t746 - t762));
+      uint8_t *v_x961_d = v_x961->data.b;
+      const int64_t v_x961_n = v_x961->len;
+      RT_PARALLEL_FOR_IF(t747 > 1)
+      for (int64_t t750 = 0; t750 < t747; t750++) {
+        int64_t at = t749[t750];
+        int64_t at_not = t750 * RT_CHUNK - t749[t750];
+        const int64_t t750_end = (t750 + 1) * RT_CHUNK < t746 ? (t750 + 1) * RT_CHUNK : t746;
+        for (int64_t t751 = t750 * RT_CHUNK; t751 < t750_end; t751++) {
+          const int32_t t752 = (int32_t)t751;
+          int32_t t750y0;
+          uint8_t t750y1;
+          int t764 = 0; /* nonzero: a check below failed */
+          int t765 = (uint64_t)(int64_t)t752 < (uint64_t)v_x947_n;
+          int32_t t763 = t765 ? v_x947_d[t752] : 0;
+          t764 |= !t765;
+          uint8_t t767 = rt_le_i(t763, 1);
+          if (__builtin_expect(t764 != 0, 0)) { /* again, recording the error */
+            int32_t t768;
+            if ((uint64_t)(int64_t)t752 < (uint64_t)v_x947_n) {
+              t768 = v_x947_d[t752];
+            } else {
+              NESSIE_RECORD(err, t751, RT_CHECK_INDEX, 0, 0, RT_GATHER, t752, v_x947_n, 0.0, 4);
+              t768 = 0;
+            }
+            uint8_t t770 = rt_le_i(t768, 1);
+          }
+          t750y0 = t752;
+          t750y1 = t767;
+          if (t748[t751]) {
+            v_x958_d[at] = t750y0;
+            v_x959_d[at] = t750y1;
+            at++;
+          } else {
+            v_x960_d[at_not] = t750y0;
+            v_x961_d[at_not] = t750y1;
+            at_not++;
+          }
+        }
+      }
+      rt_free(t748);
+      rt_free(t749);
     }
     if (err->index != INT64_MAX)
       goto fail;
     {
-      /* MAP */
+      int32_t *v_x958_d = v_x958->data.i;
+      const int64_t v_x958_n = v_x958->len;
+      uint8_t *v_x959_d = v_x959->data.b;
+      const int64_t v_x959_n = v_x959->len;
+      int32_t *v_x960_d = v_x960->data.i;
+      const int64_t v_x960_n = v_x960->len;
+      uint8_t *v_x961_d = v_x961->data.b;
+      const int64_t v_x961_n = v_x961->len;
+      /* REDUCE */
       {
-        const int64_t t719 = v_x826_n;
-        v_x842 = rt_value_new(rt_vec_type(RT_INT), t719);
-        int32_t *v_x842_d = v_x842->data.i;
-        const int64_t v_x842_n = v_x842->len;
-        RT_PARALLEL_FOR_IF(t719 >= RT_PARALLEL_MIN)
-        for (int64_t t720 = 0; t720 < t719; t720++) {
-          const int32_t t721 = (int32_t)t720;
-          int32_t t722; /* v_x836: read by nothing */
-          int t725 = 0; /* nonzero: a check below failed */
-          int32_t t723 = v_x826_d[t721];
-          int t726 = (uint64_t)(int64_t)t723 < (uint64_t)v_x829_n;
-          int32_t t724 = t726 ? v_x829_d[t723] : 0;
-          t725 |= !t726;
-          int32_t t728 = rt_add_i(t724, 1);
-          int32_t t730 = rt_add_i(t723, 1);
-          int t732 = (uint64_t)(int64_t)t730 < (uint64_t)v_x829_n;
-          int32_t t731 = t732 ? v_x829_d[t730] : 0;
-          t725 |= !t732;
-          int32_t t734 = rt_add_i(t728, t731);
-          if (__builtin_expect(t725 != 0, 0)) { /* again, recording the error */
-            int32_t t735 = v_x826_d[t721];
-            int32_t t736;
-            if ((uint64_t)(int64_t)t735 < (uint64_t)v_x829_n) {
-              t736 = v_x829_d[t735];
-            } else {
-              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 4, 0, RT_GATHER, t735, v_x829_n, 0.0, 2);
-              t736 = 0;
-            }
-            int32_t t738 = rt_add_i(t736, 1);
-            int32_t t740 = rt_add_i(t735, 1);
-            int32_t t741;
-            if ((uint64_t)(int64_t)t740 < (uint64_t)v_x829_n) {
-              t741 = v_x829_d[t740];
-            } else {
-              NESSIE_RECORD(err, t720, RT_CHECK_INDEX, 1, 0, RT_GATHER, t740, v_x829_n, 0.0, 3);
-              t741 = 0;
-            }
-            int32_t t743 = rt_add_i(t738, t741);
-          }
-          t722 = t728;
-          v_x842_d[t720] = t734;
-          (void)t722;
+        const int64_t t771 = v_x952;
+        if (t771 < 0) {
+          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t771, 0.0, 5);
+          goto fail;
         }
+        const int64_t t772 = t771 > 0 ? (t771 + RT_CHUNK - 1) / RT_CHUNK : 1;
+        int32_t *t773 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t772);
+        int32_t *t774 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t772);
+        RT_PARALLEL_FOR_IF(t772 > 1)
+        for (int64_t t775 = 0; t775 < t772; t775++) {
+          int32_t t775a0;
+          int32_t t775a1;
+          t775a0 = 0;
+          t775a1 = 0;
+          const int64_t t775_end = (t775 + 1) * RT_CHUNK < t771 ? (t775 + 1) * RT_CHUNK : t771;
+          for (int64_t t776 = t775 * RT_CHUNK; t776 < t775_end; t776++) {
+            const int32_t t777 = (int32_t)t776;
+            int32_t t775x0;
+            int32_t t775x1;
+            int t779 = 0; /* nonzero: a check below failed */
+            int t780 = (uint64_t)(int64_t)t777 < (uint64_t)v_x947_n;
+            int32_t t778 = t780 ? v_x947_d[t777] : 0;
+            t779 |= !t780;
+            uint8_t t782 = rt_le_i(t778, 1);
+            int32_t t784 = rt_btoi_b(t782);
+            uint8_t t786 = rt_not_b(t782);
+            int32_t t788 = rt_btoi_b(t786);
+            if (__builtin_expect(t779 != 0, 0)) { /* again, recording the error */
+              int32_t t789;
+              if ((uint64_t)(int64_t)t777 < (uint64_t)v_x947_n) {
+                t789 = v_x947_d[t777];
+              } else {
+                NESSIE_RECORD(err, t776, RT_CHECK_INDEX, 0, 0, RT_GATHER, t777, v_x947_n, 0.0, 6);
+                t789 = 0;
+              }
+              uint8_t t791 = rt_le_i(t789, 1);
+              int32_t t793 = rt_btoi_b(t791);
+              uint8_t t795 = rt_not_b(t791);
+              int32_t t797 = rt_btoi_b(t795);
+            }
+            t775x0 = t784;
+            t775x1 = t788;
+            int32_t t799 = rt_add_i(t775a0, t775x0);
+            int32_t t801 = rt_add_i(t775a1, t775x1);
+            t775a0 = t799;
+            t775a1 = t801;
+          }
+          t773[t775] = t775a0;
+          t774[t775] = t775a1;
+        }
+        int32_t t775t0;
+        int32_t t775t1;
+        t775t0 = 0;
+        t775t1 = 0;
+        for (int64_t t775 = 0; t775 < t772; t775++) {
+          const int32_t t802 = t773[t775];
+          const int32_t t803 = t774[t775];
+          int32_t t805 = rt_add_i(t775t0, t802);
+          int32_t t807 = rt_add_i(t775t1, t803);
+          t775t0 = t805;
+          t775t1 = t807;
+        }
+        v_x967 = t775t0;
+        rt_free(t773);
+        v_x973 = t775t1;
+        rt_free(t774);
       }
       if (err->index != INT64_MAX)
         goto fail;
+      {
+        /* SCAN */
+        {
+          const int64_t t808 = v_x952;
+          if (t808 < 0) {
+            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t808, 0.0, 7);
+            goto fail;
+          }
+          const int64_t t809 = t808 > 0 ? (t808 + RT_CHUNK - 1) / RT_CHUNK : 1;
+          int32_t *t810 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
+          int32_t *t811 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t809);
+          RT_PARALLEL_FOR_IF(t809 > 1)
+          for (int64_t t812 = 0; t812 < t809; t812++) {
+            int32_t t812a0;
+            int32_t t812a1;
+            t812a0 = 0;
+            t812a1 = 0;
+            const int64_t t812_end = (t812 + 1) * RT_CHUNK < t808 ? (t812 + 1) * RT_CHUNK : t808;
+            for (int64_t t813 = t812 * RT_CHUNK; t813 < t812_end; t813++) {
+              const int32_t t814 = (int32_t)t813;
+              int32_t t812x0;
+              int32_t t812x1;
+              int t816 = 0; /* nonzero: a check below failed */
+              int t817 = (uint64_t)(int64_t)t814 < (uint64_t)v_x947_n;
+              int32_t t815 = t817 ? v_x947_d[t814] : 0;
+              t816 |= !t817;
+              uint8_t t819 = rt_le_i(t815, 1);
+              int32_t t821 = rt_btoi_b(t819);
+              uint8_t t823 = rt_not_b(t819);
+              int32_t t825 = rt_btoi_b(t823);
+              if (__builtin_expect(t816 != 0, 0)) { /* again, recording the error */
+                int32_t t826;
+                if ((uint64_t)(int64_t)t814 < (uint64_t)v_x947_n) {
+                  t826 = v_x947_d[t814];
+                } else {
+                  NESSIE_RECORD(err, t813, RT_CHECK_INDEX, 0, 0, RT_GATHER, t814, v_x947_n, 0.0, 8);
+                  t826 = 0;
+                }
+                uint8_t t828 = rt_le_i(t826, 1);
+                int32_t t830 = rt_btoi_b(t828);
+                uint8_t t832 = rt_not_b(t828);
+                int32_t t834 = rt_btoi_b(t832);
+              }
+              t812x0 = t821;
+              t812x1 = t825;
+              int32_t t836 = rt_add_i(t812a0, t812x0);
+              int32_t t838 = rt_add_i(t812a1, t812x1);
+              t812a0 = t836;
+              t812a1 = t838;
+            }
+            t810[t812] = t812a0;
+            t811[t812] = t812a1;
+          }
+          int32_t t812t0;
+          int32_t t812t1;
+          t812t0 = 0;
+          t812t1 = 0;
+          for (int64_t t812 = 0; t812 < t809; t812++) {
+            const int32_t t839 = t810[t812];
+            t810[t812] = t812t0;
+            const int32_t t840 = t811[t812];
+            t811[t812] = t812t1;
+            int32_t t842 = rt_add_i(t812t0, t839);
+            int32_t t844 = rt_add_i(t812t1, t840);
+            t812t0 = t842;
+            t812t1 = t844;
+          }
+          v_x977 = rt_value_new(rt_vec_type(RT_INT), t808);
+          int32_t *v_x977_d = v_x977->data.i;
+          const int64_t v_x977_n = v_x977->len;
+          v_x981 = rt_value_new(rt_vec_type(RT_INT), t808);
+          int32_t *v_x981_d = v_x981->data.i;
+          const int64_t v_x981_n = v_x981->len;
+          RT_PARALLEL_FOR_IF(t809 > 1)
+          for (int64_t t812 = 0; t812 < t809; t812++) {
+            int32_t t812p0;
+            int32_t t812p1;
+            t812p0 = t810[t812];
+            t812p1 = t811[t812];
+            const int64_t t812_end = (t812 + 1) * RT_CHUNK < t808 ? (t812 + 1) * RT_CHUNK : t808;
+            for (int64_t t813 = t812 * RT_CHUNK; t813 < t812_end; t813++) {
+              const int32_t t814 = (int32_t)t813;
+              v_x977_d[t813] = t812p0;
+              v_x981_d[t813] = t812p1;
+              int32_t t812y0;
+              int32_t t812y1;
+              int t846 = 0; /* nonzero: a check below failed */
+              int t847 = (uint64_t)(int64_t)t814 < (uint64_t)v_x947_n;
+              int32_t t845 = t847 ? v_x947_d[t814] : 0;
+              t846 |= !t847;
+              uint8_t t849 = rt_le_i(t845, 1);
+              int32_t t851 = rt_btoi_b(t849);
+              uint8_t t853 = rt_not_b(t849);
+              int32_t t855 = rt_btoi_b(t853);
+              if (__builtin_expect(t846 != 0, 0)) { /* again, recording the error */
+                int32_t t856;
+                if ((uint64_t)(int64_t)t814 < (uint64_t)v_x947_n) {
+                  t856 = v_x947_d[t814];
+                } else {
+                  NESSIE_RECORD(err, t813, RT_CHECK_INDEX, 0, 0, RT_GATHER, t814, v_x947_n, 0.0, 9);
+                  t856 = 0;
+                }
+                uint8_t t858 = rt_le_i(t856, 1);
+                int32_t t860 = rt_btoi_b(t858);
+                uint8_t t862 = rt_not_b(t858);
+                int32_t t864 = rt_btoi_b(t862);
+              }
+              t812y0 = t851;
+              t812y1 = t855;
+              int32_t t866 = rt_add_i(t812p0, t812y0);
+              int32_t t868 = rt_add_i(t812p1, t812y1);
+              t812p0 = t866;
+              t812p1 = t868;
+            }
+          }
+          rt_free(t810);
+          rt_free(t811);
+        }
+        if (err->index != INT64_MAX)
+          goto fail;
+      }
     }
   }
-  *out_v_x842 = v_x842;
-  rt_release(v_x831);
-  rt_release(v_x834);
-  rt_release(v_x836);
+  *out_v_x949 = v_x949;
+  *out_v_x958 = v_x958;
+  *out_v_x960 = v_x960;
+  *out_v_x967 = v_x967;
+  *out_v_x973 = v_x973;
+  *out_v_x977 = v_x977;
+  *out_v_x981 = v_x981;
+  rt_release(v_x959);
+  rt_release(v_x961);
   return;
 fail:
-  rt_release(v_x831);
-  rt_release(v_x834);
-  rt_release(v_x836);
-  rt_release(v_x842);
+  rt_release(v_x949);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x960);
+  rt_release(v_x961);
+  rt_release(v_x977);
+  rt_release(v_x981);
 }
 
-/* K21: MAP, MAP, MAP -- tests/golden/qs_count.nesl:11:     in r[0] + 1 + r[1]; */
+/* K21: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K21_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x826_d; int64_t v_x826_n;
-  int32_t *v_x829_d; int64_t v_x829_n;
-  int32_t v_x832;
-  int32_t *v_x831_d; int64_t v_x831_n;
-  int32_t *v_x834_d; int64_t v_x834_n;
-  int32_t *v_x836_d; int64_t v_x836_n;
-  int32_t *v_x842_d; int64_t v_x842_n;
+  int32_t *v_x947_d; int64_t v_x947_n;
+  int32_t v_x952;
+  uint8_t *v_x949_d; int64_t v_x949_n;
+  int32_t *v_x958_d; int64_t v_x958_n;
+  uint8_t *v_x959_d; int64_t v_x959_n;
+  int32_t *v_x960_d; int64_t v_x960_n;
+  uint8_t *v_x961_d; int64_t v_x961_n;
+  int32_t v_x967;
+  int32_t v_x973;
+  int32_t *v_x977_d; int64_t v_x977_n;
+  int32_t *v_x981_d; int64_t v_x981_n;
 };
 struct alignas(8) K21_0_V {
-  int32_t v0;
+  uint8_t v0;
 };
 struct K21_0_pull {
   K21_A A;
   __device__ K21_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t746 = 0; /* nonzero: a check below failed */
-    int32_t t744 = A.v_x826_d[ix];
-    int t747 = (uint64_t)(int64_t)t744 < (uint64_t)A.v_x829_n;
-    int32_t t745 = t747 ? A.v_x829_d[t744] : 0;
-    t746 |= !t747;
-    if (__builtin_expect(t746 != 0, 0)) { /* again, recording the error */
-      int32_t t748 = A.v_x826_d[ix];
-      int32_t t749;
-      if ((uint64_t)(int64_t)t748 < (uint64_t)A.v_x829_n) {
-        t749 = A.v_x829_d[t748];
+    int t870 = 0; /* nonzero: a check below failed */
+    int t871 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
+    int32_t t869 = t871 ? A.v_x947_d[ix] : 0;
+    t870 |= !t871;
+    uint8_t t873 = rt_le_i(t869, 1);
+    if (__builtin_expect(t870 != 0, 0)) { /* again, recording the error */
+      int32_t t874;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
+        t874 = A.v_x947_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t748, A.v_x829_n, 0.0, 0);
-        t749 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 0);
+        t874 = 0;
       }
+      uint8_t t876 = rt_le_i(t874, 1);
     }
-    return K21_0_V{t745};
+    return K21_0_V{t873};
   }
 };
 struct K21_0_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_0_V &v) const {
-    /* v.v0: v_x831, read by nothing (its checks are the pull's) */
+    A.v_x949_d[i] = v.v0;
   }
 };
 struct alignas(8) K21_1_V {
   int32_t v0;
+  uint8_t v1;
 };
 struct K21_1_pull {
   K21_A A;
   __device__ K21_1_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    return K21_1_V{1};
+    int t878 = 0; /* nonzero: a check below failed */
+    int t879 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
+    int32_t t877 = t879 ? A.v_x947_d[ix] : 0;
+    t878 |= !t879;
+    uint8_t t881 = rt_le_i(t877, 1);
+    if (__builtin_expect(t878 != 0, 0)) { /* again, recording the error */
+      int32_t t882;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
+        t882 = A.v_x947_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 1);
+        t882 = 0;
+      }
+      uint8_t t884 = rt_le_i(t882, 1);
+    }
+    return K21_1_V{ix, t881};
   }
 };
 struct K21_1_store {
   K21_A A;
   __device__ void operator()(int64_t i, const K21_1_V &v) const {
-    /* v.v0: v_x834, read by nothing (its checks are the pull's) */
+    A.v_x958_d[i] = v.v0;
+    A.v_x959_d[i] = v.v1;
+  }
+};
+struct K21_1_pred {
+  K21_A A;
+  __device__ bool operator()(int64_t i, const K21_1_V &v) const {
+    return (bool)v.v1;
+  }
+};
+struct K21_1_other {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_1_V &v) const {
+    A.v_x960_d[i] = v.v0;
+    A.v_x961_d[i] = v.v1;
   }
 };
 struct alignas(8) K21_2_V {
@@ -4071,1380 +4327,793 @@ struct K21_2_pull {
   __device__ K21_2_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t752 = 0; /* nonzero: a check below failed */
-    int32_t t750 = A.v_x826_d[ix];
-    int t753 = (uint64_t)(int64_t)t750 < (uint64_t)A.v_x829_n;
-    int32_t t751 = t753 ? A.v_x829_d[t750] : 0;
-    t752 |= !t753;
-    int32_t t755 = rt_add_i(t751, 1);
-    int32_t t757 = rt_add_i(t750, 1);
-    int t759 = (uint64_t)(int64_t)t757 < (uint64_t)A.v_x829_n;
-    int32_t t758 = t759 ? A.v_x829_d[t757] : 0;
-    t752 |= !t759;
-    int32_t t761 = rt_add_i(t755, t758);
-    if (__builtin_expect(t752 != 0, 0)) { /* again, recording the error */
-      int32_t t762 = A.v_x826_d[ix];
-      int32_t t763;
-      if ((uint64_t)(int64_t)t762 < (uint64_t)A.v_x829_n) {
-        t763 = A.v_x829_d[t762];
+    int t886 = 0; /* nonzero: a check below failed */
+    int t887 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
+    int32_t t885 = t887 ? A.v_x947_d[ix] : 0;
+    t886 |= !t887;
+    uint8_t t889 = rt_le_i(t885, 1);
+    int32_t t891 = rt_btoi_b(t889);
+    uint8_t t893 = rt_not_b(t889);
+    int32_t t895 = rt_btoi_b(t893);
+    if (__builtin_expect(t886 != 0, 0)) { /* again, recording the error */
+      int32_t t896;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
+        t896 = A.v_x947_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 4, 0, RT_GATHER, t762, A.v_x829_n, 0.0, 1);
-        t763 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 2);
+        t896 = 0;
       }
-      int32_t t765 = rt_add_i(t763, 1);
-      int32_t t767 = rt_add_i(t762, 1);
-      int32_t t768;
-      if ((uint64_t)(int64_t)t767 < (uint64_t)A.v_x829_n) {
-        t768 = A.v_x829_d[t767];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 1, 0, RT_GATHER, t767, A.v_x829_n, 0.0, 2);
-        t768 = 0;
-      }
-      int32_t t770 = rt_add_i(t765, t768);
+      uint8_t t898 = rt_le_i(t896, 1);
+      int32_t t900 = rt_btoi_b(t898);
+      uint8_t t902 = rt_not_b(t898);
+      int32_t t904 = rt_btoi_b(t902);
     }
-    return K21_2_V{t755, t761};
+    return K21_2_V{t891, t895};
   }
 };
-struct K21_2_store {
+struct K21_2_op {
   K21_A A;
-  __device__ void operator()(int64_t i, const K21_2_V &v) const {
-    /* v.v0: v_x836, read by nothing (its checks are the pull's) */
-    A.v_x842_d[i] = v.v1;
+  __device__ K21_2_V operator()(const K21_2_V &a, const K21_2_V &b) const {
+    int32_t t906 = rt_add_i(a.v0, b.v0);
+    int32_t t908 = rt_add_i(a.v1, b.v1);
+    return K21_2_V{t906, t908};
   }
 };
-static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
+struct K21_2_ride {
+  K21_A A;
+  __device__ K21_2_V operator()(int64_t i) const {
+    K21_0_store{A}(i, K21_0_pull{A}(i)); /* MAP 0 rides here */
+    return K21_2_pull{A}(i);
+  }
+};
+struct alignas(8) K21_3_V {
+  int32_t v0;
+  int32_t v1;
+};
+struct K21_3_pull {
+  K21_A A;
+  __device__ K21_3_V operator()(int64_t i) const {
+    const int32_t ix = (int32_t)i;
+    (void)ix;
+    int t910 = 0; /* nonzero: a check below failed */
+    int t911 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n;
+    int32_t t909 = t911 ? A.v_x947_d[ix] : 0;
+    t910 |= !t911;
+    uint8_t t913 = rt_le_i(t909, 1);
+    int32_t t915 = rt_btoi_b(t913);
+    uint8_t t917 = rt_not_b(t913);
+    int32_t t919 = rt_btoi_b(t917);
+    if (__builtin_expect(t910 != 0, 0)) { /* again, recording the error */
+      int32_t t920;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x947_n) {
+        t920 = A.v_x947_d[ix];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x947_n, 0.0, 3);
+        t920 = 0;
+      }
+      uint8_t t922 = rt_le_i(t920, 1);
+      int32_t t924 = rt_btoi_b(t922);
+      uint8_t t926 = rt_not_b(t922);
+      int32_t t928 = rt_btoi_b(t926);
+    }
+    return K21_3_V{t915, t919};
+  }
+};
+struct K21_3_store {
+  K21_A A;
+  __device__ void operator()(int64_t i, const K21_3_V &v) const {
+    A.v_x977_d[i] = v.v0;
+    A.v_x981_d[i] = v.v1;
+  }
+};
+struct K21_3_op {
+  K21_A A;
+  __device__ K21_3_V operator()(const K21_3_V &a, const K21_3_V &b) const {
+    int32_t t930 = rt_add_i(a.v0, b.v0);
+    int32_t t932 = rt_add_i(a.v1, b.v1);
+    return K21_3_V{t930, t932};
+  }
+};
+static void K21_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
   (void)loc;
   (void)err;
   K21_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x826_d = v_x826->data.i;
-  A.v_x826_n = v_x826->len;
-  A.v_x829_d = v_x829->data.i;
-  A.v_x829_n = v_x829->len;
-  A.v_x832 = v_x832;
-  RtValue *v_x831 = NULL;
-  RtValue *v_x834 = NULL;
-  RtValue *v_x836 = NULL;
-  RtValue *v_x842 = NULL;
-  /* MAP */
-  {
-    const int64_t t771 = v_x826->len;
-    rtg::map("K21", loc, K21_0_pull{A}, K21_0_store{A}, t771);
-  }
-  /* MAP */
-  {
-    const int64_t t772 = v_x832;
-    if (t772 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t772, 0.0, run, 3};
-      goto fail;
-    }
-    rtg::map("K21", loc, K21_1_pull{A}, K21_1_store{A}, t772);
-  }
-  /* MAP */
-  {
-    const int64_t t773 = v_x826->len;
-    v_x842 = rtg_vec_new(RT_INT, t773);
-    A.v_x842_d = v_x842->data.i;
-    A.v_x842_n = v_x842->len;
-    rtg::map("K21", loc, K21_2_pull{A}, K21_2_store{A}, t773);
-  }
-  *out_v_x842 = v_x842;
-  rt_release(v_x831);
-  rt_release(v_x834);
-  rt_release(v_x836);
-  return;
-fail:
-  rt_release(v_x831);
-  rt_release(v_x834);
-  rt_release(v_x836);
-  rt_release(v_x842);
-}
-
-static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x826, RtValue *v_x829, int32_t v_x832, RtValue **out_v_x842) {
-  RtValue *vals[] = {v_x826, v_x829};
-  const int64_t sizes[] = {(int64_t)v_x832};
-  if (rtg_choose_host(vals, 2, sizes, 1)) {
-    K21_host(err, loc, run, v_x826, v_x829, v_x832, out_v_x842);
-    rtg_host_ran();
-  } else {
-    K21_gpu(err, loc, run, v_x826, v_x829, v_x832, out_v_x842);
-  }
-}
-
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x945_d = v_x945->data.i;
-  const int64_t v_x945_n = v_x945->len;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x956 = NULL;
-  RtValue *v_x957 = NULL;
+  A.v_x947_d = v_x947->data.i;
+  A.v_x947_n = v_x947->len;
+  A.v_x952 = v_x952;
+  RtValue *v_x949 = NULL;
   RtValue *v_x958 = NULL;
   RtValue *v_x959 = NULL;
-  int32_t v_x965 = 0;
-  int32_t v_x971 = 0;
-  RtValue *v_x975 = NULL;
-  RtValue *v_x979 = NULL;
+  RtValue *v_x960 = NULL;
+  RtValue *v_x961 = NULL;
+  int32_t v_x967 = 0;
+  int32_t v_x973 = 0;
+  RtValue *v_x977 = NULL;
+  RtValue *v_x981 = NULL;
   /* MAP */
   {
-    const int64_t t774 = v_x950;
-    if (t774 < 0) {
-      NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t774, 0.0, 0);
+    const int64_t t933 = v_x952;
+    if (t933 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t933, 0.0, run, 4};
       goto fail;
     }
-    v_x947 = rt_value_new(rt_vec_type(RT_BOOL), t774);
-    uint8_t *v_x947_d = v_x947->data.b;
-    const int64_t v_x947_n = v_x947->len;
-    RT_PARALLEL_FOR_IF(t774 >= RT_PARALLEL_MIN)
-    for (int64_t t775 = 0; t775 < t774; t775++) {
-      const int32_t t776 = (int32_t)t775;
-      int t778 = 0; /* nonzero: a check below failed */
-      int t779 = (uint64_t)(int64_t)t776 < (uint64_t)v_x945_n;
-      int32_t t777 = t779 ? v_x945_d[t776] : 0;
-      t778 |= !t779;
-      uint8_t t781 = rt_le_i(t777, 1);
-      if (__builtin_expect(t778 != 0, 0)) { /* again, recording the error */
-        int32_t t782;
-        if ((uint64_t)(int64_t)t776 < (uint64_t)v_x945_n) {
-          t782 = v_x945_d[t776];
+    v_x949 = rtg_vec_new(RT_BOOL, t933);
+    A.v_x949_d = v_x949->data.b;
+    A.v_x949_n = v_x949->len;
+    /* computed in the launch of SOAC 2 (K21_2_ride) */
+  }
+  /* PARTITION */
+  int64_t *t934, t935; /* the slot of its count, its size */
+  {
+    const int64_t t936 = v_x952;
+    if (t936 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t936, 0.0, run, 5};
+      goto fail;
+    }
+    v_x958 = rtg_vec_new(RT_INT, t936);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
+    v_x959 = rtg_vec_new(RT_BOOL, t936);
+    A.v_x959_d = v_x959->data.b;
+    A.v_x959_n = v_x959->len;
+    v_x960 = rtg_vec_new(RT_INT, t936);
+    A.v_x960_d = v_x960->data.i;
+    A.v_x960_n = v_x960->len;
+    v_x961 = rtg_vec_new(RT_BOOL, t936);
+    A.v_x961_d = v_x961->data.b;
+    A.v_x961_n = v_x961->len;
+    t935 = t936;
+    t934 = rtg::partition_launch<K21_1_V>("K21", loc, K21_1_pull{A}, K21_1_pred{A}, t936, K21_1_store{A}, K21_1_other{A}, true);
+  }
+  {
+    const int64_t t937 = rtg::filter_count(t934);
+    v_x958 = rtg_vec_fit(v_x958, t937);
+    A.v_x958_d = v_x958->data.i;
+    A.v_x958_n = v_x958->len;
+    v_x959 = rtg_vec_fit(v_x959, t937);
+    A.v_x959_d = v_x959->data.b;
+    A.v_x959_n = v_x959->len;
+    v_x960 = rtg_vec_fit(v_x960, t935 - t937);
+    A.v_x960_d = v_x960->data.i;
+    A.v_x960_n = v_x960->len;
+    v_x961 = rtg_vec_fit(v_x961, t935 - t937);
+    A.v_x961_d = v_x961->data.b;
+    A.v_x961_n = v_x961->len;
+  }
+  /* REDUCE */
+  {
+    const int64_t t938 = v_x952;
+    if (t938 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t938, 0.0, run, 6};
+      goto fail;
+    }
+    const K21_2_V t939 = rtg::reduce_commutative("K21", loc, K21_2_ride{A}, K21_2_op{A}, K21_2_V{0, 0}, t938);
+    v_x967 = t939.v0;
+    A.v_x967 = v_x967;
+    v_x973 = t939.v1;
+    A.v_x973 = v_x973;
+  }
+  /* SCAN */
+  {
+    const int64_t t940 = v_x952;
+    if (t940 < 0) {
+      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t940, 0.0, run, 7};
+      goto fail;
+    }
+    v_x977 = rtg_vec_new(RT_INT, t940);
+    A.v_x977_d = v_x977->data.i;
+    A.v_x977_n = v_x977->len;
+    v_x981 = rtg_vec_new(RT_INT, t940);
+    A.v_x981_d = v_x981->data.i;
+    A.v_x981_n = v_x981->len;
+    rtg::scan<true>("K21", loc, K21_3_pull{A}, K21_3_op{A}, K21_3_V{0, 0}, t940, K21_3_store{A});
+  }
+  *out_v_x949 = v_x949;
+  *out_v_x958 = v_x958;
+  *out_v_x960 = v_x960;
+  *out_v_x967 = v_x967;
+  *out_v_x973 = v_x973;
+  *out_v_x977 = v_x977;
+  *out_v_x981 = v_x981;
+  rt_release(v_x959);
+  rt_release(v_x961);
+  return;
+fail:
+  rt_release(v_x949);
+  rt_release(v_x958);
+  rt_release(v_x959);
+  rt_release(v_x960);
+  rt_release(v_x961);
+  rt_release(v_x977);
+  rt_release(v_x981);
+}
+
+static void K21(RtKernelError *err, RtLoc loc, int run, RtValue *v_x947, int32_t v_x952, RtValue **out_v_x949, RtValue **out_v_x958, RtValue **out_v_x960, int32_t *out_v_x967, int32_t *out_v_x973, RtValue **out_v_x977, RtValue **out_v_x981) {
+  RtValue *vals[] = {v_x947};
+  const int64_t sizes[] = {(int64_t)v_x952, (int64_t)v_x952, (int64_t)v_x952, (int64_t)v_x952};
+  if (rtg_choose_host(vals, 1, sizes, 4)) {
+    K21_host(err, loc, run, v_x947, v_x952, out_v_x949, out_v_x958, out_v_x960, out_v_x967, out_v_x973, out_v_x977, out_v_x981);
+    rtg_host_ran();
+  } else {
+    K21_gpu(err, loc, run, v_x947, v_x952, out_v_x949, out_v_x958, out_v_x960, out_v_x967, out_v_x973, out_v_x977, out_v_x981);
+  }
+}
+
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K22_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x982_d = v_x982->data.i;
+  const int64_t v_x982_n = v_x982->len;
+  int32_t *v_x983_d = v_x983->data.i;
+  const int64_t v_x983_n = v_x983->len;
+  int32_t *v_x986_d = v_x986->data.i;
+  const int64_t v_x986_n = v_x986->len;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x993 = NULL;
+  /* MAP */
+  {
+    const int64_t t941 = v_x982_n;
+    v_x988 = rt_value_new(rt_vec_type(RT_INT), t941);
+    int32_t *v_x988_d = v_x988->data.i;
+    const int64_t v_x988_n = v_x988->len;
+    v_x990 = rt_value_new(rt_vec_type(RT_INT), t941);
+    int32_t *v_x990_d = v_x990->data.i;
+    const int64_t v_x990_n = v_x990->len;
+    v_x993 = rt_value_new(rt_vec_type(RT_INT), t941);
+    int32_t *v_x993_d = v_x993->data.i;
+    const int64_t v_x993_n = v_x993->len;
+    RT_PARALLEL_FOR_IF(t941 >= RT_PARALLEL_MIN)
+    for (int64_t t942 = 0; t942 < t941; t942++) {
+      const int32_t t943 = (int32_t)t942;
+      int t946 = 0; /* nonzero: a check below failed */
+      int32_t t944 = v_x982_d[t943];
+      int t947 = (uint64_t)(int64_t)t944 < (uint64_t)v_x986_n;
+      int32_t t945 = t947 ? v_x986_d[t944] : 0;
+      t946 |= !t947;
+      int t949 = (uint64_t)(int64_t)t944 < (uint64_t)v_x983_n;
+      int32_t t948 = t949 ? v_x983_d[t944] : 0;
+      t946 |= !t949;
+      int32_t t951 = rt_add_i(t945, t948);
+      if (__builtin_expect(t946 != 0, 0)) { /* again, recording the error */
+        int32_t t952 = v_x982_d[t943];
+        int32_t t953;
+        if ((uint64_t)(int64_t)t952 < (uint64_t)v_x986_n) {
+          t953 = v_x986_d[t952];
         } else {
-          NESSIE_RECORD(err, t775, RT_CHECK_INDEX, 0, 0, RT_GATHER, t776, v_x945_n, 0.0, 1);
-          t782 = 0;
+          NESSIE_RECORD(err, t942, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, v_x986_n, 0.0, 0);
+          t953 = 0;
         }
-        uint8_t t784 = rt_le_i(t782, 1);
+        int32_t t954;
+        if ((uint64_t)(int64_t)t952 < (uint64_t)v_x983_n) {
+          t954 = v_x983_d[t952];
+        } else {
+          NESSIE_RECORD(err, t942, RT_CHECK_INDEX, 0, 0, RT_GATHER, t952, v_x983_n, 0.0, 1);
+          t954 = 0;
+        }
+        int32_t t956 = rt_add_i(t953, t954);
       }
-      v_x947_d[t775] = t781;
+      v_x988_d[t942] = t945;
+      v_x990_d[t942] = t951;
+      v_x993_d[t942] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  {
-    uint8_t *v_x947_d = v_x947->data.b;
-    const int64_t v_x947_n = v_x947->len;
-    /* PARTITION */
-    {
-      const int64_t t785 = v_x950;
-      if (t785 < 0) {
-        NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t785, 0.0, 2);
-        goto fail;
-      }
-      const int64_t t786 = t785 > 0 ? (t785 + RT_CHUNK - 1) / RT_CHUNK : 1;
-      uint8_t *t787 = (uint8_t *)rt_alloc_atomic((size_t)t785 + 1);
-      int64_t *t788 = (int64_t *)rt_alloc_atomic(sizeof(int64_t) * (size_t)(t786 + 1));
-      RT_PARALLEL_FOR_IF(t786 > 1)
-      for (int64_t t789 = 0; t789 < t786; t789++) {
-        int64_t kept = 0;
-        const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
-        for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
-          const int32_t t791 = (int32_t)t790;
-          int32_t t789x0;
-          uint8_t t789x1;
-          int t793 = 0; /* nonzero: a check below failed */
-          int t794 = (uint64_t)(int64_t)t791 < (uint64_t)v_x945_n;
-          int32_t t792 = t794 ? v_x945_d[t791] : 0;
-          t793 |= !t794;
-          uint8_t t796 = rt_le_i(t792, 1);
-          if (__builtin_expect(t793 != 0, 0)) { /* again, recording the error */
-            int32_t t797;
-            if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
-              t797 = v_x945_d[t791];
-            } else {
-              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0, 3);
-              t797 = 0;
-            }
-            uint8_t t799 = rt_le_i(t797, 1);
-          }
-          t789x0 = t791;
-          t789x1 = t796;
-          uint8_t t800;
-          t800 = t789x1;
-          t787[t790] = t800 != 0;
-          kept += t800 != 0;
-        }
-        t788[t789] = kept;
-      }
-      if (err->index != INT64_MAX) {
-        rt_free(t787);
-        rt_free(t788);
-        goto fail;
-      }
-      int64_t t801 = 0;
-      for (int64_t t789 = 0; t789 < t786; t789++) {
-        const int64_t k = t788[t789];
-        t788[t789] = t801;
-        t801 += k;
-      }
-      v_x956 = rt_value_new(rt_vec_type(RT_INT), t801);
-      int32_t *v_x956_d = v_x956->data.i;
-      const int64_t v_x956_n = v_x956->len;
-      v_x957 = rt_value_new(rt_vec_type(RT_BOOL), t801);
-      uint8_t *v_x957_d = v_x957->data.b;
-      const int64_t v_x957_n = v_x957->len;
-      v_x958 = rt_value_new(rt_vec_type(RT_INT), (t785 - t801));
-      int32_t *v_x958_d = v_x958->data.i;
-      const int64_t v_x958_n = v_x958->len;
-      v_x959 = rt_value_new(rt_vec_type(RT_BOOL), (t785 - t801));
-      uint8_t *v_x959_d = v_x959->data.b;
-      const int64_t v_x959_n = v_x959->len;
-      RT_PARALLEL_FOR_IF(t786 > 1)
-      for (int64_t t789 = 0; t789 < t786; t789++) {
-        int64_t at = t788[t789];
-        int64_t at_not = t789 * RT_CHUNK - t788[t789];
-        const int64_t t789_end = (t789 + 1) * RT_CHUNK < t785 ? (t789 + 1) * RT_CHUNK : t785;
-        for (int64_t t790 = t789 * RT_CHUNK; t790 < t789_end; t790++) {
-          const int32_t t791 = (int32_t)t790;
-          int32_t t789y0;
-          uint8_t t789y1;
-          int t803 = 0; /* nonzero: a check below failed */
-          int t804 = (uint64_t)(int64_t)t791 < (uint64_t)v_x945_n;
-          int32_t t802 = t804 ? v_x945_d[t791] : 0;
-          t803 |= !t804;
-          uint8_t t806 = rt_le_i(t802, 1);
-          if (__builtin_expect(t803 != 0, 0)) { /* again, recording the error */
-            int32_t t807;
-            if ((uint64_t)(int64_t)t791 < (uint64_t)v_x945_n) {
-              t807 = v_x945_d[t791];
-            } else {
-              NESSIE_RECORD(err, t790, RT_CHECK_INDEX, 0, 0, RT_GATHER, t791, v_x945_n, 0.0, 4);
-              t807 = 0;
-            }
-            uint8_t t809 = rt_le_i(t807, 1);
-          }
-          t789y0 = t791;
-          t789y1 = t806;
-          if (t787[t790]) {
-            v_x956_d[at] = t789y0;
-            v_x957_d[at] = t789y1;
-            at++;
-          } else {
-            v_x958_d[at_not] = t789y0;
-            v_x959_d[at_not] = t789y1;
-            at_not++;
-          }
-        }
-      }
-      rt_free(t787);
-      rt_free(t788);
-    }
-    if (err->index != INT64_MAX)
-      goto fail;
-    {
-      int32_t *v_x956_d = v_x956->data.i;
-      const int64_t v_x956_n = v_x956->len;
-      uint8_t *v_x957_d = v_x957->data.b;
-      const int64_t v_x957_n = v_x957->len;
-      int32_t *v_x958_d = v_x958->data.i;
-      const int64_t v_x958_n = v_x958->len;
-      uint8_t *v_x959_d = v_x959->data.b;
-      const int64_t v_x959_n = v_x959->len;
-      /* REDUCE */
-      {
-        const int64_t t810 = v_x950;
-        if (t810 < 0) {
-          NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t810, 0.0, 5);
-          goto fail;
-        }
-        const int64_t t811 = t810 > 0 ? (t810 + RT_CHUNK - 1) / RT_CHUNK : 1;
-        int32_t *t812 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t811);
-        int32_t *t813 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t811);
-        RT_PARALLEL_FOR_IF(t811 > 1)
-        for (int64_t t814 = 0; t814 < t811; t814++) {
-          int32_t t814a0;
-          int32_t t814a1;
-          t814a0 = 0;
-          t814a1 = 0;
-          const int64_t t814_end = (t814 + 1) * RT_CHUNK < t810 ? (t814 + 1) * RT_CHUNK : t810;
-          for (int64_t t815 = t814 * RT_CHUNK; t815 < t814_end; t815++) {
-            const int32_t t816 = (int32_t)t815;
-            int32_t t814x0;
-            int32_t t814x1;
-            int t818 = 0; /* nonzero: a check below failed */
-            int t819 = (uint64_t)(int64_t)t816 < (uint64_t)v_x945_n;
-            int32_t t817 = t819 ? v_x945_d[t816] : 0;
-            t818 |= !t819;
-            uint8_t t821 = rt_le_i(t817, 1);
-            int32_t t823 = rt_btoi_b(t821);
-            uint8_t t825 = rt_not_b(t821);
-            int32_t t827 = rt_btoi_b(t825);
-            if (__builtin_expect(t818 != 0, 0)) { /* again, recording the error */
-              int32_t t828;
-              if ((uint64_t)(int64_t)t816 < (uint64_t)v_x945_n) {
-                t828 = v_x945_d[t816];
-              } else {
-                NESSIE_RECORD(err, t815, RT_CHECK_INDEX, 0, 0, RT_GATHER, t816, v_x945_n, 0.0, 6);
-                t828 = 0;
-              }
-              uint8_t t830 = rt_le_i(t828, 1);
-              int32_t t832 = rt_btoi_b(t830);
-              uint8_t t834 = rt_not_b(t830);
-              int32_t t836 = rt_btoi_b(t834);
-            }
-            t814x0 = t823;
-            t814x1 = t827;
-            int32_t t838 = rt_add_i(t814a0, t814x0);
-            int32_t t840 = rt_add_i(t814a1, t814x1);
-            t814a0 = t838;
-            t814a1 = t840;
-          }
-          t812[t814] = t814a0;
-          t813[t814] = t814a1;
-        }
-        int32_t t814t0;
-        int32_t t814t1;
-        t814t0 = 0;
-        t814t1 = 0;
-        for (int64_t t814 = 0; t814 < t811; t814++) {
-          const int32_t t841 = t812[t814];
-          const int32_t t842 = t813[t814];
-          int32_t t844 = rt_add_i(t814t0, t841);
-          int32_t t846 = rt_add_i(t814t1, t842);
-          t814t0 = t844;
-          t814t1 = t846;
-        }
-        v_x965 = t814t0;
-        rt_free(t812);
-        v_x971 = t814t1;
-        rt_free(t813);
-      }
-      if (err->index != INT64_MAX)
-        goto fail;
-      {
-        /* SCAN */
-        {
-          const int64_t t847 = v_x950;
-          if (t847 < 0) {
-            NESSIE_RECORD(err, 0, RT_CHECK_SIZE, 0, 0, 0, 0, t847, 0.0, 7);
-            goto fail;
-          }
-          const int64_t t848 = t847 > 0 ? (t847 + RT_CHUNK - 1) / RT_CHUNK : 1;
-          int32_t *t849 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t848);
-          int32_t *t850 = (int32_t *)rt_alloc_atomic(sizeof(int32_t) * (size_t)t848);
-          RT_PARALLEL_FOR_IF(t848 > 1)
-          for (int64_t t851 = 0; t851 < t848; t851++) {
-            int32_t t851a0;
-            int32_t t851a1;
-            t851a0 = 0;
-            t851a1 = 0;
-            const int64_t t851_end = (t851 + 1) * RT_CHUNK < t847 ? (t851 + 1) * RT_CHUNK : t847;
-            for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
-              const int32_t t853 = (int32_t)t852;
-              int32_t t851x0;
-              int32_t t851x1;
-              int t855 = 0; /* nonzero: a check below failed */
-              int t856 = (uint64_t)(int64_t)t853 < (uint64_t)v_x945_n;
-              int32_t t854 = t856 ? v_x945_d[t853] : 0;
-              t855 |= !t856;
-              uint8_t t858 = rt_le_i(t854, 1);
-              int32_t t860 = rt_btoi_b(t858);
-              uint8_t t862 = rt_not_b(t858);
-              int32_t t864 = rt_btoi_b(t862);
-              if (__builtin_expect(t855 != 0, 0)) { /* again, recording the error */
-                int32_t t865;
-                if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
-                  t865 = v_x945_d[t853];
-                } else {
-                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0, 8);
-                  t865 = 0;
-                }
-                uint8_t t867 = rt_le_i(t865, 1);
-                int32_t t869 = rt_btoi_b(t867);
-                uint8_t t871 = rt_not_b(t867);
-                int32_t t873 = rt_btoi_b(t871);
-              }
-              t851x0 = t860;
-              t851x1 = t864;
-              int32_t t875 = rt_add_i(t851a0, t851x0);
-              int32_t t877 = rt_add_i(t851a1, t851x1);
-              t851a0 = t875;
-              t851a1 = t877;
-            }
-            t849[t851] = t851a0;
-            t850[t851] = t851a1;
-          }
-          int32_t t851t0;
-          int32_t t851t1;
-          t851t0 = 0;
-          t851t1 = 0;
-          for (int64_t t851 = 0; t851 < t848; t851++) {
-            const int32_t t878 = t849[t851];
-            t849[t851] = t851t0;
-            const int32_t t879 = t850[t851];
-            t850[t851] = t851t1;
-            int32_t t881 = rt_add_i(t851t0, t878);
-            int32_t t883 = rt_add_i(t851t1, t879);
-            t851t0 = t881;
-            t851t1 = t883;
-          }
-          v_x975 = rt_value_new(rt_vec_type(RT_INT), t847);
-          int32_t *v_x975_d = v_x975->data.i;
-          const int64_t v_x975_n = v_x975->len;
-          v_x979 = rt_value_new(rt_vec_type(RT_INT), t847);
-          int32_t *v_x979_d = v_x979->data.i;
-          const int64_t v_x979_n = v_x979->len;
-          RT_PARALLEL_FOR_IF(t848 > 1)
-          for (int64_t t851 = 0; t851 < t848; t851++) {
-            int32_t t851p0;
-            int32_t t851p1;
-            t851p0 = t849[t851];
-            t851p1 = t850[t851];
-            const int64_t t851_end = (t851 + 1) * RT_CHUNK < t847 ? (t851 + 1) * RT_CHUNK : t847;
-            for (int64_t t852 = t851 * RT_CHUNK; t852 < t851_end; t852++) {
-              const int32_t t853 = (int32_t)t852;
-              v_x975_d[t852] = t851p0;
-              v_x979_d[t852] = t851p1;
-              int32_t t851y0;
-              int32_t t851y1;
-              int t885 = 0; /* nonzero: a check below failed */
-              int t886 = (uint64_t)(int64_t)t853 < (uint64_t)v_x945_n;
-              int32_t t884 = t886 ? v_x945_d[t853] : 0;
-              t885 |= !t886;
-              uint8_t t888 = rt_le_i(t884, 1);
-              int32_t t890 = rt_btoi_b(t888);
-              uint8_t t892 = rt_not_b(t888);
-              int32_t t894 = rt_btoi_b(t892);
-              if (__builtin_expect(t885 != 0, 0)) { /* again, recording the error */
-                int32_t t895;
-                if ((uint64_t)(int64_t)t853 < (uint64_t)v_x945_n) {
-                  t895 = v_x945_d[t853];
-                } else {
-                  NESSIE_RECORD(err, t852, RT_CHECK_INDEX, 0, 0, RT_GATHER, t853, v_x945_n, 0.0, 9);
-                  t895 = 0;
-                }
-                uint8_t t897 = rt_le_i(t895, 1);
-                int32_t t899 = rt_btoi_b(t897);
-                uint8_t t901 = rt_not_b(t897);
-                int32_t t903 = rt_btoi_b(t901);
-              }
-              t851y0 = t890;
-              t851y1 = t894;
-              int32_t t905 = rt_add_i(t851p0, t851y0);
-              int32_t t907 = rt_add_i(t851p1, t851y1);
-              t851p0 = t905;
-              t851p1 = t907;
-            }
-          }
-          rt_free(t849);
-          rt_free(t850);
-        }
-        if (err->index != INT64_MAX)
-          goto fail;
-      }
-    }
-  }
-  *out_v_x947 = v_x947;
-  *out_v_x956 = v_x956;
-  *out_v_x958 = v_x958;
-  *out_v_x965 = v_x965;
-  *out_v_x971 = v_x971;
-  *out_v_x975 = v_x975;
-  *out_v_x979 = v_x979;
-  rt_release(v_x957);
-  rt_release(v_x959);
+  *out_v_x988 = v_x988;
+  *out_v_x990 = v_x990;
+  *out_v_x993 = v_x993;
   return;
 fail:
-  rt_release(v_x947);
-  rt_release(v_x956);
-  rt_release(v_x957);
-  rt_release(v_x958);
-  rt_release(v_x959);
-  rt_release(v_x975);
-  rt_release(v_x979);
+  rt_release(v_x988);
+  rt_release(v_x990);
+  rt_release(v_x993);
 }
 
-/* K22: MAP, PARTITION, REDUCE, SCAN -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K22: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K22_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x945_d; int64_t v_x945_n;
-  int32_t v_x950;
-  uint8_t *v_x947_d; int64_t v_x947_n;
-  int32_t *v_x956_d; int64_t v_x956_n;
-  uint8_t *v_x957_d; int64_t v_x957_n;
-  int32_t *v_x958_d; int64_t v_x958_n;
-  uint8_t *v_x959_d; int64_t v_x959_n;
-  int32_t v_x965;
-  int32_t v_x971;
-  int32_t *v_x975_d; int64_t v_x975_n;
-  int32_t *v_x979_d; int64_t v_x979_n;
+  int32_t *v_x982_d; int64_t v_x982_n;
+  int32_t *v_x983_d; int64_t v_x983_n;
+  int32_t *v_x986_d; int64_t v_x986_n;
+  int32_t *v_x988_d; int64_t v_x988_n;
+  int32_t *v_x990_d; int64_t v_x990_n;
+  int32_t *v_x993_d; int64_t v_x993_n;
 };
 struct alignas(8) K22_0_V {
-  uint8_t v0;
+  int32_t v0;
+  int32_t v1;
+  int32_t v2;
 };
 struct K22_0_pull {
   K22_A A;
   __device__ K22_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t909 = 0; /* nonzero: a check below failed */
-    int t910 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
-    int32_t t908 = t910 ? A.v_x945_d[ix] : 0;
-    t909 |= !t910;
-    uint8_t t912 = rt_le_i(t908, 1);
-    if (__builtin_expect(t909 != 0, 0)) { /* again, recording the error */
-      int32_t t913;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
-        t913 = A.v_x945_d[ix];
+    int t959 = 0; /* nonzero: a check below failed */
+    int32_t t957 = A.v_x982_d[ix];
+    int t960 = (uint64_t)(int64_t)t957 < (uint64_t)A.v_x986_n;
+    int32_t t958 = t960 ? A.v_x986_d[t957] : 0;
+    t959 |= !t960;
+    int t962 = (uint64_t)(int64_t)t957 < (uint64_t)A.v_x983_n;
+    int32_t t961 = t962 ? A.v_x983_d[t957] : 0;
+    t959 |= !t962;
+    int32_t t964 = rt_add_i(t958, t961);
+    if (__builtin_expect(t959 != 0, 0)) { /* again, recording the error */
+      int32_t t965 = A.v_x982_d[ix];
+      int32_t t966;
+      if ((uint64_t)(int64_t)t965 < (uint64_t)A.v_x986_n) {
+        t966 = A.v_x986_d[t965];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 0);
-        t913 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t965, A.v_x986_n, 0.0, 0);
+        t966 = 0;
       }
-      uint8_t t915 = rt_le_i(t913, 1);
+      int32_t t967;
+      if ((uint64_t)(int64_t)t965 < (uint64_t)A.v_x983_n) {
+        t967 = A.v_x983_d[t965];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t965, A.v_x983_n, 0.0, 1);
+        t967 = 0;
+      }
+      int32_t t969 = rt_add_i(t966, t967);
     }
-    return K22_0_V{t912};
+    return K22_0_V{t958, t964, 1};
   }
 };
 struct K22_0_store {
   K22_A A;
   __device__ void operator()(int64_t i, const K22_0_V &v) const {
-    A.v_x947_d[i] = v.v0;
+    A.v_x988_d[i] = v.v0;
+    A.v_x990_d[i] = v.v1;
+    A.v_x993_d[i] = v.v2;
   }
 };
-struct alignas(8) K22_1_V {
-  int32_t v0;
-  uint8_t v1;
-};
-struct K22_1_pull {
-  K22_A A;
-  __device__ K22_1_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t917 = 0; /* nonzero: a check below failed */
-    int t918 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
-    int32_t t916 = t918 ? A.v_x945_d[ix] : 0;
-    t917 |= !t918;
-    uint8_t t920 = rt_le_i(t916, 1);
-    if (__builtin_expect(t917 != 0, 0)) { /* again, recording the error */
-      int32_t t921;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
-        t921 = A.v_x945_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 1);
-        t921 = 0;
-      }
-      uint8_t t923 = rt_le_i(t921, 1);
-    }
-    return K22_1_V{ix, t920};
-  }
-};
-struct K22_1_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x956_d[i] = v.v0;
-    A.v_x957_d[i] = v.v1;
-  }
-};
-struct K22_1_pred {
-  K22_A A;
-  __device__ bool operator()(int64_t i, const K22_1_V &v) const {
-    return (bool)v.v1;
-  }
-};
-struct K22_1_other {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_1_V &v) const {
-    A.v_x958_d[i] = v.v0;
-    A.v_x959_d[i] = v.v1;
-  }
-};
-struct alignas(8) K22_2_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K22_2_pull {
-  K22_A A;
-  __device__ K22_2_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t925 = 0; /* nonzero: a check below failed */
-    int t926 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
-    int32_t t924 = t926 ? A.v_x945_d[ix] : 0;
-    t925 |= !t926;
-    uint8_t t928 = rt_le_i(t924, 1);
-    int32_t t930 = rt_btoi_b(t928);
-    uint8_t t932 = rt_not_b(t928);
-    int32_t t934 = rt_btoi_b(t932);
-    if (__builtin_expect(t925 != 0, 0)) { /* again, recording the error */
-      int32_t t935;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
-        t935 = A.v_x945_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 2);
-        t935 = 0;
-      }
-      uint8_t t937 = rt_le_i(t935, 1);
-      int32_t t939 = rt_btoi_b(t937);
-      uint8_t t941 = rt_not_b(t937);
-      int32_t t943 = rt_btoi_b(t941);
-    }
-    return K22_2_V{t930, t934};
-  }
-};
-struct K22_2_op {
-  K22_A A;
-  __device__ K22_2_V operator()(const K22_2_V &a, const K22_2_V &b) const {
-    int32_t t945 = rt_add_i(a.v0, b.v0);
-    int32_t t947 = rt_add_i(a.v1, b.v1);
-    return K22_2_V{t945, t947};
-  }
-};
-struct K22_2_ride {
-  K22_A A;
-  __device__ K22_2_V operator()(int64_t i) const {
-    K22_0_store{A}(i, K22_0_pull{A}(i)); /* MAP 0 rides here */
-    return K22_2_pull{A}(i);
-  }
-};
-struct alignas(8) K22_3_V {
-  int32_t v0;
-  int32_t v1;
-};
-struct K22_3_pull {
-  K22_A A;
-  __device__ K22_3_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t949 = 0; /* nonzero: a check below failed */
-    int t950 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n;
-    int32_t t948 = t950 ? A.v_x945_d[ix] : 0;
-    t949 |= !t950;
-    uint8_t t952 = rt_le_i(t948, 1);
-    int32_t t954 = rt_btoi_b(t952);
-    uint8_t t956 = rt_not_b(t952);
-    int32_t t958 = rt_btoi_b(t956);
-    if (__builtin_expect(t949 != 0, 0)) { /* again, recording the error */
-      int32_t t959;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x945_n) {
-        t959 = A.v_x945_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x945_n, 0.0, 3);
-        t959 = 0;
-      }
-      uint8_t t961 = rt_le_i(t959, 1);
-      int32_t t963 = rt_btoi_b(t961);
-      uint8_t t965 = rt_not_b(t961);
-      int32_t t967 = rt_btoi_b(t965);
-    }
-    return K22_3_V{t954, t958};
-  }
-};
-struct K22_3_store {
-  K22_A A;
-  __device__ void operator()(int64_t i, const K22_3_V &v) const {
-    A.v_x975_d[i] = v.v0;
-    A.v_x979_d[i] = v.v1;
-  }
-};
-struct K22_3_op {
-  K22_A A;
-  __device__ K22_3_V operator()(const K22_3_V &a, const K22_3_V &b) const {
-    int32_t t969 = rt_add_i(a.v0, b.v0);
-    int32_t t971 = rt_add_i(a.v1, b.v1);
-    return K22_3_V{t969, t971};
-  }
-};
-static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
+static void K22_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
   (void)loc;
   (void)err;
   K22_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x945_d = v_x945->data.i;
-  A.v_x945_n = v_x945->len;
-  A.v_x950 = v_x950;
-  RtValue *v_x947 = NULL;
-  RtValue *v_x956 = NULL;
-  RtValue *v_x957 = NULL;
-  RtValue *v_x958 = NULL;
-  RtValue *v_x959 = NULL;
-  int32_t v_x965 = 0;
-  int32_t v_x971 = 0;
-  RtValue *v_x975 = NULL;
-  RtValue *v_x979 = NULL;
+  A.v_x982_d = v_x982->data.i;
+  A.v_x982_n = v_x982->len;
+  A.v_x983_d = v_x983->data.i;
+  A.v_x983_n = v_x983->len;
+  A.v_x986_d = v_x986->data.i;
+  A.v_x986_n = v_x986->len;
+  RtValue *v_x988 = NULL;
+  RtValue *v_x990 = NULL;
+  RtValue *v_x993 = NULL;
   /* MAP */
   {
-    const int64_t t972 = v_x950;
-    if (t972 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t972, 0.0, run, 4};
-      goto fail;
-    }
-    v_x947 = rtg_vec_new(RT_BOOL, t972);
-    A.v_x947_d = v_x947->data.b;
-    A.v_x947_n = v_x947->len;
-    /* computed in the launch of SOAC 2 (K22_2_ride) */
+    const int64_t t970 = v_x982->len;
+    v_x988 = rtg_vec_new(RT_INT, t970);
+    A.v_x988_d = v_x988->data.i;
+    A.v_x988_n = v_x988->len;
+    v_x990 = rtg_vec_new(RT_INT, t970);
+    A.v_x990_d = v_x990->data.i;
+    A.v_x990_n = v_x990->len;
+    v_x993 = rtg_vec_new(RT_INT, t970);
+    A.v_x993_d = v_x993->data.i;
+    A.v_x993_n = v_x993->len;
+    rtg::map("K22", loc, K22_0_pull{A}, K22_0_store{A}, t970);
   }
-  /* PARTITION */
-  int64_t *t973, t974; /* the slot of its count, its size */
-  {
-    const int64_t t975 = v_x950;
-    if (t975 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t975, 0.0, run, 5};
-      goto fail;
-    }
-    v_x956 = rtg_vec_new(RT_INT, t975);
-    A.v_x956_d = v_x956->data.i;
-    A.v_x956_n = v_x956->len;
-    v_x957 = rtg_vec_new(RT_BOOL, t975);
-    A.v_x957_d = v_x957->data.b;
-    A.v_x957_n = v_x957->len;
-    v_x958 = rtg_vec_new(RT_INT, t975);
-    A.v_x958_d = v_x958->data.i;
-    A.v_x958_n = v_x958->len;
-    v_x959 = rtg_vec_new(RT_BOOL, t975);
-    A.v_x959_d = v_x959->data.b;
-    A.v_x959_n = v_x959->len;
-    t974 = t975;
-    t973 = rtg::partition_launch<K22_1_V>("K22", loc, K22_1_pull{A}, K22_1_pred{A}, t975, K22_1_store{A}, K22_1_other{A}, true);
-  }
-  {
-    const int64_t t976 = rtg::filter_count(t973);
-    v_x956 = rtg_vec_fit(v_x956, t976);
-    A.v_x956_d = v_x956->data.i;
-    A.v_x956_n = v_x956->len;
-    v_x957 = rtg_vec_fit(v_x957, t976);
-    A.v_x957_d = v_x957->data.b;
-    A.v_x957_n = v_x957->len;
-    v_x958 = rtg_vec_fit(v_x958, t974 - t976);
-    A.v_x958_d = v_x958->data.i;
-    A.v_x958_n = v_x958->len;
-    v_x959 = rtg_vec_fit(v_x959, t974 - t976);
-    A.v_x959_d = v_x959->data.b;
-    A.v_x959_n = v_x959->len;
-  }
-  /* REDUCE */
-  {
-    const int64_t t977 = v_x950;
-    if (t977 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t977, 0.0, run, 6};
-      goto fail;
-    }
-    const K22_2_V t978 = rtg::reduce_commutative("K22", loc, K22_2_ride{A}, K22_2_op{A}, K22_2_V{0, 0}, t977);
-    v_x965 = t978.v0;
-    A.v_x965 = v_x965;
-    v_x971 = t978.v1;
-    A.v_x971 = v_x971;
-  }
-  /* SCAN */
-  {
-    const int64_t t979 = v_x950;
-    if (t979 < 0) {
-      *err = RtKernelError{0, RT_CHECK_SIZE, 0, 0, 0, 0, t979, 0.0, run, 7};
-      goto fail;
-    }
-    v_x975 = rtg_vec_new(RT_INT, t979);
-    A.v_x975_d = v_x975->data.i;
-    A.v_x975_n = v_x975->len;
-    v_x979 = rtg_vec_new(RT_INT, t979);
-    A.v_x979_d = v_x979->data.i;
-    A.v_x979_n = v_x979->len;
-    rtg::scan<true>("K22", loc, K22_3_pull{A}, K22_3_op{A}, K22_3_V{0, 0}, t979, K22_3_store{A});
-  }
-  *out_v_x947 = v_x947;
-  *out_v_x956 = v_x956;
-  *out_v_x958 = v_x958;
-  *out_v_x965 = v_x965;
-  *out_v_x971 = v_x971;
-  *out_v_x975 = v_x975;
-  *out_v_x979 = v_x979;
-  rt_release(v_x957);
-  rt_release(v_x959);
+  *out_v_x988 = v_x988;
+  *out_v_x990 = v_x990;
+  *out_v_x993 = v_x993;
   return;
 fail:
-  rt_release(v_x947);
-  rt_release(v_x956);
-  rt_release(v_x957);
-  rt_release(v_x958);
-  rt_release(v_x959);
-  rt_release(v_x975);
-  rt_release(v_x979);
+  rt_release(v_x988);
+  rt_release(v_x990);
+  rt_release(v_x993);
 }
 
-static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x945, int32_t v_x950, RtValue **out_v_x947, RtValue **out_v_x956, RtValue **out_v_x958, int32_t *out_v_x965, int32_t *out_v_x971, RtValue **out_v_x975, RtValue **out_v_x979) {
-  RtValue *vals[] = {v_x945};
-  const int64_t sizes[] = {(int64_t)v_x950, (int64_t)v_x950, (int64_t)v_x950, (int64_t)v_x950};
-  if (rtg_choose_host(vals, 1, sizes, 4)) {
-    K22_host(err, loc, run, v_x945, v_x950, out_v_x947, out_v_x956, out_v_x958, out_v_x965, out_v_x971, out_v_x975, out_v_x979);
+static void K22(RtKernelError *err, RtLoc loc, int run, RtValue *v_x982, RtValue *v_x983, RtValue *v_x986, RtValue **out_v_x988, RtValue **out_v_x990, RtValue **out_v_x993) {
+  RtValue *vals[] = {v_x982, v_x983, v_x986};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 3, sizes, 0)) {
+    K22_host(err, loc, run, v_x982, v_x983, v_x986, out_v_x988, out_v_x990, out_v_x993);
     rtg_host_ran();
   } else {
-    K22_gpu(err, loc, run, v_x945, v_x950, out_v_x947, out_v_x956, out_v_x958, out_v_x965, out_v_x971, out_v_x975, out_v_x979);
+    K22_gpu(err, loc, run, v_x982, v_x983, v_x986, out_v_x988, out_v_x990, out_v_x993);
   }
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
+/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K23_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
   (void)loc;
   (void)run;
-  int32_t *v_x980_d = v_x980->data.i;
-  const int64_t v_x980_n = v_x980->len;
-  int32_t *v_x981_d = v_x981->data.i;
-  const int64_t v_x981_n = v_x981->len;
-  int32_t *v_x984_d = v_x984->data.i;
-  const int64_t v_x984_n = v_x984->len;
-  RtValue *v_x986 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x991 = NULL;
-  /* MAP */
+  const int64_t *v_sd_1125_off = rt_seg_offsets(v_sd_1125);
+  const int64_t v_sd_1125_n = v_sd_1125->len;
+  int32_t *v_x1117_d = v_x1117->data.i;
+  const int64_t v_x1117_n = v_x1117->len;
+  int32_t *v_x1118_d = v_x1118->data.i;
+  const int64_t v_x1118_n = v_x1118->len;
+  int32_t *v_x1119_d = v_x1119->data.i;
+  const int64_t v_x1119_n = v_x1119->len;
+  int32_t *v_x1121_d = v_x1121->data.i;
+  const int64_t v_x1121_n = v_x1121->len;
+  RtValue *v_x1124 = NULL;
+  /* SEG_MAP */
   {
-    const int64_t t980 = v_x980_n;
-    v_x986 = rt_value_new(rt_vec_type(RT_INT), t980);
-    int32_t *v_x986_d = v_x986->data.i;
-    const int64_t v_x986_n = v_x986->len;
-    v_x988 = rt_value_new(rt_vec_type(RT_INT), t980);
-    int32_t *v_x988_d = v_x988->data.i;
-    const int64_t v_x988_n = v_x988->len;
-    v_x991 = rt_value_new(rt_vec_type(RT_INT), t980);
-    int32_t *v_x991_d = v_x991->data.i;
-    const int64_t v_x991_n = v_x991->len;
-    RT_PARALLEL_FOR_IF(t980 >= RT_PARALLEL_MIN)
-    for (int64_t t981 = 0; t981 < t980; t981++) {
-      const int32_t t982 = (int32_t)t981;
-      int t985 = 0; /* nonzero: a check below failed */
-      int32_t t983 = v_x980_d[t982];
-      int t986 = (uint64_t)(int64_t)t983 < (uint64_t)v_x984_n;
-      int32_t t984 = t986 ? v_x984_d[t983] : 0;
-      t985 |= !t986;
-      int t988 = (uint64_t)(int64_t)t983 < (uint64_t)v_x981_n;
-      int32_t t987 = t988 ? v_x981_d[t983] : 0;
-      t985 |= !t988;
-      int32_t t990 = rt_add_i(t984, t987);
-      if (__builtin_expect(t985 != 0, 0)) { /* again, recording the error */
-        int32_t t991 = v_x980_d[t982];
-        int32_t t992;
-        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x984_n) {
-          t992 = v_x984_d[t991];
-        } else {
-          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x984_n, 0.0, 0);
-          t992 = 0;
+    const int64_t t971 = v_sd_1125_off[v_sd_1125_n];
+    const int64_t t972 = (t971 + RT_CHUNK - 1) / RT_CHUNK;
+    RT_PARALLEL_FOR_IF(t972 > 1)
+    for (int64_t t973 = 0; t973 < t972; t973++) {
+      int64_t t976 = rt_segment_search(v_sd_1125_off, 0, v_sd_1125_n, t973 * RT_CHUNK);
+      const int64_t t973_end = (t973 + 1) * RT_CHUNK < t971 ? (t973 + 1) * RT_CHUNK : t971;
+      for (int64_t t974 = t973 * RT_CHUNK; t974 < t973_end; t974++) {
+        const int32_t t975 = (int32_t)t974;
+        while (v_sd_1125_off[t976 + 1] <= t974)
+          t976++;
+        const int32_t t977 = (int32_t)t976;
+        int32_t t978; /* v_x1124: read by nothing */
+        int t980 = 0; /* nonzero: a check below failed */
+        int t981 = (uint64_t)(int64_t)t977 < (uint64_t)v_x1119_n;
+        int32_t t979 = t981 ? v_x1119_d[t977] : 0;
+        t980 |= !t981;
+        int t983 = (uint64_t)(int64_t)t977 < (uint64_t)v_x1117_n;
+        int32_t t982 = t983 ? v_x1117_d[t977] : 0;
+        t980 |= !t983;
+        int32_t t985 = rt_sub_i(t975, t982);
+        int t987 = (uint64_t)(int64_t)t977 < (uint64_t)v_x1118_n;
+        int32_t t986 = t987 ? v_x1118_d[t977] : 0;
+        t980 |= !t987;
+        int32_t t989 = rt_mul_i(t985, t986);
+        int32_t t991 = rt_add_i(t979, t989);
+        int t993 = (uint64_t)(int64_t)t991 < (uint64_t)v_x1121_n;
+        int32_t t992 = t993 ? v_x1121_d[t991] : 0;
+        t980 |= !t993;
+        if (__builtin_expect(t980 != 0, 0)) { /* again, recording the error */
+          int32_t t994;
+          if ((uint64_t)(int64_t)t977 < (uint64_t)v_x1119_n) {
+            t994 = v_x1119_d[t977];
+          } else {
+            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t977, v_x1119_n, 0.0, 0);
+            t994 = 0;
+          }
+          int32_t t995;
+          if ((uint64_t)(int64_t)t977 < (uint64_t)v_x1117_n) {
+            t995 = v_x1117_d[t977];
+          } else {
+            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t977, v_x1117_n, 0.0, 1);
+            t995 = 0;
+          }
+          int32_t t997 = rt_sub_i(t975, t995);
+          int32_t t998;
+          if ((uint64_t)(int64_t)t977 < (uint64_t)v_x1118_n) {
+            t998 = v_x1118_d[t977];
+          } else {
+            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t977, v_x1118_n, 0.0, 2);
+            t998 = 0;
+          }
+          int32_t t1000 = rt_mul_i(t997, t998);
+          int32_t t1002 = rt_add_i(t994, t1000);
+          int32_t t1003;
+          if ((uint64_t)(int64_t)t1002 < (uint64_t)v_x1121_n) {
+            t1003 = v_x1121_d[t1002];
+          } else {
+            NESSIE_RECORD(err, t974, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1002, v_x1121_n, 0.0, 3);
+            t1003 = 0;
+          }
         }
-        int32_t t993;
-        if ((uint64_t)(int64_t)t991 < (uint64_t)v_x981_n) {
-          t993 = v_x981_d[t991];
-        } else {
-          NESSIE_RECORD(err, t981, RT_CHECK_INDEX, 0, 0, RT_GATHER, t991, v_x981_n, 0.0, 1);
-          t993 = 0;
-        }
-        int32_t t995 = rt_add_i(t992, t993);
+        t978 = t992;
+        (void)t978;
       }
-      v_x986_d[t981] = t984;
-      v_x988_d[t981] = t990;
-      v_x991_d[t981] = 1;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  *out_v_x986 = v_x986;
-  *out_v_x988 = v_x988;
-  *out_v_x991 = v_x991;
+  rt_release(v_x1124);
   return;
 fail:
-  rt_release(v_x986);
-  rt_release(v_x988);
-  rt_release(v_x991);
+  rt_release(v_x1124);
 }
 
-/* K23: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K23: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K23_A {
   RtKernelError *err;
   int run;
-  int32_t *v_x980_d; int64_t v_x980_n;
-  int32_t *v_x981_d; int64_t v_x981_n;
-  int32_t *v_x984_d; int64_t v_x984_n;
-  int32_t *v_x986_d; int64_t v_x986_n;
-  int32_t *v_x988_d; int64_t v_x988_n;
-  int32_t *v_x991_d; int64_t v_x991_n;
+  const int64_t *v_sd_1125_off; int64_t v_sd_1125_n;
+  int32_t *v_x1117_d; int64_t v_x1117_n;
+  int32_t *v_x1118_d; int64_t v_x1118_n;
+  int32_t *v_x1119_d; int64_t v_x1119_n;
+  int32_t v_x1120;
+  int32_t *v_x1121_d; int64_t v_x1121_n;
+  int32_t *v_x1124_d; int64_t v_x1124_n;
 };
 struct alignas(8) K23_0_V {
   int32_t v0;
-  int32_t v1;
-  int32_t v2;
 };
 struct K23_0_pull {
   K23_A A;
-  __device__ K23_0_V operator()(int64_t i) const {
+  __device__ K23_0_V operator()(int64_t i, int64_t s) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    int t998 = 0; /* nonzero: a check below failed */
-    int32_t t996 = A.v_x980_d[ix];
-    int t999 = (uint64_t)(int64_t)t996 < (uint64_t)A.v_x984_n;
-    int32_t t997 = t999 ? A.v_x984_d[t996] : 0;
-    t998 |= !t999;
-    int t1001 = (uint64_t)(int64_t)t996 < (uint64_t)A.v_x981_n;
-    int32_t t1000 = t1001 ? A.v_x981_d[t996] : 0;
-    t998 |= !t1001;
-    int32_t t1003 = rt_add_i(t997, t1000);
-    if (__builtin_expect(t998 != 0, 0)) { /* again, recording the error */
-      int32_t t1004 = A.v_x980_d[ix];
-      int32_t t1005;
-      if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x984_n) {
-        t1005 = A.v_x984_d[t1004];
+    const int32_t sx = (int32_t)s;
+    (void)sx;
+    int t1005 = 0; /* nonzero: a check below failed */
+    int t1006 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n;
+    int32_t t1004 = t1006 ? A.v_x1119_d[sx] : 0;
+    t1005 |= !t1006;
+    int t1008 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
+    int32_t t1007 = t1008 ? A.v_x1117_d[sx] : 0;
+    t1005 |= !t1008;
+    int32_t t1010 = rt_sub_i(ix, t1007);
+    int t1012 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1118_n;
+    int32_t t1011 = t1012 ? A.v_x1118_d[sx] : 0;
+    t1005 |= !t1012;
+    int32_t t1014 = rt_mul_i(t1010, t1011);
+    int32_t t1016 = rt_add_i(t1004, t1014);
+    int t1018 = (uint64_t)(int64_t)t1016 < (uint64_t)A.v_x1121_n;
+    int32_t t1017 = t1018 ? A.v_x1121_d[t1016] : 0;
+    t1005 |= !t1018;
+    if (__builtin_expect(t1005 != 0, 0)) { /* again, recording the error */
+      int32_t t1019;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1119_n) {
+        t1019 = A.v_x1119_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x984_n, 0.0, 0);
-        t1005 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1119_n, 0.0, 0);
+        t1019 = 0;
       }
-      int32_t t1006;
-      if ((uint64_t)(int64_t)t1004 < (uint64_t)A.v_x981_n) {
-        t1006 = A.v_x981_d[t1004];
+      int32_t t1020;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
+        t1020 = A.v_x1117_d[sx];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1004, A.v_x981_n, 0.0, 1);
-        t1006 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0, 1);
+        t1020 = 0;
       }
-      int32_t t1008 = rt_add_i(t1005, t1006);
+      int32_t t1022 = rt_sub_i(ix, t1020);
+      int32_t t1023;
+      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1118_n) {
+        t1023 = A.v_x1118_d[sx];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1118_n, 0.0, 2);
+        t1023 = 0;
+      }
+      int32_t t1025 = rt_mul_i(t1022, t1023);
+      int32_t t1027 = rt_add_i(t1019, t1025);
+      int32_t t1028;
+      if ((uint64_t)(int64_t)t1027 < (uint64_t)A.v_x1121_n) {
+        t1028 = A.v_x1121_d[t1027];
+      } else {
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1027, A.v_x1121_n, 0.0, 3);
+        t1028 = 0;
+      }
     }
-    return K23_0_V{t997, t1003, 1};
+    return K23_0_V{t1017};
   }
 };
 struct K23_0_store {
   K23_A A;
   __device__ void operator()(int64_t i, const K23_0_V &v) const {
-    A.v_x986_d[i] = v.v0;
-    A.v_x988_d[i] = v.v1;
-    A.v_x991_d[i] = v.v2;
+    /* v.v0: v_x1124, read by nothing (its checks are the pull's) */
   }
 };
-static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
+static void K23_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
   (void)loc;
   (void)err;
   K23_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_x980_d = v_x980->data.i;
-  A.v_x980_n = v_x980->len;
-  A.v_x981_d = v_x981->data.i;
-  A.v_x981_n = v_x981->len;
-  A.v_x984_d = v_x984->data.i;
-  A.v_x984_n = v_x984->len;
-  RtValue *v_x986 = NULL;
-  RtValue *v_x988 = NULL;
-  RtValue *v_x991 = NULL;
-  /* MAP */
-  {
-    const int64_t t1009 = v_x980->len;
-    v_x986 = rtg_vec_new(RT_INT, t1009);
-    A.v_x986_d = v_x986->data.i;
-    A.v_x986_n = v_x986->len;
-    v_x988 = rtg_vec_new(RT_INT, t1009);
-    A.v_x988_d = v_x988->data.i;
-    A.v_x988_n = v_x988->len;
-    v_x991 = rtg_vec_new(RT_INT, t1009);
-    A.v_x991_d = v_x991->data.i;
-    A.v_x991_n = v_x991->len;
-    rtg::map("K23", loc, K23_0_pull{A}, K23_0_store{A}, t1009);
-  }
-  *out_v_x986 = v_x986;
-  *out_v_x988 = v_x988;
-  *out_v_x991 = v_x991;
-  return;
-fail:
-  rt_release(v_x986);
-  rt_release(v_x988);
-  rt_release(v_x991);
-}
-
-static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_x980, RtValue *v_x981, RtValue *v_x984, RtValue **out_v_x986, RtValue **out_v_x988, RtValue **out_v_x991) {
-  RtValue *vals[] = {v_x980, v_x981, v_x984};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 3, sizes, 0)) {
-    K23_host(err, loc, run, v_x980, v_x981, v_x984, out_v_x986, out_v_x988, out_v_x991);
-    rtg_host_ran();
-  } else {
-    K23_gpu(err, loc, run, v_x980, v_x981, v_x984, out_v_x986, out_v_x988, out_v_x991);
-  }
-}
-
-/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
-  (void)loc;
-  (void)run;
-  const int64_t *v_sd_1123_off = rt_seg_offsets(v_sd_1123);
-  const int64_t v_sd_1123_n = v_sd_1123->len;
-  int32_t *v_x1115_d = v_x1115->data.i;
-  const int64_t v_x1115_n = v_x1115->len;
-  int32_t *v_x1116_d = v_x1116->data.i;
-  const int64_t v_x1116_n = v_x1116->len;
-  int32_t *v_x1117_d = v_x1117->data.i;
-  const int64_t v_x1117_n = v_x1117->len;
-  int32_t *v_x1119_d = v_x1119->data.i;
-  const int64_t v_x1119_n = v_x1119->len;
-  RtValue *v_x1122 = NULL;
+  A.v_sd_1125_off = rtg_seg_offsets(v_sd_1125);
+  A.v_sd_1125_n = v_sd_1125->len;
+  A.v_x1117_d = v_x1117->data.i;
+  A.v_x1117_n = v_x1117->len;
+  A.v_x1118_d = v_x1118->data.i;
+  A.v_x1118_n = v_x1118->len;
+  A.v_x1119_d = v_x1119->data.i;
+  A.v_x1119_n = v_x1119->len;
+  A.v_x1120 = v_x1120;
+  A.v_x1121_d = v_x1121->data.i;
+  A.v_x1121_n = v_x1121->len;
+  RtValue *v_x1124 = NULL;
   /* SEG_MAP */
   {
-    const int64_t t1010 = v_sd_1123_off[v_sd_1123_n];
-    const int64_t t1011 = (t1010 + RT_CHUNK - 1) / RT_CHUNK;
-    RT_PARALLEL_FOR_IF(t1011 > 1)
-    for (int64_t t1012 = 0; t1012 < t1011; t1012++) {
-      int64_t t1015 = rt_segment_search(v_sd_1123_off, 0, v_sd_1123_n, t1012 * RT_CHUNK);
-      const int64_t t1012_end = (t1012 + 1) * RT_CHUNK < t1010 ? (t1012 + 1) * RT_CHUNK : t1010;
-      for (int64_t t1013 = t1012 * RT_CHUNK; t1013 < t1012_end; t1013++) {
-        const int32_t t1014 = (int32_t)t1013;
-        while (v_sd_1123_off[t1015 + 1] <= t1013)
-          t1015++;
-        const int32_t t1016 = (int32_t)t1015;
-        int32_t t1017; /* v_x1122: read by nothing */
-        int t1019 = 0; /* nonzero: a check below failed */
-        int t1020 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n;
-        int32_t t1018 = t1020 ? v_x1117_d[t1016] : 0;
-        t1019 |= !t1020;
-        int t1022 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n;
-        int32_t t1021 = t1022 ? v_x1115_d[t1016] : 0;
-        t1019 |= !t1022;
-        int32_t t1024 = rt_sub_i(t1014, t1021);
-        int t1026 = (uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n;
-        int32_t t1025 = t1026 ? v_x1116_d[t1016] : 0;
-        t1019 |= !t1026;
-        int32_t t1028 = rt_mul_i(t1024, t1025);
-        int32_t t1030 = rt_add_i(t1018, t1028);
-        int t1032 = (uint64_t)(int64_t)t1030 < (uint64_t)v_x1119_n;
-        int32_t t1031 = t1032 ? v_x1119_d[t1030] : 0;
-        t1019 |= !t1032;
-        if (__builtin_expect(t1019 != 0, 0)) { /* again, recording the error */
-          int32_t t1033;
-          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1117_n) {
-            t1033 = v_x1117_d[t1016];
-          } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1117_n, 0.0, 0);
-            t1033 = 0;
-          }
-          int32_t t1034;
-          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1115_n) {
-            t1034 = v_x1115_d[t1016];
-          } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1115_n, 0.0, 1);
-            t1034 = 0;
-          }
-          int32_t t1036 = rt_sub_i(t1014, t1034);
-          int32_t t1037;
-          if ((uint64_t)(int64_t)t1016 < (uint64_t)v_x1116_n) {
-            t1037 = v_x1116_d[t1016];
-          } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1016, v_x1116_n, 0.0, 2);
-            t1037 = 0;
-          }
-          int32_t t1039 = rt_mul_i(t1036, t1037);
-          int32_t t1041 = rt_add_i(t1033, t1039);
-          int32_t t1042;
-          if ((uint64_t)(int64_t)t1041 < (uint64_t)v_x1119_n) {
-            t1042 = v_x1119_d[t1041];
-          } else {
-            NESSIE_RECORD(err, t1013, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1041, v_x1119_n, 0.0, 3);
-            t1042 = 0;
-          }
+    const int64_t t1029 = rtg_seg_total(v_sd_1125);
+    rtg::seg_map("K23", loc, K23_0_pull{A}, K23_0_store{A}, v_sd_1125, t1029);
+  }
+  rt_release(v_x1124);
+  return;
+fail:
+  rt_release(v_x1124);
+}
+
+static void K23(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1125, RtValue *v_x1117, RtValue *v_x1118, RtValue *v_x1119, int32_t v_x1120, RtValue *v_x1121) {
+  RtValue *vals[] = {v_sd_1125, v_x1117, v_x1118, v_x1119, v_x1121};
+  const int64_t sizes[] = {0};
+  if (rtg_choose_host(vals, 5, sizes, 0)) {
+    K23_host(err, loc, run, v_sd_1125, v_x1117, v_x1118, v_x1119, v_x1120, v_x1121);
+    rtg_host_ran();
+  } else {
+    K23_gpu(err, loc, run, v_sd_1125, v_x1117, v_x1118, v_x1119, v_x1120, v_x1121);
+  }
+}
+
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+static void K24_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
+  (void)loc;
+  (void)run;
+  int32_t *v_x1026_d = v_x1026->data.i;
+  const int64_t v_x1026_n = v_x1026->len;
+  uint8_t *v_x1030_d = v_x1030->data.b;
+  const int64_t v_x1030_n = v_x1030->len;
+  int32_t *v_x1031_d = v_x1031->data.i;
+  const int64_t v_x1031_n = v_x1031->len;
+  int32_t *v_x1034_d = v_x1034->data.i;
+  const int64_t v_x1034_n = v_x1034->len;
+  RtValue *v_x1036 = NULL;
+  /* MAP */
+  {
+    const int64_t t1030 = v_x1030_n;
+    v_x1036 = rt_value_new(rt_vec_type(RT_INT), t1030);
+    int32_t *v_x1036_d = v_x1036->data.i;
+    const int64_t v_x1036_n = v_x1036->len;
+    RT_PARALLEL_FOR_IF(t1030 >= RT_PARALLEL_MIN)
+    for (int64_t t1031 = 0; t1031 < t1030; t1031++) {
+      const int32_t t1032 = (int32_t)t1031;
+      int t1034 = 0; /* nonzero: a check below failed */
+      int t1035 = (uint64_t)(int64_t)t1032 < (uint64_t)v_x1026_n;
+      int32_t t1033 = t1035 ? v_x1026_d[t1032] : 0;
+      t1034 |= !t1035;
+      int32_t t1037 = rt_add_i(t1033, v_x1027);
+      uint8_t t1038 = v_x1030_d[t1032];
+      int t1040 = (uint64_t)(int64_t)t1032 < (uint64_t)v_x1031_n;
+      int32_t t1039 = t1040 ? v_x1031_d[t1032] : 0;
+      t1034 |= !t1040;
+      int32_t t1042 = (t1038 ? t1039 : t1037);
+      int t1044 = (uint64_t)(int64_t)t1042 < (uint64_t)v_x1034_n;
+      int32_t t1043 = t1044 ? v_x1034_d[t1042] : 0;
+      t1034 |= !t1044;
+      if (__builtin_expect(t1034 != 0, 0)) { /* again, recording the error */
+        int32_t t1045;
+        if ((uint64_t)(int64_t)t1032 < (uint64_t)v_x1026_n) {
+          t1045 = v_x1026_d[t1032];
+        } else {
+          NESSIE_RECORD(err, t1031, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1032, v_x1026_n, 0.0, 0);
+          t1045 = 0;
         }
-        t1017 = t1031;
-        (void)t1017;
+        int32_t t1047 = rt_add_i(t1045, v_x1027);
+        uint8_t t1048 = v_x1030_d[t1032];
+        int32_t t1049;
+        if ((uint64_t)(int64_t)t1032 < (uint64_t)v_x1031_n) {
+          t1049 = v_x1031_d[t1032];
+        } else {
+          NESSIE_RECORD(err, t1031, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1032, v_x1031_n, 0.0, 1);
+          t1049 = 0;
+        }
+        int32_t t1051 = (t1048 ? t1049 : t1047);
+        int32_t t1052;
+        if ((uint64_t)(int64_t)t1051 < (uint64_t)v_x1034_n) {
+          t1052 = v_x1034_d[t1051];
+        } else {
+          NESSIE_RECORD(err, t1031, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1051, v_x1034_n, 0.0, 2);
+          t1052 = 0;
+        }
       }
+      v_x1036_d[t1031] = t1043;
     }
   }
   if (err->index != INT64_MAX)
     goto fail;
-  rt_release(v_x1122);
+  *out_v_x1036 = v_x1036;
   return;
 fail:
-  rt_release(v_x1122);
+  rt_release(v_x1036);
 }
 
-/* K24: SEG_MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
+/* K24: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
 struct K24_A {
   RtKernelError *err;
   int run;
-  const int64_t *v_sd_1123_off; int64_t v_sd_1123_n;
-  int32_t *v_x1115_d; int64_t v_x1115_n;
-  int32_t *v_x1116_d; int64_t v_x1116_n;
-  int32_t *v_x1117_d; int64_t v_x1117_n;
-  int32_t v_x1118;
-  int32_t *v_x1119_d; int64_t v_x1119_n;
-  int32_t *v_x1122_d; int64_t v_x1122_n;
+  int32_t *v_x1026_d; int64_t v_x1026_n;
+  int32_t v_x1027;
+  uint8_t *v_x1030_d; int64_t v_x1030_n;
+  int32_t *v_x1031_d; int64_t v_x1031_n;
+  int32_t *v_x1034_d; int64_t v_x1034_n;
+  int32_t *v_x1036_d; int64_t v_x1036_n;
 };
 struct alignas(8) K24_0_V {
   int32_t v0;
 };
 struct K24_0_pull {
   K24_A A;
-  __device__ K24_0_V operator()(int64_t i, int64_t s) const {
+  __device__ K24_0_V operator()(int64_t i) const {
     const int32_t ix = (int32_t)i;
     (void)ix;
-    const int32_t sx = (int32_t)s;
-    (void)sx;
-    int t1044 = 0; /* nonzero: a check below failed */
-    int t1045 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n;
-    int32_t t1043 = t1045 ? A.v_x1117_d[sx] : 0;
-    t1044 |= !t1045;
-    int t1047 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n;
-    int32_t t1046 = t1047 ? A.v_x1115_d[sx] : 0;
-    t1044 |= !t1047;
-    int32_t t1049 = rt_sub_i(ix, t1046);
-    int t1051 = (uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n;
-    int32_t t1050 = t1051 ? A.v_x1116_d[sx] : 0;
-    t1044 |= !t1051;
-    int32_t t1053 = rt_mul_i(t1049, t1050);
-    int32_t t1055 = rt_add_i(t1043, t1053);
-    int t1057 = (uint64_t)(int64_t)t1055 < (uint64_t)A.v_x1119_n;
-    int32_t t1056 = t1057 ? A.v_x1119_d[t1055] : 0;
-    t1044 |= !t1057;
-    if (__builtin_expect(t1044 != 0, 0)) { /* again, recording the error */
-      int32_t t1058;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1117_n) {
-        t1058 = A.v_x1117_d[sx];
+    int t1054 = 0; /* nonzero: a check below failed */
+    int t1055 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1026_n;
+    int32_t t1053 = t1055 ? A.v_x1026_d[ix] : 0;
+    t1054 |= !t1055;
+    int32_t t1057 = rt_add_i(t1053, A.v_x1027);
+    uint8_t t1058 = A.v_x1030_d[ix];
+    int t1060 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1031_n;
+    int32_t t1059 = t1060 ? A.v_x1031_d[ix] : 0;
+    t1054 |= !t1060;
+    int32_t t1062 = (t1058 ? t1059 : t1057);
+    int t1064 = (uint64_t)(int64_t)t1062 < (uint64_t)A.v_x1034_n;
+    int32_t t1063 = t1064 ? A.v_x1034_d[t1062] : 0;
+    t1054 |= !t1064;
+    if (__builtin_expect(t1054 != 0, 0)) { /* again, recording the error */
+      int32_t t1065;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1026_n) {
+        t1065 = A.v_x1026_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1117_n, 0.0, 0);
-        t1058 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1026_n, 0.0, 0);
+        t1065 = 0;
       }
-      int32_t t1059;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1115_n) {
-        t1059 = A.v_x1115_d[sx];
+      int32_t t1067 = rt_add_i(t1065, A.v_x1027);
+      uint8_t t1068 = A.v_x1030_d[ix];
+      int32_t t1069;
+      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1031_n) {
+        t1069 = A.v_x1031_d[ix];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1115_n, 0.0, 1);
-        t1059 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1031_n, 0.0, 1);
+        t1069 = 0;
       }
-      int32_t t1061 = rt_sub_i(ix, t1059);
-      int32_t t1062;
-      if ((uint64_t)(int64_t)sx < (uint64_t)A.v_x1116_n) {
-        t1062 = A.v_x1116_d[sx];
+      int32_t t1071 = (t1068 ? t1069 : t1067);
+      int32_t t1072;
+      if ((uint64_t)(int64_t)t1071 < (uint64_t)A.v_x1034_n) {
+        t1072 = A.v_x1034_d[t1071];
       } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, sx, A.v_x1116_n, 0.0, 2);
-        t1062 = 0;
-      }
-      int32_t t1064 = rt_mul_i(t1061, t1062);
-      int32_t t1066 = rt_add_i(t1058, t1064);
-      int32_t t1067;
-      if ((uint64_t)(int64_t)t1066 < (uint64_t)A.v_x1119_n) {
-        t1067 = A.v_x1119_d[t1066];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1066, A.v_x1119_n, 0.0, 3);
-        t1067 = 0;
+        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, A.v_x1034_n, 0.0, 2);
+        t1072 = 0;
       }
     }
-    return K24_0_V{t1056};
+    return K24_0_V{t1063};
   }
 };
 struct K24_0_store {
   K24_A A;
   __device__ void operator()(int64_t i, const K24_0_V &v) const {
-    /* v.v0: v_x1122, read by nothing (its checks are the pull's) */
+    A.v_x1036_d[i] = v.v0;
   }
 };
-static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
+static void K24_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
   (void)loc;
   (void)err;
   K24_A A;
   memset(&A, 0, sizeof A);
   A.err = rtg_error();
   A.run = rtg_launch(run);
-  A.v_sd_1123_off = rtg_seg_offsets(v_sd_1123);
-  A.v_sd_1123_n = v_sd_1123->len;
-  A.v_x1115_d = v_x1115->data.i;
-  A.v_x1115_n = v_x1115->len;
-  A.v_x1116_d = v_x1116->data.i;
-  A.v_x1116_n = v_x1116->len;
-  A.v_x1117_d = v_x1117->data.i;
-  A.v_x1117_n = v_x1117->len;
-  A.v_x1118 = v_x1118;
-  A.v_x1119_d = v_x1119->data.i;
-  A.v_x1119_n = v_x1119->len;
-  RtValue *v_x1122 = NULL;
-  /* SEG_MAP */
-  {
-    const int64_t t1068 = rtg_seg_total(v_sd_1123);
-    rtg::seg_map("K24", loc, K24_0_pull{A}, K24_0_store{A}, v_sd_1123, t1068);
-  }
-  rt_release(v_x1122);
-  return;
-fail:
-  rt_release(v_x1122);
-}
-
-static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_sd_1123, RtValue *v_x1115, RtValue *v_x1116, RtValue *v_x1117, int32_t v_x1118, RtValue *v_x1119) {
-  RtValue *vals[] = {v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1119};
-  const int64_t sizes[] = {0};
-  if (rtg_choose_host(vals, 5, sizes, 0)) {
-    K24_host(err, loc, run, v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1118, v_x1119);
-    rtg_host_ran();
-  } else {
-    K24_gpu(err, loc, run, v_sd_1123, v_x1115, v_x1116, v_x1117, v_x1118, v_x1119);
-  }
-}
-
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-static void K25_host(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
-  (void)loc;
-  (void)run;
-  int32_t *v_x1024_d = v_x1024->data.i;
-  const int64_t v_x1024_n = v_x1024->len;
-  uint8_t *v_x1028_d = v_x1028->data.b;
-  const int64_t v_x1028_n = v_x1028->len;
-  int32_t *v_x1029_d = v_x1029->data.i;
-  const int64_t v_x1029_n = v_x1029->len;
-  int32_t *v_x1032_d = v_x1032->data.i;
-  const int64_t v_x1032_n = v_x1032->len;
-  RtValue *v_x1034 = NULL;
+  A.v_x1026_d = v_x1026->data.i;
+  A.v_x1026_n = v_x1026->len;
+  A.v_x1027 = v_x1027;
+  A.v_x1030_d = v_x1030->data.b;
+  A.v_x1030_n = v_x1030->len;
+  A.v_x1031_d = v_x1031->data.i;
+  A.v_x1031_n = v_x1031->len;
+  A.v_x1034_d = v_x1034->data.i;
+  A.v_x1034_n = v_x1034->len;
+  RtValue *v_x1036 = NULL;
   /* MAP */
   {
-    const int64_t t1069 = v_x1028_n;
-    v_x1034 = rt_value_new(rt_vec_type(RT_INT), t1069);
-    int32_t *v_x1034_d = v_x1034->data.i;
-    const int64_t v_x1034_n = v_x1034->len;
-    RT_PARALLEL_FOR_IF(t1069 >= RT_PARALLEL_MIN)
-    for (int64_t t1070 = 0; t1070 < t1069; t1070++) {
-      const int32_t t1071 = (int32_t)t1070;
-      int t1073 = 0; /* nonzero: a check below failed */
-      int t1074 = (uint64_t)(int64_t)t1071 < (uint64_t)v_x1024_n;
-      int32_t t1072 = t1074 ? v_x1024_d[t1071] : 0;
-      t1073 |= !t1074;
-      int32_t t1076 = rt_add_i(t1072, v_x1025);
-      uint8_t t1077 = v_x1028_d[t1071];
-      int t1079 = (uint64_t)(int64_t)t1071 < (uint64_t)v_x1029_n;
-      int32_t t1078 = t1079 ? v_x1029_d[t1071] : 0;
-      t1073 |= !t1079;
-      int32_t t1081 = (t1077 ? t1078 : t1076);
-      int t1083 = (uint64_t)(int64_t)t1081 < (uint64_t)v_x1032_n;
-      int32_t t1082 = t1083 ? v_x1032_d[t1081] : 0;
-      t1073 |= !t1083;
-      if (__builtin_expect(t1073 != 0, 0)) { /* again, recording the error */
-        int32_t t1084;
-        if ((uint64_t)(int64_t)t1071 < (uint64_t)v_x1024_n) {
-          t1084 = v_x1024_d[t1071];
-        } else {
-          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1024_n, 0.0, 0);
-          t1084 = 0;
-        }
-        int32_t t1086 = rt_add_i(t1084, v_x1025);
-        uint8_t t1087 = v_x1028_d[t1071];
-        int32_t t1088;
-        if ((uint64_t)(int64_t)t1071 < (uint64_t)v_x1029_n) {
-          t1088 = v_x1029_d[t1071];
-        } else {
-          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1071, v_x1029_n, 0.0, 1);
-          t1088 = 0;
-        }
-        int32_t t1090 = (t1087 ? t1088 : t1086);
-        int32_t t1091;
-        if ((uint64_t)(int64_t)t1090 < (uint64_t)v_x1032_n) {
-          t1091 = v_x1032_d[t1090];
-        } else {
-          NESSIE_RECORD(err, t1070, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1090, v_x1032_n, 0.0, 2);
-          t1091 = 0;
-        }
-      }
-      v_x1034_d[t1070] = t1082;
-    }
+    const int64_t t1073 = v_x1030->len;
+    v_x1036 = rtg_vec_new(RT_INT, t1073);
+    A.v_x1036_d = v_x1036->data.i;
+    A.v_x1036_n = v_x1036->len;
+    rtg::map("K24", loc, K24_0_pull{A}, K24_0_store{A}, t1073);
   }
-  if (err->index != INT64_MAX)
-    goto fail;
-  *out_v_x1034 = v_x1034;
+  *out_v_x1036 = v_x1036;
   return;
 fail:
-  rt_release(v_x1034);
+  rt_release(v_x1036);
 }
 
-/* K25: MAP -- tests/golden/qs_count.nesl:7:   if #s <= 1 then #s */
-struct K25_A {
-  RtKernelError *err;
-  int run;
-  int32_t *v_x1024_d; int64_t v_x1024_n;
-  int32_t v_x1025;
-  uint8_t *v_x1028_d; int64_t v_x1028_n;
-  int32_t *v_x1029_d; int64_t v_x1029_n;
-  int32_t *v_x1032_d; int64_t v_x1032_n;
-  int32_t *v_x1034_d; int64_t v_x1034_n;
-};
-struct alignas(8) K25_0_V {
-  int32_t v0;
-};
-struct K25_0_pull {
-  K25_A A;
-  __device__ K25_0_V operator()(int64_t i) const {
-    const int32_t ix = (int32_t)i;
-    (void)ix;
-    int t1093 = 0; /* nonzero: a check below failed */
-    int t1094 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n;
-    int32_t t1092 = t1094 ? A.v_x1024_d[ix] : 0;
-    t1093 |= !t1094;
-    int32_t t1096 = rt_add_i(t1092, A.v_x1025);
-    uint8_t t1097 = A.v_x1028_d[ix];
-    int t1099 = (uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n;
-    int32_t t1098 = t1099 ? A.v_x1029_d[ix] : 0;
-    t1093 |= !t1099;
-    int32_t t1101 = (t1097 ? t1098 : t1096);
-    int t1103 = (uint64_t)(int64_t)t1101 < (uint64_t)A.v_x1032_n;
-    int32_t t1102 = t1103 ? A.v_x1032_d[t1101] : 0;
-    t1093 |= !t1103;
-    if (__builtin_expect(t1093 != 0, 0)) { /* again, recording the error */
-      int32_t t1104;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1024_n) {
-        t1104 = A.v_x1024_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1024_n, 0.0, 0);
-        t1104 = 0;
-      }
-      int32_t t1106 = rt_add_i(t1104, A.v_x1025);
-      uint8_t t1107 = A.v_x1028_d[ix];
-      int32_t t1108;
-      if ((uint64_t)(int64_t)ix < (uint64_t)A.v_x1029_n) {
-        t1108 = A.v_x1029_d[ix];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, ix, A.v_x1029_n, 0.0, 1);
-        t1108 = 0;
-      }
-      int32_t t1110 = (t1107 ? t1108 : t1106);
-      int32_t t1111;
-      if ((uint64_t)(int64_t)t1110 < (uint64_t)A.v_x1032_n) {
-        t1111 = A.v_x1032_d[t1110];
-      } else {
-        NESSIE_DEVICE_RECORD(A.err, i, RT_CHECK_INDEX, 0, 0, RT_GATHER, t1110, A.v_x1032_n, 0.0, 2);
-        t1111 = 0;
-      }
-    }
-    return K25_0_V{t1102};
-  }
-};
-struct K25_0_store {
-  K25_A A;
-  __device__ void operator()(int64_t i, const K25_0_V &v) const {
-    A.v_x1034_d[i] = v.v0;
-  }
-};
-static void K25_gpu(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
-  (void)loc;
-  (void)err;
-  K25_A A;
-  memset(&A, 0, sizeof A);
-  A.err = rtg_error();
-  A.run = rtg_launch(run);
-  A.v_x1024_d = v_x1024->data.i;
-  A.v_x1024_n = v_x1024->len;
-  A.v_x1025 = v_x1025;
-  A.v_x1028_d = v_x1028->data.b;
-  A.v_x1028_n = v_x1028->len;
-  A.v_x1029_d = v_x1029->data.i;
-  A.v_x1029_n = v_x1029->len;
-  A.v_x1032_d = v_x1032->data.i;
-  A.v_x1032_n = v_x1032->len;
-  RtValue *v_x1034 = NULL;
-  /* MAP */
-  {
-    const int64_t t1112 = v_x1028->len;
-    v_x1034 = rtg_vec_new(RT_INT, t1112);
-    A.v_x1034_d = v_x1034->data.i;
-    A.v_x1034_n = v_x1034->len;
-    rtg::map("K25", loc, K25_0_pull{A}, K25_0_store{A}, t1112);
-  }
-  *out_v_x1034 = v_x1034;
-  return;
-fail:
-  rt_release(v_x1034);
-}
-
-static void K25(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1024, int32_t v_x1025, RtValue *v_x1028, RtValue *v_x1029, RtValue *v_x1032, RtValue **out_v_x1034) {
-  RtValue *vals[] = {v_x1024, v_x1028, v_x1029, v_x1032};
+static void K24(RtKernelError *err, RtLoc loc, int run, RtValue *v_x1026, int32_t v_x1027, RtValue *v_x1030, RtValue *v_x1031, RtValue *v_x1034, RtValue **out_v_x1036) {
+  RtValue *vals[] = {v_x1026, v_x1030, v_x1031, v_x1034};
   const int64_t sizes[] = {0};
   if (rtg_choose_host(vals, 4, sizes, 0)) {
-    K25_host(err, loc, run, v_x1024, v_x1025, v_x1028, v_x1029, v_x1032, out_v_x1034);
+    K24_host(err, loc, run, v_x1026, v_x1027, v_x1030, v_x1031, v_x1034, out_v_x1036);
     rtg_host_ran();
   } else {
-    K25_gpu(err, loc, run, v_x1024, v_x1025, v_x1028, v_x1029, v_x1032, out_v_x1034);
+    K24_gpu(err, loc, run, v_x1026, v_x1027, v_x1030, v_x1031, v_x1034, out_v_x1036);
   }
 }
 
@@ -5461,26 +5130,26 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     int32_t v_x25 = 0;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K1, 2, v_x19, &v_x25);
     RtValue *v_x42 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 5, v_x19, v_x25, &v_x42);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K2, 4, v_x19, v_x25, &v_x42);
     RtValue *v_x60 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 6, v_x19, v_x25, &v_x60);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 52), K3, 5, v_x19, v_x25, &v_x60);
     int32_t v_x62 = 0;
     v_x62 = (int32_t)v_x42->len;
     int32_t v_x63 = 0;
     v_x63 = (int32_t)v_x60->len;
     RtValue *v_x64 = NULL;
     rt_here = RT_LOC("tests/golden/qs_count.nesl", 10, 33);
-    RtValue *t1113 = rt_value_new(rt_vec_type(RT_INT), 2);
-    t1113->data.i[0] = v_x62;
-    t1113->data.i[1] = v_x63;
-    v_x64 = NESSIE_TO_DEVICE(t1113);
+    RtValue *t1074 = rt_value_new(rt_vec_type(RT_INT), 2);
+    t1074->data.i[0] = v_x62;
+    t1074->data.i[1] = v_x63;
+    v_x64 = NESSIE_TO_DEVICE(t1074);
     RtValue *v_x67 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 7, v_x64, &v_x67);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K4, 6, v_x64, &v_x67);
     rt_release(v_x64);
     int32_t v_x70 = 0;
     v_x70 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x62, v_x63);
     RtValue *v_x76 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 7, v_x42, v_x60, v_x70, &v_x76);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x42, v_x60, v_x70, &v_x76);
     rt_release(v_x42);
     rt_release(v_x60);
     RtValue *v_x78 = NULL;
@@ -5491,7 +5160,7 @@ static void fn_distinct(RtValue *v_x19, int32_t *out_0) {
     rt_release(v_x76);
     int32_t v_x81 = 0;
     int32_t v_x85 = 0;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K12, 4, v_x78, &v_x81, &v_x85);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K12, 7, v_x78, &v_x81, &v_x85);
     rt_release(v_x78);
     int32_t v_x82 = 0;
     v_x82 = rt_add_i(v_x81, 1);
@@ -5524,7 +5193,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x263 = 0;
     RtValue *v_x619 = NULL;
     RtValue *v_x629 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K22, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 9), K21, 10, v_x97, v_x90, &v_x105, &v_x128, &v_x130, &v_x245, &v_x263, &v_x619, &v_x629);
     RtValue *v_x142 = NULL;
     NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K8, 8, v_x88, &v_x142);
     int32_t v_x153 = 0;
@@ -5532,7 +5201,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x147 = NULL;
     RtValue *v_x152 = NULL;
     RtValue *v_x157 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x128, v_x97, v_x142, &v_x147, &v_x152, &v_x157);
     rt_release(v_x128);
     RtValue *v_x164 = NULL;
     RtValue *v_x165 = NULL;
@@ -5541,7 +5210,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x152);
     int32_t v_x170 = 0;
     v_x170 = (int32_t)NESSIE_SEG_TOTAL(v_x164);
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x164, v_x166, v_x157, v_x147, v_x170, v_x89);
     rt_release(v_x147);
     rt_release(v_x157);
     rt_release(v_x164);
@@ -5551,7 +5220,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     RtValue *v_x199 = NULL;
     RtValue *v_x204 = NULL;
     RtValue *v_x209 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K23, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K22, 8, v_x130, v_x97, v_x142, &v_x199, &v_x204, &v_x209);
     rt_release(v_x97);
     rt_release(v_x130);
     rt_release(v_x142);
@@ -5565,7 +5234,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     int32_t v_x222 = 0;
     v_x222 = (int32_t)NESSIE_SEG_TOTAL(v_x216);
     RtValue *v_x235 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K19, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K18, 8, v_x221, v_x218, v_x209, v_x199, v_x222, v_x89, &v_x235);
     rt_release(v_x199);
     rt_release(v_x209);
     uint8_t v_x246 = 0;
@@ -5591,7 +5260,8 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x271 = NULL;
       int32_t v_x288 = 0;
       int32_t v_x289 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, 2);
+      RtValue *v_x466 = NULL;
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 15), K13, 11, v_x263, v_x217, &v_x271, &v_x288, &v_x289, &v_x466, 2);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x301 = NULL;
       NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 9, 14), K14, 2, v_x218, v_x235, &v_x301);
@@ -5599,13 +5269,13 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       RtValue *v_x344 = NULL;
       RtValue *v_x370 = NULL;
       RtValue *v_x391 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 5, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 34), K15, 4, v_x221, v_x301, v_x235, v_x216, &v_x323, &v_x344, &v_x370, &v_x391);
       rt_release(v_x301);
       int32_t v_x404 = 0;
       v_x404 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x205, v_x205);
       RtValue *v_x410 = NULL;
       RtValue *v_x480 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 7, v_x344, v_x391, v_x404, &v_x410, &v_x480);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K16, 6, v_x344, v_x391, v_x404, &v_x410, &v_x480);
       rt_release(v_x344);
       rt_release(v_x391);
       int32_t v_x411 = 0;
@@ -5615,31 +5285,28 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x413 = 0;
       v_x413 = NESSIE_APPEND_SIZE(RT_LOC("tests/golden/qs_count.nesl", 10, 33), v_x411, v_x412);
       RtValue *v_x419 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 7, v_x323, v_x370, v_x413, &v_x419);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K5, 6, v_x323, v_x370, v_x413, &v_x419);
       rt_release(v_x323);
       rt_release(v_x370);
       int32_t v_x423 = 0;
       v_x423 = rt_mul_i(v_x263, 2);
       NESSIE_CHECK(2 /* range */, RT_LOC("tests/golden/qs_count.nesl", 10, 33), 0, v_x423, 1);
-      RtValue *v_x466 = NULL;
-      RtValue *v_x548 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K18, 7, v_x263, &v_x466, &v_x548);
       RtValue *v_x485 = NULL;
       RtValue *v_x490 = NULL;
       RtValue *v_x495 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 7, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K17, 6, v_x423, v_x263, v_x410, v_x480, &v_x485, &v_x490, &v_x495);
       rt_release(v_x410);
       rt_release(v_x480);
       RtValue *v_x502 = NULL;
       RtValue *v_x503 = NULL;
       RtValue *v_x504 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 7, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K9, 6, v_x485, v_x490, v_x495, &v_x502, &v_x503, &v_x504);
       rt_release(v_x490);
       rt_release(v_x503);
       int32_t v_x508 = 0;
       v_x508 = (int32_t)NESSIE_SEG_TOTAL(v_x502);
       RtValue *v_x521 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K20, 7, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 10, 33), K19, 6, v_x502, v_x504, v_x495, v_x485, v_x508, v_x419, &v_x521);
       rt_release(v_x419);
       rt_release(v_x485);
       rt_release(v_x495);
@@ -5653,13 +5320,12 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
       int32_t v_x543 = 0;
       int32_t v_x544 = 0;
       int32_t v_x545 = 0;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 4, v_x271, v_x466, &v_x543, &v_x544, &v_x545, 4);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K11, 7, v_x271, v_x466, &v_x543, &v_x544, &v_x545, 7);
       rt_release(v_x271);
-      rt_release(v_x466);
       /* check subscript: made on the device by the run before it */
       RtValue *v_x604 = NULL;
-      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 15), K21, 12, v_x548, v_x523, v_x263, &v_x604);
-      rt_release(v_x548);
+      NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 11, 9), K20, 7, v_x466, v_x523, &v_x604);
+      rt_release(v_x466);
       rt_release(v_x523);
       v_x605 = v_x604;
     }
@@ -5679,7 +5345,7 @@ static void fn_distinct_lifted(RtValue *v_x88, RtValue *v_x89, RtValue **out_0) 
     rt_release(v_x253);
     rt_release(v_x605);
     RtValue *v_x660 = NULL;
-    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K25, 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
+    NESSIE_RUN(RT_LOC("tests/golden/qs_count.nesl", 7, 3), K24, 8, v_x629, v_x245, v_x105, v_x619, v_x655, &v_x660);
     rt_release(v_x105);
     rt_release(v_x619);
     rt_release(v_x629);
@@ -5807,16 +5473,16 @@ static void top_10(void) {
   int32_t value_0 = 0;
   RtValue *v_x17 = NULL;
   rt_here = RT_LOC("tests/golden/qs_count.nesl", 12, 10);
-  RtValue *t1114 = rt_value_new(rt_vec_type(RT_INT), 8);
-  t1114->data.i[0] = 3;
-  t1114->data.i[1] = 1;
-  t1114->data.i[2] = 4;
-  t1114->data.i[3] = 1;
-  t1114->data.i[4] = 5;
-  t1114->data.i[5] = 9;
-  t1114->data.i[6] = 2;
-  t1114->data.i[7] = 6;
-  v_x17 = NESSIE_TO_DEVICE(t1114);
+  RtValue *t1075 = rt_value_new(rt_vec_type(RT_INT), 8);
+  t1075->data.i[0] = 3;
+  t1075->data.i[1] = 1;
+  t1075->data.i[2] = 4;
+  t1075->data.i[3] = 1;
+  t1075->data.i[4] = 5;
+  t1075->data.i[5] = 9;
+  t1075->data.i[6] = 2;
+  t1075->data.i[7] = 6;
+  v_x17 = NESSIE_TO_DEVICE(t1075);
   int32_t v_x18 = 0;
   rt_retain(v_x17);
   NESSIE_CALL(RT_LOC("tests/golden/qs_count.nesl", 12, 1), "distinct", 0, fn_distinct(v_x17, &v_x18));
