@@ -688,9 +688,9 @@ static char **compile_command(const CgBuild *b, const char *rt, const char *nvcc
      host half at -O1 at most: nvcc's -O is the host compiler's alone
      (cicc and ptxas get the same flags whatever it is: the device code
      is byte for byte the same), and that half is the kernels' launches,
-     the skeletons' host templates and nvcc's stubs, and the kernels'
-     host versions (K_host), which run only on vectors of at most
-     NESSIE_HOST_MAX elements.  At -O3 the host compiler was the
+     the skeletons' host templates, the host functions nvcc writes to
+     launch each kernel, and the kernels' host versions (K_host), which
+     run only on vectors of at most NESSIE_HOST_MAX elements.  At -O3 the host compiler was the
      longest of a unit's phases (lib_lifted's third unit: 3.3 s of 8.2 s
      at nvcc's default flags; 2.6 s at -O1).  A program of one unit (the
      benchmarks among them) keeps the user's -O. */

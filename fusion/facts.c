@@ -166,6 +166,8 @@ static int check_class(FusFacts *f, const LcuStmt *c) {
     if (a.kind == FL_SHAPE && fus_len_equal(a, b))
       k = a.value;
   }
+  /* the slot again: the map may have grown while the lengths were
+     worked out */
   *genmap_slot(&f->check_class, c, true) = (void *)(intptr_t)(k + 1);
   return k;
 }
@@ -582,7 +584,7 @@ static const LetRange *scope_ranges(const FusKernelLens *kl, const LcuSoac *s, c
 /* True if result 'i' of reduction or scan 's' counts: a sum, from 0,
    of values that are 0 or 1 (btoi of flags), so >= 0 (no int32 sum of
    as many ones as a vector holds can wrap). */
-static bool counts(FusKernelLens *kl, const LcuSoac *s, int i) {
+bool fus_int_sum_from_zero(const LcuSoac *s, int i) {
   const LcuThunk *op = s->second;
   if (!op || !s->pull || i >= s->pull->body.len || i >= s->identity.len || op->params.len != 2 * s->pull->body.len ||
       op->body.len != s->pull->body.len || op->lets.len)
@@ -592,10 +594,15 @@ static bool counts(FusKernelLens *kl, const LcuSoac *s, int i) {
     return false;
   const LcuExp *sum = op->body.data[i];
   const LcuVar *x = op->params.data[i], *y = op->params.data[s->pull->body.len + i];
-  if (sum->kind != LE_OP || sum->op != FLAT_ADD || sum->args[0]->kind != LE_VAR || sum->args[1]->kind != LE_VAR)
+  if (sum->kind != LE_OP || sum->op != FLAT_ADD || sum->type != FB_INT || sum->args[0]->kind != LE_VAR ||
+      sum->args[1]->kind != LE_VAR)
     return false;
   const LcuVar *a = sum->args[0]->var, *b = sum->args[1]->var;
-  if (!((a == x && b == y) || (a == y && b == x)))
+  return (a == x && b == y) || (a == y && b == x);
+}
+
+static bool counts(FusKernelLens *kl, const LcuSoac *s, int i) {
+  if (!fus_int_sum_from_zero(s, i))
     return false;
   LetRange few[FEW_LETS];
   const LcuExp *e = s->pull->body.data[i];
@@ -605,15 +612,14 @@ static bool counts(FusKernelLens *kl, const LcuSoac *s, int i) {
 
 static bool run_kernel_lens(FusFacts *f, const LcuStmt *s, FusKernelLens *kl);
 static void release_kernel_lens(FusKernelLens *kl);
+static int run_result_index(const LcuStmt *s, const LcuVar *v);
 
 /* Is scalar 'v', a result of run 's', a count (a REDUCE's result that
    counts: at most the number of elements, never negative)? */
 static bool run_counts(FusFacts *f, const LcuStmt *s, const LcuVar *v) {
   const LcuKernel *k = s->kernel;
-  const LcuVar *kv = NULL;
-  for (int i = 0; i < s->results.len && i < k->results.len; i++)
-    if (s->results.data[i] == v)
-      kv = k->results.data[i];
+  int at = run_result_index(s, v);
+  const LcuVar *kv = at >= 0 ? k->results.data[at] : NULL;
   for (int j = 0; kv && j < k->soacs.len; j++) {
     const LcuSoac *so = k->soacs.data[j];
     for (int c = 0; c < so->results.len; c++) {

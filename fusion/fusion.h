@@ -60,6 +60,9 @@ typedef struct FusLen {
 bool fus_len_equal(FusLen a, FusLen b);
 /* Never negative: a constant >= 0, or the length of something. */
 bool fus_len_nonneg(FusLen a);
+/* Is value 'i' of REDUCE or SCAN 's' an int sum from 0: identity 0 and
+   that component of the operator the sum of its two operands? */
+bool fus_int_sum_from_zero(const LcuSoac *s, int i);
 
 /* A map from variables to lengths, the lengths in its entries (no
    allocation per fact).  Never iterated.  Emptied by starting a new

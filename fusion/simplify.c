@@ -670,25 +670,16 @@ static void run_copy(Simp *s, LcuStmt *st, LcuKernel *copy);
    SOACs that read it at their own index, where a SCAN must finish
    first.  Lifted code makes them: the offsets of segments that all
    have one length (a pair [a, b] on each element: 2, 4, 6, ...). */
-static bool is_sum_of_two(const LcuThunk *op) {
-  if (!op || op->params.len != 2 || op->body.len != 1 || op->lets.len)
-    return false;
-  const LcuExp *e = op->body.data[0];
-  return e->kind == LE_OP && e->op == FLAT_ADD && e->type == FB_INT && e->nargs == 2 && e->args[0]->kind == LE_VAR &&
-         e->args[1]->kind == LE_VAR && e->args[0]->var == op->params.data[0] && e->args[1]->var == op->params.data[1];
-}
-
 static bool scan_of_constant(Simp *s, LcuStmt *st) {
   const LcuKernel *k = st->kernel;
   if (k->soacs.len != 1)
     return false;
   const LcuSoac *so = k->soacs.data[0];
   if (so->kind != SOAC_SCAN || !so->pull || so->pull->params.len != 1 || so->pull->lets.len ||
-      so->pull->body.len != 1 || so->identity.len != 1 || !is_sum_of_two(so->second))
+      so->pull->body.len != 1 || !fus_int_sum_from_zero(so, 0))
     return false;
-  const FlatAtom *id = so->identity.data[0];
   const LcuExp *e = so->pull->body.data[0];
-  if (id->kind != FA_INT || id->u.i != 0 || e->type != FB_INT || !invariant(e, so->pull->params.data[0]))
+  if (e->type != FB_INT || !invariant(e, so->pull->params.data[0]))
     return false;
   LcuKernel *copy = lcu_copy_kernel(s->p, k);
   copy->name = NULL;
