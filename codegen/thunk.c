@@ -307,6 +307,38 @@ static const char *index_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   return t;
 }
 
+/* bound(e, n): e, checked as index_exp checks a subscript (the read
+   that fusion replaced by the element's computation). */
+static const char *bound_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
+  Cg *cg = tx->cg;
+  const char *i = gen_exp(tx, e->args[0], env);
+  const char *n = gen_exp(tx, e->args[1], env);
+  const char *key = xprintf("bound(%s,%s)", i, n);
+  const char *known = cse_find(tx, key);
+  if (known)
+    return known;
+  const char *t = cg_temp(cg);
+  cse_note(tx, key, t);
+  const CgChecks *c = tx->checks;
+  if (tx->fast) {
+    const char *failed = failed_flag(tx);
+    const char *ok = cg_temp(cg);
+    cg_line(cg, "int %s = (uint64_t)(int64_t)%s < (uint64_t)(int64_t)%s;", ok, i, n);
+    cg_line(cg, "int32_t %s = %s ? %s : 0;", t, ok, i);
+    cg_line(cg, "%s |= !%s;", failed, ok);
+    return t;
+  }
+  cg_line(cg, "int32_t %s = %s;", t, i);
+  cg_line(cg, "if (!((uint64_t)(int64_t)%s < (uint64_t)(int64_t)%s)) {", i, n);
+  cg->indent++;
+  int site = cg_exp_site(cg, e, c, NULL);
+  record(tx, xprintf("RT_CHECK_INDEX, %d, 0, %s, %s, %s, 0.0", site, c->index_op ? c->index_op : "RT_GATHER", i, n));
+  cg_line(cg, "%s = 0;", t);
+  cg->indent--;
+  cg_line(cg, "}");
+  return t;
+}
+
 static const char *op_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
   Cg *cg = tx->cg;
   const char *args[3];
@@ -382,6 +414,8 @@ static const char *gen_exp(Tx *tx, const LcuExp *e, CgBinding *env) {
     return xprintf("(int32_t)%s", cg_lookup(env, e->var)->length);
   case LE_INDEX:
     return index_exp(tx, e, env);
+  case LE_BOUND:
+    return bound_exp(tx, e, env);
   case LE_OP:
     return op_exp(tx, e, env);
   case LE_IF: {

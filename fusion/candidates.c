@@ -389,6 +389,14 @@ static Reach fill_reach(const FusRegion *r, const Vec *out) {
   return rc;
 }
 
+/* The CPU int variable that is the size of n's SOAC, or NULL.  SOACs of
+   one size variable have something in common even when they read
+   nothing in common: the appends of a tuple's components, each sized by
+   the one `size append` of the same lengths. */
+static const LcuVar *cpu_size(const FusNode *n) {
+  return n->soac && n->soac->size.var ? cpu_var(n, n->soac->size.var) : NULL;
+}
+
 /* Appends to 'cands' the nodes after u, at most 'width' after it, that
    share a vector read with u or a consumer of their results ('in' and
    'out': the data edges into and out of each node; 'readers': the nodes
@@ -399,9 +407,11 @@ static Reach fill_reach(const FusRegion *r, const Vec *out) {
 static void neighbours(const FusRegion *r, int u, int width, const Vec *in, const Vec *out, const GenMap *readers,
                        int *mark, Vec *cands) {
   const Vec *ur = &r->reads[u];
-  for (int i = 0; i < ur->len; i++) {
-    const Read *x = ur->data[i];
-    const Vec *rs = x->cpu ? genmap_get(readers, x->cpu) : NULL;
+  const LcuVar *size = cpu_size(r->nodes.data[u]);
+  for (int i = 0; i <= ur->len; i++) {
+    /* the readers of each vector u reads, then the SOACs of u's size */
+    const LcuVar *key = i < ur->len ? ((const Read *)ur->data[i])->cpu : size;
+    const Vec *rs = key ? genmap_get(readers, key) : NULL;
     if (!rs)
       continue;
     /* the readers after u (binary search: the list is increasing) */
@@ -511,6 +521,16 @@ void fus_fill_candidates(FusRegion *r) {
       if (!rs->len || (int)(intptr_t)rs->data[rs->len - 1] != u)
         vec_push(rs, (void *)(intptr_t)u);
     }
+    /* and by its size variable (a scalar: never a read) */
+    const LcuVar *size = cpu_size(r->nodes.data[u]);
+    if (size) {
+      void **slot = genmap_slot(&readers, size, true);
+      if (!*slot)
+        *slot = NEW(Vec);
+      Vec *rs = *slot;
+      if (!rs->len || (int)(intptr_t)rs->data[rs->len - 1] != u)
+        vec_push(rs, (void *)(intptr_t)u);
+    }
   }
   int *mark = xmalloc_atomic(sizeof(int) * (size_t)(n + 1));
   for (int v = 0; v < n; v++)
@@ -540,11 +560,12 @@ void fus_fill_candidates(FusRegion *r) {
       const char *rule = horizontal_rule(a, b);
       if (!rule)
         continue;
-      /* only side by side pairs with something in common: an input, or
-         a consumer; the others would save a launch and nothing more,
-         and would make the model large */
+      /* only side by side pairs with something in common: an input, a
+         consumer, a size variable; the others would save a launch and
+         nothing more, and would make the model large */
       double shared = sum_reads(ar) - reads_not_in(ar, &reads[v]);
-      if (shared <= 0 && !common_consumer(r, out, u, v))
+      const LcuVar *size = cpu_size(a);
+      if (shared <= 0 && !common_consumer(r, out, u, v) && !(size && size == cpu_size(b)))
         continue;
       add_pair(r, u, v, FP_HORIZONTAL, rule, shared + LAUNCH_BYTES);
     }

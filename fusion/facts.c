@@ -494,6 +494,21 @@ static const LcuVar *below_length(const LcuExp *c, const LcuVar *i) {
   return x->kind == LE_VAR && x->var == i && y->kind == LE_LENGTH ? y->var : NULL;
 }
 
+/* The length that the length operand of a bound(e, n) stands for: a
+   vector's (#x), a size's (a kernel's int scalar), a constant. */
+static FusLen bound_length(const FusKernelLens *kl, const LcuExp *n) {
+  switch (n->kind) {
+  case LE_LENGTH:
+    return fus_kernel_len(kl, n->var);
+  case LE_VAR:
+    return fus_kernel_len(kl, n->var); /* unknown for a thunk's own names */
+  case LE_CONST:
+    return n->constant.kind == FA_INT && n->constant.u.i >= 0 ? len_const(n->constant.u.i) : unknown();
+  default:
+    return unknown();
+  }
+}
+
 /* A bound on the values of int expression 'e' of thunk 't' of 's': they
    lie in [0, bound) whenever 'e' is computed without an error. */
 static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *t, const LcuExp *e,
@@ -537,6 +552,8 @@ static FusLen exp_range(const FusKernelLens *kl, const LcuSoac *s, const LcuThun
     return range_join(exp_range(kl, s, t, e->args[1], lets), exp_range(kl, s, t, e->args[2], lets));
   case LE_LENGTH:
     return nonneg();
+  case LE_BOUND: /* checked: below its length */
+    return bound_length(kl, e->args[1]);
   case LE_LET: {
     LetRange l = {e->var, exp_range(kl, s, t, e->args[0], lets), NULL, lets};
     return exp_range(kl, s, t, e->args[1], &l);
@@ -767,7 +784,9 @@ static void arg_facts(FusFacts *f, const LcuStmt *run, const LcuKernel *k, FusKe
         e->checked = true;
     }
     const LcuStmt *d = a->var && p->type.kind == LT_SCALAR ? genmap_get(&f->def, a->var) : NULL;
-    if (d && d->kind == LS_SCALAR && d->op == FLAT_ADD) {
+    /* a sum of two lengths: an addition, or the size of an append (the
+       same sum, checked on the host not to pass max_int) */
+    if (d && ((d->kind == LS_SCALAR && d->op == FLAT_ADD) || (d->kind == LS_SIZE && d->size == SIZE_APPEND))) {
       FusLen x = fus_atom_len(f, d->args.data[0]), y = fus_atom_len(f, d->args.data[1]);
       if (kl) {
         FusLen *sum = xmalloc(sizeof(FusLen) * 2); /* holds variables: scanned */
@@ -1136,6 +1155,8 @@ static bool may_fail(const FusKernelLens *kl, const LcuSoac *s, const LcuThunk *
   switch (e->kind) {
   case LE_INDEX: /* in range when the index's values are below the length */
     return !fus_len_equal(fus_kernel_len(kl, e->var), exp_range(kl, s, t, e->args[0], lets));
+  case LE_BOUND:
+    return !fus_len_equal(bound_length(kl, e->args[1]), exp_range(kl, s, t, e->args[0], lets));
   case LE_OP: {
     const LcuExp *d = e->nargs > 1 ? e->args[1] : NULL;
     const FlatAtom *divisor = d && d->kind == LE_CONST ? &d->constant : NULL;

@@ -421,10 +421,16 @@ Vec fus_merge(LcuProgram *p, FusRegion *r);
    the rules of the paper's Figure 5 and section 4.2 until none applies:
    MAP into any consumer, FILTER-REDUCE, FILTER-FILTER, horizontal MAP,
    REDUCE, SCAN, FILTER with one predicate, ONCE, and their segmented
-   forms; dead SOAC results dropped.  Parameters no SOAC reads are removed
+   forms; a cheap MAP into the SOACs that gather from it (MAP-gather);
+   dead SOAC results dropped.  Parameters no SOAC reads are removed
    with their arguments.  Requires: a kernel that only 'run' runs.  Keeps:
    the kernel's results and the errors it reports. */
 void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f);
+/* True if MAP 's' (whose run's failures are 'failures', FUS_ bits) may
+   be computed where its results are read, at any index (MAP-gather): it
+   cannot fail, and each of its values costs about what a read of it
+   does (a few operations on reads of its inputs, no call). */
+bool fus_gatherable(const LcuSoac *s, int failures);
 
 /* ---- fuse.c: the pass ---- */
 

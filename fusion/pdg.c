@@ -296,8 +296,16 @@ static FusEdgeKind classify(const FusNode *u, const FusNode *v, const char **why
   }
   const char *c = lcu_soac_name(C->kind);
   if (P->kind == SOAC_MAP) {
-    if (uses & (USE_OTHER | USE_WHOLE | USE_SCALAR)) {
-      *why = uses & USE_OTHER ? "a gather of the MAP's results" : "the MAP's result read whole";
+    if (uses & (USE_WHOLE | USE_SCALAR)) {
+      *why = "the MAP's result read whole";
+      return FE_PREVENTING;
+    }
+    if (uses & USE_OTHER) {
+      if (fus_gatherable(P, u->failures)) {
+        *why = "MAP-gather";
+        return FE_FUSIBLE;
+      }
+      *why = "a gather of the MAP's results";
       return FE_PREVENTING;
     }
     *why = xprintf("MAP-%s", c);

@@ -363,6 +363,98 @@ static bool rule_compose(Rw *w) {
   return false;
 }
 
+/* ---- MAP-gather: a MAP read at other indices than its consumer's own
+   (a gather), cheap and unable to fail, computed where it is read:
+       A = MAP { i => e } n  (+)  B = SOAC { ... A[e'] ... }
+       -----------------------------------------------------
+       B = SOAC { ... let x = bound(e', n) in [x/i]e ... }
+   (lcu_compose_gather).  bound keeps the read's check, at its place and
+   in its words, so B reports what it did; A did not fail, so nothing it
+   reported is lost.  Every SOAC of the kernel that reads A is rewritten
+   so, and A goes: its vector is neither written nor read.  The append
+   `if i < #a then a[i] else b[i - #a]` that a lifted `++` makes, read
+   by the gather that builds the next level's segments, is the case
+   that matters (quicksort's level had four). ---- */
+
+/* At most this many expression nodes in the MAP's thunk: about a read. */
+#define GATHER_NODES 24
+
+static bool has_call(const LcuExp *e) {
+  if (e->kind == LE_CALL)
+    return true;
+  for (int k = 0; k < e->nargs; k++)
+    if (has_call(e->args[k]))
+      return true;
+  return false;
+}
+
+bool fus_gatherable(const LcuSoac *s, int failures) {
+  if (s->kind != SOAC_MAP || failures || !s->pull || s->pull->params.len != 1)
+    return false;
+  if (thunk_nodes(s->pull) > GATHER_NODES)
+    return false;
+  for (int i = 0; i < lcu_thunk_nexps(s->pull); i++)
+    if (has_call(lcu_thunk_exp(s->pull, i)))
+      return false;
+  return true;
+}
+
+/* Whether C can take P's values where it reads them: it reads P's
+   results only in its thunks (x[e], #x), and stays bounded. */
+static bool gather_consumer(const LcuSoac *P, const LcuSoac *C) {
+  if (C->kind == SOAC_LIBRARY || composed_nodes(P, C) > COMPOSED_NODES_LIMIT)
+    return false;
+  for (int j = 0; j < P->results.len; j++) {
+    const LcuVar *a = P->results.data[j];
+    if (C->size.var == a || C->segdes == a || C->into == a)
+      return false;
+  }
+  return true;
+}
+
+/* The reads of thunk 't' of C at its own index are in range of P's
+   results (C's index space is P's). */
+static bool own_in_range(const Rw *w, const LcuSoac *P, const LcuSoac *C, const LcuThunk *t) {
+  if (!fus_index_param(C, t))
+    return false;
+  return fus_len_equal(fus_soac_space(&w->kl, P), fus_soac_space(&w->kl, C));
+}
+
+static bool rule_compose_gather(Rw *w) {
+  for (int pi = 0; pi < nsoacs(w); pi++) {
+    LcuSoac *P = soac_at(w, pi);
+    if (!fus_gatherable(P, fus_soac_failures(&w->kl, P)))
+      continue;
+    bool ok = true, any = false;
+    for (int j = 0; j < P->results.len && ok; j++)
+      ok = !is_result(w->k, P->results.data[j]);
+    for (int ci = pi + 1; ci < nsoacs(w) && ok; ci++) {
+      const LcuSoac *C = soac_at(w, ci);
+      if (reads_results_of(C, P)) {
+        any = true;
+        ok = gather_consumer(P, C);
+      }
+    }
+    if (!ok || !any)
+      continue;
+    for (int ci = pi + 1; ci < nsoacs(w); ci++) {
+      LcuSoac *C = soac_at(w, ci);
+      if (!reads_results_of(C, P))
+        continue;
+      for (int j = 0; j < P->results.len; j++)
+        if (C->size.length == P->results.data[j])
+          C->size = P->size;
+      if (thunk_reads_any(C->pull, P))
+        C->pull = lcu_compose_gather(w->p, P, C->pull, own_in_range(w, P, C, C->pull));
+      if (thunk_reads_any(C->second, P))
+        C->second = lcu_compose_gather(w->p, P, C->second, own_in_range(w, P, C, C->second));
+    }
+    remove_soac(w, pi);
+    return true;
+  }
+  return false;
+}
+
 /* ---- FILTER-REDUCE (Figure 5), and SEG_FILTER-SEG_REDUCE:
        A = FILTER { i => e1 } { w => p } n  (+)  b = REDUCE { i => e2 } id op (#A)
        ----------------------------------------------------------------------
@@ -915,8 +1007,8 @@ void fus_rewrite(LcuProgram *p, LcuStmt *run, FusFacts *f) {
   Rw w = {.p = p, .k = run->kernel, .run = run, .f = f};
   for (int step = 0; step < 10000; step++) {
     refresh(&w);
-    if (!rule_dead(&w) && !rule_compose(&w) && !rule_filter_reduce(&w) && !rule_filter_filter(&w) &&
-        !rule_side_by_side(&w))
+    if (!rule_dead(&w) && !rule_compose(&w) && !rule_compose_gather(&w) && !rule_filter_reduce(&w) &&
+        !rule_filter_filter(&w) && !rule_side_by_side(&w))
       break;
   }
   finish(&w);

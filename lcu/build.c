@@ -138,6 +138,14 @@ LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i) {
   return e;
 }
 
+LcuExp *lcu_exp_bound(Loc loc, LcuExp *index, LcuExp *length) {
+  LcuExp *e = exp_new(loc, LE_BOUND, FB_INT);
+  e->args[0] = index;
+  e->args[1] = length;
+  e->nargs = 2;
+  return e;
+}
+
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec) {
   LcuExp *e = exp_new(loc, LE_LENGTH, FB_INT);
   e->var = vec;
@@ -670,6 +678,7 @@ static void canon_exp(Canon *c, const LcuExp *e) {
     canon_putc(c, ' ');
     break;
   case LE_IF:
+  case LE_BOUND:
     break;
   }
   for (int i = 0; i < e->nargs; i++)

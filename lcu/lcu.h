@@ -94,6 +94,11 @@ typedef enum LcuExpKind {
                scalars in, one scalar out; its body only scalar
                statements, ifs and calls of such functions), applied to
                scalars; nargs is f's number of parameters */
+  LE_BOUND, /* bound(e, n): the int e, where 0 <= e < n; else the error
+               of a subscript e out of range of a vector of length n,
+               as LE_INDEX reports it.  What is left of x[e] once fusion
+               computes x's element instead of reading it (rules.c,
+               MAP-gather): the check stays where the read was */
 } LcuExpKind;
 
 typedef struct LcuExp {
@@ -443,6 +448,7 @@ LcuExp *lcu_exp_var(Loc loc, LcuVar *v);
 LcuExp *lcu_exp_const(Loc loc, FlatAtom c);
 LcuExp *lcu_exp_index(Loc loc, LcuVar *vec, LcuExp *i);
 LcuExp *lcu_exp_length(Loc loc, LcuVar *vec);
+LcuExp *lcu_exp_bound(Loc loc, LcuExp *index, LcuExp *length);
 /* op(a, b, c) of result base 'type' with 'nargs' operands (the others NULL) */
 LcuExp *lcu_exp_op(Loc loc, FlatOp op, FlatBase type, int nargs, LcuExp *a, LcuExp *b, LcuExp *c);
 LcuExp *lcu_exp_if(Loc loc, LcuExp *cond, LcuExp *then, LcuExp *els);
@@ -673,6 +679,14 @@ void lcu_fill_using(LcuThunk *t);
    A_j the consumer reads at i, then the consumer's lets, and its results
    read the a_j.  Every value the consumer reads is then computed first. */
 LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer);
+/* The same for a consumer that reads the producer's results anywhere (a
+   gather): each read A_j[e] at an index other than the consumer's own
+   becomes `let x = bound(e, n) in e_j[x]`, n the producer's size, so
+   that the read's check stays where it was, in its words; so does a
+   read at the consumer's own index unless 'own_in_range'.  The
+   producer's values at the consumer's index are shared as in
+   lcu_compose_pull; the others are computed where they are read. */
+LcuThunk *lcu_compose_gather(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer, bool own_in_range);
 /* MAP into MAP, once for all: the pull thunk of one MAP that does the
    work of MAP 'producer' and then of MAP 'consumer' (over the producer's
    space, reading its results at most at its own index): the producer's

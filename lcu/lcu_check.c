@@ -269,6 +269,15 @@ static FlatBase check_exp(Checker *c, const ThunkCtx *t, const LcuExp *e) {
       fail(c, loc, "%s: %s", t->what, why);
     break;
   }
+  case LE_BOUND: {
+    if (e->nargs != 2)
+      fail(c, loc, "%s: bound with %d operands, not 2", t->what, e->nargs);
+    FlatBase index = check_exp(c, t, e->args[0]), length = check_exp(c, t, e->args[1]);
+    if (index != FB_INT || length != FB_INT)
+      fail(c, loc, "%s: bound of %s and %s, not of two ints", t->what, an_base(index), an_base(length));
+    got = FB_INT;
+    break;
+  }
   case LE_IF: {
     FlatBase cond = check_exp(c, t, e->args[0]);
     if (cond != FB_BOOL)

@@ -718,7 +718,7 @@ static const RtContext *enter_library(const LcuExp *e, RtContext *moved) {
 
 /* Expression 'e' on n lanes, its parameters and lets in 'env'. */
 static RtValue *eval(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
-  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_OP))
+  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_BOUND && e->kind != LE_OP))
     return eval_here(k, e, env, n);
   RtContext moved;
   const RtContext *saved = enter_library(e, &moved);
@@ -757,6 +757,17 @@ static RtValue *eval_here(Kernel *k, const LcuExp *e, Local *env, int64_t n) {
       args[i] = eval(k, e->args[i], env, n);
     const char *prim = k->prim ? k->prim(e->op, k->scan) : NULL;
     return rt_elementwise(flat_rt_op(e->op), flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), prim, args, e->nargs);
+  }
+  case LE_BOUND: {
+    /* what is left of a read x[e] once fusion computes x's element: its
+       check, in eval_index's words */
+    RtValue *idx = eval(k, e->args[0], env, n);
+    RtValue *len = eval(k, e->args[1], env, n);
+    for (int64_t j = 0; j < n; j++)
+      if (idx->data.i[j] < 0 || idx->data.i[j] >= len->data.i[j])
+        rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)),
+                       k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER, idx->data.i[j], len->data.i[j]);
+    return idx;
   }
   case LE_IF:
     return eval_if(k, e, env, n);
@@ -898,7 +909,7 @@ static One *lets1(Kernel *k, const LcuThunk *t, One *env, RtValue *vals, One *on
 
 /* Expression 'e' on one lane into '*out' (a RtValue the caller owns). */
 static void eval1(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
-  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_OP)) {
+  if (!e->lib_fn || (e->kind != LE_INDEX && e->kind != LE_BOUND && e->kind != LE_OP)) {
     eval1_here(k, e, env, out);
     return;
   }
@@ -962,6 +973,15 @@ static void eval1_here(Kernel *k, const LcuExp *e, One *env, RtValue *out) {
     if (v->type.kind != FT_VEC)
       die("#%s on a %s", e->var->name, rt_type_name(v->type));
     out->scalar.i = (int32_t)v->len;
+    return;
+  }
+  case LE_BOUND: {
+    RtValue len;
+    eval1(k, e->args[0], env, out);
+    eval1(k, e->args[1], env, &len);
+    if (out->scalar.i < 0 || out->scalar.i >= len.scalar.i)
+      rt_index_error(flat_rt_loc(lcu_error_loc(e, k->soac, k->loc)), k->soac->kind == SOAC_ONCE ? RT_ELT : RT_GATHER,
+                     out->scalar.i, len.scalar.i);
     return;
   }
   case LE_OP: {

@@ -273,6 +273,13 @@ static void print_exp_inner(Printer *pr, const LcuExp *e) {
   case LE_LENGTH:
     fprintf(out, "#%s", var_name(e->var));
     return;
+  case LE_BOUND:
+    fputs("bound(", out);
+    print_exp(pr, e->args[0], LEVEL_OPEN);
+    fputs(", ", out);
+    print_exp(pr, e->args[1], LEVEL_OPEN);
+    fputc(')', out);
+    return;
   case LE_OP: {
     int n = e->nargs < 0 ? 0 : e->nargs > 3 ? 3 : e->nargs;
     print_op(pr, e->op, n, print_exp_operand, e->args);

@@ -580,6 +580,18 @@ static LcuFunc *function_named(Reader *r, const char *n, size_t at);
 
 /* op(args) in a thunk, 'n' its name (at 'at'), read */
 static LcuExp *op_call(Reader *r, const char *n, size_t at) {
+  if (strcmp(n, "bound") == 0) { /* bound(e, n): not an operation of rt/ops.def */
+    LcuExp *index = exp_at(r, 0);
+    expect(r, ",");
+    LcuExp *length = exp_at(r, 0);
+    expect(r, ")");
+    if (index->type != FB_INT || length->type != FB_INT) {
+      r->tok = at;
+      fail(r, "bound of %s and %s, not of two ints", lcu_type_name(lcu_scalar(index->type)),
+           lcu_type_name(lcu_scalar(length->type)));
+    }
+    return lcu_exp_bound(unset, index, length);
+  }
   int op = elementwise_op(n);
   if (op < 0 || op == FLAT_RAND)
     fail(r, "'%s' is not an element-wise operation", n);

@@ -295,6 +295,11 @@ typedef struct Compose {
   LcuProgram *p;
   const LcuSoac *producer;
   const LcuVar *index;  /* the consumer's index parameter, or NULL */
+  const LcuVar *own;    /* the index whose reads A_j[own] are in range
+                           (the consumer's, or NULL where every read is
+                           checked) */
+  bool checked;         /* reads at other indices keep their check
+                           (lcu_compose_gather) */
   LcuVar **bound;       /* per producer result: the let-bound variable
                            standing for Aj[index] in the expression being
                            rewritten, made when first needed */
@@ -316,14 +321,20 @@ static LcuExp *compose_exp(Compose *c, const LcuExp *e) {
   int j = e->var && e->kind != LE_LET ? producer_result(c, e->var) : -1;
   if (j >= 0 && e->kind == LE_INDEX) {
     const LcuExp *at = e->args[0];
-    if (c->index && at->kind == LE_VAR && at->var == c->index) {
+    if (c->own && at->kind == LE_VAR && at->var == c->own) {
       /* Aj[i]: the let-bound aj */
       if (!c->bound[j])
         c->bound[j] = lcu_new_var(c->p, lcu_scalar(e->type), "a");
       return lcu_exp_var(e->loc, c->bound[j]);
     }
     /* Aj[e'] at another index: the producer's value there */
-    return produce(c->p, c->producer, j, compose_exp(c, at));
+    if (!c->checked)
+      return produce(c->p, c->producer, j, compose_exp(c, at));
+    /* let x = bound(e', n) in the value at x: the read's check stays */
+    LcuExp *b = lcu_exp_bound(e->loc, compose_exp(c, at), size_exp(c->producer, e->loc));
+    b->lib_fn = e->lib_fn;
+    LcuVar *x = lcu_new_var(c->p, lcu_scalar(FB_INT), "j");
+    return lcu_exp_let(e->loc, x, b, produce(c->p, c->producer, j, lcu_exp_var(e->loc, x)));
   }
   if (j >= 0 && e->kind == LE_LENGTH)
     return size_exp(c->producer, e->loc);
@@ -395,7 +406,7 @@ static void compose_shared(Compose *c, const LcuThunk *consumer, LcuThunk *t, bo
   bool any = false;
   bool *wanted = xmalloc_atomic(sizeof(bool) * (size_t)(k + 1));
   for (int j = 0; j < k; j++) {
-    wanted[j] = all || own_reads(consumer, c->index, P->results.data[j]) > 0;
+    wanted[j] = all || own_reads(consumer, c->own, P->results.data[j]) > 0;
     any |= wanted[j];
     c->bound[j] = NULL;
   }
@@ -432,6 +443,7 @@ static void compose_shared(Compose *c, const LcuThunk *consumer, LcuThunk *t, bo
 /* The composed thunk begun: the consumer's parameters, renamed. */
 static LcuThunk *begin(Compose *c, LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer) {
   *c = (Compose){.p = p, .producer = producer, .index = index_param(consumer)};
+  c->own = c->index;
   c->bound = xmalloc(sizeof(LcuVar *) * (size_t)(producer->results.len + 1));
   LcuThunk *t = lcu_thunk_new();
   for (int i = 0; i < consumer->params.len; i++)
@@ -448,6 +460,19 @@ LcuThunk *lcu_compose_pull(LcuProgram *p, const LcuSoac *producer, const LcuThun
     compose_shared(&c, consumer, t, false);
   else
     compose_apart(&c, consumer, t);
+  lcu_fill_using(t);
+  return t;
+}
+
+LcuThunk *lcu_compose_gather(LcuProgram *p, const LcuSoac *producer, const LcuThunk *consumer, bool own_in_range) {
+  if (producer->kind != SOAC_MAP || !producer->pull)
+    die("lcu_compose_gather: the producer is a %s, not a MAP", lcu_soac_name(producer->kind));
+  Compose c;
+  LcuThunk *t = begin(&c, p, producer, consumer);
+  c.checked = true;
+  if (!own_in_range)
+    c.own = NULL;
+  compose_shared(&c, consumer, t, false);
   lcu_fill_using(t);
   return t;
 }
